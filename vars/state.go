@@ -1,0 +1,67 @@
+// Package vars holds per-request variable state and the registry of NGINX-style
+// variables ($remote_addr, $upstream_status, ...) that log formats, return
+// texts and header values refer to.
+package vars
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// State is the per-request record that variables read from. The server puts
+// one into every request's context; handlers used as plain net/http
+// middleware find none, and every method is then a no-op, so a package can
+// report values without knowing whether anyone reads them.
+type State struct {
+	Start      time.Time
+	ConnID     uint64
+	ServerName string
+
+	// Status and the byte counts are filled in by the server's response
+	// writer as the response goes out.
+	Status      int
+	BodyBytes   int64
+	HeaderBytes int64
+
+	mu     sync.Mutex
+	values map[string]string
+}
+
+type ctxKey struct{}
+
+// NewContext returns ctx carrying st.
+func NewContext(ctx context.Context, st *State) context.Context {
+	return context.WithValue(ctx, ctxKey{}, st)
+}
+
+// FromContext returns the State in ctx, or nil.
+func FromContext(ctx context.Context) *State {
+	st, _ := ctx.Value(ctxKey{}).(*State)
+	return st
+}
+
+// Set records a value that a module produced, such as "upstream_addr". It is
+// safe on a nil State and from several goroutines.
+func (s *State) Set(name, value string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	if s.values == nil {
+		s.values = make(map[string]string, 4)
+	}
+	s.values[name] = value
+	s.mu.Unlock()
+}
+
+// Get returns a value recorded with Set.
+func (s *State) Get(name string) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	s.mu.Lock()
+	v, ok := s.values[name]
+	s.mu.Unlock()
+	return v, ok
+}
