@@ -5,6 +5,7 @@ package vars
 
 import (
 	"context"
+	"net/http"
 	"sync"
 	"time"
 )
@@ -23,6 +24,12 @@ type State struct {
 	Status      int
 	BodyBytes   int64
 	HeaderBytes int64
+	// Header is the response header map, for $sent_http_NAME.
+	Header http.Header
+
+	// Captures holds the submatches of the regular expression location
+	// that matched ($0..$9).
+	Captures []string
 
 	mu     sync.Mutex
 	values map[string]string

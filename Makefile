@@ -1,0 +1,31 @@
+# The test command of the README and of CI.
+GO ?= go
+FUZZTIME ?= 10s
+
+.PHONY: test check unit fuzz build bench
+
+test: check unit fuzz
+
+build:
+	$(GO) build -o bin/mosaic ./cmd/mosaic
+
+# Formatting and static checks.
+check:
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+# Every package's tests, with the race detector.
+unit:
+	$(GO) test -race -count=1 -timeout 15m ./...
+
+# A short run of every fuzz target over its seeds and fresh inputs.
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			echo "fuzz $$pkg $$f"; \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+		done; \
+	done
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 500ms ./...

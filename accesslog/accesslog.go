@@ -1,0 +1,244 @@
+// Package accesslog writes one line per request in a format of NGINX's
+// log_format language, to files shared between the locations that name
+// them.
+package accesslog
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/vars"
+)
+
+// Escape is how variable values are escaped in a line.
+type Escape int
+
+// The escape= modes of log_format.
+const (
+	EscapeDefault Escape = iota // `"`, `\` and bytes outside 32..126 as \xXX
+	EscapeJSON                  // JSON string escaping
+	EscapeNone
+)
+
+// Format is a compiled log_format.
+type Format struct {
+	Name   string
+	Escape Escape
+	tpl    *vars.Template
+}
+
+// NewFormat compiles a format string.
+func NewFormat(name, text string, esc Escape) (*Format, error) {
+	t, err := vars.Compile(text)
+	if err != nil {
+		return nil, err
+	}
+	return &Format{Name: name, Escape: esc, tpl: t}, nil
+}
+
+// Combined is NGINX's predefined "combined" format.
+const Combined = `$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent"`
+
+var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// AppendLine appends the line for r (with its newline) to b.
+func (f *Format) AppendLine(b []byte, r *http.Request, st *vars.State) []byte {
+	f.tpl.Parts(func(lit string) {
+		b = append(b, lit...)
+	}, func(g vars.Getter) {
+		v := g(r, st)
+		if v == "" {
+			b = append(b, '-')
+			return
+		}
+		b = appendEscaped(b, v, f.Escape)
+	})
+	return append(b, '\n')
+}
+
+const hexDigits = "0123456789ABCDEF"
+
+func appendEscaped(b []byte, v string, esc Escape) []byte {
+	switch esc {
+	case EscapeNone:
+		return append(b, v...)
+	case EscapeJSON:
+		for i := 0; i < len(v); i++ {
+			c := v[i]
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+			default:
+				b = append(b, c)
+			}
+		}
+		return b
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == '"' || c == '\\' || c < 0x20 || c > 0x7e {
+			b = append(b, '\\', 'x', hexDigits[c>>4], hexDigits[c&15])
+			continue
+		}
+		b = append(b, c)
+	}
+	return b
+}
+
+// File is a log destination, written by many requests at once. Without a
+// buffer every line is one write, as NGINX does; with one, lines are
+// gathered and written when the buffer fills or flush time has passed.
+type File struct {
+	mu      sync.Mutex
+	w       io.Writer
+	buf     []byte
+	size    int
+	flushAt time.Duration
+	timer   *time.Timer
+}
+
+// NewFile wraps w; size 0 writes each line at once.
+func NewFile(w io.Writer, size int, flush time.Duration) *File {
+	return &File{w: w, size: size, flushAt: flush}
+}
+
+// Write writes one complete line.
+func (f *File) Write(line []byte) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.size == 0 {
+		_, err := f.w.Write(line)
+		return err
+	}
+	if len(f.buf)+len(line) > f.size {
+		if err := f.flushLocked(); err != nil {
+			return err
+		}
+		if len(line) > f.size {
+			_, err := f.w.Write(line)
+			return err
+		}
+	}
+	f.buf = append(f.buf, line...)
+	if f.flushAt > 0 && f.timer == nil {
+		f.timer = time.AfterFunc(f.flushAt, func() { _ = f.Flush() })
+	}
+	return nil
+}
+
+// Flush writes what the buffer holds.
+func (f *File) Flush() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.flushLocked()
+}
+
+func (f *File) flushLocked() error {
+	if f.timer != nil {
+		f.timer.Stop()
+		f.timer = nil
+	}
+	if len(f.buf) == 0 {
+		return nil
+	}
+	_, err := f.w.Write(f.buf)
+	f.buf = f.buf[:0]
+	if err != nil {
+		return fmt.Errorf("writing access log: %w", err)
+	}
+	return nil
+}
+
+// Target is one access_log line: where, in which format, and an optional
+// condition ("if=") that skips the line when it is empty or "0".
+type Target struct {
+	File   *File
+	Format *Format
+	If     *vars.Template
+}
+
+// Handler logs every request that next serves to each target, after the
+// response is complete.
+func Handler(next http.Handler, targets []Target) http.Handler {
+	if len(targets) == 0 {
+		return next
+	}
+	return &logger{next: next, targets: targets}
+}
+
+type logger struct {
+	next    http.Handler
+	targets []Target
+}
+
+func (l *logger) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	st := vars.FromContext(r.Context())
+	if st == nil {
+		// Used outside the server: keep our own record of the response.
+		st = &vars.State{Start: time.Now()}
+		r = r.WithContext(vars.NewContext(r.Context(), st))
+		w = &countingWriter{ResponseWriter: w, st: st}
+	}
+	defer l.log(r, st)
+	l.next.ServeHTTP(w, r)
+}
+
+func (l *logger) log(r *http.Request, st *vars.State) {
+	bp := linePool.Get().(*[]byte)
+	for _, t := range l.targets {
+		if t.If != nil {
+			if v := t.If.EvalState(r, st); v == "" || v == "0" {
+				continue
+			}
+		}
+		line := t.Format.AppendLine((*bp)[:0], r, st)
+		_ = t.File.Write(line)
+		*bp = line
+	}
+	linePool.Put(bp)
+}
+
+// countingWriter records status and size when no server State exists.
+type countingWriter struct {
+	http.ResponseWriter
+	st *vars.State
+}
+
+func (c *countingWriter) WriteHeader(code int) {
+	if c.st.Status == 0 || c.st.Status < 200 {
+		c.st.Status = code
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	if c.st.Status == 0 {
+		c.st.Status = http.StatusOK
+	}
+	n, err := c.ResponseWriter.Write(b)
+	c.st.BodyBytes += int64(n)
+	return n, err
+}
+
+func (c *countingWriter) Flush() {
+	if f, ok := c.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (c *countingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// String describes a format for messages.
+func (f *Format) String() string { return f.Name + " (" + strconv.Quote(f.tpl.String()) + ")" }

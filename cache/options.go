@@ -1,0 +1,233 @@
+package cache
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Options configure one cached location. Each field is one proxy_cache_*
+// directive (see README.md for the table); the zero value of every field
+// but Store is NGINX's default.
+type Options struct {
+	// Store is the zone (proxy_cache NAME, defined by proxy_cache_path).
+	Store Store
+	// Name names the cache in the Cache-Status header (RFC 9211); "" means
+	// "mosaic".
+	Name string
+
+	// Key is proxy_cache_key. nil means $scheme$host$request_uri, the
+	// default of NGINX with the client's Host in place of $proxy_host.
+	Key func(r *http.Request) string
+	// Methods is proxy_cache_methods; nil means GET and HEAD. HEAD is always
+	// looked up under the GET key and filled with a GET, as NGINX's default
+	// proxy_cache_convert_head on does.
+	Methods []string
+	// MinUses is proxy_cache_min_uses: a response is stored once its key has
+	// been asked for this many times (counted in this process). 0 means 1.
+	MinUses int
+	// Bypass is proxy_cache_bypass: when it reports true the response is
+	// not taken from the cache, but it may be stored.
+	Bypass func(r *http.Request) bool
+	// NoCache is proxy_no_cache: when it reports true the response is not
+	// stored. It sees the upstream's status and header.
+	NoCache func(r *http.Request, status int, header http.Header) bool
+	// Valid is the list of proxy_cache_valid directives, in order.
+	Valid []Valid
+
+	// Lock is proxy_cache_lock, LockTimeout proxy_cache_lock_timeout and
+	// LockAge proxy_cache_lock_age (both 5s when 0).
+	Lock        bool
+	LockTimeout time.Duration
+	LockAge     time.Duration
+
+	// UseStale is proxy_cache_use_stale (see ParseUseStale).
+	UseStale UseStale
+	// BackgroundUpdate is proxy_cache_background_update.
+	BackgroundUpdate bool
+	// Revalidate is proxy_cache_revalidate: expired entries with an ETag or
+	// Last-Modified are refreshed with a conditional request.
+	Revalidate bool
+	// IgnoreHeaders is proxy_ignore_headers: any of X-Accel-Expires,
+	// Expires, Cache-Control, Set-Cookie and Vary (case-insensitive).
+	IgnoreHeaders []string
+
+	// TagHeaders name the response fields whose values are purge tags; nil
+	// means Surrogate-Key (space-separated) and Cache-Tag
+	// (comma-separated). KeepTagHeaders passes them to clients, which do
+	// not see them otherwise.
+	TagHeaders     []string
+	KeepTagHeaders bool
+
+	// Stats receives the counters; several handlers of one zone may share
+	// one. nil gives the handler its own.
+	Stats *Stats
+	// Logger receives store errors (rate-limited); nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Valid is one proxy_cache_valid directive: responses with one of Codes
+// (nil means 200, 301 and 302) or, with Any, any status are fresh for TTL
+// when the upstream gives no lifetime of its own. A TTL of 0 means "not
+// cached".
+type Valid struct {
+	Codes []int
+	Any   bool
+	TTL   time.Duration
+}
+
+// UseStale is the set of proxy_cache_use_stale conditions under which a
+// stale entry is served.
+type UseStale uint16
+
+// The proxy_cache_use_stale parameters.
+const (
+	StaleError UseStale = 1 << iota
+	StaleTimeout
+	StaleInvalidHeader
+	StaleUpdating
+	StaleHTTP500
+	StaleHTTP502
+	StaleHTTP503
+	StaleHTTP504
+	StaleHTTP403
+	StaleHTTP404
+	StaleHTTP429
+)
+
+var useStaleWords = map[string]UseStale{
+	"error": StaleError, "timeout": StaleTimeout, "invalid_header": StaleInvalidHeader,
+	"updating": StaleUpdating, "http_500": StaleHTTP500, "http_502": StaleHTTP502,
+	"http_503": StaleHTTP503, "http_504": StaleHTTP504, "http_403": StaleHTTP403,
+	"http_404": StaleHTTP404, "http_429": StaleHTTP429,
+}
+
+// ParseUseStale turns the arguments of proxy_cache_use_stale into a set.
+// "off" alone is the empty set.
+func ParseUseStale(args []string) (UseStale, error) {
+	if len(args) == 1 && args[0] == "off" {
+		return 0, nil
+	}
+	var u UseStale
+	for _, a := range args {
+		f, ok := useStaleWords[a]
+		if !ok {
+			return 0, fmt.Errorf("invalid value %q in proxy_cache_use_stale", a)
+		}
+		u |= f
+	}
+	return u, nil
+}
+
+// statusStale maps an upstream status to its use_stale condition.
+func statusStale(status int) UseStale {
+	switch status {
+	case 500:
+		return StaleHTTP500
+	case 502:
+		return StaleHTTP502
+	case 503:
+		return StaleHTTP503
+	case 504:
+		return StaleHTTP504
+	case 403:
+		return StaleHTTP403
+	case 404:
+		return StaleHTTP404
+	case 429:
+		return StaleHTTP429
+	}
+	return 0
+}
+
+// staleIfErrorConditions are the failures for which RFC 5861's
+// stale-if-error allows a stale response: errors and 5xx statuses.
+const staleIfErrorConditions = StaleError | StaleTimeout | StaleInvalidHeader |
+	StaleHTTP500 | StaleHTTP502 | StaleHTTP503 | StaleHTTP504
+
+// ignore flags for proxy_ignore_headers.
+type ignoreSet uint8
+
+const (
+	ignoreXAccelExpires ignoreSet = 1 << iota
+	ignoreExpires
+	ignoreCacheControl
+	ignoreSetCookie
+	ignoreVary
+)
+
+func parseIgnore(names []string) (ignoreSet, error) {
+	var s ignoreSet
+	for _, n := range names {
+		switch strings.ToLower(n) {
+		case "x-accel-expires":
+			s |= ignoreXAccelExpires
+		case "expires":
+			s |= ignoreExpires
+		case "cache-control":
+			s |= ignoreCacheControl
+		case "set-cookie":
+			s |= ignoreSetCookie
+		case "vary":
+			s |= ignoreVary
+		case "x-accel-redirect", "x-accel-limit-rate", "x-accel-buffering", "x-accel-charset":
+			// NGINX accepts these; they concern the proxy, not the cache.
+		default:
+			return 0, fmt.Errorf("invalid value %q in proxy_ignore_headers", n)
+		}
+	}
+	return s, nil
+}
+
+// tagHeader is one configured tag field and how its values split.
+type tagHeader struct {
+	name  string
+	comma bool
+}
+
+func compileTagHeaders(names []string) []tagHeader {
+	if names == nil {
+		return []tagHeader{{name: "Surrogate-Key"}, {name: "Cache-Tag", comma: true}}
+	}
+	out := make([]tagHeader, 0, len(names))
+	for _, n := range names {
+		c := http.CanonicalHeaderKey(n)
+		out = append(out, tagHeader{name: c, comma: c != "Surrogate-Key"})
+	}
+	return out
+}
+
+// compileValid flattens the proxy_cache_valid list into a lookup by status
+// plus the "any" duration, keeping NGINX's rule that the first directive
+// naming a status wins.
+func compileValid(rules []Valid) (map[int]time.Duration, time.Duration, bool, error) {
+	byStatus := map[int]time.Duration{}
+	var anyTTL time.Duration
+	hasAny := false
+	for _, v := range rules {
+		if v.TTL < 0 {
+			return nil, 0, false, fmt.Errorf("negative time in proxy_cache_valid")
+		}
+		if v.Any {
+			if !hasAny {
+				anyTTL, hasAny = v.TTL, true
+			}
+			continue
+		}
+		codes := v.Codes
+		if codes == nil {
+			codes = []int{200, 301, 302}
+		}
+		for _, c := range codes {
+			if c < 100 || c > 599 {
+				return nil, 0, false, fmt.Errorf("invalid status %d in proxy_cache_valid", c)
+			}
+			if _, ok := byStatus[c]; !ok {
+				byStatus[c] = v.TTL
+			}
+		}
+	}
+	return byStatus, anyTTL, hasAny, nil
+}

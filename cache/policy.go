@@ -1,0 +1,215 @@
+package cache
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// decision is what the cache makes of an upstream response: whether to
+// store it, and its freshness when it does.
+type decision struct {
+	store  bool
+	reason string // why not, for the Cache-Status detail parameter
+
+	freshUntil     time.Time
+	initialAge     time.Duration
+	swr, sie       time.Duration
+	mustRevalidate bool
+	noCache        bool
+	// strip are header fields to leave out of the stored copy
+	// (no-cache="F", private="F", an ignored Set-Cookie).
+	strip []string
+	vary  []string
+}
+
+// decide applies, in NGINX's order, X-Accel-Expires, then Cache-Control
+// and Expires, then proxy_cache_valid, with RFC 9111's rules for what a
+// shared cache may store.
+func (c *Cache) decide(r *http.Request, status int, h http.Header, reqTime, respTime time.Time) decision {
+	var d decision
+	if status < 200 || status == http.StatusPartialContent || status == http.StatusNotModified {
+		d.reason = "status"
+		return d
+	}
+	if requestNoStore(r) {
+		d.reason = "request-no-store"
+		return d
+	}
+
+	date := respTime
+	if v := h.Get("Date"); v != "" {
+		if t, err := http.ParseTime(v); err == nil {
+			date = t
+		}
+	}
+	// RFC 9111 section 4.2.3: the age the response already had on arrival.
+	var ageValue time.Duration
+	if v := h.Get("Age"); v != "" {
+		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n >= 0 {
+			ageValue = time.Duration(n) * time.Second
+		}
+	}
+	apparent := max(respTime.Sub(date), 0)
+	d.initialAge = max(apparent, ageValue+respTime.Sub(reqTime))
+
+	explicit := false // a lifetime came from the response itself
+	var lifetime time.Duration
+	absolute := false // freshUntil set directly, Age not counted (X-Accel-Expires)
+
+	if c.ignore&ignoreXAccelExpires == 0 {
+		if v := strings.TrimSpace(h.Get("X-Accel-Expires")); v != "" {
+			if at, ok := strings.CutPrefix(v, "@"); ok {
+				if n, err := strconv.ParseInt(at, 10, 64); err == nil {
+					d.freshUntil, explicit, absolute = time.Unix(n, 0), true, true
+				}
+			} else if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
+				if n == 0 {
+					d.reason = "x-accel-expires"
+					return d
+				}
+				d.freshUntil, explicit, absolute = respTime.Add(time.Duration(n)*time.Second), true, true
+			}
+		}
+	}
+
+	cc := cacheControl{maxAge: -1, sMaxAge: -1}
+	if c.ignore&ignoreCacheControl == 0 {
+		cc = parseCacheControl(h)
+	}
+	// As in NGINX, X-Accel-Expires is the origin speaking to this cache
+	// alone: when it sets a lifetime, Cache-Control is left to clients.
+	if !absolute && c.ignore&ignoreCacheControl == 0 {
+		switch {
+		case cc.noStore:
+			d.reason = "no-store"
+			return d
+		case cc.private:
+			d.reason = "private"
+			return d
+		}
+		d.strip = append(d.strip, cc.noCacheFields...)
+		d.strip = append(d.strip, cc.privateFields...)
+		d.mustRevalidate = cc.mustRevalidate || cc.proxyRevalidate || cc.sMaxAge >= 0
+		d.noCache = cc.noCache
+		d.swr, d.sie = max(cc.staleWhileRevalidate, 0), max(cc.staleIfError, 0)
+		switch {
+		case cc.invalidMaxAge:
+			explicit = true
+		case cc.sMaxAge >= 0:
+			lifetime, explicit = cc.sMaxAge, true
+		case cc.maxAge >= 0:
+			lifetime, explicit = cc.maxAge, true
+		}
+	}
+
+	// RFC 9111 section 3.5: a response to an authorized request is shared
+	// only when the origin says so.
+	if len(r.Header["Authorization"]) > 0 && !cc.public && !cc.mustRevalidate && cc.sMaxAge < 0 {
+		d.reason = "authorization"
+		return d
+	}
+
+	if !explicit && c.ignore&ignoreExpires == 0 {
+		if vv := h["Expires"]; len(vv) > 0 {
+			explicit = true
+			if t, err := http.ParseTime(vv[0]); err == nil {
+				lifetime = max(t.Sub(date), 0)
+			}
+		}
+	}
+
+	if len(h["Set-Cookie"]) > 0 {
+		if c.ignore&ignoreSetCookie == 0 {
+			d.reason = "set-cookie"
+			return d
+		}
+		// NGINX would share the cookie with every client; the cache keeps
+		// the response but not the cookie.
+		d.strip = append(d.strip, "Set-Cookie")
+	}
+
+	if c.ignore&ignoreVary == 0 {
+		var star bool
+		if d.vary, star = parseVary(h); star {
+			d.reason = "vary-star"
+			return d
+		}
+	}
+
+	if !explicit {
+		ttl, ok := c.validFor(status)
+		if !ok || ttl <= 0 {
+			d.reason = "no-lifetime"
+			return d
+		}
+		d.freshUntil, absolute = respTime.Add(ttl), true
+	}
+	if !absolute {
+		d.freshUntil = respTime.Add(lifetime - d.initialAge)
+	}
+
+	// A response that is stale on arrival, or no-cache, is only worth
+	// keeping when it can be revalidated; it is then validated before
+	// every use.
+	if d.noCache || !d.freshUntil.After(respTime) {
+		if !c.revalidate || (len(h["Etag"]) == 0 && len(h["Last-Modified"]) == 0) {
+			d.reason = "stale-on-arrival"
+			if d.noCache {
+				d.reason = "no-cache"
+			}
+			return d
+		}
+		d.noCache = true
+	}
+
+	if c.noCache != nil && c.noCache(r, status, h) {
+		d.reason = "no-cache-predicate"
+		return d
+	}
+	d.store = true
+	return d
+}
+
+// validFor is the proxy_cache_valid time for a status.
+func (c *Cache) validFor(status int) (time.Duration, bool) {
+	if ttl, ok := c.valid[status]; ok {
+		return ttl, true
+	}
+	return c.validAny, c.hasValidAny
+}
+
+// requestNoStore reports Cache-Control: no-store on the request, which
+// RFC 9111 section 5.2.1.5 forbids storing the response of.
+func requestNoStore(r *http.Request) bool {
+	for _, line := range r.Header["Cache-Control"] {
+		for line != "" {
+			var item string
+			item, line = nextListItem(line)
+			if strings.EqualFold(item, "no-store") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// staleAllowed reports whether a stale entry may be served under the
+// given condition: never for must-revalidate or no-cache entries, else
+// when proxy_cache_use_stale lists it or an RFC 5861 window is open.
+func (c *Cache) staleAllowed(m *Meta, cond UseStale, now time.Time) bool {
+	if m.MustRevalidate || m.NoCache || cond == 0 {
+		return false
+	}
+	if c.useStale&cond != 0 {
+		return true
+	}
+	switch {
+	case cond == StaleUpdating:
+		return now.Before(m.FreshUntil.Add(m.StaleWhileRevalidate))
+	case cond&staleIfErrorConditions != 0:
+		return now.Before(m.FreshUntil.Add(m.StaleIfError))
+	}
+	return false
+}

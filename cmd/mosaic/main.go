@@ -1,0 +1,151 @@
+// Command mosaic is an HTTP edge server configured in NGINX syntax.
+//
+//	mosaic [-c FILE] [-t] [-v]
+//
+// Without -c it reads ./mosaic.conf; when that does not exist either, it
+// serves the current directory on 127.0.0.1:8080.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/mosaic-edge/mosaic/server"
+
+	// The modules: each registers its directives with the server.
+	_ "github.com/mosaic-edge/mosaic/accesslog"
+	_ "github.com/mosaic-edge/mosaic/compress"
+	_ "github.com/mosaic-edge/mosaic/headers"
+	_ "github.com/mosaic-edge/mosaic/proxy"
+	_ "github.com/mosaic-edge/mosaic/static"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	fl := flag.NewFlagSet("mosaic", flag.ContinueOnError)
+	file := fl.String("c", "", "configuration `file` (default ./mosaic.conf)")
+	test := fl.Bool("t", false, "test the configuration and exit")
+	showVersion := fl.Bool("v", false, "print the version and exit")
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	if *showVersion {
+		fmt.Println("mosaic version " + version)
+		return 0
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+
+	path, src, err := locateConfig(*file)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mosaic: %v\n", err)
+		return 1
+	}
+	load := func() (*server.Config, error) {
+		if src != "" {
+			return server.LoadString(path, src)
+		}
+		return server.Load(path)
+	}
+	cfg, err := load()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mosaic: [emerg] %v\n", err)
+		if *test {
+			fmt.Fprintf(os.Stderr, "mosaic: configuration file %s test failed\n", path)
+		}
+		return 1
+	}
+	if *test {
+		for _, n := range cfg.Notices() {
+			fmt.Fprintf(os.Stderr, "mosaic: [notice] %s\n", n)
+		}
+		fmt.Fprintf(os.Stderr, "mosaic: the configuration file %s syntax is ok\n", path)
+		fmt.Fprintf(os.Stderr, "mosaic: configuration file %s test is successful\n", path)
+		return 0
+	}
+	if src != "" {
+		log.Info("no configuration file: serving the current directory on http://127.0.0.1:8080/")
+	}
+
+	rt := server.NewRuntime()
+	if err := rt.Apply(cfg); err != nil {
+		fmt.Fprintf(os.Stderr, "mosaic: [emerg] %v\n", err)
+		return 1
+	}
+	log.Info("mosaic started", "config", path, "pid", os.Getpid(), "version", version)
+
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGINT)
+	for {
+		select {
+		case err := <-rt.Errors():
+			log.Error("listener failed", "err", err)
+		case sig := <-sigs:
+			if sig == syscall.SIGHUP {
+				next, err := load()
+				if err == nil {
+					err = rt.Apply(next)
+				}
+				if err != nil {
+					log.Error("reload failed, the previous configuration keeps serving", "err", err)
+					continue
+				}
+				log.Info("configuration reloaded", "config", path)
+				continue
+			}
+			log.Info("shutting down gracefully", "signal", sig.String(), "timeout", server.ShutdownTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), server.ShutdownTimeout)
+			err := rt.Shutdown(ctx)
+			cancel()
+			if err != nil {
+				log.Warn("requests still running at the end of the shutdown timeout were cut", "err", err)
+			}
+			return 0
+		}
+	}
+}
+
+// locateConfig returns the file to read, or the built-in configuration
+// text (serve the working directory) when no file was named and
+// ./mosaic.conf does not exist.
+func locateConfig(file string) (path, src string, err error) {
+	if file != "" {
+		return file, "", nil
+	}
+	if _, err := os.Stat("mosaic.conf"); err == nil {
+		return "mosaic.conf", "", nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", "", err
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", "", err
+	}
+	return filepath.Join(wd, "(built-in)"), builtinConfig(wd), nil
+}
+
+func builtinConfig(dir string) string {
+	return `http {
+    server {
+        listen 127.0.0.1:8080;
+        root ` + strconv.Quote(dir) + `;
+        index index.html;
+        access_log stderr;
+    }
+}
+`
+}

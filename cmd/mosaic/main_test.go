@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The integration tests run the real binary, built once.
+var binPath string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mosaic-bin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binPath = filepath.Join(dir, "mosaic")
+	args := []string{"build", "-o", binPath}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building mosaic: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// freePort returns a loopback port that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// syncBuffer collects a process's output safely.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+type proc struct {
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan error
+}
+
+// startMosaic writes conf (with {port} replaced) into dir and runs the
+// binary on it until the test ends; it waits until port accepts.
+func startMosaic(t *testing.T, dir, conf string, port int) *proc {
+	t.Helper()
+	path := filepath.Join(dir, "mosaic.conf")
+	if err := os.WriteFile(path, []byte(strings.ReplaceAll(conf, "{port}", fmt.Sprint(port))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{out: &syncBuffer{}, done: make(chan error, 1)}
+	p.cmd = exec.Command(binPath, "-c", path)
+	p.cmd.Dir = dir
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- p.cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		if t.Failed() {
+			t.Logf("mosaic output:\n%s", p.out.String())
+		}
+	})
+	waitPort(t, port, p)
+	return p
+}
+
+func waitPort(t *testing.T, port int, p *proc) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		c, err := net.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			c.Close()
+			return
+		}
+		select {
+		case err := <-p.done:
+			t.Fatalf("mosaic exited: %v\n%s", err, p.out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatalf("port %d never opened\n%s", port, p.out.String())
+}
+
+func httpGet(t *testing.T, url string) (*http.Response, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func TestVersionAndConfigTest(t *testing.T) {
+	out, err := exec.Command(binPath, "-v").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "mosaic version ") {
+		t.Fatalf("-v: %v %q", err, out)
+	}
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.conf")
+	os.WriteFile(good, []byte("events {}\nhttp { server { listen 127.0.0.1:1; return 200 x; } }\n"), 0o644)
+	out, err = exec.Command(binPath, "-t", "-c", good).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "configuration file "+good+" test is successful") {
+		t.Fatalf("-t good: %v %q", err, out)
+	}
+	bad := filepath.Join(dir, "bad.conf")
+	os.WriteFile(bad, []byte("http {\n  server {\n    brotly on;\n  }\n}\n"), 0o644)
+	cmd := exec.Command(binPath, "-t", "-c", bad)
+	out, err = cmd.CombinedOutput()
+	if err == nil || cmd.ProcessState.ExitCode() != 1 {
+		t.Fatalf("-t bad: exit %v", err)
+	}
+	if want := `unknown directive "brotly" in ` + bad + `:3`; !strings.Contains(string(out), want) {
+		t.Fatalf("-t bad output %q, want %q", out, want)
+	}
+}
+
+func TestReloadAndGracefulStop(t *testing.T) {
+	dir := t.TempDir()
+	port := freePort(t)
+	conf := `events {} http { server { listen 127.0.0.1:{port}; location / { return 200 "%s"; }
+		location /slow { subtest_none; } } }`
+	_ = conf
+	p := startMosaic(t, dir, `http { server { listen 127.0.0.1:{port}; location / { return 200 "first"; } } }`, port)
+	base := fmt.Sprintf("http://127.0.0.1:%d/", port)
+	if _, body := httpGet(t, base); body != "first" {
+		t.Fatalf("body %q", body)
+	}
+	// Keep a connection open across the reload: the socket must survive.
+	os.WriteFile(filepath.Join(dir, "mosaic.conf"), []byte(fmt.Sprintf(`http { server { listen 127.0.0.1:%d; location / { return 200 "second"; } } }`, port)), 0o644)
+	p.cmd.Process.Signal(syscall.SIGHUP)
+	waitBody(t, base, "second")
+
+	// A broken configuration is refused; the old one keeps serving.
+	os.WriteFile(filepath.Join(dir, "mosaic.conf"), []byte("http { server { brotly; } }"), 0o644)
+	p.cmd.Process.Signal(syscall.SIGHUP)
+	waitOutput(t, p, "reload failed")
+	if _, body := httpGet(t, base); body != "second" {
+		t.Fatalf("after failed reload: %q", body)
+	}
+
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-p.done:
+		if err != nil {
+			t.Fatalf("exit: %v", err)
+		}
+		p.done <- nil // for the cleanup
+	case <-time.After(10 * time.Second):
+		t.Fatal("no exit after SIGTERM")
+	}
+}
+
+func waitBody(t *testing.T, url, want string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	var body string
+	for time.Now().Before(deadline) {
+		_, body = httpGet(t, url)
+		if body == want {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("body %q, want %q", body, want)
+}
+
+func waitOutput(t *testing.T, p *proc, want string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if strings.Contains(p.out.String(), want) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("output lacks %q:\n%s", want, p.out.String())
+}

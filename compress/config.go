@@ -1,0 +1,117 @@
+package compress
+
+import (
+	"fmt"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// config is Options compiled once, when a Handler is built, so that no
+// request parses a list or looks up a default.
+type config struct {
+	table     *Table // the enabled codings, for negotiation
+	gzipTable *Table // gzip alone: does the client take gzip, for gunzip
+	coding    [numCodings + 1]codingConfig
+	anyCoding bool
+	skip      typeSet
+	vary      bool
+	gunzip    bool
+	gzipGate  GzipOptions
+
+	brotliBits  int
+	brotliReuse bool
+	retention   Retention
+	pool        *EncoderPool
+	zstdLevel   zstd.EncoderLevel
+}
+
+// codingConfig is what one coding's directives say, indexed by Encoding.
+type codingConfig struct {
+	types     typeSet
+	minLength int64
+	level     int
+	bufLimit  int // all buffers together: output held before headers go out
+	bufSize   int // one buffer: the unit in which output is sent afterwards
+}
+
+func newConfig(opts Options) (*config, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, fmt.Errorf("compress: invalid options: %w", err)
+	}
+	c := &config{
+		skip:        newTypeSet(opts.SkipTypes, false),
+		vary:        opts.Vary,
+		gunzip:      opts.Gunzip,
+		gzipGate:    opts.Gzip,
+		brotliBits:  windowBits(opts.Brotli.Window),
+		brotliReuse: opts.Brotli.ReuseMemory,
+		retention:   opts.Brotli.Retention,
+		pool:        opts.Brotli.Encoders,
+		zstdLevel:   zstd.EncoderLevelFromZstd(opts.Zstd.Level),
+	}
+	if c.retention.Policy != RetainBounded {
+		// Only bounded has a size; dropping it elsewhere keeps pool keys
+		// of equal policies equal.
+		c.retention.Bound = 0
+	}
+	if c.pool == nil {
+		c.pool = defaultPool
+	}
+	var enabled []Encoding
+	if opts.Brotli.Enable {
+		enabled = append(enabled, Brotli)
+	}
+	if opts.Zstd.Enable {
+		enabled = append(enabled, Zstd)
+	}
+	if opts.Gzip.Enable {
+		enabled = append(enabled, Gzip)
+	}
+	c.coding[Brotli] = newCodingConfig(opts.Brotli.Types, opts.Brotli.MinLength, opts.Brotli.Level, opts.Brotli.Buffers)
+	c.coding[Zstd] = newCodingConfig(opts.Zstd.Types, opts.Zstd.MinLength, opts.Zstd.Level, opts.Zstd.Buffers)
+	c.coding[Gzip] = newCodingConfig(opts.Gzip.Types, opts.Gzip.MinLength, opts.Gzip.Level, opts.Gzip.Buffers)
+
+	offer := PreferredOffer(opts.Prefer, enabled...)
+	c.anyCoding = offer.Len() > 0
+	c.table = NewTable(offer)
+	c.gzipTable = NewTable(NewOffer(Gzip))
+	return c, nil
+}
+
+func newCodingConfig(types []string, minLength int64, level int, buf Buffers) codingConfig {
+	return codingConfig{
+		types:     newTypeSet(types, true),
+		minLength: minLength,
+		level:     level,
+		bufLimit:  buf.Number * buf.Size,
+		bufSize:   buf.Size,
+	}
+}
+
+// PreferredOffer returns an Offer of the enabled codings in compress_prefer
+// order: those named in prefer first, in its order, then the rest in the
+// default order br, zstd, gzip. The server uses it, for example, to offer
+// the precompressed variants that *_static enables.
+func PreferredOffer(prefer []Encoding, enabled ...Encoding) Offer {
+	on := func(e Encoding) bool {
+		for _, x := range enabled {
+			if x == e {
+				return true
+			}
+		}
+		return false
+	}
+	var o Offer
+	for _, list := range [][]Encoding{prefer, DefaultPrefer()} {
+		for _, e := range list {
+			if on(e) && e != Identity && e <= Gzip && !o.Contains(e) {
+				o.list[o.n] = e
+				o.n++
+			}
+		}
+	}
+	return o
+}
+
+// active reports whether a handler has anything to do.
+func (c *config) active() bool { return c.anyCoding || c.gunzip }

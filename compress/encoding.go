@@ -1,0 +1,97 @@
+package compress
+
+import "fmt"
+
+// Encoding is a content coding that mosaic can produce.
+type Encoding uint8
+
+// The codings, in the server's default order of preference after Identity.
+const (
+	Identity Encoding = iota
+	Brotli
+	Zstd
+	Gzip
+)
+
+// numCodings counts Brotli, Zstd and Gzip; arrays indexed by Encoding have
+// numCodings+1 slots so that Identity needs no special case.
+const numCodings = 3
+
+// String returns the coding's token as it appears in Accept-Encoding and
+// Content-Encoding: "br", "zstd", "gzip" or "identity".
+func (e Encoding) String() string {
+	switch e {
+	case Brotli:
+		return "br"
+	case Zstd:
+		return "zstd"
+	case Gzip:
+		return "gzip"
+	case Identity:
+		return "identity"
+	}
+	return fmt.Sprintf("Encoding(%d)", uint8(e))
+}
+
+// Extension returns the file name suffix of a file precompressed with the
+// coding (".br", ".zst", ".gz"), or "" for Identity.
+func (e Encoding) Extension() string {
+	switch e {
+	case Brotli:
+		return ".br"
+	case Zstd:
+		return ".zst"
+	case Gzip:
+		return ".gz"
+	}
+	return ""
+}
+
+// ratioVariable names the variable that carries the coding's compression
+// ratio, as NGINX and its modules name it.
+func (e Encoding) ratioVariable() string {
+	switch e {
+	case Brotli:
+		return "brotli_ratio"
+	case Zstd:
+		return "zstd_ratio"
+	case Gzip:
+		return "gzip_ratio"
+	}
+	return ""
+}
+
+// ParseEncoding maps a coding token (case-insensitive, "x-gzip" included) to
+// its Encoding. It reports false for codings mosaic does not produce.
+func ParseEncoding(token string) (Encoding, bool) {
+	switch {
+	case equalFoldASCII(token, "br"):
+		return Brotli, true
+	case equalFoldASCII(token, "zstd"):
+		return Zstd, true
+	case equalFoldASCII(token, "gzip"), equalFoldASCII(token, "x-gzip"):
+		return Gzip, true
+	case equalFoldASCII(token, "identity"):
+		return Identity, true
+	}
+	return Identity, false
+}
+
+// equalFoldASCII compares s with lower, which must be lower-case ASCII,
+// ignoring ASCII case only. strings.EqualFold would also fold characters
+// such as U+017F (long s) onto 's', which no HTTP token may contain.
+func equalFoldASCII(s, lower string) bool {
+	if len(s) != len(lower) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}

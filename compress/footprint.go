@@ -1,0 +1,121 @@
+package compress
+
+import (
+	"io"
+	"reflect"
+	"sync"
+
+	"github.com/andybalholm/brotli"
+)
+
+// encoderFootprint returns the bytes of working memory an encoder holds: its
+// own struct plus the hash tables, ring buffer and command buffers it has
+// grown. The encoder does not report this, so it is measured by walking the
+// encoder's fields with reflection (read-only), counting each backing array
+// once. Memory every encoder shares, such as the static dictionary, is
+// excluded by subtracting what a fresh encoder reaches.
+//
+// The walk visits a few dozen fields and skips arrays of plain values, so it
+// costs microseconds; it runs only for the bounded retention policy.
+func encoderFootprint(w *brotli.Writer) int64 {
+	f := footprint{skip: sharedRegions(), seen: map[uintptr]uintptr{}}
+	f.pointer(reflect.ValueOf(w))
+	return f.total
+}
+
+var sharedRegions = sync.OnceValue(func() map[uintptr]uintptr {
+	f := footprint{seen: map[uintptr]uintptr{}}
+	f.pointer(reflect.ValueOf(brotli.NewWriterOptions(io.Discard, brotli.WriterOptions{Quality: 11, LGWin: 24})))
+	// The fresh encoder's own struct is not shared: every encoder has one.
+	delete(f.seen, f.root)
+	return f.seen
+})
+
+// footprint sums the sizes of the memory regions reachable from a value.
+// Regions are keyed by their end address, which a slice and its sub-slices
+// share, and a region reached again with a larger extent adds the difference.
+type footprint struct {
+	skip  map[uintptr]uintptr // end address -> size, not counted
+	seen  map[uintptr]uintptr
+	root  uintptr
+	total int64
+}
+
+// region records [start, start+size) and reports whether it was new.
+func (f *footprint) region(start, size uintptr) bool {
+	if size == 0 {
+		return false
+	}
+	end := start + size
+	if f.root == 0 {
+		f.root = end
+	}
+	if _, shared := f.skip[end]; shared {
+		return false
+	}
+	old, ok := f.seen[end]
+	if ok && old >= size {
+		return false
+	}
+	f.seen[end] = size
+	f.total += int64(size - old)
+	return !ok
+}
+
+func (f *footprint) pointer(v reflect.Value) {
+	if v.IsNil() {
+		return
+	}
+	if f.region(v.Pointer(), v.Type().Elem().Size()) {
+		f.value(v.Elem())
+	}
+}
+
+func (f *footprint) value(v reflect.Value) {
+	if !hasPointers(v.Type()) {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		f.pointer(v)
+	case reflect.Interface:
+		if !v.IsNil() {
+			f.value(v.Elem())
+		}
+	case reflect.Slice:
+		if v.Cap() == 0 {
+			return
+		}
+		if f.region(v.Pointer(), uintptr(v.Cap())*v.Type().Elem().Size()) && hasPointers(v.Type().Elem()) {
+			for i := 0; i < v.Len(); i++ {
+				f.value(v.Index(i))
+			}
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			f.value(v.Field(i))
+		}
+	case reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			f.value(v.Index(i))
+		}
+	}
+	// Maps, channels, functions and strings hold nothing an encoder grows.
+}
+
+// hasPointers reports whether values of t can refer to other memory.
+func hasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Slice:
+		return true
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if hasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+	case reflect.Array:
+		return t.Len() > 0 && hasPointers(t.Elem())
+	}
+	return false
+}

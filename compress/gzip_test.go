@@ -1,0 +1,139 @@
+package compress
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func gzipOnly(mod func(*Options)) Options {
+	return allOn(func(o *Options) {
+		o.Brotli.Enable, o.Zstd.Enable = false, false
+		if mod != nil {
+			mod(o)
+		}
+	})
+}
+
+func TestGzipLevels(t *testing.T) {
+	js := jquery(t)
+	var sizes []int
+	for _, level := range []int{1, 6, 9} {
+		url := serve(t, Handler(respond(200, js, "Content-Type: text/html"), gzipOnly(func(o *Options) { o.Gzip.Level = level })))
+		resp, raw := fetch(t, http.MethodGet, url, "Accept-Encoding: gzip")
+		if resp.Header.Get("Content-Encoding") != "gzip" || string(decode(t, "gzip", raw)) != string(js) {
+			t.Fatalf("level %d: no gzip round trip", level)
+		}
+		sizes = append(sizes, len(raw))
+	}
+	if !(sizes[0] > sizes[1] && sizes[1] >= sizes[2]) {
+		t.Errorf("gzip_comp_level has no effect: sizes %v at levels 1, 6, 9", sizes)
+	}
+}
+
+func TestGzipHTTPVersion(t *testing.T) {
+	page := text(3000)
+	for _, tc := range []struct {
+		min   ProtoVersion
+		proto string
+		want  string
+	}{
+		{ProtoVersion{1, 1}, "HTTP/1.0", ""},
+		{ProtoVersion{1, 1}, "HTTP/1.1", "gzip"},
+		{ProtoVersion{1, 0}, "HTTP/1.0", "gzip"},
+	} {
+		url := serve(t, Handler(respond(200, page, "Content-Type: text/html"), gzipOnly(func(o *Options) { o.Gzip.HTTPVersion = tc.min })))
+		conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.SetDeadline(time.Now().Add(5 * time.Second))
+		fmt.Fprintf(conn, "GET / %s\r\nHost: test\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n", tc.proto)
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := io.ReadAll(resp.Body)
+		conn.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ce := resp.Header.Get("Content-Encoding")
+		if ce != tc.want || string(decode(t, ce, raw)) != string(page) {
+			t.Errorf("gzip_http_version %v, %s request: Content-Encoding %q, want %q", tc.min, tc.proto, ce, tc.want)
+		}
+	}
+}
+
+func TestGzipDisable(t *testing.T) {
+	page := text(3000)
+	opts := allOn(func(o *Options) {
+		o.Gzip.Disable = GzipDisable{MSIE6: true, Patterns: []*regexp.Regexp{regexp.MustCompile("(?i)badbot")}}
+	})
+	url := serve(t, Handler(respond(200, page, "Content-Type: text/html"), opts))
+	for _, tc := range []struct{ ua, ae, want string }{
+		{"Mozilla/4.0 (compatible; MSIE 6.0; Windows NT 5.0)", "gzip", ""},
+		{"Mozilla/4.0 (compatible; MSIE 5.5; Windows 98)", "gzip", ""},
+		{"Mozilla/4.0 (compatible; MSIE 6.0; Windows NT 5.1; SV1)", "gzip", "gzip"}, // XP SP2
+		{"Mozilla/4.0 (compatible; MSIE 6.0; Windows NT 5.1) Opera 7.0", "gzip", "gzip"},
+		{"Mozilla/4.0 (compatible; MSIE 7.0; Windows NT 6.0)", "gzip", "gzip"},
+		{"BadBot/1.0", "gzip", ""},
+		{"Mozilla/5.0 BADBOT", "gzip", ""},
+		{"Mozilla/5.0", "gzip", "gzip"},
+		{"BadBot/1.0", "br, gzip", "br"}, // gzip_disable concerns gzip only
+		{"BadBot/1.0", "gzip;q=1, zstd;q=0.5", "zstd"},
+	} {
+		resp := fetchDecoded(t, url, page, "User-Agent: "+tc.ua, "Accept-Encoding: "+tc.ae)
+		if got := resp.Header.Get("Content-Encoding"); got != tc.want {
+			t.Errorf("%q, %q: Content-Encoding %q, want %q", tc.ua, tc.ae, got, tc.want)
+		}
+	}
+}
+
+func TestGzipProxied(t *testing.T) {
+	page := text(3000)
+	past := time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat)
+	future := time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)
+	for _, tc := range []struct {
+		name     string
+		proxied  Proxied
+		request  []string
+		response []string
+		want     string
+	}{
+		{"not proxied", 0, nil, nil, "gzip"},
+		{"off", 0, []string{"Via: 1.1 cache"}, nil, ""},
+		{"any", ProxiedAny, []string{"Via: 1.1 cache"}, nil, "gzip"},
+		{"expired, past", ProxiedExpired, []string{"Via: 1.1 cache"}, []string{"Expires: " + past}, "gzip"},
+		{"expired, future", ProxiedExpired, []string{"Via: 1.1 cache"}, []string{"Expires: " + future}, ""},
+		{"expired, invalid", ProxiedExpired, []string{"Via: 1.1 cache"}, []string{"Expires: 0"}, ""},
+		{"Expires without expired", ProxiedNoCache, []string{"Via: 1.1 cache"}, []string{"Expires: " + past, "Cache-Control: no-cache"}, ""},
+		{"no-cache", ProxiedNoCache, []string{"Via: 1.1 cache"}, []string{"Cache-Control: max-age=0, No-Cache"}, "gzip"},
+		{"no-cache missing", ProxiedNoCache, []string{"Via: 1.1 cache"}, []string{"Cache-Control: max-age=60"}, ""},
+		{"no-store", ProxiedNoStore, []string{"Via: 1.1 cache"}, []string{"Cache-Control: no-store"}, "gzip"},
+		{"private", ProxiedPrivate, []string{"Via: 1.1 cache"}, []string{"Cache-Control: private"}, "gzip"},
+		{"private, public response", ProxiedPrivate, []string{"Via: 1.1 cache"}, []string{"Cache-Control: public"}, ""},
+		{"auth", ProxiedAuth, []string{"Via: 1.1 cache", "Authorization: Bearer x"}, []string{"Cache-Control: public"}, "gzip"},
+		{"no_last_modified", ProxiedNoLastModified, []string{"Via: 1.1 cache"}, []string{"Last-Modified: " + past}, ""},
+		{"no_last_modified, none", ProxiedNoLastModified, []string{"Via: 1.1 cache"}, nil, "gzip"},
+		{"no_etag", ProxiedNoETag, []string{"Via: 1.1 cache"}, []string{`ETag: "x"`}, ""},
+		{"no_etag, none", ProxiedNoETag, []string{"Via: 1.1 cache"}, nil, "gzip"},
+	} {
+		url := serve(t, Handler(respond(200, page, append(tc.response, "Content-Type: text/html")...), gzipOnly(func(o *Options) { o.Gzip.Proxied = tc.proxied })))
+		resp := fetchDecoded(t, url, page, append(tc.request, "Accept-Encoding: gzip")...)
+		if got := resp.Header.Get("Content-Encoding"); got != tc.want {
+			t.Errorf("%s: Content-Encoding %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	// Brotli does not look at gzip_proxied, as with ngx_brotli.
+	url := serve(t, Handler(respond(200, page, "Content-Type: text/html"), allOn(nil)))
+	if resp := fetchDecoded(t, url, page, "Via: 1.1 cache", "Accept-Encoding: br, gzip"); resp.Header.Get("Content-Encoding") != "br" {
+		t.Errorf("proxied brotli: %q", resp.Header.Get("Content-Encoding"))
+	}
+}

@@ -1,0 +1,93 @@
+package compress
+
+import (
+	"net/http"
+	"strings"
+	"time"
+)
+
+// gzipAllowed applies the checks NGINX makes before gzip on top of
+// Accept-Encoding (ngx_http_gzip_ok): gzip_disable msie6, gzip_http_version,
+// gzip_proxied for requests that came through a proxy, and the gzip_disable
+// patterns. As in NGINX with ngx_brotli, they govern gzip (and gunzip) only.
+func (c *config) gzipAllowed(r *http.Request, h http.Header) bool {
+	g := &c.gzipGate
+	ua := r.Header.Get("User-Agent")
+	if g.Disable.MSIE6 && isMSIE6(ua) {
+		return false
+	}
+	if v := g.HTTPVersion; r.ProtoMajor < v.Major || (r.ProtoMajor == v.Major && r.ProtoMinor < v.Minor) {
+		return false
+	}
+	if len(r.Header["Via"]) > 0 && !proxiedAllowed(g.Proxied, r, h) {
+		return false
+	}
+	if ua != "" {
+		for _, re := range g.Disable.Patterns {
+			if re.MatchString(ua) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// isMSIE6 recognises the browsers of gzip_disable msie6 as NGINX does: "MSIE
+// 4.", "MSIE 5." or "MSIE 6." without "SV1" after it (SV1 marks Windows XP
+// SP2, whose MSIE 6 handles gzip), and never Opera, which claims to be MSIE.
+func isMSIE6(ua string) bool {
+	i := strings.Index(ua, "MSIE ")
+	if i < 0 || i+7 >= len(ua) || ua[i+6] != '.' || strings.Contains(ua, "Opera") {
+		return false
+	}
+	switch ua[i+5] {
+	case '4', '5':
+		return true
+	case '6':
+		return !strings.Contains(ua[i+8:], "SV1")
+	}
+	return false
+}
+
+// proxiedAllowed is gzip_proxied, in NGINX's order of checks. Note the
+// fall-through at the end, which is NGINX's too: a response with neither
+// Expires nor Cache-Control is compressed unless no_last_modified or
+// no_etag rules it out.
+func proxiedAllowed(p Proxied, r *http.Request, h http.Header) bool {
+	switch {
+	case p == 0:
+		return false
+	case p&ProxiedAny != 0:
+		return true
+	case p&ProxiedAuth != 0 && len(r.Header["Authorization"]) > 0:
+		return true
+	}
+	if e := h["Expires"]; len(e) > 0 {
+		if p&ProxiedExpired == 0 {
+			return false
+		}
+		expires, err := http.ParseTime(e[0])
+		if err != nil {
+			return false
+		}
+		date := time.Now().Truncate(time.Second)
+		if d := h["Date"]; len(d) > 0 {
+			if date, err = http.ParseTime(d[0]); err != nil {
+				return false
+			}
+		}
+		return expires.Before(date)
+	}
+	if cc := h["Cache-Control"]; len(cc) > 0 {
+		return (p&ProxiedNoCache != 0 && hasToken(cc, "no-cache")) ||
+			(p&ProxiedNoStore != 0 && hasToken(cc, "no-store")) ||
+			(p&ProxiedPrivate != 0 && hasToken(cc, "private"))
+	}
+	if p&ProxiedNoLastModified != 0 && len(h["Last-Modified"]) > 0 {
+		return false
+	}
+	if p&ProxiedNoETag != 0 && len(h["Etag"]) > 0 {
+		return false
+	}
+	return true
+}

@@ -1,0 +1,115 @@
+package compress
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// compressibleStatus reports the statuses NGINX and ngx_brotli compress. Other
+// responses are left alone: 1xx, 204 and 304 have no body, 206 is a range of
+// the identity representation, and the rest are mostly short error pages or
+// redirects.
+func compressibleStatus(code int) bool {
+	return code == http.StatusOK || code == http.StatusForbidden || code == http.StatusNotFound
+}
+
+// hasToken reports whether any of a list header's values contains token,
+// compared case-insensitively; a token's own parameters ("no-cache=x")
+// still count as the token.
+func hasToken(values []string, token string) bool {
+	for _, v := range values {
+		for v != "" {
+			var item string
+			if i := strings.IndexByte(v, ','); i >= 0 {
+				item, v = v[:i], v[i+1:]
+			} else {
+				item, v = v, ""
+			}
+			if i := strings.IndexAny(item, "=;"); i >= 0 {
+				item = item[:i]
+			}
+			if equalFoldASCII(trimOWS(item), token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// addVary adds "Vary: Accept-Encoding" unless the header already says so,
+// or says "*", which covers it.
+func addVary(h http.Header) {
+	v := h["Vary"]
+	if hasToken(v, "accept-encoding") || hasToken(v, "*") {
+		return
+	}
+	h["Vary"] = append(v, "Accept-Encoding")
+}
+
+// weakenETag makes a strong validator weak, as NGINX does for a body it
+// transforms: the compressed bytes differ from those the strong ETag names,
+// but they are semantically equivalent. A value that is neither a weak nor
+// a quoted strong validator is removed.
+func weakenETag(h http.Header) {
+	v := h.Get("Etag")
+	switch {
+	case v == "" || strings.HasPrefix(v, "W/"):
+	case strings.HasPrefix(v, `"`):
+		h.Set("Etag", "W/"+v)
+	default:
+		h.Del("Etag")
+	}
+}
+
+// declaredLength returns the Content-Length the handler set, or -1.
+func declaredLength(h http.Header) int64 {
+	v := h["Content-Length"]
+	if len(v) != 1 {
+		return -1
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v[0]), 10, 64)
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
+}
+
+// hasTrailers reports whether the handler announced trailers, which only a
+// chunked body can carry.
+func hasTrailers(h http.Header) bool {
+	if len(h["Trailer"]) > 0 {
+		return true
+	}
+	for k := range h {
+		if strings.HasPrefix(k, http.TrailerPrefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// isUpgrade reports a request to switch protocols (WebSocket over HTTP/1.1,
+// or an extended CONNECT over HTTP/2): its response is a tunnel, not a body
+// to compress, and its handler needs the connection itself.
+func isUpgrade(r *http.Request) bool {
+	if r.Method == http.MethodConnect {
+		return true
+	}
+	return r.Header.Get("Upgrade") != "" && hasToken(r.Header["Connection"], "upgrade")
+}
+
+// formatRatio renders original/compressed the way NGINX renders
+// $gzip_ratio: two decimals, rounded half up from the third.
+func formatRatio(in, out int64) string {
+	whole := in / out
+	frac := in * 100 / out % 100
+	if in*1000/out%10 > 4 {
+		frac++
+		if frac > 99 {
+			whole++
+			frac = 0
+		}
+	}
+	return strconv.FormatInt(whole, 10) + "." + strconv.FormatInt(frac/10, 10) + strconv.FormatInt(frac%10, 10)
+}

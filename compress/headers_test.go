@@ -1,0 +1,163 @@
+package compress
+
+import (
+	"bytes"
+	"crypto/rand"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestETag(t *testing.T) {
+	page := text(3000)
+	for _, tc := range []struct{ etag, want string }{
+		{`"abc"`, `W/"abc"`},
+		{`W/"abc"`, `W/"abc"`},
+		{`abc`, ""}, // not a validator: removed, as NGINX does
+	} {
+		url := serve(t, Handler(respond(200, page, "Content-Type: text/html", "ETag: "+tc.etag), allOn(nil)))
+		resp := fetchDecoded(t, url, page, browser)
+		if got := resp.Header.Get("Etag"); got != tc.want {
+			t.Errorf("ETag %s became %q, want %q", tc.etag, got, tc.want)
+		}
+		// An identity response keeps its strong ETag.
+		resp, _ = fetch(t, http.MethodGet, url)
+		if got := resp.Header.Get("Etag"); got != tc.etag {
+			t.Errorf("identity: ETag %s became %q", tc.etag, got)
+		}
+	}
+}
+
+func TestAcceptRangesRemoved(t *testing.T) {
+	page := text(3000)
+	url := serve(t, Handler(respond(200, page, "Content-Type: text/html", "Accept-Ranges: bytes"), allOn(nil)))
+	if resp := fetchDecoded(t, url, page, browser); resp.Header.Get("Accept-Ranges") != "" {
+		t.Errorf("compressed response kept Accept-Ranges: %q", resp.Header.Get("Accept-Ranges"))
+	}
+	if resp, _ := fetch(t, http.MethodGet, url); resp.Header.Get("Accept-Ranges") != "bytes" {
+		t.Errorf("identity response lost Accept-Ranges")
+	}
+}
+
+func TestVary(t *testing.T) {
+	page := text(3000)
+	for _, tc := range []struct {
+		vary    bool
+		headers []string
+		want    []string
+	}{
+		{true, nil, []string{"Accept-Encoding"}},
+		{false, nil, nil},
+		{true, []string{"Vary: Origin"}, []string{"Origin", "Accept-Encoding"}},
+		{true, []string{"Vary: Origin, accept-encoding"}, []string{"Origin, accept-encoding"}},
+		{true, []string{"Vary: Accept-Encoding"}, []string{"Accept-Encoding"}},
+		{true, []string{"Vary: *"}, []string{"*"}},
+	} {
+		url := serve(t, Handler(respond(200, page, append(tc.headers, "Content-Type: text/html")...), allOn(func(o *Options) { o.Vary = tc.vary })))
+		for _, ae := range []string{browser, "Accept-Encoding: identity"} {
+			resp := fetchDecoded(t, url, page, ae)
+			if got := resp.Header.Values("Vary"); strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("gzip_vary %v, %v, %s: Vary %q, want %q", tc.vary, tc.headers, ae, got, tc.want)
+			}
+		}
+	}
+}
+
+func TestContentLength(t *testing.T) {
+	small := text(5000)
+	url := serve(t, Handler(respond(200, small, "Content-Type: text/html", "Content-Length: 5000"), allOn(nil)))
+	resp, raw := fetch(t, http.MethodGet, url, browser)
+	if resp.Header.Get("Content-Encoding") != "br" {
+		t.Fatalf("not compressed")
+	}
+	if resp.ContentLength != int64(len(raw)) || len(resp.TransferEncoding) != 0 {
+		t.Errorf("small body: Content-Length %d, Transfer-Encoding %v, %d bytes; want the compressed length", resp.ContentLength, resp.TransferEncoding, len(raw))
+	}
+	if !bytes.Equal(decode(t, "br", raw), small) {
+		t.Fatal("small body does not decode")
+	}
+
+	// A compressed body larger than the buffers streams without a length.
+	large := make([]byte, 300<<10)
+	rand.Read(large)
+	url = serve(t, Handler(respond(200, large, "Content-Type: text/html", "Content-Length: "+strconv.Itoa(len(large))), allOn(nil)))
+	resp, raw = fetch(t, http.MethodGet, url, browser)
+	if resp.Header.Get("Content-Encoding") != "br" || resp.ContentLength != -1 {
+		t.Errorf("large body: Content-Encoding %q, Content-Length %d; want br, none", resp.Header.Get("Content-Encoding"), resp.ContentLength)
+	}
+	if !bytes.Equal(decode(t, "br", raw), large) {
+		t.Fatal("large body does not decode")
+	}
+}
+
+// brotli_buffers and the others take effect: the held output is what fits
+// in number*size, so a body that compresses to more than that streams.
+func TestBuffers(t *testing.T) {
+	page := make([]byte, 6000) // random: compresses to a little more than itself
+	rand.Read(page)
+	for _, tc := range []struct {
+		coding  string
+		buffers Buffers
+		length  bool
+	}{
+		{"br", Buffers{2, 4096}, true},
+		{"br", Buffers{1, 4096}, false},
+		{"zstd", Buffers{4, 2048}, true},
+		{"zstd", Buffers{2, 2048}, false},
+		{"gzip", Buffers{8, 1024}, true},
+		{"gzip", Buffers{1, 1024}, false},
+	} {
+		url := serve(t, Handler(respond(200, page, "Content-Type: text/html"), allOn(func(o *Options) {
+			o.Brotli.Buffers, o.Zstd.Buffers, o.Gzip.Buffers = tc.buffers, tc.buffers, tc.buffers
+		})))
+		resp := fetchDecoded(t, url, page, "Accept-Encoding: "+tc.coding)
+		if got := resp.ContentLength >= 0; got != tc.length {
+			t.Errorf("%s with %v: Content-Length %d", tc.coding, tc.buffers, resp.ContentLength)
+		}
+	}
+}
+
+// HEAD gets the headers GET would get, and no body.
+func TestHead(t *testing.T) {
+	page := text(5000)
+	url := serve(t, Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Etag", `"v1"`)
+		http.ServeContent(w, r, "page.html", fixedTime, bytes.NewReader(page))
+	}), allOn(nil)))
+	get := fetchDecoded(t, url, page, browser)
+	head, b := fetch(t, http.MethodHead, url, browser)
+	if len(b) != 0 {
+		t.Fatalf("HEAD returned %d body bytes", len(b))
+	}
+	for _, name := range []string{"Content-Encoding", "Vary", "Etag", "Content-Type", "Accept-Ranges", "Last-Modified"} {
+		if g, h := get.Header.Get(name), head.Header.Get(name); g != h {
+			t.Errorf("%s: GET %q, HEAD %q", name, g, h)
+		}
+	}
+	if head.Header.Get("Content-Encoding") != "br" || head.Header.Get("Content-Length") != "" {
+		t.Errorf("HEAD: Content-Encoding %q, Content-Length %q", head.Header.Get("Content-Encoding"), head.Header.Get("Content-Length"))
+	}
+	// Below the min length HEAD stays identity, as GET does.
+	url = serve(t, Handler(respond(200, nil, "Content-Type: text/html", "Content-Length: 10"), allOn(nil)))
+	head, _ = fetch(t, http.MethodHead, url, browser)
+	if head.Header.Get("Content-Encoding") != "" || head.ContentLength != 10 {
+		t.Errorf("short HEAD: Content-Encoding %q, Content-Length %d", head.Header.Get("Content-Encoding"), head.ContentLength)
+	}
+}
+
+// Trailers need a chunked body, so a small compressed body goes out
+// without the Content-Length it would otherwise get.
+func TestTrailers(t *testing.T) {
+	page := text(3000)
+	url := serve(t, Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Trailer", "X-Checksum")
+		w.Write(page)
+		w.Header().Set("X-Checksum", "abc")
+	}), allOn(nil)))
+	resp := fetchDecoded(t, url, page, browser)
+	if resp.Header.Get("Content-Encoding") != "br" || resp.Trailer.Get("X-Checksum") != "abc" {
+		t.Errorf("Content-Encoding %q, trailer %q", resp.Header.Get("Content-Encoding"), resp.Trailer.Get("X-Checksum"))
+	}
+}

@@ -1,0 +1,194 @@
+package compress
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/mosaic-edge/mosaic/vars"
+)
+
+// compression is a response's encoder and the compressed output it holds.
+type compression struct {
+	coding Encoding
+	enc    encoder
+	bw     *brotli.Writer
+	bkey   encoderKey
+	zw     *zstd.Encoder
+	zwin   int
+	gw     *gzip.Writer
+
+	outBuf   *[]byte
+	out      []byte // compressed bytes not yet sent
+	outLimit int    // hold up to this much before the headers go out
+	outChunk int    // afterwards, send in pieces of at least this size
+	in, outN int64  // bytes into and out of the encoder
+	err      error  // the first error writing to the client
+}
+
+// outBuffers recycles the output buffers; a buffer grows only as far as a
+// response's compressed output needs, up to its buffers setting.
+var outBuffers = sync.Pool{New: func() any {
+	b := make([]byte, 0, 4<<10)
+	return &b
+}}
+
+// maxPooledOut keeps unusually large buffers (from large *_buffers
+// settings) out of the pool.
+const maxPooledOut = 1 << 20
+
+// startEncoder sets up the encoder for e. length is the body's length or -1.
+func (w *responseWriter) startEncoder(e Encoding, length int64) error {
+	c := &w.cfg.coding[e]
+	dst := (*encoderSink)(w)
+	switch e {
+	case Brotli:
+		w.bkey = encoderKey{retention: w.cfg.retention, quality: c.level, lgwin: brotliWindowBits(w.cfg.brotliBits, length)}
+		if w.cfg.brotliReuse {
+			w.bw = w.cfg.pool.get(w.bkey, dst)
+		} else {
+			w.bw = brotli.NewWriterOptions(dst, brotli.WriterOptions{Quality: w.bkey.quality, LGWin: w.bkey.lgwin})
+		}
+		w.enc = w.bw
+	case Zstd:
+		w.zwin = zstdWindowLog(length)
+		zw, err := getZstd(w.cfg.zstdLevel, w.zwin, dst)
+		if err != nil {
+			return err
+		}
+		w.zw, w.enc = zw, zw
+	case Gzip:
+		gw, err := getGzip(c.level, dst)
+		if err != nil {
+			return err
+		}
+		w.gw, w.enc = gw, gw
+	default:
+		return fmt.Errorf("no encoder for %v", e)
+	}
+	w.coding = e
+	w.outLimit, w.outChunk = c.bufLimit, c.bufSize
+	w.outBuf = outBuffers.Get().(*[]byte)
+	w.out = (*w.outBuf)[:0]
+	return nil
+}
+
+// flushEncoder pushes everything written so far to the client.
+func (w *responseWriter) flushEncoder() error {
+	if err := w.enc.Flush(); err != nil {
+		return fmt.Errorf("compress: flushing %v encoder: %w", w.coding, err)
+	}
+	w.sendHeader(-1)
+	w.emitHeld()
+	return w.err
+}
+
+// closeEncoder ends the stream and sends the rest. A response small enough
+// that its whole compressed form is still held goes out with its
+// Content-Length. When complete is false the body is broken and nothing
+// more is sent: the caller aborts the response.
+func (w *responseWriter) closeEncoder(complete bool) {
+	err := w.enc.Close()
+	if complete && err == nil {
+		length := int64(len(w.out))
+		if hasTrailers(w.rw.Header()) {
+			length = -1 // trailers need a chunked body
+		}
+		w.sendHeader(length)
+		w.emitHeld()
+		if w.err == nil && w.outN > 0 {
+			vars.FromContext(w.req.Context()).Set(w.coding.ratioVariable(), formatRatio(w.in, w.outN))
+		}
+	}
+	if err == nil && w.err == nil {
+		w.releaseEncoder()
+	} else {
+		w.dropEncoder()
+	}
+}
+
+// releaseEncoder returns a cleanly closed encoder for reuse.
+func (w *responseWriter) releaseEncoder() {
+	switch w.coding {
+	case Brotli:
+		// With brotli_reuse_memory off every response gets, and frees,
+		// its own encoder.
+		if w.cfg.brotliReuse {
+			w.cfg.pool.put(w.bkey, w.bw)
+		}
+	case Zstd:
+		putZstd(w.cfg.zstdLevel, w.zwin, w.zw)
+	case Gzip:
+		putGzip(w.cfg.coding[Gzip].level, w.gw)
+	}
+	w.dropEncoder()
+}
+
+// dropEncoder forgets the encoder and gives back the output buffer.
+func (w *responseWriter) dropEncoder() {
+	w.enc, w.bw, w.zw, w.gw = nil, nil, nil, nil
+	if w.outBuf != nil {
+		if cap(w.out) <= maxPooledOut {
+			*w.outBuf = w.out[:0]
+			outBuffers.Put(w.outBuf)
+		}
+		w.outBuf, w.out = nil, nil
+	}
+}
+
+// emitHeld sends the held output.
+func (w *responseWriter) emitHeld() {
+	if len(w.out) > 0 {
+		w.emit(w.out)
+		w.out = w.out[:0]
+	}
+}
+
+func (w *responseWriter) emit(p []byte) {
+	if w.err != nil {
+		return
+	}
+	if _, err := w.rw.Write(p); err != nil {
+		w.err = fmt.Errorf("compress: writing to client: %w", err)
+	}
+}
+
+// encoderSink is the encoder's destination. It is the response writer
+// under another method set, so that handing it to the encoder costs no
+// allocation.
+type encoderSink responseWriter
+
+// Write holds compressed output until the buffers are full, then sends the
+// headers (without Content-Length) and streams the rest in pieces of one
+// buffer's size.
+func (s *encoderSink) Write(p []byte) (int, error) {
+	w := (*responseWriter)(s)
+	if w.err != nil {
+		return 0, w.err
+	}
+	w.outN += int64(len(p))
+	if !w.headerSent {
+		if len(w.out)+len(p) <= w.outLimit {
+			w.out = append(w.out, p...)
+			return len(p), nil
+		}
+		w.sendHeader(-1)
+	}
+	if len(w.out)+len(p) < w.outChunk {
+		w.out = append(w.out, p...)
+		return len(p), nil
+	}
+	w.emitHeld()
+	if len(p) >= w.outChunk {
+		w.emit(p)
+	} else {
+		w.out = append(w.out, p...)
+	}
+	if w.err != nil {
+		return 0, w.err
+	}
+	return len(p), nil
+}

@@ -1,0 +1,181 @@
+package compress
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strconv"
+	"testing"
+
+	"github.com/andybalholm/brotli"
+)
+
+// brotliSite serves a page at /N compressed at level N, through one pool.
+func brotliSite(t *testing.T, pool *EncoderPool, retention Retention, reuse bool, page []byte) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	for level := 0; level <= 11; level++ {
+		mux.Handle("/"+strconv.Itoa(level), Handler(respond(200, page, "Content-Type: text/html"), allOn(func(o *Options) {
+			o.Brotli.Level = level
+			o.Brotli.Encoders = pool
+			o.Brotli.Retention = retention
+			o.Brotli.ReuseMemory = reuse
+		})))
+	}
+	return serve(t, mux)
+}
+
+func getBrotli(t *testing.T, url string, want []byte) []byte {
+	t.Helper()
+	resp, raw := fetch(t, http.MethodGet, url, "Accept-Encoding: br")
+	if resp.Header.Get("Content-Encoding") != "br" || !bytes.Equal(decode(t, "br", raw), want) {
+		t.Fatalf("%s: no brotli round trip", url)
+	}
+	return raw
+}
+
+func TestEncoderReuse(t *testing.T) {
+	page := text(50 << 10)
+	pool := NewEncoderPool(4)
+	url := brotliSite(t, pool, Retention{}, true, page)
+	for range 3 {
+		getBrotli(t, url+"/9", page)
+	}
+	if s := pool.Stats(); s.Allocated != 1 || s.Reused != 2 || s.Idle != 1 {
+		t.Errorf("three level-9 responses: %+v; want one encoder, reused twice", s)
+	}
+	getBrotli(t, url+"/5", page)
+	if s := pool.Stats(); s.Allocated != 2 || s.Idle != 2 {
+		t.Errorf("another level gets its own encoder: %+v", s)
+	}
+}
+
+func TestReuseMemoryOff(t *testing.T) {
+	page := text(50 << 10)
+	pool := NewEncoderPool(4)
+	url := brotliSite(t, pool, Retention{}, false, page)
+	for range 3 {
+		getBrotli(t, url+"/9", page)
+	}
+	if s := pool.Stats(); s != (PoolStats{}) {
+		t.Errorf("brotli_reuse_memory off touched the pool: %+v", s)
+	}
+}
+
+// A reused encoder produces exactly what a new one does, at every level,
+// after compressing something else.
+func TestReusedEncoderMatchesNew(t *testing.T) {
+	js := jquery(t)
+	pool := NewEncoderPool(16)
+	reused := brotliSite(t, pool, Retention{}, true, js)
+	other := brotliSite(t, pool, Retention{}, true, text(20<<10))
+	fresh := brotliSite(t, NewEncoderPool(0), Retention{}, true, js)
+	for level := 0; level <= 11; level++ {
+		l := "/" + strconv.Itoa(level)
+		getBrotli(t, other+l, text(20<<10))
+		a := getBrotli(t, reused+l, js)
+		b := getBrotli(t, fresh+l, js)
+		if !bytes.Equal(a, b) {
+			t.Errorf("level %d: reused encoder wrote %d bytes, a new one %d", level, len(a), len(b))
+		}
+	}
+	if s := pool.Stats(); s.Reused != 12 {
+		t.Errorf("pool: %+v; want every level's second response reusing", s)
+	}
+}
+
+func TestIdleEncodersLRU(t *testing.T) {
+	page := text(20 << 10)
+	pool := NewEncoderPool(2)
+	url := brotliSite(t, pool, Retention{}, true, page)
+	for _, level := range []string{"/4", "/5", "/6"} { // 4 is least recently used when 6 arrives
+		getBrotli(t, url+level, page)
+	}
+	if s := pool.Stats(); s.Idle != 2 || s.Released != 1 {
+		t.Fatalf("after three levels with two slots: %+v", s)
+	}
+	getBrotli(t, url+"/5", page) // still idle
+	getBrotli(t, url+"/4", page) // was freed
+	if s := pool.Stats(); s.Reused != 1 || s.Allocated != 4 {
+		t.Errorf("LRU: %+v; want 5 reused and 4 allocated again", s)
+	}
+
+	none := NewEncoderPool(0)
+	url = brotliSite(t, none, Retention{}, true, page)
+	getBrotli(t, url+"/6", page)
+	getBrotli(t, url+"/6", page)
+	if s := none.Stats(); s.Idle != 0 || s.Reused != 0 || s.Allocated != 2 {
+		t.Errorf("brotli_idle_encoders 0: %+v", s)
+	}
+}
+
+func TestRetentionPolicies(t *testing.T) {
+	page := text(100 << 10)
+	for _, tc := range []struct {
+		name      string
+		retention Retention
+		levels    []string
+		idle      int
+		released  uint64
+	}{
+		// Every encoder stays, whatever its settings.
+		{"aggressive", Retention{Policy: RetainAggressive}, []string{"/5", "/6", "/7"}, 3, 0},
+		// Settings changed twice: each time the idle encoder goes.
+		{"current_config", Retention{Policy: RetainCurrentConfig}, []string{"/5", "/6", "/7"}, 1, 2},
+		{"current_config same settings", Retention{Policy: RetainCurrentConfig}, []string{"/6", "/6", "/6"}, 1, 0},
+		{"release_all", Retention{Policy: RetainReleaseAll}, []string{"/6", "/6"}, 0, 2},
+		// Level 9 keeps a 32 MiB hash table; level 1 a small one.
+		{"bounded over", Retention{Policy: RetainBounded, Bound: 4 << 20}, []string{"/9"}, 0, 1},
+		{"bounded under", Retention{Policy: RetainBounded, Bound: 4 << 20}, []string{"/1"}, 1, 0},
+		{"bounded large", Retention{Policy: RetainBounded, Bound: 64 << 20}, []string{"/9", "/9"}, 1, 0},
+	} {
+		pool := NewEncoderPool(8)
+		url := brotliSite(t, pool, tc.retention, true, page)
+		for _, level := range tc.levels {
+			getBrotli(t, url+level, page)
+		}
+		if s := pool.Stats(); s.Idle != tc.idle || s.Released != tc.released {
+			t.Errorf("%s: %+v; want %d idle, %d released", tc.name, s, tc.idle, tc.released)
+		}
+	}
+}
+
+// Encoders are kept apart by retention policy: one policy's idle encoder
+// never serves another's.
+func TestPoolKeyedByPolicy(t *testing.T) {
+	page := text(20 << 10)
+	pool := NewEncoderPool(8)
+	a := brotliSite(t, pool, Retention{Policy: RetainAggressive}, true, page)
+	b := brotliSite(t, pool, Retention{Policy: RetainBounded, Bound: 64 << 20}, true, page)
+	getBrotli(t, a+"/6", page)
+	getBrotli(t, b+"/6", page)
+	if s := pool.Stats(); s.Reused != 0 || s.Idle != 2 {
+		t.Errorf("%+v; want two separate idle encoders", s)
+	}
+}
+
+func TestEncoderFootprint(t *testing.T) {
+	use := func(level, lgwin int, input []byte) *brotli.Writer {
+		w := brotli.NewWriterOptions(io.Discard, brotli.WriterOptions{Quality: level, LGWin: lgwin})
+		w.Write(input)
+		w.Close()
+		return w
+	}
+	fresh := encoderFootprint(brotli.NewWriterOptions(io.Discard, brotli.WriterOptions{Quality: 9, LGWin: 22}))
+	small := encoderFootprint(use(1, 18, text(1000)))
+	nine := encoderFootprint(use(9, 22, text(200<<10)))
+	eleven := encoderFootprint(use(11, 22, text(1<<20)))
+	t.Logf("fresh %d, level 1 %d, level 9 %d, level 11 %d bytes", fresh, small, nine, eleven)
+	if fresh > 64<<10 || fresh <= 0 {
+		t.Errorf("a fresh encoder: %d bytes; want its own struct, not the shared dictionary", fresh)
+	}
+	if small >= 4<<20 {
+		t.Errorf("level 1: %d bytes", small)
+	}
+	if nine < 32<<20 { // its hash table: 2^15 buckets of 2^8 uint32
+		t.Errorf("level 9: %d bytes, less than its hash table", nine)
+	}
+	if eleven < 32<<20 { // a forest of two uint32 per window position, 2^22
+		t.Errorf("level 11: %d bytes, less than its binary-tree forest", eleven)
+	}
+}

@@ -1,0 +1,62 @@
+package compress
+
+// CommonAcceptEncodings lists the values a Table answers without parsing.
+var CommonAcceptEncodings = [...]string{
+	"gzip, deflate, br, zstd", // Chrome, Edge, Firefox over https
+	"gzip, deflate, br",       // Safari over https
+	"gzip, deflate",           // browsers over plain http, Python requests
+	"deflate, gzip, br, zstd", // curl --compressed
+	"gzip",                    // Go net/http, OkHttp
+}
+
+// Table negotiates for one Offer. The common Accept-Encoding values resolve
+// through answers computed once by the parser, with no parsing and no
+// allocation; any other value, including a common one spelled with other
+// case or spacing, goes through Negotiate. The table is therefore a cache
+// of the parser's answers, never a second set of rules.
+type Table struct {
+	offer  Offer
+	common [len(CommonAcceptEncodings)]Ranked
+}
+
+// NewTable computes the answers for offer. A Table is immutable and safe
+// for concurrent use.
+func NewTable(offer Offer) *Table {
+	t := &Table{offer: offer}
+	for i, v := range CommonAcceptEncodings {
+		t.common[i] = Negotiate(v, offer)
+	}
+	return t
+}
+
+// Offer returns the Offer the table was built for.
+func (t *Table) Offer() Offer { return t.offer }
+
+// Negotiate ranks the offered codings the client accepts, as the package
+// function Negotiate does.
+func (t *Table) Negotiate(header string) Ranked {
+	if i := commonIndex(header); i >= 0 {
+		return t.common[i]
+	}
+	return Negotiate(header, t.offer)
+}
+
+// commonIndex finds header among CommonAcceptEncodings, which it must list
+// in the same order (a test holds them together). A switch over constant
+// strings compiles to a length dispatch and at most a couple of
+// comparisons, cheaper than hashing the value for a map.
+func commonIndex(header string) int {
+	switch header {
+	case "gzip, deflate, br, zstd":
+		return 0
+	case "gzip, deflate, br":
+		return 1
+	case "gzip, deflate":
+		return 2
+	case "deflate, gzip, br, zstd":
+		return 3
+	case "gzip":
+		return 4
+	}
+	return -1
+}

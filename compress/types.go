@@ -1,0 +1,83 @@
+package compress
+
+import "strings"
+
+// DefaultSkipTypes returns compress_skip_types' default: media types whose
+// bodies are already compressed, where another coding costs CPU and saves
+// nothing. application/octet-stream is on it because an unknown binary is far
+// more often one of those files than text; image/svg+xml is not, because SVG
+// is XML and compresses well.
+func DefaultSkipTypes() []string {
+	return []string{
+		"image/png", "image/jpeg", "image/gif", "image/webp", "image/avif",
+		"image/heic", "image/heif", "image/jxl",
+		"video/mp4", "video/webm", "video/ogg", "video/mpeg", "video/quicktime",
+		"video/x-msvideo", "video/x-matroska", "video/x-flv", "video/mp2t", "video/3gpp",
+		"audio/mpeg", "audio/mp4", "audio/aac", "audio/ogg", "audio/webm",
+		"audio/opus", "audio/flac", "audio/x-m4a",
+		"font/woff", "font/woff2",
+		"application/zip", "application/gzip", "application/x-gzip",
+		"application/zstd", "application/x-bzip2", "application/x-xz",
+		"application/x-7z-compressed", "application/vnd.rar", "application/x-rar-compressed",
+		"application/octet-stream",
+	}
+}
+
+// typeSet is a compiled types list.
+type typeSet struct {
+	any   bool // "*"
+	types map[string]struct{}
+}
+
+func newTypeSet(list []string, withHTML bool) typeSet {
+	s := typeSet{types: make(map[string]struct{}, len(list)+1)}
+	if withHTML {
+		s.types["text/html"] = struct{}{}
+	}
+	for _, t := range list {
+		if t == "*" {
+			s.any = true
+			continue
+		}
+		s.types[strings.ToLower(mediaType(t))] = struct{}{}
+	}
+	return s
+}
+
+// has reports whether mt, a lower-case media type without parameters, is
+// in the set.
+func (s typeSet) has(mt string) bool {
+	if s.any {
+		return true
+	}
+	_, ok := s.types[mt]
+	return ok
+}
+
+// contains is has for a set without "*" semantics: the skip list names
+// types, and "*" in it would mean nothing.
+func (s typeSet) contains(mt string) bool {
+	_, ok := s.types[mt]
+	return ok
+}
+
+// mediaType strips the parameters and surrounding whitespace from a
+// Content-Type value. Case is left alone; see lowerMediaType.
+func mediaType(ct string) string {
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	return trimOWS(ct)
+}
+
+// lowerMediaType returns the media type of ct in lower case, allocating only
+// when ct has upper-case letters.
+func lowerMediaType(ct string) string {
+	mt := mediaType(ct)
+	for i := 0; i < len(mt); i++ {
+		if 'A' <= mt[i] && mt[i] <= 'Z' {
+			return strings.ToLower(mt)
+		}
+	}
+	return mt
+}

@@ -1,0 +1,306 @@
+package compress
+
+import (
+	"bufio"
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+)
+
+// sniffLen is how much of a body net/http looks at to guess its type.
+const sniffLen = 512
+
+// bodyState is where a response stands.
+type bodyState uint8
+
+const (
+	statePending  bodyState = iota // the coding is not decided yet
+	stateIdentity                  // the body goes through unchanged
+	stateCompress                  // the body goes through an encoder
+	stateHeadOnly                  // HEAD: a GET's headers, no body
+	stateDone                      // hijacked or aborted: nothing more is written
+)
+
+var errDone = errors.New("compress: response already hijacked or aborted")
+
+// responseWriter wraps a handler's http.ResponseWriter. The coding is
+// decided at the first byte of body, at a Flush or when the handler
+// returns, whichever comes first: by then the status and headers are final,
+// a missing Content-Type can be sniffed, and an empty body is known to be
+// empty.
+type responseWriter struct {
+	rw     http.ResponseWriter
+	req    *http.Request
+	cfg    *config
+	ranked Ranked
+	head   bool
+
+	status     int  // the final status; 0 until the handler sets one
+	begun      bool // start has run
+	gzipBody   bool // the handler's body is gzip and gunzip is on
+	state      bodyState
+	headerSent bool
+	declared   int64 // Content-Length, -1 when unknown
+	needSniff  bool
+	sniff      []byte // body held back to sniff its type
+
+	gz *gunzipper
+
+	compression
+}
+
+// Header returns the handler's header map.
+func (w *responseWriter) Header() http.Header { return w.rw.Header() }
+
+// WriteHeader records the final status, or sends an informational (1xx)
+// response at once, as net/http does.
+func (w *responseWriter) WriteHeader(code int) {
+	if w.state == stateDone || w.status != 0 {
+		return
+	}
+	if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols {
+		w.rw.WriteHeader(code)
+		return
+	}
+	if code < 100 || code > 999 {
+		w.rw.WriteHeader(code) // let net/http reject it as it always does
+		return
+	}
+	w.status = code
+}
+
+// Write takes body bytes from the handler.
+func (w *responseWriter) Write(p []byte) (int, error) {
+	if w.state == stateDone {
+		return 0, errDone
+	}
+	if !w.begun {
+		w.start()
+	}
+	if w.gz != nil {
+		return w.gz.write(p)
+	}
+	return w.body(p)
+}
+
+// Flush sends what the handler has written so far, compressed as far as
+// the encoder can take it, and flushes the connection.
+func (w *responseWriter) Flush() { _ = w.FlushError() }
+
+// FlushError is Flush reporting errors; http.ResponseController uses it.
+func (w *responseWriter) FlushError() error {
+	if w.state == stateDone {
+		return errDone
+	}
+	if !w.begun {
+		w.start()
+	}
+	if w.state == statePending {
+		if err := w.decideNow(false); err != nil {
+			return err
+		}
+	}
+	switch w.state {
+	case stateCompress:
+		if err := w.flushEncoder(); err != nil {
+			return err
+		}
+	case stateHeadOnly:
+		w.sendHeader(-1)
+	}
+	return http.NewResponseController(w.rw).Flush()
+}
+
+// Hijack hands the connection to the handler; nothing more is written.
+func (w *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, brw, err := http.NewResponseController(w.rw).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	w.abort()
+	return conn, brw, nil
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer for
+// deadlines and full duplex.
+func (w *responseWriter) Unwrap() http.ResponseWriter { return w.rw }
+
+// start settles what the status and headers alone decide, once they are
+// final. It runs at the first Write, Flush or the handler's return.
+func (w *responseWriter) start() {
+	w.begun = true
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	h := w.rw.Header()
+	w.declared = declaredLength(h)
+	if w.cfg.gunzip && isGzipBody(h) {
+		w.gzipBody = true
+		if w.mustGunzip(h) {
+			delete(h, "Content-Encoding")
+			h.Del("Content-Length")
+			h.Del("Accept-Ranges")
+			weakenETag(h)
+			w.declared = -1
+			if !w.head {
+				w.gz = newGunzipper(w.body)
+			}
+		}
+	}
+	switch {
+	case len(h["Content-Encoding"]) > 0 && h["Content-Encoding"][0] != "",
+		!compressibleStatus(w.status),
+		hasToken(h["Cache-Control"], "no-transform"):
+		// With gunzip on, a gzip body depends on Accept-Encoding whatever
+		// becomes of it, so NGINX varies it; other bodies here never
+		// depend on it.
+		w.passThrough(w.cfg.vary && w.gzipBody)
+	default:
+		_, typed := h["Content-Type"]
+		w.needSniff = !typed && bodyAllowed(w.status)
+	}
+}
+
+// isGzipBody reports Content-Encoding: gzip and nothing else.
+func isGzipBody(h http.Header) bool {
+	ce := h["Content-Encoding"]
+	return len(ce) == 1 && equalFoldASCII(trimOWS(ce[0]), "gzip")
+}
+
+// mustGunzip reports whether a gzip body has to be decoded: the client does
+// not take gzip, by Accept-Encoding or by the gzip_* checks, and the body
+// is a whole one (a 206 carries a slice of gzip that cannot be decoded).
+func (w *responseWriter) mustGunzip(h http.Header) bool {
+	if !bodyAllowed(w.status) || w.status == http.StatusPartialContent {
+		return false
+	}
+	takesGzip := w.cfg.gzipTable.Negotiate(acceptEncoding(w.req.Header)).Contains(Gzip)
+	return !takesGzip || !w.cfg.gzipAllowed(w.req, h)
+}
+
+// bodyAllowed reports statuses that may carry a body.
+func bodyAllowed(code int) bool {
+	return code >= 200 && code != http.StatusNoContent && code != http.StatusNotModified
+}
+
+// passThrough sends the headers and lets the body through unchanged.
+func (w *responseWriter) passThrough(vary bool) {
+	if vary {
+		addVary(w.rw.Header())
+	}
+	w.state = stateIdentity
+	w.sendHeader(-1)
+}
+
+// body takes plain body bytes: the handler's, or those gunzip decoded.
+func (w *responseWriter) body(p []byte) (int, error) {
+	switch w.state {
+	case statePending:
+		if len(p) == 0 {
+			return 0, nil
+		}
+		if w.needSniff && len(w.sniff)+len(p) < sniffLen {
+			w.sniff = append(w.sniff, p...)
+			return len(p), nil
+		}
+		if w.needSniff {
+			w.sniffType(p)
+		}
+		if err := w.decideNow(false); err != nil {
+			return 0, err
+		}
+		return w.body(p)
+	case stateIdentity:
+		return w.rw.Write(p)
+	case stateCompress:
+		n, err := w.enc.Write(p)
+		w.in += int64(n)
+		return n, err
+	case stateHeadOnly:
+		return len(p), nil
+	}
+	return 0, errDone
+}
+
+// decideNow decides the coding with what is known now and passes on any
+// body held back for sniffing. empty says the handler has returned without
+// writing a byte.
+func (w *responseWriter) decideNow(empty bool) error {
+	if w.needSniff {
+		w.sniffType(nil)
+	}
+	w.decide(empty)
+	held := w.sniff
+	w.sniff = nil
+	if len(held) == 0 {
+		return nil
+	}
+	_, err := w.body(held)
+	return err
+}
+
+// sniffType sets the Content-Type net/http would have guessed from the
+// first 512 bytes: held-back bytes and the start of more. Guessing from
+// compressed bytes would be wrong, so it has to happen here.
+func (w *responseWriter) sniffType(more []byte) {
+	w.needSniff = false
+	data := w.sniff
+	if k := min(len(more), sniffLen-len(data)); k > 0 {
+		data = append(data[:len(data):len(data)], more[:k]...)
+	}
+	if len(data) > 0 {
+		w.rw.Header().Set("Content-Type", http.DetectContentType(data))
+	}
+}
+
+// sendHeader sends the status and headers once, with a Content-Length when
+// length is known.
+func (w *responseWriter) sendHeader(length int64) {
+	if w.headerSent {
+		return
+	}
+	w.headerSent = true
+	if length >= 0 {
+		w.rw.Header()["Content-Length"] = []string{strconv.FormatInt(length, 10)}
+	}
+	w.rw.WriteHeader(w.status)
+}
+
+// finish completes the response after the handler has returned. It returns
+// an error only when the response must be aborted.
+func (w *responseWriter) finish() error {
+	if w.state == stateDone {
+		return nil
+	}
+	if !w.begun {
+		w.start()
+	}
+	var gzErr error
+	if w.gz != nil {
+		gzErr = w.gz.close()
+		w.gz = nil
+	}
+	if w.state == statePending {
+		empty := len(w.sniff) == 0
+		_ = w.decideNow(empty) // a failed write is the client's loss; nothing is left to tell
+	}
+	switch w.state {
+	case stateCompress:
+		w.closeEncoder(gzErr == nil)
+	case stateHeadOnly:
+		w.sendHeader(-1)
+	}
+	return gzErr
+}
+
+// abort stops the response after a panic in the handler or a hijack:
+// encoders are dropped rather than pooled, since their state is unknown.
+func (w *responseWriter) abort() {
+	w.state = stateDone
+	if w.gz != nil {
+		_ = w.gz.close() // its sink now refuses bytes; the error says only that
+		w.gz = nil
+	}
+	w.dropEncoder()
+}

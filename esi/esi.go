@@ -1,0 +1,156 @@
+// Package esi processes Edge Side Includes in HTTP responses as they stream
+// through: <esi:include> elements are replaced by fragments fetched
+// concurrently, and the page goes out in document order as soon as each part
+// of it is ready. It works as net/http middleware in any server; the caller
+// says how fragments are fetched.
+//
+//	h := esi.Handler(app, esi.Options{Fetch: esi.FetchHandler(app)})
+package esi
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults of the limits in Options.
+const (
+	DefaultMaxDepth        = 5
+	DefaultMaxIncludes     = 256
+	DefaultFragmentTimeout = 60 * time.Second
+)
+
+// Options configure Handler. Each field is one directive of the server
+// (README.md has the directive reference); zero values mean the defaults.
+type Options struct {
+	// Types are media types processed besides text/html, which always is
+	// (esi_types). "*" processes every type.
+	Types []string
+	// SilentErrors drops the <!-- ESI include error --> marker that otherwise
+	// stands where a fragment could not be fetched (esi_silent_errors).
+	SilentErrors bool
+	// BufferSize is the size of the buffers the page is read or inflated
+	// into and fragments are held in (esi_buffer_size). Default: one memory
+	// page.
+	BufferSize int
+	// MaxDepth bounds nesting: a fragment at this depth includes nothing
+	// more (esi_max_depth). Default 5.
+	MaxDepth int
+	// MaxIncludes bounds the includes of one client request, nested ones
+	// counted (esi_max_includes). Default 256.
+	MaxIncludes int
+	// FragmentTimeout bounds each fragment, its nested fragments included
+	// (esi_fragment_timeout). Default 60s; negative means no bound.
+	FragmentTimeout time.Duration
+	// Logger receives warnings about markup and errors about fragments.
+	// Default slog.Default().
+	Logger *slog.Logger
+	// Fetch performs fragment requests. Required.
+	Fetch Fetch
+}
+
+// Fetch performs one fragment request. req is built for it: a GET without
+// a body for the resolved URI (URL.Path decoded, as location matching wants
+// it), with the parent's Host and the headers of FragmentHeader, and a
+// context that carries the fragment timeout and the nesting depth. parent is
+// the request of the page holding the include. Fetch may modify req. It must
+// honour req's context: that is how the timeout is enforced.
+type Fetch func(parent, req *http.Request) (*Fragment, error)
+
+// Fragment is the response to a fragment request.
+type Fragment struct {
+	Status int
+	Header http.Header
+	// Body is read to its end and closed by the processor; nil means empty.
+	Body io.ReadCloser
+	// Final says the body is to be spliced as it is, never processed as
+	// nested ESI: the fetcher ran the fragment through a chain that decides
+	// that itself (a server's subrequest through the location's own
+	// filters). Without it, a body of a processed type is processed by the
+	// including page, unless an esi Handler already saw the fragment request.
+	Final bool
+}
+
+// fragmentKey marks the context of a fragment request.
+type fragmentKey struct{}
+
+// fragmentInfo travels in a fragment request's context. depth and includes
+// let a Handler that serves the fragment request itself (an in-process
+// chain) continue the same bounds; claimed tells the including page that
+// such a Handler took charge of the fragment's ESI.
+type fragmentInfo struct {
+	depth    int
+	includes *atomic.Int32
+	claimed  atomic.Bool
+}
+
+// Depth returns how deep in ESI nesting a request is: 0 for a client
+// request, 1 for a fragment of its page, and so on.
+func Depth(ctx context.Context) int {
+	if fi, _ := ctx.Value(fragmentKey{}).(*fragmentInfo); fi != nil {
+		return fi.depth
+	}
+	return 0
+}
+
+type handler struct {
+	next    http.Handler
+	opts    Options
+	types   []string
+	anyType bool
+	log     *slog.Logger
+	bufs    chunkPool
+}
+
+// Handler returns middleware that processes the ESI markup of next's
+// responses of the configured types. It panics when opts.Fetch is nil.
+func Handler(next http.Handler, opts Options) http.Handler {
+	if opts.Fetch == nil {
+		panic("esi: Options.Fetch is nil")
+	}
+	if opts.BufferSize <= 0 {
+		opts.BufferSize = os.Getpagesize()
+	}
+	if opts.MaxDepth <= 0 {
+		opts.MaxDepth = DefaultMaxDepth
+	}
+	if opts.MaxIncludes <= 0 {
+		opts.MaxIncludes = DefaultMaxIncludes
+	}
+	if opts.FragmentTimeout == 0 {
+		opts.FragmentTimeout = DefaultFragmentTimeout
+	}
+	h := &handler{next: next, opts: opts, log: opts.Logger, types: []string{"text/html"}}
+	if h.log == nil {
+		h.log = slog.Default()
+	}
+	for _, t := range opts.Types {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if t == "*" {
+			h.anyType = true
+		}
+		h.types = append(h.types, t)
+	}
+	h.bufs.size = opts.BufferSize
+	return h
+}
+
+// processes reports whether a response of this Content-Type is processed.
+func (h *handler) processes(contentType string) bool {
+	if h.anyType {
+		return true
+	}
+	mt, _, _ := strings.Cut(contentType, ";")
+	mt = strings.TrimSpace(mt)
+	for _, t := range h.types {
+		if strings.EqualFold(mt, t) {
+			return true
+		}
+	}
+	return false
+}

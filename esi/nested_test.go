@@ -1,0 +1,126 @@
+package esi
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// chain serves /n/K: a page that includes /n/K+1, forever.
+func chain(w http.ResponseWriter, r *http.Request) {
+	k, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/n/"))
+	w.Header().Set("Content-Type", "text/html")
+	fmt.Fprintf(w, `[%d<esi:include src="/n/%d"/>]`, k, k+1)
+}
+
+func TestNestedDepthBound(t *testing.T) {
+	_, fetch := origin(t, http.HandlerFunc(chain))
+	for _, tc := range []struct {
+		depth int
+		want  string
+	}{
+		{0, "[1[2[3[4[5" + marker + "]]]]]"}, // default 5
+		{2, "[1[2" + marker + "]]"},
+		{1, "[1" + marker + "]"},
+	} {
+		log, sink := newLog()
+		srv := pageServer(t, Options{Fetch: fetch, MaxDepth: tc.depth, Logger: log}, htmlPage(`<esi:include src="/n/1"/>`))
+		if _, body := get(t, srv.URL+"/"); body != tc.want {
+			t.Errorf("MaxDepth %d: got %q, want %q", tc.depth, body, tc.want)
+		}
+		if !strings.Contains(sink.String(), "ESI nesting depth limit") {
+			t.Errorf("MaxDepth %d: no error logged:\n%s", tc.depth, sink)
+		}
+	}
+}
+
+// TestSelfIncludeInProcess serves fragments through a Handler of their own,
+// as a server's subrequests through an esi location do: that Handler
+// processes the fragment (here with silent errors, unlike the page's), and
+// the depth carried in the context stops a page that includes itself.
+func TestSelfIncludeInProcess(t *testing.T) {
+	log, sink := newLog()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/self", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `s<esi:include src="/self"/>`)
+	})
+	var inner http.Handler
+	inner = Handler(mux, Options{Fetch: func(parent, req *http.Request) (*Fragment, error) {
+		return FetchHandler(inner)(parent, req)
+	}, SilentErrors: true, Logger: log})
+	srv := pageServer(t, Options{Fetch: FetchHandler(inner), Logger: log}, mux.ServeHTTP)
+	_, body := get(t, srv.URL+"/self")
+	if body != "ssssss" {
+		t.Fatalf("got %q, want six pages and no marker", body)
+	}
+	if n := sink.count("ESI nesting depth limit 5"); n != 1 {
+		t.Fatalf("depth error logged %d times:\n%s", n, sink)
+	}
+}
+
+func TestSelfIncludeOverHTTP(t *testing.T) {
+	page := `s<esi:include src="/self"/>`
+	_, fetch := origin(t, htmlPage(page))
+	srv := pageServer(t, Options{Fetch: fetch, Logger: discardLog()}, htmlPage(page))
+	if _, body := get(t, srv.URL+"/self"); body != "ssssss"+marker {
+		t.Fatalf("got %q", body)
+	}
+}
+
+func TestFinalFragmentNotProcessed(t *testing.T) {
+	fetch := func(_, _ *http.Request) (*Fragment, error) {
+		h := http.Header{"Content-Type": {"text/html"}}
+		return &Fragment{Status: 200, Header: h, Body: io.NopCloser(strings.NewReader(`<esi:include src="/x"/>`)), Final: true}, nil
+	}
+	srv := pageServer(t, Options{Fetch: fetch}, htmlPage(`a<esi:include src="/f"/>b`))
+	if _, body := get(t, srv.URL+"/"); body != `a<esi:include src="/x"/>b` {
+		t.Fatalf("got %q", body)
+	}
+}
+
+func TestDepthInContext(t *testing.T) {
+	var depths []int
+	mux := http.NewServeMux()
+	mux.HandleFunc("/d", func(w http.ResponseWriter, r *http.Request) {
+		depths = append(depths, Depth(r.Context()))
+		w.Header().Set("Content-Type", "text/html")
+		if Depth(r.Context()) < 2 {
+			io.WriteString(w, `<esi:include src="/d"/>`)
+		}
+	})
+	var h http.Handler
+	h = Handler(mux, Options{Fetch: func(parent, req *http.Request) (*Fragment, error) { return FetchHandler(h)(parent, req) }})
+	srv := httptestServer(t, h)
+	get(t, srv.URL+"/d")
+	if fmt.Sprint(depths) != "[0 1 2]" {
+		t.Fatalf("depths %v", depths)
+	}
+}
+
+// TestInProcessFragmentNotReprocessed: a fragment served through a Handler
+// of its own is processed there, and only there.
+func TestInProcessFragmentNotReprocessed(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/frag", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<esi:foo/>`)
+	})
+	for _, inner := range []bool{false, true} {
+		log, sink := newLog()
+		var fetch Fetch = FetchHandler(mux)
+		if inner {
+			fetch = FetchHandler(Handler(mux, Options{Fetch: FetchHandler(mux), Logger: log}))
+		}
+		srv := pageServer(t, Options{Fetch: fetch, Logger: log}, htmlPage(`<esi:include src="/frag"/>`))
+		if _, body := get(t, srv.URL+"/"); body != `<esi:foo/>` {
+			t.Fatalf("got %q", body)
+		}
+		if n := sink.count("unknown ESI element"); n != 1 {
+			t.Errorf("inner Handler %v: fragment processed %d times", inner, n)
+		}
+	}
+}

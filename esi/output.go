@@ -1,0 +1,281 @@
+package esi
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"sync"
+)
+
+// output keeps a page in document order while fragments complete in any
+// order. It is a queue of text segments and fragment slots. Whoever finds
+// the head of the queue ready (the parser appending text, a fragment
+// completing) takes the writer role and writes everything that is ready, so
+// each part goes out as soon as it and everything before it are done.
+//
+// Text that arrives while nothing is pending is written at once from the
+// slice it came in, so a page with no pending fragment is never copied. Text
+// queued behind a pending fragment is kept by reference when it lies in a
+// buffer the page owns, and copied once when it was only lent (a Write).
+type output struct {
+	mu   sync.Mutex
+	cond sync.Cond
+	w    io.Writer
+	// flush pushes written bytes to the client; nil when w cannot flush.
+	flush func() error
+	bufs  *chunkPool
+
+	segs []seg
+	head int // segs[:head] are written (and zeroed)
+	hold int // index of the slot standing for an open <esi:remove>, or -1
+
+	writing     bool // a goroutine holds the writer role
+	dirty       bool // written since the last flush (or headers not sent)
+	flushWanted bool // the handler upstream asked for a flush
+	eager       bool // a fragment completed: flush once it is written
+	err         error
+
+	arena *chunk // where lent text is copied
+	fill  int
+}
+
+func newOutput(w io.Writer, flush func() error, bufs *chunkPool) *output {
+	o := &output{w: w, flush: flush, bufs: bufs, hold: -1, dirty: true}
+	o.cond.L = &o.mu
+	return o
+}
+
+// text appends document text. c is the chunk that data lies in when the
+// page owns it; stable data (parser memory) needs neither chunk nor copy;
+// other data is only lent and is copied if it cannot be written now.
+func (o *output) text(data []byte, c *chunk, stable bool) error {
+	if len(data) == 0 {
+		return nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.err != nil {
+		return o.err
+	}
+	if o.head == len(o.segs) && !o.writing {
+		o.writing = true
+		o.mu.Unlock()
+		_, err := o.w.Write(data)
+		o.mu.Lock()
+		o.dirty = true
+		o.setErr(err)
+		o.writing = false
+		o.pump()
+		return o.err
+	}
+	switch {
+	case c != nil:
+		c.ref()
+		o.segs = append(o.segs, seg{data: data, c: c})
+	case stable:
+		o.segs = append(o.segs, seg{data: data})
+	default:
+		o.retain(data)
+	}
+	return nil
+}
+
+// retain copies lent text into the arena, one segment per chunk touched.
+func (o *output) retain(data []byte) {
+	for len(data) > 0 {
+		if o.arena == nil || o.fill == len(o.arena.buf) {
+			if o.arena != nil {
+				o.arena.release()
+			}
+			o.arena, o.fill = o.bufs.get(), 0
+		}
+		n := copy(o.arena.buf[o.fill:], data)
+		o.arena.ref()
+		o.segs = append(o.segs, seg{data: o.arena.buf[o.fill : o.fill+n], c: o.arena})
+		o.fill += n
+		data = data[n:]
+	}
+}
+
+// slot appends the place of a fragment and returns it.
+func (o *output) slot() *slot {
+	o.mu.Lock()
+	s := o.pushSlot()
+	o.mu.Unlock()
+	return s
+}
+
+func (o *output) pushSlot() *slot {
+	s := &slot{}
+	o.segs = append(o.segs, seg{f: s})
+	// The text before a first pending fragment is flushed now: nothing else
+	// would push it to the client until the fragment arrives.
+	o.pump()
+	return s
+}
+
+// complete fills a slot and writes whatever became ready. What a fragment
+// releases is flushed at once: the handler writing the page may be waiting
+// on its upstream, and nothing else would push these bytes to the client.
+func (o *output) complete(s *slot, parts []seg) {
+	o.mu.Lock()
+	s.parts, s.done = parts, true
+	o.eager = true
+	o.pump()
+	o.mu.Unlock()
+}
+
+// holdRemove starts holding an <esi:remove> block: the text after it waits
+// behind an unfinished slot until the block is decided.
+func (o *output) holdRemove() {
+	o.mu.Lock()
+	o.pushSlot()
+	// Only the parser appends, and a pending slot is never passed, so the
+	// index stays valid until the block is decided.
+	o.hold = len(o.segs) - 1
+	o.mu.Unlock()
+}
+
+// dropRemove drops the held block: its slot and everything after it.
+func (o *output) dropRemove() {
+	o.mu.Lock()
+	if o.hold >= 0 {
+		for i := o.hold; i < len(o.segs); i++ {
+			o.segs[i].release()
+		}
+		o.segs = o.segs[:o.hold]
+		o.hold = -1
+		o.pump()
+	}
+	o.mu.Unlock()
+}
+
+// keepRemove gives the held block up as unclosed: it is written as it was.
+func (o *output) keepRemove() {
+	o.mu.Lock()
+	if o.hold >= 0 {
+		o.segs[o.hold].f.done = true
+		o.hold = -1
+		o.pump()
+	}
+	o.mu.Unlock()
+}
+
+// requestFlush is Flush from the handler that produces the page.
+func (o *output) requestFlush() {
+	o.mu.Lock()
+	o.flushWanted = true
+	o.pump()
+	o.mu.Unlock()
+}
+
+func (o *output) failed() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.err
+}
+
+func (o *output) setErr(err error) {
+	if err != nil && o.err == nil {
+		o.err = err
+	}
+}
+
+// pump takes the writer role, unless someone holds it, and writes every
+// ready segment at the head of the queue. It flushes when it stops at a
+// pending fragment, when asked to (flushWanted: kept until the queue has
+// drained, so a flush is not lost behind a fragment), and after a fragment
+// completed (eager). o.mu is held on entry and exit and released while
+// writing.
+func (o *output) pump() {
+	if o.writing {
+		return
+	}
+	o.writing = true
+	for o.err == nil {
+		start := o.head
+		for o.head < len(o.segs) && (o.segs[o.head].f == nil || o.segs[o.head].f.done) {
+			o.head++
+		}
+		if o.head > start {
+			batch := o.segs[start:o.head]
+			o.mu.Unlock()
+			err := o.writeBatch(batch)
+			o.mu.Lock()
+			// Released under the lock: the parser may be copying the array
+			// these entries are in while it appends.
+			for i := range batch {
+				batch[i].release()
+			}
+			o.dirty = true
+			o.setErr(err)
+			if o.head == len(o.segs) {
+				o.segs, o.head = o.segs[:0], 0
+			}
+			continue
+		}
+		stalled := o.head < len(o.segs)
+		if o.flush == nil || !o.dirty || !(stalled || o.flushWanted || o.eager) {
+			break
+		}
+		o.dirty, o.eager = false, false
+		if !stalled {
+			o.flushWanted = false
+		}
+		o.mu.Unlock()
+		err := o.flush()
+		o.mu.Lock()
+		if errors.Is(err, http.ErrNotSupported) {
+			o.flush, err = nil, nil // asked once, not on every stall
+		}
+		o.setErr(err)
+	}
+	o.writing = false
+	o.cond.Broadcast()
+}
+
+// writeBatch writes ready segments, which nobody changes while the writer
+// role is held, up to the first error.
+func (o *output) writeBatch(batch []seg) error {
+	for _, s := range batch {
+		if s.f == nil {
+			if _, err := o.w.Write(s.data); err != nil {
+				return err
+			}
+			continue
+		}
+		for _, p := range s.f.parts {
+			if _, err := o.w.Write(p.data); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// wait writes everything and returns when the queue is empty, or when
+// writing failed and no one is writing any more.
+func (o *output) wait() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.pump()
+	for o.writing || (o.err == nil && o.head < len(o.segs)) {
+		o.cond.Wait()
+	}
+	return o.err
+}
+
+// discard releases what is left once no fragment can complete any more:
+// after a failed write, the queue's unwritten buffers; always, the arena.
+func (o *output) discard() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i := o.head; i < len(o.segs); i++ {
+		o.segs[i].release()
+	}
+	o.segs, o.head = o.segs[:0], 0
+	if o.arena != nil {
+		o.arena.release()
+		o.arena = nil
+	}
+}

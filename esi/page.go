@@ -1,0 +1,136 @@
+package esi
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+)
+
+// page processes one document: the client's page or, nested, a fragment.
+type page struct {
+	h        *handler
+	req      *http.Request // the page's request: includes resolve against it
+	ctx      context.Context
+	cancel   context.CancelFunc
+	depth    int
+	includes *atomic.Int32 // shared by every page of one client request
+	out      *output
+	parser   Parser
+	wg       sync.WaitGroup // fragment goroutines
+
+	cur       *chunk // the owned chunk being parsed, nil while parsing lent bytes
+	overLimit bool   // the include limit was reported for this page
+}
+
+func newPage(ctx context.Context, h *handler, req *http.Request, depth int, includes *atomic.Int32, out *output) *page {
+	p := &page{h: h, req: req, depth: depth, includes: includes, out: out}
+	p.ctx, p.cancel = context.WithCancel(ctx)
+	p.parser.emit = p.event
+	return p
+}
+
+// write parses bytes that are only lent (an http.ResponseWriter's Write).
+func (p *page) write(b []byte) (int, error) {
+	p.cur = nil
+	p.parser.Feed(b)
+	if err := p.out.failed(); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// readFrom parses what r yields, read into chunks the page owns, so that
+// text waiting behind a pending fragment is kept without a copy. A chunk is
+// filled by successive reads before the next is taken.
+func (p *page) readFrom(r io.Reader) (int64, error) {
+	var total int64
+	c, fill := p.h.bufs.get(), 0
+	defer func() { c.release() }()
+	for {
+		if fill == len(c.buf) {
+			c.release()
+			c, fill = p.h.bufs.get(), 0
+		}
+		n, err := r.Read(c.buf[fill:])
+		if n > 0 {
+			total += int64(n)
+			p.cur = c
+			p.parser.Feed(c.buf[fill : fill+n])
+			p.cur = nil
+			fill += n
+		}
+		if oerr := p.out.failed(); oerr != nil {
+			return total, oerr
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+// event carries out one parser event.
+func (p *page) event(ev *Event) {
+	if ev.Warning != "" {
+		p.h.log.LogAttrs(p.ctx, slog.LevelWarn, "esi: "+ev.Warning,
+			slog.String("uri", p.req.URL.RequestURI()), slog.Int64("offset", ev.Off))
+	}
+	switch ev.Kind {
+	case KindText, KindPass, KindRemoved:
+		p.text(ev)
+	case KindInclude:
+		p.include(ev)
+	case KindRemoveOpen:
+		p.out.holdRemove()
+		p.text(ev)
+	case KindRemoveClose:
+		p.out.dropRemove()
+	case KindRemoveUnclosed:
+		p.out.keepRemove()
+	}
+}
+
+func (p *page) text(ev *Event) {
+	c := p.cur
+	if ev.Stable {
+		c = nil
+	}
+	// A write error is kept by the output and reported by write/readFrom.
+	_ = p.out.text(ev.Data, c, ev.Stable)
+}
+
+// finish ends the document: it settles what the parser holds, waits for
+// every fragment and writes the rest.
+func (p *page) finish() error {
+	p.cur = nil
+	p.parser.Close()
+	err := p.out.wait()
+	if err != nil {
+		p.cancel() // nobody will read what pending fragments bring
+	}
+	p.wg.Wait()
+	p.out.discard()
+	p.cancel()
+	return err
+}
+
+// abort stops a page whose producer failed: fragments are cancelled and
+// nothing more is written.
+func (p *page) abort(err error) {
+	p.out.mu.Lock()
+	p.out.setErr(err)
+	p.out.mu.Unlock()
+	p.cancel()
+	p.wg.Wait()
+	p.out.mu.Lock()
+	for p.out.writing {
+		p.out.cond.Wait()
+	}
+	p.out.mu.Unlock()
+	p.out.discard()
+}

@@ -1,0 +1,128 @@
+package esi
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// parse feeds pieces to a Parser and renders its events the way a page
+// does, with includes shown as {src|alt|continue}. It also checks that the
+// events cover the stream exactly once, in order, each with its own bytes:
+// what a recorded parse plan relies on.
+func parse(t testing.TB, pieces ...[]byte) (string, []Event) {
+	t.Helper()
+	stream := bytes.Join(pieces, nil)
+	var out, held strings.Builder
+	var events []Event
+	var pos int64
+	p := NewParser(func(ev *Event) {
+		if ev.Off != pos {
+			t.Fatalf("event %v at offset %d, want %d", ev.Kind, ev.Off, pos)
+		}
+		if ev.Len > 0 && !bytes.Equal(ev.Data, stream[ev.Off:ev.Off+int64(ev.Len)]) {
+			t.Fatalf("event %v at %d: data %q is not the stream's %q", ev.Kind, ev.Off, ev.Data, stream[ev.Off:ev.Off+int64(ev.Len)])
+		}
+		pos += int64(ev.Len)
+		e := *ev
+		e.Data = bytes.Clone(ev.Data)
+		events = append(events, e)
+		switch ev.Kind {
+		case KindText, KindPass:
+			out.Write(ev.Data)
+		case KindInclude:
+			fmt.Fprintf(&out, "{%s|%s|%v}", ev.Src, ev.Alt, ev.Continue)
+		case KindRemoveOpen, KindRemoved:
+			held.Write(ev.Data)
+		case KindRemoveClose:
+			held.Reset()
+		case KindRemoveUnclosed:
+			out.WriteString(held.String())
+			held.Reset()
+		}
+	})
+	for _, piece := range pieces {
+		p.Feed(piece)
+	}
+	p.Close()
+	if pos != int64(len(stream)) {
+		t.Fatalf("events cover %d bytes of %d", pos, len(stream))
+	}
+	return out.String(), events
+}
+
+func TestParserEvents(t *testing.T) {
+	doc := `ab<esi:include src="/x" alt='/y' onerror="continue"/>c<!--esi d-->e<esi:remove>f</esi:remove>g<esi:foo/>`
+	_, events := parse(t, []byte(doc))
+	type step struct {
+		kind Kind
+		off  int64
+		n    int
+	}
+	want := []step{
+		{KindText, 0, 2}, {KindInclude, 2, 51}, {KindText, 53, 1}, {KindDrop, 54, 7}, {KindText, 61, 2},
+		{KindDrop, 63, 3}, {KindText, 66, 1}, {KindRemoveOpen, 67, 12}, {KindRemoved, 79, 1},
+		{KindRemoveClose, 80, 13}, {KindText, 93, 1}, {KindPass, 94, 10},
+	}
+	if len(events) != len(want) {
+		t.Fatalf("got %d events: %+v", len(events), events)
+	}
+	for i, w := range want {
+		if e := events[i]; e.Kind != w.kind || e.Off != w.off || e.Len != w.n {
+			t.Errorf("event %d: got kind %d at %d+%d, want kind %d at %d+%d", i, e.Kind, e.Off, e.Len, w.kind, w.off, w.n)
+		}
+	}
+	if inc := events[1]; inc.Src != "/x" || inc.Alt != "/y" || !inc.Continue {
+		t.Errorf("include attributes: %+v", inc)
+	}
+	if events[11].Warning == "" {
+		t.Error("unknown element without a warning")
+	}
+}
+
+// TestParserSplitsEverywhere checks the parser alone on the markup cases:
+// split in two at every byte, and fed one byte at a time.
+func TestParserSplitsEverywhere(t *testing.T) {
+	for _, tc := range markupCases {
+		doc := []byte(tc.doc)
+		whole, _ := parse(t, doc)
+		for k := 0; k <= len(doc); k++ {
+			if got, _ := parse(t, doc[:k], doc[k:]); got != whole {
+				t.Fatalf("%s: split at %d: got %q, want %q", tc.name, k, got, whole)
+			}
+		}
+		var bytewise [][]byte
+		for i := range doc {
+			bytewise = append(bytewise, doc[i:i+1])
+		}
+		if got, _ := parse(t, bytewise...); got != whole {
+			t.Fatalf("%s: byte by byte: got %q, want %q", tc.name, got, whole)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, tc := range markupCases {
+		f.Add([]byte(tc.doc), uint16(len(tc.doc)/2))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte, split uint16) {
+		k := int(split) % (len(doc) + 1)
+		whole, _ := parse(t, doc)
+		if got, _ := parse(t, doc[:k], doc[k:]); got != whole {
+			t.Fatalf("split at %d: got %q, want %q", k, got, whole)
+		}
+		var bytewise [][]byte
+		for i := range doc {
+			bytewise = append(bytewise, doc[i:i+1])
+		}
+		if got, _ := parse(t, bytewise...); got != whole {
+			t.Fatalf("byte by byte: got %q, want %q", got, whole)
+		}
+		if !bytes.Contains(doc, []byte("<esi:")) && !bytes.Contains(doc, []byte("</esi:")) && !bytes.Contains(doc, []byte("<!--esi")) {
+			if whole != string(doc) {
+				t.Fatalf("a document without ESI changed: %q -> %q", doc, whole)
+			}
+		}
+	})
+}

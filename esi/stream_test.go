@@ -1,0 +1,154 @@
+package esi
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// origin starts a loopback server for fragments and returns a Fetch to it.
+func origin(t testing.TB, h http.Handler) (*httptest.Server, Fetch) {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	u, _ := url.Parse(srv.URL)
+	return srv, HTTPFetch(srv.Client(), u)
+}
+
+// delay answers with the path after d, or gives up when the request does.
+func delay(d time.Duration) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(d):
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, r.URL.Path)
+	}
+}
+
+func TestFragmentsInParallel(t *testing.T) {
+	_, fetch := origin(t, delay(200*time.Millisecond))
+	var doc, want strings.Builder
+	for i := range 8 {
+		fmt.Fprintf(&doc, `<p><esi:include src="/frag/%d"/>`, i)
+		fmt.Fprintf(&want, `<p>/frag/%d`, i)
+	}
+	srv := pageServer(t, Options{Fetch: fetch}, htmlPage(doc.String()))
+	start := time.Now()
+	_, body := get(t, srv.URL+"/")
+	elapsed := time.Since(start)
+	if body != want.String() {
+		t.Fatalf("got %q", body)
+	}
+	// One after another would take 1.6 s; two rounds, 400 ms.
+	if elapsed > 350*time.Millisecond {
+		t.Fatalf("8 fragments of 200 ms took %v", elapsed)
+	}
+	t.Logf("8 fragments of 200 ms each: %v", elapsed)
+}
+
+// reader collects a response body as it arrives.
+type reader struct {
+	mu   sync.Mutex
+	got  strings.Builder
+	done chan struct{}
+}
+
+func readAsync(body io.ReadCloser) *reader {
+	r := &reader{done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		defer body.Close()
+		buf := make([]byte, 1024)
+		for {
+			n, err := body.Read(buf)
+			r.mu.Lock()
+			r.got.Write(buf[:n])
+			r.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return r
+}
+
+func (r *reader) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.got.String()
+}
+
+// waitFor waits until the body read so far is want.
+func (r *reader) waitFor(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for r.String() != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("body so far %q, want %q", r.String(), want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestStreamsInDocumentOrder(t *testing.T) {
+	gates := map[string]chan struct{}{"/s1": make(chan struct{}), "/s2": make(chan struct{})}
+	_, fetch := origin(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if gate := gates[r.URL.Path]; gate != nil {
+			select {
+			case <-gate:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		io.WriteString(w, strings.ToUpper(r.URL.Path[1:]))
+	}))
+	doc := `head<esi:include src="/s1"/>mid<esi:include src="/f"/><esi:include src="/s2"/>tail`
+	srv := pageServer(t, Options{Fetch: fetch}, htmlPage(doc))
+	resp, err := http.Get(srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := readAsync(resp.Body)
+
+	// Text before the first pending fragment is sent at once.
+	body.waitFor(t, "head")
+	// A fragment that is done waits for the ones before it.
+	close(gates["/s2"])
+	time.Sleep(100 * time.Millisecond)
+	if got := body.String(); got != "head" {
+		t.Fatalf("wrote %q past a pending fragment", got)
+	}
+	// Once the first is done, everything up to the next pending part goes.
+	close(gates["/s1"])
+	body.waitFor(t, "headS1midFS2tail")
+	<-body.done
+}
+
+func TestFlushFromHandler(t *testing.T) {
+	gate := make(chan struct{})
+	srv := pageServer(t, Options{Fetch: FetchHandler(fragments())}, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `one <esi:include src="/f/a"/>`)
+		w.(http.Flusher).Flush()
+		<-gate
+		io.WriteString(w, " two")
+	})
+	resp, err := http.Get(srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := readAsync(resp.Body)
+	body.waitFor(t, "one A")
+	close(gate)
+	body.waitFor(t, "one A two")
+	<-body.done
+}

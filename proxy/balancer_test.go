@@ -1,0 +1,296 @@
+package proxy
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Behaviours of a namedOrigin.
+const (
+	modeOK      = iota // answer with the origin's name (and the body size)
+	modeDrop           // close each connection as soon as it is accepted
+	modeHangUp         // read the request head, then close without answering
+	modeSilent         // read the request, never answer
+	modeGarbage        // answer with something that is not HTTP
+	mode500            // answer 500
+)
+
+// namedOrigin is a loopback origin whose behaviour a test switches.
+type namedOrigin struct {
+	*rawOrigin
+	name     string
+	mode     atomic.Int32
+	accepted atomic.Int32
+	served   atomic.Int32
+}
+
+func newNamedOrigin(t *testing.T, name string, mode int) *namedOrigin {
+	t.Helper()
+	o := &namedOrigin{name: name}
+	o.mode.Store(int32(mode))
+	o.rawOrigin = newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
+		o.accepted.Add(1)
+		for {
+			switch o.mode.Load() {
+			case modeDrop:
+				return
+			case modeHangUp:
+				http.ReadRequest(br)
+				return
+			}
+			req, err := http.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			n, _ := io.Copy(io.Discard, req.Body)
+			switch o.mode.Load() {
+			case modeSilent:
+				io.Copy(io.Discard, br)
+				return
+			case modeGarbage:
+				io.WriteString(c, "NOT HTTP AT ALL\r\n\r\n")
+				return
+			case mode500:
+				io.WriteString(c, "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 4\r\n\r\noops")
+				continue
+			}
+			o.served.Add(1)
+			body := o.name
+			if n > 0 {
+				body = fmt.Sprintf("%s:%d", o.name, n)
+			}
+			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+		}
+	})
+	return o
+}
+
+func TestWeightedRoundRobin(t *testing.T) {
+	a, b := newNamedOrigin(t, "a", modeOK), newNamedOrigin(t, "b", modeOK)
+	sa, sb := server(a.addr()), server(b.addr())
+	sa.Weight, sb.Weight = 3, 1
+	up := mustUpstream(t, "backend", 0, sa, sb)
+	f := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up}))
+	var seq strings.Builder
+	for i := 0; i < 8; i++ {
+		_, body, _ := get(t, f.URL+"/")
+		seq.WriteString(body)
+	}
+	if seq.String() != "aabaaaba" {
+		t.Errorf("weights 3:1 gave %q, want the smooth aaba aaba", seq.String())
+	}
+
+	x, y, z := newNamedOrigin(t, "x", modeOK), newNamedOrigin(t, "y", modeOK), newNamedOrigin(t, "z", modeOK)
+	sx := server(x.addr())
+	sx.Weight = 5
+	up = mustUpstream(t, "five", 0, sx, server(y.addr()), server(z.addr()))
+	f = newFront(t, proxyTo(t, "http://five", Options{Upstream: up}))
+	seq.Reset()
+	for i := 0; i < 7; i++ {
+		_, body, _ := get(t, f.URL+"/")
+		seq.WriteString(body)
+	}
+	if seq.String() != "xxyxzxx" {
+		t.Errorf("weights 5:1:1 gave %q, want xxyxzxx", seq.String())
+	}
+}
+
+func TestMaxFailsAndRecovery(t *testing.T) {
+	a, b := newNamedOrigin(t, "a", modeDrop), newNamedOrigin(t, "b", modeOK)
+	sa := server(a.addr())
+	sa.FailTimeout = 300 * time.Millisecond
+	up := mustUpstream(t, "backend", 0, sa, server(b.addr()))
+	logs := &logBuffer{}
+	f := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up, Logger: logs.logger()}))
+
+	if status, body, _ := get(t, f.URL+"/x"); status != 200 || body != "b" {
+		t.Fatalf("first request: %d %q", status, body)
+	}
+	if got, want := f.lastVar("upstream_addr"), a.addr()+", "+b.addr(); got != want {
+		t.Errorf("$upstream_addr %q, want %q", got, want)
+	}
+	if got := f.lastVar("upstream_status"); got != "502, 200" {
+		t.Errorf("$upstream_status %q", got)
+	}
+	for _, want := range []string{
+		"level=ERROR", "while reading response header from upstream",
+		"level=WARN", "upstream server temporarily disabled",
+		`upstream=http://` + a.addr() + "/x",
+	} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, logs)
+		}
+	}
+
+	// Within fail_timeout the failed server gets nothing.
+	for i := 0; i < 4; i++ {
+		get(t, f.URL+"/")
+		if got := f.lastVar("upstream_addr"); got != b.addr() {
+			t.Errorf("request %d went to %q while a was out", i, got)
+		}
+	}
+	if got := a.accepted.Load(); got != 1 {
+		t.Errorf("a accepted %d connections while out of rotation", got)
+	}
+
+	// After fail_timeout a recovered server is back in rotation.
+	a.mode.Store(modeOK)
+	time.Sleep(350 * time.Millisecond)
+	for i := 0; i < 6; i++ {
+		if status, _, _ := get(t, f.URL+"/"); status != 200 {
+			t.Fatalf("status %d", status)
+		}
+		if strings.Contains(f.lastVar("upstream_status"), "502") {
+			t.Errorf("failure after recovery: %s", f.lastVar("upstream_status"))
+		}
+	}
+	if a.served.Load() < 2 {
+		t.Errorf("a served %d requests after recovery, want it back in rotation", a.served.Load())
+	}
+}
+
+func TestMaxFailsZeroNeverDisables(t *testing.T) {
+	a, b := newNamedOrigin(t, "a", modeDrop), newNamedOrigin(t, "b", modeOK)
+	sa := server(a.addr())
+	sa.MaxFails = 0
+	up := mustUpstream(t, "backend", 0, sa, server(b.addr()))
+	f := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up}))
+	for i := 0; i < 6; i++ {
+		if status, body, _ := get(t, f.URL+"/"); status != 200 || body != "b" {
+			t.Fatalf("request %d: %d %q", i, status, body)
+		}
+	}
+	// Every other request picks a first, fails over to b.
+	if got := a.accepted.Load(); got != 3 {
+		t.Errorf("a was tried %d times in 6 requests, want 3", got)
+	}
+}
+
+func TestBackupServers(t *testing.T) {
+	a, c := newNamedOrigin(t, "a", modeOK), newNamedOrigin(t, "c", modeOK)
+	sc := server(c.addr())
+	sc.Backup = true
+	up := mustUpstream(t, "backend", 0, server(a.addr()), sc)
+	f := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up}))
+	for i := 0; i < 4; i++ {
+		if _, body, _ := get(t, f.URL+"/"); body != "a" {
+			t.Errorf("request %d answered by %q while the primary is up", i, body)
+		}
+	}
+	a.mode.Store(modeDrop)
+	if status, body, _ := get(t, f.URL+"/"); status != 200 || body != "c" {
+		t.Errorf("primary down: %d %q, want the backup", status, body)
+	}
+	if got, want := f.lastVar("upstream_addr"), a.addr()+", "+c.addr(); got != want {
+		t.Errorf("$upstream_addr %q, want %q", got, want)
+	}
+	// The primary is now out for fail_timeout: the backup answers directly.
+	if _, body, _ := get(t, f.URL+"/"); body != "c" || f.lastVar("upstream_addr") != c.addr() {
+		t.Errorf("got %q via %q", body, f.lastVar("upstream_addr"))
+	}
+}
+
+func TestNoLiveUpstreams(t *testing.T) {
+	a, b := newNamedOrigin(t, "a", modeDrop), newNamedOrigin(t, "b", modeDrop)
+	up := mustUpstream(t, "backend", 0, server(a.addr()), server(b.addr()))
+	logs := &logBuffer{}
+	f := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up, Logger: logs.logger()}))
+	if status, _, _ := get(t, f.URL+"/"); status != 502 {
+		t.Errorf("all failing: status %d", status)
+	}
+	if got := f.lastVar("upstream_status"); got != "502, 502" {
+		t.Errorf("$upstream_status %q", got)
+	}
+	// Both are now out of rotation.
+	if status, _, _ := get(t, f.URL+"/"); status != 502 {
+		t.Errorf("none live: status %d", status)
+	}
+	if got := f.lastVar("upstream_addr"); got != "backend" {
+		t.Errorf("$upstream_addr %q, want the group name", got)
+	}
+	if !strings.Contains(logs.String(), "no live upstreams while connecting to upstream") {
+		t.Errorf("log: %s", logs)
+	}
+	if a.accepted.Load() != 1 || b.accepted.Load() != 1 {
+		t.Errorf("servers out of rotation were tried: %d %d", a.accepted.Load(), b.accepted.Load())
+	}
+}
+
+func TestSingleServerIsNeverDisabled(t *testing.T) {
+	a := newNamedOrigin(t, "a", modeDrop)
+	up := mustUpstream(t, "backend", 0, server(a.addr()))
+	f := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up}))
+	for i := 0; i < 3; i++ {
+		if status, _, _ := get(t, f.URL+"/"); status != 502 {
+			t.Errorf("status %d", status)
+		}
+	}
+	a.mode.Store(modeOK)
+	if status, body, _ := get(t, f.URL+"/"); status != 200 || body != "a" {
+		t.Errorf("recovered server: %d %q", status, body)
+	}
+	if got := a.accepted.Load(); got != 4 {
+		t.Errorf("a was tried %d times, want every time", got)
+	}
+}
+
+func TestNextUpstream(t *testing.T) {
+	post := func(t *testing.T, url, method, body string) (int, string) {
+		req, _ := http.NewRequest(method, url, strings.NewReader(body))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	tests := []struct {
+		name       string
+		firstMode  int
+		method     string
+		body       string
+		readTO     time.Duration
+		wantStatus int
+		wantBody   string
+		wantUpStat string
+	}{
+		{"GET after a refused connection", modeDrop, "GET", "", 0, 200, "b", "502, 200"},
+		{"GET after a read timeout", modeSilent, "GET", "", 150 * time.Millisecond, 200, "b", "504, 200"},
+		{"POST not retried once sent", modeHangUp, "POST", "data", 0, 502, "", "502"},
+		{"PUT with a streamed body not retried", modeHangUp, "PUT", "data", 0, 502, "", "502"},
+		{"invalid header not retried", modeGarbage, "GET", "", 0, 502, "", "502"},
+		{"500 passed through", mode500, "GET", "", 0, 500, "oops", "500"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := newNamedOrigin(t, "a", tt.firstMode), newNamedOrigin(t, "b", modeOK)
+			up := mustUpstream(t, "backend", 0, server(a.addr()), server(b.addr()))
+			f := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up, ReadTimeout: tt.readTO}))
+			status, body := post(t, f.URL+"/", tt.method, tt.body)
+			if status != tt.wantStatus || (tt.wantBody != "" && body != tt.wantBody) {
+				t.Errorf("got %d %q, want %d %q", status, body, tt.wantStatus, tt.wantBody)
+			}
+			if got := f.lastVar("upstream_status"); got != tt.wantUpStat {
+				t.Errorf("$upstream_status %q, want %q", got, tt.wantUpStat)
+			}
+		})
+	}
+
+	t.Run("POST retried after a connect failure", func(t *testing.T) {
+		b := newNamedOrigin(t, "b", modeOK)
+		up := mustUpstream(t, "backend", 0, server(refusedAddr(t)), server(b.addr()))
+		f := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up}))
+		status, body := post(t, f.URL+"/", "POST", "payload")
+		if status != 200 || body != "b:7" {
+			t.Errorf("got %d %q, want the body delivered to b", status, body)
+		}
+	})
+}

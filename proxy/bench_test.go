@@ -1,0 +1,133 @@
+package proxy
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+)
+
+var originBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
+
+// fastOrigin answers every request head with the same small response,
+// without allocating, so that allocations measured are the proxy's.
+func fastOrigin(b *testing.B) string {
+	b.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ln.Close() })
+	response := []byte("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n\r\nHello, world!")
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				bp := originBufs.Get().(*[]byte)
+				defer originBufs.Put(bp)
+				buf := *bp
+				n := 0
+				for {
+					m, err := c.Read(buf[n:])
+					if err != nil {
+						return
+					}
+					n += m
+					for {
+						i := bytes.Index(buf[:n], []byte("\r\n\r\n"))
+						if i < 0 {
+							break
+						}
+						if _, err := c.Write(response); err != nil {
+							return
+						}
+						n = copy(buf, buf[i+4:n])
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// discardWriter is a ResponseWriter that keeps nothing.
+type discardWriter struct{ h http.Header }
+
+func (d *discardWriter) Header() http.Header         { return d.h }
+func (d *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
+func (d *discardWriter) WriteHeader(int)             {}
+
+func BenchmarkServeHTTP(b *testing.B) {
+	for _, bc := range []struct {
+		name      string
+		keepalive int
+		opts      Options
+	}{
+		{"keepalive", 8, Options{HTTPVersion: "1.1", SetHeaders: keepaliveHeaders}},
+		{"new connection per request", 0, Options{}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			addr := fastOrigin(b)
+			up, err := NewUpstream("backend", []Server{{Addr: addr}}, bc.keepalive)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer up.CloseIdle()
+			pass, _ := ParsePass("http://backend")
+			opts := bc.opts
+			opts.Pass, opts.Upstream = pass, up
+			h, err := New(opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			req := httptest.NewRequest(http.MethodGet, "/path/to/resource?q=1", nil)
+			req.Header.Set("User-Agent", "bench")
+			req.Header.Set("Accept", "*/*")
+			req.Header.Set("Accept-Encoding", "gzip, br")
+			w := &discardWriter{h: make(http.Header)}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				clear(w.h)
+				h.ServeHTTP(w, req)
+			}
+		})
+	}
+}
+
+// BenchmarkProxyLoopback is a whole proxied request: client, the proxy in
+// an http.Server, and an origin, all over loopback with keepalive.
+func BenchmarkProxyLoopback(b *testing.B) {
+	addr := fastOrigin(b)
+	up, err := NewUpstream("backend", []Server{{Addr: addr}}, 8)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer up.CloseIdle()
+	pass, _ := ParsePass("http://backend")
+	h, err := New(Options{Pass: pass, Upstream: up, HTTPVersion: "1.1", SetHeaders: keepaliveHeaders})
+	if err != nil {
+		b.Fatal(err)
+	}
+	front := httptest.NewServer(h)
+	defer front.Close()
+	client := front.Client()
+	url := front.URL + "/path/to/resource"
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		resp, err := client.Get(url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+}

@@ -1,0 +1,185 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// maxHeaderBytes bounds an upstream response header; more is answered
+// with 502 ("upstream sent too big header").
+const maxHeaderBytes = 64 << 10
+
+var errHeaderTooBig = errors.New("upstream sent too big header")
+
+var (
+	readerPool sync.Pool // *bufio.Reader
+	writerPool sync.Pool // *bufio.Writer
+)
+
+// conn is one connection to an upstream server. A request owns it from
+// dial or pool checkout until it goes back to the pool or is closed.
+type conn struct {
+	dc   *deadlineConn
+	nc   net.Conn // dc, or a TLS client over dc
+	br   *bufio.Reader
+	bw   *bufio.Writer
+	peer *peer
+
+	requests  int       // requests begun on this connection
+	idleSince time.Time // when it last went into the pool
+	nread     int64     // bytes read since the current request began
+	limit     int       // bytes the response header may still take; -1: no limit
+	probe     [1]byte
+}
+
+func newConn(dc *deadlineConn, nc net.Conn, p *peer) *conn {
+	c := &conn{dc: dc, nc: nc, peer: p, limit: -1}
+	if v, ok := readerPool.Get().(*bufio.Reader); ok {
+		v.Reset(c)
+		c.br = v
+	} else {
+		c.br = bufio.NewReader(c)
+	}
+	if v, ok := writerPool.Get().(*bufio.Writer); ok {
+		v.Reset(nc)
+		c.bw = v
+	} else {
+		c.bw = bufio.NewWriter(nc)
+	}
+	return c
+}
+
+// Read is what c.br reads through: it counts bytes, so that a failure can
+// tell a stale keepalive connection (nothing read) from a broken response,
+// and enforces the header size limit.
+func (c *conn) Read(p []byte) (int, error) {
+	if c.limit >= 0 {
+		if c.limit == 0 {
+			return 0, errHeaderTooBig
+		}
+		if len(p) > c.limit {
+			p = p[:c.limit]
+		}
+	}
+	n, err := c.nc.Read(p)
+	c.nread += int64(n)
+	if c.limit >= 0 {
+		c.limit -= n
+	}
+	return n, err
+}
+
+// begin prepares c for a request with the handler's timeouts. Reads wait
+// without a deadline until the request is sent (see deadlineConn.arm).
+func (c *conn) begin(read, send time.Duration) {
+	c.dc.read, c.dc.send = read, send
+	c.dc.armed.Store(false)
+	_ = c.dc.Conn.SetReadDeadline(time.Time{})
+	c.nread = 0
+	c.requests++
+}
+
+// alive reports whether an idle connection is still open and silent: the
+// server has not closed it and sent nothing unasked. The check reads the
+// TCP socket without blocking.
+func (c *conn) alive() bool {
+	if c.br.Buffered() > 0 {
+		return false
+	}
+	raw := c.dc.Conn
+	if raw.SetReadDeadline(time.Unix(1, 0)) != nil {
+		return false
+	}
+	n, err := raw.Read(c.probe[:])
+	if raw.SetReadDeadline(time.Time{}) != nil {
+		return false
+	}
+	return n == 0 && isTimeout(err)
+}
+
+// abort closes the socket under c so that any goroutine blocked on it
+// returns; c's buffers stay in place until close.
+func (c *conn) abort() {
+	_ = c.dc.Conn.Close()
+}
+
+// close closes the connection and recycles its buffers. Only the owner
+// calls it, once no other goroutine uses c.
+func (c *conn) close() {
+	c.abort()
+	if c.br != nil {
+		c.br.Reset(nil)
+		readerPool.Put(c.br)
+		c.bw.Reset(nil)
+		writerPool.Put(c.bw)
+		c.br, c.bw = nil, nil
+	}
+}
+
+// deadlineConn turns the proxy's timeouts into socket deadlines: each Read
+// may wait ReadTimeout for data and each Write SendTimeout for progress, so
+// the limits apply between successive operations, not to the whole
+// response, as NGINX's proxy_read_timeout and proxy_send_timeout do.
+type deadlineConn struct {
+	net.Conn
+	read, send time.Duration
+	armed      atomic.Bool // reads are timed: the request has been sent
+}
+
+func (d *deadlineConn) Read(p []byte) (int, error) {
+	if d.read > 0 && d.armed.Load() {
+		if err := d.Conn.SetReadDeadline(time.Now().Add(d.read)); err != nil {
+			return 0, err
+		}
+	}
+	return d.Conn.Read(p)
+}
+
+func (d *deadlineConn) Write(p []byte) (int, error) {
+	if d.send > 0 {
+		if err := d.Conn.SetWriteDeadline(time.Now().Add(d.send)); err != nil {
+			return 0, err
+		}
+	}
+	return d.Conn.Write(p)
+}
+
+// arm starts the read timeout once the request is sent; a read already
+// waiting picks up the new deadline.
+func (d *deadlineConn) arm() {
+	d.armed.Store(true)
+	if d.read > 0 {
+		_ = d.Conn.SetReadDeadline(time.Now().Add(d.read))
+	}
+}
+
+// dial opens a new connection to p within the connect timeout, which also
+// covers the TLS handshake.
+func (h *Handler) dial(ctx context.Context, p *peer) (*conn, error) {
+	d := net.Dialer{Timeout: h.connectTimeout}
+	raw, err := d.DialContext(ctx, "tcp", p.addr)
+	if err != nil {
+		return nil, err
+	}
+	dc := &deadlineConn{Conn: raw, send: h.sendTimeout}
+	var nc net.Conn = dc
+	if h.tlsConfig != nil {
+		tc := tls.Client(dc, h.tlsConfig)
+		hctx, cancel := context.WithTimeout(ctx, h.connectTimeout)
+		err := tc.HandshakeContext(hctx)
+		cancel()
+		if err != nil {
+			_ = raw.Close()
+			return nil, fmt.Errorf("TLS handshake: %w", err)
+		}
+		nc = tc
+	}
+	return newConn(dc, nc, p), nil
+}

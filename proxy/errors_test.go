@@ -1,0 +1,297 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestBadGatewayOnRefusedConnection(t *testing.T) {
+	addr := refusedAddr(t)
+	logs := &logBuffer{}
+	f := newFront(t, proxyTo(t, "http://"+addr, Options{Logger: logs.logger()}))
+	status, body, hdr := get(t, f.URL+"/x?y=1")
+	if status != 502 || !strings.Contains(body, "502 Bad Gateway") || hdr.Get("Content-Type") != "text/html" {
+		t.Errorf("got %d %q %v", status, body, hdr)
+	}
+	for name, want := range map[string]string{
+		"upstream_addr": addr, "upstream_status": "502", "upstream_connect_time": "-", "upstream_header_time": "-",
+	} {
+		if got := f.lastVar(name); got != want {
+			t.Errorf("$%s = %q, want %q", name, got, want)
+		}
+	}
+	for _, want := range []string{
+		"level=ERROR", "connect() failed while connecting to upstream",
+		`upstream="http://` + addr + `/x?y=1"`, `request="GET /x?y=1 HTTP/1.1"`, "client=127.0.0.1", "connection refused",
+	} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, logs)
+		}
+	}
+}
+
+func TestGatewayTimeoutReadingHeader(t *testing.T) {
+	o := newNamedOrigin(t, "silent", modeSilent)
+	logs := &logBuffer{}
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{ReadTimeout: 200 * time.Millisecond, Logger: logs.logger()}))
+	start := time.Now()
+	status, _, _ := get(t, f.URL+"/x")
+	elapsed := time.Since(start)
+	if status != 504 {
+		t.Errorf("status %d, want 504", status)
+	}
+	if elapsed < 190*time.Millisecond || elapsed > 2*time.Second {
+		t.Errorf("answered after %v, want about the 200ms read timeout", elapsed)
+	}
+	want := `msg="upstream timed out while reading response header from upstream"`
+	if !strings.Contains(logs.String(), want) || !strings.Contains(logs.String(), "upstream=http://"+o.addr()+"/x") {
+		t.Errorf("log lacks %s:\n%s", want, logs)
+	}
+	if got := f.lastVar("upstream_status"); got != "504" {
+		t.Errorf("$upstream_status %q", got)
+	}
+}
+
+// slowBodyOrigin sends the header, then chunks spaced by gap.
+func slowBodyOrigin(t *testing.T, chunks int, gap time.Duration) *rawOrigin {
+	return newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
+		if _, err := http.ReadRequest(br); err != nil {
+			return
+		}
+		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", chunks)
+		for i := 0; i < chunks; i++ {
+			time.Sleep(gap)
+			if _, err := c.Write([]byte{'a' + byte(i)}); err != nil {
+				return
+			}
+		}
+	})
+}
+
+func TestReadTimeoutIsBetweenReads(t *testing.T) {
+	// Six chunks 80ms apart take about 480ms, well over the 250ms limit,
+	// but no single wait exceeds it.
+	o := slowBodyOrigin(t, 6, 80*time.Millisecond)
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{ReadTimeout: 250 * time.Millisecond}))
+	if status, body, _ := get(t, f.URL+"/"); status != 200 || body != "abcdef" {
+		t.Errorf("got %d %q", status, body)
+	}
+}
+
+// fetchBroken reads a response that should break off: the error comes
+// from the header or the body, depending on what had gone out.
+func fetchBroken(t *testing.T, url string) (string, error) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return string(body), err
+}
+
+func TestReadTimeoutInBodyAbortsResponse(t *testing.T) {
+	o := slowBodyOrigin(t, 3, 300*time.Millisecond)
+	logs := &logBuffer{}
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{ReadTimeout: 150 * time.Millisecond, Logger: logs.logger()}))
+	if body, err := fetchBroken(t, f.URL+"/"); err == nil {
+		t.Errorf("truncated response %q read without error", body)
+	}
+	if want := "upstream timed out while reading upstream"; !strings.Contains(logs.String(), want) {
+		t.Errorf("log lacks %q:\n%s", want, logs)
+	}
+}
+
+func TestPrematureCloseInBody(t *testing.T) {
+	o := newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
+		http.ReadRequest(br)
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n")
+	})
+	logs := &logBuffer{}
+	// Unbuffered, the part received reaches the client before the break.
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{BufferingOff: true, Logger: logs.logger()}))
+	if body, err := fetchBroken(t, f.URL+"/"); err == nil || body != "hello" {
+		t.Errorf("body %q, err %v: want the part sent, then an error", body, err)
+	}
+	buffered := newFront(t, proxyTo(t, "http://"+o.addr(), Options{}))
+	if body, err := fetchBroken(t, buffered.URL+"/"); err == nil {
+		t.Errorf("buffered: truncated response %q read without error", body)
+	}
+	if want := "upstream prematurely closed connection while reading upstream"; !strings.Contains(logs.String(), want) {
+		t.Errorf("log lacks %q:\n%s", want, logs)
+	}
+}
+
+// endless is an upload body that never ends on its own.
+type endless struct{ ctx context.Context }
+
+func (e endless) Read(p []byte) (int, error) {
+	if err := e.ctx.Err(); err != nil {
+		return 0, err
+	}
+	clear(p)
+	return len(p), nil
+}
+
+func TestSendTimeout(t *testing.T) {
+	// The origin reads the head and never the body, so the upload stalls
+	// once the socket buffers are full.
+	stop := make(chan struct{})
+	o := newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
+		http.ReadRequest(br)
+		<-stop
+	})
+	t.Cleanup(func() { close(stop) }) // runs before the origin's cleanup
+	logs := &logBuffer{}
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{HTTPVersion: "1.1", SendTimeout: 200 * time.Millisecond, Logger: logs.logger()}))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPut, f.URL+"/upload", endless{ctx})
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("no response: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 504 {
+		t.Errorf("status %d, want 504", resp.StatusCode)
+	}
+	if want := "upstream timed out while sending request to upstream"; !strings.Contains(logs.String(), want) {
+		t.Errorf("log lacks %q:\n%s", want, logs)
+	}
+}
+
+func TestTooBigHeader(t *testing.T) {
+	o := newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
+		http.ReadRequest(br)
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nX-Big: "+strings.Repeat("x", 2*maxHeaderBytes)+"\r\n\r\n")
+	})
+	logs := &logBuffer{}
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{Logger: logs.logger()}))
+	if status, _, _ := get(t, f.URL+"/"); status != 502 {
+		t.Errorf("status %d", status)
+	}
+	if want := "upstream sent too big header while reading response header from upstream"; !strings.Contains(logs.String(), want) {
+		t.Errorf("log lacks %q:\n%s", want, logs)
+	}
+}
+
+func TestClientGoneClosesUpstream(t *testing.T) {
+	closed := make(chan struct{})
+	o := newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
+		http.ReadRequest(br)
+		io.Copy(io.Discard, br) // returns when the proxy closes the connection
+		close(closed)
+	})
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{}))
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, f.URL+"/", nil)
+	if _, err := http.DefaultClient.Do(req); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err %v", err)
+	}
+	select {
+	case <-closed:
+	case <-time.After(2 * time.Second):
+		t.Error("upstream connection still open after the client left")
+	}
+}
+
+func TestErrorResponseHook(t *testing.T) {
+	var got int
+	f := newFront(t, proxyTo(t, "http://"+refusedAddr(t), Options{ErrorResponse: func(w http.ResponseWriter, r *http.Request, status int) {
+		got = status
+		w.WriteHeader(503)
+		io.WriteString(w, "custom")
+	}}))
+	if status, body, _ := get(t, f.URL+"/"); status != 503 || body != "custom" || got != 502 {
+		t.Errorf("got %d %q, hook saw %d", status, body, got)
+	}
+}
+
+func TestUpstreamVariables(t *testing.T) {
+	o := newNamedOrigin(t, "a", modeOK)
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{}))
+	get(t, f.URL+"/")
+	if got := f.lastVar("upstream_addr"); got != o.addr() {
+		t.Errorf("$upstream_addr %q", got)
+	}
+	if got := f.lastVar("upstream_status"); got != "200" {
+		t.Errorf("$upstream_status %q", got)
+	}
+	for _, name := range []string{"upstream_response_time", "upstream_connect_time", "upstream_header_time"} {
+		v := f.lastVar(name)
+		if len(v) != 5 || v[1] != '.' {
+			t.Errorf("$%s = %q, want seconds with milliseconds", name, v)
+		}
+	}
+	if got := f.lastVar("proxy_port"); got != o.addr()[strings.LastIndexByte(o.addr(), ':')+1:] {
+		t.Errorf("$proxy_port %q", got)
+	}
+}
+
+func TestAppendSeconds(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0: "0.000", 12 * time.Millisecond: "0.012", 1500 * time.Millisecond: "1.500",
+		62*time.Second + 7*time.Millisecond: "62.007", -1: "-",
+	} {
+		if got := string(appendSeconds(nil, d)); got != want {
+			t.Errorf("%v -> %q, want %q", d, got, want)
+		}
+	}
+}
+
+func TestClientBodyFailures(t *testing.T) {
+	a, b := newNamedOrigin(t, "a", modeOK), newNamedOrigin(t, "b", modeOK)
+	up := mustUpstream(t, "backend", 0, server(a.addr()), server(b.addr()))
+	logs := &logBuffer{}
+	h := proxyTo(t, "http://backend", Options{Upstream: up, Logger: logs.logger()})
+
+	t.Run("body cut short", func(t *testing.T) {
+		f := newFront(t, h)
+		c, err := net.Dial("tcp", hostOf(f.Server))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly ten..")
+		c.(*net.TCPConn).CloseWrite()
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != 400 {
+			t.Errorf("status %d, want 400", resp.StatusCode)
+		}
+		if want := "level=INFO msg=\"client prematurely closed connection while sending request to upstream\""; !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %s:\n%s", want, logs)
+		}
+	})
+	t.Run("body over the server's limit", func(t *testing.T) {
+		f := newFront(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r.Body = http.MaxBytesReader(w, r.Body, 10)
+			h.ServeHTTP(w, r)
+		}))
+		resp, err := http.Post(f.URL+"/", "text/plain", strings.NewReader(strings.Repeat("x", 100)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 413 {
+			t.Errorf("status %d, want 413", resp.StatusCode)
+		}
+	})
+	for _, p := range up.primary {
+		if p.fails != 0 {
+			t.Errorf("client failure counted against %s", p.addr)
+		}
+	}
+}

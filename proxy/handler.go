@@ -1,0 +1,272 @@
+// Package proxy is mosaic's reverse proxy content handler: NGINX's
+// proxy_pass with upstream groups, smooth weighted round robin, passive
+// health checks, keepalive connection reuse, streaming in both directions
+// and protocol upgrades.
+package proxy
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/vars"
+)
+
+// exchange is the state of one proxied request, recycled between requests.
+type exchange struct {
+	h   *Handler
+	w   http.ResponseWriter
+	r   *http.Request
+	ctx context.Context
+	st  *vars.State
+
+	uri       string
+	set       []field  // configured headers with their values
+	keys      []string // client header names to pass, sorted
+	sentClose bool     // a "Connection: close" goes upstream
+	body      reqBody
+	sel       selection
+	attempts  []attempt
+
+	stop      func() bool   // cancels closing the connection when the client leaves
+	sending   bool          // a goroutine streams the body of the current try
+	sendDone  chan struct{} // closed when it has finished
+	sendErr   error         // its outcome, readable once sendDone is closed
+	cutClient bool          // the client's body read was cut short to stop it
+}
+
+var exchangePool = sync.Pool{New: func() any { return new(exchange) }}
+
+// ServeHTTP proxies r to the upstream.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	x := exchangePool.Get().(*exchange)
+	x.h, x.w, x.r, x.ctx = h, w, r, r.Context()
+	x.st = vars.FromContext(x.ctx)
+	defer x.finish()
+
+	if x.st != nil {
+		x.publishProxy()
+	}
+	x.uri = h.upstreamURI(r)
+	x.prepareHeaders()
+	if err := x.prepareBody(); err != nil {
+		f := x.classify(err, phaseSend, false, nil)
+		if f.kind != failClient && f.kind != failCanceled {
+			x.logFailure(slog.LevelError, "cannot save request body", h.up.Name, err)
+			h.errorResponse(w, r, http.StatusInternalServerError)
+			return
+		}
+		x.logFailure(slog.LevelInfo, f.message(), h.up.Name, err)
+		h.errorResponse(w, r, f.status())
+		return
+	}
+	x.sel.reset(h.up)
+	x.run()
+}
+
+func (x *exchange) finish() {
+	x.publishUpstream()
+	x.body.close()
+	clear(x.set)
+	clear(x.keys)
+	*x = exchange{set: x.set[:0], keys: x.keys[:0], attempts: x.attempts[:0]}
+	exchangePool.Put(x)
+}
+
+// run tries servers until one answers or the request may not go on, as
+// NGINX's proxy_next_upstream "error timeout" does.
+func (x *exchange) run() {
+	h := x.h
+	var p *peer
+	fresh := false // retry p on a new connection: a kept-alive one was stale
+	for {
+		if !fresh {
+			if p = x.sel.next(time.Now()); p == nil {
+				x.attempts = append(x.attempts, attempt{addr: h.up.Name, status: http.StatusBadGateway, connect: -1, header: -1})
+				x.logFailure(slog.LevelError, "no live upstreams while "+phaseConnect, h.up.Name, nil)
+				h.errorResponse(x.w, x.r, http.StatusBadGateway)
+				return
+			}
+		}
+		c, resp, f := x.try(p, fresh)
+		if f == nil {
+			x.respond(p, c, resp)
+			return
+		}
+		// A keepalive connection the server had already closed is no fault
+		// of the server: retry on a new connection when the body allows.
+		if fresh = f.stale && x.body.replayable(); fresh {
+			x.attempts = x.attempts[:len(x.attempts)-1]
+			continue
+		}
+		if f.kind == failClient || f.kind == failCanceled {
+			x.logFailure(slog.LevelInfo, f.message(), p.addr, f.err)
+			h.errorResponse(x.w, x.r, f.status())
+			return
+		}
+		x.logFailure(slog.LevelError, f.message(), p.addr, f.err)
+		if h.up.release(p, true, time.Now()) {
+			x.logFailure(slog.LevelWarn, "upstream server temporarily disabled while "+f.phase, p.addr, nil)
+		}
+		x.sel.tries--
+		if !x.retryable(f) {
+			h.errorResponse(x.w, x.r, f.status())
+			return
+		}
+	}
+}
+
+// retryable reports whether a failed try may go on to the next server: an
+// error or timeout, tries left, and a request that was not sent yet or is
+// idempotent with a body that can be sent again.
+func (x *exchange) retryable(f *failure) bool {
+	if x.sel.tries <= 0 || (f.kind != failError && f.kind != failTimeout) {
+		return false
+	}
+	if f.sent && (nonIdempotent(x.r.Method) || !x.body.replayable()) {
+		return false
+	}
+	return true
+}
+
+// try sends the request to p and reads the response header.
+func (x *exchange) try(p *peer, fresh bool) (*conn, *http.Response, *failure) {
+	h := x.h
+	start := time.Now()
+	x.attempts = append(x.attempts, attempt{addr: p.addr, start: start, connect: -1, header: -1})
+	a := &x.attempts[len(x.attempts)-1]
+	fail := func(f *failure) (*conn, *http.Response, *failure) {
+		a.total = time.Since(start)
+		if f.kind != failClient && f.kind != failCanceled {
+			a.status = f.status()
+		}
+		return nil, nil, f
+	}
+
+	var c *conn
+	if !fresh {
+		c = h.up.getIdle(p, start)
+	}
+	reused := c != nil
+	if c == nil {
+		var err error
+		if c, err = h.dial(x.ctx, p); err != nil {
+			return fail(x.classify(err, phaseConnect, false, nil))
+		}
+	}
+	a.connect = time.Since(start)
+	c.begin(h.readTimeout, h.sendTimeout)
+	x.stop = context.AfterFunc(x.ctx, c.abort)
+
+	x.writeHead(c.bw)
+	if x.body.hasBytes() {
+		x.startSending(c)
+	} else {
+		if err := c.bw.Flush(); err != nil {
+			x.stop()
+			c.close()
+			return fail(x.classify(err, phaseSend, reused, c))
+		}
+		c.dc.arm()
+	}
+
+	resp, err := x.readHeader(c)
+	if err != nil {
+		f := x.headerFailure(c, err, reused)
+		x.stop()
+		c.close()
+		return fail(f)
+	}
+	a.header = time.Since(start)
+	a.status = resp.StatusCode
+	return c, resp, nil
+}
+
+// readHeader reads the response header, skipping interim 1xx responses
+// other than 101.
+func (x *exchange) readHeader(c *conn) (*http.Response, error) {
+	c.limit = maxHeaderBytes
+	defer func() { c.limit = -1 }()
+	for {
+		resp, err := http.ReadResponse(c.br, x.r)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case resp.StatusCode == http.StatusSwitchingProtocols:
+			if len(x.r.Header["Upgrade"]) == 0 {
+				return nil, errors.New("upstream switched protocols without an upgrade request")
+			}
+			return resp, nil
+		case resp.StatusCode >= 100 && resp.StatusCode < 200:
+			continue
+		}
+		return resp, nil
+	}
+}
+
+// respond relays the upstream's response to the client.
+func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
+	h := x.h
+	h.up.release(p, false, time.Now())
+	a := &x.attempts[len(x.attempts)-1]
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		x.switchProtocols(c, resp, a)
+		return
+	}
+
+	flush := h.bufferingOff
+	if v := resp.Header["X-Accel-Buffering"]; len(v) > 0 {
+		switch strings.ToLower(v[0]) {
+		case "yes":
+			flush = false
+		case "no":
+			flush = true
+		}
+	}
+	rc := http.NewResponseController(x.w)
+	if x.sending {
+		// The upload goes on while the response comes back; without this
+		// net/http would drain the request body before the header goes out.
+		_ = rc.EnableFullDuplex()
+	}
+	h.copyHeader(x.w.Header(), resp.Header, false)
+	x.w.WriteHeader(resp.StatusCode)
+	if flush {
+		_ = rc.Flush()
+	}
+	upErr, clientErr := relay(x.w, rc, resp.Body, flush)
+	a.total = time.Since(a.start)
+
+	if x.sending && !x.sendFinished() {
+		// The upload may outlast the response: let the client have all of
+		// the response before waiting for it.
+		_ = rc.Flush()
+	}
+	sent := x.waitSending(c, false) && x.sendErr == nil
+	stopped := x.stop()
+	if upErr == nil && clientErr == nil && sent && stopped && x.keepalive(resp) && c.br.Buffered() == 0 {
+		h.up.putIdle(c, time.Now())
+	} else {
+		c.close()
+	}
+	if upErr != nil && x.ctx.Err() == nil {
+		f := x.classify(upErr, phaseBody, false, nil)
+		x.logFailure(slog.LevelError, f.message(), p.addr, upErr)
+		// The status is gone; only a broken connection tells the client
+		// that the body is incomplete. net/http turns this panic into
+		// exactly that, as for httputil.ReverseProxy.
+		if x.ctx.Value(http.ServerContextKey) != nil {
+			panic(http.ErrAbortHandler)
+		}
+	}
+}
+
+// keepalive reports whether the connection may serve another request.
+func (x *exchange) keepalive(resp *http.Response) bool {
+	return x.h.up.Keepalive > 0 && x.h.http11 && !x.sentClose && !resp.Close && resp.ProtoAtLeast(1, 1)
+}

@@ -1,0 +1,253 @@
+package proxy
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/textproto"
+	"time"
+)
+
+// DefaultTimeout is NGINX's default for proxy_connect_timeout,
+// proxy_read_timeout and proxy_send_timeout.
+const DefaultTimeout = 60 * time.Second
+
+// Header is one proxy_set_header entry. Value is evaluated once per
+// request, after $proxy_host and $proxy_add_x_forwarded_for are published;
+// an empty value means the header is not sent at all, and the client's
+// header of that name is not passed either.
+type Header struct {
+	Name  string
+	Value func(r *http.Request) string
+}
+
+// Static is a Header with a constant value.
+func Static(name, value string) Header {
+	return Header{Name: name, Value: func(*http.Request) string { return value }}
+}
+
+// Options configure a Handler. The zero value of every field but Pass is
+// NGINX's default.
+type Options struct {
+	// Pass is the proxy_pass target (see ParsePass).
+	Pass Pass
+	// Upstream is the group that Pass.Host names. When nil, requests go to
+	// the single server Pass.Addr(), without keepalive, as for a proxy_pass
+	// that names a host.
+	Upstream *Upstream
+	// LocationPrefix is the prefix of the location holding proxy_pass: the
+	// part of the path that Pass.URI replaces and the target of
+	// "proxy_redirect default". Empty for regex and named locations, which
+	// must not have a URI part.
+	LocationPrefix string
+
+	// SetHeaders are the proxy_set_header entries, in order. They override
+	// the defaults (Host: $proxy_host, Connection: close) and the client's
+	// headers of the same names.
+	SetHeaders []Header
+	// HTTPVersion is proxy_http_version: "1.0" (default) or "1.1".
+	HTTPVersion string
+
+	// ConnectTimeout, ReadTimeout and SendTimeout are proxy_connect_timeout,
+	// proxy_read_timeout and proxy_send_timeout; 0 means 60s.
+	ConnectTimeout time.Duration
+	ReadTimeout    time.Duration
+	SendTimeout    time.Duration
+
+	// BufferingOff is "proxy_buffering off": every chunk read from the
+	// upstream is flushed to the client at once.
+	BufferingOff bool
+	// RedirectOff is "proxy_redirect off": Location and Refresh headers
+	// pass unchanged.
+	RedirectOff bool
+
+	// HideHeaders (proxy_hide_header) are response headers not passed to the
+	// client in addition to the defaults (Date, Server, X-Pad, X-Accel-*);
+	// PassHeaders (proxy_pass_header) lets default-hidden ones through.
+	HideHeaders []string
+	PassHeaders []string
+
+	// TLSConfig is used for an https Pass. When nil the upstream's
+	// certificate is not verified and no SNI is sent, NGINX's defaults
+	// (proxy_ssl_verify off, proxy_ssl_server_name off).
+	TLSConfig *tls.Config
+
+	// ErrorResponse writes the response for a request the proxy could not
+	// complete (status 502, 504, 400, 413 or 499). When nil, a short HTML
+	// page is written.
+	ErrorResponse func(w http.ResponseWriter, r *http.Request, status int)
+
+	// Logger receives the error log; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Handler proxies requests to an upstream. It is safe for concurrent use.
+type Handler struct {
+	up             *Upstream
+	scheme         string
+	proxyHost      string
+	proxyPort      string
+	hasURI         bool
+	uri            string
+	locPrefix      string
+	http11         bool
+	requestLineEnd string // " HTTP/1.x\r\n"
+
+	set     []setHeader         // SetHeaders merged with the defaults, in NGINX's order
+	managed map[string]struct{} // request headers the client does not pass
+	hide    map[string]struct{} // response headers not passed to the client
+
+	connectTimeout time.Duration
+	readTimeout    time.Duration
+	sendTimeout    time.Duration
+
+	bufferingOff bool
+	redirect     bool
+	redirectFrom string
+	redirectTo   string
+
+	tlsConfig     *tls.Config
+	errorResponse func(http.ResponseWriter, *http.Request, int)
+	log           *slog.Logger
+}
+
+// hopByHop are headers that describe one connection, never forwarded
+// unless configured explicitly.
+var hopByHop = []string{
+	"Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade",
+}
+
+// defaultHidden are the response headers NGINX does not pass by default.
+var defaultHidden = []string{
+	"Date", "Server", "X-Pad",
+	"X-Accel-Expires", "X-Accel-Redirect", "X-Accel-Limit-Rate", "X-Accel-Buffering", "X-Accel-Charset",
+}
+
+// New builds a Handler.
+func New(opts Options) (*Handler, error) {
+	p := opts.Pass
+	if p.Scheme != "http" && p.Scheme != "https" {
+		return nil, fmt.Errorf("proxy: scheme %q is not http or https", p.Scheme)
+	}
+	if p.Host == "" {
+		return nil, errors.New("proxy: Pass has no host")
+	}
+	h := &Handler{
+		up:             opts.Upstream,
+		scheme:         p.Scheme,
+		proxyHost:      p.ProxyHost(),
+		proxyPort:      p.ProxyPort(),
+		hasURI:         p.HasURI,
+		uri:            p.URI,
+		locPrefix:      opts.LocationPrefix,
+		connectTimeout: orDefault(opts.ConnectTimeout),
+		readTimeout:    orDefault(opts.ReadTimeout),
+		sendTimeout:    orDefault(opts.SendTimeout),
+		bufferingOff:   opts.BufferingOff,
+		redirect:       !opts.RedirectOff,
+		errorResponse:  opts.ErrorResponse,
+		log:            opts.Logger,
+	}
+	if h.up == nil {
+		up, err := NewUpstream(h.proxyHost, []Server{{Addr: p.Addr()}}, 0)
+		if err != nil {
+			return nil, fmt.Errorf("proxy: %w", err)
+		}
+		h.up = up
+	}
+	switch opts.HTTPVersion {
+	case "", "1.0":
+		h.requestLineEnd = " HTTP/1.0\r\n"
+	case "1.1":
+		h.http11 = true
+		h.requestLineEnd = " HTTP/1.1\r\n"
+	default:
+		return nil, fmt.Errorf("proxy: invalid HTTP version %q", opts.HTTPVersion)
+	}
+	if p.HasURI {
+		h.redirectFrom, h.redirectTo = p.String(), opts.LocationPrefix
+	} else {
+		h.redirectFrom, h.redirectTo = p.String()+"/", "/"
+	}
+	if p.Scheme == "https" {
+		h.tlsConfig = opts.TLSConfig
+		if h.tlsConfig == nil {
+			h.tlsConfig = &tls.Config{
+				InsecureSkipVerify: true, // NGINX's proxy_ssl_verify off
+				ClientSessionCache: tls.NewLRUClientSessionCache(0),
+			}
+		}
+	}
+	if h.log == nil {
+		h.log = slog.Default()
+	}
+	if h.errorResponse == nil {
+		h.errorResponse = writeErrorPage
+	}
+	if err := h.mergeHeaders(opts.SetHeaders); err != nil {
+		return nil, err
+	}
+	h.hide = make(map[string]struct{})
+	for _, name := range defaultHidden {
+		h.hide[name] = struct{}{}
+	}
+	for _, name := range opts.HideHeaders {
+		h.hide[textproto.CanonicalMIMEHeaderKey(name)] = struct{}{}
+	}
+	for _, name := range opts.PassHeaders {
+		delete(h.hide, textproto.CanonicalMIMEHeaderKey(name))
+	}
+	return h, nil
+}
+
+// mergeHeaders puts the configured headers first and NGINX's defaults
+// after them, skipping defaults that the configuration overrides.
+func (h *Handler) mergeHeaders(set []Header) error {
+	h.managed = map[string]struct{}{
+		"Host": {}, "Content-Length": {}, "Transfer-Encoding": {}, "Expect": {},
+	}
+	for _, name := range hopByHop {
+		h.managed[name] = struct{}{}
+	}
+	for _, hd := range set {
+		key := textproto.CanonicalMIMEHeaderKey(hd.Name)
+		if hd.Name == "" || hd.Value == nil {
+			return fmt.Errorf("proxy: header %q needs a name and a value", hd.Name)
+		}
+		if key == "Content-Length" || key == "Transfer-Encoding" {
+			return fmt.Errorf("proxy: %s is set by the proxy from the request body", key)
+		}
+		h.managed[key] = struct{}{}
+		h.set = append(h.set, setHeader{name: hd.Name, key: key, value: hd.Value})
+	}
+	defaults := []Header{Static("Host", h.proxyHost), Static("Connection", "close")}
+	for _, d := range defaults {
+		overridden := false
+		for _, hd := range set {
+			if textproto.CanonicalMIMEHeaderKey(hd.Name) == d.Name {
+				overridden = true
+				break
+			}
+		}
+		if !overridden {
+			h.set = append(h.set, setHeader{name: d.Name, key: d.Name, value: d.Value})
+		}
+	}
+	return nil
+}
+
+// setHeader is a Header with its canonical name, for matching.
+type setHeader struct {
+	name  string
+	key   string
+	value func(*http.Request) string
+}
+
+func orDefault(d time.Duration) time.Duration {
+	if d <= 0 {
+		return DefaultTimeout
+	}
+	return d
+}

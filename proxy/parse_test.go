@@ -1,0 +1,131 @@
+package proxy
+
+import (
+	"testing"
+	"time"
+)
+
+func TestParsePass(t *testing.T) {
+	tests := []struct {
+		in                         string
+		host, port, uri            string
+		hasURI                     bool
+		proxyHost, proxyPort, addr string
+	}{
+		{"http://backend", "backend", "", "", false, "backend", "80", "backend:80"},
+		{"http://127.0.0.1:8080", "127.0.0.1", "8080", "", false, "127.0.0.1:8080", "8080", "127.0.0.1:8080"},
+		{"http://127.0.0.1:8080/", "127.0.0.1", "8080", "/", true, "127.0.0.1:8080", "8080", "127.0.0.1:8080"},
+		{"HTTP://example.com:80/remote/", "example.com", "80", "/remote/", true, "example.com", "80", "example.com:80"},
+		{"https://example.com", "example.com", "", "", false, "example.com", "443", "example.com:443"},
+		{"https://example.com:8443/a?b=c", "example.com", "8443", "/a?b=c", true, "example.com:8443", "8443", "example.com:8443"},
+		{"http://[::1]:9000/x", "[::1]", "9000", "/x", true, "[::1]:9000", "9000", "[::1]:9000"},
+		{"http://[::1]", "[::1]", "", "", false, "[::1]", "80", "[::1]:80"},
+	}
+	for _, tt := range tests {
+		p, err := ParsePass(tt.in)
+		if err != nil {
+			t.Errorf("ParsePass(%q): %v", tt.in, err)
+			continue
+		}
+		if p.Host != tt.host || p.Port != tt.port || p.URI != tt.uri || p.HasURI != tt.hasURI {
+			t.Errorf("ParsePass(%q) = %+v", tt.in, p)
+		}
+		if got := p.ProxyHost(); got != tt.proxyHost {
+			t.Errorf("%q: ProxyHost = %q, want %q", tt.in, got, tt.proxyHost)
+		}
+		if got := p.ProxyPort(); got != tt.proxyPort {
+			t.Errorf("%q: ProxyPort = %q, want %q", tt.in, got, tt.proxyPort)
+		}
+		if got := p.Addr(); got != tt.addr {
+			t.Errorf("%q: Addr = %q, want %q", tt.in, got, tt.addr)
+		}
+	}
+	for _, bad := range []string{
+		"ftp://x", "backend", "http://", "http://:80", "http://x:0", "http://x:99999", "http://x:ab",
+		"http://[::1", "http://unix:/tmp/s", "http://x/a b", "http://a:1:2",
+	} {
+		if _, err := ParsePass(bad); err == nil {
+			t.Errorf("ParsePass(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestParseServer(t *testing.T) {
+	s, err := ParseServer([]string{"127.0.0.1:8080"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s != (Server{Addr: "127.0.0.1:8080", Weight: 1, MaxFails: 1, FailTimeout: 10 * time.Second}) {
+		t.Errorf("defaults: %+v", s)
+	}
+	s, err = ParseServer([]string{"b:81", "weight=3", "max_fails=0", "fail_timeout=1m30s", "backup", "down"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Server{Addr: "b:81", Weight: 3, MaxFails: 0, FailTimeout: 90 * time.Second, Backup: true, Down: true}
+	if s != want {
+		t.Errorf("got %+v, want %+v", s, want)
+	}
+	for _, bad := range [][]string{nil, {"a", "weight=0"}, {"a", "max_fails=-1"}, {"a", "fail_timeout=x"}, {"a", "slow_start=1"}} {
+		if _, err := ParseServer(bad); err == nil {
+			t.Errorf("ParseServer(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"10": 10 * time.Second, "500ms": 500 * time.Millisecond, "2m": 2 * time.Minute,
+		"1h30m": 90 * time.Minute, "1d": 24 * time.Hour,
+	} {
+		if got, err := ParseTime(in); err != nil || got != want {
+			t.Errorf("ParseTime(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "s", "10x", "-1"} {
+		if _, err := ParseTime(bad); err == nil {
+			t.Errorf("ParseTime(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestNewUpstreamValidates(t *testing.T) {
+	if _, err := NewUpstream("", []Server{{Addr: "a:1"}}, 0); err == nil {
+		t.Error("empty name accepted")
+	}
+	if _, err := NewUpstream("u", nil, 0); err == nil {
+		t.Error("no servers accepted")
+	}
+	if _, err := NewUpstream("u", []Server{{Addr: "a:1", Backup: true}}, 0); err == nil {
+		t.Error("only backup servers accepted")
+	}
+	if _, err := NewUpstream("u", []Server{{Addr: "a:1"}}, -1); err == nil {
+		t.Error("negative keepalive accepted")
+	}
+	u, err := NewUpstream("u", []Server{{Addr: "example.com"}, {Addr: "[::1]"}}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.primary[0].addr != "example.com:80" || u.primary[1].addr != "[::1]:80" {
+		t.Errorf("default port not added: %q %q", u.primary[0].addr, u.primary[1].addr)
+	}
+	if got := u.Servers(); len(got) != 2 || got[0].Addr != "example.com" {
+		t.Errorf("Servers() = %+v", got)
+	}
+	if u.KeepaliveTimeout != 60*time.Second || u.KeepaliveRequests != 1000 {
+		t.Errorf("keepalive defaults: %v %d", u.KeepaliveTimeout, u.KeepaliveRequests)
+	}
+}
+
+func TestNewValidates(t *testing.T) {
+	p, _ := ParsePass("http://127.0.0.1:1")
+	if _, err := New(Options{Pass: p, HTTPVersion: "2"}); err == nil {
+		t.Error("HTTP version 2 accepted")
+	}
+	if _, err := New(Options{Pass: p, SetHeaders: []Header{Static("Content-Length", "1")}}); err == nil {
+		t.Error("Content-Length header accepted")
+	}
+	if _, err := New(Options{}); err == nil {
+		t.Error("empty Pass accepted")
+	}
+}

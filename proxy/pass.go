@@ -1,0 +1,144 @@
+package proxy
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Pass is a proxy_pass target split into the parts that decide where a
+// request goes, which URI it carries and which Host header it gets.
+type Pass struct {
+	Scheme string // "http" or "https"
+	Host   string // host name, IP literal (IPv6 in brackets) or upstream name, as written
+	Port   string // port as written; "" when the target names none
+	URI    string // the URI part, from its first "/"; "" when there is none
+	HasURI bool   // the target had a URI part, even a lone "/"
+}
+
+// ParsePass splits a proxy_pass target such as "http://backend",
+// "http://127.0.0.1:8080/remote/" or "https://[::1]:8443".
+func ParsePass(target string) (Pass, error) {
+	var p Pass
+	rest := target
+	switch {
+	case hasPrefixFold(rest, "http://"):
+		p.Scheme, rest = "http", rest[len("http://"):]
+	case hasPrefixFold(rest, "https://"):
+		p.Scheme, rest = "https", rest[len("https://"):]
+	default:
+		return Pass{}, fmt.Errorf("invalid URL prefix in %q", target)
+	}
+	if hasPrefixFold(rest, "unix:") {
+		return Pass{}, fmt.Errorf("unix-domain sockets are not supported in %q", target)
+	}
+	authority := rest
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		authority, p.URI, p.HasURI = rest[:i], rest[i:], true
+	}
+	for i := 0; i < len(p.URI); i++ {
+		if c := p.URI[i]; c <= ' ' || c == 0x7f {
+			return Pass{}, fmt.Errorf("invalid character in the URI part of %q", target)
+		}
+	}
+	host, port, err := splitAuthority(authority)
+	if err != nil {
+		return Pass{}, fmt.Errorf("invalid proxy_pass target %q: %w", target, err)
+	}
+	p.Host, p.Port = host, port
+	return p, nil
+}
+
+// DefaultPort is the port the scheme implies: "80" or "443".
+func (p Pass) DefaultPort() string {
+	if p.Scheme == "https" {
+		return "443"
+	}
+	return "80"
+}
+
+// ProxyHost is $proxy_host, the default Host header: the host (or upstream
+// name) as written, with the port only when it differs from the scheme's.
+func (p Pass) ProxyHost() string {
+	if p.Port == "" || p.Port == p.DefaultPort() {
+		return p.Host
+	}
+	return p.Host + ":" + p.Port
+}
+
+// ProxyPort is $proxy_port: the port as written or the scheme's default.
+func (p Pass) ProxyPort() string {
+	if p.Port == "" {
+		return p.DefaultPort()
+	}
+	return p.Port
+}
+
+// Addr is the address to dial when the target is a server rather than an
+// upstream group.
+func (p Pass) Addr() string {
+	return p.Host + ":" + p.ProxyPort()
+}
+
+// String gives the target back as written (scheme lower-cased); it is the
+// prefix that "proxy_redirect default" looks for.
+func (p Pass) String() string {
+	s := p.Scheme + "://" + p.Host
+	if p.Port != "" {
+		s += ":" + p.Port
+	}
+	return s + p.URI
+}
+
+// splitAuthority separates "host", "host:port", "[v6]" or "[v6]:port".
+func splitAuthority(a string) (host, port string, err error) {
+	if a == "" {
+		return "", "", fmt.Errorf("no host")
+	}
+	if a[0] == '[' {
+		end := strings.IndexByte(a, ']')
+		if end < 0 {
+			return "", "", fmt.Errorf("unterminated IPv6 address")
+		}
+		host, rest := a[:end+1], a[end+1:]
+		if rest == "" {
+			return host, "", nil
+		}
+		if rest[0] != ':' {
+			return "", "", fmt.Errorf("unexpected %q after IPv6 address", rest)
+		}
+		port = rest[1:]
+		return host, port, checkPort(port)
+	}
+	i := strings.IndexByte(a, ':')
+	if i < 0 {
+		return a, "", checkHost(a)
+	}
+	host, port = a[:i], a[i+1:]
+	if err := checkHost(host); err != nil {
+		return "", "", err
+	}
+	return host, port, checkPort(port)
+}
+
+func checkHost(h string) error {
+	if h == "" {
+		return fmt.Errorf("no host")
+	}
+	if strings.ContainsAny(h, "?#@ \t") {
+		return fmt.Errorf("invalid host %q", h)
+	}
+	return nil
+}
+
+func checkPort(p string) error {
+	n, err := strconv.Atoi(p)
+	if err != nil || n < 1 || n > 65535 || p[0] == '+' {
+		return fmt.Errorf("invalid port %q", p)
+	}
+	return nil
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}

@@ -1,0 +1,90 @@
+package proxy
+
+import (
+	"sync"
+	"time"
+)
+
+// idlePool is an upstream's cache of idle keepalive connections. Like
+// NGINX's keepalive module it holds at most Keepalive connections across
+// all the group's servers and, when full, closes the one idle longest to
+// make room. Lookups take the most recently used connection to the server
+// the balancer chose.
+type idlePool struct {
+	mu    sync.Mutex
+	conns []*conn // oldest first
+}
+
+// get returns an idle connection to p that is still usable, or nil.
+func (u *Upstream) getIdle(p *peer, now time.Time) *conn {
+	if u.Keepalive <= 0 {
+		return nil
+	}
+	for {
+		c := u.idle.take(p)
+		if c == nil {
+			return nil
+		}
+		if now.Sub(c.idleSince) <= u.KeepaliveTimeout && c.alive() {
+			return c
+		}
+		c.close()
+	}
+}
+
+// putIdle keeps c for reuse, or closes it when the group keeps no
+// connections or c has served its share of requests.
+func (u *Upstream) putIdle(c *conn, now time.Time) {
+	if u.Keepalive <= 0 || c.requests >= u.KeepaliveRequests {
+		c.close()
+		return
+	}
+	c.idleSince = now
+	for _, old := range u.idle.add(c, u.Keepalive, now.Add(-u.KeepaliveTimeout)) {
+		old.close()
+	}
+}
+
+func (ip *idlePool) take(p *peer) *conn {
+	ip.mu.Lock()
+	defer ip.mu.Unlock()
+	for i := len(ip.conns) - 1; i >= 0; i-- {
+		if c := ip.conns[i]; c.peer == p {
+			copy(ip.conns[i:], ip.conns[i+1:])
+			ip.conns[len(ip.conns)-1] = nil
+			ip.conns = ip.conns[:len(ip.conns)-1]
+			return c
+		}
+	}
+	return nil
+}
+
+// add appends c and returns the connections it pushed out: those idle
+// since before expired, and the oldest beyond max.
+func (ip *idlePool) add(c *conn, max int, expired time.Time) []*conn {
+	ip.mu.Lock()
+	defer ip.mu.Unlock()
+	n := 0
+	for n < len(ip.conns) && (ip.conns[n].idleSince.Before(expired) || len(ip.conns)-n >= max) {
+		n++
+	}
+	var out []*conn
+	if n > 0 {
+		out = append(out, ip.conns[:n]...)
+		rest := copy(ip.conns, ip.conns[n:])
+		clear(ip.conns[rest:])
+		ip.conns = ip.conns[:rest]
+	}
+	ip.conns = append(ip.conns, c)
+	return out
+}
+
+func (ip *idlePool) closeAll() {
+	ip.mu.Lock()
+	conns := ip.conns
+	ip.conns = nil
+	ip.mu.Unlock()
+	for _, c := range conns {
+		c.close()
+	}
+}

@@ -1,0 +1,181 @@
+package proxy
+
+import (
+	"bufio"
+	"net/http"
+	"net/textproto"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// field is a header line to send.
+type field struct {
+	name, value string
+}
+
+// upstreamURI is the request target sent to the upstream. Without a URI
+// part in proxy_pass it is the client's request URI as sent (the in-process
+// URL when the request has none, as for a subrequest or a rewritten URI);
+// with one, the location prefix of the path is replaced by that URI and the
+// query string is kept.
+func (h *Handler) upstreamURI(r *http.Request) string {
+	if !h.hasURI {
+		if u := r.RequestURI; u != "" && u[0] == '/' {
+			return u
+		}
+		return r.URL.RequestURI()
+	}
+	rest := ""
+	if path := r.URL.Path; len(path) > len(h.locPrefix) {
+		rest = path[len(h.locPrefix):]
+	}
+	n := len(h.uri) + len(rest)
+	if r.URL.RawQuery != "" {
+		n += 1 + len(r.URL.RawQuery)
+	}
+	var b strings.Builder
+	b.Grow(n + 2*escapeCount(rest))
+	b.WriteString(h.uri)
+	appendEscaped(&b, rest)
+	if r.URL.RawQuery != "" {
+		b.WriteByte('?')
+		b.WriteString(r.URL.RawQuery)
+	}
+	return b.String()
+}
+
+// needsEscape marks the bytes NGINX escapes when it puts a decoded path
+// back into a request line: controls, space, '#', '%', '?', DEL and
+// everything above ASCII.
+func needsEscape(c byte) bool {
+	return c <= ' ' || c == '#' || c == '%' || c == '?' || c >= 0x7f
+}
+
+func escapeCount(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if needsEscape(s[i]) {
+			n++
+		}
+	}
+	return n
+}
+
+func appendEscaped(b *strings.Builder, s string) {
+	const hex = "0123456789ABCDEF"
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if needsEscape(c) {
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+			continue
+		}
+		b.WriteByte(c)
+	}
+}
+
+// prepareHeaders evaluates the configured headers and picks the client
+// headers to pass: all but the configured, the hop-by-hop ones and those
+// the client's Connection header names. Keys are sorted so that the
+// upstream sees a stable order.
+func (x *exchange) prepareHeaders() {
+	r := x.r
+	for _, sh := range x.h.set {
+		v := sh.value(r)
+		if v == "" {
+			continue
+		}
+		if !validValue(v) {
+			x.h.log.Warn("header value with control characters not sent", "header", sh.name)
+			continue
+		}
+		x.set = append(x.set, field{sh.name, v})
+		if sh.key == "Connection" && hasToken(v, "close") {
+			x.sentClose = true
+		}
+	}
+	connection := r.Header["Connection"]
+	for k, vv := range r.Header {
+		ck := textproto.CanonicalMIMEHeaderKey(k)
+		if _, ok := x.h.managed[ck]; ok || len(vv) == 0 || listsToken(connection, ck) {
+			continue
+		}
+		x.keys = append(x.keys, k)
+	}
+	slices.Sort(x.keys)
+}
+
+// writeHead writes the request line and header into bw.
+func (x *exchange) writeHead(bw *bufio.Writer) {
+	r := x.r
+	bw.WriteString(r.Method)
+	bw.WriteByte(' ')
+	bw.WriteString(x.uri)
+	bw.WriteString(x.h.requestLineEnd)
+	for _, f := range x.set {
+		writeField(bw, f.name, f.value)
+	}
+	for _, k := range x.keys {
+		for _, v := range r.Header[k] {
+			if validValue(v) {
+				writeField(bw, k, v)
+			}
+		}
+	}
+	switch x.body.kind {
+	case bodyLength:
+		var num [20]byte
+		bw.WriteString("Content-Length: ")
+		bw.Write(strconv.AppendInt(num[:0], x.body.length, 10))
+		bw.WriteString("\r\n")
+	case bodyChunked:
+		bw.WriteString("Transfer-Encoding: chunked\r\n")
+	}
+	bw.WriteString("\r\n")
+}
+
+func writeField(bw *bufio.Writer, name, value string) {
+	bw.WriteString(name)
+	bw.WriteString(": ")
+	bw.WriteString(value)
+	bw.WriteString("\r\n")
+}
+
+// validValue rejects values that would break the header framing.
+func validValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// listsToken reports whether a comma-separated header value lists token.
+func listsToken(values []string, token string) bool {
+	for _, v := range values {
+		if hasToken(v, token) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasToken(v, token string) bool {
+	for v != "" {
+		var t string
+		t, v, _ = strings.Cut(v, ",")
+		if strings.EqualFold(strings.TrimSpace(t), token) {
+			return true
+		}
+	}
+	return false
+}
+
+// nonIdempotent are the methods NGINX does not retry on another server
+// once the request has been sent.
+func nonIdempotent(method string) bool {
+	return method == http.MethodPost || method == http.MethodPatch || method == "LOCK"
+}

@@ -1,0 +1,291 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestStreamsResponse: the client gets the first part of the body while
+// the origin is still waiting to send the rest; a buffering proxy would
+// deadlock here, since the origin goes on only once the client has it.
+func TestStreamsResponse(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		off   bool
+		chunk int
+	}{
+		{"buffering off, small chunk", true, 16},
+		{"buffering on, large chunk", false, 64 << 10},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			gotFirst := make(chan struct{})
+			origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Write(bytes.Repeat([]byte("a"), tt.chunk))
+				w.(http.Flusher).Flush()
+				select {
+				case <-gotFirst:
+				case <-time.After(5 * time.Second):
+					return
+				}
+				io.WriteString(w, "end")
+			}))
+			defer origin.Close()
+			f := newFront(t, proxyTo(t, origin.URL, Options{BufferingOff: tt.off}))
+			resp, err := http.Get(f.URL + "/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			first := make([]byte, tt.chunk)
+			start := time.Now()
+			if _, err := io.ReadFull(resp.Body, first); err != nil {
+				t.Fatal(err)
+			}
+			if waited := time.Since(start); waited > 2*time.Second {
+				t.Fatalf("first chunk took %v", waited)
+			}
+			close(gotFirst)
+			rest, err := io.ReadAll(resp.Body)
+			if err != nil || string(rest) != "end" {
+				t.Errorf("rest %q, %v", rest, err)
+			}
+		})
+	}
+}
+
+// TestStreamsUpload: the origin receives the start of an upload before the
+// client has sent the rest, for bodies of known and unknown length.
+func TestStreamsUpload(t *testing.T) {
+	const first, total = 1 << 20, 32 << 20
+	for _, tt := range []struct {
+		name    string
+		version string
+		known   bool
+	}{
+		{"Content-Length", "1.0", true},
+		{"chunked", "1.1", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			started := make(chan struct{})
+			origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				buf := make([]byte, 64<<10)
+				var n int64
+				signalled := false
+				for {
+					m, err := r.Body.Read(buf)
+					n += int64(m)
+					if n >= first && !signalled {
+						close(started)
+						signalled = true
+					}
+					if err != nil {
+						break
+					}
+				}
+				fmt.Fprintf(w, "%d", n)
+			}))
+			defer origin.Close()
+			f := newFront(t, proxyTo(t, origin.URL, Options{HTTPVersion: tt.version}))
+
+			pr, pw := io.Pipe()
+			go func() {
+				chunk := make([]byte, 64<<10)
+				sent := 0
+				for sent < first {
+					n, _ := pw.Write(chunk)
+					sent += n
+				}
+				select {
+				case <-started:
+				case <-time.After(5 * time.Second):
+					pw.CloseWithError(fmt.Errorf("origin saw nothing of the first %d bytes", first))
+					return
+				}
+				for sent < total {
+					n, _ := pw.Write(chunk)
+					sent += n
+				}
+				pw.Close()
+			}()
+			req, _ := http.NewRequest(http.MethodPost, f.URL+"/upload", pr)
+			if tt.known {
+				req.ContentLength = total
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != 200 || string(body) != strconv.Itoa(total) {
+				t.Errorf("got %d %q, want %d bytes received", resp.StatusCode, body, total)
+			}
+		})
+	}
+}
+
+// sseOrigin sends one event, waits, and sends another.
+func sseOrigin(t *testing.T, accelBuffering string) *httptest.Server {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		if accelBuffering != "" {
+			w.Header().Set("X-Accel-Buffering", accelBuffering)
+		}
+		io.WriteString(w, "data: 1\n\n")
+		w.(http.Flusher).Flush()
+		time.Sleep(400 * time.Millisecond)
+		io.WriteString(w, "data: 2\n\n")
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// firstEvent returns how long the first event took and the whole stream.
+func firstEvent(t *testing.T, url string) (time.Duration, string) {
+	t.Helper()
+	start := time.Now()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	line, err := br.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	rest, _ := io.ReadAll(br)
+	return took, line + string(rest)
+}
+
+func TestServerSentEvents(t *testing.T) {
+	tests := []struct {
+		name      string
+		off       bool
+		accel     string
+		immediate bool
+	}{
+		{"proxy_buffering off", true, "", true},
+		{"proxy_buffering on", false, "", false},
+		{"X-Accel-Buffering: no", false, "no", true},
+		{"X-Accel-Buffering: yes", true, "yes", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			origin := sseOrigin(t, tt.accel)
+			f := newFront(t, proxyTo(t, origin.URL, Options{BufferingOff: tt.off}))
+			took, stream := firstEvent(t, f.URL+"/events")
+			if stream != "data: 1\n\ndata: 2\n\n" {
+				t.Errorf("stream %q", stream)
+			}
+			if tt.immediate && took > 250*time.Millisecond {
+				t.Errorf("first event after %v, want it before the origin's pause ends", took)
+			}
+			if !tt.immediate && took < 350*time.Millisecond {
+				t.Errorf("first event after %v: buffered response flushed early", took)
+			}
+		})
+	}
+}
+
+// TestFullDuplex: an origin that answers while it still reads the upload
+// (an echo) works through the proxy piece by piece.
+func TestFullDuplex(t *testing.T) {
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		rc.EnableFullDuplex()
+		w.WriteHeader(200)
+		rc.Flush()
+		buf := make([]byte, 1024)
+		for {
+			n, err := r.Body.Read(buf)
+			if n > 0 {
+				w.Write(bytes.ToUpper(buf[:n]))
+				rc.Flush()
+			}
+			if err != nil {
+				return
+			}
+		}
+	}))
+	defer origin.Close()
+	f := newFront(t, proxyTo(t, origin.URL, Options{HTTPVersion: "1.1", BufferingOff: true}))
+
+	pr, pw := io.Pipe()
+	req, _ := http.NewRequest(http.MethodPost, f.URL+"/echo", pr)
+	respc := make(chan *http.Response, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Error(err)
+			close(respc)
+			return
+		}
+		respc <- resp
+	}()
+	io.WriteString(pw, "ping\n")
+	resp, ok := <-respc
+	if !ok {
+		return
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	for _, word := range []string{"ping", "pong", "done"} {
+		if word != "ping" {
+			io.WriteString(pw, word+"\n")
+		}
+		line, err := br.ReadString('\n')
+		if err != nil || line != strings.ToUpper(word)+"\n" {
+			t.Fatalf("echo of %q: %q, %v", word, line, err)
+		}
+	}
+	pw.Close()
+	if rest, err := io.ReadAll(br); err != nil || len(rest) != 0 {
+		t.Errorf("after close: %q, %v", rest, err)
+	}
+}
+
+// TestEarlyResponse: an origin that rejects an upload without reading it
+// gets its answer to the client, and the upload is abandoned.
+func TestEarlyResponse(t *testing.T) {
+	stop := make(chan struct{})
+	o := newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
+		http.ReadRequest(br)
+		io.WriteString(c, "HTTP/1.1 413 Request Entity Too Large\r\nContent-Length: 8\r\nConnection: close\r\n\r\ntoo big!")
+		<-stop
+	})
+	t.Cleanup(func() { close(stop) })
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{}))
+	const size = 64 << 20
+	req, _ := http.NewRequest(http.MethodPut, f.URL+"/upload", io.LimitReader(endless{context.Background()}, size))
+	req.ContentLength = size
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 413 || string(body) != "too big!" {
+		t.Errorf("got %d %q", resp.StatusCode, body)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("answer took %v", took)
+	}
+	// The variables are complete once the handler has returned.
+	if got := f.waitVar("upstream_status", "413"); got != "413" {
+		t.Errorf("$upstream_status %q", got)
+	}
+}

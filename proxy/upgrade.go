@@ -1,0 +1,82 @@
+package proxy
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+)
+
+// switchProtocols follows a 101 from the upstream: the client's connection
+// is taken over, the 101 passed on, and bytes flow both ways until either
+// side closes, or until the upstream has been silent for ReadTimeout (the
+// idle limit NGINX applies to WebSocket connections).
+func (x *exchange) switchProtocols(c *conn, resp *http.Response, a *attempt) {
+	h := x.h
+	if x.sending {
+		// A body sent with an upgrade request precedes the switch.
+		<-x.sendDone
+		x.sending = false
+	}
+	// From here the tunnel closes both connections itself.
+	x.stop()
+	client, brw, err := http.NewResponseController(x.w).Hijack()
+	if err != nil {
+		c.close()
+		a.total = time.Since(a.start)
+		x.logFailure(slog.LevelError, "cannot switch protocols: the client connection cannot be taken over", c.peer.addr, err)
+		h.errorResponse(x.w, x.r, http.StatusBadGateway)
+		return
+	}
+	defer client.Close()
+	if x.st != nil {
+		x.st.Status = http.StatusSwitchingProtocols
+	}
+	// net/http may have left deadlines on the hijacked connection.
+	_ = client.SetDeadline(time.Time{})
+
+	hdr := make(http.Header, len(resp.Header))
+	h.copyHeader(hdr, resp.Header, true)
+	brw.Writer.WriteString("HTTP/1.1 101 Switching Protocols\r\n")
+	_ = hdr.Write(brw.Writer)
+	brw.Writer.WriteString("\r\n")
+	if err := brw.Writer.Flush(); err != nil {
+		c.close()
+		a.total = time.Since(a.start)
+		return
+	}
+
+	toClient := &deadlineConn{Conn: client, send: h.sendTimeout}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// Bytes the client sent after its request wait in brw.Reader.
+		pipe(c.nc, brw.Reader)
+		c.abort()
+		_ = client.Close()
+	}()
+	pipe(toClient, c.br)
+	c.abort()
+	_ = client.Close()
+	<-done
+	c.close()
+	a.total = time.Since(a.start)
+}
+
+// pipe copies src to dst until either fails or src ends.
+func pipe(dst io.Writer, src io.Reader) {
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := *bp
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}

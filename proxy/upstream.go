@@ -1,0 +1,229 @@
+package proxy
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// NGINX's defaults for an upstream group.
+const (
+	DefaultFailTimeout       = 10 * time.Second
+	DefaultKeepaliveTimeout  = 60 * time.Second
+	DefaultKeepaliveRequests = 1000
+)
+
+// Server is one server of an upstream group, with the parameters of a
+// server line. Its fields mean what the parameters mean, so the zero
+// MaxFails disables failure accounting (max_fails=0); ParseServer fills in
+// NGINX's defaults (weight=1 max_fails=1 fail_timeout=10s).
+type Server struct {
+	Addr        string        // host:port; without a port, port 80
+	Weight      int           // share in the weighted round robin; 0 means 1
+	MaxFails    int           // failures within FailTimeout that take the server out; 0: never
+	FailTimeout time.Duration // window for MaxFails and time out of rotation; 0 means 10s
+	Backup      bool          // used only while every primary server is unavailable
+	Down        bool          // permanently unavailable
+}
+
+// ParseServer reads the arguments of an upstream block's server line, such
+// as ["127.0.0.1:8080", "weight=3", "max_fails=2", "fail_timeout=30s",
+// "backup"].
+func ParseServer(args []string) (Server, error) {
+	if len(args) == 0 {
+		return Server{}, errors.New("server needs an address")
+	}
+	s := Server{Addr: args[0], Weight: 1, MaxFails: 1, FailTimeout: DefaultFailTimeout}
+	for _, a := range args[1:] {
+		name, val, hasVal := strings.Cut(a, "=")
+		var err error
+		switch {
+		case name == "weight" && hasVal:
+			s.Weight, err = strconv.Atoi(val)
+			if err == nil && s.Weight < 1 {
+				err = errors.New("must be at least 1")
+			}
+		case name == "max_fails" && hasVal:
+			s.MaxFails, err = strconv.Atoi(val)
+			if err == nil && s.MaxFails < 0 {
+				err = errors.New("must not be negative")
+			}
+		case name == "fail_timeout" && hasVal:
+			s.FailTimeout, err = ParseTime(val)
+		case a == "backup":
+			s.Backup = true
+		case a == "down":
+			s.Down = true
+		default:
+			return Server{}, fmt.Errorf("invalid parameter %q", a)
+		}
+		if err != nil {
+			return Server{}, fmt.Errorf("invalid parameter %q: %w", a, err)
+		}
+	}
+	return s, nil
+}
+
+// ParseTime reads an NGINX time value: "30s", "500ms", "1m30s", "2h", or a
+// bare number of seconds.
+func ParseTime(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, errors.New("empty time")
+	}
+	if n, err := strconv.Atoi(s); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second, nil
+	}
+	units := map[string]time.Duration{
+		"ms": time.Millisecond, "s": time.Second, "m": time.Minute, "h": time.Hour,
+		"d": 24 * time.Hour, "w": 7 * 24 * time.Hour, "M": 30 * 24 * time.Hour, "y": 365 * 24 * time.Hour,
+	}
+	var total time.Duration
+	for rest := s; rest != ""; {
+		i := 0
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		j := i
+		for j < len(rest) && (rest[j] < '0' || rest[j] > '9') {
+			j++
+		}
+		n, err := strconv.Atoi(rest[:i])
+		unit, ok := units[rest[i:j]]
+		if err != nil || !ok {
+			return 0, fmt.Errorf("invalid time %q", s)
+		}
+		total += time.Duration(n) * unit
+		rest = rest[j:]
+	}
+	return total, nil
+}
+
+// Upstream is a group of servers that requests are balanced over, with its
+// passive health state and its cache of idle keepalive connections. One
+// Upstream is shared by every handler that proxies to it, as an NGINX
+// upstream block is shared by the locations that name it.
+type Upstream struct {
+	Name      string // the group's name; $proxy_host when proxy_pass names it
+	Keepalive int    // idle connections kept for reuse, across all servers; 0 keeps none
+
+	// KeepaliveTimeout and KeepaliveRequests bound an idle connection's
+	// age and a connection's number of requests (NGINX's keepalive_timeout
+	// and keepalive_requests). NewUpstream sets NGINX's defaults; change
+	// them before the group serves requests.
+	KeepaliveTimeout  time.Duration
+	KeepaliveRequests int
+
+	servers []Server
+	primary []*peer
+	backup  []*peer
+	single  bool // one primary server and no backup: never taken out
+	tries   int  // servers a request may try: those not marked down
+
+	mu   sync.Mutex // guards the balancer state of every peer
+	idle idlePool
+}
+
+// NewUpstream builds a group from its servers. keepalive is the number of
+// idle connections the group keeps (the keepalive directive); NGINX keeps
+// none without it.
+func NewUpstream(name string, servers []Server, keepalive int) (*Upstream, error) {
+	if name == "" {
+		return nil, errors.New("upstream needs a name")
+	}
+	if keepalive < 0 {
+		return nil, fmt.Errorf("upstream %q: keepalive must not be negative", name)
+	}
+	u := &Upstream{
+		Name:              name,
+		Keepalive:         keepalive,
+		KeepaliveTimeout:  DefaultKeepaliveTimeout,
+		KeepaliveRequests: DefaultKeepaliveRequests,
+		servers:           append([]Server(nil), servers...),
+	}
+	for i, s := range servers {
+		p, err := newPeer(s)
+		if err != nil {
+			return nil, fmt.Errorf("upstream %q, server %d: %w", name, i+1, err)
+		}
+		if s.Backup {
+			p.index = len(u.backup)
+			u.backup = append(u.backup, p)
+		} else {
+			p.index = len(u.primary)
+			u.primary = append(u.primary, p)
+		}
+		if !s.Down {
+			u.tries++
+		}
+	}
+	if len(u.primary) == 0 {
+		return nil, fmt.Errorf("no servers in upstream %q", name)
+	}
+	u.single = len(u.primary) == 1 && len(u.backup) == 0
+	return u, nil
+}
+
+// Servers returns the group's servers as given to NewUpstream.
+func (u *Upstream) Servers() []Server {
+	return append([]Server(nil), u.servers...)
+}
+
+// CloseIdle closes the group's idle connections, for a group that a new
+// configuration has replaced.
+func (u *Upstream) CloseIdle() {
+	u.idle.closeAll()
+}
+
+func newPeer(s Server) (*peer, error) {
+	addr, err := withDefaultPort(s.Addr)
+	if err != nil {
+		return nil, err
+	}
+	if s.Weight < 0 {
+		return nil, fmt.Errorf("invalid weight %d", s.Weight)
+	}
+	if s.MaxFails < 0 {
+		return nil, fmt.Errorf("invalid max_fails %d", s.MaxFails)
+	}
+	p := &peer{
+		addr:        addr,
+		weight:      s.Weight,
+		maxFails:    s.MaxFails,
+		failTimeout: s.FailTimeout,
+		down:        s.Down,
+	}
+	if p.weight == 0 {
+		p.weight = 1
+	}
+	if p.failTimeout <= 0 {
+		p.failTimeout = DefaultFailTimeout
+	}
+	p.effective = p.weight
+	return p, nil
+}
+
+// withDefaultPort adds port 80 to an address that names none, as NGINX
+// does for server lines.
+func withDefaultPort(addr string) (string, error) {
+	if addr == "" {
+		return "", errors.New("empty server address")
+	}
+	if hasPrefixFold(addr, "unix:") {
+		return "", fmt.Errorf("unix-domain sockets are not supported: %q", addr)
+	}
+	if _, _, err := net.SplitHostPort(addr); err == nil {
+		return addr, nil
+	}
+	host, port, err := splitAuthority(addr)
+	if err != nil {
+		return "", fmt.Errorf("invalid server address %q: %w", addr, err)
+	}
+	if port == "" {
+		port = "80"
+	}
+	return host + ":" + port, nil
+}

@@ -1,0 +1,68 @@
+package proxy
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// TestURIReplacement checks the request URI the upstream receives, through
+// real HTTP, for proxy_pass with and without a URI part.
+func TestURIReplacement(t *testing.T) {
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, r.RequestURI)
+	}))
+	defer origin.Close()
+	addr := hostOf(origin)
+
+	tests := []struct {
+		name     string
+		pass     string // appended to "http://" + addr
+		location string
+		request  string
+		want     string
+	}{
+		{"no URI keeps the request URI", "", "/name/", "/name/x?a=1&b=2", "/name/x?a=1&b=2"},
+		{"no URI keeps it raw", "", "/", "/a%2Fb/%7Ec?q=%20", "/a%2Fb/%7Ec?q=%20"},
+		{"prefix replaced", "/remote/", "/name/", "/name/x", "/remote/x"},
+		{"prefix replaced, query kept", "/remote/", "/name/", "/name/x/y?k=v", "/remote/x/y?k=v"},
+		{"slash URI", "/", "/name/", "/name/page", "/page"},
+		{"URI without trailing slash", "/remote", "/name/", "/name/x", "/remotex"},
+		{"root location", "/base/", "/", "/a/b", "/base/a/b"},
+		{"exact path", "/remote/", "/name/", "/name/", "/remote/"},
+		{"decoded path escaped again", "/r/", "/n/", "/n/a%20b%3Fc%25", "/r/a%20b%3Fc%25"},
+		{"plain path characters stay", "/r/", "/n/", "/n/a%2Cb~c", "/r/a,b~c"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := proxyTo(t, "http://"+addr+tt.pass, Options{LocationPrefix: tt.location})
+			f := newFront(t, h)
+			status, body, _ := get(t, f.URL+tt.request)
+			if status != 200 || body != tt.want {
+				t.Errorf("%s -> %d %q, want %q", tt.request, status, body, tt.want)
+			}
+		})
+	}
+}
+
+// TestURIOfInProcessRequest: a request built in-process (a subrequest, or
+// one whose URI the server rewrote) has no RequestURI; its URL is sent.
+func TestURIOfInProcessRequest(t *testing.T) {
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, r.RequestURI)
+	}))
+	defer origin.Close()
+	h := proxyTo(t, "http://"+hostOf(origin), Options{})
+	f := newFront(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sub, err := http.NewRequestWithContext(r.Context(), http.MethodGet, "/frag/7?x=y", nil)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		h.ServeHTTP(w, sub)
+	}))
+	if status, body, _ := get(t, f.URL+"/page"); status != 200 || body != "/frag/7?x=y" {
+		t.Errorf("got %d %q", status, body)
+	}
+}

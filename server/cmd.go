@@ -1,0 +1,203 @@
+package server
+
+import (
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/conf"
+	"github.com/mosaic-edge/mosaic/vars"
+)
+
+// Cmd is one directive being applied: its arguments, its position and the
+// level of the configuration it appears at.
+type Cmd struct {
+	*conf.Directive
+	ctx   Context
+	mod   *Module
+	b     *builder
+	level *Location // the http, server or location level being read
+	state any       // the state of the enclosing module block (upstream {...})
+}
+
+// Loc returns the module's settings at the current http, server or
+// location level.
+func (c *Cmd) Loc() any {
+	if c.level == nil {
+		return nil
+	}
+	return c.level.confs[c.mod.index]
+}
+
+// Main returns the module's main settings.
+func (c *Cmd) Main() any { return c.b.cfg.mains[c.mod.index] }
+
+// Config returns the configuration being built.
+func (c *Cmd) Config() *Config { return c.b.cfg }
+
+// Context returns the context the directive appears in.
+func (c *Cmd) Context() Context { return c.ctx }
+
+// Location returns the location being read, or nil at http and server level.
+func (c *Cmd) Location() *Location {
+	if c.level == nil || c.level.kind == levelHTTP || c.level.kind == levelServer {
+		return nil
+	}
+	return c.level
+}
+
+// BlockState returns what the enclosing module block passed to Walk.
+func (c *Cmd) BlockState() any { return c.state }
+
+// Walk applies the directives of a block in context ctx, passing state to
+// them through BlockState. Modules use it for blocks they own (upstream).
+func (c *Cmd) Walk(ctx Context, block []*conf.Directive, state any) error {
+	return c.b.walk(block, ctx, c.level, state)
+}
+
+// Errorf returns an error at the directive's position.
+func (c *Cmd) Errorf(format string, args ...any) error {
+	return conf.Errorf(c.Directive, format, args...)
+}
+
+// Invalid reports a bad argument the way NGINX words it, with why
+// (for example "it must be 0..11") when not empty.
+func (c *Cmd) Invalid(arg, why string) error {
+	if why != "" {
+		return c.Errorf("invalid value %q in %q directive, %s", arg, c.Name, why)
+	}
+	return c.Errorf("invalid value %q in %q directive", arg, c.Name)
+}
+
+// Duplicate reports a directive that may appear once per level.
+func (c *Cmd) Duplicate() error { return c.Errorf("%q directive is duplicate", c.Name) }
+
+// Notice logs a configuration notice naming the directive's position.
+func (c *Cmd) Notice(msg string) {
+	c.b.cfg.notices = append(c.b.cfg.notices, fmt.Sprintf("%s in %s", msg, c.Pos()))
+}
+
+// Flag parses the single on|off argument.
+func (c *Cmd) Flag() (bool, error) {
+	switch strings.ToLower(c.Args[0]) {
+	case "on":
+		return true, nil
+	case "off":
+		return false, nil
+	}
+	return false, c.Errorf("invalid value %q in %q directive, it must be \"on\" or \"off\"", c.Args[0], c.Name)
+}
+
+// Int parses an integer argument within [min, max].
+func (c *Cmd) Int(arg string, min, max int) (int, error) {
+	n, err := strconv.Atoi(arg)
+	if err != nil || n < min || n > max {
+		if max == int(^uint(0)>>1) {
+			return 0, c.Invalid(arg, fmt.Sprintf("it must be at least %d", min))
+		}
+		return 0, c.Invalid(arg, fmt.Sprintf("it must be %d..%d", min, max))
+	}
+	return n, nil
+}
+
+// Size parses an NGINX size: a number with an optional k, m or g suffix.
+func (c *Cmd) Size(arg string) (int64, error) {
+	n, err := ParseSize(arg)
+	if err != nil {
+		return 0, c.Invalid(arg, "")
+	}
+	return n, nil
+}
+
+// Duration parses an NGINX time: "30", "10s", "1h 30m", "500ms".
+func (c *Cmd) Duration(arg string) (time.Duration, error) {
+	d, err := ParseDuration(arg)
+	if err != nil {
+		return 0, c.Invalid(arg, "")
+	}
+	return d, nil
+}
+
+// Template compiles an argument with variables.
+func (c *Cmd) Template(arg string) (*vars.Template, error) {
+	t, err := vars.Compile(arg)
+	if err != nil {
+		return nil, c.Errorf("%v", err)
+	}
+	return t, nil
+}
+
+// Logger returns the error logger of the configuration being read.
+func (c *Cmd) Logger() *slog.Logger { return c.b.cfg.Logger }
+
+// ParseSize reads "512", "16k", "8m", "1g" (case-insensitive).
+func ParseSize(s string) (int64, error) {
+	if s == "" {
+		return 0, fmt.Errorf("empty size")
+	}
+	mult := int64(1)
+	switch s[len(s)-1] {
+	case 'k', 'K':
+		mult = 1 << 10
+	case 'm', 'M':
+		mult = 1 << 20
+	case 'g', 'G':
+		mult = 1 << 30
+	}
+	if mult != 1 {
+		s = s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("invalid size %q", s)
+	}
+	return n * mult, nil
+}
+
+// ParseDuration reads NGINX times: one or more numbers with units ms, s,
+// m, h, d, w, M (30 days), y (365 days), a bare number meaning seconds.
+func ParseDuration(s string) (time.Duration, error) {
+	var total time.Duration
+	fields := strings.Fields(s)
+	if len(fields) == 0 {
+		return 0, fmt.Errorf("empty time")
+	}
+	for _, f := range fields {
+		i := 0
+		for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+			i++
+		}
+		if i == 0 {
+			return 0, fmt.Errorf("invalid time %q", f)
+		}
+		n, err := strconv.ParseInt(f[:i], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("invalid time %q", f)
+		}
+		var unit time.Duration
+		switch f[i:] {
+		case "ms":
+			unit = time.Millisecond
+		case "", "s":
+			unit = time.Second
+		case "m":
+			unit = time.Minute
+		case "h":
+			unit = time.Hour
+		case "d":
+			unit = 24 * time.Hour
+		case "w":
+			unit = 7 * 24 * time.Hour
+		case "M":
+			unit = 30 * 24 * time.Hour
+		case "y":
+			unit = 365 * 24 * time.Hour
+		default:
+			return 0, fmt.Errorf("invalid time %q", f)
+		}
+		total += time.Duration(n) * unit
+	}
+	return total, nil
+}

@@ -1,0 +1,156 @@
+package server
+
+import (
+	"crypto/tls"
+	"log/slog"
+	"os"
+	"net/http"
+	"regexp"
+	"strings"
+)
+
+// Config is one loaded configuration: every virtual server with its
+// locations, built handlers included. A reload builds a new Config and
+// swaps it in whole.
+type Config struct {
+	File   string
+	Logger *slog.Logger
+
+	WorkerProcesses int // 0 = auto
+
+	mains   []any
+	http    *Location // the http level's settings
+	servers []*VServer
+	// addrs groups the servers by listening address.
+	addrs       map[string]*addrGroup
+	threadPools map[string]*ThreadPool
+	notices     []string
+	closers     []func() error
+	logFiles    map[string]*os.File
+}
+
+// Servers returns the virtual servers in configuration order.
+func (c *Config) Servers() []*VServer { return c.servers }
+
+// HTTP returns the http level, whose settings the servers inherit.
+func (c *Config) HTTP() *Location { return c.http }
+
+// Notices returns the notices produced while loading (ignored directives).
+func (c *Config) Notices() []string { return c.notices }
+
+// OnClose registers cleanup to run when the configuration is retired.
+func (c *Config) OnClose(f func() error) { c.closers = append(c.closers, f) }
+
+// Listen is one "listen" directive.
+type Listen struct {
+	Addr          string // host:port, or unix:/path
+	SSL           bool
+	HTTP2         bool
+	DefaultServer bool
+}
+
+// VServer is one "server {}" block.
+type VServer struct {
+	names   []serverName
+	listens []Listen
+	level   *Location // server-level settings; requests matching no location use it
+	locs    *locationTree
+	named   map[string]*Location
+	cert    *tls.Certificate
+	certKey [2]string
+	cfg     *Config
+	file    string
+	line    int
+}
+
+// Name returns the first server_name, as $server_name does.
+func (s *VServer) Name() string {
+	if len(s.names) == 0 {
+		return ""
+	}
+	return s.names[0].raw
+}
+
+// Config returns the configuration the server belongs to.
+func (s *VServer) Config() *Config { return s.cfg }
+
+type levelKind int
+
+const (
+	levelHTTP levelKind = iota
+	levelServer
+	levelPrefix
+	levelExact
+	levelNoRegex // ^~
+	levelRegex
+	levelNamed
+)
+
+// Location is a location block, or the http or server level that holds
+// settings for the locations below it.
+type Location struct {
+	pattern string
+	kind    levelKind
+	re      *regexp.Regexp
+	parent  *Location
+	server  *VServer
+	confs   []any
+	nested  *locationTree
+	file    string
+	line    int
+
+	content    http.Handler // the content with the core's steps, for internal redirects
+	handler    http.Handler // the full chain
+	subHandler http.Handler // the chain for subrequests
+}
+
+// Pattern returns the location's match text (the prefix, the regex, or
+// @name).
+func (l *Location) Pattern() string { return l.pattern }
+
+// Prefix returns the matched prefix for prefix, exact and ^~ locations,
+// and "" for regex and named ones (proxy_pass uses it to replace the URI).
+func (l *Location) Prefix() string {
+	switch l.kind {
+	case levelPrefix, levelExact, levelNoRegex:
+		return l.pattern
+	}
+	return ""
+}
+
+// IsRegex reports a ~ or ~* location.
+func (l *Location) IsRegex() bool { return l.kind == levelRegex }
+
+// IsNamed reports an @name location.
+func (l *Location) IsNamed() bool { return l.kind == levelNamed }
+
+// Server returns the virtual server the location belongs to, nil at http
+// level.
+func (l *Location) Server() *VServer { return l.server }
+
+// Pos returns where the location was declared.
+func (l *Location) Pos() string {
+	if l.file == "" {
+		return "(built-in)"
+	}
+	return l.file + ":" + itoa(l.line)
+}
+
+func (l *Location) String() string {
+	switch l.kind {
+	case levelHTTP:
+		return "http"
+	case levelServer:
+		return "server"
+	case levelExact:
+		return "location = " + l.pattern
+	case levelNoRegex:
+		return "location ^~ " + l.pattern
+	case levelRegex:
+		if strings.HasPrefix(l.re.String(), "(?i)") {
+			return "location ~* " + l.pattern
+		}
+		return "location ~ " + l.pattern
+	}
+	return "location " + l.pattern
+}

@@ -1,0 +1,454 @@
+package server
+
+import (
+	"net/http"
+	"log/slog"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/vars"
+)
+
+// coreLoc is the core's per-location settings.
+type coreLoc struct {
+	root          Setting[*vars.Template]
+	alias         bool
+	internal      bool
+	tryFiles      []string
+	ret           *returnSpec
+	errorPages    map[int]errorPage
+	clientMaxBody Setting[int64]
+	keepalive     Setting[time.Duration]
+	types         Setting[*Types]
+	defaultType   Setting[string]
+	outputBufs    Setting[OutputBuffers]
+	errorLog      Setting[*slog.Logger]
+	ownPages      bool
+	sslProtocols  Setting[[2]uint16]
+}
+
+// OutputBuffers is the "output_buffers number size" setting.
+type OutputBuffers struct {
+	Number int
+	Size   int
+}
+
+var coreModule = &Module{
+	Name:            "core",
+	NewLoc:          func() any { return &coreLoc{} },
+	MergeLoc:        mergeCoreLoc,
+	ContentPriority: 1000, // "return" comes before any content module
+}
+
+// returnContent makes a location's "return" its content.
+func returnContent(l *Location) (http.Handler, error) {
+	cl := LocConf[*coreLoc](l, coreModule)
+	if cl.ret == nil {
+		return nil, nil
+	}
+	return cl.ret, nil
+}
+
+func init() {
+	coreModule.Content = returnContent
+	coreModule.Directives = []Directive{
+		{Name: "worker_processes", Context: CtxMain, MinArgs: 1, MaxArgs: 1, Set: setWorkerProcesses},
+		{Name: "error_log", Context: CtxMain | CtxHTTPAll, MinArgs: 1, MaxArgs: 2, Set: setErrorLog},
+		{Name: "events", Context: CtxMain, Block: true, Set: func(c *Cmd) error { return c.Walk(CtxEvents, c.Block, nil) }},
+		{Name: "http", Context: CtxMain, Block: true, Set: setHTTP},
+		{Name: "thread_pool", Context: CtxMain, MinArgs: 2, MaxArgs: 3, Set: setThreadPool},
+		{Name: "server", Context: CtxHTTP, Block: true, Set: setServer},
+		{Name: "listen", Context: CtxServer, MinArgs: 1, MaxArgs: Unlimited, Set: setListen},
+		{Name: "server_name", Context: CtxServer, MinArgs: 1, MaxArgs: Unlimited, Set: setServerName},
+		{Name: "ssl_certificate", Context: CtxServer, MinArgs: 1, MaxArgs: 1, Set: setCertificate(0)},
+		{Name: "ssl_certificate_key", Context: CtxServer, MinArgs: 1, MaxArgs: 1, Set: setCertificate(1)},
+		{Name: "ssl_protocols", Context: CtxHTTP | CtxServer, MinArgs: 1, MaxArgs: Unlimited, Set: setSSLProtocols},
+		{Name: "location", Context: CtxServer | CtxLocation, Block: true, MinArgs: 1, MaxArgs: 2, Set: setLocation},
+		{Name: "types", Context: CtxHTTPAll, Block: true, Set: setTypes},
+		{Name: "default_type", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
+			c.Loc().(*coreLoc).defaultType.Put(c.Args[0])
+			return nil
+		}},
+		{Name: "root", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setRoot(false)},
+		{Name: "alias", Context: CtxLocation, MinArgs: 1, MaxArgs: 1, Set: setRoot(true)},
+		{Name: "internal", Context: CtxLocation, MaxArgs: 0, Set: func(c *Cmd) error {
+			c.Loc().(*coreLoc).internal = true
+			return nil
+		}},
+		{Name: "try_files", Context: CtxServer | CtxLocation, MinArgs: 2, MaxArgs: Unlimited, Set: setTryFiles},
+		{Name: "return", Context: CtxServer | CtxLocation, MinArgs: 1, MaxArgs: 2, Set: setReturn},
+		{Name: "error_page", Context: CtxHTTPAll, MinArgs: 2, MaxArgs: Unlimited, Set: setErrorPage},
+		{Name: "client_max_body_size", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
+			n, err := c.Size(c.Args[0])
+			c.Loc().(*coreLoc).clientMaxBody.Put(n)
+			return err
+		}},
+		{Name: "keepalive_timeout", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 2, Set: func(c *Cmd) error {
+			d, err := c.Duration(c.Args[0])
+			c.Loc().(*coreLoc).keepalive.Put(d)
+			return err
+		}},
+		{Name: "output_buffers", Context: CtxHTTPAll, MinArgs: 2, MaxArgs: 2, Set: func(c *Cmd) error {
+			n, err := c.Int(c.Args[0], 1, 1<<16)
+			if err != nil {
+				return err
+			}
+			sz, err := c.Size(c.Args[1])
+			if err != nil || sz < 1 || sz > 1<<30 {
+				return c.Invalid(c.Args[1], "")
+			}
+			c.Loc().(*coreLoc).outputBufs.Put(OutputBuffers{Number: n, Size: int(sz)})
+			return nil
+		}},
+	}
+	Register(coreModule)
+}
+
+func mergeCoreLoc(p, c any) error {
+	parent, child := p.(*coreLoc), c.(*coreLoc)
+	if !child.root.Set {
+		child.root, child.alias = parent.root, parent.alias
+	}
+	if !child.ownPages {
+		child.errorPages = parent.errorPages
+	}
+	child.clientMaxBody.Merge(parent.clientMaxBody)
+	child.keepalive.Merge(parent.keepalive)
+	child.types.Merge(parent.types)
+	child.defaultType.Merge(parent.defaultType)
+	child.outputBufs.Merge(parent.outputBufs)
+	child.errorLog.Merge(parent.errorLog)
+	child.sslProtocols.Merge(parent.sslProtocols)
+	// Defaults, applied where neither level set a value.
+	if !child.root.Set {
+		child.root.V = vars.MustCompile("html")
+	}
+	if !child.clientMaxBody.Set {
+		child.clientMaxBody.V = 1 << 20
+	}
+	if !child.keepalive.Set {
+		child.keepalive.V = 75 * time.Second
+	}
+	if !child.defaultType.Set {
+		child.defaultType.V = "text/plain"
+	}
+	if !child.outputBufs.Set {
+		child.outputBufs.V = OutputBuffers{Number: 2, Size: 32 << 10}
+	}
+	return nil
+}
+
+func setWorkerProcesses(c *Cmd) error {
+	if c.Args[0] == "auto" {
+		c.Config().WorkerProcesses = 0
+		return nil
+	}
+	n, err := c.Int(c.Args[0], 1, 1<<16)
+	if err != nil {
+		return err
+	}
+	c.Config().WorkerProcesses = n
+	return nil
+}
+
+// ApplyWorkerProcesses sets GOMAXPROCS from worker_processes: a number sets
+// it, "auto" leaves Go's own choice (the CPUs the process may run on).
+func (c *Config) ApplyWorkerProcesses() {
+	if c.WorkerProcesses > 0 {
+		runtime.GOMAXPROCS(c.WorkerProcesses)
+	}
+}
+
+func setHTTP(c *Cmd) error {
+	cfg := c.Config()
+	if cfg.http != nil {
+		return c.Duplicate()
+	}
+	cfg.http = c.b.newLevel(levelHTTP, nil, nil, c.Directive)
+	return c.b.walk(c.Block, CtxHTTP, cfg.http, nil)
+}
+
+func setServer(c *Cmd) error {
+	cfg := c.Config()
+	s := &VServer{cfg: cfg, locs: newLocationTree(), named: map[string]*Location{}, file: c.File, line: c.Line}
+	s.level = c.b.newLevel(levelServer, cfg.http, s, c.Directive)
+	if err := c.b.walk(c.Block, CtxServer, s.level, nil); err != nil {
+		return err
+	}
+	if len(s.listens) == 0 {
+		s.listens = []Listen{{Addr: ":80"}}
+	}
+	if len(s.names) == 0 {
+		s.names = []serverName{{raw: ""}}
+	}
+	if s.cert == nil && s.certKey != [2]string{} {
+		if err := s.loadCert(c.Directive); err != nil {
+			return err
+		}
+	}
+	cfg.servers = append(cfg.servers, s)
+	return nil
+}
+
+func setListen(c *Cmd) error {
+	l, notices, err := parseListen(c.Args)
+	if err != nil {
+		return c.Errorf("%v", err)
+	}
+	for _, n := range notices {
+		c.Notice(n)
+	}
+	s := c.level.server
+	for _, o := range s.listens {
+		if o.Addr == l.Addr {
+			return c.Errorf("duplicate listen %s", l.Addr)
+		}
+	}
+	s.listens = append(s.listens, l)
+	return nil
+}
+
+func setServerName(c *Cmd) error {
+	s := c.level.server
+	for _, a := range c.Args {
+		n, err := parseServerName(a)
+		if err != nil {
+			return c.Errorf("%v", err)
+		}
+		s.names = append(s.names, n)
+	}
+	return nil
+}
+
+func setRoot(alias bool) func(*Cmd) error {
+	return func(c *Cmd) error {
+		cl := c.Loc().(*coreLoc)
+		if cl.root.Set {
+			if cl.alias != alias {
+				if alias {
+					return c.Errorf("\"alias\" directive is duplicate, \"root\" directive was specified earlier")
+				}
+				return c.Errorf("\"root\" directive is duplicate, \"alias\" directive was specified earlier")
+			}
+			return c.Duplicate()
+		}
+		if alias {
+			if l := c.Location(); l != nil && l.kind == levelNamed {
+				return c.Errorf("\"alias\" directive cannot be used inside the named location")
+			}
+		}
+		t, err := c.Template(c.Args[0])
+		if err != nil {
+			return err
+		}
+		cl.root.Put(t)
+		cl.alias = alias
+		return nil
+	}
+}
+
+func setTryFiles(c *Cmd) error {
+	cl := c.Loc().(*coreLoc)
+	if cl.tryFiles != nil {
+		return c.Duplicate()
+	}
+	for _, a := range c.Args[:len(c.Args)-1] {
+		if _, err := c.Template(a); err != nil {
+			return err
+		}
+	}
+	last := c.Args[len(c.Args)-1]
+	if strings.HasPrefix(last, "=") {
+		if _, err := strconv.Atoi(last[1:]); err != nil {
+			return c.Errorf("invalid code %q", last)
+		}
+	}
+	cl.tryFiles = c.Args
+	return nil
+}
+
+func setLocation(c *Cmd) error {
+	parent := c.level
+	srv := parent.server
+	var l *Location
+	mod, pat := "", c.Args[0]
+	if len(c.Args) == 2 {
+		mod, pat = c.Args[0], c.Args[1]
+	} else if len(pat) > 1 && (pat[0] == '=' || pat[0] == '~') {
+		// "=/exact" and "~regex" written without a space.
+		switch {
+		case strings.HasPrefix(pat, "~*"):
+			mod, pat = "~*", pat[2:]
+		case strings.HasPrefix(pat, "^~"):
+			mod, pat = "^~", pat[2:]
+		default:
+			mod, pat = pat[:1], pat[1:]
+		}
+	}
+	kind := levelPrefix
+	var re *regexp.Regexp
+	switch mod {
+	case "":
+		if strings.HasPrefix(pat, "@") {
+			kind = levelNamed
+		}
+	case "=":
+		kind = levelExact
+	case "^~":
+		kind = levelNoRegex
+	case "~", "~*":
+		kind = levelRegex
+		expr := pat
+		if mod == "~*" {
+			expr = "(?i)" + pat
+		}
+		var err error
+		if re, err = regexp.Compile(expr); err != nil {
+			return c.Errorf("pattern %q could not be compiled: %v", pat, err)
+		}
+	default:
+		return c.Errorf("invalid location modifier %q", mod)
+	}
+	if parent.kind == levelExact {
+		return c.Errorf("location %q cannot be inside the exact location %q", pat, parent.pattern)
+	}
+	if parent.kind == levelNamed {
+		return c.Errorf("location %q cannot be inside the named location %q", pat, parent.pattern)
+	}
+	if kind == levelNamed && parent.kind != levelServer {
+		return c.Errorf("named location %q can be on the server level only", pat)
+	}
+	if (parent.kind == levelPrefix || parent.kind == levelNoRegex) && kind != levelRegex && kind != levelNamed && !strings.HasPrefix(pat, parent.pattern) {
+		return c.Errorf("location %q is outside location %q", pat, parent.pattern)
+	}
+	l = c.b.newLevel(kind, parent, srv, c.Directive)
+	l.pattern, l.re = pat, re
+	if kind == levelNamed {
+		if _, dup := srv.named[pat]; dup {
+			return c.Errorf("duplicate location %q", pat)
+		}
+		srv.named[pat] = l
+	} else {
+		tree := srv.locs
+		if parent.kind != levelServer {
+			if parent.nested == nil {
+				parent.nested = newLocationTree()
+			}
+			tree = parent.nested
+		}
+		if !tree.add(l) {
+			return c.Errorf("duplicate location %q", pat)
+		}
+	}
+	return c.b.walk(c.Block, CtxLocation, l, nil)
+}
+
+func setErrorLog(c *Cmd) error {
+	lg, err := openErrorLog(c.Config(), c.Args)
+	if err != nil {
+		return c.Errorf("%v", err)
+	}
+	if c.ctx == CtxMain {
+		c.Config().Logger = lg
+		return nil
+	}
+	c.Loc().(*coreLoc).errorLog.Put(lg)
+	return nil
+}
+
+func setThreadPool(c *Cmd) error {
+	name := c.Args[0]
+	cfg := c.Config()
+	if _, dup := cfg.threadPools[name]; dup {
+		return c.Errorf("duplicate thread pool %q", name)
+	}
+	threads, queue := 0, 65536
+	for _, a := range c.Args[1:] {
+		k, v, ok := strings.Cut(a, "=")
+		if !ok {
+			return c.Errorf("invalid parameter %q", a)
+		}
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil || n < 1:
+			return c.Errorf("invalid %s value %q", k, v)
+		case k == "threads":
+			threads = n
+		case k == "max_queue":
+			queue = n
+		default:
+			return c.Errorf("invalid parameter %q", a)
+		}
+	}
+	if threads == 0 {
+		return c.Errorf("\"%s\" must have \"threads\" parameter", c.Name)
+	}
+	cfg.threadPools[name] = NewThreadPool(name, threads, queue)
+	return nil
+}
+
+// defaultThreadPool creates the pool named "default" (32 threads, as in
+// NGINX) unless the configuration declared it.
+func (b *builder) defaultThreadPool() error {
+	if _, ok := b.cfg.threadPools["default"]; !ok {
+		b.cfg.threadPools["default"] = NewThreadPool("default", 32, 65536)
+	}
+	for _, p := range b.cfg.threadPools {
+		b.cfg.OnClose(func() error { p.Close(); return nil })
+	}
+	return nil
+}
+
+// ThreadPool returns the pool declared by thread_pool (or the default).
+func (c *Config) ThreadPool(name string) (*ThreadPool, bool) {
+	p, ok := c.threadPools[name]
+	return p, ok
+}
+
+// Accessors that modules use to read the core's per-location settings.
+
+// Root returns the root or alias template and whether it is an alias.
+func (l *Location) Root() (*vars.Template, bool) {
+	cl := LocConf[*coreLoc](l, coreModule)
+	return cl.root.V, cl.alias
+}
+
+// Types returns the MIME table in force.
+func (l *Location) Types() *Types {
+	cl := LocConf[*coreLoc](l, coreModule)
+	if cl.types.Set {
+		return cl.types.V
+	}
+	return defaultTypes()
+}
+
+// DefaultType returns default_type.
+func (l *Location) DefaultType() string { return LocConf[*coreLoc](l, coreModule).defaultType.V }
+
+// ContentType maps a file name to its type with types and default_type.
+func (l *Location) ContentType(name string) string {
+	if t := l.Types().ByName(name); t != "" {
+		return t
+	}
+	return l.DefaultType()
+}
+
+// OutputBuffers returns output_buffers.
+func (l *Location) OutputBuffers() OutputBuffers { return LocConf[*coreLoc](l, coreModule).outputBufs.V }
+
+// Logger returns the error log in force for the location.
+func (l *Location) Logger() *slog.Logger {
+	if lg := LocConf[*coreLoc](l, coreModule).errorLog; lg.Set {
+		return lg.V
+	}
+	if l.server != nil {
+		return l.server.cfg.Logger
+	}
+	return slog.Default()
+}
+
+// IsInternal reports an "internal" location.
+func (l *Location) IsInternal() bool { return LocConf[*coreLoc](l, coreModule).internal }

@@ -1,0 +1,384 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/vars"
+)
+
+// maxRedirects bounds internal redirects (try_files, error_page) per
+// request, as NGINX's "rewrite or internal redirection cycle" guard does.
+const maxRedirects = 10
+
+// reqInfo is the core's per-request record, in the request context.
+type reqInfo struct {
+	cfg       *Config
+	srv       *VServer
+	st        *vars.State
+	loc       *Location
+	internal  bool // an internal redirect or a subrequest: internal locations allowed
+	redirects *int // shared by every redirect of one request, like NGINX's uri_changes
+	errorPage bool // serving an error_page: no further interception
+	subDepth  int
+}
+
+type reqInfoKey struct{}
+
+func infoFrom(ctx context.Context) *reqInfo {
+	ri, _ := ctx.Value(reqInfoKey{}).(*reqInfo)
+	return ri
+}
+
+// CurrentLocation returns the location serving r, or nil outside the
+// server.
+func CurrentLocation(r *http.Request) *Location {
+	if ri := infoFrom(r.Context()); ri != nil {
+		return ri.loc
+	}
+	return nil
+}
+
+var connCounter atomic.Uint64
+
+type connIDKey struct{}
+
+// dispatcher serves requests accepted on one bound address with whatever
+// configuration is current.
+type dispatcher struct {
+	bound string
+	cur   *atomic.Pointer[Config]
+}
+
+func (d *dispatcher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	cfg := d.cur.Load()
+	local := ""
+	if len(cfg.addrs) > 1 {
+		local = localAddr(r)
+	}
+	g := cfg.groupFor(d.bound, local)
+	if g == nil {
+		http.Error(w, "no server for this address", http.StatusMisdirectedRequest)
+		return
+	}
+	cfg.ServeGroup(w, r, g)
+}
+
+// ServeGroup serves r with the servers of one address group.
+func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGroup) {
+	st := &vars.State{Start: time.Now()}
+	if id, ok := r.Context().Value(connIDKey{}).(uint64); ok {
+		st.ConnID = id
+	}
+	srv := g.find(r.Host)
+	st.ServerName = srv.Name()
+	ri := &reqInfo{cfg: cfg, srv: srv, st: st}
+	ctx := context.WithValue(vars.NewContext(r.Context(), st), reqInfoKey{}, ri)
+	r = r.WithContext(ctx)
+	rw := newRecorder(w, st)
+	defer rw.release()
+
+	if !normalizePath(r) {
+		Error(rw, r, http.StatusBadRequest)
+		return
+	}
+	if ret := LocConf[*coreLoc](srv.level, coreModule).ret; ret != nil {
+		// A server-level return answers before any location is chosen.
+		ri.loc = srv.level
+		srv.level.handler.ServeHTTP(rw, r)
+		return
+	}
+	loc := srv.find(r.URL.Path, st)
+	ri.loc = loc
+	loc.handler.ServeHTTP(rw, r)
+}
+
+// find returns the location for uri, or the server level when none
+// matches (NGINX then serves with the server's settings).
+func (s *VServer) find(uri string, st *vars.State) *Location {
+	l, caps := s.locs.match(uri)
+	if l == nil {
+		return s.level
+	}
+	if caps != nil && st != nil {
+		st.Captures = caps
+	}
+	return l
+}
+
+// normalizePath applies NGINX's URI normalisation to r.URL.Path (already
+// percent-decoded by net/http): merge slashes, resolve "." and "..". A
+// path that climbs above the root is refused.
+func normalizePath(r *http.Request) bool {
+	p := r.URL.Path
+	if p == "" {
+		r.URL.Path = "/"
+		return true
+	}
+	if p[0] != '/' {
+		return r.Method == http.MethodOptions && p == "*"
+	}
+	if !strings.Contains(p, "//") && !strings.Contains(p, "/.") && !strings.Contains(p, "\\") {
+		return strings.IndexByte(p, 0) < 0
+	}
+	if strings.IndexByte(p, 0) >= 0 {
+		return false
+	}
+	segs := strings.Split(p, "/")
+	out := make([]string, 0, len(segs))
+	for i, s := range segs {
+		switch s {
+		case "", ".":
+			if i == len(segs)-1 {
+				out = append(out, "") // keep the trailing slash
+			}
+			continue
+		case "..":
+			if len(out) == 0 {
+				return false
+			}
+			out = out[:len(out)-1]
+			if i == len(segs)-1 {
+				out = append(out, "")
+			}
+			continue
+		}
+		out = append(out, s)
+	}
+	np := "/" + strings.Join(out, "/")
+	if np != p {
+		r.URL.Path = np
+		r.URL.RawPath = ""
+	}
+	return true
+}
+
+// InternalRedirect serves r again for uri (with its own query string, if
+// any) with the content of the location that uri selects, as NGINX's
+// try_files fallback and error_page do. A name starting with "@" selects a
+// named location. The filters of the original location stay in place.
+func InternalRedirect(w http.ResponseWriter, r *http.Request, uri string) {
+	ri := infoFrom(r.Context())
+	if ri == nil {
+		http.NotFound(w, r)
+		return
+	}
+	if ri.redirects == nil {
+		ri.redirects = new(int)
+	}
+	if *ri.redirects >= maxRedirects {
+		ri.loc.Logger().Error(fmt.Sprintf("rewrite or internal redirection cycle while internally redirecting to %q", uri))
+		Error(w, r, http.StatusInternalServerError)
+		return
+	}
+	*ri.redirects++
+	nri := *ri
+	nri.internal = true
+	r2 := r.Clone(context.WithValue(r.Context(), reqInfoKey{}, &nri))
+	var loc *Location
+	if strings.HasPrefix(uri, "@") {
+		loc = ri.srv.named[uri]
+		if loc == nil {
+			ri.loc.Logger().Error(fmt.Sprintf("could not find named location %q", uri))
+			Error(w, r, http.StatusInternalServerError)
+			return
+		}
+	} else {
+		path, query, hasQuery := strings.Cut(uri, "?")
+		r2.URL.Path, r2.URL.RawPath = path, ""
+		if hasQuery {
+			r2.URL.RawQuery = query
+		}
+		if !normalizePath(r2) {
+			Error(w, r, http.StatusBadRequest)
+			return
+		}
+		loc = ri.srv.find(r2.URL.Path, ri.st)
+	}
+	nri.loc = loc
+	loc.content.ServeHTTP(w, r2)
+}
+
+// wrapCore adds the core's per-location steps around the content handler:
+// internal-only locations, the body size limit, try_files and error_page.
+func wrapCore(l *Location, content http.Handler) http.Handler {
+	cl := LocConf[*coreLoc](l, coreModule)
+	h := content
+	if len(cl.tryFiles) > 0 {
+		h = newTryFiles(l, cl.tryFiles, h)
+	}
+	return &coreHandler{loc: l, cl: cl, next: h}
+}
+
+type coreHandler struct {
+	loc  *Location
+	cl   *coreLoc
+	next http.Handler
+}
+
+func (h *coreHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ri := infoFrom(r.Context())
+	if ri != nil {
+		ri.loc = h.loc
+	}
+	if len(h.cl.errorPages) == 0 || ri == nil || ri.errorPage {
+		h.serve(w, r, ri)
+		return
+	}
+	ew := &errorPageWriter{ResponseWriter: w, pages: h.cl.errorPages, st: ri.st}
+	h.serve(ew, r, ri)
+	if ew.caught != 0 {
+		serveErrorPage(w, r, ew.caught, ew.page)
+	}
+}
+
+func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo) {
+	if h.cl.internal && (ri == nil || !ri.internal) {
+		Error(w, r, http.StatusNotFound)
+		return
+	}
+	if max := h.cl.clientMaxBody.V; max > 0 && r.Body != nil && r.Body != http.NoBody {
+		if r.ContentLength > max {
+			h.loc.Logger().Error(fmt.Sprintf("client intended to send too large body: %d bytes", r.ContentLength))
+			Error(w, r, http.StatusRequestEntityTooLarge)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, max)
+	}
+	if h.cl.keepalive.V == 0 {
+		w.Header()["Connection"] = []string{"close"}
+	}
+	h.next.ServeHTTP(w, r)
+}
+
+// serveErrorPage answers with the error_page target for code.
+func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPage) {
+	ri := infoFrom(r.Context())
+	uri := ep.uri.Eval(r)
+	if !strings.HasPrefix(uri, "/") && !strings.HasPrefix(uri, "@") {
+		// An absolute URL: the client is redirected (302 unless overridden).
+		status := http.StatusFound
+		if ep.override != 0 {
+			status = ep.override
+		}
+		w.Header()["Location"] = []string{uri}
+		Error(w, r, status)
+		return
+	}
+	if ri.redirects != nil && *ri.redirects >= maxRedirects {
+		// The redirection cycle guard fired: no page can be reached.
+		Error(w, r, code)
+		return
+	}
+	nri := *ri
+	nri.errorPage = true
+	r2 := r.WithContext(context.WithValue(r.Context(), reqInfoKey{}, &nri))
+	if r2.Method != http.MethodHead {
+		r2.Method = http.MethodGet
+	}
+	r2.Body = http.NoBody
+	r2.ContentLength = 0
+	var sw http.ResponseWriter = w
+	if !ep.useTarget {
+		status := code
+		if ep.override != 0 {
+			status = ep.override
+		}
+		sw = &statusWriter{ResponseWriter: w, status: status}
+	}
+	InternalRedirect(sw, r2, uri)
+}
+
+// errorPageWriter swallows a response whose status has an error_page, so
+// that the page can be served instead. Responses relayed from an upstream
+// are not intercepted (NGINX's proxy_intercept_errors off).
+type errorPageWriter struct {
+	http.ResponseWriter
+	pages  map[int]errorPage
+	st     *vars.State
+	caught int
+	page   errorPage
+	wrote  bool
+}
+
+func (e *errorPageWriter) WriteHeader(code int) {
+	if e.caught != 0 || e.wrote {
+		return
+	}
+	if p, ok := e.pages[code]; ok {
+		if _, upstream := e.st.Get("upstream_status"); !upstream {
+			e.caught, e.page = code, p
+			return
+		}
+	}
+	if code >= 200 {
+		e.wrote = true
+	}
+	e.ResponseWriter.WriteHeader(code)
+}
+
+func (e *errorPageWriter) Write(b []byte) (int, error) {
+	if e.caught != 0 {
+		return len(b), nil
+	}
+	if !e.wrote {
+		e.WriteHeader(http.StatusOK)
+		if e.caught != 0 {
+			return len(b), nil
+		}
+	}
+	return e.ResponseWriter.Write(b)
+}
+
+func (e *errorPageWriter) Flush() {
+	if e.caught == 0 {
+		if f, ok := e.ResponseWriter.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+}
+
+func (e *errorPageWriter) Unwrap() http.ResponseWriter { return e.ResponseWriter }
+
+// statusWriter replaces the status of the response written through it.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	done   bool
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if s.done {
+		return
+	}
+	if code < 200 {
+		s.ResponseWriter.WriteHeader(code) // 1xx pass through unchanged
+		return
+	}
+	s.done = true
+	s.ResponseWriter.WriteHeader(s.status)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if !s.done {
+		s.WriteHeader(http.StatusOK)
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+func localAddr(r *http.Request) string {
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(interface{ String() string }); ok {
+		return a.String()
+	}
+	return ""
+}
+
+var notFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	Error(w, r, http.StatusNotFound)
+})

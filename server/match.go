@@ -1,0 +1,111 @@
+package server
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// locationTree holds the locations of one level (a server, or a location
+// with nested ones) and finds the one for a URI with NGINX's rules:
+//
+//  1. an exact "=" match ends the search;
+//  2. otherwise the longest matching prefix is remembered; if it is "^~",
+//     the search ends; if it has nested locations, they are searched the
+//     same way, and their result wins unless it is a plain prefix;
+//  3. regular expressions are tried in the order they appear; the first
+//     that matches wins;
+//  4. otherwise the longest prefix is used.
+type locationTree struct {
+	exact    map[string]*Location
+	prefixes []*Location // sorted by length, longest first
+	regexes  []*Location // in configuration order
+	all      []*Location // in configuration order, for walking
+}
+
+func newLocationTree() *locationTree {
+	return &locationTree{exact: map[string]*Location{}}
+}
+
+func (t *locationTree) add(l *Location) bool {
+	switch l.kind {
+	case levelExact:
+		if _, dup := t.exact[l.pattern]; dup {
+			return false
+		}
+		t.exact[l.pattern] = l
+	case levelPrefix, levelNoRegex:
+		for _, o := range t.prefixes {
+			if o.pattern == l.pattern {
+				return false
+			}
+		}
+		t.prefixes = append(t.prefixes, l)
+	case levelRegex:
+		t.regexes = append(t.regexes, l)
+	}
+	t.all = append(t.all, l)
+	return true
+}
+
+// finish orders the prefixes once the tree is complete.
+func (t *locationTree) finish() {
+	sort.SliceStable(t.prefixes, func(i, j int) bool { return len(t.prefixes[i].pattern) > len(t.prefixes[j].pattern) })
+	for _, l := range t.all {
+		if l.nested != nil {
+			l.nested.finish()
+		}
+	}
+}
+
+func (t *locationTree) walk(f func(*Location)) {
+	for _, l := range t.all {
+		f(l)
+		if l.nested != nil {
+			l.nested.walk(f)
+		}
+	}
+}
+
+// match returns the location for uri and, for a regex location, its
+// submatches. ok is false when nothing matched.
+func (t *locationTree) match(uri string) (loc *Location, captures []string) {
+	if l, ok := t.exact[uri]; ok {
+		return l, nil
+	}
+	var prefix *Location
+	for _, l := range t.prefixes {
+		if strings.HasPrefix(uri, l.pattern) {
+			prefix = l
+			break
+		}
+	}
+	if prefix != nil {
+		if prefix.nested != nil {
+			if l, caps := prefix.nested.match(uri); l != nil && (l.kind == levelExact || l.kind == levelRegex || l.kind == levelNoRegex) {
+				return l, caps
+			} else if l != nil {
+				prefix = l
+			}
+		}
+		if prefix.kind == levelNoRegex {
+			return prefix, nil
+		}
+	}
+	for _, l := range t.regexes {
+		if caps := matchRegex(l.re, uri); caps != nil {
+			return l, caps
+		}
+	}
+	return prefix, nil
+}
+
+func matchRegex(re *regexp.Regexp, s string) []string {
+	if re.NumSubexp() == 0 {
+		if re.MatchString(s) {
+			return []string{}
+		}
+		return nil
+	}
+	return re.FindStringSubmatch(s)
+}

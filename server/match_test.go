@@ -1,0 +1,196 @@
+package server
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// whichLocation loads src and reports the body "return" gives for each
+// URI, which names the location that matched.
+func serveText(t *testing.T, cfg *Config, host, uri string) (int, string) {
+	t.Helper()
+	var g *addrGroup
+	for _, x := range cfg.addrs {
+		g = x
+	}
+	r := httptest.NewRequest("GET", uri, nil)
+	r.Host = host
+	w := httptest.NewRecorder()
+	cfg.ServeGroup(w, r, g)
+	return w.Code, w.Body.String()
+}
+
+func mustLoad(t *testing.T, src string) *Config {
+	t.Helper()
+	cfg, err := LoadString("test.conf", src)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	t.Cleanup(cfg.close)
+	return cfg
+}
+
+// The example of NGINX's location documentation, plus nesting rules.
+func TestLocationOrder(t *testing.T) {
+	cfg := mustLoad(t, `http { server { listen 127.0.0.1:0;
+		location = / { return 200 A; }
+		location / { return 200 B; }
+		location /documents/ { return 200 C; }
+		location ^~ /images/ { return 200 D; }
+		location ~* \.(gif|jpg|jpeg)$ { return 200 E; }
+		location /a/ {
+			return 200 F;
+			location ~ \.php$ { return 200 G; }
+			location /a/b/ { return 200 H; }
+			location = /a/exact { return 200 I; }
+		}
+		location ~ \.php$ { return 200 J; }
+		location ~ ^/cap/(\w+)/(\d+)$ { return 200 "K $1 $2"; }
+		location /documents/long/ { return 200 L; }
+		location =/x { return 200 M; }
+	} }`)
+	cases := map[string]string{
+		"/":                          "A",
+		"/index.html":                "B",
+		"/documents/document.html":   "C",
+		"/images/1.gif":              "D",
+		"/documents/1.jpg":           "E",
+		"/DOCUMENTS/1.JPG":           "E",
+		"/a/x":                       "F",
+		"/a/x.php":                   "G", // nested regex wins over the outer one
+		"/b/x.php":                   "J",
+		"/a/b/c":                     "H",
+		"/a/b/c.php":                 "G",
+		"/a/exact":                   "I",
+		"/cap/abc/42":                "K abc 42",
+		"/documents/long/x":          "L",
+		"/documents/long/x.jpg":      "E",
+		"/x":                         "M",
+		"/x/":                        "B",
+		"/a/../documents/../images/": "D", // normalised before matching
+	}
+	for uri, want := range cases {
+		if _, got := serveText(t, cfg, "", uri); got != want {
+			t.Errorf("%s -> %q, want %q", uri, got, want)
+		}
+	}
+}
+
+func TestNoLocationUsesServerLevel(t *testing.T) {
+	cfg := mustLoad(t, `http { server { listen 127.0.0.1:0; location /only/ { return 200 only; } } }`)
+	if code, _ := serveText(t, cfg, "", "/elsewhere"); code != 404 {
+		t.Fatalf("status %d, want 404 from the server level", code)
+	}
+}
+
+func TestServerNamePriority(t *testing.T) {
+	cfg := mustLoad(t, `http {
+		server { listen 127.0.0.1:0; server_name first; return 200 first; }
+		server { listen 127.0.0.1:0; server_name example.com www.example.com; return 200 exact; }
+		server { listen 127.0.0.1:0; server_name *.example.com; return 200 wild-start; }
+		server { listen 127.0.0.1:0; server_name *.b.example.com; return 200 wild-start-longer; }
+		server { listen 127.0.0.1:0; server_name mail.*; return 200 wild-end; }
+		server { listen 127.0.0.1:0; server_name ~^(?P<user>\w+)\.users\.org$; return 200 regex; }
+		server { listen 127.0.0.1:0; server_name ~^www\d+\.; return 200 regex2; }
+		server { listen 127.0.0.1:0 default_server; server_name _; return 200 default; }
+		server { listen 127.0.0.1:0; server_name .dot.org; return 200 dot; }
+	}`)
+	cases := map[string]string{
+		"example.com":         "exact",
+		"EXAMPLE.com.":        "exact",
+		"example.com:8080":    "exact",
+		"www.example.com":     "exact",
+		"a.example.com":       "wild-start",
+		"x.b.example.com":     "wild-start-longer",
+		"mail.example.com":    "wild-start", // *.example.com beats mail.*
+		"mail.other.net":      "wild-end",
+		"bob.users.org":       "regex",
+		"www12.somewhere.net": "regex2",
+		"unknown.net":         "default",
+		"":                    "default",
+		"first":               "first",
+		"dot.org":             "dot",
+		"a.dot.org":           "dot",
+	}
+	for host, want := range cases {
+		if _, got := serveText(t, cfg, host, "/"); got != want {
+			t.Errorf("Host %q -> %q, want %q", host, got, want)
+		}
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{"http {\n brotly on;\n}", `unknown directive "brotly" in t.conf:2`},
+		{"listen 80;", `"listen" directive is not allowed here in t.conf:1`},
+		{"http { server { listen; } }", `invalid number of arguments in "listen" directive in t.conf:1`},
+		{"http { server {\nlocation / {}\nlocation / {}\n} }", `duplicate location "/" in t.conf:3`},
+		{"http { server { location = /x {} location = /x {} } }", `duplicate location "/x" in t.conf:1`},
+		{"http {\nserver {\n}\n}\n}", `unexpected "}" in t.conf:5`},
+		{"http {\nserver {\n", `unexpected end of file, expecting "}" in t.conf:3`},
+		{"http { client_max_body_size 1x; }", `invalid value "1x" in "client_max_body_size" directive in t.conf:1`},
+		{"http { server { location / { root /a; alias /b; } } }", `"alias" directive is duplicate, "root" directive was specified earlier in t.conf:1`},
+		{"http { server { listen 80 bogus; } }", `invalid parameter "bogus" in t.conf:1`},
+		{"http { server { location ~ ( {} } }", `pattern "(" could not be compiled`},
+		{"http { server { return 200 $nope; } }", `unknown "nope" variable in t.conf:1`},
+		{"http { server { location /a/ { location /b/ {} } } }", `location "/b/" is outside location "/a/" in t.conf:1`},
+		{"http { server { location @n { location /x {} } } }", `location "/x" cannot be inside the named location "@n"`},
+		{"http { server foo { } }", `invalid number of arguments in "server" directive in t.conf:1`},
+		{"http { server; }", `directive "server" has no opening "{" in t.conf:1`},
+		{"http { root /x { } }", `directive "root" is not terminated by ";" in t.conf:1`},
+		{"worker_processes many;", `invalid value "many" in "worker_processes" directive, it must be 1..65536 in t.conf:1`},
+		{"http { server { listen 127.0.0.1:1 ssl; } }", `no "ssl_certificate" is defined for the listen ... ssl directive`},
+		{"http { error_page 200 /x; }", `value "200" must be between 300 and 599 in t.conf:1`},
+		{"error_log /x debugz;", `invalid log level "debugz" in t.conf:1`},
+		{"thread_pool one;", `invalid number of arguments in "thread_pool" directive in t.conf:1`},
+		{"thread_pool one threads=0;", `invalid threads value "0" in t.conf:1`},
+		{"http { server { listen 127.0.0.1:1 default_server; } server { listen 127.0.0.1:1 default_server; } }", "a duplicate default server for 127.0.0.1:1"},
+	}
+	for _, c := range cases {
+		_, err := LoadString("t.conf", c.src)
+		if err == nil {
+			t.Errorf("%q: loaded, want error %q", c.src, c.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q:\n got  %v\n want %s", c.src, err, c.want)
+		}
+	}
+}
+
+func TestIgnoredDirectivesLoad(t *testing.T) {
+	cfg := mustLoad(t, `user www-data; pid /run/x.pid; load_module m.so; worker_rlimit_nofile 1024;
+		events { worker_connections 768; multi_accept on; accept_mutex off; }
+		http { sendfile on; tcp_nopush on; tcp_nodelay on; types_hash_max_size 2048; server_tokens off;
+			open_file_cache max=1000; proxy_temp_path /tmp/x; client_body_temp_path /tmp/y; }`)
+	if n := len(cfg.Notices()); n != 15 {
+		t.Fatalf("%d notices: %v", n, cfg.Notices())
+	}
+	if !strings.Contains(cfg.Notices()[0], `ignoring "user" directive in test.conf:1`) {
+		t.Fatalf("notice: %s", cfg.Notices()[0])
+	}
+}
+
+func TestSizesAndDurations(t *testing.T) {
+	for in, want := range map[string]int64{"0": 0, "512": 512, "16k": 16 << 10, "8M": 8 << 20, "1g": 1 << 30} {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("size %q = %d, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"", "k", "-1", "1.5m", "1t"} {
+		if _, err := ParseSize(bad); err == nil {
+			t.Errorf("size %q accepted", bad)
+		}
+	}
+	for in, want := range map[string]string{"30": "30s", "500ms": "500ms", "1h 30m": "1h30m0s", "2d": "48h0m0s", "1w": "168h0m0s"} {
+		if got, err := ParseDuration(in); err != nil || got.String() != want {
+			t.Errorf("time %q = %v, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"", "s", "1x", "1.5s"} {
+		if _, err := ParseDuration(bad); err == nil {
+			t.Errorf("time %q accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,90 @@
+package server
+
+import (
+	_ "embed"
+	"strings"
+	"sync"
+
+	"github.com/mosaic-edge/mosaic/conf"
+)
+
+// mimeTypes is NGINX's mime.types. It is used when a configuration has no
+// "types" block, and when a configuration includes "mime.types" by a
+// relative name that does not exist beside it.
+//
+//go:embed mime.types
+var mimeTypes string
+
+// Types maps file extensions (lowercase, without the dot) to media types.
+type Types struct {
+	byExt map[string]string
+}
+
+// ByName returns the type for a file name's extension, or "".
+func (t *Types) ByName(name string) string {
+	i := strings.LastIndexByte(name, '.')
+	if i < 0 || i == len(name)-1 || strings.IndexByte(name[i:], '/') >= 0 {
+		return ""
+	}
+	ext := name[i+1:]
+	if v, ok := t.byExt[ext]; ok {
+		return v
+	}
+	return t.byExt[strings.ToLower(ext)]
+}
+
+// Len returns the number of extensions known.
+func (t *Types) Len() int { return len(t.byExt) }
+
+var (
+	defTypesOnce sync.Once
+	defTypes     *Types
+)
+
+func defaultTypes() *Types {
+	defTypesOnce.Do(func() {
+		dirs, err := conf.ParseString("mime.types (built-in)", mimeTypes, conf.Options{})
+		if err != nil || len(dirs) != 1 {
+			panic("server: built-in mime.types does not parse")
+		}
+		defTypes = &Types{byExt: map[string]string{}}
+		for _, d := range dirs[0].Block {
+			for _, ext := range d.Args {
+				defTypes.byExt[strings.ToLower(ext)] = d.Name
+			}
+		}
+	})
+	return defTypes
+}
+
+// builtinInclude answers "include mime.types;" when no such file exists.
+func builtinInclude(name string) (string, bool) {
+	if name == "mime.types" {
+		return mimeTypes, true
+	}
+	return "", false
+}
+
+// setTypes reads a "types { type ext ...; }" block. Several blocks at one
+// level add to each other, as they do when NGINX includes mime.types and
+// a site adds a type.
+func setTypes(c *Cmd) error {
+	cl := c.Loc().(*coreLoc)
+	t := cl.types.V
+	if !cl.types.Set {
+		t = &Types{byExt: map[string]string{}}
+		cl.types.Put(t)
+	}
+	for _, d := range c.Block {
+		if d.Block != nil {
+			return conf.Errorf(d, "unexpected \"{\"")
+		}
+		if len(d.Args) == 0 {
+			return conf.Errorf(d, "invalid number of arguments in %q directive", d.Name)
+		}
+		for _, ext := range d.Args {
+			t.byExt[strings.ToLower(ext)] = d.Name
+		}
+	}
+	return nil
+}

@@ -1,0 +1,204 @@
+// Package server is mosaic's core: it turns a configuration tree into
+// virtual servers and locations, matches requests to them, runs each
+// location's handler chain, issues subrequests, and owns the listeners.
+// It knows no module by name: modules register their directives, content
+// handlers and filters here.
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"sync"
+)
+
+// Context is a set of configuration contexts in which a directive may
+// appear.
+type Context uint16
+
+// The configuration contexts, as NGINX names them.
+const (
+	CtxMain Context = 1 << iota
+	CtxEvents
+	CtxHTTP
+	CtxServer
+	CtxLocation
+	CtxUpstream
+	CtxTypes
+
+	// CtxHTTPAll is the usual set for a location-level setting.
+	CtxHTTPAll = CtxHTTP | CtxServer | CtxLocation
+)
+
+func (c Context) String() string {
+	switch c {
+	case CtxMain:
+		return "main"
+	case CtxEvents:
+		return "events"
+	case CtxHTTP:
+		return "http"
+	case CtxServer:
+		return "server"
+	case CtxLocation:
+		return "location"
+	case CtxUpstream:
+		return "upstream"
+	case CtxTypes:
+		return "types"
+	}
+	return fmt.Sprintf("context(%d)", uint16(c))
+}
+
+// Unlimited as Directive.MaxArgs accepts any number of arguments.
+const Unlimited = -1
+
+// Directive declares one configuration directive of a module.
+type Directive struct {
+	Name    string
+	Context Context
+	// MinArgs and MaxArgs bound the number of arguments.
+	MinArgs, MaxArgs int
+	// Block directives must be followed by "{...}", others by ";".
+	Block bool
+	// Set applies the directive. It reads its arguments from c and writes
+	// into the module's settings, which c.Loc and c.Main return.
+	Set func(c *Cmd) error
+}
+
+// Filter wraps a location's handler. Order places it in the chain: lower
+// numbers run first (outermost). Subrequest filters also wrap the chain
+// that internal subrequests run.
+type Filter struct {
+	Order        int
+	InSubrequest bool
+	// Wrap returns next wrapped, or next itself when the location does not
+	// enable the filter.
+	Wrap func(loc *Location, next http.Handler) (http.Handler, error)
+}
+
+// Orders of the filters that ship with mosaic, leaving room between them.
+const (
+	OrderAccessLog   = 100
+	OrderHeaders     = 200
+	OrderCompression = 300
+	OrderESI         = 400
+)
+
+// Module is a unit of functionality: directives, per-location and main
+// settings, and the handlers it contributes.
+type Module struct {
+	Name       string
+	Directives []Directive
+
+	// NewLoc returns fresh per-location settings. The server creates one at
+	// the http, server and location levels and merges them downwards.
+	NewLoc func() any
+	// MergeLoc fills unset fields of child from parent.
+	MergeLoc func(parent, child any) error
+	// NewMain returns fresh main-level settings (one per configuration).
+	NewMain func() any
+	// InitMain runs after the whole configuration is read and merged.
+	InitMain func(cfg *Config) error
+
+	// Content returns the location's content handler when this module's
+	// settings make it the content (proxy_pass, return, ...), else nil.
+	// ContentPriority orders the modules asked: higher first.
+	Content         func(loc *Location) (http.Handler, error)
+	ContentPriority int
+
+	Filters []Filter
+
+	// Close releases what InitMain acquired when a configuration is
+	// retired after a reload or at exit.
+	Close func(cfg *Config) error
+
+	index int
+}
+
+var (
+	regMu      sync.Mutex
+	modules    []*Module
+	directives = map[string][]*dirEntry{}
+)
+
+type dirEntry struct {
+	mod *Module
+	d   *Directive
+}
+
+// Register adds a module. It is meant to be called from init functions.
+func Register(m *Module) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	for _, o := range modules {
+		if o.Name == m.Name {
+			panic("server: module " + m.Name + " registered twice")
+		}
+	}
+	m.index = len(modules)
+	modules = append(modules, m)
+	for i := range m.Directives {
+		d := &m.Directives[i]
+		for _, e := range directives[d.Name] {
+			if e.d.Context&d.Context != 0 {
+				panic(fmt.Sprintf("server: directive %q registered twice for one context", d.Name))
+			}
+		}
+		directives[d.Name] = append(directives[d.Name], &dirEntry{mod: m, d: d})
+	}
+}
+
+// Modules returns the registered modules in registration order.
+func Modules() []*Module {
+	regMu.Lock()
+	defer regMu.Unlock()
+	return append([]*Module(nil), modules...)
+}
+
+// DirectiveNames lists every registered directive name.
+func DirectiveNames() []string {
+	regMu.Lock()
+	defer regMu.Unlock()
+	out := make([]string, 0, len(directives))
+	for n := range directives {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// LocConf returns module m's merged settings for loc.
+func LocConf[T any](loc *Location, m *Module) T {
+	return loc.confs[m.index].(T)
+}
+
+// MainConf returns module m's main settings.
+func MainConf[T any](cfg *Config, m *Module) T {
+	return cfg.mains[m.index].(T)
+}
+
+// Setting is a value that remembers whether the configuration set it, so
+// merging can tell "unset" from a zero value.
+type Setting[T any] struct {
+	V   T
+	Set bool
+}
+
+// Put sets the value.
+func (s *Setting[T]) Put(v T) { s.V, s.Set = v, true }
+
+// Merge takes the parent's value when s is unset.
+func (s *Setting[T]) Merge(parent Setting[T]) {
+	if !s.Set {
+		*s = parent
+	}
+}
+
+// Or returns the value, or def when unset.
+func (s Setting[T]) Or(def T) T {
+	if s.Set {
+		return s.V
+	}
+	return def
+}

@@ -1,0 +1,206 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ShutdownTimeout bounds how long a graceful stop, or the retirement of
+// listeners after a reload, waits for requests in flight.
+var ShutdownTimeout = 30 * time.Second
+
+// Runtime owns the listening sockets and the current configuration. A
+// reload swaps the configuration atomically: requests already running
+// finish with the configuration they started with, sockets whose address
+// stays are kept, new ones are opened before anything changes, and
+// removed ones are drained.
+type Runtime struct {
+	cur       atomic.Pointer[Config]
+	mu        sync.Mutex
+	listeners map[string]*listener
+	wg        sync.WaitGroup
+	errs      chan error
+}
+
+type listener struct {
+	key  string
+	addr string
+	ln   net.Listener
+	srv  *http.Server
+}
+
+// NewRuntime returns a runtime with nothing listening.
+func NewRuntime() *Runtime {
+	return &Runtime{listeners: map[string]*listener{}, errs: make(chan error, 16)}
+}
+
+// Config returns the configuration in force.
+func (rt *Runtime) Config() *Config { return rt.cur.Load() }
+
+// Errors reports listeners that stopped with an error.
+func (rt *Runtime) Errors() <-chan error { return rt.errs }
+
+// Addrs returns the bound addresses (useful with port 0 in tests).
+func (rt *Runtime) Addrs() []net.Addr {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	out := make([]net.Addr, 0, len(rt.listeners))
+	for _, l := range rt.listeners {
+		out = append(out, l.ln.Addr())
+	}
+	return out
+}
+
+func listenKey(addr string, ssl bool) string {
+	if ssl {
+		return addr + "|ssl"
+	}
+	return addr
+}
+
+// Apply makes cfg current. On error nothing changes: the previous
+// configuration keeps serving on its sockets.
+func (rt *Runtime) Apply(cfg *Config) error {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	want := cfg.bindAddrs()
+	opened := map[string]*listener{}
+	for addr, g := range want {
+		key := listenKey(addr, g.ssl)
+		if _, ok := rt.listeners[key]; ok {
+			continue
+		}
+		l, err := rt.open(addr, g, cfg)
+		if err != nil {
+			for _, o := range opened {
+				_ = o.ln.Close()
+			}
+			return err
+		}
+		opened[key] = l
+	}
+	old := rt.cur.Swap(cfg)
+	cfg.ApplyWorkerProcesses()
+	for key, l := range opened {
+		rt.listeners[key] = l
+		rt.serve(l)
+	}
+	var retired []*listener
+	for key, l := range rt.listeners {
+		addr, ssl := strings.TrimSuffix(key, "|ssl"), strings.HasSuffix(key, "|ssl")
+		if g, ok := want[addr]; ok && g.ssl == ssl {
+			continue
+		}
+		retired = append(retired, l)
+		delete(rt.listeners, key)
+	}
+	for _, n := range cfg.notices {
+		cfg.Logger.Log(context.Background(), LevelNotice, n)
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+		defer cancel()
+		for _, l := range retired {
+			_ = l.srv.Shutdown(ctx)
+		}
+		if old != nil {
+			// Requests that started under the old configuration may still
+			// be writing to its logs: give them the same grace.
+			if len(retired) == 0 {
+				time.AfterFunc(ShutdownTimeout, old.close)
+			} else {
+				old.close()
+			}
+		}
+	}()
+	return nil
+}
+
+func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, error) {
+	network, bind := "tcp4", addr
+	if strings.HasPrefix(addr, "unix:") {
+		network, bind = "unix", strings.TrimPrefix(addr, "unix:")
+		if fi, err := os.Stat(bind); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			_ = os.Remove(bind) // a socket left by a previous run
+		}
+	} else if host, _, _ := net.SplitHostPort(addr); strings.Contains(host, ":") {
+		network = "tcp6"
+	}
+	ln, err := net.Listen(network, bind)
+	if err != nil {
+		return nil, fmt.Errorf("bind() to %s failed: %w", addr, err)
+	}
+	d := &dispatcher{bound: addr, cur: &rt.cur}
+	keepalive := 75 * time.Second
+	if g.def != nil {
+		keepalive = LocConf[*coreLoc](g.def.level, coreModule).keepalive.V
+	}
+	srv := &http.Server{
+		Handler:           d,
+		ReadHeaderTimeout: 60 * time.Second, // NGINX's client_header_timeout
+		IdleTimeout:       keepalive,
+		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelInfo),
+		ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
+			return context.WithValue(ctx, connIDKey{}, connCounter.Add(1))
+		},
+	}
+	if keepalive == 0 {
+		srv.SetKeepAlivesEnabled(false)
+	}
+	if g.ssl {
+		srv.TLSConfig = tlsConfig(&rt.cur, addr)
+		ln = tls.NewListener(ln, srv.TLSConfig)
+	}
+	return &listener{key: listenKey(addr, g.ssl), addr: addr, ln: ln, srv: srv}, nil
+}
+
+func (rt *Runtime) serve(l *listener) {
+	rt.wg.Add(1)
+	go func() {
+		defer rt.wg.Done()
+		err := l.srv.Serve(l.ln)
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			select {
+			case rt.errs <- fmt.Errorf("listener %s: %w", l.addr, err):
+			default:
+			}
+		}
+	}()
+}
+
+// Shutdown stops accepting, waits for requests in flight (bounded by
+// ctx) and retires the configuration.
+func (rt *Runtime) Shutdown(ctx context.Context) error {
+	rt.mu.Lock()
+	ls := make([]*listener, 0, len(rt.listeners))
+	for _, l := range rt.listeners {
+		ls = append(ls, l)
+	}
+	rt.listeners = map[string]*listener{}
+	rt.mu.Unlock()
+	var wg sync.WaitGroup
+	errs := make([]error, len(ls))
+	for i, l := range ls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = l.srv.Shutdown(ctx)
+		}()
+	}
+	wg.Wait()
+	rt.wg.Wait()
+	if cfg := rt.cur.Load(); cfg != nil {
+		cfg.close()
+	}
+	return errors.Join(errs...)
+}

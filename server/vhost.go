@@ -1,0 +1,270 @@
+package server
+
+import (
+	"fmt"
+	"net"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+type serverName struct {
+	raw string
+	re  *regexp.Regexp // for "~regex" names
+}
+
+// addrGroup is the set of servers listening on one address, and the
+// tables that pick one of them by Host, with NGINX's priority:
+// exact name, longest "*.suffix", longest "prefix.*", first regex, and
+// the default server.
+type addrGroup struct {
+	addr      string
+	network   string
+	ssl       bool
+	http2     bool
+	servers   []*VServer
+	def       *VServer
+	exact     map[string]*VServer
+	wildStart []wildName // "*.example.com" stored as ".example.com"
+	wildEnd   []wildName // "www.example.*" stored as "www.example."
+	regexes   []regexName
+}
+
+type wildName struct {
+	part string
+	srv  *VServer
+}
+
+type regexName struct {
+	re  *regexp.Regexp
+	srv *VServer
+}
+
+func (g *addrGroup) add(s *VServer, l Listen) error {
+	for _, o := range g.servers {
+		if o == s {
+			return nil
+		}
+	}
+	g.servers = append(g.servers, s)
+	if l.DefaultServer {
+		if g.def != nil && g.def != s {
+			return fmt.Errorf("a duplicate default server for %s in %s:%d", g.addr, s.file, s.line)
+		}
+		g.def = s
+	}
+	for _, n := range s.names {
+		switch {
+		case n.re != nil:
+			g.regexes = append(g.regexes, regexName{n.re, s})
+		case strings.HasPrefix(n.raw, "*."):
+			g.wildStart = append(g.wildStart, wildName{n.raw[1:], s})
+		case strings.HasPrefix(n.raw, "."):
+			// ".example.com" is both "example.com" and "*.example.com".
+			g.wildStart = append(g.wildStart, wildName{n.raw, s})
+			if _, ok := g.exact[n.raw[1:]]; !ok {
+				g.exact[n.raw[1:]] = s
+			}
+		case strings.HasSuffix(n.raw, ".*"):
+			g.wildEnd = append(g.wildEnd, wildName{n.raw[:len(n.raw)-1], s})
+		default:
+			// The first server to claim a name keeps it, as in NGINX
+			// (which warns about the conflict).
+			if _, ok := g.exact[n.raw]; !ok {
+				g.exact[n.raw] = s
+			}
+		}
+	}
+	return nil
+}
+
+func (g *addrGroup) finish() {
+	if g.def == nil && len(g.servers) > 0 {
+		g.def = g.servers[0]
+	}
+	sort.SliceStable(g.wildStart, func(i, j int) bool { return len(g.wildStart[i].part) > len(g.wildStart[j].part) })
+	sort.SliceStable(g.wildEnd, func(i, j int) bool { return len(g.wildEnd[i].part) > len(g.wildEnd[j].part) })
+}
+
+// find picks the server for a Host value (port, trailing dot and case are
+// normalised here).
+func (g *addrGroup) find(host string) *VServer {
+	if len(g.servers) == 1 {
+		return g.servers[0]
+	}
+	host = normHost(host)
+	if s, ok := g.exact[host]; ok {
+		return s
+	}
+	for _, w := range g.wildStart {
+		if strings.HasSuffix(host, w.part) && len(host) > len(w.part) {
+			return w.srv
+		}
+		if w.part[0] == '.' && host == w.part[1:] {
+			return w.srv
+		}
+	}
+	for _, w := range g.wildEnd {
+		if strings.HasPrefix(host, w.part) && len(host) > len(w.part) {
+			return w.srv
+		}
+	}
+	for _, r := range g.regexes {
+		if r.re.MatchString(host) {
+			return r.srv
+		}
+	}
+	return g.def
+}
+
+// normHost lowercases a Host value and strips the port and a trailing dot.
+func normHost(h string) string {
+	if strings.HasPrefix(h, "[") {
+		if i := strings.IndexByte(h, ']'); i > 0 {
+			h = h[:i+1]
+		}
+	} else if i := strings.LastIndexByte(h, ':'); i >= 0 {
+		h = h[:i]
+	}
+	h = strings.TrimSuffix(h, ".")
+	for i := 0; i < len(h); i++ {
+		if c := h[i]; c >= 'A' && c <= 'Z' {
+			return strings.ToLower(h)
+		}
+	}
+	return h
+}
+
+func parseServerName(n string) (serverName, error) {
+	if strings.HasPrefix(n, "~") {
+		re, err := regexp.Compile(n[1:])
+		if err != nil {
+			return serverName{}, err
+		}
+		return serverName{raw: n, re: re}, nil
+	}
+	n = strings.ToLower(n)
+	if strings.Count(n, "*") > 1 || (strings.Contains(n, "*") && !strings.HasPrefix(n, "*.") && !strings.HasSuffix(n, ".*")) {
+		return serverName{}, fmt.Errorf("invalid server name or wildcard %q", n)
+	}
+	return serverName{raw: n}, nil
+}
+
+// parseListen reads "listen" arguments into a Listen.
+func parseListen(args []string) (Listen, []string, error) {
+	var l Listen
+	var notices []string
+	a := args[0]
+	switch {
+	case strings.HasPrefix(a, "unix:"):
+		l.Addr = a
+	default:
+		host, port, err := net.SplitHostPort(a)
+		if err != nil {
+			// A bare port, or a bare address (port 80).
+			if isDigits(a) {
+				host, port = "", a
+			} else {
+				host, port = strings.Trim(a, "[]"), "80"
+			}
+		}
+		if host == "*" {
+			host = ""
+		}
+		if !isDigits(port) {
+			return l, nil, fmt.Errorf("invalid port in %q of the \"listen\" directive", a)
+		}
+		l.Addr = net.JoinHostPort(host, port)
+	}
+	for _, p := range args[1:] {
+		switch {
+		case p == "ssl":
+			l.SSL = true
+		case p == "http2":
+			l.HTTP2 = true
+		case p == "default_server" || p == "default":
+			l.DefaultServer = true
+		case p == "reuseport" || p == "deferred" || p == "bind" || strings.HasPrefix(p, "backlog=") ||
+			strings.HasPrefix(p, "ipv6only=") || strings.HasPrefix(p, "so_keepalive=") ||
+			strings.HasPrefix(p, "rcvbuf=") || strings.HasPrefix(p, "sndbuf=") || strings.HasPrefix(p, "fastopen="):
+			notices = append(notices, fmt.Sprintf("ignoring listen parameter %q", p))
+		default:
+			return l, nil, fmt.Errorf("invalid parameter %q", p)
+		}
+	}
+	return l, notices, nil
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// groupListeners builds the address groups. Servers on a specific address
+// of a port that also has a wildcard listener are reached through the
+// wildcard socket and told apart by the connection's local address, as
+// NGINX does, since both cannot be bound at once.
+func (b *builder) groupListeners() error {
+	cfg := b.cfg
+	for _, s := range cfg.servers {
+		for _, l := range s.listens {
+			g := cfg.addrs[l.Addr]
+			if g == nil {
+				g = &addrGroup{addr: l.Addr, exact: map[string]*VServer{}}
+				cfg.addrs[l.Addr] = g
+			}
+			if l.SSL {
+				g.ssl = true
+				if s.cert == nil {
+					return fmt.Errorf("no \"ssl_certificate\" is defined for the listen ... ssl directive in %s:%d", s.file, s.line)
+				}
+			}
+			g.http2 = g.http2 || l.HTTP2
+			if err := g.add(s, l); err != nil {
+				return err
+			}
+		}
+	}
+	for _, g := range cfg.addrs {
+		g.finish()
+	}
+	return nil
+}
+
+// bindAddrs returns the addresses to bind: every group's address except
+// specific ones covered by a wildcard on the same port and of the same
+// kind (plain or TLS).
+func (c *Config) bindAddrs() map[string]*addrGroup {
+	out := map[string]*addrGroup{}
+	for addr, g := range c.addrs {
+		if host, port, err := net.SplitHostPort(addr); err == nil && host != "" && !strings.HasPrefix(addr, "unix:") {
+			wild := net.JoinHostPort("", port)
+			if ip := net.ParseIP(host); ip != nil && ip.To4() == nil {
+				wild = net.JoinHostPort("::", port)
+			}
+			if w, ok := c.addrs[wild]; ok && w.ssl == g.ssl {
+				continue
+			}
+		}
+		out[addr] = g
+	}
+	return out
+}
+
+// groupFor returns the group that serves a connection accepted on the
+// socket bound for bound, given the connection's local address.
+func (c *Config) groupFor(bound, local string) *addrGroup {
+	if local != "" && local != bound {
+		if g, ok := c.addrs[local]; ok {
+			return g
+		}
+	}
+	return c.addrs[bound]
+}

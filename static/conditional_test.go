@@ -1,0 +1,131 @@
+package static
+
+import "testing"
+
+const (
+	etagA   = `"5f5e1000-1a"` // a.txt
+	before  = "Sun, 13 Sep 2020 12:26:39 GMT"
+	after   = "Sun, 13 Sep 2020 12:26:41 GMT"
+	badDate = "yesterday"
+)
+
+func TestConditionalRequests(t *testing.T) {
+	fx := serve(t, nil)
+	cases := []struct {
+		name   string
+		header []string
+		status int
+	}{
+		{"INM equal", []string{"If-None-Match", etagA}, 304},
+		{"INM weak form matches weakly", []string{"If-None-Match", "W/" + etagA}, 304},
+		{"INM in a list", []string{"If-None-Match", `"x", ` + etagA}, 304},
+		{"INM over two header lines", []string{"If-None-Match", `"x"`, "If-None-Match", etagA}, 304},
+		{"INM star", []string{"If-None-Match", "*"}, 304},
+		{"INM other", []string{"If-None-Match", `"5f5e1000-1b"`}, 200},
+		{"INM unquoted", []string{"If-None-Match", `5f5e1000-1a`}, 200},
+		{"INM empty is absent", []string{"If-None-Match", "", "If-Modified-Since", fixedLastModified}, 304},
+
+		{"IMS equal", []string{"If-Modified-Since", fixedLastModified}, 304},
+		{"IMS later (before mode)", []string{"If-Modified-Since", after}, 304},
+		{"IMS earlier", []string{"If-Modified-Since", before}, 200},
+		{"IMS invalid", []string{"If-Modified-Since", badDate}, 200},
+
+		// If-None-Match, when present, decides alone (RFC 9110 13.2.2).
+		{"INM miss beats IMS hit", []string{"If-None-Match", `"x"`, "If-Modified-Since", fixedLastModified}, 200},
+		{"INM hit beats IMS miss", []string{"If-None-Match", etagA, "If-Modified-Since", before}, 304},
+
+		{"IM equal", []string{"If-Match", etagA}, 200},
+		{"IM list", []string{"If-Match", `"x", ` + etagA}, 200},
+		{"IM star", []string{"If-Match", "*"}, 200},
+		{"IM other", []string{"If-Match", `"x"`}, 412},
+		{"IM weak never matches", []string{"If-Match", "W/" + etagA}, 412},
+		{"IM malformed", []string{"If-Match", `nonsense`}, 412},
+
+		{"IUMS later", []string{"If-Unmodified-Since", after}, 200},
+		{"IUMS equal", []string{"If-Unmodified-Since", fixedLastModified}, 200},
+		{"IUMS earlier", []string{"If-Unmodified-Since", before}, 412},
+		{"IUMS invalid is ignored", []string{"If-Unmodified-Since", badDate}, 200},
+
+		// If-Match, when present, makes If-Unmodified-Since irrelevant.
+		{"IM hit beats IUMS miss", []string{"If-Match", etagA, "If-Unmodified-Since", before}, 200},
+		// 412 is decided before 304.
+		{"IM miss beats INM hit", []string{"If-Match", `"x"`, "If-None-Match", etagA}, 412},
+		{"IM hit then INM hit", []string{"If-Match", etagA, "If-None-Match", etagA}, 304},
+		{"IUMS miss beats IMS hit", []string{"If-Unmodified-Since", before, "If-Modified-Since", after}, 412},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			resp, body := fx.do("GET", "/a.txt", c.header...)
+			expect(t, resp, c.status)
+			switch c.status {
+			case 200:
+				if body != alphabet {
+					t.Errorf("body %q", body)
+				}
+			case 304:
+				// NGINX's 304: the validators, no representation headers.
+				expect(t, resp, 304, "ETag", etagA, "Last-Modified", fixedLastModified,
+					"Content-Type", "-", "Accept-Ranges", "-")
+				if body != "" {
+					t.Errorf("304 with body %q", body)
+				}
+			case 412:
+				expect(t, resp, 412, "ETag", "-", "Last-Modified", "-", "Content-Type", "text/html")
+			}
+		})
+	}
+}
+
+func TestConditionalHead(t *testing.T) {
+	fx := serve(t, nil)
+	resp, _ := fx.do("HEAD", "/a.txt", "If-None-Match", etagA)
+	expect(t, resp, 304)
+	resp, _ = fx.do("HEAD", "/a.txt", "If-Match", `"x"`)
+	expect(t, resp, 412)
+}
+
+func TestIfModifiedSinceModes(t *testing.T) {
+	for _, c := range []struct {
+		mode              ModifiedSince
+		equal, later, old int
+	}{
+		{ModifiedSinceBefore, 304, 304, 200},
+		{ModifiedSinceExact, 304, 200, 200},
+		{ModifiedSinceOff, 200, 200, 200},
+	} {
+		fx := serve(t, func(o *Options) { o.IfModifiedSince = c.mode })
+		for date, want := range map[string]int{fixedLastModified: c.equal, after: c.later, before: c.old} {
+			resp, _ := fx.do("GET", "/a.txt", "If-Modified-Since", date)
+			if resp.StatusCode != want {
+				t.Errorf("mode %d, If-Modified-Since %s: status %d, want %d", c.mode, date, resp.StatusCode, want)
+			}
+		}
+	}
+}
+
+func TestETagMatchUnit(t *testing.T) {
+	etag := []byte(`"abc"`)
+	for _, c := range []struct {
+		values         []string
+		weak           bool
+		match, present bool
+	}{
+		{nil, true, false, false},
+		{[]string{" , "}, true, false, false},
+		{[]string{`"abc"`}, false, true, true},
+		{[]string{`W/"abc"`}, false, false, true},
+		{[]string{`W/"abc"`}, true, true, true},
+		{[]string{` "x",W/"abc" `}, true, true, true},
+		{[]string{`"ab`}, true, false, true},
+		{[]string{`"a,c", "abc"`}, true, true, true},
+		{[]string{`*`}, false, true, true},
+	} {
+		m, p := etagsMatch(c.values, etag, c.weak)
+		if m != c.match || p != c.present {
+			t.Errorf("etagsMatch(%q, weak=%v) = %v, %v; want %v, %v", c.values, c.weak, m, p, c.match, c.present)
+		}
+	}
+	if got := string(appendETag(nil, 0x5f5e1000, 0x1000)); got != `"5f5e1000-1000"` {
+		t.Errorf("appendETag = %s", got)
+	}
+}

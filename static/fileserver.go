@@ -1,0 +1,270 @@
+package static
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"mime"
+	"net/http"
+	"os"
+	"path"
+	"strings"
+	"syscall"
+)
+
+// FileServer serves the files below one root directory. It is safe for
+// concurrent use.
+type FileServer struct {
+	root        *os.Root
+	rootName    string
+	index       []string
+	contentType func(name string) string
+	defaultType string
+	etag        bool
+	ims         ModifiedSince
+	maxRanges   int
+	logNotFound bool
+	log         *slog.Logger
+	errorPage   func(http.ResponseWriter, *http.Request, int)
+	variants    VariantFunc
+
+	// escapes is the error os.Root returns for a path that leaves the root.
+	// The value is unexported by package os, so Handler captures it from a
+	// lookup that must fail that way; errors.Is then tells a symlink that
+	// points outside the root apart from other open errors.
+	escapes error
+}
+
+// Handler opens opts.Root and returns a FileServer that serves r.URL.Path
+// below it. The root stays open until Close.
+func Handler(opts Options) (*FileServer, error) {
+	if opts.Root == "" {
+		return nil, errors.New("static: no root directory")
+	}
+	index := opts.Index
+	if index == nil {
+		index = []string{"index.html"}
+	}
+	for _, name := range index {
+		if name == "" || strings.HasSuffix(name, "/") || refusePath(name) != "" {
+			return nil, fmt.Errorf("static: invalid index file name %q", name)
+		}
+	}
+	root, err := os.OpenRoot(opts.Root)
+	if err != nil {
+		return nil, fmt.Errorf("static: open root: %w", err)
+	}
+	var pe *fs.PathError
+	if _, err := root.Stat(".."); !errors.As(err, &pe) {
+		root.Close()
+		return nil, fmt.Errorf("static: os.Root did not refuse a path above the root (%v)", err)
+	}
+	h := &FileServer{
+		root:        root,
+		rootName:    opts.Root,
+		index:       index,
+		contentType: opts.ContentType,
+		defaultType: opts.DefaultType,
+		etag:        !opts.DisableETag,
+		ims:         opts.IfModifiedSince,
+		maxRanges:   opts.MaxRanges,
+		logNotFound: opts.LogNotFound,
+		log:         opts.Logger,
+		errorPage:   opts.Error,
+		variants:    opts.Variants,
+		escapes:     pe.Err,
+	}
+	if h.contentType == nil {
+		h.contentType = typeByExtension
+	}
+	if h.defaultType == "" {
+		h.defaultType = "application/octet-stream"
+	}
+	if h.log == nil {
+		h.log = slog.Default()
+	}
+	return h, nil
+}
+
+func typeByExtension(name string) string {
+	return mime.TypeByExtension(path.Ext(name))
+}
+
+// Close releases the root directory. Requests served afterwards fail with
+// 500.
+func (h *FileServer) Close() error {
+	return h.root.Close()
+}
+
+// ServeHTTP serves r.URL.Path below the root. Leading slashes are dropped,
+// so "//a" names the same file as "/a".
+func (h *FileServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	uri := r.URL.Path
+	if uri == "" {
+		uri = "/"
+	}
+	h.ServePath(w, r, strings.TrimLeft(uri, "/"), uri)
+}
+
+// ServePath serves the file at rel, a slash-separated path relative to the
+// root that the caller has already mapped from the request URI (root, alias,
+// try_files). uri is the request's decoded URI path: a trailing slash asks
+// for the directory's index file, and a directory named without one is
+// redirected to uri + "/".
+func (h *FileServer) ServePath(w http.ResponseWriter, r *http.Request, rel, uri string) {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodPost:
+		// NGINX looks a POST target up first, so that a missing file is
+		// still 404 and a directory still 301; only a file answers 405.
+	default:
+		h.methodNotAllowed(w, r)
+		return
+	}
+	if why := refusePath(rel); why != "" {
+		h.log.LogAttrs(r.Context(), slog.LevelInfo, "static: request path refused",
+			slog.String("rel", rel), slog.String("reason", why))
+		h.fail(w, r, http.StatusNotFound)
+		return
+	}
+	if strings.HasSuffix(uri, "/") {
+		h.serveIndex(w, r, rel, uri)
+		return
+	}
+	if h.variants != nil && h.serveVariant(w, r, rel) {
+		return
+	}
+	f, err := h.open(rel)
+	if err != nil {
+		h.openFailed(w, r, rel, err)
+		return
+	}
+	h.serveOpened(w, r, f, rel, uri)
+}
+
+// Lookup reports whether rel exists inside the root as a regular file or a
+// directory, the test try_files makes. Paths refused by ServePath, paths
+// that leave the root through a symlink and other kinds of file do not
+// exist for Lookup.
+func (h *FileServer) Lookup(rel string) (isDir bool, ok bool) {
+	if refusePath(rel) != "" {
+		return false, false
+	}
+	fi, err := h.root.Stat(rootPath(rel))
+	if err != nil {
+		return false, false
+	}
+	mode := fi.Mode()
+	return mode.IsDir(), mode.IsDir() || mode.IsRegular()
+}
+
+// open opens rel for reading. O_NONBLOCK keeps a FIFO from blocking the
+// open until a writer appears (it is then refused as not a regular file);
+// regular files ignore the flag, and it spares os.File the fcntl calls it
+// otherwise makes to try the descriptor with the poller.
+func (h *FileServer) open(rel string) (*os.File, error) {
+	return h.root.OpenFile(rootPath(rel), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}
+
+// rootPath turns the empty path, which names the root itself, into ".",
+// which os.Root accepts.
+func rootPath(rel string) string {
+	if rel == "" {
+		return "."
+	}
+	return rel
+}
+
+// serveOpened answers with the open file f, found at rel for uri, and
+// closes it.
+func (h *FileServer) serveOpened(w http.ResponseWriter, r *http.Request, f *os.File, rel, uri string) {
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		h.log.LogAttrs(r.Context(), slog.LevelError, "static: fstat failed",
+			slog.String("path", h.fsPath(rel)), slog.Any("error", err))
+		h.fail(w, r, http.StatusInternalServerError)
+		return
+	}
+	mode := fi.Mode()
+	switch {
+	case mode.IsDir():
+		h.redirectToDir(w, r, uri)
+		return
+	case !mode.IsRegular():
+		h.log.LogAttrs(r.Context(), slog.LevelError, "static: not a regular file",
+			slog.String("path", h.fsPath(rel)))
+		h.fail(w, r, http.StatusNotFound)
+		return
+	}
+	if r.Method == http.MethodPost {
+		h.methodNotAllowed(w, r)
+		return
+	}
+	h.serveFile(w, r, f, rel, fi.Size(), fi.ModTime().Unix())
+}
+
+// serveIndex answers a request for a directory (uri ends in "/") with its
+// first index file that exists.
+func (h *FileServer) serveIndex(w http.ResponseWriter, r *http.Request, dir, uri string) {
+	dirTested := false
+	for _, name := range h.index {
+		rel := joinRel(dir, name)
+		f, err := h.open(rel)
+		if err == nil {
+			if h.variants != nil && h.serveVariant(w, r, rel) {
+				f.Close()
+				return
+			}
+			h.serveOpened(w, r, f, rel, uri+name)
+			return
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			h.openFailed(w, r, rel, err)
+			return
+		}
+		// A missing index file is only worth trying the next one for if
+		// the directory itself is there; NGINX checks that once.
+		if !dirTested {
+			if err := h.testDir(dir); err != nil {
+				h.openFailed(w, r, dir, err)
+				return
+			}
+			dirTested = true
+		}
+	}
+	if !dirTested {
+		if err := h.testDir(dir); err != nil {
+			h.openFailed(w, r, dir, err)
+			return
+		}
+	}
+	h.log.LogAttrs(r.Context(), slog.LevelError, "static: directory index is forbidden",
+		slog.String("path", h.fsPath(dir)+"/"))
+	h.fail(w, r, http.StatusForbidden)
+}
+
+// testDir returns nil if dir is a directory inside the root, and the reason
+// otherwise.
+func (h *FileServer) testDir(dir string) error {
+	fi, err := h.root.Stat(rootPath(dir))
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return &fs.PathError{Op: "stat", Path: dir, Err: syscall.ENOTDIR}
+	}
+	return nil
+}
+
+func joinRel(dir, name string) string {
+	if dir == "" || strings.HasSuffix(dir, "/") {
+		return dir + name
+	}
+	return dir + "/" + name
+}
+
+// fsPath is the file-system path of rel, for log lines.
+func (h *FileServer) fsPath(rel string) string {
+	return strings.TrimSuffix(h.rootName, "/") + "/" + rel
+}

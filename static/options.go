@@ -1,0 +1,75 @@
+package static
+
+import (
+	"log/slog"
+	"net/http"
+)
+
+// Options configure a FileServer. Apart from Root every field may be left
+// zero; the zero value behaves like NGINX's default unless its comment says
+// otherwise.
+type Options struct {
+	// Root is the directory files are served from. It is opened once by
+	// Handler; requests can never reach outside it.
+	Root string
+
+	// Index lists the files tried, in order, for a request whose URI ends in
+	// "/" (NGINX's index directive). nil means {"index.html"}; an empty,
+	// non-nil slice tries none, so every directory request is forbidden.
+	// Entries are names relative to the requested directory.
+	Index []string
+
+	// ContentType maps a file name to its media type (NGINX's types). nil
+	// means mime.TypeByExtension. An empty result falls back to DefaultType.
+	ContentType func(name string) string
+
+	// DefaultType is the media type of files whose type is unknown
+	// (default_type). "" means "application/octet-stream".
+	DefaultType string
+
+	// DisableETag stops sending ETag and comparing entity tags (etag off).
+	DisableETag bool
+
+	// IfModifiedSince selects how If-Modified-Since is compared with the
+	// file's modification time. The zero value follows RFC 9110 (NGINX's
+	// "before"); NGINX's own default is ModifiedSinceExact.
+	IfModifiedSince ModifiedSince
+
+	// MaxRanges limits the byte ranges of one request (max_ranges): 0 means
+	// no limit, n > 0 serves the whole file to requests with more than n
+	// ranges, and a negative value turns range requests off altogether.
+	MaxRanges int
+
+	// LogNotFound writes an error-log line for every 404 (log_not_found).
+	// NGINX's default is on; the zero value here keeps 404s quiet.
+	LogNotFound bool
+
+	// Logger receives the error-log lines: why a request got 403, 404 (with
+	// LogNotFound) or 500. nil means slog.Default().
+	Logger *slog.Logger
+
+	// Error writes the response for a status the server answers without a
+	// file: 301, 403, 404, 405, 412, 416 and 500 (the place for NGINX's
+	// error_page). Headers that belong to the status (Location, Allow,
+	// Content-Range) are already set. nil writes a small HTML page as NGINX
+	// does.
+	Error func(w http.ResponseWriter, r *http.Request, status int)
+
+	// Variants, when set, names precompressed copies (x.js.br, x.js.gz) to
+	// serve in place of a file (gzip_static, brotli_static, zstd_static).
+	Variants VariantFunc
+}
+
+// ModifiedSince is how If-Modified-Since is evaluated, after NGINX's
+// if_modified_since directive.
+type ModifiedSince int
+
+const (
+	// ModifiedSinceBefore answers 304 when the file was modified at or before
+	// the given time, as RFC 9110 specifies.
+	ModifiedSinceBefore ModifiedSince = iota
+	// ModifiedSinceExact answers 304 only when the times are equal.
+	ModifiedSinceExact
+	// ModifiedSinceOff ignores If-Modified-Since.
+	ModifiedSinceOff
+)

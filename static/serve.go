@@ -1,0 +1,225 @@
+package static
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// serveFile answers GET or HEAD with the regular file f, of size bytes and
+// modified at mtime (Unix seconds), found at rel.
+func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *os.File, rel string, size, mtime int64) {
+	// The validators are formatted once into a stack buffer, compared as
+	// bytes, and turned into header strings with a single allocation.
+	var buf [128]byte
+	b := buf[:0]
+	if h.etag {
+		b = appendETag(b, mtime, size)
+	}
+	etagLen := len(b)
+	b = time.Unix(mtime, 0).UTC().AppendFormat(b, http.TimeFormat)
+	validatorsLen := len(b)
+
+	switch status := h.preconditions(r, b[:etagLen], mtime); status {
+	case http.StatusNotModified:
+		// Like NGINX, a 304 carries the validators and no representation
+		// headers.
+		s := string(b)
+		hdr := w.Header()
+		vals := make([]string, 2)
+		vals[0] = s[etagLen:]
+		hdr["Last-Modified"] = vals[0:1:1]
+		if etagLen > 0 {
+			vals[1] = s[:etagLen]
+			hdr["Etag"] = vals[1:2:2]
+		}
+		w.WriteHeader(status)
+		return
+	case http.StatusPreconditionFailed:
+		h.fail(w, r, status)
+		return
+	}
+
+	ctype := h.contentType(rel)
+	if ctype == "" {
+		ctype = h.defaultType
+	}
+
+	var one [1]byteRange
+	ranges, verdict := h.ranges(r, b[:etagLen], mtime, size, one[:0])
+	if verdict == rangeNotSatisfiable {
+		b = append(b[:0], "bytes */"...)
+		w.Header()["Content-Range"] = []string{string(strconv.AppendInt(b, size, 10))}
+		h.fail(w, r, http.StatusRequestedRangeNotSatisfiable)
+		return
+	}
+	if len(ranges) > 1 {
+		h.serveMultipart(w, r, f, rel, b[:validatorsLen], etagLen, ctype, size, ranges)
+		return
+	}
+
+	status, start, length := http.StatusOK, int64(0), size
+	if len(ranges) == 1 {
+		status, start, length = http.StatusPartialContent, ranges[0].start, ranges[0].end-ranges[0].start
+		b = append(b, "bytes "...)
+		b = appendContentRange(b, ranges[0], size)
+	}
+	rangeEnd := len(b)
+	b = strconv.AppendInt(b, length, 10)
+
+	s := string(b)
+	hdr := w.Header()
+	// One backing array holds every header value slice; the keys are in
+	// canonical form, so the map is written directly.
+	vals := make([]string, 5)
+	vals[0] = ctype
+	hdr["Content-Type"] = vals[0:1:1]
+	vals[1] = s[rangeEnd:]
+	hdr["Content-Length"] = vals[1:2:2]
+	vals[2] = s[etagLen:validatorsLen]
+	hdr["Last-Modified"] = vals[2:3:3]
+	if etagLen > 0 {
+		vals[3] = s[:etagLen]
+		hdr["Etag"] = vals[3:4:4]
+	}
+	if status == http.StatusPartialContent {
+		// NGINX sends Accept-Ranges only with the whole file.
+		vals[4] = s[validatorsLen:rangeEnd]
+		hdr["Content-Range"] = vals[4:5:5]
+	} else if h.maxRanges >= 0 {
+		vals[4] = "bytes"
+		hdr["Accept-Ranges"] = vals[4:5:5]
+	}
+	w.WriteHeader(status)
+	if r.Method == http.MethodHead {
+		return
+	}
+	if err := sendBody(w, f, start, length, length > sniffLen); err != nil {
+		h.log.LogAttrs(r.Context(), slog.LevelInfo, "static: sending file failed",
+			slog.String("path", h.fsPath(rel)), slog.Any("error", err))
+	}
+}
+
+// ranges decides what the request's Range header asks for, honouring
+// If-Range and MaxRanges.
+func (h *FileServer) ranges(r *http.Request, etag []byte, mtime, size int64, out []byteRange) ([]byteRange, rangeVerdict) {
+	v := r.Header["Range"]
+	if len(v) == 0 || h.maxRanges < 0 {
+		return nil, rangeWhole
+	}
+	spec, ok := rangeSpec(v[0])
+	if !ok {
+		return nil, rangeWhole
+	}
+	if ir := r.Header["If-Range"]; len(ir) > 0 && !ifRangeAllows(ir[0], etag, mtime) {
+		return nil, rangeWhole
+	}
+	return parseRanges(spec, size, h.maxRanges, out)
+}
+
+// serveMultipart answers with several ranges of f as a
+// multipart/byteranges body laid out like NGINX's. validators holds the
+// formatted ETag (its first etagLen bytes) and Last-Modified.
+func (h *FileServer) serveMultipart(w http.ResponseWriter, r *http.Request, f *os.File, rel string,
+	validators []byte, etagLen int, ctype string, size int64, ranges []byteRange) {
+	boundary := nextBoundary()
+	// Every part header is formatted up front: the sum gives Content-Length,
+	// and the body is then the headers interleaved with file sections.
+	var heads []byte
+	ends := make([]int, len(ranges))
+	length := int64(0)
+	for i, rg := range ranges {
+		heads = appendPartHeader(heads, boundary, ctype, rg, size)
+		ends[i] = len(heads)
+		length += rg.end - rg.start
+	}
+	closing := appendClosingBoundary(nil, boundary)
+	length += int64(len(heads) + len(closing))
+
+	hdr := w.Header()
+	hdr["Content-Type"] = []string{"multipart/byteranges; boundary=" + boundary}
+	hdr["Content-Length"] = []string{strconv.FormatInt(length, 10)}
+	hdr["Last-Modified"] = []string{string(validators[etagLen:])}
+	if etagLen > 0 {
+		hdr["Etag"] = []string{string(validators[:etagLen])}
+	}
+	w.WriteHeader(http.StatusPartialContent)
+	if r.Method == http.MethodHead {
+		return
+	}
+	if err := writeParts(w, f, heads, ends, closing, ranges); err != nil {
+		h.log.LogAttrs(r.Context(), slog.LevelInfo, "static: sending file failed",
+			slog.String("path", h.fsPath(rel)), slog.Any("error", err))
+	}
+}
+
+func writeParts(w http.ResponseWriter, f *os.File, heads []byte, ends []int, closing []byte, ranges []byteRange) error {
+	prev := 0
+	for i, rg := range ranges {
+		if _, err := w.Write(heads[prev:ends[i]]); err != nil {
+			return fmt.Errorf("write part header: %w", err)
+		}
+		prev = ends[i]
+		if err := sendBody(w, f, rg.start, rg.end-rg.start, false); err != nil {
+			return err
+		}
+	}
+	if _, err := w.Write(closing); err != nil {
+		return fmt.Errorf("write closing boundary: %w", err)
+	}
+	return nil
+}
+
+// sniffLen is how much of a body net/http's ReadFrom copies through memory,
+// for content sniffing, before it hands the rest to sendfile; it skips that
+// copy when the header has already gone out.
+const sniffLen = 512
+
+// copyBufs serves writers that cannot take the file themselves.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// sendBody writes n bytes of f from offset off to w. A writer that
+// implements io.ReaderFrom (net/http's own does) receives the file itself,
+// wrapped in an io.LimitedReader, which net/http turns into sendfile: the
+// bytes go from the page cache to the socket without a copy here. flush
+// writes the header out first, so that ReadFrom sends the whole body with
+// sendfile; it is worth a separate write only when the body is longer than
+// what ReadFrom would otherwise copy.
+func sendBody(w http.ResponseWriter, f *os.File, off, n int64, flush bool) error {
+	if off != 0 {
+		if _, err := f.Seek(off, io.SeekStart); err != nil {
+			return fmt.Errorf("seek: %w", err)
+		}
+	}
+	// The limit also keeps a file that grows while it is sent from
+	// overrunning the Content-Length already announced.
+	body := &io.LimitedReader{R: f, N: n}
+	if rf, ok := w.(io.ReaderFrom); ok {
+		if fl, ok := w.(http.Flusher); ok && flush {
+			fl.Flush()
+		}
+		sent, err := rf.ReadFrom(body)
+		return sendResult(sent, n, err)
+	}
+	buf := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(buf)
+	sent, err := io.CopyBuffer(w, body, *buf)
+	return sendResult(sent, n, err)
+}
+
+// sendResult reports a failed or short send: a file truncated while it is
+// sent ends the body before the announced length.
+func sendResult(sent, want int64, err error) error {
+	if err != nil {
+		return fmt.Errorf("send %d of %d bytes: %w", sent, want, err)
+	}
+	if sent != want {
+		return fmt.Errorf("file shrank: sent %d of %d bytes", sent, want)
+	}
+	return nil
+}

@@ -1,0 +1,192 @@
+package static
+
+import (
+	"net/http"
+	"sync"
+
+	"github.com/mosaic-edge/mosaic/server"
+)
+
+// locConf holds the static module's directives at one level.
+type locConf struct {
+	index       server.Setting[[]string]
+	etag        server.Setting[bool]
+	ims         server.Setting[ModifiedSince]
+	maxRanges   server.Setting[int]
+	logNotFound server.Setting[bool]
+}
+
+var module = &server.Module{
+	Name:   "static",
+	NewLoc: func() any { return &locConf{} },
+	MergeLoc: func(p, c any) error {
+		parent, child := p.(*locConf), c.(*locConf)
+		child.index.Merge(parent.index)
+		child.etag.Merge(parent.etag)
+		child.ims.Merge(parent.ims)
+		child.maxRanges.Merge(parent.maxRanges)
+		child.logNotFound.Merge(parent.logNotFound)
+		return nil
+	},
+	// Files are the content of every location that names no other.
+	ContentPriority: 0,
+}
+
+func init() {
+	module.Directives = []server.Directive{
+		{Name: "index", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: setIndex},
+		{Name: "etag", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			on, err := c.Flag()
+			c.Loc().(*locConf).etag.Put(on)
+			return err
+		}},
+		{Name: "if_modified_since", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setIMS},
+		{Name: "max_ranges", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			n, err := c.Int(c.Args[0], 0, 1<<30)
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				n = -1 // "max_ranges 0" turns ranges off
+			}
+			c.Loc().(*locConf).maxRanges.Put(n)
+			return nil
+		}},
+		{Name: "log_not_found", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			on, err := c.Flag()
+			c.Loc().(*locConf).logNotFound.Put(on)
+			return err
+		}},
+	}
+	module.Content = content
+	server.Register(module)
+}
+
+func setIndex(c *server.Cmd) error {
+	lc := c.Loc().(*locConf)
+	if lc.index.Set {
+		// Several index lines at one level add up, as in NGINX.
+		lc.index.V = append(lc.index.V, c.Args...)
+		return nil
+	}
+	lc.index.Put(append([]string(nil), c.Args...))
+	return nil
+}
+
+func setIMS(c *server.Cmd) error {
+	var m ModifiedSince
+	switch c.Args[0] {
+	case "off":
+		m = ModifiedSinceOff
+	case "exact":
+		m = ModifiedSinceExact
+	case "before":
+		m = ModifiedSinceBefore
+	default:
+		return c.Invalid(c.Args[0], `it must be "off", "exact" or "before"`)
+	}
+	c.Loc().(*locConf).ims.Put(m)
+	return nil
+}
+
+// variantSource, set by the compression module, names the precompressed
+// variants a location serves (gzip_static and its kin).
+var variantSource func(l *server.Location) VariantFunc
+
+// RegisterVariants installs the function that gives each location its
+// precompressed variants (nil when it serves none). The compression
+// module calls it from its init.
+func RegisterVariants(f func(l *server.Location) VariantFunc) { variantSource = f }
+
+// content builds the file-serving content of a location.
+func content(l *server.Location) (http.Handler, error) {
+	lc := server.LocConf[*locConf](l, module)
+	opts := Options{
+		Index:           lc.index.Or([]string{"index.html"}),
+		ContentType:     func(name string) string { return l.Types().ByName(name) },
+		DefaultType:     l.DefaultType(),
+		DisableETag:     !lc.etag.Or(true),
+		IfModifiedSince: lc.ims.Or(ModifiedSinceExact),
+		MaxRanges:       lc.maxRanges.V,
+		LogNotFound:     lc.logNotFound.Or(true),
+		Logger:          l.Logger(),
+		Error:           server.Error,
+	}
+	if variantSource != nil {
+		opts.Variants = variantSource(l)
+	}
+	h := &locHandler{loc: l, opts: opts}
+	if srv := l.Server(); srv != nil {
+		srv.Config().OnClose(h.close)
+	}
+	return h, nil
+}
+
+// maxRoots bounds the roots one location keeps open when its root or
+// alias has variables ($host, captures...).
+const maxRoots = 256
+
+// locHandler serves a location's files. The root is opened on first use,
+// not at load time, since NGINX does not require it to exist then.
+type locHandler struct {
+	loc   *server.Location
+	opts  Options
+	mu    sync.RWMutex
+	roots map[string]*FileServer
+}
+
+func (h *locHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	dir, rel := h.loc.FilePath(r, r.URL.Path)
+	fs, err := h.server(dir)
+	if err != nil {
+		h.opts.Logger.Error("cannot open root", "root", dir, "err", err)
+		// A root that does not exist answers like a missing file.
+		server.Error(w, r, http.StatusNotFound)
+		return
+	}
+	fs.ServePath(w, r, trimSlash(rel), r.URL.Path)
+}
+
+func trimSlash(s string) string {
+	for len(s) > 0 && s[0] == '/' {
+		s = s[1:]
+	}
+	return s
+}
+
+func (h *locHandler) server(dir string) (*FileServer, error) {
+	h.mu.RLock()
+	fs := h.roots[dir]
+	h.mu.RUnlock()
+	if fs != nil {
+		return fs, nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if fs := h.roots[dir]; fs != nil {
+		return fs, nil
+	}
+	opts := h.opts
+	opts.Root = dir
+	fs, err := Handler(opts)
+	if err != nil {
+		return nil, err
+	}
+	if h.roots == nil || len(h.roots) >= maxRoots {
+		// Dropped roots are not closed: a request may still use them, and
+		// their descriptors close when they are collected.
+		h.roots = map[string]*FileServer{}
+	}
+	h.roots[dir] = fs
+	return fs, nil
+}
+
+func (h *locHandler) close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, fs := range h.roots {
+		_ = fs.Close()
+	}
+	h.roots = nil
+	return nil
+}

@@ -1,0 +1,102 @@
+package static
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// appendETag appends NGINX's entity tag for a file: the modification time
+// in Unix seconds and the size, both in lower-case hex, quoted and joined by
+// a dash ("5f5e1000-1000").
+func appendETag(b []byte, mtime, size int64) []byte {
+	b = append(b, '"')
+	b = strconv.AppendInt(b, mtime, 16)
+	b = append(b, '-')
+	b = strconv.AppendInt(b, size, 16)
+	return append(b, '"')
+}
+
+// preconditions evaluates the conditional request headers in RFC 9110's
+// order (section 13.2.2) for a file with entity tag etag (empty when ETags
+// are off) and modification time mtime. It returns 412, 304, or 0 to serve
+// the file.
+func (h *FileServer) preconditions(r *http.Request, etag []byte, mtime int64) int {
+	hdr := r.Header
+	if match, present := etagsMatch(hdr["If-Match"], etag, false); present {
+		if !match {
+			return http.StatusPreconditionFailed
+		}
+	} else if v := hdr["If-Unmodified-Since"]; len(v) > 0 {
+		// An invalid date makes the header void, not the condition false.
+		if t, err := http.ParseTime(v[0]); err == nil && mtime > t.Unix() {
+			return http.StatusPreconditionFailed
+		}
+	}
+	if match, present := etagsMatch(hdr["If-None-Match"], etag, true); present {
+		if match {
+			return http.StatusNotModified
+		}
+		return 0
+	}
+	if v := hdr["If-Modified-Since"]; len(v) > 0 && h.ims != ModifiedSinceOff {
+		t, err := http.ParseTime(v[0])
+		if err != nil {
+			return 0
+		}
+		since := t.Unix()
+		if mtime == since || (h.ims == ModifiedSinceBefore && mtime < since) {
+			return http.StatusNotModified
+		}
+	}
+	return 0
+}
+
+// etagsMatch reports whether the entity-tag lists in values name etag, and
+// whether they hold any entry at all (an empty header is treated as
+// absent). weak selects the weak comparison of If-None-Match, where W/"x"
+// matches "x"; the strong comparison of If-Match never matches a weak tag.
+// "*" matches whenever the file exists, even with ETags off. A malformed
+// entry ends the scan: nothing after it can be trusted to be a tag.
+func etagsMatch(values []string, etag []byte, weak bool) (match, present bool) {
+	for _, v := range values {
+		for {
+			v = strings.TrimLeft(v, " \t,")
+			if v == "" {
+				break
+			}
+			present = true
+			if v[0] == '*' {
+				return true, true
+			}
+			isWeak := strings.HasPrefix(v, "W/")
+			if isWeak {
+				v = v[2:]
+			}
+			if v == "" || v[0] != '"' {
+				return false, true
+			}
+			end := strings.IndexByte(v[1:], '"')
+			if end < 0 {
+				return false, true
+			}
+			tag := v[:end+2]
+			v = v[end+2:]
+			if len(etag) > 0 && tag == string(etag) && (weak || !isWeak) {
+				return true, true
+			}
+		}
+	}
+	return false, present
+}
+
+// ifRangeAllows reports whether an If-Range header (v) lets the Range
+// header apply: its entity tag must equal the file's strong one, or its
+// date the file's modification time, exactly as NGINX compares them.
+func ifRangeAllows(v string, etag []byte, mtime int64) bool {
+	if len(v) >= 2 && v[len(v)-1] == '"' {
+		return len(etag) > 0 && v == string(etag)
+	}
+	t, err := http.ParseTime(v)
+	return err == nil && t.Unix() == mtime
+}

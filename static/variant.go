@@ -1,0 +1,63 @@
+package static
+
+import (
+	"net/http"
+	"strings"
+)
+
+// Variant is a precompressed copy of a file, found beside it under the
+// file's name plus Suffix (".br", ".zst", ".gz") and sent with
+// Content-Encoding: Encoding.
+type Variant struct {
+	Suffix   string
+	Encoding string
+}
+
+// VariantFunc returns the precompressed variants to try for r, best first
+// (nil when none apply: the client accepts none of them and the mode is
+// not "always"), and whether a served variant carries Vary:
+// Accept-Encoding (gzip_vary).
+type VariantFunc func(r *http.Request) (try []Variant, vary bool)
+
+// serveVariant serves the first variant of rel that exists as a regular
+// file and reports whether it did. The variant's own size, ETag and
+// Last-Modified describe the response, as NGINX's gzip_static does; the
+// media type is the original file's. Ranges and conditionals apply to the
+// variant's bytes.
+func (h *FileServer) serveVariant(w http.ResponseWriter, r *http.Request, rel string) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	try, vary := h.variants(r)
+	for _, v := range try {
+		f, err := h.open(rel + v.Suffix)
+		if err != nil {
+			continue
+		}
+		fi, err := f.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			f.Close()
+			continue
+		}
+		hdr := w.Header()
+		hdr["Content-Encoding"] = []string{v.Encoding}
+		if vary && !hasToken(hdr["Vary"], "Accept-Encoding") {
+			hdr["Vary"] = append(hdr["Vary"], "Accept-Encoding")
+		}
+		h.serveFile(w, r, f, rel, fi.Size(), fi.ModTime().Unix())
+		f.Close()
+		return true
+	}
+	return false
+}
+
+func hasToken(values []string, token string) bool {
+	for _, v := range values {
+		for _, t := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
+	}
+	return false
+}

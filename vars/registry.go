@@ -1,0 +1,245 @@
+package vars
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Getter computes a variable's value for a request. st may be nil when a
+// handler runs outside the server.
+type Getter func(r *http.Request, st *State) string
+
+// PrefixFactory builds the Getter of a family of variables such as
+// $http_NAME, given NAME, once when a template is compiled.
+type PrefixFactory func(suffix string) Getter
+
+var (
+	regMu    sync.RWMutex
+	getters  = map[string]Getter{}
+	prefixes = map[string]PrefixFactory{}
+)
+
+// Register makes $name available. Modules call it from init; registering
+// a name twice is a programming error and panics.
+func Register(name string, g Getter) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if _, dup := getters[name]; dup {
+		panic("vars: variable $" + name + " registered twice")
+	}
+	getters[name] = g
+}
+
+// RegisterState makes $name read the value a handler recorded with
+// State.Set under the same name (for example $upstream_addr).
+func RegisterState(name string) {
+	Register(name, func(_ *http.Request, st *State) string {
+		v, _ := st.Get(name)
+		return v
+	})
+}
+
+// RegisterPrefix makes every $<prefix>NAME available.
+func RegisterPrefix(prefix string, f PrefixFactory) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if _, dup := prefixes[prefix]; dup {
+		panic("vars: prefix $" + prefix + " registered twice")
+	}
+	prefixes[prefix] = f
+}
+
+// Lookup returns the getter for a variable name, resolving prefix
+// families. Longer prefixes win, so $sent_http_x is not read as $s...
+func Lookup(name string) (Getter, bool) {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	if g, ok := getters[name]; ok {
+		return g, true
+	}
+	var best string
+	for p := range prefixes {
+		if strings.HasPrefix(name, p) && len(name) > len(p) && len(p) > len(best) {
+			best = p
+		}
+	}
+	if best == "" {
+		return nil, false
+	}
+	return prefixes[best](name[len(best):]), true
+}
+
+// Names lists the registered variable names and prefixes (prefixes end
+// with "NAME"), for documentation and error messages.
+func Names() []string {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	out := make([]string, 0, len(getters)+len(prefixes))
+	for n := range getters {
+		out = append(out, n)
+	}
+	for p := range prefixes {
+		out = append(out, p+"NAME")
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Template is a string with $variables, compiled once at configuration
+// load and evaluated per request.
+type Template struct {
+	raw   string
+	parts []part
+}
+
+type part struct {
+	lit string
+	get Getter // nil for a literal
+}
+
+// Compile parses s. "$name" and "${name}" refer to variables, "$1".."$9" to
+// the captures of the regular expression that selected the location. An
+// unknown variable is an error, as in NGINX: `unknown "foo" variable`.
+func Compile(s string) (*Template, error) {
+	t := &Template{raw: s}
+	lit := strings.Builder{}
+	flush := func() {
+		if lit.Len() > 0 {
+			t.parts = append(t.parts, part{lit: lit.String()})
+			lit.Reset()
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '$' || i+1 == len(s) {
+			lit.WriteByte(c)
+			continue
+		}
+		var name string
+		if s[i+1] == '{' {
+			end := strings.IndexByte(s[i+2:], '}')
+			if end < 0 {
+				return nil, fmt.Errorf("the closing bracket in %q variable is missing", s[i+2:])
+			}
+			name = s[i+2 : i+2+end]
+			i += 2 + end
+		} else {
+			j := i + 1
+			for j < len(s) && isNameByte(s[j]) {
+				j++
+			}
+			name = s[i+1 : j]
+			i = j - 1
+		}
+		if name == "" {
+			return nil, fmt.Errorf("invalid variable name in %q", s)
+		}
+		flush()
+		g, err := resolve(name)
+		if err != nil {
+			return nil, err
+		}
+		t.parts = append(t.parts, part{get: g})
+	}
+	flush()
+	return t, nil
+}
+
+// MustCompile is Compile for templates known at build time.
+func MustCompile(s string) *Template {
+	t, err := Compile(s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func resolve(name string) (Getter, error) {
+	if len(name) == 1 && name[0] >= '0' && name[0] <= '9' {
+		n := int(name[0] - '0')
+		return func(_ *http.Request, st *State) string {
+			if st == nil || n >= len(st.Captures) {
+				return ""
+			}
+			return st.Captures[n]
+		}, nil
+	}
+	g, ok := Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("unknown %q variable", name)
+	}
+	return g, nil
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// String returns the template's source text.
+func (t *Template) String() string { return t.raw }
+
+// Static reports whether the template holds no variables, so callers can
+// use Literal and skip evaluation per request.
+func (t *Template) Static() bool {
+	for _, p := range t.parts {
+		if p.get != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// Literal returns the text of a static template.
+func (t *Template) Literal() string {
+	if len(t.parts) == 1 {
+		return t.parts[0].lit
+	}
+	var b strings.Builder
+	for _, p := range t.parts {
+		b.WriteString(p.lit)
+	}
+	return b.String()
+}
+
+// Eval computes the template for r, reading the State in r's context.
+func (t *Template) Eval(r *http.Request) string {
+	return t.EvalState(r, FromContext(r.Context()))
+}
+
+// EvalState is Eval with the State given, for callers that hold it.
+func (t *Template) EvalState(r *http.Request, st *State) string {
+	switch len(t.parts) {
+	case 0:
+		return ""
+	case 1:
+		if p := t.parts[0]; p.get == nil {
+			return p.lit
+		} else {
+			return p.get(r, st)
+		}
+	}
+	var b strings.Builder
+	for _, p := range t.parts {
+		if p.get == nil {
+			b.WriteString(p.lit)
+		} else {
+			b.WriteString(p.get(r, st))
+		}
+	}
+	return b.String()
+}
+
+// Parts calls lit for each literal and get for each variable in order;
+// the access log uses it to escape variable values but not literals.
+func (t *Template) Parts(lit func(string), get func(Getter)) {
+	for _, p := range t.parts {
+		if p.get == nil {
+			lit(p.lit)
+		} else {
+			get(p.get)
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package vars
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTemplate(t *testing.T) {
+	r := httptest.NewRequest("GET", "http://Example.COM:8080/a/b?x=1&Name=v", nil)
+	r.RemoteAddr = "10.1.2.3:4567"
+	r.Header.Set("User-Agent", "ua/1")
+	r.Header.Add("X-Multi", "a")
+	r.Header.Add("X-Multi", "b")
+	r.AddCookie(&http.Cookie{Name: "sid", Value: "abc"})
+	st := &State{Start: time.Now(), ConnID: 7, ServerName: "srv", Status: 404, BodyBytes: 10, HeaderBytes: 5,
+		Header: http.Header{"Content-Type": {"text/html"}}, Captures: []string{"/a/b", "a"}}
+	st.Set("upstream_addr", "127.0.0.1:9000")
+	r = r.WithContext(NewContext(r.Context(), st))
+
+	cases := map[string]string{
+		"plain":                         "plain",
+		"$remote_addr:$remote_port":     "10.1.2.3:4567",
+		"$request":                      "GET http://Example.COM:8080/a/b?x=1&Name=v HTTP/1.1",
+		"$uri|$args|$is_args":           "/a/b|x=1&Name=v|?",
+		"$host":                         "example.com",
+		"${host}x":                      "example.comx",
+		"$http_user_agent":              "ua/1",
+		"$http_x_multi":                 "a, b",
+		"$arg_x $arg_name $arg_missing": "1 v ",
+		"$cookie_sid":                   "abc",
+		"$status $body_bytes_sent $bytes_sent $connection": "404 10 15 7",
+		"$sent_http_content_type": "text/html",
+		"$server_name":            "srv",
+		"$upstream_addr":          "127.0.0.1:9000",
+		"$1-$0-$5":                "a-/a/b-",
+		"$scheme":                 "http",
+		"cost: $":                 "cost: $",
+	}
+	for src, want := range cases {
+		tpl, err := Compile(src)
+		if err != nil {
+			t.Fatalf("%q: %v", src, err)
+		}
+		if got := tpl.Eval(r); got != want {
+			t.Errorf("%q = %q, want %q", src, got, want)
+		}
+	}
+	if !MustCompile("abc").Static() || MustCompile("a$uri").Static() {
+		t.Fatal("Static")
+	}
+	if MustCompile("abc").Literal() != "abc" {
+		t.Fatal("Literal")
+	}
+}
+
+func TestTemplateErrors(t *testing.T) {
+	for src, want := range map[string]string{
+		"$nope":  `unknown "nope" variable`,
+		"${uri":  "closing bracket",
+		"a${}b":  "invalid variable name",
+		"$-oops": "invalid variable name",
+	} {
+		if _, err := Compile(src); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", src, err, want)
+		}
+	}
+}
+
+func TestStateNilSafe(t *testing.T) {
+	var st *State
+	st.Set("a", "b")
+	if _, ok := st.Get("a"); ok {
+		t.Fatal("nil state stored a value")
+	}
+	if FromContext(context.Background()) != nil {
+		t.Fatal("state from empty context")
+	}
+	r := httptest.NewRequest("GET", "/", nil)
+	if got := MustCompile("$status|$request_time|$upstream_addr").Eval(r); got != "000|0.000|" {
+		t.Fatalf("without state: %q", got)
+	}
+}
+
+func TestTimeFormats(t *testing.T) {
+	r := httptest.NewRequest("GET", "/", nil)
+	if v := MustCompile("$msec").Eval(r); len(v) < 14 || v[len(v)-4] != '.' {
+		t.Fatalf("msec %q", v)
+	}
+	if _, err := time.Parse("02/Jan/2006:15:04:05 -0700", MustCompile("$time_local").Eval(r)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := time.Parse(time.RFC3339, MustCompile("$time_iso8601").Eval(r)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func BenchmarkTemplateEval(b *testing.B) {
+	r := httptest.NewRequest("GET", "/a/b?x=1", nil)
+	r = r.WithContext(NewContext(r.Context(), &State{Status: 200}))
+	tpl := MustCompile("$remote_addr - $request $status")
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = tpl.Eval(r)
+	}
+}
