@@ -104,7 +104,8 @@ func (x *exchange) headerFailure(c *conn, err error, reused bool) *failure {
 	if x.sending {
 		finished := x.waitSending(c, true)
 		var ce *clientError
-		if x.sendErr != nil && (finished || (errors.As(x.sendErr, &ce) && !x.cutClient)) {
+		cutShort := x.cutClient && isTimeout(x.sendErr)
+		if x.sendErr != nil && (finished || (errors.As(x.sendErr, &ce) && !cutShort)) {
 			return x.classify(x.sendErr, phaseSend, reused, c)
 		}
 	}

@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"log/slog"
 	"os"
 	"sort"
 	"strings"
@@ -132,7 +131,7 @@ func Build(file string, dirs []*conf.Directive) (*Config, error) {
 	mods := Modules()
 	cfg := &Config{
 		File:        file,
-		Logger:      slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		Logger:      NewLogger(os.Stderr, LevelNotice),
 		mains:       make([]any, len(mods)),
 		addrs:       map[string]*addrGroup{},
 		threadPools: map[string]*ThreadPool{},

@@ -49,7 +49,43 @@ func openErrorLog(cfg *Config, args []string) (*slog.Logger, error) {
 		}
 		w = f
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), nil
+	return NewLogger(w, level), nil
+}
+
+// NewLogger returns an error logger writing text lines at level and above,
+// naming NGINX's levels (notice, crit, alert, emerg) as NGINX does.
+func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{
+		Level: level,
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.LevelKey && len(groups) == 0 {
+				if l, ok := a.Value.Any().(slog.Level); ok {
+					a.Value = slog.StringValue(levelName(l))
+				}
+			}
+			return a
+		},
+	}))
+}
+
+func levelName(l slog.Level) string {
+	switch {
+	case l < slog.LevelInfo:
+		return "debug"
+	case l < LevelNotice:
+		return "info"
+	case l < slog.LevelWarn:
+		return "notice"
+	case l < slog.LevelError:
+		return "warn"
+	case l < slog.LevelError+4:
+		return "error"
+	case l < slog.LevelError+8:
+		return "crit"
+	case l < slog.LevelError+12:
+		return "alert"
+	}
+	return "emerg"
 }
 
 // openLogFile opens a log file once per configuration; the file is closed

@@ -108,10 +108,6 @@ func init() {
 		return time.Now().Format("2006-01-02T15:04:05-07:00")
 	})
 
-	for _, n := range []string{"upstream_addr", "upstream_status", "upstream_response_time", "proxy_host", "proxy_add_x_forwarded_for"} {
-		RegisterState(n)
-	}
-
 	RegisterPrefix("http_", func(name string) Getter {
 		key := headerKey(name)
 		return func(r *http.Request, _ *State) string {

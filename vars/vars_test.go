@@ -18,7 +18,7 @@ func TestTemplate(t *testing.T) {
 	r.AddCookie(&http.Cookie{Name: "sid", Value: "abc"})
 	st := &State{Start: time.Now(), ConnID: 7, ServerName: "srv", Status: 404, BodyBytes: 10, HeaderBytes: 5,
 		Header: http.Header{"Content-Type": {"text/html"}}, Captures: []string{"/a/b", "a"}}
-	st.Set("upstream_addr", "127.0.0.1:9000")
+	st.Set("module_value", "127.0.0.1:9000")
 	r = r.WithContext(NewContext(r.Context(), st))
 
 	cases := map[string]string{
@@ -35,7 +35,6 @@ func TestTemplate(t *testing.T) {
 		"$status $body_bytes_sent $bytes_sent $connection": "404 10 15 7",
 		"$sent_http_content_type": "text/html",
 		"$server_name":            "srv",
-		"$upstream_addr":          "127.0.0.1:9000",
 		"$1-$0-$5":                "a-/a/b-",
 		"$scheme":                 "http",
 		"cost: $":                 "cost: $",
@@ -54,6 +53,17 @@ func TestTemplate(t *testing.T) {
 	}
 	if MustCompile("abc").Literal() != "abc" {
 		t.Fatal("Literal")
+	}
+}
+
+func TestRegisterState(t *testing.T) {
+	RegisterState("test_module_value")
+	r := httptest.NewRequest("GET", "/", nil)
+	st := &State{}
+	st.Set("test_module_value", "v1")
+	r = r.WithContext(NewContext(r.Context(), st))
+	if got := MustCompile("[$test_module_value]").Eval(r); got != "[v1]" {
+		t.Fatalf("got %q", got)
 	}
 }
 
@@ -80,7 +90,7 @@ func TestStateNilSafe(t *testing.T) {
 		t.Fatal("state from empty context")
 	}
 	r := httptest.NewRequest("GET", "/", nil)
-	if got := MustCompile("$status|$request_time|$upstream_addr").Eval(r); got != "000|0.000|" {
+	if got := MustCompile("$status|$request_time").Eval(r); got != "000|0.000" {
 		t.Fatalf("without state: %q", got)
 	}
 }

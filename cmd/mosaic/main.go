@@ -48,7 +48,7 @@ func run(args []string) int {
 		fmt.Println("mosaic version " + version)
 		return 0
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	log := server.NewLogger(os.Stderr, slog.LevelInfo)
 
 	path, src, err := locateConfig(*file)
 	if err != nil {

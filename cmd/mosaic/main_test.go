@@ -158,9 +158,6 @@ func TestVersionAndConfigTest(t *testing.T) {
 func TestReloadAndGracefulStop(t *testing.T) {
 	dir := t.TempDir()
 	port := freePort(t)
-	conf := `events {} http { server { listen 127.0.0.1:{port}; location / { return 200 "%s"; }
-		location /slow { subtest_none; } } }`
-	_ = conf
 	p := startMosaic(t, dir, `http { server { listen 127.0.0.1:{port}; location / { return 200 "first"; } } }`, port)
 	base := fmt.Sprintf("http://127.0.0.1:%d/", port)
 	if _, body := httpGet(t, base); body != "first" {

@@ -1,0 +1,566 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/vars"
+)
+
+// fillParams say how a request that goes upstream is handled.
+type fillParams struct {
+	lk       lookup // lk.obj is the stale entry being refreshed, or nil
+	status   string // $upstream_cache_status when the response passes through
+	fwd      string // the Cache-Status fwd parameter
+	mayStore bool
+	detail   string // why the response is not stored, known up front
+}
+
+// Modes of a fill, decided when the upstream's header arrives.
+const (
+	modePass        = iota // relay to the client, storing when allowed
+	modeStale              // upstream failed: serve the stale entry instead
+	modeGateway            // upstream unreachable for a must-revalidate entry: 504
+	modeRevalidated        // 304 to our conditional request: serve the merged entry
+)
+
+// filler is the http.ResponseWriter that the upstream handler writes to on
+// a cache fill. It tees the body to the client and to the store, and
+// decides at WriteHeader what the response becomes.
+type filler struct {
+	c     *Cache
+	p     fillParams
+	w     http.ResponseWriter // the client; nil in a background update
+	r     *http.Request       // the client's request
+	stale *Meta               // the entry being refreshed, or nil
+
+	reqTime      time.Time
+	revalidating bool // the upstream request carries our validators
+	header       http.Header
+	failure      atomic.Uint32 // a Failure reported by the upstream handler
+
+	wrote    bool
+	mode     int
+	status   int
+	sw       Writer
+	meta     *Meta
+	toClient bool // the body goes to the client (not HEAD, not 304)
+	gone     bool // the client stopped accepting writes
+	written  int64
+	declared int64 // Content-Length, or -1
+
+	// passing is set once the response is known not to be stored; a client
+	// that leaves after that cancels the upstream request.
+	passing atomic.Bool
+	cancel  context.CancelFunc
+}
+
+type fillerKey struct{}
+
+// Failure is how the upstream failed, for proxy_cache_use_stale's error,
+// timeout and invalid_header conditions.
+type Failure uint32
+
+// The failures an upstream handler can report.
+const (
+	FailError Failure = iota + 1
+	FailTimeout
+	FailInvalidHeader
+)
+
+func (f Failure) condition() UseStale {
+	switch f {
+	case FailError:
+		return StaleError
+	case FailTimeout:
+		return StaleTimeout
+	case FailInvalidHeader:
+		return StaleInvalidHeader
+	}
+	return 0
+}
+
+// ReportFailure tells the cache that the response the upstream handler is
+// about to write for r is its own error page (the origin could not be
+// reached, timed out, or sent garbage), not the origin's answer. Such a
+// response is never stored, and it is what "proxy_cache_use_stale error
+// timeout invalid_header" look for. It does nothing outside a cache fill.
+func ReportFailure(r *http.Request, f Failure) {
+	if fl, ok := r.Context().Value(fillerKey{}).(*filler); ok {
+		fl.failure.Store(uint32(f))
+	}
+}
+
+// FailureReporter wraps an error-page writer such as proxy.Options.ErrorResponse
+// so that it reports its 502 as FailError and its 504 as FailTimeout before
+// writing the page.
+func FailureReporter(next func(w http.ResponseWriter, r *http.Request, status int)) func(http.ResponseWriter, *http.Request, int) {
+	return func(w http.ResponseWriter, r *http.Request, status int) {
+		switch status {
+		case http.StatusBadGateway:
+			ReportFailure(r, FailError)
+		case http.StatusGatewayTimeout:
+			ReportFailure(r, FailTimeout)
+		}
+		next(w, r, status)
+	}
+}
+
+// forward sends the request upstream and relays the answer, storing it
+// when it may.
+func (c *Cache) forward(w http.ResponseWriter, r *http.Request, p fillParams) {
+	f := c.newFiller(w, r, p)
+	ur := c.upstreamRequest(r, f, context.WithoutCancel(r.Context()))
+	// The client leaving must not abort a response that is being stored,
+	// since other requests wait for it; it does abort one merely relayed.
+	stop := context.AfterFunc(r.Context(), func() {
+		if f.passing.Load() {
+			f.cancel()
+		}
+	})
+	defer stop()
+	f.run(ur)
+}
+
+func (c *Cache) newFiller(w http.ResponseWriter, r *http.Request, p fillParams) *filler {
+	f := &filler{c: c, p: p, w: w, r: r, header: make(http.Header), declared: -1}
+	if p.lk.obj != nil {
+		f.stale = p.lk.obj.Meta()
+	}
+	return f
+}
+
+// upstreamRequest is r as the cache sends it upstream: a GET for a HEAD,
+// without the client's conditionals and range (the cache wants the whole
+// response), Accept-Encoding normalised, and with the stored entry's
+// validators when revalidating.
+func (c *Cache) upstreamRequest(r *http.Request, f *filler, base context.Context) *http.Request {
+	ctx, cancel := context.WithCancel(context.WithValue(base, fillerKey{}, f))
+	f.cancel = cancel
+	ur := r.Clone(ctx)
+	if ur.Method == http.MethodHead {
+		ur.Method = http.MethodGet
+	}
+	h := ur.Header
+	for _, k := range [...]string{"If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"} {
+		delete(h, k)
+	}
+	if ae := normalizeAcceptEncoding(h["Accept-Encoding"]); ae != "" {
+		h["Accept-Encoding"] = []string{ae}
+	} else {
+		delete(h, "Accept-Encoding")
+	}
+	if s := f.stale; s != nil && c.revalidate {
+		if v := s.Header["Etag"]; len(v) > 0 {
+			h["If-None-Match"] = v[:1:1]
+			f.revalidating = true
+		}
+		if v := s.Header["Last-Modified"]; len(v) > 0 {
+			h["If-Modified-Since"] = v[:1:1]
+			f.revalidating = true
+		}
+	}
+	f.reqTime = c.now()
+	return ur
+}
+
+// run calls the upstream handler and completes the fill. A panic of the
+// upstream handler (http.ErrAbortHandler after a body broke off) discards
+// what was being stored and goes on up to net/http, unless the client was
+// to get the stale entry instead.
+func (f *filler) run(ur *http.Request) {
+	defer f.cancel()
+	completed := false
+	defer func() {
+		if completed {
+			return
+		}
+		v := recover()
+		if f.finish(true) {
+			return
+		}
+		if v != nil {
+			panic(v)
+		}
+	}()
+	f.c.next.ServeHTTP(f, ur)
+	completed = true
+	f.finish(false)
+}
+
+func (f *filler) Header() http.Header { return f.header }
+
+// Unwrap lets http.ResponseController reach the client's writer (for
+// EnableFullDuplex and deadlines).
+func (f *filler) Unwrap() http.ResponseWriter { return f.w }
+
+func (f *filler) Flush() {
+	if f.mode == modePass && f.toClient && !f.gone && f.w != nil {
+		if fl, ok := f.w.(http.Flusher); ok {
+			fl.Flush()
+		}
+	}
+}
+
+func (f *filler) WriteHeader(status int) {
+	if f.wrote || status < 200 {
+		return // interim responses are not relayed through a cache fill
+	}
+	f.wrote = true
+	f.status = status
+	c := f.c
+	now := c.now()
+	failure := Failure(f.failure.Load())
+
+	if s := f.stale; s != nil {
+		cond := failure.condition() | statusStale(status)
+		switch {
+		case cond != 0 && c.staleAllowed(s, cond, now):
+			f.mode = modeStale
+			return
+		case (failure == FailError || failure == FailTimeout) && (s.MustRevalidate || s.NoCache):
+			f.mode = modeGateway
+			return
+		case status == http.StatusNotModified && f.revalidating:
+			f.mode = modeRevalidated
+			return
+		}
+	}
+
+	stored, detail := false, f.p.detail
+	if failure != 0 {
+		detail = "upstream-failure"
+	} else if f.p.mayStore {
+		d := c.decide(f.r, status, f.header, f.reqTime, now)
+		if d.store {
+			stored = f.startStore(d, now)
+			if !stored {
+				detail = "store-unavailable"
+			}
+		} else if detail == "" {
+			detail = d.reason
+		}
+	}
+	if !stored {
+		f.passing.Store(true)
+		if f.r.Context().Err() != nil {
+			f.cancel()
+		}
+	}
+	if cl := f.header.Get("Content-Length"); cl != "" {
+		if n, err := strconv.ParseInt(cl, 10, 64); err == nil && n >= 0 {
+			f.declared = n
+		}
+	}
+	if f.w == nil {
+		return
+	}
+	c.publish(f.r, f.p.status)
+	h := f.w.Header()
+	for k, vv := range f.header {
+		if k == "X-Accel-Expires" || (!c.keepTags && c.isTagHeader(k)) {
+			continue
+		}
+		h[k] = vv
+	}
+	h["Cache-Status"] = append(h["Cache-Status"], c.cacheStatusForward(f.p.fwd, status, stored, detail))
+	clientStatus := status
+	f.toClient = f.r.Method != http.MethodHead
+	if status == http.StatusOK && notModified(f.r, f.header) {
+		clientStatus, f.toClient = http.StatusNotModified, false
+		delete(h, "Content-Length")
+	}
+	f.w.WriteHeader(clientStatus)
+}
+
+// startStore opens the store entry for a response that may be stored.
+func (f *filler) startStore(d decision, now time.Time) bool {
+	c := f.c
+	key, epoch := f.p.lk.primary, ""
+	if len(d.vary) > 0 {
+		if m := f.p.lk.marker; m != nil && slices.Equal(m.Vary, d.vary) {
+			epoch = m.VaryEpoch
+		} else {
+			epoch = newEpoch()
+		}
+		key = variantKey(f.p.lk.primary, epoch, d.vary, f.r)
+	}
+	sw, err := c.store.Put(f.r.Context(), key)
+	if err != nil {
+		c.log.store("put", key, err)
+		return false
+	}
+	f.sw = sw
+	f.meta = &Meta{
+		Key:                  key,
+		Status:               f.status,
+		Header:               c.storedHeader(f.header, d.strip),
+		RequestTime:          f.reqTime,
+		ResponseTime:         now,
+		InitialAge:           d.initialAge,
+		FreshUntil:           d.freshUntil,
+		StaleWhileRevalidate: d.swr,
+		StaleIfError:         d.sie,
+		MustRevalidate:       d.mustRevalidate,
+		NoCache:              d.noCache,
+		Tags:                 c.extractTags(f.header),
+		Generation:           f.p.lk.gen,
+		Vary:                 d.vary,
+		VaryEpoch:            epoch,
+	}
+	f.meta.Deadline = c.deadline(f.meta)
+	return true
+}
+
+// deadline is when an entry stops being of use: never (until inactive)
+// when it can still be revalidated or served stale, otherwise at the end
+// of its RFC 5861 windows.
+func (c *Cache) deadline(m *Meta) time.Time {
+	if c.useStale != 0 || (c.revalidate && m.validators()) {
+		return time.Time{}
+	}
+	return m.FreshUntil.Add(max(m.StaleWhileRevalidate, m.StaleIfError))
+}
+
+func (f *filler) Write(p []byte) (int, error) {
+	if !f.wrote {
+		f.WriteHeader(http.StatusOK)
+	}
+	if f.mode != modePass {
+		return len(p), nil // the upstream's body is not what the client gets
+	}
+	f.written += int64(len(p))
+	if f.sw != nil {
+		if _, err := f.sw.Write(p); err != nil {
+			f.c.log.store("write", f.meta.Key, err)
+			f.sw.Abort()
+			f.sw = nil
+		}
+	}
+	if !f.toClient || f.w == nil {
+		return len(p), nil // HEAD, a 304 to the client, or a background update
+	}
+	if f.gone {
+		if f.sw == nil {
+			return 0, errClientGone
+		}
+		return len(p), nil
+	}
+	if n, err := f.w.Write(p); err != nil {
+		if f.sw == nil {
+			return n, err
+		}
+		// Keep reading for the store; the client is not written again.
+		f.gone = true
+	}
+	return len(p), nil
+}
+
+var errClientGone = errors.New("cache: client went away")
+
+// finish completes the fill after the upstream handler returned (or
+// panicked). It reports whether the client got a complete answer from the
+// cache, which makes an upstream panic harmless.
+func (f *filler) finish(panicked bool) bool {
+	if !f.wrote && !panicked {
+		f.WriteHeader(http.StatusOK)
+	}
+	c := f.c
+	ctx := context.WithoutCancel(f.r.Context())
+	if f.sw != nil {
+		complete := !panicked && (f.declared < 0 || f.written == f.declared)
+		if complete {
+			f.commit(ctx)
+		} else {
+			f.sw.Abort()
+		}
+		f.sw = nil
+	}
+	switch {
+	case f.mode == modeStale:
+		if f.w != nil {
+			now := c.now()
+			c.serveStored(f.w, f.r, f.p.lk.obj, f.stale, now, StatusStale, c.cacheStatusHit(f.stale, now, "upstream-failure", false))
+		}
+		return true
+	case f.mode == modeGateway:
+		if f.w != nil {
+			c.gatewayTimeout(f.w, f.r, f.p.status)
+		}
+		return true
+	case f.mode == modeRevalidated && !panicked:
+		f.revalidated(ctx)
+		return true
+	case f.mode == modePass && f.wrote && !f.toClient && f.w != nil:
+		return true // the client's answer had no body; it is complete
+	}
+	return false
+}
+
+// commit stores the completed response, and the Vary marker that leads to
+// it when it is a variant.
+func (f *filler) commit(ctx context.Context) {
+	c, m := f.c, f.meta
+	m.Size = f.written
+	if bodyAllowed(m.Status) {
+		m.Header["Content-Length"] = []string{strconv.FormatInt(f.written, 10)}
+	}
+	if err := f.sw.Commit(ctx, m); err != nil {
+		c.log.store("commit", m.Key, err)
+		return
+	}
+	c.stats.stored.Add(1)
+	if len(m.Vary) == 0 {
+		return
+	}
+	old := f.p.lk.marker
+	if old != nil && old.VaryEpoch == m.VaryEpoch && !old.FreshUntil.Before(m.FreshUntil) {
+		return
+	}
+	marker := &Meta{
+		Key: f.p.lk.primary, RequestTime: m.RequestTime, ResponseTime: m.ResponseTime,
+		FreshUntil: m.FreshUntil, Generation: m.Generation, Vary: m.Vary, VaryEpoch: m.VaryEpoch,
+	}
+	if old != nil && old.VaryEpoch == m.VaryEpoch && old.FreshUntil.After(marker.FreshUntil) {
+		marker.FreshUntil = old.FreshUntil
+	}
+	sw, err := c.store.Put(ctx, marker.Key)
+	if err == nil {
+		err = sw.Commit(ctx, marker)
+	}
+	if err != nil {
+		c.log.store("commit marker", marker.Key, err)
+	}
+}
+
+// revalidated merges the 304's header into the stored entry (RFC 9111
+// section 4.3.4), stores the result and serves it.
+func (f *filler) revalidated(ctx context.Context) {
+	c, old := f.c, f.stale
+	now := c.now()
+	merged := make(http.Header, len(old.Header)+len(f.header))
+	for k, vv := range old.Header {
+		merged[k] = vv
+	}
+	for k, vv := range f.header {
+		switch k {
+		case "Content-Length", "Content-Range", "Transfer-Encoding":
+			continue
+		}
+		merged[k] = vv
+	}
+	m := *old
+	d := c.decide(f.r, old.Status, merged, f.reqTime, now)
+	if d.store {
+		m.Header = c.storedHeader(merged, d.strip)
+		m.RequestTime, m.ResponseTime, m.InitialAge = f.reqTime, now, d.initialAge
+		m.FreshUntil, m.StaleWhileRevalidate, m.StaleIfError = d.freshUntil, d.swr, d.sie
+		m.MustRevalidate, m.NoCache = d.mustRevalidate, d.noCache
+		m.Tags = c.extractTags(merged)
+		m.Deadline = c.deadline(&m)
+		if err := c.store.Update(ctx, &m); err != nil {
+			c.log.store("update", m.Key, err)
+		}
+	} else {
+		if err := c.store.Delete(ctx, m.Key); err != nil {
+			c.log.store("delete", m.Key, err)
+		}
+		m.Header = c.storedHeader(merged, d.strip)
+	}
+	if f.w != nil {
+		c.serveStored(f.w, f.r, f.p.lk.obj, &m, now, StatusRevalidated, c.cacheStatusForward("stale", http.StatusNotModified, d.store, ""))
+	}
+}
+
+// startBackground refreshes the entry of lk after the client has been
+// served, holding the fill lock until done (proxy_cache_background_update).
+func (c *Cache) startBackground(r *http.Request, lk lookup, release func()) {
+	meta := lk.obj.Meta()
+	f := c.newFiller(nil, r, fillParams{lk: lookup{primary: lk.primary, key: lk.key, marker: lk.marker, gen: lk.gen}, status: StatusExpired, mayStore: true})
+	f.stale = meta
+	// The background request reports into no request's variables and
+	// reads no client body.
+	base := vars.NewContext(context.WithoutCancel(r.Context()), nil)
+	ur := c.upstreamRequest(r, f, base)
+	ur.Body = http.NoBody
+	ur.ContentLength = 0
+	f.r = ur
+	c.bg.Add(1)
+	go func() {
+		defer c.bg.Done()
+		defer release()
+		defer func() {
+			if v := recover(); v != nil && v != http.ErrAbortHandler {
+				c.log.logger.Error("cache background update failed", "key", lk.key, "panic", v)
+			}
+		}()
+		f.run(ur)
+	}()
+}
+
+// storedHeader copies the upstream header as it is kept: without
+// hop-by-hop fields, Age (recomputed on every hit), X-Accel-Expires,
+// Cache-Status, the tag fields unless kept, and the fields in strip; every
+// slice is full so that appends by later handlers copy.
+func (c *Cache) storedHeader(h http.Header, strip []string) http.Header {
+	out := make(http.Header, len(h))
+	for k, vv := range h {
+		switch k {
+		case "Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding",
+			"Upgrade", "Age", "X-Accel-Expires", "Cache-Status":
+			continue
+		}
+		if !c.keepTags && c.isTagHeader(k) {
+			continue
+		}
+		out[k] = vv[:len(vv):len(vv)]
+	}
+	for _, k := range strip {
+		delete(out, k)
+	}
+	if conn := h["Connection"]; len(conn) > 0 {
+		for _, line := range conn {
+			for tok := range strings.SplitSeq(line, ",") {
+				delete(out, http.CanonicalHeaderKey(strings.TrimSpace(tok)))
+			}
+		}
+	}
+	return out
+}
+
+func (c *Cache) isTagHeader(k string) bool {
+	for _, t := range c.tags {
+		if t.name == k {
+			return true
+		}
+	}
+	return false
+}
+
+// extractTags collects the purge tags of a response.
+func (c *Cache) extractTags(h http.Header) []string {
+	var tags []string
+	for _, t := range c.tags {
+		for _, line := range h[t.name] {
+			for tag := range strings.FieldsFuncSeq(line, func(r rune) bool {
+				return r == ' ' || r == '\t' || (t.comma && r == ',')
+			}) {
+				if !slices.Contains(tags, tag) {
+					tags = append(tags, tag)
+				}
+			}
+		}
+	}
+	return tags
+}
+
+// bodyAllowed reports whether a response with this status has a body.
+func bodyAllowed(status int) bool {
+	return status >= 200 && status != http.StatusNoContent && status != http.StatusNotModified
+}

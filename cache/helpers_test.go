@@ -1,0 +1,146 @@
+package cache
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// origin is a loopback HTTP server that counts the requests it answers.
+type origin struct {
+	*httptest.Server
+	hits atomic.Int64
+	mu   sync.Mutex
+	last *http.Request
+}
+
+func newOrigin(t testing.TB, h http.HandlerFunc) *origin {
+	t.Helper()
+	o := &origin{}
+	o.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o.hits.Add(1)
+		o.mu.Lock()
+		o.last = r.Clone(r.Context())
+		o.mu.Unlock()
+		h(w, r)
+	}))
+	t.Cleanup(o.Close)
+	return o
+}
+
+func (o *origin) lastRequest() *http.Request {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.last
+}
+
+// newProxy is a reverse proxy to o that reports unreachable origins to
+// the cache, as the server wires mosaic's proxy.
+func newProxy(t testing.TB, target string) http.Handler {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := httputil.NewSingleHostReverseProxy(u)
+	p.ErrorLog = nil
+	p.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
+		ReportFailure(r, FailError)
+		w.WriteHeader(http.StatusBadGateway)
+	}
+	return p
+}
+
+// clock is a settable time source for the cache's freshness decisions.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newClock() *clock { return &clock{now: time.Now()} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// front is a cache in front of an origin, served on loopback.
+type front struct {
+	*httptest.Server
+	cache  *Cache
+	origin *origin
+	clock  *clock
+}
+
+func newFront(t testing.TB, o *origin, opts Options) *front {
+	t.Helper()
+	if opts.Store == nil {
+		s, err := NewMemoryStore(MemoryOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		opts.Store = s
+	}
+	c, err := New(newProxy(t, o.URL), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := newClock()
+	c.now = clk.Now
+	srv := httptest.NewServer(c)
+	t.Cleanup(func() {
+		srv.Close()
+		c.bg.Wait()
+	})
+	return &front{Server: srv, cache: c, origin: o, clock: clk}
+}
+
+// response is what a test request got.
+type response struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func (r response) cacheStatus() string { return r.header.Get("X-Test-Cache") }
+
+// get sends a request through the front; extra is header name/value pairs.
+func (f *front) do(t testing.TB, method, path string, extra ...string) response {
+	t.Helper()
+	req, err := http.NewRequest(method, f.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(extra); i += 2 {
+		req.Header.Add(extra[i], extra[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: reading body: %v", method, path, err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: string(b)}
+}
+
+func (f *front) get(t testing.TB, path string, extra ...string) response {
+	t.Helper()
+	return f.do(t, http.MethodGet, path, extra...)
+}

@@ -1,0 +1,291 @@
+package proxy
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	core "github.com/mosaic-edge/mosaic/server"
+	"github.com/mosaic-edge/mosaic/vars"
+)
+
+// mainConf holds the upstream blocks of a configuration.
+type mainConf struct {
+	upstreams map[string]*upstreamConf
+	order     []*upstreamConf
+}
+
+type upstreamConf struct {
+	name              string
+	servers           []Server
+	keepalive         int
+	keepaliveTimeout  time.Duration
+	keepaliveRequests int
+	built             *Upstream
+	pos               string
+}
+
+// locConf holds the proxy directives of one level.
+type locConf struct {
+	pass        *Pass
+	passPos     string
+	headers     []Header
+	ownHeaders  bool
+	httpVersion core.Setting[string]
+	connect     core.Setting[time.Duration]
+	read        core.Setting[time.Duration]
+	send        core.Setting[time.Duration]
+	buffering   core.Setting[bool]
+	redirect    core.Setting[bool]
+	hide        []string
+	ownHide     bool
+	passHdr     []string
+	ownPassHdr  bool
+}
+
+var module = &core.Module{
+	Name:    "proxy",
+	NewMain: func() any { return &mainConf{upstreams: map[string]*upstreamConf{}} },
+	NewLoc:  func() any { return &locConf{} },
+	MergeLoc: func(p, c any) error {
+		parent, child := p.(*locConf), c.(*locConf)
+		if !child.ownHeaders {
+			child.headers = parent.headers
+		}
+		if !child.ownHide {
+			child.hide = parent.hide
+		}
+		if !child.ownPassHdr {
+			child.passHdr = parent.passHdr
+		}
+		child.httpVersion.Merge(parent.httpVersion)
+		child.connect.Merge(parent.connect)
+		child.read.Merge(parent.read)
+		child.send.Merge(parent.send)
+		child.buffering.Merge(parent.buffering)
+		child.redirect.Merge(parent.redirect)
+		return nil
+	},
+	// proxy_pass is the content of its location, before static files.
+	ContentPriority: 100,
+}
+
+func init() {
+	timeout := func(get func(*locConf) *core.Setting[time.Duration]) func(*core.Cmd) error {
+		return func(c *core.Cmd) error {
+			d, err := c.Duration(c.Args[0])
+			if err != nil {
+				return err
+			}
+			if d <= 0 {
+				return c.Invalid(c.Args[0], "it must be more than 0")
+			}
+			get(c.Loc().(*locConf)).Put(d)
+			return nil
+		}
+	}
+	flag := func(get func(*locConf) *core.Setting[bool]) func(*core.Cmd) error {
+		return func(c *core.Cmd) error {
+			on, err := c.Flag()
+			get(c.Loc().(*locConf)).Put(on)
+			return err
+		}
+	}
+	module.Directives = []core.Directive{
+		{Name: "upstream", Context: core.CtxHTTP, Block: true, MinArgs: 1, MaxArgs: 1, Set: setUpstream},
+		{Name: "server", Context: core.CtxUpstream, MinArgs: 1, MaxArgs: core.Unlimited, Set: setUpstreamServer},
+		{Name: "keepalive", Context: core.CtxUpstream, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
+			n, err := c.Int(c.Args[0], 1, 1<<20)
+			c.BlockState().(*upstreamConf).keepalive = n
+			return err
+		}},
+		{Name: "keepalive_timeout", Context: core.CtxUpstream, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
+			d, err := c.Duration(c.Args[0])
+			c.BlockState().(*upstreamConf).keepaliveTimeout = d
+			return err
+		}},
+		{Name: "keepalive_requests", Context: core.CtxUpstream, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
+			n, err := c.Int(c.Args[0], 1, 1<<30)
+			c.BlockState().(*upstreamConf).keepaliveRequests = n
+			return err
+		}},
+		{Name: "proxy_pass", Context: core.CtxLocation, MinArgs: 1, MaxArgs: 1, Set: setPass},
+		{Name: "proxy_set_header", Context: core.CtxHTTPAll, MinArgs: 2, MaxArgs: 2, Set: setProxyHeader},
+		{Name: "proxy_http_version", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
+			if c.Args[0] != "1.0" && c.Args[0] != "1.1" {
+				return c.Invalid(c.Args[0], `it must be "1.0" or "1.1"`)
+			}
+			c.Loc().(*locConf).httpVersion.Put(c.Args[0])
+			return nil
+		}},
+		{Name: "proxy_connect_timeout", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: timeout(func(l *locConf) *core.Setting[time.Duration] { return &l.connect })},
+		{Name: "proxy_read_timeout", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: timeout(func(l *locConf) *core.Setting[time.Duration] { return &l.read })},
+		{Name: "proxy_send_timeout", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: timeout(func(l *locConf) *core.Setting[time.Duration] { return &l.send })},
+		{Name: "proxy_buffering", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: flag(func(l *locConf) *core.Setting[bool] { return &l.buffering })},
+		{Name: "proxy_redirect", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
+			switch c.Args[0] {
+			case "default":
+				c.Loc().(*locConf).redirect.Put(true)
+			case "off":
+				c.Loc().(*locConf).redirect.Put(false)
+			default:
+				return c.Errorf("proxy_redirect supports \"default\" and \"off\"; %q is not supported", c.Args[0])
+			}
+			return nil
+		}},
+		{Name: "proxy_hide_header", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
+			lc := c.Loc().(*locConf)
+			if !lc.ownHide {
+				lc.hide, lc.ownHide = nil, true
+			}
+			lc.hide = append(lc.hide, c.Args[0])
+			return nil
+		}},
+		{Name: "proxy_pass_header", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
+			lc := c.Loc().(*locConf)
+			if !lc.ownPassHdr {
+				lc.passHdr, lc.ownPassHdr = nil, true
+			}
+			lc.passHdr = append(lc.passHdr, c.Args[0])
+			return nil
+		}},
+	}
+	module.InitMain = initMain
+	module.Content = content
+	module.Close = func(cfg *core.Config) error {
+		for _, u := range core.MainConf[*mainConf](cfg, module).order {
+			if u.built != nil {
+				u.built.CloseIdle()
+			}
+		}
+		return nil
+	}
+	for _, n := range []string{"proxy_host", "proxy_port", "proxy_add_x_forwarded_for", "upstream_addr",
+		"upstream_status", "upstream_response_time", "upstream_connect_time", "upstream_header_time"} {
+		vars.RegisterState(n)
+	}
+	core.Register(module)
+}
+
+func setUpstream(c *core.Cmd) error {
+	mc := c.Main().(*mainConf)
+	name := c.Args[0]
+	if _, dup := mc.upstreams[name]; dup {
+		return c.Errorf("duplicate upstream %q", name)
+	}
+	u := &upstreamConf{name: name, pos: c.Pos()}
+	if err := c.Walk(core.CtxUpstream, c.Block, u); err != nil {
+		return err
+	}
+	if len(u.servers) == 0 {
+		return c.Errorf("no servers are inside upstream")
+	}
+	mc.upstreams[name] = u
+	mc.order = append(mc.order, u)
+	return nil
+}
+
+func setUpstreamServer(c *core.Cmd) error {
+	u := c.BlockState().(*upstreamConf)
+	s, err := ParseServer(c.Args)
+	if err != nil {
+		return c.Errorf("%v", err)
+	}
+	u.servers = append(u.servers, s)
+	return nil
+}
+
+func setPass(c *core.Cmd) error {
+	lc := c.Loc().(*locConf)
+	if lc.pass != nil {
+		return c.Duplicate()
+	}
+	if strings.Contains(c.Args[0], "$") {
+		return c.Errorf("variables in \"proxy_pass\" are not supported; name an upstream instead")
+	}
+	p, err := ParsePass(c.Args[0])
+	if err != nil {
+		return c.Errorf("%v", err)
+	}
+	if l := c.Location(); l != nil && p.HasURI && (l.IsRegex() || l.IsNamed()) {
+		return c.Errorf("\"proxy_pass\" cannot have URI part in location given by regular expression, or inside named location")
+	}
+	lc.pass, lc.passPos = &p, c.Pos()
+	return nil
+}
+
+func setProxyHeader(c *core.Cmd) error {
+	lc := c.Loc().(*locConf)
+	if !lc.ownHeaders {
+		lc.headers, lc.ownHeaders = nil, true
+	}
+	t, err := c.Template(c.Args[1])
+	if err != nil {
+		return err
+	}
+	h := Header{Name: c.Args[0]}
+	if t.Static() {
+		v := t.Literal()
+		h.Value = func(*http.Request) string { return v }
+	} else {
+		h.Value = t.Eval
+	}
+	lc.headers = append(lc.headers, h)
+	return nil
+}
+
+// initMain builds each upstream group once; locations share them.
+func initMain(cfg *core.Config) error {
+	for _, u := range core.MainConf[*mainConf](cfg, module).order {
+		up, err := NewUpstream(u.name, u.servers, u.keepalive)
+		if err != nil {
+			return fmt.Errorf("upstream %q in %s: %w", u.name, u.pos, err)
+		}
+		if u.keepaliveTimeout > 0 {
+			up.KeepaliveTimeout = u.keepaliveTimeout
+		}
+		if u.keepaliveRequests > 0 {
+			up.KeepaliveRequests = u.keepaliveRequests
+		}
+		u.built = up
+	}
+	return nil
+}
+
+func content(l *core.Location) (http.Handler, error) {
+	lc := core.LocConf[*locConf](l, module)
+	if lc.pass == nil {
+		return nil, nil
+	}
+	opts := Options{
+		Pass:           *lc.pass,
+		LocationPrefix: l.Prefix(),
+		SetHeaders:     lc.headers,
+		HTTPVersion:    lc.httpVersion.Or("1.0"),
+		ConnectTimeout: lc.connect.V,
+		ReadTimeout:    lc.read.V,
+		SendTimeout:    lc.send.V,
+		BufferingOff:   !lc.buffering.Or(true),
+		RedirectOff:    !lc.redirect.Or(true),
+		HideHeaders:    lc.hide,
+		PassHeaders:    lc.passHdr,
+		ErrorResponse:  core.Error,
+		Logger:         l.Logger(),
+	}
+	if s := l.Server(); s != nil && lc.pass.Port == "" {
+		if u, ok := core.MainConf[*mainConf](s.Config(), module).upstreams[lc.pass.Host]; ok {
+			opts.Upstream = u.built
+		}
+	}
+	h, err := New(opts)
+	if err != nil {
+		return nil, fmt.Errorf("proxy_pass in %s: %w", lc.passPos, err)
+	}
+	return h, nil
+}
+
