@@ -196,6 +196,10 @@ func (l *logger) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (l *logger) log(r *http.Request, st *vars.State) {
+	if st.Status == 0 {
+		// A handler that wrote nothing sends an empty 200.
+		st.Status = http.StatusOK
+	}
 	bp := linePool.Get().(*[]byte)
 	for _, t := range l.targets {
 		if t.If != nil {

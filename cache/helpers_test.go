@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // origin is a loopback HTTP server that counts the requests it answers.
@@ -101,7 +103,7 @@ func newFront(t testing.TB, o *origin, opts Options) *front {
 	}
 	clk := newClock()
 	c.now = clk.Now
-	srv := httptest.NewServer(c)
+	srv := httptest.NewServer(echoCacheStatus(c))
 	t.Cleanup(func() {
 		srv.Close()
 		c.bg.Wait()
@@ -144,3 +146,40 @@ func (f *front) get(t testing.TB, path string, extra ...string) response {
 	t.Helper()
 	return f.do(t, http.MethodGet, path, extra...)
 }
+
+// echoCacheStatus runs h with per-request variables, as the server does,
+// and copies $upstream_cache_status into an X-Test-Cache response header
+// when the header goes out, so that tests read what the server would log.
+func echoCacheStatus(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		st := &vars.State{}
+		h.ServeHTTP(&statusEcho{ResponseWriter: w, st: st}, r.WithContext(vars.NewContext(r.Context(), st)))
+	})
+}
+
+type statusEcho struct {
+	http.ResponseWriter
+	st    *vars.State
+	wrote bool
+}
+
+func (e *statusEcho) WriteHeader(code int) {
+	if !e.wrote {
+		e.wrote = true
+		if v, ok := e.st.Get("upstream_cache_status"); ok {
+			e.Header().Set("X-Test-Cache", v)
+		}
+	}
+	e.ResponseWriter.WriteHeader(code)
+}
+
+func (e *statusEcho) Write(p []byte) (int, error) {
+	if !e.wrote {
+		e.WriteHeader(http.StatusOK)
+	}
+	return e.ResponseWriter.Write(p)
+}
+
+func (e *statusEcho) Flush() { e.ResponseWriter.(http.Flusher).Flush() }
+
+func (e *statusEcho) Unwrap() http.ResponseWriter { return e.ResponseWriter }

@@ -2,6 +2,7 @@ package compress
 
 import (
 	"fmt"
+	"log/slog"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -23,6 +24,7 @@ type config struct {
 	retention   Retention
 	pool        *EncoderPool
 	zstdLevel   zstd.EncoderLevel
+	logger      *slog.Logger
 }
 
 // codingConfig is what one coding's directives say, indexed by Encoding.
@@ -48,6 +50,7 @@ func newConfig(opts Options) (*config, error) {
 		retention:   opts.Brotli.Retention,
 		pool:        opts.Brotli.Encoders,
 		zstdLevel:   zstd.EncoderLevelFromZstd(opts.Zstd.Level),
+		logger:      opts.Logger,
 	}
 	if c.retention.Policy != RetainBounded {
 		// Only bounded has a size; dropping it elsewhere keeps pool keys

@@ -11,7 +11,12 @@ import (
 // gzip_proxied for requests that came through a proxy, and the gzip_disable
 // patterns. As in NGINX with ngx_brotli, they govern gzip (and gunzip) only.
 func (c *config) gzipAllowed(r *http.Request, h http.Header) bool {
-	g := &c.gzipGate
+	return gzipGateAllows(&c.gzipGate, r, h)
+}
+
+// gzipGateAllows is gzipAllowed for g. gzip_static on makes the same checks
+// before serving a .gz file, with h empty: no response header exists yet.
+func gzipGateAllows(g *GzipOptions, r *http.Request, h http.Header) bool {
 	ua := r.Header.Get("User-Agent")
 	if g.Disable.MSIE6 && isMSIE6(ua) {
 		return false

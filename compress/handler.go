@@ -62,7 +62,11 @@ func (h *handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		// Part of the response may be out with headers that promise a
 		// complete body; closing the connection is the only honest end.
-		slog.Warn("compress: aborting response", "method", r.Method, "uri", r.RequestURI, "err", err)
+		lg := h.cfg.logger
+		if lg == nil {
+			lg = slog.Default()
+		}
+		lg.Warn("compress: aborting response", "method", r.Method, "uri", r.RequestURI, "err", err)
 		panic(http.ErrAbortHandler)
 	}
 }

@@ -3,6 +3,7 @@ package compress
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"regexp"
 )
@@ -35,6 +36,11 @@ type Options struct {
 	// "*" in a types list matches them (compress_skip_types; empty for off).
 	// They compare without parameters and case-insensitively.
 	SkipTypes []string
+
+	// Logger receives debug messages: for each brotli response, whether
+	// its encoder was reused or allocated (error_log ... debug shows them).
+	// Nil logs nothing.
+	Logger *slog.Logger
 }
 
 // BrotliOptions holds the brotli_* directives.

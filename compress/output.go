@@ -2,6 +2,7 @@ package compress
 
 import (
 	"fmt"
+	"log/slog"
 	"sync"
 
 	"github.com/andybalholm/brotli"
@@ -47,12 +48,17 @@ func (w *responseWriter) startEncoder(e Encoding, length int64) error {
 	switch e {
 	case Brotli:
 		w.bkey = encoderKey{retention: w.cfg.retention, quality: c.level, lgwin: brotliWindowBits(w.cfg.brotliBits, length)}
+		reused := false
 		if w.cfg.brotliReuse {
-			w.bw = w.cfg.pool.get(w.bkey, dst)
+			w.bw, reused = w.cfg.pool.get(w.bkey, dst)
 		} else {
 			w.bw = brotli.NewWriterOptions(dst, brotli.WriterOptions{Quality: w.bkey.quality, LGWin: w.bkey.lgwin})
 		}
 		w.enc = w.bw
+		if lg := w.cfg.logger; lg != nil && lg.Enabled(w.req.Context(), slog.LevelDebug) {
+			lg.DebugContext(w.req.Context(), "brotli encoder", "reused", reused,
+				"quality", w.bkey.quality, "window", w.bkey.lgwin, "policy", w.bkey.retention.Policy.String())
+		}
 	case Zstd:
 		w.zwin = zstdWindowLog(length)
 		zw, err := getZstd(w.cfg.zstdLevel, w.zwin, dst)

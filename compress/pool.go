@@ -67,8 +67,8 @@ func (p *EncoderPool) Stats() PoolStats {
 }
 
 // get returns an encoder for key writing to dst: an idle one with the same
-// key, or a new one.
-func (p *EncoderPool) get(key encoderKey, dst io.Writer) *brotli.Writer {
+// key (reused is true), or a new one.
+func (p *EncoderPool) get(key encoderKey, dst io.Writer) (w *brotli.Writer, reused bool) {
 	p.mu.Lock()
 	for i := len(p.idle) - 1; i >= 0; i-- {
 		if p.idle[i].key == key {
@@ -77,7 +77,7 @@ func (p *EncoderPool) get(key encoderKey, dst io.Writer) *brotli.Writer {
 			p.reused++
 			p.mu.Unlock()
 			w.Reset(dst)
-			return w
+			return w, true
 		}
 	}
 	if key.retention.Policy == RetainCurrentConfig {
@@ -96,7 +96,7 @@ func (p *EncoderPool) get(key encoderKey, dst io.Writer) *brotli.Writer {
 	}
 	p.allocated++
 	p.mu.Unlock()
-	return brotli.NewWriterOptions(dst, brotli.WriterOptions{Quality: key.quality, LGWin: key.lgwin})
+	return brotli.NewWriterOptions(dst, brotli.WriterOptions{Quality: key.quality, LGWin: key.lgwin}), false
 }
 
 // put returns an encoder after its response, or frees it as the retention

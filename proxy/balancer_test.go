@@ -294,3 +294,28 @@ func TestNextUpstream(t *testing.T) {
 		}
 	})
 }
+
+// TestSelectionTriesEachServerOnce: within one request every server is
+// tried at most once, also in groups larger than 64.
+func TestSelectionTriesEachServerOnce(t *testing.T) {
+	for _, n := range []int{3, 70} {
+		servers := make([]Server, n)
+		for i := range servers {
+			servers[i] = server(fmt.Sprintf("10.0.0.%d:80", i))
+		}
+		up := mustUpstream(t, "many", 0, servers...)
+		var sel selection
+		sel.reset(up)
+		seen := map[string]bool{}
+		now := time.Now()
+		for p := sel.next(now); p != nil; p = sel.next(now) {
+			if seen[p.addr] {
+				t.Fatalf("%d servers: %s picked twice", n, p.addr)
+			}
+			seen[p.addr] = true
+		}
+		if len(seen) != n || sel.tries != n {
+			t.Errorf("%d servers: %d picked, %d tries", n, len(seen), sel.tries)
+		}
+	}
+}

@@ -156,28 +156,31 @@ func ParseSize(s string) (int64, error) {
 	return n * mult, nil
 }
 
-// ParseDuration reads NGINX times: one or more numbers with units ms, s,
-// m, h, d, w, M (30 days), y (365 days), a bare number meaning seconds.
+// ParseDuration reads NGINX times: numbers with units ms, s, m, h, d, w,
+// M (30 days), y (365 days), from the most to the least significant and
+// optionally separated by spaces ("1h30m", "1h 30m"); a bare number means
+// seconds.
 func ParseDuration(s string) (time.Duration, error) {
 	var total time.Duration
-	fields := strings.Fields(s)
-	if len(fields) == 0 {
+	rest := strings.TrimSpace(s)
+	if rest == "" {
 		return 0, fmt.Errorf("empty time")
 	}
-	for _, f := range fields {
+	for rest != "" {
 		i := 0
-		for i < len(f) && f[i] >= '0' && f[i] <= '9' {
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
 			i++
 		}
-		if i == 0 {
-			return 0, fmt.Errorf("invalid time %q", f)
+		if i == 0 || i > 18 {
+			return 0, fmt.Errorf("invalid time %q", s)
 		}
-		n, err := strconv.ParseInt(f[:i], 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("invalid time %q", f)
+		n, _ := strconv.ParseInt(rest[:i], 10, 64)
+		j := i
+		for j < len(rest) && (rest[j] < '0' || rest[j] > '9') && rest[j] != ' ' {
+			j++
 		}
 		var unit time.Duration
-		switch f[i:] {
+		switch rest[i:j] {
 		case "ms":
 			unit = time.Millisecond
 		case "", "s":
@@ -195,9 +198,13 @@ func ParseDuration(s string) (time.Duration, error) {
 		case "y":
 			unit = 365 * 24 * time.Hour
 		default:
-			return 0, fmt.Errorf("invalid time %q", f)
+			return 0, fmt.Errorf("invalid time %q", s)
+		}
+		if rest[i:j] == "" && j < len(rest) && rest[j] != ' ' {
+			return 0, fmt.Errorf("invalid time %q", s)
 		}
 		total += time.Duration(n) * unit
+		rest = strings.TrimLeft(rest[j:], " ")
 	}
 	return total, nil
 }

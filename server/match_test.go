@@ -183,12 +183,12 @@ func TestSizesAndDurations(t *testing.T) {
 			t.Errorf("size %q accepted", bad)
 		}
 	}
-	for in, want := range map[string]string{"30": "30s", "500ms": "500ms", "1h 30m": "1h30m0s", "2d": "48h0m0s", "1w": "168h0m0s"} {
+	for in, want := range map[string]string{"30": "30s", "500ms": "500ms", "1h 30m": "1h30m0s", "1h30m": "1h30m0s", "2d": "48h0m0s", "1w": "168h0m0s", "1m30": "1m30s"} {
 		if got, err := ParseDuration(in); err != nil || got.String() != want {
 			t.Errorf("time %q = %v, %v", in, got, err)
 		}
 	}
-	for _, bad := range []string{"", "s", "1x", "1.5s"} {
+	for _, bad := range []string{"", "s", "1x", "1.5s", "h1", "1hh"} {
 		if _, err := ParseDuration(bad); err == nil {
 			t.Errorf("time %q accepted", bad)
 		}

@@ -37,6 +37,11 @@ type State struct {
 
 type ctxKey struct{}
 
+// ContextKey is the context key under which the State is found. A server
+// that keeps its own request context type answers Value(ContextKey) with
+// the *State, saving an allocation per request.
+var ContextKey any = ctxKey{}
+
 // NewContext returns ctx carrying st.
 func NewContext(ctx context.Context, st *State) context.Context {
 	return context.WithValue(ctx, ctxKey{}, st)

@@ -1,0 +1,827 @@
+package cache
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/rueidis"
+)
+
+// RedisOptions configure NewRedisStore.
+type RedisOptions struct {
+	// Prefix starts every key the store writes, so that several zones can
+	// share one database; the zone name followed by ":" is a good choice.
+	// "" means "mosaic:".
+	Prefix string
+	// Inactive is how long an entry is kept past its freshness and stale
+	// windows, for revalidation and stale use. Redis expires it then,
+	// whether read or not. 0 means 10 minutes.
+	Inactive time.Duration
+	// Timeout bounds each Redis operation; a slower Redis is bypassed. 0
+	// means 250ms.
+	Timeout time.Duration
+	// ChunkSize is the size of the chunk keys a body is split into; a body
+	// of up to one chunk is stored inline with the metadata. 0 means 64 KiB.
+	ChunkSize int
+	// Logger receives connection errors; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Defaults of the Redis store.
+const (
+	DefaultRedisTimeout   = 250 * time.Millisecond
+	DefaultRedisChunkSize = 64 << 10
+	// redisGrace is how long the chunks of a replaced or deleted entry
+	// outlive it, so that readers already streaming them finish.
+	redisGrace = 30 * time.Second
+	// redisFillTTL bounds the life of chunks whose entry is never
+	// committed (a writer that died).
+	redisFillTTL = 10 * time.Minute
+	// redisBatch is how many chunks one round trip fetches.
+	redisBatch = 8
+)
+
+// RedisStore keeps entries in Redis or Valkey, shared by every mosaic
+// instance that names the same database and prefix. An entry is one
+// metadata key that points at chunk keys under a fresh entity id, written
+// before the metadata is switched to them in one script, so a reader sees
+// the old entry or the new, never a mixture. Expiry is left to Redis TTLs.
+// The fill lock is SET NX PX with a random token, released by a
+// compare-and-delete that publishes the release; waiters are woken by
+// that message, not by polling.
+//
+// Every operation is bounded by Timeout; when Redis is down or slow the
+// handler serves from upstream and logs, and fill locks fall back to this
+// process.
+type RedisStore struct {
+	url       string
+	opt       rueidis.ClientOption
+	prefix    string
+	inactive  time.Duration
+	timeout   time.Duration
+	chunkSize int
+	log       *slog.Logger
+
+	client atomic.Pointer[rueidis.Client]
+	local  *lockTable // used while Redis cannot be reached
+
+	mu      sync.Mutex
+	waiters map[string][]chan struct{}
+	subOK   atomic.Bool
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// NewRedisStore connects to the Redis or Valkey at url
+// (redis://[user:pass@]host:port/db, rediss:// for TLS, unix://path). A
+// Redis that cannot be reached yet is not an error: the store bypasses
+// itself and keeps trying to connect in the background.
+func NewRedisStore(url string, opts RedisOptions) (*RedisStore, error) {
+	opt, err := rueidis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("redis store: %w", err)
+	}
+	opt.DisableRetry = true // a bypass is better than a slow retry
+	s := &RedisStore{
+		url: url, opt: opt, prefix: opts.Prefix, inactive: opts.Inactive,
+		timeout: opts.Timeout, chunkSize: opts.ChunkSize, log: opts.Logger,
+		local: newLockTable(), waiters: make(map[string][]chan struct{}),
+		done: make(chan struct{}),
+	}
+	if s.prefix == "" {
+		s.prefix = "mosaic:"
+	}
+	if s.inactive <= 0 {
+		s.inactive = DefaultInactive
+	}
+	if s.timeout <= 0 {
+		s.timeout = DefaultRedisTimeout
+	}
+	if s.chunkSize <= 0 {
+		s.chunkSize = DefaultRedisChunkSize
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	ready := make(chan struct{})
+	go s.run(ready)
+	// Wait briefly for the first connection and subscription, so that a
+	// store created against a running Redis is in service at once.
+	select {
+	case <-ready:
+	case <-time.After(2 * time.Second):
+	}
+	return s, nil
+}
+
+var errRedisDown = errors.New("redis store: not connected")
+
+func (s *RedisStore) cl() (rueidis.Client, error) {
+	c := s.client.Load()
+	if c == nil {
+		return nil, errRedisDown
+	}
+	return *c, nil
+}
+
+// run connects, then holds the subscription to the lock-release channel,
+// reconnecting and resubscribing after failures until Close.
+func (s *RedisStore) run(ready chan struct{}) {
+	defer close(s.done)
+	var once sync.Once
+	signal := func() { once.Do(func() { close(ready) }) }
+	backoff := 100 * time.Millisecond
+	for s.ctx.Err() == nil {
+		if s.client.Load() == nil {
+			c, err := rueidis.NewClient(s.opt)
+			if err != nil {
+				s.log.Error("cache redis store: cannot connect, bypassing", "url", redactURL(s.url), "error", err)
+				if !sleepCtx(s.ctx, backoff) {
+					break
+				}
+				backoff = min(backoff*2, 5*time.Second)
+				continue
+			}
+			s.client.Store(&c)
+		}
+		backoff = 100 * time.Millisecond
+		err := s.subscribe(signal)
+		s.subOK.Store(false)
+		s.wakeAll() // a release may have been missed
+		if s.ctx.Err() != nil {
+			break
+		}
+		s.log.Warn("cache redis store: lock subscription lost, resubscribing", "error", err)
+		if !sleepCtx(s.ctx, time.Second) {
+			break
+		}
+	}
+	signal()
+	if c := s.client.Swap(nil); c != nil {
+		(*c).Close()
+	}
+}
+
+// subscribe listens for lock releases on a dedicated connection until it
+// fails or the store closes.
+func (s *RedisStore) subscribe(subscribed func()) error {
+	c, err := s.cl()
+	if err != nil {
+		return err
+	}
+	dc, release := c.Dedicate()
+	defer release()
+	channelPrefix := s.prefix + "u:"
+	errs := dc.SetPubSubHooks(rueidis.PubSubHooks{
+		OnMessage: func(m rueidis.PubSubMessage) {
+			s.wake(strings.TrimPrefix(m.Channel, channelPrefix))
+		},
+		OnSubscription: func(sub rueidis.PubSubSubscription) {
+			if sub.Kind == "psubscribe" {
+				s.subOK.Store(true)
+				subscribed()
+			}
+		},
+	})
+	ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
+	err = dc.Do(ctx, dc.B().Psubscribe().Pattern(globEscape(channelPrefix)+"*").Build()).Error()
+	cancel()
+	if err != nil {
+		return fmt.Errorf("psubscribe: %w", err)
+	}
+	select {
+	case err := <-errs:
+		return err
+	case <-s.ctx.Done():
+		return s.ctx.Err()
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// redactURL hides a password in a Redis URL for the log.
+func redactURL(u string) string {
+	if at := strings.LastIndex(u, "@"); at >= 0 {
+		if i := strings.Index(u, "://"); i >= 0 && i < at {
+			return u[:i+3] + "***" + u[at:]
+		}
+	}
+	return u
+}
+
+// globEscape quotes the characters that are special in Redis patterns.
+func globEscape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '*', '?', '[', ']', '\\':
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func (s *RedisStore) metaKey(key string) string  { return s.prefix + "m:" + key }
+func (s *RedisStore) tagKey(tag string) string   { return s.prefix + "t:" + tag }
+func (s *RedisStore) lockKey(key string) string  { return s.prefix + "l:" + key }
+func (s *RedisStore) chanName(key string) string { return s.prefix + "u:" + key }
+func (s *RedisStore) genKey() string             { return s.prefix + "gen" }
+func (s *RedisStore) chunkKey(entity string, i int) string {
+	return s.prefix + "b:" + entity + ":" + strconv.Itoa(i)
+}
+
+func (s *RedisStore) opCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.timeout)
+}
+
+// redisValue is what the metadata key holds: the entity whose chunks hold
+// the body (empty when the body is inline), the chunk count, the encoded
+// Meta and an inline body.
+type redisValue struct {
+	entity string
+	chunks int
+	meta   *Meta
+	inline []byte
+}
+
+const redisValueVersion = 'R'
+
+func (v *redisValue) marshal() []byte {
+	mb := v.meta.appendBinary(nil)
+	b := make([]byte, 0, 16+len(v.entity)+len(mb)+len(v.inline))
+	b = append(b, redisValueVersion)
+	b = appendString(b, v.entity)
+	b = binary.AppendUvarint(b, uint64(v.chunks))
+	b = binary.AppendUvarint(b, uint64(len(mb)))
+	b = append(b, mb...)
+	return append(b, v.inline...)
+}
+
+func parseRedisValue(b []byte) (*redisValue, error) {
+	if len(b) == 0 || b[0] != redisValueVersion {
+		return nil, fmt.Errorf("redis value version: %w", ErrCorrupt)
+	}
+	r := &metaReader{b: b[1:]}
+	v := &redisValue{entity: r.string(), chunks: int(r.uvarint())}
+	n := r.uvarint()
+	if r.err != nil || n > uint64(len(r.b)) {
+		return nil, fmt.Errorf("redis value: %w", ErrCorrupt)
+	}
+	v.meta = new(Meta)
+	if err := v.meta.UnmarshalBinary(r.b[:n]); err != nil {
+		return nil, err
+	}
+	v.inline = r.b[n:]
+	if v.entity == "" && int64(len(v.inline)) != v.meta.Size {
+		return nil, fmt.Errorf("inline body is %d bytes, want %d: %w", len(v.inline), v.meta.Size, ErrCorrupt)
+	}
+	return v, nil
+}
+
+func (s *RedisStore) Get(ctx context.Context, key string) (Object, error) {
+	c, err := s.cl()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := s.opCtx(ctx)
+	defer cancel()
+	b, err := c.Do(ctx, c.B().Get().Key(s.metaKey(key)).Build()).AsBytes()
+	if rueidis.IsRedisNil(err) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("redis store: GET: %w", err)
+	}
+	v, err := parseRedisValue(b)
+	if err != nil {
+		return nil, fmt.Errorf("redis store: %s: %w", key, err)
+	}
+	return &redisObject{s: s, v: v}, nil
+}
+
+// redisObject streams a body from its chunk keys, a batch per round trip.
+type redisObject struct {
+	s *RedisStore
+	v *redisValue
+}
+
+func (o *redisObject) Meta() *Meta  { return o.v.meta }
+func (o *redisObject) Close() error { return nil }
+
+func (o *redisObject) WriteTo(w io.Writer) (int64, error) {
+	if o.v.entity == "" {
+		n, err := w.Write(o.v.inline)
+		return int64(n), err
+	}
+	c, err := o.s.cl()
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	cmds := make(rueidis.Commands, 0, redisBatch)
+	for first := 0; first < o.v.chunks; first += redisBatch {
+		cmds = cmds[:0]
+		for i := first; i < min(first+redisBatch, o.v.chunks); i++ {
+			cmds = append(cmds, c.B().Get().Key(o.s.chunkKey(o.v.entity, i)).Build())
+		}
+		ctx, cancel := o.s.opCtx(context.Background())
+		res := c.DoMulti(ctx, cmds...)
+		cancel()
+		for _, r := range res {
+			b, err := r.AsBytes()
+			if err != nil {
+				// A missing chunk (evicted by Redis) breaks the entry.
+				return n, fmt.Errorf("redis store: chunk of %s: %w: %w", o.v.meta.Key, ErrCorrupt, err)
+			}
+			k, err := w.Write(b)
+			n += int64(k)
+			if err != nil {
+				return n, err
+			}
+		}
+	}
+	if n != o.v.meta.Size {
+		return n, fmt.Errorf("redis store: %s has %d body bytes, want %d: %w", o.v.meta.Key, n, o.v.meta.Size, ErrCorrupt)
+	}
+	return n, nil
+}
+
+func (s *RedisStore) Put(_ context.Context, key string) (Writer, error) {
+	if _, err := s.cl(); err != nil {
+		return nil, err
+	}
+	return &redisWriter{s: s, key: key, buf: make([]byte, 0, min(s.chunkSize, 4096))}, nil
+}
+
+// redisWriter sends full chunks as they fill; the last one, or an inline
+// body, goes with the commit.
+type redisWriter struct {
+	s      *RedisStore
+	key    string
+	entity string
+	chunks int
+	buf    []byte
+	done   bool
+}
+
+func newEntity() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func (w *redisWriter) Write(p []byte) (int, error) {
+	if w.done {
+		return 0, errors.New("redis store: write after commit or abort")
+	}
+	n := len(p)
+	for len(p) > 0 {
+		room := w.s.chunkSize - len(w.buf)
+		k := min(room, len(p))
+		w.buf = append(w.buf, p[:k]...)
+		p = p[k:]
+		if len(w.buf) == w.s.chunkSize && len(p) > 0 {
+			if err := w.flushChunk(); err != nil {
+				w.Abort()
+				return 0, err
+			}
+		}
+	}
+	return n, nil
+}
+
+// flushChunk stores the buffered chunk under the entity, with a TTL that
+// removes it should the entry never be committed.
+func (w *redisWriter) flushChunk() error {
+	c, err := w.s.cl()
+	if err != nil {
+		return err
+	}
+	if w.entity == "" {
+		w.entity = newEntity()
+	}
+	ctx, cancel := w.s.opCtx(context.Background())
+	defer cancel()
+	k := w.s.chunkKey(w.entity, w.chunks)
+	if err := c.Do(ctx, c.B().Set().Key(k).Value(rueidis.BinaryString(w.buf)).Px(redisFillTTL).Build()).Error(); err != nil {
+		return fmt.Errorf("redis store: SET chunk: %w", err)
+	}
+	w.chunks++
+	w.buf = w.buf[:0]
+	return nil
+}
+
+// commitScript switches the metadata key to the new value and indexes the
+// tags, returning the value it replaced. KEYS: meta key, tag sets. ARGV:
+// value, TTL in ms, cache key.
+var commitScript = rueidis.NewLuaScript(`
+local old = redis.call('GET', KEYS[1])
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+local ttl = tonumber(ARGV[2])
+for i = 2, #KEYS do
+  redis.call('SADD', KEYS[i], ARGV[3])
+  if redis.call('PTTL', KEYS[i]) < ttl then redis.call('PEXPIRE', KEYS[i], ttl) end
+end
+return old`)
+
+func (w *redisWriter) Commit(ctx context.Context, meta *Meta) error {
+	if w.done {
+		return errors.New("redis store: commit after abort")
+	}
+	w.done = true
+	c, err := w.s.cl()
+	if err != nil {
+		return err
+	}
+	v := &redisValue{meta: meta}
+	if w.entity == "" {
+		v.inline = w.buf
+	} else {
+		if len(w.buf) > 0 {
+			if err := w.flushChunk(); err != nil {
+				w.cleanup()
+				return err
+			}
+		}
+		v.entity, v.chunks = w.entity, w.chunks
+	}
+	return w.s.commit(ctx, c, w.key, v, nil)
+}
+
+// commit writes v as the entry of key, after giving its chunks their final
+// TTL. With expect set, the switch happens only if the key still holds
+// those bytes (an Update racing a new fill loses).
+func (s *RedisStore) commit(ctx context.Context, c rueidis.Client, key string, v *redisValue, expect []byte) error {
+	ttl := v.meta.retention(time.Now(), s.inactive)
+	ctx, cancel := s.opCtx(ctx)
+	defer cancel()
+	if v.entity != "" {
+		cmds := make(rueidis.Commands, 0, v.chunks)
+		for i := range v.chunks {
+			cmds = append(cmds, c.B().Pexpire().Key(s.chunkKey(v.entity, i)).Milliseconds(int64((ttl+redisGrace)/time.Millisecond)).Build())
+		}
+		for _, r := range c.DoMulti(ctx, cmds...) {
+			if err := r.Error(); err != nil {
+				return fmt.Errorf("redis store: PEXPIRE chunk: %w", err)
+			}
+		}
+	}
+	keys := make([]string, 0, 1+len(v.meta.Tags))
+	keys = append(keys, s.metaKey(key))
+	for _, t := range v.meta.Tags {
+		keys = append(keys, s.tagKey(t))
+	}
+	args := []string{rueidis.BinaryString(v.marshal()), strconv.FormatInt(max(int64(ttl/time.Millisecond), 1), 10), key}
+	var res rueidis.RedisResult
+	if expect != nil {
+		res = updateScript.Exec(ctx, c, keys[:1], []string{args[0], args[1], rueidis.BinaryString(expect)})
+	} else {
+		res = commitScript.Exec(ctx, c, keys, args)
+	}
+	old, err := res.AsBytes()
+	if err != nil && !rueidis.IsRedisNil(err) {
+		return fmt.Errorf("redis store: switching %s: %w", key, err)
+	}
+	if expect == nil && old != nil {
+		if ov, err := parseRedisValue(old); err == nil && ov.entity != "" && ov.entity != v.entity {
+			s.expireChunks(ctx, c, ov)
+		}
+	}
+	return nil
+}
+
+// expireChunks gives the chunks of a replaced entry the grace period.
+func (s *RedisStore) expireChunks(ctx context.Context, c rueidis.Client, v *redisValue) {
+	cmds := make(rueidis.Commands, 0, v.chunks)
+	for i := range v.chunks {
+		cmds = append(cmds, c.B().Pexpire().Key(s.chunkKey(v.entity, i)).Milliseconds(int64(redisGrace/time.Millisecond)).Build())
+	}
+	c.DoMulti(ctx, cmds...)
+}
+
+// cleanup deletes the chunks of an entry that will not be committed.
+func (w *redisWriter) cleanup() {
+	c, err := w.s.cl()
+	if err != nil || w.entity == "" || w.chunks == 0 {
+		return
+	}
+	keys := make([]string, w.chunks)
+	for i := range keys {
+		keys[i] = w.s.chunkKey(w.entity, i)
+	}
+	ctx, cancel := w.s.opCtx(context.Background())
+	defer cancel()
+	c.Do(ctx, c.B().Del().Key(keys...).Build())
+}
+
+func (w *redisWriter) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	w.cleanup()
+}
+
+// updateScript replaces the metadata only if the key still holds the
+// bytes the update was computed from. KEYS: meta key. ARGV: value, TTL
+// in ms, expected value.
+var updateScript = rueidis.NewLuaScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[3] then return false end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return false`)
+
+func (s *RedisStore) Update(ctx context.Context, meta *Meta) error {
+	c, err := s.cl()
+	if err != nil {
+		return err
+	}
+	gctx, cancel := s.opCtx(ctx)
+	old, err := c.Do(gctx, c.B().Get().Key(s.metaKey(meta.Key)).Build()).AsBytes()
+	cancel()
+	if rueidis.IsRedisNil(err) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("redis store: GET: %w", err)
+	}
+	ov, err := parseRedisValue(old)
+	if err != nil {
+		return err
+	}
+	m := *meta
+	m.Size = ov.meta.Size
+	nv := &redisValue{entity: ov.entity, chunks: ov.chunks, meta: &m, inline: ov.inline}
+	return s.commit(ctx, c, meta.Key, nv, old)
+}
+
+// remove deletes the metadata keys and lets their chunks expire after the
+// grace period; it returns how many entries existed.
+func (s *RedisStore) remove(ctx context.Context, c rueidis.Client, keys []string) (int, error) {
+	if len(keys) == 0 {
+		return 0, nil
+	}
+	cmds := make(rueidis.Commands, 0, len(keys))
+	for _, k := range keys {
+		cmds = append(cmds, c.B().Getdel().Key(k).Build())
+	}
+	n := 0
+	for _, r := range c.DoMulti(ctx, cmds...) {
+		b, err := r.AsBytes()
+		if rueidis.IsRedisNil(err) {
+			continue
+		}
+		if err != nil {
+			return n, fmt.Errorf("redis store: GETDEL: %w", err)
+		}
+		n++
+		if v, err := parseRedisValue(b); err == nil && v.entity != "" {
+			s.expireChunks(ctx, c, v)
+		}
+	}
+	return n, nil
+}
+
+func (s *RedisStore) Delete(ctx context.Context, key string) error {
+	c, err := s.cl()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.opCtx(ctx)
+	defer cancel()
+	_, err = s.remove(ctx, c, []string{s.metaKey(key)})
+	return err
+}
+
+// PurgePrefix scans the metadata keys with SCAN MATCH; it is bounded by
+// the size of the database, not by Timeout.
+func (s *RedisStore) PurgePrefix(ctx context.Context, prefix string) (int, error) {
+	c, err := s.cl()
+	if err != nil {
+		return 0, err
+	}
+	pattern := globEscape(s.metaKey(prefix)) + "*"
+	total := 0
+	var cursor uint64
+	for {
+		sctx, cancel := s.opCtx(ctx)
+		e, err := c.Do(sctx, c.B().Scan().Cursor(cursor).Match(pattern).Count(1000).Build()).AsScanEntry()
+		if err == nil {
+			var n int
+			n, err = s.remove(sctx, c, e.Elements)
+			total += n
+		}
+		cancel()
+		if err != nil {
+			return total, fmt.Errorf("redis store: purging prefix: %w", err)
+		}
+		if cursor = e.Cursor; cursor == 0 {
+			return total, nil
+		}
+	}
+}
+
+func (s *RedisStore) PurgeTag(ctx context.Context, tag string) (int, error) {
+	c, err := s.cl()
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancel := s.opCtx(ctx)
+	defer cancel()
+	members, err := c.Do(ctx, c.B().Smembers().Key(s.tagKey(tag)).Build()).AsStrSlice()
+	if err != nil {
+		return 0, fmt.Errorf("redis store: SMEMBERS: %w", err)
+	}
+	keys := make([]string, len(members))
+	for i, m := range members {
+		keys[i] = s.metaKey(m)
+	}
+	n, err := s.remove(ctx, c, keys)
+	if err != nil {
+		return n, err
+	}
+	if err := c.Do(ctx, c.B().Del().Key(s.tagKey(tag)).Build()).Error(); err != nil {
+		return n, fmt.Errorf("redis store: DEL tag: %w", err)
+	}
+	return n, nil
+}
+
+// Generation reads the counter through rueidis' client-side cache: Redis
+// pushes an invalidation when any instance bumps it, so a hit normally
+// costs no round trip for it.
+func (s *RedisStore) Generation(ctx context.Context) (uint64, error) {
+	c, err := s.cl()
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancel := s.opCtx(ctx)
+	defer cancel()
+	g, err := c.DoCache(ctx, c.B().Get().Key(s.genKey()).Cache(), time.Minute).AsUint64()
+	if rueidis.IsRedisNil(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("redis store: reading generation: %w", err)
+	}
+	return g, nil
+}
+
+func (s *RedisStore) BumpGeneration(ctx context.Context) (uint64, error) {
+	c, err := s.cl()
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancel := s.opCtx(ctx)
+	defer cancel()
+	g, err := c.Do(ctx, c.B().Incr().Key(s.genKey()).Build()).AsInt64()
+	if err != nil {
+		return 0, fmt.Errorf("redis store: INCR generation: %w", err)
+	}
+	return uint64(g), nil
+}
+
+// unlockScript deletes the lock only if it still holds our token, and
+// announces the release. KEYS: lock key. ARGV: token, channel.
+var unlockScript = rueidis.NewLuaScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  redis.call('PUBLISH', ARGV[2], '')
+  return 1
+end
+return 0`)
+
+func (s *RedisStore) TryLock(ctx context.Context, key string, ttl time.Duration) (func(), bool, error) {
+	c, err := s.cl()
+	if err != nil {
+		release, ok := s.local.tryLock(key, ttl)
+		return release, ok, nil
+	}
+	token := newEntity()
+	lctx, cancel := s.opCtx(ctx)
+	err = c.Do(lctx, c.B().Set().Key(s.lockKey(key)).Value(token).Nx().Px(ttl).Build()).Error()
+	cancel()
+	if rueidis.IsRedisNil(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		// Coalesce within this process at least.
+		s.log.Warn("cache redis store: lock failed, locking locally", "error", err)
+		release, ok := s.local.tryLock(key, ttl)
+		return release, ok, nil
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			ctx, cancel := s.opCtx(context.Background())
+			defer cancel()
+			if err := unlockScript.Exec(ctx, c, []string{s.lockKey(key)}, []string{token, s.chanName(key)}).Error(); err != nil {
+				s.log.Warn("cache redis store: unlock failed; the lock expires by itself", "error", err)
+			}
+		})
+	}, true, nil
+}
+
+// Wait registers for the release message before it looks at the lock, so
+// that a release between the two cannot be missed; the lock's own expiry
+// bounds the wait should the message be lost.
+func (s *RedisStore) Wait(ctx context.Context, key string) error {
+	c, err := s.cl()
+	if err != nil {
+		return s.local.wait(ctx, key)
+	}
+	ch := make(chan struct{})
+	s.mu.Lock()
+	s.waiters[key] = append(s.waiters[key], ch)
+	s.mu.Unlock()
+	defer s.unregister(key, ch)
+
+	pctx, cancel := s.opCtx(ctx)
+	pttl, err := c.Do(pctx, c.B().Pttl().Key(s.lockKey(key)).Build()).AsInt64()
+	cancel()
+	if err != nil {
+		return s.local.wait(ctx, key)
+	}
+	if pttl < 0 {
+		return nil // -2: no lock; -1 cannot happen for our keys
+	}
+	t := time.NewTimer(time.Duration(pttl) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return nil
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *RedisStore) unregister(key string, ch chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list := s.waiters[key]
+	for i, c := range list {
+		if c == ch {
+			list = append(list[:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(s.waiters, key)
+	} else {
+		s.waiters[key] = list
+	}
+}
+
+// wake releases the waiters of key.
+func (s *RedisStore) wake(key string) {
+	s.mu.Lock()
+	list := s.waiters[key]
+	delete(s.waiters, key)
+	s.mu.Unlock()
+	for _, ch := range list {
+		close(ch)
+	}
+}
+
+func (s *RedisStore) wakeAll() {
+	s.mu.Lock()
+	all := s.waiters
+	s.waiters = make(map[string][]chan struct{})
+	s.mu.Unlock()
+	for _, list := range all {
+		for _, ch := range list {
+			close(ch)
+		}
+	}
+}
+
+// Close stops the subscription and closes the connections.
+func (s *RedisStore) Close() error {
+	s.cancel()
+	<-s.done
+	return nil
+}

@@ -1,0 +1,437 @@
+package compress
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/mosaic-edge/mosaic/server"
+	"github.com/mosaic-edge/mosaic/static"
+	"github.com/mosaic-edge/mosaic/vars"
+)
+
+// This file makes the package a module of the mosaic server: it declares
+// the directives, merges them http -> server -> location, and wraps each
+// location's chain in a Handler built once when the configuration loads.
+
+// codingConf holds the directives that brotli, zstd and gzip share
+// (brotli_types, zstd_types, gzip_types, ...) at one level.
+type codingConf struct {
+	enable    server.Setting[bool]
+	types     server.Setting[[]string]
+	level     server.Setting[int]
+	minLength server.Setting[int64]
+	buffers   server.Setting[Buffers]
+	static    server.Setting[staticMode]
+}
+
+func (c *codingConf) merge(p *codingConf) {
+	c.enable.Merge(p.enable)
+	c.types.Merge(p.types)
+	c.level.Merge(p.level)
+	c.minLength.Merge(p.minLength)
+	c.buffers.Merge(p.buffers)
+	c.static.Merge(p.static)
+}
+
+// locConf holds the module's directives at one level (http, server or
+// location). Lists (the types lists, gzip_disable, compress_prefer,
+// compress_skip_types) are inherited only by levels that set none, as NGINX
+// inherits its array directives.
+type locConf struct {
+	coding [numCodings + 1]codingConf // indexed by Encoding; Identity unused
+
+	brotliWindow    server.Setting[int]
+	brotliReuse     server.Setting[bool]
+	brotliRetention server.Setting[Retention]
+
+	gzipVary        server.Setting[bool]
+	gzipProxied     server.Setting[proxiedSetting]
+	gzipHTTPVersion server.Setting[ProtoVersion]
+	gzipDisable     server.Setting[GzipDisable]
+	gunzip          server.Setting[bool]
+
+	prefer    server.Setting[[]Encoding]
+	skipTypes server.Setting[[]string]
+}
+
+// proxiedSetting is gzip_proxied as written: NGINX ORs the values of all
+// its lines at a level, and "off" among them wins over the others.
+type proxiedSetting struct {
+	mask Proxied
+	off  bool
+}
+
+// mainConf is per configuration: brotli_idle_encoders and the one encoder
+// pool that every location of the configuration shares.
+type mainConf struct {
+	idleEncoders server.Setting[int]
+	pool         *EncoderPool
+}
+
+// staticMode is a brotli_static, zstd_static or gzip_static value.
+type staticMode uint8
+
+const (
+	staticOff    staticMode = iota
+	staticOn                // serve the variant to clients that accept the coding
+	staticAlways            // serve the variant whatever the client sent
+)
+
+var module = &server.Module{
+	Name:    "compress",
+	NewLoc:  func() any { return &locConf{} },
+	NewMain: func() any { return &mainConf{} },
+	MergeLoc: func(p, c any) error {
+		parent, child := p.(*locConf), c.(*locConf)
+		for e := range child.coding {
+			child.coding[e].merge(&parent.coding[e])
+		}
+		child.brotliWindow.Merge(parent.brotliWindow)
+		child.brotliReuse.Merge(parent.brotliReuse)
+		child.brotliRetention.Merge(parent.brotliRetention)
+		child.gzipVary.Merge(parent.gzipVary)
+		child.gzipProxied.Merge(parent.gzipProxied)
+		child.gzipHTTPVersion.Merge(parent.gzipHTTPVersion)
+		child.gzipDisable.Merge(parent.gzipDisable)
+		child.gunzip.Merge(parent.gunzip)
+		child.prefer.Merge(parent.prefer)
+		child.skipTypes.Merge(parent.skipTypes)
+		return nil
+	},
+}
+
+func init() {
+	module.Directives = append(module.Directives,
+		codingDirectives(Brotli, "brotli", 0, 11)...)
+	module.Directives = append(module.Directives,
+		codingDirectives(Zstd, "zstd", 1, 22)...)
+	module.Directives = append(module.Directives,
+		codingDirectives(Gzip, "gzip", 1, 9)...)
+	module.Directives = append(module.Directives, []server.Directive{
+		{Name: "brotli_window", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setBrotliWindow},
+		{Name: "brotli_reuse_memory", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			return setFlag(c, &c.Loc().(*locConf).brotliReuse)
+		}},
+		{Name: "brotli_retention_policy", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 2, Set: setRetention},
+		{Name: "brotli_idle_encoders", Context: server.CtxHTTP, MinArgs: 1, MaxArgs: 1, Set: setIdleEncoders},
+		{Name: "gzip_vary", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			return setFlag(c, &c.Loc().(*locConf).gzipVary)
+		}},
+		{Name: "gzip_proxied", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: setProxied},
+		{Name: "gzip_http_version", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setHTTPVersion},
+		{Name: "gzip_disable", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: setGzipDisable},
+		{Name: "gunzip", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			return setFlag(c, &c.Loc().(*locConf).gunzip)
+		}},
+		{Name: "compress_prefer", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: numCodings, Set: setPrefer},
+		{Name: "compress_skip_types", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: setSkipTypes},
+	}...)
+	module.InitMain = func(cfg *server.Config) error {
+		// One pool per configuration, shared by all its locations, so
+		// that an encoder freed by one location serves the next response
+		// of any location with the same settings.
+		mc := server.MainConf[*mainConf](cfg, module)
+		mc.pool = NewEncoderPool(mc.idleEncoders.Or(DefaultIdleEncoders))
+		return nil
+	}
+	module.Filters = []server.Filter{{
+		Order: server.OrderCompression,
+		// Subrequests (ESI fragments) are assembled into a page that is
+		// compressed once, as a whole.
+		InSubrequest: false,
+		Wrap: func(l *server.Location, next http.Handler) (http.Handler, error) {
+			opts := locationOptions(l)
+			if err := opts.Validate(); err != nil {
+				return nil, err
+			}
+			return Handler(next, opts), nil
+		},
+	}}
+	server.Register(module)
+	static.RegisterVariants(locationVariants)
+	for e := Brotli; e <= Gzip; e++ {
+		vars.RegisterState(e.ratioVariable())
+	}
+}
+
+// codingDirectives declares PREFIX, PREFIX_types, PREFIX_comp_level,
+// PREFIX_min_length, PREFIX_buffers and PREFIX_static for one coding.
+func codingDirectives(e Encoding, prefix string, minLevel, maxLevel int) []server.Directive {
+	conf := func(c *server.Cmd) *codingConf { return &c.Loc().(*locConf).coding[e] }
+	return []server.Directive{
+		{Name: prefix, Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			return setFlag(c, &conf(c).enable)
+		}},
+		{Name: prefix + "_types", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: func(c *server.Cmd) error {
+			return appendTypes(c, &conf(c).types)
+		}},
+		{Name: prefix + "_comp_level", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			n, err := c.Int(c.Args[0], minLevel, maxLevel)
+			if err != nil {
+				return err
+			}
+			return put(c, &conf(c).level, n)
+		}},
+		{Name: prefix + "_min_length", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			n, err := c.Size(c.Args[0])
+			if err != nil {
+				return err
+			}
+			return put(c, &conf(c).minLength, n)
+		}},
+		{Name: prefix + "_buffers", Context: server.CtxHTTPAll, MinArgs: 2, MaxArgs: 2, Set: func(c *server.Cmd) error {
+			return setBuffers(c, &conf(c).buffers)
+		}},
+		{Name: prefix + "_static", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			var m staticMode
+			switch strings.ToLower(c.Args[0]) {
+			case "off":
+				m = staticOff
+			case "on":
+				m = staticOn
+			case "always":
+				m = staticAlways
+			default:
+				return c.Invalid(c.Args[0], `it must be "on", "off" or "always"`)
+			}
+			return put(c, &conf(c).static, m)
+		}},
+	}
+}
+
+// put sets a single-valued directive; a second one at the same level is
+// an error, as in NGINX.
+func put[T any](c *server.Cmd, s *server.Setting[T], v T) error {
+	if s.Set {
+		return c.Duplicate()
+	}
+	s.Put(v)
+	return nil
+}
+
+func setFlag(c *server.Cmd, s *server.Setting[bool]) error {
+	on, err := c.Flag()
+	if err != nil {
+		return err
+	}
+	return put(c, s, on)
+}
+
+// appendTypes reads a types list. Several lines at one level add up, as
+// NGINX's types lists do.
+func appendTypes(c *server.Cmd, s *server.Setting[[]string]) error {
+	for _, t := range c.Args {
+		if t == "" || strings.ContainsAny(t, " \t;") {
+			return c.Invalid(t, "it must be a media type or \"*\"")
+		}
+	}
+	if !s.Set {
+		s.Put(nil)
+	}
+	s.V = append(s.V, c.Args...)
+	return nil
+}
+
+// maxBufferSize bounds one *_buffers buffer: NGINX's pages are 4k or 8k,
+// and a buffer larger than this only delays the first bytes.
+const maxBufferSize = 64 << 20
+
+func setBuffers(c *server.Cmd, s *server.Setting[Buffers]) error {
+	n, err := c.Int(c.Args[0], 1, 1<<16)
+	if err != nil {
+		return err
+	}
+	size, err := c.Size(c.Args[1])
+	if err != nil {
+		return err
+	}
+	if size < 1 || size > maxBufferSize {
+		return c.Invalid(c.Args[1], "it must be 1..64m")
+	}
+	return put(c, s, Buffers{Number: n, Size: int(size)})
+}
+
+func setBrotliWindow(c *server.Cmd) error {
+	n, err := c.Size(c.Args[0])
+	if err != nil {
+		return err
+	}
+	if n > 1<<24 || windowBits(int(n)) == 0 {
+		return c.Invalid(c.Args[0], "it must be 1k, 2k, 4k, 8k, 16k, 32k, 64k, 128k, 256k, 512k, 1m, 2m, 4m, 8m or 16m")
+	}
+	return put(c, &c.Loc().(*locConf).brotliWindow, int(n))
+}
+
+func setRetention(c *server.Cmd) error {
+	var r Retention
+	switch c.Args[0] {
+	case "aggressive":
+		r.Policy = RetainAggressive
+	case "current_config":
+		r.Policy = RetainCurrentConfig
+	case "release_all":
+		r.Policy = RetainReleaseAll
+	case "bounded":
+		r.Policy = RetainBounded
+		if len(c.Args) != 2 {
+			return c.Errorf("invalid number of arguments in %q directive, \"bounded\" needs a size", c.Name)
+		}
+		n, err := c.Size(c.Args[1])
+		if err != nil {
+			return err
+		}
+		r.Bound = n
+	default:
+		return c.Invalid(c.Args[0], `it must be "aggressive", "current_config", "release_all" or "bounded"`)
+	}
+	if r.Policy != RetainBounded && len(c.Args) != 1 {
+		return c.Errorf("invalid number of arguments in %q directive", c.Name)
+	}
+	return put(c, &c.Loc().(*locConf).brotliRetention, r)
+}
+
+func setIdleEncoders(c *server.Cmd) error {
+	n, err := c.Int(c.Args[0], 0, MaxIdleEncoders)
+	if err != nil {
+		return err
+	}
+	return put(c, &c.Main().(*mainConf).idleEncoders, n)
+}
+
+var proxiedValues = map[string]Proxied{
+	"expired":          ProxiedExpired,
+	"no-cache":         ProxiedNoCache,
+	"no-store":         ProxiedNoStore,
+	"private":          ProxiedPrivate,
+	"no_last_modified": ProxiedNoLastModified,
+	"no_etag":          ProxiedNoETag,
+	"auth":             ProxiedAuth,
+	"any":              ProxiedAny,
+}
+
+func setProxied(c *server.Cmd) error {
+	s := &c.Loc().(*locConf).gzipProxied
+	if !s.Set {
+		s.Put(proxiedSetting{})
+	}
+	for _, a := range c.Args {
+		if a == "off" {
+			s.V.off = true
+			continue
+		}
+		p, ok := proxiedValues[a]
+		if !ok {
+			return c.Invalid(a, `it must be "off", "expired", "no-cache", "no-store", "private", "no_last_modified", "no_etag", "auth" or "any"`)
+		}
+		s.V.mask |= p
+	}
+	return nil
+}
+
+func setHTTPVersion(c *server.Cmd) error {
+	var v ProtoVersion
+	switch c.Args[0] {
+	case "1.0":
+		v = ProtoVersion{Major: 1, Minor: 0}
+	case "1.1":
+		v = ProtoVersion{Major: 1, Minor: 1}
+	default:
+		return c.Invalid(c.Args[0], `it must be "1.0" or "1.1"`)
+	}
+	return put(c, &c.Loc().(*locConf).gzipHTTPVersion, v)
+}
+
+// setGzipDisable reads gzip_disable. Several lines at one level add up.
+func setGzipDisable(c *server.Cmd) error {
+	s := &c.Loc().(*locConf).gzipDisable
+	if !s.Set {
+		s.Put(GzipDisable{})
+	}
+	for _, a := range c.Args {
+		if a == "msie6" {
+			s.V.MSIE6 = true
+			continue
+		}
+		// NGINX matches these case-insensitively.
+		re, err := regexp.Compile("(?i)" + a)
+		if err != nil {
+			return c.Invalid(a, fmt.Sprintf("it is not a valid regular expression: %v", err))
+		}
+		s.V.Patterns = append(s.V.Patterns, re)
+	}
+	return nil
+}
+
+func setPrefer(c *server.Cmd) error {
+	var list []Encoding
+	for _, a := range c.Args {
+		e, ok := ParseEncoding(a)
+		if !ok || e == Identity {
+			return c.Invalid(a, `it must be "br", "zstd" or "gzip"`)
+		}
+		for _, x := range list {
+			if x == e {
+				return c.Invalid(a, "it is named twice")
+			}
+		}
+		list = append(list, e)
+	}
+	return put(c, &c.Loc().(*locConf).prefer, list)
+}
+
+// setSkipTypes reads compress_skip_types. "off" empties the list; several
+// lines at one level add up.
+func setSkipTypes(c *server.Cmd) error {
+	s := &c.Loc().(*locConf).skipTypes
+	if len(c.Args) == 1 && c.Args[0] == "off" {
+		s.Put([]string{})
+		return nil
+	}
+	for _, t := range c.Args {
+		if t == "off" || t == "*" {
+			return c.Invalid(t, "it must be a media type, or \"off\" alone")
+		}
+	}
+	return appendTypes(c, s)
+}
+
+// locationOptions turns a location's merged directives into Options.
+func locationOptions(l *server.Location) Options {
+	lc := server.LocConf[*locConf](l, module)
+	o := DefaultOptions()
+
+	cb := &lc.coding[Brotli]
+	b := &o.Brotli
+	b.Enable, b.Types = cb.enable.V, cb.types.V
+	b.Level, b.MinLength, b.Buffers = cb.level.Or(b.Level), cb.minLength.Or(b.MinLength), cb.buffers.Or(b.Buffers)
+	b.Window = lc.brotliWindow.Or(b.Window)
+	b.ReuseMemory = lc.brotliReuse.Or(b.ReuseMemory)
+	b.Retention = lc.brotliRetention.Or(b.Retention)
+	if srv := l.Server(); srv != nil {
+		b.Encoders = server.MainConf[*mainConf](srv.Config(), module).pool
+	}
+
+	cz := &lc.coding[Zstd]
+	z := &o.Zstd
+	z.Enable, z.Types = cz.enable.V, cz.types.V
+	z.Level, z.MinLength, z.Buffers = cz.level.Or(z.Level), cz.minLength.Or(z.MinLength), cz.buffers.Or(z.Buffers)
+
+	cg := &lc.coding[Gzip]
+	g := &o.Gzip
+	g.Enable, g.Types = cg.enable.V, cg.types.V
+	g.Level, g.MinLength, g.Buffers = cg.level.Or(g.Level), cg.minLength.Or(g.MinLength), cg.buffers.Or(g.Buffers)
+	if p := lc.gzipProxied.V; !p.off {
+		g.Proxied = p.mask
+	}
+	g.HTTPVersion = lc.gzipHTTPVersion.Or(g.HTTPVersion)
+	g.Disable = lc.gzipDisable.V
+
+	o.Gunzip = lc.gunzip.V
+	o.Vary = lc.gzipVary.V
+	o.Prefer = lc.prefer.Or(o.Prefer)
+	o.SkipTypes = lc.skipTypes.Or(o.SkipTypes)
+	o.Logger = l.Logger()
+	return o
+}

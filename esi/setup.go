@@ -1,0 +1,181 @@
+package esi
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/server"
+)
+
+// This file makes the package a module of the mosaic server: it declares
+// the directives, merges them http -> server -> location, and puts a
+// Handler, built once when the configuration loads, in the chain of each
+// location with "esi on". Fragments are the server's subrequests.
+
+// locConf holds the module's directives at one level.
+type locConf struct {
+	enable          server.Setting[bool]
+	types           server.Setting[[]string]
+	silentErrors    server.Setting[bool]
+	bufferSize      server.Setting[int]
+	maxDepth        server.Setting[int]
+	maxIncludes     server.Setting[int]
+	fragmentTimeout server.Setting[time.Duration]
+}
+
+// maxBufferSize bounds esi_buffer_size: a larger buffer only delays the
+// first bytes of the page and holds memory per request.
+const maxBufferSize = 64 << 20
+
+var module = &server.Module{
+	Name:   "esi",
+	NewLoc: func() any { return &locConf{} },
+	MergeLoc: func(p, c any) error {
+		parent, child := p.(*locConf), c.(*locConf)
+		child.enable.Merge(parent.enable)
+		child.types.Merge(parent.types)
+		child.silentErrors.Merge(parent.silentErrors)
+		child.bufferSize.Merge(parent.bufferSize)
+		child.maxDepth.Merge(parent.maxDepth)
+		child.maxIncludes.Merge(parent.maxIncludes)
+		child.fragmentTimeout.Merge(parent.fragmentTimeout)
+		return nil
+	},
+}
+
+func init() {
+	module.Directives = []server.Directive{
+		{Name: "esi", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			return setFlag(c, &c.Loc().(*locConf).enable)
+		}},
+		{Name: "esi_types", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: setTypes},
+		{Name: "esi_silent_errors", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			return setFlag(c, &c.Loc().(*locConf).silentErrors)
+		}},
+		{Name: "esi_buffer_size", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setBufferSize},
+		{Name: "esi_max_depth", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			// A fragment is a subrequest one level deeper than its page,
+			// so a depth beyond the server's subrequest bound could never
+			// be reached: it is refused here rather than failing later.
+			n, err := c.Int(c.Args[0], 1, server.MaxSubrequestDepth)
+			if err != nil {
+				return err
+			}
+			return put(c, &c.Loc().(*locConf).maxDepth, n)
+		}},
+		{Name: "esi_max_includes", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			n, err := c.Int(c.Args[0], 1, 1<<20)
+			if err != nil {
+				return err
+			}
+			return put(c, &c.Loc().(*locConf).maxIncludes, n)
+		}},
+		{Name: "esi_fragment_timeout", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setFragmentTimeout},
+	}
+	module.Filters = []server.Filter{{
+		Order: server.OrderESI,
+		// A fragment's location processes the fragment's own ESI (or not)
+		// by its own "esi" setting, inside the subrequest.
+		InSubrequest: true,
+		Wrap: func(l *server.Location, next http.Handler) (http.Handler, error) {
+			lc := server.LocConf[*locConf](l, module)
+			if !lc.enable.V {
+				return next, nil
+			}
+			return Handler(next, lc.options(l)), nil
+		},
+	}}
+	server.Register(module)
+}
+
+// options turns a location's merged directives into Options.
+func (lc *locConf) options(l *server.Location) Options {
+	return Options{
+		Types:           lc.types.V,
+		SilentErrors:    lc.silentErrors.V,
+		BufferSize:      lc.bufferSize.V,
+		MaxDepth:        lc.maxDepth.V,
+		MaxIncludes:     lc.maxIncludes.V,
+		FragmentTimeout: lc.fragmentTimeout.Or(DefaultFragmentTimeout),
+		Logger:          l.Logger(),
+		Fetch:           subrequestFetch,
+	}
+}
+
+// subrequestFetch fetches a fragment with a subrequest through the page's
+// virtual server. The subrequest is issued from req, the fragment request
+// Handler built: its header is already shaped, and its context carries the
+// fragment timeout and the nesting depth, so the fragment location's own
+// Handler continues the bounds and cancelling the fragment cancels the
+// subrequest. The fragment location's chain decided about the fragment's
+// ESI, so the body is spliced as it is (Final).
+func subrequestFetch(_, req *http.Request) (*Fragment, error) {
+	resp, err := server.Subrequest(req, req.URL.RequestURI(), req.Header)
+	if err != nil {
+		return nil, fmt.Errorf("subrequest: %w", err)
+	}
+	return &Fragment{Status: resp.StatusCode, Header: resp.Header, Body: resp.Body, Final: true}, nil
+}
+
+// put sets a single-valued directive; a second one at the same level is
+// an error, as in NGINX.
+func put[T any](c *server.Cmd, s *server.Setting[T], v T) error {
+	if s.Set {
+		return c.Duplicate()
+	}
+	s.Put(v)
+	return nil
+}
+
+func setFlag(c *server.Cmd, s *server.Setting[bool]) error {
+	on, err := c.Flag()
+	if err != nil {
+		return err
+	}
+	return put(c, s, on)
+}
+
+// setTypes reads esi_types. Several lines at one level add up, as NGINX's
+// types lists do; a level that sets none inherits its parent's list.
+func setTypes(c *server.Cmd) error {
+	s := &c.Loc().(*locConf).types
+	for _, t := range c.Args {
+		if t == "" || strings.ContainsAny(t, " \t;") || (t != "*" && !strings.Contains(t, "/")) {
+			return c.Invalid(t, `it must be a media type or "*"`)
+		}
+	}
+	if !s.Set {
+		s.Put(nil)
+	}
+	s.V = append(s.V, c.Args...)
+	return nil
+}
+
+func setBufferSize(c *server.Cmd) error {
+	n, err := c.Size(c.Args[0])
+	if err != nil {
+		return err
+	}
+	if n < 1 || n > maxBufferSize {
+		return c.Invalid(c.Args[0], "it must be 1..64m")
+	}
+	return put(c, &c.Loc().(*locConf).bufferSize, int(n))
+}
+
+// setFragmentTimeout reads "esi_fragment_timeout time | off"; off is a
+// negative FragmentTimeout, which Handler reads as no bound.
+func setFragmentTimeout(c *server.Cmd) error {
+	if strings.EqualFold(c.Args[0], "off") {
+		return put(c, &c.Loc().(*locConf).fragmentTimeout, -1)
+	}
+	d, err := c.Duration(c.Args[0])
+	if err != nil {
+		return err
+	}
+	if d <= 0 {
+		return c.Invalid(c.Args[0], `it must be a positive time or "off"`)
+	}
+	return put(c, &c.Loc().(*locConf).fragmentTimeout, d)
+}
