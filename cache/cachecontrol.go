@@ -10,13 +10,13 @@ import (
 // cacheControl holds the Cache-Control directives a shared cache acts on.
 // A delta-seconds of -1 means the directive is absent.
 type cacheControl struct {
-	noStore, noCache, private, public      bool
-	mustRevalidate, proxyRevalidate        bool
-	onlyIfCached                           bool
-	maxAge, sMaxAge                        time.Duration
-	staleWhileRevalidate, staleIfError     time.Duration
-	invalidMaxAge                          bool
-	noCacheFields, privateFields           []string
+	noStore, noCache, private, public  bool
+	mustRevalidate, proxyRevalidate    bool
+	onlyIfCached                       bool
+	maxAge, sMaxAge                    time.Duration
+	staleWhileRevalidate, staleIfError time.Duration
+	invalidMaxAge                      bool
+	noCacheFields, privateFields       []string
 }
 
 // parseCacheControl reads every Cache-Control line of h. Unknown

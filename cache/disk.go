@@ -355,8 +355,10 @@ func (o *diskSmall) Close() error {
 	return nil
 }
 
-// diskFile streams a large body, checking its CRC on the way; a mismatch
-// found at the end drops the entry and is reported as ErrCorrupt.
+// diskFile streams a large body, checking its CRC on the way. The last
+// piece is held back until the whole body has checked out, so a corrupt
+// entry never reaches a client complete: the reader drops the entry and
+// gets ErrCorrupt.
 type diskFile struct {
 	s   *DiskStore
 	it  *diskItem
@@ -381,15 +383,15 @@ func (o *diskFile) WriteTo(w io.Writer) (int64, error) {
 		}
 		sum = crc32.Update(sum, castagnoli, chunk)
 		off += int64(k)
+		if off == end && sum != o.it.hdr.bodyCRC {
+			o.s.drop(o.it)
+			return n, fmt.Errorf("disk store: %s: %w: %w", o.it.path, errChecksum, ErrCorrupt)
+		}
 		m, err := w.Write(chunk)
 		n += int64(m)
 		if err != nil {
 			return n, err
 		}
-	}
-	if sum != o.it.hdr.bodyCRC {
-		o.s.drop(o.it)
-		return n, fmt.Errorf("disk store: %s: %w: %w", o.it.path, errChecksum, ErrCorrupt)
 	}
 	return n, nil
 }

@@ -2,6 +2,8 @@ package cache
 
 import (
 	"io"
+	"log"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -42,21 +44,33 @@ func (o *origin) lastRequest() *http.Request {
 	return o.last
 }
 
-// newProxy is a reverse proxy to o that reports unreachable origins to
-// the cache, as the server wires mosaic's proxy.
+// newProxy is a reverse proxy to target that reports unreachable origins
+// to the cache, as the server wires mosaic's proxy.
 func newProxy(t testing.TB, target string) http.Handler {
 	t.Helper()
-	u, err := url.Parse(target)
+	p, err := reverseProxy(target)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+func reverseProxy(target string) (http.Handler, error) {
+	u, err := url.Parse(target)
+	if err != nil {
+		return nil, err
+	}
 	p := httputil.NewSingleHostReverseProxy(u)
-	p.ErrorLog = nil
+	// No transparent gzip (the tests look at Accept-Encoding), and no retry
+	// of a request whose kept-alive connection the origin closed (the tests
+	// count origin requests).
+	p.Transport = &http.Transport{DisableCompression: true, DisableKeepAlives: true}
+	p.ErrorLog = log.New(io.Discard, "", 0)
 	p.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
 		ReportFailure(r, FailError)
 		w.WriteHeader(http.StatusBadGateway)
 	}
-	return p
+	return p, nil
 }
 
 // clock is a settable time source for the cache's freshness decisions.
@@ -89,6 +103,12 @@ type front struct {
 
 func newFront(t testing.TB, o *origin, opts Options) *front {
 	t.Helper()
+	return newFrontClock(t, o, opts, newClock())
+}
+
+// newFrontClock is newFront with the cache reading time from clk.
+func newFrontClock(t testing.TB, o *origin, opts Options, clk *clock) *front {
+	t.Helper()
 	if opts.Store == nil {
 		s, err := NewMemoryStore(MemoryOptions{})
 		if err != nil {
@@ -97,11 +117,13 @@ func newFront(t testing.TB, o *origin, opts Options) *front {
 		t.Cleanup(func() { s.Close() })
 		opts.Store = s
 	}
+	if opts.Logger == nil {
+		opts.Logger = quiet
+	}
 	c, err := New(newProxy(t, o.URL), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk := newClock()
 	c.now = clk.Now
 	srv := httptest.NewServer(echoCacheStatus(c))
 	t.Cleanup(func() {
@@ -183,3 +205,6 @@ func (e *statusEcho) Write(p []byte) (int, error) {
 func (e *statusEcho) Flush() { e.ResponseWriter.(http.Flusher).Flush() }
 
 func (e *statusEcho) Unwrap() http.ResponseWriter { return e.ResponseWriter }
+
+// quiet discards logs the tests provoke on purpose.
+var quiet = slog.New(slog.DiscardHandler)

@@ -306,7 +306,9 @@ func (w *memWriter) Commit(_ context.Context, meta *Meta) error {
 	// A short last chunk is copied to its size, so that small bodies do
 	// not hold a whole chunk each.
 	if last := len(w.chunks) - 1; last >= 0 && len(w.chunks[last]) < cap(w.chunks[last])/2 {
-		w.chunks[last] = append([]byte(nil), w.chunks[last]...)
+		short := make([]byte, len(w.chunks[last]))
+		copy(short, w.chunks[last])
+		w.chunks[last] = short
 	}
 	m := *meta
 	m.Size = w.size

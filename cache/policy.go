@@ -95,8 +95,8 @@ func (c *Cache) decide(r *http.Request, status int, h http.Header, reqTime, resp
 		d.noCache = cc.noCache
 		d.swr, d.sie = max(cc.staleWhileRevalidate, 0), max(cc.staleIfError, 0)
 		switch {
-		case cc.invalidMaxAge:
-			explicit = true
+		case cc.invalidMaxAge, cc.noCache:
+			explicit = true // stale at once
 		case cc.sMaxAge >= 0:
 			lifetime, explicit = cc.sMaxAge, true
 		case cc.maxAge >= 0:

@@ -75,6 +75,9 @@ type RedisStore struct {
 
 	client atomic.Pointer[rueidis.Client]
 	local  *lockTable // used while Redis cannot be reached
+	// bumped is the highest generation this instance set, which its reads
+	// never go below even before Redis's invalidation message arrives.
+	bumped atomic.Uint64
 
 	mu      sync.Mutex
 	waiters map[string][]chan struct{}
@@ -145,11 +148,17 @@ func (s *RedisStore) run(ready chan struct{}) {
 	var once sync.Once
 	signal := func() { once.Do(func() { close(ready) }) }
 	backoff := 100 * time.Millisecond
+	var lastLog time.Time
 	for s.ctx.Err() == nil {
 		if s.client.Load() == nil {
 			c, err := rueidis.NewClient(s.opt)
 			if err != nil {
-				s.log.Error("cache redis store: cannot connect, bypassing", "url", redactURL(s.url), "error", err)
+				// Not reachable: in service at once, as a bypass.
+				signal()
+				if time.Since(lastLog) > time.Minute {
+					s.log.Error("cache redis store: cannot connect, bypassing", "url", redactURL(s.url), "error", err)
+					lastLog = time.Now()
+				}
 				if !sleepCtx(s.ctx, backoff) {
 					break
 				}
@@ -160,12 +169,14 @@ func (s *RedisStore) run(ready chan struct{}) {
 		}
 		backoff = 100 * time.Millisecond
 		err := s.subscribe(signal)
-		s.subOK.Store(false)
+		wasSubscribed := s.subOK.Swap(false)
 		s.wakeAll() // a release may have been missed
 		if s.ctx.Err() != nil {
 			break
 		}
-		s.log.Warn("cache redis store: lock subscription lost, resubscribing", "error", err)
+		if wasSubscribed {
+			s.log.Warn("cache redis store: lock subscription lost, resubscribing", "error", err)
+		}
 		if !sleepCtx(s.ctx, time.Second) {
 			break
 		}
@@ -385,6 +396,7 @@ type redisWriter struct {
 	entity string
 	chunks int
 	buf    []byte
+	size   int64
 	done   bool
 }
 
@@ -399,6 +411,7 @@ func (w *redisWriter) Write(p []byte) (int, error) {
 		return 0, errors.New("redis store: write after commit or abort")
 	}
 	n := len(p)
+	w.size += int64(n)
 	for len(p) > 0 {
 		room := w.s.chunkSize - len(w.buf)
 		k := min(room, len(p))
@@ -457,7 +470,9 @@ func (w *redisWriter) Commit(ctx context.Context, meta *Meta) error {
 	if err != nil {
 		return err
 	}
-	v := &redisValue{meta: meta}
+	m := *meta
+	m.Key, m.Size = w.key, w.size
+	v := &redisValue{meta: &m}
 	if w.entity == "" {
 		v.inline = w.buf
 	} else {
@@ -495,18 +510,23 @@ func (s *RedisStore) commit(ctx context.Context, c rueidis.Client, key string, v
 	for _, t := range v.meta.Tags {
 		keys = append(keys, s.tagKey(t))
 	}
-	args := []string{rueidis.BinaryString(v.marshal()), strconv.FormatInt(max(int64(ttl/time.Millisecond), 1), 10), key}
-	var res rueidis.RedisResult
+	value := rueidis.BinaryString(v.marshal())
+	ttlMS := strconv.FormatInt(max(int64(ttl/time.Millisecond), 1), 10)
 	if expect != nil {
-		res = updateScript.Exec(ctx, c, keys[:1], []string{args[0], args[1], rueidis.BinaryString(expect)})
-	} else {
-		res = commitScript.Exec(ctx, c, keys, args)
+		ok, err := updateScript.Exec(ctx, c, keys, []string{value, ttlMS, key, rueidis.BinaryString(expect)}).AsInt64()
+		if err != nil {
+			return fmt.Errorf("redis store: updating %s: %w", key, err)
+		}
+		if ok == 0 {
+			return ErrNotFound // replaced meanwhile; the newer entry stands
+		}
+		return nil
 	}
-	old, err := res.AsBytes()
+	old, err := commitScript.Exec(ctx, c, keys, []string{value, ttlMS, key}).AsBytes()
 	if err != nil && !rueidis.IsRedisNil(err) {
 		return fmt.Errorf("redis store: switching %s: %w", key, err)
 	}
-	if expect == nil && old != nil {
+	if old != nil {
 		if ov, err := parseRedisValue(old); err == nil && ov.entity != "" && ov.entity != v.entity {
 			s.expireChunks(ctx, c, ov)
 		}
@@ -547,12 +567,17 @@ func (w *redisWriter) Abort() {
 }
 
 // updateScript replaces the metadata only if the key still holds the
-// bytes the update was computed from. KEYS: meta key. ARGV: value, TTL
-// in ms, expected value.
+// bytes the update was computed from, and indexes the tags. KEYS: meta
+// key, tag sets. ARGV: value, TTL in ms, cache key, expected value.
 var updateScript = rueidis.NewLuaScript(`
-if redis.call('GET', KEYS[1]) ~= ARGV[3] then return false end
+if redis.call('GET', KEYS[1]) ~= ARGV[4] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return false`)
+local ttl = tonumber(ARGV[2])
+for i = 2, #KEYS do
+  redis.call('SADD', KEYS[i], ARGV[3])
+  if redis.call('PTTL', KEYS[i]) < ttl then redis.call('PEXPIRE', KEYS[i], ttl) end
+end
+return 1`)
 
 func (s *RedisStore) Update(ctx context.Context, meta *Meta) error {
 	c, err := s.cl()
@@ -680,13 +705,10 @@ func (s *RedisStore) Generation(ctx context.Context) (uint64, error) {
 	ctx, cancel := s.opCtx(ctx)
 	defer cancel()
 	g, err := c.DoCache(ctx, c.B().Get().Key(s.genKey()).Cache(), time.Minute).AsUint64()
-	if rueidis.IsRedisNil(err) {
-		return 0, nil
-	}
-	if err != nil {
+	if err != nil && !rueidis.IsRedisNil(err) {
 		return 0, fmt.Errorf("redis store: reading generation: %w", err)
 	}
-	return g, nil
+	return max(g, s.bumped.Load()), nil
 }
 
 func (s *RedisStore) BumpGeneration(ctx context.Context) (uint64, error) {
@@ -699,6 +721,12 @@ func (s *RedisStore) BumpGeneration(ctx context.Context) (uint64, error) {
 	g, err := c.Do(ctx, c.B().Incr().Key(s.genKey()).Build()).AsInt64()
 	if err != nil {
 		return 0, fmt.Errorf("redis store: INCR generation: %w", err)
+	}
+	for {
+		cur := s.bumped.Load()
+		if uint64(g) <= cur || s.bumped.CompareAndSwap(cur, uint64(g)) {
+			break
+		}
 	}
 	return uint64(g), nil
 }

@@ -70,8 +70,8 @@ func (c *Cache) cacheStatusHit(m *Meta, now time.Time, detail string, collapsed 
 	if ttl < 0 && ttl%time.Second != 0 {
 		secs-- // round toward minus infinity, so stale never reads 0
 	}
-	b := make([]byte, 0, len(c.name)+48)
-	b = append(b, c.name...)
+	var buf [64]byte // on the stack: the only allocation is the string
+	b := append(buf[:0], c.name...)
 	b = append(b, "; hit; ttl="...)
 	b = strconv.AppendInt(b, secs, 10)
 	if collapsed {

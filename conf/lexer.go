@@ -8,10 +8,10 @@ import (
 type tokenKind int
 
 const (
-	tokWord   tokenKind = iota // a word or a quoted string
-	tokSemi                    // ;
-	tokOpen                    // {
-	tokClose                   // }
+	tokWord  tokenKind = iota // a word or a quoted string
+	tokSemi                   // ;
+	tokOpen                   // {
+	tokClose                  // }
 	tokEOF
 )
 

@@ -73,21 +73,6 @@ func TestParseServer(t *testing.T) {
 	}
 }
 
-func TestParseTime(t *testing.T) {
-	for in, want := range map[string]time.Duration{
-		"10": 10 * time.Second, "500ms": 500 * time.Millisecond, "2m": 2 * time.Minute,
-		"1h30m": 90 * time.Minute, "1d": 24 * time.Hour,
-	} {
-		if got, err := ParseTime(in); err != nil || got != want {
-			t.Errorf("ParseTime(%q) = %v, %v; want %v", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "s", "10x", "-1"} {
-		if _, err := ParseTime(bad); err == nil {
-			t.Errorf("ParseTime(%q) succeeded", bad)
-		}
-	}
-}
 
 func TestNewUpstreamValidates(t *testing.T) {
 	if _, err := NewUpstream("", []Server{{Addr: "a:1"}}, 0); err == nil {

@@ -288,4 +288,3 @@ func content(l *core.Location) (http.Handler, error) {
 	}
 	return h, nil
 }
-

@@ -3,6 +3,7 @@ package proxy
 import (
 	"errors"
 	"fmt"
+	"github.com/mosaic-edge/mosaic/conf"
 	"net"
 	"strconv"
 	"strings"
@@ -53,7 +54,7 @@ func ParseServer(args []string) (Server, error) {
 				err = errors.New("must not be negative")
 			}
 		case name == "fail_timeout" && hasVal:
-			s.FailTimeout, err = ParseTime(val)
+			s.FailTimeout, err = conf.ParseTime(val)
 		case a == "backup":
 			s.Backup = true
 		case a == "down":
@@ -66,40 +67,6 @@ func ParseServer(args []string) (Server, error) {
 		}
 	}
 	return s, nil
-}
-
-// ParseTime reads an NGINX time value: "30s", "500ms", "1m30s", "2h", or a
-// bare number of seconds.
-func ParseTime(s string) (time.Duration, error) {
-	if s == "" {
-		return 0, errors.New("empty time")
-	}
-	if n, err := strconv.Atoi(s); err == nil && n >= 0 {
-		return time.Duration(n) * time.Second, nil
-	}
-	units := map[string]time.Duration{
-		"ms": time.Millisecond, "s": time.Second, "m": time.Minute, "h": time.Hour,
-		"d": 24 * time.Hour, "w": 7 * 24 * time.Hour, "M": 30 * 24 * time.Hour, "y": 365 * 24 * time.Hour,
-	}
-	var total time.Duration
-	for rest := s; rest != ""; {
-		i := 0
-		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
-			i++
-		}
-		j := i
-		for j < len(rest) && (rest[j] < '0' || rest[j] > '9') {
-			j++
-		}
-		n, err := strconv.Atoi(rest[:i])
-		unit, ok := units[rest[i:j]]
-		if err != nil || !ok {
-			return 0, fmt.Errorf("invalid time %q", s)
-		}
-		total += time.Duration(n) * unit
-		rest = rest[j:]
-	}
-	return total, nil
 }
 
 // Upstream is a group of servers that requests are balanced over, with its

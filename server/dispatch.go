@@ -95,6 +95,7 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 	ri.cfg, ri.srv, ri.st = cfg, srv, st
 	st.Start = time.Now()
 	st.ServerName = srv.Name()
+	st.RequestURI = r.RequestURI
 	if id, ok := r.Context().Value(connIDKey{}).(uint64); ok {
 		st.ConnID = id
 	}
@@ -210,6 +211,7 @@ func InternalRedirect(w http.ResponseWriter, r *http.Request, uri string) {
 	} else {
 		path, query, hasQuery := strings.Cut(uri, "?")
 		r2.URL.Path, r2.URL.RawPath = path, ""
+		r2.RequestURI = "" // the URI changed: a proxy sends the new one
 		if hasQuery {
 			r2.URL.RawQuery = query
 		}

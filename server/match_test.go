@@ -163,34 +163,11 @@ func TestIgnoredDirectivesLoad(t *testing.T) {
 	cfg := mustLoad(t, `user www-data; pid /run/x.pid; load_module m.so; worker_rlimit_nofile 1024;
 		events { worker_connections 768; multi_accept on; accept_mutex off; }
 		http { sendfile on; tcp_nopush on; tcp_nodelay on; types_hash_max_size 2048; server_tokens off;
-			open_file_cache max=1000; proxy_temp_path /tmp/x; client_body_temp_path /tmp/y; }`)
+			pcre_jit on; proxy_temp_path /tmp/x; client_body_temp_path /tmp/y; }`)
 	if n := len(cfg.Notices()); n != 15 {
 		t.Fatalf("%d notices: %v", n, cfg.Notices())
 	}
 	if !strings.Contains(cfg.Notices()[0], `ignoring "user" directive in test.conf:1`) {
 		t.Fatalf("notice: %s", cfg.Notices()[0])
-	}
-}
-
-func TestSizesAndDurations(t *testing.T) {
-	for in, want := range map[string]int64{"0": 0, "512": 512, "16k": 16 << 10, "8M": 8 << 20, "1g": 1 << 30} {
-		if got, err := ParseSize(in); err != nil || got != want {
-			t.Errorf("size %q = %d, %v", in, got, err)
-		}
-	}
-	for _, bad := range []string{"", "k", "-1", "1.5m", "1t"} {
-		if _, err := ParseSize(bad); err == nil {
-			t.Errorf("size %q accepted", bad)
-		}
-	}
-	for in, want := range map[string]string{"30": "30s", "500ms": "500ms", "1h 30m": "1h30m0s", "1h30m": "1h30m0s", "2d": "48h0m0s", "1w": "168h0m0s", "1m30": "1m30s"} {
-		if got, err := ParseDuration(in); err != nil || got.String() != want {
-			t.Errorf("time %q = %v, %v", in, got, err)
-		}
-	}
-	for _, bad := range []string{"", "s", "1x", "1.5s", "h1", "1hh"} {
-		if _, err := ParseDuration(bad); err == nil {
-			t.Errorf("time %q accepted", bad)
-		}
 	}
 }

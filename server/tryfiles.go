@@ -87,6 +87,7 @@ func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			u := *r.URL
 			u.Path, u.RawPath = path, ""
 			r2.URL = &u
+			r2.RequestURI = ""
 			r = r2
 		}
 		t.content.ServeHTTP(w, r)

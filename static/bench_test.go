@@ -118,3 +118,76 @@ func BenchmarkServe4KLoopback(b *testing.B) {
 		}
 	}
 }
+
+func benchCachedServer(b *testing.B) *FileServer {
+	cache := NewOpenFileCache(100, 0)
+	h, err := Handler(Options{Root: testTree(b), OpenFileCache: cache})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		h.Close()
+		cache.Close()
+	})
+	return h
+}
+
+// A 4 KB hit from the open file cache: no open, fstat or close; the body
+// is read at an offset.
+func BenchmarkServe4KCached(b *testing.B) {
+	h := benchCachedServer(b)
+	req := httptest.NewRequest("GET", "/4k.bin", nil)
+	w := &discardWriter{header: make(http.Header)}
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(w.header)
+		h.ServeHTTP(w, req)
+	}
+	if w.status != 200 {
+		b.Fatalf("status %d", w.status)
+	}
+}
+
+// loopback fetches path from h through a real connection with keep-alive.
+func loopback(b *testing.B, h *FileServer, path string, size int) {
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	client := srv.Client()
+	req, _ := http.NewRequest("GET", srv.URL+path, nil)
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, _ := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || n != int64(size) {
+			b.Fatalf("status %d, %d bytes", resp.StatusCode, n)
+		}
+	}
+}
+
+func BenchmarkServe4KCachedLoopback(b *testing.B) {
+	loopback(b, benchCachedServer(b), "/4k.bin", 4096)
+}
+
+// writeMB puts a 1 MB file in h's root.
+func writeMB(b *testing.B, h *FileServer) {
+	if err := os.WriteFile(filepath.Join(h.rootName, "1m.bin"), make([]byte, 1<<20), 0o644); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func BenchmarkServe1MLoopback(b *testing.B) {
+	h := benchServer(b)
+	writeMB(b, h)
+	loopback(b, h, "/1m.bin", 1<<20)
+}
+
+func BenchmarkServe1MCachedLoopback(b *testing.B) {
+	h := benchCachedServer(b)
+	writeMB(b, h)
+	loopback(b, h, "/1m.bin", 1<<20)
+}

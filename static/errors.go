@@ -24,7 +24,8 @@ func (h *FileServer) openFailed(w http.ResponseWriter, r *http.Request, rel stri
 				slog.String("path", h.fsPath(rel)), slog.Any("error", err))
 		}
 		h.fail(w, r, http.StatusNotFound)
-	case errors.Is(err, h.escapes):
+	case errors.Is(err, h.escapes), errno == syscall.EXDEV:
+		// os.Root's error, or openat2's for RESOLVE_BENEATH.
 		h.log.LogAttrs(r.Context(), slog.LevelError, "static: symbolic link leads outside the root",
 			slog.String("path", h.fsPath(rel)))
 		h.fail(w, r, http.StatusForbidden)

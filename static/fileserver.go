@@ -10,13 +10,17 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // FileServer serves the files below one root directory. It is safe for
 // concurrent use.
 type FileServer struct {
-	root        *os.Root
+	op          opener
+	rootID      rootID
+	closed      atomic.Bool
 	rootName    string
 	index       []string
 	contentType func(name string) string
@@ -28,6 +32,8 @@ type FileServer struct {
 	log         *slog.Logger
 	errorPage   func(http.ResponseWriter, *http.Request, int)
 	variants    VariantFunc
+	cache       *OpenFileCache
+	policy      cachePolicy
 
 	// escapes is the error os.Root returns for a path that leaves the root.
 	// The value is unexported by package os, so Handler captures it from a
@@ -60,8 +66,14 @@ func Handler(opts Options) (*FileServer, error) {
 		root.Close()
 		return nil, fmt.Errorf("static: os.Root did not refuse a path above the root (%v)", err)
 	}
+	op, id, err := newOpener(opts.Root, root)
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
 	h := &FileServer{
-		root:        root,
+		op:          op,
+		rootID:      id,
 		rootName:    opts.Root,
 		index:       index,
 		contentType: opts.ContentType,
@@ -73,7 +85,16 @@ func Handler(opts Options) (*FileServer, error) {
 		log:         opts.Logger,
 		errorPage:   opts.Error,
 		variants:    opts.Variants,
-		escapes:     pe.Err,
+		cache:       opts.OpenFileCache,
+		policy: cachePolicy{
+			valid:   opts.OpenFileCacheValid,
+			minUses: max(opts.OpenFileCacheMinUses, 1),
+			errors:  opts.OpenFileCacheErrors,
+		},
+		escapes: pe.Err,
+	}
+	if h.policy.valid == 0 {
+		h.policy.valid = 60 * time.Second
 	}
 	if h.contentType == nil {
 		h.contentType = typeByExtension
@@ -92,9 +113,10 @@ func typeByExtension(name string) string {
 }
 
 // Close releases the root directory. Requests served afterwards fail with
-// 500.
+// 500, even for files an open file cache still holds.
 func (h *FileServer) Close() error {
-	return h.root.Close()
+	h.closed.Store(true)
+	return h.op.close()
 }
 
 // ServeHTTP serves r.URL.Path below the root. Leading slashes are dropped,
@@ -139,7 +161,7 @@ func (h *FileServer) ServePath(w http.ResponseWriter, r *http.Request, rel, uri 
 		h.openFailed(w, r, rel, err)
 		return
 	}
-	h.serveOpened(w, r, f, rel, uri)
+	h.serveOpened(w, r, &f, rel, uri)
 }
 
 // Lookup reports whether rel exists inside the root as a regular file or a
@@ -150,48 +172,59 @@ func (h *FileServer) Lookup(rel string) (isDir bool, ok bool) {
 	if refusePath(rel) != "" {
 		return false, false
 	}
-	fi, err := h.root.Stat(rootPath(rel))
+	info, err := h.stat(rel)
 	if err != nil {
 		return false, false
 	}
-	mode := fi.Mode()
-	return mode.IsDir(), mode.IsDir() || mode.IsRegular()
+	return info.kind == kindDir, info.kind != kindOther
 }
 
-// open opens rel for reading. O_NONBLOCK keeps a FIFO from blocking the
-// open until a writer appears (it is then refused as not a regular file);
-// regular files ignore the flag, and it spares os.File the fcntl calls it
-// otherwise makes to try the descriptor with the poller.
-func (h *FileServer) open(rel string) (*os.File, error) {
-	return h.root.OpenFile(rootPath(rel), os.O_RDONLY|syscall.O_NONBLOCK, 0)
-}
-
-// rootPath turns the empty path, which names the root itself, into ".",
-// which os.Root accepts.
-func rootPath(rel string) string {
-	if rel == "" {
-		return "."
+// open opens rel for reading, through the open file cache when there is
+// one.
+func (h *FileServer) open(rel string) (file, error) {
+	if h.closed.Load() {
+		return file{}, &fs.PathError{Op: "open", Path: rel, Err: fs.ErrClosed}
 	}
-	return rel
+	if h.cache != nil {
+		return h.cache.open(h, rel, true)
+	}
+	return h.openDirect(rel, true)
+}
+
+// stat reports what rel is, through the open file cache when there is
+// one.
+func (h *FileServer) stat(rel string) (fileInfo, error) {
+	if h.closed.Load() {
+		return fileInfo{}, &fs.PathError{Op: "stat", Path: rel, Err: fs.ErrClosed}
+	}
+	if h.cache != nil {
+		f, err := h.cache.open(h, rel, false)
+		return f.info, err
+	}
+	f, err := h.openDirect(rel, false)
+	return f.info, err
+}
+
+// openDirect opens rel, or with wantFD false only stats it, without the
+// cache.
+func (h *FileServer) openDirect(rel string, wantFD bool) (file, error) {
+	if !wantFD {
+		info, err := h.op.stat(rel)
+		return file{info: info}, err
+	}
+	d, info, err := h.op.open(rel)
+	return file{info: info, d: d}, err
 }
 
 // serveOpened answers with the open file f, found at rel for uri, and
 // closes it.
-func (h *FileServer) serveOpened(w http.ResponseWriter, r *http.Request, f *os.File, rel, uri string) {
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		h.log.LogAttrs(r.Context(), slog.LevelError, "static: fstat failed",
-			slog.String("path", h.fsPath(rel)), slog.Any("error", err))
-		h.fail(w, r, http.StatusInternalServerError)
-		return
-	}
-	mode := fi.Mode()
-	switch {
-	case mode.IsDir():
+func (h *FileServer) serveOpened(w http.ResponseWriter, r *http.Request, f *file, rel, uri string) {
+	defer f.close()
+	switch f.info.kind {
+	case kindDir:
 		h.redirectToDir(w, r, uri)
 		return
-	case !mode.IsRegular():
+	case kindOther:
 		h.log.LogAttrs(r.Context(), slog.LevelError, "static: not a regular file",
 			slog.String("path", h.fsPath(rel)))
 		h.fail(w, r, http.StatusNotFound)
@@ -201,7 +234,7 @@ func (h *FileServer) serveOpened(w http.ResponseWriter, r *http.Request, f *os.F
 		h.methodNotAllowed(w, r)
 		return
 	}
-	h.serveFile(w, r, f, rel, fi.Size(), fi.ModTime().Unix())
+	h.serveFile(w, r, f, rel)
 }
 
 // serveIndex answers a request for a directory (uri ends in "/") with its
@@ -213,10 +246,10 @@ func (h *FileServer) serveIndex(w http.ResponseWriter, r *http.Request, dir, uri
 		f, err := h.open(rel)
 		if err == nil {
 			if h.variants != nil && h.serveVariant(w, r, rel) {
-				f.Close()
+				f.close()
 				return
 			}
-			h.serveOpened(w, r, f, rel, uri+name)
+			h.serveOpened(w, r, &f, rel, uri+name)
 			return
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -247,11 +280,11 @@ func (h *FileServer) serveIndex(w http.ResponseWriter, r *http.Request, dir, uri
 // testDir returns nil if dir is a directory inside the root, and the reason
 // otherwise.
 func (h *FileServer) testDir(dir string) error {
-	fi, err := h.root.Stat(rootPath(dir))
+	info, err := h.stat(dir)
 	if err != nil {
 		return err
 	}
-	if !fi.IsDir() {
+	if info.kind != kindDir {
 		return &fs.PathError{Op: "stat", Path: dir, Err: syscall.ENOTDIR}
 	}
 	return nil

@@ -120,6 +120,18 @@ type fixture struct {
 	log  *logBuffer
 }
 
+// fixtureVariant changes how the fixtures' FileServers open files, so that
+// variants_test.go can run the behaviour tests again over each way.
+type fixtureVariant struct {
+	name    string
+	options func(t testing.TB, opts *Options) // before Handler
+	server  func(h *FileServer)               // after Handler
+}
+
+// variant applies to every fixture that serve makes; the zero value
+// changes nothing.
+var variant fixtureVariant
+
 // serve starts a FileServer on a fresh test tree; change adjusts its
 // options.
 func serve(t testing.TB, change func(*Options)) *fixture {
@@ -132,9 +144,15 @@ func serve(t testing.TB, change func(*Options)) *fixture {
 	if change != nil {
 		change(&opts)
 	}
+	if variant.options != nil {
+		variant.options(t, &opts)
+	}
 	h, err := Handler(opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if variant.server != nil {
+		variant.server(h)
 	}
 	fx.fs = h
 	fx.srv = httptest.NewServer(h)

@@ -3,6 +3,7 @@ package static
 import (
 	"log/slog"
 	"net/http"
+	"time"
 )
 
 // Options configure a FileServer. Apart from Root every field may be left
@@ -58,6 +59,25 @@ type Options struct {
 	// Variants, when set, names precompressed copies (x.js.br, x.js.gz) to
 	// serve in place of a file (gzip_static, brotli_static, zstd_static).
 	Variants VariantFunc
+
+	// OpenFileCache, when set, keeps descriptors and stat results of the
+	// files served (open_file_cache). Several FileServers may share one.
+	OpenFileCache *OpenFileCache
+
+	// OpenFileCacheValid is how long a cached entry is used before the
+	// path is opened again to see whether it still names the same file
+	// (open_file_cache_valid). 0 means NGINX's default, 60 seconds; a
+	// negative value revalidates on every use.
+	OpenFileCacheValid time.Duration
+
+	// OpenFileCacheMinUses is how many times a file must be asked for
+	// while its entry lives before its descriptor is kept open
+	// (open_file_cache_min_uses). 0 means 1.
+	OpenFileCacheMinUses int
+
+	// OpenFileCacheErrors caches failures to open a path (missing,
+	// forbidden) as well (open_file_cache_errors).
+	OpenFileCacheErrors bool
 }
 
 // ModifiedSince is how If-Modified-Since is evaluated, after NGINX's

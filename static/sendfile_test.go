@@ -4,8 +4,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -16,13 +16,16 @@ type readFromSpy struct {
 	sources []string
 }
 
+// ReadFrom calls a source a file when it is what net's sendfile path takes:
+// a syscall.Conn (an *os.File, or the descriptor openat2 opened), alone or
+// inside an io.LimitedReader.
 func (s *readFromSpy) ReadFrom(src io.Reader) (int64, error) {
 	kind := "other"
 	if lr, ok := src.(*io.LimitedReader); ok {
-		if _, ok := lr.R.(*os.File); ok {
+		if _, ok := lr.R.(syscall.Conn); ok {
 			kind = "limited file"
 		}
-	} else if _, ok := src.(*os.File); ok {
+	} else if _, ok := src.(syscall.Conn); ok {
 		kind = "file"
 	}
 	s.sources = append(s.sources, kind)
@@ -35,7 +38,7 @@ func (s *readFromSpy) seen() string {
 	return strings.Join(s.sources, ",")
 }
 
-// The body goes out through io.ReaderFrom with the *os.File itself, on a
+// The body goes out through io.ReaderFrom with the open file itself, on a
 // real connection, for the whole file, one range and every part of a
 // multipart answer.
 func TestBodyGoesThroughReadFrom(t *testing.T) {

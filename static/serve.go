@@ -2,18 +2,15 @@ package static
 
 import (
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"strconv"
-	"sync"
 	"time"
 )
 
-// serveFile answers GET or HEAD with the regular file f, of size bytes and
-// modified at mtime (Unix seconds), found at rel.
-func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *os.File, rel string, size, mtime int64) {
+// serveFile answers GET or HEAD with the regular file f, found at rel.
+func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, rel string) {
+	size, mtime := f.info.size, f.info.mtime
 	// The validators are formatted once into a stack buffer, compared as
 	// bytes, and turned into header strings with a single allocation.
 	var buf [128]byte
@@ -99,7 +96,7 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *os.Fil
 	if r.Method == http.MethodHead {
 		return
 	}
-	if err := sendBody(w, f, start, length, length > sniffLen); err != nil {
+	if err := f.send(w, start, length, length > sniffLen); err != nil {
 		h.log.LogAttrs(r.Context(), slog.LevelInfo, "static: sending file failed",
 			slog.String("path", h.fsPath(rel)), slog.Any("error", err))
 	}
@@ -125,7 +122,7 @@ func (h *FileServer) ranges(r *http.Request, etag []byte, mtime, size int64, out
 // serveMultipart answers with several ranges of f as a
 // multipart/byteranges body laid out like NGINX's. validators holds the
 // formatted ETag (its first etagLen bytes) and Last-Modified.
-func (h *FileServer) serveMultipart(w http.ResponseWriter, r *http.Request, f *os.File, rel string,
+func (h *FileServer) serveMultipart(w http.ResponseWriter, r *http.Request, f *file, rel string,
 	validators []byte, etagLen int, ctype string, size int64, ranges []byteRange) {
 	boundary := nextBoundary()
 	// Every part header is formatted up front: the sum gives Content-Length,
@@ -158,68 +155,19 @@ func (h *FileServer) serveMultipart(w http.ResponseWriter, r *http.Request, f *o
 	}
 }
 
-func writeParts(w http.ResponseWriter, f *os.File, heads []byte, ends []int, closing []byte, ranges []byteRange) error {
+func writeParts(w http.ResponseWriter, f *file, heads []byte, ends []int, closing []byte, ranges []byteRange) error {
 	prev := 0
 	for i, rg := range ranges {
 		if _, err := w.Write(heads[prev:ends[i]]); err != nil {
 			return fmt.Errorf("write part header: %w", err)
 		}
 		prev = ends[i]
-		if err := sendBody(w, f, rg.start, rg.end-rg.start, false); err != nil {
+		if err := f.send(w, rg.start, rg.end-rg.start, false); err != nil {
 			return err
 		}
 	}
 	if _, err := w.Write(closing); err != nil {
 		return fmt.Errorf("write closing boundary: %w", err)
-	}
-	return nil
-}
-
-// sniffLen is how much of a body net/http's ReadFrom copies through memory,
-// for content sniffing, before it hands the rest to sendfile; it skips that
-// copy when the header has already gone out.
-const sniffLen = 512
-
-// copyBufs serves writers that cannot take the file themselves.
-var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
-
-// sendBody writes n bytes of f from offset off to w. A writer that
-// implements io.ReaderFrom (net/http's own does) receives the file itself,
-// wrapped in an io.LimitedReader, which net/http turns into sendfile: the
-// bytes go from the page cache to the socket without a copy here. flush
-// writes the header out first, so that ReadFrom sends the whole body with
-// sendfile; it is worth a separate write only when the body is longer than
-// what ReadFrom would otherwise copy.
-func sendBody(w http.ResponseWriter, f *os.File, off, n int64, flush bool) error {
-	if off != 0 {
-		if _, err := f.Seek(off, io.SeekStart); err != nil {
-			return fmt.Errorf("seek: %w", err)
-		}
-	}
-	// The limit also keeps a file that grows while it is sent from
-	// overrunning the Content-Length already announced.
-	body := &io.LimitedReader{R: f, N: n}
-	if rf, ok := w.(io.ReaderFrom); ok {
-		if fl, ok := w.(http.Flusher); ok && flush {
-			fl.Flush()
-		}
-		sent, err := rf.ReadFrom(body)
-		return sendResult(sent, n, err)
-	}
-	buf := copyBufs.Get().(*[]byte)
-	defer copyBufs.Put(buf)
-	sent, err := io.CopyBuffer(w, body, *buf)
-	return sendResult(sent, n, err)
-}
-
-// sendResult reports a failed or short send: a file truncated while it is
-// sent ends the body before the announced length.
-func sendResult(sent, want int64, err error) error {
-	if err != nil {
-		return fmt.Errorf("send %d of %d bytes: %w", sent, want, err)
-	}
-	if sent != want {
-		return fmt.Errorf("file shrank: sent %d of %d bytes", sent, want)
 	}
 	return nil
 }

@@ -2,7 +2,10 @@ package static
 
 import (
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/mosaic-edge/mosaic/server"
 )
@@ -14,6 +17,13 @@ type locConf struct {
 	ims         server.Setting[ModifiedSince]
 	maxRanges   server.Setting[int]
 	logNotFound server.Setting[bool]
+
+	// The open file cache is made where open_file_cache appears and shared
+	// by every level below that inherits it; nil is "off".
+	fileCache    server.Setting[*OpenFileCache]
+	cacheValid   server.Setting[time.Duration]
+	cacheMinUses server.Setting[int]
+	cacheErrors  server.Setting[bool]
 }
 
 var module = &server.Module{
@@ -26,6 +36,10 @@ var module = &server.Module{
 		child.ims.Merge(parent.ims)
 		child.maxRanges.Merge(parent.maxRanges)
 		child.logNotFound.Merge(parent.logNotFound)
+		child.fileCache.Merge(parent.fileCache)
+		child.cacheValid.Merge(parent.cacheValid)
+		child.cacheMinUses.Merge(parent.cacheMinUses)
+		child.cacheErrors.Merge(parent.cacheErrors)
 		return nil
 	},
 	// Files are the content of every location that names no other.
@@ -57,6 +71,28 @@ func init() {
 			c.Loc().(*locConf).logNotFound.Put(on)
 			return err
 		}},
+		{Name: "open_file_cache", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 3, Set: setOpenFileCache},
+		{Name: "open_file_cache_valid", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			d, err := c.Duration(c.Args[0])
+			if err != nil {
+				return err
+			}
+			if d == 0 {
+				d = -1 // "open_file_cache_valid 0" revalidates on every use
+			}
+			c.Loc().(*locConf).cacheValid.Put(d)
+			return nil
+		}},
+		{Name: "open_file_cache_min_uses", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			n, err := c.Int(c.Args[0], 0, 1<<30)
+			c.Loc().(*locConf).cacheMinUses.Put(n)
+			return err
+		}},
+		{Name: "open_file_cache_errors", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			on, err := c.Flag()
+			c.Loc().(*locConf).cacheErrors.Put(on)
+			return err
+		}},
 	}
 	module.Content = content
 	server.Register(module)
@@ -70,6 +106,50 @@ func setIndex(c *server.Cmd) error {
 		return nil
 	}
 	lc.index.Put(append([]string(nil), c.Args...))
+	return nil
+}
+
+// setOpenFileCache reads "open_file_cache max=N [inactive=time] | off" as
+// NGINX does, and makes the cache this level and the ones below it share.
+// The configuration closes it when it is retired.
+func setOpenFileCache(c *server.Cmd) error {
+	lc := c.Loc().(*locConf)
+	if lc.fileCache.Set {
+		return c.Duplicate()
+	}
+	limit, inactive, off := 0, 60*time.Second, false
+	for _, arg := range c.Args {
+		switch {
+		case strings.HasPrefix(arg, "max="):
+			n, err := strconv.Atoi(arg[len("max="):])
+			if err != nil || n <= 0 {
+				return c.Errorf("invalid %q parameter %q", c.Name, arg)
+			}
+			limit = n
+		case strings.HasPrefix(arg, "inactive="):
+			d, err := server.ParseDuration(arg[len("inactive="):])
+			if err != nil {
+				return c.Errorf("invalid %q parameter %q", c.Name, arg)
+			}
+			// NGINX counts idle time in whole seconds: "inactive=0" keeps
+			// an entry for the rest of the second it was used in.
+			inactive = max(d, time.Second)
+		case arg == "off":
+			off = true
+		default:
+			return c.Errorf("invalid %q parameter %q", c.Name, arg)
+		}
+	}
+	if off {
+		lc.fileCache.Put(nil)
+		return nil
+	}
+	if limit == 0 {
+		return c.Errorf("%q must have the \"max\" parameter", c.Name)
+	}
+	cache := NewOpenFileCache(limit, inactive)
+	c.Config().OnClose(cache.Close)
+	lc.fileCache.Put(cache)
 	return nil
 }
 
@@ -111,6 +191,11 @@ func content(l *server.Location) (http.Handler, error) {
 		LogNotFound:     lc.logNotFound.Or(true),
 		Logger:          l.Logger(),
 		Error:           server.Error,
+
+		OpenFileCache:        lc.fileCache.V,
+		OpenFileCacheValid:   lc.cacheValid.V,
+		OpenFileCacheMinUses: lc.cacheMinUses.V,
+		OpenFileCacheErrors:  lc.cacheErrors.V,
 	}
 	if variantSource != nil {
 		opts.Variants = variantSource(l)

@@ -34,9 +34,8 @@ func (h *FileServer) serveVariant(w http.ResponseWriter, r *http.Request, rel st
 		if err != nil {
 			continue
 		}
-		fi, err := f.Stat()
-		if err != nil || !fi.Mode().IsRegular() {
-			f.Close()
+		if f.info.kind != kindRegular {
+			f.close()
 			continue
 		}
 		hdr := w.Header()
@@ -44,8 +43,8 @@ func (h *FileServer) serveVariant(w http.ResponseWriter, r *http.Request, rel st
 		if vary && !hasToken(hdr["Vary"], "Accept-Encoding") {
 			hdr["Vary"] = append(hdr["Vary"], "Accept-Encoding")
 		}
-		h.serveFile(w, r, f, rel, fi.Size(), fi.ModTime().Unix())
-		f.Close()
+		h.serveFile(w, r, &f, rel)
+		f.close()
 		return true
 	}
 	return false

@@ -40,11 +40,11 @@ func init() {
 		return strconv.FormatUint(st.ConnID, 10)
 	})
 
-	Register("request", func(r *http.Request, _ *State) string {
-		return r.Method + " " + r.RequestURI + " " + r.Proto
+	Register("request", func(r *http.Request, st *State) string {
+		return r.Method + " " + requestURI(r, st) + " " + r.Proto
 	})
 	Register("request_method", func(r *http.Request, _ *State) string { return r.Method })
-	Register("request_uri", func(r *http.Request, _ *State) string { return r.RequestURI })
+	Register("request_uri", requestURI)
 	uri := func(r *http.Request, _ *State) string { return r.URL.Path }
 	Register("uri", uri)
 	Register("document_uri", uri)
@@ -144,6 +144,14 @@ func init() {
 			return c.Value
 		}
 	})
+}
+
+// requestURI is $request_uri: the client's, unchanged by redirects.
+func requestURI(r *http.Request, st *State) string {
+	if st != nil && st.RequestURI != "" {
+		return st.RequestURI
+	}
+	return r.RequestURI
 }
 
 // headerKey maps a variable suffix such as "user_agent" to the canonical

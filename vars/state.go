@@ -18,6 +18,10 @@ type State struct {
 	Start      time.Time
 	ConnID     uint64
 	ServerName string
+	// RequestURI is the URI of the client's request line. It stays when an
+	// internal redirect changes the request's URI (and clears
+	// http.Request.RequestURI, so that a proxy sends the new one).
+	RequestURI string
 
 	// Status and the byte counts are filled in by the server's response
 	// writer as the response goes out.

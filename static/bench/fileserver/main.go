@@ -1,5 +1,6 @@
 // Command fileserver serves one directory with package static and nothing
-// else: no access log, no filters. compare-nginx.sh runs it against NGINX.
+// else: no access log, no filters. With -open-file-cache N it keeps up to N
+// files open, as "open_file_cache max=N" does.
 //
 // With -memory FILE it instead answers every request with FILE's bytes,
 // held in memory and written by plain net/http: the floor that net/http
@@ -20,8 +21,9 @@ func main() {
 	root := flag.String("root", ".", "directory to serve")
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
 	memory := flag.String("memory", "", "serve this file's bytes from memory for every request")
+	cache := flag.Int("open-file-cache", 0, "keep up to this many files open (open_file_cache max=N)")
 	flag.Parse()
-	h, err := handler(*root, *memory)
+	h, err := handler(*root, *memory, *cache)
 	if err != nil {
 		slog.Error("fileserver", "error", err)
 		os.Exit(1)
@@ -32,9 +34,13 @@ func main() {
 	}
 }
 
-func handler(root, memory string) (http.Handler, error) {
+func handler(root, memory string, cache int) (http.Handler, error) {
 	if memory == "" {
-		return static.Handler(static.Options{Root: root})
+		opts := static.Options{Root: root}
+		if cache > 0 {
+			opts.OpenFileCache = static.NewOpenFileCache(cache, 0)
+		}
+		return static.Handler(opts)
 	}
 	body, err := os.ReadFile(memory)
 	if err != nil {

@@ -1,0 +1,186 @@
+package cache
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+)
+
+// hammer sends n concurrent GETs for path to each URL in turn and returns
+// the bodies.
+func hammer(t *testing.T, n int, urls ...string) []string {
+	t.Helper()
+	bodies := make([]string, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			resp, err := http.Get(urls[i%len(urls)])
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer resp.Body.Close()
+			b := make([]byte, 64)
+			k, _ := resp.Body.Read(b)
+			bodies[i] = string(b[:k])
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return bodies
+}
+
+func TestLockCoalescesColdMisses(t *testing.T) {
+	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(200 * time.Millisecond) // long enough for every request to queue
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprint(w, "once")
+	})
+	f := newFront(t, o, Options{Lock: true})
+	for i, b := range hammer(t, 100, f.URL+"/cold") {
+		if b != "once" {
+			t.Fatalf("request %d got %q", i, b)
+		}
+	}
+	if n := o.hits.Load(); n != 1 {
+		t.Fatalf("origin saw %d requests for 100 concurrent misses, want 1", n)
+	}
+	c := f.cache.Stats().Snapshot()
+	if c.Miss != 1 || c.Hit != 99 {
+		t.Fatalf("counters %+v, want 1 miss and 99 hits", c)
+	}
+}
+
+func TestWithoutLockEveryMissGoesUpstream(t *testing.T) {
+	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(100 * time.Millisecond)
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprint(w, "x")
+	})
+	f := newFront(t, o, Options{})
+	hammer(t, 10, f.URL+"/cold")
+	if n := o.hits.Load(); n != 10 {
+		t.Fatalf("origin saw %d requests, want 10 without proxy_cache_lock", n)
+	}
+}
+
+func TestLockTimeoutGoesUpstreamWithoutStoring(t *testing.T) {
+	release := make(chan struct{})
+	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Slow") != "" {
+			<-release
+		}
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprint(w, r.Header.Get("X-Slow"))
+	})
+	f := newFront(t, o, Options{Lock: true, LockTimeout: 100 * time.Millisecond})
+	done := make(chan response)
+	go func() { done <- f.get(t, "/k", "X-Slow", "1") }()
+	// Let the slow request take the lock.
+	deadline := time.Now().Add(2 * time.Second)
+	for o.hits.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	r := f.get(t, "/k")
+	if r.cacheStatus() != StatusMiss || r.header.Get("Cache-Status") != "mosaic; fwd=miss; fwd-status=200; detail=lock-timeout" {
+		t.Fatalf("after lock_timeout: %q %q", r.cacheStatus(), r.header.Get("Cache-Status"))
+	}
+	close(release)
+	if got := <-done; got.body != "1" || got.cacheStatus() != StatusMiss {
+		t.Fatalf("lock holder got %q %q", got.body, got.cacheStatus())
+	}
+	// The holder's response is the one stored.
+	if r := f.get(t, "/k"); r.cacheStatus() != StatusHit || r.body != "1" {
+		t.Fatalf("then: %q %q", r.cacheStatus(), r.body)
+	}
+}
+
+func TestUseStaleUpdatingServesStaleWhileOneRequestRefreshes(t *testing.T) {
+	clk := newClock()
+	gate := make(chan struct{})
+	var o *origin
+	o = newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		n := o.hits.Load()
+		if n == 2 {
+			<-gate
+		}
+		w.Header().Set("Date", clk.Now().UTC().Format(http.TimeFormat))
+		w.Header().Set("Cache-Control", "max-age=10")
+		fmt.Fprint(w, body(n))
+	})
+	f := newFrontClock(t, o, Options{UseStale: StaleUpdating}, clk)
+	f.get(t, "/u")
+	clk.Advance(20 * time.Second)
+	done := make(chan response)
+	go func() { done <- f.get(t, "/u") }()
+	for o.hits.Load() < 2 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	r := f.get(t, "/u")
+	if r.cacheStatus() != StatusUpdating || r.body != "v1" {
+		t.Fatalf("while updating: %q %q", r.cacheStatus(), r.body)
+	}
+	close(gate)
+	if r := <-done; r.cacheStatus() != StatusExpired || r.body != "v2" {
+		t.Fatalf("updater: %q %q", r.cacheStatus(), r.body)
+	}
+	if r := f.get(t, "/u"); r.cacheStatus() != StatusHit || r.body != "v2" {
+		t.Fatalf("after: %q %q", r.cacheStatus(), r.body)
+	}
+}
+
+func TestBackgroundUpdate(t *testing.T) {
+	clk := newClock()
+	var o *origin
+	o = newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Date", clk.Now().UTC().Format(http.TimeFormat))
+		w.Header().Set("Cache-Control", "max-age=10")
+		fmt.Fprint(w, body(o.hits.Load()))
+	})
+	f := newFrontClock(t, o, Options{UseStale: StaleUpdating, BackgroundUpdate: true}, clk)
+	f.get(t, "/b")
+	clk.Advance(20 * time.Second)
+	r := f.get(t, "/b")
+	if r.cacheStatus() != StatusStale || r.body != "v1" {
+		t.Fatalf("stale: %q %q", r.cacheStatus(), r.body)
+	}
+	f.cache.bg.Wait()
+	if r := f.get(t, "/b"); r.cacheStatus() != StatusHit || r.body != "v2" {
+		t.Fatalf("after the background update: %q %q", r.cacheStatus(), r.body)
+	}
+	if n := o.hits.Load(); n != 2 {
+		t.Fatalf("origin saw %d requests, want 2", n)
+	}
+}
+
+func TestLockAgeLetsOneMoreRequestThrough(t *testing.T) {
+	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Slow") != "" {
+			time.Sleep(500 * time.Millisecond)
+		}
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprint(w, "x")
+	})
+	f := newFront(t, o, Options{Lock: true, LockAge: 100 * time.Millisecond, LockTimeout: 5 * time.Second})
+	slow := make(chan struct{})
+	go func() {
+		f.get(t, "/age", "X-Slow", "1")
+		close(slow)
+	}()
+	waitFor(t, "the slow fill", func() bool { return o.hits.Load() == 1 })
+	start := time.Now()
+	f.get(t, "/age")
+	if took := time.Since(start); took > 400*time.Millisecond {
+		t.Fatalf("the second request waited %v for a lock older than lock_age", took)
+	}
+	if n := o.hits.Load(); n != 2 {
+		t.Fatalf("origin saw %d requests, want 2", n)
+	}
+	<-slow
+}

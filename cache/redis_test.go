@@ -1,0 +1,240 @@
+package cache
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRedisHitAcrossInstancesWithChunkedBody(t *testing.T) {
+	rs := testRedis(t)
+	prefix := uniquePrefix(t)
+	big := strings.Repeat("0123456789", 1000) // 10 chunks of 1000 bytes
+	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		if r.URL.Path == "/big" {
+			fmt.Fprint(w, big)
+			return
+		}
+		fmt.Fprint(w, "small")
+	})
+	a := newFront(t, o, Options{Store: newRedisStore(t, rs.url(), prefix, RedisOptions{ChunkSize: 1000}), Key: pathKey})
+	b := newFront(t, o, Options{Store: newRedisStore(t, rs.url(), prefix, RedisOptions{ChunkSize: 1000}), Key: pathKey})
+	for _, p := range []string{"/small", "/big"} {
+		if r := a.get(t, p); r.cacheStatus() != StatusMiss {
+			t.Fatalf("%s on a: %q", p, r.cacheStatus())
+		}
+		r := b.get(t, p)
+		if r.cacheStatus() != StatusHit {
+			t.Fatalf("%s on b: %q", p, r.cacheStatus())
+		}
+		if want := map[string]string{"/small": "small", "/big": big}[p]; r.body != want {
+			t.Fatalf("%s body has %d bytes, want %d", p, len(r.body), len(want))
+		}
+	}
+	if n := o.hits.Load(); n != 2 {
+		t.Fatalf("origin saw %d requests, want 2", n)
+	}
+	c := redisClient(t, rs)
+	if chunks := redisKeys(t, c, prefix+"b:*"); len(chunks) != 10 {
+		t.Fatalf("%d chunk keys, want 10", len(chunks))
+	}
+	// TTLs are Redis's: the metadata key expires.
+	ttl, err := c.Do(context.Background(), c.B().Pttl().Key(prefix+"m:/big").Build()).AsInt64()
+	if err != nil || ttl <= 0 {
+		t.Fatalf("metadata PTTL %d, %v", ttl, err)
+	}
+}
+
+func TestRedisCoalescingAcrossInstances(t *testing.T) {
+	rs := testRedis(t)
+	prefix := uniquePrefix(t)
+	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(300 * time.Millisecond)
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprint(w, "shared")
+	})
+	a := newFront(t, o, Options{Store: newRedisStore(t, rs.url(), prefix, RedisOptions{}), Key: pathKey, Lock: true})
+	b := newFront(t, o, Options{Store: newRedisStore(t, rs.url(), prefix, RedisOptions{}), Key: pathKey, Lock: true})
+	for i, body := range hammer(t, 100, a.URL+"/cold", b.URL+"/cold") {
+		if body != "shared" {
+			t.Fatalf("request %d got %q", i, body)
+		}
+	}
+	if n := o.hits.Load(); n != 1 {
+		t.Fatalf("origin saw %d requests across two instances, want 1", n)
+	}
+}
+
+func TestRedisLockReleaseWakesWaitersByMessage(t *testing.T) {
+	rs := testRedis(t)
+	prefix := uniquePrefix(t)
+	a := newRedisStore(t, rs.url(), prefix, RedisOptions{})
+	b := newRedisStore(t, rs.url(), prefix, RedisOptions{})
+	ctx := context.Background()
+	release, ok, err := a.TryLock(ctx, "k", time.Minute)
+	if err != nil || !ok {
+		t.Fatalf("TryLock: %v %v", ok, err)
+	}
+	if _, ok, _ := b.TryLock(ctx, "k", time.Minute); ok {
+		t.Fatal("two holders")
+	}
+	woke := make(chan time.Duration)
+	go func() {
+		start := time.Now()
+		if err := b.Wait(ctx, "k"); err != nil {
+			t.Error(err)
+		}
+		woke <- time.Since(start)
+	}()
+	time.Sleep(100 * time.Millisecond)
+	release()
+	select {
+	case d := <-woke:
+		if d > 2*time.Second {
+			t.Fatalf("woken after %v", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiter was not woken by the release (the lock's TTL is a minute)")
+	}
+	// The lock is free again, and a stale release cannot free a new holder.
+	release2, ok, err := b.TryLock(ctx, "k", time.Minute)
+	if err != nil || !ok {
+		t.Fatalf("TryLock after release: %v %v", ok, err)
+	}
+	release() // a second release of the old token is a no-op
+	if _, ok, _ := a.TryLock(ctx, "k", time.Minute); ok {
+		t.Fatal("an old token released the new holder's lock")
+	}
+	release2()
+}
+
+func TestRedisReadersOfReplacedEntryFinish(t *testing.T) {
+	rs := testRedis(t)
+	s := newRedisStore(t, rs.url(), uniquePrefix(t), RedisOptions{ChunkSize: 100})
+	ctx := context.Background()
+	put := func(body string) {
+		w, err := s.Put(ctx, "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprint(w, body)
+		if err := w.Commit(ctx, &Meta{Key: "k", Status: 200, Header: http.Header{}, FreshUntil: time.Now().Add(time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	oldBody := strings.Repeat("o", 1000)
+	put(oldBody)
+	old, err := s.Get(ctx, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(strings.Repeat("n", 1000))
+	var buf bytes.Buffer
+	if _, err := old.WriteTo(&buf); err != nil || buf.String() != oldBody {
+		t.Fatalf("old reader: %v, %d bytes", err, buf.Len())
+	}
+	cur, err := s.Get(ctx, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	cur.WriteTo(&buf)
+	if buf.String() != strings.Repeat("n", 1000) {
+		t.Fatal("new reader does not see the new entry")
+	}
+}
+
+func TestRedisDownBypassesTheCache(t *testing.T) {
+	rs := startRedis(t)
+	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprint(w, "ok")
+	})
+	f := newFront(t, o, Options{Store: newRedisStore(t, rs.url(), "p:", RedisOptions{Timeout: 100 * time.Millisecond}), Lock: true})
+	f.get(t, "/x")
+	if r := f.get(t, "/x"); r.cacheStatus() != StatusHit {
+		t.Fatalf("with redis up: %q", r.cacheStatus())
+	}
+	rs.stop()
+	for i := range 3 {
+		r := f.get(t, "/x")
+		if r.status != 200 || r.body != "ok" || r.cacheStatus() != StatusMiss {
+			t.Fatalf("request %d with redis down: %d %q %q", i, r.status, r.body, r.cacheStatus())
+		}
+	}
+	if n := f.cache.Stats().Snapshot().StoreErrors; n == 0 {
+		t.Fatal("no store error counted")
+	}
+}
+
+func TestRedisUnreachableAtStartBypasses(t *testing.T) {
+	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprint(w, "ok")
+	})
+	// Nothing listens on port 1.
+	s := newRedisStore(t, "redis://127.0.0.1:1/0", "p:", RedisOptions{})
+	f := newFront(t, o, Options{Store: s, Lock: true})
+	for range 2 {
+		if r := f.get(t, "/x"); r.status != 200 || r.cacheStatus() != StatusMiss {
+			t.Fatalf("%d %q", r.status, r.cacheStatus())
+		}
+	}
+}
+
+func TestRedisSlowBypassesTheCache(t *testing.T) {
+	rs := startRedis(t) // its own: it is paused below
+	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprint(w, "ok")
+	})
+	f := newFront(t, o, Options{Store: newRedisStore(t, rs.url(), uniquePrefix(t), RedisOptions{Timeout: 100 * time.Millisecond})})
+	f.get(t, "/slow")
+	c := redisClient(t, rs)
+	// Redis stops answering for 600ms.
+	if err := c.Do(context.Background(), c.B().ClientPause().Timeout(600).All().Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r := f.get(t, "/slow")
+	if took := time.Since(start); took > 400*time.Millisecond {
+		t.Fatalf("a slow redis held the request for %v", took)
+	}
+	if r.status != 200 || r.body != "ok" || r.cacheStatus() != StatusMiss {
+		t.Fatalf("with redis paused: %d %q %q", r.status, r.body, r.cacheStatus())
+	}
+}
+
+func TestRedisPurgeAllReachesOtherInstances(t *testing.T) {
+	rs := testRedis(t)
+	prefix := uniquePrefix(t)
+	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprint(w, "x")
+	})
+	sa := newRedisStore(t, rs.url(), prefix, RedisOptions{})
+	sb := newRedisStore(t, rs.url(), prefix, RedisOptions{})
+	a := newFront(t, o, Options{Store: sa, Key: pathKey})
+	b := newFront(t, o, Options{Store: sb, Key: pathKey})
+	a.get(t, "/g")
+	if r := b.get(t, "/g"); r.cacheStatus() != StatusHit {
+		t.Fatalf("b before purge: %q", r.cacheStatus())
+	}
+	if _, err := sa.BumpGeneration(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// b reads the generation from its client-side cache, which Redis
+	// invalidates with a push message.
+	waitFor(t, "b to see the new generation", func() bool {
+		g, _ := sb.Generation(context.Background())
+		return g == 1
+	})
+	if r := b.get(t, "/g"); r.cacheStatus() != StatusMiss {
+		t.Fatalf("b after purge-all on a: %q", r.cacheStatus())
+	}
+}

@@ -1,0 +1,150 @@
+//go:build linux
+
+package static
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// beneath opens paths below the root with openat2(2) and RESOLVE_BENEATH:
+// the kernel resolves the whole path, symbolic links included, in one
+// system call and refuses with EXDEV any step that would leave the
+// directory, whether by "..", by a relative link that climbs too far or by
+// an absolute link. os.Root keeps the same promise by opening every
+// component itself, an openat and a close per directory level.
+type beneath struct {
+	dir *os.File
+	// conn.Control lends the directory's descriptor to one call and keeps
+	// Close from releasing it meanwhile, so a request racing Close cannot
+	// resolve a path against a descriptor number that was reused.
+	conn syscall.RawConn
+	// root serves the rare open that openat2 gives up on (EAGAIN after a
+	// concurrent rename kept it from proving that ".." stayed inside).
+	root *os.Root
+}
+
+// resolveBeneath keeps every open inside the directory; magic links
+// (/proc/self/fd/N) could otherwise hand out any open file.
+const resolveBeneath = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS
+
+// newOpener returns the openat2 opener for the directory name, or the
+// os.Root one where the kernel (before Linux 5.6) or a seccomp filter
+// refuses openat2.
+func newOpener(name string, root *os.Root) (opener, rootID, error) {
+	dir, err := os.Open(name)
+	if err != nil {
+		return nil, rootID{}, fmt.Errorf("static: open root: %w", err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(int(dir.Fd()), &st); err != nil {
+		dir.Close()
+		return nil, rootID{}, fmt.Errorf("static: stat root: %w", err)
+	}
+	id := rootID{dev: st.Dev, ino: st.Ino}
+	probe, err := unix.Openat2(int(dir.Fd()), ".", &unix.OpenHow{
+		Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: resolveBeneath})
+	if err != nil {
+		// ENOSYS before Linux 5.6, EPERM from seccomp filters that
+		// predate the call: os.Root does the same job, more slowly.
+		dir.Close()
+		return rootOpener{root}, id, nil
+	}
+	unix.Close(probe)
+	conn, err := dir.SyscallConn()
+	if err != nil {
+		dir.Close()
+		return nil, rootID{}, fmt.Errorf("static: root descriptor: %w", err)
+	}
+	return &beneath{dir: dir, conn: conn, root: root}, id, nil
+}
+
+// openat2 opens rel below the directory with flags.
+func (b *beneath) openat2(rel string, flags uint64) (int, error) {
+	how := unix.OpenHow{Flags: flags | unix.O_CLOEXEC, Resolve: resolveBeneath}
+	var fd int
+	var err error
+	cerr := b.conn.Control(func(dirfd uintptr) {
+		// EAGAIN: a rename elsewhere kept the kernel from proving that a
+		// ".." stayed inside; it may be asked again.
+		for tries := 0; ; tries++ {
+			fd, err = unix.Openat2(int(dirfd), rootPath(rel), &how)
+			if err != unix.EINTR && (err != unix.EAGAIN || tries == 3) {
+				return
+			}
+		}
+	})
+	if cerr != nil {
+		return -1, &fs.PathError{Op: "openat2", Path: rel, Err: cerr}
+	}
+	if err != nil {
+		return -1, &fs.PathError{Op: "openat2", Path: rel, Err: err}
+	}
+	return fd, nil
+}
+
+// open opens rel for reading. O_NONBLOCK keeps a FIFO from blocking the
+// open until a writer appears (it is then refused as not a regular file);
+// regular files ignore it. The descriptor is not made an *os.File: the
+// poller would be offered it (a failing epoll_ctl) and os.NewFile asks
+// fcntl for its flags, a system call each per request.
+func (b *beneath) open(rel string) (descriptor, fileInfo, error) {
+	fd, err := b.openat2(rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
+	if errors.Is(err, unix.EAGAIN) {
+		return rootOpener{b.root}.open(rel)
+	}
+	if err != nil {
+		return nil, fileInfo{}, err
+	}
+	info, err := fstat(fd, rel)
+	if err != nil {
+		unix.Close(fd)
+		return nil, fileInfo{}, err
+	}
+	return &fdFile{fd: fd}, info, nil
+}
+
+// stat reports what rel is. O_PATH opens without asking for read
+// permission, as stat(2) would.
+func (b *beneath) stat(rel string) (fileInfo, error) {
+	fd, err := b.openat2(rel, unix.O_PATH)
+	if errors.Is(err, unix.EAGAIN) {
+		return rootOpener{b.root}.stat(rel)
+	}
+	if err != nil {
+		return fileInfo{}, err
+	}
+	defer unix.Close(fd)
+	return fstat(fd, rel)
+}
+
+func (b *beneath) close() error {
+	return errors.Join(b.dir.Close(), b.root.Close())
+}
+
+func fstat(fd int, rel string) (fileInfo, error) {
+	var st unix.Stat_t
+	for {
+		err := unix.Fstat(fd, &st)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return fileInfo{}, &fs.PathError{Op: "fstat", Path: rel, Err: err}
+		}
+		break
+	}
+	kind := kindOther
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		kind = kindRegular
+	case unix.S_IFDIR:
+		kind = kindDir
+	}
+	return fileInfo{kind: kind, size: st.Size, mtime: st.Mtim.Sec}, nil
+}

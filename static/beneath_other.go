@@ -1,0 +1,18 @@
+//go:build !linux
+
+package static
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// newOpener returns the os.Root opener: openat2 is Linux's alone. The
+// cache tells roots apart by their absolute name.
+func newOpener(name string, root *os.Root) (opener, rootID, error) {
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		abs = name
+	}
+	return rootOpener{root}, rootID{name: abs}, nil
+}

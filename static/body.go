@@ -1,0 +1,110 @@
+package static
+
+import (
+	"os"
+	"strconv"
+	"golang.org/x/sys/unix"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+)
+
+// sniffLen is how much of a body net/http's ReadFrom copies through memory,
+// for content sniffing, before it hands the rest to sendfile; it skips that
+// copy when the header has already gone out.
+const sniffLen = 512
+
+// send writes n bytes of f from offset off to w. flush asks for the
+// header to go out first (see sendOwn).
+func (f *file) send(w http.ResponseWriter, off, n int64, flush bool) error {
+	if f.shared != nil {
+		if expReopen && n >= expMin {
+			if fd, ok := f.d.(*fdFile); ok {
+				d2, err := unix.Open("/proc/self/fd/"+strconv.Itoa(fd.fd), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+				if err == nil {
+					own := &fdFile{fd: d2}
+					defer own.Close()
+					return sendOwn(w, own, off, n, flush)
+				}
+			}
+		}
+		return sendAt(w, f.d, off, n)
+	}
+	return sendOwn(w, f.d, off, n, flush)
+}
+
+// sendOwn sends from a descriptor the request has to itself. A writer
+// that implements io.ReaderFrom (net/http's own does) receives the file
+// itself, wrapped in an io.LimitedReader, which net/http turns into
+// sendfile: the bytes go from the page cache to the socket without a copy
+// here. flush writes the header out first, so that ReadFrom sends the
+// whole body with sendfile; it is worth a separate write only when the
+// body is longer than what ReadFrom would otherwise copy.
+func sendOwn(w http.ResponseWriter, d descriptor, off, n int64, flush bool) error {
+	if off != 0 {
+		if _, err := d.Seek(off, io.SeekStart); err != nil {
+			return fmt.Errorf("seek: %w", err)
+		}
+	}
+	// The limit also keeps a file that grows while it is sent from
+	// overrunning the Content-Length already announced.
+	body := &io.LimitedReader{R: d, N: n}
+	if rf, ok := w.(io.ReaderFrom); ok {
+		if fl, ok := w.(http.Flusher); ok && flush {
+			fl.Flush()
+		}
+		sent, err := rf.ReadFrom(body)
+		return sendResult(sent, n, err)
+	}
+	buf := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(buf)
+	sent, err := io.CopyBuffer(w, body, *buf)
+	return sendResult(sent, n, err)
+}
+
+// copyBufs serves writers that cannot take the file themselves, and
+// bodies read at offsets.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// sendAt sends from a descriptor that other requests share, by reading it
+// at offsets (pread) into a pooled buffer: its file position, which
+// sendfile would move, belongs to no one request.
+func sendAt(w io.Writer, d io.ReaderAt, off, n int64) error {
+	buf := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(buf)
+	sent := int64(0)
+	for sent < n {
+		chunk := (*buf)[:min(n-sent, int64(len(*buf)))]
+		got, rerr := d.ReadAt(chunk, off+sent)
+		if got > 0 {
+			wrote, werr := w.Write(chunk[:got])
+			sent += int64(wrote)
+			if werr != nil {
+				return sendResult(sent, n, werr)
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return sendResult(sent, n, rerr)
+		}
+	}
+	return sendResult(sent, n, nil)
+}
+
+// sendResult reports a failed or short send: a file truncated while it is
+// sent ends the body before the announced length.
+func sendResult(sent, want int64, err error) error {
+	if err != nil {
+		return fmt.Errorf("send %d of %d bytes: %w", sent, want, err)
+	}
+	if sent != want {
+		return fmt.Errorf("file shrank: sent %d of %d bytes", sent, want)
+	}
+	return nil
+}
+
+var expReopen = os.Getenv("EXP_REOPEN") != ""
+var expMin = func() int64 { n, _ := strconv.Atoi(os.Getenv("EXP_MIN")); return int64(n) }()

@@ -1,0 +1,105 @@
+package static
+
+import (
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// opener opens and stats paths below a FileServer's root, never reaching
+// outside it. On Linux it is openat2 (beneath_linux.go); elsewhere, and
+// where the kernel lacks openat2, os.Root.
+type opener interface {
+	// open opens rel for reading and reports what it is.
+	open(rel string) (descriptor, fileInfo, error)
+	// stat reports what rel is without needing read permission.
+	stat(rel string) (fileInfo, error)
+	close() error
+}
+
+// descriptor is an open file as an opener returns it: an *os.File from
+// os.Root, or an fdFile from openat2.
+type descriptor interface {
+	io.Reader
+	io.ReaderAt
+	io.Seeker
+	io.Closer
+}
+
+// fileInfo is what a request needs of fstat: the kind of file, its size
+// and its modification time in Unix seconds (the precision of ETag and
+// Last-Modified).
+type fileInfo struct {
+	kind  fileKind
+	size  int64
+	mtime int64
+}
+
+type fileKind uint8
+
+const (
+	kindOther   fileKind = iota // FIFO, socket, device: never served
+	kindRegular                 // served
+	kindDir                     // redirected to, or its index served
+)
+
+// rootID tells root directories apart in the open file cache: by device
+// and inode where the system has them, else by name.
+type rootID struct {
+	dev, ino uint64
+	name     string
+}
+
+// rootOpener opens through an os.Root, which opens every path component
+// itself and so costs an openat and a close per directory level.
+type rootOpener struct {
+	root *os.Root
+}
+
+// open uses O_NONBLOCK so that a FIFO cannot block the open until a writer
+// appears (it is then refused as not a regular file); regular files ignore
+// the flag, and it spares os.File the fcntl calls it otherwise makes to
+// try the descriptor with the poller.
+func (o rootOpener) open(rel string) (descriptor, fileInfo, error) {
+	f, err := o.root.OpenFile(rootPath(rel), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fileInfo{}, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fileInfo{}, err
+	}
+	return f, infoOf(fi), nil
+}
+
+func (o rootOpener) stat(rel string) (fileInfo, error) {
+	fi, err := o.root.Stat(rootPath(rel))
+	if err != nil {
+		return fileInfo{}, err
+	}
+	return infoOf(fi), nil
+}
+
+func (o rootOpener) close() error { return o.root.Close() }
+
+func infoOf(fi fs.FileInfo) fileInfo {
+	kind := kindOther
+	switch mode := fi.Mode(); {
+	case mode.IsRegular():
+		kind = kindRegular
+	case mode.IsDir():
+		kind = kindDir
+	}
+	return fileInfo{kind: kind, size: fi.Size(), mtime: fi.ModTime().Unix()}
+}
+
+// rootPath turns the empty path, which names the root itself, into ".",
+// which os.Root and openat2 accept.
+func rootPath(rel string) string {
+	if rel == "" {
+		return "."
+	}
+	return rel
+}

@@ -1,0 +1,447 @@
+package static
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// countingOpener counts the opens and stats that reach the file system,
+// which is how a cache hit shows: it makes none.
+type countingOpener struct {
+	opener
+	opens, stats atomic.Int32
+}
+
+func (c *countingOpener) open(rel string) (descriptor, fileInfo, error) {
+	c.opens.Add(1)
+	return c.opener.open(rel)
+}
+
+func (c *countingOpener) stat(rel string) (fileInfo, error) {
+	c.stats.Add(1)
+	return c.opener.stat(rel)
+}
+
+// testClock is the cache's clock in these tests, moved by hand.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// cacheFixture is a FileServer with an open file cache on a test clock.
+type cacheFixture struct {
+	*fixture
+	cache  *OpenFileCache
+	clock  *testClock
+	counts *countingOpener
+}
+
+func serveCached(t *testing.T, max int, inactive time.Duration, change func(*Options)) *cacheFixture {
+	t.Helper()
+	cache := NewOpenFileCache(max, inactive)
+	clock := &testClock{now: time.Unix(1700000000, 0)}
+	cache.now = clock.Now
+	t.Cleanup(func() { cache.Close() })
+	fx := serve(t, func(o *Options) {
+		o.OpenFileCache = cache
+		if change != nil {
+			change(o)
+		}
+	})
+	counts := &countingOpener{opener: fx.fs.op}
+	fx.fs.op = counts
+	return &cacheFixture{fixture: fx, cache: cache, clock: clock, counts: counts}
+}
+
+// get asks for path and checks the status and, when want is not empty, the
+// body.
+func (cf *cacheFixture) get(path string, status int, want string) *http.Response {
+	cf.t.Helper()
+	resp, body := cf.do("GET", path)
+	if resp.StatusCode != status {
+		cf.t.Fatalf("GET %s: status %d, want %d", path, resp.StatusCode, status)
+	}
+	if want != "" && body != want {
+		cf.t.Fatalf("GET %s: body %q, want %q", path, body, want)
+	}
+	return resp
+}
+
+func (cf *cacheFixture) wantOpens(n int32) {
+	cf.t.Helper()
+	if got := cf.counts.opens.Load(); got != n {
+		cf.t.Fatalf("%d opens, want %d", got, n)
+	}
+}
+
+// replace puts a new file at rel by renaming one over it, as a deployment
+// does: the old file lives on for descriptors already open.
+func replace(t *testing.T, root, rel, body string, mtime time.Time) {
+	t.Helper()
+	p := filepath.Join(root, rel)
+	if err := os.WriteFile(p+".new", []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p+".new", mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(p+".new", p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCacheHit(t *testing.T) {
+	cf := serveCached(t, 10, 0, nil)
+	first := cf.get("/a.txt", 200, alphabet)
+	for range 3 {
+		resp := cf.get("/a.txt", 200, alphabet)
+		expect(t, resp, 200, "ETag", first.Header.Get("ETag"), "Content-Length", "26")
+	}
+	cf.wantOpens(1)
+	if n := cf.cache.Len(); n != 1 {
+		t.Errorf("%d entries, want 1", n)
+	}
+	// The descriptor stays on the file it opened: a file renamed over it
+	// is not seen while the entry is valid.
+	replace(t, cf.root, "a.txt", "new", fixedMtime.Add(time.Hour))
+	cf.get("/a.txt", 200, alphabet)
+	cf.wantOpens(1)
+	// HEAD, conditional and range requests are answered from it too.
+	resp, _ := cf.do("HEAD", "/a.txt")
+	expect(t, resp, 200, "Content-Length", "26")
+	resp, _ = cf.do("GET", "/a.txt", "If-None-Match", first.Header.Get("ETag"))
+	expect(t, resp, 304)
+	resp, body := cf.do("GET", "/a.txt", "Range", "bytes=2-4")
+	expect(t, resp, 206, "Content-Range", "bytes 2-4/26")
+	if body != "cde" {
+		t.Errorf("range body %q", body)
+	}
+	cf.wantOpens(1)
+}
+
+func TestCacheRevalidatesAfterValid(t *testing.T) {
+	cf := serveCached(t, 10, 0, func(o *Options) { o.OpenFileCacheValid = 30 * time.Second })
+	cf.get("/a.txt", 200, alphabet)
+	later := fixedMtime.Add(time.Hour)
+	replace(t, cf.root, "a.txt", "new body", later)
+	cf.clock.advance(29 * time.Second)
+	cf.get("/a.txt", 200, alphabet)
+	cf.clock.advance(2 * time.Second)
+	resp := cf.get("/a.txt", 200, "new body")
+	expect(t, resp, 200, "Content-Length", "8", "Last-Modified", later.UTC().Format(http.TimeFormat),
+		"ETag", fmt.Sprintf(`"%x-8"`, later.Unix()))
+	cf.wantOpens(2)
+	// Revalidation replaced the entry; the next request is a hit again.
+	cf.get("/a.txt", 200, "new body")
+	cf.wantOpens(2)
+}
+
+// "open_file_cache_valid 0" opens the path on every request.
+func TestCacheRevalidatesEveryTime(t *testing.T) {
+	cf := serveCached(t, 10, 0, func(o *Options) { o.OpenFileCacheValid = -1 })
+	for range 3 {
+		cf.get("/a.txt", 200, alphabet)
+	}
+	cf.wantOpens(3)
+}
+
+func TestCacheDeletedFile(t *testing.T) {
+	cf := serveCached(t, 10, 0, nil)
+	cf.get("/a.txt", 200, alphabet)
+	if err := os.Remove(filepath.Join(cf.root, "a.txt")); err != nil {
+		t.Fatal(err)
+	}
+	// The open descriptor still reads the removed file, as NGINX's does,
+	// until the entry is revalidated.
+	cf.get("/a.txt", 200, alphabet)
+	cf.clock.advance(61 * time.Second)
+	cf.get("/a.txt", 404, "")
+	if n := cf.cache.Len(); n != 0 {
+		t.Errorf("%d entries after the file went, want 0", n)
+	}
+	cf.get("/a.txt", 404, "")
+	cf.wantOpens(3)
+}
+
+func TestCacheMax(t *testing.T) {
+	cf := serveCached(t, 2, 0, nil)
+	cf.get("/a.txt", 200, alphabet)
+	cf.get("/dir/page.html", 200, "<p>page</p>")
+	cf.get("/a.txt", 200, alphabet) // now the most recently used
+	cf.get("/unknown.zzz", 200, "?")
+	cf.wantOpens(3)
+	if n := cf.cache.Len(); n != 2 {
+		t.Fatalf("%d entries, want 2", n)
+	}
+	cf.get("/a.txt", 200, alphabet)
+	cf.wantOpens(3)
+	cf.get("/dir/page.html", 200, "<p>page</p>") // the one pushed out
+	cf.wantOpens(4)
+}
+
+func TestCacheInactive(t *testing.T) {
+	cf := serveCached(t, 10, 20*time.Second, nil)
+	cf.get("/a.txt", 200, alphabet)
+	cf.get("/dir/page.html", 200, "<p>page</p>")
+	cf.clock.advance(15 * time.Second)
+	cf.get("/a.txt", 200, alphabet) // used: its idle time starts again
+	cf.wantOpens(2)
+	cf.clock.advance(15 * time.Second)
+	// page.html has been idle for 30 s: the next lookup drops it.
+	cf.get("/a.txt", 200, alphabet)
+	cf.wantOpens(2)
+	if n := cf.cache.Len(); n != 1 {
+		t.Fatalf("%d entries, want 1", n)
+	}
+	cf.get("/dir/page.html", 200, "<p>page</p>")
+	cf.wantOpens(3)
+	// An entry idle past inactive is not used, even before the old end of
+	// the cache is swept.
+	replace(t, cf.root, "a.txt", "new", fixedMtime)
+	cf.clock.advance(21 * time.Second)
+	cf.get("/a.txt", 200, "new")
+	cf.wantOpens(4)
+}
+
+func TestCacheMinUses(t *testing.T) {
+	cf := serveCached(t, 10, 0, func(o *Options) { o.OpenFileCacheMinUses = 3 })
+	for i := range 3 {
+		cf.get("/a.txt", 200, alphabet)
+		cf.wantOpens(int32(i + 1))
+	}
+	// The third use kept the descriptor.
+	for range 3 {
+		cf.get("/a.txt", 200, alphabet)
+	}
+	cf.wantOpens(3)
+	// Uses are counted while the entry lives; a new entry starts again.
+	cf.clock.advance(61 * time.Second)
+	cf.get("/a.txt", 200, alphabet)
+	cf.get("/a.txt", 200, alphabet)
+	cf.wantOpens(5)
+}
+
+func TestCacheErrors(t *testing.T) {
+	for _, errorsOn := range []bool{false, true} {
+		t.Run(fmt.Sprint("errors=", errorsOn), func(t *testing.T) {
+			cf := serveCached(t, 10, 0, func(o *Options) { o.OpenFileCacheErrors = errorsOn })
+			cf.get("/late.txt", 404, "")
+			if err := os.WriteFile(filepath.Join(cf.root, "late.txt"), []byte("here"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if errorsOn {
+				// The failure is cached as the file would be.
+				cf.get("/late.txt", 404, "")
+				cf.wantOpens(1)
+				cf.clock.advance(61 * time.Second)
+			}
+			cf.get("/late.txt", 200, "here")
+			// Links out of the root stay refused, cached or not.
+			for range 2 {
+				cf.get("/out-link", 403, "")
+			}
+			want := int32(2 + 2)
+			if errorsOn {
+				want = 2 + 1
+			}
+			cf.wantOpens(want)
+		})
+	}
+}
+
+// Directories are cached by their stat result, for try_files' tests and
+// for the redirect.
+func TestCacheDirectories(t *testing.T) {
+	cf := serveCached(t, 10, 0, nil)
+	for range 2 {
+		if isDir, ok := cf.fs.Lookup("dir"); !isDir || !ok {
+			t.Fatalf("Lookup(dir) = %v, %v", isDir, ok)
+		}
+		resp, _ := cf.do("GET", "/dir")
+		expect(t, resp, 301, "Location", "/dir/")
+	}
+	if n := cf.counts.stats.Load() + cf.counts.opens.Load(); n != 1 {
+		t.Errorf("%d opens and stats, want 1", n)
+	}
+}
+
+// FileServers that share a cache share the entries of the same root, and
+// only those.
+func TestCacheSharedByServers(t *testing.T) {
+	cf := serveCached(t, 10, 0, nil)
+	second, err := Handler(Options{Root: cf.root, OpenFileCache: cf.cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	counts := &countingOpener{opener: second.op}
+	second.op = counts
+
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "a.txt"), []byte("other root"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	third, err := Handler(Options{Root: other, OpenFileCache: cf.cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer third.Close()
+
+	cf.get("/a.txt", 200, alphabet)
+	for _, c := range []struct {
+		h    *FileServer
+		want string
+	}{{second, alphabet}, {third, "other root"}} {
+		srv := newServer(t, c.h)
+		resp, err := http.Get(srv + "/a.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(body) != c.want {
+			t.Errorf("body %q, want %q", body, c.want)
+		}
+	}
+	if n := counts.opens.Load(); n != 0 {
+		t.Errorf("the second server of the root opened %d files, want 0", n)
+	}
+	if n := cf.cache.Len(); n != 2 {
+		t.Errorf("%d entries, want 2", n)
+	}
+}
+
+// Requests that read one cached descriptor at the same time each get
+// their own bytes: whole bodies, ranges and multipart ranges.
+func TestCacheConcurrentReads(t *testing.T) {
+	cf := serveCached(t, 10, 0, nil)
+	data := make([]byte, 300<<10)
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for i := range data {
+		data[i] = byte(rnd.Uint32())
+	}
+	if err := os.WriteFile(filepath.Join(cf.root, "big.bin"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cf.root, "small.bin"), data[:4096], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for g := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 10 {
+				if err := checkRead(cf.srv.URL, data, g, i); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	cf.wantOpens(2)
+}
+
+// checkRead asks for one of big.bin's or small.bin's bodies, chosen by g
+// and i, and compares it with data.
+func checkRead(base string, data []byte, g, i int) error {
+	name, size := "/big.bin", len(data)
+	if g%2 == 1 {
+		name, size = "/small.bin", 4096
+	}
+	req, _ := http.NewRequest("GET", base+name, nil)
+	var want []byte
+	switch i % 3 {
+	case 0:
+		want = data[:size]
+	case 1:
+		from := (g * 997) % (size / 2)
+		req.Header.Set("Range", fmt.Sprintf("bytes=%d-%d", from, from+size/3))
+		want = data[from : from+size/3+1]
+	case 2:
+		req.Header.Set("Range", "bytes=0-99,-100")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if want == nil {
+		// Multipart: both parts' bytes, in order.
+		first := bytes.Index(body, data[:100])
+		last := bytes.Index(body, data[size-100:size])
+		if resp.StatusCode != 206 || first < 0 || last < first {
+			return fmt.Errorf("%s multipart: status %d, parts at %d and %d", name, resp.StatusCode, first, last)
+		}
+		return nil
+	}
+	if !bytes.Equal(body, want) {
+		return fmt.Errorf("%s %q: %d bytes differ from the file's", name, req.Header.Get("Range"), len(body))
+	}
+	return nil
+}
+
+// A request keeps reading its descriptor after the cache drops it; the
+// descriptor closes when the last reader is done.
+func TestCacheDropWhileReading(t *testing.T) {
+	cf := serveCached(t, 10, 0, nil)
+	f, err := cf.fs.open("4k.bin")
+	if err != nil || f.shared == nil {
+		t.Fatalf("open: %v, shared %v", err, f.shared != nil)
+	}
+	cf.cache.Close()
+	buf := make([]byte, 16)
+	if _, err := f.d.ReadAt(buf, 16); err != nil || string(buf) != "0123456789abcdef" {
+		t.Fatalf("read after the cache closed: %q, %v", buf, err)
+	}
+	f.close()
+	if _, err := f.d.ReadAt(buf, 0); err == nil {
+		t.Error("descriptor still open after its last reader let go")
+	}
+	// A closed cache caches nothing; files are still served.
+	cf.get("/4k.bin", 200, strings.Repeat("0123456789abcdef", 256))
+	if n := cf.cache.Len(); n != 0 {
+		t.Errorf("%d entries in a closed cache", n)
+	}
+}
+
+// newServer serves h on loopback for the rest of the test.
+func newServer(t *testing.T, h http.Handler) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}

@@ -1,0 +1,99 @@
+package static
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/server"
+)
+
+// startConfig runs src on a loopback listener and returns its base URL.
+func startConfig(t *testing.T, src string) string {
+	t.Helper()
+	cfg, err := server.LoadString("test.conf", src)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	rt := server.NewRuntime()
+	if err := rt.Apply(cfg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = rt.Shutdown(ctx)
+	})
+	return "http://" + rt.Addrs()[0].String()
+}
+
+func getBody(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(body)
+}
+
+// The open_file_cache directives through the server: a cached file is
+// served from its descriptor after it was replaced, a location that turns
+// the cache off sees the new file at once, and errors are cached where
+// open_file_cache_errors says so.
+func TestOpenFileCacheDirectives(t *testing.T) {
+	root := testTree(t)
+	base := startConfig(t, `http { server { listen 127.0.0.1:0; root `+root+`;
+		open_file_cache max=100 inactive=20s;
+		open_file_cache_valid 60s;
+		open_file_cache_min_uses 1;
+		log_not_found off;
+		location /dir/ { open_file_cache off; }
+		location /css/ { open_file_cache_errors on; }
+	} }`)
+	for _, p := range []string{"/a.txt", "/dir/page.html", "/css/missing.css"} {
+		getBody(t, base+p)
+	}
+	replace(t, root, "a.txt", "new a", fixedMtime)
+	replace(t, root, "dir/page.html", "new page", fixedMtime)
+	replace(t, root, "css/missing.css", "now here", fixedMtime)
+	for _, c := range []struct {
+		path   string
+		status int
+		body   string
+	}{
+		{"/a.txt", 200, alphabet},           // cached descriptor
+		{"/dir/page.html", 200, "new page"}, // open_file_cache off
+		{"/css/missing.css", 404, ""},       // cached error
+	} {
+		status, body := getBody(t, base+c.path)
+		if status != c.status || (c.body != "" && body != c.body) {
+			t.Errorf("GET %s: %d %q, want %d %q", c.path, status, body, c.status, c.body)
+		}
+	}
+}
+
+func TestOpenFileCacheDirectiveErrors(t *testing.T) {
+	for _, c := range []struct{ conf, want string }{
+		{"open_file_cache inactive=20s;", `"open_file_cache" must have the "max" parameter in test.conf:1`},
+		{"open_file_cache max=0;", `invalid "open_file_cache" parameter "max=0" in test.conf:1`},
+		{"open_file_cache max=10 size=1;", `invalid "open_file_cache" parameter "size=1"`},
+		{"open_file_cache max=10 inactive=x;", `invalid "open_file_cache" parameter "inactive=x"`},
+		{"open_file_cache max=10; open_file_cache off;", `"open_file_cache" directive is duplicate`},
+		{"open_file_cache_valid soon;", `invalid value "soon" in "open_file_cache_valid" directive`},
+		{"open_file_cache_min_uses -1;", `invalid value "-1" in "open_file_cache_min_uses" directive`},
+		{"open_file_cache_errors yes;", `invalid value "yes" in "open_file_cache_errors" directive`},
+	} {
+		_, err := server.LoadString("test.conf", "http { "+c.conf+" }")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.conf, err, c.want)
+		}
+	}
+}
