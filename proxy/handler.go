@@ -239,7 +239,7 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 	if flush {
 		_ = rc.Flush()
 	}
-	upErr, clientErr := relay(x.w, rc, resp.Body, flush)
+	upErr, clientErr := relay(x.w, rc, resp.Body, flush, x.h.relayPool)
 	a.total = time.Since(a.start)
 
 	if x.sending && !x.sendFinished() {

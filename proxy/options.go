@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/textproto"
+	"sync"
 	"time"
 )
 
@@ -56,6 +57,10 @@ type Options struct {
 	ReadTimeout    time.Duration
 	SendTimeout    time.Duration
 
+	// BufferSize is the size of the buffer response bodies are copied
+	// through to the client (the size of output_buffers); 0 means 32k.
+	BufferSize int
+
 	// BufferingOff is "proxy_buffering off": every chunk read from the
 	// upstream is flushed to the client at once.
 	BufferingOff bool
@@ -104,6 +109,7 @@ type Handler struct {
 	sendTimeout    time.Duration
 
 	bufferingOff bool
+	relayPool    *sync.Pool
 	redirect     bool
 	redirectFrom string
 	redirectTo   string
@@ -182,6 +188,10 @@ func New(opts Options) (*Handler, error) {
 	}
 	if h.log == nil {
 		h.log = slog.Default()
+	}
+	h.relayPool = &bufPool
+	if n := opts.BufferSize; n > 0 && n != relayBufferSize {
+		h.relayPool = &sync.Pool{New: func() any { b := make([]byte, n); return &b }}
 	}
 	if h.errorResponse == nil {
 		h.errorResponse = writeErrorPage

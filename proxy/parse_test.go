@@ -73,7 +73,6 @@ func TestParseServer(t *testing.T) {
 	}
 }
 
-
 func TestNewUpstreamValidates(t *testing.T) {
 	if _, err := NewUpstream("", []Server{{Addr: "a:1"}}, 0); err == nil {
 		t.Error("empty name accepted")

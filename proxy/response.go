@@ -80,9 +80,9 @@ func (h *Handler) rewriteRedirects(name string, vv []string) []string {
 
 // relay copies the upstream's body to the client; with flush set, every
 // chunk read is flushed at once. It returns the failure on either side.
-func relay(w http.ResponseWriter, rc *http.ResponseController, body io.Reader, flush bool) (upErr, clientErr error) {
-	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
+func relay(w http.ResponseWriter, rc *http.ResponseController, body io.Reader, flush bool, pool *sync.Pool) (upErr, clientErr error) {
+	bp := pool.Get().(*[]byte)
+	defer pool.Put(bp)
 	buf := *bp
 	for {
 		n, err := body.Read(buf)

@@ -270,6 +270,7 @@ func content(l *core.Location) (http.Handler, error) {
 		ConnectTimeout: lc.connect.V,
 		ReadTimeout:    lc.read.V,
 		SendTimeout:    lc.send.V,
+		BufferSize:     l.OutputBuffers().Size,
 		BufferingOff:   !lc.buffering.Or(true),
 		RedirectOff:    !lc.redirect.Or(true),
 		HideHeaders:    lc.hide,
