@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// An upgrade configured as NGINX needs it tunnels bytes both ways.
+func TestWebSocketUpgradeThroughBinary(t *testing.T) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func(c net.Conn) {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				req, err := http.ReadRequest(br)
+				if err != nil || !strings.EqualFold(req.Header.Get("Upgrade"), "echo") {
+					fmt.Fprint(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+					return
+				}
+				fmt.Fprint(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
+				// Echo lines back in upper case until the client closes.
+				for {
+					line, err := br.ReadString('\n')
+					if err != nil {
+						return
+					}
+					fmt.Fprint(c, strings.ToUpper(line))
+				}
+			}(c)
+		}
+	}()
+	dir := t.TempDir()
+	port := freePort(t)
+	startMosaic(t, dir, fmt.Sprintf(`http { server { listen 127.0.0.1:{port};
+		location /ws { proxy_pass http://%s; proxy_http_version 1.1;
+			proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection "upgrade"; } } }`, ln.Addr()), port)
+
+	c, err := net.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprint(c, "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 101 {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("status %d %q", resp.StatusCode, b)
+	}
+	for _, msg := range []string{"hello\n", "second line\n"} {
+		fmt.Fprint(c, msg)
+		got, err := br.ReadString('\n')
+		if err != nil || got != strings.ToUpper(msg) {
+			t.Fatalf("echo %q: %q %v", msg, got, err)
+		}
+	}
+}
