@@ -99,8 +99,13 @@ func ReportFailure(r *http.Request, f Failure) {
 
 // FailureReporter wraps an error-page writer such as proxy.Options.ErrorResponse
 // so that it reports its 502 as FailError and its 504 as FailTimeout before
-// writing the page.
+// writing the page. A nil next writes a short plain-text page.
 func FailureReporter(next func(w http.ResponseWriter, r *http.Request, status int)) func(http.ResponseWriter, *http.Request, int) {
+	if next == nil {
+		next = func(w http.ResponseWriter, _ *http.Request, status int) {
+			http.Error(w, strconv.Itoa(status)+" "+http.StatusText(status), status)
+		}
+	}
 	return func(w http.ResponseWriter, r *http.Request, status int) {
 		switch status {
 		case http.StatusBadGateway:

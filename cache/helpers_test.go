@@ -208,3 +208,10 @@ func (e *statusEcho) Unwrap() http.ResponseWriter { return e.ResponseWriter }
 
 // quiet discards logs the tests provoke on purpose.
 var quiet = slog.New(slog.DiscardHandler)
+
+// newServer serves h on loopback for the test's lifetime.
+func newServer(t testing.TB, h http.Handler) *httptest.Server {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}

@@ -3,8 +3,8 @@ package server
 import (
 	"crypto/tls"
 	"log/slog"
-	"os"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
 )

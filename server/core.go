@@ -1,8 +1,8 @@
 package server
 
 import (
-	"net/http"
 	"log/slog"
+	"net/http"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -22,6 +22,9 @@ type coreLoc struct {
 	errorPages    map[int]errorPage
 	clientMaxBody Setting[int64]
 	keepalive     Setting[time.Duration]
+	headerTimeout Setting[time.Duration]
+	bodyTimeout   Setting[time.Duration]
+	sendTimeout   Setting[time.Duration]
 	types         Setting[*Types]
 	defaultType   Setting[string]
 	outputBufs    Setting[OutputBuffers]
@@ -91,6 +94,9 @@ func init() {
 			c.Loc().(*coreLoc).keepalive.Put(d)
 			return err
 		}},
+		{Name: "client_header_timeout", Context: CtxHTTP | CtxServer, MinArgs: 1, MaxArgs: 1, Set: setTimeout(func(cl *coreLoc) *Setting[time.Duration] { return &cl.headerTimeout })},
+		{Name: "client_body_timeout", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setTimeout(func(cl *coreLoc) *Setting[time.Duration] { return &cl.bodyTimeout })},
+		{Name: "send_timeout", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setTimeout(func(cl *coreLoc) *Setting[time.Duration] { return &cl.sendTimeout })},
 		{Name: "output_buffers", Context: CtxHTTPAll, MinArgs: 2, MaxArgs: 2, Set: func(c *Cmd) error {
 			n, err := c.Int(c.Args[0], 1, 1<<16)
 			if err != nil {
@@ -117,6 +123,9 @@ func mergeCoreLoc(p, c any) error {
 	}
 	child.clientMaxBody.Merge(parent.clientMaxBody)
 	child.keepalive.Merge(parent.keepalive)
+	child.headerTimeout.Merge(parent.headerTimeout)
+	child.bodyTimeout.Merge(parent.bodyTimeout)
+	child.sendTimeout.Merge(parent.sendTimeout)
 	child.types.Merge(parent.types)
 	child.defaultType.Merge(parent.defaultType)
 	child.outputBufs.Merge(parent.outputBufs)
@@ -132,6 +141,11 @@ func mergeCoreLoc(p, c any) error {
 	if !child.keepalive.Set {
 		child.keepalive.V = 75 * time.Second
 	}
+	for _, t := range []*Setting[time.Duration]{&child.headerTimeout, &child.bodyTimeout, &child.sendTimeout} {
+		if !t.Set {
+			t.V = 60 * time.Second // NGINX's default for all three
+		}
+	}
 	if !child.defaultType.Set {
 		child.defaultType.V = "text/plain"
 	}
@@ -139,6 +153,21 @@ func mergeCoreLoc(p, c any) error {
 		child.outputBufs.V = OutputBuffers{Number: 2, Size: 32 << 10}
 	}
 	return nil
+}
+
+// setTimeout stores a positive NGINX time into the setting get selects.
+func setTimeout(get func(*coreLoc) *Setting[time.Duration]) func(*Cmd) error {
+	return func(c *Cmd) error {
+		d, err := c.Duration(c.Args[0])
+		if err != nil {
+			return err
+		}
+		if d <= 0 {
+			return c.Invalid(c.Args[0], "it must be more than 0")
+		}
+		get(c.Loc().(*coreLoc)).Put(d)
+		return nil
+	}
 }
 
 func setWorkerProcesses(c *Cmd) error {
@@ -437,7 +466,9 @@ func (l *Location) ContentType(name string) string {
 }
 
 // OutputBuffers returns output_buffers.
-func (l *Location) OutputBuffers() OutputBuffers { return LocConf[*coreLoc](l, coreModule).outputBufs.V }
+func (l *Location) OutputBuffers() OutputBuffers {
+	return LocConf[*coreLoc](l, coreModule).outputBufs.V
+}
 
 // Logger returns the error log in force for the location.
 func (l *Location) Logger() *slog.Logger {

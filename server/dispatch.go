@@ -25,6 +25,7 @@ type reqInfo struct {
 	redirects *int // shared by every redirect of one request, like NGINX's uri_changes
 	errorPage bool // serving an error_page: no further interception
 	subDepth  int
+	rec       *recorder // the client connection's writer; nil in subrequests
 }
 
 type reqInfoKey struct{}
@@ -102,6 +103,7 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 	r = r.WithContext(root)
 	rw := newRecorder(w, st)
 	defer rw.release()
+	ri.rec = rw
 
 	if !normalizePath(r) {
 		Error(rw, r, http.StatusBadRequest)
@@ -270,6 +272,13 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, max)
+	}
+	if ri != nil && ri.rec != nil {
+		ri.rec.sendTimeout = h.cl.sendTimeout.V
+		if r.Body != nil && r.Body != http.NoBody && ri.rec.deadlines != nil {
+			// client_body_timeout: the time allowed between two reads.
+			r.Body = &deadlineBody{ReadCloser: r.Body, d: ri.rec.deadlines, timeout: h.cl.bodyTimeout.V}
+		}
 	}
 	if h.cl.keepalive.V == 0 {
 		w.Header()["Connection"] = []string{"close"}

@@ -10,8 +10,8 @@ import (
 
 // errorPage is one "error_page" target.
 type errorPage struct {
-	uri      *vars.Template
-	override int  // "=code"; 0 keeps the original status
+	uri       *vars.Template
+	override  int  // "=code"; 0 keeps the original status
 	useTarget bool // "=" alone: the target's own status
 }
 

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -17,6 +18,28 @@ import (
 type recorder struct {
 	w  http.ResponseWriter
 	st *vars.State
+	// deadlines is the connection's deadline control; with sendTimeout
+	// set, each write must complete within it (NGINX's send_timeout, the
+	// time between two successive writes to a client that stopped reading).
+	deadlines   deadliner
+	sendTimeout time.Duration
+}
+
+type deadliner interface {
+	SetReadDeadline(time.Time) error
+	SetWriteDeadline(time.Time) error
+}
+
+// deadlineBody arms the read deadline before each read of a request body.
+type deadlineBody struct {
+	io.ReadCloser
+	d       deadliner
+	timeout time.Duration
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	_ = b.d.SetReadDeadline(time.Now().Add(b.timeout))
+	return b.ReadCloser.Read(p)
 }
 
 var recorderPool = sync.Pool{New: func() any { return new(recorder) }}
@@ -24,12 +47,18 @@ var recorderPool = sync.Pool{New: func() any { return new(recorder) }}
 func newRecorder(w http.ResponseWriter, st *vars.State) *recorder {
 	rw := recorderPool.Get().(*recorder)
 	rw.w, rw.st = w, st
+	rw.deadlines, _ = w.(deadliner)
+	rw.sendTimeout = 0
 	st.Header = w.Header()
 	return rw
 }
 
 func (rw *recorder) release() {
-	rw.w, rw.st = nil, nil
+	if rw.deadlines != nil && rw.sendTimeout > 0 {
+		// The connection may serve more requests: lift the deadline.
+		_ = rw.deadlines.SetWriteDeadline(time.Time{})
+	}
+	rw.w, rw.st, rw.deadlines = nil, nil, nil
 	recorderPool.Put(rw)
 }
 
@@ -46,15 +75,28 @@ func (rw *recorder) Write(b []byte) (int, error) {
 	if rw.st.Status == 0 {
 		rw.st.Status = http.StatusOK
 	}
+	rw.arm()
 	n, err := rw.w.Write(b)
 	rw.st.BodyBytes += int64(n)
 	return n, err
+}
+
+func (rw *recorder) arm() {
+	if rw.sendTimeout > 0 && rw.deadlines != nil {
+		_ = rw.deadlines.SetWriteDeadline(time.Now().Add(rw.sendTimeout))
+	}
 }
 
 // ReadFrom lets net/http use sendfile for file bodies.
 func (rw *recorder) ReadFrom(src io.Reader) (int64, error) {
 	if rw.st.Status == 0 {
 		rw.st.Status = http.StatusOK
+	}
+	// sendfile is one call with no writes in between to re-arm a deadline
+	// at, so a file body is not cut short by send_timeout: the deadline of
+	// an earlier write is lifted instead.
+	if rw.sendTimeout > 0 && rw.deadlines != nil {
+		_ = rw.deadlines.SetWriteDeadline(time.Time{})
 	}
 	var n int64
 	var err error

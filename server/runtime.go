@@ -141,13 +141,14 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 		return nil, fmt.Errorf("bind() to %s failed: %w", addr, err)
 	}
 	d := &dispatcher{bound: addr, cur: &rt.cur}
-	keepalive := 75 * time.Second
+	keepalive, headerTimeout := 75*time.Second, 60*time.Second
 	if g.def != nil {
-		keepalive = LocConf[*coreLoc](g.def.level, coreModule).keepalive.V
+		cl := LocConf[*coreLoc](g.def.level, coreModule)
+		keepalive, headerTimeout = cl.keepalive.V, cl.headerTimeout.V
 	}
 	srv := &http.Server{
 		Handler:           d,
-		ReadHeaderTimeout: 60 * time.Second, // NGINX's client_header_timeout
+		ReadHeaderTimeout: headerTimeout,
 		IdleTimeout:       keepalive,
 		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelInfo),
 		ConnContext: func(ctx context.Context, _ net.Conn) context.Context {

@@ -205,9 +205,9 @@ func TestServerLevelReturn(t *testing.T) {
 func TestTraversalRejected(t *testing.T) {
 	_, base := startRuntime(t, `http { server { listen 127.0.0.1:0; location / { return 200 "uri=$uri"; } } }`)
 	for path, want := range map[string]string{
-		"/a/./b//c":      "uri=/a/b/c",
-		"/a/%2e%2e/b":    "uri=/b",
-		"/a/b/..":        "uri=/a/",
+		"/a/./b//c":       "uri=/a/b/c",
+		"/a/%2e%2e/b":     "uri=/b",
+		"/a/b/..":         "uri=/a/",
 		"/a/b/%2E%2E/%2E": "uri=/a/",
 	} {
 		_, body := get(t, base+path)

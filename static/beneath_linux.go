@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -147,4 +148,25 @@ func fstat(fd int, rel string) (fileInfo, error) {
 		kind = kindDir
 	}
 	return fileInfo{kind: kind, size: st.Size, mtime: st.Mtim.Sec}, nil
+}
+
+// reopen opens d again through /proc/self/fd: the same file, with a file
+// position of its own, which sendfile may move. It returns nil where that
+// cannot be done (d is an *os.File of the os.Root opener, or /proc is not
+// mounted); the caller then reads d at offsets.
+func reopen(d descriptor) descriptor {
+	f, ok := d.(*fdFile)
+	if !ok {
+		return nil
+	}
+	for {
+		fd, err := unix.Open("/proc/self/fd/"+strconv.Itoa(f.fd), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil
+		}
+		return &fdFile{fd: fd}
+	}
 }
