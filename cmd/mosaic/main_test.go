@@ -213,3 +213,31 @@ func waitOutput(t *testing.T, p *proc, want string) {
 	}
 	t.Fatalf("output lacks %q:\n%s", want, p.out.String())
 }
+
+// Without -c and without ./mosaic.conf, mosaic serves the working
+// directory on 127.0.0.1:8080 and says so in one line.
+func TestBuiltinDefault(t *testing.T) {
+	if l, err := net.Listen("tcp4", "127.0.0.1:8080"); err != nil {
+		t.Skip("127.0.0.1:8080 is taken")
+	} else {
+		l.Close()
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("hi from cwd"), 0o644)
+	p := &proc{out: &syncBuffer{}, done: make(chan error, 1)}
+	p.cmd = exec.Command(binPath)
+	p.cmd.Dir = dir
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- p.cmd.Wait() }()
+	defer func() { p.cmd.Process.Kill(); <-p.done }()
+	waitPort(t, 8080, p)
+	if _, body := httpGet(t, "http://127.0.0.1:8080/hello.txt"); body != "hi from cwd" {
+		t.Fatalf("body %q", body)
+	}
+	if n := strings.Count(p.out.String(), "serving the current directory"); n != 1 {
+		t.Fatalf("notice printed %d times:\n%s", n, p.out.String())
+	}
+}
