@@ -5,7 +5,7 @@ go 1.26.8
 require (
 	github.com/andybalholm/brotli v1.3.0
 	github.com/klauspost/compress v1.20.4
-	github.com/maypok86/otter/v2 v2.4.0 // indirect
-	github.com/redis/rueidis v1.0.79 // indirect
-	golang.org/x/sys v0.47.0 // indirect
+	github.com/maypok86/otter/v2 v2.4.0
+	github.com/redis/rueidis v1.0.79
+	golang.org/x/sys v0.47.0
 )

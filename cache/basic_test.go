@@ -22,5 +22,4 @@ func TestHitAfterMiss(t *testing.T) {
 	if n := o.hits.Load(); n != 1 {
 		t.Fatalf("origin saw %d requests, want 1", n)
 	}
-	t.Log(r1.header, r2.header)
 }

@@ -258,14 +258,8 @@ func (s *DiskStore) Get(_ context.Context, key string) (Object, error) {
 	s.mu.Lock()
 	it, ok := s.items[key]
 	if ok {
-		if dl := it.meta.Deadline; !dl.IsZero() && now.After(dl) {
-			s.removeLocked(it)
-			_ = os.Remove(it.path)
-			ok = false
-		} else {
-			it.lastUse = now
-			s.lru.MoveToFront(it.elem)
-		}
+		it.lastUse = now
+		s.lru.MoveToFront(it.elem)
 	}
 	s.mu.Unlock()
 	if !ok {
@@ -630,9 +624,8 @@ func (s *DiskStore) Len() int {
 	return len(s.items)
 }
 
-// sweep removes, periodically, the entries not used for inactive, those
-// past their deadline and those of an older generation (NGINX's cache
-// manager).
+// sweep removes, periodically, the entries not used for inactive and
+// those of an older generation (NGINX's cache manager).
 func (s *DiskStore) sweep() {
 	defer close(s.done)
 	t := time.NewTicker(min(s.inactive/2, 10*time.Second))
@@ -653,8 +646,7 @@ func (s *DiskStore) sweepOnce(now time.Time) {
 	for e := s.lru.Back(); e != nil; {
 		it := e.Value.(*diskItem)
 		e = e.Prev()
-		dl := it.meta.Deadline
-		if now.Sub(it.lastUse) > s.inactive || (!dl.IsZero() && now.After(dl)) || it.meta.Generation < s.gen {
+		if now.Sub(it.lastUse) > s.inactive || it.meta.Generation < s.gen {
 			s.removeLocked(it)
 			_ = os.Remove(it.path)
 		}

@@ -319,18 +319,7 @@ func (f *filler) startStore(d decision, now time.Time) bool {
 		Vary:                 d.vary,
 		VaryEpoch:            epoch,
 	}
-	f.meta.Deadline = c.deadline(f.meta)
 	return true
-}
-
-// deadline is when an entry stops being of use: never (until inactive)
-// when it can still be revalidated or served stale, otherwise at the end
-// of its RFC 5861 windows.
-func (c *Cache) deadline(m *Meta) time.Time {
-	if c.useStale != 0 || (c.revalidate && m.validators()) {
-		return time.Time{}
-	}
-	return m.FreshUntil.Add(max(m.StaleWhileRevalidate, m.StaleIfError))
 }
 
 func (f *filler) Write(p []byte) (int, error) {
@@ -468,7 +457,6 @@ func (f *filler) revalidated(ctx context.Context) {
 		m.FreshUntil, m.StaleWhileRevalidate, m.StaleIfError = d.freshUntil, d.swr, d.sie
 		m.MustRevalidate, m.NoCache = d.mustRevalidate, d.noCache
 		m.Tags = c.extractTags(merged)
-		m.Deadline = c.deadline(&m)
 		if err := c.store.Update(ctx, &m); err != nil {
 			c.log.store("update", m.Key, err)
 		}

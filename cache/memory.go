@@ -101,39 +101,18 @@ func NewMemoryStore(opts MemoryOptions) (*MemoryStore, error) {
 	}
 	var err error
 	s.entries, err = otter.New(&otter.Options[string, *memEntry]{
-		MaximumWeight:    uint64(s.maxSize),
-		Weigher:          func(_ string, e *memEntry) uint32 { return e.weight() },
-		ExpiryCalculator: memExpiry{s},
+		MaximumWeight: uint64(s.maxSize),
+		Weigher:       func(_ string, e *memEntry) uint32 { return e.weight() },
+		// As in NGINX, an entry lives until it has not been read for
+		// Inactive, fresh or not: an expired one can still be revalidated
+		// or served stale.
+		ExpiryCalculator: otter.ExpiryAccessing[string, *memEntry](s.inactive),
 		OnDeletion:       s.untag,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("memory store: %w", err)
 	}
 	return s, nil
-}
-
-// memExpiry drops an entry after Inactive without reads, or at its
-// deadline when it has one, whichever comes first.
-type memExpiry struct{ s *MemoryStore }
-
-func (x memExpiry) lifetime(e *memEntry) time.Duration {
-	d := x.s.inactive
-	if dl := e.meta.Deadline; !dl.IsZero() {
-		d = min(d, max(time.Until(dl), time.Millisecond))
-	}
-	return d
-}
-
-func (x memExpiry) ExpireAfterCreate(e otter.Entry[string, *memEntry]) time.Duration {
-	return x.lifetime(e.Value)
-}
-
-func (x memExpiry) ExpireAfterUpdate(e otter.Entry[string, *memEntry], _ *memEntry) time.Duration {
-	return x.lifetime(e.Value)
-}
-
-func (x memExpiry) ExpireAfterRead(e otter.Entry[string, *memEntry]) time.Duration {
-	return x.lifetime(e.Value)
 }
 
 func (s *MemoryStore) Get(_ context.Context, key string) (Object, error) {

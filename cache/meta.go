@@ -34,9 +34,6 @@ type Meta struct {
 	InitialAge   time.Duration
 	// FreshUntil is when the response becomes stale.
 	FreshUntil time.Time
-	// Deadline, when set, is when the entry is of no more use to anyone;
-	// zero means it is kept until inactive, for revalidation and stale use.
-	Deadline time.Time
 
 	// StaleWhileRevalidate and StaleIfError are the RFC 5861 windows after
 	// FreshUntil.
@@ -97,7 +94,6 @@ func (m *Meta) appendBinary(b []byte) []byte {
 	b = appendTime(b, m.ResponseTime)
 	b = binary.AppendVarint(b, int64(m.InitialAge))
 	b = appendTime(b, m.FreshUntil)
-	b = appendTime(b, m.Deadline)
 	b = binary.AppendVarint(b, int64(m.StaleWhileRevalidate))
 	b = binary.AppendVarint(b, int64(m.StaleIfError))
 	var flags uint64
@@ -235,7 +231,6 @@ func (m *Meta) UnmarshalBinary(data []byte) error {
 	d.ResponseTime = r.time()
 	d.InitialAge = time.Duration(r.varint())
 	d.FreshUntil = r.time()
-	d.Deadline = r.time()
 	d.StaleWhileRevalidate = time.Duration(r.varint())
 	d.StaleIfError = time.Duration(r.varint())
 	flags := r.uvarint()

@@ -81,14 +81,11 @@ type Writer interface {
 	Abort()
 }
 
-// retention is how long a store keeps an entry written now: until its
-// deadline when it has one, otherwise while its freshness and the stale
-// windows last, plus inactive, so that an expired entry can still be
-// revalidated or served stale.
+// retention is how long a store that cannot count reads (Redis) keeps an
+// entry written now: while its freshness and stale windows last, plus
+// inactive, so that an expired entry can still be revalidated or served
+// stale.
 func (m *Meta) retention(now time.Time, inactive time.Duration) time.Duration {
-	if !m.Deadline.IsZero() {
-		return max(m.Deadline.Sub(now), time.Millisecond)
-	}
 	d := m.FreshUntil.Sub(now) + max(m.StaleWhileRevalidate, m.StaleIfError)
 	return max(d, 0) + inactive
 }

@@ -28,6 +28,12 @@ type compression struct {
 	outChunk int    // afterwards, send in pieces of at least this size
 	in, outN int64  // bytes into and out of the encoder
 	err      error  // the first error writing to the client
+
+	// pending holds the body of a one-shot response until the handler
+	// returns (see oneshot.go); holdOutput keeps all output in out while
+	// it is compressed.
+	pending    *[]byte
+	holdOutput bool
 }
 
 // outBuffers recycles the output buffers; a buffer grows only as far as a
@@ -48,16 +54,10 @@ func (w *responseWriter) startEncoder(e Encoding, length int64) error {
 	switch e {
 	case Brotli:
 		w.bkey = encoderKey{retention: w.cfg.retention, quality: c.level, lgwin: brotliWindowBits(w.cfg.brotliBits, length)}
-		reused := false
-		if w.cfg.brotliReuse {
-			w.bw, reused = w.cfg.pool.get(w.bkey, dst)
+		if length > 0 && length <= oneShotMax {
+			w.holdInput(length)
 		} else {
-			w.bw = brotli.NewWriterOptions(dst, brotli.WriterOptions{Quality: w.bkey.quality, LGWin: w.bkey.lgwin})
-		}
-		w.enc = w.bw
-		if lg := w.cfg.logger; lg != nil && lg.Enabled(w.req.Context(), slog.LevelDebug) {
-			lg.DebugContext(w.req.Context(), "brotli encoder", "reused", reused,
-				"quality", w.bkey.quality, "window", w.bkey.lgwin, "policy", w.bkey.retention.Policy.String())
+			w.takeBrotli()
 		}
 	case Zstd:
 		w.zwin = zstdWindowLog(length)
@@ -82,8 +82,40 @@ func (w *responseWriter) startEncoder(e Encoding, length int64) error {
 	return nil
 }
 
+// takeBrotli gets the response's brotli encoder: from the pool, or new
+// with brotli_reuse_memory off.
+func (w *responseWriter) takeBrotli() {
+	reused := false
+	dst := (*encoderSink)(w)
+	if w.cfg.brotliReuse {
+		w.bw, reused = w.cfg.pool.get(w.bkey, dst)
+	} else {
+		w.bw = brotli.NewWriterOptions(dst, brotli.WriterOptions{Quality: w.bkey.quality, LGWin: w.bkey.lgwin})
+	}
+	w.enc = w.bw
+	if lg := w.cfg.logger; lg != nil && lg.Enabled(w.req.Context(), slog.LevelDebug) {
+		lg.DebugContext(w.req.Context(), "brotli encoder", "reused", reused,
+			"quality", w.bkey.quality, "window", w.bkey.lgwin, "policy", w.bkey.retention.Policy.String())
+	}
+}
+
+// encode takes body bytes for the encoder.
+func (w *responseWriter) encode(p []byte) (int, error) {
+	if w.pending != nil {
+		return w.hold(p)
+	}
+	n, err := w.enc.Write(p)
+	w.in += int64(n)
+	return n, err
+}
+
 // flushEncoder pushes everything written so far to the client.
 func (w *responseWriter) flushEncoder() error {
+	if w.pending != nil {
+		if err := w.streamHeld(); err != nil {
+			return fmt.Errorf("compress: %v encoder: %w", w.coding, err)
+		}
+	}
 	if err := w.enc.Flush(); err != nil {
 		return fmt.Errorf("compress: flushing %v encoder: %w", w.coding, err)
 	}
@@ -97,6 +129,10 @@ func (w *responseWriter) flushEncoder() error {
 // Content-Length. When complete is false the body is broken and nothing
 // more is sent: the caller aborts the response.
 func (w *responseWriter) closeEncoder(complete bool) {
+	if w.pending != nil {
+		w.closeOneShot(complete)
+		return
+	}
 	err := w.enc.Close()
 	if complete && err == nil {
 		length := int64(len(w.out))
@@ -105,18 +141,24 @@ func (w *responseWriter) closeEncoder(complete bool) {
 		}
 		w.sendHeader(length)
 		w.emitHeld()
-		if w.err == nil && w.outN > 0 {
-			vars.FromContext(w.req.Context()).Set(w.coding.ratioVariable(), formatRatio(w.in, w.outN))
-		}
+		w.recordRatio()
 	}
 	if err == nil && w.err == nil {
 		w.releaseEncoder()
-	} else {
-		w.dropEncoder()
+	}
+	w.dropEncoder()
+}
+
+// recordRatio publishes $brotli_ratio, $zstd_ratio or $gzip_ratio once the
+// whole response is out.
+func (w *responseWriter) recordRatio() {
+	if w.err == nil && w.outN > 0 {
+		vars.FromContext(w.req.Context()).Set(w.coding.ratioVariable(), formatRatio(w.in, w.outN))
 	}
 }
 
-// releaseEncoder returns a cleanly closed encoder for reuse.
+// releaseEncoder returns a cleanly closed encoder for reuse; the output
+// held so far stays.
 func (w *responseWriter) releaseEncoder() {
 	switch w.coding {
 	case Brotli:
@@ -130,12 +172,13 @@ func (w *responseWriter) releaseEncoder() {
 	case Gzip:
 		putGzip(w.cfg.coding[Gzip].level, w.gw)
 	}
-	w.dropEncoder()
+	w.enc, w.bw, w.zw, w.gw = nil, nil, nil, nil
 }
 
-// dropEncoder forgets the encoder and gives back the output buffer.
+// dropEncoder forgets the encoder and gives back the buffers.
 func (w *responseWriter) dropEncoder() {
 	w.enc, w.bw, w.zw, w.gw = nil, nil, nil, nil
+	w.releaseInput()
 	if w.outBuf != nil {
 		if cap(w.out) <= maxPooledOut {
 			*w.outBuf = w.out[:0]
@@ -176,6 +219,10 @@ func (s *encoderSink) Write(p []byte) (int, error) {
 		return 0, w.err
 	}
 	w.outN += int64(len(p))
+	if w.holdOutput {
+		w.out = append(w.out, p...)
+		return len(p), nil
+	}
 	if !w.headerSent {
 		if len(w.out)+len(p) <= w.outLimit {
 			w.out = append(w.out, p...)

@@ -214,9 +214,7 @@ func (w *responseWriter) body(p []byte) (int, error) {
 	case stateIdentity:
 		return w.rw.Write(p)
 	case stateCompress:
-		n, err := w.enc.Write(p)
-		w.in += int64(n)
-		return n, err
+		return w.encode(p)
 	case stateHeadOnly:
 		return len(p), nil
 	}

@@ -335,8 +335,24 @@ func TestCacheSharedByServers(t *testing.T) {
 }
 
 // Requests that read one cached descriptor at the same time each get
-// their own bytes: whole bodies, ranges and multipart ranges.
+// their own bytes: whole bodies, ranges and multipart ranges, of a file
+// read at offsets and of one long enough to be reopened for sendfile (or,
+// through os.Root, read at offsets in several pieces).
 func TestCacheConcurrentReads(t *testing.T) {
+	openers := []fixtureVariant{{name: "default"}}
+	if v, ok := osRootVariant(); ok {
+		openers = append(openers, v)
+	}
+	for _, v := range openers {
+		t.Run(v.name, func(t *testing.T) {
+			variant = v
+			defer func() { variant = fixtureVariant{} }()
+			concurrentReads(t)
+		})
+	}
+}
+
+func concurrentReads(t *testing.T) {
 	cf := serveCached(t, 10, 0, nil)
 	data := make([]byte, 300<<10)
 	rnd := rand.New(rand.NewPCG(1, 2))

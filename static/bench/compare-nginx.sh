@@ -1,37 +1,47 @@
 #!/usr/bin/env bash
-# compare-nginx.sh: one small file served by NGINX (one worker, sendfile
-# on, no access log) and by package static (bench/fileserver,
-# GOMAXPROCS=1), each pinned to one CPU with wrk on another. A third server,
-# net/http writing the same bytes from memory, shows the floor net/http sets
-# before any file is opened.
+# compare-nginx.sh: one small file served by NGINX (one worker) and by the
+# mosaic binary (worker_processes 1, so GOMAXPROCS=1), each pinned to one
+# CPU with wrk pinned to another, no access log on either.
 #
-# The servers take turns for several rounds. For each the script prints
-# requests per second and the server's CPU time per request (user + system,
-# from /proc); on a machine shared with other work the CPU time is the
-# steadier figure. The ratios are of the medians, NGINX = 1.
+# Two configurations, each on every server:
+#   defaults        NGINX with sendfile off (its default) and with
+#                   sendfile on; mosaic as configured out of the box
+#   open_file_cache the same with "open_file_cache max=1000 inactive=20s;
+#                   open_file_cache_valid 60s;"
+# and, as the floor, net/http writing the same bytes from memory
+# (bench/fileserver -memory), which shows what net/http costs before any
+# file is opened.
 #
-#   static/bench/compare-nginx.sh [--size BYTES] [--duration S] [--conns N] [--rounds N]
+# The servers take turns for several rounds; each wrk run holds the shared
+# benchmark lock (/tmp/bench-harness.lock) so that no other benchmark runs
+# beside it. For each server the script prints requests per second and the
+# server's CPU time per request (user + system, from /proc); on a machine
+# shared with other work the CPU time is the steadier figure. The ratios are
+# of the medians, NGINX with its defaults = 1.
 #
-# Needs nginx, wrk, taskset, curl and go; ports 127.0.0.1:18091-18093.
+#   static/bench/compare-nginx.sh [--size BYTES] [--duration S] [--conns N]
+#                                 [--threads N] [--rounds N]
+#
+# Needs nginx, wrk, taskset, flock, curl and go; ports 127.0.0.1:18091-18097.
 set -euo pipefail
 
-SIZE=4096 DURATION=5 CONNS=16 ROUNDS=5 SERVER_CPU=${SERVER_CPU:-0} CLIENT_CPU=${CLIENT_CPU:-1}
+SIZE=4096 DURATION=5 CONNS=8 THREADS=2 ROUNDS=3
+SERVER_CPU=${SERVER_CPU:-0} CLIENT_CPU=${CLIENT_CPU:-1}
+LOCK=${BENCH_LOCK:-/tmp/bench-harness.lock}
+usage="usage: $0 [--size BYTES] [--duration S] [--conns N] [--threads N] [--rounds N]"
 while (($#)); do
 	case $1 in
 	--size) SIZE=$2; shift 2 ;;
 	--duration) DURATION=$2; shift 2 ;;
 	--conns) CONNS=$2; shift 2 ;;
+	--threads) THREADS=$2; shift 2 ;;
 	--rounds) ROUNDS=$2; shift 2 ;;
-	*) echo "usage: $0 [--size BYTES] [--duration S] [--conns N] [--rounds N]" >&2; exit 2 ;;
+	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
-for c in nginx wrk taskset curl go pgrep; do
+for c in nginx wrk taskset flock curl go pgrep; do
 	command -v "$c" >/dev/null || { echo "missing command: $c" >&2; exit 1; }
 done
-
-# One benchmark at a time on a shared machine.
-exec 9>"${TMPDIR:-/tmp}/bench-harness.lock"
-flock 9
 
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/static-bench.XXXXXX")
@@ -47,76 +57,126 @@ trap cleanup EXIT
 mkdir -p "$tmp/www" "$tmp/logs"
 head -c "$SIZE" /dev/urandom >"$tmp/www/file.bin"
 chmod -R a+rX "$tmp/www"
-(cd "$here/../.." && go build -o "$tmp/fileserver" ./static/bench/fileserver)
+(cd "$here/../.." && go build -o "$tmp/mosaic" ./cmd/mosaic && go build -o "$tmp/fileserver" ./static/bench/fileserver)
 
-cat >"$tmp/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-error_log $tmp/logs/error.log;
-pid $tmp/nginx.pid;
-events { worker_connections 1024; }
-http {
-	access_log off;
-	sendfile on;
-	keepalive_requests 1000000;
-	server { listen 127.0.0.1:18091; root $tmp/www; }
+cache_conf='open_file_cache max=1000 inactive=20s; open_file_cache_valid 60s;'
+
+# nginx_conf NAME PORT SENDFILE EXTRA
+nginx_conf() {
+	mkdir -p "$tmp/$1"
+	cat >"$tmp/$1/nginx.conf" <<-CONF
+		worker_processes 1;
+		daemon off;
+		error_log $tmp/logs/$1.log;
+		pid $tmp/$1/nginx.pid;
+		events { worker_connections 1024; }
+		http {
+			access_log off;
+			sendfile $3;
+			keepalive_requests 1000000;
+			$4
+			server { listen 127.0.0.1:$2; root $tmp/www; }
+		}
+	CONF
 }
-CONF
+
+# mosaic_conf NAME PORT EXTRA
+mosaic_conf() {
+	cat >"$tmp/$1.conf" <<-CONF
+		worker_processes 1;
+		error_log $tmp/logs/$1.log;
+		http {
+			access_log off;
+			$3
+			server { listen 127.0.0.1:$2; root $tmp/www; }
+		}
+	CONF
+}
+
+names=(nginx nginx-sendfile mosaic nginx+cache nginx-sendfile+cache mosaic+cache memory)
+ports=(18091 18092 18093 18094 18095 18096 18097)
+nginx_conf nginx 18091 off ""
+nginx_conf nginx-sendfile 18092 on ""
+mosaic_conf mosaic 18093 ""
+nginx_conf nginx+cache 18094 off "$cache_conf"
+nginx_conf nginx-sendfile+cache 18095 on "$cache_conf"
+mosaic_conf mosaic+cache 18096 "$cache_conf"
+
+declare -A proc
+for i in "${!names[@]}"; do
+	n=${names[i]}
+	case $n in
+	nginx*)
+		taskset -c "$SERVER_CPU" nginx -p "$tmp/$n" -c "$tmp/$n/nginx.conf" 2>>"$tmp/logs/$n.out" &
+		;;
+	mosaic*)
+		taskset -c "$SERVER_CPU" "$tmp/mosaic" -c "$tmp/$n.conf" 2>>"$tmp/logs/$n.out" &
+		;;
+	memory)
+		GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$tmp/fileserver" -memory "$tmp/www/file.bin" \
+			-addr "127.0.0.1:${ports[i]}" 2>>"$tmp/logs/$n.out" &
+		;;
+	esac
+	pids+=($!)
+	proc[$n]=$!
+done
 
 wait_up() { # url
 	local i
 	for ((i = 0; i < 100; i++)); do curl -sf -o /dev/null "$1" && return 0; sleep 0.1; done
 	echo "server at $1 did not start" >&2
+	cat "$tmp"/logs/*.out >&2 || true
 	exit 1
 }
-ticks() { # pid: user + system clock ticks
-	local stat
-	stat=$(<"/proc/$1/stat")
-	stat=${stat##*) } # the command name may hold spaces
-	awk '{print $12 + $13}' <<<"$stat"
-}
+for i in "${!names[@]}"; do wait_up "http://127.0.0.1:${ports[i]}/file.bin"; done
+for n in "${names[@]}"; do
+	if [[ $n == nginx* ]]; then proc[$n]=$(pgrep -P "${proc[$n]}" | head -1); fi # the worker
+done
+
 hz=$(getconf CLK_TCK)
 
-taskset -c "$SERVER_CPU" nginx -p "$tmp" -c "$tmp/nginx.conf" 2>"$tmp/logs/nginx.out" &
-pids+=($!)
-GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$tmp/fileserver" -root "$tmp/www" -addr 127.0.0.1:18092 2>"$tmp/logs/static.out" &
-pids+=($!)
-static_pid=$!
-GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$tmp/fileserver" -memory "$tmp/www/file.bin" -addr 127.0.0.1:18093 2>"$tmp/logs/memory.out" &
-pids+=($!)
-memory_pid=$!
-for port in 18091 18092 18093; do wait_up "http://127.0.0.1:$port/file.bin"; done
-nginx_pid=$(pgrep -P "${pids[0]}" | head -1) # the worker
-
-# run NAME PORT PID SECONDS: prints "req/s cpu-us-per-request".
+# run PORT PID SECONDS: prints "req/s cpu-us-per-request", measured under
+# the lock. The CPU time is the server's user + system clock ticks from
+# /proc/PID/stat (after the command name, which may hold spaces).
 run() {
-	local t0 t1 out
-	t0=$(ticks "$3")
-	out=$(taskset -c "$CLIENT_CPU" wrk -t 1 -c "$CONNS" -d "${4}s" "http://127.0.0.1:$2/file.bin")
-	t1=$(ticks "$3")
-	awk -v t="$((t1 - t0))" -v hz="$hz" '
-		/requests in/ {n = $1}
-		/Requests\/sec/ {rps = $2}
-		END {printf "%.0f %.1f\n", rps, t / hz * 1e6 / n}' <<<"$out"
+	flock "$LOCK" bash -c '
+		ticks() { local s; s=$(<"/proc/$1/stat"); s=${s##*) }; awk "{print \$12 + \$13}" <<<"$s"; }
+		t0=$(ticks "$2")
+		out=$(taskset -c "$3" wrk -t "$4" -c "$5" -d "$6s" "http://127.0.0.1:$1/file.bin")
+		t1=$(ticks "$2")
+		awk -v t="$((t1 - t0))" -v hz="$7" "
+			/requests in/ {n = \$1}
+			/Requests\/sec/ {rps = \$2}
+			/Non-2xx/ {bad = 1}
+			END {if (bad || !n) {print \"0 0\"; exit} printf \"%.0f %.1f\n\", rps, t / hz * 1e6 / n}" <<<"$out"
+	' run "$1" "$2" "$CLIENT_CPU" "$THREADS" "$CONNS" "$3" "$hz"
 }
 
-names=(nginx static memory) ports=(18091 18092 18093) procs=("$nginx_pid" "$static_pid" "$memory_pid")
 declare -A rps cpu
-for i in 0 1 2; do run "${names[i]}" "${ports[i]}" "${procs[i]}" 1 >/dev/null; done # warm-up
+for i in "${!names[@]}"; do run "${ports[i]}" "${proc[${names[i]}]}" 1 >/dev/null; done # warm-up
 for ((r = 0; r < ROUNDS; r++)); do
-	for i in 0 1 2; do
-		read -r q c < <(run "${names[i]}" "${ports[i]}" "${procs[i]}" "$DURATION")
+	for i in "${!names[@]}"; do
+		read -r q c < <(run "${ports[i]}" "${proc[${names[i]}]}" "$DURATION")
 		rps[${names[i]}]+="$q " cpu[${names[i]}]+="$c "
 	done
 done
 
 median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-echo "file $SIZE bytes, $CONNS connections, $ROUNDS rounds of ${DURATION}s"
-nr=$(median <<<"${rps[nginx]}") nc=$(median <<<"${cpu[nginx]}")
+declare -A mr mc
+echo "file $SIZE bytes, wrk -t$THREADS -c$CONNS, $ROUNDS rounds of ${DURATION}s"
 for n in "${names[@]}"; do
-	mr=$(median <<<"${rps[$n]}") mc=$(median <<<"${cpu[$n]}")
-	printf '%-7s req/s: %s\n' "$n" "${rps[$n]}"
-	printf '%-7s CPU us/request: %s\n' "$n" "${cpu[$n]}"
-	awk -v n="$n" -v mr="$mr" -v mc="$mc" -v nr="$nr" -v nc="$nc" \
-		'BEGIN {printf "%-7s median %.0f req/s (x%.2f), %.1f us CPU/request (throughput per CPU x%.2f)\n", n, mr, mr / nr, mc, nc / mc}'
+	mr[$n]=$(median <<<"${rps[$n]}") mc[$n]=$(median <<<"${cpu[$n]}")
+	printf '%-21s req/s: %s  CPU us/request: %s\n' "$n" "${rps[$n]}" "${cpu[$n]}"
+	printf '%-21s median %s req/s, %s us CPU/request\n' "$n" "${mr[$n]}" "${mc[$n]}"
 done
+echo
+echo "mosaic against NGINX in the same configuration (req/s ratio; throughput per CPU ratio):"
+for mode in "" "+cache"; do
+	for ref in nginx nginx-sendfile; do
+		awk -v mode="${mode:-defaults}" -v ref="$ref" -v r="${mr[mosaic$mode]}" -v c="${mc[mosaic$mode]}" \
+			-v rr="${mr[$ref$mode]}" -v rc="${mc[$ref$mode]}" \
+			'BEGIN {printf "  %-9s vs %-15s req/s x%.2f  per CPU x%.2f\n", mode, ref, r / rr, rc / c}'
+	done
+done
+awk -v r="${mr[memory]}" -v c="${mc[memory]}" -v rr="${mr[nginx]}" -v rc="${mc[nginx]}" \
+	'BEGIN {printf "  net/http from memory vs nginx: req/s x%.2f  per CPU x%.2f\n", r / rr, rc / c}'
