@@ -118,10 +118,9 @@ func (w *responseWriter) closeOneShot(complete bool) {
 	err := w.burst()
 	w.holdOutput = false
 	if err != nil {
-		// The burst wrote nothing to the client: end the response as if
-		// the encoder had failed mid-stream, without a body that looks
-		// whole.
-		w.err = err
+		// As when a streamed encoder fails to close: the output is not
+		// sent. (The sink takes everything during a burst, so the encoder
+		// has nothing to fail on.)
 		w.dropEncoder()
 		return
 	}
