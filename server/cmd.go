@@ -137,3 +137,32 @@ func ParseSize(s string) (int64, error) { return conf.ParseSize(s) }
 
 // ParseDuration reads an NGINX time ("30", "500ms", "1h 30m").
 func ParseDuration(s string) (time.Duration, error) { return conf.ParseTime(s) }
+
+// SetFlag returns a directive setter that stores its on|off argument in
+// the Setting that get selects from the module's settings at the level.
+func SetFlag[T any](get func(T) *Setting[bool]) func(*Cmd) error {
+	return func(c *Cmd) error {
+		on, err := c.Flag()
+		if err != nil {
+			return err
+		}
+		get(c.Loc().(T)).Put(on)
+		return nil
+	}
+}
+
+// SetTime returns a directive setter that stores its time argument, which
+// must be more than zero, in the Setting that get selects.
+func SetTime[T any](get func(T) *Setting[time.Duration]) func(*Cmd) error {
+	return func(c *Cmd) error {
+		d, err := c.Duration(c.Args[0])
+		if err != nil {
+			return err
+		}
+		if d <= 0 {
+			return c.Invalid(c.Args[0], "it must be more than 0")
+		}
+		get(c.Loc().(T)).Put(d)
+		return nil
+	}
+}

@@ -94,9 +94,9 @@ func init() {
 			c.Loc().(*coreLoc).keepalive.Put(d)
 			return err
 		}},
-		{Name: "client_header_timeout", Context: CtxHTTP | CtxServer, MinArgs: 1, MaxArgs: 1, Set: setTimeout(func(cl *coreLoc) *Setting[time.Duration] { return &cl.headerTimeout })},
-		{Name: "client_body_timeout", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setTimeout(func(cl *coreLoc) *Setting[time.Duration] { return &cl.bodyTimeout })},
-		{Name: "send_timeout", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setTimeout(func(cl *coreLoc) *Setting[time.Duration] { return &cl.sendTimeout })},
+		{Name: "client_header_timeout", Context: CtxHTTP | CtxServer, MinArgs: 1, MaxArgs: 1, Set: SetTime(func(cl *coreLoc) *Setting[time.Duration] { return &cl.headerTimeout })},
+		{Name: "client_body_timeout", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetTime(func(cl *coreLoc) *Setting[time.Duration] { return &cl.bodyTimeout })},
+		{Name: "send_timeout", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetTime(func(cl *coreLoc) *Setting[time.Duration] { return &cl.sendTimeout })},
 		{Name: "output_buffers", Context: CtxHTTPAll, MinArgs: 2, MaxArgs: 2, Set: func(c *Cmd) error {
 			n, err := c.Int(c.Args[0], 1, 1<<16)
 			if err != nil {
@@ -153,21 +153,6 @@ func mergeCoreLoc(p, c any) error {
 		child.outputBufs.V = OutputBuffers{Number: 2, Size: 32 << 10}
 	}
 	return nil
-}
-
-// setTimeout stores a positive NGINX time into the setting get selects.
-func setTimeout(get func(*coreLoc) *Setting[time.Duration]) func(*Cmd) error {
-	return func(c *Cmd) error {
-		d, err := c.Duration(c.Args[0])
-		if err != nil {
-			return err
-		}
-		if d <= 0 {
-			return c.Invalid(c.Args[0], "it must be more than 0")
-		}
-		get(c.Loc().(*coreLoc)).Put(d)
-		return nil
-	}
 }
 
 func setWorkerProcesses(c *Cmd) error {
