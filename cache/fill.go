@@ -194,7 +194,11 @@ func (f *filler) run(ur *http.Request) {
 			panic(v)
 		}
 	}()
-	f.c.next.ServeHTTP(f, ur)
+	next := f.c.next
+	if f.w == nil {
+		next = f.c.refresh // a background update: no client request behind it
+	}
+	next.ServeHTTP(f, ur)
 	completed = true
 	f.finish(false)
 }

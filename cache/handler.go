@@ -28,9 +28,10 @@ const usesInactive = 10 * time.Minute
 // Cache is the caching handler of one location. It is safe for concurrent
 // use.
 type Cache struct {
-	next  http.Handler
-	store Store
-	name  string
+	next    http.Handler
+	refresh http.Handler // background updates; next when nil
+	store   Store
+	name    string
 
 	key     func(*http.Request) string
 	methods []string
@@ -69,7 +70,7 @@ func New(next http.Handler, opts Options) (*Cache, error) {
 		return nil, errors.New("cache: Options.Store is required")
 	}
 	c := &Cache{
-		next: next, store: opts.Store, name: opts.Name,
+		next: next, refresh: opts.Refresh, store: opts.Store, name: opts.Name,
 		key: opts.Key, minUses: max(opts.MinUses, 1),
 		bypass: opts.Bypass, noCache: opts.NoCache,
 		lock: opts.Lock, lockTimeout: opts.LockTimeout, lockAge: opts.LockAge,
@@ -79,6 +80,9 @@ func New(next http.Handler, opts Options) (*Cache, error) {
 	}
 	if c.name == "" {
 		c.name = "mosaic"
+	}
+	if c.refresh == nil {
+		c.refresh = next
 	}
 	if c.key == nil {
 		c.key = defaultKey

@@ -61,6 +61,12 @@ type Options struct {
 	TagHeaders     []string
 	KeepTagHeaders bool
 
+	// Refresh, when set, serves the upstream requests of background updates
+	// in place of next. A background update outlives the request that
+	// started it, so a next that keeps per-request state of its server
+	// (mosaic's location chain) is given the bare upstream handler here.
+	Refresh http.Handler
+
 	// Stats receives the counters; several handlers of one zone may share
 	// one. nil gives the handler its own.
 	Stats *Stats

@@ -64,22 +64,7 @@ type purger struct{ PurgeOptions }
 
 func (p *purger) allowed(w http.ResponseWriter, r *http.Request) bool {
 	if len(p.Allow) > 0 {
-		host, _, err := net.SplitHostPort(r.RemoteAddr)
-		if err != nil {
-			host = r.RemoteAddr
-		}
-		addr, err := netip.ParseAddr(host)
-		ok := false
-		if err == nil {
-			addr = addr.Unmap()
-			for _, n := range p.Allow {
-				if n.Contains(addr) {
-					ok = true
-					break
-				}
-			}
-		}
-		if !ok {
+		if !addrAllowed(r.RemoteAddr, p.Allow) {
 			http.Error(w, "purge not allowed from this address", http.StatusForbidden)
 			return false
 		}
@@ -93,6 +78,26 @@ func (p *purger) allowed(w http.ResponseWriter, r *http.Request) bool {
 		}
 	}
 	return true
+}
+
+// addrAllowed reports whether the client address remote ("ip:port") lies
+// in one of the networks.
+func addrAllowed(remote string, allow []netip.Prefix) bool {
+	host, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		host = remote
+	}
+	addr, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	addr = addr.Unmap()
+	for _, n := range allow {
+		if n.Contains(addr) {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *purger) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -42,6 +42,7 @@ type locConf struct {
 	ownHide     bool
 	passHdr     []string
 	ownPassHdr  bool
+	built       *Handler // the location's handler, once content has built it
 }
 
 var module = &core.Module{
@@ -283,9 +284,35 @@ func content(l *core.Location) (http.Handler, error) {
 			opts.Upstream = u.built
 		}
 	}
+	for _, f := range optionHooks {
+		f(l, &opts)
+	}
 	h, err := New(opts)
 	if err != nil {
 		return nil, fmt.Errorf("proxy_pass in %s: %w", lc.passPos, err)
 	}
+	lc.built = h
 	return h, nil
+}
+
+// optionHooks adjust the Options of each proxying location; see Configure.
+var optionHooks []func(*core.Location, *Options)
+
+// Configure registers f to adjust the Options of every location with
+// proxy_pass before its Handler is built. A module that wraps the proxy
+// uses it: the cache passes X-Accel-Expires through and has error pages
+// report the failure. It is meant to be called from init functions.
+func Configure(f func(l *core.Location, o *Options)) {
+	optionHooks = append(optionHooks, f)
+}
+
+// LocationPass reports whether l has proxy_pass, with its target and the
+// Handler built for it. The Handler is nil until the location's content
+// has been built; filters, built after the content, see it.
+func LocationPass(l *core.Location) (Pass, *Handler, bool) {
+	lc := core.LocConf[*locConf](l, module)
+	if lc.pass == nil {
+		return Pass{}, nil, false
+	}
+	return *lc.pass, lc.built, true
 }

@@ -8,7 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
-	"syscall"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -20,11 +20,11 @@ import (
 // an absolute link. os.Root keeps the same promise by opening every
 // component itself, an openat and a close per directory level.
 type beneath struct {
-	dir *os.File
-	// conn.Control lends the directory's descriptor to one call and keeps
-	// Close from releasing it meanwhile, so a request racing Close cannot
-	// resolve a path against a descriptor number that was reused.
-	conn syscall.RawConn
+	// mu keeps close from releasing dirfd while an open resolves a path
+	// against it: a descriptor number closed under a request could be
+	// reused for any other file by then.
+	mu    sync.RWMutex
+	dirfd int // -1 once closed
 	// root serves the rare open that openat2 gives up on (EAGAIN after a
 	// concurrent rename kept it from proving that ".." stayed inside).
 	root *os.Root
@@ -38,55 +38,47 @@ const resolveBeneath = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS
 // os.Root one where the kernel (before Linux 5.6) or a seccomp filter
 // refuses openat2.
 func newOpener(name string, root *os.Root) (opener, rootID, error) {
-	dir, err := os.Open(name)
+	dirfd, err := unix.Open(name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, rootID{}, fmt.Errorf("static: open root: %w", err)
+		return nil, rootID{}, fmt.Errorf("static: open root: %w", &fs.PathError{Op: "open", Path: name, Err: err})
 	}
 	var st unix.Stat_t
-	if err := unix.Fstat(int(dir.Fd()), &st); err != nil {
-		dir.Close()
-		return nil, rootID{}, fmt.Errorf("static: stat root: %w", err)
+	if err := unix.Fstat(dirfd, &st); err != nil {
+		unix.Close(dirfd)
+		return nil, rootID{}, fmt.Errorf("static: stat root: %w", &fs.PathError{Op: "fstat", Path: name, Err: err})
 	}
 	id := rootID{dev: st.Dev, ino: st.Ino}
-	probe, err := unix.Openat2(int(dir.Fd()), ".", &unix.OpenHow{
+	probe, err := unix.Openat2(dirfd, ".", &unix.OpenHow{
 		Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: resolveBeneath})
 	if err != nil {
 		// ENOSYS before Linux 5.6, EPERM from seccomp filters that
 		// predate the call: os.Root does the same job, more slowly.
-		dir.Close()
+		unix.Close(dirfd)
 		return rootOpener{root}, id, nil
 	}
 	unix.Close(probe)
-	conn, err := dir.SyscallConn()
-	if err != nil {
-		dir.Close()
-		return nil, rootID{}, fmt.Errorf("static: root descriptor: %w", err)
-	}
-	return &beneath{dir: dir, conn: conn, root: root}, id, nil
+	return &beneath{dirfd: dirfd, root: root}, id, nil
 }
 
 // openat2 opens rel below the directory with flags.
 func (b *beneath) openat2(rel string, flags uint64) (int, error) {
 	how := unix.OpenHow{Flags: flags | unix.O_CLOEXEC, Resolve: resolveBeneath}
-	var fd int
-	var err error
-	cerr := b.conn.Control(func(dirfd uintptr) {
-		// EAGAIN: a rename elsewhere kept the kernel from proving that a
-		// ".." stayed inside; it may be asked again.
-		for tries := 0; ; tries++ {
-			fd, err = unix.Openat2(int(dirfd), rootPath(rel), &how)
-			if err != unix.EINTR && (err != unix.EAGAIN || tries == 3) {
-				return
-			}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.dirfd < 0 {
+		return -1, &fs.PathError{Op: "openat2", Path: rel, Err: fs.ErrClosed}
+	}
+	// EAGAIN: a rename elsewhere kept the kernel from proving that a ".."
+	// stayed inside; it may be asked again.
+	for tries := 0; ; tries++ {
+		fd, err := unix.Openat2(b.dirfd, rootPath(rel), &how)
+		if err == nil {
+			return fd, nil
 		}
-	})
-	if cerr != nil {
-		return -1, &fs.PathError{Op: "openat2", Path: rel, Err: cerr}
+		if err != unix.EINTR && (err != unix.EAGAIN || tries == 3) {
+			return -1, &fs.PathError{Op: "openat2", Path: rel, Err: err}
+		}
 	}
-	if err != nil {
-		return -1, &fs.PathError{Op: "openat2", Path: rel, Err: err}
-	}
-	return fd, nil
 }
 
 // open opens rel for reading. O_NONBLOCK keeps a FIFO from blocking the
@@ -125,7 +117,17 @@ func (b *beneath) stat(rel string) (fileInfo, error) {
 }
 
 func (b *beneath) close() error {
-	return errors.Join(b.dir.Close(), b.root.Close())
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.dirfd < 0 {
+		return fs.ErrClosed
+	}
+	err := unix.Close(b.dirfd)
+	b.dirfd = -1
+	if err != nil {
+		err = &fs.PathError{Op: "close", Path: ".", Err: err}
+	}
+	return errors.Join(err, b.root.Close())
 }
 
 func fstat(fd int, rel string) (fileInfo, error) {

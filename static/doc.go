@@ -7,7 +7,10 @@
 // has mapped the request URI to a path through root, alias or try_files; a Go
 // program can use the FileServer returned by Handler directly.
 //
-// Every path is resolved inside the root through an [os.Root], so neither
-// ".." segments nor symbolic links can reach a file outside it. File bodies go
-// to the connection through io.ReaderFrom, which lets net/http use sendfile.
+// Every path is resolved inside the root, by openat2 with RESOLVE_BENEATH on
+// Linux and through an [os.Root] elsewhere, so neither ".." segments nor
+// symbolic links can reach a file outside it. File bodies go to the
+// connection through io.ReaderFrom, which lets net/http use sendfile. An
+// [OpenFileCache] keeps descriptors and stat results between requests, as
+// NGINX's open_file_cache does.
 package static

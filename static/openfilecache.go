@@ -136,8 +136,7 @@ func (c *OpenFileCache) open(h *FileServer, rel string, wantFD bool) (file, erro
 		e.accessed = now
 		c.touch(e)
 		if now.Sub(e.validated) < h.policy.valid {
-			f, err, ok := e.use(wantFD)
-			if ok {
+			if f, ok, err := e.use(wantFD); ok {
 				c.mu.Unlock()
 				releaseAll(gone)
 				return f, err
@@ -182,17 +181,17 @@ func (c *OpenFileCache) open(h *FileServer, rel string, wantFD bool) (file, erro
 
 // use answers from a fresh entry, if it can: not when the caller needs a
 // descriptor for a regular file and none is kept.
-func (e *cacheEntry) use(wantFD bool) (file, error, bool) {
+func (e *cacheEntry) use(wantFD bool) (f file, ok bool, err error) {
 	switch {
 	case e.err != nil:
-		return file{}, e.err, true
+		return file{}, true, e.err
 	case !wantFD || e.info.kind != kindRegular:
-		return file{info: e.info}, nil, true
+		return file{info: e.info}, true, nil
 	case e.fd != nil:
 		e.fd.refs.Add(1)
-		return file{info: e.info, d: e.fd.d, shared: e.fd}, nil, true
+		return file{info: e.info, d: e.fd.d, shared: e.fd}, true, nil
 	}
-	return file{}, nil, false
+	return file{}, false, nil
 }
 
 // insert adds e, in place of the entry for the same path if there is one,

@@ -23,6 +23,7 @@ import (
 
 	// The modules: each registers its directives with the server.
 	_ "github.com/mosaic-edge/mosaic/accesslog"
+	_ "github.com/mosaic-edge/mosaic/cache"
 	_ "github.com/mosaic-edge/mosaic/compress"
 	_ "github.com/mosaic-edge/mosaic/esi"
 	_ "github.com/mosaic-edge/mosaic/headers"

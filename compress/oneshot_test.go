@@ -1,0 +1,86 @@
+package compress
+
+import (
+	"bytes"
+	"net/http"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+// Responses that interleave do not each hold an encoder: a body of known
+// length is compressed in one burst, at most GOMAXPROCS at once, so the
+// pool never needs more encoders than that.
+func TestOneShotBoundsEncoders(t *testing.T) {
+	body := jquery(t)[:40_000]
+	pool := NewEncoderPool(runtime.GOMAXPROCS(0))
+	h := Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		// Yield between writes, as a handler reading a file or an
+		// upstream does, so that the responses interleave.
+		for i := 0; i < len(body); i += 8 << 10 {
+			w.Write(body[i:min(i+8<<10, len(body))])
+			runtime.Gosched()
+		}
+	}), allOn(func(o *Options) {
+		o.Zstd.Enable, o.Gzip.Enable = false, false
+		o.Brotli.Level = 5
+		o.Brotli.Encoders = pool
+	}))
+	url := serve(t, h)
+	var wg sync.WaitGroup
+	for range 24 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, raw := fetch(t, http.MethodGet, url, "Accept-Encoding: br")
+			if got := decode(t, resp.Header.Get("Content-Encoding"), raw); !bytes.Equal(got, body) {
+				t.Errorf("decoded %d bytes, want %d", len(got), len(body))
+			}
+			if resp.ContentLength != int64(len(raw)) {
+				t.Errorf("Content-Length %d, want %d", resp.ContentLength, len(raw))
+			}
+		}()
+	}
+	wg.Wait()
+	st := pool.Stats()
+	if st.Allocated > uint64(runtime.GOMAXPROCS(0)) || st.Allocated+st.Reused != 24 {
+		t.Errorf("24 concurrent responses: %+v, want at most GOMAXPROCS (%d) allocated", st, runtime.GOMAXPROCS(0))
+	}
+}
+
+// A one-shot response that is flushed, or outgrows oneShotMax because its
+// handler wrote more than it declared, goes on as a streamed one.
+func TestOneShotBecomesStreamed(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		body     []byte
+		declared int
+		flush    bool
+	}{
+		{"flushed", text(60_000), 60_000, true},
+		{"longer than declared", text(oneShotMax + 50_000), 1000, false},
+	} {
+		h := Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.Header().Set("Content-Length", strconv.Itoa(tc.declared))
+			w.Write(tc.body[:20_000])
+			if tc.flush {
+				w.(http.Flusher).Flush()
+			}
+			for i := 20_000; i < len(tc.body); i += 32 << 10 {
+				w.Write(tc.body[i:min(i+32<<10, len(tc.body))])
+			}
+		}), allOn(func(o *Options) { o.Brotli.Level = 4 }))
+		resp := fetchDecoded(t, serve(t, h), tc.body, "Accept-Encoding: br")
+		if resp.Header.Get("Content-Encoding") != "br" {
+			t.Errorf("%s: Content-Encoding %q", tc.name, resp.Header.Get("Content-Encoding"))
+		}
+		// A flush sends the headers: no Content-Length can follow.
+		if tc.flush && resp.ContentLength != -1 {
+			t.Errorf("%s: Content-Length %d after a flush", tc.name, resp.ContentLength)
+		}
+	}
+}
