@@ -113,6 +113,13 @@ func releaseZone(sz *sharedZone) error {
 	return sz.store.Close()
 }
 
+// serverChunkSize is the memory store's chunk size in the server. A hit
+// writes each chunk to the connection with one system call (net/http does
+// not gather writes), so 64 KiB chunks send a 100 KB body in two calls
+// where the 16 KiB default takes seven (cache/bench/compare-nginx.sh shows
+// the difference). The chunks stay small enough for the allocator.
+const serverChunkSize = 64 << 10
+
 // open creates the zone's store.
 func (z *zoneConf) open(log *slog.Logger) (Store, error) {
 	switch z.kind {
@@ -133,7 +140,7 @@ func (z *zoneConf) open(log *slog.Logger) (Store, error) {
 	if size == 0 {
 		size = z.size
 	}
-	s, err := NewMemoryStore(MemoryOptions{MaxSize: size, Inactive: z.inactive, ChunkSize: 64 << 10})
+	s, err := NewMemoryStore(MemoryOptions{MaxSize: size, Inactive: z.inactive, ChunkSize: serverChunkSize})
 	if err != nil {
 		return nil, err
 	}

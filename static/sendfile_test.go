@@ -2,9 +2,13 @@ package static
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 )
@@ -38,11 +42,16 @@ func (s *readFromSpy) seen() string {
 	return strings.Join(s.sources, ",")
 }
 
-// The body goes out through io.ReaderFrom with the open file itself, on a
-// real connection, for the whole file, one range and every part of a
-// multipart answer.
+// A body that does not fit in net/http's connection buffer beside its
+// header goes out through io.ReaderFrom with the open file itself, on a
+// real connection: the whole file, one range and every long part of a
+// multipart answer. Shorter bodies and parts are copied into the buffer.
 func TestBodyGoesThroughReadFrom(t *testing.T) {
 	root := testTree(t)
+	file := strings.Repeat("0123456789abcdef", 4096) // 64 KB
+	if err := os.WriteFile(filepath.Join(root, "64k.bin"), []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	h, err := Handler(Options{Root: root})
 	if err != nil {
 		t.Fatal(err)
@@ -58,16 +67,19 @@ func TestBodyGoesThroughReadFrom(t *testing.T) {
 		spies <- spy
 	}))
 	defer srv.Close()
-	file := strings.Repeat("0123456789abcdef", 256)
 
 	for _, c := range []struct {
-		rng, want, sources string
+		path, rng, want, sources string
 	}{
-		{"", file, "limited file"},
-		{"bytes=100-2099", file[100:2100], "limited file"},
-		{"bytes=0-9,4000-", "", "limited file,limited file"},
+		{"/64k.bin", "", file, "limited file"},
+		{"/64k.bin", "bytes=100-20099", file[100:20100], "limited file"},
+		{"/64k.bin", "bytes=0-9999,50000-", "", "limited file,limited file"},
+		{"/64k.bin", "bytes=0-9,60000-", "", "limited file"},
+		{"/64k.bin", "bytes=100-2099", file[100:2100], ""},
+		{"/4k.bin", "", file[:4096], "limited file"},
+		{"/a.txt", "", alphabet, ""},
 	} {
-		req, _ := http.NewRequest("GET", srv.URL+"/4k.bin", nil)
+		req, _ := http.NewRequest("GET", srv.URL+c.path, nil)
 		if c.rng != "" {
 			req.Header.Set("Range", c.rng)
 		}
@@ -78,11 +90,78 @@ func TestBodyGoesThroughReadFrom(t *testing.T) {
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if c.want != "" && string(body) != c.want {
-			t.Errorf("Range %q: body differs", c.rng)
+			t.Errorf("%s Range %q: body differs", c.path, c.rng)
 		}
 		if got := (<-spies).seen(); got != c.sources {
-			t.Errorf("Range %q: ReadFrom saw %q, want %q", c.rng, got, c.sources)
+			t.Errorf("%s Range %q: ReadFrom saw %q, want %q", c.path, c.rng, got, c.sources)
 		}
+	}
+}
+
+// writeCounter counts the writes to the connections it accepts.
+type writeCounter struct {
+	net.Listener
+	writes atomic.Int32
+}
+
+func (l *writeCounter) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &countedConn{Conn: c, l: l}, nil
+}
+
+type countedConn struct {
+	net.Conn
+	l *writeCounter
+}
+
+func (c *countedConn) Write(p []byte) (int, error) {
+	c.l.writes.Add(1)
+	return c.Conn.Write(p)
+}
+
+// A small body leaves with its header in one write to the connection, as
+// NGINX's does with sendfile off, with and without the open file cache.
+func TestSmallBodyInOneWrite(t *testing.T) {
+	for _, cached := range []bool{false, true} {
+		fx := serve(t, func(o *Options) {
+			if cached {
+				o.OpenFileCache = NewOpenFileCache(10, 0)
+				t.Cleanup(func() { o.OpenFileCache.Close() })
+			}
+		})
+		srv := httptest.NewUnstartedServer(fx.fs)
+		counter := &writeCounter{Listener: srv.Listener}
+		srv.Listener = counter
+		srv.Start()
+		client := srv.Client()
+		for _, c := range []struct{ path, rng, want string }{
+			{"/a.txt", "", alphabet},
+			{"/4k.bin", "bytes=16-47", "0123456789abcdef0123456789abcdef"},
+			{"/dir/page.html", "", "<p>page</p>"},
+			{"/a.txt", "", alphabet}, // a cache hit
+		} {
+			req, _ := http.NewRequest("GET", srv.URL+c.path, nil)
+			if c.rng != "" {
+				req.Header.Set("Range", c.rng)
+			}
+			before := counter.writes.Load()
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if string(body) != c.want {
+				t.Errorf("cached=%v %s: body %q", cached, c.path, body)
+			}
+			if n := counter.writes.Load() - before; n != 1 {
+				t.Errorf("cached=%v %s %s: %d writes, want 1", cached, c.path, c.rng, n)
+			}
+		}
+		srv.Close()
 	}
 }
 

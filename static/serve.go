@@ -92,11 +92,12 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 		vals[4] = "bytes"
 		hdr["Accept-Ranges"] = vals[4:5:5]
 	}
+	inline := inlineBody(hdr, length)
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead {
 		return
 	}
-	if err := f.send(w, start, length, length > sniffLen); err != nil {
+	if err := f.send(w, start, length, inline); err != nil {
 		h.log.LogAttrs(r.Context(), slog.LevelInfo, "static: sending file failed",
 			slog.String("path", h.fsPath(rel)), slog.Any("error", err))
 	}
@@ -162,7 +163,10 @@ func writeParts(w http.ResponseWriter, f *file, heads []byte, ends []int, closin
 			return fmt.Errorf("write part header: %w", err)
 		}
 		prev = ends[i]
-		if err := f.send(w, rg.start, rg.end-rg.start, false); err != nil {
+		// A part no longer than the connection buffer is copied into it
+		// with the part headers; a longer one goes out with sendfile.
+		n := rg.end - rg.start
+		if err := f.send(w, rg.start, n, n <= connBufSize); err != nil {
 			return err
 		}
 	}

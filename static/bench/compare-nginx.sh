@@ -8,9 +8,10 @@
 #                   sendfile on; mosaic as configured out of the box
 #   open_file_cache the same with "open_file_cache max=1000 inactive=20s;
 #                   open_file_cache_valid 60s;"
-# and, as the floor, net/http writing the same bytes from memory
-# (bench/fileserver -memory), which shows what net/http costs before any
-# file is opened.
+# the package alone, without mosaic's server around it (bench/fileserver,
+# GOMAXPROCS=1, with and without -open-file-cache 1000), and, as the floor,
+# net/http writing the same bytes from memory (bench/fileserver -memory),
+# which shows what net/http costs before any file is opened.
 #
 # The servers take turns for several rounds; each wrk run holds the shared
 # benchmark lock (/tmp/bench-harness.lock) so that no other benchmark runs
@@ -22,7 +23,7 @@
 #   static/bench/compare-nginx.sh [--size BYTES] [--duration S] [--conns N]
 #                                 [--threads N] [--rounds N]
 #
-# Needs nginx, wrk, taskset, flock, curl and go; ports 127.0.0.1:18091-18097.
+# Needs nginx, wrk, taskset, flock, curl and go; ports 127.0.0.1:18091-18099.
 set -euo pipefail
 
 SIZE=4096 DURATION=5 CONNS=8 THREADS=2 ROUNDS=3
@@ -93,8 +94,8 @@ mosaic_conf() {
 	CONF
 }
 
-names=(nginx nginx-sendfile mosaic nginx+cache nginx-sendfile+cache mosaic+cache memory)
-ports=(18091 18092 18093 18094 18095 18096 18097)
+names=(nginx nginx-sendfile mosaic nginx+cache nginx-sendfile+cache mosaic+cache static static+cache memory)
+ports=(18091 18092 18093 18094 18095 18096 18097 18098 18099)
 nginx_conf nginx 18091 off ""
 nginx_conf nginx-sendfile 18092 on ""
 mosaic_conf mosaic 18093 ""
@@ -111,6 +112,14 @@ for i in "${!names[@]}"; do
 		;;
 	mosaic*)
 		taskset -c "$SERVER_CPU" "$tmp/mosaic" -c "$tmp/$n.conf" 2>>"$tmp/logs/$n.out" &
+		;;
+	static)
+		GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$tmp/fileserver" -root "$tmp/www" \
+			-addr "127.0.0.1:${ports[i]}" 2>>"$tmp/logs/$n.out" &
+		;;
+	static+cache)
+		GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$tmp/fileserver" -root "$tmp/www" -open-file-cache 1000 \
+			-addr "127.0.0.1:${ports[i]}" 2>>"$tmp/logs/$n.out" &
 		;;
 	memory)
 		GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$tmp/fileserver" -memory "$tmp/www/file.bin" \
@@ -178,5 +187,7 @@ for mode in "" "+cache"; do
 			'BEGIN {printf "  %-9s vs %-15s req/s x%.2f  per CPU x%.2f\n", mode, ref, r / rr, rc / c}'
 	done
 done
-awk -v r="${mr[memory]}" -v c="${mc[memory]}" -v rr="${mr[nginx]}" -v rc="${mc[nginx]}" \
-	'BEGIN {printf "  net/http from memory vs nginx: req/s x%.2f  per CPU x%.2f\n", r / rr, rc / c}'
+for n in static static+cache memory; do
+	awk -v n="$n" -v r="${mr[$n]}" -v c="${mc[$n]}" -v rr="${mr[nginx]}" -v rc="${mc[nginx]}" \
+		'BEGIN {printf "  %-12s vs nginx (defaults)   req/s x%.2f  per CPU x%.2f\n", n, r / rr, rc / c}'
+done
