@@ -296,6 +296,11 @@ func buildChain(l *Location) (full, sub http.Handler, err error) {
 	return full, sub, nil
 }
 
+// Close releases what the configuration holds (log files, thread pools,
+// the modules' resources). The runtime closes configurations it retires;
+// a caller that built one and will not apply it closes it.
+func (c *Config) Close() { c.close() }
+
 func (c *Config) close() {
 	for i := len(c.closers) - 1; i >= 0; i-- {
 		if err := c.closers[i](); err != nil {

@@ -72,6 +72,7 @@ func run(args []string) int {
 		return 1
 	}
 	if *test {
+		defer cfg.Close()
 		for _, n := range cfg.Notices() {
 			fmt.Fprintf(os.Stderr, "mosaic: [notice] %s\n", n)
 		}
@@ -85,6 +86,7 @@ func run(args []string) int {
 
 	rt := server.NewRuntime()
 	if err := rt.Apply(cfg); err != nil {
+		cfg.Close()
 		fmt.Fprintf(os.Stderr, "mosaic: [emerg] %v\n", err)
 		return 1
 	}
@@ -100,7 +102,9 @@ func run(args []string) int {
 			if sig == syscall.SIGHUP {
 				next, err := load()
 				if err == nil {
-					err = rt.Apply(next)
+					if err = rt.Apply(next); err != nil {
+						next.Close()
+					}
 				}
 				if err != nil {
 					log.Error("reload failed, the previous configuration keeps serving", "err", err)
