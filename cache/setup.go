@@ -109,27 +109,8 @@ var module = &server.Module{
 }
 
 func init() {
-	flag := func(get func(*locConf) *server.Setting[bool]) func(*server.Cmd) error {
-		return func(c *server.Cmd) error {
-			on, err := c.Flag()
-			if err != nil {
-				return err
-			}
-			return put(c, get(c.Loc().(*locConf)), on)
-		}
-	}
-	duration := func(get func(*locConf) *server.Setting[time.Duration]) func(*server.Cmd) error {
-		return func(c *server.Cmd) error {
-			d, err := c.Duration(c.Args[0])
-			if err != nil {
-				return err
-			}
-			if d <= 0 {
-				return c.Invalid(c.Args[0], "it must be more than 0")
-			}
-			return put(c, get(c.Loc().(*locConf)), d)
-		}
-	}
+	flag := server.SetFlag[*locConf]
+	duration := server.SetTime[*locConf]
 	module.Directives = []server.Directive{
 		{Name: "proxy_cache_path", Context: server.CtxHTTP, MinArgs: 1, MaxArgs: server.Unlimited, Set: setPath},
 		{Name: "proxy_cache", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setCache},
@@ -141,7 +122,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			return put(c, &c.Loc().(*locConf).minUses, n)
+			return server.Put(c, &c.Loc().(*locConf).minUses, n)
 		}},
 		{Name: "proxy_cache_bypass", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: func(c *server.Cmd) error {
 			lc := c.Loc().(*locConf)
@@ -184,16 +165,6 @@ func init() {
 	server.Register(module)
 }
 
-// put sets a single-valued directive; a second one at the same level is
-// an error, as in NGINX.
-func put[T any](c *server.Cmd, s *server.Setting[T], v T) error {
-	if s.Set {
-		return c.Duplicate()
-	}
-	s.Put(v)
-	return nil
-}
-
 func setPath(c *server.Cmd) error {
 	mc := c.Main().(*mainConf)
 	z, err := parseZone(c.Args, server.ParseSize, server.ParseDuration)
@@ -223,7 +194,7 @@ func setCache(c *server.Cmd) error {
 	if name == "off" {
 		name = ""
 	}
-	if err := put(c, &lc.zone, name); err != nil {
+	if err := server.Put(c, &lc.zone, name); err != nil {
 		return err
 	}
 	lc.zonePos = c.Pos()
@@ -235,7 +206,7 @@ func setKey(c *server.Cmd) error {
 	if err != nil {
 		return c.Errorf("%v", err)
 	}
-	return put(c, &c.Loc().(*locConf).key, k)
+	return server.Put(c, &c.Loc().(*locConf).key, k)
 }
 
 // setValid reads "proxy_cache_valid [code ... | any] time".
@@ -278,7 +249,7 @@ func setMethods(c *server.Cmd) error {
 			return c.Invalid(a, `it must be "GET", "HEAD" or "POST"`)
 		}
 	}
-	return put(c, &c.Loc().(*locConf).methods, ms)
+	return server.Put(c, &c.Loc().(*locConf).methods, ms)
 }
 
 // addPredicates reads the values of proxy_cache_bypass or proxy_no_cache.
@@ -302,14 +273,14 @@ func setUseStale(c *server.Cmd) error {
 	if err != nil {
 		return c.Errorf("%v", err)
 	}
-	return put(c, &c.Loc().(*locConf).useStale, u)
+	return server.Put(c, &c.Loc().(*locConf).useStale, u)
 }
 
 func setIgnore(c *server.Cmd) error {
 	if _, err := parseIgnore(c.Args); err != nil {
 		return c.Errorf("%v", err)
 	}
-	return put(c, &c.Loc().(*locConf).ignore, append([]string(nil), c.Args...))
+	return server.Put(c, &c.Loc().(*locConf).ignore, append([]string(nil), c.Args...))
 }
 
 // parseAllow reads an allow=CIDR parameter: a network, or one address.

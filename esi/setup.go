@@ -48,11 +48,11 @@ var module = &server.Module{
 func init() {
 	module.Directives = []server.Directive{
 		{Name: "esi", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
-			return setFlag(c, &c.Loc().(*locConf).enable)
+			return server.PutFlag(c, &c.Loc().(*locConf).enable)
 		}},
 		{Name: "esi_types", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: setTypes},
 		{Name: "esi_silent_errors", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
-			return setFlag(c, &c.Loc().(*locConf).silentErrors)
+			return server.PutFlag(c, &c.Loc().(*locConf).silentErrors)
 		}},
 		{Name: "esi_buffer_size", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setBufferSize},
 		{Name: "esi_max_depth", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
@@ -63,14 +63,14 @@ func init() {
 			if err != nil {
 				return err
 			}
-			return put(c, &c.Loc().(*locConf).maxDepth, n)
+			return server.Put(c, &c.Loc().(*locConf).maxDepth, n)
 		}},
 		{Name: "esi_max_includes", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
 			n, err := c.Int(c.Args[0], 1, 1<<20)
 			if err != nil {
 				return err
 			}
-			return put(c, &c.Loc().(*locConf).maxIncludes, n)
+			return server.Put(c, &c.Loc().(*locConf).maxIncludes, n)
 		}},
 		{Name: "esi_fragment_timeout", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setFragmentTimeout},
 	}
@@ -119,24 +119,6 @@ func subrequestFetch(_, req *http.Request) (*Fragment, error) {
 	return &Fragment{Status: resp.StatusCode, Header: resp.Header, Body: resp.Body, Final: true}, nil
 }
 
-// put sets a single-valued directive; a second one at the same level is
-// an error, as in NGINX.
-func put[T any](c *server.Cmd, s *server.Setting[T], v T) error {
-	if s.Set {
-		return c.Duplicate()
-	}
-	s.Put(v)
-	return nil
-}
-
-func setFlag(c *server.Cmd, s *server.Setting[bool]) error {
-	on, err := c.Flag()
-	if err != nil {
-		return err
-	}
-	return put(c, s, on)
-}
-
 // setTypes reads esi_types. Several lines at one level add up, as NGINX's
 // types lists do; a level that sets none inherits its parent's list.
 func setTypes(c *server.Cmd) error {
@@ -161,14 +143,14 @@ func setBufferSize(c *server.Cmd) error {
 	if n < 1 || n > maxBufferSize {
 		return c.Invalid(c.Args[0], "it must be 1..64m")
 	}
-	return put(c, &c.Loc().(*locConf).bufferSize, int(n))
+	return server.Put(c, &c.Loc().(*locConf).bufferSize, int(n))
 }
 
 // setFragmentTimeout reads "esi_fragment_timeout time | off"; off is a
 // negative FragmentTimeout, which Handler reads as no bound.
 func setFragmentTimeout(c *server.Cmd) error {
 	if strings.EqualFold(c.Args[0], "off") {
-		return put(c, &c.Loc().(*locConf).fragmentTimeout, -1)
+		return server.Put(c, &c.Loc().(*locConf).fragmentTimeout, -1)
 	}
 	d, err := c.Duration(c.Args[0])
 	if err != nil {
@@ -177,5 +159,5 @@ func setFragmentTimeout(c *server.Cmd) error {
 	if d <= 0 {
 		return c.Invalid(c.Args[0], `it must be a positive time or "off"`)
 	}
-	return put(c, &c.Loc().(*locConf).fragmentTimeout, d)
+	return server.Put(c, &c.Loc().(*locConf).fragmentTimeout, d)
 }

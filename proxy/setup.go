@@ -73,26 +73,8 @@ var module = &core.Module{
 }
 
 func init() {
-	timeout := func(get func(*locConf) *core.Setting[time.Duration]) func(*core.Cmd) error {
-		return func(c *core.Cmd) error {
-			d, err := c.Duration(c.Args[0])
-			if err != nil {
-				return err
-			}
-			if d <= 0 {
-				return c.Invalid(c.Args[0], "it must be more than 0")
-			}
-			get(c.Loc().(*locConf)).Put(d)
-			return nil
-		}
-	}
-	flag := func(get func(*locConf) *core.Setting[bool]) func(*core.Cmd) error {
-		return func(c *core.Cmd) error {
-			on, err := c.Flag()
-			get(c.Loc().(*locConf)).Put(on)
-			return err
-		}
-	}
+	timeout := core.SetTime[*locConf]
+	flag := core.SetFlag[*locConf]
 	module.Directives = []core.Directive{
 		{Name: "upstream", Context: core.CtxHTTP, Block: true, MinArgs: 1, MaxArgs: 1, Set: setUpstream},
 		{Name: "server", Context: core.CtxUpstream, MinArgs: 1, MaxArgs: core.Unlimited, Set: setUpstreamServer},

@@ -138,31 +138,46 @@ func ParseSize(s string) (int64, error) { return conf.ParseSize(s) }
 // ParseDuration reads an NGINX time ("30", "500ms", "1h 30m").
 func ParseDuration(s string) (time.Duration, error) { return conf.ParseTime(s) }
 
+// Put stores v in a single-valued directive's setting, refusing a second
+// occurrence at the same level as NGINX does ("... directive is duplicate").
+func Put[T any](c *Cmd, s *Setting[T], v T) error {
+	if s.Set {
+		return c.Duplicate()
+	}
+	s.Put(v)
+	return nil
+}
+
+// PutFlag reads the on|off argument into s, once per level.
+func PutFlag(c *Cmd, s *Setting[bool]) error {
+	on, err := c.Flag()
+	if err != nil {
+		return err
+	}
+	return Put(c, s, on)
+}
+
+// PutTime reads a time argument, which must be more than zero, into s,
+// once per level.
+func PutTime(c *Cmd, s *Setting[time.Duration]) error {
+	d, err := c.Duration(c.Args[0])
+	if err != nil {
+		return err
+	}
+	if d <= 0 {
+		return c.Invalid(c.Args[0], "it must be more than 0")
+	}
+	return Put(c, s, d)
+}
+
 // SetFlag returns a directive setter that stores its on|off argument in
 // the Setting that get selects from the module's settings at the level.
 func SetFlag[T any](get func(T) *Setting[bool]) func(*Cmd) error {
-	return func(c *Cmd) error {
-		on, err := c.Flag()
-		if err != nil {
-			return err
-		}
-		get(c.Loc().(T)).Put(on)
-		return nil
-	}
+	return func(c *Cmd) error { return PutFlag(c, get(c.Loc().(T))) }
 }
 
 // SetTime returns a directive setter that stores its time argument, which
 // must be more than zero, in the Setting that get selects.
 func SetTime[T any](get func(T) *Setting[time.Duration]) func(*Cmd) error {
-	return func(c *Cmd) error {
-		d, err := c.Duration(c.Args[0])
-		if err != nil {
-			return err
-		}
-		if d <= 0 {
-			return c.Invalid(c.Args[0], "it must be more than 0")
-		}
-		get(c.Loc().(T)).Put(d)
-		return nil
-	}
+	return func(c *Cmd) error { return PutTime(c, get(c.Loc().(T))) }
 }

@@ -132,4 +132,3 @@ func TestSpecificAddressBehindWildcard(t *testing.T) {
 		t.Fatalf("127.0.0.1: %q", body)
 	}
 }
-
