@@ -112,18 +112,18 @@ func init() {
 	module.Directives = append(module.Directives, []server.Directive{
 		{Name: "brotli_window", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setBrotliWindow},
 		{Name: "brotli_reuse_memory", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
-			return setFlag(c, &c.Loc().(*locConf).brotliReuse)
+			return server.PutFlag(c, &c.Loc().(*locConf).brotliReuse)
 		}},
 		{Name: "brotli_retention_policy", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 2, Set: setRetention},
 		{Name: "brotli_idle_encoders", Context: server.CtxHTTP, MinArgs: 1, MaxArgs: 1, Set: setIdleEncoders},
 		{Name: "gzip_vary", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
-			return setFlag(c, &c.Loc().(*locConf).gzipVary)
+			return server.PutFlag(c, &c.Loc().(*locConf).gzipVary)
 		}},
 		{Name: "gzip_proxied", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: setProxied},
 		{Name: "gzip_http_version", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setHTTPVersion},
 		{Name: "gzip_disable", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: setGzipDisable},
 		{Name: "gunzip", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
-			return setFlag(c, &c.Loc().(*locConf).gunzip)
+			return server.PutFlag(c, &c.Loc().(*locConf).gunzip)
 		}},
 		{Name: "compress_prefer", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: numCodings, Set: setPrefer},
 		{Name: "compress_skip_types", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: setSkipTypes},
@@ -162,7 +162,7 @@ func codingDirectives(e Encoding, prefix string, minLevel, maxLevel int) []serve
 	conf := func(c *server.Cmd) *codingConf { return &c.Loc().(*locConf).coding[e] }
 	return []server.Directive{
 		{Name: prefix, Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
-			return setFlag(c, &conf(c).enable)
+			return server.PutFlag(c, &conf(c).enable)
 		}},
 		{Name: prefix + "_types", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: func(c *server.Cmd) error {
 			return appendTypes(c, &conf(c).types)
@@ -172,14 +172,14 @@ func codingDirectives(e Encoding, prefix string, minLevel, maxLevel int) []serve
 			if err != nil {
 				return err
 			}
-			return put(c, &conf(c).level, n)
+			return server.Put(c, &conf(c).level, n)
 		}},
 		{Name: prefix + "_min_length", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
 			n, err := c.Size(c.Args[0])
 			if err != nil {
 				return err
 			}
-			return put(c, &conf(c).minLength, n)
+			return server.Put(c, &conf(c).minLength, n)
 		}},
 		{Name: prefix + "_buffers", Context: server.CtxHTTPAll, MinArgs: 2, MaxArgs: 2, Set: func(c *server.Cmd) error {
 			return setBuffers(c, &conf(c).buffers)
@@ -196,27 +196,9 @@ func codingDirectives(e Encoding, prefix string, minLevel, maxLevel int) []serve
 			default:
 				return c.Invalid(c.Args[0], `it must be "on", "off" or "always"`)
 			}
-			return put(c, &conf(c).static, m)
+			return server.Put(c, &conf(c).static, m)
 		}},
 	}
-}
-
-// put sets a single-valued directive; a second one at the same level is
-// an error, as in NGINX.
-func put[T any](c *server.Cmd, s *server.Setting[T], v T) error {
-	if s.Set {
-		return c.Duplicate()
-	}
-	s.Put(v)
-	return nil
-}
-
-func setFlag(c *server.Cmd, s *server.Setting[bool]) error {
-	on, err := c.Flag()
-	if err != nil {
-		return err
-	}
-	return put(c, s, on)
 }
 
 // appendTypes reads a types list. Several lines at one level add up, as
@@ -250,7 +232,7 @@ func setBuffers(c *server.Cmd, s *server.Setting[Buffers]) error {
 	if size < 1 || size > maxBufferSize {
 		return c.Invalid(c.Args[1], "it must be 1..64m")
 	}
-	return put(c, s, Buffers{Number: n, Size: int(size)})
+	return server.Put(c, s, Buffers{Number: n, Size: int(size)})
 }
 
 func setBrotliWindow(c *server.Cmd) error {
@@ -261,7 +243,7 @@ func setBrotliWindow(c *server.Cmd) error {
 	if n > 1<<24 || windowBits(int(n)) == 0 {
 		return c.Invalid(c.Args[0], "it must be 1k, 2k, 4k, 8k, 16k, 32k, 64k, 128k, 256k, 512k, 1m, 2m, 4m, 8m or 16m")
 	}
-	return put(c, &c.Loc().(*locConf).brotliWindow, int(n))
+	return server.Put(c, &c.Loc().(*locConf).brotliWindow, int(n))
 }
 
 func setRetention(c *server.Cmd) error {
@@ -289,7 +271,7 @@ func setRetention(c *server.Cmd) error {
 	if r.Policy != RetainBounded && len(c.Args) != 1 {
 		return c.Errorf("invalid number of arguments in %q directive", c.Name)
 	}
-	return put(c, &c.Loc().(*locConf).brotliRetention, r)
+	return server.Put(c, &c.Loc().(*locConf).brotliRetention, r)
 }
 
 func setIdleEncoders(c *server.Cmd) error {
@@ -297,7 +279,7 @@ func setIdleEncoders(c *server.Cmd) error {
 	if err != nil {
 		return err
 	}
-	return put(c, &c.Main().(*mainConf).idleEncoders, n)
+	return server.Put(c, &c.Main().(*mainConf).idleEncoders, n)
 }
 
 var proxiedValues = map[string]Proxied{
@@ -340,7 +322,7 @@ func setHTTPVersion(c *server.Cmd) error {
 	default:
 		return c.Invalid(c.Args[0], `it must be "1.0" or "1.1"`)
 	}
-	return put(c, &c.Loc().(*locConf).gzipHTTPVersion, v)
+	return server.Put(c, &c.Loc().(*locConf).gzipHTTPVersion, v)
 }
 
 // setGzipDisable reads gzip_disable. Several lines at one level add up.
@@ -378,7 +360,7 @@ func setPrefer(c *server.Cmd) error {
 		}
 		list = append(list, e)
 	}
-	return put(c, &c.Loc().(*locConf).prefer, list)
+	return server.Put(c, &c.Loc().(*locConf).prefer, list)
 }
 
 // setSkipTypes reads compress_skip_types. "off" empties the list; several

@@ -131,8 +131,9 @@ func setOpenFileCache(c *server.Cmd) error {
 			if err != nil {
 				return c.Errorf("invalid %q parameter %q", c.Name, arg)
 			}
-			// NGINX counts idle time in whole seconds: "inactive=0" keeps
-			// an entry for the rest of the second it was used in.
+			// NGINX counts idle time in whole seconds, so "inactive=0"
+			// still keeps an entry through the second it was used in;
+			// one second is the nearest to that.
 			inactive = max(d, time.Second)
 		case arg == "off":
 			off = true

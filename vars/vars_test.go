@@ -33,11 +33,11 @@ func TestTemplate(t *testing.T) {
 		"$arg_x $arg_name $arg_missing": "1 v ",
 		"$cookie_sid":                   "abc",
 		"$status $body_bytes_sent $bytes_sent $connection": "404 10 15 7",
-		"$sent_http_content_type": "text/html",
-		"$server_name":            "srv",
-		"$1-$0-$5":                "a-/a/b-",
-		"$scheme":                 "http",
-		"cost: $":                 "cost: $",
+		"$sent_http_content_type":                          "text/html",
+		"$server_name":                                     "srv",
+		"$1-$0-$5":                                         "a-/a/b-",
+		"$scheme":                                          "http",
+		"cost: $":                                          "cost: $",
 	}
 	for src, want := range cases {
 		tpl, err := Compile(src)
