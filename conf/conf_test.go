@@ -1,6 +1,7 @@
 package conf
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -185,15 +186,20 @@ func FuzzParse(f *testing.F) {
 		"http { server { listen 80; location / { root /x; } } }",
 		`a "b\"c" 'd' e\;f ${g};`,
 		"# c\n{}};\"",
-		"include x;",
 	}
 	for _, s := range seeds {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
+		if strings.Contains(src, "include") {
+			// Includes read the file system (TestInclude covers them); a
+			// fuzzer could name /dev/zero.
+			t.Skip()
+		}
 		dirs, err := ParseString("fuzz.conf", src, Options{})
 		if err != nil {
-			if !strings.Contains(err.Error(), "fuzz.conf") && !strings.Contains(err.Error(), "open()") {
+			var ce *Error
+			if !errors.As(err, &ce) || ce.File != "fuzz.conf" || ce.Line < 1 {
 				t.Fatalf("error without position: %v", err)
 			}
 			return
