@@ -1,6 +1,7 @@
 package compress
 
 import (
+	"github.com/mosaic-edge/mosaic/vars"
 	"net/http"
 	"strings"
 )
@@ -279,12 +280,5 @@ func isTokenChar(c byte) bool {
 // acceptEncoding returns the request's Accept-Encoding value, joining
 // several field lines into one list as RFC 9110 §5.3 allows.
 func acceptEncoding(h http.Header) string {
-	v := h["Accept-Encoding"]
-	switch len(v) {
-	case 0:
-		return ""
-	case 1:
-		return v[0]
-	}
-	return strings.Join(v, ", ")
+	return vars.HeaderValue(h, "Accept-Encoding")
 }

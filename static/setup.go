@@ -49,11 +49,7 @@ var module = &server.Module{
 func init() {
 	module.Directives = []server.Directive{
 		{Name: "index", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: setIndex},
-		{Name: "etag", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
-			on, err := c.Flag()
-			c.Loc().(*locConf).etag.Put(on)
-			return err
-		}},
+		{Name: "etag", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: server.SetFlag(func(l *locConf) *server.Setting[bool] { return &l.etag })},
 		{Name: "if_modified_since", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setIMS},
 		{Name: "max_ranges", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
 			n, err := c.Int(c.Args[0], 0, 1<<30)
@@ -66,11 +62,7 @@ func init() {
 			c.Loc().(*locConf).maxRanges.Put(n)
 			return nil
 		}},
-		{Name: "log_not_found", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
-			on, err := c.Flag()
-			c.Loc().(*locConf).logNotFound.Put(on)
-			return err
-		}},
+		{Name: "log_not_found", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: server.SetFlag(func(l *locConf) *server.Setting[bool] { return &l.logNotFound })},
 		{Name: "open_file_cache", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 3, Set: setOpenFileCache},
 		{Name: "open_file_cache_valid", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
 			d, err := c.Duration(c.Args[0])

@@ -110,18 +110,7 @@ func init() {
 
 	RegisterPrefix("http_", func(name string) Getter {
 		key := headerKey(name)
-		return func(r *http.Request, _ *State) string {
-			// Several header lines of one name read as one, comma-joined,
-			// as NGINX does for most headers.
-			v := r.Header[key]
-			switch len(v) {
-			case 0:
-				return ""
-			case 1:
-				return v[0]
-			}
-			return strings.Join(v, ", ")
-		}
+		return func(r *http.Request, _ *State) string { return HeaderValue(r.Header, key) }
 	})
 	RegisterPrefix("sent_http_", func(name string) Getter {
 		key := headerKey(name)
@@ -152,6 +141,19 @@ func requestURI(r *http.Request, st *State) string {
 		return st.RequestURI
 	}
 	return r.RequestURI
+}
+
+// HeaderValue returns the header lines of a canonical name as one value,
+// comma-joined, as NGINX reads most headers and RFC 9110 §5.3 allows.
+func HeaderValue(h http.Header, key string) string {
+	v := h[key]
+	switch len(v) {
+	case 0:
+		return ""
+	case 1:
+		return v[0]
+	}
+	return strings.Join(v, ", ")
 }
 
 // headerKey maps a variable suffix such as "user_agent" to the canonical
