@@ -1,9 +1,10 @@
 package compress
 
 import (
-	"github.com/mosaic-edge/mosaic/vars"
 	"net/http"
 	"strings"
+
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // Offer is the set of codings a server is willing to produce, in its order of
