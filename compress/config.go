@@ -23,6 +23,7 @@ type config struct {
 	brotliReuse bool
 	retention   Retention
 	pool        *EncoderPool
+	cache       *BodyCache
 	zstdLevel   zstd.EncoderLevel
 	logger      *slog.Logger
 }
@@ -49,6 +50,7 @@ func newConfig(opts Options) (*config, error) {
 		brotliReuse: opts.Brotli.ReuseMemory,
 		retention:   opts.Brotli.Retention,
 		pool:        opts.Brotli.Encoders,
+		cache:       opts.Cache,
 		zstdLevel:   zstd.EncoderLevelFromZstd(opts.Zstd.Level),
 		logger:      opts.Logger,
 	}

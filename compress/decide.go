@@ -22,10 +22,18 @@ func (w *responseWriter) decide(empty bool) {
 		length = 0
 	}
 	enc := w.choose(h, length)
+	if enc != Identity && w.cfg.cache != nil {
+		if body := w.lookupBody(h, enc, length); body != nil {
+			setCodingHeaders(h, enc)
+			w.serveBody(enc, body)
+			return
+		}
+	}
 	if enc != Identity && !w.head {
 		if err := w.startEncoder(enc, length); err != nil {
 			slog.Error("compress: cannot start encoder, sending identity", "coding", enc, "err", err)
 			enc = Identity
+			w.cacheKey = ""
 		}
 	}
 	if enc == Identity {
@@ -33,15 +41,20 @@ func (w *responseWriter) decide(empty bool) {
 		w.sendHeader(-1)
 		return
 	}
-	h["Content-Encoding"] = []string{enc.String()}
-	h.Del("Content-Length")
-	h.Del("Accept-Ranges")
-	weakenETag(h)
+	setCodingHeaders(h, enc)
 	if w.head {
 		w.state = stateHeadOnly
 		return
 	}
 	w.state = stateCompress
+}
+
+// setCodingHeaders makes the headers of a response compressed with enc.
+func setCodingHeaders(h http.Header, enc Encoding) {
+	h["Content-Encoding"] = []string{enc.String()}
+	h.Del("Content-Length")
+	h.Del("Accept-Ranges")
+	weakenETag(h)
 }
 
 // choose returns the best coding the client accepts whose own directives

@@ -137,6 +137,7 @@ func (w *responseWriter) closeOneShot(complete bool) {
 	w.sendHeader(length)
 	w.emitHeld()
 	w.recordRatio()
+	w.storeBody()
 	w.dropEncoder()
 }
 

@@ -37,6 +37,11 @@ type Options struct {
 	// They compare without parameters and case-insensitively.
 	SkipTypes []string
 
+	// Cache keeps compressed bodies of fixed objects and serves later
+	// clients a copy (compress_cache on, with compress_cache_size: one
+	// store per configuration). Nil compresses every response anew.
+	Cache *BodyCache
+
 	// Logger receives debug messages: for each brotli response, whether
 	// its encoder was reused or allocated (error_log ... debug shows them).
 	// Nil logs nothing.

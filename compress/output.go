@@ -34,6 +34,13 @@ type compression struct {
 	// it is compressed.
 	pending    *[]byte
 	holdOutput bool
+
+	// cacheKey names the body in the body cache while this response
+	// compresses a body the cache lacks; fill collects its output. A
+	// flush ends the collection: a flushed stream is not the body a
+	// clean compression makes.
+	cacheKey string
+	fill     []byte
 }
 
 // outBuffers recycles the output buffers; a buffer grows only as far as a
@@ -116,6 +123,7 @@ func (w *responseWriter) flushEncoder() error {
 			return fmt.Errorf("compress: %v encoder: %w", w.coding, err)
 		}
 	}
+	w.cacheKey, w.fill = "", nil
 	if err := w.enc.Flush(); err != nil {
 		return fmt.Errorf("compress: flushing %v encoder: %w", w.coding, err)
 	}
@@ -142,6 +150,7 @@ func (w *responseWriter) closeEncoder(complete bool) {
 		w.sendHeader(length)
 		w.emitHeld()
 		w.recordRatio()
+		w.storeBody()
 	}
 	if err == nil && w.err == nil {
 		w.releaseEncoder()
@@ -178,6 +187,7 @@ func (w *responseWriter) releaseEncoder() {
 // dropEncoder forgets the encoder and gives back the buffers.
 func (w *responseWriter) dropEncoder() {
 	w.enc, w.bw, w.zw, w.gw = nil, nil, nil, nil
+	w.cacheKey, w.fill = "", nil
 	w.releaseInput()
 	if w.outBuf != nil {
 		if cap(w.out) <= maxPooledOut {
@@ -219,6 +229,9 @@ func (s *encoderSink) Write(p []byte) (int, error) {
 		return 0, w.err
 	}
 	w.outN += int64(len(p))
+	if w.cacheKey != "" {
+		w.fill = append(w.fill, p...)
+	}
 	if w.holdOutput {
 		w.out = append(w.out, p...)
 		return len(p), nil

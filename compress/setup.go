@@ -54,6 +54,7 @@ type locConf struct {
 
 	prefer    server.Setting[[]Encoding]
 	skipTypes server.Setting[[]string]
+	cache     server.Setting[bool]
 }
 
 // proxiedSetting is gzip_proxied as written: NGINX ORs the values of all
@@ -68,6 +69,8 @@ type proxiedSetting struct {
 type mainConf struct {
 	idleEncoders server.Setting[int]
 	pool         *EncoderPool
+	cacheSize    server.Setting[int64]
+	cache        *BodyCache // made when a location first turns compress_cache on
 }
 
 // staticMode is a brotli_static, zstd_static or gzip_static value.
@@ -98,6 +101,7 @@ var module = &server.Module{
 		child.gunzip.Merge(parent.gunzip)
 		child.prefer.Merge(parent.prefer)
 		child.skipTypes.Merge(parent.skipTypes)
+		child.cache.Merge(parent.cache)
 		return nil
 	},
 }
@@ -127,6 +131,10 @@ func init() {
 		}},
 		{Name: "compress_prefer", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: numCodings, Set: setPrefer},
 		{Name: "compress_skip_types", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: setSkipTypes},
+		{Name: "compress_cache", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			return server.PutFlag(c, &c.Loc().(*locConf).cache)
+		}},
+		{Name: "compress_cache_size", Context: server.CtxHTTP, MinArgs: 1, MaxArgs: 1, Set: setCacheSize},
 	}...)
 	module.InitMain = func(cfg *server.Config) error {
 		// One pool per configuration, shared by all its locations, so
@@ -143,6 +151,9 @@ func init() {
 		InSubrequest: false,
 		Wrap: func(l *server.Location, next http.Handler) (http.Handler, error) {
 			opts := locationOptions(l)
+			if err := locationCache(l, &opts); err != nil {
+				return nil, err
+			}
 			if err := opts.Validate(); err != nil {
 				return nil, err
 			}
@@ -154,6 +165,7 @@ func init() {
 	for e := Brotli; e <= Gzip; e++ {
 		vars.RegisterState(e.ratioVariable())
 	}
+	vars.RegisterState(CacheStatusVariable)
 }
 
 // codingDirectives declares PREFIX, PREFIX_types, PREFIX_comp_level,
@@ -272,6 +284,37 @@ func setRetention(c *server.Cmd) error {
 		return c.Errorf("invalid number of arguments in %q directive", c.Name)
 	}
 	return server.Put(c, &c.Loc().(*locConf).brotliRetention, r)
+}
+
+func setCacheSize(c *server.Cmd) error {
+	n, err := c.Size(c.Args[0])
+	if err != nil {
+		return err
+	}
+	if n < 1 {
+		return c.Invalid(c.Args[0], "it must be a positive size")
+	}
+	return server.Put(c, &c.Main().(*mainConf).cacheSize, n)
+}
+
+// locationCache gives a location with compress_cache on its
+// configuration's body cache, made on first use so that a configuration
+// without compress_cache holds none.
+func locationCache(l *server.Location, opts *Options) error {
+	srv := l.Server()
+	if !server.LocConf[*locConf](l, module).cache.V || srv == nil {
+		return nil
+	}
+	mc := server.MainConf[*mainConf](srv.Config(), module)
+	if mc.cache == nil {
+		bc, err := NewBodyCache(mc.cacheSize.Or(DefaultBodyCacheSize))
+		if err != nil {
+			return err
+		}
+		mc.cache = bc
+	}
+	opts.Cache = mc.cache
+	return nil
 }
 
 func setIdleEncoders(c *server.Cmd) error {

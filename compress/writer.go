@@ -19,6 +19,7 @@ const (
 	stateIdentity                  // the body goes through unchanged
 	stateCompress                  // the body goes through an encoder
 	stateHeadOnly                  // HEAD: a GET's headers, no body
+	stateCached                    // served from the body cache: the handler's body is dropped
 	stateDone                      // hijacked or aborted: nothing more is written
 )
 
@@ -215,7 +216,7 @@ func (w *responseWriter) body(p []byte) (int, error) {
 		return w.rw.Write(p)
 	case stateCompress:
 		return w.encode(p)
-	case stateHeadOnly:
+	case stateHeadOnly, stateCached:
 		return len(p), nil
 	}
 	return 0, errDone
