@@ -90,3 +90,36 @@ func BenchmarkSmallResponse(b *testing.B) {
 		h.ServeHTTP(w, req)
 	}
 }
+
+// BenchmarkBodyCache serves jquery.min.js, a fixed object (ETag and
+// Content-Length), with brotli level 11 and compress_cache on and off: on,
+// every timed response is a copy from the store.
+func BenchmarkBodyCache(b *testing.B) {
+	js := jquery(b)
+	for _, on := range []bool{false, true} {
+		b.Run(fmt.Sprintf("cache=%v", on), func(b *testing.B) {
+			var cache *BodyCache
+			if on {
+				var err error
+				if cache, err = NewBodyCache(DefaultBodyCacheSize); err != nil {
+					b.Fatal(err)
+				}
+			}
+			h := Handler(respond(200, js, "Content-Type: text/html", `ETag: "jq"`, fmt.Sprintf("Content-Length: %d", len(js))),
+				allOn(func(o *Options) { o.Brotli.Level = 11; o.Cache = cache }))
+			req := httptest.NewRequest(http.MethodGet, "/", nil)
+			req.Header.Set("Accept-Encoding", "br")
+			w := &discardWriter{h: http.Header{}}
+			h.ServeHTTP(w, req)
+			b.SetBytes(int64(len(js)))
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.h)
+				h.ServeHTTP(w, req)
+			}
+			if on && cache.Stats().Hits == 0 {
+				b.Fatal("no response came from the store")
+			}
+		})
+	}
+}

@@ -73,7 +73,9 @@ func (w *responseWriter) serveBody(enc Encoding, body *cachedBody) {
 }
 
 // storeBody keeps the output of a compression the cache lacked, once the
-// whole of it went out cleanly and the handler wrote the body it declared.
+// encoder has produced all of it, nothing failed and the handler wrote the
+// body it declared. It runs before the last bytes go out, so that a client
+// that has the whole response finds the body in the store.
 func (w *responseWriter) storeBody() {
 	if w.cacheKey == "" {
 		return

@@ -134,10 +134,10 @@ func (w *responseWriter) closeOneShot(complete bool) {
 	if length > int64(w.outLimit) || hasTrailers(w.rw.Header()) {
 		length = -1 // as if streamed: the output outgrew the buffers
 	}
+	w.storeBody()
 	w.sendHeader(length)
 	w.emitHeld()
 	w.recordRatio()
-	w.storeBody()
 	w.dropEncoder()
 }
 

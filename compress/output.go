@@ -147,10 +147,10 @@ func (w *responseWriter) closeEncoder(complete bool) {
 		if hasTrailers(w.rw.Header()) {
 			length = -1 // trailers need a chunked body
 		}
+		w.storeBody()
 		w.sendHeader(length)
 		w.emitHeld()
 		w.recordRatio()
-		w.storeBody()
 	}
 	if err == nil && w.err == nil {
 		w.releaseEncoder()
