@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -21,7 +22,7 @@ func (w *responseWriter) lookupBody(h http.Header, enc Encoding, length int64) *
 	validator := objectValidator(h, length)
 	if w.head || validator == "" || w.status != http.StatusOK ||
 		length <= 0 || length > MaxCachedBody || hasTrailers(h) ||
-		hasToken(h["Cache-Control"], "no-store") || hasToken(h["Cache-Control"], "private") {
+		header.HasToken(h["Cache-Control"], "no-store") || header.HasToken(h["Cache-Control"], "private") {
 		st.Set(CacheStatusVariable, "BYPASS")
 		return nil
 	}

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // gzipAllowed applies the checks NGINX makes before gzip on top of
@@ -84,9 +86,9 @@ func proxiedAllowed(p Proxied, r *http.Request, h http.Header) bool {
 		return expires.Before(date)
 	}
 	if cc := h["Cache-Control"]; len(cc) > 0 {
-		return (p&ProxiedNoCache != 0 && hasToken(cc, "no-cache")) ||
-			(p&ProxiedNoStore != 0 && hasToken(cc, "no-store")) ||
-			(p&ProxiedPrivate != 0 && hasToken(cc, "private"))
+		return (p&ProxiedNoCache != 0 && header.HasToken(cc, "no-cache")) ||
+			(p&ProxiedNoStore != 0 && header.HasToken(cc, "no-store")) ||
+			(p&ProxiedPrivate != 0 && header.HasToken(cc, "private"))
 	}
 	if p&ProxiedNoLastModified != 0 && len(h["Last-Modified"]) > 0 {
 		return false

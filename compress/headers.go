@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // compressibleStatus reports the statuses NGINX and ngx_brotli compress. Other
@@ -14,34 +16,11 @@ func compressibleStatus(code int) bool {
 	return code == http.StatusOK || code == http.StatusForbidden || code == http.StatusNotFound
 }
 
-// hasToken reports whether any of a list header's values contains token,
-// compared case-insensitively; a token's own parameters ("no-cache=x")
-// still count as the token.
-func hasToken(values []string, token string) bool {
-	for _, v := range values {
-		for v != "" {
-			var item string
-			if i := strings.IndexByte(v, ','); i >= 0 {
-				item, v = v[:i], v[i+1:]
-			} else {
-				item, v = v, ""
-			}
-			if i := strings.IndexAny(item, "=;"); i >= 0 {
-				item = item[:i]
-			}
-			if equalFoldASCII(trimOWS(item), token) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // addVary adds "Vary: Accept-Encoding" unless the header already says so,
 // or says "*", which covers it.
 func addVary(h http.Header) {
 	v := h["Vary"]
-	if hasToken(v, "accept-encoding") || hasToken(v, "*") {
+	if header.HasToken(v, "accept-encoding") || header.HasToken(v, "*") {
 		return
 	}
 	h["Vary"] = append(v, "Accept-Encoding")
@@ -96,7 +75,7 @@ func isUpgrade(r *http.Request) bool {
 	if r.Method == http.MethodConnect {
 		return true
 	}
-	return r.Header.Get("Upgrade") != "" && hasToken(r.Header["Connection"], "upgrade")
+	return r.Header.Get("Upgrade") != "" && header.HasToken(r.Header["Connection"], "upgrade")
 }
 
 // formatRatio renders original/compressed the way NGINX renders

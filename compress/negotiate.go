@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/mosaic-edge/mosaic/vars"
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // Offer is the set of codings a server is willing to produce, in its order of
@@ -281,5 +281,5 @@ func isTokenChar(c byte) bool {
 // acceptEncoding returns the request's Accept-Encoding value, joining
 // several field lines into one list as RFC 9110 §5.3 allows.
 func acceptEncoding(h http.Header) string {
-	return vars.HeaderValue(h, "Accept-Encoding")
+	return header.Join(h, "Accept-Encoding")
 }

@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // sniffLen is how much of a body net/http looks at to guess its type.
@@ -152,7 +154,7 @@ func (w *responseWriter) start() {
 	switch {
 	case len(h["Content-Encoding"]) > 0 && h["Content-Encoding"][0] != "",
 		!compressibleStatus(w.status),
-		hasToken(h["Cache-Control"], "no-transform"):
+		header.HasToken(h["Cache-Control"], "no-transform"):
 		// With gunzip on, a gzip body depends on Accept-Encoding whatever
 		// becomes of it, so NGINX varies it; other bodies here never
 		// depend on it.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // field is a header line to send.
@@ -92,14 +94,14 @@ func (x *exchange) prepareHeaders() {
 			continue
 		}
 		x.set = append(x.set, field{sh.name, v})
-		if sh.key == "Connection" && hasToken(v, "close") {
+		if sh.key == "Connection" && header.HasToken([]string{v}, "close") {
 			x.sentClose = true
 		}
 	}
 	connection := r.Header["Connection"]
 	for k, vv := range r.Header {
 		ck := textproto.CanonicalMIMEHeaderKey(k)
-		if _, ok := x.h.managed[ck]; ok || len(vv) == 0 || listsToken(connection, ck) {
+		if _, ok := x.h.managed[ck]; ok || len(vv) == 0 || header.HasToken(connection, ck) {
 			continue
 		}
 		x.keys = append(x.keys, k)
@@ -151,27 +153,6 @@ func validValue(v string) bool {
 		}
 	}
 	return true
-}
-
-// listsToken reports whether a comma-separated header value lists token.
-func listsToken(values []string, token string) bool {
-	for _, v := range values {
-		if hasToken(v, token) {
-			return true
-		}
-	}
-	return false
-}
-
-func hasToken(v, token string) bool {
-	for v != "" {
-		var t string
-		t, v, _ = strings.Cut(v, ",")
-		if strings.EqualFold(strings.TrimSpace(t), token) {
-			return true
-		}
-	}
-	return false
 }
 
 // nonIdempotent are the methods NGINX does not retry on another server

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // relayBufferSize is the copy buffer for response bodies and tunnels.
@@ -27,7 +29,7 @@ func (h *Handler) copyHeader(dst, src http.Header, switching bool) {
 			if isHopByHop(k) && k != "Upgrade" && k != "Connection" {
 				continue
 			}
-		} else if isHopByHop(k) || listsToken(connection, k) {
+		} else if isHopByHop(k) || header.HasToken(connection, k) {
 			continue
 		}
 		if h.redirect && (k == "Location" || k == "Refresh") {

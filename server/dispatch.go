@@ -76,11 +76,7 @@ type dispatcher struct {
 
 func (d *dispatcher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	cfg := d.cur.Load()
-	local := ""
-	if len(cfg.addrs) > 1 {
-		local = localAddr(r)
-	}
-	g := cfg.groupFor(d.bound, local)
+	g := cfg.groupFor(d.bound, func() string { return localAddr(r) })
 	if g == nil {
 		http.Error(w, "no server for this address", http.StatusMisdirectedRequest)
 		return

@@ -72,11 +72,12 @@ func tlsConfig(cur *atomic.Pointer[Config], bound string) *tls.Config {
 		NextProtos: []string{"h2", "http/1.1"},
 		GetConfigForClient: func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
 			cfg := cur.Load()
-			local := ""
-			if hello.Conn != nil {
-				local = hello.Conn.LocalAddr().String()
-			}
-			g := cfg.groupFor(bound, local)
+			g := cfg.groupFor(bound, func() string {
+				if hello.Conn == nil {
+					return ""
+				}
+				return hello.Conn.LocalAddr().String()
+			})
 			if g == nil {
 				return nil, fmt.Errorf("no server for %s", bound)
 			}

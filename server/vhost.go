@@ -28,6 +28,11 @@ type addrGroup struct {
 	wildStart []wildName // "*.example.com" stored as ".example.com"
 	wildEnd   []wildName // "www.example.*" stored as "www.example."
 	regexes   []regexName
+	// via is the wildcard address whose socket serves this specific
+	// address; covers marks a wildcard group serving such addresses, the
+	// only case where a connection's local address must be looked at.
+	via    string
+	covers bool
 }
 
 type wildName struct {
@@ -235,36 +240,51 @@ func (b *builder) groupListeners() error {
 	for _, g := range cfg.addrs {
 		g.finish()
 	}
+	cfg.coverSpecific()
 	return nil
 }
 
+// coverSpecific finds the specific addresses of a port that a wildcard
+// listener of the same kind (plain or TLS) also claims: they are served
+// through the wildcard socket and told apart by the connection's local
+// address, since both cannot be bound at once.
+func (c *Config) coverSpecific() {
+	for addr, g := range c.addrs {
+		host, port, err := net.SplitHostPort(addr)
+		if err != nil || host == "" || strings.HasPrefix(addr, "unix:") {
+			continue
+		}
+		wild := net.JoinHostPort("", port)
+		if ip := net.ParseIP(host); ip != nil && ip.To4() == nil {
+			wild = net.JoinHostPort("::", port)
+		}
+		if w, ok := c.addrs[wild]; ok && w.ssl == g.ssl {
+			g.via, w.covers = wild, true
+		}
+	}
+}
+
 // bindAddrs returns the addresses to bind: every group's address except
-// specific ones covered by a wildcard on the same port and of the same
-// kind (plain or TLS).
+// the specific ones served through a wildcard socket.
 func (c *Config) bindAddrs() map[string]*addrGroup {
 	out := map[string]*addrGroup{}
 	for addr, g := range c.addrs {
-		if host, port, err := net.SplitHostPort(addr); err == nil && host != "" && !strings.HasPrefix(addr, "unix:") {
-			wild := net.JoinHostPort("", port)
-			if ip := net.ParseIP(host); ip != nil && ip.To4() == nil {
-				wild = net.JoinHostPort("::", port)
-			}
-			if w, ok := c.addrs[wild]; ok && w.ssl == g.ssl {
-				continue
-			}
+		if g.via == "" {
+			out[addr] = g
 		}
-		out[addr] = g
 	}
 	return out
 }
 
 // groupFor returns the group that serves a connection accepted on the
-// socket bound for bound, given the connection's local address.
-func (c *Config) groupFor(bound, local string) *addrGroup {
-	if local != "" && local != bound {
-		if g, ok := c.addrs[local]; ok {
-			return g
+// socket bound for bound; local gives the connection's local address and
+// is asked only when that socket also serves specific addresses.
+func (c *Config) groupFor(bound string, local func() string) *addrGroup {
+	g := c.addrs[bound]
+	if g != nil && g.covers {
+		if sg, ok := c.addrs[local()]; ok {
+			return sg
 		}
 	}
-	return c.addrs[bound]
+	return g
 }

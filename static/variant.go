@@ -2,7 +2,8 @@ package static
 
 import (
 	"net/http"
-	"strings"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // Variant is a precompressed copy of a file, found beside it under the
@@ -40,23 +41,12 @@ func (h *FileServer) serveVariant(w http.ResponseWriter, r *http.Request, rel st
 		}
 		hdr := w.Header()
 		hdr["Content-Encoding"] = []string{v.Encoding}
-		if vary && !hasToken(hdr["Vary"], "Accept-Encoding") {
+		if vary && !header.HasToken(hdr["Vary"], "Accept-Encoding") {
 			hdr["Vary"] = append(hdr["Vary"], "Accept-Encoding")
 		}
 		h.serveFile(w, r, &f, rel)
 		f.close()
 		return true
-	}
-	return false
-}
-
-func hasToken(values []string, token string) bool {
-	for _, v := range values {
-		for _, t := range strings.Split(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(t), token) {
-				return true
-			}
-		}
 	}
 	return false
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // The variables of NGINX's core and log modules that derive from the
@@ -110,7 +112,7 @@ func init() {
 
 	RegisterPrefix("http_", func(name string) Getter {
 		key := headerKey(name)
-		return func(r *http.Request, _ *State) string { return HeaderValue(r.Header, key) }
+		return func(r *http.Request, _ *State) string { return header.Join(r.Header, key) }
 	})
 	RegisterPrefix("sent_http_", func(name string) Getter {
 		key := headerKey(name)
@@ -141,19 +143,6 @@ func requestURI(r *http.Request, st *State) string {
 		return st.RequestURI
 	}
 	return r.RequestURI
-}
-
-// HeaderValue returns the header lines of a canonical name as one value,
-// comma-joined, as NGINX reads most headers and RFC 9110 §5.3 allows.
-func HeaderValue(h http.Header, key string) string {
-	v := h[key]
-	switch len(v) {
-	case 0:
-		return ""
-	case 1:
-		return v[0]
-	}
-	return strings.Join(v, ", ")
 }
 
 // headerKey maps a variable suffix such as "user_agent" to the canonical
