@@ -23,6 +23,7 @@ type recorder struct {
 	// time between two successive writes to a client that stopped reading).
 	deadlines   deadliner
 	sendTimeout time.Duration
+	armedAt     time.Time // when the write deadline was last moved
 }
 
 type deadliner interface {
@@ -48,7 +49,7 @@ func newRecorder(w http.ResponseWriter, st *vars.State) *recorder {
 	rw := recorderPool.Get().(*recorder)
 	rw.w, rw.st = w, st
 	rw.deadlines, _ = w.(deadliner)
-	rw.sendTimeout = 0
+	rw.sendTimeout, rw.armedAt = 0, time.Time{}
 	st.Header = w.Header()
 	return rw
 }
@@ -81,10 +82,21 @@ func (rw *recorder) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// arm moves the write deadline to send_timeout from now. Writes mostly
+// land in net/http's buffer, so the deadline is moved at most once per
+// tenth of the timeout rather than on every small write (an ESI page is
+// written as many slices): a write then has between 0.9 and 1 times the
+// timeout.
 func (rw *recorder) arm() {
-	if rw.sendTimeout > 0 && rw.deadlines != nil {
-		_ = rw.deadlines.SetWriteDeadline(time.Now().Add(rw.sendTimeout))
+	if rw.sendTimeout <= 0 || rw.deadlines == nil {
+		return
 	}
+	now := time.Now()
+	if now.Sub(rw.armedAt) < rw.sendTimeout/10 {
+		return
+	}
+	rw.armedAt = now
+	_ = rw.deadlines.SetWriteDeadline(now.Add(rw.sendTimeout))
 }
 
 // ReadFrom lets net/http use sendfile for file bodies.
@@ -97,6 +109,7 @@ func (rw *recorder) ReadFrom(src io.Reader) (int64, error) {
 	// an earlier write is lifted instead.
 	if rw.sendTimeout > 0 && rw.deadlines != nil {
 		_ = rw.deadlines.SetWriteDeadline(time.Time{})
+		rw.armedAt = time.Time{}
 	}
 	var n int64
 	var err error
