@@ -3,6 +3,7 @@ package esi
 import (
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -64,5 +65,36 @@ func TestFragmentTimeout(t *testing.T) {
 	}
 	if n := sink.count("deadline exceeded"); n != 2 {
 		t.Fatalf("%d timeouts logged:\n%s", n, sink)
+	}
+}
+
+// sizeWriter records the largest write a handler makes.
+type sizeWriter struct {
+	h            http.Header
+	largest, all int
+}
+
+func (w *sizeWriter) Header() http.Header { return w.h }
+func (w *sizeWriter) WriteHeader(int)     {}
+func (w *sizeWriter) Write(p []byte) (int, error) {
+	w.largest, w.all = max(w.largest, len(p)), w.all+len(p)
+	return len(p), nil
+}
+
+// A page without markup goes out in writes of esi_buffer_size.
+func TestBufferSizeSetsWrites(t *testing.T) {
+	text := strings.Repeat("0123456789abcdef", 8<<10) // 128 KB
+	for _, size := range []int{4 << 10, 32 << 10} {
+		h := Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			// Hide WriteTo, so that the page is read through ReadFrom as a
+			// file would be.
+			_, _ = io.Copy(w, struct{ io.Reader }{strings.NewReader(text)})
+		}), Options{Fetch: memFetch, BufferSize: size})
+		w := &sizeWriter{h: http.Header{}}
+		h.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+		if w.largest != size || w.all != len(text) {
+			t.Errorf("BufferSize %d: largest write %d, %d of %d bytes", size, w.largest, w.all, len(text))
+		}
 	}
 }

@@ -22,6 +22,9 @@ type coreLoc struct {
 	errorPages    map[int]errorPage
 	clientMaxBody Setting[int64]
 	keepalive     Setting[time.Duration]
+	keepaliveHdr  []string // "Keep-Alive" value from keepalive_timeout's second parameter
+	keepaliveReqs Setting[int]
+	headerBufs    Setting[[2]int] // large_client_header_buffers: number, size
 	headerTimeout Setting[time.Duration]
 	bodyTimeout   Setting[time.Duration]
 	sendTimeout   Setting[time.Duration]
@@ -89,11 +92,13 @@ func init() {
 			c.Loc().(*coreLoc).clientMaxBody.Put(n)
 			return err
 		}},
-		{Name: "keepalive_timeout", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 2, Set: func(c *Cmd) error {
-			d, err := c.Duration(c.Args[0])
-			c.Loc().(*coreLoc).keepalive.Put(d)
+		{Name: "keepalive_timeout", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 2, Set: setKeepalive},
+		{Name: "keepalive_requests", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
+			n, err := c.Int(c.Args[0], 0, int(^uint(0)>>1))
+			c.Loc().(*coreLoc).keepaliveReqs.Put(n)
 			return err
 		}},
+		{Name: "large_client_header_buffers", Context: CtxHTTP | CtxServer, MinArgs: 2, MaxArgs: 2, Set: setHeaderBuffers},
 		{Name: "client_header_timeout", Context: CtxHTTP | CtxServer, MinArgs: 1, MaxArgs: 1, Set: SetTime(func(cl *coreLoc) *Setting[time.Duration] { return &cl.headerTimeout })},
 		{Name: "client_body_timeout", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetTime(func(cl *coreLoc) *Setting[time.Duration] { return &cl.bodyTimeout })},
 		{Name: "send_timeout", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetTime(func(cl *coreLoc) *Setting[time.Duration] { return &cl.sendTimeout })},
@@ -122,7 +127,12 @@ func mergeCoreLoc(p, c any) error {
 		child.errorPages = parent.errorPages
 	}
 	child.clientMaxBody.Merge(parent.clientMaxBody)
+	if !child.keepalive.Set {
+		child.keepaliveHdr = parent.keepaliveHdr
+	}
 	child.keepalive.Merge(parent.keepalive)
+	child.keepaliveReqs.Merge(parent.keepaliveReqs)
+	child.headerBufs.Merge(parent.headerBufs)
 	child.headerTimeout.Merge(parent.headerTimeout)
 	child.bodyTimeout.Merge(parent.bodyTimeout)
 	child.sendTimeout.Merge(parent.sendTimeout)
@@ -141,6 +151,12 @@ func mergeCoreLoc(p, c any) error {
 	if !child.keepalive.Set {
 		child.keepalive.V = 75 * time.Second
 	}
+	if !child.keepaliveReqs.Set {
+		child.keepaliveReqs.V = 1000
+	}
+	if !child.headerBufs.Set {
+		child.headerBufs.V = [2]int{4, 8 << 10}
+	}
 	for _, t := range []*Setting[time.Duration]{&child.headerTimeout, &child.bodyTimeout, &child.sendTimeout} {
 		if !t.Set {
 			t.V = 60 * time.Second // NGINX's default for all three
@@ -152,6 +168,41 @@ func mergeCoreLoc(p, c any) error {
 	if !child.outputBufs.Set {
 		child.outputBufs.V = OutputBuffers{Number: 2, Size: 32 << 10}
 	}
+	return nil
+}
+
+// setKeepalive reads "keepalive_timeout timeout [header_timeout]": the
+// second value is announced to clients in "Keep-Alive: timeout=N".
+func setKeepalive(c *Cmd) error {
+	cl := c.Loc().(*coreLoc)
+	d, err := c.Duration(c.Args[0])
+	if err != nil {
+		return err
+	}
+	cl.keepalive.Put(d)
+	if len(c.Args) == 2 {
+		h, err := c.Duration(c.Args[1])
+		if err != nil {
+			return err
+		}
+		cl.keepaliveHdr = []string{"timeout=" + strconv.FormatInt(int64(h/time.Second), 10)}
+	}
+	return nil
+}
+
+// setHeaderBuffers reads "large_client_header_buffers number size": a
+// request line or header field may not exceed size, the whole header
+// number times size.
+func setHeaderBuffers(c *Cmd) error {
+	n, err := c.Int(c.Args[0], 1, 1<<10)
+	if err != nil {
+		return err
+	}
+	sz, err := c.Size(c.Args[1])
+	if err != nil || sz < 64 || sz > 1<<20 {
+		return c.Invalid(c.Args[1], "")
+	}
+	c.Loc().(*coreLoc).headerBufs.Put([2]int{n, int(sz)})
 	return nil
 }
 

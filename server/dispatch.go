@@ -278,6 +278,8 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 	}
 	if h.cl.keepalive.V == 0 {
 		w.Header()["Connection"] = []string{"close"}
+	} else if h.cl.keepaliveHdr != nil && r.ProtoMajor == 1 {
+		w.Header()["Keep-Alive"] = h.cl.keepaliveHdr
 	}
 	h.next.ServeHTTP(w, r)
 }

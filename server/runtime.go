@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/http1"
 )
 
 // ShutdownTimeout bounds how long a graceful stop, or the retirement of
@@ -36,7 +38,14 @@ type listener struct {
 	key  string
 	addr string
 	ln   net.Listener
-	srv  *http.Server
+	srv  httpServer
+}
+
+// httpServer is what serves a listener: http1.Server for plain
+// connections, net/http's server for TLS (HTTP/2 and HTTP/1.1).
+type httpServer interface {
+	Serve(net.Listener) error
+	Shutdown(context.Context) error
 }
 
 // NewRuntime returns a runtime with nothing listening.
@@ -141,28 +150,42 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 		return nil, fmt.Errorf("bind() to %s failed: %w", addr, err)
 	}
 	d := &dispatcher{bound: addr, cur: &rt.cur}
-	keepalive, headerTimeout := 75*time.Second, 60*time.Second
+	keepalive, headerTimeout, maxReqs, bufs := 75*time.Second, 60*time.Second, 1000, [2]int{4, 8 << 10}
 	if g.def != nil {
 		cl := LocConf[*coreLoc](g.def.level, coreModule)
 		keepalive, headerTimeout = cl.keepalive.V, cl.headerTimeout.V
+		maxReqs, bufs = cl.keepaliveReqs.V, cl.headerBufs.V
+	}
+	connContext := func(ctx context.Context, _ net.Conn) context.Context {
+		return context.WithValue(ctx, connIDKey{}, connCounter.Add(1))
+	}
+	if !g.ssl {
+		srv := &http1.Server{
+			Handler:          d,
+			HeaderTimeout:    headerTimeout,
+			KeepAliveTimeout: keepalive,
+			MaxRequests:      maxReqs,
+			MaxLineBytes:     bufs[1],
+			MaxHeaderBytes:   bufs[0] * bufs[1],
+			ConnContext:      connContext,
+			Logger:           cfg.Logger,
+		}
+		return &listener{key: listenKey(addr, false), addr: addr, ln: ln, srv: srv}, nil
 	}
 	srv := &http.Server{
 		Handler:           d,
 		ReadHeaderTimeout: headerTimeout,
 		IdleTimeout:       keepalive,
+		MaxHeaderBytes:    bufs[0] * bufs[1],
 		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelInfo),
-		ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
-			return context.WithValue(ctx, connIDKey{}, connCounter.Add(1))
-		},
+		ConnContext:       connContext,
 	}
 	if keepalive == 0 {
 		srv.SetKeepAlivesEnabled(false)
 	}
-	if g.ssl {
-		srv.TLSConfig = tlsConfig(&rt.cur, addr)
-		ln = tls.NewListener(ln, srv.TLSConfig)
-	}
-	return &listener{key: listenKey(addr, g.ssl), addr: addr, ln: ln, srv: srv}, nil
+	srv.TLSConfig = tlsConfig(&rt.cur, addr)
+	ln = tls.NewListener(ln, srv.TLSConfig)
+	return &listener{key: listenKey(addr, true), addr: addr, ln: ln, srv: srv}, nil
 }
 
 func (rt *Runtime) serve(l *listener) {

@@ -35,31 +35,16 @@ func (f *file) send(w http.ResponseWriter, off, n int64, inline bool) error {
 	return sendAt(w, f.d, off, n)
 }
 
-// connBufSize is the size of the buffer net/http puts in front of an
-// HTTP/1.x connection: the status line, the header and as much of the body
-// as fits leave in its first write.
-const connBufSize = 4 << 10
-
-// inlineBody reports whether a body of n bytes fits in net/http's
-// connection buffer after the header hdr. Such a body is read into memory
-// (one read) and written after the header, and the response leaves in one
-// write to the socket, as NGINX's does with sendfile off. With sendfile
-// the header needs a write of its own, and on loopback every write wakes
-// the client, the dearest part of a small response: for a 2 KB file the
-// copy costs about a tenth less CPU per request. A body that does not fit
-// takes two writes either way and goes out with sendfile.
-func inlineBody(hdr http.Header, n int64) bool {
-	// The status line (206 is the longer of the two with a file body),
-	// the Date and Connection that net/http may add, and the blank line.
-	size := int64(len("HTTP/1.1 206 Partial Content\r\n" +
-		"Date: Mon, 02 Jan 2006 15:04:05 GMT\r\nConnection: keep-alive\r\n\r\n"))
-	for k, vs := range hdr {
-		for _, v := range vs {
-			size += int64(len(k) + len(": ") + len(v) + len("\r\n"))
-		}
-	}
-	return size+n <= connBufSize
-}
+// inlineMax is the largest body that is read into memory and written
+// rather than handed to sendfile. Behind mosaic's own HTTP/1.1 server
+// (package http1) such a body leaves with its header in one writev, as
+// NGINX's does with sendfile off, where sendfile needs a write of its own
+// for the header; on loopback every write wakes the client, the dearest
+// part of a small response. Up to about 16 KB one read and a copy cost
+// less CPU than the separate header write; from 64 KB on the copies cost
+// more. Behind net/http, whose connection buffer is 4 KB, the body takes
+// two writes either way.
+const inlineMax = 16 << 10
 
 // sniffLen is how much of a body net/http's ReadFrom copies through memory,
 // for content sniffing, before it hands the rest to sendfile; it skips that

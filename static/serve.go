@@ -92,7 +92,7 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 		vals[4] = "bytes"
 		hdr["Accept-Ranges"] = vals[4:5:5]
 	}
-	inline := inlineBody(hdr, length)
+	inline := length <= inlineMax
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead {
 		return
@@ -166,7 +166,7 @@ func writeParts(w http.ResponseWriter, f *file, heads []byte, ends []int, closin
 		// A part no longer than the connection buffer is copied into it
 		// with the part headers; a longer one goes out with sendfile.
 		n := rg.end - rg.start
-		if err := f.send(w, rg.start, n, n <= connBufSize); err != nil {
+		if err := f.send(w, rg.start, n, n <= inlineMax); err != nil {
 			return err
 		}
 	}

@@ -54,8 +54,13 @@ cleanup() {
 trap cleanup EXIT
 
 mkdir -p "$tmp/www" "$tmp/logs" "$tmp/nginx"
-head -c 2048 /dev/urandom | base64 -w 76 | head -c 2048 >"$tmp/www/small.txt"
-head -c 102400 /dev/urandom | base64 -w 76 | head -c 102400 >"$tmp/www/large.txt"
+# Text bodies of exactly 2 KiB and 100 KiB (base64 of more random bytes,
+# cut; the cut is done by truncate, as "head" would end base64 early with
+# SIGPIPE, which pipefail turns into an exit).
+for f in small:2048 large:102400; do
+	head -c "${f#*:}" /dev/urandom | base64 -w 76 >"$tmp/www/${f%:*}.txt"
+	truncate -s "${f#*:}" "$tmp/www/${f%:*}.txt"
+done
 chmod -R a+rX "$tmp/www"
 (cd "$here/../.." && go build -o "$tmp/mosaic" ./cmd/mosaic)
 
@@ -94,6 +99,7 @@ mosaic_conf() {
 		error_log $tmp/logs/$1.log;
 		http {
 			access_log off;
+			keepalive_requests 1000000;
 			proxy_cache_path $3 keys_zone=z:64m;
 			server {
 				listen 127.0.0.1:$2;

@@ -661,8 +661,11 @@ func TestESIBufferSize(t *testing.T) {
 			location /large/ { esi_buffer_size 32k; }
 		}
 	}`, dir), port)
+	// The server gathers small writes into its output buffer, so the
+	// client sees the 4 KB writes (esi.TestBufferSizeSetsWrites) only as
+	// chunks smaller than those of 32 KB writes, each sent as it comes.
 	small, total := maxChunk(t, port, "/small/page.html")
-	if small != 4<<10 || total != len(text) {
+	if small >= 32<<10 || total != len(text) {
 		t.Errorf("esi_buffer_size 4k: largest chunk %d of %d bytes", small, total)
 	}
 	large, total := maxChunk(t, port, "/large/page.html")

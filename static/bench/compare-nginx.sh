@@ -88,6 +88,7 @@ mosaic_conf() {
 		error_log $tmp/logs/$1.log;
 		http {
 			access_log off;
+			keepalive_requests 1000000;
 			$3
 			server { listen 127.0.0.1:$2; root $tmp/www; }
 		}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// exchange writes req on c and reads one response.
+func exchange(t *testing.T, c net.Conn, br *bufio.Reader, req string) *http.Response {
+	t.Helper()
+	if _, err := io.WriteString(c, req); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
+}
+
+// keepalive_requests closes a connection after that many requests, the
+// last response saying so; the second value of keepalive_timeout is sent
+// as "Keep-Alive: timeout=N" on responses that keep the connection.
+func TestKeepaliveRequestsAndHeader(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www/a.txt"), "a")
+	port := freePort(t)
+	startMosaic(t, dir, fmt.Sprintf(`http { root %s/www; keepalive_requests 3; keepalive_timeout 30s 25s;
+		server { listen 127.0.0.1:{port}; } }`, dir), port)
+	c, err := net.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for i := 1; i <= 3; i++ {
+		resp := exchange(t, c, br, "GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n")
+		last := i == 3
+		if resp.Close != last {
+			t.Errorf("request %d: Close = %v", i, resp.Close)
+		}
+		ka := resp.Header.Get("Keep-Alive")
+		if last && ka != "" || !last && ka != "timeout=25" {
+			t.Errorf("request %d: Keep-Alive %q", i, ka)
+		}
+	}
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := br.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		t.Errorf("after the last request: read %d, %v; want the connection closed", n, err)
+	}
+}
+
+// large_client_header_buffers limits the request line (414) and each
+// header field and the whole header (431).
+func TestLargeClientHeaderBuffers(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www/a.txt"), "a")
+	port := freePort(t)
+	startMosaic(t, dir, fmt.Sprintf(`http { root %s/www; large_client_header_buffers 2 1k;
+		server { listen 127.0.0.1:{port}; } }`, dir), port)
+	field := func(n int) string { return "X-Long: " + strings.Repeat("v", n) + "\r\n" }
+	cases := []struct {
+		name, req string
+		want      int
+	}{
+		{"fits", "GET /a.txt HTTP/1.1\r\nHost: t\r\n" + field(900) + "\r\n", 200},
+		{"long line", "GET /a.txt?" + strings.Repeat("q", 1100) + " HTTP/1.1\r\nHost: t\r\n\r\n", 414},
+		{"long field", "GET /a.txt HTTP/1.1\r\nHost: t\r\n" + field(1100) + "\r\n", 431},
+		{"large header", "GET /a.txt HTTP/1.1\r\nHost: t\r\n" + field(900) + field(900) + field(900) + "\r\n", 431},
+	}
+	for _, tc := range cases {
+		c, err := net.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp := exchange(t, c, bufio.NewReader(c), tc.req)
+		c.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s: status %d, want %d", tc.name, resp.StatusCode, tc.want)
+		}
+		if tc.want != 200 && !resp.Close {
+			t.Errorf("%s: the connection stays open after a refused request", tc.name)
+		}
+	}
+}
+
+func TestConnectionDirectiveErrors(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct{ conf, want string }{
+		{`keepalive_requests -1;`, `invalid value "-1" in "keepalive_requests" directive`},
+		{`keepalive_timeout 10s soon;`, `invalid value "soon" in "keepalive_timeout" directive`},
+		{`large_client_header_buffers 0 8k;`, `invalid value "0" in "large_client_header_buffers" directive`},
+		{`large_client_header_buffers 4 big;`, `invalid value "big" in "large_client_header_buffers" directive`},
+	}
+	for i, c := range cases {
+		path := filepath.Join(dir, fmt.Sprintf("bad%d.conf", i))
+		writeFile(t, path, "http { "+c.conf+" server { listen 127.0.0.1:1; } }\n")
+		out, err := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), c.want) {
+			t.Errorf("%s: got %s\nwant %s", c.conf, out, c.want)
+		}
+	}
+}

@@ -1,0 +1,181 @@
+package http1
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httputil"
+	"net/textproto"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+var errBodyClosed = errors.New("http: invalid Read on closed Body")
+
+// body is a request body: length-delimited (remain bytes left) or chunked.
+type body struct {
+	c      *conn
+	w      *response
+	req    *http.Request
+	remain int64     // bytes left of a length-delimited body
+	chunks io.Reader // the chunked decoder, for a chunked body
+	expect bool      // a 100 Continue is owed before the first read
+	// unread is what the response's header needs to know, whichever
+	// goroutine reads the body: the bytes left of a length-delimited body
+	// that has not been read yet (-1 chunked), and whether the client
+	// still waits for 100 Continue.
+	unread    atomic.Int64
+	expecting atomic.Bool
+	eof       bool
+	err       error // a read error, returned again by later reads
+	closed    bool  // the handler returned
+}
+
+func newBody(c *conn, r *http.Request) *body {
+	b := &body{c: c, remain: r.ContentLength}
+	if r.ContentLength < 0 {
+		b.chunks = httputil.NewChunkedReader(c.br)
+		if tr := r.Header["Trailer"]; len(tr) > 0 {
+			r.Trailer = http.Header{}
+			for _, v := range tr {
+				for _, k := range strings.Split(v, ",") {
+					if k = strings.TrimSpace(k); k != "" {
+						r.Trailer[textproto.CanonicalMIMEHeaderKey(k)] = nil
+					}
+				}
+			}
+		}
+	}
+	b.expect = r.ProtoMinor > 0 && hasToken(r.Header["Expect"], "100-continue")
+	b.expecting.Store(b.expect)
+	b.unread.Store(r.ContentLength)
+	return b
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	if b.closed {
+		return 0, errBodyClosed
+	}
+	if b.err != nil {
+		return 0, b.err
+	}
+	if b.eof {
+		return 0, io.EOF
+	}
+	if b.expect {
+		b.expect = false
+		b.expecting.Store(false)
+		b.w.sendContinue()
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	var n int
+	var err error
+	if b.chunks == nil {
+		if int64(len(p)) > b.remain {
+			p = p[:b.remain]
+		}
+		n, err = b.c.br.Read(p)
+		b.remain -= int64(n)
+		b.unread.Store(b.remain)
+		if b.remain == 0 {
+			err = io.EOF
+		} else if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+	} else {
+		n, err = b.chunks.Read(p)
+		if err == io.EOF {
+			err = b.readTrailer()
+		}
+	}
+	switch {
+	case err == io.EOF:
+		b.eof = true
+		b.unread.Store(0)
+		b.c.bodyRead()
+	case err != nil:
+		b.err = err
+	}
+	return n, err
+}
+
+// readTrailer reads the trailer section after the last chunk, keeping
+// the fields the request declared in its Trailer header.
+func (b *body) readTrailer() error {
+	max := b.c.srv.MaxHeaderBytes
+	if max <= 0 {
+		max = 32 << 10
+	}
+	size := 0
+	for {
+		line, err := b.c.br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			return errors.New("http: trailer line too long")
+		}
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+		if size += len(line); size > max {
+			return errors.New("http: trailer too large")
+		}
+		s, _ := cutLine(string(line))
+		if s == "" {
+			return io.EOF
+		}
+		name, value, ok := strings.Cut(s, ":")
+		if !ok || !isToken(name) {
+			return errors.New("http: malformed trailer line")
+		}
+		value = strings.Trim(value, " \t")
+		if !validValue(value) {
+			return errors.New("http: invalid trailer value")
+		}
+		name = textproto.CanonicalMIMEHeaderKey(name)
+		if vs, declared := b.req.Trailer[name]; declared {
+			b.req.Trailer[name] = append(vs, value)
+		}
+	}
+}
+
+func (b *body) Close() error { return nil }
+
+// keepable reports whether the connection can outlive what is left of
+// the body: not if a client waiting for 100 Continue may or may not send
+// it, nor if more is left than is worth reading to drop it.
+func (b *body) keepable() bool {
+	return !b.expecting.Load() && b.unread.Load() <= maxDrain
+}
+
+// closeForHandler ends the handler's use of the body.
+func (b *body) closeForHandler() { b.closed = true }
+
+// finish reads and drops what the handler left of the body, up to
+// maxDrain, so that the connection can serve the next request. It
+// reports whether the connection may stay open.
+func (b *body) finish() bool {
+	if b.eof {
+		return true
+	}
+	if b.err != nil || b.expect {
+		// A client still waiting for 100 Continue may send the body or
+		// not: the connection cannot be read reliably any more.
+		return false
+	}
+	if !b.keepable() {
+		return false
+	}
+	b.closed = false
+	defer func() { b.closed = true }()
+	if t := b.c.srv.KeepAliveTimeout; t > 0 {
+		_ = b.c.rwc.SetReadDeadline(time.Now().Add(t))
+	}
+	n, err := io.CopyN(io.Discard, b, maxDrain+1)
+	return n <= maxDrain && err == io.EOF
+}

@@ -1,0 +1,323 @@
+package http1
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// maxDrain is how much of a request body that its handler left unread is
+// read and dropped to keep the connection; a longer rest closes it.
+const maxDrain = 256 << 10
+
+// aLongTimeAgo is a deadline in the past: setting it wakes a blocked read.
+var aLongTimeAgo = time.Unix(1, 0)
+
+type conn struct {
+	srv        *Server
+	rwc        net.Conn
+	remoteAddr string
+	baseCtx    context.Context
+	br         *bufio.Reader
+	state      atomic.Int32
+	requests   int
+	hijacked   bool
+
+	head []byte      // the request header being read
+	hdr  []byte      // the response header being written
+	keys []string    // header names, sorted for output
+	iov  [6][]byte   // backing of bufs
+	bufs net.Buffers // one writev
+	num  [24]byte    // chunk sizes
+	wmu  sync.Mutex  // orders a 100 Continue before the final header
+	one  [1]byte     // the byte a watch read
+	has  atomic.Bool // one holds a byte that the next read returns
+
+	// The watch on the connection while a handler runs (see watch.go).
+	mu         sync.Mutex
+	cond       sync.Cond
+	shard      *watchShard
+	prev, next *conn // in shard's list of running requests
+	startTick  int64 // the sweep tick at which the handler started
+	running    bool  // a handler runs and may be watched
+	fired      bool  // watchDelay has passed
+	bodyDone   bool  // the request body has been read and nothing follows it
+	watching   bool  // a read is in progress in the watch
+	aborting   bool  // the watch is being stopped, not the peer gone
+	gone       bool  // the peer closed its side
+	cancel     context.CancelFunc
+}
+
+func newConn(s *Server, rwc net.Conn) *conn {
+	c := &conn{srv: s, rwc: rwc}
+	c.cond.L = &c.mu
+	c.shard = &s.watch.shards[watchShardOf.Add(1)%uint32(len(s.watch.shards))]
+	if a := rwc.RemoteAddr(); a != nil {
+		c.remoteAddr = a.String()
+	}
+	c.br = bufio.NewReaderSize(connReader{c}, 4<<10)
+	return c
+}
+
+// connReader reads the connection for the buffered reader, first handing
+// out a byte that a watch read while the handler ran.
+type connReader struct{ c *conn }
+
+func (r connReader) Read(p []byte) (int, error) {
+	c := r.c
+	if c.has.Load() && len(p) > 0 {
+		p[0] = c.one[0]
+		c.has.Store(false)
+		return 1, nil
+	}
+	return c.rwc.Read(p)
+}
+
+func (c *conn) closeIfIdle() {
+	if c.state.CompareAndSwap(stateIdle, stateClosed) {
+		_ = c.rwc.Close()
+	}
+}
+
+func (c *conn) serve() {
+	defer func() {
+		if !c.hijacked {
+			_ = c.rwc.Close()
+		}
+		c.srv.removeConn(c)
+	}()
+	s := c.srv
+	ctx := context.WithValue(context.Background(), http.LocalAddrContextKey, c.rwc.LocalAddr())
+	if s.ConnContext != nil {
+		ctx = s.ConnContext(ctx, c.rwc)
+	}
+	c.baseCtx = ctx
+	for {
+		if !c.awaitRequest() {
+			return
+		}
+		if !c.state.CompareAndSwap(stateIdle, stateActive) {
+			return // closed by Shutdown while the request arrived
+		}
+		keep := c.serveOne()
+		if !keep || c.hijacked {
+			return
+		}
+		c.state.Store(stateIdle)
+		if s.closing.Load() {
+			return
+		}
+	}
+}
+
+// awaitRequest waits for the first byte of the next request: for the
+// first request within the header timeout, for later ones within the
+// keep-alive timeout. A request already buffered (pipelined) is served
+// at once.
+func (c *conn) awaitRequest() bool {
+	if c.br.Buffered() > 0 {
+		return true
+	}
+	wait := c.srv.KeepAliveTimeout
+	if c.requests == 0 {
+		wait = c.srv.HeaderTimeout
+	}
+	if wait > 0 {
+		_ = c.rwc.SetReadDeadline(time.Now().Add(wait))
+	} else {
+		_ = c.rwc.SetReadDeadline(time.Time{})
+	}
+	_, err := c.br.Peek(1)
+	return err == nil
+}
+
+// serveOne reads one request and runs the handler for it. It reports
+// whether the connection may serve another.
+func (c *conn) serveOne() bool {
+	s := c.srv
+	if c.requests > 0 && s.HeaderTimeout > 0 && !c.headBuffered() {
+		// The rest of the header must arrive within client_header_timeout.
+		_ = c.rwc.SetReadDeadline(time.Now().Add(s.HeaderTimeout))
+	}
+	ctx, cancel := context.WithCancel(c.baseCtx)
+	defer cancel()
+	req, err := c.readRequest(ctx)
+	if err != nil {
+		c.refuse(err)
+		return false
+	}
+	_ = c.rwc.SetReadDeadline(time.Time{})
+	c.requests++
+
+	w := &response{c: c, req: req, header: make(http.Header, 8), cl: -1}
+	w.closeAfter = req.Close || s.KeepAliveTimeout <= 0 ||
+		s.MaxRequests > 0 && c.requests >= s.MaxRequests
+	b, _ := req.Body.(*body)
+	if b != nil {
+		b.w, w.body = w, b
+	}
+	c.startWatch(cancel, b == nil)
+	panicked := c.runHandler(w, req)
+	c.stopWatch()
+	cancel()
+	if w.hijacked {
+		return false
+	}
+	if b != nil {
+		b.closeForHandler()
+	}
+	if panicked {
+		return false
+	}
+	w.finish()
+	if b != nil && !b.finish() {
+		w.closeAfter = true
+	}
+	return !w.closeAfter && !c.gone && w.err == nil
+}
+
+// headBuffered reports whether a whole request header is already in the
+// read buffer, so that no read has to wait for it.
+func (c *conn) headBuffered() bool {
+	buf, _ := c.br.Peek(c.br.Buffered())
+	for i := 0; i < len(buf); i++ {
+		if buf[i] == '\n' && (i+1 < len(buf) && buf[i+1] == '\n' ||
+			i+2 < len(buf) && buf[i+1] == '\r' && buf[i+2] == '\n') {
+			return true
+		}
+	}
+	return false
+}
+
+// runHandler calls the handler and recovers from a panic in it: the
+// panic is logged (unless it is http.ErrAbortHandler), a 500 sent if no
+// response has started, and the connection closed. It reports a panic.
+func (c *conn) runHandler(w *response, req *http.Request) (panicked bool) {
+	defer func() {
+		v := recover()
+		if v == nil {
+			return
+		}
+		panicked = true
+		if v != http.ErrAbortHandler {
+			c.srv.logger().Error(fmt.Sprintf("panic serving %s: %v\n%s", c.remoteAddr, v, debug.Stack()))
+			if !w.hijacked && !w.sentHeader {
+				w.header = http.Header{}
+				w.wroteHeader, w.status, w.written, w.cl = false, 0, 0, -1
+				w.release()
+				w.closeAfter = true
+				w.WriteHeader(http.StatusInternalServerError)
+				w.finish()
+			}
+		}
+		w.release()
+	}()
+	c.srv.Handler.ServeHTTP(w, req)
+	return false
+}
+
+// readRequest reads and parses the next request header.
+func (c *conn) readRequest(ctx context.Context) (*http.Request, error) {
+	head, err := c.readHead()
+	if err != nil {
+		return nil, err
+	}
+	var r http.Request
+	if err := parseHead(string(head), &r); err != nil {
+		return nil, err
+	}
+	r.RemoteAddr = c.remoteAddr
+	r.Body = http.NoBody
+	if r.ContentLength != 0 {
+		r.Body = newBody(c, &r)
+	}
+	req := r.WithContext(ctx)
+	if b, ok := req.Body.(*body); ok {
+		b.req = req
+	}
+	return req, nil
+}
+
+// errLineTooLong and errHeadTooLarge end a request whose header breaks
+// the limits.
+var (
+	errLineTooLong  = &requestError{http.StatusRequestURITooLong, "request line too long"}
+	errFieldTooLong = &requestError{http.StatusRequestHeaderFieldsTooLarge, "header field too long"}
+	errHeadTooLarge = &requestError{http.StatusRequestHeaderFieldsTooLarge, "request header too large"}
+)
+
+// readHead reads the request line and header fields up to the empty line
+// that ends them, skipping empty lines before the request line. The
+// result is valid until the next call.
+func (c *conn) readHead() ([]byte, error) {
+	maxLine, maxHead := c.srv.MaxLineBytes, c.srv.MaxHeaderBytes
+	if maxLine <= 0 {
+		maxLine = 8 << 10
+	}
+	if maxHead <= 0 {
+		maxHead = 32 << 10
+	}
+	acc := c.head[:0]
+	start := 0 // where the current line begins in acc
+	for {
+		frag, err := c.br.ReadSlice('\n')
+		acc = append(acc, frag...)
+		if n := len(acc) - start; n > maxLine+2 || len(acc) > maxHead {
+			c.head = acc[:0]
+			switch {
+			case start == 0:
+				return nil, errLineTooLong
+			case n > maxLine+2:
+				return nil, errFieldTooLong
+			}
+			return nil, errHeadTooLarge
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			c.head = acc[:0]
+			if len(acc) > 0 && !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			if len(acc) > 0 {
+				return nil, io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		if line := acc[start:]; len(line) == 1 || len(line) == 2 && line[0] == '\r' {
+			if start == 0 {
+				acc = acc[:0] // an empty line before the request line
+				continue
+			}
+			c.head = acc
+			return acc[:start], nil
+		}
+		start = len(acc)
+	}
+}
+
+// refuse answers a request that cannot be served and closes. A client
+// that went away or timed out before sending a whole header gets nothing.
+func (c *conn) refuse(err error) {
+	var re *requestError
+	if !errors.As(err, &re) {
+		return
+	}
+	c.srv.logger().Info("client sent invalid request", "client", c.remoteAddr, "error", re.msg)
+	text := http.StatusText(re.status)
+	page := fmt.Sprintf("<html>\r\n<head><title>%d %s</title></head>\r\n<body>\r\n<center><h1>%d %s</h1></center>\r\n</body>\r\n</html>\r\n",
+		re.status, text, re.status, text)
+	msg := fmt.Sprintf("HTTP/1.1 %d %s\r\nContent-Type: text/html\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+		re.status, text, len(page), page)
+	_ = c.rwc.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	_, _ = io.WriteString(c.rwc, msg)
+}

@@ -1,0 +1,37 @@
+package http1
+
+import (
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+)
+
+// dateLine is the Date field for one second, formatted once.
+type dateLine struct {
+	sec  int64
+	line []byte
+}
+
+var curDate atomic.Pointer[dateLine]
+
+func appendDate(h []byte) []byte {
+	now := time.Now()
+	d := curDate.Load()
+	if d == nil || d.sec != now.Unix() {
+		line := append([]byte("Date: "), now.UTC().AppendFormat(nil, http.TimeFormat)...)
+		d = &dateLine{sec: now.Unix(), line: append(line, "\r\n"...)}
+		curDate.Store(d)
+	}
+	return append(h, d.line...)
+}
+
+// statusLines holds "HTTP/1.1 NNN Reason\r\n" for every code.
+var statusLines = func() (t [900]string) {
+	for code := 100; code < 1000; code++ {
+		t[code-100] = "HTTP/1.1 " + strconv.Itoa(code) + " " + http.StatusText(code) + "\r\n"
+	}
+	return t
+}()
+
+func statusLine(code int) string { return statusLines[code-100] }

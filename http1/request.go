@@ -1,0 +1,263 @@
+package http1
+
+import (
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// requestError is a request the server refuses before any handler sees
+// it; status is the response sent before the connection closes.
+type requestError struct {
+	status int
+	msg    string
+}
+
+func (e *requestError) Error() string { return e.msg }
+
+func badRequest(msg string) error { return &requestError{http.StatusBadRequest, msg} }
+
+// parseHead parses a request header block, the request line and the
+// header fields without the empty line that ends them, into r. Lines end
+// with CRLF or a bare LF (RFC 9112, section 2.2). Body framing is checked
+// here too: r.ContentLength is the length of a length-delimited body, 0
+// without a body and -1 for a chunked one. head is shared by every string
+// that r keeps, so that the whole header costs one allocation.
+func parseHead(head string, r *http.Request) error {
+	line, rest := cutLine(head)
+	method, target, ok := strings.Cut(line, " ")
+	if !ok || !isToken(method) {
+		return badRequest("invalid request line")
+	}
+	target, proto, ok := strings.Cut(target, " ")
+	if !ok || target == "" || strings.IndexByte(proto, ' ') >= 0 {
+		return badRequest("invalid request line")
+	}
+	for i := 0; i < len(target); i++ {
+		if b := target[i]; b <= ' ' || b == 0x7f {
+			return badRequest("invalid request target")
+		}
+	}
+	switch proto {
+	case "HTTP/1.1":
+		r.Proto, r.ProtoMajor, r.ProtoMinor = proto, 1, 1
+	case "HTTP/1.0":
+		r.Proto, r.ProtoMajor, r.ProtoMinor = proto, 1, 0
+	default:
+		major, minor, ok := http.ParseHTTPVersion(proto)
+		if !ok {
+			return badRequest("invalid protocol version")
+		}
+		if major != 1 {
+			return &requestError{http.StatusHTTPVersionNotSupported, "unsupported protocol version " + proto}
+		}
+		r.Proto, r.ProtoMajor, r.ProtoMinor = proto, major, minor
+	}
+	r.Method, r.RequestURI = method, target
+
+	if err := parseFields(rest, r); err != nil {
+		return err
+	}
+	return parseTarget(r)
+}
+
+// parseFields reads the header fields into r.Header, takes Host out of
+// it (into r.Host, as net/http does) and settles the body's framing.
+func parseFields(rest string, r *http.Request) error {
+	n := strings.Count(rest, "\n") + 1
+	h := make(http.Header, n)
+	vals := make([]string, n) // one backing array for the usual one value per name
+	var host, cl string
+	hosts, cls := 0, 0
+	var te []string
+	for rest != "" {
+		var line string
+		line, rest = cutLine(rest)
+		if line == "" {
+			continue
+		}
+		if line[0] == ' ' || line[0] == '\t' {
+			return badRequest("obsolete header line folding")
+		}
+		name, value, ok := strings.Cut(line, ":")
+		if !ok || !isToken(name) {
+			return badRequest("invalid header line")
+		}
+		value = strings.Trim(value, " \t")
+		if !validValue(value) {
+			return badRequest("invalid header value")
+		}
+		name = textproto.CanonicalMIMEHeaderKey(name)
+		switch name {
+		case "Host":
+			host, hosts = value, hosts+1
+			continue
+		case "Content-Length":
+			cl, cls = value, cls+1
+			if cls > 1 && value != h[name][0] {
+				return badRequest("conflicting Content-Length")
+			}
+		case "Transfer-Encoding":
+			te = append(te, value)
+		}
+		if old, ok := h[name]; ok {
+			h[name] = append(old, value)
+			continue
+		}
+		vals[0] = value
+		h[name] = vals[:1:1]
+		vals = vals[1:]
+	}
+	r.Header = h
+	if hosts > 1 {
+		return badRequest("more than one Host header")
+	}
+	if hosts == 0 && r.ProtoMinor > 0 {
+		return badRequest("missing Host header")
+	}
+	if !validHost(host) {
+		return badRequest("invalid Host header")
+	}
+	r.Host = host
+
+	r.ContentLength = 0
+	if te != nil {
+		if r.ProtoMinor == 0 {
+			return badRequest("Transfer-Encoding in an HTTP/1.0 request")
+		}
+		if cls > 0 {
+			return badRequest("both Content-Length and Transfer-Encoding")
+		}
+		if len(te) != 1 || !strings.EqualFold(te[0], "chunked") {
+			return &requestError{http.StatusNotImplemented, "unsupported Transfer-Encoding"}
+		}
+		delete(h, "Transfer-Encoding")
+		r.TransferEncoding = []string{"chunked"}
+		r.ContentLength = -1
+	} else if cls > 0 {
+		n, err := strconv.ParseUint(cl, 10, 63)
+		if err != nil {
+			return badRequest("invalid Content-Length")
+		}
+		r.ContentLength = int64(n)
+	}
+	r.Close = shouldClose(r)
+	return nil
+}
+
+// parseTarget parses the request target into r.URL. An absolute-form
+// target, and a CONNECT request's authority, names the host itself, which
+// wins over the Host header (RFC 9112, sections 3.2.2 and 3.2.3).
+func parseTarget(r *http.Request) error {
+	if r.Method == http.MethodConnect && !strings.HasPrefix(r.RequestURI, "/") {
+		if !validHost(r.RequestURI) {
+			return badRequest("invalid request target")
+		}
+		r.URL = &url.URL{Host: r.RequestURI}
+		r.Host = r.RequestURI
+		return nil
+	}
+	u, err := url.ParseRequestURI(r.RequestURI)
+	if err != nil {
+		return badRequest("invalid request target")
+	}
+	r.URL = u
+	if u.Host != "" {
+		if !validHost(u.Host) {
+			return badRequest("invalid request target")
+		}
+		r.Host = u.Host
+	}
+	return nil
+}
+
+// shouldClose reports whether the client asked for the connection to
+// close after this request: when it said "close", and in HTTP/1.0 unless
+// it asked to keep the connection alive.
+func shouldClose(r *http.Request) bool {
+	v := r.Header["Connection"]
+	return hasToken(v, "close") || r.ProtoMinor == 0 && !hasToken(v, "keep-alive")
+}
+
+func hasToken(vs []string, token string) bool {
+	for _, v := range vs {
+		for v != "" {
+			var t string
+			t, v, _ = strings.Cut(v, ",")
+			if strings.EqualFold(strings.Trim(t, " \t"), token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// cutLine splits s after its first line, dropping the line's CRLF or LF.
+func cutLine(s string) (line, rest string) {
+	i := strings.IndexByte(s, '\n')
+	if i < 0 {
+		line = s
+	} else {
+		line, rest = s[:i], s[i+1:]
+	}
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	return line, rest
+}
+
+// tokenChars marks the bytes allowed in a token (RFC 9110, section 5.6.2).
+var tokenChars = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for _, c := range "!#$%&'*+-.^_`|~" {
+		t[c] = true
+	}
+	return t
+}()
+
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !tokenChars[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+// validValue refuses control characters other than HTAB in a field value
+// (a CR on its own would let a value smuggle a line).
+func validValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; b < ' ' && b != '\t' || b == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// validHost accepts the bytes of a host and port, an IPv6 literal in
+// brackets, and percent-encoding; no spaces, slashes or controls.
+func validHost(s string) bool {
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if tokenChars[b] && b != '|' && b != '`' && b != '^' || b >= 0x80 {
+			continue
+		}
+		switch b {
+		case ':', '[', ']', '(', ')', ',', ';', '=', '@':
+			continue
+		}
+		return false
+	}
+	return true
+}

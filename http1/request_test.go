@@ -1,0 +1,332 @@
+package http1
+
+import (
+	"errors"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// parseOK parses head and fails the test if parseHead refuses it.
+func parseOK(t *testing.T, head string) *http.Request {
+	t.Helper()
+	var r http.Request
+	if err := parseHead(head, &r); err != nil {
+		t.Fatalf("parseHead(%q) = %v, want success", head, err)
+	}
+	return &r
+}
+
+func TestParseHeadValid(t *testing.T) {
+	tests := []struct {
+		name  string
+		head  string
+		check func(t *testing.T, r *http.Request)
+	}{
+		{
+			name: "origin form",
+			head: "GET /a/b?x=1&y=2 HTTP/1.1\r\nHost: example.com\r\n",
+			check: func(t *testing.T, r *http.Request) {
+				if r.Method != "GET" || r.RequestURI != "/a/b?x=1&y=2" {
+					t.Errorf("Method, RequestURI = %q, %q", r.Method, r.RequestURI)
+				}
+				if r.URL.Path != "/a/b" || r.URL.RawQuery != "x=1&y=2" || r.URL.Host != "" {
+					t.Errorf("URL = %#v", r.URL)
+				}
+				if r.Proto != "HTTP/1.1" || r.ProtoMajor != 1 || r.ProtoMinor != 1 {
+					t.Errorf("Proto = %q %d.%d", r.Proto, r.ProtoMajor, r.ProtoMinor)
+				}
+				if r.Host != "example.com" {
+					t.Errorf("Host = %q", r.Host)
+				}
+				if _, ok := r.Header["Host"]; ok {
+					t.Errorf("Host left in Header: %v", r.Header)
+				}
+				if r.ContentLength != 0 || r.TransferEncoding != nil || r.Close {
+					t.Errorf("ContentLength, TransferEncoding, Close = %d, %v, %v", r.ContentLength, r.TransferEncoding, r.Close)
+				}
+			},
+		},
+		{
+			name: "bare LF line endings",
+			head: "GET / HTTP/1.1\nHost: a\nX-One: 1\n",
+			check: func(t *testing.T, r *http.Request) {
+				if r.Host != "a" || r.Header.Get("X-One") != "1" || r.URL.Path != "/" {
+					t.Errorf("Host, X-One, Path = %q, %q, %q", r.Host, r.Header.Get("X-One"), r.URL.Path)
+				}
+			},
+		},
+		{
+			name: "last line without line ending",
+			head: "GET / HTTP/1.1\r\nHost: a\r\nAccept: */*",
+			check: func(t *testing.T, r *http.Request) {
+				if got := r.Header["Accept"]; !reflect.DeepEqual(got, []string{"*/*"}) {
+					t.Errorf("Accept = %q", got)
+				}
+			},
+		},
+		{
+			name: "absolute form host wins",
+			head: "GET http://origin.example:8080/p?q=1 HTTP/1.1\r\nHost: other.example\r\n",
+			check: func(t *testing.T, r *http.Request) {
+				if r.Host != "origin.example:8080" {
+					t.Errorf("Host = %q, want origin.example:8080", r.Host)
+				}
+				if r.URL.Scheme != "http" || r.URL.Host != "origin.example:8080" || r.URL.Path != "/p" || r.URL.RawQuery != "q=1" {
+					t.Errorf("URL = %#v", r.URL)
+				}
+				if r.RequestURI != "http://origin.example:8080/p?q=1" {
+					t.Errorf("RequestURI = %q", r.RequestURI)
+				}
+			},
+		},
+		{
+			name: "IPv6 host",
+			head: "GET / HTTP/1.1\r\nHost: [::1]:8080\r\n",
+			check: func(t *testing.T, r *http.Request) {
+				if r.Host != "[::1]:8080" {
+					t.Errorf("Host = %q", r.Host)
+				}
+			},
+		},
+		{
+			name: "asterisk form",
+			head: "OPTIONS * HTTP/1.1\r\nHost: a\r\n",
+			check: func(t *testing.T, r *http.Request) {
+				if r.Method != "OPTIONS" || r.RequestURI != "*" || r.URL.Path != "*" {
+					t.Errorf("Method, RequestURI, Path = %q, %q, %q", r.Method, r.RequestURI, r.URL.Path)
+				}
+			},
+		},
+		{
+			name: "CONNECT authority form",
+			head: "CONNECT proxy.example:443 HTTP/1.1\r\nHost: proxy.example:443\r\n",
+			check: func(t *testing.T, r *http.Request) {
+				if r.Method != "CONNECT" || r.RequestURI != "proxy.example:443" {
+					t.Errorf("Method, RequestURI = %q, %q", r.Method, r.RequestURI)
+				}
+				if r.URL.Host != "proxy.example:443" || r.URL.Path != "" || r.URL.Scheme != "" {
+					t.Errorf("URL = %#v", r.URL)
+				}
+				if r.Host != "proxy.example:443" {
+					t.Errorf("Host = %q", r.Host)
+				}
+			},
+		},
+		{
+			name: "CONNECT with a path",
+			head: "CONNECT /_goRPC_ HTTP/1.1\r\nHost: a\r\n",
+			check: func(t *testing.T, r *http.Request) {
+				if r.URL.Path != "/_goRPC_" || r.URL.Host != "" {
+					t.Errorf("URL = %#v", r.URL)
+				}
+			},
+		},
+		{
+			name: "canonical names, repeated headers, OWS",
+			head: "GET / HTTP/1.1\r\nhost: a\r\nx-forwarded-for: 1.1.1.1\r\naccept-ENCODING:  \tgzip \t\r\nX-Forwarded-For:2.2.2.2\r\nx-empty:\r\nX-Inner: a  b\r\n",
+			check: func(t *testing.T, r *http.Request) {
+				want := http.Header{
+					"X-Forwarded-For": {"1.1.1.1", "2.2.2.2"},
+					"Accept-Encoding": {"gzip"},
+					"X-Empty":         {""},
+					"X-Inner":         {"a  b"},
+				}
+				if !reflect.DeepEqual(r.Header, want) {
+					t.Errorf("Header = %q, want %q", r.Header, want)
+				}
+				if r.Host != "a" {
+					t.Errorf("Host = %q", r.Host)
+				}
+			},
+		},
+		{
+			name: "obs-text in value",
+			head: "GET / HTTP/1.1\r\nHost: a\r\nX-Name: caf\xc3\xa9\r\n",
+			check: func(t *testing.T, r *http.Request) {
+				if got := r.Header.Get("X-Name"); got != "caf\xc3\xa9" {
+					t.Errorf("X-Name = %q", got)
+				}
+			},
+		},
+		{
+			name: "Content-Length",
+			head: "POST /upload HTTP/1.1\r\nHost: a\r\nContent-Length: 1234\r\n",
+			check: func(t *testing.T, r *http.Request) {
+				if r.ContentLength != 1234 || r.TransferEncoding != nil {
+					t.Errorf("ContentLength, TransferEncoding = %d, %v", r.ContentLength, r.TransferEncoding)
+				}
+				if r.Header.Get("Content-Length") != "1234" {
+					t.Errorf("Content-Length header = %q", r.Header["Content-Length"])
+				}
+			},
+		},
+		{
+			name: "Content-Length zero",
+			head: "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\n",
+			check: func(t *testing.T, r *http.Request) {
+				if r.ContentLength != 0 {
+					t.Errorf("ContentLength = %d", r.ContentLength)
+				}
+			},
+		},
+		{
+			name: "repeated equal Content-Length",
+			head: "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 5\r\n",
+			check: func(t *testing.T, r *http.Request) {
+				if r.ContentLength != 5 {
+					t.Errorf("ContentLength = %d", r.ContentLength)
+				}
+			},
+		},
+		{
+			name: "chunked",
+			head: "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: Chunked\r\nTrailer: X-Sum\r\n",
+			check: func(t *testing.T, r *http.Request) {
+				if r.ContentLength != -1 || !reflect.DeepEqual(r.TransferEncoding, []string{"chunked"}) {
+					t.Errorf("ContentLength, TransferEncoding = %d, %q", r.ContentLength, r.TransferEncoding)
+				}
+				if _, ok := r.Header["Transfer-Encoding"]; ok {
+					t.Errorf("Transfer-Encoding left in Header: %v", r.Header)
+				}
+				if r.Header.Get("Trailer") != "X-Sum" {
+					t.Errorf("Trailer = %q", r.Header["Trailer"])
+				}
+			},
+		},
+		{
+			name: "HTTP/1.0 closes by default",
+			head: "GET / HTTP/1.0\r\n",
+			check: func(t *testing.T, r *http.Request) {
+				if r.Proto != "HTTP/1.0" || r.ProtoMajor != 1 || r.ProtoMinor != 0 {
+					t.Errorf("Proto = %q %d.%d", r.Proto, r.ProtoMajor, r.ProtoMinor)
+				}
+				if !r.Close || r.Host != "" {
+					t.Errorf("Close, Host = %v, %q", r.Close, r.Host)
+				}
+			},
+		},
+		{
+			name: "HTTP/1.0 keep-alive",
+			head: "GET / HTTP/1.0\r\nHost: a\r\nConnection: Keep-Alive\r\n",
+			check: func(t *testing.T, r *http.Request) {
+				if r.Close {
+					t.Error("Close = true, want false")
+				}
+			},
+		},
+		{
+			name: "HTTP/1.1 Connection close",
+			head: "GET / HTTP/1.1\r\nHost: a\r\nConnection: upgrade, close\r\n",
+			check: func(t *testing.T, r *http.Request) {
+				if !r.Close {
+					t.Error("Close = false, want true")
+				}
+			},
+		},
+		{
+			name: "HTTP/1.1 other Connection options keep alive",
+			head: "GET / HTTP/1.1\r\nHost: a\r\nConnection: keep-alive\r\n",
+			check: func(t *testing.T, r *http.Request) {
+				if r.Close {
+					t.Error("Close = true, want false")
+				}
+			},
+		},
+		{
+			name: "later HTTP/1.x minor version",
+			head: "GET / HTTP/1.2\r\nHost: a\r\n",
+			check: func(t *testing.T, r *http.Request) {
+				if r.Proto != "HTTP/1.2" || r.ProtoMajor != 1 || r.ProtoMinor != 2 {
+					t.Errorf("Proto = %q %d.%d", r.Proto, r.ProtoMajor, r.ProtoMinor)
+				}
+			},
+		},
+		{
+			name: "extension method and empty Host",
+			head: "PURGE /x HTTP/1.1\r\nHost:\r\n",
+			check: func(t *testing.T, r *http.Request) {
+				if r.Method != "PURGE" || r.Host != "" {
+					t.Errorf("Method, Host = %q, %q", r.Method, r.Host)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.check(t, parseOK(t, tt.head))
+		})
+	}
+}
+
+func TestParseHeadInvalid(t *testing.T) {
+	const host = "Host: a\r\n"
+	tests := []struct {
+		name   string
+		head   string
+		status int
+	}{
+		{"obs-fold", "GET / HTTP/1.1\r\n" + host + "X-A: 1\r\n  continued\r\n", 400},
+		{"obs-fold with tab", "GET / HTTP/1.1\r\n" + host + "X-A: 1\r\n\tcontinued\r\n", 400},
+		{"space before colon", "GET / HTTP/1.1\r\n" + host + "X-A : 1\r\n", 400},
+		{"space before colon on Host", "GET / HTTP/1.1\r\nHost : a\r\n", 400},
+		{"bad token in name", "GET / HTTP/1.1\r\n" + host + "X(A): 1\r\n", 400},
+		{"empty name", "GET / HTTP/1.1\r\n" + host + ": 1\r\n", 400},
+		{"no colon", "GET / HTTP/1.1\r\n" + host + "X-A 1\r\n", 400},
+		{"NUL in value", "GET / HTTP/1.1\r\n" + host + "X-A: a\x00b\r\n", 400},
+		{"CR in value", "GET / HTTP/1.1\r\n" + host + "X-A: a\rb\r\n", 400},
+		{"DEL in value", "GET / HTTP/1.1\r\n" + host + "X-A: a\x7fb\r\n", 400},
+		{"missing Host in 1.1", "GET / HTTP/1.1\r\nX-A: 1\r\n", 400},
+		{"two Host headers", "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n", 400},
+		{"two equal Host headers", "GET / HTTP/1.1\r\nHost: a\r\nHost: a\r\n", 400},
+		{"Host with slash", "GET / HTTP/1.1\r\nHost: a/b\r\n", 400},
+		{"Host with space", "GET / HTTP/1.1\r\nHost: a b\r\n", 400},
+		{"conflicting Content-Length", "POST / HTTP/1.1\r\n" + host + "Content-Length: 5\r\nContent-Length: 6\r\n", 400},
+		{"Content-Length list", "POST / HTTP/1.1\r\n" + host + "Content-Length: 5, 5\r\n", 400},
+		{"negative Content-Length", "POST / HTTP/1.1\r\n" + host + "Content-Length: -1\r\n", 400},
+		{"signed Content-Length", "POST / HTTP/1.1\r\n" + host + "Content-Length: +5\r\n", 400},
+		{"hex Content-Length", "POST / HTTP/1.1\r\n" + host + "Content-Length: 0x10\r\n", 400},
+		{"empty Content-Length", "POST / HTTP/1.1\r\n" + host + "Content-Length:\r\n", 400},
+		{"huge Content-Length", "POST / HTTP/1.1\r\n" + host + "Content-Length: 99999999999999999999\r\n", 400},
+		{"Content-Length and Transfer-Encoding", "POST / HTTP/1.1\r\n" + host + "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n", 400},
+		{"Transfer-Encoding and Content-Length", "POST / HTTP/1.1\r\n" + host + "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n", 400},
+		{"Transfer-Encoding in HTTP/1.0", "POST / HTTP/1.0\r\n" + host + "Transfer-Encoding: chunked\r\n", 400},
+		{"Transfer-Encoding gzip", "POST / HTTP/1.1\r\n" + host + "Transfer-Encoding: gzip\r\n", 501},
+		{"Transfer-Encoding gzip, chunked", "POST / HTTP/1.1\r\n" + host + "Transfer-Encoding: gzip, chunked\r\n", 501},
+		{"Transfer-Encoding twice", "POST / HTTP/1.1\r\n" + host + "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n", 501},
+		{"empty line", "\r\n", 400},
+		{"request line without version", "GET /\r\n" + host, 400},
+		{"request line with one word", "GET\r\n" + host, 400},
+		{"request line with extra word", "GET / HTTP/1.1 x\r\n" + host, 400},
+		{"two spaces in request line", "GET  / HTTP/1.1\r\n" + host, 400},
+		{"trailing space in request line", "GET / HTTP/1.1 \r\n" + host, 400},
+		{"bad method token", "G(T / HTTP/1.1\r\n" + host, 400},
+		{"bad version", "GET / HTTX/1.1\r\n" + host, 400},
+		{"lower-case version", "GET / http/1.1\r\n" + host, 400},
+		{"tab in target", "GET /a\tb HTTP/1.1\r\n" + host, 400},
+		{"NUL in target", "GET /a\x00b HTTP/1.1\r\n" + host, 400},
+		{"DEL in target", "GET /a\x7fb HTTP/1.1\r\n" + host, 400},
+		{"unparsable target", "GET %zz HTTP/1.1\r\n" + host, 400},
+		{"absolute form with bad host", "GET http://a|b/ HTTP/1.1\r\n" + host, 400},
+		{"HTTP/2.0", "GET / HTTP/2.0\r\n" + host, 505},
+		{"HTTP/0.9", "GET / HTTP/0.9\r\n" + host, 505},
+		{"HTTP/3.0", "GET / HTTP/3.0\r\n" + host, 505},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var r http.Request
+			err := parseHead(tt.head, &r)
+			var re *requestError
+			if !errors.As(err, &re) {
+				t.Fatalf("parseHead(%q) = %v, want a *requestError", tt.head, err)
+			}
+			if re.status != tt.status {
+				t.Errorf("parseHead(%q) status = %d (%s), want %d", tt.head, re.status, re.msg, tt.status)
+			}
+			if re.Error() == "" || strings.ContainsAny(re.Error(), "\r\n") {
+				t.Errorf("error text = %q", re.Error())
+			}
+		})
+	}
+}

@@ -1,0 +1,515 @@
+package http1
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// outSize is the output buffer: a body up to about this size leaves with
+// its header in one writev; a larger write goes out directly.
+const outSize = 16 << 10
+
+var outPool = sync.Pool{New: func() any { b := make([]byte, 0, outSize); return &b }}
+
+var errAfterReturn = errors.New("http: write after the handler returned")
+
+// response is the http.ResponseWriter of one request.
+type response struct {
+	c      *conn
+	req    *http.Request
+	body   *body // the request's, nil without one
+	header http.Header
+	status int
+	cl     int64 // the Content-Length of the body, -1 until known
+	// written counts the body bytes the handler wrote (also for HEAD,
+	// whose body is dropped).
+	written int64
+	out     *[]byte // buffered body bytes, from outPool
+
+	wroteHeader bool // the final status is set
+	sentHeader  bool // the header has gone to the connection
+	chunked     bool
+	bodyless    bool // HEAD, 1xx, 204, 304: no body goes out
+	closeAfter  bool // close the connection after this response
+	hijacked    bool
+	done        bool // the handler returned
+	err         error
+}
+
+func (w *response) Header() http.Header { return w.header }
+
+func (w *response) WriteHeader(code int) {
+	if w.hijacked || w.done {
+		return
+	}
+	if code < 100 || code > 999 {
+		panic("http1: invalid WriteHeader code " + strconv.Itoa(code))
+	}
+	if w.wroteHeader {
+		return
+	}
+	if code < 200 && code != http.StatusSwitchingProtocols {
+		w.sendInformational(code)
+		return
+	}
+	w.wroteHeader, w.status = true, code
+	w.bodyless = w.req.Method == http.MethodHead || code < 200 ||
+		code == http.StatusNoContent || code == http.StatusNotModified
+	if v := w.header["Content-Length"]; len(v) > 0 {
+		if n, err := strconv.ParseUint(v[0], 10, 63); err == nil {
+			w.cl = int64(n)
+		}
+	}
+	if hasToken(w.header["Connection"], "close") || code == http.StatusSwitchingProtocols {
+		w.closeAfter = true
+	}
+	w.headerFields()
+}
+
+func (w *response) Write(p []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	switch {
+	case w.hijacked:
+		return 0, http.ErrHijacked
+	case w.done:
+		return 0, errAfterReturn
+	case w.err != nil:
+		return 0, w.err
+	case len(p) == 0:
+		return 0, nil
+	case w.bodyless:
+		if w.req.Method == http.MethodHead && w.status >= 200 && w.status != 204 && w.status != 304 {
+			w.written += int64(len(p))
+			return len(p), nil
+		}
+		return 0, http.ErrBodyNotAllowed
+	case w.cl >= 0 && w.written+int64(len(p)) > w.cl:
+		return 0, http.ErrContentLength
+	}
+	w.written += int64(len(p))
+	out := w.buffer()
+	if len(*out)+len(p) <= cap(*out) {
+		*out = append(*out, p...)
+		return len(p), nil
+	}
+	if err := w.send(p, false); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// buffer returns the output buffer, taking one from the pool.
+func (w *response) buffer() *[]byte {
+	if w.out == nil {
+		w.out = outPool.Get().(*[]byte)
+	}
+	return w.out
+}
+
+func (w *response) release() {
+	if w.out != nil {
+		*w.out = (*w.out)[:0]
+		outPool.Put(w.out)
+		w.out = nil
+	}
+}
+
+// send writes, in one writev, the header if it has not gone yet, the
+// buffered body and p. final says the handler has returned, so a body
+// of unknown length that has not started has the length of what is
+// buffered; otherwise it goes out chunked (HTTP/1.1) or up to the
+// connection's close (HTTP/1.0).
+func (w *response) send(p []byte, final bool) error {
+	c := w.c
+	c.bufs = c.iov[:0]
+	var buffered []byte
+	if w.out != nil {
+		buffered = *w.out
+	}
+	size := len(buffered) + len(p)
+	first := !w.sentHeader
+	if first {
+		w.frame(final, int64(size))
+		c.bufs = append(c.bufs, w.framing())
+	}
+	if w.chunked && size > 0 {
+		c.bufs = append(c.bufs, append(strconv.AppendInt(c.num[:0], int64(size), 16), '\r', '\n'))
+	}
+	if len(buffered) > 0 {
+		c.bufs = append(c.bufs, buffered)
+	}
+	if len(p) > 0 {
+		c.bufs = append(c.bufs, p)
+	}
+	if w.chunked && size > 0 {
+		c.bufs = append(c.bufs, crlf)
+	}
+	if final && w.chunked {
+		c.bufs = append(c.bufs, w.lastChunk())
+	}
+	if first {
+		c.wmu.Lock()
+		w.sentHeader = true
+	}
+	_, err := c.bufs.WriteTo(c.rwc)
+	if first {
+		c.wmu.Unlock()
+	}
+	if w.out != nil {
+		*w.out = (*w.out)[:0]
+	}
+	if err != nil {
+		w.err = err
+		w.closeAfter = true
+	}
+	return err
+}
+
+var crlf = []byte("\r\n")
+
+// frame settles how the body is delimited, when the header is about to
+// go with size bytes of body.
+func (w *response) frame(final bool, size int64) {
+	if w.bodyless {
+		if w.cl < 0 && w.written > 0 && w.req.Method == http.MethodHead && final {
+			w.cl = w.written // what a GET would have carried
+		}
+		return
+	}
+	if w.cl >= 0 {
+		return
+	}
+	switch {
+	case final && len(w.header["Trailer"]) == 0:
+		w.cl = size
+	case w.req.ProtoMinor > 0:
+		w.chunked = true
+	default:
+		w.closeAfter = true // HTTP/1.0: the body ends with the connection
+	}
+}
+
+// headerFields writes the status line and the header fields into c.hdr
+// when the status is set, so that later changes to the header map do not
+// show (as with net/http), except trailers. Names go out sorted (as
+// net/http sends them); values with a CR or LF have it replaced by a
+// space, so that no value can start a line of its own. The fields that
+// delimit the body and the connection follow when the header is sent
+// (framing).
+func (w *response) headerFields() {
+	c := w.c
+	h := append(c.hdr[:0], statusLine(w.status)...)
+	if _, ok := w.header["Date"]; !ok {
+		h = appendDate(h)
+	}
+	trailers := w.header["Trailer"]
+	keys := c.keys[:0]
+	for k := range w.header {
+		switch k {
+		case "Content-Length", "Transfer-Encoding", "Connection":
+			continue
+		case "Keep-Alive":
+			if w.closeAfter {
+				continue // it describes a connection that stays open
+			}
+		}
+		if strings.HasPrefix(k, http.TrailerPrefix) || declared(trailers, k) {
+			continue
+		}
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if !isToken(k) {
+			continue
+		}
+		for _, v := range w.header[k] {
+			h = appendField(h, k, v)
+		}
+	}
+	c.keys = keys[:0]
+	if w.status == http.StatusSwitchingProtocols {
+		for _, v := range w.header["Connection"] {
+			h = appendField(h, "Connection", v)
+		}
+	}
+	c.hdr = h
+}
+
+// framing completes the header in c.hdr with the fields that delimit the
+// body and say whether the connection stays open, and the empty line.
+func (w *response) framing() []byte {
+	h := w.c.hdr
+	if w.cl >= 0 && !(w.status < 200 || w.status == http.StatusNoContent) {
+		h = append(h, "Content-Length: "...)
+		h = strconv.AppendInt(h, w.cl, 10)
+		h = append(h, "\r\n"...)
+	}
+	if w.chunked {
+		h = append(h, "Transfer-Encoding: chunked\r\n"...)
+	}
+	if w.status != http.StatusSwitchingProtocols {
+		if w.c.srv.closing.Load() || w.body != nil && !w.body.keepable() {
+			w.closeAfter = true
+		}
+		if w.closeAfter {
+			h = append(h, "Connection: close\r\n"...)
+		} else if w.req.ProtoMinor == 0 {
+			h = append(h, "Connection: keep-alive\r\n"...)
+		}
+	}
+	h = append(h, "\r\n"...)
+	w.c.hdr = h
+	return h
+}
+
+func appendField(h []byte, k, v string) []byte {
+	h = append(h, k...)
+	h = append(h, ": "...)
+	start := len(h)
+	h = append(h, v...)
+	for i := start; i < len(h); i++ {
+		if h[i] == '\r' || h[i] == '\n' {
+			h[i] = ' '
+		}
+	}
+	return append(h, "\r\n"...)
+}
+
+// declared reports whether the Trailer header names k.
+func declared(trailers []string, k string) bool {
+	for _, v := range trailers {
+		for v != "" {
+			var t string
+			t, v, _ = strings.Cut(v, ",")
+			if strings.EqualFold(strings.TrimSpace(t), k) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lastChunk is the end of a chunked body, with the trailer fields.
+func (w *response) lastChunk() []byte {
+	t := []byte("0\r\n")
+	for k, vs := range w.header {
+		name, isTrailer := strings.CutPrefix(k, http.TrailerPrefix)
+		if !isTrailer && !declared(w.header["Trailer"], k) {
+			continue
+		}
+		if !isToken(name) {
+			continue
+		}
+		for _, v := range vs {
+			t = appendField(t, name, v)
+		}
+	}
+	return append(t, "\r\n"...)
+}
+
+// sendInformational writes a 1xx response with the current header.
+func (w *response) sendInformational(code int) {
+	if w.sentHeader || w.err != nil {
+		return
+	}
+	h := append([]byte(nil), statusLine(code)...)
+	for k, vs := range w.header {
+		if isToken(k) {
+			for _, v := range vs {
+				h = appendField(h, k, v)
+			}
+		}
+	}
+	h = append(h, "\r\n"...)
+	w.c.wmu.Lock()
+	_, err := w.c.rwc.Write(h)
+	w.c.wmu.Unlock()
+	if err != nil {
+		w.err = err
+	}
+}
+
+// sendContinue answers "Expect: 100-continue" when the handler first
+// reads the body, unless the final response has started.
+func (w *response) sendContinue() {
+	c := w.c
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if !w.sentHeader {
+		_, _ = io.WriteString(c.rwc, "HTTP/1.1 100 Continue\r\n\r\n")
+	}
+}
+
+func (w *response) Flush() {
+	_ = w.FlushError()
+}
+
+// FlushError sends the header and whatever body is buffered.
+func (w *response) FlushError() error {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.hijacked || w.done || w.err != nil {
+		return w.err
+	}
+	if w.sentHeader && (w.out == nil || len(*w.out) == 0) {
+		return nil
+	}
+	return w.send(nil, false)
+}
+
+// finish completes the response after the handler has returned.
+func (w *response) finish() {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.err == nil && (!w.sentHeader || w.out != nil && len(*w.out) > 0 || w.chunked) {
+		_ = w.send(nil, true)
+	}
+	if !w.bodyless && w.cl >= 0 && w.written < w.cl {
+		// Fewer bytes than announced: only closing tells the client.
+		w.closeAfter = true
+	}
+	w.done = true
+	w.release()
+}
+
+// ReadFrom copies src to the body. A source that fits the output buffer
+// is read into it and leaves with the header in one write; a longer one
+// goes out with the kernel's sendfile or splice after the header, when
+// the body's length is known.
+func (w *response) ReadFrom(src io.Reader) (int64, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.hijacked || w.done || w.err != nil || w.bodyless {
+		return io.CopyBuffer(writerOnly{w}, src, make([]byte, 512))
+	}
+	out := w.buffer()
+	if lr, ok := src.(*io.LimitedReader); ok && lr.N <= int64(cap(*out)-len(*out)) {
+		return w.readInto(src, lr.N)
+	}
+	if w.cl < 0 {
+		return w.readInto(src, -1)
+	}
+	rf, ok := w.c.rwc.(io.ReaderFrom)
+	if !ok {
+		return w.readInto(src, -1)
+	}
+	if !w.sentHeader || len(*out) > 0 {
+		if err := w.send(nil, false); err != nil {
+			return 0, err
+		}
+	}
+	left := w.cl - w.written
+	body := src
+	if lr, ok := src.(*io.LimitedReader); !ok || lr.N > left {
+		body = &io.LimitedReader{R: src, N: left}
+	}
+	n, err := rf.ReadFrom(body)
+	w.written += n
+	if err != nil {
+		w.err = err
+		w.closeAfter = true
+		return n, err
+	}
+	if body != src && w.written == w.cl && hasMore(src) {
+		return n, http.ErrContentLength
+	}
+	return n, nil
+}
+
+// hasMore reports whether src has bytes beyond those copied, which a
+// body of the declared length has no room for.
+func hasMore(src io.Reader) bool {
+	var one [1]byte
+	n, _ := src.Read(one[:])
+	return n > 0
+}
+
+// readInto copies src through the output buffer, up to max bytes (no
+// limit when negative) and the declared Content-Length.
+func (w *response) readInto(src io.Reader, max int64) (int64, error) {
+	var total int64
+	for max != 0 {
+		out := *w.out
+		room := cap(out) - len(out)
+		if room == 0 {
+			if err := w.send(nil, false); err != nil {
+				return total, err
+			}
+			continue
+		}
+		if max > 0 && int64(room) > max {
+			room = int(max)
+		}
+		if w.cl >= 0 && int64(room) > w.cl-w.written {
+			room = int(w.cl - w.written)
+			if room == 0 {
+				if hasMore(src) {
+					return total, http.ErrContentLength
+				}
+				return total, nil
+			}
+		}
+		n, err := src.Read(out[len(out) : len(out)+room])
+		*w.out = out[:len(out)+n]
+		w.written += int64(n)
+		total += int64(n)
+		if max > 0 {
+			max -= int64(n)
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// writerOnly hides ReadFrom, so that io.Copy writes through Write.
+type writerOnly struct{ io.Writer }
+
+// Hijack hands the connection to the handler: bytes the client sent
+// after its request wait in the returned reader.
+func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	if w.hijacked {
+		return nil, nil, http.ErrHijacked
+	}
+	if w.done {
+		return nil, nil, errAfterReturn
+	}
+	c := w.c
+	c.stopWatch()
+	if w.wroteHeader && (!w.sentHeader || w.out != nil && len(*w.out) > 0) {
+		if err := w.send(nil, false); err != nil {
+			return nil, nil, err
+		}
+	}
+	w.hijacked, c.hijacked = true, true
+	w.release()
+	c.srv.removeConn(c)
+	_ = c.rwc.SetDeadline(time.Time{})
+	return c.rwc, bufio.NewReadWriter(c.br, bufio.NewWriter(c.rwc)), nil
+}
+
+// SetReadDeadline and SetWriteDeadline serve http.ResponseController.
+func (w *response) SetReadDeadline(t time.Time) error  { return w.c.rwc.SetReadDeadline(t) }
+func (w *response) SetWriteDeadline(t time.Time) error { return w.c.rwc.SetWriteDeadline(t) }
+
+// EnableFullDuplex serves http.ResponseController: the body can always
+// be read while the response is written.
+func (w *response) EnableFullDuplex() error { return nil }

@@ -1,0 +1,224 @@
+// Package http1 serves HTTP/1.0 and HTTP/1.1 on plain connections for an
+// http.Handler.
+//
+// It does what net/http's server does for HTTP/1.x, with the costs of an
+// edge server in mind: the status line, the header and a body that fits
+// the output buffer leave in one writev; a connection between requests
+// holds only its 4 KB read buffer; the request header is read into one
+// string that every header value shares; and a client that goes away
+// during a slow response is noticed without a goroutine per request (see
+// conn.watch). Handlers see the usual *http.Request and a ResponseWriter
+// that implements http.Flusher, http.Hijacker, io.ReaderFrom (sendfile)
+// and the deadline methods of http.ResponseController.
+//
+// Differences from net/http, each what NGINX does: no Content-Type
+// sniffing (a response without Content-Type goes out without one); a
+// request with both Content-Length and Transfer-Encoding, or with a
+// transfer coding other than chunked, is refused (400, 501); header
+// lines are limited like large_client_header_buffers (414 for a request
+// line, 431 for a header field or the whole header); "Expect" values
+// other than 100-continue are ignored.
+package http1
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Server serves HTTP/1.x connections accepted from listeners.
+type Server struct {
+	Handler http.Handler
+
+	// HeaderTimeout bounds reading a request's header, from its first
+	// byte (from the connection's start for the first request), like
+	// NGINX's client_header_timeout. Zero means no limit.
+	HeaderTimeout time.Duration
+	// KeepAliveTimeout is how long a connection may wait for its next
+	// request (keepalive_timeout). Zero turns keep-alive off: every
+	// response closes its connection, as "keepalive_timeout 0" does.
+	KeepAliveTimeout time.Duration
+	// MaxRequests closes a connection after that many requests
+	// (keepalive_requests); zero means no limit.
+	MaxRequests int
+	// MaxLineBytes limits the request line and each header field, and
+	// MaxHeaderBytes the whole request header (large_client_header_buffers
+	// number and size). Zero means 8 KB and 32 KB.
+	MaxLineBytes, MaxHeaderBytes int
+
+	// ConnContext, when set, derives the context of a connection's
+	// requests from the connection's base context.
+	ConnContext func(context.Context, net.Conn) context.Context
+	// Logger receives connection-level errors (bad requests at info,
+	// panics at error). Nil means slog.Default().
+	Logger *slog.Logger
+
+	mu        sync.Mutex
+	listeners map[net.Listener]struct{}
+	conns     map[*conn]struct{}
+	closing   atomic.Bool
+	done      chan struct{} // closed when the last connection has gone, during Shutdown
+	watch     watcher
+}
+
+// Connection states, as Shutdown sees them.
+const (
+	stateIdle   int32 = iota // waiting for a request: may be closed at once
+	stateActive              // reading or serving a request
+	stateClosed              // closed by Shutdown or Close
+)
+
+// Serve accepts connections from ln and serves them until ln fails or
+// the server is shut down, in which case it returns http.ErrServerClosed.
+// It closes ln before it returns.
+func (s *Server) Serve(ln net.Listener) error {
+	defer ln.Close()
+	if !s.track(ln, true) {
+		return http.ErrServerClosed
+	}
+	defer s.track(ln, false)
+	var backoff time.Duration
+	for {
+		rwc, err := ln.Accept()
+		if err != nil {
+			if s.closing.Load() {
+				return http.ErrServerClosed
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() || isTemporary(err) {
+				// Out of descriptors or a similar passing state: wait
+				// and retry rather than end the listener.
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				s.logger().Warn("accept failed, retrying", "error", err, "in", backoff)
+				time.Sleep(backoff)
+				continue
+			}
+			return err
+		}
+		backoff = 0
+		c := newConn(s, rwc)
+		if !s.addConn(c) {
+			_ = rwc.Close()
+			return http.ErrServerClosed
+		}
+		go c.serve()
+	}
+}
+
+func isTemporary(err error) bool {
+	t, ok := err.(interface{ Temporary() bool })
+	return ok && t.Temporary()
+}
+
+func (s *Server) logger() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
+}
+
+func (s *Server) track(ln net.Listener, add bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !add {
+		delete(s.listeners, ln)
+		return true
+	}
+	if s.closing.Load() {
+		return false
+	}
+	if s.listeners == nil {
+		s.listeners = map[net.Listener]struct{}{}
+	}
+	s.listeners[ln] = struct{}{}
+	return true
+}
+
+func (s *Server) addConn(c *conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing.Load() {
+		return false
+	}
+	if s.conns == nil {
+		s.conns = map[*conn]struct{}{}
+	}
+	s.conns[c] = struct{}{}
+	return true
+}
+
+func (s *Server) removeConn(c *conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.conns, c)
+	if len(s.conns) == 0 && s.done != nil {
+		close(s.done)
+		s.done = nil
+	}
+}
+
+// Shutdown stops accepting, closes idle connections, lets requests in
+// flight finish (each connection closes after its current response) and
+// returns when none is left or ctx ends; then it closes what remains and
+// returns ctx's error.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closing.Store(true)
+	err := s.closeListeners()
+	// Every Shutdown in progress waits for the same channel.
+	done := s.done
+	if done == nil && len(s.conns) > 0 {
+		done = make(chan struct{})
+		s.done = done
+	}
+	for c := range s.conns {
+		c.closeIfIdle()
+	}
+	s.mu.Unlock()
+	if done == nil {
+		return err
+	}
+	select {
+	case <-done:
+		return err
+	case <-ctx.Done():
+		s.closeAll()
+		return ctx.Err()
+	}
+}
+
+// Close closes the listeners and every connection at once.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.closing.Store(true)
+	err := s.closeListeners()
+	s.mu.Unlock()
+	s.closeAll()
+	return err
+}
+
+// closeListeners closes the listeners once; s.mu is held.
+func (s *Server) closeListeners() error {
+	var err error
+	for ln := range s.listeners {
+		if cerr := ln.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+		delete(s.listeners, ln)
+	}
+	return err
+}
+
+func (s *Server) closeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		c.state.Store(stateClosed)
+		_ = c.rwc.Close()
+	}
+}
