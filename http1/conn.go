@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -129,6 +130,12 @@ func (c *conn) awaitRequest() bool {
 	wait := c.srv.KeepAliveTimeout
 	if c.requests == 0 {
 		wait = c.srv.HeaderTimeout
+	} else {
+		// The client has only just been sent its response: a read now
+		// would mostly find nothing (EAGAIN), a system call for nothing.
+		// Letting the other connections that are ready run first, as an
+		// event loop does, gives the next request time to arrive.
+		runtime.Gosched()
 	}
 	if wait > 0 {
 		_ = c.rwc.SetReadDeadline(time.Now().Add(wait))
