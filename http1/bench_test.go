@@ -13,27 +13,39 @@ import (
 // BenchmarkServe measures a keep-alive GET of a 4 KB body with a known
 // length over loopback: one request written and its whole response read
 // per iteration. The client side allocates nothing, so the allocations
-// reported are the server's.
+// reported are the server's. BenchmarkServeNetHTTP runs the same against
+// net/http's server, for comparison.
 func BenchmarkServe(b *testing.B) {
-	body := bytes.Repeat([]byte("x"), 4<<10)
-	size := strconv.Itoa(len(body))
+	s := &Server{Handler: benchHandler(), KeepAliveTimeout: time.Minute, Logger: quietLogger}
+	benchServe(b, s.Serve, s.Close)
+}
+
+func BenchmarkServeNetHTTP(b *testing.B) {
+	s := &http.Server{Handler: benchHandler()}
+	benchServe(b, s.Serve, s.Close)
+}
+
+var benchBody = bytes.Repeat([]byte("x"), 4<<10)
+
+func benchHandler() http.Handler {
+	size := strconv.Itoa(len(benchBody))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", size)
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = w.Write(benchBody)
+	})
+}
+
+func benchServe(b *testing.B, serve func(net.Listener) error, stop func() error) {
+	body := benchBody
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := &Server{
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Length", size)
-			w.Header().Set("Content-Type", "text/plain")
-			_, _ = w.Write(body)
-		}),
-		KeepAliveTimeout: time.Minute,
-		Logger:           quietLogger,
-	}
 	served := make(chan error, 1)
-	go func() { served <- s.Serve(ln) }()
+	go func() { served <- serve(ln) }()
 	defer func() {
-		_ = s.Close()
+		_ = stop()
 		<-served
 	}()
 
