@@ -9,8 +9,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/syncbuf"
 )
 
 // fragments serves the fragments the tests include.
@@ -99,22 +100,7 @@ func do(t testing.TB, method, url string, header ...string) (*http.Response, str
 }
 
 // logSink collects log lines.
-type logSink struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logSink) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logSink) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type logSink struct{ syncbuf.Buffer }
 
 func (l *logSink) count(s string) int { return strings.Count(l.String(), s) }
 

@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/syncbuf"
 )
 
 // testTimeout bounds every wait in these tests; nothing should come near it.
@@ -823,22 +825,7 @@ func TestServeHijack(t *testing.T) {
 }
 
 // syncBuffer is a bytes.Buffer for a logger written from other goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
+type syncBuffer = syncbuf.Buffer
 
 func TestServePanic(t *testing.T) {
 	var logs syncBuffer

@@ -24,7 +24,7 @@ type coreLoc struct {
 	keepalive     Setting[time.Duration]
 	keepaliveHdr  []string // "Keep-Alive" value from keepalive_timeout's second parameter
 	keepaliveReqs Setting[int]
-	headerBufs    Setting[[2]int] // large_client_header_buffers: number, size
+	headerBufs    Setting[OutputBuffers] // large_client_header_buffers
 	headerTimeout Setting[time.Duration]
 	bodyTimeout   Setting[time.Duration]
 	sendTimeout   Setting[time.Duration]
@@ -36,7 +36,8 @@ type coreLoc struct {
 	sslProtocols  Setting[[2]uint16]
 }
 
-// OutputBuffers is the "output_buffers number size" setting.
+// OutputBuffers is the "number size" of output_buffers (and of
+// large_client_header_buffers).
 type OutputBuffers struct {
 	Number int
 	Size   int
@@ -103,16 +104,9 @@ func init() {
 		{Name: "client_body_timeout", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetTime(func(cl *coreLoc) *Setting[time.Duration] { return &cl.bodyTimeout })},
 		{Name: "send_timeout", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetTime(func(cl *coreLoc) *Setting[time.Duration] { return &cl.sendTimeout })},
 		{Name: "output_buffers", Context: CtxHTTPAll, MinArgs: 2, MaxArgs: 2, Set: func(c *Cmd) error {
-			n, err := c.Int(c.Args[0], 1, 1<<16)
-			if err != nil {
-				return err
-			}
-			sz, err := c.Size(c.Args[1])
-			if err != nil || sz < 1 || sz > 1<<30 {
-				return c.Invalid(c.Args[1], "")
-			}
-			c.Loc().(*coreLoc).outputBufs.Put(OutputBuffers{Number: n, Size: int(sz)})
-			return nil
+			b, err := c.buffers(1<<16, 1, 1<<30)
+			c.Loc().(*coreLoc).outputBufs.Put(b)
+			return err
 		}},
 	}
 	Register(coreModule)
@@ -155,7 +149,7 @@ func mergeCoreLoc(p, c any) error {
 		child.keepaliveReqs.V = 1000
 	}
 	if !child.headerBufs.Set {
-		child.headerBufs.V = [2]int{4, 8 << 10}
+		child.headerBufs.V = OutputBuffers{Number: 4, Size: 8 << 10}
 	}
 	for _, t := range []*Setting[time.Duration]{&child.headerTimeout, &child.bodyTimeout, &child.sendTimeout} {
 		if !t.Set {
@@ -194,18 +188,24 @@ func setKeepalive(c *Cmd) error {
 // request line or header field may not exceed size, the whole header
 // number times size.
 func setHeaderBuffers(c *Cmd) error {
-	n, err := c.Int(c.Args[0], 1, 1<<10)
-	if err != nil {
-		return err
-	}
-	sz, err := c.Size(c.Args[1])
-	if err != nil || sz < 64 || sz > 1<<20 {
-		return c.Invalid(c.Args[1], "")
-	}
-	c.Loc().(*coreLoc).headerBufs.Put([2]int{n, int(sz)})
-	return nil
+	b, err := c.buffers(1<<10, 64, 1<<20)
+	c.Loc().(*coreLoc).headerBufs.Put(b)
+	return err
 }
 
+// buffers reads the "number size" of a buffers directive, number in
+// 1..maxN and size in minSize..maxSize.
+func (c *Cmd) buffers(maxN int, minSize, maxSize int64) (OutputBuffers, error) {
+	n, err := c.Int(c.Args[0], 1, maxN)
+	if err != nil {
+		return OutputBuffers{}, err
+	}
+	sz, err := c.Size(c.Args[1])
+	if err != nil || sz < minSize || sz > maxSize {
+		return OutputBuffers{}, c.Invalid(c.Args[1], "")
+	}
+	return OutputBuffers{Number: n, Size: int(sz)}, nil
+}
 func setWorkerProcesses(c *Cmd) error {
 	if c.Args[0] == "auto" {
 		c.Config().WorkerProcesses = 0

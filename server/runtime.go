@@ -150,7 +150,7 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 		return nil, fmt.Errorf("bind() to %s failed: %w", addr, err)
 	}
 	d := &dispatcher{bound: addr, cur: &rt.cur}
-	keepalive, headerTimeout, maxReqs, bufs := 75*time.Second, 60*time.Second, 1000, [2]int{4, 8 << 10}
+	keepalive, headerTimeout, maxReqs, bufs := 75*time.Second, 60*time.Second, 1000, OutputBuffers{Number: 4, Size: 8 << 10}
 	if g.def != nil {
 		cl := LocConf[*coreLoc](g.def.level, coreModule)
 		keepalive, headerTimeout = cl.keepalive.V, cl.headerTimeout.V
@@ -165,8 +165,8 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 			HeaderTimeout:    headerTimeout,
 			KeepAliveTimeout: keepalive,
 			MaxRequests:      maxReqs,
-			MaxLineBytes:     bufs[1],
-			MaxHeaderBytes:   bufs[0] * bufs[1],
+			MaxLineBytes:     bufs.Size,
+			MaxHeaderBytes:   bufs.Number * bufs.Size,
 			ConnContext:      connContext,
 			Logger:           cfg.Logger,
 		}
@@ -176,7 +176,7 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 		Handler:           d,
 		ReadHeaderTimeout: headerTimeout,
 		IdleTimeout:       keepalive,
-		MaxHeaderBytes:    bufs[0] * bufs[1],
+		MaxHeaderBytes:    bufs.Number * bufs.Size,
 		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelInfo),
 		ConnContext:       connContext,
 	}

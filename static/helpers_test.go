@@ -2,7 +2,6 @@ package static
 
 import (
 	"bufio"
-	"bytes"
 	"io"
 	"log/slog"
 	"net"
@@ -11,10 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/syncbuf"
 )
 
 // fixedMtime is the modification time every test file gets, so that ETags
@@ -94,22 +94,7 @@ func testTree(t testing.TB) string {
 }
 
 // logBuffer collects the error-log lines of a FileServer.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
+type logBuffer = syncbuf.Buffer
 
 // fixture is a FileServer behind a real loopback listener.
 type fixture struct {
