@@ -103,6 +103,9 @@ func TestConnectionDirectiveErrors(t *testing.T) {
 		{`keepalive_timeout 10s soon;`, `invalid value "soon" in "keepalive_timeout" directive`},
 		{`large_client_header_buffers 0 8k;`, `invalid value "0" in "large_client_header_buffers" directive`},
 		{`large_client_header_buffers 4 big;`, `invalid value "big" in "large_client_header_buffers" directive`},
+		{`large_client_header_buffers 4 32;`, `invalid value "32" in "large_client_header_buffers" directive`},
+		{`output_buffers 0 32k;`, `invalid value "0" in "output_buffers" directive`},
+		{`output_buffers 2 0;`, `invalid value "0" in "output_buffers" directive`},
 	}
 	for i, c := range cases {
 		path := filepath.Join(dir, fmt.Sprintf("bad%d.conf", i))
