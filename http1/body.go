@@ -8,6 +8,7 @@ import (
 	"net/http/httputil"
 	"net/textproto"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -31,6 +32,9 @@ type body struct {
 	eof       bool
 	err       error // a read error, returned again by later reads
 	closed    bool  // the handler returned
+	// mu serialises reads, and the end of the handler's use of the body
+	// with a read still running in another goroutine.
+	mu sync.Mutex
 }
 
 func newBody(c *conn, r *http.Request) *body {
@@ -55,6 +59,8 @@ func newBody(c *conn, r *http.Request) *body {
 }
 
 func (b *body) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.closed {
 		return 0, errBodyClosed
 	}
@@ -66,7 +72,6 @@ func (b *body) Read(p []byte) (int, error) {
 	}
 	if b.expect {
 		b.expect = false
-		b.expecting.Store(false)
 		b.w.sendContinue()
 	}
 	if len(p) == 0 {
@@ -153,8 +158,18 @@ func (b *body) keepable() bool {
 	return !b.expecting.Load() && b.unread.Load() <= maxDrain
 }
 
-// closeForHandler ends the handler's use of the body.
-func (b *body) closeForHandler() { b.closed = true }
+// closeForHandler ends the handler's use of the body. A read that a
+// goroutine of the handler's left running is woken (it fails, and the
+// connection closes after the response), so that nothing reads the
+// connection beside the server from here on.
+func (b *body) closeForHandler() {
+	if !b.mu.TryLock() {
+		_ = b.c.rwc.SetReadDeadline(aLongTimeAgo)
+		b.mu.Lock()
+	}
+	b.closed = true
+	b.mu.Unlock()
+}
 
 // finish reads and drops what the handler left of the body, up to
 // maxDrain, so that the connection can serve the next request. It
@@ -163,12 +178,7 @@ func (b *body) finish() bool {
 	if b.eof {
 		return true
 	}
-	if b.err != nil || b.expect {
-		// A client still waiting for 100 Continue may send the body or
-		// not: the connection cannot be read reliably any more.
-		return false
-	}
-	if !b.keepable() {
+	if b.err != nil || !b.keepable() {
 		return false
 	}
 	b.closed = false

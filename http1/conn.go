@@ -31,6 +31,7 @@ type conn struct {
 	state      atomic.Int32
 	requests   int
 	hijacked   bool
+	unread     bool // the client may have sent more than was read
 
 	head []byte      // the request header being read
 	hdr  []byte      // the response header being written
@@ -88,15 +89,23 @@ func (c *conn) closeIfIdle() {
 	}
 }
 
+// serverMark is the http.ServerContextKey value of http1's requests:
+// handlers look for a server there before they abort a response with
+// panic(http.ErrAbortHandler) (a body cut off upstream must not end as if
+// complete), and find one.
+var serverMark = &http.Server{}
+
 func (c *conn) serve() {
 	defer func() {
-		if !c.hijacked {
-			_ = c.rwc.Close()
-		}
+		// Shutdown waits for requests, not for a lingering close.
 		c.srv.removeConn(c)
+		if !c.hijacked {
+			c.close()
+		}
 	}()
 	s := c.srv
-	ctx := context.WithValue(context.Background(), http.LocalAddrContextKey, c.rwc.LocalAddr())
+	ctx := context.WithValue(context.Background(), http.ServerContextKey, serverMark)
+	ctx = context.WithValue(ctx, http.LocalAddrContextKey, c.rwc.LocalAddr())
 	if s.ConnContext != nil {
 		ctx = s.ConnContext(ctx, c.rwc)
 	}
@@ -162,6 +171,9 @@ func (c *conn) serveOne() bool {
 		return false
 	}
 	_ = c.rwc.SetReadDeadline(time.Time{})
+	if s.WriteTimeout > 0 {
+		_ = c.rwc.SetWriteDeadline(time.Now().Add(s.WriteTimeout))
+	}
 	c.requests++
 
 	w := &response{c: c, req: req, header: make(http.Header, 8), cl: -1}
@@ -180,15 +192,53 @@ func (c *conn) serveOne() bool {
 	}
 	if b != nil {
 		b.closeForHandler()
+		c.unread = !b.eof
 	}
 	if panicked {
 		return false
 	}
 	w.finish()
-	if b != nil && !b.finish() {
-		w.closeAfter = true
+	if w.closeAfter || c.gone || w.err != nil {
+		return false
 	}
-	return !w.closeAfter && !c.gone && w.err == nil
+	if b != nil && !b.finish() {
+		return false
+	}
+	c.unread = false
+	return true
+}
+
+// close closes the connection, lingering first (see Server.Linger) when
+// the client may still be sending.
+func (c *conn) close() {
+	s := c.srv
+	linger := s.Linger == LingerAlways && c.requests > 0 ||
+		s.Linger == LingerOn && (c.unread || c.br.Buffered() > 0)
+	cw, ok := c.rwc.(interface{ CloseWrite() error })
+	if !linger || c.gone || !ok || cw.CloseWrite() != nil {
+		_ = c.rwc.Close()
+		return
+	}
+	total, each := s.LingerTime, s.LingerTimeout
+	if total <= 0 {
+		total = 30 * time.Second
+	}
+	if each <= 0 {
+		each = 5 * time.Second
+	}
+	end := time.Now().Add(total)
+	buf := make([]byte, 4<<10)
+	for {
+		next := time.Now().Add(each)
+		if next.After(end) {
+			next = end
+		}
+		_ = c.rwc.SetReadDeadline(next)
+		if _, err := c.rwc.Read(buf); err != nil {
+			break
+		}
+	}
+	_ = c.rwc.Close()
 }
 
 // headBuffered reports whether a whole request header is already in the
@@ -227,7 +277,11 @@ func (c *conn) runHandler(w *response, req *http.Request) (panicked bool) {
 		}
 		w.release()
 	}()
-	c.srv.Handler.ServeHTTP(w, req)
+	h := c.srv.Handler
+	if h == nil {
+		h = http.DefaultServeMux
+	}
+	h.ServeHTTP(w, req)
 	return false
 }
 
@@ -319,6 +373,7 @@ func (c *conn) refuse(err error) {
 	if !errors.As(err, &re) {
 		return
 	}
+	c.unread = true // the rest of what the client sent is not read
 	c.srv.logger().Info("client sent invalid request", "client", c.remoteAddr, "error", re.msg)
 	text := http.StatusText(re.status)
 	page := fmt.Sprintf("<html>\r\n<head><title>%d %s</title></head>\r\n<body>\r\n<center><h1>%d %s</h1></center>\r\n</body>\r\n</html>\r\n",

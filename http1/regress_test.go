@@ -1,14 +1,18 @@
 package http1
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // A CONNECT request's authority is its host, whatever Host says; an
@@ -134,5 +138,159 @@ func TestServeHeaderAfterWriteHeader(t *testing.T) {
 	resp, body := c.roundTrip("GET", get("/"))
 	if body != "ok" || resp.Header.Get("X-After") != "" {
 		t.Errorf("body %q, X-After %q", body, resp.Header.Get("X-After"))
+	}
+}
+
+// Handlers abort a body cut off upstream with panic(http.ErrAbortHandler)
+// when they find a server in the context: the client then sees a
+// truncated response, never one that passes for complete.
+func TestServeAbortConvention(t *testing.T) {
+	for _, flush := range []bool{false, true} {
+		ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.WriteString(w, "partial upstream body")
+			if flush {
+				w.(http.Flusher).Flush()
+			}
+			if r.Context().Value(http.ServerContextKey) != nil {
+				panic(http.ErrAbortHandler)
+			}
+		}))
+		c := dial(t, ts.addr)
+		c.send(get("/"))
+		got, _ := io.ReadAll(c.br)
+		switch {
+		case !flush && len(got) != 0:
+			t.Errorf("unflushed: the client got %q", got)
+		case flush && (!strings.Contains(string(got), "partial upstream body") || strings.HasSuffix(string(got), "0\r\n\r\n")):
+			t.Errorf("flushed: the client got %q, want the chunks without the last one", got)
+		}
+	}
+}
+
+// A read deadline the handler set for the body does not end the watch
+// and cancel a request whose client is still there.
+func TestServeWatchOutlivesBodyDeadline(t *testing.T) {
+	res := make(chan error, 1)
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+		_, _ = io.ReadAll(r.Body)
+		select {
+		case <-r.Context().Done():
+		case <-time.After(300 * time.Millisecond): // a slow upstream
+		}
+		res <- r.Context().Err()
+		_, _ = io.WriteString(w, "done")
+	}))
+	c := dial(t, ts.addr)
+	_, body := c.roundTrip("POST", "POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 2\r\n\r\nhi")
+	if err := <-res; err != nil || body != "done" {
+		t.Errorf("context: %v, body %q", err, body)
+	}
+}
+
+// A connection that closes after the response is not drained of the rest
+// of the body first: the client sees the end at once, and Shutdown does
+// not wait for a body that may never come.
+func TestServeNoDrainWhenClosing(t *testing.T) {
+	for _, tc := range []struct {
+		name, req string
+		keepAlive time.Duration
+	}{
+		{"keep-alive off", "POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 100\r\n\r\n0123456789", 0},
+		{"HTTP/1.0", "POST / HTTP/1.0\r\nContent-Length: 100\r\n\r\n0123456789", time.Minute},
+		{"Connection: close", "POST / HTTP/1.1\r\nHost: test\r\nConnection: close\r\nContent-Length: 100\r\n\r\n0123456789", time.Minute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.WriteString(w, "ok")
+			}), func(s *Server) { s.KeepAliveTimeout = tc.keepAlive })
+			c := dial(t, ts.addr)
+			resp, body := c.roundTrip("POST", tc.req)
+			if body != "ok" || !resp.Close {
+				t.Fatalf("body %q, close %v", body, resp.Close)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			if err := ts.Shutdown(ctx); err != nil {
+				t.Errorf("Shutdown = %v", err)
+			}
+			c.expectClosed()
+		})
+	}
+}
+
+// A response to a client still uploading arrives whole: the server stops
+// sending and reads what comes before it closes, where closing with
+// unread data would reset the connection and lose the response.
+func TestServeLingeringClose(t *testing.T) {
+	const size = 2 << 20
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(size))
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		_, _ = w.Write(make([]byte, size))
+	}))
+	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		return rc.Control(func(fd uintptr) {
+			_ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 64<<10)
+		})
+	}}
+	nc, err := d.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	_ = nc.SetDeadline(time.Now().Add(testTimeout))
+	if _, err := io.WriteString(nc, "POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 100000000\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = nc.Write(make([]byte, 1<<20)) }() // still uploading
+	resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || n != size || err != nil {
+		t.Errorf("status %d, %d of %d bytes, %v", resp.StatusCode, n, size, err)
+	}
+}
+
+// Interim responses go to HTTP/1.1 clients only, without the fields that
+// describe a body or the connection.
+func TestServeInformational(t *testing.T) {
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Link", "</a.css>; rel=preload")
+		w.Header().Set("Content-Length", "2")
+		w.WriteHeader(http.StatusEarlyHints)
+		_, _ = io.WriteString(w, "ok")
+	}))
+	c := dial(t, ts.addr)
+	c.send(get("/"))
+	hints := c.rawHead()
+	if hints[0] != "HTTP/1.1 103 Early Hints" {
+		t.Fatalf("first response %q", hints)
+	}
+	if _, n := field(hints, "Link"); n != 1 {
+		t.Errorf("103 without Link: %q", hints)
+	}
+	if _, n := field(hints, "Content-Length"); n != 0 {
+		t.Errorf("103 with Content-Length: %q", hints)
+	}
+	if resp := c.response("GET"); resp.StatusCode != http.StatusOK {
+		t.Errorf("final status %d", resp.StatusCode)
+	}
+
+	old := dial(t, ts.addr)
+	old.send("GET / HTTP/1.0\r\n\r\n")
+	if head := old.rawHead(); head[0] != "HTTP/1.1 200 OK" {
+		t.Errorf("HTTP/1.0 client got %q first", head[0])
+	}
+}
+
+// A server without a handler serves http.DefaultServeMux, as net/http's.
+func TestServeNilHandler(t *testing.T) {
+	ts := startServer(t, nil)
+	c := dial(t, ts.addr)
+	if resp, _ := c.roundTrip("GET", get("/no-such-path-registered")); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("status %d", resp.StatusCode)
 	}
 }

@@ -139,6 +139,9 @@ func (w *response) send(p []byte, final bool) error {
 	size := len(buffered) + len(p)
 	first := !w.sentHeader
 	if first {
+		// From deciding whether the connection stays open (which
+		// depends on a 100 Continue having gone) to the header's write.
+		c.wmu.Lock()
 		w.frame(final, int64(size))
 		c.bufs = append(c.bufs, w.framing())
 	}
@@ -158,7 +161,6 @@ func (w *response) send(p []byte, final bool) error {
 		c.bufs = append(c.bufs, w.lastChunk())
 	}
 	if first {
-		c.wmu.Lock()
 		w.sentHeader = true
 	}
 	_, err := c.bufs.WriteTo(c.rwc)
@@ -318,13 +320,19 @@ func (w *response) lastChunk() []byte {
 	return append(t, "\r\n"...)
 }
 
-// sendInformational writes a 1xx response with the current header.
+// sendInformational writes a 1xx response with the current header, less
+// the fields about a body or the connection. HTTP/1.0 has no interim
+// responses: they are not sent to it.
 func (w *response) sendInformational(code int) {
-	if w.sentHeader || w.err != nil {
+	if w.sentHeader || w.err != nil || w.req.ProtoMinor == 0 {
 		return
 	}
 	h := append([]byte(nil), statusLine(code)...)
 	for k, vs := range w.header {
+		switch k {
+		case "Content-Length", "Transfer-Encoding", "Connection", "Trailer":
+			continue
+		}
 		if isToken(k) {
 			for _, v := range vs {
 				h = appendField(h, k, v)
@@ -341,13 +349,16 @@ func (w *response) sendInformational(code int) {
 }
 
 // sendContinue answers "Expect: 100-continue" when the handler first
-// reads the body, unless the final response has started.
+// reads the body, unless the final response has started: then the client
+// is still owed it (body.expecting), and the response closes the
+// connection. c.wmu orders this against the final header (see send).
 func (w *response) sendContinue() {
 	c := w.c
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if !w.sentHeader {
 		_, _ = io.WriteString(c.rwc, "HTTP/1.1 100 Continue\r\n\r\n")
+		w.body.expecting.Store(false)
 	}
 }
 

@@ -51,6 +51,24 @@ type Server struct {
 	// number and size). Zero means 8 KB and 32 KB.
 	MaxLineBytes, MaxHeaderBytes int
 
+	// WriteTimeout bounds the writes of each response, from the start of
+	// the request; handlers may move the deadline (http.ResponseController).
+	// It covers what the server writes after the handler returns: the
+	// buffered rest of the response. Zero means no limit.
+	WriteTimeout time.Duration
+
+	// Lingering: when the server closes a connection whose client may
+	// still be sending (a request body left unread, a refused request,
+	// pipelined requests beyond MaxRequests), it first shuts down its
+	// sending side and reads and drops what comes for up to LingerTime in
+	// all, waiting at most LingerTimeout for each read, as NGINX's
+	// lingering_close does: closing with unread data makes the kernel
+	// reset the connection, which can destroy the response before the
+	// client reads it. Linger says when (LingerOn, LingerOff,
+	// LingerAlways); zero durations mean 30 s and 5 s.
+	Linger                    LingerMode
+	LingerTime, LingerTimeout time.Duration
+
 	// ConnContext, when set, derives the context of a connection's
 	// requests from the connection's base context.
 	ConnContext func(context.Context, net.Conn) context.Context
@@ -65,6 +83,15 @@ type Server struct {
 	done      chan struct{} // closed when the last connection has gone, during Shutdown
 	watch     watcher
 }
+
+// LingerMode says when a connection lingers before it closes.
+type LingerMode int
+
+const (
+	LingerOn     LingerMode = iota // when the client may still be sending
+	LingerOff                      // never
+	LingerAlways                   // whenever the server closes after a request
+)
 
 // Connection states, as Shutdown sees them.
 const (

@@ -138,9 +138,18 @@ func (c *conn) fire() {
 	}
 	c.fired = true
 	if c.running && c.bodyDone && !c.watching {
-		c.watching = true
-		go c.watch()
+		c.beginWatch()
 	}
+}
+
+// beginWatch starts the watch's read; c.mu is held, so that stopWatch's
+// wake-up deadline cannot come before the deadline is lifted here.
+func (c *conn) beginWatch() {
+	c.watching = true
+	// A deadline the handler set for its body reads must not end the
+	// watch and pass for the client going away.
+	_ = c.rwc.SetReadDeadline(time.Time{})
+	go c.watch()
 }
 
 // bodyRead is called when the request body has been read to its end.
@@ -148,12 +157,10 @@ func (c *conn) bodyRead() {
 	idle := c.br.Buffered() == 0
 	c.mu.Lock()
 	c.bodyDone = idle
-	start := c.running && c.fired && idle && !c.watching
-	c.watching = c.watching || start
-	c.mu.Unlock()
-	if start {
-		go c.watch()
+	if c.running && c.fired && idle && !c.watching {
+		c.beginWatch()
 	}
+	c.mu.Unlock()
 }
 
 func (c *conn) watch() {

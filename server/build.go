@@ -28,8 +28,7 @@ var ignored = map[string]bool{
 	"uwsgi_temp_path": true, "scgi_temp_path": true,
 	"ssl_prefer_server_ciphers": true, "ssl_session_cache": true, "ssl_session_timeout": true,
 	"ssl_session_tickets": true, "ssl_dhparam": true, "ssl_ciphers": true, "ssl_ecdh_curve": true,
-	"reset_timedout_connection": true, "lingering_close": true, "lingering_time": true,
-	"lingering_timeout": true, "server_name_in_redirect": true, "port_in_redirect": true,
+	"reset_timedout_connection": true, "server_name_in_redirect": true, "port_in_redirect": true,
 	"aio": true, "directio": true,
 }
 

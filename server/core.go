@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/http1"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -25,6 +26,9 @@ type coreLoc struct {
 	keepaliveHdr  []string // "Keep-Alive" value from keepalive_timeout's second parameter
 	keepaliveReqs Setting[int]
 	headerBufs    Setting[OutputBuffers] // large_client_header_buffers
+	lingerMode    Setting[http1.LingerMode]
+	lingerTime    Setting[time.Duration]
+	lingerTimeout Setting[time.Duration]
 	headerTimeout Setting[time.Duration]
 	bodyTimeout   Setting[time.Duration]
 	sendTimeout   Setting[time.Duration]
@@ -100,6 +104,9 @@ func init() {
 			return err
 		}},
 		{Name: "large_client_header_buffers", Context: CtxHTTP | CtxServer, MinArgs: 2, MaxArgs: 2, Set: setHeaderBuffers},
+		{Name: "lingering_close", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setLingeringClose},
+		{Name: "lingering_time", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetTime(func(cl *coreLoc) *Setting[time.Duration] { return &cl.lingerTime })},
+		{Name: "lingering_timeout", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetTime(func(cl *coreLoc) *Setting[time.Duration] { return &cl.lingerTimeout })},
 		{Name: "client_header_timeout", Context: CtxHTTP | CtxServer, MinArgs: 1, MaxArgs: 1, Set: SetTime(func(cl *coreLoc) *Setting[time.Duration] { return &cl.headerTimeout })},
 		{Name: "client_body_timeout", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetTime(func(cl *coreLoc) *Setting[time.Duration] { return &cl.bodyTimeout })},
 		{Name: "send_timeout", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetTime(func(cl *coreLoc) *Setting[time.Duration] { return &cl.sendTimeout })},
@@ -127,6 +134,9 @@ func mergeCoreLoc(p, c any) error {
 	child.keepalive.Merge(parent.keepalive)
 	child.keepaliveReqs.Merge(parent.keepaliveReqs)
 	child.headerBufs.Merge(parent.headerBufs)
+	child.lingerMode.Merge(parent.lingerMode)
+	child.lingerTime.Merge(parent.lingerTime)
+	child.lingerTimeout.Merge(parent.lingerTimeout)
 	child.headerTimeout.Merge(parent.headerTimeout)
 	child.bodyTimeout.Merge(parent.bodyTimeout)
 	child.sendTimeout.Merge(parent.sendTimeout)
@@ -147,6 +157,12 @@ func mergeCoreLoc(p, c any) error {
 	}
 	if !child.keepaliveReqs.Set {
 		child.keepaliveReqs.V = 1000
+	}
+	if !child.lingerTime.Set {
+		child.lingerTime.V = 30 * time.Second
+	}
+	if !child.lingerTimeout.Set {
+		child.lingerTimeout.V = 5 * time.Second
 	}
 	if !child.headerBufs.Set {
 		child.headerBufs.V = OutputBuffers{Number: 4, Size: 8 << 10}
@@ -182,6 +198,27 @@ func setKeepalive(c *Cmd) error {
 		cl.keepaliveHdr = []string{"timeout=" + strconv.FormatInt(int64(h/time.Second), 10)}
 	}
 	return nil
+}
+
+// setLingeringClose reads "lingering_close off | on | always".
+func setLingeringClose(c *Cmd) error {
+	modes := map[string]http1.LingerMode{"on": http1.LingerOn, "off": http1.LingerOff, "always": http1.LingerAlways}
+	m, ok := modes[c.Args[0]]
+	if !ok {
+		return c.Invalid(c.Args[0], `it must be "on", "off" or "always"`)
+	}
+	c.Loc().(*coreLoc).lingerMode.Put(m)
+	return nil
+}
+
+// lingering is what the lingering_* directives say.
+type lingering struct {
+	mode          http1.LingerMode
+	time, timeout time.Duration
+}
+
+func (cl *coreLoc) linger() lingering {
+	return lingering{cl.lingerMode.V, cl.lingerTime.V, cl.lingerTimeout.V}
 }
 
 // setHeaderBuffers reads "large_client_header_buffers number size": a

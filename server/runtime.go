@@ -150,11 +150,12 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 		return nil, fmt.Errorf("bind() to %s failed: %w", addr, err)
 	}
 	d := &dispatcher{bound: addr, cur: &rt.cur}
-	keepalive, headerTimeout, maxReqs, bufs := 75*time.Second, 60*time.Second, 1000, OutputBuffers{Number: 4, Size: 8 << 10}
+	keepalive, headerTimeout, sendTimeout := 75*time.Second, 60*time.Second, 60*time.Second
+	maxReqs, bufs, linger := 1000, OutputBuffers{Number: 4, Size: 8 << 10}, lingering{time: 30 * time.Second, timeout: 5 * time.Second}
 	if g.def != nil {
 		cl := LocConf[*coreLoc](g.def.level, coreModule)
-		keepalive, headerTimeout = cl.keepalive.V, cl.headerTimeout.V
-		maxReqs, bufs = cl.keepaliveReqs.V, cl.headerBufs.V
+		keepalive, headerTimeout, sendTimeout = cl.keepalive.V, cl.headerTimeout.V, cl.sendTimeout.V
+		maxReqs, bufs, linger = cl.keepaliveReqs.V, cl.headerBufs.V, cl.linger()
 	}
 	connContext := func(ctx context.Context, _ net.Conn) context.Context {
 		return context.WithValue(ctx, connIDKey{}, connCounter.Add(1))
@@ -167,6 +168,10 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 			MaxRequests:      maxReqs,
 			MaxLineBytes:     bufs.Size,
 			MaxHeaderBytes:   bufs.Number * bufs.Size,
+			WriteTimeout:     sendTimeout,
+			Linger:           linger.mode,
+			LingerTime:       linger.time,
+			LingerTimeout:    linger.timeout,
 			ConnContext:      connContext,
 			Logger:           cfg.Logger,
 		}
@@ -177,6 +182,7 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 		ReadHeaderTimeout: headerTimeout,
 		IdleTimeout:       keepalive,
 		MaxHeaderBytes:    bufs.Number * bufs.Size,
+		WriteTimeout:      sendTimeout,
 		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelInfo),
 		ConnContext:       connContext,
 	}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -105,6 +106,9 @@ func TestConnectionDirectiveErrors(t *testing.T) {
 		{`large_client_header_buffers 4 big;`, `invalid value "big" in "large_client_header_buffers" directive`},
 		{`large_client_header_buffers 4 32;`, `invalid value "32" in "large_client_header_buffers" directive`},
 		{`output_buffers 0 32k;`, `invalid value "0" in "output_buffers" directive`},
+		{`lingering_close sometimes;`, `invalid value "sometimes" in "lingering_close" directive, it must be "on", "off" or "always"`},
+		{`lingering_time forever;`, `invalid value "forever" in "lingering_time" directive`},
+		{`lingering_timeout -1s;`, `invalid value "-1s" in "lingering_timeout" directive`},
 		{`output_buffers 2 0;`, `invalid value "0" in "output_buffers" directive`},
 	}
 	for i, c := range cases {
@@ -114,5 +118,42 @@ func TestConnectionDirectiveErrors(t *testing.T) {
 		if err == nil || !strings.Contains(string(out), c.want) {
 			t.Errorf("%s: got %s\nwant %s", c.conf, out, c.want)
 		}
+	}
+}
+
+// A client still uploading a body that is refused gets the whole
+// refusal, here a 2 MB error page: the server lingers (lingering_close on,
+// the default) instead of closing under the unread upload, which would
+// reset the connection and drop what the client has not received yet.
+func TestLingeringCloseDeliversRefusal(t *testing.T) {
+	dir := t.TempDir()
+	page := strings.Repeat("too large ", 200<<10) // 2 MB
+	writeFile(t, filepath.Join(dir, "www/413.html"), page)
+	port := freePort(t)
+	startMosaic(t, dir, fmt.Sprintf(`http { client_max_body_size 1k; root %s/www; error_page 413 /413.html;
+		server { listen 127.0.0.1:{port}; } }`, dir), port)
+	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		return rc.Control(func(fd uintptr) {
+			_ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 64<<10)
+		})
+	}}
+	c, err := d.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(c, "POST /up HTTP/1.1\r\nHost: t\r\nContent-Length: 50000000\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = c.Write(make([]byte, 4<<20)) }() // the upload goes on
+	time.Sleep(200 * time.Millisecond)                  // while the refusal is sent
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || err != nil || len(body) != len(page) {
+		t.Errorf("status %d, %d of %d bytes, %v", resp.StatusCode, len(body), len(page), err)
 	}
 }
