@@ -164,7 +164,7 @@ func (b *body) keepable() bool {
 // connection beside the server from here on.
 func (b *body) closeForHandler() {
 	if !b.mu.TryLock() {
-		_ = b.c.rwc.SetReadDeadline(aLongTimeAgo)
+		b.c.setRead(aLongTimeAgo)
 		b.mu.Lock()
 	}
 	b.closed = true
@@ -184,7 +184,7 @@ func (b *body) finish() bool {
 	b.closed = false
 	defer func() { b.closed = true }()
 	if t := b.c.srv.KeepAliveTimeout; t > 0 {
-		_ = b.c.rwc.SetReadDeadline(time.Now().Add(t))
+		b.c.setRead(time.Now().Add(t))
 	}
 	n, err := io.CopyN(io.Discard, b, maxDrain+1)
 	return n <= maxDrain && err == io.EOF

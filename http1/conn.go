@@ -33,6 +33,12 @@ type conn struct {
 	hijacked   bool
 	unread     bool // the client may have sent more than was read
 
+	// The deadlines the connection armed itself (see deadline.go).
+	rdValid, wdValid bool
+	rdFor, wdFor     time.Duration
+	rdAt, wdAt       time.Time
+	rdTouched        atomic.Bool // another setter has moved the read deadline
+
 	head []byte      // the request header being read
 	hdr  []byte      // the response header being written
 	keys []string    // header names, sorted for output
@@ -146,11 +152,7 @@ func (c *conn) awaitRequest() bool {
 		// event loop does, gives the next request time to arrive.
 		runtime.Gosched()
 	}
-	if wait > 0 {
-		_ = c.rwc.SetReadDeadline(time.Now().Add(wait))
-	} else {
-		_ = c.rwc.SetReadDeadline(time.Time{})
-	}
+	c.armRead(time.Now(), wait)
 	_, err := c.br.Peek(1)
 	return err == nil
 }
@@ -161,7 +163,7 @@ func (c *conn) serveOne() bool {
 	s := c.srv
 	if c.requests > 0 && s.HeaderTimeout > 0 && !c.headBuffered() {
 		// The rest of the header must arrive within client_header_timeout.
-		_ = c.rwc.SetReadDeadline(time.Now().Add(s.HeaderTimeout))
+		c.setRead(time.Now().Add(s.HeaderTimeout))
 	}
 	ctx, cancel := context.WithCancel(c.baseCtx)
 	defer cancel()
@@ -170,18 +172,18 @@ func (c *conn) serveOne() bool {
 		c.refuse(err)
 		return false
 	}
-	_ = c.rwc.SetReadDeadline(time.Time{})
-	if s.WriteTimeout > 0 {
-		_ = c.rwc.SetWriteDeadline(time.Now().Add(s.WriteTimeout))
-	}
 	c.requests++
 
-	w := &response{c: c, req: req, header: make(http.Header, 8), cl: -1}
+	w := &response{c: c, req: req, header: make(http.Header, 8), cl: -1, sendTimeout: s.WriteTimeout}
 	w.closeAfter = req.Close || s.KeepAliveTimeout <= 0 ||
 		s.MaxRequests > 0 && c.requests >= s.MaxRequests
 	b, _ := req.Body.(*body)
 	if b != nil {
 		b.w, w.body = w, b
+		// The wait's deadline must not cut the body short; without a
+		// body nothing reads the connection until the next wait (the
+		// watch lifts the deadline itself).
+		c.setRead(time.Time{})
 	}
 	c.startWatch(cancel, b == nil)
 	panicked := c.runHandler(w, req)
@@ -233,7 +235,7 @@ func (c *conn) close() {
 		if next.After(end) {
 			next = end
 		}
-		_ = c.rwc.SetReadDeadline(next)
+		c.setRead(next)
 		if _, err := c.rwc.Read(buf); err != nil {
 			break
 		}
@@ -380,6 +382,6 @@ func (c *conn) refuse(err error) {
 		re.status, text, re.status, text)
 	msg := fmt.Sprintf("HTTP/1.1 %d %s\r\nContent-Type: text/html\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
 		re.status, text, len(page), page)
-	_ = c.rwc.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	_ = c.rwc.SetWriteDeadline(time.Now().Add(5 * time.Second)) // the connection closes after
 	_, _ = io.WriteString(c.rwc, msg)
 }

@@ -15,8 +15,7 @@ type dateLine struct {
 
 var curDate atomic.Pointer[dateLine]
 
-func appendDate(h []byte) []byte {
-	now := time.Now()
+func appendDate(h []byte, now time.Time) []byte {
 	d := curDate.Load()
 	if d == nil || d.sec != now.Unix() {
 		line := append([]byte("Date: "), now.UTC().AppendFormat(nil, http.TimeFormat)...)

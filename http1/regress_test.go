@@ -294,3 +294,37 @@ func TestServeNilHandler(t *testing.T) {
 		t.Errorf("status %d", resp.StatusCode)
 	}
 }
+
+// WriteTimeout bounds each write of a response to a client that stopped
+// reading; a handler's own write deadline replaces it.
+func TestServeWriteTimeout(t *testing.T) {
+	const size = 16 << 20
+	errs := make(chan error, 1)
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/own" {
+			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(testTimeout))
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(size))
+		chunk := make([]byte, 64<<10)
+		var err error
+		for sent := 0; sent < size && err == nil; sent += len(chunk) {
+			_, err = w.Write(chunk)
+		}
+		errs <- err
+	}), func(s *Server) { s.WriteTimeout = 200 * time.Millisecond })
+	for _, path := range []string{"/", "/own"} {
+		c := dial(t, ts.addr)
+		_ = c.c.(*net.TCPConn).SetReadBuffer(64 << 10)
+		c.send(get(path))
+		time.Sleep(time.Second) // not reading
+		resp := c.response("GET")
+		n, _ := io.Copy(io.Discard, resp.Body)
+		err := <-errs
+		switch {
+		case path == "/" && (err == nil || n >= size):
+			t.Errorf("%s: the handler's writes ended with %v, the client got %d bytes", path, err, n)
+		case path == "/own" && (err != nil || n != size):
+			t.Errorf("%s: the handler's writes ended with %v, the client got %d of %d bytes", path, err, n, size)
+		}
+	}
+}

@@ -33,6 +33,11 @@ type response struct {
 	// whose body is dropped).
 	written int64
 	out     *[]byte // buffered body bytes, from outPool
+	// sendTimeout bounds each write (see armWrite), unless the handler
+	// set a write deadline itself (ownDeadline).
+	sendTimeout time.Duration
+	ownDeadline bool
+	now         time.Time // when the status was set
 
 	wroteHeader bool // the final status is set
 	sentHeader  bool // the header has gone to the connection
@@ -163,6 +168,7 @@ func (w *response) send(p []byte, final bool) error {
 	if first {
 		w.sentHeader = true
 	}
+	w.armWrite(time.Now())
 	_, err := c.bufs.WriteTo(c.rwc)
 	if first {
 		c.wmu.Unlock()
@@ -210,9 +216,10 @@ func (w *response) frame(final bool, size int64) {
 // (framing).
 func (w *response) headerFields() {
 	c := w.c
+	w.now = time.Now()
 	h := append(c.hdr[:0], statusLine(w.status)...)
 	if _, ok := w.header["Date"]; !ok {
-		h = appendDate(h)
+		h = appendDate(h, w.now)
 	}
 	trailers := w.header["Trailer"]
 	keys := c.keys[:0]
@@ -341,6 +348,7 @@ func (w *response) sendInformational(code int) {
 	}
 	h = append(h, "\r\n"...)
 	w.c.wmu.Lock()
+	w.armWrite(time.Now())
 	_, err := w.c.rwc.Write(h)
 	w.c.wmu.Unlock()
 	if err != nil {
@@ -357,6 +365,7 @@ func (w *response) sendContinue() {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if !w.sentHeader {
+		w.armWrite(time.Now())
 		_, _ = io.WriteString(c.rwc, "HTTP/1.1 100 Continue\r\n\r\n")
 		w.body.expecting.Store(false)
 	}
@@ -422,6 +431,12 @@ func (w *response) ReadFrom(src io.Reader) (int64, error) {
 		if err := w.send(nil, false); err != nil {
 			return 0, err
 		}
+	}
+	// sendfile is one write for the kernel, with no point between to
+	// move a deadline at: a file is not cut short by the send timeout.
+	if !w.ownDeadline && w.sendTimeout > 0 {
+		_ = w.c.rwc.SetWriteDeadline(time.Time{})
+		w.c.wdValid = false
 	}
 	left := w.cl - w.written
 	body := src
@@ -514,12 +529,30 @@ func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	w.release()
 	c.srv.removeConn(c)
 	_ = c.rwc.SetDeadline(time.Time{})
+	c.rdTouched.Store(true)
+	c.wdValid = false
 	return c.rwc, bufio.NewReadWriter(c.br, bufio.NewWriter(c.rwc)), nil
 }
 
-// SetReadDeadline and SetWriteDeadline serve http.ResponseController.
-func (w *response) SetReadDeadline(t time.Time) error  { return w.c.rwc.SetReadDeadline(t) }
-func (w *response) SetWriteDeadline(t time.Time) error { return w.c.rwc.SetWriteDeadline(t) }
+// SetReadDeadline and SetWriteDeadline serve http.ResponseController. A
+// write deadline set here replaces the send timeout for the rest of the
+// response.
+func (w *response) SetReadDeadline(t time.Time) error {
+	w.c.rdTouched.Store(true)
+	return w.c.rwc.SetReadDeadline(t)
+}
+
+func (w *response) SetWriteDeadline(t time.Time) error {
+	w.ownDeadline, w.c.wdValid = true, false
+	return w.c.rwc.SetWriteDeadline(t)
+}
+
+// SetSendTimeout sets the time each write of the response may take,
+// from the write on (NGINX's send_timeout); zero means no limit. It
+// replaces the server's WriteTimeout for this response.
+func (w *response) SetSendTimeout(d time.Duration) {
+	w.sendTimeout, w.ownDeadline = d, false
+}
 
 // EnableFullDuplex serves http.ResponseController: the body can always
 // be read while the response is written.

@@ -148,7 +148,7 @@ func (c *conn) beginWatch() {
 	c.watching = true
 	// A deadline the handler set for its body reads must not end the
 	// watch and pass for the client going away.
-	_ = c.rwc.SetReadDeadline(time.Time{})
+	c.setRead(time.Time{})
 	go c.watch()
 }
 
@@ -191,12 +191,12 @@ func (c *conn) stopWatch() {
 	c.mu.Lock()
 	if c.watching {
 		c.aborting = true
-		_ = c.rwc.SetReadDeadline(aLongTimeAgo)
+		c.setRead(aLongTimeAgo)
 		for c.watching {
 			c.cond.Wait()
 		}
 		c.aborting = false
-		_ = c.rwc.SetReadDeadline(time.Time{})
+		c.setRead(time.Time{})
 	}
 	c.mu.Unlock()
 }

@@ -270,7 +270,7 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 		r.Body = http.MaxBytesReader(w, r.Body, max)
 	}
 	if ri != nil && ri.rec != nil {
-		ri.rec.sendTimeout = h.cl.sendTimeout.V
+		ri.rec.setSendTimeout(h.cl.sendTimeout.V)
 		if r.Body != nil && r.Body != http.NoBody && ri.rec.deadlines != nil {
 			// client_body_timeout: the time allowed between two reads.
 			r.Body = &deadlineBody{ReadCloser: r.Body, d: ri.rec.deadlines, timeout: h.cl.bodyTimeout.V}

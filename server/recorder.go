@@ -82,6 +82,21 @@ func (rw *recorder) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// sendTimeouter is a server's writer that applies send_timeout to its
+// own writes (http1's), where the recorder need not move deadlines.
+type sendTimeouter interface{ SetSendTimeout(time.Duration) }
+
+// setSendTimeout applies a location's send_timeout: through the server's
+// writer when it can, otherwise by moving the deadline on writes here.
+func (rw *recorder) setSendTimeout(d time.Duration) {
+	if st, ok := rw.w.(sendTimeouter); ok {
+		st.SetSendTimeout(d)
+		rw.sendTimeout = 0
+		return
+	}
+	rw.sendTimeout = d
+}
+
 // arm moves the write deadline to send_timeout from now. Writes mostly
 // land in net/http's buffer, so the deadline is moved at most once per
 // tenth of the timeout rather than on every small write (an ESI page is

@@ -98,6 +98,7 @@ func waitPort(t *testing.T, port int, p *proc) {
 		}
 		select {
 		case err := <-p.done:
+			p.done <- err // for the cleanup, which waits for the exit too
 			t.Fatalf("mosaic exited: %v\n%s", err, p.out.String())
 		case <-time.After(20 * time.Millisecond):
 		}
