@@ -16,7 +16,7 @@ import (
 // reported are the server's. BenchmarkServeNetHTTP runs the same against
 // net/http's server, for comparison.
 func BenchmarkServe(b *testing.B) {
-	s := &Server{Handler: benchHandler(), KeepAliveTimeout: time.Minute, Logger: quietLogger}
+	s := &Server{Handler: benchHandler(), Limits: Limits{KeepAliveTimeout: time.Minute}, Logger: quietLogger}
 	benchServe(b, s.Serve, s.Close)
 }
 

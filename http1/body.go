@@ -111,7 +111,7 @@ func (b *body) Read(p []byte) (int, error) {
 // readTrailer reads the trailer section after the last chunk, keeping
 // the fields the request declared in its Trailer header.
 func (b *body) readTrailer() error {
-	max := b.c.srv.MaxHeaderBytes
+	max := b.c.lim.MaxHeaderBytes
 	if max <= 0 {
 		max = 32 << 10
 	}
@@ -183,7 +183,7 @@ func (b *body) finish() bool {
 	}
 	b.closed = false
 	defer func() { b.closed = true }()
-	if t := b.c.srv.KeepAliveTimeout; t > 0 {
+	if t := b.c.lim.KeepAliveTimeout; t > 0 {
 		b.c.setRead(time.Now().Add(t))
 	}
 	n, err := io.CopyN(io.Discard, b, maxDrain+1)

@@ -31,7 +31,8 @@ type conn struct {
 	state      atomic.Int32
 	requests   int
 	hijacked   bool
-	unread     bool // the client may have sent more than was read
+	unread     bool    // the client may have sent more than was read
+	lim        *Limits // the limits in force for the current request
 
 	// The deadlines the connection armed itself (see deadline.go).
 	rdValid, wdValid bool
@@ -65,7 +66,7 @@ type conn struct {
 }
 
 func newConn(s *Server, rwc net.Conn) *conn {
-	c := &conn{srv: s, rwc: rwc}
+	c := &conn{srv: s, rwc: rwc, lim: s.current()}
 	c.cond.L = &c.mu
 	c.shard = &s.watch.shards[watchShardOf.Add(1)%uint32(len(s.watch.shards))]
 	if a := rwc.RemoteAddr(); a != nil {
@@ -139,12 +140,13 @@ func (c *conn) serve() {
 // keep-alive timeout. A request already buffered (pipelined) is served
 // at once.
 func (c *conn) awaitRequest() bool {
+	c.lim = c.srv.current()
 	if c.br.Buffered() > 0 {
 		return true
 	}
-	wait := c.srv.KeepAliveTimeout
+	wait := c.lim.KeepAliveTimeout
 	if c.requests == 0 {
-		wait = c.srv.HeaderTimeout
+		wait = c.lim.HeaderTimeout
 	} else {
 		// The client has only just been sent its response: a read now
 		// would mostly find nothing (EAGAIN), a system call for nothing.
@@ -160,7 +162,7 @@ func (c *conn) awaitRequest() bool {
 // serveOne reads one request and runs the handler for it. It reports
 // whether the connection may serve another.
 func (c *conn) serveOne() bool {
-	s := c.srv
+	s := c.lim
 	if c.requests > 0 && s.HeaderTimeout > 0 && !c.headBuffered() {
 		// The rest of the header must arrive within client_header_timeout.
 		c.setRead(time.Now().Add(s.HeaderTimeout))
@@ -213,7 +215,7 @@ func (c *conn) serveOne() bool {
 // close closes the connection, lingering first (see Server.Linger) when
 // the client may still be sending.
 func (c *conn) close() {
-	s := c.srv
+	s := c.lim
 	linger := s.Linger == LingerAlways && c.requests > 0 ||
 		s.Linger == LingerOn && (c.unread || c.br.Buffered() > 0)
 	cw, ok := c.rwc.(interface{ CloseWrite() error })
@@ -321,7 +323,7 @@ var (
 // that ends them, skipping empty lines before the request line. The
 // result is valid until the next call.
 func (c *conn) readHead() ([]byte, error) {
-	maxLine, maxHead := c.srv.MaxLineBytes, c.srv.MaxHeaderBytes
+	maxLine, maxHead := c.lim.MaxLineBytes, c.lim.MaxHeaderBytes
 	if maxLine <= 0 {
 		maxLine = 8 << 10
 	}

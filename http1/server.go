@@ -31,10 +31,8 @@ import (
 	"time"
 )
 
-// Server serves HTTP/1.x connections accepted from listeners.
-type Server struct {
-	Handler http.Handler
-
+// Limits are the timeouts and limits of a server's connections.
+type Limits struct {
 	// HeaderTimeout bounds reading a request's header, from its first
 	// byte (from the connection's start for the first request), like
 	// NGINX's client_header_timeout. Zero means no limit.
@@ -68,6 +66,26 @@ type Server struct {
 	// LingerAlways); zero durations mean 30 s and 5 s.
 	Linger                    LingerMode
 	LingerTime, LingerTimeout time.Duration
+}
+
+// SetLimits replaces the server's limits while it runs (a configuration
+// reload): each request takes the limits in force when it starts.
+func (s *Server) SetLimits(l Limits) { s.limits.Store(&l) }
+
+// current returns the limits in force.
+func (s *Server) current() *Limits {
+	if l := s.limits.Load(); l != nil {
+		return l
+	}
+	return &s.Limits
+}
+
+// Server serves HTTP/1.x connections accepted from listeners.
+type Server struct {
+	Handler http.Handler
+	// Limits are the server's timeouts and limits; SetLimits replaces
+	// them while it runs.
+	Limits
 
 	// ConnContext, when set, derives the context of a connection's
 	// requests from the connection's base context.
@@ -80,7 +98,8 @@ type Server struct {
 	listeners map[net.Listener]struct{}
 	conns     map[*conn]struct{}
 	closing   atomic.Bool
-	done      chan struct{} // closed when the last connection has gone, during Shutdown
+	limits    atomic.Pointer[Limits] // set by SetLimits
+	done      chan struct{}          // closed when the last connection has gone, during Shutdown
 	watch     watcher
 }
 

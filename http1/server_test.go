@@ -47,7 +47,7 @@ func startServer(t *testing.T, h http.Handler, configure ...func(*Server)) *test
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{Handler: h, KeepAliveTimeout: time.Minute, Logger: quietLogger}
+	s := &Server{Handler: h, Limits: Limits{KeepAliveTimeout: time.Minute}, Logger: quietLogger}
 	for _, f := range configure {
 		f(s)
 	}

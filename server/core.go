@@ -211,16 +211,6 @@ func setLingeringClose(c *Cmd) error {
 	return nil
 }
 
-// lingering is what the lingering_* directives say.
-type lingering struct {
-	mode          http1.LingerMode
-	time, timeout time.Duration
-}
-
-func (cl *coreLoc) linger() lingering {
-	return lingering{cl.lingerMode.V, cl.lingerTime.V, cl.lingerTimeout.V}
-}
-
 // setHeaderBuffers reads "large_client_header_buffers number size": a
 // request line or header field may not exceed size, the whole header
 // number times size.

@@ -84,9 +84,13 @@ func (rt *Runtime) Apply(cfg *Config) error {
 	defer rt.mu.Unlock()
 	want := cfg.bindAddrs()
 	opened := map[string]*listener{}
+	var kept []func()
 	for addr, g := range want {
 		key := listenKey(addr, g.ssl)
-		if _, ok := rt.listeners[key]; ok {
+		if l, ok := rt.listeners[key]; ok {
+			if hs, ok := l.srv.(*http1.Server); ok {
+				kept = append(kept, func() { hs.SetLimits(limitsFor(g)) })
+			}
 			continue
 		}
 		l, err := rt.open(addr, g, cfg)
@@ -100,6 +104,9 @@ func (rt *Runtime) Apply(cfg *Config) error {
 	}
 	old := rt.cur.Swap(cfg)
 	cfg.ApplyWorkerProcesses()
+	for _, apply := range kept {
+		apply() // the kept sockets' connections take the new limits
+	}
 	for key, l := range opened {
 		rt.listeners[key] = l
 		rt.serve(l)
@@ -150,48 +157,51 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 		return nil, fmt.Errorf("bind() to %s failed: %w", addr, err)
 	}
 	d := &dispatcher{bound: addr, cur: &rt.cur}
-	keepalive, headerTimeout, sendTimeout := 75*time.Second, 60*time.Second, 60*time.Second
-	maxReqs, bufs, linger := 1000, OutputBuffers{Number: 4, Size: 8 << 10}, lingering{time: 30 * time.Second, timeout: 5 * time.Second}
-	if g.def != nil {
-		cl := LocConf[*coreLoc](g.def.level, coreModule)
-		keepalive, headerTimeout, sendTimeout = cl.keepalive.V, cl.headerTimeout.V, cl.sendTimeout.V
-		maxReqs, bufs, linger = cl.keepaliveReqs.V, cl.headerBufs.V, cl.linger()
-	}
+	lim := limitsFor(g)
 	connContext := func(ctx context.Context, _ net.Conn) context.Context {
 		return context.WithValue(ctx, connIDKey{}, connCounter.Add(1))
 	}
 	if !g.ssl {
-		srv := &http1.Server{
-			Handler:          d,
-			HeaderTimeout:    headerTimeout,
-			KeepAliveTimeout: keepalive,
-			MaxRequests:      maxReqs,
-			MaxLineBytes:     bufs.Size,
-			MaxHeaderBytes:   bufs.Number * bufs.Size,
-			WriteTimeout:     sendTimeout,
-			Linger:           linger.mode,
-			LingerTime:       linger.time,
-			LingerTimeout:    linger.timeout,
-			ConnContext:      connContext,
-			Logger:           cfg.Logger,
-		}
+		srv := &http1.Server{Handler: d, Limits: lim, ConnContext: connContext, Logger: cfg.Logger}
 		return &listener{key: listenKey(addr, false), addr: addr, ln: ln, srv: srv}, nil
 	}
+	// net/http's settings cannot change while it serves: a reload
+	// applies new ones to TLS sockets that it opens anew only.
 	srv := &http.Server{
 		Handler:           d,
-		ReadHeaderTimeout: headerTimeout,
-		IdleTimeout:       keepalive,
-		MaxHeaderBytes:    bufs.Number * bufs.Size,
-		WriteTimeout:      sendTimeout,
+		ReadHeaderTimeout: lim.HeaderTimeout,
+		IdleTimeout:       lim.KeepAliveTimeout,
+		MaxHeaderBytes:    lim.MaxHeaderBytes,
+		WriteTimeout:      lim.WriteTimeout,
 		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelInfo),
 		ConnContext:       connContext,
 	}
-	if keepalive == 0 {
+	if lim.KeepAliveTimeout == 0 {
 		srv.SetKeepAlivesEnabled(false)
 	}
 	srv.TLSConfig = tlsConfig(&rt.cur, addr)
 	ln = tls.NewListener(ln, srv.TLSConfig)
 	return &listener{key: listenKey(addr, true), addr: addr, ln: ln, srv: srv}, nil
+}
+
+// limitsFor returns the connection limits of an address: those of its
+// default server (keepalive_timeout, client_header_timeout, send_timeout,
+// keepalive_requests, large_client_header_buffers, lingering_*); every
+// address has one (the first of its servers unless one says
+// default_server).
+func limitsFor(g *addrGroup) http1.Limits {
+	cl := LocConf[*coreLoc](g.def.level, coreModule)
+	return http1.Limits{
+		HeaderTimeout:    cl.headerTimeout.V,
+		KeepAliveTimeout: cl.keepalive.V,
+		WriteTimeout:     cl.sendTimeout.V,
+		MaxRequests:      cl.keepaliveReqs.V,
+		MaxLineBytes:     cl.headerBufs.V.Size,
+		MaxHeaderBytes:   cl.headerBufs.V.Number * cl.headerBufs.V.Size,
+		Linger:           cl.lingerMode.V,
+		LingerTime:       cl.lingerTime.V,
+		LingerTimeout:    cl.lingerTimeout.V,
+	}
 }
 
 func (rt *Runtime) serve(l *listener) {

@@ -157,3 +157,36 @@ func TestLingeringCloseDeliversRefusal(t *testing.T) {
 		t.Errorf("status %d, %d of %d bytes, %v", resp.StatusCode, len(body), len(page), err)
 	}
 }
+
+// A reload applies new connection limits to a socket it keeps.
+func TestReloadChangesConnectionLimits(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www/a.txt"), "a")
+	conf := func(n int) string {
+		return fmt.Sprintf(`http { root %s/www; keepalive_requests %d; server { listen 127.0.0.1:{port}; } }`, dir, n)
+	}
+	port := freePort(t)
+	p := startMosaic(t, dir, conf(1), port)
+	closes := func() bool {
+		c, err := net.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		return exchange(t, c, bufio.NewReader(c), "GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n").Close
+	}
+	if !closes() {
+		t.Fatal("keepalive_requests 1: the first response keeps the connection")
+	}
+	writeFile(t, filepath.Join(dir, "mosaic.conf"), strings.ReplaceAll(conf(5), "{port}", fmt.Sprint(port)))
+	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for closes() {
+		if time.Now().After(deadline) {
+			t.Fatal("after the reload to keepalive_requests 5, the first response still closes")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
