@@ -35,10 +35,8 @@ type conn struct {
 	lim        *Limits // the limits in force for the current request
 
 	// The deadlines the connection armed itself (see deadline.go).
-	rdValid, wdValid bool
-	rdFor, wdFor     time.Duration
-	rdAt, wdAt       time.Time
-	rdTouched        atomic.Bool // another setter has moved the read deadline
+	rd, wd    armed
+	rdTouched atomic.Bool // another setter has moved the read deadline
 
 	head []byte      // the request header being read
 	hdr  []byte      // the response header being written

@@ -10,21 +10,38 @@ import "time"
 // write gets 0.9 to 1 times its timeout, as NGINX's timers, which it
 // updates once per event loop, are also approximate).
 
-// armRead arms the read deadline for waiting d for a request (no limit
-// when d is zero).
-func (c *conn) armRead(now time.Time, d time.Duration) {
-	if c.rdTouched.Swap(false) {
-		c.rdValid = false
-	}
-	if c.rdValid && c.rdFor == d && (d == 0 || now.Sub(c.rdAt) < d/10) {
+// armed is a deadline the connection set itself: d from at (none when d
+// is zero), valid while nothing else has moved it.
+type armed struct {
+	valid bool
+	d     time.Duration
+	at    time.Time
+}
+
+// arm sets the read or write deadline to d from now, unless a of the
+// same duration is still fresh.
+func (c *conn) arm(a *armed, read bool, now time.Time, d time.Duration) {
+	if a.valid && a.d == d && (d == 0 || now.Sub(a.at) < d/10) {
 		return
 	}
 	var t time.Time
 	if d > 0 {
 		t = now.Add(d)
 	}
-	_ = c.rwc.SetReadDeadline(t)
-	c.rdValid, c.rdFor, c.rdAt = true, d, now
+	if read {
+		_ = c.rwc.SetReadDeadline(t)
+	} else {
+		_ = c.rwc.SetWriteDeadline(t)
+	}
+	*a = armed{valid: true, d: d, at: now}
+}
+
+// armRead arms the read deadline for waiting d for a request.
+func (c *conn) armRead(now time.Time, d time.Duration) {
+	if c.rdTouched.Swap(false) {
+		c.rd.valid = false
+	}
+	c.arm(&c.rd, true, now, d)
 }
 
 // setRead sets the read deadline for another purpose. Any goroutine may
@@ -34,20 +51,10 @@ func (c *conn) setRead(t time.Time) {
 	_ = c.rwc.SetReadDeadline(t)
 }
 
-// armWrite arms the write deadline for a write of the response: d from
-// now (no limit when d is zero).
+// armWrite arms the write deadline for a write of the response, unless
+// the handler set one itself.
 func (w *response) armWrite(now time.Time) {
-	c, d := w.c, w.sendTimeout
-	if w.ownDeadline {
-		return // the handler set the deadline itself
+	if !w.ownDeadline {
+		w.c.arm(&w.c.wd, false, now, w.sendTimeout)
 	}
-	if c.wdValid && c.wdFor == d && (d == 0 || now.Sub(c.wdAt) < d/10) {
-		return
-	}
-	var t time.Time
-	if d > 0 {
-		t = now.Add(d)
-	}
-	_ = c.rwc.SetWriteDeadline(t)
-	c.wdValid, c.wdFor, c.wdAt = true, d, now
 }

@@ -436,7 +436,7 @@ func (w *response) ReadFrom(src io.Reader) (int64, error) {
 	// move a deadline at: a file is not cut short by the send timeout.
 	if !w.ownDeadline && w.sendTimeout > 0 {
 		_ = w.c.rwc.SetWriteDeadline(time.Time{})
-		w.c.wdValid = false
+		w.c.wd.valid = false
 	}
 	left := w.cl - w.written
 	body := src
@@ -530,7 +530,7 @@ func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	c.srv.removeConn(c)
 	_ = c.rwc.SetDeadline(time.Time{})
 	c.rdTouched.Store(true)
-	c.wdValid = false
+	c.wd.valid = false
 	return c.rwc, bufio.NewReadWriter(c.br, bufio.NewWriter(c.rwc)), nil
 }
 
@@ -543,7 +543,7 @@ func (w *response) SetReadDeadline(t time.Time) error {
 }
 
 func (w *response) SetWriteDeadline(t time.Time) error {
-	w.ownDeadline, w.c.wdValid = true, false
+	w.ownDeadline, w.c.wd.valid = true, false
 	return w.c.rwc.SetWriteDeadline(t)
 }
 
