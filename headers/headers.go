@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -125,7 +126,7 @@ func setExpires(h http.Header, e Expires, now time.Time) {
 			at = at.Add(24 * time.Hour)
 		}
 	}
-	h["Expires"] = []string{at.UTC().Format(http.TimeFormat)}
+	h["Expires"] = []string{string(header.AppendDate(make([]byte, 0, len(http.TimeFormat)), at))}
 	if secs := int64(at.Sub(now) / time.Second); e.D < 0 || secs < 0 {
 		h["Cache-Control"] = []string{"no-cache"}
 	} else {

@@ -35,7 +35,11 @@ type conn struct {
 	lim        *Limits // the limits in force for the current request
 
 	// The deadlines the connection armed itself (see deadline.go).
-	rd, wd    armed
+	rd, wd armed
+	// lastWrite is when the last response's last write began, the time
+	// the wait for the next request is armed from (a write that blocked
+	// shortens that wait by as long; a sendfile leaves it zero).
+	lastWrite time.Time
 	rdTouched atomic.Bool // another setter has moved the read deadline
 
 	head []byte      // the request header being read
@@ -142,17 +146,21 @@ func (c *conn) awaitRequest() bool {
 	if c.br.Buffered() > 0 {
 		return true
 	}
-	wait := c.lim.KeepAliveTimeout
+	wait, now := c.lim.KeepAliveTimeout, c.lastWrite
+	if now.IsZero() {
+		now = time.Now()
+	}
 	if c.requests == 0 {
 		wait = c.lim.HeaderTimeout
 	} else {
-		// The client has only just been sent its response: a read now
-		// would mostly find nothing (EAGAIN), a system call for nothing.
-		// Letting the other connections that are ready run first, as an
-		// event loop does, gives the next request time to arrive.
+		// The client has only just been sent its response (at now): a
+		// read now would mostly find nothing (EAGAIN), a system call for
+		// nothing. Letting the other connections that are ready run
+		// first, as an event loop does, gives the next request time to
+		// arrive.
 		runtime.Gosched()
 	}
-	c.armRead(time.Now(), wait)
+	c.armRead(now, wait)
 	_, err := c.br.Peek(1)
 	return err == nil
 }
@@ -301,6 +309,9 @@ func (c *conn) readRequest(ctx context.Context) (*http.Request, error) {
 	r.Body = http.NoBody
 	if r.ContentLength != 0 {
 		r.Body = newBody(c, &r)
+	}
+	if c.srv.RequestContext != nil {
+		ctx = c.srv.RequestContext(ctx)
 	}
 	req := r.WithContext(ctx)
 	if b, ok := req.Body.(*body); ok {

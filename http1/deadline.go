@@ -54,6 +54,7 @@ func (c *conn) setRead(t time.Time) {
 // armWrite arms the write deadline for a write of the response, unless
 // the handler set one itself.
 func (w *response) armWrite(now time.Time) {
+	w.c.lastWrite = now
 	if !w.ownDeadline {
 		w.c.arm(&w.c.wd, false, now, w.sendTimeout)
 	}

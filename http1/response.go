@@ -444,6 +444,7 @@ func (w *response) ReadFrom(src io.Reader) (int64, error) {
 		body = &io.LimitedReader{R: src, N: left}
 	}
 	n, err := rf.ReadFrom(body)
+	w.c.lastWrite = time.Time{} // it may have taken long: no time to reuse
 	w.written += n
 	if err != nil {
 		w.err = err

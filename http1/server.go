@@ -90,6 +90,11 @@ type Server struct {
 	// ConnContext, when set, derives the context of a connection's
 	// requests from the connection's base context.
 	ConnContext func(context.Context, net.Conn) context.Context
+	// RequestContext, when set, derives each request's context from the
+	// one the server made for it (cancelled when the client goes away or
+	// the handler returns). A handler that would wrap the context anyway
+	// saves copying the request with WithContext.
+	RequestContext func(context.Context) context.Context
 	// Logger receives connection-level errors (bad requests at info,
 	// panics at error). Nil means slog.Default().
 	Logger *slog.Logger

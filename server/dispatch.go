@@ -32,12 +32,17 @@ type reqInfoKey struct{}
 
 // reqRoot is the context of a client request: it holds the core's record
 // and the variables' State and answers for both keys, so a request costs
-// one allocation here rather than four.
+// one allocation here rather than four. A server may create it with the
+// request (newRequestRoot, http1's RequestContext), which saves
+// ServeGroup a copy of the request.
 type reqRoot struct {
 	context.Context
 	info  reqInfo
 	state vars.State
 }
+
+// newRequestRoot is http1's RequestContext.
+func newRequestRoot(ctx context.Context) context.Context { return &reqRoot{Context: ctx} }
 
 func (rr *reqRoot) Value(key any) any {
 	switch key {
@@ -87,7 +92,11 @@ func (d *dispatcher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // ServeGroup serves r with the servers of one address group.
 func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGroup) {
 	srv := g.find(r.Host)
-	root := &reqRoot{Context: r.Context()}
+	root, fresh := r.Context().(*reqRoot)
+	if !fresh || root.info.cfg != nil {
+		root = &reqRoot{Context: r.Context()}
+		r = r.WithContext(root)
+	}
 	ri, st := &root.info, &root.state
 	ri.cfg, ri.srv, ri.st = cfg, srv, st
 	st.Start = time.Now()
@@ -96,7 +105,6 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 	if id, ok := r.Context().Value(connIDKey{}).(uint64); ok {
 		st.ConnID = id
 	}
-	r = r.WithContext(root)
 	rw := newRecorder(w, st)
 	defer rw.release()
 	ri.rec = rw

@@ -162,7 +162,7 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 		return context.WithValue(ctx, connIDKey{}, connCounter.Add(1))
 	}
 	if !g.ssl {
-		srv := &http1.Server{Handler: d, Limits: lim, ConnContext: connContext, Logger: cfg.Logger}
+		srv := &http1.Server{Handler: d, Limits: lim, ConnContext: connContext, RequestContext: newRequestRoot, Logger: cfg.Logger}
 		return &listener{key: listenKey(addr, false), addr: addr, ln: ln, srv: srv}, nil
 	}
 	// net/http's settings cannot change while it serves: a reload

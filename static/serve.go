@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // serveFile answers GET or HEAD with the regular file f, found at rel.
@@ -19,7 +21,7 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 		b = appendETag(b, mtime, size)
 	}
 	etagLen := len(b)
-	b = time.Unix(mtime, 0).UTC().AppendFormat(b, http.TimeFormat)
+	b = header.AppendDate(b, time.Unix(mtime, 0))
 	validatorsLen := len(b)
 
 	switch status := h.preconditions(r, b[:etagLen], mtime); status {

@@ -5,6 +5,7 @@ package header
 import (
 	"net/http"
 	"strings"
+	"time"
 )
 
 // Join returns the lines of a header (by canonical name) as one value,
@@ -37,4 +38,34 @@ func HasToken(values []string, token string) bool {
 		}
 	}
 	return false
+}
+
+// AppendDate appends t as an HTTP-date (RFC 9110 §5.6.7, the form of
+// http.TimeFormat). It formats the fixed layout directly, several times
+// faster than time.Time.AppendFormat, which matters on paths that format
+// a date per response (Last-Modified).
+func AppendDate(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	year, month, day := t.Date()
+	hour, min, sec := t.Clock()
+	b = append(b, t.Weekday().String()[:3]...)
+	b = append(b, ',', ' ')
+	b = append2(b, day)
+	b = append(b, ' ')
+	b = append(b, month.String()[:3]...)
+	b = append(b, ' ')
+	b = append2(b, year/100)
+	b = append2(b, year%100)
+	b = append(b, ' ')
+	b = append2(b, hour)
+	b = append(b, ':')
+	b = append2(b, min)
+	b = append(b, ':')
+	b = append2(b, sec)
+	return append(b, " GMT"...)
+}
+
+// append2 appends n, 0..99, as two digits.
+func append2(b []byte, n int) []byte {
+	return append(b, byte('0'+n/10), byte('0'+n%10))
 }

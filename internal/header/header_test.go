@@ -1,8 +1,10 @@
 package header
 
 import (
+	"math/rand/v2"
 	"net/http"
 	"testing"
+	"time"
 )
 
 func TestJoin(t *testing.T) {
@@ -29,5 +31,28 @@ func TestHasToken(t *testing.T) {
 		if got := HasToken(c.values, c.token); got != c.want {
 			t.Errorf("%q %q = %v", c.values, c.token, got)
 		}
+	}
+}
+
+// AppendDate writes what time.Time.Format(http.TimeFormat) writes.
+func TestAppendDate(t *testing.T) {
+	times := []time.Time{time.Unix(0, 0), time.Unix(1<<31, 0), time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
+		time.Date(2026, 2, 3, 4, 5, 6, 0, time.FixedZone("x", 3600)), time.Now()}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 1000 {
+		times = append(times, time.Unix(r.Int64N(253402300799), 0))
+	}
+	for _, tm := range times {
+		if got, want := string(AppendDate(nil, tm)), tm.UTC().Format(http.TimeFormat); got != want {
+			t.Errorf("%v: %q, want %q", tm, got, want)
+		}
+	}
+}
+
+func BenchmarkAppendDate(b *testing.B) {
+	buf := make([]byte, 0, 64)
+	tm := time.Now()
+	for b.Loop() {
+		buf = AppendDate(buf[:0], tm)
 	}
 }
