@@ -138,7 +138,7 @@ func (b *body) readTrailer() error {
 		if !ok || !isToken(name) {
 			return errors.New("http: malformed trailer line")
 		}
-		value = strings.Trim(value, " \t")
+		value = trimOWS(value)
 		if !validValue(value) {
 			return errors.New("http: invalid trailer value")
 		}

@@ -81,15 +81,18 @@ func parseFields(rest string, r *http.Request) error {
 		if line[0] == ' ' || line[0] == '\t' {
 			return badRequest("obsolete header line folding")
 		}
-		name, value, ok := strings.Cut(line, ":")
-		if !ok || !isToken(name) {
+		colon := strings.IndexByte(line, ':')
+		if colon < 0 {
 			return badRequest("invalid header line")
 		}
-		value = strings.Trim(value, " \t")
+		name, ok := canonicalName(line[:colon])
+		if !ok {
+			return badRequest("invalid header line")
+		}
+		value := trimOWS(line[colon+1:])
 		if !validValue(value) {
 			return badRequest("invalid header value")
 		}
-		name = textproto.CanonicalMIMEHeaderKey(name)
 		switch name {
 		case "Host":
 			host, hosts = value, hosts+1
@@ -186,12 +189,48 @@ func hasToken(vs []string, token string) bool {
 		for v != "" {
 			var t string
 			t, v, _ = strings.Cut(v, ",")
-			if strings.EqualFold(strings.Trim(t, " \t"), token) {
+			if strings.EqualFold(trimOWS(t), token) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// canonicalName checks that s is a token and returns it in canonical
+// form (as textproto.CanonicalMIMEHeaderKey), without allocating when it
+// already is, as most clients send names.
+func canonicalName(s string) (string, bool) {
+	if s == "" {
+		return "", false
+	}
+	canonical, upper := true, true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !tokenChars[c] {
+			return "", false
+		}
+		if upper && 'a' <= c && c <= 'z' || !upper && 'A' <= c && c <= 'Z' {
+			canonical = false
+		}
+		upper = c == '-'
+	}
+	if canonical {
+		return s, true
+	}
+	return textproto.CanonicalMIMEHeaderKey(s), true
+}
+
+// trimOWS drops the optional whitespace (spaces and tabs) around a field
+// value.
+func trimOWS(s string) string {
+	for s != "" && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	for s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
 }
 
 // cutLine splits s after its first line, dropping the line's CRLF or LF.

@@ -330,3 +330,17 @@ func TestParseHeadInvalid(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkParseHead parses a browser-like request header.
+func BenchmarkParseHead(b *testing.B) {
+	head := "GET /static/app.js?v=3 HTTP/1.1\r\nHost: www.example.com\r\nUser-Agent: Mozilla/5.0 (X11; Linux x86_64)\r\n" +
+		"Accept: */*\r\nAccept-Language: en-GB,en;q=0.9\r\nAccept-Encoding: gzip, deflate, br, zstd\r\n" +
+		"Referer: https://www.example.com/\r\nConnection: keep-alive\r\nCookie: session=abc123; theme=dark"
+	b.ReportAllocs()
+	for b.Loop() {
+		var r http.Request
+		if err := parseHead(head, &r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
