@@ -162,6 +162,10 @@ func parseTarget(r *http.Request) error {
 		r.Host = r.RequestURI
 		return nil
 	}
+	if u := plainTarget(r.RequestURI); u != nil {
+		r.URL = u
+		return nil
+	}
 	u, err := url.ParseRequestURI(r.RequestURI)
 	if err != nil {
 		return badRequest("invalid request target")
@@ -174,6 +178,32 @@ func parseTarget(r *http.Request) error {
 		r.Host = u.Host
 	}
 	return nil
+}
+
+// plainChars marks the bytes a path may hold for url.ParseRequestURI to
+// take it as it is: no percent-encoding to undo, nothing it would escape
+// again (so no RawPath).
+var plainChars = func() (t [256]bool) {
+	for _, c := range "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/$&+,:;=@" {
+		t[c] = true
+	}
+	return t
+}()
+
+// plainTarget parses the usual origin-form target, a plain path and a
+// query, into the URL url.ParseRequestURI would return, with less work;
+// nil for any other target.
+func plainTarget(t string) *url.URL {
+	if t == "" || t[0] != '/' {
+		return nil
+	}
+	path, query, hasQuery := strings.Cut(t, "?")
+	for i := 0; i < len(path); i++ {
+		if !plainChars[path[i]] {
+			return nil
+		}
+	}
+	return &url.URL{Path: path, RawQuery: query, ForceQuery: hasQuery && query == ""}
 }
 
 // shouldClose reports whether the client asked for the connection to

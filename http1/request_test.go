@@ -2,7 +2,9 @@ package http1
 
 import (
 	"errors"
+	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -341,6 +343,39 @@ func BenchmarkParseHead(b *testing.B) {
 		var r http.Request
 		if err := parseHead(head, &r); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// The fast path for plain targets gives the URL url.ParseRequestURI
+// gives, or declines.
+func TestPlainTarget(t *testing.T) {
+	targets := []string{"/", "/a/b.js", "/a?", "/a?b=c&d", "/a?b?c", "//x/y", "/a%20b", "/a b", "/é", "/a#f",
+		"/a;b=c", "/~u/$&+,:;=@", "/a'b", "/(x)", "/*", "/a!b", "/a?%zz"}
+	r := rand.New(rand.NewPCG(3, 4))
+	const alphabet = "/aZ09-._~!$&'()*+,;=:@%?#[]<>\"{}|\\^` \x7f\x80"
+	for range 20000 {
+		b := []byte{'/'}
+		for n := r.IntN(12); n > 0; n-- {
+			b = append(b, alphabet[r.IntN(len(alphabet))])
+		}
+		targets = append(targets, string(b))
+	}
+	for _, target := range targets {
+		if strings.ContainsFunc(target, func(c rune) bool { return c <= ' ' || c == 0x7f }) {
+			continue // parseHead refuses these before it parses the target
+		}
+		got := plainTarget(target)
+		if got == nil {
+			continue
+		}
+		want, err := url.ParseRequestURI(target)
+		if err != nil {
+			t.Errorf("%q: fast path accepts, url.ParseRequestURI: %v", target, err)
+			continue
+		}
+		if *got != *want {
+			t.Errorf("%q: fast path %#v, url.ParseRequestURI %#v", target, *got, *want)
 		}
 	}
 }
