@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -60,6 +62,12 @@ func (e *memEntry) Meta() *Meta  { return e.meta }
 func (e *memEntry) Close() error { return nil }
 
 func (e *memEntry) WriteTo(w io.Writer) (int64, error) {
+	if rf, ok := w.(io.ReaderFrom); ok && len(e.chunks) > 1 {
+		// A writer that takes vectors (mosaic's own server) sends every
+		// chunk in one writev, without copying them.
+		bufs := net.Buffers(slices.Clone(e.chunks))
+		return rf.ReadFrom(&bufs)
+	}
 	var n int64
 	for _, c := range e.chunks {
 		k, err := w.Write(c)

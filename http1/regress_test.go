@@ -2,6 +2,7 @@ package http1
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -325,6 +326,38 @@ func TestServeWriteTimeout(t *testing.T) {
 			t.Errorf("%s: the handler's writes ended with %v, the client got %d bytes", path, err, n)
 		case path == "/own" && (err != nil || n != size):
 			t.Errorf("%s: the handler's writes ended with %v, the client got %d of %d bytes", path, err, n, size)
+		}
+	}
+}
+
+// A body handed to ReadFrom as a *net.Buffers arrives whole, with a known
+// length and chunked, small and large.
+func TestServeReadFromBuffers(t *testing.T) {
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+		var bufs net.Buffers
+		for i := range n {
+			bufs = append(bufs, bytes.Repeat([]byte{byte('a' + i%26)}, 16<<10))
+		}
+		if r.URL.Query().Get("cl") != "" {
+			w.Header().Set("Content-Length", strconv.Itoa(1+n*16<<10))
+		}
+		_, _ = io.WriteString(w, "<")
+		if _, err := w.(io.ReaderFrom).ReadFrom(&bufs); err != nil || len(bufs) != 0 {
+			t.Errorf("ReadFrom: %v, %d slices left", err, len(bufs))
+		}
+	}))
+	for _, q := range []string{"n=1", "n=7", "n=7&cl=1"} {
+		c := dial(t, ts.addr)
+		_, body := c.roundTrip("GET", get("/?"+q))
+		n, _ := strconv.Atoi(q[2:3])
+		var want strings.Builder
+		want.WriteString("<")
+		for i := range n {
+			want.WriteString(strings.Repeat(string(rune('a'+i%26)), 16<<10))
+		}
+		if body != want.String() {
+			t.Errorf("%s: %d bytes, want %d", q, len(body), want.Len())
 		}
 	}
 }

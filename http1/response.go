@@ -135,13 +135,22 @@ func (w *response) release() {
 // buffered; otherwise it goes out chunked (HTTP/1.1) or up to the
 // connection's close (HTTP/1.0).
 func (w *response) send(p []byte, final bool) error {
+	return w.sendv(final, p)
+}
+
+// sendv is send with the body's bytes in several slices, all in the same
+// writev (and the same chunk).
+func (w *response) sendv(final bool, ps ...[]byte) error {
 	c := w.c
 	c.bufs = c.iov[:0]
 	var buffered []byte
 	if w.out != nil {
 		buffered = *w.out
 	}
-	size := len(buffered) + len(p)
+	size := len(buffered)
+	for _, p := range ps {
+		size += len(p)
+	}
 	first := !w.sentHeader
 	if first {
 		// From deciding whether the connection stays open (which
@@ -156,8 +165,10 @@ func (w *response) send(p []byte, final bool) error {
 	if len(buffered) > 0 {
 		c.bufs = append(c.bufs, buffered)
 	}
-	if len(p) > 0 {
-		c.bufs = append(c.bufs, p)
+	for _, p := range ps {
+		if len(p) > 0 {
+			c.bufs = append(c.bufs, p)
+		}
 	}
 	if w.chunked && size > 0 {
 		c.bufs = append(c.bufs, crlf)
@@ -416,6 +427,9 @@ func (w *response) ReadFrom(src io.Reader) (int64, error) {
 	if w.hijacked || w.done || w.err != nil || w.bodyless {
 		return io.CopyBuffer(writerOnly{w}, src, make([]byte, 512))
 	}
+	if bufs, ok := src.(*net.Buffers); ok {
+		return w.writeBuffers(bufs)
+	}
 	out := w.buffer()
 	if lr, ok := src.(*io.LimitedReader); ok && lr.N <= int64(cap(*out)-len(*out)) {
 		return w.readInto(src, lr.N)
@@ -463,6 +477,38 @@ func hasMore(src io.Reader) bool {
 	var one [1]byte
 	n, _ := src.Read(one[:])
 	return n > 0
+}
+
+// writeBuffers sends a body held in several slices, such as a cached
+// response's chunks, with what is buffered and the header if it has not
+// gone, in one writev and without copying them. ReadFrom takes this path
+// for a *net.Buffers, which it consumes.
+func (w *response) writeBuffers(bufs *net.Buffers) (int64, error) {
+	var n int64
+	for _, b := range *bufs {
+		n += int64(len(b))
+	}
+	if w.cl >= 0 && w.written+n > w.cl {
+		return 0, http.ErrContentLength
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	w.written += n
+	out := w.buffer()
+	if int64(len(*out))+n <= int64(cap(*out)) {
+		for _, b := range *bufs {
+			*out = append(*out, b...)
+		}
+		*bufs = (*bufs)[len(*bufs):]
+		return n, nil
+	}
+	err := w.sendv(false, *bufs...)
+	*bufs = (*bufs)[len(*bufs):]
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // readInto copies src through the output buffer, up to max bytes (no
