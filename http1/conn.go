@@ -52,8 +52,8 @@ type conn struct {
 	one  [1]byte     // the byte a watch read
 	has  atomic.Bool // one holds a byte that the next read returns
 
-	// The watch on the connection while a handler runs (see watch.go).
-	mu         sync.Mutex
+	// The watch on the connection while a handler runs (see watch.go),
+	// guarded by the shard's lock.
 	cond       sync.Cond
 	shard      *watchShard
 	prev, next *conn // in shard's list of running requests
@@ -69,8 +69,8 @@ type conn struct {
 
 func newConn(s *Server, rwc net.Conn) *conn {
 	c := &conn{srv: s, rwc: rwc, lim: s.current()}
-	c.cond.L = &c.mu
 	c.shard = &s.watch.shards[watchShardOf.Add(1)%uint32(len(s.watch.shards))]
+	c.cond.L = &c.shard.mu
 	if a := rwc.RemoteAddr(); a != nil {
 		c.remoteAddr = a.String()
 	}

@@ -43,19 +43,17 @@ type watchShard struct {
 // watchShardOf spreads connections over the shards.
 var watchShardOf atomic.Uint32
 
-func (sh *watchShard) add(c *conn) {
-	sh.mu.Lock()
+// link and unlink add and remove a running request; sh.mu is held.
+func (sh *watchShard) link(c *conn) {
 	c.prev, c.next = nil, sh.head
 	if sh.head != nil {
 		sh.head.prev = c
 	}
 	sh.head = c
 	sh.n++
-	sh.mu.Unlock()
 }
 
-func (sh *watchShard) remove(c *conn) {
-	sh.mu.Lock()
+func (sh *watchShard) unlink(c *conn) {
 	if c.prev != nil {
 		c.prev.next = c.next
 	} else if sh.head == c {
@@ -66,7 +64,6 @@ func (sh *watchShard) remove(c *conn) {
 	}
 	c.prev, c.next = nil, nil
 	sh.n--
-	sh.mu.Unlock()
 }
 
 // sweep runs while requests do, starting the watch of those that have
@@ -112,27 +109,31 @@ func (w *watcher) busy() bool {
 	return false
 }
 
+// The fields of the watch (running, fired, bodyDone, watching, aborting,
+// gone) are guarded by the connection's shard lock, which the sweeper
+// holds as it looks at them: a request takes one lock to start and one
+// to end.
+
 // startWatch arms the watch for the request about to run; bodyDone says
 // the request has no body to read first.
 func (c *conn) startWatch(cancel context.CancelFunc, bodyDone bool) {
 	w := &c.srv.watch
-	c.mu.Lock()
-	c.running, c.fired, c.cancel = true, false, cancel
-	c.bodyDone = bodyDone && c.br.Buffered() == 0
+	sh := c.shard
+	bodyDone = bodyDone && c.br.Buffered() == 0
+	sh.mu.Lock()
+	c.running, c.fired, c.cancel, c.bodyDone = true, false, cancel, bodyDone
 	c.startTick = w.tick.Load()
-	c.mu.Unlock()
-	c.shard.add(c)
+	sh.link(c)
+	sh.mu.Unlock()
 	if !w.sweeping.Load() && w.sweeping.CompareAndSwap(false, true) {
 		go w.sweep()
 	}
 }
 
 // fire marks the request as having run for watchDelay and starts the
-// watch if its body has been read. The sweeper calls it, holding the
-// shard's lock.
+// watch if its body has been read. The sweeper calls it with the shard's
+// lock held.
 func (c *conn) fire() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.fired {
 		return
 	}
@@ -142,8 +143,9 @@ func (c *conn) fire() {
 	}
 }
 
-// beginWatch starts the watch's read; c.mu is held, so that stopWatch's
-// wake-up deadline cannot come before the deadline is lifted here.
+// beginWatch starts the watch's read, with the shard's lock held, so
+// that stopWatch's wake-up deadline cannot come before the deadline is
+// lifted here.
 func (c *conn) beginWatch() {
 	c.watching = true
 	// A deadline the handler set for its body reads must not end the
@@ -155,18 +157,18 @@ func (c *conn) beginWatch() {
 // bodyRead is called when the request body has been read to its end.
 func (c *conn) bodyRead() {
 	idle := c.br.Buffered() == 0
-	c.mu.Lock()
+	c.shard.mu.Lock()
 	c.bodyDone = idle
 	if c.running && c.fired && idle && !c.watching {
 		c.beginWatch()
 	}
-	c.mu.Unlock()
+	c.shard.mu.Unlock()
 }
 
 func (c *conn) watch() {
 	n, err := c.rwc.Read(c.one[:])
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.shard.mu.Lock()
+	defer c.shard.mu.Unlock()
 	c.watching = false
 	switch {
 	case n > 0:
@@ -181,14 +183,12 @@ func (c *conn) watch() {
 // stopWatch ends the watch when the handler returns (or hijacks the
 // connection), waking a read in progress.
 func (c *conn) stopWatch() {
-	c.mu.Lock()
-	wasRunning := c.running
-	c.running = false
-	c.mu.Unlock()
-	if wasRunning {
-		c.shard.remove(c)
+	sh := c.shard
+	sh.mu.Lock()
+	if c.running {
+		c.running = false
+		sh.unlink(c)
 	}
-	c.mu.Lock()
 	if c.watching {
 		c.aborting = true
 		c.setRead(aLongTimeAgo)
@@ -198,5 +198,5 @@ func (c *conn) stopWatch() {
 		c.aborting = false
 		c.setRead(time.Time{})
 	}
-	c.mu.Unlock()
+	sh.mu.Unlock()
 }
