@@ -165,7 +165,7 @@ func Negotiate(header string, offer Offer) Ranked {
 // It returns the coding token and its weight in thousandths (1000 when no q
 // parameter is given). Parameters other than q are tolerated and ignored.
 func parseCoding(entry string) (name string, weight int, ok bool) {
-	s := trimOWS(entry)
+	s := header.TrimOWS(entry)
 	if s == "" {
 		return "", 0, false
 	}
@@ -173,13 +173,13 @@ func parseCoding(entry string) (name string, weight int, ok bool) {
 	if end == 0 {
 		return "", 0, false
 	}
-	name, s = s[:end], trimOWS(s[end:])
+	name, s = s[:end], header.TrimOWS(s[end:])
 	weight = 1000
 	for s != "" {
 		if s[0] != ';' {
 			return "", 0, false
 		}
-		s = trimOWS(s[1:])
+		s = header.TrimOWS(s[1:])
 		end = tokenEnd(s)
 		if end == 0 || end == len(s) || s[end] != '=' {
 			return "", 0, false
@@ -196,7 +196,7 @@ func parseCoding(entry string) (name string, weight int, ok bool) {
 				return "", 0, false
 			}
 		}
-		s = trimOWS(s)
+		s = header.TrimOWS(s)
 	}
 	return name, weight, true
 }
@@ -247,17 +247,6 @@ func parseQValue(v string) (int, bool) {
 		return 0, false
 	}
 	return q, true
-}
-
-// trimOWS removes optional whitespace (SP and HTAB) from both ends.
-func trimOWS(s string) string {
-	for s != "" && (s[0] == ' ' || s[0] == '\t') {
-		s = s[1:]
-	}
-	for s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
-		s = s[:len(s)-1]
-	}
-	return s
 }
 
 // tokenEnd returns the length of the RFC 9110 token at the start of s.

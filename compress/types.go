@@ -1,6 +1,10 @@
 package compress
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
+)
 
 // DefaultSkipTypes returns compress_skip_types' default: media types whose
 // bodies are already compressed, where another coding costs CPU and saves
@@ -67,7 +71,7 @@ func mediaType(ct string) string {
 	if i := strings.IndexByte(ct, ';'); i >= 0 {
 		ct = ct[:i]
 	}
-	return trimOWS(ct)
+	return header.TrimOWS(ct)
 }
 
 // lowerMediaType returns the media type of ct in lower case, allocating only

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 var errBodyClosed = errors.New("http: invalid Read on closed Body")
@@ -52,7 +54,7 @@ func newBody(c *conn, r *http.Request) *body {
 			}
 		}
 	}
-	b.expect = r.ProtoMinor > 0 && hasToken(r.Header["Expect"], "100-continue")
+	b.expect = r.ProtoMinor > 0 && header.HasToken(r.Header["Expect"], "100-continue")
 	b.expecting.Store(b.expect)
 	b.unread.Store(r.ContentLength)
 	return b
@@ -138,7 +140,7 @@ func (b *body) readTrailer() error {
 		if !ok || !isToken(name) {
 			return errors.New("http: malformed trailer line")
 		}
-		value = trimOWS(value)
+		value = header.TrimOWS(value)
 		if !validValue(value) {
 			return errors.New("http: invalid trailer value")
 		}

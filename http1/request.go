@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // requestError is a request the server refuses before any handler sees
@@ -89,7 +91,7 @@ func parseFields(rest string, r *http.Request) error {
 		if !ok {
 			return badRequest("invalid header line")
 		}
-		value := trimOWS(line[colon+1:])
+		value := header.TrimOWS(line[colon+1:])
 		if !validValue(value) {
 			return badRequest("invalid header value")
 		}
@@ -211,20 +213,7 @@ func plainTarget(t string) *url.URL {
 // it asked to keep the connection alive.
 func shouldClose(r *http.Request) bool {
 	v := r.Header["Connection"]
-	return hasToken(v, "close") || r.ProtoMinor == 0 && !hasToken(v, "keep-alive")
-}
-
-func hasToken(vs []string, token string) bool {
-	for _, v := range vs {
-		for v != "" {
-			var t string
-			t, v, _ = strings.Cut(v, ",")
-			if strings.EqualFold(trimOWS(t), token) {
-				return true
-			}
-		}
-	}
-	return false
+	return header.HasToken(v, "close") || r.ProtoMinor == 0 && !header.HasToken(v, "keep-alive")
 }
 
 // canonicalName checks that s is a token and returns it in canonical
@@ -249,18 +238,6 @@ func canonicalName(s string) (string, bool) {
 		return s, true
 	}
 	return textproto.CanonicalMIMEHeaderKey(s), true
-}
-
-// trimOWS drops the optional whitespace (spaces and tabs) around a field
-// value.
-func trimOWS(s string) string {
-	for s != "" && (s[0] == ' ' || s[0] == '\t') {
-		s = s[1:]
-	}
-	for s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
-		s = s[:len(s)-1]
-	}
-	return s
 }
 
 // cutLine splits s after its first line, dropping the line's CRLF or LF.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // outSize is the output buffer: a body up to about this size leaves with
@@ -73,7 +75,7 @@ func (w *response) WriteHeader(code int) {
 			w.cl = int64(n)
 		}
 	}
-	if hasToken(w.header["Connection"], "close") || code == http.StatusSwitchingProtocols {
+	if header.HasToken(w.header["Connection"], "close") || code == http.StatusSwitchingProtocols {
 		w.closeAfter = true
 	}
 	w.headerFields()
@@ -243,7 +245,7 @@ func (w *response) headerFields() {
 				continue // it describes a connection that stays open
 			}
 		}
-		if strings.HasPrefix(k, http.TrailerPrefix) || declared(trailers, k) {
+		if strings.HasPrefix(k, http.TrailerPrefix) || header.HasToken(trailers, k) {
 			continue
 		}
 		keys = append(keys, k)
@@ -306,26 +308,12 @@ func appendField(h []byte, k, v string) []byte {
 	return append(h, "\r\n"...)
 }
 
-// declared reports whether the Trailer header names k.
-func declared(trailers []string, k string) bool {
-	for _, v := range trailers {
-		for v != "" {
-			var t string
-			t, v, _ = strings.Cut(v, ",")
-			if strings.EqualFold(strings.TrimSpace(t), k) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // lastChunk is the end of a chunked body, with the trailer fields.
 func (w *response) lastChunk() []byte {
 	t := []byte("0\r\n")
 	for k, vs := range w.header {
 		name, isTrailer := strings.CutPrefix(k, http.TrailerPrefix)
-		if !isTrailer && !declared(w.header["Trailer"], k) {
+		if !isTrailer && !header.HasToken(w.header["Trailer"], k) {
 			continue
 		}
 		if !isToken(name) {

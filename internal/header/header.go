@@ -32,12 +32,24 @@ func HasToken(values []string, token string) bool {
 			if i := strings.IndexAny(item, "=;"); i >= 0 {
 				item = item[:i]
 			}
-			if strings.EqualFold(strings.Trim(item, " \t"), token) {
+			if strings.EqualFold(TrimOWS(item), token) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// TrimOWS drops the optional whitespace (spaces and tabs) around a field
+// value or list element.
+func TrimOWS(s string) string {
+	for s != "" && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	for s != "" && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
 }
 
 // AppendDate appends t as an HTTP-date (RFC 9110 §5.6.7, the form of
