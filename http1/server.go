@@ -5,11 +5,13 @@
 // edge server in mind: the status line, the header and a body that fits
 // the output buffer leave in one writev; a connection between requests
 // holds only its 4 KB read buffer; the request header is read into one
-// string that every header value shares; and a client that goes away
-// during a slow response is noticed without a goroutine per request (see
-// conn.watch). Handlers see the usual *http.Request and a ResponseWriter
-// that implements http.Flusher, http.Hijacker, io.ReaderFrom (sendfile)
-// and the deadline methods of http.ResponseController.
+// string that every header value shares; a client that goes away during
+// a slow response is noticed without a goroutine or a timer per request
+// (watch.go); and deadlines are re-armed only when stale (deadline.go).
+// Handlers see the usual *http.Request and a ResponseWriter that
+// implements http.Flusher, http.Hijacker, io.ReaderFrom (sendfile, and a
+// *net.Buffers in one writev) and the deadline methods of
+// http.ResponseController.
 //
 // Differences from net/http, each what NGINX does: no Content-Type
 // sniffing (a response without Content-Type goes out without one); a
@@ -17,7 +19,8 @@
 // transfer coding other than chunked, is refused (400, 501); header
 // lines are limited like large_client_header_buffers (414 for a request
 // line, 431 for a header field or the whole header); "Expect" values
-// other than 100-continue are ignored.
+// other than 100-continue are ignored; a connection closed while its
+// client may still be sending lingers first (lingering_close).
 package http1
 
 import (
