@@ -54,11 +54,14 @@ func newRecorder(w http.ResponseWriter, st *vars.State) *recorder {
 	return rw
 }
 
-// release returns the recorder to its pool. The write deadline stays:
-// what the server writes after the handler (the rest of its buffer) is
-// bounded by it, and the server arms its own for the next request (the
-// listener's WriteTimeout, send_timeout of the address's default server).
+// release returns the recorder to its pool. A write deadline it armed
+// itself (on net/http's connections) is lifted: the connection may serve
+// more requests, and net/http writes the rest of its buffer after the
+// handler. mosaic's own server bounds that write with send_timeout itself.
 func (rw *recorder) release() {
+	if rw.deadlines != nil && rw.sendTimeout > 0 {
+		_ = rw.deadlines.SetWriteDeadline(time.Time{})
+	}
 	rw.w, rw.st, rw.deadlines = nil, nil, nil
 	recorderPool.Put(rw)
 }

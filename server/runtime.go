@@ -166,13 +166,14 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 		return &listener{key: listenKey(addr, false), addr: addr, ln: ln, srv: srv}, nil
 	}
 	// net/http's settings cannot change while it serves: a reload
-	// applies new ones to TLS sockets that it opens anew only.
+	// applies new ones to TLS sockets that it opens anew only. No
+	// WriteTimeout: in HTTP/2 it would end a stream that is merely idle
+	// (a long poll); send_timeout is applied on writes (the recorder).
 	srv := &http.Server{
 		Handler:           d,
 		ReadHeaderTimeout: lim.HeaderTimeout,
 		IdleTimeout:       lim.KeepAliveTimeout,
 		MaxHeaderBytes:    lim.MaxHeaderBytes,
-		WriteTimeout:      lim.WriteTimeout,
 		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelInfo),
 		ConnContext:       connContext,
 	}
