@@ -196,10 +196,7 @@ func (l *logger) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (l *logger) log(r *http.Request, st *vars.State) {
-	if st.Status == 0 {
-		// A handler that wrote nothing sends an empty 200.
-		st.Status = http.StatusOK
-	}
+	st.BodyStarts() // a handler that wrote nothing sends an empty 200
 	bp := linePool.Get().(*[]byte)
 	for _, t := range l.targets {
 		if t.If != nil {
@@ -221,16 +218,12 @@ type countingWriter struct {
 }
 
 func (c *countingWriter) WriteHeader(code int) {
-	if c.st.Status == 0 || c.st.Status < 200 {
-		c.st.Status = code
-	}
+	c.st.WroteHeader(code)
 	c.ResponseWriter.WriteHeader(code)
 }
 
 func (c *countingWriter) Write(b []byte) (int, error) {
-	if c.st.Status == 0 {
-		c.st.Status = http.StatusOK
-	}
+	c.st.BodyStarts()
 	n, err := c.ResponseWriter.Write(b)
 	c.st.BodyBytes += int64(n)
 	return n, err

@@ -168,10 +168,10 @@ func (c *conn) awaitRequest() bool {
 // serveOne reads one request and runs the handler for it. It reports
 // whether the connection may serve another.
 func (c *conn) serveOne() bool {
-	s := c.lim
-	if c.requests > 0 && s.HeaderTimeout > 0 && !c.headBuffered() {
+	lim := c.lim
+	if c.requests > 0 && lim.HeaderTimeout > 0 && !c.headBuffered() {
 		// The rest of the header must arrive within client_header_timeout.
-		c.setRead(time.Now().Add(s.HeaderTimeout))
+		c.setRead(time.Now().Add(lim.HeaderTimeout))
 	}
 	ctx, cancel := context.WithCancel(c.baseCtx)
 	defer cancel()
@@ -182,9 +182,9 @@ func (c *conn) serveOne() bool {
 	}
 	c.requests++
 
-	w := &response{c: c, req: req, header: make(http.Header, 8), cl: -1, sendTimeout: s.WriteTimeout}
-	w.closeAfter = req.Close || s.KeepAliveTimeout <= 0 ||
-		s.MaxRequests > 0 && c.requests >= s.MaxRequests
+	w := &response{c: c, req: req, header: make(http.Header, 8), cl: -1, sendTimeout: lim.WriteTimeout}
+	w.closeAfter = req.Close || lim.KeepAliveTimeout <= 0 ||
+		lim.MaxRequests > 0 && c.requests >= lim.MaxRequests
 	b, _ := req.Body.(*body)
 	if b != nil {
 		b.w, w.body = w, b
@@ -221,15 +221,15 @@ func (c *conn) serveOne() bool {
 // close closes the connection, lingering first (see Server.Linger) when
 // the client may still be sending.
 func (c *conn) close() {
-	s := c.lim
-	linger := s.Linger == LingerAlways && c.requests > 0 ||
-		s.Linger == LingerOn && (c.unread || c.br.Buffered() > 0)
+	lim := c.lim
+	linger := lim.Linger == LingerAlways && c.requests > 0 ||
+		lim.Linger == LingerOn && (c.unread || c.br.Buffered() > 0)
 	cw, ok := c.rwc.(interface{ CloseWrite() error })
 	if !linger || c.gone || !ok || cw.CloseWrite() != nil {
 		_ = c.rwc.Close()
 		return
 	}
-	total, each := s.LingerTime, s.LingerTimeout
+	total, each := lim.LingerTime, lim.LingerTimeout
 	if total <= 0 {
 		total = 30 * time.Second
 	}

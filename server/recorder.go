@@ -69,16 +69,12 @@ func (rw *recorder) release() {
 func (rw *recorder) Header() http.Header { return rw.w.Header() }
 
 func (rw *recorder) WriteHeader(code int) {
-	if rw.st.Status == 0 || rw.st.Status < 200 {
-		rw.st.Status = code
-	}
+	rw.st.WroteHeader(code)
 	rw.w.WriteHeader(code)
 }
 
 func (rw *recorder) Write(b []byte) (int, error) {
-	if rw.st.Status == 0 {
-		rw.st.Status = http.StatusOK
-	}
+	rw.st.BodyStarts()
 	rw.arm()
 	n, err := rw.w.Write(b)
 	rw.st.BodyBytes += int64(n)
@@ -119,9 +115,7 @@ func (rw *recorder) arm() {
 
 // ReadFrom lets net/http use sendfile for file bodies.
 func (rw *recorder) ReadFrom(src io.Reader) (int64, error) {
-	if rw.st.Status == 0 {
-		rw.st.Status = http.StatusOK
-	}
+	rw.st.BodyStarts()
 	// sendfile is one call with no writes in between to re-arm a deadline
 	// at, so a file body is not cut short by send_timeout: the deadline of
 	// an earlier write is lifted instead.
@@ -141,9 +135,7 @@ func (rw *recorder) ReadFrom(src io.Reader) (int64, error) {
 }
 
 func (rw *recorder) Flush() {
-	if rw.st.Status == 0 {
-		rw.st.Status = http.StatusOK
-	}
+	rw.st.BodyStarts()
 	if f, ok := rw.w.(http.Flusher); ok {
 		f.Flush()
 	}

@@ -39,6 +39,22 @@ type State struct {
 	values map[string]string
 }
 
+// WroteHeader records the status a response writer was given: an interim
+// 1xx status gives way to the final one, which stays.
+func (st *State) WroteHeader(code int) {
+	if st.Status < 200 {
+		st.Status = code
+	}
+}
+
+// BodyStarts records that a body goes out; without a status set before,
+// the response is a 200.
+func (st *State) BodyStarts() {
+	if st.Status == 0 {
+		st.Status = http.StatusOK
+	}
+}
+
 type ctxKey struct{}
 
 // ContextKey is the context key under which the State is found. A server

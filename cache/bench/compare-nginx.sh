@@ -43,6 +43,8 @@ for c in nginx wrk taskset flock curl go; do
 done
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../../internal/bench/wrk.sh
+. "$here/../../internal/bench/wrk.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cache-bench.XXXXXX")
 chmod 755 "$tmp"
 pids=()
@@ -147,38 +149,20 @@ for i in "${!names[@]}"; do
 done
 proc[nginx]=$(pgrep -P "${proc[nginx]}" | head -1) # the worker
 
-hz=$(getconf CLK_TCK)
-
-# run PORT PID FILE SECONDS: prints "req/s cpu-us-per-request", measured
-# under the lock.
-run() {
-	flock "$LOCK" bash -c '
-		ticks() { local s; s=$(<"/proc/$1/stat"); s=${s##*) }; awk "{print \$12 + \$13}" <<<"$s"; }
-		t0=$(ticks "$2")
-		out=$(taskset -c "$3" wrk -t "$4" -c "$5" -d "$6s" "http://127.0.0.1:$1/$8")
-		t1=$(ticks "$2")
-		awk -v t="$((t1 - t0))" -v hz="$7" "
-			/requests in/ {n = \$1}
-			/Requests\/sec/ {rps = \$2}
-			/Non-2xx/ {bad = 1}
-			END {if (bad || !n) {print \"0 0\"; exit} printf \"%.0f %.1f\n\", rps, t / hz * 1e6 / n}" <<<"$out"
-	' run "$1" "$2" "$CLIENT_CPU" "$THREADS" "$CONNS" "$4" "$hz" "$3"
-}
 
 declare -A rps cpu
 for f in small.txt large.txt; do
-	for i in "${!names[@]}"; do run "${ports[i]}" "${proc[${names[i]}]}" "$f" 1 >/dev/null; done # warm-up
+	for i in "${!names[@]}"; do measure "${ports[i]}" "${proc[${names[i]}]}" "$f" 1 >/dev/null; done # warm-up
 done
 for ((r = 0; r < ROUNDS; r++)); do
 	for f in small.txt large.txt; do
 		for i in "${!names[@]}"; do
-			read -r q c < <(run "${ports[i]}" "${proc[${names[i]}]}" "$f" "$DURATION")
+			read -r q c < <(measure "${ports[i]}" "${proc[${names[i]}]}" "$f" "$DURATION")
 			rps[${names[i]}/$f]+="$q " cpu[${names[i]}/$f]+="$c "
 		done
 	done
 done
 
-median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 declare -A mr mc
 echo "cached hits, wrk -t$THREADS -c$CONNS, $ROUNDS rounds of ${DURATION}s, one worker on CPU $SERVER_CPU"
 for f in small.txt large.txt; do

@@ -45,6 +45,8 @@ for c in nginx wrk taskset flock curl go pgrep; do
 done
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../../internal/bench/wrk.sh
+. "$here/../../internal/bench/wrk.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/static-bench.XXXXXX")
 chmod 755 "$tmp"
 pids=()
@@ -143,35 +145,16 @@ for n in "${names[@]}"; do
 	if [[ $n == nginx* ]]; then proc[$n]=$(pgrep -P "${proc[$n]}" | head -1); fi # the worker
 done
 
-hz=$(getconf CLK_TCK)
-
-# run PORT PID SECONDS: prints "req/s cpu-us-per-request", measured under
-# the lock. The CPU time is the server's user + system clock ticks from
-# /proc/PID/stat (after the command name, which may hold spaces).
-run() {
-	flock "$LOCK" bash -c '
-		ticks() { local s; s=$(<"/proc/$1/stat"); s=${s##*) }; awk "{print \$12 + \$13}" <<<"$s"; }
-		t0=$(ticks "$2")
-		out=$(taskset -c "$3" wrk -t "$4" -c "$5" -d "$6s" "http://127.0.0.1:$1/file.bin")
-		t1=$(ticks "$2")
-		awk -v t="$((t1 - t0))" -v hz="$7" "
-			/requests in/ {n = \$1}
-			/Requests\/sec/ {rps = \$2}
-			/Non-2xx/ {bad = 1}
-			END {if (bad || !n) {print \"0 0\"; exit} printf \"%.0f %.1f\n\", rps, t / hz * 1e6 / n}" <<<"$out"
-	' run "$1" "$2" "$CLIENT_CPU" "$THREADS" "$CONNS" "$3" "$hz"
-}
 
 declare -A rps cpu
-for i in "${!names[@]}"; do run "${ports[i]}" "${proc[${names[i]}]}" 1 >/dev/null; done # warm-up
+for i in "${!names[@]}"; do measure "${ports[i]}" "${proc[${names[i]}]}" file.bin 1 >/dev/null; done # warm-up
 for ((r = 0; r < ROUNDS; r++)); do
 	for i in "${!names[@]}"; do
-		read -r q c < <(run "${ports[i]}" "${proc[${names[i]}]}" "$DURATION")
+		read -r q c < <(measure "${ports[i]}" "${proc[${names[i]}]}" file.bin "$DURATION")
 		rps[${names[i]}]+="$q " cpu[${names[i]}]+="$c "
 	done
 done
 
-median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 declare -A mr mc
 echo "file $SIZE bytes, wrk -t$THREADS -c$CONNS, $ROUNDS rounds of ${DURATION}s"
 for n in "${names[@]}"; do
