@@ -42,29 +42,30 @@ type conn struct {
 	lastWrite time.Time
 	rdTouched atomic.Bool // another setter has moved the read deadline
 
-	head []byte      // the request header being read
-	hdr  []byte      // the response header being written
-	keys []string    // header names, sorted for output
-	iov  [6][]byte   // backing of bufs
-	bufs net.Buffers // one writev
-	num  [24]byte    // chunk sizes
-	wmu  sync.Mutex  // orders a 100 Continue before the final header
-	one  [1]byte     // the byte a watch read
-	has  atomic.Bool // one holds a byte that the next read returns
+	head   []byte        // the request header being read
+	resh   http.Header   // the response header map, cleared for each request
+	hdr    []byte        // the response header being written
+	fields []headerField // the response's header fields, sorted for output
+	iov    [6][]byte     // backing of bufs
+	bufs   net.Buffers   // one writev
+	num    [24]byte      // chunk sizes
+	wmu    sync.Mutex    // orders a 100 Continue before the final header
+	one    [1]byte       // the byte a watch read
+	has    atomic.Bool   // one holds a byte that the next read returns
 
 	// The watch on the connection while a handler runs (see watch.go),
 	// guarded by the shard's lock.
 	cond       sync.Cond
 	shard      *watchShard
-	prev, next *conn // in shard's list of running requests
-	startTick  int64 // the sweep tick at which the handler started
-	running    bool  // a handler runs and may be watched
-	fired      bool  // watchDelay has passed
-	bodyDone   bool  // the request body has been read and nothing follows it
-	watching   bool  // a read is in progress in the watch
-	aborting   bool  // the watch is being stopped, not the peer gone
-	gone       bool  // the peer closed its side
-	cancel     context.CancelFunc
+	prev, next *conn       // in shard's list of running requests
+	startTick  int64       // the sweep tick at which the handler started
+	running    bool        // a handler runs and may be watched
+	fired      bool        // watchDelay has passed
+	bodyDone   bool        // the request body has been read and nothing follows it
+	watching   bool        // a read is in progress in the watch
+	aborting   bool        // the watch is being stopped, not the peer gone
+	gone       bool        // the peer closed its side
+	reqCtx     *requestCtx // the running request's, cancelled when the peer goes
 }
 
 func newConn(s *Server, rwc net.Conn) *conn {
@@ -173,16 +174,17 @@ func (c *conn) serveOne() bool {
 		// The rest of the header must arrive within client_header_timeout.
 		c.setRead(time.Now().Add(lim.HeaderTimeout))
 	}
-	ctx, cancel := context.WithCancel(c.baseCtx)
-	defer cancel()
-	req, err := c.readRequest(ctx)
+	x := &exchange{ctx: requestCtx{Context: c.baseCtx}}
+	defer x.ctx.cancel()
+	req, err := c.readRequest(x)
 	if err != nil {
 		c.refuse(err)
 		return false
 	}
 	c.requests++
 
-	w := &response{c: c, req: req, header: make(http.Header, 8), cl: -1, sendTimeout: lim.WriteTimeout}
+	w := &x.w
+	*w = response{c: c, req: req, header: c.responseHeader(), cl: -1, sendTimeout: lim.WriteTimeout}
 	w.closeAfter = req.Close || lim.KeepAliveTimeout <= 0 ||
 		lim.MaxRequests > 0 && c.requests >= lim.MaxRequests
 	b, _ := req.Body.(*body)
@@ -193,10 +195,10 @@ func (c *conn) serveOne() bool {
 		// watch lifts the deadline itself).
 		c.setRead(time.Time{})
 	}
-	c.startWatch(cancel, b == nil)
+	c.startWatch(&x.ctx, b == nil)
 	panicked := c.runHandler(w, req)
 	c.stopWatch()
-	cancel()
+	x.ctx.cancel()
 	if w.hijacked {
 		return false
 	}
@@ -216,6 +218,26 @@ func (c *conn) serveOne() bool {
 	}
 	c.unread = false
 	return true
+}
+
+// headerField is one name of a response header with its values.
+type headerField struct {
+	name   string
+	values []string
+}
+
+// responseHeader returns the connection's response header map, emptied.
+// One map serves every response on the connection: a handler may not use
+// its ResponseWriter, the header included, once it has returned (the
+// net/http rule), and a map with its slots already allocated saves two
+// allocations per request.
+func (c *conn) responseHeader() http.Header {
+	if c.resh == nil {
+		c.resh = make(http.Header, 8)
+	} else {
+		clear(c.resh)
+	}
+	return c.resh
 }
 
 // close closes the connection, lingering first (see Server.Linger) when
@@ -295,14 +317,23 @@ func (c *conn) runHandler(w *response, req *http.Request) (panicked bool) {
 	return false
 }
 
+// exchange holds what serving one request allocates besides the
+// http.Request, its header and the header's text, in one object: the
+// response, the request's context, and the parse's URL and header values.
+type exchange struct {
+	w   response
+	ctx requestCtx
+	mem reqMem
+}
+
 // readRequest reads and parses the next request header.
-func (c *conn) readRequest(ctx context.Context) (*http.Request, error) {
+func (c *conn) readRequest(x *exchange) (*http.Request, error) {
 	head, err := c.readHead()
 	if err != nil {
 		return nil, err
 	}
 	var r http.Request
-	if err := parseHead(string(head), &r); err != nil {
+	if err := parseHead(string(head), &r, &x.mem); err != nil {
 		return nil, err
 	}
 	r.RemoteAddr = c.remoteAddr
@@ -310,6 +341,7 @@ func (c *conn) readRequest(ctx context.Context) (*http.Request, error) {
 	if r.ContentLength != 0 {
 		r.Body = newBody(c, &r)
 	}
+	var ctx context.Context = &x.ctx
 	if c.srv.RequestContext != nil {
 		ctx = c.srv.RequestContext(ctx)
 	}

@@ -53,7 +53,7 @@ func FuzzParseHead(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, head string) {
 		var r http.Request
-		err := parseHead(head, &r)
+		err := parseHead(head, &r, new(reqMem))
 		if err != nil {
 			var re *requestError
 			if !errors.As(err, &re) {

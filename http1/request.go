@@ -21,13 +21,22 @@ func (e *requestError) Error() string { return e.msg }
 
 func badRequest(msg string) error { return &requestError{http.StatusBadRequest, msg} }
 
+// reqMem is memory a request's parse fills instead of allocating: the
+// URL of the usual origin-form target and the backing of the first
+// header values. It comes with the request's exchange.
+type reqMem struct {
+	url  url.URL
+	vals [8]string
+}
+
 // parseHead parses a request header block, the request line and the
 // header fields without the empty line that ends them, into r. Lines end
 // with CRLF or a bare LF (RFC 9112, section 2.2). Body framing is checked
 // here too: r.ContentLength is the length of a length-delimited body, 0
 // without a body and -1 for a chunked one. head is shared by every string
-// that r keeps, so that the whole header costs one allocation.
-func parseHead(head string, r *http.Request) error {
+// that r keeps, so that the whole header costs one allocation; mem holds
+// the URL and header values where they fit.
+func parseHead(head string, r *http.Request, mem *reqMem) error {
 	line, rest := cutLine(head)
 	method, target, ok := strings.Cut(line, " ")
 	if !ok || !isToken(method) {
@@ -59,18 +68,21 @@ func parseHead(head string, r *http.Request) error {
 	}
 	r.Method, r.RequestURI = method, target
 
-	if err := parseFields(rest, r); err != nil {
+	if err := parseFields(rest, r, mem.vals[:]); err != nil {
 		return err
 	}
-	return parseTarget(r)
+	return parseTarget(r, &mem.url)
 }
 
 // parseFields reads the header fields into r.Header, takes Host out of
-// it (into r.Host, as net/http does) and settles the body's framing.
-func parseFields(rest string, r *http.Request) error {
+// it (into r.Host, as net/http does) and settles the body's framing. The
+// values of the first names go in vals.
+func parseFields(rest string, r *http.Request, vals []string) error {
 	n := strings.Count(rest, "\n") + 1
 	h := make(http.Header, n)
-	vals := make([]string, n) // one backing array for the usual one value per name
+	if n > len(vals) {
+		vals = make([]string, n) // one backing array for the usual one value per name
+	}
 	var host, cl string
 	hosts, cls := 0, 0
 	var te []string
@@ -152,10 +164,11 @@ func parseFields(rest string, r *http.Request) error {
 	return nil
 }
 
-// parseTarget parses the request target into r.URL. An absolute-form
-// target, and a CONNECT request's authority, names the host itself, which
-// wins over the Host header (RFC 9112, sections 3.2.2 and 3.2.3).
-func parseTarget(r *http.Request) error {
+// parseTarget parses the request target into r.URL, which is u for the
+// usual origin-form target. An absolute-form target, and a CONNECT
+// request's authority, names the host itself, which wins over the Host
+// header (RFC 9112, sections 3.2.2 and 3.2.3).
+func parseTarget(r *http.Request, u *url.URL) error {
 	if r.Method == http.MethodConnect && !strings.HasPrefix(r.RequestURI, "/") {
 		if !validHost(r.RequestURI) {
 			return badRequest("invalid request target")
@@ -164,7 +177,7 @@ func parseTarget(r *http.Request) error {
 		r.Host = r.RequestURI
 		return nil
 	}
-	if u := plainTarget(r.RequestURI); u != nil {
+	if plainTarget(r.RequestURI, u) {
 		r.URL = u
 		return nil
 	}
@@ -193,19 +206,20 @@ var plainChars = func() (t [256]bool) {
 }()
 
 // plainTarget parses the usual origin-form target, a plain path and a
-// query, into the URL url.ParseRequestURI would return, with less work;
-// nil for any other target.
-func plainTarget(t string) *url.URL {
+// query, into u as url.ParseRequestURI would, with less work. It reports
+// false, leaving u alone, for any other target.
+func plainTarget(t string, u *url.URL) bool {
 	if t == "" || t[0] != '/' {
-		return nil
+		return false
 	}
 	path, query, hasQuery := strings.Cut(t, "?")
 	for i := 0; i < len(path); i++ {
 		if !plainChars[path[i]] {
-			return nil
+			return false
 		}
 	}
-	return &url.URL{Path: path, RawQuery: query, ForceQuery: hasQuery && query == ""}
+	*u = url.URL{Path: path, RawQuery: query, ForceQuery: hasQuery && query == ""}
+	return true
 }
 
 // shouldClose reports whether the client asked for the connection to

@@ -14,7 +14,7 @@ import (
 func parseOK(t *testing.T, head string) *http.Request {
 	t.Helper()
 	var r http.Request
-	if err := parseHead(head, &r); err != nil {
+	if err := parseHead(head, &r, new(reqMem)); err != nil {
 		t.Fatalf("parseHead(%q) = %v, want success", head, err)
 	}
 	return &r
@@ -318,7 +318,7 @@ func TestParseHeadInvalid(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var r http.Request
-			err := parseHead(tt.head, &r)
+			err := parseHead(tt.head, &r, new(reqMem))
 			var re *requestError
 			if !errors.As(err, &re) {
 				t.Fatalf("parseHead(%q) = %v, want a *requestError", tt.head, err)
@@ -341,7 +341,7 @@ func BenchmarkParseHead(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var r http.Request
-		if err := parseHead(head, &r); err != nil {
+		if err := parseHead(head, &r, new(reqMem)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -365,8 +365,8 @@ func TestPlainTarget(t *testing.T) {
 		if strings.ContainsFunc(target, func(c rune) bool { return c <= ' ' || c == 0x7f }) {
 			continue // parseHead refuses these before it parses the target
 		}
-		got := plainTarget(target)
-		if got == nil {
+		var got url.URL
+		if !plainTarget(target, &got) {
 			continue
 		}
 		want, err := url.ParseRequestURI(target)
@@ -374,8 +374,8 @@ func TestPlainTarget(t *testing.T) {
 			t.Errorf("%q: fast path accepts, url.ParseRequestURI: %v", target, err)
 			continue
 		}
-		if *got != *want {
-			t.Errorf("%q: fast path %#v, url.ParseRequestURI %#v", target, *got, *want)
+		if got != *want {
+			t.Errorf("%q: fast path %#v, url.ParseRequestURI %#v", target, got, *want)
 		}
 	}
 }

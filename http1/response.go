@@ -235,8 +235,8 @@ func (w *response) headerFields() {
 		h = appendDate(h, w.now)
 	}
 	trailers := w.header["Trailer"]
-	keys := c.keys[:0]
-	for k := range w.header {
+	fields := c.fields[:0]
+	for k, vv := range w.header {
 		switch k {
 		case "Content-Length", "Transfer-Encoding", "Connection":
 			continue
@@ -248,18 +248,19 @@ func (w *response) headerFields() {
 		if strings.HasPrefix(k, http.TrailerPrefix) || header.HasToken(trailers, k) {
 			continue
 		}
-		keys = append(keys, k)
+		fields = append(fields, headerField{k, vv})
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if !isToken(k) {
+	sortFields(fields)
+	for _, f := range fields {
+		if !isToken(f.name) {
 			continue
 		}
-		for _, v := range w.header[k] {
-			h = appendField(h, k, v)
+		for _, v := range f.values {
+			h = appendField(h, f.name, v)
 		}
 	}
-	c.keys = keys[:0]
+	clear(fields) // the values are the handler's: not kept past the request
+	c.fields = fields[:0]
 	if w.status == http.StatusSwitchingProtocols {
 		for _, v := range w.header["Connection"] {
 			h = appendField(h, "Connection", v)
@@ -293,6 +294,21 @@ func (w *response) framing() []byte {
 	h = append(h, "\r\n"...)
 	w.c.hdr = h
 	return h
+}
+
+// sortFields sorts a response's fields by name (names differ: stability
+// does not matter). The usual dozen or fewer are sorted by insertion,
+// several times faster than the general sort for so few.
+func sortFields(fs []headerField) {
+	if len(fs) > 16 {
+		slices.SortFunc(fs, func(a, b headerField) int { return strings.Compare(a.name, b.name) })
+		return
+	}
+	for i := 1; i < len(fs); i++ {
+		for j := i; j > 0 && fs[j].name < fs[j-1].name; j-- {
+			fs[j], fs[j-1] = fs[j-1], fs[j]
+		}
+	}
 }
 
 func appendField(h []byte, k, v string) []byte {

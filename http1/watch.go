@@ -1,7 +1,6 @@
 package http1
 
 import (
-	"context"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -116,12 +115,12 @@ func (w *watcher) busy() bool {
 
 // startWatch arms the watch for the request about to run; bodyDone says
 // the request has no body to read first.
-func (c *conn) startWatch(cancel context.CancelFunc, bodyDone bool) {
+func (c *conn) startWatch(ctx *requestCtx, bodyDone bool) {
 	w := &c.srv.watch
 	sh := c.shard
 	bodyDone = bodyDone && c.br.Buffered() == 0
 	sh.mu.Lock()
-	c.running, c.fired, c.cancel, c.bodyDone = true, false, cancel, bodyDone
+	c.running, c.fired, c.reqCtx, c.bodyDone = true, false, ctx, bodyDone
 	c.startTick = w.tick.Load()
 	sh.link(c)
 	sh.mu.Unlock()
@@ -175,7 +174,7 @@ func (c *conn) watch() {
 		c.has.Store(true)
 	case err != nil && !c.aborting:
 		c.gone = true
-		c.cancel()
+		c.reqCtx.cancel()
 	}
 	c.cond.Broadcast()
 }
@@ -198,5 +197,6 @@ func (c *conn) stopWatch() {
 		c.aborting = false
 		c.setRead(time.Time{})
 	}
+	c.reqCtx = nil
 	sh.mu.Unlock()
 }

@@ -8,7 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -71,7 +73,7 @@ func (b *beneath) openat2(rel string, flags uint64) (int, error) {
 	// EAGAIN: a rename elsewhere kept the kernel from proving that a ".."
 	// stayed inside; it may be asked again.
 	for tries := 0; ; tries++ {
-		fd, err := unix.Openat2(b.dirfd, rootPath(rel), &how)
+		fd, err := openat2(b.dirfd, rootPath(rel), &how)
 		if err == nil {
 			return fd, nil
 		}
@@ -79,6 +81,22 @@ func (b *beneath) openat2(rel string, flags uint64) (int, error) {
 			return -1, &fs.PathError{Op: "openat2", Path: rel, Err: err}
 		}
 	}
+}
+
+// openat2 is unix.Openat2 with the path's NUL-terminated copy on the
+// stack when it is short, as request paths are, instead of on the heap.
+func openat2(dirfd int, path string, how *unix.OpenHow) (int, error) {
+	var buf [256]byte
+	if len(path) >= len(buf) || strings.IndexByte(path, 0) >= 0 {
+		return unix.Openat2(dirfd, path, how) // long, or refused with EINVAL
+	}
+	copy(buf[:], path)
+	fd, _, errno := unix.Syscall6(unix.SYS_OPENAT2, uintptr(dirfd), uintptr(unsafe.Pointer(&buf[0])),
+		uintptr(unsafe.Pointer(how)), unsafe.Sizeof(*how), 0, 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(fd), nil
 }
 
 // open opens rel for reading. O_NONBLOCK keeps a FIFO from blocking the

@@ -2,7 +2,14 @@
 
 package static
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
 
 // osRootVariant serves through os.Root, the opener of kernels without
 // openat2, instead.
@@ -17,5 +24,51 @@ func TestOpenat2IsUsed(t *testing.T) {
 	fx := serve(t, nil)
 	if _, ok := fx.fs.op.(*beneath); !ok {
 		t.Fatalf("opener %T, want openat2's", fx.fs.op)
+	}
+}
+
+// openat2 copies short paths to the stack and hands long ones, and any
+// with a NUL, to unix.Openat2: each length opens the same file, and a
+// NUL is refused.
+func TestOpenat2PathLengths(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("d", 200)
+	if err := os.MkdirAll(filepath.Join(dir, long, long), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range []string{"f", long + "/f", long + "/" + long + "/f"} {
+		if err := os.WriteFile(filepath.Join(dir, rel), []byte(rel), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, _, err := newOpener(dir, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, ok := op.(*beneath)
+	if !ok {
+		t.Skipf("opener %T: no openat2 here", op)
+	}
+	defer b.close()
+	for _, rel := range []string{"f", long + "/f", long + "/" + long + "/f"} {
+		fd, err := openat2(b.dirfd, rel, &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_CLOEXEC, Resolve: resolveBeneath})
+		if err != nil {
+			t.Errorf("path of %d bytes: %v", len(rel), err)
+			continue
+		}
+		buf := make([]byte, len(rel)+1)
+		n, _ := unix.Read(fd, buf)
+		unix.Close(fd)
+		if string(buf[:n]) != rel {
+			t.Errorf("path of %d bytes opened a file holding %q", len(rel), buf[:n])
+		}
+	}
+	if fd, err := openat2(b.dirfd, "f\x00x", &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_CLOEXEC, Resolve: resolveBeneath}); err == nil {
+		unix.Close(fd)
+		t.Error("a path with a NUL opened")
 	}
 }
