@@ -1,11 +1,14 @@
 package server
 
 import (
+	"errors"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -52,10 +55,14 @@ type tryFiles struct {
 	last    *vars.Template
 	code    int
 	content http.Handler
+	roots   rootSet
 }
 
 func newTryFiles(l *Location, args []string, content http.Handler) http.Handler {
 	t := &tryFiles{loc: l, content: content, last: vars.MustCompile(args[len(args)-1])}
+	if l.server != nil && l.server.cfg != nil {
+		l.server.cfg.OnClose(t.roots.close)
+	}
 	for _, a := range args[:len(args)-1] {
 		t.files = append(t.files, vars.MustCompile(a))
 	}
@@ -77,7 +84,7 @@ func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		wantDir := strings.HasSuffix(uri, "/")
 		path, _, _ := strings.Cut(uri, "?")
 		dir, rel := t.loc.FilePath(r, path)
-		fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rel)))
+		fi, err := t.roots.stat(dir, rel)
 		if err != nil || fi.IsDir() != wantDir {
 			continue
 		}
@@ -98,4 +105,67 @@ func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	InternalRedirect(w, r, t.last.Eval(r))
+}
+
+// maxRoots bounds the directories one try_files keeps open. A root or
+// alias with variables can name many; past the bound, a lookup opens its
+// directory for itself.
+const maxRoots = 256
+
+// rootSet looks candidates up inside their directory, each opened once as
+// an os.Root: a candidate exists only if it lies inside, symbolic links
+// included, which is what the static handler will serve (it refuses
+// anything that leaves the root). os.Stat would follow a link out of the
+// root, choose the candidate, and leave the client a 403 where the next
+// candidate or the fallback should have answered.
+type rootSet struct {
+	mu     sync.Mutex
+	roots  map[string]*os.Root
+	closed bool // retired: a late request opens and closes its own
+}
+
+func (s *rootSet) stat(dir, rel string) (fs.FileInfo, error) {
+	rel = strings.TrimLeft(filepath.FromSlash(rel), string(filepath.Separator))
+	if rel == "" {
+		rel = "."
+	}
+	s.mu.Lock()
+	root := s.roots[dir]
+	s.mu.Unlock()
+	if root != nil {
+		return root.Stat(rel)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	switch old := s.roots[dir]; {
+	case old != nil: // opened meanwhile by another request
+		s.mu.Unlock()
+		_ = root.Close()
+		return old.Stat(rel)
+	case !s.closed && len(s.roots) < maxRoots:
+		if s.roots == nil {
+			s.roots = make(map[string]*os.Root)
+		}
+		s.roots[dir] = root
+		s.mu.Unlock()
+		return root.Stat(rel)
+	}
+	s.mu.Unlock()
+	defer root.Close()
+	return root.Stat(rel)
+}
+
+// close releases the directories, when the configuration is retired.
+func (s *rootSet) close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for _, r := range s.roots {
+		errs = append(errs, r.Close())
+	}
+	s.roots, s.closed = nil, true
+	return errors.Join(errs...)
 }

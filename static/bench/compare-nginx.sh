@@ -18,7 +18,8 @@
 # beside it. For each server the script prints requests per second and the
 # server's CPU time per request (user + system, from /proc); on a machine
 # shared with other work the CPU time is the steadier figure. The ratios are
-# of the medians, NGINX with its defaults = 1.
+# of the medians, NGINX with its defaults = 1, and for mosaic against NGINX
+# also the median of each round's own ratio.
 #
 #   static/bench/compare-nginx.sh [--size BYTES] [--duration S] [--conns N]
 #                                 [--threads N] [--rounds N]
@@ -162,13 +163,21 @@ for n in "${names[@]}"; do
 	printf '%-21s req/s: %s  CPU us/request: %s\n' "$n" "${rps[$n]}" "${cpu[$n]}"
 	printf '%-21s median %s req/s, %s us CPU/request\n' "$n" "${mr[$n]}" "${mc[$n]}"
 done
+# paired A B prints the median of the rounds' own ratios of A's req/s to
+# B's: each round runs the servers one after the other, so a ratio within
+# a round is less moved by the machine's slower and faster spells.
+paired() {
+	paste -d' ' <(tr ' ' '\n' <<<"${rps[$1]}" | grep .) <(tr ' ' '\n' <<<"${rps[$2]}" | grep .) |
+		awk '$2 > 0 {print $1 / $2}' | median
+}
 echo
-echo "mosaic against NGINX in the same configuration (req/s ratio; throughput per CPU ratio):"
+echo "mosaic against NGINX in the same configuration (req/s ratio of the medians; median of"
+echo "the rounds' own req/s ratios; throughput per CPU ratio):"
 for mode in "" "+cache"; do
 	for ref in nginx nginx-sendfile; do
 		awk -v mode="${mode:-defaults}" -v ref="$ref" -v r="${mr[mosaic$mode]}" -v c="${mc[mosaic$mode]}" \
-			-v rr="${mr[$ref$mode]}" -v rc="${mc[$ref$mode]}" \
-			'BEGIN {printf "  %-9s vs %-15s req/s x%.2f  per CPU x%.2f\n", mode, ref, r / rr, rc / c}'
+			-v rr="${mr[$ref$mode]}" -v rc="${mc[$ref$mode]}" -v p="$(paired "mosaic$mode" "$ref$mode")" \
+			'BEGIN {printf "  %-9s vs %-15s req/s x%.2f  by round x%.2f  per CPU x%.2f\n", mode, ref, r / rr, p, rc / c}'
 	done
 done
 for n in static static+cache memory; do

@@ -1,0 +1,91 @@
+package server
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// try_files counts a candidate as existing only inside its root, links
+// included, as the static handler serves: a link out of the root falls
+// through to the next candidate rather than being chosen and refused.
+func TestTryFilesStaysInRoot(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "www")
+	for _, d := range []string{root, filepath.Join(root, "sub"), filepath.Join(base, "outside")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(root, "in.txt"), filepath.Join(base, "outside", "secret.txt")} {
+		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{
+		"inlink":  "in.txt",                // stays inside
+		"outlink": "../outside/secret.txt", // leaves the root
+		"outdir":  "../outside",            // a directory outside
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Without a content module, a chosen candidate answers 404 (the
+	// core's default content); falling through answers 418.
+	_, url := startRuntime(t, fmt.Sprintf(`http { server { listen 127.0.0.1:0;
+		location /t/ { alias %s/; try_files $uri $uri/ =418; }
+	} }`, root))
+	cases := map[string]int{
+		"/t/in.txt":            404, // exists
+		"/t/inlink":            404,
+		"/t/sub/":              404, // a directory, asked as one
+		"/t/sub":               404, // $uri/ matches the directory
+		"/t/missing":           418,
+		"/t/outlink":           418,
+		"/t/outdir/":           418,
+		"/t/outdir/secret.txt": 418,
+	}
+	for path, want := range cases {
+		resp, _ := get(t, url+path)
+		if resp.StatusCode != want {
+			t.Errorf("%s: %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+}
+
+// The set keeps at most maxRoots directories open, and none once closed;
+// lookups past either still answer.
+func TestRootSetBounds(t *testing.T) {
+	base := t.TempDir()
+	var rs rootSet
+	for i := 0; i < maxRoots+5; i++ {
+		dir := filepath.Join(base, fmt.Sprint(i))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "f"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rs.stat(dir, "/f"); err != nil {
+			t.Fatalf("dir %d: %v", i, err)
+		}
+	}
+	if n := len(rs.roots); n != maxRoots {
+		t.Errorf("%d roots kept, want %d", n, maxRoots)
+	}
+	if err := rs.close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rs.stat(filepath.Join(base, "0"), "f"); err != nil {
+		t.Errorf("lookup after close: %v", err)
+	}
+	if len(rs.roots) != 0 {
+		t.Errorf("%d roots kept after close", len(rs.roots))
+	}
+	if _, err := rs.stat(filepath.Join(base, "nope"), "f"); err == nil {
+		t.Error("a missing directory answered")
+	}
+}
