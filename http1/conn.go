@@ -232,7 +232,8 @@ type headerField struct {
 // net/http rule), and a map with its slots already allocated saves two
 // allocations per request.
 func (c *conn) responseHeader() http.Header {
-	if c.resh == nil {
+	if c.resh == nil || len(c.resh) > 32 {
+		// A map one response grew large is not kept for the rest.
 		c.resh = make(http.Header, 8)
 	} else {
 		clear(c.resh)

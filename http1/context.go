@@ -2,33 +2,34 @@ package http1
 
 import (
 	"context"
-	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // requestCtx is a request's context: the connection's values, cancelled
 // when the client goes away or the handler returns. It does what
-// context.WithCancel does, but lives in the request's exchange rather than
-// costing two allocations of its own, and makes its Done channel only
-// when someone asks for it (a handler that never selects on it, such as a
-// static file, never does).
+// context.WithCancel does, but only makes that context (two allocations
+// and a channel) when someone asks for the Done channel: a handler that
+// never selects on it, such as a static file, never does, and the
+// requestCtx itself lives in the request's exchange.
 //
-// Contexts derived from it (context.WithCancel, WithTimeout, AfterFunc)
-// learn of its end through AfterFunc, the method the context package
-// looks for on a parent it does not know, so they need no goroutine
-// either.
+// Once made, the inner context answers Value too, so the context package
+// finds it behind any wrapper (the core's request record, WithValue) and
+// contexts derived from it are its ordinary children: cancelled with it,
+// at once and without a goroutine each.
 type requestCtx struct {
-	context.Context // the connection's: values only, never done
+	context.Context // the connection's
 
-	mu    sync.Mutex
-	done  chan struct{}
-	err   error
-	funcs []*afterFunc
+	mu       sync.Mutex
+	inner    atomic.Pointer[cancelPair]
+	canceled atomic.Bool
+	err      error // once canceled without an inner context; guarded by mu
 }
 
-// afterFunc is one function registered with AfterFunc; its address tells
-// it apart for stop.
-type afterFunc struct{ f func() }
+type cancelPair struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
 
 // closedChan is the Done channel of a context cancelled before anyone
 // asked for one.
@@ -39,46 +40,39 @@ var closedChan = func() chan struct{} {
 }()
 
 func (c *requestCtx) Done() <-chan struct{} {
+	if p := c.inner.Load(); p != nil {
+		return p.ctx.Done()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.done == nil {
-		if c.err != nil {
-			return closedChan
-		}
-		c.done = make(chan struct{})
+	if p := c.inner.Load(); p != nil {
+		return p.ctx.Done()
 	}
-	return c.done
+	if c.canceled.Load() {
+		return closedChan
+	}
+	ctx, cancel := context.WithCancel(c.Context)
+	c.inner.Store(&cancelPair{ctx, cancel})
+	return ctx.Done()
 }
 
 func (c *requestCtx) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
-}
-
-// AfterFunc arranges for f to run in its own goroutine once c is
-// cancelled (at once if it already is); stop unregisters it, reporting
-// whether that kept it from running.
-func (c *requestCtx) AfterFunc(f func()) (stop func() bool) {
-	c.mu.Lock()
-	if c.err != nil {
-		c.mu.Unlock()
-		go f()
-		return func() bool { return false }
+	if p := c.inner.Load(); p != nil {
+		return p.ctx.Err()
 	}
-	a := &afterFunc{f: f}
-	c.funcs = append(c.funcs, a)
-	c.mu.Unlock()
-	return func() bool {
+	if c.canceled.Load() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		i := slices.Index(c.funcs, a)
-		if i < 0 {
-			return false
-		}
-		c.funcs = slices.Delete(c.funcs, i, i+1)
-		return true
+		return c.err
 	}
+	return c.Context.Err() // a connection's context that can end ends its requests
+}
+
+func (c *requestCtx) Value(key any) any {
+	if p := c.inner.Load(); p != nil {
+		return p.ctx.Value(key)
+	}
+	return c.Context.Value(key)
 }
 
 func (c *requestCtx) String() string { return "http1.requestCtx" }
@@ -86,18 +80,21 @@ func (c *requestCtx) String() string { return "http1.requestCtx" }
 // cancel ends the context with context.Canceled; later calls do nothing.
 func (c *requestCtx) cancel() {
 	c.mu.Lock()
-	if c.err != nil {
+	if c.canceled.Load() {
 		c.mu.Unlock()
 		return
 	}
-	c.err = context.Canceled
-	if c.done != nil {
-		close(c.done)
+	p := c.inner.Load()
+	if p == nil {
+		// As a cancel context would: an end that came first stays.
+		c.err = c.Context.Err()
+		if c.err == nil {
+			c.err = context.Canceled
+		}
 	}
-	funcs := c.funcs
-	c.funcs = nil
+	c.canceled.Store(true)
 	c.mu.Unlock()
-	for _, a := range funcs {
-		go a.f()
+	if p != nil {
+		p.cancel()
 	}
 }

@@ -59,38 +59,57 @@ func TestRequestCtxDoneAfterCancel(t *testing.T) {
 	}
 }
 
-// Contexts derived from a request's learn of its end through AfterFunc,
-// without a goroutine each.
+// wrapped is a context type of the kind a server puts around a request's
+// context (mosaic's core does): it answers some keys itself and hides
+// the type underneath.
+type wrapped struct{ context.Context }
+
+func (w wrapped) Value(key any) any {
+	if key == (testKey{}) {
+		return "wrapper"
+	}
+	return w.Context.Value(key)
+}
+
+// Contexts derived from a request's, even behind wrappers, are ordinary
+// children of its cancel context: no goroutine each, and done as soon as
+// the request's context is.
 func TestRequestCtxChildren(t *testing.T) {
 	c := newTestCtx()
+	parents := []context.Context{c, wrapped{c}, context.WithValue(wrapped{c}, testKey{}, "v")}
 	before := runtime.NumGoroutine()
-	const n = 100
-	children := make([]context.Context, n)
-	stops := make([]context.CancelFunc, n)
-	for i := range children {
-		children[i], stops[i] = context.WithCancel(c)
+	const n = 50
+	var children []context.Context
+	var stops []context.CancelFunc
+	ran := make(chan int, 3*n)
+	for i := 0; i < n; i++ {
+		for _, p := range parents {
+			child, stop := context.WithCancel(p)
+			children, stops = append(children, child), append(stops, stop)
+			timed, stopTimed := context.WithTimeout(p, time.Hour)
+			children, stops = append(children, timed), append(stops, stopTimed)
+			context.AfterFunc(p, func() { ran <- i })
+		}
 	}
-	timed, stopTimed := context.WithTimeout(c, time.Hour)
-	defer stopTimed()
 	if g := runtime.NumGoroutine(); g > before+5 {
-		t.Errorf("%d goroutines for %d derived contexts", g-before, n)
-	}
-	stops[0]() // a child cancelled on its own unregisters
-	c.mu.Lock()
-	registered := len(c.funcs)
-	c.mu.Unlock()
-	if registered != n {
-		t.Errorf("%d functions registered, want %d", registered, n)
+		t.Errorf("%d goroutines for %d derived contexts", g-before, len(children))
 	}
 	c.cancel()
-	for i, child := range append(children, timed) {
+	for i, child := range children {
 		select {
 		case <-child.Done():
-		case <-time.After(testTimeout):
-			t.Fatalf("child %d not cancelled", i)
+		default:
+			t.Fatalf("child %d not done when the request's context is", i)
 		}
 		if !errors.Is(child.Err(), context.Canceled) {
 			t.Errorf("child %d: Err = %v", i, child.Err())
+		}
+	}
+	for i := 0; i < len(parents)*n; i++ {
+		select {
+		case <-ran:
+		case <-time.After(testTimeout):
+			t.Fatalf("%d of %d AfterFunc functions ran", i, len(parents)*n)
 		}
 	}
 	for _, stop := range stops {
@@ -98,43 +117,37 @@ func TestRequestCtxChildren(t *testing.T) {
 	}
 }
 
-func TestRequestCtxAfterFunc(t *testing.T) {
-	c := newTestCtx()
-	ran := make(chan string, 3)
-	stopA := context.AfterFunc(c, func() { ran <- "a" })
-	stopB := context.AfterFunc(c, func() { ran <- "b" })
-	if !stopB() {
-		t.Error("stop before cancel reports false")
+// A connection's context that can end (a Server.ConnContext's) ends its
+// requests, whether or not their Done channel was asked for first; an
+// end that came first stays their Err.
+func TestRequestCtxConnectionEnds(t *testing.T) {
+	for _, early := range []bool{false, true} {
+		base, stop := context.WithCancel(context.Background())
+		c := &requestCtx{Context: base}
+		var done <-chan struct{}
+		if early {
+			done = c.Done()
+		}
+		stop()
+		if !errors.Is(c.Err(), context.Canceled) {
+			t.Errorf("early=%v: Err = %v after the connection's context ended", early, c.Err())
+		}
+		if !early {
+			done = c.Done()
+		}
+		select {
+		case <-done:
+		case <-time.After(testTimeout):
+			t.Fatalf("early=%v: Done not closed", early)
+		}
 	}
-	if stopB() {
-		t.Error("second stop reports true")
-	}
+	base, stop := context.WithTimeout(context.Background(), time.Nanosecond)
+	defer stop()
+	<-base.Done()
+	c := &requestCtx{Context: base}
 	c.cancel()
-	select {
-	case got := <-ran:
-		if got != "a" {
-			t.Errorf("ran %q, want a", got)
-		}
-	case <-time.After(testTimeout):
-		t.Fatal("AfterFunc did not run")
-	}
-	if stopA() {
-		t.Error("stop after the function ran reports true")
-	}
-	// Registered after the end: runs at once.
-	context.AfterFunc(c, func() { ran <- "late" })
-	select {
-	case got := <-ran:
-		if got != "late" {
-			t.Errorf("ran %q, want late", got)
-		}
-	case <-time.After(testTimeout):
-		t.Fatal("AfterFunc after cancel did not run")
-	}
-	select {
-	case got := <-ran:
-		t.Errorf("stopped function %q ran", got)
-	case <-time.After(20 * time.Millisecond):
+	if !errors.Is(c.Err(), context.DeadlineExceeded) {
+		t.Errorf("Err = %v, want the connection's DeadlineExceeded", c.Err())
 	}
 }
 

@@ -83,7 +83,9 @@ func (s *Server) current() *Limits {
 	return &s.Limits
 }
 
-// Server serves HTTP/1.x connections accepted from listeners.
+// Server serves HTTP/1.x connections accepted from listeners. As with
+// net/http, a handler may not use its ResponseWriter once it has returned;
+// here the connection's next response reuses the header map.
 type Server struct {
 	Handler http.Handler
 	// Limits are the server's timeouts and limits; SetLimits replaces

@@ -133,7 +133,12 @@ func (s *rootSet) stat(dir, rel string) (fs.FileInfo, error) {
 	root := s.roots[dir]
 	s.mu.Unlock()
 	if root != nil {
-		return root.Stat(rel)
+		fi, err := root.Stat(rel)
+		if errors.Is(err, fs.ErrClosed) {
+			// The configuration was retired under this request.
+			return statOnce(dir, rel)
+		}
+		return fi, err
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -154,6 +159,16 @@ func (s *rootSet) stat(dir, rel string) (fs.FileInfo, error) {
 		return root.Stat(rel)
 	}
 	s.mu.Unlock()
+	defer root.Close()
+	return root.Stat(rel)
+}
+
+// statOnce looks rel up in dir opened for this lookup alone.
+func statOnce(dir, rel string) (fs.FileInfo, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
 	defer root.Close()
 	return root.Stat(rel)
 }

@@ -76,6 +76,15 @@ func TestRootSetBounds(t *testing.T) {
 	if n := len(rs.roots); n != maxRoots {
 		t.Errorf("%d roots kept, want %d", n, maxRoots)
 	}
+	// A root closed under a lookup (the configuration retired meanwhile):
+	// the lookup opens the directory for itself.
+	first := filepath.Join(base, "0")
+	if err := rs.roots[first].Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rs.stat(first, "f"); err != nil {
+		t.Errorf("lookup with its root closed: %v", err)
+	}
 	if err := rs.close(); err != nil {
 		t.Fatal(err)
 	}
