@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -27,9 +29,23 @@ type beneath struct {
 	// reused for any other file by then.
 	mu    sync.RWMutex
 	dirfd int // -1 once closed
+	owned *dirFD
 	// root serves the rare open that openat2 gives up on (EAGAIN after a
 	// concurrent rename kept it from proving that ".." stayed inside).
 	root *os.Root
+}
+
+// dirFD is the directory's descriptor for close and for the cleanup that
+// closes it when an opener is dropped without close (a location with
+// variables in its root forgets roots past its bound while requests may
+// still use them): whichever comes first closes it, once.
+type dirFD struct{ fd atomic.Int64 }
+
+func (d *dirFD) close() error {
+	if fd := d.fd.Swap(-1); fd >= 0 {
+		return unix.Close(int(fd))
+	}
+	return nil
 }
 
 // resolveBeneath keeps every open inside the directory; magic links
@@ -59,7 +75,10 @@ func newOpener(name string, root *os.Root) (opener, rootID, error) {
 		return rootOpener{root}, id, nil
 	}
 	unix.Close(probe)
-	return &beneath{dirfd: dirfd, root: root}, id, nil
+	b := &beneath{dirfd: dirfd, root: root, owned: new(dirFD)}
+	b.owned.fd.Store(int64(dirfd))
+	runtime.AddCleanup(b, func(d *dirFD) { _ = d.close() }, b.owned)
+	return b, id, nil
 }
 
 // openat2 opens rel below the directory with flags.
@@ -140,7 +159,7 @@ func (b *beneath) close() error {
 	if b.dirfd < 0 {
 		return fs.ErrClosed
 	}
-	err := unix.Close(b.dirfd)
+	err := b.owned.close()
 	b.dirfd = -1
 	if err != nil {
 		err = &fs.PathError{Op: "close", Path: ".", Err: err}

@@ -5,8 +5,10 @@ package static
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -70,5 +72,36 @@ func TestOpenat2PathLengths(t *testing.T) {
 	if fd, err := openat2(b.dirfd, "f\x00x", &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_CLOEXEC, Resolve: resolveBeneath}); err == nil {
 		unix.Close(fd)
 		t.Error("a path with a NUL opened")
+	}
+}
+
+// A file server dropped without Close, as a location with variables in its
+// root drops roots past its bound, gives its directory descriptors back
+// when it is collected.
+func TestDroppedServerClosesRoot(t *testing.T) {
+	dir := t.TempDir()
+	openFDs := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skipf("no /proc/self/fd: %v", err)
+		}
+		return len(ents)
+	}
+	before := openFDs()
+	for i := 0; i < 50; i++ {
+		if _, err := Handler(Options{Root: dir}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := openFDs(); n < before+50 {
+		t.Fatalf("%d descriptors open for 50 servers, want at least %d", n-before, 50)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for openFDs() > before+5 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d descriptors still open after the servers were dropped", openFDs()-before)
+		}
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
 	}
 }

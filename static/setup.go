@@ -252,7 +252,8 @@ func (h *locHandler) server(dir string) (*FileServer, error) {
 	}
 	if h.roots == nil || len(h.roots) >= maxRoots {
 		// Dropped roots are not closed: a request may still use them, and
-		// their descriptors close when they are collected.
+		// their descriptors close when they are collected (dirFD, and
+		// os.Root's own finalizer).
 		h.roots = map[string]*FileServer{}
 	}
 	h.roots[dir] = fs
