@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/dirwatch"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -84,7 +86,7 @@ func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		wantDir := strings.HasSuffix(uri, "/")
 		path, _, _ := strings.Cut(uri, "?")
 		dir, rel := t.loc.FilePath(r, path)
-		fi, err := t.roots.stat(dir, rel)
+		fi, err := t.roots.stat(dir, rel, requestStart(r))
 		if err != nil || fi.IsDir() != wantDir {
 			continue
 		}
@@ -112,55 +114,98 @@ func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // directory for itself.
 const maxRoots = 256
 
+// requestStart is when the core took up r, so that checking a root's
+// name costs no clock read.
+func requestStart(r *http.Request) time.Time {
+	if ri := infoFrom(r.Context()); ri != nil && ri.st != nil && !ri.st.Start.IsZero() {
+		return ri.st.Start
+	}
+	return time.Now()
+}
+
 // rootSet looks candidates up inside their directory, each opened once as
 // an os.Root: a candidate exists only if it lies inside, symbolic links
 // included, which is what the static handler will serve (it refuses
 // anything that leaves the root). os.Stat would follow a link out of the
 // root, choose the candidate, and leave the client a 403 where the next
-// candidate or the fallback should have answered.
+// candidate or the fallback should have answered. A directory is opened
+// again when its name comes to mean another one, as the static handler's
+// roots are (a deploy that switches a symbolic link; see dirwatch).
 type rootSet struct {
 	mu     sync.Mutex
-	roots  map[string]*os.Root
+	roots  map[string]*rootRef
 	closed bool // retired: a late request opens and closes its own
 }
 
-func (s *rootSet) stat(dir, rel string) (fs.FileInfo, error) {
+type rootRef struct {
+	root *os.Root
+	name *dirwatch.Name
+}
+
+func (s *rootSet) stat(dir, rel string, now time.Time) (fs.FileInfo, error) {
 	rel = strings.TrimLeft(filepath.FromSlash(rel), string(filepath.Separator))
 	if rel == "" {
 		rel = "."
 	}
 	s.mu.Lock()
-	root := s.roots[dir]
+	ref := s.roots[dir]
 	s.mu.Unlock()
-	if root != nil {
-		fi, err := root.Stat(rel)
+	if ref != nil && !ref.name.Stale(now) {
+		fi, err := ref.root.Stat(rel)
 		if errors.Is(err, fs.ErrClosed) {
 			// The configuration was retired under this request.
 			return statOnce(dir, rel)
 		}
 		return fi, err
 	}
+	// The name is read before the directory is opened (see static's
+	// locHandler.server).
+	name, err := dirwatch.New(dir, now)
+	if err != nil {
+		s.forget(dir, ref)
+		return nil, err
+	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
+		s.forget(dir, ref)
 		return nil, err
 	}
 	s.mu.Lock()
-	switch old := s.roots[dir]; {
-	case old != nil: // opened meanwhile by another request
+	switch cur := s.roots[dir]; {
+	case cur != nil && cur != ref: // opened meanwhile by another request
 		s.mu.Unlock()
 		_ = root.Close()
-		return old.Stat(rel)
-	case !s.closed && len(s.roots) < maxRoots:
+		return cur.root.Stat(rel)
+	case !s.closed && (cur != nil || len(s.roots) < maxRoots):
 		if s.roots == nil {
-			s.roots = make(map[string]*os.Root)
+			s.roots = make(map[string]*rootRef)
 		}
-		s.roots[dir] = root
+		s.roots[dir] = &rootRef{root: root, name: name}
 		s.mu.Unlock()
+		if cur != nil {
+			// Replaced: a lookup still using it sees ErrClosed and
+			// opens its own.
+			_ = cur.root.Close()
+		}
 		return root.Stat(rel)
 	}
 	s.mu.Unlock()
 	defer root.Close()
 	return root.Stat(rel)
+}
+
+// forget drops dir's root after its name stopped naming a directory, if
+// it is still ref.
+func (s *rootSet) forget(dir string, ref *rootRef) {
+	if ref == nil {
+		return
+	}
+	s.mu.Lock()
+	if s.roots[dir] == ref {
+		delete(s.roots, dir)
+		_ = ref.root.Close()
+	}
+	s.mu.Unlock()
 }
 
 // statOnce looks rel up in dir opened for this lookup alone.
@@ -179,7 +224,7 @@ func (s *rootSet) close() error {
 	defer s.mu.Unlock()
 	var errs []error
 	for _, r := range s.roots {
-		errs = append(errs, r.Close())
+		errs = append(errs, r.root.Close())
 	}
 	s.roots, s.closed = nil, true
 	return errors.Join(errs...)

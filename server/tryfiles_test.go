@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // try_files counts a candidate as existing only inside its root, links
@@ -69,7 +70,7 @@ func TestRootSetBounds(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "f"), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := rs.stat(dir, "/f"); err != nil {
+		if _, err := rs.stat(dir, "/f", time.Now()); err != nil {
 			t.Fatalf("dir %d: %v", i, err)
 		}
 	}
@@ -79,22 +80,22 @@ func TestRootSetBounds(t *testing.T) {
 	// A root closed under a lookup (the configuration retired meanwhile):
 	// the lookup opens the directory for itself.
 	first := filepath.Join(base, "0")
-	if err := rs.roots[first].Close(); err != nil {
+	if err := rs.roots[first].root.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rs.stat(first, "f"); err != nil {
+	if _, err := rs.stat(first, "f", time.Now()); err != nil {
 		t.Errorf("lookup with its root closed: %v", err)
 	}
 	if err := rs.close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rs.stat(filepath.Join(base, "0"), "f"); err != nil {
+	if _, err := rs.stat(filepath.Join(base, "0"), "f", time.Now()); err != nil {
 		t.Errorf("lookup after close: %v", err)
 	}
 	if len(rs.roots) != 0 {
 		t.Errorf("%d roots kept after close", len(rs.roots))
 	}
-	if _, err := rs.stat(filepath.Join(base, "nope"), "f"); err == nil {
+	if _, err := rs.stat(filepath.Join(base, "nope"), "f", time.Now()); err == nil {
 		t.Error("a missing directory answered")
 	}
 }

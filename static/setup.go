@@ -7,7 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/dirwatch"
 	"github.com/mosaic-edge/mosaic/server"
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // locConf holds the static module's directives at one level.
@@ -205,17 +207,25 @@ func content(l *server.Location) (http.Handler, error) {
 const maxRoots = 256
 
 // locHandler serves a location's files. The root is opened on first use,
-// not at load time, since NGINX does not require it to exist then.
+// not at load time, since NGINX does not require it to exist then, and
+// opened again when its name comes to mean another directory (a deploy
+// that switches a symbolic link; see dirwatch).
 type locHandler struct {
 	loc   *server.Location
 	opts  Options
 	mu    sync.RWMutex
-	roots map[string]*FileServer
+	roots map[string]*rootEntry
+}
+
+// rootEntry is an open root and what its name meant when it was opened.
+type rootEntry struct {
+	fs   *FileServer
+	name *dirwatch.Name
 }
 
 func (h *locHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	dir, rel := h.loc.FilePath(r, r.URL.Path)
-	fs, err := h.server(dir)
+	fs, err := h.server(dir, requestTime(r))
 	if err != nil {
 		h.opts.Logger.Error("cannot open root", "root", dir, "err", err)
 		// A root that does not exist answers like a missing file.
@@ -232,39 +242,58 @@ func trimSlash(s string) string {
 	return s
 }
 
-func (h *locHandler) server(dir string) (*FileServer, error) {
+// requestTime is when the server took up r (the core records it for
+// $request_time), so that checking a root's name costs no clock read.
+func requestTime(r *http.Request) time.Time {
+	if st := vars.FromContext(r.Context()); st != nil && !st.Start.IsZero() {
+		return st.Start
+	}
+	return time.Now()
+}
+
+// server returns the file server of the root dir, opening it on first use
+// and again once its name means another directory.
+func (h *locHandler) server(dir string, now time.Time) (*FileServer, error) {
 	h.mu.RLock()
-	fs := h.roots[dir]
+	e := h.roots[dir]
 	h.mu.RUnlock()
-	if fs != nil {
-		return fs, nil
+	if e != nil && !e.name.Stale(now) {
+		return e.fs, nil
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if fs := h.roots[dir]; fs != nil {
-		return fs, nil
+	if cur := h.roots[dir]; cur != nil && cur != e {
+		return cur.fs, nil // opened meanwhile
 	}
+	// What the name means is read before the directory is opened: a
+	// switch in between makes the next look find it stale again, rather
+	// than the old directory pass for the new one.
 	opts := h.opts
 	opts.Root = dir
-	fs, err := Handler(opts)
+	name, err := dirwatch.New(dir, now)
+	var fs *FileServer
+	if err == nil {
+		fs, err = Handler(opts)
+	}
 	if err != nil {
+		delete(h.roots, dir) // a root that went away answers 404 from now on
 		return nil, err
 	}
 	if h.roots == nil || len(h.roots) >= maxRoots {
-		// Dropped roots are not closed: a request may still use them, and
-		// their descriptors close when they are collected (dirFD, and
-		// os.Root's own finalizer).
-		h.roots = map[string]*FileServer{}
+		h.roots = map[string]*rootEntry{}
 	}
-	h.roots[dir] = fs
+	// A replaced or dropped root is not closed: a request may still use
+	// it, and its descriptors close when it is collected (dirFD, and
+	// os.Root's own finalizer).
+	h.roots[dir] = &rootEntry{fs: fs, name: name}
 	return fs, nil
 }
 
 func (h *locHandler) close() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for _, fs := range h.roots {
-		_ = fs.Close()
+	for _, e := range h.roots {
+		_ = e.fs.Close()
 	}
 	h.roots = nil
 	return nil

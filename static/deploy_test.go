@@ -1,0 +1,71 @@
+package static
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// An atomic deploy switches the "current" symbolic link to a new release:
+// the next requests (within about a second) are served from it, through
+// try_files as well, as NGINX serves them at once; and when the name goes
+// away, files answer 404.
+func TestRootSymlinkSwitch(t *testing.T) {
+	base := t.TempDir()
+	for _, rel := range []string{"r1", "r2"} {
+		dir := filepath.Join(base, "releases", rel)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "v.txt"), []byte(rel), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Only r2 has new.txt: try_files must find it after the switch.
+	if err := os.WriteFile(filepath.Join(base, "releases", "r2", "new.txt"), []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cur := filepath.Join(base, "current")
+	link := func(target string) {
+		tmp := cur + ".tmp"
+		if err := os.Symlink(target, tmp); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, cur); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link("releases/r1")
+	url := startConfig(t, fmt.Sprintf(`http { server { listen 127.0.0.1:0; root %s;
+		location / { }
+		location /tf/ { alias %s/; try_files $uri =418; }
+	} }`, cur, cur))
+	expect := func(path string, status int, body string) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			code, got := getBody(t, url+path)
+			if code == status && (body == "" || got == body) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %d %q, want %d %q", path, code, got, status, body)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	expect("/v.txt", 200, "r1")
+	expect("/tf/v.txt", 200, "r1")
+	expect("/tf/new.txt", 418, "")
+	link("releases/r2")
+	expect("/v.txt", 200, "r2")
+	expect("/tf/v.txt", 200, "r2")
+	expect("/tf/new.txt", 200, "new")
+	if err := os.Remove(cur); err != nil {
+		t.Fatal(err)
+	}
+	expect("/v.txt", 404, "")
+	expect("/tf/v.txt", 418, "")
+}
