@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // dateLine is the Date field for one second, formatted once.
@@ -18,7 +20,7 @@ var curDate atomic.Pointer[dateLine]
 func appendDate(h []byte, now time.Time) []byte {
 	d := curDate.Load()
 	if d == nil || d.sec != now.Unix() {
-		line := append([]byte("Date: "), now.UTC().AppendFormat(nil, http.TimeFormat)...)
+		line := header.AppendDate([]byte("Date: "), now)
 		d = &dateLine{sec: now.Unix(), line: append(line, "\r\n"...)}
 		curDate.Store(d)
 	}

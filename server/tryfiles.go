@@ -86,7 +86,7 @@ func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		wantDir := strings.HasSuffix(uri, "/")
 		path, _, _ := strings.Cut(uri, "?")
 		dir, rel := t.loc.FilePath(r, path)
-		fi, err := t.roots.stat(dir, rel, requestStart(r))
+		fi, err := t.roots.stat(dir, rel, vars.StartTime(r.Context()))
 		if err != nil || fi.IsDir() != wantDir {
 			continue
 		}
@@ -113,15 +113,6 @@ func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // alias with variables can name many; past the bound, a lookup opens its
 // directory for itself.
 const maxRoots = 256
-
-// requestStart is when the core took up r, so that checking a root's
-// name costs no clock read.
-func requestStart(r *http.Request) time.Time {
-	if ri := infoFrom(r.Context()); ri != nil && ri.st != nil && !ri.st.Start.IsZero() {
-		return ri.st.Start
-	}
-	return time.Now()
-}
 
 // rootSet looks candidates up inside their directory, each opened once as
 // an os.Root: a candidate exists only if it lies inside, symbolic links

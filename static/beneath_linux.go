@@ -24,12 +24,11 @@ import (
 // an absolute link. os.Root keeps the same promise by opening every
 // component itself, an openat and a close per directory level.
 type beneath struct {
-	// mu keeps close from releasing dirfd while an open resolves a path
-	// against it: a descriptor number closed under a request could be
-	// reused for any other file by then.
-	mu    sync.RWMutex
-	dirfd int // -1 once closed
-	owned *dirFD
+	// mu keeps close from releasing the directory while an open resolves
+	// a path against it: a descriptor number closed under a request could
+	// be reused for any other file by then.
+	mu  sync.RWMutex
+	dir *dirFD
 	// root serves the rare open that openat2 gives up on (EAGAIN after a
 	// concurrent rename kept it from proving that ".." stayed inside).
 	root *os.Root
@@ -39,7 +38,9 @@ type beneath struct {
 // closes it when an opener is dropped without close (a location with
 // variables in its root forgets roots past its bound while requests may
 // still use them): whichever comes first closes it, once.
-type dirFD struct{ fd atomic.Int64 }
+type dirFD struct{ fd atomic.Int64 } // -1 once closed
+
+func (d *dirFD) get() int { return int(d.fd.Load()) }
 
 func (d *dirFD) close() error {
 	if fd := d.fd.Swap(-1); fd >= 0 {
@@ -75,9 +76,9 @@ func newOpener(name string, root *os.Root) (opener, rootID, error) {
 		return rootOpener{root}, id, nil
 	}
 	unix.Close(probe)
-	b := &beneath{dirfd: dirfd, root: root, owned: new(dirFD)}
-	b.owned.fd.Store(int64(dirfd))
-	runtime.AddCleanup(b, func(d *dirFD) { _ = d.close() }, b.owned)
+	b := &beneath{dir: new(dirFD), root: root}
+	b.dir.fd.Store(int64(dirfd))
+	runtime.AddCleanup(b, func(d *dirFD) { _ = d.close() }, b.dir)
 	return b, id, nil
 }
 
@@ -86,13 +87,14 @@ func (b *beneath) openat2(rel string, flags uint64) (int, error) {
 	how := unix.OpenHow{Flags: flags | unix.O_CLOEXEC, Resolve: resolveBeneath}
 	b.mu.RLock()
 	defer b.mu.RUnlock()
-	if b.dirfd < 0 {
+	dirfd := b.dir.get()
+	if dirfd < 0 {
 		return -1, &fs.PathError{Op: "openat2", Path: rel, Err: fs.ErrClosed}
 	}
 	// EAGAIN: a rename elsewhere kept the kernel from proving that a ".."
 	// stayed inside; it may be asked again.
 	for tries := 0; ; tries++ {
-		fd, err := openat2(b.dirfd, rootPath(rel), &how)
+		fd, err := openat2(dirfd, rootPath(rel), &how)
 		if err == nil {
 			return fd, nil
 		}
@@ -156,11 +158,10 @@ func (b *beneath) stat(rel string) (fileInfo, error) {
 func (b *beneath) close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.dirfd < 0 {
+	if b.dir.get() < 0 {
 		return fs.ErrClosed
 	}
-	err := b.owned.close()
-	b.dirfd = -1
+	err := b.dir.close()
 	if err != nil {
 		err = &fs.PathError{Op: "close", Path: ".", Err: err}
 	}

@@ -57,7 +57,7 @@ func TestOpenat2PathLengths(t *testing.T) {
 	}
 	defer b.close()
 	for _, rel := range []string{"f", long + "/f", long + "/" + long + "/f"} {
-		fd, err := openat2(b.dirfd, rel, &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_CLOEXEC, Resolve: resolveBeneath})
+		fd, err := openat2(b.dir.get(), rel, &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_CLOEXEC, Resolve: resolveBeneath})
 		if err != nil {
 			t.Errorf("path of %d bytes: %v", len(rel), err)
 			continue
@@ -69,7 +69,7 @@ func TestOpenat2PathLengths(t *testing.T) {
 			t.Errorf("path of %d bytes opened a file holding %q", len(rel), buf[:n])
 		}
 	}
-	if fd, err := openat2(b.dirfd, "f\x00x", &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_CLOEXEC, Resolve: resolveBeneath}); err == nil {
+	if fd, err := openat2(b.dir.get(), "f\x00x", &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_CLOEXEC, Resolve: resolveBeneath}); err == nil {
 		unix.Close(fd)
 		t.Error("a path with a NUL opened")
 	}

@@ -225,7 +225,7 @@ type rootEntry struct {
 
 func (h *locHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	dir, rel := h.loc.FilePath(r, r.URL.Path)
-	fs, err := h.server(dir, requestTime(r))
+	fs, err := h.server(dir, vars.StartTime(r.Context()))
 	if err != nil {
 		h.opts.Logger.Error("cannot open root", "root", dir, "err", err)
 		// A root that does not exist answers like a missing file.
@@ -240,15 +240,6 @@ func trimSlash(s string) string {
 		s = s[1:]
 	}
 	return s
-}
-
-// requestTime is when the server took up r (the core records it for
-// $request_time), so that checking a root's name costs no clock read.
-func requestTime(r *http.Request) time.Time {
-	if st := vars.FromContext(r.Context()); st != nil && !st.Start.IsZero() {
-		return st.Start
-	}
-	return time.Now()
 }
 
 // server returns the file server of the root dir, opening it on first use

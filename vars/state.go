@@ -73,6 +73,16 @@ func FromContext(ctx context.Context) *State {
 	return st
 }
 
+// StartTime returns when the server took up the request of ctx (State.Start),
+// or now where no State records it: a caller that needs only a recent time
+// (checking a root's name once a second) reads no clock per request.
+func StartTime(ctx context.Context) time.Time {
+	if st := FromContext(ctx); st != nil && !st.Start.IsZero() {
+		return st.Start
+	}
+	return time.Now()
+}
+
 // Set records a value that a module produced, such as "upstream_addr". It is
 // safe on a nil State and from several goroutines.
 func (s *State) Set(name, value string) {
