@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // discardWriter is the cheapest possible ResponseWriter, so that the
@@ -31,17 +32,7 @@ func benchServer(b *testing.B) *FileServer {
 
 // The handler alone on a 4 KB hit: open, fstat, headers, copy.
 func BenchmarkServe4KDiscard(b *testing.B) {
-	h := benchServer(b)
-	req := httptest.NewRequest("GET", "/4k.bin", nil)
-	w := &discardWriter{header: make(http.Header)}
-	b.ReportAllocs()
-	for b.Loop() {
-		clear(w.header)
-		h.ServeHTTP(w, req)
-	}
-	if w.status != 200 {
-		b.Fatalf("status %d", w.status)
-	}
+	serveDiscard(b, benchServer(b), "/4k.bin")
 }
 
 // The same hit three directories deep: os.Root opens every directory on
@@ -55,16 +46,7 @@ func BenchmarkServe4KNested(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(deep, "4k.bin"), make([]byte, 4096), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	req := httptest.NewRequest("GET", "/a/b/c/4k.bin", nil)
-	w := &discardWriter{header: make(http.Header)}
-	b.ReportAllocs()
-	for b.Loop() {
-		clear(w.header)
-		h.ServeHTTP(w, req)
-	}
-	if w.status != 200 {
-		b.Fatalf("status %d", w.status)
-	}
+	serveDiscard(b, h, "/a/b/c/4k.bin")
 }
 
 func BenchmarkServe4KRecorder(b *testing.B) {
@@ -119,9 +101,11 @@ func BenchmarkServe4KLoopback(b *testing.B) {
 	}
 }
 
-func benchCachedServer(b *testing.B) *FileServer {
+// benchCachedServer serves with an open file cache revalidated after valid
+// (0: 60 s; < 0: checked on every use).
+func benchCachedServer(b *testing.B, valid time.Duration) *FileServer {
 	cache := NewOpenFileCache(100, 0)
-	h, err := Handler(Options{Root: testTree(b), OpenFileCache: cache})
+	h, err := Handler(Options{Root: testTree(b), OpenFileCache: cache, OpenFileCacheValid: valid})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -135,8 +119,18 @@ func benchCachedServer(b *testing.B) *FileServer {
 // A 4 KB hit from the open file cache: no open, fstat or close; the body
 // is read at an offset.
 func BenchmarkServe4KCached(b *testing.B) {
-	h := benchCachedServer(b)
-	req := httptest.NewRequest("GET", "/4k.bin", nil)
+	serveDiscard(b, benchCachedServer(b, 0), "/4k.bin")
+}
+
+// A 4 KB hit from the cache checked on every use (the binary's default):
+// one fstatat by name, no open, fstat or close.
+func BenchmarkServe4KChecked(b *testing.B) {
+	serveDiscard(b, benchCachedServer(b, -1), "/4k.bin")
+}
+
+// serveDiscard asks h for path, expecting 200, into the cheapest writer.
+func serveDiscard(b *testing.B, h *FileServer, path string) {
+	req := httptest.NewRequest("GET", path, nil)
 	w := &discardWriter{header: make(http.Header)}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -170,7 +164,7 @@ func loopback(b *testing.B, h *FileServer, path string, size int) {
 }
 
 func BenchmarkServe4KCachedLoopback(b *testing.B) {
-	loopback(b, benchCachedServer(b), "/4k.bin", 4096)
+	loopback(b, benchCachedServer(b, 0), "/4k.bin", 4096)
 }
 
 // writeMB puts a 1 MB file in h's root.
@@ -187,7 +181,7 @@ func BenchmarkServe1MLoopback(b *testing.B) {
 }
 
 func BenchmarkServe1MCachedLoopback(b *testing.B) {
-	h := benchCachedServer(b)
+	h := benchCachedServer(b, 0)
 	writeMB(b, h)
 	loopback(b, h, "/1m.bin", 1<<20)
 }

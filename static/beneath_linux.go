@@ -178,8 +178,37 @@ func fstat(fd int, rel string) (fileInfo, error) {
 		if err != nil {
 			return fileInfo{}, &fs.PathError{Op: "fstat", Path: rel, Err: err}
 		}
-		break
+		return statInfo(&st), nil
 	}
+}
+
+// identify stats rel by name. Unlike open, fstatat cannot be kept beneath
+// the root, so it only ever confirms a file that an open has already found
+// inside it: the open file cache compares the two fileIDs, and a path that
+// now leads elsewhere, through a link or out of the root, leads to another
+// inode, or to the same one changed (a rename or link changes its ctime),
+// and the path is opened again with RESOLVE_BENEATH.
+func (b *beneath) identify(rel string) (fileInfo, error) {
+	var st unix.Stat_t
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	dirfd := b.dir.get()
+	if dirfd < 0 {
+		return fileInfo{}, &fs.PathError{Op: "fstatat", Path: rel, Err: fs.ErrClosed}
+	}
+	for {
+		err := unix.Fstatat(dirfd, rootPath(rel), &st, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return fileInfo{}, &fs.PathError{Op: "fstatat", Path: rel, Err: err}
+		}
+		return statInfo(&st), nil
+	}
+}
+
+func statInfo(st *unix.Stat_t) fileInfo {
 	kind := kindOther
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFREG:
@@ -187,7 +216,10 @@ func fstat(fd int, rel string) (fileInfo, error) {
 	case unix.S_IFDIR:
 		kind = kindDir
 	}
-	return fileInfo{kind: kind, size: st.Size, mtime: st.Mtim.Sec}, nil
+	return fileInfo{kind: kind, size: st.Size, mtime: st.Mtim.Sec, id: fileID{
+		dev: uint64(st.Dev), ino: st.Ino, mode: st.Mode,
+		mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(),
+	}}
 }
 
 // reopen opens d again through /proc/self/fd: the same file, with a file

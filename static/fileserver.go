@@ -96,6 +96,11 @@ func Handler(opts Options) (*FileServer, error) {
 	if h.policy.valid == 0 {
 		h.policy.valid = 60 * time.Second
 	}
+	if h.policy.valid < 0 {
+		// Every use stats the path: a kept descriptor saves an open and
+		// a close only for a body read in one pread.
+		h.policy.maxKept = copyBufSize
+	}
 	if h.contentType == nil {
 		h.contentType = typeByExtension
 	}

@@ -29,11 +29,30 @@ type descriptor interface {
 
 // fileInfo is what a request needs of fstat: the kind of file, its size
 // and its modification time in Unix seconds (the precision of ETag and
-// Last-Modified).
+// Last-Modified), and, where the opener knows it, the file's identity.
 type fileInfo struct {
 	kind  fileKind
 	size  int64
 	mtime int64
+	id    fileID
+}
+
+// fileID tells whether a path still names the file a descriptor was opened
+// on: the same inode, not changed since. Any write changes the
+// modification time, and any chmod, chown, link, unlink or rename the
+// change time (ctime), which no one can set. The zero fileID is unknown
+// (the os.Root opener): such a file is always opened again.
+type fileID struct {
+	dev, ino     uint64
+	mtime, ctime int64 // nanoseconds
+	mode         uint32
+}
+
+// identifier is an opener that can stat a path by name, one system call
+// where open and fstat and close are three, so that the open file cache
+// can check a kept descriptor against the path on every use.
+type identifier interface {
+	identify(rel string) (fileInfo, error)
 }
 
 type fileKind uint8

@@ -31,6 +31,12 @@ type OpenFileCache struct {
 	// use; inactive ones are found at the old end.
 	newest, oldest *cacheEntry
 	closed         bool
+	// sweeper drops idle entries when no lookups come to do it, so that a
+	// file removed since its last request does not keep its descriptor,
+	// and its disk space, for as long as the server stays idle. It is
+	// armed while the cache holds entries.
+	sweeper *time.Timer
+	armed   bool
 }
 
 // NewOpenFileCache returns a cache of at most max entries (max=N; below 1
@@ -63,6 +69,9 @@ func (c *OpenFileCache) Close() error {
 		gone = c.unlink(c.oldest, gone)
 	}
 	c.closed = true
+	if c.sweeper != nil {
+		c.sweeper.Stop()
+	}
 	c.mu.Unlock()
 	for _, s := range gone {
 		s.release()
@@ -112,15 +121,28 @@ type cachePolicy struct {
 	valid   time.Duration // < 0: revalidate on every use
 	minUses int
 	errors  bool
+	// maxKept, when above 0, is the largest file whose descriptor is kept.
+	// A kept descriptor cannot go to sendfile (see file.send): a larger
+	// file would be opened again through /proc for each request, which
+	// costs more than opening it by name.
+	maxKept int64
 }
 
 // open opens rel below h's root, or, with wantFD false, only reports what
 // it is; from the cache when it holds a fresh entry, else from the file
 // system, caching the result.
+//
+// An entry past its valid time whose file the opener can identify by name
+// is checked with one stat of the path and kept if the path still names
+// the same, unchanged file, as NGINX keeps a descriptor whose inode it
+// finds again; any other entry is replaced by opening the path again.
 func (c *OpenFileCache) open(h *FileServer, rel string, wantFD bool) (file, error) {
 	key := cacheKey{root: h.rootID, rel: rel}
 	now := c.now()
 	uses := 1
+	var check *cacheEntry // an entry to confirm against the path
+	var kept file         // what check would give, held while it is checked
+	idr, canIdentify := h.op.(identifier)
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -135,16 +157,31 @@ func (c *OpenFileCache) open(h *FileServer, rel string, wantFD bool) (file, erro
 		uses = e.uses
 		e.accessed = now
 		c.touch(e)
-		if now.Sub(e.validated) < h.policy.valid {
-			if f, ok, err := e.use(wantFD); ok {
+		fresh := now.Sub(e.validated) < h.policy.valid
+		if fresh || canIdentify && e.err == nil && e.info.id != (fileID{}) {
+			if f, ok, err := e.use(wantFD); ok && fresh {
 				c.mu.Unlock()
 				releaseAll(gone)
 				return f, err
+			} else if ok {
+				check, kept = e, f
 			}
 		}
 	}
 	c.mu.Unlock()
 	releaseAll(gone)
+
+	if check != nil {
+		if info, err := idr.identify(rel); err == nil && info == check.info {
+			if h.policy.valid >= 0 {
+				c.mu.Lock()
+				check.validated = now
+				c.mu.Unlock()
+			}
+			return kept, nil
+		}
+		kept.close()
+	}
 
 	// The path is opened without the lock held: a slow disk delays only
 	// the requests for this file.
@@ -167,7 +204,7 @@ func (c *OpenFileCache) open(h *FileServer, rel string, wantFD bool) (file, erro
 		}
 	default:
 		e := &cacheEntry{key: key, info: f.info, err: err, uses: uses, validated: now, accessed: now}
-		if f.d != nil && uses >= h.policy.minUses {
+		if f.d != nil && uses >= h.policy.minUses && (h.policy.maxKept <= 0 || f.info.size <= h.policy.maxKept) {
 			e.fd = &sharedFD{d: f.d}
 			e.fd.refs.Store(2) // the entry's and this request's
 			f.shared = e.fd
@@ -212,7 +249,32 @@ func (c *OpenFileCache) insert(e *cacheEntry, gone []*sharedFD) []*sharedFD {
 	if c.oldest == nil {
 		c.oldest = e
 	}
+	if !c.armed {
+		c.armed = true
+		if c.sweeper == nil {
+			c.sweeper = time.AfterFunc(c.inactive, c.sweep)
+		} else {
+			c.sweeper.Reset(c.inactive)
+		}
+	}
 	return gone
+}
+
+// sweep drops the entries idle for longer than inactive, and comes back
+// when the oldest left would be.
+func (c *OpenFileCache) sweep() {
+	c.mu.Lock()
+	now := c.now()
+	var gone []*sharedFD
+	for c.oldest != nil && now.Sub(c.oldest.accessed) > c.inactive {
+		gone = c.unlink(c.oldest, gone)
+	}
+	c.armed = c.oldest != nil && !c.closed
+	if c.armed {
+		c.sweeper.Reset(c.inactive - now.Sub(c.oldest.accessed) + time.Millisecond)
+	}
+	c.mu.Unlock()
+	releaseAll(gone)
 }
 
 // expire drops entries unused for longer than inactive, at most two a

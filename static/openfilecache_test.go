@@ -2,13 +2,16 @@ package static
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,7 +23,18 @@ import (
 // which is how a cache hit shows: it makes none.
 type countingOpener struct {
 	opener
-	opens, stats atomic.Int32
+	opens, stats, identifies atomic.Int32
+}
+
+// identify counts the checks of kept descriptors; an opener that cannot
+// identify files has them opened again, which the cache never asks of it
+// since their entries carry no fileID.
+func (c *countingOpener) identify(rel string) (fileInfo, error) {
+	c.identifies.Add(1)
+	if idr, ok := c.opener.(identifier); ok {
+		return idr.identify(rel)
+	}
+	return fileInfo{}, errors.ErrUnsupported
 }
 
 func (c *countingOpener) open(rel string) (descriptor, fileInfo, error) {
@@ -159,13 +173,147 @@ func TestCacheRevalidatesAfterValid(t *testing.T) {
 	cf.wantOpens(2)
 }
 
-// "open_file_cache_valid 0" opens the path on every request.
+// "open_file_cache_valid 0" checks the path on every request: one stat by
+// name, and an open only when it names another or a changed file.
 func TestCacheRevalidatesEveryTime(t *testing.T) {
 	cf := serveCached(t, 10, 0, func(o *Options) { o.OpenFileCacheValid = -1 })
 	for range 3 {
 		cf.get("/a.txt", 200, alphabet)
 	}
-	cf.wantOpens(3)
+	if !canIdentify(cf.fs) {
+		cf.wantOpens(3) // the os.Root opener knows no fileID
+		return
+	}
+	cf.wantOpens(1)
+	if n := cf.counts.identifies.Load(); n != 2 {
+		t.Errorf("%d identifies, want 2", n)
+	}
+	replace(t, cf.root, "a.txt", "new body", fixedMtime)
+	cf.get("/a.txt", 200, "new body")
+	cf.get("/a.txt", 200, "new body")
+	cf.wantOpens(2)
+}
+
+// canIdentify reports whether h's opener gives files a fileID, which the
+// checked cache needs to keep their descriptors.
+func canIdentify(h *FileServer) bool {
+	op := h.op
+	if c, ok := op.(*countingOpener); ok {
+		op = c.opener
+	}
+	_, ok := op.(identifier)
+	return ok
+}
+
+// A cache checked on every use answers as if it were not there: after each
+// change to the file system, the same request gets the same status, body
+// and validators from it as from a FileServer without a cache.
+func TestCheckedCacheSeesEveryChange(t *testing.T) {
+	cf := serveCached(t, 10, 0, func(o *Options) { o.OpenFileCacheValid = -1 })
+	plain, err := Handler(Options{Root: cf.root, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plainSrv := httptest.NewServer(plain)
+	t.Cleanup(func() { plainSrv.Close(); plain.Close() })
+	outside := filepath.Join(filepath.Dir(cf.root), "elsewhere")
+	if err := os.Mkdir(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	sub := filepath.Join(cf.root, "sub")
+	must(os.Mkdir(sub, 0o755))
+	must(os.WriteFile(filepath.Join(sub, "f.txt"), []byte("inside"), 0o644))
+	// Changes in the order they are made; each is followed by a request.
+	steps := []struct {
+		name   string
+		change func()
+	}{
+		{"unchanged", func() {}},
+		{"renamed over", func() { replace(t, cf.root, "sub/f.txt", "second", fixedMtime) }},
+		{"written in place, same size and time", func() {
+			p := filepath.Join(sub, "f.txt")
+			must(os.WriteFile(p, []byte("third!"), 0o644))
+			must(os.Chtimes(p, fixedMtime, fixedMtime))
+		}},
+		{"grown", func() { must(os.WriteFile(filepath.Join(sub, "f.txt"), []byte("fourth, longer"), 0o644)) }},
+		{"made unreadable", func() { must(os.Chmod(filepath.Join(sub, "f.txt"), 0)) }},
+		{"readable again", func() { must(os.Chmod(filepath.Join(sub, "f.txt"), 0o644)) }},
+		{"hard-linked outside, directory switched to a link out of the root", func() {
+			// The same inode, reached through a path that leaves the
+			// root: refused, as an open beneath the root refuses it.
+			must(os.Link(filepath.Join(sub, "f.txt"), filepath.Join(outside, "f.txt")))
+			must(os.Rename(sub, sub+".old"))
+			must(os.Symlink(outside, sub))
+		}},
+		{"directory back", func() {
+			must(os.Remove(sub))
+			must(os.Rename(sub+".old", sub))
+		}},
+		{"removed", func() { must(os.Remove(filepath.Join(sub, "f.txt"))) }},
+		{"a directory in its place", func() { must(os.Mkdir(filepath.Join(sub, "f.txt"), 0o755)) }},
+	}
+	for _, step := range steps {
+		step.change()
+		// Twice: the first request may open the path again, the second
+		// is then answered from what the first kept.
+		for range 2 {
+			want, wantBody := fetch(t, plainSrv.URL+"/sub/f.txt")
+			got, gotBody := fetch(t, cf.srv.URL+"/sub/f.txt")
+			if got.StatusCode != want.StatusCode || gotBody != wantBody ||
+				got.Header.Get("ETag") != want.Header.Get("ETag") ||
+				got.Header.Get("Last-Modified") != want.Header.Get("Last-Modified") {
+				t.Errorf("%s: cached %d %q %s, uncached %d %q %s", step.name,
+					got.StatusCode, gotBody, got.Header.Get("ETag"),
+					want.StatusCode, wantBody, want.Header.Get("ETag"))
+			}
+		}
+	}
+	if canIdentify(cf.fs) && cf.counts.identifies.Load() == 0 {
+		t.Error("no request was answered from a checked descriptor")
+	}
+}
+
+// fetch GETs url without following redirects.
+func fetch(t *testing.T, url string) (*http.Response, string) {
+	t.Helper()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(body)
+}
+
+// Checked on every use, a descriptor is kept only for a body read in one
+// go: a larger file is opened for each request, to go out with sendfile.
+func TestCheckedCacheKeepsSmallFiles(t *testing.T) {
+	cf := serveCached(t, 10, 0, func(o *Options) { o.OpenFileCacheValid = -1 })
+	if !canIdentify(cf.fs) {
+		t.Skip("the opener gives no fileID")
+	}
+	big := strings.Repeat("x", copyBufSize+1)
+	if err := os.WriteFile(filepath.Join(cf.root, "big.txt"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		cf.get("/big.txt", 200, big)
+		cf.get("/4k.bin", 200, "")
+	}
+	cf.wantOpens(4) // big.txt three times, 4k.bin once
+	if n := cf.counts.identifies.Load(); n != 2 {
+		t.Errorf("%d identifies, want 2 (4k.bin's)", n)
+	}
 }
 
 func TestCacheDeletedFile(t *testing.T) {
@@ -224,6 +372,59 @@ func TestCacheInactive(t *testing.T) {
 	cf.clock.advance(21 * time.Second)
 	cf.get("/a.txt", 200, "new")
 	cf.wantOpens(4)
+}
+
+// With no lookups coming, idle entries are still dropped, and the
+// descriptor of a file removed since its last request is closed.
+func TestCacheSweepsWhenIdle(t *testing.T) {
+	cache := NewOpenFileCache(10, 50*time.Millisecond)
+	t.Cleanup(func() { cache.Close() })
+	fx := serve(t, func(o *Options) { o.OpenFileCache = cache })
+	for range 2 {
+		fx.do("GET", "/a.txt")
+		fx.do("GET", "/4k.bin")
+	}
+	removed := filepath.Join(fx.root, "a.txt")
+	if err := os.Remove(removed); err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS == "linux" && !holdsDescriptor(t, removed+" (deleted)") {
+		t.Fatal("the cache keeps no descriptor of the served file")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for cache.Len() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d entries still held", cache.Len())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if runtime.GOOS == "linux" && holdsDescriptor(t, removed+" (deleted)") {
+		t.Error("the removed file's descriptor is still open")
+	}
+	// A cache that emptied arms its sweep again.
+	fx.do("GET", "/4k.bin")
+	for cache.Len() > 0 {
+		if time.Now().After(deadline.Add(5 * time.Second)) {
+			t.Fatal("the second sweep did not come")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// holdsDescriptor reports whether the process has a descriptor open on
+// target, as /proc/self/fd names it.
+func holdsDescriptor(t *testing.T, target string) bool {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	for _, fd := range fds {
+		if link, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && link == target {
+			return true
+		}
+	}
+	return false
 }
 
 func TestCacheMinUses(t *testing.T) {

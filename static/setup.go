@@ -28,9 +28,17 @@ type locConf struct {
 	cacheErrors  server.Setting[bool]
 }
 
+// mainConf holds what one configuration's locations share.
+type mainConf struct {
+	// checked is the open file cache of the locations that set no
+	// open_file_cache, made on first need (see checkedCache).
+	checked *OpenFileCache
+}
+
 var module = &server.Module{
-	Name:   "static",
-	NewLoc: func() any { return &locConf{} },
+	Name:    "static",
+	NewMain: func() any { return &mainConf{} },
+	NewLoc:  func() any { return &locConf{} },
 	MergeLoc: func(p, c any) error {
 		parent, child := p.(*locConf), c.(*locConf)
 		child.index.Merge(parent.index)
@@ -148,6 +156,31 @@ func setOpenFileCache(c *server.Cmd) error {
 	return nil
 }
 
+// The checked cache's size: NGINX's usual open_file_cache line,
+// "max=1000 inactive=20s". Since every use stats the path, inactive only
+// bounds how long a file deleted or replaced since its last request keeps
+// its descriptor, and so its disk space.
+const (
+	checkedMax      = 1000
+	checkedInactive = 20 * time.Second
+)
+
+// checkedCache returns cfg's checked cache, the one every location that
+// sets no open_file_cache uses. NGINX without open_file_cache opens, stats
+// and closes each file for each request; this cache keeps descriptors of
+// small files (see cachePolicy.maxKept) but stats the path on every use
+// (open_file_cache_valid 0), and opens it again unless it still names the
+// same, unchanged file, so that a request sees what an open would have
+// found, for two system calls fewer.
+func checkedCache(cfg *server.Config) *OpenFileCache {
+	mc := server.MainConf[*mainConf](cfg, module)
+	if mc.checked == nil {
+		mc.checked = NewOpenFileCache(checkedMax, checkedInactive)
+		cfg.OnClose(mc.checked.Close)
+	}
+	return mc.checked
+}
+
 func setIMS(c *server.Cmd) error {
 	var m ModifiedSince
 	switch c.Args[0] {
@@ -191,6 +224,12 @@ func content(l *server.Location) (http.Handler, error) {
 		OpenFileCacheValid:   lc.cacheValid.V,
 		OpenFileCacheMinUses: lc.cacheMinUses.V,
 		OpenFileCacheErrors:  lc.cacheErrors.V,
+	}
+	if !lc.fileCache.Set && l.Server() != nil {
+		// No open_file_cache anywhere above: the checked cache, whose
+		// entries are confirmed by name on every use.
+		opts.OpenFileCache = checkedCache(l.Server().Config())
+		opts.OpenFileCacheValid, opts.OpenFileCacheMinUses, opts.OpenFileCacheErrors = -1, 1, false
 	}
 	if variantSource != nil {
 		opts.Variants = variantSource(l)

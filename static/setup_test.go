@@ -18,6 +18,11 @@ func startConfig(t *testing.T, src string) string {
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}
+	return startLoaded(t, cfg)
+}
+
+func startLoaded(t *testing.T, cfg *server.Config) string {
+	t.Helper()
 	rt := server.NewRuntime()
 	if err := rt.Apply(cfg); err != nil {
 		t.Fatal(err)
@@ -77,6 +82,36 @@ func TestOpenFileCacheDirectives(t *testing.T) {
 		if status != c.status || (c.body != "" && body != c.body) {
 			t.Errorf("GET %s: %d %q, want %d %q", c.path, status, body, c.status, c.body)
 		}
+	}
+}
+
+// Without open_file_cache, locations share the configuration's checked
+// cache: descriptors are kept, yet a replaced file is seen at once. A
+// location with "open_file_cache off" keeps none.
+func TestCheckedCacheByDefault(t *testing.T) {
+	root := testTree(t)
+	cfg, err := server.LoadString("test.conf", `http { server { listen 127.0.0.1:0; root `+root+`;
+		open_file_cache_valid 1h; # without open_file_cache, of no effect
+		location /dir/ { open_file_cache off; }
+	} }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := startLoaded(t, cfg)
+	checked := server.MainConf[*mainConf](cfg, module).checked
+	if checked == nil {
+		t.Fatal("no checked cache")
+	}
+	for range 2 {
+		getBody(t, base+"/a.txt")
+		getBody(t, base+"/dir/page.html")
+	}
+	if n := checked.Len(); n != 1 {
+		t.Errorf("%d entries, want 1 (a.txt)", n)
+	}
+	replace(t, root, "a.txt", "new a", fixedMtime)
+	if status, body := getBody(t, base+"/a.txt"); status != 200 || body != "new a" {
+		t.Errorf("after the file was replaced: %d %q", status, body)
 	}
 }
 

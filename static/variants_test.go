@@ -38,6 +38,11 @@ func TestBehaviourOverEveryOpener(t *testing.T) {
 			opts.OpenFileCache = NewOpenFileCache(100, 0)
 			t.Cleanup(func() { opts.OpenFileCache.Close() })
 		}},
+		{name: "open file cache checked on every use", options: func(t testing.TB, opts *Options) {
+			opts.OpenFileCache = NewOpenFileCache(100, 0)
+			opts.OpenFileCacheValid = -1
+			t.Cleanup(func() { opts.OpenFileCache.Close() })
+		}},
 		{name: "open file cache with errors", options: func(t testing.TB, opts *Options) {
 			opts.OpenFileCache = NewOpenFileCache(100, 0)
 			opts.OpenFileCacheErrors = true

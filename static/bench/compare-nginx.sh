@@ -3,9 +3,15 @@
 # mosaic binary (worker_processes 1, so GOMAXPROCS=1), each pinned to one
 # CPU with wrk pinned to another, no access log on either.
 #
-# Two configurations, each on every server:
+# Three configurations, each on every server:
 #   defaults        NGINX with sendfile off (its default) and with
-#                   sendfile on; mosaic as configured out of the box
+#                   sendfile on; mosaic as configured out of the box,
+#                   which is its checked open file cache, and mosaic with
+#                   "open_file_cache off;", which opens every file as
+#                   NGINX's default does
+#   checked         NGINX in the mode of mosaic's default:
+#                   "open_file_cache max=1000 inactive=20s;
+#                   open_file_cache_valid 0;" (a stat by name per request)
 #   open_file_cache the same with "open_file_cache max=1000 inactive=20s;
 #                   open_file_cache_valid 60s;"
 # the package alone, without mosaic's server around it (bench/fileserver,
@@ -24,7 +30,7 @@
 #   static/bench/compare-nginx.sh [--size BYTES] [--duration S] [--conns N]
 #                                 [--threads N] [--rounds N]
 #
-# Needs nginx, wrk, taskset, flock, curl and go; ports 127.0.0.1:18091-18099.
+# Needs nginx, wrk, taskset, flock, curl and go; ports 127.0.0.1:18091-18101.
 set -euo pipefail
 
 SIZE=4096 DURATION=5 CONNS=8 THREADS=2 ROUNDS=3
@@ -64,6 +70,7 @@ chmod -R a+rX "$tmp/www"
 (cd "$here/../.." && go build -o "$tmp/mosaic" ./cmd/mosaic && go build -o "$tmp/fileserver" ./static/bench/fileserver)
 
 cache_conf='open_file_cache max=1000 inactive=20s; open_file_cache_valid 60s;'
+checked_conf='open_file_cache max=1000 inactive=20s; open_file_cache_valid 0;'
 
 # nginx_conf NAME PORT SENDFILE EXTRA
 nginx_conf() {
@@ -98,11 +105,14 @@ mosaic_conf() {
 	CONF
 }
 
-names=(nginx nginx-sendfile mosaic nginx+cache nginx-sendfile+cache mosaic+cache static static+cache memory)
-ports=(18091 18092 18093 18094 18095 18096 18097 18098 18099)
+names=(nginx nginx-sendfile mosaic mosaic-off nginx+checked nginx+cache nginx-sendfile+cache mosaic+cache
+	static static+cache memory)
+ports=(18091 18092 18093 18100 18101 18094 18095 18096 18097 18098 18099)
 nginx_conf nginx 18091 off ""
 nginx_conf nginx-sendfile 18092 on ""
 mosaic_conf mosaic 18093 ""
+mosaic_conf mosaic-off 18100 "open_file_cache off;"
+nginx_conf nginx+checked 18101 off "$checked_conf"
 nginx_conf nginx+cache 18094 off "$cache_conf"
 nginx_conf nginx-sendfile+cache 18095 on "$cache_conf"
 mosaic_conf mosaic+cache 18096 "$cache_conf"
@@ -173,12 +183,12 @@ paired() {
 echo
 echo "mosaic against NGINX in the same configuration (req/s ratio of the medians; median of"
 echo "the rounds' own req/s ratios; throughput per CPU ratio):"
-for mode in "" "+cache"; do
-	for ref in nginx nginx-sendfile; do
-		awk -v mode="${mode:-defaults}" -v ref="$ref" -v r="${mr[mosaic$mode]}" -v c="${mc[mosaic$mode]}" \
-			-v rr="${mr[$ref$mode]}" -v rc="${mc[$ref$mode]}" -v p="$(paired "mosaic$mode" "$ref$mode")" \
-			'BEGIN {printf "  %-9s vs %-15s req/s x%.2f  by round x%.2f  per CPU x%.2f\n", mode, ref, r / rr, p, rc / c}'
-	done
+for pair in mosaic:nginx mosaic:nginx-sendfile mosaic-off:nginx mosaic:nginx+checked \
+	mosaic+cache:nginx+cache mosaic+cache:nginx-sendfile+cache; do
+	a=${pair%%:*} ref=${pair#*:}
+	awk -v a="$a" -v ref="$ref" -v r="${mr[$a]}" -v c="${mc[$a]}" \
+		-v rr="${mr[$ref]}" -v rc="${mc[$ref]}" -v p="$(paired "$a" "$ref")" \
+		'BEGIN {printf "  %-12s vs %-20s req/s x%.2f  by round x%.2f  per CPU x%.2f\n", a, ref, r / rr, p, rc / c}'
 done
 for n in static static+cache memory; do
 	awk -v n="$n" -v r="${mr[$n]}" -v c="${mc[$n]}" -v rr="${mr[nginx]}" -v rc="${mc[nginx]}" \
