@@ -596,6 +596,76 @@ func concurrentReads(t *testing.T) {
 	cf.wantOpens(2)
 }
 
+// Readers of a file that is replaced again and again, each version by a
+// rename, while the cache is checked on every use: every answer is one
+// whole version, never a mix, and its length is that version's.
+func TestCheckedCacheUnderReplacement(t *testing.T) {
+	cf := serveCached(t, 10, 0, func(o *Options) { o.OpenFileCacheValid = -1 })
+	version := func(n int) string { return strings.Repeat(fmt.Sprintf("v%d;", n), 100+n) }
+	replace(t, cf.root, "v.txt", version(0), fixedMtime)
+	stop := make(chan struct{})
+	errs := make(chan error, 9)
+	var writer sync.WaitGroup
+	writer.Add(1)
+	go func() {
+		defer writer.Done()
+		for n := 1; ; n++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			// replace's steps, without its t.Fatal, which belongs to the
+			// test's own goroutine.
+			p := filepath.Join(cf.root, "v.txt")
+			if err := os.WriteFile(p+".new", []byte(version(n)), 0o644); err != nil {
+				errs <- err
+				return
+			}
+			if err := os.Rename(p+".new", p); err != nil {
+				errs <- err
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	var readers sync.WaitGroup
+	for range 8 {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			for range 50 {
+				resp, err := http.Get(cf.srv.URL + "/v.txt")
+				if err != nil {
+					errs <- err
+					return
+				}
+				body, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				var n int
+				if err == nil {
+					_, err = fmt.Sscanf(string(body), "v%d;", &n)
+				}
+				if err != nil || string(body) != version(n) || resp.ContentLength != int64(len(body)) {
+					errs <- fmt.Errorf("a body of %d bytes (Content-Length %d) that is no whole version: %.40q (%v)",
+						len(body), resp.ContentLength, body, err)
+					return
+				}
+			}
+		}()
+	}
+	readers.Wait()
+	close(stop)
+	writer.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if canIdentify(cf.fs) && cf.counts.identifies.Load() == 0 {
+		t.Error("no request was answered from a checked descriptor")
+	}
+}
+
 // checkRead asks for one of big.bin's or small.bin's bodies, chosen by g
 // and i, and compares it with data.
 func checkRead(base string, data []byte, g, i int) error {
