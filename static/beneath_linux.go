@@ -32,6 +32,11 @@ type beneath struct {
 	// root serves the rare open that openat2 gives up on (EAGAIN after a
 	// concurrent rename kept it from proving that ".." stayed inside).
 	root *os.Root
+	// dev is the root's device. local says that its file system answers a
+	// stat from the disk's own state: not NFS, SMB or FUSE, whose stat
+	// may answer from a cache of attributes that an open would refresh.
+	dev   uint64
+	local bool
 }
 
 // dirFD is the directory's descriptor for close and for the cleanup that
@@ -76,7 +81,7 @@ func newOpener(name string, root *os.Root) (opener, rootID, error) {
 		return rootOpener{root}, id, nil
 	}
 	unix.Close(probe)
-	b := &beneath{dir: new(dirFD), root: root}
+	b := &beneath{dir: new(dirFD), root: root, dev: uint64(st.Dev), local: localFS(dirfd)}
 	b.dir.fd.Store(int64(dirfd))
 	runtime.AddCleanup(b, func(d *dirFD) { _ = d.close() }, b.dir)
 	return b, id, nil
@@ -182,29 +187,100 @@ func fstat(fd int, rel string) (fileInfo, error) {
 	}
 }
 
-// identify stats rel by name. Unlike open, fstatat cannot be kept beneath
-// the root, so it only ever confirms a file that an open has already found
-// inside it: the open file cache compares the two fileIDs, and a path that
-// now leads elsewhere, through a link or out of the root, leads to another
-// inode, or to the same one changed (a rename or link changes its ctime),
-// and the path is opened again with RESOLVE_BENEATH.
-func (b *beneath) identify(rel string) (fileInfo, error) {
+// errPathChanged is identify's answer for a path that no longer resolves
+// through the directories it was traced through.
+var errPathChanged = errors.New("static: path resolves another way")
+
+// trace lstats each component of rel (see identifier). The file's own
+// entry must be the opened file itself, not a link to it.
+func (b *beneath) trace(rel string, info fileInfo) (pathTrace, bool) {
+	var t pathTrace
+	if !b.local || rel == "" || strings.Count(rel, "/") >= maxTraced {
+		return t, false
+	}
+	for i := 0; i < len(rel); i++ {
+		if rel[i] != '/' {
+			continue
+		}
+		st, err := b.lstat(rel[:i])
+		if err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || uint64(st.Dev) != b.dev {
+			return t, false
+		}
+		t.dirs[t.n].dev, t.dirs[t.n].ino = uint64(st.Dev), st.Ino
+		t.n++
+	}
+	st, err := b.lstat(rel)
+	if err != nil || uint64(st.Dev) != b.dev || statInfo(&st) != info {
+		return t, false
+	}
+	return t, true
+}
+
+// localFS reports whether the directory dirfd lies on a local file system
+// that is known to keep no attribute cache apart from the disk.
+func localFS(dirfd int) bool {
+	var sfs unix.Statfs_t
+	if err := unix.Fstatfs(dirfd, &sfs); err != nil {
+		return false
+	}
+	switch uint32(sfs.Type) {
+	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC, unix.TMPFS_MAGIC,
+		unix.OVERLAYFS_SUPER_MAGIC, unix.F2FS_SUPER_MAGIC, unix.RAMFS_MAGIC, unix.SQUASHFS_MAGIC,
+		zfsSuperMagic:
+		return true
+	}
+	return false
+}
+
+// zfsSuperMagic is OpenZFS's statfs type, which x/sys/unix does not name.
+const zfsSuperMagic = 0x2fc12fc1
+
+// identify lstats the directories of t and then rel itself: a directory
+// replaced by a link or by another directory, or moved away, ends the
+// check; the file is returned as it is now, for the caller to compare.
+// fstatat cannot be kept beneath the root as openat2 can, which is why a
+// path is only checked this way when no component is a link.
+func (b *beneath) identify(rel string, t *pathTrace) (fileInfo, error) {
+	k := 0
+	for i := 0; i < len(rel) && k < t.n; i++ {
+		if rel[i] != '/' {
+			continue
+		}
+		st, err := b.lstat(rel[:i])
+		if err != nil {
+			return fileInfo{}, err
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFDIR || uint64(st.Dev) != t.dirs[k].dev || st.Ino != t.dirs[k].ino {
+			return fileInfo{}, errPathChanged
+		}
+		k++
+	}
+	st, err := b.lstat(rel)
+	if err != nil {
+		return fileInfo{}, err
+	}
+	return statInfo(&st), nil
+}
+
+// lstat stats rel below the directory without following a link in its
+// last component.
+func (b *beneath) lstat(rel string) (unix.Stat_t, error) {
 	var st unix.Stat_t
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	dirfd := b.dir.get()
 	if dirfd < 0 {
-		return fileInfo{}, &fs.PathError{Op: "fstatat", Path: rel, Err: fs.ErrClosed}
+		return st, &fs.PathError{Op: "fstatat", Path: rel, Err: fs.ErrClosed}
 	}
 	for {
-		err := unix.Fstatat(dirfd, rootPath(rel), &st, 0)
+		err := unix.Fstatat(dirfd, rel, &st, unix.AT_SYMLINK_NOFOLLOW)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return fileInfo{}, &fs.PathError{Op: "fstatat", Path: rel, Err: err}
+			return st, &fs.PathError{Op: "fstatat", Path: rel, Err: err}
 		}
-		return statInfo(&st), nil
+		return st, nil
 	}
 }
 

@@ -13,6 +13,7 @@
 // connection through io.ReaderFrom, which lets net/http use sendfile. An
 // [OpenFileCache] keeps descriptors and stat results between requests, as
 // NGINX's open_file_cache does; checked on every use (a negative
-// Options.OpenFileCacheValid, the mosaic binary's default), it costs one
-// stat by name where an open costs an open, an fstat and a close.
+// Options.OpenFileCacheValid, the mosaic binary's default), it costs an
+// lstat per path component, for paths of up to two, where an open costs an
+// open, an fstat and a close.
 package static

@@ -48,11 +48,36 @@ type fileID struct {
 	mode         uint32
 }
 
-// identifier is an opener that can stat a path by name, one system call
-// where open and fstat and close are three, so that the open file cache
-// can check a kept descriptor against the path on every use.
+// maxTraced is the depth up to which a kept descriptor can be checked by
+// name: the check costs a stat per path component, so from depth 3 on it
+// would cost what an open, an fstat and a close cost.
+const maxTraced = 2
+
+// pathTrace is the way a path resolved when its file was opened beneath
+// the root: the directories between the root and the file, by device and
+// inode. A path traced had no symbolic link and no mount point on the way,
+// the file included, and lies on a local file system.
+type pathTrace struct {
+	dirs [maxTraced - 1]struct{ dev, ino uint64 }
+	n    int
+}
+
+// identifier is an opener that can confirm, with a stat of each component
+// (lstat, following no link), that a path still resolves the way it did
+// and to the same, unchanged file, so that the open file cache can check a
+// kept descriptor against the path on every use. A path that resolves
+// through the same directories, none of them a link, to the same inode
+// resolves as an open beneath the root would, and lands on the file that
+// open found.
 type identifier interface {
-	identify(rel string) (fileInfo, error)
+	// trace records how rel, just opened and found to be info, resolves;
+	// ok is false where it cannot be checked by name: too deep, through a
+	// link or a mount point, on a network or FUSE file system, or changed
+	// since the open.
+	trace(rel string, info fileInfo) (t pathTrace, ok bool)
+	// identify stats rel along t and returns what it names now; an error
+	// if the way has changed.
+	identify(rel string, t *pathTrace) (fileInfo, error)
 }
 
 type fileKind uint8

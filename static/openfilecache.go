@@ -17,9 +17,9 @@ import (
 //
 // A cached descriptor is shared by the requests that read it at the same
 // time, so its file position is never used: bodies are read at offsets
-// (pread). Entries are revalidated by opening the path again once they are
-// older than the FileServer's OpenFileCacheValid, dropped after inactive
-// without use, and the least recently used goes when max are held.
+// (pread). Entries older than the FileServer's OpenFileCacheValid are
+// revalidated (see open), entries unused for inactive are dropped, and the
+// least recently used goes when max are held.
 type OpenFileCache struct {
 	max      int
 	inactive time.Duration
@@ -91,9 +91,13 @@ type cacheEntry struct {
 	err error
 	// fd is nil when no descriptor is kept: for a directory, another kind
 	// of file, or a file not yet used min_uses times.
-	fd        *sharedFD
+	fd *sharedFD
+	// trace, when traced, lets the entry be confirmed by name (see
+	// identifier) instead of opening the path again.
+	trace     pathTrace
+	traced    bool
 	uses      int
-	validated time.Time // when the path was last opened
+	validated time.Time // when the path was last opened or confirmed
 	accessed  time.Time
 
 	newer, older *cacheEntry
@@ -132,9 +136,9 @@ type cachePolicy struct {
 // it is; from the cache when it holds a fresh entry, else from the file
 // system, caching the result.
 //
-// An entry past its valid time whose file the opener can identify by name
-// is checked with one stat of the path and kept if the path still names
-// the same, unchanged file, as NGINX keeps a descriptor whose inode it
+// An entry past its valid time whose path was traced is checked with a
+// stat of each component and kept if the path still resolves the same way
+// to the same, unchanged file, as NGINX keeps a descriptor whose inode it
 // finds again; any other entry is replaced by opening the path again.
 func (c *OpenFileCache) open(h *FileServer, rel string, wantFD bool) (file, error) {
 	key := cacheKey{root: h.rootID, rel: rel}
@@ -158,7 +162,7 @@ func (c *OpenFileCache) open(h *FileServer, rel string, wantFD bool) (file, erro
 		e.accessed = now
 		c.touch(e)
 		fresh := now.Sub(e.validated) < h.policy.valid
-		if fresh || canIdentify && e.err == nil && e.info.id != (fileID{}) {
+		if fresh || canIdentify && e.traced {
 			if f, ok, err := e.use(wantFD); ok && fresh {
 				c.mu.Unlock()
 				releaseAll(gone)
@@ -172,7 +176,7 @@ func (c *OpenFileCache) open(h *FileServer, rel string, wantFD bool) (file, erro
 	releaseAll(gone)
 
 	if check != nil {
-		if info, err := idr.identify(rel); err == nil && info == check.info {
+		if info, err := idr.identify(rel, &check.trace); err == nil && info == check.info {
 			if h.policy.valid >= 0 {
 				c.mu.Lock()
 				check.validated = now
@@ -192,19 +196,32 @@ func (c *OpenFileCache) open(h *FileServer, rel string, wantFD bool) (file, erro
 		f.d = nil
 	}
 	cacheErr := err != nil && h.policy.errors && h.pathError(err)
+	keepable := f.d != nil && (h.policy.maxKept <= 0 || f.info.size <= h.policy.maxKept)
+	keep := keepable && uses >= h.policy.minUses
+	var trace pathTrace
+	tried, traced := false, false
+	if err == nil && canIdentify && (keepable || f.d == nil) {
+		tried = true
+		trace, traced = idr.trace(rel, f.info)
+	}
 
 	c.mu.Lock()
 	gone = nil
 	switch {
 	case c.closed:
-	case err != nil && !cacheErr:
+	case err != nil && !cacheErr, tried && !traced && h.policy.valid < 0:
+		// The entry no longer describes the path, or, checked on every
+		// use, the path cannot be checked by name: of no use.
 		if e := c.entries[key]; e != nil {
-			// The entry no longer describes the path.
 			gone = c.unlink(e, gone)
 		}
+	case err == nil && !tried && h.policy.valid < 0:
+		// A file too large to keep: what the cache may hold of it, for
+		// lookups that need no descriptor, stays.
 	default:
-		e := &cacheEntry{key: key, info: f.info, err: err, uses: uses, validated: now, accessed: now}
-		if f.d != nil && uses >= h.policy.minUses && (h.policy.maxKept <= 0 || f.info.size <= h.policy.maxKept) {
+		e := &cacheEntry{key: key, info: f.info, err: err, trace: trace, traced: traced,
+			uses: uses, validated: now, accessed: now}
+		if keep {
 			e.fd = &sharedFD{d: f.d}
 			e.fd.refs.Store(2) // the entry's and this request's
 			f.shared = e.fd

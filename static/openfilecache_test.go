@@ -2,7 +2,6 @@ package static
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -26,17 +25,6 @@ type countingOpener struct {
 	opens, stats, identifies atomic.Int32
 }
 
-// identify counts the checks of kept descriptors; an opener that cannot
-// identify files has them opened again, which the cache never asks of it
-// since their entries carry no fileID.
-func (c *countingOpener) identify(rel string) (fileInfo, error) {
-	c.identifies.Add(1)
-	if idr, ok := c.opener.(identifier); ok {
-		return idr.identify(rel)
-	}
-	return fileInfo{}, errors.ErrUnsupported
-}
-
 func (c *countingOpener) open(rel string) (descriptor, fileInfo, error) {
 	c.opens.Add(1)
 	return c.opener.open(rel)
@@ -45,6 +33,21 @@ func (c *countingOpener) open(rel string) (descriptor, fileInfo, error) {
 func (c *countingOpener) stat(rel string) (fileInfo, error) {
 	c.stats.Add(1)
 	return c.opener.stat(rel)
+}
+
+// trace and identify count the checks of kept descriptors; an opener that
+// cannot identify files traces none, so the cache never asks it to
+// identify one.
+func (c *countingOpener) trace(rel string, info fileInfo) (pathTrace, bool) {
+	if idr, ok := c.opener.(identifier); ok {
+		return idr.trace(rel, info)
+	}
+	return pathTrace{}, false
+}
+
+func (c *countingOpener) identify(rel string, t *pathTrace) (fileInfo, error) {
+	c.identifies.Add(1)
+	return c.opener.(identifier).identify(rel, t)
 }
 
 // testClock is the cache's clock in these tests, moved by hand.
@@ -159,6 +162,17 @@ func TestCacheHit(t *testing.T) {
 func TestCacheRevalidatesAfterValid(t *testing.T) {
 	cf := serveCached(t, 10, 0, func(o *Options) { o.OpenFileCacheValid = 30 * time.Second })
 	cf.get("/a.txt", 200, alphabet)
+	// Past valid, an unchanged file is confirmed by name and kept.
+	cf.clock.advance(31 * time.Second)
+	cf.get("/a.txt", 200, alphabet)
+	cf.get("/a.txt", 200, alphabet)
+	if canIdentify(cf.fs) {
+		cf.wantOpens(1)
+		if n := cf.counts.identifies.Load(); n != 1 {
+			t.Errorf("%d identifies, want 1: the confirmed entry is fresh again", n)
+		}
+	}
+	before := cf.counts.opens.Load()
 	later := fixedMtime.Add(time.Hour)
 	replace(t, cf.root, "a.txt", "new body", later)
 	cf.clock.advance(29 * time.Second)
@@ -167,10 +181,10 @@ func TestCacheRevalidatesAfterValid(t *testing.T) {
 	resp := cf.get("/a.txt", 200, "new body")
 	expect(t, resp, 200, "Content-Length", "8", "Last-Modified", later.UTC().Format(http.TimeFormat),
 		"ETag", fmt.Sprintf(`"%x-8"`, later.Unix()))
-	cf.wantOpens(2)
+	cf.wantOpens(before + 1)
 	// Revalidation replaced the entry; the next request is a hit again.
 	cf.get("/a.txt", 200, "new body")
-	cf.wantOpens(2)
+	cf.wantOpens(before + 1)
 }
 
 // "open_file_cache_valid 0" checks the path on every request: one stat by
@@ -229,40 +243,73 @@ func TestCheckedCacheSeesEveryChange(t *testing.T) {
 	sub := filepath.Join(cf.root, "sub")
 	must(os.Mkdir(sub, 0o755))
 	must(os.WriteFile(filepath.Join(sub, "f.txt"), []byte("inside"), 0o644))
-	// Changes in the order they are made; each is followed by a request.
+	// A hard link made before the file is first served: its ctime then
+	// no longer tells that the file can be reached from outside.
+	early := filepath.Join(filepath.Dir(cf.root), "early")
+	must(os.Mkdir(early, 0o755))
+	must(os.Link(filepath.Join(sub, "f.txt"), filepath.Join(early, "f.txt")))
+	away := filepath.Join(filepath.Dir(cf.root), "away")
+	back := func(from string) func() {
+		return func() {
+			must(os.Remove(sub))
+			must(os.Rename(from, sub))
+		}
+	}
+	const refused, served = false, true
+	// Changes in the order they are made; each is followed by requests.
+	// kept says whether the file may then come from a kept descriptor.
 	steps := []struct {
 		name   string
 		change func()
+		kept   bool
 	}{
-		{"unchanged", func() {}},
-		{"renamed over", func() { replace(t, cf.root, "sub/f.txt", "second", fixedMtime) }},
+		{"unchanged", func() {}, served},
+		{"directory switched to a link to the directory of an earlier hard link", func() {
+			must(os.Rename(sub, sub+".old"))
+			must(os.Symlink(early, sub))
+		}, refused},
+		{"directory back", back(sub + ".old"), served},
+		{"directory moved out of the root, a link to it in its place", func() {
+			must(os.Rename(sub, away))
+			must(os.Symlink(away, sub))
+		}, refused},
+		{"directory back from outside", back(away), served},
+		{"directory renamed, an absolute link inside the root in its place", func() {
+			must(os.Rename(sub, sub+"2"))
+			must(os.Symlink(sub+"2", sub))
+		}, refused},
+		{"directory back from its new name", back(sub + "2"), served},
+		{"directory renamed, a magic link to it in its place", func() {
+			must(os.Rename(sub, sub+"2"))
+			must(os.Symlink("/proc/self/root"+sub+"2", sub))
+		}, refused},
+		{"directory back again", back(sub + "2"), served},
+		{"renamed over", func() { replace(t, cf.root, "sub/f.txt", "second", fixedMtime) }, served},
 		{"written in place, same size and time", func() {
 			p := filepath.Join(sub, "f.txt")
 			must(os.WriteFile(p, []byte("third!"), 0o644))
 			must(os.Chtimes(p, fixedMtime, fixedMtime))
-		}},
-		{"grown", func() { must(os.WriteFile(filepath.Join(sub, "f.txt"), []byte("fourth, longer"), 0o644)) }},
-		{"made unreadable", func() { must(os.Chmod(filepath.Join(sub, "f.txt"), 0)) }},
-		{"readable again", func() { must(os.Chmod(filepath.Join(sub, "f.txt"), 0o644)) }},
+		}, served},
+		{"grown", func() { must(os.WriteFile(filepath.Join(sub, "f.txt"), []byte("fourth, longer"), 0o644)) }, served},
+		// As root the file stays readable, and is served both ways.
+		{"made unreadable", func() { must(os.Chmod(filepath.Join(sub, "f.txt"), 0)) }, os.Geteuid() == 0},
+		{"readable again", func() { must(os.Chmod(filepath.Join(sub, "f.txt"), 0o644)) }, served},
 		{"hard-linked outside, directory switched to a link out of the root", func() {
-			// The same inode, reached through a path that leaves the
-			// root: refused, as an open beneath the root refuses it.
-			must(os.Link(filepath.Join(sub, "f.txt"), filepath.Join(outside, "f.txt")))
+			must(os.Mkdir(away+"2", 0o755))
+			must(os.Link(filepath.Join(sub, "f.txt"), filepath.Join(away+"2", "f.txt")))
 			must(os.Rename(sub, sub+".old"))
-			must(os.Symlink(outside, sub))
-		}},
-		{"directory back", func() {
-			must(os.Remove(sub))
-			must(os.Rename(sub+".old", sub))
-		}},
-		{"removed", func() { must(os.Remove(filepath.Join(sub, "f.txt"))) }},
-		{"a directory in its place", func() { must(os.Mkdir(filepath.Join(sub, "f.txt"), 0o755)) }},
+			must(os.Symlink(away+"2", sub))
+		}, refused},
+		{"directory back once more", back(sub + ".old"), served},
+		{"removed", func() { must(os.Remove(filepath.Join(sub, "f.txt"))) }, refused},
 	}
+	fetch(t, cf.srv.URL+"/sub/f.txt") // the descriptor to keep
 	for _, step := range steps {
 		step.change()
 		// Twice: the first request may open the path again, the second
-		// is then answered from what the first kept.
-		for range 2 {
+		// is then answered from what the first kept, if anything.
+		for i := range 2 {
+			opens := cf.counts.opens.Load()
 			want, wantBody := fetch(t, plainSrv.URL+"/sub/f.txt")
 			got, gotBody := fetch(t, cf.srv.URL+"/sub/f.txt")
 			if got.StatusCode != want.StatusCode || gotBody != wantBody ||
@@ -272,10 +319,44 @@ func TestCheckedCacheSeesEveryChange(t *testing.T) {
 					got.StatusCode, gotBody, got.Header.Get("ETag"),
 					want.StatusCode, wantBody, want.Header.Get("ETag"))
 			}
+			fromKept := cf.counts.opens.Load() == opens
+			if i == 1 && canIdentify(cf.fs) && fromKept != step.kept {
+				t.Errorf("%s: answered from a kept descriptor: %v, want %v", step.name, fromKept, step.kept)
+			}
 		}
 	}
-	if canIdentify(cf.fs) && cf.counts.identifies.Load() == 0 {
-		t.Error("no request was answered from a checked descriptor")
+}
+
+// Only a path that resolves through directories alone is checked by name:
+// one through a link, or deeper than maxTraced, is opened every time.
+func TestCheckedCacheTracesPlainPathsOnly(t *testing.T) {
+	cf := serveCached(t, 10, 0, func(o *Options) { o.OpenFileCacheValid = -1 })
+	if !canIdentify(cf.fs) {
+		t.Skip("the opener gives no fileID")
+	}
+	deep := filepath.Join(cf.root, "a", "b")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(deep, "c.txt"), []byte("deep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path, body string
+		opens      int32
+	}{
+		{"/a.txt", alphabet, 1},              // depth 1: one lstat
+		{"/dir/page.html", "<p>page</p>", 1}, // depth 2: two
+		{"/in-link", alphabet, 3},            // a link to a.txt
+		{"/a/b/c.txt", "deep", 3},            // depth 3
+	} {
+		before := cf.counts.opens.Load()
+		for range 3 {
+			cf.get(c.path, 200, c.body)
+		}
+		if n := cf.counts.opens.Load() - before; n != c.opens {
+			t.Errorf("%s: %d opens for three requests, want %d", c.path, n, c.opens)
+		}
 	}
 }
 
@@ -308,7 +389,7 @@ func TestCheckedCacheKeepsSmallFiles(t *testing.T) {
 	}
 	for range 3 {
 		cf.get("/big.txt", 200, big)
-		cf.get("/4k.bin", 200, "")
+		cf.get("/4k.bin", 200, strings.Repeat("0123456789abcdef", 256))
 	}
 	cf.wantOpens(4) // big.txt three times, 4k.bin once
 	if n := cf.counts.identifies.Load(); n != 2 {

@@ -68,9 +68,10 @@ type Options struct {
 	// path is looked up again to see whether it still names the same,
 	// unchanged file (open_file_cache_valid). 0 means NGINX's default, 60
 	// seconds. A negative value checks on every use, which serves what an
-	// open would find; descriptors are then kept only for files of up to
-	// 32 KB, since larger ones go out with sendfile from a descriptor of
-	// their own.
+	// open would find; only paths that can be checked by name are then
+	// cached (see the package README), and descriptors are kept only for
+	// files of up to 32 KB, since larger ones go out with sendfile from a
+	// descriptor of their own.
 	OpenFileCacheValid time.Duration
 
 	// OpenFileCacheMinUses is how many times a file must be asked for

@@ -168,10 +168,11 @@ const (
 // checkedCache returns cfg's checked cache, the one every location that
 // sets no open_file_cache uses. NGINX without open_file_cache opens, stats
 // and closes each file for each request; this cache keeps descriptors of
-// small files (see cachePolicy.maxKept) but stats the path on every use
-// (open_file_cache_valid 0), and opens it again unless it still names the
-// same, unchanged file, so that a request sees what an open would have
-// found, for two system calls fewer.
+// small files (see cachePolicy.maxKept) but checks the path on every use
+// (open_file_cache_valid 0; see identifier), and opens it again unless it
+// still resolves the same way to the same, unchanged file, so that a
+// request sees what an open would have found, for one or two system calls
+// fewer.
 func checkedCache(cfg *server.Config) *OpenFileCache {
 	mc := server.MainConf[*mainConf](cfg, module)
 	if mc.checked == nil {
