@@ -55,8 +55,12 @@ func (d *dirFD) close() error {
 }
 
 // resolveBeneath keeps every open inside the directory; magic links
-// (/proc/self/fd/N) could otherwise hand out any open file.
-const resolveBeneath = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS
+// (/proc/self/fd/N) could otherwise hand out any open file. plainBeneath
+// also refuses any link and any mount crossing on the way.
+const (
+	resolveBeneath = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS
+	plainBeneath   = resolveBeneath | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_XDEV
+)
 
 // newOpener returns the openat2 opener for the directory name, or the
 // os.Root one where the kernel (before Linux 5.6) or a seccomp filter
@@ -87,9 +91,10 @@ func newOpener(name string, root *os.Root) (opener, rootID, error) {
 	return b, id, nil
 }
 
-// openat2 opens rel below the directory with flags.
-func (b *beneath) openat2(rel string, flags uint64) (int, error) {
-	how := unix.OpenHow{Flags: flags | unix.O_CLOEXEC, Resolve: resolveBeneath}
+// openat2 opens rel below the directory with flags, resolved as resolve
+// says.
+func (b *beneath) openat2(rel string, flags, resolve uint64) (int, error) {
+	how := unix.OpenHow{Flags: flags | unix.O_CLOEXEC, Resolve: resolve}
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	dirfd := b.dir.get()
@@ -131,7 +136,7 @@ func openat2(dirfd int, path string, how *unix.OpenHow) (int, error) {
 // poller would be offered it (a failing epoll_ctl) and os.NewFile asks
 // fcntl for its flags, a system call each per request.
 func (b *beneath) open(rel string) (descriptor, fileInfo, error) {
-	fd, err := b.openat2(rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
+	fd, err := b.openat2(rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, resolveBeneath)
 	if errors.Is(err, unix.EAGAIN) {
 		return rootOpener{b.root}.open(rel)
 	}
@@ -149,7 +154,7 @@ func (b *beneath) open(rel string) (descriptor, fileInfo, error) {
 // stat reports what rel is. O_PATH opens without asking for read
 // permission, as stat(2) would.
 func (b *beneath) stat(rel string) (fileInfo, error) {
-	fd, err := b.openat2(rel, unix.O_PATH)
+	fd, err := b.openat2(rel, unix.O_PATH, resolveBeneath)
 	if errors.Is(err, unix.EAGAIN) {
 		return rootOpener{b.root}.stat(rel)
 	}
@@ -191,29 +196,34 @@ func fstat(fd int, rel string) (fileInfo, error) {
 // through the directories it was traced through.
 var errPathChanged = errors.New("static: path resolves another way")
 
-// trace lstats each component of rel (see identifier). The file's own
-// entry must be the opened file itself, not a link to it.
+// trace finds how rel resolves (see identifier). The directory is opened
+// by the kernel beneath the root, through no link and onto no other
+// device, so that what is recorded is the directory an open resolves and
+// not one a concurrent rename put in its name; the file must be that
+// directory's entry itself, not a link to it.
 func (b *beneath) trace(rel string, info fileInfo) (pathTrace, bool) {
 	var t pathTrace
 	if !b.local || rel == "" || strings.Count(rel, "/") >= maxTraced {
 		return t, false
 	}
-	for i := 0; i < len(rel); i++ {
-		if rel[i] != '/' {
-			continue
-		}
-		st, err := b.lstat(rel[:i])
-		if err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || uint64(st.Dev) != b.dev {
+	if i := strings.IndexByte(rel, '/'); i >= 0 {
+		if i == 0 || i == len(rel)-1 {
 			return t, false
 		}
-		t.dirs[t.n].dev, t.dirs[t.n].ino = uint64(st.Dev), st.Ino
-		t.n++
+		dfd, err := b.openat2(rel[:i], unix.O_PATH|unix.O_DIRECTORY, plainBeneath)
+		if err != nil {
+			return t, false
+		}
+		defer unix.Close(dfd)
+		var dir, st unix.Stat_t
+		if unix.Fstat(dfd, &dir) != nil || unix.Fstatat(dfd, rel[i+1:], &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			return t, false
+		}
+		t.dir.dev, t.dir.ino, t.hasDir = uint64(dir.Dev), dir.Ino, true
+		return t, uint64(st.Dev) == b.dev && statInfo(&st) == info
 	}
 	st, err := b.lstat(rel)
-	if err != nil || uint64(st.Dev) != b.dev || statInfo(&st) != info {
-		return t, false
-	}
-	return t, true
+	return t, err == nil && uint64(st.Dev) == b.dev && statInfo(&st) == info
 }
 
 // localFS reports whether the directory dirfd lies on a local file system
@@ -235,25 +245,24 @@ func localFS(dirfd int) bool {
 // zfsSuperMagic is OpenZFS's statfs type, which x/sys/unix does not name.
 const zfsSuperMagic = 0x2fc12fc1
 
-// identify lstats the directories of t and then rel itself: a directory
-// replaced by a link or by another directory, or moved away, ends the
-// check; the file is returned as it is now, for the caller to compare.
-// fstatat cannot be kept beneath the root as openat2 can, which is why a
-// path is only checked this way when no component is a link.
+// identify lstats the directory of t, if any, and then rel itself: a
+// directory replaced by a link or by another directory, or moved away,
+// ends the check; the file is returned as it is now, for the caller to
+// compare. fstatat cannot be kept beneath the root as openat2 can, which
+// is why a path is only checked this way when no component is a link.
 func (b *beneath) identify(rel string, t *pathTrace) (fileInfo, error) {
-	k := 0
-	for i := 0; i < len(rel) && k < t.n; i++ {
-		if rel[i] != '/' {
-			continue
+	if t.hasDir {
+		i := strings.IndexByte(rel, '/')
+		if i < 0 {
+			return fileInfo{}, errPathChanged
 		}
 		st, err := b.lstat(rel[:i])
 		if err != nil {
 			return fileInfo{}, err
 		}
-		if st.Mode&unix.S_IFMT != unix.S_IFDIR || uint64(st.Dev) != t.dirs[k].dev || st.Ino != t.dirs[k].ino {
+		if st.Mode&unix.S_IFMT != unix.S_IFDIR || uint64(st.Dev) != t.dir.dev || st.Ino != t.dir.ino {
 			return fileInfo{}, errPathChanged
 		}
-		k++
 	}
 	st, err := b.lstat(rel)
 	if err != nil {

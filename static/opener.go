@@ -49,17 +49,17 @@ type fileID struct {
 }
 
 // maxTraced is the depth up to which a kept descriptor can be checked by
-// name: the check costs a stat per path component, so from depth 3 on it
+// name: the check costs an lstat per path component, so from depth 3 on it
 // would cost what an open, an fstat and a close cost.
 const maxTraced = 2
 
 // pathTrace is the way a path resolved when its file was opened beneath
-// the root: the directories between the root and the file, by device and
-// inode. A path traced had no symbolic link and no mount point on the way,
-// the file included, and lies on a local file system.
+// the root: for a file one directory down, that directory, by device and
+// inode. A path traced went through no symbolic link and onto no other
+// device, the file included, and lies on a local file system.
 type pathTrace struct {
-	dirs [maxTraced - 1]struct{ dev, ino uint64 }
-	n    int
+	dir    struct{ dev, ino uint64 }
+	hasDir bool
 }
 
 // identifier is an opener that can confirm, with a stat of each component
@@ -72,8 +72,8 @@ type pathTrace struct {
 type identifier interface {
 	// trace records how rel, just opened and found to be info, resolves;
 	// ok is false where it cannot be checked by name: too deep, through a
-	// link or a mount point, on a network or FUSE file system, or changed
-	// since the open.
+	// link or onto another device, on a network or FUSE file system, or
+	// changed since the open.
 	trace(rel string, info fileInfo) (t pathTrace, ok bool)
 	// identify stats rel along t and returns what it names now; an error
 	// if the way has changed.

@@ -209,15 +209,20 @@ func (c *OpenFileCache) open(h *FileServer, rel string, wantFD bool) (file, erro
 	gone = nil
 	switch {
 	case c.closed:
-	case err != nil && !cacheErr, tried && !traced && h.policy.valid < 0:
+	case err != nil && (!cacheErr || h.policy.valid < 0), tried && !traced && h.policy.valid < 0:
 		// The entry no longer describes the path, or, checked on every
-		// use, the path cannot be checked by name: of no use.
+		// use, it would be of no use: a cached error is never fresh, and
+		// a path that cannot be checked by name is opened every time.
 		if e := c.entries[key]; e != nil {
 			gone = c.unlink(e, gone)
 		}
 	case err == nil && !tried && h.policy.valid < 0:
-		// A file too large to keep: what the cache may hold of it, for
-		// lookups that need no descriptor, stays.
+		// A file too large to keep: an entry that still describes it, for
+		// lookups that need no descriptor, stays; one of what the path
+		// named before goes, with the descriptor it kept.
+		if e := c.entries[key]; e != nil && (e.fd != nil || e.info != f.info) {
+			gone = c.unlink(e, gone)
+		}
 	default:
 		e := &cacheEntry{key: key, info: f.info, err: err, trace: trace, traced: traced,
 			uses: uses, validated: now, accessed: now}
