@@ -2,8 +2,6 @@ package static
 
 import (
 	"context"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -37,16 +35,8 @@ func startLoaded(t *testing.T, cfg *server.Config) string {
 
 func getBody(t *testing.T, url string) (int, string) {
 	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(body)
+	resp, body := fetch(t, url)
+	return resp.StatusCode, body
 }
 
 // The open_file_cache directives through the server: a cached file is
