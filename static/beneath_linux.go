@@ -250,6 +250,13 @@ const zfsSuperMagic = 0x2fc12fc1
 // ends the check; the file is returned as it is now, for the caller to
 // compare. fstatat cannot be kept beneath the root as openat2 can, which
 // is why a path is only checked this way when no component is a link.
+//
+// The second lstat follows whatever the directory's name means by then.
+// If a rename puts a link there in between, the file it finds can still
+// only pass the caller's comparison if it is the same inode with the same
+// ctime, not renamed, linked or unlinked since it was traced: it was then
+// still the entry of the directory the first lstat found inside the root.
+// The answer is what an open at that moment would have given.
 func (b *beneath) identify(rel string, t *pathTrace) (fileInfo, error) {
 	if t.hasDir {
 		i := strings.IndexByte(rel, '/')

@@ -94,11 +94,16 @@ type cacheEntry struct {
 	fd *sharedFD
 	// trace, when traced, lets the entry be confirmed by name (see
 	// identifier) instead of opening the path again.
-	trace     pathTrace
-	traced    bool
-	uses      int
-	validated time.Time // when the path was last opened or confirmed
-	accessed  time.Time
+	trace  pathTrace
+	traced bool
+	// untraceable marks, in a cache checked on every use, a path found
+	// not to be checkable by name (info is what it named then): it is
+	// opened for every request, and not traced again while it names the
+	// same file.
+	untraceable bool
+	uses        int
+	validated   time.Time // when the path was last opened or confirmed
+	accessed    time.Time
 
 	newer, older *cacheEntry
 }
@@ -146,6 +151,7 @@ func (c *OpenFileCache) open(h *FileServer, rel string, wantFD bool) (file, erro
 	uses := 1
 	var check *cacheEntry // an entry to confirm against the path
 	var kept file         // what check would give, held while it is checked
+	var marked *fileInfo  // what an untraceable entry says the path named
 	idr, canIdentify := h.op.(identifier)
 	c.mu.Lock()
 	if c.closed {
@@ -162,6 +168,9 @@ func (c *OpenFileCache) open(h *FileServer, rel string, wantFD bool) (file, erro
 		e.accessed = now
 		c.touch(e)
 		fresh := now.Sub(e.validated) < h.policy.valid
+		if e.untraceable {
+			marked = &e.info
+		}
 		if fresh || canIdentify && e.traced {
 			if f, ok, err := e.use(wantFD); ok && fresh {
 				c.mu.Unlock()
@@ -200,7 +209,7 @@ func (c *OpenFileCache) open(h *FileServer, rel string, wantFD bool) (file, erro
 	keep := keepable && uses >= h.policy.minUses
 	var trace pathTrace
 	tried, traced := false, false
-	if err == nil && canIdentify && (keepable || f.d == nil) {
+	if err == nil && canIdentify && (keepable || f.d == nil) && (marked == nil || *marked != f.info) {
 		tried = true
 		trace, traced = idr.trace(rel, f.info)
 	}
@@ -209,16 +218,18 @@ func (c *OpenFileCache) open(h *FileServer, rel string, wantFD bool) (file, erro
 	gone = nil
 	switch {
 	case c.closed:
-	case err != nil && (!cacheErr || h.policy.valid < 0), tried && !traced && h.policy.valid < 0:
+	case err != nil && (!cacheErr || h.policy.valid < 0):
 		// The entry no longer describes the path, or, checked on every
-		// use, it would be of no use: a cached error is never fresh, and
-		// a path that cannot be checked by name is opened every time.
+		// use, it would be of no use: a cached error is never fresh.
 		if e := c.entries[key]; e != nil {
 			gone = c.unlink(e, gone)
 		}
+	case tried && !traced && h.policy.valid < 0:
+		gone = c.insert(&cacheEntry{key: key, info: f.info, untraceable: true,
+			uses: uses, validated: now, accessed: now}, gone)
 	case err == nil && !tried && h.policy.valid < 0:
-		// A file too large to keep: an entry that still describes it, for
-		// lookups that need no descriptor, stays; one of what the path
+		// A file too large to keep, or a path already marked untraceable:
+		// an entry that still describes it stays; one of what the path
 		// named before goes, with the descriptor it kept.
 		if e := c.entries[key]; e != nil && (e.fd != nil || e.info != f.info) {
 			gone = c.unlink(e, gone)
