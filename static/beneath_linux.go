@@ -117,17 +117,33 @@ func (b *beneath) openat2(rel string, flags, resolve uint64) (int, error) {
 // openat2 is unix.Openat2 with the path's NUL-terminated copy on the
 // stack when it is short, as request paths are, instead of on the heap.
 func openat2(dirfd int, path string, how *unix.OpenHow) (int, error) {
-	var buf [256]byte
-	if len(path) >= len(buf) || strings.IndexByte(path, 0) >= 0 {
+	var buf pathBuf
+	p, ok := buf.cstring(path)
+	if !ok {
 		return unix.Openat2(dirfd, path, how) // long, or refused with EINVAL
 	}
-	copy(buf[:], path)
-	fd, _, errno := unix.Syscall6(unix.SYS_OPENAT2, uintptr(dirfd), uintptr(unsafe.Pointer(&buf[0])),
+	fd, _, errno := unix.Syscall6(unix.SYS_OPENAT2, uintptr(dirfd), uintptr(unsafe.Pointer(p)),
 		uintptr(unsafe.Pointer(how)), unsafe.Sizeof(*how), 0, 0)
 	if errno != 0 {
 		return -1, errno
 	}
 	return int(fd), nil
+}
+
+// pathBuf holds a short path NUL-terminated on the caller's stack, for
+// the system calls made for every request, where unix's wrappers copy
+// the path to the heap.
+type pathBuf [256]byte
+
+// cstring copies path into b and returns its first byte; false for a path
+// too long for b, or holding a NUL (which the kernel refuses anyway).
+func (b *pathBuf) cstring(path string) (*byte, bool) {
+	if len(path) >= len(b) || strings.IndexByte(path, 0) >= 0 {
+		return nil, false
+	}
+	copy(b[:], path)
+	b[len(path)] = 0
+	return &b[0], true
 }
 
 // open opens rel for reading. O_NONBLOCK keeps a FIFO from blocking the
@@ -289,7 +305,7 @@ func (b *beneath) lstat(rel string) (unix.Stat_t, error) {
 		return st, &fs.PathError{Op: "fstatat", Path: rel, Err: fs.ErrClosed}
 	}
 	for {
-		err := unix.Fstatat(dirfd, rel, &st, unix.AT_SYMLINK_NOFOLLOW)
+		err := lstatat(dirfd, rel, &st)
 		if err == unix.EINTR {
 			continue
 		}
@@ -308,8 +324,8 @@ func statInfo(st *unix.Stat_t) fileInfo {
 	case unix.S_IFDIR:
 		kind = kindDir
 	}
-	return fileInfo{kind: kind, size: st.Size, mtime: st.Mtim.Sec, id: fileID{
-		dev: uint64(st.Dev), ino: st.Ino, mode: st.Mode,
+	return fileInfo{kind: kind, size: int64(st.Size), mtime: int64(st.Mtim.Sec), id: fileID{
+		dev: uint64(st.Dev), ino: uint64(st.Ino), mode: uint32(st.Mode),
 		mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(),
 	}}
 }

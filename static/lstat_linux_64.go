@@ -1,0 +1,26 @@
+//go:build linux && (amd64 || arm64)
+
+package static
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// lstatat is fstatat(2) with AT_SYMLINK_NOFOLLOW, a short path passed from
+// the stack: the checked cache makes it for every request. newfstatat
+// fills unix.Stat_t as it is laid out on these architectures.
+func lstatat(dirfd int, path string, st *unix.Stat_t) error {
+	var buf pathBuf
+	p, ok := buf.cstring(path)
+	if !ok {
+		return unix.Fstatat(dirfd, path, st, unix.AT_SYMLINK_NOFOLLOW)
+	}
+	_, _, errno := unix.Syscall6(unix.SYS_NEWFSTATAT, uintptr(dirfd), uintptr(unsafe.Pointer(p)),
+		uintptr(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW, 0, 0)
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
