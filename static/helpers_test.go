@@ -152,9 +152,17 @@ func serve(t testing.TB, change func(*Options)) *fixture {
 // with its body read.
 func (fx *fixture) do(method, path string, header ...string) (*http.Response, string) {
 	fx.t.Helper()
-	req, err := http.NewRequest(method, fx.srv.URL+path, nil)
+	return request(fx.t, method, fx.srv.URL+path, header...)
+}
+
+// request sends a request to url, header given as name, value pairs,
+// without following redirects, and returns the response with its body
+// read.
+func request(t testing.TB, method, url string, header ...string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
 	if err != nil {
-		fx.t.Fatal(err)
+		t.Fatal(err)
 	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Add(header[i], header[i+1])
@@ -164,12 +172,12 @@ func (fx *fixture) do(method, path string, header ...string) (*http.Response, st
 	}}
 	resp, err := client.Do(req)
 	if err != nil {
-		fx.t.Fatal(err)
+		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		fx.t.Fatal(err)
+		t.Fatal(err)
 	}
 	return resp, string(body)
 }

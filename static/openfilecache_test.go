@@ -323,15 +323,15 @@ func TestCheckedCacheSeesEveryChange(t *testing.T) {
 		{"directory back once more", back(sub + ".old"), served},
 		{"removed", func() { must(os.Remove(filepath.Join(sub, "f.txt"))) }, refused},
 	}
-	fetch(t, cf.srv.URL+"/sub/f.txt") // the descriptor to keep
+	request(t, "GET", cf.srv.URL+"/sub/f.txt") // the descriptor to keep
 	for _, step := range steps {
 		step.change()
 		// Twice: the first request may open the path again, the second
 		// is then answered from what the first kept, if anything.
 		for i := range 2 {
 			opens := cf.counts.opens.Load()
-			want, wantBody := fetch(t, plainSrv.URL+"/sub/f.txt")
-			got, gotBody := fetch(t, cf.srv.URL+"/sub/f.txt")
+			want, wantBody := request(t, "GET", plainSrv.URL+"/sub/f.txt")
+			got, gotBody := request(t, "GET", cf.srv.URL+"/sub/f.txt")
 			if got.StatusCode != want.StatusCode || gotBody != wantBody ||
 				got.Header.Get("ETag") != want.Header.Get("ETag") ||
 				got.Header.Get("Last-Modified") != want.Header.Get("Last-Modified") {
@@ -424,22 +424,6 @@ func TestCheckedCacheDropsWhatItCannotUse(t *testing.T) {
 	if n := cf.counts.identifies.Load(); n != identifies {
 		t.Errorf("%d checks by name for a file the cache does not keep", n-identifies)
 	}
-}
-
-// fetch GETs url without following redirects.
-func fetch(t *testing.T, url string) (*http.Response, string) {
-	t.Helper()
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, string(body)
 }
 
 // Checked on every use, a descriptor is kept only for a body read in one

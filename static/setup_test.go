@@ -35,7 +35,7 @@ func startLoaded(t *testing.T, cfg *server.Config) string {
 
 func getBody(t *testing.T, url string) (int, string) {
 	t.Helper()
-	resp, body := fetch(t, url)
+	resp, body := request(t, "GET", url)
 	return resp.StatusCode, body
 }
 
