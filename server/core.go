@@ -38,6 +38,8 @@ type coreLoc struct {
 	errorLog      Setting[*slog.Logger]
 	ownPages      bool
 	sslProtocols  Setting[[2]uint16]
+	underscores   Setting[bool] // underscores_in_headers
+	ignoreInvalid Setting[bool] // ignore_invalid_headers
 }
 
 // OutputBuffers is the "number size" of output_buffers (and of
@@ -104,6 +106,8 @@ func init() {
 			return err
 		}},
 		{Name: "large_client_header_buffers", Context: CtxHTTP | CtxServer, MinArgs: 2, MaxArgs: 2, Set: setHeaderBuffers},
+		{Name: "underscores_in_headers", Context: CtxHTTP | CtxServer, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.underscores })},
+		{Name: "ignore_invalid_headers", Context: CtxHTTP | CtxServer, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.ignoreInvalid })},
 		{Name: "lingering_close", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setLingeringClose},
 		{Name: "lingering_time", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetTime(func(cl *coreLoc) *Setting[time.Duration] { return &cl.lingerTime })},
 		{Name: "lingering_timeout", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetTime(func(cl *coreLoc) *Setting[time.Duration] { return &cl.lingerTimeout })},
@@ -145,6 +149,8 @@ func mergeCoreLoc(p, c any) error {
 	child.outputBufs.Merge(parent.outputBufs)
 	child.errorLog.Merge(parent.errorLog)
 	child.sslProtocols.Merge(parent.sslProtocols)
+	child.underscores.Merge(parent.underscores)
+	child.ignoreInvalid.Merge(parent.ignoreInvalid)
 	// Defaults, applied where neither level set a value.
 	if !child.root.Set {
 		child.root.V = vars.MustCompile("html")
@@ -171,6 +177,9 @@ func mergeCoreLoc(p, c any) error {
 		if !t.Set {
 			t.V = 60 * time.Second // NGINX's default for all three
 		}
+	}
+	if !child.ignoreInvalid.Set {
+		child.ignoreInvalid.V = true
 	}
 	if !child.defaultType.Set {
 		child.defaultType.V = "text/plain"

@@ -91,7 +91,8 @@ func (d *dispatcher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // ServeGroup serves r with the servers of one address group.
 func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGroup) {
-	srv := g.find(r.Host)
+	target := r.RequestURI // $request_uri: as sent, before admit cuts a fragment
+	srv, host, refused := admit(r, g)
 	root, fresh := r.Context().(*reqRoot)
 	if !fresh || root.info.cfg != nil {
 		root = &reqRoot{Context: r.Context()}
@@ -100,8 +101,7 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 	ri, st := &root.info, &root.state
 	ri.cfg, ri.srv, ri.st = cfg, srv, st
 	st.Start = time.Now()
-	st.ServerName = srv.Name()
-	st.RequestURI = r.RequestURI
+	st.ServerName, st.Host, st.RequestURI = srv.Name(), host, target
 	if id, ok := r.Context().Value(connIDKey{}).(uint64); ok {
 		st.ConnID = id
 	}
@@ -109,6 +109,15 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 	defer rw.release()
 	ri.rec = rw
 
+	if refused != 0 {
+		if refused == http.StatusBadRequest {
+			// A request that breaks the rules ends its connection, as in
+			// NGINX: what follows it on the wire is not to be trusted.
+			rw.Header()["Connection"] = []string{"close"}
+		}
+		Error(rw, r, refused)
+		return
+	}
 	if !normalizePath(r) {
 		Error(rw, r, http.StatusBadRequest)
 		return
@@ -139,7 +148,8 @@ func (s *VServer) find(uri string, st *vars.State) *Location {
 
 // normalizePath applies NGINX's URI normalisation to r.URL.Path (already
 // percent-decoded by net/http): merge slashes, resolve "." and "..". A
-// path that climbs above the root is refused.
+// path that climbs above the root is refused. A request whose path it
+// changes gets that path as its RequestURI too.
 func normalizePath(r *http.Request) bool {
 	p := r.URL.Path
 	if p == "" {
@@ -147,7 +157,7 @@ func normalizePath(r *http.Request) bool {
 		return true
 	}
 	if p[0] != '/' {
-		return r.Method == http.MethodOptions && p == "*"
+		return false // "*" and authority forms are refused before (admit)
 	}
 	if !strings.Contains(p, "//") && !strings.Contains(p, "/.") && !strings.Contains(p, "\\") {
 		return strings.IndexByte(p, 0) < 0
@@ -180,6 +190,14 @@ func normalizePath(r *http.Request) bool {
 	if np != p {
 		r.URL.Path = np
 		r.URL.RawPath = ""
+		if r.RequestURI != "" {
+			// The client's target names another path than the one that
+			// picks the location (dot segments, merged slashes, their
+			// percent-encoded forms): a proxy must send the path that was
+			// routed, not the target as sent, which the origin could
+			// resolve differently.
+			r.RequestURI = r.URL.RequestURI()
+		}
 	}
 	return true
 }

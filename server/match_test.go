@@ -16,6 +16,10 @@ func serveText(t *testing.T, cfg *Config, host, uri string) (int, string) {
 	}
 	r := httptest.NewRequest("GET", uri, nil)
 	r.Host = host
+	if host == "" {
+		// Only HTTP/1.0 may come without a Host (HTTP/1.1 gets 400).
+		r.Proto, r.ProtoMinor = "HTTP/1.0", 0
+	}
 	w := httptest.NewRecorder()
 	cfg.ServeGroup(w, r, g)
 	return w.Code, w.Body.String()

@@ -176,6 +176,9 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 		MaxHeaderBytes:    lim.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelInfo),
 		ConnContext:       connContext,
+		// "OPTIONS *" goes to the dispatcher, whose request rules refuse
+		// it on every listener, instead of Go's built-in answer.
+		DisableGeneralOptionsHandler: true,
 	}
 	if lim.KeepAliveTimeout == 0 {
 		srv.SetKeepAlivesEnabled(false)

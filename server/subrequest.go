@@ -50,7 +50,7 @@ func Subrequest(parent *http.Request, uri string, header http.Header) (*http.Res
 		header = parent.Header.Clone()
 	}
 	ctx, cancel := context.WithCancel(parent.Context())
-	st := &vars.State{Start: time.Now(), ConnID: ri.st.ConnID, ServerName: ri.st.ServerName}
+	st := &vars.State{Start: time.Now(), ConnID: ri.st.ConnID, ServerName: ri.st.ServerName, Host: ri.st.Host}
 	sri := &reqInfo{cfg: ri.cfg, srv: ri.srv, st: st, internal: true, subDepth: ri.subDepth + 1}
 	ctx = context.WithValue(vars.NewContext(ctx, st), reqInfoKey{}, sri)
 	r := &http.Request{

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mosaic-edge/mosaic/conf"
+	"github.com/mosaic-edge/mosaic/internal/reqrule"
 )
 
 func setCertificate(i int) func(*Cmd) error {
@@ -81,7 +82,10 @@ func tlsConfig(cur *atomic.Pointer[Config], bound string) *tls.Config {
 			if g == nil {
 				return nil, fmt.Errorf("no server for %s", bound)
 			}
-			s := g.find(hello.ServerName)
+			s := g.def
+			if name, ok := reqrule.Host(hello.ServerName); ok {
+				s = g.find(name)
+			}
 			if s.cert == nil {
 				s = g.def
 			}

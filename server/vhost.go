@@ -91,13 +91,12 @@ func (g *addrGroup) finish() {
 	sort.SliceStable(g.wildEnd, func(i, j int) bool { return len(g.wildEnd[i].part) > len(g.wildEnd[j].part) })
 }
 
-// find picks the server for a Host value (port, trailing dot and case are
-// normalised here).
+// find picks the server for a host name as reqrule.Host returns it
+// (lower-case, no port, no trailing dot).
 func (g *addrGroup) find(host string) *VServer {
 	if len(g.servers) == 1 {
 		return g.servers[0]
 	}
-	host = normHost(host)
 	if s, ok := g.exact[host]; ok {
 		return s
 	}
@@ -120,24 +119,6 @@ func (g *addrGroup) find(host string) *VServer {
 		}
 	}
 	return g.def
-}
-
-// normHost lowercases a Host value and strips the port and a trailing dot.
-func normHost(h string) string {
-	if strings.HasPrefix(h, "[") {
-		if i := strings.IndexByte(h, ']'); i > 0 {
-			h = h[:i+1]
-		}
-	} else if i := strings.LastIndexByte(h, ':'); i >= 0 {
-		h = h[:i]
-	}
-	h = strings.TrimSuffix(h, ".")
-	for i := 0; i < len(h); i++ {
-		if c := h[i]; c >= 'A' && c <= 'Z' {
-			return strings.ToLower(h)
-		}
-	}
-	return h
 }
 
 func parseServerName(n string) (serverName, error) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/header"
+	"github.com/mosaic-edge/mosaic/internal/reqrule"
 )
 
 // The variables of NGINX's core and log modules that derive from the
@@ -168,17 +169,16 @@ func queryArg(q, name string) string {
 // hostVar follows NGINX's $host: the host from the request line or Host
 // header, lowercased and without the port, else the server name.
 func hostVar(r *http.Request, st *State) string {
-	h := r.Host
-	if h == "" {
-		if st != nil {
-			return st.ServerName
-		}
-		return ""
+	if st != nil && st.Host != "" {
+		return st.Host
 	}
-	if i := strings.LastIndexByte(h, ':'); i >= 0 && !strings.Contains(h[i:], "]") {
-		h = h[:i]
+	if h, ok := reqrule.Host(r.Host); ok && h != "" {
+		return h
 	}
-	return strings.ToLower(strings.TrimSuffix(h, "."))
+	if st != nil {
+		return st.ServerName
+	}
+	return ""
 }
 
 func localAddr(r *http.Request) string {

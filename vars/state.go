@@ -18,6 +18,10 @@ type State struct {
 	Start      time.Time
 	ConnID     uint64
 	ServerName string
+	// Host is $host as the server validated it (see package reqrule):
+	// lower-case, without port or trailing dot; empty when the request
+	// named no host.
+	Host string
 	// RequestURI is the URI of the client's request line. It stays when an
 	// internal redirect changes the request's URI (and clears
 	// http.Request.RequestURI, so that a proxy sends the new one).

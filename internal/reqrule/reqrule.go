@@ -1,0 +1,175 @@
+// Package reqrule holds the rules a request must pass before any handler
+// sees it, written once for every listener (HTTP/1.x plain or TLS,
+// HTTP/2): which methods are served, which request targets, which Host
+// values, and which header names reach handlers. The rules follow NGINX's
+// request parser, stricter where NGINX lets a value through that could
+// climb out of a path built from it.
+package reqrule
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// Method checks a request method as NGINX does. It returns 0 for a method
+// that may be served, 400 for one that is not made of upper-case letters,
+// '_' and '-', and 405 for CONNECT (a tunnel, which a gateway never opens
+// on a client's word) and TRACE (which would echo the request's
+// credentials back to a script that asked for it).
+func Method(m string) int {
+	if m == "" {
+		return http.StatusBadRequest
+	}
+	for i := 0; i < len(m); i++ {
+		if c := m[i]; (c < 'A' || c > 'Z') && c != '_' && c != '-' {
+			return http.StatusBadRequest
+		}
+	}
+	if m == http.MethodConnect || m == http.MethodTrace {
+		return http.StatusMethodNotAllowed
+	}
+	return 0
+}
+
+// Target checks the request target of r and cuts a fragment from it. A
+// target must be in origin form ("/path?query") or absolute form
+// ("scheme://authority/path"), as NGINX requires: "*" and the authority
+// form of CONNECT are refused. A request-target has no fragment (RFC 9112,
+// section 3.2); as NGINX does, everything from a '#' on is dropped, and
+// r.RequestURI and r.URL are both made from what is left, so that the
+// path that picks a location is the path a proxy sends. It reports false
+// for a target to refuse with 400.
+func Target(r *http.Request) bool {
+	t := r.RequestURI
+	if t == "" || t[0] != '/' && !absoluteForm(t) {
+		return false
+	}
+	i := strings.IndexByte(t, '#')
+	if i < 0 {
+		return true
+	}
+	t = t[:i]
+	u, err := url.ParseRequestURI(t)
+	if err != nil || r.URL.Host != "" && u.Host == "" {
+		return false
+	}
+	if u.Host != "" {
+		r.Host = u.Host // the authority of an absolute-form target wins
+	}
+	r.URL, r.RequestURI = u, t
+	return true
+}
+
+// absoluteForm reports a target that starts with a scheme and "://".
+func absoluteForm(t string) bool {
+	i := strings.Index(t, "://")
+	if i <= 0 {
+		return false
+	}
+	for j := 0; j < i; j++ {
+		switch c := t[j]; {
+		case 'a' <= c|0x20 && c|0x20 <= 'z':
+		case j > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Host validates a Host value (the header, an absolute-form target's
+// authority, or HTTP/2's :authority) and returns the host name that
+// selects a virtual server and that $host holds: lower-cased, without the
+// port, without one trailing dot. It refuses what NGINX refuses (two dots
+// in a row, a '/', NUL, controls and spaces, nothing left once the port
+// and the trailing dot are gone) and, stricter than NGINX, a leading dot
+// and a backslash, so that a $host used in a file path can neither climb
+// nor name a hidden directory. An empty value is accepted as empty: the
+// caller decides whether the protocol allows it.
+func Host(v string) (string, bool) {
+	if v == "" {
+		return "", true
+	}
+	if v[0] == '.' {
+		return "", false
+	}
+	end := len(v) // where the name ends: at the port, or after "]"
+	literal, inPort, upper := false, false, false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '.':
+			if i > 0 && v[i-1] == '.' {
+				return "", false
+			}
+		case c == ':':
+			if !inPort && !literal {
+				end, inPort = i, true
+			}
+		case c == '[':
+			literal = literal || i == 0
+		case c == ']':
+			if literal && !inPort {
+				end, inPort, literal = i+1, true, false
+			}
+		case c <= ' ' || c == 0x7f || c == '/' || c == '\\':
+			return "", false
+		case 'A' <= c && c <= 'Z':
+			upper = upper || !inPort
+		}
+	}
+	h := v[:end]
+	if strings.HasSuffix(h, ".") {
+		h = h[:len(h)-1]
+	}
+	if h == "" {
+		return "", false
+	}
+	if upper {
+		h = strings.ToLower(h)
+	}
+	return h, true
+}
+
+// HeaderNames says which header names handlers see, as NGINX's
+// underscores_in_headers and ignore_invalid_headers do. Names made of
+// letters, digits and '-' always pass. Other names (with '_', or any
+// other token character such as '.') are dropped when IgnoreInvalid is
+// on, except names with '_' when Underscores is on. Dropped names are
+// invisible to $http_*, to a proxy and to a cache key: a header that an
+// application reads as "X_Forwarded_For" (CGI turns both '-' and '_' into
+// '_') cannot shadow the proxy's own X-Forwarded-For.
+type HeaderNames struct {
+	Underscores   bool
+	IgnoreInvalid bool
+}
+
+// Filter deletes from h the names that n drops and returns them, for the
+// log (nil when none was dropped; h is not touched then).
+func (n HeaderNames) Filter(h http.Header) []string {
+	if !n.IgnoreInvalid {
+		return nil
+	}
+	var dropped []string
+	for name := range h {
+		if !n.allows(name) {
+			dropped = append(dropped, name)
+		}
+	}
+	for _, name := range dropped {
+		delete(h, name)
+	}
+	return dropped
+}
+
+func (n HeaderNames) allows(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' && n.Underscores {
+			continue
+		}
+		return false
+	}
+	return true
+}
