@@ -31,6 +31,7 @@ type conn struct {
 	br   *bufio.Reader
 	bw   *bufio.Writer
 	peer *peer
+	id   connID // what it was opened for; the idle pool matches it
 
 	requests  int       // requests begun on this connection
 	idleSince time.Time // when it last went into the pool
@@ -39,8 +40,8 @@ type conn struct {
 	probe     [1]byte
 }
 
-func newConn(dc *deadlineConn, nc net.Conn, p *peer) *conn {
-	c := &conn{dc: dc, nc: nc, peer: p, limit: -1}
+func newConn(dc *deadlineConn, nc net.Conn, p *peer, id connID) *conn {
+	c := &conn{dc: dc, nc: nc, peer: p, id: id, limit: -1}
 	if v, ok := readerPool.Get().(*bufio.Reader); ok {
 		v.Reset(c)
 		c.br = v
@@ -160,9 +161,9 @@ func (d *deadlineConn) arm() {
 	}
 }
 
-// dial opens a new connection to p within the connect timeout, which also
-// covers the TLS handshake.
-func (h *Handler) dial(ctx context.Context, p *peer) (*conn, error) {
+// dial opens a new connection to p for id within the connect timeout,
+// which also covers the TLS handshake.
+func (h *Handler) dial(ctx context.Context, p *peer, id connID) (*conn, error) {
 	d := net.Dialer{Timeout: h.connectTimeout}
 	raw, err := d.DialContext(ctx, "tcp", p.addr)
 	if err != nil {
@@ -170,8 +171,8 @@ func (h *Handler) dial(ctx context.Context, p *peer) (*conn, error) {
 	}
 	dc := &deadlineConn{Conn: raw, send: h.sendTimeout}
 	var nc net.Conn = dc
-	if h.tlsConfig != nil {
-		tc := tls.Client(dc, h.tlsConfig)
+	if id.tls != nil {
+		tc := tls.Client(dc, id.tls.config(id.name))
 		hctx, cancel := context.WithTimeout(ctx, h.connectTimeout)
 		err := tc.HandshakeContext(hctx)
 		cancel()
@@ -181,5 +182,5 @@ func (h *Handler) dial(ctx context.Context, p *peer) (*conn, error) {
 		}
 		nc = tc
 	}
-	return newConn(dc, nc, p), nil
+	return newConn(dc, nc, p, id), nil
 }

@@ -25,6 +25,7 @@ type exchange struct {
 	st  *vars.State
 
 	uri       string
+	id        connID   // the connections this request may use
 	set       []field  // configured headers with their values
 	keys      []string // client header names to pass, sorted
 	sentClose bool     // a "Connection: close" goes upstream
@@ -53,6 +54,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	x.uri = h.upstreamURI(r)
 	x.prepareHeaders()
+	if h.tls != nil {
+		// After publishProxy: a proxy_ssl_name may refer to $proxy_host.
+		x.id = connID{tls: h.tls, name: h.tls.serverName(r)}
+	}
 	if err := x.prepareBody(); err != nil {
 		f := x.classify(err, phaseSend, false, nil)
 		if f.kind != failClient && f.kind != failCanceled {
@@ -149,12 +154,12 @@ func (x *exchange) try(p *peer, fresh bool) (*conn, *http.Response, *failure) {
 
 	var c *conn
 	if !fresh {
-		c = h.up.getIdle(p, start)
+		c = h.up.getIdle(p, x.id, start)
 	}
 	reused := c != nil
 	if c == nil {
 		var err error
-		if c, err = h.dial(x.ctx, p); err != nil {
+		if c, err = h.dial(x.ctx, p, x.id); err != nil {
 			return fail(x.classify(err, phaseConnect, false, nil))
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/textproto"
+	"slices"
 	"strings"
 	"testing"
 
@@ -334,5 +335,57 @@ func TestHTTP2Client(t *testing.T) {
 	req, _ = o.next(t)
 	if req.ContentLength != 3 {
 		t.Errorf("POST over HTTP/2: length %d, %v", req.ContentLength, req.TransferEncoding)
+	}
+}
+
+// Proxy-Authorization and Proxy-Authenticate concern the hop between a
+// client and this proxy: neither crosses it unless configured.
+func TestProxyAuthHeadersNotForwarded(t *testing.T) {
+	const response = "HTTP/1.1 407 Proxy Authentication Required\r\n" +
+		"Proxy-Authenticate: Basic realm=\"origin's proxy\"\r\n" +
+		"WWW-Authenticate: Basic realm=\"origin\"\r\n" +
+		"Content-Length: 2\r\n\r\nno"
+	o := newCapturingOrigin(t, response)
+	request := "GET / HTTP/1.1\r\nHost: x\r\n" +
+		"Proxy-Authorization: Basic Y2xpZW50OnNlY3JldA==\r\n" +
+		"Authorization: Bearer for-the-origin\r\n\r\n"
+
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{}))
+	resp, _ := rawRequest(t, hostOf(f.Server), request)
+	_, lines := o.next(t)
+	for _, l := range lines {
+		if strings.HasPrefix(strings.ToLower(l), "proxy-authorization:") {
+			t.Errorf("sent upstream: %q", l)
+		}
+	}
+	if !slices.Contains(lines, "Authorization: Bearer for-the-origin") {
+		t.Errorf("Authorization not passed: %q", lines)
+	}
+	if v, ok := resp.Header["Proxy-Authenticate"]; ok {
+		t.Errorf("Proxy-Authenticate passed to the client: %q", v)
+	}
+	if resp.StatusCode != 407 || resp.Header.Get("WWW-Authenticate") == "" {
+		t.Errorf("response: %d %v", resp.StatusCode, resp.Header)
+	}
+
+	// Configured, they go through: proxy_set_header sends its own value
+	// (not the client's), proxy_pass_header lets the challenge pass.
+	f = newFront(t, proxyTo(t, "http://"+o.addr(), Options{
+		SetHeaders:  []Header{Static("Proxy-Authorization", "Basic b3BlcmF0b3I=")},
+		PassHeaders: []string{"proxy-authenticate"},
+	}))
+	resp, _ = rawRequest(t, hostOf(f.Server), request)
+	_, lines = o.next(t)
+	var sent []string
+	for _, l := range lines {
+		if strings.HasPrefix(strings.ToLower(l), "proxy-authorization:") {
+			sent = append(sent, l)
+		}
+	}
+	if fmt.Sprint(sent) != "[Proxy-Authorization: Basic b3BlcmF0b3I=]" {
+		t.Errorf("configured Proxy-Authorization: sent %q", sent)
+	}
+	if got := resp.Header.Get("Proxy-Authenticate"); got != `Basic realm="origin's proxy"` {
+		t.Errorf("proxy_pass_header Proxy-Authenticate: %q", got)
 	}
 }

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -29,8 +28,9 @@ func Static(name, value string) Header {
 	return Header{Name: name, Value: func(*http.Request) string { return value }}
 }
 
-// Options configure a Handler. The zero value of every field but Pass is
-// NGINX's default.
+// Options configure a Handler. The zero value of every field but Pass and
+// TLS is NGINX's default; the zero TLS verifies the upstream's certificate,
+// where NGINX does not (see TLSOptions).
 type Options struct {
 	// Pass is the proxy_pass target (see ParsePass).
 	Pass Pass
@@ -74,10 +74,10 @@ type Options struct {
 	HideHeaders []string
 	PassHeaders []string
 
-	// TLSConfig is used for an https Pass. When nil the upstream's
-	// certificate is not verified and no SNI is sent, NGINX's defaults
-	// (proxy_ssl_verify off, proxy_ssl_server_name off).
-	TLSConfig *tls.Config
+	// TLS configures the connections of an https Pass. Its zero value
+	// verifies the upstream's certificate against the system's roots and
+	// sends SNI; set SkipVerify and NoSNI for NGINX's defaults.
+	TLS TLSOptions
 
 	// ErrorResponse writes the response for a request the proxy could not
 	// complete (status 502, 504, 400, 413 or 499). When nil, a short HTML
@@ -114,20 +114,25 @@ type Handler struct {
 	redirectFrom string
 	redirectTo   string
 
-	tlsConfig     *tls.Config
+	tls           *clientTLS // nil for http
 	errorResponse func(http.ResponseWriter, *http.Request, int)
 	log           *slog.Logger
 }
 
-// hopByHop are headers that describe one connection, never forwarded
-// unless configured explicitly.
+// hopByHop are request headers that describe one connection, never
+// forwarded unless configured explicitly. Proxy-Authorization is among
+// them: it holds credentials for this proxy, a gateway, not for the
+// upstream.
 var hopByHop = []string{
 	"Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade",
+	"Proxy-Authorization",
 }
 
-// defaultHidden are the response headers NGINX does not pass by default.
+// defaultHidden are the response headers not passed by default: NGINX's,
+// and Proxy-Authenticate, which challenges the proxy that sent the request
+// (this one) and which a client would take for its own proxy's challenge.
 var defaultHidden = []string{
-	"Date", "Server", "X-Pad",
+	"Date", "Server", "X-Pad", "Proxy-Authenticate",
 	"X-Accel-Expires", "X-Accel-Redirect", "X-Accel-Limit-Rate", "X-Accel-Buffering", "X-Accel-Charset",
 }
 
@@ -178,13 +183,11 @@ func New(opts Options) (*Handler, error) {
 		h.redirectFrom, h.redirectTo = p.String()+"/", "/"
 	}
 	if p.Scheme == "https" {
-		h.tlsConfig = opts.TLSConfig
-		if h.tlsConfig == nil {
-			h.tlsConfig = &tls.Config{
-				InsecureSkipVerify: true, // NGINX's proxy_ssl_verify off
-				ClientSessionCache: tls.NewLRUClientSessionCache(0),
-			}
+		t, err := newClientTLS(opts.TLS, p.Host)
+		if err != nil {
+			return nil, err
 		}
+		h.tls = t
 	}
 	if h.log == nil {
 		h.log = slog.Default()

@@ -9,19 +9,20 @@ import (
 // NGINX's keepalive module it holds at most Keepalive connections across
 // all the group's servers and, when full, closes the one idle longest to
 // make room. Lookups take the most recently used connection to the server
-// the balancer chose.
+// the balancer chose that was opened for the same connID.
 type idlePool struct {
 	mu    sync.Mutex
 	conns []*conn // oldest first
 }
 
-// get returns an idle connection to p that is still usable, or nil.
-func (u *Upstream) getIdle(p *peer, now time.Time) *conn {
+// getIdle returns an idle connection to p opened for id that is still
+// usable, or nil.
+func (u *Upstream) getIdle(p *peer, id connID, now time.Time) *conn {
 	if u.Keepalive <= 0 {
 		return nil
 	}
 	for {
-		c := u.idle.take(p)
+		c := u.idle.take(p, id)
 		if c == nil {
 			return nil
 		}
@@ -45,11 +46,11 @@ func (u *Upstream) putIdle(c *conn, now time.Time) {
 	}
 }
 
-func (ip *idlePool) take(p *peer) *conn {
+func (ip *idlePool) take(p *peer, id connID) *conn {
 	ip.mu.Lock()
 	defer ip.mu.Unlock()
 	for i := len(ip.conns) - 1; i >= 0; i-- {
-		if c := ip.conns[i]; c.peer == p {
+		if c := ip.conns[i]; c.peer == p && c.id == id {
 			copy(ip.conns[i:], ip.conns[i+1:])
 			ip.conns[len(ip.conns)-1] = nil
 			ip.conns = ip.conns[:len(ip.conns)-1]

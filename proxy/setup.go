@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"net/http"
 	"strings"
@@ -10,10 +12,12 @@ import (
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
-// mainConf holds the upstream blocks of a configuration.
+// mainConf holds the upstream blocks of a configuration, and the client
+// certificates loaded for it.
 type mainConf struct {
 	upstreams map[string]*upstreamConf
 	order     []*upstreamConf
+	keyPairs  map[[2]*pemFile]*tls.Certificate // loaded once, shared by the locations inheriting them
 }
 
 type upstreamConf struct {
@@ -43,12 +47,24 @@ type locConf struct {
 	passHdr     []string
 	ownPassHdr  bool
 	built       *Handler // the location's handler, once content has built it
+
+	// proxy_ssl_*; see setup_tls.go.
+	sslVerify     core.Setting[flagAt]
+	sslTrusted    core.Setting[*x509.CertPool]
+	sslDepth      core.Setting[int]
+	sslServerName core.Setting[bool]
+	sslName       core.Setting[func(*http.Request) string]
+	sslProtocols  core.Setting[[2]uint16]
+	sslCert       core.Setting[*pemFile]
+	sslKey        core.Setting[*pemFile]
 }
 
 var module = &core.Module{
-	Name:    "proxy",
-	NewMain: func() any { return &mainConf{upstreams: map[string]*upstreamConf{}} },
-	NewLoc:  func() any { return &locConf{} },
+	Name: "proxy",
+	NewMain: func() any {
+		return &mainConf{upstreams: map[string]*upstreamConf{}, keyPairs: map[[2]*pemFile]*tls.Certificate{}}
+	},
+	NewLoc: func() any { return &locConf{} },
 	MergeLoc: func(p, c any) error {
 		parent, child := p.(*locConf), c.(*locConf)
 		if !child.ownHeaders {
@@ -66,6 +82,14 @@ var module = &core.Module{
 		child.send.Merge(parent.send)
 		child.buffering.Merge(parent.buffering)
 		child.redirect.Merge(parent.redirect)
+		child.sslVerify.Merge(parent.sslVerify)
+		child.sslTrusted.Merge(parent.sslTrusted)
+		child.sslDepth.Merge(parent.sslDepth)
+		child.sslServerName.Merge(parent.sslServerName)
+		child.sslName.Merge(parent.sslName)
+		child.sslProtocols.Merge(parent.sslProtocols)
+		child.sslCert.Merge(parent.sslCert)
+		child.sslKey.Merge(parent.sslKey)
 		return nil
 	},
 	// proxy_pass is the content of its location, before static files.
@@ -137,6 +161,17 @@ func init() {
 			lc.passHdr = append(lc.passHdr, c.Args[0])
 			return nil
 		}},
+		{Name: "proxy_ssl_verify", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setSSLVerify},
+		{Name: "proxy_ssl_trusted_certificate", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setSSLTrusted},
+		{Name: "proxy_ssl_verify_depth", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setSSLVerifyDepth},
+		{Name: "proxy_ssl_server_name", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: flag(func(l *locConf) *core.Setting[bool] { return &l.sslServerName })},
+		{Name: "proxy_ssl_name", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setSSLName},
+		{Name: "proxy_ssl_protocols", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: core.Unlimited, Set: setSSLProtocols},
+		{Name: "proxy_ssl_certificate", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: setPEMFile(func(l *locConf) *core.Setting[*pemFile] { return &l.sslCert })},
+		{Name: "proxy_ssl_certificate_key", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: setPEMFile(func(l *locConf) *core.Setting[*pemFile] { return &l.sslKey })},
 	}
 	module.InitMain = initMain
 	module.Content = content
@@ -207,19 +242,26 @@ func setProxyHeader(c *core.Cmd) error {
 	if !lc.ownHeaders {
 		lc.headers, lc.ownHeaders = nil, true
 	}
-	t, err := c.Template(c.Args[1])
+	v, err := templateValue(c, c.Args[1])
 	if err != nil {
 		return err
 	}
-	h := Header{Name: c.Args[0]}
+	lc.headers = append(lc.headers, Header{Name: c.Args[0], Value: v})
+	return nil
+}
+
+// templateValue compiles an argument with variables into a function of
+// the request; a constant is returned as is, without evaluation.
+func templateValue(c *core.Cmd, arg string) (func(*http.Request) string, error) {
+	t, err := c.Template(arg)
+	if err != nil {
+		return nil, err
+	}
 	if t.Static() {
 		v := t.Literal()
-		h.Value = func(*http.Request) string { return v }
-	} else {
-		h.Value = t.Eval
+		return func(*http.Request) string { return v }, nil
 	}
-	lc.headers = append(lc.headers, h)
-	return nil
+	return t.Eval, nil
 }
 
 // initMain builds each upstream group once; locations share them.
@@ -261,10 +303,17 @@ func content(l *core.Location) (http.Handler, error) {
 		ErrorResponse:  core.Error,
 		Logger:         l.Logger(),
 	}
-	if s := l.Server(); s != nil && lc.pass.Port == "" {
-		if u, ok := core.MainConf[*mainConf](s.Config(), module).upstreams[lc.pass.Host]; ok {
-			opts.Upstream = u.built
+	// proxy_pass is allowed in locations only, which belong to a server.
+	mc := core.MainConf[*mainConf](l.Server().Config(), module)
+	if lc.pass.Scheme == "https" {
+		t, err := lc.tlsOptions(mc)
+		if err != nil {
+			return nil, err
 		}
+		opts.TLS = t
+	}
+	if u, ok := mc.upstreams[lc.pass.Host]; ok && lc.pass.Port == "" {
+		opts.Upstream = u.built
 	}
 	for _, f := range optionHooks {
 		f(l, &opts)
