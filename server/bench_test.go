@@ -73,6 +73,31 @@ func BenchmarkDispatchReturn(b *testing.B) {
 	}
 }
 
+// BenchmarkDispatchBrowserHeaders is BenchmarkDispatchReturn with the
+// header fields a browser sends, which the request rules look through.
+func BenchmarkDispatchBrowserHeaders(b *testing.B) {
+	cfg, err := LoadString("bench.conf", fiftyLocations())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cfg.close()
+	var g *addrGroup
+	for _, x := range cfg.addrs {
+		g = x
+	}
+	r := httptest.NewRequest("GET", "/section17/page.html", nil)
+	r.Host = "www.example.com"
+	for _, k := range []string{"User-Agent", "Accept", "Accept-Encoding", "Accept-Language", "Cookie", "Referer", "Connection", "Cache-Control"} {
+		r.Header[k] = []string{"x"}
+	}
+	w := &discardWriter{h: http.Header{}}
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(w.h)
+		cfg.ServeGroup(w, r, g)
+	}
+}
+
 type discardWriter struct {
 	h    http.Header
 	code int
