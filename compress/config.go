@@ -118,5 +118,15 @@ func PreferredOffer(prefer []Encoding, enabled ...Encoding) Offer {
 	return o
 }
 
+// varies reports whether a 200 response gets Vary: Accept-Encoding here.
+// compressible says its status and headers allow compression: its coding
+// then depends on Accept-Encoding, and that holds as well when it is
+// skipped for its size or type, since the same resource may be compressed
+// at another size. gzipBody says its body is gzip that gunzip decodes for
+// the clients that cannot take it, which depends on Accept-Encoding too.
+func (c *config) varies(compressible, gzipBody bool) bool {
+	return c.vary && (gzipBody || (compressible && c.anyCoding))
+}
+
 // active reports whether a handler has anything to do.
 func (c *config) active() bool { return c.anyCoding || c.gunzip }

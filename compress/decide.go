@@ -10,11 +10,7 @@ import (
 // headers that go with it.
 func (w *responseWriter) decide(empty bool) {
 	h := w.rw.Header()
-	// The Vary rule: once the status and headers allow compression, the
-	// coding depends on Accept-Encoding, and that holds as well when this
-	// response is skipped for its size or type, since the same resource
-	// may be compressed at another size.
-	if w.cfg.vary && (w.cfg.anyCoding || w.gzipBody) {
+	if w.cfg.varies(true, w.gzipBody) {
 		addVary(h)
 	}
 	length := w.declared

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -31,18 +32,54 @@ func TestStatuses(t *testing.T) {
 }
 
 func TestBodylessStatuses(t *testing.T) {
-	for _, status := range []int{http.StatusNoContent, http.StatusNotModified} {
+	for _, tc := range []struct {
+		status int
+		vary   string
+	}{
+		{http.StatusNoContent, ""},
+		// A 304 stands for its 200, which would be compressible: it
+		// carries the 200's Vary (RFC 9110 section 15.4.5).
+		{http.StatusNotModified, "Accept-Encoding"},
+	} {
 		url := serve(t, Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			w.Header().Set("Etag", `"v1"`)
-			w.WriteHeader(status)
+			w.WriteHeader(tc.status)
 		}), allOn(nil)))
 		resp, b := fetch(t, http.MethodGet, url, browser)
-		if resp.StatusCode != status || len(b) != 0 {
+		if resp.StatusCode != tc.status || len(b) != 0 {
 			t.Fatalf("status %d, %d body bytes", resp.StatusCode, len(b))
 		}
-		if ce, vary, etag := resp.Header.Get("Content-Encoding"), resp.Header.Get("Vary"), resp.Header.Get("Etag"); ce != "" || vary != "" || etag != `"v1"` {
-			t.Errorf("%d: Content-Encoding %q, Vary %q, ETag %q; want untouched", status, ce, vary, etag)
+		if ce, vary, etag := resp.Header.Get("Content-Encoding"), resp.Header.Get("Vary"), resp.Header.Get("Etag"); ce != "" || vary != tc.vary || etag != `"v1"` {
+			t.Errorf("%d: Content-Encoding %q, Vary %q, ETag %q; want none, %q, the handler's", tc.status, ce, vary, etag, tc.vary)
+		}
+	}
+}
+
+// TestNotModifiedVary holds a 304's and a 206's Vary to what their 200
+// would carry, judged from their own headers: a 304 without a
+// Content-Type says nothing of its 200 and is left alone.
+func TestNotModifiedVary(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		status  int
+		headers []string
+		vary    bool // gzip_vary
+		want    string
+	}{
+		{"304 typed", 304, []string{"Content-Type: image/png"}, true, "Accept-Encoding"},
+		{"304 typed, gzip_vary off", 304, []string{"Content-Type: text/html"}, false, ""},
+		{"304 bare", 304, nil, true, ""},
+		{"304 of an encoded 200", 304, []string{"Content-Type: text/html", "Content-Encoding: br"}, true, ""},
+		{"304 no-transform", 304, []string{"Content-Type: text/html", "Cache-Control: no-transform"}, true, ""},
+		{"304 keeps the handler's Vary", 304, []string{"Content-Type: text/html", "Vary: Origin"}, true, "Origin|Accept-Encoding"},
+		{"206 typed", 206, []string{"Content-Type: text/html", "Content-Range: bytes 0-0/10"}, true, "Accept-Encoding"},
+		{"412 typed", 412, []string{"Content-Type: text/html"}, true, ""},
+	} {
+		url := serve(t, Handler(respond(tc.status, nil, tc.headers...), allOn(func(o *Options) { o.Vary = tc.vary })))
+		resp, _ := fetch(t, http.MethodGet, url, browser)
+		if got := strings.Join(resp.Header.Values("Vary"), "|"); resp.StatusCode != tc.status || got != tc.want {
+			t.Errorf("%s: %d, Vary %q, want %q", tc.name, resp.StatusCode, got, tc.want)
 		}
 	}
 }

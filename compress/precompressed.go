@@ -37,8 +37,8 @@ func rankKey(list []Encoding) int {
 
 // newPrecompressed returns the chooser for modes (indexed by Encoding), or
 // nil when every mode is off. prefer is compress_prefer, gate the gzip
-// checks and vary gzip_vary.
-func newPrecompressed(modes [numCodings + 1]staticMode, prefer []Encoding, gate GzipOptions, vary bool) *precompressed {
+// checks, vary gzip_vary and gunzip gunzip.
+func newPrecompressed(modes [numCodings + 1]staticMode, prefer []Encoding, gate GzipOptions, vary, gunzip bool) *precompressed {
 	var enabled, always []Encoding
 	dependsOnClient := false
 	for e := Brotli; e <= Gzip; e++ {
@@ -62,8 +62,10 @@ func newPrecompressed(modes [numCodings + 1]staticMode, prefer []Encoding, gate 
 	p := &precompressed{
 		table: NewTable(offer),
 		// The file served depends on Accept-Encoding unless a single
-		// coding is served always; only then does Vary not belong.
-		vary: vary && (dependsOnClient || len(always) > 1),
+		// coding is served always; only then does Vary not belong, unless
+		// that coding is gzip and gunzip decodes it for some clients (the
+		// filter varies such a 200; the variant's 304 must say the same).
+		vary: vary && (dependsOnClient || len(always) > 1 || (gunzip && modes[Gzip] == staticAlways)),
 	}
 	if modes[Gzip] == staticOn {
 		p.gate = &gate
@@ -121,18 +123,22 @@ func (p *precompressed) variants(r *http.Request) ([]static.Variant, bool) {
 	return p.answers[rankKey(chosen)], p.vary
 }
 
-// locationVariants gives the static module a location's precompressed
-// variants, built once per location.
-func locationVariants(l *server.Location) static.VariantFunc {
+// staticOptions gives the static module what a location's directives say
+// about its files, once per location: the precompressed variants it
+// serves, and whether the 200s of the others vary on Accept-Encoding, for
+// the 304s that this filter passes untouched.
+func staticOptions(l *server.Location, so *static.Options) {
+	o := locationOptions(l)
+	if cfg, err := newConfig(o); err == nil && cfg.varies(true, false) {
+		// Whatever their type: see decide.
+		so.VaryEncoding = func(string) bool { return true }
+	}
 	lc := server.LocConf[*locConf](l, module)
 	var modes [numCodings + 1]staticMode
 	for e := Brotli; e <= Gzip; e++ {
 		modes[e] = lc.coding[e].static.V
 	}
-	o := locationOptions(l)
-	p := newPrecompressed(modes, o.Prefer, o.Gzip, o.Vary)
-	if p == nil {
-		return nil
+	if p := newPrecompressed(modes, o.Prefer, o.Gzip, o.Vary, o.Gunzip); p != nil {
+		so.Variants = p.variants
 	}
-	return p.variants
 }

@@ -57,12 +57,12 @@ func TestPrecompressedOrder(t *testing.T) {
 		{"gzip checks pass", modes(staticOn, staticOff, staticOn), nil, "gzip, br", "Mozilla/5.0", ".br .gz"},
 		{"gzip checks ignore always", modes(staticOff, staticOff, staticAlways), nil, "gzip", "curl/8", ".gz"},
 	} {
-		p := newPrecompressed(tc.modes, tc.prefer, gate, true)
+		p := newPrecompressed(tc.modes, tc.prefer, gate, true, false)
 		if got := suffixes(t, p, tc.accept, tc.ua); got != tc.want {
 			t.Errorf("%s: tries %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	if p := newPrecompressed(modes(staticOff, staticOff, staticOff), nil, gate, true); p != nil {
+	if p := newPrecompressed(modes(staticOff, staticOff, staticOff), nil, gate, true, false); p != nil {
 		t.Error("every *_static off: want no chooser")
 	}
 }
@@ -70,18 +70,24 @@ func TestPrecompressedOrder(t *testing.T) {
 func TestPrecompressedVary(t *testing.T) {
 	gate := DefaultOptions().Gzip
 	for _, tc := range []struct {
-		name  string
-		modes [numCodings + 1]staticMode
-		vary  bool
-		want  bool
+		name   string
+		modes  [numCodings + 1]staticMode
+		vary   bool
+		gunzip bool
+		want   bool
 	}{
-		{"on, gzip_vary on", modes(staticOff, staticOff, staticOn), true, true},
-		{"on, gzip_vary off", modes(staticOff, staticOff, staticOn), false, false},
-		{"one always", modes(staticOff, staticOff, staticAlways), true, false},
-		{"two always: the client picks", modes(staticAlways, staticOff, staticAlways), true, true},
-		{"always and on", modes(staticOn, staticOff, staticAlways), true, true},
+		{"on, gzip_vary on", modes(staticOff, staticOff, staticOn), true, false, true},
+		{"on, gzip_vary off", modes(staticOff, staticOff, staticOn), false, false, false},
+		{"one always", modes(staticOff, staticOff, staticAlways), true, false, false},
+		{"two always: the client picks", modes(staticAlways, staticOff, staticAlways), true, false, true},
+		{"always and on", modes(staticOn, staticOff, staticAlways), true, false, true},
+		// gunzip decodes the .gz for clients without gzip: the filter
+		// varies its 200, and the variant says so for its 304.
+		{"gzip always, gunzip on", modes(staticOff, staticOff, staticAlways), true, true, true},
+		{"gzip always, gunzip on, gzip_vary off", modes(staticOff, staticOff, staticAlways), false, true, false},
+		{"br always, gunzip on", modes(staticAlways, staticOff, staticOff), true, true, false},
 	} {
-		p := newPrecompressed(tc.modes, nil, gate, tc.vary)
+		p := newPrecompressed(tc.modes, nil, gate, tc.vary, tc.gunzip)
 		if _, got := p.variants(httptest.NewRequest("GET", "/", nil)); got != tc.want {
 			t.Errorf("%s: vary %v, want %v", tc.name, got, tc.want)
 		}
@@ -89,7 +95,7 @@ func TestPrecompressedVary(t *testing.T) {
 }
 
 func TestPrecompressedNoAllocation(t *testing.T) {
-	p := newPrecompressed(modes(staticOn, staticOn, staticOn), nil, DefaultOptions().Gzip, true)
+	p := newPrecompressed(modes(staticOn, staticOn, staticOn), nil, DefaultOptions().Gzip, true, false)
 	r := httptest.NewRequest("GET", "/x.js", nil)
 	r.Header.Set("Accept-Encoding", "gzip, deflate, br, zstd")
 	if n := testing.AllocsPerRun(100, func() { p.variants(r) }); n != 0 {

@@ -161,7 +161,7 @@ func init() {
 		},
 	}}
 	server.Register(module)
-	static.RegisterVariants(locationVariants)
+	static.RegisterOptions(staticOptions)
 	for e := Brotli; e <= Gzip; e++ {
 		vars.RegisterState(e.ratioVariable())
 	}

@@ -153,16 +153,32 @@ func (w *responseWriter) start() {
 	}
 	switch {
 	case len(h["Content-Encoding"]) > 0 && h["Content-Encoding"][0] != "",
-		!compressibleStatus(w.status),
 		header.HasToken(h["Cache-Control"], "no-transform"):
 		// With gunzip on, a gzip body depends on Accept-Encoding whatever
 		// becomes of it, so NGINX varies it; other bodies here never
 		// depend on it.
-		w.passThrough(w.cfg.vary && w.gzipBody)
+		w.passThrough(w.cfg.varies(false, w.gzipBody))
+	case !compressibleStatus(w.status):
+		w.passThrough(w.cfg.varies(standsFor200(w.status, h), w.gzipBody))
 	default:
 		_, typed := h["Content-Type"]
 		w.needSniff = !typed && bodyAllowed(w.status)
 	}
+}
+
+// standsFor200 reports a 304 or a 206 whose headers tell what its 200
+// would be. Either answers for the 200 of the same request and carries
+// the Vary that 200 would carry (RFC 9110 sections 15.4.5 and 15.3.7),
+// which this filter adds when that 200 would be compressible. A 304
+// without a Content-Type, an origin's usually, says nothing of its 200,
+// which may be one this filter would not touch: it is left as it came (a
+// FileServer adds the Vary of its own 304s: static.Options.VaryEncoding).
+func standsFor200(status int, h http.Header) bool {
+	if status != http.StatusNotModified && status != http.StatusPartialContent {
+		return false
+	}
+	// A nil entry is only there to keep net/http from sniffing.
+	return len(h["Content-Type"]) > 0 && h["Content-Type"][0] != ""
 }
 
 // isGzipBody reports Content-Encoding: gzip and nothing else.

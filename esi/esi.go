@@ -99,12 +99,11 @@ func Depth(ctx context.Context) int {
 }
 
 type handler struct {
-	next    http.Handler
-	opts    Options
-	types   []string
-	anyType bool
-	log     *slog.Logger
-	bufs    chunkPool
+	next      http.Handler
+	opts      Options
+	processes func(contentType string) bool // esi_types
+	log       *slog.Logger
+	bufs      chunkPool
 }
 
 // Handler returns middleware that processes the ESI markup of next's
@@ -125,32 +124,36 @@ func Handler(next http.Handler, opts Options) http.Handler {
 	if opts.FragmentTimeout == 0 {
 		opts.FragmentTimeout = DefaultFragmentTimeout
 	}
-	h := &handler{next: next, opts: opts, log: opts.Logger, types: []string{"text/html"}}
+	h := &handler{next: next, opts: opts, log: opts.Logger, processes: ProcessedTypes(opts.Types)}
 	if h.log == nil {
 		h.log = slog.Default()
-	}
-	for _, t := range opts.Types {
-		t = strings.ToLower(strings.TrimSpace(t))
-		if t == "*" {
-			h.anyType = true
-		}
-		h.types = append(h.types, t)
 	}
 	h.bufs.size = opts.BufferSize
 	return h
 }
 
-// processes reports whether a response of this Content-Type is processed.
-func (h *handler) processes(contentType string) bool {
-	if h.anyType {
-		return true
-	}
-	mt, _, _ := strings.Cut(contentType, ";")
-	mt = strings.TrimSpace(mt)
-	for _, t := range h.types {
-		if strings.EqualFold(mt, t) {
-			return true
+// ProcessedTypes returns the test that a Handler whose Options.Types are
+// types applies to a response's Content-Type: text/html, one of types
+// (compared without parameters, case-insensitively), or anything at all
+// when types holds "*". A file server behind the Handler takes it as
+// static.Options.Transformed, so that it serves such files whole.
+func ProcessedTypes(types []string) func(contentType string) bool {
+	list := []string{"text/html"}
+	for _, t := range types {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if t == "*" {
+			return func(string) bool { return true }
 		}
+		list = append(list, t)
 	}
-	return false
+	return func(contentType string) bool {
+		mt, _, _ := strings.Cut(contentType, ";")
+		mt = strings.TrimSpace(mt)
+		for _, t := range list {
+			if strings.EqualFold(mt, t) {
+				return true
+			}
+		}
+		return false
+	}
 }

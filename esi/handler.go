@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -13,6 +14,11 @@ import (
 var errAborted = errors.New("esi: handler aborted")
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && (len(r.Header["Range"]) > 0 || len(r.Header["If-Range"]) > 0) {
+		// Ranges are defined for GET only (RFC 9110 section 14.2); a HEAD
+		// answered 206 would describe a slice of the unprocessed document.
+		r = without(r, rangeHeaders)
+	}
 	rw := &responseWriter{h: h, w: w, r: r}
 	if fi, _ := r.Context().Value(fragmentKey{}).(*fragmentInfo); fi != nil {
 		// This request is a fragment of a page, served in process: ESI in
@@ -20,13 +26,55 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fi.claimed.Store(true)
 		rw.depth, rw.includes = fi.depth, fi.includes
 	}
+	rw.ranged = r.Method == http.MethodGet && len(r.Header["Range"]) > 0
+	rw.conditional = (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
+		(len(r.Header["If-None-Match"]) > 0 || len(r.Header["If-Modified-Since"]) > 0)
+	if rw.ranged || rw.conditional {
+		// next may answer for the stored document rather than with it; the
+		// header as it stands now is what a second pass starts from.
+		rw.saved = w.Header().Clone()
+	}
+	rw.serve()
+	if rw.mode != modeReplay {
+		return
+	}
+	// next answered with a slice of the unprocessed document, or with a
+	// 304 against its validators, which the processed page does not have.
+	// That answer was never sent: the request is served again without the
+	// headers that asked for it (GET and HEAD are safe to repeat), and the
+	// page it gets is processed whole.
+	hdr := w.Header()
+	clear(hdr)
+	maps.Copy(hdr, rw.saved)
+	rw = &responseWriter{h: h, w: w, r: without(r, replayHeaders), depth: rw.depth, includes: rw.includes}
+	rw.serve()
+}
+
+// rangeHeaders ask for part of a representation; replayHeaders also the
+// conditionals that can make a response a 304.
+var (
+	rangeHeaders  = []string{"Range", "If-Range"}
+	replayHeaders = []string{"Range", "If-Range", "If-None-Match", "If-Modified-Since"}
+)
+
+// without returns a copy of r without the named headers.
+func without(r *http.Request, names []string) *http.Request {
+	r = r.Clone(r.Context())
+	for _, k := range names {
+		delete(r.Header, k)
+	}
+	return r
+}
+
+// serve runs next and ends the body.
+func (rw *responseWriter) serve() {
 	finished := false
 	defer func() {
 		if !finished {
 			rw.abort()
 		}
 	}()
-	h.next.ServeHTTP(rw, r)
+	rw.h.next.ServeHTTP(rw, rw.r)
 	rw.finish()
 	finished = true
 }
@@ -38,22 +86,28 @@ const (
 	modeDiscard                  // HEAD of a processed type: headers only
 	modeProcess                  // plaintext page: parsed as it is written
 	modeInflate                  // gzipped page: inflated, then parsed
+	modeReplay                   // not the page itself: dropped, and served again
 )
 
 // responseWriter is what next writes the page to. The decision to process
 // is taken when the body starts (first Write, ReadFrom or Flush, or the end
 // of the handler), when status, headers and the first bytes are known.
 type responseWriter struct {
-	h         *handler
-	w         http.ResponseWriter
-	r         *http.Request
-	depth     int
-	includes  *atomic.Int32
-	status    int
-	committed bool
-	mode      writeMode
-	page      *page
-	inflater  *inflater
+	h        *handler
+	w        http.ResponseWriter
+	r        *http.Request
+	depth    int
+	includes *atomic.Int32
+	// ranged and conditional say the request may get a partial or a 304
+	// answer; saved is the header before next ran, kept for a replay.
+	ranged      bool
+	conditional bool
+	saved       http.Header
+	status      int
+	committed   bool
+	mode        writeMode
+	page        *page
+	inflater    *inflater
 }
 
 func (rw *responseWriter) Header() http.Header { return rw.w.Header() }
@@ -81,7 +135,7 @@ func (rw *responseWriter) Write(b []byte) (int, error) {
 		return rw.page.write(b)
 	case modeInflate:
 		return rw.inflaterFor().write(b)
-	case modeDiscard:
+	case modeDiscard, modeReplay:
 		return len(b), nil
 	}
 	return rw.w.Write(b)
@@ -107,7 +161,7 @@ func (rw *responseWriter) ReadFrom(src io.Reader) (int64, error) {
 			return cr.n, err
 		}
 		return io.Copy(writerOnly{rw}, src)
-	case modeDiscard:
+	case modeDiscard, modeReplay:
 		return io.Copy(io.Discard, src)
 	}
 	return io.Copy(rw.w, src)
@@ -117,11 +171,12 @@ func (rw *responseWriter) Flush() {
 	if !rw.committed {
 		rw.commit(nil)
 	}
-	if rw.page != nil {
+	switch {
+	case rw.page != nil:
 		rw.page.out.requestFlush()
-		return
+	case rw.mode != modeReplay: // a flush would send the header of a dropped answer
+		_ = http.NewResponseController(rw.w).Flush()
 	}
-	_ = http.NewResponseController(rw.w).Flush()
 }
 
 // commit decides how the body is handled and sends the header.
@@ -136,6 +191,9 @@ func (rw *responseWriter) commit(first []byte) {
 		hdr.Set("Content-Type", http.DetectContentType(first))
 	}
 	rw.mode = rw.decide(status, hdr)
+	if rw.mode == modeReplay {
+		return
+	}
 	if rw.mode != modePass {
 		// A processed page is another representation than the one these
 		// headers describe: no length, no ranges, no validators.
@@ -160,10 +218,12 @@ func (rw *responseWriter) commit(first []byte) {
 
 func (rw *responseWriter) decide(status int, hdr http.Header) writeMode {
 	switch {
+	case rw.mustReplay(status, hdr):
+		return modeReplay
 	case status == http.StatusNoContent || status == http.StatusNotModified || status < 200:
 		return modePass // no body
 	case status == http.StatusPartialContent:
-		return modePass // a range of the stored document, not a page to assemble
+		return modePass // a range of a document of a type not processed here
 	case !rw.h.processes(hdr.Get("Content-Type")):
 		return modePass
 	}
@@ -181,6 +241,36 @@ func (rw *responseWriter) decide(status int, hdr http.Header) writeMode {
 		return modeDiscard // the header of the processed page, and no fragment requests
 	}
 	return mode
+}
+
+// mustReplay reports whether a response stands for the unprocessed document
+// of a processed type instead of carrying it whole: a slice of it (a 206,
+// or an error page whose status replaced a 206's and kept its
+// Content-Range) or a 304 against its validators. Ranges do not apply to a
+// processed page, as NGINX's SSI filter turns them off for the responses
+// it processes, and the page has no validators. The parts of a
+// multipart/byteranges answer carry their type in the body, so such an
+// answer counts as one of a processed type.
+func (rw *responseWriter) mustReplay(status int, hdr http.Header) bool {
+	ctype := hdr.Get("Content-Type")
+	switch {
+	case status == http.StatusNotModified:
+		return rw.conditional && rw.h.processes(ctype)
+	case rw.ranged && (status == http.StatusPartialContent || isSlice(hdr.Get("Content-Range"))):
+		return rw.h.processes(ctype) || isMultipartByteranges(ctype)
+	}
+	return false
+}
+
+// isSlice reports a Content-Range that names the bytes sent, not the
+// "bytes */length" of a 416, whose body is an error page of its own.
+func isSlice(contentRange string) bool {
+	return contentRange != "" && !strings.HasPrefix(contentRange, "bytes */")
+}
+
+func isMultipartByteranges(contentType string) bool {
+	mt, _, _ := strings.Cut(contentType, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "multipart/byteranges")
 }
 
 func isGzip(enc string) bool {

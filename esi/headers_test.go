@@ -1,14 +1,12 @@
 package esi
 
 import (
-	"bytes"
 	"io"
 	"net/http"
 	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 func TestProcessedResponseHeaders(t *testing.T) {
@@ -149,28 +147,5 @@ func TestHeadIssuesNoFetch(t *testing.T) {
 	}
 	if _, body := get(t, srv.URL+"/"); body != "A" || fetches.Load() != 1 {
 		t.Fatalf("GET: %q, %d fetches", body, fetches.Load())
-	}
-}
-
-func TestRangeAndConditionalPassThrough(t *testing.T) {
-	doc := `0123<esi:include src="/f/a"/>`
-	mod := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
-	srv := pageServer(t, Options{Fetch: FetchHandler(fragments())}, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		w.Header().Set("ETag", `"v"`)
-		http.ServeContent(w, r, "", mod, bytes.NewReader([]byte(doc)))
-	})
-	// A range of the stored document is not a page to assemble.
-	resp, body := get(t, srv.URL+"/", "Range", "bytes=0-3")
-	if resp.StatusCode != http.StatusPartialContent || body != "0123" {
-		t.Fatalf("range: %d %q", resp.StatusCode, body)
-	}
-	resp, body = get(t, srv.URL+"/", "If-None-Match", `"v"`)
-	if resp.StatusCode != http.StatusNotModified || body != "" {
-		t.Fatalf("conditional: %d %q", resp.StatusCode, body)
-	}
-	resp, body = get(t, srv.URL+"/")
-	if resp.StatusCode != 200 || body != "0123A" || resp.Header.Get("ETag") != "" {
-		t.Fatalf("plain: %d %q %v", resp.StatusCode, body, resp.Header)
 	}
 }

@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/server"
+	"github.com/mosaic-edge/mosaic/static"
 )
 
 // This file makes the package a module of the mosaic server: it declares
 // the directives, merges them http -> server -> location, and puts a
 // Handler, built once when the configuration loads, in the chain of each
-// location with "esi on". Fragments are the server's subrequests.
+// location with "esi on", whose file handler it tells which types it
+// processes. Fragments are the server's subrequests.
 
 // locConf holds the module's directives at one level.
 type locConf struct {
@@ -88,6 +90,13 @@ func init() {
 		},
 	}}
 	server.Register(module)
+	static.RegisterOptions(func(l *server.Location, o *static.Options) {
+		// Files of a processed type are served whole, without their
+		// validators: ranges and 304s would answer for the markup.
+		if lc := server.LocConf[*locConf](l, module); lc.enable.V {
+			o.Transformed = ProcessedTypes(lc.types.V)
+		}
+	})
 }
 
 // options turns a location's merged directives into Options.

@@ -32,6 +32,8 @@ type FileServer struct {
 	log         *slog.Logger
 	errorPage   func(http.ResponseWriter, *http.Request, int)
 	variants    VariantFunc
+	transformed func(contentType string) bool
+	varyEnc     func(contentType string) bool
 	cache       *OpenFileCache
 	policy      cachePolicy
 
@@ -85,6 +87,8 @@ func Handler(opts Options) (*FileServer, error) {
 		log:         opts.Logger,
 		errorPage:   opts.Error,
 		variants:    opts.Variants,
+		transformed: opts.Transformed,
+		varyEnc:     opts.VaryEncoding,
 		cache:       opts.OpenFileCache,
 		policy: cachePolicy{
 			valid:   opts.OpenFileCacheValid,
@@ -239,7 +243,7 @@ func (h *FileServer) serveOpened(w http.ResponseWriter, r *http.Request, f *file
 		h.methodNotAllowed(w, r)
 		return
 	}
-	h.serveFile(w, r, f, rel)
+	h.serveFile(w, r, f, rel, "")
 }
 
 // serveIndex answers a request for a directory (uri ends in "/") with its

@@ -60,6 +60,25 @@ type Options struct {
 	// serve in place of a file (gzip_static, brotli_static, zstd_static).
 	Variants VariantFunc
 
+	// Transformed reports whether a filter around the FileServer rebuilds
+	// the body of a file of this Content-Type, as an ESI processor does:
+	// the file's validators and byte offsets then describe none of what
+	// the client gets. Such a file is served whole, Range ignored, and
+	// conditional requests are evaluated as for a response without ETag
+	// and Last-Modified (If-None-Match matches only "*", If-Match nothing
+	// but "*", the dates never), so that no 206, 416 or 304 answers for
+	// bytes the client would not receive. nil: no type is.
+	Transformed func(contentType string) bool
+
+	// VaryEncoding reports whether the 200 response for a file of this
+	// Content-Type, sent without a Content-Encoding, carries Vary:
+	// Accept-Encoding from a filter around the FileServer that compresses
+	// on the fly (gzip_vary). A 304 carries the Vary its 200 would (RFC
+	// 9110 section 15.4.5), but such a filter has no Content-Type to judge
+	// a 304 by, so the FileServer adds it. A variant's Vary is the
+	// VariantFunc's. nil: never.
+	VaryEncoding func(contentType string) bool
+
 	// OpenFileCache, when set, keeps descriptors and stat results of the
 	// files served (open_file_cache). Several FileServers may share one.
 	OpenFileCache *OpenFileCache

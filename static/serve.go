@@ -11,8 +11,17 @@ import (
 )
 
 // serveFile answers GET or HEAD with the regular file f, found at rel.
-func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, rel string) {
+// encoding is the Content-Encoding of a precompressed variant, "" for the
+// file itself.
+func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, rel, encoding string) {
 	size, mtime := f.info.size, f.info.mtime
+	ctype := h.contentType(rel)
+	if ctype == "" {
+		ctype = h.defaultType
+	}
+	// A body that a filter rebuilds has none of the file's validators and
+	// none of its byte offsets: only the whole file can become it.
+	whole := h.transformed != nil && h.transformed(ctype)
 	// The validators are formatted once into a stack buffer, compared as
 	// bytes, and turned into header strings with a single allocation.
 	var buf [128]byte
@@ -24,18 +33,25 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 	b = header.AppendDate(b, time.Unix(mtime, 0))
 	validatorsLen := len(b)
 
-	switch status := h.preconditions(r, b[:etagLen], mtime); status {
+	switch status := h.preconditions(r, b[:etagLen], mtime, whole); status {
 	case http.StatusNotModified:
-		// Like NGINX, a 304 carries the validators and no representation
-		// headers.
-		s := string(b)
+		// Like NGINX, a 304 carries the validators (a rebuilt body has
+		// none) and no representation headers. It also carries the Vary
+		// its 200 would, which a compressing filter cannot add: it has no
+		// Content-Type to judge by.
 		hdr := w.Header()
-		vals := make([]string, 2)
-		vals[0] = s[etagLen:]
-		hdr["Last-Modified"] = vals[0:1:1]
-		if etagLen > 0 {
-			vals[1] = s[:etagLen]
-			hdr["Etag"] = vals[1:2:2]
+		if !whole {
+			s := string(b)
+			vals := make([]string, 2)
+			vals[0] = s[etagLen:]
+			hdr["Last-Modified"] = vals[0:1:1]
+			if etagLen > 0 {
+				vals[1] = s[:etagLen]
+				hdr["Etag"] = vals[1:2:2]
+			}
+		}
+		if encoding == "" && h.varyEnc != nil && h.varyEnc(ctype) {
+			addVaryEncoding(hdr)
 		}
 		w.WriteHeader(status)
 		return
@@ -44,18 +60,17 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 		return
 	}
 
-	ctype := h.contentType(rel)
-	if ctype == "" {
-		ctype = h.defaultType
-	}
-
 	var one [1]byteRange
-	ranges, verdict := h.ranges(r, b[:etagLen], mtime, size, one[:0])
+	ranges, verdict := h.ranges(r, b[:etagLen], mtime, size, whole, one[:0])
 	if verdict == rangeNotSatisfiable {
 		b = append(b[:0], "bytes */"...)
 		w.Header()["Content-Range"] = []string{string(strconv.AppendInt(b, size, 10))}
 		h.fail(w, r, http.StatusRequestedRangeNotSatisfiable)
 		return
+	}
+	if encoding != "" {
+		// Set only now: a 304 or an error page is not the variant's body.
+		w.Header()["Content-Encoding"] = []string{encoding}
 	}
 	if len(ranges) > 1 {
 		h.serveMultipart(w, r, f, rel, b[:validatorsLen], etagLen, ctype, size, ranges)
@@ -106,10 +121,10 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 }
 
 // ranges decides what the request's Range header asks for, honouring
-// If-Range and MaxRanges.
-func (h *FileServer) ranges(r *http.Request, etag []byte, mtime, size int64, out []byteRange) ([]byteRange, rangeVerdict) {
+// If-Range and MaxRanges; with whole set it asks for nothing.
+func (h *FileServer) ranges(r *http.Request, etag []byte, mtime, size int64, whole bool, out []byteRange) ([]byteRange, rangeVerdict) {
 	v := r.Header["Range"]
-	if len(v) == 0 || h.maxRanges < 0 {
+	if len(v) == 0 || h.maxRanges < 0 || whole {
 		return nil, rangeWhole
 	}
 	spec, ok := rangeSpec(v[0])

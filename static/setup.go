@@ -198,14 +198,17 @@ func setIMS(c *server.Cmd) error {
 	return nil
 }
 
-// variantSource, set by the compression module, names the precompressed
-// variants a location serves (gzip_static and its kin).
-var variantSource func(l *server.Location) VariantFunc
+// optionSources fill in the Options that other modules own.
+var optionSources []func(l *server.Location, o *Options)
 
-// RegisterVariants installs the function that gives each location its
-// precompressed variants (nil when it serves none). The compression
-// module calls it from its init.
-func RegisterVariants(f func(l *server.Location) VariantFunc) { variantSource = f }
+// RegisterOptions installs a function that sets, for each location, the
+// Options fields that depend on another module's directives: the
+// compression module's Variants (gzip_static and its kin) and
+// VaryEncoding (gzip_vary), the ESI module's Transformed (esi, esi_types).
+// Modules call it from their init.
+func RegisterOptions(f func(l *server.Location, o *Options)) {
+	optionSources = append(optionSources, f)
+}
 
 // content builds the file-serving content of a location.
 func content(l *server.Location) (http.Handler, error) {
@@ -232,8 +235,8 @@ func content(l *server.Location) (http.Handler, error) {
 		opts.OpenFileCache = checkedCache(l.Server().Config())
 		opts.OpenFileCacheValid, opts.OpenFileCacheMinUses, opts.OpenFileCacheErrors = -1, 1, false
 	}
-	if variantSource != nil {
-		opts.Variants = variantSource(l)
+	for _, set := range optionSources {
+		set(l, &opts)
 	}
 	h := &locHandler{loc: l, opts: opts}
 	if srv := l.Server(); srv != nil {

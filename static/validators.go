@@ -19,15 +19,20 @@ func appendETag(b []byte, mtime, size int64) []byte {
 
 // preconditions evaluates the conditional request headers in RFC 9110's
 // order (section 13.2.2) for a file with entity tag etag (empty when ETags
-// are off) and modification time mtime. It returns 412, 304, or 0 to serve
-// the file.
-func (h *FileServer) preconditions(r *http.Request, etag []byte, mtime int64) int {
+// are off) and modification time mtime. With noValidators the response
+// has neither (a filter rebuilds its body): no entity tag matches, "*"
+// aside, and the date conditions do not apply (sections 13.1.3 and
+// 13.1.4). It returns 412, 304, or 0 to serve the file.
+func (h *FileServer) preconditions(r *http.Request, etag []byte, mtime int64, noValidators bool) int {
+	if noValidators {
+		etag = nil
+	}
 	hdr := r.Header
 	if match, present := etagsMatch(hdr["If-Match"], etag, false); present {
 		if !match {
 			return http.StatusPreconditionFailed
 		}
-	} else if v := hdr["If-Unmodified-Since"]; len(v) > 0 {
+	} else if v := hdr["If-Unmodified-Since"]; len(v) > 0 && !noValidators {
 		// An invalid date makes the header void, not the condition false.
 		if t, err := http.ParseTime(v[0]); err == nil && mtime > t.Unix() {
 			return http.StatusPreconditionFailed
@@ -39,7 +44,7 @@ func (h *FileServer) preconditions(r *http.Request, etag []byte, mtime int64) in
 		}
 		return 0
 	}
-	if v := hdr["If-Modified-Since"]; len(v) > 0 && h.ims != ModifiedSinceOff {
+	if v := hdr["If-Modified-Since"]; len(v) > 0 && h.ims != ModifiedSinceOff && !noValidators {
 		t, err := http.ParseTime(v[0])
 		if err != nil {
 			return 0

@@ -20,6 +20,13 @@ type Variant struct {
 // Accept-Encoding (gzip_vary).
 type VariantFunc func(r *http.Request) (try []Variant, vary bool)
 
+// addVaryEncoding adds Vary: Accept-Encoding unless it is there.
+func addVaryEncoding(hdr http.Header) {
+	if !header.HasToken(hdr["Vary"], "Accept-Encoding") {
+		hdr["Vary"] = append(hdr["Vary"], "Accept-Encoding")
+	}
+}
+
 // serveVariant serves the first variant of rel that exists as a regular
 // file and reports whether it did. The variant's own size, ETag and
 // Last-Modified describe the response, as NGINX's gzip_static does; the
@@ -39,12 +46,10 @@ func (h *FileServer) serveVariant(w http.ResponseWriter, r *http.Request, rel st
 			f.close()
 			continue
 		}
-		hdr := w.Header()
-		hdr["Content-Encoding"] = []string{v.Encoding}
-		if vary && !header.HasToken(hdr["Vary"], "Accept-Encoding") {
-			hdr["Vary"] = append(hdr["Vary"], "Accept-Encoding")
+		if vary {
+			addVaryEncoding(w.Header())
 		}
-		h.serveFile(w, r, &f, rel)
+		h.serveFile(w, r, &f, rel, v.Encoding)
 		f.close()
 		return true
 	}

@@ -1,0 +1,110 @@
+package static
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// isHTML stands for a filter's test of a Content-Type.
+func isHTML(contentType string) bool { return strings.HasPrefix(contentType, "text/html") }
+
+// TestTransformed: a file whose body a filter rebuilds is served whole and
+// evaluated as a response without validators; other files are not
+// affected.
+func TestTransformed(t *testing.T) {
+	fx := serve(t, func(o *Options) { o.Transformed = isHTML })
+	const page = "/dir/page.html" // "<p>page</p>"
+	etag := `"5f5e1000-b"`
+	for _, tc := range []struct {
+		name   string
+		header []string
+		status int
+	}{
+		{"range", []string{"Range", "bytes=0-3"}, 200},
+		{"several ranges", []string{"Range", "bytes=0-1,3-4"}, 200},
+		{"unsatisfiable range", []string{"Range", "bytes=100-"}, 200},
+		{"If-Range and range", []string{"Range", "bytes=0-3", "If-Range", etag}, 200},
+		{"INM of the file's tag", []string{"If-None-Match", etag}, 200},
+		{"INM star", []string{"If-None-Match", "*"}, 304},
+		{"IMS", []string{"If-Modified-Since", fixedLastModified}, 200},
+		{"IM of the file's tag", []string{"If-Match", etag}, 412},
+		{"IM star", []string{"If-Match", "*"}, 200},
+		{"IUMS earlier", []string{"If-Unmodified-Since", before}, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := fx.do("GET", page, tc.header...)
+			expect(t, resp, tc.status, "Content-Range", "-")
+			if tc.status == 200 && body != "<p>page</p>" {
+				t.Errorf("body %q", body)
+			}
+			if tc.status == 304 {
+				expect(t, resp, 304, "ETag", "-", "Last-Modified", "-")
+			}
+		})
+	}
+	// Another type keeps its ranges and validators.
+	resp, body := fx.do("GET", "/a.txt", "Range", "bytes=0-3")
+	expect(t, resp, 206, "Content-Range", "bytes 0-3/26")
+	if body != "abcd" {
+		t.Errorf("a.txt range: %q", body)
+	}
+	resp, _ = fx.do("GET", "/a.txt", "If-None-Match", etagA)
+	expect(t, resp, 304, "ETag", etagA, "Last-Modified", fixedLastModified)
+}
+
+// TestNotModifiedVary: a 304 carries the Vary its 200 gets from a
+// compressing filter (VaryEncoding), or the variant's own; never a
+// representation header.
+func TestNotModifiedVary(t *testing.T) {
+	fx := serve(t, func(o *Options) {
+		o.VaryEncoding = isHTML
+		o.Variants = func(r *http.Request) ([]Variant, bool) {
+			if r.Header.Get("Accept-Encoding") != "gzip" {
+				return nil, false
+			}
+			return []Variant{{Suffix: ".gz", Encoding: "gzip"}}, r.URL.Query().Get("vary") != ""
+		}
+	})
+	gz := filepath.Join(fx.root, "dir/page.html.gz")
+	if err := os.WriteFile(gz, []byte("not really gzip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(gz, fixedMtime, fixedMtime); err != nil {
+		t.Fatal(err)
+	}
+	gzTag := `"5f5e1000-f"`
+	for _, tc := range []struct {
+		name   string
+		path   string
+		header []string
+		status int
+		want   []string
+	}{
+		{"304, VaryEncoding yes", "/dir/page.html", []string{"If-Modified-Since", fixedLastModified}, 304,
+			[]string{"Vary", "Accept-Encoding", "Content-Type", "-", "Content-Length", "-", "Content-Encoding", "-"}},
+		{"304 by ETag", "/dir/page.html", []string{"If-None-Match", `"5f5e1000-b"`}, 304, []string{"Vary", "Accept-Encoding"}},
+		{"304, VaryEncoding no", "/a.txt", []string{"If-None-Match", etagA}, 304, []string{"Vary", "-"}},
+		{"200: the filter's to add", "/dir/page.html", nil, 200, []string{"Vary", "-"}},
+		{"412", "/dir/page.html", []string{"If-Match", `"x"`}, 412, []string{"Vary", "-"}},
+		{"variant 304 that varies", "/dir/page.html?vary=1", []string{"Accept-Encoding", "gzip", "If-None-Match", gzTag}, 304,
+			[]string{"Vary", "Accept-Encoding", "Content-Encoding", "-", "ETag", gzTag}},
+		{"variant 304 that does not", "/dir/page.html", []string{"Accept-Encoding", "gzip", "If-None-Match", gzTag}, 304,
+			[]string{"Vary", "-", "Content-Encoding", "-"}},
+		{"variant 200", "/dir/page.html", []string{"Accept-Encoding", "gzip"}, 200, []string{"Content-Encoding", "gzip"}},
+		{"variant 412", "/dir/page.html", []string{"Accept-Encoding", "gzip", "If-Match", `"x"`}, 412, []string{"Content-Encoding", "-"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// An explicit Accept-Encoding keeps the client from asking
+			// for gzip, and from decoding, on its own.
+			header := tc.header
+			if len(header) < 2 || header[0] != "Accept-Encoding" {
+				header = append([]string{"Accept-Encoding", "identity"}, header...)
+			}
+			resp, _ := fx.do("GET", tc.path, header...)
+			expect(t, resp, tc.status, tc.want...)
+		})
+	}
+}
