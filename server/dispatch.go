@@ -337,6 +337,7 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 	}
 	r2.Body = http.NoBody
 	r2.ContentLength = 0
+	r2.Header = withoutPreconditions(r.Header)
 	var sw http.ResponseWriter = w
 	if !ep.useTarget {
 		status := code
@@ -346,6 +347,25 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 		sw = &statusWriter{ResponseWriter: w, status: status}
 	}
 	InternalRedirect(sw, r2, uri)
+}
+
+// preconditions are the request fields that make a response partial or
+// a 304. An error page answers with its own status, so they never apply
+// to it (NGINX ranges and validates only 200 responses).
+var preconditions = []string{"Range", "If-Range", "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since"}
+
+// withoutPreconditions returns h, or a copy of it without preconditions.
+func withoutPreconditions(h http.Header) http.Header {
+	for _, k := range preconditions {
+		if _, ok := h[k]; ok {
+			h = h.Clone()
+			for _, k := range preconditions {
+				delete(h, k)
+			}
+			return h
+		}
+	}
+	return h
 }
 
 // errorPageWriter swallows a response whose status has an error_page, so

@@ -69,9 +69,22 @@ func (rw *recorder) release() {
 func (rw *recorder) Header() http.Header { return rw.w.Header() }
 
 func (rw *recorder) WriteHeader(code int) {
+	if code == http.StatusNotModified {
+		// A 304 describes no representation of its own (RFC 9110, section
+		// 15.4.5): filters may have read these to decide its Vary, but the
+		// client's stored response keeps its own.
+		h := rw.w.Header()
+		for _, k := range notModifiedDrops {
+			delete(h, k)
+		}
+	}
 	rw.st.WroteHeader(code)
 	rw.w.WriteHeader(code)
 }
+
+// notModifiedDrops are the fields of a representation that a 304 does not
+// carry, as NGINX and net/http send it.
+var notModifiedDrops = []string{"Content-Type", "Content-Length", "Content-Encoding", "Content-Range", "Accept-Ranges"}
 
 func (rw *recorder) Write(b []byte) (int, error) {
 	rw.st.BodyStarts()

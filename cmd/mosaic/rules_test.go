@@ -411,3 +411,26 @@ func TestRequestRulesMatchNGINX(t *testing.T) {
 		checkRule(t, c, sendRaw(t, dial, origin, c.req), status, up, absent)
 	}
 }
+
+// An error page answers with its own status: the Range or the validators
+// of the request that failed never make it partial or a 304.
+func TestErrorPagesIgnorePreconditions(t *testing.T) {
+	dir := t.TempDir()
+	page := "<html>this page is gone</html>"
+	writeFile(t, filepath.Join(dir, "site/404.html"), page)
+	port := freePort(t)
+	startMosaic(t, dir, `http { server { listen 127.0.0.1:{port}; root site; error_page 404 /404.html; } }`, port)
+	url := fmt.Sprintf("http://127.0.0.1:%d/missing", port)
+	for _, h := range []map[string]string{
+		{"Range": "bytes=0-3"},
+		{"Range": "bytes=0-3", "If-Range": "Thu, 01 Jan 2099 00:00:00 GMT"},
+		{"If-None-Match": "*"},
+		{"If-Modified-Since": "Thu, 01 Jan 2099 00:00:00 GMT"},
+		{"If-Match": `"nothing"`},
+	} {
+		resp, body := do(t, "GET", url, h)
+		if resp.StatusCode != http.StatusNotFound || body != page || resp.Header.Get("Content-Range") != "" {
+			t.Errorf("%v: %d %q, Content-Range %q; want the whole 404 page", h, resp.StatusCode, body, resp.Header.Get("Content-Range"))
+		}
+	}
+}
