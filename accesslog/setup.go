@@ -44,8 +44,7 @@ func init() {
 		{Name: "log_format", Context: server.CtxHTTP, MinArgs: 2, MaxArgs: server.Unlimited, Set: setLogFormat},
 		{Name: "access_log", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: setAccessLog},
 	}
-	module.Filters = []server.Filter{{
-		Order: server.OrderAccessLog,
+	module.Filter = &server.Filter{
 		Wrap: func(l *server.Location, next http.Handler) (http.Handler, error) {
 			lc := server.LocConf[*locConf](l, module)
 			if lc.off {
@@ -53,7 +52,7 @@ func init() {
 			}
 			return Handler(next, lc.targets), nil
 		},
-	}}
+	}
 	server.Register(module)
 }
 

@@ -18,12 +18,6 @@ import (
 // proxy_cache_status, opens the zones' stores once per configuration, and
 // wraps the content of each caching location that proxies in a Cache.
 
-// OrderCache places the cache in the location chain: inside ESI (400), so
-// that a page is cached with its markup and processed on every delivery,
-// and in subrequests, so that each ESI fragment is cached by the settings
-// of its own location.
-const OrderCache = 500
-
 // mainConf holds the zones of a configuration.
 type mainConf struct {
 	zones map[string]*zoneConf
@@ -104,8 +98,6 @@ var module = &server.Module{
 		child.ignore.Merge(parent.ignore)
 		return nil
 	},
-	// The purge and status endpoints answer before a proxy_pass would.
-	ContentPriority: 110,
 }
 
 func init() {
@@ -159,7 +151,10 @@ func init() {
 	}
 	module.InitMain = initMain
 	module.Content = content
-	module.Filters = []server.Filter{{Order: OrderCache, InSubrequest: true, Wrap: wrap}}
+	// Inside ESI (server/order.go), so that a page is cached with its
+	// markup and processed on every delivery, and in subrequests, so that
+	// each ESI fragment is cached by the settings of its own location.
+	module.Filter = &server.Filter{InSubrequest: true, Wrap: wrap}
 	vars.RegisterState("upstream_cache_status")
 	proxy.Configure(configureProxy)
 	server.Register(module)

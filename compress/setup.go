@@ -144,8 +144,7 @@ func init() {
 		mc.pool = NewEncoderPool(mc.idleEncoders.Or(DefaultIdleEncoders))
 		return nil
 	}
-	module.Filters = []server.Filter{{
-		Order: server.OrderCompression,
+	module.Filter = &server.Filter{
 		// Subrequests (ESI fragments) are assembled into a page that is
 		// compressed once, as a whole.
 		InSubrequest: false,
@@ -159,7 +158,7 @@ func init() {
 			}
 			return Handler(next, opts), nil
 		},
-	}}
+	}
 	server.Register(module)
 	static.RegisterOptions(staticOptions)
 	for e := Brotli; e <= Gzip; e++ {

@@ -76,8 +76,7 @@ func init() {
 		}},
 		{Name: "esi_fragment_timeout", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setFragmentTimeout},
 	}
-	module.Filters = []server.Filter{{
-		Order: server.OrderESI,
+	module.Filter = &server.Filter{
 		// A fragment's location processes the fragment's own ESI (or not)
 		// by its own "esi" setting, inside the subrequest.
 		InSubrequest: true,
@@ -88,7 +87,7 @@ func init() {
 			}
 			return Handler(next, lc.options(l)), nil
 		},
-	}}
+	}
 	server.Register(module)
 	static.RegisterOptions(func(l *server.Location, o *static.Options) {
 		// Files of a processed type are served whole, without their

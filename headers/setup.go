@@ -35,14 +35,12 @@ func init() {
 		{Name: "add_header", Context: server.CtxHTTPAll, MinArgs: 2, MaxArgs: 3, Set: setAddHeader},
 		{Name: "expires", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 2, Set: setExpiresDirective},
 	}
-	module.Filters = []server.Filter{{
-		Order:        server.OrderHeaders,
-		InSubrequest: false,
+	module.Filter = &server.Filter{
 		Wrap: func(l *server.Location, next http.Handler) (http.Handler, error) {
 			lc := server.LocConf[*locConf](l, module)
 			return Handler(next, Options{Headers: append([]Header(nil), lc.headers...), Expires: lc.expires.V}), nil
 		},
-	}}
+	}
 	server.Register(module)
 }
 

@@ -92,8 +92,6 @@ var module = &core.Module{
 		child.sslKey.Merge(parent.sslKey)
 		return nil
 	},
-	// proxy_pass is the content of its location, before static files.
-	ContentPriority: 100,
 }
 
 func init() {

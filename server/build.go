@@ -256,7 +256,9 @@ func (b *builder) buildServer(s *VServer) error {
 func buildChain(l *Location) (full, sub http.Handler, err error) {
 	mods := Modules()
 	sorted := append([]*Module(nil), mods...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].ContentPriority > sorted[j].ContentPriority })
+	sort.SliceStable(sorted, func(i, j int) bool {
+		return orderOf(contentOrder, sorted[i].Name) < orderOf(contentOrder, sorted[j].Name)
+	})
 	var content http.Handler
 	for _, m := range sorted {
 		if m.Content == nil {
@@ -276,13 +278,19 @@ func buildChain(l *Location) (full, sub http.Handler, err error) {
 	}
 	content = wrapCore(l, content)
 	l.content = content
-	var filters []Filter
+	var filters []*Module
 	for _, m := range mods {
-		filters = append(filters, m.Filters...)
+		if m.Filter != nil {
+			filters = append(filters, m)
+		}
 	}
-	sort.SliceStable(filters, func(i, j int) bool { return filters[i].Order > filters[j].Order })
+	// Wrapped from the innermost out: the last in filterOrder first.
+	sort.SliceStable(filters, func(i, j int) bool {
+		return orderOf(filterOrder, filters[i].Name) > orderOf(filterOrder, filters[j].Name)
+	})
 	full, sub = content, content
-	for _, f := range filters {
+	for _, m := range filters {
+		f := m.Filter
 		if full, err = f.Wrap(l, full); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", l.Pos(), err)
 		}

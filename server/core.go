@@ -50,10 +50,9 @@ type OutputBuffers struct {
 }
 
 var coreModule = &Module{
-	Name:            "core",
-	NewLoc:          func() any { return &coreLoc{} },
-	MergeLoc:        mergeCoreLoc,
-	ContentPriority: 1000, // "return" comes before any content module
+	Name:     "core",
+	NewLoc:   func() any { return &coreLoc{} },
+	MergeLoc: mergeCoreLoc,
 }
 
 // returnContent makes a location's "return" its content.

@@ -66,24 +66,15 @@ type Directive struct {
 	Set func(c *Cmd) error
 }
 
-// Filter wraps a location's handler. Order places it in the chain: lower
-// numbers run first (outermost). Subrequest filters also wrap the chain
-// that internal subrequests run.
+// Filter wraps a location's handler; filterOrder (order.go) places it in
+// the chain. Subrequest filters also wrap the chain that internal
+// subrequests run.
 type Filter struct {
-	Order        int
 	InSubrequest bool
 	// Wrap returns next wrapped, or next itself when the location does not
 	// enable the filter.
 	Wrap func(loc *Location, next http.Handler) (http.Handler, error)
 }
-
-// Orders of the filters that ship with mosaic, leaving room between them.
-const (
-	OrderAccessLog   = 100
-	OrderHeaders     = 200
-	OrderCompression = 300
-	OrderESI         = 400
-)
 
 // Module is a unit of functionality: directives, per-location and main
 // settings, and the handlers it contributes.
@@ -103,11 +94,12 @@ type Module struct {
 
 	// Content returns the location's content handler when this module's
 	// settings make it the content (proxy_pass, return, ...), else nil.
-	// ContentPriority orders the modules asked: higher first.
-	Content         func(loc *Location) (http.Handler, error)
-	ContentPriority int
+	// Modules are asked in contentOrder (order.go).
+	Content func(loc *Location) (http.Handler, error)
 
-	Filters []Filter
+	// Filter, when set, wraps every location's chain at the module's place
+	// in filterOrder (order.go).
+	Filter *Filter
 
 	// Close releases what InitMain acquired when a configuration is
 	// retired after a reload or at exit.
@@ -127,7 +119,9 @@ type dirEntry struct {
 	d   *Directive
 }
 
-// Register adds a module. It is meant to be called from init functions.
+// Register adds a module. It is meant to be called from init functions. A
+// module with a filter or a content handler must be named in the order
+// tables (order.go).
 func Register(m *Module) {
 	regMu.Lock()
 	defer regMu.Unlock()
@@ -135,6 +129,12 @@ func Register(m *Module) {
 		if o.Name == m.Name {
 			panic("server: module " + m.Name + " registered twice")
 		}
+	}
+	if m.Filter != nil && orderOf(filterOrder, m.Name) < 0 {
+		panic("server: module " + m.Name + " has a filter but no place in filterOrder")
+	}
+	if m.Content != nil && orderOf(contentOrder, m.Name) < 0 {
+		panic("server: module " + m.Name + " has content but no place in contentOrder")
 	}
 	m.index = len(modules)
 	modules = append(modules, m)

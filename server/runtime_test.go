@@ -16,9 +16,8 @@ import (
 type subtestConf struct{ uri string }
 
 var subtestModule = &Module{
-	Name:            "subtest",
-	NewLoc:          func() any { return &subtestConf{} },
-	ContentPriority: 10,
+	Name:   "subtest",
+	NewLoc: func() any { return &subtestConf{} },
 	Directives: []Directive{{Name: "subtest_fetch", Context: CtxLocation, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
 		c.Loc().(*subtestConf).uri = c.Args[0]
 		return nil
@@ -46,6 +45,7 @@ func init() {
 			}
 		}), nil
 	}
+	contentOrder = append(contentOrder, subtestModule.Name) // after every real content
 	Register(subtestModule)
 }
 

@@ -52,8 +52,6 @@ var module = &server.Module{
 		child.cacheErrors.Merge(parent.cacheErrors)
 		return nil
 	},
-	// Files are the content of every location that names no other.
-	ContentPriority: 0,
 }
 
 func init() {

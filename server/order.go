@@ -1,0 +1,38 @@
+package server
+
+// The order of every location's handler chain, in one place. A module
+// that contributes a filter or a content handler is named here, and
+// Register refuses one that is not: adding a module is a line in these
+// tables plus its package.
+//
+// A request goes down filterOrder, the outermost filter first, to the
+// location's content, which is the first module in contentOrder whose
+// settings claim the location; between the two run the core's steps
+// (internal, client_max_body_size, try_files, error_page). Filters
+// marked InSubrequest also wrap the content when it serves a subrequest
+// (an ESI fragment, for one).
+var (
+	filterOrder = []string{
+		"accesslog", // logs the response as the client got it
+		"headers",   // add_header, expires: on the response that leaves
+		"compress",  // brotli, zstd, gzip of the assembled response
+		"esi",       // assembles pages; fragments go through the chain below
+		"cache",     // stores and serves what the content below produced
+	}
+	contentOrder = []string{
+		"core",   // return
+		"cache",  // the purge and status endpoints
+		"proxy",  // proxy_pass
+		"static", // files: the content of a location nothing else claims
+	}
+)
+
+// orderOf returns name's place in table, or -1.
+func orderOf(table []string, name string) int {
+	for i, n := range table {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
