@@ -3,6 +3,7 @@ package http1
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"net"
 	"net/http"
 	"strconv"
@@ -14,15 +15,27 @@ import (
 // length over loopback: one request written and its whole response read
 // per iteration. The client side allocates nothing, so the allocations
 // reported are the server's. BenchmarkServeNetHTTP runs the same against
-// net/http's server, for comparison.
+// net/http's server, for comparison; the TLS variants do both over a TLS
+// connection that chose HTTP/1.1 (the client's encryption counts too).
 func BenchmarkServe(b *testing.B) {
 	s := &Server{Handler: benchHandler(), Limits: Limits{KeepAliveTimeout: time.Minute}, Logger: quietLogger}
-	benchServe(b, s.Serve, s.Close)
+	benchServe(b, s.Serve, s.Close, false)
 }
 
 func BenchmarkServeNetHTTP(b *testing.B) {
 	s := &http.Server{Handler: benchHandler()}
-	benchServe(b, s.Serve, s.Close)
+	benchServe(b, s.Serve, s.Close, false)
+}
+
+func BenchmarkServeTLS(b *testing.B) {
+	s := &Server{Handler: benchHandler(), Limits: Limits{KeepAliveTimeout: time.Minute}, Logger: quietLogger, TLSConfig: testServerTLS()}
+	benchServe(b, s.Serve, s.Close, true)
+}
+
+func BenchmarkServeNetHTTPTLS(b *testing.B) {
+	s := &http.Server{Handler: benchHandler(), TLSConfig: testServerTLS()}
+	serve := func(ln net.Listener) error { return s.Serve(tls.NewListener(ln, s.TLSConfig)) }
+	benchServe(b, serve, s.Close, true)
 }
 
 var benchBody = bytes.Repeat([]byte("x"), 4<<10)
@@ -36,7 +49,7 @@ func benchHandler() http.Handler {
 	})
 }
 
-func benchServe(b *testing.B, serve func(net.Listener) error, stop func() error) {
+func benchServe(b *testing.B, serve func(net.Listener) error, stop func() error, overTLS bool) {
 	body := benchBody
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -52,6 +65,9 @@ func benchServe(b *testing.B, serve func(net.Listener) error, stop func() error)
 	c, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		b.Fatal(err)
+	}
+	if overTLS {
+		c = tls.Client(c, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}})
 	}
 	defer c.Close()
 	br := bufio.NewReaderSize(c, 16<<10)

@@ -3,6 +3,7 @@ package http1
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -30,9 +31,12 @@ type conn struct {
 	br         *bufio.Reader
 	state      atomic.Int32
 	requests   int
-	hijacked   bool
+	hijacked   bool    // the handler or another protocol (TLSNextProto) has the connection
 	unread     bool    // the client may have sent more than was read
 	lim        *Limits // the limits in force for the current request
+	// tlsState is the connection's TLS state once its handshake is done
+	// (nil on a plain connection): every request's r.TLS.
+	tlsState *tls.ConnectionState
 
 	// The deadlines the connection armed itself (see deadline.go).
 	rd, wd armed
@@ -113,6 +117,11 @@ func (c *conn) serve() {
 			c.close()
 		}
 	}()
+	// Before the connection's context is made: a connection handed to
+	// another protocol gets its context there.
+	if tc, ok := c.rwc.(*tls.Conn); ok && !c.handshake(tc) {
+		return
+	}
 	s := c.srv
 	ctx := context.WithValue(context.Background(), http.ServerContextKey, serverMark)
 	ctx = context.WithValue(ctx, http.LocalAddrContextKey, c.rwc.LocalAddr())
@@ -247,8 +256,7 @@ func (c *conn) close() {
 	lim := c.lim
 	linger := lim.Linger == LingerAlways && c.requests > 0 ||
 		lim.Linger == LingerOn && (c.unread || c.br.Buffered() > 0)
-	cw, ok := c.rwc.(interface{ CloseWrite() error })
-	if !linger || c.gone || !ok || cw.CloseWrite() != nil {
+	if !linger || c.gone || closeWrite(c.rwc) != nil {
 		_ = c.rwc.Close()
 		return
 	}
@@ -338,6 +346,7 @@ func (c *conn) readRequest(x *exchange) (*http.Request, error) {
 		return nil, err
 	}
 	r.RemoteAddr = c.remoteAddr
+	r.TLS = c.tlsState
 	r.Body = http.NoBody
 	if r.ContentLength != 0 {
 		r.Body = newBody(c, &r)
@@ -421,11 +430,20 @@ func (c *conn) refuse(err error) {
 	}
 	c.unread = true // the rest of what the client sent is not read
 	c.srv.logger().Info("client sent invalid request", "client", c.remoteAddr, "error", re.msg)
-	text := http.StatusText(re.status)
-	page := fmt.Sprintf("<html>\r\n<head><title>%d %s</title></head>\r\n<body>\r\n<center><h1>%d %s</h1></center>\r\n</body>\r\n</html>\r\n",
-		re.status, text, re.status, text)
+	writeRefusal(c.rwc, re.status, "")
+}
+
+// writeRefusal sends NGINX's error page for status on nc, with detail
+// under its heading when set, and says that the connection closes.
+func writeRefusal(nc net.Conn, status int, detail string) {
+	text := http.StatusText(status)
+	if detail != "" {
+		detail = "<center>" + detail + "</center>\r\n"
+	}
+	page := fmt.Sprintf("<html>\r\n<head><title>%d %s</title></head>\r\n<body>\r\n<center><h1>%d %s</h1></center>\r\n%s</body>\r\n</html>\r\n",
+		status, text, status, text, detail)
 	msg := fmt.Sprintf("HTTP/1.1 %d %s\r\nContent-Type: text/html\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
-		re.status, text, len(page), page)
-	_ = c.rwc.SetWriteDeadline(time.Now().Add(5 * time.Second)) // the connection closes after
-	_, _ = io.WriteString(c.rwc, msg)
+		status, text, len(page), page)
+	_ = nc.SetWriteDeadline(time.Now().Add(5 * time.Second)) // the connection closes after
+	_, _ = io.WriteString(nc, msg)
 }

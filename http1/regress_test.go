@@ -239,8 +239,9 @@ func TestServeLingeringClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer nc.Close()
 	_ = nc.SetDeadline(time.Now().Add(testTimeout))
+	nc = clientConn(t, nc)
+	defer nc.Close()
 	if _, err := io.WriteString(nc, "POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 100000000\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +316,7 @@ func TestServeWriteTimeout(t *testing.T) {
 	}), func(s *Server) { s.WriteTimeout = 200 * time.Millisecond })
 	for _, path := range []string{"/", "/own"} {
 		c := dial(t, ts.addr)
-		_ = c.c.(*net.TCPConn).SetReadBuffer(64 << 10)
+		_ = socket(c.c).SetReadBuffer(64 << 10)
 		c.send(get(path))
 		time.Sleep(time.Second) // not reading
 		resp := c.response("GET")

@@ -182,7 +182,7 @@ func (w *response) sendv(final bool, ps ...[]byte) error {
 		w.sentHeader = true
 	}
 	w.armWrite(time.Now())
-	_, err := c.bufs.WriteTo(c.rwc)
+	err := c.writeBufs()
 	if first {
 		c.wmu.Unlock()
 	}

@@ -1,5 +1,5 @@
-// Package http1 serves HTTP/1.0 and HTTP/1.1 on plain connections for an
-// http.Handler.
+// Package http1 serves HTTP/1.0 and HTTP/1.1, on plain connections or
+// over TLS, for an http.Handler.
 //
 // It does what net/http's server does for HTTP/1.x, with the costs of an
 // edge server in mind: the status line, the header and a body that fits
@@ -21,10 +21,15 @@
 // line, 431 for a header field or the whole header); "Expect" values
 // other than 100-continue are ignored; a connection closed while its
 // client may still be sending lingers first (lingering_close).
+//
+// Over TLS, connections that choose another protocol by ALPN (HTTP/2)
+// are handed over after the handshake (Server.TLSNextProto); the rest
+// are served here like plain ones.
 package http1
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"net"
@@ -100,9 +105,22 @@ type Server struct {
 	// the handler returns). A handler that would wrap the context anyway
 	// saves copying the request with WithContext.
 	RequestContext func(context.Context) context.Context
-	// Logger receives connection-level errors (bad requests at info,
-	// panics at error). Nil means slog.Default().
+	// Logger receives connection-level errors (bad requests and failed
+	// TLS handshakes at info, panics at error). Nil means slog.Default().
 	Logger *slog.Logger
+
+	// TLSConfig, when set, makes every connection Serve accepts TLS. Each
+	// handshakes on its own goroutine within HeaderTimeout; requests
+	// carry the connection's state in r.TLS. Its NextProtos should offer
+	// only "http/1.1" and the keys of TLSNextProto.
+	TLSConfig *tls.Config
+	// TLSNextProto takes over, once its handshake is done, a TLS
+	// connection whose ALPN protocol is a key of the map (such as "h2",
+	// for an HTTP/2 server); connections without an entry ("http/1.1",
+	// none) are served here. The function runs on the connection's
+	// goroutine and owns the connection: Shutdown and Close neither wait
+	// for it nor close it.
+	TLSNextProto map[string]func(*tls.Conn)
 
 	mu        sync.Mutex
 	listeners map[net.Listener]struct{}
@@ -157,6 +175,9 @@ func (s *Server) Serve(ln net.Listener) error {
 			return err
 		}
 		backoff = 0
+		if s.TLSConfig != nil {
+			rwc = tls.Server(rwc, s.TLSConfig) // handshaken by serve, off this loop
+		}
 		c := newConn(s, rwc)
 		if !s.addConn(c) {
 			_ = rwc.Close()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -48,6 +49,9 @@ func startServer(t *testing.T, h http.Handler, configure ...func(*Server)) *test
 		t.Fatal(err)
 	}
 	s := &Server{Handler: h, Limits: Limits{KeepAliveTimeout: time.Minute}, Logger: quietLogger}
+	if overTLS {
+		s.TLSConfig = testServerTLS()
+	}
 	for _, f := range configure {
 		f(s)
 	}
@@ -85,11 +89,12 @@ type client struct {
 
 func dial(t *testing.T, addr string) *client {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
+	nc, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = c.SetDeadline(time.Now().Add(testTimeout))
+	_ = nc.SetDeadline(time.Now().Add(testTimeout))
+	c := clientConn(t, nc)
 	t.Cleanup(func() { _ = c.Close() })
 	return &client{t: t, c: c, br: bufio.NewReader(c)}
 }
@@ -708,7 +713,11 @@ func TestServeResponseTrailers(t *testing.T) {
 			w.Header().Set(http.TrailerPrefix+"X-Late", "late")
 		}
 	}))
-	tr := &http.Transport{}
+	tr, base := &http.Transport{}, "http://"+ts.addr
+	if overTLS {
+		// A TLS configuration of its own keeps the transport on HTTP/1.1.
+		tr.TLSClientConfig, base = &tls.Config{InsecureSkipVerify: true}, "https://"+ts.addr
+	}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr, Timeout: testTimeout}
 	for _, tt := range []struct {
@@ -718,7 +727,7 @@ func TestServeResponseTrailers(t *testing.T) {
 		{"/declared", "body", http.Header{"X-Declared": {"d"}, "X-Prefixed": {"p"}}},
 		{"/flushed", "ab", http.Header{"X-Late": {"late"}}},
 	} {
-		resp, err := hc.Get("http://" + ts.addr + tt.path)
+		resp, err := hc.Get(base + tt.path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -34,18 +33,15 @@ type Runtime struct {
 	errs      chan error
 }
 
+// listener is a bound socket and what serves it: http1 serves HTTP/1.x,
+// on plain connections and on TLS ones, and hands the TLS connections
+// that choose HTTP/2 to h2.
 type listener struct {
 	key  string
 	addr string
 	ln   net.Listener
-	srv  httpServer
-}
-
-// httpServer is what serves a listener: http1.Server for plain
-// connections, net/http's server for TLS (HTTP/2 and HTTP/1.1).
-type httpServer interface {
-	Serve(net.Listener) error
-	Shutdown(context.Context) error
+	srv  *http1.Server
+	h2   *h2Server // nil on a plain listener
 }
 
 // NewRuntime returns a runtime with nothing listening.
@@ -88,9 +84,7 @@ func (rt *Runtime) Apply(cfg *Config) error {
 	for addr, g := range want {
 		key := listenKey(addr, g.ssl)
 		if l, ok := rt.listeners[key]; ok {
-			if hs, ok := l.srv.(*http1.Server); ok {
-				kept = append(kept, func() { hs.SetLimits(limitsFor(g)) })
-			}
+			kept = append(kept, func() { l.srv.SetLimits(limitsFor(g)) })
 			continue
 		}
 		l, err := rt.open(addr, g, cfg)
@@ -127,7 +121,7 @@ func (rt *Runtime) Apply(cfg *Config) error {
 		ctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
 		defer cancel()
 		for _, l := range retired {
-			_ = l.srv.Shutdown(ctx)
+			_ = l.shutdown(ctx)
 		}
 		if old != nil {
 			// Requests that started under the old configuration may still
@@ -161,31 +155,14 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 	connContext := func(ctx context.Context, _ net.Conn) context.Context {
 		return context.WithValue(ctx, connIDKey{}, connCounter.Add(1))
 	}
-	if !g.ssl {
-		srv := &http1.Server{Handler: d, Limits: lim, ConnContext: connContext, RequestContext: newRequestRoot, Logger: cfg.Logger}
-		return &listener{key: listenKey(addr, false), addr: addr, ln: ln, srv: srv}, nil
+	srv := &http1.Server{Handler: d, Limits: lim, ConnContext: connContext, RequestContext: newRequestRoot, Logger: cfg.Logger}
+	l := &listener{key: listenKey(addr, g.ssl), addr: addr, ln: ln, srv: srv}
+	if g.ssl {
+		l.h2 = newH2Server(ln.Addr(), d, lim, connContext, cfg.Logger)
+		srv.TLSConfig = tlsConfig(&rt.cur, addr)
+		srv.TLSNextProto = map[string]func(*tls.Conn){"h2": l.h2.take}
 	}
-	// net/http's settings cannot change while it serves: a reload
-	// applies new ones to TLS sockets that it opens anew only. No
-	// WriteTimeout: in HTTP/2 it would end a stream that is merely idle
-	// (a long poll); send_timeout is applied on writes (the recorder).
-	srv := &http.Server{
-		Handler:           d,
-		ReadHeaderTimeout: lim.HeaderTimeout,
-		IdleTimeout:       lim.KeepAliveTimeout,
-		MaxHeaderBytes:    lim.MaxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelInfo),
-		ConnContext:       connContext,
-		// "OPTIONS *" goes to the dispatcher, whose request rules refuse
-		// it on every listener, instead of Go's built-in answer.
-		DisableGeneralOptionsHandler: true,
-	}
-	if lim.KeepAliveTimeout == 0 {
-		srv.SetKeepAlivesEnabled(false)
-	}
-	srv.TLSConfig = tlsConfig(&rt.cur, addr)
-	ln = tls.NewListener(ln, srv.TLSConfig)
-	return &listener{key: listenKey(addr, true), addr: addr, ln: ln, srv: srv}, nil
+	return l, nil
 }
 
 // limitsFor returns the connection limits of an address: those of its
@@ -209,10 +186,19 @@ func limitsFor(g *addrGroup) http1.Limits {
 }
 
 func (rt *Runtime) serve(l *listener) {
+	rt.run(l, func() error { return l.srv.Serve(l.ln) })
+	if l.h2 != nil {
+		rt.run(l, l.h2.serve)
+	}
+}
+
+// run runs one of a listener's servers until it stops, reporting an
+// error other than its shutdown.
+func (rt *Runtime) run(l *listener, serve func() error) {
 	rt.wg.Add(1)
 	go func() {
 		defer rt.wg.Done()
-		err := l.srv.Serve(l.ln)
+		err := serve()
 		if err != nil && !errors.Is(err, http.ErrServerClosed) {
 			select {
 			case rt.errs <- fmt.Errorf("listener %s: %w", l.addr, err):
@@ -220,6 +206,18 @@ func (rt *Runtime) serve(l *listener) {
 			}
 		}
 	}()
+}
+
+// shutdown stops the listener's servers together: requests in flight
+// finish, HTTP/1.x and HTTP/2 alike, within the same ctx.
+func (l *listener) shutdown(ctx context.Context) error {
+	if l.h2 == nil {
+		return l.srv.Shutdown(ctx)
+	}
+	h2err := make(chan error, 1)
+	go func() { h2err <- l.h2.shutdown(ctx) }()
+	err := l.srv.Shutdown(ctx)
+	return errors.Join(err, <-h2err)
 }
 
 // Shutdown stops accepting, waits for requests in flight (bounded by
@@ -238,7 +236,7 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = l.srv.Shutdown(ctx)
+			errs[i] = l.shutdown(ctx)
 		}()
 	}
 	wg.Wait()

@@ -1,11 +1,17 @@
 package server
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
 	"sync/atomic"
 
 	"github.com/mosaic-edge/mosaic/conf"
+	"github.com/mosaic-edge/mosaic/http1"
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
 )
 
@@ -107,3 +113,96 @@ func tlsConfig(cur *atomic.Pointer[Config], bound string) *tls.Config {
 		},
 	}
 }
+
+// h2Server serves the HTTP/2 connections of a TLS listener with Go's
+// bundled HTTP/2 server. http1 does every handshake and hands over the
+// connections whose ALPN protocol is "h2" (take); they reach net/http
+// through queue, an in-memory listener, and its Serve runs HTTP/2 on a
+// *tls.Conn that negotiated h2 (the TLSNextProto path of its conn.serve;
+// the handshake, done already, is not repeated).
+type h2Server struct {
+	srv   *http.Server
+	queue connQueue
+}
+
+func newH2Server(addr net.Addr, h http.Handler, lim http1.Limits, connContext func(context.Context, net.Conn) context.Context, logger *slog.Logger) *h2Server {
+	// HTTP/2 only: a connection that would speak HTTP/1.x stays in http1.
+	var protos http.Protocols
+	protos.SetHTTP2(true)
+	// Its settings cannot change while it serves: a reload applies new
+	// ones to the HTTP/2 of sockets it opens anew only. No WriteTimeout:
+	// it would end a stream that is merely idle (a long poll);
+	// send_timeout is applied on writes (the recorder).
+	srv := &http.Server{
+		Handler:        h,
+		Protocols:      &protos,
+		IdleTimeout:    lim.KeepAliveTimeout,
+		MaxHeaderBytes: lim.MaxHeaderBytes,
+		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelInfo),
+		ConnContext:    connContext,
+		// "OPTIONS *" goes to the dispatcher, whose request rules refuse
+		// it on every listener, instead of Go's built-in answer.
+		DisableGeneralOptionsHandler: true,
+	}
+	if lim.KeepAliveTimeout == 0 {
+		srv.SetKeepAlivesEnabled(false)
+	}
+	return &h2Server{srv: srv, queue: connQueue{addr: addr, conns: make(chan net.Conn), done: make(chan struct{})}}
+}
+
+// take is http1's TLSNextProto for "h2": it waits until Serve accepts the
+// connection, or closes the connection if the server has shut down.
+func (s *h2Server) take(c *tls.Conn) {
+	select {
+	case s.queue.conns <- c:
+	case <-s.queue.done:
+		_ = c.Close()
+	}
+}
+
+func (s *h2Server) serve() error { return s.srv.Serve(&s.queue) }
+
+// shutdown sends GOAWAY on every connection and waits for their streams
+// to finish; if ctx ends first, it closes what remains, as http1's
+// Shutdown does.
+func (s *h2Server) shutdown(ctx context.Context) error {
+	_ = s.queue.Close() // Serve may not have started: take must not wait for it
+	err := s.srv.Shutdown(ctx)
+	if err != nil {
+		_ = s.srv.Close()
+	}
+	return err
+}
+
+// connQueue is a net.Listener whose connections are handed to it (by
+// h2Server.take) rather than accepted from a socket.
+type connQueue struct {
+	addr  net.Addr
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+func (q *connQueue) Accept() (net.Conn, error) {
+	select {
+	case c := <-q.conns:
+		select {
+		case <-q.done:
+			// Closed as it came: the server would serve it unwatched
+			// by its Shutdown.
+			_ = c.Close()
+			return nil, net.ErrClosed
+		default:
+			return c, nil
+		}
+	case <-q.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (q *connQueue) Close() error {
+	q.once.Do(func() { close(q.done) })
+	return nil
+}
+
+func (q *connQueue) Addr() net.Addr { return q.addr }

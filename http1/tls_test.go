@@ -1,0 +1,300 @@
+package http1
+
+import (
+	"bufio"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/big"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/syncbuf"
+)
+
+// overTLS makes startServer serve TLS and dial (and clientConn) complete
+// a handshake that offers only "http/1.1": TestServeOverTLS sets it to run
+// the connection tests again over TLS.
+var overTLS bool
+
+// testServerTLS is a TLS configuration with a self-signed certificate
+// for "test", made once.
+var testServerTLS = sync.OnceValue(func() *tls.Config {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	tpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test"}, DNSNames: []string{"test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tpl, tpl, &key.PublicKey, key)
+	if err != nil {
+		panic(err)
+	}
+	return &tls.Config{
+		Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}},
+		NextProtos:   []string{"h2", "http/1.1"},
+	}
+})
+
+// clientConn returns nc, or when overTLS a TLS client on it that has
+// completed its handshake with "http/1.1" as its only protocol.
+func clientConn(t *testing.T, nc net.Conn) net.Conn {
+	t.Helper()
+	if !overTLS {
+		return nc
+	}
+	return tlsClient(t, nc, "http/1.1")
+}
+
+// tlsClient completes a client handshake on nc offering protos.
+func tlsClient(t *testing.T, nc net.Conn, protos ...string) *tls.Conn {
+	t.Helper()
+	tc := tls.Client(nc, &tls.Config{InsecureSkipVerify: true, ServerName: "test", NextProtos: protos})
+	if err := tc.Handshake(); err != nil {
+		_ = nc.Close()
+		t.Fatalf("TLS handshake: %v", err)
+	}
+	return tc
+}
+
+// dialTLS connects to addr as a TLS client offering protos.
+func dialTLS(t *testing.T, addr string, protos ...string) *client {
+	t.Helper()
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = nc.SetDeadline(time.Now().Add(testTimeout))
+	tc := tlsClient(t, nc, protos...)
+	t.Cleanup(func() { _ = tc.Close() })
+	return &client{t: t, c: tc, br: bufio.NewReader(tc)}
+}
+
+// socket returns the TCP connection under a test client's connection.
+func socket(c net.Conn) *net.TCPConn {
+	if tc, ok := c.(*tls.Conn); ok {
+		c = tc.NetConn()
+	}
+	return c.(*net.TCPConn)
+}
+
+// TestServeOverTLS runs the connection tests again on TLS connections
+// that chose HTTP/1.1: the server's rules (framing, keep-alive and its
+// limits, header limits and timeouts, refusals, lingering, the watch,
+// shutdown, hijacking) must hold the same over TLS.
+func TestServeOverTLS(t *testing.T) {
+	tests := []struct {
+		name string
+		f    func(*testing.T)
+	}{
+		{"KeepAlive", TestServeKeepAlive},
+		{"Pipelining", TestServePipelining},
+		{"HTTP10", TestServeHTTP10},
+		{"ClientConnectionClose", TestServeClientConnectionClose},
+		{"ResponseFraming", TestServeResponseFraming},
+		{"HEAD", TestServeHEAD},
+		{"BodylessStatus", TestServeBodylessStatus},
+		{"ShortBodyCloses", TestServeShortBodyCloses},
+		{"WriteBeyondContentLength", TestServeWriteBeyondContentLength},
+		{"FlushBeforeReturn", TestServeFlushBeforeReturn},
+		{"ChunkedRequestTrailer", TestServeChunkedRequestTrailer},
+		{"ExpectContinue", TestServeExpectContinue},
+		{"UnreadBody", TestServeUnreadBody},
+		{"BadRequests", TestServeBadRequests},
+		{"HeaderValueNewlines", TestServeHeaderValueNewlines},
+		{"ResponseTrailers", TestServeResponseTrailers},
+		{"ReadFromFile", TestServeReadFromFile},
+		{"ReadFromBuffers", TestServeReadFromBuffers},
+		{"Hijack", TestServeHijack},
+		{"Panic", TestServePanic},
+		{"ClientGoneCancelsContext", TestServeClientGoneCancelsContext},
+		{"Shutdown", TestServeShutdown},
+		{"NoDrainWhenClosing", TestServeNoDrainWhenClosing},
+		{"KeepAliveTimeout", TestServeKeepAliveTimeout},
+		{"KeepAliveOff", TestServeKeepAliveOff},
+		{"HeaderTimeout", TestServeHeaderTimeout},
+		{"MaxRequests", TestServeMaxRequests},
+		{"LingeringClose", TestServeLingeringClose},
+		{"WriteTimeout", TestServeWriteTimeout},
+		{"Informational", TestServeInformational},
+		{"Context", TestServeContext},
+	}
+	overTLS = true
+	t.Cleanup(func() { overTLS = false })
+	for _, tc := range tests {
+		t.Run(tc.name, tc.f)
+	}
+}
+
+// Requests on a TLS connection carry its state in r.TLS, whether the
+// client chose HTTP/1.1 by ALPN or offered no protocol at all.
+func TestServeTLSState(t *testing.T) {
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.TLS == nil {
+			_, _ = io.WriteString(w, "no TLS")
+			return
+		}
+		fmt.Fprintf(w, "%s|%q|%v", r.TLS.ServerName, r.TLS.NegotiatedProtocol, r.TLS.HandshakeComplete)
+	}), func(s *Server) { s.TLSConfig = testServerTLS() })
+	for _, protos := range [][]string{{"http/1.1"}, nil} {
+		c := dialTLS(t, ts.addr, protos...)
+		want := `test|"http/1.1"|true`
+		if protos == nil {
+			want = `test|""|true`
+		}
+		for range 2 {
+			if _, body := c.roundTrip("GET", get("/")); body != want {
+				t.Errorf("ALPN %q: body %q, want %q", protos, body, want)
+			}
+		}
+	}
+}
+
+// A connection whose ALPN protocol is in TLSNextProto is handed over
+// after its handshake, without a deadline, and is the other server's:
+// Shutdown neither waits for it nor closes it.
+func TestServeTLSNextProto(t *testing.T) {
+	handed := make(chan *tls.Conn, 1)
+	ts := startServer(t, http.NotFoundHandler(), func(s *Server) {
+		s.TLSConfig = testServerTLS()
+		s.HeaderTimeout = 100 * time.Millisecond
+		s.TLSNextProto = map[string]func(*tls.Conn){"h2": func(c *tls.Conn) { handed <- c }}
+	})
+	client := dialTLS(t, ts.addr, "h2", "http/1.1").c
+	var server *tls.Conn
+	select {
+	case server = <-handed:
+	case <-time.After(testTimeout):
+		t.Fatal("the h2 connection was not handed over")
+	}
+	defer server.Close()
+	if p := server.ConnectionState().NegotiatedProtocol; p != "h2" {
+		t.Fatalf("handed over with protocol %q", p)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	if err := ts.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown = %v", err)
+	}
+	time.Sleep(200 * time.Millisecond) // past the handshake's deadline
+	go func() { _, _ = io.WriteString(server, "still here") }()
+	buf := make([]byte, len("still here"))
+	if _, err := io.ReadFull(client, buf); err != nil || string(buf) != "still here" {
+		t.Fatalf("after Shutdown the handed-over connection read %q, %v", buf, err)
+	}
+}
+
+// The handshake runs off the accept loop, within HeaderTimeout: a client
+// that never sends its hello holds up no other and is cut off.
+func TestServeTLSHandshakeTimeout(t *testing.T) {
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "ok")
+	}), func(s *Server) {
+		s.TLSConfig = testServerTLS()
+		s.HeaderTimeout = 500 * time.Millisecond
+	})
+	silent, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	start := time.Now()
+	closed := make(chan error, 1)
+	go func() {
+		_ = silent.SetReadDeadline(time.Now().Add(testTimeout))
+		_, err := silent.Read(make([]byte, 1))
+		closed <- err
+	}()
+
+	if _, body := dialTLS(t, ts.addr, "http/1.1").roundTrip("GET", get("/")); body != "ok" {
+		t.Fatalf("body %q", body)
+	}
+	select {
+	case err := <-closed:
+		t.Fatalf("the silent client was cut off before another was served: %v", err)
+	default:
+	}
+	if err := <-closed; !errors.Is(err, io.EOF) {
+		t.Fatalf("the silent client's read ended with %v, want EOF", err)
+	}
+	if d := time.Since(start); d < 400*time.Millisecond || d > 5*time.Second {
+		t.Fatalf("the silent client was cut off after %v, want about 500ms", d)
+	}
+}
+
+// A client that speaks plain HTTP to the TLS port gets a 400 that says
+// so, and the failed handshake is logged at info.
+func TestServeTLSPlainHTTP(t *testing.T) {
+	var log syncbuf.Buffer
+	ts := startServer(t, http.NotFoundHandler(), func(s *Server) {
+		s.TLSConfig = testServerTLS()
+		s.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	})
+	nc, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = nc.SetDeadline(time.Now().Add(testTimeout))
+	c := &client{t: t, c: nc, br: bufio.NewReader(nc)}
+	resp, body := c.roundTrip("GET", get("/"))
+	if resp.StatusCode != http.StatusBadRequest || !resp.Close || !strings.Contains(body, "The plain HTTP request was sent to HTTPS port") {
+		t.Fatalf("status %d, close %v, body %q", resp.StatusCode, resp.Close, body)
+	}
+	c.expectClosed()
+	if got := log.String(); !strings.Contains(got, `level=INFO msg="TLS handshake failed"`) || !strings.Contains(got, "plain HTTP request") {
+		t.Fatalf("log %q", got)
+	}
+}
+
+// A connection still in its handshake is idle to Shutdown: closed at once
+// (and not logged as a failed handshake), not waited for.
+func TestServeTLSShutdownDuringHandshake(t *testing.T) {
+	var log syncbuf.Buffer
+	ts := startServer(t, http.NotFoundHandler(), func(s *Server) {
+		s.TLSConfig = testServerTLS()
+		s.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	})
+	silent, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	for deadline := time.Now().Add(testTimeout); ; time.Sleep(time.Millisecond) {
+		ts.mu.Lock()
+		n := len(ts.conns)
+		ts.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the connection was never accepted")
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	start := time.Now()
+	if err := ts.Shutdown(ctx); err != nil || time.Since(start) > time.Second {
+		t.Fatalf("Shutdown = %v after %v", err, time.Since(start))
+	}
+	_ = silent.SetReadDeadline(time.Now().Add(testTimeout))
+	if _, err := silent.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+		t.Fatalf("the client's read ended with %v, want EOF", err)
+	}
+	if log.String() != "" {
+		t.Fatalf("logged %q", log.String())
+	}
+}
