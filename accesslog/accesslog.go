@@ -1,9 +1,11 @@
-// Package accesslog writes one line per request in a format of NGINX's
-// log_format language, to files shared between the locations that name
-// them.
+// Package accesslog writes one line per request, in NGINX's log_format
+// language, once the response is complete. It is net/http middleware with
+// no knowledge of the server; modules/accesslogmod wires the log_format
+// and access_log directives to it.
 package accesslog
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -24,15 +26,21 @@ const (
 	EscapeNone
 )
 
-// Format is a compiled log_format.
+// Format is a compiled log_format. It is safe for concurrent use by any
+// number of loggers.
 type Format struct {
-	Name   string
-	Escape Escape
+	Name   string // names the format in messages
+	Escape Escape // how variable values are escaped
 	tpl    *vars.Template
 }
 
-// NewFormat compiles a format string.
+// NewFormat compiles text, literal text and $variables, into a format
+// called name. The error of an unknown variable is vars.Compile's, worded
+// as NGINX words it.
 func NewFormat(name, text string, esc Escape) (*Format, error) {
+	if esc < EscapeDefault || esc > EscapeNone {
+		return nil, fmt.Errorf("accesslog: format %q: unknown escaping %d", name, esc)
+	}
 	t, err := vars.Compile(text)
 	if err != nil {
 		return nil, err
@@ -161,21 +169,43 @@ func (f *File) flushLocked() error {
 	return nil
 }
 
-// Target is one access_log line: where, in which format, and an optional
-// condition ("if=") that skips the line when it is empty or "0".
+// Target is one access_log line: where, in which format, and on which
+// condition.
 type Target struct {
 	File   *File
 	Format *Format
-	If     *vars.Template
+	// If, when set, skips the line when it evaluates to "" or "0" (the
+	// if= parameter).
+	If *vars.Template
 }
 
-// Handler logs every request that next serves to each target, after the
-// response is complete.
-func Handler(next http.Handler, targets []Target) http.Handler {
-	if len(targets) == 0 {
-		return next
+// Options configure the logger. New copies what it keeps, so the caller
+// may change or reuse them afterwards.
+type Options struct {
+	// Targets each get one line per request, in this order. Several
+	// targets, and several loggers, may share a File.
+	Targets []Target
+}
+
+// New returns next wrapped so that every request it serves is logged to
+// each target once the response is complete. Inside mosaic's server the
+// line reads the server's record of the request (vars.State); elsewhere
+// the logger keeps its own, with the start time, status and body size. It
+// returns next itself when there are no targets, and an error when next is
+// nil or a target lacks a File or a Format.
+func New(next http.Handler, opts Options) (http.Handler, error) {
+	if next == nil {
+		return nil, errors.New("accesslog: nil next handler")
 	}
-	return &logger{next: next, targets: targets}
+	if len(opts.Targets) == 0 {
+		return next, nil
+	}
+	for i, t := range opts.Targets {
+		if t.File == nil || t.Format == nil {
+			return nil, fmt.Errorf("accesslog: target %d has no file or no format", i)
+		}
+	}
+	return &logger{next: next, targets: append([]Target(nil), opts.Targets...)}, nil
 }
 
 type logger struct {

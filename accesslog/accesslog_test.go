@@ -1,4 +1,4 @@
-package accesslog
+package accesslog_test
 
 import (
 	"bytes"
@@ -9,37 +9,51 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/accesslog"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
 type lockedBuf struct {
 	mu sync.Mutex
 	b  bytes.Buffer
-	n  int // writes
 }
 
 func (l *lockedBuf) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.n++
 	return l.b.Write(p)
 }
 
 func (l *lockedBuf) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
+func mustFormat(t *testing.T, name, text string, esc accesslog.Escape) *accesslog.Format {
+	t.Helper()
+	f, err := accesslog.NewFormat(name, text, esc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func mustNew(t *testing.T, next http.Handler, targets ...accesslog.Target) http.Handler {
+	t.Helper()
+	h, err := accesslog.New(next, accesslog.Options{Targets: targets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 func TestEscaping(t *testing.T) {
 	r := httptest.NewRequest("GET", "/p?q=1", nil)
 	r.Header.Set("User-Agent", "a\"b\\c\x01d\xffe\n")
 	st := &vars.State{Status: 200}
-	for esc, want := range map[Escape]string{
-		EscapeDefault: `[a\x22b\x5Cc\x01d\xFFe\x0A] [-]` + "\n",
-		EscapeJSON:    `[a\"b\\c\u0001d` + "\xff" + `e\n] [-]` + "\n",
-		EscapeNone:    "[a\"b\\c\x01d\xffe\n] [-]\n",
+	for esc, want := range map[accesslog.Escape]string{
+		accesslog.EscapeDefault: `[a\x22b\x5Cc\x01d\xFFe\x0A] [-]` + "\n",
+		accesslog.EscapeJSON:    `[a\"b\\c\u0001d` + "\xff" + `e\n] [-]` + "\n",
+		accesslog.EscapeNone:    "[a\"b\\c\x01d\xffe\n] [-]\n",
 	} {
-		f, err := NewFormat("t", "[$http_user_agent] [$http_referer]", esc)
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := mustFormat(t, "t", "[$http_user_agent] [$http_referer]", esc)
 		if got := string(f.AppendLine(nil, r, st)); got != want {
 			t.Errorf("escape %d: got %q want %q", esc, got, want)
 		}
@@ -48,11 +62,11 @@ func TestEscaping(t *testing.T) {
 
 func TestHandlerOutsideServer(t *testing.T) {
 	buf := &lockedBuf{}
-	f, _ := NewFormat("combined", Combined, EscapeDefault)
-	h := Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	f := mustFormat(t, "combined", accesslog.Combined, accesslog.EscapeDefault)
+	h := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(201)
 		w.Write([]byte("hello"))
-	}), []Target{{File: NewFile(buf, 0, 0), Format: f}})
+	}), accesslog.Target{File: accesslog.NewFile(buf, 0, 0), Format: f})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	req, _ := http.NewRequest("GET", srv.URL+"/x", nil)
@@ -70,10 +84,10 @@ func TestHandlerOutsideServer(t *testing.T) {
 
 func TestConditionAndBuffer(t *testing.T) {
 	buf := &lockedBuf{}
-	f, _ := NewFormat("s", "$status", EscapeDefault)
-	file := NewFile(buf, 64, 50*time.Millisecond)
+	f := mustFormat(t, "s", "$status", accesslog.EscapeDefault)
+	file := accesslog.NewFile(buf, 64, 50*time.Millisecond)
 	cond := vars.MustCompile("$arg_log")
-	h := Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}), []Target{{File: file, Format: f, If: cond}})
+	h := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}), accesslog.Target{File: file, Format: f, If: cond})
 	for _, q := range []string{"?log=1", "?log=0", "", "?log=yes"} {
 		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/"+q, nil))
 	}
@@ -96,5 +110,50 @@ func TestConditionAndBuffer(t *testing.T) {
 	}
 	if n := strings.Count(buf.String(), "\n"); n != 32 {
 		t.Fatalf("%d lines after flush", n)
+	}
+}
+
+// New keeps a copy of the targets: a caller that reuses its slice does not
+// change where an existing logger writes.
+func TestNewCopiesTargets(t *testing.T) {
+	first, second := &lockedBuf{}, &lockedBuf{}
+	f := mustFormat(t, "s", "$status", accesslog.EscapeDefault)
+	targets := []accesslog.Target{{File: accesslog.NewFile(first, 0, 0), Format: f}}
+	h := mustNew(t, http.NotFoundHandler(), targets...)
+	targets[0].File = accesslog.NewFile(second, 0, 0)
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+	if first.String() != "404\n" || second.String() != "" {
+		t.Fatalf("first %q second %q, want the line in first", first.String(), second.String())
+	}
+}
+
+func TestNewNoTargets(t *testing.T) {
+	next := http.NewServeMux()
+	h, err := accesslog.New(next, accesslog.Options{})
+	if err != nil || h != http.Handler(next) {
+		t.Fatalf("New without targets: %v, %v; want next itself", h, err)
+	}
+}
+
+func TestNewRefuses(t *testing.T) {
+	f := mustFormat(t, "s", "$status", accesslog.EscapeDefault)
+	file := accesslog.NewFile(&lockedBuf{}, 0, 0)
+	for name, c := range map[string]struct {
+		next   http.Handler
+		target accesslog.Target
+	}{
+		"nil next":  {nil, accesslog.Target{File: file, Format: f}},
+		"no file":   {http.NotFoundHandler(), accesslog.Target{Format: f}},
+		"no format": {http.NotFoundHandler(), accesslog.Target{File: file}},
+	} {
+		if h, err := accesslog.New(c.next, accesslog.Options{Targets: []accesslog.Target{c.target}}); err == nil || h != nil {
+			t.Errorf("%s: accepted (%v, %v)", name, h, err)
+		}
+	}
+	if _, err := accesslog.NewFormat("x", "$status", accesslog.EscapeNone+1); err == nil {
+		t.Error("unknown escaping accepted")
+	}
+	if _, err := accesslog.NewFormat("x", "$nonesuch", accesslog.EscapeDefault); err == nil || err.Error() != `unknown "nonesuch" variable` {
+		t.Errorf("unknown variable: %v", err)
 	}
 }

@@ -1,10 +1,12 @@
-package cache
+package cache_test
 
 import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/cache"
 )
 
 // benchWriter is a ResponseWriter that keeps nothing, so that a benchmark
@@ -20,7 +22,7 @@ func (w *benchWriter) WriteHeader(code int)        { w.status = code }
 func (w *benchWriter) Write(p []byte) (int, error) { w.n += len(p); return len(p), nil }
 
 // benchHit measures a cache hit of a 4 KiB response through the handler.
-func benchHit(b *testing.B, store Store) {
+func benchHit(b *testing.B, store cache.Store) {
 	body := strings.Repeat("x", 4<<10)
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "max-age=3600")
@@ -28,7 +30,7 @@ func benchHit(b *testing.B, store Store) {
 		w.Header().Set("ETag", `"bench"`)
 		w.Write([]byte(body))
 	})
-	c, err := New(next, Options{Store: store, Logger: quiet})
+	c, err := cache.New(next, cache.Options{Store: store, Logger: quiet})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -48,7 +50,7 @@ func benchHit(b *testing.B, store Store) {
 }
 
 func BenchmarkMemoryHit(b *testing.B) {
-	s, err := NewMemoryStore(MemoryOptions{})
+	s, err := cache.NewMemoryStore(cache.MemoryOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -57,7 +59,7 @@ func BenchmarkMemoryHit(b *testing.B) {
 }
 
 func BenchmarkDiskHit(b *testing.B) {
-	s, err := NewDiskStore(b.TempDir(), DiskOptions{})
+	s, err := cache.NewDiskStore(b.TempDir(), cache.DiskOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -66,6 +68,6 @@ func BenchmarkDiskHit(b *testing.B) {
 }
 
 func BenchmarkRedisHit(b *testing.B) {
-	s := newRedisStore(b, testRedis(b).url(), uniquePrefix(b), RedisOptions{})
+	s := newRedisStore(b, testRedis(b).url(), uniquePrefix(b), cache.RedisOptions{})
 	benchHit(b, s)
 }

@@ -1,4 +1,4 @@
-package cache
+package cache_test
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/cache"
 )
 
 // hammer sends n concurrent GETs for path to each URL in turn and returns
@@ -42,7 +44,7 @@ func TestLockCoalescesColdMisses(t *testing.T) {
 		w.Header().Set("Cache-Control", "max-age=60")
 		fmt.Fprint(w, "once")
 	})
-	f := newFront(t, o, Options{Lock: true})
+	f := newFront(t, o, cache.Options{Lock: true})
 	for i, b := range hammer(t, 100, f.URL+"/cold") {
 		if b != "once" {
 			t.Fatalf("request %d got %q", i, b)
@@ -63,7 +65,7 @@ func TestWithoutLockEveryMissGoesUpstream(t *testing.T) {
 		w.Header().Set("Cache-Control", "max-age=60")
 		fmt.Fprint(w, "x")
 	})
-	f := newFront(t, o, Options{})
+	f := newFront(t, o, cache.Options{})
 	hammer(t, 10, f.URL+"/cold")
 	if n := o.hits.Load(); n != 10 {
 		t.Fatalf("origin saw %d requests, want 10 without proxy_cache_lock", n)
@@ -79,7 +81,7 @@ func TestLockTimeoutGoesUpstreamWithoutStoring(t *testing.T) {
 		w.Header().Set("Cache-Control", "max-age=60")
 		fmt.Fprint(w, r.Header.Get("X-Slow"))
 	})
-	f := newFront(t, o, Options{Lock: true, LockTimeout: 100 * time.Millisecond})
+	f := newFront(t, o, cache.Options{Lock: true, LockTimeout: 100 * time.Millisecond})
 	done := make(chan response)
 	go func() { done <- f.get(t, "/k", "X-Slow", "1") }()
 	// Let the slow request take the lock.
@@ -88,15 +90,15 @@ func TestLockTimeoutGoesUpstreamWithoutStoring(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	r := f.get(t, "/k")
-	if r.cacheStatus() != StatusMiss || r.header.Get("Cache-Status") != "mosaic; fwd=miss; fwd-status=200; detail=lock-timeout" {
+	if r.cacheStatus() != cache.StatusMiss || r.header.Get("Cache-Status") != "mosaic; fwd=miss; fwd-status=200; detail=lock-timeout" {
 		t.Fatalf("after lock_timeout: %q %q", r.cacheStatus(), r.header.Get("Cache-Status"))
 	}
 	close(release)
-	if got := <-done; got.body != "1" || got.cacheStatus() != StatusMiss {
+	if got := <-done; got.body != "1" || got.cacheStatus() != cache.StatusMiss {
 		t.Fatalf("lock holder got %q %q", got.body, got.cacheStatus())
 	}
 	// The holder's response is the one stored.
-	if r := f.get(t, "/k"); r.cacheStatus() != StatusHit || r.body != "1" {
+	if r := f.get(t, "/k"); r.cacheStatus() != cache.StatusHit || r.body != "1" {
 		t.Fatalf("then: %q %q", r.cacheStatus(), r.body)
 	}
 }
@@ -114,7 +116,7 @@ func TestUseStaleUpdatingServesStaleWhileOneRequestRefreshes(t *testing.T) {
 		w.Header().Set("Cache-Control", "max-age=10")
 		fmt.Fprint(w, body(n))
 	})
-	f := newFrontClock(t, o, Options{UseStale: StaleUpdating}, clk)
+	f := newFrontClock(t, o, cache.Options{UseStale: cache.StaleUpdating}, clk)
 	f.get(t, "/u")
 	clk.Advance(20 * time.Second)
 	done := make(chan response)
@@ -123,14 +125,14 @@ func TestUseStaleUpdatingServesStaleWhileOneRequestRefreshes(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	r := f.get(t, "/u")
-	if r.cacheStatus() != StatusUpdating || r.body != "v1" {
+	if r.cacheStatus() != cache.StatusUpdating || r.body != "v1" {
 		t.Fatalf("while updating: %q %q", r.cacheStatus(), r.body)
 	}
 	close(gate)
-	if r := <-done; r.cacheStatus() != StatusExpired || r.body != "v2" {
+	if r := <-done; r.cacheStatus() != cache.StatusExpired || r.body != "v2" {
 		t.Fatalf("updater: %q %q", r.cacheStatus(), r.body)
 	}
-	if r := f.get(t, "/u"); r.cacheStatus() != StatusHit || r.body != "v2" {
+	if r := f.get(t, "/u"); r.cacheStatus() != cache.StatusHit || r.body != "v2" {
 		t.Fatalf("after: %q %q", r.cacheStatus(), r.body)
 	}
 }
@@ -143,15 +145,15 @@ func TestBackgroundUpdate(t *testing.T) {
 		w.Header().Set("Cache-Control", "max-age=10")
 		fmt.Fprint(w, body(o.hits.Load()))
 	})
-	f := newFrontClock(t, o, Options{UseStale: StaleUpdating, BackgroundUpdate: true}, clk)
+	f := newFrontClock(t, o, cache.Options{UseStale: cache.StaleUpdating, BackgroundUpdate: true}, clk)
 	f.get(t, "/b")
 	clk.Advance(20 * time.Second)
 	r := f.get(t, "/b")
-	if r.cacheStatus() != StatusStale || r.body != "v1" {
+	if r.cacheStatus() != cache.StatusStale || r.body != "v1" {
 		t.Fatalf("stale: %q %q", r.cacheStatus(), r.body)
 	}
-	f.cache.bg.Wait()
-	if r := f.get(t, "/b"); r.cacheStatus() != StatusHit || r.body != "v2" {
+	cache.WaitBackground(f.cache)
+	if r := f.get(t, "/b"); r.cacheStatus() != cache.StatusHit || r.body != "v2" {
 		t.Fatalf("after the background update: %q %q", r.cacheStatus(), r.body)
 	}
 	if n := o.hits.Load(); n != 2 {
@@ -167,7 +169,7 @@ func TestLockAgeLetsOneMoreRequestThrough(t *testing.T) {
 		w.Header().Set("Cache-Control", "max-age=60")
 		fmt.Fprint(w, "x")
 	})
-	f := newFront(t, o, Options{Lock: true, LockAge: 100 * time.Millisecond, LockTimeout: 5 * time.Second})
+	f := newFront(t, o, cache.Options{Lock: true, LockAge: 100 * time.Millisecond, LockTimeout: 5 * time.Second})
 	slow := make(chan struct{})
 	go func() {
 		f.get(t, "/age", "X-Slow", "1")

@@ -1,4 +1,4 @@
-package cache
+package cache_test
 
 import (
 	"bufio"
@@ -13,11 +13,13 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/cache"
 )
 
-func newDiskStore(t testing.TB, dir string, opts DiskOptions) *DiskStore {
+func newDiskStore(t testing.TB, dir string, opts cache.DiskOptions) *cache.DiskStore {
 	t.Helper()
-	s, err := NewDiskStore(dir, opts)
+	s, err := cache.NewDiskStore(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +38,7 @@ func entryFiles(t *testing.T, dir string) []string {
 		if d.IsDir() && d.Name() == "tmp" {
 			return filepath.SkipDir
 		}
-		if !d.IsDir() && d.Name() != generationFile {
+		if !d.IsDir() && d.Name() != cache.GenerationFile {
 			files = append(files, p)
 		}
 		return nil
@@ -58,11 +60,11 @@ func cachedOrigin(t *testing.T) *origin {
 func TestDiskEntriesSurviveRestart(t *testing.T) {
 	dir := t.TempDir()
 	o := cachedOrigin(t)
-	s1 := newDiskStore(t, dir, DiskOptions{Levels: []int{1, 2}})
-	f1 := newFront(t, o, Options{Store: s1, Key: pathKey})
+	s1 := newDiskStore(t, dir, cache.DiskOptions{Levels: []int{1, 2}})
+	f1 := newFront(t, o, cache.Options{Store: s1, Key: pathKey})
 	f1.get(t, "/a")
 	f1.get(t, "/b?big=1")
-	if r := f1.get(t, "/a"); r.cacheStatus() != StatusHit {
+	if r := f1.get(t, "/a"); r.cacheStatus() != cache.StatusHit {
 		t.Fatalf("before restart: %q", r.cacheStatus())
 	}
 	s1.Close()
@@ -77,11 +79,11 @@ func TestDiskEntriesSurviveRestart(t *testing.T) {
 		t.Fatalf("file %s does not follow levels=1:2", rel)
 	}
 
-	s2 := newDiskStore(t, dir, DiskOptions{Levels: []int{1, 2}})
-	f2 := newFront(t, o, Options{Store: s2, Key: pathKey})
+	s2 := newDiskStore(t, dir, cache.DiskOptions{Levels: []int{1, 2}})
+	f2 := newFront(t, o, cache.Options{Store: s2, Key: pathKey})
 	for _, p := range []string{"/a", "/b?big=1"} {
 		r := f2.get(t, p)
-		if r.cacheStatus() != StatusHit || !strings.HasPrefix(r.body, "body of "+strings.Split(p, "?")[0]) {
+		if r.cacheStatus() != cache.StatusHit || !strings.HasPrefix(r.body, "body of "+strings.Split(p, "?")[0]) {
 			t.Fatalf("after restart %s: %q %q", p, r.cacheStatus(), r.body[:min(len(r.body), 20)])
 		}
 	}
@@ -115,10 +117,10 @@ func TestDiskCorruptEntryIsDroppedNotServed(t *testing.T) {
 		damage  func(t *testing.T, path string, size int64)
 	}{
 		{"flipped body byte", false, false, func(t *testing.T, p string, size int64) {
-			flipByte(t, p, diskHeaderSize+3)
+			flipByte(t, p, cache.DiskHeaderSize+3)
 		}},
 		{"flipped byte in a large body", true, false, func(t *testing.T, p string, size int64) {
-			flipByte(t, p, diskHeaderSize+90<<10)
+			flipByte(t, p, cache.DiskHeaderSize+90<<10)
 		}},
 		{"truncated, found on restart", false, true, func(t *testing.T, p string, size int64) {
 			if err := os.Truncate(p, size-5); err != nil {
@@ -132,8 +134,8 @@ func TestDiskCorruptEntryIsDroppedNotServed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			o := cachedOrigin(t)
-			s := newDiskStore(t, dir, DiskOptions{})
-			f := newFront(t, o, Options{Store: s, Key: pathKey})
+			s := newDiskStore(t, dir, cache.DiskOptions{})
+			f := newFront(t, o, cache.Options{Store: s, Key: pathKey})
 			path := "/c"
 			if tc.big {
 				path = "/c?big=1"
@@ -142,8 +144,8 @@ func TestDiskCorruptEntryIsDroppedNotServed(t *testing.T) {
 			corruptEntry(t, dir, func(p string, size int64) { tc.damage(t, p, size) })
 			if tc.restart {
 				s.Close()
-				s = newDiskStore(t, dir, DiskOptions{})
-				f = newFront(t, o, Options{Store: s, Key: pathKey})
+				s = newDiskStore(t, dir, cache.DiskOptions{})
+				f = newFront(t, o, cache.Options{Store: s, Key: pathKey})
 				if s.Len() != 0 {
 					t.Fatalf("the loader kept a broken entry")
 				}
@@ -161,7 +163,7 @@ func TestDiskCorruptEntryIsDroppedNotServed(t *testing.T) {
 				}
 			}
 			r := f.get(t, path)
-			if r.cacheStatus() != StatusMiss || !strings.HasPrefix(r.body, "body of /c") {
+			if r.cacheStatus() != cache.StatusMiss || !strings.HasPrefix(r.body, "body of /c") {
 				t.Fatalf("after damage: %q", r.cacheStatus())
 			}
 			if n := o.hits.Load(); n != 2 {
@@ -244,7 +246,7 @@ func TestDiskKillDuringWrite(t *testing.T) {
 	killed = true
 	resp.Body.Close()
 
-	s := newDiskStore(t, dir, DiskOptions{})
+	s := newDiskStore(t, dir, cache.DiskOptions{})
 	if n := s.Len(); n != 1 {
 		t.Fatalf("after the kill the store indexes %d entries, want 1", n)
 	}
@@ -255,11 +257,11 @@ func TestDiskKillDuringWrite(t *testing.T) {
 		w.Header().Set("Cache-Control", "max-age=60")
 		fmt.Fprint(w, "fresh ", r.URL.Path)
 	})
-	f := newFront(t, o, Options{Store: s, Key: pathKey})
-	if r := f.get(t, "/complete"); r.cacheStatus() != StatusHit || r.body != "complete entry" {
+	f := newFront(t, o, cache.Options{Store: s, Key: pathKey})
+	if r := f.get(t, "/complete"); r.cacheStatus() != cache.StatusHit || r.body != "complete entry" {
 		t.Fatalf("complete entry after restart: %q %q", r.cacheStatus(), r.body)
 	}
-	if r := f.get(t, "/big"); r.cacheStatus() != StatusMiss || r.body != "fresh /big" {
+	if r := f.get(t, "/big"); r.cacheStatus() != cache.StatusMiss || r.body != "fresh /big" {
 		t.Fatalf("half entry after restart: %q %q", r.cacheStatus(), r.body[:min(20, len(r.body))])
 	}
 }
@@ -268,8 +270,8 @@ func TestDiskMaxSizeEvictsLeastRecentlyUsed(t *testing.T) {
 	dir := t.TempDir()
 	o := cachedOrigin(t)
 	// Each entry is about 100 KiB; room for two.
-	s := newDiskStore(t, dir, DiskOptions{MaxSize: 250 << 10})
-	f := newFront(t, o, Options{Store: s, Key: pathKey})
+	s := newDiskStore(t, dir, cache.DiskOptions{MaxSize: 250 << 10})
+	f := newFront(t, o, cache.Options{Store: s, Key: pathKey})
 	f.get(t, "/1?big=1")
 	f.get(t, "/2?big=1")
 	f.get(t, "/1?big=1") // /1 is now the most recently used
@@ -277,17 +279,17 @@ func TestDiskMaxSizeEvictsLeastRecentlyUsed(t *testing.T) {
 	if s.Len() != 2 || len(entryFiles(t, dir)) != 2 {
 		t.Fatalf("%d entries, %d files; want 2", s.Len(), len(entryFiles(t, dir)))
 	}
-	if r := f.get(t, "/1?big=1"); r.cacheStatus() != StatusHit {
+	if r := f.get(t, "/1?big=1"); r.cacheStatus() != cache.StatusHit {
 		t.Fatalf("/1: %q", r.cacheStatus())
 	}
-	if r := f.get(t, "/2?big=1"); r.cacheStatus() != StatusMiss {
+	if r := f.get(t, "/2?big=1"); r.cacheStatus() != cache.StatusMiss {
 		t.Fatalf("/2 should have been evicted: %q", r.cacheStatus())
 	}
 }
 
 func TestDiskInactiveAndGeneration(t *testing.T) {
 	dir := t.TempDir()
-	s := newDiskStore(t, dir, DiskOptions{Inactive: time.Minute})
+	s := newDiskStore(t, dir, cache.DiskOptions{Inactive: time.Minute})
 	ctx := context.Background()
 	put := func(key string, gen uint64) {
 		w, err := s.Put(ctx, key)
@@ -295,12 +297,12 @@ func TestDiskInactiveAndGeneration(t *testing.T) {
 			t.Fatal(err)
 		}
 		fmt.Fprint(w, "x")
-		if err := w.Commit(ctx, &Meta{Key: key, Status: 200, Header: http.Header{}, Generation: gen}); err != nil {
+		if err := w.Commit(ctx, &cache.Meta{Key: key, Status: 200, Header: http.Header{}, Generation: gen}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	put("old", 0)
-	s.sweepOnce(time.Now().Add(2 * time.Minute))
+	cache.Sweep(s, time.Now().Add(2*time.Minute))
 	if s.Len() != 0 || len(entryFiles(t, dir)) != 0 {
 		t.Fatal("inactive entry kept")
 	}
@@ -310,11 +312,11 @@ func TestDiskInactiveAndGeneration(t *testing.T) {
 		t.Fatalf("generation %d, %v", g, err)
 	}
 	s.Close()
-	s2 := newDiskStore(t, dir, DiskOptions{})
+	s2 := newDiskStore(t, dir, cache.DiskOptions{})
 	if g, _ := s2.Generation(ctx); g != 1 {
 		t.Fatalf("generation after restart %d, want 1", g)
 	}
-	s2.sweepOnce(time.Now())
+	cache.Sweep(s2, time.Now())
 	if s2.Len() != 0 {
 		t.Fatal("an entry of an older generation survived the sweep")
 	}

@@ -30,8 +30,8 @@ const (
 	modeRevalidated        // 304 to our conditional request: serve the merged entry
 )
 
-// filler is the http.ResponseWriter that the upstream handler writes to on
-// a cache fill. It tees the body to the client and to the store, and
+// filler is the Fill that the handler behind the cache writes to on a
+// cache fill. It tees the body to the client and to the store, and
 // decides at WriteHeader what the response becomes.
 type filler struct {
 	c     *Cache
@@ -43,7 +43,7 @@ type filler struct {
 	reqTime      time.Time
 	revalidating bool // the upstream request carries our validators
 	header       http.Header
-	failure      atomic.Uint32 // a Failure reported by the upstream handler
+	failure      Failure // reported by the handler with Fail
 
 	wrote    bool
 	mode     int
@@ -61,16 +61,18 @@ type filler struct {
 	cancel  context.CancelFunc
 }
 
-type fillerKey struct{}
-
-// Failure is how the upstream failed, for proxy_cache_use_stale's error,
-// timeout and invalid_header conditions.
+// Failure is how the handler behind the cache failed to get the origin's
+// response, for proxy_cache_use_stale's error, timeout and invalid_header
+// conditions.
 type Failure uint32
 
-// The failures an upstream handler can report.
+// The failures a handler can report with Fill.Fail.
 const (
+	// FailError: the origin could not be reached, or the connection broke.
 	FailError Failure = iota + 1
+	// FailTimeout: the origin did not answer in time.
 	FailTimeout
+	// FailInvalidHeader: the origin's response could not be read.
 	FailInvalidHeader
 )
 
@@ -86,36 +88,43 @@ func (f Failure) condition() UseStale {
 	return 0
 }
 
-// ReportFailure tells the cache that the response the upstream handler is
-// about to write for r is its own error page (the origin could not be
-// reached, timed out, or sent garbage), not the origin's answer. Such a
-// response is never stored, and it is what "proxy_cache_use_stale error
-// timeout invalid_header" look for. It does nothing outside a cache fill.
-func ReportFailure(r *http.Request, f Failure) {
-	if fl, ok := r.Context().Value(fillerKey{}).(*filler); ok {
-		fl.failure.Store(uint32(f))
+// Fill is implemented by the http.ResponseWriter that a Cache gives the
+// handler behind it whenever it needs a response from it: on a miss, for
+// an expired entry, on a bypass and in a background update. Whatever the
+// handler is, the cache stores what it writes when the response may be
+// stored; a handler that answers with an error of its own, because it
+// could not get the origin's response, says so with Fail first.
+type Fill interface {
+	http.ResponseWriter
+	// Fail tells the cache that the response about to be written is the
+	// handler's own error page, not the origin's answer. Such a response
+	// is never stored, and it is what proxy_cache_use_stale error, timeout
+	// and invalid_header look for: with the condition allowed, the stale
+	// entry is served in its place. It must be called before WriteHeader,
+	// by the goroutine that writes the response.
+	Fail(Failure)
+}
+
+// ReportFailure calls Fail on the Fill that w is, or that w wraps (found
+// through Unwrap methods, as http.ResponseController finds a writer's
+// features), and reports whether there was one. Outside a cache fill it
+// does nothing and reports false.
+func ReportFailure(w http.ResponseWriter, f Failure) bool {
+	for {
+		switch x := w.(type) {
+		case Fill:
+			x.Fail(f)
+			return true
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = x.Unwrap()
+		default:
+			return false
+		}
 	}
 }
 
-// FailureReporter wraps an error-page writer such as proxy.Options.ErrorResponse
-// so that it reports its 502 as FailError and its 504 as FailTimeout before
-// writing the page. A nil next writes a short plain-text page.
-func FailureReporter(next func(w http.ResponseWriter, r *http.Request, status int)) func(http.ResponseWriter, *http.Request, int) {
-	if next == nil {
-		next = func(w http.ResponseWriter, _ *http.Request, status int) {
-			http.Error(w, strconv.Itoa(status)+" "+http.StatusText(status), status)
-		}
-	}
-	return func(w http.ResponseWriter, r *http.Request, status int) {
-		switch status {
-		case http.StatusBadGateway:
-			ReportFailure(r, FailError)
-		case http.StatusGatewayTimeout:
-			ReportFailure(r, FailTimeout)
-		}
-		next(w, r, status)
-	}
-}
+// Fail records the handler's failure; see Fill.
+func (f *filler) Fail(reason Failure) { f.failure = reason }
 
 // forward sends the request upstream and relays the answer, storing it
 // when it may.
@@ -146,7 +155,7 @@ func (c *Cache) newFiller(w http.ResponseWriter, r *http.Request, p fillParams) 
 // response), Accept-Encoding normalised, and with the stored entry's
 // validators when revalidating.
 func (c *Cache) upstreamRequest(r *http.Request, f *filler, base context.Context) *http.Request {
-	ctx, cancel := context.WithCancel(context.WithValue(base, fillerKey{}, f))
+	ctx, cancel := context.WithCancel(base)
 	f.cancel = cancel
 	ur := r.Clone(ctx)
 	if ur.Method == http.MethodHead {
@@ -194,11 +203,7 @@ func (f *filler) run(ur *http.Request) {
 			panic(v)
 		}
 	}()
-	next := f.c.next
-	if f.w == nil {
-		next = f.c.refresh // a background update: no client request behind it
-	}
-	next.ServeHTTP(f, ur)
+	f.c.next.ServeHTTP(f, ur)
 	completed = true
 	f.finish(false)
 }
@@ -225,7 +230,7 @@ func (f *filler) WriteHeader(status int) {
 	f.status = status
 	c := f.c
 	now := c.now()
-	failure := Failure(f.failure.Load())
+	failure := f.failure
 
 	if s := f.stale; s != nil {
 		cond := failure.condition() | statusStale(status)
@@ -233,7 +238,7 @@ func (f *filler) WriteHeader(status int) {
 		case cond != 0 && c.staleAllowed(s, cond, now):
 			f.mode = modeStale
 			return
-		case (failure == FailError || failure == FailTimeout) && (s.MustRevalidate || s.NoCache):
+		case failure != 0 && (s.MustRevalidate || s.NoCache):
 			f.mode = modeGateway
 			return
 		case status == http.StatusNotModified && f.revalidating:

@@ -28,10 +28,9 @@ const usesInactive = 10 * time.Minute
 // Cache is the caching handler of one location. It is safe for concurrent
 // use.
 type Cache struct {
-	next    http.Handler
-	refresh http.Handler // background updates; next when nil
-	store   Store
-	name    string
+	next  http.Handler
+	store Store
+	name  string
 
 	key     func(*http.Request) string
 	methods []string
@@ -60,8 +59,13 @@ type Cache struct {
 	bg    sync.WaitGroup // background updates in flight
 }
 
-// New returns the caching handler for next (normally the reverse proxy)
-// configured by opts.
+// New returns the caching handler for next configured by opts. next
+// produces the responses the cache stores, the origin's answers: a
+// reverse proxy, or any handler. It is called with a Fill as its
+// ResponseWriter, with a GET for a HEAD and without the client's
+// conditionals and Range, and it also serves the background updates
+// (BackgroundUpdate, stale-while-revalidate), which outlive the client's
+// request: next must not depend on state that ends with the request.
 func New(next http.Handler, opts Options) (*Cache, error) {
 	if next == nil {
 		return nil, errors.New("cache: nil next handler")
@@ -70,7 +74,7 @@ func New(next http.Handler, opts Options) (*Cache, error) {
 		return nil, errors.New("cache: Options.Store is required")
 	}
 	c := &Cache{
-		next: next, refresh: opts.Refresh, store: opts.Store, name: opts.Name,
+		next: next, store: opts.Store, name: opts.Name,
 		key: opts.Key, minUses: max(opts.MinUses, 1),
 		bypass: opts.Bypass, noCache: opts.NoCache,
 		lock: opts.Lock, lockTimeout: opts.LockTimeout, lockAge: opts.LockAge,
@@ -80,9 +84,6 @@ func New(next http.Handler, opts Options) (*Cache, error) {
 	}
 	if c.name == "" {
 		c.name = "mosaic"
-	}
-	if c.refresh == nil {
-		c.refresh = next
 	}
 	if c.key == nil {
 		c.key = defaultKey
@@ -124,16 +125,6 @@ func New(next http.Handler, opts Options) (*Cache, error) {
 		}
 	}
 	return c, nil
-}
-
-// Handler is New for configurations known to be valid; it panics on an
-// error, as a misconfigured cache is a programming mistake.
-func Handler(next http.Handler, opts Options) http.Handler {
-	c, err := New(next, opts)
-	if err != nil {
-		panic(err)
-	}
-	return c
 }
 
 // Stats returns the handler's counters.

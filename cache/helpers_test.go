@@ -1,4 +1,4 @@
-package cache
+package cache_test
 
 import (
 	"io"
@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/cache"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -45,7 +46,7 @@ func (o *origin) lastRequest() *http.Request {
 }
 
 // newProxy is a reverse proxy to target that reports unreachable origins
-// to the cache, as the server wires mosaic's proxy.
+// to the cache, as the server wires mosaic's proxy to it.
 func newProxy(t testing.TB, target string) http.Handler {
 	t.Helper()
 	p, err := reverseProxy(target)
@@ -67,7 +68,7 @@ func reverseProxy(target string) (http.Handler, error) {
 	p.Transport = &http.Transport{DisableCompression: true, DisableKeepAlives: true}
 	p.ErrorLog = log.New(io.Discard, "", 0)
 	p.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
-		ReportFailure(r, FailError)
+		cache.ReportFailure(w, cache.FailError)
 		w.WriteHeader(http.StatusBadGateway)
 	}
 	return p, nil
@@ -96,21 +97,22 @@ func (c *clock) Advance(d time.Duration) {
 // front is a cache in front of an origin, served on loopback.
 type front struct {
 	*httptest.Server
-	cache  *Cache
+	cache  *cache.Cache
+	store  cache.Store
 	origin *origin
 	clock  *clock
 }
 
-func newFront(t testing.TB, o *origin, opts Options) *front {
+func newFront(t testing.TB, o *origin, opts cache.Options) *front {
 	t.Helper()
 	return newFrontClock(t, o, opts, newClock())
 }
 
 // newFrontClock is newFront with the cache reading time from clk.
-func newFrontClock(t testing.TB, o *origin, opts Options, clk *clock) *front {
+func newFrontClock(t testing.TB, o *origin, opts cache.Options, clk *clock) *front {
 	t.Helper()
 	if opts.Store == nil {
-		s, err := NewMemoryStore(MemoryOptions{})
+		s, err := cache.NewMemoryStore(cache.MemoryOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,17 +122,17 @@ func newFrontClock(t testing.TB, o *origin, opts Options, clk *clock) *front {
 	if opts.Logger == nil {
 		opts.Logger = quiet
 	}
-	c, err := New(newProxy(t, o.URL), opts)
+	c, err := cache.New(newProxy(t, o.URL), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.now = clk.Now
+	cache.SetClock(c, clk.Now)
 	srv := httptest.NewServer(echoCacheStatus(c))
 	t.Cleanup(func() {
 		srv.Close()
-		c.bg.Wait()
+		cache.WaitBackground(c)
 	})
-	return &front{Server: srv, cache: c, origin: o, clock: clk}
+	return &front{Server: srv, cache: c, store: opts.Store, origin: o, clock: clk}
 }
 
 // response is what a test request got.

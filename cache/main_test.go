@@ -1,4 +1,4 @@
-package cache
+package cache_test
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/cache"
 )
 
 // childEnv names the disk directory when the test binary runs as the
@@ -47,7 +49,7 @@ func runDiskChild(dir string) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}))
-	store, err := NewDiskStore(dir, DiskOptions{})
+	store, err := cache.NewDiskStore(dir, cache.DiskOptions{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -57,7 +59,7 @@ func runDiskChild(dir string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	c, err := New(proxy, Options{Store: store, Key: pathKey})
+	c, err := cache.New(proxy, cache.Options{Store: store, Key: pathKey})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)

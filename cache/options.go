@@ -61,12 +61,6 @@ type Options struct {
 	TagHeaders     []string
 	KeepTagHeaders bool
 
-	// Refresh, when set, serves the upstream requests of background updates
-	// in place of next. A background update outlives the request that
-	// started it, so a next that keeps per-request state of its server
-	// (mosaic's location chain) is given the bare upstream handler here.
-	Refresh http.Handler
-
 	// Stats receives the counters; several handlers of one zone may share
 	// one. nil gives the handler its own.
 	Stats *Stats
@@ -163,6 +157,14 @@ const (
 	ignoreSetCookie
 	ignoreVary
 )
+
+// CheckIgnoreHeaders reports the first name that Options.IgnoreHeaders
+// does not accept, as New would; a configuration checks its
+// proxy_ignore_headers with it when it reads the directive.
+func CheckIgnoreHeaders(names []string) error {
+	_, err := parseIgnore(names)
+	return err
+}
 
 func parseIgnore(names []string) (ignoreSet, error) {
 	var s ignoreSet

@@ -177,3 +177,21 @@ func TestMemoryStoreChunksAndBounds(t *testing.T) {
 		t.Fatalf("holds %d bytes with a bound of 1 MiB", w)
 	}
 }
+
+func TestValidRuleOrder(t *testing.T) {
+	byStatus, anyTTL, hasAny, err := compileValid([]Valid{
+		{TTL: 10 * time.Minute},
+		{Codes: []int{404, 200}, TTL: time.Minute},
+		{Any: true, TTL: 5 * time.Second},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first directive naming a status wins, as in NGINX.
+	if byStatus[200] != 10*time.Minute || byStatus[302] != 10*time.Minute || byStatus[404] != time.Minute {
+		t.Fatalf("%v", byStatus)
+	}
+	if !hasAny || anyTTL != 5*time.Second {
+		t.Fatalf("any: %v %v", hasAny, anyTTL)
+	}
+}

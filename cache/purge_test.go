@@ -1,4 +1,4 @@
-package cache
+package cache_test
 
 import (
 	"encoding/json"
@@ -8,23 +8,25 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/cache"
 )
 
 // storeKinds builds one store of each kind for tests that must hold for
 // all of them.
-func storeKinds(t *testing.T) map[string]func(t *testing.T) Store {
-	return map[string]func(t *testing.T) Store{
-		"memory": func(t *testing.T) Store {
-			s, err := NewMemoryStore(MemoryOptions{})
+func storeKinds(t *testing.T) map[string]func(t *testing.T) cache.Store {
+	return map[string]func(t *testing.T) cache.Store{
+		"memory": func(t *testing.T) cache.Store {
+			s, err := cache.NewMemoryStore(cache.MemoryOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { s.Close() })
 			return s
 		},
-		"disk": func(t *testing.T) Store { return newDiskStore(t, t.TempDir(), DiskOptions{}) },
-		"redis": func(t *testing.T) Store {
-			return newRedisStore(t, testRedis(t).url(), uniquePrefix(t), RedisOptions{})
+		"disk": func(t *testing.T) cache.Store { return newDiskStore(t, t.TempDir(), cache.DiskOptions{}) },
+		"redis": func(t *testing.T) cache.Store {
+			return newRedisStore(t, testRedis(t).url(), uniquePrefix(t), cache.RedisOptions{})
 		},
 	}
 }
@@ -67,7 +69,7 @@ func TestPurgeByKeyPrefixTagAndAll(t *testing.T) {
 				fmt.Fprint(w, r.URL.Path)
 			})
 			store := mk(t)
-			f := newFront(t, o, Options{Store: store, Key: pathKey})
+			f := newFront(t, o, cache.Options{Store: store, Key: pathKey})
 			paths := []string{"/a", "/b", "/pre/x", "/pre/y", "/v"}
 			fill := func() {
 				for _, p := range paths {
@@ -83,14 +85,14 @@ func TestPurgeByKeyPrefixTagAndAll(t *testing.T) {
 				for _, p := range paths {
 					w := want[p]
 					if w == "" {
-						w = StatusHit
+						w = cache.StatusHit
 					}
 					if got := status(p); got != w {
 						t.Fatalf("%s: %s is %s, want %s", step, p, got, w)
 					}
 				}
 			}
-			h, err := PurgeHandler(PurgeOptions{Store: store, Token: "s3cret", Key: pathKey, Logger: quiet})
+			h, err := cache.PurgeHandler(cache.PurgeOptions{Store: store, Token: "s3cret", Key: pathKey, Logger: quiet})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,30 +112,30 @@ func TestPurgeByKeyPrefixTagAndAll(t *testing.T) {
 			if code, out := purge(t, h, "key=/a", "s3cret"); code != 200 || out["purged"] != 1.0 {
 				t.Fatalf("key purge: %d %v", code, out)
 			}
-			expect("key /a", map[string]string{"/a": StatusMiss})
+			expect("key /a", map[string]string{"/a": cache.StatusMiss})
 
 			if code, out := purge(t, h, "tag=b", "s3cret"); code != 200 || out["purged"] != 1.0 {
 				t.Fatalf("tag purge: %d %v", code, out)
 			}
-			expect("tag b", map[string]string{"/b": StatusMiss})
+			expect("tag b", map[string]string{"/b": cache.StatusMiss})
 
 			if code, out := purge(t, h, "prefix=/pre/", "s3cret"); code != 200 || out["purged"] != 2.0 {
 				t.Fatalf("prefix purge: %d %v", code, out)
 			}
-			expect("prefix /pre/", map[string]string{"/pre/x": StatusMiss, "/pre/y": StatusMiss})
+			expect("prefix /pre/", map[string]string{"/pre/x": cache.StatusMiss, "/pre/y": cache.StatusMiss})
 
 			// The key of a Vary resource leads to all its variants.
 			if code, _ := purge(t, h, "url=http://example.com/v", "s3cret"); code != 200 {
 				t.Fatalf("url purge: %d", code)
 			}
-			expect("url /v", map[string]string{"/v": StatusMiss})
+			expect("url /v", map[string]string{"/v": cache.StatusMiss})
 
 			if code, out := purge(t, h, "all=1", "s3cret"); code != 200 || out["generation"] == nil {
 				t.Fatalf("purge all: %d %v", code, out)
 			}
 			all := map[string]string{}
 			for _, p := range paths {
-				all[p] = StatusMiss
+				all[p] = cache.StatusMiss
 			}
 			expect("all", all)
 		})
@@ -141,19 +143,19 @@ func TestPurgeByKeyPrefixTagAndAll(t *testing.T) {
 }
 
 func TestPurgeHandlerProtection(t *testing.T) {
-	s, _ := NewMemoryStore(MemoryOptions{})
+	s, _ := cache.NewMemoryStore(cache.MemoryOptions{})
 	defer s.Close()
-	if _, err := PurgeHandler(PurgeOptions{Store: s}); err == nil {
+	if _, err := cache.PurgeHandler(cache.PurgeOptions{Store: s}); err == nil {
 		t.Fatal("an unprotected purge endpoint was accepted")
 	}
-	h, err := PurgeHandler(PurgeOptions{Store: s, Logger: quiet, Allow: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	h, err := cache.PurgeHandler(cache.PurgeOptions{Store: s, Logger: quiet, Allow: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if code, _ := purge(t, h, "all=1", ""); code != http.StatusForbidden {
 		t.Fatalf("from 127.0.0.1 with only 10/8 allowed: %d", code)
 	}
-	h, _ = PurgeHandler(PurgeOptions{Store: s, Logger: quiet, Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
+	h, _ = cache.PurgeHandler(cache.PurgeOptions{Store: s, Logger: quiet, Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
 	if code, _ := purge(t, h, "all=1", ""); code != http.StatusOK {
 		t.Fatalf("from an allowed network: %d", code)
 	}

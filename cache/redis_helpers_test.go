@@ -1,4 +1,4 @@
-package cache
+package cache_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/cache"
 	"github.com/redis/rueidis"
 )
 
@@ -106,10 +107,10 @@ func testRedis(t testing.TB) *redisServer {
 
 var prefixSeq atomic.Int64
 
-func newRedisStore(t testing.TB, url, prefix string, opts RedisOptions) *RedisStore {
+func newRedisStore(t testing.TB, url, prefix string, opts cache.RedisOptions) *cache.RedisStore {
 	t.Helper()
 	opts.Prefix = prefix
-	s, err := NewRedisStore(url, opts)
+	s, err := cache.NewRedisStore(url, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

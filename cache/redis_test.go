@@ -1,4 +1,4 @@
-package cache
+package cache_test
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/cache"
 )
 
 func TestRedisHitAcrossInstancesWithChunkedBody(t *testing.T) {
@@ -22,14 +24,14 @@ func TestRedisHitAcrossInstancesWithChunkedBody(t *testing.T) {
 		}
 		fmt.Fprint(w, "small")
 	})
-	a := newFront(t, o, Options{Store: newRedisStore(t, rs.url(), prefix, RedisOptions{ChunkSize: 1000}), Key: pathKey})
-	b := newFront(t, o, Options{Store: newRedisStore(t, rs.url(), prefix, RedisOptions{ChunkSize: 1000}), Key: pathKey})
+	a := newFront(t, o, cache.Options{Store: newRedisStore(t, rs.url(), prefix, cache.RedisOptions{ChunkSize: 1000}), Key: pathKey})
+	b := newFront(t, o, cache.Options{Store: newRedisStore(t, rs.url(), prefix, cache.RedisOptions{ChunkSize: 1000}), Key: pathKey})
 	for _, p := range []string{"/small", "/big"} {
-		if r := a.get(t, p); r.cacheStatus() != StatusMiss {
+		if r := a.get(t, p); r.cacheStatus() != cache.StatusMiss {
 			t.Fatalf("%s on a: %q", p, r.cacheStatus())
 		}
 		r := b.get(t, p)
-		if r.cacheStatus() != StatusHit {
+		if r.cacheStatus() != cache.StatusHit {
 			t.Fatalf("%s on b: %q", p, r.cacheStatus())
 		}
 		if want := map[string]string{"/small": "small", "/big": big}[p]; r.body != want {
@@ -58,8 +60,8 @@ func TestRedisCoalescingAcrossInstances(t *testing.T) {
 		w.Header().Set("Cache-Control", "max-age=60")
 		fmt.Fprint(w, "shared")
 	})
-	a := newFront(t, o, Options{Store: newRedisStore(t, rs.url(), prefix, RedisOptions{}), Key: pathKey, Lock: true})
-	b := newFront(t, o, Options{Store: newRedisStore(t, rs.url(), prefix, RedisOptions{}), Key: pathKey, Lock: true})
+	a := newFront(t, o, cache.Options{Store: newRedisStore(t, rs.url(), prefix, cache.RedisOptions{}), Key: pathKey, Lock: true})
+	b := newFront(t, o, cache.Options{Store: newRedisStore(t, rs.url(), prefix, cache.RedisOptions{}), Key: pathKey, Lock: true})
 	for i, body := range hammer(t, 100, a.URL+"/cold", b.URL+"/cold") {
 		if body != "shared" {
 			t.Fatalf("request %d got %q", i, body)
@@ -73,8 +75,8 @@ func TestRedisCoalescingAcrossInstances(t *testing.T) {
 func TestRedisLockReleaseWakesWaitersByMessage(t *testing.T) {
 	rs := testRedis(t)
 	prefix := uniquePrefix(t)
-	a := newRedisStore(t, rs.url(), prefix, RedisOptions{})
-	b := newRedisStore(t, rs.url(), prefix, RedisOptions{})
+	a := newRedisStore(t, rs.url(), prefix, cache.RedisOptions{})
+	b := newRedisStore(t, rs.url(), prefix, cache.RedisOptions{})
 	ctx := context.Background()
 	release, ok, err := a.TryLock(ctx, "k", time.Minute)
 	if err != nil || !ok {
@@ -115,7 +117,7 @@ func TestRedisLockReleaseWakesWaitersByMessage(t *testing.T) {
 
 func TestRedisReadersOfReplacedEntryFinish(t *testing.T) {
 	rs := testRedis(t)
-	s := newRedisStore(t, rs.url(), uniquePrefix(t), RedisOptions{ChunkSize: 100})
+	s := newRedisStore(t, rs.url(), uniquePrefix(t), cache.RedisOptions{ChunkSize: 100})
 	ctx := context.Background()
 	put := func(body string) {
 		w, err := s.Put(ctx, "k")
@@ -123,7 +125,7 @@ func TestRedisReadersOfReplacedEntryFinish(t *testing.T) {
 			t.Fatal(err)
 		}
 		fmt.Fprint(w, body)
-		if err := w.Commit(ctx, &Meta{Key: "k", Status: 200, Header: http.Header{}, FreshUntil: time.Now().Add(time.Minute)}); err != nil {
+		if err := w.Commit(ctx, &cache.Meta{Key: "k", Status: 200, Header: http.Header{}, FreshUntil: time.Now().Add(time.Minute)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -155,15 +157,15 @@ func TestRedisDownBypassesTheCache(t *testing.T) {
 		w.Header().Set("Cache-Control", "max-age=60")
 		fmt.Fprint(w, "ok")
 	})
-	f := newFront(t, o, Options{Store: newRedisStore(t, rs.url(), "p:", RedisOptions{Timeout: 100 * time.Millisecond}), Lock: true})
+	f := newFront(t, o, cache.Options{Store: newRedisStore(t, rs.url(), "p:", cache.RedisOptions{Timeout: 100 * time.Millisecond}), Lock: true})
 	f.get(t, "/x")
-	if r := f.get(t, "/x"); r.cacheStatus() != StatusHit {
+	if r := f.get(t, "/x"); r.cacheStatus() != cache.StatusHit {
 		t.Fatalf("with redis up: %q", r.cacheStatus())
 	}
 	rs.stop()
 	for i := range 3 {
 		r := f.get(t, "/x")
-		if r.status != 200 || r.body != "ok" || r.cacheStatus() != StatusMiss {
+		if r.status != 200 || r.body != "ok" || r.cacheStatus() != cache.StatusMiss {
 			t.Fatalf("request %d with redis down: %d %q %q", i, r.status, r.body, r.cacheStatus())
 		}
 	}
@@ -178,10 +180,10 @@ func TestRedisUnreachableAtStartBypasses(t *testing.T) {
 		fmt.Fprint(w, "ok")
 	})
 	// Nothing listens on port 1.
-	s := newRedisStore(t, "redis://127.0.0.1:1/0", "p:", RedisOptions{})
-	f := newFront(t, o, Options{Store: s, Lock: true})
+	s := newRedisStore(t, "redis://127.0.0.1:1/0", "p:", cache.RedisOptions{})
+	f := newFront(t, o, cache.Options{Store: s, Lock: true})
 	for range 2 {
-		if r := f.get(t, "/x"); r.status != 200 || r.cacheStatus() != StatusMiss {
+		if r := f.get(t, "/x"); r.status != 200 || r.cacheStatus() != cache.StatusMiss {
 			t.Fatalf("%d %q", r.status, r.cacheStatus())
 		}
 	}
@@ -193,7 +195,7 @@ func TestRedisSlowBypassesTheCache(t *testing.T) {
 		w.Header().Set("Cache-Control", "max-age=60")
 		fmt.Fprint(w, "ok")
 	})
-	f := newFront(t, o, Options{Store: newRedisStore(t, rs.url(), uniquePrefix(t), RedisOptions{Timeout: 100 * time.Millisecond})})
+	f := newFront(t, o, cache.Options{Store: newRedisStore(t, rs.url(), uniquePrefix(t), cache.RedisOptions{Timeout: 100 * time.Millisecond})})
 	f.get(t, "/slow")
 	c := redisClient(t, rs)
 	// Redis stops answering for 600ms.
@@ -205,7 +207,7 @@ func TestRedisSlowBypassesTheCache(t *testing.T) {
 	if took := time.Since(start); took > 400*time.Millisecond {
 		t.Fatalf("a slow redis held the request for %v", took)
 	}
-	if r.status != 200 || r.body != "ok" || r.cacheStatus() != StatusMiss {
+	if r.status != 200 || r.body != "ok" || r.cacheStatus() != cache.StatusMiss {
 		t.Fatalf("with redis paused: %d %q %q", r.status, r.body, r.cacheStatus())
 	}
 }
@@ -217,12 +219,12 @@ func TestRedisPurgeAllReachesOtherInstances(t *testing.T) {
 		w.Header().Set("Cache-Control", "max-age=60")
 		fmt.Fprint(w, "x")
 	})
-	sa := newRedisStore(t, rs.url(), prefix, RedisOptions{})
-	sb := newRedisStore(t, rs.url(), prefix, RedisOptions{})
-	a := newFront(t, o, Options{Store: sa, Key: pathKey})
-	b := newFront(t, o, Options{Store: sb, Key: pathKey})
+	sa := newRedisStore(t, rs.url(), prefix, cache.RedisOptions{})
+	sb := newRedisStore(t, rs.url(), prefix, cache.RedisOptions{})
+	a := newFront(t, o, cache.Options{Store: sa, Key: pathKey})
+	b := newFront(t, o, cache.Options{Store: sb, Key: pathKey})
 	a.get(t, "/g")
-	if r := b.get(t, "/g"); r.cacheStatus() != StatusHit {
+	if r := b.get(t, "/g"); r.cacheStatus() != cache.StatusHit {
 		t.Fatalf("b before purge: %q", r.cacheStatus())
 	}
 	if _, err := sa.BumpGeneration(context.Background()); err != nil {
@@ -234,7 +236,7 @@ func TestRedisPurgeAllReachesOtherInstances(t *testing.T) {
 		g, _ := sb.Generation(context.Background())
 		return g == 1
 	})
-	if r := b.get(t, "/g"); r.cacheStatus() != StatusMiss {
+	if r := b.get(t, "/g"); r.cacheStatus() != cache.StatusMiss {
 		t.Fatalf("b after purge-all on a: %q", r.cacheStatus())
 	}
 }

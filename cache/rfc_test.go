@@ -1,4 +1,4 @@
-package cache
+package cache_test
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/cache"
 )
 
 // step is one client request of a rule and what it must produce.
@@ -25,7 +27,7 @@ type step struct {
 // real origin on loopback whose request count proves hits.
 type rule struct {
 	name   string
-	opts   Options
+	opts   cache.Options
 	origin func(n int64, w http.ResponseWriter, r *http.Request)
 	steps  []step
 }
@@ -42,7 +44,7 @@ func hangUp(w http.ResponseWriter) {
 func body(n int64) string { return "v" + strconv.FormatInt(n, 10) }
 
 func TestRFCRules(t *testing.T) {
-	valid60 := []Valid{{TTL: time.Minute}}
+	valid60 := []cache.Valid{{TTL: time.Minute}}
 	rules := []rule{
 		{
 			name: "9111/4.2 a fresh response (max-age) is reused, then expires",
@@ -51,9 +53,9 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{cache: StatusMiss, body: "v1", originReqs: 1},
-				{advance: 30 * time.Second, cache: StatusHit, body: "v1", originReqs: 1},
-				{advance: 31 * time.Second, cache: StatusExpired, body: "v2", originReqs: 2},
+				{cache: cache.StatusMiss, body: "v1", originReqs: 1},
+				{advance: 30 * time.Second, cache: cache.StatusHit, body: "v1", originReqs: 1},
+				{advance: 31 * time.Second, cache: cache.StatusExpired, body: "v2", originReqs: 2},
 			},
 		},
 		{
@@ -63,8 +65,8 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{cache: StatusMiss, originReqs: 1},
-				{advance: 10 * time.Second, cache: StatusHit, body: "v1", originReqs: 1},
+				{cache: cache.StatusMiss, originReqs: 1},
+				{advance: 10 * time.Second, cache: cache.StatusHit, body: "v1", originReqs: 1},
 			},
 		},
 		{
@@ -75,9 +77,9 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{cache: StatusMiss, originReqs: 1},
-				{advance: 30 * time.Second, cache: StatusHit, originReqs: 1},
-				{advance: 31 * time.Second, cache: StatusExpired, body: "v2", originReqs: 2},
+				{cache: cache.StatusMiss, originReqs: 1},
+				{advance: 30 * time.Second, cache: cache.StatusHit, originReqs: 1},
+				{advance: 31 * time.Second, cache: cache.StatusExpired, body: "v2", originReqs: 2},
 			},
 		},
 		{
@@ -89,8 +91,8 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{cache: StatusMiss, originReqs: 1},
-				{advance: 20 * time.Second, cache: StatusExpired, originReqs: 2},
+				{cache: cache.StatusMiss, originReqs: 1},
+				{advance: 20 * time.Second, cache: cache.StatusExpired, originReqs: 2},
 			},
 		},
 		{
@@ -99,10 +101,10 @@ func TestRFCRules(t *testing.T) {
 				w.Header().Set("Expires", "0")
 				fmt.Fprint(w, body(n))
 			},
-			opts: Options{Valid: valid60},
+			opts: cache.Options{Valid: valid60},
 			steps: []step{
-				{cache: StatusMiss, originReqs: 1},
-				{cache: StatusMiss, body: "v2", originReqs: 2},
+				{cache: cache.StatusMiss, originReqs: 1},
+				{cache: cache.StatusMiss, body: "v2", originReqs: 2},
 			},
 		},
 		{
@@ -112,8 +114,8 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{cache: StatusMiss, originReqs: 1, want: map[string]string{"Cache-Status": "mosaic; fwd=miss; fwd-status=200; detail=no-store"}},
-				{cache: StatusMiss, originReqs: 2},
+				{cache: cache.StatusMiss, originReqs: 1, want: map[string]string{"Cache-Status": "mosaic; fwd=miss; fwd-status=200; detail=no-store"}},
+				{cache: cache.StatusMiss, originReqs: 2},
 			},
 		},
 		{
@@ -122,7 +124,7 @@ func TestRFCRules(t *testing.T) {
 				w.Header().Set("Cache-Control", "private, max-age=60")
 				fmt.Fprint(w, body(n))
 			},
-			steps: []step{{cache: StatusMiss, originReqs: 1}, {cache: StatusMiss, originReqs: 2}},
+			steps: []step{{cache: cache.StatusMiss, originReqs: 1}, {cache: cache.StatusMiss, originReqs: 2}},
 		},
 		{
 			name: "9111/5.2.2.7 private=field stores the response without the field",
@@ -132,13 +134,13 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{cache: StatusMiss, originReqs: 1, want: map[string]string{"X-User": "alice"}},
-				{cache: StatusHit, originReqs: 1, want: map[string]string{"X-User": ""}},
+				{cache: cache.StatusMiss, originReqs: 1, want: map[string]string{"X-User": "alice"}},
+				{cache: cache.StatusHit, originReqs: 1, want: map[string]string{"X-User": ""}},
 			},
 		},
 		{
 			name: "9111/5.2.2.4 no-cache is stored but validated before every reuse",
-			opts: Options{Revalidate: true},
+			opts: cache.Options{Revalidate: true},
 			origin: func(n int64, w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Cache-Control", "no-cache")
 				w.Header().Set("ETag", `"e1"`)
@@ -149,9 +151,9 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{cache: StatusMiss, body: "v1", originReqs: 1},
-				{cache: StatusRevalidated, body: "v1", originReqs: 2},
-				{cache: StatusRevalidated, body: "v1", originReqs: 3},
+				{cache: cache.StatusMiss, body: "v1", originReqs: 1},
+				{cache: cache.StatusRevalidated, body: "v1", originReqs: 2},
+				{cache: cache.StatusRevalidated, body: "v1", originReqs: 3},
 			},
 		},
 		{
@@ -161,19 +163,19 @@ func TestRFCRules(t *testing.T) {
 				w.Header().Set("Set-Cookie", "id=1")
 				fmt.Fprint(w, body(n))
 			},
-			steps: []step{{cache: StatusMiss, originReqs: 1}, {cache: StatusMiss, originReqs: 2}},
+			steps: []step{{cache: cache.StatusMiss, originReqs: 1}, {cache: cache.StatusMiss, originReqs: 2}},
 		},
 		{
 			name: "nginx: proxy_ignore_headers Set-Cookie stores, without sharing the cookie",
-			opts: Options{IgnoreHeaders: []string{"Set-Cookie"}},
+			opts: cache.Options{IgnoreHeaders: []string{"Set-Cookie"}},
 			origin: func(n int64, w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Cache-Control", "max-age=60")
 				w.Header().Set("Set-Cookie", "id=1")
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{cache: StatusMiss, originReqs: 1, want: map[string]string{"Set-Cookie": "id=1"}},
-				{cache: StatusHit, originReqs: 1, want: map[string]string{"Set-Cookie": ""}},
+				{cache: cache.StatusMiss, originReqs: 1, want: map[string]string{"Set-Cookie": "id=1"}},
+				{cache: cache.StatusHit, originReqs: 1, want: map[string]string{"Set-Cookie": ""}},
 			},
 		},
 		{
@@ -183,7 +185,7 @@ func TestRFCRules(t *testing.T) {
 				w.Header().Set("Vary", "*")
 				fmt.Fprint(w, body(n))
 			},
-			steps: []step{{cache: StatusMiss, originReqs: 1}, {cache: StatusMiss, originReqs: 2}},
+			steps: []step{{cache: cache.StatusMiss, originReqs: 1}, {cache: cache.StatusMiss, originReqs: 2}},
 		},
 		{
 			name: "9111/4.1 Vary selects a variant per request header value",
@@ -193,10 +195,10 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, r.Header.Get("Accept-Language"))
 			},
 			steps: []step{
-				{header: []string{"Accept-Language", "en"}, cache: StatusMiss, body: "en", originReqs: 1},
-				{header: []string{"Accept-Language", "fr"}, cache: StatusMiss, body: "fr", originReqs: 2},
-				{header: []string{"Accept-Language", "en"}, cache: StatusHit, body: "en", originReqs: 2},
-				{header: []string{"Accept-Language", "fr"}, cache: StatusHit, body: "fr", originReqs: 2},
+				{header: []string{"Accept-Language", "en"}, cache: cache.StatusMiss, body: "en", originReqs: 1},
+				{header: []string{"Accept-Language", "fr"}, cache: cache.StatusMiss, body: "fr", originReqs: 2},
+				{header: []string{"Accept-Language", "en"}, cache: cache.StatusHit, body: "en", originReqs: 2},
+				{header: []string{"Accept-Language", "fr"}, cache: cache.StatusHit, body: "fr", originReqs: 2},
 			},
 		},
 		{
@@ -207,10 +209,10 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, "[", r.Header.Get("Accept-Encoding"), "]")
 			},
 			steps: []step{
-				{header: []string{"Accept-Encoding", "gzip, deflate, br"}, cache: StatusMiss, body: "[br,deflate,gzip]", originReqs: 1},
-				{header: []string{"Accept-Encoding", "br;q=1.0, gzip;q=0.8, deflate, sdch"}, cache: StatusHit, body: "[br,deflate,gzip]", originReqs: 1},
-				{header: []string{"Accept-Encoding", "gzip;q=0, identity"}, cache: StatusMiss, body: "[]", originReqs: 2},
-				{header: []string{"Accept-Encoding", "identity"}, cache: StatusHit, body: "[]", originReqs: 2},
+				{header: []string{"Accept-Encoding", "gzip, deflate, br"}, cache: cache.StatusMiss, body: "[br,deflate,gzip]", originReqs: 1},
+				{header: []string{"Accept-Encoding", "br;q=1.0, gzip;q=0.8, deflate, sdch"}, cache: cache.StatusHit, body: "[br,deflate,gzip]", originReqs: 1},
+				{header: []string{"Accept-Encoding", "gzip;q=0, identity"}, cache: cache.StatusMiss, body: "[]", originReqs: 2},
+				{header: []string{"Accept-Encoding", "identity"}, cache: cache.StatusHit, body: "[]", originReqs: 2},
 			},
 		},
 		{
@@ -220,8 +222,8 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{header: []string{"Authorization", "Basic YTpi"}, cache: StatusMiss, originReqs: 1},
-				{cache: StatusMiss, originReqs: 2},
+				{header: []string{"Authorization", "Basic YTpi"}, cache: cache.StatusMiss, originReqs: 1},
+				{cache: cache.StatusMiss, originReqs: 2},
 			},
 		},
 		{
@@ -231,8 +233,8 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{header: []string{"Authorization", "Basic YTpi"}, cache: StatusMiss, originReqs: 1},
-				{cache: StatusHit, body: "v1", originReqs: 1},
+				{header: []string{"Authorization", "Basic YTpi"}, cache: cache.StatusMiss, originReqs: 1},
+				{cache: cache.StatusHit, body: "v1", originReqs: 1},
 			},
 		},
 		{
@@ -242,8 +244,8 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{header: []string{"Authorization", "Basic YTpi"}, cache: StatusMiss, originReqs: 1},
-				{cache: StatusHit, body: "v1", originReqs: 1},
+				{header: []string{"Authorization", "Basic YTpi"}, cache: cache.StatusMiss, originReqs: 1},
+				{cache: cache.StatusHit, body: "v1", originReqs: 1},
 			},
 		},
 		{
@@ -253,8 +255,8 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{cache: StatusMiss, originReqs: 1, want: map[string]string{"Age": ""}},
-				{advance: 30 * time.Second, cache: StatusHit, originReqs: 1, want: map[string]string{"Age": "30"}},
+				{cache: cache.StatusMiss, originReqs: 1, want: map[string]string{"Age": ""}},
+				{advance: 30 * time.Second, cache: cache.StatusHit, originReqs: 1, want: map[string]string{"Age": "30"}},
 			},
 		},
 		{
@@ -265,9 +267,9 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{cache: StatusMiss, originReqs: 1},
-				{advance: 5 * time.Second, cache: StatusHit, originReqs: 1, want: map[string]string{"Age": "55"}},
-				{advance: 6 * time.Second, cache: StatusExpired, originReqs: 2},
+				{cache: cache.StatusMiss, originReqs: 1},
+				{advance: 5 * time.Second, cache: cache.StatusHit, originReqs: 1, want: map[string]string{"Age": "55"}},
+				{advance: 6 * time.Second, cache: cache.StatusExpired, originReqs: 2},
 			},
 		},
 		{
@@ -278,9 +280,9 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{cache: StatusMiss, originReqs: 1, want: map[string]string{"X-Accel-Expires": "", "Cache-Control": "private, max-age=1"}},
-				{advance: 50 * time.Second, cache: StatusHit, originReqs: 1, want: map[string]string{"X-Accel-Expires": ""}},
-				{advance: 51 * time.Second, cache: StatusExpired, originReqs: 2},
+				{cache: cache.StatusMiss, originReqs: 1, want: map[string]string{"X-Accel-Expires": "", "Cache-Control": "private, max-age=1"}},
+				{advance: 50 * time.Second, cache: cache.StatusHit, originReqs: 1, want: map[string]string{"X-Accel-Expires": ""}},
+				{advance: 51 * time.Second, cache: cache.StatusExpired, originReqs: 2},
 			},
 		},
 		{
@@ -290,19 +292,19 @@ func TestRFCRules(t *testing.T) {
 				w.Header().Set("X-Accel-Expires", "0")
 				fmt.Fprint(w, body(n))
 			},
-			steps: []step{{cache: StatusMiss, originReqs: 1}, {cache: StatusMiss, originReqs: 2}},
+			steps: []step{{cache: cache.StatusMiss, originReqs: 1}, {cache: cache.StatusMiss, originReqs: 2}},
 		},
 		{
 			name: "nginx: proxy_cache_valid gives a lifetime per status",
-			opts: Options{Valid: []Valid{{Codes: []int{404}, TTL: time.Minute}}},
+			opts: cache.Options{Valid: []cache.Valid{{Codes: []int{404}, TTL: time.Minute}}},
 			origin: func(n int64, w http.ResponseWriter, r *http.Request) {
 				w.WriteHeader(http.StatusNotFound)
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{status: 404, cache: StatusMiss, originReqs: 1},
-				{status: 404, cache: StatusHit, body: "v1", originReqs: 1},
-				{advance: 61 * time.Second, status: 404, cache: StatusExpired, body: "v2", originReqs: 2},
+				{status: 404, cache: cache.StatusMiss, originReqs: 1},
+				{status: 404, cache: cache.StatusHit, body: "v1", originReqs: 1},
+				{advance: 61 * time.Second, status: 404, cache: cache.StatusExpired, body: "v2", originReqs: 2},
 			},
 		},
 		{
@@ -311,11 +313,11 @@ func TestRFCRules(t *testing.T) {
 				w.Header().Set("Last-Modified", "Mon, 01 Jan 2024 00:00:00 GMT")
 				fmt.Fprint(w, body(n))
 			},
-			steps: []step{{cache: StatusMiss, originReqs: 1}, {cache: StatusMiss, originReqs: 2}},
+			steps: []step{{cache: cache.StatusMiss, originReqs: 1}, {cache: cache.StatusMiss, originReqs: 2}},
 		},
 		{
 			name: "9111/4.3.4 a 304 on revalidation refreshes the entry and merges its header",
-			opts: Options{Revalidate: true},
+			opts: cache.Options{Revalidate: true},
 			origin: func(n int64, w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Cache-Control", "max-age=10")
 				w.Header().Set("ETag", `"e1"`)
@@ -327,14 +329,14 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{cache: StatusMiss, body: "v1", originReqs: 1},
-				{advance: 20 * time.Second, cache: StatusRevalidated, body: "v1", originReqs: 2, want: map[string]string{"X-Version": "v2"}},
-				{advance: 5 * time.Second, cache: StatusHit, body: "v1", originReqs: 2, want: map[string]string{"X-Version": "v2"}},
+				{cache: cache.StatusMiss, body: "v1", originReqs: 1},
+				{advance: 20 * time.Second, cache: cache.StatusRevalidated, body: "v1", originReqs: 2, want: map[string]string{"X-Version": "v2"}},
+				{advance: 5 * time.Second, cache: cache.StatusHit, body: "v1", originReqs: 2, want: map[string]string{"X-Version": "v2"}},
 			},
 		},
 		{
 			name: "9111/4.3.1 Last-Modified is revalidated with If-Modified-Since",
-			opts: Options{Revalidate: true},
+			opts: cache.Options{Revalidate: true},
 			origin: func(n int64, w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Cache-Control", "max-age=10")
 				w.Header().Set("Last-Modified", "Mon, 01 Jan 2024 00:00:00 GMT")
@@ -345,22 +347,22 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{cache: StatusMiss, body: "v1", originReqs: 1},
-				{advance: 20 * time.Second, cache: StatusRevalidated, body: "v1", originReqs: 2},
+				{cache: cache.StatusMiss, body: "v1", originReqs: 1},
+				{advance: 20 * time.Second, cache: cache.StatusRevalidated, body: "v1", originReqs: 2},
 			},
 		},
 		{
 			name: "9111/4.3.3 a full response to a revalidation replaces the entry",
-			opts: Options{Revalidate: true},
+			opts: cache.Options{Revalidate: true},
 			origin: func(n int64, w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Cache-Control", "max-age=10")
 				w.Header().Set("ETag", `"`+body(n)+`"`)
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{cache: StatusMiss, body: "v1", originReqs: 1},
-				{advance: 20 * time.Second, cache: StatusExpired, body: "v2", originReqs: 2},
-				{cache: StatusHit, body: "v2", originReqs: 2},
+				{cache: cache.StatusMiss, body: "v1", originReqs: 1},
+				{advance: 20 * time.Second, cache: cache.StatusExpired, body: "v2", originReqs: 2},
+				{cache: cache.StatusHit, body: "v2", originReqs: 2},
 			},
 		},
 		{
@@ -370,10 +372,10 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{cache: StatusMiss, body: "v1", originReqs: 1},
-				{advance: 20 * time.Second, cache: StatusStale, body: "v1", waitBG: true, originReqs: 2},
-				{cache: StatusHit, body: "v2", originReqs: 2},
-				{advance: 100 * time.Second, cache: StatusExpired, body: "v3", originReqs: 3},
+				{cache: cache.StatusMiss, body: "v1", originReqs: 1},
+				{advance: 20 * time.Second, cache: cache.StatusStale, body: "v1", waitBG: true, originReqs: 2},
+				{cache: cache.StatusHit, body: "v2", originReqs: 2},
+				{advance: 100 * time.Second, cache: cache.StatusExpired, body: "v3", originReqs: 3},
 			},
 		},
 		{
@@ -388,14 +390,14 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{cache: StatusMiss, body: "v1", originReqs: 1},
-				{advance: 20 * time.Second, cache: StatusStale, body: "v1", originReqs: 2},
-				{advance: 60 * time.Second, status: 500, cache: StatusExpired, body: "broken", originReqs: 3},
+				{cache: cache.StatusMiss, body: "v1", originReqs: 1},
+				{advance: 20 * time.Second, cache: cache.StatusStale, body: "v1", originReqs: 2},
+				{advance: 60 * time.Second, status: 500, cache: cache.StatusExpired, body: "broken", originReqs: 3},
 			},
 		},
 		{
 			name: "9111/5.2.2.2 must-revalidate: 504 instead of stale when the origin is unreachable",
-			opts: Options{UseStale: StaleError | StaleTimeout},
+			opts: cache.Options{UseStale: cache.StaleError | cache.StaleTimeout},
 			origin: func(n int64, w http.ResponseWriter, r *http.Request) {
 				if n > 1 {
 					hangUp(w)
@@ -405,13 +407,13 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{cache: StatusMiss, body: "v1", originReqs: 1},
+				{cache: cache.StatusMiss, body: "v1", originReqs: 1},
 				{advance: 20 * time.Second, status: 504, originReqs: 2},
 			},
 		},
 		{
 			name: "nginx: proxy_cache_use_stale error serves stale when the origin is unreachable",
-			opts: Options{UseStale: StaleError},
+			opts: cache.Options{UseStale: cache.StaleError},
 			origin: func(n int64, w http.ResponseWriter, r *http.Request) {
 				if n > 1 {
 					hangUp(w)
@@ -421,13 +423,13 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{cache: StatusMiss, body: "v1", originReqs: 1},
-				{advance: 20 * time.Second, cache: StatusStale, body: "v1", originReqs: 2},
+				{cache: cache.StatusMiss, body: "v1", originReqs: 1},
+				{advance: 20 * time.Second, cache: cache.StatusStale, body: "v1", originReqs: 2},
 			},
 		},
 		{
 			name: "nginx: proxy_cache_use_stale http_500 serves stale on a 500",
-			opts: Options{UseStale: StaleHTTP500},
+			opts: cache.Options{UseStale: cache.StaleHTTP500},
 			origin: func(n int64, w http.ResponseWriter, r *http.Request) {
 				if n > 1 {
 					w.WriteHeader(http.StatusInternalServerError)
@@ -437,8 +439,8 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{cache: StatusMiss, body: "v1", originReqs: 1},
-				{advance: 20 * time.Second, cache: StatusStale, body: "v1", originReqs: 2},
+				{cache: cache.StatusMiss, body: "v1", originReqs: 1},
+				{advance: 20 * time.Second, cache: cache.StatusStale, body: "v1", originReqs: 2},
 			},
 		},
 		{
@@ -449,8 +451,8 @@ func TestRFCRules(t *testing.T) {
 			},
 			steps: []step{
 				{header: []string{"Cache-Control", "only-if-cached"}, status: 504, originReqs: 0},
-				{cache: StatusMiss, originReqs: 1},
-				{header: []string{"Cache-Control", "only-if-cached"}, cache: StatusHit, body: "v1", originReqs: 1},
+				{cache: cache.StatusMiss, originReqs: 1},
+				{header: []string{"Cache-Control", "only-if-cached"}, cache: cache.StatusHit, body: "v1", originReqs: 1},
 			},
 		},
 		{
@@ -460,9 +462,9 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{header: []string{"Cache-Control", "no-store"}, cache: StatusMiss, originReqs: 1},
-				{cache: StatusMiss, originReqs: 2},
-				{cache: StatusHit, originReqs: 2},
+				{header: []string{"Cache-Control", "no-store"}, cache: cache.StatusMiss, originReqs: 1},
+				{cache: cache.StatusMiss, originReqs: 2},
+				{cache: cache.StatusHit, originReqs: 2},
 			},
 		},
 		{
@@ -472,9 +474,9 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, r.Method)
 			},
 			steps: []step{
-				{method: http.MethodHead, cache: StatusMiss, body: "", originReqs: 1, want: map[string]string{"Content-Length": "3"}},
-				{cache: StatusHit, body: "GET", originReqs: 1},
-				{method: http.MethodHead, cache: StatusHit, body: "", originReqs: 1},
+				{method: http.MethodHead, cache: cache.StatusMiss, body: "", originReqs: 1, want: map[string]string{"Content-Length": "3"}},
+				{cache: cache.StatusHit, body: "GET", originReqs: 1},
+				{method: http.MethodHead, cache: cache.StatusHit, body: "", originReqs: 1},
 			},
 		},
 		{
@@ -484,10 +486,10 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{cache: StatusMiss, originReqs: 1},
-				{cache: StatusHit, originReqs: 1},
+				{cache: cache.StatusMiss, originReqs: 1},
+				{cache: cache.StatusHit, originReqs: 1},
 				{method: http.MethodPost, originReqs: 2},
-				{cache: StatusMiss, body: "v3", originReqs: 3},
+				{cache: cache.StatusMiss, body: "v3", originReqs: 3},
 			},
 		},
 		{
@@ -498,9 +500,9 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, body(n))
 			},
 			steps: []step{
-				{header: []string{"If-None-Match", `"e1"`}, status: 304, cache: StatusMiss, originReqs: 1},
-				{header: []string{"If-None-Match", `"e1"`}, status: 304, cache: StatusHit, originReqs: 1},
-				{header: []string{"If-None-Match", `"e2"`}, cache: StatusHit, body: "v1", originReqs: 1},
+				{header: []string{"If-None-Match", `"e1"`}, status: 304, cache: cache.StatusMiss, originReqs: 1},
+				{header: []string{"If-None-Match", `"e1"`}, status: 304, cache: cache.StatusHit, originReqs: 1},
+				{header: []string{"If-None-Match", `"e2"`}, cache: cache.StatusHit, body: "v1", originReqs: 1},
 			},
 		},
 		{
@@ -510,8 +512,8 @@ func TestRFCRules(t *testing.T) {
 				fmt.Fprint(w, "range=", r.Header.Get("Range"))
 			},
 			steps: []step{
-				{header: []string{"Range", "bytes=0-1"}, cache: StatusMiss, body: "range=", originReqs: 1},
-				{cache: StatusHit, body: "range=", originReqs: 1},
+				{header: []string{"Range", "bytes=0-1"}, cache: cache.StatusMiss, body: "range=", originReqs: 1},
+				{cache: cache.StatusHit, body: "range=", originReqs: 1},
 			},
 		},
 	}
@@ -534,7 +536,7 @@ func TestRFCRules(t *testing.T) {
 				}
 				got := f.do(t, method, "/r", s.header...)
 				if s.waitBG {
-					f.cache.bg.Wait()
+					cache.WaitBackground(f.cache)
 				}
 				want := s.status
 				if want == 0 {

@@ -1,4 +1,4 @@
-package cache
+package cache_test
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/cache"
 )
 
 // waitFor polls cond for up to two seconds.
@@ -35,7 +37,7 @@ func TestBodyStreamsWhileStored(t *testing.T) {
 		}
 		fmt.Fprint(w, "second")
 	})
-	f := newFront(t, o, Options{})
+	f := newFront(t, o, cache.Options{})
 	resp, err := http.Get(f.URL + "/s")
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +56,7 @@ func TestBodyStreamsWhileStored(t *testing.T) {
 		t.Fatalf("rest %q", rest)
 	}
 	waitFor(t, "the entry", func() bool { return f.cache.Stats().Snapshot().Stored == 1 })
-	if r := f.get(t, "/s"); r.cacheStatus() != StatusHit || r.body != "first;second" {
+	if r := f.get(t, "/s"); r.cacheStatus() != cache.StatusHit || r.body != "first;second" {
 		t.Fatalf("then %q %q", r.cacheStatus(), r.body)
 	}
 }
@@ -69,7 +71,7 @@ func TestClientDisconnectStillStores(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 		fmt.Fprint(w, strings.Repeat("x", 256<<10))
 	})
-	f := newFront(t, o, Options{})
+	f := newFront(t, o, cache.Options{})
 	conn, err := net.Dial("tcp", f.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +90,7 @@ func TestClientDisconnectStillStores(t *testing.T) {
 	close(clientGone)
 	waitFor(t, "the entry", func() bool { return f.cache.Stats().Snapshot().Stored == 1 })
 	r := f.get(t, "/d")
-	if r.cacheStatus() != StatusHit || len(r.body) != 6+256<<10 {
+	if r.cacheStatus() != cache.StatusHit || len(r.body) != 6+256<<10 {
 		t.Fatalf("after the client left: %q, %d bytes", r.cacheStatus(), len(r.body))
 	}
 	if n := o.hits.Load(); n != 1 {
@@ -111,7 +113,7 @@ func TestUpstreamFailingMidwayStoresNothing(t *testing.T) {
 				w.(http.Flusher).Flush()
 				hangUp(w)
 			})
-			f := newFront(t, o, Options{})
+			f := newFront(t, o, cache.Options{})
 			resp, err := http.Get(f.URL + "/m")
 			if err == nil {
 				_, err = io.ReadAll(resp.Body)
@@ -123,7 +125,7 @@ func TestUpstreamFailingMidwayStoresNothing(t *testing.T) {
 			if s := f.cache.Stats().Snapshot(); s.Stored != 0 {
 				t.Fatalf("stored %d entries", s.Stored)
 			}
-			if n := f.cache.store.(*MemoryStore).Len(); n != 0 {
+			if n := f.store.(*cache.MemoryStore).Len(); n != 0 {
 				t.Fatalf("store holds %d entries", n)
 			}
 		})

@@ -1,10 +1,12 @@
-package compress
+package compress_test
 
 import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/compress"
 )
 
 // discardWriter is a ResponseWriter that only counts, so that benchmarks
@@ -18,10 +20,10 @@ func (d *discardWriter) Header() http.Header         { return d.h }
 func (d *discardWriter) WriteHeader(int)             {}
 func (d *discardWriter) Write(p []byte) (int, error) { d.n += len(p); return len(p), nil }
 
-// benchEncode compresses jquery.min.js through Handler for each iteration.
-func benchEncode(b *testing.B, coding string, opts Options) {
+// benchEncode compresses jquery.min.js through New's handler for each iteration.
+func benchEncode(b *testing.B, coding string, opts compress.Options) {
 	js := jquery(b)
-	h := Handler(respond(200, js, "Content-Type: text/html"), opts)
+	h := mustNew(b, respond(200, js, "Content-Type: text/html"), opts)
 	req := httptest.NewRequest(http.MethodGet, "/", nil)
 	req.Header.Set("Accept-Encoding", coding)
 	w := &discardWriter{h: http.Header{}}
@@ -49,7 +51,7 @@ func BenchmarkBrotli(b *testing.B) {
 		for _, reuse := range []bool{true, false} {
 			name := fmt.Sprintf("level=%d/reuse=%v", level, reuse)
 			b.Run(name, func(b *testing.B) {
-				benchEncode(b, "br", allOn(func(o *Options) {
+				benchEncode(b, "br", allOn(func(o *compress.Options) {
 					o.Brotli.Level = level
 					o.Brotli.ReuseMemory = reuse
 				}))
@@ -63,7 +65,7 @@ func BenchmarkBrotli(b *testing.B) {
 func BenchmarkZstd(b *testing.B) {
 	for _, level := range []int{1, 3, 7, 19} {
 		b.Run(fmt.Sprintf("level=%d", level), func(b *testing.B) {
-			benchEncode(b, "zstd", allOn(func(o *Options) { o.Zstd.Level = level }))
+			benchEncode(b, "zstd", allOn(func(o *compress.Options) { o.Zstd.Level = level }))
 		})
 	}
 }
@@ -71,7 +73,7 @@ func BenchmarkZstd(b *testing.B) {
 func BenchmarkGzip(b *testing.B) {
 	for _, level := range []int{1, 6, 9} {
 		b.Run(fmt.Sprintf("level=%d", level), func(b *testing.B) {
-			benchEncode(b, "gzip", allOn(func(o *Options) { o.Gzip.Level = level }))
+			benchEncode(b, "gzip", allOn(func(o *compress.Options) { o.Gzip.Level = level }))
 		})
 	}
 }
@@ -79,8 +81,8 @@ func BenchmarkGzip(b *testing.B) {
 // BenchmarkSmallResponse is the cost the handler adds to a 15-byte JSON
 // response, which stays identity below the min length.
 func BenchmarkSmallResponse(b *testing.B) {
-	h := Handler(respond(200, []byte(`{"status":"ok"}`), "Content-Type: application/json", "Content-Length: 15"),
-		allOn(func(o *Options) { o.Brotli.Types = []string{"application/json"} }))
+	h := mustNew(b, respond(200, []byte(`{"status":"ok"}`), "Content-Type: application/json", "Content-Length: 15"),
+		allOn(func(o *compress.Options) { o.Brotli.Types = []string{"application/json"} }))
 	req := httptest.NewRequest(http.MethodGet, "/", nil)
 	req.Header.Set("Accept-Encoding", "gzip, deflate, br, zstd")
 	w := &discardWriter{h: http.Header{}}
@@ -98,15 +100,15 @@ func BenchmarkBodyCache(b *testing.B) {
 	js := jquery(b)
 	for _, on := range []bool{false, true} {
 		b.Run(fmt.Sprintf("cache=%v", on), func(b *testing.B) {
-			var cache *BodyCache
+			var cache *compress.BodyCache
 			if on {
 				var err error
-				if cache, err = NewBodyCache(DefaultBodyCacheSize); err != nil {
+				if cache, err = compress.NewBodyCache(compress.DefaultBodyCacheSize); err != nil {
 					b.Fatal(err)
 				}
 			}
-			h := Handler(respond(200, js, "Content-Type: text/html", `ETag: "jq"`, fmt.Sprintf("Content-Length: %d", len(js))),
-				allOn(func(o *Options) { o.Brotli.Level = 11; o.Cache = cache }))
+			h := mustNew(b, respond(200, js, "Content-Type: text/html", `ETag: "jq"`, fmt.Sprintf("Content-Length: %d", len(js))),
+				allOn(func(o *compress.Options) { o.Brotli.Level = 11; o.Cache = cache }))
 			req := httptest.NewRequest(http.MethodGet, "/", nil)
 			req.Header.Set("Accept-Encoding", "br")
 			w := &discardWriter{h: http.Header{}}

@@ -1,4 +1,4 @@
-package compress
+package compress_test
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strconv"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/compress"
 )
 
 // streamWindowBits reads WBITS from a brotli stream header (RFC 7932 §9.1).
@@ -53,7 +55,7 @@ func TestBrotliWindow(t *testing.T) {
 		if tc.declare {
 			headers = append(headers, "Content-Length: "+strconv.Itoa(tc.size))
 		}
-		url := serve(t, Handler(respond(200, page, headers...), allOn(func(o *Options) { o.Brotli.Window = tc.window })))
+		url := serve(t, mustNew(t, respond(200, page, headers...), allOn(func(o *compress.Options) { o.Brotli.Window = tc.window })))
 		resp, raw := fetch(t, http.MethodGet, url, "Accept-Encoding: br")
 		if resp.Header.Get("Content-Encoding") != "br" || !bytes.Equal(decode(t, "br", raw), page) {
 			t.Fatalf("window %d, %d bytes: not a brotli round trip", tc.window, tc.size)
@@ -79,16 +81,16 @@ func TestBrotliMatchesReferenceEncoder(t *testing.T) {
 		}
 		return out
 	}
-	pool := NewEncoderPool(16)
+	pool := compress.NewEncoderPool(16)
 	for level := 5; level <= 11; level++ {
 		q := strconv.Itoa(level)
-		opts := allOn(func(o *Options) {
+		opts := allOn(func(o *compress.Options) {
 			o.Brotli.Level = level
 			o.Brotli.Types = []string{"text/javascript"}
 			o.Brotli.Encoders = pool
 		})
-		streamed := serve(t, Handler(respond(200, js, "Content-Type: text/javascript"), opts))
-		sized := serve(t, Handler(respond(200, js, "Content-Type: text/javascript", "Content-Length: "+strconv.Itoa(len(js))), opts))
+		streamed := serve(t, mustNew(t, respond(200, js, "Content-Type: text/javascript"), opts))
+		sized := serve(t, mustNew(t, respond(200, js, "Content-Type: text/javascript", "Content-Length: "+strconv.Itoa(len(js))), opts))
 		// Streamed: the configured 512k window; sized: the tool's own
 		// choice from the file's size, which is also mosaic's.
 		for _, tc := range []struct {

@@ -1,4 +1,4 @@
-package compress
+package compress_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/compress"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -46,7 +47,7 @@ func (o *object) handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := &vars.State{}
 		next.ServeHTTP(w, r.WithContext(vars.NewContext(r.Context(), st)))
-		v, _ := st.Get(CacheStatusVariable)
+		v, _ := st.Get(compress.CacheStatusVariable)
 		o.status <- v
 	})
 }
@@ -63,9 +64,9 @@ func (o *object) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(body)
 }
 
-func newCacheForTest(t *testing.T, size int64) *BodyCache {
+func newCacheForTest(t *testing.T, size int64) *compress.BodyCache {
 	t.Helper()
-	bc, err := NewBodyCache(size)
+	bc, err := compress.NewBodyCache(size)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func newCacheForTest(t *testing.T, size int64) *BodyCache {
 }
 
 // encoderTakes counts the brotli encoders a pool has handed out.
-func encoderTakes(p *EncoderPool) int64 {
+func encoderTakes(p *compress.EncoderPool) int64 {
 	s := p.Stats()
 	return int64(s.Reused + s.Allocated)
 }
@@ -82,11 +83,11 @@ func TestBodyCacheCompressesOnce(t *testing.T) {
 	for _, coding := range []string{"br", "zstd", "gzip"} {
 		t.Run(coding, func(t *testing.T) {
 			bc := newCacheForTest(t, 16<<20)
-			pool := NewEncoderPool(DefaultIdleEncoders)
+			pool := compress.NewEncoderPool(compress.DefaultIdleEncoders)
 			obj := newObject()
 			obj.set(text(100<<10), `"v1"`)
-			opts := allOn(func(o *Options) { o.Cache, o.Brotli.Encoders, o.Brotli.Level = bc, pool, 11 })
-			url := serve(t, obj.handler(Handler(obj, opts)))
+			opts := allOn(func(o *compress.Options) { o.Cache, o.Brotli.Encoders, o.Brotli.Level = bc, pool, 11 })
+			url := serve(t, obj.handler(mustNew(t, obj, opts)))
 
 			r1, b1 := fetch(t, http.MethodGet, url, "Accept-Encoding: "+coding)
 			if got := decode(t, r1.Header.Get("Content-Encoding"), b1); !bytes.Equal(got, text(100<<10)) {
@@ -142,7 +143,7 @@ func TestBodyCacheKeys(t *testing.T) {
 	bc := newCacheForTest(t, 16<<20)
 	obj := newObject()
 	obj.set(text(10<<10), `"k"`)
-	url := serve(t, obj.handler(Handler(obj, allOn(func(o *Options) { o.Cache = bc }))))
+	url := serve(t, obj.handler(mustNew(t, obj, allOn(func(o *compress.Options) { o.Cache = bc }))))
 	for _, ae := range []string{"br", "gzip", "zstd", "br"} {
 		fetchDecoded(t, url, text(10<<10), "Accept-Encoding: "+ae)
 	}
@@ -192,7 +193,7 @@ func TestBodyCacheBypass(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			bc := newCacheForTest(t, 16<<20)
 			obj := newObject()
-			url := serve(t, obj.handler(Handler(tc.h, allOn(func(o *Options) { o.Cache = bc }))))
+			url := serve(t, obj.handler(mustNew(t, tc.h, allOn(func(o *compress.Options) { o.Cache = bc }))))
 			for range 2 {
 				resp, b := fetch(t, tc.method, url, append([]string{"Accept-Encoding: br"}, tc.headers...)...)
 				if tc.method == "GET" && tc.name != "range" && !bytes.Equal(decode(t, resp.Header.Get("Content-Encoding"), b), body) {
@@ -215,7 +216,7 @@ func TestBodyCacheLastModified(t *testing.T) {
 	obj := newObject()
 	h := respond(200, body, "Content-Type: text/html", "Content-Length: "+strconv.Itoa(len(body)),
 		"Last-Modified: "+fixedTime.Format(http.TimeFormat))
-	url := serve(t, obj.handler(Handler(h, allOn(func(o *Options) { o.Cache = bc }))))
+	url := serve(t, obj.handler(mustNew(t, h, allOn(func(o *compress.Options) { o.Cache = bc }))))
 	for _, want := range []string{"MISS", "HIT"} {
 		fetchDecoded(t, url, body, "Accept-Encoding: gzip")
 		if s := obj.lastStatus(); s != want {
@@ -236,11 +237,11 @@ func TestBodyCacheBound(t *testing.T) {
 		served.Add(1)
 		respond(200, body, "Content-Type: text/html", "Content-Length: "+strconv.Itoa(len(body)), `ETag: "r"`).ServeHTTP(w, r)
 	})
-	url := serve(t, Handler(h, allOn(func(o *Options) { o.Cache = bc; o.Brotli.Level = 1 })))
+	url := serve(t, mustNew(t, h, allOn(func(o *compress.Options) { o.Cache = bc; o.Brotli.Level = 1 })))
 	for i := range 100 {
 		fetchDecoded(t, fmt.Sprintf("%s/%d", url, i), body, "Accept-Encoding: br")
 	}
-	bc.settle()
+	bc.Settle()
 	s := bc.Stats()
 	if s.Bytes > size {
 		t.Fatalf("store holds %d bytes, bound %d", s.Bytes, size)
@@ -251,7 +252,7 @@ func TestBodyCacheBound(t *testing.T) {
 }
 
 func TestNewBodyCacheRejectsZero(t *testing.T) {
-	if _, err := NewBodyCache(0); err == nil {
+	if _, err := compress.NewBodyCache(0); err == nil {
 		t.Fatal("a zero size is accepted")
 	}
 }

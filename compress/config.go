@@ -7,7 +7,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// config is Options compiled once, when a Handler is built, so that no
+// config is Options compiled once, when New builds a handler, so that no
 // request parses a list or looks up a default.
 type config struct {
 	table     *Table // the enabled codings, for negotiation
@@ -126,6 +126,16 @@ func PreferredOffer(prefer []Encoding, enabled ...Encoding) Offer {
 // the clients that cannot take it, which depends on Accept-Encoding too.
 func (c *config) varies(compressible, gzipBody bool) bool {
 	return c.vary && (gzipBody || (compressible && c.anyCoding))
+}
+
+// VariesOnEncoding reports whether the handler New makes with o sends Vary:
+// Accept-Encoding with every 200 response it could compress, whatever its
+// type or length (gzip_vary on and a coding on; see varies). A file server
+// behind it that answers a conditional request with 304 must then add the
+// Vary itself, since the handler has no Content-Type to judge a 304 by
+// (static.Options.VaryEncoding).
+func (o Options) VariesOnEncoding() bool {
+	return o.Vary && (o.Brotli.Enable || o.Zstd.Enable || o.Gzip.Enable)
 }
 
 // active reports whether a handler has anything to do.

@@ -47,9 +47,12 @@ func (e Encoding) Extension() string {
 	return ""
 }
 
-// ratioVariable names the variable that carries the coding's compression
-// ratio, as NGINX and its modules name it.
-func (e Encoding) ratioVariable() string {
+// RatioVariable names the variable that carries the coding's compression
+// ratio, as NGINX and its modules name it ($gzip_ratio, $brotli_ratio,
+// $zstd_ratio): the handler sets it in the request's vars.State, and a
+// server registers the name (vars.RegisterState) to make it readable in
+// templates. It is "" for Identity.
+func (e Encoding) RatioVariable() string {
 	switch e {
 	case Brotli:
 		return "brotli_ratio"

@@ -1,4 +1,4 @@
-package compress
+package compress_test
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/mosaic-edge/mosaic/compress"
 )
 
 func gzipped(t testing.TB, b []byte) []byte {
@@ -42,8 +44,8 @@ func gzipOrigin(status int, gz []byte) http.Handler {
 func TestGunzip(t *testing.T) {
 	page := text(300 << 10)
 	gz := gzipped(t, page)
-	withGunzip := func(mod func(*Options)) Options {
-		return allOn(func(o *Options) {
+	withGunzip := func(mod func(*compress.Options)) compress.Options {
+		return allOn(func(o *compress.Options) {
 			o.Gunzip = true
 			if mod != nil {
 				mod(o)
@@ -52,7 +54,7 @@ func TestGunzip(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name    string
-		opts    Options
+		opts    compress.Options
 		status  int
 		request []string
 		want    string // Content-Encoding on the wire
@@ -63,15 +65,15 @@ func TestGunzip(t *testing.T) {
 		{"client takes gzip", withGunzip(nil), 200, []string{"Accept-Encoding: gzip"}, "gzip", gz},
 		{"recompressed with br", withGunzip(nil), 200, []string{"Accept-Encoding: br"}, "br", nil},
 		{"recompressed with zstd", withGunzip(nil), 200, []string{"Accept-Encoding: zstd, gzip;q=0"}, "zstd", nil},
-		{"gzip refused by gzip_disable", withGunzip(func(o *Options) {
+		{"gzip refused by gzip_disable", withGunzip(func(o *compress.Options) {
 			o.Brotli.Enable, o.Zstd.Enable = false, false
 			o.Gzip.Disable.Patterns = []*regexp.Regexp{regexp.MustCompile("(?i)oldclient")}
 		}), 200, []string{"User-Agent: OldClient/1", "Accept-Encoding: gzip"}, "", nil},
 		{"error status", withGunzip(nil), 500, nil, "", nil},
-		{"only gunzip on", Options{Gunzip: true, Vary: true}, 200, []string{"Accept-Encoding: br"}, "", nil},
+		{"only gunzip on", compress.Options{Gunzip: true, Vary: true}, 200, []string{"Accept-Encoding: br"}, "", nil},
 		{"gunzip off", allOn(nil), 200, nil, "gzip", gz},
 	} {
-		url := serve(t, Handler(gzipOrigin(tc.status, gz), tc.opts))
+		url := serve(t, mustNew(t, gzipOrigin(tc.status, gz), tc.opts))
 		resp, raw := fetch(t, http.MethodGet, url, tc.request...)
 		if got := resp.Header.Get("Content-Encoding"); got != tc.want {
 			t.Errorf("%s: Content-Encoding %q, want %q", tc.name, got, tc.want)
@@ -100,11 +102,11 @@ func TestGunzip(t *testing.T) {
 
 func TestGunzipHead(t *testing.T) {
 	gz := gzipped(t, text(5000))
-	url := serve(t, Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	url := serve(t, mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Header().Set("Content-Encoding", "gzip")
 		w.Header().Set("Content-Length", strconv.Itoa(len(gz)))
-	}), allOn(func(o *Options) { o.Gunzip = true })))
+	}), allOn(func(o *compress.Options) { o.Gunzip = true })))
 	for _, tc := range []struct{ ae, want string }{{"identity", ""}, {"br", "br"}, {"gzip", "gzip"}} {
 		resp, b := fetch(t, http.MethodHead, url, "Accept-Encoding: "+tc.ae)
 		if len(b) != 0 || resp.Header.Get("Content-Encoding") != tc.want {
@@ -120,7 +122,7 @@ func TestGunzipCorrupt(t *testing.T) {
 	gz := gzipped(t, text(300<<10))
 	gz[len(gz)/2] ^= 0xff
 	gz[len(gz)/2+1] ^= 0xff
-	url := serve(t, Handler(gzipOrigin(200, gz), allOn(func(o *Options) { o.Gunzip = true })))
+	url := serve(t, mustNew(t, gzipOrigin(200, gz), allOn(func(o *compress.Options) { o.Gunzip = true })))
 	req, _ := http.NewRequest(http.MethodGet, url, nil)
 	resp, err := rawClient.Do(req)
 	if err == nil {
@@ -135,7 +137,7 @@ func TestGunzipCorrupt(t *testing.T) {
 // A flush from the handler delivers what has been decoded so far.
 func TestGunzipFlush(t *testing.T) {
 	proceed := make(chan struct{})
-	url := serve(t, Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	url := serve(t, mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Content-Encoding", "gzip")
 		zw := gzip.NewWriter(w)
@@ -151,7 +153,7 @@ func TestGunzipFlush(t *testing.T) {
 			}
 		}
 		zw.Close()
-	}), allOn(func(o *Options) { o.Gunzip = true })))
+	}), allOn(func(o *compress.Options) { o.Gunzip = true })))
 	req, _ := http.NewRequest(http.MethodGet, url, nil)
 	resp, err := rawClient.Do(req)
 	if err != nil {

@@ -1,4 +1,4 @@
-package compress
+package compress_test
 
 import (
 	"bufio"
@@ -10,10 +10,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/compress"
 )
 
-func gzipOnly(mod func(*Options)) Options {
-	return allOn(func(o *Options) {
+func gzipOnly(mod func(*compress.Options)) compress.Options {
+	return allOn(func(o *compress.Options) {
 		o.Brotli.Enable, o.Zstd.Enable = false, false
 		if mod != nil {
 			mod(o)
@@ -25,7 +27,7 @@ func TestGzipLevels(t *testing.T) {
 	js := jquery(t)
 	var sizes []int
 	for _, level := range []int{1, 6, 9} {
-		url := serve(t, Handler(respond(200, js, "Content-Type: text/html"), gzipOnly(func(o *Options) { o.Gzip.Level = level })))
+		url := serve(t, mustNew(t, respond(200, js, "Content-Type: text/html"), gzipOnly(func(o *compress.Options) { o.Gzip.Level = level })))
 		resp, raw := fetch(t, http.MethodGet, url, "Accept-Encoding: gzip")
 		if resp.Header.Get("Content-Encoding") != "gzip" || string(decode(t, "gzip", raw)) != string(js) {
 			t.Fatalf("level %d: no gzip round trip", level)
@@ -40,15 +42,15 @@ func TestGzipLevels(t *testing.T) {
 func TestGzipHTTPVersion(t *testing.T) {
 	page := text(3000)
 	for _, tc := range []struct {
-		min   ProtoVersion
+		min   compress.ProtoVersion
 		proto string
 		want  string
 	}{
-		{ProtoVersion{1, 1}, "HTTP/1.0", ""},
-		{ProtoVersion{1, 1}, "HTTP/1.1", "gzip"},
-		{ProtoVersion{1, 0}, "HTTP/1.0", "gzip"},
+		{compress.ProtoVersion{1, 1}, "HTTP/1.0", ""},
+		{compress.ProtoVersion{1, 1}, "HTTP/1.1", "gzip"},
+		{compress.ProtoVersion{1, 0}, "HTTP/1.0", "gzip"},
 	} {
-		url := serve(t, Handler(respond(200, page, "Content-Type: text/html"), gzipOnly(func(o *Options) { o.Gzip.HTTPVersion = tc.min })))
+		url := serve(t, mustNew(t, respond(200, page, "Content-Type: text/html"), gzipOnly(func(o *compress.Options) { o.Gzip.HTTPVersion = tc.min })))
 		conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
 		if err != nil {
 			t.Fatal(err)
@@ -73,10 +75,10 @@ func TestGzipHTTPVersion(t *testing.T) {
 
 func TestGzipDisable(t *testing.T) {
 	page := text(3000)
-	opts := allOn(func(o *Options) {
-		o.Gzip.Disable = GzipDisable{MSIE6: true, Patterns: []*regexp.Regexp{regexp.MustCompile("(?i)badbot")}}
+	opts := allOn(func(o *compress.Options) {
+		o.Gzip.Disable = compress.GzipDisable{MSIE6: true, Patterns: []*regexp.Regexp{regexp.MustCompile("(?i)badbot")}}
 	})
-	url := serve(t, Handler(respond(200, page, "Content-Type: text/html"), opts))
+	url := serve(t, mustNew(t, respond(200, page, "Content-Type: text/html"), opts))
 	for _, tc := range []struct{ ua, ae, want string }{
 		{"Mozilla/4.0 (compatible; MSIE 6.0; Windows NT 5.0)", "gzip", ""},
 		{"Mozilla/4.0 (compatible; MSIE 5.5; Windows 98)", "gzip", ""},
@@ -102,37 +104,37 @@ func TestGzipProxied(t *testing.T) {
 	future := time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)
 	for _, tc := range []struct {
 		name     string
-		proxied  Proxied
+		proxied  compress.Proxied
 		request  []string
 		response []string
 		want     string
 	}{
 		{"not proxied", 0, nil, nil, "gzip"},
 		{"off", 0, []string{"Via: 1.1 cache"}, nil, ""},
-		{"any", ProxiedAny, []string{"Via: 1.1 cache"}, nil, "gzip"},
-		{"expired, past", ProxiedExpired, []string{"Via: 1.1 cache"}, []string{"Expires: " + past}, "gzip"},
-		{"expired, future", ProxiedExpired, []string{"Via: 1.1 cache"}, []string{"Expires: " + future}, ""},
-		{"expired, invalid", ProxiedExpired, []string{"Via: 1.1 cache"}, []string{"Expires: 0"}, ""},
-		{"Expires without expired", ProxiedNoCache, []string{"Via: 1.1 cache"}, []string{"Expires: " + past, "Cache-Control: no-cache"}, ""},
-		{"no-cache", ProxiedNoCache, []string{"Via: 1.1 cache"}, []string{"Cache-Control: max-age=0, No-Cache"}, "gzip"},
-		{"no-cache missing", ProxiedNoCache, []string{"Via: 1.1 cache"}, []string{"Cache-Control: max-age=60"}, ""},
-		{"no-store", ProxiedNoStore, []string{"Via: 1.1 cache"}, []string{"Cache-Control: no-store"}, "gzip"},
-		{"private", ProxiedPrivate, []string{"Via: 1.1 cache"}, []string{"Cache-Control: private"}, "gzip"},
-		{"private, public response", ProxiedPrivate, []string{"Via: 1.1 cache"}, []string{"Cache-Control: public"}, ""},
-		{"auth", ProxiedAuth, []string{"Via: 1.1 cache", "Authorization: Bearer x"}, []string{"Cache-Control: public"}, "gzip"},
-		{"no_last_modified", ProxiedNoLastModified, []string{"Via: 1.1 cache"}, []string{"Last-Modified: " + past}, ""},
-		{"no_last_modified, none", ProxiedNoLastModified, []string{"Via: 1.1 cache"}, nil, "gzip"},
-		{"no_etag", ProxiedNoETag, []string{"Via: 1.1 cache"}, []string{`ETag: "x"`}, ""},
-		{"no_etag, none", ProxiedNoETag, []string{"Via: 1.1 cache"}, nil, "gzip"},
+		{"any", compress.ProxiedAny, []string{"Via: 1.1 cache"}, nil, "gzip"},
+		{"expired, past", compress.ProxiedExpired, []string{"Via: 1.1 cache"}, []string{"Expires: " + past}, "gzip"},
+		{"expired, future", compress.ProxiedExpired, []string{"Via: 1.1 cache"}, []string{"Expires: " + future}, ""},
+		{"expired, invalid", compress.ProxiedExpired, []string{"Via: 1.1 cache"}, []string{"Expires: 0"}, ""},
+		{"Expires without expired", compress.ProxiedNoCache, []string{"Via: 1.1 cache"}, []string{"Expires: " + past, "Cache-Control: no-cache"}, ""},
+		{"no-cache", compress.ProxiedNoCache, []string{"Via: 1.1 cache"}, []string{"Cache-Control: max-age=0, No-Cache"}, "gzip"},
+		{"no-cache missing", compress.ProxiedNoCache, []string{"Via: 1.1 cache"}, []string{"Cache-Control: max-age=60"}, ""},
+		{"no-store", compress.ProxiedNoStore, []string{"Via: 1.1 cache"}, []string{"Cache-Control: no-store"}, "gzip"},
+		{"private", compress.ProxiedPrivate, []string{"Via: 1.1 cache"}, []string{"Cache-Control: private"}, "gzip"},
+		{"private, public response", compress.ProxiedPrivate, []string{"Via: 1.1 cache"}, []string{"Cache-Control: public"}, ""},
+		{"auth", compress.ProxiedAuth, []string{"Via: 1.1 cache", "Authorization: Bearer x"}, []string{"Cache-Control: public"}, "gzip"},
+		{"no_last_modified", compress.ProxiedNoLastModified, []string{"Via: 1.1 cache"}, []string{"Last-Modified: " + past}, ""},
+		{"no_last_modified, none", compress.ProxiedNoLastModified, []string{"Via: 1.1 cache"}, nil, "gzip"},
+		{"no_etag", compress.ProxiedNoETag, []string{"Via: 1.1 cache"}, []string{`ETag: "x"`}, ""},
+		{"no_etag, none", compress.ProxiedNoETag, []string{"Via: 1.1 cache"}, nil, "gzip"},
 	} {
-		url := serve(t, Handler(respond(200, page, append(tc.response, "Content-Type: text/html")...), gzipOnly(func(o *Options) { o.Gzip.Proxied = tc.proxied })))
+		url := serve(t, mustNew(t, respond(200, page, append(tc.response, "Content-Type: text/html")...), gzipOnly(func(o *compress.Options) { o.Gzip.Proxied = tc.proxied })))
 		resp := fetchDecoded(t, url, page, append(tc.request, "Accept-Encoding: gzip")...)
 		if got := resp.Header.Get("Content-Encoding"); got != tc.want {
 			t.Errorf("%s: Content-Encoding %q, want %q", tc.name, got, tc.want)
 		}
 	}
 	// Brotli does not look at gzip_proxied, as with ngx_brotli.
-	url := serve(t, Handler(respond(200, page, "Content-Type: text/html"), allOn(nil)))
+	url := serve(t, mustNew(t, respond(200, page, "Content-Type: text/html"), allOn(nil)))
 	if resp := fetchDecoded(t, url, page, "Via: 1.1 cache", "Accept-Encoding: br, gzip"); resp.Header.Get("Content-Encoding") != "br" {
 		t.Errorf("proxied brotli: %q", resp.Header.Get("Content-Encoding"))
 	}

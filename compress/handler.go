@@ -1,8 +1,12 @@
 // Package compress compresses HTTP responses with brotli, zstd and gzip, as
 // NGINX's gzip module and ngx_brotli do, and decompresses gzip responses for
-// clients that cannot take them. It is plain net/http middleware: see
-// Handler and Options. Negotiate and Table pick a coding from
-// Accept-Encoding for callers that serve precompressed files.
+// clients that cannot take them. It is plain net/http middleware: see New
+// and Options. Negotiate and Table pick a coding from Accept-Encoding, and
+// Precompressed the precompressed copies of a file (brotli_static,
+// zstd_static, gzip_static), for callers that serve files.
+//
+// The package knows no server: the mosaic binary builds its Options from
+// the configuration in package modules/compressmod.
 package compress
 
 import (
@@ -10,19 +14,18 @@ import (
 	"net/http"
 )
 
-// Handler returns next wrapped so that its responses are compressed as opts
-// say. It panics if opts does not pass Validate, as a bad route pattern
-// panics in http.ServeMux: options are fixed when a server is built. With
+// New returns next wrapped so that its responses are compressed as opts
+// say, or an error naming the options that do not pass Validate. With
 // every coding and gunzip off it returns next itself.
-func Handler(next http.Handler, opts Options) http.Handler {
+func New(next http.Handler, opts Options) (http.Handler, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
-		panic(err)
+		return nil, err
 	}
 	if !cfg.active() {
-		return next
+		return next, nil
 	}
-	return &handler{next: next, cfg: cfg}
+	return &handler{next: next, cfg: cfg}, nil
 }
 
 type handler struct {

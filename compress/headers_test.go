@@ -1,4 +1,4 @@
-package compress
+package compress_test
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/compress"
 )
 
 func TestETag(t *testing.T) {
@@ -16,7 +18,7 @@ func TestETag(t *testing.T) {
 		{`W/"abc"`, `W/"abc"`},
 		{`abc`, ""}, // not a validator: removed, as NGINX does
 	} {
-		url := serve(t, Handler(respond(200, page, "Content-Type: text/html", "ETag: "+tc.etag), allOn(nil)))
+		url := serve(t, mustNew(t, respond(200, page, "Content-Type: text/html", "ETag: "+tc.etag), allOn(nil)))
 		resp := fetchDecoded(t, url, page, browser)
 		if got := resp.Header.Get("Etag"); got != tc.want {
 			t.Errorf("ETag %s became %q, want %q", tc.etag, got, tc.want)
@@ -31,7 +33,7 @@ func TestETag(t *testing.T) {
 
 func TestAcceptRangesRemoved(t *testing.T) {
 	page := text(3000)
-	url := serve(t, Handler(respond(200, page, "Content-Type: text/html", "Accept-Ranges: bytes"), allOn(nil)))
+	url := serve(t, mustNew(t, respond(200, page, "Content-Type: text/html", "Accept-Ranges: bytes"), allOn(nil)))
 	if resp := fetchDecoded(t, url, page, browser); resp.Header.Get("Accept-Ranges") != "" {
 		t.Errorf("compressed response kept Accept-Ranges: %q", resp.Header.Get("Accept-Ranges"))
 	}
@@ -54,7 +56,7 @@ func TestVary(t *testing.T) {
 		{true, []string{"Vary: Accept-Encoding"}, []string{"Accept-Encoding"}},
 		{true, []string{"Vary: *"}, []string{"*"}},
 	} {
-		url := serve(t, Handler(respond(200, page, append(tc.headers, "Content-Type: text/html")...), allOn(func(o *Options) { o.Vary = tc.vary })))
+		url := serve(t, mustNew(t, respond(200, page, append(tc.headers, "Content-Type: text/html")...), allOn(func(o *compress.Options) { o.Vary = tc.vary })))
 		for _, ae := range []string{browser, "Accept-Encoding: identity"} {
 			resp := fetchDecoded(t, url, page, ae)
 			if got := resp.Header.Values("Vary"); strings.Join(got, "|") != strings.Join(tc.want, "|") {
@@ -66,7 +68,7 @@ func TestVary(t *testing.T) {
 
 func TestContentLength(t *testing.T) {
 	small := text(5000)
-	url := serve(t, Handler(respond(200, small, "Content-Type: text/html", "Content-Length: 5000"), allOn(nil)))
+	url := serve(t, mustNew(t, respond(200, small, "Content-Type: text/html", "Content-Length: 5000"), allOn(nil)))
 	resp, raw := fetch(t, http.MethodGet, url, browser)
 	if resp.Header.Get("Content-Encoding") != "br" {
 		t.Fatalf("not compressed")
@@ -81,7 +83,7 @@ func TestContentLength(t *testing.T) {
 	// A compressed body larger than the buffers streams without a length.
 	large := make([]byte, 300<<10)
 	rand.Read(large)
-	url = serve(t, Handler(respond(200, large, "Content-Type: text/html", "Content-Length: "+strconv.Itoa(len(large))), allOn(nil)))
+	url = serve(t, mustNew(t, respond(200, large, "Content-Type: text/html", "Content-Length: "+strconv.Itoa(len(large))), allOn(nil)))
 	resp, raw = fetch(t, http.MethodGet, url, browser)
 	if resp.Header.Get("Content-Encoding") != "br" || resp.ContentLength != -1 {
 		t.Errorf("large body: Content-Encoding %q, Content-Length %d; want br, none", resp.Header.Get("Content-Encoding"), resp.ContentLength)
@@ -98,17 +100,17 @@ func TestBuffers(t *testing.T) {
 	rand.Read(page)
 	for _, tc := range []struct {
 		coding  string
-		buffers Buffers
+		buffers compress.Buffers
 		length  bool
 	}{
-		{"br", Buffers{2, 4096}, true},
-		{"br", Buffers{1, 4096}, false},
-		{"zstd", Buffers{4, 2048}, true},
-		{"zstd", Buffers{2, 2048}, false},
-		{"gzip", Buffers{8, 1024}, true},
-		{"gzip", Buffers{1, 1024}, false},
+		{"br", compress.Buffers{2, 4096}, true},
+		{"br", compress.Buffers{1, 4096}, false},
+		{"zstd", compress.Buffers{4, 2048}, true},
+		{"zstd", compress.Buffers{2, 2048}, false},
+		{"gzip", compress.Buffers{8, 1024}, true},
+		{"gzip", compress.Buffers{1, 1024}, false},
 	} {
-		url := serve(t, Handler(respond(200, page, "Content-Type: text/html"), allOn(func(o *Options) {
+		url := serve(t, mustNew(t, respond(200, page, "Content-Type: text/html"), allOn(func(o *compress.Options) {
 			o.Brotli.Buffers, o.Zstd.Buffers, o.Gzip.Buffers = tc.buffers, tc.buffers, tc.buffers
 		})))
 		resp := fetchDecoded(t, url, page, "Accept-Encoding: "+tc.coding)
@@ -121,7 +123,7 @@ func TestBuffers(t *testing.T) {
 // HEAD gets the headers GET would get, and no body.
 func TestHead(t *testing.T) {
 	page := text(5000)
-	url := serve(t, Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	url := serve(t, mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Etag", `"v1"`)
 		http.ServeContent(w, r, "page.html", fixedTime, bytes.NewReader(page))
 	}), allOn(nil)))
@@ -139,7 +141,7 @@ func TestHead(t *testing.T) {
 		t.Errorf("HEAD: Content-Encoding %q, Content-Length %q", head.Header.Get("Content-Encoding"), head.Header.Get("Content-Length"))
 	}
 	// Below the min length HEAD stays identity, as GET does.
-	url = serve(t, Handler(respond(200, nil, "Content-Type: text/html", "Content-Length: 10"), allOn(nil)))
+	url = serve(t, mustNew(t, respond(200, nil, "Content-Type: text/html", "Content-Length: 10"), allOn(nil)))
 	head, _ = fetch(t, http.MethodHead, url, browser)
 	if head.Header.Get("Content-Encoding") != "" || head.ContentLength != 10 {
 		t.Errorf("short HEAD: Content-Encoding %q, Content-Length %d", head.Header.Get("Content-Encoding"), head.ContentLength)
@@ -150,7 +152,7 @@ func TestHead(t *testing.T) {
 // without the Content-Length it would otherwise get.
 func TestTrailers(t *testing.T) {
 	page := text(3000)
-	url := serve(t, Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	url := serve(t, mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Header().Set("Trailer", "X-Checksum")
 		w.Write(page)

@@ -1,4 +1,4 @@
-package compress
+package compress_test
 
 import (
 	"bytes"
@@ -13,22 +13,34 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/mosaic-edge/mosaic/compress"
 )
 
 var fixedTime = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // allOn returns the default options with every coding on, changed by mod.
-func allOn(mod func(*Options)) Options {
-	o := DefaultOptions()
+func allOn(mod func(*compress.Options)) compress.Options {
+	o := compress.DefaultOptions()
 	o.Brotli.Enable = true
 	o.Zstd.Enable = true
 	o.Gzip.Enable = true
 	o.Vary = true
-	o.Brotli.Encoders = NewEncoderPool(DefaultIdleEncoders)
+	o.Brotli.Encoders = compress.NewEncoderPool(compress.DefaultIdleEncoders)
 	if mod != nil {
 		mod(&o)
 	}
 	return o
+}
+
+// mustNew is New for options the test knows to be valid.
+func mustNew(t testing.TB, next http.Handler, opts compress.Options) http.Handler {
+	t.Helper()
+	h, err := compress.New(next, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 // serve starts a loopback server for h and returns its URL.

@@ -86,7 +86,7 @@ func TestTableEqualsParser(t *testing.T) {
 	}
 	for _, offer := range offers {
 		table := NewTable(offer)
-		for _, v := range CommonAcceptEncodings {
+		for _, v := range commonAcceptEncodings {
 			spelled := strings.ToUpper(v) + " "
 			if commonIndex(spelled) >= 0 {
 				t.Fatalf("%q should miss the table", spelled)
@@ -100,7 +100,7 @@ func TestTableEqualsParser(t *testing.T) {
 }
 
 func TestCommonIndex(t *testing.T) {
-	for i, v := range CommonAcceptEncodings {
+	for i, v := range commonAcceptEncodings {
 		if got := commonIndex(v); got != i {
 			t.Errorf("commonIndex(%q) = %d, want %d", v, got, i)
 		}
@@ -125,7 +125,7 @@ func TestTableAnswers(t *testing.T) {
 
 func TestNegotiateDoesNotAllocate(t *testing.T) {
 	table := NewTable(allCodings)
-	for _, v := range append(CommonAcceptEncodings[:], "gzip;q=0.8, deflate;q=0.5, br", "*;q=0.1, identity") {
+	for _, v := range append(commonAcceptEncodings[:], "gzip;q=0.8, deflate;q=0.5, br", "*;q=0.1, identity") {
 		if n := testing.AllocsPerRun(100, func() { table.Negotiate(v) }); n != 0 {
 			t.Errorf("Negotiate(%q): %v allocations", v, n)
 		}
@@ -135,7 +135,7 @@ func TestNegotiateDoesNotAllocate(t *testing.T) {
 // FuzzAcceptEncoding checks that the parser never panics, returns only
 // offered codings once each, ignores ASCII case, and agrees with the table.
 func FuzzAcceptEncoding(f *testing.F) {
-	for _, v := range CommonAcceptEncodings {
+	for _, v := range commonAcceptEncodings {
 		f.Add(v)
 	}
 	for _, v := range []string{"", "*", "br;q=0.5, gzip;q=1.0", "identity;q=0, *;q=0", "x-gzip;q=0.001", `br;a="b\"c"`, "gzip;q=1.000"} {
@@ -173,7 +173,7 @@ func upperASCII(s string) string {
 
 func BenchmarkNegotiateTable(b *testing.B) {
 	table := NewTable(allCodings)
-	for _, v := range CommonAcceptEncodings {
+	for _, v := range commonAcceptEncodings {
 		b.Run(v, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -184,7 +184,7 @@ func BenchmarkNegotiateTable(b *testing.B) {
 }
 
 func BenchmarkNegotiateParser(b *testing.B) {
-	for _, v := range append(CommonAcceptEncodings[:], "gzip;q=0.8, deflate;q=0.5, br") {
+	for _, v := range append(commonAcceptEncodings[:], "gzip;q=0.8, deflate;q=0.5, br") {
 		b.Run(v, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

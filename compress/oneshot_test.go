@@ -1,4 +1,4 @@
-package compress
+package compress_test
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/compress"
 )
 
 // Responses that interleave do not each hold an encoder: a body of known
@@ -14,8 +16,8 @@ import (
 // pool never needs more encoders than that.
 func TestOneShotBoundsEncoders(t *testing.T) {
 	body := jquery(t)[:40_000]
-	pool := NewEncoderPool(runtime.GOMAXPROCS(0))
-	h := Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	pool := compress.NewEncoderPool(runtime.GOMAXPROCS(0))
+	h := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		// Yield between writes, as a handler reading a file or an
@@ -24,7 +26,7 @@ func TestOneShotBoundsEncoders(t *testing.T) {
 			w.Write(body[i:min(i+8<<10, len(body))])
 			runtime.Gosched()
 		}
-	}), allOn(func(o *Options) {
+	}), allOn(func(o *compress.Options) {
 		o.Zstd.Enable, o.Gzip.Enable = false, false
 		o.Brotli.Level = 5
 		o.Brotli.Encoders = pool
@@ -51,7 +53,7 @@ func TestOneShotBoundsEncoders(t *testing.T) {
 	}
 }
 
-// A one-shot response that is flushed, or outgrows oneShotMax because its
+// A one-shot response that is flushed, or outgrows compress.OneShotMax because its
 // handler wrote more than it declared, goes on as a streamed one.
 func TestOneShotBecomesStreamed(t *testing.T) {
 	for _, tc := range []struct {
@@ -61,9 +63,9 @@ func TestOneShotBecomesStreamed(t *testing.T) {
 		flush    bool
 	}{
 		{"flushed", text(60_000), 60_000, true},
-		{"longer than declared", text(oneShotMax + 50_000), 1000, false},
+		{"longer than declared", text(compress.OneShotMax + 50_000), 1000, false},
 	} {
-		h := Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			w.Header().Set("Content-Length", strconv.Itoa(tc.declared))
 			w.Write(tc.body[:20_000])
@@ -73,7 +75,7 @@ func TestOneShotBecomesStreamed(t *testing.T) {
 			for i := 20_000; i < len(tc.body); i += 32 << 10 {
 				w.Write(tc.body[i:min(i+32<<10, len(tc.body))])
 			}
-		}), allOn(func(o *Options) { o.Brotli.Level = 1 }))
+		}), allOn(func(o *compress.Options) { o.Brotli.Level = 1 }))
 		resp := fetchDecoded(t, serve(t, h), tc.body, "Accept-Encoding: br")
 		if resp.Header.Get("Content-Encoding") != "br" {
 			t.Errorf("%s: Content-Encoding %q", tc.name, resp.Header.Get("Content-Encoding"))

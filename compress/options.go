@@ -8,7 +8,7 @@ import (
 	"regexp"
 )
 
-// Options configures Handler. Each field carries one directive, named in its
+// Options configures New. Each field carries one directive, named in its
 // comment; the server builds an Options per location from the merged
 // directives. Fields are used as given, so a Go program should start from
 // DefaultOptions, which holds the directives' defaults, and change what it
@@ -60,6 +60,10 @@ type BrotliOptions struct {
 	ReuseMemory bool      // brotli_reuse_memory on|off
 	Retention   Retention // brotli_retention_policy
 
+	// Static serves .br copies of files (brotli_static). It is read by
+	// NewPrecompressed, for a file server; the handler of New ignores it.
+	Static StaticMode
+
 	// Encoders keeps idle encoders between responses (brotli_idle_encoders,
 	// an http-level directive: one pool serves every location). Nil uses a
 	// process-wide pool of DefaultIdleEncoders.
@@ -73,6 +77,10 @@ type ZstdOptions struct {
 	Level     int      // zstd_comp_level, 1..22
 	MinLength int64    // zstd_min_length
 	Buffers   Buffers  // zstd_buffers
+
+	// Static serves .zst copies of files (zstd_static); see
+	// BrotliOptions.Static.
+	Static StaticMode
 }
 
 // GzipOptions holds the gzip_* directives other than gzip_vary.
@@ -92,7 +100,23 @@ type GzipOptions struct {
 	HTTPVersion ProtoVersion
 	// Disable refuses gzip to some User-Agents (gzip_disable).
 	Disable GzipDisable
+
+	// Static serves .gz copies of files (gzip_static); see
+	// BrotliOptions.Static. With StaticOn, the checks above apply to the
+	// copies as well, as NGINX applies them.
+	Static StaticMode
 }
+
+// StaticMode is a brotli_static, zstd_static or gzip_static value: whether
+// a file server sends a precompressed copy of a file in its place.
+type StaticMode uint8
+
+// The *_static values.
+const (
+	StaticOff    StaticMode = iota // off
+	StaticOn                       // on: to clients that accept the coding
+	StaticAlways                   // always: whatever the client sent
+)
 
 // Buffers is the number and size of the buffers that hold compressed output
 // (brotli_buffers, gzip_buffers, zstd_buffers). A response whose compressed
@@ -256,6 +280,14 @@ func (o Options) Validate() error {
 	}
 	if v := o.Gzip.HTTPVersion; v != (ProtoVersion{}) {
 		check(v.Major >= 1 && v.Minor >= 0, "gzip_http_version %d.%d: must be 1.0 or 1.1", v.Major, v.Minor)
+	}
+	// The *_static modes concern a file server, on whether or not the
+	// coding is: gzip_static on serves .gz files with gzip off.
+	for _, s := range []struct {
+		name string
+		mode StaticMode
+	}{{"brotli_static", o.Brotli.Static}, {"zstd_static", o.Zstd.Static}, {"gzip_static", o.Gzip.Static}} {
+		check(s.mode <= StaticAlways, "%s: unknown mode %d", s.name, s.mode)
 	}
 	seen := map[Encoding]bool{}
 	for _, e := range o.Prefer {

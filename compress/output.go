@@ -162,7 +162,7 @@ func (w *responseWriter) closeEncoder(complete bool) {
 // whole response is out.
 func (w *responseWriter) recordRatio() {
 	if w.err == nil && w.outN > 0 {
-		vars.FromContext(w.req.Context()).Set(w.coding.ratioVariable(), formatRatio(w.in, w.outN))
+		vars.FromContext(w.req.Context()).Set(w.coding.RatioVariable(), formatRatio(w.in, w.outN))
 	}
 }
 

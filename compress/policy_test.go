@@ -1,4 +1,4 @@
-package compress
+package compress_test
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/compress"
 )
 
 const browser = "Accept-Encoding: gzip, deflate, br, zstd"
@@ -20,7 +22,7 @@ func TestStatuses(t *testing.T) {
 		{200, "br"}, {403, "br"}, {404, "br"},
 		{201, ""}, {301, ""}, {410, ""}, {500, ""}, {503, ""},
 	} {
-		url := serve(t, Handler(respond(tc.status, page, "Content-Type: text/html"), allOn(nil)))
+		url := serve(t, mustNew(t, respond(tc.status, page, "Content-Type: text/html"), allOn(nil)))
 		resp := fetchDecoded(t, url, page, browser)
 		if got := resp.Header.Get("Content-Encoding"); got != tc.want {
 			t.Errorf("status %d: Content-Encoding %q, want %q", tc.status, got, tc.want)
@@ -41,7 +43,7 @@ func TestBodylessStatuses(t *testing.T) {
 		// carries the 200's Vary (RFC 9110 section 15.4.5).
 		{http.StatusNotModified, "Accept-Encoding"},
 	} {
-		url := serve(t, Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		url := serve(t, mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			w.Header().Set("Etag", `"v1"`)
 			w.WriteHeader(tc.status)
@@ -76,7 +78,7 @@ func TestNotModifiedVary(t *testing.T) {
 		{"206 typed", 206, []string{"Content-Type: text/html", "Content-Range: bytes 0-0/10"}, true, "Accept-Encoding"},
 		{"412 typed", 412, []string{"Content-Type: text/html"}, true, ""},
 	} {
-		url := serve(t, Handler(respond(tc.status, nil, tc.headers...), allOn(func(o *Options) { o.Vary = tc.vary })))
+		url := serve(t, mustNew(t, respond(tc.status, nil, tc.headers...), allOn(func(o *compress.Options) { o.Vary = tc.vary })))
 		resp, _ := fetch(t, http.MethodGet, url, browser)
 		if got := strings.Join(resp.Header.Values("Vary"), "|"); resp.StatusCode != tc.status || got != tc.want {
 			t.Errorf("%s: %d, Vary %q, want %q", tc.name, resp.StatusCode, got, tc.want)
@@ -87,7 +89,7 @@ func TestNotModifiedVary(t *testing.T) {
 func TestPartialContentAndRange(t *testing.T) {
 	page := text(5000)
 	// A handler that honours Range: the 206 must stay identity.
-	url := serve(t, Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	url := serve(t, mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.ServeContent(w, r, "page.html", fixedTime, bytes.NewReader(page))
 	}), allOn(nil)))
 	resp, b := fetch(t, http.MethodGet, url, browser, "Range: bytes=100-199")
@@ -96,7 +98,7 @@ func TestPartialContentAndRange(t *testing.T) {
 	}
 	// A handler that ignores Range answers 200; it is served as identity
 	// too, and varies, since without the Range it would be compressed.
-	url = serve(t, Handler(respond(200, page, "Content-Type: text/html"), allOn(nil)))
+	url = serve(t, mustNew(t, respond(200, page, "Content-Type: text/html"), allOn(nil)))
 	resp, b = fetch(t, http.MethodGet, url, browser, "Range: bytes=0-10")
 	if !bytes.Equal(b, page) || resp.Header.Get("Content-Encoding") != "" || resp.Header.Get("Vary") != "Accept-Encoding" {
 		t.Fatalf("ignored range: %d bytes, Content-Encoding %q, Vary %q", len(b), resp.Header.Get("Content-Encoding"), resp.Header.Get("Vary"))
@@ -105,7 +107,7 @@ func TestPartialContentAndRange(t *testing.T) {
 
 func TestAlreadyEncoded(t *testing.T) {
 	payload := []byte("opaque bytes that are someone else's encoding")
-	url := serve(t, Handler(respond(200, payload, "Content-Type: text/html", "Content-Encoding: custom"), allOn(nil)))
+	url := serve(t, mustNew(t, respond(200, payload, "Content-Type: text/html", "Content-Encoding: custom"), allOn(nil)))
 	resp, b := fetch(t, http.MethodGet, url, browser)
 	if !bytes.Equal(b, payload) || resp.Header.Get("Content-Encoding") != "custom" || resp.Header.Get("Vary") != "" {
 		t.Fatalf("got %q with Content-Encoding %q, Vary %q", b, resp.Header.Get("Content-Encoding"), resp.Header.Get("Vary"))
@@ -120,7 +122,7 @@ func TestEmptyBody(t *testing.T) {
 		"empty write": respond(200, nil, "Content-Type: text/html"),
 		"length 0":    respond(200, nil, "Content-Type: text/html", "Content-Length: 0"),
 	} {
-		url := serve(t, Handler(h, allOn(func(o *Options) { o.Brotli.MinLength = 0 })))
+		url := serve(t, mustNew(t, h, allOn(func(o *compress.Options) { o.Brotli.MinLength = 0 })))
 		resp, b := fetch(t, http.MethodGet, url, browser)
 		if len(b) != 0 || resp.Header.Get("Content-Encoding") != "" {
 			t.Errorf("%s: %d bytes, Content-Encoding %q", name, len(b), resp.Header.Get("Content-Encoding"))
@@ -151,7 +153,7 @@ func TestMinLength(t *testing.T) {
 		if tc.declare {
 			headers = append(headers, "Content-Length: "+strconv.Itoa(tc.size))
 		}
-		url := serve(t, Handler(respond(200, page, headers...), allOn(func(o *Options) { o.Brotli.MinLength = tc.min })))
+		url := serve(t, mustNew(t, respond(200, page, headers...), allOn(func(o *compress.Options) { o.Brotli.MinLength = tc.min })))
 		resp := fetchDecoded(t, url, page, "Accept-Encoding: br")
 		if got := resp.Header.Get("Content-Encoding"); got != tc.want {
 			t.Errorf("min %d, %d bytes (declared %v): Content-Encoding %q, want %q", tc.min, tc.size, tc.declare, got, tc.want)
@@ -166,17 +168,17 @@ func TestMinLength(t *testing.T) {
 // turns down falls to the next the client accepts.
 func TestPerCodingDirectives(t *testing.T) {
 	page := text(100)
-	opts := allOn(func(o *Options) {
+	opts := allOn(func(o *compress.Options) {
 		o.Brotli.MinLength = 1000
 		o.Zstd.Types = []string{"text/css"}
 		o.Gzip.Types = []string{"text/css"}
 	})
-	url := serve(t, Handler(respond(200, page, "Content-Type: text/css", "Content-Length: 100"), opts))
+	url := serve(t, mustNew(t, respond(200, page, "Content-Type: text/css", "Content-Length: 100"), opts))
 	resp := fetchDecoded(t, url, page, browser)
 	if got := resp.Header.Get("Content-Encoding"); got != "zstd" {
 		t.Errorf("Content-Encoding %q, want zstd (br is below its min length)", got)
 	}
-	url = serve(t, Handler(respond(200, page, "Content-Type: text/javascript", "Content-Length: 100"), opts))
+	url = serve(t, mustNew(t, respond(200, page, "Content-Type: text/javascript", "Content-Length: 100"), opts))
 	resp = fetchDecoded(t, url, page, browser)
 	if got := resp.Header.Get("Content-Encoding"); got != "" {
 		t.Errorf("Content-Encoding %q: no coding takes text/javascript at this size", got)
@@ -191,21 +193,21 @@ func TestTypes(t *testing.T) {
 		ct    string
 		want  string
 	}{
-		{nil, DefaultSkipTypes(), "text/html", "br"}, // always
-		{nil, DefaultSkipTypes(), "TEXT/HTML; charset=UTF-8", "br"},
-		{nil, DefaultSkipTypes(), "text/css", ""},
-		{[]string{"text/css"}, DefaultSkipTypes(), "Text/CSS ; charset=utf-8", "br"},
-		{[]string{"application/json"}, DefaultSkipTypes(), "application/json", "br"},
-		{[]string{"*"}, DefaultSkipTypes(), "application/x-anything", "br"},
-		{[]string{"*"}, DefaultSkipTypes(), "image/svg+xml", "br"},
-		{[]string{"*"}, DefaultSkipTypes(), "IMAGE/PNG; charset=x", ""},
-		{[]string{"*"}, DefaultSkipTypes(), "font/woff2", ""},
-		{[]string{"*"}, DefaultSkipTypes(), "application/octet-stream", ""},
-		{[]string{"image/png"}, DefaultSkipTypes(), "image/png", ""}, // the skip list wins
-		{[]string{"*"}, nil, "image/png", "br"},                      // compress_skip_types off
+		{nil, compress.DefaultSkipTypes(), "text/html", "br"}, // always
+		{nil, compress.DefaultSkipTypes(), "TEXT/HTML; charset=UTF-8", "br"},
+		{nil, compress.DefaultSkipTypes(), "text/css", ""},
+		{[]string{"text/css"}, compress.DefaultSkipTypes(), "Text/CSS ; charset=utf-8", "br"},
+		{[]string{"application/json"}, compress.DefaultSkipTypes(), "application/json", "br"},
+		{[]string{"*"}, compress.DefaultSkipTypes(), "application/x-anything", "br"},
+		{[]string{"*"}, compress.DefaultSkipTypes(), "image/svg+xml", "br"},
+		{[]string{"*"}, compress.DefaultSkipTypes(), "IMAGE/PNG; charset=x", ""},
+		{[]string{"*"}, compress.DefaultSkipTypes(), "font/woff2", ""},
+		{[]string{"*"}, compress.DefaultSkipTypes(), "application/octet-stream", ""},
+		{[]string{"image/png"}, compress.DefaultSkipTypes(), "image/png", ""}, // the skip list wins
+		{[]string{"*"}, nil, "image/png", "br"},                               // compress_skip_types off
 		{[]string{"*"}, []string{"text/csv"}, "text/csv", ""},
 	} {
-		url := serve(t, Handler(respond(200, page, "Content-Type: "+tc.ct), allOn(func(o *Options) {
+		url := serve(t, mustNew(t, respond(200, page, "Content-Type: "+tc.ct), allOn(func(o *compress.Options) {
 			o.Brotli.Types = tc.types
 			o.SkipTypes = tc.skip
 		})))
@@ -234,7 +236,7 @@ func TestSniffing(t *testing.T) {
 		{"short html", html[:100], 1, "text/html; charset=utf-8", "br"},
 		{"png", png, 1, "image/png", ""},
 	} {
-		url := serve(t, Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		url := serve(t, mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			step := (len(tc.body) + tc.chunks - 1) / tc.chunks
 			for b := tc.body; len(b) > 0; b = b[min(step, len(b)):] {
 				w.Write(b[:min(step, len(b))])
@@ -249,7 +251,7 @@ func TestSniffing(t *testing.T) {
 
 func TestNoTransform(t *testing.T) {
 	page := text(3000)
-	url := serve(t, Handler(respond(200, page, "Content-Type: text/html", "Cache-Control: public, No-Transform"), allOn(nil)))
+	url := serve(t, mustNew(t, respond(200, page, "Content-Type: text/html", "Cache-Control: public, No-Transform"), allOn(nil)))
 	resp, b := fetch(t, http.MethodGet, url, browser)
 	if !bytes.Equal(b, page) || resp.Header.Get("Content-Encoding") != "" || resp.Header.Get("Vary") != "" {
 		t.Fatalf("no-transform: Content-Encoding %q, Vary %q", resp.Header.Get("Content-Encoding"), resp.Header.Get("Vary"))
@@ -258,7 +260,7 @@ func TestNoTransform(t *testing.T) {
 
 func TestStreamedBodyIsCompressed(t *testing.T) {
 	var want bytes.Buffer
-	url := serve(t, Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	url := serve(t, mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		for i := range 2000 {
 			line := fmt.Sprintf("<li>item %d</li>\n", i)
@@ -278,7 +280,7 @@ func TestStreamedBodyIsCompressed(t *testing.T) {
 
 func TestNoAcceptEncoding(t *testing.T) {
 	page := text(3000)
-	url := serve(t, Handler(respond(200, page, "Content-Type: text/html"), allOn(nil)))
+	url := serve(t, mustNew(t, respond(200, page, "Content-Type: text/html"), allOn(nil)))
 	for _, ae := range []string{"", "Accept-Encoding: identity", "Accept-Encoding: deflate", "Accept-Encoding: *;q=0"} {
 		var headers []string
 		if ae != "" {
@@ -297,18 +299,18 @@ func TestNoAcceptEncoding(t *testing.T) {
 func TestPreferAndCodings(t *testing.T) {
 	page := text(3000)
 	for _, tc := range []struct {
-		prefer []Encoding
+		prefer []compress.Encoding
 		ae     string
 		want   string
 	}{
 		{nil, browser, "br"},
-		{[]Encoding{Zstd}, browser, "zstd"},
-		{[]Encoding{Gzip, Brotli}, browser, "gzip"},
-		{[]Encoding{Gzip}, "Accept-Encoding: gzip;q=0.5, br", "br"}, // the client's weights come first
+		{[]compress.Encoding{compress.Zstd}, browser, "zstd"},
+		{[]compress.Encoding{compress.Gzip, compress.Brotli}, browser, "gzip"},
+		{[]compress.Encoding{compress.Gzip}, "Accept-Encoding: gzip;q=0.5, br", "br"}, // the client's weights come first
 		{nil, "Accept-Encoding: gzip, deflate", "gzip"},
 		{nil, "Accept-Encoding: x-gzip", "gzip"},
 	} {
-		url := serve(t, Handler(respond(200, page, "Content-Type: text/html"), allOn(func(o *Options) { o.Prefer = tc.prefer })))
+		url := serve(t, mustNew(t, respond(200, page, "Content-Type: text/html"), allOn(func(o *compress.Options) { o.Prefer = tc.prefer })))
 		resp := fetchDecoded(t, url, page, tc.ae)
 		if got := resp.Header.Get("Content-Encoding"); got != tc.want {
 			t.Errorf("prefer %v, %q: %q, want %q", tc.prefer, tc.ae, got, tc.want)
@@ -318,40 +320,36 @@ func TestPreferAndCodings(t *testing.T) {
 
 func TestCodingsOff(t *testing.T) {
 	page := text(3000)
-	opts := DefaultOptions()
+	opts := compress.DefaultOptions()
 	opts.Vary = true
-	if h := Handler(respond(200, page), opts); fmt.Sprintf("%T", h) != "http.HandlerFunc" {
-		t.Errorf("with everything off Handler returned %T, want next itself", h)
+	if h := mustNew(t, respond(200, page), opts); fmt.Sprintf("%T", h) != "http.HandlerFunc" {
+		t.Errorf("with everything off New returned %T, want next itself", h)
 	}
 	opts.Gzip.Enable = true
-	url := serve(t, Handler(respond(200, page, "Content-Type: text/html"), opts))
+	url := serve(t, mustNew(t, respond(200, page, "Content-Type: text/html"), opts))
 	resp := fetchDecoded(t, url, page, browser)
 	if got := resp.Header.Get("Content-Encoding"); got != "gzip" {
 		t.Errorf("only gzip on: Content-Encoding %q", got)
 	}
 }
 
-func TestInvalidOptionsPanic(t *testing.T) {
-	for name, mod := range map[string]func(*Options){
-		"brotli level": func(o *Options) { o.Brotli.Level = 12 },
-		"window":       func(o *Options) { o.Brotli.Window = 3000 },
-		"gzip level":   func(o *Options) { o.Gzip.Level = 0 },
-		"zstd level":   func(o *Options) { o.Zstd.Level = 23 },
-		"buffers":      func(o *Options) { o.Gzip.Buffers = Buffers{} },
-		"prefer":       func(o *Options) { o.Prefer = []Encoding{Gzip, Gzip} },
+func TestInvalidOptionsRefused(t *testing.T) {
+	for name, mod := range map[string]func(*compress.Options){
+		"brotli level": func(o *compress.Options) { o.Brotli.Level = 12 },
+		"window":       func(o *compress.Options) { o.Brotli.Window = 3000 },
+		"gzip level":   func(o *compress.Options) { o.Gzip.Level = 0 },
+		"zstd level":   func(o *compress.Options) { o.Zstd.Level = 23 },
+		"buffers":      func(o *compress.Options) { o.Gzip.Buffers = compress.Buffers{} },
+		"prefer":       func(o *compress.Options) { o.Prefer = []compress.Encoding{compress.Gzip, compress.Gzip} },
+		"static":       func(o *compress.Options) { o.Zstd.Static = compress.StaticAlways + 1 },
 	} {
 		opts := allOn(mod)
 		if err := opts.Validate(); err == nil {
 			t.Errorf("%s: Validate accepted it", name)
 		}
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%s: Handler did not panic", name)
-				}
-			}()
-			Handler(http.NotFoundHandler(), opts)
-		}()
+		if h, err := compress.New(http.NotFoundHandler(), opts); err == nil || h != nil {
+			t.Errorf("%s: New returned %v, %v; want an error", name, h, err)
+		}
 	}
 	if err := allOn(nil).Validate(); err != nil {
 		t.Errorf("defaults: %v", err)

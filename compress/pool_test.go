@@ -1,4 +1,4 @@
-package compress
+package compress_test
 
 import (
 	"bytes"
@@ -8,14 +8,16 @@ import (
 	"testing"
 
 	"github.com/andybalholm/brotli"
+
+	"github.com/mosaic-edge/mosaic/compress"
 )
 
 // brotliSite serves a page at /N compressed at level N, through one pool.
-func brotliSite(t *testing.T, pool *EncoderPool, retention Retention, reuse bool, page []byte) string {
+func brotliSite(t *testing.T, pool *compress.EncoderPool, retention compress.Retention, reuse bool, page []byte) string {
 	t.Helper()
 	mux := http.NewServeMux()
 	for level := 0; level <= 11; level++ {
-		mux.Handle("/"+strconv.Itoa(level), Handler(respond(200, page, "Content-Type: text/html"), allOn(func(o *Options) {
+		mux.Handle("/"+strconv.Itoa(level), mustNew(t, respond(200, page, "Content-Type: text/html"), allOn(func(o *compress.Options) {
 			o.Brotli.Level = level
 			o.Brotli.Encoders = pool
 			o.Brotli.Retention = retention
@@ -36,8 +38,8 @@ func getBrotli(t *testing.T, url string, want []byte) []byte {
 
 func TestEncoderReuse(t *testing.T) {
 	page := text(50 << 10)
-	pool := NewEncoderPool(4)
-	url := brotliSite(t, pool, Retention{}, true, page)
+	pool := compress.NewEncoderPool(4)
+	url := brotliSite(t, pool, compress.Retention{}, true, page)
 	for range 3 {
 		getBrotli(t, url+"/9", page)
 	}
@@ -52,12 +54,12 @@ func TestEncoderReuse(t *testing.T) {
 
 func TestReuseMemoryOff(t *testing.T) {
 	page := text(50 << 10)
-	pool := NewEncoderPool(4)
-	url := brotliSite(t, pool, Retention{}, false, page)
+	pool := compress.NewEncoderPool(4)
+	url := brotliSite(t, pool, compress.Retention{}, false, page)
 	for range 3 {
 		getBrotli(t, url+"/9", page)
 	}
-	if s := pool.Stats(); s != (PoolStats{}) {
+	if s := pool.Stats(); s != (compress.PoolStats{}) {
 		t.Errorf("brotli_reuse_memory off touched the pool: %+v", s)
 	}
 }
@@ -66,10 +68,10 @@ func TestReuseMemoryOff(t *testing.T) {
 // after compressing something else.
 func TestReusedEncoderMatchesNew(t *testing.T) {
 	js := jquery(t)
-	pool := NewEncoderPool(16)
-	reused := brotliSite(t, pool, Retention{}, true, js)
-	other := brotliSite(t, pool, Retention{}, true, text(20<<10))
-	fresh := brotliSite(t, NewEncoderPool(0), Retention{}, true, js)
+	pool := compress.NewEncoderPool(16)
+	reused := brotliSite(t, pool, compress.Retention{}, true, js)
+	other := brotliSite(t, pool, compress.Retention{}, true, text(20<<10))
+	fresh := brotliSite(t, compress.NewEncoderPool(0), compress.Retention{}, true, js)
 	for level := 0; level <= 11; level++ {
 		l := "/" + strconv.Itoa(level)
 		getBrotli(t, other+l, text(20<<10))
@@ -86,8 +88,8 @@ func TestReusedEncoderMatchesNew(t *testing.T) {
 
 func TestIdleEncodersLRU(t *testing.T) {
 	page := text(20 << 10)
-	pool := NewEncoderPool(2)
-	url := brotliSite(t, pool, Retention{}, true, page)
+	pool := compress.NewEncoderPool(2)
+	url := brotliSite(t, pool, compress.Retention{}, true, page)
 	for _, level := range []string{"/4", "/5", "/6"} { // 4 is least recently used when 6 arrives
 		getBrotli(t, url+level, page)
 	}
@@ -100,8 +102,8 @@ func TestIdleEncodersLRU(t *testing.T) {
 		t.Errorf("LRU: %+v; want 5 reused and 4 allocated again", s)
 	}
 
-	none := NewEncoderPool(0)
-	url = brotliSite(t, none, Retention{}, true, page)
+	none := compress.NewEncoderPool(0)
+	url = brotliSite(t, none, compress.Retention{}, true, page)
 	getBrotli(t, url+"/6", page)
 	getBrotli(t, url+"/6", page)
 	if s := none.Stats(); s.Idle != 0 || s.Reused != 0 || s.Allocated != 2 {
@@ -113,23 +115,23 @@ func TestRetentionPolicies(t *testing.T) {
 	page := text(100 << 10)
 	for _, tc := range []struct {
 		name      string
-		retention Retention
+		retention compress.Retention
 		levels    []string
 		idle      int
 		released  uint64
 	}{
 		// Every encoder stays, whatever its settings.
-		{"aggressive", Retention{Policy: RetainAggressive}, []string{"/5", "/6", "/7"}, 3, 0},
+		{"aggressive", compress.Retention{Policy: compress.RetainAggressive}, []string{"/5", "/6", "/7"}, 3, 0},
 		// Settings changed twice: each time the idle encoder goes.
-		{"current_config", Retention{Policy: RetainCurrentConfig}, []string{"/5", "/6", "/7"}, 1, 2},
-		{"current_config same settings", Retention{Policy: RetainCurrentConfig}, []string{"/6", "/6", "/6"}, 1, 0},
-		{"release_all", Retention{Policy: RetainReleaseAll}, []string{"/6", "/6"}, 0, 2},
+		{"current_config", compress.Retention{Policy: compress.RetainCurrentConfig}, []string{"/5", "/6", "/7"}, 1, 2},
+		{"current_config same settings", compress.Retention{Policy: compress.RetainCurrentConfig}, []string{"/6", "/6", "/6"}, 1, 0},
+		{"release_all", compress.Retention{Policy: compress.RetainReleaseAll}, []string{"/6", "/6"}, 0, 2},
 		// Level 9 keeps a 32 MiB hash table; level 1 a small one.
-		{"bounded over", Retention{Policy: RetainBounded, Bound: 4 << 20}, []string{"/9"}, 0, 1},
-		{"bounded under", Retention{Policy: RetainBounded, Bound: 4 << 20}, []string{"/1"}, 1, 0},
-		{"bounded large", Retention{Policy: RetainBounded, Bound: 64 << 20}, []string{"/9", "/9"}, 1, 0},
+		{"bounded over", compress.Retention{Policy: compress.RetainBounded, Bound: 4 << 20}, []string{"/9"}, 0, 1},
+		{"bounded under", compress.Retention{Policy: compress.RetainBounded, Bound: 4 << 20}, []string{"/1"}, 1, 0},
+		{"bounded large", compress.Retention{Policy: compress.RetainBounded, Bound: 64 << 20}, []string{"/9", "/9"}, 1, 0},
 	} {
-		pool := NewEncoderPool(8)
+		pool := compress.NewEncoderPool(8)
 		url := brotliSite(t, pool, tc.retention, true, page)
 		for _, level := range tc.levels {
 			getBrotli(t, url+level, page)
@@ -144,9 +146,9 @@ func TestRetentionPolicies(t *testing.T) {
 // never serves another's.
 func TestPoolKeyedByPolicy(t *testing.T) {
 	page := text(20 << 10)
-	pool := NewEncoderPool(8)
-	a := brotliSite(t, pool, Retention{Policy: RetainAggressive}, true, page)
-	b := brotliSite(t, pool, Retention{Policy: RetainBounded, Bound: 64 << 20}, true, page)
+	pool := compress.NewEncoderPool(8)
+	a := brotliSite(t, pool, compress.Retention{Policy: compress.RetainAggressive}, true, page)
+	b := brotliSite(t, pool, compress.Retention{Policy: compress.RetainBounded, Bound: 64 << 20}, true, page)
 	getBrotli(t, a+"/6", page)
 	getBrotli(t, b+"/6", page)
 	if s := pool.Stats(); s.Reused != 0 || s.Idle != 2 {
@@ -161,10 +163,10 @@ func TestEncoderFootprint(t *testing.T) {
 		w.Close()
 		return w
 	}
-	fresh := encoderFootprint(brotli.NewWriterOptions(io.Discard, brotli.WriterOptions{Quality: 9, LGWin: 22}))
-	small := encoderFootprint(use(1, 18, text(1000)))
-	nine := encoderFootprint(use(9, 22, text(200<<10)))
-	eleven := encoderFootprint(use(11, 22, text(1<<20)))
+	fresh := compress.EncoderFootprint(brotli.NewWriterOptions(io.Discard, brotli.WriterOptions{Quality: 9, LGWin: 22}))
+	small := compress.EncoderFootprint(use(1, 18, text(1000)))
+	nine := compress.EncoderFootprint(use(9, 22, text(200<<10)))
+	eleven := compress.EncoderFootprint(use(11, 22, text(1<<20)))
 	t.Logf("fresh %d, level 1 %d, level 9 %d, level 11 %d bytes", fresh, small, nine, eleven)
 	if fresh > 64<<10 || fresh <= 0 {
 		t.Errorf("a fresh encoder: %d bytes; want its own struct, not the shared dictionary", fresh)

@@ -1,26 +1,25 @@
 package compress
 
-import (
-	"net/http"
+import "net/http"
 
-	"github.com/mosaic-edge/mosaic/server"
-	"github.com/mosaic-edge/mosaic/static"
-)
-
-// precompressed chooses, per request, which precompressed files
-// (brotli_static, zstd_static, gzip_static) the static module tries for a
-// location. Everything is decided when the configuration loads: a request
-// negotiates through a Table and picks a list computed in advance, without
-// allocating.
-type precompressed struct {
+// Precompressed chooses, per request, the precompressed copies of a file
+// (x.js.br, x.js.zst, x.js.gz) that a file server tries in its place, as
+// brotli_static, zstd_static and gzip_static do. Everything is decided by
+// NewPrecompressed: a request negotiates through a Table and picks a list
+// computed in advance, without allocating.
+//
+// V is how the file server describes one copy (package static's Variant,
+// for one): NewPrecompressed makes one per coding, so that this package
+// needs no file server's types.
+type Precompressed[V any] struct {
 	table *Table
 	// gate holds the gzip_* checks that gzip_static on applies, as NGINX
 	// does (gzip_http_version, gzip_proxied, gzip_disable); nil when
 	// gzip_static is off or always.
 	gate *GzipOptions
 	// answers maps the codings the client accepts, in its order of
-	// preference (see rankKey), to the variants to try.
-	answers [1 << (2 * numCodings)][]static.Variant
+	// preference (see rankKey), to the copies to try.
+	answers [1 << (2 * numCodings)][]V
 	vary    bool
 }
 
@@ -35,53 +34,62 @@ func rankKey(list []Encoding) int {
 	return k
 }
 
-// newPrecompressed returns the chooser for modes (indexed by Encoding), or
-// nil when every mode is off. prefer is compress_prefer, gate the gzip
-// checks, vary gzip_vary and gunzip gunzip.
-func newPrecompressed(modes [numCodings + 1]staticMode, prefer []Encoding, gate GzipOptions, vary, gunzip bool) *precompressed {
+// NewPrecompressed returns the chooser for the Static modes of opts, or nil
+// when all three are off. It reads opts.Prefer (compress_prefer) for the
+// server's order, opts.Gzip's checks for gzip_static on, opts.Vary
+// (gzip_vary) and opts.Gunzip. variant describes the copy of one coding:
+// its file name suffix is e.Extension() and its Content-Encoding
+// e.String().
+func NewPrecompressed[V any](opts Options, variant func(e Encoding) V) *Precompressed[V] {
+	modes := [numCodings + 1]StaticMode{Brotli: opts.Brotli.Static, Zstd: opts.Zstd.Static, Gzip: opts.Gzip.Static}
 	var enabled, always []Encoding
 	dependsOnClient := false
 	for e := Brotli; e <= Gzip; e++ {
 		switch modes[e] {
-		case staticOn:
+		case StaticOn:
 			enabled = append(enabled, e)
 			dependsOnClient = true
-		case staticAlways:
+		case StaticAlways:
 			enabled = append(enabled, e)
 		}
 	}
 	if len(enabled) == 0 {
 		return nil
 	}
-	offer := PreferredOffer(prefer, enabled...)
+	offer := PreferredOffer(opts.Prefer, enabled...)
 	for i := 0; i < offer.Len(); i++ {
-		if modes[offer.At(i)] == staticAlways {
+		if modes[offer.At(i)] == StaticAlways {
 			always = append(always, offer.At(i))
 		}
 	}
-	p := &precompressed{
+	p := &Precompressed[V]{
 		table: NewTable(offer),
 		// The file served depends on Accept-Encoding unless a single
 		// coding is served always; only then does Vary not belong, unless
 		// that coding is gzip and gunzip decodes it for some clients (the
-		// filter varies such a 200; the variant's 304 must say the same).
-		vary: vary && (dependsOnClient || len(always) > 1 || (gunzip && modes[Gzip] == staticAlways)),
+		// filter varies such a 200; the copy's 304 must say the same).
+		vary: opts.Vary && (dependsOnClient || len(always) > 1 || (opts.Gunzip && modes[Gzip] == StaticAlways)),
 	}
-	if modes[Gzip] == staticOn {
+	if modes[Gzip] == StaticOn {
+		gate := opts.Gzip
 		p.gate = &gate
 	}
+	var byCoding [numCodings + 1]V
+	for _, e := range enabled {
+		byCoding[e] = variant(e)
+	}
 	// Every ordered selection of the offered codings is a possible
-	// negotiation outcome: list the variants for each, the client's
-	// choices first, then the codings served always, in the server's order.
+	// negotiation outcome: list the copies for each, the client's choices
+	// first, then the codings served always, in the server's order.
 	var walk func(chosen []Encoding)
 	walk = func(chosen []Encoding) {
-		var try []static.Variant
+		var try []V
 		for _, e := range chosen {
-			try = append(try, variantOf(e))
+			try = append(try, byCoding[e])
 		}
 		for _, e := range always {
 			if !contains(chosen, e) {
-				try = append(try, variantOf(e))
+				try = append(try, byCoding[e])
 			}
 		}
 		p.answers[rankKey(chosen)] = try
@@ -95,10 +103,6 @@ func newPrecompressed(modes [numCodings + 1]staticMode, prefer []Encoding, gate 
 	return p
 }
 
-func variantOf(e Encoding) static.Variant {
-	return static.Variant{Suffix: e.Extension(), Encoding: e.String()}
-}
-
 func contains(list []Encoding, e Encoding) bool {
 	for _, x := range list {
 		if x == e {
@@ -108,8 +112,12 @@ func contains(list []Encoding, e Encoding) bool {
 	return false
 }
 
-// variants is the static.VariantFunc of a location.
-func (p *precompressed) variants(r *http.Request) ([]static.Variant, bool) {
+// Choose returns the copies to try for r, best first (nil when none apply:
+// the client accepts none of the codings and none is served always), and
+// whether the copy served carries Vary: Accept-Encoding. Its signature is
+// that of a file server's variant callback (static.VariantFunc, with V
+// static.Variant), so the method value can be passed as it is.
+func (p *Precompressed[V]) Choose(r *http.Request) (try []V, vary bool) {
 	ranked := p.table.Negotiate(acceptEncoding(r.Header))
 	var buf [numCodings]Encoding
 	chosen := buf[:0]
@@ -121,24 +129,4 @@ func (p *precompressed) variants(r *http.Request) ([]static.Variant, bool) {
 		chosen = append(chosen, e)
 	}
 	return p.answers[rankKey(chosen)], p.vary
-}
-
-// staticOptions gives the static module what a location's directives say
-// about its files, once per location: the precompressed variants it
-// serves, and whether the 200s of the others vary on Accept-Encoding, for
-// the 304s that this filter passes untouched.
-func staticOptions(l *server.Location, so *static.Options) {
-	o := locationOptions(l)
-	if cfg, err := newConfig(o); err == nil && cfg.varies(true, false) {
-		// Whatever their type: see decide.
-		so.VaryEncoding = func(string) bool { return true }
-	}
-	lc := server.LocConf[*locConf](l, module)
-	var modes [numCodings + 1]staticMode
-	for e := Brotli; e <= Gzip; e++ {
-		modes[e] = lc.coding[e].static.V
-	}
-	if p := newPrecompressed(modes, o.Prefer, o.Gzip, o.Vary, o.Gunzip); p != nil {
-		so.Variants = p.variants
-	}
 }

@@ -1,19 +1,30 @@
-package compress
+package compress_test
 
 import (
 	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/compress"
 )
 
-func modes(br, zstd, gz staticMode) [numCodings + 1]staticMode {
-	var m [numCodings + 1]staticMode
-	m[Brotli], m[Zstd], m[Gzip] = br, zstd, gz
-	return m
+// precompressedCopy is a file server's description of a precompressed
+// copy, as static.Variant is.
+type precompressedCopy struct{ suffix, coding string }
+
+func newCopy(e compress.Encoding) precompressedCopy {
+	return precompressedCopy{suffix: e.Extension(), coding: e.String()}
 }
 
-func suffixes(t *testing.T, p *precompressed, accept, ua string) string {
+// staticModes returns opts with the brotli_static, zstd_static and
+// gzip_static modes set.
+func staticModes(opts compress.Options, br, zstd, gz compress.StaticMode) compress.Options {
+	opts.Brotli.Static, opts.Zstd.Static, opts.Gzip.Static = br, zstd, gz
+	return opts
+}
+
+func suffixes(t *testing.T, p *compress.Precompressed[precompressedCopy], accept, ua string) string {
 	t.Helper()
 	r := httptest.NewRequest("GET", "/x.js", nil)
 	if accept != "-" {
@@ -22,83 +33,94 @@ func suffixes(t *testing.T, p *precompressed, accept, ua string) string {
 	if ua != "" {
 		r.Header.Set("User-Agent", ua)
 	}
-	try, _ := p.variants(r)
+	try, _ := p.Choose(r)
 	var out []string
 	for _, v := range try {
-		if "."+map[string]string{"br": "br", "zstd": "zst", "gzip": "gz"}[v.Encoding] != v.Suffix {
-			t.Fatalf("variant %+v: suffix does not match the coding", v)
+		if "."+map[string]string{"br": "br", "zstd": "zst", "gzip": "gz"}[v.coding] != v.suffix {
+			t.Fatalf("copy %+v: suffix does not match the coding", v)
 		}
-		out = append(out, v.Suffix)
+		out = append(out, v.suffix)
 	}
 	return strings.Join(out, " ")
 }
 
+const (
+	off    = compress.StaticOff
+	on     = compress.StaticOn
+	always = compress.StaticAlways
+)
+
 func TestPrecompressedOrder(t *testing.T) {
-	gate := DefaultOptions().Gzip
-	gate.Disable.Patterns = []*regexp.Regexp{regexp.MustCompile("(?i)^curl")}
+	base := compress.DefaultOptions()
+	base.Vary = true
+	base.Gzip.Disable.Patterns = []*regexp.Regexp{regexp.MustCompile("(?i)^curl")}
 	for _, tc := range []struct {
 		name   string
-		modes  [numCodings + 1]staticMode
-		prefer []Encoding
+		opts   compress.Options
+		prefer []compress.Encoding
 		accept string
 		ua     string
 		want   string
 	}{
-		{"all on, browser", modes(staticOn, staticOn, staticOn), nil, "gzip, deflate, br, zstd", "", ".br .zst .gz"},
-		{"all on, gzip only", modes(staticOn, staticOn, staticOn), nil, "gzip", "", ".gz"},
-		{"all on, no header", modes(staticOn, staticOn, staticOn), nil, "-", "", ""},
-		{"client weights", modes(staticOn, staticOn, staticOn), nil, "br;q=0.5, gzip", "", ".gz .br"},
-		{"refused by q=0", modes(staticOn, staticOff, staticOn), nil, "br;q=0, *", "", ".gz"},
-		{"compress_prefer", modes(staticOn, staticOn, staticOn), []Encoding{Gzip}, "gzip, deflate, br, zstd", "", ".gz .br .zst"},
-		{"always without header", modes(staticOff, staticOff, staticAlways), nil, "-", "", ".gz"},
-		{"always after the client's choice", modes(staticOn, staticOff, staticAlways), nil, "br", "", ".br .gz"},
-		{"always when the client refuses it", modes(staticOff, staticOff, staticAlways), nil, "gzip;q=0", "", ".gz"},
-		{"gzip checks apply to on", modes(staticOn, staticOff, staticOn), nil, "gzip, br", "curl/8", ".br"},
-		{"gzip checks pass", modes(staticOn, staticOff, staticOn), nil, "gzip, br", "Mozilla/5.0", ".br .gz"},
-		{"gzip checks ignore always", modes(staticOff, staticOff, staticAlways), nil, "gzip", "curl/8", ".gz"},
+		{"all on, browser", staticModes(base, on, on, on), nil, "gzip, deflate, br, zstd", "", ".br .zst .gz"},
+		{"all on, gzip only", staticModes(base, on, on, on), nil, "gzip", "", ".gz"},
+		{"all on, no header", staticModes(base, on, on, on), nil, "-", "", ""},
+		{"client weights", staticModes(base, on, on, on), nil, "br;q=0.5, gzip", "", ".gz .br"},
+		{"refused by q=0", staticModes(base, on, off, on), nil, "br;q=0, *", "", ".gz"},
+		{"compress_prefer", staticModes(base, on, on, on), []compress.Encoding{compress.Gzip}, "gzip, deflate, br, zstd", "", ".gz .br .zst"},
+		{"always without header", staticModes(base, off, off, always), nil, "-", "", ".gz"},
+		{"always after the client's choice", staticModes(base, on, off, always), nil, "br", "", ".br .gz"},
+		{"always when the client refuses it", staticModes(base, off, off, always), nil, "gzip;q=0", "", ".gz"},
+		{"gzip checks apply to on", staticModes(base, on, off, on), nil, "gzip, br", "curl/8", ".br"},
+		{"gzip checks pass", staticModes(base, on, off, on), nil, "gzip, br", "Mozilla/5.0", ".br .gz"},
+		{"gzip checks ignore always", staticModes(base, off, off, always), nil, "gzip", "curl/8", ".gz"},
 	} {
-		p := newPrecompressed(tc.modes, tc.prefer, gate, true, false)
+		tc.opts.Prefer = tc.prefer
+		p := compress.NewPrecompressed(tc.opts, newCopy)
 		if got := suffixes(t, p, tc.accept, tc.ua); got != tc.want {
 			t.Errorf("%s: tries %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	if p := newPrecompressed(modes(staticOff, staticOff, staticOff), nil, gate, true, false); p != nil {
+	if p := compress.NewPrecompressed(staticModes(base, off, off, off), newCopy); p != nil {
 		t.Error("every *_static off: want no chooser")
 	}
 }
 
 func TestPrecompressedVary(t *testing.T) {
-	gate := DefaultOptions().Gzip
 	for _, tc := range []struct {
-		name   string
-		modes  [numCodings + 1]staticMode
-		vary   bool
-		gunzip bool
-		want   bool
+		name     string
+		br, gz   compress.StaticMode
+		vary     bool
+		gunzip   bool
+		wantVary bool
 	}{
-		{"on, gzip_vary on", modes(staticOff, staticOff, staticOn), true, false, true},
-		{"on, gzip_vary off", modes(staticOff, staticOff, staticOn), false, false, false},
-		{"one always", modes(staticOff, staticOff, staticAlways), true, false, false},
-		{"two always: the client picks", modes(staticAlways, staticOff, staticAlways), true, false, true},
-		{"always and on", modes(staticOn, staticOff, staticAlways), true, false, true},
+		{"on, gzip_vary on", off, on, true, false, true},
+		{"on, gzip_vary off", off, on, false, false, false},
+		{"one always", off, always, true, false, false},
+		{"two always: the client picks", always, always, true, false, true},
+		{"always and on", on, always, true, false, true},
 		// gunzip decodes the .gz for clients without gzip: the filter
-		// varies its 200, and the variant says so for its 304.
-		{"gzip always, gunzip on", modes(staticOff, staticOff, staticAlways), true, true, true},
-		{"gzip always, gunzip on, gzip_vary off", modes(staticOff, staticOff, staticAlways), false, true, false},
-		{"br always, gunzip on", modes(staticAlways, staticOff, staticOff), true, true, false},
+		// varies its 200, and the copy says so for its 304.
+		{"gzip always, gunzip on", off, always, true, true, true},
+		{"gzip always, gunzip on, gzip_vary off", off, always, false, true, false},
+		{"br always, gunzip on", always, off, true, true, false},
 	} {
-		p := newPrecompressed(tc.modes, nil, gate, tc.vary, tc.gunzip)
-		if _, got := p.variants(httptest.NewRequest("GET", "/", nil)); got != tc.want {
-			t.Errorf("%s: vary %v, want %v", tc.name, got, tc.want)
+		opts := staticModes(compress.DefaultOptions(), tc.br, off, tc.gz)
+		opts.Vary, opts.Gunzip = tc.vary, tc.gunzip
+		p := compress.NewPrecompressed(opts, newCopy)
+		if _, got := p.Choose(httptest.NewRequest("GET", "/", nil)); got != tc.wantVary {
+			t.Errorf("%s: vary %v, want %v", tc.name, got, tc.wantVary)
 		}
 	}
 }
 
 func TestPrecompressedNoAllocation(t *testing.T) {
-	p := newPrecompressed(modes(staticOn, staticOn, staticOn), nil, DefaultOptions().Gzip, true, false)
+	opts := staticModes(compress.DefaultOptions(), on, on, on)
+	opts.Vary = true
+	p := compress.NewPrecompressed(opts, newCopy)
 	r := httptest.NewRequest("GET", "/x.js", nil)
 	r.Header.Set("Accept-Encoding", "gzip, deflate, br, zstd")
-	if n := testing.AllocsPerRun(100, func() { p.variants(r) }); n != 0 {
-		t.Errorf("variants allocates %v times per request", n)
+	if n := testing.AllocsPerRun(100, func() { p.Choose(r) }); n != 0 {
+		t.Errorf("Choose allocates %v times per request", n)
 	}
 }

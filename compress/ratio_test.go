@@ -1,9 +1,10 @@
-package compress
+package compress_test
 
 import (
 	"net/http"
 	"testing"
 
+	"github.com/mosaic-edge/mosaic/compress"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -22,8 +23,8 @@ func TestFormatRatio(t *testing.T) {
 		{2, 3, "0.67"},
 		{87533, 1, "87533.00"},
 	} {
-		if got := formatRatio(tc.in, tc.out); got != tc.want {
-			t.Errorf("formatRatio(%d, %d) = %s, want %s", tc.in, tc.out, got, tc.want)
+		if got := compress.FormatRatio(tc.in, tc.out); got != tc.want {
+			t.Errorf("compress.FormatRatio(%d, %d) = %s, want %s", tc.in, tc.out, got, tc.want)
 		}
 	}
 }
@@ -33,7 +34,7 @@ func TestFormatRatio(t *testing.T) {
 func TestRatioVariables(t *testing.T) {
 	js := jquery(t)
 	states := make(chan *vars.State, 1)
-	inner := Handler(respond(200, js, "Content-Type: text/html"), allOn(nil))
+	inner := mustNew(t, respond(200, js, "Content-Type: text/html"), allOn(nil))
 	url := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := &vars.State{}
 		inner.ServeHTTP(w, r.WithContext(vars.NewContext(r.Context(), st)))
@@ -51,7 +52,7 @@ func TestRatioVariables(t *testing.T) {
 				}
 				continue
 			}
-			if want := formatRatio(int64(len(js)), int64(len(raw))); got != want {
+			if want := compress.FormatRatio(int64(len(js)), int64(len(raw))); got != want {
 				t.Errorf("$%s = %q, want %q", name, got, want)
 			}
 		}

@@ -1,4 +1,4 @@
-package compress
+package compress_test
 
 import (
 	"bufio"
@@ -16,6 +16,8 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/mosaic-edge/mosaic/compress"
 )
 
 // streamReader decodes a response body as it arrives.
@@ -49,7 +51,7 @@ func TestFlushReachesClient(t *testing.T) {
 	for _, coding := range []string{"br", "zstd", "gzip"} {
 		t.Run(coding, func(t *testing.T) {
 			proceed := make(chan struct{})
-			url := serve(t, Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			url := serve(t, mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/event-stream")
 				for i := range 3 {
 					fmt.Fprintf(w, "data: event %d\n\n", i)
@@ -61,7 +63,7 @@ func TestFlushReachesClient(t *testing.T) {
 						return
 					}
 				}
-			}), allOn(func(o *Options) {
+			}), allOn(func(o *compress.Options) {
 				sse := []string{"text/event-stream"}
 				o.Brotli.Types, o.Zstd.Types, o.Gzip.Types = sse, sse, sse
 			})))
@@ -95,7 +97,7 @@ func TestFlushReachesClient(t *testing.T) {
 // compression.
 func TestFlushBeforeBody(t *testing.T) {
 	proceed := make(chan struct{})
-	url := serve(t, Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	url := serve(t, mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(http.StatusNotFound)
 		w.(http.Flusher).Flush()
@@ -118,7 +120,7 @@ func TestFlushBeforeBody(t *testing.T) {
 
 func TestInformationalResponses(t *testing.T) {
 	page := text(3000)
-	url := serve(t, Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	url := serve(t, mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Link", "</style.css>; rel=preload; as=style")
 		w.WriteHeader(http.StatusEarlyHints)
 		w.Header().Set("Content-Type", "text/html")
@@ -149,7 +151,7 @@ func TestInformationalResponses(t *testing.T) {
 func TestResponseController(t *testing.T) {
 	page := text(3000)
 	errs := make(chan error, 4)
-	url := serve(t, Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	url := serve(t, mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rc := http.NewResponseController(w)
 		errs <- rc.SetWriteDeadline(time.Now().Add(time.Minute))
 		errs <- rc.SetReadDeadline(time.Now().Add(time.Minute))
@@ -177,7 +179,7 @@ func TestHijack(t *testing.T) {
 			return http.NewResponseController(w).Hijack()
 		},
 	} {
-		url := serve(t, Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		url := serve(t, mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			conn, brw, err := hijack(w)
 			if err != nil {
@@ -198,8 +200,8 @@ func TestHijack(t *testing.T) {
 // A WebSocket handshake reaches the handler with the server's own writer,
 // which it hijacks; nothing is compressed or buffered on the way.
 func TestWebSocketUpgrade(t *testing.T) {
-	url := serve(t, Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, wrapped := w.(*responseWriter); wrapped {
+	url := serve(t, mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if compress.Compresses(w) {
 			t.Error("upgrade request got the compressing writer")
 		}
 		conn, brw, err := http.NewResponseController(w).Hijack()
@@ -238,12 +240,12 @@ func TestWebSocketUpgrade(t *testing.T) {
 // A handler that panics leaves the client with a broken response, not a
 // truncated one that looks complete, and its encoder is not pooled.
 func TestHandlerPanic(t *testing.T) {
-	pool := NewEncoderPool(4)
-	url := serve(t, Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	pool := compress.NewEncoderPool(4)
+	url := serve(t, mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Write(text(200 << 10))
 		panic(http.ErrAbortHandler)
-	}), allOn(func(o *Options) { o.Brotli.Encoders = pool })))
+	}), allOn(func(o *compress.Options) { o.Brotli.Encoders = pool })))
 	req, _ := http.NewRequest(http.MethodGet, url, nil)
 	req.Header.Set("Accept-Encoding", "br")
 	resp, err := rawClient.Do(req)

@@ -1,7 +1,9 @@
 package compress
 
-// CommonAcceptEncodings lists the values a Table answers without parsing.
-var CommonAcceptEncodings = [...]string{
+// commonAcceptEncodings lists the values a Table answers without parsing.
+// It is not exported: a Table's answers and commonIndex are built from it,
+// and a caller that changed it would make them disagree.
+var commonAcceptEncodings = [...]string{
 	"gzip, deflate, br, zstd", // Chrome, Edge, Firefox over https
 	"gzip, deflate, br",       // Safari over https
 	"gzip, deflate",           // browsers over plain http, Python requests
@@ -9,21 +11,22 @@ var CommonAcceptEncodings = [...]string{
 	"gzip",                    // Go net/http, OkHttp
 }
 
-// Table negotiates for one Offer. The common Accept-Encoding values resolve
-// through answers computed once by the parser, with no parsing and no
-// allocation; any other value, including a common one spelled with other
-// case or spacing, goes through Negotiate. The table is therefore a cache
-// of the parser's answers, never a second set of rules.
+// Table negotiates for one Offer. The common Accept-Encoding values (those
+// of current browsers, curl --compressed and Go's client) resolve through
+// answers computed once by the parser, with no parsing and no allocation;
+// any other value, including a common one spelled with other case or
+// spacing, goes through Negotiate. The table is therefore a cache of the
+// parser's answers, never a second set of rules.
 type Table struct {
 	offer  Offer
-	common [len(CommonAcceptEncodings)]Ranked
+	common [len(commonAcceptEncodings)]Ranked
 }
 
 // NewTable computes the answers for offer. A Table is immutable and safe
 // for concurrent use.
 func NewTable(offer Offer) *Table {
 	t := &Table{offer: offer}
-	for i, v := range CommonAcceptEncodings {
+	for i, v := range commonAcceptEncodings {
 		t.common[i] = Negotiate(v, offer)
 	}
 	return t
@@ -41,7 +44,7 @@ func (t *Table) Negotiate(header string) Ranked {
 	return Negotiate(header, t.offer)
 }
 
-// commonIndex finds header among CommonAcceptEncodings, which it must list
+// commonIndex finds header among commonAcceptEncodings, which it must list
 // in the same order (a test holds them together). A switch over constant
 // strings compiles to a length dispatch and at most a couple of
 // comparisons, cheaper than hashing the value for a map.

@@ -1,9 +1,11 @@
-package compress
+package compress_test
 
 import (
 	"net/http"
 	"strconv"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/compress"
 )
 
 // frameWindow reads the window a decoder needs from a zstd frame header
@@ -52,7 +54,7 @@ func TestZstdWindow(t *testing.T) {
 		if tc.declare {
 			headers = append(headers, "Content-Length: "+strconv.Itoa(tc.size))
 		}
-		url := serve(t, Handler(respond(200, page, headers...), allOn(func(o *Options) { o.Brotli.Enable = false })))
+		url := serve(t, mustNew(t, respond(200, page, headers...), allOn(func(o *compress.Options) { o.Brotli.Enable = false })))
 		resp, raw := fetch(t, http.MethodGet, url, "Accept-Encoding: zstd")
 		if resp.Header.Get("Content-Encoding") != "zstd" || string(decode(t, "zstd", raw)) != string(page) {
 			t.Fatalf("%d bytes: no zstd round trip", tc.size)
@@ -66,8 +68,8 @@ func TestZstdWindow(t *testing.T) {
 func TestZstdLevels(t *testing.T) {
 	js := jquery(t)
 	size := map[int]int{}
-	for _, level := range []int{1, DefaultZstdLevel, 7, 19} {
-		url := serve(t, Handler(respond(200, js, "Content-Type: text/html"), allOn(func(o *Options) { o.Zstd.Level = level })))
+	for _, level := range []int{1, compress.DefaultZstdLevel, 7, 19} {
+		url := serve(t, mustNew(t, respond(200, js, "Content-Type: text/html"), allOn(func(o *compress.Options) { o.Zstd.Level = level })))
 		_, raw := fetch(t, http.MethodGet, url, "Accept-Encoding: zstd")
 		if string(decode(t, "zstd", raw)) != string(js) {
 			t.Fatalf("level %d: no round trip", level)

@@ -1,4 +1,4 @@
-package esi
+package esi_test
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/mosaic-edge/mosaic/esi"
 )
 
 // benchPage is a ~256 KB page with n includes spread evenly through
@@ -37,8 +39,8 @@ func (d *discardWriter) WriteHeader(int)             {}
 func (d *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
 
 // memFetch answers every fragment from memory.
-func memFetch(_, _ *http.Request) (*Fragment, error) {
-	return &Fragment{Status: 200, Header: http.Header{"Content-Type": {"text/plain"}},
+func memFetch(_, _ *http.Request) (*esi.Fragment, error) {
+	return &esi.Fragment{Status: 200, Header: http.Header{"Content-Type": {"text/plain"}},
 		Body: io.NopCloser(strings.NewReader(`<nav>fragment body of a typical size, a hundred bytes or so ...........</nav>`))}, nil
 }
 
@@ -54,7 +56,7 @@ func BenchmarkPage(b *testing.B) {
 				doc = bytes.ReplaceAll(page, []byte("<esi:include"), []byte("<esi-include"))
 			}
 			b.Run(fmt.Sprintf("%s/includes=%d", mode, n), func(b *testing.B) {
-				h := Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				h := mustNew(b, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 					w.Header().Set("Content-Type", "text/html")
 					if mode == "write" {
 						w.Write(doc)
@@ -62,7 +64,7 @@ func BenchmarkPage(b *testing.B) {
 						// Hide WriteTo, which io.Copy would prefer to ReadFrom.
 						io.Copy(w, struct{ io.Reader }{bytes.NewReader(doc)})
 					}
-				}), Options{Fetch: memFetch, BufferSize: 32 << 10})
+				}), esi.Options{Fetcher: esi.FetchFunc(memFetch), BufferSize: 32 << 10})
 				req := httptest.NewRequest("GET", "/", nil)
 				b.SetBytes(int64(len(doc)))
 				b.ReportAllocs()
@@ -155,14 +157,14 @@ func (g *gzipDiscard) Write(b []byte) (int, error) { return g.zw.Write(b) }
 // every delivery.
 func BenchmarkOneFragment(b *testing.B) {
 	doc := prosePage(1)
-	h := Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	h := mustNew(b, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		for rest := doc; len(rest) > 0; {
 			n := min(len(rest), 32<<10)
 			w.Write(rest[:n])
 			rest = rest[n:]
 		}
-	}), Options{Fetch: memFetch})
+	}), esi.Options{Fetcher: esi.FetchFunc(memFetch)})
 	req := httptest.NewRequest("GET", "/", nil)
 	for _, level := range []int{0, 1, 6} {
 		name := "esi"

@@ -1,4 +1,4 @@
-package esi
+package esi_test
 
 import (
 	"errors"
@@ -8,10 +8,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/esi"
 )
 
 func TestFetchErrors(t *testing.T) {
-	fetch := func(_, req *http.Request) (*Fragment, error) {
+	fetch := func(_, req *http.Request) (*esi.Fragment, error) {
 		switch req.URL.Path {
 		case "/panic":
 			panic("boom")
@@ -23,7 +25,7 @@ func TestFetchErrors(t *testing.T) {
 	for _, silent := range []bool{false, true} {
 		log, sink := newLog()
 		doc := `1<esi:include src="/panic"/>2<esi:include src="/nil"/>3<esi:include src="/down"/>4`
-		srv := pageServer(t, Options{Fetch: fetch, SilentErrors: silent, Logger: log}, htmlPage(doc))
+		srv := pageServer(t, esi.Options{Fetcher: esi.FetchFunc(fetch), SilentErrors: silent, Logger: log}, htmlPage(doc))
 		want := "1" + marker + "2" + marker + "3" + marker + "4"
 		if silent {
 			want = "1234"
@@ -49,7 +51,7 @@ func TestClientGoneCancelsFragments(t *testing.T) {
 		close(cancelled)
 	}))
 	returned := make(chan struct{})
-	page := Handler(htmlPage(`head<esi:include src="/slow"/>`), Options{Fetch: fetch, Logger: discardLog()})
+	page := mustNew(t, htmlPage(`head<esi:include src="/slow"/>`), esi.Options{Fetcher: fetch, Logger: discardLog()})
 	srv := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer close(returned)
 		page.ServeHTTP(w, r)
@@ -77,16 +79,16 @@ func TestClientGoneCancelsFragments(t *testing.T) {
 // fragments and waits for them before it goes on up.
 func TestHandlerPanicStopsFragments(t *testing.T) {
 	var sawCancel bool
-	fetch := func(_, req *http.Request) (*Fragment, error) {
+	fetch := func(_, req *http.Request) (*esi.Fragment, error) {
 		<-req.Context().Done()
 		sawCancel = true
 		return nil, req.Context().Err()
 	}
-	h := Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	h := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		io.WriteString(w, `<esi:include src="/x"/>`)
 		panic(http.ErrAbortHandler)
-	}), Options{Fetch: fetch, Logger: discardLog()})
+	}), esi.Options{Fetcher: esi.FetchFunc(fetch), Logger: discardLog()})
 	func() {
 		defer func() {
 			if v := recover(); v != http.ErrAbortHandler {
@@ -108,12 +110,23 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("client g
 
 func TestWriteErrorReachesHandler(t *testing.T) {
 	var writeErr error
-	h := Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	h := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		_, writeErr = io.WriteString(w, `text<esi:include src="/f/a"/>`)
-	}), Options{Fetch: FetchHandler(fragments())})
+	}), esi.Options{Fetcher: esi.FetchHandler(fragments())})
 	h.ServeHTTP(failingWriter{http.Header{}}, httptest.NewRequest("GET", "/", nil))
 	if writeErr == nil || !strings.Contains(writeErr.Error(), "client gone") {
 		t.Fatalf("handler saw %v", writeErr)
+	}
+}
+
+// New refuses a missing Fetcher, and a nil function passed as one, when
+// the handler is built rather than failing every include.
+func TestNewRefusesNilFetcher(t *testing.T) {
+	var nilFunc esi.FetchFunc
+	for name, f := range map[string]esi.Fetcher{"none": nil, "nil FetchFunc": nilFunc} {
+		if h, err := esi.New(http.NotFoundHandler(), esi.Options{Fetcher: f}); err == nil || h != nil {
+			t.Errorf("%s: New returned %v, %v; want an error", name, h, err)
+		}
 	}
 }

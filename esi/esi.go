@@ -2,13 +2,18 @@
 // through: <esi:include> elements are replaced by fragments fetched
 // concurrently, and the page goes out in document order as soon as each part
 // of it is ready. It works as net/http middleware in any server; the caller
-// says how fragments are fetched.
+// says how fragments are fetched, with a Fetcher.
 //
-//	h := esi.Handler(app, esi.Options{Fetch: esi.FetchHandler(app)})
+//	h, err := esi.New(app, esi.Options{Fetcher: esi.FetchHandler(app)})
+//
+// The package knows no server: the mosaic binary builds its Options from
+// the configuration, and fetches fragments as the server's subrequests, in
+// package modules/esimod.
 package esi
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -25,7 +30,7 @@ const (
 	DefaultFragmentTimeout = 60 * time.Second
 )
 
-// Options configure Handler. Each field is one directive of the server
+// Options configure New. Each field is one directive of the server
 // (README.md has the directive reference); zero values mean the defaults.
 type Options struct {
 	// Types are media types processed besides text/html, which always is
@@ -50,17 +55,29 @@ type Options struct {
 	// Logger receives warnings about markup and errors about fragments.
 	// Default slog.Default().
 	Logger *slog.Logger
-	// Fetch performs fragment requests. Required.
-	Fetch Fetch
+	// Fetcher performs fragment requests. Required.
+	Fetcher Fetcher
 }
 
-// Fetch performs one fragment request. req is built for it: a GET without
-// a body for the resolved URI (URL.Path decoded, as location matching wants
-// it), with the parent's Host and the headers of FragmentHeader, and a
-// context that carries the fragment timeout and the nesting depth. parent is
-// the request of the page holding the include. Fetch may modify req. It must
-// honour req's context: that is how the timeout is enforced.
-type Fetch func(parent, req *http.Request) (*Fragment, error)
+// A Fetcher performs fragment requests: FetchHandler in process, HTTPFetch
+// from an origin, or the caller's own (a server's subrequests).
+type Fetcher interface {
+	// Fetch performs one fragment request. req is built for it: a GET
+	// without a body for the resolved URI (URL.Path decoded, as location
+	// matching wants it), with the parent's Host and the headers of
+	// FragmentHeader, and a context that carries the fragment timeout and
+	// the nesting depth. parent is the request of the page holding the
+	// include. Fetch may modify req. It must honour req's context: that is
+	// how the timeout is enforced. It is called from several goroutines at
+	// once.
+	Fetch(parent, req *http.Request) (*Fragment, error)
+}
+
+// FetchFunc is a function that is a Fetcher.
+type FetchFunc func(parent, req *http.Request) (*Fragment, error)
+
+// Fetch calls f(parent, req).
+func (f FetchFunc) Fetch(parent, req *http.Request) (*Fragment, error) { return f(parent, req) }
 
 // Fragment is the response to a fragment request.
 type Fragment struct {
@@ -72,7 +89,7 @@ type Fragment struct {
 	// nested ESI: the fetcher ran the fragment through a chain that decides
 	// that itself (a server's subrequest through the location's own
 	// filters). Without it, a body of a processed type is processed by the
-	// including page, unless an esi Handler already saw the fragment request.
+	// including page, unless an esi handler already saw the fragment request.
 	Final bool
 }
 
@@ -80,9 +97,9 @@ type Fragment struct {
 type fragmentKey struct{}
 
 // fragmentInfo travels in a fragment request's context. depth and includes
-// let a Handler that serves the fragment request itself (an in-process
+// let a handler of New that serves the fragment request itself (an in-process
 // chain) continue the same bounds; claimed tells the including page that
-// such a Handler took charge of the fragment's ESI.
+// such a handler took charge of the fragment's ESI.
 type fragmentInfo struct {
 	depth    int
 	includes *atomic.Int32
@@ -106,11 +123,15 @@ type handler struct {
 	bufs      chunkPool
 }
 
-// Handler returns middleware that processes the ESI markup of next's
-// responses of the configured types. It panics when opts.Fetch is nil.
-func Handler(next http.Handler, opts Options) http.Handler {
-	if opts.Fetch == nil {
-		panic("esi: Options.Fetch is nil")
+// New returns middleware that processes the ESI markup of next's
+// responses of the configured types. It fails when opts has no Fetcher.
+func New(next http.Handler, opts Options) (http.Handler, error) {
+	if opts.Fetcher == nil {
+		return nil, errors.New("esi: Options.Fetcher is nil")
+	}
+	if f, ok := opts.Fetcher.(FetchFunc); ok && f == nil {
+		// It would fail every include, one panic at a time.
+		return nil, errors.New("esi: Options.Fetcher is a nil FetchFunc")
 	}
 	if opts.BufferSize <= 0 {
 		opts.BufferSize = os.Getpagesize()
@@ -129,13 +150,13 @@ func Handler(next http.Handler, opts Options) http.Handler {
 		h.log = slog.Default()
 	}
 	h.bufs.size = opts.BufferSize
-	return h
+	return h, nil
 }
 
-// ProcessedTypes returns the test that a Handler whose Options.Types are
-// types applies to a response's Content-Type: text/html, one of types
-// (compared without parameters, case-insensitively), or anything at all
-// when types holds "*". A file server behind the Handler takes it as
+// ProcessedTypes returns the test that the handler New makes with
+// Options.Types types applies to a response's Content-Type: text/html, one
+// of types (compared without parameters, case-insensitively), or anything
+// at all when types holds "*". A file server behind the handler takes it as
 // static.Options.Transformed, so that it serves such files whole.
 func ProcessedTypes(types []string) func(contentType string) bool {
 	list := []string{"text/html"}

@@ -7,19 +7,20 @@ import (
 	"net/url"
 )
 
-// FetchHandler returns a Fetch that serves fragment requests in process with
-// h, buffering each response. When h is itself wrapped by Handler, that
-// Handler processes the ESI of the fragments it serves, continuing the
-// depth and include bounds of the page; otherwise the including page does.
-func FetchHandler(h http.Handler) Fetch {
-	return func(_, req *http.Request) (*Fragment, error) {
+// FetchHandler returns a Fetcher that serves fragment requests in process
+// with h, buffering each response. When h is itself wrapped by New's
+// handler, that handler processes the ESI of the fragments it serves,
+// continuing the depth and include bounds of the page; otherwise the
+// including page does.
+func FetchHandler(h http.Handler) Fetcher {
+	return FetchFunc(func(_, req *http.Request) (*Fragment, error) {
 		rec := &recorder{header: make(http.Header)}
 		h.ServeHTTP(rec, req)
 		if rec.status == 0 {
 			rec.status = http.StatusOK
 		}
 		return &Fragment{Status: rec.status, Header: rec.header, Body: io.NopCloser(&rec.body)}, nil
-	}
+	})
 }
 
 // recorder is the http.ResponseWriter of FetchHandler.
@@ -44,16 +45,16 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return r.body.Write(b)
 }
 
-// HTTPFetch returns a Fetch that sends fragment requests to origin (scheme
+// HTTPFetch returns a Fetcher that sends fragment requests to origin (scheme
 // and host:port) with client, or http.DefaultClient when client is nil. The
 // Host header stays the page's, so a name-based origin serves the same site.
 // An ESI body of the fragment is processed by the including page, as
 // Varnish processes nested ESI itself.
-func HTTPFetch(client *http.Client, origin *url.URL) Fetch {
+func HTTPFetch(client *http.Client, origin *url.URL) Fetcher {
 	if client == nil {
 		client = http.DefaultClient
 	}
-	return func(_, req *http.Request) (*Fragment, error) {
+	return FetchFunc(func(_, req *http.Request) (*Fragment, error) {
 		u := *req.URL
 		u.Scheme, u.Host = origin.Scheme, origin.Host
 		req.URL = &u
@@ -63,5 +64,5 @@ func HTTPFetch(client *http.Client, origin *url.URL) Fetch {
 			return nil, err
 		}
 		return &Fragment{Status: resp.StatusCode, Header: resp.Header, Body: resp.Body}, nil
-	}
+	})
 }

@@ -1,4 +1,4 @@
-package esi
+package esi_test
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/esi"
 )
 
 const gzDoc = `<html>head <esi:include src="/f/a"/> tail</html>`
@@ -31,7 +33,7 @@ func gzipPage(copyFrom bool) http.HandlerFunc {
 func TestGzippedPageInflated(t *testing.T) {
 	want := strings.Repeat(`<html>head A tail</html>`, 200)
 	for _, copyFrom := range []bool{false, true} {
-		srv := pageServer(t, Options{Fetch: FetchHandler(fragments())}, gzipPage(copyFrom))
+		srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments())}, gzipPage(copyFrom))
 		// With or without gzip in Accept-Encoding, the page comes out
 		// inflated: recompressing is the compression filter's job.
 		for _, ae := range []string{"gzip", "identity"} {
@@ -52,7 +54,7 @@ func TestGzippedPageInflated(t *testing.T) {
 func TestOtherEncodingPassesThrough(t *testing.T) {
 	log, sink := newLog()
 	raw := []byte("\x8b\x02\x80<esi:include src=\"/f/a\"/>\x03")
-	srv := pageServer(t, Options{Fetch: FetchHandler(fragments()), Logger: log}, func(w http.ResponseWriter, _ *http.Request) {
+	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments()), Logger: log}, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Header().Set("Content-Encoding", "br")
 		w.Header().Set("Content-Length", "29")
@@ -72,7 +74,7 @@ func TestCorruptGzipPage(t *testing.T) {
 	log, sink := newLog()
 	z := gzipped(strings.Repeat("x", 100000) + `<esi:include src="/f/a"/>`)
 	bad := append(bytes.Clone(z[:len(z)/2]), bytes.Repeat([]byte{0xff}, 64)...)
-	srv := pageServer(t, Options{Fetch: FetchHandler(fragments()), Logger: log}, func(w http.ResponseWriter, _ *http.Request) {
+	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments()), Logger: log}, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Header().Set("Content-Encoding", "gzip")
 		w.Write(bad)
@@ -98,13 +100,13 @@ func TestGzippedFragmentOverHTTP(t *testing.T) {
 	}))
 	u, _ := url.Parse(orig.URL)
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
-	fetch := func(parent, req *http.Request) (*Fragment, error) {
+	fetch := func(parent, req *http.Request) (*esi.Fragment, error) {
 		if req.URL.Path == "/f/a" {
-			return FetchHandler(fragments())(parent, req)
+			return esi.FetchHandler(fragments()).Fetch(parent, req)
 		}
-		return HTTPFetch(client, u)(parent, req)
+		return esi.HTTPFetch(client, u).Fetch(parent, req)
 	}
-	srv := pageServer(t, Options{Fetch: fetch}, htmlPage(`a<esi:include src="/f/gz"/>b`))
+	srv := pageServer(t, esi.Options{Fetcher: esi.FetchFunc(fetch)}, htmlPage(`a<esi:include src="/f/gz"/>b`))
 	// The gzipped fragment is inflated, then processed as nested ESI.
 	if _, body := get(t, srv.URL+"/"); body != "a[A]b" {
 		t.Fatalf("got %q", body)
@@ -119,12 +121,12 @@ func TestHeadOfEncodedPages(t *testing.T) {
 			w.Header().Set("Content-Length", "10")
 		}
 	}
-	gz := pageServer(t, Options{Fetch: FetchHandler(fragments())}, serve("gzip"))
+	gz := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments())}, serve("gzip"))
 	resp, _ := do(t, http.MethodHead, gz.URL+"/")
 	if resp.Header.Get("Content-Encoding") != "" || resp.ContentLength != -1 {
 		t.Errorf("HEAD of a gzipped page: %v", resp.Header)
 	}
-	br := pageServer(t, Options{Fetch: FetchHandler(fragments()), Logger: discardLog()}, serve("br"))
+	br := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments()), Logger: discardLog()}, serve("br"))
 	resp, _ = do(t, http.MethodHead, br.URL+"/")
 	if resp.Header.Get("Content-Encoding") != "br" || resp.ContentLength != 10 {
 		t.Errorf("HEAD of a br page: %v", resp.Header)

@@ -22,7 +22,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rw := &responseWriter{h: h, w: w, r: r}
 	if fi, _ := r.Context().Value(fragmentKey{}).(*fragmentInfo); fi != nil {
 		// This request is a fragment of a page, served in process: ESI in
-		// its response is this Handler's business, at the depth it is at.
+		// its response is this handler's business, at the depth it is at.
 		fi.claimed.Store(true)
 		rw.depth, rw.includes = fi.depth, fi.includes
 	}

@@ -1,4 +1,4 @@
-package esi
+package esi_test
 
 import (
 	"io"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/esi"
 )
 
 func TestProcessedResponseHeaders(t *testing.T) {
@@ -30,7 +32,7 @@ func TestProcessedResponseHeaders(t *testing.T) {
 		w.Header().Set("Set-Cookie", "fragment=1")
 		io.WriteString(w, "A")
 	})
-	srv := pageServer(t, Options{Fetch: FetchHandler(mux)}, serve("text/html"))
+	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(mux)}, serve("text/html"))
 	resp, body := get(t, srv.URL+"/")
 	if body != "xA" {
 		t.Fatalf("body %q", body)
@@ -48,7 +50,7 @@ func TestProcessedResponseHeaders(t *testing.T) {
 	}
 
 	// Not a processed type: everything stays.
-	plain := pageServer(t, Options{Fetch: FetchHandler(mux)}, serve("text/plain"))
+	plain := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(mux)}, serve("text/plain"))
 	resp, body = get(t, plain.URL+"/")
 	if body != `x<esi:include src="/f/a"/>` || resp.Header.Get("ETag") != `"v1"` || resp.ContentLength != 26 ||
 		resp.Header.Get("Surrogate-Control") == "" || resp.Header.Get("Accept-Ranges") != "bytes" {
@@ -62,7 +64,7 @@ func TestFragmentSetCookieNotMerged(t *testing.T) {
 		w.Header().Set("Set-Cookie", "fragment=1")
 		io.WriteString(w, "C")
 	})
-	srv := pageServer(t, Options{Fetch: FetchHandler(mux)}, htmlPage(`<esi:include src="/c"/>`))
+	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(mux)}, htmlPage(`<esi:include src="/c"/>`))
 	resp, body := get(t, srv.URL+"/")
 	if body != "C" || len(resp.Header.Values("Set-Cookie")) != 0 {
 		t.Fatalf("%q %v", body, resp.Header)
@@ -78,7 +80,7 @@ func TestFragmentRequestShape(t *testing.T) {
 		gotBody, _ = io.ReadAll(r.Body)
 		io.WriteString(w, "F")
 	})
-	srv := pageServer(t, Options{Fetch: FetchHandler(mux)}, func(w http.ResponseWriter, r *http.Request) {
+	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(mux)}, func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/html")
 		io.WriteString(w, `<esi:include src="/frag?x=1"/>`)
@@ -118,7 +120,7 @@ func TestFragmentHeader(t *testing.T) {
 		"Connection": {"keep-alive, X-Hop"}, "X-Hop": {"1"}, "Keep-Alive": {"5"}, "Upgrade": {"h2c"}, "Te": {"trailers"},
 		"Authorization": {"Bearer t"}, "X-Forwarded-For": {"10.0.0.1"},
 	}
-	out := FragmentHeader(in)
+	out := esi.FragmentHeader(in)
 	want := http.Header{"Cookie": {"a=1; b=2"}, "Authorization": {"Bearer t"}, "X-Forwarded-For": {"10.0.0.1"}}
 	if !reflect.DeepEqual(out, want) {
 		t.Fatalf("got %v", out)
@@ -131,11 +133,11 @@ func TestFragmentHeader(t *testing.T) {
 
 func TestHeadIssuesNoFetch(t *testing.T) {
 	var fetches atomic.Int32
-	fetch := func(parent, req *http.Request) (*Fragment, error) {
+	fetch := func(parent, req *http.Request) (*esi.Fragment, error) {
 		fetches.Add(1)
-		return FetchHandler(fragments())(parent, req)
+		return esi.FetchHandler(fragments()).Fetch(parent, req)
 	}
-	srv := pageServer(t, Options{Fetch: fetch}, func(w http.ResponseWriter, _ *http.Request) {
+	srv := pageServer(t, esi.Options{Fetcher: esi.FetchFunc(fetch)}, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Header().Set("Content-Length", "25")
 		w.Header().Set("ETag", `"v"`)

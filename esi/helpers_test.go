@@ -1,4 +1,4 @@
-package esi
+package esi_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mosaic-edge/mosaic/esi"
 	"github.com/mosaic-edge/mosaic/internal/syncbuf"
 )
 
@@ -59,10 +60,20 @@ func gzipped(s string) []byte {
 	return b.Bytes()
 }
 
-// pageServer serves pages from serve through Handler on loopback.
-func pageServer(t testing.TB, opts Options, serve http.HandlerFunc) *httptest.Server {
+// mustNew is New for options the test knows to be valid.
+func mustNew(t testing.TB, next http.Handler, opts esi.Options) http.Handler {
 	t.Helper()
-	return httptestServer(t, Handler(serve, opts))
+	h, err := esi.New(next, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// pageServer serves pages from serve through New's handler on loopback.
+func pageServer(t testing.TB, opts esi.Options, serve http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	return httptestServer(t, mustNew(t, serve, opts))
 }
 
 // htmlPage serves body as text/html.

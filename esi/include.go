@@ -114,7 +114,7 @@ func (p *page) fetch(src string) *fetched {
 	return f
 }
 
-// callFetch runs Fetch, turning a panic into an error: it runs on
+// callFetch runs the Fetcher, turning a panic into an error: it runs on
 // goroutines of its own, where a panic would take the whole server down.
 func (h *handler) callFetch(parent, req *http.Request) (frag *Fragment, err error) {
 	defer func() {
@@ -122,7 +122,7 @@ func (h *handler) callFetch(parent, req *http.Request) (frag *Fragment, err erro
 			frag, err = nil, fmt.Errorf("fetch panicked: %v", v)
 		}
 	}()
-	return h.opts.Fetch(parent, req)
+	return h.opts.Fetcher.Fetch(parent, req)
 }
 
 func (p *page) logFailure(f *fetched, what string, attrs ...slog.Attr) {

@@ -1,4 +1,4 @@
-package esi
+package esi_test
 
 import (
 	"io"
@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/esi"
 )
 
 func TestMaxIncludes(t *testing.T) {
 	log, sink := newLog()
 	doc := strings.Repeat(`<esi:include src="/f/a"/>`, 5)
-	srv := pageServer(t, Options{Fetch: FetchHandler(fragments()), MaxIncludes: 3, Logger: log}, htmlPage(doc))
+	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments()), MaxIncludes: 3, Logger: log}, htmlPage(doc))
 	if _, body := get(t, srv.URL+"/"); body != "AAA"+marker+marker {
 		t.Fatalf("got %q", body)
 	}
@@ -27,16 +29,16 @@ func TestMaxIncludesCountsNested(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		io.WriteString(w, `(`+strings.Repeat(`<esi:include src="/f/a"/>`, 3)+`)`)
 	})
-	srv := pageServer(t, Options{Fetch: FetchHandler(mux), MaxIncludes: 3, Logger: discardLog()}, htmlPage(`<esi:include src="/f/three"/>`))
+	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(mux), MaxIncludes: 3, Logger: discardLog()}, htmlPage(`<esi:include src="/f/three"/>`))
 	if _, body := get(t, srv.URL+"/"); body != "(AA"+marker+")" {
 		t.Fatalf("got %q", body)
 	}
 }
 
 func TestDefaultMaxIncludes(t *testing.T) {
-	doc := strings.Repeat(`<esi:include src="/f/a"/>`, DefaultMaxIncludes+1)
-	srv := pageServer(t, Options{Fetch: FetchHandler(fragments()), SilentErrors: true, Logger: discardLog()}, htmlPage(doc))
-	if _, body := get(t, srv.URL+"/"); body != strings.Repeat("A", DefaultMaxIncludes) {
+	doc := strings.Repeat(`<esi:include src="/f/a"/>`, esi.DefaultMaxIncludes+1)
+	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments()), SilentErrors: true, Logger: discardLog()}, htmlPage(doc))
+	if _, body := get(t, srv.URL+"/"); body != strings.Repeat("A", esi.DefaultMaxIncludes) {
 		t.Fatalf("got %d bytes", len(body))
 	}
 }
@@ -54,7 +56,7 @@ func TestFragmentTimeout(t *testing.T) {
 	_, fetch := origin(t, mux)
 	log, sink := newLog()
 	doc := `a<esi:include src="/slow"/>b<esi:include src="/stall"/>c<esi:include src="/fast"/>d`
-	srv := pageServer(t, Options{Fetch: fetch, FragmentTimeout: 150 * time.Millisecond, Logger: log}, htmlPage(doc))
+	srv := pageServer(t, esi.Options{Fetcher: fetch, FragmentTimeout: 150 * time.Millisecond, Logger: log}, htmlPage(doc))
 	start := time.Now()
 	_, body := get(t, srv.URL+"/")
 	if elapsed := time.Since(start); elapsed > time.Second {
@@ -85,12 +87,12 @@ func (w *sizeWriter) Write(p []byte) (int, error) {
 func TestBufferSizeSetsWrites(t *testing.T) {
 	text := strings.Repeat("0123456789abcdef", 8<<10) // 128 KB
 	for _, size := range []int{4 << 10, 32 << 10} {
-		h := Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		h := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			// Hide WriteTo, so that the page is read through ReadFrom as a
 			// file would be.
 			_, _ = io.Copy(w, struct{ io.Reader }{strings.NewReader(text)})
-		}), Options{Fetch: memFetch, BufferSize: size})
+		}), esi.Options{Fetcher: esi.FetchFunc(memFetch), BufferSize: size})
 		w := &sizeWriter{h: http.Header{}}
 		h.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
 		if w.largest != size || w.all != len(text) {

@@ -1,4 +1,4 @@
-package esi
+package esi_test
 
 import (
 	"io"
@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/esi"
 )
 
 const marker = "<!-- ESI include error -->"
@@ -95,7 +97,7 @@ func TestMarkup(t *testing.T) {
 	frags := fragments()
 	for _, tc := range markupCases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := pageServer(t, Options{Fetch: FetchHandler(frags), Logger: log}, serveDoc(tc.doc))
+			srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(frags), Logger: log}, serveDoc(tc.doc))
 			resp, body := get(t, srv.URL+"/f/page")
 			if resp.StatusCode != 200 || body != tc.want {
 				t.Errorf("got %d %q, want %q", resp.StatusCode, body, tc.want)
@@ -118,18 +120,18 @@ func TestSplitReads(t *testing.T) {
 	for _, tc := range markupCases {
 		doc := strings.ReplaceAll(tc.doc, "{host}", "example.test")
 		for k := 0; k <= len(doc); k++ {
-			writes := Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			writes := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 				w.Header().Set("Content-Type", "text/html")
 				io.WriteString(w, doc[:k])
 				io.WriteString(w, doc[k:])
-			}), Options{Fetch: FetchHandler(frags), Logger: log})
+			}), esi.Options{Fetcher: esi.FetchHandler(frags), Logger: log})
 			if got := run(writes); got != tc.want {
 				t.Fatalf("%s: two writes split at %d: got %q, want %q", tc.name, k, got, tc.want)
 			}
-			reads := Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			reads := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 				w.Header().Set("Content-Type", "text/html")
 				io.Copy(w, io.MultiReader(strings.NewReader(doc[:k]), strings.NewReader(doc[k:])))
-			}), Options{Fetch: FetchHandler(frags), Logger: log, BufferSize: 5})
+			}), esi.Options{Fetcher: esi.FetchHandler(frags), Logger: log, BufferSize: 5})
 			if got := run(reads); got != tc.want {
 				t.Fatalf("%s: reads split at %d into 5-byte buffers: got %q, want %q", tc.name, k, got, tc.want)
 			}
@@ -140,7 +142,7 @@ func TestSplitReads(t *testing.T) {
 func TestMarkupWarnings(t *testing.T) {
 	log, sink := newLog()
 	doc := `<esi:choose>x</esi:choose><esi:include src=/f/a/><esi:remove>open`
-	srv := pageServer(t, Options{Fetch: FetchHandler(fragments()), Logger: log}, serveDoc(doc))
+	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments()), Logger: log}, serveDoc(doc))
 	if _, body := get(t, srv.URL+"/f/page"); body != doc {
 		t.Fatalf("got %q", body)
 	}
@@ -158,10 +160,10 @@ func TestMarkupWarnings(t *testing.T) {
 
 func TestLongRemoveGivenUp(t *testing.T) {
 	log, sink := newLog()
-	long := strings.Repeat("r", maxRemove+10)
+	long := strings.Repeat("r", esi.MaxRemove+10)
 	// The limit is checked per piece: past it, the next piece is parsed as
 	// ordinary text again.
-	srv := pageServer(t, Options{Fetch: FetchHandler(fragments()), Logger: log}, func(w http.ResponseWriter, _ *http.Request) {
+	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments()), Logger: log}, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		io.WriteString(w, "a<esi:remove>"+long)
 		io.WriteString(w, `<esi:include src="/f/a"/></esi:remove>b`)
@@ -177,9 +179,9 @@ func TestLongRemoveGivenUp(t *testing.T) {
 
 func TestLongTagPassedThrough(t *testing.T) {
 	log, _ := newLog()
-	long := `<esi:include src="/f/a" x="` + strings.Repeat("v", maxTag) + `"/>`
+	long := `<esi:include src="/f/a" x="` + strings.Repeat("v", esi.MaxTag) + `"/>`
 	doc := long + `<esi:include src="/f/b"/>`
-	srv := pageServer(t, Options{Fetch: FetchHandler(fragments()), Logger: log}, serveDoc(doc))
+	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments()), Logger: log}, serveDoc(doc))
 	if _, body := get(t, srv.URL+"/f/page"); body != long+"B" {
 		t.Fatalf("got %d bytes, want %d", len(body), len(long)+1)
 	}
@@ -202,7 +204,7 @@ func TestTypes(t *testing.T) {
 		{nil, "", "A"}, // sniffed as text/html
 	}
 	for _, tc := range cases {
-		srv := pageServer(t, Options{Fetch: FetchHandler(frags), Types: tc.types}, func(w http.ResponseWriter, _ *http.Request) {
+		srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(frags), Types: tc.types}, func(w http.ResponseWriter, _ *http.Request) {
 			if tc.ctype != "" {
 				w.Header().Set("Content-Type", tc.ctype)
 			}

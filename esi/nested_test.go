@@ -1,4 +1,4 @@
-package esi
+package esi_test
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/esi"
 )
 
 // chain serves /n/K: a page that includes /n/K+1, forever.
@@ -27,7 +29,7 @@ func TestNestedDepthBound(t *testing.T) {
 		{1, "[1" + marker + "]"},
 	} {
 		log, sink := newLog()
-		srv := pageServer(t, Options{Fetch: fetch, MaxDepth: tc.depth, Logger: log}, htmlPage(`<esi:include src="/n/1"/>`))
+		srv := pageServer(t, esi.Options{Fetcher: fetch, MaxDepth: tc.depth, Logger: log}, htmlPage(`<esi:include src="/n/1"/>`))
 		if _, body := get(t, srv.URL+"/"); body != tc.want {
 			t.Errorf("MaxDepth %d: got %q, want %q", tc.depth, body, tc.want)
 		}
@@ -37,10 +39,11 @@ func TestNestedDepthBound(t *testing.T) {
 	}
 }
 
-// TestSelfIncludeInProcess serves fragments through a Handler of their own,
-// as a server's subrequests through an esi location do: that Handler
-// processes the fragment (here with silent errors, unlike the page's), and
-// the depth carried in the context stops a page that includes itself.
+// TestSelfIncludeInProcess serves fragments through an ESI handler of
+// their own, as a server's subrequests through an esi location do: that
+// handler processes the fragment (here with silent errors, unlike the
+// page's), and the depth carried in the context stops a page that
+// includes itself.
 func TestSelfIncludeInProcess(t *testing.T) {
 	log, sink := newLog()
 	mux := http.NewServeMux()
@@ -49,10 +52,10 @@ func TestSelfIncludeInProcess(t *testing.T) {
 		io.WriteString(w, `s<esi:include src="/self"/>`)
 	})
 	var inner http.Handler
-	inner = Handler(mux, Options{Fetch: func(parent, req *http.Request) (*Fragment, error) {
-		return FetchHandler(inner)(parent, req)
-	}, SilentErrors: true, Logger: log})
-	srv := pageServer(t, Options{Fetch: FetchHandler(inner), Logger: log}, mux.ServeHTTP)
+	inner = mustNew(t, mux, esi.Options{Fetcher: esi.FetchFunc(func(parent, req *http.Request) (*esi.Fragment, error) {
+		return esi.FetchHandler(inner).Fetch(parent, req)
+	}), SilentErrors: true, Logger: log})
+	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(inner), Logger: log}, mux.ServeHTTP)
 	_, body := get(t, srv.URL+"/self")
 	if body != "ssssss" {
 		t.Fatalf("got %q, want six pages and no marker", body)
@@ -65,18 +68,18 @@ func TestSelfIncludeInProcess(t *testing.T) {
 func TestSelfIncludeOverHTTP(t *testing.T) {
 	page := `s<esi:include src="/self"/>`
 	_, fetch := origin(t, htmlPage(page))
-	srv := pageServer(t, Options{Fetch: fetch, Logger: discardLog()}, htmlPage(page))
+	srv := pageServer(t, esi.Options{Fetcher: fetch, Logger: discardLog()}, htmlPage(page))
 	if _, body := get(t, srv.URL+"/self"); body != "ssssss"+marker {
 		t.Fatalf("got %q", body)
 	}
 }
 
 func TestFinalFragmentNotProcessed(t *testing.T) {
-	fetch := func(_, _ *http.Request) (*Fragment, error) {
+	fetch := func(_, _ *http.Request) (*esi.Fragment, error) {
 		h := http.Header{"Content-Type": {"text/html"}}
-		return &Fragment{Status: 200, Header: h, Body: io.NopCloser(strings.NewReader(`<esi:include src="/x"/>`)), Final: true}, nil
+		return &esi.Fragment{Status: 200, Header: h, Body: io.NopCloser(strings.NewReader(`<esi:include src="/x"/>`)), Final: true}, nil
 	}
-	srv := pageServer(t, Options{Fetch: fetch}, htmlPage(`a<esi:include src="/f"/>b`))
+	srv := pageServer(t, esi.Options{Fetcher: esi.FetchFunc(fetch)}, htmlPage(`a<esi:include src="/f"/>b`))
 	if _, body := get(t, srv.URL+"/"); body != `a<esi:include src="/x"/>b` {
 		t.Fatalf("got %q", body)
 	}
@@ -86,14 +89,14 @@ func TestDepthInContext(t *testing.T) {
 	var depths []int
 	mux := http.NewServeMux()
 	mux.HandleFunc("/d", func(w http.ResponseWriter, r *http.Request) {
-		depths = append(depths, Depth(r.Context()))
+		depths = append(depths, esi.Depth(r.Context()))
 		w.Header().Set("Content-Type", "text/html")
-		if Depth(r.Context()) < 2 {
+		if esi.Depth(r.Context()) < 2 {
 			io.WriteString(w, `<esi:include src="/d"/>`)
 		}
 	})
 	var h http.Handler
-	h = Handler(mux, Options{Fetch: func(parent, req *http.Request) (*Fragment, error) { return FetchHandler(h)(parent, req) }})
+	h = mustNew(t, mux, esi.Options{Fetcher: esi.FetchFunc(func(parent, req *http.Request) (*esi.Fragment, error) { return esi.FetchHandler(h).Fetch(parent, req) })})
 	srv := httptestServer(t, h)
 	get(t, srv.URL+"/d")
 	if fmt.Sprint(depths) != "[0 1 2]" {
@@ -101,7 +104,7 @@ func TestDepthInContext(t *testing.T) {
 	}
 }
 
-// TestInProcessFragmentNotReprocessed: a fragment served through a Handler
+// TestInProcessFragmentNotReprocessed: a fragment served through an ESI handler
 // of its own is processed there, and only there.
 func TestInProcessFragmentNotReprocessed(t *testing.T) {
 	mux := http.NewServeMux()
@@ -111,11 +114,11 @@ func TestInProcessFragmentNotReprocessed(t *testing.T) {
 	})
 	for _, inner := range []bool{false, true} {
 		log, sink := newLog()
-		var fetch Fetch = FetchHandler(mux)
+		var fetch esi.Fetcher = esi.FetchHandler(mux)
 		if inner {
-			fetch = FetchHandler(Handler(mux, Options{Fetch: FetchHandler(mux), Logger: log}))
+			fetch = esi.FetchHandler(mustNew(t, mux, esi.Options{Fetcher: esi.FetchHandler(mux), Logger: log}))
 		}
-		srv := pageServer(t, Options{Fetch: fetch, Logger: log}, htmlPage(`<esi:include src="/frag"/>`))
+		srv := pageServer(t, esi.Options{Fetcher: fetch, Logger: log}, htmlPage(`<esi:include src="/frag"/>`))
 		if _, body := get(t, srv.URL+"/"); body != `<esi:foo/>` {
 			t.Fatalf("got %q", body)
 		}

@@ -1,23 +1,25 @@
-package esi
+package esi_test
 
 import (
 	"bytes"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/esi"
 )
 
 // parse feeds pieces to a Parser and renders its events the way a page
 // does, with includes shown as {src|alt|continue}. It also checks that the
 // events cover the stream exactly once, in order, each with its own bytes:
 // what a recorded parse plan relies on.
-func parse(t testing.TB, pieces ...[]byte) (string, []Event) {
+func parse(t testing.TB, pieces ...[]byte) (string, []esi.Event) {
 	t.Helper()
 	stream := bytes.Join(pieces, nil)
 	var out, held strings.Builder
-	var events []Event
+	var events []esi.Event
 	var pos int64
-	p := NewParser(func(ev *Event) {
+	p := esi.NewParser(func(ev *esi.Event) {
 		if ev.Off != pos {
 			t.Fatalf("event %v at offset %d, want %d", ev.Kind, ev.Off, pos)
 		}
@@ -29,15 +31,15 @@ func parse(t testing.TB, pieces ...[]byte) (string, []Event) {
 		e.Data = bytes.Clone(ev.Data)
 		events = append(events, e)
 		switch ev.Kind {
-		case KindText, KindPass:
+		case esi.KindText, esi.KindPass:
 			out.Write(ev.Data)
-		case KindInclude:
+		case esi.KindInclude:
 			fmt.Fprintf(&out, "{%s|%s|%v}", ev.Src, ev.Alt, ev.Continue)
-		case KindRemoveOpen, KindRemoved:
+		case esi.KindRemoveOpen, esi.KindRemoved:
 			held.Write(ev.Data)
-		case KindRemoveClose:
+		case esi.KindRemoveClose:
 			held.Reset()
-		case KindRemoveUnclosed:
+		case esi.KindRemoveUnclosed:
 			out.WriteString(held.String())
 			held.Reset()
 		}
@@ -56,14 +58,14 @@ func TestParserEvents(t *testing.T) {
 	doc := `ab<esi:include src="/x" alt='/y' onerror="continue"/>c<!--esi d-->e<esi:remove>f</esi:remove>g<esi:foo/>`
 	_, events := parse(t, []byte(doc))
 	type step struct {
-		kind Kind
+		kind esi.Kind
 		off  int64
 		n    int
 	}
 	want := []step{
-		{KindText, 0, 2}, {KindInclude, 2, 51}, {KindText, 53, 1}, {KindDrop, 54, 7}, {KindText, 61, 2},
-		{KindDrop, 63, 3}, {KindText, 66, 1}, {KindRemoveOpen, 67, 12}, {KindRemoved, 79, 1},
-		{KindRemoveClose, 80, 13}, {KindText, 93, 1}, {KindPass, 94, 10},
+		{esi.KindText, 0, 2}, {esi.KindInclude, 2, 51}, {esi.KindText, 53, 1}, {esi.KindDrop, 54, 7}, {esi.KindText, 61, 2},
+		{esi.KindDrop, 63, 3}, {esi.KindText, 66, 1}, {esi.KindRemoveOpen, 67, 12}, {esi.KindRemoved, 79, 1},
+		{esi.KindRemoveClose, 80, 13}, {esi.KindText, 93, 1}, {esi.KindPass, 94, 10},
 	}
 	if len(events) != len(want) {
 		t.Fatalf("got %d events: %+v", len(events), events)

@@ -1,4 +1,4 @@
-package esi
+package esi_test
 
 import (
 	"net/http"
@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/esi"
 )
 
 // storedDoc serves one document with http.ServeContent, as a file server
@@ -52,7 +54,7 @@ func (d *storedDoc) requests() string {
 // Range, so no slice of the markup leaves and the page goes out whole.
 func TestRangesOfProcessedPages(t *testing.T) {
 	page := &storedDoc{ctype: "text/html", doc: `0123<esi:include src="/f/a"/>`}
-	srv := pageServer(t, Options{Fetch: FetchHandler(fragments())}, page.ServeHTTP)
+	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments())}, page.ServeHTTP)
 	for _, tc := range []struct {
 		name   string
 		method string
@@ -97,7 +99,7 @@ func TestRangesOfProcessedPages(t *testing.T) {
 	// Another type keeps its ranges. The parts of a multipart answer
 	// carry their types in the body, so that answer is served whole.
 	img := &storedDoc{ctype: "image/png", doc: "0123456789"}
-	isrv := pageServer(t, Options{Fetch: FetchHandler(fragments())}, img.ServeHTTP)
+	isrv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments())}, img.ServeHTTP)
 	resp, body = get(t, isrv.URL+"/", "Range", "bytes=0-3")
 	if resp.StatusCode != http.StatusPartialContent || body != "0123" || resp.Header.Get("Content-Range") != "bytes 0-3/10" {
 		t.Errorf("image, one range: %d %q %v", resp.StatusCode, body, resp.Header)
@@ -112,15 +114,15 @@ func TestRangesOfProcessedPages(t *testing.T) {
 }
 
 // TestReplayStartsFromTheOuterHeader: what next set in a dropped first
-// pass does not survive it; what was set before the Handler ran does.
+// pass does not survive it; what was set before the ESI handler ran does.
 func TestReplayStartsFromTheOuterHeader(t *testing.T) {
 	page := &storedDoc{ctype: "text/html", doc: `0123<esi:include src="/f/a"/>`}
-	inner := Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	inner := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Range") != "" {
 			w.Header().Set("X-First", "dropped")
 		}
 		page.ServeHTTP(w, r)
-	}), Options{Fetch: FetchHandler(fragments())})
+	}), esi.Options{Fetcher: esi.FetchHandler(fragments())})
 	srv := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Outer", "kept")
 		inner.ServeHTTP(w, r)
@@ -136,7 +138,7 @@ func TestReplayStartsFromTheOuterHeader(t *testing.T) {
 // Content-Range; it is not the error page whole, so it is served again.
 func TestErrorPageSlice(t *testing.T) {
 	doc := `<p>missing <esi:include src="/f/a"/></p>`
-	srv := pageServer(t, Options{Fetch: FetchHandler(fragments())}, func(w http.ResponseWriter, r *http.Request) {
+	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments())}, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		body := doc
 		if r.Header.Get("Range") != "" {
@@ -173,7 +175,7 @@ func TestNotModifiedOfProcessedPages(t *testing.T) {
 		{"bare 304", &storedDoc{ctype: "text/html"}, "GET", []string{"If-Modified-Since", lm}, 304, "", "|||" + lm},
 	} {
 		tc.doc.doc = `0123<esi:include src="/f/a"/>`
-		srv := pageServer(t, Options{Fetch: FetchHandler(fragments())}, tc.doc.ServeHTTP)
+		srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments())}, tc.doc.ServeHTTP)
 		resp, body := do(t, tc.method, srv.URL+"/", tc.header...)
 		if resp.StatusCode != tc.status || body != tc.body {
 			t.Errorf("%s: %d %q, want %d %q", tc.name, resp.StatusCode, body, tc.status, tc.body)

@@ -1,4 +1,4 @@
-package esi
+package esi_test
 
 import (
 	"fmt"
@@ -10,15 +10,17 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/esi"
 )
 
-// origin starts a loopback server for fragments and returns a Fetch to it.
-func origin(t testing.TB, h http.Handler) (*httptest.Server, Fetch) {
+// origin starts a loopback server for fragments and returns a Fetcher of it.
+func origin(t testing.TB, h http.Handler) (*httptest.Server, esi.Fetcher) {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	u, _ := url.Parse(srv.URL)
-	return srv, HTTPFetch(srv.Client(), u)
+	return srv, esi.HTTPFetch(srv.Client(), u)
 }
 
 // delay answers with the path after d, or gives up when the request does.
@@ -41,7 +43,7 @@ func TestFragmentsInParallel(t *testing.T) {
 		fmt.Fprintf(&doc, `<p><esi:include src="/frag/%d"/>`, i)
 		fmt.Fprintf(&want, `<p>/frag/%d`, i)
 	}
-	srv := pageServer(t, Options{Fetch: fetch}, htmlPage(doc.String()))
+	srv := pageServer(t, esi.Options{Fetcher: fetch}, htmlPage(doc.String()))
 	start := time.Now()
 	_, body := get(t, srv.URL+"/")
 	elapsed := time.Since(start)
@@ -112,7 +114,7 @@ func TestStreamsInDocumentOrder(t *testing.T) {
 		io.WriteString(w, strings.ToUpper(r.URL.Path[1:]))
 	}))
 	doc := `head<esi:include src="/s1"/>mid<esi:include src="/f"/><esi:include src="/s2"/>tail`
-	srv := pageServer(t, Options{Fetch: fetch}, htmlPage(doc))
+	srv := pageServer(t, esi.Options{Fetcher: fetch}, htmlPage(doc))
 	resp, err := http.Get(srv.URL + "/")
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +137,7 @@ func TestStreamsInDocumentOrder(t *testing.T) {
 
 func TestFlushFromHandler(t *testing.T) {
 	gate := make(chan struct{})
-	srv := pageServer(t, Options{Fetch: FetchHandler(fragments())}, func(w http.ResponseWriter, _ *http.Request) {
+	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments())}, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		io.WriteString(w, `one <esi:include src="/f/a"/>`)
 		w.(http.Flusher).Flush()

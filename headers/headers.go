@@ -1,25 +1,35 @@
-// Package headers implements NGINX's add_header and expires directives: a
-// filter that adds response headers when the response goes out.
+// Package headers adds headers to responses as they go out, the way
+// NGINX's add_header and expires directives do. It is net/http middleware
+// with no knowledge of the server; modules/headersmod wires the directives
+// to it.
 package headers
 
 import (
 	"bufio"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/textproto"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
-// Header is one add_header line.
+// Header is one header to add (one add_header line).
 type Header struct {
-	Name   string
-	Value  *vars.Template
-	Always bool // also for error statuses
+	// Name is the header's name, an HTTP token; it is sent in canonical
+	// form.
+	Name string
+	// Value is evaluated for each response; an empty result adds nothing.
+	Value *vars.Template
+	// Always adds the header whatever the status; without it only
+	// responses with a successful status get it (see New).
+	Always bool
 }
 
 // ExpiresMode says how an expires time is counted.
@@ -37,31 +47,86 @@ const (
 
 // Expires is the expires directive's setting.
 type Expires struct {
+	// Mode says how D counts; ExpiresOff, the zero value, sets nothing.
 	Mode ExpiresMode
-	D    time.Duration // offset, or the time of day for ExpiresDaily
+	// D is the offset from the request or Last-Modified time (negative
+	// for a time in the past), or the time of day, within [0, 24h), for
+	// ExpiresDaily. ExpiresOff, ExpiresEpoch and ExpiresMax ignore it.
+	D time.Duration
 }
 
-// Options configure the filter.
+func (e Expires) validate() error {
+	switch e.Mode {
+	case ExpiresOff, ExpiresAccess, ExpiresModified, ExpiresEpoch, ExpiresMax:
+		return nil
+	case ExpiresDaily:
+		if e.D < 0 || e.D >= 24*time.Hour {
+			return fmt.Errorf("headers: expires time of day %v is not within [0, 24h)", e.D)
+		}
+		return nil
+	}
+	return fmt.Errorf("headers: unknown expires mode %d", e.Mode)
+}
+
+// Options configure the filter. New copies what it keeps, so the caller
+// may change or reuse them afterwards.
 type Options struct {
+	// Headers are added in this order, after those the handler below set.
 	Headers []Header
+	// Expires sets the Expires and Cache-Control headers, replacing those
+	// of the handler below; the zero value sets neither.
 	Expires Expires
 }
 
-// Handler returns next with the headers added. It returns next itself
-// when there is nothing to add.
-func Handler(next http.Handler, opts Options) http.Handler {
+// New returns next wrapped so that the headers of opts are added just
+// before the status line goes out: to responses with status 200, 201,
+// 204, 206, 301, 302, 303, 304, 307 or 308, and, for headers marked
+// Always, to every response. It returns next itself when opts add nothing,
+// and an error when next is nil, a header has an invalid name or no
+// value, or Expires is out of range.
+func New(next http.Handler, opts Options) (http.Handler, error) {
+	if next == nil {
+		return nil, errors.New("headers: nil next handler")
+	}
+	if err := opts.Expires.validate(); err != nil {
+		return nil, err
+	}
 	if len(opts.Headers) == 0 && opts.Expires.Mode == ExpiresOff {
-		return next
+		return next, nil
 	}
-	for i := range opts.Headers {
-		opts.Headers[i].Name = textproto.CanonicalMIMEHeaderKey(opts.Headers[i].Name)
+	hs := make([]Header, len(opts.Headers))
+	for i, h := range opts.Headers {
+		if !isToken(h.Name) {
+			return nil, fmt.Errorf("headers: invalid header name %q", h.Name)
+		}
+		if h.Value == nil {
+			return nil, fmt.Errorf("headers: header %q has no value", h.Name)
+		}
+		h.Name = textproto.CanonicalMIMEHeaderKey(h.Name)
+		hs[i] = h
 	}
-	return &filter{next: next, opts: opts}
+	return &filter{next: next, headers: hs, expires: opts.Expires}, nil
+}
+
+// isToken reports whether s is an HTTP token (RFC 9110, 5.6.2), as a
+// header name must be: anything else would break the response's header
+// block.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 type filter struct {
-	next http.Handler
-	opts Options
+	next    http.Handler
+	headers []Header // a copy, names canonical
+	expires Expires
 }
 
 func (f *filter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -84,10 +149,10 @@ var maxExpires = time.Date(2037, 12, 31, 23, 55, 55, 0, time.UTC)
 
 func (f *filter) apply(h http.Header, code int, r *http.Request) {
 	ok := successful(code)
-	if ok && f.opts.Expires.Mode != ExpiresOff {
-		setExpires(h, f.opts.Expires, time.Now())
+	if ok && f.expires.Mode != ExpiresOff {
+		setExpires(h, f.expires, time.Now())
 	}
-	for _, hd := range f.opts.Headers {
+	for _, hd := range f.headers {
 		if !ok && !hd.Always {
 			continue
 		}

@@ -1,4 +1,4 @@
-package headers
+package headers_test
 
 import (
 	"io"
@@ -8,11 +8,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/headers"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
+func mustNew(t *testing.T, next http.Handler, opts headers.Options) http.Handler {
+	t.Helper()
+	h, err := headers.New(next, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 func TestAddHeaderStatuses(t *testing.T) {
-	opts := Options{Headers: []Header{
+	opts := headers.Options{Headers: []headers.Header{
 		{Name: "x-plain", Value: vars.MustCompile("p")},
 		{Name: "X-Always", Value: vars.MustCompile("a"), Always: true},
 		{Name: "X-Method", Value: vars.MustCompile("$request_method")},
@@ -22,7 +32,7 @@ func TestAddHeaderStatuses(t *testing.T) {
 		code        int
 		plain, also bool
 	}{{200, true, true}, {204, true, true}, {301, true, true}, {304, true, true}, {404, false, true}, {500, false, true}} {
-		h := Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(c.code) }), opts)
+		h := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(c.code) }), opts)
 		srv := httptest.NewServer(h)
 		resp, err := http.Get(srv.URL)
 		if err != nil {
@@ -42,50 +52,14 @@ func TestAddHeaderStatuses(t *testing.T) {
 	}
 }
 
-func TestExpiresForms(t *testing.T) {
-	now := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
-	cases := []struct {
-		args    []string
-		expires string
-		cc      string
-	}{
-		{[]string{"1h"}, "Fri, 02 Jan 2026 11:00:00 GMT", "max-age=3600"},
-		{[]string{"-1"}, "Fri, 02 Jan 2026 09:59:59 GMT", "no-cache"},
-		{[]string{"epoch"}, "Thu, 01 Jan 1970 00:00:01 GMT", "no-cache"},
-		{[]string{"max"}, "Thu, 31 Dec 2037 23:55:55 GMT", "max-age=315360000"},
-		{[]string{"@15h30m"}, "Fri, 02 Jan 2026 15:30:00 GMT", "max-age=19800"},
-		{[]string{"@9h"}, "Sat, 03 Jan 2026 09:00:00 GMT", "max-age=82800"},
-		{[]string{"modified", "1d"}, "Thu, 01 Jan 2026 00:00:00 GMT", "no-cache"},
-	}
-	for _, c := range cases {
-		e, err := ParseExpires(c.args)
-		if err != nil {
-			t.Fatalf("%v: %v", c.args, err)
-		}
-		h := http.Header{"Last-Modified": {"Wed, 31 Dec 2025 00:00:00 GMT"}}
-		setExpires(h, e, now)
-		if h.Get("Expires") != c.expires || h.Get("Cache-Control") != c.cc {
-			t.Errorf("%v: Expires %q Cache-Control %q", c.args, h.Get("Expires"), h.Get("Cache-Control"))
-		}
-	}
-	for _, bad := range [][]string{{"soon"}, {"modified", "@1h"}, {"later", "1h"}, {"@25h"}} {
-		if _, err := ParseExpires(bad); err == nil {
-			t.Errorf("%v accepted", bad)
-		}
-	}
-	if e, _ := ParseExpires([]string{"off"}); e.Mode != ExpiresOff {
-		t.Error("off")
-	}
-}
-
 func TestWriterKeepsInterfaces(t *testing.T) {
-	h := Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, ok := w.(io.ReaderFrom); !ok {
 			t.Error("ReaderFrom lost")
 		}
 		io.Copy(w, strings.NewReader("body"))
 		http.NewResponseController(w).Flush()
-	}), Options{Headers: []Header{{Name: "X-A", Value: vars.MustCompile("1")}}})
+	}), headers.Options{Headers: []headers.Header{{Name: "X-A", Value: vars.MustCompile("1")}}})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	resp, err := http.Get(srv.URL)
@@ -97,7 +71,51 @@ func TestWriterKeepsInterfaces(t *testing.T) {
 	if string(b) != "body" || resp.Header.Get("X-A") != "1" {
 		t.Fatalf("%q %v", b, resp.Header)
 	}
-	if Handler(http.NotFoundHandler(), Options{}) == nil {
-		t.Fatal("nil handler")
+}
+
+// New keeps a copy of the options: the caller's slice is neither
+// rewritten (to the canonical name) nor read again later.
+func TestNewCopiesOptions(t *testing.T) {
+	hs := []headers.Header{{Name: "x-a", Value: vars.MustCompile("1")}}
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	h := mustNew(t, ok, headers.Options{Headers: hs})
+	if hs[0].Name != "x-a" {
+		t.Fatalf("caller's header renamed to %q", hs[0].Name)
+	}
+	hs[0] = headers.Header{Name: "X-B", Value: vars.MustCompile("2")}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+	if got := w.Header(); got.Get("X-A") != "1" || got.Get("X-B") != "" {
+		t.Fatalf("headers %v after the caller changed its slice, want X-A: 1 only", got)
+	}
+}
+
+func TestNewNothingToAdd(t *testing.T) {
+	next := http.NewServeMux()
+	h, err := headers.New(next, headers.Options{})
+	if err != nil || h != http.Handler(next) {
+		t.Fatalf("New with nothing to add: %v, %v; want next itself", h, err)
+	}
+}
+
+func TestNewRefuses(t *testing.T) {
+	v := vars.MustCompile("v")
+	for name, c := range map[string]struct {
+		next http.Handler
+		opts headers.Options
+	}{
+		"nil next":         {nil, headers.Options{}},
+		"empty name":       {http.NotFoundHandler(), headers.Options{Headers: []headers.Header{{Value: v}}}},
+		"name with space":  {http.NotFoundHandler(), headers.Options{Headers: []headers.Header{{Name: "X A", Value: v}}}},
+		"name with colon":  {http.NotFoundHandler(), headers.Options{Headers: []headers.Header{{Name: "X:A", Value: v}}}},
+		"name with CRLF":   {http.NotFoundHandler(), headers.Options{Headers: []headers.Header{{Name: "X\r\nA", Value: v}}}},
+		"no value":         {http.NotFoundHandler(), headers.Options{Headers: []headers.Header{{Name: "X-A"}}}},
+		"daily past a day": {http.NotFoundHandler(), headers.Options{Expires: headers.Expires{Mode: headers.ExpiresDaily, D: 24 * time.Hour}}},
+		"daily negative":   {http.NotFoundHandler(), headers.Options{Expires: headers.Expires{Mode: headers.ExpiresDaily, D: -time.Hour}}},
+		"unknown mode":     {http.NotFoundHandler(), headers.Options{Expires: headers.Expires{Mode: 99}}},
+	} {
+		if h, err := headers.New(c.next, c.opts); err == nil || h != nil {
+			t.Errorf("%s: accepted (%v, %v)", name, h, err)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package proxy
+package proxy_test
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/proxy"
 )
 
 // Behaviours of a namedOrigin.
@@ -77,7 +79,7 @@ func TestWeightedRoundRobin(t *testing.T) {
 	sa, sb := server(a.addr()), server(b.addr())
 	sa.Weight, sb.Weight = 3, 1
 	up := mustUpstream(t, "backend", 0, sa, sb)
-	f := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up}))
+	f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up}))
 	var seq strings.Builder
 	for i := 0; i < 8; i++ {
 		_, body, _ := get(t, f.URL+"/")
@@ -91,7 +93,7 @@ func TestWeightedRoundRobin(t *testing.T) {
 	sx := server(x.addr())
 	sx.Weight = 5
 	up = mustUpstream(t, "five", 0, sx, server(y.addr()), server(z.addr()))
-	f = newFront(t, proxyTo(t, "http://five", Options{Upstream: up}))
+	f = newFront(t, proxyTo(t, "http://five", proxy.Options{Upstream: up}))
 	seq.Reset()
 	for i := 0; i < 7; i++ {
 		_, body, _ := get(t, f.URL+"/")
@@ -108,7 +110,7 @@ func TestMaxFailsAndRecovery(t *testing.T) {
 	sa.FailTimeout = 300 * time.Millisecond
 	up := mustUpstream(t, "backend", 0, sa, server(b.addr()))
 	logs := &logBuffer{}
-	f := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up, Logger: logs.logger()}))
+	f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up, Logger: logs.logger()}))
 
 	if status, body, _ := get(t, f.URL+"/x"); status != 200 || body != "b" {
 		t.Fatalf("first request: %d %q", status, body)
@@ -161,7 +163,7 @@ func TestMaxFailsZeroNeverDisables(t *testing.T) {
 	sa := server(a.addr())
 	sa.MaxFails = 0
 	up := mustUpstream(t, "backend", 0, sa, server(b.addr()))
-	f := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up}))
+	f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up}))
 	for i := 0; i < 6; i++ {
 		if status, body, _ := get(t, f.URL+"/"); status != 200 || body != "b" {
 			t.Fatalf("request %d: %d %q", i, status, body)
@@ -178,7 +180,7 @@ func TestBackupServers(t *testing.T) {
 	sc := server(c.addr())
 	sc.Backup = true
 	up := mustUpstream(t, "backend", 0, server(a.addr()), sc)
-	f := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up}))
+	f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up}))
 	for i := 0; i < 4; i++ {
 		if _, body, _ := get(t, f.URL+"/"); body != "a" {
 			t.Errorf("request %d answered by %q while the primary is up", i, body)
@@ -201,7 +203,7 @@ func TestNoLiveUpstreams(t *testing.T) {
 	a, b := newNamedOrigin(t, "a", modeDrop), newNamedOrigin(t, "b", modeDrop)
 	up := mustUpstream(t, "backend", 0, server(a.addr()), server(b.addr()))
 	logs := &logBuffer{}
-	f := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up, Logger: logs.logger()}))
+	f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up, Logger: logs.logger()}))
 	if status, _, _ := get(t, f.URL+"/"); status != 502 {
 		t.Errorf("all failing: status %d", status)
 	}
@@ -226,7 +228,7 @@ func TestNoLiveUpstreams(t *testing.T) {
 func TestSingleServerIsNeverDisabled(t *testing.T) {
 	a := newNamedOrigin(t, "a", modeDrop)
 	up := mustUpstream(t, "backend", 0, server(a.addr()))
-	f := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up}))
+	f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up}))
 	for i := 0; i < 3; i++ {
 		if status, _, _ := get(t, f.URL+"/"); status != 502 {
 			t.Errorf("status %d", status)
@@ -273,7 +275,7 @@ func TestNextUpstream(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a, b := newNamedOrigin(t, "a", tt.firstMode), newNamedOrigin(t, "b", modeOK)
 			up := mustUpstream(t, "backend", 0, server(a.addr()), server(b.addr()))
-			f := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up, ReadTimeout: tt.readTO}))
+			f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up, ReadTimeout: tt.readTO}))
 			status, body := post(t, f.URL+"/", tt.method, tt.body)
 			if status != tt.wantStatus || (tt.wantBody != "" && body != tt.wantBody) {
 				t.Errorf("got %d %q, want %d %q", status, body, tt.wantStatus, tt.wantBody)
@@ -287,35 +289,10 @@ func TestNextUpstream(t *testing.T) {
 	t.Run("POST retried after a connect failure", func(t *testing.T) {
 		b := newNamedOrigin(t, "b", modeOK)
 		up := mustUpstream(t, "backend", 0, server(refusedAddr(t)), server(b.addr()))
-		f := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up}))
+		f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up}))
 		status, body := post(t, f.URL+"/", "POST", "payload")
 		if status != 200 || body != "b:7" {
 			t.Errorf("got %d %q, want the body delivered to b", status, body)
 		}
 	})
-}
-
-// TestSelectionTriesEachServerOnce: within one request every server is
-// tried at most once, also in groups larger than 64.
-func TestSelectionTriesEachServerOnce(t *testing.T) {
-	for _, n := range []int{3, 70} {
-		servers := make([]Server, n)
-		for i := range servers {
-			servers[i] = server(fmt.Sprintf("10.0.0.%d:80", i))
-		}
-		up := mustUpstream(t, "many", 0, servers...)
-		var sel selection
-		sel.reset(up)
-		seen := map[string]bool{}
-		now := time.Now()
-		for p := sel.next(now); p != nil; p = sel.next(now) {
-			if seen[p.addr] {
-				t.Fatalf("%d servers: %s picked twice", n, p.addr)
-			}
-			seen[p.addr] = true
-		}
-		if len(seen) != n || sel.tries != n {
-			t.Errorf("%d servers: %d picked, %d tries", n, len(seen), sel.tries)
-		}
-	}
 }

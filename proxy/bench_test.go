@@ -1,4 +1,4 @@
-package proxy
+package proxy_test
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/proxy"
 )
 
 var originBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
@@ -68,22 +70,22 @@ func BenchmarkServeHTTP(b *testing.B) {
 	for _, bc := range []struct {
 		name      string
 		keepalive int
-		opts      Options
+		opts      proxy.Options
 	}{
-		{"keepalive", 8, Options{HTTPVersion: "1.1", SetHeaders: keepaliveHeaders}},
-		{"new connection per request", 0, Options{}},
+		{"keepalive", 8, proxy.Options{HTTPVersion: "1.1", SetHeaders: keepaliveHeaders}},
+		{"new connection per request", 0, proxy.Options{}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			addr := fastOrigin(b)
-			up, err := NewUpstream("backend", []Server{{Addr: addr}}, bc.keepalive)
+			up, err := proxy.NewUpstream("backend", []proxy.Server{{Addr: addr}}, bc.keepalive)
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer up.CloseIdle()
-			pass, _ := ParsePass("http://backend")
+			pass, _ := proxy.ParsePass("http://backend")
 			opts := bc.opts
 			opts.Pass, opts.Upstream = pass, up
-			h, err := New(opts)
+			h, err := proxy.New(opts)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -106,13 +108,13 @@ func BenchmarkServeHTTP(b *testing.B) {
 // an http.Server, and an origin, all over loopback with keepalive.
 func BenchmarkProxyLoopback(b *testing.B) {
 	addr := fastOrigin(b)
-	up, err := NewUpstream("backend", []Server{{Addr: addr}}, 8)
+	up, err := proxy.NewUpstream("backend", []proxy.Server{{Addr: addr}}, 8)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer up.CloseIdle()
-	pass, _ := ParsePass("http://backend")
-	h, err := New(Options{Pass: pass, Upstream: up, HTTPVersion: "1.1", SetHeaders: keepaliveHeaders})
+	pass, _ := proxy.ParsePass("http://backend")
+	h, err := proxy.New(proxy.Options{Pass: pass, Upstream: up, HTTPVersion: "1.1", SetHeaders: keepaliveHeaders})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,10 +1,12 @@
-package proxy
+package proxy_test
 
 import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/proxy"
 )
 
 // countingRecorder records the size of every body write.
@@ -24,12 +26,12 @@ func TestBufferSizeBoundsWrites(t *testing.T) {
 		w.Write([]byte(body))
 	}))
 	defer origin.Close()
-	p, err := ParsePass(origin.URL)
+	p, err := proxy.ParsePass(origin.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, size := range []int{100, 0} {
-		h, err := New(Options{Pass: p, BufferSize: size})
+		h, err := proxy.New(proxy.Options{Pass: p, BufferSize: size})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package proxy
+package proxy_test
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/proxy"
 )
 
 // stalledListener is a loopback socket that listens with a backlog of
@@ -46,7 +48,7 @@ func stalledListener(t *testing.T) string {
 func TestConnectTimeout(t *testing.T) {
 	addr := stalledListener(t)
 	logs := &logBuffer{}
-	f := newFront(t, proxyTo(t, "http://"+addr, Options{ConnectTimeout: 150 * time.Millisecond, Logger: logs.logger()}))
+	f := newFront(t, proxyTo(t, "http://"+addr, proxy.Options{ConnectTimeout: 150 * time.Millisecond, Logger: logs.logger()}))
 	start := time.Now()
 	status, _, _ := get(t, f.URL+"/")
 	if status != 504 {

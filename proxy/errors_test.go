@@ -1,4 +1,4 @@
-package proxy
+package proxy_test
 
 import (
 	"bufio"
@@ -11,12 +11,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/proxy"
 )
 
 func TestBadGatewayOnRefusedConnection(t *testing.T) {
 	addr := refusedAddr(t)
 	logs := &logBuffer{}
-	f := newFront(t, proxyTo(t, "http://"+addr, Options{Logger: logs.logger()}))
+	f := newFront(t, proxyTo(t, "http://"+addr, proxy.Options{Logger: logs.logger()}))
 	status, body, hdr := get(t, f.URL+"/x?y=1")
 	if status != 502 || !strings.Contains(body, "502 Bad Gateway") || hdr.Get("Content-Type") != "text/html" {
 		t.Errorf("got %d %q %v", status, body, hdr)
@@ -41,7 +43,7 @@ func TestBadGatewayOnRefusedConnection(t *testing.T) {
 func TestGatewayTimeoutReadingHeader(t *testing.T) {
 	o := newNamedOrigin(t, "silent", modeSilent)
 	logs := &logBuffer{}
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{ReadTimeout: 200 * time.Millisecond, Logger: logs.logger()}))
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{ReadTimeout: 200 * time.Millisecond, Logger: logs.logger()}))
 	start := time.Now()
 	status, _, _ := get(t, f.URL+"/x")
 	elapsed := time.Since(start)
@@ -80,7 +82,7 @@ func TestReadTimeoutIsBetweenReads(t *testing.T) {
 	// Six chunks 80ms apart take about 480ms, well over the 250ms limit,
 	// but no single wait exceeds it.
 	o := slowBodyOrigin(t, 6, 80*time.Millisecond)
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{ReadTimeout: 250 * time.Millisecond}))
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{ReadTimeout: 250 * time.Millisecond}))
 	if status, body, _ := get(t, f.URL+"/"); status != 200 || body != "abcdef" {
 		t.Errorf("got %d %q", status, body)
 	}
@@ -102,7 +104,7 @@ func fetchBroken(t *testing.T, url string) (string, error) {
 func TestReadTimeoutInBodyAbortsResponse(t *testing.T) {
 	o := slowBodyOrigin(t, 3, 300*time.Millisecond)
 	logs := &logBuffer{}
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{ReadTimeout: 150 * time.Millisecond, Logger: logs.logger()}))
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{ReadTimeout: 150 * time.Millisecond, Logger: logs.logger()}))
 	if body, err := fetchBroken(t, f.URL+"/"); err == nil {
 		t.Errorf("truncated response %q read without error", body)
 	}
@@ -118,11 +120,11 @@ func TestPrematureCloseInBody(t *testing.T) {
 	})
 	logs := &logBuffer{}
 	// Unbuffered, the part received reaches the client before the break.
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{BufferingOff: true, Logger: logs.logger()}))
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{BufferingOff: true, Logger: logs.logger()}))
 	if body, err := fetchBroken(t, f.URL+"/"); err == nil || body != "hello" {
 		t.Errorf("body %q, err %v: want the part sent, then an error", body, err)
 	}
-	buffered := newFront(t, proxyTo(t, "http://"+o.addr(), Options{}))
+	buffered := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{}))
 	if body, err := fetchBroken(t, buffered.URL+"/"); err == nil {
 		t.Errorf("buffered: truncated response %q read without error", body)
 	}
@@ -152,7 +154,7 @@ func TestSendTimeout(t *testing.T) {
 	})
 	t.Cleanup(func() { close(stop) }) // runs before the origin's cleanup
 	logs := &logBuffer{}
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{HTTPVersion: "1.1", SendTimeout: 200 * time.Millisecond, Logger: logs.logger()}))
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{HTTPVersion: "1.1", SendTimeout: 200 * time.Millisecond, Logger: logs.logger()}))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPut, f.URL+"/upload", endless{ctx})
@@ -172,10 +174,10 @@ func TestSendTimeout(t *testing.T) {
 func TestTooBigHeader(t *testing.T) {
 	o := newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
 		http.ReadRequest(br)
-		io.WriteString(c, "HTTP/1.1 200 OK\r\nX-Big: "+strings.Repeat("x", 2*maxHeaderBytes)+"\r\n\r\n")
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nX-Big: "+strings.Repeat("x", 2*proxy.MaxHeaderBytes)+"\r\n\r\n")
 	})
 	logs := &logBuffer{}
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{Logger: logs.logger()}))
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{Logger: logs.logger()}))
 	if status, _, _ := get(t, f.URL+"/"); status != 502 {
 		t.Errorf("status %d", status)
 	}
@@ -191,7 +193,7 @@ func TestClientGoneClosesUpstream(t *testing.T) {
 		io.Copy(io.Discard, br) // returns when the proxy closes the connection
 		close(closed)
 	})
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{}))
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{}))
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, f.URL+"/", nil)
@@ -207,7 +209,7 @@ func TestClientGoneClosesUpstream(t *testing.T) {
 
 func TestErrorResponseHook(t *testing.T) {
 	var got int
-	f := newFront(t, proxyTo(t, "http://"+refusedAddr(t), Options{ErrorResponse: func(w http.ResponseWriter, r *http.Request, status int) {
+	f := newFront(t, proxyTo(t, "http://"+refusedAddr(t), proxy.Options{ErrorResponse: func(w http.ResponseWriter, r *http.Request, status int) {
 		got = status
 		w.WriteHeader(503)
 		io.WriteString(w, "custom")
@@ -217,9 +219,69 @@ func TestErrorResponseHook(t *testing.T) {
 	}
 }
 
+// OnFailure hears of the upstream's failures, with the kind that decides
+// the status, just before the error response; not of the client's.
+func TestOnFailure(t *testing.T) {
+	type report struct {
+		f     proxy.Failure
+		wrote bool // ErrorResponse had already written when OnFailure ran
+	}
+	for _, c := range []struct {
+		what   string
+		target string
+		opts   proxy.Options
+		status int
+		want   []proxy.Failure
+	}{
+		{"refused", refusedAddr(t), proxy.Options{}, 502, []proxy.Failure{proxy.FailError}},
+		{"timeout", newNamedOrigin(t, "silent", modeSilent).addr(), proxy.Options{ReadTimeout: 100 * time.Millisecond}, 504, []proxy.Failure{proxy.FailTimeout}},
+		{"garbage", newNamedOrigin(t, "garbage", modeGarbage).addr(), proxy.Options{}, 502, []proxy.Failure{proxy.FailInvalidHeader}},
+		{"answered", newNamedOrigin(t, "ok", modeOK).addr(), proxy.Options{}, 200, nil},
+	} {
+		var got []report
+		wrote := false
+		c.opts.OnFailure = func(_ http.ResponseWriter, _ *http.Request, f proxy.Failure) {
+			got = append(got, report{f, wrote})
+		}
+		c.opts.ErrorResponse = func(w http.ResponseWriter, _ *http.Request, status int) {
+			wrote = true
+			w.WriteHeader(status)
+		}
+		f := newFront(t, proxyTo(t, "http://"+c.target, c.opts))
+		status, _, _ := get(t, f.URL+"/")
+		if status != c.status || len(got) != len(c.want) {
+			t.Errorf("%s: %d with reports %v, want %d with %v", c.what, status, got, c.status, c.want)
+			continue
+		}
+		for i, r := range got {
+			if r.f != c.want[i] || r.wrote {
+				t.Errorf("%s: report %v (after the error response: %t), want %v before it", c.what, r.f, r.wrote, c.want[i])
+			}
+		}
+	}
+
+	// A client whose body breaks off is no failure of the upstream's.
+	reported := false
+	h := proxyTo(t, "http://"+newNamedOrigin(t, "ok", modeOK).addr(), proxy.Options{
+		OnFailure: func(http.ResponseWriter, *http.Request, proxy.Failure) { reported = true },
+	})
+	f := newFront(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, 10)
+		h.ServeHTTP(w, r)
+	}))
+	resp, err := http.Post(f.URL+"/", "text/plain", strings.NewReader(strings.Repeat("x", 100)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 413 || reported {
+		t.Errorf("body over the limit: %d, reported %t", resp.StatusCode, reported)
+	}
+}
+
 func TestUpstreamVariables(t *testing.T) {
 	o := newNamedOrigin(t, "a", modeOK)
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{}))
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{}))
 	get(t, f.URL+"/")
 	if got := f.lastVar("upstream_addr"); got != o.addr() {
 		t.Errorf("$upstream_addr %q", got)
@@ -238,22 +300,11 @@ func TestUpstreamVariables(t *testing.T) {
 	}
 }
 
-func TestAppendSeconds(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		0: "0.000", 12 * time.Millisecond: "0.012", 1500 * time.Millisecond: "1.500",
-		62*time.Second + 7*time.Millisecond: "62.007", -1: "-",
-	} {
-		if got := string(appendSeconds(nil, d)); got != want {
-			t.Errorf("%v -> %q, want %q", d, got, want)
-		}
-	}
-}
-
 func TestClientBodyFailures(t *testing.T) {
 	a, b := newNamedOrigin(t, "a", modeOK), newNamedOrigin(t, "b", modeOK)
 	up := mustUpstream(t, "backend", 0, server(a.addr()), server(b.addr()))
 	logs := &logBuffer{}
-	h := proxyTo(t, "http://backend", Options{Upstream: up, Logger: logs.logger()})
+	h := proxyTo(t, "http://backend", proxy.Options{Upstream: up, Logger: logs.logger()})
 
 	t.Run("body cut short", func(t *testing.T) {
 		f := newFront(t, h)
@@ -289,9 +340,9 @@ func TestClientBodyFailures(t *testing.T) {
 			t.Errorf("status %d, want 413", resp.StatusCode)
 		}
 	})
-	for _, p := range up.primary {
-		if p.fails != 0 {
-			t.Errorf("client failure counted against %s", p.addr)
+	for addr, n := range proxy.PrimaryFails(up) {
+		if n != 0 {
+			t.Errorf("client failure counted against %s", addr)
 		}
 	}
 }

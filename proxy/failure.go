@@ -23,18 +23,54 @@ const (
 	phaseBody    = "reading upstream"
 )
 
-// What kind of failure it was, which decides the status, whether it counts
+// Failure is why no upstream's response could be relayed, in the words
+// of NGINX's proxy_next_upstream and proxy_cache_use_stale. The kind
+// decides the status of the error response, whether the failure counts
 // against the server, and whether another server is tried.
+type Failure uint8
+
+// The failures of an upstream, which Options.OnFailure learns of.
 const (
-	failError         = iota // connection or I/O error: 502, next upstream
-	failTimeout              // a timeout: 504, next upstream
-	failInvalidHeader        // unparseable or oversized header: 502, no retry
-	failClient               // the client's body broke off: no server at fault
-	failCanceled             // the client went away: 499
+	// FailError is a connection that could not be made or that broke, an
+	// upstream that closed it early, or a group with no live server: 502,
+	// and the next server is tried.
+	FailError Failure = iota + 1
+	// FailTimeout is a connect, send or read that timed out: 504, and the
+	// next server is tried.
+	FailTimeout
+	// FailInvalidHeader is a response header that could not be parsed or
+	// was too big: 502, and no other server is tried.
+	FailInvalidHeader
 )
 
+// Failures that are the client's, not the upstream's: never counted
+// against a server nor reported to Options.OnFailure.
+const (
+	failClient   Failure = iota + 100 // the client's body broke off
+	failCanceled                      // the client went away: 499
+)
+
+// String is the failure's name in proxy_next_upstream and
+// proxy_cache_use_stale.
+func (f Failure) String() string {
+	switch f {
+	case FailError:
+		return "error"
+	case FailTimeout:
+		return "timeout"
+	case FailInvalidHeader:
+		return "invalid_header"
+	}
+	return "Failure(" + strconv.Itoa(int(f)) + ")"
+}
+
+// upstream reports whether the failure is the upstream's.
+func (f Failure) upstream() bool {
+	return f == FailError || f == FailTimeout || f == FailInvalidHeader
+}
+
 type failure struct {
-	kind      int
+	kind      Failure
 	phase     string
 	err       error
 	sent      bool // the request had begun to go out (NGINX's request_sent)
@@ -44,7 +80,7 @@ type failure struct {
 
 func (f *failure) status() int {
 	switch f.kind {
-	case failTimeout:
+	case FailTimeout:
 		return http.StatusGatewayTimeout
 	case failCanceled:
 		return StatusClientClosedRequest
@@ -64,9 +100,9 @@ func (f *failure) status() int {
 // message is the error-log line, in NGINX's words.
 func (f *failure) message() string {
 	switch f.kind {
-	case failTimeout:
+	case FailTimeout:
 		return "upstream timed out while " + f.phase
-	case failInvalidHeader:
+	case FailInvalidHeader:
 		if errors.Is(f.err, errHeaderTooBig) {
 			return "upstream sent too big header while " + f.phase
 		}
@@ -97,13 +133,13 @@ func (x *exchange) classify(err error, phase string, reused bool, c *conn) *fail
 	case x.ctx.Err() != nil:
 		f.kind = failCanceled
 	case isTimeout(err):
-		f.kind = failTimeout
+		f.kind = FailTimeout
 	case errors.Is(err, errHeaderTooBig):
-		f.kind = failInvalidHeader
+		f.kind = FailInvalidHeader
 	case phase == phaseHeader && !isIOError(err):
-		f.kind = failInvalidHeader
+		f.kind = FailInvalidHeader
 	default:
-		f.kind = failError
+		f.kind = FailError
 		f.premature = errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 		f.stale = reused && c != nil && c.nread == 0
 	}

@@ -1,7 +1,3 @@
-// Package proxy is mosaic's reverse proxy content handler: NGINX's
-// proxy_pass with upstream groups, smooth weighted round robin, passive
-// health checks, keepalive connection reuse, streaming in both directions
-// and protocol upgrades.
 package proxy
 
 import (
@@ -60,7 +56,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := x.prepareBody(); err != nil {
 		f := x.classify(err, phaseSend, false, nil)
-		if f.kind != failClient && f.kind != failCanceled {
+		if f.kind != failClient && f.kind != failCanceled { // the spool failed
 			x.logFailure(slog.LevelError, "cannot save request body", h.up.Name, err)
 			h.errorResponse(w, r, http.StatusInternalServerError)
 			return
@@ -93,7 +89,7 @@ func (x *exchange) run() {
 			if p = x.sel.next(time.Now()); p == nil {
 				x.attempts = append(x.attempts, attempt{addr: h.up.Name, status: http.StatusBadGateway, connect: -1, header: -1})
 				x.logFailure(slog.LevelError, "no live upstreams while "+phaseConnect, h.up.Name, nil)
-				h.errorResponse(x.w, x.r, http.StatusBadGateway)
+				x.upstreamFailed(FailError, http.StatusBadGateway)
 				return
 			}
 		}
@@ -108,7 +104,7 @@ func (x *exchange) run() {
 			x.attempts = x.attempts[:len(x.attempts)-1]
 			continue
 		}
-		if f.kind == failClient || f.kind == failCanceled {
+		if !f.kind.upstream() {
 			x.logFailure(slog.LevelInfo, f.message(), p.addr, f.err)
 			h.errorResponse(x.w, x.r, f.status())
 			return
@@ -119,17 +115,26 @@ func (x *exchange) run() {
 		}
 		x.sel.tries--
 		if !x.retryable(f) {
-			h.errorResponse(x.w, x.r, f.status())
+			x.upstreamFailed(f.kind, f.status())
 			return
 		}
 	}
+}
+
+// upstreamFailed answers with the error response for the upstream's
+// failure, telling Options.OnFailure first.
+func (x *exchange) upstreamFailed(kind Failure, status int) {
+	if x.h.onFailure != nil {
+		x.h.onFailure(x.w, x.r, kind)
+	}
+	x.h.errorResponse(x.w, x.r, status)
 }
 
 // retryable reports whether a failed try may go on to the next server: an
 // error or timeout, tries left, and a request that was not sent yet or is
 // idempotent with a body that can be sent again.
 func (x *exchange) retryable(f *failure) bool {
-	if x.sel.tries <= 0 || (f.kind != failError && f.kind != failTimeout) {
+	if x.sel.tries <= 0 || (f.kind != FailError && f.kind != FailTimeout) {
 		return false
 	}
 	if f.sent && (nonIdempotent(x.r.Method) || !x.body.replayable()) {
@@ -146,7 +151,7 @@ func (x *exchange) try(p *peer, fresh bool) (*conn, *http.Response, *failure) {
 	a := &x.attempts[len(x.attempts)-1]
 	fail := func(f *failure) (*conn, *http.Response, *failure) {
 		a.total = time.Since(start)
-		if f.kind != failClient && f.kind != failCanceled {
+		if f.kind.upstream() {
 			a.status = f.status()
 		}
 		return nil, nil, f
@@ -240,6 +245,11 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 		_ = rc.EnableFullDuplex()
 	}
 	h.copyHeader(x.w.Header(), resp.Header, false)
+	// Published before the header goes out, not only at the end: the
+	// server's error_page leaves an upstream's answer alone (NGINX's
+	// proxy_intercept_errors off) by seeing $upstream_status when the
+	// status is written. finish publishes the final timings.
+	x.publishUpstream()
 	x.w.WriteHeader(resp.StatusCode)
 	if flush {
 		_ = rc.Flush()

@@ -1,4 +1,4 @@
-package proxy
+package proxy_test
 
 import (
 	"bufio"
@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mosaic-edge/mosaic/proxy"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -82,9 +83,9 @@ const okResponse = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Lengt
 
 func TestRequestHeaders(t *testing.T) {
 	o := newCapturingOrigin(t, okResponse)
-	h := proxyTo(t, "http://"+o.addr(), Options{SetHeaders: []Header{
-		Static("X-Set", "v"),
-		Static("X-Remove", ""),
+	h := proxyTo(t, "http://"+o.addr(), proxy.Options{SetHeaders: []proxy.Header{
+		proxy.Static("X-Set", "v"),
+		proxy.Static("X-Remove", ""),
 		{Name: "X-Forwarded-For", Value: func(r *http.Request) string {
 			v, _ := vars.FromContext(r.Context()).Get("proxy_add_x_forwarded_for")
 			return v
@@ -93,7 +94,7 @@ func TestRequestHeaders(t *testing.T) {
 			v, _ := vars.FromContext(r.Context()).Get("proxy_host")
 			return v
 		}},
-		Static("X-Bad", "a\r\nInjected: yes"),
+		proxy.Static("X-Bad", "a\r\nInjected: yes"),
 	}})
 	f := newFront(t, h)
 
@@ -139,7 +140,7 @@ func TestRequestHeaders(t *testing.T) {
 
 func TestNoForwardingHeadersByDefault(t *testing.T) {
 	o := newCapturingOrigin(t, okResponse)
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{}))
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{}))
 	if status, _, _ := get(t, f.URL+"/"); status != 200 {
 		t.Fatalf("status %d", status)
 	}
@@ -156,11 +157,11 @@ func TestNoForwardingHeadersByDefault(t *testing.T) {
 
 func TestHostAndConnectionOverride(t *testing.T) {
 	o := newCapturingOrigin(t, okResponse)
-	h := proxyTo(t, "http://"+o.addr(), Options{
+	h := proxyTo(t, "http://"+o.addr(), proxy.Options{
 		HTTPVersion: "1.1",
-		SetHeaders: []Header{
+		SetHeaders: []proxy.Header{
 			{Name: "Host", Value: func(r *http.Request) string { return r.Host }},
-			Static("Connection", ""),
+			proxy.Static("Connection", ""),
 		},
 	})
 	f := newFront(t, h)
@@ -183,11 +184,11 @@ func TestHostAndConnectionOverride(t *testing.T) {
 
 func TestUpgradeHeaderOnlyWhenConfigured(t *testing.T) {
 	o := newCapturingOrigin(t, okResponse)
-	h := proxyTo(t, "http://"+o.addr(), Options{
+	h := proxyTo(t, "http://"+o.addr(), proxy.Options{
 		HTTPVersion: "1.1",
-		SetHeaders: []Header{
+		SetHeaders: []proxy.Header{
 			{Name: "Upgrade", Value: func(r *http.Request) string { return r.Header.Get("Upgrade") }},
-			Static("Connection", "upgrade"),
+			proxy.Static("Connection", "upgrade"),
 		},
 	})
 	f := newFront(t, h)
@@ -212,7 +213,7 @@ func TestResponseHeaders(t *testing.T) {
 		"Content-Length: 4\r\n\r\nbody"
 	o := newCapturingOrigin(t, response)
 
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{}))
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{}))
 	status, body, hdr := get(t, f.URL+"/")
 	if status != 200 || body != "body" {
 		t.Fatalf("got %d %q", status, body)
@@ -232,7 +233,7 @@ func TestResponseHeaders(t *testing.T) {
 		t.Errorf("Content-Type %q invented", ct)
 	}
 
-	f2 := newFront(t, proxyTo(t, "http://"+o.addr(), Options{
+	f2 := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{
 		PassHeaders: []string{"server", "X-Accel-Expires"},
 		HideHeaders: []string{"x-custom"},
 	}))
@@ -268,8 +269,8 @@ func TestRequestBodyFraming(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return string(b)
 	}
-	f10 := newFront(t, proxyTo(t, "http://"+o.addr(), Options{}))
-	f11 := newFront(t, proxyTo(t, "http://"+o.addr(), Options{HTTPVersion: "1.1"}))
+	f10 := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{}))
+	f11 := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{HTTPVersion: "1.1"}))
 
 	if got := post(f10.URL, strings.NewReader("abc"), 3); got != "HTTP/1.0 cl=3 te=[] body=abc" {
 		t.Errorf("length, 1.0: %q", got)
@@ -278,7 +279,7 @@ func TestRequestBodyFraming(t *testing.T) {
 	if got := post(f11.URL, io.MultiReader(strings.NewReader("ab"), strings.NewReader("cd")), -1); got != "HTTP/1.1 cl=-1 te=[chunked] body=abcd" {
 		t.Errorf("chunked, 1.1: %q", got)
 	}
-	big := bytes.Repeat([]byte("z"), spoolMemory+10)
+	big := bytes.Repeat([]byte("z"), proxy.SpoolMemory+10)
 	if got := post(f10.URL, io.MultiReader(bytes.NewReader(big)), -1); got != fmt.Sprintf("HTTP/1.0 cl=%d te=[] body=%s", len(big), big) {
 		t.Errorf("spooled, 1.0: %d bytes", len(got))
 	}
@@ -290,7 +291,7 @@ func TestRequestBodyFraming(t *testing.T) {
 func TestHeaderKeyCanonical(t *testing.T) {
 	// Entries configured in lower case still override the defaults.
 	o := newCapturingOrigin(t, okResponse)
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{SetHeaders: []Header{Static("host", "configured")}}))
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{SetHeaders: []proxy.Header{proxy.Static("host", "configured")}}))
 	get(t, f.URL+"/")
 	_, lines := o.next(t)
 	hosts := 0
@@ -308,7 +309,7 @@ func TestHeaderKeyCanonical(t *testing.T) {
 // over HTTP/1: no body means no Content-Length or chunking upstream.
 func TestHTTP2Client(t *testing.T) {
 	o := newCapturingOrigin(t, okResponse)
-	s := httptest.NewUnstartedServer(proxyTo(t, "http://"+o.addr(), Options{HTTPVersion: "1.1"}))
+	s := httptest.NewUnstartedServer(proxyTo(t, "http://"+o.addr(), proxy.Options{HTTPVersion: "1.1"}))
 	s.EnableHTTP2 = true
 	s.StartTLS()
 	defer s.Close()
@@ -350,7 +351,7 @@ func TestProxyAuthHeadersNotForwarded(t *testing.T) {
 		"Proxy-Authorization: Basic Y2xpZW50OnNlY3JldA==\r\n" +
 		"Authorization: Bearer for-the-origin\r\n\r\n"
 
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{}))
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{}))
 	resp, _ := rawRequest(t, hostOf(f.Server), request)
 	_, lines := o.next(t)
 	for _, l := range lines {
@@ -370,8 +371,8 @@ func TestProxyAuthHeadersNotForwarded(t *testing.T) {
 
 	// Configured, they go through: proxy_set_header sends its own value
 	// (not the client's), proxy_pass_header lets the challenge pass.
-	f = newFront(t, proxyTo(t, "http://"+o.addr(), Options{
-		SetHeaders:  []Header{Static("Proxy-Authorization", "Basic b3BlcmF0b3I=")},
+	f = newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{
+		SetHeaders:  []proxy.Header{proxy.Static("Proxy-Authorization", "Basic b3BlcmF0b3I=")},
 		PassHeaders: []string{"proxy-authenticate"},
 	}))
 	resp, _ = rawRequest(t, hostOf(f.Server), request)

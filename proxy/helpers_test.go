@@ -1,4 +1,4 @@
-package proxy
+package proxy_test
 
 import (
 	"bufio"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/syncbuf"
+	"github.com/mosaic-edge/mosaic/proxy"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -63,9 +64,9 @@ func (f *front) waitVar(name, want string) string {
 }
 
 // proxyTo builds a Handler for target with opts, failing the test on error.
-func proxyTo(t *testing.T, target string, opts Options) *Handler {
+func proxyTo(t *testing.T, target string, opts proxy.Options) *proxy.Handler {
 	t.Helper()
-	p, err := ParsePass(target)
+	p, err := proxy.ParsePass(target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func proxyTo(t *testing.T, target string, opts Options) *Handler {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	h, err := New(opts)
+	h, err := proxy.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,9 +82,9 @@ func proxyTo(t *testing.T, target string, opts Options) *Handler {
 }
 
 // mustUpstream builds an upstream group, failing the test on error.
-func mustUpstream(t *testing.T, name string, keepalive int, servers ...Server) *Upstream {
+func mustUpstream(t *testing.T, name string, keepalive int, servers ...proxy.Server) *proxy.Upstream {
 	t.Helper()
-	u, err := NewUpstream(name, servers, keepalive)
+	u, err := proxy.NewUpstream(name, servers, keepalive)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,8 +93,8 @@ func mustUpstream(t *testing.T, name string, keepalive int, servers ...Server) *
 }
 
 // server is a Server with NGINX's default parameters.
-func server(addr string) Server {
-	return Server{Addr: addr, Weight: 1, MaxFails: 1, FailTimeout: DefaultFailTimeout}
+func server(addr string) proxy.Server {
+	return proxy.Server{Addr: addr, Weight: 1, MaxFails: 1, FailTimeout: proxy.DefaultFailTimeout}
 }
 
 // hostOf is the host:port of an httptest server.

@@ -1,4 +1,4 @@
-package proxy
+package proxy_test
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/proxy"
 )
 
 // countingOrigin is an httptest origin that counts its TCP connections.
@@ -24,14 +26,14 @@ func countingOrigin(t *testing.T, h http.HandlerFunc) (*httptest.Server, *connCo
 	return s, cc
 }
 
-var keepaliveHeaders = []Header{Static("Connection", "")}
+var keepaliveHeaders = []proxy.Header{proxy.Static("Connection", "")}
 
 func TestKeepaliveReuse(t *testing.T) {
 	tests := []struct {
 		name      string
 		keepalive int
 		version   string
-		headers   []Header
+		headers   []proxy.Header
 		wantConns int
 	}{
 		{"keepalive with HTTP/1.1 and Connection cleared", 4, "1.1", keepaliveHeaders, 1},
@@ -45,7 +47,7 @@ func TestKeepaliveReuse(t *testing.T) {
 				io.WriteString(w, "hello")
 			})
 			up := mustUpstream(t, "backend", tt.keepalive, server(hostOf(origin)))
-			f := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up, HTTPVersion: tt.version, SetHeaders: tt.headers}))
+			f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up, HTTPVersion: tt.version, SetHeaders: tt.headers}))
 			for i := 0; i < 10; i++ {
 				if status, body, _ := get(t, f.URL+"/"); status != 200 || body != "hello" {
 					t.Fatalf("request %d: %d %q", i, status, body)
@@ -70,7 +72,7 @@ func TestKeepaliveBoundsIdleConnections(t *testing.T) {
 		io.WriteString(w, "ok")
 	})
 	up := mustUpstream(t, "backend", 2, server(hostOf(origin)))
-	f := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up, HTTPVersion: "1.1", SetHeaders: keepaliveHeaders}))
+	f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up, HTTPVersion: "1.1", SetHeaders: keepaliveHeaders}))
 
 	batch := func() {
 		arrived.Add(parallel)
@@ -97,10 +99,7 @@ func TestKeepaliveBoundsIdleConnections(t *testing.T) {
 	if got := cc.count(); got != parallel {
 		t.Fatalf("first batch opened %d connections, want %d", got, parallel)
 	}
-	up.idle.mu.Lock()
-	idle := len(up.idle.conns)
-	up.idle.mu.Unlock()
-	if idle != 2 {
+	if idle := proxy.IdleConns(up); idle != 2 {
 		t.Errorf("%d idle connections kept, want keepalive=2", idle)
 	}
 	batch()
@@ -113,7 +112,7 @@ func TestKeepaliveRequestsAndTimeout(t *testing.T) {
 	origin, cc := countingOrigin(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
 	up := mustUpstream(t, "backend", 4, server(hostOf(origin)))
 	up.KeepaliveRequests = 3
-	f := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up, HTTPVersion: "1.1", SetHeaders: keepaliveHeaders}))
+	f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up, HTTPVersion: "1.1", SetHeaders: keepaliveHeaders}))
 	for i := 0; i < 7; i++ {
 		get(t, f.URL+"/")
 	}
@@ -164,7 +163,7 @@ func TestStaleKeepaliveConnections(t *testing.T) {
 			serveKeepaliveN(c, br, 1, func(int) bool { return false })
 		})
 		up := mustUpstream(t, "backend", 4, server(o.addr()))
-		f := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up, HTTPVersion: "1.1", SetHeaders: keepaliveHeaders}))
+		f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up, HTTPVersion: "1.1", SetHeaders: keepaliveHeaders}))
 		for i := 0; i < 3; i++ {
 			if status, body, _ := get(t, f.URL+"/"); status != 200 || body != "ok" {
 				t.Fatalf("request %d: %d %q", i, status, body)
@@ -183,7 +182,7 @@ func TestStaleKeepaliveConnections(t *testing.T) {
 			serveKeepalive(c, br, func(n int) bool { return n == 2 })
 		})
 		up := mustUpstream(t, "backend", 4, server(o.addr()))
-		f := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up, HTTPVersion: "1.1", SetHeaders: keepaliveHeaders}))
+		f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up, HTTPVersion: "1.1", SetHeaders: keepaliveHeaders}))
 		for i := 0; i < 3; i++ {
 			if status, body, _ := get(t, f.URL+"/"); status != 200 || body != "ok" {
 				t.Fatalf("request %d: %d %q", i, status, body)
@@ -205,7 +204,7 @@ func TestKeepaliveWithBodiesAndHEAD(t *testing.T) {
 		fmt.Fprintf(w, "%s %s", r.Method, b)
 	})
 	up := mustUpstream(t, "backend", 2, server(hostOf(origin)))
-	f := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up, HTTPVersion: "1.1", SetHeaders: keepaliveHeaders}))
+	f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up, HTTPVersion: "1.1", SetHeaders: keepaliveHeaders}))
 	for i := 0; i < 3; i++ {
 		resp, err := http.Head(f.URL + "/")
 		if err != nil {

@@ -83,6 +83,14 @@ type Options struct {
 	// complete (status 502, 504, 400, 413 or 499). When nil, a short HTML
 	// page is written.
 	ErrorResponse func(w http.ResponseWriter, r *http.Request, status int)
+	// OnFailure, when set, learns why the Handler is about to answer r with
+	// an error response of its own rather than an upstream's: it is called
+	// with the failure of the last server tried just before ErrorResponse
+	// writes to w. A client that went away or whose body broke off is not an
+	// upstream's failure and is not reported. A cache in front of the proxy
+	// uses it to keep the error out of its store and to serve a stale entry
+	// instead (proxy_cache_use_stale error timeout invalid_header).
+	OnFailure func(w http.ResponseWriter, r *http.Request, f Failure)
 
 	// Logger receives the error log; nil means slog.Default().
 	Logger *slog.Logger
@@ -116,6 +124,7 @@ type Handler struct {
 
 	tls           *clientTLS // nil for http
 	errorResponse func(http.ResponseWriter, *http.Request, int)
+	onFailure     func(http.ResponseWriter, *http.Request, Failure)
 	log           *slog.Logger
 }
 
@@ -159,6 +168,7 @@ func New(opts Options) (*Handler, error) {
 		bufferingOff:   opts.BufferingOff,
 		redirect:       !opts.RedirectOff,
 		errorResponse:  opts.ErrorResponse,
+		onFailure:      opts.OnFailure,
 		log:            opts.Logger,
 	}
 	if h.up == nil {

@@ -1,8 +1,10 @@
-package proxy
+package proxy_test
 
 import (
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/proxy"
 )
 
 func TestParsePass(t *testing.T) {
@@ -22,7 +24,7 @@ func TestParsePass(t *testing.T) {
 		{"http://[::1]", "[::1]", "", "", false, "[::1]", "80", "[::1]:80"},
 	}
 	for _, tt := range tests {
-		p, err := ParsePass(tt.in)
+		p, err := proxy.ParsePass(tt.in)
 		if err != nil {
 			t.Errorf("ParsePass(%q): %v", tt.in, err)
 			continue
@@ -44,54 +46,28 @@ func TestParsePass(t *testing.T) {
 		"ftp://x", "backend", "http://", "http://:80", "http://x:0", "http://x:99999", "http://x:ab",
 		"http://[::1", "http://unix:/tmp/s", "http://x/a b", "http://a:1:2",
 	} {
-		if _, err := ParsePass(bad); err == nil {
+		if _, err := proxy.ParsePass(bad); err == nil {
 			t.Errorf("ParsePass(%q) succeeded", bad)
 		}
 	}
 }
 
-func TestParseServer(t *testing.T) {
-	s, err := ParseServer([]string{"127.0.0.1:8080"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s != (Server{Addr: "127.0.0.1:8080", Weight: 1, MaxFails: 1, FailTimeout: 10 * time.Second}) {
-		t.Errorf("defaults: %+v", s)
-	}
-	s, err = ParseServer([]string{"b:81", "weight=3", "max_fails=0", "fail_timeout=1m30s", "backup", "down"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := Server{Addr: "b:81", Weight: 3, MaxFails: 0, FailTimeout: 90 * time.Second, Backup: true, Down: true}
-	if s != want {
-		t.Errorf("got %+v, want %+v", s, want)
-	}
-	for _, bad := range [][]string{nil, {"a", "weight=0"}, {"a", "max_fails=-1"}, {"a", "fail_timeout=x"}, {"a", "slow_start=1"}} {
-		if _, err := ParseServer(bad); err == nil {
-			t.Errorf("ParseServer(%q) succeeded", bad)
-		}
-	}
-}
-
 func TestNewUpstreamValidates(t *testing.T) {
-	if _, err := NewUpstream("", []Server{{Addr: "a:1"}}, 0); err == nil {
+	if _, err := proxy.NewUpstream("", []proxy.Server{{Addr: "a:1"}}, 0); err == nil {
 		t.Error("empty name accepted")
 	}
-	if _, err := NewUpstream("u", nil, 0); err == nil {
+	if _, err := proxy.NewUpstream("u", nil, 0); err == nil {
 		t.Error("no servers accepted")
 	}
-	if _, err := NewUpstream("u", []Server{{Addr: "a:1", Backup: true}}, 0); err == nil {
+	if _, err := proxy.NewUpstream("u", []proxy.Server{{Addr: "a:1", Backup: true}}, 0); err == nil {
 		t.Error("only backup servers accepted")
 	}
-	if _, err := NewUpstream("u", []Server{{Addr: "a:1"}}, -1); err == nil {
+	if _, err := proxy.NewUpstream("u", []proxy.Server{{Addr: "a:1"}}, -1); err == nil {
 		t.Error("negative keepalive accepted")
 	}
-	u, err := NewUpstream("u", []Server{{Addr: "example.com"}, {Addr: "[::1]"}}, 2)
+	u, err := proxy.NewUpstream("u", []proxy.Server{{Addr: "example.com"}, {Addr: "[::1]"}}, 2)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if u.primary[0].addr != "example.com:80" || u.primary[1].addr != "[::1]:80" {
-		t.Errorf("default port not added: %q %q", u.primary[0].addr, u.primary[1].addr)
 	}
 	if got := u.Servers(); len(got) != 2 || got[0].Addr != "example.com" {
 		t.Errorf("Servers() = %+v", got)
@@ -102,14 +78,14 @@ func TestNewUpstreamValidates(t *testing.T) {
 }
 
 func TestNewValidates(t *testing.T) {
-	p, _ := ParsePass("http://127.0.0.1:1")
-	if _, err := New(Options{Pass: p, HTTPVersion: "2"}); err == nil {
+	p, _ := proxy.ParsePass("http://127.0.0.1:1")
+	if _, err := proxy.New(proxy.Options{Pass: p, HTTPVersion: "2"}); err == nil {
 		t.Error("HTTP version 2 accepted")
 	}
-	if _, err := New(Options{Pass: p, SetHeaders: []Header{Static("Content-Length", "1")}}); err == nil {
+	if _, err := proxy.New(proxy.Options{Pass: p, SetHeaders: []proxy.Header{proxy.Static("Content-Length", "1")}}); err == nil {
 		t.Error("Content-Length header accepted")
 	}
-	if _, err := New(Options{}); err == nil {
+	if _, err := proxy.New(proxy.Options{}); err == nil {
 		t.Error("empty Pass accepted")
 	}
 }

@@ -1,9 +1,11 @@
-package proxy
+package proxy_test
 
 import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/proxy"
 )
 
 func TestRedirectRewrite(t *testing.T) {
@@ -34,7 +36,7 @@ func TestRedirectRewrite(t *testing.T) {
 		return resp.Header
 	}
 
-	on := newFront(t, proxyTo(t, "http://backend/remote/", Options{Upstream: up, LocationPrefix: "/name/"}))
+	on := newFront(t, proxyTo(t, "http://backend/remote/", proxy.Options{Upstream: up, LocationPrefix: "/name/"}))
 	for path, want := range map[string]string{
 		"/name/moved":     "/name/new?x=1",
 		"/name/elsewhere": "http://other.example/remote/x",
@@ -49,12 +51,12 @@ func TestRedirectRewrite(t *testing.T) {
 	}
 
 	// Without a URI part, the default maps the target's root to "/".
-	noURI := newFront(t, proxyTo(t, "http://backend", Options{Upstream: up, LocationPrefix: "/remote/"}))
+	noURI := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up, LocationPrefix: "/remote/"}))
 	if got := fetch(t, noURI.URL+"/remote/moved").Get("Location"); got != "/remote/new?x=1" {
 		t.Errorf("no URI: Location %q", got)
 	}
 
-	off := newFront(t, proxyTo(t, "http://backend/remote/", Options{Upstream: up, LocationPrefix: "/name/", RedirectOff: true}))
+	off := newFront(t, proxyTo(t, "http://backend/remote/", proxy.Options{Upstream: up, LocationPrefix: "/name/", RedirectOff: true}))
 	if got := fetch(t, off.URL+"/name/moved").Get("Location"); got != "http://backend/remote/new?x=1" {
 		t.Errorf("proxy_redirect off: Location %q", got)
 	}

@@ -1,4 +1,4 @@
-package proxy
+package proxy_test
 
 import (
 	"bufio"
@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/proxy"
 )
 
 // TestStreamsResponse: the client gets the first part of the body while
@@ -40,7 +42,7 @@ func TestStreamsResponse(t *testing.T) {
 				io.WriteString(w, "end")
 			}))
 			defer origin.Close()
-			f := newFront(t, proxyTo(t, origin.URL, Options{BufferingOff: tt.off}))
+			f := newFront(t, proxyTo(t, origin.URL, proxy.Options{BufferingOff: tt.off}))
 			resp, err := http.Get(f.URL + "/")
 			if err != nil {
 				t.Fatal(err)
@@ -95,7 +97,7 @@ func TestStreamsUpload(t *testing.T) {
 				fmt.Fprintf(w, "%d", n)
 			}))
 			defer origin.Close()
-			f := newFront(t, proxyTo(t, origin.URL, Options{HTTPVersion: tt.version}))
+			f := newFront(t, proxyTo(t, origin.URL, proxy.Options{HTTPVersion: tt.version}))
 
 			pr, pw := io.Pipe()
 			go func() {
@@ -185,7 +187,7 @@ func TestServerSentEvents(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			origin := sseOrigin(t, tt.accel)
-			f := newFront(t, proxyTo(t, origin.URL, Options{BufferingOff: tt.off}))
+			f := newFront(t, proxyTo(t, origin.URL, proxy.Options{BufferingOff: tt.off}))
 			took, stream := firstEvent(t, f.URL+"/events")
 			if stream != "data: 1\n\ndata: 2\n\n" {
 				t.Errorf("stream %q", stream)
@@ -221,7 +223,7 @@ func TestFullDuplex(t *testing.T) {
 		}
 	}))
 	defer origin.Close()
-	f := newFront(t, proxyTo(t, origin.URL, Options{HTTPVersion: "1.1", BufferingOff: true}))
+	f := newFront(t, proxyTo(t, origin.URL, proxy.Options{HTTPVersion: "1.1", BufferingOff: true}))
 
 	pr, pw := io.Pipe()
 	req, _ := http.NewRequest(http.MethodPost, f.URL+"/echo", pr)
@@ -267,7 +269,7 @@ func TestEarlyResponse(t *testing.T) {
 		<-stop
 	})
 	t.Cleanup(func() { close(stop) })
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{}))
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{}))
 	const size = 64 << 20
 	req, _ := http.NewRequest(http.MethodPut, f.URL+"/upload", io.LimitReader(endless{context.Background()}, size))
 	req.ContentLength = size

@@ -1,4 +1,4 @@
-package proxy
+package proxy_test
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/proxy"
 )
 
 // echoUpgradeOrigin switches to a line echo protocol (upper-casing what it
@@ -39,9 +41,9 @@ func echoUpgradeOrigin(t *testing.T) *rawOrigin {
 	})
 }
 
-var upgradeHeaders = []Header{
+var upgradeHeaders = []proxy.Header{
 	{Name: "Upgrade", Value: func(r *http.Request) string { return r.Header.Get("Upgrade") }},
-	Static("Connection", "upgrade"),
+	proxy.Static("Connection", "upgrade"),
 }
 
 // dialUpgrade sends an upgrade request (and extra bytes right behind it)
@@ -64,7 +66,7 @@ func dialUpgrade(t *testing.T, addr, extra string) (net.Conn, *bufio.Reader, *ht
 
 func TestUpgradeTunnel(t *testing.T) {
 	o := echoUpgradeOrigin(t)
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{HTTPVersion: "1.1", SetHeaders: upgradeHeaders}))
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{HTTPVersion: "1.1", SetHeaders: upgradeHeaders}))
 	c, br, resp := dialUpgrade(t, hostOf(f.Server), "early\n")
 	if resp.StatusCode != 101 || resp.Header.Get("Upgrade") != "echo" || !strings.EqualFold(resp.Header.Get("Connection"), "upgrade") || resp.Header.Get("X-Origin") != "yes" {
 		t.Fatalf("response %d %v", resp.StatusCode, resp.Header)
@@ -90,7 +92,7 @@ func TestUpgradeTunnel(t *testing.T) {
 
 func TestUpgradeTunnelIdleTimeout(t *testing.T) {
 	o := echoUpgradeOrigin(t)
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{HTTPVersion: "1.1", SetHeaders: upgradeHeaders, ReadTimeout: 200 * time.Millisecond}))
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{HTTPVersion: "1.1", SetHeaders: upgradeHeaders, ReadTimeout: 200 * time.Millisecond}))
 	c, br, resp := dialUpgrade(t, hostOf(f.Server), "")
 	if resp.StatusCode != 101 {
 		t.Fatalf("status %d", resp.StatusCode)
@@ -110,7 +112,7 @@ func TestUpgradeTunnelIdleTimeout(t *testing.T) {
 func TestUpgradeNotForwardedByDefault(t *testing.T) {
 	// Without the Upgrade header configured the origin never sees one.
 	o := echoUpgradeOrigin(t)
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{}))
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{}))
 	_, _, resp := dialUpgrade(t, hostOf(f.Server), "")
 	if resp.StatusCode != 400 {
 		t.Errorf("status %d, want the origin's 400", resp.StatusCode)
@@ -122,7 +124,7 @@ func TestSwitchWithoutUpgradeRequest(t *testing.T) {
 		http.ReadRequest(br)
 		io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\n\r\n")
 	})
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), Options{}))
+	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{}))
 	if status, _, _ := get(t, f.URL+"/"); status != 502 {
 		t.Errorf("status %d, want 502", status)
 	}

@@ -3,10 +3,7 @@ package proxy
 import (
 	"errors"
 	"fmt"
-	"github.com/mosaic-edge/mosaic/conf"
 	"net"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -20,8 +17,8 @@ const (
 
 // Server is one server of an upstream group, with the parameters of a
 // server line. Its fields mean what the parameters mean, so the zero
-// MaxFails disables failure accounting (max_fails=0); ParseServer fills in
-// NGINX's defaults (weight=1 max_fails=1 fail_timeout=10s).
+// MaxFails disables failure accounting (max_fails=0): NGINX's defaults,
+// weight=1 max_fails=1 fail_timeout=10s, are Server{Addr: a, MaxFails: 1}.
 type Server struct {
 	Addr        string        // host:port; without a port, port 80
 	Weight      int           // share in the weighted round robin; 0 means 1
@@ -29,44 +26,6 @@ type Server struct {
 	FailTimeout time.Duration // window for MaxFails and time out of rotation; 0 means 10s
 	Backup      bool          // used only while every primary server is unavailable
 	Down        bool          // permanently unavailable
-}
-
-// ParseServer reads the arguments of an upstream block's server line, such
-// as ["127.0.0.1:8080", "weight=3", "max_fails=2", "fail_timeout=30s",
-// "backup"].
-func ParseServer(args []string) (Server, error) {
-	if len(args) == 0 {
-		return Server{}, errors.New("server needs an address")
-	}
-	s := Server{Addr: args[0], Weight: 1, MaxFails: 1, FailTimeout: DefaultFailTimeout}
-	for _, a := range args[1:] {
-		name, val, hasVal := strings.Cut(a, "=")
-		var err error
-		switch {
-		case name == "weight" && hasVal:
-			s.Weight, err = strconv.Atoi(val)
-			if err == nil && s.Weight < 1 {
-				err = errors.New("must be at least 1")
-			}
-		case name == "max_fails" && hasVal:
-			s.MaxFails, err = strconv.Atoi(val)
-			if err == nil && s.MaxFails < 0 {
-				err = errors.New("must not be negative")
-			}
-		case name == "fail_timeout" && hasVal:
-			s.FailTimeout, err = conf.ParseTime(val)
-		case a == "backup":
-			s.Backup = true
-		case a == "down":
-			s.Down = true
-		default:
-			return Server{}, fmt.Errorf("invalid parameter %q", a)
-		}
-		if err != nil {
-			return Server{}, fmt.Errorf("invalid parameter %q: %w", a, err)
-		}
-	}
-	return s, nil
 }
 
 // Upstream is a group of servers that requests are balanced over, with its

@@ -1,10 +1,12 @@
-package proxy
+package proxy_test
 
 import (
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/proxy"
 )
 
 // TestURIReplacement checks the request URI the upstream receives, through
@@ -36,7 +38,7 @@ func TestURIReplacement(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := proxyTo(t, "http://"+addr+tt.pass, Options{LocationPrefix: tt.location})
+			h := proxyTo(t, "http://"+addr+tt.pass, proxy.Options{LocationPrefix: tt.location})
 			f := newFront(t, h)
 			status, body, _ := get(t, f.URL+tt.request)
 			if status != 200 || body != tt.want {
@@ -53,7 +55,7 @@ func TestURIOfInProcessRequest(t *testing.T) {
 		io.WriteString(w, r.RequestURI)
 	}))
 	defer origin.Close()
-	h := proxyTo(t, "http://"+hostOf(origin), Options{})
+	h := proxyTo(t, "http://"+hostOf(origin), proxy.Options{})
 	f := newFront(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sub, err := http.NewRequestWithContext(r.Context(), http.MethodGet, "/frag/7?x=y", nil)
 		if err != nil {

@@ -48,7 +48,7 @@ func (rr *reqRoot) Value(key any) any {
 	switch key {
 	case reqInfoKey{}:
 		return &rr.info
-	case vars.ContextKey:
+	case vars.StateKey():
 		return &rr.state
 	}
 	return rr.Context.Value(key)
@@ -385,7 +385,7 @@ func (e *errorPageWriter) WriteHeader(code int) {
 		return
 	}
 	if p, ok := e.pages[code]; ok {
-		if _, upstream := e.st.Get("upstream_status"); !upstream {
+		if !relayed(e.st) {
 			e.caught, e.page = code, p
 			return
 		}
@@ -394,6 +394,21 @@ func (e *errorPageWriter) WriteHeader(code int) {
 		e.wrote = true
 	}
 	e.ResponseWriter.WriteHeader(code)
+}
+
+// relayed reports a response that comes from an upstream, fresh
+// ($upstream_status) or stored (a cache's HIT, STALE, UPDATING or
+// REVALIDATED): error_page does not replace those, as NGINX's
+// proxy_intercept_errors is off. A cache's own 504 is not relayed.
+func relayed(st *vars.State) bool {
+	if _, ok := st.Get("upstream_status"); ok {
+		return true
+	}
+	switch s, _ := st.Get("upstream_cache_status"); s {
+	case "HIT", "STALE", "UPDATING", "REVALIDATED":
+		return true
+	}
+	return false
 }
 
 func (e *errorPageWriter) Write(b []byte) (int, error) {

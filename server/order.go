@@ -10,18 +10,18 @@ package server
 // settings claim the location; between the two run the core's steps
 // (internal, client_max_body_size, try_files, error_page). Filters
 // marked InSubrequest also wrap the content when it serves a subrequest
-// (an ESI fragment, for one).
+// (an ESI fragment, for one). The cache is content: a location's cache
+// sits right in front of its proxy, as in NGINX, behind the core's steps.
 var (
 	filterOrder = []string{
 		"accesslog", // logs the response as the client got it
 		"headers",   // add_header, expires: on the response that leaves
 		"compress",  // brotli, zstd, gzip of the assembled response
-		"esi",       // assembles pages; fragments go through the chain below
-		"cache",     // stores and serves what the content below produced
+		"esi",       // assembles pages; its fragments run the contents below
 	}
 	contentOrder = []string{
 		"core",   // return
-		"cache",  // the purge and status endpoints
+		"cache",  // purge and status endpoints; proxy_pass behind a proxy_cache
 		"proxy",  // proxy_pass
 		"static", // files: the content of a location nothing else claims
 	}

@@ -22,7 +22,7 @@ func (d *discardWriter) WriteHeader(status int)      { d.status = status }
 func (d *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
 
 func benchServer(b *testing.B) *FileServer {
-	h, err := Handler(Options{Root: testTree(b)})
+	h, err := New(Options{Root: testTree(b)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func BenchmarkServe4KLoopback(b *testing.B) {
 // (0: 60 s; < 0: checked on every use).
 func benchCachedServer(b *testing.B, valid time.Duration) *FileServer {
 	cache := NewOpenFileCache(100, 0)
-	h, err := Handler(Options{Root: testTree(b), OpenFileCache: cache, OpenFileCacheValid: valid})
+	h, err := New(Options{Root: testTree(b), OpenFileCache: cache, OpenFileCacheValid: valid})
 	if err != nil {
 		b.Fatal(err)
 	}

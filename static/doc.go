@@ -3,9 +3,13 @@
 // requests, byte ranges (single and multipart), directory redirects, index
 // files and error statuses.
 //
-// It is a plain net/http handler. The mosaic server calls ServePath after it
-// has mapped the request URI to a path through root, alias or try_files; a Go
-// program can use the FileServer returned by Handler directly.
+// It is a plain net/http handler, made by New. The mosaic server (package
+// modules/staticmod) calls ServePath after it has mapped the request URI to
+// a path through root, alias or try_files; a Go program can use the
+// FileServer directly. A filter in front of it that serves precompressed
+// copies, compresses on the fly or rebuilds bodies tells it so through
+// Options (Variants, VaryEncoding, Transformed): the package imports none
+// of them.
 //
 // Every path is resolved inside the root, by openat2 with RESOLVE_BENEATH on
 // Linux and through an [os.Root] elsewhere, so neither ".." segments nor

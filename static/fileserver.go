@@ -38,15 +38,17 @@ type FileServer struct {
 	policy      cachePolicy
 
 	// escapes is the error os.Root returns for a path that leaves the root.
-	// The value is unexported by package os, so Handler captures it from a
+	// The value is unexported by package os, so New captures it from a
 	// lookup that must fail that way; errors.Is then tells a symlink that
 	// points outside the root apart from other open errors.
 	escapes error
 }
 
-// Handler opens opts.Root and returns a FileServer that serves r.URL.Path
-// below it. The root stays open until Close.
-func Handler(opts Options) (*FileServer, error) {
+// New opens opts.Root and returns a FileServer that serves r.URL.Path
+// below it. The root stays open until Close. It fails when Root is empty
+// or cannot be opened as a directory, or when an Index name is not a plain
+// relative file name.
+func New(opts Options) (*FileServer, error) {
 	if opts.Root == "" {
 		return nil, errors.New("static: no root directory")
 	}

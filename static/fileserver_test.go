@@ -157,14 +157,14 @@ func TestErrorHook(t *testing.T) {
 }
 
 func TestHandlerOptions(t *testing.T) {
-	if _, err := Handler(Options{}); err == nil {
+	if _, err := New(Options{}); err == nil {
 		t.Error("no error without a root")
 	}
-	if _, err := Handler(Options{Root: t.TempDir() + "/nope"}); err == nil {
+	if _, err := New(Options{Root: t.TempDir() + "/nope"}); err == nil {
 		t.Error("no error for a missing root")
 	}
 	for _, bad := range []string{"", "../index.html", "/index.html", "a\\b", "dir/"} {
-		if _, err := Handler(Options{Root: t.TempDir(), Index: []string{bad}}); err == nil {
+		if _, err := New(Options{Root: t.TempDir(), Index: []string{bad}}); err == nil {
 			t.Errorf("index %q accepted", bad)
 		}
 	}

@@ -109,8 +109,8 @@ type fixture struct {
 // variants_test.go can run the behaviour tests again over each way.
 type fixtureVariant struct {
 	name    string
-	options func(t testing.TB, opts *Options) // before Handler
-	server  func(h *FileServer)               // after Handler
+	options func(t testing.TB, opts *Options) // before New
+	server  func(h *FileServer)               // after New
 }
 
 // variant applies to every fixture that serve makes; the zero value
@@ -132,7 +132,7 @@ func serve(t testing.TB, change func(*Options)) *fixture {
 	if variant.options != nil {
 		variant.options(t, &opts)
 	}
-	h, err := Handler(opts)
+	h, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,7 +89,7 @@ func TestDroppedServerClosesRoot(t *testing.T) {
 	}
 	before := openFDs()
 	for i := 0; i < 50; i++ {
-		if _, err := Handler(Options{Root: dir}); err != nil {
+		if _, err := New(Options{Root: dir}); err != nil {
 			t.Fatal(err)
 		}
 	}

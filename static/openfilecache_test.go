@@ -244,7 +244,7 @@ func canIdentify(h *FileServer) bool {
 // and validators from it as from a FileServer without a cache.
 func TestCheckedCacheSeesEveryChange(t *testing.T) {
 	cf := serveCached(t, 10, 0, func(o *Options) { o.OpenFileCacheValid = -1 })
-	plain, err := Handler(Options{Root: cf.root, Logger: slog.New(slog.DiscardHandler)})
+	plain, err := New(Options{Root: cf.root, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -624,7 +624,7 @@ func TestCacheDirectories(t *testing.T) {
 // only those.
 func TestCacheSharedByServers(t *testing.T) {
 	cf := serveCached(t, 10, 0, nil)
-	second, err := Handler(Options{Root: cf.root, OpenFileCache: cf.cache})
+	second, err := New(Options{Root: cf.root, OpenFileCache: cf.cache})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -635,7 +635,7 @@ func TestCacheSharedByServers(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(other, "a.txt"), []byte("other root"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	third, err := Handler(Options{Root: other, OpenFileCache: cf.cache})
+	third, err := New(Options{Root: other, OpenFileCache: cf.cache})
 	if err != nil {
 		t.Fatal(err)
 	}

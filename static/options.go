@@ -11,7 +11,7 @@ import (
 // otherwise.
 type Options struct {
 	// Root is the directory files are served from. It is opened once by
-	// Handler; requests can never reach outside it.
+	// New; requests can never reach outside it.
 	Root string
 
 	// Index lists the files tried, in order, for a request whose URI ends in

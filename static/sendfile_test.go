@@ -52,7 +52,7 @@ func TestBodyGoesThroughReadFrom(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "64k.bin"), []byte(file), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h, err := Handler(Options{Root: root})
+	h, err := New(Options{Root: root})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,12 +59,16 @@ func (st *State) BodyStarts() {
 	}
 }
 
+// ctxKey is the type of the State's context key. It is unexported, and
+// the key is handed out only by value (StateKey), so that no package can
+// replace the key that every other one looks the State up with.
 type ctxKey struct{}
 
-// ContextKey is the context key under which the State is found. A server
-// that keeps its own request context type answers Value(ContextKey) with
-// the *State, saving an allocation per request.
-var ContextKey any = ctxKey{}
+// StateKey returns the context key under which NewContext stores the State
+// and FromContext finds it. A server that keeps its own request context
+// type answers Value(StateKey()) with the *State, saving the allocation of
+// NewContext per request; everyone else uses NewContext and FromContext.
+func StateKey() any { return ctxKey{} }
 
 // NewContext returns ctx carrying st.
 func NewContext(ctx context.Context, st *State) context.Context {

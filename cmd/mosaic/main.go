@@ -22,13 +22,13 @@ import (
 	"github.com/mosaic-edge/mosaic/server"
 
 	// The modules: each registers its directives with the server.
-	_ "github.com/mosaic-edge/mosaic/accesslog"
-	_ "github.com/mosaic-edge/mosaic/cache"
-	_ "github.com/mosaic-edge/mosaic/compress"
-	_ "github.com/mosaic-edge/mosaic/esi"
-	_ "github.com/mosaic-edge/mosaic/headers"
-	_ "github.com/mosaic-edge/mosaic/proxy"
-	_ "github.com/mosaic-edge/mosaic/static"
+	_ "github.com/mosaic-edge/mosaic/modules/accesslogmod"
+	_ "github.com/mosaic-edge/mosaic/modules/cachemod"
+	_ "github.com/mosaic-edge/mosaic/modules/compressmod"
+	_ "github.com/mosaic-edge/mosaic/modules/esimod"
+	_ "github.com/mosaic-edge/mosaic/modules/headersmod"
+	_ "github.com/mosaic-edge/mosaic/modules/proxymod"
+	_ "github.com/mosaic-edge/mosaic/modules/staticmod"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".

@@ -434,3 +434,42 @@ func TestErrorPagesIgnorePreconditions(t *testing.T) {
 		}
 	}
 }
+
+// error_page replaces the server's own error responses only: an
+// upstream's 404, fresh or from the cache, reaches the client as the
+// upstream sent it (NGINX's proxy_intercept_errors off), while the
+// proxy's own 502 gets the page.
+func TestErrorPageLeavesUpstreamAnswers(t *testing.T) {
+	origin := newCacheOrigin(t, func(n int64, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, "the origin's own 404")
+	})
+	dead := freePort(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "site/err.html"), "mosaic's error page")
+	port := freePort(t)
+	startMosaic(t, dir, fmt.Sprintf(`http {
+		proxy_cache_path memory keys_zone=z:1m;
+		server { listen 127.0.0.1:{port}; root site;
+			error_page 404 502 /err.html;
+			location = /err.html { internal; }
+			location /fresh/ { proxy_pass http://%[1]s; }
+			location /cached/ { proxy_pass http://%[1]s; proxy_cache z; proxy_cache_valid 404 1m; }
+			location /dead/ { proxy_pass http://127.0.0.1:%[2]d; }
+		}
+	}`, origin.addr(), dead), port)
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	for i, path := range []string{"/fresh/x", "/cached/x", "/cached/x"} {
+		resp, body := do(t, "GET", base+path, nil)
+		if resp.StatusCode != 404 || body != "the origin's own 404" {
+			t.Errorf("%s: %d %q, want the origin's 404", path, resp.StatusCode, body)
+		}
+		if cs := resp.Header.Get("Cache-Status"); i == 2 && !strings.Contains(cs, "hit") {
+			t.Errorf("%s: Cache-Status %q, want a hit", path, cs)
+		}
+	}
+	if resp, body := do(t, "GET", base+"/dead/x", nil); resp.StatusCode != 502 || body != "mosaic's error page" {
+		t.Errorf("/dead/x: %d %q, want the error page with 502", resp.StatusCode, body)
+	}
+}

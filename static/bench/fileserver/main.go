@@ -40,7 +40,7 @@ func handler(root, memory string, cache int) (http.Handler, error) {
 		if cache > 0 {
 			opts.OpenFileCache = static.NewOpenFileCache(cache, 0)
 		}
-		return static.Handler(opts)
+		return static.New(opts)
 	}
 	body, err := os.ReadFile(memory)
 	if err != nil {

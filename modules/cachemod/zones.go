@@ -1,4 +1,4 @@
-package cache
+package cachemod
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/cache"
 )
 
 // zoneKind is where a proxy_cache_path zone keeps its entries.
@@ -68,8 +70,8 @@ func (z *zoneConf) signature() string {
 // that name it.
 type sharedZone struct {
 	sig   string
-	store Store
-	stats *Stats
+	store cache.Store
+	stats *cache.Stats
 	refs  int
 }
 
@@ -92,7 +94,7 @@ func acquireZone(z *zoneConf, log *slog.Logger) (*sharedZone, error) {
 	if err != nil {
 		return nil, err
 	}
-	sz := &sharedZone{sig: sig, store: s, stats: new(Stats), refs: 1}
+	sz := &sharedZone{sig: sig, store: s, stats: new(cache.Stats), refs: 1}
 	zoneRegistry.m[sig] = sz
 	return sz, nil
 }
@@ -121,16 +123,16 @@ func releaseZone(sz *sharedZone) error {
 const serverChunkSize = 64 << 10
 
 // open creates the zone's store.
-func (z *zoneConf) open(log *slog.Logger) (Store, error) {
+func (z *zoneConf) open(log *slog.Logger) (cache.Store, error) {
 	switch z.kind {
 	case zoneDisk:
-		s, err := NewDiskStore(z.path, DiskOptions{MaxSize: z.maxSize, Inactive: z.inactive, Levels: z.levels, Logger: log})
+		s, err := cache.NewDiskStore(z.path, cache.DiskOptions{MaxSize: z.maxSize, Inactive: z.inactive, Levels: z.levels, Logger: log})
 		if err != nil {
 			return nil, err
 		}
 		return s, nil
 	case zoneRedis:
-		s, err := NewRedisStore(z.path, RedisOptions{Prefix: z.name + ":", Inactive: z.inactive, Logger: log})
+		s, err := cache.NewRedisStore(z.path, cache.RedisOptions{Prefix: z.name + ":", Inactive: z.inactive, Logger: log})
 		if err != nil {
 			return nil, err
 		}
@@ -140,7 +142,7 @@ func (z *zoneConf) open(log *slog.Logger) (Store, error) {
 	if size == 0 {
 		size = z.size
 	}
-	s, err := NewMemoryStore(MemoryOptions{MaxSize: size, Inactive: z.inactive, ChunkSize: serverChunkSize})
+	s, err := cache.NewMemoryStore(cache.MemoryOptions{MaxSize: size, Inactive: z.inactive, ChunkSize: serverChunkSize})
 	if err != nil {
 		return nil, err
 	}

@@ -1,24 +1,33 @@
-package headers
+// Package headersmod wires the headers library to the server: the
+// add_header and expires directives, their inheritance between levels,
+// and the "headers" filter of every location.
+package headersmod
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/headers"
 	"github.com/mosaic-edge/mosaic/server"
 )
 
 // locConf holds the directives of one level. add_header lines are
 // inherited only by levels that have none of their own, as in NGINX.
 type locConf struct {
-	headers    []Header
+	headers    []headers.Header
 	ownHeaders bool
-	expires    server.Setting[Expires]
+	expires    server.Setting[headers.Expires]
 }
 
 var module = &server.Module{
-	Name:   "headers",
+	Name: "headers",
+	Directives: []server.Directive{
+		{Name: "add_header", Context: server.CtxHTTPAll, MinArgs: 2, MaxArgs: 3, Set: setAddHeader},
+		{Name: "expires", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 2, Set: setExpires},
+	},
 	NewLoc: func() any { return &locConf{} },
 	MergeLoc: func(p, c any) error {
 		parent, child := p.(*locConf), c.(*locConf)
@@ -31,17 +40,17 @@ var module = &server.Module{
 }
 
 func init() {
-	module.Directives = []server.Directive{
-		{Name: "add_header", Context: server.CtxHTTPAll, MinArgs: 2, MaxArgs: 3, Set: setAddHeader},
-		{Name: "expires", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 2, Set: setExpiresDirective},
-	}
-	module.Filter = &server.Filter{
-		Wrap: func(l *server.Location, next http.Handler) (http.Handler, error) {
-			lc := server.LocConf[*locConf](l, module)
-			return Handler(next, Options{Headers: append([]Header(nil), lc.headers...), Expires: lc.expires.V}), nil
-		},
-	}
+	// Set here, not in the literal: wrap reads module, which would make
+	// module's initialisation refer to itself.
+	module.Filter = &server.Filter{Wrap: wrap}
 	server.Register(module)
+}
+
+// wrap builds a location's filter. headers.New copies the headers, so the
+// slice that inheritance shares between levels stays as it is.
+func wrap(l *server.Location, next http.Handler) (http.Handler, error) {
+	lc := server.LocConf[*locConf](l, module)
+	return headers.New(next, headers.Options{Headers: lc.headers, Expires: lc.expires.V})
 }
 
 func setAddHeader(c *server.Cmd) error {
@@ -49,7 +58,7 @@ func setAddHeader(c *server.Cmd) error {
 	if !lc.ownHeaders {
 		lc.headers, lc.ownHeaders = nil, true
 	}
-	h := Header{Name: c.Args[0]}
+	h := headers.Header{Name: c.Args[0]}
 	if len(c.Args) == 3 {
 		if c.Args[2] != "always" {
 			return c.Errorf("invalid parameter %q", c.Args[2])
@@ -65,12 +74,12 @@ func setAddHeader(c *server.Cmd) error {
 	return nil
 }
 
-func setExpiresDirective(c *server.Cmd) error {
+func setExpires(c *server.Cmd) error {
 	lc := c.Loc().(*locConf)
 	if lc.expires.Set {
 		return c.Duplicate()
 	}
-	e, err := ParseExpires(c.Args)
+	e, err := parseExpires(c.Args)
 	if err != nil {
 		return c.Errorf("%v", err)
 	}
@@ -78,36 +87,36 @@ func setExpiresDirective(c *server.Cmd) error {
 	return nil
 }
 
-// ParseExpires reads the arguments of an expires directive.
-func ParseExpires(args []string) (Expires, error) {
-	var e Expires
+// parseExpires reads the arguments of an expires directive.
+func parseExpires(args []string) (headers.Expires, error) {
+	var e headers.Expires
 	a := args[0]
 	if len(args) == 2 {
 		if a != "modified" {
 			return e, fmt.Errorf("invalid value %q in \"expires\" directive", a)
 		}
-		e.Mode = ExpiresModified
+		e.Mode = headers.ExpiresModified
 		a = args[1]
 	} else {
 		switch a {
 		case "off":
-			return Expires{Mode: ExpiresOff}, nil
+			return headers.Expires{Mode: headers.ExpiresOff}, nil
 		case "epoch":
-			return Expires{Mode: ExpiresEpoch}, nil
+			return headers.Expires{Mode: headers.ExpiresEpoch}, nil
 		case "max":
-			return Expires{Mode: ExpiresMax}, nil
+			return headers.Expires{Mode: headers.ExpiresMax}, nil
 		}
-		e.Mode = ExpiresAccess
+		e.Mode = headers.ExpiresAccess
 	}
 	if strings.HasPrefix(a, "@") {
-		if e.Mode == ExpiresModified {
-			return e, fmt.Errorf("daily time cannot be used with \"modified\" parameter")
+		if e.Mode == headers.ExpiresModified {
+			return e, errors.New("daily time cannot be used with \"modified\" parameter")
 		}
 		d, err := server.ParseDuration(a[1:])
 		if err != nil || d >= 24*time.Hour {
 			return e, fmt.Errorf("invalid value %q in \"expires\" directive", a)
 		}
-		return Expires{Mode: ExpiresDaily, D: d}, nil
+		return headers.Expires{Mode: headers.ExpiresDaily, D: d}, nil
 	}
 	neg := strings.HasPrefix(a, "-")
 	d, err := server.ParseDuration(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "+"))

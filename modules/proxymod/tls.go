@@ -1,4 +1,4 @@
-package proxy
+package proxymod
 
 import (
 	"crypto/tls"
@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/conf"
+	"github.com/mosaic-edge/mosaic/proxy"
 	core "github.com/mosaic-edge/mosaic/server"
 )
 
@@ -55,7 +56,7 @@ func setSSLVerify(c *core.Cmd) error {
 
 func setSSLVerifyDepth(c *core.Cmd) error {
 	// NGINX takes any number; no chain comes near this bound, which keeps
-	// depth+2 (TLSOptions.MaxChainLength) from overflowing.
+	// depth+2 (proxy.TLSOptions.MaxChainLength) from overflowing.
 	n, err := c.Int(c.Args[0], 0, 1<<16)
 	if err != nil {
 		return err
@@ -174,13 +175,13 @@ func setSSLProtocols(c *core.Cmd) error {
 }
 
 // tlsOptions turns a location's merged proxy_ssl_* settings into
-// TLSOptions, with NGINX's defaults: no verification, no SNI, depth 1.
+// proxy.TLSOptions, with NGINX's defaults: no verification, no SNI, depth 1.
 // Like NGINX it checks them only for locations that proxy to https.
 // Verification needs proxy_ssl_trusted_certificate, as in NGINX: mosaic
 // does not fall back on the system's roots.
-func (lc *locConf) tlsOptions(mc *mainConf) (TLSOptions, error) {
+func (lc *locConf) tlsOptions(mc *mainConf) (proxy.TLSOptions, error) {
 	verify := lc.sslVerify.V
-	o := TLSOptions{
+	o := proxy.TLSOptions{
 		SkipVerify: !verify.on,
 		RootCAs:    lc.sslTrusted.V,
 		// The depth counts intermediate certificates; the chain also

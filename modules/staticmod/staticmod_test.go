@@ -1,13 +1,56 @@
-package static
+package staticmod
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/server"
 )
+
+// fixedMtime is the modification time of every file the tests write, so
+// that a replaced file differs from the one it replaces only by identity.
+var fixedMtime = time.Unix(1600000000, 0)
+
+const alphabet = "abcdefghijklmnopqrstuvwxyz"
+
+// testTree writes a small site into a fresh directory and returns it.
+func testTree(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	for name, body := range map[string]string{
+		"a.txt":         alphabet,
+		"dir/page.html": "<p>page</p>",
+		"css/site.css":  "body{}",
+	} {
+		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		replace(t, root, name, body, fixedMtime)
+	}
+	return root
+}
+
+// replace puts body at rel below root by renaming a new file over it, as
+// a deploy does, and gives it mtime.
+func replace(t *testing.T, root, rel, body string, mtime time.Time) {
+	t.Helper()
+	p := filepath.Join(root, rel)
+	if err := os.WriteFile(p+".new", []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p+".new", mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(p+".new", p); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // startConfig runs src on a loopback listener and returns its base URL.
 func startConfig(t *testing.T, src string) string {
@@ -35,8 +78,16 @@ func startLoaded(t *testing.T, cfg *server.Config) string {
 
 func getBody(t *testing.T, url string) (int, string) {
 	t.Helper()
-	resp, body := request(t, "GET", url)
-	return resp.StatusCode, body
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(body)
 }
 
 // The open_file_cache directives through the server: a cached file is
@@ -119,6 +170,38 @@ func TestOpenFileCacheDirectiveErrors(t *testing.T) {
 		_, err := server.LoadString("test.conf", "http { "+c.conf+" }")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.conf, err, c.want)
+		}
+	}
+}
+
+// A location's file options come from the compression module as well:
+// gzip_static serves the .gz copy, with the Vary that gzip_vary adds, to a
+// client that takes gzip, and the file itself to one that does not.
+func TestPrecompressedCopiesThroughCompressmod(t *testing.T) {
+	root := testTree(t)
+	replace(t, root, "a.txt.gz", "(gzip bytes)", fixedMtime)
+	base := startConfig(t, `http { server { listen 127.0.0.1:0; root `+root+`;
+		gzip_static on; gzip_vary on;
+	} }`)
+	for _, tc := range []struct{ accept, encoding, vary, body string }{
+		{"gzip", "gzip", "Accept-Encoding", "(gzip bytes)"},
+		{"identity", "", "", alphabet},
+	} {
+		req, err := http.NewRequest("GET", base+"/a.txt", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Accept-Encoding", tc.accept) // also keeps the client from decoding
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got := resp.Header.Get("Content-Encoding"); got != tc.encoding || string(body) != tc.body ||
+			resp.Header.Get("Vary") != tc.vary {
+			t.Errorf("Accept-Encoding %s: Content-Encoding %q, Vary %q, body %q; want %q, %q, %q", tc.accept,
+				got, resp.Header.Get("Vary"), body, tc.encoding, tc.vary, tc.body)
 		}
 	}
 }

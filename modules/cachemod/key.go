@@ -1,4 +1,4 @@
-package cache
+package cachemod
 
 import (
 	"net/http"
@@ -7,8 +7,8 @@ import (
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
-// DefaultKeyTemplate is proxy_cache_key's default, NGINX's.
-const DefaultKeyTemplate = "$scheme$proxy_host$request_uri"
+// defaultKeyTemplate is proxy_cache_key's default, NGINX's.
+const defaultKeyTemplate = "$scheme$proxy_host$request_uri"
 
 // keyTemplate is a compiled proxy_cache_key. $proxy_host is the proxy's
 // variable, published only when the proxy runs, which is after the cache

@@ -1,13 +1,26 @@
-package proxy
+// Package proxymod wires the proxy library to the server: the upstream
+// block and its server, keepalive, keepalive_timeout and
+// keepalive_requests lines, proxy_pass and the proxy_* directives of a
+// location, their inheritance between levels, and the "proxy" content
+// handler that a location with proxy_pass gets.
+//
+// Another module that serves a location through the proxy (the cache,
+// modules/cachemod) reads the location's proxy settings with
+// LocationOptions, changes what it must, and builds the handler with
+// NewHandler: the proxy has no hooks for other modules to set.
+package proxymod
 
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/proxy"
 	core "github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -22,19 +35,19 @@ type mainConf struct {
 
 type upstreamConf struct {
 	name              string
-	servers           []Server
+	servers           []proxy.Server
 	keepalive         int
 	keepaliveTimeout  time.Duration
 	keepaliveRequests int
-	built             *Upstream
+	built             *proxy.Upstream
 	pos               string
 }
 
 // locConf holds the proxy directives of one level.
 type locConf struct {
-	pass        *Pass
+	pass        *proxy.Pass
 	passPos     string
-	headers     []Header
+	headers     []proxy.Header
 	ownHeaders  bool
 	httpVersion core.Setting[string]
 	connect     core.Setting[time.Duration]
@@ -46,9 +59,8 @@ type locConf struct {
 	ownHide     bool
 	passHdr     []string
 	ownPassHdr  bool
-	built       *Handler // the location's handler, once content has built it
 
-	// proxy_ssl_*; see setup_tls.go.
+	// proxy_ssl_*; see tls.go.
 	sslVerify     core.Setting[flagAt]
 	sslTrusted    core.Setting[*x509.CertPool]
 	sslDepth      core.Setting[int]
@@ -208,12 +220,50 @@ func setUpstream(c *core.Cmd) error {
 
 func setUpstreamServer(c *core.Cmd) error {
 	u := c.BlockState().(*upstreamConf)
-	s, err := ParseServer(c.Args)
+	s, err := parseServer(c.Args)
 	if err != nil {
 		return c.Errorf("%v", err)
 	}
 	u.servers = append(u.servers, s)
 	return nil
+}
+
+// parseServer reads the arguments of an upstream block's server line, such
+// as ["127.0.0.1:8080", "weight=3", "max_fails=2", "fail_timeout=30s",
+// "backup"].
+func parseServer(args []string) (proxy.Server, error) {
+	if len(args) == 0 {
+		return proxy.Server{}, errors.New("server needs an address")
+	}
+	s := proxy.Server{Addr: args[0], Weight: 1, MaxFails: 1, FailTimeout: proxy.DefaultFailTimeout}
+	for _, a := range args[1:] {
+		name, val, hasVal := strings.Cut(a, "=")
+		var err error
+		switch {
+		case name == "weight" && hasVal:
+			s.Weight, err = strconv.Atoi(val)
+			if err == nil && s.Weight < 1 {
+				err = errors.New("must be at least 1")
+			}
+		case name == "max_fails" && hasVal:
+			s.MaxFails, err = strconv.Atoi(val)
+			if err == nil && s.MaxFails < 0 {
+				err = errors.New("must not be negative")
+			}
+		case name == "fail_timeout" && hasVal:
+			s.FailTimeout, err = core.ParseDuration(val)
+		case a == "backup":
+			s.Backup = true
+		case a == "down":
+			s.Down = true
+		default:
+			return proxy.Server{}, fmt.Errorf("invalid parameter %q", a)
+		}
+		if err != nil {
+			return proxy.Server{}, fmt.Errorf("invalid parameter %q: %w", a, err)
+		}
+	}
+	return s, nil
 }
 
 func setPass(c *core.Cmd) error {
@@ -224,7 +274,7 @@ func setPass(c *core.Cmd) error {
 	if strings.Contains(c.Args[0], "$") {
 		return c.Errorf("variables in \"proxy_pass\" are not supported; name an upstream instead")
 	}
-	p, err := ParsePass(c.Args[0])
+	p, err := proxy.ParsePass(c.Args[0])
 	if err != nil {
 		return c.Errorf("%v", err)
 	}
@@ -244,7 +294,7 @@ func setProxyHeader(c *core.Cmd) error {
 	if err != nil {
 		return err
 	}
-	lc.headers = append(lc.headers, Header{Name: c.Args[0], Value: v})
+	lc.headers = append(lc.headers, proxy.Header{Name: c.Args[0], Value: v})
 	return nil
 }
 
@@ -265,7 +315,7 @@ func templateValue(c *core.Cmd, arg string) (func(*http.Request) string, error) 
 // initMain builds each upstream group once; locations share them.
 func initMain(cfg *core.Config) error {
 	for _, u := range core.MainConf[*mainConf](cfg, module).order {
-		up, err := NewUpstream(u.name, u.servers, u.keepalive)
+		up, err := proxy.NewUpstream(u.name, u.servers, u.keepalive)
 		if err != nil {
 			return fmt.Errorf("upstream %q in %s: %w", u.name, u.pos, err)
 		}
@@ -281,11 +331,28 @@ func initMain(cfg *core.Config) error {
 }
 
 func content(l *core.Location) (http.Handler, error) {
+	opts, ok, err := LocationOptions(l)
+	if err != nil || !ok {
+		return nil, err
+	}
+	h, err := NewHandler(l, opts)
+	if err != nil {
+		return nil, err // not h: a nil *proxy.Handler is a non-nil http.Handler
+	}
+	return h, nil
+}
+
+// LocationOptions returns the proxy.Options that the merged directives of
+// location l configure, and false when l has no proxy_pass. A module that
+// serves l through the proxy adjusts them and builds the handler with
+// NewHandler; the slices in them are shared with l's settings and must be
+// copied, not appended to.
+func LocationOptions(l *core.Location) (proxy.Options, bool, error) {
 	lc := core.LocConf[*locConf](l, module)
 	if lc.pass == nil {
-		return nil, nil
+		return proxy.Options{}, false, nil
 	}
-	opts := Options{
+	opts := proxy.Options{
 		Pass:           *lc.pass,
 		LocationPrefix: l.Prefix(),
 		SetHeaders:     lc.headers,
@@ -306,42 +373,23 @@ func content(l *core.Location) (http.Handler, error) {
 	if lc.pass.Scheme == "https" {
 		t, err := lc.tlsOptions(mc)
 		if err != nil {
-			return nil, err
+			return proxy.Options{}, false, err
 		}
 		opts.TLS = t
 	}
 	if u, ok := mc.upstreams[lc.pass.Host]; ok && lc.pass.Port == "" {
 		opts.Upstream = u.built
 	}
-	for _, f := range optionHooks {
-		f(l, &opts)
-	}
-	h, err := New(opts)
+	return opts, true, nil
+}
+
+// NewHandler builds the proxy of location l from opts (LocationOptions,
+// adjusted), naming l's proxy_pass directive in the error.
+func NewHandler(l *core.Location, opts proxy.Options) (*proxy.Handler, error) {
+	h, err := proxy.New(opts)
 	if err != nil {
-		return nil, fmt.Errorf("proxy_pass in %s: %w", lc.passPos, err)
+		pos := core.LocConf[*locConf](l, module).passPos
+		return nil, fmt.Errorf("proxy_pass in %s: %w", pos, err)
 	}
-	lc.built = h
 	return h, nil
-}
-
-// optionHooks adjust the Options of each proxying location; see Configure.
-var optionHooks []func(*core.Location, *Options)
-
-// Configure registers f to adjust the Options of every location with
-// proxy_pass before its Handler is built. A module that wraps the proxy
-// uses it: the cache passes X-Accel-Expires through and has error pages
-// report the failure. It is meant to be called from init functions.
-func Configure(f func(l *core.Location, o *Options)) {
-	optionHooks = append(optionHooks, f)
-}
-
-// LocationPass reports whether l has proxy_pass, with its target and the
-// Handler built for it. The Handler is nil until the location's content
-// has been built; filters, built after the content, see it.
-func LocationPass(l *core.Location) (Pass, *Handler, bool) {
-	lc := core.LocConf[*locConf](l, module)
-	if lc.pass == nil {
-		return Pass{}, nil, false
-	}
-	return *lc.pass, lc.built, true
 }

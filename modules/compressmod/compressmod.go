@@ -1,4 +1,10 @@
-package compress
+// Package compressmod makes package compress a module of the mosaic
+// server: it declares the brotli*, zstd*, gzip*, gunzip and compress_*
+// directives, merges them http -> server -> location, and wraps each
+// location's chain in a compress handler built once when the configuration
+// loads. Variants and VaryEncoding tell the static module's wiring what
+// the directives mean for a location's files.
+package compressmod
 
 import (
 	"fmt"
@@ -6,14 +12,11 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mosaic-edge/mosaic/compress"
 	"github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/static"
 	"github.com/mosaic-edge/mosaic/vars"
 )
-
-// This file makes the package a module of the mosaic server: it declares
-// the directives, merges them http -> server -> location, and wraps each
-// location's chain in a Handler built once when the configuration loads.
 
 // codingConf holds the directives that brotli, zstd and gzip share
 // (brotli_types, zstd_types, gzip_types, ...) at one level.
@@ -22,8 +25,8 @@ type codingConf struct {
 	types     server.Setting[[]string]
 	level     server.Setting[int]
 	minLength server.Setting[int64]
-	buffers   server.Setting[Buffers]
-	static    server.Setting[staticMode]
+	buffers   server.Setting[compress.Buffers]
+	static    server.Setting[compress.StaticMode]
 }
 
 func (c *codingConf) merge(p *codingConf) {
@@ -40,19 +43,19 @@ func (c *codingConf) merge(p *codingConf) {
 // compress_skip_types) are inherited only by levels that set none, as NGINX
 // inherits its array directives.
 type locConf struct {
-	coding [numCodings + 1]codingConf // indexed by Encoding; Identity unused
+	coding [compress.Gzip + 1]codingConf // indexed by compress.Encoding; Identity unused
 
 	brotliWindow    server.Setting[int]
 	brotliReuse     server.Setting[bool]
-	brotliRetention server.Setting[Retention]
+	brotliRetention server.Setting[compress.Retention]
 
 	gzipVary        server.Setting[bool]
 	gzipProxied     server.Setting[proxiedSetting]
-	gzipHTTPVersion server.Setting[ProtoVersion]
-	gzipDisable     server.Setting[GzipDisable]
+	gzipHTTPVersion server.Setting[compress.ProtoVersion]
+	gzipDisable     server.Setting[compress.GzipDisable]
 	gunzip          server.Setting[bool]
 
-	prefer    server.Setting[[]Encoding]
+	prefer    server.Setting[[]compress.Encoding]
 	skipTypes server.Setting[[]string]
 	cache     server.Setting[bool]
 }
@@ -60,7 +63,7 @@ type locConf struct {
 // proxiedSetting is gzip_proxied as written: NGINX ORs the values of all
 // its lines at a level, and "off" among them wins over the others.
 type proxiedSetting struct {
-	mask Proxied
+	mask compress.Proxied
 	off  bool
 }
 
@@ -68,19 +71,10 @@ type proxiedSetting struct {
 // pool that every location of the configuration shares.
 type mainConf struct {
 	idleEncoders server.Setting[int]
-	pool         *EncoderPool
+	pool         *compress.EncoderPool
 	cacheSize    server.Setting[int64]
-	cache        *BodyCache // made when a location first turns compress_cache on
+	cache        *compress.BodyCache // made when a location first turns compress_cache on
 }
-
-// staticMode is a brotli_static, zstd_static or gzip_static value.
-type staticMode uint8
-
-const (
-	staticOff    staticMode = iota
-	staticOn                // serve the variant to clients that accept the coding
-	staticAlways            // serve the variant whatever the client sent
-)
 
 var module = &server.Module{
 	Name:    "compress",
@@ -108,11 +102,11 @@ var module = &server.Module{
 
 func init() {
 	module.Directives = append(module.Directives,
-		codingDirectives(Brotli, "brotli", 0, 11)...)
+		codingDirectives(compress.Brotli, "brotli", 0, 11)...)
 	module.Directives = append(module.Directives,
-		codingDirectives(Zstd, "zstd", 1, 22)...)
+		codingDirectives(compress.Zstd, "zstd", 1, 22)...)
 	module.Directives = append(module.Directives,
-		codingDirectives(Gzip, "gzip", 1, 9)...)
+		codingDirectives(compress.Gzip, "gzip", 1, 9)...)
 	module.Directives = append(module.Directives, []server.Directive{
 		{Name: "brotli_window", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setBrotliWindow},
 		{Name: "brotli_reuse_memory", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
@@ -129,7 +123,7 @@ func init() {
 		{Name: "gunzip", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
 			return server.PutFlag(c, &c.Loc().(*locConf).gunzip)
 		}},
-		{Name: "compress_prefer", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: numCodings, Set: setPrefer},
+		{Name: "compress_prefer", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 3 /* br, zstd, gzip */, Set: setPrefer},
 		{Name: "compress_skip_types", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: setSkipTypes},
 		{Name: "compress_cache", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
 			return server.PutFlag(c, &c.Loc().(*locConf).cache)
@@ -141,7 +135,7 @@ func init() {
 		// that an encoder freed by one location serves the next response
 		// of any location with the same settings.
 		mc := server.MainConf[*mainConf](cfg, module)
-		mc.pool = NewEncoderPool(mc.idleEncoders.Or(DefaultIdleEncoders))
+		mc.pool = compress.NewEncoderPool(mc.idleEncoders.Or(compress.DefaultIdleEncoders))
 		return nil
 	}
 	module.Filter = &server.Filter{
@@ -153,23 +147,19 @@ func init() {
 			if err := locationCache(l, &opts); err != nil {
 				return nil, err
 			}
-			if err := opts.Validate(); err != nil {
-				return nil, err
-			}
-			return Handler(next, opts), nil
+			return compress.New(next, opts)
 		},
 	}
 	server.Register(module)
-	static.RegisterOptions(staticOptions)
-	for e := Brotli; e <= Gzip; e++ {
-		vars.RegisterState(e.ratioVariable())
+	for e := compress.Brotli; e <= compress.Gzip; e++ {
+		vars.RegisterState(e.RatioVariable())
 	}
-	vars.RegisterState(CacheStatusVariable)
+	vars.RegisterState(compress.CacheStatusVariable)
 }
 
 // codingDirectives declares PREFIX, PREFIX_types, PREFIX_comp_level,
 // PREFIX_min_length, PREFIX_buffers and PREFIX_static for one coding.
-func codingDirectives(e Encoding, prefix string, minLevel, maxLevel int) []server.Directive {
+func codingDirectives(e compress.Encoding, prefix string, minLevel, maxLevel int) []server.Directive {
 	conf := func(c *server.Cmd) *codingConf { return &c.Loc().(*locConf).coding[e] }
 	return []server.Directive{
 		{Name: prefix, Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
@@ -196,14 +186,14 @@ func codingDirectives(e Encoding, prefix string, minLevel, maxLevel int) []serve
 			return setBuffers(c, &conf(c).buffers)
 		}},
 		{Name: prefix + "_static", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
-			var m staticMode
+			var m compress.StaticMode
 			switch strings.ToLower(c.Args[0]) {
 			case "off":
-				m = staticOff
+				m = compress.StaticOff
 			case "on":
-				m = staticOn
+				m = compress.StaticOn
 			case "always":
-				m = staticAlways
+				m = compress.StaticAlways
 			default:
 				return c.Invalid(c.Args[0], `it must be "on", "off" or "always"`)
 			}
@@ -231,7 +221,7 @@ func appendTypes(c *server.Cmd, s *server.Setting[[]string]) error {
 // and a buffer larger than this only delays the first bytes.
 const maxBufferSize = 64 << 20
 
-func setBuffers(c *server.Cmd, s *server.Setting[Buffers]) error {
+func setBuffers(c *server.Cmd, s *server.Setting[compress.Buffers]) error {
 	n, err := c.Int(c.Args[0], 1, 1<<16)
 	if err != nil {
 		return err
@@ -243,7 +233,7 @@ func setBuffers(c *server.Cmd, s *server.Setting[Buffers]) error {
 	if size < 1 || size > maxBufferSize {
 		return c.Invalid(c.Args[1], "it must be 1..64m")
 	}
-	return server.Put(c, s, Buffers{Number: n, Size: int(size)})
+	return server.Put(c, s, compress.Buffers{Number: n, Size: int(size)})
 }
 
 func setBrotliWindow(c *server.Cmd) error {
@@ -251,23 +241,24 @@ func setBrotliWindow(c *server.Cmd) error {
 	if err != nil {
 		return err
 	}
-	if n > 1<<24 || windowBits(int(n)) == 0 {
+	// The sizes brotli has a window for: the powers of two from 1k to 16m.
+	if n < 1<<10 || n > 1<<24 || n&(n-1) != 0 {
 		return c.Invalid(c.Args[0], "it must be 1k, 2k, 4k, 8k, 16k, 32k, 64k, 128k, 256k, 512k, 1m, 2m, 4m, 8m or 16m")
 	}
 	return server.Put(c, &c.Loc().(*locConf).brotliWindow, int(n))
 }
 
 func setRetention(c *server.Cmd) error {
-	var r Retention
+	var r compress.Retention
 	switch c.Args[0] {
 	case "aggressive":
-		r.Policy = RetainAggressive
+		r.Policy = compress.RetainAggressive
 	case "current_config":
-		r.Policy = RetainCurrentConfig
+		r.Policy = compress.RetainCurrentConfig
 	case "release_all":
-		r.Policy = RetainReleaseAll
+		r.Policy = compress.RetainReleaseAll
 	case "bounded":
-		r.Policy = RetainBounded
+		r.Policy = compress.RetainBounded
 		if len(c.Args) != 2 {
 			return c.Errorf("invalid number of arguments in %q directive, \"bounded\" needs a size", c.Name)
 		}
@@ -279,7 +270,7 @@ func setRetention(c *server.Cmd) error {
 	default:
 		return c.Invalid(c.Args[0], `it must be "aggressive", "current_config", "release_all" or "bounded"`)
 	}
-	if r.Policy != RetainBounded && len(c.Args) != 1 {
+	if r.Policy != compress.RetainBounded && len(c.Args) != 1 {
 		return c.Errorf("invalid number of arguments in %q directive", c.Name)
 	}
 	return server.Put(c, &c.Loc().(*locConf).brotliRetention, r)
@@ -299,14 +290,14 @@ func setCacheSize(c *server.Cmd) error {
 // locationCache gives a location with compress_cache on its
 // configuration's body cache, made on first use so that a configuration
 // without compress_cache holds none.
-func locationCache(l *server.Location, opts *Options) error {
+func locationCache(l *server.Location, opts *compress.Options) error {
 	srv := l.Server()
 	if !server.LocConf[*locConf](l, module).cache.V || srv == nil {
 		return nil
 	}
 	mc := server.MainConf[*mainConf](srv.Config(), module)
 	if mc.cache == nil {
-		bc, err := NewBodyCache(mc.cacheSize.Or(DefaultBodyCacheSize))
+		bc, err := compress.NewBodyCache(mc.cacheSize.Or(compress.DefaultBodyCacheSize))
 		if err != nil {
 			return err
 		}
@@ -317,22 +308,22 @@ func locationCache(l *server.Location, opts *Options) error {
 }
 
 func setIdleEncoders(c *server.Cmd) error {
-	n, err := c.Int(c.Args[0], 0, MaxIdleEncoders)
+	n, err := c.Int(c.Args[0], 0, compress.MaxIdleEncoders)
 	if err != nil {
 		return err
 	}
 	return server.Put(c, &c.Main().(*mainConf).idleEncoders, n)
 }
 
-var proxiedValues = map[string]Proxied{
-	"expired":          ProxiedExpired,
-	"no-cache":         ProxiedNoCache,
-	"no-store":         ProxiedNoStore,
-	"private":          ProxiedPrivate,
-	"no_last_modified": ProxiedNoLastModified,
-	"no_etag":          ProxiedNoETag,
-	"auth":             ProxiedAuth,
-	"any":              ProxiedAny,
+var proxiedValues = map[string]compress.Proxied{
+	"expired":          compress.ProxiedExpired,
+	"no-cache":         compress.ProxiedNoCache,
+	"no-store":         compress.ProxiedNoStore,
+	"private":          compress.ProxiedPrivate,
+	"no_last_modified": compress.ProxiedNoLastModified,
+	"no_etag":          compress.ProxiedNoETag,
+	"auth":             compress.ProxiedAuth,
+	"any":              compress.ProxiedAny,
 }
 
 func setProxied(c *server.Cmd) error {
@@ -355,12 +346,12 @@ func setProxied(c *server.Cmd) error {
 }
 
 func setHTTPVersion(c *server.Cmd) error {
-	var v ProtoVersion
+	var v compress.ProtoVersion
 	switch c.Args[0] {
 	case "1.0":
-		v = ProtoVersion{Major: 1, Minor: 0}
+		v = compress.ProtoVersion{Major: 1, Minor: 0}
 	case "1.1":
-		v = ProtoVersion{Major: 1, Minor: 1}
+		v = compress.ProtoVersion{Major: 1, Minor: 1}
 	default:
 		return c.Invalid(c.Args[0], `it must be "1.0" or "1.1"`)
 	}
@@ -371,7 +362,7 @@ func setHTTPVersion(c *server.Cmd) error {
 func setGzipDisable(c *server.Cmd) error {
 	s := &c.Loc().(*locConf).gzipDisable
 	if !s.Set {
-		s.Put(GzipDisable{})
+		s.Put(compress.GzipDisable{})
 	}
 	for _, a := range c.Args {
 		if a == "msie6" {
@@ -389,10 +380,10 @@ func setGzipDisable(c *server.Cmd) error {
 }
 
 func setPrefer(c *server.Cmd) error {
-	var list []Encoding
+	var list []compress.Encoding
 	for _, a := range c.Args {
-		e, ok := ParseEncoding(a)
-		if !ok || e == Identity {
+		e, ok := compress.ParseEncoding(a)
+		if !ok || e == compress.Identity {
 			return c.Invalid(a, `it must be "br", "zstd" or "gzip"`)
 		}
 		for _, x := range list {
@@ -421,28 +412,30 @@ func setSkipTypes(c *server.Cmd) error {
 	return appendTypes(c, s)
 }
 
-// locationOptions turns a location's merged directives into Options.
-func locationOptions(l *server.Location) Options {
+// locationOptions turns a location's merged directives into compress.Options.
+func locationOptions(l *server.Location) compress.Options {
 	lc := server.LocConf[*locConf](l, module)
-	o := DefaultOptions()
+	o := compress.DefaultOptions()
 
-	cb := &lc.coding[Brotli]
+	cb := &lc.coding[compress.Brotli]
 	b := &o.Brotli
 	b.Enable, b.Types = cb.enable.V, cb.types.V
 	b.Level, b.MinLength, b.Buffers = cb.level.Or(b.Level), cb.minLength.Or(b.MinLength), cb.buffers.Or(b.Buffers)
 	b.Window = lc.brotliWindow.Or(b.Window)
 	b.ReuseMemory = lc.brotliReuse.Or(b.ReuseMemory)
 	b.Retention = lc.brotliRetention.Or(b.Retention)
+	b.Static = cb.static.V
 	if srv := l.Server(); srv != nil {
 		b.Encoders = server.MainConf[*mainConf](srv.Config(), module).pool
 	}
 
-	cz := &lc.coding[Zstd]
+	cz := &lc.coding[compress.Zstd]
 	z := &o.Zstd
 	z.Enable, z.Types = cz.enable.V, cz.types.V
 	z.Level, z.MinLength, z.Buffers = cz.level.Or(z.Level), cz.minLength.Or(z.MinLength), cz.buffers.Or(z.Buffers)
+	z.Static = cz.static.V
 
-	cg := &lc.coding[Gzip]
+	cg := &lc.coding[compress.Gzip]
 	g := &o.Gzip
 	g.Enable, g.Types = cg.enable.V, cg.types.V
 	g.Level, g.MinLength, g.Buffers = cg.level.Or(g.Level), cg.minLength.Or(g.MinLength), cg.buffers.Or(g.Buffers)
@@ -451,6 +444,7 @@ func locationOptions(l *server.Location) Options {
 	}
 	g.HTTPVersion = lc.gzipHTTPVersion.Or(g.HTTPVersion)
 	g.Disable = lc.gzipDisable.V
+	g.Static = cg.static.V
 
 	o.Gunzip = lc.gunzip.V
 	o.Vary = lc.gzipVary.V
@@ -458,4 +452,32 @@ func locationOptions(l *server.Location) Options {
 	o.SkipTypes = lc.skipTypes.Or(o.SkipTypes)
 	o.Logger = l.Logger()
 	return o
+}
+
+// Variants returns the precompressed copies that l's files are served as
+// (brotli_static, zstd_static, gzip_static), for static.Options.Variants,
+// or nil when l serves none. It is called once per location, when the
+// configuration loads; the function it returns allocates nothing per
+// request.
+func Variants(l *server.Location) static.VariantFunc {
+	p := compress.NewPrecompressed(locationOptions(l), func(e compress.Encoding) static.Variant {
+		return static.Variant{Suffix: e.Extension(), Encoding: e.String()}
+	})
+	if p == nil {
+		return nil
+	}
+	return p.Choose
+}
+
+// VaryEncoding returns, for static.Options.VaryEncoding, whether the 200
+// response for one of l's files, sent without a Content-Encoding, carries
+// Vary: Accept-Encoding from l's compression filter, so that the file's
+// 304 carries it too; nil when it never does.
+func VaryEncoding(l *server.Location) func(contentType string) bool {
+	if !locationOptions(l).VariesOnEncoding() {
+		return nil
+	}
+	// The filter adds Vary to every response it could compress, whatever
+	// its type (compress.Options.VariesOnEncoding).
+	return func(string) bool { return true }
 }

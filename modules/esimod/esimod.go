@@ -1,4 +1,11 @@
-package esi
+// Package esimod makes package esi a module of the mosaic server: it
+// declares the esi* directives, merges them http -> server -> location, and
+// puts an ESI handler, built once when the configuration loads, in the
+// chain of each location with "esi on". Fragments are fetched as the
+// server's subrequests (an esi.Fetcher over server.Subrequest);
+// Transformed tells the static module's wiring which of a location's files
+// the handler rebuilds.
+package esimod
 
 import (
 	"fmt"
@@ -6,15 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/esi"
 	"github.com/mosaic-edge/mosaic/server"
-	"github.com/mosaic-edge/mosaic/static"
 )
-
-// This file makes the package a module of the mosaic server: it declares
-// the directives, merges them http -> server -> location, and puts a
-// Handler, built once when the configuration loads, in the chain of each
-// location with "esi on", whose file handler it tells which types it
-// processes. Fragments are the server's subrequests.
 
 // locConf holds the module's directives at one level.
 type locConf struct {
@@ -85,46 +86,54 @@ func init() {
 			if !lc.enable.V {
 				return next, nil
 			}
-			return Handler(next, lc.options(l)), nil
+			return esi.New(next, lc.options(l))
 		},
 	}
 	server.Register(module)
-	static.RegisterOptions(func(l *server.Location, o *static.Options) {
-		// Files of a processed type are served whole, without their
-		// validators: ranges and 304s would answer for the markup.
-		if lc := server.LocConf[*locConf](l, module); lc.enable.V {
-			o.Transformed = ProcessedTypes(lc.types.V)
-		}
-	})
 }
 
-// options turns a location's merged directives into Options.
-func (lc *locConf) options(l *server.Location) Options {
-	return Options{
+// Transformed returns, for static.Options.Transformed, the test of the
+// types whose files l's ESI handler rebuilds, or nil when l has "esi off".
+// Such files are served whole, without their validators: ranges and 304s
+// would answer for the markup, not for the page the client gets.
+func Transformed(l *server.Location) func(contentType string) bool {
+	lc := server.LocConf[*locConf](l, module)
+	if !lc.enable.V {
+		return nil
+	}
+	return esi.ProcessedTypes(lc.types.V)
+}
+
+// options turns a location's merged directives into esi.Options.
+func (lc *locConf) options(l *server.Location) esi.Options {
+	return esi.Options{
 		Types:           lc.types.V,
 		SilentErrors:    lc.silentErrors.V,
 		BufferSize:      lc.bufferSize.V,
 		MaxDepth:        lc.maxDepth.V,
 		MaxIncludes:     lc.maxIncludes.V,
-		FragmentTimeout: lc.fragmentTimeout.Or(DefaultFragmentTimeout),
+		FragmentTimeout: lc.fragmentTimeout.Or(esi.DefaultFragmentTimeout),
 		Logger:          l.Logger(),
-		Fetch:           subrequestFetch,
+		Fetcher:         subrequests{},
 	}
 }
 
-// subrequestFetch fetches a fragment with a subrequest through the page's
-// virtual server. The subrequest is issued from req, the fragment request
-// Handler built: its header is already shaped, and its context carries the
+// subrequests is the esi.Fetcher of the server: it fetches a fragment with
+// a subrequest through the page's virtual server.
+type subrequests struct{}
+
+// Fetch issues the subrequest from req, the fragment request that esi
+// built: its header is already shaped, and its context carries the
 // fragment timeout and the nesting depth, so the fragment location's own
-// Handler continues the bounds and cancelling the fragment cancels the
+// ESI handler continues the bounds and cancelling the fragment cancels the
 // subrequest. The fragment location's chain decided about the fragment's
 // ESI, so the body is spliced as it is (Final).
-func subrequestFetch(_, req *http.Request) (*Fragment, error) {
+func (subrequests) Fetch(_, req *http.Request) (*esi.Fragment, error) {
 	resp, err := server.Subrequest(req, req.URL.RequestURI(), req.Header)
 	if err != nil {
 		return nil, fmt.Errorf("subrequest: %w", err)
 	}
-	return &Fragment{Status: resp.StatusCode, Header: resp.Header, Body: resp.Body, Final: true}, nil
+	return &esi.Fragment{Status: resp.StatusCode, Header: resp.Header, Body: resp.Body, Final: true}, nil
 }
 
 // setTypes reads esi_types. Several lines at one level add up, as NGINX's
@@ -155,7 +164,7 @@ func setBufferSize(c *server.Cmd) error {
 }
 
 // setFragmentTimeout reads "esi_fragment_timeout time | off"; off is a
-// negative FragmentTimeout, which Handler reads as no bound.
+// negative FragmentTimeout, which esi.New reads as no bound.
 func setFragmentTimeout(c *server.Cmd) error {
 	if strings.EqualFold(c.Args[0], "off") {
 		return server.Put(c, &c.Loc().(*locConf).fragmentTimeout, -1)

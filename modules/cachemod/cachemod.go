@@ -1,22 +1,34 @@
-package cache
+// Package cachemod wires the cache library to the server: NGINX's
+// proxy_cache_* directives plus proxy_cache_purge and proxy_cache_status,
+// the zones' stores (opened once and kept across reloads), and the
+// "cache" content handler.
+//
+// A location that caches and proxies gets a cache.Cache in front of its
+// own proxy.Handler, both built here as the location's content: the
+// proxy's options are those of the location (proxymod.LocationOptions)
+// with what the cache needs added, X-Accel-Expires passed through to it
+// and the proxy's failures reported to it (proxy.Options.OnFailure to
+// cache.ReportFailure). Being the content, the cache runs inside the
+// core's steps (internal, try_files, error_page), in subrequests too, so
+// an ESI fragment is cached by its own location's settings and an
+// internal location's cache serves only internal requests.
+package cachemod
 
 import (
 	"crypto/tls"
 	"fmt"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/cache"
+	"github.com/mosaic-edge/mosaic/modules/proxymod"
 	"github.com/mosaic-edge/mosaic/proxy"
 	"github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/vars"
 )
-
-// This file makes the package a module of the mosaic server: it declares
-// NGINX's proxy_cache_* directives plus proxy_cache_purge and
-// proxy_cache_status, opens the zones' stores once per configuration, and
-// wraps the content of each caching location that proxies in a Cache.
 
 // mainConf holds the zones of a configuration.
 type mainConf struct {
@@ -31,7 +43,7 @@ type locConf struct {
 	zone        server.Setting[string] // "" is off
 	zonePos     string
 	key         server.Setting[*keyTemplate]
-	valid       []Valid
+	valid       []cache.Valid
 	ownValid    bool
 	methods     server.Setting[[]string]
 	minUses     server.Setting[int]
@@ -42,7 +54,7 @@ type locConf struct {
 	lock        server.Setting[bool]
 	lockTimeout server.Setting[time.Duration]
 	lockAge     server.Setting[time.Duration]
-	useStale    server.Setting[UseStale]
+	useStale    server.Setting[cache.UseStale]
 	background  server.Setting[bool]
 	revalidate  server.Setting[bool]
 	ignore      server.Setting[[]string]
@@ -151,12 +163,7 @@ func init() {
 	}
 	module.InitMain = initMain
 	module.Content = content
-	// Inside ESI (server/order.go), so that a page is cached with its
-	// markup and processed on every delivery, and in subrequests, so that
-	// each ESI fragment is cached by the settings of its own location.
-	module.Filter = &server.Filter{InSubrequest: true, Wrap: wrap}
 	vars.RegisterState("upstream_cache_status")
-	proxy.Configure(configureProxy)
 	server.Register(module)
 }
 
@@ -215,7 +222,7 @@ func setValid(c *server.Cmd) error {
 	if err != nil {
 		return err
 	}
-	v := Valid{TTL: ttl}
+	v := cache.Valid{TTL: ttl}
 	for _, a := range args[:len(args)-1] {
 		if a == "any" {
 			v.Any = true
@@ -264,7 +271,7 @@ func addPredicates(c *server.Cmd, list *[]*vars.Template, own *bool) error {
 }
 
 func setUseStale(c *server.Cmd) error {
-	u, err := ParseUseStale(c.Args)
+	u, err := cache.ParseUseStale(c.Args)
 	if err != nil {
 		return c.Errorf("%v", err)
 	}
@@ -272,7 +279,7 @@ func setUseStale(c *server.Cmd) error {
 }
 
 func setIgnore(c *server.Cmd) error {
-	if _, err := parseIgnore(c.Args); err != nil {
+	if err := cache.CheckIgnoreHeaders(c.Args); err != nil {
 		return c.Errorf("%v", err)
 	}
 	return server.Put(c, &c.Loc().(*locConf).ignore, append([]string(nil), c.Args...))
@@ -369,71 +376,55 @@ func zoneFor(l *server.Location, name string) (*zoneConf, bool) {
 	return z, ok
 }
 
-// configureProxy adjusts the proxy of a caching location: the cache reads
-// X-Accel-Expires (and removes it from what clients get), and the proxy's
-// error pages report the failure, for proxy_cache_use_stale error and
-// timeout.
-func configureProxy(l *server.Location, o *proxy.Options) {
-	if server.LocConf[*locConf](l, module).zone.V == "" {
-		return
+// cachedProxy builds the proxy of a location that caches, as the cache
+// needs it, and puts a Cache in front of it. It returns nil for a location
+// without proxy_pass, where proxy_cache does nothing, as in NGINX.
+func cachedProxy(l *server.Location, lc *locConf, z *zoneConf) (http.Handler, error) {
+	popts, proxies, err := proxymod.LocationOptions(l)
+	if err != nil || !proxies {
+		return nil, err
 	}
-	o.PassHeaders = append(append([]string(nil), o.PassHeaders...), "X-Accel-Expires")
-	o.ErrorResponse = FailureReporter(o.ErrorResponse)
-}
-
-// wrap puts a Cache around the content of a location that caches and
-// proxies. proxy_cache in a location whose content is not proxy_pass does
-// nothing, as in NGINX.
-func wrap(l *server.Location, next http.Handler) (http.Handler, error) {
-	lc := server.LocConf[*locConf](l, module)
-	if lc.zone.V == "" {
-		return next, nil
+	// The cache reads X-Accel-Expires (and keeps it from clients), which
+	// the proxy hides by default. Clip: the list is the location's
+	// settings, shared with others, and append must copy it.
+	popts.PassHeaders = append(slices.Clip(popts.PassHeaders), "X-Accel-Expires")
+	popts.OnFailure = reportFailure
+	p, err := proxymod.NewHandler(l, popts)
+	if err != nil {
+		return nil, err
 	}
-	z, ok := zoneFor(l, lc.zone.V)
-	if !ok {
-		return nil, fmt.Errorf("\"proxy_cache\" zone %q is unknown in %s", lc.zone.V, lc.zonePos)
-	}
-	pass, proxyHandler, proxies := proxy.LocationPass(l)
-	if !proxies || lc.purge != nil || lc.status != nil {
-		return next, nil
-	}
-	opts := lc.options(z, pass.ProxyHost(), l)
-	if proxyHandler != nil {
-		opts.Refresh = proxyHandler
-	}
-	c, err := New(next, opts)
+	c, err := cache.New(p, lc.options(z, popts.Pass.ProxyHost(), l))
 	if err != nil {
 		return nil, fmt.Errorf("proxy_cache in %s: %w", lc.zonePos, err)
-	}
-	if l.IsInternal() {
-		return &internalCache{cache: c, next: next}, nil
 	}
 	return c, nil
 }
 
-// internalCache is the cache of an internal location. Only subrequests
-// (ESI fragments) may use it; a client's request goes to the location's
-// chain, which answers 404, and never sees nor fills the cache.
-type internalCache struct {
-	cache *Cache
-	next  http.Handler
-}
-
-func (h *internalCache) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if server.SubrequestDepth(r) == 0 {
-		h.next.ServeHTTP(w, r)
+// reportFailure passes the proxy's failure to the cache that is filling
+// from it, in the cache's terms, before the proxy writes its error page:
+// proxy_cache_use_stale error, timeout and invalid_header depend on it.
+func reportFailure(w http.ResponseWriter, _ *http.Request, f proxy.Failure) {
+	var cf cache.Failure
+	switch f {
+	case proxy.FailError:
+		cf = cache.FailError
+	case proxy.FailTimeout:
+		cf = cache.FailTimeout
+	case proxy.FailInvalidHeader:
+		cf = cache.FailInvalidHeader
+	default:
 		return
 	}
-	h.cache.ServeHTTP(w, r)
+	cache.ReportFailure(w, cf)
 }
 
-// options turns a location's merged directives into Options.
-func (lc *locConf) options(z *zoneConf, proxyHost string, l *server.Location) Options {
+// options turns a location's merged directives into cache.Options.
+func (lc *locConf) options(z *zoneConf, proxyHost string, l *server.Location) cache.Options {
 	key := lc.key.V
 	if key == nil {
-		key, _ = compileKey(DefaultKeyTemplate) // a constant known to compile
+		key, _ = compileKey(defaultKeyTemplate) // a constant known to compile
 	}
-	o := Options{
+	o := cache.Options{
 		Store: z.zone.store,
 		Stats: z.zone.stats,
 		Key: func(r *http.Request) string {
@@ -472,16 +463,28 @@ func anyTrue(ts []*vars.Template, r *http.Request) bool {
 	return false
 }
 
-// content makes proxy_cache_purge and proxy_cache_status locations answer.
+// content makes a location with proxy_cache_purge or proxy_cache_status
+// that endpoint, and the content of a location that caches and proxies its
+// cached proxy. A zone named by proxy_cache must exist wherever it is
+// inherited, even where it has no effect.
 func content(l *server.Location) (http.Handler, error) {
 	lc := server.LocConf[*locConf](l, module)
+	var z *zoneConf
+	if lc.zone.V != "" {
+		var ok bool
+		if z, ok = zoneFor(l, lc.zone.V); !ok {
+			return nil, fmt.Errorf("\"proxy_cache\" zone %q is unknown in %s", lc.zone.V, lc.zonePos)
+		}
+	}
 	switch {
 	case lc.purge != nil:
 		return purgeContent(l, lc)
 	case lc.status != nil:
 		return statusContent(l, lc.status)
+	case z == nil:
+		return nil, nil
 	}
-	return nil, nil
+	return cachedProxy(l, lc, z)
 }
 
 func purgeContent(l *server.Location, lc *locConf) (http.Handler, error) {
@@ -492,9 +495,9 @@ func purgeContent(l *server.Location, lc *locConf) (http.Handler, error) {
 	}
 	key := lc.key.V
 	if key == nil {
-		key, _ = compileKey(DefaultKeyTemplate)
+		key, _ = compileKey(defaultKeyTemplate)
 	}
-	return PurgeHandler(PurgeOptions{
+	return cache.PurgeHandler(cache.PurgeOptions{
 		Store: z.zone.store,
 		Allow: p.allow,
 		Token: p.token,
@@ -515,10 +518,10 @@ func purgeContent(l *server.Location, lc *locConf) (http.Handler, error) {
 
 func statusContent(l *server.Location, s *statusConf) (http.Handler, error) {
 	mc := server.MainConf[*mainConf](l.Server().Config(), module)
-	var zones []Zone
+	var zones []cache.Zone
 	if s.zones == nil {
 		for _, z := range mc.order {
-			zones = append(zones, Zone{Name: z.name, Store: z.kind.String(), Stats: z.zone.stats})
+			zones = append(zones, cache.Zone{Name: z.name, Store: z.kind.String(), Stats: z.zone.stats})
 		}
 	}
 	for _, name := range s.zones {
@@ -526,7 +529,7 @@ func statusContent(l *server.Location, s *statusConf) (http.Handler, error) {
 		if !ok {
 			return nil, fmt.Errorf("\"proxy_cache_status\" zone %q is unknown in %s", name, s.pos)
 		}
-		zones = append(zones, Zone{Name: z.name, Store: z.kind.String(), Stats: z.zone.stats})
+		zones = append(zones, cache.Zone{Name: z.name, Store: z.kind.String(), Stats: z.zone.stats})
 	}
-	return MetricsHandler(MetricsOptions{Zones: zones, Allow: s.allow}), nil
+	return cache.MetricsHandler(cache.MetricsOptions{Zones: zones, Allow: s.allow}), nil
 }

@@ -1,0 +1,28 @@
+package compress
+
+import (
+	"net/http"
+
+	"github.com/andybalholm/brotli"
+)
+
+// This file lends the external tests (package compress_test) the few
+// internals they check the public behaviour against.
+
+// OneShotMax is the largest Content-Length compressed in one go.
+const OneShotMax = oneShotMax
+
+// FormatRatio formats a $gzip_ratio value.
+func FormatRatio(in, out int64) string { return formatRatio(in, out) }
+
+// EncoderFootprint is the working memory an encoder holds.
+func EncoderFootprint(w *brotli.Writer) int64 { return encoderFootprint(w) }
+
+// Settle runs pending evictions now, so that sizes can be read settled.
+func (c *BodyCache) Settle() { c.settle() }
+
+// Compresses reports whether w is the handler's own response writer.
+func Compresses(w http.ResponseWriter) bool {
+	_, ok := w.(*responseWriter)
+	return ok
+}

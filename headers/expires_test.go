@@ -1,0 +1,39 @@
+package headers
+
+import (
+	"net/http"
+	"testing"
+	"time"
+)
+
+// The expires forms at a fixed time, which the public API (time.Now)
+// cannot give.
+func TestSetExpires(t *testing.T) {
+	now := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		e       Expires
+		expires string
+		cc      string
+	}{
+		{Expires{Mode: ExpiresAccess, D: time.Hour}, "Fri, 02 Jan 2026 11:00:00 GMT", "max-age=3600"},
+		{Expires{Mode: ExpiresAccess, D: -time.Second}, "Fri, 02 Jan 2026 09:59:59 GMT", "no-cache"},
+		{Expires{Mode: ExpiresEpoch}, "Thu, 01 Jan 1970 00:00:01 GMT", "no-cache"},
+		{Expires{Mode: ExpiresMax}, "Thu, 31 Dec 2037 23:55:55 GMT", "max-age=315360000"},
+		{Expires{Mode: ExpiresDaily, D: 15*time.Hour + 30*time.Minute}, "Fri, 02 Jan 2026 15:30:00 GMT", "max-age=19800"},
+		{Expires{Mode: ExpiresDaily, D: 9 * time.Hour}, "Sat, 03 Jan 2026 09:00:00 GMT", "max-age=82800"},
+		// Last-Modified plus a day is still in the past.
+		{Expires{Mode: ExpiresModified, D: 24 * time.Hour}, "Thu, 01 Jan 2026 00:00:00 GMT", "no-cache"},
+	} {
+		h := http.Header{"Last-Modified": {"Wed, 31 Dec 2025 00:00:00 GMT"}}
+		setExpires(h, c.e, now)
+		if h.Get("Expires") != c.expires || h.Get("Cache-Control") != c.cc {
+			t.Errorf("%+v: Expires %q Cache-Control %q, want %q %q", c.e, h.Get("Expires"), h.Get("Cache-Control"), c.expires, c.cc)
+		}
+	}
+	// Without Last-Modified, "modified" counts from the request time.
+	h := http.Header{}
+	setExpires(h, Expires{Mode: ExpiresModified, D: time.Hour}, now)
+	if h.Get("Cache-Control") != "max-age=3600" {
+		t.Errorf("modified without Last-Modified: %v", h)
+	}
+}

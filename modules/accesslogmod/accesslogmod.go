@@ -1,0 +1,212 @@
+// Package accesslogmod wires the accesslog library to the server: the
+// log_format and access_log directives, the log files a configuration
+// opens and flushes when it is retired, and the "accesslog" filter of
+// every location.
+package accesslogmod
+
+import (
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/accesslog"
+	"github.com/mosaic-edge/mosaic/server"
+)
+
+// combined is the name of NGINX's predefined format, accesslog.Combined.
+const combined = "combined"
+
+// mainConf holds what the locations of one configuration share: the
+// formats by name and the files by path, each file opened once.
+type mainConf struct {
+	formats map[string]*accesslog.Format
+	files   map[string]*accesslog.File
+}
+
+// locConf holds the access_log lines of one level. A level with lines of
+// its own does not inherit those above, as in NGINX.
+type locConf struct {
+	targets []accesslog.Target
+	set     bool // access_log given at this level (off included)
+	off     bool
+}
+
+var module = &server.Module{
+	Name: "accesslog",
+	Directives: []server.Directive{
+		{Name: "log_format", Context: server.CtxHTTP, MinArgs: 2, MaxArgs: server.Unlimited, Set: setLogFormat},
+		{Name: "access_log", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: setAccessLog},
+	},
+	NewMain: func() any {
+		return &mainConf{formats: map[string]*accesslog.Format{}, files: map[string]*accesslog.File{}}
+	},
+	NewLoc: func() any { return &locConf{} },
+	MergeLoc: func(p, c any) error {
+		parent, child := p.(*locConf), c.(*locConf)
+		if !child.set {
+			child.targets, child.off = parent.targets, parent.off
+		}
+		return nil
+	},
+}
+
+func init() {
+	// Set here, not in the literal: wrap reads module, which would make
+	// module's initialisation refer to itself.
+	module.Filter = &server.Filter{Wrap: wrap}
+	server.Register(module)
+}
+
+func wrap(l *server.Location, next http.Handler) (http.Handler, error) {
+	lc := server.LocConf[*locConf](l, module)
+	if lc.off {
+		return next, nil
+	}
+	return accesslog.New(next, accesslog.Options{Targets: lc.targets})
+}
+
+func setLogFormat(c *server.Cmd) error {
+	mc := c.Main().(*mainConf)
+	name := c.Args[0]
+	if _, dup := mc.formats[name]; dup || name == combined {
+		return c.Errorf("duplicate \"log_format\" name %q", name)
+	}
+	args := c.Args[1:]
+	esc := accesslog.EscapeDefault
+	if strings.HasPrefix(args[0], "escape=") {
+		switch args[0] {
+		case "escape=default":
+		case "escape=json":
+			esc = accesslog.EscapeJSON
+		case "escape=none":
+			esc = accesslog.EscapeNone
+		default:
+			return c.Errorf("unknown log format escaping %q", strings.TrimPrefix(args[0], "escape="))
+		}
+		args = args[1:]
+		if len(args) == 0 {
+			return c.Errorf("invalid number of arguments in \"log_format\" directive")
+		}
+	}
+	f, err := accesslog.NewFormat(name, strings.Join(args, ""), esc)
+	if err != nil {
+		return c.Errorf("%v", err)
+	}
+	mc.formats[name] = f
+	return nil
+}
+
+// format returns the format called name. The predefined one is compiled
+// when first named, so that a failure is a configuration error rather
+// than a panic in NewMain, which cannot return one.
+func (mc *mainConf) format(c *server.Cmd, name string) (*accesslog.Format, error) {
+	if f, ok := mc.formats[name]; ok {
+		return f, nil
+	}
+	if name != combined {
+		// As in NGINX, a format must be defined before it is used.
+		return nil, c.Errorf("unknown log format %q", name)
+	}
+	f, err := accesslog.NewFormat(combined, accesslog.Combined, accesslog.EscapeDefault)
+	if err != nil {
+		return nil, c.Errorf("predefined log format %q: %v", combined, err)
+	}
+	mc.formats[combined] = f
+	return f, nil
+}
+
+func setAccessLog(c *server.Cmd) error {
+	lc := c.Loc().(*locConf)
+	if !lc.set {
+		lc.targets, lc.set = nil, true
+	}
+	if c.Args[0] == "off" {
+		if len(c.Args) > 1 {
+			return c.Errorf("invalid parameter %q", c.Args[1])
+		}
+		lc.off = true
+		return nil
+	}
+	mc := c.Main().(*mainConf)
+	path := c.Args[0]
+	if strings.HasPrefix(path, "syslog:") {
+		return c.Errorf("access_log to syslog is not supported, use a file")
+	}
+	format := combined
+	rest := c.Args[1:]
+	if len(rest) > 0 && !strings.Contains(rest[0], "=") {
+		format, rest = rest[0], rest[1:]
+	}
+	var size int
+	var flush time.Duration
+	var cond string
+	for _, a := range rest {
+		k, v, _ := strings.Cut(a, "=")
+		switch k {
+		case "buffer":
+			n, err := c.Size(v)
+			if err != nil {
+				return err
+			}
+			size = int(n)
+		case "flush":
+			d, err := c.Duration(v)
+			if err != nil {
+				return err
+			}
+			flush = d
+		case "gzip":
+			return c.Errorf("access_log gzip= is not supported")
+		case "if":
+			cond = v
+		default:
+			return c.Errorf("invalid parameter %q", a)
+		}
+	}
+	if flush > 0 && size == 0 {
+		size = 64 << 10 // NGINX: flush= implies a 64k buffer
+	}
+	f, err := mc.format(c, format)
+	if err != nil {
+		return err
+	}
+	t := accesslog.Target{Format: f}
+	if cond != "" {
+		tpl, err := c.Template(cond)
+		if err != nil {
+			return err
+		}
+		t.If = tpl
+	}
+	t.File, err = mc.file(c, path, size, flush)
+	if err != nil {
+		return err
+	}
+	lc.targets = append(lc.targets, t)
+	return nil
+}
+
+// file returns the log file at path, opening it the first time a line of
+// the configuration names it; the buffer settings of that first line hold.
+func (mc *mainConf) file(c *server.Cmd, path string, size int, flush time.Duration) (*accesslog.File, error) {
+	if f, ok := mc.files[path]; ok {
+		return f, nil
+	}
+	var w *os.File
+	switch path {
+	case "/dev/stdout", "stdout":
+		w = os.Stdout
+	case "/dev/stderr", "stderr":
+		w = os.Stderr
+	default:
+		var err error
+		if w, err = c.Config().OpenLogFile(path); err != nil {
+			return nil, c.Errorf("%v", err)
+		}
+	}
+	f := accesslog.NewFile(w, size, flush)
+	mc.files[path] = f
+	c.Config().OnClose(f.Flush)
+	return f, nil
+}

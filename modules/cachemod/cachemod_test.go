@@ -1,0 +1,204 @@
+package cachemod_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	_ "github.com/mosaic-edge/mosaic/modules/cachemod"
+	"github.com/mosaic-edge/mosaic/server"
+)
+
+// The directives' behaviour is tested through the binary (cmd/mosaic);
+// these tests check what this package composes: the cache in front of
+// the location's own proxy, inside the core's steps.
+
+// flakyOrigin answers the first request for each path with a response the
+// cache may keep for a second (X-Accel-Expires, which the proxy hides
+// from clients unless told to pass it), and fails every later one as the
+// path says: /hangup/ closes the connection, /garbage/ answers with
+// something that is not HTTP. Under /broken/ every answer breaks off
+// after ten bytes of its body.
+type flakyOrigin struct {
+	ln   net.Listener
+	mu   sync.Mutex
+	seen map[string]int
+}
+
+func newFlakyOrigin(t *testing.T) *flakyOrigin {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &flakyOrigin{ln: ln, seen: map[string]int{}}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go o.serve(c)
+		}
+	}()
+	t.Cleanup(func() { ln.Close() })
+	return o
+}
+
+func (o *flakyOrigin) serve(c net.Conn) {
+	defer c.Close()
+	req, err := http.ReadRequest(bufio.NewReader(c))
+	if err != nil {
+		return
+	}
+	o.mu.Lock()
+	o.seen[req.URL.Path]++
+	n := o.seen[req.URL.Path]
+	o.mu.Unlock()
+	switch {
+	case strings.HasPrefix(req.URL.Path, "/broken"):
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nContent-Length: 1000\r\n\r\n0123456789")
+	case n == 1:
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nCache-Control: private\r\nX-Accel-Expires: 1\r\nContent-Length: 2\r\n\r\nv1")
+	case strings.HasPrefix(req.URL.Path, "/garbage"):
+		io.WriteString(c, "NOT HTTP AT ALL\r\n\r\n")
+	}
+}
+
+func (o *flakyOrigin) requests(path string) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.seen[path]
+}
+
+// startConfig serves src on the loopback port it listens on and returns
+// the base URL.
+func startConfig(t *testing.T, src string) string {
+	t.Helper()
+	cfg, err := server.LoadString("test.conf", src)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	rt := server.NewRuntime()
+	if err := rt.Apply(cfg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = rt.Shutdown(ctx)
+	})
+	return "http://" + rt.Addrs()[0].String()
+}
+
+type answer struct {
+	status      int
+	body        string
+	cacheStatus string
+	accel       string // X-Accel-Expires as the client got it
+}
+
+func get(t *testing.T, url string) answer {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return answer{resp.StatusCode, string(b), resp.Header.Get("Cache-Status"), resp.Header.Get("X-Accel-Expires")}
+}
+
+func TestCacheInFrontOfProxy(t *testing.T) {
+	o := newFlakyOrigin(t)
+	base := startConfig(t, fmt.Sprintf(`error_log stderr crit; # the failures are on purpose
+	http {
+		proxy_cache_path memory keys_zone=z:1m;
+		server {
+			listen 127.0.0.1:0;
+			proxy_cache z;
+			location /hangup/          { proxy_pass http://%[1]s; proxy_cache_use_stale error; }
+			location /garbage/stale/   { proxy_pass http://%[1]s; proxy_cache_use_stale invalid_header; }
+			location /garbage/error/   { proxy_pass http://%[1]s; proxy_cache_use_stale error; }
+			location /broken/          { proxy_pass http://%[1]s; }
+			location /internal/        { internal; proxy_pass http://%[1]s; }
+			location /fallback/        { try_files /nonexistent @cached; }
+			location @cached           { proxy_pass http://%[1]s; }
+		}
+	}`, o.ln.Addr()))
+
+	// X-Accel-Expires reaches the cache through the proxy, and not the
+	// client.
+	for _, path := range []string{"/hangup/a", "/garbage/stale/a", "/garbage/error/a"} {
+		if a := get(t, base+path); a.status != 200 || !strings.Contains(a.cacheStatus, "fwd=miss") ||
+			!strings.Contains(a.cacheStatus, "stored") || a.accel != "" {
+			t.Fatalf("%s, first request: %+v", path, a)
+		}
+		if a := get(t, base+path); !strings.Contains(a.cacheStatus, "; hit") || a.body != "v1" {
+			t.Fatalf("%s, second request: %+v", path, a)
+		}
+	}
+
+	time.Sleep(1100 * time.Millisecond) // the entries expire
+	for _, c := range []struct {
+		path   string
+		status int
+		stale  bool
+	}{
+		// The proxy's failures reach the cache as what they are.
+		{"/hangup/a", 200, true},
+		{"/garbage/stale/a", 200, true},
+		{"/garbage/error/a", 502, false},
+	} {
+		a := get(t, base+c.path)
+		served := strings.Contains(a.cacheStatus, "; hit") && strings.Contains(a.cacheStatus, "detail=upstream-failure")
+		if a.status != c.status || served != c.stale || (c.stale && a.body != "v1") {
+			t.Errorf("%s, origin failing: %+v, want %d (stale: %t)", c.path, a, c.status, c.stale)
+		}
+		if !c.stale && !strings.Contains(a.cacheStatus, "detail=upstream-failure") {
+			t.Errorf("%s: the proxy's error page was not known as a failure: %q", c.path, a.cacheStatus)
+		}
+	}
+
+	// A body that breaks off reaches the client broken, and is not stored.
+	// The client opens a connection per request: Go's client retries a
+	// request on a kept-alive connection that closes before any byte of
+	// the response, which would double the origin's count.
+	fresh := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	for i := range 2 {
+		resp, err := fresh.Get(base + "/broken/a")
+		if err == nil {
+			_, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+		}
+		if err == nil {
+			t.Fatalf("request %d: a broken upstream body reached the client complete", i+1)
+		}
+	}
+	if n := o.requests("/broken/a"); n != 2 {
+		t.Errorf("broken body: %d origin requests, want 2 (nothing stored)", n)
+	}
+
+	// The core's internal check runs before the cache: a client gets the
+	// 404, and neither reads nor fills the cache.
+	if a := get(t, base+"/internal/a"); a.status != 404 || a.cacheStatus != "" || o.requests("/internal/a") != 0 {
+		t.Errorf("internal location: %+v, %d origin requests", a, o.requests("/internal/a"))
+	}
+
+	// The cache is the content of its location, so an internal redirect
+	// to it (try_files, error_page) is cached too.
+	get(t, base+"/fallback/a")
+	if a := get(t, base+"/fallback/a"); !strings.Contains(a.cacheStatus, "; hit") || o.requests("/fallback/a") != 1 {
+		t.Errorf("try_files to a cached location: %+v, %d origin requests", a, o.requests("/fallback/a"))
+	}
+}

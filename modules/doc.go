@@ -1,0 +1,23 @@
+// Package modules documents and checks mosaic's wiring layer; the wiring
+// itself is in its subpackages, one for each library:
+//
+//	modules/accesslogmod  log_format, access_log        -> accesslog
+//	modules/cachemod      proxy_cache_path, proxy_cache* -> cache (+ proxy)
+//	modules/compressmod   brotli*, zstd*, gzip*, gunzip  -> compress
+//	modules/esimod        esi*                           -> esi (fragments: server.Subrequest)
+//	modules/headersmod    add_header, expires            -> headers
+//	modules/proxymod      proxy_pass, upstream, proxy_*  -> proxy
+//	modules/staticmod     index, etag, open_file_cache…  -> static (+ compress, esi options)
+//
+// A wiring package declares its module's directives, settings and merge
+// functions, registers a server.Module from its init, and builds the
+// library's handler for each location from the merged settings. It is the
+// only kind of package that imports both the server and a library; where
+// two modules cooperate (the cache in front of the proxy, precompressed
+// variants for static files), the wiring passes explicit values and
+// interfaces between the libraries, which know nothing of each other.
+//
+// The order in which filters wrap a location and content handlers are
+// asked is one table, in server/order.go. The imports are checked by this
+// package's tests: see TestLayers.
+package modules

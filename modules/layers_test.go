@@ -1,0 +1,77 @@
+package modules
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const mod = "github.com/mosaic-edge/mosaic/"
+
+// libraries are the packages usable as net/http handlers on their own.
+var libraries = []string{"accesslog", "cache", "compress", "esi", "headers", "proxy", "static"}
+
+// allowed says which of the repository's packages a layer may import
+// (directly or not): a library, the standard library and its chosen
+// dependencies aside, only vars and internal/*; the server, no library and
+// no wiring.
+func allowed(layer, dep string) bool {
+	switch {
+	case dep == "vars" || strings.HasPrefix(dep, "internal/"):
+		return true
+	case layer == "server":
+		return dep == "conf" || dep == "http1"
+	case layer == "modules":
+		return !strings.HasPrefix(dep, "cmd/")
+	}
+	return false // a library, http1, conf, vars or internal/*
+}
+
+func layerOf(pkg string) string {
+	switch {
+	case pkg == "server":
+		return "server"
+	case strings.HasPrefix(pkg, "modules/"):
+		return "modules"
+	}
+	return "library"
+}
+
+// TestLayers fails when a package imports across the layers: a library
+// that imports the server or another library, the server a module.
+func TestLayers(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-json=ImportPath,Name,Deps", mod+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	seen := map[string]bool{}
+	for dec.More() {
+		var p struct {
+			ImportPath string
+			Name       string
+			Deps       []string
+		}
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkg, ok := strings.CutPrefix(p.ImportPath, mod)
+		if !ok || p.Name == "main" { // commands: the binary, benchmark tools
+			continue
+		}
+		seen[pkg] = true
+		layer := layerOf(pkg)
+		for _, d := range p.Deps {
+			dep, ok := strings.CutPrefix(d, mod)
+			if ok && !allowed(layer, dep) {
+				t.Errorf("%s (%s) imports %s", pkg, layer, dep)
+			}
+		}
+	}
+	for _, lib := range append(libraries, "server", "http1", "conf", "vars") {
+		if !seen[lib] {
+			t.Errorf("package %s not found by go list", lib)
+		}
+	}
+}

@@ -1,0 +1,31 @@
+package proxymod
+
+import (
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/proxy"
+)
+
+func TestParseServer(t *testing.T) {
+	s, err := parseServer([]string{"127.0.0.1:8080"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s != (proxy.Server{Addr: "127.0.0.1:8080", Weight: 1, MaxFails: 1, FailTimeout: 10 * time.Second}) {
+		t.Errorf("defaults: %+v", s)
+	}
+	s, err = parseServer([]string{"b:81", "weight=3", "max_fails=0", "fail_timeout=1m30s", "backup", "down"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := proxy.Server{Addr: "b:81", Weight: 3, MaxFails: 0, FailTimeout: 90 * time.Second, Backup: true, Down: true}
+	if s != want {
+		t.Errorf("got %+v, want %+v", s, want)
+	}
+	for _, bad := range [][]string{nil, {"a", "weight=0"}, {"a", "max_fails=-1"}, {"a", "fail_timeout=x"}, {"a", "slow_start=1"}} {
+		if _, err := parseServer(bad); err == nil {
+			t.Errorf("parseServer(%q) succeeded", bad)
+		}
+	}
+}

@@ -1,0 +1,100 @@
+package staticmod
+
+import (
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/dirwatch"
+	"github.com/mosaic-edge/mosaic/server"
+	"github.com/mosaic-edge/mosaic/static"
+	"github.com/mosaic-edge/mosaic/vars"
+)
+
+// maxRoots bounds the roots one location keeps open when its root or
+// alias has variables ($host, captures...).
+const maxRoots = 256
+
+// locHandler serves a location's files. The root is opened on first use,
+// not at load time, since NGINX does not require it to exist then, and
+// opened again when its name comes to mean another directory (a deploy
+// that switches a symbolic link; see dirwatch).
+type locHandler struct {
+	loc   *server.Location
+	opts  static.Options
+	mu    sync.RWMutex
+	roots map[string]*rootEntry
+}
+
+// rootEntry is an open root and what its name meant when it was opened.
+type rootEntry struct {
+	fs   *static.FileServer
+	name *dirwatch.Name
+}
+
+func (h *locHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	dir, rel := h.loc.FilePath(r, r.URL.Path)
+	fs, err := h.server(dir, vars.StartTime(r.Context()))
+	if err != nil {
+		h.opts.Logger.Error("cannot open root", "root", dir, "err", err)
+		// A root that does not exist answers like a missing file.
+		server.Error(w, r, http.StatusNotFound)
+		return
+	}
+	fs.ServePath(w, r, trimSlash(rel), r.URL.Path)
+}
+
+func trimSlash(s string) string {
+	for len(s) > 0 && s[0] == '/' {
+		s = s[1:]
+	}
+	return s
+}
+
+// server returns the file server of the root dir, opening it on first use
+// and again once its name means another directory.
+func (h *locHandler) server(dir string, now time.Time) (*static.FileServer, error) {
+	h.mu.RLock()
+	e := h.roots[dir]
+	h.mu.RUnlock()
+	if e != nil && !e.name.Stale(now) {
+		return e.fs, nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if cur := h.roots[dir]; cur != nil && cur != e {
+		return cur.fs, nil // opened meanwhile
+	}
+	// What the name means is read before the directory is opened: a
+	// switch in between makes the next look find it stale again, rather
+	// than the old directory pass for the new one.
+	opts := h.opts
+	opts.Root = dir
+	name, err := dirwatch.New(dir, now)
+	var fs *static.FileServer
+	if err == nil {
+		fs, err = static.New(opts)
+	}
+	if err != nil {
+		delete(h.roots, dir) // a root that went away answers 404 from now on
+		return nil, err
+	}
+	if h.roots == nil || len(h.roots) >= maxRoots {
+		h.roots = map[string]*rootEntry{}
+	}
+	// A replaced or dropped root is not closed: a request may still use
+	// it, and its descriptors close when it is collected (the cleanup
+	// static attaches to its directory descriptor, and os.Root's own).
+	h.roots[dir] = &rootEntry{fs: fs, name: name}
+	return fs, nil
+}
+
+func (h *locHandler) close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, e := range h.roots {
+		_ = e.fs.Close()
+	}
+	h.roots = nil
+	return nil
+}

@@ -1,0 +1,70 @@
+package proxy
+
+// Tests of unexported parts; the tests of the API are in package
+// proxy_test.
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+func TestAppendSeconds(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0: "0.000", 12 * time.Millisecond: "0.012", 1500 * time.Millisecond: "1.500",
+		62*time.Second + 7*time.Millisecond: "62.007", -1: "-",
+	} {
+		if got := string(appendSeconds(nil, d)); got != want {
+			t.Errorf("%v -> %q, want %q", d, got, want)
+		}
+	}
+}
+
+func TestStripPort(t *testing.T) {
+	for in, want := range map[string]string{
+		"origin.test": "origin.test", "origin.test:8443": "origin.test",
+		"[::1]": "[::1]", "[::1]:443": "[::1]", "127.0.0.1:443": "127.0.0.1", "": "",
+	} {
+		if got := stripPort(in); got != want {
+			t.Errorf("stripPort(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestSelectionTriesEachServerOnce: within one request every server is
+// tried at most once, also in groups larger than 64.
+func TestSelectionTriesEachServerOnce(t *testing.T) {
+	for _, n := range []int{3, 70} {
+		servers := make([]Server, n)
+		for i := range servers {
+			servers[i] = Server{Addr: fmt.Sprintf("10.0.0.%d:80", i)}
+		}
+		up, err := NewUpstream("many", servers, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sel selection
+		sel.reset(up)
+		seen := map[string]bool{}
+		now := time.Now()
+		for p := sel.next(now); p != nil; p = sel.next(now) {
+			if seen[p.addr] {
+				t.Fatalf("%d servers: %s picked twice", n, p.addr)
+			}
+			seen[p.addr] = true
+		}
+		if len(seen) != n || sel.tries != n {
+			t.Errorf("%d servers: %d picked, %d tries", n, len(seen), sel.tries)
+		}
+	}
+}
+
+func TestUpstreamDefaultPort(t *testing.T) {
+	u, err := NewUpstream("u", []Server{{Addr: "example.com"}, {Addr: "[::1]"}}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.primary[0].addr != "example.com:80" || u.primary[1].addr != "[::1]:80" {
+		t.Errorf("default port not added: %q %q", u.primary[0].addr, u.primary[1].addr)
+	}
+}
