@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,22 +24,7 @@ func TestExampleTour(t *testing.T) {
 	).Replace(string(src))
 	path := filepath.Join(t.TempDir(), "mosaic.conf")
 	writeFile(t, path, conf)
-	p := &proc{out: &syncBuffer{}, done: make(chan error, 1)}
-	p.cmd = exec.Command(binPath, "-c", path)
-	p.cmd.Dir = "../.." // the example's paths are relative to the repository root
-	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.done <- p.cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = p.cmd.Process.Kill()
-		<-p.done
-		if t.Failed() {
-			t.Logf("mosaic output:\n%s", p.out.String())
-		}
-	})
-	waitPort(t, port, p)
+	runMosaic(t, "../..", path, port) // the example's paths are relative to the repository root
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 
 	// The page: both fragments in place, no markup left.

@@ -68,6 +68,13 @@ func startMosaic(t *testing.T, dir, conf string, port int) *proc {
 	if err := os.WriteFile(path, []byte(strings.ReplaceAll(conf, "{port}", fmt.Sprint(port))), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return runMosaic(t, dir, path, port)
+}
+
+// runMosaic runs the binary on the configuration file path, in the
+// working directory dir, until the test ends; it waits until port accepts.
+func runMosaic(t *testing.T, dir, path string, port int) *proc {
+	t.Helper()
 	p := &proc{out: &syncBuffer{}, done: make(chan error, 1)}
 	p.cmd = exec.Command(binPath, "-c", path)
 	p.cmd.Dir = dir
