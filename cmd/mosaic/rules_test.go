@@ -34,6 +34,10 @@ type ruleCase struct {
 	upstream string
 	// absent are header names the origin must not receive.
 	absent []string
+	// sent are the header lines mosaic's proxy sends after its own Host
+	// and Connection: with them the origin's head is checked byte for
+	// byte.
+	sent []string
 	// nginxStatus and nginxUpstream are NGINX's answers where mosaic
 	// differs on purpose, for the reason given in why.
 	// nginxForwards: NGINX passes the absent headers on.
@@ -110,13 +114,13 @@ var ruleCases = []ruleCase{
 
 	// Header names NGINX deems invalid never reach a handler.
 	{name: "underscore header dropped", req: rawReq("/h", "a.example", "X-Forwarded-For: 1.1.1.1", "X_Forwarded_For: 6.6.6.6"),
-		status: 200, upstream: "GET /h HTTP/1.0", absent: []string{"X_Forwarded_For"}},
+		status: 200, upstream: "GET /h HTTP/1.0", absent: []string{"X_Forwarded_For"}, sent: []string{"X-Forwarded-For: 1.1.1.1"}},
 	{name: "dotted header dropped", req: rawReq("/h", "a.example", "X.Forwarded-For: 6.6.6.6"),
 		status: 200, upstream: "GET /h HTTP/1.0", absent: []string{"X.Forwarded-For"}},
 	{name: "underscores_in_headers on", req: rawReq("/h", "under.example", "X_Custom: 1", "X.Custom: 1"),
-		status: 200, upstream: "GET /h HTTP/1.0", absent: []string{"X.Custom"}},
+		status: 200, upstream: "GET /h HTTP/1.0", absent: []string{"X.Custom"}, sent: []string{"X_custom: 1"}},
 	{name: "ignore_invalid_headers off", req: rawReq("/h", "lax.example", "X.Custom: 1"),
-		status: 200, upstream: "GET /h HTTP/1.0"},
+		status: 200, upstream: "GET /h HTTP/1.0", sent: []string{"X.custom: 1"}},
 	{name: "header name outside the token set", req: rawReq("/h", "a.example", `X"y: 1`), status: 400,
 		nginxStatus: 200, nginxUpstream: "GET /h HTTP/1.0", why: "NGINX drops such a line; mosaic refuses it, as Go's HTTP/1 and HTTP/2 servers do"},
 	{name: "space before the colon", req: rawReq("/h", "a.example", "X-Forwarded-For : 6.6.6.6"), status: 400},
@@ -312,6 +316,15 @@ func TestRequestRules(t *testing.T) {
 			for _, c := range ruleCases {
 				got := sendRaw(t, dial, origin, c.req)
 				checkRule(t, c, got, c.status, c.upstream, c.absent)
+				if c.upstream != "" {
+					want := c.upstream + "\r\nHost: " + origin.addr() + "\r\nConnection: close\r\n"
+					for _, line := range c.sent {
+						want += line + "\r\n"
+					}
+					if want += "\r\n"; got.head != want {
+						t.Errorf("%s: the origin received\n%q\nwant\n%q", c.name, got.head, want)
+					}
+				}
 				if got.proxyAuth != "" {
 					t.Errorf("%s: Proxy-Authenticate reached the client: %q", c.name, got.proxyAuth)
 				}
