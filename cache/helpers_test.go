@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/cache"
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -144,26 +145,11 @@ type response struct {
 
 func (r response) cacheStatus() string { return r.header.Get("X-Test-Cache") }
 
-// get sends a request through the front; extra is header name/value pairs.
+// do sends a request through the front; extra is header name/value pairs.
 func (f *front) do(t testing.TB, method, path string, extra ...string) response {
 	t.Helper()
-	req, err := http.NewRequest(method, f.URL+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(extra); i += 2 {
-		req.Header.Add(extra[i], extra[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("%s %s: reading body: %v", method, path, err)
-	}
-	return response{status: resp.StatusCode, header: resp.Header, body: string(b)}
+	resp, body := testclient.Do(t, method, f.URL+path, extra...)
+	return response{status: resp.StatusCode, header: resp.Header, body: body}
 }
 
 func (f *front) get(t testing.TB, path string, extra ...string) response {

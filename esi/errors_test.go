@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/esi"
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 func TestFetchErrors(t *testing.T) {
@@ -30,7 +31,7 @@ func TestFetchErrors(t *testing.T) {
 		if silent {
 			want = "1234"
 		}
-		if _, body := get(t, srv.URL+"/"); body != want {
+		if _, body := testclient.Get(t, srv.URL+"/"); body != want {
 			t.Errorf("silent %v: got %q", silent, body)
 		}
 		for _, msg := range []string{"fetch panicked: boom", "no fragment returned", "origin down"} {

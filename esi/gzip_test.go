@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mosaic-edge/mosaic/esi"
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 const gzDoc = `<html>head <esi:include src="/f/a"/> tail</html>`
@@ -37,7 +38,7 @@ func TestGzippedPageInflated(t *testing.T) {
 		// With or without gzip in Accept-Encoding, the page comes out
 		// inflated: recompressing is the compression filter's job.
 		for _, ae := range []string{"gzip", "identity"} {
-			resp, body := get(t, srv.URL+"/", "Accept-Encoding", ae)
+			resp, body := testclient.Get(t, srv.URL+"/", "Accept-Encoding", ae)
 			if body != want {
 				t.Errorf("io.Copy %v, Accept-Encoding %s: got %d bytes %.60q", copyFrom, ae, len(body), body)
 			}
@@ -61,7 +62,7 @@ func TestOtherEncodingPassesThrough(t *testing.T) {
 		w.Header().Set("ETag", `"b"`)
 		w.Write(raw)
 	})
-	resp, body := get(t, srv.URL+"/", "Accept-Encoding", "br")
+	resp, body := testclient.Get(t, srv.URL+"/", "Accept-Encoding", "br")
 	if body != string(raw) || resp.Header.Get("Content-Encoding") != "br" || resp.ContentLength != 29 || resp.Header.Get("ETag") != `"b"` {
 		t.Fatalf("br page changed: %q %v", body, resp.Header)
 	}
@@ -79,7 +80,7 @@ func TestCorruptGzipPage(t *testing.T) {
 		w.Header().Set("Content-Encoding", "gzip")
 		w.Write(bad)
 	})
-	_, body := get(t, srv.URL+"/")
+	_, body := testclient.Get(t, srv.URL+"/")
 	if len(body) == 0 || strings.Trim(body, "x") != "" {
 		t.Fatalf("got %d bytes %.40q", len(body), body)
 	}
@@ -108,7 +109,7 @@ func TestGzippedFragmentOverHTTP(t *testing.T) {
 	}
 	srv := pageServer(t, esi.Options{Fetcher: esi.FetchFunc(fetch)}, htmlPage(`a<esi:include src="/f/gz"/>b`))
 	// The gzipped fragment is inflated, then processed as nested ESI.
-	if _, body := get(t, srv.URL+"/"); body != "a[A]b" {
+	if _, body := testclient.Get(t, srv.URL+"/"); body != "a[A]b" {
 		t.Fatalf("got %q", body)
 	}
 }
@@ -122,12 +123,12 @@ func TestHeadOfEncodedPages(t *testing.T) {
 		}
 	}
 	gz := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments())}, serve("gzip"))
-	resp, _ := do(t, http.MethodHead, gz.URL+"/")
+	resp, _ := testclient.Do(t, http.MethodHead, gz.URL+"/")
 	if resp.Header.Get("Content-Encoding") != "" || resp.ContentLength != -1 {
 		t.Errorf("HEAD of a gzipped page: %v", resp.Header)
 	}
 	br := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments()), Logger: discardLog()}, serve("br"))
-	resp, _ = do(t, http.MethodHead, br.URL+"/")
+	resp, _ = testclient.Do(t, http.MethodHead, br.URL+"/")
 	if resp.Header.Get("Content-Encoding") != "br" || resp.ContentLength != 10 {
 		t.Errorf("HEAD of a br page: %v", resp.Header)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mosaic-edge/mosaic/esi"
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 func TestProcessedResponseHeaders(t *testing.T) {
@@ -33,7 +34,7 @@ func TestProcessedResponseHeaders(t *testing.T) {
 		io.WriteString(w, "A")
 	})
 	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(mux)}, serve("text/html"))
-	resp, body := get(t, srv.URL+"/")
+	resp, body := testclient.Get(t, srv.URL+"/")
 	if body != "xA" {
 		t.Fatalf("body %q", body)
 	}
@@ -51,7 +52,7 @@ func TestProcessedResponseHeaders(t *testing.T) {
 
 	// Not a processed type: everything stays.
 	plain := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(mux)}, serve("text/plain"))
-	resp, body = get(t, plain.URL+"/")
+	resp, body = testclient.Get(t, plain.URL+"/")
 	if body != `x<esi:include src="/f/a"/>` || resp.Header.Get("ETag") != `"v1"` || resp.ContentLength != 26 ||
 		resp.Header.Get("Surrogate-Control") == "" || resp.Header.Get("Accept-Ranges") != "bytes" {
 		t.Errorf("unprocessed response changed: %q %v", body, resp.Header)
@@ -65,7 +66,7 @@ func TestFragmentSetCookieNotMerged(t *testing.T) {
 		io.WriteString(w, "C")
 	})
 	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(mux)}, htmlPage(`<esi:include src="/c"/>`))
-	resp, body := get(t, srv.URL+"/")
+	resp, body := testclient.Get(t, srv.URL+"/")
 	if body != "C" || len(resp.Header.Values("Set-Cookie")) != 0 {
 		t.Fatalf("%q %v", body, resp.Header)
 	}
@@ -143,11 +144,11 @@ func TestHeadIssuesNoFetch(t *testing.T) {
 		w.Header().Set("ETag", `"v"`)
 		io.WriteString(w, `<esi:include src="/f/a"/>`)
 	})
-	resp, body := do(t, http.MethodHead, srv.URL+"/")
+	resp, body := testclient.Do(t, http.MethodHead, srv.URL+"/")
 	if body != "" || resp.Header.Get("ETag") != "" || resp.ContentLength != -1 || fetches.Load() != 0 {
 		t.Fatalf("HEAD: body %q, header %v, length %d, %d fetches", body, resp.Header, resp.ContentLength, fetches.Load())
 	}
-	if _, body := get(t, srv.URL+"/"); body != "A" || fetches.Load() != 1 {
+	if _, body := testclient.Get(t, srv.URL+"/"); body != "A" || fetches.Load() != 1 {
 		t.Fatalf("GET: %q, %d fetches", body, fetches.Load())
 	}
 }

@@ -84,32 +84,6 @@ func htmlPage(body string) http.HandlerFunc {
 	}
 }
 
-func get(t testing.TB, url string, header ...string) (*http.Response, string) {
-	t.Helper()
-	return do(t, http.MethodGet, url, header...)
-}
-
-func do(t testing.TB, method, url string, header ...string) (*http.Response, string) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Add(header[i], header[i+1])
-	}
-	resp, err := http.DefaultTransport.RoundTrip(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, string(b)
-}
-
 // logSink collects log lines.
 type logSink struct{ syncbuf.Buffer }
 

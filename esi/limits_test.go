@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/esi"
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 func TestMaxIncludes(t *testing.T) {
 	log, sink := newLog()
 	doc := strings.Repeat(`<esi:include src="/f/a"/>`, 5)
 	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments()), MaxIncludes: 3, Logger: log}, htmlPage(doc))
-	if _, body := get(t, srv.URL+"/"); body != "AAA"+marker+marker {
+	if _, body := testclient.Get(t, srv.URL+"/"); body != "AAA"+marker+marker {
 		t.Fatalf("got %q", body)
 	}
 	if n := sink.count("more than 3 includes for one request"); n != 1 {
@@ -30,7 +31,7 @@ func TestMaxIncludesCountsNested(t *testing.T) {
 		io.WriteString(w, `(`+strings.Repeat(`<esi:include src="/f/a"/>`, 3)+`)`)
 	})
 	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(mux), MaxIncludes: 3, Logger: discardLog()}, htmlPage(`<esi:include src="/f/three"/>`))
-	if _, body := get(t, srv.URL+"/"); body != "(AA"+marker+")" {
+	if _, body := testclient.Get(t, srv.URL+"/"); body != "(AA"+marker+")" {
 		t.Fatalf("got %q", body)
 	}
 }
@@ -38,7 +39,7 @@ func TestMaxIncludesCountsNested(t *testing.T) {
 func TestDefaultMaxIncludes(t *testing.T) {
 	doc := strings.Repeat(`<esi:include src="/f/a"/>`, esi.DefaultMaxIncludes+1)
 	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments()), SilentErrors: true, Logger: discardLog()}, htmlPage(doc))
-	if _, body := get(t, srv.URL+"/"); body != strings.Repeat("A", esi.DefaultMaxIncludes) {
+	if _, body := testclient.Get(t, srv.URL+"/"); body != strings.Repeat("A", esi.DefaultMaxIncludes) {
 		t.Fatalf("got %d bytes", len(body))
 	}
 }
@@ -58,7 +59,7 @@ func TestFragmentTimeout(t *testing.T) {
 	doc := `a<esi:include src="/slow"/>b<esi:include src="/stall"/>c<esi:include src="/fast"/>d`
 	srv := pageServer(t, esi.Options{Fetcher: fetch, FragmentTimeout: 150 * time.Millisecond, Logger: log}, htmlPage(doc))
 	start := time.Now()
-	_, body := get(t, srv.URL+"/")
+	_, body := testclient.Get(t, srv.URL+"/")
 	if elapsed := time.Since(start); elapsed > time.Second {
 		t.Fatalf("took %v", elapsed)
 	}

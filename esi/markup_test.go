@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mosaic-edge/mosaic/esi"
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 const marker = "<!-- ESI include error -->"
@@ -98,7 +99,7 @@ func TestMarkup(t *testing.T) {
 	for _, tc := range markupCases {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(frags), Logger: log}, serveDoc(tc.doc))
-			resp, body := get(t, srv.URL+"/f/page")
+			resp, body := testclient.Get(t, srv.URL+"/f/page")
 			if resp.StatusCode != 200 || body != tc.want {
 				t.Errorf("got %d %q, want %q", resp.StatusCode, body, tc.want)
 			}
@@ -143,7 +144,7 @@ func TestMarkupWarnings(t *testing.T) {
 	log, sink := newLog()
 	doc := `<esi:choose>x</esi:choose><esi:include src=/f/a/><esi:remove>open`
 	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments()), Logger: log}, serveDoc(doc))
-	if _, body := get(t, srv.URL+"/f/page"); body != doc {
+	if _, body := testclient.Get(t, srv.URL+"/f/page"); body != doc {
 		t.Fatalf("got %q", body)
 	}
 	for _, want := range []string{
@@ -168,7 +169,7 @@ func TestLongRemoveGivenUp(t *testing.T) {
 		io.WriteString(w, "a<esi:remove>"+long)
 		io.WriteString(w, `<esi:include src="/f/a"/></esi:remove>b`)
 	})
-	_, body := get(t, srv.URL+"/f/page")
+	_, body := testclient.Get(t, srv.URL+"/f/page")
 	if want := "a<esi:remove>" + long + "A</esi:remove>b"; body != want {
 		t.Fatalf("got %d bytes %q..., want %d bytes", len(body), body[:40], len(want))
 	}
@@ -182,7 +183,7 @@ func TestLongTagPassedThrough(t *testing.T) {
 	long := `<esi:include src="/f/a" x="` + strings.Repeat("v", esi.MaxTag) + `"/>`
 	doc := long + `<esi:include src="/f/b"/>`
 	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments()), Logger: log}, serveDoc(doc))
-	if _, body := get(t, srv.URL+"/f/page"); body != long+"B" {
+	if _, body := testclient.Get(t, srv.URL+"/f/page"); body != long+"B" {
 		t.Fatalf("got %d bytes, want %d", len(body), len(long)+1)
 	}
 }
@@ -210,7 +211,7 @@ func TestTypes(t *testing.T) {
 			}
 			io.WriteString(w, "<html>"+doc)
 		})
-		if _, body := get(t, srv.URL+"/p"); body != "<html>"+tc.want {
+		if _, body := testclient.Get(t, srv.URL+"/p"); body != "<html>"+tc.want {
 			t.Errorf("types %v, Content-Type %q: got %q", tc.types, tc.ctype, body)
 		}
 	}

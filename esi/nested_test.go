@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mosaic-edge/mosaic/esi"
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 // chain serves /n/K: a page that includes /n/K+1, forever.
@@ -30,7 +31,7 @@ func TestNestedDepthBound(t *testing.T) {
 	} {
 		log, sink := newLog()
 		srv := pageServer(t, esi.Options{Fetcher: fetch, MaxDepth: tc.depth, Logger: log}, htmlPage(`<esi:include src="/n/1"/>`))
-		if _, body := get(t, srv.URL+"/"); body != tc.want {
+		if _, body := testclient.Get(t, srv.URL+"/"); body != tc.want {
 			t.Errorf("MaxDepth %d: got %q, want %q", tc.depth, body, tc.want)
 		}
 		if !strings.Contains(sink.String(), "ESI nesting depth limit") {
@@ -56,7 +57,7 @@ func TestSelfIncludeInProcess(t *testing.T) {
 		return esi.FetchHandler(inner).Fetch(parent, req)
 	}), SilentErrors: true, Logger: log})
 	srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(inner), Logger: log}, mux.ServeHTTP)
-	_, body := get(t, srv.URL+"/self")
+	_, body := testclient.Get(t, srv.URL+"/self")
 	if body != "ssssss" {
 		t.Fatalf("got %q, want six pages and no marker", body)
 	}
@@ -69,7 +70,7 @@ func TestSelfIncludeOverHTTP(t *testing.T) {
 	page := `s<esi:include src="/self"/>`
 	_, fetch := origin(t, htmlPage(page))
 	srv := pageServer(t, esi.Options{Fetcher: fetch, Logger: discardLog()}, htmlPage(page))
-	if _, body := get(t, srv.URL+"/self"); body != "ssssss"+marker {
+	if _, body := testclient.Get(t, srv.URL+"/self"); body != "ssssss"+marker {
 		t.Fatalf("got %q", body)
 	}
 }
@@ -80,7 +81,7 @@ func TestFinalFragmentNotProcessed(t *testing.T) {
 		return &esi.Fragment{Status: 200, Header: h, Body: io.NopCloser(strings.NewReader(`<esi:include src="/x"/>`)), Final: true}, nil
 	}
 	srv := pageServer(t, esi.Options{Fetcher: esi.FetchFunc(fetch)}, htmlPage(`a<esi:include src="/f"/>b`))
-	if _, body := get(t, srv.URL+"/"); body != `a<esi:include src="/x"/>b` {
+	if _, body := testclient.Get(t, srv.URL+"/"); body != `a<esi:include src="/x"/>b` {
 		t.Fatalf("got %q", body)
 	}
 }
@@ -98,7 +99,7 @@ func TestDepthInContext(t *testing.T) {
 	var h http.Handler
 	h = mustNew(t, mux, esi.Options{Fetcher: esi.FetchFunc(func(parent, req *http.Request) (*esi.Fragment, error) { return esi.FetchHandler(h).Fetch(parent, req) })})
 	srv := httptestServer(t, h)
-	get(t, srv.URL+"/d")
+	testclient.Get(t, srv.URL+"/d")
 	if fmt.Sprint(depths) != "[0 1 2]" {
 		t.Fatalf("depths %v", depths)
 	}
@@ -119,7 +120,7 @@ func TestInProcessFragmentNotReprocessed(t *testing.T) {
 			fetch = esi.FetchHandler(mustNew(t, mux, esi.Options{Fetcher: esi.FetchHandler(mux), Logger: log}))
 		}
 		srv := pageServer(t, esi.Options{Fetcher: fetch, Logger: log}, htmlPage(`<esi:include src="/frag"/>`))
-		if _, body := get(t, srv.URL+"/"); body != `<esi:foo/>` {
+		if _, body := testclient.Get(t, srv.URL+"/"); body != `<esi:foo/>` {
 			t.Fatalf("got %q", body)
 		}
 		if n := sink.count("unknown ESI element"); n != 1 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/esi"
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 // storedDoc serves one document with http.ServeContent, as a file server
@@ -70,7 +71,7 @@ func TestRangesOfProcessedPages(t *testing.T) {
 		{"HEAD", "HEAD", []string{"Range", "bytes=0-3", "If-Range", `"v"`}, "|||"},
 		{"POST", "POST", []string{"Range", "bytes=0-3"}, "|||"},
 	} {
-		resp, body := do(t, tc.method, srv.URL+"/", tc.header...)
+		resp, body := testclient.Do(t, tc.method, srv.URL+"/", tc.header...)
 		want := "0123A"
 		if tc.method == http.MethodHead {
 			want = ""
@@ -90,7 +91,7 @@ func TestRangesOfProcessedPages(t *testing.T) {
 
 	// A 416 is an error page of its own: processed, with nothing of the
 	// document in it.
-	resp, body := get(t, srv.URL+"/", "Range", "bytes=100-")
+	resp, body := testclient.Get(t, srv.URL+"/", "Range", "bytes=100-")
 	if resp.StatusCode != http.StatusRequestedRangeNotSatisfiable || strings.Contains(body, "esi:") || strings.Contains(body, "0123") {
 		t.Errorf("unsatisfiable range: %d %q", resp.StatusCode, body)
 	}
@@ -100,14 +101,14 @@ func TestRangesOfProcessedPages(t *testing.T) {
 	// carry their types in the body, so that answer is served whole.
 	img := &storedDoc{ctype: "image/png", doc: "0123456789"}
 	isrv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments())}, img.ServeHTTP)
-	resp, body = get(t, isrv.URL+"/", "Range", "bytes=0-3")
+	resp, body = testclient.Get(t, isrv.URL+"/", "Range", "bytes=0-3")
 	if resp.StatusCode != http.StatusPartialContent || body != "0123" || resp.Header.Get("Content-Range") != "bytes 0-3/10" {
 		t.Errorf("image, one range: %d %q %v", resp.StatusCode, body, resp.Header)
 	}
 	if got := img.requests(); got != "bytes=0-3|||" {
 		t.Errorf("image, one range: next got %q", got)
 	}
-	resp, body = get(t, isrv.URL+"/", "Range", "bytes=0-1,4-5")
+	resp, body = testclient.Get(t, isrv.URL+"/", "Range", "bytes=0-1,4-5")
 	if resp.StatusCode != http.StatusOK || body != "0123456789" {
 		t.Errorf("image, two ranges: %d %q", resp.StatusCode, body)
 	}
@@ -127,7 +128,7 @@ func TestReplayStartsFromTheOuterHeader(t *testing.T) {
 		w.Header().Set("X-Outer", "kept")
 		inner.ServeHTTP(w, r)
 	}))
-	resp, body := get(t, srv.URL+"/", "Range", "bytes=0-3")
+	resp, body := testclient.Get(t, srv.URL+"/", "Range", "bytes=0-3")
 	if resp.StatusCode != http.StatusOK || body != "0123A" || resp.Header.Get("X-Outer") != "kept" || resp.Header.Get("X-First") != "" {
 		t.Errorf("%d %q %v", resp.StatusCode, body, resp.Header)
 	}
@@ -148,7 +149,7 @@ func TestErrorPageSlice(t *testing.T) {
 		w.WriteHeader(http.StatusNotFound)
 		w.Write([]byte(body))
 	})
-	resp, body := get(t, srv.URL+"/", "Range", "bytes=0-20")
+	resp, body := testclient.Get(t, srv.URL+"/", "Range", "bytes=0-20")
 	if resp.StatusCode != http.StatusNotFound || body != "<p>missing A</p>" || resp.Header.Get("Content-Range") != "" {
 		t.Errorf("%d %q %v", resp.StatusCode, body, resp.Header)
 	}
@@ -176,7 +177,7 @@ func TestNotModifiedOfProcessedPages(t *testing.T) {
 	} {
 		tc.doc.doc = `0123<esi:include src="/f/a"/>`
 		srv := pageServer(t, esi.Options{Fetcher: esi.FetchHandler(fragments())}, tc.doc.ServeHTTP)
-		resp, body := do(t, tc.method, srv.URL+"/", tc.header...)
+		resp, body := testclient.Do(t, tc.method, srv.URL+"/", tc.header...)
 		if resp.StatusCode != tc.status || body != tc.body {
 			t.Errorf("%s: %d %q, want %d %q", tc.name, resp.StatusCode, body, tc.status, tc.body)
 		}

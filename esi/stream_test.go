@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/esi"
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 // origin starts a loopback server for fragments and returns a Fetcher of it.
@@ -45,7 +46,7 @@ func TestFragmentsInParallel(t *testing.T) {
 	}
 	srv := pageServer(t, esi.Options{Fetcher: fetch}, htmlPage(doc.String()))
 	start := time.Now()
-	_, body := get(t, srv.URL+"/")
+	_, body := testclient.Get(t, srv.URL+"/")
 	elapsed := time.Since(start)
 	if body != want.String() {
 		t.Fatalf("got %q", body)

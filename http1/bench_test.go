@@ -28,12 +28,12 @@ func BenchmarkServeNetHTTP(b *testing.B) {
 }
 
 func BenchmarkServeTLS(b *testing.B) {
-	s := &Server{Handler: benchHandler(), Limits: Limits{KeepAliveTimeout: time.Minute}, Logger: quietLogger, TLSConfig: testServerTLS()}
+	s := &Server{Handler: benchHandler(), Limits: Limits{KeepAliveTimeout: time.Minute}, Logger: quietLogger, TLSConfig: testServerTLS(b)}
 	benchServe(b, s.Serve, s.Close, true)
 }
 
 func BenchmarkServeNetHTTPTLS(b *testing.B) {
-	s := &http.Server{Handler: benchHandler(), TLSConfig: testServerTLS()}
+	s := &http.Server{Handler: benchHandler(), TLSConfig: testServerTLS(b)}
 	serve := func(ln net.Listener) error { return s.Serve(tls.NewListener(ln, s.TLSConfig)) }
 	benchServe(b, serve, s.Close, true)
 }

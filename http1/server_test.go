@@ -50,7 +50,7 @@ func startServer(t *testing.T, h http.Handler, configure ...func(*Server)) *test
 	}
 	s := &Server{Handler: h, Limits: Limits{KeepAliveTimeout: time.Minute}, Logger: quietLogger}
 	if overTLS {
-		s.TLSConfig = testServerTLS()
+		s.TLSConfig = testServerTLS(t)
 	}
 	for _, f := range configure {
 		f(s)

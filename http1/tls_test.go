@@ -3,25 +3,19 @@ package http1
 import (
 	"bufio"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"math/big"
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/syncbuf"
+	"github.com/mosaic-edge/mosaic/internal/testpki"
 )
 
 // overTLS makes startServer serve TLS and dial (and clientConn) complete
@@ -30,25 +24,14 @@ import (
 var overTLS bool
 
 // testServerTLS is a TLS configuration with a self-signed certificate
-// for "test", made once.
-var testServerTLS = sync.OnceValue(func() *tls.Config {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		panic(err)
-	}
-	tpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test"}, DNSNames: []string{"test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tpl, tpl, &key.PublicKey, key)
-	if err != nil {
-		panic(err)
-	}
+// for "test".
+func testServerTLS(t testing.TB) *tls.Config {
+	t.Helper()
 	return &tls.Config{
-		Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}},
+		Certificates: []tls.Certificate{testpki.SelfSigned(t, "test")},
 		NextProtos:   []string{"h2", "http/1.1"},
 	}
-})
+}
 
 // clientConn returns nc, or when overTLS a TLS client on it that has
 // completed its handshake with "http/1.1" as its only protocol.
@@ -149,7 +132,7 @@ func TestServeTLSState(t *testing.T) {
 			return
 		}
 		fmt.Fprintf(w, "%s|%q|%v", r.TLS.ServerName, r.TLS.NegotiatedProtocol, r.TLS.HandshakeComplete)
-	}), func(s *Server) { s.TLSConfig = testServerTLS() })
+	}), func(s *Server) { s.TLSConfig = testServerTLS(t) })
 	for _, protos := range [][]string{{"http/1.1"}, nil} {
 		c := dialTLS(t, ts.addr, protos...)
 		want := `test|"http/1.1"|true`
@@ -170,7 +153,7 @@ func TestServeTLSState(t *testing.T) {
 func TestServeTLSNextProto(t *testing.T) {
 	handed := make(chan *tls.Conn, 1)
 	ts := startServer(t, http.NotFoundHandler(), func(s *Server) {
-		s.TLSConfig = testServerTLS()
+		s.TLSConfig = testServerTLS(t)
 		s.HeaderTimeout = 100 * time.Millisecond
 		s.TLSNextProto = map[string]func(*tls.Conn){"h2": func(c *tls.Conn) { handed <- c }}
 	})
@@ -204,7 +187,7 @@ func TestServeTLSHandshakeTimeout(t *testing.T) {
 	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "ok")
 	}), func(s *Server) {
-		s.TLSConfig = testServerTLS()
+		s.TLSConfig = testServerTLS(t)
 		s.HeaderTimeout = 500 * time.Millisecond
 	})
 	silent, err := net.Dial("tcp", ts.addr)
@@ -236,14 +219,22 @@ func TestServeTLSHandshakeTimeout(t *testing.T) {
 	}
 }
 
+// startLoggedTLS starts a TLS server that answers 404 and logs into the
+// buffer it returns.
+func startLoggedTLS(t *testing.T) (*testServer, *syncbuf.Buffer) {
+	t.Helper()
+	log := &syncbuf.Buffer{}
+	ts := startServer(t, http.NotFoundHandler(), func(s *Server) {
+		s.TLSConfig = testServerTLS(t)
+		s.Logger = slog.New(slog.NewTextHandler(log, nil))
+	})
+	return ts, log
+}
+
 // A client that speaks plain HTTP to the TLS port gets a 400 that says
 // so, and the failed handshake is logged at info.
 func TestServeTLSPlainHTTP(t *testing.T) {
-	var log syncbuf.Buffer
-	ts := startServer(t, http.NotFoundHandler(), func(s *Server) {
-		s.TLSConfig = testServerTLS()
-		s.Logger = slog.New(slog.NewTextHandler(&log, nil))
-	})
+	ts, log := startLoggedTLS(t)
 	nc, err := net.Dial("tcp", ts.addr)
 	if err != nil {
 		t.Fatal(err)
@@ -263,11 +254,7 @@ func TestServeTLSPlainHTTP(t *testing.T) {
 // A connection still in its handshake is idle to Shutdown: closed at once
 // (and not logged as a failed handshake), not waited for.
 func TestServeTLSShutdownDuringHandshake(t *testing.T) {
-	var log syncbuf.Buffer
-	ts := startServer(t, http.NotFoundHandler(), func(s *Server) {
-		s.TLSConfig = testServerTLS()
-		s.Logger = slog.New(slog.NewTextHandler(&log, nil))
-	})
+	ts, log := startLoggedTLS(t)
 	silent, err := net.Dial("tcp", ts.addr)
 	if err != nil {
 		t.Fatal(err)

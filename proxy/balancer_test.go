@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
 	"github.com/mosaic-edge/mosaic/proxy"
 )
 
@@ -26,7 +27,7 @@ const (
 
 // namedOrigin is a loopback origin whose behaviour a test switches.
 type namedOrigin struct {
-	*rawOrigin
+	*testorigin.Raw
 	name     string
 	mode     atomic.Int32
 	accepted atomic.Int32
@@ -37,7 +38,7 @@ func newNamedOrigin(t *testing.T, name string, mode int) *namedOrigin {
 	t.Helper()
 	o := &namedOrigin{name: name}
 	o.mode.Store(int32(mode))
-	o.rawOrigin = newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
+	o.Raw = testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		o.accepted.Add(1)
 		for {
 			switch o.mode.Load() {
@@ -76,7 +77,7 @@ func newNamedOrigin(t *testing.T, name string, mode int) *namedOrigin {
 
 func TestWeightedRoundRobin(t *testing.T) {
 	a, b := newNamedOrigin(t, "a", modeOK), newNamedOrigin(t, "b", modeOK)
-	sa, sb := server(a.addr()), server(b.addr())
+	sa, sb := server(a.Addr()), server(b.Addr())
 	sa.Weight, sb.Weight = 3, 1
 	up := mustUpstream(t, "backend", 0, sa, sb)
 	f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up}))
@@ -90,9 +91,9 @@ func TestWeightedRoundRobin(t *testing.T) {
 	}
 
 	x, y, z := newNamedOrigin(t, "x", modeOK), newNamedOrigin(t, "y", modeOK), newNamedOrigin(t, "z", modeOK)
-	sx := server(x.addr())
+	sx := server(x.Addr())
 	sx.Weight = 5
-	up = mustUpstream(t, "five", 0, sx, server(y.addr()), server(z.addr()))
+	up = mustUpstream(t, "five", 0, sx, server(y.Addr()), server(z.Addr()))
 	f = newFront(t, proxyTo(t, "http://five", proxy.Options{Upstream: up}))
 	seq.Reset()
 	for i := 0; i < 7; i++ {
@@ -106,16 +107,16 @@ func TestWeightedRoundRobin(t *testing.T) {
 
 func TestMaxFailsAndRecovery(t *testing.T) {
 	a, b := newNamedOrigin(t, "a", modeDrop), newNamedOrigin(t, "b", modeOK)
-	sa := server(a.addr())
+	sa := server(a.Addr())
 	sa.FailTimeout = 300 * time.Millisecond
-	up := mustUpstream(t, "backend", 0, sa, server(b.addr()))
+	up := mustUpstream(t, "backend", 0, sa, server(b.Addr()))
 	logs := &logBuffer{}
 	f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up, Logger: logs.logger()}))
 
 	if status, body, _ := get(t, f.URL+"/x"); status != 200 || body != "b" {
 		t.Fatalf("first request: %d %q", status, body)
 	}
-	if got, want := f.lastVar("upstream_addr"), a.addr()+", "+b.addr(); got != want {
+	if got, want := f.lastVar("upstream_addr"), a.Addr()+", "+b.Addr(); got != want {
 		t.Errorf("$upstream_addr %q, want %q", got, want)
 	}
 	if got := f.lastVar("upstream_status"); got != "502, 200" {
@@ -124,7 +125,7 @@ func TestMaxFailsAndRecovery(t *testing.T) {
 	for _, want := range []string{
 		"level=ERROR", "while reading response header from upstream",
 		"level=WARN", "upstream server temporarily disabled",
-		`upstream=http://` + a.addr() + "/x",
+		`upstream=http://` + a.Addr() + "/x",
 	} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("log lacks %q:\n%s", want, logs)
@@ -134,7 +135,7 @@ func TestMaxFailsAndRecovery(t *testing.T) {
 	// Within fail_timeout the failed server gets nothing.
 	for i := 0; i < 4; i++ {
 		get(t, f.URL+"/")
-		if got := f.lastVar("upstream_addr"); got != b.addr() {
+		if got := f.lastVar("upstream_addr"); got != b.Addr() {
 			t.Errorf("request %d went to %q while a was out", i, got)
 		}
 	}
@@ -160,9 +161,9 @@ func TestMaxFailsAndRecovery(t *testing.T) {
 
 func TestMaxFailsZeroNeverDisables(t *testing.T) {
 	a, b := newNamedOrigin(t, "a", modeDrop), newNamedOrigin(t, "b", modeOK)
-	sa := server(a.addr())
+	sa := server(a.Addr())
 	sa.MaxFails = 0
-	up := mustUpstream(t, "backend", 0, sa, server(b.addr()))
+	up := mustUpstream(t, "backend", 0, sa, server(b.Addr()))
 	f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up}))
 	for i := 0; i < 6; i++ {
 		if status, body, _ := get(t, f.URL+"/"); status != 200 || body != "b" {
@@ -177,9 +178,9 @@ func TestMaxFailsZeroNeverDisables(t *testing.T) {
 
 func TestBackupServers(t *testing.T) {
 	a, c := newNamedOrigin(t, "a", modeOK), newNamedOrigin(t, "c", modeOK)
-	sc := server(c.addr())
+	sc := server(c.Addr())
 	sc.Backup = true
-	up := mustUpstream(t, "backend", 0, server(a.addr()), sc)
+	up := mustUpstream(t, "backend", 0, server(a.Addr()), sc)
 	f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up}))
 	for i := 0; i < 4; i++ {
 		if _, body, _ := get(t, f.URL+"/"); body != "a" {
@@ -190,18 +191,18 @@ func TestBackupServers(t *testing.T) {
 	if status, body, _ := get(t, f.URL+"/"); status != 200 || body != "c" {
 		t.Errorf("primary down: %d %q, want the backup", status, body)
 	}
-	if got, want := f.lastVar("upstream_addr"), a.addr()+", "+c.addr(); got != want {
+	if got, want := f.lastVar("upstream_addr"), a.Addr()+", "+c.Addr(); got != want {
 		t.Errorf("$upstream_addr %q, want %q", got, want)
 	}
 	// The primary is now out for fail_timeout: the backup answers directly.
-	if _, body, _ := get(t, f.URL+"/"); body != "c" || f.lastVar("upstream_addr") != c.addr() {
+	if _, body, _ := get(t, f.URL+"/"); body != "c" || f.lastVar("upstream_addr") != c.Addr() {
 		t.Errorf("got %q via %q", body, f.lastVar("upstream_addr"))
 	}
 }
 
 func TestNoLiveUpstreams(t *testing.T) {
 	a, b := newNamedOrigin(t, "a", modeDrop), newNamedOrigin(t, "b", modeDrop)
-	up := mustUpstream(t, "backend", 0, server(a.addr()), server(b.addr()))
+	up := mustUpstream(t, "backend", 0, server(a.Addr()), server(b.Addr()))
 	logs := &logBuffer{}
 	f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up, Logger: logs.logger()}))
 	if status, _, _ := get(t, f.URL+"/"); status != 502 {
@@ -227,7 +228,7 @@ func TestNoLiveUpstreams(t *testing.T) {
 
 func TestSingleServerIsNeverDisabled(t *testing.T) {
 	a := newNamedOrigin(t, "a", modeDrop)
-	up := mustUpstream(t, "backend", 0, server(a.addr()))
+	up := mustUpstream(t, "backend", 0, server(a.Addr()))
 	f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up}))
 	for i := 0; i < 3; i++ {
 		if status, _, _ := get(t, f.URL+"/"); status != 502 {
@@ -274,7 +275,7 @@ func TestNextUpstream(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a, b := newNamedOrigin(t, "a", tt.firstMode), newNamedOrigin(t, "b", modeOK)
-			up := mustUpstream(t, "backend", 0, server(a.addr()), server(b.addr()))
+			up := mustUpstream(t, "backend", 0, server(a.Addr()), server(b.Addr()))
 			f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up, ReadTimeout: tt.readTO}))
 			status, body := post(t, f.URL+"/", tt.method, tt.body)
 			if status != tt.wantStatus || (tt.wantBody != "" && body != tt.wantBody) {
@@ -288,7 +289,7 @@ func TestNextUpstream(t *testing.T) {
 
 	t.Run("POST retried after a connect failure", func(t *testing.T) {
 		b := newNamedOrigin(t, "b", modeOK)
-		up := mustUpstream(t, "backend", 0, server(refusedAddr(t)), server(b.addr()))
+		up := mustUpstream(t, "backend", 0, server(refusedAddr(t)), server(b.Addr()))
 		f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up}))
 		status, body := post(t, f.URL+"/", "POST", "payload")
 		if status != 200 || body != "b:7" {

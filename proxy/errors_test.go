@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
 	"github.com/mosaic-edge/mosaic/proxy"
 )
 
@@ -43,7 +44,7 @@ func TestBadGatewayOnRefusedConnection(t *testing.T) {
 func TestGatewayTimeoutReadingHeader(t *testing.T) {
 	o := newNamedOrigin(t, "silent", modeSilent)
 	logs := &logBuffer{}
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{ReadTimeout: 200 * time.Millisecond, Logger: logs.logger()}))
+	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{ReadTimeout: 200 * time.Millisecond, Logger: logs.logger()}))
 	start := time.Now()
 	status, _, _ := get(t, f.URL+"/x")
 	elapsed := time.Since(start)
@@ -54,7 +55,7 @@ func TestGatewayTimeoutReadingHeader(t *testing.T) {
 		t.Errorf("answered after %v, want about the 200ms read timeout", elapsed)
 	}
 	want := `msg="upstream timed out while reading response header from upstream"`
-	if !strings.Contains(logs.String(), want) || !strings.Contains(logs.String(), "upstream=http://"+o.addr()+"/x") {
+	if !strings.Contains(logs.String(), want) || !strings.Contains(logs.String(), "upstream=http://"+o.Addr()+"/x") {
 		t.Errorf("log lacks %s:\n%s", want, logs)
 	}
 	if got := f.lastVar("upstream_status"); got != "504" {
@@ -63,8 +64,8 @@ func TestGatewayTimeoutReadingHeader(t *testing.T) {
 }
 
 // slowBodyOrigin sends the header, then chunks spaced by gap.
-func slowBodyOrigin(t *testing.T, chunks int, gap time.Duration) *rawOrigin {
-	return newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
+func slowBodyOrigin(t *testing.T, chunks int, gap time.Duration) *testorigin.Raw {
+	return testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		if _, err := http.ReadRequest(br); err != nil {
 			return
 		}
@@ -82,7 +83,7 @@ func TestReadTimeoutIsBetweenReads(t *testing.T) {
 	// Six chunks 80ms apart take about 480ms, well over the 250ms limit,
 	// but no single wait exceeds it.
 	o := slowBodyOrigin(t, 6, 80*time.Millisecond)
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{ReadTimeout: 250 * time.Millisecond}))
+	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{ReadTimeout: 250 * time.Millisecond}))
 	if status, body, _ := get(t, f.URL+"/"); status != 200 || body != "abcdef" {
 		t.Errorf("got %d %q", status, body)
 	}
@@ -104,7 +105,7 @@ func fetchBroken(t *testing.T, url string) (string, error) {
 func TestReadTimeoutInBodyAbortsResponse(t *testing.T) {
 	o := slowBodyOrigin(t, 3, 300*time.Millisecond)
 	logs := &logBuffer{}
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{ReadTimeout: 150 * time.Millisecond, Logger: logs.logger()}))
+	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{ReadTimeout: 150 * time.Millisecond, Logger: logs.logger()}))
 	if body, err := fetchBroken(t, f.URL+"/"); err == nil {
 		t.Errorf("truncated response %q read without error", body)
 	}
@@ -114,17 +115,17 @@ func TestReadTimeoutInBodyAbortsResponse(t *testing.T) {
 }
 
 func TestPrematureCloseInBody(t *testing.T) {
-	o := newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
+	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		http.ReadRequest(br)
 		io.WriteString(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n")
 	})
 	logs := &logBuffer{}
 	// Unbuffered, the part received reaches the client before the break.
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{BufferingOff: true, Logger: logs.logger()}))
+	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{BufferingOff: true, Logger: logs.logger()}))
 	if body, err := fetchBroken(t, f.URL+"/"); err == nil || body != "hello" {
 		t.Errorf("body %q, err %v: want the part sent, then an error", body, err)
 	}
-	buffered := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{}))
+	buffered := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{}))
 	if body, err := fetchBroken(t, buffered.URL+"/"); err == nil {
 		t.Errorf("buffered: truncated response %q read without error", body)
 	}
@@ -148,13 +149,13 @@ func TestSendTimeout(t *testing.T) {
 	// The origin reads the head and never the body, so the upload stalls
 	// once the socket buffers are full.
 	stop := make(chan struct{})
-	o := newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
+	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		http.ReadRequest(br)
 		<-stop
 	})
 	t.Cleanup(func() { close(stop) }) // runs before the origin's cleanup
 	logs := &logBuffer{}
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{HTTPVersion: "1.1", SendTimeout: 200 * time.Millisecond, Logger: logs.logger()}))
+	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{HTTPVersion: "1.1", SendTimeout: 200 * time.Millisecond, Logger: logs.logger()}))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPut, f.URL+"/upload", endless{ctx})
@@ -172,12 +173,12 @@ func TestSendTimeout(t *testing.T) {
 }
 
 func TestTooBigHeader(t *testing.T) {
-	o := newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
+	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		http.ReadRequest(br)
 		io.WriteString(c, "HTTP/1.1 200 OK\r\nX-Big: "+strings.Repeat("x", 2*proxy.MaxHeaderBytes)+"\r\n\r\n")
 	})
 	logs := &logBuffer{}
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{Logger: logs.logger()}))
+	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{Logger: logs.logger()}))
 	if status, _, _ := get(t, f.URL+"/"); status != 502 {
 		t.Errorf("status %d", status)
 	}
@@ -188,12 +189,12 @@ func TestTooBigHeader(t *testing.T) {
 
 func TestClientGoneClosesUpstream(t *testing.T) {
 	closed := make(chan struct{})
-	o := newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
+	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		http.ReadRequest(br)
 		io.Copy(io.Discard, br) // returns when the proxy closes the connection
 		close(closed)
 	})
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{}))
+	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{}))
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, f.URL+"/", nil)
@@ -234,9 +235,9 @@ func TestOnFailure(t *testing.T) {
 		want   []proxy.Failure
 	}{
 		{"refused", refusedAddr(t), proxy.Options{}, 502, []proxy.Failure{proxy.FailError}},
-		{"timeout", newNamedOrigin(t, "silent", modeSilent).addr(), proxy.Options{ReadTimeout: 100 * time.Millisecond}, 504, []proxy.Failure{proxy.FailTimeout}},
-		{"garbage", newNamedOrigin(t, "garbage", modeGarbage).addr(), proxy.Options{}, 502, []proxy.Failure{proxy.FailInvalidHeader}},
-		{"answered", newNamedOrigin(t, "ok", modeOK).addr(), proxy.Options{}, 200, nil},
+		{"timeout", newNamedOrigin(t, "silent", modeSilent).Addr(), proxy.Options{ReadTimeout: 100 * time.Millisecond}, 504, []proxy.Failure{proxy.FailTimeout}},
+		{"garbage", newNamedOrigin(t, "garbage", modeGarbage).Addr(), proxy.Options{}, 502, []proxy.Failure{proxy.FailInvalidHeader}},
+		{"answered", newNamedOrigin(t, "ok", modeOK).Addr(), proxy.Options{}, 200, nil},
 	} {
 		var got []report
 		wrote := false
@@ -262,9 +263,18 @@ func TestOnFailure(t *testing.T) {
 
 	// A client whose body breaks off is no failure of the upstream's.
 	reported := false
-	h := proxyTo(t, "http://"+newNamedOrigin(t, "ok", modeOK).addr(), proxy.Options{
+	h := proxyTo(t, "http://"+newNamedOrigin(t, "ok", modeOK).Addr(), proxy.Options{
 		OnFailure: func(http.ResponseWriter, *http.Request, proxy.Failure) { reported = true },
 	})
+	if status := postOverLimit(t, h); status != 413 || reported {
+		t.Errorf("body over the limit: %d, reported %t", status, reported)
+	}
+}
+
+// postOverLimit posts 100 bytes to h behind a server that takes bodies of
+// 10 bytes at most, and returns the status.
+func postOverLimit(t *testing.T, h http.Handler) int {
+	t.Helper()
 	f := newFront(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, 10)
 		h.ServeHTTP(w, r)
@@ -274,16 +284,14 @@ func TestOnFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != 413 || reported {
-		t.Errorf("body over the limit: %d, reported %t", resp.StatusCode, reported)
-	}
+	return resp.StatusCode
 }
 
 func TestUpstreamVariables(t *testing.T) {
 	o := newNamedOrigin(t, "a", modeOK)
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{}))
+	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{}))
 	get(t, f.URL+"/")
-	if got := f.lastVar("upstream_addr"); got != o.addr() {
+	if got := f.lastVar("upstream_addr"); got != o.Addr() {
 		t.Errorf("$upstream_addr %q", got)
 	}
 	if got := f.lastVar("upstream_status"); got != "200" {
@@ -295,14 +303,14 @@ func TestUpstreamVariables(t *testing.T) {
 			t.Errorf("$%s = %q, want seconds with milliseconds", name, v)
 		}
 	}
-	if got := f.lastVar("proxy_port"); got != o.addr()[strings.LastIndexByte(o.addr(), ':')+1:] {
+	if got := f.lastVar("proxy_port"); got != o.Addr()[strings.LastIndexByte(o.Addr(), ':')+1:] {
 		t.Errorf("$proxy_port %q", got)
 	}
 }
 
 func TestClientBodyFailures(t *testing.T) {
 	a, b := newNamedOrigin(t, "a", modeOK), newNamedOrigin(t, "b", modeOK)
-	up := mustUpstream(t, "backend", 0, server(a.addr()), server(b.addr()))
+	up := mustUpstream(t, "backend", 0, server(a.Addr()), server(b.Addr()))
 	logs := &logBuffer{}
 	h := proxyTo(t, "http://backend", proxy.Options{Upstream: up, Logger: logs.logger()})
 
@@ -327,17 +335,8 @@ func TestClientBodyFailures(t *testing.T) {
 		}
 	})
 	t.Run("body over the server's limit", func(t *testing.T) {
-		f := newFront(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			r.Body = http.MaxBytesReader(w, r.Body, 10)
-			h.ServeHTTP(w, r)
-		}))
-		resp, err := http.Post(f.URL+"/", "text/plain", strings.NewReader(strings.Repeat("x", 100)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 413 {
-			t.Errorf("status %d, want 413", resp.StatusCode)
+		if status := postOverLimit(t, h); status != 413 {
+			t.Errorf("status %d, want 413", status)
 		}
 	})
 	for addr, n := range proxy.PrimaryFails(up) {

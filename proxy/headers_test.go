@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
 	"github.com/mosaic-edge/mosaic/proxy"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -20,14 +21,14 @@ import (
 // capturingOrigin records the raw head of each request it receives and
 // answers with a fixed response.
 type capturingOrigin struct {
-	*rawOrigin
+	*testorigin.Raw
 	heads chan string
 }
 
 func newCapturingOrigin(t *testing.T, response string) *capturingOrigin {
 	t.Helper()
 	o := &capturingOrigin{heads: make(chan string, 16)}
-	o.rawOrigin = newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
+	o.Raw = testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		for {
 			var head strings.Builder
 			for {
@@ -83,7 +84,7 @@ const okResponse = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Lengt
 
 func TestRequestHeaders(t *testing.T) {
 	o := newCapturingOrigin(t, okResponse)
-	h := proxyTo(t, "http://"+o.addr(), proxy.Options{SetHeaders: []proxy.Header{
+	h := proxyTo(t, "http://"+o.Addr(), proxy.Options{SetHeaders: []proxy.Header{
 		proxy.Static("X-Set", "v"),
 		proxy.Static("X-Remove", ""),
 		{Name: "X-Forwarded-For", Value: func(r *http.Request) string {
@@ -123,8 +124,8 @@ func TestRequestHeaders(t *testing.T) {
 	want := []string{
 		"X-Set: v",
 		"X-Forwarded-For: 10.0.0.1, 127.0.0.1",
-		"X-Proxy-Host: " + o.addr(),
-		"Host: " + o.addr(),
+		"X-Proxy-Host: " + o.Addr(),
+		"Host: " + o.Addr(),
 		"Connection: close",
 		"User-Agent: test-agent",
 		"X-Keep: 1",
@@ -133,14 +134,14 @@ func TestRequestHeaders(t *testing.T) {
 	if fmt.Sprint(lines) != fmt.Sprint(want) {
 		t.Errorf("upstream header lines:\n got %q\nwant %q", lines, want)
 	}
-	if got := f.lastVar("proxy_host"); got != o.addr() {
+	if got := f.lastVar("proxy_host"); got != o.Addr() {
 		t.Errorf("$proxy_host = %q", got)
 	}
 }
 
 func TestNoForwardingHeadersByDefault(t *testing.T) {
 	o := newCapturingOrigin(t, okResponse)
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{}))
+	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{}))
 	if status, _, _ := get(t, f.URL+"/"); status != 200 {
 		t.Fatalf("status %d", status)
 	}
@@ -157,7 +158,7 @@ func TestNoForwardingHeadersByDefault(t *testing.T) {
 
 func TestHostAndConnectionOverride(t *testing.T) {
 	o := newCapturingOrigin(t, okResponse)
-	h := proxyTo(t, "http://"+o.addr(), proxy.Options{
+	h := proxyTo(t, "http://"+o.Addr(), proxy.Options{
 		HTTPVersion: "1.1",
 		SetHeaders: []proxy.Header{
 			{Name: "Host", Value: func(r *http.Request) string { return r.Host }},
@@ -184,7 +185,7 @@ func TestHostAndConnectionOverride(t *testing.T) {
 
 func TestUpgradeHeaderOnlyWhenConfigured(t *testing.T) {
 	o := newCapturingOrigin(t, okResponse)
-	h := proxyTo(t, "http://"+o.addr(), proxy.Options{
+	h := proxyTo(t, "http://"+o.Addr(), proxy.Options{
 		HTTPVersion: "1.1",
 		SetHeaders: []proxy.Header{
 			{Name: "Upgrade", Value: func(r *http.Request) string { return r.Header.Get("Upgrade") }},
@@ -213,7 +214,7 @@ func TestResponseHeaders(t *testing.T) {
 		"Content-Length: 4\r\n\r\nbody"
 	o := newCapturingOrigin(t, response)
 
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{}))
+	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{}))
 	status, body, hdr := get(t, f.URL+"/")
 	if status != 200 || body != "body" {
 		t.Fatalf("got %d %q", status, body)
@@ -233,7 +234,7 @@ func TestResponseHeaders(t *testing.T) {
 		t.Errorf("Content-Type %q invented", ct)
 	}
 
-	f2 := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{
+	f2 := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{
 		PassHeaders: []string{"server", "X-Accel-Expires"},
 		HideHeaders: []string{"x-custom"},
 	}))
@@ -247,7 +248,7 @@ func TestResponseHeaders(t *testing.T) {
 }
 
 func TestRequestBodyFraming(t *testing.T) {
-	o := newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
+	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		for {
 			req, err := http.ReadRequest(br)
 			if err != nil {
@@ -269,8 +270,8 @@ func TestRequestBodyFraming(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return string(b)
 	}
-	f10 := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{}))
-	f11 := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{HTTPVersion: "1.1"}))
+	f10 := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{}))
+	f11 := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{HTTPVersion: "1.1"}))
 
 	if got := post(f10.URL, strings.NewReader("abc"), 3); got != "HTTP/1.0 cl=3 te=[] body=abc" {
 		t.Errorf("length, 1.0: %q", got)
@@ -291,7 +292,7 @@ func TestRequestBodyFraming(t *testing.T) {
 func TestHeaderKeyCanonical(t *testing.T) {
 	// Entries configured in lower case still override the defaults.
 	o := newCapturingOrigin(t, okResponse)
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{SetHeaders: []proxy.Header{proxy.Static("host", "configured")}}))
+	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{SetHeaders: []proxy.Header{proxy.Static("host", "configured")}}))
 	get(t, f.URL+"/")
 	_, lines := o.next(t)
 	hosts := 0
@@ -309,7 +310,7 @@ func TestHeaderKeyCanonical(t *testing.T) {
 // over HTTP/1: no body means no Content-Length or chunking upstream.
 func TestHTTP2Client(t *testing.T) {
 	o := newCapturingOrigin(t, okResponse)
-	s := httptest.NewUnstartedServer(proxyTo(t, "http://"+o.addr(), proxy.Options{HTTPVersion: "1.1"}))
+	s := httptest.NewUnstartedServer(proxyTo(t, "http://"+o.Addr(), proxy.Options{HTTPVersion: "1.1"}))
 	s.EnableHTTP2 = true
 	s.StartTLS()
 	defer s.Close()
@@ -351,7 +352,7 @@ func TestProxyAuthHeadersNotForwarded(t *testing.T) {
 		"Proxy-Authorization: Basic Y2xpZW50OnNlY3JldA==\r\n" +
 		"Authorization: Bearer for-the-origin\r\n\r\n"
 
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{}))
+	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{}))
 	resp, _ := rawRequest(t, hostOf(f.Server), request)
 	_, lines := o.next(t)
 	for _, l := range lines {
@@ -371,7 +372,7 @@ func TestProxyAuthHeadersNotForwarded(t *testing.T) {
 
 	// Configured, they go through: proxy_set_header sends its own value
 	// (not the client's), proxy_pass_header lets the challenge pass.
-	f = newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{
+	f = newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{
 		SetHeaders:  []proxy.Header{proxy.Static("Proxy-Authorization", "Basic b3BlcmF0b3I=")},
 		PassHeaders: []string{"proxy-authenticate"},
 	}))

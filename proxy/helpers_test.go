@@ -1,7 +1,6 @@
 package proxy_test
 
 import (
-	"bufio"
 	"io"
 	"log/slog"
 	"net"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/syncbuf"
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 	"github.com/mosaic-edge/mosaic/proxy"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -102,26 +102,12 @@ func hostOf(s *httptest.Server) string {
 	return strings.TrimPrefix(s.URL, "http://")
 }
 
-// get performs a GET and returns status and body.
+// get performs a GET with header name/value pairs and returns status,
+// body and header.
 func get(t *testing.T, url string, header ...string) (int, string, http.Header) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Add(header[i], header[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(b), resp.Header
+	resp, body := testclient.Get(t, url, header...)
+	return resp.StatusCode, body, resp.Header
 }
 
 // logBuffer collects log output from several goroutines.
@@ -129,56 +115,6 @@ type logBuffer struct{ syncbuf.Buffer }
 
 func (l *logBuffer) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-// rawOrigin is a TCP server whose connections a test handles by hand.
-type rawOrigin struct {
-	ln    net.Listener
-	wg    sync.WaitGroup
-	mu    sync.Mutex
-	conns []net.Conn
-}
-
-func newRawOrigin(t *testing.T, serve func(c net.Conn, br *bufio.Reader)) *rawOrigin {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := &rawOrigin{ln: ln}
-	o.wg.Add(1)
-	go func() {
-		defer o.wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			o.mu.Lock()
-			o.conns = append(o.conns, c)
-			o.mu.Unlock()
-			o.wg.Add(1)
-			go func() {
-				defer o.wg.Done()
-				defer c.Close()
-				serve(c, bufio.NewReader(c))
-			}()
-		}
-	}()
-	t.Cleanup(o.close)
-	return o
-}
-
-func (o *rawOrigin) addr() string { return o.ln.Addr().String() }
-
-func (o *rawOrigin) close() {
-	o.ln.Close()
-	o.mu.Lock()
-	for _, c := range o.conns {
-		c.Close()
-	}
-	o.mu.Unlock()
-	o.wg.Wait()
 }
 
 // refusedAddr is a loopback address nobody listens on.

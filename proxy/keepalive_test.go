@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
 	"github.com/mosaic-edge/mosaic/proxy"
 )
 
@@ -155,14 +156,14 @@ func TestStaleKeepaliveConnections(t *testing.T) {
 	t.Run("closed while idle", func(t *testing.T) {
 		var mu sync.Mutex
 		conns := 0
-		o := newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
+		o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 			mu.Lock()
 			conns++
 			mu.Unlock()
 			// One kept-alive response, then the origin closes the connection.
 			serveKeepaliveN(c, br, 1, func(int) bool { return false })
 		})
-		up := mustUpstream(t, "backend", 4, server(o.addr()))
+		up := mustUpstream(t, "backend", 4, server(o.Addr()))
 		f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up, HTTPVersion: "1.1", SetHeaders: keepaliveHeaders}))
 		for i := 0; i < 3; i++ {
 			if status, body, _ := get(t, f.URL+"/"); status != 200 || body != "ok" {
@@ -177,11 +178,11 @@ func TestStaleKeepaliveConnections(t *testing.T) {
 		}
 	})
 	t.Run("closed as the request arrives", func(t *testing.T) {
-		o := newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
+		o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 			// The second request on a connection is read, then dropped.
 			serveKeepalive(c, br, func(n int) bool { return n == 2 })
 		})
-		up := mustUpstream(t, "backend", 4, server(o.addr()))
+		up := mustUpstream(t, "backend", 4, server(o.Addr()))
 		f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up, HTTPVersion: "1.1", SetHeaders: keepaliveHeaders}))
 		for i := 0; i < 3; i++ {
 			if status, body, _ := get(t, f.URL+"/"); status != 200 || body != "ok" {

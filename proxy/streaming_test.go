@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
 	"github.com/mosaic-edge/mosaic/proxy"
 )
 
@@ -263,13 +264,13 @@ func TestFullDuplex(t *testing.T) {
 // gets its answer to the client, and the upload is abandoned.
 func TestEarlyResponse(t *testing.T) {
 	stop := make(chan struct{})
-	o := newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
+	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		http.ReadRequest(br)
 		io.WriteString(c, "HTTP/1.1 413 Request Entity Too Large\r\nContent-Length: 8\r\nConnection: close\r\n\r\ntoo big!")
 		<-stop
 	})
 	t.Cleanup(func() { close(stop) })
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{}))
+	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{}))
 	const size = 64 << 20
 	req, _ := http.NewRequest(http.MethodPut, f.URL+"/upload", io.LimitReader(endless{context.Background()}, size))
 	req.ContentLength = size

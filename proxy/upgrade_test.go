@@ -10,13 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
 	"github.com/mosaic-edge/mosaic/proxy"
 )
 
 // echoUpgradeOrigin switches to a line echo protocol (upper-casing what it
 // gets) after answering 101 to a request with "Upgrade: echo".
-func echoUpgradeOrigin(t *testing.T) *rawOrigin {
-	return newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
+func echoUpgradeOrigin(t *testing.T) *testorigin.Raw {
+	return testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		req, err := http.ReadRequest(br)
 		if err != nil {
 			return
@@ -66,7 +67,7 @@ func dialUpgrade(t *testing.T, addr, extra string) (net.Conn, *bufio.Reader, *ht
 
 func TestUpgradeTunnel(t *testing.T) {
 	o := echoUpgradeOrigin(t)
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{HTTPVersion: "1.1", SetHeaders: upgradeHeaders}))
+	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{HTTPVersion: "1.1", SetHeaders: upgradeHeaders}))
 	c, br, resp := dialUpgrade(t, hostOf(f.Server), "early\n")
 	if resp.StatusCode != 101 || resp.Header.Get("Upgrade") != "echo" || !strings.EqualFold(resp.Header.Get("Connection"), "upgrade") || resp.Header.Get("X-Origin") != "yes" {
 		t.Fatalf("response %d %v", resp.StatusCode, resp.Header)
@@ -92,7 +93,7 @@ func TestUpgradeTunnel(t *testing.T) {
 
 func TestUpgradeTunnelIdleTimeout(t *testing.T) {
 	o := echoUpgradeOrigin(t)
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{HTTPVersion: "1.1", SetHeaders: upgradeHeaders, ReadTimeout: 200 * time.Millisecond}))
+	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{HTTPVersion: "1.1", SetHeaders: upgradeHeaders, ReadTimeout: 200 * time.Millisecond}))
 	c, br, resp := dialUpgrade(t, hostOf(f.Server), "")
 	if resp.StatusCode != 101 {
 		t.Fatalf("status %d", resp.StatusCode)
@@ -112,7 +113,7 @@ func TestUpgradeTunnelIdleTimeout(t *testing.T) {
 func TestUpgradeNotForwardedByDefault(t *testing.T) {
 	// Without the Upgrade header configured the origin never sees one.
 	o := echoUpgradeOrigin(t)
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{}))
+	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{}))
 	_, _, resp := dialUpgrade(t, hostOf(f.Server), "")
 	if resp.StatusCode != 400 {
 		t.Errorf("status %d, want the origin's 400", resp.StatusCode)
@@ -120,11 +121,11 @@ func TestUpgradeNotForwardedByDefault(t *testing.T) {
 }
 
 func TestSwitchWithoutUpgradeRequest(t *testing.T) {
-	o := newRawOrigin(t, func(c net.Conn, br *bufio.Reader) {
+	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		http.ReadRequest(br)
 		io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\n\r\n")
 	})
-	f := newFront(t, proxyTo(t, "http://"+o.addr(), proxy.Options{}))
+	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{}))
 	if status, _, _ := get(t, f.URL+"/"); status != 502 {
 		t.Errorf("status %d, want 502", status)
 	}

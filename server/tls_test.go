@@ -3,52 +3,16 @@ package server
 import (
 	"bufio"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
-)
 
-// writeCert writes a self-signed certificate for "tls.test" and its key
-// into dir.
-func writeCert(t *testing.T, dir string) (certPath, keyPath string) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "tls.test"}, DNSNames: []string{"tls.test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tpl, tpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kb, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certPath, keyPath = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	for path, block := range map[string]*pem.Block{certPath: {Type: "CERTIFICATE", Bytes: der}, keyPath: {Type: "EC PRIVATE KEY", Bytes: kb}} {
-		if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return certPath, keyPath
-}
+	"github.com/mosaic-edge/mosaic/internal/testpki"
+)
 
 // tlsH1 is a raw TLS connection that chose HTTP/1.1 by ALPN.
 type tlsH1 struct {
@@ -94,7 +58,7 @@ func (c *tlsH1) closed() bool {
 // and returns.
 func TestTLSListenerProtocols(t *testing.T) {
 	dir := t.TempDir()
-	cert, key := writeCert(t, dir)
+	cert, key := testpki.WriteKeyPair(t, dir, "tls", testpki.SelfSigned(t, "tls.test"))
 	conf := func(requests int) *Config {
 		return mustLoadNoCleanup(t, fmt.Sprintf(`http { keepalive_requests %d;
 			server { listen 127.0.0.1:0 ssl; ssl_certificate %s; ssl_certificate_key %s;

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/syncbuf"
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 // fixedMtime is the modification time every test file gets, so that ETags
@@ -152,34 +153,7 @@ func serve(t testing.TB, change func(*Options)) *fixture {
 // with its body read.
 func (fx *fixture) do(method, path string, header ...string) (*http.Response, string) {
 	fx.t.Helper()
-	return request(fx.t, method, fx.srv.URL+path, header...)
-}
-
-// request sends a request to url, header given as name, value pairs,
-// without following redirects, and returns the response with its body
-// read.
-func request(t testing.TB, method, url string, header ...string) (*http.Response, string) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Add(header[i], header[i+1])
-	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
-		return http.ErrUseLastResponse
-	}}
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, string(body)
+	return testclient.Do(fx.t, method, fx.srv.URL+path, header...)
 }
 
 // raw writes request-target on a bare TCP connection, so that no client

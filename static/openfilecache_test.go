@@ -16,6 +16,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
+	"github.com/mosaic-edge/mosaic/internal/testfs"
 )
 
 // countingOpener counts the opens and stats that reach the file system,
@@ -124,22 +127,6 @@ func (cf *cacheFixture) wantOpens(n int32) {
 	}
 }
 
-// replace puts a new file at rel by renaming one over it, as a deployment
-// does: the old file lives on for descriptors already open.
-func replace(t *testing.T, root, rel, body string, mtime time.Time) {
-	t.Helper()
-	p := filepath.Join(root, rel)
-	if err := os.WriteFile(p+".new", []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(p+".new", mtime, mtime); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(p+".new", p); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestCacheHit(t *testing.T) {
 	cf := serveCached(t, 10, 0, nil)
 	first := cf.get("/a.txt", 200, alphabet)
@@ -153,7 +140,7 @@ func TestCacheHit(t *testing.T) {
 	}
 	// The descriptor stays on the file it opened: a file renamed over it
 	// is not seen while the entry is valid.
-	replace(t, cf.root, "a.txt", "new", fixedMtime.Add(time.Hour))
+	testfs.Replace(t, cf.root, "a.txt", "new", fixedMtime.Add(time.Hour))
 	cf.get("/a.txt", 200, alphabet)
 	cf.wantOpens(1)
 	// HEAD, conditional and range requests are answered from it too.
@@ -184,7 +171,7 @@ func TestCacheRevalidatesAfterValid(t *testing.T) {
 	}
 	before := cf.counts.opens.Load()
 	later := fixedMtime.Add(time.Hour)
-	replace(t, cf.root, "a.txt", "new body", later)
+	testfs.Replace(t, cf.root, "a.txt", "new body", later)
 	cf.clock.advance(29 * time.Second)
 	cf.get("/a.txt", 200, alphabet)
 	cf.clock.advance(2 * time.Second)
@@ -212,7 +199,7 @@ func TestCacheRevalidatesEveryTime(t *testing.T) {
 	if n := cf.counts.identifies.Load(); n != 2 {
 		t.Errorf("%d identifies, want 2", n)
 	}
-	replace(t, cf.root, "a.txt", "new body", fixedMtime)
+	testfs.Replace(t, cf.root, "a.txt", "new body", fixedMtime)
 	cf.get("/a.txt", 200, "new body")
 	cf.get("/a.txt", 200, "new body")
 	cf.wantOpens(2)
@@ -304,7 +291,7 @@ func TestCheckedCacheSeesEveryChange(t *testing.T) {
 			must(os.Symlink("/proc/self/root"+sub+"2", sub))
 		}, refused},
 		{"directory back again", back(sub + "2"), served},
-		{"renamed over", func() { replace(t, cf.root, "sub/f.txt", "second", fixedMtime) }, served},
+		{"renamed over", func() { testfs.Replace(t, cf.root, "sub/f.txt", "second", fixedMtime) }, served},
 		{"written in place, same size and time", func() {
 			p := filepath.Join(sub, "f.txt")
 			must(os.WriteFile(p, []byte("third!"), 0o644))
@@ -323,15 +310,15 @@ func TestCheckedCacheSeesEveryChange(t *testing.T) {
 		{"directory back once more", back(sub + ".old"), served},
 		{"removed", func() { must(os.Remove(filepath.Join(sub, "f.txt"))) }, refused},
 	}
-	request(t, "GET", cf.srv.URL+"/sub/f.txt") // the descriptor to keep
+	testclient.Do(t, "GET", cf.srv.URL+"/sub/f.txt") // the descriptor to keep
 	for _, step := range steps {
 		step.change()
 		// Twice: the first request may open the path again, the second
 		// is then answered from what the first kept, if anything.
 		for i := range 2 {
 			opens := cf.counts.opens.Load()
-			want, wantBody := request(t, "GET", plainSrv.URL+"/sub/f.txt")
-			got, gotBody := request(t, "GET", cf.srv.URL+"/sub/f.txt")
+			want, wantBody := testclient.Do(t, "GET", plainSrv.URL+"/sub/f.txt")
+			got, gotBody := testclient.Do(t, "GET", cf.srv.URL+"/sub/f.txt")
 			if got.StatusCode != want.StatusCode || gotBody != wantBody ||
 				got.Header.Get("ETag") != want.Header.Get("ETag") ||
 				got.Header.Get("Last-Modified") != want.Header.Get("Last-Modified") {
@@ -408,7 +395,7 @@ func TestCheckedCacheDropsWhatItCannotUse(t *testing.T) {
 	cf.get("/a.txt", 200, alphabet)
 	cf.wantOpens(2) // missing.txt, a.txt
 	big := strings.Repeat("x", copyBufSize+1)
-	replace(t, cf.root, "a.txt", big, fixedMtime)
+	testfs.Replace(t, cf.root, "a.txt", big, fixedMtime)
 	if runtime.GOOS == "linux" && !holdsDescriptor(t, filepath.Join(cf.root, "a.txt")+" (deleted)") {
 		t.Fatal("the replaced file's descriptor is not kept")
 	}
@@ -499,7 +486,7 @@ func TestCacheInactive(t *testing.T) {
 	cf.wantOpens(3)
 	// An entry idle past inactive is not used, even before the old end of
 	// the cache is swept.
-	replace(t, cf.root, "a.txt", "new", fixedMtime)
+	testfs.Replace(t, cf.root, "a.txt", "new", fixedMtime)
 	cf.clock.advance(21 * time.Second)
 	cf.get("/a.txt", 200, "new")
 	cf.wantOpens(4)
@@ -732,7 +719,7 @@ func concurrentReads(t *testing.T) {
 func TestCheckedCacheUnderReplacement(t *testing.T) {
 	cf := serveCached(t, 10, 0, func(o *Options) { o.OpenFileCacheValid = -1 })
 	version := func(n int) string { return strings.Repeat(fmt.Sprintf("v%d;", n), 100+n) }
-	replace(t, cf.root, "v.txt", version(0), fixedMtime)
+	testfs.Replace(t, cf.root, "v.txt", version(0), fixedMtime)
 	stop := make(chan struct{})
 	errs := make(chan error, 9)
 	var writer sync.WaitGroup
@@ -745,7 +732,7 @@ func TestCheckedCacheUnderReplacement(t *testing.T) {
 				return
 			default:
 			}
-			// replace's steps, without its t.Fatal, which belongs to the
+			// testfs.Replace's steps, without its t.Fatal, which belongs to the
 			// test's own goroutine.
 			p := filepath.Join(cf.root, "v.txt")
 			if err := os.WriteFile(p+".new", []byte(version(n)), 0o644); err != nil {

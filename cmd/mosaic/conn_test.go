@@ -63,6 +63,26 @@ func TestKeepaliveRequestsAndHeader(t *testing.T) {
 	}
 }
 
+// headerBufferCase is a request for /a.txt and the status it gets under
+// large_client_header_buffers 2 1k.
+type headerBufferCase struct {
+	name, req string
+	want      int
+}
+
+// headerBufferCases are a request that fits large_client_header_buffers
+// 2 1k, and one over each of its limits: the request line (414), a header
+// field and the whole header (431).
+func headerBufferCases() []headerBufferCase {
+	field := func(n int) string { return "X-Long: " + strings.Repeat("v", n) + "\r\n" }
+	return []headerBufferCase{
+		{"fits", "GET /a.txt HTTP/1.1\r\nHost: t\r\n" + field(900) + "\r\n", 200},
+		{"long line", "GET /a.txt?" + strings.Repeat("q", 1100) + " HTTP/1.1\r\nHost: t\r\n\r\n", 414},
+		{"long field", "GET /a.txt HTTP/1.1\r\nHost: t\r\n" + field(1100) + "\r\n", 431},
+		{"large header", "GET /a.txt HTTP/1.1\r\nHost: t\r\n" + field(900) + field(900) + field(900) + "\r\n", 431},
+	}
+}
+
 // large_client_header_buffers limits the request line (414) and each
 // header field and the whole header (431).
 func TestLargeClientHeaderBuffers(t *testing.T) {
@@ -71,17 +91,7 @@ func TestLargeClientHeaderBuffers(t *testing.T) {
 	port := freePort(t)
 	startMosaic(t, dir, fmt.Sprintf(`http { root %s/www; large_client_header_buffers 2 1k;
 		server { listen 127.0.0.1:{port}; } }`, dir), port)
-	field := func(n int) string { return "X-Long: " + strings.Repeat("v", n) + "\r\n" }
-	cases := []struct {
-		name, req string
-		want      int
-	}{
-		{"fits", "GET /a.txt HTTP/1.1\r\nHost: t\r\n" + field(900) + "\r\n", 200},
-		{"long line", "GET /a.txt?" + strings.Repeat("q", 1100) + " HTTP/1.1\r\nHost: t\r\n\r\n", 414},
-		{"long field", "GET /a.txt HTTP/1.1\r\nHost: t\r\n" + field(1100) + "\r\n", 431},
-		{"large header", "GET /a.txt HTTP/1.1\r\nHost: t\r\n" + field(900) + field(900) + field(900) + "\r\n", 431},
-	}
-	for _, tc := range cases {
+	for _, tc := range headerBufferCases() {
 		c, err := net.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
 		if err != nil {
 			t.Fatal(err)

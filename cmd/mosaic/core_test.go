@@ -2,16 +2,9 @@ package main
 
 import (
 	"bufio"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -23,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testpki"
 )
 
 func writeFile(t *testing.T, path, body string) {
@@ -253,40 +248,33 @@ func TestGracefulStopFinishesInFlight(t *testing.T) {
 	if got := <-done; got != "finished" {
 		t.Fatalf("in-flight request: %q", got)
 	}
-	select {
-	case err := <-p.done:
-		if err != nil {
-			t.Fatalf("exit: %v", err)
-		}
-		p.done <- nil
-	case <-time.After(10 * time.Second):
-		t.Fatal("no exit")
-	}
+	waitExit(t, p)
 	// New connections are refused once stopped.
 	if _, err := net.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
 		t.Fatal("still accepting after stop")
 	}
 }
 
+// waitExit waits for p to exit after a SIGTERM and fails the test unless it
+// exits cleanly; the exit stays in p.done for the cleanup.
+func waitExit(t *testing.T, p *proc) {
+	t.Helper()
+	select {
+	case err := <-p.done:
+		if err != nil {
+			t.Fatalf("exit: %v", err)
+		}
+		p.done <- nil // for the cleanup
+	case <-time.After(10 * time.Second):
+		t.Fatal("no exit after SIGTERM")
+	}
+}
+
+// selfSigned writes a self-signed certificate for "mosaic.test" and its
+// key into dir.
 func selfSigned(t *testing.T, dir string) (certPath, keyPath string) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "mosaic.test"},
-		DNSNames: []string{"mosaic.test"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tpl, tpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kb, _ := x509.MarshalECPrivateKey(key)
-	certPath, keyPath = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	writeFile(t, certPath, string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})))
-	writeFile(t, keyPath, string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb})))
-	return certPath, keyPath
+	return testpki.WriteKeyPair(t, dir, "mosaic", testpki.SelfSigned(t, "mosaic.test"))
 }
 
 func TestTLSAndHTTP2(t *testing.T) {

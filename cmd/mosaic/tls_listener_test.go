@@ -79,7 +79,6 @@ func TestTLSListenerConnectionRules(t *testing.T) {
 	port := freePort(t)
 	startMosaic(t, dir, conf, port)
 	const get = "GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n"
-	field := func(n int) string { return "X-Long: " + strings.Repeat("v", n) + "\r\n" }
 
 	for name, dial := range listenerDials(port, tlsPort) {
 		t.Run(name, func(t *testing.T) {
@@ -116,15 +115,7 @@ func TestTLSListenerConnectionRules(t *testing.T) {
 			}
 
 			// large_client_header_buffers 2 1k.
-			for _, tc := range []struct {
-				name, req string
-				want      int
-			}{
-				{"fits", "GET /a.txt HTTP/1.1\r\nHost: t\r\n" + field(900) + "\r\n", 200},
-				{"long line", "GET /a.txt?" + strings.Repeat("q", 1100) + " HTTP/1.1\r\nHost: t\r\n\r\n", 414},
-				{"long field", "GET /a.txt HTTP/1.1\r\nHost: t\r\n" + field(1100) + "\r\n", 431},
-				{"large header", "GET /a.txt HTTP/1.1\r\nHost: t\r\n" + field(900) + field(900) + field(900) + "\r\n", 431},
-			} {
+			for _, tc := range headerBufferCases() {
 				c, br := mustDial(t, dial)
 				resp := exchange(t, c, br, tc.req)
 				if resp.StatusCode != tc.want || tc.want != 200 && !resp.Close {
@@ -241,13 +232,5 @@ func TestTLSListenerGracefulStop(t *testing.T) {
 			t.Errorf("the in-flight %s request did not finish: %v", proto, got)
 		}
 	}
-	select {
-	case err := <-p.done:
-		if err != nil {
-			t.Fatalf("exit: %v", err)
-		}
-		p.done <- nil // for the cleanup
-	case <-time.After(10 * time.Second):
-		t.Fatal("no exit after SIGTERM")
-	}
+	waitExit(t, p)
 }

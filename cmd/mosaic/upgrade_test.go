@@ -9,46 +9,33 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
 )
 
 // An upgrade configured as NGINX needs it tunnels bytes both ways.
 func TestWebSocketUpgradeThroughBinary(t *testing.T) {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
+	origin := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		req, err := http.ReadRequest(br)
+		if err != nil || !strings.EqualFold(req.Header.Get("Upgrade"), "echo") {
+			fmt.Fprint(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+			return
+		}
+		fmt.Fprint(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
+		// Echo lines back in upper case until the client closes.
 		for {
-			c, err := ln.Accept()
+			line, err := br.ReadString('\n')
 			if err != nil {
 				return
 			}
-			go func(c net.Conn) {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				req, err := http.ReadRequest(br)
-				if err != nil || !strings.EqualFold(req.Header.Get("Upgrade"), "echo") {
-					fmt.Fprint(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
-					return
-				}
-				fmt.Fprint(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
-				// Echo lines back in upper case until the client closes.
-				for {
-					line, err := br.ReadString('\n')
-					if err != nil {
-						return
-					}
-					fmt.Fprint(c, strings.ToUpper(line))
-				}
-			}(c)
+			fmt.Fprint(c, strings.ToUpper(line))
 		}
-	}()
+	})
 	dir := t.TempDir()
 	port := freePort(t)
 	startMosaic(t, dir, fmt.Sprintf(`http { server { listen 127.0.0.1:{port};
 		location /ws { proxy_pass http://%s; proxy_http_version 1.1;
-			proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection "upgrade"; } } }`, ln.Addr()), port)
+			proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection "upgrade"; } } }`, origin.Addr()), port)
 
 	c, err := net.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
 	if err != nil {

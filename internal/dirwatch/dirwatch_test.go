@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testfs"
 )
 
 func TestStaleAfterSwitch(t *testing.T) {
@@ -27,13 +29,7 @@ func TestStaleAfterSwitch(t *testing.T) {
 		t.Fatal("stale with nothing changed")
 	}
 	// The deploy: current now points at r2, swapped in by a rename.
-	tmp := filepath.Join(base, "current.tmp")
-	if err := os.Symlink("r2", tmp); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, cur); err != nil {
-		t.Fatal(err)
-	}
+	testfs.Relink(t, cur, "r2")
 	if n.Stale(t0.Add(2*Interval + Interval/2)) {
 		t.Error("looked again within the interval")
 	}

@@ -1,6 +1,7 @@
 // Package testpki makes certificate authorities, certificates and https
-// origins for tests of TLS clients: the proxy's TLSOptions and the
-// proxy_ssl_* directives that build them.
+// origins for tests of TLS clients (the proxy's TLSOptions and the
+// proxy_ssl_* directives that build them), and self-signed certificates
+// for tests of TLS servers.
 package testpki
 
 import (
@@ -100,6 +101,19 @@ func (ca *CA) Issue(t testing.TB, client bool, names ...string) tls.Certificate 
 	}
 	cert, key := newCert(t, tmpl, ca)
 	return tls.Certificate{Certificate: append([][]byte{cert.Raw}, ca.Chain...), PrivateKey: key, Leaf: cert}
+}
+
+// SelfSigned makes a self-signed server certificate for names, for
+// servers whose clients do not verify it.
+func SelfSigned(t testing.TB, names ...string) tls.Certificate {
+	t.Helper()
+	cert, key := newCert(t, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: names[0]},
+		DNSNames:    names,
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}, nil)
+	return tls.Certificate{Certificate: [][]byte{cert.Raw}, PrivateKey: key, Leaf: cert}
 }
 
 // Pool is a pool holding only ca.

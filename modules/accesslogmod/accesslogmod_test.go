@@ -2,23 +2,20 @@ package accesslogmod
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/mosaic-edge/mosaic/accesslog"
 	"github.com/mosaic-edge/mosaic/server"
+	"github.com/mosaic-edge/mosaic/server/servertest"
 )
 
 func TestLoad(t *testing.T) {
 	dir := t.TempDir()
-	cfg, err := server.LoadString("t.conf", `http {
+	cfg := servertest.Load(t, `http {
 		log_format js escape=json '{"ua":"$http_user_agent",' '"s":$status}';
 		access_log `+filepath.Join(dir, "a.log")+`;
 		access_log `+filepath.Join(dir, "a.log")+` js buffer=4k flush=1s if=$arg_log;
 	}`)
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer cfg.Close()
 	mc := server.MainConf[*mainConf](cfg, module)
 	if js := mc.formats["js"]; js == nil || js.Escape != accesslog.EscapeJSON {
@@ -42,25 +39,17 @@ func TestLoad(t *testing.T) {
 
 func TestLoadRefuses(t *testing.T) {
 	for _, c := range []struct{ conf, want string }{
-		{"http {\n log_format combined '$status';\n}", `duplicate "log_format" name "combined" in t.conf:2`},
-		{"http {\n log_format a '$status';\n log_format a '$uri';\n}", `duplicate "log_format" name "a" in t.conf:3`},
-		{"http {\n log_format a escape=xml '$status';\n}", `unknown log format escaping "xml" in t.conf:2`},
-		{"http {\n log_format a escape=json;\n}", `invalid number of arguments in "log_format" directive in t.conf:2`},
-		{"http {\n log_format a '$nonesuch';\n}", `unknown "nonesuch" variable in t.conf:2`},
-		{"http {\n access_log stderr later;\n log_format later '$status';\n}", `unknown log format "later" in t.conf:2`},
-		{"http {\n access_log syslog:server=10.0.0.1;\n}", `access_log to syslog is not supported, use a file in t.conf:2`},
-		{"http {\n access_log stderr combined gzip=5;\n}", `access_log gzip= is not supported in t.conf:2`},
-		{"http {\n access_log stderr combined sometimes=1;\n}", `invalid parameter "sometimes=1" in t.conf:2`},
-		{"http {\n access_log off stderr;\n}", `invalid parameter "stderr" in t.conf:2`},
+		{"http {\n log_format combined '$status';\n}", `duplicate "log_format" name "combined" in test.conf:2`},
+		{"http {\n log_format a '$status';\n log_format a '$uri';\n}", `duplicate "log_format" name "a" in test.conf:3`},
+		{"http {\n log_format a escape=xml '$status';\n}", `unknown log format escaping "xml" in test.conf:2`},
+		{"http {\n log_format a escape=json;\n}", `invalid number of arguments in "log_format" directive in test.conf:2`},
+		{"http {\n log_format a '$nonesuch';\n}", `unknown "nonesuch" variable in test.conf:2`},
+		{"http {\n access_log stderr later;\n log_format later '$status';\n}", `unknown log format "later" in test.conf:2`},
+		{"http {\n access_log syslog:server=10.0.0.1;\n}", `access_log to syslog is not supported, use a file in test.conf:2`},
+		{"http {\n access_log stderr combined gzip=5;\n}", `access_log gzip= is not supported in test.conf:2`},
+		{"http {\n access_log stderr combined sometimes=1;\n}", `invalid parameter "sometimes=1" in test.conf:2`},
+		{"http {\n access_log off stderr;\n}", `invalid parameter "stderr" in test.conf:2`},
 	} {
-		cfg, err := server.LoadString("t.conf", c.conf)
-		if err == nil {
-			cfg.Close()
-			t.Errorf("%q loaded", c.conf)
-			continue
-		}
-		if !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: %v, want %q", c.conf, err, c.want)
-		}
+		servertest.WantError(t, c.conf, c.want)
 	}
 }

@@ -2,7 +2,6 @@ package cachemod_test
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -12,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/testclient"
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
 	_ "github.com/mosaic-edge/mosaic/modules/cachemod"
-	"github.com/mosaic-edge/mosaic/server"
+	"github.com/mosaic-edge/mosaic/server/servertest"
 )
 
 // The directives' behaviour is tested through the binary (cmd/mosaic);
@@ -27,34 +28,20 @@ import (
 // something that is not HTTP. Under /broken/ every answer breaks off
 // after ten bytes of its body.
 type flakyOrigin struct {
-	ln   net.Listener
+	*testorigin.Raw
 	mu   sync.Mutex
 	seen map[string]int
 }
 
 func newFlakyOrigin(t *testing.T) *flakyOrigin {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := &flakyOrigin{ln: ln, seen: map[string]int{}}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go o.serve(c)
-		}
-	}()
-	t.Cleanup(func() { ln.Close() })
+	o := &flakyOrigin{seen: map[string]int{}}
+	o.Raw = testorigin.NewRaw(t, o.serve)
 	return o
 }
 
-func (o *flakyOrigin) serve(c net.Conn) {
-	defer c.Close()
-	req, err := http.ReadRequest(bufio.NewReader(c))
+func (o *flakyOrigin) serve(c net.Conn, br *bufio.Reader) {
+	req, err := http.ReadRequest(br)
 	if err != nil {
 		return
 	}
@@ -78,26 +65,6 @@ func (o *flakyOrigin) requests(path string) int {
 	return o.seen[path]
 }
 
-// startConfig serves src on the loopback port it listens on and returns
-// the base URL.
-func startConfig(t *testing.T, src string) string {
-	t.Helper()
-	cfg, err := server.LoadString("test.conf", src)
-	if err != nil {
-		t.Fatalf("load: %v", err)
-	}
-	rt := server.NewRuntime()
-	if err := rt.Apply(cfg); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = rt.Shutdown(ctx)
-	})
-	return "http://" + rt.Addrs()[0].String()
-}
-
 type answer struct {
 	status      int
 	body        string
@@ -107,21 +74,13 @@ type answer struct {
 
 func get(t *testing.T, url string) answer {
 	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return answer{resp.StatusCode, string(b), resp.Header.Get("Cache-Status"), resp.Header.Get("X-Accel-Expires")}
+	resp, body := testclient.Get(t, url)
+	return answer{resp.StatusCode, body, resp.Header.Get("Cache-Status"), resp.Header.Get("X-Accel-Expires")}
 }
 
 func TestCacheInFrontOfProxy(t *testing.T) {
 	o := newFlakyOrigin(t)
-	base := startConfig(t, fmt.Sprintf(`error_log stderr crit; # the failures are on purpose
+	base := servertest.Start(t, fmt.Sprintf(`error_log stderr crit; # the failures are on purpose
 	http {
 		proxy_cache_path memory keys_zone=z:1m;
 		server {
@@ -135,7 +94,7 @@ func TestCacheInFrontOfProxy(t *testing.T) {
 			location /fallback/        { try_files /nonexistent @cached; }
 			location @cached           { proxy_pass http://%[1]s; }
 		}
-	}`, o.ln.Addr()))
+	}`, o.Addr()))
 
 	// X-Accel-Expires reaches the cache through the proxy, and not the
 	// client.

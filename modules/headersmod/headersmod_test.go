@@ -1,12 +1,12 @@
 package headersmod
 
 import (
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/headers"
 	"github.com/mosaic-edge/mosaic/server"
+	"github.com/mosaic-edge/mosaic/server/servertest"
 )
 
 func TestParseExpires(t *testing.T) {
@@ -36,14 +36,11 @@ func TestParseExpires(t *testing.T) {
 }
 
 func TestLoad(t *testing.T) {
-	cfg, err := server.LoadString("t.conf", `http {
+	cfg := servertest.Load(t, `http {
 		add_header X-A a;
 		add_header X-B $host always;
 		expires modified 2h;
 	}`)
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer cfg.Close()
 	lc := server.LocConf[*locConf](cfg.HTTP(), module)
 	if len(lc.headers) != 2 || lc.headers[0].Name != "X-A" || lc.headers[0].Always || lc.headers[1].Name != "X-B" || !lc.headers[1].Always {
@@ -56,21 +53,13 @@ func TestLoad(t *testing.T) {
 
 func TestLoadRefuses(t *testing.T) {
 	for _, c := range []struct{ conf, want string }{
-		{"http {\n expires soon;\n}", `invalid value "soon" in "expires" directive in t.conf:2`},
-		{"http {\n expires 1h;\n expires 2h;\n}", `"expires" directive is duplicate in t.conf:3`},
-		{"http {\n add_header X-A a sometimes;\n}", `invalid parameter "sometimes" in t.conf:2`},
-		{"http {\n add_header X-A $nonesuch;\n}", `unknown "nonesuch" variable in t.conf:2`},
+		{"http {\n expires soon;\n}", `invalid value "soon" in "expires" directive in test.conf:2`},
+		{"http {\n expires 1h;\n expires 2h;\n}", `"expires" directive is duplicate in test.conf:3`},
+		{"http {\n add_header X-A a sometimes;\n}", `invalid parameter "sometimes" in test.conf:2`},
+		{"http {\n add_header X-A $nonesuch;\n}", `unknown "nonesuch" variable in test.conf:2`},
 		// The name is the library's to check, when the location is built.
 		{"http {\n server {\n  listen 127.0.0.1:0;\n  add_header \"X A\" a;\n }\n}", `invalid header name "X A"`},
 	} {
-		cfg, err := server.LoadString("t.conf", c.conf)
-		if err == nil {
-			cfg.Close()
-			t.Errorf("%q loaded", c.conf)
-			continue
-		}
-		if !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: %v, want %q", c.conf, err, c.want)
-		}
+		servertest.WantError(t, c.conf, c.want)
 	}
 }

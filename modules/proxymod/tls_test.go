@@ -1,41 +1,19 @@
 package proxymod_test
 
 import (
-	"context"
 	"crypto/tls"
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 	"github.com/mosaic-edge/mosaic/internal/testpki"
 	_ "github.com/mosaic-edge/mosaic/modules/proxymod"
 	"github.com/mosaic-edge/mosaic/server"
+	"github.com/mosaic-edge/mosaic/server/servertest"
 )
-
-// serveConfig builds src and serves it on the loopback port it listens
-// on; it returns the base URL.
-func serveConfig(t *testing.T, src string) string {
-	t.Helper()
-	cfg, err := server.LoadString("test.conf", src)
-	if err != nil {
-		t.Fatalf("load: %v", err)
-	}
-	rt := server.NewRuntime()
-	if err := rt.Apply(cfg); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = rt.Shutdown(ctx)
-	})
-	return "http://" + rt.Addrs()[0].String()
-}
 
 // The proxy_ssl_* directives through the server, inherited from the http
 // level, with NGINX's defaults where a location sets nothing.
@@ -56,7 +34,7 @@ func TestSSLDirectives(t *testing.T) {
 	})
 	addr := func(o *httptest.Server) string { return strings.TrimPrefix(o.URL, "https://") }
 
-	base := serveConfig(t, fmt.Sprintf(`http {
+	base := servertest.Start(t, fmt.Sprintf(`http {
 		upstream origin.test { server %s; }
 		upstream backend     { server %s; }
 		upstream chain1.test { server %s; }
@@ -111,20 +89,20 @@ func TestSSLDirectives(t *testing.T) {
 		{"/nocert/", "", 502, ""},
 		{"/cert/", "", 200, "client=mosaic-client"},
 	} {
-		status, body := get(t, base+c.path, "X-Name", c.name)
-		if status != c.status || !strings.Contains(body, c.want) {
-			t.Errorf("%s (X-Name %q): %d %q, want %d %q", c.path, c.name, status, body, c.status, c.want)
+		resp, body := testclient.Get(t, base+c.path, "X-Name", c.name)
+		if resp.StatusCode != c.status || !strings.Contains(body, c.want) {
+			t.Errorf("%s (X-Name %q): %d %q, want %d %q", c.path, c.name, resp.StatusCode, body, c.status, c.want)
 		}
 	}
 
 	// Without any proxy_ssl_* directive the server keeps NGINX's
 	// defaults: an unknown certificate is accepted and no SNI is sent.
-	base = serveConfig(t, fmt.Sprintf(`http {
+	base = servertest.Start(t, fmt.Sprintf(`http {
 		upstream origin.test { server %s; }
 		server { listen 127.0.0.1:0; location / { proxy_pass https://origin.test; } }
 	}`, addr(direct)))
-	if status, body := get(t, base+"/"); status != 200 || !strings.HasPrefix(body, "sni= ") {
-		t.Errorf("NGINX's defaults: %d %q", status, body)
+	if resp, body := testclient.Get(t, base+"/"); resp.StatusCode != 200 || !strings.HasPrefix(body, "sni= ") {
+		t.Errorf("NGINX's defaults: %d %q", resp.StatusCode, body)
 	}
 }
 
@@ -158,11 +136,7 @@ func TestSSLDirectiveErrors(t *testing.T) {
 		{"proxy_ssl_certificate " + cert + ";\nproxy_ssl_certificate_key " + otherKey + ";",
 			`cannot load certificate "` + cert + `" with key "` + otherKey + `" in test.conf:2: tls: private key does not match public key`},
 	} {
-		src := "http {\n" + c.conf + "\nserver { location / { proxy_pass https://127.0.0.1:1; } } }"
-		_, err := server.LoadString("test.conf", src)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: error %v, want %q", c.conf, err, c.want)
-		}
+		servertest.WantError(t, "http {\n"+c.conf+"\nserver { location / { proxy_pass https://127.0.0.1:1; } } }", c.want)
 	}
 
 	// The pairing and proxy_ssl_verify checks concern https locations only,
@@ -179,27 +153,4 @@ func TestSSLDirectiveErrors(t *testing.T) {
 	} else {
 		cfg.Close()
 	}
-}
-
-// get performs a GET with header name/value pairs and returns the status
-// and the body.
-func get(t *testing.T, url string, header ...string) (int, string) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Add(header[i], header[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(b)
 }

@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
+	"github.com/mosaic-edge/mosaic/internal/testfs"
+	"github.com/mosaic-edge/mosaic/server/servertest"
 )
 
 // An atomic deploy switches the "current" symbolic link to a new release:
@@ -28,17 +32,8 @@ func TestRootSymlinkSwitch(t *testing.T) {
 		t.Fatal(err)
 	}
 	cur := filepath.Join(base, "current")
-	link := func(target string) {
-		tmp := cur + ".tmp"
-		if err := os.Symlink(target, tmp); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp, cur); err != nil {
-			t.Fatal(err)
-		}
-	}
-	link("releases/r1")
-	url := startConfig(t, fmt.Sprintf(`http { server { listen 127.0.0.1:0; root %s;
+	testfs.Relink(t, cur, "releases/r1")
+	url := servertest.Start(t, fmt.Sprintf(`http { server { listen 127.0.0.1:0; root %s;
 		location / { }
 		location /tf/ { alias %s/; try_files $uri =418; }
 	} }`, cur, cur))
@@ -46,12 +41,12 @@ func TestRootSymlinkSwitch(t *testing.T) {
 		t.Helper()
 		deadline := time.Now().Add(5 * time.Second)
 		for {
-			code, got := getBody(t, url+path)
-			if code == status && (body == "" || got == body) {
+			resp, got := testclient.Get(t, url+path)
+			if resp.StatusCode == status && (body == "" || got == body) {
 				return
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%s: %d %q, want %d %q", path, code, got, status, body)
+				t.Fatalf("%s: %d %q, want %d %q", path, resp.StatusCode, got, status, body)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
@@ -59,7 +54,7 @@ func TestRootSymlinkSwitch(t *testing.T) {
 	expect("/v.txt", 200, "r1")
 	expect("/tf/v.txt", 200, "r1")
 	expect("/tf/new.txt", 418, "")
-	link("releases/r2")
+	testfs.Relink(t, cur, "releases/r2")
 	expect("/v.txt", 200, "r2")
 	expect("/tf/v.txt", 200, "r2")
 	expect("/tf/new.txt", 200, "new")

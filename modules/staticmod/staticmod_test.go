@@ -1,16 +1,15 @@
 package staticmod
 
 import (
-	"context"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/testclient"
+	"github.com/mosaic-edge/mosaic/internal/testfs"
 	"github.com/mosaic-edge/mosaic/server"
+	"github.com/mosaic-edge/mosaic/server/servertest"
 )
 
 // fixedMtime is the modification time of every file the tests write, so
@@ -31,63 +30,9 @@ func testTree(t *testing.T) string {
 		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(name)), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		replace(t, root, name, body, fixedMtime)
+		testfs.Replace(t, root, name, body, fixedMtime)
 	}
 	return root
-}
-
-// replace puts body at rel below root by renaming a new file over it, as
-// a deploy does, and gives it mtime.
-func replace(t *testing.T, root, rel, body string, mtime time.Time) {
-	t.Helper()
-	p := filepath.Join(root, rel)
-	if err := os.WriteFile(p+".new", []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(p+".new", mtime, mtime); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(p+".new", p); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// startConfig runs src on a loopback listener and returns its base URL.
-func startConfig(t *testing.T, src string) string {
-	t.Helper()
-	cfg, err := server.LoadString("test.conf", src)
-	if err != nil {
-		t.Fatalf("load: %v", err)
-	}
-	return startLoaded(t, cfg)
-}
-
-func startLoaded(t *testing.T, cfg *server.Config) string {
-	t.Helper()
-	rt := server.NewRuntime()
-	if err := rt.Apply(cfg); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = rt.Shutdown(ctx)
-	})
-	return "http://" + rt.Addrs()[0].String()
-}
-
-func getBody(t *testing.T, url string) (int, string) {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(body)
 }
 
 // The open_file_cache directives through the server: a cached file is
@@ -96,7 +41,7 @@ func getBody(t *testing.T, url string) (int, string) {
 // open_file_cache_errors says so.
 func TestOpenFileCacheDirectives(t *testing.T) {
 	root := testTree(t)
-	base := startConfig(t, `http { server { listen 127.0.0.1:0; root `+root+`;
+	base := servertest.Start(t, `http { server { listen 127.0.0.1:0; root `+root+`;
 		open_file_cache max=100 inactive=20s;
 		open_file_cache_valid 60s;
 		open_file_cache_min_uses 1;
@@ -105,11 +50,11 @@ func TestOpenFileCacheDirectives(t *testing.T) {
 		location /css/ { open_file_cache_errors on; }
 	} }`)
 	for _, p := range []string{"/a.txt", "/dir/page.html", "/css/missing.css"} {
-		getBody(t, base+p)
+		testclient.Get(t, base+p)
 	}
-	replace(t, root, "a.txt", "new a", fixedMtime)
-	replace(t, root, "dir/page.html", "new page", fixedMtime)
-	replace(t, root, "css/missing.css", "now here", fixedMtime)
+	testfs.Replace(t, root, "a.txt", "new a", fixedMtime)
+	testfs.Replace(t, root, "dir/page.html", "new page", fixedMtime)
+	testfs.Replace(t, root, "css/missing.css", "now here", fixedMtime)
 	for _, c := range []struct {
 		path   string
 		status int
@@ -119,9 +64,9 @@ func TestOpenFileCacheDirectives(t *testing.T) {
 		{"/dir/page.html", 200, "new page"}, // open_file_cache off
 		{"/css/missing.css", 404, ""},       // cached error
 	} {
-		status, body := getBody(t, base+c.path)
-		if status != c.status || (c.body != "" && body != c.body) {
-			t.Errorf("GET %s: %d %q, want %d %q", c.path, status, body, c.status, c.body)
+		resp, body := testclient.Get(t, base+c.path)
+		if resp.StatusCode != c.status || (c.body != "" && body != c.body) {
+			t.Errorf("GET %s: %d %q, want %d %q", c.path, resp.StatusCode, body, c.status, c.body)
 		}
 	}
 }
@@ -131,28 +76,25 @@ func TestOpenFileCacheDirectives(t *testing.T) {
 // location with "open_file_cache off" keeps none.
 func TestCheckedCacheByDefault(t *testing.T) {
 	root := testTree(t)
-	cfg, err := server.LoadString("test.conf", `http { server { listen 127.0.0.1:0; root `+root+`;
+	cfg := servertest.Load(t, `http { server { listen 127.0.0.1:0; root `+root+`;
 		open_file_cache_valid 1h; # without open_file_cache, of no effect
 		location /dir/ { open_file_cache off; }
 	} }`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := startLoaded(t, cfg)
+	base := servertest.Serve(t, cfg)
 	checked := server.MainConf[*mainConf](cfg, module).checked
 	if checked == nil {
 		t.Fatal("no checked cache")
 	}
 	for range 2 {
-		getBody(t, base+"/a.txt")
-		getBody(t, base+"/dir/page.html")
+		testclient.Get(t, base+"/a.txt")
+		testclient.Get(t, base+"/dir/page.html")
 	}
 	if n := checked.Len(); n != 1 {
 		t.Errorf("%d entries, want 1 (a.txt)", n)
 	}
-	replace(t, root, "a.txt", "new a", fixedMtime)
-	if status, body := getBody(t, base+"/a.txt"); status != 200 || body != "new a" {
-		t.Errorf("after the file was replaced: %d %q", status, body)
+	testfs.Replace(t, root, "a.txt", "new a", fixedMtime)
+	if resp, body := testclient.Get(t, base+"/a.txt"); resp.StatusCode != 200 || body != "new a" {
+		t.Errorf("after the file was replaced: %d %q", resp.StatusCode, body)
 	}
 }
 
@@ -167,10 +109,7 @@ func TestOpenFileCacheDirectiveErrors(t *testing.T) {
 		{"open_file_cache_min_uses -1;", `invalid value "-1" in "open_file_cache_min_uses" directive`},
 		{"open_file_cache_errors yes;", `invalid value "yes" in "open_file_cache_errors" directive`},
 	} {
-		_, err := server.LoadString("test.conf", "http { "+c.conf+" }")
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %v, want %q", c.conf, err, c.want)
-		}
+		servertest.WantError(t, "http { "+c.conf+" }", c.want)
 	}
 }
 
@@ -179,26 +118,17 @@ func TestOpenFileCacheDirectiveErrors(t *testing.T) {
 // client that takes gzip, and the file itself to one that does not.
 func TestPrecompressedCopiesThroughCompressmod(t *testing.T) {
 	root := testTree(t)
-	replace(t, root, "a.txt.gz", "(gzip bytes)", fixedMtime)
-	base := startConfig(t, `http { server { listen 127.0.0.1:0; root `+root+`;
+	testfs.Replace(t, root, "a.txt.gz", "(gzip bytes)", fixedMtime)
+	base := servertest.Start(t, `http { server { listen 127.0.0.1:0; root `+root+`;
 		gzip_static on; gzip_vary on;
 	} }`)
 	for _, tc := range []struct{ accept, encoding, vary, body string }{
 		{"gzip", "gzip", "Accept-Encoding", "(gzip bytes)"},
 		{"identity", "", "", alphabet},
 	} {
-		req, err := http.NewRequest("GET", base+"/a.txt", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Accept-Encoding", tc.accept) // also keeps the client from decoding
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if got := resp.Header.Get("Content-Encoding"); got != tc.encoding || string(body) != tc.body ||
+		// The Accept-Encoding also keeps the client from decoding.
+		resp, body := testclient.Get(t, base+"/a.txt", "Accept-Encoding", tc.accept)
+		if got := resp.Header.Get("Content-Encoding"); got != tc.encoding || body != tc.body ||
 			resp.Header.Get("Vary") != tc.vary {
 			t.Errorf("Accept-Encoding %s: Content-Encoding %q, Vary %q, body %q; want %q, %q, %q", tc.accept,
 				got, resp.Header.Get("Vary"), body, tc.encoding, tc.vary, tc.body)
