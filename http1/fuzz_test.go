@@ -129,9 +129,7 @@ func checkAccepted(t *testing.T, head string, r *http.Request) {
 // head with CRLF line endings, no empty line and no Transfer-Encoding.
 // Known differences that are not compared: net/http keeps Host in Header,
 // merges repeated equal Content-Length fields and adds Cache-Control for
-// "Pragma: no-cache". Not compared either: Host for a CONNECT request in
-// authority form, which net/http takes from the target and parseHead
-// from the Host field, a difference the package does not document.
+// "Pragma: no-cache".
 func compareWithNetHTTP(t *testing.T, head string, r *http.Request) {
 	t.Helper()
 	if !crlfOnly(head) || r.TransferEncoding != nil {
@@ -161,8 +159,7 @@ func compareWithNetHTTP(t *testing.T, head string, r *http.Request) {
 	if nr.Proto != r.Proto || nr.ProtoMajor != r.ProtoMajor || nr.ProtoMinor != r.ProtoMinor {
 		t.Errorf("head %q: net/http reads %q, parseHead %q", head, nr.Proto, r.Proto)
 	}
-	authorityForm := r.Method == http.MethodConnect && !strings.HasPrefix(r.RequestURI, "/")
-	if !authorityForm && nr.Host != r.Host {
+	if nr.Host != r.Host {
 		t.Errorf("head %q: net/http reads Host %q, parseHead %q", head, nr.Host, r.Host)
 	}
 	if nr.ContentLength != r.ContentLength {
@@ -186,7 +183,7 @@ func compareWithNetHTTP(t *testing.T, head string, r *http.Request) {
 		}
 		switch k {
 		case "Host":
-			if len(nvs) == 1 && !authorityForm && r.URL.Host == "" && nvs[0] != r.Host {
+			if len(nvs) == 1 && r.URL.Host == "" && nvs[0] != r.Host {
 				t.Errorf("head %q: net/http reads Host field %q, parseHead Host %q", head, nvs, r.Host)
 			}
 		case "Cache-Control":

@@ -1,7 +1,9 @@
 package http1
 
 import (
+	"net"
 	"net/http"
+	"net/netip"
 	"net/textproto"
 	"net/url"
 	"strconv"
@@ -170,7 +172,7 @@ func parseFields(rest string, r *http.Request, vals []string) error {
 // header (RFC 9112, sections 3.2.2 and 3.2.3).
 func parseTarget(r *http.Request, u *url.URL) error {
 	if r.Method == http.MethodConnect && !strings.HasPrefix(r.RequestURI, "/") {
-		if !validHost(r.RequestURI) {
+		if !validAuthority(r.RequestURI) {
 			return badRequest("invalid request target")
 		}
 		r.URL = &url.URL{Host: r.RequestURI}
@@ -193,6 +195,24 @@ func parseTarget(r *http.Request, u *url.URL) error {
 		r.Host = u.Host
 	}
 	return nil
+}
+
+// validAuthority reports whether s is a CONNECT request's target, the
+// endpoint of a tunnel: a host name, an IPv4 address or an IPv6 address
+// in brackets, and a port (RFC 9112, section 3.2.3). Percent-encoding has
+// no use there (net/http's URL parser refuses it, or decodes an IPv6
+// zone's "%25").
+func validAuthority(s string) bool {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil || host == "" || port == "" || strings.Trim(port, "0123456789") != "" ||
+		!validHost(s) || strings.IndexByte(s, '%') >= 0 {
+		return false
+	}
+	if s[0] == '[' {
+		addr, err := netip.ParseAddr(host)
+		return err == nil && addr.Is6()
+	}
+	return strings.IndexAny(host, "[]") < 0
 }
 
 // plainChars marks the bytes a path may hold for url.ParseRequestURI to
@@ -305,19 +325,27 @@ func validValue(s string) bool {
 	return true
 }
 
-// validHost accepts the bytes of a host and port, an IPv6 literal in
-// brackets, and percent-encoding; no spaces, slashes or controls.
+// hostChars marks the bytes of a host and port (RFC 3986, section 3.2.2),
+// the set net/http accepts in Host: a name's unreserved characters,
+// sub-delims and percent-encoding, an IPv6 literal's brackets and colons,
+// and the port's colon. Not '@', '#' or '/', with which a URL made from
+// the Host (a redirect, a cache key) names another host, as
+// "http://a.example@b.example/" does; nor bytes above 0x7f: a name that is
+// not ASCII is sent as punycode.
+var hostChars = func() (t [256]bool) {
+	for _, c := range "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=%:[]" {
+		t[c] = true
+	}
+	return t
+}()
+
+// validHost reports whether s holds only the bytes of a host and port. A
+// Host field with others is refused with 400 (RFC 9112, section 3.2).
 func validHost(s string) bool {
 	for i := 0; i < len(s); i++ {
-		b := s[i]
-		if tokenChars[b] && b != '|' && b != '`' && b != '^' || b >= 0x80 {
-			continue
+		if !hostChars[s[i]] {
+			return false
 		}
-		switch b {
-		case ':', '[', ']', '(', ')', ',', ';', '=', '@':
-			continue
-		}
-		return false
 	}
 	return true
 }

@@ -117,6 +117,18 @@ func TestParseHeadValid(t *testing.T) {
 			},
 		},
 		{
+			name: "CONNECT to IP addresses",
+			head: "CONNECT [2001:db8::1]:443 HTTP/1.1\r\nHost: a\r\n",
+			check: func(t *testing.T, r *http.Request) {
+				if r.Host != "[2001:db8::1]:443" || r.URL.Host != r.Host {
+					t.Errorf("Host, URL.Host = %q, %q", r.Host, r.URL.Host)
+				}
+				if r := parseOK(t, "CONNECT 192.0.2.1:443 HTTP/1.1\r\nHost: a\r\n"); r.Host != "192.0.2.1:443" {
+					t.Errorf("IPv4: Host = %q", r.Host)
+				}
+			},
+		},
+		{
 			name: "CONNECT with a path",
 			head: "CONNECT /_goRPC_ HTTP/1.1\r\nHost: a\r\n",
 			check: func(t *testing.T, r *http.Request) {
@@ -284,6 +296,18 @@ func TestParseHeadInvalid(t *testing.T) {
 		{"two equal Host headers", "GET / HTTP/1.1\r\nHost: a\r\nHost: a\r\n", 400},
 		{"Host with slash", "GET / HTTP/1.1\r\nHost: a/b\r\n", 400},
 		{"Host with space", "GET / HTTP/1.1\r\nHost: a b\r\n", 400},
+		// Hosts and CONNECT targets that FuzzParserMatchesNetHTTP found
+		// http1 accepting and net/http refusing.
+		{"Host with userinfo", "GET / HTTP/1.1\r\nHost: a.example@b.example\r\n", 400},
+		{"Host with fragment", "GET / HTTP/1.1\r\nHost: b.example#a.example\r\n", 400},
+		{"Host not ASCII", "GET / HTTP/1.1\r\nHost: caf\xc3\xa9.example\r\n", 400},
+		{"CONNECT with percent-encoding", "CONNECT a%41.example:443 HTTP/1.1\r\nHost: a\r\n", 400},
+		{"CONNECT with an IPv6 zone", "CONNECT [fe80::1%25en0]:443 HTTP/1.1\r\nHost: a\r\n", 400},
+		{"CONNECT without a host", "CONNECT :A HTTP/1.0\r\n", 400},
+		{"CONNECT with a port that is not a number", "CONNECT a.example:https HTTP/1.1\r\nHost: a\r\n", 400},
+		{"CONNECT without a port", "CONNECT a.example HTTP/1.1\r\nHost: a\r\n", 400},
+		{"CONNECT to an IPv4 address in brackets", "CONNECT [0]:443 HTTP/1.1\r\nHost: a\r\n", 400},
+		{"CONNECT with a bracket in a name", "CONNECT a]b:443 HTTP/1.1\r\nHost: a\r\n", 400},
 		{"conflicting Content-Length", "POST / HTTP/1.1\r\n" + host + "Content-Length: 5\r\nContent-Length: 6\r\n", 400},
 		{"Content-Length list", "POST / HTTP/1.1\r\n" + host + "Content-Length: 5, 5\r\n", 400},
 		{"negative Content-Length", "POST / HTTP/1.1\r\n" + host + "Content-Length: -1\r\n", 400},
