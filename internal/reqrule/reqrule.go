@@ -98,9 +98,12 @@ func Host(v string) (string, bool) {
 	literal, inPort, upper := false, false, false
 	for i := 0; i < len(v); i++ {
 		c := v[i]
+		if hostPlain[c] {
+			continue // most bytes of most names
+		}
 		switch {
 		case c == '.':
-			if i > 0 && v[i-1] == '.' {
+			if v[i-1] == '.' { // i > 0: a leading dot was refused
 				return "", false
 			}
 		case c == ':':
@@ -113,14 +116,14 @@ func Host(v string) (string, bool) {
 			if literal && !inPort {
 				end, inPort, literal = i+1, true, false
 			}
-		case c <= ' ' || c == 0x7f || c == '/' || c == '\\':
-			return "", false
 		case 'A' <= c && c <= 'Z':
 			upper = upper || !inPort
+		default: // controls, space, DEL, '/', '\\'
+			return "", false
 		}
 	}
 	h := v[:end]
-	if strings.HasSuffix(h, ".") {
+	if h != "" && h[len(h)-1] == '.' {
 		h = h[:len(h)-1]
 	}
 	if h == "" {
@@ -131,6 +134,22 @@ func Host(v string) (string, bool) {
 	}
 	return h, true
 }
+
+// hostPlain marks the bytes of a Host value that need no look: all but
+// '.', ':', '[', ']', upper-case letters, and the refused ones (controls,
+// space, DEL, '/', '\\').
+var hostPlain = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c <= ' ' || c == 0x7f || c == '/' || c == '\\':
+		case c == '.' || c == ':' || c == '[' || c == ']':
+		case 'A' <= c && c <= 'Z':
+		default:
+			t[c] = true
+		}
+	}
+	return t
+}()
 
 // HeaderNames says which header names handlers see, as NGINX's
 // underscores_in_headers and ignore_invalid_headers do. Names made of

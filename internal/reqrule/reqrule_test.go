@@ -156,3 +156,13 @@ func FuzzHost(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkHost(b *testing.B) {
+	for _, h := range []string{"example.com", "www.Example.COM:8080"} {
+		b.Run(h, func(b *testing.B) {
+			for b.Loop() {
+				reqrule.Host(h)
+			}
+		})
+	}
+}
