@@ -293,6 +293,15 @@ func (c *Cache) miss(w http.ResponseWriter, r *http.Request, lk lookup) {
 			if c.waitAndServe(w, r, lk.primary, &p) {
 				return
 			}
+			if p.mayStore {
+				// The lock is gone and left no entry: the holder's response
+				// was not stored, or its instance died and its lease lapsed.
+				// Take the lock over if nobody else has, so that the
+				// requests arriving now wait for this fill.
+				if release, ok, err := c.store.TryLock(r.Context(), lk.primary, c.lockAge); err == nil && ok {
+					defer release()
+				}
+			}
 		}
 	}
 	c.forward(w, r, p)

@@ -13,6 +13,9 @@ type Zone struct {
 	Name  string
 	Store string // "memory", "disk", "redis", or what a Go user's store is
 	Stats *Stats
+	// Breaker is the store's circuit breaker ((*RedisStore).Breaker), or
+	// nil for a store without one.
+	Breaker *Breaker
 }
 
 // MetricsOptions configure MetricsHandler.
@@ -64,17 +67,26 @@ func (m *metrics) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Bypass      uint64 `json:"bypass"`
 		Stored      uint64 `json:"stored"`
 		StoreErrors uint64 `json:"store_errors"`
+		// The circuit breaker's state and how often it opened, for a store
+		// that has one.
+		Breaker       string  `json:"breaker,omitempty"`
+		BreakerOpened *uint64 `json:"breaker_opened,omitempty"`
 	}
 	out := struct {
 		Zones map[string]zoneJSON `json:"zones"`
 	}{Zones: make(map[string]zoneJSON, len(m.Zones))}
 	for _, z := range m.Zones {
 		c := z.Stats.Snapshot()
-		out.Zones[z.Name] = zoneJSON{
+		zj := zoneJSON{
 			Store: z.Store, Hit: c.Hit, Miss: c.Miss, Expired: c.Expired, Stale: c.Stale,
 			Updating: c.Updating, Revalidated: c.Revalidated, Bypass: c.Bypass,
 			Stored: c.Stored, StoreErrors: c.StoreErrors,
 		}
+		if z.Breaker != nil {
+			opened := z.Breaker.Opened()
+			zj.Breaker, zj.BreakerOpened = z.Breaker.State().String(), &opened
+		}
+		out.Zones[z.Name] = zj
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(out)
@@ -128,6 +140,35 @@ func (m *metrics) prometheus() []byte {
 			b = appendLabel(b, z.Name)
 			b = append(b, `"} `...)
 			b = strconv.AppendUint(b, metric.get(z.Stats.Snapshot()), 10)
+			b = append(b, '\n')
+		}
+	}
+	return appendBreakers(b, m.Zones)
+}
+
+// appendBreakers renders the state of the zones' circuit breakers: a gauge
+// (0 closed, 1 open, 2 half-open) and how often each opened.
+func appendBreakers(b []byte, zones []Zone) []byte {
+	for _, metric := range [...]struct {
+		name, help, kind string
+		get              func(*Breaker) uint64
+	}{
+		{"mosaic_cache_store_breaker_state", "Circuit breaker of the store: 0 closed, 1 open, 2 half-open.", "gauge", func(br *Breaker) uint64 { return uint64(br.State()) }},
+		{"mosaic_cache_store_breaker_opened_total", "Times the store's circuit breaker opened.", "counter", (*Breaker).Opened},
+	} {
+		header := false
+		for _, z := range zones {
+			if z.Breaker == nil {
+				continue
+			}
+			if !header {
+				b = append(b, "# HELP "+metric.name+" "+metric.help+"\n# TYPE "+metric.name+" "+metric.kind+"\n"...)
+				header = true
+			}
+			b = append(b, metric.name+`{zone="`...)
+			b = appendLabel(b, z.Name)
+			b = append(b, `"} `...)
+			b = strconv.AppendUint(b, metric.get(z.Breaker), 10)
 			b = append(b, '\n')
 		}
 	}

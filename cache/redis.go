@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,13 +58,18 @@ const (
 // metadata key that points at chunk keys under a fresh entity id, written
 // before the metadata is switched to them in one script, so a reader sees
 // the old entry or the new, never a mixture. Expiry is left to Redis TTLs.
-// The fill lock is SET NX PX with a random token, released by a
+// The fill lock is SET NX PX with a token naming its holder and a short
+// lease that the holder renews while it fills, released by a
 // compare-and-delete that publishes the release; waiters are woken by
-// that message, not by polling.
+// that message, and also look at the lock again when the subscription is
+// restored and every redisLockRecheck, since a message sent while the
+// subscription is down is lost.
 //
 // Every operation is bounded by Timeout; when Redis is down or slow the
 // handler serves from upstream and logs, and fill locks fall back to this
-// process.
+// process. After DefaultBreakerFailures operations in a row got no answer,
+// a circuit breaker bypasses Redis without trying until a background
+// probe gets one.
 type RedisStore struct {
 	url       string
 	opt       rueidis.ClientOption
@@ -73,15 +79,21 @@ type RedisStore struct {
 	chunkSize int
 	log       *slog.Logger
 
-	client atomic.Pointer[rueidis.Client]
-	local  *lockTable // used while Redis cannot be reached
+	client  atomic.Pointer[rueidis.Client]
+	breaker *Breaker
+	local   *lockTable // used while Redis cannot be reached
+	// holder names this store in the fill locks it takes.
+	holder string
 	// bumped is the highest generation this instance set, which its reads
 	// never go below even before Redis's invalidation message arrives.
 	bumped atomic.Uint64
 
 	mu      sync.Mutex
 	waiters map[string][]chan struct{}
-	subOK   atomic.Bool
+	// resubscribed is closed, and replaced, whenever the subscription is
+	// (re)established: waiters then look at their lock again.
+	resubscribed chan struct{}
+	subOK        atomic.Bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -102,6 +114,7 @@ func NewRedisStore(url string, opts RedisOptions) (*RedisStore, error) {
 		url: url, opt: opt, prefix: opts.Prefix, inactive: opts.Inactive,
 		timeout: opts.Timeout, chunkSize: opts.ChunkSize, log: opts.Logger,
 		local: newLockTable(), waiters: make(map[string][]chan struct{}),
+		resubscribed: make(chan struct{}), holder: holderName(),
 		done: make(chan struct{}),
 	}
 	if s.prefix == "" {
@@ -120,6 +133,7 @@ func NewRedisStore(url string, opts RedisOptions) (*RedisStore, error) {
 		s.log = slog.Default()
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.breaker = newBreaker(DefaultBreakerFailures, DefaultBreakerProbe, s.ping, s.log)
 	ready := make(chan struct{})
 	go s.run(ready)
 	// Wait briefly for the first connection and subscription, so that a
@@ -131,15 +145,60 @@ func NewRedisStore(url string, opts RedisOptions) (*RedisStore, error) {
 	return s, nil
 }
 
-var errRedisDown = errors.New("redis store: not connected")
+// holderName names a store in the locks it holds, for an operator reading
+// them: the host, the process and a random part that tells apart two
+// stores of one process.
+func holderName() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), newEntity()[:8])
+}
 
+var (
+	errRedisDown        = errors.New("redis store: not connected")
+	errRedisBreakerOpen = fmt.Errorf("redis store: circuit breaker open: %w", ErrUnavailable)
+)
+
+// cl returns the client for an operation, or an error at once while the
+// circuit breaker is open.
 func (s *RedisStore) cl() (rueidis.Client, error) {
+	if !s.breaker.allow() {
+		return nil, errRedisBreakerOpen
+	}
+	return s.conn()
+}
+
+// conn returns the client whatever the breaker says, for the subscription
+// and the breaker's probe.
+func (s *RedisStore) conn() (rueidis.Client, error) {
 	c := s.client.Load()
 	if c == nil {
 		return nil, errRedisDown
 	}
 	return *c, nil
 }
+
+// observe reports the outcome of an operation to the circuit breaker and
+// returns err. Any reply, an error reply or nil included, is an answer.
+func (s *RedisStore) observe(err error) error {
+	if _, isReply := rueidis.IsRedisErr(err); isReply || rueidis.IsRedisNil(err) {
+		s.breaker.record(s.ctx, nil)
+	} else {
+		s.breaker.record(s.ctx, err)
+	}
+	return err
+}
+
+// ping is the circuit breaker's probe.
+func (s *RedisStore) ping(ctx context.Context) error {
+	c, err := s.conn()
+	if err != nil {
+		return err
+	}
+	return c.Do(ctx, c.B().Ping().Build()).Error()
+}
+
+// Breaker returns the store's circuit breaker, for the status endpoint.
+func (s *RedisStore) Breaker() *Breaker { return s.breaker }
 
 // run connects, then holds the subscription to the lock-release channel,
 // reconnecting and resubscribing after failures until Close.
@@ -170,7 +229,6 @@ func (s *RedisStore) run(ready chan struct{}) {
 		backoff = 100 * time.Millisecond
 		err := s.subscribe(signal)
 		wasSubscribed := s.subOK.Swap(false)
-		s.wakeAll() // a release may have been missed
 		if s.ctx.Err() != nil {
 			break
 		}
@@ -286,7 +344,7 @@ func (s *RedisStore) Get(ctx context.Context, key string) (Object, error) {
 	ctx, cancel := s.opCtx(ctx)
 	defer cancel()
 	b, err := c.Do(ctx, c.B().Get().Key(s.metaKey(key)).Build()).AsBytes()
-	if rueidis.IsRedisNil(err) {
+	if rueidis.IsRedisNil(s.observe(err)) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
@@ -329,7 +387,7 @@ func (o *redisObject) WriteTo(w io.Writer) (int64, error) {
 		cancel()
 		for _, r := range res {
 			b, err := r.AsBytes()
-			if err != nil {
+			if o.s.observe(err) != nil {
 				// A missing chunk (evicted by Redis) breaks the entry.
 				return n, fmt.Errorf("redis store: chunk of %s: %w: %w", o.v.meta.Key, ErrCorrupt, err)
 			}
@@ -405,7 +463,7 @@ func (w *redisWriter) flushChunk() error {
 	ctx, cancel := w.s.opCtx(context.Background())
 	defer cancel()
 	k := w.s.chunkKey(w.entity, w.chunks)
-	if err := c.Do(ctx, c.B().Set().Key(k).Value(rueidis.BinaryString(w.buf)).Px(redisFillTTL).Build()).Error(); err != nil {
+	if err := w.s.observe(c.Do(ctx, c.B().Set().Key(k).Value(rueidis.BinaryString(w.buf)).Px(redisFillTTL).Build()).Error()); err != nil {
 		return fmt.Errorf("redis store: SET chunk: %w", err)
 	}
 	w.chunks++
@@ -465,7 +523,7 @@ func (s *RedisStore) commit(ctx context.Context, c rueidis.Client, key string, v
 			cmds = append(cmds, c.B().Pexpire().Key(s.chunkKey(v.entity, i)).Milliseconds(int64((ttl+redisGrace)/time.Millisecond)).Build())
 		}
 		for _, r := range c.DoMulti(ctx, cmds...) {
-			if err := r.Error(); err != nil {
+			if err := s.observe(r.Error()); err != nil {
 				return fmt.Errorf("redis store: PEXPIRE chunk: %w", err)
 			}
 		}
@@ -479,7 +537,7 @@ func (s *RedisStore) commit(ctx context.Context, c rueidis.Client, key string, v
 	ttlMS := strconv.FormatInt(max(int64(ttl/time.Millisecond), 1), 10)
 	if expect != nil {
 		ok, err := updateScript.Exec(ctx, c, keys, []string{value, ttlMS, key, rueidis.BinaryString(expect)}).AsInt64()
-		if err != nil {
+		if s.observe(err) != nil {
 			return fmt.Errorf("redis store: updating %s: %w", key, err)
 		}
 		if ok == 0 {
@@ -488,7 +546,7 @@ func (s *RedisStore) commit(ctx context.Context, c rueidis.Client, key string, v
 		return nil
 	}
 	old, err := commitScript.Exec(ctx, c, keys, []string{value, ttlMS, key}).AsBytes()
-	if err != nil && !rueidis.IsRedisNil(err) {
+	if s.observe(err) != nil && !rueidis.IsRedisNil(err) {
 		return fmt.Errorf("redis store: switching %s: %w", key, err)
 	}
 	if old != nil {
@@ -552,7 +610,7 @@ func (s *RedisStore) Update(ctx context.Context, meta *Meta) error {
 	gctx, cancel := s.opCtx(ctx)
 	old, err := c.Do(gctx, c.B().Get().Key(s.metaKey(meta.Key)).Build()).AsBytes()
 	cancel()
-	if rueidis.IsRedisNil(err) {
+	if rueidis.IsRedisNil(s.observe(err)) {
 		return ErrNotFound
 	}
 	if err != nil {
@@ -581,7 +639,7 @@ func (s *RedisStore) remove(ctx context.Context, c rueidis.Client, keys []string
 	n := 0
 	for _, r := range c.DoMulti(ctx, cmds...) {
 		b, err := r.AsBytes()
-		if rueidis.IsRedisNil(err) {
+		if rueidis.IsRedisNil(s.observe(err)) {
 			continue
 		}
 		if err != nil {
@@ -669,7 +727,13 @@ func (s *RedisStore) Generation(ctx context.Context) (uint64, error) {
 	}
 	ctx, cancel := s.opCtx(ctx)
 	defer cancel()
-	g, err := c.DoCache(ctx, c.B().Get().Key(s.genKey()).Cache(), time.Minute).AsUint64()
+	res := c.DoCache(ctx, c.B().Get().Key(s.genKey()).Cache(), time.Minute)
+	g, err := res.AsUint64()
+	if !res.IsCacheHit() {
+		// Only a round trip says whether Redis answers: the cached value
+		// is there while Redis is paused too.
+		s.observe(err)
+	}
 	if err != nil && !rueidis.IsRedisNil(err) {
 		return 0, fmt.Errorf("redis store: reading generation: %w", err)
 	}
@@ -684,7 +748,7 @@ func (s *RedisStore) BumpGeneration(ctx context.Context) (uint64, error) {
 	ctx, cancel := s.opCtx(ctx)
 	defer cancel()
 	g, err := c.Do(ctx, c.B().Incr().Key(s.genKey()).Build()).AsInt64()
-	if err != nil {
+	if s.observe(err) != nil {
 		return 0, fmt.Errorf("redis store: INCR generation: %w", err)
 	}
 	for {
@@ -696,7 +760,10 @@ func (s *RedisStore) BumpGeneration(ctx context.Context) (uint64, error) {
 	return uint64(g), nil
 }
 
-// Close stops the subscription and closes the connections.
+// Close stops the subscription, the lease renewals and the breaker's
+// probe, and closes the connections. Fill locks still held are not
+// released: like those of an instance that died, they lapse with their
+// lease.
 func (s *RedisStore) Close() error {
 	s.cancel()
 	<-s.done

@@ -17,8 +17,10 @@ import (
 // redisServer is a redis-server process started by the tests on a free
 // loopback port.
 type redisServer struct {
+	bin  string
 	cmd  *exec.Cmd
 	addr string
+	port int
 	once sync.Once
 }
 
@@ -31,8 +33,8 @@ func (r *redisServer) stop() {
 	})
 }
 
-// launchRedis starts a redis-server without persistence and waits until
-// it accepts connections.
+// launchRedis starts a redis-server without persistence on a free port and
+// waits until it accepts connections.
 func launchRedis(bin string) (*redisServer, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -40,12 +42,17 @@ func launchRedis(bin string) (*redisServer, error) {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
+	return launchRedisOn(bin, port)
+}
+
+// launchRedisOn is launchRedis on a given port.
+func launchRedisOn(bin string, port int) (*redisServer, error) {
 	cmd := exec.Command(bin, "--port", fmt.Sprint(port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--loglevel", "warning")
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	r := &redisServer{cmd: cmd, addr: fmt.Sprintf("127.0.0.1:%d", port)}
+	r := &redisServer{bin: bin, cmd: cmd, addr: fmt.Sprintf("127.0.0.1:%d", port), port: port}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		c, err := net.Dial("tcp", r.addr)
@@ -75,6 +82,19 @@ func startRedis(t testing.TB) *redisServer {
 	}
 	t.Cleanup(r.stop)
 	return r
+}
+
+// restartRedis kills r and starts an empty redis-server on its port, as
+// an operator restarting Redis does, stopped when the test ends.
+func restartRedis(t testing.TB, r *redisServer) *redisServer {
+	t.Helper()
+	r.stop()
+	n, err := launchRedisOn(r.bin, r.port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(n.stop)
+	return n
 }
 
 var (

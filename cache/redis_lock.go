@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -13,7 +14,7 @@ import (
 // subscribe listens for lock releases on a dedicated connection until it
 // fails or the store closes.
 func (s *RedisStore) subscribe(subscribed func()) error {
-	c, err := s.cl()
+	c, err := s.conn()
 	if err != nil {
 		return err
 	}
@@ -28,6 +29,7 @@ func (s *RedisStore) subscribe(subscribed func()) error {
 			if sub.Kind == "psubscribe" {
 				s.subOK.Store(true)
 				subscribed()
+				s.recheckWaiters()
 			}
 		},
 	})
@@ -45,6 +47,20 @@ func (s *RedisStore) subscribe(subscribed func()) error {
 	}
 }
 
+// Timing of the fill locks.
+const (
+	// redisLockLease is how long a fill lock outlives its holder: the
+	// holder renews it every third of the lease while it fills (up to
+	// proxy_cache_lock_age), so the lock of an instance that died lapses
+	// within a lease instead of holding waiters for lock_age.
+	redisLockLease = time.Second
+	// redisLockRecheck is how often a waiter looks at the lock itself, in
+	// case the release message was lost (it is not delivered while the
+	// subscription is down, as after Redis restarted). It bounds how long
+	// a waiter oversleeps a release or a lapsed lease.
+	redisLockRecheck = 200 * time.Millisecond
+)
+
 // unlockScript deletes the lock only if it still holds our token, and
 // announces the release. KEYS: lock key. ARGV: token, channel.
 var unlockScript = rueidis.NewLuaScript(`
@@ -55,15 +71,28 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0`)
 
+// renewScript extends the lease of a lock that still holds our token.
+// KEYS: lock key. ARGV: token, lease in ms.
+var renewScript = rueidis.NewLuaScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0`)
+
+// TryLock takes the lock for a lease of at most redisLockLease, renewed in
+// the background until release or ttl (proxy_cache_lock_age), whichever
+// comes first. The token names this store (its holder id) before a
+// random part.
 func (s *RedisStore) TryLock(ctx context.Context, key string, ttl time.Duration) (func(), bool, error) {
 	c, err := s.cl()
 	if err != nil {
 		release, ok := s.local.tryLock(key, ttl)
 		return release, ok, nil
 	}
-	token := newEntity()
+	token := s.holder + ":" + newEntity()
+	deadline := time.Now().Add(ttl)
 	lctx, cancel := s.opCtx(ctx)
-	err = c.Do(lctx, c.B().Set().Key(s.lockKey(key)).Value(token).Nx().Px(ttl).Build()).Error()
+	err = s.observe(c.Do(lctx, c.B().Set().Key(s.lockKey(key)).Value(token).Nx().Px(min(ttl, redisLockLease)).Build()).Error())
 	cancel()
 	if rueidis.IsRedisNil(err) {
 		return nil, false, nil
@@ -74,24 +103,60 @@ func (s *RedisStore) TryLock(ctx context.Context, key string, ttl time.Duration)
 		release, ok := s.local.tryLock(key, ttl)
 		return release, ok, nil
 	}
+	stop := make(chan struct{})
+	go s.renew(c, key, token, deadline, stop)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
+			close(stop)
 			ctx, cancel := s.opCtx(context.Background())
 			defer cancel()
-			if err := unlockScript.Exec(ctx, c, []string{s.lockKey(key)}, []string{token, s.chanName(key)}).Error(); err != nil {
+			if err := s.observe(unlockScript.Exec(ctx, c, []string{s.lockKey(key)}, []string{token, s.chanName(key)}).Error()); err != nil {
 				s.log.Warn("cache redis store: unlock failed; the lock expires by itself", "error", err)
 			}
 		})
 	}, true, nil
 }
 
+// renew extends the lease of a held lock until stop is closed, the
+// deadline (lock_age) passes, or the lock is found lost (lapsed, or Redis
+// restarted empty). A failed renewal is retried at the next tick; the
+// lease may lapse meanwhile, which lets a waiter take over.
+func (s *RedisStore) renew(c rueidis.Client, key, token string, deadline time.Time, stop <-chan struct{}) {
+	t := time.NewTicker(redisLockLease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+		case <-stop:
+			return
+		case <-s.ctx.Done():
+			return
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return // lock_age reached: the lock lapses, one more request may pass
+		}
+		if !s.breaker.allow() {
+			continue
+		}
+		ms := strconv.FormatInt(max(int64(min(left, redisLockLease)/time.Millisecond), 1), 10)
+		ctx, cancel := s.opCtx(s.ctx)
+		ok, err := renewScript.Exec(ctx, c, []string{s.lockKey(key)}, []string{token, ms}).AsInt64()
+		cancel()
+		if s.observe(err) == nil && ok == 0 {
+			return
+		}
+	}
+}
+
 // Wait registers for the release message before it looks at the lock, so
-// that a release between the two cannot be missed; the lock's own expiry
-// bounds the wait should the message be lost.
+// that a release between the two cannot be missed. Since a message sent
+// while the subscription is down is lost, it also looks at the lock again
+// when the subscription is restored and every redisLockRecheck; a lock
+// whose holder died is gone within its lease.
 func (s *RedisStore) Wait(ctx context.Context, key string) error {
-	c, err := s.cl()
-	if err != nil {
+	if _, err := s.cl(); err != nil {
 		return s.local.wait(ctx, key)
 	}
 	ch := make(chan struct{})
@@ -100,25 +165,47 @@ func (s *RedisStore) Wait(ctx context.Context, key string) error {
 	s.mu.Unlock()
 	defer s.unregister(key, ch)
 
-	pctx, cancel := s.opCtx(ctx)
-	pttl, err := c.Do(pctx, c.B().Pttl().Key(s.lockKey(key)).Build()).AsInt64()
-	cancel()
+	recheck := time.NewTicker(redisLockRecheck)
+	defer recheck.Stop()
+	for {
+		// Taken before the look, so that a resubscription after it is seen.
+		s.mu.Lock()
+		resubscribed := s.resubscribed
+		s.mu.Unlock()
+		held, err := s.lockHeld(ctx, key)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return s.local.wait(ctx, key)
+		}
+		if !held {
+			return nil
+		}
+		select {
+		case <-ch:
+			return nil
+		case <-resubscribed:
+		case <-recheck.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// lockHeld reports whether key's lock exists in Redis.
+func (s *RedisStore) lockHeld(ctx context.Context, key string) (bool, error) {
+	c, err := s.cl()
 	if err != nil {
-		return s.local.wait(ctx, key)
+		return false, err
 	}
-	if pttl < 0 {
-		return nil // -2: no lock; -1 cannot happen for our keys
+	pctx, cancel := s.opCtx(ctx)
+	defer cancel()
+	pttl, err := c.Do(pctx, c.B().Pttl().Key(s.lockKey(key)).Build()).AsInt64()
+	if s.observe(err) != nil {
+		return false, fmt.Errorf("redis store: PTTL: %w", err)
 	}
-	t := time.NewTimer(time.Duration(pttl) * time.Millisecond)
-	defer t.Stop()
-	select {
-	case <-ch:
-		return nil
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return pttl != -2, nil // -2: no such key
 }
 
 func (s *RedisStore) unregister(key string, ch chan struct{}) {
@@ -149,14 +236,10 @@ func (s *RedisStore) wake(key string) {
 	}
 }
 
-func (s *RedisStore) wakeAll() {
+// recheckWaiters makes every waiter look at its lock again.
+func (s *RedisStore) recheckWaiters() {
 	s.mu.Lock()
-	all := s.waiters
-	s.waiters = make(map[string][]chan struct{})
+	close(s.resubscribed)
+	s.resubscribed = make(chan struct{})
 	s.mu.Unlock()
-	for _, list := range all {
-		for _, ch := range list {
-			close(ch)
-		}
-	}
 }

@@ -521,7 +521,7 @@ func statusContent(l *server.Location, s *statusConf) (http.Handler, error) {
 	var zones []cache.Zone
 	if s.zones == nil {
 		for _, z := range mc.order {
-			zones = append(zones, cache.Zone{Name: z.name, Store: z.kind.String(), Stats: z.zone.stats})
+			zones = append(zones, z.metricsZone())
 		}
 	}
 	for _, name := range s.zones {
@@ -529,7 +529,7 @@ func statusContent(l *server.Location, s *statusConf) (http.Handler, error) {
 		if !ok {
 			return nil, fmt.Errorf("\"proxy_cache_status\" zone %q is unknown in %s", name, s.pos)
 		}
-		zones = append(zones, cache.Zone{Name: z.name, Store: z.kind.String(), Stats: z.zone.stats})
+		zones = append(zones, z.metricsZone())
 	}
 	return cache.MetricsHandler(cache.MetricsOptions{Zones: zones, Allow: s.allow}), nil
 }

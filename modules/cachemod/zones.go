@@ -99,6 +99,15 @@ func acquireZone(z *zoneConf, log *slog.Logger) (*sharedZone, error) {
 	return sz, nil
 }
 
+// metricsZone is what the proxy_cache_status endpoint reports of z.
+func (z *zoneConf) metricsZone() cache.Zone {
+	mz := cache.Zone{Name: z.name, Store: z.kind.String(), Stats: z.zone.stats}
+	if rs, ok := z.zone.store.(*cache.RedisStore); ok {
+		mz.Breaker = rs.Breaker()
+	}
+	return mz
+}
+
 // releaseZone gives back what acquireZone returned and closes the store
 // when the last configuration using it is retired.
 func releaseZone(sz *sharedZone) error {

@@ -1,0 +1,268 @@
+package cache_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/cache"
+	"github.com/mosaic-edge/mosaic/internal/testclient"
+)
+
+// timedGets sends n concurrent GETs of path, spread over the fronts, and
+// returns how long the slowest took and the bodies.
+func timedGets(t *testing.T, n int, path string, fronts ...*front) (time.Duration, []string) {
+	t.Helper()
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		slowest time.Duration
+	)
+	bodies := make([]string, n)
+	for i := range n {
+		wg.Go(func() {
+			start := time.Now()
+			_, body := testclient.Do(t, http.MethodGet, fronts[i%len(fronts)].URL+path)
+			took := time.Since(start)
+			mu.Lock()
+			slowest = max(slowest, took)
+			bodies[i] = body
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return slowest, bodies
+}
+
+// Redis restarts empty: the lock waiters' subscriptions are down for a
+// second, so the release message of a fill that completes meanwhile is
+// lost. The waiters must find the entry by looking again, not wait for
+// the lock to expire (proxy_cache_lock_timeout, 5s).
+func TestRedisLockWaitersAfterRestart(t *testing.T) {
+	rs := startRedis(t)
+	prefix := uniquePrefix(t)
+	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(150 * time.Millisecond)
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprint(w, "filled")
+	})
+	opts := func() cache.Options {
+		return cache.Options{Store: newRedisStore(t, rs.url(), prefix, cache.RedisOptions{}), Key: pathKey,
+			Lock: true, LockTimeout: 5 * time.Second, LockAge: 5 * time.Second, Logger: quiet}
+	}
+	a, b := newFront(t, o, opts()), newFront(t, o, opts())
+	rs = restartRedis(t, rs)
+	// The stores reconnect on their next command; the subscriptions come
+	// back a second after they were lost.
+	for i, f := range []*front{a, b} {
+		deadline := time.Now().Add(3 * time.Second)
+		for r := f.get(t, fmt.Sprintf("/warm%d", i)); strings.Contains(r.header.Get("Cache-Status"), "store-unavailable"); r = f.get(t, fmt.Sprintf("/warm%d", i)) {
+			if time.Now().After(deadline) {
+				t.Fatal("the stores did not reconnect to the restarted redis")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	slowest, bodies := timedGets(t, 20, "/cold", a, b)
+	for i, body := range bodies {
+		if body != "filled" {
+			t.Fatalf("request %d got %q", i, body)
+		}
+	}
+	if slowest > 1500*time.Millisecond {
+		t.Fatalf("the slowest waiter took %v (lock timeout 5s): the release was missed and nothing looked again", slowest)
+	}
+}
+
+// A holder whose instance died (its store closed without releasing) holds
+// the lock no longer than its lease: the waiter takes the fill over, in
+// far less than proxy_cache_lock_timeout, and stores the response.
+func TestRedisLockOfDeadHolderLapses(t *testing.T) {
+	rs := testRedis(t)
+	prefix := uniquePrefix(t)
+	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprint(w, "taken over")
+	})
+	dead := newRedisStore(t, rs.url(), prefix, cache.RedisOptions{})
+	if _, ok, err := dead.TryLock(context.Background(), "/cold", 5*time.Second); !ok || err != nil {
+		t.Fatalf("TryLock: %v %v", ok, err)
+	}
+	dead.Close() // dies holding the lock
+	f := newFront(t, o, cache.Options{Store: newRedisStore(t, rs.url(), prefix, cache.RedisOptions{}), Key: pathKey,
+		Lock: true, LockTimeout: 5 * time.Second, LockAge: 5 * time.Second, Logger: quiet})
+	start := time.Now()
+	r := f.get(t, "/cold")
+	if took := time.Since(start); took > 2500*time.Millisecond {
+		t.Fatalf("waited %v for a dead holder (lock timeout 5s)", took)
+	}
+	if r.body != "taken over" || !strings.Contains(r.header.Get("Cache-Status"), "stored") {
+		t.Fatalf("got %q, Cache-Status %q: the waiter did not take over the fill", r.body, r.header.Get("Cache-Status"))
+	}
+	if r := f.get(t, "/cold"); r.cacheStatus() != cache.StatusHit {
+		t.Fatalf("after the takeover: %q", r.cacheStatus())
+	}
+}
+
+// A live holder renews its lease: a fill longer than the lease keeps the
+// other instance's waiters waiting, and the origin sees one request.
+func TestRedisLockLeaseRenewedWhileFilling(t *testing.T) {
+	rs := testRedis(t)
+	prefix := uniquePrefix(t)
+	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(1800 * time.Millisecond) // longer than the 1s lease
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprint(w, "slow")
+	})
+	opts := func() cache.Options {
+		return cache.Options{Store: newRedisStore(t, rs.url(), prefix, cache.RedisOptions{}), Key: pathKey,
+			Lock: true, LockTimeout: 5 * time.Second, LockAge: 5 * time.Second, Logger: quiet}
+	}
+	a, b := newFront(t, o, opts()), newFront(t, o, opts())
+	done := make(chan response)
+	go func() { done <- a.get(t, "/slow") }()
+	waitFor(t, "the holder's origin request", func() bool { return o.hits.Load() == 1 })
+	r := b.get(t, "/slow")
+	if r.body != "slow" || r.cacheStatus() != cache.StatusHit {
+		t.Fatalf("the waiter got %q, %q", r.body, r.cacheStatus())
+	}
+	<-done
+	if n := o.hits.Load(); n != 1 {
+		t.Fatalf("origin saw %d requests: the lease lapsed under a live holder", n)
+	}
+}
+
+// zoneStatus reads the breaker state of zone "z" from the status endpoint.
+func zoneStatus(t *testing.T, url string) (state string, opened uint64) {
+	t.Helper()
+	_, body := testclient.Do(t, http.MethodGet, url)
+	var out struct {
+		Zones map[string]struct {
+			Breaker       string `json:"breaker"`
+			BreakerOpened uint64 `json:"breaker_opened"`
+		} `json:"zones"`
+	}
+	if err := json.Unmarshal([]byte(body), &out); err != nil {
+		t.Fatalf("status %q: %v", body, err)
+	}
+	return out.Zones["z"].Breaker, out.Zones["z"].BreakerOpened
+}
+
+// load runs workers that GET path until d has passed or max requests were
+// sent, and returns how many finished, the slowest and the Cache-Status
+// values seen.
+func load(t *testing.T, url string, workers int, d time.Duration, limit int) (n int, slowest time.Duration, statuses map[string]int) {
+	t.Helper()
+	var (
+		wg sync.WaitGroup
+		mu sync.Mutex
+	)
+	statuses = make(map[string]int)
+	end := time.Now().Add(d)
+	for range workers {
+		wg.Go(func() {
+			for time.Now().Before(end) {
+				start := time.Now()
+				resp, body := testclient.Do(t, http.MethodGet, url)
+				took := time.Since(start)
+				mu.Lock()
+				if resp.StatusCode != 200 || body != "page" {
+					t.Errorf("%d %q", resp.StatusCode, body)
+				}
+				n++
+				slowest = max(slowest, took)
+				statuses[resp.Header.Get("Cache-Status")]++
+				stop := n >= limit
+				mu.Unlock()
+				if stop {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return n, slowest, statuses
+}
+
+// A paused Redis (SIGSTOP) answers nothing: after a few timeouts the
+// breaker opens and requests go to the origin at once, fast enough to keep
+// half the rate, none held for a second; after SIGCONT the breaker closes
+// by itself and hits resume.
+func TestRedisPausedOpensTheBreaker(t *testing.T) {
+	rs := startRedis(t) // its own: it is paused
+	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprint(w, "page")
+	})
+	store := newRedisStore(t, rs.url(), uniquePrefix(t), cache.RedisOptions{})
+	f := newFront(t, o, cache.Options{Store: store, Key: pathKey, Lock: true, Logger: quiet})
+	status := newServer(t, cache.MetricsHandler(cache.MetricsOptions{
+		Zones: []cache.Zone{{Name: "z", Store: "redis", Stats: f.cache.Stats(), Breaker: store.Breaker()}},
+	}))
+	f.get(t, "/hot")
+	if r := f.get(t, "/hot"); r.cacheStatus() != cache.StatusHit {
+		t.Fatalf("before the pause: %q", r.cacheStatus())
+	}
+	if state, _ := zoneStatus(t, status.URL); state != "closed" {
+		t.Fatalf("breaker %q before the pause", state)
+	}
+	const workers = 4
+	normal, _, _ := load(t, f.URL+"/hot", workers, 500*time.Millisecond, 20000)
+
+	if err := rs.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	resume := func() {
+		if !resumed {
+			resumed = true
+			rs.cmd.Process.Signal(syscall.SIGCONT)
+		}
+	}
+	t.Cleanup(resume)
+	const pause = 2 * time.Second
+	paused, slowest, statuses := load(t, f.URL+"/hot", workers, pause, 20000)
+	state, opened := zoneStatus(t, status.URL)
+	_, prom := testclient.Do(t, http.MethodGet, status.URL+"?format=prometheus")
+	resume()
+	t.Logf("normal %d req in 500ms, paused %d req in %v, slowest %v, Cache-Status %v", normal, paused, pause, slowest, statuses)
+	if slowest >= time.Second {
+		t.Errorf("a request took %v while redis was paused", slowest)
+	}
+	if state == "closed" || opened == 0 {
+		t.Errorf("breaker %q, opened %d times, while redis was paused", state, opened)
+	}
+	if !strings.Contains(prom, `mosaic_cache_store_breaker_state{zone="z"} 1`) && !strings.Contains(prom, `mosaic_cache_store_breaker_state{zone="z"} 2`) ||
+		!strings.Contains(prom, `mosaic_cache_store_breaker_opened_total{zone="z"} 1`) {
+		t.Errorf("the Prometheus text does not show the breaker open:\n%s", prom)
+	}
+	bypassed := 0
+	for v, n := range statuses {
+		if strings.Contains(v, "fwd=miss") && strings.Contains(v, "detail=store-unavailable") {
+			bypassed += n
+		}
+	}
+	if bypassed == 0 {
+		t.Errorf("no bypass said so in Cache-Status: %v", statuses)
+	}
+	// The issue's goal is half the rate, through the server with a
+	// kept-alive origin. Here every bypass costs the origin a new
+	// connection, under the race detector, so the test asks a quarter:
+	// without the breaker it is under a hundredth.
+	if rate, want := float64(paused)/pause.Seconds(), float64(normal)/0.5/4; rate < want {
+		t.Errorf("%.0f req/s while redis was paused, want at least %.0f (a quarter of normal)", rate, want)
+	}
+	waitFor(t, "the breaker to close after SIGCONT", func() bool { return store.Breaker().State() == cache.BreakerClosed })
+	if r := f.get(t, "/hot"); r.cacheStatus() != cache.StatusHit {
+		t.Fatalf("after the pause: %q, %q", r.cacheStatus(), r.header.Get("Cache-Status"))
+	}
+	if state, _ := zoneStatus(t, status.URL); state != "closed" {
+		t.Fatalf("breaker %q after the pause", state)
+	}
+}
