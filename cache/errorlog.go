@@ -7,12 +7,18 @@ import (
 )
 
 // errorLog reports store failures. A store that is down fails every
-// request, so the log keeps to one line a second and says how many were
-// left out.
+// request, so the log keeps to one line a second per zone and says how
+// many were left out.
 type errorLog struct {
 	logger *slog.Logger
 	stats  *Stats
+}
 
+// storeLogLimit is the once-a-second limit, kept in the zone's Stats: the
+// zone's handlers (one per location, more while a reload retires a
+// configuration) share it, so that one failure seen by two of them is not
+// written twice.
+type storeLogLimit struct {
 	mu         sync.Mutex
 	last       time.Time
 	suppressed int
@@ -24,16 +30,17 @@ func newErrorLog(l *slog.Logger, s *Stats) *errorLog { return &errorLog{logger: 
 // cache.
 func (l *errorLog) store(op, key string, err error) {
 	l.stats.storeErrors.Add(1)
+	lim := &l.stats.storeLog
 	now := time.Now()
-	l.mu.Lock()
-	if now.Sub(l.last) < time.Second {
-		l.suppressed++
-		l.mu.Unlock()
+	lim.mu.Lock()
+	if now.Sub(lim.last) < time.Second {
+		lim.suppressed++
+		lim.mu.Unlock()
 		return
 	}
-	l.last = now
-	n := l.suppressed
-	l.suppressed = 0
-	l.mu.Unlock()
+	lim.last = now
+	n := lim.suppressed
+	lim.suppressed = 0
+	lim.mu.Unlock()
 	l.logger.Error("cache store failed, bypassing the cache", "op", op, "key", key, "error", err, "suppressed", n)
 }

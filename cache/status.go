@@ -22,6 +22,7 @@ const (
 type Stats struct {
 	hit, miss, expired, stale, updating, revalidated, bypass atomic.Uint64
 	stored, storeErrors                                      atomic.Uint64
+	storeLog                                                 storeLogLimit
 }
 
 // Counts is a snapshot of Stats.

@@ -8,7 +8,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -102,10 +104,18 @@ func fetchBroken(t *testing.T, url string) (string, error) {
 	return string(body), err
 }
 
-func TestReadTimeoutInBodyAbortsResponse(t *testing.T) {
+func TestReadTimeoutInBody(t *testing.T) {
 	o := slowBodyOrigin(t, 3, 300*time.Millisecond)
 	logs := &logBuffer{}
-	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{ReadTimeout: 150 * time.Millisecond, Logger: logs.logger()}))
+	opts := proxy.Options{ReadTimeout: 150 * time.Millisecond, Logger: logs.logger()}
+	// Buffered, nothing has gone to the client: the proxy still answers.
+	f := newFront(t, proxyTo(t, "http://"+o.Addr(), opts))
+	if status, _, _ := get(t, f.URL+"/"); status != http.StatusGatewayTimeout {
+		t.Errorf("buffered: status %d, want 504", status)
+	}
+	// Unbuffered, the header has gone: only a broken connection is left.
+	opts.BufferingOff = true
+	f = newFront(t, proxyTo(t, "http://"+o.Addr(), opts))
 	if body, err := fetchBroken(t, f.URL+"/"); err == nil {
 		t.Errorf("truncated response %q read without error", body)
 	}
@@ -125,11 +135,21 @@ func TestPrematureCloseInBody(t *testing.T) {
 	if body, err := fetchBroken(t, f.URL+"/"); err == nil || body != "hello" {
 		t.Errorf("body %q, err %v: want the part sent, then an error", body, err)
 	}
-	buffered := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{}))
-	if body, err := fetchBroken(t, buffered.URL+"/"); err == nil {
-		t.Errorf("buffered: truncated response %q read without error", body)
+	// Buffered, nothing has gone out yet: a 502, and OnFailure is told.
+	var told atomic.Uint32
+	buffered := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{
+		OnFailure: func(_ http.ResponseWriter, _ *http.Request, f proxy.Failure) { told.Store(uint32(f)) },
+	}))
+	if status, body, _ := get(t, buffered.URL+"/"); status != http.StatusBadGateway || !strings.Contains(body, "502 Bad Gateway") {
+		t.Errorf("buffered: %d %q, want the 502 page", status, body)
+	}
+	if f := proxy.Failure(told.Load()); f != proxy.FailError {
+		t.Errorf("OnFailure told %v, want error", f)
 	}
 	if want := "upstream prematurely closed connection while reading upstream"; !strings.Contains(logs.String(), want) {
+		t.Errorf("log lacks %q:\n%s", want, logs)
+	}
+	if want := "bytes=5"; !strings.Contains(logs.String(), want) {
 		t.Errorf("log lacks %q:\n%s", want, logs)
 	}
 }
@@ -342,6 +362,52 @@ func TestClientBodyFailures(t *testing.T) {
 	for addr, n := range proxy.PrimaryFails(up) {
 		if n != 0 {
 			t.Errorf("client failure counted against %s", addr)
+		}
+	}
+}
+
+// cutContext ends as a server's request context does when the server cut
+// the request itself (mosaic at its shutdown limit).
+type cutContext struct{ context.Context }
+
+func (c cutContext) Err() error {
+	if c.Context.Err() != nil {
+		return errCut{}
+	}
+	return nil
+}
+
+type errCut struct{}
+
+func (errCut) Error() string { return "request cut by the shutdown deadline" }
+func (errCut) Unwrap() error { return context.Canceled }
+
+// A request its server cut is logged as what happened, not as a client
+// that left.
+func TestServerCutIsNotClientClose(t *testing.T) {
+	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		http.ReadRequest(br)
+		io.Copy(io.Discard, br) // no answer: the request waits for its header
+	})
+	logs := &logBuffer{}
+	h := proxyTo(t, "http://"+o.Addr(), proxy.Options{Logger: logs.logger()})
+	for _, cut := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		r := httptest.NewRequest("GET", "/", nil)
+		if cut {
+			r = r.WithContext(cutContext{ctx})
+		} else {
+			r = r.WithContext(ctx)
+		}
+		time.AfterFunc(50*time.Millisecond, cancel)
+		h.ServeHTTP(httptest.NewRecorder(), r)
+	}
+	for _, want := range []string{
+		`msg="client closed connection while reading response header from upstream"`,
+		`msg="request cut by the shutdown deadline while reading response header from upstream"`,
+	} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, logs)
 		}
 	}
 }

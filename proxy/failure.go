@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -73,9 +74,10 @@ type failure struct {
 	kind      Failure
 	phase     string
 	err       error
-	sent      bool // the request had begun to go out (NGINX's request_sent)
-	stale     bool // a reused keepalive connection the server had closed
-	premature bool // the upstream closed the connection early
+	sent      bool  // the request had begun to go out (NGINX's request_sent)
+	stale     bool  // a reused keepalive connection the server had closed
+	premature bool  // the upstream closed the connection early
+	ended     error // failCanceled: the request context's Err
 }
 
 func (f *failure) status() int {
@@ -110,6 +112,11 @@ func (f *failure) message() string {
 	case failClient:
 		return "client prematurely closed connection while " + f.phase
 	case failCanceled:
+		// A server that ends requests itself (at its shutdown limit) has
+		// the context say so; context.Canceled alone is the client leaving.
+		if f.ended != context.Canceled {
+			return f.ended.Error() + " while " + f.phase
+		}
 		return "client closed connection while " + f.phase
 	}
 	switch {
@@ -131,7 +138,7 @@ func (x *exchange) classify(err error, phase string, reused bool, c *conn) *fail
 	case errors.As(err, &ce):
 		f.kind = failClient
 	case x.ctx.Err() != nil:
-		f.kind = failCanceled
+		f.kind, f.ended = failCanceled, x.ctx.Err()
 	case isTimeout(err):
 		f.kind = FailTimeout
 	case errors.Is(err, errHeaderTooBig):
@@ -164,10 +171,10 @@ func isIOError(err error) bool {
 }
 
 // logFailure writes an error-log line with the context NGINX gives:
-// client, server, request, upstream and host.
-func (x *exchange) logFailure(level slog.Level, msg, upstreamAddr string, err error) {
+// client, server, request, upstream and host, then extra.
+func (x *exchange) logFailure(level slog.Level, msg, upstreamAddr string, err error, extra ...slog.Attr) {
 	r := x.r
-	attrs := make([]slog.Attr, 0, 6)
+	attrs := make([]slog.Attr, 0, 6+len(extra))
 	attrs = append(attrs, slog.String("client", clientIP(r)))
 	if x.st != nil && x.st.ServerName != "" {
 		attrs = append(attrs, slog.String("server", x.st.ServerName))
@@ -180,6 +187,7 @@ func (x *exchange) logFailure(level slog.Level, msg, upstreamAddr string, err er
 	if err != nil {
 		attrs = append(attrs, slog.String("error", err.Error()))
 	}
+	attrs = append(attrs, extra...)
 	x.h.log.LogAttrs(x.ctx, level, msg, attrs...)
 }
 

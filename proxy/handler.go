@@ -244,17 +244,7 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 		// net/http would drain the request body before the header goes out.
 		_ = rc.EnableFullDuplex()
 	}
-	h.copyHeader(x.w.Header(), resp.Header, false)
-	// Published before the header goes out, not only at the end: the
-	// server's error_page leaves an upstream's answer alone (NGINX's
-	// proxy_intercept_errors off) by seeing $upstream_status when the
-	// status is written. finish publishes the final timings.
-	x.publishUpstream()
-	x.w.WriteHeader(resp.StatusCode)
-	if flush {
-		_ = rc.Flush()
-	}
-	upErr, clientErr := relay(x.w, rc, resp.Body, flush, x.h.relayPool)
+	res := x.relay(rc, resp, flush)
 	a.total = time.Since(a.start)
 
 	if x.sending && !x.sendFinished() {
@@ -264,20 +254,44 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 	}
 	sent := x.waitSending(c, false) && x.sendErr == nil
 	stopped := x.stop()
-	if upErr == nil && clientErr == nil && sent && stopped && x.keepalive(resp) && c.br.Buffered() == 0 {
+	if res.upErr == nil && res.clientErr == nil && sent && stopped && x.keepalive(resp) && c.br.Buffered() == 0 {
 		h.up.putIdle(c, time.Now())
 	} else {
 		c.close()
 	}
-	if upErr != nil && x.ctx.Err() == nil {
-		f := x.classify(upErr, phaseBody, false, nil)
-		x.logFailure(slog.LevelError, f.message(), p.addr, upErr)
-		// The status is gone; only a broken connection tells the client
-		// that the body is incomplete. net/http turns this panic into
-		// exactly that, as for httputil.ReverseProxy.
-		if x.ctx.Value(http.ServerContextKey) != nil {
-			panic(http.ErrAbortHandler)
+	if res.upErr != nil {
+		x.bodyFailed(p, rc, res)
+	}
+}
+
+// bodyFailed handles an upstream body that broke off. While nothing has
+// gone to the client the proxy still answers for itself: 502, or 504 for
+// a timeout. Once the header has gone, the client gets every byte received
+// and then a broken connection, the only way left to say that the body is
+// incomplete: a short Content-Length body, or a chunked one without its
+// last chunk. An HTTP/1.0 client of a body without Content-Length cannot
+// be told; it gets what NGINX gives it, the bytes received and a close.
+func (x *exchange) bodyFailed(p *peer, rc *http.ResponseController, res relayed) {
+	f := x.classify(res.upErr, phaseBody, false, nil)
+	if x.ctx.Err() != nil {
+		if !res.committed {
+			x.logFailure(slog.LevelInfo, f.message(), p.addr, res.upErr)
+			x.h.errorResponse(x.w, x.r, StatusClientClosedRequest)
 		}
+		return
+	}
+	x.logFailure(slog.LevelError, f.message(), p.addr, res.upErr, slog.Int64("bytes", res.n))
+	if !res.committed {
+		x.upstreamFailed(f.kind, f.status())
+		return
+	}
+	// The response writer may still hold the last bytes received; the
+	// abort below would drop them.
+	_ = rc.Flush()
+	// net/http turns this panic into a broken connection, as for
+	// httputil.ReverseProxy; http1 does the same.
+	if x.ctx.Value(http.ServerContextKey) != nil {
+		panic(http.ErrAbortHandler)
 	}
 }
 

@@ -80,29 +80,76 @@ func (h *Handler) rewriteRedirects(name string, vv []string) []string {
 	return out
 }
 
-// relay copies the upstream's body to the client; with flush set, every
-// chunk read is flushed at once. It returns the failure on either side.
-func relay(w http.ResponseWriter, rc *http.ResponseController, body io.Reader, flush bool, pool *sync.Pool) (upErr, clientErr error) {
-	bp := pool.Get().(*[]byte)
-	defer pool.Put(bp)
+// relayed is what relay did with the upstream's body.
+type relayed struct {
+	n         int64 // body bytes received from the upstream
+	committed bool  // the response header went to the client's writer
+	upErr     error // the upstream's body broke off
+	clientErr error // the client's side failed
+}
+
+// relay copies the upstream's body to the client, writing the response
+// header first. With flush set the header goes out at once and every
+// piece read is flushed. Otherwise the header waits until the buffer is
+// full or the body has ended: a body that breaks off before that has sent
+// the client nothing, and the proxy can still answer with an error status
+// instead of a response that ends early (the writers behind net/http and
+// http1 hold back their first kilobytes anyway, so nothing leaves later).
+func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush bool) (res relayed) {
+	bp := x.h.relayPool.Get().(*[]byte)
+	defer x.h.relayPool.Put(bp)
 	buf := *bp
+	held := 0
+	if flush {
+		x.commit(resp)
+		res.committed = true
+		_ = rc.Flush()
+	}
 	for {
-		n, err := body.Read(buf)
+		n, err := resp.Body.Read(buf[held:])
+		res.n += int64(n)
+		if !res.committed {
+			held += n
+			if err == nil && held < len(buf) {
+				continue
+			}
+			if err != nil && err != io.EOF {
+				res.upErr = err
+				return res
+			}
+			x.commit(resp)
+			res.committed = true
+			n, held = held, 0
+		}
 		if n > 0 {
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				return nil, werr
+			if _, werr := x.w.Write(buf[:n]); werr != nil {
+				res.clientErr = werr
+				return res
 			}
 			if flush {
 				if ferr := rc.Flush(); ferr != nil && !errors.Is(ferr, http.ErrNotSupported) {
-					return nil, ferr
+					res.clientErr = ferr
+					return res
 				}
 			}
 		}
 		if err == io.EOF {
-			return nil, nil
+			return res
 		}
 		if err != nil {
-			return err, nil
+			res.upErr = err
+			return res
 		}
 	}
+}
+
+// commit passes the upstream's status and header to the client's writer.
+func (x *exchange) commit(resp *http.Response) {
+	x.h.copyHeader(x.w.Header(), resp.Header, false)
+	// Published before the header goes out, not only at the end: the
+	// server's error_page leaves an upstream's answer alone (NGINX's
+	// proxy_intercept_errors off) by seeing $upstream_status when the
+	// status is written. finish publishes the final timings.
+	x.publishUpstream()
+	x.w.WriteHeader(resp.StatusCode)
 }

@@ -308,20 +308,24 @@ func buildChain(l *Location) (full, sub http.Handler, err error) {
 // a caller that built one and will not apply it closes it.
 func (c *Config) Close() { c.close() }
 
+// close releases what the configuration holds, once: the last request on
+// a retired configuration and the shutdown limit may both get here.
 func (c *Config) close() {
-	for i := len(c.closers) - 1; i >= 0; i-- {
-		if err := c.closers[i](); err != nil {
-			c.Logger.Warn("closing configuration", "err", err)
-		}
-	}
-	c.closers = nil
-	for _, m := range Modules() {
-		if m.Close != nil {
-			if err := m.Close(c); err != nil {
-				c.Logger.Warn("closing module", "module", m.Name, "err", err)
+	c.closeOnce.Do(func() {
+		for i := len(c.closers) - 1; i >= 0; i-- {
+			if err := c.closers[i](); err != nil {
+				c.Logger.Warn("closing configuration", "err", err)
 			}
 		}
-	}
+		c.closers = nil
+		for _, m := range Modules() {
+			if m.Close != nil {
+				if err := m.Close(c); err != nil {
+					c.Logger.Warn("closing module", "module", m.Name, "err", err)
+				}
+			}
+		}
+	})
 }
 
 // hasPrefixFold is strings.HasPrefix ignoring ASCII case.

@@ -7,6 +7,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Config is one loaded configuration: every virtual server with its
@@ -27,6 +29,37 @@ type Config struct {
 	notices     []string
 	closers     []func() error
 	logFiles    map[string]*os.File
+
+	// refs counts the requests being served with the configuration, plus
+	// one while it is the runtime's current one: a retired configuration
+	// closes (thread pools, log files) as its last request ends.
+	refs      atomic.Int64
+	closeOnce sync.Once
+}
+
+// hold returns the configuration in force with a reference taken for one
+// request, which release gives back.
+func hold(cur *atomic.Pointer[Config]) *Config {
+	for {
+		c := cur.Load()
+		c.refs.Add(1)
+		if cur.Load() == c {
+			// Still current after the reference was taken: the runtime's
+			// own reference was not dropped yet, so c cannot have closed.
+			return c
+		}
+		// Retired in between, perhaps closed already: serve with the new
+		// one instead.
+		c.release()
+	}
+}
+
+// release gives back a reference; the last one closes the configuration,
+// away from the request that held it.
+func (c *Config) release() {
+	if c.refs.Add(-1) == 0 {
+		go c.close()
+	}
 }
 
 // Servers returns the virtual servers in configuration order.

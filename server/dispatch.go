@@ -54,6 +54,18 @@ func (rr *reqRoot) Value(key any) any {
 	return rr.Context.Value(key)
 }
 
+// Err tells a request cut by the shutdown limit from one whose client
+// left: handlers that log why a request ended read it here.
+func (rr *reqRoot) Err() error {
+	err := rr.Context.Err()
+	if err != nil {
+		if ci, ok := rr.Context.Value(connInfoKey{}).(*connInfo); ok && ci.cut.Load() {
+			return errShutdownCut
+		}
+	}
+	return err
+}
+
 func infoFrom(ctx context.Context) *reqInfo {
 	ri, _ := ctx.Value(reqInfoKey{}).(*reqInfo)
 	return ri
@@ -70,7 +82,24 @@ func CurrentLocation(r *http.Request) *Location {
 
 var connCounter atomic.Uint64
 
-type connIDKey struct{}
+// connInfo is what the core keeps in a connection's context: its number
+// ($connection) and its listener's shutdown state.
+type connInfo struct {
+	id  uint64
+	cut *atomic.Bool // the shutdown limit is ending the listener's requests
+}
+
+type connInfoKey struct{}
+
+// errShutdownCut is a request's end when the shutdown limit (a graceful
+// stop, or the retirement of a listener after a reload) closed its
+// connection: the client did not leave. It is a context.Canceled.
+var errShutdownCut error = shutdownCut{}
+
+type shutdownCut struct{}
+
+func (shutdownCut) Error() string { return "request cut by the shutdown deadline" }
+func (shutdownCut) Unwrap() error { return context.Canceled }
 
 // dispatcher serves requests accepted on one bound address with whatever
 // configuration is current.
@@ -80,7 +109,8 @@ type dispatcher struct {
 }
 
 func (d *dispatcher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	cfg := d.cur.Load()
+	cfg := hold(d.cur)
+	defer cfg.release() // deferred: a handler may end the request with a panic
 	g := cfg.groupFor(d.bound, func() string { return localAddr(r) })
 	if g == nil {
 		http.Error(w, "no server for this address", http.StatusMisdirectedRequest)
@@ -102,8 +132,8 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 	ri.cfg, ri.srv, ri.st = cfg, srv, st
 	st.Start = time.Now()
 	st.ServerName, st.Host, st.RequestURI = srv.Name(), host, target
-	if id, ok := r.Context().Value(connIDKey{}).(uint64); ok {
-		st.ConnID = id
+	if ci, ok := r.Context().Value(connInfoKey{}).(*connInfo); ok {
+		st.ConnID = ci.id
 	}
 	rw := newRecorder(w, st)
 	defer rw.release()

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -42,6 +43,9 @@ type listener struct {
 	ln   net.Listener
 	srv  *http1.Server
 	h2   *h2Server // nil on a plain listener
+	// cut is set when the shutdown limit ends the requests still running,
+	// before their connections close (see reqRoot.Err).
+	cut atomic.Bool
 }
 
 // NewRuntime returns a runtime with nothing listening.
@@ -96,6 +100,7 @@ func (rt *Runtime) Apply(cfg *Config) error {
 		}
 		opened[key] = l
 	}
+	cfg.refs.Add(1) // the runtime's own, while cfg is current
 	old := rt.cur.Swap(cfg)
 	cfg.ApplyWorkerProcesses()
 	for _, apply := range kept {
@@ -117,22 +122,23 @@ func (rt *Runtime) Apply(cfg *Config) error {
 	for _, n := range cfg.notices {
 		cfg.Logger.Log(context.Background(), LevelNotice, n)
 	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
-		defer cancel()
-		for _, l := range retired {
-			_ = l.shutdown(ctx)
-		}
-		if old != nil {
-			// Requests that started under the old configuration may still
-			// be writing to its logs: give them the same grace.
-			if len(retired) == 0 {
-				time.AfterFunc(ShutdownTimeout, old.close)
-			} else {
-				old.close()
+	if old != nil {
+		// Requests that started under the old configuration hold it (see
+		// hold) and may still be writing to its logs: it closes as the
+		// last of them ends, and at the latest when the shutdown limit
+		// cuts them, as it cuts those of retired listeners.
+		old.release()
+		time.AfterFunc(ShutdownTimeout, old.close)
+	}
+	if len(retired) > 0 {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+			defer cancel()
+			for _, l := range retired {
+				_ = l.shutdown(ctx)
 			}
-		}
-	}()
+		}()
+	}
 	return nil
 }
 
@@ -152,18 +158,39 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 	}
 	d := &dispatcher{bound: addr, cur: &rt.cur}
 	lim := limitsFor(g)
+	l := &listener{key: listenKey(addr, g.ssl), addr: addr, ln: ln}
 	connContext := func(ctx context.Context, _ net.Conn) context.Context {
-		return context.WithValue(ctx, connIDKey{}, connCounter.Add(1))
+		return context.WithValue(ctx, connInfoKey{}, &connInfo{id: connCounter.Add(1), cut: &l.cut})
 	}
-	srv := &http1.Server{Handler: d, Limits: lim, ConnContext: connContext, RequestContext: newRequestRoot, Logger: cfg.Logger}
-	l := &listener{key: listenKey(addr, g.ssl), addr: addr, ln: ln, srv: srv}
+	logger := slog.New(currentLog{&rt.cur})
+	srv := &http1.Server{Handler: d, Limits: lim, ConnContext: connContext, RequestContext: newRequestRoot, Logger: logger}
+	l.srv = srv
 	if g.ssl {
-		l.h2 = newH2Server(ln.Addr(), d, lim, connContext, cfg.Logger)
+		l.h2 = newH2Server(ln.Addr(), d, lim, connContext, logger)
 		srv.TLSConfig = tlsConfig(&rt.cur, addr)
 		srv.TLSNextProto = map[string]func(*tls.Conn){"h2": l.h2.take}
 	}
 	return l, nil
 }
+
+// currentLog writes to the error log of the configuration in force. A
+// listener outlives the configuration that opened it, whose log files
+// close when it retires.
+type currentLog struct{ cur *atomic.Pointer[Config] }
+
+func (h currentLog) handler() slog.Handler { return h.cur.Load().Logger.Handler() }
+
+func (h currentLog) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.handler().Enabled(ctx, l)
+}
+
+func (h currentLog) Handle(ctx context.Context, r slog.Record) error {
+	return h.handler().Handle(ctx, r)
+}
+
+// WithAttrs and WithGroup bind to the configuration in force when called.
+func (h currentLog) WithAttrs(as []slog.Attr) slog.Handler { return h.handler().WithAttrs(as) }
+func (h currentLog) WithGroup(name string) slog.Handler    { return h.handler().WithGroup(name) }
 
 // limitsFor returns the connection limits of an address: those of its
 // default server (keepalive_timeout, client_header_timeout, send_timeout,
@@ -209,15 +236,29 @@ func (rt *Runtime) run(l *listener, serve func() error) {
 }
 
 // shutdown stops the listener's servers together: requests in flight
-// finish, HTTP/1.x and HTTP/2 alike, within the same ctx.
+// finish, HTTP/1.x and HTTP/2 alike, within the same ctx. When ctx ends
+// first the servers close the connections left; the listener is marked
+// cut before, so that those requests say why they ended.
 func (l *listener) shutdown(ctx context.Context) error {
+	servers, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() {
+		l.cut.Store(true)
+		cancel()
+	})
+	defer stop()
+	var err error
 	if l.h2 == nil {
-		return l.srv.Shutdown(ctx)
+		err = l.srv.Shutdown(servers)
+	} else {
+		h2err := make(chan error, 1)
+		go func() { h2err <- l.h2.shutdown(servers) }()
+		err = errors.Join(l.srv.Shutdown(servers), <-h2err)
 	}
-	h2err := make(chan error, 1)
-	go func() { h2err <- l.h2.shutdown(ctx) }()
-	err := l.srv.Shutdown(ctx)
-	return errors.Join(err, <-h2err)
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err() // the limit, not the cancel that enforced it
+	}
+	return err
 }
 
 // Shutdown stops accepting, waits for requests in flight (bounded by
