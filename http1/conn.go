@@ -2,6 +2,7 @@ package http1
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -9,10 +10,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -28,12 +31,24 @@ type conn struct {
 	rwc        net.Conn
 	remoteAddr string
 	baseCtx    context.Context
-	br         *bufio.Reader
-	state      atomic.Int32
-	requests   int
-	hijacked   bool    // the handler or another protocol (TLSNextProto) has the connection
-	unread     bool    // the client may have sent more than was read
-	lim        *Limits // the limits in force for the current request
+	// br is the read buffer, from readerPool, held only while there is
+	// something to read (see fill); nil while the connection waits.
+	br *bufio.Reader
+	// raw reads the socket of a plain connection (nil over TLS): fill
+	// waits on it for data without holding a buffer, and reads into one
+	// only once data has come. rawFD is its descriptor during that read.
+	raw   syscall.RawConn
+	rawFD int
+	// rawWait and rawOnce are the functions fillRaw and tryRaw hand to
+	// raw.Read, made once per connection rather than per wait; rawErr is
+	// their read's result.
+	rawWait, rawOnce func(fd uintptr) bool
+	rawErr           error
+	state            atomic.Int32
+	requests         int
+	hijacked         bool    // the handler or another protocol (TLSNextProto) has the connection
+	unread           bool    // the client may have sent more than was read
+	lim              *Limits // the limits in force for the current request
 	// tlsState is the connection's TLS state once its handshake is done
 	// (nil on a plain connection): every request's r.TLS.
 	tlsState *tls.ConnectionState
@@ -46,16 +61,14 @@ type conn struct {
 	lastWrite time.Time
 	rdTouched atomic.Bool // another setter has moved the read deadline
 
-	head   []byte        // the request header being read
-	resh   http.Header   // the response header map, cleared for each request
-	hdr    []byte        // the response header being written
-	fields []headerField // the response's header fields, sorted for output
-	iov    [6][]byte     // backing of bufs
-	bufs   net.Buffers   // one writev
-	num    [24]byte      // chunk sizes
-	wmu    sync.Mutex    // orders a 100 Continue before the final header
-	one    [1]byte       // the byte a watch read
-	has    atomic.Bool   // one holds a byte that the next read returns
+	head *[]byte     // the request header being read, from headPool
+	mem  *respMem    // from respPool while the connection is busy
+	iov  [6][]byte   // backing of bufs
+	bufs net.Buffers // one writev
+	num  [24]byte    // chunk sizes
+	wmu  sync.Mutex  // orders a 100 Continue before the final header
+	one  [1]byte     // the byte a watch read
+	has  atomic.Bool // one holds a byte that the next read returns
 
 	// The watch on the connection while a handler runs (see watch.go),
 	// guarded by the shard's lock.
@@ -73,18 +86,31 @@ type conn struct {
 }
 
 func newConn(s *Server, rwc net.Conn) *conn {
-	c := &conn{srv: s, rwc: rwc, lim: s.current()}
+	c := &conn{srv: s, rwc: rwc, lim: s.current(), rawFD: -1}
 	c.shard = &s.watch.shards[watchShardOf.Add(1)%uint32(len(s.watch.shards))]
 	c.cond.L = &c.shard.mu
 	if a := rwc.RemoteAddr(); a != nil {
 		c.remoteAddr = a.String()
 	}
-	c.br = bufio.NewReaderSize(connReader{c}, 4<<10)
+	// A reader from the start, so that one is there for whoever reads
+	// the connection first; the first wait for a request gives it back.
+	c.br = readerPool.Get().(*bufio.Reader)
+	c.br.Reset(connReader{c})
+	if c.raw = rawConn(rwc); c.raw != nil {
+		c.rawWait = func(fd uintptr) bool {
+			c.rawErr = c.readRaw(fd)
+			return !errors.Is(c.rawErr, syscall.EAGAIN)
+		}
+		c.rawOnce = func(fd uintptr) bool {
+			c.rawErr = c.readRaw(fd)
+			return true
+		}
+	}
 	return c
 }
 
 // connReader reads the connection for the buffered reader, first handing
-// out a byte that a watch read while the handler ran.
+// out a byte that a watch (or fill) read alone.
 type connReader struct{ c *conn }
 
 func (r connReader) Read(p []byte) (int, error) {
@@ -94,7 +120,114 @@ func (r connReader) Read(p []byte) (int, error) {
 		c.has.Store(false)
 		return 1, nil
 	}
+	if c.rawFD >= 0 {
+		return readFD(c.rawFD, p)
+	}
 	return c.rwc.Read(p)
+}
+
+// Idle connections. An edge server holds many more connections waiting
+// for a request (keep-alive, or a client still sending its header) than
+// serving one, so a waiting connection holds no buffer, as NGINX frees
+// its header buffer on a keep-alive connection: the read buffer (4 KB)
+// and the header's (1 KB or more) come from pools when data arrives and
+// go back when the connection waits again.
+var (
+	readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4<<10) }}
+	headPool   = sync.Pool{New: func() any { b := make([]byte, 0, 1<<10); return &b }}
+)
+
+// fill makes sure the read buffer holds at least one byte, waiting for
+// the client without a buffer if it has to. It releases the buffer
+// while it waits on a plain connection; over TLS, the record layer
+// cannot be asked whether a read would block, so there the buffer is
+// released only between requests (awaitRequest) and kept while a header
+// trickles in.
+func (c *conn) fill() error {
+	if c.br != nil {
+		if c.br.Buffered() > 0 {
+			return nil
+		}
+		if c.raw != nil && !c.has.Load() {
+			c.releaseReader()
+			return c.fillRaw()
+		}
+	} else if !c.has.Load() {
+		if c.raw != nil {
+			return c.fillRaw()
+		}
+		// One byte into the connection's own, and the rest through a
+		// buffer taken after it.
+		n, err := c.rwc.Read(c.one[:])
+		if n == 0 {
+			if err == nil {
+				err = io.ErrNoProgress
+			}
+			return err
+		}
+		c.has.Store(true)
+	}
+	if c.br == nil {
+		c.br = readerPool.Get().(*bufio.Reader)
+		c.br.Reset(connReader{c})
+	}
+	_, err := c.br.Peek(1)
+	return err
+}
+
+// fillRaw waits on the socket with no buffer and reads into one only when
+// data has come: the first attempt reads at once (no more system calls
+// than a plain read), and one that would block gives its buffer back
+// before the goroutine parks. The read deadline applies as to any read.
+func (c *conn) fillRaw() error {
+	if err := c.raw.Read(c.rawWait); err != nil {
+		return err
+	}
+	return c.rawErr
+}
+
+// tryRaw is fillRaw's first attempt alone: EAGAIN says nothing has come.
+func (c *conn) tryRaw() error {
+	if err := c.raw.Read(c.rawOnce); err != nil {
+		return err
+	}
+	return c.rawErr
+}
+
+// readRaw reads the socket fd into a buffer from the pool, which it keeps
+// unless the read would block (EAGAIN).
+func (c *conn) readRaw(fd uintptr) error {
+	br := readerPool.Get().(*bufio.Reader)
+	c.rawFD = int(fd)
+	br.Reset(connReader{c})
+	_, err := br.Peek(1)
+	c.rawFD = -1
+	if errors.Is(err, syscall.EAGAIN) {
+		br.Reset(nil)
+		readerPool.Put(br)
+		return err
+	}
+	c.br = br
+	return err
+}
+
+// releaseReader gives the read buffer back; nothing may be buffered.
+func (c *conn) releaseReader() {
+	if c.br != nil {
+		c.br.Reset(nil)
+		readerPool.Put(c.br)
+		c.br = nil
+	}
+}
+
+// releaseHead gives the header buffer back once the header is parsed (its
+// text is copied) or refused. One that a large header grew is dropped.
+func (c *conn) releaseHead() {
+	if c.head != nil && cap(*c.head) <= 8<<10 {
+		*c.head = (*c.head)[:0]
+		headPool.Put(c.head)
+	}
+	c.head = nil
 }
 
 func (c *conn) closeIfIdle() {
@@ -110,16 +243,10 @@ func (c *conn) closeIfIdle() {
 var serverMark = &http.Server{}
 
 func (c *conn) serve() {
-	defer func() {
-		// Shutdown waits for requests, not for a lingering close.
-		c.srv.removeConn(c)
-		if !c.hijacked {
-			c.close()
-		}
-	}()
 	// Before the connection's context is made: a connection handed to
 	// another protocol gets its context there.
 	if tc, ok := c.rwc.(*tls.Conn); ok && !c.handshake(tc) {
+		c.end()
 		return
 	}
 	s := c.srv
@@ -129,10 +256,40 @@ func (c *conn) serve() {
 		ctx = s.ConnContext(ctx, c.rwc)
 	}
 	c.baseCtx = ctx
+	c.loop(false)
+}
+
+// end is the end of a connection's goroutine, whichever it is.
+func (c *conn) end() {
+	// Shutdown waits for requests, not for a lingering close.
+	c.srv.removeConn(c)
+	if !c.hijacked {
+		c.close()
+	}
+}
+
+// loop serves requests until the connection ends or goes idle on a
+// goroutine whose stack a handler has grown: then a fresh goroutine
+// takes over (moved; see awaitRequest). waited says this goroutine was
+// started to wait, without trying a read first.
+func (c *conn) loop(waited bool) {
+	moved := false
+	defer func() {
+		if !moved {
+			c.end()
+		}
+	}()
 	for {
-		if !c.awaitRequest() {
+		ok, move := c.awaitRequest(waited)
+		if move {
+			moved = true
+			go c.loop(true)
 			return
 		}
+		if !ok {
+			return
+		}
+		waited = false
 		if !c.state.CompareAndSwap(stateIdle, stateActive) {
 			return // closed by Shutdown while the request arrived
 		}
@@ -141,7 +298,7 @@ func (c *conn) serve() {
 			return
 		}
 		c.state.Store(stateIdle)
-		if s.closing.Load() {
+		if c.srv.closing.Load() {
 			return
 		}
 	}
@@ -150,11 +307,24 @@ func (c *conn) serve() {
 // awaitRequest waits for the first byte of the next request: for the
 // first request within the header timeout, for later ones within the
 // keep-alive timeout. A request already buffered (pipelined) is served
-// at once.
-func (c *conn) awaitRequest() bool {
+// at once. It reports whether a request has come, or that the wait is
+// to move to a fresh goroutine.
+//
+// A connection that waits holds no buffer (fill), and its goroutine's
+// stack is what is left of its cost: the handlers of the requests before
+// grew it (to 8 or 16 KB), and the runtime only shrinks a stack at a
+// garbage collection, which a server that is mostly idle rarely runs. So
+// a plain connection with nothing to read after a response waits on a
+// new goroutine, whose stack starts small, and this one ends. A
+// connection under load finds its next request at once and stays.
+func (c *conn) awaitRequest(waited bool) (ok, move bool) {
 	c.lim = c.srv.current()
-	if c.br.Buffered() > 0 {
-		return true
+	if c.br != nil && c.br.Buffered() > 0 {
+		return true, false
+	}
+	c.releaseReader()
+	if waited {
+		return c.fill() == nil, false // armed by the goroutine before
 	}
 	wait, now := c.lim.KeepAliveTimeout, c.lastWrite
 	if now.IsZero() {
@@ -171,8 +341,19 @@ func (c *conn) awaitRequest() bool {
 		runtime.Gosched()
 	}
 	c.armRead(now, wait)
-	_, err := c.br.Peek(1)
-	return err == nil
+	if c.requests == 0 || c.raw == nil || c.has.Load() {
+		err := c.fill()
+		if c.requests == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+			c.timedOut("waiting for request")
+		}
+		return err == nil, false
+	}
+	err := c.tryRaw()
+	if errors.Is(err, syscall.EAGAIN) {
+		c.releaseResp()
+		return false, true
+	}
+	return err == nil, false
 }
 
 // serveOne reads one request and runs the handler for it. It reports
@@ -235,19 +416,43 @@ type headerField struct {
 	values []string
 }
 
+// respMem is what a connection's responses reuse: the header map,
+// cleared for each request, the header being written and its fields.
+// A connection that goes idle on a fresh goroutine gives it back to
+// respPool (see awaitRequest); one under load keeps it.
+type respMem struct {
+	header http.Header
+	hdr    []byte
+	fields []headerField // sorted for output
+}
+
+var respPool = sync.Pool{New: func() any { return new(respMem) }}
+
 // responseHeader returns the connection's response header map, emptied.
 // One map serves every response on the connection: a handler may not use
 // its ResponseWriter, the header included, once it has returned (the
 // net/http rule), and a map with its slots already allocated saves two
 // allocations per request.
 func (c *conn) responseHeader() http.Header {
-	if c.resh == nil || len(c.resh) > 32 {
-		// A map one response grew large is not kept for the rest.
-		c.resh = make(http.Header, 8)
-	} else {
-		clear(c.resh)
+	if c.mem == nil {
+		c.mem = respPool.Get().(*respMem)
 	}
-	return c.resh
+	m := c.mem
+	if m.header == nil || len(m.header) > 32 {
+		// A map one response grew large is not kept for the rest.
+		m.header = make(http.Header, 8)
+	} else {
+		clear(m.header)
+	}
+	return m.header
+}
+
+// releaseResp gives the response memory back to the pool.
+func (c *conn) releaseResp() {
+	if c.mem != nil {
+		respPool.Put(c.mem)
+		c.mem = nil
+	}
 }
 
 // close closes the connection, lingering first (see Server.Linger) when
@@ -255,7 +460,7 @@ func (c *conn) responseHeader() http.Header {
 func (c *conn) close() {
 	lim := c.lim
 	linger := lim.Linger == LingerAlways && c.requests > 0 ||
-		lim.Linger == LingerOn && (c.unread || c.br.Buffered() > 0)
+		lim.Linger == LingerOn && (c.unread || c.br != nil && c.br.Buffered() > 0)
 	if !linger || c.gone || closeWrite(c.rwc) != nil {
 		_ = c.rwc.Close()
 		return
@@ -337,12 +542,14 @@ type exchange struct {
 
 // readRequest reads and parses the next request header.
 func (c *conn) readRequest(x *exchange) (*http.Request, error) {
-	head, err := c.readHead()
+	buf, err := c.readHead()
+	head := string(buf) // every header value shares this copy
+	c.releaseHead()
 	if err != nil {
 		return nil, err
 	}
 	var r http.Request
-	if err := parseHead(string(head), &r, &x.mem); err != nil {
+	if err := parseHead(head, &r, &x.mem); err != nil {
 		return nil, err
 	}
 	r.RemoteAddr = c.remoteAddr
@@ -372,7 +579,9 @@ var (
 
 // readHead reads the request line and header fields up to the empty line
 // that ends them, skipping empty lines before the request line. The
-// result is valid until the next call.
+// result is valid until releaseHead. It takes what is buffered line by
+// line and waits for more through fill, so that a header that trickles
+// in holds only the header buffer while it waits (see fill).
 func (c *conn) readHead() ([]byte, error) {
 	maxLine, maxHead := c.lim.MaxLineBytes, c.lim.MaxHeaderBytes
 	if maxLine <= 0 {
@@ -381,13 +590,37 @@ func (c *conn) readHead() ([]byte, error) {
 	if maxHead <= 0 {
 		maxHead = 32 << 10
 	}
-	acc := c.head[:0]
+	if c.head == nil {
+		c.head = headPool.Get().(*[]byte)
+	}
+	acc := (*c.head)[:0]
+	defer func() { *c.head = acc }()
 	start := 0 // where the current line begins in acc
 	for {
-		frag, err := c.br.ReadSlice('\n')
-		acc = append(acc, frag...)
+		if err := c.fill(); err != nil {
+			switch {
+			case errors.Is(err, os.ErrDeadlineExceeded):
+				// Something came (awaitRequest waited for it), if only
+				// empty lines: NGINX logs that as a request line.
+				if start == 0 {
+					return nil, errLineTimeout
+				}
+				return nil, errHeaderTimeout
+			case len(acc) == 0:
+				return nil, err
+			case errors.Is(err, io.EOF):
+				return nil, io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		buf, _ := c.br.Peek(c.br.Buffered())
+		end := bytes.IndexByte(buf, '\n')
+		if end >= 0 {
+			buf = buf[:end+1]
+		}
+		acc = append(acc, buf...)
+		_, _ = c.br.Discard(len(buf))
 		if n := len(acc) - start; n > maxLine+2 || len(acc) > maxHead {
-			c.head = acc[:0]
 			switch {
 			case start == 0:
 				return nil, errLineTooLong
@@ -396,34 +629,50 @@ func (c *conn) readHead() ([]byte, error) {
 			}
 			return nil, errHeadTooLarge
 		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err != nil {
-			c.head = acc[:0]
-			if len(acc) > 0 && !errors.Is(err, io.EOF) {
-				return nil, err
-			}
-			if len(acc) > 0 {
-				return nil, io.ErrUnexpectedEOF
-			}
-			return nil, err
+		if end < 0 {
+			continue // the line goes on in what is still to come
 		}
 		if line := acc[start:]; len(line) == 1 || len(line) == 2 && line[0] == '\r' {
 			if start == 0 {
 				acc = acc[:0] // an empty line before the request line
 				continue
 			}
-			c.head = acc
 			return acc[:start], nil
 		}
 		start = len(acc)
 	}
 }
 
+// A header not whole within HeaderTimeout (client_header_timeout) ends
+// the connection without an answer, as NGINX 1.22 ends it: its
+// documentation speaks of a 408, which goes to the access log, but the
+// client gets nothing, only the end of the connection (checked against
+// Debian's nginx: a partial request line or header, and nothing at all,
+// are each met with the connection's close, the first two logged at info
+// as "client timed out ... while reading client request line/headers",
+// the last "while waiting for request").
+type timeoutError struct{ while string }
+
+func (e *timeoutError) Error() string { return "client timed out while " + e.while }
+
+var (
+	errLineTimeout   = &timeoutError{"reading client request line"}
+	errHeaderTimeout = &timeoutError{"reading client request headers"}
+)
+
+// timedOut logs a header timeout as NGINX does, at info.
+func (c *conn) timedOut(while string) {
+	c.srv.logger().Info("client timed out", "client", c.remoteAddr, "while", while)
+}
+
 // refuse answers a request that cannot be served and closes. A client
 // that went away or timed out before sending a whole header gets nothing.
 func (c *conn) refuse(err error) {
+	var te *timeoutError
+	if errors.As(err, &te) {
+		c.timedOut(te.while)
+		return
+	}
 	var re *requestError
 	if !errors.As(err, &re) {
 		return

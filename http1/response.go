@@ -220,7 +220,7 @@ func (w *response) frame(final bool, size int64) {
 	}
 }
 
-// headerFields writes the status line and the header fields into c.hdr
+// headerFields writes the status line and the header fields into c.mem.hdr
 // when the status is set, so that later changes to the header map do not
 // show (as with net/http), except trailers. Names go out sorted (as
 // net/http sends them); values with a CR or LF have it replaced by a
@@ -230,12 +230,12 @@ func (w *response) frame(final bool, size int64) {
 func (w *response) headerFields() {
 	c := w.c
 	w.now = time.Now()
-	h := append(c.hdr[:0], statusLine(w.status)...)
+	h := append(c.mem.hdr[:0], statusLine(w.status)...)
 	if _, ok := w.header["Date"]; !ok {
 		h = appendDate(h, w.now)
 	}
 	trailers := w.header["Trailer"]
-	fields := c.fields[:0]
+	fields := c.mem.fields[:0]
 	for k, vv := range w.header {
 		switch k {
 		case "Content-Length", "Transfer-Encoding", "Connection":
@@ -260,19 +260,19 @@ func (w *response) headerFields() {
 		}
 	}
 	clear(fields) // the values are the handler's: not kept past the request
-	c.fields = fields[:0]
+	c.mem.fields = fields[:0]
 	if w.status == http.StatusSwitchingProtocols {
 		for _, v := range w.header["Connection"] {
 			h = appendField(h, "Connection", v)
 		}
 	}
-	c.hdr = h
+	c.mem.hdr = h
 }
 
-// framing completes the header in c.hdr with the fields that delimit the
+// framing completes the header in c.mem.hdr with the fields that delimit the
 // body and say whether the connection stays open, and the empty line.
 func (w *response) framing() []byte {
-	h := w.c.hdr
+	h := w.c.mem.hdr
 	if w.cl >= 0 && !(w.status < 200 || w.status == http.StatusNoContent) {
 		h = append(h, "Content-Length: "...)
 		h = strconv.AppendInt(h, w.cl, 10)
@@ -292,7 +292,7 @@ func (w *response) framing() []byte {
 		}
 	}
 	h = append(h, "\r\n"...)
-	w.c.hdr = h
+	w.c.mem.hdr = h
 	return h
 }
 

@@ -3,8 +3,10 @@
 //
 // It does what net/http's server does for HTTP/1.x, with the costs of an
 // edge server in mind: the status line, the header and a body that fits
-// the output buffer leave in one writev; a connection between requests
-// holds only its 4 KB read buffer; the request header is read into one
+// the output buffer leave in one writev; a connection that waits for a
+// request, or for the rest of a header, holds no buffer and (plain
+// connections) waits on a goroutine with a small stack (conn.go's fill
+// and awaitRequest); the request header is read into one
 // string that every header value shares; a client that goes away during
 // a slow response is noticed without a goroutine or a timer per request
 // (watch.go); and deadlines are re-armed only when stale (deadline.go).

@@ -1,0 +1,16 @@
+//go:build !unix
+
+package http1
+
+import (
+	"errors"
+	"net"
+	"syscall"
+)
+
+// rawConn returns nil: fill reads through the connection, and the read
+// buffer is released only between requests.
+func rawConn(net.Conn) syscall.RawConn { return nil }
+
+// readFD is never called without a raw connection.
+func readFD(int, []byte) (int, error) { return 0, errors.ErrUnsupported }
