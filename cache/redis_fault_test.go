@@ -154,40 +154,22 @@ func zoneStatus(t *testing.T, url string) (state string, opened uint64) {
 	return out.Zones["z"].Breaker, out.Zones["z"].BreakerOpened
 }
 
-// load runs workers that GET path until d has passed or max requests were
-// sent, and returns how many finished, the slowest and the Cache-Status
+// load runs workers that GET url until d has passed or limit requests
+// were answered, and returns how many, the slowest and the Cache-Status
 // values seen.
-func load(t *testing.T, url string, workers int, d time.Duration, limit int) (n int, slowest time.Duration, statuses map[string]int) {
+func load(t *testing.T, url string, workers int, d time.Duration, limit int) (int, time.Duration, map[string]int) {
 	t.Helper()
-	var (
-		wg sync.WaitGroup
-		mu sync.Mutex
-	)
-	statuses = make(map[string]int)
-	end := time.Now().Add(d)
-	for range workers {
-		wg.Go(func() {
-			for time.Now().Before(end) {
-				start := time.Now()
-				resp, body := testclient.Do(t, http.MethodGet, url)
-				took := time.Since(start)
-				mu.Lock()
-				if resp.StatusCode != 200 || body != "page" {
-					t.Errorf("%d %q", resp.StatusCode, body)
-				}
-				n++
-				slowest = max(slowest, took)
-				statuses[resp.Header.Get("Cache-Status")]++
-				stop := n >= limit
-				mu.Unlock()
-				if stop {
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return n, slowest, statuses
+	l := testclient.Hammer(t, workers, d, limit, func() (string, error) {
+		resp, body, err := testclient.Try(http.MethodGet, url)
+		if err != nil {
+			return "", err
+		}
+		if resp.StatusCode != 200 || body != "page" {
+			return "", fmt.Errorf("%d %q", resp.StatusCode, body)
+		}
+		return resp.Header.Get("Cache-Status"), nil
+	})
+	return l.N, l.Slowest, l.Keys
 }
 
 // A paused Redis (SIGSTOP) answers nothing: after a few timeouts the

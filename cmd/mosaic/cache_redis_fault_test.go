@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 // Redis faults under two mosaic instances sharing a zone: Redis restarted
@@ -149,41 +151,18 @@ func breakerState(t *testing.T, base string) string {
 }
 
 // hammerFor sends GETs of url from workers until d has passed (at most
-// limit requests) and returns how many were answered and the slowest.
+// limit requests) and returns how many were answered, the slowest and the
+// X-Cache and Cache-Status pairs seen.
 func hammerFor(t *testing.T, url string, workers int, d time.Duration, limit int) (int, time.Duration, map[string]int) {
 	t.Helper()
-	var (
-		wg      sync.WaitGroup
-		mu      sync.Mutex
-		n       int
-		slowest time.Duration
-	)
-	statuses := make(map[string]int)
-	end := time.Now().Add(d)
-	for range workers {
-		wg.Go(func() {
-			for time.Now().Before(end) {
-				start := time.Now()
-				r, err := cacheTry(http.MethodGet, url)
-				took := time.Since(start)
-				if err != nil || r.status != 200 {
-					t.Errorf("%v %d", err, r.status)
-					return
-				}
-				mu.Lock()
-				n++
-				slowest = max(slowest, took)
-				statuses[r.cacheStatus()+" "+r.header.Get("Cache-Status")]++
-				stop := n >= limit
-				mu.Unlock()
-				if stop {
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return n, slowest, statuses
+	l := testclient.Hammer(t, workers, d, limit, func() (string, error) {
+		r, err := cacheTry(http.MethodGet, url)
+		if err != nil || r.status != 200 {
+			return "", fmt.Errorf("%v %d", err, r.status)
+		}
+		return r.cacheStatus() + " " + r.header.Get("Cache-Status"), nil
+	})
+	return l.N, l.Slowest, l.Keys
 }
 
 // TestCacheRedisPausedKeepsServing: Redis paused with SIGSTOP for 5 s

@@ -3,9 +3,12 @@
 package testclient
 
 import (
+	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"testing"
+	"time"
 )
 
 // client is Go's default client that does not follow redirects: a test
@@ -18,27 +21,84 @@ var client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) er
 // following redirects, and returns the response with its body read.
 func Do(t testing.TB, method, url string, header ...string) (*http.Response, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, nil)
+	resp, body, err := Try(method, url, header...)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return resp, body
+}
+
+// Try is Do returning its error, for goroutines other than the test's,
+// which may not stop the test.
+func Try(method, url string, header ...string) (*http.Response, string, error) {
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		return nil, "", err
 	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Add(header[i], header[i+1])
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return nil, "", err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatalf("%s %s: reading body: %v", method, url, err)
+		return nil, "", fmt.Errorf("%s %s: reading body: %w", method, url, err)
 	}
-	return resp, string(body)
+	return resp, string(body), nil
 }
 
 // Get is Do for a GET.
 func Get(t testing.TB, url string, header ...string) (*http.Response, string) {
 	t.Helper()
 	return Do(t, http.MethodGet, url, header...)
+}
+
+// Load is what Hammer measured: the requests answered, the slowest, and
+// how many times each key (as the caller's request function named its
+// answer) was seen.
+type Load struct {
+	N       int
+	Slowest time.Duration
+	Keys    map[string]int
+}
+
+// Hammer runs workers that call request until d has passed or limit
+// requests were answered, bounded in time and count as a test's load
+// must be. request returns a key for the answer (such as its
+// Cache-Status), or an error, which fails the test.
+func Hammer(t testing.TB, workers int, d time.Duration, limit int, request func() (string, error)) Load {
+	t.Helper()
+	var (
+		wg sync.WaitGroup
+		mu sync.Mutex
+	)
+	l := Load{Keys: make(map[string]int)}
+	end := time.Now().Add(d)
+	for range workers {
+		wg.Go(func() {
+			for time.Now().Before(end) {
+				start := time.Now()
+				key, err := request()
+				took := time.Since(start)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				l.N++
+				l.Slowest = max(l.Slowest, took)
+				l.Keys[key]++
+				stop := l.N >= limit
+				mu.Unlock()
+				if stop {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return l
 }
