@@ -34,6 +34,8 @@ type exchange struct {
 	sendDone  chan struct{} // closed when it has finished
 	sendErr   error         // its outcome, readable once sendDone is closed
 	cutClient bool          // the client's body read was cut short to stop it
+	// triedPublished: $upstream_addr and $upstream_status are set.
+	triedPublished bool
 }
 
 var exchangePool = sync.Pool{New: func() any { return new(exchange) }}

@@ -146,10 +146,10 @@ func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush
 // commit passes the upstream's status and header to the client's writer.
 func (x *exchange) commit(resp *http.Response) {
 	x.h.copyHeader(x.w.Header(), resp.Header, false)
-	// Published before the header goes out, not only at the end: the
-	// server's error_page leaves an upstream's answer alone (NGINX's
-	// proxy_intercept_errors off) by seeing $upstream_status when the
-	// status is written. finish publishes the final timings.
-	x.publishUpstream()
+	// Published before the header goes out: the server's error_page
+	// leaves an upstream's answer alone (NGINX's proxy_intercept_errors
+	// off) by seeing $upstream_status when the status is written. finish
+	// publishes the timings.
+	x.publishTried()
 	x.w.WriteHeader(resp.StatusCode)
 }

@@ -26,19 +26,44 @@ func (x *exchange) publishProxy() {
 }
 
 // publishUpstream sets $upstream_addr, $upstream_status and the timings,
-// one entry per server tried, joined with ", " as NGINX does.
+// one entry per server tried, joined with ", " as NGINX does. The servers
+// and their statuses may have gone out already (publishTried); the
+// timings are final only now.
 func (x *exchange) publishUpstream() {
 	if x.st == nil || len(x.attempts) == 0 {
 		return
 	}
-	var addr, status, rt, ct, ht []byte
+	if !x.triedPublished {
+		x.publishTried()
+	}
+	var rt, ct, ht []byte
+	for i, a := range x.attempts {
+		if i > 0 {
+			rt = append(rt, ", "...)
+			ct = append(ct, ", "...)
+			ht = append(ht, ", "...)
+		}
+		rt = appendSeconds(rt, a.total)
+		ct = appendSeconds(ct, a.connect)
+		ht = appendSeconds(ht, a.header)
+	}
+	x.st.Set("upstream_response_time", string(rt))
+	x.st.Set("upstream_connect_time", string(ct))
+	x.st.Set("upstream_header_time", string(ht))
+}
+
+// publishTried sets $upstream_addr and $upstream_status, which no longer
+// change once an upstream's answer is passed on.
+func (x *exchange) publishTried() {
+	if x.st == nil || len(x.attempts) == 0 {
+		return
+	}
+	x.triedPublished = true
+	var addr, status []byte
 	for i, a := range x.attempts {
 		if i > 0 {
 			addr = append(addr, ", "...)
 			status = append(status, ", "...)
-			rt = append(rt, ", "...)
-			ct = append(ct, ", "...)
-			ht = append(ht, ", "...)
 		}
 		addr = append(addr, a.addr...)
 		if a.status > 0 {
@@ -46,15 +71,9 @@ func (x *exchange) publishUpstream() {
 		} else {
 			status = append(status, '-')
 		}
-		rt = appendSeconds(rt, a.total)
-		ct = appendSeconds(ct, a.connect)
-		ht = appendSeconds(ht, a.header)
 	}
 	x.st.Set("upstream_addr", string(addr))
 	x.st.Set("upstream_status", string(status))
-	x.st.Set("upstream_response_time", string(rt))
-	x.st.Set("upstream_connect_time", string(ct))
-	x.st.Set("upstream_header_time", string(ht))
 }
 
 // appendSeconds formats d as seconds with milliseconds ("0.012"), or "-"
