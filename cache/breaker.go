@@ -53,7 +53,8 @@ const (
 // in a row failed it opens, and the store is bypassed at once (the
 // handler serves from upstream, Cache-Status says
 // "detail=store-unavailable") instead of every request waiting for the
-// store's timeout. While open, a probe runs every Probe interval in the
+// store's timeout (or, when the store has a local tier, the entries it
+// holds are served from memory). While open, a probe runs every Probe interval in the
 // background (half-open while it runs) and closes the breaker as soon as
 // the store answers. It is safe for concurrent use.
 type Breaker struct {
@@ -65,6 +66,9 @@ type Breaker struct {
 	state  atomic.Uint32
 	failed atomic.Int32  // operations failed in a row
 	opened atomic.Uint64 // times the breaker opened
+	// local counts lookups answered by the store's local tier because the
+	// store could not answer.
+	local atomic.Uint64
 }
 
 func newBreaker(failures int, interval time.Duration, probe func(context.Context) error, log *slog.Logger) *Breaker {
@@ -76,6 +80,10 @@ func newBreaker(failures int, interval time.Duration, probe func(context.Context
 	}
 	return &Breaker{failures: int32(failures), interval: interval, probe: probe, log: log}
 }
+
+// LocalServed is how many lookups the store's local tier answered because
+// the store could not (RedisOptions.LocalSize).
+func (b *Breaker) LocalServed() uint64 { return b.local.Load() }
 
 // State returns the breaker's state now.
 func (b *Breaker) State() BreakerState { return BreakerState(b.state.Load()) }

@@ -207,7 +207,7 @@ func (c *Cache) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer lk.obj.Close()
 	m := lk.obj.Meta()
 	if !m.NoCache && now.Before(m.FreshUntil) {
-		c.serveStored(w, r, lk.obj, m, now, StatusHit, c.cacheStatusHit(m, now, "", false))
+		c.serveStored(w, r, lk.obj, m, now, StatusHit, c.cacheStatusHit(m, now, statusDetail(lk.obj), false))
 		return
 	}
 	if onlyIfCached(r) {
@@ -339,7 +339,7 @@ func (c *Cache) waitAndServe(w http.ResponseWriter, r *http.Request, key string,
 	m := lk.obj.Meta()
 	now := c.now()
 	if !m.NoCache && now.Before(m.FreshUntil) {
-		c.serveStored(w, r, lk.obj, m, now, StatusHit, c.cacheStatusHit(m, now, "", true))
+		c.serveStored(w, r, lk.obj, m, now, StatusHit, c.cacheStatusHit(m, now, statusDetail(lk.obj), true))
 		lk.obj.Close()
 		return true
 	}

@@ -71,6 +71,7 @@ func (m *metrics) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// that has one.
 		Breaker       string  `json:"breaker,omitempty"`
 		BreakerOpened *uint64 `json:"breaker_opened,omitempty"`
+		LocalServed   *uint64 `json:"local_served,omitempty"`
 	}
 	out := struct {
 		Zones map[string]zoneJSON `json:"zones"`
@@ -83,8 +84,8 @@ func (m *metrics) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Stored: c.Stored, StoreErrors: c.StoreErrors,
 		}
 		if z.Breaker != nil {
-			opened := z.Breaker.Opened()
-			zj.Breaker, zj.BreakerOpened = z.Breaker.State().String(), &opened
+			opened, local := z.Breaker.Opened(), z.Breaker.LocalServed()
+			zj.Breaker, zj.BreakerOpened, zj.LocalServed = z.Breaker.State().String(), &opened, &local
 		}
 		out.Zones[z.Name] = zj
 	}
@@ -155,6 +156,7 @@ func appendBreakers(b []byte, zones []Zone) []byte {
 	}{
 		{"mosaic_cache_store_breaker_state", "Circuit breaker of the store: 0 closed, 1 open, 2 half-open.", "gauge", func(br *Breaker) uint64 { return uint64(br.State()) }},
 		{"mosaic_cache_store_breaker_opened_total", "Times the store's circuit breaker opened.", "counter", (*Breaker).Opened},
+		{"mosaic_cache_store_local_served_total", "Lookups the store's local tier answered because the store could not.", "counter", (*Breaker).LocalServed},
 	} {
 		header := false
 		for _, z := range zones {

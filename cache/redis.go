@@ -37,6 +37,11 @@ type RedisOptions struct {
 	ChunkSize int
 	// Logger receives connection errors; nil means slog.Default().
 	Logger *slog.Logger
+	// LocalSize bounds, in bytes, an in-process copy of the entries this
+	// instance writes and reads, served only while Redis cannot answer
+	// (see redis_near.go). 0 means no local tier: an outage sends every
+	// request to the origin.
+	LocalSize int64
 }
 
 // Defaults of the Redis store.
@@ -81,6 +86,11 @@ type RedisStore struct {
 
 	client  atomic.Pointer[rueidis.Client]
 	breaker *Breaker
+	// near is the local tier (nil without one).
+	near *MemoryStore
+	// lastGen is the generation Redis last reported, used while it
+	// cannot be asked and the local tier answers.
+	lastGen atomic.Uint64
 	local   *lockTable // used while Redis cannot be reached
 	// holder names this store in the fill locks it takes.
 	holder string
@@ -131,6 +141,12 @@ func NewRedisStore(url string, opts RedisOptions) (*RedisStore, error) {
 	}
 	if s.log == nil {
 		s.log = slog.Default()
+	}
+	if opts.LocalSize > 0 {
+		s.near, err = NewMemoryStore(MemoryOptions{MaxSize: opts.LocalSize, Inactive: s.inactive, ChunkSize: s.chunkSize})
+		if err != nil {
+			return nil, fmt.Errorf("redis store: local tier: %w", err)
+		}
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.breaker = newBreaker(DefaultBreakerFailures, DefaultBreakerProbe, s.ping, s.log)
@@ -339,22 +355,23 @@ func parseRedisValue(b []byte) (*redisValue, error) {
 func (s *RedisStore) Get(ctx context.Context, key string) (Object, error) {
 	c, err := s.cl()
 	if err != nil {
-		return nil, err
+		return s.nearGet(key, err)
 	}
 	ctx, cancel := s.opCtx(ctx)
 	defer cancel()
 	b, err := c.Do(ctx, c.B().Get().Key(s.metaKey(key)).Build()).AsBytes()
 	if rueidis.IsRedisNil(s.observe(err)) {
+		s.nearDelete(key)
 		return nil, ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("redis store: GET: %w", err)
+		return s.nearGet(key, fmt.Errorf("redis store: GET: %w", err))
 	}
 	v, err := parseRedisValue(b)
 	if err != nil {
 		return nil, fmt.Errorf("redis store: %s: %w", key, err)
 	}
-	return &redisObject{s: s, v: v}, nil
+	return s.nearFollow(&redisObject{s: s, v: v}), nil
 }
 
 // redisObject streams a body from its chunk keys, a batch per round trip.
@@ -408,7 +425,11 @@ func (s *RedisStore) Put(_ context.Context, key string) (Writer, error) {
 	if _, err := s.cl(); err != nil {
 		return nil, err
 	}
-	return &redisWriter{s: s, key: key, buf: make([]byte, 0, min(s.chunkSize, 4096))}, nil
+	w := &redisWriter{s: s, key: key, buf: make([]byte, 0, min(s.chunkSize, 4096))}
+	if s.near != nil {
+		w.near, _ = s.near.Put(context.Background(), key)
+	}
+	return w, nil
 }
 
 // redisWriter sends full chunks as they fill; the last one, or an inline
@@ -421,6 +442,9 @@ type redisWriter struct {
 	buf    []byte
 	size   int64
 	done   bool
+	// near receives a copy for the local tier (nil without one, or once
+	// the copy failed).
+	near Writer
 }
 
 func newEntity() string {
@@ -435,6 +459,11 @@ func (w *redisWriter) Write(p []byte) (int, error) {
 	}
 	n := len(p)
 	w.size += int64(n)
+	if w.near != nil {
+		if _, err := w.near.Write(p); err != nil {
+			w.near = nil // larger than the tier: Redis alone keeps it
+		}
+	}
 	for len(p) > 0 {
 		room := w.s.chunkSize - len(w.buf)
 		k := min(room, len(p))
@@ -489,12 +518,18 @@ func (w *redisWriter) Commit(ctx context.Context, meta *Meta) error {
 		return errors.New("redis store: commit after abort")
 	}
 	w.done = true
+	m := *meta
+	m.Key, m.Size = w.key, w.size
+	if w.near != nil {
+		// The copy is kept even when Redis fails now: it is only served
+		// while Redis cannot answer, and dropped when Redis says the key
+		// is absent.
+		_ = w.near.Commit(ctx, &m)
+	}
 	c, err := w.s.cl()
 	if err != nil {
 		return err
 	}
-	m := *meta
-	m.Key, m.Size = w.key, w.size
 	v := &redisValue{meta: &m}
 	if w.entity == "" {
 		v.inline = w.buf
@@ -586,6 +621,9 @@ func (w *redisWriter) Abort() {
 		return
 	}
 	w.done = true
+	if w.near != nil {
+		w.near.Abort()
+	}
 	w.cleanup()
 }
 
@@ -603,6 +641,9 @@ end
 return 1`)
 
 func (s *RedisStore) Update(ctx context.Context, meta *Meta) error {
+	if s.near != nil {
+		_ = s.near.Update(ctx, meta)
+	}
 	c, err := s.cl()
 	if err != nil {
 		return err
@@ -654,6 +695,7 @@ func (s *RedisStore) remove(ctx context.Context, c rueidis.Client, keys []string
 }
 
 func (s *RedisStore) Delete(ctx context.Context, key string) error {
+	s.nearDelete(key)
 	c, err := s.cl()
 	if err != nil {
 		return err
@@ -667,6 +709,9 @@ func (s *RedisStore) Delete(ctx context.Context, key string) error {
 // PurgePrefix scans the metadata keys with SCAN MATCH; it is bounded by
 // the size of the database, not by Timeout.
 func (s *RedisStore) PurgePrefix(ctx context.Context, prefix string) (int, error) {
+	if s.near != nil {
+		_, _ = s.near.PurgePrefix(ctx, prefix)
+	}
 	c, err := s.cl()
 	if err != nil {
 		return 0, err
@@ -693,6 +738,9 @@ func (s *RedisStore) PurgePrefix(ctx context.Context, prefix string) (int, error
 }
 
 func (s *RedisStore) PurgeTag(ctx context.Context, tag string) (int, error) {
+	if s.near != nil {
+		_, _ = s.near.PurgeTag(ctx, tag)
+	}
 	c, err := s.cl()
 	if err != nil {
 		return 0, err
@@ -723,7 +771,7 @@ func (s *RedisStore) PurgeTag(ctx context.Context, tag string) (int, error) {
 func (s *RedisStore) Generation(ctx context.Context) (uint64, error) {
 	c, err := s.cl()
 	if err != nil {
-		return 0, err
+		return s.nearGeneration(err)
 	}
 	ctx, cancel := s.opCtx(ctx)
 	defer cancel()
@@ -735,9 +783,29 @@ func (s *RedisStore) Generation(ctx context.Context) (uint64, error) {
 		s.observe(err)
 	}
 	if err != nil && !rueidis.IsRedisNil(err) {
-		return 0, fmt.Errorf("redis store: reading generation: %w", err)
+		return s.nearGeneration(fmt.Errorf("redis store: reading generation: %w", err))
 	}
-	return max(g, s.bumped.Load()), nil
+	g = max(g, s.bumped.Load())
+	if s.near != nil && g > s.lastGen.Load() {
+		s.lastGen.Store(g)
+	}
+	return g, nil
+}
+
+// nearGeneration answers Generation while Redis cannot: with the last
+// value it gave when a local tier can serve the lookup, else with cause.
+func (s *RedisStore) nearGeneration(cause error) (uint64, error) {
+	if s.near == nil {
+		return 0, cause
+	}
+	return max(s.lastGen.Load(), s.bumped.Load()), nil
+}
+
+// nearDelete drops key from the local tier.
+func (s *RedisStore) nearDelete(key string) {
+	if s.near != nil {
+		_ = s.near.Delete(context.Background(), key)
+	}
 }
 
 func (s *RedisStore) BumpGeneration(ctx context.Context) (uint64, error) {
@@ -767,5 +835,8 @@ func (s *RedisStore) BumpGeneration(ctx context.Context) (uint64, error) {
 func (s *RedisStore) Close() error {
 	s.cancel()
 	<-s.done
+	if s.near != nil {
+		return s.near.Close()
+	}
 	return nil
 }

@@ -141,7 +141,7 @@ func (z *zoneConf) open(log *slog.Logger) (cache.Store, error) {
 		}
 		return s, nil
 	case zoneRedis:
-		s, err := cache.NewRedisStore(z.path, cache.RedisOptions{Prefix: z.name + ":", Inactive: z.inactive, Logger: log})
+		s, err := cache.NewRedisStore(z.path, cache.RedisOptions{Prefix: z.name + ":", Inactive: z.inactive, Logger: log, LocalSize: z.size})
 		if err != nil {
 			return nil, err
 		}
