@@ -2,6 +2,7 @@ package conf
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -25,77 +26,6 @@ func flat(dirs []*Directive) string {
 	return strings.Join(parts, "; ")
 }
 
-func TestParseValid(t *testing.T) {
-	cases := []struct{ name, src, want string }{
-		{"simple", "a b c;", "a [b] [c]"},
-		{"block", "http { server { listen 80; } }", "http {server {listen [80]}}"},
-		{"empty block", "events {}", "events {}"},
-		{"comments", "# top\na 1; # trailing\n#b 2;\nc 3;", "a [1]; c [3]"},
-		{"double quotes", `add_header X "a b;c";`, "add_header [X] [a b;c]"},
-		{"single quotes", `log_format main '$remote_addr "x"';`, `log_format [main] [$remote_addr "x"]`},
-		{"escapes in quotes", `a "q\"t\\b\n";`, "a [q\"t\\b\n]"},
-		{"regex escapes kept", `location ~ "\.php$" {}`, `location [~] [\.php$] {}`},
-		{"unquoted regex", `location ~ \.(gif|jpg)$ {}`, `location [~] [\.(gif|jpg)$] {}`},
-		{"escaped semicolon", `a b\;c;`, "a [b;c]"},
-		{"hash inside word", `a b#c;`, "a [b#c]"},
-		{"variable braces", `a ${host}x;`, "a [${host}x]"},
-		{"empty quoted arg", `proxy_set_header Connection "";`, "proxy_set_header [Connection] []"},
-		{"multiline args", "a\n  b\n  c;", "a [b] [c]"},
-		{"quote inside word", `a b"c;`, `a [b"c]`},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			dirs, err := ParseString("t.conf", c.src, Options{})
-			if err != nil {
-				t.Fatalf("parse: %v", err)
-			}
-			if got := flat(dirs); got != c.want {
-				t.Fatalf("got  %s\nwant %s", got, c.want)
-			}
-		})
-	}
-}
-
-func TestParseErrors(t *testing.T) {
-	cases := []struct{ name, src, want string }{
-		{"unexpected close", "a;\n}", `unexpected "}" in t.conf:2`},
-		{"eof in block", "http {\n a;\n", `unexpected end of file, expecting "}" in t.conf:3`},
-		{"eof in directive", "a b", `unexpected end of file, expecting ";" or "}" in t.conf:1`},
-		{"close in directive", "http { a b }", `unexpected "}" in t.conf:1`},
-		{"stray semicolon", "a;\n;", `unexpected ";" in t.conf:2`},
-		{"stray brace", "{", `unexpected "{" in t.conf:1`},
-		{"no space after quote", "a \"b\"c;", `unexpected "c" in t.conf:1`},
-		{"unterminated quote", "a \"b;\n\n", `unexpected end of file, expecting terminating quote in t.conf:3`},
-		{"unterminated variable", "a ${b;", `unexpected end of file, expecting "}" of a variable in t.conf:1`},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := ParseString("t.conf", c.src, Options{})
-			if err == nil {
-				t.Fatalf("no error, want %q", c.want)
-			}
-			if err.Error() != c.want {
-				t.Fatalf("got  %q\nwant %q", err.Error(), c.want)
-			}
-		})
-	}
-}
-
-func TestLineNumbers(t *testing.T) {
-	src := "a;\n\n# c\nhttp {\n  server {\n    listen\n      80;\n  }\n}\n"
-	dirs, err := ParseString("n.conf", src, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	listen := dirs[1].Block[0].Block[0]
-	if listen.Line != 6 || listen.Pos() != "n.conf:6" {
-		t.Fatalf("listen at %s", listen.Pos())
-	}
-	if dirs[1].Line != 4 {
-		t.Fatalf("http at line %d", dirs[1].Line)
-	}
-}
-
 func TestInclude(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) {
@@ -108,11 +38,14 @@ func TestInclude(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// sites/a.conf includes inner.inc: NGINX takes it from the main
+	// file's directory, not from sites/ (whose inner.inc is a decoy).
 	write("main.conf", "http {\n include sites/*.conf;\n include types.conf;\n}\n")
 	write("sites/b.conf", "server { listen 2; }\n")
-	write("sites/a.conf", "server { listen 1; include ../inner.conf; }\n")
+	write("sites/a.conf", "server { listen 1; include inner.inc; }\n")
+	write("sites/inner.inc", "root /wrong;\n")
 	write("types.conf", "types { text/html html; }\n")
-	write("inner.conf", "\n\nroot /x;\n")
+	write("inner.inc", "\n\nroot /x;\n")
 	dirs, err := ParseFile(filepath.Join(dir, "main.conf"), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -122,8 +55,25 @@ func TestInclude(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 	root := dirs[0].Block[0].Block[1]
-	if root.File != filepath.Join(dir, "inner.conf") || root.Line != 3 {
+	if root.File != filepath.Join(dir, "inner.inc") || root.Line != 3 {
 		t.Fatalf("root at %s", root.Pos())
+	}
+
+	// ParseString takes its name as the main file's.
+	dirs, err = ParseString(filepath.Join(dir, "virtual.conf"), "include inner.inc;", Options{})
+	if err != nil || flat(dirs) != "root [/x]" {
+		t.Fatalf("ParseString: %v %s", err, flat(dirs))
+	}
+
+	// A main file named without a directory: includes are found from the
+	// working directory, and named as written.
+	t.Chdir(dir)
+	dirs, err = ParseFile("main.conf", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := dirs[0].Block[0].Block[1].File; f != "inner.inc" {
+		t.Fatalf("relative main file: root in %s", f)
 	}
 
 	// A glob matching nothing is fine; a missing plain file is an error
@@ -134,17 +84,31 @@ func TestInclude(t *testing.T) {
 	}
 	write("missing.conf", "\ninclude nope.conf;\n")
 	_, err = ParseFile(filepath.Join(dir, "missing.conf"), Options{})
-	if err == nil || !strings.Contains(err.Error(), "nope.conf") || !strings.HasSuffix(err.Error(), "missing.conf:2") {
+	if err == nil || !errors.Is(err, fs.ErrNotExist) || !strings.HasSuffix(err.Error(), "missing.conf:2") {
 		t.Fatalf("missing include: %v", err)
 	}
+	_, err = ParseFile(filepath.Join(dir, "absent.conf"), Options{})
+	if want := `open() "` + filepath.Join(dir, "absent.conf") + `" failed (2: No such file or directory)`; err == nil || err.Error() != want || !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing main file: %v", err)
+	}
 
-	// A built-in fallback answers a relative name absent from disk.
-	write("fb.conf", "include mime.types;\n")
-	dirs, err = ParseFile(filepath.Join(dir, "fb.conf"), Options{Fallback: func(n string) (string, bool) {
+	// A built-in fallback answers a relative name absent from the main
+	// file's directory, even where the including file's directory has it;
+	// a file in the main file's directory wins over the fallback.
+	fallback := Options{Fallback: func(n string) (string, bool) {
 		return "types { a b; }", n == "mime.types"
-	}})
-	if err != nil || flat(dirs) != "types {a [b]}" {
+	}}
+	write("fb.conf", "include sub/fb.conf;\n")
+	write("sub/fb.conf", "include mime.types;\n")
+	write("sub/mime.types", "types { wrong x; }\n")
+	dirs, err = ParseFile(filepath.Join(dir, "fb.conf"), fallback)
+	if err != nil || flat(dirs) != "types {a [b]}" || dirs[0].File != "mime.types (built-in)" {
 		t.Fatalf("fallback: %v %s", err, flat(dirs))
+	}
+	write("mime.types", "types { text/x y; }\n")
+	dirs, err = ParseFile(filepath.Join(dir, "fb.conf"), fallback)
+	if err != nil || flat(dirs) != "types {text/x [y]}" {
+		t.Fatalf("file over fallback: %v %s", err, flat(dirs))
 	}
 
 	// Cycles stop with an error instead of recursing forever.
@@ -186,6 +150,15 @@ func FuzzParse(f *testing.F) {
 		"http { server { listen 80; location / { root /x; } } }",
 		`a "b\"c" 'd' e\;f ${g};`,
 		"# c\n{}};\"",
+		"map $http_upgrade $c { default upgrade; '' close; }",
+		`if ($request_method = 'OPTIONS') { return 204; }`,
+		`if ( $a ~* "x" ){ set $b "${a}\n"; }`,
+		"a b\\\nc \"d\\\"\" 'e\n\tf' g}h ${{i;",
+	}
+	for _, c := range lexCases {
+		if len(c.src) < 200 {
+			seeds = append(seeds, c.src)
+		}
 	}
 	for _, s := range seeds {
 		f.Add(s)
@@ -199,20 +172,31 @@ func FuzzParse(f *testing.F) {
 		dirs, err := ParseString("fuzz.conf", src, Options{})
 		if err != nil {
 			var ce *Error
-			if !errors.As(err, &ce) || ce.File != "fuzz.conf" || ce.Line < 1 {
-				t.Fatalf("error without position: %v", err)
+			if !errors.As(err, &ce) || ce.File != "fuzz.conf" || ce.Line < 1 || ce.Line > strings.Count(src, "\n")+1 {
+				t.Fatalf("error without a position in the text: %v", err)
 			}
 			return
 		}
 		var walk func([]*Directive)
 		walk = func(ds []*Directive) {
 			for _, d := range ds {
-				if d.Line < 1 {
-					t.Fatalf("directive %q without line", d.Name)
+				if d.Line < 1 || d.Line > strings.Count(src, "\n")+1 {
+					t.Fatalf("directive %q at line %d", d.Name, d.Line)
 				}
 				walk(d.Block)
 			}
 		}
 		walk(dirs)
+		// Every word begins where the lexer says: read from there, the
+		// text yields the same word first (TestLexerMatchesNGINX relies
+		// on this to show NGINX one word at a time).
+		for _, s := range lexAll(src) {
+			for _, w := range s.words {
+				words, _, err := newLexer("", src[w.off:]).statement()
+				if err != nil || len(words) == 0 || words[0].text != w.text {
+					t.Fatalf("word %q at %d reads back as %v (%v)", w.text, w.off, words, err)
+				}
+			}
+		}
 	})
 }

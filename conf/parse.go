@@ -3,11 +3,12 @@ package conf
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
+	"syscall"
 )
 
 // maxIncludeDepth stops include cycles (a file that includes itself)
@@ -22,86 +23,74 @@ type Options struct {
 	Fallback func(name string) (string, bool)
 }
 
-// ParseFile reads the file at path and every file it includes.
+// ParseFile reads the file at path and every file it includes. As in
+// NGINX, a relative include path is taken from the directory of path (the
+// configuration prefix), whichever file the include is written in.
 func ParseFile(path string, opts Options) ([]*Directive, error) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("open() %q failed: %w", path, err)
+	src, ferr := readFile(path)
+	if ferr != nil {
+		return nil, ferr.conf(nil)
 	}
-	p := &parser{opts: opts}
-	return p.parse(path, string(src), 0)
+	p := &parser{opts: opts, prefix: confPrefix(path)}
+	return p.parse(path, src, 0)
 }
 
-// ParseString parses src as if it were the contents of file name; includes
-// are resolved relative to the directory of name.
+// ParseString parses src as if it were the contents of the main
+// configuration file name; relative includes are taken from the directory
+// of name.
 func ParseString(name, src string, opts Options) ([]*Directive, error) {
-	p := &parser{opts: opts}
+	p := &parser{opts: opts, prefix: confPrefix(name)}
 	return p.parse(name, src, 0)
 }
 
+// confPrefix is NGINX's conf_prefix: the main file's name up to and
+// including its last slash, to which relative include paths are appended
+// as written (NGINX does not clean "a/../b"). A name without a directory
+// gives "", so includes are then found from the working directory, as the
+// file itself was.
+func confPrefix(path string) string {
+	return path[:strings.LastIndexAny(path, "/"+string(filepath.Separator))+1]
+}
+
 type parser struct {
-	opts Options
+	opts   Options
+	prefix string
 }
 
 func (p *parser) parse(file, src string, depth int) ([]*Directive, error) {
-	lx := newLexer(file, src)
-	dirs, err := p.block(lx, depth, false)
-	if err != nil {
-		return nil, err
-	}
-	return dirs, nil
+	return p.block(newLexer(file, src), depth, false)
 }
 
-// block reads statements until "}" (when inBlock) or end of file.
+// block reads statements until "}" (when inBlock) or the end of the text,
+// as ngx_conf_parse does, with its messages.
 func (p *parser) block(lx *lexer, depth int, inBlock bool) ([]*Directive, error) {
 	dirs := []*Directive{}
 	for {
-		tok, err := lx.next()
+		words, end, err := lx.statement()
 		if err != nil {
 			return nil, err
 		}
-		switch tok.kind {
-		case tokEOF:
-			if inBlock {
-				return nil, lx.errorf(tok.line, "unexpected end of file, expecting \"}\"")
-			}
-			return dirs, nil
-		case tokClose:
+		switch end {
+		case endClose:
 			if !inBlock {
-				return nil, lx.errorf(tok.line, "unexpected \"}\"")
+				return nil, lx.errorf(lx.line, `unexpected "}"`)
 			}
 			return dirs, nil
-		case tokSemi, tokOpen:
-			return nil, lx.errorf(tok.line, "unexpected %q", tok.text)
-		}
-		d := &Directive{Name: tok.text, File: lx.file, Line: tok.line}
-		if tok.quoted && tok.text == "" {
-			return nil, lx.errorf(tok.line, "unexpected \"\"")
-		}
-	args:
-		for {
-			t, err := lx.next()
-			if err != nil {
-				return nil, err
+		case endEOF:
+			if inBlock {
+				return nil, lx.errorf(lx.line, `unexpected end of file, expecting "}"`)
 			}
-			switch t.kind {
-			case tokWord:
-				d.Args = append(d.Args, t.text)
-			case tokSemi:
-				break args
-			case tokOpen:
-				d.Block, err = p.block(lx, depth, true)
-				if err != nil {
-					return nil, err
-				}
-				break args
-			case tokClose:
-				return nil, lx.errorf(t.line, "unexpected \"}\"")
-			case tokEOF:
-				return nil, lx.errorf(t.line, "unexpected end of file, expecting \";\" or \"}\"")
-			}
+			return dirs, nil
 		}
-		if d.Name == "include" && d.Block == nil {
+		// NGINX places a directive at the line of its ";" or "{".
+		d := &Directive{Name: words[0].text, File: lx.file, Line: lx.line}
+		for _, w := range words[1:] {
+			d.Args = append(d.Args, w.text)
+		}
+		if d.Name == "include" {
+			if end == endBlock {
+				return nil, Errorf(d, `directive "include" is not terminated by ";"`)
+			}
 			inc, err := p.include(d, depth)
 			if err != nil {
 				return nil, err
@@ -109,43 +98,46 @@ func (p *parser) block(lx *lexer, depth int, inBlock bool) ([]*Directive, error)
 			dirs = append(dirs, inc...)
 			continue
 		}
+		if end == endBlock {
+			if d.Block, err = p.block(lx, depth, true); err != nil {
+				return nil, err
+			}
+		}
 		dirs = append(dirs, d)
 	}
 }
 
-// include expands "include pattern;" in place. A relative pattern is taken
-// relative to the directory of the file that holds the include. A pattern
-// with wildcards may match nothing; a plain name must exist, as in NGINX.
+// include expands "include file|mask;" in place, as ngx_conf_include does:
+// a relative name is appended to the configuration prefix (the directory
+// of the main file, not of the file that holds the include); a name with
+// "*", "?" or "[" anywhere in that full path is a mask, which may match
+// nothing and is expanded as glob(3) would; a plain name must exist.
 func (p *parser) include(d *Directive, depth int) ([]*Directive, error) {
 	if len(d.Args) != 1 {
-		return nil, Errorf(d, "invalid number of arguments in \"include\" directive")
+		return nil, Errorf(d, `invalid number of arguments in "include" directive`)
 	}
 	if depth >= maxIncludeDepth {
 		return nil, Errorf(d, "include nesting deeper than %d (an include cycle?)", maxIncludeDepth)
 	}
-	pattern := d.Args[0]
-	path := pattern
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(filepath.Dir(d.File), path)
+	name := d.Args[0]
+	full := name
+	if !filepath.IsAbs(name) {
+		full = p.prefix + name
 	}
-	var files []string
-	if strings.ContainsAny(pattern, "*?[") {
-		m, err := filepath.Glob(path)
-		if err != nil {
-			return nil, &Error{Msg: fmt.Sprintf("invalid include pattern %q", pattern), File: d.File, Line: d.Line, Err: err}
-		}
-		sort.Strings(m)
-		files = m
-	} else {
-		files = []string{path}
+	files := []string{full}
+	if strings.ContainsAny(full, "*?[") {
+		files = glob(full)
 	}
 	var out []*Directive
 	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && p.opts.Fallback != nil && !filepath.IsAbs(pattern) {
-				if text, ok := p.opts.Fallback(pattern); ok {
-					sub, err := p.parse(pattern+" (built-in)", text, depth+1)
+		src, ferr := readFile(f)
+		if ferr != nil {
+			if ferr.op != "open" {
+				return nil, ferr.conf(nil)
+			}
+			if errors.Is(ferr.err, fs.ErrNotExist) && p.opts.Fallback != nil && !filepath.IsAbs(name) {
+				if text, ok := p.opts.Fallback(name); ok {
+					sub, err := p.parse(name+" (built-in)", text, depth+1)
 					if err != nil {
 						return nil, err
 					}
@@ -153,12 +145,9 @@ func (p *parser) include(d *Directive, depth int) ([]*Directive, error) {
 					continue
 				}
 			}
-			if fi, serr := os.Stat(f); serr == nil && fi.IsDir() {
-				continue // globs match directories too; NGINX skips them
-			}
-			return nil, &Error{Msg: fmt.Sprintf("open() %q failed (%v)", f, unwrapPathError(err)), File: d.File, Line: d.Line, Err: err}
+			return nil, ferr.conf(d)
 		}
-		sub, err := p.parse(f, string(src), depth+1)
+		sub, err := p.parse(f, src, depth+1)
 		if err != nil {
 			return nil, err
 		}
@@ -167,10 +156,48 @@ func (p *parser) include(d *Directive, depth int) ([]*Directive, error) {
 	return out, nil
 }
 
-func unwrapPathError(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
+// fileError is a failure to read a configuration file: op is "open" or,
+// for a directory (which opens but cannot be read), "pread", the names
+// NGINX's messages use.
+type fileError struct {
+	op, path string
+	err      error
+}
+
+// conf turns the failure into NGINX's message, placed at the include d
+// (NGINX places open failures of included files, not read failures nor
+// failures of the main file).
+func (e *fileError) conf(d *Directive) *Error {
+	ce := &Error{Msg: fmt.Sprintf(`%s() "%s" failed (%s)`, e.op, e.path, sysError(e.err)), Err: e.err}
+	if d != nil {
+		ce.File, ce.Line = d.File, d.Line
 	}
-	return err
+	return ce
+}
+
+func readFile(path string) (string, *fileError) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", &fileError{"open", path, err}
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return "", &fileError{"pread", path, err}
+	}
+	return string(b), nil
+}
+
+// sysError renders a system error as NGINX does, number and text:
+// "2: No such file or directory".
+func sysError(err error) string {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return err.Error()
+	}
+	s := errno.Error()
+	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
+		s = string(s[0]-'a'+'A') + s[1:]
+	}
+	return fmt.Sprintf("%d: %s", int(errno), s)
 }

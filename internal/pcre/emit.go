@@ -1,0 +1,197 @@
+package pcre
+
+import (
+	"fmt"
+	"strings"
+)
+
+// dialect is the engine a tree is written out for.
+type dialect uint8
+
+const (
+	dialectRE2     dialect = iota // Go's regexp, reading the subject byte by byte as runes 0-255
+	dialectRegexp2                // regexp2's default (.NET) syntax, on the same runes
+)
+
+// The word characters of \b, written for lookarounds.
+const wordClass = `[0-9A-Za-z_]`
+
+type emitter struct {
+	d dialect
+	b strings.Builder
+}
+
+func emit(n *node, d dialect) string {
+	e := &emitter{d: d}
+	e.node(n)
+	return e.b.String()
+}
+
+func (e *emitter) node(n *node) {
+	switch n.op {
+	case opEmpty:
+		e.b.WriteString("(?:)")
+	case opSet:
+		e.set(&n.set)
+	case opConcat:
+		for _, s := range n.subs {
+			e.node(s)
+		}
+	case opAlt:
+		e.b.WriteString("(?:")
+		for i, s := range n.subs {
+			if i > 0 {
+				e.b.WriteByte('|')
+			}
+			e.node(s)
+		}
+		e.b.WriteByte(')')
+	case opRepeat:
+		e.b.WriteString("(?:")
+		e.node(n.subs[0])
+		e.b.WriteByte(')')
+		switch {
+		case n.min == 0 && n.max == -1:
+			e.b.WriteByte('*')
+		case n.min == 1 && n.max == -1:
+			e.b.WriteByte('+')
+		case n.min == 0 && n.max == 1:
+			e.b.WriteByte('?')
+		case n.max == -1:
+			fmt.Fprintf(&e.b, "{%d,}", n.min)
+		case n.min == n.max:
+			fmt.Fprintf(&e.b, "{%d}", n.min)
+		default:
+			fmt.Fprintf(&e.b, "{%d,%d}", n.min, n.max)
+		}
+		switch n.mode {
+		case lazy:
+			e.b.WriteByte('?')
+		case possessive:
+			e.b.WriteByte('+') // regexp2 only: the tree needs backtracking
+		}
+	case opCapture:
+		// Unnamed in both dialects: names are kept on the side, and regexp2
+		// would number named groups after the unnamed ones.
+		e.b.WriteByte('(')
+		e.node(n.subs[0])
+		e.b.WriteByte(')')
+	case opGroup:
+		e.b.WriteString("(?:")
+		e.node(n.subs[0])
+		e.b.WriteByte(')')
+	case opAtomic:
+		e.b.WriteString("(?>")
+		e.node(n.subs[0])
+		e.b.WriteByte(')')
+	case opLook:
+		e.b.WriteString("(?")
+		if n.behind {
+			e.b.WriteByte('<')
+		}
+		if n.neg {
+			e.b.WriteByte('!')
+		} else {
+			e.b.WriteByte('=')
+		}
+		e.node(n.subs[0])
+		e.b.WriteByte(')')
+	case opBackref:
+		if n.fold {
+			fmt.Fprintf(&e.b, `(?i:\k<%d>)`, n.cap)
+		} else {
+			fmt.Fprintf(&e.b, `(?:\k<%d>)`, n.cap)
+		}
+	case opAssert:
+		e.assert(n.assert)
+	}
+}
+
+func (e *emitter) assert(k assertKind) {
+	if e.d == dialectRE2 {
+		// A subject ending in "\n" never reaches the RE2 program of a
+		// pattern with $, \Z or multiline ^ (see Regexp.endSensitive).
+		switch k {
+		case assertBegin:
+			e.b.WriteString(`\A`)
+		case assertBeginLine:
+			e.b.WriteString(`(?m:^)`)
+		case assertEnd, assertEndText:
+			e.b.WriteString(`\z`)
+		case assertEndLine:
+			e.b.WriteString(`(?m:$)`)
+		case assertWord:
+			e.b.WriteString(`\b`)
+		case assertNotWord:
+			e.b.WriteString(`\B`)
+		}
+		return
+	}
+	switch k {
+	case assertBegin:
+		e.b.WriteString(`\A`)
+	case assertBeginLine:
+		// Not after a newline that ends the subject.
+		e.b.WriteString(`(?:\A|(?<=\n)(?!\z))`)
+	case assertEnd:
+		e.b.WriteString(`(?=\n?\z)`)
+	case assertEndText:
+		e.b.WriteString(`\z`)
+	case assertEndLine:
+		e.b.WriteString(`(?=\n|\z)`)
+	case assertWord:
+		e.b.WriteString(`(?:(?<=` + wordClass + `)(?!` + wordClass + `)|(?<!` + wordClass + `)(?=` + wordClass + `))`)
+	case assertNotWord:
+		e.b.WriteString(`(?:(?<=` + wordClass + `)(?=` + wordClass + `)|(?<!` + wordClass + `)(?!` + wordClass + `))`)
+	}
+}
+
+func (e *emitter) byteLit(c byte) {
+	switch {
+	case c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '/':
+		e.b.WriteByte(c)
+	default:
+		fmt.Fprintf(&e.b, `\x%02x`, c)
+	}
+}
+
+// set writes a byte set as a literal or a class of explicit ranges, so
+// that neither engine applies its own idea of case or Unicode classes.
+func (e *emitter) set(s *byteSet) {
+	switch n := s.count(); n {
+	case 0:
+		// Go's syntax has no lookahead; an empty class matches nothing.
+		if e.d == dialectRE2 {
+			e.b.WriteString(`[^\x00-\x{10FFFF}]`)
+		} else {
+			e.b.WriteString(`(?!)`)
+		}
+		return
+	case 1:
+		for c := 0; c < 256; c++ {
+			if s.has(byte(c)) {
+				e.byteLit(byte(c))
+				return
+			}
+		}
+	}
+	e.b.WriteByte('[')
+	for c := 0; c < 256; {
+		if !s.has(byte(c)) {
+			c++
+			continue
+		}
+		lo := c
+		for c < 256 && s.has(byte(c)) {
+			c++
+		}
+		e.byteLit(byte(lo))
+		if c-1 > lo {
+			if c-1 > lo+1 {
+				e.b.WriteByte('-')
+			}
+			e.byteLit(byte(c - 1))
+		}
+	}
+	e.b.WriteByte(']')
+}

@@ -1,0 +1,1293 @@
+package pcre
+
+import (
+	"fmt"
+	"math/bits"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// The parser reads PCRE2 syntax, as NGINX compiles it (no UTF mode, so a
+// pattern and a subject are strings of bytes; the default "C" character
+// tables, so case folding and \d \s \w are ASCII), into a tree that emit.go
+// writes out for Go's regexp or for regexp2. Every character class is
+// resolved here to a set of bytes, which is what makes the two engines
+// agree with PCRE on bytes above 0x7f, on \s (which includes VT) and on
+// case folding (ASCII letters only).
+
+type op uint8
+
+const (
+	opEmpty   op = iota
+	opSet        // one byte from set
+	opConcat     // subs in order
+	opAlt        // subs, first that matches wins
+	opRepeat     // subs[0] min..max times (max -1: unbounded)
+	opCapture    // group cap (1-based)
+	opGroup      // non-capturing group (kept only to scope quantifiers)
+	opAtomic     // (?>...)
+	opLook       // lookahead or lookbehind, maybe negative
+	opBackref    // \N
+	opAssert     // zero-width assertions below
+)
+
+type assertKind uint8
+
+const (
+	assertBegin     assertKind = iota // ^ without multiline, \A, \G
+	assertBeginLine                   // ^ with multiline
+	assertEnd                         // $ without multiline, \Z: end or before a final \n
+	assertEndLine                     // $ with multiline
+	assertEndText                     // \z
+	assertWord                        // \b
+	assertNotWord                     // \B
+)
+
+type repMode uint8
+
+const (
+	greedy repMode = iota
+	lazy
+	possessive
+)
+
+type byteSet [4]uint64
+
+func (s *byteSet) add(b byte)      { s[b>>6] |= 1 << (b & 63) }
+func (s *byteSet) has(b byte) bool { return s[b>>6]&(1<<(b&63)) != 0 }
+func (s *byteSet) addRange(lo, hi int) {
+	for c := lo; c <= hi; c++ {
+		s.add(byte(c))
+	}
+}
+func (s *byteSet) union(o *byteSet) {
+	for i := range s {
+		s[i] |= o[i]
+	}
+}
+func (s *byteSet) invert() {
+	for i := range s {
+		s[i] = ^s[i]
+	}
+}
+func (s *byteSet) count() int {
+	return bits.OnesCount64(s[0]) + bits.OnesCount64(s[1]) + bits.OnesCount64(s[2]) + bits.OnesCount64(s[3])
+}
+
+// fold adds the other case of every ASCII letter, as PCRE's default tables do.
+func (s *byteSet) fold() {
+	for c := 'A'; c <= 'Z'; c++ {
+		if s.has(byte(c)) || s.has(byte(c+32)) {
+			s.add(byte(c))
+			s.add(byte(c + 32))
+		}
+	}
+}
+
+type node struct {
+	op     op
+	set    byteSet
+	subs   []*node
+	min    int
+	max    int
+	mode   repMode
+	cap    int // opCapture, opBackref
+	behind bool
+	neg    bool
+	assert assertKind
+	fold   bool // opBackref: caseless
+}
+
+// flags are the inline options that PCRE lets a pattern change.
+type flags struct {
+	caseless, multiline, dotall, extended, extendedMore, noAutoCapture, ungreedy bool
+}
+
+// syntaxError is a compile error with the offset where PCRE would report it.
+type syntaxError struct {
+	msg string
+	off int
+}
+
+func (e *syntaxError) Error() string { return e.msg }
+
+type parser struct {
+	src     string
+	pos     int
+	ncap    int
+	names   map[string]int
+	capName []string // index: group number
+	// backrefs are checked once all groups are known (PCRE allows
+	// references to later groups).
+	refs     []*node
+	refNames []namedRef
+	// lookbehinds are checked for a fixed length once back references
+	// are resolved; groups holds each capture node by number.
+	lookbehinds    []namedRef
+	groups         []*node
+	needsBacktrack bool // lookaround, backreference, atomic, possessive
+	endSensitive   bool // $, \Z or multiline ^: PCRE treats a final \n specially
+}
+
+type namedRef struct {
+	n    *node
+	name string
+	off  int
+}
+
+const maxRepeat = 65535
+
+func (p *parser) fail(off int, format string, args ...any) {
+	panic(&syntaxError{fmt.Sprintf(format, args...), off})
+}
+
+// parse returns the tree of src, or a *syntaxError.
+func parse(src string, caseless bool) (n *node, p *parser, err error) {
+	p = &parser{src: src, names: map[string]int{}, capName: []string{""}, groups: []*node{nil}}
+	defer func() {
+		if r := recover(); r != nil {
+			se, ok := r.(*syntaxError)
+			if !ok {
+				panic(r)
+			}
+			n, err = nil, se
+		}
+	}()
+	n = p.alternation(flags{caseless: caseless}, 0)
+	if p.pos < len(p.src) {
+		// Only an unmatched ")" stops the top level early.
+		p.fail(p.pos, "unmatched closing parenthesis")
+	}
+	for _, r := range p.refs {
+		if r.cap > p.ncap {
+			p.fail(len(src), "reference to non-existent subpattern")
+		}
+	}
+	for _, r := range p.refNames {
+		c, ok := p.names[r.name]
+		if !ok {
+			p.fail(r.off, "reference to non-existent subpattern")
+		}
+		r.n.cap = c
+	}
+	for _, lb := range p.lookbehinds {
+		p.checkLookbehind(lb.n, lb.off)
+	}
+	return n, p, nil
+}
+
+// alternation parses branches up to ")" or the end; f may change inside
+// (an inline option carries on into later branches of the same group).
+func (p *parser) alternation(f flags, depth int) *node {
+	if depth > 250 {
+		p.fail(p.pos, "parentheses are too deeply nested")
+	}
+	var alts []*node
+	for {
+		br := p.branch(&f, depth)
+		alts = append(alts, br)
+		if p.pos < len(p.src) && p.src[p.pos] == '|' {
+			p.pos++
+			continue
+		}
+		break
+	}
+	if len(alts) == 1 {
+		return alts[0]
+	}
+	return &node{op: opAlt, subs: alts}
+}
+
+func (p *parser) skipExtended(f *flags) {
+	if !f.extended {
+		return
+	}
+	for p.pos < len(p.src) {
+		c := p.src[p.pos]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			p.pos++
+		case c == '#':
+			for p.pos < len(p.src) && p.src[p.pos] != '\n' {
+				p.pos++
+			}
+		default:
+			return
+		}
+	}
+}
+
+// branch parses a sequence of quantified atoms.
+func (p *parser) branch(f *flags, depth int) *node {
+	cat := &node{op: opConcat}
+	for {
+		p.skipExtended(f)
+		if p.pos >= len(p.src) {
+			break
+		}
+		c := p.src[p.pos]
+		if c == '|' || c == ')' {
+			break
+		}
+		atom, repeatable := p.atom(f, depth)
+		if atom == nil {
+			continue // an option setting, a comment, \E
+		}
+		p.skipExtended(f)
+		if p.pos < len(p.src) {
+			atom = p.quantifier(f, atom, repeatable)
+		}
+		cat.subs = append(cat.subs, atom)
+	}
+	switch len(cat.subs) {
+	case 0:
+		return &node{op: opEmpty}
+	case 1:
+		return cat.subs[0]
+	}
+	return cat
+}
+
+// quantifier applies a following *, +, ?, {n,m} (with ? or + after it).
+func (p *parser) quantifier(f *flags, atom *node, repeatable bool) *node {
+	min, max, ok := p.readQuantifier()
+	if !ok {
+		return atom
+	}
+	if !repeatable {
+		p.fail(p.pos, "quantifier does not follow a repeatable item")
+	}
+	mode := greedy
+	if f.ungreedy {
+		mode = lazy
+	}
+	if p.pos < len(p.src) {
+		switch p.src[p.pos] {
+		case '?':
+			p.pos++
+			if mode == lazy {
+				mode = greedy
+			} else {
+				mode = lazy
+			}
+		case '+':
+			p.pos++
+			mode = possessive
+			p.needsBacktrack = true
+		}
+	}
+	n := &node{op: opRepeat, subs: []*node{atom}, min: min, max: max, mode: mode}
+	p.skipExtended(f)
+	if _, _, again := p.peekQuantifier(); again {
+		p.fail(p.pos, "quantifier does not follow a repeatable item")
+	}
+	return n
+}
+
+func (p *parser) peekQuantifier() (int, int, bool) {
+	save := p.pos
+	defer func() { p.pos = save }()
+	return p.readQuantifier()
+}
+
+// readQuantifier reads *, +, ? or a well-formed {n}, {n,}, {n,m}; a "{"
+// that starts none of these is a literal, as in PCRE2 10.42.
+func (p *parser) readQuantifier() (min, max int, ok bool) {
+	if p.pos >= len(p.src) {
+		return 0, 0, false
+	}
+	switch p.src[p.pos] {
+	case '*':
+		p.pos++
+		return 0, -1, true
+	case '+':
+		p.pos++
+		return 1, -1, true
+	case '?':
+		p.pos++
+		return 0, 1, true
+	case '{':
+	default:
+		return 0, 0, false
+	}
+	i := p.pos + 1
+	readNum := func() (int, bool) {
+		j := i
+		for i < len(p.src) && p.src[i] >= '0' && p.src[i] <= '9' {
+			i++
+		}
+		if i == j {
+			return 0, false
+		}
+		v, err := strconv.Atoi(p.src[j:i])
+		if err != nil || v > maxRepeat {
+			p.fail(i, "number too big in {} quantifier")
+		}
+		return v, true
+	}
+	min, ok = readNum()
+	if !ok || i >= len(p.src) {
+		return 0, 0, false
+	}
+	max = min
+	if p.src[i] == ',' {
+		i++
+		max = -1
+		if v, ok := readNum(); ok {
+			max = v
+		}
+	}
+	if i >= len(p.src) || p.src[i] != '}' {
+		return 0, 0, false
+	}
+	if max >= 0 && max < min {
+		p.fail(i, "numbers out of order in {} quantifier")
+	}
+	p.pos = i + 1
+	return min, max, true
+}
+
+func lit(b byte, fold bool) *node {
+	n := &node{op: opSet}
+	n.set.add(b)
+	if fold {
+		n.set.fold()
+	}
+	return n
+}
+
+func (p *parser) assert(k assertKind) *node {
+	if k == assertEnd || k == assertBeginLine {
+		p.endSensitive = true
+	}
+	return &node{op: opAssert, assert: k}
+}
+
+// atom parses one item; repeatable says whether a quantifier may follow.
+func (p *parser) atom(f *flags, depth int) (*node, bool) {
+	c := p.src[p.pos]
+	switch c {
+	case '(':
+		return p.group(f, depth)
+	case '[':
+		// PCRE's spelling of the start and end of a word.
+		for _, w := range []struct {
+			s      string
+			behind bool
+		}{{"[[:<:]]", false}, {"[[:>:]]", true}} {
+			if strings.HasPrefix(p.src[p.pos:], w.s) {
+				p.pos += len(w.s)
+				p.needsBacktrack = true
+				word := &node{op: opSet, set: wordSet}
+				look := &node{op: opLook, behind: w.behind, subs: []*node{word}}
+				return &node{op: opConcat, subs: []*node{p.assert(assertWord), look}}, false
+			}
+		}
+		return p.class(f), true
+	case '.':
+		p.pos++
+		n := &node{op: opSet}
+		n.set.addRange(0, 255)
+		if !f.dotall {
+			n.set[0] &^= 1 << '\n'
+		}
+		return n, true
+	case '^':
+		p.pos++
+		if f.multiline {
+			return p.assert(assertBeginLine), false
+		}
+		return p.assert(assertBegin), false
+	case '$':
+		p.pos++
+		if f.multiline {
+			return p.assert(assertEndLine), false
+		}
+		return p.assert(assertEnd), false
+	case '\\':
+		return p.escape(f)
+	case '*', '+', '?':
+		p.fail(p.pos, "quantifier does not follow a repeatable item")
+	case '{':
+		if _, _, ok := p.peekQuantifier(); ok {
+			p.fail(p.pos, "quantifier does not follow a repeatable item")
+		}
+	}
+	p.pos++
+	return lit(c, f.caseless), true
+}
+
+// escape parses a backslash sequence outside a class.
+func (p *parser) escape(f *flags) (*node, bool) {
+	start := p.pos
+	p.pos++
+	if p.pos >= len(p.src) {
+		p.fail(p.pos, `\ at end of pattern`)
+	}
+	c := p.src[p.pos]
+	p.pos++
+	switch c {
+	case 'A', 'G':
+		return p.assert(assertBegin), false
+	case 'z':
+		return p.assert(assertEndText), false
+	case 'Z':
+		return p.assert(assertEnd), false
+	case 'b':
+		return p.assert(assertWord), false
+	case 'B':
+		return p.assert(assertNotWord), false
+	case 'Q':
+		end := strings.Index(p.src[p.pos:], `\E`)
+		var quoted string
+		if end < 0 {
+			quoted, p.pos = p.src[p.pos:], len(p.src)
+		} else {
+			quoted, p.pos = p.src[p.pos:p.pos+end], p.pos+end+2
+		}
+		if quoted == "" {
+			return nil, false
+		}
+		cat := &node{op: opConcat}
+		for i := 0; i < len(quoted); i++ {
+			cat.subs = append(cat.subs, lit(quoted[i], f.caseless))
+		}
+		if len(cat.subs) == 1 {
+			return cat.subs[0], true
+		}
+		// A quantifier after \Q...\E applies to the last character only.
+		last := cat.subs[len(cat.subs)-1]
+		p.skipExtended(f)
+		if p.pos < len(p.src) {
+			cat.subs[len(cat.subs)-1] = p.quantifier(f, last, true)
+		}
+		return cat, false
+	case 'E':
+		return nil, false
+	case 'R':
+		// \R is atomic in PCRE: (?>\r\n|\n|\v|\f|\r|\x85).
+		p.needsBacktrack = true
+		crlf := &node{op: opConcat, subs: []*node{lit('\r', false), lit('\n', false)}}
+		one := &node{op: opSet}
+		for _, b := range []byte{'\n', '\v', '\f', '\r', 0x85} {
+			one.set.add(b)
+		}
+		return &node{op: opAtomic, subs: []*node{{op: opAlt, subs: []*node{crlf, one}}}}, true
+	case 'K', 'X', 'C':
+		p.fail(p.pos, `\%c is not supported`, c)
+	case 'g':
+		return p.backrefG(f, start), true
+	case 'k':
+		return p.backrefK(f), true
+	case 'N':
+		if p.pos < len(p.src) && p.src[p.pos] == '{' {
+			p.fail(p.pos, `\N{name} is not supported without UTF mode`)
+		}
+		n := &node{op: opSet}
+		n.set.addRange(0, 255)
+		n.set[0] &^= 1 << '\n'
+		return n, true
+	}
+	if c >= '1' && c <= '9' {
+		// A decimal number is a back reference when it is below 10, starts
+		// with 8 or 9, or there are that many groups before it; otherwise
+		// up to three octal digits.
+		j := p.pos - 1
+		for j < len(p.src) && p.src[j] >= '0' && p.src[j] <= '9' {
+			j++
+		}
+		num, err := strconv.Atoi(p.src[p.pos-1 : j])
+		if err == nil && (num < 10 || c >= '8' || num <= p.ncap) {
+			p.pos = j
+			return p.backref(f, num), true
+		}
+		p.pos--
+		return lit(p.octal(3), f.caseless), true
+	}
+	if set, ok := p.classEscape(c); ok {
+		n := &node{op: opSet, set: set}
+		if f.caseless {
+			n.set.fold()
+		}
+		return n, true
+	}
+	p.pos = start + 1
+	b := p.charEscape()
+	return lit(b, f.caseless), true
+}
+
+func (p *parser) backref(f *flags, num int) *node {
+	if num == 0 || num > maxRepeat {
+		p.fail(p.pos, "invalid reference to group %d", num)
+	}
+	p.needsBacktrack = true
+	n := &node{op: opBackref, cap: num, fold: f.caseless}
+	p.refs = append(p.refs, n)
+	return n
+}
+
+func (p *parser) namedBackref(f *flags, name string) *node {
+	p.needsBacktrack = true
+	n := &node{op: opBackref, fold: f.caseless}
+	p.refNames = append(p.refNames, namedRef{n, name, p.pos})
+	return n
+}
+
+// backrefG reads \gN, \g{N}, \g{-N}, \g{name}; \g<...> is a subroutine call.
+func (p *parser) backrefG(f *flags, start int) *node {
+	if p.pos >= len(p.src) {
+		p.fail(p.pos, `a numbered reference must not be zero`)
+	}
+	var ref string
+	switch p.src[p.pos] {
+	case '{':
+		end := strings.IndexByte(p.src[p.pos:], '}')
+		if end < 0 {
+			p.fail(p.pos, `\g is not followed by a braced, angle-bracketed, or quoted name/number or by a plain number`)
+		}
+		ref = p.src[p.pos+1 : p.pos+end]
+		p.pos += end + 1
+	case '<', '\'':
+		p.fail(p.pos, "recursion and subroutine calls are not supported")
+	default:
+		j := p.pos
+		if j < len(p.src) && (p.src[j] == '-' || p.src[j] == '+') {
+			j++
+		}
+		for j < len(p.src) && p.src[j] >= '0' && p.src[j] <= '9' {
+			j++
+		}
+		ref = p.src[p.pos:j]
+		p.pos = j
+	}
+	if ref == "" {
+		p.fail(p.pos, `\g is not followed by a braced, angle-bracketed, or quoted name/number or by a plain number`)
+	}
+	if num, err := strconv.Atoi(ref); err == nil {
+		if ref[0] == '-' {
+			num = p.ncap + 1 + num
+			if num <= 0 {
+				p.fail(p.pos, "reference to non-existent subpattern")
+			}
+		} else if ref[0] == '+' {
+			p.fail(p.pos, `\g+ is not supported`)
+		}
+		return p.backref(f, num)
+	}
+	p.checkName(ref, start)
+	return p.namedBackref(f, ref)
+}
+
+// backrefK reads \k<name>, \k'name', \k{name}.
+func (p *parser) backrefK(f *flags) *node {
+	if p.pos >= len(p.src) {
+		p.fail(p.pos, `\k is not followed by a braced, angle-bracketed, or quoted name`)
+	}
+	var close byte
+	switch p.src[p.pos] {
+	case '<':
+		close = '>'
+	case '\'':
+		close = '\''
+	case '{':
+		close = '}'
+	default:
+		p.fail(p.pos, `\k is not followed by a braced, angle-bracketed, or quoted name`)
+	}
+	end := strings.IndexByte(p.src[p.pos+1:], close)
+	if end < 0 {
+		p.fail(len(p.src), "syntax error in subpattern name (missing terminator?)")
+	}
+	name := p.src[p.pos+1 : p.pos+1+end]
+	p.checkName(name, p.pos+1)
+	p.pos += end + 2
+	return p.namedBackref(f, name)
+}
+
+func (p *parser) checkName(name string, off int) {
+	if name == "" {
+		p.fail(off, "group name must not be empty")
+	}
+	if len(name) > 32 {
+		p.fail(off, "subpattern name is too long (maximum 32 code units)")
+	}
+	if name[0] >= '0' && name[0] <= '9' {
+		p.fail(off, "subpattern name must start with a non-digit")
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			p.fail(off+i, "syntax error in subpattern name (missing terminator?)")
+		}
+	}
+}
+
+// octal reads up to n octal digits at p.pos.
+func (p *parser) octal(n int) byte {
+	v := 0
+	for i := 0; i < n && p.pos < len(p.src) && p.src[p.pos] >= '0' && p.src[p.pos] <= '7'; i++ {
+		v = v*8 + int(p.src[p.pos]-'0')
+		p.pos++
+	}
+	if v > 255 {
+		p.fail(p.pos, "octal value is greater than \\377 in 8-bit non-UTF mode")
+	}
+	return byte(v)
+}
+
+// charEscape reads an escape that stands for one byte, p.pos at the
+// character after the backslash.
+func (p *parser) charEscape() byte {
+	c := p.src[p.pos]
+	p.pos++
+	switch c {
+	case 'a':
+		return 7
+	case 'e':
+		return 27
+	case 'f':
+		return '\f'
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	case '0':
+		return p.octal(2)
+	case 'o':
+		if p.pos >= len(p.src) || p.src[p.pos] != '{' {
+			p.fail(p.pos, `missing opening brace after \o`)
+		}
+		end := strings.IndexByte(p.src[p.pos:], '}')
+		if end < 0 {
+			p.fail(len(p.src), `missing closing brace in \o{}`)
+		}
+		v, err := strconv.ParseUint(p.src[p.pos+1:p.pos+end], 8, 32)
+		if err != nil || end == 1 {
+			p.fail(p.pos, `non-octal character in \o{} (closing brace missing?)`)
+		}
+		if v > 255 {
+			p.fail(p.pos, `character code point value in \x{} or \o{} is too large`)
+		}
+		p.pos += end + 1
+		return byte(v)
+	case 'x':
+		if p.pos < len(p.src) && p.src[p.pos] == '{' {
+			end := strings.IndexByte(p.src[p.pos:], '}')
+			if end > 1 {
+				if v, err := strconv.ParseUint(p.src[p.pos+1:p.pos+end], 16, 32); err == nil {
+					if v > 255 {
+						p.fail(p.pos, `character code point value in \x{} or \o{} is too large`)
+					}
+					p.pos += end + 1
+					return byte(v)
+				}
+			}
+			p.fail(p.pos, `non-hex character in \x{} (closing brace missing?)`)
+		}
+		v := 0
+		for i := 0; i < 2 && p.pos < len(p.src) && isHex(p.src[p.pos]); i++ {
+			v = v*16 + hexVal(p.src[p.pos])
+			p.pos++
+		}
+		return byte(v)
+	case 'c':
+		if p.pos >= len(p.src) {
+			p.fail(p.pos, `\c at end of pattern`)
+		}
+		x := p.src[p.pos]
+		p.pos++
+		if x < 32 || x > 126 {
+			p.fail(p.pos, `\c must be followed by a printable ASCII character`)
+		}
+		if x >= 'a' && x <= 'z' {
+			x -= 32
+		}
+		return x ^ 0x40
+	case 'L', 'l', 'U', 'u':
+		p.fail(p.pos, `PCRE2 does not support \F, \L, \l, \N{name}, \U, or \u`)
+	}
+	if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+		p.fail(p.pos, "unrecognized character follows \\")
+	}
+	return c // an escaped non-alphanumeric stands for itself
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func hexVal(c byte) int {
+	switch {
+	case c <= '9':
+		return int(c - '0')
+	case c >= 'a':
+		return int(c-'a') + 10
+	}
+	return int(c-'A') + 10
+}
+
+var (
+	digitSet, spaceSet, wordSet, hspaceSet, vspaceSet byteSet
+	posixSets                                         = map[string]byteSet{}
+)
+
+func init() {
+	digitSet.addRange('0', '9')
+	for _, b := range []byte{'\t', '\n', '\v', '\f', '\r', ' '} {
+		spaceSet.add(b)
+	}
+	wordSet.addRange('0', '9')
+	wordSet.addRange('A', 'Z')
+	wordSet.addRange('a', 'z')
+	wordSet.add('_')
+	for _, b := range []byte{'\t', ' ', 0xa0} {
+		hspaceSet.add(b)
+	}
+	for _, b := range []byte{'\n', '\v', '\f', '\r', 0x85} {
+		vspaceSet.add(b)
+	}
+	mk := func(name string, pred func(c byte) bool) {
+		var s byteSet
+		for c := 0; c < 128; c++ {
+			if pred(byte(c)) {
+				s.add(byte(c))
+			}
+		}
+		posixSets[name] = s
+	}
+	isAlpha := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
+	isPunct := func(c byte) bool { return c > 32 && c < 127 && !isAlpha(c) && !isDigit(c) }
+	mk("alpha", isAlpha)
+	mk("digit", isDigit)
+	mk("alnum", func(c byte) bool { return isAlpha(c) || isDigit(c) })
+	mk("ascii", func(c byte) bool { return true })
+	mk("blank", func(c byte) bool { return c == ' ' || c == '\t' })
+	mk("cntrl", func(c byte) bool { return c < 32 || c == 127 })
+	mk("graph", func(c byte) bool { return c > 32 && c < 127 })
+	mk("print", func(c byte) bool { return c >= 32 && c < 127 })
+	mk("punct", isPunct)
+	mk("lower", func(c byte) bool { return c >= 'a' && c <= 'z' })
+	mk("upper", func(c byte) bool { return c >= 'A' && c <= 'Z' })
+	mk("space", func(c byte) bool { return spaceSet.has(c) })
+	mk("word", func(c byte) bool { return wordSet.has(c) })
+	mk("xdigit", func(c byte) bool { return isHex(c) })
+}
+
+// classEscape returns the set of \d \D \s \S \w \W \h \H \v \V \p \P, with
+// p.pos after the letter.
+func (p *parser) classEscape(c byte) (byteSet, bool) {
+	var s byteSet
+	switch c {
+	case 'd', 'D':
+		s = digitSet
+	case 's', 'S':
+		s = spaceSet
+	case 'w', 'W':
+		s = wordSet
+	case 'h', 'H':
+		s = hspaceSet
+	case 'v', 'V':
+		s = vspaceSet
+	case 'p', 'P':
+		s = p.property()
+	default:
+		return s, false
+	}
+	if c >= 'A' && c <= 'Z' {
+		s.invert()
+	}
+	return s, true
+}
+
+// property reads the name of \p{..}, \pL: the bytes are taken as the code
+// points U+0000 to U+00FF, as PCRE does without UTF mode.
+func (p *parser) property() byteSet {
+	var s byteSet
+	if p.pos >= len(p.src) {
+		p.fail(p.pos, `malformed \P or \p sequence`)
+	}
+	var name string
+	if p.src[p.pos] == '{' {
+		end := strings.IndexByte(p.src[p.pos:], '}')
+		if end < 0 {
+			p.fail(p.pos, `malformed \P or \p sequence`)
+		}
+		name = p.src[p.pos+1 : p.pos+end]
+		p.pos += end + 1
+	} else {
+		name = p.src[p.pos : p.pos+1]
+		p.pos++
+	}
+	neg := strings.HasPrefix(name, "^")
+	name = strings.TrimPrefix(name, "^")
+	var pred func(r rune) bool
+	switch name {
+	case "Any":
+		pred = func(rune) bool { return true }
+	case "L&", "LC":
+		pred = func(r rune) bool { return unicode.In(r, unicode.Lu, unicode.Ll, unicode.Lt) }
+	case "Xan":
+		pred = func(r rune) bool { return unicode.In(r, unicode.L, unicode.N) }
+	case "Xsp", "Xps":
+		pred = func(r rune) bool { return unicode.In(r, unicode.Z) || r >= 9 && r <= 13 }
+	case "Xwd":
+		pred = func(r rune) bool { return unicode.In(r, unicode.L, unicode.N) || r == '_' }
+	default:
+		t, ok := unicode.Categories[name]
+		if !ok {
+			t, ok = unicode.Scripts[name]
+		}
+		if !ok {
+			p.fail(p.pos, "unknown property name after \\P or \\p")
+		}
+		pred = func(r rune) bool { return unicode.Is(t, r) }
+	}
+	for c := 0; c < 256; c++ {
+		if pred(rune(c)) != neg {
+			s.add(byte(c))
+		}
+	}
+	return s
+}
+
+// class parses [...] into one set.
+func (p *parser) class(f *flags) *node {
+	p.pos++ // [
+	if p.pos < len(p.src) && (p.src[p.pos] == ':' || p.src[p.pos] == '.' || p.src[p.pos] == '=') {
+		if _, ok := p.posixAt(p.pos - 1); ok {
+			p.fail(p.pos, "POSIX named classes are supported only within a class")
+		}
+	}
+	var set byteSet
+	neg := false
+	if p.pos < len(p.src) && p.src[p.pos] == '^' {
+		neg = true
+		p.pos++
+	}
+	first := true
+	// prev is the last single byte added, a possible start of a range;
+	// -1 after a class escape or a POSIX class, which cannot start one.
+	prev := -1
+	for {
+		if p.pos >= len(p.src) {
+			p.fail(len(p.src), "missing terminating ] for character class")
+		}
+		c := p.src[p.pos]
+		if f.extendedMore && (c == ' ' || c == '\t') {
+			p.pos++
+			continue
+		}
+		if c == ']' && !first {
+			p.pos++
+			break
+		}
+		first = false
+		if c == '[' {
+			if name, ok := p.posixAt(p.pos); ok {
+				s, neg := p.posix(name)
+				if neg {
+					s.invert()
+				}
+				set.union(&s)
+				prev = -1
+				continue
+			}
+		}
+		if c == '\\' && p.pos+1 < len(p.src) {
+			e := p.src[p.pos+1]
+			switch e {
+			case 'Q':
+				p.pos += 2
+				end := strings.Index(p.src[p.pos:], `\E`)
+				q := p.src[p.pos:]
+				if end >= 0 {
+					q = p.src[p.pos : p.pos+end]
+					p.pos += end + 2
+				} else {
+					p.pos = len(p.src)
+				}
+				for i := 0; i < len(q); i++ {
+					set.add(q[i])
+					prev = int(q[i])
+				}
+				continue
+			case 'E':
+				p.pos += 2
+				continue
+			case 'b':
+				p.pos += 2
+				set.add(8)
+				prev = 8
+				if p.rangeFollows() {
+					p.classRange(&set, prev)
+					prev = -1
+				}
+				continue
+			case 'B', 'R', 'X', 'N', 'K', 'A', 'z', 'Z', 'G':
+				p.fail(p.pos+2, "escape sequence is invalid in character class")
+			}
+			p.pos += 2
+			if s, ok := p.classEscape(e); ok {
+				set.union(&s)
+				if p.pos+1 < len(p.src) && p.src[p.pos] == '-' && p.src[p.pos+1] != ']' {
+					p.fail(p.pos+1, "invalid range in character class")
+				}
+				prev = -1
+				continue
+			}
+			var b byte
+			if e >= '1' && e <= '9' {
+				// No back references in a class: octal digits, or the
+				// character itself for 8 and 9.
+				p.pos--
+				if e >= '8' {
+					p.pos++
+					b = e
+				} else {
+					b = p.octal(3)
+				}
+			} else {
+				p.pos--
+				b = p.charEscape()
+			}
+			set.add(b)
+			prev = int(b)
+			if p.rangeFollows() {
+				p.classRange(&set, prev)
+				prev = -1
+			}
+			continue
+		}
+		p.pos++
+		set.add(c)
+		prev = int(c)
+		if p.rangeFollows() {
+			p.classRange(&set, prev)
+			prev = -1
+		}
+	}
+	if f.caseless {
+		set.fold()
+	}
+	if neg {
+		set.invert()
+	}
+	return &node{op: opSet, set: set}
+}
+
+// rangeFollows reports a "-" that makes a range: not one before "]".
+func (p *parser) rangeFollows() bool {
+	return p.pos+1 < len(p.src) && p.src[p.pos] == '-' && p.src[p.pos+1] != ']'
+}
+
+// classRange reads the end of the range lo-..., p.pos at "-".
+func (p *parser) classRange(set *byteSet, lo int) {
+	p.pos++ // -
+	c := p.src[p.pos]
+	var hi int
+	switch {
+	case c == '[':
+		if _, ok := p.posixAt(p.pos); ok {
+			p.fail(p.pos, "invalid range in character class")
+		}
+		hi = '['
+		p.pos++
+	case c == '\\' && p.pos+1 < len(p.src):
+		e := p.src[p.pos+1]
+		switch {
+		case e == 'b':
+			hi = 8
+			p.pos += 2
+		case strings.IndexByte("dDsSwWhHvVpP", e) >= 0:
+			p.fail(p.pos+2, "invalid range in character class")
+		case e == 'Q' || e == 'E':
+			p.fail(p.pos+2, `\Q or \E inside a range is not supported`)
+		case e >= '1' && e <= '7':
+			p.pos++
+			hi = int(p.octal(3))
+		case e == '8' || e == '9':
+			hi = int(e)
+			p.pos += 2
+		default:
+			p.pos++
+			hi = int(p.charEscape())
+		}
+	default:
+		hi = int(c)
+		p.pos++
+	}
+	if hi < lo {
+		p.fail(p.pos, "range out of order in character class")
+	}
+	set.addRange(lo, hi)
+}
+
+// posixAt recognises [:name:] (or [.x.], [=x=], which PCRE refuses) at i.
+func (p *parser) posixAt(i int) (string, bool) {
+	if i+1 >= len(p.src) {
+		return "", false
+	}
+	d := p.src[i+1]
+	if d != ':' && d != '.' && d != '=' {
+		return "", false
+	}
+	for j := i + 2; j+1 < len(p.src); j++ {
+		if p.src[j] == '\\' || p.src[j] == '[' {
+			return "", false
+		}
+		if p.src[j] == ']' {
+			return "", false
+		}
+		if p.src[j] == d && p.src[j+1] == ']' {
+			return p.src[i+1 : j+1], true
+		}
+	}
+	return "", false
+}
+
+// posix consumes [:name:] and returns its set.
+func (p *parser) posix(name string) (byteSet, bool) {
+	if name[0] != ':' {
+		p.fail(p.pos, "POSIX collating elements are not supported")
+	}
+	p.pos += len(name) + 2
+	n := name[1 : len(name)-1]
+	neg := strings.HasPrefix(n, "^")
+	n = strings.TrimPrefix(n, "^")
+	s, ok := posixSets[n]
+	if !ok {
+		p.fail(p.pos, "unknown POSIX class name")
+	}
+	return s, neg
+}
+
+// group parses what starts with "(".
+func (p *parser) group(f *flags, depth int) (*node, bool) {
+	open := p.pos
+	p.pos++
+	if p.pos < len(p.src) && p.src[p.pos] == '*' {
+		p.fail(p.pos, "(*VERB) items and (*alpha: assertions are not supported")
+	}
+	if p.pos >= len(p.src) || p.src[p.pos] != '?' {
+		if f.noAutoCapture {
+			return p.body(f, depth, &node{op: opGroup}), true
+		}
+		return p.capture(f, depth, ""), true
+	}
+	p.pos++
+	if p.pos >= len(p.src) {
+		p.fail(p.pos, "missing closing parenthesis")
+	}
+	c := p.src[p.pos]
+	switch c {
+	case ':':
+		p.pos++
+		return p.body(f, depth, &node{op: opGroup}), true
+	case '>':
+		p.pos++
+		p.needsBacktrack = true
+		return p.body(f, depth, &node{op: opAtomic}), true
+	case '=', '!':
+		p.pos++
+		p.needsBacktrack = true
+		return p.body(f, depth, &node{op: opLook, neg: c == '!'}), true
+	case '#':
+		end := strings.IndexByte(p.src[p.pos:], ')')
+		if end < 0 {
+			p.fail(len(p.src), "missing ) after (?# comment")
+		}
+		p.pos += end + 1
+		return nil, false
+	case '|':
+		p.fail(p.pos, "branch reset groups (?|...) are not supported")
+	case '(':
+		p.fail(p.pos, "conditional groups (?(...)...) are not supported")
+	case 'R', '&', '+', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		if c != '-' || p.pos+1 < len(p.src) && p.src[p.pos+1] >= '0' && p.src[p.pos+1] <= '9' {
+			p.fail(p.pos, "recursion and subroutine calls are not supported")
+		}
+	case 'C':
+		p.fail(p.pos, "callouts are not supported")
+	case 'P':
+		if p.pos+1 < len(p.src) {
+			switch p.src[p.pos+1] {
+			case '<':
+				p.pos += 2
+				return p.capture(f, depth, p.groupName('>')), true
+			case '=':
+				p.pos += 2
+				name := p.groupName(')')
+				return p.namedBackref(f, name), true
+			case '>':
+				p.fail(p.pos, "recursion and subroutine calls are not supported")
+			}
+		}
+		p.fail(p.pos, "unrecognized character after (?P")
+	case '<':
+		if p.pos+1 < len(p.src) && (p.src[p.pos+1] == '=' || p.src[p.pos+1] == '!') {
+			neg := p.src[p.pos+1] == '!'
+			p.pos += 2
+			p.needsBacktrack = true
+			n := p.body(f, depth, &node{op: opLook, behind: true, neg: neg})
+			p.lookbehinds = append(p.lookbehinds, namedRef{n: n, off: open})
+			return n, true
+		}
+		p.pos++
+		return p.capture(f, depth, p.groupName('>')), true
+	case '\'':
+		p.pos++
+		return p.capture(f, depth, p.groupName('\'')), true
+	}
+	// Option settings: (?imnsxUJ-imnsxUJ) or (?^...), alone or opening a group.
+	nf := *f
+	on, hyphen := true, true
+	if c == '^' {
+		hyphen = false // (?^) unsets them all; nothing to take back
+		nf.caseless, nf.multiline, nf.dotall, nf.extended, nf.extendedMore, nf.noAutoCapture, nf.ungreedy = false, false, false, false, false, false, false
+		p.pos++
+	}
+	for p.pos < len(p.src) {
+		c := p.src[p.pos]
+		p.pos++
+		switch c {
+		case '-':
+			if !hyphen {
+				p.fail(p.pos-1, "invalid hyphen in option setting")
+			}
+			on, hyphen = false, false
+		case 'i':
+			nf.caseless = on
+		case 'm':
+			nf.multiline = on
+		case 's':
+			nf.dotall = on
+		case 'n':
+			nf.noAutoCapture = on
+		case 'U':
+			nf.ungreedy = on
+		case 'x':
+			if p.pos < len(p.src) && p.src[p.pos] == 'x' {
+				p.pos++
+				nf.extendedMore = on
+			} else if !on {
+				nf.extendedMore = false
+			}
+			nf.extended = on
+		case 'J':
+			p.fail(p.pos, "duplicate group names (?J) are not supported")
+		case ')':
+			*f = nf
+			return nil, false
+		case ':':
+			return p.body(&nf, depth, &node{op: opGroup}), true
+		default:
+			p.fail(p.pos, "unrecognized character after (? or (?-")
+		}
+	}
+	p.fail(len(p.src), "missing closing parenthesis")
+	return nil, false
+}
+
+func (p *parser) groupName(close byte) string {
+	end := strings.IndexByte(p.src[p.pos:], close)
+	if end < 0 {
+		p.fail(len(p.src), "syntax error in subpattern name (missing terminator?)")
+	}
+	name := p.src[p.pos : p.pos+end]
+	p.checkName(name, p.pos)
+	p.pos += end + 1
+	return name
+}
+
+func (p *parser) capture(f *flags, depth int, name string) *node {
+	p.ncap++
+	if p.ncap > maxRepeat {
+		p.fail(p.pos, "too many capturing groups")
+	}
+	if name != "" {
+		if _, dup := p.names[name]; dup {
+			p.fail(p.pos, "two named subpatterns have the same name")
+		}
+		p.names[name] = p.ncap
+	}
+	p.capName = append(p.capName, name)
+	n := &node{op: opCapture, cap: p.ncap}
+	p.groups = append(p.groups, n)
+	return p.body(f, depth, n)
+}
+
+// body parses a group's alternatives up to ")" into n. Options set inside
+// end with the group.
+func (p *parser) body(f *flags, depth int, n *node) *node {
+	inner := p.alternation(*f, depth+1)
+	if p.pos >= len(p.src) || p.src[p.pos] != ')' {
+		p.fail(len(p.src), "missing closing parenthesis")
+	}
+	p.pos++
+	n.subs = []*node{inner}
+	return n
+}
+
+// checkLookbehind enforces PCRE's rule: each top-level branch of a
+// lookbehind matches strings of one fixed length.
+func (p *parser) checkLookbehind(n *node, open int) {
+	body := n.subs[0]
+	branches := []*node{body}
+	if body.op == opAlt {
+		branches = body.subs
+	}
+	for _, b := range branches {
+		if _, ok := p.fixedWidth(b, 0); !ok {
+			p.fail(open, "lookbehind assertion is not fixed length")
+		}
+	}
+}
+
+func (p *parser) fixedWidth(n *node, depth int) (int, bool) {
+	if depth > 1000 {
+		return 0, false // a back reference inside the group it names
+	}
+	fixedWidth := func(n *node) (int, bool) { return p.fixedWidth(n, depth+1) }
+	switch n.op {
+	case opEmpty, opAssert, opLook:
+		return 0, true
+	case opSet:
+		return 1, true
+	case opConcat:
+		t := 0
+		for _, s := range n.subs {
+			w, ok := fixedWidth(s)
+			if !ok {
+				return 0, false
+			}
+			t += w
+		}
+		return t, true
+	case opAlt:
+		w0 := -1
+		for _, s := range n.subs {
+			w, ok := fixedWidth(s)
+			if !ok || w0 >= 0 && w != w0 {
+				return 0, false
+			}
+			w0 = w
+		}
+		return w0, true
+	case opRepeat:
+		if n.min != n.max {
+			return 0, false
+		}
+		w, ok := fixedWidth(n.subs[0])
+		return w * n.min, ok
+	case opCapture, opGroup, opAtomic:
+		return fixedWidth(n.subs[0])
+	case opBackref:
+		// PCRE takes a reference to a group of fixed length.
+		return fixedWidth(p.groups[n.cap])
+	}
+	return 0, false
+}

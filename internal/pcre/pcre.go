@@ -1,0 +1,251 @@
+// Package pcre compiles the regular expressions of configuration files
+// (location ~, server_name ~, map, if, rewrite, gzip_disable) with the
+// syntax and semantics of PCRE2 as NGINX calls it: no UTF mode (patterns
+// and subjects are bytes), ASCII case folding and classes, $ matching
+// before a final newline. A pattern runs on Go's regexp (RE2, linear time)
+// whenever that engine can give PCRE's answer, and on the backtracking
+// engine regexp2 otherwise (look-around, back-references, atomic groups,
+// possessive quantifiers), under a time limit per match.
+package pcre
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"time"
+
+	"github.com/dlclark/regexp2/v2"
+)
+
+// MatchTimeout bounds one match on the backtracking engine. PCRE stops a
+// runaway match with its match limit and NGINX then answers 500; this is
+// the same guard, in time. A URI of a few kilobytes against any sane
+// pattern takes microseconds.
+const MatchTimeout = 100 * time.Millisecond
+
+// backtrackStack bounds the backtracking engine's stack, in ints (8 bytes
+// each), as PCRE's heap limit does.
+const backtrackStack = 1 << 20
+
+// ErrLimit is what Match returns (wrapped) when a match ran past
+// MatchTimeout or the backtracking stack limit.
+var ErrLimit = errors.New("regular expression match limit exceeded")
+
+// Regexp is a compiled configuration regex. It is safe for concurrent use.
+type Regexp struct {
+	expr  string
+	names []string
+	re2   *regexp.Regexp  // nil when only backtracking can give PCRE's answer
+	bt    *regexp2.Regexp // nil when RE2 answers every subject
+	// endSensitive marks a pattern with $, \Z or multiline ^: PCRE lets
+	// these match around a newline that ends the subject, which the RE2
+	// program does not express, so such subjects go to bt.
+	endSensitive bool
+}
+
+// Compile compiles expr with PCRE syntax and semantics; caseless is NGINX's "~*".
+func Compile(expr string, caseless bool) (*Regexp, error) {
+	return compile(expr, caseless, false)
+}
+
+// compile is Compile; forceBT (for tests and benchmarks) leaves out RE2.
+func compile(expr string, caseless, forceBT bool) (*Regexp, error) {
+	tree, p, err := parse(expr, caseless)
+	if err != nil {
+		var se *syntaxError
+		errors.As(err, &se)
+		if se.off >= len(expr) {
+			return nil, fmt.Errorf(`pcre2_compile() failed: %s in "%s"`, se.msg, expr)
+		}
+		return nil, fmt.Errorf(`pcre2_compile() failed: %s in "%s" at "%s"`, se.msg, expr, expr[se.off:])
+	}
+	re := &Regexp{expr: expr, names: p.capName, endSensitive: p.endSensitive}
+	if !forceBT && !p.needsBacktrack && !emptyLoopCaptures(tree) {
+		// Go refuses some patterns PCRE takes (a repeat count over 1000, a
+		// program too large); the backtracking engine runs those.
+		re.re2, _ = regexp.Compile(emit(tree, dialectRE2))
+	}
+	if re.re2 == nil || re.endSensitive {
+		bt, err := regexp2.Compile(emit(tree, dialectRegexp2), regexp2.OptionMaxBacktrackingStackSize(backtrackStack))
+		if err != nil {
+			return nil, fmt.Errorf(`pcre2_compile() failed: %v in "%s"`, err, expr)
+		}
+		bt.MatchTimeout = MatchTimeout
+		re.bt = bt
+	}
+	return re, nil
+}
+
+// emptyLoopCaptures reports a repeated group that can match the empty
+// string and holds a capture: what such a capture holds after the loop
+// depends on how an engine stops empty iterations, where RE2 and PCRE
+// differ.
+func emptyLoopCaptures(n *node) bool {
+	if n.op == opRepeat && (n.max > 1 || n.max == -1) && canBeEmpty(n.subs[0]) && hasCapture(n.subs[0]) {
+		return true
+	}
+	for _, s := range n.subs {
+		if emptyLoopCaptures(s) {
+			return true
+		}
+	}
+	return false
+}
+
+func canBeEmpty(n *node) bool {
+	switch n.op {
+	case opSet:
+		return false
+	case opConcat:
+		for _, s := range n.subs {
+			if !canBeEmpty(s) {
+				return false
+			}
+		}
+		return true
+	case opAlt:
+		for _, s := range n.subs {
+			if canBeEmpty(s) {
+				return true
+			}
+		}
+		return false
+	case opRepeat:
+		return n.min == 0 || canBeEmpty(n.subs[0])
+	case opCapture, opGroup, opAtomic:
+		return canBeEmpty(n.subs[0])
+	}
+	return true // empty, assertions, look-around, back-references
+}
+
+func hasCapture(n *node) bool {
+	if n.op == opCapture {
+		return true
+	}
+	for _, s := range n.subs {
+		if hasCapture(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// MustCompile is Compile for patterns written in code; it panics on error.
+func MustCompile(expr string, caseless bool) *Regexp {
+	re, err := Compile(expr, caseless)
+	if err != nil {
+		panic(err)
+	}
+	return re
+}
+
+// String returns the pattern as written.
+func (re *Regexp) String() string { return re.expr }
+
+// NumCaptures returns the number of numbered groups, not counting the whole match.
+func (re *Regexp) NumCaptures() int { return len(re.names) - 1 }
+
+// Names returns len NumCaptures()+1 names: Names()[i] is group i's name or "".
+func (re *Regexp) Names() []string { return re.names }
+
+// Match returns nil when s does not match; otherwise the captures: [0] the
+// whole match, [i] group i ("" for a group that did not take part). err is
+// non-nil (wrapping ErrLimit) only when the match could not be completed.
+func (re *Regexp) Match(s string) (caps []string, err error) {
+	idx, err := re.index(s, true)
+	if idx == nil {
+		return nil, err
+	}
+	caps = make([]string, len(re.names))
+	for i := range caps {
+		if 2*i+1 < len(idx) && idx[2*i] >= 0 {
+			caps[i] = s[idx[2*i]:idx[2*i+1]]
+		}
+	}
+	return caps, nil
+}
+
+// MatchString reports whether s matches; err as for Match.
+func (re *Regexp) MatchString(s string) (bool, error) {
+	if re.re2 != nil && !re.toBT(s) && isASCII(s) {
+		return re.re2.MatchString(s), nil
+	}
+	idx, err := re.index(s, false)
+	return idx != nil, err
+}
+
+func (re *Regexp) toBT(s string) bool {
+	return re.re2 == nil || re.endSensitive && len(s) > 0 && s[len(s)-1] == '\n'
+}
+
+// index returns the byte offsets of the match and, with groups, of every
+// group (-1 for one that did not take part), or nil.
+func (re *Regexp) index(s string, groups bool) ([]int, error) {
+	if !re.toBT(s) {
+		switch {
+		case !isASCII(s):
+			// Bytes above 0x7f are characters of their own, as in PCRE
+			// without UTF: the reader hands each byte over as one rune.
+			return re.re2.FindReaderSubmatchIndex(&byteRunes{s: s}), nil
+		case groups:
+			return re.re2.FindStringSubmatchIndex(s), nil
+		}
+		return re.re2.FindStringIndex(s), nil
+	}
+	in := make([]rune, len(s))
+	for i := 0; i < len(s); i++ {
+		in[i] = rune(s[i])
+	}
+	var idx []int
+	err := re.bt.FindRunesMatches(in, 0, func(v regexp2.MatchView) bool {
+		n := len(re.names)
+		if !groups {
+			n = 1
+		}
+		idx = make([]int, 2*n)
+		for i := 0; i < n; i++ {
+			start, length, ok := v.GroupRange(i)
+			if !ok {
+				idx[2*i], idx[2*i+1] = -1, -1
+				continue
+			}
+			idx[2*i], idx[2*i+1] = start, start+length
+		}
+		return false
+	})
+	if err != nil {
+		// regexp2's own message quotes the whole subject; the caller
+		// logs the subject once.
+		if errors.Is(err, regexp2.ErrBacktrackingStackLimit) {
+			return nil, fmt.Errorf("%w (backtracking stack)", ErrLimit)
+		}
+		return nil, fmt.Errorf("%w (%v)", ErrLimit, MatchTimeout)
+	}
+	return idx, nil
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// byteRunes reads a string as one rune per byte, each of width 1, so that
+// the offsets Go's regexp reports are byte offsets.
+type byteRunes struct {
+	s string
+	i int
+}
+
+func (r *byteRunes) ReadRune() (rune, int, error) {
+	if r.i >= len(r.s) {
+		return 0, 0, io.EOF
+	}
+	c := r.s[r.i]
+	r.i++
+	return rune(c), 1, nil
+}

@@ -1,0 +1,325 @@
+package pcre
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTable runs every case on both engines: the one Compile picks and the
+// backtracking one alone, which must agree with each other and with PCRE.
+func TestTable(t *testing.T) {
+	for _, c := range matchCases {
+		for _, bt := range []bool{false, true} {
+			re, err := compile(c.pat, c.caseless, bt)
+			if err != nil {
+				t.Errorf("compile %q: %v", c.pat, err)
+				continue
+			}
+			got, err := re.Match(c.subj)
+			if err != nil {
+				t.Errorf("%q on %q: %v", c.pat, c.subj, err)
+				continue
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("%q (caseless %v, backtracking only %v) on %q = %q, want %q", c.pat, c.caseless, bt, c.subj, got, c.want)
+			}
+			ok, err := re.MatchString(c.subj)
+			if err != nil || ok != (c.want != nil) {
+				t.Errorf("MatchString %q on %q = %v, %v", c.pat, c.subj, ok, err)
+			}
+			if len(re.Names()) != re.NumCaptures()+1 || (c.want != nil && len(c.want) != len(re.Names())) {
+				t.Errorf("%q: %d names, %d captures", c.pat, len(re.Names()), re.NumCaptures())
+			}
+		}
+	}
+}
+
+func TestEngineChoice(t *testing.T) {
+	for _, c := range []struct {
+		pat     string
+		re2, bt bool
+	}{
+		{`\.(css|js)$`, true, true}, // $: subjects ending in \n go to regexp2
+		{`^/api/(.*)`, true, false},
+		{`^/(?!api)`, false, true},
+		{`(a)\1`, false, true},
+		{`^(a|)*`, false, true},
+		{`a{1001}`, false, true},
+	} {
+		re := MustCompile(c.pat, false)
+		if (re.re2 != nil) != c.re2 || (re.bt != nil) != c.bt {
+			t.Errorf("%q: RE2 %v, backtracking %v; want %v, %v", c.pat, re.re2 != nil, re.bt != nil, c.re2, c.bt)
+		}
+	}
+}
+
+func TestNames(t *testing.T) {
+	re := MustCompile(`^/(?<a>x)(y)(?P<b>z)(?:w)(?'c'v)`, false)
+	if got, want := re.Names(), []string{"", "a", "", "b", "c"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Names() = %q, want %q", got, want)
+	}
+	if re.NumCaptures() != 4 || re.String() != `^/(?<a>x)(y)(?P<b>z)(?:w)(?'c'v)` {
+		t.Errorf("NumCaptures %d, String %q", re.NumCaptures(), re.String())
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	for _, c := range append(compileCases, unsupportedCases...) {
+		_, err := Compile(c.pat, false)
+		switch {
+		case c.err == "" && err != nil:
+			t.Errorf("%q: %v", c.pat, err)
+		case c.err != "" && err == nil:
+			t.Errorf("%q compiled; want an error with %q", c.pat, c.err)
+		case c.err != "" && !strings.Contains(err.Error(), c.err):
+			t.Errorf("%q: %v; want %q", c.pat, err, c.err)
+		}
+	}
+	_, err := Compile(`^/(a`, false)
+	if want := `pcre2_compile() failed: missing closing parenthesis in "^/(a"`; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+	_, err = Compile(`a{3,2}b`, false)
+	if want := `pcre2_compile() failed: numbers out of order in {} quantifier in "a{3,2}b" at "}b"`; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+}
+
+// TestRunaway: a pattern that backtracks exponentially stops at the limit
+// with an error, on the backtracking engine; on RE2 it cannot run away.
+func TestRunaway(t *testing.T) {
+	subj := strings.Repeat("a", 40) + "!"
+	re, err := compile(`^(a+)+$`, false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	caps, err := re.Match(subj)
+	if caps != nil || !errors.Is(err, ErrLimit) {
+		t.Errorf("Match = %q, %v; want ErrLimit", caps, err)
+	}
+	if d := time.Since(start); d > 20*MatchTimeout {
+		t.Errorf("the limit took %v", d)
+	}
+	// The same with look-ahead, which Compile must send to the backtracking engine.
+	re = MustCompile(`^(?=a)(a+)+$`, false)
+	if ok, err := re.MatchString(subj); ok || !errors.Is(err, ErrLimit) {
+		t.Errorf("MatchString = %v, %v; want ErrLimit", ok, err)
+	}
+	// Without look-around, RE2 answers at once.
+	re = MustCompile(`^(a+)+$`, false)
+	if caps, err := re.Match(subj); caps != nil || err != nil {
+		t.Errorf("RE2 Match = %q, %v", caps, err)
+	}
+}
+
+// TestTableAgainstPerl checks the table's answers with Perl, whose regular
+// expressions PCRE follows.
+func TestTableAgainstPerl(t *testing.T) {
+	perl, err := exec.LookPath("perl")
+	if err != nil {
+		t.Skip("no perl")
+	}
+	const script = `
+while (my $l = <STDIN>) {
+	chomp $l;
+	my ($p, $i, $s) = split / /, $l, -1;
+	$p = pack("H*", $p); $s = pack("H*", $s);
+	my $re = $i ? qr/$p/i : qr/$p/;
+	if ($s =~ $re) {
+		my @o;
+		for my $g (0 .. $#+) {
+			push @o, defined $-[$g] ? unpack("H*", substr($s, $-[$g], $+[$g] - $-[$g])) . "." : "-";
+		}
+		print "match @o\n";
+	} else {
+		print "nomatch\n";
+	}
+}`
+	var in bytes.Buffer
+	var cases []matchCase
+	for _, c := range matchCases {
+		if c.notPerl != "" {
+			continue
+		}
+		cases = append(cases, c)
+		i := 0
+		if c.caseless {
+			i = 1
+		}
+		fmt.Fprintf(&in, "%s %d %s\n", hex.EncodeToString([]byte(c.pat)), i, hex.EncodeToString([]byte(c.subj)))
+	}
+	cmd := exec.Command(perl, "-e", script)
+	cmd.Stdin = &in
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("perl: %v: %s", err, stderr.Bytes())
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != len(cases) {
+		t.Fatalf("perl answered %d lines for %d cases", len(lines), len(cases))
+	}
+	for i, c := range cases {
+		var got []string
+		if f := strings.Fields(lines[i]); f[0] == "match" {
+			for _, g := range f[1:] {
+				b, _ := hex.DecodeString(strings.TrimSuffix(strings.TrimPrefix(g, "-"), "."))
+				got = append(got, string(b))
+			}
+			// Perl's @- ends at the last group that took part.
+			for len(got) < len(c.want) {
+				got = append(got, "")
+			}
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q on %q: Perl says %q, the table %q", c.pat, c.subj, got, c.want)
+		}
+	}
+}
+
+// nginxQuote writes s as a double-quoted word of an NGINX configuration.
+func nginxQuote(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+// headerSafe reports whether s can travel in a request header unchanged.
+func headerSafe(s string) bool {
+	// An absent or empty header makes a map take its default.
+	if s == "" || s[0] == ' ' || s[0] == '\t' || s[len(s)-1] == ' ' || s[len(s)-1] == '\t' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 && s[i] != '\t' || s[i] == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// TestTableAgainstNginx runs the cases whose subject fits in a header
+// through NGINX 1.22 (Debian's, linked with PCRE2): a map with the pattern
+// answers with the captures $1..$9.
+func TestTableAgainstNginx(t *testing.T) {
+	nginx := "/usr/sbin/nginx"
+	if _, err := os.Stat(nginx); err != nil {
+		t.Skip("no nginx")
+	}
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	var conf strings.Builder
+	fmt.Fprintf(&conf, "daemon off; master_process off; error_log %s/error.log; pid %s/nginx.pid;\nevents {}\nhttp { access_log off;\n", dir, dir)
+	var cases []matchCase
+	for _, c := range matchCases {
+		if !headerSafe(c.subj) {
+			continue
+		}
+		i := len(cases)
+		cases = append(cases, c)
+		op := "~"
+		if c.caseless {
+			op = "~*"
+		}
+		fmt.Fprintf(&conf, "map $http_x_s $v%d { %s \"1[$1][$2][$3]\"; default 0; }\n", i, nginxQuote(op+c.pat))
+	}
+	fmt.Fprintf(&conf, "server { listen %s;\n", addr)
+	for i := range cases {
+		fmt.Fprintf(&conf, "location = /%d { return 200 \"$v%d\"; }\n", i, i)
+	}
+	conf.WriteString("}}\n")
+	cf := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(cf, []byte(conf.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(nginx, "-p", dir, "-c", cf)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	get := func(i int, subj string) (string, error) {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return "", err
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		hdr := ""
+		if subj != "" {
+			hdr = "X-S: " + subj + "\r\n"
+		}
+		fmt.Fprintf(c, "GET /%d HTTP/1.0\r\nHost: x\r\n%s\r\n", i, hdr)
+		resp, err := io.ReadAll(c)
+		if err != nil {
+			return "", err
+		}
+		_, body, ok := bytes.Cut(resp, []byte("\r\n\r\n"))
+		if !ok || !bytes.HasPrefix(resp, []byte("HTTP/1.1 200")) {
+			return "", fmt.Errorf("response %q", resp)
+		}
+		return string(body), nil
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, err := get(0, cases[0].subj); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("nginx did not come up: %v %s", err, stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for i, c := range cases {
+		got, err := get(i, c.subj)
+		if err != nil {
+			t.Fatalf("%q: %v", c.pat, err)
+		}
+		want := "0"
+		if c.want != nil {
+			g := append(c.want[1:len(c.want):len(c.want)], "", "", "")
+			want = fmt.Sprintf("1[%s][%s][%s]", g[0], g[1], g[2])
+		}
+		if got != want {
+			t.Errorf("%q (caseless %v) on %q: NGINX says %q, the table %q", c.pat, c.caseless, c.subj, got, want)
+		}
+	}
+}
+
+// TestCompileAgainstNginx checks that NGINX refuses exactly the patterns
+// Compile refuses, with "nginx -t" on a location per pattern.
+func TestCompileAgainstNginx(t *testing.T) {
+	nginx := "/usr/sbin/nginx"
+	if _, err := os.Stat(nginx); err != nil {
+		t.Skip("no nginx")
+	}
+	dir := t.TempDir()
+	for i, c := range append(compileCases, unsupportedCases...) {
+		unsupported := i >= len(compileCases)
+		conf := fmt.Sprintf("error_log %s/error.log; pid %s/nginx.pid;\nevents {}\nhttp { server { listen 127.0.0.1:1; location ~ %s {} } }\n", dir, dir, nginxQuote(c.pat))
+		cf := filepath.Join(dir, "nginx.conf")
+		if err := os.WriteFile(cf, []byte(conf), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(nginx, "-t", "-p", dir, "-c", cf).CombinedOutput()
+		if (err != nil) != (c.err != "" && !unsupported) {
+			t.Errorf("%q: nginx -t says %v: %s", c.pat, err, out)
+		}
+	}
+}
