@@ -32,6 +32,8 @@ type body struct {
 	unread    atomic.Int64
 	expecting atomic.Bool
 	eof       bool
+	start     int64 // the connection's consumed bytes where the body begins
+	read      int64 // the body's bytes taken from the connection, framing included
 	err       error // a read error, returned again by later reads
 	closed    bool  // the handler returned
 	// mu serialises reads, and the end of the handler's use of the body
@@ -39,8 +41,16 @@ type body struct {
 	mu sync.Mutex
 }
 
+// bytesRead is how much of the connection the body has taken so far, as
+// NGINX counts a body in $request_length: with a chunked body's framing.
+func (b *body) bytesRead() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.read
+}
+
 func newBody(c *conn, r *http.Request) *body {
-	b := &body{c: c, remain: r.ContentLength}
+	b := &body{c: c, remain: r.ContentLength, start: c.consumed()}
 	if r.ContentLength < 0 {
 		b.chunks = httputil.NewChunkedReader(c.br)
 		if tr := r.Header["Trailer"]; len(tr) > 0 {
@@ -99,6 +109,7 @@ func (b *body) Read(p []byte) (int, error) {
 			err = b.readTrailer()
 		}
 	}
+	b.read = b.c.consumed() - b.start
 	switch {
 	case err == io.EOF:
 		b.eof = true

@@ -46,9 +46,12 @@ type conn struct {
 	rawErr           error
 	state            atomic.Int32
 	requests         int
-	hijacked         bool    // the handler or another protocol (TLSNextProto) has the connection
-	unread           bool    // the client may have sent more than was read
-	lim              *Limits // the limits in force for the current request
+	headLen          int // the last request header's size on the wire, blank line included
+	// inBytes counts the bytes read from the connection (consumed).
+	inBytes  atomic.Int64
+	hijacked bool    // the handler or another protocol (TLSNextProto) has the connection
+	unread   bool    // the client may have sent more than was read
+	lim      *Limits // the limits in force for the current request
 	// tlsState is the connection's TLS state once its handshake is done
 	// (nil on a plain connection): every request's r.TLS.
 	tlsState *tls.ConnectionState
@@ -83,6 +86,22 @@ type conn struct {
 	aborting   bool        // the watch is being stopped, not the peer gone
 	gone       bool        // the peer closed its side
 	reqCtx     *requestCtx // the running request's, cancelled when the peer goes
+
+	// idleSince is the sweep tick (plus one) at which the connection
+	// began to wait for a request, 0 while it does not, idleAsked once
+	// the sweeper asked it to park (idle.go).
+	idleSince atomic.Int64
+	// idleFrom is when the current wait for a request began; busy says
+	// the last wait was shorter than busyGap.
+	idleFrom time.Time
+	busy     bool
+	// Parking (park_linux.go): the connection waits in the process's
+	// epoll set with no goroutine; parkState says so, parkFD and parkSeq
+	// name it there, parkTimer ends the wait at the keep-alive deadline.
+	parkState atomic.Int32
+	parkFD    int32
+	parkSeq   uint32
+	parkTimer *time.Timer
 }
 
 func newConn(s *Server, rwc net.Conn) *conn {
@@ -91,6 +110,11 @@ func newConn(s *Server, rwc net.Conn) *conn {
 	c.cond.L = &c.shard.mu
 	if a := rwc.RemoteAddr(); a != nil {
 		c.remoteAddr = a.String()
+		if a.Network() == "unix" {
+			// A Unix-domain peer has no address (Go says "@" or ""):
+			// NGINX's $remote_addr for it is "unix:".
+			c.remoteAddr = "unix:"
+		}
 	}
 	// A reader from the start, so that one is there for whoever reads
 	// the connection first; the first wait for a request gives it back.
@@ -118,12 +142,31 @@ func (r connReader) Read(p []byte) (int, error) {
 	if c.has.Load() && len(p) > 0 {
 		p[0] = c.one[0]
 		c.has.Store(false)
+		c.inBytes.Add(1)
 		return 1, nil
 	}
+	var n int
+	var err error
 	if c.rawFD >= 0 {
-		return readFD(c.rawFD, p)
+		n, err = readFD(c.rawFD, p)
+	} else {
+		n, err = c.rwc.Read(p)
 	}
-	return c.rwc.Read(p)
+	if n > 0 {
+		c.inBytes.Add(int64(n))
+	}
+	return n, err
+}
+
+// consumed is how many bytes of the connection the parser and the bodies
+// have taken: those read less those still buffered. It is called by the
+// goroutine that reads the connection at the time.
+func (c *conn) consumed() int64 {
+	n := c.inBytes.Load()
+	if c.br != nil {
+		n -= int64(c.br.Buffered())
+	}
+	return n
 }
 
 // Idle connections. An edge server holds many more connections waiting
@@ -232,6 +275,9 @@ func (c *conn) releaseHead() {
 
 func (c *conn) closeIfIdle() {
 	if c.state.CompareAndSwap(stateIdle, stateClosed) {
+		// A parked connection needs a goroutine to end it; it is taken
+		// out of the epoll set before its descriptor is closed.
+		c.wake()
 		_ = c.rwc.Close()
 	}
 }
@@ -268,22 +314,23 @@ func (c *conn) end() {
 	}
 }
 
-// loop serves requests until the connection ends or goes idle on a
-// goroutine whose stack a handler has grown: then a fresh goroutine
-// takes over (moved; see awaitRequest). waited says this goroutine was
-// started to wait, without trying a read first.
+// loop serves requests until the connection ends or parks (idle.go):
+// then the epoll set, or a fresh goroutine, has it. waited says this
+// goroutine was started for a parked connection, whose wait is armed.
 func (c *conn) loop(waited bool) {
-	moved := false
+	parked := false
 	defer func() {
-		if !moved {
+		if !parked {
 			c.end()
 		}
 	}()
 	for {
-		ok, move := c.awaitRequest(waited)
-		if move {
-			moved = true
-			go c.loop(true)
+		ok, park := c.awaitRequest(waited)
+		if park {
+			parked = true
+			if !c.park() {
+				go c.loop(true)
+			}
 			return
 		}
 		if !ok {
@@ -307,24 +354,24 @@ func (c *conn) loop(waited bool) {
 // awaitRequest waits for the first byte of the next request: for the
 // first request within the header timeout, for later ones within the
 // keep-alive timeout. A request already buffered (pipelined) is served
-// at once. It reports whether a request has come, or that the wait is
-// to move to a fresh goroutine.
+// at once. It reports whether a request has come, or that the
+// connection is to park (idle.go). waited says the wait's deadline is
+// armed already: the connection was parked.
 //
-// A connection that waits holds no buffer (fill), and its goroutine's
-// stack is what is left of its cost: the handlers of the requests before
-// grew it (to 8 or 16 KB), and the runtime only shrinks a stack at a
-// garbage collection, which a server that is mostly idle rarely runs. So
-// a plain connection with nothing to read after a response waits on a
-// new goroutine, whose stack starts small, and this one ends. A
-// connection under load finds its next request at once and stays.
-func (c *conn) awaitRequest(waited bool) (ok, move bool) {
+// A connection that waits holds no buffer (fill). A busy connection (its
+// last request came within busyGap) waits on its goroutine, and parks if
+// the wait lasts; any other parks as soon as a read finds nothing, so
+// that the stack its handler grew is given back at once.
+func (c *conn) awaitRequest(waited bool) (ok, park bool) {
 	c.lim = c.srv.current()
 	if c.br != nil && c.br.Buffered() > 0 {
 		return true, false
 	}
 	c.releaseReader()
 	if waited {
-		return c.fill() == nil, false // armed by the goroutine before
+		err := c.waitIdle()
+		c.busy = c.requests > 0 && err == nil && time.Since(c.idleFrom) < busyGap
+		return c.firstByte(err), false
 	}
 	wait, now := c.lim.KeepAliveTimeout, c.lastWrite
 	if now.IsZero() {
@@ -341,19 +388,59 @@ func (c *conn) awaitRequest(waited bool) (ok, move bool) {
 		runtime.Gosched()
 	}
 	c.armRead(now, wait)
-	if c.requests == 0 || c.raw == nil || c.has.Load() {
-		err := c.fill()
-		if c.requests == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
-			c.timedOut("waiting for request")
-		}
-		return err == nil, false
+	c.idleFrom = now
+	if c.raw == nil {
+		// Over TLS the record layer may hold read-ahead: no parking.
+		return c.firstByte(c.fill()), false
 	}
-	err := c.tryRaw()
-	if errors.Is(err, syscall.EAGAIN) {
+	if c.requests > 0 && !c.busy && !c.has.Load() {
+		err := c.tryRaw()
+		if errors.Is(err, syscall.EAGAIN) {
+			c.releaseResp()
+			return false, true
+		}
+		c.busy = err == nil
+		return c.firstByte(err), false
+	}
+	err := c.waitIdle()
+	if errors.Is(err, errPark) {
 		c.releaseResp()
 		return false, true
 	}
-	return err == nil, false
+	// Only the waits between requests tell a busy connection: a first
+	// request comes at once from any client.
+	c.busy = c.requests > 0 && err == nil && time.Since(now) < busyGap
+	return c.firstByte(err), false
+}
+
+// busyGap is the longest wait for a request after which a connection
+// still counts as busy (see awaitRequest).
+const busyGap = 50 * time.Millisecond
+
+// errPark says the idle sweeper asked a waiting connection to park.
+var errPark = errors.New("http1: park")
+
+// waitIdle waits on the goroutine for a request, as a connection the idle
+// sweeper may ask to park: then it returns errPark, with the wait's
+// deadline restored.
+func (c *conn) waitIdle() error {
+	c.beginIdle()
+	err := c.fill()
+	if c.endIdle() && errors.Is(err, os.ErrDeadlineExceeded) {
+		if d := c.waitDeadline(); d.IsZero() || time.Now().Before(d) {
+			return errPark
+		}
+	}
+	return err
+}
+
+// firstByte reports whether the wait for a request ended with data; a
+// first request that never came is logged as NGINX logs it.
+func (c *conn) firstByte(err error) bool {
+	if c.requests == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+		c.timedOut("waiting for request")
+	}
+	return err == nil
 }
 
 // serveOne reads one request and runs the handler for it. It reports
@@ -374,7 +461,8 @@ func (c *conn) serveOne() bool {
 	c.requests++
 
 	w := &x.w
-	*w = response{c: c, req: req, header: c.responseHeader(), cl: -1, sendTimeout: lim.WriteTimeout}
+	*w = response{c: c, req: req, header: c.responseHeader(), cl: -1, sendTimeout: lim.WriteTimeout,
+		reqHeadLen: int64(c.headLen)}
 	w.closeAfter = req.Close || lim.KeepAliveTimeout <= 0 ||
 		lim.MaxRequests > 0 && c.requests >= lim.MaxRequests
 	b, _ := req.Body.(*body)
@@ -637,6 +725,7 @@ func (c *conn) readHead() ([]byte, error) {
 				acc = acc[:0] // an empty line before the request line
 				continue
 			}
+			c.headLen = len(acc)
 			return acc[:start], nil
 		}
 		start = len(acc)

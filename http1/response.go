@@ -41,6 +41,13 @@ type response struct {
 	ownDeadline bool
 	now         time.Time // when the status was set
 
+	// reqHeadLen is the size of the request line and header as received.
+	reqHeadLen int64
+	// headLen is the size of the status line and header once sent;
+	// framed counts the bytes of chunked framing sent.
+	headLen int64
+	framed  int64
+
 	wroteHeader bool // the final status is set
 	sentHeader  bool // the header has gone to the connection
 	chunked     bool
@@ -160,9 +167,12 @@ func (w *response) sendv(final bool, ps ...[]byte) error {
 		c.wmu.Lock()
 		w.frame(final, int64(size))
 		c.bufs = append(c.bufs, w.framing())
+		w.headLen = int64(len(c.mem.hdr))
 	}
 	if w.chunked && size > 0 {
-		c.bufs = append(c.bufs, append(strconv.AppendInt(c.num[:0], int64(size), 16), '\r', '\n'))
+		line := append(strconv.AppendInt(c.num[:0], int64(size), 16), '\r', '\n')
+		c.bufs = append(c.bufs, line)
+		w.framed += int64(len(line) + len(crlf))
 	}
 	if len(buffered) > 0 {
 		c.bufs = append(c.bufs, buffered)
@@ -176,7 +186,9 @@ func (w *response) sendv(final bool, ps ...[]byte) error {
 		c.bufs = append(c.bufs, crlf)
 	}
 	if final && w.chunked {
-		c.bufs = append(c.bufs, w.lastChunk())
+		last := w.lastChunk()
+		c.bufs = append(c.bufs, last)
+		w.framed += int64(len(last))
 	}
 	if first {
 		w.sentHeader = true
@@ -201,23 +213,31 @@ var crlf = []byte("\r\n")
 // frame settles how the body is delimited, when the header is about to
 // go with size bytes of body.
 func (w *response) frame(final bool, size int64) {
+	w.cl, w.chunked, w.closeAfter = w.framingFor(final, size)
+}
+
+// framingFor is how the body would be delimited if the header went now
+// with size bytes of body; it changes nothing.
+func (w *response) framingFor(final bool, size int64) (cl int64, chunked, closeAfter bool) {
+	cl, chunked, closeAfter = w.cl, w.chunked, w.closeAfter
 	if w.bodyless {
-		if w.cl < 0 && w.written > 0 && w.req.Method == http.MethodHead && final {
-			w.cl = w.written // what a GET would have carried
+		if cl < 0 && w.written > 0 && w.req.Method == http.MethodHead && final {
+			cl = w.written // what a GET would have carried
 		}
 		return
 	}
-	if w.cl >= 0 {
+	if cl >= 0 {
 		return
 	}
 	switch {
 	case final && len(w.header["Trailer"]) == 0:
-		w.cl = size
+		cl = size
 	case w.req.ProtoMinor > 0:
-		w.chunked = true
+		chunked = true
 	default:
-		w.closeAfter = true // HTTP/1.0: the body ends with the connection
+		closeAfter = true // HTTP/1.0: the body ends with the connection
 	}
+	return
 }
 
 // headerFields writes the status line and the header fields into c.mem.hdr
@@ -272,28 +292,104 @@ func (w *response) headerFields() {
 // framing completes the header in c.mem.hdr with the fields that delimit the
 // body and say whether the connection stays open, and the empty line.
 func (w *response) framing() []byte {
-	h := w.c.mem.hdr
-	if w.cl >= 0 && !(w.status < 200 || w.status == http.StatusNoContent) {
+	w.closeAfter = w.closing(w.closeAfter)
+	w.c.mem.hdr = w.appendFraming(w.c.mem.hdr, w.cl, w.chunked, w.closeAfter)
+	return w.c.mem.hdr
+}
+
+// closing is whether the connection closes after the response, given
+// what the response itself decided: a stopping server or a request body
+// left unread close it too.
+func (w *response) closing(closeAfter bool) bool {
+	return closeAfter || w.status != http.StatusSwitchingProtocols &&
+		(w.c.srv.closing.Load() || w.body != nil && !w.body.keepable())
+}
+
+// appendFraming appends to h the fields for a body delimited as given and
+// the empty line that ends the header.
+func (w *response) appendFraming(h []byte, cl int64, chunked, closeAfter bool) []byte {
+	if cl >= 0 && !(w.status < 200 || w.status == http.StatusNoContent) {
 		h = append(h, "Content-Length: "...)
-		h = strconv.AppendInt(h, w.cl, 10)
+		h = strconv.AppendInt(h, cl, 10)
 		h = append(h, "\r\n"...)
 	}
-	if w.chunked {
+	if chunked {
 		h = append(h, "Transfer-Encoding: chunked\r\n"...)
 	}
 	if w.status != http.StatusSwitchingProtocols {
-		if w.c.srv.closing.Load() || w.body != nil && !w.body.keepable() {
-			w.closeAfter = true
-		}
-		if w.closeAfter {
+		if closeAfter {
 			h = append(h, "Connection: close\r\n"...)
 		} else if w.req.ProtoMinor == 0 {
 			h = append(h, "Connection: keep-alive\r\n"...)
 		}
 	}
-	h = append(h, "\r\n"...)
-	w.c.mem.hdr = h
-	return h
+	return append(h, "\r\n"...)
+}
+
+// HeaderSize reports the size of the response's status line and header:
+// as sent, or, before they go, as they will go when the handler returns
+// with nothing more written (the access log asks from inside the
+// handler, while a small response still waits in the buffer). Before the
+// status is set there is no header yet: 0.
+func (w *response) HeaderSize() int64 {
+	switch {
+	case w.sentHeader:
+		return w.headLen
+	case !w.wroteHeader || w.hijacked:
+		return 0
+	}
+	cl, chunked, closeAfter := w.framingNow()
+	var scratch [96]byte
+	return int64(len(w.c.mem.hdr) + len(w.appendFraming(scratch[:0], cl, chunked, closeAfter)))
+}
+
+// BodyOverhead reports the bytes of chunked framing around the body: sent,
+// and still to go if the handler returns now ($body_bytes_sent counts
+// them, as NGINX counts what it sends after the header).
+func (w *response) BodyOverhead() int64 {
+	n := w.framed
+	if w.done || w.hijacked || !w.wroteHeader {
+		return n
+	}
+	if _, chunked, _ := w.framingNow(); !chunked {
+		return n
+	}
+	if w.out != nil && len(*w.out) > 0 {
+		n += int64(len(strconv.FormatInt(int64(len(*w.out)), 16)) + 2 + len(crlf))
+	}
+	return n + int64(len(w.lastChunk()))
+}
+
+// Framing reports whether the body goes chunked and whether the
+// connection closes after the response, as HeaderSize tells the size.
+func (w *response) Framing() (chunked, closing bool) {
+	_, chunked, closing = w.framingNow()
+	return chunked, closing
+}
+
+// framingNow is the framing the header went with, or will go with if the
+// handler returns now.
+func (w *response) framingNow() (cl int64, chunked, closeAfter bool) {
+	if w.sentHeader {
+		return w.cl, w.chunked, w.closeAfter
+	}
+	size := 0
+	if w.out != nil {
+		size = len(*w.out)
+	}
+	cl, chunked, closeAfter = w.framingFor(true, int64(size))
+	return cl, chunked, w.closing(closeAfter)
+}
+
+// RequestSize reports the bytes of the request received so far: the
+// request line and header, and the body bytes the handler read (decoded,
+// for a chunked body).
+func (w *response) RequestSize() int64 {
+	n := w.reqHeadLen
+	if w.body != nil {
+		n += w.body.bytesRead()
+	}
+	return n
 }
 
 // sortFields sorts a response's fields by name (names differ: stability

@@ -131,6 +131,9 @@ type Server struct {
 	limits    atomic.Pointer[Limits] // set by SetLimits
 	done      chan struct{}          // closed when the last connection has gone, during Shutdown
 	watch     watcher
+	// The idle sweeper (idle.go): its tick, and whether it runs (s.mu).
+	idleTick     atomic.Int64
+	idleSweeping bool
 }
 
 // LingerMode says when a connection lingers before it closes.
@@ -228,6 +231,10 @@ func (s *Server) addConn(c *conn) bool {
 		s.conns = map[*conn]struct{}{}
 	}
 	s.conns[c] = struct{}{}
+	if !s.idleSweeping {
+		s.idleSweeping = true
+		go s.sweepIdle()
+	}
 	return true
 }
 
@@ -298,6 +305,7 @@ func (s *Server) closeAll() {
 	defer s.mu.Unlock()
 	for c := range s.conns {
 		c.state.Store(stateClosed)
+		c.wake()
 		_ = c.rwc.Close()
 	}
 }

@@ -1032,10 +1032,11 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 }
 
 // A connection waiting for its next request holds neither a read buffer
-// nor its header's nor the response's, and waits on a goroutine with a
-// small stack, whatever the handler grew: the live heap and the stacks
-// that N idle connections add (both ends here, in one process) stay far
-// below the 4 KB read buffer each that they held before.
+// nor its header's nor the response's, and once parked no goroutine (or,
+// without epoll, one with a small stack), whatever the handler grew: the
+// live heap and the stacks that N idle connections add (both ends here,
+// in one process) stay far below the 4 KB read buffer each that they held
+// before.
 func TestServeIdleConnectionsAreCheap(t *testing.T) {
 	if overTLS {
 		t.Skip("the record layer keeps its own buffers")
@@ -1075,7 +1076,7 @@ func TestServeIdleConnectionsAreCheap(t *testing.T) {
 			t.Fatalf("response %q, %v", buf[:m], err)
 		}
 	}
-	time.Sleep(100 * time.Millisecond) // every connection back to its wait
+	waitParked(t, n)
 	heap1, stack1 := measure()
 	heapEach, stackEach := (int64(heap1)-int64(heap0))/n, (int64(stack1)-int64(stack0))/n
 	t.Logf("per idle connection: %d bytes of heap, %d of stack", heapEach, stackEach)

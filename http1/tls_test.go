@@ -115,6 +115,7 @@ func TestServeOverTLS(t *testing.T) {
 		{"WriteTimeout", TestServeWriteTimeout},
 		{"Informational", TestServeInformational},
 		{"Context", TestServeContext},
+		{"WireSizes", TestServeWireSizes},
 	}
 	overTLS = true
 	t.Cleanup(func() { overTLS = false })

@@ -1,0 +1,164 @@
+package http1
+
+import (
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Parking. A goroutine is the largest thing an idle keep-alive connection
+// would hold (its stack, 2 KB at least, with the runtime's bookkeeping),
+// where NGINX holds a few hundred bytes in an event loop. So a plain
+// connection that has nothing to read after a response holds no goroutine:
+// its socket is added to one epoll set shared by the process, and the
+// goroutine ends. Whichever comes first of data (or the peer closing), the
+// keep-alive deadline or the server closing the connection starts a fresh
+// goroutine, which carries on as any waiting connection does (fill, with
+// the read deadline already armed). The epoll set is itself waited on
+// through Go's network poller, so parking costs no thread.
+
+// parker is the process's epoll set of parked connections.
+type parker struct {
+	once sync.Once
+	ep   int // the epoll descriptor, -1 when it could not be made
+	file *os.File
+
+	mu     sync.Mutex
+	parked map[int32]*conn // by descriptor
+	seq    uint32          // tells a parking from an earlier one on a reused descriptor
+}
+
+var idleParker = parker{ep: -1}
+
+// The park states of a connection.
+const (
+	unparked int32 = iota
+	isParked
+)
+
+// park parks c, whose read deadline is armed, and reports whether it did:
+// false leaves c to wait on a goroutine as before (no epoll, or a socket
+// it refuses).
+func (c *conn) park() bool {
+	p := &idleParker
+	p.once.Do(p.start)
+	if p.ep < 0 || c.raw == nil {
+		return false
+	}
+	fd := -1
+	if err := c.raw.Control(func(s uintptr) { fd = int(s) }); err != nil || fd < 0 {
+		return false
+	}
+	p.mu.Lock()
+	p.seq++
+	c.parkFD, c.parkSeq = int32(fd), p.seq
+	p.parked[c.parkFD] = c
+	c.parkState.Store(isParked)
+	if c.rd.valid && c.rd.d > 0 {
+		// The deadline armed for the wait, as a read would have hit it.
+		c.parkTimer = time.AfterFunc(time.Until(c.rd.at.Add(c.rd.d)), c.wake)
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLONESHOT, Fd: c.parkFD, Pad: int32(c.parkSeq)}
+	err := unix.EpollCtl(p.ep, unix.EPOLL_CTL_ADD, fd, &ev)
+	p.mu.Unlock()
+	if err != nil {
+		// Only this goroutine can be here: nothing else has seen c parked
+		// but the timer, which wake lets win.
+		return !c.unpark()
+	}
+	return true
+}
+
+// wake starts a goroutine for a parked connection, once, whatever woke it.
+func (c *conn) wake() {
+	if c.unpark() {
+		go c.loop(true)
+	}
+}
+
+// unpark takes c out of the epoll set and reports whether this call did
+// (another may have already).
+func (c *conn) unpark() bool {
+	if !c.parkState.CompareAndSwap(isParked, unparked) {
+		return false
+	}
+	p := &idleParker
+	p.mu.Lock()
+	if p.parked[c.parkFD] == c {
+		delete(p.parked, c.parkFD)
+	}
+	// Before anyone may close the descriptor and the number be reused.
+	_ = unix.EpollCtl(p.ep, unix.EPOLL_CTL_DEL, int(c.parkFD), nil)
+	p.mu.Unlock()
+	if c.parkTimer != nil {
+		c.parkTimer.Stop()
+		c.parkTimer = nil
+	}
+	return true
+}
+
+// start makes the epoll set and its goroutine; failing, parking is off.
+func (p *parker) start() {
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return
+	}
+	if err := unix.SetNonblock(ep, true); err != nil {
+		unix.Close(ep)
+		return
+	}
+	// A non-blocking descriptor given to os.NewFile joins Go's network
+	// poller: the epoll set is readable while events are pending.
+	p.file = os.NewFile(uintptr(ep), "http1-idle-epoll")
+	rc, err := p.file.SyscallConn()
+	if err != nil {
+		p.file.Close()
+		return
+	}
+	p.parked = make(map[int32]*conn)
+	p.ep = ep
+	go p.run(rc)
+}
+
+// run wakes the connections whose sockets have events, for the life of
+// the process.
+func (p *parker) run(rc syscall.RawConn) {
+	events := make([]unix.EpollEvent, 128)
+	var ready []*conn
+	for {
+		err := rc.Read(func(uintptr) bool {
+			n, err := unix.EpollWait(p.ep, events, 0)
+			if err != nil || n <= 0 {
+				return err != nil && err != unix.EINTR
+			}
+			p.mu.Lock()
+			for _, ev := range events[:n] {
+				if c := p.parked[ev.Fd]; c != nil && c.parkSeq == uint32(ev.Pad) {
+					ready = append(ready, c)
+				}
+			}
+			p.mu.Unlock()
+			return true
+		})
+		if err != nil {
+			return
+		}
+		for i, c := range ready {
+			c.wake()
+			ready[i] = nil
+		}
+		ready = ready[:0]
+	}
+}
+
+// parkedCount is how many connections are parked, for tests.
+func parkedCount() int {
+	p := &idleParker
+	p.once.Do(p.start)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.parked)
+}

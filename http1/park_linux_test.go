@@ -1,0 +1,136 @@
+package http1
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/syncbuf"
+)
+
+// waitParked waits until n connections are parked in the epoll set.
+func waitParked(t *testing.T, n int) {
+	t.Helper()
+	waitFor(t, func() bool { return parkedCount() >= n }, "idle connections to park")
+}
+
+// Idle keep-alive connections wait in the epoll set with no goroutine:
+// none of the n connections holds a stack, each is served again when its
+// next request comes, the keep-alive deadline still closes one that stays
+// quiet, and a client that closes its side ends the server's end too.
+func TestServeIdleConnectionsPark(t *testing.T) {
+	if overTLS {
+		t.Skip("the record layer reads ahead: TLS connections wait on goroutines")
+	}
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		growStack(32)
+		_, _ = io.WriteString(w, "hello "+r.URL.Path)
+	}), func(s *Server) { s.KeepAliveTimeout = 2 * time.Second })
+	const n = 100
+	base := runtime.NumGoroutine()
+	conns := make([]*client, n)
+	for i := range conns {
+		conns[i] = dial(t, ts.addr)
+		if _, body := conns[i].roundTrip("GET", get("/a")); body != "hello /a" {
+			t.Fatalf("first response %q", body)
+		}
+	}
+	waitFor(t, func() bool { return parkedCount() >= n }, "every idle connection to park")
+	if g := runtime.NumGoroutine() - base; g > n/10 {
+		t.Errorf("%d goroutines more for %d idle connections", g, n)
+	}
+	for i, c := range conns {
+		if _, body := c.roundTrip("GET", get("/b")); body != "hello /b" {
+			t.Fatalf("connection %d after parking: %q", i, body)
+		}
+	}
+	// A client that hangs up: the server's end wakes and closes.
+	waitFor(t, func() bool { return parkedCount() >= n }, "the connections to park again")
+	for _, c := range conns[:n/2] {
+		_ = c.c.Close()
+	}
+	waitFor(t, func() bool { return parkedCount() <= n/2 }, "hung-up connections to leave the set")
+	// The rest reach the keep-alive deadline while parked.
+	start := time.Now()
+	for _, c := range conns[n/2:] {
+		c.expectClosed()
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("parked connections closed after %v, keep-alive timeout 2s", d)
+	}
+	waitFor(t, func() bool { return parkedCount() == 0 }, "the set to empty")
+}
+
+// Pipelined data that arrives while a connection is parked wakes it at
+// once, and a request split across the wake is whole.
+func TestServeParkedWakesOnPartialRequest(t *testing.T) {
+	if overTLS {
+		t.Skip("TLS connections do not park")
+	}
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "ok "+r.URL.Path)
+	}))
+	c := dial(t, ts.addr)
+	c.roundTrip("GET", get("/1"))
+	waitFor(t, func() bool { return parkedCount() >= 1 }, "the connection to park")
+	req := get("/2")
+	c.send(req[:7])
+	time.Sleep(50 * time.Millisecond)
+	c.send(req[7:])
+	if _, body := c.roundTrip("GET", ""); !strings.HasPrefix(body, "ok /2") {
+		t.Fatalf("response after a split request: %q", body)
+	}
+}
+
+// A client that connects and sends nothing parks too, and the header
+// timeout still closes it, logged as a wait for a request that never came.
+func TestServeParkedFirstRequestTimesOut(t *testing.T) {
+	if overTLS {
+		t.Skip("TLS connections do not park")
+	}
+	log := &syncbuf.Buffer{}
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}), func(s *Server) {
+		s.HeaderTimeout = 1500 * time.Millisecond
+		s.Logger = slog.New(slog.NewTextHandler(log, nil))
+	})
+	start := time.Now()
+	c := dial(t, ts.addr)
+	waitParked(t, 1)
+	c.expectClosed()
+	if d := time.Since(start); d < 1400*time.Millisecond || d > 3*time.Second {
+		t.Errorf("closed after %v, header timeout 1.5s", d)
+	}
+	want := `while="waiting for request"`
+	waitFor(t, func() bool { return strings.Contains(log.String(), want) }, want+" in "+log.String())
+}
+
+// A busy connection (requests back to back) waits for the next on its
+// goroutine, and the idle sweeper parks it once the wait lasts.
+func TestServeBusyConnectionParksLater(t *testing.T) {
+	if overTLS {
+		t.Skip("TLS connections do not park")
+	}
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "ok")
+	}))
+	c := dial(t, ts.addr)
+	before := parkedCount()
+	for range 20 {
+		c.roundTrip("GET", get("/"))
+	}
+	if n := parkedCount(); n > before {
+		t.Errorf("a busy connection parked at once")
+	}
+	start := time.Now()
+	waitFor(t, func() bool { return parkedCount() > before }, "the busy connection to park")
+	if d := time.Since(start); d < parkDelay/2 || d > 3*parkDelay {
+		t.Errorf("parked after %v, want one to two sweeps of %v", d, parkDelay)
+	}
+	if _, body := c.roundTrip("GET", get("/")); body != "ok" {
+		t.Fatalf("after parking: %q", body)
+	}
+}
