@@ -38,12 +38,22 @@ type Format struct {
 // called name. The error of an unknown variable is vars.Compile's, worded
 // as NGINX words it.
 func NewFormat(name, text string, esc Escape) (*Format, error) {
-	if esc < EscapeDefault || esc > EscapeNone {
-		return nil, fmt.Errorf("accesslog: format %q: unknown escaping %d", name, esc)
-	}
 	t, err := vars.Compile(text)
 	if err != nil {
 		return nil, err
+	}
+	return NewFormatTemplate(name, t, esc)
+}
+
+// NewFormatTemplate is NewFormat for a template the caller compiled, for
+// example in a configuration's vars.Scope, whose own variables (map) the
+// shared registry does not know.
+func NewFormatTemplate(name string, t *vars.Template, esc Escape) (*Format, error) {
+	if esc < EscapeDefault || esc > EscapeNone {
+		return nil, fmt.Errorf("accesslog: format %q: unknown escaping %d", name, esc)
+	}
+	if t == nil {
+		return nil, fmt.Errorf("accesslog: format %q: no template", name)
 	}
 	return &Format{Name: name, Escape: esc, tpl: t}, nil
 }

@@ -68,13 +68,11 @@ func (w *responseWriter) choose(h http.Header, length int64) Encoding {
 		return Identity
 	}
 	mt := lowerMediaType(h.Get("Content-Type"))
-	if w.cfg.skip.contains(mt) {
-		return Identity
-	}
+	skipped := w.cfg.skip.contains(mt)
 	for i := 0; i < w.ranked.Len(); i++ {
 		e := w.ranked.At(i)
 		c := &w.cfg.coding[e]
-		if !c.types.has(mt) || (length > 0 && length < c.minLength) {
+		if !c.types.takes(mt, skipped) || (length > 0 && length < c.minLength) {
 			continue
 		}
 		if e == Gzip && !w.cfg.gzipAllowed(w.req, h) {

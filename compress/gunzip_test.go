@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"regexp"
 	"strconv"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/mosaic-edge/mosaic/compress"
+	"github.com/mosaic-edge/mosaic/internal/pcre"
 )
 
 func gzipped(t testing.TB, b []byte) []byte {
@@ -67,7 +67,7 @@ func TestGunzip(t *testing.T) {
 		{"recompressed with zstd", withGunzip(nil), 200, []string{"Accept-Encoding: zstd, gzip;q=0"}, "zstd", nil},
 		{"gzip refused by gzip_disable", withGunzip(func(o *compress.Options) {
 			o.Brotli.Enable, o.Zstd.Enable = false, false
-			o.Gzip.Disable.Patterns = []*regexp.Regexp{regexp.MustCompile("(?i)oldclient")}
+			o.Gzip.Disable.Patterns = []compress.UserAgentPattern{pcre.MustCompile("oldclient", true)}
 		}), 200, []string{"User-Agent: OldClient/1", "Accept-Encoding: gzip"}, "", nil},
 		{"error status", withGunzip(nil), 500, nil, "", nil},
 		{"only gunzip on", compress.Options{Gunzip: true, Vary: true}, 200, []string{"Accept-Encoding: br"}, "", nil},

@@ -6,12 +6,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/compress"
+	"github.com/mosaic-edge/mosaic/internal/pcre"
 )
 
 func gzipOnly(mod func(*compress.Options)) compress.Options {
@@ -76,7 +76,7 @@ func TestGzipHTTPVersion(t *testing.T) {
 func TestGzipDisable(t *testing.T) {
 	page := text(3000)
 	opts := allOn(func(o *compress.Options) {
-		o.Gzip.Disable = compress.GzipDisable{MSIE6: true, Patterns: []*regexp.Regexp{regexp.MustCompile("(?i)badbot")}}
+		o.Gzip.Disable = compress.GzipDisable{MSIE6: true, Patterns: []compress.UserAgentPattern{pcre.MustCompile("badbot", true)}}
 	})
 	url := serve(t, mustNew(t, respond(200, page, "Content-Type: text/html"), opts))
 	for _, tc := range []struct{ ua, ae, want string }{

@@ -31,7 +31,7 @@ func gzipGateAllows(g *GzipOptions, r *http.Request, h http.Header) bool {
 	}
 	if ua != "" {
 		for _, re := range g.Disable.Patterns {
-			if re.MatchString(ua) {
+			if ok, err := re.MatchString(ua); ok || err != nil {
 				return false
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"regexp"
 )
 
 // Options configures New. Each field carries one directive, named in its
@@ -32,9 +31,10 @@ type Options struct {
 	// br, zstd, gzip.
 	Prefer []Encoding
 
-	// SkipTypes lists media types that are never compressed, even where a
-	// "*" in a types list matches them (compress_skip_types; empty for off).
-	// They compare without parameters and case-insensitively.
+	// SkipTypes lists media types that a "*" in a coding's types list does
+	// not match (compress_skip_types; empty for off); a type the list names
+	// itself is compressed anyway. They compare without parameters and
+	// case-insensitively.
 	SkipTypes []string
 
 	// Cache keeps compressed bodies of fixed objects and serves later
@@ -189,11 +189,18 @@ type ProtoVersion struct {
 
 // GzipDisable is the gzip_disable directive: User-Agents matching any of the
 // patterns get no gzip, and MSIE6 stands for the special value "msie6" (MSIE
-// 4 to 6 without SV1). NGINX matches these regular expressions
-// case-insensitively, so the server compiles them with (?i).
+// 4 to 6 without SV1). NGINX matches these regular expressions with PCRE,
+// case-insensitively, and so does the server.
 type GzipDisable struct {
 	MSIE6    bool
-	Patterns []*regexp.Regexp
+	Patterns []UserAgentPattern
+}
+
+// UserAgentPattern is one regular expression of gzip_disable. A match that
+// could not be completed (err not nil: a backtracking engine's limit)
+// counts as a match, as in NGINX: the client gets no gzip.
+type UserAgentPattern interface {
+	MatchString(userAgent string) (bool, error)
 }
 
 // Defaults of the directives.

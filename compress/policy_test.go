@@ -203,8 +203,12 @@ func TestTypes(t *testing.T) {
 		{[]string{"*"}, compress.DefaultSkipTypes(), "IMAGE/PNG; charset=x", ""},
 		{[]string{"*"}, compress.DefaultSkipTypes(), "font/woff2", ""},
 		{[]string{"*"}, compress.DefaultSkipTypes(), "application/octet-stream", ""},
-		{[]string{"image/png"}, compress.DefaultSkipTypes(), "image/png", ""}, // the skip list wins
-		{[]string{"*"}, nil, "image/png", "br"},                               // compress_skip_types off
+		{[]string{"image/png"}, compress.DefaultSkipTypes(), "image/png", "br"}, // named: the skip list yields
+		{[]string{"*", "image/png"}, compress.DefaultSkipTypes(), "image/png", "br"},
+		{[]string{"*", "image/png"}, compress.DefaultSkipTypes(), "image/gif", ""},
+		{nil, []string{"text/html"}, "text/html", ""}, // the default yields to the skip list
+		{[]string{"text/html"}, []string{"text/html"}, "text/html", "br"},
+		{[]string{"*"}, nil, "image/png", "br"}, // compress_skip_types off
 		{[]string{"*"}, []string{"text/csv"}, "text/csv", ""},
 	} {
 		url := serve(t, mustNew(t, respond(200, page, "Content-Type: "+tc.ct), allOn(func(o *compress.Options) {

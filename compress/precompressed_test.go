@@ -2,11 +2,11 @@ package compress_test
 
 import (
 	"net/http/httptest"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/mosaic-edge/mosaic/compress"
+	"github.com/mosaic-edge/mosaic/internal/pcre"
 )
 
 // precompressedCopy is a file server's description of a precompressed
@@ -53,7 +53,7 @@ const (
 func TestPrecompressedOrder(t *testing.T) {
 	base := compress.DefaultOptions()
 	base.Vary = true
-	base.Gzip.Disable.Patterns = []*regexp.Regexp{regexp.MustCompile("(?i)^curl")}
+	base.Gzip.Disable.Patterns = []compress.UserAgentPattern{pcre.MustCompile("^curl", true)}
 	for _, tc := range []struct {
 		name   string
 		opts   compress.Options

@@ -29,33 +29,37 @@ func DefaultSkipTypes() []string {
 
 // typeSet is a compiled types list.
 type typeSet struct {
-	any   bool // "*"
-	types map[string]struct{}
+	any bool // "*"
+	// types maps each type to whether the list names it (true) or holds it
+	// by default (text/html, false).
+	types map[string]bool
 }
 
 func newTypeSet(list []string, withHTML bool) typeSet {
-	s := typeSet{types: make(map[string]struct{}, len(list)+1)}
+	s := typeSet{types: make(map[string]bool, len(list)+1)}
 	if withHTML {
-		s.types["text/html"] = struct{}{}
+		s.types["text/html"] = false
 	}
 	for _, t := range list {
 		if t == "*" {
 			s.any = true
 			continue
 		}
-		s.types[strings.ToLower(mediaType(t))] = struct{}{}
+		s.types[strings.ToLower(mediaType(t))] = true
 	}
 	return s
 }
 
-// has reports whether mt, a lower-case media type without parameters, is
-// in the set.
-func (s typeSet) has(mt string) bool {
-	if s.any {
+// takes reports whether a coding with this types list compresses mt, a
+// lower-case media type without parameters; skipped says mt is on
+// compress_skip_types. A type the list names is taken even when skipped,
+// so "brotli_types image/png" means what it says: the skip list guards
+// only what "*" and the default (text/html) match.
+func (s typeSet) takes(mt string, skipped bool) bool {
+	if named, ok := s.types[mt]; ok && (named || !skipped) {
 		return true
 	}
-	_, ok := s.types[mt]
-	return ok
+	return s.any && !skipped
 }
 
 // contains is has for a set without "*" semantics: the skip list names

@@ -2,6 +2,7 @@ package headers
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 )
@@ -35,5 +36,47 @@ func TestSetExpires(t *testing.T) {
 	setExpires(h, Expires{Mode: ExpiresModified, D: time.Hour}, now)
 	if h.Get("Cache-Control") != "max-age=3600" {
 		t.Errorf("modified without Last-Modified: %v", h)
+	}
+}
+
+// ExpiresFunc chooses per response, seeing the header the content set; it
+// is asked only for the statuses expires applies to, and false or "off"
+// sets nothing.
+func TestExpiresFunc(t *testing.T) {
+	calls := 0
+	pick := func(_ *http.Request, h http.Header) (Expires, bool) {
+		calls++
+		switch h.Get("Content-Type") {
+		case "text/css":
+			return Expires{Mode: ExpiresMax}, true
+		case "text/plain":
+			return Expires{Mode: ExpiresOff}, true
+		}
+		return Expires{}, false
+	}
+	for _, c := range []struct {
+		ct     string
+		status int
+		cc     string
+		calls  int
+	}{
+		{"text/css", 200, "max-age=315360000", 1},
+		{"text/plain", 200, "", 1},
+		{"text/html", 200, "", 1},
+		{"text/css", 404, "", 0},
+	} {
+		calls = 0
+		h, err := New(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", c.ct)
+			w.WriteHeader(c.status)
+		}), Options{ExpiresFunc: pick})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+		if got := rec.Header().Get("Cache-Control"); got != c.cc || calls != c.calls {
+			t.Errorf("%s %d: Cache-Control %q after %d calls, want %q after %d", c.ct, c.status, got, calls, c.cc, c.calls)
+		}
 	}
 }

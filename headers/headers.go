@@ -76,6 +76,12 @@ type Options struct {
 	// Expires sets the Expires and Cache-Control headers, replacing those
 	// of the handler below; the zero value sets neither.
 	Expires Expires
+	// ExpiresFunc, when set, replaces Expires with a setting chosen per
+	// response ("expires $var"): it is called with the response's header
+	// as the status line is about to go out, for the statuses Expires
+	// applies to, and returns false to set nothing (a value that is
+	// "off", or invalid, as NGINX ignores those).
+	ExpiresFunc func(r *http.Request, h http.Header) (Expires, bool)
 }
 
 // New returns next wrapped so that the headers of opts are added just
@@ -91,7 +97,7 @@ func New(next http.Handler, opts Options) (http.Handler, error) {
 	if err := opts.Expires.validate(); err != nil {
 		return nil, err
 	}
-	if len(opts.Headers) == 0 && opts.Expires.Mode == ExpiresOff {
+	if len(opts.Headers) == 0 && opts.Expires.Mode == ExpiresOff && opts.ExpiresFunc == nil {
 		return next, nil
 	}
 	hs := make([]Header, len(opts.Headers))
@@ -105,7 +111,7 @@ func New(next http.Handler, opts Options) (http.Handler, error) {
 		h.Name = textproto.CanonicalMIMEHeaderKey(h.Name)
 		hs[i] = h
 	}
-	return &filter{next: next, headers: hs, expires: opts.Expires}, nil
+	return &filter{next: next, headers: hs, expires: opts.Expires, expiresFunc: opts.ExpiresFunc}, nil
 }
 
 // isToken reports whether s is an HTTP token (RFC 9110, 5.6.2), as a
@@ -124,9 +130,10 @@ func isToken(s string) bool {
 }
 
 type filter struct {
-	next    http.Handler
-	headers []Header // a copy, names canonical
-	expires Expires
+	next        http.Handler
+	headers     []Header // a copy, names canonical
+	expires     Expires
+	expiresFunc func(*http.Request, http.Header) (Expires, bool)
 }
 
 func (f *filter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -149,7 +156,11 @@ var maxExpires = time.Date(2037, 12, 31, 23, 55, 55, 0, time.UTC)
 
 func (f *filter) apply(h http.Header, code int, r *http.Request) {
 	ok := successful(code)
-	if ok && f.expires.Mode != ExpiresOff {
+	if ok && f.expiresFunc != nil {
+		if e, set := f.expiresFunc(r, h); set && e.validate() == nil && e.Mode != ExpiresOff {
+			setExpires(h, e, time.Now())
+		}
+	} else if ok && f.expires.Mode != ExpiresOff {
 		setExpires(h, f.expires, time.Now())
 	}
 	for _, hd := range f.headers {
@@ -210,6 +221,11 @@ type writer struct {
 func (w *writer) WriteHeader(code int) {
 	if !w.done && code >= 200 {
 		w.done = true
+		// The values see this response's $status, as in NGINX, which sets
+		// the status before its header filters run.
+		if st := vars.FromContext(w.r.Context()); st != nil {
+			st.WroteHeader(code)
+		}
 		w.f.apply(w.ResponseWriter.Header(), code, w.r)
 	}
 	w.ResponseWriter.WriteHeader(code)

@@ -32,10 +32,10 @@ type body struct {
 	unread    atomic.Int64
 	expecting atomic.Bool
 	eof       bool
-	start     int64 // the connection's consumed bytes where the body begins
-	read      int64 // the body's bytes taken from the connection, framing included
-	err       error // a read error, returned again by later reads
-	closed    bool  // the handler returned
+	start     int64        // the connection's consumed bytes where the body begins
+	read      atomic.Int64 // the body's bytes taken from the connection, framing included
+	err       error        // a read error, returned again by later reads
+	closed    bool         // the handler returned
 	// mu serialises reads, and the end of the handler's use of the body
 	// with a read still running in another goroutine.
 	mu sync.Mutex
@@ -43,11 +43,8 @@ type body struct {
 
 // bytesRead is how much of the connection the body has taken so far, as
 // NGINX counts a body in $request_length: with a chunked body's framing.
-func (b *body) bytesRead() int64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.read
-}
+// It does not wait for a read under way in another goroutine.
+func (b *body) bytesRead() int64 { return b.read.Load() }
 
 func newBody(c *conn, r *http.Request) *body {
 	b := &body{c: c, remain: r.ContentLength, start: c.consumed()}
@@ -109,7 +106,7 @@ func (b *body) Read(p []byte) (int, error) {
 			err = b.readTrailer()
 		}
 	}
-	b.read = b.c.consumed() - b.start
+	b.read.Store(b.c.consumed() - b.start)
 	switch {
 	case err == io.EOF:
 		b.eof = true

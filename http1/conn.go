@@ -48,10 +48,11 @@ type conn struct {
 	requests         int
 	headLen          int // the last request header's size on the wire, blank line included
 	// inBytes counts the bytes read from the connection (consumed).
-	inBytes  atomic.Int64
-	hijacked bool    // the handler or another protocol (TLSNextProto) has the connection
-	unread   bool    // the client may have sent more than was read
-	lim      *Limits // the limits in force for the current request
+	inBytes   atomic.Int64
+	pipelined bool    // the next request had begun to arrive when the last one ended
+	hijacked  bool    // the handler or another protocol (TLSNextProto) has the connection
+	unread    bool    // the client may have sent more than was read
+	lim       *Limits // the limits in force for the current request
 	// tlsState is the connection's TLS state once its handshake is done
 	// (nil on a plain connection): every request's r.TLS.
 	tlsState *tls.ConnectionState
@@ -462,7 +463,7 @@ func (c *conn) serveOne() bool {
 
 	w := &x.w
 	*w = response{c: c, req: req, header: c.responseHeader(), cl: -1, sendTimeout: lim.WriteTimeout,
-		reqHeadLen: int64(c.headLen)}
+		reqHeadLen: int64(c.headLen), pipelined: c.pipelined}
 	w.closeAfter = req.Close || lim.KeepAliveTimeout <= 0 ||
 		lim.MaxRequests > 0 && c.requests >= lim.MaxRequests
 	b, _ := req.Body.(*body)
@@ -495,6 +496,9 @@ func (c *conn) serveOne() bool {
 		return false
 	}
 	c.unread = false
+	// The next request is pipelined if it has begun to arrive already
+	// ($pipe), as NGINX tells at the same point.
+	c.pipelined = c.br != nil && c.br.Buffered() > 0
 	return true
 }
 

@@ -47,6 +47,9 @@ type response struct {
 	// framed counts the bytes of chunked framing sent.
 	headLen int64
 	framed  int64
+	// pipelined: the request had begun to arrive before the previous
+	// response ended.
+	pipelined bool
 
 	wroteHeader bool // the final status is set
 	sentHeader  bool // the header has gone to the connection
@@ -359,6 +362,10 @@ func (w *response) BodyOverhead() int64 {
 	}
 	return n + int64(len(w.lastChunk()))
 }
+
+// Pipelined reports whether the request came pipelined: it had begun to
+// arrive before the previous response on the connection ended.
+func (w *response) Pipelined() bool { return w.pipelined }
 
 // Framing reports whether the body goes chunked and whether the
 // connection closes after the response, as HeaderSize tells the size.

@@ -104,3 +104,24 @@ func TestServeWireSizes(t *testing.T) {
 		}
 	}
 }
+
+// A request that had begun to arrive before the previous response ended
+// is pipelined ($pipe); one that came after is not.
+func TestServePipelinedFlag(t *testing.T) {
+	got := make(chan bool, 3)
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- w.(interface{ Pipelined() bool }).Pipelined()
+	}))
+	c := dial(t, ts.addr)
+	c.send(get("/1") + get("/2"))
+	for range 2 {
+		resp := c.response("GET")
+		_, _ = io.Copy(io.Discard, resp.Body)
+	}
+	c.roundTrip("GET", get("/3"))
+	for i, want := range []bool{false, true, false} {
+		if p := <-got; p != want {
+			t.Errorf("request %d: pipelined %v, want %v", i+1, p, want)
+		}
+	}
+}

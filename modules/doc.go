@@ -6,7 +6,9 @@
 //	modules/compressmod   brotli*, zstd*, gzip*, gunzip  -> compress
 //	modules/esimod        esi*                           -> esi (fragments: server.Subrequest)
 //	modules/headersmod    add_header, expires            -> headers
+//	modules/mapmod        map, map_hash_*                -> vmap (a variable per map)
 //	modules/proxymod      proxy_pass, upstream, proxy_*  -> proxy
+//	modules/rewritemod    rewrite, set, break, if, rewrite_log… -> rewrite (steps of the core's rewrite phases)
 //	modules/staticmod     index, etag, open_file_cache…  -> static (+ compress, esi options)
 //
 // A wiring package declares its module's directives, settings and merge

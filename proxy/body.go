@@ -19,9 +19,10 @@ const (
 	bodyChunked // Transfer-Encoding: chunked
 )
 
-// spoolMemory is how much of a body of unknown length is held in memory
-// before it goes to a temporary file.
-const spoolMemory = 64 << 10
+// defaultBodyMemory is how much of a body of unknown length is held in
+// memory before it goes to a temporary file, without BodyBufferSize:
+// NGINX's default client_body_buffer_size on 64-bit systems.
+const defaultBodyMemory = 16 << 10
 
 // reqBody is the request body as the proxy sends it.
 type reqBody struct {
@@ -43,8 +44,8 @@ func (e *clientError) Unwrap() error { return e.err }
 // prepareBody decides the framing. A body of known length is streamed with
 // its Content-Length. One of unknown length is streamed chunked with
 // HTTP/1.1; HTTP/1.0 cannot frame it, so, as NGINX does, the proxy saves it
-// first (in memory up to 64 KB, then in a temporary file) to learn its
-// length.
+// first (in memory up to client_body_buffer_size, then in a temporary
+// file) to learn its length.
 func (x *exchange) prepareBody() error {
 	r, b := x.r, &x.body
 	switch {
@@ -60,11 +61,15 @@ func (x *exchange) prepareBody() error {
 	case x.h.http11:
 		b.kind, b.src = bodyChunked, r.Body
 	default:
-		sp, err := newSpool(r.Body)
+		sp, err := newSpool(r.Body, x.h.bodyMemory, x.h.bodyTemp)
 		if err != nil {
 			return err
 		}
 		b.kind, b.length, b.spool = bodyLength, sp.size, sp
+		if sp.file == nil && x.st != nil {
+			// Read whole into memory: $request_body has it, as in NGINX.
+			x.st.RequestBody = sp.mem
+		}
 	}
 	return nil
 }
@@ -158,15 +163,15 @@ type spool struct {
 	size int64
 }
 
-func newSpool(src io.Reader) (*spool, error) {
-	head, err := io.ReadAll(io.LimitReader(src, spoolMemory+1))
+func newSpool(src io.Reader, memory int64, temp func() (*os.File, error)) (*spool, error) {
+	head, err := io.ReadAll(io.LimitReader(src, memory+1))
 	if err != nil {
 		return nil, &clientError{err}
 	}
-	if len(head) <= spoolMemory {
+	if int64(len(head)) <= memory {
 		return &spool{mem: head, size: int64(len(head))}, nil
 	}
-	f, err := os.CreateTemp("", "mosaic-proxy-body-")
+	f, err := temp()
 	if err != nil {
 		return nil, fmt.Errorf("spool request body: %w", err)
 	}

@@ -161,11 +161,22 @@ func (d *deadlineConn) arm() {
 	}
 }
 
+// dialAddr returns the network and address to dial for a peer's address,
+// which is "unix:/path" for a Unix-domain socket (as $upstream_addr shows
+// it) or host:port.
+func dialAddr(addr string) (network, address string) {
+	if hasPrefixFold(addr, "unix:") {
+		return "unix", addr[len("unix:"):]
+	}
+	return "tcp", addr
+}
+
 // dial opens a new connection to p for id within the connect timeout,
 // which also covers the TLS handshake.
 func (h *Handler) dial(ctx context.Context, p *peer, id connID) (*conn, error) {
 	d := net.Dialer{Timeout: h.connectTimeout}
-	raw, err := d.DialContext(ctx, "tcp", p.addr)
+	network, address := dialAddr(p.addr)
+	raw, err := d.DialContext(ctx, network, address)
 	if err != nil {
 		return nil, err
 	}

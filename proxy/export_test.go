@@ -5,7 +5,7 @@ package proxy
 // Limits that the tests reach on purpose.
 const (
 	MaxHeaderBytes = maxHeaderBytes
-	SpoolMemory    = spoolMemory
+	SpoolMemory    = defaultBodyMemory
 )
 
 // IdleConns counts the connections u keeps for reuse.

@@ -41,7 +41,17 @@ type exchange struct {
 var exchangePool = sync.Pool{New: func() any { return new(exchange) }}
 
 // ServeHTTP proxies r to the upstream.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.serve(w, r, "") }
+
+// ServeWithURI proxies r with uri as the whole request target sent to the
+// upstream: neither the client's path nor its query string is added. It
+// is how NGINX sends a request for a proxy_pass with variables whose value
+// has a URI part.
+func (h *Handler) ServeWithURI(w http.ResponseWriter, r *http.Request, uri string) {
+	h.serve(w, r, uri)
+}
+
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, uri string) {
 	x := exchangePool.Get().(*exchange)
 	x.h, x.w, x.r, x.ctx = h, w, r, r.Context()
 	x.st = vars.FromContext(x.ctx)
@@ -50,7 +60,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if x.st != nil {
 		x.publishProxy()
 	}
-	x.uri = h.upstreamURI(r)
+	if x.uri = uri; uri == "" {
+		x.uri = h.upstreamURI(r)
+	}
 	x.prepareHeaders()
 	if h.tls != nil {
 		// After publishProxy: a proxy_ssl_name may refer to $proxy_host.
@@ -195,6 +207,10 @@ func (x *exchange) try(p *peer, fresh bool) (*conn, *http.Response, *failure) {
 	}
 	a.header = time.Since(start)
 	a.status = resp.StatusCode
+	if x.st != nil {
+		// $upstream_http_NAME: the last server's header, as it came.
+		x.st.UpstreamHeader = resp.Header
+	}
 	return c, resp, nil
 }
 
@@ -248,6 +264,7 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 	}
 	res := x.relay(rc, resp, flush)
 	a.total = time.Since(a.start)
+	a.length = res.n
 
 	if x.sending && !x.sendFinished() {
 		// The upload may outlast the response: let the client have all of

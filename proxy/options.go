@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/textproto"
+	"os"
 	"sync"
 	"time"
 )
@@ -43,6 +44,11 @@ type Options struct {
 	// "proxy_redirect default". Empty for regex and named locations, which
 	// must not have a URI part.
 	LocationPrefix string
+	// PrefixLost, when set and true for a request, says that a rewrite
+	// changed its URI and ended with "break": the prefix no longer
+	// describes the URI, which is then sent whole, without Pass.URI
+	// (NGINX's rule for rewritten URIs).
+	PrefixLost func(*http.Request) bool
 
 	// SetHeaders are the proxy_set_header entries, in order. They override
 	// the defaults (Host: $proxy_host, Connection: close) and the client's
@@ -61,12 +67,25 @@ type Options struct {
 	// through to the client (the size of output_buffers); 0 means 32k.
 	BufferSize int
 
+	// BodyBufferSize is how much of a request body that must be kept
+	// whole (one of unknown length sent with HTTP/1.0) is held in memory
+	// before the rest goes to a temporary file: client_body_buffer_size;
+	// 0 means 16k. BodyTempFile makes that file (client_body_temp_path);
+	// nil makes it in the system's temporary directory.
+	BodyBufferSize int64
+	BodyTempFile   func() (*os.File, error)
+
 	// BufferingOff is "proxy_buffering off": every chunk read from the
 	// upstream is flushed to the client at once.
 	BufferingOff bool
 	// RedirectOff is "proxy_redirect off": Location and Refresh headers
 	// pass unchanged.
 	RedirectOff bool
+	// AbsoluteRedirect, when set, is applied to a Location that
+	// proxy_redirect rewrote into a path ("/..."), as NGINX's header
+	// filter makes such a Location absolute (absolute_redirect); one
+	// that the upstream sent as a path passes as it is, as in NGINX.
+	AbsoluteRedirect func(r *http.Request, target string) string
 
 	// HideHeaders (proxy_hide_header) are response headers not passed to the
 	// client in addition to the defaults (Date, Server, X-Pad, X-Accel-*);
@@ -105,6 +124,7 @@ type Handler struct {
 	hasURI         bool
 	uri            string
 	locPrefix      string
+	prefixLost     func(*http.Request) bool
 	http11         bool
 	requestLineEnd string // " HTTP/1.x\r\n"
 
@@ -116,11 +136,14 @@ type Handler struct {
 	readTimeout    time.Duration
 	sendTimeout    time.Duration
 
+	bodyMemory   int64
+	bodyTemp     func() (*os.File, error)
 	bufferingOff bool
 	relayPool    *sync.Pool
 	redirect     bool
 	redirectFrom string
 	redirectTo   string
+	absRedirect  func(*http.Request, string) string
 
 	tls           *clientTLS // nil for http
 	errorResponse func(http.ResponseWriter, *http.Request, int)
@@ -162,6 +185,7 @@ func New(opts Options) (*Handler, error) {
 		hasURI:         p.HasURI,
 		uri:            p.URI,
 		locPrefix:      opts.LocationPrefix,
+		prefixLost:     opts.PrefixLost,
 		connectTimeout: orDefault(opts.ConnectTimeout),
 		readTimeout:    orDefault(opts.ReadTimeout),
 		sendTimeout:    orDefault(opts.SendTimeout),
@@ -201,6 +225,14 @@ func New(opts Options) (*Handler, error) {
 	}
 	if h.log == nil {
 		h.log = slog.Default()
+	}
+	h.bodyMemory, h.bodyTemp = opts.BodyBufferSize, opts.BodyTempFile
+	h.absRedirect = opts.AbsoluteRedirect
+	if h.bodyMemory <= 0 {
+		h.bodyMemory = defaultBodyMemory
+	}
+	if h.bodyTemp == nil {
+		h.bodyTemp = func() (*os.File, error) { return os.CreateTemp("", "mosaic-proxy-body-") }
 	}
 	h.relayPool = &bufPool
 	if n := opts.BufferSize; n > 0 && n != relayBufferSize {

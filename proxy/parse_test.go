@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -22,6 +23,12 @@ func TestParsePass(t *testing.T) {
 		{"https://example.com:8443/a?b=c", "example.com", "8443", "/a?b=c", true, "example.com:8443", "8443", "example.com:8443"},
 		{"http://[::1]:9000/x", "[::1]", "9000", "/x", true, "[::1]:9000", "9000", "[::1]:9000"},
 		{"http://[::1]", "[::1]", "", "", false, "[::1]", "80", "[::1]:80"},
+		// Unix-domain sockets as NGINX splits them: the path ends at the
+		// first ":", the URI follows it; Host is "localhost", no port.
+		{"http://unix:/run/app.sock", "localhost", "", "", false, "localhost", "", "unix:/run/app.sock"},
+		{"http://unix:/run/app.sock:/api/", "localhost", "", "/api/", true, "localhost", "", "unix:/run/app.sock"},
+		{"http://UNIX:/run/app.sock:", "localhost", "", "", false, "localhost", "", "unix:/run/app.sock"},
+		{"https://unix:/s:/", "localhost", "", "/", true, "localhost", "", "unix:/s"},
 	}
 	for _, tt := range tests {
 		p, err := proxy.ParsePass(tt.in)
@@ -44,7 +51,8 @@ func TestParsePass(t *testing.T) {
 	}
 	for _, bad := range []string{
 		"ftp://x", "backend", "http://", "http://:80", "http://x:0", "http://x:99999", "http://x:ab",
-		"http://[::1", "http://unix:/tmp/s", "http://x/a b", "http://a:1:2",
+		"http://[::1", "http://x/a b", "http://a:1:2",
+		"http://unix:", "http://unix::/x", "http://unix:/s:x", "http://unix:/s:/a b", "http://unix:/" + strings.Repeat("s", 107),
 	} {
 		if _, err := proxy.ParsePass(bad); err == nil {
 			t.Errorf("ParsePass(%q) succeeded", bad)
@@ -88,4 +96,26 @@ func TestNewValidates(t *testing.T) {
 	if _, err := proxy.New(proxy.Options{}); err == nil {
 		t.Error("empty Pass accepted")
 	}
+}
+
+// FuzzParsePass checks that a target read back from its String is the
+// same Pass: proxy_pass with variables parses values built from requests.
+func FuzzParsePass(f *testing.F) {
+	for _, s := range []string{"http://backend", "https://[::1]:8443/a?b", "http://unix:/run/a.sock:/x/",
+		"http://unix:/s", "HTTP://Example.com:80/", "http://unix::", "http://a:1:2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, target string) {
+		p, err := proxy.ParsePass(target)
+		if err != nil {
+			return
+		}
+		q, err := proxy.ParsePass(p.String())
+		if err != nil || q != p {
+			t.Fatalf("%q: %+v, read back from %q as %+v (%v)", target, p, p.String(), q, err)
+		}
+		if p.Unix != "" && (strings.Contains(p.Unix, ":") || p.Host != "localhost" || p.Port != "") {
+			t.Fatalf("%q: %+v", target, p)
+		}
+	})
 }

@@ -14,6 +14,9 @@ type Pass struct {
 	Port   string // port as written; "" when the target names none
 	URI    string // the URI part, from its first "/"; "" when there is none
 	HasURI bool   // the target had a URI part, even a lone "/"
+	// Unix is the path of a Unix-domain socket ("http://unix:/path:/uri"),
+	// "" for a host. Host is then "localhost", the Host header NGINX sends.
+	Unix string
 }
 
 // ParsePass splits a proxy_pass target such as "http://backend",
@@ -30,16 +33,24 @@ func ParsePass(target string) (Pass, error) {
 		return Pass{}, fmt.Errorf("invalid URL prefix in %q", target)
 	}
 	if hasPrefixFold(rest, "unix:") {
-		return Pass{}, fmt.Errorf("unix-domain sockets are not supported in %q", target)
+		// As NGINX reads it: the path runs to the first ":", the URI part
+		// is what follows that colon (so the path cannot hold one).
+		path, uri, _ := strings.Cut(rest[len("unix:"):], ":")
+		if err := checkUnixPath(path); err != nil {
+			return Pass{}, fmt.Errorf("%v in %q", err, target)
+		}
+		p.Unix, p.Host, p.URI, p.HasURI = path, "localhost", uri, uri != ""
+		if uri != "" && uri[0] != '/' {
+			return Pass{}, fmt.Errorf("invalid URI part in %q", target)
+		}
+		return p, checkURI(p.URI, target)
 	}
 	authority := rest
 	if i := strings.IndexByte(rest, '/'); i >= 0 {
 		authority, p.URI, p.HasURI = rest[:i], rest[i:], true
 	}
-	for i := 0; i < len(p.URI); i++ {
-		if c := p.URI[i]; c <= ' ' || c == 0x7f {
-			return Pass{}, fmt.Errorf("invalid character in the URI part of %q", target)
-		}
+	if err := checkURI(p.URI, target); err != nil {
+		return Pass{}, err
 	}
 	host, port, err := splitAuthority(authority)
 	if err != nil {
@@ -47,6 +58,30 @@ func ParsePass(target string) (Pass, error) {
 	}
 	p.Host, p.Port = host, port
 	return p, nil
+}
+
+func checkURI(uri, target string) error {
+	for i := 0; i < len(uri); i++ {
+		if c := uri[i]; c <= ' ' || c == 0x7f {
+			return fmt.Errorf("invalid character in the URI part of %q", target)
+		}
+	}
+	return nil
+}
+
+// maxUnixPath is the room in sockaddr_un's sun_path on Linux, less the
+// terminating NUL that NGINX keeps.
+const maxUnixPath = 107
+
+// checkUnixPath refuses what NGINX refuses in a socket path.
+func checkUnixPath(path string) error {
+	switch {
+	case path == "":
+		return fmt.Errorf("no path in the unix domain socket")
+	case len(path) > maxUnixPath:
+		return fmt.Errorf("too long path in the unix domain socket")
+	}
+	return nil
 }
 
 // DefaultPort is the port the scheme implies: "80" or "443".
@@ -60,14 +95,18 @@ func (p Pass) DefaultPort() string {
 // ProxyHost is $proxy_host, the default Host header: the host (or upstream
 // name) as written, with the port only when it differs from the scheme's.
 func (p Pass) ProxyHost() string {
-	if p.Port == "" || p.Port == p.DefaultPort() {
+	if p.Unix != "" || p.Port == "" || p.Port == p.DefaultPort() {
 		return p.Host
 	}
 	return p.Host + ":" + p.Port
 }
 
-// ProxyPort is $proxy_port: the port as written or the scheme's default.
+// ProxyPort is $proxy_port: the port as written or the scheme's default;
+// empty for a Unix-domain socket, as in NGINX.
 func (p Pass) ProxyPort() string {
+	if p.Unix != "" {
+		return ""
+	}
 	if p.Port == "" {
 		return p.DefaultPort()
 	}
@@ -75,14 +114,23 @@ func (p Pass) ProxyPort() string {
 }
 
 // Addr is the address to dial when the target is a server rather than an
-// upstream group.
+// upstream group: host:port, or "unix:/path".
 func (p Pass) Addr() string {
+	if p.Unix != "" {
+		return "unix:" + p.Unix
+	}
 	return p.Host + ":" + p.ProxyPort()
 }
 
 // String gives the target back as written (scheme lower-cased); it is the
 // prefix that "proxy_redirect default" looks for.
 func (p Pass) String() string {
+	if p.Unix != "" {
+		if p.HasURI {
+			return p.Scheme + "://unix:" + p.Unix + ":" + p.URI
+		}
+		return p.Scheme + "://unix:" + p.Unix
+	}
 	s := p.Scheme + "://" + p.Host
 	if p.Port != "" {
 		s += ":" + p.Port

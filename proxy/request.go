@@ -22,7 +22,7 @@ type field struct {
 // with one, the location prefix of the path is replaced by that URI and the
 // query string is kept.
 func (h *Handler) upstreamURI(r *http.Request) string {
-	if !h.hasURI {
+	if !h.hasURI || (h.prefixLost != nil && h.prefixLost(r)) {
 		if u := r.RequestURI; u != "" && u[0] == '/' {
 			return u
 		}

@@ -146,6 +146,13 @@ func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush
 // commit passes the upstream's status and header to the client's writer.
 func (x *exchange) commit(resp *http.Response) {
 	x.h.copyHeader(x.w.Header(), resp.Header, false)
+	if f := x.h.absRedirect; f != nil && x.h.redirect {
+		h := x.w.Header()
+		if loc, orig := h["Location"], resp.Header["Location"]; len(loc) == 1 && len(orig) == 1 &&
+			loc[0] != orig[0] && strings.HasPrefix(loc[0], "/") {
+			h["Location"] = []string{f(x.r, loc[0])}
+		}
+	}
 	// Published before the header goes out: the server's error_page
 	// leaves an upstream's answer alone (NGINX's proxy_intercept_errors
 	// off) by seeing $upstream_status when the status is written. finish

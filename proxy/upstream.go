@@ -139,7 +139,11 @@ func withDefaultPort(addr string) (string, error) {
 		return "", errors.New("empty server address")
 	}
 	if hasPrefixFold(addr, "unix:") {
-		return "", fmt.Errorf("unix-domain sockets are not supported: %q", addr)
+		// A socket path, dialled as such (see dialAddr); it has no port.
+		if err := checkUnixPath(addr[len("unix:"):]); err != nil {
+			return "", fmt.Errorf("%v %q", err, addr)
+		}
+		return "unix:" + addr[len("unix:"):], nil
 	}
 	if _, _, err := net.SplitHostPort(addr); err == nil {
 		return addr, nil

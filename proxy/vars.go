@@ -16,6 +16,7 @@ type attempt struct {
 	connect time.Duration // -1: never connected
 	header  time.Duration // -1: no response header
 	total   time.Duration
+	length  int64 // body bytes received ($upstream_response_length)
 }
 
 // publishProxy sets the variables that header values may refer to.
@@ -36,20 +37,23 @@ func (x *exchange) publishUpstream() {
 	if !x.triedPublished {
 		x.publishTried()
 	}
-	var rt, ct, ht []byte
+	var rt, ct, ht, rl []byte
 	for i, a := range x.attempts {
 		if i > 0 {
 			rt = append(rt, ", "...)
 			ct = append(ct, ", "...)
 			ht = append(ht, ", "...)
+			rl = append(rl, ", "...)
 		}
 		rt = appendSeconds(rt, a.total)
 		ct = appendSeconds(ct, a.connect)
 		ht = appendSeconds(ht, a.header)
+		rl = strconv.AppendInt(rl, a.length, 10)
 	}
 	x.st.Set("upstream_response_time", string(rt))
 	x.st.Set("upstream_connect_time", string(ct))
 	x.st.Set("upstream_header_time", string(ht))
+	x.st.Set("upstream_response_length", string(rl))
 }
 
 // publishTried sets $upstream_addr and $upstream_status, which no longer

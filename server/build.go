@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 
 	"github.com/mosaic-edge/mosaic/conf"
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // ignored lists NGINX directives that mosaic accepts and ignores with a
@@ -24,12 +26,14 @@ var ignored = map[string]bool{
 	"server_tokens": true, "types_hash_max_size": true, "types_hash_bucket_size": true,
 	"server_names_hash_max_size": true, "server_names_hash_bucket_size": true,
 	"variables_hash_max_size": true, "variables_hash_bucket_size": true,
-	"proxy_temp_path": true, "client_body_temp_path": true, "fastcgi_temp_path": true,
+	"proxy_temp_path": true, "fastcgi_temp_path": true,
 	"uwsgi_temp_path": true, "scgi_temp_path": true,
 	"ssl_prefer_server_ciphers": true, "ssl_session_cache": true, "ssl_session_timeout": true,
 	"ssl_session_tickets": true, "ssl_dhparam": true, "ssl_ciphers": true, "ssl_ecdh_curve": true,
-	"reset_timedout_connection": true, "server_name_in_redirect": true, "port_in_redirect": true,
-	"aio": true, "directio": true,
+	"reset_timedout_connection": true, "aio": true, "directio": true,
+	// Sizes of NGINX's memory pools and of its output batching: Go's
+	// allocator and mosaic's writers have no such knobs.
+	"connection_pool_size": true, "request_pool_size": true, "postpone_output": true,
 }
 
 // IgnoredDirectives lists the accepted-and-ignored directives, sorted.
@@ -132,6 +136,7 @@ func Build(file string, dirs []*conf.Directive) (*Config, error) {
 		mains:       make([]any, len(mods)),
 		addrs:       map[string]*addrGroup{},
 		threadPools: map[string]*ThreadPool{},
+		vars:        vars.NewScope(),
 	}
 	for i, m := range mods {
 		if m.NewMain != nil {
@@ -141,6 +146,19 @@ func Build(file string, dirs []*conf.Directive) (*Config, error) {
 	b := &builder{cfg: cfg}
 	if err := b.walk(dirs, CtxMain, nil, nil); err != nil {
 		cfg.close()
+		return nil, err
+	}
+	// Variables may be used before the directive that defines them, as in
+	// NGINX: only now is a name that nothing defined an error, reported
+	// where it was first used.
+	if err := cfg.vars.Resolve(); err != nil {
+		cfg.close()
+		var unknown *vars.UnknownError
+		if errors.As(err, &unknown) {
+			if d, ok := unknown.Tag.(*conf.Directive); ok {
+				return nil, conf.Errorf(d, "%v", err)
+			}
+		}
 		return nil, err
 	}
 	if cfg.http == nil {
@@ -177,6 +195,12 @@ func (b *builder) finish() error {
 			}
 		})
 		for _, l := range s.named {
+			if err == nil {
+				err = mergeInto(mods, l.parent, l)
+			}
+		}
+		// "if" blocks last: their parents, read before them, are merged.
+		for _, l := range s.implicit {
 			if err == nil {
 				err = mergeInto(mods, l.parent, l)
 			}
@@ -239,6 +263,11 @@ func (b *builder) buildServer(s *VServer) error {
 		}
 	})
 	for _, l := range s.named {
+		if err == nil {
+			err = build(l)
+		}
+	}
+	for _, l := range s.implicit {
 		if err == nil {
 			err = build(l)
 		}

@@ -120,9 +120,10 @@ func (c *Cmd) Duration(arg string) (time.Duration, error) {
 	return d, nil
 }
 
-// Template compiles an argument with variables.
+// Template compiles an argument with variables, in the configuration's
+// scope: it may name a variable that a later directive defines (map).
 func (c *Cmd) Template(arg string) (*vars.Template, error) {
-	t, err := vars.Compile(arg)
+	t, err := c.b.cfg.vars.Compile(arg, c.Directive)
 	if err != nil {
 		return nil, c.Errorf("%v", err)
 	}

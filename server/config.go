@@ -5,10 +5,10 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"regexp"
-	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // Config is one loaded configuration: every virtual server with its
@@ -26,9 +26,11 @@ type Config struct {
 	// addrs groups the servers by listening address.
 	addrs       map[string]*addrGroup
 	threadPools map[string]*ThreadPool
-	notices     []string
-	closers     []func() error
-	logFiles    map[string]*os.File
+	// vars holds the variables the configuration defines (map, set).
+	vars     *vars.Scope
+	notices  []string
+	closers  []func() error
+	logFiles map[string]*os.File
 
 	// refs counts the requests being served with the configuration, plus
 	// one while it is the runtime's current one: a retired configuration
@@ -68,6 +70,10 @@ func (c *Config) Servers() []*VServer { return c.servers }
 // HTTP returns the http level, whose settings the servers inherit.
 func (c *Config) HTTP() *Location { return c.http }
 
+// Vars returns the configuration's own variables (map, set): modules
+// define theirs there while the configuration loads.
+func (c *Config) Vars() *vars.Scope { return c.vars }
+
 // Notices returns the notices produced while loading (ignored directives).
 func (c *Config) Notices() []string { return c.notices }
 
@@ -89,11 +95,14 @@ type VServer struct {
 	level   *Location // server-level settings; requests matching no location use it
 	locs    *locationTree
 	named   map[string]*Location
-	cert    *tls.Certificate
-	certKey [2]string
+	certs   []tls.Certificate // ssl_certificate, its own or inherited
 	cfg     *Config
 	file    string
 	line    int
+
+	// implicit holds the locations of "if" blocks, in the order read
+	// (a block's parent comes before it), for merging and building.
+	implicit []*Location
 }
 
 // Name returns the first server_name, as $server_name does.
@@ -117,6 +126,10 @@ const (
 	levelNoRegex // ^~
 	levelRegex
 	levelNamed
+	levelIf // an "if" block: an implicit location inside its parent
+	// levelLimitExcept is a "limit_except" block: an implicit location
+	// that serves its parent's requests with the methods it does not list.
+	levelLimitExcept
 )
 
 // Location is a location block, or the http or server level that holds
@@ -124,13 +137,17 @@ const (
 type Location struct {
 	pattern string
 	kind    levelKind
-	re      *regexp.Regexp
+	re      *regex
 	parent  *Location
 	server  *VServer
 	confs   []any
 	nested  *locationTree
 	file    string
 	line    int
+	// limitExcept is the "limit_except" block, which serves the methods
+	// not in limitAllowed.
+	limitExcept  *Location
+	limitAllowed map[string]bool
 
 	content    http.Handler // the content with the core's steps, for internal redirects
 	handler    http.Handler // the full chain
@@ -147,12 +164,21 @@ func (l *Location) Prefix() string {
 	switch l.kind {
 	case levelPrefix, levelExact, levelNoRegex:
 		return l.pattern
+	case levelIf, levelLimitExcept:
+		return l.parent.Prefix()
 	}
 	return ""
 }
 
 // IsRegex reports a ~ or ~* location.
-func (l *Location) IsRegex() bool { return l.kind == levelRegex }
+// An "if" block is one when its location is: it maps URIs to files as
+// its location does.
+func (l *Location) IsRegex() bool {
+	if l.kind == levelIf {
+		return l.parent.IsRegex()
+	}
+	return l.kind == levelRegex
+}
 
 // IsNamed reports an @name location.
 func (l *Location) IsNamed() bool { return l.kind == levelNamed }
@@ -179,11 +205,16 @@ func (l *Location) String() string {
 		return "location = " + l.pattern
 	case levelNoRegex:
 		return "location ^~ " + l.pattern
+	case levelIf:
+		return "if in " + l.parent.String()
 	case levelRegex:
-		if strings.HasPrefix(l.re.String(), "(?i)") {
+		if l.re.caseless {
 			return "location ~* " + l.pattern
 		}
 		return "location ~ " + l.pattern
+	}
+	if l.kind == levelLimitExcept {
+		return "limit_except in " + l.parent.String()
 	}
 	return "location " + l.pattern
 }

@@ -2,8 +2,6 @@ package server
 
 import (
 	"log/slog"
-	"net/http"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -19,7 +17,7 @@ type coreLoc struct {
 	alias         bool
 	internal      bool
 	tryFiles      []string
-	ret           *returnSpec
+	steps         *[]RewriteStep // return, rewrite, set, if...: not inherited
 	errorPages    map[int]errorPage
 	clientMaxBody Setting[int64]
 	keepalive     Setting[time.Duration]
@@ -38,8 +36,29 @@ type coreLoc struct {
 	errorLog      Setting[*slog.Logger]
 	ownPages      bool
 	sslProtocols  Setting[[2]uint16]
-	underscores   Setting[bool] // underscores_in_headers
-	ignoreInvalid Setting[bool] // ignore_invalid_headers
+	sslCerts      Setting[sslFiles] // ssl_certificate
+	sslKeys       Setting[sslFiles] // ssl_certificate_key
+	sslOn         Setting[bool]     // the deprecated "ssl on"
+	sslOnAt       string            // where "ssl" was set, for its error
+	// URI and redirects.
+	mergeSlashes   Setting[bool]
+	absRedirect    Setting[bool]
+	portInRedirect Setting[bool]
+	nameInRedirect Setting[bool] // server_name_in_redirect
+	recursivePages Setting[bool] // recursive_error_pages
+	// The charset directives (charset.go).
+	charset         Setting[string] // "" for off
+	charsetAt       string
+	sourceCharset   Setting[string]
+	sourceCharsetAt string
+	overrideCharset Setting[bool]
+	charsetTypes    Setting[charsetTypes]
+	// Request buffers.
+	bodyBuffer    Setting[int64] // client_body_buffer_size
+	bodyTemp      Setting[bodyTempPath]
+	headerBuffer  Setting[int64] // client_header_buffer_size
+	underscores   Setting[bool]  // underscores_in_headers
+	ignoreInvalid Setting[bool]  // ignore_invalid_headers
 }
 
 // OutputBuffers is the "number size" of output_buffers (and of
@@ -55,17 +74,7 @@ var coreModule = &Module{
 	MergeLoc: mergeCoreLoc,
 }
 
-// returnContent makes a location's "return" its content.
-func returnContent(l *Location) (http.Handler, error) {
-	cl := LocConf[*coreLoc](l, coreModule)
-	if cl.ret == nil {
-		return nil, nil
-	}
-	return cl.ret, nil
-}
-
 func init() {
-	coreModule.Content = returnContent
 	coreModule.Directives = []Directive{
 		{Name: "worker_processes", Context: CtxMain, MinArgs: 1, MaxArgs: 1, Set: setWorkerProcesses},
 		{Name: "error_log", Context: CtxMain | CtxHTTPAll, MinArgs: 1, MaxArgs: 2, Set: setErrorLog},
@@ -75,8 +84,9 @@ func init() {
 		{Name: "server", Context: CtxHTTP, Block: true, Set: setServer},
 		{Name: "listen", Context: CtxServer, MinArgs: 1, MaxArgs: Unlimited, Set: setListen},
 		{Name: "server_name", Context: CtxServer, MinArgs: 1, MaxArgs: Unlimited, Set: setServerName},
-		{Name: "ssl_certificate", Context: CtxServer, MinArgs: 1, MaxArgs: 1, Set: setCertificate(0)},
-		{Name: "ssl_certificate_key", Context: CtxServer, MinArgs: 1, MaxArgs: 1, Set: setCertificate(1)},
+		{Name: "ssl_certificate", Context: CtxHTTP | CtxServer, MinArgs: 1, MaxArgs: 1, Set: setCertificate(false)},
+		{Name: "ssl_certificate_key", Context: CtxHTTP | CtxServer, MinArgs: 1, MaxArgs: 1, Set: setCertificate(true)},
+		{Name: "ssl", Context: CtxHTTP | CtxServer, MinArgs: 1, MaxArgs: 1, Set: setSSL},
 		{Name: "ssl_protocols", Context: CtxHTTP | CtxServer, MinArgs: 1, MaxArgs: Unlimited, Set: setSSLProtocols},
 		{Name: "location", Context: CtxServer | CtxLocation, Block: true, MinArgs: 1, MaxArgs: 2, Set: setLocation},
 		{Name: "types", Context: CtxHTTPAll, Block: true, Set: setTypes},
@@ -84,15 +94,15 @@ func init() {
 			c.Loc().(*coreLoc).defaultType.Put(c.Args[0])
 			return nil
 		}},
-		{Name: "root", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setRoot(false)},
+		{Name: "root", Context: CtxHTTPAll | CtxLocationIf, MinArgs: 1, MaxArgs: 1, Set: setRoot(false)},
 		{Name: "alias", Context: CtxLocation, MinArgs: 1, MaxArgs: 1, Set: setRoot(true)},
 		{Name: "internal", Context: CtxLocation, MaxArgs: 0, Set: func(c *Cmd) error {
 			c.Loc().(*coreLoc).internal = true
 			return nil
 		}},
 		{Name: "try_files", Context: CtxServer | CtxLocation, MinArgs: 2, MaxArgs: Unlimited, Set: setTryFiles},
-		{Name: "return", Context: CtxServer | CtxLocation, MinArgs: 1, MaxArgs: 2, Set: setReturn},
-		{Name: "error_page", Context: CtxHTTPAll, MinArgs: 2, MaxArgs: Unlimited, Set: setErrorPage},
+		{Name: "return", Context: CtxServer | CtxLocation | CtxServerIf | CtxLocationIf, MinArgs: 1, MaxArgs: 2, Set: setReturn},
+		{Name: "error_page", Context: CtxHTTPAll | CtxLocationIf, MinArgs: 2, MaxArgs: Unlimited, Set: setErrorPage},
 		{Name: "client_max_body_size", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
 			n, err := c.Size(c.Args[0])
 			c.Loc().(*coreLoc).clientMaxBody.Put(n)
@@ -113,6 +123,32 @@ func init() {
 		{Name: "client_header_timeout", Context: CtxHTTP | CtxServer, MinArgs: 1, MaxArgs: 1, Set: SetTime(func(cl *coreLoc) *Setting[time.Duration] { return &cl.headerTimeout })},
 		{Name: "client_body_timeout", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetTime(func(cl *coreLoc) *Setting[time.Duration] { return &cl.bodyTimeout })},
 		{Name: "send_timeout", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetTime(func(cl *coreLoc) *Setting[time.Duration] { return &cl.sendTimeout })},
+		{Name: "merge_slashes", Context: CtxHTTP | CtxServer, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.mergeSlashes })},
+		{Name: "absolute_redirect", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.absRedirect })},
+		{Name: "port_in_redirect", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.portInRedirect })},
+		{Name: "server_name_in_redirect", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.nameInRedirect })},
+		{Name: "recursive_error_pages", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.recursivePages })},
+		{Name: "charset", Context: CtxHTTPAll | CtxLocationIf, MinArgs: 1, MaxArgs: 1, Set: setCharset(false)},
+		{Name: "source_charset", Context: CtxHTTPAll | CtxLocationIf, MinArgs: 1, MaxArgs: 1, Set: setCharset(true)},
+		{Name: "override_charset", Context: CtxHTTPAll | CtxLocationIf, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.overrideCharset })},
+		{Name: "charset_types", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: Unlimited, Set: setCharsetTypes},
+		{Name: "charset_map", Context: CtxHTTP, Block: true, MinArgs: 2, MaxArgs: 2, Set: refuseCharsetMap},
+		{Name: "client_body_buffer_size", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
+			n, err := c.Size(c.Args[0])
+			if err != nil {
+				return err
+			}
+			return Put(c, &c.Loc().(*coreLoc).bodyBuffer, n)
+		}},
+		{Name: "client_body_temp_path", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 4, Set: setBodyTempPath},
+		{Name: "client_header_buffer_size", Context: CtxHTTP | CtxServer, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
+			n, err := c.Size(c.Args[0])
+			if err != nil || n < 1 || n > 1<<20 {
+				return c.Invalid(c.Args[0], "")
+			}
+			return Put(c, &c.Loc().(*coreLoc).headerBuffer, n)
+		}},
+		{Name: "limit_except", Context: CtxLocation, Block: true, MinArgs: 1, MaxArgs: Unlimited, Set: setLimitExcept},
 		{Name: "output_buffers", Context: CtxHTTPAll, MinArgs: 2, MaxArgs: 2, Set: func(c *Cmd) error {
 			b, err := c.buffers(1<<16, 1, 1<<30)
 			c.Loc().(*coreLoc).outputBufs.Put(b)
@@ -124,6 +160,9 @@ func init() {
 
 func mergeCoreLoc(p, c any) error {
 	parent, child := p.(*coreLoc), c.(*coreLoc)
+	// "internal" is inherited by the locations inside, and by the
+	// implicit ones of "if" and "limit_except", as NGINX merges it.
+	child.internal = child.internal || parent.internal
 	if !child.root.Set {
 		child.root, child.alias = parent.root, parent.alias
 	}
@@ -148,8 +187,29 @@ func mergeCoreLoc(p, c any) error {
 	child.outputBufs.Merge(parent.outputBufs)
 	child.errorLog.Merge(parent.errorLog)
 	child.sslProtocols.Merge(parent.sslProtocols)
+	child.sslCerts.Merge(parent.sslCerts)
+	child.sslKeys.Merge(parent.sslKeys)
+	if !child.sslOn.Set {
+		child.sslOn, child.sslOnAt = parent.sslOn, parent.sslOnAt
+	}
 	child.underscores.Merge(parent.underscores)
 	child.ignoreInvalid.Merge(parent.ignoreInvalid)
+	child.mergeSlashes.Merge(parent.mergeSlashes)
+	child.absRedirect.Merge(parent.absRedirect)
+	child.portInRedirect.Merge(parent.portInRedirect)
+	child.nameInRedirect.Merge(parent.nameInRedirect)
+	child.recursivePages.Merge(parent.recursivePages)
+	child.overrideCharset.Merge(parent.overrideCharset)
+	if !child.charset.Set {
+		child.charset, child.charsetAt = parent.charset, parent.charsetAt
+	}
+	if !child.sourceCharset.Set {
+		child.sourceCharset, child.sourceCharsetAt = parent.sourceCharset, parent.sourceCharsetAt
+	}
+	child.charsetTypes.Merge(parent.charsetTypes)
+	child.bodyBuffer.Merge(parent.bodyBuffer)
+	child.bodyTemp.Merge(parent.bodyTemp)
+	child.headerBuffer.Merge(parent.headerBuffer)
 	// Defaults, applied where neither level set a value.
 	if !child.root.Set {
 		child.root.V = vars.MustCompile("html")
@@ -186,7 +246,21 @@ func mergeCoreLoc(p, c any) error {
 	if !child.outputBufs.Set {
 		child.outputBufs.V = OutputBuffers{Number: 2, Size: 32 << 10}
 	}
-	return nil
+	for _, f := range []*Setting[bool]{&child.mergeSlashes, &child.absRedirect, &child.portInRedirect} {
+		if !f.Set {
+			f.V = true // on by default, as in NGINX
+		}
+	}
+	if !child.charsetTypes.Set {
+		child.charsetTypes.V = defaultCharsetTypes
+	}
+	if !child.bodyBuffer.Set {
+		child.bodyBuffer.V = 16 << 10 // NGINX's two pages on 64-bit systems
+	}
+	if !child.headerBuffer.Set {
+		child.headerBuffer.V = 1 << 10
+	}
+	return checkCharsets(child)
 }
 
 // setKeepalive reads "keepalive_timeout timeout [header_timeout]": the
@@ -284,11 +358,6 @@ func setServer(c *Cmd) error {
 	if len(s.names) == 0 {
 		s.names = []serverName{{raw: ""}}
 	}
-	if s.cert == nil && s.certKey != [2]string{} {
-		if err := s.loadCert(c.Directive); err != nil {
-			return err
-		}
-	}
 	cfg.servers = append(cfg.servers, s)
 	return nil
 }
@@ -314,7 +383,7 @@ func setListen(c *Cmd) error {
 func setServerName(c *Cmd) error {
 	s := c.level.server
 	for _, a := range c.Args {
-		n, err := parseServerName(a)
+		n, err := parseServerName(c, a)
 		if err != nil {
 			return c.Errorf("%v", err)
 		}
@@ -365,6 +434,8 @@ func setTryFiles(c *Cmd) error {
 		if _, err := strconv.Atoi(last[1:]); err != nil {
 			return c.Errorf("invalid code %q", last)
 		}
+	} else if _, err := c.Template(last); err != nil {
+		return err
 	}
 	cl.tryFiles = c.Args
 	return nil
@@ -389,7 +460,7 @@ func setLocation(c *Cmd) error {
 		}
 	}
 	kind := levelPrefix
-	var re *regexp.Regexp
+	var re *regex
 	switch mod {
 	case "":
 		if strings.HasPrefix(pat, "@") {
@@ -401,13 +472,9 @@ func setLocation(c *Cmd) error {
 		kind = levelNoRegex
 	case "~", "~*":
 		kind = levelRegex
-		expr := pat
-		if mod == "~*" {
-			expr = "(?i)" + pat
-		}
 		var err error
-		if re, err = regexp.Compile(expr); err != nil {
-			return c.Errorf("pattern %q could not be compiled: %v", pat, err)
+		if re, err = compileRegex(c, pat, mod == "~*"); err != nil {
+			return c.Errorf("%v", err)
 		}
 	default:
 		return c.Errorf("invalid location modifier %q", mod)

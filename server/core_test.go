@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -91,12 +92,11 @@ func TestKeepaliveTimeoutZeroCloses(t *testing.T) {
 
 func TestUnixSocketListener(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "m.sock")
-	cfg := mustLoadNoCleanup(t, `http { server { listen unix:`+sock+`; return 200 "via unix"; } }`)
+	cfg := mustLoadNoCleanup(t, `http { server { listen unix:`+sock+`; return 200 "via unix [$remote_addr] [$remote_port] [$server_addr] [$server_port]"; } }`)
 	rt := NewRuntime()
 	if err := rt.Apply(cfg); err != nil {
 		t.Fatal(err)
 	}
-	defer rt.Shutdown(context.Background())
 	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
 	}}}
@@ -104,9 +104,43 @@ func TestUnixSocketListener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("status %d", resp.StatusCode)
+	if resp.StatusCode != 200 || string(b) != "via unix [unix:] [] [unix:"+sock+"] []" {
+		t.Fatalf("status %d %q", resp.StatusCode, b)
+	}
+	// Any local user may connect, as with NGINX's chmod.
+	if fi, err := os.Stat(sock); err != nil || fi.Mode().Perm() != 0o666 {
+		t.Fatalf("socket file: %v %v", fi, err)
+	}
+	client.CloseIdleConnections()
+	if err := rt.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// A stop removes the socket file, as NGINX does.
+	if _, err := os.Stat(sock); !os.IsNotExist(err) {
+		t.Fatalf("the socket file outlives the stop: %v", err)
+	}
+}
+
+// A socket file already at the path (left by a crash, or another
+// server's) makes the bind fail, as in NGINX: it is not removed.
+func TestUnixSocketStale(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "stale.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close()
+	cfg := mustLoadNoCleanup(t, `http { server { listen unix:`+sock+`; return 200 x; } }`)
+	defer cfg.Close()
+	err = NewRuntime().Apply(cfg)
+	if err == nil || !strings.Contains(err.Error(), "bind() to unix:"+sock+" failed") || !strings.Contains(err.Error(), "address already in use") {
+		t.Fatalf("Apply over a stale socket: %v", err)
+	}
+	if _, err := os.Stat(sock); err != nil {
+		t.Fatalf("the stale socket was removed: %v", err)
 	}
 }
 

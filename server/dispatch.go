@@ -26,6 +26,12 @@ type reqInfo struct {
 	errorPage bool // serving an error_page: no further interception
 	subDepth  int
 	rec       *recorder // the client connection's writer; nil in subrequests
+	// pending is the answer a rewrite step (return, a redirect) gave;
+	// the core step of the location's chain serves it (route).
+	pending http.Handler
+	// prefixLost: a rewrite changed the URI and stopped with "break"
+	// (PrefixLost).
+	prefixLost bool
 }
 
 type reqInfoKey struct{}
@@ -85,8 +91,10 @@ var connCounter atomic.Uint64
 // connInfo is what the core keeps in a connection's context: its number
 // ($connection) and its listener's shutdown state.
 type connInfo struct {
-	id  uint64
-	cut *atomic.Bool // the shutdown limit is ending the listener's requests
+	id       uint64
+	cut      *atomic.Bool  // the shutdown limit is ending the listener's requests
+	requests atomic.Uint64 // requests taken up ($connection_requests)
+	start    time.Time     // accepted ($connection_time)
 }
 
 type connInfoKey struct{}
@@ -122,22 +130,27 @@ func (d *dispatcher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // ServeGroup serves r with the servers of one address group.
 func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGroup) {
 	target := r.RequestURI // $request_uri: as sent, before admit cuts a fragment
-	srv, host, refused := admit(r, g)
 	root, fresh := r.Context().(*reqRoot)
 	if !fresh || root.info.cfg != nil {
 		root = &reqRoot{Context: r.Context()}
 		r = r.WithContext(root)
 	}
 	ri, st := &root.info, &root.state
+	// A server_name regex that picks the server records its captures in st.
+	srv, host, refused := admit(r, g, st)
 	ri.cfg, ri.srv, ri.st = cfg, srv, st
 	st.Start = time.Now()
 	st.ServerName, st.Host, st.RequestURI = srv.Name(), host, target
 	if ci, ok := r.Context().Value(connInfoKey{}).(*connInfo); ok {
 		st.ConnID = ci.id
+		st.ConnRequests = ci.requests.Add(1)
+		st.ConnStart = ci.start
 	}
+	st.URL = r.URL // normalisation and rewrites change it in place
+	setWire(st, w, r)
 	rw := newRecorder(w, st)
 	defer rw.release()
-	ri.rec = rw
+	ri.rec, rw.ri = rw, ri
 
 	if refused != 0 {
 		if refused == http.StatusBadRequest {
@@ -148,39 +161,42 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 		Error(rw, r, refused)
 		return
 	}
-	if !normalizePath(r) {
+	// The URI is parsed before Host chooses the server, so the address's
+	// default server's merge_slashes applies, as in NGINX.
+	if !normalizeURI(r, LocConf[*coreLoc](g.def.level, coreModule).mergeSlashes.V) {
 		Error(rw, r, http.StatusBadRequest)
 		return
 	}
-	if ret := LocConf[*coreLoc](srv.level, coreModule).ret; ret != nil {
-		// A server-level return answers before any location is chosen.
-		ri.loc = srv.level
-		srv.level.handler.ServeHTTP(rw, r)
-		return
-	}
-	loc := srv.find(r.URL.Path, st)
+	// The rewrite phases choose the location; a server-level return
+	// answers before any location is chosen, in the server's chain.
+	loc := ri.route(r, nil)
 	ri.loc = loc
+	st.Paths = loc
 	loc.handler.ServeHTTP(rw, r)
 }
 
 // find returns the location for uri, or the server level when none
-// matches (NGINX then serves with the server's settings).
-func (s *VServer) find(uri string, st *vars.State) *Location {
-	l, caps := s.locs.match(uri)
-	if l == nil {
-		return s.level
+// matches (NGINX then serves with the server's settings); a regex
+// location's captures go to st. An error (a regex match that could not be
+// completed) comes with the server level: NGINX answers 500.
+func (s *VServer) find(uri string, st *vars.State) (*Location, error) {
+	l, err := s.locs.match(uri, st)
+	if l == nil || err != nil {
+		return s.level, err
 	}
-	if caps != nil && st != nil {
-		st.Captures = caps
-	}
-	return l
+	return l, nil
 }
 
 // normalizePath applies NGINX's URI normalisation to r.URL.Path (already
 // percent-decoded by net/http): merge slashes, resolve "." and "..". A
 // path that climbs above the root is refused. A request whose path it
 // changes gets that path as its RequestURI too.
-func normalizePath(r *http.Request) bool {
+func normalizePath(r *http.Request) bool { return normalizeURI(r, true) }
+
+// normalizeURI is normalizePath with merge_slashes: with merge false,
+// empty segments ("//") stay, as NGINX keeps them with merge_slashes off;
+// "." and ".." are resolved all the same.
+func normalizeURI(r *http.Request, merge bool) bool {
 	p := r.URL.Path
 	if p == "" {
 		r.URL.Path = "/"
@@ -200,8 +216,8 @@ func normalizePath(r *http.Request) bool {
 	for i, s := range segs {
 		switch s {
 		case "", ".":
-			if i == len(segs)-1 {
-				out = append(out, "") // keep the trailing slash
+			if i == len(segs)-1 || (s == "" && i > 0 && !merge) {
+				out = append(out, "") // the trailing slash; "//" unmerged
 			}
 			continue
 		case "..":
@@ -252,7 +268,7 @@ func InternalRedirect(w http.ResponseWriter, r *http.Request, uri string) {
 	}
 	*ri.redirects++
 	nri := *ri
-	nri.internal = true
+	nri.internal, nri.prefixLost = true, false
 	r2 := r.Clone(context.WithValue(r.Context(), reqInfoKey{}, &nri))
 	var loc *Location
 	if strings.HasPrefix(uri, "@") {
@@ -263,19 +279,24 @@ func InternalRedirect(w http.ResponseWriter, r *http.Request, uri string) {
 			return
 		}
 	} else {
-		path, query, hasQuery := strings.Cut(uri, "?")
+		// As NGINX: the arguments are those of uri, none if it has none
+		// (try_files and error_page targets name $args to keep them).
+		path, query, _ := strings.Cut(uri, "?")
 		r2.URL.Path, r2.URL.RawPath = path, ""
 		r2.RequestURI = "" // the URI changed: a proxy sends the new one
-		if hasQuery {
-			r2.URL.RawQuery = query
-		}
+		r2.URL.RawQuery, r2.URL.ForceQuery = query, false
 		if !normalizePath(r2) {
 			Error(w, r, http.StatusBadRequest)
 			return
 		}
-		loc = ri.srv.find(r2.URL.Path, ri.st)
 	}
+	// $uri and $args read the new URL from now on, in the access log too.
+	ri.st.URL = r2.URL
+	// NGINX runs the rewrite phases again for the new URI (for a named
+	// location, its own steps only).
+	loc = nri.route(r2, loc)
 	nri.loc = loc
+	ri.st.Paths = loc
 	loc.content.ServeHTTP(w, r2)
 }
 
@@ -300,6 +321,9 @@ func (h *coreHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ri := infoFrom(r.Context())
 	if ri != nil {
 		ri.loc = h.loc
+		if ri.st != nil {
+			ri.st.Paths = h.loc
+		}
 	}
 	if len(h.cl.errorPages) == 0 || ri == nil || ri.errorPage {
 		h.serve(w, r, ri)
@@ -308,7 +332,9 @@ func (h *coreHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ew := &errorPageWriter{ResponseWriter: w, pages: h.cl.errorPages, st: ri.st}
 	h.serve(ew, r, ri)
 	if ew.caught != 0 {
-		serveErrorPage(w, r, ew.caught, ew.page)
+		// recursive_error_pages on lets the page's own errors be caught
+		// again (within the limit of internal redirects).
+		serveErrorPage(w, r, ew.caught, ew.page, h.cl.recursivePages.V)
 	}
 }
 
@@ -337,11 +363,18 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 	} else if h.cl.keepaliveHdr != nil && r.ProtoMajor == 1 {
 		w.Header()["Keep-Alive"] = h.cl.keepaliveHdr
 	}
+	if ri != nil && ri.pending != nil {
+		// A rewrite step answered: the location's content does not run.
+		p := ri.pending
+		ri.pending = nil
+		p.ServeHTTP(w, r)
+		return
+	}
 	h.next.ServeHTTP(w, r)
 }
 
 // serveErrorPage answers with the error_page target for code.
-func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPage) {
+func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPage, recursive bool) {
 	ri := infoFrom(r.Context())
 	uri := ep.uri.Eval(r)
 	if !strings.HasPrefix(uri, "/") && !strings.HasPrefix(uri, "@") {
@@ -360,7 +393,7 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 		return
 	}
 	nri := *ri
-	nri.errorPage = true
+	nri.errorPage = !recursive
 	r2 := r.WithContext(context.WithValue(r.Context(), reqInfoKey{}, &nri))
 	if r2.Method != http.MethodHead {
 		r2.Method = http.MethodGet
@@ -369,12 +402,19 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 	r2.ContentLength = 0
 	r2.Header = withoutPreconditions(r.Header)
 	var sw http.ResponseWriter = w
+	status := 0 // with "=", the page's own
 	if !ep.useTarget {
-		status := code
+		status = code
 		if ep.override != 0 {
 			status = ep.override
 		}
 		sw = &statusWriter{ResponseWriter: w, status: status}
+	}
+	if ri.st != nil {
+		// Nothing has gone to the client: $status is the status the page
+		// goes with from now on (NGINX's err_status), which the page's
+		// own return text sees.
+		ri.st.Status = status
 	}
 	InternalRedirect(sw, r2, uri)
 }

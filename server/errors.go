@@ -82,6 +82,13 @@ func Error(w http.ResponseWriter, r *http.Request, code int) {
 	for _, k := range representationHeaders {
 		delete(h, k)
 	}
+	if loc := h["Location"]; len(loc) == 1 && strings.HasPrefix(loc[0], "/") {
+		// A redirect mosaic makes (return, a directory without its
+		// slash): absolute_redirect and its companions apply.
+		if ri := infoFrom(r.Context()); ri != nil && ri.srv != nil {
+			h["Location"] = []string{absoluteLocation(r, ri, loc[0])}
+		}
+	}
 	body := errorBody(code)
 	h["Content-Type"] = []string{"text/html"}
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}

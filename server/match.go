@@ -1,9 +1,11 @@
 package server
 
 import (
-	"regexp"
+	"errors"
 	"sort"
 	"strings"
+
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // locationTree holds the locations of one level (a server, or a location
@@ -67,9 +69,10 @@ func (t *locationTree) walk(f func(*Location)) {
 	}
 }
 
-// match returns the location for uri and, for a regex location, its
-// submatches. ok is false when nothing matched.
-func (t *locationTree) match(uri string) (loc *Location, captures []string) {
+// match returns the location for uri, nil when nothing matched. A regex
+// location that matches records its captures in st. An error is a regex
+// match that could not be completed, in the words of the error log.
+func (t *locationTree) match(uri string, st *vars.State) (*Location, error) {
 	if l, ok := t.exact[uri]; ok {
 		return l, nil
 	}
@@ -82,8 +85,12 @@ func (t *locationTree) match(uri string) (loc *Location, captures []string) {
 	}
 	if prefix != nil {
 		if prefix.nested != nil {
-			if l, caps := prefix.nested.match(uri); l != nil && (l.kind == levelExact || l.kind == levelRegex || l.kind == levelNoRegex) {
-				return l, caps
+			l, err := prefix.nested.match(uri, st)
+			if err != nil {
+				return nil, err
+			}
+			if l != nil && (l.kind == levelExact || l.kind == levelRegex || l.kind == levelNoRegex) {
+				return l, nil
 			} else if l != nil {
 				prefix = l
 			}
@@ -93,19 +100,13 @@ func (t *locationTree) match(uri string) (loc *Location, captures []string) {
 		}
 	}
 	for _, l := range t.regexes {
-		if caps := matchRegex(l.re, uri); caps != nil {
-			return l, caps
+		ok, err := l.re.exec(uri, st)
+		if err != nil {
+			return nil, errors.New(execError(err, uri, l.re))
+		}
+		if ok {
+			return l, nil
 		}
 	}
 	return prefix, nil
-}
-
-func matchRegex(re *regexp.Regexp, s string) []string {
-	if re.NumSubexp() == 0 {
-		if re.MatchString(s) {
-			return []string{}
-		}
-		return nil
-	}
-	return re.FindStringSubmatch(s)
 }

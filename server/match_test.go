@@ -136,7 +136,9 @@ func TestConfigErrors(t *testing.T) {
 		{"http { client_max_body_size 1x; }", `invalid value "1x" in "client_max_body_size" directive in t.conf:1`},
 		{"http { server { location / { root /a; alias /b; } } }", `"alias" directive is duplicate, "root" directive was specified earlier in t.conf:1`},
 		{"http { server { listen 80 bogus; } }", `invalid parameter "bogus" in t.conf:1`},
-		{"http { server { location ~ ( {} } }", `pattern "(" could not be compiled`},
+		{"http { server { location ~ ( {} } }", `pcre2_compile() failed: missing closing parenthesis in "(" in t.conf:1`},
+		{"http { server { location ~ 'a{3,2}b' {} } }", `pcre2_compile() failed: numbers out of order in {} quantifier in "a{3,2}b" at "}b" in t.conf:1`},
+		{"http { server { server_name ~^(?<host>.+)$; } }", `the duplicate "host" variable in t.conf:1`},
 		{"http { server { return 200 $nope; } }", `unknown "nope" variable in t.conf:1`},
 		{"http { server { location /a/ { location /b/ {} } } }", `location "/b/" is outside location "/a/" in t.conf:1`},
 		{"http { server { location @n { location /x {} } } }", `location "/x" cannot be inside the named location "@n"`},
@@ -144,7 +146,7 @@ func TestConfigErrors(t *testing.T) {
 		{"http { server; }", `directive "server" has no opening "{" in t.conf:1`},
 		{"http { root /x { } }", `directive "root" is not terminated by ";" in t.conf:1`},
 		{"worker_processes many;", `invalid value "many" in "worker_processes" directive, it must be 1..65536 in t.conf:1`},
-		{"http { server { listen 127.0.0.1:1 ssl; } }", `no "ssl_certificate" is defined for the listen ... ssl directive`},
+		{"http { server { listen 127.0.0.1:1 ssl; } }", `no "ssl_certificate" is defined for the "listen ... ssl" directive in t.conf:1`},
 		{"http { error_page 200 /x; }", `value "200" must be between 300 and 599 in t.conf:1`},
 		{"error_log /x debugz;", `invalid log level "debugz" in t.conf:1`},
 		{"thread_pool one;", `invalid number of arguments in "thread_pool" directive in t.conf:1`},
@@ -167,7 +169,7 @@ func TestIgnoredDirectivesLoad(t *testing.T) {
 	cfg := mustLoad(t, `user www-data; pid /run/x.pid; load_module m.so; worker_rlimit_nofile 1024;
 		events { worker_connections 768; multi_accept on; accept_mutex off; }
 		http { sendfile on; tcp_nopush on; tcp_nodelay on; types_hash_max_size 2048; server_tokens off;
-			pcre_jit on; proxy_temp_path /tmp/x; client_body_temp_path /tmp/y; }`)
+			pcre_jit on; proxy_temp_path /tmp/x; postpone_output 1460; }`)
 	if n := len(cfg.Notices()); n != 15 {
 		t.Fatalf("%d notices: %v", n, cfg.Notices())
 	}

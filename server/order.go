@@ -20,7 +20,7 @@ var (
 		"esi",       // assembles pages; its fragments run the contents below
 	}
 	contentOrder = []string{
-		"core",   // return
+		"core",   // no content of its own: "return" is a rewrite step (rewrite.go)
 		"cache",  // purge and status endpoints; proxy_pass behind a proxy_cache
 		"proxy",  // proxy_pass
 		"static", // files: the content of a location nothing else claims

@@ -18,6 +18,7 @@ import (
 type recorder struct {
 	w  http.ResponseWriter
 	st *vars.State
+	ri *reqInfo // the request's record: the location in force at the header
 	// deadlines is the connection's deadline control; with sendTimeout
 	// set, each write must complete within it (NGINX's send_timeout, the
 	// time between two successive writes to a client that stopped reading).
@@ -62,13 +63,16 @@ func (rw *recorder) release() {
 	if rw.deadlines != nil && rw.sendTimeout > 0 {
 		_ = rw.deadlines.SetWriteDeadline(time.Time{})
 	}
-	rw.w, rw.st, rw.deadlines = nil, nil, nil
+	rw.w, rw.st, rw.ri, rw.deadlines = nil, nil, nil, nil
 	recorderPool.Put(rw)
 }
 
 func (rw *recorder) Header() http.Header { return rw.w.Header() }
 
 func (rw *recorder) WriteHeader(code int) {
+	if code >= 200 && rw.st.Status < 200 {
+		rw.finalHeader(code)
+	}
 	if code == http.StatusNotModified {
 		// A 304 describes no representation of its own (RFC 9110, section
 		// 15.4.5): filters may have read these to decide its Vary, but the
@@ -82,12 +86,35 @@ func (rw *recorder) WriteHeader(code int) {
 	rw.w.WriteHeader(code)
 }
 
+// finalHeader applies, once per response, what the core changes in the
+// header the client gets, with the settings of the location serving the
+// request then (after internal redirects, their target's): the charset
+// directives. NGINX's charset filter also touches only main requests.
+func (rw *recorder) finalHeader(code int) {
+	ri := rw.ri
+	if ri == nil || ri.loc == nil {
+		return
+	}
+	if cl := LocConf[*coreLoc](ri.loc, coreModule); cl.charset.V != "" {
+		cl.applyCharset(rw.w.Header(), code, ri.loc.Logger())
+	}
+}
+
+// implicitHeader is the 200 header that a body written without
+// WriteHeader implies.
+func (rw *recorder) implicitHeader() {
+	if rw.st.Status < 200 {
+		rw.finalHeader(http.StatusOK)
+	}
+	rw.st.BodyStarts()
+}
+
 // notModifiedDrops are the fields of a representation that a 304 does not
 // carry, as NGINX and net/http send it.
 var notModifiedDrops = []string{"Content-Type", "Content-Length", "Content-Encoding", "Content-Range", "Accept-Ranges"}
 
 func (rw *recorder) Write(b []byte) (int, error) {
-	rw.st.BodyStarts()
+	rw.implicitHeader()
 	rw.arm()
 	n, err := rw.w.Write(b)
 	rw.st.BodyBytes += int64(n)
@@ -128,7 +155,7 @@ func (rw *recorder) arm() {
 
 // ReadFrom lets net/http use sendfile for file bodies.
 func (rw *recorder) ReadFrom(src io.Reader) (int64, error) {
-	rw.st.BodyStarts()
+	rw.implicitHeader()
 	// sendfile is one call with no writes in between to re-arm a deadline
 	// at, so a file body is not cut short by send_timeout: the deadline of
 	// an earlier write is lifted instead.
@@ -148,7 +175,7 @@ func (rw *recorder) ReadFrom(src io.Reader) (int64, error) {
 }
 
 func (rw *recorder) Flush() {
-	rw.st.BodyStarts()
+	rw.implicitHeader()
 	if f, ok := rw.w.(http.Flusher); ok {
 		f.Flush()
 	}

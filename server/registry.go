@@ -25,6 +25,14 @@ const (
 	CtxLocation
 	CtxUpstream
 	CtxTypes
+	// CtxServerIf and CtxLocationIf are the insides of an "if" block in
+	// a server and in a location (NGINX's "sif" and "lif"): a directive
+	// is allowed there only when it says so.
+	CtxServerIf
+	CtxLocationIf
+	// CtxLimitExcept is the inside of a "limit_except" block (NGINX's
+	// "lmt"): a directive is allowed there only when it says so.
+	CtxLimitExcept
 
 	// CtxHTTPAll is the usual set for a location-level setting.
 	CtxHTTPAll = CtxHTTP | CtxServer | CtxLocation
@@ -46,6 +54,10 @@ func (c Context) String() string {
 		return "upstream"
 	case CtxTypes:
 		return "types"
+	case CtxServerIf, CtxLocationIf:
+		return "if"
+	case CtxLimitExcept:
+		return "limit_except"
 	}
 	return fmt.Sprintf("context(%d)", uint16(c))
 }
@@ -165,6 +177,40 @@ func DirectiveNames() []string {
 		out = append(out, n)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// DirectiveInfo names one registration of a directive: the module that
+// registered it and the contexts it is allowed in. A name registered by
+// two modules for different contexts (upstream's "server" and the core's)
+// has one DirectiveInfo per registration.
+type DirectiveInfo struct {
+	Name    string
+	Module  string
+	Context Context
+	// MinArgs and MaxArgs are the registered argument bounds.
+	MinArgs, MaxArgs int
+	Block            bool
+}
+
+// Directives lists every registration, sorted by name then module, so that
+// documentation and tests can compare themselves with what actually loads.
+func Directives() []DirectiveInfo {
+	regMu.Lock()
+	defer regMu.Unlock()
+	var out []DirectiveInfo
+	for _, es := range directives {
+		for _, e := range es {
+			out = append(out, DirectiveInfo{Name: e.d.Name, Module: e.mod.Name, Context: e.d.Context,
+				MinArgs: e.d.MinArgs, MaxArgs: e.d.MaxArgs, Block: e.d.Block})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
+		}
+		return out[i].Module < out[j].Module
+	})
 	return out
 }
 

@@ -24,12 +24,10 @@ func isRedirect(code int) bool {
 	return false
 }
 
-// setReturn reads "return code [text|URL]" and "return URL".
+// setReturn reads "return code [text|URL]" and "return URL". It is a
+// step of the rewrite phase (rewrite.go): it answers when reached, and the
+// steps after it do not run.
 func setReturn(c *Cmd) error {
-	cl := c.Loc().(*coreLoc)
-	if cl.ret != nil {
-		return c.Duplicate()
-	}
 	r := &returnSpec{loc: c.level}
 	first := c.Args[0]
 	code, err := strconv.Atoi(first)
@@ -52,7 +50,7 @@ func setReturn(c *Cmd) error {
 	default:
 		return c.Errorf("invalid return code %q", first)
 	}
-	cl.ret = r
+	c.AddRewriteStep(returnStep{r})
 	return nil
 }
 
@@ -67,16 +65,7 @@ func (rs *returnSpec) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if rs.text != nil {
 			target = rs.text.Eval(r)
 		}
-		if strings.HasPrefix(target, "/") {
-			// NGINX's absolute_redirect: make a local target absolute.
-			scheme := "http"
-			if r.TLS != nil {
-				scheme = "https"
-			}
-			target = scheme + "://" + r.Host + target
-		}
-		h["Location"] = []string{target}
-		Error(w, r, rs.code)
+		Redirect(w, r, rs.code, target)
 		return
 	}
 	if rs.text == nil {
@@ -87,11 +76,20 @@ func (rs *returnSpec) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(rs.code)
 		return
 	}
-	body := rs.text.Eval(r)
+	body := evalWithStatus(rs.text, r, rs.code)
 	h["Content-Type"] = []string{rs.loc.DefaultType()}
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(rs.code)
 	if r.Method != http.MethodHead {
 		_, _ = io.WriteString(w, body)
 	}
+}
+
+// Redirect answers with a redirect to target (return, rewrite's redirect
+// and permanent): the Location header and the standard page of code.
+func Redirect(w http.ResponseWriter, r *http.Request, code int, target string) {
+	// A target starting with "/" is made absolute by Error, as
+	// absolute_redirect and its companions say.
+	w.Header()["Location"] = []string{target}
+	Error(w, r, code)
 }

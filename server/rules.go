@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // admit applies the request rules of package reqrule to a client request,
@@ -14,7 +15,7 @@ import (
 // (method, target), then the header (Host, header names), and only then
 // the methods it will not serve (405), so a request refused on two counts
 // gets the status NGINX gives it.
-func admit(r *http.Request, g *addrGroup) (*VServer, string, int) {
+func admit(r *http.Request, g *addrGroup, st *vars.State) (*VServer, string, int) {
 	method := reqrule.Method(r.Method)
 	if method == http.StatusBadRequest || !reqrule.Target(r) {
 		return g.def, "", http.StatusBadRequest
@@ -25,7 +26,11 @@ func admit(r *http.Request, g *addrGroup) (*VServer, string, int) {
 	if !ok || host == "" && r.ProtoMajor == 1 && r.ProtoMinor > 0 {
 		return g.def, "", http.StatusBadRequest
 	}
-	srv := g.find(host)
+	srv, err := g.lookup(host, st)
+	if err != nil {
+		srv.level.Logger().Error(err.Error())
+		return srv, host, http.StatusInternalServerError
+	}
 	cl := LocConf[*coreLoc](srv.level, coreModule)
 	names := reqrule.HeaderNames{Underscores: cl.underscores.V, IgnoreInvalid: cl.ignoreInvalid.V}
 	if dropped := names.Filter(r.Header); dropped != nil {

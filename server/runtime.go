@@ -145,10 +145,12 @@ func (rt *Runtime) Apply(cfg *Config) error {
 func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, error) {
 	network, bind := "tcp4", addr
 	if strings.HasPrefix(addr, "unix:") {
+		// As NGINX: a file already at the path (a socket left by a run
+		// that crashed) makes the bind fail rather than being removed,
+		// since it may be another server's live socket. Go's listener
+		// removes the file it made when it closes, as NGINX does on a
+		// stop and when a reload drops the address.
 		network, bind = "unix", strings.TrimPrefix(addr, "unix:")
-		if fi, err := os.Stat(bind); err == nil && fi.Mode()&os.ModeSocket != 0 {
-			_ = os.Remove(bind) // a socket left by a previous run
-		}
 	} else if host, _, _ := net.SplitHostPort(addr); strings.Contains(host, ":") {
 		network = "tcp6"
 	}
@@ -156,11 +158,19 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 	if err != nil {
 		return nil, fmt.Errorf("bind() to %s failed: %w", addr, err)
 	}
+	if network == "unix" {
+		// Any local user may connect, as NGINX allows: access is
+		// decided by the directories on the path.
+		if err := os.Chmod(bind, 0o666); err != nil {
+			_ = ln.Close()
+			return nil, fmt.Errorf("chmod() %q failed: %w", bind, err)
+		}
+	}
 	d := &dispatcher{bound: addr, cur: &rt.cur}
 	lim := limitsFor(g)
 	l := &listener{key: listenKey(addr, g.ssl), addr: addr, ln: ln}
 	connContext := func(ctx context.Context, _ net.Conn) context.Context {
-		return context.WithValue(ctx, connInfoKey{}, &connInfo{id: connCounter.Add(1), cut: &l.cut})
+		return context.WithValue(ctx, connInfoKey{}, &connInfo{id: connCounter.Add(1), cut: &l.cut, start: time.Now()})
 	}
 	logger := slog.New(currentLog{&rt.cur})
 	srv := &http1.Server{Handler: d, Limits: lim, ConnContext: connContext, RequestContext: newRequestRoot, Logger: logger}
@@ -199,13 +209,18 @@ func (h currentLog) WithGroup(name string) slog.Handler    { return h.handler().
 // default_server).
 func limitsFor(g *addrGroup) http1.Limits {
 	cl := LocConf[*coreLoc](g.def.level, coreModule)
+	// NGINX reads a request into a client_header_buffer_size buffer first
+	// and turns to the large buffers only for what does not fit: a line or
+	// a header as long as that first buffer is accepted whatever the
+	// large buffers' size.
+	first := int(cl.headerBuffer.V)
 	return http1.Limits{
 		HeaderTimeout:    cl.headerTimeout.V,
 		KeepAliveTimeout: cl.keepalive.V,
 		WriteTimeout:     cl.sendTimeout.V,
 		MaxRequests:      cl.keepaliveReqs.V,
-		MaxLineBytes:     cl.headerBufs.V.Size,
-		MaxHeaderBytes:   cl.headerBufs.V.Number * cl.headerBufs.V.Size,
+		MaxLineBytes:     max(cl.headerBufs.V.Size, first),
+		MaxHeaderBytes:   max(cl.headerBufs.V.Number*cl.headerBufs.V.Size, first),
 		Linger:           cl.lingerMode.V,
 		LingerTime:       cl.lingerTime.V,
 		LingerTimeout:    cl.lingerTimeout.V,

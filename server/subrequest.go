@@ -50,7 +50,9 @@ func Subrequest(parent *http.Request, uri string, header http.Header) (*http.Res
 		header = parent.Header.Clone()
 	}
 	ctx, cancel := context.WithCancel(parent.Context())
-	st := &vars.State{Start: time.Now(), ConnID: ri.st.ConnID, ServerName: ri.st.ServerName, Host: ri.st.Host}
+	st := &vars.State{Start: time.Now(), ConnID: ri.st.ConnID, ServerName: ri.st.ServerName, Host: ri.st.Host,
+		ConnRequests: ri.st.ConnRequests, ConnStart: ri.st.ConnStart}
+	st.ShareRequestID(ri.st)
 	sri := &reqInfo{cfg: ri.cfg, srv: ri.srv, st: st, internal: true, subDepth: ri.subDepth + 1}
 	ctx = context.WithValue(vars.NewContext(ctx, st), reqInfoKey{}, sri)
 	r := &http.Request{
@@ -71,7 +73,9 @@ func Subrequest(parent *http.Request, uri string, header http.Header) (*http.Res
 		cancel()
 		return nil, fmt.Errorf("subrequest %q: invalid path", uri)
 	}
-	loc := ri.srv.find(r.URL.Path, st)
+	// A subrequest runs the rewrite phases as NGINX's do; an answer they
+	// give is served by the chain of the location they end in.
+	loc := sri.route(r, nil)
 	sri.loc = loc
 
 	pr, pw := io.Pipe()

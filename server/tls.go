@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -15,30 +16,75 @@ import (
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
 )
 
-func setCertificate(i int) func(*Cmd) error {
+// sslFiles is what ssl_certificate or ssl_certificate_key lines at one
+// level name: several lines add up, so that a server can hold an RSA and
+// an ECDSA certificate (each with the key of the same rank), and a level
+// that names none inherits its parent's list, as NGINX merges them.
+type sslFiles struct {
+	files []string
+	dirs  []*conf.Directive
+}
+
+// setCertificate reads ssl_certificate (key false) or ssl_certificate_key.
+func setCertificate(key bool) func(*Cmd) error {
 	return func(c *Cmd) error {
-		s := c.level.server
-		if s.certKey[i] != "" {
-			return c.Duplicate()
+		cl := c.Loc().(*coreLoc)
+		s := &cl.sslCerts
+		if key {
+			s = &cl.sslKeys
 		}
-		s.certKey[i] = c.Args[0]
+		if strings.Contains(c.Args[0], "$") {
+			return c.Errorf("variables in %q are not supported", c.Name)
+		}
+		s.V.files = append(s.V.files, c.Args[0])
+		s.V.dirs = append(s.V.dirs, c.Directive)
+		s.Set = true
 		return nil
 	}
 }
 
-// loadCert reads the server's certificate and key once its block is read.
-func (s *VServer) loadCert(d *conf.Directive) error {
-	if s.certKey[0] == "" {
-		return conf.Errorf(d, "no \"ssl_certificate\" is defined for server")
+// setSSL reads the old "ssl on|off": on makes the server's addresses
+// speak TLS, as NGINX 1.22 still does with a deprecation warning.
+func setSSL(c *Cmd) error {
+	cl := c.Loc().(*coreLoc)
+	if err := PutFlag(c, &cl.sslOn); err != nil {
+		return err
 	}
-	if s.certKey[1] == "" {
-		return conf.Errorf(d, "no \"ssl_certificate_key\" is defined for certificate %q", s.certKey[0])
+	cl.sslOnAt = c.Pos()
+	c.Notice("the \"ssl\" directive is deprecated, use the \"listen ... ssl\" directive instead")
+	return nil
+}
+
+// loadCerts reads the server's certificates, its own or those it inherits
+// from http level, once settings are merged. Pairs already read for
+// another server are shared (loaded holds them by "cert\x00key").
+func (s *VServer) loadCerts(loaded map[string]*tls.Certificate) error {
+	cl := LocConf[*coreLoc](s.level, coreModule)
+	certs, keys := cl.sslCerts.V, cl.sslKeys.V
+	if len(certs.files) == 0 {
+		if cl.sslOn.V {
+			return fmt.Errorf("no \"ssl_certificate\" is defined for the \"ssl\" directive in %s", cl.sslOnAt)
+		}
+		return nil
 	}
-	cert, err := tls.LoadX509KeyPair(s.certKey[0], s.certKey[1])
-	if err != nil {
-		return &conf.Error{Msg: fmt.Sprintf("cannot load certificate %q: %v", s.certKey[0], err), File: d.File, Line: d.Line, Err: err}
+	if len(keys.files) < len(certs.files) {
+		d := certs.dirs[len(keys.files)]
+		return conf.Errorf(d, "no \"ssl_certificate_key\" is defined for certificate %q", d.Args[0])
 	}
-	s.cert = &cert
+	s.certs = make([]tls.Certificate, len(certs.files))
+	for i, d := range certs.dirs {
+		id := certs.files[i] + "\x00" + keys.files[i]
+		cert := loaded[id]
+		if cert == nil {
+			c, err := tls.LoadX509KeyPair(certs.files[i], keys.files[i])
+			if err != nil {
+				return &conf.Error{Msg: fmt.Sprintf("cannot load certificate %q: %v", certs.files[i], err), File: d.File, Line: d.Line, Err: err}
+			}
+			cert = &c
+			loaded[id] = cert
+		}
+		s.certs[i] = *cert
+	}
 	return nil
 }
 
@@ -92,14 +138,16 @@ func tlsConfig(cur *atomic.Pointer[Config], bound string) *tls.Config {
 			if name, ok := reqrule.Host(hello.ServerName); ok {
 				s = g.find(name)
 			}
-			if s.cert == nil {
+			if s.certs == nil {
 				s = g.def
 			}
-			if s.cert == nil {
+			if s.certs == nil {
 				return nil, fmt.Errorf("no certificate for %q", hello.ServerName)
 			}
 			out := &tls.Config{
-				Certificates: []tls.Certificate{*s.cert},
+				// Several certificates (RSA and ECDSA): Go picks the
+				// first that the client supports.
+				Certificates: s.certs,
 				// HTTP/2 is offered on every TLS listener, as Go's server
 				// does; "listen ... http2" is accepted for compatibility.
 				NextProtos: []string{"h2", "http/1.1"},

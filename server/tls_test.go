@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -147,5 +148,78 @@ func TestTLSListenerProtocols(t *testing.T) {
 	}
 	if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 		t.Fatal("still accepting after Shutdown")
+	}
+}
+
+// ssl_certificate at http level is inherited by the servers that name
+// none; a server's own replaces it. The deprecated "ssl on" in an address's
+// default server makes the address speak TLS without "listen ... ssl".
+func TestTLSCertificateInherited(t *testing.T) {
+	dir := t.TempDir()
+	hcert, hkey := testpki.WriteKeyPair(t, dir, "http", testpki.SelfSigned(t, "http.test"))
+	ocert, okey := testpki.WriteKeyPair(t, dir, "own", testpki.SelfSigned(t, "own.test"))
+	cfg := mustLoadNoCleanup(t, fmt.Sprintf(`http {
+		ssl_certificate %s; ssl_certificate_key %s;
+		server { listen 127.0.0.1:0 ssl; server_name a.test; return 200 "a $https"; }
+		server { listen 127.0.0.1:0 ssl; server_name b.test; ssl_certificate %s; ssl_certificate_key %s; return 200 "b $https"; }
+		server { listen 127.0.0.2:0; ssl on; return 200 "old $https"; }
+	}`, hcert, hkey, ocert, okey))
+	if n := cfg.Notices(); len(n) != 1 || !strings.Contains(n[0], `the "ssl" directive is deprecated, use the "listen ... ssl" directive instead in test.conf:5`) {
+		t.Errorf("notices %q", n)
+	}
+	rt := NewRuntime()
+	if err := rt.Apply(cfg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Shutdown(context.Background()) })
+	addrs := map[string]string{}
+	for _, a := range rt.Addrs() {
+		addrs[a.(*net.TCPAddr).IP.String()] = a.String()
+	}
+	for _, tc := range []struct{ addr, sni, cert, body string }{
+		{addrs["127.0.0.1"], "a.test", "http.test", "a on"},
+		{addrs["127.0.0.1"], "b.test", "own.test", "b on"},
+		{addrs["127.0.0.2"], "old.test", "http.test", "old on"},
+	} {
+		c, err := tls.Dial("tcp", tc.addr, &tls.Config{InsecureSkipVerify: true, ServerName: tc.sni, NextProtos: []string{"http/1.1"}})
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.addr, tc.sni, err)
+		}
+		if got := c.ConnectionState().PeerCertificates[0].DNSNames[0]; got != tc.cert {
+			t.Errorf("%s: certificate for %s, want %s", tc.sni, got, tc.cert)
+		}
+		h := &tlsH1{c, bufio.NewReader(c)}
+		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: "+tc.sni+"\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		if _, body := h.read(t); body != tc.body {
+			t.Errorf("%s: %q, want %q", tc.sni, body, tc.body)
+		}
+		_ = c.Close()
+	}
+}
+
+func TestTLSConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	cert, key := testpki.WriteKeyPair(t, dir, "x", testpki.SelfSigned(t, "x.test"))
+	for _, tc := range []struct{ src, want string }{
+		{"http {\nserver { listen 127.0.0.1:1; ssl on; }\n}", `no "ssl_certificate" is defined for the "ssl" directive in t.conf:2`},
+		{"http {\nssl on;\nserver { listen 127.0.0.1:1; }\n}", `no "ssl_certificate" is defined for the "ssl" directive in t.conf:2`},
+		{"http {\nssl_certificate " + cert + ";\nserver { listen 127.0.0.1:1 ssl; }\n}", `no "ssl_certificate_key" is defined for certificate "` + cert + `" in t.conf:2`},
+		{"http {\nserver { listen 127.0.0.1:1 ssl; }\nserver { listen 127.0.0.1:1 ssl; ssl_certificate " + cert + "; ssl_certificate_key " + key + "; }\n}",
+			`no "ssl_certificate" is defined for the "listen ... ssl" directive in t.conf:2`},
+		{"http { ssl maybe; }", `invalid value "maybe"`},
+		{"http { ssl_certificate $ssl_server_name.pem; }", `variables in "ssl_certificate" are not supported in t.conf:1`},
+	} {
+		cfg, err := LoadString("t.conf", tc.src)
+		if err == nil {
+			cfg.Close()
+			t.Errorf("%q: loaded, want %s", tc.src, tc.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q:\n got  %v\n want %s", tc.src, err, tc.want)
+		}
 	}
 }

@@ -26,7 +26,7 @@ func (l *Location) FilePath(r *http.Request, uri string) (dir, rel string) {
 	if !cl.alias {
 		return absPath(root), uri
 	}
-	if l.kind == levelRegex {
+	if l.IsRegex() {
 		full := absPath(root)
 		return filepath.Dir(full), filepath.Base(full)
 	}
@@ -61,12 +61,24 @@ type tryFiles struct {
 }
 
 func newTryFiles(l *Location, args []string, content http.Handler) http.Handler {
-	t := &tryFiles{loc: l, content: content, last: vars.MustCompile(args[len(args)-1])}
+	t := &tryFiles{loc: l, content: content}
+	// The arguments compiled when the directive was read: in the
+	// configuration's scope, they bind to the same variables (map) again.
+	compile := vars.MustCompile
 	if l.server != nil && l.server.cfg != nil {
 		l.server.cfg.OnClose(t.roots.close)
+		scope := l.server.cfg.vars
+		compile = func(s string) *vars.Template {
+			tpl, err := scope.Compile(s, nil)
+			if err != nil {
+				panic(err) // compiled without error by setTryFiles
+			}
+			return tpl
+		}
 	}
+	t.last = compile(args[len(args)-1])
 	for _, a := range args[:len(args)-1] {
-		t.files = append(t.files, vars.MustCompile(a))
+		t.files = append(t.files, compile(a))
 	}
 	if last := args[len(args)-1]; strings.HasPrefix(last, "=") {
 		t.code, _ = strconv.Atoi(last[1:])
@@ -98,6 +110,10 @@ func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r2.URL = &u
 			r2.RequestURI = ""
 			r = r2
+			// As in NGINX, the file found becomes $uri.
+			if st := vars.FromContext(r.Context()); st != nil {
+				st.URL = &u
+			}
 		}
 		t.content.ServeHTTP(w, r)
 		return

@@ -1,16 +1,18 @@
 package server
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 type serverName struct {
 	raw string
-	re  *regexp.Regexp // for "~regex" names
+	re  *regex // for "~regex" names
 }
 
 // addrGroup is the set of servers listening on one address, and the
@@ -41,7 +43,7 @@ type wildName struct {
 }
 
 type regexName struct {
-	re  *regexp.Regexp
+	re  *regex
 	srv *VServer
 }
 
@@ -92,38 +94,54 @@ func (g *addrGroup) finish() {
 }
 
 // find picks the server for a host name as reqrule.Host returns it
-// (lower-case, no port, no trailing dot).
+// (lower-case, no port, no trailing dot), for TLS's server name: a regex
+// that cannot complete its match counts as no match.
 func (g *addrGroup) find(host string) *VServer {
+	s, _ := g.lookup(host, nil)
+	return s
+}
+
+// lookup is find for a request: the captures of a server_name regex go to
+// st, as NGINX sets them; an error is a regex match that could not be
+// completed, in the words of the error log, with the default server.
+func (g *addrGroup) lookup(host string, st *vars.State) (*VServer, error) {
 	if len(g.servers) == 1 {
-		return g.servers[0]
+		return g.servers[0], nil
 	}
 	if s, ok := g.exact[host]; ok {
-		return s
+		return s, nil
 	}
 	for _, w := range g.wildStart {
 		if strings.HasSuffix(host, w.part) && len(host) > len(w.part) {
-			return w.srv
+			return w.srv, nil
 		}
 		if w.part[0] == '.' && host == w.part[1:] {
-			return w.srv
+			return w.srv, nil
 		}
 	}
 	for _, w := range g.wildEnd {
 		if strings.HasPrefix(host, w.part) && len(host) > len(w.part) {
-			return w.srv
+			return w.srv, nil
 		}
 	}
 	for _, r := range g.regexes {
-		if r.re.MatchString(host) {
-			return r.srv
+		ok, err := r.re.exec(host, st)
+		if err != nil {
+			return g.def, fmt.Errorf("%s", execError(err, host, r.re))
+		}
+		if ok {
+			return r.srv, nil
 		}
 	}
-	return g.def
+	return g.def, nil
 }
 
-func parseServerName(n string) (serverName, error) {
+func parseServerName(c *Cmd, n string) (serverName, error) {
 	if strings.HasPrefix(n, "~") {
-		re, err := regexp.Compile(n[1:])
+		// The host is lower-case by now, so NGINX makes a regex with an
+		// upper-case letter anywhere in it caseless, lest it never match.
+		caseless := strings.ContainsFunc(n, func(r rune) bool { return r >= 'A' && r <= 'Z' })
+		re, err := compileRegex(c, n[1:], caseless)
 		if err != nil {
 			return serverName{}, err
 		}
@@ -199,19 +217,18 @@ func isDigits(s string) bool {
 // NGINX does, since both cannot be bound at once.
 func (b *builder) groupListeners() error {
 	cfg := b.cfg
+	loaded := map[string]*tls.Certificate{}
 	for _, s := range cfg.servers {
+		if err := s.loadCerts(loaded); err != nil {
+			return err
+		}
 		for _, l := range s.listens {
 			g := cfg.addrs[l.Addr]
 			if g == nil {
 				g = &addrGroup{addr: l.Addr, exact: map[string]*VServer{}}
 				cfg.addrs[l.Addr] = g
 			}
-			if l.SSL {
-				g.ssl = true
-				if s.cert == nil {
-					return fmt.Errorf("no \"ssl_certificate\" is defined for the listen ... ssl directive in %s:%d", s.file, s.line)
-				}
-			}
+			g.ssl = g.ssl || l.SSL
 			g.http2 = g.http2 || l.HTTP2
 			if err := g.add(s, l); err != nil {
 				return err
@@ -220,6 +237,16 @@ func (b *builder) groupListeners() error {
 	}
 	for _, g := range cfg.addrs {
 		g.finish()
+		// As NGINX decides at accept time: an address speaks TLS when a
+		// listen says ssl, or when its default server says "ssl on". Its
+		// default server must have a certificate; the others fall back
+		// to it.
+		if LocConf[*coreLoc](g.def.level, coreModule).sslOn.V {
+			g.ssl = true
+		}
+		if g.ssl && g.def.certs == nil {
+			return fmt.Errorf("no \"ssl_certificate\" is defined for the \"listen ... ssl\" directive in %s:%d", g.def.file, g.def.line)
+		}
 	}
 	cfg.coverSpecific()
 	return nil

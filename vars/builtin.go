@@ -1,17 +1,25 @@
 package vars
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"net"
 	"net/http"
-	"net/textproto"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
 )
+
+// NGINXVersion is $nginx_version: the NGINX release whose behaviour
+// mosaic follows. Configurations compare it to choose syntax that a
+// release understands, so it names the release mosaic is compatible
+// with rather than mosaic's own version.
+const NGINXVersion = "1.22.1"
 
 // The variables of NGINX's core and log modules that derive from the
 // request, the connection and the response record.
@@ -20,8 +28,11 @@ func init() {
 	host, _ := os.Hostname()
 
 	Register("remote_addr", func(r *http.Request, _ *State) string { return splitHost(r.RemoteAddr) })
+	Register("binary_remote_addr", func(r *http.Request, _ *State) string { return binaryAddr(splitHost(r.RemoteAddr)) })
 	Register("remote_port", func(r *http.Request, _ *State) string { return splitPort(r.RemoteAddr) })
 	Register("remote_user", func(r *http.Request, _ *State) string {
+		// As NGINX: the user of a Basic Authorization header, whether or
+		// not anything checks the password.
 		u, _, _ := r.BasicAuth()
 		return u
 	})
@@ -36,11 +47,41 @@ func init() {
 	})
 	Register("hostname", func(*http.Request, *State) string { return host })
 	Register("pid", func(*http.Request, *State) string { return pid })
+	Register("nginx_version", func(*http.Request, *State) string { return NGINXVersion })
 	Register("connection", func(_ *http.Request, st *State) string {
 		if st == nil {
 			return ""
 		}
 		return strconv.FormatUint(st.ConnID, 10)
+	})
+	Register("connection_requests", func(_ *http.Request, st *State) string {
+		if st == nil {
+			return "0"
+		}
+		return strconv.FormatUint(st.ConnRequests, 10)
+	})
+	Register("connection_time", func(_ *http.Request, st *State) string {
+		if st == nil || st.ConnStart.IsZero() {
+			return "0.000"
+		}
+		return seconds(time.Since(st.ConnStart))
+	})
+	Register("pipe", func(_ *http.Request, st *State) string {
+		if st != nil {
+			if f, ok := st.Wire.(WireFramer); ok && f.Pipelined() {
+				return "p"
+			}
+		}
+		return "."
+	})
+	Register("http2", func(r *http.Request, _ *State) string {
+		switch {
+		case r.ProtoMajor != 2:
+			return ""
+		case r.TLS != nil:
+			return "h2"
+		}
+		return "h2c"
 	})
 
 	Register("request", func(r *http.Request, st *State) string {
@@ -48,17 +89,59 @@ func init() {
 	})
 	Register("request_method", func(r *http.Request, _ *State) string { return r.Method })
 	Register("request_uri", requestURI)
-	uri := func(r *http.Request, _ *State) string { return r.URL.Path }
+	Register("request_id", func(_ *http.Request, st *State) string {
+		if st == nil {
+			return newRequestID()
+		}
+		return st.RequestID()
+	})
+	Register("request_length", func(_ *http.Request, st *State) string {
+		if st == nil || st.Wire == nil {
+			return "0"
+		}
+		return strconv.FormatInt(st.Wire.RequestSize(), 10)
+	})
+	Register("request_body", func(_ *http.Request, st *State) string {
+		if st == nil {
+			return ""
+		}
+		return string(st.RequestBody)
+	})
+	uri := func(r *http.Request, st *State) string { return curURL(r, st).Path }
 	Register("uri", uri)
 	Register("document_uri", uri)
-	args := func(r *http.Request, _ *State) string { return r.URL.RawQuery }
+	args := func(r *http.Request, st *State) string { return curURL(r, st).RawQuery }
 	Register("args", args)
 	Register("query_string", args)
-	Register("is_args", func(r *http.Request, _ *State) string {
-		if r.URL.RawQuery != "" {
+	Register("is_args", func(r *http.Request, st *State) string {
+		if curURL(r, st).RawQuery != "" {
 			return "?"
 		}
 		return ""
+	})
+	Register("document_root", func(r *http.Request, st *State) string {
+		if st == nil || st.Paths == nil {
+			return ""
+		}
+		return st.Paths.DocumentRoot(r)
+	})
+	Register("realpath_root", func(r *http.Request, st *State) string {
+		if st == nil || st.Paths == nil {
+			return ""
+		}
+		// NGINX fails the variable (an empty value here) when the root
+		// cannot be resolved.
+		p, err := filepath.EvalSymlinks(st.Paths.DocumentRoot(r))
+		if err != nil {
+			return ""
+		}
+		return p
+	})
+	Register("request_filename", func(r *http.Request, st *State) string {
+		if st == nil || st.Paths == nil {
+			return ""
+		}
+		return st.Paths.RequestFilename(r, curURL(r, st).Path)
 	})
 	Register("host", hostVar)
 	Register("scheme", func(r *http.Request, _ *State) string {
@@ -73,8 +156,8 @@ func init() {
 		}
 		return ""
 	})
-	Register("content_type", func(r *http.Request, _ *State) string { return r.Header.Get("Content-Type") })
-	Register("content_length", func(r *http.Request, _ *State) string { return r.Header.Get("Content-Length") })
+	Register("content_type", func(r *http.Request, _ *State) string { return first(r.Header["Content-Type"]) })
+	Register("content_length", func(r *http.Request, _ *State) string { return first(r.Header["Content-Length"]) })
 
 	Register("status", func(_ *http.Request, st *State) string {
 		if st == nil || st.Status == 0 {
@@ -82,23 +165,36 @@ func init() {
 		}
 		return strconv.Itoa(st.Status)
 	})
+	// As NGINX counts them: what went to the connection, the body's with
+	// its chunk framing.
 	Register("body_bytes_sent", func(_ *http.Request, st *State) string {
 		if st == nil {
 			return "0"
 		}
-		return strconv.FormatInt(st.BodyBytes, 10)
+		n := st.BodyBytes
+		if st.Wire != nil {
+			n += st.Wire.BodyOverhead()
+		}
+		return strconv.FormatInt(n, 10)
 	})
 	Register("bytes_sent", func(_ *http.Request, st *State) string {
 		if st == nil {
 			return "0"
 		}
-		return strconv.FormatInt(st.HeaderBytes+st.BodyBytes, 10)
+		n := st.HeaderBytes + st.BodyBytes
+		if st.Wire != nil {
+			n += st.Wire.HeaderSize() + st.Wire.BodyOverhead()
+		}
+		return strconv.FormatInt(n, 10)
 	})
+	// mosaic limits no response's rate (it has no limit_rate): NGINX's
+	// value without a limit.
+	Register("limit_rate", func(*http.Request, *State) string { return "0" })
 	Register("request_time", func(_ *http.Request, st *State) string {
 		if st == nil || st.Start.IsZero() {
 			return "0.000"
 		}
-		return strconv.FormatFloat(time.Since(st.Start).Seconds(), 'f', 3, 64)
+		return seconds(time.Since(st.Start))
 	})
 	Register("msec", func(*http.Request, *State) string {
 		now := time.Now()
@@ -110,32 +206,92 @@ func init() {
 	Register("time_iso8601", func(*http.Request, *State) string {
 		return time.Now().Format("2006-01-02T15:04:05-07:00")
 	})
+	// $date_gmt and $date_local belong to NGINX's SSI module, which
+	// formats them with its "timefmt" (default below) through strftime;
+	// strftime names the zone of gmtime "GMT" where Go says "UTC".
+	Register("date_gmt", func(*http.Request, *State) string {
+		return time.Now().UTC().Format(ssiTimeFmt) + " GMT"
+	})
+	Register("date_local", func(*http.Request, *State) string {
+		return time.Now().Format(ssiTimeFmt + " MST")
+	})
 
 	RegisterPrefix("http_", func(name string) Getter {
-		key := headerKey(name)
-		return func(r *http.Request, _ *State) string { return header.Join(r.Header, key) }
-	})
-	RegisterPrefix("sent_http_", func(name string) Getter {
-		key := headerKey(name)
-		return func(_ *http.Request, st *State) string {
-			if st == nil || st.Header == nil {
-				return ""
-			}
-			return strings.Join(st.Header[key], ", ")
+		// NGINX 1.22 joins the lines of two fields it knows as lists;
+		// of any other field it takes the first line.
+		switch name {
+		case "cookie":
+			return func(r *http.Request, _ *State) string { return strings.Join(r.Header["Cookie"], "; ") }
+		case "x_forwarded_for":
+			return func(r *http.Request, _ *State) string { return strings.Join(r.Header["X-Forwarded-For"], ", ") }
 		}
+		return func(r *http.Request, _ *State) string { return headerVar(r.Header, name) }
 	})
+	RegisterPrefix("sent_http_", sentHeaderVar)
 	RegisterPrefix("arg_", func(name string) Getter {
-		return func(r *http.Request, _ *State) string { return queryArg(r.URL.RawQuery, name) }
+		return func(r *http.Request, st *State) string { return queryArg(curURL(r, st).RawQuery, name) }
 	})
 	RegisterPrefix("cookie_", func(name string) Getter {
-		return func(r *http.Request, _ *State) string {
-			c, err := r.Cookie(name)
-			if err != nil {
+		return func(r *http.Request, _ *State) string { return cookieValue(r.Header["Cookie"], name) }
+	})
+	RegisterPrefix("upstream_http_", func(name string) Getter {
+		return func(_ *http.Request, st *State) string {
+			if st == nil {
 				return ""
 			}
-			return c.Value
+			return headerVar(st.UpstreamHeader, name)
 		}
 	})
+	RegisterPrefix("upstream_cookie_", func(name string) Getter {
+		return func(_ *http.Request, st *State) string {
+			if st == nil {
+				return ""
+			}
+			return setCookieValue(st.UpstreamHeader["Set-Cookie"], name)
+		}
+	})
+}
+
+// ssiTimeFmt is NGINX's default SSI timefmt, "%A, %d-%b-%Y %H:%M:%S",
+// without its zone ("%Z").
+const ssiTimeFmt = "Monday, 02-Jan-2006 15:04:05"
+
+// curURL is the URL that $uri and $args read: the one the server last
+// routed (State.URL), else the request's.
+func curURL(r *http.Request, st *State) *url.URL {
+	if st != nil && st.URL != nil {
+		return st.URL
+	}
+	return r.URL
+}
+
+// RequestID returns $request_id, made on first use: 16 random bytes in
+// hexadecimal, the same for the rest of the request.
+func (s *State) RequestID() string {
+	if s.idFrom != nil {
+		return s.idFrom.RequestID()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.requestID == "" {
+		s.requestID = newRequestID()
+	}
+	return s.requestID
+}
+
+// ShareRequestID makes a subrequest's State answer with the $request_id
+// of its parent, as NGINX's subrequests share their parent's variables.
+// Set it before the State is in use.
+func (s *State) ShareRequestID(parent *State) {
+	if s != nil && parent != nil {
+		s.idFrom = parent
+	}
+}
+
+func newRequestID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand does not fail on Linux
+	return hex.EncodeToString(b[:])
 }
 
 // requestURI is $request_uri: the client's, unchanged by redirects.
@@ -146,22 +302,167 @@ func requestURI(r *http.Request, st *State) string {
 	return r.RequestURI
 }
 
+// headerVar finds the field that NGINX's $http_NAME finds: the first
+// line of the field whose name, lower-cased with "-" read as "_", is
+// name. The canonical form of the name is tried first; a field whose
+// name holds "_" (kept with underscores_in_headers) is found by a scan.
+func headerVar(h http.Header, name string) string {
+	if h == nil {
+		return ""
+	}
+	if v := h[headerKey(name)]; len(v) > 0 {
+		return v[0]
+	}
+	for k, v := range h {
+		if len(k) == len(name) && len(v) > 0 && varName(k) == name {
+			return v[0]
+		}
+	}
+	return ""
+}
+
+// varName is the variable suffix a field name answers to.
+func varName(k string) string {
+	b := []byte(k)
+	for i, c := range b {
+		switch {
+		case c >= 'A' && c <= 'Z':
+			b[i] = c | 0x20
+		case c == '-':
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// sentHeaderVar is $sent_http_NAME: a response field as it goes out.
+// Most fields are in the response's header map; the server's writer adds
+// those that frame the body and the connection, which NGINX's variables
+// report all the same (they come from the writer, where it says how).
+// Of a repeated field NGINX 1.22 gives the first line, except of the two
+// it keeps as lists.
+func sentHeaderVar(name string) Getter {
+	key := headerKey(name)
+	switch name {
+	case "cache_control", "link":
+		return func(_ *http.Request, st *State) string {
+			if st == nil {
+				return ""
+			}
+			return strings.Join(st.Header[key], ", ")
+		}
+	case "connection", "keep_alive", "transfer_encoding":
+		return func(r *http.Request, st *State) string {
+			if st == nil {
+				return ""
+			}
+			f, ok := st.Wire.(WireFramer)
+			if !ok {
+				return headerVar(st.Header, name)
+			}
+			chunked, closing := f.Framing()
+			switch {
+			case name == "transfer_encoding":
+				if chunked {
+					return "chunked"
+				}
+				return ""
+			case st.Status == http.StatusSwitchingProtocols:
+				if name == "connection" {
+					return "upgrade"
+				}
+				return ""
+			case closing:
+				if name == "connection" {
+					return "close"
+				}
+				return ""
+			case name == "connection":
+				return "keep-alive"
+			}
+			return headerVar(st.Header, name)
+		}
+	}
+	return func(_ *http.Request, st *State) string {
+		if st == nil {
+			return ""
+		}
+		return headerVar(st.Header, name)
+	}
+}
+
 // headerKey maps a variable suffix such as "user_agent" to the canonical
 // header name "User-Agent".
 func headerKey(name string) string {
-	return textproto.CanonicalMIMEHeaderKey(strings.ReplaceAll(name, "_", "-"))
+	return http.CanonicalHeaderKey(strings.ReplaceAll(name, "_", "-"))
+}
+
+func first(v []string) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return v[0]
 }
 
 // queryArg returns the raw value of the first argument called name, as
-// NGINX's $arg_NAME does (no percent-decoding, case-insensitive name).
+// NGINX's $arg_NAME does: no percent-decoding, the name compared without
+// regard to case, and only an argument with "=" counts ("a&a=1" gives 1).
 func queryArg(q, name string) string {
 	for q != "" {
 		var kv string
 		kv, q, _ = strings.Cut(q, "&")
-		k, v, _ := strings.Cut(kv, "=")
-		if strings.EqualFold(k, name) {
-			return v
+		if len(kv) > len(name) && kv[len(name)] == '=' && strings.EqualFold(kv[:len(name)], name) {
+			return kv[len(name)+1:]
 		}
+	}
+	return ""
+}
+
+// cookieValue is $cookie_NAME, read from the Cookie lines as NGINX reads
+// them: pairs separated by ";" or ",", the name compared without regard
+// to case, spaces around "=" skipped, the value raw up to the next ";".
+func cookieValue(lines []string, name string) string {
+	for _, line := range lines {
+		s := line
+		for s != "" {
+			if len(s) >= len(name) && strings.EqualFold(s[:len(name)], name) {
+				rest := strings.TrimLeft(s[len(name):], " ")
+				if v, ok := strings.CutPrefix(rest, "="); ok {
+					v = strings.TrimLeft(v, " ")
+					if i := strings.IndexByte(v, ';'); i >= 0 {
+						v = v[:i]
+					}
+					return v
+				}
+			}
+			i := strings.IndexAny(s, ";,")
+			if i < 0 {
+				break
+			}
+			s = strings.TrimLeft(s[i+1:], " ")
+		}
+	}
+	return ""
+}
+
+// setCookieValue is $upstream_cookie_NAME: the value of the first
+// Set-Cookie line that sets NAME (compared without regard to case), up to
+// its attributes.
+func setCookieValue(lines []string, name string) string {
+	for _, line := range lines {
+		if len(line) <= len(name) || !strings.EqualFold(line[:len(name)], name) {
+			continue
+		}
+		rest := strings.TrimLeft(line[len(name):], " ")
+		v, ok := strings.CutPrefix(rest, "=")
+		if !ok {
+			continue
+		}
+		v = strings.TrimLeft(v, " ")
+		if i := strings.IndexByte(v, ';'); i >= 0 {
+			v = v[:i]
+		}
+		return v
 	}
 	return ""
 }
@@ -181,14 +482,34 @@ func hostVar(r *http.Request, st *State) string {
 	return ""
 }
 
+// binaryAddr is $binary_remote_addr: the address in network order, 4
+// bytes for IPv4 and 16 for IPv6; anything else (a Unix socket's
+// address) as text, as NGINX gives it.
+func binaryAddr(host string) string {
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return host
+	}
+	if v4 := ip.To4(); v4 != nil && !strings.Contains(host, ":") {
+		return string(v4)
+	}
+	return string(ip.To16())
+}
+
 func localAddr(r *http.Request) string {
 	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		if a.Network() == "unix" {
+			return "unix:" + a.String() // NGINX's $server_addr of a socket
+		}
 		return a.String()
 	}
 	return ""
 }
 
 func splitHost(addr string) string {
+	if strings.HasPrefix(addr, "unix:") {
+		return addr // a Unix-domain socket, "unix:" for a peer: no port to cut
+	}
 	h, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return addr
@@ -197,11 +518,20 @@ func splitHost(addr string) string {
 }
 
 func splitPort(addr string) string {
+	if strings.HasPrefix(addr, "unix:") {
+		return "" // a Unix-domain socket has no port
+	}
 	_, p, err := net.SplitHostPort(addr)
 	if err != nil {
 		return ""
 	}
 	return p
+}
+
+// seconds formats d as NGINX's timings do: seconds with milliseconds.
+func seconds(d time.Duration) string {
+	ms := max(d.Milliseconds(), 0)
+	return strconv.FormatInt(ms/1000, 10) + "." + pad3(int(ms%1000))
 }
 
 func pad3(n int) string {

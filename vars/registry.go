@@ -55,6 +55,9 @@ func RegisterPrefix(prefix string, f PrefixFactory) {
 // Lookup returns the getter for a variable name, resolving prefix
 // families. Longer prefixes win, so $sent_http_x is not read as $s...
 func Lookup(name string) (Getter, bool) {
+	// NGINX lower-cases variable names, those of families included
+	// ($HTTP_User_Agent is $http_user_agent).
+	name = strings.ToLower(name)
 	regMu.RLock()
 	defer regMu.RUnlock()
 	if g, ok := getters[name]; ok {
@@ -103,7 +106,12 @@ type part struct {
 // Compile parses s. "$name" and "${name}" refer to variables, "$1".."$9" to
 // the captures of the regular expression that selected the location. An
 // unknown variable is an error, as in NGINX: `unknown "foo" variable`.
-func Compile(s string) (*Template, error) {
+func Compile(s string) (*Template, error) { return compile(s, resolve) }
+
+// compile parses s, asking bind for the getter of each variable name: the
+// registry's for Compile, a configuration's own names first for
+// Scope.Compile.
+func compile(s string, bind func(name string) (Getter, error)) (*Template, error) {
 	t := &Template{raw: s}
 	lit := strings.Builder{}
 	flush := func() {
@@ -126,6 +134,10 @@ func Compile(s string) (*Template, error) {
 			}
 			name = s[i+2 : i+2+end]
 			i += 2 + end
+		} else if d := s[i+1]; d >= '1' && d <= '9' {
+			// A capture is one digit, as in NGINX: "$12" is $1 then "2".
+			name = s[i+1 : i+2]
+			i++
 		} else {
 			j := i + 1
 			for j < len(s) && isNameByte(s[j]) {
@@ -138,7 +150,7 @@ func Compile(s string) (*Template, error) {
 			return nil, fmt.Errorf("invalid variable name in %q", s)
 		}
 		flush()
-		g, err := resolve(name)
+		g, err := bind(name)
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ package vars
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 )
@@ -27,8 +28,10 @@ type State struct {
 	// http.Request.RequestURI, so that a proxy sends the new one).
 	RequestURI string
 
-	// Status and the byte counts are filled in by the server's response
-	// writer as the response goes out.
+	// Status and BodyBytes (the body bytes handlers wrote) are filled in
+	// by the server's response writer as the response goes out.
+	// HeaderBytes is for a writer that counts header bytes itself where
+	// Wire cannot tell them; $bytes_sent adds it.
 	Status      int
 	BodyBytes   int64
 	HeaderBytes int64
@@ -39,8 +42,41 @@ type State struct {
 	// that matched ($0..$9).
 	Captures []string
 
+	// URL is the request's current URL, for $uri, $args and $is_args: the
+	// server points it at the URL of the request that an internal redirect
+	// or try_files makes, so that a filter holding the client's request
+	// (the access log) reads the URI that was served last, as NGINX logs
+	// it. Nil: the URL of the request given to the getter.
+	URL *url.URL
+	// Paths maps the current URI to the file system for the location
+	// serving the request ($document_root, $realpath_root,
+	// $request_filename); the server sets it as locations take over.
+	Paths PathMapper
+	// ConnRequests is the number of requests the connection has carried,
+	// this one included ($connection_requests); ConnStart is when the
+	// connection was accepted ($connection_time).
+	ConnRequests uint64
+	ConnStart    time.Time
+	// Wire reports the sizes that only the connection knows, for
+	// $request_length, $bytes_sent and $body_bytes_sent (and, when it is
+	// a WireFramer, the framing for $sent_http_connection and
+	// $sent_http_transfer_encoding); nil outside the server.
+	Wire WireSizer
+	// RequestBody is the whole request body when a module read it into
+	// memory before passing it on ($request_body); nil otherwise.
+	RequestBody []byte
+	// UpstreamHeader is the response header of the last upstream server
+	// tried, as it arrived ($upstream_http_NAME, $upstream_cookie_NAME).
+	UpstreamHeader http.Header
+
+	requestID string // $request_id, made on first use
+	idFrom    *State // a subrequest's parent, whose $request_id it shares
+
 	mu     sync.Mutex
 	values map[string]string
+	// slots caches the values of a configuration's own variables (see
+	// Scope), indexed by Var.slot.
+	slots []slot
 }
 
 // WroteHeader records the status a response writer was given: an interim
@@ -114,4 +150,35 @@ func (s *State) Get(name string) (string, bool) {
 	v, ok := s.values[name]
 	s.mu.Unlock()
 	return v, ok
+}
+
+// PathMapper maps a request's URI to the file system as the root or alias
+// of the location serving it does.
+type PathMapper interface {
+	// DocumentRoot is $document_root: the root or alias, variables
+	// evaluated, made absolute.
+	DocumentRoot(r *http.Request) string
+	// RequestFilename is $request_filename: the file that uri maps to.
+	RequestFilename(r *http.Request, uri string) string
+}
+
+// WireSizer is implemented by a server's response writer that can tell
+// what a request and its response take on the wire.
+type WireSizer interface {
+	// RequestSize is the request's size so far: its line, header and the
+	// body bytes read.
+	RequestSize() int64
+	// HeaderSize is the size of the response's status line and header.
+	HeaderSize() int64
+	// BodyOverhead is what the body's framing adds to it (chunk sizes).
+	BodyOverhead() int64
+}
+
+// WireFramer is a WireSizer of an HTTP/1.x connection, which also tells
+// how the response is framed: whether its body goes chunked and whether
+// the connection closes after it ($sent_http_transfer_encoding,
+// $sent_http_connection); and whether the request came pipelined ($pipe).
+type WireFramer interface {
+	Framing() (chunked, closing bool)
+	Pipelined() bool
 }

@@ -29,13 +29,14 @@ func TestTemplate(t *testing.T) {
 		"$host":                         "example.com",
 		"${host}x":                      "example.comx",
 		"$http_user_agent":              "ua/1",
-		"$http_x_multi":                 "a, b",
+		"$http_x_multi":                 "a", // NGINX 1.22: the first line
 		"$arg_x $arg_name $arg_missing": "1 v ",
 		"$cookie_sid":                   "abc",
 		"$status $body_bytes_sent $bytes_sent $connection": "404 10 15 7",
 		"$sent_http_content_type":                          "text/html",
 		"$server_name":                                     "srv",
 		"$1-$0-$5":                                         "a-/a/b-",
+		"$12_x":                                            "a2_x",
 		"$scheme":                                          "http",
 		"cost: $":                                          "cost: $",
 	}

@@ -27,7 +27,9 @@ import (
 	_ "github.com/mosaic-edge/mosaic/modules/compressmod"
 	_ "github.com/mosaic-edge/mosaic/modules/esimod"
 	_ "github.com/mosaic-edge/mosaic/modules/headersmod"
+	_ "github.com/mosaic-edge/mosaic/modules/mapmod"
 	_ "github.com/mosaic-edge/mosaic/modules/proxymod"
+	_ "github.com/mosaic-edge/mosaic/modules/rewritemod"
 	_ "github.com/mosaic-edge/mosaic/modules/staticmod"
 )
 

@@ -3,8 +3,10 @@
 package testclient
 
 import (
+	"bufio"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"sync"
 	"testing"
@@ -101,4 +103,30 @@ func Hammer(t testing.TB, workers int, d time.Duration, limit int, request func(
 	}
 	wg.Wait()
 	return l
+}
+
+// Raw sends request to addr (host:port) exactly as written, for requests
+// Go's client would refuse or clean (no Host, a path with "//", HTTP/1.0),
+// and returns the response and its body. It fails the test when no
+// response comes.
+func Raw(t testing.TB, addr, request string) (*http.Response, string) {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(c, request); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What came before the connection ended: a test may be looking at a
+	// body cut short.
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, string(b)
 }

@@ -36,7 +36,7 @@ var module = &server.Module{
 	Name: "accesslog",
 	Directives: []server.Directive{
 		{Name: "log_format", Context: server.CtxHTTP, MinArgs: 2, MaxArgs: server.Unlimited, Set: setLogFormat},
-		{Name: "access_log", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: setAccessLog},
+		{Name: "access_log", Context: server.CtxHTTPAll | server.CtxLocationIf | server.CtxLimitExcept, MinArgs: 1, MaxArgs: server.Unlimited, Set: setAccessLog},
 	},
 	NewMain: func() any {
 		return &mainConf{formats: map[string]*accesslog.Format{}, files: map[string]*accesslog.File{}}
@@ -89,7 +89,13 @@ func setLogFormat(c *server.Cmd) error {
 			return c.Errorf("invalid number of arguments in \"log_format\" directive")
 		}
 	}
-	f, err := accesslog.NewFormat(name, strings.Join(args, ""), esc)
+	// Compiled in the configuration's scope: a format may name a map's
+	// variable.
+	t, err := c.Template(strings.Join(args, ""))
+	if err != nil {
+		return err
+	}
+	f, err := accesslog.NewFormatTemplate(name, t, esc)
 	if err != nil {
 		return c.Errorf("%v", err)
 	}

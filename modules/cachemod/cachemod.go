@@ -204,9 +204,9 @@ func setCache(c *server.Cmd) error {
 }
 
 func setKey(c *server.Cmd) error {
-	k, err := compileKey(c.Args[0])
+	k, err := compileKeyWith(c.Args[0], c.Template) // c.Template's errors name the position
 	if err != nil {
-		return c.Errorf("%v", err)
+		return err
 	}
 	return server.Put(c, &c.Loc().(*locConf).key, k)
 }
@@ -381,8 +381,16 @@ func zoneFor(l *server.Location, name string) (*zoneConf, bool) {
 // without proxy_pass, where proxy_cache does nothing, as in NGINX.
 func cachedProxy(l *server.Location, lc *locConf, z *zoneConf) (http.Handler, error) {
 	popts, proxies, err := proxymod.LocationOptions(l)
-	if err != nil || !proxies {
+	if err != nil {
 		return nil, err
+	}
+	if !proxies {
+		if proxymod.HasVariablePass(l) {
+			// Its key and upstream are known only per request: refused
+			// rather than served uncached.
+			return nil, fmt.Errorf("proxy_cache in %s: a \"proxy_pass\" with variables cannot be cached", lc.zonePos)
+		}
+		return nil, nil
 	}
 	// The cache reads X-Accel-Expires (and keeps it from clients), which
 	// the proxy hides by default. Clip: the list is the location's

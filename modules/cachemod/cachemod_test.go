@@ -153,3 +153,15 @@ func TestCacheInFrontOfProxy(t *testing.T) {
 		t.Errorf("try_files to a cached location: %+v, %d origin requests", a, o.requests("/fallback/a"))
 	}
 }
+
+// A proxy_pass with variables has no fixed key or upstream: proxy_cache
+// there is refused, not silently skipped.
+func TestCacheRefusesVariablePass(t *testing.T) {
+	servertest.WantError(t, `http {
+		proxy_cache_path memory keys_zone=z:1m;
+		server {
+			listen 127.0.0.1:0;
+			location / { proxy_cache z; proxy_pass http://$arg_to; }
+		}
+	}`, `a "proxy_pass" with variables cannot be cached`)
+}

@@ -20,8 +20,13 @@ type keyTemplate struct {
 	pieces []*vars.Template // len(pieces)-1 $proxy_host between them
 }
 
-// compileKey compiles a proxy_cache_key value.
-func compileKey(s string) (*keyTemplate, error) {
+// compileKey compiles a proxy_cache_key value with the shared registry's
+// variables.
+func compileKey(s string) (*keyTemplate, error) { return compileKeyWith(s, vars.Compile) }
+
+// compileKeyWith compiles a proxy_cache_key value with compile, which a
+// directive gives as the configuration's (its map variables included).
+func compileKeyWith(s string, compile func(string) (*vars.Template, error)) (*keyTemplate, error) {
 	k := &keyTemplate{raw: s}
 	rest := s
 	for {
@@ -29,14 +34,14 @@ func compileKey(s string) (*keyTemplate, error) {
 		if i < 0 {
 			break
 		}
-		t, err := vars.Compile(rest[:i])
+		t, err := compile(rest[:i])
 		if err != nil {
 			return nil, err
 		}
 		k.pieces = append(k.pieces, t)
 		rest = rest[i+n:]
 	}
-	t, err := vars.Compile(rest)
+	t, err := compile(rest)
 	if err != nil {
 		return nil, err
 	}

@@ -7,12 +7,11 @@
 package compressmod
 
 import (
-	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/compress"
+	"github.com/mosaic-edge/mosaic/internal/pcre"
 	"github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/static"
 	"github.com/mosaic-edge/mosaic/vars"
@@ -162,7 +161,7 @@ func init() {
 func codingDirectives(e compress.Encoding, prefix string, minLevel, maxLevel int) []server.Directive {
 	conf := func(c *server.Cmd) *codingConf { return &c.Loc().(*locConf).coding[e] }
 	return []server.Directive{
-		{Name: prefix, Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+		{Name: prefix, Context: server.CtxHTTPAll | server.CtxLocationIf, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
 			return server.PutFlag(c, &conf(c).enable)
 		}},
 		{Name: prefix + "_types", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: func(c *server.Cmd) error {
@@ -370,9 +369,9 @@ func setGzipDisable(c *server.Cmd) error {
 			continue
 		}
 		// NGINX matches these case-insensitively.
-		re, err := regexp.Compile("(?i)" + a)
+		re, err := pcre.Compile(a, true)
 		if err != nil {
-			return c.Invalid(a, fmt.Sprintf("it is not a valid regular expression: %v", err))
+			return c.Errorf("%v", err)
 		}
 		s.V.Patterns = append(s.V.Patterns, re)
 	}

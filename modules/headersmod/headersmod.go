@@ -12,6 +12,7 @@ import (
 
 	"github.com/mosaic-edge/mosaic/headers"
 	"github.com/mosaic-edge/mosaic/server"
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // locConf holds the directives of one level. add_header lines are
@@ -19,14 +20,23 @@ import (
 type locConf struct {
 	headers    []headers.Header
 	ownHeaders bool
-	expires    server.Setting[headers.Expires]
+	expires    server.Setting[expiresConf]
+}
+
+// expiresConf is an expires line: a fixed setting, or a value with
+// variables parsed for each response ("expires $expires", the value of a
+// map), counted from Last-Modified when modified is set.
+type expiresConf struct {
+	static   headers.Expires
+	value    *vars.Template
+	modified bool
 }
 
 var module = &server.Module{
 	Name: "headers",
 	Directives: []server.Directive{
-		{Name: "add_header", Context: server.CtxHTTPAll, MinArgs: 2, MaxArgs: 3, Set: setAddHeader},
-		{Name: "expires", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 2, Set: setExpires},
+		{Name: "add_header", Context: server.CtxHTTPAll | server.CtxLocationIf, MinArgs: 2, MaxArgs: 3, Set: setAddHeader},
+		{Name: "expires", Context: server.CtxHTTPAll | server.CtxLocationIf, MinArgs: 1, MaxArgs: 2, Set: setExpires},
 	},
 	NewLoc: func() any { return &locConf{} },
 	MergeLoc: func(p, c any) error {
@@ -50,7 +60,23 @@ func init() {
 // slice that inheritance shares between levels stays as it is.
 func wrap(l *server.Location, next http.Handler) (http.Handler, error) {
 	lc := server.LocConf[*locConf](l, module)
-	return headers.New(next, headers.Options{Headers: lc.headers, Expires: lc.expires.V})
+	opts := headers.Options{Headers: lc.headers, Expires: lc.expires.V.static}
+	if e := lc.expires.V; e.value != nil {
+		opts.ExpiresFunc = e.eval
+	}
+	return headers.New(next, opts)
+}
+
+// eval parses the value of "expires $var" for one response, as NGINX
+// does: "epoch", "max", "off" (without "modified"), a time or "@time";
+// anything else sets nothing.
+func (e expiresConf) eval(r *http.Request, _ http.Header) (headers.Expires, bool) {
+	args := []string{e.value.Eval(r)}
+	if e.modified {
+		args = []string{"modified", args[0]}
+	}
+	x, err := parseExpires(args)
+	return x, err == nil
 }
 
 func setAddHeader(c *server.Cmd) error {
@@ -79,11 +105,23 @@ func setExpires(c *server.Cmd) error {
 	if lc.expires.Set {
 		return c.Duplicate()
 	}
+	modified := len(c.Args) == 2
+	if modified && c.Args[0] != "modified" {
+		return c.Errorf("invalid value %q in \"expires\" directive", c.Args[0])
+	}
+	t, err := c.Template(c.Args[len(c.Args)-1])
+	if err != nil {
+		return err
+	}
+	if !t.Static() {
+		lc.expires.Put(expiresConf{value: t, modified: modified})
+		return nil
+	}
 	e, err := parseExpires(c.Args)
 	if err != nil {
 		return c.Errorf("%v", err)
 	}
-	lc.expires.Put(e)
+	lc.expires.Put(expiresConf{static: e})
 	return nil
 }
 

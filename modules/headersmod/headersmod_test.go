@@ -46,8 +46,8 @@ func TestLoad(t *testing.T) {
 	if len(lc.headers) != 2 || lc.headers[0].Name != "X-A" || lc.headers[0].Always || lc.headers[1].Name != "X-B" || !lc.headers[1].Always {
 		t.Errorf("headers %+v", lc.headers)
 	}
-	if want := (headers.Expires{Mode: headers.ExpiresModified, D: 2 * time.Hour}); lc.expires.V != want {
-		t.Errorf("expires %+v, want %+v", lc.expires.V, want)
+	if want := (headers.Expires{Mode: headers.ExpiresModified, D: 2 * time.Hour}); lc.expires.V.static != want {
+		t.Errorf("expires %+v, want %+v", lc.expires.V.static, want)
 	}
 }
 
@@ -57,6 +57,8 @@ func TestLoadRefuses(t *testing.T) {
 		{"http {\n expires 1h;\n expires 2h;\n}", `"expires" directive is duplicate in test.conf:3`},
 		{"http {\n add_header X-A a sometimes;\n}", `invalid parameter "sometimes" in test.conf:2`},
 		{"http {\n add_header X-A $nonesuch;\n}", `unknown "nonesuch" variable in test.conf:2`},
+		{"http {\n expires later $host;\n}", `invalid value "later" in "expires" directive in test.conf:2`},
+		{"http {\n expires $nonesuch;\n}", `unknown "nonesuch" variable in test.conf:2`},
 		// The name is the library's to check, when the location is built.
 		{"http {\n server {\n  listen 127.0.0.1:0;\n  add_header \"X A\" a;\n }\n}", `invalid header name "X A"`},
 	} {

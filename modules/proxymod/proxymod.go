@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/resolver"
 	"github.com/mosaic-edge/mosaic/proxy"
 	core "github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/vars"
@@ -46,7 +47,10 @@ type upstreamConf struct {
 // locConf holds the proxy directives of one level.
 type locConf struct {
 	pass        *proxy.Pass
+	passVar     *vars.Template // a proxy_pass with variables, evaluated per request
 	passPos     string
+	resolver    core.Setting[*resolver.Resolver]
+	resolveTime core.Setting[time.Duration] // resolver_timeout
 	headers     []proxy.Header
 	ownHeaders  bool
 	httpVersion core.Setting[string]
@@ -102,6 +106,8 @@ var module = &core.Module{
 		child.sslProtocols.Merge(parent.sslProtocols)
 		child.sslCert.Merge(parent.sslCert)
 		child.sslKey.Merge(parent.sslKey)
+		child.resolver.Merge(parent.resolver)
+		child.resolveTime.Merge(parent.resolveTime)
 		return nil
 	},
 }
@@ -127,8 +133,11 @@ func init() {
 			c.BlockState().(*upstreamConf).keepaliveRequests = n
 			return err
 		}},
-		{Name: "proxy_pass", Context: core.CtxLocation, MinArgs: 1, MaxArgs: 1, Set: setPass},
+		{Name: "proxy_pass", Context: core.CtxLocation | core.CtxLocationIf | core.CtxLimitExcept, MinArgs: 1, MaxArgs: 1, Set: setPass},
 		{Name: "proxy_set_header", Context: core.CtxHTTPAll, MinArgs: 2, MaxArgs: 2, Set: setProxyHeader},
+		{Name: "resolver", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: core.Unlimited, Set: setResolver},
+		{Name: "resolver_timeout", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: timeout(func(l *locConf) *core.Setting[time.Duration] { return &l.resolveTime })},
 		{Name: "proxy_http_version", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
 			if c.Args[0] != "1.0" && c.Args[0] != "1.1" {
 				return c.Invalid(c.Args[0], `it must be "1.0" or "1.1"`)
@@ -194,7 +203,8 @@ func init() {
 		return nil
 	}
 	for _, n := range []string{"proxy_host", "proxy_port", "proxy_add_x_forwarded_for", "upstream_addr",
-		"upstream_status", "upstream_response_time", "upstream_connect_time", "upstream_header_time"} {
+		"upstream_status", "upstream_response_time", "upstream_connect_time", "upstream_header_time",
+		"upstream_response_length"} {
 		vars.RegisterState(n)
 	}
 	core.Register(module)
@@ -268,18 +278,27 @@ func parseServer(args []string) (proxy.Server, error) {
 
 func setPass(c *core.Cmd) error {
 	lc := c.Loc().(*locConf)
-	if lc.pass != nil {
+	if lc.pass != nil || lc.passVar != nil {
 		return c.Duplicate()
 	}
 	if strings.Contains(c.Args[0], "$") {
-		return c.Errorf("variables in \"proxy_pass\" are not supported; name an upstream instead")
+		t, err := c.Template(c.Args[0])
+		if err != nil {
+			return err
+		}
+		if !t.Static() {
+			// Evaluated per request (dynamic.go); a URI part in the value
+			// is sent as the whole request target.
+			lc.passVar, lc.passPos = t, c.Pos()
+			return nil
+		}
 	}
 	p, err := proxy.ParsePass(c.Args[0])
 	if err != nil {
 		return c.Errorf("%v", err)
 	}
-	if l := c.Location(); l != nil && p.HasURI && (l.IsRegex() || l.IsNamed()) {
-		return c.Errorf("\"proxy_pass\" cannot have URI part in location given by regular expression, or inside named location")
+	if l := c.Location(); l != nil && p.HasURI && (l.IsRegex() || l.IsNamed() || l.IsImplicit()) {
+		return c.Errorf("\"proxy_pass\" cannot have URI part in location given by regular expression, or inside named location, or inside \"if\" statement")
 	}
 	lc.pass, lc.passPos = &p, c.Pos()
 	return nil
@@ -331,6 +350,9 @@ func initMain(cfg *core.Config) error {
 }
 
 func content(l *core.Location) (http.Handler, error) {
+	if pc := passConf(l); pc.passVar != nil {
+		return newDynamicPass(l, pc)
+	}
 	opts, ok, err := LocationOptions(l)
 	if err != nil || !ok {
 		return nil, err
@@ -348,39 +370,76 @@ func content(l *core.Location) (http.Handler, error) {
 // NewHandler; the slices in them are shared with l's settings and must be
 // copied, not appended to.
 func LocationOptions(l *core.Location) (proxy.Options, bool, error) {
-	lc := core.LocConf[*locConf](l, module)
-	if lc.pass == nil {
+	pass := passOf(l)
+	if pass == nil {
 		return proxy.Options{}, false, nil
 	}
+	return locationOptions(l, *pass, pass.Scheme == "https")
+}
+
+// locationOptions is LocationOptions for a given target; withTLS asks for
+// the proxy_ssl_* settings, which a proxy_pass with variables needs
+// whatever scheme its value will have.
+func locationOptions(l *core.Location, pass proxy.Pass, withTLS bool) (proxy.Options, bool, error) {
+	lc := core.LocConf[*locConf](l, module)
+	bodyBuf, bodyTemp := l.ClientBodyBuffer()
 	opts := proxy.Options{
-		Pass:           *lc.pass,
+		Pass:           pass,
 		LocationPrefix: l.Prefix(),
+		PrefixLost:     core.PrefixLost,
 		SetHeaders:     lc.headers,
 		HTTPVersion:    lc.httpVersion.Or("1.0"),
 		ConnectTimeout: lc.connect.V,
 		ReadTimeout:    lc.read.V,
 		SendTimeout:    lc.send.V,
 		BufferSize:     l.OutputBuffers().Size,
+		BodyBufferSize: bodyBuf,
+		BodyTempFile:   bodyTemp,
 		BufferingOff:   !lc.buffering.Or(true),
 		RedirectOff:    !lc.redirect.Or(true),
-		HideHeaders:    lc.hide,
-		PassHeaders:    lc.passHdr,
-		ErrorResponse:  core.Error,
-		Logger:         l.Logger(),
+		// A Location that proxy_redirect rewrote into a path becomes
+		// absolute as the core's absolute_redirect says.
+		AbsoluteRedirect: core.AbsoluteRedirect,
+		HideHeaders:      lc.hide,
+		PassHeaders:      lc.passHdr,
+		ErrorResponse:    core.Error,
+		Logger:           l.Logger(),
 	}
 	// proxy_pass is allowed in locations only, which belong to a server.
 	mc := core.MainConf[*mainConf](l.Server().Config(), module)
-	if lc.pass.Scheme == "https" {
+	if withTLS {
 		t, err := lc.tlsOptions(mc)
 		if err != nil {
 			return proxy.Options{}, false, err
 		}
 		opts.TLS = t
 	}
-	if u, ok := mc.upstreams[lc.pass.Host]; ok && lc.pass.Port == "" {
+	// A Unix-domain socket names no group, though its Host is "localhost".
+	if u, ok := mc.upstreams[pass.Host]; ok && pass.Port == "" && pass.Unix == "" {
 		opts.Upstream = u.built
 	}
 	return opts, true, nil
+}
+
+// passOf returns the proxy_pass of location l: its own, or for an "if"
+// block without one, its location's, which NGINX's "if" inherits (the
+// other proxy_* settings are inherited by the usual merge).
+func passOf(l *core.Location) *proxy.Pass { return passConf(l).pass }
+
+// HasVariablePass reports whether location l is served by a proxy_pass
+// with variables, for which LocationOptions has no fixed target.
+func HasVariablePass(l *core.Location) bool { return passConf(l).passVar != nil }
+
+// passConf returns the settings of the level whose proxy_pass (fixed or
+// with variables) serves l, as passOf walks.
+func passConf(l *core.Location) *locConf {
+	for {
+		lc := core.LocConf[*locConf](l, module)
+		if lc.pass != nil || lc.passVar != nil || !l.IsImplicit() {
+			return lc
+		}
+		l = l.Parent()
+	}
 }
 
 // NewHandler builds the proxy of location l from opts (LocationOptions,

@@ -1,0 +1,359 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// rewriteHTTP is an http block that exercises the rewrite module: the
+// server and location phases, every flag, captures, arguments, "if" with
+// each kind of condition, "set", "break", "return" in "if", the cycle
+// limit and "if" blocks as implicit locations. Its return texts show
+// $uri, $args and captures, so that NGINX and mosaic can be compared.
+func rewriteHTTP(dir, listen string) string {
+	return fmt.Sprintf(`
+	access_log off;
+	map $arg_m $mapped { default dflt; one 1; }
+	server {
+		%[2]s
+		root %[1]s/www;
+		rewrite_log on;
+		rewrite ^/srv/(.*)$ /s/$1 last;
+		rewrite ^/srvbrk/(.*)$ /s/$1 break;
+		rewrite ^/old(/.*)?$ /new$1;
+		if ($arg_srvret) { return 418; }
+		if ($http_x_block = "yes") { return 403 "blocked $uri"; }
+		set $sv "server";
+
+		location / { return 200 "root|$uri|$args|$1|$sv"; }
+		location /s/ { return 200 "s|$uri|$args|$1|$sv"; }
+		location /new { return 200 "new|$uri|$args"; }
+		location /a/ {
+			rewrite ^/a/(\w+)/(\d+)$ /b/$2?x=$1 last;
+			rewrite ^/a/red/(.*)$ http://example.com/$1 permanent;
+			rewrite ^/a/red2/(.*)$ /target/$1 redirect;
+			rewrite ^/a/red3/(.*)$ http://example.com/?n=$1;
+			rewrite ^/a/noargs/(.*)$ /b/$1? last;
+			rewrite ^/a/br/(.*)$ /zz/$1 break;
+			rewrite ^/a/cont/(.*)$ /a/two/$1;
+			rewrite ^/a/two/(.*)$ /b/two-$1;
+			return 200 "a|$uri|$args";
+		}
+		location /b/ { set $foo "bar$arg_x"; return 200 "b|$uri|$args|$foo|$1"; }
+		location /zz/ { return 200 "zz|$uri"; }
+		location /if/ {
+			if ($arg_q ~ ^(\d+)$) { add_header X-If $1; return 200 "num|$1"; }
+			if ($arg_q = "x") { set $v yes; }
+			if ($arg_q ~* ^(?<word>[a-z]+)-(\d)$) { return 200 "word|$word|$2"; }
+			if ($arg_q !~ ^[a-z]*$) { return 200 "notword|$arg_q"; }
+			if (-f %[1]s/www/present.txt) { set $f file; }
+			if (!-d %[1]s/www/present.txt) { set $d notdir; }
+			if (-e %[1]s/www/nosuch) { set $f impossible; }
+			return 200 "end|$v|$f|$d";
+		}
+		location /loop/ { rewrite ^ /loop/x last; }
+		location /brk/ { rewrite ^/brk/(.*)$ /zz/$1; break; return 200 "never"; }
+		location /ifbrk/ { if ($arg_a) { break; } return 200 "after|$uri"; }
+		location /evil/ {
+			set $t 1;
+			if ($t) { add_header X-First 1; }
+			if ($t) { add_header X-Second 2; }
+			return 200 "evil";
+		}
+		location /ifroot/ { if ($arg_alt) { root %[1]s/alt; } }
+		location /uninit/ { return 200 "u|$never_set|"; }
+		location /nothing/ { set $never_set x; }
+		location = /setargs { set $args "a=1&b=2"; return 200 "$args|$arg_b"; }
+		location /esc/ { rewrite ^/esc/(.*)$ /b/q?v=$1 last; }
+		location /redesc/ { rewrite ^/redesc/(.*)$ http://h.example/$1 redirect; }
+		location /ret/ { return 301 /elsewhere; }
+		location /named/ { try_files /nonexistent @named; }
+		location @named { rewrite ^ /s/fromnamed last; }
+		location /errp/ { error_page 404 = /s/err; return 404; }
+		location /order/ { return 200 "first"; rewrite ^ /s/ last; }
+		location /setorder/ { return 200 "[$late]"; set $late x; }
+		location ~ ^/re/(\d+)$ { rewrite ^ /b/re last; }
+		location /forms/ {
+			if ($request_method = 'GET') { set $m get; }
+			if ( $http_x ~* "^(y)$" ){ set $xx $1; }
+			if ($uri ~ "^/forms/(b)$") { return 200 "b|$m|$xx|$1"; }
+			return 200 "$m|$xx|$1";
+		}
+		location ~ ^/al/(.*)$ { alias %[1]s/www/zz/$1; if ($arg_x) { add_header X-Al 1; } }
+		location /pal/ { alias %[1]s/www/zz/; if ($arg_x) { add_header X-Al 1; } }
+		location /map/ { if ($arg_o) { set $mapped "over-$mapped"; } return 200 "$mapped"; }
+		location ~ "^/n/(x{0,9})$" { rewrite ^/n/(x*)$ /n/$1x last; }
+		location ~ "^/n/x{10}$" { return 200 "ten|$uri"; }
+		location ~ "^/m/(x{0,10})$" { rewrite ^/m/(x*)$ /m/$1x last; }
+		location ~ "^/m/x{11}$" { return 200 "eleven|$uri"; }
+		location /twice/ { rewrite ^/twice/(.*)$ /twice2/$1; rewrite ^/twice2/(.*)$ /s/$1 last; }
+	}`, dir, listen)
+}
+
+// rewriteCase is a request and what to compare of its answer.
+type rewriteCase struct {
+	path   string
+	header map[string]string
+	// headers whose values must agree too
+	compare []string
+}
+
+var rewriteCases = []rewriteCase{
+	{path: "/srv/abc?z=1"},
+	{path: "/srvbrk/abc"},
+	{path: "/old/x?k=1"},
+	{path: "/old"},
+	{path: "/?srvret=1"},
+	{path: "/a/x", header: map[string]string{"X-Block": "yes"}},
+	{path: "/plain?p=1"},
+	{path: "/a/foo/42?k=v"},
+	{path: "/a/foo/42"},
+	{path: "/a/red/x?y=1"},
+	{path: "/a/red2/x?y=1"},
+	{path: "/a/red3/x?y=1"},
+	{path: "/a/noargs/x?y=1"},
+	{path: "/a/br/q"},
+	{path: "/a/cont/c?m=1"},
+	{path: "/a/zzz"},
+	{path: "/if/?q=12", compare: []string{"X-If"}},
+	{path: "/if/?q=x"},
+	{path: "/if/?q=abc-7"},
+	{path: "/if/?q=ABC-7"},
+	{path: "/if/?q=a1"},
+	{path: "/if/"},
+	{path: "/loop/"},
+	{path: "/brk/q"},
+	{path: "/ifbrk/q?a=1"},
+	{path: "/ifbrk/q"},
+	{path: "/evil/", compare: []string{"X-First", "X-Second"}},
+	{path: "/ifroot/f.txt"},
+	{path: "/ifroot/f.txt?alt=1"},
+	{path: "/uninit/"},
+	{path: "/setargs?z=9"},
+	{path: "/esc/a%20b+c"},
+	{path: "/esc/a&b"},
+	{path: "/redesc/a%20b"},
+	{path: "/redesc/a%41b"},
+	{path: "/ret/"},
+	{path: "/named/"},
+	{path: "/errp/"},
+	{path: "/order/"},
+	{path: "/setorder/"},
+	{path: "/re/12"},
+	{path: "/twice/t"},
+	{path: "/forms/b", header: map[string]string{"X": "Y"}},
+	{path: "/forms/c", header: map[string]string{"X": "Y"}},
+	{path: "/forms/c"},
+	{path: "/al/q?x=1", compare: []string{"X-Al"}},
+	{path: "/pal/q?x=1", compare: []string{"X-Al"}},
+	{path: "/pal/q"},
+	{path: "/map/?m=one"},
+	{path: "/map/?m=one&o=1"},
+	{path: "/map/?o=1"},
+	{path: "/n/"},
+	{path: "/m/"},
+}
+
+func rewriteSiteFiles(t *testing.T, dir string) {
+	writeFile(t, filepath.Join(dir, "www/present.txt"), "here")
+	writeFile(t, filepath.Join(dir, "www/zz/q"), "static zz q")
+	writeFile(t, filepath.Join(dir, "www/ifroot/f.txt"), "www root")
+	writeFile(t, filepath.Join(dir, "alt/ifroot/f.txt"), "alt root")
+}
+
+// TestRewriteMatchNGINX runs the same rewrite configuration in mosaic and
+// in Debian's NGINX and compares status, Location (its port aside), the
+// headers named and, for text answers, the body.
+func TestRewriteMatchNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	rewriteSiteFiles(t, dir)
+	mport, nport := freePort(t), freePort(t)
+	mdir, ndir := filepath.Join(dir, "mosaic"), filepath.Join(dir, "nginx")
+	for _, d := range []string{mdir, ndir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	startMosaic(t, mdir, "error_log stderr notice; http {"+rewriteHTTP(dir, fmt.Sprintf("listen 127.0.0.1:%d;", mport))+"}", mport)
+	startNGINX(t, ndir, rewriteHTTP(dir, fmt.Sprintf("listen 127.0.0.1:%d;", nport)), nport)
+	for _, c := range rewriteCases {
+		mr, mb := do(t, "GET", fmt.Sprintf("http://127.0.0.1:%d%s", mport, c.path), c.header)
+		nr, nb := do(t, "GET", fmt.Sprintf("http://127.0.0.1:%d%s", nport, c.path), c.header)
+		mloc := strings.ReplaceAll(mr.Header.Get("Location"), fmt.Sprint(mport), "PORT")
+		nloc := strings.ReplaceAll(nr.Header.Get("Location"), fmt.Sprint(nport), "PORT")
+		if mr.StatusCode != nr.StatusCode || mloc != nloc {
+			t.Errorf("%s: mosaic %d %q, nginx %d %q", c.path, mr.StatusCode, mloc, nr.StatusCode, nloc)
+		}
+		if strings.HasPrefix(nr.Header.Get("Content-Type"), "text/plain") && mb != nb {
+			t.Errorf("%s: mosaic body %q, nginx %q", c.path, mb, nb)
+		}
+		for _, h := range c.compare {
+			if mr.Header.Get(h) != nr.Header.Get(h) {
+				t.Errorf("%s: %s: mosaic %q, nginx %q", c.path, h, mr.Header.Get(h), nr.Header.Get(h))
+			}
+		}
+	}
+}
+
+// TestRewriteThroughBinary checks mosaic alone on the same configuration,
+// where NGINX may be absent, against the answers NGINX gives.
+func TestRewriteThroughBinary(t *testing.T) {
+	dir := t.TempDir()
+	rewriteSiteFiles(t, dir)
+	port := freePort(t)
+	p := startMosaic(t, dir, "error_log stderr notice; http {"+rewriteHTTP(dir, "listen 127.0.0.1:{port};")+"}", port)
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	for _, c := range []struct {
+		path, status, location, body string
+	}{
+		// "last" ends the server's directives: the "set" after it does not run.
+		{"/srv/abc?z=1", "200", "", "s|/s/abc|z=1|abc|"},
+		{"/plain", "200", "", "root|/plain|||server"},
+		{"/a/foo/42?k=v", "200", "", "b|/b/42|x=foo&k=v|barfoo|foo"},
+		{"/a/red/x?y=1", "301", "http://example.com/x?y=1", ""},
+		{"/a/red3/x?y=1", "302", "http://example.com/?n=x&y=1", ""},
+		{"/a/noargs/x?y=1", "200", "", "b|/b/x||bar|x"},
+		{"/a/br/q", "200", "", "static zz q"},
+		// Without a flag the directives go on: the return answers.
+		{"/a/cont/c?m=1", "200", "", "a|/b/two-c|m=1"},
+		// A regex without groups leaves no $1.
+		{"/re/12", "200", "", "b|/b/re||bar|"},
+		{"/if/?q=12", "200", "", "num|12"},
+		{"/if/?q=ABC-7", "200", "", "word|ABC|7"},
+		{"/if/", "200", "", "end||file|notdir"},
+		{"/loop/", "500", "", ""},
+		{"/ifroot/f.txt?alt=1", "200", "", "alt root"},
+		{"/al/q?x=1", "200", "", "static zz q"},
+		{"/pal/q?x=1", "200", "", "static zz q"},
+		{"/esc/a%20b+c", "200", "", "b|/b/q|v=a%20b%2Bc|bar|a b+c"},
+		{"/named/", "200", "", "s|/s/fromnamed|||server"},
+		{"/errp/", "200", "", "s|/s/err|||server"},
+		{"/order/", "200", "", "first"},
+		{"/setorder/", "200", "", "[]"},
+		{"/map/?m=one&o=1", "200", "", "over-1"},
+		// Ten searches again are allowed, the eleventh is a cycle.
+		{"/n/", "200", "", "ten|/n/xxxxxxxxxx"},
+		{"/m/", "500", "", ""},
+	} {
+		resp, body := do(t, "GET", base+c.path, nil)
+		if fmt.Sprint(resp.StatusCode) != c.status || resp.Header.Get("Location") != c.location || (c.body != "" && body != c.body) {
+			t.Errorf("%s: %d %q %q; want %s %q %q", c.path, resp.StatusCode, resp.Header.Get("Location"), body, c.status, c.location, c.body)
+		}
+	}
+	resp, _ := do(t, "GET", base+"/evil/", nil)
+	if resp.Header.Get("X-First") != "" || resp.Header.Get("X-Second") != "2" {
+		t.Errorf("/evil/: the last if block that held must be the location: %v", resp.Header)
+	}
+	waitOutput(t, p, `rewrite or internal redirection cycle while processing \"/loop/x\"`)
+	waitOutput(t, p, `using uninitialized \"late\" variable`)
+	waitOutput(t, p, `rewritten data: \"/s/abc\", args: \"z=1\"`)
+}
+
+// TestRewriteConfigErrors checks NGINX's refusals, with file:line.
+func TestRewriteConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ conf, want string }{
+		{`http { server { if ($a) { } } }`, `unknown "a" variable`},
+		{`http { server { location / { if ($uri == x) { } } } }`, `unexpected "==" in condition`},
+		{`http { server { location / { if ($uri) { location /x { } } } } }`, `"location" directive is not allowed here`},
+		{`http { server { location / { if ($uri) { try_files $uri =404; } } } }`, `"try_files" directive is not allowed here`},
+		{`http { server { if ($uri) { add_header X 1; } } }`, `"add_header" directive is not allowed here`},
+		{`http { server { location / { if ($uri) { proxy_pass http://127.0.0.1:1/x; } } } }`, `inside "if" statement`},
+		{`http { server { location / { rewrite ^ /x forever; } } }`, `invalid parameter "forever"`},
+		{`http { server { location / { set $uri x; } } }`, `the duplicate "uri" variable`},
+		{`http { server { location / { set foo x; } } }`, `invalid variable name "foo"`},
+		{`http { server { location / { set $limit_rate 10k; } } }`, `"set $limit_rate" is not supported`},
+		{`http { server { location / { rewrite ( /x; } } }`, `pcre2_compile() failed`},
+		{`http { rewrite ^ /x; }`, `"rewrite" directive is not allowed here`},
+	} {
+		path := filepath.Join(dir, "bad.conf")
+		writeFile(t, path, c.conf)
+		b, _ := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+		out := string(b)
+		if !strings.Contains(out, c.want) || !strings.Contains(out, "bad.conf:1") {
+			t.Errorf("%s: %q, want %q at bad.conf:1", c.conf, out, c.want)
+		}
+	}
+}
+
+// TestRewriteProxiesRewrittenURI checks what an origin receives after a
+// rewrite: the rewritten URI and arguments, a proxy_pass inherited by an
+// "if" block, and with "break" the whole rewritten URI despite a URI
+// part in proxy_pass, as NGINX sends them (NGINX itself gets the same
+// requests when it is installed).
+func TestRewriteProxiesRewrittenURI(t *testing.T) {
+	got := make(chan string, 8)
+	origin := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.RequestURI
+		fmt.Fprint(w, "origin")
+	})}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go origin.Serve(ln)
+	t.Cleanup(func() { origin.Close() })
+	block := func(listen string) string {
+		return fmt.Sprintf(`server { %[2]s
+		location /p/ { rewrite ^/p/(.*)$ /up/$1?r=1 break; proxy_pass http://%[1]s; }
+		location /u/ { rewrite ^/u/(.*)$ /x/$1 break; proxy_pass http://%[1]s/base/; }
+		location /v/ { rewrite ^/v/(.*)$ /x/$1; break; proxy_pass http://%[1]s/base/; }
+		location /l/ { proxy_pass http://%[1]s/base/; }
+		location /i/ { proxy_pass http://%[1]s; if ($arg_go) { add_header X-If yes; } }
+	}`, ln.Addr(), listen)
+	}
+	dir := t.TempDir()
+	ports := []int{freePort(t)}
+	startMosaic(t, dir, "http {"+block("listen 127.0.0.1:{port};")+"}", ports[0])
+	if _, err := os.Stat("/usr/sbin/nginx"); err == nil {
+		ports = append(ports, freePort(t))
+		ndir := filepath.Join(dir, "nginx")
+		if err := os.MkdirAll(ndir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		startNGINX(t, ndir, block(fmt.Sprintf("listen 127.0.0.1:%d;", ports[1])), ports[1])
+	}
+	for i, port := range ports {
+		base := fmt.Sprintf("http://127.0.0.1:%d", port)
+		for _, c := range []struct{ path, want string }{
+			{"/p/a%20b?q=2", "/up/a%20b?r=1&q=2"},
+			{"/u/z?k=1", "/x/z?k=1"},
+			{"/v/z?k=1", "/x/z?k=1"},
+			{"/l/z?k=1", "/base/z?k=1"},
+			{"/i/z?go=1", "/i/z?go=1"},
+		} {
+			resp, body := do(t, "GET", base+c.path, nil)
+			if resp.StatusCode != 200 || body != "origin" {
+				t.Fatalf("server %d %s: %d %q", i, c.path, resp.StatusCode, body)
+			}
+			if uri := <-got; uri != c.want {
+				t.Errorf("server %d %s: origin got %q, want %q", i, c.path, uri, c.want)
+			}
+			if c.path == "/i/z?go=1" && resp.Header.Get("X-If") != "yes" {
+				t.Errorf("server %d: if block's add_header missing: %v", i, resp.Header)
+			}
+		}
+	}
+}
+
+// TestRewriteInSubrequest checks that an ESI fragment's subrequest runs
+// the rewrite phases, as NGINX's subrequests do.
+func TestRewriteInSubrequest(t *testing.T) {
+	dir := t.TempDir()
+	port := freePort(t)
+	startMosaic(t, dir, `http { server { listen 127.0.0.1:{port};
+		location = /page { esi on; default_type text/html; return 200 'A<esi:include src="/frag/x?y=1"/>B'; }
+		location /frag/ { rewrite ^/frag/(.*)$ /real/$1 last; }
+		location /real/ { return 200 "real $uri $args"; }
+	} }`, port)
+	if _, body := do(t, "GET", fmt.Sprintf("http://127.0.0.1:%d/page", port), nil); body != "Areal /real/x y=1B" {
+		t.Fatalf("page %q", body)
+	}
+}

@@ -1,0 +1,159 @@
+package proxymod_test
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
+	"github.com/mosaic-edge/mosaic/server/servertest"
+)
+
+// echoOrigin answers with its name, the method and the URI, and the
+// Content-Type that the request's X-Type asks for.
+func echoOrigin(t *testing.T, name string) string {
+	o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ct := r.Header.Get("X-Type"); ct != "" {
+			w.Header().Set("Content-Type", ct)
+		}
+		fmt.Fprintf(w, "%s %s %s", name, r.Method, r.RequestURI)
+	}))
+	t.Cleanup(o.Close)
+	return strings.TrimPrefix(o.URL, "http://")
+}
+
+// proxy_pass inside limit_except serves the methods the block does not
+// list, as NGINX's implicit location does; GET brings HEAD along.
+func TestLimitExceptProxy(t *testing.T) {
+	reader, writer := echoOrigin(t, "reader"), echoOrigin(t, "writer")
+	base := servertest.Start(t, fmt.Sprintf(`http {
+		server {
+			listen 127.0.0.1:0;
+			location /api/ {
+				limit_except GET { proxy_pass http://%s; }
+				proxy_pass http://%s;
+			}
+			location /inherit/ {
+				limit_except GET POST { }
+				proxy_pass http://%s;
+			}
+		}
+	}`, writer, reader, reader))
+	for _, tc := range []struct{ method, path, want string }{
+		{"GET", "/api/x", "reader GET /api/x"},
+		{"POST", "/api/x", "writer POST /api/x"},
+		{"DELETE", "/api/x", "writer DELETE /api/x"},
+		{"PATCH", "/api/x", "writer PATCH /api/x"},
+		// The block without proxy_pass of its own inherits the location's.
+		{"PUT", "/inherit/y", "reader PUT /inherit/y"},
+	} {
+		resp, body := testclient.Do(t, tc.method, base+tc.path)
+		if resp.StatusCode != 200 || body != tc.want {
+			t.Errorf("%s %s: %d %q, want %q", tc.method, tc.path, resp.StatusCode, body, tc.want)
+		}
+	}
+	resp, _ := testclient.Do(t, "HEAD", base+"/api/x")
+	if resp.ContentLength != int64(len("reader HEAD /api/x")) {
+		t.Errorf("HEAD went to the writer: Content-Length %d", resp.ContentLength)
+	}
+	servertest.WantError(t, `http { server { location / { limit_except GET { proxy_pass http://127.0.0.1:1/x; } } } }`,
+		`"proxy_pass" cannot have URI part in location given by regular expression, or inside named location, or inside "if" statement`)
+}
+
+// The charset directives apply to proxied responses: a type without a
+// charset gets the configured one; one with a charset keeps it unless
+// override_charset is on, and then only a charset equal but for case is
+// rewritten (another would need a conversion, which is logged).
+func TestCharsetProxied(t *testing.T) {
+	origin := echoOrigin(t, "o")
+	base := servertest.Start(t, fmt.Sprintf(`http {
+		charset utf-8;
+		server {
+			listen 127.0.0.1:0;
+			location /keep/     { proxy_pass http://%[1]s; }
+			location /override/ { override_charset on; proxy_pass http://%[1]s; }
+		}
+	}`, origin))
+	for _, tc := range []struct{ path, sent, want string }{
+		{"/keep/", "text/html", "text/html; charset=utf-8"},
+		{"/keep/", "text/css", "text/css"},
+		{"/keep/", "text/html; charset=koi8-r", "text/html; charset=koi8-r"},
+		{"/override/", "text/html; charset=UTF-8", "text/html; charset=utf-8"},
+		{"/override/", "text/css; charset=\"utf-8\"", "text/css; charset=utf-8"},
+		{"/override/", "text/html; charset=koi8-r", "text/html; charset=koi8-r"},
+	} {
+		resp, _ := testclient.Get(t, base+tc.path, "X-Type", tc.sent)
+		if got := resp.Header.Get("Content-Type"); got != tc.want {
+			t.Errorf("%s %q: Content-Type %q, want %q", tc.path, tc.sent, got, tc.want)
+		}
+	}
+}
+
+// A request body that must be kept whole (one of unknown length, proxied
+// with HTTP/1.0) stays in memory up to client_body_buffer_size and goes
+// beyond it to a file under client_body_temp_path, in NGINX's hashed
+// levels, removed when the request ends.
+func TestClientBodyBuffer(t *testing.T) {
+	temp := t.TempDir()
+	files := func() []string {
+		var out []string
+		_ = filepath.WalkDir(temp, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				rel, _ := filepath.Rel(temp, p)
+				out = append(out, rel)
+			}
+			return nil
+		})
+		return out
+	}
+	seenc := make(chan []string, 1)
+	o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		seenc <- files() // the spool file exists while the request is sent on
+		fmt.Fprintf(w, "%d %d", r.ContentLength, len(b))
+	}))
+	t.Cleanup(o.Close)
+	base := servertest.Start(t, fmt.Sprintf(`http {
+		client_body_buffer_size 1k;
+		client_body_temp_path %s 1 2;
+		server { listen 127.0.0.1:0; location / { proxy_pass %s; } }
+	}`, temp, o.URL))
+	post := func(n int) string {
+		// A reader of unknown length: the client sends it chunked.
+		req, _ := http.NewRequest("POST", base+"/", io.MultiReader(strings.NewReader(strings.Repeat("b", n))))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	if got, seen := post(1024), <-seenc; got != "1024 1024" || len(seen) != 0 {
+		t.Errorf("1k body: %q, files %v", got, seen)
+	}
+	got, seen := post(1025), <-seenc
+	if got != "1025 1025" || len(seen) != 1 {
+		t.Fatalf("1k+1 body: %q, files %v", got, seen)
+	}
+	// Levels "1 2": the file's last digit, then the two before it.
+	parts := strings.Split(seen[0], string(filepath.Separator))
+	if name := parts[len(parts)-1]; len(parts) != 3 || parts[0] != name[len(name)-1:] || parts[1] != name[len(name)-3:len(name)-1] {
+		t.Errorf("file %s is not in levels 1 2", seen[0])
+	}
+	// The proxy removes the file as the request ends, just after the
+	// response has gone out.
+	deadline := time.Now().Add(5 * time.Second)
+	for len(files()) != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if left := files(); len(left) != 0 {
+		t.Errorf("files left after the request: %v", left)
+	}
+}

@@ -1,0 +1,264 @@
+package proxymod
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/resolver"
+	"github.com/mosaic-edge/mosaic/proxy"
+	core "github.com/mosaic-edge/mosaic/server"
+	"github.com/mosaic-edge/mosaic/vars"
+)
+
+// dynamicPass serves a location whose proxy_pass has variables
+// ("proxy_pass http://$backend"). As in NGINX, the value is evaluated for
+// each request; a host that names an upstream block (without a port) uses
+// that group; an IP address is used as it is; any other name is looked up
+// with the location's resolver, at request time, and a name without a
+// resolver is a 502. A URI part in the value is the whole request target;
+// without one the client's URI is sent. "proxy_redirect default" has
+// nothing to rewrite from, as in NGINX.
+type dynamicPass struct {
+	target    *vars.Template
+	base      proxy.Options // everything but Pass and Upstream
+	l         *core.Location
+	upstreams map[string]*upstreamConf
+	resolver  *resolver.Resolver
+	timeout   time.Duration
+	log       *slog.Logger
+
+	mu       sync.Mutex
+	handlers map[string]*dynamicTarget // by scheme and authority
+}
+
+// dynamicTarget is the proxy built for one target, and for a name looked
+// up, the addresses it was built for.
+type dynamicTarget struct {
+	h     *proxy.Handler
+	addrs string
+}
+
+// maxDynamicTargets bounds the proxies kept per location: targets come
+// from request values.
+const maxDynamicTargets = 256
+
+func newDynamicPass(l *core.Location, pc *locConf) (http.Handler, error) {
+	base, _, err := locationOptions(l, proxy.Pass{}, true)
+	if err != nil {
+		return nil, err
+	}
+	base.RedirectOff = true
+	lc := core.LocConf[*locConf](l, module)
+	return &dynamicPass{
+		target:    pc.passVar,
+		base:      base,
+		l:         l,
+		upstreams: core.MainConf[*mainConf](l.Server().Config(), module).upstreams,
+		resolver:  lc.resolver.V,
+		timeout:   lc.resolveTime.Or(30 * time.Second),
+		log:       l.Logger(),
+		handlers:  map[string]*dynamicTarget{},
+	}, nil
+}
+
+func (d *dynamicPass) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	value := d.target.Eval(r)
+	p, err := parseDynamicPass(value)
+	if err != nil {
+		d.log.Error(err.Error())
+		core.Error(w, r, http.StatusInternalServerError)
+		return
+	}
+	h, status := d.handler(r.Context(), p)
+	if h == nil {
+		core.Error(w, r, status)
+		return
+	}
+	if p.HasURI {
+		h.ServeWithURI(w, r, p.URI)
+		return
+	}
+	h.ServeHTTP(w, r)
+}
+
+// parseDynamicPass reads the value of a proxy_pass with variables. A query
+// right after the authority ("http://host?a=b") is a URI part, to which
+// NGINX adds the "/".
+func parseDynamicPass(value string) (proxy.Pass, error) {
+	if i := strings.Index(value, "://"); i >= 0 {
+		rest := value[i+3:]
+		if j := strings.IndexAny(rest, "/?"); j >= 0 && rest[j] == '?' && !strings.HasPrefix(strings.ToLower(rest), "unix:") {
+			value = value[:i+3] + rest[:j] + "/" + rest[j:]
+		}
+	}
+	p, err := proxy.ParsePass(value)
+	if err != nil {
+		return p, fmt.Errorf("proxy_pass %q: %w", value, err)
+	}
+	return p, nil
+}
+
+// handler returns the proxy for p's scheme and authority, building it the
+// first time, or again when a name now resolves to other addresses; nil
+// and a status when there is none.
+func (d *dynamicPass) handler(ctx context.Context, p proxy.Pass) (*proxy.Handler, int) {
+	p.URI, p.HasURI = "", false
+	key := p.String() + " " + p.Unix
+	up := d.upstream(p)
+	var servers []proxy.Server
+	addrs := "" // what a looked-up name resolved to: its proxy is rebuilt when it changes
+	if up == nil && p.Unix == "" && !isIP(p.Host) {
+		if d.resolver == nil {
+			d.log.Error(fmt.Sprintf("no resolver defined to resolve %s", p.Host))
+			return nil, http.StatusBadGateway
+		}
+		ctx, cancel := context.WithTimeout(ctx, d.timeout)
+		ips, err := d.resolver.Lookup(ctx, p.Host)
+		cancel()
+		if err != nil {
+			d.log.Error(fmt.Sprintf("%s could not be resolved (%v)", p.Host, err))
+			return nil, http.StatusBadGateway
+		}
+		names := make([]string, len(ips))
+		for i, ip := range ips {
+			names[i] = net.JoinHostPort(ip.String(), p.ProxyPort())
+			servers = append(servers, proxy.Server{Addr: names[i], Weight: 1, MaxFails: 1, FailTimeout: proxy.DefaultFailTimeout})
+		}
+		addrs = strings.Join(names, " ")
+	}
+	d.mu.Lock()
+	t := d.handlers[key]
+	d.mu.Unlock()
+	if t != nil && t.addrs == addrs {
+		return t.h, 0
+	}
+	if servers != nil {
+		var err error
+		if up, err = proxy.NewUpstream(p.ProxyHost(), servers, 0); err != nil {
+			d.log.Error(fmt.Sprintf("proxy_pass to %s: %v", key, err))
+			return nil, http.StatusBadGateway
+		}
+	}
+	opts := d.base
+	opts.Pass, opts.Upstream = p, up
+	h, err := NewHandler(d.l, opts)
+	if err != nil {
+		d.log.Error(err.Error())
+		return nil, http.StatusInternalServerError
+	}
+	d.mu.Lock()
+	if len(d.handlers) >= maxDynamicTargets {
+		clear(d.handlers)
+	}
+	d.handlers[key] = &dynamicTarget{h: h, addrs: addrs}
+	d.mu.Unlock()
+	return h, 0
+}
+
+// upstream returns the upstream block that p names, if any: a host
+// without a port that is an upstream's name, ignoring case as NGINX does.
+func (d *dynamicPass) upstream(p proxy.Pass) *proxy.Upstream {
+	if p.Port != "" || p.Unix != "" {
+		return nil
+	}
+	if u, ok := d.upstreams[p.Host]; ok {
+		return u.built
+	}
+	for name, u := range d.upstreams {
+		if strings.EqualFold(name, p.Host) {
+			return u.built
+		}
+	}
+	return nil
+}
+
+func isIP(host string) bool {
+	_, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+	return err == nil
+}
+
+// setResolver reads "resolver address ... [valid=time] [ipv4=on|off]
+// [ipv6=on|off] [status_zone=zone]". Addresses take port 53 by default.
+func setResolver(c *core.Cmd) error {
+	lc := c.Loc().(*locConf)
+	if lc.resolver.Set {
+		return c.Duplicate()
+	}
+	res := &resolver.Resolver{}
+	for _, a := range c.Args {
+		name, val, hasVal := strings.Cut(a, "=")
+		switch {
+		case name == "valid" && hasVal:
+			d, err := c.Duration(val)
+			if err != nil || d <= 0 {
+				return c.Errorf("invalid parameter: %s", a)
+			}
+			res.Valid = d
+		case (name == "ipv4" || name == "ipv6") && hasVal:
+			var off bool
+			switch val {
+			case "on":
+			case "off":
+				off = true
+			default:
+				return c.Errorf("invalid parameter: %s", a)
+			}
+			if name == "ipv4" {
+				res.NoIPv4 = off
+			} else {
+				res.NoIPv6 = off
+			}
+		case name == "status_zone" && hasVal:
+			// NGINX Plus's statistics: nothing to collect them.
+		default:
+			addr, err := resolverAddr(a)
+			if err != nil {
+				return c.Errorf("%v", err)
+			}
+			res.Servers = append(res.Servers, addr)
+		}
+	}
+	if res.NoIPv4 && res.NoIPv6 {
+		return c.Errorf("\"ipv4\" and \"ipv6\" cannot both be \"off\"")
+	}
+	if len(res.Servers) == 0 {
+		return c.Errorf("invalid number of arguments in %q directive", c.Name)
+	}
+	lc.resolver.Put(res)
+	return nil
+}
+
+// resolverAddr adds port 53 to an address written without a port.
+func resolverAddr(a string) (string, error) {
+	if strings.HasPrefix(a, "[") {
+		if strings.HasSuffix(a, "]") {
+			return a + ":53", nil
+		}
+		if _, _, err := net.SplitHostPort(a); err != nil {
+			return "", fmt.Errorf("invalid resolver address %q", a)
+		}
+		return a, nil
+	}
+	host, port, err := net.SplitHostPort(a)
+	if err != nil {
+		if strings.Contains(a, ":") {
+			if _, perr := netip.ParseAddr(a); perr == nil {
+				return net.JoinHostPort(a, "53"), nil // a bare IPv6 address
+			}
+			return "", fmt.Errorf("invalid resolver address %q", a)
+		}
+		return net.JoinHostPort(a, "53"), nil
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || host == "" {
+		return "", fmt.Errorf("invalid port in resolver %q", a)
+	}
+	return a, nil
+}

@@ -1,0 +1,212 @@
+// Package rewritemod wires the rewrite library to the server: NGINX's
+// rewrite module directives "rewrite", "set", "break", "if" (with the
+// core, which owns the "if" block's implicit location and "return"),
+// "rewrite_log" and "uninitialized_variable_warn". Its directives are
+// steps of the server's rewrite phases, run in the order written.
+package rewritemod
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/mosaic-edge/mosaic/rewrite"
+	"github.com/mosaic-edge/mosaic/server"
+	"github.com/mosaic-edge/mosaic/vars"
+)
+
+// locConf holds the two flags; the steps themselves are the core's.
+type locConf struct {
+	log  server.Setting[bool] // rewrite_log
+	warn server.Setting[bool] // uninitialized_variable_warn
+}
+
+// stepContexts are where the rewrite module's steps may appear: NGINX's
+// server and location, and "if" blocks in both.
+const stepContexts = server.CtxServer | server.CtxLocation | server.CtxServerIf | server.CtxLocationIf
+
+var module = &server.Module{
+	Name:   "rewrite",
+	NewLoc: func() any { return &locConf{} },
+	MergeLoc: func(p, c any) error {
+		parent, child := p.(*locConf), c.(*locConf)
+		child.log.Merge(parent.log)
+		child.warn.Merge(parent.warn)
+		if !child.warn.Set {
+			child.warn.V = true
+		}
+		return nil
+	},
+}
+
+func init() {
+	flag := func(get func(*locConf) *server.Setting[bool]) func(*server.Cmd) error {
+		return server.SetFlag(get)
+	}
+	module.Directives = []server.Directive{
+		{Name: "rewrite", Context: stepContexts, MinArgs: 2, MaxArgs: 3, Set: setRewrite},
+		{Name: "break", Context: stepContexts, MaxArgs: 0, Set: func(c *server.Cmd) error {
+			c.AddRewriteStep(breakStep{})
+			return nil
+		}},
+		{Name: "set", Context: stepContexts, MinArgs: 2, MaxArgs: 2, Set: setSet},
+		{Name: "if", Context: server.CtxServer | server.CtxLocation, Block: true, MinArgs: 1, MaxArgs: server.Unlimited, Set: setIf},
+		{Name: "rewrite_log", Context: server.CtxHTTPAll | server.CtxServerIf | server.CtxLocationIf, MinArgs: 1, MaxArgs: 1,
+			Set: flag(func(lc *locConf) *server.Setting[bool] { return &lc.log })},
+		{Name: "uninitialized_variable_warn", Context: server.CtxHTTPAll | server.CtxServerIf | server.CtxLocationIf, MinArgs: 1, MaxArgs: 1,
+			Set: flag(func(lc *locConf) *server.Setting[bool] { return &lc.warn })},
+	}
+	server.Register(module)
+}
+
+// env compiles the directive's values in the configuration's variable
+// scope; the named groups of its regexes define variables there.
+func env(c *server.Cmd) rewrite.Env {
+	scope := c.Config().Vars()
+	return rewrite.Env{
+		Compile: func(text string) (*vars.Template, error) { return scope.Compile(text, c.Directive) },
+		Capture: func(name string) (*vars.Var, error) {
+			if v, ok := scope.Lookup(name); ok {
+				return v, nil
+			}
+			return scope.Define(name, nil, false)
+		},
+	}
+}
+
+// logf returns rewrite_log's notice writer for the location in force, or
+// nil when it is off.
+func logf(r *http.Request, loc *server.Location) rewrite.Logf {
+	if !server.LocConf[*locConf](loc, module).log.V {
+		return nil
+	}
+	return func(format string, args ...any) {
+		loc.Logger().Log(r.Context(), server.LevelNotice, fmt.Sprintf(format, args...))
+	}
+}
+
+func setRewrite(c *server.Cmd) error {
+	ru, err := rewrite.ParseRule(c.Args, env(c))
+	if err != nil {
+		return c.Errorf("%v", err)
+	}
+	c.AddRewriteStep(ruleStep{ru})
+	return nil
+}
+
+// ruleStep is a "rewrite" directive.
+type ruleStep struct{ ru *rewrite.Rule }
+
+func (s ruleStep) Rewrite(r *http.Request, run *server.RewriteRun) server.Flow {
+	st := vars.FromContext(r.Context())
+	res, err := s.ru.Apply(r, st, r.URL.Path, r.URL.RawQuery, logf(r, run.Loc))
+	if err != nil {
+		return run.Fail(r, http.StatusInternalServerError, err)
+	}
+	if !res.Matched {
+		return server.FlowNext
+	}
+	if res.Location != "" {
+		loc, status := res.Location, res.Status
+		run.Response = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			server.Redirect(w, r, status, loc)
+		})
+		return server.FlowRespond
+	}
+	server.SetURI(r, res.Path, res.Query)
+	run.URIChanged = true
+	switch s.ru.Flag() {
+	case rewrite.FlagLast:
+		return server.FlowLast
+	case rewrite.FlagBreak:
+		return server.FlowBreak
+	}
+	return server.FlowNext
+}
+
+// breakStep is "break": the rewrite steps end, and a URI changed before
+// is served by the location found.
+type breakStep struct{}
+
+func (breakStep) Rewrite(*http.Request, *server.RewriteRun) server.Flow { return server.FlowBreak }
+
+func setIf(c *server.Cmd) error {
+	cond, err := rewrite.ParseCond(c.Args, env(c))
+	if err != nil {
+		return c.Errorf("%v", err)
+	}
+	return c.RewriteIf(func(r *http.Request, run *server.RewriteRun) (bool, error) {
+		return cond.Eval(r, vars.FromContext(r.Context()), logf(r, run.Loc))
+	})
+}
+
+// setSet reads "set $variable value". The variable becomes one of the
+// configuration's (usable anywhere, before or after in the file); until a
+// "set" gives it a value in a request it is empty, with a warning when
+// uninitialized_variable_warn is on. "set" on a map's variable overrides
+// its value for the rest of the request, as in NGINX. $args is NGINX's
+// one built-in variable that "set" may change here: it changes the
+// request's arguments ($limit_rate, which NGINX also lets "set" change, is
+// refused: mosaic does not limit response rates).
+func setSet(c *server.Cmd) error {
+	name, ok := strings.CutPrefix(c.Args[0], "$")
+	if !ok || name == "" {
+		return c.Errorf("invalid variable name %q", c.Args[0])
+	}
+	value, err := c.Config().Vars().Compile(c.Args[1], c.Directive)
+	if err != nil {
+		return c.Errorf("%v", err)
+	}
+	switch name {
+	case "args":
+		c.AddRewriteStep(setArgsStep{value})
+		return nil
+	case "limit_rate":
+		// NGINX throttles the response with it; mosaic has no rate
+		// limiting, and a value that did nothing would be a lie.
+		return c.Errorf(`"set $limit_rate" is not supported: mosaic does not limit the rate of responses`)
+	}
+	scope := c.Config().Vars()
+	v, ok := scope.Lookup(name)
+	if !ok {
+		if v, err = scope.Define(name, uninitialized(name), false); err != nil {
+			return c.Errorf("%v", err)
+		}
+	}
+	c.AddRewriteStep(setStep{v: v, value: value})
+	return nil
+}
+
+// uninitialized is the value of a "set" variable read before any "set"
+// ran in the request.
+func uninitialized(name string) vars.Getter {
+	return func(r *http.Request, _ *vars.State) string {
+		if loc := server.CurrentLocation(r); loc != nil && server.LocConf[*locConf](loc, module).warn.V {
+			loc.Logger().Log(r.Context(), slog.LevelWarn, fmt.Sprintf("using uninitialized %q variable", name))
+		}
+		return ""
+	}
+}
+
+// setStep is "set $variable value".
+type setStep struct {
+	v     *vars.Var
+	value *vars.Template
+}
+
+func (s setStep) Rewrite(r *http.Request, _ *server.RewriteRun) server.Flow {
+	st := vars.FromContext(r.Context())
+	s.v.Set(st, s.value.EvalState(r, st))
+	return server.FlowNext
+}
+
+// setArgsStep is "set $args value".
+type setArgsStep struct{ value *vars.Template }
+
+func (s setArgsStep) Rewrite(r *http.Request, _ *server.RewriteRun) server.Flow {
+	r.URL.RawQuery = s.value.Eval(r)
+	r.URL.ForceQuery = false
+	r.RequestURI = ""
+	return server.FlowNext
+}

@@ -1,0 +1,45 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+)
+
+// DocumentRoot is $document_root for the location: its root or alias with
+// variables evaluated, made absolute. As in NGINX, a root loses the "/"
+// it was written with at its end; an alias keeps it, since the part of
+// the URI after the location's prefix is appended to it.
+func (l *Location) DocumentRoot(r *http.Request) string {
+	cl := LocConf[*coreLoc](l, coreModule)
+	t := cl.root.V
+	if t == nil {
+		return ""
+	}
+	root := t.Eval(r)
+	if !cl.alias && strings.HasSuffix(t.String(), "/") {
+		root = strings.TrimSuffix(root, "/")
+	}
+	if root == "" {
+		return ""
+	}
+	full := absPath(root)
+	if strings.HasSuffix(root, "/") && !strings.HasSuffix(full, "/") {
+		full += "/"
+	}
+	return full
+}
+
+// RequestFilename is $request_filename for uri: the document root and
+// uri; with an alias, the alias and what follows the location's prefix
+// in uri; with an alias in a regular-expression location, the alias
+// alone (it names the file, usually through captures).
+func (l *Location) RequestFilename(r *http.Request, uri string) string {
+	root := l.DocumentRoot(r)
+	if !LocConf[*coreLoc](l, coreModule).alias {
+		return root + uri
+	}
+	if l.IsRegex() {
+		return root
+	}
+	return root + strings.TrimPrefix(uri, l.pattern)
+}
