@@ -96,6 +96,15 @@ type conn struct {
 	// the last wait was shorter than busyGap.
 	idleFrom time.Time
 	busy     bool
+	// waitUntil is the read deadline of the wait in progress (for a
+	// request or for the rest of a header), which a parked connection's
+	// timer keeps; zero for none.
+	waitUntil time.Time
+	// midHead says the connection parked in the middle of a request
+	// header: c.head holds what has come, headStart where its current
+	// line begins.
+	midHead   bool
+	headStart int
 	// Parking (park_linux.go): the connection waits in the process's
 	// epoll set with no goroutine; parkState says so, parkFD and parkSeq
 	// name it there, parkTimer ends the wait at the keep-alive deadline.
@@ -315,6 +324,14 @@ func (c *conn) end() {
 	}
 }
 
+// handOver gives a connection that is to park to the epoll set, or to a
+// fresh goroutine where there is none.
+func (c *conn) handOver() {
+	if !c.park() {
+		go c.loop(true)
+	}
+}
+
 // loop serves requests until the connection ends or parks (idle.go):
 // then the epoll set, or a fresh goroutine, has it. waited says this
 // goroutine was started for a parked connection, whose wait is armed.
@@ -326,22 +343,29 @@ func (c *conn) loop(waited bool) {
 		}
 	}()
 	for {
-		ok, park := c.awaitRequest(waited)
-		if park {
-			parked = true
-			if !c.park() {
-				go c.loop(true)
+		// A connection parked in the middle of a header resumes reading
+		// it; any other waits for a request first.
+		if !c.midHead {
+			ok, park := c.awaitRequest(waited)
+			if park {
+				parked = true
+				c.handOver()
+				return
 			}
-			return
-		}
-		if !ok {
-			return
+			if !ok {
+				return
+			}
+			if !c.state.CompareAndSwap(stateIdle, stateActive) {
+				return // closed by Shutdown while the request arrived
+			}
 		}
 		waited = false
-		if !c.state.CompareAndSwap(stateIdle, stateActive) {
-			return // closed by Shutdown while the request arrived
+		keep, park := c.serveOne()
+		if park {
+			parked = true
+			c.handOver()
+			return
 		}
-		keep := c.serveOne()
 		if !keep || c.hijacked {
 			return
 		}
@@ -389,7 +413,7 @@ func (c *conn) awaitRequest(waited bool) (ok, park bool) {
 		runtime.Gosched()
 	}
 	c.armRead(now, wait)
-	c.idleFrom = now
+	c.idleFrom, c.waitUntil = now, c.armedDeadline()
 	if c.raw == nil {
 		// Over TLS the record layer may hold read-ahead: no parking.
 		return c.firstByte(c.fill()), false
@@ -418,23 +442,6 @@ func (c *conn) awaitRequest(waited bool) (ok, park bool) {
 // still counts as busy (see awaitRequest).
 const busyGap = 50 * time.Millisecond
 
-// errPark says the idle sweeper asked a waiting connection to park.
-var errPark = errors.New("http1: park")
-
-// waitIdle waits on the goroutine for a request, as a connection the idle
-// sweeper may ask to park: then it returns errPark, with the wait's
-// deadline restored.
-func (c *conn) waitIdle() error {
-	c.beginIdle()
-	err := c.fill()
-	if c.endIdle() && errors.Is(err, os.ErrDeadlineExceeded) {
-		if d := c.waitDeadline(); d.IsZero() || time.Now().Before(d) {
-			return errPark
-		}
-	}
-	return err
-}
-
 // firstByte reports whether the wait for a request ended with data; a
 // first request that never came is logged as NGINX logs it.
 func (c *conn) firstByte(err error) bool {
@@ -445,19 +452,25 @@ func (c *conn) firstByte(err error) bool {
 }
 
 // serveOne reads one request and runs the handler for it. It reports
-// whether the connection may serve another.
-func (c *conn) serveOne() bool {
+// whether the connection may serve another, or that it is to park in the
+// middle of the header (readHead).
+func (c *conn) serveOne() (keep, park bool) {
 	lim := c.lim
-	if c.requests > 0 && lim.HeaderTimeout > 0 && !c.headBuffered() {
+	if c.requests > 0 && lim.HeaderTimeout > 0 && !c.midHead && !c.headBuffered() {
 		// The rest of the header must arrive within client_header_timeout.
-		c.setRead(time.Now().Add(lim.HeaderTimeout))
+		c.waitUntil = time.Now().Add(lim.HeaderTimeout)
+		c.setRead(c.waitUntil)
 	}
 	x := &exchange{ctx: requestCtx{Context: c.baseCtx}}
 	defer x.ctx.cancel()
 	req, err := c.readRequest(x)
+	if errors.Is(err, errPark) {
+		c.releaseResp()
+		return false, true
+	}
 	if err != nil {
 		c.refuse(err)
-		return false
+		return false, false
 	}
 	c.requests++
 
@@ -479,27 +492,27 @@ func (c *conn) serveOne() bool {
 	c.stopWatch()
 	x.ctx.cancel()
 	if w.hijacked {
-		return false
+		return false, false
 	}
 	if b != nil {
 		b.closeForHandler()
 		c.unread = !b.eof
 	}
 	if panicked {
-		return false
+		return false, false
 	}
 	w.finish()
 	if w.closeAfter || c.gone || w.err != nil {
-		return false
+		return false, false
 	}
 	if b != nil && !b.finish() {
-		return false
+		return false, false
 	}
 	c.unread = false
 	// The next request is pipelined if it has begun to arrive already
 	// ($pipe), as NGINX tells at the same point.
 	c.pipelined = c.br != nil && c.br.Buffered() > 0
-	return true
+	return true, false
 }
 
 // headerField is one name of a response header with its values.
@@ -635,6 +648,9 @@ type exchange struct {
 // readRequest reads and parses the next request header.
 func (c *conn) readRequest(x *exchange) (*http.Request, error) {
 	buf, err := c.readHead()
+	if errors.Is(err, errPark) {
+		return nil, err // the header so far stays for the resumption
+	}
 	head := string(buf) // every header value shares this copy
 	c.releaseHead()
 	if err != nil {
@@ -686,11 +702,18 @@ func (c *conn) readHead() ([]byte, error) {
 		c.head = headPool.Get().(*[]byte)
 	}
 	acc := (*c.head)[:0]
-	defer func() { *c.head = acc }()
 	start := 0 // where the current line begins in acc
+	if c.midHead {
+		// Resumed after parking: the header so far is in c.head.
+		acc, start, c.midHead = *c.head, c.headStart, false
+	}
+	defer func() { *c.head = acc }()
 	for {
-		if err := c.fill(); err != nil {
+		if err := c.fillHead(); err != nil {
 			switch {
+			case errors.Is(err, errPark):
+				c.midHead, c.headStart = true, start
+				return nil, err
 			case errors.Is(err, os.ErrDeadlineExceeded):
 				// Something came (awaitRequest waited for it), if only
 				// empty lines: NGINX logs that as a request line.
@@ -734,6 +757,16 @@ func (c *conn) readHead() ([]byte, error) {
 		}
 		start = len(acc)
 	}
+}
+
+// fillHead is fill for a header being read: on a plain connection with
+// nothing buffered it waits as an idle connection does, and so parks when
+// the header trickles in slowly (errPark; readHead keeps what has come).
+func (c *conn) fillHead() error {
+	if c.raw == nil || c.br != nil && c.br.Buffered() > 0 || c.has.Load() {
+		return c.fill()
+	}
+	return c.waitIdle()
 }
 
 // A header not whole within HeaderTimeout (client_header_timeout) ends

@@ -1,6 +1,8 @@
 package http1
 
 import (
+	"errors"
+	"os"
 	"time"
 )
 
@@ -38,18 +40,35 @@ func (c *conn) endIdle() bool {
 	// it makes sure the move is done before it is undone here.
 	c.shard.mu.Lock()
 	c.shard.mu.Unlock()
-	c.setRead(c.waitDeadline())
+	c.setRead(c.waitUntil)
 	return true
 }
 
-// waitDeadline is when the wait that the connection armed ends; zero for
-// none.
-func (c *conn) waitDeadline() time.Time {
+// armedDeadline is when the wait that the connection armed for a request
+// ends; zero for none.
+func (c *conn) armedDeadline() time.Time {
 	if !c.rd.valid || c.rd.d <= 0 {
 		return time.Time{}
 	}
 	return c.rd.at.Add(c.rd.d)
 }
+
+// waitIdle waits on the goroutine for more of a request, as a connection
+// the idle sweeper may ask to park: then it returns errPark, with the
+// read deadline restored to waitUntil.
+func (c *conn) waitIdle() error {
+	c.beginIdle()
+	err := c.fill()
+	if c.endIdle() && errors.Is(err, os.ErrDeadlineExceeded) {
+		if d := c.waitUntil; d.IsZero() || time.Now().Before(d) {
+			return errPark
+		}
+	}
+	return err
+}
+
+// errPark says the idle sweeper asked a waiting connection to park.
+var errPark = errors.New("http1: park")
 
 // sweepIdle runs while the server has connections, asking those idle for
 // a whole interval to park.

@@ -57,9 +57,9 @@ func (c *conn) park() bool {
 	c.parkFD, c.parkSeq = int32(fd), p.seq
 	p.parked[c.parkFD] = c
 	c.parkState.Store(isParked)
-	if c.rd.valid && c.rd.d > 0 {
-		// The deadline armed for the wait, as a read would have hit it.
-		c.parkTimer = time.AfterFunc(time.Until(c.rd.at.Add(c.rd.d)), c.wake)
+	if !c.waitUntil.IsZero() {
+		// The deadline of the wait, as a read would have hit it.
+		c.parkTimer = time.AfterFunc(time.Until(c.waitUntil), c.wake)
 	}
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLONESHOT, Fd: c.parkFD, Pad: int32(c.parkSeq)}
 	err := unix.EpollCtl(p.ep, unix.EPOLL_CTL_ADD, fd, &ev)

@@ -134,3 +134,41 @@ func TestServeBusyConnectionParksLater(t *testing.T) {
 		t.Fatalf("after parking: %q", body)
 	}
 }
+
+// A header that trickles in parks its connection between the pieces:
+// a slow client holds no goroutine, the header is whole when the rest
+// comes, and the header timeout still ends one that never finishes,
+// logged as NGINX logs it.
+func TestServeParkedMidHeader(t *testing.T) {
+	if overTLS {
+		t.Skip("TLS connections do not park")
+	}
+	log := &syncbuf.Buffer{}
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, r.Method+" "+r.URL.Path+" "+r.Header.Get("X-Slow"))
+	}), func(s *Server) {
+		s.HeaderTimeout = 2 * time.Second
+		s.Logger = slog.New(slog.NewTextHandler(log, nil))
+	})
+	before := parkedCount()
+	slow := dial(t, ts.addr)
+	slow.send("GET /slow HTTP/1.1\r\nHost: test\r\nX-Sl")
+	waitFor(t, func() bool { return parkedCount() > before }, "the half-sent header to park")
+	slow.send("ow: yes\r\n")
+	time.Sleep(50 * time.Millisecond)
+	if _, body := slow.roundTrip("GET", "\r\n"); body != "GET /slow yes" {
+		t.Fatalf("a header resumed after parking: %q", body)
+	}
+	// A later request on the same connection, half sent, parks too and
+	// meets the header timeout.
+	stuck := dial(t, ts.addr)
+	stuck.roundTrip("GET", get("/first"))
+	start := time.Now()
+	stuck.send("GET /second HTTP/1.1\r\nHost: te")
+	stuck.expectClosed()
+	if d := time.Since(start); d < 1900*time.Millisecond || d > 4*time.Second {
+		t.Errorf("closed after %v, header timeout 2s", d)
+	}
+	want := `while="reading client request headers"`
+	waitFor(t, func() bool { return strings.Contains(log.String(), want) }, want+" in "+log.String())
+}
