@@ -8,5 +8,6 @@ require (
 	github.com/klauspost/compress v1.20.4
 	github.com/maypok86/otter/v2 v2.4.0
 	github.com/redis/rueidis v1.0.79
+	golang.org/x/crypto v0.56.0
 	golang.org/x/sys v0.47.0
 )

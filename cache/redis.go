@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/redis/rueidis"
+
+	"github.com/mosaic-edge/mosaic/internal/redisconn"
 )
 
 // RedisOptions configure NewRedisStore.
@@ -76,16 +78,13 @@ const (
 // a circuit breaker bypasses Redis without trying until a background
 // probe gets one.
 type RedisStore struct {
-	url       string
-	opt       rueidis.ClientOption
+	rc        *redisconn.Conn
 	prefix    string
 	inactive  time.Duration
 	timeout   time.Duration
 	chunkSize int
 	log       *slog.Logger
 
-	client  atomic.Pointer[rueidis.Client]
-	breaker *Breaker
 	// near is the local tier (nil without one).
 	near *MemoryStore
 	// lastGen is the generation Redis last reported, used while it
@@ -105,9 +104,7 @@ type RedisStore struct {
 	resubscribed chan struct{}
 	subOK        atomic.Bool
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{}
+	ctx context.Context // the connection's, ended by Close
 }
 
 // NewRedisStore connects to the Redis or Valkey at url
@@ -115,18 +112,13 @@ type RedisStore struct {
 // Redis that cannot be reached yet is not an error: the store bypasses
 // itself and keeps trying to connect in the background.
 func NewRedisStore(url string, opts RedisOptions) (*RedisStore, error) {
-	opt, err := rueidis.ParseURL(url)
-	if err != nil {
-		return nil, fmt.Errorf("redis store: %w", err)
-	}
-	opt.DisableRetry = true // a bypass is better than a slow retry
 	s := &RedisStore{
-		url: url, opt: opt, prefix: opts.Prefix, inactive: opts.Inactive,
+		prefix: opts.Prefix, inactive: opts.Inactive,
 		timeout: opts.Timeout, chunkSize: opts.ChunkSize, log: opts.Logger,
 		local: newLockTable(), waiters: make(map[string][]chan struct{}),
 		resubscribed: make(chan struct{}), holder: holderName(),
-		done: make(chan struct{}),
 	}
+	var err error
 	if s.prefix == "" {
 		s.prefix = "mosaic:"
 	}
@@ -148,16 +140,14 @@ func NewRedisStore(url string, opts RedisOptions) (*RedisStore, error) {
 			return nil, fmt.Errorf("redis store: local tier: %w", err)
 		}
 	}
-	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.breaker = newBreaker(DefaultBreakerFailures, DefaultBreakerProbe, s.ping, s.log)
-	ready := make(chan struct{})
-	go s.run(ready)
-	// Wait briefly for the first connection and subscription, so that a
-	// store created against a running Redis is in service at once.
-	select {
-	case <-ready:
-	case <-time.After(2 * time.Second):
+	s.rc, err = redisconn.New(url, redisconn.Options{Name: "cache redis store", Timeout: s.timeout, Logger: s.log, Hold: s.hold})
+	if err != nil {
+		return nil, fmt.Errorf("redis store: %w", err)
 	}
+	s.ctx = s.rc.Context()
+	// Start waits briefly for the first connection and subscription, so
+	// that a store created against a running Redis is in service at once.
+	s.rc.Start()
 	return s, nil
 }
 
@@ -169,117 +159,36 @@ func holderName() string {
 	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), newEntity()[:8])
 }
 
-var (
-	errRedisDown        = errors.New("redis store: not connected")
-	errRedisBreakerOpen = fmt.Errorf("redis store: circuit breaker open: %w", ErrUnavailable)
-)
+var errRedisBreakerOpen = fmt.Errorf("redis store: circuit breaker open: %w", ErrUnavailable)
 
 // cl returns the client for an operation, or an error at once while the
 // circuit breaker is open.
 func (s *RedisStore) cl() (rueidis.Client, error) {
-	if !s.breaker.allow() {
+	c, err := s.rc.Client()
+	if errors.Is(err, redisconn.ErrBreakerOpen) {
 		return nil, errRedisBreakerOpen
 	}
-	return s.conn()
+	return c, err
 }
 
-// conn returns the client whatever the breaker says, for the subscription
-// and the breaker's probe.
-func (s *RedisStore) conn() (rueidis.Client, error) {
-	c := s.client.Load()
-	if c == nil {
-		return nil, errRedisDown
-	}
-	return *c, nil
-}
+// conn returns the client whatever the breaker says, for the subscription.
+func (s *RedisStore) conn() (rueidis.Client, error) { return s.rc.Raw() }
 
 // observe reports the outcome of an operation to the circuit breaker and
-// returns err. Any reply, an error reply or nil included, is an answer.
-func (s *RedisStore) observe(err error) error {
-	if _, isReply := rueidis.IsRedisErr(err); isReply || rueidis.IsRedisNil(err) {
-		s.breaker.record(s.ctx, nil)
-	} else {
-		s.breaker.record(s.ctx, err)
-	}
-	return err
-}
-
-// ping is the circuit breaker's probe.
-func (s *RedisStore) ping(ctx context.Context) error {
-	c, err := s.conn()
-	if err != nil {
-		return err
-	}
-	return c.Do(ctx, c.B().Ping().Build()).Error()
-}
+// returns err.
+func (s *RedisStore) observe(err error) error { return s.rc.Observe(err) }
 
 // Breaker returns the store's circuit breaker, for the status endpoint.
-func (s *RedisStore) Breaker() *Breaker { return s.breaker }
+func (s *RedisStore) Breaker() *Breaker { return s.rc.Breaker() }
 
-// run connects, then holds the subscription to the lock-release channel,
-// reconnecting and resubscribing after failures until Close.
-func (s *RedisStore) run(ready chan struct{}) {
-	defer close(s.done)
-	var once sync.Once
-	signal := func() { once.Do(func() { close(ready) }) }
-	backoff := 100 * time.Millisecond
-	var lastLog time.Time
-	for s.ctx.Err() == nil {
-		if s.client.Load() == nil {
-			c, err := rueidis.NewClient(s.opt)
-			if err != nil {
-				// Not reachable: in service at once, as a bypass.
-				signal()
-				if time.Since(lastLog) > time.Minute {
-					s.log.Error("cache redis store: cannot connect, bypassing", "url", redactURL(s.url), "error", err)
-					lastLog = time.Now()
-				}
-				if !sleepCtx(s.ctx, backoff) {
-					break
-				}
-				backoff = min(backoff*2, 5*time.Second)
-				continue
-			}
-			s.client.Store(&c)
-		}
-		backoff = 100 * time.Millisecond
-		err := s.subscribe(signal)
-		wasSubscribed := s.subOK.Swap(false)
-		if s.ctx.Err() != nil {
-			break
-		}
-		if wasSubscribed {
-			s.log.Warn("cache redis store: lock subscription lost, resubscribing", "error", err)
-		}
-		if !sleepCtx(s.ctx, time.Second) {
-			break
-		}
+// hold keeps the subscription to the lock-release channel while the
+// connection is up (redisconn.Options.Hold).
+func (s *RedisStore) hold(ctx context.Context, _ rueidis.Client, ready func()) error {
+	err := s.subscribe(ready)
+	if s.subOK.Swap(false) && ctx.Err() == nil {
+		s.log.Warn("cache redis store: lock subscription lost, resubscribing", "error", err)
 	}
-	signal()
-	if c := s.client.Swap(nil); c != nil {
-		(*c).Close()
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-// redactURL hides a password in a Redis URL for the log.
-func redactURL(u string) string {
-	if at := strings.LastIndex(u, "@"); at >= 0 {
-		if i := strings.Index(u, "://"); i >= 0 && i < at {
-			return u[:i+3] + "***" + u[at:]
-		}
-	}
-	return u
+	return err
 }
 
 // globEscape quotes the characters that are special in Redis patterns.
@@ -833,8 +742,7 @@ func (s *RedisStore) BumpGeneration(ctx context.Context) (uint64, error) {
 // released: like those of an instance that died, they lapse with their
 // lease.
 func (s *RedisStore) Close() error {
-	s.cancel()
-	<-s.done
+	s.rc.Close()
 	if s.near != nil {
 		return s.near.Close()
 	}

@@ -137,7 +137,7 @@ func (s *RedisStore) renew(c rueidis.Client, key, token string, deadline time.Ti
 		if left <= 0 {
 			return // lock_age reached: the lock lapses, one more request may pass
 		}
-		if !s.breaker.allow() {
+		if !s.rc.Breaker().Allow() {
 			continue
 		}
 		ms := strconv.FormatInt(max(int64(min(left, redisLockLease)/time.Millisecond), 1), 10)

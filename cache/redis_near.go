@@ -47,7 +47,7 @@ func (s *RedisStore) nearGet(key string, cause error) (Object, error) {
 	if err != nil {
 		return nil, cause
 	}
-	s.breaker.local.Add(1)
+	s.rc.Breaker().CountLocal()
 	return localObject{obj}, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -105,6 +106,11 @@ type conn struct {
 	// line begins.
 	midHead   bool
 	headStart int
+	// stat is the state c is counted in (stats.go).
+	stat int8
+	// refusedLine is the request line of a header being parsed, for
+	// Server.Refused should the request be refused.
+	refusedLine string
 	// Parking (park_linux.go): the connection waits in the process's
 	// epoll set with no goroutine; parkState says so, parkFD and parkSeq
 	// name it there, parkTimer ends the wait at the keep-alive deadline.
@@ -358,6 +364,7 @@ func (c *conn) loop(waited bool) {
 			if !c.state.CompareAndSwap(stateIdle, stateActive) {
 				return // closed by Shutdown while the request arrived
 			}
+			c.setStat(statReading)
 		}
 		waited = false
 		keep, park := c.serveOne()
@@ -369,6 +376,7 @@ func (c *conn) loop(waited bool) {
 		if !keep || c.hijacked {
 			return
 		}
+		c.setStat(statWaiting)
 		c.state.Store(stateIdle)
 		if c.srv.closing.Load() {
 			return
@@ -473,6 +481,7 @@ func (c *conn) serveOne() (keep, park bool) {
 		return false, false
 	}
 	c.requests++
+	c.setStat(statWriting)
 
 	w := &x.w
 	*w = response{c: c, req: req, header: c.responseHeader(), cl: -1, sendTimeout: lim.WriteTimeout,
@@ -651,6 +660,9 @@ func (c *conn) readRequest(x *exchange) (*http.Request, error) {
 	if errors.Is(err, errPark) {
 		return nil, err // the header so far stays for the resumption
 	}
+	if err != nil && c.head != nil {
+		c.refusedLine = requestLine(string(*c.head))
+	}
 	head := string(buf) // every header value shares this copy
 	c.releaseHead()
 	if err != nil {
@@ -658,6 +670,7 @@ func (c *conn) readRequest(x *exchange) (*http.Request, error) {
 	}
 	var r http.Request
 	if err := parseHead(head, &r, &x.mem); err != nil {
+		c.refusedLine = requestLine(head)
 		return nil, err
 	}
 	r.RemoteAddr = c.remoteAddr
@@ -794,9 +807,12 @@ func (c *conn) timedOut(while string) {
 // refuse answers a request that cannot be served and closes. A client
 // that went away or timed out before sending a whole header gets nothing.
 func (c *conn) refuse(err error) {
+	line := c.refusedLine
+	c.refusedLine = ""
 	var te *timeoutError
 	if errors.As(err, &te) {
 		c.timedOut(te.while)
+		c.report(http.StatusRequestTimeout, line, 0)
 		return
 	}
 	var re *requestError
@@ -805,12 +821,29 @@ func (c *conn) refuse(err error) {
 	}
 	c.unread = true // the rest of what the client sent is not read
 	c.srv.logger().Info("client sent invalid request", "client", c.remoteAddr, "error", re.msg)
-	writeRefusal(c.rwc, re.status, "")
+	c.report(re.status, line, writeRefusal(c.rwc, re.status, ""))
+}
+
+// report tells Server.Refused of a request that ended before its handler.
+func (c *conn) report(status int, line string, sent int64) {
+	if f := c.srv.Refused; f != nil {
+		f(&Refusal{Status: status, Line: line, Sent: sent, RemoteAddr: c.remoteAddr, Context: c.baseCtx})
+	}
+}
+
+// requestLine is the first line of a header read so far, without its
+// line end: what NGINX logs as $request for a request it refused.
+func requestLine(head string) string {
+	if i := strings.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	return strings.TrimSuffix(head, "\r")
 }
 
 // writeRefusal sends NGINX's error page for status on nc, with detail
-// under its heading when set, and says that the connection closes.
-func writeRefusal(nc net.Conn, status int, detail string) {
+// under its heading when set, and says that the connection closes. It
+// returns how much of the page's body went out.
+func writeRefusal(nc net.Conn, status int, detail string) (bodySent int64) {
 	text := http.StatusText(status)
 	if detail != "" {
 		detail = "<center>" + detail + "</center>\r\n"
@@ -820,5 +853,6 @@ func writeRefusal(nc net.Conn, status int, detail string) {
 	msg := fmt.Sprintf("HTTP/1.1 %d %s\r\nContent-Type: text/html\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
 		status, text, len(page), page)
 	_ = nc.SetWriteDeadline(time.Now().Add(5 * time.Second)) // the connection closes after
-	_, _ = io.WriteString(nc, msg)
+	n, _ := io.WriteString(nc, msg)
+	return int64(max(n-(len(msg)-len(page)), 0))
 }

@@ -110,6 +110,17 @@ type Server struct {
 	// Logger receives connection-level errors (bad requests and failed
 	// TLS handshakes at info, panics at error). Nil means slog.Default().
 	Logger *slog.Logger
+	// Refused, when set, is told of every request that ended before it
+	// reached the handler: a malformed or oversized header (answered
+	// with 400, 414 or 431 here) or one not whole within HeaderTimeout
+	// (408: closed with nothing sent, as NGINX does). NGINX writes these
+	// to its access log; a connection that sent nothing is not reported.
+	// It runs on the connection's goroutine.
+	Refused func(*Refusal)
+
+	// Stats, when set, counts the server's connections by state and its
+	// requests (NGINX's stub_status). Servers may share one.
+	Stats *ConnStats
 
 	// TLSConfig, when set, makes every connection Serve accepts TLS. Each
 	// handshakes on its own goroutine within HeaderTimeout; requests
@@ -134,6 +145,22 @@ type Server struct {
 	// The idle sweeper (idle.go): its tick, and whether it runs (s.mu).
 	idleTick     atomic.Int64
 	idleSweeping bool
+}
+
+// Refusal is a request that ended before it reached the handler.
+type Refusal struct {
+	// Status is the request's status: 400, 414 or 431 for a header
+	// answered with an error page, 408 for a header timeout.
+	Status int
+	// Line is the request line as received, whole or cut short (NGINX's
+	// $request for such a request); "" when none came.
+	Line string
+	// Sent is the size of the error page's body sent; 0 after a timeout.
+	Sent int64
+	// RemoteAddr is the client's address, as in http.Request.
+	RemoteAddr string
+	// Context is the connection's context (ConnContext applied).
+	Context context.Context
 }
 
 // LingerMode says when a connection lingers before it closes.
@@ -188,6 +215,7 @@ func (s *Server) Serve(ln net.Listener) error {
 			_ = rwc.Close()
 			return http.ErrServerClosed
 		}
+		c.setStat(statWaiting)
 		go c.serve()
 	}
 }
@@ -239,6 +267,7 @@ func (s *Server) addConn(c *conn) bool {
 }
 
 func (s *Server) removeConn(c *conn) {
+	c.setStat(statNone)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.conns, c)

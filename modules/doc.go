@@ -1,15 +1,24 @@
 // Package modules documents and checks mosaic's wiring layer; the wiring
 // itself is in its subpackages, one for each library:
 //
+//	modules/accessmod     allow, deny                    -> access (a check of the access phase)
 //	modules/accesslogmod  log_format, access_log        -> accesslog
+//	modules/authmod       auth_basic*, auth_request*     -> auth (checks of the access phase)
+//	modules/autoindexmod  autoindex*                     -> autoindex (static's listing of a directory)
 //	modules/cachemod      proxy_cache_path, proxy_cache* -> cache (+ proxy)
 //	modules/compressmod   brotli*, zstd*, gzip*, gunzip  -> compress
 //	modules/esimod        esi*                           -> esi (fragments: server.Subrequest)
+//	modules/fastcgimod    fastcgi_pass, fastcgi_*        -> fastcgi (+ proxy, as its Wire; gatewaymod)
+//	modules/gatewaymod    the *_pass, *_param... every gateway shares (a helper for fastcgimod, uwsgimod)
 //	modules/headersmod    add_header, expires            -> headers
+//	modules/limitmod      limit_req*, limit_conn*        -> limit (the preaccess phase)
 //	modules/mapmod        map, map_hash_*                -> vmap (a variable per map)
 //	modules/proxymod      proxy_pass, upstream, proxy_*  -> proxy
+//	modules/realipmod     set_real_ip_from, real_ip_*    -> realip (post-read and preaccess steps)
 //	modules/rewritemod    rewrite, set, break, if, rewrite_log… -> rewrite (steps of the core's rewrite phases)
-//	modules/staticmod     index, etag, open_file_cache…  -> static (+ compress, esi options)
+//	modules/staticmod     index, etag, open_file_cache…  -> static (+ compress, esi, autoindex options)
+//	modules/statusmod     stub_status, metrics           -> status (a filter counting responses; $connections_*)
+//	modules/throttlemod   limit_rate, limit_rate_after   -> throttle (a filter)
 //
 // A wiring package declares its module's directives, settings and merge
 // functions, registers a server.Module from its init, and builds the

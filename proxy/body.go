@@ -30,6 +30,7 @@ type reqBody struct {
 	length  int64
 	src     io.Reader    // the client's body, read once
 	spool   *spool       // or the body saved for HTTP/1.0, replayable
+	wire    Wire         // frames the bytes; nil: sent as they are
 	started bool         // a read of src has begun, so it cannot be sent again
 	state   atomic.Int32 // sendWriting or sendReading, while a goroutine sends
 }
@@ -56,21 +57,32 @@ func (x *exchange) prepareBody() error {
 		if _, ok := r.Header["Content-Length"]; ok {
 			b.kind = bodyLength
 		}
-	case r.ContentLength > 0:
+	case r.ContentLength > 0 && !x.h.requestBuffering:
 		b.kind, b.length, b.src = bodyLength, r.ContentLength, r.Body
-	case x.h.http11:
+	case x.h.http11 && !x.h.requestBuffering:
 		b.kind, b.src = bodyChunked, r.Body
 	default:
 		sp, err := newSpool(r.Body, x.h.bodyMemory, x.h.bodyTemp)
 		if err != nil {
 			return err
 		}
+		if r.ContentLength > 0 && sp.size != r.ContentLength {
+			sp.close()
+			return &clientError{io.ErrUnexpectedEOF}
+		}
 		b.kind, b.length, b.spool = bodyLength, sp.size, sp
 		if sp.file == nil && x.st != nil {
 			// Read whole into memory: $request_body has it, as in NGINX.
 			x.st.RequestBody = sp.mem
 		}
+		if x.h.wire != nil && r.ContentLength <= 0 {
+			// A gateway's CONTENT_LENGTH comes from $content_length,
+			// which NGINX knows once it has read a chunked body whole.
+			r.ContentLength = sp.size
+			r.Header.Set("Content-Length", strconv.FormatInt(sp.size, 10))
+		}
 	}
+	b.wire = x.h.wire
 	return nil
 }
 
@@ -112,7 +124,7 @@ func (b *reqBody) writeTo(bw *bufio.Writer, buf []byte) error {
 		n, err := src.Read(p)
 		if n > 0 {
 			remaining -= int64(n)
-			if _, werr := bw.Write(p[:n]); werr != nil {
+			if werr := b.put(bw, p[:n]); werr != nil {
 				return werr
 			}
 			if werr := bw.Flush(); werr != nil {
@@ -129,7 +141,21 @@ func (b *reqBody) writeTo(bw *bufio.Writer, buf []byte) error {
 			break
 		}
 	}
+	if b.wire != nil {
+		if err := b.wire.EndBody(bw); err != nil {
+			return err
+		}
+	}
 	return bw.Flush()
+}
+
+// put writes a piece of the body, framed by the Wire if there is one.
+func (b *reqBody) put(bw *bufio.Writer, p []byte) error {
+	if b.wire != nil {
+		return b.wire.WriteBody(bw, p)
+	}
+	_, err := bw.Write(p)
+	return err
 }
 
 func writeChunked(bw *bufio.Writer, src io.Reader, buf []byte) error {

@@ -34,6 +34,7 @@ type conn struct {
 	id   connID // what it was opened for; the idle pool matches it
 
 	requests  int       // requests begun on this connection
+	opened    time.Time // when it was made, for keepalive_time
 	idleSince time.Time // when it last went into the pool
 	nread     int64     // bytes read since the current request began
 	limit     int       // bytes the response header may still take; -1: no limit
@@ -41,7 +42,7 @@ type conn struct {
 }
 
 func newConn(dc *deadlineConn, nc net.Conn, p *peer, id connID) *conn {
-	c := &conn{dc: dc, nc: nc, peer: p, id: id, limit: -1}
+	c := &conn{dc: dc, nc: nc, peer: p, id: id, limit: -1, opened: time.Now()}
 	if v, ok := readerPool.Get().(*bufio.Reader); ok {
 		v.Reset(c)
 		c.br = v

@@ -3,8 +3,10 @@ package proxy
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -28,6 +30,7 @@ type exchange struct {
 	body      reqBody
 	sel       selection
 	attempts  []attempt
+	start     time.Time // of the first try, for proxy_next_upstream_timeout
 
 	stop      func() bool   // cancels closing the connection when the client leaves
 	sending   bool          // a goroutine streams the body of the current try
@@ -54,16 +57,22 @@ func (h *Handler) ServeWithURI(w http.ResponseWriter, r *http.Request, uri strin
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, uri string) {
 	x := exchangePool.Get().(*exchange)
 	x.h, x.w, x.r, x.ctx = h, w, r, r.Context()
+	if h.ignoreClientAbort {
+		// The exchange with the upstream outlives the client's leaving.
+		x.ctx = context.WithoutCancel(x.ctx)
+	}
 	x.st = vars.FromContext(x.ctx)
 	defer x.finish()
 
 	if x.st != nil {
 		x.publishProxy()
 	}
-	if x.uri = uri; uri == "" {
-		x.uri = h.upstreamURI(r)
+	if h.wire == nil {
+		if x.uri = uri; uri == "" {
+			x.uri = h.upstreamURI(r)
+		}
+		x.prepareHeaders()
 	}
-	x.prepareHeaders()
 	if h.tls != nil {
 		// After publishProxy: a proxy_ssl_name may refer to $proxy_host.
 		x.id = connID{tls: h.tls, name: h.tls.serverName(r)}
@@ -79,7 +88,10 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, uri string) {
 		h.errorResponse(w, r, f.status())
 		return
 	}
-	x.sel.reset(h.up)
+	x.sel.reset(h.up, r)
+	if h.nextTries > 0 && x.sel.tries > h.nextTries {
+		x.sel.tries = h.nextTries
+	}
 	x.run()
 }
 
@@ -93,11 +105,12 @@ func (x *exchange) finish() {
 }
 
 // run tries servers until one answers or the request may not go on, as
-// NGINX's proxy_next_upstream "error timeout" does.
+// NGINX's proxy_next_upstream says.
 func (x *exchange) run() {
 	h := x.h
 	var p *peer
 	fresh := false // retry p on a new connection: a kept-alive one was stale
+	x.start = time.Now()
 	for {
 		if !fresh {
 			if p = x.sel.next(time.Now()); p == nil {
@@ -109,6 +122,10 @@ func (x *exchange) run() {
 		}
 		c, resp, f := x.try(p, fresh)
 		if f == nil {
+			if x.nextOnStatus(p, c, resp) {
+				fresh = false
+				continue
+			}
 			x.respond(p, c, resp)
 			return
 		}
@@ -119,6 +136,7 @@ func (x *exchange) run() {
 			continue
 		}
 		if !f.kind.upstream() {
+			h.up.release(p, false, time.Now())
 			x.logFailure(slog.LevelInfo, f.message(), p.addr, f.err)
 			h.errorResponse(x.w, x.r, f.status())
 			return
@@ -144,16 +162,59 @@ func (x *exchange) upstreamFailed(kind Failure, status int) {
 	x.h.errorResponse(x.w, x.r, status)
 }
 
-// retryable reports whether a failed try may go on to the next server: an
-// error or timeout, tries left, and a request that was not sent yet or is
-// idempotent with a body that can be sent again.
+// retryable reports whether a failed try may go on to the next server:
+// tries left, a failure that proxy_next_upstream names, and a request
+// that was not sent yet, or whose body can be sent again and that is
+// idempotent (or non_idempotent is named).
 func (x *exchange) retryable(f *failure) bool {
-	if x.sel.tries <= 0 || (f.kind != FailError && f.kind != FailTimeout) {
+	var cond NextUpstream
+	switch f.kind {
+	case FailError:
+		cond = NextError
+	case FailTimeout:
+		cond = NextTimeout
+	case FailInvalidHeader:
+		cond = NextInvalidHeader
+	default:
 		return false
 	}
-	if f.sent && (nonIdempotent(x.r.Method) || !x.body.replayable()) {
+	return x.sel.tries > 0 && x.mayGoOn(cond, f.sent)
+}
+
+// mayGoOn reports whether proxy_next_upstream allows another server after
+// cond, for a request that was (sent) or was not sent yet, within
+// proxy_next_upstream_timeout.
+func (x *exchange) mayGoOn(cond NextUpstream, sent bool) bool {
+	next := x.h.next
+	if next&NextOff != 0 || next&cond == 0 {
 		return false
 	}
+	if sent && (!x.body.replayable() || (nonIdempotent(x.r.Method) && next&NextNonIdempotent == 0)) {
+		return false
+	}
+	return x.h.nextTimeout <= 0 || time.Since(x.start) < x.h.nextTimeout
+}
+
+// nextOnStatus ends a try whose response status proxy_next_upstream names
+// (http_500, http_502, ...) when another server may still be tried: the
+// response is dropped with its connection, the server is charged with a
+// failure (except for 403 and 404, as in NGINX), and run goes on. On the
+// last try the response is relayed as it is.
+func (x *exchange) nextOnStatus(p *peer, c *conn, resp *http.Response) bool {
+	cond := statusCondition(resp.StatusCode)
+	if cond == 0 || x.sel.tries <= 1 || !x.mayGoOn(cond, true) {
+		return false
+	}
+	x.waitSending(c, false)
+	x.stop()
+	c.close()
+	a := &x.attempts[len(x.attempts)-1]
+	a.total = time.Since(a.start)
+	charged := cond != NextHTTP403 && cond != NextHTTP404
+	if x.h.up.release(p, charged, time.Now()) {
+		x.logFailure(slog.LevelWarn, "upstream server temporarily disabled while "+phaseHeader, p.addr, nil)
+	}
+	x.sel.tries--
 	return true
 }
 
@@ -186,7 +247,22 @@ func (x *exchange) try(p *peer, fresh bool) (*conn, *http.Response, *failure) {
 	c.begin(h.readTimeout, h.sendTimeout)
 	x.stop = context.AfterFunc(x.ctx, c.abort)
 
-	x.writeHead(c.bw)
+	var err error
+	if h.wire != nil {
+		err = h.wire.WriteHead(c.bw, x.r, x.body.length)
+		if err == nil && !x.body.hasBytes() {
+			err = h.wire.EndBody(c.bw)
+		}
+	} else {
+		x.writeHead(c.bw)
+	}
+	if err != nil {
+		// The request cannot be encoded (a parameter too long for the
+		// protocol): no server could take it.
+		x.stop()
+		c.close()
+		return fail(&failure{kind: FailError, phase: phaseSend, err: err})
+	}
 	if x.body.hasBytes() {
 		x.startSending(c)
 	} else {
@@ -217,6 +293,12 @@ func (x *exchange) try(p *peer, fresh bool) (*conn, *http.Response, *failure) {
 // readHeader reads the response header, skipping interim 1xx responses
 // other than 101.
 func (x *exchange) readHeader(c *conn) (*http.Response, error) {
+	if w := x.h.wire; w != nil {
+		// The Wire bounds the head itself: what its protocol carries
+		// around it (FastCGI's records, the application's error stream)
+		// does not count.
+		return w.ReadResponse(c.br, x.r)
+	}
 	c.limit = maxHeaderBytes
 	defer func() { c.limit = -1 }()
 	for {
@@ -240,15 +322,30 @@ func (x *exchange) readHeader(c *conn) (*http.Response, error) {
 // respond relays the upstream's response to the client.
 func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 	h := x.h
-	h.up.release(p, false, time.Now())
+	// The server counts the request as active (least_conn, max_conns)
+	// until its response, or its tunnel, has ended.
+	defer h.up.release(p, false, time.Now())
 	a := &x.attempts[len(x.attempts)-1]
-	if resp.StatusCode == http.StatusSwitchingProtocols {
+	if resp.StatusCode == http.StatusSwitchingProtocols && h.wire == nil {
 		x.switchProtocols(c, resp, a)
 		return
 	}
+	if h.intercept != nil && h.intercept(x.r, resp.StatusCode) {
+		x.interceptResponse(c, resp, a)
+		return
+	}
 
+	if v := resp.Header["X-Accel-Limit-Rate"]; len(v) > 0 {
+		// The upstream sets the client's rate for this response (bytes
+		// per second), which a rate-limiting writer in front reads
+		// ($limit_rate, package throttle); a value that is not a number
+		// is ignored, as in NGINX.
+		if n, err := strconv.ParseUint(v[0], 10, 63); err == nil {
+			x.st.Set("limit_rate", strconv.FormatUint(n, 10))
+		}
+	}
 	flush := h.bufferingOff
-	if v := resp.Header["X-Accel-Buffering"]; len(v) > 0 {
+	if v := resp.Header["X-Accel-Buffering"]; len(v) > 0 && !h.ignoreAccelBuf {
 		switch strings.ToLower(v[0]) {
 		case "yes":
 			flush = false
@@ -263,6 +360,14 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 		_ = rc.EnableFullDuplex()
 	}
 	res := x.relay(rc, resp, flush)
+	if res.clientErr != nil && h.ignoreClientAbort {
+		// *_ignore_client_abort: the client has gone, but the upstream's
+		// answer is still read to its end (the application finishes its
+		// work), then dropped; the connection may serve another request.
+		n, err := io.Copy(io.Discard, resp.Body)
+		res.n += n
+		res.clientErr, res.upErr = nil, err
+	}
 	a.total = time.Since(a.start)
 	a.length = res.n
 
@@ -316,5 +421,19 @@ func (x *exchange) bodyFailed(p *peer, rc *http.ResponseController, res relayed)
 
 // keepalive reports whether the connection may serve another request.
 func (x *exchange) keepalive(resp *http.Response) bool {
+	if x.h.wire != nil {
+		return x.h.up.Keepalive > 0 && !resp.Close
+	}
 	return x.h.up.Keepalive > 0 && x.h.http11 && !x.sentClose && !resp.Close && resp.ProtoAtLeast(1, 1)
+}
+
+// interceptResponse answers with the server's own response for the
+// upstream's status (an error_page), as NGINX's *_intercept_errors does:
+// the upstream's body is not relayed, and the connection is not kept.
+func (x *exchange) interceptResponse(c *conn, resp *http.Response, a *attempt) {
+	x.waitSending(c, false)
+	x.stop()
+	c.close()
+	a.total = time.Since(a.start)
+	x.h.errorResponse(x.w, x.r, resp.StatusCode)
 }

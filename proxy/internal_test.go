@@ -5,6 +5,8 @@ package proxy
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 )
@@ -32,29 +34,35 @@ func TestStripPort(t *testing.T) {
 }
 
 // TestSelectionTriesEachServerOnce: within one request every server is
-// tried at most once, also in groups larger than 64.
+// tried at most once, with every method, also in groups larger than 64.
 func TestSelectionTriesEachServerOnce(t *testing.T) {
-	for _, n := range []int{3, 70} {
-		servers := make([]Server, n)
-		for i := range servers {
-			servers[i] = Server{Addr: fmt.Sprintf("10.0.0.%d:80", i)}
-		}
-		up, err := NewUpstream("many", servers, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var sel selection
-		sel.reset(up)
-		seen := map[string]bool{}
-		now := time.Now()
-		for p := sel.next(now); p != nil; p = sel.next(now) {
-			if seen[p.addr] {
-				t.Fatalf("%d servers: %s picked twice", n, p.addr)
+	key := func(r *http.Request) string { return r.URL.Path }
+	for _, m := range []Method{RoundRobin, LeastConn, Hash, ConsistentHash, IPHash, Random, RandomTwo} {
+		for _, n := range []int{3, 70} {
+			servers := make([]Server, n)
+			for i := range servers {
+				servers[i] = Server{Addr: fmt.Sprintf("10.0.0.%d:80", i)}
 			}
-			seen[p.addr] = true
-		}
-		if len(seen) != n || sel.tries != n {
-			t.Errorf("%d servers: %d picked, %d tries", n, len(seen), sel.tries)
+			up, err := NewUpstream("many", servers, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := up.SetMethod(m, key); err != nil {
+				t.Fatal(err)
+			}
+			var sel selection
+			sel.reset(up, httptest.NewRequest("GET", "/k", nil))
+			seen := map[string]bool{}
+			now := time.Now()
+			for p := sel.next(now); p != nil; p = sel.next(now) {
+				if seen[p.addr] {
+					t.Fatalf("%v, %d servers: %s picked twice", m, n, p.addr)
+				}
+				seen[p.addr] = true
+			}
+			if len(seen) != n || sel.tries != n {
+				t.Errorf("%v, %d servers: %d picked, %d tries", m, n, len(seen), sel.tries)
+			}
 		}
 	}
 }

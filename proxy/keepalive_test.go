@@ -235,3 +235,27 @@ func TestKeepaliveWithBodiesAndHEAD(t *testing.T) {
 		t.Errorf("%d connections, want 1 reused throughout", got)
 	}
 }
+
+// TestKeepaliveTime: a connection open longer than KeepaliveTime is not
+// kept after its response (keepalive_time), one within it is.
+func TestKeepaliveTime(t *testing.T) {
+	for _, tc := range []struct {
+		life  time.Duration
+		conns int
+	}{{time.Hour, 1}, {time.Nanosecond, 3}} {
+		origin, cc := countingOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "hello")
+		})
+		up := mustUpstream(t, "backend", 4, server(hostOf(origin)))
+		up.KeepaliveTime = tc.life
+		f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up, HTTPVersion: "1.1", SetHeaders: keepaliveHeaders}))
+		for range 3 {
+			if status, _, _ := get(t, f.URL+"/"); status != 200 {
+				t.Fatalf("status %d", status)
+			}
+		}
+		if got := cc.count(); got != tc.conns {
+			t.Errorf("keepalive_time %v: %d connections, want %d", tc.life, got, tc.conns)
+		}
+	}
+}

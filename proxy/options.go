@@ -111,8 +111,55 @@ type Options struct {
 	// instead (proxy_cache_use_stale error timeout invalid_header).
 	OnFailure func(w http.ResponseWriter, r *http.Request, f Failure)
 
+	// NextUpstream is proxy_next_upstream: after which failures and
+	// statuses a request goes on to the next server; 0 means NGINX's
+	// default, DefaultNextUpstream. NextUpstreamTries
+	// (proxy_next_upstream_tries) bounds the servers tried, 0: every
+	// server once; NextUpstreamTimeout (proxy_next_upstream_timeout)
+	// bounds the time from the first try after which no other server is
+	// tried, 0: no bound.
+	NextUpstream        NextUpstream
+	NextUpstreamTries   int
+	NextUpstreamTimeout time.Duration
+
 	// Logger receives the error log; nil means slog.Default().
 	Logger *slog.Logger
+
+	// Wire, when set, is the protocol spoken to the upstream instead of
+	// HTTP/1.x (FastCGI, uwsgi). Pass then only names the server or
+	// group, and its Scheme, any word, names the protocol in the error
+	// log; SetHeaders, HTTPVersion and the redirect rewriting do not
+	// apply. A body of unknown length is read whole first, and its length
+	// set as the request's Content-Length, as NGINX does for gateways.
+	Wire Wire
+	// DefaultHide, when not nil, replaces the default list of response
+	// headers not passed (Date, Server, X-Pad, X-Accel-*), for a Wire
+	// whose protocol has its own (see internal/gateway.HiddenHeaders).
+	DefaultHide []string
+	// RequestBuffering reads the whole request body (into memory up to
+	// BodyBufferSize, then a temporary file) before the upstream is
+	// contacted, as NGINX's *_request_buffering on does; a body kept so
+	// can be sent again to another server.
+	RequestBuffering bool
+	// Intercept, when set and true for an upstream's status, discards the
+	// upstream's response and answers with ErrorResponse(status) instead,
+	// as NGINX's *_intercept_errors on does for statuses with an
+	// error_page.
+	Intercept func(r *http.Request, status int) bool
+	// IgnoreAccelBuffering leaves an upstream's X-Accel-Buffering header
+	// without effect (*_ignore_headers X-Accel-Buffering).
+	IgnoreAccelBuffering bool
+	// IgnoreClientAbort keeps the exchange with the upstream going when
+	// the client goes away, reading the answer to its end and dropping it
+	// (*_ignore_client_abort on).
+	IgnoreClientAbort bool
+	// NoClientHeaders sends none of the client's header fields, only
+	// SetHeaders (and the body's framing), as NGINX's
+	// proxy_pass_request_headers off does.
+	NoClientHeaders bool
+	// Cookies, when set, rewrites the Set-Cookie fields of responses
+	// (proxy_cookie_domain, proxy_cookie_path, proxy_cookie_flags).
+	Cookies *Cookies
 }
 
 // Handler proxies requests to an upstream. It is safe for concurrent use.
@@ -136,6 +183,10 @@ type Handler struct {
 	readTimeout    time.Duration
 	sendTimeout    time.Duration
 
+	next        NextUpstream // never 0
+	nextTries   int
+	nextTimeout time.Duration
+
 	bodyMemory   int64
 	bodyTemp     func() (*os.File, error)
 	bufferingOff bool
@@ -144,6 +195,14 @@ type Handler struct {
 	redirectFrom string
 	redirectTo   string
 	absRedirect  func(*http.Request, string) string
+
+	wire              Wire
+	requestBuffering  bool
+	intercept         func(*http.Request, int) bool
+	ignoreAccelBuf    bool
+	ignoreClientAbort bool
+	noClientHeaders   bool
+	cookies           *Cookies
 
 	tls           *clientTLS // nil for http
 	errorResponse func(http.ResponseWriter, *http.Request, int)
@@ -171,7 +230,7 @@ var defaultHidden = []string{
 // New builds a Handler.
 func New(opts Options) (*Handler, error) {
 	p := opts.Pass
-	if p.Scheme != "http" && p.Scheme != "https" {
+	if opts.Wire == nil && p.Scheme != "http" && p.Scheme != "https" {
 		return nil, fmt.Errorf("proxy: scheme %q is not http or https", p.Scheme)
 	}
 	if p.Host == "" {
@@ -189,11 +248,30 @@ func New(opts Options) (*Handler, error) {
 		connectTimeout: orDefault(opts.ConnectTimeout),
 		readTimeout:    orDefault(opts.ReadTimeout),
 		sendTimeout:    orDefault(opts.SendTimeout),
+		next:           opts.NextUpstream,
+		nextTries:      opts.NextUpstreamTries,
+		nextTimeout:    opts.NextUpstreamTimeout,
 		bufferingOff:   opts.BufferingOff,
 		redirect:       !opts.RedirectOff,
 		errorResponse:  opts.ErrorResponse,
 		onFailure:      opts.OnFailure,
 		log:            opts.Logger,
+
+		wire:              opts.Wire,
+		requestBuffering:  opts.RequestBuffering,
+		intercept:         opts.Intercept,
+		ignoreAccelBuf:    opts.IgnoreAccelBuffering,
+		ignoreClientAbort: opts.IgnoreClientAbort,
+		noClientHeaders:   opts.NoClientHeaders,
+		cookies:           opts.Cookies,
+	}
+	if h.wire != nil {
+		// The gateway's protocol frames the request; none of HTTP's
+		// request line, headers or redirect rewriting applies.
+		opts.HTTPVersion, opts.SetHeaders, h.redirect = "", nil, false
+	}
+	if h.next == 0 {
+		h.next = DefaultNextUpstream
 	}
 	if h.up == nil {
 		up, err := NewUpstream(h.proxyHost, []Server{{Addr: p.Addr()}}, 0)
@@ -216,7 +294,7 @@ func New(opts Options) (*Handler, error) {
 	} else {
 		h.redirectFrom, h.redirectTo = p.String()+"/", "/"
 	}
-	if p.Scheme == "https" {
+	if p.Scheme == "https" && h.wire == nil {
 		t, err := newClientTLS(opts.TLS, p.Host)
 		if err != nil {
 			return nil, err
@@ -245,8 +323,12 @@ func New(opts Options) (*Handler, error) {
 		return nil, err
 	}
 	h.hide = make(map[string]struct{})
-	for _, name := range defaultHidden {
-		h.hide[name] = struct{}{}
+	hidden := defaultHidden
+	if opts.DefaultHide != nil {
+		hidden = opts.DefaultHide
+	}
+	for _, name := range hidden {
+		h.hide[textproto.CanonicalMIMEHeaderKey(name)] = struct{}{}
 	}
 	for _, name := range opts.HideHeaders {
 		h.hide[textproto.CanonicalMIMEHeaderKey(name)] = struct{}{}

@@ -98,6 +98,9 @@ func (x *exchange) prepareHeaders() {
 			x.sentClose = true
 		}
 	}
+	if x.h.noClientHeaders {
+		return
+	}
 	connection := r.Header["Connection"]
 	for k, vv := range r.Header {
 		ck := textproto.CanonicalMIMEHeaderKey(k)

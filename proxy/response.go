@@ -146,6 +146,7 @@ func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush
 // commit passes the upstream's status and header to the client's writer.
 func (x *exchange) commit(resp *http.Response) {
 	x.h.copyHeader(x.w.Header(), resp.Header, false)
+	x.h.rewriteCookies(x.r, x.w.Header())
 	if f := x.h.absRedirect; f != nil && x.h.redirect {
 		h := x.w.Header()
 		if loc, orig := h["Location"], resp.Header["Location"]; len(loc) == 1 && len(orig) == 1 &&

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"sync"
 	"time"
 )
@@ -13,6 +14,7 @@ const (
 	DefaultFailTimeout       = 10 * time.Second
 	DefaultKeepaliveTimeout  = 60 * time.Second
 	DefaultKeepaliveRequests = 1000
+	DefaultKeepaliveTime     = time.Hour
 )
 
 // Server is one server of an upstream group, with the parameters of a
@@ -24,6 +26,7 @@ type Server struct {
 	Weight      int           // share in the weighted round robin; 0 means 1
 	MaxFails    int           // failures within FailTimeout that take the server out; 0: never
 	FailTimeout time.Duration // window for MaxFails and time out of rotation; 0 means 10s
+	MaxConns    int           // requests served at once; 0: no limit
 	Backup      bool          // used only while every primary server is unavailable
 	Down        bool          // permanently unavailable
 }
@@ -42,12 +45,21 @@ type Upstream struct {
 	// them before the group serves requests.
 	KeepaliveTimeout  time.Duration
 	KeepaliveRequests int
+	// KeepaliveTime bounds the time since a connection was opened after
+	// which it is not reused (NGINX's keepalive_time); NewUpstream sets
+	// NGINX's default, one hour.
+	KeepaliveTime time.Duration
 
-	servers []Server
-	primary []*peer
-	backup  []*peer
-	single  bool // one primary server and no backup: never taken out
-	tries   int  // servers a request may try: those not marked down
+	servers     []Server
+	primary     []*peer
+	backup      []*peer
+	single      bool   // one primary server and no backup: never taken out
+	tries       int    // servers a request may try: those not marked down
+	totalWeight uint32 // of the primary servers, down ones included
+
+	method  Method                     // see SetMethod
+	hashKey func(*http.Request) string // Hash, ConsistentHash
+	ring    []ringPoint                // ConsistentHash
 
 	mu   sync.Mutex // guards the balancer state of every peer
 	idle idlePool
@@ -68,6 +80,7 @@ func NewUpstream(name string, servers []Server, keepalive int) (*Upstream, error
 		Keepalive:         keepalive,
 		KeepaliveTimeout:  DefaultKeepaliveTimeout,
 		KeepaliveRequests: DefaultKeepaliveRequests,
+		KeepaliveTime:     DefaultKeepaliveTime,
 		servers:           append([]Server(nil), servers...),
 	}
 	for i, s := range servers {
@@ -81,6 +94,7 @@ func NewUpstream(name string, servers []Server, keepalive int) (*Upstream, error
 		} else {
 			p.index = len(u.primary)
 			u.primary = append(u.primary, p)
+			u.totalWeight += uint32(p.weight)
 		}
 		if !s.Down {
 			u.tries++
@@ -115,10 +129,15 @@ func newPeer(s Server) (*peer, error) {
 	if s.MaxFails < 0 {
 		return nil, fmt.Errorf("invalid max_fails %d", s.MaxFails)
 	}
+	if s.MaxConns < 0 {
+		return nil, fmt.Errorf("invalid max_conns %d", s.MaxConns)
+	}
 	p := &peer{
 		addr:        addr,
+		server:      s.Addr,
 		weight:      s.Weight,
 		maxFails:    s.MaxFails,
+		maxConns:    s.MaxConns,
 		failTimeout: s.FailTimeout,
 		down:        s.Down,
 	}

@@ -28,9 +28,9 @@ var ignored = map[string]bool{
 	"variables_hash_max_size": true, "variables_hash_bucket_size": true,
 	"proxy_temp_path": true, "fastcgi_temp_path": true,
 	"uwsgi_temp_path": true, "scgi_temp_path": true,
-	"ssl_prefer_server_ciphers": true, "ssl_session_cache": true, "ssl_session_timeout": true,
-	"ssl_session_tickets": true, "ssl_dhparam": true, "ssl_ciphers": true, "ssl_ecdh_curve": true,
 	"reset_timedout_connection": true, "aio": true, "directio": true,
+	// Go's key exchange is ECDHE: there is no DH group to set.
+	"ssl_dhparam": true,
 	// Sizes of NGINX's memory pools and of its output batching: Go's
 	// allocator and mosaic's writers have no such knobs.
 	"connection_pool_size": true, "request_pool_size": true, "postpone_output": true,
@@ -256,6 +256,18 @@ func (b *builder) buildServer(s *VServer) error {
 	if err := build(s.level); err != nil {
 		return err
 	}
+	for _, m := range Modules() {
+		if m.PostRead == nil {
+			continue
+		}
+		f, err := m.PostRead(s.level)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.level.Pos(), err)
+		}
+		if f != nil {
+			s.postRead = append(s.postRead, f)
+		}
+	}
 	var err error
 	s.locs.walk(func(l *Location) {
 		if err == nil {
@@ -305,7 +317,9 @@ func buildChain(l *Location) (full, sub http.Handler, err error) {
 	if content == nil {
 		content = notFoundHandler
 	}
-	content = wrapCore(l, content)
+	if content, err = wrapCore(l, content); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", l.Pos(), err)
+	}
 	l.content = content
 	var filters []*Module
 	for _, m := range mods {

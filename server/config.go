@@ -86,6 +86,8 @@ type Listen struct {
 	SSL           bool
 	HTTP2         bool
 	DefaultServer bool
+	// ProxyProtocol: connections start with a PROXY protocol header.
+	ProxyProtocol bool
 }
 
 // VServer is one "server {}" block.
@@ -96,6 +98,7 @@ type VServer struct {
 	locs    *locationTree
 	named   map[string]*Location
 	certs   []tls.Certificate // ssl_certificate, its own or inherited
+	tls     *serverTLS        // the handshake settings, nil without certs
 	cfg     *Config
 	file    string
 	line    int
@@ -103,6 +106,8 @@ type VServer struct {
 	// implicit holds the locations of "if" blocks, in the order read
 	// (a block's parent comes before it), for merging and building.
 	implicit []*Location
+	// postRead are the modules' post-read steps (Module.PostRead).
+	postRead []func(*http.Request)
 }
 
 // Name returns the first server_name, as $server_name does.

@@ -59,6 +59,9 @@ type coreLoc struct {
 	headerBuffer  Setting[int64] // client_header_buffer_size
 	underscores   Setting[bool]  // underscores_in_headers
 	ignoreInvalid Setting[bool]  // ignore_invalid_headers
+	// The access phase (access.go).
+	satisfy   Setting[bool] // satisfyAny for "satisfy any"
+	authDelay Setting[time.Duration]
 }
 
 // OutputBuffers is the "number size" of output_buffers (and of
@@ -148,6 +151,8 @@ func init() {
 			}
 			return Put(c, &c.Loc().(*coreLoc).headerBuffer, n)
 		}},
+		{Name: "satisfy", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setSatisfy},
+		{Name: "auth_delay", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setAuthDelay},
 		{Name: "limit_except", Context: CtxLocation, Block: true, MinArgs: 1, MaxArgs: Unlimited, Set: setLimitExcept},
 		{Name: "output_buffers", Context: CtxHTTPAll, MinArgs: 2, MaxArgs: 2, Set: func(c *Cmd) error {
 			b, err := c.buffers(1<<16, 1, 1<<30)
@@ -210,6 +215,8 @@ func mergeCoreLoc(p, c any) error {
 	child.bodyBuffer.Merge(parent.bodyBuffer)
 	child.bodyTemp.Merge(parent.bodyTemp)
 	child.headerBuffer.Merge(parent.headerBuffer)
+	child.satisfy.Merge(parent.satisfy)
+	child.authDelay.Merge(parent.authDelay)
 	// Defaults, applied where neither level set a value.
 	if !child.root.Set {
 		child.root.V = vars.MustCompile("html")

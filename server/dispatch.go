@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/proxyproto"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -32,6 +34,9 @@ type reqInfo struct {
 	// prefixLost: a rewrite changed the URI and stopped with "break"
 	// (PrefixLost).
 	prefixLost bool
+	// refusal is set for a request the HTTP/1 reader refused, served
+	// only to be logged (refusal.go).
+	refusal *refusal
 }
 
 type reqInfoKey struct{}
@@ -92,9 +97,10 @@ var connCounter atomic.Uint64
 // ($connection) and its listener's shutdown state.
 type connInfo struct {
 	id       uint64
-	cut      *atomic.Bool  // the shutdown limit is ending the listener's requests
-	requests atomic.Uint64 // requests taken up ($connection_requests)
-	start    time.Time     // accepted ($connection_time)
+	cut      *atomic.Bool     // the shutdown limit is ending the listener's requests
+	requests atomic.Uint64    // requests taken up ($connection_requests)
+	start    time.Time        // accepted ($connection_time)
+	proxy    *proxyproto.Conn // listen ... proxy_protocol: the connection that read the header; nil without
 }
 
 type connInfoKey struct{}
@@ -138,6 +144,9 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 	ri, st := &root.info, &root.state
 	// A server_name regex that picks the server records its captures in st.
 	srv, host, refused := admit(r, g, st)
+	if ri.refusal != nil {
+		srv, host, refused = g.def, "", ri.refusal.status
+	}
 	ri.cfg, ri.srv, ri.st = cfg, srv, st
 	st.Start = time.Now()
 	st.ServerName, st.Host, st.RequestURI = srv.Name(), host, target
@@ -158,13 +167,22 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 			// NGINX: what follows it on the wire is not to be trusted.
 			rw.Header()["Connection"] = []string{"close"}
 		}
-		Error(rw, r, refused)
+		refuseAtServer(rw, r, srv, ri, refused)
 		return
 	}
 	// The URI is parsed before Host chooses the server, so the address's
 	// default server's merge_slashes applies, as in NGINX.
 	if !normalizeURI(r, LocConf[*coreLoc](g.def.level, coreModule).mergeSlashes.V) {
-		Error(rw, r, http.StatusBadRequest)
+		refuseAtServer(rw, r, srv, ri, http.StatusBadRequest)
+		return
+	}
+	for _, f := range srv.postRead {
+		f(r)
+	}
+	// ssl_verify_client is checked once the server is known, before any
+	// location, as NGINX checks it when the request header is read.
+	if code := checkClientCert(r, g, srv, ri); code != 0 {
+		serveCertError(rw, r, srv, code)
 		return
 	}
 	// The rewrite phases choose the location; a server-level return
@@ -301,14 +319,46 @@ func InternalRedirect(w http.ResponseWriter, r *http.Request, uri string) {
 }
 
 // wrapCore adds the core's per-location steps around the content handler:
-// internal-only locations, the body size limit, try_files and error_page.
-func wrapCore(l *Location, content http.Handler) http.Handler {
+// internal-only locations, the body size limit, try_files, error_page and
+// the modules' preaccess and access phases.
+func wrapCore(l *Location, content http.Handler) (http.Handler, error) {
 	cl := LocConf[*coreLoc](l, coreModule)
 	h := content
 	if len(cl.tryFiles) > 0 {
 		h = newTryFiles(l, cl.tryFiles, h)
 	}
-	return &coreHandler{loc: l, cl: cl, next: h}
+	// The access phase runs after the preaccess one, before try_files.
+	h, err := wrapAccess(l, h)
+	if err != nil {
+		return nil, err
+	}
+	h, err = wrapPreaccess(l, h)
+	if err != nil {
+		return nil, err
+	}
+	return &coreHandler{loc: l, cl: cl, next: h}, nil
+}
+
+// wrapPreaccess puts the modules' preaccess handlers in front of h, the
+// first in preaccessOrder outermost.
+func wrapPreaccess(l *Location, h http.Handler) (http.Handler, error) {
+	mods := Modules()
+	var pre []*Module
+	for _, m := range mods {
+		if m.Preaccess != nil {
+			pre = append(pre, m)
+		}
+	}
+	sort.SliceStable(pre, func(i, j int) bool {
+		return orderOf(preaccessOrder, pre[i].Name) > orderOf(preaccessOrder, pre[j].Name)
+	})
+	for _, m := range pre {
+		var err error
+		if h, err = m.Preaccess(l, h); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
 }
 
 type coreHandler struct {

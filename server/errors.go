@@ -100,3 +100,11 @@ func Error(w http.ResponseWriter, r *http.Request, code int) {
 		_, _ = w.Write([]byte(body))
 	}
 }
+
+// HasErrorPage reports whether an error_page of location l (its own or
+// inherited) handles code: what NGINX's *_intercept_errors asks before it
+// replaces an upstream's response.
+func (l *Location) HasErrorPage(code int) bool {
+	_, ok := LocConf[*coreLoc](l, coreModule).errorPages[code]
+	return ok
+}

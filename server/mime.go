@@ -57,12 +57,35 @@ func defaultTypes() *Types {
 	return defTypes
 }
 
-// builtinInclude answers "include mime.types;" when no such file exists.
+// builtinInclude answers "include mime.types;" when no such file exists,
+// and the files modules registered (fastcgi_params, ...).
 func builtinInclude(name string) (string, bool) {
 	if name == "mime.types" {
 		return mimeTypes, true
 	}
-	return "", false
+	includesMu.RLock()
+	text, ok := includes[name]
+	includesMu.RUnlock()
+	return text, ok
+}
+
+var (
+	includesMu sync.RWMutex
+	includes   = map[string]string{}
+)
+
+// RegisterInclude makes text the content of "include name;" when the
+// configuration has no file by that relative name, as mime.types is:
+// a module ships the files that NGINX's packages install beside
+// nginx.conf (fastcgi_params, snippets/fastcgi-php.conf). Modules call it
+// from init.
+func RegisterInclude(name, text string) {
+	includesMu.Lock()
+	defer includesMu.Unlock()
+	if _, dup := includes[name]; dup || name == "mime.types" {
+		panic("server: built-in include " + name + " registered twice")
+	}
+	includes[name] = text
 }
 
 // setTypes reads a "types { type ext ...; }" block. Several blocks at one

@@ -14,16 +14,35 @@ package server
 // sits right in front of its proxy, as in NGINX, behind the core's steps.
 var (
 	filterOrder = []string{
+		"status",    // counts the response for metrics, as the client got it
 		"accesslog", // logs the response as the client got it
+		"throttle",  // limit_rate: paces the bytes that leave, compressed or not
 		"headers",   // add_header, expires: on the response that leaves
 		"compress",  // brotli, zstd, gzip of the assembled response
 		"esi",       // assembles pages; its fragments run the contents below
 	}
+	// preaccessOrder is NGINX's preaccess phase, the first listed
+	// running first; it sits inside the core's steps, right in front of
+	// try_files and the content.
+	preaccessOrder = []string{
+		"realip", // the client's address, for the limits and access rules after it
+		"limit",  // limit_req, then limit_conn, as NGINX runs them
+	}
+	// accessOrder is NGINX's access phase, the first listed checking
+	// first (access.go); "satisfy" combines the verdicts.
+	accessOrder = []string{
+		"access",       // allow, deny
+		"auth_basic",   // auth_basic, auth_basic_user_file
+		"auth_request", // auth_request, auth_request_set
+	}
 	contentOrder = []string{
-		"core",   // no content of its own: "return" is a rewrite step (rewrite.go)
-		"cache",  // purge and status endpoints; proxy_pass behind a proxy_cache
-		"proxy",  // proxy_pass
-		"static", // files: the content of a location nothing else claims
+		"core",    // no content of its own: "return" is a rewrite step (rewrite.go)
+		"status",  // stub_status, metrics
+		"cache",   // purge and status endpoints; proxy_pass behind a proxy_cache
+		"proxy",   // proxy_pass
+		"fastcgi", // fastcgi_pass
+		"uwsgi",   // uwsgi_pass
+		"static",  // files: the content of a location nothing else claims
 	}
 )
 

@@ -113,6 +113,29 @@ type Module struct {
 	// in filterOrder (order.go).
 	Filter *Filter
 
+	// Preaccess, when set, wraps the location's content (try_files
+	// included) at the module's place in preaccessOrder (order.go): it
+	// runs after the location's rewrite phase and the core's checks, and
+	// not for a request that a rewrite step answered, as NGINX's
+	// preaccess phase handlers (limit_req, limit_conn). It returns next
+	// itself when the location does not use the module. Internal
+	// redirects and subrequests pass through it again: a handler that
+	// must act once per client request keeps that in the request.
+	Preaccess func(loc *Location, next http.Handler) (http.Handler, error)
+
+	// PostRead, when set, returns what the module does to each request of
+	// a server as soon as the server is chosen, before the server's
+	// rewrite phase (NGINX's post-read phase), with the server level's
+	// settings; nil when they ask for nothing. It may change the request
+	// in place (realip replaces RemoteAddr).
+	PostRead func(srv *Location) (func(r *http.Request), error)
+
+	// Access, when set, returns the module's check of a location in
+	// NGINX's access phase (access.go), run in accessOrder (order.go)
+	// after the preaccess handlers and before try_files; nil when the
+	// location's settings ask for none.
+	Access func(loc *Location) (AccessCheck, error)
+
 	// Close releases what InitMain acquired when a configuration is
 	// retired after a reload or at exit.
 	Close func(cfg *Config) error
@@ -147,6 +170,12 @@ func Register(m *Module) {
 	}
 	if m.Content != nil && orderOf(contentOrder, m.Name) < 0 {
 		panic("server: module " + m.Name + " has content but no place in contentOrder")
+	}
+	if m.Preaccess != nil && orderOf(preaccessOrder, m.Name) < 0 {
+		panic("server: module " + m.Name + " has a preaccess handler but no place in preaccessOrder")
+	}
+	if m.Access != nil && orderOf(accessOrder, m.Name) < 0 {
+		panic("server: module " + m.Name + " has an access check but no place in accessOrder")
 	}
 	m.index = len(modules)
 	modules = append(modules, m)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/http1"
+	"github.com/mosaic-edge/mosaic/internal/proxyproto"
 )
 
 // ShutdownTimeout bounds how long a graceful stop, or the retirement of
@@ -46,6 +47,10 @@ type listener struct {
 	// cut is set when the shutdown limit ends the requests still running,
 	// before their connections close (see reqRoot.Err).
 	cut atomic.Bool
+	// proxyProt: connections accepted start with a PROXY protocol
+	// header (listen ... proxy_protocol), as the configuration in force
+	// says.
+	proxyProt atomic.Bool
 }
 
 // NewRuntime returns a runtime with nothing listening.
@@ -88,7 +93,10 @@ func (rt *Runtime) Apply(cfg *Config) error {
 	for addr, g := range want {
 		key := listenKey(addr, g.ssl)
 		if l, ok := rt.listeners[key]; ok {
-			kept = append(kept, func() { l.srv.SetLimits(limitsFor(g)) })
+			kept = append(kept, func() {
+				l.srv.SetLimits(limitsFor(g))
+				l.proxyProt.Store(g.proxyProt) // for connections accepted from now on
+			})
 			continue
 		}
 		l, err := rt.open(addr, g, cfg)
@@ -168,12 +176,17 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 	}
 	d := &dispatcher{bound: addr, cur: &rt.cur}
 	lim := limitsFor(g)
-	l := &listener{key: listenKey(addr, g.ssl), addr: addr, ln: ln}
-	connContext := func(ctx context.Context, _ net.Conn) context.Context {
-		return context.WithValue(ctx, connInfoKey{}, &connInfo{id: connCounter.Add(1), cut: &l.cut, start: time.Now()})
+	l := &listener{key: listenKey(addr, g.ssl), addr: addr}
+	l.proxyProt.Store(g.proxyProt)
+	l.ln = &proxyproto.Listener{Listener: ln, Enabled: &l.proxyProt, OnError: func(c net.Conn, err error) {
+		rt.cur.Load().Logger.Error(err.Error()+" while reading PROXY protocol", "client", c.RemoteAddr().String())
+	}}
+	connContext := func(ctx context.Context, c net.Conn) context.Context {
+		return context.WithValue(ctx, connInfoKey{}, &connInfo{id: connCounter.Add(1), cut: &l.cut, start: time.Now(), proxy: proxyConn(c)})
 	}
 	logger := slog.New(currentLog{&rt.cur})
-	srv := &http1.Server{Handler: d, Limits: lim, ConnContext: connContext, RequestContext: newRequestRoot, Logger: logger}
+	srv := &http1.Server{Handler: d, Limits: lim, ConnContext: connContext, RequestContext: newRequestRoot, Logger: logger,
+		Refused: d.refused, Stats: &connStats}
 	l.srv = srv
 	if g.ssl {
 		l.h2 = newH2Server(ln.Addr(), d, lim, connContext, logger)

@@ -51,8 +51,15 @@ func Subrequest(parent *http.Request, uri string, header http.Header) (*http.Res
 	}
 	ctx, cancel := context.WithCancel(parent.Context())
 	st := &vars.State{Start: time.Now(), ConnID: ri.st.ConnID, ServerName: ri.st.ServerName, Host: ri.st.Host,
-		ConnRequests: ri.st.ConnRequests, ConnStart: ri.st.ConnStart}
+		ConnRequests: ri.st.ConnRequests, ConnStart: ri.st.ConnStart, RemoteAddr: ri.st.RemoteAddr}
 	st.ShareRequestID(ri.st)
+	remote := parent.RemoteAddr
+	if st.RemoteAddr != "" {
+		// A module replaced the client's address (realip) after the
+		// parent's filters took their copy of the request: the
+		// subrequest has the connection's client, as NGINX's do.
+		remote = st.RemoteAddr
+	}
 	sri := &reqInfo{cfg: ri.cfg, srv: ri.srv, st: st, internal: true, subDepth: ri.subDepth + 1}
 	ctx = context.WithValue(vars.NewContext(ctx, st), reqInfoKey{}, sri)
 	r := &http.Request{
@@ -64,7 +71,7 @@ func Subrequest(parent *http.Request, uri string, header http.Header) (*http.Res
 		Header:     header,
 		Body:       http.NoBody,
 		Host:       parent.Host,
-		RemoteAddr: parent.RemoteAddr,
+		RemoteAddr: remote,
 		RequestURI: u.RequestURI(),
 		TLS:        parent.TLS,
 	}

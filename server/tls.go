@@ -62,7 +62,7 @@ func (s *VServer) loadCerts(loaded map[string]*tls.Certificate) error {
 	cl := LocConf[*coreLoc](s.level, coreModule)
 	certs, keys := cl.sslCerts.V, cl.sslKeys.V
 	if len(certs.files) == 0 {
-		if cl.sslOn.V {
+		if cl.sslOn.V && !sslOf(s).reject.V {
 			return fmt.Errorf("no \"ssl_certificate\" is defined for the \"ssl\" directive in %s", cl.sslOnAt)
 		}
 		return nil
@@ -71,12 +71,20 @@ func (s *VServer) loadCerts(loaded map[string]*tls.Certificate) error {
 		d := certs.dirs[len(keys.files)]
 		return conf.Errorf(d, "no \"ssl_certificate_key\" is defined for certificate %q", d.Args[0])
 	}
+	var passwords []string
+	pf := sslOf(s).passwords
+	if pf.Set {
+		var err error
+		if passwords, err = readPasswords(pf.V); err != nil {
+			return err
+		}
+	}
 	s.certs = make([]tls.Certificate, len(certs.files))
 	for i, d := range certs.dirs {
-		id := certs.files[i] + "\x00" + keys.files[i]
+		id := certs.files[i] + "\x00" + keys.files[i] + "\x00" + pf.V.path
 		cert := loaded[id]
 		if cert == nil {
-			c, err := tls.LoadX509KeyPair(certs.files[i], keys.files[i])
+			c, err := loadKeyPair(certs.files[i], keys.files[i], passwords)
 			if err != nil {
 				return &conf.Error{Msg: fmt.Sprintf("cannot load certificate %q: %v", certs.files[i], err), File: d.File, Line: d.Line, Err: err}
 			}
@@ -117,9 +125,12 @@ func setSSLProtocols(c *Cmd) error {
 	return nil
 }
 
-// tlsConfig returns the TLS settings of a listener. Certificates are
-// chosen by SNI among the servers of the address, read from the current
-// configuration so that a reload changes them without a new socket.
+// tlsConfig returns the TLS settings of a listener. The server is chosen
+// by SNI among the servers of the address, from the current configuration
+// so that a reload changes certificates and settings without a new
+// socket; a server without certificates is answered with the default
+// server's. HTTP/2 is offered by ALPN when a listen of the address says
+// http2 (NGINX 1.22) or the server chosen says "http2 on" (NGINX 1.25).
 func tlsConfig(cur *atomic.Pointer[Config], bound string) *tls.Config {
 	return &tls.Config{
 		NextProtos: []string{"h2", "http/1.1"},
@@ -138,26 +149,20 @@ func tlsConfig(cur *atomic.Pointer[Config], bound string) *tls.Config {
 			if name, ok := reqrule.Host(hello.ServerName); ok {
 				s = g.find(name)
 			}
-			if s.certs == nil {
+			sl := sslOf(s)
+			if sl.reject.V {
+				// ssl_reject_handshake: NGINX ends it with an
+				// unrecognized_name alert; Go's is internal_error.
+				return nil, fmt.Errorf("handshake for %q rejected by ssl_reject_handshake", hello.ServerName)
+			}
+			h2 := g.http2 || sl.http2.V
+			if s.tls == nil {
 				s = g.def
 			}
-			if s.certs == nil {
+			if s.tls == nil {
 				return nil, fmt.Errorf("no certificate for %q", hello.ServerName)
 			}
-			out := &tls.Config{
-				// Several certificates (RSA and ECDSA): Go picks the
-				// first that the client supports.
-				Certificates: s.certs,
-				// HTTP/2 is offered on every TLS listener, as Go's server
-				// does; "listen ... http2" is accepted for compatibility.
-				NextProtos: []string{"h2", "http/1.1"},
-			}
-			if p := LocConf[*coreLoc](s.level, coreModule).sslProtocols; p.Set {
-				out.MinVersion, out.MaxVersion = p.V[0], p.V[1]
-			} else {
-				out.MinVersion = tls.VersionTLS12
-			}
-			return out, nil
+			return s.tls.forALPN(h2), nil
 		},
 	}
 }
@@ -182,7 +187,8 @@ func newH2Server(addr net.Addr, h http.Handler, lim http1.Limits, connContext fu
 	// it would end a stream that is merely idle (a long poll);
 	// send_timeout is applied on writes (the recorder).
 	srv := &http.Server{
-		Handler:        h,
+		Handler:        countRequests(h),
+		ConnState:      countH2Conn,
 		Protocols:      &protos,
 		IdleTimeout:    lim.KeepAliveTimeout,
 		MaxHeaderBytes: lim.MaxHeaderBytes,

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -62,7 +64,7 @@ func TestTLSListenerProtocols(t *testing.T) {
 	cert, key := testpki.WriteKeyPair(t, dir, "tls", testpki.SelfSigned(t, "tls.test"))
 	conf := func(requests int) *Config {
 		return mustLoadNoCleanup(t, fmt.Sprintf(`http { keepalive_requests %d;
-			server { listen 127.0.0.1:0 ssl; ssl_certificate %s; ssl_certificate_key %s;
+			server { listen 127.0.0.1:0 ssl http2; ssl_certificate %s; ssl_certificate_key %s;
 				location / { return 200 "$scheme $https $server_protocol"; } } }`, requests, cert, key))
 	}
 	rt := NewRuntime()
@@ -220,6 +222,54 @@ func TestTLSConfigErrors(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q:\n got  %v\n want %s", tc.src, err, tc.want)
+		}
+	}
+}
+
+// The TLS extras refuse what NGINX refuses, naming the file and line, and
+// say which settings they cannot honour.
+func TestSSLExtrasConfig(t *testing.T) {
+	dir := t.TempDir()
+	cert, key := testpki.WriteKeyPair(t, dir, "x", testpki.SelfSigned(t, "x.test"))
+	short := filepath.Join(dir, "short.key")
+	if err := os.WriteFile(short, make([]byte, 47), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pair := "ssl_certificate " + cert + "; ssl_certificate_key " + key + ";"
+	for _, tc := range []struct{ src, want string }{
+		{"http {\nssl_ciphers DHE-RSA-AES128-SHA;\n}", `SSL_CTX_set_cipher_list("DHE-RSA-AES128-SHA") failed: no cipher suite that mosaic implements matches "DHE-RSA-AES128-SHA" in t.conf:2`},
+		{"http {\nssl_ecdh_curve prime256v1:bogus;\n}", `unknown group "bogus" in t.conf:2`},
+		{"http {\nssl_session_cache shared:SSL;\n}", `invalid zone size "shared:SSL" in t.conf:2`},
+		{"http {\nssl_session_cache shared:SSL:8k;\n}", `session cache "shared:SSL:8k" is too small in t.conf:2`},
+		{"http {\nssl_session_cache off builtin;\n}", `invalid session cache`},
+		{"http {\nssl_verify_client maybe;\n}", `it must be "on", "off", "optional" or "optional_no_ca" in t.conf:2`},
+		{"http {\nssl_stapling_responder https://ocsp.test/;\n}", `invalid URL prefix in OCSP responder`},
+		{"http {\nserver { listen 127.0.0.1:1 ssl; " + pair + "\nssl_session_ticket_key " + short + "; }\n}", `must be 80 or 48 bytes in t.conf:3`},
+		{"http {\nserver { listen 127.0.0.1:1 ssl; " + pair + " ssl_verify_client on; }\n}", `no ssl_client_certificate for ssl_verify_client in t.conf:2`},
+		{"http {\nserver { listen 127.0.0.1:1 ssl; " + pair + " ssl_verify_client optional_no_ca; ssl_ocsp on; }\n}", `"ssl_ocsp" is incompatible with "ssl_verify_client optional_no_ca" in t.conf:2`},
+		{"http {\nssl_ocsp_cache shared:O:1k;\n}", `OCSP cache "shared:O:1k" is too small in t.conf:2`},
+		{"http {\nssl_ocsp maybe;\n}", `it must be "on", "off" or "leaf" in t.conf:2`},
+		{"http {\nssl_conf_command Bogus 1;\n}", `SSL_CONF_cmd("Bogus", "1") failed: unknown command in t.conf:2`},
+		{"http {\nssl_conf_command MinProtocol TLSv9;\n}", `unknown protocol "TLSv9" in t.conf:2`},
+		{"http {\nserver { listen 127.0.0.1:1 ssl; " + pair + " ssl_password_file /nonexistent/pw; }\n}", `open() "/nonexistent/pw" failed`},
+	} {
+		cfg, err := LoadString("t.conf", tc.src)
+		if err == nil {
+			cfg.Close()
+			t.Errorf("%q: loaded, want %s", tc.src, tc.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q:\n got  %v\n want %s", tc.src, err, tc.want)
+		}
+	}
+	cfg := mustLoad(t, "http { ssl_prefer_server_ciphers off; ssl_buffer_size 4k; ssl_dhparam /nonexistent; ssl_early_data on;\n"+
+		"ssl_ciphers TLS_AES_128_GCM_SHA256:HIGH; ssl_ecdh_curve X448:X25519; ssl_conf_command Options KTLS; server { listen 127.0.0.1:0 ssl; http2 on; "+pair+" } }")
+	notices := strings.Join(cfg.Notices(), "\n")
+	for _, want := range []string{`"ssl_prefer_server_ciphers off"`, `"ssl_buffer_size"`, `ignoring "ssl_dhparam" directive`,
+		`TLS 1.3 cipher suites TLS_AES_128_GCM_SHA256`, `ignoring X448 in "ssl_ecdh_curve"`, `ignoring "ssl_early_data" on`, `ignoring "ssl_conf_command" Options`} {
+		if !strings.Contains(notices, want) {
+			t.Errorf("no notice %s in:\n%s", want, notices)
 		}
 	}
 }

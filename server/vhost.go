@@ -1,12 +1,13 @@
 package server
 
 import (
-	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"sort"
 	"strings"
 
+	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -23,6 +24,7 @@ type addrGroup struct {
 	addr      string
 	network   string
 	ssl       bool
+	proxyProt bool // listen ... proxy_protocol on any of its servers
 	http2     bool
 	servers   []*VServer
 	def       *VServer
@@ -188,6 +190,8 @@ func parseListen(args []string) (Listen, []string, error) {
 			l.HTTP2 = true
 		case p == "default_server" || p == "default":
 			l.DefaultServer = true
+		case p == "proxy_protocol":
+			l.ProxyProtocol = true
 		case p == "reuseport" || p == "deferred" || p == "bind" || strings.HasPrefix(p, "backlog=") ||
 			strings.HasPrefix(p, "ipv6only=") || strings.HasPrefix(p, "so_keepalive=") ||
 			strings.HasPrefix(p, "rcvbuf=") || strings.HasPrefix(p, "sndbuf=") || strings.HasPrefix(p, "fastopen="):
@@ -217,10 +221,17 @@ func isDigits(s string) bool {
 // NGINX does, since both cannot be bound at once.
 func (b *builder) groupListeners() error {
 	cfg := b.cfg
-	loaded := map[string]*tls.Certificate{}
+	tb := newTLSBuild(cfg)
 	for _, s := range cfg.servers {
-		if err := s.loadCerts(loaded); err != nil {
+		if err := s.loadCerts(tb.loaded); err != nil {
 			return err
+		}
+		if err := s.buildTLS(tb); err != nil {
+			var ce *conf.Error
+			if errors.As(err, &ce) {
+				return err
+			}
+			return fmt.Errorf("%v in %s:%d", err, s.file, s.line)
 		}
 		for _, l := range s.listens {
 			g := cfg.addrs[l.Addr]
@@ -230,6 +241,7 @@ func (b *builder) groupListeners() error {
 			}
 			g.ssl = g.ssl || l.SSL
 			g.http2 = g.http2 || l.HTTP2
+			g.proxyProt = g.proxyProt || l.ProxyProtocol
 			if err := g.add(s, l); err != nil {
 				return err
 			}
@@ -244,7 +256,7 @@ func (b *builder) groupListeners() error {
 		if LocConf[*coreLoc](g.def.level, coreModule).sslOn.V {
 			g.ssl = true
 		}
-		if g.ssl && g.def.certs == nil {
+		if g.ssl && g.def.certs == nil && !sslOf(g.def).reject.V {
 			return fmt.Errorf("no \"ssl_certificate\" is defined for the \"listen ... ssl\" directive in %s:%d", g.def.file, g.def.line)
 		}
 	}

@@ -18,24 +18,27 @@ import (
 // FileServer serves the files below one root directory. It is safe for
 // concurrent use.
 type FileServer struct {
-	op          opener
-	rootID      rootID
-	closed      atomic.Bool
-	rootName    string
-	index       []string
-	contentType func(name string) string
-	defaultType string
-	etag        bool
-	ims         ModifiedSince
-	maxRanges   int
-	logNotFound bool
-	log         *slog.Logger
-	errorPage   func(http.ResponseWriter, *http.Request, int)
-	variants    VariantFunc
-	transformed func(contentType string) bool
-	varyEnc     func(contentType string) bool
-	cache       *OpenFileCache
-	policy      cachePolicy
+	op            opener
+	rootID        rootID
+	closed        atomic.Bool
+	rootName      string
+	index         []string
+	indexRedirect func(http.ResponseWriter, *http.Request, string)
+	contentType   func(name string) string
+	defaultType   string
+	etag          bool
+	ims           ModifiedSince
+	maxRanges     int
+	logNotFound   bool
+	log           *slog.Logger
+	errorPage     func(http.ResponseWriter, *http.Request, int)
+	variants      VariantFunc
+	transformed   func(contentType string) bool
+	varyEnc       func(contentType string) bool
+	cache         *OpenFileCache
+	policy        cachePolicy
+	root          *os.Root
+	listing       func(http.ResponseWriter, *http.Request, fs.FS, string)
 
 	// escapes is the error os.Root returns for a path that leaves the root.
 	// The value is unexported by package os, so New captures it from a
@@ -76,22 +79,25 @@ func New(opts Options) (*FileServer, error) {
 		return nil, err
 	}
 	h := &FileServer{
-		op:          op,
-		rootID:      id,
-		rootName:    opts.Root,
-		index:       index,
-		contentType: opts.ContentType,
-		defaultType: opts.DefaultType,
-		etag:        !opts.DisableETag,
-		ims:         opts.IfModifiedSince,
-		maxRanges:   opts.MaxRanges,
-		logNotFound: opts.LogNotFound,
-		log:         opts.Logger,
-		errorPage:   opts.Error,
-		variants:    opts.Variants,
-		transformed: opts.Transformed,
-		varyEnc:     opts.VaryEncoding,
-		cache:       opts.OpenFileCache,
+		op:            op,
+		rootID:        id,
+		rootName:      opts.Root,
+		index:         index,
+		indexRedirect: opts.IndexRedirect,
+		contentType:   opts.ContentType,
+		defaultType:   opts.DefaultType,
+		etag:          !opts.DisableETag,
+		ims:           opts.IfModifiedSince,
+		maxRanges:     opts.MaxRanges,
+		logNotFound:   opts.LogNotFound,
+		log:           opts.Logger,
+		errorPage:     opts.Error,
+		variants:      opts.Variants,
+		transformed:   opts.Transformed,
+		varyEnc:       opts.VaryEncoding,
+		cache:         opts.OpenFileCache,
+		root:          root,
+		listing:       opts.Listing,
 		policy: cachePolicy{
 			valid:   opts.OpenFileCacheValid,
 			minUses: max(opts.OpenFileCacheMinUses, 1),
@@ -255,6 +261,11 @@ func (h *FileServer) serveIndex(w http.ResponseWriter, r *http.Request, dir, uri
 	for _, name := range h.index {
 		rel := joinRel(dir, name)
 		f, err := h.open(rel)
+		if err == nil && h.indexRedirect != nil {
+			f.close()
+			h.indexRedirect(w, r, uri+name)
+			return
+		}
 		if err == nil {
 			if h.variants != nil && h.serveVariant(w, r, rel) {
 				f.close()
@@ -280,6 +291,16 @@ func (h *FileServer) serveIndex(w http.ResponseWriter, r *http.Request, dir, uri
 	if !dirTested {
 		if err := h.testDir(dir); err != nil {
 			h.openFailed(w, r, dir, err)
+			return
+		}
+	}
+	if h.listing != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		name := strings.TrimSuffix(dir, "/")
+		if name == "" {
+			name = "."
+		}
+		if sub, err := fs.Sub(h.root.FS(), name); err == nil {
+			h.listing(w, r, sub, uri)
 			return
 		}
 	}

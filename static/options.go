@@ -1,6 +1,7 @@
 package static
 
 import (
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"time"
@@ -101,6 +102,18 @@ type Options struct {
 	// OpenFileCacheErrors caches failures to open a path (missing,
 	// forbidden) as well (open_file_cache_errors).
 	OpenFileCacheErrors bool
+
+	// Listing, when set, answers a GET or HEAD for a directory that has
+	// none of the Index files, instead of 403 (NGINX's autoindex). dir is
+	// the directory, confined to the root; uri is the request's path.
+	Listing func(w http.ResponseWriter, r *http.Request, dir fs.FS, uri string)
+
+	// IndexRedirect, when set, is given the URI of the index file found
+	// for a directory (uri + name) instead of the file being served here:
+	// NGINX's index module makes an internal redirect, so that the index
+	// file is served by the location its URI matches ("index index.php"
+	// runs the PHP location). nil serves the file directly.
+	IndexRedirect func(w http.ResponseWriter, r *http.Request, uri string)
 }
 
 // ModifiedSince is how If-Modified-Since is evaluated, after NGINX's

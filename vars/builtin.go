@@ -27,9 +27,9 @@ func init() {
 	pid := strconv.Itoa(os.Getpid())
 	host, _ := os.Hostname()
 
-	Register("remote_addr", func(r *http.Request, _ *State) string { return splitHost(r.RemoteAddr) })
-	Register("binary_remote_addr", func(r *http.Request, _ *State) string { return binaryAddr(splitHost(r.RemoteAddr)) })
-	Register("remote_port", func(r *http.Request, _ *State) string { return splitPort(r.RemoteAddr) })
+	Register("remote_addr", func(r *http.Request, st *State) string { return splitHost(remoteAddr(r, st)) })
+	Register("binary_remote_addr", func(r *http.Request, st *State) string { return binaryAddr(splitHost(remoteAddr(r, st))) })
+	Register("remote_port", func(r *http.Request, st *State) string { return splitPort(remoteAddr(r, st)) })
 	Register("remote_user", func(r *http.Request, _ *State) string {
 		// As NGINX: the user of a Basic Authorization header, whether or
 		// not anything checks the password.
@@ -85,6 +85,9 @@ func init() {
 	})
 
 	Register("request", func(r *http.Request, st *State) string {
+		if st != nil && st.RequestLine != "" {
+			return st.RequestLine
+		}
 		return r.Method + " " + requestURI(r, st) + " " + r.Proto
 	})
 	Register("request_method", func(r *http.Request, _ *State) string { return r.Method })
@@ -187,9 +190,15 @@ func init() {
 		}
 		return strconv.FormatInt(n, 10)
 	})
-	// mosaic limits no response's rate (it has no limit_rate): NGINX's
-	// value without a limit.
-	Register("limit_rate", func(*http.Request, *State) string { return "0" })
+	// The rate that "set $limit_rate", an upstream's X-Accel-Limit-Rate
+	// or, once the body starts, limit_rate put in force (package
+	// throttle); 0 without one, as NGINX's.
+	Register("limit_rate", func(_ *http.Request, st *State) string {
+		if v, ok := st.Get("limit_rate"); ok {
+			return v
+		}
+		return "0"
+	})
 	Register("request_time", func(_ *http.Request, st *State) string {
 		if st == nil || st.Start.IsZero() {
 			return "0.000"
@@ -504,6 +513,15 @@ func localAddr(r *http.Request) string {
 		return a.String()
 	}
 	return ""
+}
+
+// remoteAddr is the client's address: the one a module put in the State
+// (realip), else the request's.
+func remoteAddr(r *http.Request, st *State) string {
+	if st != nil && st.RemoteAddr != "" {
+		return st.RemoteAddr
+	}
+	return r.RemoteAddr
 }
 
 func splitHost(addr string) string {

@@ -27,6 +27,15 @@ type State struct {
 	// internal redirect changes the request's URI (and clears
 	// http.Request.RequestURI, so that a proxy sends the new one).
 	RequestURI string
+	// RequestLine, when set, is the request line as received of a request
+	// refused before it was parsed (cut short, or not a request line at
+	// all): $request is then this text, as NGINX logs it.
+	RequestLine string
+	// RemoteAddr, when set, is the client's address that a module found
+	// in place of the connection's (realip), for $remote_addr,
+	// $binary_remote_addr and $remote_port: a filter holding a copy of
+	// the request made before the change reads it here.
+	RemoteAddr string
 
 	// Status and BodyBytes (the body bytes handlers wrote) are filled in
 	// by the server's response writer as the response goes out.
@@ -68,6 +77,11 @@ type State struct {
 	// UpstreamHeader is the response header of the last upstream server
 	// tried, as it arrived ($upstream_http_NAME, $upstream_cookie_NAME).
 	UpstreamHeader http.Header
+	// ClientVerify is $ssl_client_verify when the server verified the
+	// client's certificate itself (it asks for one without letting Go
+	// verify it, so that a failure does not end the handshake); empty:
+	// derived from the connection's state.
+	ClientVerify string
 
 	requestID string // $request_id, made on first use
 	idFrom    *State // a subrequest's parent, whose $request_id it shares

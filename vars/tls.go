@@ -41,7 +41,15 @@ func init() {
 	// Go's server does not accept TLS 1.3 early data: no request arrives
 	// in it, so the variable is never "1".
 	ssl("ssl_early_data", func(*tls.ConnectionState) string { return "" })
-	ssl("ssl_client_verify", clientVerify)
+	Register("ssl_client_verify", func(r *http.Request, st *State) string {
+		if r.TLS == nil {
+			return ""
+		}
+		if st != nil && st.ClientVerify != "" {
+			return st.ClientVerify
+		}
+		return clientVerify(r.TLS)
+	})
 
 	cert := func(name string, f func(c *x509.Certificate) string) {
 		ssl(name, func(cs *tls.ConnectionState) string {

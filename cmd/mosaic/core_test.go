@@ -43,6 +43,12 @@ func do(t *testing.T, method, url string, hdr map[string]string) (*http.Response
 			req.Header.Set(k, v)
 		}
 	}
+	return doRequest(t, req)
+}
+
+// doRequest sends req without following redirects and reads the body.
+func doRequest(t *testing.T, req *http.Request) (*http.Response, string) {
+	t.Helper()
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(req)
 	if err != nil {

@@ -269,7 +269,6 @@ func TestRewriteConfigErrors(t *testing.T) {
 		{`http { server { location / { rewrite ^ /x forever; } } }`, `invalid parameter "forever"`},
 		{`http { server { location / { set $uri x; } } }`, `the duplicate "uri" variable`},
 		{`http { server { location / { set foo x; } } }`, `invalid variable name "foo"`},
-		{`http { server { location / { set $limit_rate 10k; } } }`, `"set $limit_rate" is not supported`},
 		{`http { server { location / { rewrite ( /x; } } }`, `pcre2_compile() failed`},
 		{`http { rewrite ^ /x; }`, `"rewrite" directive is not allowed here`},
 	} {

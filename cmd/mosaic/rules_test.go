@@ -302,7 +302,7 @@ func TestRequestRules(t *testing.T) {
 	origin := newRecordingOrigin(t)
 	cert, key := selfSigned(t, dir)
 	port, tlsPort := freePort(t), freePort(t)
-	listen := fmt.Sprintf("listen 127.0.0.1:{port}; listen 127.0.0.1:%d ssl; ssl_certificate %s; ssl_certificate_key %s;", tlsPort, cert, key)
+	listen := fmt.Sprintf("listen 127.0.0.1:{port}; listen 127.0.0.1:%d ssl http2; ssl_certificate %s; ssl_certificate_key %s;", tlsPort, cert, key)
 	startMosaic(t, dir, "http {"+ruleConf(dir, listen, origin.addr())+"}", port)
 
 	listeners := map[string]func() (net.Conn, error){

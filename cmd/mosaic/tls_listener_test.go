@@ -29,7 +29,7 @@ func tlsSite(t *testing.T, dir, extra string) (conf string, tlsPort int) {
 	writeFile(t, filepath.Join(dir, "www/a.txt"), "a")
 	tlsPort = freePort(t)
 	return fmt.Sprintf(`http { root %s/www; %s
-		server { listen 127.0.0.1:{port}; listen 127.0.0.1:%d ssl; server_name mosaic.test;
+		server { listen 127.0.0.1:{port}; listen 127.0.0.1:%d ssl http2; server_name mosaic.test;
 			ssl_certificate %s; ssl_certificate_key %s;
 			location = /scheme { return 200 "$scheme $https $server_protocol"; } } }`,
 		dir, extra, tlsPort, cert, key), tlsPort

@@ -503,7 +503,7 @@ func TestVariablesOverHTTP2(t *testing.T) {
 	startMosaic(t, dir, fmt.Sprintf(`http {
 		log_format h2 '$server_protocol|$http2|$request_length|$bytes_sent|$body_bytes_sent|$connection_requests|$upstream_http_x_up';
 		access_log %s h2;
-		server { listen 127.0.0.1:{port} ssl; server_name vars.test;
+		server { listen 127.0.0.1:{port} ssl http2; server_name vars.test;
 			ssl_certificate %s; ssl_certificate_key %s;
 			location / { proxy_pass http://%s; } } }`, logFile, cert, key, origin.Listener.Addr()), port)
 	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, ServerName: "vars.test"}, ForceAttemptHTTP2: true}

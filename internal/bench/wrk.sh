@@ -24,3 +24,18 @@ measure() {
 # median reads numbers separated by spaces or newlines and prints their
 # median.
 median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+# serve_and_measure PORT PATH SECONDS CMD...: starts the server CMD pinned
+# to $SERVER_CPU (its output to $tmp/server.out), waits until
+# http://127.0.0.1:PORT/PATH answers, prints what measure prints for it,
+# and stops it.
+serve_and_measure() {
+	local port=$1 path=$2 secs=$3 pid
+	shift 3
+	taskset -c "$SERVER_CPU" "$@" 2>>"$tmp/server.out" &
+	pid=$!
+	for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/$path" && break; sleep 0.1; done
+	measure "$port" "$pid" "$path" "$secs"
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+}

@@ -52,6 +52,22 @@ func Try(method, url string, header ...string) (*http.Response, string, error) {
 	return resp, string(body), nil
 }
 
+// Send sends req, which may have a body, without following redirects,
+// and returns the response with its body read.
+func Send(t testing.TB, req *http.Request) (*http.Response, string) {
+	t.Helper()
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: reading body: %v", req.Method, req.URL, err)
+	}
+	return resp, string(body)
+}
+
 // Get is Do for a GET.
 func Get(t testing.TB, url string, header ...string) (*http.Response, string) {
 	t.Helper()

@@ -67,7 +67,7 @@ func caTemplate(name string) *x509.Certificate {
 		Subject:               pkix.Name{CommonName: name},
 		IsCA:                  true,
 		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
 	}
 }
 

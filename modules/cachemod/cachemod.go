@@ -81,35 +81,38 @@ type statusConf struct {
 }
 
 var module = &server.Module{
-	Name:    "cache",
-	NewMain: func() any { return &mainConf{zones: map[string]*zoneConf{}} },
-	NewLoc:  func() any { return &locConf{} },
-	MergeLoc: func(p, c any) error {
-		parent, child := p.(*locConf), c.(*locConf)
-		if !child.zone.Set {
-			child.zone, child.zonePos = parent.zone, parent.zonePos
-		}
-		child.key.Merge(parent.key)
-		if !child.ownValid {
-			child.valid = parent.valid
-		}
-		child.methods.Merge(parent.methods)
-		child.minUses.Merge(parent.minUses)
-		if !child.ownBypass {
-			child.bypass = parent.bypass
-		}
-		if !child.ownNoCache {
-			child.noCache = parent.noCache
-		}
-		child.lock.Merge(parent.lock)
-		child.lockTimeout.Merge(parent.lockTimeout)
-		child.lockAge.Merge(parent.lockAge)
-		child.useStale.Merge(parent.useStale)
-		child.background.Merge(parent.background)
-		child.revalidate.Merge(parent.revalidate)
-		child.ignore.Merge(parent.ignore)
-		return nil
-	},
+	Name:     "cache",
+	NewMain:  func() any { return &mainConf{zones: map[string]*zoneConf{}} },
+	NewLoc:   func() any { return &locConf{} },
+	MergeLoc: mergeLoc,
+}
+
+// mergeLoc inherits the cache settings of a level from its parent's.
+func mergeLoc(p, c any) error {
+	parent, child := p.(*locConf), c.(*locConf)
+	if !child.zone.Set {
+		child.zone, child.zonePos = parent.zone, parent.zonePos
+	}
+	child.key.Merge(parent.key)
+	if !child.ownValid {
+		child.valid = parent.valid
+	}
+	child.methods.Merge(parent.methods)
+	child.minUses.Merge(parent.minUses)
+	if !child.ownBypass {
+		child.bypass = parent.bypass
+	}
+	if !child.ownNoCache {
+		child.noCache = parent.noCache
+	}
+	child.lock.Merge(parent.lock)
+	child.lockTimeout.Merge(parent.lockTimeout)
+	child.lockAge.Merge(parent.lockAge)
+	child.useStale.Merge(parent.useStale)
+	child.background.Merge(parent.background)
+	child.revalidate.Merge(parent.revalidate)
+	child.ignore.Merge(parent.ignore)
+	return nil
 }
 
 func init() {
@@ -168,10 +171,11 @@ func init() {
 }
 
 func setPath(c *server.Cmd) error {
-	mc := c.Main().(*mainConf)
+	// The zones of fastcgi_cache_path (gateways.go) are this module's too.
+	mc := server.MainConf[*mainConf](c.Config(), module)
 	z, err := parseZone(c.Args, server.ParseSize, server.ParseDuration)
 	if err != nil {
-		return c.Errorf("%v in \"proxy_cache_path\" directive", err)
+		return c.Errorf("%v in %q directive", err, c.Name)
 	}
 	if _, dup := mc.zones[z.name]; dup {
 		return c.Errorf("duplicate zone %q", z.name)
@@ -490,9 +494,14 @@ func content(l *server.Location) (http.Handler, error) {
 	case lc.status != nil:
 		return statusContent(l, lc.status)
 	case z == nil:
-		return nil, nil
+		return gatewayContent(l)
 	}
-	return cachedProxy(l, lc, z)
+	h, err := cachedProxy(l, lc, z)
+	if h == nil && err == nil {
+		// proxy_cache without proxy_pass: a gateway's cache may apply.
+		return gatewayContent(l)
+	}
+	return h, err
 }
 
 func purgeContent(l *server.Location, lc *locConf) (http.Handler, error) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/esi"
+	"github.com/mosaic-edge/mosaic/modules/statusmod"
 	"github.com/mosaic-edge/mosaic/server"
 )
 
@@ -130,6 +131,9 @@ type subrequests struct{}
 // ESI, so the body is spliced as it is (Final).
 func (subrequests) Fetch(_, req *http.Request) (*esi.Fragment, error) {
 	resp, err := server.Subrequest(req, req.URL.RequestURI(), req.Header)
+	// For the metrics endpoint: a fragment that failed or answered an
+	// error status counts as an error.
+	statusmod.Collector().Fragment(err == nil && resp.StatusCode < 400)
 	if err != nil {
 		return nil, fmt.Errorf("subrequest: %w", err)
 	}

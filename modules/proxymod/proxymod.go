@@ -40,6 +40,11 @@ type upstreamConf struct {
 	keepalive         int
 	keepaliveTimeout  time.Duration
 	keepaliveRequests int
+	keepaliveTime     time.Duration
+	method            proxy.Method
+	methodSet         bool
+	hashKey           func(*http.Request) string
+	zone              string // accepted; see setZone
 	built             *proxy.Upstream
 	pos               string
 }
@@ -73,6 +78,11 @@ type locConf struct {
 	sslProtocols  core.Setting[[2]uint16]
 	sslCert       core.Setting[*pemFile]
 	sslKey        core.Setting[*pemFile]
+
+	// proxy_next_upstream*; see balance.go.
+	next        core.Setting[proxy.NextUpstream]
+	nextTries   core.Setting[int]
+	nextTimeout core.Setting[time.Duration]
 }
 
 var module = &core.Module{
@@ -108,6 +118,9 @@ var module = &core.Module{
 		child.sslKey.Merge(parent.sslKey)
 		child.resolver.Merge(parent.resolver)
 		child.resolveTime.Merge(parent.resolveTime)
+		child.next.Merge(parent.next)
+		child.nextTries.Merge(parent.nextTries)
+		child.nextTimeout.Merge(parent.nextTimeout)
 		return nil
 	},
 }
@@ -192,6 +205,7 @@ func init() {
 		{Name: "proxy_ssl_certificate_key", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
 			Set: setPEMFile(func(l *locConf) *core.Setting[*pemFile] { return &l.sslKey })},
 	}
+	module.Directives = append(module.Directives, balanceDirectives()...)
 	module.InitMain = initMain
 	module.Content = content
 	module.Close = func(cfg *core.Config) error {
@@ -234,6 +248,16 @@ func setUpstreamServer(c *core.Cmd) error {
 	if err != nil {
 		return c.Errorf("%v", err)
 	}
+	// As in NGINX, the method set so far decides: a hash, ip_hash or
+	// random group has no backup servers.
+	if s.Backup && !u.method.SupportsBackup() {
+		return c.Errorf("balancing method does not support parameter \"backup\"")
+	}
+	for _, a := range c.Args[1:] {
+		if strings.HasPrefix(a, "slow_start=") {
+			c.Notice("ignoring \"slow_start\": a server that returns to rotation gets its full weight at once")
+		}
+	}
 	u.servers = append(u.servers, s)
 	return nil
 }
@@ -262,6 +286,15 @@ func parseServer(args []string) (proxy.Server, error) {
 			}
 		case name == "fail_timeout" && hasVal:
 			s.FailTimeout, err = core.ParseDuration(val)
+		case name == "max_conns" && hasVal:
+			s.MaxConns, err = strconv.Atoi(val)
+			if err == nil && s.MaxConns < 0 {
+				err = errors.New("must not be negative")
+			}
+		case name == "slow_start" && hasVal:
+			// Accepted with a notice (setUpstreamServer): NGINX's
+			// commercial version ramps a recovered server's weight up.
+			_, err = core.ParseDuration(val)
 		case a == "backup":
 			s.Backup = true
 		case a == "down":
@@ -309,6 +342,14 @@ func setProxyHeader(c *core.Cmd) error {
 	if !lc.ownHeaders {
 		lc.headers, lc.ownHeaders = nil, true
 	}
+	if c.Args[1] == "" && strings.EqualFold(c.Args[0], "Content-Length") {
+		// NGINX's idiom beside proxy_pass_request_body off (and in
+		// auth_request locations): the proxy frames the body it sends
+		// itself and never passes the client's length, so the line has
+		// nothing left to do (it still takes the level's
+		// proxy_set_header lines over, as any line does).
+		return nil
+	}
 	v, err := templateValue(c, c.Args[1])
 	if err != nil {
 		return err
@@ -344,6 +385,12 @@ func initMain(cfg *core.Config) error {
 		if u.keepaliveRequests > 0 {
 			up.KeepaliveRequests = u.keepaliveRequests
 		}
+		if u.keepaliveTime > 0 {
+			up.KeepaliveTime = u.keepaliveTime
+		}
+		if err := up.SetMethod(u.method, u.hashKey); err != nil {
+			return fmt.Errorf("upstream %q in %s: %w", u.name, u.pos, err)
+		}
 		u.built = up
 	}
 	return nil
@@ -351,7 +398,11 @@ func initMain(cfg *core.Config) error {
 
 func content(l *core.Location) (http.Handler, error) {
 	if pc := passConf(l); pc.passVar != nil {
-		return newDynamicPass(l, pc)
+		h, err := newDynamicPass(l, pc)
+		if err != nil || h == nil {
+			return h, err
+		}
+		return wrapStore(l, wrapRequest(l, h)), nil
 	}
 	opts, ok, err := LocationOptions(l)
 	if err != nil || !ok {
@@ -361,7 +412,7 @@ func content(l *core.Location) (http.Handler, error) {
 	if err != nil {
 		return nil, err // not h: a nil *proxy.Handler is a non-nil http.Handler
 	}
-	return h, nil
+	return wrapStore(l, wrapRequest(l, h)), nil
 }
 
 // LocationOptions returns the proxy.Options that the merged directives of
@@ -399,12 +450,16 @@ func locationOptions(l *core.Location, pass proxy.Pass, withTLS bool) (proxy.Opt
 		RedirectOff:    !lc.redirect.Or(true),
 		// A Location that proxy_redirect rewrote into a path becomes
 		// absolute as the core's absolute_redirect says.
-		AbsoluteRedirect: core.AbsoluteRedirect,
-		HideHeaders:      lc.hide,
-		PassHeaders:      lc.passHdr,
-		ErrorResponse:    core.Error,
-		Logger:           l.Logger(),
+		AbsoluteRedirect:    core.AbsoluteRedirect,
+		HideHeaders:         lc.hide,
+		PassHeaders:         lc.passHdr,
+		NextUpstream:        lc.next.V,
+		NextUpstreamTries:   lc.nextTries.V,
+		NextUpstreamTimeout: lc.nextTimeout.V,
+		ErrorResponse:       core.Error,
+		Logger:              l.Logger(),
 	}
+	applyRequestOptions(l, &opts)
 	// proxy_pass is allowed in locations only, which belong to a server.
 	mc := core.MainConf[*mainConf](l.Server().Config(), module)
 	if withTLS {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/rewrite"
@@ -147,8 +148,7 @@ func setIf(c *server.Cmd) error {
 // uninitialized_variable_warn is on. "set" on a map's variable overrides
 // its value for the rest of the request, as in NGINX. $args is NGINX's
 // one built-in variable that "set" may change here: it changes the
-// request's arguments ($limit_rate, which NGINX also lets "set" change, is
-// refused: mosaic does not limit response rates).
+// request's arguments, and $limit_rate the response's rate.
 func setSet(c *server.Cmd) error {
 	name, ok := strings.CutPrefix(c.Args[0], "$")
 	if !ok || name == "" {
@@ -163,9 +163,8 @@ func setSet(c *server.Cmd) error {
 		c.AddRewriteStep(setArgsStep{value})
 		return nil
 	case "limit_rate":
-		// NGINX throttles the response with it; mosaic has no rate
-		// limiting, and a value that did nothing would be a lie.
-		return c.Errorf(`"set $limit_rate" is not supported: mosaic does not limit the rate of responses`)
+		c.AddRewriteStep(setLimitRateStep{value})
+		return nil
 	}
 	scope := c.Config().Vars()
 	v, ok := scope.Lookup(name)
@@ -198,6 +197,23 @@ type setStep struct {
 func (s setStep) Rewrite(r *http.Request, _ *server.RewriteRun) server.Flow {
 	st := vars.FromContext(r.Context())
 	s.v.Set(st, s.value.EvalState(r, st))
+	return server.FlowNext
+}
+
+// setLimitRateStep is "set $limit_rate value": the response's rate in
+// bytes per second (a size: "100k"), which replaces the location's
+// limit_rate for this request. As NGINX, a value that is not a size is
+// logged and changes nothing.
+type setLimitRateStep struct{ value *vars.Template }
+
+func (s setLimitRateStep) Rewrite(r *http.Request, run *server.RewriteRun) server.Flow {
+	v := s.value.Eval(r)
+	n, err := server.ParseSize(v)
+	if err != nil || n < 0 {
+		run.Loc.Logger().Error(fmt.Sprintf("invalid size %q in \"set $limit_rate\"", v))
+		return server.FlowNext
+	}
+	vars.FromContext(r.Context()).Set("limit_rate", strconv.FormatInt(n, 10))
 	return server.FlowNext
 }
 

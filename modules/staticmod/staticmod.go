@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/modules/autoindexmod"
 	"github.com/mosaic-edge/mosaic/modules/compressmod"
 	"github.com/mosaic-edge/mosaic/modules/esimod"
 	"github.com/mosaic-edge/mosaic/server"
@@ -226,6 +227,10 @@ func options(l *server.Location) static.Options {
 		Variants:     compressmod.Variants(l),
 		VaryEncoding: compressmod.VaryEncoding(l),
 		Transformed:  esimod.Transformed(l),
+		Listing:      autoindexmod.Listing(l),
+		// The index file is served by the location its URI matches, after
+		// an internal redirect, as NGINX's index module does.
+		IndexRedirect: indexRedirect,
 
 		OpenFileCache:        lc.fileCache.V,
 		OpenFileCacheValid:   lc.cacheValid.V,
@@ -248,4 +253,13 @@ func content(l *server.Location) (http.Handler, error) {
 		srv.Config().OnClose(h.close)
 	}
 	return h, nil
+}
+
+// indexRedirect serves a directory's index file by an internal redirect
+// to its URI with the request's arguments, as NGINX's index module does.
+func indexRedirect(w http.ResponseWriter, r *http.Request, uri string) {
+	if q := r.URL.RawQuery; q != "" {
+		uri += "?" + q
+	}
+	server.InternalRedirect(w, r, uri)
 }

@@ -1,0 +1,293 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// upOrigin is an origin that answers with its name, counts what it
+// serves, and can be told to hold requests, answer 500 or never answer.
+type upOrigin struct {
+	*httptest.Server
+	name    string
+	served  atomic.Int32
+	arrived chan struct{} // a request arrived (held ones included)
+	hold    chan struct{} // closed: held requests are answered
+	mode    string        // "", "hold", "500", "silent"
+}
+
+func newUpOrigin(t *testing.T, name, mode string) *upOrigin {
+	t.Helper()
+	o := &upOrigin{name: name, mode: mode, arrived: make(chan struct{}, 100), hold: make(chan struct{})}
+	o.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case o.arrived <- struct{}{}:
+		default: // nobody counts arrivals beyond the buffer
+		}
+		switch o.mode {
+		case "hold":
+			select {
+			case <-o.hold:
+			case <-r.Context().Done():
+				return
+			}
+		case "500":
+			w.WriteHeader(500)
+			io.WriteString(w, o.name+" failed")
+			return
+		case "silent":
+			<-r.Context().Done()
+			return
+		}
+		o.served.Add(1)
+		io.WriteString(w, o.name)
+	}))
+	t.Cleanup(func() {
+		select {
+		case <-o.hold:
+		default:
+			close(o.hold)
+		}
+		o.Close()
+	})
+	return o
+}
+
+func (o *upOrigin) addr() string { return strings.TrimPrefix(o.URL, "http://") }
+
+// getBody fetches url with a short timeout: a request that a broken
+// balancer sends to a held origin fails fast.
+func getBody(t *testing.T, url string) (int, string) {
+	t.Helper()
+	c := &http.Client{Timeout: 3 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// getFrom fetches url from the local address from and returns the body.
+func getFrom(t *testing.T, from, url string) string {
+	t.Helper()
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}
+	c := &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true}}
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s from %s: %v", url, from, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// hashUpstreams is a configuration with a consistent-hash, a hash and an
+// ip_hash group over the same three origins, for mosaic and NGINX alike.
+func hashUpstreams(listen string, a, b, c string) string {
+	return fmt.Sprintf(`
+		upstream ch { hash $request_uri consistent; server %[2]s; server %[3]s weight=2; server %[4]s; }
+		upstream h  { hash $request_uri; server %[2]s; server %[3]s weight=2; server %[4]s; }
+		upstream ip { ip_hash; server %[2]s; server %[3]s weight=2; server %[4]s; }
+		server {
+			%[1]s
+			location /ch/ { proxy_pass http://ch; }
+			location /h/  { proxy_pass http://h; }
+			location /ip/ { proxy_pass http://ip; }
+		}`, listen, a, b, c)
+}
+
+// TestUpstreamHashMatchesNGINX: for a table of keys, hash $request_uri
+// (consistent and not) and ip_hash pick the same server in mosaic as in
+// Debian's NGINX.
+func TestUpstreamHashMatchesNGINX(t *testing.T) {
+	nginxPath(t)
+	a, b, c := newUpOrigin(t, "a", ""), newUpOrigin(t, "b", ""), newUpOrigin(t, "c", "")
+	dir := t.TempDir()
+	nport, mport := freePort(t), freePort(t)
+	ndir := filepath.Join(dir, "nginx")
+	if err := os.MkdirAll(ndir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	startNGINX(t, ndir, hashUpstreams(fmt.Sprintf("listen 127.0.0.1:%d;", nport), a.addr(), b.addr(), c.addr()), nport)
+	startMosaic(t, dir, "http {"+hashUpstreams("listen 127.0.0.1:{port};", a.addr(), b.addr(), c.addr())+"}", mport)
+	for _, loc := range []string{"ch", "h", "ip"} {
+		spread := map[string]int{}
+		for i := range 150 {
+			uri := fmt.Sprintf("/%s/key-%d?v=%d", loc, i, i*7)
+			// ip_hash's key is the client's network: each request comes
+			// from another 127.0.X.1 (all of 127/8 is the loopback).
+			from := fmt.Sprintf("127.0.%d.1", i%100)
+			want := getFrom(t, from, fmt.Sprintf("http://127.0.0.1:%d%s", nport, uri))
+			got := getFrom(t, from, fmt.Sprintf("http://127.0.0.1:%d%s", mport, uri))
+			if got != want {
+				t.Errorf("%s from %s: mosaic chose %q, NGINX %q", uri, from, got, want)
+			}
+			spread[got]++
+		}
+		if len(spread) != 3 {
+			t.Errorf("%s: 150 keys went to %v", loc, spread)
+		}
+	}
+}
+
+// TestUpstreamBalancingThroughBinary: with one server holding a request,
+// least_conn, random two and max_conns send the next requests to the
+// other server, where round robin would alternate; ip_hash keeps one
+// client on one server.
+func TestUpstreamBalancingThroughBinary(t *testing.T) {
+	for _, tc := range []struct{ name, method, param string }{
+		{"least_conn", "least_conn;", ""},
+		{"random_two", "random two least_conn;", ""},
+		{"max_conns", "", " max_conns=1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			busy, idle := newUpOrigin(t, "busy", "hold"), newUpOrigin(t, "idle", "")
+			dir := t.TempDir()
+			port := freePort(t)
+			startMosaic(t, dir, fmt.Sprintf(`http {
+				upstream g { %s server %s%s; server %s; }
+				server { listen 127.0.0.1:{port}; location / { proxy_pass http://g; proxy_read_timeout 5s; } }
+			}`, tc.method, busy.addr(), tc.param, idle.addr()), port)
+			url := fmt.Sprintf("http://127.0.0.1:%d/", port)
+			// Load the busy server with one request that it holds; the
+			// first pick of the methods may be either server, so send
+			// until one is held.
+			held := make(chan string, 10)
+			for range 10 {
+				go func() {
+					resp, err := http.Get(url)
+					if err != nil {
+						held <- err.Error()
+						return
+					}
+					b, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					held <- string(b)
+				}()
+				select {
+				case <-busy.arrived:
+				case got := <-held:
+					if got != "idle" {
+						t.Fatalf("loading request got %q", got)
+					}
+					continue
+				case <-time.After(3 * time.Second):
+					t.Fatal("no request arrived")
+				}
+				break
+			}
+			for i := range 6 {
+				if code, body := getBody(t, url); code != 200 || body != "idle" {
+					t.Fatalf("request %d: %d %q, want the idle server", i, code, body)
+				}
+			}
+			close(busy.hold)
+		})
+	}
+	t.Run("ip_hash", func(t *testing.T) {
+		o := []*upOrigin{newUpOrigin(t, "a", ""), newUpOrigin(t, "b", ""), newUpOrigin(t, "c", "")}
+		port := freePort(t)
+		startMosaic(t, t.TempDir(), fmt.Sprintf(`http {
+			upstream g { ip_hash; server %s; server %s; server %s; }
+			server { listen 127.0.0.1:{port}; location / { proxy_pass http://g; } }
+		}`, o[0].addr(), o[1].addr(), o[2].addr()), port)
+		first := ""
+		for i := range 9 {
+			_, body := getBody(t, fmt.Sprintf("http://127.0.0.1:%d/%d", port, i))
+			if first == "" {
+				first = body
+			} else if body != first {
+				t.Fatalf("one client went to %q and %q", first, body)
+			}
+		}
+	})
+}
+
+// TestNextUpstreamThroughBinary: proxy_next_upstream's statuses,
+// proxy_next_upstream off, _tries and _timeout.
+func TestNextUpstreamThroughBinary(t *testing.T) {
+	fail, silent, good := newUpOrigin(t, "fail", "500"), newUpOrigin(t, "silent", "silent"), newUpOrigin(t, "good", "")
+	refused := freePort(t)
+	port := freePort(t)
+	startMosaic(t, t.TempDir(), fmt.Sprintf(`http {
+		upstream fails   { server %[1]s; server %[3]s; }
+		upstream relays  { server %[1]s; server %[3]s; }
+		upstream refuses { server 127.0.0.1:%[4]d max_fails=0; server %[3]s; }
+		upstream hangs   { server %[2]s max_fails=0; server %[3]s; }
+		server {
+			listen 127.0.0.1:{port};
+			proxy_read_timeout 300ms;
+			location /status/   { proxy_pass http://fails; proxy_next_upstream error timeout http_500; }
+			location /plain/    { proxy_pass http://relays; }
+			location /off/      { proxy_pass http://refuses; proxy_next_upstream off; }
+			location /tries/    { proxy_pass http://refuses; proxy_next_upstream_tries 1; }
+			location /retry/    { proxy_pass http://refuses; }
+			location /deadline/ { proxy_pass http://hangs; proxy_next_upstream_timeout 100ms; }
+			location /hangs/    { proxy_pass http://hangs; }
+		}
+	}`, fail.addr(), silent.addr(), good.addr(), refused), port)
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	count := func(path string, n int) map[string]int {
+		got := map[string]int{}
+		for range n {
+			code, body := getBody(t, base+path)
+			got[fmt.Sprintf("%d %s", code, body)]++
+		}
+		return got
+	}
+	if got := count("/status/", 4); got["200 good"] != 4 {
+		t.Errorf("http_500: %v, want every request answered by the good server", got)
+	}
+	if got := count("/plain/", 4); got["500 fail failed"] != 2 {
+		t.Errorf("default: %v, want the 500s relayed (a 500 is no failure of the server)", got)
+	}
+	for _, path := range []string{"/off/", "/tries/"} {
+		if got := count(path, 4); got["200 good"] != 2 || len(got) != 2 {
+			t.Errorf("%s: %v, want half refused", path, got)
+		}
+	}
+	if got := count("/retry/", 4); got["200 good"] != 4 {
+		t.Errorf("default next upstream: %v", got)
+	}
+	if got := count("/hangs/", 2); got["200 good"] != 2 {
+		t.Errorf("timeout then the next server: %v", got)
+	}
+	if got := count("/deadline/", 2); got["200 good"] != 1 {
+		t.Errorf("proxy_next_upstream_timeout: %v, want the silent server's 504 once", got)
+	}
+}
+
+// TestUpstreamDirectivesCheck: the configuration check accepts zone,
+// keepalive_time and slow_start (with its notice), and refuses a backup
+// server with a hashing method, naming the line.
+func TestUpstreamDirectivesCheck(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.conf")
+	writeFile(t, good, `http {
+	upstream u { zone u 64k; least_conn; keepalive 4; keepalive_time 30m; server 127.0.0.1:1 slow_start=30s max_conns=5; server 127.0.0.1:2 backup; }
+	server { listen 127.0.0.1:1; location / { proxy_pass http://u; proxy_next_upstream error timeout http_502 non_idempotent; proxy_next_upstream_tries 3; proxy_next_upstream_timeout 10s; } }
+}
+`)
+	out, err := exec.Command(binPath, "-t", "-c", good).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `ignoring "slow_start"`) {
+		t.Fatalf("-t: %v\n%s", err, out)
+	}
+	bad := filepath.Join(dir, "bad.conf")
+	writeFile(t, bad, "http {\n upstream u {\n  hash $uri;\n  server 127.0.0.1:1;\n  server 127.0.0.1:2 backup;\n }\n}\n")
+	out, err = exec.Command(binPath, "-t", "-c", bad).CombinedOutput()
+	if want := `balancing method does not support parameter "backup" in ` + bad + ":5"; err == nil || !strings.Contains(string(out), want) {
+		t.Fatalf("-t: %v %q, want %q", err, out, want)
+	}
+}

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# compare-nginx.sh: requests per second of a trivial PHP script through
+# mosaic and through Debian's NGINX, both in front of the same php-fpm
+# pool, in turn. Each server runs alone (one worker) pinned to
+# $SERVER_CPU, php-fpm's workers to $FPM_CPUS, wrk to $CLIENT_CPU; both
+# servers keep their FastCGI connections alive (fastcgi_keep_conn and an
+# upstream keepalive). Rounds alternate so that both see the same machine.
+# It prints each run (req/s, server CPU µs per request) and the medians.
+#
+#   fastcgi/bench/compare-nginx.sh [MOSAIC_BINARY] [ROUNDS]
+#
+# MOSAIC_BINARY defaults to a build of ./cmd/mosaic. Needs php-fpm (8.2),
+# nginx, wrk, taskset, flock and curl; ports 127.0.0.1:18130 and :18131.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+ROUNDS=${2:-5} DURATION=${DURATION:-3} CONNS=${CONNS:-8} THREADS=${THREADS:-1}
+SERVER_CPU=${SERVER_CPU:-0} CLIENT_CPU=${CLIENT_CPU:-1} FPM_CPUS=${FPM_CPUS:-2,3} FPM_WORKERS=${FPM_WORKERS:-4}
+LOCK=${BENCH_LOCK:-/tmp/bench-harness.lock}
+FPM=${FPM:-$(command -v php-fpm8.2 || echo /usr/sbin/php-fpm8.2)}
+NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
+. "$repo/internal/bench/wrk.sh"
+
+tmp=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
+mosaic=${1:-}
+if [[ -z $mosaic ]]; then
+	mosaic=$tmp/mosaic
+	(cd "$repo" && go build -o "$mosaic" ./cmd/mosaic)
+fi
+
+mkdir -p "$tmp/www" "$tmp/nginx"
+printf '<?php\necho "hello from php\\n";\n' >"$tmp/www/hello.php"
+cp "$repo/modules/fastcgimod/nginx/fastcgi.conf" "$tmp/nginx/"
+
+cat >"$tmp/fpm.conf" <<CONF
+[global]
+pid = $tmp/fpm.pid
+error_log = $tmp/fpm.log
+daemonize = no
+[www]
+listen = $tmp/php.sock
+pm = static
+pm.max_children = $FPM_WORKERS
+pm.max_requests = 0
+CONF
+root=()
+[[ $(id -u) == 0 ]] && root=(-R)
+taskset -c "$FPM_CPUS" "$FPM" -n -F -y "$tmp/fpm.conf" -p "$tmp" "${root[@]}" 2>>"$tmp/fpm.out" &
+for _ in $(seq 50); do [[ -S $tmp/php.sock ]] && break; sleep 0.1; done
+
+# The same site for both: every request runs hello.php.
+site() {
+	cat <<CONF
+	access_log off; keepalive_requests 1000000;
+	upstream php { server unix:$tmp/php.sock; keepalive 16; }
+	server {
+		listen 127.0.0.1:$1;
+		root $tmp/www;
+		location / {
+			include fastcgi.conf;
+			fastcgi_param SCRIPT_FILENAME $tmp/www/hello.php;
+			fastcgi_keep_conn on;
+			fastcgi_pass php;
+		}
+	}
+CONF
+}
+cat >"$tmp/mosaic.conf" <<CONF
+worker_processes 1;
+error_log $tmp/mosaic-error.log;
+http {
+$(site 18130)
+}
+CONF
+cat >"$tmp/nginx/nginx.conf" <<CONF
+daemon off; master_process off; worker_processes 1;
+error_log $tmp/nginx-error.log; pid $tmp/nginx.pid;
+events { worker_connections 1024; }
+http {
+	client_body_temp_path $tmp/body; fastcgi_temp_path $tmp/fcgi;
+	proxy_temp_path $tmp/proxy; uwsgi_temp_path $tmp/uwsgi; scgi_temp_path $tmp/scgi;
+$(site 18131)
+}
+CONF
+
+declare -A rps cpu
+for ((r = 1; r <= ROUNDS; r++)); do
+	for name in mosaic nginx; do
+		if [[ $name == mosaic ]]; then
+			read -r q c < <(serve_and_measure 18130 "" "$DURATION" "$mosaic" -c "$tmp/mosaic.conf")
+		else
+			read -r q c < <(serve_and_measure 18131 "" "$DURATION" "$NGINX" -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf")
+		fi
+		echo "round $r $name: $q req/s, $c us CPU/request"
+		rps[$name]+="$q " cpu[$name]+="$c "
+	done
+done
+for name in mosaic nginx; do
+	echo "$name median $(median <<<"${rps[$name]}") req/s, $(median <<<"${cpu[$name]}") us CPU/request"
+done
+awk -v m="$(median <<<"${rps[mosaic]}")" -v n="$(median <<<"${rps[nginx]}")" \
+	'BEGIN {if (n > 0) printf "mosaic/nginx: %.2fx\n", m / n}'

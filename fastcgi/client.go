@@ -1,0 +1,265 @@
+package fastcgi
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/mosaic-edge/mosaic/internal/gateway"
+)
+
+// Param is a parameter as sent: CGI/1.1's variables (SCRIPT_FILENAME,
+// QUERY_STRING, ...) and the request's header lines as HTTP_*.
+type Param = gateway.Var
+
+// Client encodes FastCGI requests and decodes their responses. Its methods
+// are those of proxy.Wire. The zero value sends no parameters; a Client
+// is safe for concurrent use once set up.
+type Client struct {
+	// Params appends the parameters of r to dst; nil sends none.
+	Params func(dst []Param, r *http.Request) []Param
+	// KeepConn asks the application to keep the connection open after the
+	// response (fastcgi_keep_conn on); without it the application closes
+	// it, and the Response says so.
+	KeepConn bool
+	// Stderr receives what the application writes to its error stream,
+	// one call per record, trailing line ends removed. nil logs it to
+	// slog.Default at the error level, as NGINX logs "FastCGI sent in
+	// stderr".
+	Stderr func(r *http.Request, text string)
+	// MaxHeader bounds the response head; 0 means 64 KiB.
+	MaxHeader int
+	// DropBody sends no request body, only its end
+	// (fastcgi_pass_request_body off); CONTENT_LENGTH is what the
+	// parameters say.
+	DropBody bool
+	// CatchStderr are strings that, found in the application's error
+	// stream, make its response invalid (fastcgi_catch_stderr): an error
+	// the gateway answers with 502.
+	CatchStderr []string
+}
+
+// ErrCaught is returned for a response whose error stream holds one of
+// Client.CatchStderr.
+var ErrCaught = errors.New("FastCGI error stream matched fastcgi_catch_stderr")
+
+// headPool holds the readers response heads are parsed from.
+var headPool sync.Pool
+
+var pairPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+var paramPool = sync.Pool{New: func() any { p := make([]Param, 0, 48); return &p }}
+
+// WriteHead writes the BEGIN_REQUEST record and the parameters.
+func (c *Client) WriteHead(bw *bufio.Writer, r *http.Request, _ int64) error {
+	var begin [headerLen + 8]byte
+	b := appendHeader(begin[:0], TypeBeginRequest, 8)
+	flags := byte(0)
+	if c.KeepConn {
+		flags = flagKeepConn
+	}
+	b = append(b, 0, roleResponder, flags, 0, 0, 0, 0, 0)
+	bw.Write(b)
+
+	bp := pairPool.Get().(*[]byte)
+	pp := paramPool.Get().(*[]Param)
+	enc := (*bp)[:0]
+	params := (*pp)[:0]
+	if c.Params != nil {
+		params = c.Params(params, r)
+	}
+	for _, p := range params {
+		enc = AppendPair(enc, p.Name, p.Value)
+	}
+	err := writeRecords(bw, TypeParams, enc)
+	if err == nil && len(enc) > 0 {
+		err = writeRecords(bw, TypeParams, nil)
+	}
+	clear(params)
+	*pp = params[:0]
+	paramPool.Put(pp)
+	if cap(enc) <= 64<<10 {
+		*bp = enc[:0]
+		pairPool.Put(bp)
+	}
+	return err
+}
+
+// WriteBody writes a piece of the body as STDIN records.
+func (c *Client) WriteBody(bw *bufio.Writer, p []byte) error {
+	if len(p) == 0 || c.DropBody {
+		return nil
+	}
+	return writeRecords(bw, TypeStdin, p)
+}
+
+// EndBody writes the empty STDIN record that ends the request.
+func (c *Client) EndBody(bw *bufio.Writer) error {
+	return writeRecords(bw, TypeStdin, nil)
+}
+
+// ReadResponse reads the CGI head from the STDOUT records that br
+// delivers. The Response's Body reads the rest of STDOUT and ends with
+// io.EOF at the END_REQUEST record; Close is false only when KeepConn
+// was asked for and the END_REQUEST record has been read.
+func (c *Client) ReadResponse(br *bufio.Reader, r *http.Request) (*http.Response, error) {
+	s := &stdout{src: br, client: c, req: r}
+	if hb, ok := headPool.Get().(*bufio.Reader); ok {
+		hb.Reset(s)
+		s.hb = hb
+	} else {
+		s.hb = bufio.NewReaderSize(s, 4096)
+	}
+	resp, err := gateway.ReadHeader(s.hb, false, c.MaxHeader)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			// The stream ended inside the head: NGINX's "upstream
+			// prematurely closed FastCGI stdout".
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	resp.Request = r
+	resp.Close = true
+	s.resp = resp
+	resp.Body = s
+	return resp, nil
+}
+
+// stdout reads the STDOUT stream of one response out of its records,
+// logging STDERR records on the way. Read, through hb, serves the head;
+// the Body reads hb's buffered rest, then the records.
+type stdout struct {
+	src    *bufio.Reader
+	hb     *bufio.Reader
+	client *Client
+	req    *http.Request
+	resp   *http.Response
+	left   int // content bytes left in the current STDOUT record
+	pad    int // padding after it
+	done   bool
+	body   bool // the head has been read: reads go through hb
+}
+
+// Read returns STDOUT content. Before the head is parsed it is hb's
+// source; afterwards (Body) it drains hb first.
+func (s *stdout) Read(p []byte) (int, error) {
+	if s.resp != nil && !s.body {
+		s.body = true
+	}
+	if s.body && s.hb != nil {
+		if s.hb.Buffered() > 0 {
+			return s.hb.Read(p)
+		}
+		// The head's reader is done with: the next response takes it.
+		s.hb.Reset(nil)
+		headPool.Put(s.hb)
+		s.hb = nil
+	}
+	return s.read(p)
+}
+
+func (s *stdout) read(p []byte) (int, error) {
+	for s.left == 0 {
+		if s.done {
+			if s.resp != nil {
+				// The whole response is read: the connection can carry
+				// another request if the application was asked to keep it.
+				s.resp.Close = !s.client.KeepConn
+			}
+			return 0, io.EOF
+		}
+		if err := s.next(); err != nil {
+			return 0, err
+		}
+	}
+	if len(p) > s.left {
+		p = p[:s.left]
+	}
+	n, err := s.src.Read(p)
+	s.left -= n
+	if s.left == 0 && err == nil {
+		_, err = s.src.Discard(s.pad)
+	}
+	if err != nil {
+		err = unexpected(err)
+	}
+	return n, err
+}
+
+// next reads record headers until one starts STDOUT content or the
+// request ends.
+func (s *stdout) next() error {
+	for {
+		h, err := ReadHeader(s.src)
+		if err != nil {
+			return unexpected(err)
+		}
+		if h.RequestID != requestID {
+			return fmt.Errorf("%w %d", ErrRequestID, h.RequestID)
+		}
+		n, pad := int(h.ContentLength), int(h.PaddingLength)
+		switch h.Type {
+		case TypeStdout:
+			if n == 0 {
+				// The end of STDOUT; END_REQUEST follows.
+				if _, err := s.src.Discard(pad); err != nil {
+					return unexpected(err)
+				}
+				continue
+			}
+			s.left, s.pad = n, pad
+			return nil
+		case TypeStderr:
+			if err := s.stderr(n, pad); err != nil {
+				return err
+			}
+		case TypeEndRequest:
+			var body [8]byte
+			if n < len(body) {
+				return fmt.Errorf("%w: END_REQUEST of %d bytes", ErrRecord, n)
+			}
+			if _, err := io.ReadFull(s.src, body[:]); err != nil {
+				return unexpected(err)
+			}
+			if _, err := s.src.Discard(n - len(body) + pad); err != nil {
+				return unexpected(err)
+			}
+			_ = binary.BigEndian.Uint32(body[:4]) // the application's exit status
+			s.done = true
+			return nil
+		default:
+			return fmt.Errorf("%w %d", ErrRecord, h.Type)
+		}
+	}
+}
+
+func (s *stdout) stderr(n, pad int) error {
+	buf := make([]byte, n+pad)
+	if _, err := io.ReadFull(s.src, buf); err != nil {
+		return unexpected(err)
+	}
+	text := strings.TrimRight(string(buf[:n]), "\r\n .")
+	if text == "" {
+		return nil
+	}
+	if s.client.Stderr != nil {
+		s.client.Stderr(s.req, text)
+	} else {
+		slog.Error("FastCGI sent in stderr: \""+text+"\"", "request", s.req.Method+" "+s.req.URL.RequestURI())
+	}
+	for _, catch := range s.client.CatchStderr {
+		if strings.Contains(string(buf[:n]), catch) {
+			return fmt.Errorf("%w: %q", ErrCaught, catch)
+		}
+	}
+	return nil
+}
+
+// Close is a no-op: the connection belongs to the caller.
+func (s *stdout) Close() error { return nil }

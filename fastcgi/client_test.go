@@ -1,0 +1,177 @@
+package fastcgi
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/gateway"
+)
+
+// stream builds an application's answer from records.
+func stream(recs ...[2]any) []byte {
+	var b []byte
+	for _, r := range recs {
+		b = AppendRecord(b, r[0].(uint8), []byte(r[1].(string)))
+	}
+	return b
+}
+
+func end() [2]any { return [2]any{TypeEndRequest, string(make([]byte, 8))} }
+
+func read(t *testing.T, c *Client, data []byte) (*http.Response, string, error) {
+	t.Helper()
+	resp, err := c.ReadResponse(bufio.NewReader(bytes.NewReader(data)), httptest.NewRequest("GET", "/x.php", nil))
+	if err != nil {
+		return nil, "", err
+	}
+	body, err := io.ReadAll(resp.Body)
+	return resp, string(body), err
+}
+
+func TestReadResponse(t *testing.T) {
+	var logged []string
+	c := &Client{KeepConn: true, Stderr: func(_ *http.Request, s string) { logged = append(logged, s) }}
+	// The head split across records, stderr in between, the body in two.
+	resp, body, err := read(t, c, stream(
+		[2]any{TypeStdout, "Status: 404 Not Found\r\nX-A: 1\r"},
+		[2]any{TypeStderr, "PHP message: warning.\n"},
+		[2]any{TypeStdout, "\nContent-Type: text/html\r\n\r\nhello, "},
+		[2]any{TypeStdout, "world"},
+		[2]any{TypeStdout, ""},
+		end(),
+	))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 404 || resp.Header.Get("X-A") != "1" || resp.Header.Get("Content-Type") != "text/html" || body != "hello, world" {
+		t.Errorf("%d %v %q", resp.StatusCode, resp.Header, body)
+	}
+	if resp.Close {
+		t.Error("a complete response with KeepConn must leave the connection open")
+	}
+	if len(logged) != 1 || logged[0] != "PHP message: warning" {
+		t.Errorf("stderr %q", logged)
+	}
+
+	resp, _, _ = read(t, &Client{}, stream([2]any{TypeStdout, "Location: /next\n\n"}, end()))
+	if resp.StatusCode != 302 || !resp.Close {
+		t.Errorf("Location alone: %d, close %v", resp.StatusCode, resp.Close)
+	}
+}
+
+func TestReadResponseErrors(t *testing.T) {
+	for name, data := range map[string][]byte{
+		"version":    append([]byte{2}, stream([2]any{TypeStdout, "X: y\r\n\r\n"})[1:]...),
+		"type":       stream([2]any{TypeData, "x"}),
+		"status":     stream([2]any{TypeStdout, "Status: abc\r\n\r\n"}, end()),
+		"cut header": stream([2]any{TypeStdout, "X: y\r\n"}),
+		"no end":     stream([2]any{TypeStdout, "X: y\r\n\r\nbody"}),
+		"short end":  stream([2]any{TypeStdout, "X: y\r\n\r\n"}, [2]any{TypeEndRequest, "abc"}),
+	} {
+		_, _, err := read(t, &Client{}, data)
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		}
+		// A broken stream is an I/O failure, an unreadable one an invalid
+		// header: the proxy answers 502 for both, but only retries the first.
+		if name == "cut header" || name == "no end" {
+			if !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+	}
+	if _, err := (&Client{MaxHeader: 10}).ReadResponse(bufio.NewReader(bytes.NewReader(stream([2]any{TypeStdout, "X-Long: 0123456789\r\n\r\n"}))), nil); !errors.Is(err, gateway.ErrHeaderTooBig) {
+		t.Errorf("too big: %v", err)
+	}
+}
+
+func TestWriteRequest(t *testing.T) {
+	c := &Client{KeepConn: true, Params: func(dst []Param, r *http.Request) []Param {
+		return append(dst, Param{Name: "REQUEST_METHOD", Value: r.Method}, Param{Name: "LONG", Value: strings.Repeat("v", 70000)})
+	}}
+	var buf bytes.Buffer
+	bw := bufio.NewWriter(&buf)
+	r := httptest.NewRequest("POST", "/", nil)
+	if err := c.WriteHead(bw, r, 5); err != nil {
+		t.Fatal(err)
+	}
+	c.WriteBody(bw, []byte("hello"))
+	c.EndBody(bw)
+	bw.Flush()
+
+	var params, stdin []byte
+	var types []uint8
+	for buf.Len() > 0 {
+		h, content, err := ReadRecord(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.RequestID != 1 || (int(h.ContentLength)+int(h.PaddingLength))%8 != 0 {
+			t.Errorf("record %+v", h)
+		}
+		types = append(types, h.Type)
+		switch h.Type {
+		case TypeBeginRequest:
+			if !bytes.Equal(content, []byte{0, 1, 1, 0, 0, 0, 0, 0}) {
+				t.Errorf("BEGIN_REQUEST %v", content)
+			}
+		case TypeParams:
+			params = append(params, content...)
+		case TypeStdin:
+			stdin = append(stdin, content...)
+		}
+	}
+	want := []uint8{TypeBeginRequest, TypeParams, TypeParams, TypeParams, TypeParams, TypeStdin, TypeStdin}
+	if !bytes.Equal(types, want) {
+		t.Errorf("records %v, want %v", types, want)
+	}
+	pairs, err := ParsePairs(params)
+	if err != nil || len(pairs) != 2 || pairs[0] != [2]string{"REQUEST_METHOD", "POST"} || len(pairs[1][1]) != 70000 {
+		t.Errorf("params %v %v", len(pairs), err)
+	}
+	if string(stdin) != "hello" {
+		t.Errorf("stdin %q", stdin)
+	}
+}
+
+// FuzzReadResponse feeds arbitrary streams to the record and head parser:
+// it must return an error or a response whose body ends, never panic.
+func FuzzReadResponse(f *testing.F) {
+	f.Add(stream([2]any{TypeStdout, "Status: 200\r\nA: b\r\n\r\nbody"}, [2]any{TypeStderr, "e"}, end()))
+	f.Add(stream([2]any{TypeStdout, "Location: /x\n\n"}, end()))
+	f.Add(stream([2]any{TypeStdout, "HTTP/1.1 200 OK\r\n\r\n"}, end()))
+	f.Add([]byte{1, 6, 0, 1, 0xff, 0xff, 0xff, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := &Client{KeepConn: true, MaxHeader: 4096, Stderr: func(*http.Request, string) {}}
+		resp, err := c.ReadResponse(bufio.NewReader(bytes.NewReader(data)), httptest.NewRequest("GET", "/", nil))
+		if err != nil {
+			return
+		}
+		if resp.StatusCode < 100 || resp.StatusCode > 999 {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+		n, _ := io.Copy(io.Discard, resp.Body)
+		if n > int64(len(data)) {
+			t.Fatalf("body of %d bytes from %d", n, len(data))
+		}
+	})
+}
+
+// FuzzParsePairs checks that what AppendPair writes, ParsePairs reads
+// back, and that ParsePairs survives anything.
+func FuzzParsePairs(f *testing.F) {
+	f.Add([]byte{3, 1, 'A', 'B', 'C', 'x'}, "NAME", "value")
+	f.Fuzz(func(t *testing.T, raw []byte, name, value string) {
+		_, _ = ParsePairs(raw)
+		pairs, err := ParsePairs(AppendPair(nil, name, value))
+		if err != nil || len(pairs) != 1 || pairs[0] != [2]string{name, value} {
+			t.Fatalf("%q %q: %v %v", name, value, pairs, err)
+		}
+	})
+}

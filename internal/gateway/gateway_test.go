@@ -1,0 +1,74 @@
+package gateway
+
+import (
+	"bufio"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func static(v string) func(*http.Request) string { return func(*http.Request) string { return v } }
+
+func TestParams(t *testing.T) {
+	p := NewParams([]Param{
+		{Name: "SCRIPT_NAME", Value: static("/a.php")},
+		{Name: "HTTPS", Value: static(""), IfNotEmpty: true},
+		{Name: "EMPTY", Value: static("")},
+		{Name: "HTTP_PROXY", Value: static("")},
+	}, true)
+	r := httptest.NewRequest("GET", "http://site.test/", nil)
+	r.Header.Set("Proxy", "http://evil")
+	r.Header.Add("X-Forwarded-For", "1.1.1.1")
+	r.Header.Add("X-Forwarded-For", "2.2.2.2")
+	var got []string
+	for _, v := range p.Append(nil, r) {
+		got = append(got, v.Name+"="+v.Value)
+	}
+	want := "SCRIPT_NAME=/a.php EMPTY= HTTP_PROXY= HTTP_HOST=site.test HTTP_X_FORWARDED_FOR=1.1.1.1 HTTP_X_FORWARDED_FOR=2.2.2.2"
+	if strings.Join(got, " ") != want {
+		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
+	}
+	if n := len(NewParams(nil, false).Append(nil, r)); n != 0 {
+		t.Errorf("pass_request_headers off sent %d", n)
+	}
+}
+
+func TestReadHeader(t *testing.T) {
+	for _, c := range []struct {
+		in         string
+		statusLine bool
+		code       int
+		err        error
+	}{
+		{"Content-Type: text/html\r\n\r\n", false, 200, nil},
+		{"Status: 404\n\n", false, 404, nil},
+		{"Status: 503 Busy\r\nLocation: /x\r\n\r\n", false, 503, nil},
+		{"Location: http://a/\r\n\r\n", false, 302, nil},
+		{"HTTP/1.1 201 Created\r\nX: y\r\n\r\n", true, 201, nil},
+		{"HTTP/1.1 201 Created\r\n\r\n", false, 200, nil}, // a header without a value, as NGINX reads it
+		{"Status: 2x0\r\n\r\n", false, 0, ErrInvalidHeader},
+		{"Status: 099\r\n\r\n", false, 0, ErrInvalidHeader},
+		{" folded: x\r\n\r\n", false, 0, ErrInvalidHeader},
+		{"A: b\x00c\r\n\r\n", false, 0, ErrInvalidHeader},
+		{strings.Repeat("X-Long: y\r\n", 100) + "\r\n", false, 0, ErrHeaderTooBig},
+	} {
+		resp, err := ReadHeader(bufio.NewReaderSize(strings.NewReader(c.in), 16), c.statusLine, 512)
+		if c.err != nil {
+			if !errors.Is(err, c.err) {
+				t.Errorf("%q: %v, want %v", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil || resp.StatusCode != c.code {
+			t.Errorf("%q: %v %v", c.in, resp, err)
+		}
+	}
+}
+
+func TestHeaderParamName(t *testing.T) {
+	if got := HeaderParamName("X-Real-ip"); got != "HTTP_X_REAL_IP" {
+		t.Error(got)
+	}
+}

@@ -1,0 +1,120 @@
+package gateway
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// Param is one configured parameter (fastcgi_param, uwsgi_param). Value is
+// evaluated for each request; with IfNotEmpty an empty value is not sent.
+type Param struct {
+	Name       string
+	Value      func(*http.Request) string
+	IfNotEmpty bool
+}
+
+// Var is a parameter as sent: a name and its value.
+type Var struct {
+	Name, Value string
+}
+
+// Params are the parameters of a location: the configured ones, in order,
+// then, with PassHeaders (fastcgi_pass_request_headers on, NGINX's
+// default), every request header line as HTTP_NAME. A configured
+// parameter named HTTP_* takes the place of the header lines of that name,
+// as in NGINX, so that "fastcgi_param HTTP_PROXY \"\"" keeps a client's
+// Proxy header from the application.
+type Params struct {
+	list        []Param
+	passHeaders bool
+	set         map[string]struct{} // the configured HTTP_* names
+}
+
+// NewParams builds the parameters of a location.
+func NewParams(list []Param, passHeaders bool) *Params {
+	p := &Params{list: list, passHeaders: passHeaders}
+	for _, pa := range list {
+		if strings.HasPrefix(pa.Name, "HTTP_") {
+			if p.set == nil {
+				p.set = map[string]struct{}{}
+			}
+			p.set[pa.Name] = struct{}{}
+		}
+	}
+	return p
+}
+
+// Append evaluates the parameters for r and appends them to dst. Header
+// lines are sent in the order of their sorted names, each value of a
+// repeated header as its own parameter, as NGINX 1.22 sends every line.
+func (p *Params) Append(dst []Var, r *http.Request) []Var {
+	for _, pa := range p.list {
+		v := pa.Value(r)
+		if v == "" && pa.IfNotEmpty {
+			continue
+		}
+		dst = append(dst, Var{pa.Name, v})
+	}
+	if !p.passHeaders {
+		return dst
+	}
+	keys := make([]string, 0, len(r.Header)+1)
+	for k := range r.Header {
+		keys = append(keys, k)
+	}
+	_, hostListed := r.Header["Host"]
+	if r.Host != "" && !hostListed {
+		// net/http keeps the Host line out of Header.
+		keys = append(keys, "Host")
+	}
+	// The server takes a chunked body's Transfer-Encoding line out of
+	// Header, and the proxy adds a Content-Length once it has read such a
+	// body whole (for $content_length): the application gets the lines
+	// the client sent, as NGINX passes them.
+	_, teListed := r.Header["Transfer-Encoding"]
+	chunked := len(r.TransferEncoding) > 0 && !teListed
+	if chunked {
+		keys = append(keys, "Transfer-Encoding")
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		name := HeaderParamName(k)
+		if _, ok := p.set[name]; ok {
+			continue
+		}
+		if k == "Host" && !hostListed {
+			dst = append(dst, Var{name, r.Host})
+			continue
+		}
+		if chunked && k == "Transfer-Encoding" {
+			dst = append(dst, Var{name, strings.Join(r.TransferEncoding, ", ")})
+			continue
+		}
+		if chunked && k == "Content-Length" {
+			continue
+		}
+		for _, v := range r.Header[k] {
+			dst = append(dst, Var{name, v})
+		}
+	}
+	return dst
+}
+
+// HeaderParamName is the parameter a request header travels as:
+// "X-Forwarded-For" becomes "HTTP_X_FORWARDED_FOR".
+func HeaderParamName(header string) string {
+	b := make([]byte, 0, len("HTTP_")+len(header))
+	b = append(b, "HTTP_"...)
+	for i := 0; i < len(header); i++ {
+		c := header[i]
+		switch {
+		case c >= 'a' && c <= 'z':
+			c -= 'a' - 'A'
+		case c == '-':
+			c = '_'
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}

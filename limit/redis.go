@@ -1,0 +1,300 @@
+package limit
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/mosaic-edge/mosaic/internal/redisconn"
+)
+
+// DefaultRedisTimeout bounds a Redis operation of a zone: a request waits
+// at most this long before its zone limits it locally.
+const DefaultRedisTimeout = 50 * time.Millisecond
+
+// redisZone is what the Redis stores of both kinds share: the connection,
+// the prefix of their keys, and the fallback's bookkeeping.
+type redisZone struct {
+	rc     *redisconn.Conn
+	prefix string
+	o      ZoneOptions
+	// lastLog limits the "limiting locally" lines to one a minute.
+	lastLog atomic.Int64
+}
+
+func newRedisZone(kind string, o ZoneOptions) (*redisZone, error) {
+	rc, err := redisconn.New(o.Redis, redisconn.Options{
+		Name: kind + " zone \"" + o.Name + "\"", Timeout: o.RedisTimeout, Logger: o.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	rc.Start()
+	return &redisZone{rc: rc, prefix: "mosaic:" + kind + ":" + o.Name + ":", o: o}, nil
+}
+
+// fallback records that Redis did not answer: the zone limits locally.
+func (z *redisZone) fallback(err error) {
+	z.rc.Breaker().CountLocal()
+	now := time.Now().Unix()
+	if last := z.lastLog.Load(); now-last >= 60 && z.lastLog.CompareAndSwap(last, now) {
+		z.o.Logger.Warn(z.rc.String()+": Redis does not answer, limiting locally", "error", err)
+	}
+}
+
+// Breaker returns the circuit breaker of the zone's Redis connection.
+func (z *redisZone) breaker() *redisconn.Breaker { return z.rc.Breaker() }
+
+// reqScript is NGINX's leaky bucket for one key, kept in a hash ("e" the
+// excess in thousandths of a request, "l" the time of the last charge in
+// ms, Redis's clock, so that every instance reads one time). Mode 0 looks
+// up, 1 looks up and charges, 2 charges without looking (a key that was
+// looked up while the limits after it were). It returns {busy, excess}.
+var reqScript = rueidis.NewLuaScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local rate, burst, mode = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local v = redis.call('HMGET', KEYS[1], 'e', 'l')
+local excess = 0
+if v[1] then
+  local last = tonumber(v[2])
+  local ms = now - last
+  if ms < -60000 then ms = 1 elseif ms < 0 then ms = 0 end
+  excess = tonumber(v[1]) - math.floor(rate * ms / 1000) + 1000
+  if excess < 0 then excess = 0 end
+  if mode ~= 2 and excess > burst then return {1, excess} end
+  if ms == 0 then now = last end
+end
+if mode == 0 then return {0, excess} end
+redis.call('HSET', KEYS[1], 'e', excess, 'l', now)
+redis.call('PEXPIRE', KEYS[1], math.floor(excess * 1000 / rate) + 60000)
+return {0, excess}
+`)
+
+// redisReq is a request zone in Redis, with a zone in memory that limits
+// while Redis cannot answer.
+type redisReq struct {
+	*redisZone
+	rate  int64
+	local *memReq
+}
+
+func newRedisReq(o ZoneOptions, local *memReq) (*redisReq, error) {
+	rz, err := newRedisZone("limit_req", o)
+	if err != nil {
+		return nil, err
+	}
+	return &redisReq{redisZone: rz, rate: int64(o.Rate), local: local}, nil
+}
+
+func (z *redisReq) close() error { z.rc.Close(); return nil }
+
+// run runs the bucket script for key; ok is false when Redis did not
+// answer.
+func (z *redisReq) run(ctx context.Context, key string, burst int64, mode int) (busy bool, excess int64, ok bool) {
+	c, err := z.rc.Client()
+	if err != nil {
+		z.fallback(err)
+		return false, 0, false
+	}
+	ctx, cancel := z.rc.OpCtx(ctx)
+	defer cancel()
+	res, err := reqScript.Exec(ctx, c, []string{z.prefix + key}, []string{
+		strconv.FormatInt(z.rate, 10), strconv.FormatInt(burst, 10), strconv.Itoa(mode),
+	}).AsIntSlice()
+	if z.rc.Observe(err) != nil || len(res) != 2 {
+		z.fallback(err)
+		return false, 0, false
+	}
+	return res[0] == 1, res[1], true
+}
+
+func (z *redisReq) lookup(ctx context.Context, key string, burst int64, account bool) (code, int64, heldReq) {
+	mode := 0
+	if account {
+		mode = 1
+	}
+	busy, excess, ok := z.run(ctx, key, burst, mode)
+	switch {
+	case !ok:
+		return z.local.lookup(ctx, key, burst, account)
+	case busy:
+		return codeBusy, excess, nil
+	case account:
+		return codeOK, excess, nil
+	}
+	return codeAgain, excess, &redisHeld{z: z, key: key}
+}
+
+// redisHeld is a key looked up in Redis and not charged yet. Redis keeps
+// no hold: a state is never evicted there, only expired once drained.
+type redisHeld struct {
+	z   *redisReq
+	key string
+}
+
+func (h *redisHeld) account() int64 {
+	_, excess, ok := h.z.run(context.Background(), h.key, 0, 2)
+	if !ok {
+		// Charged locally instead, as the fallback would have: with no
+		// burst to keep to, the lookup charges.
+		_, e, _ := h.z.local.lookup(context.Background(), h.key, 1<<62, true)
+		return e
+	}
+	return excess
+}
+
+func (h *redisHeld) unlock() {}
+
+// connLease is how long a request in progress counts in a Redis zone
+// without its process renewing it: the requests of a process that died
+// stop counting after this. Tests shorten it.
+var connLease = 15 * time.Second
+
+// acquireScript counts a request of a key in a sorted set of leases,
+// each scored by when it lapses (Redis's clock), unless max leases are
+// live. It returns 1 when counted.
+var acquireScript = rueidis.NewLuaScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[2])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
+return 1
+`)
+
+// renewScript extends the leases given (ARGV[2..]) of a key that are
+// still there.
+var renewScript = rueidis.NewLuaScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ms = tonumber(ARGV[1])
+for i = 2, #ARGV do
+  redis.call('ZADD', KEYS[1], 'XX', now + ms, ARGV[i])
+end
+redis.call('PEXPIRE', KEYS[1], ms)
+return 0
+`)
+
+// redisConn is a connection zone in Redis, with one in memory that
+// counts while Redis cannot answer.
+type redisConn struct {
+	*redisZone
+	local *memConn
+	// leases are the ones this process holds, by Redis key, which a
+	// background loop renews.
+	mu     sync.Mutex
+	leases map[string]map[string]struct{}
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+func newRedisConn(o ZoneOptions, local *memConn) (*redisConn, error) {
+	rz, err := newRedisZone("limit_conn", o)
+	if err != nil {
+		return nil, err
+	}
+	z := &redisConn{redisZone: rz, local: local, leases: map[string]map[string]struct{}{},
+		stop: make(chan struct{}), done: make(chan struct{})}
+	go z.renewLoop()
+	return z, nil
+}
+
+func (z *redisConn) close() error {
+	close(z.stop)
+	<-z.done
+	z.rc.Close()
+	return nil
+}
+
+func leaseID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func (z *redisConn) acquire(ctx context.Context, key string, max int) (code, func()) {
+	c, err := z.rc.Client()
+	if err != nil {
+		z.fallback(err)
+		return z.local.acquire(ctx, key, max)
+	}
+	rkey, id := z.prefix+key, leaseID()
+	octx, cancel := z.rc.OpCtx(ctx)
+	n, err := acquireScript.Exec(octx, c, []string{rkey}, []string{
+		strconv.Itoa(max), id, strconv.FormatInt(int64(connLease/time.Millisecond), 10),
+	}).AsInt64()
+	cancel()
+	if z.rc.Observe(err) != nil {
+		z.fallback(err)
+		return z.local.acquire(ctx, key, max)
+	}
+	if n == 0 {
+		return codeBusy, nil
+	}
+	z.mu.Lock()
+	if z.leases[rkey] == nil {
+		z.leases[rkey] = map[string]struct{}{}
+	}
+	z.leases[rkey][id] = struct{}{}
+	z.mu.Unlock()
+	var once sync.Once
+	return codeOK, func() { once.Do(func() { z.release(rkey, id) }) }
+}
+
+// release gives a lease back; one that Redis does not take back lapses.
+func (z *redisConn) release(rkey, id string) {
+	z.mu.Lock()
+	delete(z.leases[rkey], id)
+	if len(z.leases[rkey]) == 0 {
+		delete(z.leases, rkey)
+	}
+	z.mu.Unlock()
+	c, err := z.rc.Client()
+	if err != nil {
+		return
+	}
+	ctx, cancel := z.rc.OpCtx(context.Background())
+	defer cancel()
+	z.rc.Observe(c.Do(ctx, c.B().Zrem().Key(rkey).Member(id).Build()).Error())
+}
+
+// renewLoop extends this process's leases every third of their life.
+func (z *redisConn) renewLoop() {
+	defer close(z.done)
+	t := time.NewTicker(connLease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+		case <-z.stop:
+			return
+		}
+		z.mu.Lock()
+		batch := make(map[string][]string, len(z.leases))
+		for k, ids := range z.leases {
+			args := []string{strconv.FormatInt(int64(connLease/time.Millisecond), 10)}
+			for id := range ids {
+				args = append(args, id)
+			}
+			batch[k] = args
+		}
+		z.mu.Unlock()
+		c, err := z.rc.Client()
+		if err != nil || len(batch) == 0 {
+			continue
+		}
+		for k, args := range batch {
+			ctx, cancel := z.rc.OpCtx(context.Background())
+			z.rc.Observe(renewScript.Exec(ctx, c, []string{k}, args).Error())
+			cancel()
+		}
+	}
+}

@@ -1,0 +1,143 @@
+package limit
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/redisconn"
+)
+
+// startRedis runs a redis-server on a free port for the test, or skips
+// it when none is installed.
+func startRedis(t *testing.T) (addr string, cmd *exec.Cmd) {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server not installed")
+	}
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd = exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGCONT)
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	addr = fmt.Sprintf("127.0.0.1:%d", port)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return addr, cmd
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("redis-server did not start")
+		}
+	}
+}
+
+func TestRedisReqZoneFallsBackAndRecovers(t *testing.T) {
+	addr, cmd := startRedis(t)
+	z, err := NewReqZone(ZoneOptions{Name: "r", Key: func(*http.Request) string { return "k" }, Rate: 1, Size: MinZoneSize,
+		Redis: "redis://" + addr + "/0", Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	rs := z.store.(*redisReq)
+	ctx := context.Background()
+	for i, want := range []code{codeOK, codeOK, codeBusy} {
+		if rc, _, _ := rs.lookup(ctx, "k", 1000, true); rc != want {
+			t.Fatalf("request %d with Redis: %d, want %d", i, rc, want)
+		}
+	}
+	cmd.Process.Signal(syscall.SIGSTOP)
+	for i := 0; i < 5; i++ {
+		rs.lookup(ctx, "k", 1000, true)
+	}
+	if st := rs.breaker().State(); st == redisconn.BreakerClosed {
+		t.Fatalf("breaker %v with Redis paused", st)
+	}
+	// While the breaker is open, k2 is counted locally only.
+	for i, want := range []code{codeOK, codeOK, codeBusy} {
+		if rc, _, _ := rs.lookup(ctx, "k2", 1000, true); rc != want {
+			t.Fatalf("k2 request %d with Redis paused: %d, want %d", i, rc, want)
+		}
+	}
+	// A probe or two fails while Redis is still paused.
+	time.Sleep(600 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGCONT)
+	deadline := time.Now().Add(5 * time.Second)
+	for rs.breaker().State() != redisconn.BreakerClosed {
+		if time.Now().After(deadline) {
+			t.Fatalf("breaker still %v after SIGCONT", rs.breaker().State())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Redis's bucket for k2 is empty: it decides again.
+	if rc, _, _ := rs.lookup(ctx, "k2", 1000, true); rc != codeOK {
+		t.Fatalf("k2 after recovery: %d, want OK", rc)
+	}
+}
+
+// TestRedisConnLeases: a request in progress on one process counts on
+// another; its lease is renewed while it lasts, and lapses when its
+// process dies without releasing it.
+func TestRedisConnLeases(t *testing.T) {
+	addr, _ := startRedis(t)
+	old := connLease
+	connLease = 300 * time.Millisecond
+	t.Cleanup(func() { connLease = old })
+	zone := func() *ConnZone {
+		z, err := NewConnZone(ZoneOptions{Name: "c", Key: func(*http.Request) string { return "k" }, Size: MinZoneSize, Redis: "redis://" + addr + "/0"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return z
+	}
+	a, b := zone(), zone()
+	defer b.Close()
+	ctx := context.Background()
+	rc, release := a.store.acquire(ctx, "k", 1)
+	if rc != codeOK {
+		t.Fatalf("a: %d", rc)
+	}
+	// Held past two lease lives: renewed, still counted.
+	time.Sleep(2 * connLease)
+	if rc, _ := b.store.acquire(ctx, "k", 1); rc != codeBusy {
+		t.Fatalf("b while a holds a renewed lease: %d, want busy", rc)
+	}
+	release()
+	rc, releaseB := b.store.acquire(ctx, "k", 1)
+	if rc != codeOK {
+		t.Fatalf("b after a released: %d", rc)
+	}
+	releaseB()
+	// a takes a lease and dies: the lease lapses.
+	if rc, _ := a.store.acquire(ctx, "k", 1); rc != codeOK {
+		t.Fatal("a again")
+	}
+	a.Close()
+	if rc, _ := b.store.acquire(ctx, "k", 1); rc != codeBusy {
+		t.Fatalf("b right after a died: %d, want busy", rc)
+	}
+	time.Sleep(connLease + 100*time.Millisecond)
+	if rc, _ := b.store.acquire(ctx, "k", 1); rc != codeOK {
+		t.Fatalf("b once a's lease lapsed: %d", rc)
+	}
+}

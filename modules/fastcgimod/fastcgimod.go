@@ -1,0 +1,170 @@
+// Package fastcgimod wires the FastCGI client (package fastcgi) to the
+// server as NGINX's ngx_http_fastcgi_module: fastcgi_pass to a server, an
+// upstream group or a Unix-domain socket, fastcgi_param, fastcgi_index,
+// fastcgi_split_path_info with $fastcgi_script_name and
+// $fastcgi_path_info, fastcgi_keep_conn, and the directives every gateway
+// shares (modules/gatewaymod). The location's content is a proxy.Handler
+// speaking FastCGI (proxy.Options.Wire).
+package fastcgimod
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/mosaic-edge/mosaic/fastcgi"
+	"github.com/mosaic-edge/mosaic/internal/pcre"
+	"github.com/mosaic-edge/mosaic/modules/gatewaymod"
+	"github.com/mosaic-edge/mosaic/proxy"
+	"github.com/mosaic-edge/mosaic/server"
+	"github.com/mosaic-edge/mosaic/vars"
+)
+
+// locConf holds the FastCGI directives of one level.
+type locConf struct {
+	gw       gatewaymod.Conf
+	index    server.Setting[string]
+	split    server.Setting[*pcre.Regexp]
+	keepConn server.Setting[bool]
+	passBody server.Setting[bool]
+	catch    []string // fastcgi_catch_stderr, inherited as a list
+	ownCatch bool
+}
+
+var module = &server.Module{
+	Name:   "fastcgi",
+	NewLoc: func() any { return &locConf{} },
+	MergeLoc: func(p, c any) error {
+		parent, child := p.(*locConf), c.(*locConf)
+		child.gw.Merge(&parent.gw)
+		child.index.Merge(parent.index)
+		child.split.Merge(parent.split)
+		child.keepConn.Merge(parent.keepConn)
+		child.passBody.Merge(parent.passBody)
+		if !child.ownCatch {
+			child.catch = parent.catch
+		}
+		return nil
+	},
+}
+
+func init() {
+	module.Directives = append(gatewaymod.Directives("fastcgi", func(l *locConf) *gatewaymod.Conf { return &l.gw }),
+		server.Directive{Name: "fastcgi_index", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			return server.Put(c, &c.Loc().(*locConf).index, c.Args[0])
+		}},
+		server.Directive{Name: "fastcgi_split_path_info", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setSplit},
+		server.Directive{Name: "fastcgi_send_lowat", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			// SO_SNDLOWAT, which Linux does not let a program set.
+			c.Notice(fmt.Sprintf("ignoring %q directive", c.Name))
+			return nil
+		}},
+		server.Directive{Name: "fastcgi_pass_request_body", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			return server.PutFlag(c, &c.Loc().(*locConf).passBody)
+		}},
+		server.Directive{Name: "fastcgi_catch_stderr", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			lc := c.Loc().(*locConf)
+			if !lc.ownCatch {
+				lc.catch, lc.ownCatch = nil, true
+			}
+			lc.catch = append(lc.catch, c.Args[0])
+			return nil
+		}},
+		server.Directive{Name: "fastcgi_keep_conn", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			return server.PutFlag(c, &c.Loc().(*locConf).keepConn)
+		}},
+	)
+	uri, ok := vars.Lookup("uri")
+	if !ok {
+		panic("fastcgimod: no $uri")
+	}
+	vars.Register("fastcgi_script_name", func(r *http.Request, st *vars.State) string {
+		lc := current(r)
+		name, _ := split(lc, uri(r, st))
+		if lc != nil && strings.HasSuffix(name, "/") {
+			name += lc.index.V
+		}
+		return name
+	})
+	vars.Register("fastcgi_path_info", func(r *http.Request, st *vars.State) string {
+		_, info := split(current(r), uri(r, st))
+		return info
+	})
+	module.Content = gateway.Content
+	server.Register(module)
+}
+
+// setSplit reads fastcgi_split_path_info: a regular expression with two
+// captures, the script's name and the path info after it.
+func setSplit(c *server.Cmd) error {
+	re, err := pcre.Compile(c.Args[0], false)
+	if err != nil {
+		return c.Errorf("%v", err)
+	}
+	if re.NumCaptures() != 2 {
+		return c.Errorf("pattern \"%s\" must have 2 captures", c.Args[0])
+	}
+	return server.Put(c, &c.Loc().(*locConf).split, re)
+}
+
+// current returns the FastCGI settings of the location serving r.
+func current(r *http.Request) *locConf {
+	if l := server.CurrentLocation(r); l != nil {
+		return server.LocConf[*locConf](l, module)
+	}
+	return nil
+}
+
+// split divides the URI as fastcgi_split_path_info says: the first
+// capture is the script's name, the second the path info; without the
+// directive, or when the expression does not match, the whole URI is the
+// script's name.
+func split(lc *locConf, uri string) (script, info string) {
+	if lc == nil || lc.split.V == nil {
+		return uri, ""
+	}
+	caps, err := lc.split.V.Match(uri)
+	if err != nil || len(caps) < 3 {
+		return uri, ""
+	}
+	return caps[1], caps[2]
+}
+
+// gateway builds a location's handler: a proxy speaking FastCGI.
+var gateway = gatewaymod.Gateway{
+	Conf: func(l *server.Location) *gatewaymod.Conf { return &server.LocConf[*locConf](l, module).gw },
+	Wire: func(l *server.Location, g *gatewaymod.Conf) proxy.Wire {
+		lc := server.LocConf[*locConf](l, module)
+		log, upstream := l.Logger(), g.Pass.Scheme+"://"+g.Pass.Addr()
+		return &fastcgi.Client{
+			Params:      g.Params().Append,
+			KeepConn:    lc.keepConn.V,
+			MaxHeader:   g.BufferSize(),
+			DropBody:    !lc.passBody.Or(true),
+			CatchStderr: lc.catch,
+			Stderr: func(r *http.Request, text string) {
+				client, _, _ := net.SplitHostPort(r.RemoteAddr)
+				log.LogAttrs(r.Context(), slog.LevelError, "FastCGI sent in stderr: \""+text+"\"",
+					slog.String("client", client),
+					slog.String("request", r.Method+" "+r.RequestURI+" "+r.Proto),
+					slog.String("upstream", upstream),
+					slog.String("host", r.Host))
+			},
+		}
+	},
+}
+
+// NewHandler builds the FastCGI gateway of location l, and false when l
+// has no fastcgi_pass. adjust, when set, changes the proxy options last
+// (the cache reports failures through them).
+func NewHandler(l *server.Location, adjust func(*proxy.Options)) (*proxy.Handler, bool, error) {
+	return gateway.NewHandler(l, adjust)
+}
+
+// IgnoredHeaders is fastcgi_ignore_headers of location l, which the cache
+// in front of its gateway (fastcgi_cache) also obeys.
+func IgnoredHeaders(l *server.Location) []string {
+	return server.LocConf[*locConf](l, module).gw.IgnoredHeaders()
+}

@@ -1,0 +1,307 @@
+// Package gatewaymod holds the wiring that the application gateway
+// modules share (modules/fastcgimod, and uwsgimod): the directives NGINX's
+// FastCGI, uwsgi and SCGI modules have in common under their own prefix
+// (fastcgi_pass, fastcgi_param, the timeouts, hide/pass headers,
+// intercept_errors, next_upstream, ...), their settings and inheritance,
+// and the proxy.Options a location gets from them. A gateway is the proxy
+// speaking another protocol (proxy.Wire): upstream groups, keepalive,
+// timeouts and error responses are the proxy's.
+//
+// It registers no module itself: each gateway module embeds a Conf in its
+// location settings and lists Directives(prefix, ...) among its own.
+package gatewaymod
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/cache"
+	"github.com/mosaic-edge/mosaic/internal/gateway"
+	"github.com/mosaic-edge/mosaic/modules/proxymod"
+	"github.com/mosaic-edge/mosaic/proxy"
+	"github.com/mosaic-edge/mosaic/server"
+)
+
+// Conf is one level's settings of the shared gateway directives.
+type Conf struct {
+	Pass    *proxy.Pass // *_pass; nil: the level has none
+	PassPos string
+
+	params      []gateway.Param
+	ownParams   bool
+	passHeaders server.Setting[bool]
+	connect     server.Setting[time.Duration]
+	read        server.Setting[time.Duration]
+	send        server.Setting[time.Duration]
+	buffering   server.Setting[bool]
+	reqBuffer   server.Setting[bool]
+	bufferSize  server.Setting[int64]
+	intercept   server.Setting[bool]
+	ignoreAbort server.Setting[bool]
+	hide        []string
+	ownHide     bool
+	passHdr     []string
+	ownPassHdr  bool
+	ignore      server.Setting[[]string]
+	next        server.Setting[proxy.NextUpstream]
+	nextTries   server.Setting[int]
+	nextTimeout server.Setting[time.Duration]
+}
+
+// Merge fills what c's level does not set from its parent's, as NGINX
+// inherits these settings (arrays whole, or not at all).
+func (c *Conf) Merge(parent *Conf) {
+	if !c.ownParams {
+		c.params = parent.params
+	}
+	if !c.ownHide {
+		c.hide = parent.hide
+	}
+	if !c.ownPassHdr {
+		c.passHdr = parent.passHdr
+	}
+	c.passHeaders.Merge(parent.passHeaders)
+	c.connect.Merge(parent.connect)
+	c.read.Merge(parent.read)
+	c.send.Merge(parent.send)
+	c.buffering.Merge(parent.buffering)
+	c.reqBuffer.Merge(parent.reqBuffer)
+	c.bufferSize.Merge(parent.bufferSize)
+	c.intercept.Merge(parent.intercept)
+	c.ignoreAbort.Merge(parent.ignoreAbort)
+	c.ignore.Merge(parent.ignore)
+	c.next.Merge(parent.next)
+	c.nextTries.Merge(parent.nextTries)
+	c.nextTimeout.Merge(parent.nextTimeout)
+}
+
+// IgnoresHeader reports whether *_ignore_headers names the header.
+func (c *Conf) IgnoresHeader(name string) bool {
+	for _, h := range c.ignore.V {
+		if strings.EqualFold(h, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// IgnoredHeaders is *_ignore_headers' list, for the cache.
+func (c *Conf) IgnoredHeaders() []string { return c.ignore.V }
+
+// Params returns the parameters of the level, for the gateway's Wire.
+func (c *Conf) Params() *gateway.Params {
+	return gateway.NewParams(c.params, c.passHeaders.Or(true))
+}
+
+// BufferSize is *_buffer_size: the most a response head may take
+// (NGINX's default, one memory page).
+func (c *Conf) BufferSize() int { return int(c.bufferSize.Or(4096)) }
+
+// tuning are directives read and noticed: the buffer and temporary-file
+// sizes of NGINX's response buffering (mosaic relays through one fixed
+// buffer and keeps no temporary file of a response) and socket_keepalive
+// (Go turns TCP keepalive on for its connections).
+var tuning = []string{"buffers", "busy_buffers_size", "max_temp_file_size", "temp_file_write_size",
+	"socket_keepalive"}
+
+// Directives returns the shared directives under prefix ("fastcgi"), for
+// a module whose location settings are T, with get returning their Conf.
+func Directives[T any](prefix string, get func(T) *Conf) []server.Directive {
+	conf := func(c *server.Cmd) *Conf { return get(c.Loc().(T)) }
+	flag := func(s func(*Conf) *server.Setting[bool]) func(*server.Cmd) error {
+		return func(c *server.Cmd) error { return server.PutFlag(c, s(conf(c))) }
+	}
+	timeout := func(s func(*Conf) *server.Setting[time.Duration]) func(*server.Cmd) error {
+		return func(c *server.Cmd) error { return server.PutTime(c, s(conf(c))) }
+	}
+	list := func(s func(*Conf) (*[]string, *bool)) func(*server.Cmd) error {
+		return func(c *server.Cmd) error {
+			l, own := s(conf(c))
+			if !*own {
+				*l, *own = nil, true
+			}
+			*l = append(*l, c.Args[0])
+			return nil
+		}
+	}
+	ds := []server.Directive{
+		{Name: prefix + "_pass", Context: server.CtxLocation | server.CtxLocationIf, MinArgs: 1, MaxArgs: 1,
+			Set: func(c *server.Cmd) error { return setPass(c, conf(c), prefix) }},
+		{Name: prefix + "_param", Context: server.CtxHTTPAll, MinArgs: 2, MaxArgs: 3,
+			Set: func(c *server.Cmd) error { return setParam(c, conf(c)) }},
+		{Name: prefix + "_pass_request_headers", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: flag(func(g *Conf) *server.Setting[bool] { return &g.passHeaders })},
+		{Name: prefix + "_connect_timeout", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: timeout(func(g *Conf) *server.Setting[time.Duration] { return &g.connect })},
+		{Name: prefix + "_read_timeout", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: timeout(func(g *Conf) *server.Setting[time.Duration] { return &g.read })},
+		{Name: prefix + "_send_timeout", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: timeout(func(g *Conf) *server.Setting[time.Duration] { return &g.send })},
+		{Name: prefix + "_buffering", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: flag(func(g *Conf) *server.Setting[bool] { return &g.buffering })},
+		{Name: prefix + "_request_buffering", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: flag(func(g *Conf) *server.Setting[bool] { return &g.reqBuffer })},
+		{Name: prefix + "_intercept_errors", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: flag(func(g *Conf) *server.Setting[bool] { return &g.intercept })},
+		{Name: prefix + "_ignore_client_abort", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: flag(func(g *Conf) *server.Setting[bool] { return &g.ignoreAbort })},
+		{Name: prefix + "_buffer_size", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			n, err := c.Size(c.Args[0])
+			if err != nil {
+				return err
+			}
+			if n < 1 {
+				return c.Invalid(c.Args[0], "it must be positive")
+			}
+			return server.Put(c, &conf(c).bufferSize, n)
+		}},
+		{Name: prefix + "_hide_header", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: list(func(g *Conf) (*[]string, *bool) { return &g.hide, &g.ownHide })},
+		{Name: prefix + "_pass_header", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: list(func(g *Conf) (*[]string, *bool) { return &g.passHdr, &g.ownPassHdr })},
+		{Name: prefix + "_ignore_headers", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited,
+			Set: func(c *server.Cmd) error { return setIgnore(c, conf(c)) }},
+		{Name: prefix + "_next_upstream", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited,
+			Set: func(c *server.Cmd) error {
+				m, err := proxymod.ParseNextUpstream(c)
+				if err != nil {
+					return err
+				}
+				return server.Put(c, &conf(c).next, m)
+			}},
+		{Name: prefix + "_next_upstream_tries", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			n, err := c.Int(c.Args[0], 0, 1<<20)
+			if err != nil {
+				return err
+			}
+			return server.Put(c, &conf(c).nextTries, n)
+		}},
+		{Name: prefix + "_next_upstream_timeout", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: timeout(func(g *Conf) *server.Setting[time.Duration] { return &g.nextTimeout })},
+	}
+	for _, name := range tuning {
+		ds = append(ds, server.Directive{Name: prefix + "_" + name, Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 2,
+			Set: func(c *server.Cmd) error {
+				c.Notice(fmt.Sprintf("ignoring %q directive", c.Name))
+				return nil
+			}})
+	}
+	return ds
+}
+
+// setPass reads "*_pass host:port | name | unix:/path": a server, or an
+// upstream group (shared with proxy_pass's) by that name.
+func setPass(c *server.Cmd, g *Conf, scheme string) error {
+	if g.Pass != nil {
+		return c.Duplicate()
+	}
+	if strings.Contains(c.Args[0], "$") {
+		return c.Errorf("%s with variables is not supported", c.Name)
+	}
+	p, err := ParsePass(c.Args[0], scheme)
+	if err != nil {
+		return c.Errorf("%v", err)
+	}
+	g.Pass, g.PassPos = &p, c.Pos()
+	return nil
+}
+
+// ParsePass reads a gateway's target, which has no scheme and no URI:
+// "127.0.0.1:9000", "backend", "unix:/run/php/php-fpm.sock". The Pass's
+// Scheme is scheme, which names the protocol in log lines.
+func ParsePass(target, scheme string) (proxy.Pass, error) {
+	if strings.Contains(target, "://") {
+		return proxy.Pass{}, fmt.Errorf("invalid URL prefix in %q", target)
+	}
+	p, err := proxy.ParsePass("http://" + target)
+	if err != nil {
+		return proxy.Pass{}, err
+	}
+	if p.HasURI {
+		return proxy.Pass{}, fmt.Errorf("invalid URL %q: a %s target has no URI part", target, scheme)
+	}
+	p.Scheme = scheme
+	return p, nil
+}
+
+func setParam(c *server.Cmd, g *Conf) error {
+	ifNotEmpty := false
+	if len(c.Args) == 3 {
+		if c.Args[2] != "if_not_empty" {
+			return c.Errorf("invalid parameter %q", c.Args[2])
+		}
+		ifNotEmpty = true
+	}
+	t, err := c.Template(c.Args[1])
+	if err != nil {
+		return err
+	}
+	value := t.Eval
+	if t.Static() {
+		v := t.Literal()
+		value = func(*http.Request) string { return v }
+	}
+	if !g.ownParams {
+		g.params, g.ownParams = nil, true
+	}
+	g.params = append(g.params, gateway.Param{Name: c.Args[0], Value: value, IfNotEmpty: ifNotEmpty})
+	return nil
+}
+
+func setIgnore(c *server.Cmd, g *Conf) error {
+	if g.ignore.Set {
+		return c.Duplicate()
+	}
+	// The names the cache reads, and those that concern the relay.
+	if err := cache.CheckIgnoreHeaders(c.Args); err != nil {
+		return c.Errorf("%v", err)
+	}
+	g.ignore.Put(append([]string(nil), c.Args...))
+	return nil
+}
+
+// Options returns the proxy.Options of location l for a gateway whose
+// settings are g and whose protocol is wire: the target, an upstream
+// group it names, the timeouts, buffering, headers, error handling.
+func Options(l *server.Location, g *Conf, wire proxy.Wire) (proxy.Options, error) {
+	bodyBuf, bodyTemp := l.ClientBodyBuffer()
+	opts := proxy.Options{
+		Pass:                *g.Pass,
+		Wire:                wire,
+		DefaultHide:         gateway.HiddenHeaders,
+		ConnectTimeout:      g.connect.V,
+		ReadTimeout:         g.read.V,
+		SendTimeout:         g.send.V,
+		BufferSize:          l.OutputBuffers().Size,
+		BodyBufferSize:      bodyBuf,
+		BodyTempFile:        bodyTemp,
+		BufferingOff:        !g.buffering.Or(true),
+		RequestBuffering:    g.reqBuffer.Or(true),
+		HideHeaders:         g.hide,
+		PassHeaders:         g.passHdr,
+		NextUpstream:        g.next.V,
+		NextUpstreamTries:   g.nextTries.V,
+		NextUpstreamTimeout: g.nextTimeout.V,
+		IgnoreClientAbort:   g.ignoreAbort.V,
+		ErrorResponse:       server.Error,
+		Logger:              l.Logger(),
+	}
+	if g.IgnoresHeader("X-Accel-Buffering") {
+		opts.IgnoreAccelBuffering = true
+	}
+	if g.intercept.V {
+		opts.Intercept = func(_ *http.Request, status int) bool {
+			return status >= 300 && l.HasErrorPage(status)
+		}
+	}
+	if g.Pass.Port == "" && g.Pass.Unix == "" {
+		up := proxymod.Upstream(l.Server().Config(), g.Pass.Host)
+		if up == nil {
+			return proxy.Options{}, fmt.Errorf("no port in upstream %q in %s", g.Pass.Host, g.PassPos)
+		}
+		opts.Upstream = up
+	}
+	return opts, nil
+}

@@ -1,0 +1,162 @@
+package proxymod
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/proxy"
+	core "github.com/mosaic-edge/mosaic/server"
+)
+
+// balanceDirectives are the upstream block's balancing directives and the
+// proxy_next_upstream family of a location.
+func balanceDirectives() []core.Directive {
+	return []core.Directive{
+		{Name: "least_conn", Context: core.CtxUpstream, MinArgs: 0, MaxArgs: 0, Set: func(c *core.Cmd) error {
+			return setMethod(c, proxy.LeastConn, nil)
+		}},
+		{Name: "ip_hash", Context: core.CtxUpstream, MinArgs: 0, MaxArgs: 0, Set: func(c *core.Cmd) error {
+			return setMethod(c, proxy.IPHash, nil)
+		}},
+		{Name: "hash", Context: core.CtxUpstream, MinArgs: 1, MaxArgs: 2, Set: setHash},
+		{Name: "random", Context: core.CtxUpstream, MinArgs: 0, MaxArgs: 2, Set: setRandom},
+		{Name: "zone", Context: core.CtxUpstream, MinArgs: 1, MaxArgs: 2, Set: setZone},
+		{Name: "keepalive_time", Context: core.CtxUpstream, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
+			d, err := c.Duration(c.Args[0])
+			c.BlockState().(*upstreamConf).keepaliveTime = d
+			return err
+		}},
+		{Name: "proxy_next_upstream", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: core.Unlimited, Set: setNextUpstream},
+		{Name: "proxy_next_upstream_tries", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
+			lc := c.Loc().(*locConf)
+			if lc.nextTries.Set {
+				return c.Duplicate()
+			}
+			n, err := c.Int(c.Args[0], 0, 1<<30)
+			lc.nextTries.Put(n)
+			return err
+		}},
+		{Name: "proxy_next_upstream_timeout", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: core.SetTime[*locConf](func(l *locConf) *core.Setting[time.Duration] { return &l.nextTimeout })},
+	}
+}
+
+// setMethod records the balancing method of the upstream block being
+// read. As in NGINX, a second method replaces the first with a warning,
+// and the method decides which server parameters the lines after it may
+// use.
+func setMethod(c *core.Cmd, m proxy.Method, key func(*http.Request) string) error {
+	u := c.BlockState().(*upstreamConf)
+	if u.methodSet {
+		c.Notice("load balancing method redefined")
+	}
+	u.method, u.methodSet, u.hashKey = m, true, key
+	return nil
+}
+
+func setHash(c *core.Cmd) error {
+	m := proxy.Hash
+	if len(c.Args) == 2 {
+		if c.Args[1] != "consistent" {
+			return c.Errorf("invalid parameter %q", c.Args[1])
+		}
+		m = proxy.ConsistentHash
+	}
+	v, err := templateValue(c, c.Args[0])
+	if err != nil {
+		return err
+	}
+	return setMethod(c, m, v)
+}
+
+func setRandom(c *core.Cmd) error {
+	m := proxy.Random
+	if len(c.Args) >= 1 {
+		if c.Args[0] != "two" {
+			return c.Errorf("invalid parameter %q", c.Args[0])
+		}
+		// least_conn is the only method of choosing between the two, and
+		// the default.
+		if len(c.Args) == 2 && c.Args[1] != "least_conn" {
+			return c.Errorf("invalid parameter %q", c.Args[1])
+		}
+		m = proxy.RandomTwo
+	}
+	return setMethod(c, m, nil)
+}
+
+// setZone accepts zone: a group's balancing state already lives in the
+// one mosaic process and is shared by all its requests, which is what an
+// NGINX zone gives a group across worker processes.
+func setZone(c *core.Cmd) error {
+	u := c.BlockState().(*upstreamConf)
+	if u.zone != "" {
+		return c.Duplicate()
+	}
+	if len(c.Args) == 2 {
+		if _, err := c.Size(c.Args[1]); err != nil {
+			return err
+		}
+	}
+	u.zone = c.Args[0]
+	return nil
+}
+
+// nextConditions are proxy_next_upstream's parameters. "updating" is the
+// cache's condition of proxy_cache_use_stale; NGINX accepts it here too,
+// where it never applies.
+var nextConditions = map[string]proxy.NextUpstream{
+	"error":          proxy.NextError,
+	"timeout":        proxy.NextTimeout,
+	"invalid_header": proxy.NextInvalidHeader,
+	"non_idempotent": proxy.NextNonIdempotent,
+	"http_500":       proxy.NextHTTP500,
+	"http_502":       proxy.NextHTTP502,
+	"http_503":       proxy.NextHTTP503,
+	"http_504":       proxy.NextHTTP504,
+	"http_403":       proxy.NextHTTP403,
+	"http_404":       proxy.NextHTTP404,
+	"http_429":       proxy.NextHTTP429,
+	"updating":       0,
+	"off":            proxy.NextOff,
+}
+
+func setNextUpstream(c *core.Cmd) error {
+	lc := c.Loc().(*locConf)
+	if lc.next.Set {
+		return c.Duplicate()
+	}
+	mask, err := ParseNextUpstream(c)
+	if err != nil {
+		return err
+	}
+	lc.next.Put(mask)
+	return nil
+}
+
+// ParseNextUpstream reads the conditions of a *_next_upstream directive
+// (proxy_next_upstream, and the gateways' fastcgi_next_upstream...).
+func ParseNextUpstream(c *core.Cmd) (proxy.NextUpstream, error) {
+	var mask proxy.NextUpstream
+	seen := map[string]bool{}
+	for _, a := range c.Args {
+		bit, ok := nextConditions[strings.ToLower(a)]
+		if !ok {
+			return 0, c.Errorf("invalid value %q", a)
+		}
+		if seen[strings.ToLower(a)] {
+			return 0, c.Errorf("duplicate value %q", a)
+		}
+		seen[strings.ToLower(a)] = true
+		mask |= bit
+	}
+	if mask&proxy.NextOff != 0 {
+		mask = proxy.NextOff
+	}
+	if mask == 0 {
+		// "updating" alone: no condition that applies to a try.
+		mask = proxy.NextOff
+	}
+	return mask, nil
+}

@@ -1,0 +1,192 @@
+package proxymod
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/mosaic-edge/mosaic/proxy"
+	core "github.com/mosaic-edge/mosaic/server"
+	"github.com/mosaic-edge/mosaic/vars"
+)
+
+// reqConf holds the proxy directives that shape the request sent
+// upstream and what becomes of the answer (proxy_method,
+// proxy_pass_request_body, proxy_set_body, proxy_request_buffering,
+// proxy_intercept_errors), and the buffer sizes accepted with a notice.
+// They are a module of their own so that their settings merge apart from
+// the rest of the proxy's.
+type reqConf struct {
+	method      core.Setting[*vars.Template]
+	passBody    core.Setting[bool]
+	passHeaders core.Setting[bool]
+	setBody     core.Setting[*vars.Template]
+	buffering   core.Setting[bool]
+	intercept   core.Setting[bool]
+	ignoreAbort core.Setting[bool]
+
+	cookieDomain cookieRules[proxy.CookieRule]
+	cookiePath   cookieRules[proxy.CookieRule]
+	cookieFlags  cookieRules[proxy.CookieFlags]
+
+	store       core.Setting[storeConf]
+	storeAccess core.Setting[os.FileMode]
+}
+
+var reqModule = &core.Module{
+	Name:   "proxy_request",
+	NewLoc: func() any { return &reqConf{} },
+	MergeLoc: func(p, c any) error {
+		parent, child := p.(*reqConf), c.(*reqConf)
+		child.method.Merge(parent.method)
+		child.passBody.Merge(parent.passBody)
+		child.passHeaders.Merge(parent.passHeaders)
+		child.setBody.Merge(parent.setBody)
+		child.buffering.Merge(parent.buffering)
+		child.intercept.Merge(parent.intercept)
+		child.ignoreAbort.Merge(parent.ignoreAbort)
+		child.cookieDomain.merge(parent.cookieDomain)
+		child.cookiePath.merge(parent.cookiePath)
+		child.cookieFlags.merge(parent.cookieFlags)
+		child.store.Merge(parent.store)
+		child.storeAccess.Merge(parent.storeAccess)
+		return nil
+	},
+}
+
+func init() {
+	flag := core.SetFlag[*reqConf]
+	template := func(get func(*reqConf) *core.Setting[*vars.Template]) func(*core.Cmd) error {
+		return func(c *core.Cmd) error {
+			t, err := c.Template(c.Args[0])
+			if err != nil {
+				return err
+			}
+			return core.Put(c, get(c.Loc().(*reqConf)), t)
+		}
+	}
+	// Sizes of NGINX's response buffers: mosaic streams a response
+	// through one output_buffers-sized buffer and never spills it to a
+	// file, so they are checked and otherwise ignored.
+	tuning := func(minArgs, maxArgs int) core.Directive {
+		return core.Directive{Context: core.CtxHTTPAll, MinArgs: minArgs, MaxArgs: maxArgs, Set: func(c *core.Cmd) error {
+			for _, a := range c.Args {
+				if _, err := c.Size(a); err != nil && !(c.Name == "proxy_buffers" && a == c.Args[0]) {
+					return err
+				}
+			}
+			if c.Name == "proxy_buffers" {
+				if _, err := c.Int(c.Args[0], 1, 1<<20); err != nil {
+					return err
+				}
+			}
+			c.Notice(fmt.Sprintf("ignoring %q directive: responses stream through output_buffers and never go to temporary files", c.Name))
+			return nil
+		}}
+	}
+	named := func(name string, d core.Directive) core.Directive { d.Name = name; return d }
+	reqModule.Directives = []core.Directive{
+		{Name: "proxy_method", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: template(func(l *reqConf) *core.Setting[*vars.Template] { return &l.method })},
+		{Name: "proxy_set_body", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: template(func(l *reqConf) *core.Setting[*vars.Template] { return &l.setBody })},
+		{Name: "proxy_pass_request_body", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: flag(func(l *reqConf) *core.Setting[bool] { return &l.passBody })},
+		{Name: "proxy_pass_request_headers", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: flag(func(l *reqConf) *core.Setting[bool] { return &l.passHeaders })},
+		{Name: "proxy_request_buffering", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: flag(func(l *reqConf) *core.Setting[bool] { return &l.buffering })},
+		{Name: "proxy_intercept_errors", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: flag(func(l *reqConf) *core.Setting[bool] { return &l.intercept })},
+		{Name: "proxy_ignore_client_abort", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
+			on, err := c.Flag()
+			if err != nil {
+				return err
+			}
+			if on {
+				// An upstream exchange belongs to its client's request:
+				// pretending to finish it for nobody would be a lie.
+				return c.Errorf(`"proxy_ignore_client_abort on" is not supported: a client that leaves ends its upstream request`)
+			}
+			return core.Put(c, &c.Loc().(*reqConf).ignoreAbort, false)
+		}},
+		named("proxy_buffers", tuning(2, 2)),
+		named("proxy_buffer_size", tuning(1, 1)),
+		named("proxy_busy_buffers_size", tuning(1, 1)),
+		named("proxy_max_temp_file_size", tuning(1, 1)),
+		named("proxy_temp_file_write_size", tuning(1, 1)),
+	}
+	reqModule.Directives = append(reqModule.Directives, cookieDirectives()...)
+	reqModule.Directives = append(reqModule.Directives, storeDirectives()...)
+	core.Register(reqModule)
+}
+
+// applyRequestOptions sets what proxy_request_buffering,
+// proxy_intercept_errors and proxy_pass_request_headers ask of the proxy
+// for location l.
+func applyRequestOptions(l *core.Location, opts *proxy.Options) {
+	rc := core.LocConf[*reqConf](l, reqModule)
+	var intercept func(*http.Request, int) bool
+	if rc.intercept.V {
+		// As NGINX: an upstream status of 300 or more that an error_page
+		// of the location handles is replaced by that page.
+		intercept = func(_ *http.Request, status int) bool { return status >= 300 && l.HasErrorPage(status) }
+	}
+	opts.RequestBuffering, opts.Intercept = rc.buffering.V, intercept
+	opts.NoClientHeaders = rc.passHeaders.Set && !rc.passHeaders.V
+	opts.Cookies = cookieOptions(rc)
+}
+
+// wrapRequest returns h behind the changes that proxy_method,
+// proxy_pass_request_body off and proxy_set_body make to the request sent
+// upstream, or h itself when the location sets none.
+func wrapRequest(l *core.Location, h http.Handler) http.Handler {
+	rc := core.LocConf[*reqConf](l, reqModule)
+	method, setBody := rc.method.V, rc.setBody.V
+	dropBody := rc.passBody.Set && !rc.passBody.V
+	if method == nil && setBody == nil && !dropBody {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r2 := new(http.Request)
+		*r2 = *r
+		if method != nil {
+			if m := method.Eval(r); m != "" {
+				r2.Method = m
+			}
+		}
+		if setBody != nil {
+			// The body replaces the client's, which is not sent.
+			b := setBody.Eval(r)
+			r2.Body, r2.ContentLength = http.NoBody, 0
+			if b != "" {
+				r2.Body = readCloser{strings.NewReader(b)}
+				r2.ContentLength = int64(len(b))
+			}
+			r2.Header = withoutBodyFields(r.Header)
+		} else if dropBody {
+			r2.Body, r2.ContentLength = http.NoBody, 0
+			r2.Header = withoutBodyFields(r.Header)
+		}
+		h.ServeHTTP(w, r2)
+	})
+}
+
+type readCloser struct{ *strings.Reader }
+
+func (readCloser) Close() error { return nil }
+
+// withoutBodyFields drops the client's framing of a body that is not
+// sent: the proxy frames the body it sends itself.
+func withoutBodyFields(h http.Header) http.Header {
+	if _, ok := h["Content-Length"]; !ok {
+		if _, ok := h["Transfer-Encoding"]; !ok {
+			return h
+		}
+	}
+	h = h.Clone()
+	delete(h, "Content-Length")
+	delete(h, "Transfer-Encoding")
+	return h
+}

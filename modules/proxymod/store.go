@@ -1,0 +1,254 @@
+package proxymod
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	core "github.com/mosaic-edge/mosaic/server"
+	"github.com/mosaic-edge/mosaic/vars"
+)
+
+// storeConf is proxy_store: off, on (the file that the location's root
+// or alias maps the URI to) or a path with variables.
+type storeConf struct {
+	on   bool
+	path *vars.Template // nil with "on"
+}
+
+func storeDirectives() []core.Directive {
+	return []core.Directive{
+		{Name: "proxy_store", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
+			sc := storeConf{on: c.Args[0] != "off"}
+			if sc.on && c.Args[0] != "on" {
+				t, err := c.Template(c.Args[0])
+				if err != nil {
+					return err
+				}
+				sc.path = t
+			}
+			return core.Put(c, &c.Loc().(*reqConf).store, sc)
+		}},
+		{Name: "proxy_store_access", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 3, Set: func(c *core.Cmd) error {
+			mode, err := parseAccess(c)
+			if err != nil {
+				return err
+			}
+			return core.Put(c, &c.Loc().(*reqConf).storeAccess, mode)
+		}},
+	}
+}
+
+// parseAccess reads "user:rw group:r all:r" as NGINX does: the user
+// always has rw unless a user: word says otherwise.
+func parseAccess(c *core.Cmd) (os.FileMode, error) {
+	var mode os.FileMode
+	user := os.FileMode(0o600)
+	for _, a := range c.Args {
+		who, right, ok := strings.Cut(a, ":")
+		shift := map[string]uint{"user": 6, "group": 3, "all": 0}
+		s, known := shift[who]
+		bits := map[string]os.FileMode{"rw": 6, "r": 4}[right]
+		if !ok || !known || bits == 0 {
+			return 0, c.Errorf("invalid value %q", a)
+		}
+		if who == "user" {
+			user = 0
+		}
+		mode |= bits << s
+	}
+	return mode | user, nil
+}
+
+// dirAccess is the mode of the directories made for a stored file: the
+// file's, with search permission wherever it may be read.
+func dirAccess(m os.FileMode) os.FileMode { return m | (m&0o444)>>2 }
+
+// wrapStore returns h behind a writer that saves each complete 200
+// response from the upstream to the location's proxy_store file, or h
+// when the location does not store.
+func wrapStore(l *core.Location, h http.Handler) http.Handler {
+	rc := core.LocConf[*reqConf](l, reqModule)
+	if !rc.store.V.on {
+		return h
+	}
+	sc, access := rc.store.V, rc.storeAccess.Or(0o600)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodHead {
+			h.ServeHTTP(w, r)
+			return
+		}
+		sw := &storeWriter{ResponseWriter: w, r: r}
+		done := false
+		defer func() {
+			// A response cut short ends the handler with a panic (the
+			// proxy's ErrAbortHandler): nothing is stored then.
+			if !done || !sw.complete() {
+				sw.discard()
+				return
+			}
+			target := ""
+			if sc.path != nil {
+				target = sc.path.Eval(r)
+			} else {
+				target = l.RequestFilename(r, r.URL.Path)
+			}
+			if err := sw.keep(target, access); err != nil {
+				l.Logger().Error(fmt.Sprintf("proxy_store to %q failed: %v", target, err))
+			}
+		}()
+		h.ServeHTTP(sw, r)
+		done = true
+	})
+}
+
+// storeWriter copies a 200 response that the upstream sent into a
+// temporary file while it goes to the client.
+type storeWriter struct {
+	http.ResponseWriter
+	r       *http.Request
+	tmp     *os.File
+	failed  bool
+	written int64
+	length  int64 // Content-Length, -1 without
+	lastMod string
+	wrote   bool
+}
+
+func (s *storeWriter) WriteHeader(code int) {
+	if !s.wrote && code >= 200 {
+		s.wrote = true
+		s.start(code)
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+// start opens the temporary file when the response is the upstream's
+// own 200 (not an error page made for another status).
+func (s *storeWriter) start(code int) {
+	st := vars.FromContext(s.r.Context())
+	up, _ := st.Get("upstream_status")
+	if i := strings.LastIndex(up, " "); i >= 0 {
+		up = up[i+1:]
+	}
+	if code != http.StatusOK || up != "200" {
+		return
+	}
+	s.length = -1
+	if v := s.Header().Get("Content-Length"); v != "" {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			s.length = n
+		}
+	}
+	s.lastMod = s.Header().Get("Last-Modified")
+	f, err := os.CreateTemp("", "mosaic-store-")
+	if err != nil {
+		s.failed = true
+		return
+	}
+	s.tmp = f
+}
+
+func (s *storeWriter) Write(b []byte) (int, error) {
+	if !s.wrote {
+		s.WriteHeader(http.StatusOK)
+	}
+	n, err := s.ResponseWriter.Write(b)
+	if s.tmp != nil && !s.failed {
+		if _, werr := s.tmp.Write(b[:n]); werr != nil {
+			s.failed = true
+		}
+		s.written += int64(n)
+	}
+	if err != nil {
+		s.failed = true
+	}
+	return n, err
+}
+
+func (s *storeWriter) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (s *storeWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// complete: a 200 whose body arrived whole, as NGINX checks it against
+// Content-Length.
+func (s *storeWriter) complete() bool {
+	return s.tmp != nil && !s.failed && (s.length < 0 || s.length == s.written)
+}
+
+func (s *storeWriter) discard() {
+	if s.tmp != nil {
+		s.tmp.Close()
+		os.Remove(s.tmp.Name())
+	}
+}
+
+// keep moves the temporary file to target, with the access mode, the
+// upstream's Last-Modified as its time, and the directories on the way
+// made as NGINX makes them.
+func (s *storeWriter) keep(target string, access os.FileMode) error {
+	name := s.tmp.Name()
+	defer os.Remove(name) // gone already when the rename worked
+	if err := s.tmp.Chmod(access); err != nil {
+		s.tmp.Close()
+		return err
+	}
+	if err := s.tmp.Close(); err != nil {
+		return err
+	}
+	if s.lastMod != "" {
+		if t, err := http.ParseTime(s.lastMod); err == nil {
+			_ = os.Chtimes(name, t, t)
+		}
+	}
+	err := os.Rename(name, target)
+	if errors.Is(err, os.ErrNotExist) {
+		if err = os.MkdirAll(filepath.Dir(target), dirAccess(access)); err != nil {
+			return err
+		}
+		err = os.Rename(name, target)
+	}
+	if errors.Is(err, syscall.EXDEV) {
+		// The temporary directory is on another file system: copy.
+		err = copyFile(name, target, access, s.lastMod)
+	}
+	return err
+}
+
+func copyFile(from, to string, mode os.FileMode, lastMod string) error {
+	src, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(to), ".mosaic-store-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := io.Copy(tmp, src); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if t, err := http.ParseTime(lastMod); err == nil && lastMod != "" {
+		_ = os.Chtimes(tmp.Name(), t, t)
+	}
+	return os.Rename(tmp.Name(), to)
+}

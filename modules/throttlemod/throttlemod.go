@@ -1,0 +1,85 @@
+// Package throttlemod wires the throttle library to the server:
+// limit_rate and limit_rate_after (with variables, as NGINX 1.17+ takes
+// them) and the "throttle" filter, which every location gets because
+// "set $limit_rate" and an upstream's X-Accel-Limit-Rate may limit a
+// response wherever it is served.
+package throttlemod
+
+import (
+	"net/http"
+
+	"github.com/mosaic-edge/mosaic/server"
+	"github.com/mosaic-edge/mosaic/throttle"
+	"github.com/mosaic-edge/mosaic/vars"
+)
+
+type locConf struct {
+	rate  server.Setting[*vars.Template]
+	after server.Setting[*vars.Template]
+}
+
+var module = &server.Module{
+	Name: "throttle",
+	Directives: []server.Directive{
+		{Name: "limit_rate", Context: server.CtxHTTPAll | server.CtxLocationIf, MinArgs: 1, MaxArgs: 1,
+			Set: setSize(func(l *locConf) *server.Setting[*vars.Template] { return &l.rate })},
+		{Name: "limit_rate_after", Context: server.CtxHTTPAll | server.CtxLocationIf, MinArgs: 1, MaxArgs: 1,
+			Set: setSize(func(l *locConf) *server.Setting[*vars.Template] { return &l.after })},
+	},
+	NewLoc: func() any { return &locConf{} },
+	MergeLoc: func(p, c any) error {
+		parent, child := p.(*locConf), c.(*locConf)
+		child.rate.Merge(parent.rate)
+		child.after.Merge(parent.after)
+		return nil
+	},
+}
+
+func init() {
+	module.Filter = &server.Filter{Wrap: wrap}
+	server.Register(module)
+}
+
+// setSize reads a size that may hold variables; one without is checked
+// now, as NGINX does.
+func setSize(get func(*locConf) *server.Setting[*vars.Template]) func(*server.Cmd) error {
+	return func(c *server.Cmd) error {
+		t, err := c.Template(c.Args[0])
+		if err != nil {
+			return err
+		}
+		if t.Static() {
+			if _, err := server.ParseSize(c.Args[0]); err != nil {
+				return c.Invalid(c.Args[0], "")
+			}
+		}
+		return server.Put(c, get(c.Loc().(*locConf)), t)
+	}
+}
+
+func wrap(l *server.Location, next http.Handler) (http.Handler, error) {
+	lc := server.LocConf[*locConf](l, module)
+	rate, after := lc.rate.V, lc.after.V
+	return throttle.Handler(func(r *http.Request) (int64, int64) {
+		var n, a int64
+		if v, ok := throttle.Rate(vars.FromContext(r.Context())); ok {
+			n = v
+		} else if rate != nil {
+			n = size(rate.Eval(r))
+		}
+		if after != nil {
+			a = size(after.Eval(r))
+		}
+		return n, a
+	}, next), nil
+}
+
+// size reads an evaluated size; a bad one means none, as NGINX's
+// complex size value falls back to its default.
+func size(s string) int64 {
+	n, err := server.ParseSize(s)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}

@@ -1,0 +1,76 @@
+package throttlemod_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
+	_ "github.com/mosaic-edge/mosaic/modules/proxymod"
+	_ "github.com/mosaic-edge/mosaic/modules/rewritemod"
+	_ "github.com/mosaic-edge/mosaic/modules/throttlemod"
+	"github.com/mosaic-edge/mosaic/server/servertest"
+)
+
+// TestLimitRate times 150 KB answers under limit_rate 100k, with NGINX's
+// one second of slack: half a second when limited, a few milliseconds
+// when not (no limit, or limit_rate_after past the body).
+func TestLimitRate(t *testing.T) {
+	body := strings.Repeat("x", 150<<10)
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Has("accel") {
+			w.Header().Set("X-Accel-Limit-Rate", "102400")
+		}
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(origin.Close)
+	up := strings.TrimPrefix(origin.URL, "http://")
+	base := servertest.Start(t, fmt.Sprintf(`http { server {
+		listen 127.0.0.1:0;
+		location /free/  { proxy_pass http://%[1]s; }
+		location /rate/  { proxy_pass http://%[1]s; limit_rate 100k; }
+		location /after/ { proxy_pass http://%[1]s; limit_rate 100k; limit_rate_after 150k; }
+		location /var/   { proxy_pass http://%[1]s; set $r 100k; limit_rate $r; }
+		location /set/   { proxy_pass http://%[1]s; limit_rate 1m; set $limit_rate 100k; }
+		location /show   { set $limit_rate 2k; return 200 "$limit_rate"; }
+		location /none   { return 200 "$limit_rate"; }
+	} }`, up))
+	for _, c := range []struct {
+		path    string
+		limited bool
+	}{
+		{"/free/x", false},
+		{"/rate/x", true},
+		{"/after/x", false},
+		{"/var/x", true},
+		{"/set/x", true},
+		{"/free/x?accel", true},
+	} {
+		start := time.Now()
+		resp, got := testclient.Get(t, base+c.path)
+		d := time.Since(start)
+		if len(got) != len(body) || resp.Header.Get("X-Accel-Limit-Rate") != "" {
+			t.Errorf("%s: %d bytes, X-Accel-Limit-Rate %q", c.path, len(got), resp.Header.Get("X-Accel-Limit-Rate"))
+		}
+		if c.limited && (d < 400*time.Millisecond || d > 3*time.Second) {
+			t.Errorf("%s: took %v, want about 500ms", c.path, d)
+		}
+		if !c.limited && d > 350*time.Millisecond {
+			t.Errorf("%s: took %v, want no limit", c.path, d)
+		}
+	}
+	for path, want := range map[string]string{"/show": "2048", "/none": "0"} {
+		if _, got := testclient.Get(t, base+path); got != want {
+			t.Errorf("%s: $limit_rate %q, want %q", path, got, want)
+		}
+	}
+}
+
+func TestLimitRateErrors(t *testing.T) {
+	servertest.WantError(t, `http { server { location / { limit_rate fast; } } }`, `invalid value "fast" in "limit_rate" directive`)
+	servertest.WantError(t, `http { server { location / { limit_rate 1k; limit_rate 2k; } } }`, `"limit_rate" directive is duplicate`)
+}

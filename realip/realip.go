@@ -1,0 +1,424 @@
+// Package realip replaces a request's client address with the one that a
+// trusted proxy in front reports, as NGINX's ngx_http_realip_module does:
+// set_real_ip_from names the trusted proxies, real_ip_header the field
+// (X-Real-IP, X-Forwarded-For, any other, or the PROXY protocol header of
+// the connection) and real_ip_recursive how far back a list is followed.
+//
+// The new address goes into http.Request.RemoteAddr, so that everything
+// that reads the client's address after it ($remote_addr, access rules,
+// limits, logs, X-Forwarded-For towards an upstream) sees it; the
+// connection's own address stays readable as $realip_remote_addr and
+// $realip_remote_port. The package imports nothing of the server: Handler
+// is plain net/http middleware.
+package realip
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/mosaic-edge/mosaic/vars"
+)
+
+// Source is where the client's address is read from.
+type Source uint8
+
+const (
+	// XRealIP reads the first X-Real-IP field (NGINX's default).
+	XRealIP Source = iota
+	// XForwardedFor reads the X-Forwarded-For fields, from the last one
+	// backwards.
+	XForwardedFor
+	// ProxyProtocol takes the source address of the connection's PROXY
+	// protocol header (Config.ProxyProtocol).
+	ProxyProtocol
+	// Header reads the first field named Config.Header.
+	Header
+)
+
+// Config is one level's realip settings.
+type Config struct {
+	// From lists the trusted proxies (set_real_ip_from): only a request
+	// whose address is in one of them is believed.
+	From []netip.Prefix
+	// FromUnix trusts clients connected over a Unix-domain socket
+	// (set_real_ip_from unix:).
+	FromUnix bool
+	// Source and, for the Header source, the field's name.
+	Source Source
+	Header string
+	// Recursive (real_ip_recursive on) walks a list back past every
+	// trusted address rather than taking its last element.
+	Recursive bool
+	// ProxyProtocol returns the source address and port that the
+	// connection's PROXY protocol header gave, for Source ProxyProtocol;
+	// ok is false for a connection that had none.
+	ProxyProtocol func(r *http.Request) (addr, port string, ok bool)
+}
+
+// Enabled reports whether the settings can change anything: NGINX's
+// module does nothing at a level without set_real_ip_from.
+func (c *Config) Enabled() bool { return c != nil && (len(c.From) > 0 || c.FromUnix) }
+
+// ParseSource reads real_ip_header's argument. As NGINX, the three
+// keywords are compared with their case; any other value names a header.
+func ParseSource(s string) (Source, string) {
+	switch s {
+	case "X-Real-IP":
+		return XRealIP, ""
+	case "X-Forwarded-For":
+		return XForwardedFor, ""
+	case "proxy_protocol":
+		return ProxyProtocol, ""
+	}
+	return Header, s
+}
+
+// ParseFrom reads one set_real_ip_from address or CIDR block (not
+// "unix:", which the caller handles, nor host names). partial is true when
+// the block has bits set beyond its mask, which NGINX warns about ("low
+// address bits of ... are meaningless") and clears.
+func ParseFrom(s string) (p netip.Prefix, partial bool, err error) {
+	addrText, bits, hasMask := strings.Cut(s, "/")
+	a, ok := ParseAddr(addrText)
+	if !ok {
+		return netip.Prefix{}, false, fmt.Errorf("invalid address %q", s)
+	}
+	n := a.BitLen()
+	if hasMask {
+		v, err := strconv.Atoi(bits)
+		if err != nil || v < 0 || v > a.BitLen() || bits == "" || bits[0] == '+' {
+			return netip.Prefix{}, false, fmt.Errorf("invalid mask in %q", s)
+		}
+		n = v
+	}
+	p = netip.PrefixFrom(a, n)
+	masked := p.Masked()
+	return masked, masked.Addr() != a, nil
+}
+
+// ParseAddr reads an IPv4 or IPv6 address as NGINX's ngx_parse_addr does:
+// IPv4 as four decimal numbers up to 255 (leading zeros allowed, as
+// inet_addr-style parsing takes them), IPv6 in its text forms, without a
+// zone.
+func ParseAddr(s string) (netip.Addr, bool) {
+	if a, ok := parseIPv4(s); ok {
+		return a, true
+	}
+	if !strings.Contains(s, ":") || strings.Contains(s, "%") {
+		return netip.Addr{}, false
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	return a, true
+}
+
+func parseIPv4(s string) (netip.Addr, bool) {
+	var b [4]byte
+	octet, digits, dots := 0, 0, 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			octet = octet*10 + int(c-'0')
+			digits++
+			if octet > 255 {
+				return netip.Addr{}, false
+			}
+		case c == '.' && digits > 0 && dots < 3:
+			b[dots] = byte(octet)
+			dots++
+			octet, digits = 0, 0
+		default:
+			return netip.Addr{}, false
+		}
+	}
+	if dots != 3 || digits == 0 {
+		return netip.Addr{}, false
+	}
+	b[3] = byte(octet)
+	return netip.AddrFrom4(b), true
+}
+
+// parseAddrPort reads an element of a forwarded list as NGINX's
+// ngx_parse_addr_port: an address, "a.b.c.d:port" or "[v6]:port" with a
+// port from 1 to 65535. port is 0 when none was given.
+func parseAddrPort(s string) (netip.Addr, uint16, bool) {
+	if a, ok := ParseAddr(s); ok {
+		return a, 0, true
+	}
+	var host, port string
+	if strings.HasPrefix(s, "[") {
+		end := strings.IndexByte(s, ']')
+		if end < 0 || end+1 >= len(s) || s[end+1] != ':' {
+			return netip.Addr{}, 0, false
+		}
+		host, port = s[1:end], s[end+2:]
+	} else {
+		var ok bool
+		if host, port, ok = strings.Cut(s, ":"); !ok {
+			return netip.Addr{}, 0, false
+		}
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p < 1 || p > 65535 || port[0] == '+' || port[0] == '-' {
+		return netip.Addr{}, 0, false
+	}
+	a, ok := ParseAddr(host)
+	if !ok {
+		return netip.Addr{}, 0, false
+	}
+	return a, uint16(p), true
+}
+
+// peer is an address being walked back through a list: an IP address
+// with its port (0 for none), or a Unix-domain client.
+type peer struct {
+	addr netip.Addr
+	port uint16
+	unix bool
+}
+
+func (c *Config) trusted(p peer) bool {
+	if p.unix {
+		return c.FromUnix
+	}
+	a := p.addr.Unmap() // an IPv4 client on an IPv6 socket is matched as IPv4, as NGINX does
+	for _, f := range c.From {
+		if f.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// result codes of one walk, as NGINX's: nothing found, found and the walk
+// ended on the list's start, found but stopped at an untrusted element or
+// a bad one.
+const (
+	declined = iota
+	found
+	foundStopped
+)
+
+// walk takes the last element of list (and, recursively, the ones before
+// it while each address is trusted), starting from p, which must be
+// trusted for the list to be read at all.
+func (c *Config) walk(p *peer, list string, recursive bool) int {
+	rc := declined
+	for {
+		if !c.trusted(*p) {
+			if rc != declined {
+				return foundStopped
+			}
+			return declined
+		}
+		// The last element: trailing separators skipped, then back to
+		// the separator before it (the first byte is never taken for one,
+		// as in NGINX).
+		end := len(list)
+		i := end - 1
+		for i > 0 && (list[i] == ' ' || list[i] == ',') {
+			i--
+			end--
+		}
+		for i > 0 {
+			if list[i] == ' ' || list[i] == ',' {
+				i++
+				break
+			}
+			i--
+		}
+		start := max(i, 0)
+		a, port, ok := parseAddrPort(list[start:end])
+		if !ok {
+			if rc != declined {
+				return foundStopped
+			}
+			return declined
+		}
+		*p = peer{addr: a, port: port}
+		rc = found
+		if !recursive || start == 0 {
+			return found
+		}
+		list = list[:start-1]
+	}
+}
+
+// Resolve returns the client address that r's fields and the trusted
+// proxies give, in RemoteAddr's form ("1.2.3.4:5678", "[::1]:80", or the
+// address alone when the field gave no port), or ok false when the
+// request's own address stays.
+func (c *Config) Resolve(r *http.Request) (remote string, ok bool) {
+	if !c.Enabled() {
+		return "", false
+	}
+	p, ok := remotePeer(r.RemoteAddr)
+	if !ok {
+		return "", false
+	}
+	rc := declined
+	switch c.Source {
+	case XRealIP:
+		v, has := firstField(r.Header, "X-Real-Ip")
+		if !has {
+			return "", false
+		}
+		rc = c.walk(&p, v, c.Recursive)
+	case Header:
+		v, has := firstField(r.Header, c.Header)
+		if !has {
+			return "", false
+		}
+		rc = c.walk(&p, v, c.Recursive)
+	case ProxyProtocol:
+		if c.ProxyProtocol == nil {
+			return "", false
+		}
+		addr, port, has := c.ProxyProtocol(r)
+		if !has {
+			return "", false
+		}
+		rc = c.walk(&p, addr, c.Recursive)
+		if rc != declined {
+			// As NGINX: the header's source port goes with its address.
+			n, _ := strconv.Atoi(port)
+			p.port = uint16(n)
+		}
+	case XForwardedFor:
+		fields := r.Header.Values("X-Forwarded-For")
+		if len(fields) == 0 {
+			return "", false
+		}
+		// The fields from the last one back: without recursion only the
+		// last is read; with it, each is walked while every address in
+		// it is trusted.
+		seen := false
+		for i := len(fields) - 1; i >= 0; i-- {
+			rc = c.walk(&p, fields[i], c.Recursive)
+			if !c.Recursive {
+				break
+			}
+			if rc == declined && seen {
+				rc = foundStopped
+				break
+			}
+			if rc != found {
+				break
+			}
+			seen = true
+		}
+	}
+	if rc == declined {
+		return "", false
+	}
+	return formatPeer(p), true
+}
+
+// firstField returns the first field named name, as NGINX's lookup of a
+// header finds the first line.
+func firstField(h http.Header, name string) (string, bool) {
+	vs := h.Values(name)
+	if len(vs) == 0 {
+		return "", false
+	}
+	return vs[0], true
+}
+
+func remotePeer(remote string) (peer, bool) {
+	if strings.HasPrefix(remote, "unix:") {
+		return peer{unix: true}, true
+	}
+	if ap, err := netip.ParseAddrPort(remote); err == nil {
+		return peer{addr: ap.Addr().WithZone(""), port: ap.Port()}, true
+	}
+	if a, err := netip.ParseAddr(remote); err == nil {
+		return peer{addr: a.WithZone("")}, true
+	}
+	return peer{}, false
+}
+
+func formatPeer(p peer) string {
+	if p.port == 0 {
+		return p.addr.String()
+	}
+	return net.JoinHostPort(p.addr.String(), strconv.Itoa(int(p.port)))
+}
+
+// stateKey is the name under which the connection's own address is kept in
+// the request's vars.State once it has been replaced: its presence also
+// says that the address was replaced, so that a later level does not
+// replace it again (NGINX runs the module once per request, whether at the
+// server level or the location's).
+const stateKey = "realip remote"
+
+// Apply replaces r.RemoteAddr when c finds a client address, and keeps the
+// old one for $realip_remote_addr. It changes r in place, so that a
+// handler holding r (the access log) sees the new address too. It does
+// nothing once a level already replaced the address of the request.
+func (c *Config) Apply(r *http.Request) bool {
+	if !c.Enabled() {
+		return false
+	}
+	st := vars.FromContext(r.Context())
+	if _, done := st.Get(stateKey); done || (st != nil && st.RemoteAddr != "") {
+		return false // replaced already, for this request or its parent
+	}
+	remote, ok := c.Resolve(r)
+	if !ok {
+		return false
+	}
+	st.Set(stateKey, r.RemoteAddr)
+	r.RemoteAddr = remote
+	if st != nil {
+		// For the filters outside the step that holds a copy of r made
+		// before (the access log).
+		st.RemoteAddr = remote
+	}
+	return true
+}
+
+// Handler runs c.Apply on each request, then next.
+func Handler(c *Config, next http.Handler) http.Handler {
+	if !c.Enabled() {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.Apply(r)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// original returns the address of the connection: the one Apply replaced,
+// or r's own.
+func original(r *http.Request, st *vars.State) string {
+	if v, ok := st.Get(stateKey); ok {
+		return v
+	}
+	return r.RemoteAddr
+}
+
+func init() {
+	vars.Register("realip_remote_addr", func(r *http.Request, st *vars.State) string {
+		a := original(r, st)
+		if strings.HasPrefix(a, "unix:") {
+			return a
+		}
+		if h, _, err := net.SplitHostPort(a); err == nil {
+			return h
+		}
+		return a
+	})
+	vars.Register("realip_remote_port", func(r *http.Request, st *vars.State) string {
+		if _, p, err := net.SplitHostPort(original(r, st)); err == nil {
+			return p
+		}
+		return ""
+	})
+}

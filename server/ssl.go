@@ -1,0 +1,419 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/conf"
+)
+
+// The TLS settings of ngx_http_ssl_module beyond the certificates (which
+// the core reads, tls.go) and of "http2 on". Each server that holds
+// certificates gets its own tls.Config, built when the configuration
+// loads, which the listener hands to Go's handshake once SNI has chosen
+// the server (tlsConfig).
+
+// sslLoc holds the settings of one level (http or server).
+type sslLoc struct {
+	ciphers        Setting[[]uint16]
+	preferServer   Setting[bool]
+	curves         Setting[[]tls.CurveID]
+	sessionCache   Setting[sessionCacheConf]
+	sessionTimeout Setting[time.Duration]
+	sessionTickets Setting[bool]
+	ticketKeys     Setting[sslFiles]
+	bufferSize     Setting[int64]
+	verify         Setting[verifyMode]
+	verifyDepth    Setting[int]
+	clientCA       Setting[sslPath]
+	trusted        Setting[sslPath]
+	crl            Setting[sslPath]
+	passwords      Setting[sslPath]
+	ocsp           Setting[ocspMode]
+	ocspResponder  Setting[string]
+	ocspCache      Setting[ocspCacheConf]
+	confCommands   Setting[[]confCommand]
+	stapling       Setting[bool]
+	staplingVerify Setting[bool]
+	staplingFile   Setting[sslPath]
+	staplingURL    Setting[string]
+	http2          Setting[bool]
+	reject         Setting[bool]
+	earlyData      Setting[bool]
+}
+
+// sslPath is a file named by a directive, kept with it for errors.
+type sslPath struct {
+	path string
+	at   *conf.Directive
+}
+
+// verifyMode is ssl_verify_client.
+type verifyMode int
+
+const (
+	verifyOff verifyMode = iota
+	verifyOn
+	verifyOptional
+	verifyOptionalNoCA
+)
+
+var sslModule = &Module{
+	Name:   "ssl",
+	NewLoc: func() any { return &sslLoc{} },
+	MergeLoc: func(p, c any) error {
+		parent, child := p.(*sslLoc), c.(*sslLoc)
+		child.ciphers.Merge(parent.ciphers)
+		child.preferServer.Merge(parent.preferServer)
+		child.curves.Merge(parent.curves)
+		child.sessionCache.Merge(parent.sessionCache)
+		child.sessionTimeout.Merge(parent.sessionTimeout)
+		if !child.sessionTimeout.Set {
+			child.sessionTimeout.V = 5 * time.Minute
+		}
+		child.sessionTickets.Merge(parent.sessionTickets)
+		if !child.sessionTickets.Set {
+			child.sessionTickets.V = true
+		}
+		child.ticketKeys.Merge(parent.ticketKeys)
+		child.bufferSize.Merge(parent.bufferSize)
+		child.verify.Merge(parent.verify)
+		child.verifyDepth.Merge(parent.verifyDepth)
+		if !child.verifyDepth.Set {
+			child.verifyDepth.V = 1
+		}
+		child.clientCA.Merge(parent.clientCA)
+		child.trusted.Merge(parent.trusted)
+		child.crl.Merge(parent.crl)
+		child.passwords.Merge(parent.passwords)
+		child.ocsp.Merge(parent.ocsp)
+		child.ocspResponder.Merge(parent.ocspResponder)
+		child.ocspCache.Merge(parent.ocspCache)
+		child.confCommands.Merge(parent.confCommands)
+		child.stapling.Merge(parent.stapling)
+		child.staplingVerify.Merge(parent.staplingVerify)
+		child.staplingFile.Merge(parent.staplingFile)
+		child.staplingURL.Merge(parent.staplingURL)
+		child.http2.Merge(parent.http2)
+		child.reject.Merge(parent.reject)
+		child.earlyData.Merge(parent.earlyData)
+		return nil
+	},
+}
+
+func init() {
+	const ctx = CtxHTTP | CtxServer
+	flag := func(get func(*sslLoc) *Setting[bool]) func(*Cmd) error { return SetFlag(get) }
+	path := func(get func(*sslLoc) *Setting[sslPath]) func(*Cmd) error {
+		return func(c *Cmd) error {
+			return Put(c, get(c.Loc().(*sslLoc)), sslPath{path: c.Args[0], at: c.Directive})
+		}
+	}
+	sslModule.Directives = []Directive{
+		{Name: "ssl_ciphers", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: setCiphers},
+		{Name: "ssl_prefer_server_ciphers", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: setPreferServer},
+		{Name: "ssl_ecdh_curve", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: setECDHCurve},
+		{Name: "ssl_session_cache", Context: ctx, MinArgs: 1, MaxArgs: 2, Set: setSessionCache},
+		{Name: "ssl_session_timeout", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: SetTime(func(sl *sslLoc) *Setting[time.Duration] { return &sl.sessionTimeout })},
+		{Name: "ssl_session_tickets", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: flag(func(sl *sslLoc) *Setting[bool] { return &sl.sessionTickets })},
+		{Name: "ssl_session_ticket_key", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: setTicketKey},
+		{Name: "ssl_buffer_size", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: setBufferSize},
+		{Name: "ssl_verify_client", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: setVerifyClient},
+		{Name: "ssl_verify_depth", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
+			n, err := c.Int(c.Args[0], 0, 100)
+			if err != nil {
+				return err
+			}
+			return Put(c, &c.Loc().(*sslLoc).verifyDepth, n)
+		}},
+		{Name: "ssl_client_certificate", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: path(func(sl *sslLoc) *Setting[sslPath] { return &sl.clientCA })},
+		{Name: "ssl_trusted_certificate", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: path(func(sl *sslLoc) *Setting[sslPath] { return &sl.trusted })},
+		{Name: "ssl_crl", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: path(func(sl *sslLoc) *Setting[sslPath] { return &sl.crl })},
+		{Name: "ssl_password_file", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: path(func(sl *sslLoc) *Setting[sslPath] { return &sl.passwords })},
+		{Name: "ssl_stapling", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: flag(func(sl *sslLoc) *Setting[bool] { return &sl.stapling })},
+		{Name: "ssl_stapling_verify", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: flag(func(sl *sslLoc) *Setting[bool] { return &sl.staplingVerify })},
+		{Name: "ssl_stapling_file", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: path(func(sl *sslLoc) *Setting[sslPath] { return &sl.staplingFile })},
+		{Name: "ssl_stapling_responder", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: setResponder(func(sl *sslLoc) *Setting[string] { return &sl.staplingURL })},
+		{Name: "ssl_ocsp", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: setOCSP},
+		{Name: "ssl_ocsp_responder", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: setResponder(func(sl *sslLoc) *Setting[string] { return &sl.ocspResponder })},
+		{Name: "ssl_ocsp_cache", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: setOCSPCache},
+		{Name: "ssl_conf_command", Context: ctx, MinArgs: 2, MaxArgs: 2, Set: setConfCommand},
+		{Name: "http2", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: flag(func(sl *sslLoc) *Setting[bool] { return &sl.http2 })},
+		{Name: "ssl_reject_handshake", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: flag(func(sl *sslLoc) *Setting[bool] { return &sl.reject })},
+		{Name: "ssl_early_data", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
+			sl := c.Loc().(*sslLoc)
+			if err := PutFlag(c, &sl.earlyData); err != nil {
+				return err
+			}
+			if sl.earlyData.V {
+				c.Notice("ignoring \"ssl_early_data\" on: Go's server takes no TLS 1.3 early data")
+			}
+			return nil
+		}},
+	}
+	Register(sslModule)
+}
+
+// setResponder reads an OCSP responder's URL: NGINX asks over plain HTTP
+// only.
+func setResponder(get func(*sslLoc) *Setting[string]) func(*Cmd) error {
+	return func(c *Cmd) error {
+		u := c.Args[0]
+		if !strings.HasPrefix(u, "http://") {
+			return c.Errorf("invalid URL prefix in OCSP responder %q in %q", u, c.Name)
+		}
+		return Put(c, get(c.Loc().(*sslLoc)), u)
+	}
+}
+
+func setCiphers(c *Cmd) error {
+	ids, tls13, err := parseCiphers(c.Args[0])
+	if err != nil {
+		return c.Errorf("SSL_CTX_set_cipher_list(%q) failed: %v", c.Args[0], err)
+	}
+	if len(tls13) > 0 {
+		c.Notice(fmt.Sprintf("ignoring TLS 1.3 cipher suites %s in \"ssl_ciphers\": Go chooses among its TLS 1.3 suites itself", strings.Join(tls13, ", ")))
+	}
+	return Put(c, &c.Loc().(*sslLoc).ciphers, ids)
+}
+
+// setPreferServer reads ssl_prefer_server_ciphers. Go's server always
+// picks the suite by its own ranking (on), so off cannot be honoured.
+func setPreferServer(c *Cmd) error {
+	sl := c.Loc().(*sslLoc)
+	if err := PutFlag(c, &sl.preferServer); err != nil {
+		return err
+	}
+	if !sl.preferServer.V {
+		c.Notice("ignoring \"ssl_prefer_server_ciphers off\": Go's server always chooses the cipher suite by its own preference")
+	}
+	return nil
+}
+
+func setECDHCurve(c *Cmd) error {
+	sl := c.Loc().(*sslLoc)
+	if c.Args[0] == "auto" {
+		return Put(c, &sl.curves, nil)
+	}
+	ids, missing, err := parseCurves(c.Args[0])
+	if err != nil {
+		return c.Errorf("%v", err)
+	}
+	if len(missing) > 0 {
+		c.Notice(fmt.Sprintf("ignoring %s in \"ssl_ecdh_curve\": not implemented by Go", strings.Join(missing, ", ")))
+	}
+	return Put(c, &sl.curves, ids)
+}
+
+// setTicketKey reads ssl_session_ticket_key: several lines add up, the
+// first one's key encrypts, as in NGINX.
+func setTicketKey(c *Cmd) error {
+	s := &c.Loc().(*sslLoc).ticketKeys
+	s.V.files = append(s.V.files, c.Args[0])
+	s.V.dirs = append(s.V.dirs, c.Directive)
+	s.Set = true
+	return nil
+}
+
+func setBufferSize(c *Cmd) error {
+	n, err := c.Size(c.Args[0])
+	if err != nil {
+		return err
+	}
+	c.Notice("ignoring \"ssl_buffer_size\": Go's TLS stack sizes its records itself (small ones at the start of a connection, 16k after)")
+	return Put(c, &c.Loc().(*sslLoc).bufferSize, n)
+}
+
+func setVerifyClient(c *Cmd) error {
+	modes := map[string]verifyMode{"off": verifyOff, "on": verifyOn, "optional": verifyOptional, "optional_no_ca": verifyOptionalNoCA}
+	m, ok := modes[c.Args[0]]
+	if !ok {
+		return c.Errorf("invalid value %q in %q directive, it must be \"on\", \"off\", \"optional\" or \"optional_no_ca\"", c.Args[0], c.Name)
+	}
+	return Put(c, &c.Loc().(*sslLoc).verify, m)
+}
+
+// defaultCiphers are the suites of NGINX's default ssl_ciphers,
+// "HIGH:!aNULL:!MD5": every suite Go has but 3DES, the RSA key exchange
+// and the CBC ones included, which Go's own defaults leave out.
+var defaultCiphers, _, _ = parseCiphers("HIGH:!aNULL:!MD5")
+
+// serverTLS is what a server with certificates answers handshakes with:
+// one tls.Config that offers HTTP/2 by ALPN and one that does not.
+type serverTLS struct {
+	h1, h2 *tls.Config
+	certs  []*certStaple
+	sl     *sslLoc
+	// clientPool verifies client certificates: ssl_client_certificate and
+	// ssl_trusted_certificate together.
+	clientPool *x509.CertPool
+	// crls are ssl_crl's revocation lists, checked for every certificate
+	// of a client's chain when set.
+	crls []*x509.RevocationList
+	// ocspCache is ssl_ocsp_cache's zone, nil without one.
+	ocspCache *ocspCache
+	logf      func(string)
+}
+
+// readPEMCerts reads every certificate of a PEM file.
+func readPEMCerts(p sslPath) ([]*x509.Certificate, error) {
+	b, err := os.ReadFile(p.path)
+	if err != nil {
+		return nil, conf.Errorf(p.at, "cannot load certificate %q: %v", p.path, err)
+	}
+	var out []*x509.Certificate
+	for {
+		var blk *pem.Block
+		blk, b = pem.Decode(b)
+		if blk == nil {
+			break
+		}
+		if blk.Type != "CERTIFICATE" {
+			continue
+		}
+		c, err := x509.ParseCertificate(blk.Bytes)
+		if err != nil {
+			return nil, conf.Errorf(p.at, "cannot load certificate %q: %v", p.path, err)
+		}
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		return nil, conf.Errorf(p.at, "cannot load certificate %q: no certificate in it", p.path)
+	}
+	return out, nil
+}
+
+// buildTLS makes the server's TLS configurations once its certificates
+// are loaded (a server without any has none: the default server of its
+// address answers its handshakes).
+func (s *VServer) buildTLS(b *tlsBuild) error {
+	if s.certs == nil {
+		return nil
+	}
+	sl := LocConf[*sslLoc](s.level, sslModule)
+	st := &serverTLS{sl: sl, logf: b.logWarn}
+	base := &tls.Config{MinVersion: tls.VersionTLS12}
+	if p := LocConf[*coreLoc](s.level, coreModule).sslProtocols; p.Set {
+		base.MinVersion, base.MaxVersion = p.V[0], p.V[1]
+	}
+	// NGINX's default list unless ssl_ciphers says otherwise.
+	base.CipherSuites = defaultCiphers
+	if sl.ciphers.Set {
+		base.CipherSuites = sl.ciphers.V
+	}
+	if sl.curves.Set {
+		base.CurvePreferences = sl.curves.V
+	}
+	for _, cmd := range sl.confCommands.V {
+		if err := applyConfCommand(base, cmd); err != nil {
+			return conf.Errorf(cmd.at, "SSL_CONF_cmd(%q, %q) failed: %v", cmd.name, cmd.value, err)
+		}
+	}
+	if err := setupSessions(base, sl, certsOwner(s.certs)); err != nil {
+		return err
+	}
+	var trusted []*x509.Certificate
+	if sl.trusted.Set {
+		var err error
+		if trusted, err = b.readCerts(sl.trusted.V); err != nil {
+			return err
+		}
+	}
+	if err := st.setupClientAuth(base, b, trusted); err != nil {
+		return err
+	}
+	if err := st.setupStapling(s, b, trusted); err != nil {
+		return err
+	}
+	base.GetCertificate = st.certificate
+	st.h1 = base
+	st.h1.NextProtos = []string{"http/1.1"}
+	st.h2 = base.Clone()
+	st.h2.NextProtos = []string{"h2", "http/1.1"}
+	s.tls = st
+	return nil
+}
+
+// certificate is GetCertificate: the first certificate that the client
+// supports (an ECDSA one before an RSA one when listed first), else the
+// first, as Go chooses among Config.Certificates, with its current OCSP
+// response.
+func (st *serverTLS) certificate(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+	pick := st.certs[0]
+	if len(st.certs) > 1 {
+		for _, c := range st.certs {
+			if hello.SupportsCertificate(c.cert) == nil {
+				pick = c
+				break
+			}
+		}
+	}
+	return pick.current(hello), nil
+}
+
+// forALPN returns the configuration that offers HTTP/2 or not.
+func (st *serverTLS) forALPN(h2 bool) *tls.Config {
+	if h2 {
+		return st.h2
+	}
+	return st.h1
+}
+
+// tlsBuild is what the servers of one configuration share while their
+// TLS settings are made: certificate files read once, OCSP staplers one
+// per certificate and responder.
+type tlsBuild struct {
+	cfg      *Config
+	loaded   map[string]*tls.Certificate
+	files    map[string][]*x509.Certificate
+	staplers map[string]*stapler
+	stop     context.Context
+}
+
+func newTLSBuild(cfg *Config) *tlsBuild {
+	return &tlsBuild{cfg: cfg, loaded: map[string]*tls.Certificate{}, files: map[string][]*x509.Certificate{}, staplers: map[string]*stapler{}}
+}
+
+func (b *tlsBuild) readCerts(p sslPath) ([]*x509.Certificate, error) {
+	if c, ok := b.files[p.path]; ok {
+		return c, nil
+	}
+	c, err := readPEMCerts(p)
+	if err != nil {
+		return nil, err
+	}
+	b.files[p.path] = c
+	return c, nil
+}
+
+func (b *tlsBuild) notice(msg string) { b.cfg.notices = append(b.cfg.notices, msg) }
+
+// ctx is cancelled when the configuration retires: its staplers' fetches
+// stop.
+func (b *tlsBuild) ctx() context.Context {
+	if b.stop == nil {
+		var cancel context.CancelFunc
+		b.stop, cancel = context.WithCancel(context.Background())
+		b.cfg.OnClose(func() error { cancel(); return nil })
+	}
+	return b.stop
+}
+
+// logWarn writes to the configuration's error log at warn, as NGINX logs
+// a failed OCSP query.
+func (b *tlsBuild) logWarn(msg string) {
+	if l := b.cfg.Logger; l != nil {
+		l.Warn(msg)
+	}
+}
+
+// fmtErrorAt is an error at the directive that named p.
+func fmtErrorAt(p sslPath, format string, args ...any) error {
+	return conf.Errorf(p.at, format, args...)
+}
