@@ -1,13 +1,13 @@
 package limit
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"math"
 	"net/http"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/redisconn"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -221,7 +221,9 @@ func (p *Policy) limitReq(w http.ResponseWriter, r *http.Request, st *vars.State
 		return true
 	}
 	setStatus(st, VarReqStatus, reqStatusNames[reqDelayed])
-	return sleep(ctx, time.Duration(delay)*time.Millisecond)
+	// The wait ends early when the client goes away (false: nothing is
+	// to be answered).
+	return redisconn.SleepCtx(ctx, time.Duration(delay)*time.Millisecond)
 }
 
 // delayLevel is the level of "delaying request": one below the level of
@@ -241,19 +243,6 @@ func statusOr(code int) int {
 		return http.StatusServiceUnavailable
 	}
 	return code
-}
-
-// sleep waits d, or less if the client goes away (then false: nothing is
-// to be answered).
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // limitConn counts the request in every connection limit whose key is not

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"encoding/base64"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os/exec"
@@ -335,22 +333,7 @@ func accessDo(t *testing.T, network, dir string, port int, req string) (*http.Re
 	case "tcp6":
 		return testclient.Raw(t, fmt.Sprintf("[::1]:%d", port), req)
 	}
-	c, err := net.DialTimeout("unix", filepath.Join(dir, "sock"), 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(c, req); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	return resp, string(b)
+	return testclient.RawOn(t, "unix", filepath.Join(dir, "sock"), req)
 }
 
 // TestAccessMatchNGINX runs the access cases in Debian's NGINX: what

@@ -127,7 +127,13 @@ func Hammer(t testing.TB, workers int, d time.Duration, limit int, request func(
 // response comes.
 func Raw(t testing.TB, addr, request string) (*http.Response, string) {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	return RawOn(t, "tcp", addr, request)
+}
+
+// RawOn is Raw over another network: "unix" with a socket's path.
+func RawOn(t testing.TB, network, addr, request string) (*http.Response, string) {
+	t.Helper()
+	c, err := net.DialTimeout(network, addr, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

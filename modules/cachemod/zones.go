@@ -5,10 +5,10 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/cache"
+	"github.com/mosaic-edge/mosaic/internal/shared"
 )
 
 // zoneKind is where a proxy_cache_path zone keeps its entries.
@@ -67,39 +67,30 @@ func (z *zoneConf) signature() string {
 }
 
 // sharedZone is a store with its counters, shared by the configurations
-// that name it.
+// that name it alike (internal/shared).
 type sharedZone struct {
 	sig   string
 	store cache.Store
 	stats *cache.Stats
-	refs  int
 }
 
-var zoneRegistry = struct {
-	sync.Mutex
-	m map[string]*sharedZone
-}{m: map[string]*sharedZone{}}
+func (sz *sharedZone) Close() error { return sz.store.Close() }
+
+var zones shared.Registry[*sharedZone]
 
 // acquireZone returns the store of z, opening it unless a configuration
 // already holds one with the same signature.
 func acquireZone(z *zoneConf, log *slog.Logger) (*sharedZone, error) {
 	sig := z.signature()
-	zoneRegistry.Lock()
-	defer zoneRegistry.Unlock()
-	if sz, ok := zoneRegistry.m[sig]; ok {
-		sz.refs++
-		return sz, nil
-	}
-	s, err := z.open(log)
-	if err != nil {
-		return nil, err
-	}
-	sz := &sharedZone{sig: sig, store: s, stats: new(cache.Stats), refs: 1}
-	zoneRegistry.m[sig] = sz
-	return sz, nil
+	return zones.Acquire(sig, func() (*sharedZone, error) {
+		s, err := z.open(log)
+		if err != nil {
+			return nil, err
+		}
+		return &sharedZone{sig: sig, store: s, stats: new(cache.Stats)}, nil
+	})
 }
 
-// metricsZone is what the proxy_cache_status endpoint reports of z.
 func (z *zoneConf) metricsZone() cache.Zone {
 	mz := cache.Zone{Name: z.name, Store: z.kind.String(), Stats: z.zone.stats}
 	if rs, ok := z.zone.store.(*cache.RedisStore); ok {
@@ -110,19 +101,7 @@ func (z *zoneConf) metricsZone() cache.Zone {
 
 // releaseZone gives back what acquireZone returned and closes the store
 // when the last configuration using it is retired.
-func releaseZone(sz *sharedZone) error {
-	zoneRegistry.Lock()
-	sz.refs--
-	last := sz.refs == 0
-	if last {
-		delete(zoneRegistry.m, sz.sig)
-	}
-	zoneRegistry.Unlock()
-	if !last {
-		return nil
-	}
-	return sz.store.Close()
-}
+func releaseZone(sz *sharedZone) error { return zones.Release(sz.sig) }
 
 // serverChunkSize is the memory store's chunk size in the server. A hit
 // writes each chunk to the connection with one system call (net/http does

@@ -9,9 +9,9 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/mosaic-edge/mosaic/conf"
+	"github.com/mosaic-edge/mosaic/internal/shared"
 	"github.com/mosaic-edge/mosaic/limit"
 	"github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/vars"
@@ -362,19 +362,22 @@ func preaccess(l *server.Location, next http.Handler) (http.Handler, error) {
 }
 
 // sharedZone is a zone's state, shared by the configurations that
-// declare it alike, so that a reload keeps what the zone counted (as
-// NGINX keeps its shared zones) and never opens a Redis connection twice.
+// declare it alike (internal/shared), so that a reload keeps what the
+// zone counted, as NGINX keeps its shared zones.
 type sharedZone struct {
 	sig  string
 	req  *limit.ReqZone
 	conn *limit.ConnZone
-	refs int
 }
 
-var zoneRegistry = struct {
-	sync.Mutex
-	m map[string]*sharedZone
-}{m: map[string]*sharedZone{}}
+func (sz *sharedZone) Close() error {
+	if sz.req != nil {
+		return sz.req.Close()
+	}
+	return sz.conn.Close()
+}
+
+var zones shared.Registry[*sharedZone]
 
 func (z *zoneConf) signature() string {
 	return fmt.Sprintf("%s|%s|%s|%d|%d|%s", z.kind, z.name, z.key.String(), z.size, z.rate, z.redis)
@@ -382,40 +385,17 @@ func (z *zoneConf) signature() string {
 
 func acquireZone(z *zoneConf, log *slog.Logger) (*sharedZone, error) {
 	sig := z.signature()
-	zoneRegistry.Lock()
-	defer zoneRegistry.Unlock()
-	if sz, ok := zoneRegistry.m[sig]; ok {
-		sz.refs++
-		return sz, nil
-	}
-	o := limit.ZoneOptions{Name: z.name, Key: z.key.Eval, Size: z.size, Rate: z.rate, Redis: z.redis, Logger: log}
-	sz := &sharedZone{sig: sig, refs: 1}
-	var err error
-	if z.kind == kindReq {
-		sz.req, err = limit.NewReqZone(o)
-	} else {
-		sz.conn, err = limit.NewConnZone(o)
-	}
-	if err != nil {
-		return nil, err
-	}
-	zoneRegistry.m[sig] = sz
-	return sz, nil
+	return zones.Acquire(sig, func() (*sharedZone, error) {
+		o := limit.ZoneOptions{Name: z.name, Key: z.key.Eval, Size: z.size, Rate: z.rate, Redis: z.redis, Logger: log}
+		sz := &sharedZone{sig: sig}
+		var err error
+		if z.kind == kindReq {
+			sz.req, err = limit.NewReqZone(o)
+		} else {
+			sz.conn, err = limit.NewConnZone(o)
+		}
+		return sz, err
+	})
 }
 
-func releaseZone(sz *sharedZone) error {
-	zoneRegistry.Lock()
-	sz.refs--
-	last := sz.refs == 0
-	if last {
-		delete(zoneRegistry.m, sz.sig)
-	}
-	zoneRegistry.Unlock()
-	if !last {
-		return nil
-	}
-	if sz.req != nil {
-		return sz.req.Close()
-	}
-	return sz.conn.Close()
-}
+func releaseZone(sz *sharedZone) error { return zones.Release(sz.sig) }
