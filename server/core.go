@@ -23,6 +23,9 @@ type coreLoc struct {
 	keepalive     Setting[time.Duration]
 	keepaliveHdr  []string // "Keep-Alive" value from keepalive_timeout's second parameter
 	keepaliveReqs Setting[int]
+	// keepaliveTime is keepalive_time: how long one connection may go on
+	// serving requests.
+	keepaliveTime Setting[time.Duration]
 	headerBufs    Setting[OutputBuffers] // large_client_header_buffers
 	lingerMode    Setting[http1.LingerMode]
 	lingerTime    Setting[time.Duration]
@@ -117,6 +120,11 @@ func init() {
 			c.Loc().(*coreLoc).keepaliveReqs.Put(n)
 			return err
 		}},
+		{Name: "keepalive_time", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
+			d, err := c.Duration(c.Args[0])
+			c.Loc().(*coreLoc).keepaliveTime.Put(d)
+			return err
+		}},
 		{Name: "large_client_header_buffers", Context: CtxHTTP | CtxServer, MinArgs: 2, MaxArgs: 2, Set: setHeaderBuffers},
 		{Name: "underscores_in_headers", Context: CtxHTTP | CtxServer, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.underscores })},
 		{Name: "ignore_invalid_headers", Context: CtxHTTP | CtxServer, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.ignoreInvalid })},
@@ -180,6 +188,7 @@ func mergeCoreLoc(p, c any) error {
 	}
 	child.keepalive.Merge(parent.keepalive)
 	child.keepaliveReqs.Merge(parent.keepaliveReqs)
+	child.keepaliveTime.Merge(parent.keepaliveTime)
 	child.headerBufs.Merge(parent.headerBufs)
 	child.lingerMode.Merge(parent.lingerMode)
 	child.lingerTime.Merge(parent.lingerTime)
@@ -229,6 +238,9 @@ func mergeCoreLoc(p, c any) error {
 	}
 	if !child.keepaliveReqs.Set {
 		child.keepaliveReqs.V = 1000
+	}
+	if !child.keepaliveTime.Set {
+		child.keepaliveTime.V = time.Hour
 	}
 	if !child.lingerTime.Set {
 		child.lingerTime.V = 30 * time.Second

@@ -408,7 +408,7 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 			r.Body = &deadlineBody{ReadCloser: r.Body, d: ri.rec.deadlines, timeout: h.cl.bodyTimeout.V}
 		}
 	}
-	if h.cl.keepalive.V == 0 {
+	if h.cl.keepalive.V == 0 || keptTooLong(ri, h.cl.keepaliveTime.V) {
 		w.Header()["Connection"] = []string{"close"}
 	} else if h.cl.keepaliveHdr != nil && r.ProtoMajor == 1 {
 		w.Header()["Keep-Alive"] = h.cl.keepaliveHdr
@@ -421,6 +421,13 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 		return
 	}
 	h.next.ServeHTTP(w, r)
+}
+
+// keptTooLong reports whether the client's connection has served
+// requests for longer than keepalive_time (d, 0 for no limit): NGINX then
+// closes it after the response, which says so.
+func keptTooLong(ri *reqInfo, d time.Duration) bool {
+	return d > 0 && ri != nil && ri.st != nil && !ri.st.ConnStart.IsZero() && time.Since(ri.st.ConnStart) > d
 }
 
 // serveErrorPage answers with the error_page target for code.
