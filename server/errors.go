@@ -75,6 +75,7 @@ var representationHeaders = []string{"Etag", "Last-Modified", "Content-Encoding"
 // Error sends the standard error response for code. Modules call it for
 // the errors they generate, so that error_page can replace the body.
 func Error(w http.ResponseWriter, r *http.Request, code int) {
+	markError(w, code)
 	h := w.Header()
 	// The headers of the representation that failed must not describe the
 	// error page; the others (Location, Allow, Content-Range, Vary,
@@ -98,6 +99,26 @@ func Error(w http.ResponseWriter, r *http.Request, code int) {
 	w.WriteHeader(code)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write([]byte(body))
+	}
+}
+
+// markError tells the error_page writer under w, if any, that the server
+// itself answers code: NGINX then sends that code (its special response
+// sets err_status), not the one error_page keeps, so an error page that
+// is missing answers 404, not the status it was to go with.
+func markError(w http.ResponseWriter, code int) {
+	for w != nil {
+		if s, ok := w.(*statusWriter); ok {
+			if !s.done {
+				s.status = code
+			}
+			return
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return
+		}
+		w = u.Unwrap()
 	}
 }
 

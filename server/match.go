@@ -84,18 +84,23 @@ func (t *locationTree) match(uri string, st *vars.State) (*Location, error) {
 		}
 	}
 	if prefix != nil {
+		// As NGINX's ngx_http_core_find_location: whether this level's
+		// regexes are tried depends on the prefix matched here ("^~"), not
+		// on what its nested locations matched; an exact or regex match
+		// among them ends the search, a prefix one (even "^~") does not.
+		noregex := prefix.kind == levelNoRegex
 		if prefix.nested != nil {
 			l, err := prefix.nested.match(uri, st)
 			if err != nil {
 				return nil, err
 			}
-			if l != nil && (l.kind == levelExact || l.kind == levelRegex || l.kind == levelNoRegex) {
+			if l != nil && (l.kind == levelExact || l.kind == levelRegex) {
 				return l, nil
 			} else if l != nil {
 				prefix = l
 			}
 		}
-		if prefix.kind == levelNoRegex {
+		if noregex {
 			return prefix, nil
 		}
 	}

@@ -25,6 +25,10 @@ type recorder struct {
 	deadlines   deadliner
 	sendTimeout time.Duration
 	armedAt     time.Time // when the write deadline was last moved
+	// final says the final header went out. The State's status cannot
+	// tell: filters (add_header) and error_page set it before the header
+	// reaches the recorder, as NGINX sets $status before its filters run.
+	final bool
 }
 
 type deadliner interface {
@@ -50,7 +54,7 @@ func newRecorder(w http.ResponseWriter, st *vars.State) *recorder {
 	rw := recorderPool.Get().(*recorder)
 	rw.w, rw.st = w, st
 	rw.deadlines, _ = w.(deadliner)
-	rw.sendTimeout, rw.armedAt = 0, time.Time{}
+	rw.sendTimeout, rw.armedAt, rw.final = 0, time.Time{}, false
 	st.Header = w.Header()
 	return rw
 }
@@ -70,7 +74,8 @@ func (rw *recorder) release() {
 func (rw *recorder) Header() http.Header { return rw.w.Header() }
 
 func (rw *recorder) WriteHeader(code int) {
-	if code >= 200 && rw.st.Status < 200 {
+	if code >= 200 && !rw.final {
+		rw.final = true
 		rw.finalHeader(code)
 	}
 	if code == http.StatusNotModified {
@@ -103,7 +108,8 @@ func (rw *recorder) finalHeader(code int) {
 // implicitHeader is the 200 header that a body written without
 // WriteHeader implies.
 func (rw *recorder) implicitHeader() {
-	if rw.st.Status < 200 {
+	if !rw.final {
+		rw.final = true
 		rw.finalHeader(http.StatusOK)
 	}
 	rw.st.BodyStarts()

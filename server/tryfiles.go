@@ -52,8 +52,11 @@ func absPath(p string) string {
 }
 
 type tryFiles struct {
-	loc     *Location
-	files   []*vars.Template
+	loc   *Location
+	files []*vars.Template
+	// dirs says which of files asks for a directory: written with a
+	// trailing slash, which NGINX takes off the name it tries.
+	dirs    []bool
 	last    *vars.Template
 	code    int
 	content http.Handler
@@ -78,7 +81,9 @@ func newTryFiles(l *Location, args []string, content http.Handler) http.Handler 
 	}
 	t.last = compile(args[len(args)-1])
 	for _, a := range args[:len(args)-1] {
-		t.files = append(t.files, compile(a))
+		dir := strings.HasSuffix(a, "/")
+		t.files = append(t.files, compile(strings.TrimSuffix(a, "/")))
+		t.dirs = append(t.dirs, dir)
 	}
 	if last := args[len(args)-1]; strings.HasPrefix(last, "=") {
 		t.code, _ = strconv.Atoi(last[1:])
@@ -86,16 +91,19 @@ func newTryFiles(l *Location, args []string, content http.Handler) http.Handler 
 	return t
 }
 
-// ServeHTTP serves the first candidate that exists (a trailing slash asks
-// for a directory), else redirects internally to the last argument or
-// answers with its "=code".
+// ServeHTTP serves the first candidate that exists, else redirects
+// internally to the last argument or answers with its "=code". As in
+// NGINX, an argument written with a trailing slash asks for a directory
+// and is tried without the slash (so "$uri/" for /dir makes $uri /dir,
+// which the static handler redirects to /dir/), and any other asks for a
+// file: "$uri" for / finds no file.
 func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	for _, f := range t.files {
+	for i, f := range t.files {
 		uri := f.Eval(r)
 		if uri == "" {
 			continue
 		}
-		wantDir := strings.HasSuffix(uri, "/")
+		wantDir := t.dirs[i]
 		path, _, _ := strings.Cut(uri, "?")
 		dir, rel := t.loc.FilePath(r, path)
 		fi, err := t.roots.stat(dir, rel, vars.StartTime(r.Context()))
