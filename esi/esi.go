@@ -18,9 +18,10 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // Defaults of the limits in Options.
@@ -159,22 +160,5 @@ func New(next http.Handler, opts Options) (http.Handler, error) {
 // at all when types holds "*". A file server behind the handler takes it as
 // static.Options.Transformed, so that it serves such files whole.
 func ProcessedTypes(types []string) func(contentType string) bool {
-	list := []string{"text/html"}
-	for _, t := range types {
-		t = strings.ToLower(strings.TrimSpace(t))
-		if t == "*" {
-			return func(string) bool { return true }
-		}
-		list = append(list, t)
-	}
-	return func(contentType string) bool {
-		mt, _, _ := strings.Cut(contentType, ";")
-		mt = strings.TrimSpace(mt)
-		for _, t := range list {
-			if strings.EqualFold(mt, t) {
-				return true
-			}
-		}
-		return false
-	}
+	return header.TypeMatcher(types)
 }

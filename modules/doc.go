@@ -16,7 +16,8 @@
 //	modules/proxymod      proxy_pass, upstream, proxy_*  -> proxy
 //	modules/realipmod     set_real_ip_from, real_ip_*    -> realip (post-read and preaccess steps)
 //	modules/rewritemod    rewrite, set, break, if, rewrite_log… -> rewrite (steps of the core's rewrite phases)
-//	modules/staticmod     index, etag, open_file_cache…  -> static (+ compress, esi, autoindex options)
+//	modules/ssimod        ssi*                           -> ssi (includes: server.Subrequest)
+//	modules/staticmod     index, etag, open_file_cache…  -> static (+ compress, esi, ssi, autoindex options)
 //	modules/statusmod     stub_status, metrics           -> status (a filter counting responses; $connections_*)
 //	modules/throttlemod   limit_rate, limit_rate_after   -> throttle (a filter)
 //

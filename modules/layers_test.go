@@ -10,7 +10,7 @@ import (
 const mod = "github.com/mosaic-edge/mosaic/"
 
 // libraries are the packages usable as net/http handlers on their own.
-var libraries = []string{"access", "accesslog", "auth", "autoindex", "cache", "compress", "esi", "fastcgi", "headers", "limit", "proxy", "realip", "rewrite", "static", "status", "throttle", "uwsgi", "vmap"}
+var libraries = []string{"access", "accesslog", "auth", "autoindex", "cache", "compress", "esi", "fastcgi", "headers", "limit", "proxy", "realip", "rewrite", "ssi", "static", "status", "throttle", "uwsgi", "vmap"}
 
 // allowed says which of the repository's packages a layer may import
 // (directly or not): a library, the standard library and its chosen

@@ -79,6 +79,23 @@ func (c *Cmd) Notice(msg string) {
 	c.b.cfg.notices = append(c.b.cfg.notices, fmt.Sprintf("%s in %s", msg, c.Pos()))
 }
 
+// AppendTypes reads a filter's list of media types (ssi_types,
+// esi_types): each argument a type or "*". Several lines at one level add
+// up, as NGINX's types lists do; a level that sets none inherits its
+// parent's list.
+func AppendTypes(c *Cmd, s *Setting[[]string]) error {
+	for _, t := range c.Args {
+		if t == "" || strings.ContainsAny(t, " \t;") || (t != "*" && !strings.Contains(t, "/")) {
+			return c.Invalid(t, `it must be a media type or "*"`)
+		}
+	}
+	if !s.Set {
+		s.Put(nil)
+	}
+	s.V = append(s.V, c.Args...)
+	return nil
+}
+
 // Flag parses the single on|off argument.
 func (c *Cmd) Flag() (bool, error) {
 	switch strings.ToLower(c.Args[0]) {

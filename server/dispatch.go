@@ -271,6 +271,22 @@ func normalizeURI(r *http.Request, merge bool) bool {
 // try_files fallback and error_page do. A name starting with "@" selects a
 // named location. The filters of the original location stay in place.
 func InternalRedirect(w http.ResponseWriter, r *http.Request, uri string) {
+	// As NGINX: the arguments are those of uri, none if it has none
+	// (try_files and error_page targets name $args to keep them).
+	path, query, _ := strings.Cut(uri, "?")
+	redirect(w, r, uri, path, query)
+}
+
+// InternalRedirectKeepArgs is InternalRedirect to path taken as it is (a
+// "?" in it is part of the URI) with the request's own arguments: how
+// NGINX's index module redirects to an absolute index name.
+func InternalRedirectKeepArgs(w http.ResponseWriter, r *http.Request, path string) {
+	redirect(w, r, path, path, r.URL.RawQuery)
+}
+
+// redirect serves r again for path and query, or for the named location
+// uri.
+func redirect(w http.ResponseWriter, r *http.Request, uri, path, query string) {
 	ri := infoFrom(r.Context())
 	if ri == nil {
 		http.NotFound(w, r)
@@ -297,9 +313,6 @@ func InternalRedirect(w http.ResponseWriter, r *http.Request, uri string) {
 			return
 		}
 	} else {
-		// As NGINX: the arguments are those of uri, none if it has none
-		// (try_files and error_page targets name $args to keep them).
-		path, query, _ := strings.Cut(uri, "?")
 		r2.URL.Path, r2.URL.RawPath = path, ""
 		r2.RequestURI = "" // the URI changed: a proxy sends the new one
 		r2.URL.RawQuery, r2.URL.ForceQuery = query, false

@@ -20,6 +20,7 @@ var (
 		"headers",   // add_header, expires: on the response that leaves
 		"compress",  // brotli, zstd, gzip of the assembled response
 		"esi",       // assembles pages; its fragments run the contents below
+		"ssi",       // NGINX's SSI, inside compression as in NGINX; its includes are subrequests
 	}
 	// preaccessOrder is NGINX's preaccess phase, the first listed
 	// running first; it sits inside the core's steps, right in front of

@@ -24,6 +24,7 @@ type FileServer struct {
 	rootName      string
 	index         []string
 	indexRedirect func(http.ResponseWriter, *http.Request, string)
+	indexFallback func(http.ResponseWriter, *http.Request)
 	contentType   func(name string) string
 	defaultType   string
 	etag          bool
@@ -84,6 +85,7 @@ func New(opts Options) (*FileServer, error) {
 		rootName:      opts.Root,
 		index:         index,
 		indexRedirect: opts.IndexRedirect,
+		indexFallback: opts.IndexFallback,
 		contentType:   opts.ContentType,
 		defaultType:   opts.DefaultType,
 		etag:          !opts.DisableETag,
@@ -293,6 +295,10 @@ func (h *FileServer) serveIndex(w http.ResponseWriter, r *http.Request, dir, uri
 			h.openFailed(w, r, dir, err)
 			return
 		}
+	}
+	if h.indexFallback != nil {
+		h.indexFallback(w, r)
+		return
 	}
 	if h.listing != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		name := strings.TrimSuffix(dir, "/")

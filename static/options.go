@@ -21,6 +21,12 @@ type Options struct {
 	// Entries are names relative to the requested directory.
 	Index []string
 
+	// IndexFallback, when set, answers a directory request for which none
+	// of the Index files exists, before Listing and instead of 403: NGINX's
+	// absolute last index name ("index index.php /index.php$request_uri"),
+	// which the caller redirects to.
+	IndexFallback func(w http.ResponseWriter, r *http.Request)
+
 	// ContentType maps a file name to its media type (NGINX's types). nil
 	// means mime.TypeByExtension. An empty result falls back to DefaultType.
 	ContentType func(name string) string

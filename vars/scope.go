@@ -216,6 +216,10 @@ func (v *Var) eval(r *http.Request, st *State) string {
 	return val
 }
 
+// Eval computes v for r, as a template naming it would: a module that
+// looks variables up by name at run time (SSI's echo) calls it.
+func (v *Var) Eval(r *http.Request, st *State) string { return v.eval(r, st) }
+
 // Set gives v the value val for the rest of st's request, as NGINX's
 // regular expressions do for their named captures and "set" does.
 func (v *Var) Set(st *State, val string) {

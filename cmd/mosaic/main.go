@@ -35,6 +35,7 @@ import (
 	_ "github.com/mosaic-edge/mosaic/modules/proxymod"
 	_ "github.com/mosaic-edge/mosaic/modules/realipmod"
 	_ "github.com/mosaic-edge/mosaic/modules/rewritemod"
+	_ "github.com/mosaic-edge/mosaic/modules/ssimod"
 	_ "github.com/mosaic-edge/mosaic/modules/staticmod"
 	_ "github.com/mosaic-edge/mosaic/modules/statusmod"
 	_ "github.com/mosaic-edge/mosaic/modules/throttlemod"

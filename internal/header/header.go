@@ -81,3 +81,28 @@ func AppendDate(b []byte, t time.Time) []byte {
 func append2(b []byte, n int) []byte {
 	return append(b, byte('0'+n/10), byte('0'+n%10))
 }
+
+// TypeMatcher returns the test of a filter's list of media types
+// (esi_types, ssi_types): text/html always matches, "*" in types matches
+// everything, and a Content-Type matches by its media type, parameters
+// and case aside.
+func TypeMatcher(types []string) func(contentType string) bool {
+	list := []string{"text/html"}
+	for _, t := range types {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if t == "*" {
+			return func(string) bool { return true }
+		}
+		list = append(list, t)
+	}
+	return func(contentType string) bool {
+		mt, _, _ := strings.Cut(contentType, ";")
+		mt = strings.TrimSpace(mt)
+		for _, t := range list {
+			if strings.EqualFold(mt, t) {
+				return true
+			}
+		}
+		return false
+	}
+}

@@ -56,3 +56,15 @@ func BenchmarkAppendDate(b *testing.B) {
 		buf = AppendDate(buf[:0], tm)
 	}
 }
+
+func TestTypeMatcher(t *testing.T) {
+	m := TypeMatcher([]string{" Text/Plain "})
+	for ct, want := range map[string]bool{"text/html": true, "TEXT/HTML; charset=utf-8": true, "text/plain;x=1": true, "text/css": false, "": false} {
+		if m(ct) != want {
+			t.Errorf("%q: %v", ct, !want)
+		}
+	}
+	if !TypeMatcher([]string{"*"})("image/png") {
+		t.Error(`"*" does not match image/png`)
+	}
+}

@@ -54,7 +54,9 @@ func init() {
 		{Name: "esi", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
 			return server.PutFlag(c, &c.Loc().(*locConf).enable)
 		}},
-		{Name: "esi_types", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: setTypes},
+		{Name: "esi_types", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: func(c *server.Cmd) error {
+			return server.AppendTypes(c, &c.Loc().(*locConf).types)
+		}},
 		{Name: "esi_silent_errors", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
 			return server.PutFlag(c, &c.Loc().(*locConf).silentErrors)
 		}},
@@ -138,22 +140,6 @@ func (subrequests) Fetch(_, req *http.Request) (*esi.Fragment, error) {
 		return nil, fmt.Errorf("subrequest: %w", err)
 	}
 	return &esi.Fragment{Status: resp.StatusCode, Header: resp.Header, Body: resp.Body, Final: true}, nil
-}
-
-// setTypes reads esi_types. Several lines at one level add up, as NGINX's
-// types lists do; a level that sets none inherits its parent's list.
-func setTypes(c *server.Cmd) error {
-	s := &c.Loc().(*locConf).types
-	for _, t := range c.Args {
-		if t == "" || strings.ContainsAny(t, " \t;") || (t != "*" && !strings.Contains(t, "/")) {
-			return c.Invalid(t, `it must be a media type or "*"`)
-		}
-	}
-	if !s.Set {
-		s.Put(nil)
-	}
-	s.V = append(s.V, c.Args...)
-	return nil
 }
 
 func setBufferSize(c *server.Cmd) error {

@@ -19,13 +19,15 @@ import (
 	"github.com/mosaic-edge/mosaic/modules/autoindexmod"
 	"github.com/mosaic-edge/mosaic/modules/compressmod"
 	"github.com/mosaic-edge/mosaic/modules/esimod"
+	"github.com/mosaic-edge/mosaic/modules/ssimod"
 	"github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/static"
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // locConf holds the static module's directives at one level.
 type locConf struct {
-	index       server.Setting[[]string]
+	index       server.Setting[indexList]
 	etag        server.Setting[bool]
 	ims         server.Setting[static.ModifiedSince]
 	maxRanges   server.Setting[int]
@@ -111,14 +113,42 @@ func init() {
 	server.Register(module)
 }
 
+// indexList is what index lines say: names tried in the directory, and
+// an absolute last one (with variables, as Nextcloud's
+// "/index.php$request_uri") that the request is redirected to when none
+// of them exists.
+type indexList struct {
+	names []string
+	last  *vars.Template
+}
+
 func setIndex(c *server.Cmd) error {
 	lc := c.Loc().(*locConf)
-	if lc.index.Set {
-		// Several index lines at one level add up, as in NGINX.
-		lc.index.V = append(lc.index.V, c.Args...)
-		return nil
+	l := lc.index.V
+	if !lc.index.Set {
+		l = indexList{}
 	}
-	lc.index.Put(append([]string(nil), c.Args...))
+	// Several index lines at one level add up, as in NGINX.
+	for i, a := range c.Args {
+		switch {
+		case l.last != nil:
+			return c.Errorf(`only the last index in "index" directive should be absolute`)
+		case strings.HasPrefix(a, "/"):
+			if i != len(c.Args)-1 {
+				return c.Errorf(`only the last index in "index" directive should be absolute`)
+			}
+			t, err := c.Template(a)
+			if err != nil {
+				return err
+			}
+			l.last = t
+		case strings.Contains(a, "$"):
+			return c.Errorf("variables in an index file name are supported only in its last, absolute name: %q", a)
+		default:
+			l.names = append(l.names, a)
+		}
+	}
+	lc.index.Put(l)
 	return nil
 }
 
@@ -214,7 +244,7 @@ func checkedCache(cfg *server.Config) *static.OpenFileCache {
 func options(l *server.Location) static.Options {
 	lc := server.LocConf[*locConf](l, module)
 	opts := static.Options{
-		Index:           lc.index.Or([]string{"index.html"}),
+		Index:           lc.index.Or(indexList{names: []string{"index.html"}}).names,
 		ContentType:     func(name string) string { return l.Types().ByName(name) },
 		DefaultType:     l.DefaultType(),
 		DisableETag:     !lc.etag.Or(true),
@@ -226,11 +256,12 @@ func options(l *server.Location) static.Options {
 
 		Variants:     compressmod.Variants(l),
 		VaryEncoding: compressmod.VaryEncoding(l),
-		Transformed:  esimod.Transformed(l),
+		Transformed:  transformed(esimod.Transformed(l), ssimod.Transformed(l)),
 		Listing:      autoindexmod.Listing(l),
 		// The index file is served by the location its URI matches, after
 		// an internal redirect, as NGINX's index module does.
 		IndexRedirect: indexRedirect,
+		IndexFallback: indexFallback(lc.index.V.last),
 
 		OpenFileCache:        lc.fileCache.V,
 		OpenFileCacheValid:   lc.cacheValid.V,
@@ -262,4 +293,39 @@ func indexRedirect(w http.ResponseWriter, r *http.Request, uri string) {
 		uri += "?" + q
 	}
 	server.InternalRedirect(w, r, uri)
+}
+
+// indexFallback redirects a directory request to the absolute last index
+// name when no other index file exists, as NGINX's index module does
+// without testing that file: the name is the new URI as it is, "?"
+// included, and the request keeps its arguments; nil without one.
+func indexFallback(last *vars.Template) func(http.ResponseWriter, *http.Request) {
+	if last == nil {
+		return nil
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		server.InternalRedirectKeepArgs(w, r, last.Eval(r))
+	}
+}
+
+// transformed is the test of the types that any of the filters given
+// (ESI, SSI) rebuilds; nil when none is on.
+func transformed(tests ...func(string) bool) func(string) bool {
+	var on []func(string) bool
+	for _, t := range tests {
+		if t != nil {
+			on = append(on, t)
+		}
+	}
+	if len(on) == 0 {
+		return nil
+	}
+	return func(ct string) bool {
+		for _, t := range on {
+			if t(ct) {
+				return true
+			}
+		}
+		return false
+	}
 }

@@ -1,0 +1,569 @@
+package ssi
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/pcre"
+)
+
+// document is one response being processed: NGINX's per-request SSI
+// context (encoding, errmsg, timefmt, the if/block state) and the queue
+// that keeps the output in page order while includes are fetched.
+type document struct {
+	h  *handler
+	r  *http.Request
+	sh *shared
+	w  io.Writer
+	p  *Parser
+
+	encoding     string // "entity" (NGINX's default), "url", "none"
+	errmsg       string
+	timefmt      string
+	output       bool // the text and commands at this point are carried out
+	outputChosen bool // a branch of the current if was taken
+	conditional  int  // 0, condIf after if/elif, condElse after else
+	inBlock      bool // between block and endblock: recording
+	queue        []*piece
+	slots        chan struct{} // bounds the includes of this document in flight
+	err          error         // the client's connection failed
+}
+
+// maxParallel bounds the includes one document fetches at a time; the
+// others start as these end. It is per document, not per page, so that a
+// fragment waiting for its own includes never holds the slot they need.
+const maxParallel = 32
+
+const (
+	condIf   = 1
+	condElse = 2
+)
+
+// piece is output that waits behind an include not finished yet.
+type piece struct {
+	data []byte
+	done chan struct{} // nil for data
+}
+
+func (h *handler) newDocument(r *http.Request, sh *shared, w io.Writer) *document {
+	d := &document{h: h, r: r, sh: sh, w: w, encoding: "entity", errmsg: DefaultErrorMessage,
+		timefmt: DefaultTimeFormat, output: true}
+	d.p = NewParser(h.opts.ValueLength, d.event)
+	return d
+}
+
+func (d *document) feed(b []byte) error {
+	d.p.Feed(b)
+	d.drain(false)
+	return d.err
+}
+
+// close ends the page and writes what its includes still owe, in order.
+func (d *document) close() {
+	d.p.Close()
+	d.drain(true)
+}
+
+// write puts b out, behind whatever is still awaited.
+func (d *document) write(b []byte) {
+	if len(b) == 0 || d.err != nil {
+		return
+	}
+	if len(d.queue) > 0 {
+		d.queue = append(d.queue, &piece{data: bytes.Clone(b)})
+		return
+	}
+	if _, err := d.w.Write(b); err != nil {
+		d.err = errors.Join(errWrite, err)
+	}
+}
+
+// drain writes the queue's finished head; with wait, all of it.
+func (d *document) drain(wait bool) {
+	for len(d.queue) > 0 {
+		pc := d.queue[0]
+		if pc.done != nil {
+			if !wait {
+				select {
+				case <-pc.done:
+				default:
+					return
+				}
+			}
+			<-pc.done
+		}
+		d.queue = d.queue[1:]
+		if d.err == nil && len(pc.data) > 0 {
+			if _, err := d.w.Write(pc.data); err != nil {
+				d.err = errors.Join(errWrite, err)
+			}
+		}
+	}
+}
+
+func (d *document) event(ev *Event) {
+	switch ev.Kind {
+	case Text:
+		switch {
+		case d.output:
+			d.write(ev.Data)
+		case d.inBlock:
+			d.appendBlock(ev.Data)
+		}
+	case Invalid:
+		d.fail(ssiError("%s", ev.Err))
+	case Command:
+		if err := d.command(ev.Name, ev.Params); err != nil {
+			d.fail(err)
+		}
+	}
+}
+
+// fail logs a command's error and puts errmsg in its place, unless errors
+// are silent. NGINX does so even where the output is off.
+func (d *document) fail(err error) {
+	d.h.logf(d.r, err)
+	if !d.h.opts.SilentErrors {
+		d.write([]byte(d.errmsg))
+	}
+}
+
+func (d *document) appendBlock(b []byte) {
+	d.sh.mu.Lock()
+	defer d.sh.mu.Unlock()
+	if n := len(d.sh.blocks); n > 0 {
+		d.sh.blocks[n-1].body = append(d.sh.blocks[n-1].body, b...)
+	}
+}
+
+// commandSpec is a command's parameters, conditional level and whether it
+// runs where the output is off (endblock).
+type commandSpec struct {
+	params    []string // the allowed parameter names
+	mandatory []string
+	cond      int
+	always    bool
+	run       func(d *document, p map[string]string) error
+}
+
+var commands map[string]*commandSpec
+
+func init() {
+	commands = map[string]*commandSpec{
+		"include":  {params: []string{"virtual", "file", "wait", "set", "stub"}, run: (*document).include},
+		"echo":     {params: []string{"var", "default", "encoding"}, mandatory: []string{"var"}, run: (*document).echo},
+		"config":   {params: []string{"errmsg", "timefmt"}, run: (*document).config},
+		"set":      {params: []string{"var", "value"}, mandatory: []string{"var", "value"}, run: (*document).set},
+		"if":       {params: []string{"expr"}, mandatory: []string{"expr"}, run: (*document).ifCommand},
+		"elif":     {params: []string{"expr"}, mandatory: []string{"expr"}, cond: condIf, run: (*document).elif},
+		"else":     {cond: condIf, run: (*document).elseCommand},
+		"endif":    {cond: condElse, run: (*document).endif},
+		"block":    {params: []string{"name"}, mandatory: []string{"name"}, run: (*document).block},
+		"endblock": {always: true, run: (*document).endblock},
+	}
+}
+
+// command checks a command as NGINX's body filter does, then runs it.
+func (d *document) command(name string, params []Param) error {
+	spec := commands[name]
+	if spec == nil {
+		if d.output {
+			return ssiError(`invalid SSI command: "%s"`, name)
+		}
+		return nil
+	}
+	if !d.output && !spec.always {
+		if d.inBlock {
+			// A command within a block is kept as text, rebuilt with
+			// double quotes, for the stub that will show it.
+			var b strings.Builder
+			b.WriteString("<!--#" + name)
+			for _, p := range params {
+				b.WriteString(" " + p.Name + `="` + p.Value + `"`)
+			}
+			b.WriteString(" -->")
+			d.appendBlock([]byte(b.String()))
+			return nil
+		}
+		if spec.cond == 0 {
+			return nil
+		}
+	}
+	if spec.cond != 0 && (d.conditional == 0 || d.conditional > spec.cond) {
+		return ssiError(`invalid context of SSI command: "%s"`, name)
+	}
+	if len(params) > maxParams {
+		return ssiError(`too many SSI command parameters: "%s"`, name)
+	}
+	got := make(map[string]string, len(params))
+	for _, p := range params {
+		known := false
+		for _, n := range spec.params {
+			known = known || n == p.Name
+		}
+		if !known {
+			return ssiError(`invalid parameter name: "%s" in "%s" SSI command`, p.Name, name)
+		}
+		if _, dup := got[p.Name]; dup {
+			return ssiError(`duplicate "%s" parameter in "%s" SSI command`, p.Name, name)
+		}
+		got[p.Name] = p.Value
+	}
+	for _, n := range spec.mandatory {
+		if _, ok := got[n]; !ok {
+			return ssiError(`mandatory "%s" parameter is absent in "%s" SSI command`, n, name)
+		}
+	}
+	return spec.run(d, got)
+}
+
+// variable looks a name up as NGINX's SSI does: a capture of the last
+// regular expression ($1), a variable of the page, DATE_LOCAL/DATE_GMT in
+// this document's timefmt, then the request's variables.
+func (d *document) variable(name string) (string, bool) {
+	d.sh.mu.Lock()
+	if len(name) == 1 && name[0] >= '0' && name[0] <= '9' && int(name[0]-'0') < len(d.sh.captures) {
+		v := d.sh.captures[name[0]-'0']
+		d.sh.mu.Unlock()
+		return v, true
+	}
+	v, ok := d.sh.vars[name]
+	d.sh.mu.Unlock()
+	if ok {
+		return v, true
+	}
+	switch name {
+	case "date_local":
+		return strftime(d.timefmt, time.Now()), true
+	case "date_gmt":
+		return strftime(d.timefmt, time.Now().In(gmt)), true
+	}
+	if d.h.opts.Variable != nil {
+		return d.h.opts.Variable(d.r, name)
+	}
+	return "", false
+}
+
+var gmt = time.FixedZone("GMT", 0)
+
+func (d *document) setVar(name, value string) {
+	d.sh.mu.Lock()
+	d.sh.vars[strings.ToLower(name)] = value
+	d.sh.mu.Unlock()
+}
+
+func (d *document) eval(text string, prefix bool) (string, error) {
+	return evaluate(text, prefix, uriDir(d.r.URL.Path), d.variable)
+}
+
+func (d *document) echo(p map[string]string) error {
+	value, found := d.variable(strings.ToLower(p["var"]))
+	if !found {
+		def, ok := p["default"]
+		value = "(none)"
+		if ok {
+			value = def
+		}
+	}
+	if value == "" {
+		return nil
+	}
+	if enc, ok := p["encoding"]; ok {
+		switch enc {
+		case "none", "url", "entity":
+			// NGINX keeps the encoding for the echoes that follow.
+			d.encoding = enc
+		default:
+			d.h.logf(d.r, ssiError(`unknown encoding "%s" in the "echo" command`, enc))
+		}
+	}
+	switch d.encoding {
+	case "url":
+		value = escapeURL(value)
+	case "entity":
+		value = entities.Replace(value)
+	}
+	d.write([]byte(value))
+	return nil
+}
+
+func (d *document) config(p map[string]string) error {
+	if v, ok := p["timefmt"]; ok {
+		d.timefmt = v
+	}
+	if v, ok := p["errmsg"]; ok {
+		d.errmsg = v
+	}
+	return nil
+}
+
+func (d *document) set(p map[string]string) error {
+	v, err := d.eval(p["value"], false)
+	if err != nil {
+		return err
+	}
+	d.setVar(p["var"], v)
+	return nil
+}
+
+func (d *document) ifCommand(p map[string]string) error {
+	if d.conditional != 0 {
+		return ssiError(`the "if" command inside the "if" command`)
+	}
+	return d.elif(p)
+}
+
+func (d *document) elif(p map[string]string) error {
+	if d.outputChosen {
+		d.output = false
+		return nil
+	}
+	c, err := parseCondition(p["expr"])
+	if err != nil {
+		return err
+	}
+	left, err := d.eval(c.left, false)
+	if err != nil {
+		return err
+	}
+	var match bool
+	if c.op == "" {
+		match = left != ""
+	} else {
+		right, err := d.eval(c.right, false)
+		if err != nil {
+			return err
+		}
+		if c.regex {
+			if match, err = d.match(right, left); err != nil {
+				return err
+			}
+		} else {
+			match = left == right
+		}
+		if c.op == "!=" {
+			match = !match
+		}
+	}
+	d.output, d.outputChosen = match, match
+	d.conditional = condIf
+	return nil
+}
+
+// match runs a regular expression of an if; a match keeps its captures
+// ($1...) and named captures (variables) for the page.
+func (d *document) match(pattern, subject string) (bool, error) {
+	re, err := pcre.Compile(pattern, false)
+	if err != nil {
+		return false, ssiError("%v", err)
+	}
+	caps, err := re.Match(subject)
+	if err != nil {
+		return false, ssiError("%v", err)
+	}
+	if caps == nil {
+		return false, nil
+	}
+	d.sh.mu.Lock()
+	d.sh.captures = caps
+	for i, n := range re.Names() {
+		if n != "" && i < len(caps) {
+			d.sh.vars[strings.ToLower(n)] = caps[i]
+		}
+	}
+	d.sh.mu.Unlock()
+	return true, nil
+}
+
+func (d *document) elseCommand(map[string]string) error {
+	d.output = !d.outputChosen
+	d.conditional = condElse
+	return nil
+}
+
+func (d *document) endif(map[string]string) error {
+	d.output, d.outputChosen, d.conditional = true, false, 0
+	return nil
+}
+
+func (d *document) block(p map[string]string) error {
+	d.sh.mu.Lock()
+	d.sh.blocks = append(d.sh.blocks, block{name: p["name"]})
+	d.sh.mu.Unlock()
+	d.output, d.inBlock = false, true
+	return nil
+}
+
+func (d *document) endblock(map[string]string) error {
+	d.output, d.inBlock = true, false
+	return nil
+}
+
+// include fetches a document. "file" is a URI too, as in NGINX, and is
+// waited for; so are "wait" and "set". The others run in parallel with
+// the rest of the page.
+func (d *document) include(p map[string]string) error {
+	uri, virtual := p["virtual"]
+	file, isFile := p["file"]
+	waitArg, hasWait := p["wait"]
+	setName, hasSet := p["set"]
+	stub, hasStub := p["stub"]
+	switch {
+	case virtual && isFile:
+		return ssiError(`inclusion may be either virtual="%s" or file="%s"`, uri, file)
+	case !virtual && !isFile:
+		return ssiError(`no parameter in "include" SSI command`)
+	case hasSet && hasStub:
+		return ssiError(`"set" and "stub" cannot be used together in "include" SSI command`)
+	}
+	wait := false
+	if hasWait {
+		if !virtual {
+			return ssiError(`"wait" cannot be used with file="%s"`, file)
+		}
+		switch strings.ToLower(waitArg) {
+		case "no":
+		case "yes":
+			wait = true
+		default:
+			return ssiError(`invalid value "%s" in the "wait" parameter`, waitArg)
+		}
+	}
+	if isFile {
+		uri, wait = file, true
+	}
+	uri, err := d.eval(uri, true)
+	if err != nil {
+		return err
+	}
+	if unsafeURI(uri) {
+		return ssiError(`unsafe URI "%s" was detected`, uri)
+	}
+	var stubBody []byte
+	if hasStub {
+		found := false
+		d.sh.mu.Lock()
+		for _, b := range d.sh.blocks {
+			if b.name == stub {
+				stubBody, found = bytes.Clone(b.body), true
+				break
+			}
+		}
+		d.sh.mu.Unlock()
+		if !found {
+			return ssiError(`"stub"="%s" for "include" not found`, stub)
+		}
+	}
+	if d.h.opts.Fetch == nil {
+		return ssiError(`no fetcher for "include" of "%s"`, uri)
+	}
+	if hasSet {
+		// The body goes into the variable, not the page; the variable
+		// exists, empty, from now on, as NGINX makes it.
+		d.setVar(setName, "")
+		d.drain(true)
+		body, status, _, err := d.fetch(uri)
+		if err != nil {
+			return err
+		}
+		if status < 300 {
+			d.setVar(setName, string(body))
+		}
+		return nil
+	}
+	pc := &piece{done: make(chan struct{})}
+	run := func() error {
+		body, status, empty, err := d.fetch(uri)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !hasStub:
+		case status >= 300:
+			// NGINX shows the stub when the included request ends with
+			// an error status, as the response of that request, which
+			// its SSI processes...
+			body = d.processStub(stubBody)
+		case len(body) == 0:
+			// ... or when it put out nothing; SSI passes over a
+			// response announced empty, and then the stub with it.
+			body = stubBody
+			if !empty {
+				body = d.processStub(stubBody)
+			}
+		}
+		pc.data = body
+		return nil
+	}
+	if wait {
+		// NGINX resumes a page that waits only once all it included
+		// before has gone out, and this include with it.
+		d.drain(true)
+		if err := run(); err != nil {
+			return err
+		}
+		d.write(pc.data)
+		return nil
+	}
+	d.queue = append(d.queue, pc)
+	errmsg := d.errmsg // as configured where the include stands
+	if d.slots == nil {
+		d.slots = make(chan struct{}, maxParallel)
+	}
+	d.slots <- struct{}{}
+	go func() {
+		defer func() { <-d.slots }()
+		if err := run(); err != nil {
+			d.h.logf(d.r, err)
+			if !d.h.opts.SilentErrors {
+				pc.data = []byte(errmsg)
+			}
+		}
+		close(pc.done)
+	}()
+	return nil
+}
+
+// fetch issues the include's request and reads its body; empty says the
+// response announced no body (Content-Length: 0).
+func (d *document) fetch(uri string) (body []byte, status int, empty bool, err error) {
+	resp, err := d.h.opts.Fetch(d.r, uri)
+	if err != nil {
+		return nil, 0, false, ssiError(`include "%s": %v`, uri, err)
+	}
+	defer resp.Body.Close()
+	body, err = io.ReadAll(resp.Body)
+	if err != nil {
+		d.h.logf(d.r, ssiError(`include "%s": %v`, uri, err))
+	}
+	return body, resp.StatusCode, resp.Header.Get("Content-Length") == "0", nil
+}
+
+// processStub runs a stub's text through SSI, as NGINX sends it through
+// the included request's filters.
+func (d *document) processStub(b []byte) []byte {
+	var out bytes.Buffer
+	sub := d.h.newDocument(d.r, d.sh, &out)
+	sub.p.Feed(b)
+	sub.close()
+	return out.Bytes()
+}
+
+// unsafeURI refuses what NGINX's ngx_http_parse_unsafe_uri refuses: a
+// path that climbs with "..", or holds a NUL.
+func unsafeURI(uri string) bool {
+	path, _, _ := strings.Cut(uri, "?")
+	if strings.IndexByte(path, 0) >= 0 {
+		return true
+	}
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == ".." {
+			return true
+		}
+	}
+	return false
+}

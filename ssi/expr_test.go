@@ -1,0 +1,103 @@
+package ssi
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestEvaluate(t *testing.T) {
+	vars := map[string]string{"a": "A", "b_2": "B", "empty": ""}
+	get := func(n string) (string, bool) { v, ok := vars[n]; return v, ok }
+	cases := []struct {
+		in     string
+		prefix bool
+		want   string
+		err    bool
+	}{
+		{in: `plain`, want: `plain`},
+		{in: `$a-${b_2}x$B_2`, want: `A-BxB`},
+		{in: `x$missing.y`, want: `x.y`},
+		{in: `\$a \\ \" \' \q`, want: `$a \ " ' \q`},
+		{in: `page.html`, prefix: true, want: `/dir/page.html`},
+		{in: `/abs`, prefix: true, want: `/abs`},
+		{in: `$a.html`, prefix: true, want: `/dir/A.html`},
+		{in: `$empty/x`, prefix: true, want: `/x`},
+		{in: `$`, err: true},
+		{in: `${a`, err: true},
+		{in: `${}`, err: true},
+		{in: `$-`, err: true},
+	}
+	for _, c := range cases {
+		got, err := evaluate(c.in, c.prefix, "/dir/", get)
+		if (err != nil) != c.err || (err == nil && got != c.want) {
+			t.Errorf("%q: got %q, %v; want %q (error %v)", c.in, got, err, c.want, c.err)
+		}
+		if err != nil && !errors.Is(err, errSSI) {
+			t.Errorf("%q: %v is not an SSI error", c.in, err)
+		}
+	}
+}
+
+func TestParseCondition(t *testing.T) {
+	cases := []struct {
+		in   string
+		want condition
+		err  bool
+	}{
+		{in: `$A`, want: condition{left: `$a`}},
+		{in: `$a = text`, want: condition{left: `$a`, op: "=", right: "text"}},
+		{in: `$a!=x`, want: condition{left: `$a`, op: "!=", right: "x"}},
+		{in: `$a = /^(b)/`, want: condition{left: `$a`, op: "=", right: "^(b)", regex: true}},
+		{in: `$a = \/x`, want: condition{left: `$a`, op: "=", right: "/x"}},
+		{in: `$a = /x`, err: true},
+		{in: `$a < b`, err: true},
+		{in: `"$a" = "b"`, want: condition{left: `"$a"`, op: "=", right: `"b"`}},
+	}
+	for _, c := range cases {
+		got, err := parseCondition(c.in)
+		if (err != nil) != c.err || (err == nil && got != c.want) {
+			t.Errorf("%q: got %+v, %v; want %+v (error %v)", c.in, got, err, c.want, c.err)
+		}
+	}
+}
+
+func TestEncodings(t *testing.T) {
+	if got := escapeURL("a b<&>\"#%'\\^`{|}~é"); got != "a%20b%3C&%3E%22%23%25%27%5C%5E%60%7B%7C%7D~%C3%A9" {
+		t.Errorf("url: %q", got)
+	}
+	if got := entities.Replace(`<a href="x">&'`); got != `&lt;a href=&quot;x&quot;&gt;&amp;'` {
+		t.Errorf("entity: %q", got)
+	}
+}
+
+func TestStrftime(t *testing.T) {
+	tm := time.Date(2026, 3, 7, 15, 4, 5, 0, time.FixedZone("GMT", 0))
+	cases := map[string]string{
+		DefaultTimeFormat:     "Saturday, 07-Mar-2026 15:04:05 GMT",
+		"%a %b %e %I%p %j %%": "Sat Mar  7 03PM 066 %",
+		"%Y-%m-%dT%H:%M:%S%z": "2026-03-07T15:04:05+0000",
+		"%s":                  "1772895845",
+		"%D %R %y %u %w %Q":   "03/07/26 15:04 26 6 6 %Q",
+	}
+	for f, want := range cases {
+		if got := strftime(f, tm); got != want {
+			t.Errorf("%q: got %q, want %q", f, got, want)
+		}
+	}
+}
+
+// FuzzExpressions feeds page text to the expression and string readers:
+// they must not panic, and a prefixed result is absolute.
+func FuzzExpressions(f *testing.F) {
+	for _, s := range []string{`$a = /^(x)$/`, `${a}b\$c`, `\/x != $`, `"$A" = 'b'`} {
+		f.Add(s)
+	}
+	get := func(n string) (string, bool) { return n, n != "none" }
+	f.Fuzz(func(t *testing.T, s string) {
+		_, _ = parseCondition(s)
+		if v, err := evaluate(s, true, "/d/", get); err == nil && v != "" && v[0] != '/' {
+			t.Fatalf("%q: relative %q", s, v)
+		}
+	})
+}
