@@ -391,23 +391,10 @@ func (s *selection) chashPeer(now time.Time) *peer {
 	}
 	for s.hashTries <= hashTries {
 		server := ring[s.hash%uint32(len(ring))].server
-		var best *peer
-		total := 0
-		for _, p := range s.up.primary {
-			if s.tried.has(p.index) || !p.usable(now) || p.server != server {
-				continue
-			}
-			p.current += p.effective
-			total += p.effective
-			if p.effective < p.weight {
-				p.effective++
-			}
-			if best == nil || p.current > best.current {
-				best = p
-			}
-		}
+		best := smoothPick(s.up.primary, func(_ int, p *peer) bool {
+			return s.tried.has(p.index) || !p.usable(now) || p.server != server
+		})
 		if best != nil {
-			best.current -= total
 			return best
 		}
 		s.hash++
@@ -472,15 +459,25 @@ func (s *selection) randomTwoPeer(now time.Time) *peer {
 	return nil
 }
 
-// roundRobin is the smooth weighted round robin: every available server's
-// current weight grows by its effective weight, the largest wins and pays
-// back the total. Weights 5:1:1 give a, a, b, a, c, a, a rather than a
-// burst of five to a.
+// roundRobin is the smooth weighted round robin over the available
+// servers of group (smoothPick).
 func (s *selection) roundRobin(group []*peer, now time.Time) *peer {
+	best := smoothPick(group, func(i int, p *peer) bool { return s.tried.has(i) || !p.usable(now) })
+	if best == nil {
+		return nil
+	}
+	return s.took(best, now)
+}
+
+// smoothPick is the smooth weighted round robin over the peers of group
+// that skip lets through: each one's current weight grows by its
+// effective weight, the largest wins and pays back the total. Weights
+// 5:1:1 give a, a, b, a, c, a, a rather than a burst of five to a.
+func smoothPick(group []*peer, skip func(i int, p *peer) bool) *peer {
 	var best *peer
 	total := 0
 	for i, p := range group {
-		if s.tried.has(i) || !p.usable(now) {
+		if skip(i, p) {
 			continue
 		}
 		p.current += p.effective
@@ -492,11 +489,10 @@ func (s *selection) roundRobin(group []*peer, now time.Time) *peer {
 			best = p
 		}
 	}
-	if best == nil {
-		return nil
+	if best != nil {
+		best.current -= total
 	}
-	best.current -= total
-	return s.took(best, now)
+	return best
 }
 
 // leastConn picks the server with the fewest active requests for its
