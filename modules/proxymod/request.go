@@ -99,18 +99,8 @@ func init() {
 			Set: flag(func(l *reqConf) *core.Setting[bool] { return &l.buffering })},
 		{Name: "proxy_intercept_errors", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
 			Set: flag(func(l *reqConf) *core.Setting[bool] { return &l.intercept })},
-		{Name: "proxy_ignore_client_abort", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
-			on, err := c.Flag()
-			if err != nil {
-				return err
-			}
-			if on {
-				// An upstream exchange belongs to its client's request:
-				// pretending to finish it for nobody would be a lie.
-				return c.Errorf(`"proxy_ignore_client_abort on" is not supported: a client that leaves ends its upstream request`)
-			}
-			return core.Put(c, &c.Loc().(*reqConf).ignoreAbort, false)
-		}},
+		{Name: "proxy_ignore_client_abort", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: flag(func(l *reqConf) *core.Setting[bool] { return &l.ignoreAbort })},
 		named("proxy_buffers", tuning(2, 2)),
 		named("proxy_buffer_size", tuning(1, 1)),
 		named("proxy_busy_buffers_size", tuning(1, 1)),
@@ -123,7 +113,8 @@ func init() {
 }
 
 // applyRequestOptions sets what proxy_request_buffering,
-// proxy_intercept_errors and proxy_pass_request_headers ask of the proxy
+// proxy_intercept_errors, proxy_ignore_client_abort and
+// proxy_pass_request_headers ask of the proxy
 // for location l.
 func applyRequestOptions(l *core.Location, opts *proxy.Options) {
 	rc := core.LocConf[*reqConf](l, reqModule)
@@ -134,6 +125,8 @@ func applyRequestOptions(l *core.Location, opts *proxy.Options) {
 		intercept = func(_ *http.Request, status int) bool { return status >= 300 && l.HasErrorPage(status) }
 	}
 	opts.RequestBuffering, opts.Intercept = rc.buffering.V, intercept
+	// The upstream exchange runs to its end when the client leaves.
+	opts.IgnoreClientAbort = rc.ignoreAbort.V
 	opts.NoClientHeaders = rc.passHeaders.Set && !rc.passHeaders.V
 	opts.Cookies = cookieOptions(rc)
 }

@@ -11,7 +11,7 @@ import (
 // configurations they refuse.
 func TestRequestDirectiveErrors(t *testing.T) {
 	for _, c := range []struct{ conf, want string }{
-		{`http { proxy_ignore_client_abort on; }`, `"proxy_ignore_client_abort on" is not supported`},
+		{`http { proxy_ignore_client_abort maybe; }`, `invalid value "maybe" in "proxy_ignore_client_abort" directive`},
 		{`http { proxy_buffers 8 lots; }`, `invalid value "lots" in "proxy_buffers" directive`},
 		{`http { proxy_method GET; proxy_method PUT; }`, `"proxy_method" directive is duplicate`},
 		{`http { proxy_cookie_path /a /b; proxy_cookie_path off; }`, `"proxy_cookie_path" directive is duplicate`},
