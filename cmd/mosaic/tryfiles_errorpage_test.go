@@ -1,0 +1,79 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// try_files tells a file from a directory by how its argument is written
+// ("$uri/" asks for a directory and is tried without the slash, so /sub
+// gets the static handler's 301; "$uri" never takes a directory), and an
+// error page that fails answers with its own status (a missing page:
+// 404), as NGINX does; both found serving real configurations side by
+// side with NGINX (internal/bench/realworld.sh). Compared with Debian's
+// NGINX when present.
+func TestTryFilesAndErrorPagesMatchNGINX(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"sub", "f"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, d, "index.html"), []byte(d+" index\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	site := func(listen string) string {
+		return fmt.Sprintf(`access_log off;
+			server { listen %s; root %s;
+				location / { try_files $uri $uri/ =404; }
+				location /f/ { try_files $uri @named; }
+				location @named { return 200 "named\n"; }
+				location /e/ { return 502; }
+				error_page 502 /nope.html;
+			}`, listen, dir)
+	}
+	cases := []struct{ path, want string }{
+		{"/sub", "301 /sub/"},
+		{"/sub/", "200 sub index\n"},
+		{"/f/", "200 named\n"},
+		{"/e/", "404"},
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	check := func(name string, port int) {
+		for _, c := range cases {
+			resp, err := client.Get(fmt.Sprintf("http://127.0.0.1:%d%s", port, c.path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got string
+			switch {
+			case resp.StatusCode == http.StatusMovedPermanently:
+				loc := resp.Header.Get("Location")
+				got = "301 " + loc[strings.LastIndex(loc, "/sub"):]
+			case resp.StatusCode == http.StatusOK:
+				b := make([]byte, 64)
+				n, _ := resp.Body.Read(b)
+				got = "200 " + string(b[:n])
+			default:
+				got = fmt.Sprint(resp.StatusCode)
+			}
+			resp.Body.Close()
+			if got != c.want {
+				t.Errorf("%s %s: %q, want %q", name, c.path, got, c.want)
+			}
+		}
+	}
+	port := freePort(t)
+	startMosaic(t, t.TempDir(), "http { "+site("127.0.0.1:{port}")+" }", port)
+	check("mosaic", port)
+	if _, err := os.Stat("/usr/sbin/nginx"); err != nil {
+		return
+	}
+	nport := freePort(t)
+	startNGINX(t, t.TempDir(), site(fmt.Sprintf("127.0.0.1:%d", nport)), nport)
+	check("nginx", nport)
+}
