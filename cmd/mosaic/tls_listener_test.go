@@ -77,7 +77,7 @@ func TestTLSListenerConnectionRules(t *testing.T) {
 	dir := t.TempDir()
 	conf, tlsPort := tlsSite(t, dir, "keepalive_requests 3; large_client_header_buffers 2 1k; client_header_timeout 500ms;")
 	port := freePort(t)
-	startMosaic(t, dir, conf, port)
+	waitPort(t, tlsPort, startMosaic(t, dir, conf, port))
 	const get = "GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n"
 
 	for name, dial := range listenerDials(port, tlsPort) {
@@ -160,6 +160,7 @@ func TestTLSListenerHTTP2AndReload(t *testing.T) {
 	conf, tlsPort := tlsSite(t, dir, "")
 	port := freePort(t)
 	p := startMosaic(t, dir, conf, port)
+	waitPort(t, tlsPort, p)
 	h2 := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true, ServerName: "mosaic.test"}, ForceAttemptHTTP2: true,
 	}}
@@ -190,7 +191,9 @@ func TestTLSListenerHTTP2AndReload(t *testing.T) {
 // SIGTERM lets requests in flight on the TLS listener finish, HTTP/1.1
 // and HTTP/2 alike, then exits.
 func TestTLSListenerGracefulStop(t *testing.T) {
+	arrived := make(chan struct{}, 2)
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
 		time.Sleep(700 * time.Millisecond)
 		fmt.Fprint(w, "finished")
 	}))
@@ -200,6 +203,7 @@ func TestTLSListenerGracefulStop(t *testing.T) {
 	conf = strings.Replace(conf, "location = /scheme", fmt.Sprintf("location /slow { proxy_pass %s; } location = /scheme", origin.URL), 1)
 	port := freePort(t)
 	p := startMosaic(t, dir, conf, port)
+	waitPort(t, tlsPort, p)
 
 	url := fmt.Sprintf("https://127.0.0.1:%d/slow", tlsPort)
 	clients := map[string]*http.Client{
@@ -219,7 +223,14 @@ func TestTLSListenerGracefulStop(t *testing.T) {
 			done <- resp.Proto + ": " + string(b)
 		}()
 	}
-	time.Sleep(200 * time.Millisecond)
+	// Both requests are in flight (at the origin) when the stop comes.
+	for range clients {
+		select {
+		case <-arrived:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the requests did not reach the origin")
+		}
+	}
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
