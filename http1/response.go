@@ -23,6 +23,14 @@ var outPool = sync.Pool{New: func() any { b := make([]byte, 0, outSize); return 
 
 var errAfterReturn = errors.New("http: write after the handler returned")
 
+// statusClientClosed is NGINX's 499, "client closed request": a status for
+// the logs only. A handler that answers it (mosaic's proxy does when the
+// client has gone) sends nothing: a client that only half-closed its side
+// could still read, and must not get a status line that no HTTP defines.
+const statusClientClosed = 499
+
+var errClientClosed = errors.New("http1: the client closed the request (499): nothing is sent")
+
 // response is the http.ResponseWriter of one request.
 type response struct {
 	c      *conn
@@ -78,6 +86,10 @@ func (w *response) WriteHeader(code int) {
 		return
 	}
 	w.wroteHeader, w.status = true, code
+	if code == statusClientClosed {
+		w.bodyless, w.closeAfter, w.err = true, true, errClientClosed
+		return
+	}
 	w.bodyless = w.req.Method == http.MethodHead || code < 200 ||
 		code == http.StatusNoContent || code == http.StatusNotModified
 	if v := w.header["Content-Length"]; len(v) > 0 {

@@ -1135,3 +1135,16 @@ func TestServeContext(t *testing.T) {
 		}
 	}
 }
+
+// A handler that answers 499 (NGINX's "client closed request", a status
+// for the logs) sends nothing, even to a client that only half-closed its
+// side and could still read, and the connection closes.
+func TestServeClientClosedSendsNothing(t *testing.T) {
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(499)
+		_, _ = io.WriteString(w, "never sent")
+	}))
+	c := dial(t, ts.addr)
+	c.send(get("/"))
+	c.expectClosed()
+}
