@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/http1"
 	"github.com/mosaic-edge/mosaic/internal/proxyproto"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -36,7 +37,7 @@ type reqInfo struct {
 	prefixLost bool
 	// refusal is set for a request the HTTP/1 reader refused, served
 	// only to be logged (refusal.go).
-	refusal *refusal
+	refusal *http1.Refusal
 }
 
 type reqInfoKey struct{}
@@ -145,7 +146,7 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 	// A server_name regex that picks the server records its captures in st.
 	srv, host, refused := admit(r, g, st)
 	if ri.refusal != nil {
-		srv, host, refused = g.def, "", ri.refusal.status
+		srv, host, refused = g.def, "", ri.refusal.Status
 	}
 	ri.cfg, ri.srv, ri.st = cfg, srv, st
 	st.Start = time.Now()

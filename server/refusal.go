@@ -17,18 +17,12 @@ import (
 // level's chain of the address's default server (or of the server the
 // Host chose, for the rules), with the answer as the level's content.
 
-// refusal is what the HTTP/1 reader reported of a refused request.
-type refusal struct {
-	status int
-	sent   int64 // body bytes the reader sent; 0 after a timeout
-}
-
 // refused serves a refusal the HTTP/1 reader reported, for its logging:
 // nothing reaches the client, which has had its answer.
 func (d *dispatcher) refused(rf *http1.Refusal) {
 	r := refusedRequest(rf)
 	root := r.Context().(*reqRoot)
-	root.info.refusal = &refusal{status: rf.Status, sent: rf.Sent}
+	root.info.refusal = rf
 	root.state.RequestLine = rf.Line
 	d.ServeHTTP(answeredWriter{http.Header{}}, r)
 }
@@ -57,7 +51,7 @@ func refusedRequest(rf *http1.Refusal) *http.Request {
 func refuseAtServer(w http.ResponseWriter, r *http.Request, srv *VServer, ri *reqInfo, code int) {
 	rf := ri.refusal
 	ri.pending = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if rf != nil && rf.sent == 0 {
+		if rf != nil && rf.Sent == 0 {
 			w.WriteHeader(code)
 			return
 		}

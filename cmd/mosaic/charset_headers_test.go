@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -14,9 +13,7 @@ import (
 // Laravel's server block has all three.
 func TestCharsetWithAddHeader(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a.html"), []byte("hi\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(dir, "a.html"), "hi\n")
 	port := freePort(t)
 	startMosaic(t, dir, `http { access_log off; include mime.types;
 		server { listen 127.0.0.1:{port}; root `+dir+`; charset utf-8; add_header X-Frame-Options SAMEORIGIN;

@@ -14,12 +14,8 @@ import (
 // Debian's when present).
 func TestIndexAbsoluteLast(t *testing.T) {
 	dir := t.TempDir()
-	for _, d := range []string{"sub", "empty"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(dir, "sub", "index.html"), []byte("sub index\n"), 0o644); err != nil {
+	writeFile(t, filepath.Join(dir, "sub", "index.html"), "sub index\n")
+	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	site := func(listen string) string {

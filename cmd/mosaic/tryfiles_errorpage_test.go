@@ -19,12 +19,7 @@ import (
 func TestTryFilesAndErrorPagesMatchNGINX(t *testing.T) {
 	dir := t.TempDir()
 	for _, d := range []string{"sub", "f"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, d, "index.html"), []byte(d+" index\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, filepath.Join(dir, d, "index.html"), d+" index\n")
 	}
 	site := func(listen string) string {
 		return fmt.Sprintf(`access_log off;
