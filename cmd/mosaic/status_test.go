@@ -66,11 +66,11 @@ func TestStubStatusThroughBinary(t *testing.T) {
 	io.WriteString(half, "GET /x HTTP/1.1\r\nHost:")
 	// Every look is one more connection and request; the probe of
 	// waitPort (accepted, closed without a request) may take a moment
-	// to be counted out.
+	// to be counted out, and the half-sent header to be read.
 	var got string
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		got = closeGet(t, port, "/basic_status")
-		if strings.HasPrefix(got, "Active connections: 3 \n") {
+		if strings.HasPrefix(got, "Active connections: 3 \n") && strings.HasSuffix(got, "Reading: 1 Writing: 1 Waiting: 1 \n") {
 			break
 		}
 	}
