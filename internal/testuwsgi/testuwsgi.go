@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -140,12 +141,16 @@ func Start(t testing.TB, unix bool) *Server {
 	}
 	go func() { s.cmd.Wait(); close(s.done) }()
 	t.Cleanup(s.Stop)
+	// uWSGI binds its socket before it loads the application: it is
+	// ready when its log says so, and the socket accepts.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		c, err := net.Dial(s.Network, s.Address)
-		if err == nil {
-			c.Close()
-			break
+		if strings.Contains(s.ReadLog(), "WSGI app 0 (mountpoint='') ready") {
+			c, err := net.Dial(s.Network, s.Address)
+			if err == nil {
+				c.Close()
+				break
+			}
 		}
 		select {
 		case <-s.done:
