@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -53,7 +54,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			status = http.StatusGatewayTimeout
 		}
 		log.LogAttrs(ctx, slog.LevelError, err.Error(), slog.String("upstream", "uwsgi://"+h.Address))
-		if ctx.Err() == nil {
+		// A client that left gets nothing; one whose body was cut short
+		// (which cancels ctx too) gets its answer.
+		var se stepError
+		if ctx.Err() == nil || errors.As(err, &se) && se.cutClient {
 			http.Error(w, http.StatusText(status), status)
 		}
 		return
@@ -126,40 +130,50 @@ func (h *Handler) roundTrip(ctx context.Context, w http.ResponseWriter, r *http.
 	conn, err := d.DialContext(dctx, h.Network, h.Address)
 	cancel()
 	if err != nil {
-		return nil, stepError{"connecting to", err}
+		return nil, stepError{step: "connecting to", err: err}
 	}
 	tc := &timedConn{Conn: conn, read: timeoutOr(h.ReadTimeout), write: timeoutOr(h.SendTimeout)}
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	sent := make(chan error, 1)
-	go func() { sent <- tc.send(&h.Wire, r, length, body) }()
-	// Closing conn stops the sender's writes; a read of the client's body
-	// is stopped by a deadline, lifted once the sender has returned so
-	// that the client's connection can serve its next request.
-	var cut func() func()
-	if body != nil {
-		cut = func() func() {
-			rc := http.NewResponseController(w)
-			rc.SetReadDeadline(time.Now())
-			return func() { rc.SetReadDeadline(time.Time{}) }
-		}
+	var client *clientBody
+	if body == r.Body {
+		client = &clientBody{Reader: body}
+		body = client
 	}
+	go func() { sent <- tc.send(&h.Wire, r, length, body) }()
 
 	resp, err := h.Wire.ReadResponse(bufio.NewReaderSize(tc, max(h.Wire.MaxHeaderSize, DefaultMaxHeaderSize)), r)
 	if err != nil {
 		conn.Close()
 		stop()
+		// A sender still waiting for the client's body would hold the
+		// error answer back: its read is cut short, and the unread rest
+		// of the body means this connection carries no other request.
+		// Only a read in progress is cut: once the body is read whole,
+		// net/http watches the connection for a close, and a deadline
+		// would read as the client leaving.
+		cutClient := false
+		if client != nil && client.reading.Load() {
+			rc := http.NewResponseController(w)
+			if rc.SetReadDeadline(time.Now()) == nil {
+				w.Header().Set("Connection", "close")
+				cutClient = true
+			}
+		}
+		serr := <-sent
 		// A failed send explains a failed read (the application closed,
-		// or a write timed out) better than the read does.
+		// or a write timed out) better than the read does, unless the
+		// cut above is what failed it.
 		var ne net.Error
-		if serr := waitSent(sent, cut); serr != nil && (errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ne)) {
-			return nil, stepError{"sending request to", serr}
+		if serr != nil && !cutClient && (errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ne)) {
+			return nil, stepError{"sending request to", serr, cutClient}
 		}
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			err = errPremature
 		}
-		return nil, stepError{"reading response header from", err}
+		return nil, stepError{"reading response header from", err, cutClient}
 	}
-	resp.Body = &connBody{ReadCloser: resp.Body, conn: conn, sent: sent, stop: stop, cut: cut}
+	resp.Body = &connBody{ReadCloser: resp.Body, conn: conn, sent: sent, stop: stop}
 	return resp, nil
 }
 
@@ -195,6 +209,13 @@ func (c *timedConn) send(wire *Wire, r *http.Request, length int64, body io.Read
 	if err == nil && body != nil {
 		buf := make([]byte, 32<<10)
 		for err == nil {
+			// What is buffered goes out before a read that may wait for
+			// the client: the application may answer from the head alone.
+			if bw.Buffered() > 0 {
+				if err = bw.Flush(); err != nil {
+					break
+				}
+			}
 			n, rerr := body.Read(buf)
 			if n > 0 {
 				err = wire.WriteBody(bw, buf[:n])
@@ -221,13 +242,14 @@ func (c *timedConn) send(wire *Wire, r *http.Request, length int64, body io.Read
 }
 
 // connBody closes the connection and waits for the sender when the
-// response is closed.
+// response is closed. A sender still waiting for the client's body ends
+// with its next piece (its write then fails on the closed connection), as
+// net/http would wait for that body anyway before the next request.
 type connBody struct {
 	io.ReadCloser
 	conn net.Conn
 	sent chan error
 	stop func() bool
-	cut  func() func()
 	once sync.Once
 }
 
@@ -235,27 +257,23 @@ func (b *connBody) Close() error {
 	b.once.Do(func() {
 		b.stop()
 		b.conn.Close()
-		waitSent(b.sent, b.cut)
+		<-b.sent
 	})
 	return nil
 }
 
-// waitSent waits for the sender once the connection is closed; cut, if
-// not nil, stops a read of the client's body that would hold it and
-// returns what undoes that.
-func waitSent(sent chan error, cut func() func()) error {
-	select {
-	case err := <-sent:
-		return err
-	default:
-	}
-	if cut == nil {
-		return <-sent
-	}
-	undo := cut()
-	err := <-sent
-	undo()
-	return err
+// clientBody is the client's request body as the sender reads it, saying
+// whether a read is in progress.
+type clientBody struct {
+	io.Reader
+	reading atomic.Bool
+}
+
+func (c *clientBody) Read(p []byte) (int, error) {
+	c.reading.Store(true)
+	n, err := c.Reader.Read(p)
+	c.reading.Store(false)
+	return n, err
 }
 
 // stepError names the step of the exchange that failed, as NGINX's error
@@ -263,6 +281,8 @@ func waitSent(sent chan error, cut func() func()) error {
 type stepError struct {
 	step string
 	err  error
+	// cutClient says that the read of the client's body was cut short.
+	cutClient bool
 }
 
 func (e stepError) Error() string {

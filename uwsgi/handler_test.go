@@ -187,3 +187,64 @@ func mustRequest(method, url string, body io.Reader) *http.Request {
 	}
 	return req
 }
+
+// TestHandlerAnswerBeforeBody: an application that answers without reading
+// the request body leaves the client's keep-alive connection usable. A
+// chunked body is read whole before it is sent; net/http then watches the
+// connection for a close, and cutting that watch with a read deadline
+// once cancelled every later request on the connection (each got an
+// empty 200).
+func TestHandlerAnswerBeforeBody(t *testing.T) {
+	app := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		if _, err := uwsgi.ReadRequest(br); err == nil {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		}
+	})
+	front := httptest.NewServer(&uwsgi.Handler{Network: "tcp", Address: app.Addr(), Logger: quiet})
+	defer front.Close()
+	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}
+	defer client.CloseIdleConnections()
+	for i := range 5 {
+		// Larger than the socket buffers: the sender is still writing
+		// when the answer is complete.
+		payload := strings.Repeat("x", 8<<20)
+		req := mustRequest("POST", front.URL+"/", io.MultiReader(strings.NewReader(payload)))
+		req.ContentLength = -1
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || string(body) != "ok" {
+			t.Fatalf("request %d: %d %q", i, resp.StatusCode, body)
+		}
+	}
+}
+
+// TestHandlerFailsWhileBodyStalls: an application that closes without an
+// answer while the client's body is still coming gets the client its 502
+// at once, on a connection that then closes (the rest of the body is
+// unread).
+func TestHandlerFailsWhileBodyStalls(t *testing.T) {
+	app := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		uwsgi.ReadRequest(br)
+	})
+	front := httptest.NewServer(&uwsgi.Handler{Network: "tcp", Address: app.Addr(), Logger: quiet})
+	defer front.Close()
+	c, err := net.Dial("tcp", front.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nonly ten b")
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 502 || !resp.Close {
+		t.Errorf("%d, close %v", resp.StatusCode, resp.Close)
+	}
+}
