@@ -110,6 +110,11 @@ func (b *reqBody) writeTo(bw *bufio.Writer, buf []byte) error {
 	if b.spool != nil {
 		src = b.spool.reader()
 	} else {
+		// The head goes out before the first read of the client, which
+		// may wait: the upstream may answer from the head alone.
+		if err := bw.Flush(); err != nil {
+			return err
+		}
 		src = &watchedReader{r: b.src, state: &b.state}
 		b.started = true
 	}

@@ -292,3 +292,38 @@ func TestEarlyResponse(t *testing.T) {
 		t.Errorf("$upstream_status %q", got)
 	}
 }
+
+// TestStreamedUploadHeadGoesFirst: without request buffering, the head
+// reaches the upstream before any of the body has come, so an upstream
+// that answers from the head alone (a refusal, an authentication check)
+// is heard while the client's body stalls.
+func TestStreamedUploadHeadGoesFirst(t *testing.T) {
+	origin := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			if line == "\r\n" {
+				break
+			}
+		}
+		io.WriteString(c, "HTTP/1.1 403 Forbidden\r\nContent-Length: 2\r\nConnection: close\r\n\r\nno")
+	})
+	f := newFront(t, proxyTo(t, "http://"+origin.Addr(), proxy.Options{HTTPVersion: "1.1"}))
+	c, err := net.Dial("tcp", f.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	io.WriteString(c, "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 403 {
+		t.Errorf("status %d", resp.StatusCode)
+	}
+}
