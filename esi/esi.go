@@ -1,7 +1,9 @@
 // Package esi processes Edge Side Includes in HTTP responses as they stream
 // through: <esi:include> elements are replaced by fragments fetched
 // concurrently, and the page goes out in document order as soon as each part
-// of it is ready. It works as net/http middleware in any server; the caller
+// of it is ready. The ESI 1.0 language is understood but esi:inline:
+// esi:choose with test expressions, esi:try, and the request's variables in
+// esi:vars blocks and include attributes. It works as net/http middleware in any server; the caller
 // says how fragments are fetched, with a Fetcher.
 //
 //	h, err := esi.New(app, esi.Options{Fetcher: esi.FetchHandler(app)})
@@ -53,6 +55,11 @@ type Options struct {
 	// FragmentTimeout bounds each fragment, its nested fragments included
 	// (esi_fragment_timeout). Default 60s; negative means no bound.
 	FragmentTimeout time.Duration
+	// Surrogate processes only responses whose Surrogate-Control header
+	// has content="ESI/1.0", removes Surrogate-Control from every
+	// response, and announces the capability to next with a
+	// Surrogate-Capability request header (esi_surrogate).
+	Surrogate bool
 	// Logger receives warnings about markup and errors about fragments.
 	// Default slog.Default().
 	Logger *slog.Logger

@@ -19,6 +19,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// answered 206 would describe a slice of the unprocessed document.
 		r = without(r, rangeHeaders)
 	}
+	if h.opts.Surrogate {
+		r = withCapability(r)
+	}
 	rw := &responseWriter{h: h, w: w, r: r}
 	if fi, _ := r.Context().Value(fragmentKey{}).(*fragmentInfo); fi != nil {
 		// This request is a fragment of a page, served in process: ESI in
@@ -194,6 +197,10 @@ func (rw *responseWriter) commit(first []byte) {
 	if rw.mode == modeReplay {
 		return
 	}
+	if rw.h.opts.Surrogate {
+		// Addressed to the surrogate, processed or not.
+		hdr.Del("Surrogate-Control")
+	}
 	if rw.mode != modePass {
 		// A processed page is another representation than the one these
 		// headers describe: no length, no ranges, no validators.
@@ -226,6 +233,8 @@ func (rw *responseWriter) decide(status int, hdr http.Header) writeMode {
 		return modePass // a range of a document of a type not processed here
 	case !rw.h.processes(hdr.Get("Content-Type")):
 		return modePass
+	case rw.h.opts.Surrogate && !asksForESI(hdr.Values("Surrogate-Control")):
+		return modePass // the origin did not ask for ESI processing
 	}
 	enc := strings.TrimSpace(strings.Join(hdr.Values("Content-Encoding"), ","))
 	mode := modeProcess
@@ -257,6 +266,9 @@ func (rw *responseWriter) mustReplay(status int, hdr http.Header) bool {
 	case status == http.StatusNotModified:
 		return rw.conditional && rw.h.processes(ctype)
 	case rw.ranged && (status == http.StatusPartialContent || isSlice(hdr.Get("Content-Range"))):
+		if rw.h.opts.Surrogate && !asksForESI(hdr.Values("Surrogate-Control")) {
+			return false // a slice of a page that is not processed
+		}
 		return rw.h.processes(ctype) || isMultipartByteranges(ctype)
 	}
 	return false

@@ -39,6 +39,14 @@ func fragments() *http.ServeMux {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, `(<esi:include src="/f/a"/>)`)
 	})
+	mux.HandleFunc("/f/esi404", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `(<esi:include src="/f/404"/>)`)
+	})
+	mux.HandleFunc("/f/vars", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<esi:vars>$(QUERY_STRING{x})|$(HTTP_COOKIE{group})</esi:vars>`)
+	})
 	mux.HandleFunc("/f/gz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		w.Header().Set("Content-Encoding", "gzip")

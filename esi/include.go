@@ -38,56 +38,107 @@ func (f *fetched) close() {
 	}
 }
 
+// incl is one <esi:include> to carry out.
+type incl struct {
+	src, alt string // variables substituted
+	cont     bool   // onerror="continue"
+	out      *output
+	s        *slot
+	try      *tryBlock // the try whose attempt holds the include, or nil
+}
+
+// failAttempt makes the include's failure the enclosing attempt's, unless
+// onerror="continue" says a failure is nothing.
+func (in incl) failAttempt() {
+	if in.try != nil && !in.cont {
+		in.try.failed.Store(true)
+	}
+}
+
 // include handles an <esi:include>. Without alt or onerror the fragment is
 // fetched in its own goroutine and the parser goes on at once. With either,
 // the parser waits for the fragment's status, so that the alt fragment can
 // take the failed one's place; its body is then read concurrently as usual.
+// An include inside an <esi:except> waits, in a goroutine, for its try to
+// be decided: it is fetched only when the except block is used.
 func (p *page) include(ev *Event) {
-	s := p.out.slot()
-	if p.out.failed() != nil {
-		p.out.complete(s, nil)
-		return
+	in := incl{cont: ev.Continue, out: p.dst}
+	var refusedSrc, refusedAlt bool
+	in.src, refusedSrc = p.vars.substituteAttr(ev.Src)
+	in.alt, refusedAlt = p.vars.substituteAttr(ev.Alt)
+	if refusedSrc || refusedAlt {
+		p.h.log.LogAttrs(p.ctx, slog.LevelWarn, "esi: a variable's value in the path of an include would change its path segments: substituted as empty",
+			slog.String("uri", p.req.URL.RequestURI()), slog.String("src", ev.Src), slog.String("alt", ev.Alt))
 	}
-	if p.depth >= p.h.opts.MaxDepth {
-		p.fail(s, ev.Src, ev.Continue, fmt.Errorf("ESI nesting depth limit %d reached (esi_max_depth)", p.h.opts.MaxDepth))
-		return
-	}
-	if n := p.includes.Add(1); n > int32(p.h.opts.MaxIncludes) {
-		err := fmt.Errorf("more than %d includes for one request (esi_max_includes)", p.h.opts.MaxIncludes)
-		if p.overLimit {
-			p.complete(s, ev.Continue) // reported once per page
-			return
-		}
-		p.overLimit = true
-		p.fail(s, ev.Src, ev.Continue, err)
-		return
-	}
-	if ev.Alt == "" && !ev.Continue {
-		src := ev.Src
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
-			p.fill(s, p.fetch(src), false)
-		}()
-		return
-	}
-	f := p.fetch(ev.Src)
-	if f.failed() && ev.Alt != "" {
-		p.logFailure(f, "trying alt", slog.String("alt", ev.Alt))
-		f.close()
-		f = p.fetch(ev.Alt)
-	}
-	if f.failed() && ev.Continue {
-		p.logFailure(f, `onerror="continue": nothing written`)
-		f.close()
-		p.out.complete(s, nil)
+	var gates []*tryBlock
+	in.try, gates = p.tryContext()
+	in.s = in.out.slot()
+	if len(gates) == 0 {
+		p.run(in, false)
 		return
 	}
 	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		p.fill(s, f, ev.Continue)
-	}()
+	go p.runGated(in, gates)
+}
+
+// runGated carries out an include of an except block once it is known to
+// be used, on a goroutine of the page.
+func (p *page) runGated(in incl, gates []*tryBlock) {
+	defer p.wg.Done()
+	if !p.exceptUsed(gates) {
+		in.out.complete(in.s, nil)
+		return
+	}
+	p.run(in, true)
+}
+
+// run carries out an include whose slot is taken; inline says it is on a
+// goroutine of its own already, where it may wait.
+func (p *page) run(in incl, inline bool) {
+	if in.out.failed() != nil {
+		in.out.complete(in.s, nil)
+		return
+	}
+	if p.depth >= p.h.opts.MaxDepth {
+		p.fail(in, fmt.Errorf("ESI nesting depth limit %d reached (esi_max_depth)", p.h.opts.MaxDepth))
+		return
+	}
+	if n := p.includes.Add(1); n > int32(p.h.opts.MaxIncludes) {
+		if !p.overLimit.CompareAndSwap(false, true) {
+			in.failAttempt()
+			p.complete(in) // reported once per page
+			return
+		}
+		p.fail(in, fmt.Errorf("more than %d includes for one request (esi_max_includes)", p.h.opts.MaxIncludes))
+		return
+	}
+	var f *fetched
+	if in.alt != "" || in.cont {
+		f = p.fetch(in.src)
+		if f.failed() && in.alt != "" {
+			p.logFailure(f, "trying alt", slog.String("alt", in.alt))
+			f.close()
+			f = p.fetch(in.alt)
+		}
+		if f.failed() && in.cont {
+			p.logFailure(f, `onerror="continue": nothing written`)
+			f.close()
+			in.out.complete(in.s, nil)
+			return
+		}
+	}
+	if inline {
+		p.fill(in, f)
+		return
+	}
+	p.wg.Add(1)
+	go p.fillAsync(in, f)
+}
+
+// fillAsync is fill on a goroutine of the page.
+func (p *page) fillAsync(in incl, f *fetched) {
+	defer p.wg.Done()
+	p.fill(in, f)
 }
 
 // fetch resolves src and performs the fragment request up to its status.
@@ -138,18 +189,23 @@ func (p *page) logFailure(f *fetched, what string, attrs ...slog.Attr) {
 
 // fill reads a fragment's body into its slot: inflated when gzipped,
 // processed when it is ESI nobody processed yet. An error status is still a
-// response: its body is inlined like any other.
-func (p *page) fill(s *slot, f *fetched, cont bool) {
+// response: its body is inlined like any other. f nil: the fragment is
+// fetched here first.
+func (p *page) fill(in incl, f *fetched) {
+	if f == nil {
+		f = p.fetch(in.src)
+	}
 	defer f.close()
 	if f.err != nil {
-		p.fail(s, f.src, cont, f.err)
+		p.fail(in, f.err)
 		return
 	}
 	if f.frag.Status >= 400 {
 		p.logFailure(f, "its body is inlined")
+		in.failAttempt()
 	}
 	if f.frag.Body == nil || f.frag.Status == http.StatusNoContent {
-		p.out.complete(s, nil)
+		in.out.complete(in.s, nil)
 		return
 	}
 	var body io.Reader = f.frag.Body
@@ -158,21 +214,22 @@ func (p *page) fill(s *slot, f *fetched, cont bool) {
 	case "gzip", "x-gzip":
 		zr, err := gzip.NewReader(body)
 		if errors.Is(err, io.EOF) { // an empty body, however it is labelled
-			p.out.complete(s, nil)
+			in.out.complete(in.s, nil)
 			return
 		}
 		if err != nil {
-			p.fail(s, f.src, cont, fmt.Errorf("inflate fragment: %w", err))
+			p.fail(in, fmt.Errorf("inflate fragment: %w", err))
 			return
 		}
 		body = zr
 	default:
-		p.fail(s, f.src, cont, fmt.Errorf("fragment has Content-Encoding %q; only gzip can be inflated for splicing", enc))
+		p.fail(in, fmt.Errorf("fragment has Content-Encoding %q; only gzip can be inflated for splicing", enc))
 		return
 	}
 	var parts []seg
 	var err error
-	if !f.frag.Final && !f.info.claimed.Load() && p.h.processes(f.frag.Header.Get("Content-Type")) {
+	if !f.frag.Final && !f.info.claimed.Load() && p.h.processes(f.frag.Header.Get("Content-Type")) &&
+		(!p.h.opts.Surrogate || asksForESI(f.frag.Header.Values("Surrogate-Control"))) {
 		parts, err = p.nested(f, body)
 	} else {
 		parts, err = p.h.bufs.readAll(body)
@@ -181,10 +238,10 @@ func (p *page) fill(s *slot, f *fetched, cont bool) {
 		for i := range parts {
 			parts[i].release()
 		}
-		p.fail(s, f.src, cont, fmt.Errorf("read fragment %s: %w", f.req.URL.RequestURI(), err))
+		p.fail(in, fmt.Errorf("read fragment %s: %w", f.req.URL.RequestURI(), err))
 		return
 	}
-	p.out.complete(s, parts)
+	in.out.complete(in.s, parts)
 }
 
 // nested processes a fragment's ESI one level deeper, collecting its output.
@@ -200,17 +257,18 @@ func (p *page) nested(f *fetched, body io.Reader) ([]seg, error) {
 
 // fail settles a slot whose fragment could not be had: an error log line
 // and, unless silenced, the error marker.
-func (p *page) fail(s *slot, src string, cont bool, err error) {
+func (p *page) fail(in incl, err error) {
 	p.h.log.LogAttrs(p.ctx, slog.LevelError, "esi: include failed",
-		slog.String("uri", p.req.URL.RequestURI()), slog.String("src", src), slog.Any("error", err))
-	p.complete(s, cont)
+		slog.String("uri", p.req.URL.RequestURI()), slog.String("src", in.src), slog.Any("error", err))
+	in.failAttempt()
+	p.complete(in)
 }
 
 // complete settles a failed slot: the marker, or nothing.
-func (p *page) complete(s *slot, cont bool) {
-	if cont || p.h.opts.SilentErrors {
-		p.out.complete(s, nil)
+func (p *page) complete(in incl) {
+	if in.cont || p.h.opts.SilentErrors {
+		in.out.complete(in.s, nil)
 		return
 	}
-	p.out.complete(s, []seg{{data: errorMarker}})
+	in.out.complete(in.s, []seg{{data: errorMarker}})
 }

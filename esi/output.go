@@ -29,6 +29,10 @@ type output struct {
 	head int // segs[:head] are written (and zeroed)
 	hold int // index of the slot standing for an open <esi:remove>, or -1
 
+	// collect: the output has no writer; it gathers its content (an
+	// <esi:try>'s attempt or except) for gather to hand over.
+	collect bool
+
 	writing     bool // a goroutine holds the writer role
 	dirty       bool // written since the last flush (or headers not sent)
 	flushWanted bool // the handler upstream asked for a flush
@@ -45,6 +49,40 @@ func newOutput(w io.Writer, flush func() error, bufs *chunkPool) *output {
 	return o
 }
 
+// newCollector returns an output that writes nothing: its text and
+// fragments are kept, by reference where they can be, until gather.
+func newCollector(bufs *chunkPool) *output {
+	o := newOutput(nil, nil, bufs)
+	o.collect = true
+	return o
+}
+
+// gather waits until every fragment of a collector is in and hands its
+// content over as a list of text segments, which the caller then owns.
+// Nothing may be appended any more.
+func (o *output) gather() []seg {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i := 0; i < len(o.segs); {
+		if f := o.segs[i].f; f != nil && !f.done {
+			o.cond.Wait()
+			continue
+		}
+		i++
+	}
+	var out []seg
+	for _, s := range o.segs {
+		if s.f == nil {
+			out = append(out, s)
+			continue
+		}
+		out = append(out, s.f.parts...)
+	}
+	clear(o.segs)
+	o.segs = o.segs[:0]
+	return out
+}
+
 // text appends document text. c is the chunk that data lies in when the
 // page owns it; stable data (parser memory) needs neither chunk nor copy;
 // other data is only lent and is copied if it cannot be written now.
@@ -57,7 +95,7 @@ func (o *output) text(data []byte, c *chunk, stable bool) error {
 	if o.err != nil {
 		return o.err
 	}
-	if o.head == len(o.segs) && !o.writing {
+	if o.head == len(o.segs) && !o.writing && !o.collect {
 		o.writing = true
 		o.mu.Unlock()
 		_, err := o.w.Write(data)
@@ -188,6 +226,10 @@ func (o *output) setErr(err error) {
 // completed (eager). o.mu is held on entry and exit and released while
 // writing.
 func (o *output) pump() {
+	if o.collect {
+		o.cond.Broadcast() // a fragment is in: gather looks again
+		return
+	}
 	if o.writing {
 		return
 	}

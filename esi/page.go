@@ -2,6 +2,7 @@ package esi
 
 import (
 	"context"
+	"html"
 	"io"
 	"log/slog"
 	"net/http"
@@ -21,12 +22,17 @@ type page struct {
 	parser   Parser
 	wg       sync.WaitGroup // fragment goroutines
 
-	cur       *chunk // the owned chunk being parsed, nil while parsing lent bytes
-	overLimit bool   // the include limit was reported for this page
+	cur       *chunk      // the owned chunk being parsed, nil while parsing lent bytes
+	overLimit atomic.Bool // the include limit was reported for this page
+
+	vars   variables // the request's ESI variables
+	dst    *output   // where content goes: out, or an attempt's or except's own
+	blocks []frame   // the open choose and try blocks and their parts
 }
 
 func newPage(ctx context.Context, h *handler, req *http.Request, depth int, includes *atomic.Int32, out *output) *page {
-	p := &page{h: h, req: req, depth: depth, includes: includes, out: out}
+	p := &page{h: h, req: req, depth: depth, includes: includes, out: out, dst: out}
+	p.vars.r = req
 	p.ctx, p.cancel = context.WithCancel(ctx)
 	p.parser.emit = p.event
 	return p
@@ -81,17 +87,30 @@ func (p *page) event(ev *Event) {
 			slog.String("uri", p.req.URL.RequestURI()), slog.Int64("offset", ev.Off))
 	}
 	switch ev.Kind {
+	case KindOpen:
+		p.open(ev)
+		return
+	case KindClose:
+		p.close()
+		return
+	}
+	if p.skipping() {
+		return // content of a branch not taken
+	}
+	switch ev.Kind {
 	case KindText, KindPass, KindRemoved:
 		p.text(ev)
+	case KindVar:
+		p.variable(ev)
 	case KindInclude:
 		p.include(ev)
 	case KindRemoveOpen:
-		p.out.holdRemove()
+		p.dst.holdRemove()
 		p.text(ev)
 	case KindRemoveClose:
-		p.out.dropRemove()
+		p.dst.dropRemove()
 	case KindRemoveUnclosed:
-		p.out.keepRemove()
+		p.dst.keepRemove()
 	}
 }
 
@@ -101,7 +120,19 @@ func (p *page) text(ev *Event) {
 		c = nil
 	}
 	// A write error is kept by the output and reported by write/readFrom.
-	_ = p.out.text(ev.Data, c, ev.Stable)
+	_ = p.dst.text(ev.Data, c, ev.Stable)
+}
+
+// variable writes the value of a $(...) reference, escaped for HTML.
+func (p *page) variable(ev *Event) {
+	ref := parseVarRef(ev.Data)
+	if !knownVariable(ref.name) {
+		p.h.log.LogAttrs(p.ctx, slog.LevelWarn, "esi: unknown variable, its value is empty",
+			slog.String("uri", p.req.URL.RequestURI()), slog.String("variable", ref.name))
+	}
+	if v := p.vars.value(ref); v != "" {
+		_ = p.dst.text([]byte(html.EscapeString(v)), nil, true)
+	}
 }
 
 // finish ends the document: it settles what the parser holds, waits for

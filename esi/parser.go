@@ -36,7 +36,50 @@ const (
 	// KindRemoveUnclosed says the open block never closed (end of body, or
 	// more than about 1 MiB of it): the held bytes are written as they were.
 	KindRemoveUnclosed
+	// KindVar is a $(...) variable reference inside <esi:vars>: Data is the
+	// reference, to be replaced by the variable's value.
+	KindVar
+	// KindOpen is the start tag of a block (Elem says which; Test is the
+	// test of an <esi:when>). Blocks always nest properly: every KindOpen
+	// is matched by a KindClose.
+	KindOpen
+	// KindClose ends the innermost open block: its end tag, or nothing
+	// (Len 0) after a self-closing start tag, before the end tag of an
+	// enclosing block, and at the end of the body.
+	KindClose
 )
+
+// Elem names the block elements of ESI 1.0.
+type Elem uint8
+
+const (
+	ElemChoose Elem = iota + 1
+	ElemWhen
+	ElemOtherwise
+	ElemTry
+	ElemAttempt
+	ElemExcept
+)
+
+var elemNames = [...]string{ElemChoose: "choose", ElemWhen: "when", ElemOtherwise: "otherwise",
+	ElemTry: "try", ElemAttempt: "attempt", ElemExcept: "except"}
+
+func (e Elem) String() string {
+	if int(e) < len(elemNames) && elemNames[e] != "" {
+		return "esi:" + elemNames[e]
+	}
+	return "esi:?"
+}
+
+// elemByName returns the block element of a tag name, or 0.
+func elemByName(name []byte) Elem {
+	for e, n := range elemNames {
+		if n != "" && n == string(name) {
+			return Elem(e)
+		}
+	}
+	return 0
+}
 
 // Event is one step of a parse. Off and Len place it in the input stream:
 // the events of a parse cover the stream exactly once, in order, so a list
@@ -57,6 +100,11 @@ type Event struct {
 	// onerror="continue" was given.
 	Src, Alt string
 	Continue bool
+
+	// KindOpen and KindClose: the block element; KindOpen of ElemWhen: the
+	// entity-decoded test attribute.
+	Elem Elem
+	Test string
 
 	// Warning, when set, is a message worth logging about this event.
 	Warning string
@@ -79,7 +127,12 @@ const (
 	pendTag               // an ESI start or end tag without its '>' yet
 	pendDash              // '-' bytes inside <!--esi that may begin "-->"
 	pendRemoveEnd         // a possible </esi:remove> inside a remove block
+	pendVar               // a possible $(...) reference inside <esi:vars>
 )
+
+// maxBlocks bounds how deep blocks (choose, try and their parts) nest: a
+// deeper start tag is written verbatim with a warning.
+const maxBlocks = 64
 
 // Parser finds ESI constructs in a byte stream delivered in pieces of any
 // size. It never copies verbatim text: text events point into the slices
@@ -92,6 +145,7 @@ type Parser struct {
 	off    int64 // stream offset of the next byte Feed receives
 	state  parseState
 	esi    bool // inside <!--esi ... -->
+	vars   int  // how many <esi:vars> are open: $(...) is substituted
 	dashes int  // inComment: '-' bytes just before the next piece
 	held   int  // inRemove: bytes held so far
 
@@ -100,6 +154,9 @@ type Parser struct {
 	carryOff int64
 	pdash    int     // pendDash: how many '-'
 	ts       tagScan // pendTag: where the scan for '>' stands
+	vs       varScan // pendVar: where the scan of the reference stands
+
+	blocks []Elem // the open blocks, innermost last
 }
 
 // NewParser returns a parser that reports each event to emit. The *Event is
@@ -140,6 +197,8 @@ func (p *Parser) Close() {
 		p.send(KindText, dashBytes[:p.pdash], p.carryOff, true, "")
 	case pendRemoveEnd:
 		p.removed(p.carry, p.carryOff, true)
+	case pendVar:
+		p.send(KindText, p.carry, p.carryOff, true, "")
 	}
 	p.pend, p.carry = pendNone, nil
 	if p.state == inRemove {
@@ -149,6 +208,8 @@ func (p *Parser) Close() {
 		p.esi = false
 		p.send(KindDrop, nil, p.off, true, "<!--esi not closed at end of body")
 	}
+	p.vars = 0
+	p.closeBlocks(0, p.off, "not closed at end of body")
 }
 
 var (
@@ -182,15 +243,34 @@ func (p *Parser) scanText(b []byte) int {
 	start, i := 0, 0
 	for i < len(b) {
 		var k int
-		if p.esi {
-			k = indexLTOrDash(b[i:])
-		} else {
+		if !p.esi && p.vars == 0 { // the common case, kept inline
 			k = bytes.IndexByte(b[i:], '<')
+		} else {
+			k = p.indexSpecial(b[i:])
 		}
 		if k < 0 {
 			break
 		}
 		i += k
+		if b[i] == '$' {
+			p.vs = varScan{}
+			n, res := p.vs.scan(b[i:])
+			switch res {
+			case tagDone:
+				p.text(b, start, i)
+				p.send(KindVar, b[i:i+n], p.off+int64(i), false, "")
+				i += n
+				start = i
+			case tagBroken:
+				// Text up to the byte that broke the grammar (never the
+				// '$' itself), which is looked at again.
+				i += n
+			default:
+				p.text(b, start, i)
+				return p.hold(b, i, pendVar)
+			}
+			continue
+		}
 		if b[i] == '-' {
 			rest := b[i:]
 			switch {
@@ -260,16 +340,29 @@ func (p *Parser) scanText(b []byte) int {
 	return len(b)
 }
 
-// indexLTOrDash finds the first '<' or '-' in b.
-func indexLTOrDash(b []byte) int {
-	lt := bytes.IndexByte(b, '<')
-	if lt < 0 {
-		return bytes.IndexByte(b, '-')
+// indexSpecial finds, inside <!--esi or <esi:vars>, the next byte that may
+// start a construct: '<'; '-' inside <!--esi, where "-->" ends it; '$'
+// inside <esi:vars>.
+func (p *Parser) indexSpecial(b []byte) int {
+	switch {
+	case p.vars == 0:
+		return indexEither(b, '<', '-')
+	case !p.esi:
+		return indexEither(b, '<', '$')
 	}
-	if d := bytes.IndexByte(b[:lt], '-'); d >= 0 {
-		return d
+	return bytes.IndexAny(b, "<-$")
+}
+
+// indexEither finds the first x or y in b.
+func indexEither(b []byte, x, y byte) int {
+	i := bytes.IndexByte(b, x)
+	if i < 0 {
+		return bytes.IndexByte(b, y)
 	}
-	return lt
+	if j := bytes.IndexByte(b[:i], y); j >= 0 {
+		return j
+	}
+	return i
 }
 
 // scanComment passes an ordinary HTML comment through up to its "-->",
@@ -364,6 +457,8 @@ func (p *Parser) resume(b []byte) int {
 		return p.resumeLT(b)
 	case pendTag:
 		return p.resumeTag(b)
+	case pendVar:
+		return p.resumeVar(b)
 	default:
 		return p.resumeRemoveEnd(b)
 	}
@@ -417,6 +512,18 @@ func (p *Parser) resumeTag(b []byte) int {
 		p.settleCarry(KindPass, "ESI tag broken by '<' before its end, passed through as text")
 	case len(p.carry) >= maxTag:
 		p.settleCarry(KindPass, "ESI tag longer than 16 KiB, passed through as text")
+	}
+	return n
+}
+
+func (p *Parser) resumeVar(b []byte) int {
+	n, res := p.vs.scan(b)
+	p.carry = append(p.carry, b[:n]...)
+	switch res {
+	case tagDone:
+		p.settleCarry(KindVar, "")
+	case tagBroken:
+		p.settleCarry(KindText, "")
 	}
 	return n
 }

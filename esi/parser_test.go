@@ -19,6 +19,7 @@ func parse(t testing.TB, pieces ...[]byte) (string, []esi.Event) {
 	var out, held strings.Builder
 	var events []esi.Event
 	var pos int64
+	var open []esi.Elem
 	p := esi.NewParser(func(ev *esi.Event) {
 		if ev.Off != pos {
 			t.Fatalf("event %v at offset %d, want %d", ev.Kind, ev.Off, pos)
@@ -42,6 +43,17 @@ func parse(t testing.TB, pieces ...[]byte) (string, []esi.Event) {
 		case esi.KindRemoveUnclosed:
 			out.WriteString(held.String())
 			held.Reset()
+		case esi.KindVar:
+			fmt.Fprintf(&out, "{var %s}", ev.Data)
+		case esi.KindOpen:
+			fmt.Fprintf(&out, "[%v %s]", ev.Elem, ev.Test)
+			open = append(open, ev.Elem)
+		case esi.KindClose:
+			fmt.Fprintf(&out, "[/%v]", ev.Elem)
+			if len(open) == 0 || open[len(open)-1] != ev.Elem {
+				t.Fatalf("close of %v at %d, open: %v", ev.Elem, ev.Off, open)
+			}
+			open = open[:len(open)-1]
 		}
 	})
 	for _, piece := range pieces {
@@ -50,6 +62,9 @@ func parse(t testing.TB, pieces ...[]byte) (string, []esi.Event) {
 	p.Close()
 	if pos != int64(len(stream)) {
 		t.Fatalf("events cover %d bytes of %d", pos, len(stream))
+	}
+	if len(open) > 0 {
+		t.Fatalf("blocks left open: %v", open)
 	}
 	return out.String(), events
 }
@@ -106,6 +121,9 @@ func TestParserSplitsEverywhere(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	for _, tc := range markupCases {
+		f.Add([]byte(tc.doc), uint16(len(tc.doc)/2))
+	}
+	for _, tc := range langCases {
 		f.Add([]byte(tc.doc), uint16(len(tc.doc)/2))
 	}
 	f.Fuzz(func(t *testing.T, doc []byte, split uint16) {

@@ -2,6 +2,7 @@ package esi
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -34,8 +35,15 @@ func (p *Parser) tag(t []byte, off int64, stable bool) {
 			}
 		})
 		p.emit(&p.ev)
-	case "comment", "vars":
+	case "comment":
 		p.send(KindDrop, t, off, stable, "")
+	case "vars":
+		if !selfClosing {
+			p.vars++
+		}
+		p.send(KindDrop, t, off, stable, "")
+	case "choose", "when", "otherwise", "try", "attempt", "except":
+		p.openBlock(elemByName(name), t, off, stable, attrs, selfClosing)
 	case "remove":
 		if selfClosing {
 			p.send(KindDrop, t, off, stable, "")
@@ -58,12 +66,89 @@ func (p *Parser) endTag(t []byte, off int64, stable bool) {
 		return
 	}
 	switch string(name) {
-	case "include", "comment", "vars":
+	case "vars":
+		p.vars = max(0, p.vars-1)
+		p.send(KindDrop, t, off, stable, "")
+	case "include", "comment":
 		p.send(KindDrop, t, off, stable, "")
 	case "remove":
 		p.send(KindPass, t, off, stable, "</esi:remove> without <esi:remove> passed through")
+	case "choose", "when", "otherwise", "try", "attempt", "except":
+		p.closeBlock(elemByName(name), t, off, stable)
 	default:
 		p.send(KindPass, t, off, stable, "unknown ESI element passed through: "+quote(t))
+	}
+}
+
+// openBlock reports the start tag of a block element, checking where it
+// stands: when and otherwise belong directly in a choose, attempt and
+// except directly in a try. A misplaced one is written verbatim.
+func (p *Parser) openBlock(e Elem, t []byte, off int64, stable bool, attrs []byte, selfClosing bool) {
+	var parent Elem
+	if len(p.blocks) > 0 {
+		parent = p.blocks[len(p.blocks)-1]
+	}
+	switch {
+	case (e == ElemWhen || e == ElemOtherwise) && parent != ElemChoose:
+		p.send(KindPass, t, off, stable, "<"+e.String()+"> outside <esi:choose> passed through: "+quote(t))
+		return
+	case (e == ElemAttempt || e == ElemExcept) && parent != ElemTry:
+		p.send(KindPass, t, off, stable, "<"+e.String()+"> outside <esi:try> passed through: "+quote(t))
+		return
+	case len(p.blocks) >= maxBlocks:
+		p.send(KindPass, t, off, stable, fmt.Sprintf("ESI blocks nested more than %d deep, passed through: %s", maxBlocks, quote(t)))
+		return
+	}
+	p.ev = Event{Kind: KindOpen, Off: off, Len: len(t), Data: t, Stable: stable, Elem: e}
+	if e == ElemWhen {
+		hasTest := false
+		forEachAttr(attrs, func(k, v []byte) {
+			if string(k) == "test" {
+				p.ev.Test, hasTest = decodeEntities(v), true
+			}
+		})
+		if !hasTest {
+			p.ev.Warning = "<esi:when> without a test attribute is false"
+		}
+	}
+	p.emit(&p.ev)
+	p.blocks = append(p.blocks, e)
+	if selfClosing {
+		p.closeBlocks(len(p.blocks)-1, off+int64(len(t)), "")
+	}
+}
+
+// closeBlock reports the end tag of a block element: the blocks opened
+// inside it and still open are closed first. An end tag without its open
+// block is written verbatim.
+func (p *Parser) closeBlock(e Elem, t []byte, off int64, stable bool) {
+	i := len(p.blocks) - 1
+	for i >= 0 && p.blocks[i] != e {
+		i--
+	}
+	if i < 0 {
+		p.send(KindPass, t, off, stable, "</"+e.String()+"> without its start tag passed through")
+		return
+	}
+	p.closeBlocks(i+1, off, "closed by </"+e.String()+">")
+	p.blocks = p.blocks[:i]
+	p.ev = Event{Kind: KindClose, Off: off, Len: len(t), Data: t, Stable: stable, Elem: e}
+	p.emit(&p.ev)
+}
+
+// closeBlocks closes the open blocks from depth on, innermost first, with
+// empty events at off. why, when set, is the warning: the end tag is
+// missing.
+func (p *Parser) closeBlocks(depth int, off int64, why string) {
+	for len(p.blocks) > depth {
+		e := p.blocks[len(p.blocks)-1]
+		p.blocks = p.blocks[:len(p.blocks)-1]
+		w := ""
+		if why != "" {
+			w = "<" + e.String() + "> " + why
+		}
+		p.ev = Event{Kind: KindClose, Off: off, Stable: true, Elem: e, Warning: w}
+		p.emit(&p.ev)
 	}
 }
 

@@ -27,6 +27,7 @@ type locConf struct {
 	maxDepth        server.Setting[int]
 	maxIncludes     server.Setting[int]
 	fragmentTimeout server.Setting[time.Duration]
+	surrogate       server.Setting[bool]
 }
 
 // maxBufferSize bounds esi_buffer_size: a larger buffer only delays the
@@ -45,6 +46,7 @@ var module = &server.Module{
 		child.maxDepth.Merge(parent.maxDepth)
 		child.maxIncludes.Merge(parent.maxIncludes)
 		child.fragmentTimeout.Merge(parent.fragmentTimeout)
+		child.surrogate.Merge(parent.surrogate)
 		return nil
 	},
 }
@@ -79,6 +81,9 @@ func init() {
 			return server.Put(c, &c.Loc().(*locConf).maxIncludes, n)
 		}},
 		{Name: "esi_fragment_timeout", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setFragmentTimeout},
+		{Name: "esi_surrogate", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			return server.PutFlag(c, &c.Loc().(*locConf).surrogate)
+		}},
 	}
 	module.Filter = &server.Filter{
 		// A fragment's location processes the fragment's own ESI (or not)
@@ -116,6 +121,7 @@ func (lc *locConf) options(l *server.Location) esi.Options {
 		MaxDepth:        lc.maxDepth.V,
 		MaxIncludes:     lc.maxIncludes.V,
 		FragmentTimeout: lc.fragmentTimeout.Or(esi.DefaultFragmentTimeout),
+		Surrogate:       lc.surrogate.V,
 		Logger:          l.Logger(),
 		Fetcher:         subrequests{},
 	}
