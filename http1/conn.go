@@ -45,6 +45,7 @@ type conn struct {
 	// their read's result.
 	rawWait, rawOnce func(fd uintptr) bool
 	rawErr           error
+	rawIO            // writes of a plain connection (writeRaw)
 	state            atomic.Int32
 	requests         int
 	headLen          int // the last request header's size on the wire, blank line included
@@ -137,6 +138,7 @@ func newConn(s *Server, rwc net.Conn) *conn {
 	c.br = readerPool.Get().(*bufio.Reader)
 	c.br.Reset(connReader{c})
 	if c.raw = rawConn(rwc); c.raw != nil {
+		c.initRawWrite()
 		c.rawWait = func(fd uintptr) bool {
 			c.rawErr = c.readRaw(fd)
 			return !errors.Is(c.rawErr, syscall.EAGAIN)

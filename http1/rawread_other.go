@@ -14,3 +14,11 @@ func rawConn(net.Conn) syscall.RawConn { return nil }
 
 // readFD is never called without a raw connection.
 func readFD(int, []byte) (int, error) { return 0, errors.ErrUnsupported }
+
+// rawIO holds nothing where there are no raw sockets.
+type rawIO struct{}
+
+func (c *conn) initRawWrite() {}
+
+// writeRaw is never called without a raw connection.
+func (c *conn) writeRaw() error { return errors.ErrUnsupported }

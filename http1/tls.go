@@ -89,6 +89,9 @@ var gatherPool = sync.Pool{New: func() any { b := make([]byte, 0, outSize+4<<10)
 // write first.
 func (c *conn) writeBufs() error {
 	if c.tlsState == nil {
+		if c.raw != nil {
+			return c.writeRaw()
+		}
 		_, err := c.bufs.WriteTo(c.rwc)
 		return err
 	}

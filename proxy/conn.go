@@ -9,7 +9,10 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/rawsock"
 )
 
 // maxHeaderBytes bounds an upstream response header; more is answered
@@ -38,11 +41,20 @@ type conn struct {
 	idleSince time.Time // when it last went into the pool
 	nread     int64     // bytes read since the current request began
 	limit     int       // bytes the response header may still take; -1: no limit
-	probe     [1]byte
+	// rc is the socket under dc, nil if there is none; probe is probeFD,
+	// made once; silent is its answer.
+	rc       syscall.RawConn
+	probe    func(fd uintptr)
+	probeBuf [1]byte
+	silent   bool
 }
 
 func newConn(dc *deadlineConn, nc net.Conn, p *peer, id connID) *conn {
 	c := &conn{dc: dc, nc: nc, peer: p, id: id, limit: -1, opened: time.Now()}
+	c.probe = c.probeFD
+	if sc, ok := dc.Conn.(syscall.Conn); ok {
+		c.rc, _ = sc.SyscallConn()
+	}
 	if v, ok := readerPool.Get().(*bufio.Reader); ok {
 		v.Reset(c)
 		c.br = v
@@ -95,15 +107,23 @@ func (c *conn) alive() bool {
 	if c.br.Buffered() > 0 {
 		return false
 	}
-	raw := c.dc.Conn
-	if raw.SetReadDeadline(time.Unix(1, 0)) != nil {
+	if c.rc == nil {
+		return true // not a socket (a test's pipe): its use will tell
+	}
+	// One read that cannot wait: a deadline in the past would not do, as
+	// the poller then fails the read before trying it.
+	c.silent = false
+	if c.rc.Control(c.probe) != nil {
 		return false
 	}
-	n, err := raw.Read(c.probe[:])
-	if raw.SetReadDeadline(time.Time{}) != nil {
-		return false
-	}
-	return n == 0 && isTimeout(err)
+	return c.silent
+}
+
+// probeFD reads the idle socket fd once: nothing to read (EAGAIN) is the
+// only answer of a connection still open and silent.
+func (c *conn) probeFD(fd uintptr) {
+	_, err := rawsock.Read(int(fd), c.probeBuf[:])
+	c.silent = err == syscall.EAGAIN
 }
 
 // abort closes the socket under c so that any goroutine blocked on it
@@ -181,7 +201,7 @@ func (h *Handler) dial(ctx context.Context, p *peer, id connID) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	dc := &deadlineConn{Conn: raw, send: h.sendTimeout}
+	dc := &deadlineConn{Conn: rawsock.Wrap(raw), send: h.sendTimeout}
 	var nc net.Conn = dc
 	if id.tls != nil {
 		tc := tls.Client(dc, id.tls.config(id.name))
