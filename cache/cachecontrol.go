@@ -12,7 +12,7 @@ import (
 type cacheControl struct {
 	noStore, noCache, private, public  bool
 	mustRevalidate, proxyRevalidate    bool
-	onlyIfCached                       bool
+	onlyIfCached, mustUnderstand       bool
 	maxAge, sMaxAge                    time.Duration
 	staleWhileRevalidate, staleIfError time.Duration
 	invalidMaxAge                      bool
@@ -58,6 +58,8 @@ func parseCacheControl(h http.Header) cacheControl {
 				cc.proxyRevalidate = true
 			case "only-if-cached":
 				cc.onlyIfCached = true
+			case "must-understand":
+				cc.mustUnderstand = true
 			case "max-age":
 				setDelta(&cc.maxAge, value, &cc.invalidMaxAge)
 			case "s-maxage":

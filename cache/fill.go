@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -10,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/byterange"
+	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -20,6 +23,10 @@ type fillParams struct {
 	fwd      string // the Cache-Status fwd parameter
 	mayStore bool
 	detail   string // why the response is not stored, known up front
+	// post: a POST the cache does not look up (see Cache.post); sent as
+	// the client sent it, and when its response is not stored, a success
+	// invalidates the key.
+	post bool
 }
 
 // Modes of a fill, decided when the upstream's header arrives.
@@ -50,8 +57,9 @@ type filler struct {
 	status   int
 	sw       Writer
 	meta     *Meta
-	toClient bool // the body goes to the client (not HEAD, not 304)
-	gone     bool // the client stopped accepting writes
+	toClient bool         // the body goes to the client (not HEAD, not 304)
+	ranged   *rangeWriter // cuts the client's ranges out of the body, or nil
+	gone     bool         // the client stopped accepting writes
 	written  int64
 	declared int64 // Content-Length, or -1
 
@@ -153,11 +161,16 @@ func (c *Cache) newFiller(w http.ResponseWriter, r *http.Request, p fillParams) 
 // upstreamRequest is r as the cache sends it upstream: a GET for a HEAD,
 // without the client's conditionals and range (the cache wants the whole
 // response), Accept-Encoding normalised, and with the stored entry's
-// validators when revalidating.
+// validators when revalidating. A POST (Cache.post) goes as the client
+// sent it.
 func (c *Cache) upstreamRequest(r *http.Request, f *filler, base context.Context) *http.Request {
 	ctx, cancel := context.WithCancel(base)
 	f.cancel = cancel
 	ur := r.Clone(ctx)
+	f.reqTime = c.now()
+	if f.p.post {
+		return ur // its conditionals and Accept-Encoding are the client's business
+	}
 	if ur.Method == http.MethodHead {
 		ur.Method = http.MethodGet
 	}
@@ -180,7 +193,6 @@ func (c *Cache) upstreamRequest(r *http.Request, f *filler, base context.Context
 			f.revalidating = true
 		}
 	}
-	f.reqTime = c.now()
 	return ur
 }
 
@@ -223,14 +235,24 @@ func (f *filler) Flush() {
 }
 
 func (f *filler) WriteHeader(status int) {
-	if f.wrote || status < 200 {
-		return // interim responses are not relayed through a cache fill
+	if f.wrote {
+		return
+	}
+	if status < 200 {
+		// An interim response (103 Early Hints, 102) goes to the client as
+		// it comes, with the fields it carries, and is never stored; a
+		// background update has no client to tell.
+		if f.w != nil && status != http.StatusSwitchingProtocols {
+			header.WriteInterim(f.w, status, f.header)
+		}
+		return
 	}
 	f.wrote = true
 	f.status = status
 	c := f.c
 	now := c.now()
 	failure := f.failure
+	ensureDate(f.header, now)
 
 	if s := f.stale; s != nil {
 		cond := failure.condition() | statusStale(status)
@@ -275,10 +297,12 @@ func (f *filler) WriteHeader(status int) {
 	if f.w == nil {
 		return
 	}
-	c.publish(f.r, f.p.status)
+	if f.p.status != "" {
+		c.publish(f.r, f.p.status)
+	}
 	h := f.w.Header()
 	for k, vv := range f.header {
-		if k == "X-Accel-Expires" || (!c.keepTags && c.isTagHeader(k)) {
+		if k == "X-Accel-Expires" || (!c.keepTags && c.isTagHeader(k)) || c.consumedTargeted(k) {
 			continue
 		}
 		h[k] = vv
@@ -286,9 +310,21 @@ func (f *filler) WriteHeader(status int) {
 	h["Cache-Status"] = append(h["Cache-Status"], c.cacheStatusForward(f.p.fwd, status, stored, detail))
 	clientStatus := status
 	f.toClient = f.r.Method != http.MethodHead
-	if status == http.StatusOK && notModified(f.r, f.header) {
+	if status == http.StatusOK && notModified(f.r, f.header, now) {
 		clientStatus, f.toClient = http.StatusNotModified, false
 		delete(h, "Content-Length")
+	} else if status == http.StatusOK && f.declared >= 0 {
+		// The client's Range is answered from the complete response the
+		// cache asked for, as it streams by.
+		if ranges, verdict := clientRanges(f.r, f.header, f.declared); verdict != byterange.Whole {
+			if f.ranged = setRangeHeader(h, ranges, f.declared, f.w); f.ranged == nil {
+				f.toClient = false
+				f.w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
+				_, _ = io.WriteString(f.w, notSatisfiableBody)
+				return
+			}
+			clientStatus = http.StatusPartialContent
+		}
 	}
 	f.w.WriteHeader(clientStatus)
 }
@@ -355,7 +391,11 @@ func (f *filler) Write(p []byte) (int, error) {
 		}
 		return len(p), nil
 	}
-	if n, err := f.w.Write(p); err != nil {
+	var out io.Writer = f.w
+	if f.ranged != nil {
+		out = f.ranged
+	}
+	if n, err := out.Write(p); err != nil {
 		if f.sw == nil {
 			return n, err
 		}
@@ -376,14 +416,18 @@ func (f *filler) finish(panicked bool) bool {
 	}
 	c := f.c
 	ctx := context.WithoutCancel(f.r.Context())
+	stored := false
 	if f.sw != nil {
 		complete := !panicked && (f.declared < 0 || f.written == f.declared)
 		if complete {
-			f.commit(ctx)
+			stored = f.commit(ctx)
 		} else {
 			f.sw.Abort()
 		}
 		f.sw = nil
+	}
+	if f.p.post && !stored && f.failure == 0 && f.status >= 200 && f.status < 400 {
+		c.invalidate(ctx, f.p.lk.primary)
 	}
 	switch {
 	case f.mode == modeStale:
@@ -407,8 +451,8 @@ func (f *filler) finish(panicked bool) bool {
 }
 
 // commit stores the completed response, and the Vary marker that leads to
-// it when it is a variant.
-func (f *filler) commit(ctx context.Context) {
+// it when it is a variant. It reports whether the response was stored.
+func (f *filler) commit(ctx context.Context) bool {
 	c, m := f.c, f.meta
 	m.Size = f.written
 	if bodyAllowed(m.Status) {
@@ -416,15 +460,15 @@ func (f *filler) commit(ctx context.Context) {
 	}
 	if err := f.sw.Commit(ctx, m); err != nil {
 		c.log.store("commit", m.Key, err)
-		return
+		return false
 	}
 	c.stats.stored.Add(1)
 	if len(m.Vary) == 0 {
-		return
+		return true
 	}
 	old := f.p.lk.marker
 	if old != nil && old.VaryEpoch == m.VaryEpoch && !old.FreshUntil.Before(m.FreshUntil) {
-		return
+		return true
 	}
 	marker := &Meta{
 		Key: f.p.lk.primary, RequestTime: m.RequestTime, ResponseTime: m.ResponseTime,
@@ -438,8 +482,11 @@ func (f *filler) commit(ctx context.Context) {
 		err = sw.Commit(ctx, marker)
 	}
 	if err != nil {
+		// The variant is stored but cannot be found: as good as not.
 		c.log.store("commit marker", marker.Key, err)
+		return false
 	}
+	return true
 }
 
 // revalidated merges the 304's header into the stored entry (RFC 9111

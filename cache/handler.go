@@ -52,6 +52,9 @@ type Cache struct {
 	ignore      ignoreSet
 	tags        []tagHeader
 	keepTags    bool
+	targeted    []string // canonical target list of RFC 9213
+	consumed    []string // the targeted fields clients do not get
+	heuristic   bool
 
 	stats *Stats
 	log   *errorLog
@@ -80,7 +83,7 @@ func New(next http.Handler, opts Options) (*Cache, error) {
 		lock: opts.Lock, lockTimeout: opts.LockTimeout, lockAge: opts.LockAge,
 		useStale: opts.UseStale, background: opts.BackgroundUpdate, revalidate: opts.Revalidate,
 		tags: compileTagHeaders(opts.TagHeaders), keepTags: opts.KeepTagHeaders,
-		stats: opts.Stats, now: time.Now,
+		heuristic: opts.Heuristic, stats: opts.Stats, now: time.Now,
 	}
 	if c.name == "" {
 		c.name = "mosaic"
@@ -88,6 +91,7 @@ func New(next http.Handler, opts Options) (*Cache, error) {
 	if c.key == nil {
 		c.key = defaultKey
 	}
+	c.targeted, c.consumed = compileTargeted(opts.TargetedHeaders)
 	c.methods = []string{http.MethodGet, http.MethodHead}
 	for _, m := range opts.Methods {
 		if m = strings.ToUpper(m); !c.cacheableMethod(m) {
@@ -167,6 +171,10 @@ func (c *Cache) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !c.cacheableMethod(r.Method) {
+		if r.Method == http.MethodPost {
+			c.post(w, r)
+			return
+		}
 		if unsafeMethod(r.Method) {
 			c.invalidating(w, r)
 			return

@@ -54,6 +54,19 @@ type Options struct {
 	// Expires, Cache-Control, Set-Cookie and Vary (case-insensitive).
 	IgnoreHeaders []string
 
+	// TargetedHeaders is the target list of RFC 9213
+	// (proxy_cache_targeted_headers): the first of these fields that a
+	// response carries with a valid value decides its caching in place of
+	// Cache-Control and Expires. Every name but CDN-Cache-Control is
+	// removed from what clients get. nil reads none, as NGINX; the server's
+	// directive defaults to DefaultTargetedHeaders (CDN-Cache-Control).
+	TargetedHeaders []string
+	// Heuristic is proxy_cache_heuristic: a response without an explicit
+	// lifetime or a proxy_cache_valid time, with Last-Modified and a
+	// heuristically cacheable status, is fresh for a tenth of the time since
+	// it was last modified, at most HeuristicMax (RFC 9111 section 4.2.2).
+	// false is NGINX's behaviour (the server's directive defaults to on).
+	Heuristic bool
 	// TagHeaders name the response fields whose values are purge tags; nil
 	// means Surrogate-Key (space-separated) and Cache-Tag
 	// (comma-separated). KeepTagHeaders passes them to clients, which do

@@ -38,21 +38,17 @@ func (c *Cache) decide(r *http.Request, status int, h http.Header, reqTime, resp
 		return d
 	}
 
-	date := respTime
-	if v := h.Get("Date"); v != "" {
-		if t, err := http.ParseTime(v); err == nil {
-			date = t
-		}
+	// RFC 9111 section 4.2.3: the age the response already had on arrival,
+	// from the origin's Date (date_value; the time of arrival when it has
+	// none) and the Age it came with. The time of arrival is taken in the
+	// whole seconds Date has: a Date of the same second is no age, not the
+	// fraction of a second the origin's clock had run on.
+	date, ok := fieldDate(h["Date"])
+	if !ok {
+		date = respTime
 	}
-	// RFC 9111 section 4.2.3: the age the response already had on arrival.
-	var ageValue time.Duration
-	if v := h.Get("Age"); v != "" {
-		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n >= 0 {
-			ageValue = time.Duration(n) * time.Second
-		}
-	}
-	apparent := max(respTime.Sub(date), 0)
-	d.initialAge = max(apparent, ageValue+respTime.Sub(reqTime))
+	apparent := max(respTime.Truncate(time.Second).Sub(date), 0)
+	d.initialAge = max(apparent, ageValue(h)+respTime.Sub(reqTime))
 
 	explicit := false // a lifetime came from the response itself
 	var lifetime time.Duration
@@ -74,15 +70,25 @@ func (c *Cache) decide(r *http.Request, status int, h http.Header, reqTime, resp
 		}
 	}
 
-	cc := cacheControl{maxAge: -1, sMaxAge: -1}
-	if c.ignore&ignoreCacheControl == 0 {
-		cc = parseCacheControl(h)
+	// RFC 9213: a targeted field (CDN-Cache-Control) replaces
+	// Cache-Control and Expires for this cache.
+	cc, targeted := c.targetedCacheControl(h)
+	if !targeted {
+		cc = cacheControl{maxAge: -1, sMaxAge: -1}
+		if c.ignore&ignoreCacheControl == 0 {
+			cc = parseCacheControl(h)
+		}
 	}
 	// As in NGINX, X-Accel-Expires is the origin speaking to this cache
 	// alone: when it sets a lifetime, Cache-Control is left to clients.
-	if !absolute && c.ignore&ignoreCacheControl == 0 {
+	if !absolute && (targeted || c.ignore&ignoreCacheControl == 0) {
 		switch {
-		case cc.noStore:
+		case cc.mustUnderstand && !understoodStatus(status):
+			d.reason = "must-understand"
+			return d
+		case cc.noStore && !cc.mustUnderstand:
+			// RFC 9111 section 5.2.2.3: must-understand with a status
+			// this cache implements overrides no-store.
 			d.reason = "no-store"
 			return d
 		case cc.private:
@@ -111,13 +117,23 @@ func (c *Cache) decide(r *http.Request, status int, h http.Header, reqTime, resp
 		return d
 	}
 
-	if !explicit && c.ignore&ignoreExpires == 0 {
+	if !explicit && !targeted && c.ignore&ignoreExpires == 0 {
 		if vv := h["Expires"]; len(vv) > 0 {
 			explicit = true
-			if t, err := http.ParseTime(vv[0]); err == nil {
+			// An invalid Expires, or several, means already expired
+			// (RFC 9111 section 5.3); one older than Date, too.
+			if t, ok := fieldDate(vv); ok {
 				lifetime = max(t.Sub(date), 0)
 			}
 		}
+	}
+
+	// RFC 9110 section 9.3.3: a POST response is reusable (by a GET of the
+	// same URI) only with an explicit lifetime and a Content-Location
+	// naming that URI.
+	if r.Method == http.MethodPost && !c.cacheableMethod(r.Method) && (!explicit || !contentLocationIsTarget(r, h)) {
+		d.reason = "method"
+		return d
 	}
 
 	if len(h["Set-Cookie"]) > 0 {
@@ -139,12 +155,21 @@ func (c *Cache) decide(r *http.Request, status int, h http.Header, reqTime, resp
 	}
 
 	if !explicit {
+		// proxy_cache_valid is the operator's lifetime and comes first;
+		// the heuristic is for what it leaves out.
 		ttl, ok := c.validFor(status)
-		if !ok || ttl <= 0 {
+		switch {
+		case ok && ttl > 0:
+			d.freshUntil, absolute = respTime.Add(ttl), true
+		case !ok && c.heuristic && (heuristicStatus(status) || cc.public):
+			if lifetime, ok = heuristicLifetime(h, date); !ok {
+				d.reason = "no-lifetime"
+				return d
+			}
+		default:
 			d.reason = "no-lifetime"
 			return d
 		}
-		d.freshUntil, absolute = respTime.Add(ttl), true
 	}
 	if !absolute {
 		d.freshUntil = respTime.Add(lifetime - d.initialAge)

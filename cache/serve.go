@@ -3,20 +3,28 @@ package cache
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/byterange"
 )
 
 // serveStored writes a stored response: its header, a fresh Age, the
 // Cache-Status value cs, and the body unless the request is HEAD or its
-// conditionals make it a 304.
+// conditionals make it a 304; a Range request for a stored 200 gets its
+// ranges (206) or 416.
 func (c *Cache) serveStored(w http.ResponseWriter, r *http.Request, obj Object, m *Meta, now time.Time, status, cs string) {
 	c.publish(r, status)
 	h := w.Header()
 	for k, vv := range m.Header {
 		h[k] = vv
+	}
+	for _, k := range c.consumed {
+		delete(h, k)
 	}
 	// One allocation carries both values.
 	vals := make([]string, 2)
@@ -26,16 +34,28 @@ func (c *Cache) serveStored(w http.ResponseWriter, r *http.Request, obj Object, 
 	h["Cache-Status"] = vals[1:2:2]
 
 	code := m.Status
-	if code == http.StatusOK && notModified(r, m.Header) {
+	if code == http.StatusOK && notModified(r, m.Header, m.ResponseTime) {
 		delete(h, "Content-Length")
 		w.WriteHeader(http.StatusNotModified)
 		return
+	}
+	var body io.Writer = w
+	if code == http.StatusOK {
+		if ranges, verdict := clientRanges(r, m.Header, m.Size); verdict != byterange.Whole {
+			rw := setRangeHeader(h, ranges, m.Size, w)
+			if rw == nil {
+				w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
+				_, _ = io.WriteString(w, notSatisfiableBody)
+				return
+			}
+			code, body = http.StatusPartialContent, rw
+		}
 	}
 	w.WriteHeader(code)
 	if r.Method == http.MethodHead || !bodyAllowed(code) || m.Size == 0 {
 		return
 	}
-	if _, err := obj.WriteTo(w); err != nil && errors.Is(err, ErrCorrupt) {
+	if _, err := obj.WriteTo(body); err != nil && errors.Is(err, ErrCorrupt) {
 		c.log.store("read", m.Key, err)
 		if derr := c.store.Delete(context.WithoutCancel(r.Context()), m.Key); derr != nil {
 			c.log.store("delete", m.Key, derr)
@@ -50,8 +70,9 @@ func (c *Cache) serveStored(w http.ResponseWriter, r *http.Request, obj Object, 
 
 // notModified evaluates the request's If-None-Match, or failing that its
 // If-Modified-Since, against a 200 response's validators (RFC 9110
-// section 13.2.2), so that a hit or a fill can answer 304.
-func notModified(r *http.Request, h http.Header) bool {
+// section 13.2.2), so that a hit or a fill can answer 304. received is
+// when the response arrived from upstream.
+func notModified(r *http.Request, h http.Header, received time.Time) bool {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false
 	}
@@ -63,16 +84,26 @@ func notModified(r *http.Request, h http.Header) bool {
 		return etagListMatches(inm, etag)
 	}
 	ims := r.Header["If-Modified-Since"]
-	lm := h["Last-Modified"]
-	if len(ims) == 0 || len(lm) == 0 {
+	if len(ims) == 0 {
 		return false
 	}
-	since, err := http.ParseTime(ims[0])
-	if err != nil {
+	since, ok := fieldDate(ims)
+	if !ok {
 		return false
 	}
-	modified, err := http.ParseTime(lm[0])
-	return err == nil && !modified.After(since)
+	// RFC 9111 section 4.3.2: without Last-Modified the response's Date
+	// stands for it, and without a Date the time it was received.
+	modified := received
+	if lm := h["Last-Modified"]; len(lm) > 0 {
+		if modified, ok = fieldDate(lm); !ok {
+			return false
+		}
+	} else if d := h["Date"]; len(d) > 0 {
+		if modified, ok = fieldDate(d); !ok {
+			return false
+		}
+	}
+	return !modified.After(since)
 }
 
 // etagListMatches applies the weak comparison of If-None-Match.
@@ -106,10 +137,49 @@ func (c *Cache) invalidating(w http.ResponseWriter, r *http.Request) {
 	if sw.status == 0 || sw.status >= 400 {
 		return
 	}
-	key := c.key(r)
-	if err := c.store.Delete(context.WithoutCancel(r.Context()), key); err != nil {
+	c.invalidate(context.WithoutCancel(r.Context()), c.key(r))
+}
+
+func (c *Cache) invalidate(ctx context.Context, key string) {
+	if err := c.store.Delete(ctx, key); err != nil {
 		c.log.store("invalidate", key, err)
 	}
+}
+
+// post handles a POST that proxy_cache_methods does not name. RFC 9110
+// section 9.3.3 lets its response be reused for later GET and HEAD
+// requests of the same URI when it has an explicit lifetime and a
+// Content-Location naming the target URI: such a response is stored under
+// the request's key, where a GET finds it. Otherwise a successful answer
+// invalidates the key, as for any unsafe method (RFC 9111 section 4.4).
+func (c *Cache) post(w http.ResponseWriter, r *http.Request) {
+	key := c.key(r)
+	gen, err := c.store.Generation(r.Context())
+	if err != nil {
+		c.log.store("lookup", key, err)
+		c.invalidating(w, r)
+		return
+	}
+	c.forward(w, r, fillParams{lk: lookup{primary: key, key: key, gen: gen}, fwd: "method", mayStore: true, post: true})
+}
+
+// contentLocationIsTarget reports a Content-Location that names the
+// request's own URI, resolved against it (RFC 9110 section 8.7).
+func contentLocationIsTarget(r *http.Request, h http.Header) bool {
+	cl := h["Content-Location"]
+	if len(cl) != 1 {
+		return false
+	}
+	ref, err := url.Parse(strings.TrimSpace(cl[0]))
+	if err != nil {
+		return false
+	}
+	target := &url.URL{Scheme: "http", Host: r.Host, Path: r.URL.Path, RawPath: r.URL.RawPath, RawQuery: r.URL.RawQuery}
+	if r.TLS != nil {
+		target.Scheme = "https"
+	}
+	got := target.ResolveReference(ref)
+	return got.Scheme == target.Scheme && strings.EqualFold(got.Host, target.Host) && got.RequestURI() == target.RequestURI()
 }
 
 // statusWriter remembers the status written through it.

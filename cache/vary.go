@@ -89,9 +89,10 @@ func parseVary(h http.Header) (names []string, star bool) {
 }
 
 // variantKey is the store key of the variant of primary that the request
-// selects under a marker's Vary names. The epoch ties variants to their
-// marker; the request values follow, Accept-Encoding normalised and other
-// fields with their lines joined as RFC 9110 allows.
+// selects under a marker's Vary names (RFC 9111 section 4.1). The epoch
+// ties variants to their marker; each field's normalised request value
+// follows (see normalizeVaried), and a field the request lacks matches
+// only requests that lack it too (RFC 9111 section 4.1).
 func variantKey(primary, epoch string, names []string, r *http.Request) string {
 	var b strings.Builder
 	b.Grow(len(primary) + len(epoch) + 32)
@@ -101,20 +102,110 @@ func variantKey(primary, epoch string, names []string, r *http.Request) string {
 	for _, n := range names {
 		b.WriteByte(0)
 		b.WriteString(n)
-		b.WriteByte('=')
-		vv := r.Header[n]
-		if n == "Accept-Encoding" {
-			b.WriteString(normalizeAcceptEncoding(vv))
+		vv, present := r.Header[n]
+		if !present && n != "Accept-Encoding" {
+			// Accept-Encoding is not: its absence and an empty set are
+			// both sent upstream as no Accept-Encoding.
 			continue
 		}
-		for i, v := range vv {
-			if i > 0 {
-				b.WriteByte(',')
+		b.WriteByte('=')
+		b.WriteString(normalizeVaried(n, vv))
+	}
+	return b.String()
+}
+
+// normalizeVaried is the form in which a request field's value selects a
+// variant, so that spellings with one meaning share an entry:
+// Accept-Encoding is the set of codings accepted; Accept, Accept-Charset
+// and Accept-Language are their items lower-cased (tokens, media types,
+// charsets and language tags are case-insensitive), without whitespace
+// and with q=1 left out, in descending q-value order (items of equal
+// weight keep their order); other fields are their lines trimmed and
+// joined with commas, which RFC 9110 section 5.3 makes equivalent.
+func normalizeVaried(name string, vv []string) string {
+	switch name {
+	case "Accept-Encoding":
+		return normalizeAcceptEncoding(vv)
+	case "Accept", "Accept-Charset", "Accept-Language":
+		return normalizeAcceptList(vv, name == "Accept")
+	}
+	var b strings.Builder
+	for i, v := range vv {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strings.TrimSpace(v))
+	}
+	return b.String()
+}
+
+// normalizeAcceptList canonicalises an Accept-style list (RFC 9110
+// section 12.4.2). Media type parameters (mediaType) keep the case of their
+// values, which may be significant; in the other lists every item is a
+// case-insensitive token.
+func normalizeAcceptList(vv []string, mediaType bool) string {
+	type item struct {
+		text string
+		q    int // weight in thousandths
+	}
+	var items []item
+	for _, line := range vv {
+		for line != "" {
+			var raw string
+			raw, line = nextListItem(line)
+			if raw == "" {
+				continue
 			}
-			b.WriteString(strings.TrimSpace(v))
+			it := item{q: 1000}
+			var b strings.Builder
+			for i, part := range strings.Split(raw, ";") {
+				part = strings.TrimSpace(part)
+				k, v, hasValue := strings.Cut(part, "=")
+				k = strings.ToLower(strings.TrimSpace(k))
+				v = strings.TrimSpace(v)
+				if i > 0 && k == "q" && hasValue {
+					it.q = parseQ(v)
+					continue
+				}
+				if i > 0 {
+					b.WriteByte(';')
+				}
+				b.WriteString(k)
+				if hasValue {
+					b.WriteByte('=')
+					if !mediaType {
+						v = strings.ToLower(v)
+					}
+					b.WriteString(v)
+				}
+			}
+			it.text = b.String()
+			items = append(items, it)
+		}
+	}
+	slices.SortStableFunc(items, func(a, b item) int { return b.q - a.q })
+	var b strings.Builder
+	for i, it := range items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(it.text)
+		if it.q != 1000 {
+			b.WriteString(";q=")
+			b.WriteString(strconv.FormatFloat(float64(it.q)/1000, 'f', -1, 64))
 		}
 	}
 	return b.String()
+}
+
+// parseQ reads a qvalue in thousandths; one that does not parse counts as
+// the default weight, 1, as the item is then taken at face value.
+func parseQ(v string) int {
+	q, err := strconv.ParseFloat(v, 64)
+	if err != nil || q < 0 || q > 1 {
+		return 1000
+	}
+	return int(q*1000 + 0.5)
 }
 
 // newEpoch returns a fresh random identity for a Vary marker.

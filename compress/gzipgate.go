@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/header"
+	"github.com/mosaic-edge/mosaic/internal/httpdate"
 )
 
 // gzipAllowed applies the checks NGINX makes before gzip on top of
@@ -73,13 +74,13 @@ func proxiedAllowed(p Proxied, r *http.Request, h http.Header) bool {
 		if p&ProxiedExpired == 0 {
 			return false
 		}
-		expires, err := http.ParseTime(e[0])
-		if err != nil {
+		expires, ok := httpdate.Parse(e[0])
+		if !ok {
 			return false
 		}
 		date := time.Now().Truncate(time.Second)
 		if d := h["Date"]; len(d) > 0 {
-			if date, err = http.ParseTime(d[0]); err != nil {
+			if date, ok = httpdate.Parse(d[0]); !ok {
 				return false
 			}
 		}

@@ -13,10 +13,10 @@ import (
 	"net/http"
 	"net/textproto"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/header"
+	"github.com/mosaic-edge/mosaic/internal/httpdate"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -102,7 +102,7 @@ func New(next http.Handler, opts Options) (http.Handler, error) {
 	}
 	hs := make([]Header, len(opts.Headers))
 	for i, h := range opts.Headers {
-		if !isToken(h.Name) {
+		if !header.IsToken(h.Name) {
 			return nil, fmt.Errorf("headers: invalid header name %q", h.Name)
 		}
 		if h.Value == nil {
@@ -112,21 +112,6 @@ func New(next http.Handler, opts Options) (http.Handler, error) {
 		hs[i] = h
 	}
 	return &filter{next: next, headers: hs, expires: opts.Expires, expiresFunc: opts.ExpiresFunc}, nil
-}
-
-// isToken reports whether s is an HTTP token (RFC 9110, 5.6.2), as a
-// header name must be: anything else would break the response's header
-// block.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
-			return false
-		}
-	}
-	return true
 }
 
 type filter struct {
@@ -189,8 +174,8 @@ func setExpires(h http.Header, e Expires, now time.Time) {
 	case ExpiresAccess:
 		at = now.Add(e.D)
 	case ExpiresModified:
-		lm, err := http.ParseTime(h.Get("Last-Modified"))
-		if err != nil {
+		lm, ok := httpdate.Parse(h.Get("Last-Modified"))
+		if !ok {
 			// Without Last-Modified NGINX counts from the request time.
 			lm = now
 		}

@@ -47,6 +47,10 @@ type conn struct {
 	probe    func(fd uintptr)
 	probeBuf [1]byte
 	silent   bool
+	// head copies what is read while recording: the response head, read
+	// again when net/http refuses its Transfer-Encoding (see coding.go).
+	head      []byte
+	recording bool
 }
 
 func newConn(dc *deadlineConn, nc net.Conn, p *peer, id connID) *conn {
@@ -84,6 +88,9 @@ func (c *conn) Read(p []byte) (int, error) {
 	}
 	n, err := c.nc.Read(p)
 	c.nread += int64(n)
+	if c.recording {
+		c.head = append(c.head, p[:n]...)
+	}
 	if c.limit >= 0 {
 		c.limit -= n
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -290,8 +291,10 @@ func (x *exchange) try(p *peer, fresh bool) (*conn, *http.Response, *failure) {
 	return c, resp, nil
 }
 
-// readHeader reads the response header, skipping interim 1xx responses
-// other than 101.
+// readHeader reads the response header, relaying interim 1xx responses
+// other than 100 and 101 to the client as they come. A head that net/http
+// refuses for its Transfer-Encoding is read again by RFC 9112's rules
+// (otherCodings).
 func (x *exchange) readHeader(c *conn) (*http.Response, error) {
 	if w := x.h.wire; w != nil {
 		// The Wire bounds the head itself: what its protocol carries
@@ -302,7 +305,12 @@ func (x *exchange) readHeader(c *conn) (*http.Response, error) {
 	c.limit = maxHeaderBytes
 	defer func() { c.limit = -1 }()
 	for {
+		c.recordHead()
 		resp, err := http.ReadResponse(c.br, x.r)
+		head := c.recordedHead()
+		if err != nil && !isIOError(err) && !errors.Is(err, errHeaderTooBig) {
+			resp, err = otherCodings(head, c.br, x.r, err)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -313,10 +321,27 @@ func (x *exchange) readHeader(c *conn) (*http.Response, error) {
 			}
 			return resp, nil
 		case resp.StatusCode >= 100 && resp.StatusCode < 200:
+			x.interim(resp)
 			continue
 		}
 		return resp, nil
 	}
+}
+
+// interim relays a 1xx response (103 Early Hints, 102 Processing) with
+// its fields, less the hidden and hop-by-hop ones. A 100 Continue is not
+// relayed: it answers the proxy's own sending of the body, and the
+// client's Expect is the server's to answer.
+func (x *exchange) interim(resp *http.Response) {
+	if resp.StatusCode == http.StatusContinue {
+		return
+	}
+	fields := make(http.Header, len(resp.Header))
+	x.h.copyHeader(fields, resp.Header, false)
+	if fields["Content-Type"] == nil {
+		delete(fields, "Content-Type") // copyHeader's mark, for a final response
+	}
+	header.WriteInterim(x.w, resp.StatusCode, fields)
 }
 
 // respond relays the upstream's response to the client.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/byterange"
 	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
@@ -60,9 +61,9 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 		return
 	}
 
-	var one [1]byteRange
+	var one [1]byterange.Range
 	ranges, verdict := h.ranges(r, b[:etagLen], mtime, size, whole, one[:0])
-	if verdict == rangeNotSatisfiable {
+	if verdict == byterange.NotSatisfiable {
 		b = append(b[:0], "bytes */"...)
 		w.Header()["Content-Range"] = []string{string(strconv.AppendInt(b, size, 10))}
 		h.fail(w, r, http.StatusRequestedRangeNotSatisfiable)
@@ -79,9 +80,9 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 
 	status, start, length := http.StatusOK, int64(0), size
 	if len(ranges) == 1 {
-		status, start, length = http.StatusPartialContent, ranges[0].start, ranges[0].end-ranges[0].start
+		status, start, length = http.StatusPartialContent, ranges[0].Start, ranges[0].End-ranges[0].Start
 		b = append(b, "bytes "...)
-		b = appendContentRange(b, ranges[0], size)
+		b = byterange.AppendContentRange(b, ranges[0], size)
 	}
 	rangeEnd := len(b)
 	b = strconv.AppendInt(b, length, 10)
@@ -122,38 +123,38 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 
 // ranges decides what the request's Range header asks for, honouring
 // If-Range and MaxRanges; with whole set it asks for nothing.
-func (h *FileServer) ranges(r *http.Request, etag []byte, mtime, size int64, whole bool, out []byteRange) ([]byteRange, rangeVerdict) {
+func (h *FileServer) ranges(r *http.Request, etag []byte, mtime, size int64, whole bool, out []byterange.Range) ([]byterange.Range, byterange.Verdict) {
 	v := r.Header["Range"]
 	if len(v) == 0 || h.maxRanges < 0 || whole {
-		return nil, rangeWhole
+		return nil, byterange.Whole
 	}
-	spec, ok := rangeSpec(v[0])
+	spec, ok := byterange.Spec(v[0])
 	if !ok {
-		return nil, rangeWhole
+		return nil, byterange.Whole
 	}
 	if ir := r.Header["If-Range"]; len(ir) > 0 && !ifRangeAllows(ir[0], etag, mtime) {
-		return nil, rangeWhole
+		return nil, byterange.Whole
 	}
-	return parseRanges(spec, size, h.maxRanges, out)
+	return byterange.Parse(spec, size, h.maxRanges, out)
 }
 
 // serveMultipart answers with several ranges of f as a
 // multipart/byteranges body laid out like NGINX's. validators holds the
 // formatted ETag (its first etagLen bytes) and Last-Modified.
 func (h *FileServer) serveMultipart(w http.ResponseWriter, r *http.Request, f *file, rel string,
-	validators []byte, etagLen int, ctype string, size int64, ranges []byteRange) {
-	boundary := nextBoundary()
+	validators []byte, etagLen int, ctype string, size int64, ranges []byterange.Range) {
+	boundary := byterange.NextBoundary()
 	// Every part header is formatted up front: the sum gives Content-Length,
 	// and the body is then the headers interleaved with file sections.
 	var heads []byte
 	ends := make([]int, len(ranges))
 	length := int64(0)
 	for i, rg := range ranges {
-		heads = appendPartHeader(heads, boundary, ctype, rg, size)
+		heads = byterange.AppendPartHeader(heads, boundary, ctype, rg, size)
 		ends[i] = len(heads)
-		length += rg.end - rg.start
+		length += rg.End - rg.Start
 	}
-	closing := appendClosingBoundary(nil, boundary)
+	closing := byterange.AppendClosingBoundary(nil, boundary)
 	length += int64(len(heads) + len(closing))
 
 	hdr := w.Header()
@@ -173,7 +174,7 @@ func (h *FileServer) serveMultipart(w http.ResponseWriter, r *http.Request, f *f
 	}
 }
 
-func writeParts(w http.ResponseWriter, f *file, heads []byte, ends []int, closing []byte, ranges []byteRange) error {
+func writeParts(w http.ResponseWriter, f *file, heads []byte, ends []int, closing []byte, ranges []byterange.Range) error {
 	prev := 0
 	for i, rg := range ranges {
 		if _, err := w.Write(heads[prev:ends[i]]); err != nil {
@@ -182,8 +183,8 @@ func writeParts(w http.ResponseWriter, f *file, heads []byte, ends []int, closin
 		prev = ends[i]
 		// A part no longer than the connection buffer is copied into it
 		// with the part headers; a longer one goes out with sendfile.
-		n := rg.end - rg.start
-		if err := f.send(w, rg.start, n, n <= inlineMax); err != nil {
+		n := rg.End - rg.Start
+		if err := f.send(w, rg.Start, n, n <= inlineMax); err != nil {
 			return err
 		}
 	}

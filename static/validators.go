@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/mosaic-edge/mosaic/internal/httpdate"
 )
 
 // appendETag appends NGINX's entity tag for a file: the modification time
@@ -34,7 +36,7 @@ func (h *FileServer) preconditions(r *http.Request, etag []byte, mtime int64, no
 		}
 	} else if v := hdr["If-Unmodified-Since"]; len(v) > 0 && !noValidators {
 		// An invalid date makes the header void, not the condition false.
-		if t, err := http.ParseTime(v[0]); err == nil && mtime > t.Unix() {
+		if t, ok := httpdate.Parse(v[0]); ok && mtime > t.Unix() {
 			return http.StatusPreconditionFailed
 		}
 	}
@@ -45,8 +47,10 @@ func (h *FileServer) preconditions(r *http.Request, etag []byte, mtime int64, no
 		return 0
 	}
 	if v := hdr["If-Modified-Since"]; len(v) > 0 && h.ims != ModifiedSinceOff && !noValidators {
-		t, err := http.ParseTime(v[0])
-		if err != nil {
+		// An invalid date (RFC 9110 section 5.6.7, strictly) voids the
+		// header.
+		t, ok := httpdate.Parse(v[0])
+		if !ok {
 			return 0
 		}
 		since := t.Unix()
@@ -102,6 +106,6 @@ func ifRangeAllows(v string, etag []byte, mtime int64) bool {
 	if len(v) >= 2 && v[len(v)-1] == '"' {
 		return len(etag) > 0 && v == string(etag)
 	}
-	t, err := http.ParseTime(v)
-	return err == nil && t.Unix() == mtime
+	t, ok := httpdate.Parse(v)
+	return ok && t.Unix() == mtime
 }

@@ -3,6 +3,7 @@
 package header
 
 import (
+	"maps"
 	"net/http"
 	"strings"
 	"time"
@@ -50,6 +51,20 @@ func TrimOWS(s string) string {
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// IsToken reports whether s is an HTTP token (RFC 9110 section 5.6.2):
+// a field name, a method, a list member such as a transfer coding.
+func IsToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // AppendDate appends t as an HTTP-date (RFC 9110 §5.6.7, the form of
@@ -105,4 +120,18 @@ func TypeMatcher(types []string) func(contentType string) bool {
 		}
 		return false
 	}
+}
+
+// WriteInterim sends an interim (1xx) response with exactly fields as
+// its header, and leaves w's header as it was for the final response:
+// net/http and http1 send the writer's current header with a 1xx and
+// keep it for what follows.
+func WriteInterim(w http.ResponseWriter, code int, fields http.Header) {
+	h := w.Header()
+	saved := maps.Clone(h)
+	clear(h)
+	maps.Copy(h, fields)
+	w.WriteHeader(code)
+	clear(h)
+	maps.Copy(h, saved)
 }

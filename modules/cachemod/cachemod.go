@@ -6,9 +6,9 @@
 // A location that caches and proxies gets a cache.Cache in front of its
 // own proxy.Handler, both built here as the location's content: the
 // proxy's options are those of the location (proxymod.LocationOptions)
-// with what the cache needs added, X-Accel-Expires passed through to it
-// and the proxy's failures reported to it (proxy.Options.OnFailure to
-// cache.ReportFailure). Being the content, the cache runs inside the
+// with what the cache needs added, X-Accel-Expires and Date passed
+// through to it and the proxy's failures reported to it
+// (proxy.Options.OnFailure to cache.ReportFailure). Being the content, the cache runs inside the
 // core's steps (internal, try_files, error_page), in subrequests too, so
 // an ESI fragment is cached by its own location's settings and an
 // internal location's cache serves only internal requests.
@@ -58,6 +58,8 @@ type locConf struct {
 	background  server.Setting[bool]
 	revalidate  server.Setting[bool]
 	ignore      server.Setting[[]string]
+	targeted    server.Setting[[]string] // proxy_cache_targeted_headers; empty: off
+	heuristic   server.Setting[bool]
 
 	// The endpoints are contents of the location that names them, not
 	// inherited.
@@ -112,6 +114,8 @@ func mergeLoc(p, c any) error {
 	child.background.Merge(parent.background)
 	child.revalidate.Merge(parent.revalidate)
 	child.ignore.Merge(parent.ignore)
+	child.targeted.Merge(parent.targeted)
+	child.heuristic.Merge(parent.heuristic)
 	return nil
 }
 
@@ -151,6 +155,9 @@ func init() {
 		{Name: "proxy_cache_revalidate", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
 			Set: flag(func(l *locConf) *server.Setting[bool] { return &l.revalidate })},
 		{Name: "proxy_ignore_headers", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: setIgnore},
+		{Name: "proxy_cache_targeted_headers", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: setTargeted},
+		{Name: "proxy_cache_heuristic", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: flag(func(l *locConf) *server.Setting[bool] { return &l.heuristic })},
 		{Name: "proxy_cache_convert_head", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
 			on, err := c.Flag()
 			if err != nil {
@@ -282,6 +289,31 @@ func setUseStale(c *server.Cmd) error {
 	return server.Put(c, &c.Loc().(*locConf).useStale, u)
 }
 
+// setTargeted reads "proxy_cache_targeted_headers off | field ...": the
+// RFC 9213 target list, in order of precedence.
+func setTargeted(c *server.Cmd) error {
+	names := []string{}
+	if len(c.Args) != 1 || c.Args[0] != "off" {
+		for _, a := range c.Args {
+			if a == "off" || !validFieldName(a) {
+				return c.Invalid(a, "it must be a header field name, or \"off\" alone")
+			}
+			names = append(names, a)
+		}
+	}
+	return server.Put(c, &c.Loc().(*locConf).targeted, names)
+}
+
+// validFieldName reports an RFC 9110 token.
+func validFieldName(s string) bool {
+	for _, r := range s {
+		if r >= 0x7f || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
+			return false
+		}
+	}
+	return s != ""
+}
+
 func setIgnore(c *server.Cmd) error {
 	if err := cache.CheckIgnoreHeaders(c.Args); err != nil {
 		return c.Errorf("%v", err)
@@ -396,11 +428,7 @@ func cachedProxy(l *server.Location, lc *locConf, z *zoneConf) (http.Handler, er
 		}
 		return nil, nil
 	}
-	// The cache reads X-Accel-Expires (and keeps it from clients), which
-	// the proxy hides by default. Clip: the list is the location's
-	// settings, shared with others, and append must copy it.
-	popts.PassHeaders = append(slices.Clip(popts.PassHeaders), "X-Accel-Expires")
-	popts.OnFailure = reportFailure
+	forCache(&popts)
 	p, err := proxymod.NewHandler(l, popts)
 	if err != nil {
 		return nil, err
@@ -410,6 +438,18 @@ func cachedProxy(l *server.Location, lc *locConf, z *zoneConf) (http.Handler, er
 		return nil, fmt.Errorf("proxy_cache in %s: %w", lc.zonePos, err)
 	}
 	return c, nil
+}
+
+// forCache adds to the options of the proxy (or gateway) behind a cache
+// what the cache needs. It reads X-Accel-Expires (and keeps it from
+// clients) and the origin's Date (the date_value of its age arithmetic,
+// RFC 9111 section 4.2.3, kept on hits), which the proxy hides by
+// default; and the failures decide what is stored and what is served
+// stale. Clip: the list is the location's settings, shared with others,
+// and append must copy it.
+func forCache(o *proxy.Options) {
+	o.PassHeaders = append(slices.Clip(o.PassHeaders), "X-Accel-Expires", "Date")
+	o.OnFailure = reportFailure
 }
 
 // reportFailure passes the proxy's failure to the cache that is filling
@@ -452,6 +492,8 @@ func (lc *locConf) options(z *zoneConf, proxyHost string, l *server.Location) ca
 		BackgroundUpdate: lc.background.V,
 		Revalidate:       lc.revalidate.V,
 		IgnoreHeaders:    lc.ignore.V,
+		TargetedHeaders:  lc.targeted.Or(cache.DefaultTargetedHeaders),
+		Heuristic:        lc.heuristic.Or(true),
 		Logger:           l.Logger(),
 	}
 	if bypass := lc.bypass; len(bypass) > 0 {

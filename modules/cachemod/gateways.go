@@ -3,7 +3,6 @@ package cachemod
 import (
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/cache"
@@ -88,12 +87,7 @@ func gatewayContent(l *server.Location) (http.Handler, error) {
 		if !ok {
 			return nil, fmt.Errorf("\"%s_cache\" zone %q is unknown in %s", g.prefix, lc.zone.V, lc.zonePos)
 		}
-		h, passes, err := g.handler(l, func(o *proxy.Options) {
-			// As for the proxy: X-Accel-Expires goes to the cache, and the
-			// gateway's failures decide what is stored and what is stale.
-			o.PassHeaders = append(slices.Clip(o.PassHeaders), "X-Accel-Expires")
-			o.OnFailure = reportFailure
-		})
+		h, passes, err := g.handler(l, forCache)
 		if err != nil || !passes {
 			return nil, err
 		}

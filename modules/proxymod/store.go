@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mosaic-edge/mosaic/internal/httpdate"
 	core "github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -207,7 +208,7 @@ func (s *storeWriter) keep(target string, access os.FileMode) error {
 		return err
 	}
 	if s.lastMod != "" {
-		if t, err := http.ParseTime(s.lastMod); err == nil {
+		if t, ok := httpdate.Parse(s.lastMod); ok {
 			_ = os.Chtimes(name, t, t)
 		}
 	}
@@ -247,7 +248,7 @@ func copyFile(from, to string, mode os.FileMode, lastMod string) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if t, err := http.ParseTime(lastMod); err == nil && lastMod != "" {
+	if t, ok := httpdate.Parse(lastMod); ok {
 		_ = os.Chtimes(tmp.Name(), t, t)
 	}
 	return os.Rename(tmp.Name(), to)

@@ -1,4 +1,7 @@
-package static
+// Package byterange reads the Range header's byte-range sets and lays out
+// multipart/byteranges bodies, the way NGINX's range filter does, for
+// every part of mosaic that answers 206: static files and the cache.
+package byterange
 
 import (
 	"math"
@@ -7,29 +10,29 @@ import (
 	"sync/atomic"
 )
 
-// byteRange is one satisfiable range of a file: [start, end).
-type byteRange struct{ start, end int64 }
+// Range is one satisfiable range of a representation: [Start, End).
+type Range struct{ Start, End int64 }
 
-// rangeVerdict is what a Range header asks of the response.
-type rangeVerdict int
+// Verdict is what a Range header asks of the response.
+type Verdict int
 
 const (
-	rangeWhole          rangeVerdict = iota // ignore the header: 200 with the whole file
-	rangePartial                            // 206 with the ranges
-	rangeNotSatisfiable                     // 416
+	Whole          Verdict = iota // ignore the header: 200 with the whole representation
+	Partial                       // 206 with the ranges
+	NotSatisfiable                // 416
 )
 
-// rangeSpec returns the byte-range set of a Range header value, without the
+// Spec returns the byte-range set of a Range header value, without the
 // "bytes=" unit, or false when the header does not ask for bytes. Other
 // units are ignored, as RFC 9110 and NGINX do.
-func rangeSpec(v string) (string, bool) {
+func Spec(v string) (string, bool) {
 	if len(v) < 7 || !strings.EqualFold(v[:6], "bytes=") {
 		return "", false
 	}
 	return v[6:], true
 }
 
-// parseRanges reads a byte-range set the way NGINX's range filter does, so
+// Parse reads a byte-range set the way NGINX's range filter does, so
 // that every client gets the same answer from mosaic as from NGINX:
 //
 //   - spaces may surround numbers, dashes and commas;
@@ -43,7 +46,7 @@ func rangeSpec(v string) (string, bool) {
 //
 // Ranges are appended to out, which lets the caller keep a small one on the
 // stack.
-func parseRanges(spec string, size int64, limit int, out []byteRange) ([]byteRange, rangeVerdict) {
+func Parse(spec string, size int64, limit int, out []Range) ([]Range, Verdict) {
 	const cutoff, cutlim = math.MaxInt64 / 10, math.MaxInt64 % 10
 	at := func(i int) byte {
 		if i < len(spec) {
@@ -65,12 +68,12 @@ func parseRanges(spec string, size int64, limit int, out []byteRange) ([]byteRan
 			p++
 		} else {
 			if !digit(at(p)) {
-				return nil, rangeNotSatisfiable
+				return nil, NotSatisfiable
 			}
 			for digit(at(p)) {
 				d := int64(at(p) - '0')
 				if start > cutoff || (start == cutoff && d > cutlim) {
-					return nil, rangeNotSatisfiable
+					return nil, NotSatisfiable
 				}
 				start = start*10 + d
 				p++
@@ -79,7 +82,7 @@ func parseRanges(spec string, size int64, limit int, out []byteRange) ([]byteRan
 				p++
 			}
 			if at(p) != '-' {
-				return nil, rangeNotSatisfiable
+				return nil, NotSatisfiable
 			}
 			p++
 			for at(p) == ' ' {
@@ -92,12 +95,12 @@ func parseRanges(spec string, size int64, limit int, out []byteRange) ([]byteRan
 		}
 		if !open {
 			if !digit(at(p)) {
-				return nil, rangeNotSatisfiable
+				return nil, NotSatisfiable
 			}
 			for digit(at(p)) {
 				d := int64(at(p) - '0')
 				if end > cutoff || (end == cutoff && d > cutlim) {
-					return nil, rangeNotSatisfiable
+					return nil, NotSatisfiable
 				}
 				end = end*10 + d
 				p++
@@ -106,7 +109,7 @@ func parseRanges(spec string, size int64, limit int, out []byteRange) ([]byteRan
 				p++
 			}
 			if c := at(p); c != ',' && c != 0 {
-				return nil, rangeNotSatisfiable
+				return nil, NotSatisfiable
 			}
 			if suffix {
 				start = max(size-end, 0)
@@ -120,13 +123,13 @@ func parseRanges(spec string, size int64, limit int, out []byteRange) ([]byteRan
 			}
 		}
 		if start < end {
-			out = append(out, byteRange{start, end})
+			out = append(out, Range{start, end})
 			total += end - start // cannot overflow: every range lies within size
 			if limit > 0 && len(out) > limit {
-				return nil, rangeWhole
+				return nil, Whole
 			}
 		} else if start == 0 {
-			return nil, rangeWhole
+			return nil, Whole
 		}
 		if at(p) != ',' {
 			break
@@ -134,19 +137,20 @@ func parseRanges(spec string, size int64, limit int, out []byteRange) ([]byteRan
 		p++
 	}
 	if len(out) == 0 {
-		return nil, rangeNotSatisfiable
+		return nil, NotSatisfiable
 	}
 	if total > size {
-		return nil, rangeWhole
+		return nil, Whole
 	}
-	return out, rangePartial
+	return out, Partial
 }
 
 // boundaries numbers the multipart boundaries, which NGINX writes as a
 // counter zero-padded to 20 digits.
 var boundaries atomic.Uint64
 
-func nextBoundary() string {
+// NextBoundary returns a fresh multipart boundary.
+func NextBoundary() string {
 	var b [20]byte
 	n := strconv.AppendUint(b[:0], boundaries.Add(1), 10)
 	pad := 20 - len(n)
@@ -157,29 +161,29 @@ func nextBoundary() string {
 	return string(b[:])
 }
 
-// appendPartHeader appends the lines that open one part of a
+// AppendPartHeader appends the lines that open one part of a
 // multipart/byteranges body, in NGINX's layout.
-func appendPartHeader(b []byte, boundary, ctype string, r byteRange, size int64) []byte {
+func AppendPartHeader(b []byte, boundary, ctype string, r Range, size int64) []byte {
 	b = append(b, "\r\n--"...)
 	b = append(b, boundary...)
 	b = append(b, "\r\nContent-Type: "...)
 	b = append(b, ctype...)
 	b = append(b, "\r\nContent-Range: bytes "...)
-	b = appendContentRange(b, r, size)
+	b = AppendContentRange(b, r, size)
 	return append(b, "\r\n\r\n"...)
 }
 
-// appendContentRange appends "first-last/size".
-func appendContentRange(b []byte, r byteRange, size int64) []byte {
-	b = strconv.AppendInt(b, r.start, 10)
+// AppendContentRange appends "first-last/size".
+func AppendContentRange(b []byte, r Range, size int64) []byte {
+	b = strconv.AppendInt(b, r.Start, 10)
 	b = append(b, '-')
-	b = strconv.AppendInt(b, r.end-1, 10)
+	b = strconv.AppendInt(b, r.End-1, 10)
 	b = append(b, '/')
 	return strconv.AppendInt(b, size, 10)
 }
 
-// appendClosingBoundary appends the line that ends a multipart body.
-func appendClosingBoundary(b []byte, boundary string) []byte {
+// AppendClosingBoundary appends the line that ends a multipart body.
+func AppendClosingBoundary(b []byte, boundary string) []byte {
 	b = append(b, "\r\n--"...)
 	b = append(b, boundary...)
 	return append(b, "--\r\n"...)

@@ -1,0 +1,193 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"compress/lzw"
+	"compress/zlib"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httputil"
+	"net/textproto"
+	"strconv"
+	"strings"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
+)
+
+// net/http's response reader accepts one Transfer-Encoding, "chunked", and
+// refuses any other, which would make every such answer a 502. Its
+// strictness guards against request smuggling; here the framing only
+// says where one response ends on a connection that is closed after it,
+// so the head that http.ReadResponse refused is read again, by RFC 9112's
+// rules (section 6.3): with Transfer-Encoding, Content-Length does not
+// count; a list that ends in chunked is chunked, any other is delimited
+// by the connection's close; the codings are undone where they are known
+// (gzip, deflate, compress); a coding that is not known stays on the
+// bytes, as NGINX relays them.
+
+// errBadTransferEncoding is a Transfer-Encoding whose framing cannot be
+// known: a list with an empty or malformed member, or chunked applied
+// twice.
+var errBadTransferEncoding = errors.New("upstream sent invalid \"Transfer-Encoding\"")
+
+// recordHead starts keeping a copy of what c reads, from the bytes c.br
+// holds already: the head that the next http.ReadResponse consumes.
+func (c *conn) recordHead() {
+	c.head = c.head[:0]
+	if n := c.br.Buffered(); n > 0 {
+		b, _ := c.br.Peek(n)
+		c.head = append(c.head, b...)
+	}
+	c.recording = true
+}
+
+// recordedHead stops the copy and returns the bytes http.ReadResponse
+// consumed: those read, less those c.br still holds.
+func (c *conn) recordedHead() []byte {
+	c.recording = false
+	return c.head[:len(c.head)-c.br.Buffered()]
+}
+
+// otherCodings reads again the head that http.ReadResponse refused with
+// readErr, and returns the response when the refusal was its
+// Transfer-Encoding. Any other refusal stands: it returns readErr.
+func otherCodings(head []byte, br *bufio.Reader, r *http.Request, readErr error) (*http.Response, error) {
+	tp := textproto.NewReader(bufio.NewReader(bytes.NewReader(head)))
+	line, err := tp.ReadLine()
+	if err != nil {
+		return nil, readErr
+	}
+	mh, err := tp.ReadMIMEHeader()
+	if err != nil || len(mh["Transfer-Encoding"]) == 0 {
+		return nil, readErr
+	}
+	resp, err := statusLine(line)
+	if err != nil {
+		return nil, readErr
+	}
+	codings, err := transferCodings(mh["Transfer-Encoding"])
+	if err == nil && len(codings) == 0 {
+		err = errBadTransferEncoding
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %q", err, header.Join(http.Header(mh), "Transfer-Encoding"))
+	}
+	delete(mh, "Transfer-Encoding")
+	delete(mh, "Content-Length")
+	resp.Header = http.Header(mh)
+	resp.ContentLength = -1
+	resp.Close = true
+	resp.Request = r
+	if r.Method == http.MethodHead || !bodyAllowed(resp.StatusCode) {
+		resp.Body = http.NoBody
+		return resp, nil
+	}
+	var body io.Reader = br
+	if codings[len(codings)-1] == "chunked" {
+		body = httputil.NewChunkedReader(br)
+		codings = codings[:len(codings)-1]
+	}
+	// Undone from the last applied to the first, up to one not known.
+	for i := len(codings) - 1; i >= 0; i-- {
+		dec := decoder(codings[i])
+		if dec == nil {
+			break
+		}
+		body = &lazyReader{src: body, open: dec}
+	}
+	resp.Body = io.NopCloser(body)
+	return resp, nil
+}
+
+// statusLine reads "HTTP/1.1 200 OK".
+func statusLine(line string) (*http.Response, error) {
+	proto, rest, ok := strings.Cut(line, " ")
+	code, _, _ := strings.Cut(rest, " ")
+	major, minor, vok := http.ParseHTTPVersion(proto)
+	n, err := strconv.Atoi(code)
+	if !ok || !vok || err != nil || len(code) != 3 || n < 100 {
+		return nil, errors.New("malformed status line")
+	}
+	return &http.Response{Status: rest, StatusCode: n, Proto: proto, ProtoMajor: major, ProtoMinor: minor}, nil
+}
+
+// transferCodings lists the codings of the Transfer-Encoding lines in the
+// order applied, lower-cased, without their parameters.
+func transferCodings(lines []string) ([]string, error) {
+	var codings []string
+	for _, line := range lines {
+		for item := range strings.SplitSeq(line, ",") {
+			if header.TrimOWS(item) == "" {
+				continue // empty list members do not count (RFC 9110 section 5.6.1)
+			}
+			name, _, _ := strings.Cut(item, ";")
+			name = strings.ToLower(header.TrimOWS(name))
+			if !header.IsToken(name) {
+				return nil, errBadTransferEncoding
+			}
+			codings = append(codings, name)
+		}
+	}
+	for i, c := range codings {
+		// chunked is applied at most once (RFC 9112 section 6.1); a
+		// later coding then makes the body close-delimited.
+		if c == "chunked" && i != lastIndex(codings, "chunked") {
+			return nil, errBadTransferEncoding
+		}
+	}
+	return codings, nil
+}
+
+func lastIndex(list []string, s string) int {
+	for i := len(list) - 1; i >= 0; i-- {
+		if list[i] == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// decoder returns what undoes a transfer coding of RFC 9112 section 7,
+// or nil for one that is not known (chunked, inside another coding, is
+// known too).
+func decoder(coding string) func(io.Reader) (io.Reader, error) {
+	switch coding {
+	case "gzip", "x-gzip":
+		return func(r io.Reader) (io.Reader, error) { return gzip.NewReader(r) }
+	case "deflate":
+		return func(r io.Reader) (io.Reader, error) { return zlib.NewReader(r) }
+	case "compress", "x-compress":
+		return func(r io.Reader) (io.Reader, error) { return lzw.NewReader(r, lzw.MSB, 8), nil }
+	case "chunked":
+		return func(r io.Reader) (io.Reader, error) { return httputil.NewChunkedReader(r), nil }
+	}
+	return nil
+}
+
+// lazyReader opens its decoder on the first Read: a gzip reader reads its
+// header at once, which must not hold up the response's head.
+type lazyReader struct {
+	src  io.Reader
+	open func(io.Reader) (io.Reader, error)
+	r    io.Reader
+	err  error
+}
+
+func (l *lazyReader) Read(p []byte) (int, error) {
+	if l.r == nil && l.err == nil {
+		l.r, l.err = l.open(l.src)
+	}
+	if l.err != nil {
+		return 0, l.err
+	}
+	return l.r.Read(p)
+}
+
+// bodyAllowed reports whether a response with this status has a body.
+func bodyAllowed(status int) bool {
+	return status >= 200 && status != http.StatusNoContent && status != http.StatusNotModified
+}
