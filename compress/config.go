@@ -33,8 +33,9 @@ type codingConfig struct {
 	types     typeSet
 	minLength int64
 	level     int
-	bufLimit  int // all buffers together: output held before headers go out
-	bufSize   int // one buffer: the unit in which output is sent afterwards
+	bufLimit  int             // all buffers together: output held before headers go out
+	bufSize   int             // one buffer: the unit in which output is sent afterwards
+	par       *parallelConfig // nil: serial
 }
 
 func newConfig(opts Options) (*config, error) {
@@ -75,6 +76,10 @@ func newConfig(opts Options) (*config, error) {
 	c.coding[Brotli] = newCodingConfig(opts.Brotli.Types, opts.Brotli.MinLength, opts.Brotli.Level, opts.Brotli.Buffers)
 	c.coding[Zstd] = newCodingConfig(opts.Zstd.Types, opts.Zstd.MinLength, opts.Zstd.Level, opts.Zstd.Buffers)
 	c.coding[Gzip] = newCodingConfig(opts.Gzip.Types, opts.Gzip.MinLength, opts.Gzip.Level, opts.Gzip.Buffers)
+	// Brotli stays serial: its segments would not concatenate into one
+	// stream (see parallel.go).
+	c.coding[Zstd].par = newParallelConfig(Zstd, opts.Zstd.Parallel)
+	c.coding[Gzip].par = newParallelConfig(Gzip, opts.Gzip.Parallel)
 
 	offer := PreferredOffer(opts.Prefer, enabled...)
 	c.anyCoding = offer.Len() > 0

@@ -68,6 +68,12 @@ type BrotliOptions struct {
 	// an http-level directive: one pool serves every location). Nil uses a
 	// process-wide pool of DefaultIdleEncoders.
 	Encoders *EncoderPool
+
+	// Parallel holds brotli_thread_pool and brotli_parallel_*. They are
+	// validated but brotli is compressed serially whatever they say: the
+	// brotli encoder cannot yet produce segments that concatenate into one
+	// stream (see the README).
+	Parallel Parallel
 }
 
 // ZstdOptions holds the zstd_* directives.
@@ -81,6 +87,10 @@ type ZstdOptions struct {
 	// Static serves .zst copies of files (zstd_static); see
 	// BrotliOptions.Static.
 	Static StaticMode
+
+	// Parallel compresses long bodies in segments on a pool
+	// (zstd_thread_pool, zstd_parallel_*): one frame per segment.
+	Parallel Parallel
 }
 
 // GzipOptions holds the gzip_* directives other than gzip_vary.
@@ -105,6 +115,11 @@ type GzipOptions struct {
 	// BrotliOptions.Static. With StaticOn, the checks above apply to the
 	// copies as well, as NGINX applies them.
 	Static StaticMode
+
+	// Parallel compresses long bodies in segments on a pool
+	// (gzip_thread_pool, gzip_parallel_*): one gzip member whose deflate
+	// segments each start with the previous 32 KiB as their dictionary.
+	Parallel Parallel
 }
 
 // StaticMode is a brotli_static, zstd_static or gzip_static value: whether
@@ -211,6 +226,14 @@ const (
 	DefaultGzipLevel    = 1
 	DefaultMinLength    = 20
 	DefaultIdleEncoders = 4
+
+	DefaultSegmentSize = 1 << 20 // *_parallel_segment_size
+	MinSegmentSize     = 64 << 10
+	MaxSegmentSize     = 16 << 20
+	DefaultTasks       = 4 // *_parallel_tasks
+	MaxTasks           = 1024
+	DefaultCompressors = 4 // *_parallel_compressors
+	MaxCompressors     = 1024
 )
 
 // DefaultPrefer is compress_prefer's default: br, then zstd, then gzip.
@@ -223,6 +246,7 @@ func DefaultOptions() Options {
 	buf := DefaultBuffers()
 	return Options{
 		Brotli: BrotliOptions{
+			Parallel:    DefaultParallel(),
 			Level:       DefaultBrotliLevel,
 			Window:      DefaultBrotliWindow,
 			MinLength:   DefaultMinLength,
@@ -231,11 +255,13 @@ func DefaultOptions() Options {
 			Retention:   Retention{Policy: RetainAggressive},
 		},
 		Zstd: ZstdOptions{
+			Parallel:  DefaultParallel(),
 			Level:     DefaultZstdLevel,
 			MinLength: DefaultMinLength,
 			Buffers:   buf,
 		},
 		Gzip: GzipOptions{
+			Parallel:    DefaultParallel(),
 			Level:       DefaultGzipLevel,
 			MinLength:   DefaultMinLength,
 			Buffers:     buf,
@@ -272,18 +298,21 @@ func (o Options) Validate() error {
 		check(b.Retention.Bound >= 0, "brotli_retention_policy bounded %d: must not be negative", b.Retention.Bound)
 		buffers("brotli_buffers", b.Buffers)
 		types("brotli_types", b.Types)
+		b.Parallel.validate("brotli", check)
 	}
 	if z := &o.Zstd; z.Enable {
 		check(z.Level >= 1 && z.Level <= 22, "zstd_comp_level %d: must be 1..22", z.Level)
 		check(z.MinLength >= 0, "zstd_min_length %d: must not be negative", z.MinLength)
 		buffers("zstd_buffers", z.Buffers)
 		types("zstd_types", z.Types)
+		z.Parallel.validate("zstd", check)
 	}
 	if g := &o.Gzip; g.Enable {
 		check(g.Level >= 1 && g.Level <= 9, "gzip_comp_level %d: must be 1..9", g.Level)
 		check(g.MinLength >= 0, "gzip_min_length %d: must not be negative", g.MinLength)
 		buffers("gzip_buffers", g.Buffers)
 		types("gzip_types", g.Types)
+		g.Parallel.validate("gzip", check)
 	}
 	if v := o.Gzip.HTTPVersion; v != (ProtoVersion{}) {
 		check(v.Major >= 1 && v.Minor >= 0, "gzip_http_version %d.%d: must be 1.0 or 1.1", v.Major, v.Minor)

@@ -21,6 +21,7 @@ type compression struct {
 	zw     *zstd.Encoder
 	zwin   int
 	gw     *gzip.Writer
+	par    *parallelStream // zstd or gzip cut into segments (parallel.go)
 
 	outBuf   *[]byte
 	out      []byte // compressed bytes not yet sent
@@ -66,19 +67,25 @@ func (w *responseWriter) startEncoder(e Encoding, length int64) error {
 		} else {
 			w.takeBrotli()
 		}
-	case Zstd:
+	case Zstd, Gzip:
+		if c.par.takes(length) {
+			w.startParallel(e, c.par)
+			break
+		}
+		if e == Gzip {
+			gw, err := getGzip(c.level, dst)
+			if err != nil {
+				return err
+			}
+			w.gw, w.enc = gw, gw
+			break
+		}
 		w.zwin = zstdWindowLog(length)
 		zw, err := getZstd(w.cfg.zstdLevel, w.zwin, dst)
 		if err != nil {
 			return err
 		}
 		w.zw, w.enc = zw, zw
-	case Gzip:
-		gw, err := getGzip(c.level, dst)
-		if err != nil {
-			return err
-		}
-		w.gw, w.enc = gw, gw
 	default:
 		return fmt.Errorf("no encoder for %v", e)
 	}
@@ -169,16 +176,19 @@ func (w *responseWriter) recordRatio() {
 // releaseEncoder returns a cleanly closed encoder for reuse; the output
 // held so far stays.
 func (w *responseWriter) releaseEncoder() {
-	switch w.coding {
-	case Brotli:
+	switch {
+	case w.par != nil:
+		w.par.release()
+		w.par = nil
+	case w.coding == Brotli:
 		// With brotli_reuse_memory off every response gets, and frees,
 		// its own encoder.
 		if w.cfg.brotliReuse {
 			w.cfg.pool.put(w.bkey, w.bw)
 		}
-	case Zstd:
+	case w.coding == Zstd:
 		putZstd(w.cfg.zstdLevel, w.zwin, w.zw)
-	case Gzip:
+	case w.coding == Gzip:
 		putGzip(w.cfg.coding[Gzip].level, w.gw)
 	}
 	w.enc, w.bw, w.zw, w.gw = nil, nil, nil, nil
@@ -186,6 +196,12 @@ func (w *responseWriter) releaseEncoder() {
 
 // dropEncoder forgets the encoder and gives back the buffers.
 func (w *responseWriter) dropEncoder() {
+	if w.par != nil {
+		// Its compressor is sound whatever became of the response: every
+		// segment starts its encoder afresh.
+		w.par.release()
+		w.par = nil
+	}
 	w.enc, w.bw, w.zw, w.gw = nil, nil, nil, nil
 	w.cacheKey, w.fill = "", nil
 	w.releaseInput()

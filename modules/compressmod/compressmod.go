@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/compress"
+	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/internal/pcre"
 	"github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/static"
@@ -26,7 +27,24 @@ type codingConf struct {
 	minLength server.Setting[int64]
 	buffers   server.Setting[compress.Buffers]
 	static    server.Setting[compress.StaticMode]
+
+	threadPool server.Setting[poolRef] // PREFIX_thread_pool
+	segment    server.Setting[int]     // PREFIX_parallel_segment_size
+	tasks      server.Setting[int]     // PREFIX_parallel_tasks
 }
+
+// poolRef is a *_thread_pool value: a pool's name ("" for off) and where
+// it was named, since the pool may be declared after it and is looked up
+// only once the configuration is read, as NGINX does.
+type poolRef struct {
+	name string
+	at   *conf.Directive
+}
+
+// namedPool is a thread pool that says its name in the debug log.
+type namedPool struct{ *server.ThreadPool }
+
+func (p namedPool) String() string { return p.Name }
 
 func (c *codingConf) merge(p *codingConf) {
 	c.enable.Merge(p.enable)
@@ -35,6 +53,9 @@ func (c *codingConf) merge(p *codingConf) {
 	c.minLength.Merge(p.minLength)
 	c.buffers.Merge(p.buffers)
 	c.static.Merge(p.static)
+	c.threadPool.Merge(p.threadPool)
+	c.segment.Merge(p.segment)
+	c.tasks.Merge(p.tasks)
 }
 
 // locConf holds the module's directives at one level (http, server or
@@ -73,6 +94,12 @@ type mainConf struct {
 	pool         *compress.EncoderPool
 	cacheSize    server.Setting[int64]
 	cache        *compress.BodyCache // made when a location first turns compress_cache on
+
+	// *_parallel_compressors, and the compressor pool of each coding that
+	// every location of the configuration shares; indexed by
+	// compress.Encoding.
+	compressors     [compress.Gzip + 1]server.Setting[int]
+	compressorPools [compress.Gzip + 1]*compress.CompressorPool
 }
 
 var module = &server.Module{
@@ -135,6 +162,9 @@ func init() {
 		// of any location with the same settings.
 		mc := server.MainConf[*mainConf](cfg, module)
 		mc.pool = compress.NewEncoderPool(mc.idleEncoders.Or(compress.DefaultIdleEncoders))
+		for e := compress.Brotli; e <= compress.Gzip; e++ {
+			mc.compressorPools[e] = compress.NewCompressorPool(mc.compressors[e].Or(compress.DefaultCompressors))
+		}
 		return nil
 	}
 	module.Filter = &server.Filter{
@@ -144,6 +174,9 @@ func init() {
 		Wrap: func(l *server.Location, next http.Handler) (http.Handler, error) {
 			opts := locationOptions(l)
 			if err := locationCache(l, &opts); err != nil {
+				return nil, err
+			}
+			if err := locationParallel(l, &opts); err != nil {
 				return nil, err
 			}
 			return compress.New(next, opts)
@@ -157,10 +190,11 @@ func init() {
 }
 
 // codingDirectives declares PREFIX, PREFIX_types, PREFIX_comp_level,
-// PREFIX_min_length, PREFIX_buffers and PREFIX_static for one coding.
+// PREFIX_min_length, PREFIX_buffers, PREFIX_static and the thread pool
+// directives (PREFIX_thread_pool, PREFIX_parallel_*) for one coding.
 func codingDirectives(e compress.Encoding, prefix string, minLevel, maxLevel int) []server.Directive {
 	conf := func(c *server.Cmd) *codingConf { return &c.Loc().(*locConf).coding[e] }
-	return []server.Directive{
+	return append([]server.Directive{
 		{Name: prefix, Context: server.CtxHTTPAll | server.CtxLocationIf, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
 			return server.PutFlag(c, &conf(c).enable)
 		}},
@@ -198,7 +232,88 @@ func codingDirectives(e compress.Encoding, prefix string, minLevel, maxLevel int
 			}
 			return server.Put(c, &conf(c).static, m)
 		}},
+	}, parallelDirectives(e, prefix, conf)...)
+}
+
+// parallelDirectives declares PREFIX_thread_pool, PREFIX_parallel_segment_size,
+// PREFIX_parallel_tasks and PREFIX_parallel_compressors.
+func parallelDirectives(e compress.Encoding, prefix string, coding func(*server.Cmd) *codingConf) []server.Directive {
+	return []server.Directive{
+		{Name: prefix + "_thread_pool", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			ref := poolRef{at: c.Directive}
+			if c.Args[0] != "off" {
+				ref.name = c.Args[0]
+				if e == compress.Brotli {
+					c.Notice(serialBrotliNotice)
+				}
+			}
+			return server.Put(c, &coding(c).threadPool, ref)
+		}},
+		{Name: prefix + "_parallel_segment_size", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			n, err := c.Size(c.Args[0])
+			if err != nil {
+				return err
+			}
+			if n < compress.MinSegmentSize || n > compress.MaxSegmentSize {
+				return c.Invalid(c.Args[0], "it must be 64k..16m")
+			}
+			return server.Put(c, &coding(c).segment, int(n))
+		}},
+		{Name: prefix + "_parallel_tasks", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			n, err := c.Int(c.Args[0], 1, compress.MaxTasks)
+			if err != nil {
+				return err
+			}
+			return server.Put(c, &coding(c).tasks, n)
+		}},
+		{Name: prefix + "_parallel_compressors", Context: server.CtxHTTP, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			n, err := c.Int(c.Args[0], 0, compress.MaxCompressors)
+			if err != nil {
+				return err
+			}
+			return server.Put(c, &c.Main().(*mainConf).compressors[e], n)
+		}},
 	}
+}
+
+// serialBrotliNotice is logged where brotli_thread_pool names a pool. The
+// brotli encoder cannot yet end a segment so that the next one continues
+// its stream; until mosaic's own encoder can (issue 16), cutting a body
+// into independent streams would not make one valid response.
+const serialBrotliNotice = "brotli_thread_pool: brotli is compressed serially, in the request, " +
+	"until mosaic's own brotli encoder makes segments that concatenate (issue 16); " +
+	"gzip_thread_pool and zstd_thread_pool compress in parallel now"
+
+// locationParallel gives each coding of a location the thread pool its
+// *_thread_pool names, or an error naming the directive when no
+// thread_pool declares it ("default" always exists).
+func locationParallel(l *server.Location, opts *compress.Options) error {
+	srv := l.Server()
+	if srv == nil {
+		return nil
+	}
+	lc := server.LocConf[*locConf](l, module)
+	mc := server.MainConf[*mainConf](srv.Config(), module)
+	for _, c := range []struct {
+		e compress.Encoding
+		p *compress.Parallel
+	}{{compress.Brotli, &opts.Brotli.Parallel}, {compress.Zstd, &opts.Zstd.Parallel}, {compress.Gzip, &opts.Gzip.Parallel}} {
+		e, p := c.e, c.p
+		cc := &lc.coding[e]
+		ref := cc.threadPool.V
+		if ref.name == "" {
+			continue
+		}
+		tp, ok := srv.Config().ThreadPool(ref.name)
+		if !ok {
+			return conf.Errorf(ref.at, "unknown thread pool %q", ref.name)
+		}
+		p.Pool = namedPool{tp}
+		p.SegmentSize = cc.segment.Or(p.SegmentSize)
+		p.Tasks = cc.tasks.Or(p.Tasks)
+		p.Compressors = mc.compressorPools[e]
+	}
+	return nil
 }
 
 // appendTypes reads a types list. Several lines at one level add up, as
@@ -467,6 +582,11 @@ func Variants(l *server.Location) static.VariantFunc {
 	}
 	return p.Choose
 }
+
+// LocationOptions returns l's compression directives as compress.Options,
+// for a module that compresses some of l's responses itself and must
+// negotiate as l's filter would (esimod's esi_stitch).
+func LocationOptions(l *server.Location) compress.Options { return locationOptions(l) }
 
 // VaryEncoding returns, for static.Options.VaryEncoding, whether the 200
 // response for one of l's files, sent without a Content-Encoding, carries

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Parallel compression (gzip_thread_pool, zstd_thread_pool) against serial,
+# through the mosaic binary on 2 CPUs: one large response at a time (median
+# latency of --requests sequential requests, and the compressed size), then
+# 8 connections under wrk (requests per second), and the server's peak
+# resident memory (VmHWM) over both. A fresh server per row.
+#
+#   compress/bench/parallel.sh [--file PATH] [--segment 512k] [--tasks 4]
+#                              [--requests 10] [--seconds 5] [--cpus 0,1]
+#                              [--compressors 4] [--only "gzip 6"]
+#
+# The default file is react-dom.development.js (1,080,227 bytes) from the
+# shared corpus. Every compressed body is checked with gzip -d / zstd -d.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+file=../shared/corpus/react-dom.development.js
+segment=512k tasks=4 compressors=4 requests=10 seconds=5 cpus=0,1
+rows=("gzip 6" "zstd 19")
+while (($#)); do
+    case $1 in
+    --file) file=$2 ;;
+    --segment) segment=$2 ;;
+    --tasks) tasks=$2 ;;
+    --compressors) compressors=$2 ;;
+    --requests) requests=$2 ;;
+    --seconds) seconds=$2 ;;
+    --cpus) cpus=$2 ;;
+    --only) rows=("$2") ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+    esac
+    shift 2
+done
+for c in curl wrk gzip zstd taskset; do
+    command -v "$c" >/dev/null || { echo "missing command: $c" >&2; exit 1; }
+done
+port=18133
+tmp=$(mktemp -d)
+pid=""
+trap 'if [[ -n $pid ]]; then kill "$pid" 2>/dev/null || true; fi; rm -rf "$tmp"' EXIT
+go build -o "$tmp/mosaic" ./cmd/mosaic
+mkdir "$tmp/files"
+cp "$file" "$tmp/files/big.js"
+url="http://127.0.0.1:$port/big.js"
+threads=$(($(tr ',' '\n' <<<"$cpus" | wc -l)))
+
+# row CODING LEVEL MODE: one line of the table.
+row() {
+    local coding=$1 level=$2 mode=$3 pool
+    if [[ $mode == parallel ]]; then
+        pool="${coding}_thread_pool bench; ${coding}_parallel_segment_size $segment; ${coding}_parallel_tasks $tasks; ${coding}_parallel_compressors $compressors;"
+    else
+        pool="${coding}_thread_pool off;"
+    fi
+    cat >"$tmp/mosaic.conf" <<CONF
+worker_processes $threads;
+thread_pool bench threads=$threads;
+http {
+    access_log off;
+    $coding on;
+    ${coding}_types application/javascript;
+    ${coding}_comp_level $level;
+    $pool
+    server { listen 127.0.0.1:$port; root $tmp/files; }
+}
+CONF
+    taskset -c "$cpus" "$tmp/mosaic" -c "$tmp/mosaic.conf" 2>"$tmp/err.log" &
+    pid=$!
+    for _ in $(seq 50); do curl -fs -o /dev/null "$url" && break; sleep 0.1; done
+    curl -fs -H "Accept-Encoding: $coding" "$url" | "$coding" -d -c | cmp - "$file" ||
+        { echo "$coding $level $mode: the body does not decode to the file" >&2; exit 1; }
+    local times size
+    times=$(for _ in $(seq "$requests"); do
+        curl -fs -o /dev/null -H "Accept-Encoding: $coding" -w '%{time_total}\n' "$url"
+    done | sort -n)
+    size=$(curl -fs -H "Accept-Encoding: $coding" "$url" | wc -c)
+    local median out rps n t0 t1 cpu hwm
+    median=$(awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f", m*1000}' <<<"$times")
+    t0=$(cpu_ticks)
+    out=$(flock /tmp/bench-harness.lock taskset -c "$cpus" wrk -t2 -c8 -d"${seconds}s" -H "Accept-Encoding: $coding" "$url")
+    t1=$(cpu_ticks)
+    rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+    n=$(awk '/requests in/ {print $1}' <<<"$out")
+    # The server's user and system time over the wrk run, per request: less
+    # sensitive than req/s to what else runs on the machine.
+    cpu=$(awk -v d=$((t1 - t0)) -v n="$n" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.1f", n ? d / hz * 1000 / n : 0}')
+    hwm=$(awk '/VmHWM/ {printf "%.0f", $2/1024}' "/proc/$pid/status")
+    kill "$pid"
+    wait "$pid" 2>/dev/null || true
+    pid=""
+    printf '| %s %s | %s | %s | %s | %s | %s | %s |\n' "$coding" "$level" "$mode" "$median" "$size" "$rps" "$cpu" "$hwm"
+}
+
+# cpu_ticks: the server's user plus system time so far, in clock ticks.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+
+echo "file $(basename "$file") ($(wc -c <"$file") bytes), CPUs $cpus, segments $segment, tasks $tasks, $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| coding | mode | median latency ms | bytes | req/s, 8 connections | CPU ms/req | peak RSS MiB |"
+echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
+for cl in "${rows[@]}"; do
+    for mode in serial parallel; do
+        # shellcheck disable=SC2086 # "coding level"
+        row $cl "$mode"
+    done
+done

@@ -1,0 +1,595 @@
+package compress
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"log/slog"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/mosaic-edge/mosaic/internal/crc32combine"
+)
+
+// Parallel compression.
+//
+// A long body at a high level keeps one core busy for as long as it takes
+// to compress it, however many cores are idle. With a coding's
+// *_thread_pool set, the body is cut into segments of
+// *_parallel_segment_size that are compressed at the same time on the
+// pool's workers and sent in order:
+//
+//   - gzip: every segment is raw deflate whose window starts with the 32
+//     KiB of input before it (a preset dictionary), ends with a sync flush
+//     (byte-aligned, not final) and the last one with the final block, so
+//     the segments concatenate into one deflate stream, wrapped in one gzip
+//     member whose CRC-32 is combined from the segments' (pigz's scheme);
+//   - zstd: every segment is a frame of its own; a zstd body may be several
+//     frames (RFC 8878, section 3.1). Frames share no history, so each
+//     segment starts from an empty window.
+//
+// The response's goroutine cuts and sends; the pool only compresses. At
+// most *_parallel_tasks segments of a response are queued, being
+// compressed or waiting to be sent: the next one waits for the first to
+// go out, so a slow client stops the handler's writes (and a proxy's reads
+// from upstream) instead of piling up memory. A pool whose queue is full
+// refuses a segment and the response compresses it itself.
+
+// WorkPool runs tasks on workers shared by every response; the server's
+// thread_pool is one. Submit queues f and returns nil, or returns an error
+// at once when it cannot take f (its queue is full, it is closed): the
+// response then runs f itself, so a saturated pool slows a response down
+// to serial speed but never fails it.
+type WorkPool interface {
+	Submit(f func()) error
+}
+
+// Parallel holds one coding's *_thread_pool and *_parallel_* directives.
+type Parallel struct {
+	// Pool compresses the segments (*_thread_pool NAME); nil is off.
+	Pool WorkPool
+	// SegmentSize is the input compressed as one task
+	// (*_parallel_segment_size), MinSegmentSize to MaxSegmentSize. A body
+	// no longer than one segment is compressed as it is without the pool.
+	SegmentSize int
+	// Tasks bounds the segments of one response that are queued, being
+	// compressed or waiting to be sent (*_parallel_tasks), 1 to MaxTasks.
+	Tasks int
+	// Compressors keeps segment encoders and buffers between responses
+	// (*_parallel_compressors, an http-level directive). Nil uses a
+	// process-wide pool of DefaultCompressors for the coding.
+	Compressors *CompressorPool
+}
+
+// DefaultParallel returns the directives' defaults: off, 1m segments, 4
+// tasks.
+func DefaultParallel() Parallel {
+	return Parallel{SegmentSize: DefaultSegmentSize, Tasks: DefaultTasks}
+}
+
+// validate checks the settings of a pool that is on.
+func (p Parallel) validate(prefix string, check func(bool, string, ...any)) {
+	if p.Pool == nil {
+		return
+	}
+	check(p.SegmentSize >= MinSegmentSize && p.SegmentSize <= MaxSegmentSize,
+		"%s_parallel_segment_size %d: must be 64k..16m", prefix, p.SegmentSize)
+	check(p.Tasks >= 1 && p.Tasks <= MaxTasks, "%s_parallel_tasks %d: must be 1..%d", prefix, p.Tasks, MaxTasks)
+}
+
+// parallelConfig is Parallel compiled for one coding of a location.
+type parallelConfig struct {
+	pool        WorkPool
+	poolName    string // for the debug log, when the pool has a String method
+	segment     int
+	tasks       int
+	compressors *CompressorPool
+}
+
+func newParallelConfig(e Encoding, p Parallel) *parallelConfig {
+	if p.Pool == nil {
+		return nil
+	}
+	c := &parallelConfig{pool: p.Pool, segment: p.SegmentSize, tasks: p.Tasks, compressors: p.Compressors}
+	if s, ok := p.Pool.(fmt.Stringer); ok {
+		c.poolName = s.String()
+	}
+	if c.compressors == nil {
+		c.compressors = defaultCompressors[e]
+	}
+	return c
+}
+
+// takes reports whether a body of length bytes (-1: unknown) is cut into
+// segments: a body known to fit in one segment never is, nor any body
+// while the pools are busy.
+func (c *parallelConfig) takes(length int64) bool {
+	return c != nil && (length < 0 || length > int64(c.segment)) && !poolsBusy()
+}
+
+// segmentsOut counts the segments handed to pools and not yet compressed,
+// those of every response in the process.
+var segmentsOut atomic.Int64
+
+// poolsBusy reports whether the segments on the pools already keep every
+// CPU busy. A response cut into segments then gains no speed, since no
+// CPU is free to run its segments alongside, and it costs: CPU time for
+// gzip (each deflate segment begins by hashing the 32 KiB before it),
+// size for zstd (each frame starts without history). Such a response is
+// compressed serially, as if the pool were off, so that a loaded server
+// keeps the throughput and the output of serial compression.
+func poolsBusy() bool {
+	return segmentsOut.Load() >= int64(runtime.GOMAXPROCS(0))
+}
+
+// dictSize is deflate's window: how much input before a segment primes
+// its encoder.
+const dictSize = 32 << 10
+
+// segment is one task: input, and the compressed output it becomes.
+type segment struct {
+	buf  []byte // gzip: the dictionary (input before the segment), then the segment's input
+	dict int    // length of the dictionary at the start of buf
+	last bool   // gzip: the final block; otherwise a sync flush ends the segment
+	out  []byte
+	crc  uint32 // gzip: CRC-32 of the segment's input
+	err  error
+	done chan struct{} // closed when out, crc and err are set
+}
+
+func (s *segment) input() []byte { return s.buf[s.dict:] }
+
+// finished reports whether the segment is compressed, without waiting.
+func (s *segment) finished() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// segmentOut is a segment as the encoders' destination: it appends to out.
+type segmentOut segment
+
+func (s *segmentOut) Write(p []byte) (int, error) {
+	s.out = append(s.out, p...)
+	return len(p), nil
+}
+
+// segmentEncoder compresses one segment into its out.
+type segmentEncoder interface {
+	encode(seg *segment) error
+}
+
+type flateSegments struct{ fw *flate.Writer }
+
+func (e flateSegments) encode(seg *segment) error {
+	e.fw.ResetDict((*segmentOut)(seg), seg.buf[:seg.dict])
+	in := seg.input()
+	if _, err := e.fw.Write(in); err != nil {
+		return err
+	}
+	seg.crc = crc32.ChecksumIEEE(in)
+	if seg.last {
+		return e.fw.Close()
+	}
+	return e.fw.Flush()
+}
+
+type zstdSegments struct{ enc *zstd.Encoder }
+
+func (e zstdSegments) encode(seg *segment) error {
+	seg.out = e.enc.EncodeAll(seg.input(), seg.out)
+	return nil
+}
+
+// compressorKey says which responses a compressor suits.
+type compressorKey struct {
+	coding  Encoding
+	level   int
+	segment int
+}
+
+// compressor is the encoders and buffers one response uses for its
+// segments. Workers take and return encoders concurrently; the response's
+// goroutine takes and returns segments.
+type compressor struct {
+	key    compressorKey
+	pooled bool // counted by its CompressorPool; otherwise dropped after its response
+
+	mu       sync.Mutex
+	encoders []segmentEncoder
+	segments []*segment
+	tail     []byte // gzip: the dictionary of the next segment
+}
+
+func (c *compressor) takeEncoder() (segmentEncoder, error) {
+	c.mu.Lock()
+	if n := len(c.encoders); n > 0 {
+		e := c.encoders[n-1]
+		c.encoders = c.encoders[:n-1]
+		c.mu.Unlock()
+		return e, nil
+	}
+	c.mu.Unlock()
+	switch c.key.coding {
+	case Gzip:
+		fw, err := flate.NewWriter(nil, c.key.level)
+		if err != nil {
+			return nil, fmt.Errorf("deflate encoder at level %d: %w", c.key.level, err)
+		}
+		return flateSegments{fw}, nil
+	case Zstd:
+		// Segments are independent frames: one goroutine each, a window
+		// that holds a whole segment, and an empty segment still a frame.
+		enc, err := zstd.NewWriter(nil,
+			zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(c.key.level)),
+			zstd.WithWindowSize(1<<zstdWindowLog(int64(c.key.segment))),
+			zstd.WithEncoderConcurrency(1),
+			zstd.WithLowerEncoderMem(true),
+			zstd.WithZeroFrames(true))
+		if err != nil {
+			return nil, fmt.Errorf("zstd segment encoder at level %d: %w", c.key.level, err)
+		}
+		return zstdSegments{enc}, nil
+	}
+	return nil, fmt.Errorf("no segment encoder for %v", c.key.coding)
+}
+
+func (c *compressor) putEncoder(e segmentEncoder) {
+	c.mu.Lock()
+	c.encoders = append(c.encoders, e)
+	c.mu.Unlock()
+}
+
+func (c *compressor) takeSegment() *segment {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n := len(c.segments); n > 0 {
+		s := c.segments[n-1]
+		c.segments = c.segments[:n-1]
+		return s
+	}
+	size := c.key.segment
+	if c.key.coding == Gzip {
+		size += dictSize
+	}
+	return &segment{buf: make([]byte, 0, size)}
+}
+
+func (c *compressor) putSegment(s *segment) {
+	s.buf, s.out, s.dict, s.last, s.err, s.done = s.buf[:0], s.out[:0], 0, false, nil, nil
+	c.mu.Lock()
+	c.segments = append(c.segments, s)
+	c.mu.Unlock()
+}
+
+// CompressorPool keeps compressors, the segment encoders and buffers of
+// parallel responses, between responses (*_parallel_compressors). It
+// counts the compressors it keeps idle and those out with responses; a
+// response that finds the count at the limit and no idle compressor gets
+// one of its own, freed once the response is sent. An idle compressor
+// serves only the same coding, level and segment size; one of other
+// settings gives way, oldest first, when the count is at the limit. Safe
+// for concurrent use.
+type CompressorPool struct {
+	mu    sync.Mutex
+	limit int
+	held  int
+	idle  []*compressor // least recently used first
+
+	reused, allocated, unpooled uint64
+}
+
+// CompressorStats counts what a CompressorPool did.
+type CompressorStats struct {
+	Idle, Held int    // compressors kept idle, and out with responses
+	Reused     uint64 // responses that took an idle compressor
+	Allocated  uint64 // compressors made and counted by the pool
+	Unpooled   uint64 // responses beyond the limit, with a compressor of their own
+}
+
+// NewCompressorPool returns a pool that counts at most n compressors,
+// clamped to 0..MaxCompressors; with 0 every response gets its own.
+func NewCompressorPool(n int) *CompressorPool {
+	return &CompressorPool{limit: min(max(n, 0), MaxCompressors)}
+}
+
+var defaultCompressors = [numCodings + 1]*CompressorPool{
+	Zstd: NewCompressorPool(DefaultCompressors),
+	Gzip: NewCompressorPool(DefaultCompressors),
+}
+
+// Stats returns the pool's counters.
+func (p *CompressorPool) Stats() CompressorStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return CompressorStats{Idle: len(p.idle), Held: p.held, Reused: p.reused, Allocated: p.allocated, Unpooled: p.unpooled}
+}
+
+// get returns a compressor for key, and how it came: "reused", "new" or
+// "unpooled".
+func (p *CompressorPool) get(key compressorKey) (*compressor, string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := len(p.idle) - 1; i >= 0; i-- {
+		if c := p.idle[i]; c.key == key {
+			p.idle = slices.Delete(p.idle, i, i+1)
+			p.held++
+			p.reused++
+			return c, "reused"
+		}
+	}
+	if p.held+len(p.idle) >= p.limit {
+		if len(p.idle) == 0 {
+			p.unpooled++
+			return &compressor{key: key}, "unpooled"
+		}
+		p.idle = slices.Delete(p.idle, 0, 1)
+	}
+	p.held++
+	p.allocated++
+	return &compressor{key: key, pooled: true}, "new"
+}
+
+// put takes back a compressor whose response is over.
+func (p *CompressorPool) put(c *compressor) {
+	if !c.pooled {
+		return
+	}
+	p.mu.Lock()
+	p.held--
+	p.idle = append(p.idle, c)
+	p.mu.Unlock()
+}
+
+// parallelStream is a response's encoder when its body is cut into
+// segments. It is an encoder: Write, Flush and Close run on the
+// response's goroutine.
+type parallelStream struct {
+	w      *responseWriter
+	cfg    *parallelConfig
+	comp   *compressor
+	how    string // how the compressor came, for the debug log
+	coding Encoding
+	level  int
+
+	cur   *segment   // being filled
+	queue []*segment // handed out, in order, not yet sent
+	crc   uint32     // gzip: of the input sent so far
+	size  int64      // gzip: input handed out so far
+	began bool       // gzip: the header is out
+
+	// For the debug log: segments in all, those the pool compressed, those
+	// it refused (queue full), and the most queued at once.
+	segments, pooled, refused, peak int
+}
+
+func (w *responseWriter) startParallel(e Encoding, c *parallelConfig) {
+	key := compressorKey{coding: e, level: w.cfg.coding[e].level, segment: c.segment}
+	comp, how := c.compressors.get(key)
+	w.par = &parallelStream{w: w, cfg: c, comp: comp, how: how, coding: e, level: key.level}
+	w.enc = w.par
+}
+
+// Write cuts p into segments. A full segment is handed out when more input
+// arrives, so that the last one is known to be last.
+func (s *parallelStream) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		if s.cur == nil {
+			s.newSegment()
+		}
+		room := s.cfg.segment - len(s.cur.input())
+		if room == 0 {
+			if err := s.handOut(false, false); err != nil {
+				return n - len(p), err
+			}
+			continue
+		}
+		k := min(room, len(p))
+		s.cur.buf = append(s.cur.buf, p[:k]...)
+		p = p[k:]
+	}
+	return n, nil
+}
+
+// newSegment starts the current segment, with the dictionary the last one
+// left (gzip; zstd's is empty).
+func (s *parallelStream) newSegment() {
+	s.cur = s.comp.takeSegment()
+	s.cur.buf = append(s.cur.buf, s.comp.tail...)
+	s.cur.dict = len(s.comp.tail)
+}
+
+// Flush ends the current segment early and sends everything so far.
+func (s *parallelStream) Flush() error {
+	if s.cur != nil {
+		// The response waits for every segment anyway: this one is
+		// compressed here while the pool finishes the others.
+		if err := s.handOut(false, true); err != nil {
+			return err
+		}
+	}
+	return s.drain()
+}
+
+// Close compresses the last segment here, sends every segment and, for
+// gzip, the trailer.
+func (s *parallelStream) Close() error {
+	// gzip always ends with a final block, and a zstd body with at least
+	// one frame; a zstd segment flushed last needs no empty frame after it.
+	if s.cur != nil || s.segments == 0 || s.coding == Gzip {
+		if s.cur == nil {
+			s.newSegment()
+		}
+		if err := s.handOut(true, true); err != nil {
+			return err
+		}
+	}
+	if err := s.drain(); err != nil {
+		return err
+	}
+	if s.coding == Gzip {
+		var t [8]byte
+		binary.LittleEndian.PutUint32(t[:4], s.crc)
+		binary.LittleEndian.PutUint32(t[4:], uint32(s.size)) // ISIZE is the length modulo 2^32
+		if _, err := (*encoderSink)(s.w).Write(t[:]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// handOut queues the current segment: to the pool, or compressed here
+// when here is true or the pool refuses it. It first waits, sending, until
+// fewer than tasks segments are queued.
+func (s *parallelStream) handOut(last, here bool) error {
+	seg := s.cur
+	s.cur = nil
+	seg.last = last
+	if s.coding == Gzip {
+		// The next segment's dictionary: the last 32 KiB of the input so
+		// far, which seg's buf ends with (a short segment after a flush
+		// has the previous dictionary before it).
+		s.comp.tail = append(s.comp.tail[:0], seg.buf[max(0, len(seg.buf)-dictSize):]...)
+		s.size += int64(len(seg.input()))
+	}
+	for len(s.queue) >= s.cfg.tasks {
+		if err := s.sendFirst(); err != nil {
+			s.comp.putSegment(seg)
+			return err
+		}
+	}
+	seg.done = make(chan struct{})
+	s.queue = append(s.queue, seg)
+	s.peak = max(s.peak, len(s.queue))
+	s.segments++
+	switch {
+	case here:
+		s.compress(seg)
+	case s.submit(seg):
+		s.pooled++
+	default:
+		s.refused++
+		s.compress(seg)
+	}
+	// Send what is ready without waiting for the rest.
+	for len(s.queue) > 0 && s.queue[0].finished() {
+		if err := s.sendFirst(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// submit hands seg to the pool, counting it in segmentsOut until it is
+// compressed; false if the pool refuses it.
+func (s *parallelStream) submit(seg *segment) bool {
+	segmentsOut.Add(1)
+	err := s.cfg.pool.Submit(func() {
+		s.encode(seg)
+		// Counted out before the response can see the segment done, so
+		// that its next response finds the pools as it left them.
+		segmentsOut.Add(-1)
+		close(seg.done)
+	})
+	if err != nil {
+		segmentsOut.Add(-1)
+		return false
+	}
+	return true
+}
+
+// compress compresses seg on the response's goroutine.
+func (s *parallelStream) compress(seg *segment) {
+	s.encode(seg)
+	close(seg.done)
+}
+
+// encode sets seg's output, or its error.
+func (s *parallelStream) encode(seg *segment) {
+	enc, err := s.comp.takeEncoder()
+	if err != nil {
+		seg.err = err
+		return
+	}
+	seg.err = enc.encode(seg)
+	s.comp.putEncoder(enc)
+}
+
+// sendFirst waits for the first queued segment and sends it.
+func (s *parallelStream) sendFirst() error {
+	seg := s.queue[0]
+	<-seg.done
+	s.queue[0] = nil
+	s.queue = s.queue[1:]
+	defer s.comp.putSegment(seg)
+	if seg.err != nil {
+		return fmt.Errorf("compressing a segment: %w", seg.err)
+	}
+	sink := (*encoderSink)(s.w)
+	if s.coding == Gzip {
+		if !s.began {
+			s.began = true
+			if _, err := sink.Write(gzipHeader(s.level)); err != nil {
+				return err
+			}
+		}
+		s.crc = crc32combine.Combine(s.crc, seg.crc, int64(len(seg.input())))
+	}
+	_, err := sink.Write(seg.out)
+	return err
+}
+
+// drain sends every queued segment.
+func (s *parallelStream) drain() error {
+	for len(s.queue) > 0 {
+		if err := s.sendFirst(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// release ends the stream, sent or abandoned: it waits for the segments
+// still being compressed, whose encoders and buffers belong to the
+// compressor, and gives the compressor back.
+func (s *parallelStream) release() {
+	for _, seg := range s.queue {
+		<-seg.done
+		s.comp.putSegment(seg)
+	}
+	s.queue = nil
+	if s.cur != nil {
+		s.comp.putSegment(s.cur)
+		s.cur = nil
+	}
+	s.comp.tail = s.comp.tail[:0]
+	s.cfg.compressors.put(s.comp)
+	if lg := s.w.cfg.logger; lg != nil && lg.Enabled(s.w.req.Context(), slog.LevelDebug) {
+		lg.DebugContext(s.w.req.Context(), "parallel compression", "coding", s.coding.String(),
+			"pool", s.cfg.poolName, "segments", s.segments, "pooled", s.pooled, "refused", s.refused,
+			"peak", s.peak, "compressor", s.how)
+	}
+}
+
+// gzipHeader is the header of a gzip member as klauspost/compress's gzip
+// writer makes it (no name, no time, OS unknown), so that parallel and
+// serial responses begin alike.
+func gzipHeader(level int) []byte {
+	h := []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255}
+	switch level {
+	case flate.BestCompression:
+		h[8] = 2
+	case flate.BestSpeed:
+		h[8] = 4
+	}
+	return h
+}

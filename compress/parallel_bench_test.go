@@ -1,0 +1,91 @@
+package compress_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"strconv"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/mosaic-edge/mosaic/compress"
+)
+
+// largeBody is react-dom.development.js (1,080,227 bytes) from the shared
+// corpus when it is there, else a generated body of the same size.
+func largeBody(b *testing.B) []byte {
+	if data, err := os.ReadFile("../../shared/corpus/react-dom.development.js"); err == nil {
+		return data
+	}
+	return words(1_080_227)
+}
+
+// BenchmarkParallel is the latency of one large response, serial and cut
+// into segments on a pool of GOMAXPROCS workers, at gzip 6 and zstd 19.
+//
+//	go test ./compress -run '^$' -bench Parallel -benchtime 10x -cpu 2
+func BenchmarkParallel(b *testing.B) {
+	body := largeBody(b)
+	pool := newTestPool(b, runtime.GOMAXPROCS(0), 64)
+	for _, c := range []struct {
+		coding string
+		level  int
+	}{{"gzip", 6}, {"zstd", 19}} {
+		for _, segment := range []int{0, 256 << 10, 512 << 10} {
+			name := fmt.Sprintf("%s-%d/serial", c.coding, c.level)
+			if segment > 0 {
+				name = fmt.Sprintf("%s-%d/segment=%dk", c.coding, c.level, segment>>10)
+			}
+			b.Run(name, func(b *testing.B) {
+				var p compress.WorkPool
+				if segment > 0 {
+					p = pool
+				}
+				opts := parallelOn(p, segment, compress.DefaultTasks, func(o *compress.Options) {
+					if c.coding == "gzip" {
+						o.Gzip.Level = c.level
+					} else {
+						o.Zstd.Level = c.level
+					}
+				})
+				h := mustNew(b, respond(200, body, "Content-Type: text/html", "Content-Length: "+strconv.Itoa(len(body))), opts)
+				req := httptest.NewRequest(http.MethodGet, "/", nil)
+				req.Header.Set("Accept-Encoding", c.coding)
+				w := &discardWriter{h: http.Header{}}
+				h.ServeHTTP(w, req)
+				b.SetBytes(int64(len(body)))
+				for b.Loop() {
+					clear(w.h)
+					w.n = 0
+					h.ServeHTTP(w, req)
+				}
+				b.ReportMetric(float64(w.n), "bytes")
+			})
+		}
+	}
+}
+
+// BenchmarkZstdConcurrentEncoder is klauspost/compress's own concurrent
+// stream encoder at level 19, the alternative to frames per segment: it
+// overlaps a block's entropy coding with the next block's matching, within
+// one frame.
+func BenchmarkZstdConcurrentEncoder(b *testing.B) {
+	body := largeBody(b)
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression),
+		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithWindowSize(2<<20))
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := &discardWriter{}
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		w.n = 0
+		enc.Reset(w)
+		enc.Write(body)
+		enc.Close()
+	}
+	b.ReportMetric(float64(w.n), "bytes")
+}
