@@ -1,0 +1,298 @@
+package brotli
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+
+	ab "github.com/andybalholm/brotli"
+)
+
+// headerWindow reads the window size declared by a stream header
+// (RFC 7932 section 9.1), or -1 for the large-window marker.
+func headerWindow(b []byte) int {
+	if b[0]&1 == 0 {
+		return 16
+	}
+	if n := b[0] >> 1 & 7; n != 0 {
+		return 17 + int(n)
+	}
+	switch m := b[0] >> 4 & 7; m {
+	case 0:
+		return 17
+	case 1:
+		return -1
+	default:
+		return 8 + int(m)
+	}
+}
+
+func TestHeaderWindow(t *testing.T) {
+	for lgwin := 10; lgwin <= 24; lgwin++ {
+		var buf bytes.Buffer
+		w, err := NewWriter(&buf, Options{Quality: 1, LGWin: lgwin})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		if got := headerWindow(buf.Bytes()); got != lgwin {
+			t.Errorf("Writer with LGWin %d declares %d", lgwin, got)
+		}
+		if got := decodeAB(t, buf.Bytes()); len(got) != 0 {
+			t.Errorf("empty stream with LGWin %d decodes to %d bytes", lgwin, len(got))
+		}
+	}
+	// One-shot: the smallest window that holds the body.
+	for _, c := range []struct{ n, want int }{{0, 10}, {1000, 10}, {1009, 11}, {100_000, 17}, {5 << 20, 22}} {
+		comp, _ := Encode(nil, make([]byte, c.n), Options{Quality: 2})
+		if got := headerWindow(comp); got != c.want {
+			t.Errorf("Encode of %d bytes declares window %d, want %d", c.n, got, c.want)
+		}
+	}
+	// Writer with a size hint: the same, capped by LGWin.
+	var buf bytes.Buffer
+	w, _ := NewWriter(&buf, Options{Quality: 2, LGWin: 18, SizeHint: 3000})
+	w.Close()
+	if got := headerWindow(buf.Bytes()); got != 12 {
+		t.Errorf("Writer with SizeHint 3000 declares %d, want 12", got)
+	}
+	// A hint that undershoots: the small window holds for the whole body.
+	in := edgeInputs()["mixed"]
+	buf.Reset()
+	w.ResetOptions(&buf, Options{Quality: 4, SizeHint: 3000})
+	w.Write(in)
+	w.Close()
+	if got := headerWindow(buf.Bytes()); got != 12 {
+		t.Errorf("Writer with SizeHint 3000 declares %d, want 12", got)
+	}
+	checkBoth(t, buf.Bytes(), in)
+}
+
+// TestWindowBoundary places repeats exactly at the largest distance the
+// window allows and one byte beyond it: a reference beyond the window
+// would decode as a static dictionary word, or fail.
+func TestWindowBoundary(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, lgwin := range []int{10, 11, 16} {
+		max := 1<<lgwin - 16
+		for _, d := range []int{max - 1, max, max + 1, max + 2} {
+			in := make([]byte, d+200)
+			for i := range in {
+				in[i] = byte(rng.Uint32())
+			}
+			copy(in[d:], in[:200])
+			for q := MinQuality; q <= MaxQuality; q++ {
+				comp, _ := Encode(nil, in, Options{Quality: q, LGWin: lgwin})
+				if got := headerWindow(comp); got != lgwin {
+					t.Fatalf("window %d declared as %d", lgwin, got)
+				}
+				checkBoth(t, comp, in)
+				var buf bytes.Buffer
+				w, _ := NewWriter(&buf, Options{Quality: q, LGWin: lgwin})
+				w.Write(in)
+				w.Close()
+				checkBoth(t, buf.Bytes(), in)
+				if d <= max && len(comp) > len(in)-100 {
+					t.Errorf("w%d q%d: repeat at distance %d (allowed) not found: %d -> %d", lgwin, q, d, len(in), len(comp))
+				}
+			}
+		}
+	}
+}
+
+func TestQualityRefused(t *testing.T) {
+	for _, q := range []int{-1, MaxQuality + 1, 11} {
+		if _, err := NewWriter(io.Discard, Options{Quality: q}); !errors.Is(err, ErrQuality) {
+			t.Errorf("NewWriter quality %d: %v", q, err)
+		}
+		if _, err := NewEncoder(Options{Quality: q}); !errors.Is(err, ErrQuality) {
+			t.Errorf("NewEncoder quality %d: %v", q, err)
+		}
+		if _, err := Encode(nil, []byte("x"), Options{Quality: q}); !errors.Is(err, ErrQuality) {
+			t.Errorf("Encode quality %d: %v", q, err)
+		}
+	}
+	for _, lgwin := range []int{9, 25, 30} {
+		if _, err := NewEncoder(Options{LGWin: lgwin}); err == nil {
+			t.Errorf("window %d accepted", lgwin)
+		}
+	}
+}
+
+// TestFlush checks that after every Flush the output so far decodes to
+// everything written so far.
+func TestFlush(t *testing.T) {
+	in := corpus(t)["jquery.min.js"]
+	rng := rand.New(rand.NewPCG(7, 8))
+	for q := MinQuality; q <= MaxQuality; q++ {
+		var buf bytes.Buffer
+		w, _ := NewWriter(&buf, Options{Quality: q})
+		for written := 0; written < len(in); {
+			n := min(len(in)-written, rng.IntN(20_000))
+			w.Write(in[written : written+n])
+			written += n
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			r := ab.NewReader(bytes.NewReader(buf.Bytes()))
+			got := make([]byte, written)
+			if _, err := io.ReadFull(r, got); err != nil || !bytes.Equal(got, in[:written]) {
+				t.Fatalf("q%d: after flush at %d: %v (first difference at %d)", q, written, err, firstDiff(got, in))
+			}
+		}
+		w.Flush() // a flush with nothing pending adds nothing undecodable
+		w.Close()
+		checkBoth(t, buf.Bytes(), in)
+	}
+}
+
+// split cuts in into n pieces at random points, some of them empty.
+func split(rng *rand.Rand, in []byte, n int) [][]byte {
+	cuts := []int{0, len(in)}
+	for range n - 1 {
+		cuts = append(cuts, rng.IntN(len(in)+1))
+	}
+	slices.Sort(cuts)
+	var pieces [][]byte
+	for i := 0; i+1 < len(cuts); i++ {
+		pieces = append(pieces, in[cuts[i]:cuts[i+1]])
+	}
+	return pieces
+}
+
+func TestSegments(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	inputs := corpus(t)
+	inputs["text"] = edgeInputs()["text"]
+	for name, in := range inputs {
+		for _, n := range []int{1, 2, 5, 16} {
+			q := rng.IntN(MaxQuality + 1)
+			pieces := split(rng, in, n)
+			// Compress the pieces in parallel, each with its own Encoder.
+			outs := make([][]byte, len(pieces))
+			var wg sync.WaitGroup
+			for i, p := range pieces {
+				wg.Go(func() {
+					enc, _ := NewEncoder(Options{Quality: q, LGWin: 18})
+					outs[i] = enc.EncodeSegment(nil, p, Segment{First: i == 0, Last: i == len(pieces)-1})
+				})
+			}
+			wg.Wait()
+			stream := bytes.Join(outs, nil)
+			t.Run(name, func(t *testing.T) { checkBoth(t, stream, in) })
+			if headerWindow(stream) != 18 {
+				t.Errorf("segments declare window %d", headerWindow(stream))
+			}
+		}
+	}
+	// One Encoder reused for all pieces, including empty ones.
+	enc, _ := NewEncoder(Options{Quality: 3})
+	in := inputs["text"]
+	var stream []byte
+	pieces := [][]byte{{}, in[:1000], {}, in[1000:1001], in[1001:]}
+	for i, p := range pieces {
+		stream = enc.EncodeSegment(stream, p, Segment{First: i == 0, Last: i == len(pieces)-1})
+	}
+	checkBoth(t, stream, in)
+}
+
+// TestZeroAllocs checks that a reused Writer and Encoder allocate nothing
+// per response once warm.
+func TestZeroAllocs(t *testing.T) {
+	in := corpus(t)["api-listing.json"]
+	for q := MinQuality; q <= MaxQuality; q++ {
+		w, _ := NewWriter(io.Discard, Options{Quality: q})
+		run := func() {
+			w.Reset(io.Discard)
+			w.Write(in[:50_000])
+			w.Flush()
+			w.Write(in[50_000:])
+			w.Close()
+		}
+		if a := testing.AllocsPerRun(5, run); a != 0 {
+			t.Errorf("q%d: Writer Reset+Write+Flush+Close: %v allocations", q, a)
+		}
+		enc, _ := NewEncoder(Options{Quality: q})
+		dst := enc.Encode(nil, in)
+		if a := testing.AllocsPerRun(5, func() { dst = enc.Encode(dst[:0], in) }); a != 0 {
+			t.Errorf("q%d: Encoder.Encode: %v allocations", q, a)
+		}
+		seg := func() { dst = enc.EncodeSegment(dst[:0], in[40_000:], Segment{Prefix: in[:40_000]}) }
+		seg()
+		if a := testing.AllocsPerRun(5, seg); a != 0 {
+			t.Errorf("q%d: Encoder.EncodeSegment with a prefix: %v allocations", q, a)
+		}
+	}
+}
+
+// TestShortDistanceCodes checks the ring buffer codes against RFC 7932
+// section 4 directly, for a full ring and for a partly known one.
+func TestShortDistanceCodes(t *testing.T) {
+	var r distRing
+	r.reset(true)
+	r.push(100)
+	r.push(50) // ring: 50, 100, 4, 11
+	want := map[uint32]int{50: 0, 100: 1, 4: 2, 11: 3, 49: 4, 51: 5, 48: 6, 52: 7, 47: 8, 53: 9, 99: 10, 101: 11, 98: 12, 102: 13, 97: 14, 103: 15, 60: -1, 1: -1}
+	for d, code := range want {
+		if got := r.short(d); got != code {
+			t.Errorf("full ring, distance %d: code %d, want %d", d, got, code)
+		}
+	}
+	r.reset(false)
+	r.push(50) // only the last distance is known
+	for d, code := range map[uint32]int{50: 0, 49: 4, 53: 9, 4: -1, 11: -1, 100: -1} {
+		if got := r.short(d); got != code {
+			t.Errorf("one known distance, distance %d: code %d, want %d", d, got, code)
+		}
+	}
+}
+
+// TestSegmentsPrefix compresses pieces that may copy from the content
+// before them: the stream must decode, and be smaller than with
+// independent pieces.
+func TestSegmentsPrefix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for name, in := range corpus(t) {
+		if len(in) < 50_000 {
+			continue
+		}
+		q := 1 + rng.IntN(MaxQuality)
+		cuts := []int{0}
+		for c := 0; c < len(in); {
+			c = min(len(in), c+8_000+rng.IntN(8_000))
+			cuts = append(cuts, c)
+		}
+		outs := make([][]byte, len(cuts)-1)
+		plain := 0
+		var wg sync.WaitGroup
+		for i := range outs {
+			wg.Go(func() {
+				enc, _ := NewEncoder(Options{Quality: q, LGWin: 20})
+				seg := Segment{First: i == 0, Last: i == len(outs)-1}
+				seg.Prefix = in[:cuts[i]]
+				outs[i] = enc.EncodeSegment(nil, in[cuts[i]:cuts[i+1]], seg)
+			})
+		}
+		wg.Wait()
+		primed := bytes.Join(outs, nil)
+		t.Run(name, func(t *testing.T) { checkBoth(t, primed, in) })
+		enc, _ := NewEncoder(Options{Quality: q, LGWin: 20})
+		for i := range outs {
+			plain += len(enc.EncodeSegment(nil, in[cuts[i]:cuts[i+1]], Segment{First: i == 0, Last: i == len(outs)-1}))
+		}
+		t.Logf("%s q%d: %d pieces: %d bytes with prefixes, %d without", name, q, len(outs), len(primed), plain)
+		if len(primed) >= plain {
+			t.Errorf("%s q%d: %d pieces with prefixes take %d bytes, without %d", name, q, len(outs), len(primed), plain)
+		}
+	}
+	// A prefix longer than the window is cut to the window.
+	in := edgeInputs()["mixed"]
+	enc, _ := NewEncoder(Options{Quality: 4, LGWin: 10})
+	stream := enc.EncodeSegment(nil, in[:100_000], Segment{First: true})
+	stream = enc.EncodeSegment(stream, in[100_000:], Segment{Last: true, Prefix: in[:100_000]})
+	checkBoth(t, stream, in)
+}

@@ -1,0 +1,115 @@
+// Package brotli is mosaic's brotli encoder (RFC 7932), written from the
+// format specification with its own match finder and block coding. It
+// needs no cgo and imports only the standard library.
+//
+// Three ways in: Encode compresses a body of known length in one call,
+// Writer streams with Flush points a decoder can act on, and
+// Encoder.EncodeSegment compresses independent pieces of one body whose
+// outputs, concatenated, form one valid stream.
+package brotli
+
+// Encoder compresses whole bodies or segments of one. Reused, it allocates
+// nothing once its tables have grown to the sizes its inputs need. An
+// Encoder is not safe for concurrent use; use one per goroutine.
+type Encoder struct {
+	e    encoder
+	opts Options
+	// joined holds a segment's prefix and the segment, contiguous for the
+	// match finder.
+	joined []byte
+}
+
+// NewEncoder returns an Encoder for opts. It fails for a quality this
+// version does not implement (ErrQuality) and for a window outside 10..24.
+func NewEncoder(opts Options) (*Encoder, error) {
+	o, err := opts.normalize()
+	if err != nil {
+		return nil, err
+	}
+	return &Encoder{opts: o}, nil
+}
+
+// Encode appends the brotli stream for src to dst. The declared window is
+// the smallest that holds src, at most opts.LGWin, so small bodies never
+// make a decoder reserve a large window.
+func (enc *Encoder) Encode(dst, src []byte) []byte {
+	return enc.encode(dst, src, windowFor(len(src), enc.opts.LGWin), true, true)
+}
+
+// Segment says where a piece sits in the stream that EncodeSegment's
+// outputs form.
+type Segment struct {
+	// First pieces carry the stream header.
+	First bool
+	// Last pieces end the stream; the others end on a byte boundary with
+	// an empty metadata meta-block so that the next piece can follow.
+	Last bool
+	// Prefix, when set on a piece other than the first, is the content
+	// that precedes the piece in the body, or its tail: the piece may copy
+	// from it, because the decoder has produced those bytes by the time it
+	// reaches the piece. It must be exactly the bytes before the piece.
+	// Only its last 64 KiB (or the window, if smaller) are used.
+	Prefix []byte
+}
+
+// maxPrefix bounds how much of a segment's prefix is searched: the hash
+// tables hold at most 2^17 buckets, so older prefix bytes would mostly be
+// overwritten before the piece could use them.
+const maxPrefix = 64 << 10
+
+// EncodeSegment appends the compressed form of one piece of a body to dst.
+// Pieces compressed by any Encoders with the same Quality, LGWin and Mode
+// concatenate, in body order, into one brotli stream when exactly the
+// first has First set and exactly the last has Last set (one piece with
+// both is a whole stream). A piece refers to no byte outside itself and
+// its Prefix, and uses no distance it did not code itself, so pieces can
+// be compressed in parallel or cached and stitched with others later. The
+// window declared is opts.LGWin, since the first piece cannot know the
+// body's length.
+func (enc *Encoder) EncodeSegment(dst, src []byte, seg Segment) []byte {
+	if seg.First || len(seg.Prefix) == 0 {
+		return enc.encode(dst, src, enc.opts.LGWin, seg.First, seg.Last)
+	}
+	keep := min(len(seg.Prefix), maxPrefix, 1<<enc.opts.LGWin-16)
+	enc.joined = append(append(enc.joined[:0], seg.Prefix[len(seg.Prefix)-keep:]...), src...)
+	return enc.encodeFrom(dst, enc.joined, keep, enc.opts.LGWin, false, seg.Last)
+}
+
+func (enc *Encoder) encode(dst, src []byte, lgwin int, first, last bool) []byte {
+	return enc.encodeFrom(dst, src, 0, lgwin, first, last)
+}
+
+// encodeFrom compresses data[start:], after entering the positions of
+// data[:start] (bytes the decoder already has) in the match finder.
+func (enc *Encoder) encodeFrom(dst, data []byte, start, lgwin int, first, last bool) []byte {
+	e := &enc.e
+	e.setup(enc.opts, lgwin, len(data), first)
+	e.bw.buf = dst
+	e.bw.acc, e.bw.nacc = 0, 0
+	if first {
+		e.writeWindow()
+	}
+	base := e.claim(len(data))
+	w := window{data: data, base: base, streamA: base}
+	for k := 0; k < start && k+8 <= len(data); k++ {
+		e.insert(load64(data, k), base+uint32(k))
+	}
+	e.compress(&w, start, len(data))
+	if last {
+		e.writeLast()
+	} else {
+		e.alignWithMetadata()
+	}
+	out := e.bw.buf
+	e.bw.buf = nil
+	return out
+}
+
+// Encode appends the brotli stream for src, compressed with opts, to dst.
+func Encode(dst, src []byte, opts Options) ([]byte, error) {
+	enc, err := NewEncoder(opts)
+	if err != nil {
+		return dst, err
+	}
+	return enc.Encode(dst, src), nil
+}

@@ -1,0 +1,55 @@
+package brotli
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"testing"
+
+	ab "github.com/andybalholm/brotli"
+)
+
+func newABReader(comp []byte) io.Reader { return ab.NewReader(bytes.NewReader(comp)) }
+
+// FuzzRoundTrip compresses random input at a random quality, window and
+// mode, in one shot and streaming (with flushes at random points and
+// sometimes a size hint that undershoots), and checks that both outputs
+// decode to the input.
+func FuzzRoundTrip(f *testing.F) {
+	f.Add([]byte("hello, hello, hello world"), uint8(1), uint8(22), uint64(1))
+	f.Add(bytes.Repeat([]byte("abcd"), 300), uint8(4), uint8(10), uint64(2))
+	f.Add([]byte{}, uint8(0), uint8(16), uint64(3))
+	f.Fuzz(func(t *testing.T, in []byte, q, lgwin uint8, seed uint64) {
+		opts := Options{Quality: int(q) % (MaxQuality + 1), LGWin: 10 + int(lgwin)%15, Mode: Mode(seed>>60) % 3}
+		comp, err := Encode(nil, in, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := io.ReadAll(newABReader(comp)); err != nil || !bytes.Equal(got, in) {
+			t.Fatalf("one shot %+v: %v", opts, err)
+		}
+		rng := rand.New(rand.NewPCG(seed, 0))
+		if rng.IntN(2) == 0 {
+			// A hint that undershoots the body: the window it picks
+			// must still hold for the whole stream.
+			opts.SizeHint = 1 + len(in)/2
+		}
+		var buf bytes.Buffer
+		w, err := NewWriter(&buf, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p := in; len(p) > 0; {
+			n := 1 + rng.IntN(len(p))
+			w.Write(p[:n])
+			p = p[n:]
+			if rng.IntN(2) == 0 {
+				w.Flush()
+			}
+		}
+		w.Close()
+		if got, err := io.ReadAll(newABReader(buf.Bytes())); err != nil || !bytes.Equal(got, in) {
+			t.Fatalf("stream %+v: %v", opts, err)
+		}
+	})
+}

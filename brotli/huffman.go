@@ -1,0 +1,326 @@
+package brotli
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// maxAlphabet is the largest alphabet a prefix code is built for: the 704
+// insert-and-copy length codes.
+const maxAlphabet = 704
+
+// huffScratch holds the working memory of code construction so that
+// building codes for every meta-block allocates nothing.
+type huffScratch struct {
+	keys   [maxAlphabet]uint64 // count<<16 | symbol, sorted ascending
+	weight [2 * maxAlphabet]uint32
+	parent [2 * maxAlphabet]uint16
+	depth  [2 * maxAlphabet]uint8
+	// The run-length coded code lengths of the code being stored.
+	rleSym   [maxAlphabet]uint8
+	rleExtra [maxAlphabet]uint8
+}
+
+// prefixCode is a canonical prefix code: lens[s] bits for symbol s, and
+// codes[s] the code already bit-reversed for the LSB-first writer.
+type prefixCode struct {
+	lens  []uint8
+	codes []uint16
+	nsym  int // symbols with a non-zero count
+}
+
+// buildLengths sets lens to the lengths of a Huffman code for hist whose
+// longest code is at most limit bits. A single used symbol gets length 0
+// (RFC 7932 codes it with zero bits). Lengths of unused symbols are 0.
+func (hs *huffScratch) buildLengths(hist []uint32, limit uint8, lens []uint8) int {
+	clear(lens)
+	keys := hs.keys[:0]
+	for s, c := range hist {
+		if c != 0 {
+			keys = append(keys, uint64(c)<<16|uint64(s))
+		}
+	}
+	n := len(keys)
+	if n <= 1 {
+		return n
+	}
+	slices.Sort(keys)
+	// Two-queue Huffman: leaves 0..n-1 in ascending weight, internal nodes
+	// n.. created in ascending weight, so the two smallest are always at
+	// the heads of the two queues.
+	w := hs.weight[:2*n-1]
+	for i, k := range keys {
+		w[i] = uint32(k >> 16)
+	}
+	leaf, inner := 0, n
+	pick := func(next int) int {
+		if leaf < n && (inner >= next || w[leaf] <= w[inner]) {
+			leaf++
+			return leaf - 1
+		}
+		inner++
+		return inner - 1
+	}
+	for next := n; next < 2*n-1; next++ {
+		a := pick(next)
+		b := pick(next)
+		w[next] = w[a] + w[b]
+		hs.parent[a] = uint16(next)
+		hs.parent[b] = uint16(next)
+	}
+	d := hs.depth[:2*n-1]
+	d[2*n-2] = 0
+	maxDepth := uint8(0)
+	for i := 2*n - 3; i >= 0; i-- {
+		d[i] = d[hs.parent[i]] + 1
+		if i < n {
+			maxDepth = max(maxDepth, d[i])
+		}
+	}
+	if maxDepth > limit {
+		limitDepths(d[:n], limit)
+	}
+	for i, k := range keys {
+		lens[uint16(k)] = d[i]
+	}
+	return n
+}
+
+// limitDepths turns the depths of leaves sorted by ascending count into
+// a complete code no deeper than limit: clamp, then lengthen the rarest
+// symbols that still have room until the Kraft sum fits, then shorten the
+// most frequent symbols while space is left.
+func limitDepths(d []uint8, limit uint8) {
+	full := 1 << limit
+	sum := 0
+	for i := range d {
+		d[i] = min(d[i], limit)
+		sum += 1 << (limit - d[i])
+	}
+	for sum > full {
+		for i := range d {
+			if d[i] < limit {
+				sum -= 1 << (limit - d[i] - 1)
+				d[i]++
+				break
+			}
+		}
+	}
+	for sum < full {
+		room := full - sum
+		for i := len(d) - 1; i >= 0; i-- {
+			if u := 1 << (limit - d[i]); d[i] > 1 && u <= room {
+				d[i]--
+				sum += u
+				break
+			}
+		}
+	}
+}
+
+// assignCodes fills codes with the canonical code for lens (shorter codes
+// first, ties in symbol order, as RFC 7932 section 3.2 defines), bit-reversed.
+func assignCodes(lens []uint8, codes []uint16) {
+	var count [16]uint16
+	for _, l := range lens {
+		count[l]++
+	}
+	count[0] = 0
+	var next [16]uint16
+	code := uint16(0)
+	for l := 1; l < 16; l++ {
+		code = (code + count[l-1]) << 1
+		next[l] = code
+	}
+	for s, l := range lens {
+		// Unused symbols keep stale codes: nothing writes them.
+		if l != 0 {
+			codes[s] = bits.Reverse16(next[l]) >> (16 - l)
+			next[l]++
+		}
+	}
+}
+
+// costBits is the number of bits hist costs when coded with lens.
+func costBits(hist []uint32, lens []uint8) int {
+	n := 0
+	for s, c := range hist {
+		n += int(c) * int(lens[s])
+	}
+	return n
+}
+
+// clOrder is the order in which code length code lengths are stored.
+var clOrder = [18]uint8{1, 2, 3, 4, 0, 5, 17, 6, 16, 7, 8, 9, 10, 11, 12, 13, 14, 15}
+
+// The fixed code for the code length code lengths 0..5 (RFC 7932 section
+// 3.5), as the values and widths the LSB-first writer emits.
+var (
+	clLenCode  = [6]uint8{0, 7, 3, 2, 1, 15}
+	clLenWidth = [6]uint8{2, 4, 3, 2, 2, 4}
+)
+
+// storeCode builds a code for hist (limit 15 bits), writes its description
+// to w and leaves it in pc. alphabetBits is the width of a symbol in a
+// simple prefix code.
+func (hs *huffScratch) storeCode(w *bitWriter, hist []uint32, pc *prefixCode, alphabetBits uint) {
+	pc.nsym = hs.buildLengths(hist, 15, pc.lens)
+	if pc.nsym <= 4 {
+		hs.storeSimple(w, hist, pc, alphabetBits)
+		return
+	}
+	assignCodes(pc.lens, pc.codes)
+	hs.storeComplex(w, pc.lens)
+}
+
+// storeSimple writes a code of one to four symbols in the simple form.
+// The form fixes the lengths by position (1; 1,1; 1,2,2; 2,2,2,2 or
+// 1,2,3,3), so symbols are listed by ascending length; the decoder orders
+// equal lengths by symbol value, which is what assignCodes does too.
+func (hs *huffScratch) storeSimple(w *bitWriter, hist []uint32, pc *prefixCode, alphabetBits uint) {
+	var syms [4]uint16
+	n := 0
+	for s, c := range hist {
+		if c != 0 {
+			syms[n] = uint16(s)
+			n++
+		}
+	}
+	if n == 0 {
+		// An unused alphabet still needs a code: one symbol, zero bits.
+		n = 1
+	}
+	list := syms[:n]
+	slices.SortStableFunc(list, func(a, b uint16) int { return int(pc.lens[a]) - int(pc.lens[b]) })
+	w.writeBits(2, 1)
+	w.writeBits(2, uint64(n-1))
+	for _, s := range list {
+		w.writeBits(alphabetBits, uint64(s))
+	}
+	if n == 4 {
+		if pc.lens[list[0]] == 1 {
+			w.writeBits(1, 1)
+		} else {
+			w.writeBits(1, 0)
+		}
+	}
+	assignCodes(pc.lens, pc.codes)
+	if n == 1 {
+		// Zero bits: the code must be 0 too, since writeBits ORs it in.
+		pc.codes[list[0]] = 0
+	}
+}
+
+// storeComplex writes lens (a complete code) in the complex form: the
+// lengths run-length coded with codes 16 (repeat the previous non-zero
+// length) and 17 (repeat zero), themselves Huffman coded.
+func (hs *huffScratch) storeComplex(w *bitWriter, lens []uint8) {
+	last := len(lens) - 1
+	for lens[last] == 0 {
+		last--
+	}
+	nt := 0
+	emit := func(sym, extra uint8) {
+		hs.rleSym[nt] = sym
+		hs.rleExtra[nt] = extra
+		nt++
+	}
+	// repeat emits a run of r (r >= 3) with code sym; the decoder keeps
+	// adding to a run while the same repeat code follows itself, so r-2 is
+	// written as a bijective base-4 (16) or base-8 (17) numeral, most
+	// significant digit first, each digit d as extra bits d-1.
+	repeat := func(sym uint8, r int) {
+		base := 4
+		if sym == 17 {
+			base = 8
+		}
+		start := nt
+		for t := r - 2; t > 0; {
+			d := (t-1)%base + 1
+			emit(sym, uint8(d-1))
+			t = (t - d) / base
+		}
+		slices.Reverse(hs.rleExtra[start:nt])
+	}
+	prev := uint8(8) // the decoder's initial previous non-zero length
+	for i := 0; i <= last; {
+		v := lens[i]
+		r := 1
+		for i+r <= last && lens[i+r] == v {
+			r++
+		}
+		i += r
+		if v == 0 {
+			if r >= 3 {
+				repeat(17, r)
+				continue
+			}
+			for ; r > 0; r-- {
+				emit(0, 0)
+			}
+			continue
+		}
+		if v != prev {
+			emit(v, 0)
+			prev = v
+			r--
+		}
+		if r >= 3 {
+			repeat(16, r)
+			continue
+		}
+		for ; r > 0; r-- {
+			emit(v, 0)
+		}
+	}
+	var hist [18]uint32
+	for _, s := range hs.rleSym[:nt] {
+		hist[s]++
+	}
+	var clLens [18]uint8
+	var clCodes [18]uint16
+	used := hs.buildLengths(hist[:], 5, clLens[:])
+	stored := 0
+	if used == 1 {
+		// A lone code length symbol is coded with zero bits; any non-zero
+		// length marks it, and all 18 entries must be present because the
+		// Kraft sum never fills.
+		for s, c := range hist {
+			if c != 0 {
+				clLens[s] = 3
+			}
+		}
+		stored = len(clOrder)
+	} else {
+		assignCodes(clLens[:], clCodes[:])
+		for i, s := range clOrder {
+			if clLens[s] != 0 {
+				stored = i + 1
+			}
+		}
+	}
+	skip := 0
+	if clLens[clOrder[0]] == 0 && clLens[clOrder[1]] == 0 {
+		skip = 2
+		if clLens[clOrder[2]] == 0 {
+			skip = 3
+		}
+	}
+	w.writeBits(2, uint64(skip))
+	for _, s := range clOrder[skip:stored] {
+		l := clLens[s]
+		w.writeBits(uint(clLenWidth[l]), uint64(clLenCode[l]))
+	}
+	if used == 1 {
+		clLens = [18]uint8{}
+	}
+	for i, s := range hs.rleSym[:nt] {
+		w.writeBits(uint(clLens[s]), uint64(clCodes[s]))
+		switch s {
+		case 16:
+			w.writeBits(2, uint64(hs.rleExtra[i]))
+		case 17:
+			w.writeBits(3, uint64(hs.rleExtra[i]))
+		}
+	}
+}

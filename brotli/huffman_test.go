@@ -1,0 +1,77 @@
+package brotli
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"testing"
+)
+
+// fibHist is a histogram whose unrestricted Huffman code is n-1 deep.
+func fibHist(n int) []uint32 {
+	h := make([]uint32, n)
+	a, b := uint32(1), uint32(1)
+	for i := range h {
+		h[i] = a
+		a, b = b, a+b
+	}
+	return h
+}
+
+func TestBuildLengthsLimited(t *testing.T) {
+	var hs huffScratch
+	for _, n := range []int{2, 3, 5, 16, 17, 25, 40} {
+		for _, limit := range []uint8{5, 15} {
+			if n > 1<<limit {
+				continue
+			}
+			hist := fibHist(n)
+			lens := make([]uint8, n)
+			hs.buildLengths(hist, limit, lens)
+			kraft := 0
+			for _, l := range lens {
+				if l == 0 || l > limit {
+					t.Fatalf("n=%d limit=%d: length %d", n, limit, l)
+				}
+				kraft += 1 << (limit - l)
+			}
+			if kraft != 1<<limit {
+				t.Fatalf("n=%d limit=%d: code not complete (Kraft %d/%d)", n, limit, kraft, 1<<limit)
+			}
+			// Rarer symbols never get shorter codes than commoner ones.
+			for i := 1; i < n; i++ {
+				if lens[i] > lens[i-1] {
+					t.Fatalf("n=%d limit=%d: lengths %v not monotone", n, limit, lens)
+				}
+			}
+		}
+	}
+}
+
+// TestSkewedLiterals round-trips literals whose Huffman code must be
+// limited to 15 bits, and alphabets of every small size (the simple
+// prefix codes of one to four symbols).
+func TestSkewedLiterals(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	hist := fibHist(24)
+	var in []byte
+	for s, c := range hist {
+		in = append(in, bytes.Repeat([]byte{byte(s * 7)}, int(c))...)
+	}
+	rng.Shuffle(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] })
+	for q := MinQuality; q <= MaxQuality; q++ {
+		comp, _ := Encode(nil, in, Options{Quality: q})
+		checkBoth(t, comp, in)
+	}
+	for k := 1; k <= 6; k++ {
+		small := make([]byte, 5000)
+		for i := range small {
+			small[i] = byte(rng.IntN(k)) * 40
+		}
+		comp, _ := Encode(nil, small, Options{Quality: 2})
+		got, err := io.ReadAll(newABReader(comp))
+		if err != nil || !bytes.Equal(got, small) {
+			t.Fatalf("%d distinct literals: %v", k, err)
+		}
+	}
+}

@@ -1,0 +1,210 @@
+package brotli
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	ab "github.com/andybalholm/brotli"
+)
+
+// decodeAB decodes with andybalholm/brotli's decoder and fails the test on
+// an error.
+func decodeAB(t testing.TB, comp []byte) []byte {
+	t.Helper()
+	out, err := io.ReadAll(ab.NewReader(bytes.NewReader(comp)))
+	if err != nil {
+		t.Fatalf("andybalholm decoder: %v", err)
+	}
+	return out
+}
+
+// decodeTool decodes with the brotli command-line tool (Google's C
+// decoder), skipping when it is not installed.
+func decodeTool(t testing.TB, comp []byte) []byte {
+	t.Helper()
+	path, err := exec.LookPath("brotli")
+	if err != nil {
+		t.Skip("brotli tool not installed")
+	}
+	cmd := exec.Command(path, "-d", "-c")
+	cmd.Stdin = bytes.NewReader(comp)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("brotli -d: %v: %s", err, stderr.String())
+	}
+	return out
+}
+
+// checkBoth decodes comp with both decoders and compares with want.
+func checkBoth(t *testing.T, comp, want []byte) {
+	t.Helper()
+	if got := decodeAB(t, comp); !bytes.Equal(got, want) {
+		t.Fatalf("andybalholm decoder: got %d bytes, want %d (first difference at %d)", len(got), len(want), firstDiff(got, want))
+	}
+	if got := decodeTool(t, comp); !bytes.Equal(got, want) {
+		t.Fatalf("brotli -d: got %d bytes, want %d (first difference at %d)", len(got), len(want), firstDiff(got, want))
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// corpus returns the shared corpus files, skipping when absent.
+func corpus(t testing.TB) map[string][]byte {
+	t.Helper()
+	files, _ := filepath.Glob("../../shared/corpus/*.j*")
+	css, _ := filepath.Glob("../../shared/corpus/*.css")
+	files = append(files, css...)
+	if len(files) == 0 {
+		t.Skip("no ../../shared/corpus")
+	}
+	m := map[string][]byte{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[filepath.Base(f)] = b
+	}
+	return m
+}
+
+// edgeInputs are the inputs every quality and window must round-trip.
+func edgeInputs() map[string][]byte {
+	rng := rand.New(rand.NewPCG(1, 2))
+	random := make([]byte, 100_000)
+	for i := range random {
+		random[i] = byte(rng.Uint32())
+	}
+	text := bytes.Repeat([]byte("the quick brown fox jumps over the lazy dog; "), 2000)
+	mixed := append(append([]byte{}, random[:70_000]...), text...)
+	mixed = append(mixed, random[:70_000]...) // a repeat 160 KB back
+	return map[string][]byte{
+		"empty":       {},
+		"one":         {'x'},
+		"seven":       []byte("abcdefg"),
+		"same-1M":     bytes.Repeat([]byte{'a'}, 1<<20),
+		"random-100K": random,
+		"text":        text,
+		"mixed":       mixed,
+		"period-1K":   bytes.Repeat(random[:1009], 400),
+	}
+}
+
+func TestRoundTripEdges(t *testing.T) {
+	for name, in := range edgeInputs() {
+		for q := MinQuality; q <= MaxQuality; q++ {
+			for _, lgwin := range []int{10, 16, 17, 18, 24} {
+				for _, mode := range []Mode{ModeGeneric, ModeFont} {
+					if mode == ModeFont && lgwin != 24 {
+						continue
+					}
+					comp, err := Encode(nil, in, Options{Quality: q, LGWin: lgwin, Mode: mode})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got := decodeAB(t, comp); !bytes.Equal(got, in) {
+						t.Fatalf("%s q%d w%d mode %d: got %d bytes, want %d (first difference at %d)", name, q, lgwin, mode, len(got), len(in), firstDiff(got, in))
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestRoundTripTool decodes every quality's output of the edge inputs and
+// the corpus with Google's decoder (the brotli tool) as well.
+func TestRoundTripTool(t *testing.T) {
+	if _, err := exec.LookPath("brotli"); err != nil {
+		t.Skip("brotli tool not installed")
+	}
+	inputs := edgeInputs()
+	for name, b := range corpus(t) {
+		inputs[name] = b
+	}
+	for name, in := range inputs {
+		for q := MinQuality; q <= MaxQuality; q++ {
+			comp, err := Encode(nil, in, Options{Quality: q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Run(name, func(t *testing.T) { checkBoth(t, comp, in) })
+		}
+	}
+}
+
+// TestCompresses checks that coding is not silently falling back to
+// storing: the corpus must shrink at every quality, and a highly
+// repetitive input must shrink to almost nothing.
+func TestCompresses(t *testing.T) {
+	for name, in := range corpus(t) {
+		for q := MinQuality; q <= MaxQuality; q++ {
+			comp, _ := Encode(nil, in, Options{Quality: q})
+			if len(comp)*2 > len(in) {
+				t.Errorf("%s q%d: %d -> %d bytes", name, q, len(in), len(comp))
+			}
+		}
+	}
+	comp, _ := Encode(nil, bytes.Repeat([]byte{'a'}, 1<<20), Options{Quality: 1})
+	if len(comp) > 200 {
+		t.Errorf("1 MiB of one byte: %d bytes compressed", len(comp))
+	}
+}
+
+// TestLargeSmallWindow compresses more than 16 MiB, the longest meta-block
+// length, with small windows, streaming and in one shot.
+func TestLargeSmallWindow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("17 MiB")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	in := make([]byte, 17<<20)
+	word := []byte("abcdefghijklmnopqrstuvwxyz0123456789")
+	for i := 0; i < len(in); {
+		// Random words at random distances: matches at every distance,
+		// most of them beyond the small windows.
+		n := copy(in[i:], word[rng.IntN(20):][:4+rng.IntN(12)])
+		i += n
+		if i < len(in) {
+			in[i] = byte(rng.Uint32())
+			i++
+		}
+	}
+	comp, err := Encode(nil, in, Options{Quality: 1, LGWin: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBoth(t, comp, in)
+	{
+		opts := Options{Quality: 4, LGWin: 16}
+		var buf bytes.Buffer
+		w, err := NewWriter(&buf, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p := in; len(p) > 0; {
+			n := min(len(p), 1+rng.IntN(3<<20))
+			if _, err := w.Write(p[:n]); err != nil {
+				t.Fatal(err)
+			}
+			p = p[n:]
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		checkBoth(t, buf.Bytes(), in)
+	}
+}

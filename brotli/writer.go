@@ -1,0 +1,175 @@
+package brotli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Writer compresses a stream written to it. Flush makes everything written
+// so far decodable from the output; Close ends the stream. Reset reuses a
+// Writer (its buffers and tables) for another stream without allocating.
+type Writer struct {
+	e    encoder
+	opts Options
+	dst  io.Writer
+	err  error
+
+	// hist holds the window before the pending bytes and the pending bytes
+	// themselves: hist[done:] is not yet compressed, hist[lo:] belongs to
+	// this stream. hist[0] is at absolute position base.
+	hist   []byte
+	done   int
+	lo     int
+	base   uint32
+	closed bool
+}
+
+var errClosed = errors.New("brotli: write to closed Writer")
+
+// NewWriter returns a Writer compressing to w with opts; it fails for a
+// quality this version does not implement (ErrQuality) and for a window
+// outside 10..24.
+func NewWriter(w io.Writer, opts Options) (*Writer, error) {
+	bw := &Writer{}
+	if err := bw.ResetOptions(w, opts); err != nil {
+		return nil, err
+	}
+	return bw, nil
+}
+
+// Reset discards the Writer's state and starts a new stream to w with the
+// same options.
+func (w *Writer) Reset(dst io.Writer) {
+	// The options were valid when they were set, so this cannot fail.
+	_ = w.ResetOptions(dst, w.opts)
+}
+
+// ResetOptions starts a new stream to dst with opts, typically to change
+// the size hint per response.
+func (w *Writer) ResetOptions(dst io.Writer, opts Options) error {
+	o, err := opts.normalize()
+	if err != nil {
+		return err
+	}
+	w.opts = o
+	w.dst = dst
+	w.err = nil
+	w.closed = false
+	lgwin := o.LGWin
+	if o.SizeHint > 0 {
+		lgwin = windowFor(o.SizeHint, lgwin)
+	}
+	w.e.setup(o, lgwin, o.SizeHint, true)
+	w.e.bw.buf = w.e.bw.buf[:0]
+	w.e.bw.acc, w.e.bw.nacc = 0, 0
+	w.e.writeWindow()
+	w.hist = w.hist[:0]
+	w.done, w.lo = 0, 0
+	w.base = w.e.claim(0)
+	return nil
+}
+
+// blockLen is how many pending bytes make a meta-block.
+func (w *Writer) blockLen() int { return 1 << w.e.q.blockBits }
+
+// Write compresses p; output goes to the destination whenever a meta-block
+// is complete.
+func (w *Writer) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	if w.closed {
+		return 0, errClosed
+	}
+	n := 0
+	for len(p) > 0 {
+		room := w.blockLen() - (len(w.hist) - w.done)
+		chunk := p[:min(room, len(p))]
+		w.hist = append(w.hist, chunk...)
+		n += len(chunk)
+		p = p[len(chunk):]
+		if len(w.hist)-w.done == w.blockLen() {
+			w.compressPending()
+			if err := w.emit(); err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, nil
+}
+
+// compressPending codes hist[done:], then slides the window when the
+// buffer has grown past twice the window.
+func (w *Writer) compressPending() {
+	if w.done == len(w.hist) {
+		return
+	}
+	// Absolute positions must stay below the limit: start again with an
+	// empty table, as though the stream began here (only references into
+	// earlier history are lost).
+	if uint64(w.base)+uint64(len(w.hist)) >= positionLimit {
+		clear(w.e.table[:cap(w.e.table)])
+		w.base = 1
+		w.e.next = 1
+		w.lo = w.done
+	}
+	win := window{data: w.hist, base: w.base, streamA: w.base + uint32(w.lo)}
+	w.e.compress(&win, w.done, len(w.hist))
+	w.done = len(w.hist)
+	if w.e.next < w.base+uint32(len(w.hist)) {
+		w.e.next = w.base + uint32(len(w.hist))
+	}
+	keep := int(w.e.maxDist)
+	if len(w.hist) >= 2*keep+w.blockLen() {
+		shift := len(w.hist) - keep
+		copy(w.hist, w.hist[shift:])
+		w.hist = w.hist[:keep]
+		w.base += uint32(shift)
+		w.done -= shift
+		w.lo = max(w.lo-shift, 0)
+	}
+}
+
+// emit hands the whole bytes produced so far to the destination.
+func (w *Writer) emit() error {
+	if len(w.e.bw.buf) == 0 {
+		return nil
+	}
+	_, err := w.dst.Write(w.e.bw.buf)
+	w.e.bw.buf = w.e.bw.buf[:0]
+	if err != nil {
+		w.err = fmt.Errorf("brotli: writing compressed output: %w", err)
+	}
+	return w.err
+}
+
+// Flush compresses what has been written and pads the output to a byte
+// boundary with an empty metadata meta-block, so that a decoder given the
+// output so far can produce every byte written so far.
+func (w *Writer) Flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return errClosed
+	}
+	w.compressPending()
+	w.e.alignWithMetadata()
+	return w.emit()
+}
+
+// Close compresses what is pending and ends the stream. It does not close
+// the destination.
+func (w *Writer) Close() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return nil
+	}
+	w.compressPending()
+	w.e.writeLast()
+	w.closed = true
+	return w.emit()
+}
