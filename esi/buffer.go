@@ -40,10 +40,12 @@ func (cp *chunkPool) get() *chunk {
 }
 
 // seg is one entry of the output queue: text (data, kept alive by c when c
-// is not nil) or, when f is set, the place of a fragment.
+// is not nil), when st is set a verbatim run written from its stored
+// compressed form (stitching), or when f is set the place of a fragment.
 type seg struct {
 	data []byte
 	c    *chunk
+	st   *step
 	f    *slot
 }
 

@@ -4,7 +4,10 @@
 // of it is ready. The ESI 1.0 language is understood but esi:inline:
 // esi:choose with test expressions, esi:try, and the request's variables in
 // esi:vars blocks and include attributes. It works as net/http middleware in any server; the caller
-// says how fragments are fetched, with a Fetcher.
+// says how fragments are fetched, with a Fetcher. A page served from a
+// cache's store can be parsed once and replayed from its parse plan
+// (Options.Plans), and compressed for gzip and zstd clients from runs
+// compressed once (Options.Stitch).
 //
 //	h, err := esi.New(app, esi.Options{Fetcher: esi.FetchHandler(app)})
 //
@@ -60,6 +63,19 @@ type Options struct {
 	// response, and announces the capability to next with a
 	// Surrogate-Capability request header (esi_surrogate).
 	Surrogate bool
+	// Plans keeps the parse of pages that come from a cache's store
+	// (esi_plan): later deliveries of the same stored object replay it
+	// instead of scanning the page. Nil: every page is parsed.
+	Plans *PlanStore
+	// PlanShare, with Plans, is where plans are shared with other servers:
+	// a plan missing from Plans is looked for there before the page is
+	// parsed, and a plan recorded is saved there. Nil: not shared.
+	PlanShare PlanShare
+	// Stitch compresses processed pages here, writing the verbatim runs
+	// of a replayed plan from their stored compressed forms (esi_stitch).
+	// It requires Plans. Nil: pages go out plain, for the compression
+	// filter.
+	Stitch *Stitch
 	// Logger receives warnings about markup and errors about fragments.
 	// Default slog.Default().
 	Logger *slog.Logger
@@ -140,6 +156,16 @@ func New(next http.Handler, opts Options) (http.Handler, error) {
 	if f, ok := opts.Fetcher.(FetchFunc); ok && f == nil {
 		// It would fail every include, one panic at a time.
 		return nil, errors.New("esi: Options.Fetcher is a nil FetchFunc")
+	}
+	if opts.Stitch != nil {
+		if opts.Plans == nil {
+			return nil, errors.New("esi: Options.Stitch requires Options.Plans")
+		}
+		st := *opts.Stitch
+		if err := st.validate(); err != nil {
+			return nil, err
+		}
+		opts.Stitch = &st
 	}
 	if opts.BufferSize <= 0 {
 		opts.BufferSize = os.Getpagesize()

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // errAborted stops a page whose handler panicked.
@@ -27,7 +29,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// This request is a fragment of a page, served in process: ESI in
 		// its response is this handler's business, at the depth it is at.
 		fi.claimed.Store(true)
-		rw.depth, rw.includes = fi.depth, fi.includes
+		rw.depth, rw.includes, rw.fragment = fi.depth, fi.includes, true
 	}
 	rw.ranged = r.Method == http.MethodGet && len(r.Header["Range"]) > 0
 	rw.conditional = (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
@@ -49,7 +51,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
 	clear(hdr)
 	maps.Copy(hdr, rw.saved)
-	rw = &responseWriter{h: h, w: w, r: without(r, replayHeaders), depth: rw.depth, includes: rw.includes}
+	rw = &responseWriter{h: h, w: w, r: without(r, replayHeaders), depth: rw.depth, includes: rw.includes, fragment: rw.fragment}
 	rw.serve()
 }
 
@@ -101,6 +103,7 @@ type responseWriter struct {
 	r        *http.Request
 	depth    int
 	includes *atomic.Int32
+	fragment bool // the request is a fragment of a page: never stitched
 	// ranged and conditional say the request may get a partial or a 304
 	// answer; saved is the header before next ran, kept for a replay.
 	ranged      bool
@@ -111,6 +114,7 @@ type responseWriter struct {
 	mode        writeMode
 	page        *page
 	inflater    *inflater
+	stitch      *stitcher // the page is compressed here (esi_stitch)
 }
 
 func (rw *responseWriter) Header() http.Header { return rw.w.Header() }
@@ -197,6 +201,14 @@ func (rw *responseWriter) commit(first []byte) {
 	if rw.mode == modeReplay {
 		return
 	}
+	parsed := rw.mode == modeProcess || rw.mode == modeInflate
+	var key planKey
+	planned := false
+	if parsed && rw.h.opts.Plans != nil && fromStore(rw.r) {
+		// Keyed on the header as stored, before it is changed below.
+		key, planned = keyOf(rw.r, hdr)
+	}
+	coding := rw.stitchCoding(status, hdr)
 	if rw.h.opts.Surrogate {
 		// Addressed to the surrogate, processed or not.
 		hdr.Del("Surrogate-Control")
@@ -213,14 +225,44 @@ func (rw *responseWriter) commit(first []byte) {
 		if rw.mode == modeInflate || (rw.mode == modeDiscard && isGzip(hdr.Get("Content-Encoding"))) {
 			hdr.Del("Content-Encoding")
 		}
+		if coding != CodingNone {
+			hdr.Set("Content-Encoding", coding.String())
+		}
 	}
 	rw.w.WriteHeader(status)
-	if rw.mode == modeProcess || rw.mode == modeInflate {
+	if parsed {
 		if rw.includes == nil {
 			rw.includes = new(atomic.Int32)
 		}
-		rw.page = newPage(rw.r.Context(), rw.h, rw.r, rw.depth, rw.includes, newOutput(rw.w, http.NewResponseController(rw.w).Flush, &rw.h.bufs))
+		var w io.Writer = rw.w
+		flush := http.NewResponseController(rw.w).Flush
+		if coding != CodingNone {
+			rw.stitch = newStitcher(rw.w, coding, rw.h.opts.Stitch.Level)
+			w, flush = rw.stitch, rw.stitch.flush(flush)
+		}
+		rw.page = newPage(rw.r.Context(), rw.h, rw.r, rw.depth, rw.includes, newOutput(w, flush, &rw.h.bufs))
+		rw.page.stitch = rw.stitch
+		if planned {
+			rw.page.usePlan(rw.h.opts.Plans, key)
+		}
 	}
+}
+
+// stitchCoding returns the coding a processed response is stitched in,
+// and adds the Vary that stitching calls for.
+func (rw *responseWriter) stitchCoding(status int, hdr http.Header) Coding {
+	st := rw.h.opts.Stitch
+	if st == nil || rw.mode == modePass || rw.fragment {
+		return CodingNone
+	}
+	coding, vary := st.Choose(rw.r)
+	if vary && !header.HasToken(hdr["Vary"], "accept-encoding") && !header.HasToken(hdr["Vary"], "*") {
+		hdr["Vary"] = append(hdr["Vary"], "Accept-Encoding")
+	}
+	if !stitchable(rw.r, status, hdr) {
+		return CodingNone
+	}
+	return coding
 }
 
 func (rw *responseWriter) decide(status int, hdr http.Header) writeMode {
@@ -300,7 +342,13 @@ func (rw *responseWriter) finish() {
 	}
 	if rw.page != nil {
 		// Write errors went to next already; here the client is gone.
-		_ = rw.page.finish()
+		err := rw.page.finish()
+		if rw.stitch != nil {
+			if err == nil {
+				_ = rw.stitch.close()
+			}
+			rw.stitch.release()
+		}
 	}
 }
 
@@ -313,6 +361,9 @@ func (rw *responseWriter) abort() {
 	}
 	if rw.page != nil {
 		rw.page.abort(errAborted)
+	}
+	if rw.stitch != nil {
+		rw.stitch.release()
 	}
 }
 

@@ -118,6 +118,38 @@ func (o *output) text(data []byte, c *chunk, stable bool) error {
 	return nil
 }
 
+// stored appends a verbatim run that goes out in its stored compressed
+// form: the output writes to a stitcher.
+func (o *output) stored(st *step) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.err != nil {
+		return o.err
+	}
+	if o.head == len(o.segs) && !o.writing && !o.collect {
+		o.writing = true
+		o.mu.Unlock()
+		err := o.writeSeg(seg{st: st})
+		o.mu.Lock()
+		o.dirty = true
+		o.setErr(err)
+		o.writing = false
+		o.pump()
+		return o.err
+	}
+	o.segs = append(o.segs, seg{st: st})
+	return nil
+}
+
+// writeSeg writes one text segment: its bytes, or its stored form.
+func (o *output) writeSeg(s seg) error {
+	if s.st != nil {
+		return o.w.(*stitcher).stored(s.st)
+	}
+	_, err := o.w.Write(s.data)
+	return err
+}
+
 // retain copies lent text into the arena, one segment per chunk touched.
 func (o *output) retain(data []byte) {
 	for len(data) > 0 {
@@ -281,13 +313,13 @@ func (o *output) pump() {
 func (o *output) writeBatch(batch []seg) error {
 	for _, s := range batch {
 		if s.f == nil {
-			if _, err := o.w.Write(s.data); err != nil {
+			if err := o.writeSeg(s); err != nil {
 				return err
 			}
 			continue
 		}
 		for _, p := range s.f.parts {
-			if _, err := o.w.Write(p.data); err != nil {
+			if err := o.writeSeg(p); err != nil {
 				return err
 			}
 		}

@@ -28,6 +28,37 @@ type page struct {
 	vars   variables // the request's ESI variables
 	dst    *output   // where content goes: out, or an attempt's or except's own
 	blocks []frame   // the open choose and try blocks and their parts
+
+	rp     *replay       // the parse plan being replayed, nil when parsing
+	rec    *planRecorder // the parse being recorded as a plan, or nil
+	stitch *stitcher     // what out writes to when the page is stitched, or nil
+}
+
+// usePlan sets the page up to replay the plan of key from store, or to
+// record one when there is none.
+func (p *page) usePlan(store *PlanStore, key planKey) {
+	pl := store.get(key)
+	if pl == nil && p.h.opts.PlanShare != nil {
+		pl = p.loadShared(store, key)
+	}
+	if pl != nil && pl.none {
+		return
+	}
+	if pl != nil {
+		store.replayed()
+		p.rp = &replay{pl: pl}
+		p.h.log.LogAttrs(p.ctx, slog.LevelDebug, "esi: replaying the parse plan of the page",
+			slog.String("uri", p.req.URL.RequestURI()), slog.Int("steps", len(pl.steps)))
+		return
+	}
+	p.rec = &planRecorder{store: store, key: key}
+	p.parser.emit = p.record
+}
+
+// record is the parser's emit while a plan is being recorded.
+func (p *page) record(ev *Event) {
+	p.rec.add(ev)
+	p.event(ev)
 }
 
 func newPage(ctx context.Context, h *handler, req *http.Request, depth int, includes *atomic.Int32, out *output) *page {
@@ -41,7 +72,7 @@ func newPage(ctx context.Context, h *handler, req *http.Request, depth int, incl
 // write parses bytes that are only lent (an http.ResponseWriter's Write).
 func (p *page) write(b []byte) (int, error) {
 	p.cur = nil
-	p.parser.Feed(b)
+	p.feed(b)
 	if err := p.out.failed(); err != nil {
 		return 0, err
 	}
@@ -64,7 +95,7 @@ func (p *page) readFrom(r io.Reader) (int64, error) {
 		if n > 0 {
 			total += int64(n)
 			p.cur = c
-			p.parser.Feed(c.buf[fill : fill+n])
+			p.feed(c.buf[fill : fill+n])
 			p.cur = nil
 			fill += n
 		}
@@ -139,8 +170,21 @@ func (p *page) variable(ev *Event) {
 // every fragment and writes the rest.
 func (p *page) finish() error {
 	p.cur = nil
+	p.finishReplay()
+	if p.rec != nil && !p.parser.clean() {
+		p.rec.failed = true // the end of this parse is not replayed
+	}
 	p.parser.Close()
 	err := p.out.wait()
+	if p.rec != nil && err == nil {
+		if pl := p.rec.finish(p.parser.off); pl != nil {
+			p.h.log.LogAttrs(p.ctx, slog.LevelDebug, "esi: parse plan of the page recorded",
+				slog.String("uri", p.req.URL.RequestURI()), slog.Int("steps", len(pl.steps)))
+			if p.h.opts.PlanShare != nil {
+				p.h.saveShared(p.ctx, pl)
+			}
+		}
+	}
 	if err != nil {
 		p.cancel() // nobody will read what pending fragments bring
 	}
@@ -153,6 +197,10 @@ func (p *page) finish() error {
 // abort stops a page whose producer failed: fragments are cancelled and
 // nothing more is written.
 func (p *page) abort(err error) {
+	if p.rp != nil {
+		p.rp.release()
+		p.rp = nil
+	}
 	p.out.mu.Lock()
 	p.out.setErr(err)
 	p.out.mu.Unlock()

@@ -184,6 +184,14 @@ func (p *Parser) Feed(b []byte) {
 	}
 }
 
+// skip advances past n bytes that a parse plan says are verbatim text,
+// without scanning them: the events for them are the caller's.
+func (p *Parser) skip(n int64) { p.off += n }
+
+// clean reports whether the parser holds nothing back and is in text: a
+// parse that ends so can be replayed from a plan.
+func (p *Parser) clean() bool { return p.pend == pendNone && p.state == inText }
+
 // Close ends the stream. Whatever is held is settled as documented: an
 // unfinished tag is written as text, an unclosed <esi:remove> block is
 // written as it was, an unclosed <!--esi simply ends.

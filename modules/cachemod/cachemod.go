@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/cache"
+	"github.com/mosaic-edge/mosaic/modules/esimod"
 	"github.com/mosaic-edge/mosaic/modules/proxymod"
 	"github.com/mosaic-edge/mosaic/proxy"
 	"github.com/mosaic-edge/mosaic/server"
@@ -120,6 +121,9 @@ func mergeLoc(p, c any) error {
 }
 
 func init() {
+	// esimod cannot import this package (this one imports it through
+	// staticmod): it is told where a location's Redis zone is.
+	esimod.SharePlansThrough(RedisStore)
 	flag := server.SetFlag[*locConf]
 	duration := server.SetTime[*locConf]
 	module.Directives = []server.Directive{
@@ -400,6 +404,21 @@ func initMain(cfg *server.Config) error {
 		cfg.OnClose(func() error { return releaseZone(sz) })
 	}
 	return nil
+}
+
+// RedisStore returns the store of the zone l's proxy_cache names when that
+// zone keeps its entries in Redis, else nil: esimod shares its parse plans
+// (esi_plan) through it with the other servers of the zone.
+func RedisStore(l *server.Location) cache.Store {
+	lc := server.LocConf[*locConf](l, module)
+	if lc.zone.V == "" {
+		return nil
+	}
+	z, ok := zoneFor(l, lc.zone.V)
+	if !ok || z.kind != zoneRedis || z.zone == nil {
+		return nil
+	}
+	return z.zone.store
 }
 
 // zoneFor finds a zone by name for the configuration of l.

@@ -4,16 +4,25 @@
 // chain of each location with "esi on". Fragments are fetched as the
 // server's subrequests (an esi.Fetcher over server.Subrequest);
 // Transformed tells the static module's wiring which of a location's files
-// the handler rebuilds.
+// the handler rebuilds. The esi_plan_zone stores are opened once per
+// configuration and kept across reloads that declare them alike; esi_stitch
+// negotiates with the location's compression settings (compressmod).
 package esimod
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/cache"
+	"github.com/mosaic-edge/mosaic/compress"
 	"github.com/mosaic-edge/mosaic/esi"
+	"github.com/mosaic-edge/mosaic/internal/shared"
+	"github.com/mosaic-edge/mosaic/modules/compressmod"
 	"github.com/mosaic-edge/mosaic/modules/statusmod"
 	"github.com/mosaic-edge/mosaic/server"
 )
@@ -28,7 +37,40 @@ type locConf struct {
 	maxIncludes     server.Setting[int]
 	fragmentTimeout server.Setting[time.Duration]
 	surrogate       server.Setting[bool]
+	plan            server.Setting[string] // esi_plan: a zone's name, "" for off
+	planPos         string                 // where esi_plan named it
+	stitch          server.Setting[bool]
+	stitchLevel     server.Setting[int]
 }
+
+// mainConf holds the esi_plan_zone declarations of a configuration.
+type mainConf struct {
+	zones map[string]*planZone
+	order []*planZone
+}
+
+// planZone is one esi_plan_zone: a plan store shared by the locations
+// that name it, and kept across reloads while a configuration declares
+// it alike.
+type planZone struct {
+	name  string
+	size  int64
+	store *esi.PlanStore // acquired by InitMain
+}
+
+func (z *planZone) signature() string { return z.name + ":" + strconv.FormatInt(z.size, 10) }
+
+var planZones shared.Registry[*esi.PlanStore]
+
+// redisStoreOf returns the Redis store of the cache zone a location's
+// proxy_cache names, or nil: the cache module says it (SharePlansThrough).
+var redisStoreOf func(l *server.Location) cache.Store
+
+// SharePlansThrough tells the module where a location's pages are cached
+// in Redis: its parse plans are shared with the other servers of that
+// zone through the same store. The cache module calls it when it
+// registers.
+func SharePlansThrough(f func(l *server.Location) cache.Store) { redisStoreOf = f }
 
 // maxBufferSize bounds esi_buffer_size: a larger buffer only delays the
 // first bytes of the page and holds memory per request.
@@ -47,11 +89,34 @@ var module = &server.Module{
 		child.maxIncludes.Merge(parent.maxIncludes)
 		child.fragmentTimeout.Merge(parent.fragmentTimeout)
 		child.surrogate.Merge(parent.surrogate)
+		if !child.plan.Set {
+			child.planPos = parent.planPos
+		}
+		child.plan.Merge(parent.plan)
+		child.stitch.Merge(parent.stitch)
+		child.stitchLevel.Merge(parent.stitchLevel)
 		return nil
 	},
+	NewMain: func() any { return &mainConf{zones: map[string]*planZone{}} },
+}
+
+// initMain opens the plan stores of the configuration's esi_plan_zone
+// lines, or takes those a running configuration declared alike.
+func initMain(cfg *server.Config) error {
+	for _, z := range server.MainConf[*mainConf](cfg, module).order {
+		sig := z.signature()
+		st, err := planZones.Acquire(sig, func() (*esi.PlanStore, error) { return esi.NewPlanStore(z.size) })
+		if err != nil {
+			return fmt.Errorf("esi_plan_zone %s: %w", z.name, err)
+		}
+		z.store = st
+		cfg.OnClose(func() error { return planZones.Release(sig) })
+	}
+	return nil
 }
 
 func init() {
+	module.InitMain = initMain
 	module.Directives = []server.Directive{
 		{Name: "esi", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
 			return server.PutFlag(c, &c.Loc().(*locConf).enable)
@@ -84,6 +149,26 @@ func init() {
 		{Name: "esi_surrogate", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
 			return server.PutFlag(c, &c.Loc().(*locConf).surrogate)
 		}},
+		{Name: "esi_plan_zone", Context: server.CtxHTTP, MinArgs: 1, MaxArgs: 1, Set: setPlanZone},
+		{Name: "esi_plan", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			lc := c.Loc().(*locConf)
+			name := c.Args[0]
+			if strings.EqualFold(name, "off") {
+				name = ""
+			}
+			lc.planPos = c.Pos()
+			return server.Put(c, &lc.plan, name)
+		}},
+		{Name: "esi_stitch", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			return server.PutFlag(c, &c.Loc().(*locConf).stitch)
+		}},
+		{Name: "esi_stitch_level", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			n, err := c.Int(c.Args[0], 1, 9)
+			if err != nil {
+				return err
+			}
+			return server.Put(c, &c.Loc().(*locConf).stitchLevel, n)
+		}},
 	}
 	module.Filter = &server.Filter{
 		// A fragment's location processes the fragment's own ESI (or not)
@@ -94,7 +179,11 @@ func init() {
 			if !lc.enable.V {
 				return next, nil
 			}
-			return esi.New(next, lc.options(l))
+			opts := lc.options(l)
+			if err := lc.planOptions(l, &opts); err != nil {
+				return nil, err
+			}
+			return esi.New(next, opts)
 		},
 	}
 	server.Register(module)
@@ -112,6 +201,14 @@ func Transformed(l *server.Location) func(contentType string) bool {
 	return esi.ProcessedTypes(lc.types.V)
 }
 
+// Surrogate reports whether l's ESI handler reads Surrogate-Control
+// (esi on and esi_surrogate on), which it then removes itself: a cache
+// inside it must pass the field on.
+func Surrogate(l *server.Location) bool {
+	lc := server.LocConf[*locConf](l, module)
+	return lc.enable.V && lc.surrogate.V
+}
+
 // options turns a location's merged directives into esi.Options.
 func (lc *locConf) options(l *server.Location) esi.Options {
 	return esi.Options{
@@ -125,6 +222,128 @@ func (lc *locConf) options(l *server.Location) esi.Options {
 		Logger:          l.Logger(),
 		Fetcher:         subrequests{},
 	}
+}
+
+// planOptions sets the parse plan store and stitching of a location with
+// "esi on": the zone esi_plan names must be declared, and esi_stitch needs
+// esi_plan, whose zone keeps the stored runs.
+func (lc *locConf) planOptions(l *server.Location, opts *esi.Options) error {
+	if name := lc.plan.V; name != "" {
+		var z *planZone
+		if s := l.Server(); s != nil {
+			z = server.MainConf[*mainConf](s.Config(), module).zones[name]
+		}
+		if z == nil {
+			return fmt.Errorf("unknown esi_plan_zone %q in %s", name, lc.planPos)
+		}
+		opts.Plans = z.store
+		if redisStoreOf != nil {
+			if rs := redisStoreOf(l); rs != nil {
+				opts.PlanShare = planShare{rs}
+			}
+		}
+	}
+	if !lc.stitch.V {
+		return nil
+	}
+	if opts.Plans == nil {
+		return fmt.Errorf("\"esi_stitch on\" requires \"esi_plan\" in %s", l.Pos())
+	}
+	opts.Stitch = &esi.Stitch{Level: lc.stitchLevel.Or(esi.DefaultStitchLevel), Choose: stitchChooser(l)}
+	return nil
+}
+
+// planShare keeps parse plans as entries of a cache store, beside the
+// pages, under keys of their own.
+type planShare struct{ store cache.Store }
+
+// planKeyPrefix keeps plan entries apart from the pages' keys.
+const planKeyPrefix = "esi_plan:"
+
+// planLifetime is how long a shared plan is kept fresh; the store's own
+// inactive bound may drop it sooner, and a plan that outlives its page is
+// never replayed (its key names the stored object).
+const planLifetime = 24 * time.Hour
+
+func (s planShare) Load(ctx context.Context, key string) ([]byte, error) {
+	obj, err := s.store.Get(ctx, planKeyPrefix+key)
+	if err != nil {
+		return nil, err
+	}
+	defer obj.Close()
+	var b bytes.Buffer
+	if _, err := obj.WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("read shared plan: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+func (s planShare) Save(ctx context.Context, key string, plan []byte) error {
+	w, err := s.store.Put(ctx, planKeyPrefix+key)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(plan); err != nil {
+		w.Abort()
+		return err
+	}
+	now := time.Now()
+	return w.Commit(ctx, &cache.Meta{
+		Key: planKeyPrefix + key, Status: http.StatusOK, Size: int64(len(plan)),
+		Header:      http.Header{"Content-Type": {"application/octet-stream"}, "Content-Length": {strconv.Itoa(len(plan))}},
+		RequestTime: now, ResponseTime: now, FreshUntil: now.Add(planLifetime),
+	})
+}
+
+// stitchChooser negotiates a stitched coding as l's compression filter
+// would negotiate the page (compress_prefer, Accept-Encoding, the gzip_*
+// checks, gzip_vary): gzip for every client that takes it, as NGINX's
+// gzip_ok decides without "gzip on", and zstd where "zstd on". brotli is
+// not stitched (mosaic's encoder has no catable segments yet): a client
+// that takes only brotli gets the plain page, which l's filter
+// compresses as usual.
+func stitchChooser(l *server.Location) func(r *http.Request) (esi.Coding, bool) {
+	o := compressmod.LocationOptions(l)
+	o.Brotli.Static, o.Gzip.Static, o.Zstd.Static = compress.StaticOff, compress.StaticOn, compress.StaticOff
+	if o.Zstd.Enable {
+		o.Zstd.Static = compress.StaticOn
+	}
+	p := compress.NewPrecompressed(o, func(e compress.Encoding) esi.Coding {
+		if e == compress.Zstd {
+			return esi.CodingZstd
+		}
+		return esi.CodingGzip
+	})
+	return func(r *http.Request) (esi.Coding, bool) {
+		try, vary := p.Choose(r)
+		if len(try) == 0 {
+			return esi.CodingNone, vary
+		}
+		return try[0], vary
+	}
+}
+
+// setPlanZone reads "esi_plan_zone name:size".
+func setPlanZone(c *server.Cmd) error {
+	name, size, ok := strings.Cut(c.Args[0], ":")
+	if !ok || name == "" {
+		return c.Invalid(c.Args[0], `it must be "name:size"`)
+	}
+	n, err := c.Size(size)
+	if err != nil {
+		return err
+	}
+	if n < esi.MinPlanStoreSize {
+		return c.Errorf("zone %q is too small: esi_plan_zone must be at least 32k", name)
+	}
+	mc := c.Main().(*mainConf)
+	if _, dup := mc.zones[name]; dup {
+		return c.Errorf("duplicate zone %q", name)
+	}
+	z := &planZone{name: name, size: n}
+	mc.zones[name] = z
+	mc.order = append(mc.order, z)
+	return nil
 }
 
 // subrequests is the esi.Fetcher of the server: it fetches a fragment with

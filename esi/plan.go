@@ -1,0 +1,356 @@
+package esi
+
+import (
+	"container/list"
+	"crypto/sha256"
+	"errors"
+	"hash/crc32"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mosaic-edge/mosaic/vars"
+)
+
+// A parse plan is what a full parse of a stored page found, kept so that
+// later deliveries of the same stored object skip the scan: the page as a
+// list of steps, each a verbatim run (kept as its length, its CRC-32 and
+// the few bytes after it), a run inside an <esi:remove> block (its length
+// and CRC-32), or ESI markup (its bytes). Replaying a plan writes each
+// verbatim run without looking for '<' in it, once its CRC-32 and the
+// bytes after it (which decided where the run ends: a '<' near its end is
+// text or markup by what follows) are found to be the plan's, and hands
+// everything else to the page's parser, which so stays exactly where a
+// full parse would be. Any step whose bytes differ from the plan's ends
+// the replay there, and the parser goes on from that byte.
+
+// stepKind says what a step of a plan covers.
+type stepKind uint8
+
+const (
+	stepText    stepKind = iota // verbatim run: skipped by the parser
+	stepRemoved                 // content of an <esi:remove> block: fed to the parser
+	stepMarkup                  // ESI markup: fed to the parser
+)
+
+type step struct {
+	kind stepKind
+	n    int64
+	crc  uint32 // stepText, stepRemoved: of the run's bytes
+	data []byte // stepMarkup: the markup's bytes
+	// stepText: the stream's next bytes after the run (fewer at its
+	// end), as many as the parser may look at to tell text from markup.
+	guard []byte
+	run   *storedRun
+}
+
+// guardLen is how far past a byte the parser may look before it calls
+// the byte text: "<!--esi" is 6 bytes past its '<'.
+const guardLen = 8
+
+// storedRun holds the compressed forms of a verbatim run, made at the
+// first stitched delivery that needs them (esi_stitch).
+type storedRun struct {
+	mu   sync.Mutex
+	gzip []byte // raw deflate, cut with a sync flush: no final block
+	zstd []byte // one zstd frame
+}
+
+// plan is the parse of one stored object.
+type plan struct {
+	key planKey
+	// none: the object's parse cannot be replayed (it ends inside a
+	// construct, ...): its deliveries parse it without recording again,
+	// and without looking for a shared plan.
+	none  bool
+	steps []step
+	size  int64 // bytes of the stream
+	cost  int64 // bytes charged to the store
+	elem  *list.Element
+	store *PlanStore
+}
+
+// stepCost is what a step costs in the store besides its bytes.
+const stepCost = 64
+
+// planKey identifies a stored object: its URI, the Date, length, encoding
+// and validators of its header, and the header's size.
+type planKey [sha256.Size]byte
+
+// PlanStore keeps parse plans (esi_plan_zone), bounded in bytes: the least
+// recently used plans make room for new ones, and a plan larger than the
+// store is not kept. Its methods are safe for concurrent use; several
+// handlers may share one store.
+type PlanStore struct {
+	mu    sync.Mutex
+	max   int64
+	used  int64
+	lru   list.List // front: most recently used
+	plans map[planKey]*plan
+	stats PlanStats
+}
+
+// PlanStats counts what a PlanStore did.
+type PlanStats struct {
+	Plans     int   // plans held
+	Bytes     int64 // bytes charged, compressed runs included
+	Recorded  int64 // plans recorded here and stored
+	Loaded    int64 // plans loaded from the PlanShare and stored
+	Replayed  int64 // deliveries that replayed a plan
+	Mismatch  int64 // replays given up because the body differed
+	Evictions int64 // plans dropped to make room
+}
+
+// MinPlanStoreSize is the smallest size of a PlanStore: 8 pages of 4 KiB,
+// as the seed's zone minimum.
+const MinPlanStoreSize = 8 << 12
+
+// NewPlanStore returns a store holding at most maxBytes of plans.
+func NewPlanStore(maxBytes int64) (*PlanStore, error) {
+	if maxBytes < MinPlanStoreSize {
+		return nil, errors.New("esi: a plan store must hold at least 32k")
+	}
+	return &PlanStore{max: maxBytes, plans: make(map[planKey]*plan)}, nil
+}
+
+// Close releases nothing: the store is memory only. It makes the store an
+// io.Closer for a registry that shares it between configurations.
+func (s *PlanStore) Close() error { return nil }
+
+// Stats returns the store's counters.
+func (s *PlanStore) Stats() PlanStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.stats
+	st.Plans, st.Bytes = len(s.plans), s.used
+	return st
+}
+
+func (s *PlanStore) get(k planKey) *plan {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pl := s.plans[k]
+	if pl != nil {
+		s.lru.MoveToFront(pl.elem)
+	}
+	return pl
+}
+
+// replayed counts a delivery that replays a plan.
+func (s *PlanStore) replayed() {
+	s.mu.Lock()
+	s.stats.Replayed++
+	s.mu.Unlock()
+}
+
+// put stores pl, recorded here or loaded from the share, replacing a plan
+// of the same key, unless it is larger than the whole store.
+func (s *PlanStore) put(pl *plan, loaded bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pl.cost > s.max {
+		return false
+	}
+	if old := s.plans[pl.key]; old != nil {
+		s.remove(old)
+	}
+	pl.store = s
+	pl.elem = s.lru.PushFront(pl)
+	s.plans[pl.key] = pl
+	s.used += pl.cost
+	switch {
+	case loaded:
+		s.stats.Loaded++
+	case !pl.none:
+		s.stats.Recorded++
+	}
+	s.evict()
+	return true
+}
+
+// drop forgets a plan that did not match its body.
+func (s *PlanStore) drop(pl *plan) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.Mismatch++
+	if s.plans[pl.key] == pl {
+		s.remove(pl)
+	}
+}
+
+// grow charges n more bytes to a plan held in the store (a run's
+// compressed form was added). A plan no longer held charges nothing.
+func (s *PlanStore) grow(pl *plan, n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.plans[pl.key] != pl {
+		return
+	}
+	pl.cost += n
+	s.used += n
+	s.evict()
+}
+
+func (s *PlanStore) remove(pl *plan) {
+	s.lru.Remove(pl.elem)
+	delete(s.plans, pl.key)
+	s.used -= pl.cost
+}
+
+// evict drops the least recently used plans until the store fits.
+func (s *PlanStore) evict() {
+	for s.used > s.max {
+		pl := s.lru.Back().Value.(*plan)
+		s.remove(pl)
+		s.stats.Evictions++
+	}
+}
+
+// storedStatuses are the $upstream_cache_status values of a response
+// served from a cache's stored object. A plan is recorded and replayed for
+// those only: a response fetched from the origin may not be stored, or
+// stored as something else.
+var storedStatuses = map[string]bool{"HIT": true, "STALE": true, "UPDATING": true, "REVALIDATED": true}
+
+// fromStore reports whether the response to r comes from a cache's store.
+func fromStore(r *http.Request) bool {
+	status, _ := vars.FromContext(r.Context()).Get("upstream_cache_status")
+	return storedStatuses[status]
+}
+
+// keyOf returns the plan key of a stored response: the default cache key
+// (scheme, host without port, URI), then the header's Date, Content-Length,
+// Content-Encoding, ETag and Last-Modified, and the size of the header
+// without the fields that change from one delivery to the next (Age,
+// Cache-Status). ok is false without a Content-Length: a stored object has
+// one.
+func keyOf(r *http.Request, h http.Header) (k planKey, ok bool) {
+	length := h.Get("Content-Length")
+	if length == "" {
+		return k, false
+	}
+	size := 0
+	for name, vv := range h {
+		if name == "Age" || name == "Cache-Status" {
+			continue
+		}
+		for _, v := range vv {
+			size += len(name) + len(v) + 4
+		}
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	// $host of the cache key: the name without its port.
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	d := sha256.New()
+	for _, s := range []string{scheme, strings.ToLower(host), r.URL.RequestURI(), h.Get("Date"), length,
+		h.Get("Content-Encoding"), h.Get("ETag"), h.Get("Last-Modified"), strconv.Itoa(size)} {
+		d.Write([]byte(s))
+		d.Write([]byte{0})
+	}
+	d.Sum(k[:0])
+	return k, true
+}
+
+// planRecorder builds a plan from the events of a full parse.
+type planRecorder struct {
+	store   *PlanStore
+	key     planKey
+	steps   []step
+	guarded []int // text steps whose guard is not complete yet
+	cost    int64
+	failed  bool // the parse cannot be replayed: nothing is stored
+}
+
+// maxPlanSteps bounds a plan: a page of more steps than this is parsed on
+// every delivery.
+const maxPlanSteps = 1 << 16
+
+// add records one event.
+func (rc *planRecorder) add(ev *Event) {
+	if rc.failed || ev.Len == 0 {
+		// Events without bytes (a block closed implicitly, ...) come
+		// again from the parser when it is fed the markup around them.
+		if ev.Kind == KindRemoveUnclosed {
+			rc.failed = true // a block given up midway is not replayed
+		}
+		return
+	}
+	kind := stepMarkup
+	switch ev.Kind {
+	case KindText:
+		kind = stepText
+	case KindRemoved:
+		kind = stepRemoved
+	}
+	n := len(rc.steps)
+	extends := n > 0 && rc.steps[n-1].kind == kind
+	if !extends && n > 0 && rc.steps[n-1].kind == stepText {
+		rc.guarded = append(rc.guarded, n-1)
+		rc.cost += guardLen
+	}
+	rc.guard(ev.Data)
+	if extends {
+		last := &rc.steps[n-1]
+		last.n += int64(ev.Len)
+		if kind == stepMarkup {
+			last.data = append(last.data, ev.Data...)
+			rc.cost += int64(ev.Len)
+		} else {
+			last.crc = crc32.Update(last.crc, crc32.IEEETable, ev.Data)
+		}
+		return
+	}
+	if len(rc.steps) == maxPlanSteps {
+		rc.failed = true
+		return
+	}
+	s := step{kind: kind, n: int64(ev.Len)}
+	if kind == stepMarkup {
+		s.data = append([]byte(nil), ev.Data...)
+		rc.cost += int64(ev.Len)
+	} else {
+		s.crc = crc32.ChecksumIEEE(ev.Data)
+	}
+	if kind == stepText {
+		s.run = new(storedRun)
+	}
+	rc.steps = append(rc.steps, s)
+	rc.cost += stepCost
+}
+
+// guard gives the next bytes of the stream to the text steps whose guard
+// is incomplete.
+func (rc *planRecorder) guard(b []byte) {
+	keep := rc.guarded[:0]
+	for _, i := range rc.guarded {
+		g := &rc.steps[i].guard
+		*g = append(*g, b[:min(len(b), guardLen-len(*g))]...)
+		if len(*g) < guardLen {
+			keep = append(keep, i)
+		}
+	}
+	rc.guarded = keep
+}
+
+// finish stores the plan of a stream of size bytes that the parser ended
+// cleanly (in text, holding nothing back), and returns it, or nil. A parse
+// that cannot be replayed is stored as such.
+func (rc *planRecorder) finish(size int64) *plan {
+	if rc.failed {
+		rc.store.put(&plan{key: rc.key, none: true, cost: stepCost}, false)
+		return nil
+	}
+	pl := &plan{key: rc.key, steps: rc.steps, size: size, cost: rc.cost + stepCost}
+	if !rc.store.put(pl, false) {
+		return nil
+	}
+	return pl
+}

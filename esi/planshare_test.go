@@ -1,0 +1,85 @@
+package esi_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/esi"
+)
+
+// memShare is a PlanShare in memory, as two servers would see Redis.
+type memShare struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func (s *memShare) Load(_ context.Context, key string) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.m[key]
+	if !ok {
+		return nil, errors.New("not found")
+	}
+	return b, nil
+}
+
+func (s *memShare) Save(_ context.Context, key string, b []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.m[key] = b
+	return nil
+}
+
+func (s *memShare) waitFor(t *testing.T, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		s.mu.Lock()
+		got := len(s.m)
+		s.mu.Unlock()
+		if got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d plans shared, want %d", got, n)
+		}
+	}
+}
+
+// TestPlanShare: a plan one server records is replayed by another that
+// shares it, and a damaged shared plan is not used.
+func TestPlanShare(t *testing.T) {
+	body := []byte(planPage)
+	wants := want(t, body)
+	share := &memShare{m: map[string][]byte{}}
+	server := func() (*esi.PlanStore, func(cookie string) string) {
+		plans := newPlans(t, 1<<20)
+		h := mustNew(t, storedPage(body, "HIT", 333, false), esi.Options{
+			Fetcher: esi.FetchHandler(fragments()), Plans: plans, PlanShare: share, Logger: discardLog()})
+		return plans, func(cookie string) string { return serve(h, planRequest("/page?x=0", cookie, "")).Body.String() }
+	}
+	plansA, getA := server()
+	if got := getA(planCookies[0]); got != wants[0] {
+		t.Fatalf("server A: %q", got)
+	}
+	share.waitFor(t, 1)
+	plansB, getB := server()
+	if got := getB(planCookies[0]); got != wants[0] {
+		t.Fatalf("server B: %q", got)
+	}
+	if a, b := plansA.Stats(), plansB.Stats(); a.Recorded != 1 || b.Recorded != 0 || b.Loaded != 1 || b.Replayed != 1 {
+		t.Fatalf("A %+v, B %+v", a, b)
+	}
+	for k, v := range share.m {
+		share.m[k] = v[:len(v)-1] // damaged
+	}
+	plansC, getC := server()
+	if got := getC(planCookies[0]); got != wants[0] {
+		t.Fatalf("server C: %q", got)
+	}
+	if c := plansC.Stats(); c.Loaded != 0 || c.Recorded != 1 {
+		t.Fatalf("C %+v: the damaged plan was used", c)
+	}
+}

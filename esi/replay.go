@@ -1,0 +1,245 @@
+package esi
+
+import (
+	"bytes"
+	"hash/crc32"
+	"log/slog"
+)
+
+// replay is a page's progress through a parse plan. The parser is fed
+// every byte but those of the verbatim runs it skips; a run is skipped
+// only when the parser holds nothing back at its start (markup whose end
+// depends on the bytes after it leaves the parser waiting: the run is then
+// fed to it), so the parser's state is always the one a full parse has
+// at the same byte.
+type replay struct {
+	pl   *plan
+	si   int    // the step being matched
+	done int64  // bytes of it taken so far
+	crc  uint32 // of those bytes, for a run
+	// fed: the current run goes to the parser rather than being skipped
+	// (a run of an <esi:remove> block, or a run the parser must see).
+	fed bool
+	// held are the bytes of a skipped run that straddles pieces of the
+	// body, kept until the run is checked: a run is written only once its
+	// CRC-32 and the bytes after it are known to be the plan's.
+	held  []seg
+	arena *chunk // where held bytes that were only lent are copied
+	fill  int
+	// guarding: the held run is checked, the bytes after it are awaited;
+	// after are those that came so far (copied: at most guardLen).
+	guarding bool
+	after    []byte
+}
+
+// feed takes the next piece of the body: replayed while it matches the
+// plan, parsed from the first byte that does not.
+func (p *page) feed(b []byte) {
+	for len(b) > 0 && p.rp != nil {
+		b = b[p.replayStep(b):]
+	}
+	if len(b) > 0 {
+		p.parser.Feed(b)
+	}
+}
+
+// replayStep matches the start of b against the plan and returns how many
+// bytes it took. It ends the replay, taking nothing, where b departs from
+// the plan.
+func (p *page) replayStep(b []byte) int {
+	rp := p.rp
+	if rp.guarding {
+		return p.replayGuard(b)
+	}
+	if rp.si == len(rp.pl.steps) {
+		p.endReplay(true) // the body is longer than the plan
+		return 0
+	}
+	s := &rp.pl.steps[rp.si]
+	k := int(min(int64(len(b)), s.n-rp.done))
+	if s.kind == stepMarkup {
+		if !bytes.Equal(b[:k], s.data[rp.done:rp.done+int64(k)]) {
+			p.endReplay(true)
+			return 0
+		}
+		p.parser.Feed(b[:k])
+		p.next(rp, int64(k))
+		return k
+	}
+	if rp.done == 0 {
+		rp.fed = s.kind == stepRemoved || !p.parser.clean()
+	}
+	if rp.fed {
+		// The parser sees these bytes: the output is right whatever they
+		// are, and the plan holds on only if they are the plan's.
+		rp.crc = crc32.Update(rp.crc, crc32.IEEETable, b[:k])
+		p.parser.Feed(b[:k])
+		if rp.done+int64(k) == s.n && rp.crc != s.crc {
+			rp.done += int64(k)
+			p.endReplay(true)
+			return k
+		}
+		p.next(rp, int64(k))
+		return k
+	}
+	if rp.done == 0 && len(b) >= int(s.n)+len(s.guard) {
+		// The run and the bytes after it are in this piece: checked and
+		// written from it.
+		if crc32.ChecksumIEEE(b[:k]) != s.crc || !bytes.Equal(b[k:k+len(s.guard)], s.guard) {
+			p.endReplay(true)
+			return 0
+		}
+		p.replayRun(s, []seg{{data: b[:k], c: p.cur}})
+		p.next(rp, int64(k))
+		return k
+	}
+	rp.crc = crc32.Update(rp.crc, crc32.IEEETable, b[:k])
+	p.hold(b[:k])
+	rp.done += int64(k)
+	switch {
+	case rp.done < s.n:
+	case rp.crc != s.crc:
+		p.endReplay(true) // the held bytes go to the parser
+	default:
+		rp.guarding = true
+		if len(s.guard) == 0 {
+			p.replayGuard(nil)
+		}
+	}
+	return k
+}
+
+// replayGuard takes the bytes after a held run that is checked, until
+// there are as many as the plan's guard: then the run is written, and
+// those bytes replayed as the start of what follows it.
+func (p *page) replayGuard(b []byte) int {
+	rp := p.rp
+	s := &rp.pl.steps[rp.si]
+	k := min(len(b), len(s.guard)-len(rp.after))
+	rp.after = append(rp.after, b[:k]...)
+	if !bytes.Equal(rp.after, s.guard[:len(rp.after)]) {
+		p.endReplay(true)
+		return k
+	}
+	if len(rp.after) < len(s.guard) {
+		return k
+	}
+	p.replayRun(s, rp.held)
+	rp.releaseHeld()
+	rp.guarding = false
+	p.next(rp, 0)
+	after := rp.after
+	rp.after = nil
+	cur := p.cur
+	p.cur = nil // after is the replay's own copy
+	p.feed(after)
+	p.cur = cur
+	return k
+}
+
+// next advances past n bytes of the current step.
+func (p *page) next(rp *replay, n int64) {
+	rp.done += n
+	if rp.done == rp.pl.steps[rp.si].n {
+		rp.si++
+		rp.done, rp.crc = 0, 0
+	}
+}
+
+// replayRun writes a checked run, whose bytes are parts, as a full parse
+// would have: as text events. The parser skips the run without scanning
+// it. A stitched page writes the run from its stored compressed form.
+func (p *page) replayRun(s *step, parts []seg) {
+	off := p.parser.off
+	p.parser.skip(s.n)
+	if p.stitch != nil {
+		if p.skipping() {
+			return
+		}
+		if n := storedForm(s, p.stitch.coding, p.stitch.level, parts); n > 0 {
+			p.rp.pl.store.grow(p.rp.pl, n)
+		}
+		_ = p.dst.stored(s) // a write error is kept by the output
+		return
+	}
+	cur := p.cur
+	for _, part := range parts {
+		p.cur = part.c
+		ev := Event{Kind: KindText, Off: off, Len: len(part.data), Data: part.data}
+		p.event(&ev)
+		off += int64(len(part.data))
+	}
+	p.cur = cur
+}
+
+// hold keeps b, part of a run being checked: by reference when it lies in
+// a chunk the page owns, else copied.
+func (p *page) hold(b []byte) {
+	rp := p.rp
+	if p.cur != nil {
+		p.cur.ref()
+		rp.held = append(rp.held, seg{data: b, c: p.cur})
+		return
+	}
+	for len(b) > 0 {
+		if rp.arena == nil || rp.fill == len(rp.arena.buf) {
+			if rp.arena != nil {
+				rp.arena.release()
+			}
+			rp.arena, rp.fill = p.h.bufs.get(), 0
+		}
+		n := copy(rp.arena.buf[rp.fill:], b)
+		rp.arena.ref()
+		rp.held = append(rp.held, seg{data: rp.arena.buf[rp.fill : rp.fill+n], c: rp.arena})
+		rp.fill += n
+		b = b[n:]
+	}
+}
+
+func (rp *replay) releaseHeld() {
+	for i := range rp.held {
+		rp.held[i].release()
+	}
+	rp.held = rp.held[:0]
+}
+
+// endReplay stops replaying. mismatch says the body departed from the
+// plan, which is dropped from the store. What the replay took and did not
+// hand on (a run being checked, the bytes after it) goes to the parser,
+// which parses the rest of the body.
+func (p *page) endReplay(mismatch bool) {
+	rp := p.rp
+	p.rp = nil
+	if mismatch {
+		rp.pl.store.drop(rp.pl)
+		p.h.log.LogAttrs(p.ctx, slog.LevelInfo, "esi: the page differs from its parse plan, parsed instead from the first byte that differs",
+			slog.String("uri", p.req.URL.RequestURI()), slog.Int64("offset", p.parser.off))
+	}
+	cur := p.cur
+	for _, s := range rp.held {
+		p.cur = s.c
+		p.parser.Feed(s.data)
+	}
+	p.cur = nil
+	p.parser.Feed(rp.after)
+	p.cur = cur
+	rp.release()
+}
+
+// release gives back the buffers a replay holds.
+func (rp *replay) release() {
+	rp.releaseHeld()
+	if rp.arena != nil {
+		rp.arena.release()
+		rp.arena = nil
+	}
+}
+
+// finishReplay settles a replay at the end of the body: a body that ended
+// before the plan did departed from it.
+func (p *page) finishReplay() {
+	if p.rp == nil {
+		return
+	}
+	p.endReplay(p.rp.guarding || p.rp.si < len(p.rp.pl.steps))
+}
