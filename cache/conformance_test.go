@@ -59,6 +59,28 @@ func TestConformanceRules(t *testing.T) {
 		}
 	}
 	heuristic := cache.Options{Heuristic: true}
+	post := cache.Options{PostReuse: true}
+	// postAnswer answers a POST with Content-Location of its own URI and
+	// the given Cache-Control and Expires.
+	postAnswer := func(cc, expires string) func(int64, http.ResponseWriter, *http.Request) {
+		return func(n int64, w http.ResponseWriter, r *http.Request) {
+			if cc != "" {
+				w.Header().Set("Cache-Control", cc)
+			}
+			if expires != "" {
+				w.Header().Set("Expires", expires)
+			}
+			w.Header().Set("ETag", `"e1"`)
+			if r.Method == http.MethodPost {
+				w.Header().Set("Content-Location", "/r")
+			}
+			fmt.Fprint(w, r.Method, body(n))
+		}
+	}
+	notStoredPost := []step{
+		{method: http.MethodPost, body: "POSTv1", originReqs: 1, want: map[string]string{"Cache-Status": "mosaic; fwd=method; fwd-status=200; detail=method"}},
+		{body: "GETv2", originReqs: 2},
+	}
 	cdn := cache.Options{TargetedHeaders: cache.DefaultTargetedHeaders}
 	rules := []rule{
 		{
@@ -116,6 +138,24 @@ func TestConformanceRules(t *testing.T) {
 			steps: []step{
 				{cache: cache.StatusMiss, originReqs: 1, want: map[string]string{"Surrogate-Control": "", "CDN-Cache-Control": "no-store"}},
 				{cache: cache.StatusHit, body: "v1", originReqs: 1, want: map[string]string{"Surrogate-Control": ""}},
+			},
+		},
+		{
+			name:   "Surrogate-Control with content= alone is no targeted field: the next one rules",
+			opts:   cache.Options{TargetedHeaders: []string{"Surrogate-Control", "CDN-Cache-Control"}},
+			origin: targeted("no-store", "max-age=60", `content="ESI/1.0"`),
+			steps: []step{
+				{cache: cache.StatusMiss, originReqs: 1, want: map[string]string{"Surrogate-Control": ""}},
+				{cache: cache.StatusHit, body: "v1", originReqs: 1},
+			},
+		},
+		{
+			name:   "Surrogate-Control passed on for ESI still rules",
+			opts:   cache.Options{TargetedHeaders: []string{"Surrogate-Control"}, PassTargeted: []string{"surrogate-control"}},
+			origin: targeted("no-store", "", `max-age=60, content="ESI/1.0"`),
+			steps: []step{
+				{cache: cache.StatusMiss, originReqs: 1, want: map[string]string{"Surrogate-Control": `max-age=60, content="ESI/1.0"`}},
+				{cache: cache.StatusHit, body: "v1", originReqs: 1, want: map[string]string{"Surrogate-Control": `max-age=60, content="ESI/1.0"`}},
 			},
 		},
 		{
@@ -228,6 +268,7 @@ func TestConformanceRules(t *testing.T) {
 		},
 		{
 			name: "9110/9.3.3 a POST response with a lifetime and Content-Location of its URI answers a later GET",
+			opts: post,
 			origin: func(n int64, w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Cache-Control", "max-age=60")
 				if r.Method == http.MethodPost {
@@ -245,7 +286,71 @@ func TestConformanceRules(t *testing.T) {
 			},
 		},
 		{
+			name:   "9110/9.3.3 without PostReuse a POST is only relayed, and invalidates its URI",
+			origin: postAnswer("max-age=60", ""),
+			steps: []step{
+				{cache: cache.StatusMiss, body: "GETv1", originReqs: 1},
+				{method: http.MethodPost, body: "POSTv2", originReqs: 2, want: map[string]string{"Cache-Status": ""}},
+				{cache: cache.StatusMiss, body: "GETv3", originReqs: 3},
+				{cache: cache.StatusHit, body: "GETv3", originReqs: 3},
+			},
+		},
+		{
+			name:   "9110/9.3.3 no-cache is no lifetime for a POST response",
+			opts:   cache.Options{PostReuse: true, Revalidate: true},
+			origin: postAnswer("max-age=60, no-cache", ""),
+			steps:  notStoredPost,
+		},
+		{
+			name:   "9110/9.3.3 max-age=0 is no lifetime for a POST response",
+			opts:   post,
+			origin: postAnswer("max-age=0", ""),
+			steps:  notStoredPost,
+		},
+		{
+			name:   "9110/9.3.3 an invalid max-age is no lifetime for a POST response",
+			opts:   post,
+			origin: postAnswer("max-age=6x", ""),
+			steps:  notStoredPost,
+		},
+		{
+			name:   "9110/9.3.3 an invalid Expires is no lifetime for a POST response",
+			opts:   post,
+			origin: postAnswer("", "soon"),
+			steps:  notStoredPost,
+		},
+		{
+			name:   "9110/9.3.3 a valid Expires is a lifetime for a POST response",
+			opts:   post,
+			origin: postAnswer("", "Fri, 01 Jan 2100 00:00:00 GMT"),
+			steps: []step{
+				{method: http.MethodPost, body: "POSTv1", originReqs: 1},
+				{cache: cache.StatusHit, body: "POSTv1", originReqs: 1},
+			},
+		},
+		{
+			name: "9110/9.3.3 a POST goes upstream with the Accept-Encoding its variant key records",
+			opts: post,
+			origin: func(n int64, w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Cache-Control", "max-age=60")
+				w.Header().Set("Content-Location", "/r")
+				w.Header().Set("Vary", "Accept-Encoding")
+				w.Header().Set("X-Sent", r.Header.Get("Accept-Encoding"))
+				fmt.Fprint(w, r.Method, body(n))
+			},
+			steps: []step{
+				// With the client's own value, the origin could answer in
+				// a coding the key does not hold ("zstd-x" is not one the
+				// cache knows), and a GET accepting gzip alone would get it.
+				{method: http.MethodPost, header: []string{"Accept-Encoding", "zstd-x, GZIP;q=0.5"}, body: "POSTv1", originReqs: 1,
+					want: map[string]string{"X-Sent": "gzip"}},
+				{header: []string{"Accept-Encoding", "gzip"}, cache: cache.StatusHit, body: "POSTv1", originReqs: 1},
+				{header: []string{"Accept-Encoding", "identity"}, cache: cache.StatusMiss, body: "GETv2", originReqs: 2},
+			},
+		},
+		{
 			name: "9110/9.3.3 a POST response naming another URI is not stored and invalidates its own",
+			opts: post,
 			origin: func(n int64, w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Cache-Control", "max-age=60")
 				if r.Method == http.MethodPost {

@@ -161,27 +161,30 @@ func (c *Cache) newFiller(w http.ResponseWriter, r *http.Request, p fillParams) 
 // upstreamRequest is r as the cache sends it upstream: a GET for a HEAD,
 // without the client's conditionals and range (the cache wants the whole
 // response), Accept-Encoding normalised, and with the stored entry's
-// validators when revalidating. A POST (Cache.post) goes as the client
-// sent it.
+// validators when revalidating. A POST (Cache.post) keeps its method and
+// conditionals, which are the client's business; its Accept-Encoding is
+// normalised too, since the normalised set is what the variant key of a
+// stored answer records: the origin must have chosen its coding from
+// that set, not from codings the key leaves out.
 func (c *Cache) upstreamRequest(r *http.Request, f *filler, base context.Context) *http.Request {
 	ctx, cancel := context.WithCancel(base)
 	f.cancel = cancel
 	ur := r.Clone(ctx)
 	f.reqTime = c.now()
-	if f.p.post {
-		return ur // its conditionals and Accept-Encoding are the client's business
-	}
-	if ur.Method == http.MethodHead {
-		ur.Method = http.MethodGet
-	}
 	h := ur.Header
-	for _, k := range [...]string{"If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"} {
-		delete(h, k)
-	}
 	if ae := normalizeAcceptEncoding(h["Accept-Encoding"]); ae != "" {
 		h["Accept-Encoding"] = []string{ae}
 	} else {
 		delete(h, "Accept-Encoding")
+	}
+	if f.p.post {
+		return ur
+	}
+	if ur.Method == http.MethodHead {
+		ur.Method = http.MethodGet
+	}
+	for _, k := range [...]string{"If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"} {
+		delete(h, k)
 	}
 	if s := f.stale; s != nil && c.revalidate {
 		if v := s.Header["Etag"]; len(v) > 0 {
@@ -316,7 +319,7 @@ func (f *filler) WriteHeader(status int) {
 	} else if status == http.StatusOK && f.declared >= 0 {
 		// The client's Range is answered from the complete response the
 		// cache asked for, as it streams by.
-		if ranges, verdict := clientRanges(f.r, f.header, f.declared); verdict != byterange.Whole {
+		if ranges, verdict := c.clientRanges(f.r, f.header, f.declared); verdict != byterange.Whole {
 			if f.ranged = setRangeHeader(h, ranges, f.declared, f.w); f.ranged == nil {
 				f.toClient = false
 				f.w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)

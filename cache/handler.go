@@ -55,6 +55,9 @@ type Cache struct {
 	targeted    []string // canonical target list of RFC 9213
 	consumed    []string // the targeted fields clients do not get
 	heuristic   bool
+	transformed func(contentType string) bool
+	maxRanges   int
+	postReuse   bool
 
 	stats *Stats
 	log   *errorLog
@@ -83,7 +86,7 @@ func New(next http.Handler, opts Options) (*Cache, error) {
 		lock: opts.Lock, lockTimeout: opts.LockTimeout, lockAge: opts.LockAge,
 		useStale: opts.UseStale, background: opts.BackgroundUpdate, revalidate: opts.Revalidate,
 		tags: compileTagHeaders(opts.TagHeaders), keepTags: opts.KeepTagHeaders,
-		heuristic: opts.Heuristic, stats: opts.Stats, now: time.Now,
+		heuristic: opts.Heuristic, transformed: opts.Transformed, maxRanges: opts.MaxRanges, postReuse: opts.PostReuse, stats: opts.Stats, now: time.Now,
 	}
 	if c.name == "" {
 		c.name = "mosaic"
@@ -91,7 +94,7 @@ func New(next http.Handler, opts Options) (*Cache, error) {
 	if c.key == nil {
 		c.key = defaultKey
 	}
-	c.targeted, c.consumed = compileTargeted(opts.TargetedHeaders)
+	c.targeted, c.consumed = compileTargeted(opts.TargetedHeaders, opts.PassTargeted)
 	c.methods = []string{http.MethodGet, http.MethodHead}
 	for _, m := range opts.Methods {
 		if m = strings.ToUpper(m); !c.cacheableMethod(m) {
@@ -171,7 +174,7 @@ func (c *Cache) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !c.cacheableMethod(r.Method) {
-		if r.Method == http.MethodPost {
+		if r.Method == http.MethodPost && c.postReuse {
 			c.post(w, r)
 			return
 		}

@@ -67,6 +67,28 @@ type Options struct {
 	// it was last modified, at most HeuristicMax (RFC 9111 section 4.2.2).
 	// false is NGINX's behaviour (the server's directive defaults to on).
 	Heuristic bool
+	// Transformed reports whether a filter around the cache rebuilds the
+	// body of a response of this Content-Type (SSI): the stored
+	// response's byte offsets then describe none of what the client
+	// gets, so a Range request is answered with the whole response, as
+	// static.Options.Transformed does for files. nil: no type is.
+	Transformed func(contentType string) bool
+	// PassTargeted names fields of TargetedHeaders that go on to the
+	// handler around the cache although this cache used them: a filter
+	// that reads them and removes them itself (ESI's surrogate mode reads
+	// Surrogate-Control). CDN-Cache-Control always goes on.
+	PassTargeted []string
+	// PostReuse is proxy_cache_post_reuse: a POST response with a positive
+	// explicit lifetime and a Content-Location naming the request's URI is
+	// stored for the GETs of that URI (RFC 9110 section 9.3.3). It costs
+	// each POST a store round trip; false (NGINX's behaviour) sends a POST
+	// upstream untouched, and its success only invalidates the URI.
+	PostReuse bool
+	// MaxRanges limits the ranges a stored response answers (max_ranges),
+	// as static.Options.MaxRanges does for files: 0 means no limit, a
+	// request with more than n > 0 ranges gets the whole response, and a
+	// negative value turns ranges off.
+	MaxRanges int
 	// TagHeaders name the response fields whose values are purge tags; nil
 	// means Surrogate-Key (space-separated) and Cache-Tag
 	// (comma-separated). KeepTagHeaders passes them to clients, which do

@@ -130,8 +130,13 @@ func (c *Cache) decide(r *http.Request, status int, h http.Header, reqTime, resp
 
 	// RFC 9110 section 9.3.3: a POST response is reusable (by a GET of the
 	// same URI) only with an explicit lifetime and a Content-Location
-	// naming that URI.
-	if r.Method == http.MethodPost && !c.cacheableMethod(r.Method) && (!explicit || !contentLocationIsTarget(r, h)) {
+	// naming that URI. Only a lifetime the response gives and that leaves
+	// it fresh on arrival counts: no-cache, an invalid max-age or an
+	// Expires already past would store a POST answer for every GET to
+	// revalidate, and X-Accel-Expires or proxy_cache_valid are no
+	// statement that the answer is the resource's.
+	reusable := explicit && !absolute && !d.noCache && lifetime > d.initialAge
+	if r.Method == http.MethodPost && !c.cacheableMethod(r.Method) && (!reusable || !contentLocationIsTarget(r, h)) {
 		d.reason = "method"
 		return d
 	}

@@ -14,13 +14,15 @@ import (
 // clientRanges decides what a client's Range header asks of a complete 200
 // response of size bytes with header h (RFC 9110 section 14): Whole when
 // the header is absent or does not apply (not a GET, another unit, an
-// If-Range that does not match, a response that is itself a range), or
-// when its ranges are not in ascending order without overlaps, which
-// section 14.2 lets a server ignore and which a body read once from the
-// start cannot give.
-func clientRanges(r *http.Request, h http.Header, size int64) ([]byterange.Range, byterange.Verdict) {
+// If-Range that does not match, a response that is itself a range, one
+// of a type a filter around the cache rebuilds, ranges turned off or more
+// of them than max_ranges allows), or when its ranges are not in
+// ascending order without overlaps, which section 14.2 lets a server
+// ignore and which a body read once from the start cannot give.
+func (c *Cache) clientRanges(r *http.Request, h http.Header, size int64) ([]byterange.Range, byterange.Verdict) {
 	v := r.Header["Range"]
-	if len(v) == 0 || r.Method != http.MethodGet || len(h["Content-Range"]) > 0 {
+	if len(v) == 0 || r.Method != http.MethodGet || len(h["Content-Range"]) > 0 || c.maxRanges < 0 ||
+		(c.transformed != nil && c.transformed(h.Get("Content-Type"))) {
 		return nil, byterange.Whole
 	}
 	spec, ok := byterange.Spec(v[0])
@@ -30,7 +32,7 @@ func clientRanges(r *http.Request, h http.Header, size int64) ([]byterange.Range
 	if ir := r.Header["If-Range"]; len(ir) > 0 && !ifRangeMatches(strings.TrimSpace(ir[0]), h) {
 		return nil, byterange.Whole
 	}
-	ranges, verdict := byterange.Parse(spec, size, 0, nil)
+	ranges, verdict := byterange.Parse(spec, size, c.maxRanges, nil)
 	for i := 1; i < len(ranges); i++ {
 		if ranges[i].Start < ranges[i-1].End {
 			return nil, byterange.Whole

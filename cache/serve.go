@@ -41,7 +41,7 @@ func (c *Cache) serveStored(w http.ResponseWriter, r *http.Request, obj Object, 
 	}
 	var body io.Writer = w
 	if code == http.StatusOK {
-		if ranges, verdict := clientRanges(r, m.Header, m.Size); verdict != byterange.Whole {
+		if ranges, verdict := c.clientRanges(r, m.Header, m.Size); verdict != byterange.Whole {
 			rw := setRangeHeader(h, ranges, m.Size, w)
 			if rw == nil {
 				w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
@@ -146,12 +146,13 @@ func (c *Cache) invalidate(ctx context.Context, key string) {
 	}
 }
 
-// post handles a POST that proxy_cache_methods does not name. RFC 9110
-// section 9.3.3 lets its response be reused for later GET and HEAD
-// requests of the same URI when it has an explicit lifetime and a
-// Content-Location naming the target URI: such a response is stored under
-// the request's key, where a GET finds it. Otherwise a successful answer
-// invalidates the key, as for any unsafe method (RFC 9111 section 4.4).
+// post handles a POST that proxy_cache_methods does not name, with
+// PostReuse on. RFC 9110 section 9.3.3 lets its response be reused for
+// later GET and HEAD requests of the same URI when it has an explicit
+// lifetime and a Content-Location naming the target URI: such a response
+// is stored under the request's key, where a GET finds it. Otherwise a
+// successful answer invalidates the key, as for any unsafe method (RFC
+// 9111 section 4.4).
 func (c *Cache) post(w http.ResponseWriter, r *http.Request) {
 	key := c.key(r)
 	gen, err := c.store.Generation(r.Context())

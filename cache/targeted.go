@@ -2,6 +2,7 @@ package cache
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -18,12 +19,13 @@ var DefaultTargetedHeaders = []string{"CDN-Cache-Control"}
 const passedTargeted = "Cdn-Cache-Control"
 
 // compileTargeted canonicalises the target list, and returns with it the
-// fields of the list that clients do not get: all but CDN-Cache-Control.
-func compileTargeted(names []string) (targeted, consumed []string) {
+// fields of the list that clients do not get: all but CDN-Cache-Control
+// and those of pass.
+func compileTargeted(names, pass []string) (targeted, consumed []string) {
 	for _, n := range names {
 		n = http.CanonicalHeaderKey(n)
 		targeted = append(targeted, n)
-		if n != passedTargeted {
+		if n != passedTargeted && !slices.ContainsFunc(pass, func(p string) bool { return http.CanonicalHeaderKey(p) == n }) {
 			consumed = append(consumed, n)
 		}
 	}
@@ -42,17 +44,25 @@ func (c *Cache) consumedTargeted(k string) bool {
 	return false
 }
 
+// surrogateControl is the Edge Architecture field that ESI's surrogate
+// mode reads too (content="ESI/1.0"): a value without a cache directive
+// speaks to the ESI processor only.
+const surrogateControl = "Surrogate-Control"
+
 // targetedCacheControl returns the directives of the first field of the
 // target list that the response carries with a valid, non-empty value
 // (RFC 9213 section 2.1). A field that does not parse as a Structured
-// Field dictionary counts as absent, and so does an empty one.
+// Field dictionary counts as absent, and so does an empty one, and a
+// Surrogate-Control without a cache directive: content="ESI/1.0" alone
+// gives no lifetime and must not set Cache-Control's max-age aside.
 func (c *Cache) targetedCacheControl(h http.Header) (cacheControl, bool) {
 	for _, name := range c.targeted {
 		lines := h[name]
 		if len(lines) == 0 {
 			continue
 		}
-		if cc, ok := parseTargeted(strings.Join(lines, ",")); ok {
+		cc, ok, known := parseTargeted(strings.Join(lines, ","))
+		if ok && (known || name != surrogateControl) {
 			return cc, true
 		}
 	}
@@ -63,12 +73,13 @@ func (c *Cache) targetedCacheControl(h http.Header) (cacheControl, bool) {
 // RFC 8941 whose members are Cache-Control directives. Directives with a
 // value of the wrong type are ignored, except max-age and s-maxage, whose
 // invalid values make the lifetime invalid (stale at once), as in
-// Cache-Control.
-func parseTargeted(v string) (cacheControl, bool) {
-	cc := cacheControl{maxAge: -1, sMaxAge: -1, staleWhileRevalidate: -1, staleIfError: -1}
+// Cache-Control. known reports a member that is a cache directive, not an
+// extension.
+func parseTargeted(v string) (cc cacheControl, ok, known bool) {
+	cc = cacheControl{maxAge: -1, sMaxAge: -1, staleWhileRevalidate: -1, staleIfError: -1}
 	members, ok := parseSFDictionary(v)
 	if !ok || len(members) == 0 {
-		return cc, false
+		return cc, false, false
 	}
 	for _, m := range members {
 		switch m.key {
@@ -104,9 +115,12 @@ func parseTargeted(v string) (cacheControl, bool) {
 			} else {
 				cc.private = m.isTrue()
 			}
+		default:
+			continue
 		}
+		known = true
 	}
-	return cc, true
+	return cc, true, known
 }
 
 // sfDelta sets *d from an Integer member; another type, a negative value,

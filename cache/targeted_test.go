@@ -37,7 +37,7 @@ func TestParseTargeted(t *testing.T) {
 		{"a=(1 2", false, ""},
 		{"max-age=(60)", true, "invalid max-age=0s s-maxage=-1ns"},
 	} {
-		cc, ok := parseTargeted(c.in)
+		cc, ok, _ := parseTargeted(c.in)
 		if ok != c.ok {
 			t.Errorf("%q: ok %v", c.in, ok)
 			continue
@@ -76,7 +76,7 @@ func FuzzTargeted(f *testing.F) {
 	f.Add(`max-age=60, no-cache="a,b";p=1, s-maxage=1.5, x=:aGk=:, y=?1`)
 	f.Add(`"unterminated, max-age=1`)
 	f.Fuzz(func(t *testing.T, v string) {
-		cc, ok := parseTargeted(v)
+		cc, ok, _ := parseTargeted(v)
 		if ok && (cc.maxAge < -1 || cc.sMaxAge < -1) {
 			t.Fatalf("negative lifetime %+v", cc)
 		}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"compress/lzw"
 	"compress/zlib"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/textproto"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,14 +25,19 @@ import (
 // so the head that http.ReadResponse refused is read again, by RFC 9112's
 // rules (section 6.3): with Transfer-Encoding, Content-Length does not
 // count; a list that ends in chunked is chunked, any other is delimited
-// by the connection's close; the codings are undone where they are known
-// (gzip, deflate, compress); a coding that is not known stays on the
-// bytes, as NGINX relays them.
+// by the connection's close, which is then never reused. The codings are
+// undone (gzip, deflate); a coding mosaic cannot undo is refused with 502,
+// as NGINX 1.23 and later do: relayed as if plain, it would reach clients
+// and the cache as a corrupt body. compress (LZW) is one of these: Go's
+// compress/lzw does not read the format of Unix compress(1).
 
 // errBadTransferEncoding is a Transfer-Encoding whose framing cannot be
 // known: a list with an empty or malformed member, or chunked applied
 // twice.
 var errBadTransferEncoding = errors.New("upstream sent invalid \"Transfer-Encoding\"")
+
+// errUnknownTransferCoding is a transfer coding that cannot be undone.
+var errUnknownTransferCoding = errors.New("upstream sent unknown \"Transfer-Encoding\"")
 
 // recordHead starts keeping a copy of what c reads, from the bytes c.br
 // holds already: the head that the next http.ReadResponse consumes.
@@ -73,6 +78,9 @@ func otherCodings(head []byte, br *bufio.Reader, r *http.Request, readErr error)
 	if err == nil && len(codings) == 0 {
 		err = errBadTransferEncoding
 	}
+	if err == nil && slices.ContainsFunc(codings, func(c string) bool { return decoder(c) == nil }) {
+		err = errUnknownTransferCoding
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %q", err, header.Join(http.Header(mh), "Transfer-Encoding"))
 	}
@@ -91,13 +99,9 @@ func otherCodings(head []byte, br *bufio.Reader, r *http.Request, readErr error)
 		body = httputil.NewChunkedReader(br)
 		codings = codings[:len(codings)-1]
 	}
-	// Undone from the last applied to the first, up to one not known.
+	// Undone from the last applied to the first.
 	for i := len(codings) - 1; i >= 0; i-- {
-		dec := decoder(codings[i])
-		if dec == nil {
-			break
-		}
-		body = &lazyReader{src: body, open: dec}
+		body = &lazyReader{src: body, open: decoder(codings[i])}
 	}
 	resp.Body = io.NopCloser(body)
 	return resp, nil
@@ -152,16 +156,15 @@ func lastIndex(list []string, s string) int {
 }
 
 // decoder returns what undoes a transfer coding of RFC 9112 section 7,
-// or nil for one that is not known (chunked, inside another coding, is
-// known too).
+// or nil for one that mosaic cannot undo (chunked, inside another coding,
+// is undone too). compress is not here: its LZW variant is not the one
+// compress/lzw reads.
 func decoder(coding string) func(io.Reader) (io.Reader, error) {
 	switch coding {
 	case "gzip", "x-gzip":
 		return func(r io.Reader) (io.Reader, error) { return gzip.NewReader(r) }
 	case "deflate":
 		return func(r io.Reader) (io.Reader, error) { return zlib.NewReader(r) }
-	case "compress", "x-compress":
-		return func(r io.Reader) (io.Reader, error) { return lzw.NewReader(r, lzw.MSB, 8), nil }
 	case "chunked":
 		return func(r io.Reader) (io.Reader, error) { return httputil.NewChunkedReader(r), nil }
 	}

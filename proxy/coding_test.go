@@ -42,8 +42,9 @@ func chunked(t *testing.T, p []byte) []byte {
 
 // TestOtherTransferCodings: a Transfer-Encoding net/http refuses is read
 // by RFC 9112's framing rules instead of answered with 502; its codings
-// are undone where known, passed on as they are where not, and the field
-// never reaches the client.
+// are undone, and the field never reaches the client. A coding mosaic
+// cannot undo (compress among them) is 502: relayed, it would pass for
+// the plain body.
 func TestOtherTransferCodings(t *testing.T) {
 	const text = "hello, transfer codings"
 	for _, c := range []struct {
@@ -57,8 +58,12 @@ func TestOtherTransferCodings(t *testing.T) {
 		{"two lines", "gzip\r\nTransfer-Encoding: chunked", chunked(t, gzipped(t, text)), "", text},
 		{"case and parameters", "X-GZIP;q=1 , Chunked", chunked(t, gzipped(t, text)), "", text},
 		// Content-Length does not count beside Transfer-Encoding.
-		{"unknown, with Content-Length", "foo", []byte(text), "Content-Length: 5\r\n", text},
-		{"unknown then chunked", "foo, chunked", chunked(t, []byte(text)), "", text},
+		{"gzip, with Content-Length", "gzip", gzipped(t, text), "Content-Length: 5\r\n", text},
+		{"unknown", "foo", []byte(text), "", ""},
+		{"unknown then chunked", "foo, chunked", chunked(t, []byte(text)), "", ""},
+		{"gzip over unknown", "foo, gzip", gzipped(t, text), "", ""},
+		{"compress", "compress", []byte(text), "", ""},
+		{"x-compress then chunked", "x-compress, chunked", chunked(t, []byte(text)), "", ""},
 		{"chunked twice", "chunked, chunked", chunked(t, chunked(t, []byte(text))), "", ""},
 		{"malformed member", "gz/ip", []byte(text), "", ""},
 	} {
@@ -83,6 +88,44 @@ func TestOtherTransferCodings(t *testing.T) {
 				t.Errorf("Content-Length %q passed on beside Transfer-Encoding", v)
 			}
 		})
+	}
+}
+
+// TestOtherTransferCodingNotReused: the connection a response framed by
+// these rules came on is never reused, even when its framing (chunked)
+// ends the body: what the origin sends next on it is no answer to the
+// next request, which goes on a new connection. The origin leaves out the
+// CRLF that ends the empty trailer section, so that no byte of the first
+// response is left unread and only that rule stands in the way of reuse.
+func TestOtherTransferCodingNotReused(t *testing.T) {
+	var mu sync.Mutex
+	conns := 0
+	o := testorigin.NewRaw(t, func(conn net.Conn, br *bufio.Reader) {
+		mu.Lock()
+		conns++
+		first := conns == 1
+		mu.Unlock()
+		for i := 0; ; i++ {
+			if _, err := http.ReadRequest(br); err != nil {
+				return
+			}
+			switch {
+			case first && i == 0:
+				body := chunked(t, gzipped(t, "first"))
+				fmt.Fprintf(conn, "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n%s", body[:len(body)-2])
+			case first:
+				io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nstray")
+			default:
+				io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfresh")
+			}
+		}
+	})
+	up := mustUpstream(t, "backend", 4, server(o.Addr()))
+	f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up, HTTPVersion: "1.1", SetHeaders: keepaliveHeaders}))
+	for i, want := range []string{"first", "fresh", "fresh"} {
+		if status, body, _ := get(t, f.URL+"/"); status != 200 || body != want {
+			t.Errorf("request %d: %d %q, want 200 %q", i+1, status, body, want)
+		}
 	}
 }
 

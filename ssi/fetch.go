@@ -39,7 +39,13 @@ type recorder struct {
 
 func (r *recorder) Header() http.Header { return r.header }
 
+// WriteHeader keeps the first final status. A 1xx other than 101 is
+// informational (103 Early Hints from a proxied include), as for
+// net/http's ResponseWriter: the final status is still to come.
 func (r *recorder) WriteHeader(code int) {
+	if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols {
+		return
+	}
 	if r.status == 0 {
 		r.status = code
 	}

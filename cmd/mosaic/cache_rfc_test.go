@@ -180,9 +180,10 @@ func TestCacheMultipleRanges(t *testing.T) {
 	o.waitHits(t, 1, "multiple ranges")
 }
 
-// TestCachePostContentLocation: a POST response with a lifetime and a
-// Content-Location naming its own URI answers the GETs that follow (RFC
-// 9110 section 9.3.3); one without them invalidates the URI.
+// TestCachePostContentLocation: with proxy_cache_post_reuse on, a POST
+// response with a lifetime and a Content-Location naming its own URI
+// answers the GETs that follow (RFC 9110 section 9.3.3); one without them
+// invalidates the URI.
 func TestCachePostContentLocation(t *testing.T) {
 	t.Parallel()
 	o := newCacheOrigin(t, func(n int64, w http.ResponseWriter, r *http.Request) {
@@ -192,7 +193,7 @@ func TestCachePostContentLocation(t *testing.T) {
 		}
 		fmt.Fprint(w, r.Method, vbody(n))
 	})
-	base := cachingFront(t, o)
+	base := cachingFront(t, o, "proxy_cache_post_reuse on;")
 	for i, s := range []struct{ method, path, cache, body string }{
 		{"POST", "/reused", "", "POSTv1"},
 		{"GET", "/reused", "HIT", "POSTv1"},
@@ -210,8 +211,9 @@ func TestCachePostContentLocation(t *testing.T) {
 }
 
 // cachingFront starts a mosaic that caches everything it proxies to o,
-// the URI unchanged, and returns its base URL.
-func cachingFront(t *testing.T, o *cacheOrigin) string {
+// the URI unchanged, with the location directives extra, and returns its
+// base URL.
+func cachingFront(t *testing.T, o *cacheOrigin, extra ...string) string {
 	t.Helper()
 	port := freePort(t)
 	startMosaic(t, t.TempDir(), `http {
@@ -220,7 +222,7 @@ func cachingFront(t *testing.T, o *cacheOrigin) string {
     server {
         listen 127.0.0.1:{port};
         add_header X-Cache $upstream_cache_status always;
-        location / { proxy_pass http://`+o.addr()+`; proxy_cache r; }
+        location / { proxy_pass http://`+o.addr()+`; proxy_cache r; `+strings.Join(extra, " ")+` }
     }
 }`, port)
 	return fmt.Sprintf("http://127.0.0.1:%d", port)

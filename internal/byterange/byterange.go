@@ -162,12 +162,16 @@ func NextBoundary() string {
 }
 
 // AppendPartHeader appends the lines that open one part of a
-// multipart/byteranges body, in NGINX's layout.
+// multipart/byteranges body, in NGINX's layout. A response without a
+// Content-Type gives its parts none (RFC 9110 section 14.6), not an
+// empty one, which is no media type.
 func AppendPartHeader(b []byte, boundary, ctype string, r Range, size int64) []byte {
 	b = append(b, "\r\n--"...)
 	b = append(b, boundary...)
-	b = append(b, "\r\nContent-Type: "...)
-	b = append(b, ctype...)
+	if ctype != "" {
+		b = append(b, "\r\nContent-Type: "...)
+		b = append(b, ctype...)
+	}
 	b = append(b, "\r\nContent-Range: bytes "...)
 	b = AppendContentRange(b, r, size)
 	return append(b, "\r\n\r\n"...)

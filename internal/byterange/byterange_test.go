@@ -68,3 +68,18 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestPartHeader: each part names the response's type, and a response
+// without one gives its parts no Content-Type line (an empty value is no
+// media type).
+func TestPartHeader(t *testing.T) {
+	rg := Range{Start: 2, End: 5}
+	for ctype, want := range map[string]string{
+		"text/plain": "\r\n--b\r\nContent-Type: text/plain\r\nContent-Range: bytes 2-4/10\r\n\r\n",
+		"":           "\r\n--b\r\nContent-Range: bytes 2-4/10\r\n\r\n",
+	} {
+		if got := string(AppendPartHeader(nil, "b", ctype, rg, 10)); got != want {
+			t.Errorf("type %q: %q, want %q", ctype, got, want)
+		}
+	}
+}

@@ -26,6 +26,8 @@ import (
 	"github.com/mosaic-edge/mosaic/cache"
 	"github.com/mosaic-edge/mosaic/modules/esimod"
 	"github.com/mosaic-edge/mosaic/modules/proxymod"
+	"github.com/mosaic-edge/mosaic/modules/ssimod"
+	"github.com/mosaic-edge/mosaic/modules/staticmod"
 	"github.com/mosaic-edge/mosaic/proxy"
 	"github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/vars"
@@ -61,6 +63,7 @@ type locConf struct {
 	ignore      server.Setting[[]string]
 	targeted    server.Setting[[]string] // proxy_cache_targeted_headers; empty: off
 	heuristic   server.Setting[bool]
+	postReuse   server.Setting[bool]
 
 	// The endpoints are contents of the location that names them, not
 	// inherited.
@@ -117,6 +120,7 @@ func mergeLoc(p, c any) error {
 	child.ignore.Merge(parent.ignore)
 	child.targeted.Merge(parent.targeted)
 	child.heuristic.Merge(parent.heuristic)
+	child.postReuse.Merge(parent.postReuse)
 	return nil
 }
 
@@ -162,6 +166,8 @@ func init() {
 		{Name: "proxy_cache_targeted_headers", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: setTargeted},
 		{Name: "proxy_cache_heuristic", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
 			Set: flag(func(l *locConf) *server.Setting[bool] { return &l.heuristic })},
+		{Name: "proxy_cache_post_reuse", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: flag(func(l *locConf) *server.Setting[bool] { return &l.postReuse })},
 		{Name: "proxy_cache_convert_head", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
 			on, err := c.Flag()
 			if err != nil {
@@ -513,7 +519,17 @@ func (lc *locConf) options(z *zoneConf, proxyHost string, l *server.Location) ca
 		IgnoreHeaders:    lc.ignore.V,
 		TargetedHeaders:  lc.targeted.Or(cache.DefaultTargetedHeaders),
 		Heuristic:        lc.heuristic.Or(true),
-		Logger:           l.Logger(),
+		PostReuse:        lc.postReuse.V,
+		// SSI processes the whole body it gets: a range of the stored one
+		// would come out as a broken fragment (ESI replays slices itself).
+		Transformed: ssimod.Transformed(l),
+		MaxRanges:   staticmod.MaxRanges(l),
+		Logger:      l.Logger(),
+	}
+	if esimod.Surrogate(l) {
+		// ESI's surrogate mode around the cache reads Surrogate-Control
+		// (content="ESI/1.0") and removes it itself.
+		o.PassTargeted = []string{"Surrogate-Control"}
 	}
 	if bypass := lc.bypass; len(bypass) > 0 {
 		o.Bypass = func(r *http.Request) bool { return anyTrue(bypass, r) }

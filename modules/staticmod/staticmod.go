@@ -238,6 +238,12 @@ func checkedCache(cfg *server.Config) *static.OpenFileCache {
 	return mc.checked
 }
 
+// MaxRanges is l's max_ranges as static.Options.MaxRanges reads it (0: no
+// limit, negative: ranges off), for the cache's ranges of stored responses.
+func MaxRanges(l *server.Location) int {
+	return server.LocConf[*locConf](l, module).maxRanges.V
+}
+
 // options turns l's merged directives, and what the compression and ESI
 // modules decide about its files, into static.Options (all but Root,
 // which the request's root or alias gives).
