@@ -23,7 +23,7 @@ type bitMark struct {
 // writeBits appends the low n bits of v; n is at most 32 and v has no bits
 // above n.
 func (w *bitWriter) writeBits(n uint, v uint64) {
-	w.acc |= v << w.nacc
+	w.acc |= v << (w.nacc & 63)
 	w.nacc += n
 	if w.nacc >= 32 {
 		w.buf = binary.LittleEndian.AppendUint32(w.buf, uint32(w.acc))

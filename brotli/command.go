@@ -18,15 +18,51 @@ var cellBase = [3][3]uint16{{128, 192, 384}, {256, 320, 512}, {448, 576, 640}}
 
 func log2(x uint32) int { return bits.Len32(x) - 1 }
 
-// insCode is the insert length code for n literals.
-func insCode(n uint32) uint8 {
+// A length's code, its number of extra bits and their value, packed as
+// code | bits<<8 | value<<16. insLens and copyLens hold them for the short
+// lengths most commands have, so that those cost one load.
+var (
+	insLens  = lengthTable(insCodeOf, &insBase, &insExtra, 0)
+	copyLens = lengthTable(copyCodeOf, &cpBase, &cpExtra, 2)
+)
+
+// lengthTable packs the lengths below 256, from the shortest that occurs.
+func lengthTable(code func(uint32) uint8, base *[24]uint32, extra *[24]uint8, shortest int) (t [256]uint64) {
+	for n := shortest; n < len(t); n++ {
+		t[n] = packLength(code, base, extra, uint32(n))
+	}
+	return t
+}
+
+func packLength(code func(uint32) uint8, base *[24]uint32, extra *[24]uint8, n uint32) uint64 {
+	c := code(n)
+	return uint64(c) | uint64(extra[c])<<8 | uint64(n-base[c])<<16
+}
+
+// insLength is the packed code of an insert of n literals.
+func insLength(n uint32) uint64 {
+	if n < uint32(len(insLens)) {
+		return insLens[n]
+	}
+	return packLength(insCodeOf, &insBase, &insExtra, n)
+}
+
+// copyLength is the packed code of a copy of n >= 2 bytes.
+func copyLength(n uint32) uint64 {
+	if n < uint32(len(copyLens)) {
+		return copyLens[n]
+	}
+	return packLength(copyCodeOf, &cpBase, &cpExtra, n)
+}
+
+func insCodeOf(n uint32) uint8 {
 	switch {
 	case n < 6:
 		return uint8(n)
 	case n < 130:
 		m := n - 2
 		h := log2(m)
-		return uint8(2 + 2*h + int(m>>(h-1)&1))
+		return uint8(2 + 2*h + int(m>>((h-1)&31)&1))
 	case n < 2114:
 		return uint8(log2(n-66) + 10)
 	case n < 6210:
@@ -37,20 +73,30 @@ func insCode(n uint32) uint8 {
 	return 23
 }
 
-// copyCode is the copy length code for a copy of n >= 2 bytes.
-func copyCode(n uint32) uint8 {
+func copyCodeOf(n uint32) uint8 {
 	switch {
 	case n < 10:
 		return uint8(n - 2)
 	case n < 134:
 		m := n - 6
 		h := log2(m)
-		return uint8(4 + 2*h + int(m>>(h-1)&1))
+		return uint8(4 + 2*h + int(m>>((h-1)&31)&1))
 	case n < 2118:
 		return uint8(log2(n-70) + 12)
 	}
 	return 23
 }
+
+// cmdSymbols[l][ic][cc] is cmdSymbol(ic, cc, l == 1).
+var cmdSymbols = func() (t [2][24][24]uint16) {
+	for ic := range 24 {
+		for cc := range 24 {
+			t[0][ic][cc] = cmdSymbol(uint8(ic), uint8(cc), false)
+			t[1][ic][cc] = cmdSymbol(uint8(ic), uint8(cc), true)
+		}
+	}
+	return t
+}()
 
 // cmdSymbol combines an insert and a copy code into an insert-and-copy
 // symbol; lastDist asks for the cells that imply distance code 0, which
@@ -82,14 +128,23 @@ func (p distParams) code(d uint32) (sym uint16, nbits uint8, extra uint32) {
 		return uint16(15 + d), 0, 0
 	}
 	y := d - p.direct - 1
-	lcode := y & (1<<p.postfix - 1)
-	z := y>>p.postfix + 4
+	lcode := y & (1<<(p.postfix&31) - 1)
+	z := y>>(p.postfix&31) + 4
 	h := log2(z)
 	ndist := h - 1
-	bit := z >> (h - 1) & 1
+	bit := z >> ((h - 1) & 31) & 1
 	hcode := uint32(2*(h-2)) + bit
-	sym = uint16(16 + p.direct + hcode<<p.postfix + lcode)
-	return sym, uint8(ndist), z - (2+bit)<<ndist
+	sym = uint16(16 + p.direct + hcode<<(p.postfix&31) + lcode)
+	return sym, uint8(ndist), z - (2+bit)<<(ndist&31)
+}
+
+// plainDistCode is distParams{}.code(d) (NPOSTFIX and NDIRECT 0, what
+// every mode but font uses), without the shifts by parameters.
+func plainDistCode(d uint32) (sym uint16, nbits uint8, extra uint32) {
+	z := d + 3
+	h := uint32(log2(z)) & 31
+	bit := z >> ((h - 1) & 31) & 1
+	return uint16(16 + 2*(h-2) + bit), uint8(h - 1), z - (2+bit)<<((h-1)&31)
 }
 
 // distRing is the decoder's ring of the last four distances, with how

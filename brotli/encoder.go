@@ -91,9 +91,7 @@ func (enc *Encoder) encodeFrom(dst, data []byte, start, lgwin int, first, last b
 	}
 	base := e.claim(len(data))
 	w := window{data: data, base: base, streamA: base}
-	for k := 0; k < start && k+8 <= len(data); k++ {
-		e.insert(load64(data, k), base+uint32(k))
-	}
+	e.fill(data, base, 0, min(start, len(data)-7), 1)
 	e.compress(&w, start, len(data))
 	if last {
 		e.writeLast()

@@ -12,7 +12,11 @@ const maxAlphabet = 704
 // huffScratch holds the working memory of code construction so that
 // building codes for every meta-block allocates nothing.
 type huffScratch struct {
-	keys   [maxAlphabet]uint64 // count<<16 | symbol, sorted ascending
+	keys [maxAlphabet]uint64 // count<<16 | symbol, sorted ascending
+	// syms lists the used symbols of the last code built, in symbol
+	// order: the per-code passes that follow touch only these, which
+	// matters for small bodies, where few of the 704 command symbols occur.
+	syms   [maxAlphabet]uint16
 	weight [2 * maxAlphabet]uint32
 	parent [2 * maxAlphabet]uint16
 	depth  [2 * maxAlphabet]uint8
@@ -22,25 +26,30 @@ type huffScratch struct {
 }
 
 // prefixCode is a canonical prefix code: lens[s] bits for symbol s, and
-// codes[s] the code already bit-reversed for the LSB-first writer.
+// codes[s] the code already bit-reversed for the LSB-first writer, shifted
+// left by 4 above its length: the writer gets both with one load.
 type prefixCode struct {
 	lens  []uint8
-	codes []uint16
+	codes []uint32
 	nsym  int // symbols with a non-zero count
 }
 
 // buildLengths sets lens to the lengths of a Huffman code for hist whose
 // longest code is at most limit bits. A single used symbol gets length 0
 // (RFC 7932 codes it with zero bits). Lengths of unused symbols are 0.
+// The used symbols are left in hs.syms.
 func (hs *huffScratch) buildLengths(hist []uint32, limit uint8, lens []uint8) int {
 	clear(lens)
-	keys := hs.keys[:0]
+	n := 0
+	keys, syms := hs.keys[:len(hist)], hs.syms[:len(hist)]
 	for s, c := range hist {
 		if c != 0 {
-			keys = append(keys, uint64(c)<<16|uint64(s))
+			keys[n] = uint64(c)<<16 | uint64(s)
+			syms[n] = uint16(s)
+			n++
 		}
 	}
-	n := len(keys)
+	keys = keys[:n]
 	if n <= 1 {
 		return n
 	}
@@ -119,11 +128,14 @@ func limitDepths(d []uint8, limit uint8) {
 }
 
 // assignCodes fills codes with the canonical code for lens (shorter codes
-// first, ties in symbol order, as RFC 7932 section 3.2 defines), bit-reversed.
-func assignCodes(lens []uint8, codes []uint16) {
+// first, ties in symbol order, as RFC 7932 section 3.2 defines),
+// bit-reversed and packed as in prefixCode. syms are the symbols with a
+// length, in ascending order; the others keep stale codes, since nothing
+// writes them.
+func assignCodes(lens []uint8, codes []uint32, syms []uint16) {
 	var count [16]uint16
-	for _, l := range lens {
-		count[l]++
+	for _, s := range syms {
+		count[lens[s]&15]++
 	}
 	count[0] = 0
 	var next [16]uint16
@@ -132,22 +144,11 @@ func assignCodes(lens []uint8, codes []uint16) {
 		code = (code + count[l-1]) << 1
 		next[l] = code
 	}
-	for s, l := range lens {
-		// Unused symbols keep stale codes: nothing writes them.
-		if l != 0 {
-			codes[s] = bits.Reverse16(next[l]) >> (16 - l)
-			next[l]++
-		}
+	for _, s := range syms {
+		l := lens[s] & 15
+		codes[s] = uint32(bits.Reverse16(next[l])>>(16-l))<<4 | uint32(l)
+		next[l]++
 	}
-}
-
-// costBits is the number of bits hist costs when coded with lens.
-func costBits(hist []uint32, lens []uint8) int {
-	n := 0
-	for s, c := range hist {
-		n += int(c) * int(lens[s])
-	}
-	return n
 }
 
 // clOrder is the order in which code length code lengths are stored.
@@ -162,30 +163,30 @@ var (
 
 // storeCode builds a code for hist (limit 15 bits), writes its description
 // to w and leaves it in pc. alphabetBits is the width of a symbol in a
-// simple prefix code.
-func (hs *huffScratch) storeCode(w *bitWriter, hist []uint32, pc *prefixCode, alphabetBits uint) {
+// simple prefix code. It returns the bits hist costs with the code.
+func (hs *huffScratch) storeCode(w *bitWriter, hist []uint32, pc *prefixCode, alphabetBits uint) int {
 	pc.nsym = hs.buildLengths(hist, 15, pc.lens)
-	if pc.nsym <= 4 {
-		hs.storeSimple(w, hist, pc, alphabetBits)
-		return
+	syms := hs.syms[:pc.nsym]
+	cost := 0
+	for _, s := range syms {
+		cost += int(hist[s]) * int(pc.lens[s])
 	}
-	assignCodes(pc.lens, pc.codes)
-	hs.storeComplex(w, pc.lens)
+	if pc.nsym <= 4 {
+		hs.storeSimple(w, pc, alphabetBits)
+		return cost
+	}
+	assignCodes(pc.lens, pc.codes, syms)
+	hs.storeComplex(w, pc.lens, syms)
+	return cost
 }
 
 // storeSimple writes a code of one to four symbols in the simple form.
 // The form fixes the lengths by position (1; 1,1; 1,2,2; 2,2,2,2 or
 // 1,2,3,3), so symbols are listed by ascending length; the decoder orders
 // equal lengths by symbol value, which is what assignCodes does too.
-func (hs *huffScratch) storeSimple(w *bitWriter, hist []uint32, pc *prefixCode, alphabetBits uint) {
+func (hs *huffScratch) storeSimple(w *bitWriter, pc *prefixCode, alphabetBits uint) {
 	var syms [4]uint16
-	n := 0
-	for s, c := range hist {
-		if c != 0 {
-			syms[n] = uint16(s)
-			n++
-		}
-	}
+	n := copy(syms[:], hs.syms[:pc.nsym])
 	if n == 0 {
 		// An unused alphabet still needs a code: one symbol, zero bits.
 		n = 1
@@ -204,7 +205,7 @@ func (hs *huffScratch) storeSimple(w *bitWriter, hist []uint32, pc *prefixCode, 
 			w.writeBits(1, 0)
 		}
 	}
-	assignCodes(pc.lens, pc.codes)
+	assignCodes(pc.lens, pc.codes, hs.syms[:pc.nsym])
 	if n == 1 {
 		// Zero bits: the code must be 0 too, since writeBits ORs it in.
 		pc.codes[list[0]] = 0
@@ -213,12 +214,10 @@ func (hs *huffScratch) storeSimple(w *bitWriter, hist []uint32, pc *prefixCode, 
 
 // storeComplex writes lens (a complete code) in the complex form: the
 // lengths run-length coded with codes 16 (repeat the previous non-zero
-// length) and 17 (repeat zero), themselves Huffman coded.
-func (hs *huffScratch) storeComplex(w *bitWriter, lens []uint8) {
-	last := len(lens) - 1
-	for lens[last] == 0 {
-		last--
-	}
+// length) and 17 (repeat zero), themselves Huffman coded. syms are the
+// symbols with a length, ascending: the runs of zeros are the gaps between
+// them, so the work follows the symbols used, not the alphabet.
+func (hs *huffScratch) storeComplex(w *bitWriter, lens []uint8, syms []uint16) {
 	nt := 0
 	emit := func(sym, extra uint8) {
 		hs.rleSym[nt] = sym
@@ -243,23 +242,23 @@ func (hs *huffScratch) storeComplex(w *bitWriter, lens []uint8) {
 		slices.Reverse(hs.rleExtra[start:nt])
 	}
 	prev := uint8(8) // the decoder's initial previous non-zero length
-	for i := 0; i <= last; {
-		v := lens[i]
-		r := 1
-		for i+r <= last && lens[i+r] == v {
-			r++
-		}
-		i += r
-		if v == 0 {
-			if r >= 3 {
-				repeat(17, r)
-				continue
-			}
+	next := 0        // the first symbol not yet described
+	for k := 0; k < len(syms); {
+		s := int(syms[k])
+		if r := s - next; r >= 3 {
+			repeat(17, r)
+		} else {
 			for ; r > 0; r-- {
 				emit(0, 0)
 			}
-			continue
 		}
+		v := lens[s]
+		r := 1
+		for k+r < len(syms) && int(syms[k+r]) == s+r && lens[s+r] == v {
+			r++
+		}
+		k += r
+		next = s + r
 		if v != prev {
 			emit(v, 0)
 			prev = v
@@ -278,7 +277,7 @@ func (hs *huffScratch) storeComplex(w *bitWriter, lens []uint8) {
 		hist[s]++
 	}
 	var clLens [18]uint8
-	var clCodes [18]uint16
+	var clCodes [18]uint32
 	used := hs.buildLengths(hist[:], 5, clLens[:])
 	stored := 0
 	if used == 1 {
@@ -292,7 +291,7 @@ func (hs *huffScratch) storeComplex(w *bitWriter, lens []uint8) {
 		}
 		stored = len(clOrder)
 	} else {
-		assignCodes(clLens[:], clCodes[:])
+		assignCodes(clLens[:], clCodes[:], hs.syms[:used])
 		for i, s := range clOrder {
 			if clLens[s] != 0 {
 				stored = i + 1
@@ -315,7 +314,7 @@ func (hs *huffScratch) storeComplex(w *bitWriter, lens []uint8) {
 		clLens = [18]uint8{}
 	}
 	for i, s := range hs.rleSym[:nt] {
-		w.writeBits(uint(clLens[s]), uint64(clCodes[s]))
+		w.writeBits(uint(clLens[s]), uint64(clCodes[s]>>4))
 		switch s {
 		case 16:
 			w.writeBits(2, uint64(hs.rleExtra[i]))

@@ -5,25 +5,26 @@ import (
 	"math/bits"
 )
 
-// command is one insert-and-copy step, with the symbols and extra bits
-// chosen for it: insert literals, then copy copy bytes. copy is 0 only for
-// the literals that end a meta-block.
+// command is one insert-and-copy step: insert literals, then copy copy
+// bytes from dist back. copy is 0 only for the literals that end a
+// meta-block. The match finder fills those three; symbolize then chooses
+// the symbols and extra bits.
 type command struct {
-	insert, copy uint32
-	cmdSym       uint16
-	distSym      uint16 // noDist when no distance symbol is coded
-	extraBits    uint8  // insert then copy extra bits, in extra
-	distBits     uint8
-	extra        uint64
-	distExtra    uint32
+	insert, copy, dist uint32
+	distExtra          uint32
+	extra              uint64
+	cmdSym             uint16
+	distSym            uint16 // noDist when no distance symbol is coded
+	extraBits          uint8  // insert then copy extra bits, in extra
+	distBits           uint8
 }
 
 const noDist = 0xffff
 
 const hashMul = 0x1e35a7bd1e35a7bd
 
-func load64(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[i:]) }
-func load32(b []byte, i int) uint32 { return binary.LittleEndian.Uint32(b[i:]) }
+func load64(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[i : i+8]) }
+func load32(b []byte, i int) uint32 { return binary.LittleEndian.Uint32(b[i : i+4]) }
 
 // matchLen is how many of the n bytes at a and b (a < b) are equal.
 func matchLen(data []byte, a, b, n int) int {
@@ -52,6 +53,10 @@ type window struct {
 
 const minMatch = 4
 
+// lazyMax is the match length from which the next position is not tried:
+// a later match rarely beats a long one by more than the literal it costs.
+const lazyMax = 32
+
 // lazyMargin is how much better, in quarter bits, a match one byte later
 // must score to be preferred, paying for the literal it leaves.
 const lazyMargin = 18
@@ -59,26 +64,38 @@ const lazyMargin = 18
 // fillHead and fillTail are the positions at a long copy's start and end
 // that enter the table: positions deep inside a copy rarely start a better
 // match.
-const fillHead, fillTail = 64, 4
+const fillHead, fillTail = 16, 4
 
-// bucket is the slot range of the hash bucket for the bytes x.
-func (e *encoder) bucket(x uint64) []uint32 {
-	h := int((x<<e.hashLeft)*hashMul>>e.hashShift) << e.waysLog
-	return e.table[h : h+e.q.ways]
+// slot is the index of the first entry of the hash bucket for the bytes x.
+func (e *encoder) slot(x uint64) int {
+	return int((x<<(e.hashLeft&63))*hashMul>>(e.hashShift&63)) << (e.waysLog & 3)
 }
 
-// insert records absolute position abs, whose first bytes are x.
-func (e *encoder) insert(x uint64, abs uint32) {
-	shiftIn(e.bucket(x), abs)
-}
-
-// shiftIn puts abs first in bucket b, dropping its oldest position. A loop
-// beats copy for the two to four entries of a bucket.
-func shiftIn(b []uint32, abs uint32) {
-	for k := len(b) - 1; k > 0; k-- {
-		b[k] = b[k-1]
+// fill enters the positions from, from+step, ... below to of data (data[k]
+// at absolute position base+k; to at most len(data)-7) in the table, each
+// first in its bucket, dropping the bucket's oldest position. Buckets hold
+// 1, 2 or 4 positions; each size has its loop, as Go does not unroll.
+func (e *encoder) fill(data []byte, base uint32, from, to, step int) {
+	table := e.table
+	hl, hs := e.hashLeft&63, e.hashShift&63
+	switch e.waysLog {
+	case 0:
+		for k := from; k < to; k += step {
+			table[(load64(data, k)<<hl)*hashMul>>hs] = base + uint32(k)
+		}
+	case 1:
+		for k := from; k < to; k += step {
+			h := int((load64(data, k)<<hl)*hashMul>>hs) << 1
+			b := (*[2]uint32)(table[h : h+2])
+			b[0], b[1] = base+uint32(k), b[0]
+		}
+	default:
+		for k := from; k < to; k += step {
+			h := int((load64(data, k)<<hl)*hashMul>>hs) << 2
+			b := (*[4]uint32)(table[h : h+4])
+			b[0], b[1], b[2], b[3] = base+uint32(k), b[0], b[1], b[2]
+		}
 	}
-	b[0] = abs
 }
 
 // score estimates, in quarter bits, what a copy of l bytes at distance d
@@ -94,37 +111,61 @@ func score(l int, d, last uint32) int {
 
 // search finds the best-scoring match at i among the last distance and
 // the positions in i's bucket, then enters i in the bucket.
-func (e *encoder) search(w *window, i int, last uint32) (int, uint32, int) {
+func (e *encoder) search(w *window, i int, last uint32) (bestLen int, bestDist uint32, best int) {
 	data := w.data
 	x := load64(data, i)
 	abs := w.base + uint32(i)
+	// Distances 1..reach stay in this stream and the window; d-1 wraps for
+	// 0, which stands for an unknown last distance or the position itself.
 	reach := min(abs-w.streamA, e.maxDist)
-	n := w.end - i
-	bestLen, bestDist, best := 0, uint32(0), 0
-	if last != 0 && last <= reach {
-		j := i - int(last)
-		if load32(data, j) == uint32(x) {
-			bestLen = minMatch + matchLen(data, j+minMatch, i+minMatch, n-minMatch)
-			bestDist = last
-			best = score(bestLen, last, last)
+	n := w.end - i - minMatch
+	try := func(d uint32) {
+		if d-1 < reach && load32(data, i-int(d)) == uint32(x) {
+			l := minMatch + matchLen(data, i-int(d)+minMatch, i+minMatch, n)
+			if sc := score(l, d, last); sc > best {
+				bestLen, bestDist, best = l, d, sc
+			}
 		}
 	}
-	b := e.bucket(x)
-	for _, c := range b {
-		d := abs - c
-		if d == 0 || d > reach || d == last {
-			continue
+	try(last)
+	if last == 0 {
+		last = abs + 1 // no bucket entry equals it below
+	}
+	h := e.slot(x)
+	switch e.waysLog {
+	case 0:
+		c := e.table[h]
+		e.table[h] = abs
+		if d := abs - c; d != last {
+			try(d)
 		}
-		j := i - int(d)
-		if load32(data, j) != uint32(x) {
-			continue
+	case 1:
+		b := (*[2]uint32)(e.table[h : h+2])
+		c0, c1 := b[0], b[1]
+		b[0], b[1] = abs, c0
+		if d := abs - c0; d != last {
+			try(d)
 		}
-		l := minMatch + matchLen(data, j+minMatch, i+minMatch, n-minMatch)
-		if sc := score(l, d, last); sc > best {
-			bestLen, bestDist, best = l, d, sc
+		if d := abs - c1; d != last {
+			try(d)
+		}
+	default:
+		b := (*[4]uint32)(e.table[h : h+4])
+		c0, c1, c2, c3 := b[0], b[1], b[2], b[3]
+		b[0], b[1], b[2], b[3] = abs, c0, c1, c2
+		if d := abs - c0; d != last {
+			try(d)
+		}
+		if d := abs - c1; d != last {
+			try(d)
+		}
+		if d := abs - c2; d != last {
+			try(d)
+		}
+		if d := abs - c3; d != last {
+			try(d)
 		}
 	}
-	shiftIn(b, abs)
 	return bestLen, bestDist, best
 }
 
@@ -133,7 +174,7 @@ func (e *encoder) search(w *window, i int, last uint32) (int, uint32, int) {
 // last one, or 0 when unknown.
 func (e *encoder) findMatches(w *window, start int, last uint32) {
 	q := &e.q
-	if q.ways == 1 && !q.lazy {
+	if q.ways == 1 && !q.lazy && q.hashLen == 6 {
 		e.findMatchesGreedy1(w, start, last)
 		return
 	}
@@ -144,12 +185,12 @@ func (e *encoder) findMatches(w *window, start int, last uint32) {
 	for i <= limit {
 		l, d, sc := e.search(w, i, last)
 		if l < minMatch {
-			i += 1 + misses>>q.skipShift
+			i += 1 + misses>>(q.skipShift&63)
 			misses++
 			continue
 		}
 		searched := i // the last position already entered in the table
-		if q.lazy && i+1 <= limit {
+		if q.lazy && l < lazyMax && i+1 <= limit {
 			l2, d2, sc2 := e.search(w, i+1, last)
 			searched = i + 1
 			if sc2 > sc+lazyMargin {
@@ -158,70 +199,98 @@ func (e *encoder) findMatches(w *window, start int, last uint32) {
 			}
 		}
 		fill := max(i+1+q.fillStep>>1, searched+1)
-		e.addCommand(w.data, lit, i-lit, l, d)
+		e.addCommand(w.data, lit, i, l, d)
 		last = d
 		if q.fillStep > 0 {
 			end := min(i+l, limit+1)
 			stop := min(i+fillHead, end)
-			for k := fill; k < stop; k += q.fillStep {
-				e.insert(load64(w.data, k), w.base+uint32(k))
-			}
-			for k := max(stop, end-fillTail); k < end; k++ {
-				e.insert(load64(w.data, k), w.base+uint32(k))
-			}
+			e.fill(w.data, w.base, fill, stop, q.fillStep)
+			e.fill(w.data, w.base, max(stop, end-fillTail), end, 1)
 		}
 		i += l
 		lit = i
 		misses = 0
 	}
 	if lit < w.end {
-		e.addCommand(w.data, lit, w.end-lit, 0, 0)
+		e.addCommand(w.data, lit, w.end, 0, 0)
 	}
 }
 
-// findMatchesGreedy1 is findMatches for one position per bucket and no
-// lazy step (the fastest qualities), with the probe written out in the
-// loop: most positions miss, and a miss must cost as little as possible.
+// addCommand records the literals data[lit:i] followed by a copy of l
+// bytes from d back, counting the literals while they are in cache.
+func (e *encoder) addCommand(data []byte, lit, i, l int, d uint32) {
+	countLiterals(&e.litHist, data[lit:i])
+	e.cmds = append(e.cmds, command{insert: uint32(i - lit), copy: uint32(l), dist: d})
+}
+
+func countLiterals(h *[256]uint32, lits []byte) {
+	for _, b := range lits {
+		h[b]++
+	}
+}
+
+// findMatchesGreedy1 is findMatches for one position per bucket, no lazy
+// step and 6-byte hashes (the fastest qualities), with the probe written
+// out in an inner loop of its own: most positions miss, and a miss must
+// cost as little as possible.
 func (e *encoder) findMatchesGreedy1(w *window, start int, last uint32) {
-	// Everything the loop reads lives in locals: after the table store the
-	// compiler would otherwise load fields again.
-	data, table, base, end := w.data, e.table, w.base, w.end
-	lo := int(w.streamA - base) // the first byte the stream may copy from
-	maxDist := e.maxDist
-	hl, hs := e.hashLeft, e.hashShift
-	skip, fillStep := e.q.skipShift, e.q.fillStep
+	data := w.data[:w.end]
+	table := e.table
+	hs := e.hashShift & 63
+	base, streamA, maxDist := w.base, w.streamA, e.maxDist
+	lh := &e.litHist
+	cmds := e.cmds
+	skip := e.q.skipShift & 63
 	lit, i := start, start
-	limit := end - 8
-	misses := 0
+	limit := len(data) - 8
 	for i <= limit {
-		x := load64(data, i)
-		abs := base + uint32(i)
-		reach := min(uint32(i-lo), maxDist)
-		h := (x << hl) * hashMul >> hs
-		d := abs - table[h]
-		table[h] = abs
-		l := 0
-		if last != 0 && last <= reach && load32(data, i-int(last)) == uint32(x) {
-			d = last
-		} else if d == 0 || d > reach || load32(data, i-int(d)) != uint32(x) {
+		// Probe positions until one matches: the loop most bytes go
+		// through when little matches.
+		var d uint32
+		misses := 0
+		for {
+			x := load64(data, i)
+			abs := base + uint32(i)
+			h := (x << 16) * hashMul >> hs
+			cand := table[h]
+			table[h] = abs
+			// Distances 1..reach stay in this stream and the window; d-1
+			// wraps for 0, the unknown last distance and the position.
+			reach := min(abs-streamA, maxDist)
+			// The last distance, a few bytes after the copy that used it
+			// (right after, the copy would have gone on had it matched).
+			if uint(i-lit-1) < 15 && last-1 < reach && load32(data, i-int(last)) == uint32(x) {
+				d = last
+				break
+			}
+			d = abs - cand
+			if d-1 < reach && load32(data, i-int(d)) == uint32(x) {
+				break
+			}
 			i += 1 + misses>>skip
 			misses++
-			continue
+			if i > limit {
+				goto done
+			}
 		}
-		l = minMatch + matchLen(data, i-int(d)+minMatch, i+minMatch, end-i-minMatch)
-		e.addCommand(data, lit, i-lit, l, d)
+		l := minMatch + matchLen(data, i-int(d)+minMatch, i+minMatch, len(data)-i-minMatch)
+		if i > lit {
+			countLiterals(lh, data[lit:i])
+		}
+		cmds = append(cmds, command{insert: uint32(i - lit), copy: uint32(l), dist: d})
 		last = d
-		if fillStep > 0 {
+		if step := e.q.fillStep; step > 0 {
 			stop := min(i+l, limit+1)
-			for k := i + 1 + fillStep>>1; k < stop; k += fillStep {
-				table[(load64(data, k)<<hl)*hashMul>>hs] = base + uint32(k)
+			for k := i + 1 + step>>1; k < stop; k += step {
+				table[(load64(data, k)<<16)*hashMul>>hs] = base + uint32(k)
 			}
 		}
 		i += l
 		lit = i
-		misses = 0
 	}
+done:
+	e.cmds = cmds
 	if lit < w.end {
-		e.addCommand(w.data, lit, w.end-lit, 0, 0)
+		e.addCommand(w.data, lit, w.end, 0, 0)
 	}
 }

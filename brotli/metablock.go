@@ -1,5 +1,10 @@
 package brotli
 
+import (
+	"encoding/binary"
+	"slices"
+)
+
 // encoder is the state shared by the one-shot Encoder and the streaming
 // Writer: the match finder's table, the commands of the meta-block being
 // built, its histograms and codes, and the output bits.
@@ -20,21 +25,20 @@ type encoder struct {
 	// stream's start and need no clearing between streams.
 	next uint32
 
-	cmds      []command
-	extraBits int // extra bits of the commands so far in the meta-block
-	ring      distRing
-	bw        bitWriter
-	hs        huffScratch
+	cmds []command
+	ring distRing
+	bw   bitWriter
+	hs   huffScratch
 
 	litHist  [256]uint32
 	cmdHist  [maxAlphabet]uint32
 	distHist [maxDistAlphabet]uint32
 	litLens  [256]uint8
-	litCodes [256]uint16
+	litCodes [256]uint32
 	cmdLens  [maxAlphabet]uint8
-	cmdCodes [maxAlphabet]uint16
+	cmdCodes [maxAlphabet]uint32
 	dLens    [maxDistAlphabet]uint8
-	dCodes   [maxDistAlphabet]uint16
+	dCodes   [maxDistAlphabet]uint32
 	lit      prefixCode
 	cmd      prefixCode
 	dst      prefixCode
@@ -177,13 +181,17 @@ func (e *encoder) metaBlock(w *window, start int) {
 	clear(e.litHist[:])
 	clear(e.cmdHist[:])
 	clear(e.distHist[:])
-	e.extraBits = 0
 	last := uint32(0)
 	if e.ring.known > 0 {
 		last = e.ring.d[0]
 	}
+	// Room for a command per 8 bytes, so that the list rarely grows inside
+	// the match finder's loop.
+	if n := w.end - start; cap(e.cmds) < n/8+2 {
+		e.cmds = make([]command, 0, n/8+2)
+	}
 	e.findMatches(w, start, last)
-	extraBits := e.extraBits
+	extraBits := e.symbolize()
 
 	mark := e.bw.mark()
 	n := w.end - start
@@ -194,96 +202,151 @@ func (e *encoder) metaBlock(w *window, start int) {
 	bw.writeBits(4, uint64(e.dist.direct>>e.dist.postfix))
 	bw.writeBits(2, e.cmode)
 	bw.writeBits(2, 0) // one literal tree, one distance tree
-	e.hs.storeCode(bw, e.litHist[:], &e.lit, 8)
-	e.hs.storeCode(bw, e.cmdHist[:], &e.cmd, 10)
-	e.hs.storeCode(bw, e.distHist[:e.dist.alphabet()], &e.dst, e.dist.alphabetBits())
-	total := bw.bits() - mark.n*8 - int(mark.nacc) + extraBits +
-		costBits(e.litHist[:], e.lit.lens) + costBits(e.cmdHist[:], e.cmd.lens) +
-		costBits(e.distHist[:e.dist.alphabet()], e.dst.lens)
-	if total > 8*n+32 {
+	body := extraBits +
+		e.hs.storeCode(bw, e.litHist[:], &e.lit, 8) +
+		e.hs.storeCode(bw, e.cmdHist[:], &e.cmd, 10) +
+		e.hs.storeCode(bw, e.distHist[:e.dist.alphabet()], &e.dst, e.dist.alphabetBits())
+	if bw.bits()-mark.n*8-int(mark.nacc)+body > 8*n+32 {
 		bw.rollback(mark)
 		e.ring = saved
 		e.storeUncompressed(w.data[start:w.end])
 		return
 	}
-	e.writeCommands(w.data[start:w.end])
+	e.writeCommands(w.data[start:w.end], body)
 }
 
-// addCommand records a command of insert literals from data[lit:], then
-// a copy of copy bytes from dist back (copy 0: the meta-block ends in the
-// literals). It picks the command's symbols as it goes, updating the
-// distance ring as the decoder will, and counts them, so that the
-// literals are counted while the match finder still has them in cache.
-func (e *encoder) addCommand(data []byte, lit, insert, copy int, dist uint32) {
-	lh := &e.litHist
-	for _, b := range data[lit : lit+insert] {
-		lh[b]++
-	}
-	c := command{insert: uint32(insert), copy: uint32(copy), distSym: noDist}
-	ic := insCode(c.insert)
-	cc := uint8(0)
-	if copy == 0 {
-		// The decoder reads neither a copy nor a distance.
-		c.cmdSym = cmdSymbol(ic, 0, true)
-	} else {
-		cc = copyCode(c.copy)
-		sc := e.ring.short(dist)
-		if sc == 0 && ic < 8 && cc < 16 {
-			c.cmdSym = cmdSymbol(ic, cc, true)
-		} else {
-			c.cmdSym = cmdSymbol(ic, cc, false)
-			if sc >= 0 {
-				c.distSym = uint16(sc)
+// symbolize chooses each command's symbols and extra bits, updating the
+// distance ring as the decoder will, and counts the symbols. It returns
+// the extra bits of all commands. A pass of its own rather than work
+// inside the match finder: the finder's loop stays small, and this loop
+// keeps its state in locals.
+func (e *encoder) symbolize() int {
+	cmds := e.cmds
+	cmdHist, distHist := &e.cmdHist, &e.distHist
+	ring := e.ring
+	dp := e.dist
+	plain := dp == distParams{}
+	extraBits := 0
+	for k := range cmds {
+		c := &cmds[k]
+		ip := insLength(c.insert)
+		ic, ni, iv := uint8(ip), uint8(ip>>8), ip>>16
+		if c.copy == 0 {
+			// The decoder reads neither a copy nor a distance.
+			sym := cmdSymbols[1][ic][0]
+			c.cmdSym, c.distSym = sym, noDist
+			c.extra, c.extraBits = iv, ni
+			cmdHist[sym]++
+			extraBits += int(ni)
+			continue
+		}
+		cp := copyLength(c.copy)
+		cc := uint8(cp)
+		nb := ni + uint8(cp>>8)
+		c.extra = iv | cp>>16<<(ni&63)
+		c.extraBits = nb
+		extraBits += int(nb)
+		d := c.dist
+		sc := 0
+		// The usual case, a distance the ring cannot express, with a
+		// known ring: six comparisons instead of a call.
+		if d != ring.d[0] || ring.known == 0 {
+			if ring.known == 4 && d != ring.d[1] && d != ring.d[2] && d != ring.d[3] &&
+				d-ring.d[0]+3 >= 7 && d-ring.d[1]+3 >= 7 {
+				sc = -1
 			} else {
-				c.distSym, c.distBits, c.distExtra = e.dist.code(dist)
+				sc = ring.short(d)
+			}
+		}
+		syms := &cmdSymbols[0][ic]
+		if sc == 0 && ic < 8 && cc < 16 {
+			syms = &cmdSymbols[1][ic]
+			c.distSym = noDist
+		} else {
+			ds := uint16(sc)
+			switch {
+			case sc >= 0:
+				c.distBits, c.distExtra = 0, 0
+			case plain:
+				ds, c.distBits, c.distExtra = plainDistCode(d)
+			default:
+				ds, c.distBits, c.distExtra = dp.code(d)
 			}
 			if sc != 0 {
-				e.ring.push(dist)
+				ring.push(d)
 			}
-			e.distHist[c.distSym]++
+			c.distSym = ds
+			distHist[ds]++
+			extraBits += int(c.distBits)
 		}
+		sym := syms[cc]
+		c.cmdSym = sym
+		cmdHist[sym]++
 	}
-	ni, nc := insExtra[ic], cpExtra[cc]
-	c.extraBits = ni + nc
-	c.extra = uint64(c.insert - insBase[ic])
-	if copy != 0 {
-		c.extra |= uint64(c.copy-cpBase[cc]) << ni
-	}
-	e.cmdHist[c.cmdSym]++
-	e.extraBits += int(c.extraBits) + int(c.distBits)
-	e.cmds = append(e.cmds, c)
+	e.ring = ring
+	return extraBits
 }
 
-// writeCommands writes the commands with the meta-block's codes.
-func (e *encoder) writeCommands(data []byte) {
+// writeCommands writes the commands with the meta-block's codes; they take
+// nbits bits. The bit accumulator lives in locals here, and the output has
+// room for every bit before the loop starts, so each flush is one 8-byte
+// store: this loop runs for every command and literal.
+func (e *encoder) writeCommands(data []byte, nbits int) {
+	cmds := e.cmds
+	litCodes, cmdCodes, dCodes := &e.litCodes, &e.cmdCodes, &e.dCodes
 	bw := &e.bw
-	pos := 0
-	for k := range e.cmds {
-		c := &e.cmds[k]
-		bw.writeBits(uint(e.cmd.lens[c.cmdSym]), uint64(e.cmd.codes[c.cmdSym]))
-		if n := uint(c.extraBits); n > 32 {
-			bw.writeBits(24, c.extra&(1<<24-1))
-			bw.writeBits(n-24, c.extra>>24)
-		} else if n != 0 {
-			bw.writeBits(n, c.extra)
-		}
-		lits := data[pos : pos+int(c.insert)]
-		// Two literals of at most 15 bits each fit one write.
-		for len(lits) >= 2 {
-			a, b := lits[0], lits[1]
-			la := uint(e.litLens[a])
-			bw.writeBits(la+uint(e.litLens[b]), uint64(e.litCodes[a])|uint64(e.litCodes[b])<<la)
-			lits = lits[2:]
-		}
-		if len(lits) == 1 {
-			bw.writeBits(uint(e.litLens[lits[0]]), uint64(e.litCodes[lits[0]]))
-		}
-		pos += int(c.insert + c.copy)
-		if c.distSym != noDist {
-			bw.writeBits(uint(e.dLens[c.distSym]), uint64(e.dCodes[c.distSym]))
-			if c.distBits != 0 {
-				bw.writeBits(uint(c.distBits), uint64(c.distExtra))
-			}
-		}
+	out := slices.Grow(bw.buf, nbits/8+16)
+	pos := len(out)
+	out = out[:cap(out)]
+	acc, nacc := bw.acc, bw.nacc
+	// flush moves the whole bytes of acc to out, leaving at most 7 bits,
+	// so that up to 57 bits can follow before the next flush.
+	flush := func() {
+		binary.LittleEndian.PutUint64(out[pos:pos+8], acc)
+		pos += int(nacc >> 3)
+		acc >>= nacc &^ 7 & 63
+		nacc &= 7
 	}
+	// put appends a packed code (code<<4 | length).
+	put := func(v uint32) {
+		acc |= uint64(v>>4) << (nacc & 63)
+		nacc += uint(v & 15)
+	}
+	flush()
+	p := 0
+	for k := range cmds {
+		c := &cmds[k]
+		put(cmdCodes[c.cmdSym])
+		if c.extraBits > 40 {
+			flush()
+		}
+		acc |= c.extra << (nacc & 63)
+		nacc += uint(c.extraBits)
+		flush()
+		// Three literals of at most 15 bits each fit after a flush.
+		end := p + int(c.insert)
+		for ; p+3 <= end; p += 3 {
+			put(litCodes[data[p]])
+			put(litCodes[data[p+1]])
+			put(litCodes[data[p+2]])
+			flush()
+		}
+		for ; p < end; p++ {
+			put(litCodes[data[p]])
+		}
+		p += int(c.copy)
+		if c.distSym != noDist {
+			// Up to two literals are pending: flush only if the distance
+			// might not fit (a 15-bit code and its extra bits).
+			if nacc+uint(c.distBits) > 64-15 {
+				flush()
+			}
+			put(dCodes[c.distSym])
+			acc |= uint64(c.distExtra) << (nacc & 63)
+			nacc += uint(c.distBits)
+		}
+		flush()
+	}
+	bw.buf = out[:pos]
+	bw.acc, bw.nacc = acc, nacc
 }
