@@ -1,6 +1,10 @@
 package compress
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
+)
 
 // Encoding is a content coding that mosaic can produce.
 type Encoding uint8
@@ -68,33 +72,14 @@ func (e Encoding) RatioVariable() string {
 // its Encoding. It reports false for codings mosaic does not produce.
 func ParseEncoding(token string) (Encoding, bool) {
 	switch {
-	case equalFoldASCII(token, "br"):
+	case header.EqualFoldASCII(token, "br"):
 		return Brotli, true
-	case equalFoldASCII(token, "zstd"):
+	case header.EqualFoldASCII(token, "zstd"):
 		return Zstd, true
-	case equalFoldASCII(token, "gzip"), equalFoldASCII(token, "x-gzip"):
+	case header.EqualFoldASCII(token, "gzip"), header.EqualFoldASCII(token, "x-gzip"):
 		return Gzip, true
-	case equalFoldASCII(token, "identity"):
+	case header.EqualFoldASCII(token, "identity"):
 		return Identity, true
 	}
 	return Identity, false
-}
-
-// equalFoldASCII compares s with lower, which must be lower-case ASCII,
-// ignoring ASCII case only. strings.EqualFold would also fold characters
-// such as U+017F (long s) onto 's', which no HTTP token may contain.
-func equalFoldASCII(s, lower string) bool {
-	if len(s) != len(lower) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
 }

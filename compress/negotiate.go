@@ -191,7 +191,7 @@ func parseCoding(entry string) (name string, weight int, ok bool) {
 		if !ok {
 			return "", 0, false
 		}
-		if equalFoldASCII(key, "q") {
+		if header.EqualFoldASCII(key, "q") {
 			if weight, ok = parseQValue(value); !ok {
 				return "", 0, false
 			}

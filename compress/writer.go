@@ -184,7 +184,7 @@ func standsFor200(status int, h http.Header) bool {
 // isGzipBody reports Content-Encoding: gzip and nothing else.
 func isGzipBody(h http.Header) bool {
 	ce := h["Content-Encoding"]
-	return len(ce) == 1 && equalFoldASCII(header.TrimOWS(ce[0]), "gzip")
+	return len(ce) == 1 && header.EqualFoldASCII(header.TrimOWS(ce[0]), "gzip")
 }
 
 // mustGunzip reports whether a gzip body has to be decoded: the client does

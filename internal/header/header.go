@@ -53,6 +53,25 @@ func TrimOWS(s string) string {
 	return s
 }
 
+// EqualFoldASCII compares s with lower, which must be lower-case ASCII,
+// ignoring ASCII case only. strings.EqualFold would also fold characters
+// such as U+017F (long s) onto 's', which no HTTP token may contain.
+func EqualFoldASCII(s, lower string) bool {
+	if len(s) != len(lower) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // IsToken reports whether s is an HTTP token (RFC 9110 section 5.6.2):
 // a field name, a method, a list member such as a transfer coding.
 func IsToken(s string) bool {

@@ -155,32 +155,14 @@ func monthName(s string) time.Month {
 	return time.Month(i + 1)
 }
 
-func isGMT(s string) bool { return equalFold(s, "gmt") }
+func isGMT(s string) bool { return header.EqualFoldASCII(s, "gmt") }
 
 // index finds s, in any case, among the lower-case names.
 func index(names []string, s string) int {
 	for i, n := range names {
-		if equalFold(s, n) {
+		if header.EqualFoldASCII(s, n) {
 			return i
 		}
 	}
 	return -1
-}
-
-// equalFold compares s with lower, a lower-case ASCII word, ignoring the
-// case of s's ASCII letters only.
-func equalFold(s, lower string) bool {
-	if len(s) != len(lower) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
 }
