@@ -524,7 +524,9 @@ func (s *DiskStore) Update(ctx context.Context, meta *Meta) error {
 		w.Abort()
 		return fmt.Errorf("disk store: copying body: %w", err)
 	}
-	return w.Commit(ctx, meta)
+	m := *meta
+	m.BodyID = obj.Meta().BodyID // the body is the same
+	return w.Commit(ctx, &m)
 }
 
 func (s *DiskStore) Delete(_ context.Context, key string) error {

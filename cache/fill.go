@@ -364,6 +364,7 @@ func (f *filler) startStore(d decision, now time.Time) bool {
 		NoCache:              d.noCache,
 		Tags:                 c.extractTags(f.header),
 		Generation:           f.p.lk.gen,
+		BodyID:               newBodyID(),
 		Vary:                 d.vary,
 		VaryEpoch:            epoch,
 	}

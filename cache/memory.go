@@ -141,7 +141,7 @@ func (s *MemoryStore) Update(_ context.Context, meta *Meta) error {
 	s.entries.ComputeIfPresent(meta.Key, func(old *memEntry) (*memEntry, otter.ComputeOp) {
 		found = true
 		m := *meta
-		m.Size = old.meta.Size
+		m.Size, m.BodyID = old.meta.Size, old.meta.BodyID
 		stored = &memEntry{meta: &m, chunks: old.chunks}
 		return stored, otter.WriteOp
 	})

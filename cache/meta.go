@@ -50,6 +50,12 @@ type Meta struct {
 	Tags []string
 	// Generation is the store generation the entry was written in.
 	Generation uint64
+	// BodyID names the stored body: drawn at random when the body is
+	// stored, kept by Update, which keeps the body. Two entries, or an
+	// entry and its refill, never share one, so what is derived from a
+	// body (esi's parse plans) is keyed on it. 0: unknown (an entry
+	// written by the previous layout).
+	BodyID uint64
 
 	// Vary (markers only) lists the canonical request header names that
 	// select a variant, and VaryEpoch the marker's identity, which is part
@@ -72,8 +78,12 @@ func (m *Meta) age(now time.Time) time.Duration {
 }
 
 // The encoding starts with a version byte so that a store written by a
-// different layout is dropped instead of misread.
-const metaVersion = 1
+// different layout is dropped instead of misread. Version 1, without
+// BodyID, is still read.
+const (
+	metaVersion   = 2
+	metaVersionV1 = 1
+)
 
 const (
 	flagMustRevalidate = 1 << iota
@@ -108,6 +118,7 @@ func (m *Meta) appendBinary(b []byte) []byte {
 	b = appendStrings(b, m.Tags)
 	b = appendStrings(b, m.Vary)
 	b = appendString(b, m.VaryEpoch)
+	b = binary.AppendUvarint(b, m.BodyID)
 	// Header names sorted, so that equal metadata encodes to equal bytes.
 	names := make([]string, 0, len(m.Header))
 	for k := range m.Header {
@@ -219,7 +230,7 @@ func (r *metaReader) time() time.Time {
 
 // UnmarshalBinary decodes what MarshalBinary produced.
 func (m *Meta) UnmarshalBinary(data []byte) error {
-	if len(data) == 0 || data[0] != metaVersion {
+	if len(data) == 0 || (data[0] != metaVersion && data[0] != metaVersionV1) {
 		return fmt.Errorf("metadata version: %w", ErrCorrupt)
 	}
 	r := &metaReader{b: data[1:]}
@@ -240,6 +251,9 @@ func (m *Meta) UnmarshalBinary(data []byte) error {
 	d.Tags = r.strings()
 	d.Vary = r.strings()
 	d.VaryEpoch = r.string()
+	if data[0] == metaVersion {
+		d.BodyID = r.uvarint()
+	}
 	n := r.uvarint()
 	if r.err == nil && n > uint64(len(r.b)) {
 		r.err = errShortMeta

@@ -60,7 +60,7 @@ func TestMetaRoundTrip(t *testing.T) {
 		RequestTime: now, ResponseTime: now.Add(time.Millisecond), InitialAge: 3 * time.Second,
 		FreshUntil: now.Add(time.Minute), StaleWhileRevalidate: time.Second, StaleIfError: 2 * time.Second,
 		MustRevalidate: true, NoCache: true, Tags: []string{"x", "y"}, Generation: 7,
-		Vary: []string{"Accept-Encoding"}, VaryEpoch: "abc",
+		Vary: []string{"Accept-Encoding"}, VaryEpoch: "abc", BodyID: 0xfedcba9876543210,
 	}
 	b, err := m.MarshalBinary()
 	if err != nil {

@@ -571,7 +571,7 @@ func (s *RedisStore) Update(ctx context.Context, meta *Meta) error {
 		return err
 	}
 	m := *meta
-	m.Size = ov.meta.Size
+	m.Size, m.BodyID = ov.meta.Size, ov.meta.BodyID
 	nv := &redisValue{entity: ov.entity, chunks: ov.chunks, meta: &m, inline: ov.inline}
 	return s.commit(ctx, c, meta.Key, nv, old)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/byterange"
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // serveStored writes a stored response: its header, a fresh Age, the
@@ -19,6 +21,11 @@ import (
 // ranges (206) or 416.
 func (c *Cache) serveStored(w http.ResponseWriter, r *http.Request, obj Object, m *Meta, now time.Time, status, cs string) {
 	c.publish(r, status)
+	// Only while this response is written: a handler that serves the
+	// request again after it (error_page, try_files) shares the request's
+	// variables, and its body is not this one.
+	publishBodyID(r, m.BodyID)
+	defer publishBodyID(r, 0)
 	h := w.Header()
 	for k, vv := range m.Header {
 		h[k] = vv
@@ -64,6 +71,29 @@ func (c *Cache) serveStored(w http.ResponseWriter, r *http.Request, obj Object, 
 		// body is incomplete.
 		if r.Context().Value(http.ServerContextKey) != nil {
 			panic(http.ErrAbortHandler)
+		}
+	}
+}
+
+// BodyIDVar is the request variable (vars.State, not a $variable of the
+// configuration) in which a response served from the store names its body
+// (Meta.BodyID, in hexadecimal; empty when unknown) while it is being
+// written, and only then: the ESI processor keys its parse plans on it.
+const BodyIDVar = "cache_body_id"
+
+func publishBodyID(r *http.Request, id uint64) {
+	v := ""
+	if id != 0 {
+		v = strconv.FormatUint(id, 16)
+	}
+	vars.FromContext(r.Context()).Set(BodyIDVar, v)
+}
+
+// newBodyID draws a Meta.BodyID: random, never 0.
+func newBodyID() uint64 {
+	for {
+		if id := rand.Uint64(); id != 0 {
+			return id
 		}
 	}
 }

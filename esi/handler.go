@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -160,6 +161,13 @@ func (rw *responseWriter) ReadFrom(src io.Reader) (int64, error) {
 	}
 	switch rw.mode {
 	case modeProcess:
+		if bufs, ok := src.(*net.Buffers); ok {
+			// Already in memory (a cache's stored chunks): parsed where
+			// they lie rather than copied into the page's buffers; only
+			// text that must wait is copied, and none of a run written
+			// from its stored form.
+			return rw.page.writeBuffers(bufs)
+		}
 		return rw.page.readFrom(src)
 	case modeInflate:
 		if rw.inflater == nil {
@@ -204,9 +212,8 @@ func (rw *responseWriter) commit(first []byte) {
 	parsed := rw.mode == modeProcess || rw.mode == modeInflate
 	var key planKey
 	planned := false
-	if parsed && rw.h.opts.Plans != nil && fromStore(rw.r) {
-		// Keyed on the header as stored, before it is changed below.
-		key, planned = keyOf(rw.r, hdr)
+	if parsed && rw.h.opts.Plans != nil {
+		key, planned = keyOf(rw.r)
 	}
 	coding := rw.stitchCoding(status, hdr)
 	if rw.h.opts.Surrogate {
@@ -342,12 +349,8 @@ func (rw *responseWriter) finish() {
 	}
 	if rw.page != nil {
 		// Write errors went to next already; here the client is gone.
-		err := rw.page.finish()
-		if rw.stitch != nil {
-			if err == nil {
-				_ = rw.stitch.close()
-			}
-			rw.stitch.release()
+		if err := rw.page.finish(); err == nil && rw.stitch != nil {
+			_ = rw.stitch.close()
 		}
 	}
 }
@@ -361,9 +364,6 @@ func (rw *responseWriter) abort() {
 	}
 	if rw.page != nil {
 		rw.page.abort(errAborted)
-	}
-	if rw.stitch != nil {
-		rw.stitch.release()
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"html"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -77,6 +78,22 @@ func (p *page) write(b []byte) (int, error) {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// writeBuffers parses the slices of bufs, which are only lent, and
+// consumes them.
+func (p *page) writeBuffers(bufs *net.Buffers) (int64, error) {
+	var total int64
+	for len(*bufs) > 0 {
+		b := (*bufs)[0]
+		*bufs = (*bufs)[1:]
+		n, err := p.write(b)
+		total += int64(n)
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
 }
 
 // readFrom parses what r yields, read into chunks the page owns, so that

@@ -2,29 +2,29 @@ package esi
 
 import (
 	"container/list"
-	"crypto/sha256"
 	"errors"
 	"hash/crc32"
-	"net"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // A parse plan is what a full parse of a stored page found, kept so that
-// later deliveries of the same stored object skip the scan: the page as a
-// list of steps, each a verbatim run (kept as its length, its CRC-32 and
-// the few bytes after it), a run inside an <esi:remove> block (its length
-// and CRC-32), or ESI markup (its bytes). Replaying a plan writes each
-// verbatim run without looking for '<' in it, once its CRC-32 and the
-// bytes after it (which decided where the run ends: a '<' near its end is
-// text or markup by what follows) are found to be the plan's, and hands
+// later deliveries of the same stored body skip the scan: the page as a
+// list of steps, each a verbatim run (kept as its length and the few bytes
+// after it), a run inside an <esi:remove> block (its length), or ESI
+// markup (its bytes). A plan is keyed on the identity of the stored body
+// (the cache's Meta.BodyID, drawn when the body is stored), so it is
+// only ever replayed against the bytes it was recorded from. Replaying a
+// plan writes each verbatim run without looking for '<' in it, and hands
 // everything else to the page's parser, which so stays exactly where a
-// full parse would be. Any step whose bytes differ from the plan's ends
-// the replay there, and the parser goes on from that byte.
+// full parse would be. Markup is still compared byte for byte, and the
+// bytes after each run (which decided where the run ends: a '<' near its
+// end is text or markup by what follows) are checked against the plan's:
+// any difference ends the replay there, and the parser goes on from that
+// byte.
 
 // stepKind says what a step of a plan covers.
 type stepKind uint8
@@ -38,7 +38,7 @@ const (
 type step struct {
 	kind stepKind
 	n    int64
-	crc  uint32 // stepText, stepRemoved: of the run's bytes
+	crc  uint32 // stepText: of the run's bytes, which gzip's trailer needs
 	data []byte // stepMarkup: the markup's bytes
 	// stepText: the stream's next bytes after the run (fewer at its
 	// end), as many as the parser may look at to tell text from markup.
@@ -58,6 +58,16 @@ type storedRun struct {
 	zstd []byte // one zstd frame
 }
 
+// form returns the run's stored form in c, nil when it is not made yet.
+func (r *storedRun) form(c Coding) []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c == CodingZstd {
+		return r.zstd
+	}
+	return r.gzip
+}
+
 // plan is the parse of one stored object.
 type plan struct {
 	key planKey
@@ -75,9 +85,10 @@ type plan struct {
 // stepCost is what a step costs in the store besides its bytes.
 const stepCost = 64
 
-// planKey identifies a stored object: its URI, the Date, length, encoding
-// and validators of its header, and the header's size.
-type planKey [sha256.Size]byte
+// planKey identifies a stored body: the cache's Meta.BodyID, random and
+// drawn anew each time a body is stored, so that a refilled entry never
+// finds the plan of the body it replaced.
+type planKey uint64
 
 // PlanStore keeps parse plans (esi_plan_zone), bounded in bytes: the least
 // recently used plans make room for new ones, and a plan larger than the
@@ -214,49 +225,26 @@ func (s *PlanStore) evict() {
 // stored as something else.
 var storedStatuses = map[string]bool{"HIT": true, "STALE": true, "UPDATING": true, "REVALIDATED": true}
 
-// fromStore reports whether the response to r comes from a cache's store.
-func fromStore(r *http.Request) bool {
-	status, _ := vars.FromContext(r.Context()).Get("upstream_cache_status")
-	return storedStatuses[status]
-}
+// bodyIDVar is where the cache names the stored body it serves
+// (cache.BodyIDVar; this package does not import the cache).
+const bodyIDVar = "cache_body_id"
 
-// keyOf returns the plan key of a stored response: the default cache key
-// (scheme, host without port, URI), then the header's Date, Content-Length,
-// Content-Encoding, ETag and Last-Modified, and the size of the header
-// without the fields that change from one delivery to the next (Age,
-// Cache-Status). ok is false without a Content-Length: a stored object has
-// one.
-func keyOf(r *http.Request, h http.Header) (k planKey, ok bool) {
-	length := h.Get("Content-Length")
-	if length == "" {
-		return k, false
+// keyOf returns the plan key of a response served from a cache's store:
+// the identity of its body, which the cache publishes in the request's
+// variables. ok is false for a response that does not come from the store
+// (whether and as what it will be stored is not known), and for an entry
+// that has no identity (written by an older version).
+func keyOf(r *http.Request) (k planKey, ok bool) {
+	st := vars.FromContext(r.Context())
+	if status, _ := st.Get("upstream_cache_status"); !storedStatuses[status] {
+		return 0, false
 	}
-	size := 0
-	for name, vv := range h {
-		if name == "Age" || name == "Cache-Status" {
-			continue
-		}
-		for _, v := range vv {
-			size += len(name) + len(v) + 4
-		}
+	id, _ := st.Get(bodyIDVar)
+	v, err := strconv.ParseUint(id, 16, 64)
+	if err != nil || v == 0 {
+		return 0, false
 	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	// $host of the cache key: the name without its port.
-	host := r.Host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	d := sha256.New()
-	for _, s := range []string{scheme, strings.ToLower(host), r.URL.RequestURI(), h.Get("Date"), length,
-		h.Get("Content-Encoding"), h.Get("ETag"), h.Get("Last-Modified"), strconv.Itoa(size)} {
-		d.Write([]byte(s))
-		d.Write([]byte{0})
-	}
-	d.Sum(k[:0])
-	return k, true
+	return planKey(v), true
 }
 
 // planRecorder builds a plan from the events of a full parse.
@@ -300,10 +288,11 @@ func (rc *planRecorder) add(ev *Event) {
 	if extends {
 		last := &rc.steps[n-1]
 		last.n += int64(ev.Len)
-		if kind == stepMarkup {
+		switch kind {
+		case stepMarkup:
 			last.data = append(last.data, ev.Data...)
 			rc.cost += int64(ev.Len)
-		} else {
+		case stepText:
 			last.crc = crc32.Update(last.crc, crc32.IEEETable, ev.Data)
 		}
 		return
@@ -313,13 +302,12 @@ func (rc *planRecorder) add(ev *Event) {
 		return
 	}
 	s := step{kind: kind, n: int64(ev.Len)}
-	if kind == stepMarkup {
+	switch kind {
+	case stepMarkup:
 		s.data = append([]byte(nil), ev.Data...)
 		rc.cost += int64(ev.Len)
-	} else {
+	case stepText:
 		s.crc = crc32.ChecksumIEEE(ev.Data)
-	}
-	if kind == stepText {
 		s.run = new(storedRun)
 	}
 	rc.steps = append(rc.steps, s)

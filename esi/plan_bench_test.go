@@ -10,14 +10,14 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/mosaic-edge/mosaic/esi"
-	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // cachedDoc serves doc as a cache hit, in 32 KB writes as the server's
 // memory store and the proxy write it.
 func cachedDoc(doc []byte) http.HandlerFunc {
+	id := bodyID("/", doc)
 	return func(w http.ResponseWriter, r *http.Request) {
-		vars.FromContext(r.Context()).Set("upstream_cache_status", "HIT")
+		storedAs(r, "HIT", id)
 		w.Header().Set("Content-Type", "text/html")
 		w.Header().Set("Content-Length", strconv.Itoa(len(doc)))
 		w.Header().Set("Date", "Tue, 01 Dec 2026 10:00:00 GMT")

@@ -5,7 +5,9 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
+	"hash/crc32"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
@@ -33,12 +35,37 @@ var planPage = strings.Repeat("<p>lead text, with a < b and <em>markup</em> that
 <esi:choose><esi:when test="$(QUERY_STRING{x})==2"/></esi:choose>
 <esi:comment text="dropped"/><esi:unknown/>` + strings.Repeat("<div>tail text</div>\n", 30)
 
+// bodyID is the identity a cache gives the stored entry of body under
+// uri: one per URI and body here, never 0.
+func bodyID(uri string, body []byte) uint64 {
+	return uint64(crc32.ChecksumIEEE(body))<<32 | uint64(crc32.ChecksumIEEE([]byte(uri))) | 1<<63
+}
+
+// storedAs sets what a cache publishes when it serves a stored body:
+// $upstream_cache_status and the body's identity.
+func storedAs(r *http.Request, status string, id uint64) {
+	st := vars.FromContext(r.Context())
+	st.Set("upstream_cache_status", status)
+	st.Set("cache_body_id", strconv.FormatUint(id, 16))
+}
+
 // storedPage serves body as a cache would serve a stored object: with its
-// Date and Content-Length, and $upstream_cache_status set to status,
-// written in pieces of chunk bytes (or through io.Copy when copyFrom).
+// Date and Content-Length, $upstream_cache_status set to status and the
+// body's identity, written in pieces of chunk bytes (or through io.Copy
+// when copyFrom).
 func storedPage(body []byte, status string, chunk int, copyFrom bool) http.HandlerFunc {
+	return lyingPage(body, body, status, chunk, copyFrom)
+}
+
+// lyingPage is storedPage with the identity of idOf, which may be another
+// body; none for nil.
+func lyingPage(body, idOf []byte, status string, chunk int, copyFrom bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		vars.FromContext(r.Context()).Set("upstream_cache_status", status)
+		var id uint64
+		if idOf != nil {
+			id = bodyID(r.URL.RequestURI(), idOf)
+		}
+		storedAs(r, status, id)
 		h := w.Header()
 		h.Set("Content-Type", "text/html")
 		h.Set("Content-Length", strconv.Itoa(len(body)))
@@ -192,7 +219,7 @@ func TestPlanSplitAtEveryByte(t *testing.T) {
 	serve(rec, planRequest("/page?x=0", "", ""))
 	for k := 1; k < len(body); k++ {
 		split := func(w http.ResponseWriter, r *http.Request) {
-			vars.FromContext(r.Context()).Set("upstream_cache_status", "HIT")
+			storedAs(r, "HIT", bodyID(r.URL.RequestURI(), body))
 			h := w.Header()
 			h.Set("Content-Type", "text/html")
 			h.Set("Content-Length", strconv.Itoa(len(body)))
@@ -211,37 +238,31 @@ func TestPlanSplitAtEveryByte(t *testing.T) {
 	}
 }
 
-// TestPlanCollision serves, under the key of a recorded plan, bodies that
-// differ from the recorded one: in a verbatim run (where markup now
-// stands), in a piece of markup, and in length. Each is parsed from where
-// it differs, never replayed wrong, and the plan is dropped.
+// TestPlanCollision serves, under the identity of a recorded body, bodies
+// that differ from it, which a cache never does (it draws a new identity
+// for each body it stores): in a piece of markup, in the bytes after a
+// verbatim run, and in length. Each is parsed from where it differs, never
+// replayed wrong, and the plan is dropped.
 func TestPlanCollision(t *testing.T) {
 	orig := []byte(planPage)
-	at := strings.Index(planPage, "after include")
-	run := bytes.Clone(orig)
-	copy(run[at:], `<esi:include src="/f/b"/>`) // same length as what it covers
 	markup := bytes.Replace(orig, []byte(`<esi:include src="/f/a"/> after`), []byte(`<esi:include src="/f/b"/> after`), 1)
+	// "-->" is markup, and the byte after it is in the guard of the run
+	// before it, but in no markup.
+	guard := bytes.Replace(orig, []byte("</p> -->\n<esi:vars>"), []byte("</p> -->X<esi:vars>"), 1)
 	longer := append(bytes.Clone(orig), `<esi:include src="/f/a"/>`...)
 	shorter := orig[:len(orig)-300]
-	for name, body := range map[string][]byte{"run": run, "markup": markup, "longer": longer, "shorter": shorter} {
+	for name, body := range map[string][]byte{"markup": markup, "guard": guard, "longer": longer, "shorter": shorter} {
+		if bytes.Equal(body, orig) {
+			t.Fatalf("%s: the body is not changed", name)
+		}
 		for _, chunk := range []int{len(orig) + 100, 1, 13, 1000} {
 			plans := newPlans(t, 1<<20)
 			rec := mustNew(t, storedPage(orig, "HIT", len(orig), false), esi.Options{Fetcher: esi.FetchHandler(fragments()), Plans: plans, Logger: discardLog()})
 			serve(rec, planRequest("/page?x=0", "", ""))
-			// The same key: Content-Length is the recorded one.
-			lying := func(w http.ResponseWriter, r *http.Request) {
-				vars.FromContext(r.Context()).Set("upstream_cache_status", "HIT")
-				h := w.Header()
-				h.Set("Content-Type", "text/html")
-				h.Set("Content-Length", strconv.Itoa(len(orig)))
-				h.Set("Date", "Tue, 01 Dec 2026 10:00:00 GMT")
-				for i := 0; i < len(body); i += chunk {
-					w.Write(body[i:min(i+chunk, len(body))])
-				}
-			}
-			ref := mustNew(t, http.HandlerFunc(lying), esi.Options{Fetcher: esi.FetchHandler(fragments()), Logger: discardLog()})
+			lying := lyingPage(body, orig, "HIT", chunk, false)
+			ref := mustNew(t, lying, esi.Options{Fetcher: esi.FetchHandler(fragments()), Logger: discardLog()})
 			wantBody := serve(ref, planRequest("/page?x=0", "group=a", "")).Body.String()
-			h := mustNew(t, http.HandlerFunc(lying), esi.Options{Fetcher: esi.FetchHandler(fragments()), Plans: plans, Logger: discardLog()})
+			h := mustNew(t, lying, esi.Options{Fetcher: esi.FetchHandler(fragments()), Plans: plans, Logger: discardLog()})
 			if got := serve(h, planRequest("/page?x=0", "group=a", "")).Body.String(); got != wantBody {
 				t.Fatalf("%s in pieces of %d:\ngot  %q\nwant %q", name, chunk, got, wantBody)
 			}
@@ -249,6 +270,29 @@ func TestPlanCollision(t *testing.T) {
 				t.Fatalf("%s in pieces of %d: stats %+v, want the plan dropped", name, chunk, st)
 			}
 		}
+	}
+}
+
+// TestPlanKeyedOnBodyID: a refilled entry (same URI, header and length, a
+// new body identity) never replays the plan of the body it replaced, and
+// an entry without an identity has no plan.
+func TestPlanKeyedOnBodyID(t *testing.T) {
+	orig := []byte(planPage)
+	refill := bytes.Replace(orig, []byte("lead text"), []byte("LEAD TEXT"), 1) // in a run: no check sees it
+	plans := newPlans(t, 1<<20)
+	opts := esi.Options{Fetcher: esi.FetchHandler(fragments()), Plans: plans, Logger: discardLog()}
+	serve(mustNew(t, storedPage(orig, "HIT", 4096, false), opts), planRequest("/page", "", ""))
+	h := mustNew(t, storedPage(refill, "HIT", 4096, false), opts)
+	if got := serve(h, planRequest("/page", "", "")).Body.String(); !strings.Contains(got, "LEAD TEXT") {
+		t.Fatalf("the refilled body replayed the old plan: %q", got[:200])
+	}
+	if st := plans.Stats(); st.Recorded != 2 || st.Replayed != 0 {
+		t.Fatalf("stats %+v, want a plan per body", st)
+	}
+	anonymous := mustNew(t, lyingPage(orig, nil, "HIT", 4096, false), opts)
+	serve(anonymous, planRequest("/page", "", ""))
+	if st := plans.Stats(); st.Recorded != 2 || st.Replayed != 0 {
+		t.Fatalf("stats %+v: a body without identity has a plan", st)
 	}
 }
 
@@ -382,24 +426,43 @@ func TestStitchUsesStoredRuns(t *testing.T) {
 	}
 }
 
-// TestStitchCollision: a stitched delivery of a body that differs from
-// its plan's writes the body's own bytes, never a stored run that does not
-// match them.
+// TestStitchCollision: stitched deliveries of bodies that differ from
+// the recorded one under its identity (which a cache never serves). A
+// body that differs in markup first is parsed from there, and its answer
+// is right. One that ends inside a run already sent from its stored form
+// cannot be answered right: the response is cut (http.ErrAbortHandler),
+// never completed wrong.
 func TestStitchCollision(t *testing.T) {
 	orig := []byte(planPage)
-	changed := bytes.Replace(orig, []byte("lead text"), []byte("LEAD TEXT"), 1)
-	plans := newPlans(t, 1<<20)
-	h := mustNew(t, storedPage(orig, "HIT", 4096, false), stitchOpts(plans, esi.CodingGzip, false))
-	serve(h, planRequest("/page", "", "gzip"))
-	serve(h, planRequest("/page", "", "gzip")) // the runs are stored
-	lying := mustNew(t, storedPage(changed, "HIT", 4096, false), stitchOpts(plans, esi.CodingGzip, false))
-	ref := mustNew(t, storedPage(changed, "HIT", 4096, false), esi.Options{Fetcher: esi.FetchHandler(fragments()), Logger: discardLog()})
-	wantBody := serve(ref, planRequest("/page", "", "")).Body.String()
-	if got := decoded(t, serve(lying, planRequest("/page", "", "gzip"))); got != wantBody {
-		t.Fatalf("got %q\nwant %q", got, wantBody)
-	}
-	if st := plans.Stats(); st.Mismatch != 1 {
-		t.Fatalf("stats %+v", st)
+	markup := bytes.Replace(orig, []byte(`<esi:include src="/f/a"/> after`), []byte(`<esi:include src="/f/b"/> after`), 1)
+	for _, c := range []esi.Coding{esi.CodingGzip, esi.CodingZstd} {
+		plans := newPlans(t, 1<<20)
+		h := mustNew(t, storedPage(orig, "HIT", 4096, false), stitchOpts(plans, c, false))
+		serve(h, planRequest("/page", "", c.String()))
+		serve(h, planRequest("/page", "", c.String())) // the runs are stored
+		ref := mustNew(t, storedPage(markup, "HIT", 4096, false), esi.Options{Fetcher: esi.FetchHandler(fragments()), Logger: discardLog()})
+		wantBody := serve(ref, planRequest("/page", "", "")).Body.String()
+		lying := mustNew(t, lyingPage(markup, orig, "HIT", 4096, false), stitchOpts(plans, c, false))
+		if got := decoded(t, serve(lying, planRequest("/page", "", c.String()))); got != wantBody {
+			t.Fatalf("%v, markup: got %q\nwant %q", c, got, wantBody)
+		}
+		if st := plans.Stats(); st.Mismatch != 1 {
+			t.Fatalf("%v: stats %+v", c, st)
+		}
+		serve(h, planRequest("/page", "", c.String()))
+		serve(h, planRequest("/page", "", c.String()))
+		short := mustNew(t, lyingPage(orig[:len(orig)-300], orig, "HIT", 4096, false), stitchOpts(plans, c, false))
+		func() {
+			defer func() {
+				if v := recover(); v != http.ErrAbortHandler {
+					t.Fatalf("%v, shorter: recovered %v, want http.ErrAbortHandler", c, v)
+				}
+			}()
+			serve(short, planRequest("/page", "", c.String()))
+		}()
+		if st := plans.Stats(); st.Mismatch != 2 || st.Plans != 0 {
+			t.Fatalf("%v: stats %+v, want the plan dropped", c, st)
+		}
 	}
 }
 
@@ -527,5 +590,44 @@ func TestPlanNotReplayable(t *testing.T) {
 	}
 	if st := plans.Stats(); st.Recorded != 0 || st.Replayed != 0 || st.Plans != 1 {
 		t.Fatalf("stats %+v, want one entry saying no plan", st)
+	}
+}
+
+// TestPlanFromBuffers: a page handed over as a *net.Buffers (the server's
+// memory store does so) is parsed in place, recorded and replayed, plain
+// and stitched, in slices of any size.
+func TestPlanFromBuffers(t *testing.T) {
+	body := []byte(planPage)
+	wants := want(t, body)
+	for _, c := range []esi.Coding{esi.CodingNone, esi.CodingGzip, esi.CodingZstd} {
+		for _, chunk := range []int{1, 7, 1000, len(body)} {
+			page := func(w http.ResponseWriter, r *http.Request) {
+				storedAs(r, "HIT", bodyID(r.URL.RequestURI(), body))
+				w.Header().Set("Content-Type", "text/html")
+				var bufs net.Buffers
+				for i := 0; i < len(body); i += chunk {
+					bufs = append(bufs, body[i:min(i+chunk, len(body))])
+				}
+				if n, err := w.(io.ReaderFrom).ReadFrom(&bufs); n != int64(len(body)) || err != nil || len(bufs) != 0 {
+					t.Errorf("ReadFrom: %d, %v, %d slices left", n, err, len(bufs))
+				}
+			}
+			plans := newPlans(t, 1<<20)
+			opts := stitchOpts(plans, c, false)
+			if c == esi.CodingNone {
+				opts.Stitch = nil
+			}
+			h := mustNew(t, http.HandlerFunc(page), opts)
+			for round := range 3 {
+				for i, cookie := range planCookies {
+					if got := decoded(t, serve(h, planRequest("/page?x="+strconv.Itoa(i), cookie, c.String()))); got != wants[i] {
+						t.Fatalf("%v in slices of %d, round %d: got %q\nwant %q", c, chunk, round, got, wants[i])
+					}
+				}
+			}
+			if st := plans.Stats(); st.Recorded != 3 || st.Replayed != 6 || st.Mismatch != 0 {
+				t.Fatalf("%v in slices of %d: stats %+v", c, chunk, st)
+			}
+		}
 	}
 }

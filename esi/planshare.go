@@ -3,8 +3,8 @@ package esi
 import (
 	"context"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 )
@@ -22,16 +22,17 @@ type PlanShare interface {
 // shareTimeout bounds a load on the delivery path and a save after it.
 const shareTimeout = time.Second
 
-func (k planKey) String() string { return hex.EncodeToString(k[:]) }
+func (k planKey) String() string { return fmt.Sprintf("%016x", uint64(k)) }
 
 // planVersion starts an encoded plan: a layout written by another version
 // is not read.
-const planVersion = 1
+const planVersion = 2
 
-// encode writes a plan's steps (not the compressed forms of its runs,
-// which each server makes for itself).
+// encode writes a plan's key and steps (not the compressed forms of its
+// runs, which each server makes for itself).
 func (pl *plan) encode() []byte {
 	b := []byte{planVersion}
+	b = binary.LittleEndian.AppendUint64(b, uint64(pl.key))
 	b = binary.AppendUvarint(b, uint64(pl.size))
 	b = binary.AppendUvarint(b, uint64(len(pl.steps)))
 	for i := range pl.steps {
@@ -41,12 +42,10 @@ func (pl *plan) encode() []byte {
 		switch s.kind {
 		case stepMarkup:
 			b = append(b, s.data...)
-		default:
+		case stepText:
 			b = binary.LittleEndian.AppendUint32(b, s.crc)
-			if s.kind == stepText {
-				b = append(b, byte(len(s.guard)))
-				b = append(b, s.guard...)
-			}
+			b = append(b, byte(len(s.guard)))
+			b = append(b, s.guard...)
 		}
 	}
 	return b
@@ -57,10 +56,11 @@ var errPlanEncoding = errors.New("esi: malformed parse plan")
 // decodePlan reads what encode wrote, checking that it describes a plan
 // this package could have recorded: it comes from outside the process.
 func decodePlan(b []byte) (*plan, error) {
-	if len(b) == 0 || b[0] != planVersion {
+	if len(b) < 9 || b[0] != planVersion {
 		return nil, errPlanEncoding
 	}
-	b = b[1:]
+	key := planKey(binary.LittleEndian.Uint64(b[1:]))
+	b = b[9:]
 	uvarint := func() (uint64, bool) {
 		v, n := binary.Uvarint(b)
 		if n <= 0 {
@@ -74,7 +74,7 @@ func decodePlan(b []byte) (*plan, error) {
 	if !ok1 || !ok2 || count > maxPlanSteps || size > 1<<50 {
 		return nil, errPlanEncoding
 	}
-	pl := &plan{size: int64(size), steps: make([]step, 0, min(count, uint64(len(b))))}
+	pl := &plan{key: key, size: int64(size), steps: make([]step, 0, min(count, uint64(len(b))))}
 	var total int64
 	cost := int64(stepCost)
 	for range count {
@@ -95,19 +95,15 @@ func decodePlan(b []byte) (*plan, error) {
 			}
 			s.data, b = append([]byte(nil), b[:int(n)]...), b[int(n):]
 			cost += s.n
-		case stepText, stepRemoved:
-			if len(b) < 4 {
+		case stepText:
+			if len(b) < 5 || int(b[4]) > guardLen || len(b) < 5+int(b[4]) {
 				return nil, errPlanEncoding
 			}
 			s.crc, b = binary.LittleEndian.Uint32(b), b[4:]
-			if s.kind == stepText {
-				if len(b) == 0 || int(b[0]) > guardLen || len(b) < 1+int(b[0]) {
-					return nil, errPlanEncoding
-				}
-				s.guard, b = append([]byte(nil), b[1:1+b[0]]...), b[1+b[0]:]
-				s.run = new(storedRun)
-				cost += guardLen
-			}
+			s.guard, b = append([]byte(nil), b[1:1+b[0]]...), b[1+b[0]:]
+			s.run = new(storedRun)
+			cost += guardLen
+		case stepRemoved:
 		default:
 			return nil, errPlanEncoding
 		}
@@ -140,7 +136,12 @@ func (p *page) loadShared(store *PlanStore, key planKey) *plan {
 			slog.String("uri", p.req.URL.RequestURI()))
 		return nil
 	}
-	pl.key = key
+	if pl.key != key {
+		// Saved under another body's name: it describes other bytes.
+		p.h.log.LogAttrs(p.ctx, slog.LevelWarn, "esi: a shared parse plan is of another stored body, not used",
+			slog.String("uri", p.req.URL.RequestURI()), slog.String("body", key.String()), slog.String("plan_body", pl.key.String()))
+		return nil
+	}
 	if !store.put(pl, true) {
 		return nil
 	}

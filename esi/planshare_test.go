@@ -1,8 +1,10 @@
 package esi_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -72,7 +74,9 @@ func TestPlanShare(t *testing.T) {
 	if a, b := plansA.Stats(), plansB.Stats(); a.Recorded != 1 || b.Recorded != 0 || b.Loaded != 1 || b.Replayed != 1 {
 		t.Fatalf("A %+v, B %+v", a, b)
 	}
+	var good []byte
 	for k, v := range share.m {
+		good = v
 		share.m[k] = v[:len(v)-1] // damaged
 	}
 	plansC, getC := server()
@@ -81,5 +85,23 @@ func TestPlanShare(t *testing.T) {
 	}
 	if c := plansC.Stats(); c.Loaded != 0 || c.Recorded != 1 {
 		t.Fatalf("C %+v: the damaged plan was used", c)
+	}
+
+	// A plan saved under the name of another stored body (a forced
+	// collision) describes other bytes: it is not used.
+	other := bytes.Replace(body, []byte(`<esi:include src="/f/a"/> after`), []byte(`<esi:include src="/f/b"/> after`), 1)
+	otherWants := want(t, other)
+	share.mu.Lock()
+	share.m = map[string][]byte{fmt.Sprintf("%016x", bodyID("/page?x=0", other)): good}
+	share.mu.Unlock()
+	log, sink := newLog()
+	plansD := newPlans(t, 1<<20)
+	d := mustNew(t, storedPage(other, "HIT", 333, false), esi.Options{
+		Fetcher: esi.FetchHandler(fragments()), Plans: plansD, PlanShare: share, Logger: log})
+	if got := serve(d, planRequest("/page?x=0", planCookies[0], "")).Body.String(); got != otherWants[0] {
+		t.Fatalf("server D: %q", got)
+	}
+	if st := plansD.Stats(); st.Loaded != 0 || st.Recorded != 1 || sink.count("of another stored body") != 1 {
+		t.Fatalf("D %+v: the plan of another body was used\n%s", st, sink)
 	}
 }

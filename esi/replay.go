@@ -2,8 +2,8 @@ package esi
 
 import (
 	"bytes"
-	"hash/crc32"
 	"log/slog"
+	"net/http"
 )
 
 // replay is a page's progress through a parse plan. The parser is fed
@@ -14,20 +14,21 @@ import (
 // at the same byte.
 type replay struct {
 	pl   *plan
-	si   int    // the step being matched
-	done int64  // bytes of it taken so far
-	crc  uint32 // of those bytes, for a run
+	si   int   // the step being matched
+	done int64 // bytes of it taken so far
 	// fed: the current run goes to the parser rather than being skipped
 	// (a run of an <esi:remove> block, or a run the parser must see).
 	fed bool
+	// sent: the current run went out from its stored compressed form when
+	// it began (stitching); its bytes are only counted as they come.
+	sent bool
 	// held are the bytes of a skipped run that straddles pieces of the
-	// body, kept until the run is checked: a run is written only once its
-	// CRC-32 and the bytes after it are known to be the plan's.
+	// body, kept until the bytes after it are known to be the plan's.
 	held  []seg
 	arena *chunk // where held bytes that were only lent are copied
 	fill  int
-	// guarding: the held run is checked, the bytes after it are awaited;
-	// after are those that came so far (copied: at most guardLen).
+	// guarding: the run is taken, the bytes after it are awaited; after
+	// are those that came so far (copied: at most guardLen).
 	guarding bool
 	after    []byte
 }
@@ -68,39 +69,32 @@ func (p *page) replayStep(b []byte) int {
 	}
 	if rp.done == 0 {
 		rp.fed = s.kind == stepRemoved || !p.parser.clean()
+		rp.sent = !rp.fed && p.sendStored(s)
 	}
-	if rp.fed {
+	switch {
+	case rp.fed:
 		// The parser sees these bytes: the output is right whatever they
-		// are, and the plan holds on only if they are the plan's.
-		rp.crc = crc32.Update(rp.crc, crc32.IEEETable, b[:k])
+		// are.
 		p.parser.Feed(b[:k])
-		if rp.done+int64(k) == s.n && rp.crc != s.crc {
-			rp.done += int64(k)
-			p.endReplay(true)
-			return k
-		}
 		p.next(rp, int64(k))
 		return k
-	}
-	if rp.done == 0 && len(b) >= int(s.n)+len(s.guard) {
+	case rp.sent:
+		rp.done += int64(k)
+	case rp.done == 0 && len(b) >= int(s.n)+len(s.guard):
 		// The run and the bytes after it are in this piece: checked and
 		// written from it.
-		if crc32.ChecksumIEEE(b[:k]) != s.crc || !bytes.Equal(b[k:k+len(s.guard)], s.guard) {
+		if !bytes.Equal(b[k:k+len(s.guard)], s.guard) {
 			p.endReplay(true)
 			return 0
 		}
 		p.replayRun(s, []seg{{data: b[:k], c: p.cur}})
 		p.next(rp, int64(k))
 		return k
-	}
-	rp.crc = crc32.Update(rp.crc, crc32.IEEETable, b[:k])
-	p.hold(b[:k])
-	rp.done += int64(k)
-	switch {
-	case rp.done < s.n:
-	case rp.crc != s.crc:
-		p.endReplay(true) // the held bytes go to the parser
 	default:
+		p.hold(b[:k])
+		rp.done += int64(k)
+	}
+	if rp.done == s.n {
 		rp.guarding = true
 		if len(s.guard) == 0 {
 			p.replayGuard(nil)
@@ -109,9 +103,24 @@ func (p *page) replayStep(b []byte) int {
 	return k
 }
 
-// replayGuard takes the bytes after a held run that is checked, until
-// there are as many as the plan's guard: then the run is written, and
-// those bytes replayed as the start of what follows it.
+// sendStored writes the run s from its stored form in the page's coding,
+// when the page is stitched and that form is made, as the run begins:
+// the plan is the stored body's own (keyed on its identity), so the run's
+// bytes are not needed. It reports whether it did.
+func (p *page) sendStored(s *step) bool {
+	if p.stitch == nil || s.run.form(p.stitch.coding) == nil {
+		return false
+	}
+	p.parser.skip(s.n)
+	if !p.skipping() {
+		_ = p.dst.stored(s) // a write error is kept by the output
+	}
+	return true
+}
+
+// replayGuard takes the bytes after a taken run, until there are as many
+// as the plan's guard: then the run is written, unless it went out
+// already, and those bytes replayed as the start of what follows it.
 func (p *page) replayGuard(b []byte) int {
 	rp := p.rp
 	s := &rp.pl.steps[rp.si]
@@ -124,8 +133,10 @@ func (p *page) replayGuard(b []byte) int {
 	if len(rp.after) < len(s.guard) {
 		return k
 	}
-	p.replayRun(s, rp.held)
-	rp.releaseHeld()
+	if !rp.sent {
+		p.replayRun(s, rp.held)
+		rp.releaseHeld()
+	}
 	rp.guarding = false
 	p.next(rp, 0)
 	after := rp.after
@@ -142,13 +153,14 @@ func (p *page) next(rp *replay, n int64) {
 	rp.done += n
 	if rp.done == rp.pl.steps[rp.si].n {
 		rp.si++
-		rp.done, rp.crc = 0, 0
+		rp.done, rp.sent = 0, false
 	}
 }
 
-// replayRun writes a checked run, whose bytes are parts, as a full parse
-// would have: as text events. The parser skips the run without scanning
-// it. A stitched page writes the run from its stored compressed form.
+// replayRun writes a run, whose bytes are parts, as a full parse would
+// have: as text events. The parser skips the run without scanning it. A
+// stitched page writes the run from its stored compressed form, made from
+// parts the first time.
 func (p *page) replayRun(s *step, parts []seg) {
 	off := p.parser.off
 	p.parser.skip(s.n)
@@ -172,7 +184,7 @@ func (p *page) replayRun(s *step, parts []seg) {
 	p.cur = cur
 }
 
-// hold keeps b, part of a run being checked: by reference when it lies in
+// hold keeps b, part of a run whose guard is awaited: by reference when it lies in
 // a chunk the page owns, else copied.
 func (p *page) hold(b []byte) {
 	rp := p.rp
@@ -205,13 +217,23 @@ func (rp *replay) releaseHeld() {
 
 // endReplay stops replaying. mismatch says the body departed from the
 // plan, which is dropped from the store. What the replay took and did not
-// hand on (a run being checked, the bytes after it) goes to the parser,
-// which parses the rest of the body.
+// hand on (a run awaiting its guard, the bytes after it) goes to the
+// parser, which parses the rest of the body. A run that went out from its
+// stored form before the body departed cannot be taken back: that cannot
+// happen to a plan keyed on its body's identity, unless the store or the
+// plan is broken, and the response is then cut, so that the client sees a
+// broken transfer rather than a wrong page.
 func (p *page) endReplay(mismatch bool) {
 	rp := p.rp
 	p.rp = nil
 	if mismatch {
 		rp.pl.store.drop(rp.pl)
+		if rp.sent {
+			p.h.log.LogAttrs(p.ctx, slog.LevelError, "esi: the stored page differs from its parse plan after a run was sent from it, response cut",
+				slog.String("uri", p.req.URL.RequestURI()), slog.Int64("offset", p.parser.off))
+			rp.release()
+			panic(http.ErrAbortHandler)
+		}
 		p.h.log.LogAttrs(p.ctx, slog.LevelInfo, "esi: the page differs from its parse plan, parsed instead from the first byte that differs",
 			slog.String("uri", p.req.URL.RequestURI()), slog.Int64("offset", p.parser.off))
 	}

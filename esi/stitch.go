@@ -90,27 +90,34 @@ var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255}
 // a stream whose blocks were all cut with sync flushes.
 var finalBlock = []byte{0x03, 0x00}
 
-// maxZstdSpan bounds the plain bytes gathered for one live zstd frame.
-const maxZstdSpan = 128 << 10
+// maxSpan bounds the plain bytes gathered for one live span.
+const maxSpan = 128 << 10
+
+// maxStoredSpan is the largest live span written uncompressed (a stored
+// deflate block, a raw zstd block), as Varnish writes the fragments it
+// did not get gzipped: compressing a fragment of a few hundred bytes
+// costs more than the bytes it saves.
+const maxStoredSpan = 1 << 10
 
 // stitcher writes a response in one coding from plain bytes, compressed
-// as they come (live), and from stored runs, written as they were
-// compressed once. A live span ends wherever a stored run or a flush
-// comes: a gzip span with a sync flush, which byte-aligns the stream, and
-// a zstd span as a frame of its own. The stored runs never refer to bytes
-// before them, so the pieces join: one gzip member whose trailer combines
-// the CRC-32 of every piece, or a sequence of zstd frames.
+// live, and from stored runs, written as they were compressed once. The
+// plain bytes between two stored runs or flushes are gathered into a live
+// span, compressed when it ends: for gzip, raw deflate ended with a sync
+// flush, which byte-aligns the stream, or a stored block; for zstd, a
+// frame of its own. The stored runs never refer to bytes before them, so
+// the pieces join: one gzip member whose trailer combines the CRC-32 of
+// every piece, or a sequence of zstd frames.
 type stitcher struct {
 	w      io.Writer
 	coding Coding
 	level  int
 	begun  bool
 
-	fw   *flate.Writer // gzip: the live span's compressor, nil between spans
-	crc  uint32
+	crc  uint32 // gzip: of the plain bytes so far
 	size int64
 
-	span []byte // zstd: plain bytes of the live span
+	span []byte // plain bytes of the live span
+	out  []byte // the live span compressed
 	any  bool   // zstd: a frame was written
 }
 
@@ -132,38 +139,66 @@ func (s *stitcher) Write(b []byte) (int, error) {
 	if err := s.begin(); err != nil {
 		return 0, err
 	}
-	if s.coding == CodingZstd {
-		s.span = append(s.span, b...)
-		if len(s.span) >= maxZstdSpan {
-			if err := s.endSpan(); err != nil {
-				return 0, err
-			}
+	s.span = append(s.span, b...)
+	if len(s.span) >= maxSpan {
+		if err := s.endSpan(); err != nil {
+			return 0, err
 		}
-		return len(b), nil
 	}
-	if s.fw == nil {
-		s.fw = deflaters.get(s.level, s.w)
-	}
-	s.crc = crc32.Update(s.crc, crc32.IEEETable, b)
-	s.size += int64(len(b))
-	return s.fw.Write(b)
+	return len(b), nil
 }
 
-// endSpan ends the live span, if any, on a byte boundary.
+// endSpan compresses and writes the live span, if any, ending on a byte
+// boundary.
 func (s *stitcher) endSpan() error {
-	switch {
-	case s.fw != nil:
-		err := s.fw.Flush()
-		deflaters.put(s.level, s.fw)
-		s.fw = nil
-		return err
-	case len(s.span) > 0:
-		frame := zstdEncoder(s.level).EncodeAll(s.span, nil)
-		s.span, s.any = s.span[:0], true
-		_, err := s.w.Write(frame)
-		return err
+	if len(s.span) == 0 {
+		return nil
 	}
-	return nil
+	out := s.out[:0]
+	switch {
+	case s.coding == CodingZstd && len(s.span) <= maxStoredSpan:
+		out, s.any = rawZstdFrame(out, s.span), true
+	case s.coding == CodingZstd:
+		out, s.any = zstdEncoder(s.level).EncodeAll(s.span, out), true
+	case len(s.span) <= maxStoredSpan:
+		out = storedBlock(out, s.span)
+	default:
+		buf := bytes.NewBuffer(out)
+		fw := deflaters.get(s.level, buf)
+		_, _ = fw.Write(s.span) // a bytes.Buffer does not fail
+		_ = fw.Flush()
+		deflaters.put(s.level, fw)
+		out = buf.Bytes()
+	}
+	if s.coding == CodingGzip {
+		s.crc = crc32.Update(s.crc, crc32.IEEETable, s.span)
+		s.size += int64(len(s.span))
+	}
+	s.span, s.out = s.span[:0], out
+	_, err := s.w.Write(out)
+	return err
+}
+
+// storedBlock appends p as a deflate stored block, not final: p is at
+// most 65535 bytes, and the stream is byte-aligned before and after it.
+func storedBlock(dst, p []byte) []byte {
+	n := uint16(len(p))
+	dst = append(dst, 0, byte(n), byte(n>>8), byte(^n), byte(^n>>8))
+	return append(dst, p...)
+}
+
+// rawZstdFrame appends p, at most 65791 bytes, as a zstd frame of one raw
+// block: a single segment whose content size is given, without checksum.
+func rawZstdFrame(dst, p []byte) []byte {
+	dst = append(dst, 0x28, 0xb5, 0x2f, 0xfd)
+	if n := len(p); n < 256 {
+		dst = append(dst, 0x20, byte(n)) // single segment, 1-byte size
+	} else {
+		dst = append(dst, 0x60, byte(n-256), byte((n-256)>>8)) // 2-byte size, less 256
+	}
+	h := uint32(len(p))<<3 | 1 // last block, raw
+	dst = append(dst, byte(h), byte(h>>8), byte(h>>16))
+	return append(dst, p...)
 }
 
 // stored writes a run from its stored form.
@@ -228,14 +263,6 @@ func (s *stitcher) close() error {
 		}
 	}
 	return nil
-}
-
-// release returns a compressor still held after a failed response.
-func (s *stitcher) release() {
-	if s.fw != nil {
-		deflaters.put(s.level, s.fw)
-		s.fw = nil
-	}
 }
 
 // storedForm makes sure the run of st has its compressed form in coding c

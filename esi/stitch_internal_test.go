@@ -1,0 +1,48 @@
+package esi
+
+import (
+	"bytes"
+	"compress/flate"
+	"io"
+	"os/exec"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// TestStoredSpans: the uncompressed forms of small live spans decode, by
+// Go's decoders and by the zstd tool where it is installed, at the sizes
+// where their headers change.
+func TestStoredSpans(t *testing.T) {
+	for _, n := range []int{1, 255, 256, 257, 1000, maxStoredSpan} {
+		p := bytes.Repeat([]byte("0123456789abcdef"), n/16+1)[:n]
+		// Two blocks, then an empty final one: what a stitched stream is.
+		var d []byte
+		d = storedBlock(d, p)
+		d = storedBlock(d, p)
+		d = append(d, finalBlock...)
+		got, err := io.ReadAll(flate.NewReader(bytes.NewReader(d)))
+		if err != nil || !bytes.Equal(got, append(bytes.Clone(p), p...)) {
+			t.Fatalf("deflate, %d bytes: %v, got %d bytes", n, err, len(got))
+		}
+		z := rawZstdFrame(nil, p)
+		z = rawZstdFrame(z, p)
+		zr, err := zstd.NewReader(bytes.NewReader(z))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err = io.ReadAll(zr)
+		zr.Close()
+		if err != nil || !bytes.Equal(got, append(bytes.Clone(p), p...)) {
+			t.Fatalf("zstd, %d bytes: %v, got %d bytes", n, err, len(got))
+		}
+		if _, lerr := exec.LookPath("zstd"); lerr == nil {
+			cmd := exec.Command("zstd", "-dc")
+			cmd.Stdin = bytes.NewReader(z)
+			out, err := cmd.Output()
+			if err != nil || !bytes.Equal(out, got) {
+				t.Fatalf("zstd -dc, %d bytes: %v, %d bytes", n, err, len(out))
+			}
+		}
+	}
+}
