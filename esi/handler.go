@@ -262,12 +262,14 @@ func (rw *responseWriter) stitchCoding(status int, hdr http.Header) Coding {
 	if st == nil || rw.mode == modePass || rw.fragment {
 		return CodingNone
 	}
+	// A response that is not stitched is the compression filter's to
+	// vary, if it compresses it: not stitching adds no Vary.
+	if !stitchable(rw.r, status, hdr) {
+		return CodingNone
+	}
 	coding, vary := st.Choose(rw.r)
 	if vary && !header.HasToken(hdr["Vary"], "accept-encoding") && !header.HasToken(hdr["Vary"], "*") {
 		hdr["Vary"] = append(hdr["Vary"], "Accept-Encoding")
-	}
-	if !stitchable(rw.r, status, hdr) {
-		return CodingNone
 	}
 	return coding
 }

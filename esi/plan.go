@@ -68,6 +68,17 @@ func (r *storedRun) form(c Coding) []byte {
 	return r.gzip
 }
 
+// drop forgets the run's stored form in c: the store could not keep it.
+func (r *storedRun) drop(c Coding) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c == CodingZstd {
+		r.zstd = nil
+	} else {
+		r.gzip = nil
+	}
+}
+
 // plan is the parse of one stored object.
 type plan struct {
 	key planKey
@@ -192,16 +203,23 @@ func (s *PlanStore) drop(pl *plan) {
 }
 
 // grow charges n more bytes to a plan held in the store (a run's
-// compressed form was added). A plan no longer held charges nothing.
-func (s *PlanStore) grow(pl *plan, n int64) {
+// compressed form was added) and reports whether they may be kept. A plan
+// no longer held charges nothing; one that would outgrow the whole store
+// keeps its forms no more, and evicts nothing: each delivery would
+// otherwise empty the store.
+func (s *PlanStore) grow(pl *plan, n int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.plans[pl.key] != pl {
-		return
+		return true
+	}
+	if pl.cost+n > s.max {
+		return false
 	}
 	pl.cost += n
 	s.used += n
 	s.evict()
+	return true
 }
 
 func (s *PlanStore) remove(pl *plan) {

@@ -168,11 +168,16 @@ func (p *page) replayRun(s *step, parts []seg) {
 		if p.skipping() {
 			return
 		}
+		kept := true
 		if n := storedForm(s, p.stitch.coding, p.stitch.level, parts); n > 0 {
-			p.rp.pl.store.grow(p.rp.pl, n)
+			if kept = p.rp.pl.store.grow(p.rp.pl, n); !kept {
+				s.run.drop(p.stitch.coding) // compressed live below
+			}
 		}
-		_ = p.dst.stored(s) // a write error is kept by the output
-		return
+		if kept {
+			_ = p.dst.stored(s) // a write error is kept by the output
+			return
+		}
 	}
 	cur := p.cur
 	for _, part := range parts {

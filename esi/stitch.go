@@ -280,7 +280,8 @@ func storedForm(st *step, c Coding, level int, parts []seg) int64 {
 		}
 		_ = fw.Flush()
 		deflaters.put(level, fw)
-		r.gzip = b.Bytes()
+		// Kept at its size: the zone is charged len, so cap must match.
+		r.gzip = bytes.Clone(b.Bytes())
 		return int64(len(r.gzip))
 	case c == CodingZstd && r.zstd == nil:
 		var plain []byte
@@ -291,7 +292,8 @@ func storedForm(st *step, c Coding, level int, parts []seg) int64 {
 				plain = append(plain, p.data...)
 			}
 		}
-		r.zstd = zstdEncoder(level).EncodeAll(plain, nil)
+		// EncodeAll allocates for the worst case; kept at its size.
+		r.zstd = bytes.Clone(zstdEncoder(level).EncodeAll(plain, nil))
 		return int64(len(r.zstd))
 	}
 	return 0

@@ -12,6 +12,7 @@ package esimod
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -239,7 +240,7 @@ func (lc *locConf) planOptions(l *server.Location, opts *esi.Options) error {
 		opts.Plans = z.store
 		if redisStoreOf != nil {
 			if rs := redisStoreOf(l); rs != nil {
-				opts.PlanShare = planShare{rs}
+				opts.PlanShare = planShare{store: rs, max: z.size}
 			}
 		}
 	}
@@ -255,7 +256,10 @@ func (lc *locConf) planOptions(l *server.Location, opts *esi.Options) error {
 
 // planShare keeps parse plans as entries of a cache store, beside the
 // pages, under keys of their own.
-type planShare struct{ store cache.Store }
+type planShare struct {
+	store cache.Store
+	max   int64 // the zone's size: a larger plan could not be kept
+}
 
 // planKeyPrefix keeps plan entries apart from the pages' keys.
 const planKeyPrefix = "esi_plan:"
@@ -271,11 +275,27 @@ func (s planShare) Load(ctx context.Context, key string) ([]byte, error) {
 		return nil, err
 	}
 	defer obj.Close()
-	var b bytes.Buffer
-	if _, err := obj.WriteTo(&b); err != nil {
+	// Redis is shared: what it holds is read within a bound.
+	b := &boundedBuffer{max: s.max}
+	if _, err := obj.WriteTo(b); err != nil {
 		return nil, fmt.Errorf("read shared plan: %w", err)
 	}
 	return b.Bytes(), nil
+}
+
+// boundedBuffer is a bytes.Buffer that refuses to grow beyond max bytes.
+type boundedBuffer struct {
+	bytes.Buffer
+	max int64
+}
+
+var errPlanTooBig = errors.New("larger than the plan zone")
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	if int64(b.Len())+int64(len(p)) > b.max {
+		return 0, errPlanTooBig
+	}
+	return b.Buffer.Write(p)
 }
 
 func (s planShare) Save(ctx context.Context, key string, plan []byte) error {
