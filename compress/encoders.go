@@ -3,11 +3,15 @@ package compress
 import (
 	"fmt"
 	"io"
+	"math"
 	"math/bits"
 	"sync"
 
+	andybrotli "github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/mosaic-edge/mosaic/brotli"
 )
 
 // encoder is what the three codings' stream writers have in common.
@@ -15,6 +19,82 @@ type encoder interface {
 	io.Writer
 	Flush() error
 	Close() error
+}
+
+// brotliStream is a response's brotli encoder. Levels ownBrotliMin to
+// ownBrotliMax are served by mosaic's own encoder (package brotli), which
+// at those levels is faster than andybalholm/brotli with smaller output
+// summed over the corpus; the other levels, which the own encoder does not
+// implement yet, by andybalholm/brotli. The README's "Which encoder serves
+// which brotli level" has the figures. Both keep their memory across Reset.
+type brotliStream interface {
+	encoder
+	Reset(io.Writer)
+}
+
+// The levels the own encoder serves, as measured; a level it comes to
+// implement moves over when it is measured faster at no larger size.
+const (
+	ownBrotliMin = 1
+	ownBrotliMax = 4
+)
+
+func ownBrotli(level int) bool { return level >= ownBrotliMin && level <= ownBrotliMax }
+
+// brotliBody is what a response tells its brotli encoder about the body:
+// its declared length (-1 when unknown), which the own encoder takes as a
+// size hint for its hash table, and whether it is a font.
+type brotliBody struct {
+	length int64
+	font   bool
+}
+
+// newBrotli returns an encoder for key, started on a response to dst.
+func newBrotli(key encoderKey, dst io.Writer, body brotliBody) brotliStream {
+	if ownBrotli(key.quality) {
+		w := new(brotli.Writer)
+		startOwnBrotli(w, key, dst, body)
+		return w
+	}
+	return andybrotli.NewWriterOptions(dst, andybrotli.WriterOptions{Quality: key.quality, LGWin: key.lgwin})
+}
+
+// resetBrotli starts a reused encoder of key on a response to dst.
+func resetBrotli(w brotliStream, key encoderKey, dst io.Writer, body brotliBody) {
+	if own, ok := w.(*brotli.Writer); ok {
+		startOwnBrotli(own, key, dst, body)
+		return
+	}
+	w.Reset(dst)
+}
+
+func startOwnBrotli(w *brotli.Writer, key encoderKey, dst io.Writer, body brotliBody) {
+	opts := brotli.Options{Quality: key.quality, LGWin: key.lgwin}
+	if body.length > 0 && body.length <= math.MaxInt32 {
+		opts.SizeHint = int(body.length)
+	}
+	if body.font {
+		opts.Mode = brotli.ModeFont
+	}
+	// This cannot fail: ownBrotli admitted the quality, and the window is
+	// 10 to 24 bits since Validate checked brotli_window.
+	_ = w.ResetOptions(dst, opts)
+}
+
+// fontType reports whether mt (lower case, without parameters) is an
+// uncompressed TrueType or OpenType font, which the own encoder compresses
+// in font mode as ngx_mbrotli does. WOFF and WOFF2 are compressed already
+// and stay in generic mode, as does every type at the levels andybalholm
+// serves (its options have no mode).
+func fontType(mt string) bool {
+	switch mt {
+	case "font/ttf", "font/otf", "font/sfnt", "font/collection", "font/eot",
+		"font/opentype", "font/truetype", "application/font-sfnt",
+		"application/vnd.ms-fontobject", "application/x-font-ttf",
+		"application/x-font-truetype", "application/x-font-opentype", "application/x-font-otf":
+		return true
+	}
+	return false
 }
 
 // brotliWindowBits returns the smallest window that holds a body of length

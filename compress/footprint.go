@@ -13,11 +13,12 @@ import (
 // grown. The encoder does not report this, so it is measured by walking the
 // encoder's fields with reflection (read-only), counting each backing array
 // once. Memory every encoder shares, such as the static dictionary, is
-// excluded by subtracting what a fresh encoder reaches.
+// excluded by subtracting what a fresh andybalholm encoder reaches (the own
+// encoder shares nothing).
 //
 // The walk visits a few dozen fields and skips arrays of plain values, so it
 // costs microseconds; it runs only for the bounded retention policy.
-func encoderFootprint(w *brotli.Writer) int64 {
+func encoderFootprint(w brotliStream) int64 {
 	f := footprint{skip: sharedRegions(), seen: map[uintptr]uintptr{}}
 	f.pointer(reflect.ValueOf(w))
 	return f.total

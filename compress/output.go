@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
@@ -16,8 +15,9 @@ import (
 type compression struct {
 	coding Encoding
 	enc    encoder
-	bw     *brotli.Writer
+	bw     brotliStream
 	bkey   encoderKey
+	bbody  brotliBody
 	zw     *zstd.Encoder
 	zwin   int
 	gw     *gzip.Writer
@@ -62,6 +62,7 @@ func (w *responseWriter) startEncoder(e Encoding, length int64) error {
 	switch e {
 	case Brotli:
 		w.bkey = encoderKey{retention: w.cfg.retention, quality: c.level, lgwin: brotliWindowBits(w.cfg.brotliBits, length)}
+		w.bbody = brotliBody{length: length, font: fontType(lowerMediaType(w.rw.Header().Get("Content-Type")))}
 		if length > 0 && length <= oneShotMax {
 			w.holdInput(length)
 		} else {
@@ -102,14 +103,14 @@ func (w *responseWriter) takeBrotli() {
 	reused := false
 	dst := (*encoderSink)(w)
 	if w.cfg.brotliReuse {
-		w.bw, reused = w.cfg.pool.get(w.bkey, dst)
+		w.bw, reused = w.cfg.pool.get(w.bkey, dst, w.bbody)
 	} else {
-		w.bw = brotli.NewWriterOptions(dst, brotli.WriterOptions{Quality: w.bkey.quality, LGWin: w.bkey.lgwin})
+		w.bw = newBrotli(w.bkey, dst, w.bbody)
 	}
 	w.enc = w.bw
 	if lg := w.cfg.logger; lg != nil && lg.Enabled(w.req.Context(), slog.LevelDebug) {
-		lg.DebugContext(w.req.Context(), "brotli encoder", "reused", reused,
-			"quality", w.bkey.quality, "window", w.bkey.lgwin, "policy", w.bkey.retention.Policy.String())
+		lg.DebugContext(w.req.Context(), "brotli encoder", "reused", reused, "own", ownBrotli(w.bkey.quality),
+			"quality", w.bkey.quality, "window", w.bkey.lgwin, "font", w.bbody.font, "policy", w.bkey.retention.Policy.String())
 	}
 }
 

@@ -4,8 +4,6 @@ import (
 	"io"
 	"slices"
 	"sync"
-
-	"github.com/andybalholm/brotli"
 )
 
 // MaxIdleEncoders is the largest brotli_idle_encoders value.
@@ -38,7 +36,7 @@ type encoderKey struct {
 
 type idleEncoder struct {
 	key encoderKey
-	w   *brotli.Writer
+	w   brotliStream
 }
 
 // PoolStats counts what a pool did. Released counts encoders dropped for
@@ -66,9 +64,9 @@ func (p *EncoderPool) Stats() PoolStats {
 	return PoolStats{Idle: len(p.idle), Reused: p.reused, Allocated: p.allocated, Released: p.released}
 }
 
-// get returns an encoder for key writing to dst: an idle one with the same
-// key (reused is true), or a new one.
-func (p *EncoderPool) get(key encoderKey, dst io.Writer) (w *brotli.Writer, reused bool) {
+// get returns an encoder for key started on a response to dst: an idle one
+// with the same key (reused is true), or a new one.
+func (p *EncoderPool) get(key encoderKey, dst io.Writer, body brotliBody) (w brotliStream, reused bool) {
 	p.mu.Lock()
 	for i := len(p.idle) - 1; i >= 0; i-- {
 		if p.idle[i].key == key {
@@ -76,7 +74,7 @@ func (p *EncoderPool) get(key encoderKey, dst io.Writer) (w *brotli.Writer, reus
 			p.idle = slices.Delete(p.idle, i, i+1)
 			p.reused++
 			p.mu.Unlock()
-			w.Reset(dst)
+			resetBrotli(w, key, dst, body)
 			return w, true
 		}
 	}
@@ -96,12 +94,12 @@ func (p *EncoderPool) get(key encoderKey, dst io.Writer) (w *brotli.Writer, reus
 	}
 	p.allocated++
 	p.mu.Unlock()
-	return brotli.NewWriterOptions(dst, brotli.WriterOptions{Quality: key.quality, LGWin: key.lgwin}), false
+	return newBrotli(key, dst, body), false
 }
 
 // put returns an encoder after its response, or frees it as the retention
 // policy and the pool's size say.
-func (p *EncoderPool) put(key encoderKey, w *brotli.Writer) {
+func (p *EncoderPool) put(key encoderKey, w brotliStream) {
 	// Detach the response's writer so that an idle encoder keeps nothing
 	// of the response alive.
 	w.Reset(nil)
