@@ -233,7 +233,8 @@ func TestPlanSplitAtEveryByte(t *testing.T) {
 			t.Fatalf("split at %d:\ngot  %q\nwant %q", k, got, wants[i])
 		}
 	}
-	if st := plans.Stats(); st.Mismatch != 0 || st.Recorded != 3 {
+	// Every split delivery but the few that recorded was a replay.
+	if st := plans.Stats(); st.Mismatch != 0 || st.Recorded != 3 || st.Replayed < int64(len(body)-1-3) {
 		t.Fatalf("stats %+v", st)
 	}
 }
