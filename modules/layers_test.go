@@ -3,6 +3,7 @@ package modules
 import (
 	"encoding/json"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -12,13 +13,19 @@ const mod = "github.com/mosaic-edge/mosaic/"
 // libraries are the packages usable as net/http handlers on their own.
 var libraries = []string{"access", "accesslog", "auth", "autoindex", "cache", "compress", "esi", "fastcgi", "headers", "limit", "proxy", "realip", "rewrite", "ssi", "static", "status", "throttle", "uwsgi", "vmap"}
 
+// codecs are public packages that are not handlers: formats any layer
+// may use, which themselves import nothing of the repository but internal/*
+// (the layer rule for libraries checks that).
+var codecs = []string{"brotli"}
+
 // allowed says which of the repository's packages a layer may import
 // (directly or not): a library, the standard library and its chosen
-// dependencies aside, only vars and internal/*; the server, no library and
-// no wiring (its test helpers under server/ import the server itself).
+// dependencies aside, only vars, internal/* and the codecs; the server, no
+// library and no wiring (its test helpers under server/ import the server
+// itself).
 func allowed(layer, dep string) bool {
 	switch {
-	case dep == "vars" || strings.HasPrefix(dep, "internal/"):
+	case dep == "vars" || strings.HasPrefix(dep, "internal/") || slices.Contains(codecs, dep):
 		return true
 	case layer == "server":
 		return dep == "conf" || dep == "http1" || dep == "server"
@@ -69,7 +76,7 @@ func TestLayers(t *testing.T) {
 			}
 		}
 	}
-	for _, lib := range append(libraries, "server", "http1", "conf", "vars") {
+	for _, lib := range append(append(libraries, codecs...), "server", "http1", "conf", "vars") {
 		if !seen[lib] {
 			t.Errorf("package %s not found by go list", lib)
 		}
