@@ -95,16 +95,8 @@ func (o *output) text(data []byte, c *chunk, stable bool) error {
 	if o.err != nil {
 		return o.err
 	}
-	if o.head == len(o.segs) && !o.writing && !o.collect {
-		o.writing = true
-		o.mu.Unlock()
-		_, err := o.w.Write(data)
-		o.mu.Lock()
-		o.dirty = true
-		o.setErr(err)
-		o.writing = false
-		o.pump()
-		return o.err
+	if o.writable() {
+		return o.writeNow(seg{data: data})
 	}
 	switch {
 	case c != nil:
@@ -126,22 +118,34 @@ func (o *output) stored(st *step) error {
 	if o.err != nil {
 		return o.err
 	}
-	if o.head == len(o.segs) && !o.writing && !o.collect {
-		o.writing = true
-		o.mu.Unlock()
-		err := o.writeSeg(seg{st: st})
-		o.mu.Lock()
-		o.dirty = true
-		o.setErr(err)
-		o.writing = false
-		o.pump()
-		return o.err
+	if o.writable() {
+		return o.writeNow(seg{st: st})
 	}
 	o.segs = append(o.segs, seg{st: st})
 	return nil
 }
 
 // writeSeg writes one text segment: its bytes, or its stored form.
+// writable says whether a segment may be written at once: nothing waits
+// before it and no write is under way. o.mu is held.
+func (o *output) writable() bool {
+	return o.head == len(o.segs) && !o.writing && !o.collect
+}
+
+// writeNow writes s without holding o.mu (the client may be slow), then
+// sends what queued meanwhile. o.mu is held on entry and on return.
+func (o *output) writeNow(s seg) error {
+	o.writing = true
+	o.mu.Unlock()
+	err := o.writeSeg(s)
+	o.mu.Lock()
+	o.dirty = true
+	o.setErr(err)
+	o.writing = false
+	o.pump()
+	return o.err
+}
+
 func (o *output) writeSeg(s seg) error {
 	if s.st != nil {
 		return o.w.(*stitcher).stored(s.st)
