@@ -320,8 +320,14 @@ func TestCoreVariablesMatchNGINX(t *testing.T) {
 		}
 	}
 	for _, s := range servers {
+		logged := 0
 		for _, reqs := range varsRequests {
 			s.answers = append(s.answers, sendVars(t, fmt.Sprintf("127.0.0.1:%d", s.port), reqs))
+			// A request is logged after its last byte is sent: the next
+			// connection's first request could be logged before it.
+			// The log lines are compared in order.
+			logged += len(reqs)
+			waitLog(t, s.log, logged)
 		}
 	}
 	m, n := servers[0], servers[1]
