@@ -29,6 +29,7 @@ type document struct {
 	conditional  int  // 0, condIf after if/elif, condElse after else
 	inBlock      bool // between block and endblock: recording
 	queue        []*piece
+	pending      []func()      // includes met and not started yet (launch)
 	slots        chan struct{} // bounds the includes of this document in flight
 	err          error         // the client's connection failed
 }
@@ -84,6 +85,7 @@ func (d *document) write(b []byte) {
 
 // drain writes the queue's finished head; with wait, all of it.
 func (d *document) drain(wait bool) {
+	d.launch()
 	for len(d.queue) > 0 {
 		pc := d.queue[0]
 		if pc.done != nil {
@@ -511,12 +513,7 @@ func (d *document) include(p map[string]string) error {
 	}
 	d.queue = append(d.queue, pc)
 	errmsg := d.errmsg // as configured where the include stands
-	if d.slots == nil {
-		d.slots = make(chan struct{}, maxParallel)
-	}
-	d.slots <- struct{}{}
-	go func() {
-		defer func() { <-d.slots }()
+	d.pending = append(d.pending, func() {
 		if err := run(); err != nil {
 			d.h.logf(d.r, err)
 			if !d.h.opts.SilentErrors {
@@ -524,8 +521,29 @@ func (d *document) include(p map[string]string) error {
 			}
 		}
 		close(pc.done)
-	}()
+	})
 	return nil
+}
+
+// launch starts the includes met so far. As in NGINX, an include runs once
+// the page has been read as far as it has come (the end of the piece fed,
+// or a wait), so it sees the variables that piece sets after it.
+func (d *document) launch() {
+	if len(d.pending) == 0 {
+		return
+	}
+	if d.slots == nil {
+		d.slots = make(chan struct{}, maxParallel)
+	}
+	for _, run := range d.pending {
+		d.slots <- struct{}{}
+		go func() {
+			defer func() { <-d.slots }()
+			run()
+		}()
+	}
+	clear(d.pending)
+	d.pending = d.pending[:0]
 }
 
 // fetch issues the include's request and reads its body; empty says the

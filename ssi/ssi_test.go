@@ -171,3 +171,30 @@ func TestManyIncludesInOrder(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestIncludeStartsAfterThePiece: an include without wait starts once the
+// piece of page it stands in has been read, as in NGINX, so it sees what
+// that piece sets after it. The fetch looks at the page's variables the
+// moment it is called.
+func TestIncludeStartsAfterThePiece(t *testing.T) {
+	var seen string
+	h := site(map[string]string{
+		"/p.html":   `[<!--# include virtual="/inc.html" -->]<!--# set var="v" value="late" -->`,
+		"/inc.html": `inc`,
+	}, func(next Fetcher) Fetcher {
+		return func(r *http.Request, uri string) (*http.Response, error) {
+			if sh, ok := r.Context().Value(sharedKey{}).(*shared); ok {
+				sh.mu.Lock()
+				seen = sh.vars["v"]
+				sh.mu.Unlock()
+			}
+			return next(r, uri)
+		}
+	})
+	if got := get(t, h, "/p.html").Body.String(); got != "[inc]" {
+		t.Fatalf("page %q", got)
+	}
+	if seen != "late" {
+		t.Errorf("the include started before the rest of its piece was read: v = %q", seen)
+	}
+}
