@@ -40,7 +40,7 @@ func TestBodyIDPublished(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	c, err := cache.New(newProxy(t, o.URL), cache.Options{Store: s, Logger: quiet})
+	c, err := cache.New(newProxy(t, o.URL), cache.Options{Store: s, Logger: quiet, PublishBodyID: true})
 	if err != nil {
 		t.Fatal(err)
 	}

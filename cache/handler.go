@@ -43,21 +43,22 @@ type Cache struct {
 	validAny    time.Duration
 	hasValidAny bool
 
-	lock        bool
-	lockTimeout time.Duration
-	lockAge     time.Duration
-	useStale    UseStale
-	background  bool
-	revalidate  bool
-	ignore      ignoreSet
-	tags        []tagHeader
-	keepTags    bool
-	targeted    []string // canonical target list of RFC 9213
-	consumed    []string // the targeted fields clients do not get
-	heuristic   bool
-	transformed func(contentType string) bool
-	maxRanges   int
-	postReuse   bool
+	lock          bool
+	lockTimeout   time.Duration
+	lockAge       time.Duration
+	useStale      UseStale
+	background    bool
+	revalidate    bool
+	ignore        ignoreSet
+	tags          []tagHeader
+	keepTags      bool
+	targeted      []string // canonical target list of RFC 9213
+	consumed      []string // the targeted fields clients do not get
+	heuristic     bool
+	transformed   func(contentType string) bool
+	maxRanges     int
+	publishBodyID bool
+	postReuse     bool
 
 	stats *Stats
 	log   *errorLog
@@ -86,7 +87,7 @@ func New(next http.Handler, opts Options) (*Cache, error) {
 		lock: opts.Lock, lockTimeout: opts.LockTimeout, lockAge: opts.LockAge,
 		useStale: opts.UseStale, background: opts.BackgroundUpdate, revalidate: opts.Revalidate,
 		tags: compileTagHeaders(opts.TagHeaders), keepTags: opts.KeepTagHeaders,
-		heuristic: opts.Heuristic, transformed: opts.Transformed, maxRanges: opts.MaxRanges, postReuse: opts.PostReuse, stats: opts.Stats, now: time.Now,
+		heuristic: opts.Heuristic, transformed: opts.Transformed, maxRanges: opts.MaxRanges, publishBodyID: opts.PublishBodyID, postReuse: opts.PostReuse, stats: opts.Stats, now: time.Now,
 	}
 	if c.name == "" {
 		c.name = "mosaic"

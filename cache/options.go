@@ -89,6 +89,11 @@ type Options struct {
 	// request with more than n > 0 ranges gets the whole response, and a
 	// negative value turns ranges off.
 	MaxRanges int
+	// PublishBodyID names the body of each stored response served, in the
+	// request variable BodyIDVar, for a processor after the cache that
+	// keys what it derives from a body on it (ESI's parse plans). Off, a
+	// hit does no such work.
+	PublishBodyID bool
 	// TagHeaders name the response fields whose values are purge tags; nil
 	// means Surrogate-Key (space-separated) and Cache-Tag
 	// (comma-separated). KeepTagHeaders passes them to clients, which do

@@ -24,8 +24,10 @@ func (c *Cache) serveStored(w http.ResponseWriter, r *http.Request, obj Object, 
 	// Only while this response is written: a handler that serves the
 	// request again after it (error_page, try_files) shares the request's
 	// variables, and its body is not this one.
-	publishBodyID(r, m.BodyID)
-	defer publishBodyID(r, 0)
+	if c.publishBodyID {
+		publishBodyID(r, m.BodyID)
+		defer publishBodyID(r, 0)
+	}
 	h := w.Header()
 	for k, vv := range m.Header {
 		h[k] = vv

@@ -526,6 +526,8 @@ func (lc *locConf) options(z *zoneConf, proxyHost string, l *server.Location) ca
 		MaxRanges:   staticmod.MaxRanges(l),
 		Logger:      l.Logger(),
 	}
+	// ESI's parse plans are keyed on the stored body a hit serves.
+	o.PublishBodyID = esimod.Plans(l)
 	if esimod.Surrogate(l) {
 		// ESI's surrogate mode around the cache reads Surrogate-Control
 		// (content="ESI/1.0") and removes it itself.

@@ -202,6 +202,13 @@ func Transformed(l *server.Location) func(contentType string) bool {
 	return esi.ProcessedTypes(lc.types.V)
 }
 
+// Plans reports whether l's ESI handler replays parse plans (esi_plan),
+// which it keys on the stored body the cache inside it names.
+func Plans(l *server.Location) bool {
+	lc := server.LocConf[*locConf](l, module)
+	return lc.enable.V && lc.plan.V != ""
+}
+
 // Surrogate reports whether l's ESI handler reads Surrogate-Control
 // (esi on and esi_surrogate on), which it then removes itself: a cache
 // inside it must pass the field on.
