@@ -27,7 +27,7 @@ import (
 // a fragment per request and a branch per cookie.
 func planOrigin(t *testing.T) *esiOrigin {
 	t.Helper()
-	lead := strings.Repeat("<p>Lorem ipsum dolor sit amet, a < b, <em>consectetur</em> adipiscing elit.</p>\n", 200)
+	lead := proseForLevels()
 	return startESIOrigin(t, func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case strings.HasPrefix(r.URL.Path, "/up/"):
@@ -43,6 +43,27 @@ func planOrigin(t *testing.T) *esiOrigin {
 				`<esi:vars>$(QUERY_STRING{q}|'-')</esi:vars>`+lead)
 		}
 	})
+}
+
+// proseForLevels returns 16 KB of paragraphs of words in a fixed
+// pseudo-random order: text on which gzip's levels 1 and 9 differ by more
+// than the few bytes that span boundaries (where fragments arrive) move.
+func proseForLevels() string {
+	words := strings.Fields("lorem ipsum dolor sit amet a < b consectetur adipiscing elit sed do eiusmod " +
+		"tempor incididunt ut labore et dolore magna aliqua enim ad minim veniam quis nostrud exercitation " +
+		"ullamco laboris nisi aliquip ex ea commodo consequat duis aute irure in reprehenderit voluptate")
+	var b strings.Builder
+	x := uint32(1)
+	for b.Len() < 16<<10 {
+		b.WriteString("<p>")
+		for i := 0; i < 12; i++ {
+			x = x*1664525 + 1013904223
+			b.WriteString(words[x>>16%uint32(len(words))])
+			b.WriteByte(' ')
+		}
+		b.WriteString("</p>\n")
+	}
+	return b.String()
 }
 
 // planGet requests path with the given Accept-Encoding and User-Agent and
