@@ -51,32 +51,26 @@ type step struct {
 const guardLen = 8
 
 // storedRun holds the compressed forms of a verbatim run, made at the
-// first stitched delivery that needs them (esi_stitch).
+// first stitched delivery that needs them (esi_stitch), one per coding:
+// gzip's is raw deflate cut with a sync flush (no final block), zstd's one
+// frame, brotli's a catable segment (neither first nor last).
 type storedRun struct {
-	mu   sync.Mutex
-	gzip []byte // raw deflate, cut with a sync flush: no final block
-	zstd []byte // one zstd frame
+	mu    sync.Mutex
+	forms [numCodings][]byte
 }
 
 // form returns the run's stored form in c, nil when it is not made yet.
 func (r *storedRun) form(c Coding) []byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if c == CodingZstd {
-		return r.zstd
-	}
-	return r.gzip
+	return r.forms[c]
 }
 
 // drop forgets the run's stored form in c: the store could not keep it.
 func (r *storedRun) drop(c Coding) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if c == CodingZstd {
-		r.zstd = nil
-	} else {
-		r.gzip = nil
-	}
+	r.forms[c] = nil
 }
 
 // plan is the parse of one stored object.

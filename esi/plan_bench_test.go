@@ -61,7 +61,8 @@ func BenchmarkPlanReplay(b *testing.B) {
 // page with one include, assembled and gzipped at level 6 on every
 // delivery as the compression filter does today ("esi+gzip6"), or
 // replayed from its plan with its runs written from their stored forms
-// ("stitch-gzip6", "stitch-zstd6").
+// ("stitch-gzip6", "stitch-zstd6", "stitch-br6", brotli at the quality
+// level 6 stands for).
 func BenchmarkStitch(b *testing.B) {
 	doc := prosePage(1)
 	b.Run("esi+gzip6", func(b *testing.B) {
@@ -79,7 +80,7 @@ func BenchmarkStitch(b *testing.B) {
 			zw.Close()
 		}
 	})
-	for _, c := range []esi.Coding{esi.CodingGzip, esi.CodingZstd} {
+	for _, c := range stitchCodings {
 		b.Run("stitch-"+c.String()+"6", func(b *testing.B) {
 			opts := stitchOpts(newPlans(b, 64<<20), c, false)
 			opts.Fetcher = esi.FetchFunc(memFetch)

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	abrotli "github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/mosaic-edge/mosaic/esi"
@@ -137,6 +138,12 @@ func decoded(t *testing.T, w *httptest.ResponseRecorder) string {
 		}
 		if br.Len() != 0 {
 			t.Fatalf("%d bytes after the gzip member", br.Len())
+		}
+		return string(out)
+	case "br":
+		out, err := io.ReadAll(abrotli.NewReader(bytes.NewReader(body)))
+		if err != nil {
+			t.Fatalf("brotli body: %v", err)
 		}
 		return string(out)
 	case "zstd":
@@ -344,7 +351,10 @@ func stitchOpts(plans *esi.PlanStore, c esi.Coding, vary bool) esi.Options {
 	}
 }
 
-// TestStitch serves a stored page to gzip and zstd clients: the first
+// stitchCodings are the codings stitching makes.
+var stitchCodings = []esi.Coding{esi.CodingGzip, esi.CodingZstd, esi.CodingBrotli}
+
+// TestStitch serves a stored page to gzip, zstd and brotli clients: the first
 // delivery records the plan and is compressed live, the later ones write
 // the page's runs from their stored forms; every body decodes, as one gzip
 // member, to the full parse's output, whatever the pieces the page comes
@@ -352,7 +362,7 @@ func stitchOpts(plans *esi.PlanStore, c esi.Coding, vary bool) esi.Options {
 func TestStitch(t *testing.T) {
 	body := []byte(planPage)
 	wants := want(t, body)
-	for _, c := range []esi.Coding{esi.CodingGzip, esi.CodingZstd} {
+	for _, c := range stitchCodings {
 		for _, chunk := range []int{len(body), 1, 7, 300} {
 			plans := newPlans(t, 1<<20)
 			h := mustNew(t, storedPage(body, "HIT", chunk, chunk == 300), stitchOpts(plans, c, true))
@@ -383,11 +393,11 @@ func TestStitch(t *testing.T) {
 
 // TestStitchUsesStoredRuns: after the first delivery a stitched response
 // is made from stored runs, which grow the plan's bytes once, and the
-// stitched gzip is what the gzip and zstd tools decode too.
+// stitched body is what the gzip, zstd and brotli tools decode too.
 func TestStitchUsesStoredRuns(t *testing.T) {
 	body := []byte(planPage)
 	wants := want(t, body)
-	for _, c := range []esi.Coding{esi.CodingGzip, esi.CodingZstd} {
+	for _, c := range stitchCodings {
 		plans := newPlans(t, 1<<20)
 		h := mustNew(t, storedPage(body, "HIT", 1000, false), stitchOpts(plans, c, false))
 		serve(h, planRequest("/page?x=1", planCookies[1], c.String()))
@@ -407,10 +417,7 @@ func TestStitchUsesStoredRuns(t *testing.T) {
 		if w.Header().Get("Vary") != "" {
 			t.Fatalf("Vary %q without vary", w.Header().Get("Vary"))
 		}
-		tool, args := "gzip", []string{"-dc"}
-		if c == esi.CodingZstd {
-			tool, args = "zstd", []string{"-dcq"}
-		}
+		tool, args := map[esi.Coding]string{esi.CodingGzip: "gzip", esi.CodingZstd: "zstd", esi.CodingBrotli: "brotli"}[c], []string{"-dc"}
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Logf("%s not installed: decoded with Go only", tool)
 			continue
@@ -436,7 +443,7 @@ func TestStitchUsesStoredRuns(t *testing.T) {
 func TestStitchCollision(t *testing.T) {
 	orig := []byte(planPage)
 	markup := bytes.Replace(orig, []byte(`<esi:include src="/f/a"/> after`), []byte(`<esi:include src="/f/b"/> after`), 1)
-	for _, c := range []esi.Coding{esi.CodingGzip, esi.CodingZstd} {
+	for _, c := range stitchCodings {
 		plans := newPlans(t, 1<<20)
 		h := mustNew(t, storedPage(orig, "HIT", 4096, false), stitchOpts(plans, c, false))
 		serve(h, planRequest("/page", "", c.String()))
@@ -480,7 +487,7 @@ func TestStitchRequiresPlans(t *testing.T) {
 }
 
 // TestStitchConcurrent delivers one stored page to many clients at once,
-// gzip, zstd and plain, while its plan is recorded and its runs stored.
+// gzip, zstd, brotli and plain, while its plan is recorded and its runs stored.
 func TestStitchConcurrent(t *testing.T) {
 	body := []byte(planPage)
 	wants := want(t, body)
@@ -493,6 +500,8 @@ func TestStitchConcurrent(t *testing.T) {
 				return esi.CodingGzip, false
 			case "zstd":
 				return esi.CodingZstd, false
+			case "br":
+				return esi.CodingBrotli, false
 			}
 			return esi.CodingNone, false
 		}},
@@ -503,7 +512,7 @@ func TestStitchConcurrent(t *testing.T) {
 		go func() {
 			defer func() { done <- struct{}{} }()
 			for i := range 10 {
-				ae := []string{"gzip", "zstd", ""}[(g+i)%3]
+				ae := []string{"gzip", "zstd", "br", ""}[(g+i)%4]
 				w := serve(h, planRequest("/page?x=0", planCookies[0], ae))
 				if got := decodedQuiet(w); got != wants[0] {
 					errs <- fmt.Sprintf("client %d, request %d (%q): wrong body", g, i, ae)
@@ -537,6 +546,8 @@ func decodedQuiet(w *httptest.ResponseRecorder) string {
 		}
 		defer zr.Close()
 		r = zr
+	case "br":
+		r = abrotli.NewReader(r)
 	}
 	b, err := io.ReadAll(r)
 	if err != nil {
@@ -600,7 +611,7 @@ func TestPlanNotReplayable(t *testing.T) {
 func TestPlanFromBuffers(t *testing.T) {
 	body := []byte(planPage)
 	wants := want(t, body)
-	for _, c := range []esi.Coding{esi.CodingNone, esi.CodingGzip, esi.CodingZstd} {
+	for _, c := range append([]esi.Coding{esi.CodingNone}, stitchCodings...) {
 		for _, chunk := range []int{1, 7, 1000, len(body)} {
 			page := func(w http.ResponseWriter, r *http.Request) {
 				storedAs(r, "HIT", bodyID(r.URL.RequestURI(), body))

@@ -13,6 +13,7 @@ import (
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/mosaic-edge/mosaic/brotli"
 	"github.com/mosaic-edge/mosaic/internal/crc32combine"
 	"github.com/mosaic-edge/mosaic/internal/header"
 )
@@ -24,6 +25,9 @@ const (
 	CodingNone Coding = iota // the page goes out as the processor makes it
 	CodingGzip
 	CodingZstd
+	CodingBrotli
+
+	numCodings = iota
 )
 
 func (c Coding) String() string {
@@ -32,6 +36,8 @@ func (c Coding) String() string {
 		return "gzip"
 	case CodingZstd:
 		return "zstd"
+	case CodingBrotli:
+		return "br"
 	}
 	return "identity"
 }
@@ -43,8 +49,10 @@ func (c Coding) String() string {
 // compressed per delivery.
 type Stitch struct {
 	// Level is the compression level of stored runs and of what is
-	// compressed live, 1..9 (deflate's levels; zstd's levels of the same
-	// numbers). Default 6.
+	// compressed live, 1..9: deflate's levels, zstd's levels of the same
+	// numbers, and for brotli the quality of the same number, or
+	// brotli.MaxQuality where that is lower (the highest quality of
+	// mosaic's encoder, whose segments concatenate). Default 6.
 	Level int
 	// Choose returns the coding of the response to r, CodingNone for the
 	// plain page, and whether the response carries Vary: Accept-Encoding.
@@ -126,12 +134,21 @@ func newStitcher(w io.Writer, coding Coding, level int) *stitcher {
 }
 
 func (s *stitcher) begin() error {
-	if s.begun || s.coding != CodingGzip {
+	if s.begun {
 		return nil
 	}
 	s.begun = true
-	_, err := s.w.Write(gzipHeader)
-	return err
+	switch s.coding {
+	case CodingGzip:
+		_, err := s.w.Write(gzipHeader)
+		return err
+	case CodingBrotli:
+		// The stream header, alone in a first segment.
+		s.out = brotliSegment(s.out[:0], nil, s.level, brotli.Segment{First: true})
+		_, err := s.w.Write(s.out)
+		return err
+	}
+	return nil
 }
 
 // Write compresses plain bytes live.
@@ -160,6 +177,10 @@ func (s *stitcher) endSpan() error {
 		out, s.any = rawZstdFrame(out, s.span), true
 	case s.coding == CodingZstd:
 		out, s.any = zstdEncoder(s.level).EncodeAll(s.span, out), true
+	case s.coding == CodingBrotli && len(s.span) <= maxStoredSpan:
+		out = uncompressedMetaBlock(out, s.span)
+	case s.coding == CodingBrotli:
+		out = brotliSegment(out, s.span, s.level, brotli.Segment{})
 	case len(s.span) <= maxStoredSpan:
 		out = storedBlock(out, s.span)
 	default:
@@ -201,6 +222,16 @@ func rawZstdFrame(dst, p []byte) []byte {
 	return append(dst, p...)
 }
 
+// uncompressedMetaBlock appends p, 1 to 65536 bytes, as a brotli
+// uncompressed meta-block, not last (RFC 7932 9.2): ISLAST 0, MNIBBLES 4,
+// MLEN-1 in 16 bits, ISUNCOMPRESSED 1, padding to the byte boundary the
+// stream is on after it too.
+func uncompressedMetaBlock(dst, p []byte) []byte {
+	h := uint32(len(p)-1)<<3 | 1<<19
+	dst = append(dst, byte(h), byte(h>>8), byte(h>>16))
+	return append(dst, p...)
+}
+
 // stored writes a run from its stored form.
 func (s *stitcher) stored(st *step) error {
 	if err := s.begin(); err != nil {
@@ -209,16 +240,12 @@ func (s *stitcher) stored(st *step) error {
 	if err := s.endSpan(); err != nil {
 		return err
 	}
-	st.run.mu.Lock()
-	form := st.run.gzip
-	if s.coding == CodingZstd {
-		form = st.run.zstd
-	}
-	st.run.mu.Unlock()
-	if s.coding == CodingGzip {
+	form := st.run.form(s.coding)
+	switch s.coding {
+	case CodingGzip:
 		s.crc = crc32combine.Combine(s.crc, st.crc, st.n)
 		s.size += st.n
-	} else {
+	case CodingZstd:
 		s.any = true
 	}
 	_, err := s.w.Write(form)
@@ -238,9 +265,9 @@ func (s *stitcher) flush(next func() error) func() error {
 	}
 }
 
-// close ends the stream: gzip's final block and trailer, or zstd's last
+// close ends the stream: gzip's final block and trailer, zstd's last
 // frame (an empty one when there was nothing, so that the body is a valid
-// stream).
+// stream), or brotli's last, empty, meta-block.
 func (s *stitcher) close() error {
 	if err := s.begin(); err != nil {
 		return err
@@ -261,6 +288,10 @@ func (s *stitcher) close() error {
 			_, err := s.w.Write(zstdEncoder(s.level).EncodeAll(nil, nil))
 			return err
 		}
+	case CodingBrotli:
+		s.out = brotliSegment(s.out[:0], nil, s.level, brotli.Segment{Last: true})
+		_, err := s.w.Write(s.out)
+		return err
 	}
 	return nil
 }
@@ -271,8 +302,12 @@ func storedForm(st *step, c Coding, level int, parts []seg) int64 {
 	r := st.run
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	switch {
-	case c == CodingGzip && r.gzip == nil:
+	if r.forms[c] != nil {
+		return 0
+	}
+	var form []byte
+	switch c {
+	case CodingGzip:
 		var b bytes.Buffer
 		fw := deflaters.get(level, &b)
 		for _, p := range parts {
@@ -280,23 +315,55 @@ func storedForm(st *step, c Coding, level int, parts []seg) int64 {
 		}
 		_ = fw.Flush()
 		deflaters.put(level, fw)
-		// Kept at its size: the zone is charged len, so cap must match.
-		r.gzip = bytes.Clone(b.Bytes())
-		return int64(len(r.gzip))
-	case c == CodingZstd && r.zstd == nil:
-		var plain []byte
-		if len(parts) == 1 {
-			plain = parts[0].data
-		} else {
-			for _, p := range parts {
-				plain = append(plain, p.data...)
-			}
-		}
-		// EncodeAll allocates for the worst case; kept at its size.
-		r.zstd = bytes.Clone(zstdEncoder(level).EncodeAll(plain, nil))
-		return int64(len(r.zstd))
+		form = b.Bytes()
+	case CodingZstd:
+		// EncodeAll allocates for the worst case.
+		form = zstdEncoder(level).EncodeAll(joinParts(parts), nil)
+	case CodingBrotli:
+		form = brotliSegment(nil, joinParts(parts), level, brotli.Segment{})
+	default:
+		return 0
 	}
-	return 0
+	// Kept at its size: the zone is charged len, so cap must match.
+	r.forms[c] = bytes.Clone(form)
+	return int64(len(form))
+}
+
+// joinParts returns the bytes of parts, contiguous.
+func joinParts(parts []seg) []byte {
+	if len(parts) == 1 {
+		return parts[0].data
+	}
+	var plain []byte
+	for _, p := range parts {
+		plain = append(plain, p.data...)
+	}
+	return plain
+}
+
+// brotliWindow is the window of stitched brotli streams, declared by the
+// first segment before any piece is known; 22 bits is the encoder's
+// default and what ngx_brotli declares for bodies of unknown length.
+const brotliWindow = 22
+
+// brotliEncoders keeps encoders per quality: an Encoder serves one
+// goroutine at a time, and keeps its tables between uses.
+var brotliEncoders [brotli.MaxQuality + 1]sync.Pool
+
+// brotliSegment appends a segment of a stitched brotli stream: src
+// compressed at the quality that level stands for.
+func brotliSegment(dst, src []byte, level int, seg brotli.Segment) []byte {
+	q := min(level, brotli.MaxQuality)
+	enc, _ := brotliEncoders[q].Get().(*brotli.Encoder)
+	if enc == nil {
+		var err error
+		if enc, err = brotli.NewEncoder(brotli.Options{Quality: q, LGWin: brotliWindow}); err != nil {
+			panic(err) // the levels are validated and clamped
+		}
+	}
+	dst = enc.EncodeSegment(dst, src, seg)
+	brotliEncoders[q].Put(enc)
+	return dst
 }
 
 // deflaterPools keeps deflate compressors per level.

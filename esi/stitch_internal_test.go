@@ -7,12 +7,15 @@ import (
 	"os/exec"
 	"testing"
 
+	abrotli "github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/mosaic-edge/mosaic/brotli"
 )
 
 // TestStoredSpans: the uncompressed forms of small live spans decode, by
-// Go's decoders and by the zstd tool where it is installed, at the sizes
-// where their headers change.
+// Go's decoders and by the zstd and brotli tools where they are installed,
+// at the sizes where their headers change.
 func TestStoredSpans(t *testing.T) {
 	for _, n := range []int{1, 255, 256, 257, 1000, maxStoredSpan} {
 		p := bytes.Repeat([]byte("0123456789abcdef"), n/16+1)[:n]
@@ -42,6 +45,24 @@ func TestStoredSpans(t *testing.T) {
 			out, err := cmd.Output()
 			if err != nil || !bytes.Equal(out, got) {
 				t.Fatalf("zstd -dc, %d bytes: %v, %d bytes", n, err, len(out))
+			}
+		}
+		// brotli: a header-only first segment, two uncompressed
+		// meta-blocks, the empty last one.
+		b := brotliSegment(nil, nil, 6, brotli.Segment{First: true})
+		b = uncompressedMetaBlock(b, p)
+		b = uncompressedMetaBlock(b, p)
+		b = brotliSegment(b, nil, 6, brotli.Segment{Last: true})
+		got, err = io.ReadAll(abrotli.NewReader(bytes.NewReader(b)))
+		if err != nil || !bytes.Equal(got, append(bytes.Clone(p), p...)) {
+			t.Fatalf("brotli, %d bytes: %v, got %d bytes", n, err, len(got))
+		}
+		if _, lerr := exec.LookPath("brotli"); lerr == nil {
+			cmd := exec.Command("brotli", "-dc")
+			cmd.Stdin = bytes.NewReader(b)
+			out, err := cmd.Output()
+			if err != nil || !bytes.Equal(out, got) {
+				t.Fatalf("brotli -dc, %d bytes: %v, %d bytes", n, err, len(out))
 			}
 		}
 	}

@@ -38,7 +38,7 @@ func TestStoredFormLargerThanZone(t *testing.T) {
 // path delivers, for empty, markup-only and failing-include pages.
 func TestStitchEdgeBodies(t *testing.T) {
 	for _, body := range []string{"", `<esi:include src="/f/a"/>`, `x`, `<esi:remove>r</esi:remove>`, `<esi:include src="/f/404" onerror="continue"/>`, `<esi:include src="/f/404" alt="/f/b"/>t`} {
-		for _, c := range []esi.Coding{esi.CodingGzip, esi.CodingZstd} {
+		for _, c := range stitchCodings {
 			ref := mustNew(t, storedPage([]byte(body), "HIT", 1, false), esi.Options{Fetcher: esi.FetchHandler(fragments()), Logger: discardLog()})
 			want := serve(ref, planRequest("/p", "", "")).Body.String()
 			h := mustNew(t, storedPage([]byte(body), "HIT", 1, false), stitchOpts(newPlans(t, 1<<20), c, false))

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -82,7 +83,7 @@ func planGet(t *testing.T, url, ae, ua string, hdr ...string) (*http.Response, s
 }
 
 // decodeBody decodes with Go's decoders and, when installed, with the
-// gzip and zstd tools, which must agree.
+// gzip, zstd and brotli tools, which must agree.
 func decodeBody(t *testing.T, coding string, body []byte) string {
 	t.Helper()
 	var out []byte
@@ -109,6 +110,9 @@ func decodeBody(t *testing.T, coding string, body []byte) string {
 			zr.Close()
 		}
 		tool = "zstd"
+	case "br":
+		out, err = io.ReadAll(brotli.NewReader(bytes.NewReader(body)))
+		tool = "brotli"
 	default:
 		t.Fatalf("Content-Encoding %q", coding)
 	}
@@ -276,13 +280,16 @@ func TestESIPlanConfigErrors(t *testing.T) {
 // esi_stitch_level sets the level: 1 and 9 make different, both valid,
 // gzip bodies of the same page; gzip_vary, gzip_disable and
 // gzip_http_version apply to stitched responses; zstd on with
-// compress_prefer makes zstd clients get stitched zstd, and brotli clients
-// the page the compression filter compresses.
+// compress_prefer makes zstd clients get stitched zstd, and brotli on
+// brotli clients stitched brotli, which the compression filter leaves
+// alone (its $brotli_ratio stays unset).
 func TestESIStitchThroughBinary(t *testing.T) {
 	o := planOrigin(t)
 	port := freePort(t)
-	base, _ := esiSite(t, port, o, `
+	logPath := filepath.Join(t.TempDir(), "z.log")
+	base, _ := esiSite(t, port, o, strings.ReplaceAll(`
 	http {
+		log_format z "$uri $http_accept_encoding|$sent_http_content_encoding|$brotli_ratio";
 		esi on;
 		esi_plan_zone plans:4m;
 		proxy_cache_path memory keys_zone=pages:4m;
@@ -293,10 +300,13 @@ func TestESIStitchThroughBinary(t *testing.T) {
 			location /l1/ { proxy_pass http://{origin}; esi_stitch_level 1; }
 			location /l9/ { proxy_pass http://{origin}; esi_stitch_level 9; gzip_vary on; }
 			location /gates/ { proxy_pass http://{origin}; gzip_disable "Oldie"; gzip_http_version 1.1; }
-			location /z/ { proxy_pass http://{origin}; zstd on; brotli on; compress_prefer br zstd gzip; gzip_vary on; }
+			location /z/ { proxy_pass http://{origin}; zstd on; brotli on; compress_prefer br zstd gzip; gzip_vary on;
+				access_log {zlog} z; }
+			location /zb/ { proxy_pass http://{origin}; zstd on; brotli on; gzip_vary on; esi_stitch off;
+				access_log {zlog} z; }
 			location /up/ { internal; esi off; proxy_pass http://{origin}; }
 		}
-	}`)
+	}`, "{zlog}", logPath))
 	_, plain := planGet(t, base+"/l1/p", "", "test")
 	sizes := map[string]int{}
 	for _, loc := range []string{"/l1/p", "/l9/p"} {
@@ -334,14 +344,31 @@ func TestESIStitchThroughBinary(t *testing.T) {
 		if resp.Header.Get("Content-Encoding") != "gzip" || got != plain {
 			t.Fatalf("gzip client of /z/: Content-Encoding %q", resp.Header.Get("Content-Encoding"))
 		}
-		// brotli is not stitched: the compression filter compresses the
-		// plain page for a client that takes only brotli, and a client
-		// that takes zstd too gets the stitched zstd.
-		if resp, _ := esiDo(t, "GET", base+"/z/p", http.Header{"Accept-Encoding": {"br"}}); resp.Header.Get("Content-Encoding") != "br" {
-			t.Fatalf("brotli client of /z/: Content-Encoding %q", resp.Header.Get("Content-Encoding"))
+		resp, got = planGet(t, base+"/z/p", "br", "test")
+		if resp.Header.Get("Content-Encoding") != "br" || got != plain || resp.Header.Get("Vary") != "Accept-Encoding" {
+			t.Fatalf("brotli delivery %d: Content-Encoding %q, Vary %q, body equal %v", i, resp.Header.Get("Content-Encoding"), resp.Header.Get("Vary"), got == plain)
 		}
-		if resp, _ := esiDo(t, "GET", base+"/z/p", http.Header{"Accept-Encoding": {"br, zstd"}}); resp.Header.Get("Content-Encoding") != "zstd" {
-			t.Fatalf("brotli and zstd client of /z/: Content-Encoding %q", resp.Header.Get("Content-Encoding"))
+		if resp, _ := esiDo(t, "GET", base+"/z/p", http.Header{"Accept-Encoding": {"zstd, br"}}); resp.Header.Get("Content-Encoding") != "br" {
+			t.Fatalf("brotli and zstd client of /z/ (br preferred): Content-Encoding %q", resp.Header.Get("Content-Encoding"))
+		}
+	}
+	// Without esi_stitch the filter compresses for the brotli client, and
+	// says so in $brotli_ratio; the stitched ones leave it unset.
+	if resp, got := planGet(t, base+"/zb/p", "br", "test"); resp.Header.Get("Content-Encoding") != "br" || got != plain {
+		t.Fatalf("brotli client of /zb/: Content-Encoding %q", resp.Header.Get("Content-Encoding"))
+	}
+	waitFor(t, "the access log of /zb/", func() bool {
+		b, _ := os.ReadFile(logPath)
+		return strings.Contains(string(b), "/zb/p")
+	})
+	b, _ := os.ReadFile(logPath)
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		filtered := !strings.HasSuffix(line, "|-")
+		if strings.HasPrefix(line, "/z/p ") && strings.Contains(line, "|br|") && filtered {
+			t.Errorf("the filter compressed a stitched brotli response: %s", line)
+		}
+		if strings.HasPrefix(line, "/zb/p ") && !filtered {
+			t.Errorf("the filter did not compress without esi_stitch: %s", line)
 		}
 	}
 }

@@ -325,19 +325,23 @@ func (s planShare) Save(ctx context.Context, key string, plan []byte) error {
 // stitchChooser negotiates a stitched coding as l's compression filter
 // would negotiate the page (compress_prefer, Accept-Encoding, the gzip_*
 // checks, gzip_vary): gzip for every client that takes it, as NGINX's
-// gzip_ok decides without "gzip on", and zstd where "zstd on". brotli is
-// not stitched (mosaic's encoder has no catable segments yet): a client
-// that takes only brotli gets the plain page, which l's filter
-// compresses as usual.
+// gzip_ok decides without "gzip on", and zstd and brotli where "zstd on"
+// and "brotli on".
 func stitchChooser(l *server.Location) func(r *http.Request) (esi.Coding, bool) {
 	o := compressmod.LocationOptions(l)
 	o.Brotli.Static, o.Gzip.Static, o.Zstd.Static = compress.StaticOff, compress.StaticOn, compress.StaticOff
 	if o.Zstd.Enable {
 		o.Zstd.Static = compress.StaticOn
 	}
+	if o.Brotli.Enable {
+		o.Brotli.Static = compress.StaticOn
+	}
 	p := compress.NewPrecompressed(o, func(e compress.Encoding) esi.Coding {
-		if e == compress.Zstd {
+		switch e {
+		case compress.Zstd:
 			return esi.CodingZstd
+		case compress.Brotli:
+			return esi.CodingBrotli
 		}
 		return esi.CodingGzip
 	})
