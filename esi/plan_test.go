@@ -643,3 +643,59 @@ func TestPlanFromBuffers(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanReplayWritesRunsEarly: a plain replay writes a run's bytes as
+// they arrive, but for its last 8, which wait for the bytes after the run;
+// it does not hold a run that straddles reads until its end. The page
+// leads with a run of more than 2 KB, written in pieces of 500 bytes.
+func TestPlanReplayWritesRunsEarly(t *testing.T) {
+	body := []byte(planPage)
+	run := strings.Index(planPage, "<!--") // the first run ends there
+	if run < 1500 {
+		t.Fatalf("the page's first run is %d bytes", run)
+	}
+	wants := want(t, body)
+	plans := newPlans(t, 1<<20)
+	var out countingWriter
+	var sentAt []int // bytes the client had after each piece, in order
+	h := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		storedAs(r, "HIT", bodyID(r.URL.RequestURI(), body))
+		w.Header().Set("Content-Type", "text/html")
+		sentAt = sentAt[:0]
+		for i := 0; i < len(body); i += 500 {
+			w.Write(body[i:min(i+500, len(body))])
+			sentAt = append(sentAt, out.n)
+		}
+	}), esi.Options{Fetcher: esi.FetchHandler(fragments()), Plans: plans, Logger: discardLog()})
+	for round := range 2 { // records, then replays
+		out = countingWriter{h: http.Header{}}
+		h.ServeHTTP(&out, planRequest("/page?x=0", planCookies[0], ""))
+		if out.body.String() != wants[0] {
+			t.Fatalf("round %d: got %q\nwant %q", round, out.body.String(), wants[0])
+		}
+	}
+	if st := plans.Stats(); st.Replayed != 1 {
+		t.Fatalf("stats %+v: the second delivery did not replay", st)
+	}
+	// Pieces 1 to 3 lie inside the run, more than 8 bytes before its end.
+	for i, n := range sentAt[:3] {
+		if want := 500 * (i + 1); n != want {
+			t.Errorf("after piece %d the client had %d bytes, want %d", i+1, n, want)
+		}
+	}
+}
+
+// countingWriter is a ResponseWriter that keeps the body and its length,
+// which the page's handler reads between its writes.
+type countingWriter struct {
+	h    http.Header
+	body bytes.Buffer
+	n    int
+}
+
+func (c *countingWriter) Header() http.Header { return c.h }
+func (c *countingWriter) WriteHeader(int)     {}
+func (c *countingWriter) Write(b []byte) (int, error) {
+	c.n += len(b)
+	return c.body.Write(b)
+}

@@ -23,7 +23,9 @@ type replay struct {
 	// it began (stitching); its bytes are only counted as they come.
 	sent bool
 	// held are the bytes of a skipped run that straddles pieces of the
-	// body, kept until the bytes after it are known to be the plan's.
+	// body, kept until the bytes after it are known to be the plan's:
+	// its last guardLen bytes, or the whole run where it is to be stored
+	// compressed (stitching, before its stored form is made).
 	held  []seg
 	arena *chunk // where held bytes that were only lent are copied
 	fill  int
@@ -91,7 +93,8 @@ func (p *page) replayStep(b []byte) int {
 		p.next(rp, int64(k))
 		return k
 	default:
-		p.hold(b[:k])
+		early := p.earlyText(s, b[:k])
+		p.hold(b[early:k])
 		rp.done += int64(k)
 	}
 	if rp.done == s.n {
@@ -116,6 +119,25 @@ func (p *page) sendStored(s *step) bool {
 		_ = p.dst.stored(s) // a write error is kept by the output
 	}
 	return true
+}
+
+// earlyText writes the start of b, the next bytes of the plain run s,
+// before the run's guard has come, and returns how many bytes it wrote:
+// those more than guardLen bytes before the run's end, whose parse the
+// bytes after the run cannot change. A page that departs from the plan at
+// the guard is parsed from the run's last guardLen bytes, which are held.
+// A run that is to be stored compressed (stitching) is held whole, for
+// its stored form is made from all of it.
+func (p *page) earlyText(s *step, b []byte) int {
+	if p.stitch != nil {
+		return 0
+	}
+	n := int(min(int64(len(b)), s.n-guardLen-p.rp.done))
+	if n <= 0 {
+		return 0
+	}
+	p.writeRun([]seg{{data: b[:n], c: p.cur}})
+	return n
 }
 
 // replayGuard takes the bytes after a taken run, until there are as many
@@ -157,27 +179,41 @@ func (p *page) next(rp *replay, n int64) {
 	}
 }
 
-// replayRun writes a run, whose bytes are parts, as a full parse would
-// have: as text events. The parser skips the run without scanning it. A
-// stitched page writes the run from its stored compressed form, made from
-// parts the first time.
+// replayRun writes the run s, or what is left of it to write, whose bytes
+// are parts, as a full parse would have: as text events. The parser skips
+// them without scanning. A stitched page writes the run from its stored
+// compressed form instead, made from parts the first time: it wrote
+// nothing of the run before (earlyText), and parts are the whole run.
 func (p *page) replayRun(s *step, parts []seg) {
-	off := p.parser.off
+	if p.stitch == nil || !p.replayStored(s, parts) {
+		p.writeRun(parts)
+	}
+}
+
+// replayStored writes the run s of a stitched page from its stored form,
+// made from parts if it is not yet, and reports whether it did: the zone
+// may have no room to keep it, and the run then goes out as text, which
+// the stitcher compresses live. A run in a branch not taken goes the same
+// way, to be dropped as its text events are.
+func (p *page) replayStored(s *step, parts []seg) bool {
+	if p.skipping() {
+		return false
+	}
+	if n := storedForm(s, p.stitch.coding, p.stitch.level, parts); n > 0 && !p.rp.pl.store.grow(p.rp.pl, n) {
+		s.run.drop(p.stitch.coding)
+		return false
+	}
 	p.parser.skip(s.n)
-	if p.stitch != nil {
-		if p.skipping() {
-			return
-		}
-		kept := true
-		if n := storedForm(s, p.stitch.coding, p.stitch.level, parts); n > 0 {
-			if kept = p.rp.pl.store.grow(p.rp.pl, n); !kept {
-				s.run.drop(p.stitch.coding) // compressed live below
-			}
-		}
-		if kept {
-			_ = p.dst.stored(s) // a write error is kept by the output
-			return
-		}
+	_ = p.dst.stored(s) // a write error is kept by the output
+	return true
+}
+
+// writeRun writes parts, the next bytes of a run, as text events, and
+// moves the parser past them.
+func (p *page) writeRun(parts []seg) {
+	off := p.parser.off
+	for _, part := range parts {
+		p.parser.skip(int64(len(part.data)))
 	}
 	cur := p.cur
 	for _, part := range parts {
