@@ -117,6 +117,10 @@ type PlanStats struct {
 	Replayed  int64 // deliveries that replayed a plan
 	Mismatch  int64 // replays given up because the body differed
 	Evictions int64 // plans dropped to make room
+	// Oversize counts plans larger than the whole store: each is kept
+	// as a mark that its page is parsed, so that its later deliveries
+	// neither record it again nor load it from the share.
+	Oversize int64
 }
 
 // MinPlanStoreSize is the smallest size of a PlanStore: 8 pages of 4 KiB,
@@ -162,13 +166,22 @@ func (s *PlanStore) replayed() {
 }
 
 // put stores pl, recorded here or loaded from the share, replacing a plan
-// of the same key, unless it is larger than the whole store.
-func (s *PlanStore) put(pl *plan, loaded bool) bool {
+// of the same key, unless it is larger than the whole store: then it
+// stores the mark of a page without a plan in its place. It returns what
+// it stored.
+func (s *PlanStore) put(pl *plan, loaded bool) *plan {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if pl.cost > s.max {
-		return false
+		s.stats.Oversize++
+		pl = &plan{key: pl.key, none: true, cost: stepCost}
+		loaded = false
 	}
+	s.insert(pl, loaded)
+	return pl
+}
+
+func (s *PlanStore) insert(pl *plan, loaded bool) {
 	if old := s.plans[pl.key]; old != nil {
 		s.remove(old)
 	}
@@ -183,7 +196,6 @@ func (s *PlanStore) put(pl *plan, loaded bool) bool {
 		s.stats.Recorded++
 	}
 	s.evict()
-	return true
 }
 
 // drop forgets a plan that did not match its body.
@@ -349,7 +361,7 @@ func (rc *planRecorder) finish(size int64) *plan {
 		return nil
 	}
 	pl := &plan{key: rc.key, steps: rc.steps, size: size, cost: rc.cost + stepCost}
-	if !rc.store.put(pl, false) {
+	if rc.store.put(pl, false) != pl {
 		return nil
 	}
 	return pl

@@ -122,7 +122,8 @@ func decodePlan(b []byte) (*plan, error) {
 }
 
 // loadShared looks for the plan of key in the share, and keeps it in the
-// store when it is found and well formed.
+// store when it is found and well formed; what the store keeps is the
+// mark of a page without a plan if the plan is larger than the store.
 func (p *page) loadShared(store *PlanStore, key planKey) *plan {
 	ctx, cancel := context.WithTimeout(p.ctx, shareTimeout)
 	defer cancel()
@@ -142,10 +143,7 @@ func (p *page) loadShared(store *PlanStore, key planKey) *plan {
 			slog.String("uri", p.req.URL.RequestURI()), slog.String("body", key.String()), slog.String("plan_body", pl.key.String()))
 		return nil
 	}
-	if !store.put(pl, true) {
-		return nil
-	}
-	return pl
+	return store.put(pl, true)
 }
 
 // saveShared saves a recorded plan in the share, after the delivery.

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -104,4 +106,50 @@ func TestPlanShare(t *testing.T) {
 	if st := plansD.Stats(); st.Loaded != 0 || st.Recorded != 1 || sink.count("of another stored body") != 1 {
 		t.Fatalf("D %+v: the plan of another body was used\n%s", st, sink)
 	}
+}
+
+// TestPlanLargerThanStore: a plan larger than the whole store, recorded
+// here or found in the share, is not kept, and the store remembers that
+// its page is parsed: later deliveries neither record it again nor load
+// it from the share on every request.
+func TestPlanLargerThanStore(t *testing.T) {
+	var page strings.Builder
+	for i := range 1500 { // 3,000 steps of 64 bytes and more: over 32 KiB
+		fmt.Fprintf(&page, "<p>%d</p><esi:include src=\"/f/a\"/>", i)
+	}
+	body := []byte(page.String())
+	wants := want(t, body)
+	// A server with a large store shares the plan.
+	share := &countingShare{memShare: memShare{m: map[string][]byte{}}}
+	big := mustNew(t, storedPage(body, "HIT", 4096, false), esi.Options{
+		Fetcher: esi.FetchHandler(fragments()), Plans: newPlans(t, 16<<20), PlanShare: share, Logger: discardLog()})
+	serve(big, planRequest("/page?x=0", planCookies[0], ""))
+	share.waitFor(t, 1)
+	share.loads.Store(0)
+
+	small := newPlans(t, esi.MinPlanStoreSize)
+	h := mustNew(t, storedPage(body, "HIT", 4096, false), esi.Options{
+		Fetcher: esi.FetchHandler(fragments()), Plans: small, PlanShare: share, Logger: discardLog()})
+	for i := range 3 {
+		if got := serve(h, planRequest("/page?x=0", planCookies[0], "")).Body.String(); got != wants[0] {
+			t.Fatalf("delivery %d: wrong page", i)
+		}
+	}
+	if st := small.Stats(); st.Oversize != 1 || st.Recorded != 0 || st.Loaded != 0 || st.Plans != 1 || st.Bytes > 1024 {
+		t.Errorf("stats %+v: want one oversize plan, marked", st)
+	}
+	if n := share.loads.Load(); n != 1 {
+		t.Errorf("the share was asked %d times, want once", n)
+	}
+}
+
+// countingShare is a memShare that counts loads.
+type countingShare struct {
+	memShare
+	loads atomic.Int64
+}
+
+func (s *countingShare) Load(ctx context.Context, key string) ([]byte, error) {
+	s.loads.Add(1)
+	return s.memShare.Load(ctx, key)
 }
