@@ -2,7 +2,6 @@ package fastcgi
 
 import (
 	"bufio"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -55,16 +54,19 @@ var headPool sync.Pool
 var pairPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
 var paramPool = sync.Pool{New: func() any { p := make([]Param, 0, 48); return &p }}
 
+// The BEGIN_REQUEST records, with and without the keep-connection flag.
+var (
+	beginClose = AppendRecord(nil, TypeBeginRequest, []byte{0, roleResponder, 0, 0, 0, 0, 0, 0})
+	beginKeep  = AppendRecord(nil, TypeBeginRequest, []byte{0, roleResponder, flagKeepConn, 0, 0, 0, 0, 0})
+)
+
 // WriteHead writes the BEGIN_REQUEST record and the parameters.
 func (c *Client) WriteHead(bw *bufio.Writer, r *http.Request, _ int64) error {
-	var begin [headerLen + 8]byte
-	b := appendHeader(begin[:0], TypeBeginRequest, 8)
-	flags := byte(0)
 	if c.KeepConn {
-		flags = flagKeepConn
+		bw.Write(beginKeep)
+	} else {
+		bw.Write(beginClose)
 	}
-	b = append(b, 0, roleResponder, flags, 0, 0, 0, 0, 0)
-	bw.Write(b)
 
 	bp := pairPool.Get().(*[]byte)
 	pp := paramPool.Get().(*[]Param)
@@ -115,8 +117,8 @@ func (c *Client) ReadResponse(br *bufio.Reader, r *http.Request) (*http.Response
 	} else {
 		s.hb = bufio.NewReaderSize(s, 4096)
 	}
-	resp, err := gateway.ReadHeader(s.hb, false, c.MaxHeader)
-	if err != nil {
+	resp := &s.head
+	if err := gateway.ReadHeaderInto(resp, s.hb, false, c.MaxHeader); err != nil {
 		if errors.Is(err, io.EOF) {
 			// The stream ended inside the head: NGINX's "upstream
 			// prematurely closed FastCGI stdout".
@@ -139,6 +141,7 @@ type stdout struct {
 	hb     *bufio.Reader
 	client *Client
 	req    *http.Request
+	head   http.Response // the Response, allocated with its body reader
 	resp   *http.Response
 	left   int // content bytes left in the current STDOUT record
 	pad    int // padding after it
@@ -196,7 +199,7 @@ func (s *stdout) read(p []byte) (int, error) {
 // request ends.
 func (s *stdout) next() error {
 	for {
-		h, err := ReadHeader(s.src)
+		h, err := readHeader(s.src)
 		if err != nil {
 			return unexpected(err)
 		}
@@ -220,17 +223,15 @@ func (s *stdout) next() error {
 				return err
 			}
 		case TypeEndRequest:
-			var body [8]byte
-			if n < len(body) {
+			// The application's exit status and the protocol status
+			// (REQUEST_COMPLETE, or a refusal NGINX does not act on
+			// either) are not used.
+			if n < 8 {
 				return fmt.Errorf("%w: END_REQUEST of %d bytes", ErrRecord, n)
 			}
-			if _, err := io.ReadFull(s.src, body[:]); err != nil {
+			if _, err := s.src.Discard(n + pad); err != nil {
 				return unexpected(err)
 			}
-			if _, err := s.src.Discard(n - len(body) + pad); err != nil {
-				return unexpected(err)
-			}
-			_ = binary.BigEndian.Uint32(body[:4]) // the application's exit status
 			s.done = true
 			return nil
 		default:

@@ -65,13 +65,11 @@ var zeros [8]byte
 // writeRecords writes p as records of type typ, split at maxContent and
 // padded; an empty p writes one empty record, the end of a stream.
 func writeRecords(bw *bufio.Writer, typ uint8, p []byte) error {
-	var hdr [headerLen]byte
 	for {
 		n := min(len(p), maxContent)
-		h := appendHeader(hdr[:0], typ, n)
-		bw.Write(h)
+		pad := writeHeader(bw, typ, n)
 		bw.Write(p[:n])
-		if _, err := bw.Write(zeros[:h[6]]); err != nil {
+		if _, err := bw.Write(zeros[:pad]); err != nil {
 			return err
 		}
 		p = p[n:]
@@ -81,12 +79,45 @@ func writeRecords(bw *bufio.Writer, typ uint8, p []byte) error {
 	}
 }
 
+// writeHeader writes a record header into bw's buffer and returns the
+// padding it announces. The header is built in the buffer itself: an
+// array of the caller's would escape through bufio.Writer.Write to the
+// heap, an allocation per record.
+func writeHeader(bw *bufio.Writer, typ uint8, n int) int {
+	if bw.Available() < headerLen {
+		bw.Flush() // an error stays in bw for the next Write to return
+	}
+	h := appendHeader(bw.AvailableBuffer(), typ, n)
+	bw.Write(h)
+	return int(h[6])
+}
+
 // ReadHeader reads a record header, checking the protocol version.
 func ReadHeader(r io.Reader) (Header, error) {
 	var b [headerLen]byte
 	if _, err := io.ReadFull(r, b[:]); err != nil {
 		return Header{}, err
 	}
+	return parseHeader(b[:])
+}
+
+// readHeader is ReadHeader from a bufio.Reader, whose buffer the header
+// is parsed in, without the copy (and the allocation) of ReadHeader.
+func readHeader(br *bufio.Reader) (Header, error) {
+	b, err := br.Peek(headerLen)
+	if err != nil {
+		if len(b) > 0 && err == io.EOF {
+			err = io.ErrUnexpectedEOF // as io.ReadFull reports a part
+		}
+		return Header{}, err
+	}
+	h, err := parseHeader(b)
+	br.Discard(headerLen)
+	return h, err
+}
+
+// parseHeader reads the header in b, checking the protocol version.
+func parseHeader(b []byte) (Header, error) {
 	if b[0] != version1 {
 		return Header{}, fmt.Errorf("%w %d", ErrVersion, b[0])
 	}

@@ -315,12 +315,30 @@ func (c *conn) serve() {
 	}
 	s := c.srv
 	ctx := context.WithValue(context.Background(), http.ServerContextKey, serverMark)
-	ctx = context.WithValue(ctx, http.LocalAddrContextKey, c.rwc.LocalAddr())
+	ctx = context.WithValue(ctx, http.LocalAddrContextKey, &localAddr{Addr: c.rwc.LocalAddr()})
 	if s.ConnContext != nil {
 		ctx = s.ConnContext(ctx, c.rwc)
 	}
 	c.baseCtx = ctx
 	c.loop(false)
+}
+
+// localAddr is the connection's address in its context
+// (http.LocalAddrContextKey). Its text, which $server_addr and
+// $server_port read for every request that uses them (FastCGI sends both),
+// is made once per connection rather than twice per request.
+type localAddr struct {
+	net.Addr
+	text atomic.Pointer[string]
+}
+
+func (a *localAddr) String() string {
+	if s := a.text.Load(); s != nil {
+		return *s
+	}
+	s := a.Addr.String()
+	a.text.Store(&s)
+	return s
 }
 
 // end is the end of a connection's goroutine, whichever it is.

@@ -24,6 +24,10 @@ type requestCtx struct {
 	inner    atomic.Pointer[cancelPair]
 	canceled atomic.Bool
 	err      error // once canceled without an inner context; guarded by mu
+	// end is the function AfterEnd holds, to run when the context ends,
+	// and endToken the token of the last one taken; guarded by mu.
+	end      func()
+	endToken uint64
 }
 
 type cancelPair struct {
@@ -77,6 +81,38 @@ func (c *requestCtx) Value(key any) any {
 
 func (c *requestCtx) String() string { return "http1.requestCtx" }
 
+// AfterEnd is endhook.Hooker's: it holds one function at a time, and
+// none when the connection's context can end by itself (it would have to
+// be watched as well).
+func (c *requestCtx) AfterEnd(f func()) (token uint64, ok bool) {
+	if c.Context.Done() != nil {
+		return 0, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.end != nil {
+		return 0, false
+	}
+	c.endToken++
+	if c.canceled.Load() {
+		go f()
+	} else {
+		c.end = f
+	}
+	return c.endToken, true
+}
+
+// StopEnd is endhook.Hooker's.
+func (c *requestCtx) StopEnd(token uint64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.end == nil || token != c.endToken {
+		return false
+	}
+	c.end = nil
+	return true
+}
+
 // cancel ends the context with context.Canceled; later calls do nothing.
 func (c *requestCtx) cancel() {
 	c.mu.Lock()
@@ -93,8 +129,13 @@ func (c *requestCtx) cancel() {
 		}
 	}
 	c.canceled.Store(true)
+	end := c.end
+	c.end = nil
 	c.mu.Unlock()
 	if p != nil {
 		p.cancel()
+	}
+	if end != nil {
+		go end()
 	}
 }

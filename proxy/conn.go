@@ -45,6 +45,7 @@ type conn struct {
 	// made once; silent is its answer.
 	rc       syscall.RawConn
 	probe    func(fd uintptr)
+	abortFn  func() // abort, made once: the function a request's end runs
 	probeBuf [1]byte
 	silent   bool
 	// head copies what is read while recording: the response head, read
@@ -55,7 +56,7 @@ type conn struct {
 
 func newConn(dc *deadlineConn, nc net.Conn, p *peer, id connID) *conn {
 	c := &conn{dc: dc, nc: nc, peer: p, id: id, limit: -1, opened: time.Now()}
-	c.probe = c.probeFD
+	c.probe, c.abortFn = c.probeFD, c.abort
 	if sc, ok := dc.Conn.(syscall.Conn); ok {
 		c.rc, _ = sc.SyscallConn()
 	}
@@ -98,11 +99,17 @@ func (c *conn) Read(p []byte) (int, error) {
 }
 
 // begin prepares c for a request with the handler's timeouts. Reads wait
-// without a deadline until the request is sent (see deadlineConn.arm).
-func (c *conn) begin(read, send time.Duration) {
+// without a deadline until the request is sent (see deadlineConn.arm):
+// a request whose body goes out while the response may already be read
+// (streamed) has its reads untimed until then, while without one the
+// read deadline that the previous request left stays in place until
+// arm, before any read, renews it.
+func (c *conn) begin(read, send time.Duration, streamed bool) {
 	c.dc.read, c.dc.send = read, send
 	c.dc.armed.Store(false)
-	_ = c.dc.Conn.SetReadDeadline(time.Time{})
+	if streamed || read <= 0 {
+		c.dc.untimeReads()
+	}
 	c.nread = 0
 	c.requests++
 }
@@ -156,15 +163,40 @@ func (c *conn) close() {
 // may wait ReadTimeout for data and each Write SendTimeout for progress, so
 // the limits apply between successive operations, not to the whole
 // response, as NGINX's proxy_read_timeout and proxy_send_timeout do.
+//
+// A deadline is moved only when it was set for another timeout or longer
+// ago than a tenth of it, as http1's are (http1/deadline.go): setting one
+// modifies a runtime timer, which several times per request is a few
+// percent of a small response's CPU. A wait still gets 0.9 to 1 times its
+// timeout, as with NGINX's timers, which are approximate too.
 type deadlineConn struct {
 	net.Conn
 	read, send time.Duration
 	armed      atomic.Bool // reads are timed: the request has been sent
+	// rd is the read deadline as set last, by Read or arm (which the body's
+	// goroutine may call while a Read waits); wd the write deadline, which
+	// only the goroutine writing at the time uses.
+	mu sync.Mutex
+	rd deadline
+	wd deadline
+}
+
+// deadline is a deadline the connection set: timeout from at; the zero
+// deadline is none.
+type deadline struct {
+	timeout time.Duration
+	at      time.Time
+}
+
+// fresh reports whether the deadline is for timeout and recent enough to
+// stand for one set now.
+func (l deadline) fresh(now time.Time, timeout time.Duration) bool {
+	return l.timeout == timeout && now.Sub(l.at) < timeout/10
 }
 
 func (d *deadlineConn) Read(p []byte) (int, error) {
 	if d.read > 0 && d.armed.Load() {
-		if err := d.Conn.SetReadDeadline(time.Now().Add(d.read)); err != nil {
+		if err := d.timeReads(); err != nil {
 			return 0, err
 		}
 	}
@@ -173,8 +205,11 @@ func (d *deadlineConn) Read(p []byte) (int, error) {
 
 func (d *deadlineConn) Write(p []byte) (int, error) {
 	if d.send > 0 {
-		if err := d.Conn.SetWriteDeadline(time.Now().Add(d.send)); err != nil {
-			return 0, err
+		if now := time.Now(); !d.wd.fresh(now, d.send) {
+			if err := d.Conn.SetWriteDeadline(now.Add(d.send)); err != nil {
+				return 0, err
+			}
+			d.wd = deadline{d.send, now}
 		}
 	}
 	return d.Conn.Write(p)
@@ -185,7 +220,33 @@ func (d *deadlineConn) Write(p []byte) (int, error) {
 func (d *deadlineConn) arm() {
 	d.armed.Store(true)
 	if d.read > 0 {
-		_ = d.Conn.SetReadDeadline(time.Now().Add(d.read))
+		_ = d.timeReads()
+	}
+}
+
+// timeReads sets the read deadline to the read timeout from now, unless
+// the one in place is fresh.
+func (d *deadlineConn) timeReads() error {
+	now := time.Now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.rd.fresh(now, d.read) {
+		return nil
+	}
+	if err := d.Conn.SetReadDeadline(now.Add(d.read)); err != nil {
+		return err
+	}
+	d.rd = deadline{d.read, now}
+	return nil
+}
+
+// untimeReads lifts the read deadline, if one is set.
+func (d *deadlineConn) untimeReads() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.rd != (deadline{}) {
+		_ = d.Conn.SetReadDeadline(time.Time{})
+		d.rd = deadline{}
 	}
 }
 

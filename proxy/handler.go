@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/endhook"
 	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -33,7 +34,7 @@ type exchange struct {
 	attempts  []attempt
 	start     time.Time // of the first try, for proxy_next_upstream_timeout
 
-	stop      func() bool   // cancels closing the connection when the client leaves
+	stop      endhook.Stop  // cancels closing the connection when the client leaves
 	sending   bool          // a goroutine streams the body of the current try
 	sendDone  chan struct{} // closed when it has finished
 	sendErr   error         // its outcome, readable once sendDone is closed
@@ -207,7 +208,7 @@ func (x *exchange) nextOnStatus(p *peer, c *conn, resp *http.Response) bool {
 		return false
 	}
 	x.waitSending(c, false)
-	x.stop()
+	x.stop.Stop()
 	c.close()
 	a := &x.attempts[len(x.attempts)-1]
 	a.total = time.Since(a.start)
@@ -245,8 +246,8 @@ func (x *exchange) try(p *peer, fresh bool) (*conn, *http.Response, *failure) {
 		}
 	}
 	a.connect = time.Since(start)
-	c.begin(h.readTimeout, h.sendTimeout)
-	x.stop = context.AfterFunc(x.ctx, c.abort)
+	c.begin(h.readTimeout, h.sendTimeout, x.body.hasBytes())
+	x.stop = endhook.After(x.ctx, c.abortFn)
 
 	var err error
 	if h.wire != nil {
@@ -260,7 +261,7 @@ func (x *exchange) try(p *peer, fresh bool) (*conn, *http.Response, *failure) {
 	if err != nil {
 		// The request cannot be encoded (a parameter too long for the
 		// protocol): no server could take it.
-		x.stop()
+		x.stop.Stop()
 		c.close()
 		return fail(&failure{kind: FailError, phase: phaseSend, err: err})
 	}
@@ -268,7 +269,7 @@ func (x *exchange) try(p *peer, fresh bool) (*conn, *http.Response, *failure) {
 		x.startSending(c)
 	} else {
 		if err := c.bw.Flush(); err != nil {
-			x.stop()
+			x.stop.Stop()
 			c.close()
 			return fail(x.classify(err, phaseSend, reused, c))
 		}
@@ -278,7 +279,7 @@ func (x *exchange) try(p *peer, fresh bool) (*conn, *http.Response, *failure) {
 	resp, err := x.readHeader(c)
 	if err != nil {
 		f := x.headerFailure(c, err, reused)
-		x.stop()
+		x.stop.Stop()
 		c.close()
 		return fail(f)
 	}
@@ -402,7 +403,7 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 		_ = rc.Flush()
 	}
 	sent := x.waitSending(c, false) && x.sendErr == nil
-	stopped := x.stop()
+	stopped := x.stop.Stop()
 	if res.upErr == nil && res.clientErr == nil && sent && stopped && x.keepalive(resp) && c.br.Buffered() == 0 {
 		h.up.putIdle(c, time.Now())
 	} else {
@@ -457,7 +458,7 @@ func (x *exchange) keepalive(resp *http.Response) bool {
 // the upstream's body is not relayed, and the connection is not kept.
 func (x *exchange) interceptResponse(c *conn, resp *http.Response, a *attempt) {
 	x.waitSending(c, false)
-	x.stop()
+	x.stop.Stop()
 	c.close()
 	a.total = time.Since(a.start)
 	x.h.errorResponse(x.w, x.r, resp.StatusCode)

@@ -19,7 +19,7 @@ func (x *exchange) switchProtocols(c *conn, resp *http.Response, a *attempt) {
 		x.sending = false
 	}
 	// From here the tunnel closes both connections itself.
-	x.stop()
+	x.stop.Stop()
 	client, brw, err := http.NewResponseController(x.w).Hijack()
 	if err != nil {
 		c.close()

@@ -37,23 +37,34 @@ func (x *exchange) publishUpstream() {
 	if !x.triedPublished {
 		x.publishTried()
 	}
-	var rt, ct, ht, rl []byte
-	for i, a := range x.attempts {
-		if i > 0 {
-			rt = append(rt, ", "...)
-			ct = append(ct, ", "...)
-			ht = append(ht, ", "...)
-			rl = append(rl, ", "...)
+	// The four values are written one after the other and copied into one
+	// string that each is a piece of: one allocation for all.
+	var buf [128]byte
+	b := buf[:0]
+	var ends [4]int
+	for v := range ends {
+		for i, a := range x.attempts {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			switch v {
+			case 0:
+				b = appendSeconds(b, a.total)
+			case 1:
+				b = appendSeconds(b, a.connect)
+			case 2:
+				b = appendSeconds(b, a.header)
+			default:
+				b = strconv.AppendInt(b, a.length, 10)
+			}
 		}
-		rt = appendSeconds(rt, a.total)
-		ct = appendSeconds(ct, a.connect)
-		ht = appendSeconds(ht, a.header)
-		rl = strconv.AppendInt(rl, a.length, 10)
+		ends[v] = len(b)
 	}
-	x.st.Set("upstream_response_time", string(rt))
-	x.st.Set("upstream_connect_time", string(ct))
-	x.st.Set("upstream_header_time", string(ht))
-	x.st.Set("upstream_response_length", string(rl))
+	all := string(b)
+	x.st.Set("upstream_response_time", all[:ends[0]])
+	x.st.Set("upstream_connect_time", all[ends[0]:ends[1]])
+	x.st.Set("upstream_header_time", all[ends[1]:ends[2]])
+	x.st.Set("upstream_response_length", all[ends[2]:ends[3]])
 }
 
 // publishTried sets $upstream_addr and $upstream_status, which no longer
@@ -63,6 +74,13 @@ func (x *exchange) publishTried() {
 		return
 	}
 	x.triedPublished = true
+	if len(x.attempts) == 1 {
+		// The usual case, without an allocation.
+		a := x.attempts[0]
+		x.st.Set("upstream_addr", a.addr)
+		x.st.Set("upstream_status", statusText(a.status))
+		return
+	}
 	var addr, status []byte
 	for i, a := range x.attempts {
 		if i > 0 {
@@ -70,14 +88,30 @@ func (x *exchange) publishTried() {
 			status = append(status, ", "...)
 		}
 		addr = append(addr, a.addr...)
-		if a.status > 0 {
-			status = strconv.AppendInt(status, int64(a.status), 10)
-		} else {
-			status = append(status, '-')
-		}
+		status = append(status, statusText(a.status)...)
 	}
 	x.st.Set("upstream_addr", string(addr))
 	x.st.Set("upstream_status", string(status))
+}
+
+// statusTexts are the three digits of the statuses 100 to 599.
+var statusTexts = func() (t [500]string) {
+	for i := range t {
+		t[i] = strconv.Itoa(100 + i)
+	}
+	return t
+}()
+
+// statusText is an attempt's status as $upstream_status shows it: "-"
+// for none.
+func statusText(code int) string {
+	switch {
+	case code <= 0:
+		return "-"
+	case code >= 100 && code < 600:
+		return statusTexts[code-100]
+	}
+	return strconv.Itoa(code)
 }
 
 // appendSeconds formats d as seconds with milliseconds ("0.012"), or "-"

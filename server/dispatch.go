@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/http1"
+	"github.com/mosaic-edge/mosaic/internal/endhook"
 	"github.com/mosaic-edge/mosaic/internal/proxyproto"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -76,6 +77,22 @@ func (rr *reqRoot) Err() error {
 		}
 	}
 	return err
+}
+
+// AfterEnd and StopEnd make the request's context an endhook.Hooker
+// when the server's (http1's request context) is one: both end together.
+func (rr *reqRoot) AfterEnd(f func()) (uint64, bool) {
+	if h, ok := rr.Context.(endhook.Hooker); ok {
+		return h.AfterEnd(f)
+	}
+	return 0, false
+}
+
+func (rr *reqRoot) StopEnd(token uint64) bool {
+	if h, ok := rr.Context.(endhook.Hooker); ok {
+		return h.StopEnd(token)
+	}
+	return false
 }
 
 func infoFrom(ctx context.Context) *reqInfo {

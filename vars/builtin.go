@@ -47,7 +47,7 @@ func init() {
 	})
 	Register("hostname", func(*http.Request, *State) string { return host })
 	Register("pid", func(*http.Request, *State) string { return pid })
-	Register("nginx_version", func(*http.Request, *State) string { return NGINXVersion })
+	RegisterConst("nginx_version", NGINXVersion)
 	Register("connection", func(_ *http.Request, st *State) string {
 		if st == nil {
 			return ""

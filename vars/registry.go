@@ -19,6 +19,7 @@ type PrefixFactory func(suffix string) Getter
 var (
 	regMu    sync.RWMutex
 	getters  = map[string]Getter{}
+	consts   = map[string]string{} // the getters of RegisterConst, by value
 	prefixes = map[string]PrefixFactory{}
 )
 
@@ -31,6 +32,23 @@ func Register(name string, g Getter) {
 		panic("vars: variable $" + name + " registered twice")
 	}
 	getters[name] = g
+}
+
+// RegisterConst makes $name a constant ($nginx_version): templates
+// fold its value into their text when they are compiled.
+func RegisterConst(name, value string) {
+	Register(name, func(*http.Request, *State) string { return value })
+	regMu.Lock()
+	consts[name] = value
+	regMu.Unlock()
+}
+
+// constant returns the value of a variable registered with RegisterConst.
+func constant(name string) (string, bool) {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	v, ok := consts[name]
+	return v, ok
 }
 
 // RegisterState makes $name read the value a handler recorded with
@@ -149,6 +167,10 @@ func compile(s string, bind func(name string) (Getter, error)) (*Template, error
 		if name == "" {
 			return nil, fmt.Errorf("invalid variable name in %q", s)
 		}
+		if v, ok := constant(strings.ToLower(name)); ok {
+			lit.WriteString(v) // registered names come first in every scope
+			continue
+		}
 		flush()
 		g, err := bind(name)
 		if err != nil {
@@ -233,13 +255,23 @@ func (t *Template) EvalState(r *http.Request, st *State) string {
 			return p.get(r, st)
 		}
 	}
-	var b strings.Builder
+	// The values first, so that the result is allocated once, at its
+	// size; on the stack for templates of a usual length.
+	var buf [8]string
+	vals := buf[:0]
+	n := 0
 	for _, p := range t.parts {
-		if p.get == nil {
-			b.WriteString(p.lit)
-		} else {
-			b.WriteString(p.get(r, st))
+		v := p.lit
+		if p.get != nil {
+			v = p.get(r, st)
 		}
+		vals = append(vals, v)
+		n += len(v)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, v := range vals {
+		b.WriteString(v)
 	}
 	return b.String()
 }

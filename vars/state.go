@@ -86,8 +86,14 @@ type State struct {
 	requestID string // $request_id, made on first use
 	idFrom    *State // a subrequest's parent, whose $request_id it shares
 
-	mu     sync.Mutex
-	values map[string]string
+	mu sync.Mutex
+	// values are those of Set: the first ones in place (a proxied
+	// request sets nine), any others in more. A request sets few, so a
+	// scan finds one sooner than a map, which would take several
+	// allocations to fill.
+	values [10]namedValue
+	nvalue int
+	more   []namedValue
 	// slots caches the values of a configuration's own variables (see
 	// Scope), indexed by Var.slot.
 	slots []slot
@@ -148,11 +154,35 @@ func (s *State) Set(name, value string) {
 		return
 	}
 	s.mu.Lock()
-	if s.values == nil {
-		s.values = make(map[string]string, 4)
+	defer s.mu.Unlock()
+	if v := s.find(name); v != nil {
+		v.value = value
+		return
 	}
-	s.values[name] = value
-	s.mu.Unlock()
+	if s.nvalue < len(s.values) {
+		s.values[s.nvalue] = namedValue{name, value}
+		s.nvalue++
+		return
+	}
+	s.more = append(s.more, namedValue{name, value})
+}
+
+// namedValue is one value of Set.
+type namedValue struct{ name, value string }
+
+// find returns the value of Set by that name, or nil; s.mu is held.
+func (s *State) find(name string) *namedValue {
+	for i := range s.values[:s.nvalue] {
+		if s.values[i].name == name {
+			return &s.values[i]
+		}
+	}
+	for i := range s.more {
+		if s.more[i].name == name {
+			return &s.more[i]
+		}
+	}
+	return nil
 }
 
 // Get returns a value recorded with Set.
@@ -161,9 +191,11 @@ func (s *State) Get(name string) (string, bool) {
 		return "", false
 	}
 	s.mu.Lock()
-	v, ok := s.values[name]
-	s.mu.Unlock()
-	return v, ok
+	defer s.mu.Unlock()
+	if v := s.find(name); v != nil {
+		return v.value, true
+	}
+	return "", false
 }
 
 // PathMapper maps a request's URI to the file system as the root or alias

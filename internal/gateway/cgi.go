@@ -37,42 +37,86 @@ var ErrHeaderTooBig = errors.New("upstream sent too big header")
 // The returned Response has no Body; the caller reads the body from br.
 // Its ContentLength is the Content-Length header's value, or -1.
 func ReadHeader(br *bufio.Reader, statusLine bool, max int) (*http.Response, error) {
+	resp := new(http.Response)
+	if err := ReadHeaderInto(resp, br, statusLine, max); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// ReadHeaderInto is ReadHeader filling a Response the caller allocated
+// (with the body reader that holds it, in one allocation). resp is
+// overwritten; on an error its content is undefined.
+//
+// The head is gathered in one buffer and copied into one string that
+// every name and value is a piece of; a name as applications write it
+// (PHP's "Content-type") is looked up among the common ones before it is
+// made canonical, so that a usual head costs a handful of allocations,
+// not several per line.
+func ReadHeaderInto(resp *http.Response, br *bufio.Reader, statusLine bool, max int) error {
 	if max <= 0 {
 		max = 64 << 10
 	}
-	resp := &http.Response{
-		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: make(http.Header), ContentLength: -1,
-	}
-	var line []byte
-	total := 0
-	first := true
+	*resp = http.Response{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, ContentLength: -1}
+	// The lines, without their ends, each followed by '\n' (which no line
+	// holds), checked as they come so that a bad line fails before the
+	// rest of the head is waited for, as when each was parsed at once.
+	var stack [1024]byte
+	head := stack[:0]
+	total, lines := 0, 0
+	hasStatus := false // the first line is a status line
 	for {
-		var err error
-		line, total, err = readLine(br, line[:0], total, max)
+		var (
+			line []byte
+			err  error
+		)
+		start := len(head)
+		head, total, err = readLine(br, head, total, max)
 		if err != nil {
-			return nil, err
+			return err
 		}
+		line = head[start:]
 		if len(line) == 0 {
 			break
 		}
-		if first && statusLine && bytes.HasPrefix(line, []byte("HTTP/")) {
-			first = false
+		if lines == 0 && statusLine && bytes.HasPrefix(line, []byte("HTTP/")) {
 			code, ok := parseStatusLine(line)
 			if !ok {
-				return nil, fmt.Errorf("%w: %q", ErrInvalidHeader, line)
+				return invalidLine(line)
 			}
-			resp.StatusCode, resp.Status = code, string(line[9:])
+			resp.StatusCode, hasStatus = code, true
+		} else if err := checkLine(line); err != nil {
+			return err
+		}
+		head = append(head, '\n')
+		lines++
+	}
+	text := string(head)
+	fields := lines
+	if hasStatus {
+		resp.Status, text, _ = strings.Cut(text, "\n")
+		resp.Status = resp.Status[9:]
+		fields--
+	}
+	resp.Header = make(http.Header, fields)
+	// One value slot per line: a name's first value is a one-element
+	// piece of vals, which a second value of that name reallocates.
+	vals := make([]string, fields)
+	for i := 0; text != ""; i++ {
+		var line string
+		line, text, _ = strings.Cut(text, "\n")
+		name, value, _ := strings.Cut(line, ":")
+		key := canonicalKey(strings.TrimRight(name, " \t"))
+		if v, ok := resp.Header[key]; ok {
+			resp.Header[key] = append(v, strings.Trim(value, " \t"))
 			continue
 		}
-		first = false
-		if err := addLine(resp.Header, line); err != nil {
-			return nil, err
-		}
+		vals[i] = strings.Trim(value, " \t")
+		resp.Header[key] = vals[i : i+1 : i+1]
 	}
 	if resp.StatusCode == 0 {
 		if err := inferStatus(resp); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if v := resp.Header["Content-Length"]; len(v) > 0 {
@@ -80,10 +124,11 @@ func ReadHeader(br *bufio.Reader, statusLine bool, max int) (*http.Response, err
 			resp.ContentLength = n
 		}
 	}
-	return resp, nil
+	return nil
 }
 
-// readLine reads one line without its end, failing beyond max bytes in all.
+// readLine appends one line without its end to dst, failing beyond max
+// bytes in all.
 func readLine(br *bufio.Reader, dst []byte, total, max int) ([]byte, int, error) {
 	for {
 		frag, err := br.ReadSlice('\n')
@@ -106,22 +151,50 @@ func readLine(br *bufio.Reader, dst []byte, total, max int) ([]byte, int, error)
 	return dst, total, nil
 }
 
-// addLine adds a "Name: value" line. As NGINX reads an upstream's header,
-// a line without a colon is a name with an empty value, and a NUL, a bare
-// CR or a line starting with white space is invalid.
-func addLine(h http.Header, line []byte) error {
+// checkLine checks a "Name: value" line. As NGINX reads an upstream's
+// header, a line without a colon is a name with an empty value, and a
+// NUL, a bare CR or a line starting with white space is invalid.
+func checkLine(line []byte) error {
 	if line[0] == ' ' || line[0] == '\t' || bytes.IndexByte(line, 0) >= 0 || bytes.IndexByte(line, '\r') >= 0 {
-		return fmt.Errorf("%w: %q", ErrInvalidHeader, line)
+		return invalidLine(line)
 	}
-	name, value, _ := bytes.Cut(line, []byte(":"))
-	name = bytes.TrimRight(name, " \t")
-	if len(name) == 0 {
-		return fmt.Errorf("%w: %q", ErrInvalidHeader, line)
+	name, _, _ := bytes.Cut(line, []byte(":"))
+	if len(bytes.TrimRight(name, " \t")) == 0 {
+		return invalidLine(line)
 	}
-	key := textproto.CanonicalMIMEHeaderKey(string(name))
-	h[key] = append(h[key], string(bytes.Trim(value, " \t")))
 	return nil
 }
+
+// canonicalKey is textproto.CanonicalMIMEHeaderKey(name), which returns
+// name itself when it is canonical already; the usual other spellings of
+// common response header names are answered from a table, without the
+// allocation of a new string.
+func canonicalKey(name string) string {
+	if k, ok := spellings[name]; ok {
+		return k
+	}
+	return textproto.CanonicalMIMEHeaderKey(name)
+}
+
+// spellings maps the lower-case and the only-first-letter-capital forms
+// of common response header names to their canonical form.
+var spellings = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range []string{"Content-Type", "Content-Length", "Content-Encoding", "Content-Disposition",
+		"Content-Language", "Content-Security-Policy", "Location", "Status", "Set-Cookie", "Cache-Control",
+		"Expires", "Pragma", "Last-Modified", "Etag", "Vary", "Link", "X-Powered-By", "X-Frame-Options",
+		"X-Content-Type-Options", "X-Robots-Tag", "X-Pingback", "Referrer-Policy", "Strict-Transport-Security",
+		"Access-Control-Allow-Origin", "X-Accel-Buffering", "X-Accel-Redirect", "X-Accel-Expires",
+		"X-Accel-Limit-Rate", "X-Accel-Charset"} {
+		lower := strings.ToLower(k)
+		for _, s := range []string{lower, strings.ToUpper(lower[:1]) + lower[1:]} {
+			if s != k {
+				m[s] = textproto.CanonicalMIMEHeaderKey(s)
+			}
+		}
+	}
+	return m
+}()
 
 // inferStatus sets the status of a head without a status line.
 func inferStatus(resp *http.Response) error {
@@ -169,4 +242,10 @@ func parseStatusLine(line []byte) (int, bool) {
 		return 0, false
 	}
 	return code, true
+}
+
+// invalidLine is the error of a line that does not parse. It quotes a
+// copy: the line lives in a buffer that must not escape to the heap.
+func invalidLine(line []byte) error {
+	return fmt.Errorf("%w: %q", ErrInvalidHeader, string(line))
 }

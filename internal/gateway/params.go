@@ -59,7 +59,9 @@ func (p *Params) Append(dst []Var, r *http.Request) []Var {
 	if !p.passHeaders {
 		return dst
 	}
-	keys := make([]string, 0, len(r.Header)+1)
+	// The names, sorted on the stack unless the request has very many.
+	var buf [32]string
+	keys := buf[:0]
 	for k := range r.Header {
 		keys = append(keys, k)
 	}
@@ -102,8 +104,16 @@ func (p *Params) Append(dst []Var, r *http.Request) []Var {
 }
 
 // HeaderParamName is the parameter a request header travels as:
-// "X-Forwarded-For" becomes "HTTP_X_FORWARDED_FOR".
+// "X-Forwarded-For" becomes "HTTP_X_FORWARDED_FOR". The names of common
+// headers come from a table made once, without an allocation each.
 func HeaderParamName(header string) string {
+	if name, ok := commonParamNames[header]; ok {
+		return name
+	}
+	return headerParamName(header)
+}
+
+func headerParamName(header string) string {
 	b := make([]byte, 0, len("HTTP_")+len(header))
 	b = append(b, "HTTP_"...)
 	for i := 0; i < len(header); i++ {
@@ -118,3 +128,22 @@ func HeaderParamName(header string) string {
 	}
 	return string(b)
 }
+
+// commonParamNames are the parameter names of the header fields browsers
+// and proxies commonly send, by their canonical names (as a request's
+// Header map holds them).
+var commonParamNames = func() map[string]string {
+	m := map[string]string{}
+	for _, h := range []string{"Host", "User-Agent", "Accept", "Accept-Encoding", "Accept-Language",
+		"Accept-Charset", "Cookie", "Referer", "Origin", "Connection", "Cache-Control", "Pragma",
+		"Content-Type", "Content-Length", "Transfer-Encoding", "Authorization", "Range", "If-Range",
+		"If-Modified-Since", "If-None-Match", "If-Match", "If-Unmodified-Since", "Upgrade",
+		"Upgrade-Insecure-Requests", "Dnt", "Te", "Priority", "Expect", "Via", "Forwarded",
+		"X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host", "X-Forwarded-Port", "X-Real-Ip",
+		"X-Requested-With", "X-Csrf-Token", "Sec-Fetch-Dest", "Sec-Fetch-Mode", "Sec-Fetch-Site",
+		"Sec-Fetch-User", "Sec-Ch-Ua", "Sec-Ch-Ua-Mobile", "Sec-Ch-Ua-Platform", "Sec-Gpc",
+		"Sec-Websocket-Key", "Sec-Websocket-Version", "Sec-Websocket-Extensions", "Sec-Websocket-Protocol"} {
+		m[h] = headerParamName(h)
+	}
+	return m
+}()

@@ -1,0 +1,89 @@
+package gateway
+
+import (
+	"bufio"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// The names as applications spell them become canonical, repeated names
+// keep every value in order, values are trimmed, and a status line's
+// text is the status.
+func TestReadHeaderFields(t *testing.T) {
+	in := "HTTP/1.1 201 Made here\r\nContent-type: text/html\r\nset-cookie: a=1\r\nX-Odd-name:  x \t\r\n" +
+		"Set-Cookie: b=2\nX-EMPTY:\r\nno colon\r\nSet-cookie:c=3\r\n\r\nbody"
+	br := bufio.NewReaderSize(strings.NewReader(in), 16)
+	resp, err := ReadHeader(br, true, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := http.Header{
+		"Content-Type": {"text/html"},
+		"Set-Cookie":   {"a=1", "b=2", "c=3"},
+		"X-Odd-Name":   {"x"},
+		"X-Empty":      {""},
+		"no colon":     {""},
+	}
+	if !reflect.DeepEqual(resp.Header, want) {
+		t.Errorf("header %q\nwant   %q", resp.Header, want)
+	}
+	if resp.StatusCode != 201 || resp.Status != "201 Made here" {
+		t.Errorf("status %d %q", resp.StatusCode, resp.Status)
+	}
+	if rest, _ := br.ReadString(0); rest != "body" {
+		t.Errorf("the body reads %q", rest)
+	}
+	// A value appended to one name does not show in another's.
+	resp.Header["Content-Type"] = append(resp.Header["Content-Type"], "more")
+	if resp.Header.Get("Set-Cookie") != "a=1" || len(resp.Header["Set-Cookie"]) != 3 {
+		t.Errorf("appending to one name changed another: %q", resp.Header)
+	}
+}
+
+// A head as PHP writes it costs the Response's few allocations, not
+// several per line.
+func TestReadHeaderAllocations(t *testing.T) {
+	const head = "X-Powered-By: PHP/8.2.29\r\nContent-type: text/html; charset=UTF-8\r\n" +
+		"Set-Cookie: s=1; path=/\r\nCache-Control: no-store\r\n\r\n"
+	sr := strings.NewReader(head)
+	br := bufio.NewReader(sr)
+	var resp http.Response
+	n := testing.AllocsPerRun(100, func() {
+		sr.Reset(head)
+		br.Reset(sr)
+		if err := ReadHeaderInto(&resp, br, false, 0); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// The head's text, the map and its slots, the values' slice.
+	if n > 4 {
+		t.Errorf("%v allocations for a head of four lines", n)
+	}
+	if resp.Header.Get("Content-Type") != "text/html; charset=UTF-8" || resp.StatusCode != 200 {
+		t.Errorf("%d %q", resp.StatusCode, resp.Header)
+	}
+}
+
+// The parameters of the usual header fields cost no allocation each.
+func TestParamsAllocations(t *testing.T) {
+	r, _ := http.NewRequest("GET", "http://example.com/", nil)
+	for _, k := range []string{"User-Agent", "Accept", "Accept-Encoding", "Accept-Language", "Cookie",
+		"Referer", "Sec-Fetch-Mode", "Upgrade-Insecure-Requests"} {
+		r.Header[k] = []string{"x"}
+	}
+	p := NewParams(nil, true)
+	dst := make([]Var, 0, 16)
+	if n := testing.AllocsPerRun(100, func() { dst = p.Append(dst[:0], r) }); n != 0 {
+		t.Errorf("%v allocations for nine header lines", n)
+	}
+	if len(dst) != 9 || dst[0].Name != "HTTP_ACCEPT" || dst[4].Name != "HTTP_HOST" || dst[4].Value != "example.com" {
+		t.Errorf("%v", dst)
+	}
+	for name, param := range commonParamNames {
+		if param != headerParamName(name) {
+			t.Errorf("%s: %s", name, param)
+		}
+	}
+}

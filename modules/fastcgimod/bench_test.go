@@ -1,0 +1,222 @@
+package fastcgimod_test
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/fastcgi"
+	"github.com/mosaic-edge/mosaic/server/servertest"
+
+	// The modules the binary has, so that every per-request hook of theirs
+	// is on the measured path as it is in cmd/mosaic.
+	_ "github.com/mosaic-edge/mosaic/modules/accesslogmod"
+	_ "github.com/mosaic-edge/mosaic/modules/accessmod"
+	_ "github.com/mosaic-edge/mosaic/modules/authmod"
+	_ "github.com/mosaic-edge/mosaic/modules/cachemod"
+	_ "github.com/mosaic-edge/mosaic/modules/compressmod"
+	_ "github.com/mosaic-edge/mosaic/modules/esimod"
+	_ "github.com/mosaic-edge/mosaic/modules/headersmod"
+	_ "github.com/mosaic-edge/mosaic/modules/limitmod"
+	_ "github.com/mosaic-edge/mosaic/modules/mapmod"
+	_ "github.com/mosaic-edge/mosaic/modules/proxymod"
+	_ "github.com/mosaic-edge/mosaic/modules/realipmod"
+	_ "github.com/mosaic-edge/mosaic/modules/rewritemod"
+	_ "github.com/mosaic-edge/mosaic/modules/ssimod"
+	_ "github.com/mosaic-edge/mosaic/modules/staticmod"
+	_ "github.com/mosaic-edge/mosaic/modules/statusmod"
+	_ "github.com/mosaic-edge/mosaic/modules/throttlemod"
+	_ "github.com/mosaic-edge/mosaic/modules/uwsgimod"
+)
+
+// phpAnswer is what php-fpm writes for a script that echoes one line:
+// the head PHP adds by default, the body, the end of STDOUT and
+// END_REQUEST, in one write.
+var phpAnswer = func() []byte {
+	out := fastcgi.AppendRecord(nil, fastcgi.TypeStdout,
+		[]byte("X-Powered-By: PHP/8.2.29\r\nContent-type: text/html; charset=UTF-8\r\n\r\nhello from php\n"))
+	out = fastcgi.AppendRecord(out, fastcgi.TypeStdout, nil)
+	return fastcgi.AppendRecord(out, fastcgi.TypeEndRequest, make([]byte, 8))
+}()
+
+// BenchmarkPHP sends one request after another on a kept connection
+// through the whole server (the HTTP/1.1 server, dispatch, the FastCGI
+// gateway, the kept upstream connection) to an application on a
+// Unix-domain socket that answers as php-fpm does for a trivial script:
+// the configuration of fastcgi/bench/compare-nginx.sh. The client and the
+// application allocate nothing once started, so allocs/op is the
+// server's.
+func BenchmarkPHP(b *testing.B) {
+	sock := filepath.Join(b.TempDir(), "php.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ln.Close() })
+	go serveApp(ln)
+
+	base := servertest.Start(b, `http {
+		access_log off; keepalive_requests 1000000;
+		upstream php { server unix:`+sock+`; keepalive 16; }
+		server {
+			listen 127.0.0.1:0;
+			root /srv/www;
+			location / {
+				include fastcgi.conf;
+				fastcgi_param SCRIPT_FILENAME /srv/www/hello.php;
+				fastcgi_keep_conn on;
+				fastcgi_pass php;
+			}
+		}
+	}`)
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	req := []byte("GET / HTTP/1.1\r\nHost: " + strings.TrimPrefix(base, "http://") + "\r\n\r\n")
+	br := bufio.NewReader(c)
+	body := make([]byte, 0, 64)
+	exchange := func() {
+		if _, err := c.Write(req); err != nil {
+			b.Fatal(err)
+		}
+		var err error
+		if body, err = readResponse(br, body[:0]); err != nil {
+			b.Fatal(err)
+		}
+		if string(body) != "hello from php\n" {
+			b.Fatalf("body %q", body)
+		}
+	}
+	exchange() // the upstream connection is opened and kept
+	b.ReportAllocs()
+	user, sys := cpuTime()
+	for b.Loop() {
+		exchange()
+	}
+	// The process's CPU time in user space and in the kernel, steadier
+	// than the elapsed time on a busy machine; the client's and the
+	// application's share is the same whatever the server does.
+	user2, sys2 := cpuTime()
+	b.ReportMetric(float64(user2-user)/float64(b.N), "user-ns/op")
+	b.ReportMetric(float64(sys2-sys)/float64(b.N), "sys-ns/op")
+}
+
+// cpuTime is the CPU time the process has used in user space and in the
+// kernel.
+func cpuTime() (user, sys time.Duration) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, 0
+	}
+	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
+}
+
+// serveApp answers every request on every connection of ln with
+// phpAnswer, reading the records into one buffer per connection.
+func serveApp(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer c.Close()
+			br := bufio.NewReader(c)
+			var hdr [8]byte
+			for {
+				if _, err := io.ReadFull(br, hdr[:]); err != nil {
+					return
+				}
+				n := int(hdr[4])<<8 | int(hdr[5]) + int(hdr[6])
+				if _, err := br.Discard(n); err != nil {
+					return
+				}
+				if hdr[1] == fastcgi.TypeStdin && hdr[4] == 0 && hdr[5] == 0 {
+					if _, err := c.Write(phpAnswer); err != nil {
+						return
+					}
+				}
+			}
+		}()
+	}
+}
+
+// readResponse reads an HTTP/1.1 response of status 200 from br and
+// appends its body, sent with a Content-Length or chunked, to dst.
+func readResponse(br *bufio.Reader, dst []byte) ([]byte, error) {
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		return dst, err
+	}
+	if !bytes.HasPrefix(line, []byte("HTTP/1.1 200 ")) {
+		return dst, &badResponse{string(line)}
+	}
+	length, chunked := -1, false
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return dst, err
+		}
+		if len(line) <= 2 {
+			break
+		}
+		name, value, _ := bytes.Cut(bytes.TrimRight(line, "\r\n"), []byte(":"))
+		value = bytes.TrimSpace(value)
+		switch {
+		case bytes.EqualFold(name, []byte("Content-Length")):
+			if length, err = atoi(value); err != nil {
+				return dst, err
+			}
+		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
+			chunked = bytes.EqualFold(value, []byte("chunked"))
+		}
+	}
+	if !chunked {
+		if length < 0 {
+			return dst, &badResponse{"no length"}
+		}
+		return readN(br, dst, length)
+	}
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return dst, err
+		}
+		size, err := strconv.ParseInt(string(bytes.TrimRight(line, "\r\n")), 16, 32)
+		if err != nil {
+			return dst, err
+		}
+		if size == 0 {
+			_, err := br.Discard(2) // no trailers: the last CRLF
+			return dst, err
+		}
+		if dst, err = readN(br, dst, int(size)); err != nil {
+			return dst, err
+		}
+		if _, err := br.Discard(2); err != nil {
+			return dst, err
+		}
+	}
+}
+
+func readN(br *bufio.Reader, dst []byte, n int) ([]byte, error) {
+	start := len(dst)
+	dst = append(dst, make([]byte, n)...)
+	_, err := io.ReadFull(br, dst[start:])
+	return dst, err
+}
+
+func atoi(b []byte) (int, error) { return strconv.Atoi(string(b)) }
+
+type badResponse struct{ what string }
+
+func (e *badResponse) Error() string { return "unexpected response: " + e.what }

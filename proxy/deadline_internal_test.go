@@ -1,0 +1,79 @@
+package proxy
+
+import (
+	"net"
+	"testing"
+	"time"
+)
+
+// deadlineLog is a connection that records the deadlines set on it.
+type deadlineLog struct {
+	net.Conn
+	reads, writes []time.Time
+}
+
+func (d *deadlineLog) SetReadDeadline(t time.Time) error {
+	d.reads = append(d.reads, t)
+	return nil
+}
+
+func (d *deadlineLog) SetWriteDeadline(t time.Time) error {
+	d.writes = append(d.writes, t)
+	return nil
+}
+
+func (d *deadlineLog) Read(p []byte) (int, error)  { return len(p), nil }
+func (d *deadlineLog) Write(p []byte) (int, error) { return len(p), nil }
+
+// A kept connection's requests renew a deadline only when it is not
+// fresh: set for another timeout, lifted, or older than a tenth of its
+// timeout. Reads of a request whose body is still going out are untimed
+// until arm, and so are those of a request without a read timeout.
+func TestDeadlinesMovedWhenStale(t *testing.T) {
+	log := &deadlineLog{}
+	c := &conn{dc: &deadlineConn{Conn: log}}
+	request := func(read time.Duration, streamed bool) {
+		c.begin(read, time.Minute, streamed)
+		c.dc.Write([]byte("request"))
+		c.dc.arm()
+		c.dc.Read(make([]byte, 8))
+		c.dc.Read(make([]byte, 8))
+	}
+	count := func(what string, reads, writes int) {
+		t.Helper()
+		if len(log.reads) != reads || len(log.writes) != writes {
+			t.Errorf("%s: %d read and %d write deadlines set, want %d and %d", what, len(log.reads), len(log.writes), reads, writes)
+		}
+	}
+	request(time.Minute, false)
+	count("first request", 1, 1)
+	if d := time.Until(log.reads[0]); d < 59*time.Second || d > time.Minute {
+		t.Errorf("read deadline %v ahead", d)
+	}
+	request(time.Minute, false)
+	request(time.Minute, false)
+	count("two more requests", 1, 1)
+	request(time.Hour, false)
+	count("another read timeout", 2, 1)
+	request(time.Hour, true)
+	count("a streamed body", 4, 1)
+	if !log.reads[2].IsZero() || log.reads[3].IsZero() {
+		t.Errorf("a streamed body's reads: deadlines %v, want lifted then set", log.reads[2:])
+	}
+	request(0, false)
+	count("no read timeout", 5, 1)
+	if !log.reads[4].IsZero() {
+		t.Errorf("without a read timeout the deadline is %v", log.reads[4])
+	}
+
+	// A deadline older than a tenth of its timeout is renewed.
+	log = &deadlineLog{}
+	c = &conn{dc: &deadlineConn{Conn: log}}
+	c.begin(20*time.Millisecond, 20*time.Millisecond, false)
+	c.dc.arm()
+	c.dc.Write(nil)
+	time.Sleep(5 * time.Millisecond)
+	c.dc.Read(nil)
+	c.dc.Write(nil)
+	count("after a quarter of the timeout", 2, 2)
+}
