@@ -41,6 +41,18 @@ const (
 
 func ownBrotli(level int) bool { return level >= ownBrotliMin && level <= ownBrotliMax }
 
+// ParallelBrotli reports whether brotli at level is cut into segments on
+// brotli_thread_pool: the levels mosaic's own encoder implements
+// (brotli.MinQuality to brotli.MaxQuality), since only its segments
+// concatenate into one stream. A response at another level is compressed
+// serially, in the request, whatever brotli_thread_pool says. The range
+// follows the encoder as it gains levels, and reaches past the levels it
+// serves serially (ownBrotli): where the other encoder is faster on one
+// core, the own encoder on several still answers sooner.
+func ParallelBrotli(level int) bool {
+	return level >= brotli.MinQuality && level <= brotli.MaxQuality
+}
+
 // brotliBody is what a response tells its brotli encoder about the body:
 // its declared length (-1 when unknown), which the own encoder takes as a
 // size hint for its hash table, and whether it is a font.

@@ -69,10 +69,11 @@ type BrotliOptions struct {
 	// process-wide pool of DefaultIdleEncoders.
 	Encoders *EncoderPool
 
-	// Parallel holds brotli_thread_pool and brotli_parallel_*. They are
-	// validated but brotli is compressed serially whatever they say: the
-	// brotli encoder cannot yet produce segments that concatenate into one
-	// stream (see the README).
+	// Parallel compresses long bodies in segments on a pool
+	// (brotli_thread_pool, brotli_parallel_*) at the levels for which
+	// ParallelBrotli is true: catable segments of mosaic's own encoder,
+	// each able to copy from the 64 KiB before it. At other levels they
+	// are validated, and brotli is compressed serially.
 	Parallel Parallel
 }
 

@@ -21,7 +21,7 @@ type compression struct {
 	zw     *zstd.Encoder
 	zwin   int
 	gw     *gzip.Writer
-	par    *parallelStream // zstd or gzip cut into segments (parallel.go)
+	par    *parallelStream // a body cut into segments (parallel.go)
 
 	outBuf   *[]byte
 	out      []byte // compressed bytes not yet sent
@@ -63,14 +63,18 @@ func (w *responseWriter) startEncoder(e Encoding, length int64) error {
 	case Brotli:
 		w.bkey = encoderKey{retention: w.cfg.retention, quality: c.level, lgwin: brotliWindowBits(w.cfg.brotliBits, length)}
 		w.bbody = brotliBody{length: length, font: fontType(lowerMediaType(w.rw.Header().Get("Content-Type")))}
-		if length > 0 && length <= oneShotMax {
+		if c.par.takes(length) {
+			// The window the serial encoder would declare: every segment
+			// shares it, and the first declares it before the rest is seen.
+			w.startParallel(compressorKey{coding: e, window: w.bkey.lgwin, font: w.bbody.font}, c.par)
+		} else if length > 0 && length <= oneShotMax {
 			w.holdInput(length)
 		} else {
 			w.takeBrotli()
 		}
 	case Zstd, Gzip:
 		if c.par.takes(length) {
-			w.startParallel(e, c.par)
+			w.startParallel(compressorKey{coding: e}, c.par)
 			break
 		}
 		if e == Gzip {

@@ -9,10 +9,12 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/mosaic-edge/mosaic/brotli"
 	"github.com/mosaic-edge/mosaic/internal/crc32combine"
 )
 
@@ -32,6 +34,12 @@ import (
 //   - zstd: every segment is a frame of its own; a zstd body may be several
 //     frames (RFC 8878, section 3.1). Frames share no history, so each
 //     segment starts from an empty window.
+//   - brotli: every segment is a catable segment of mosaic's own encoder
+//     (brotli.Encoder.EncodeSegment), which may copy from the 64 KiB of
+//     input before it; the first carries the stream header, the others end
+//     on a byte boundary, the last with the last meta-block, and together
+//     they are one brotli stream. Only the levels the own encoder
+//     implements can be cut so (ParallelBrotli); the others stay serial.
 //
 // The response's goroutine cuts and sends; the pool only compresses. At
 // most *_parallel_tasks segments of a response are queued, being
@@ -127,19 +135,31 @@ func poolsBusy() bool {
 	return segmentsOut.Load() >= int64(runtime.GOMAXPROCS(0))
 }
 
-// dictSize is deflate's window: how much input before a segment primes
-// its encoder.
-const dictSize = 32 << 10
+// history is how much input before a segment its encoder is primed
+// with: deflate's whole window for gzip, as much as mosaic's brotli
+// encoder takes as a segment's prefix (it enters no more in its tables),
+// and none for zstd, whose frames share nothing.
+func history(e Encoding) int {
+	switch e {
+	case Gzip:
+		return 32 << 10
+	case Brotli:
+		return 64 << 10
+	}
+	return 0
+}
 
 // segment is one task: input, and the compressed output it becomes.
 type segment struct {
-	buf  []byte // gzip: the dictionary (input before the segment), then the segment's input
-	dict int    // length of the dictionary at the start of buf
-	last bool   // gzip: the final block; otherwise a sync flush ends the segment
-	out  []byte
-	crc  uint32 // gzip: CRC-32 of the segment's input
-	err  error
-	done chan struct{} // closed when out, crc and err are set
+	buf   []byte // the dictionary (input before the segment, gzip and brotli), then the segment's input
+	dict  int    // length of the dictionary at the start of buf
+	first bool   // brotli: the stream header starts the segment
+	last  bool   // gzip, brotli: the final block; otherwise the segment ends byte-aligned, not final
+	out   []byte
+	crc   uint32        // gzip: CRC-32 of the segment's input
+	wait  time.Duration // on the pool: from Submit until a worker took it
+	err   error
+	done  chan struct{} // closed when out, crc and err are set
 }
 
 func (s *segment) input() []byte { return s.buf[s.dict:] }
@@ -189,11 +209,23 @@ func (e zstdSegments) encode(seg *segment) error {
 	return nil
 }
 
+type brotliSegments struct{ enc *brotli.Encoder }
+
+func (e brotliSegments) encode(seg *segment) error {
+	seg.out = e.enc.EncodeSegment(seg.out, seg.input(),
+		brotli.Segment{First: seg.first, Last: seg.last, Prefix: seg.buf[:seg.dict]})
+	return nil
+}
+
 // compressorKey says which responses a compressor suits.
 type compressorKey struct {
 	coding  Encoding
 	level   int
 	segment int
+	// brotli: the window every segment shares (the first declares it) and
+	// font mode; an Encoder is made for both.
+	window int
+	font   bool
 }
 
 // compressor is the encoders and buffers one response uses for its
@@ -206,7 +238,7 @@ type compressor struct {
 	mu       sync.Mutex
 	encoders []segmentEncoder
 	segments []*segment
-	tail     []byte // gzip: the dictionary of the next segment
+	tail     []byte // gzip, brotli: the dictionary of the next segment
 }
 
 func (c *compressor) takeEncoder() (segmentEncoder, error) {
@@ -238,6 +270,16 @@ func (c *compressor) takeEncoder() (segmentEncoder, error) {
 			return nil, fmt.Errorf("zstd segment encoder at level %d: %w", c.key.level, err)
 		}
 		return zstdSegments{enc}, nil
+	case Brotli:
+		opts := brotli.Options{Quality: c.key.level, LGWin: c.key.window}
+		if c.key.font {
+			opts.Mode = brotli.ModeFont
+		}
+		enc, err := brotli.NewEncoder(opts)
+		if err != nil {
+			return nil, fmt.Errorf("brotli segment encoder at level %d: %w", c.key.level, err)
+		}
+		return brotliSegments{enc}, nil
 	}
 	return nil, fmt.Errorf("no segment encoder for %v", c.key.coding)
 }
@@ -256,15 +298,11 @@ func (c *compressor) takeSegment() *segment {
 		c.segments = c.segments[:n-1]
 		return s
 	}
-	size := c.key.segment
-	if c.key.coding == Gzip {
-		size += dictSize
-	}
-	return &segment{buf: make([]byte, 0, size)}
+	return &segment{buf: make([]byte, 0, c.key.segment+history(c.key.coding))}
 }
 
 func (c *compressor) putSegment(s *segment) {
-	s.buf, s.out, s.dict, s.last, s.err, s.done = s.buf[:0], s.out[:0], 0, false, nil, nil
+	s.buf, s.out, s.dict, s.first, s.last, s.wait, s.err, s.done = s.buf[:0], s.out[:0], 0, false, false, 0, nil, nil
 	c.mu.Lock()
 	c.segments = append(c.segments, s)
 	c.mu.Unlock()
@@ -302,8 +340,9 @@ func NewCompressorPool(n int) *CompressorPool {
 }
 
 var defaultCompressors = [numCodings + 1]*CompressorPool{
-	Zstd: NewCompressorPool(DefaultCompressors),
-	Gzip: NewCompressorPool(DefaultCompressors),
+	Brotli: NewCompressorPool(DefaultCompressors),
+	Zstd:   NewCompressorPool(DefaultCompressors),
+	Gzip:   NewCompressorPool(DefaultCompressors),
 }
 
 // Stats returns the pool's counters.
@@ -367,12 +406,19 @@ type parallelStream struct {
 	began bool       // gzip: the header is out
 
 	// For the debug log: segments in all, those the pool compressed, those
-	// it refused (queue full), and the most queued at once.
+	// it refused (queue full), the most queued at once, and the longest a
+	// segment waited for a worker (a pool that does not start a segment
+	// while the response's goroutine works gives no speed).
 	segments, pooled, refused, peak int
+	wait                            time.Duration
 }
 
-func (w *responseWriter) startParallel(e Encoding, c *parallelConfig) {
-	key := compressorKey{coding: e, level: w.cfg.coding[e].level, segment: c.segment}
+// startParallel makes the response's encoder a parallelStream. key names
+// the coding and, for brotli, the window and mode; startParallel fills in
+// the level and segment size.
+func (w *responseWriter) startParallel(key compressorKey, c *parallelConfig) {
+	e := key.coding
+	key.level, key.segment = w.cfg.coding[e].level, c.segment
 	comp, how := c.compressors.get(key)
 	w.par = &parallelStream{w: w, cfg: c, comp: comp, how: how, coding: e, level: key.level}
 	w.enc = w.par
@@ -401,11 +447,12 @@ func (s *parallelStream) Write(p []byte) (int, error) {
 }
 
 // newSegment starts the current segment, with the dictionary the last one
-// left (gzip; zstd's is empty).
+// left (gzip, brotli; zstd's is empty).
 func (s *parallelStream) newSegment() {
 	s.cur = s.comp.takeSegment()
 	s.cur.buf = append(s.cur.buf, s.comp.tail...)
 	s.cur.dict = len(s.comp.tail)
+	s.cur.first = s.segments == 0
 }
 
 // Flush ends the current segment early and sends everything so far.
@@ -423,9 +470,10 @@ func (s *parallelStream) Flush() error {
 // Close compresses the last segment here, sends every segment and, for
 // gzip, the trailer.
 func (s *parallelStream) Close() error {
-	// gzip always ends with a final block, and a zstd body with at least
-	// one frame; a zstd segment flushed last needs no empty frame after it.
-	if s.cur != nil || s.segments == 0 || s.coding == Gzip {
+	// gzip and brotli always end with a final block, and a zstd body with
+	// at least one frame; a zstd segment flushed last needs no empty frame
+	// after it.
+	if s.cur != nil || s.segments == 0 || s.coding != Zstd {
 		if s.cur == nil {
 			s.newSegment()
 		}
@@ -454,11 +502,13 @@ func (s *parallelStream) handOut(last, here bool) error {
 	seg := s.cur
 	s.cur = nil
 	seg.last = last
-	if s.coding == Gzip {
-		// The next segment's dictionary: the last 32 KiB of the input so
+	if h := history(s.coding); h > 0 {
+		// The next segment's dictionary: the last h bytes of the input so
 		// far, which seg's buf ends with (a short segment after a flush
 		// has the previous dictionary before it).
-		s.comp.tail = append(s.comp.tail[:0], seg.buf[max(0, len(seg.buf)-dictSize):]...)
+		s.comp.tail = append(s.comp.tail[:0], seg.buf[max(0, len(seg.buf)-h):]...)
+	}
+	if s.coding == Gzip {
 		s.size += int64(len(seg.input()))
 	}
 	for len(s.queue) >= s.cfg.tasks {
@@ -493,7 +543,9 @@ func (s *parallelStream) handOut(last, here bool) error {
 // compressed; false if the pool refuses it.
 func (s *parallelStream) submit(seg *segment) bool {
 	segmentsOut.Add(1)
+	queued := time.Now()
 	err := s.cfg.pool.Submit(func() {
+		seg.wait = time.Since(queued)
 		s.encode(seg)
 		// Counted out before the response can see the segment done, so
 		// that its next response finds the pools as it left them.
@@ -528,6 +580,7 @@ func (s *parallelStream) encode(seg *segment) {
 func (s *parallelStream) sendFirst() error {
 	seg := s.queue[0]
 	<-seg.done
+	s.wait = max(s.wait, seg.wait)
 	s.queue[0] = nil
 	s.queue = s.queue[1:]
 	defer s.comp.putSegment(seg)
@@ -576,7 +629,7 @@ func (s *parallelStream) release() {
 	if lg := s.w.cfg.logger; lg != nil && lg.Enabled(s.w.req.Context(), slog.LevelDebug) {
 		lg.DebugContext(s.w.req.Context(), "parallel compression", "coding", s.coding.String(),
 			"pool", s.cfg.poolName, "segments", s.segments, "pooled", s.pooled, "refused", s.refused,
-			"peak", s.peak, "compressor", s.how)
+			"peak", s.peak, "wait", s.wait.Round(10*time.Microsecond), "compressor", s.how)
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 
 // largeBody is react-dom.development.js (1,080,227 bytes) from the shared
 // corpus when it is there, else a generated body of the same size.
-func largeBody(b *testing.B) []byte {
+func largeBody(b testing.TB) []byte {
 	if data, err := os.ReadFile("../../shared/corpus/react-dom.development.js"); err == nil {
 		return data
 	}
@@ -24,7 +24,8 @@ func largeBody(b *testing.B) []byte {
 }
 
 // BenchmarkParallel is the latency of one large response, serial and cut
-// into segments on a pool of GOMAXPROCS workers, at gzip 6 and zstd 19.
+// into segments on a pool of GOMAXPROCS workers, at gzip 6, zstd 19 and
+// brotli 4.
 //
 //	go test ./compress -run '^$' -bench Parallel -benchtime 10x -cpu 2
 func BenchmarkParallel(b *testing.B) {
@@ -33,7 +34,7 @@ func BenchmarkParallel(b *testing.B) {
 	for _, c := range []struct {
 		coding string
 		level  int
-	}{{"gzip", 6}, {"zstd", 19}} {
+	}{{"gzip", 6}, {"zstd", 19}, {"br", 4}} {
 		for _, segment := range []int{0, 256 << 10, 512 << 10} {
 			name := fmt.Sprintf("%s-%d/serial", c.coding, c.level)
 			if segment > 0 {
@@ -45,10 +46,13 @@ func BenchmarkParallel(b *testing.B) {
 					p = pool
 				}
 				opts := parallelOn(p, segment, compress.DefaultTasks, func(o *compress.Options) {
-					if c.coding == "gzip" {
+					switch c.coding {
+					case "gzip":
 						o.Gzip.Level = c.level
-					} else {
+					case "zstd":
 						o.Zstd.Level = c.level
+					case "br":
+						o.Brotli.Level = c.level
 					}
 				})
 				h := mustNew(b, respond(200, body, "Content-Type: text/html", "Content-Length: "+strconv.Itoa(len(body))), opts)

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
@@ -74,12 +75,16 @@ func (p *testPool) Submit(f func()) error {
 	}
 }
 
-// parallelOn returns options with zstd and gzip on, each cutting bodies
-// into segments of segment bytes on pool.
+// parallelCodings are the codings parallelOn cuts into segments.
+var parallelCodings = []string{"br", "zstd", "gzip"}
+
+// parallelOn returns options with brotli (at level 4, which mosaic's own
+// encoder cuts into segments), zstd and gzip on, each cutting bodies into
+// segments of segment bytes on pool.
 func parallelOn(pool compress.WorkPool, segment, tasks int, mod func(*compress.Options)) compress.Options {
 	return allOn(func(o *compress.Options) {
-		o.Brotli.Enable = false
-		for _, p := range []*compress.Parallel{&o.Zstd.Parallel, &o.Gzip.Parallel} {
+		o.Brotli.Level = 4
+		for _, p := range []*compress.Parallel{&o.Brotli.Parallel, &o.Zstd.Parallel, &o.Gzip.Parallel} {
 			p.Pool, p.SegmentSize, p.Tasks = pool, segment, tasks
 			p.Compressors = compress.NewCompressorPool(compress.DefaultCompressors)
 		}
@@ -93,7 +98,7 @@ func parallelOn(pool compress.WorkPool, segment, tasks int, mod func(*compress.O
 // test without it.
 func cliDecode(t *testing.T, coding string, body []byte) []byte {
 	t.Helper()
-	tool := map[string]string{"gzip": "gzip", "zstd": "zstd"}[coding]
+	tool := map[string]string{"br": "brotli", "gzip": "gzip", "zstd": "zstd"}[coding]
 	if _, err := exec.LookPath(tool); err != nil {
 		t.Skipf("no %s command: %v", tool, err)
 	}
@@ -131,6 +136,7 @@ func TestParallelOutputDecodes(t *testing.T) {
 			opts := parallelOn(pool, seg, 3, func(o *compress.Options) {
 				o.Gzip.Level = level
 				o.Zstd.Level = []int{0, 1, 0, 0, 0, 0, 19, 0, 0, 7}[level]
+				o.Brotli.Level = []int{0, 0, 0, 0, 0, 0, 2, 0, 0, 4}[level]
 			})
 			h := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/html")
@@ -144,7 +150,7 @@ func TestParallelOutputDecodes(t *testing.T) {
 				}
 			}), opts)
 			url := serve(t, h)
-			for _, coding := range []string{"gzip", "zstd"} {
+			for _, coding := range parallelCodings {
 				before := pool.submitted.Load()
 				resp, raw := fetch(t, http.MethodGet, url, "Accept-Encoding: "+coding)
 				if got := resp.Header.Get("Content-Encoding"); got != coding {
@@ -196,7 +202,7 @@ func TestParallelSmallBodiesSkipPool(t *testing.T) {
 			w.Write(body[seg/2:])
 		}), parallelOn(pool, seg, 4, nil))
 		url := serve(t, h)
-		for _, coding := range []string{"gzip", "zstd"} {
+		for _, coding := range parallelCodings {
 			fetchDecoded(t, url, body, "Accept-Encoding: "+coding)
 		}
 	}
@@ -307,19 +313,19 @@ func TestParallelQueueFullRunsInline(t *testing.T) {
 	}
 	h := mustNew(t, respond(200, body, "Content-Type: text/html"), parallelOn(full, seg, 4, func(o *compress.Options) { o.Logger = lg }))
 	url := serve(t, h)
-	for _, coding := range []string{"gzip", "zstd"} {
+	for _, coding := range parallelCodings {
 		_, raw := fetch(t, http.MethodGet, url, "Accept-Encoding: "+coding)
 		if got := cliDecode(t, coding, raw); !bytes.Equal(got, body) {
 			t.Errorf("%s: decoded %d bytes, want %d", coding, len(got), len(body))
 		}
 	}
-	if n := full.refused.Load(); n < 2*7 {
-		t.Errorf("the full pool refused %d segments, want 14", n)
+	if n := full.refused.Load(); n < 3*7 {
+		t.Errorf("the full pool refused %d segments, want 21", n)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if n := strings.Count(logs.String(), "refused=7"); n != 2 {
-		t.Errorf("debug log has %d lines with refused=7, want 2:\n%s", n, logs.String())
+	if n := strings.Count(logs.String(), "refused=7"); n != 3 {
+		t.Errorf("debug log has %d lines with refused=7, want 3:\n%s", n, logs.String())
 	}
 }
 
@@ -340,7 +346,7 @@ func TestParallelFlushEndsSegment(t *testing.T) {
 	const seg = 64 << 10
 	pool := newTestPool(t, 2, 64)
 	first, rest := words(3*seg+500), words(2*seg)
-	for _, coding := range []string{"gzip", "zstd"} {
+	for _, coding := range parallelCodings {
 		goOn := make(chan struct{})
 		h := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
@@ -389,12 +395,13 @@ func TestParallelRatioExact(t *testing.T) {
 		inner.ServeHTTP(w, r.WithContext(vars.NewContext(r.Context(), st)))
 		states <- st
 	}))
-	for _, coding := range []string{"gzip", "zstd"} {
+	for _, coding := range parallelCodings {
 		_, raw := fetch(t, http.MethodGet, url, "Accept-Encoding: "+coding)
 		st := <-states
-		got, _ := st.Get(coding + "_ratio")
+		e, _ := compress.ParseEncoding(coding)
+		got, _ := st.Get(e.RatioVariable())
 		if want := compress.FormatRatio(int64(len(body)), int64(len(raw))); got != want {
-			t.Errorf("$%s_ratio = %q, want %q", coding, got, want)
+			t.Errorf("$%s = %q, want %q", e.RatioVariable(), got, want)
 		}
 	}
 }
@@ -463,7 +470,10 @@ func TestParallelValidate(t *testing.T) {
 // streamDecoder decodes body as it arrives.
 func streamDecoder(t *testing.T, coding string, body io.Reader) io.Reader {
 	t.Helper()
-	if coding == "gzip" {
+	switch coding {
+	case "br":
+		return brotli.NewReader(body)
+	case "gzip":
 		zr, err := gzip.NewReader(body)
 		if err != nil {
 			t.Fatal(err)
@@ -501,7 +511,7 @@ func TestParallelBusyPoolsCompressSerially(t *testing.T) {
 	}
 	// The pool is stalled: a response that used it would not end.
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableCompression: true}}
-	for _, coding := range []string{"gzip", "zstd"} {
+	for _, coding := range parallelCodings {
 		req, _ := http.NewRequest(http.MethodGet, url, nil)
 		req.Header.Set("Accept-Encoding", coding)
 		resp, err := client.Do(req)
@@ -558,7 +568,7 @@ func TestParallelRandomWritesAndFlushes(t *testing.T) {
 			}
 		}), parallelOn(pool, seg, 1+rng.IntN(4), nil))
 		url := serve(t, h)
-		for _, coding := range []string{"gzip", "zstd"} {
+		for _, coding := range parallelCodings {
 			_, raw := fetch(t, http.MethodGet, url, "Accept-Encoding: "+coding)
 			got := decode(t, coding, raw)
 			if i%6 == 0 {

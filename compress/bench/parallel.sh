@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Parallel compression (gzip_thread_pool, zstd_thread_pool) against serial,
+# Parallel compression (gzip_thread_pool, zstd_thread_pool,
+# brotli_thread_pool) against serial,
 # through the mosaic binary on 2 CPUs: one large response at a time (median
 # latency of --requests sequential requests, and the compressed size), then
 # 8 connections under wrk (requests per second), and the server's peak
@@ -7,15 +8,16 @@
 #
 #   compress/bench/parallel.sh [--file PATH] [--segment 512k] [--tasks 4]
 #                              [--requests 10] [--seconds 5] [--cpus 0,1]
-#                              [--compressors 4] [--only "gzip 6"]
+#                              [--compressors 4] [--only "brotli 4"]
 #
 # The default file is react-dom.development.js (1,080,227 bytes) from the
-# shared corpus. Every compressed body is checked with gzip -d / zstd -d.
+# shared corpus. Every compressed body is checked with gzip -d, zstd -d or
+# brotli -d.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 file=../shared/corpus/react-dom.development.js
 segment=512k tasks=4 compressors=4 requests=10 seconds=5 cpus=0,1
-rows=("gzip 6" "zstd 19")
+rows=("gzip 6" "zstd 19" "brotli 4")
 while (($#)); do
     case $1 in
     --file) file=$2 ;;
@@ -30,7 +32,7 @@ while (($#)); do
     esac
     shift 2
 done
-for c in curl wrk gzip zstd taskset; do
+for c in curl wrk gzip zstd brotli taskset; do
     command -v "$c" >/dev/null || { echo "missing command: $c" >&2; exit 1; }
 done
 port=18133
@@ -45,7 +47,9 @@ threads=$(($(tr ',' '\n' <<<"$cpus" | wc -l)))
 
 # row CODING LEVEL MODE: one line of the table.
 row() {
-    local coding=$1 level=$2 mode=$3 pool
+    local coding=$1 level=$2 mode=$3 pool ae=$1
+    # brotli's Accept-Encoding token is br.
+    [[ $coding == brotli ]] && ae=br
     if [[ $mode == parallel ]]; then
         pool="${coding}_thread_pool bench; ${coding}_parallel_segment_size $segment; ${coding}_parallel_tasks $tasks; ${coding}_parallel_compressors $compressors;"
     else
@@ -66,17 +70,17 @@ CONF
     taskset -c "$cpus" "$tmp/mosaic" -c "$tmp/mosaic.conf" 2>"$tmp/err.log" &
     pid=$!
     for _ in $(seq 50); do curl -fs -o /dev/null "$url" && break; sleep 0.1; done
-    curl -fs -H "Accept-Encoding: $coding" "$url" | "$coding" -d -c | cmp - "$file" ||
+    curl -fs -H "Accept-Encoding: $ae" "$url" | "$coding" -d -c | cmp - "$file" ||
         { echo "$coding $level $mode: the body does not decode to the file" >&2; exit 1; }
     local times size
     times=$(for _ in $(seq "$requests"); do
-        curl -fs -o /dev/null -H "Accept-Encoding: $coding" -w '%{time_total}\n' "$url"
+        curl -fs -o /dev/null -H "Accept-Encoding: $ae" -w '%{time_total}\n' "$url"
     done | sort -n)
-    size=$(curl -fs -H "Accept-Encoding: $coding" "$url" | wc -c)
+    size=$(curl -fs -H "Accept-Encoding: $ae" "$url" | wc -c)
     local median out rps n t0 t1 cpu hwm
     median=$(awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f", m*1000}' <<<"$times")
     t0=$(cpu_ticks)
-    out=$(flock /tmp/bench-harness.lock taskset -c "$cpus" wrk -t2 -c8 -d"${seconds}s" -H "Accept-Encoding: $coding" "$url")
+    out=$(flock /tmp/bench-harness.lock taskset -c "$cpus" wrk -t2 -c8 -d"${seconds}s" -H "Accept-Encoding: $ae" "$url")
     t1=$(cpu_ticks)
     rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
     n=$(awk '/requests in/ {print $1}' <<<"$out")

@@ -7,6 +7,7 @@
 package compressmod
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -35,10 +36,14 @@ type codingConf struct {
 
 // poolRef is a *_thread_pool value: a pool's name ("" for off) and where
 // it was named, since the pool may be declared after it and is looked up
-// only once the configuration is read, as NGINX does.
+// only once the configuration is read, as NGINX does. notice logs a
+// configuration notice at the directive: whether brotli_thread_pool helps
+// depends on the brotli_comp_level of each location it reaches, known
+// only once the levels are merged.
 type poolRef struct {
-	name string
-	at   *conf.Directive
+	name   string
+	at     *conf.Directive
+	notice func(msg string)
 }
 
 // namedPool is a thread pool that says its name in the debug log.
@@ -100,6 +105,11 @@ type mainConf struct {
 	// compress.Encoding.
 	compressors     [compress.Gzip + 1]server.Setting[int]
 	compressorPools [compress.Gzip + 1]*compress.CompressorPool
+
+	// serialNoticed holds the brotli_thread_pool directives already
+	// noticed as reaching a level that stays serial: one notice each,
+	// however many locations inherit it.
+	serialNoticed map[*conf.Directive]bool
 }
 
 var module = &server.Module{
@@ -128,7 +138,7 @@ var module = &server.Module{
 
 func init() {
 	module.Directives = append(module.Directives,
-		codingDirectives(compress.Brotli, "brotli", 0, 11)...)
+		codingDirectives(compress.Brotli, "brotli", 0, maxBrotliLevel)...)
 	module.Directives = append(module.Directives,
 		codingDirectives(compress.Zstd, "zstd", 1, 22)...)
 	module.Directives = append(module.Directives,
@@ -240,12 +250,9 @@ func codingDirectives(e compress.Encoding, prefix string, minLevel, maxLevel int
 func parallelDirectives(e compress.Encoding, prefix string, coding func(*server.Cmd) *codingConf) []server.Directive {
 	return []server.Directive{
 		{Name: prefix + "_thread_pool", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
-			ref := poolRef{at: c.Directive}
+			ref := poolRef{at: c.Directive, notice: c.Notice}
 			if c.Args[0] != "off" {
 				ref.name = c.Args[0]
-				if e == compress.Brotli {
-					c.Notice(serialBrotliNotice)
-				}
 			}
 			return server.Put(c, &coding(c).threadPool, ref)
 		}},
@@ -276,13 +283,48 @@ func parallelDirectives(e compress.Encoding, prefix string, coding func(*server.
 	}
 }
 
-// serialBrotliNotice is logged where brotli_thread_pool names a pool. The
-// brotli encoder cannot yet end a segment so that the next one continues
-// its stream; until mosaic's own encoder can (issue 16), cutting a body
-// into independent streams would not make one valid response.
-const serialBrotliNotice = "brotli_thread_pool: brotli is compressed serially, in the request, " +
-	"until mosaic's own brotli encoder makes segments that concatenate (issue 16); " +
-	"gzip_thread_pool and zstd_thread_pool compress in parallel now"
+// serialBrotliNotice is logged, once per brotli_thread_pool that names a
+// pool, when a location it reaches compresses at a level that cannot be
+// cut into segments (compress.ParallelBrotli): only mosaic's own encoder
+// makes segments that concatenate into one stream, and andybalholm/brotli,
+// which serves the levels it does not implement, cannot.
+func serialBrotliNotice(level int) string {
+	var serial, parallel []int
+	for l := 0; l <= maxBrotliLevel; l++ {
+		if compress.ParallelBrotli(l) {
+			parallel = append(parallel, l)
+		} else {
+			serial = append(serial, l)
+		}
+	}
+	return fmt.Sprintf("brotli_thread_pool: brotli levels %s are compressed serially, in the request "+
+		"(only mosaic's own brotli encoder makes segments that concatenate into one stream, and it "+
+		"implements levels %s); brotli_comp_level %d is one of them, for the brotli_thread_pool",
+		levelRanges(serial), levelRanges(parallel), level)
+}
+
+// maxBrotliLevel is brotli_comp_level's largest value.
+const maxBrotliLevel = 11
+
+// levelRanges writes sorted levels as ranges: "0-9", "10-11", "11".
+func levelRanges(levels []int) string {
+	var b strings.Builder
+	for i := 0; i < len(levels); {
+		j := i
+		for j+1 < len(levels) && levels[j+1] == levels[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprint(&b, levels[i])
+		if j > i {
+			fmt.Fprintf(&b, "-%d", levels[j])
+		}
+		i = j + 1
+	}
+	return b.String()
+}
 
 // locationParallel gives each coding of a location the thread pool its
 // *_thread_pool names, or an error naming the directive when no
@@ -307,6 +349,13 @@ func locationParallel(l *server.Location, opts *compress.Options) error {
 		tp, ok := srv.Config().ThreadPool(ref.name)
 		if !ok {
 			return conf.Errorf(ref.at, "unknown thread pool %q", ref.name)
+		}
+		if e == compress.Brotli && !compress.ParallelBrotli(opts.Brotli.Level) && !mc.serialNoticed[ref.at] {
+			if mc.serialNoticed == nil {
+				mc.serialNoticed = map[*conf.Directive]bool{}
+			}
+			mc.serialNoticed[ref.at] = true
+			ref.notice(serialBrotliNotice(opts.Brotli.Level))
 		}
 		p.Pool = namedPool{tp}
 		p.SegmentSize = cc.segment.Or(p.SegmentSize)
