@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	abrotli "github.com/andybalholm/brotli"
@@ -664,14 +665,14 @@ func TestPlanReplayWritesRunsEarly(t *testing.T) {
 		sentAt = sentAt[:0]
 		for i := 0; i < len(body); i += 500 {
 			w.Write(body[i:min(i+500, len(body))])
-			sentAt = append(sentAt, out.n)
+			sentAt = append(sentAt, out.written())
 		}
 	}), esi.Options{Fetcher: esi.FetchHandler(fragments()), Plans: plans, Logger: discardLog()})
 	for round := range 2 { // records, then replays
 		out = countingWriter{h: http.Header{}}
 		h.ServeHTTP(&out, planRequest("/page?x=0", planCookies[0], ""))
-		if out.body.String() != wants[0] {
-			t.Fatalf("round %d: got %q\nwant %q", round, out.body.String(), wants[0])
+		if got := out.body.String(); got != wants[0] {
+			t.Fatalf("round %d: got %q\nwant %q", round, got, wants[0])
 		}
 	}
 	if st := plans.Stats(); st.Replayed != 1 {
@@ -686,16 +687,24 @@ func TestPlanReplayWritesRunsEarly(t *testing.T) {
 }
 
 // countingWriter is a ResponseWriter that keeps the body and its length,
-// which the page's handler reads between its writes.
+// which the page's handler reads between its writes (fragments may be
+// written from their own goroutines meanwhile).
 type countingWriter struct {
 	h    http.Header
+	mu   sync.Mutex
 	body bytes.Buffer
-	n    int
 }
 
 func (c *countingWriter) Header() http.Header { return c.h }
 func (c *countingWriter) WriteHeader(int)     {}
 func (c *countingWriter) Write(b []byte) (int, error) {
-	c.n += len(b)
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	return c.body.Write(b)
+}
+
+func (c *countingWriter) written() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.body.Len()
 }
