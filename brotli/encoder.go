@@ -90,7 +90,7 @@ func (enc *Encoder) encodeFrom(dst, data []byte, start, lgwin int, first, last b
 		e.writeWindow()
 	}
 	base := e.claim(len(data))
-	w := window{data: data, base: base, streamA: base}
+	w := window{data: data, base: base, streamA: base, unknownCtx: !first}
 	e.fill(data, base, 0, min(start, len(data)-7), 1)
 	e.compress(&w, start, len(data))
 	if last {

@@ -49,6 +49,9 @@ type window struct {
 	base    uint32
 	streamA uint32 // absolute position where this stream or segment starts
 	end     int    // matches stop here (the end of the meta-block)
+	// unknownCtx says the bytes before data[0] are not known: data is a
+	// segment, or a segment's prefix, that does not start the stream.
+	unknownCtx bool
 }
 
 const minMatch = 4
@@ -76,6 +79,10 @@ func (e *encoder) slot(x uint64) int {
 // first in its bucket, dropping the bucket's oldest position. Buckets hold
 // 1, 2 or 4 positions; each size has its loop, as Go does not unroll.
 func (e *encoder) fill(data []byte, base uint32, from, to, step int) {
+	if e.q.deep {
+		e.fillDeep(data, base, from, to, step)
+		return
+	}
 	table := e.table
 	hl, hs := e.hashLeft&63, e.hashShift&63
 	switch e.waysLog {
@@ -174,6 +181,10 @@ func (e *encoder) search(w *window, i int, last uint32) (bestLen int, bestDist u
 // last one, or 0 when unknown.
 func (e *encoder) findMatches(w *window, start int, last uint32) {
 	q := &e.q
+	if q.deep {
+		e.findMatchesDeep(w, start)
+		return
+	}
 	if q.ways == 1 && !q.lazy && q.hashLen == 6 {
 		e.findMatchesGreedy1(w, start, last)
 		return

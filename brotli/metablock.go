@@ -17,8 +17,9 @@ type encoder struct {
 	cmode   uint64 // literal context mode written for the literal block type
 
 	table     []uint32
-	hashLeft  uint // 64 - 8*hashed bytes
-	hashShift uint // 64 - log2(buckets)
+	heads     []uint16 // per bucket, where the next position goes (deep finder)
+	hashLeft  uint     // 64 - 8*hashed bytes
+	hashShift uint     // 64 - log2(buckets)
 	waysLog   uint
 	// next is the absolute position the next stream starts at. Positions
 	// only grow, so table entries of earlier streams fall below the new
@@ -42,6 +43,21 @@ type encoder struct {
 	lit      prefixCode
 	cmd      prefixCode
 	dst      prefixCode
+	ctx      ctxState // literal context modeling (qualities 5 and up)
+	// Scratch for writing context maps.
+	mapVals  [64 * maxTrees]uint8
+	mapSyms  [64 * maxTrees]uint16
+	mapExtra [64 * maxTrees]uint32
+	// Block splitting of commands and distances (qualities 5 and up), with
+	// a code per block type.
+	cmdSplit  blockSplit
+	distSplit blockSplit
+	seq       []uint16
+	dmap      [4 * maxTrees]uint8
+	cmdLensT  [maxTrees * maxAlphabet]uint8
+	cmdCodesT [maxTrees * maxAlphabet]uint32
+	dLensT    [maxTrees * maxDistAlphabet]uint8
+	dCodesT   [maxTrees * maxDistAlphabet]uint32
 }
 
 // maxDistAlphabet is the distance alphabet for the largest NPOSTFIX and
@@ -69,11 +85,30 @@ func (e *encoder) setup(opts Options, lgwin, sizeHint int, ringKnown bool) {
 		e.dist = distParams{postfix: 1, direct: 12}
 		e.cmode = 3 // signed
 	}
+	e.ctx.lut = &utf8Lut
+	if e.q.deep && opts.Mode != ModeFont {
+		e.cmode = 2 // the literal trees follow UTF-8 contexts
+	} else if opts.Mode == ModeFont {
+		e.ctx.lut = &signedLut
+	}
 	hb := e.q.hashBits
 	if sizeHint > 0 {
-		for hb > 8 && 1<<(hb-1) >= sizeHint {
+		// About two buckets per byte; deep buckets hold many positions, so
+		// a bucket per 16 bytes does (a smaller table misses the cache less).
+		spare := uint(0)
+		if e.q.deep {
+			spare = 4
+		}
+		for hb > 8 && 1<<(hb-1+spare) >= sizeHint {
 			hb--
 		}
+	}
+	if e.q.deep && sizeHint >= 1<<20 {
+		// Long bodies have more chance matches of 4 bytes far back, which
+		// cost more than they save: hash 5 bytes, into at least 2^15
+		// buckets, as Google's encoder does.
+		e.q.hashLen = 5
+		hb = max(hb, 15)
 	}
 	e.hashLeft = 64 - 8*e.q.hashLen
 	e.hashShift = 64 - hb
@@ -84,20 +119,32 @@ func (e *encoder) setup(opts Options, lgwin, sizeHint int, ringKnown bool) {
 	n := e.q.ways << hb
 	if cap(e.table) < n {
 		e.table = make([]uint32, n)
-		e.next = 1
+		e.restart()
 	}
 	e.table = e.table[:n]
+	if e.q.deep {
+		if cap(e.heads) < 1<<hb {
+			e.heads = make([]uint16, 1<<hb)
+		}
+		e.heads = e.heads[:1<<hb]
+	}
 	e.ring.reset(ringKnown)
 	e.lit = prefixCode{lens: e.litLens[:], codes: e.litCodes[:]}
 	e.cmd = prefixCode{lens: e.cmdLens[:], codes: e.cmdCodes[:]}
 	e.dst = prefixCode{lens: e.dLens[:e.dist.alphabet()], codes: e.dCodes[:e.dist.alphabet()]}
 }
 
+// restart empties the tables and numbers positions from 1 again.
+func (e *encoder) restart() {
+	clear(e.table[:cap(e.table)])
+	clear(e.heads[:cap(e.heads)])
+	e.next = 1
+}
+
 // claim reserves n absolute positions for a stream and returns the first.
 func (e *encoder) claim(n int) uint32 {
 	if e.next == 0 || uint64(e.next)+uint64(n) >= positionLimit {
-		clear(e.table[:cap(e.table)])
-		e.next = 1
+		e.restart()
 	}
 	a := e.next
 	e.next += uint32(n)
@@ -165,6 +212,13 @@ func (e *encoder) writeLast() {
 
 // compress codes w.data[start:end] as meta-blocks of the quality's length.
 func (e *encoder) compress(w *window, start, end int) {
+	// Context modeling needs the two bytes before each literal. A segment
+	// without them (no prefix) stores its first bytes as they are, so that
+	// the rest of it can use context modeling from the start.
+	if e.q.deep && w.unknownCtx && start < 2 && end-start >= minClusterLiterals {
+		e.storeUncompressed(w.data[start:2])
+		start = 2
+	}
 	for start < end {
 		n := min(end-start, 1<<e.q.blockBits)
 		w.end = start + n
@@ -191,28 +245,129 @@ func (e *encoder) metaBlock(w *window, start int) {
 		e.cmds = make([]command, 0, n/8+2)
 	}
 	e.findMatches(w, start, last)
+	trees := 0 // no context modeling, no block splitting
+	if e.q.deep {
+		trees = e.clusterLiterals(w, start)
+	}
 	extraBits := e.symbolize()
+	if e.q.deep {
+		e.splitBlocks()
+	}
 
 	mark := e.bw.mark()
 	n := w.end - start
 	e.writeLength(n, false)
 	bw := &e.bw
-	bw.writeBits(3, 0) // one block type each for literals, commands, distances
+	body := extraBits
+	if trees == 0 {
+		bw.writeBits(3, 0) // one block type each for literals, commands, distances
+	} else {
+		bw.writeBits(1, 0) // one block type for literals
+		body += e.cmdSplit.writeHeader(e, bw)
+		body += e.distSplit.writeHeader(e, bw)
+	}
 	bw.writeBits(2, uint64(e.dist.postfix))
 	bw.writeBits(4, uint64(e.dist.direct>>e.dist.postfix))
 	bw.writeBits(2, e.cmode)
-	bw.writeBits(2, 0) // one literal tree, one distance tree
-	body := extraBits +
-		e.hs.storeCode(bw, e.litHist[:], &e.lit, 8) +
-		e.hs.storeCode(bw, e.cmdHist[:], &e.cmd, 10) +
-		e.hs.storeCode(bw, e.distHist[:e.dist.alphabet()], &e.dst, e.dist.alphabetBits())
+	if trees == 0 {
+		bw.writeBits(1, 0) // one literal tree
+		bw.writeBits(1, 0) // one distance tree
+		body += e.hs.storeCode(bw, e.litHist[:], &e.lit, 8) +
+			e.hs.storeCode(bw, e.cmdHist[:], &e.cmd, 10) +
+			e.hs.storeCode(bw, e.distHist[:e.dist.alphabet()], &e.dst, e.dist.alphabetBits())
+	} else {
+		c := &e.ctx
+		e.writeContextMap(bw, c.cmap[:], trees)
+		// A distance tree per distance block type: the 4 distance
+		// contexts of type t use tree t.
+		nd := e.distSplit.ntypes
+		for i := range e.dmap[:4*nd] {
+			e.dmap[i] = uint8(i / 4)
+		}
+		e.writeContextMap(bw, e.dmap[:4*nd], nd)
+		for t := range trees {
+			pc := prefixCode{lens: c.lens[t*256 : t*256+256], codes: c.codes[t*256 : t*256+256]}
+			body += e.hs.storeCode(bw, c.cl.clHist[t*256:t*256+256], &pc, 8)
+		}
+		for t := range e.cmdSplit.ntypes {
+			o := t * maxAlphabet
+			pc := prefixCode{lens: e.cmdLensT[o : o+maxAlphabet], codes: e.cmdCodesT[o : o+maxAlphabet]}
+			body += e.hs.storeCode(bw, e.cmdSplit.cl.clHist[o:o+maxAlphabet], &pc, 10)
+		}
+		da := e.dist.alphabet()
+		for t := range nd {
+			o := t * da
+			pc := prefixCode{lens: e.dLensT[o : o+da], codes: e.dCodesT[o : o+da]}
+			body += e.hs.storeCode(bw, e.distSplit.cl.clHist[o:o+da], &pc, e.dist.alphabetBits())
+		}
+	}
 	if bw.bits()-mark.n*8-int(mark.nacc)+body > 8*n+32 {
 		bw.rollback(mark)
 		e.ring = saved
 		e.storeUncompressed(w.data[start:w.end])
 		return
 	}
-	e.writeCommands(w.data[start:w.end], body)
+	p1, p2 := byte(0), byte(0)
+	if trees > 0 {
+		p1, p2, _ = w.contextBytes(start)
+	}
+	e.writeCommands(w.data[start:w.end], body, trees > 0, p1, p2)
+}
+
+// minCmdChunk is the fewest symbols block splitting gives a histogram.
+const minCmdChunk = 128
+
+// splitBlocks plans the block types of the insert-and-copy symbols and of
+// the distance symbols.
+func (e *encoder) splitBlocks() {
+	e.seq = e.seq[:0]
+	for k := range e.cmds {
+		e.seq = append(e.seq, e.cmds[k].cmdSym)
+	}
+	e.cmdSplit.plan(e.seq, maxAlphabet, minCmdChunk, e.q.maxTypes, e.q.rounds)
+	e.seq = e.seq[:0]
+	for k := range e.cmds {
+		if s := e.cmds[k].distSym; s != noDist {
+			e.seq = append(e.seq, s)
+		}
+	}
+	e.distSplit.plan(e.seq, e.dist.alphabet(), minCmdChunk, e.q.maxTypes, e.q.rounds)
+}
+
+// A meta-block with fewer than minClusterLiterals literals codes them
+// with one tree (on the corpus' 2 KB JSON more trees never paid for their
+// descriptions, and choosing them took a tenth of the time); above, it
+// tries a tree per minContextLiterals literals, up to q.maxTrees.
+const (
+	minClusterLiterals = 1024
+	minContextLiterals = 256
+)
+
+// clusterLiterals counts the meta-block's literals by context and groups
+// the contexts into trees; it returns the number of trees.
+func (e *encoder) clusterLiterals(w *window, start int) int {
+	c := &e.ctx
+	p1, p2, known := w.contextBytes(start)
+	c.count(e.cmds, w.data, start, p1, p2)
+	limit := min(e.q.maxTrees, 1+c.nlits/minContextLiterals)
+	if !known || c.nlits < minClusterLiterals {
+		limit = 1
+	}
+	c.group(limit, e.q.rounds)
+	return c.ntrees
+}
+
+// contextBytes returns the two bytes before data[i] as the decoder sees
+// them, and whether they are known: a stream starts after two zeros, but
+// a segment does not know what comes before its prefix.
+func (w *window) contextBytes(i int) (p1, p2 byte, known bool) {
+	if i >= 2 {
+		return w.data[i-1], w.data[i-2], true
+	}
+	if i == 1 {
+		p1 = w.data[0]
+	}
+	return p1, 0, !w.unknownCtx
 }
 
 // symbolize chooses each command's symbols and extra bits, updating the
@@ -291,9 +446,30 @@ func (e *encoder) symbolize() int {
 // nbits bits. The bit accumulator lives in locals here, and the output has
 // room for every bit before the loop starts, so each flush is one 8-byte
 // store: this loop runs for every command and literal.
-func (e *encoder) writeCommands(data []byte, nbits int) {
+func (e *encoder) writeCommands(data []byte, nbits int, deep bool, p1, p2 byte) {
 	cmds := e.cmds
-	litCodes, cmdCodes, dCodes := &e.litCodes, &e.cmdCodes, &e.dCodes
+	litCodes, cmdCodes, dCodes := &e.litCodes, e.cmdCodes[:], e.dCodes[:]
+	// Qualities 5 and up: literal trees by context, and block types for
+	// commands and distances, each block announced before its first
+	// symbol (cmdLeft and dLeft count down to it).
+	var lookup *[64]uint16
+	ctxCodes, lut := &e.ctx.codes, e.ctx.lut
+	cmdLeft, dLeft := ^uint32(0), ^uint32(0)
+	var cmdRuns, dRuns []blockRun
+	cmdOff, dOff := 0, 0
+	da := e.dist.alphabet()
+	if deep {
+		lookup = &e.ctx.lookup
+		cmdCodes, dCodes = e.cmdCodesT[:], e.dCodesT[:]
+		if e.cmdSplit.ntypes > 1 {
+			cmdRuns = e.cmdSplit.runs
+			cmdLeft, cmdRuns = cmdRuns[0].n, cmdRuns[1:]
+		}
+		if e.distSplit.ntypes > 1 {
+			dRuns = e.distSplit.runs
+			dLeft, dRuns = dRuns[0].n, dRuns[1:]
+		}
+	}
 	bw := &e.bw
 	out := slices.Grow(bw.buf, nbits/8+16)
 	pos := len(out)
@@ -316,7 +492,16 @@ func (e *encoder) writeCommands(data []byte, nbits int) {
 	p := 0
 	for k := range cmds {
 		c := &cmds[k]
-		put(cmdCodes[c.cmdSym])
+		if cmdLeft == 0 {
+			r := &cmdRuns[0]
+			cmdRuns = cmdRuns[1:]
+			acc |= r.sw << (nacc & 63)
+			nacc += uint(r.swBits)
+			flush()
+			cmdLeft, cmdOff = r.n, int(r.typ)*maxAlphabet
+		}
+		cmdLeft--
+		put(cmdCodes[cmdOff+int(c.cmdSym)])
 		if c.extraBits > 40 {
 			flush()
 		}
@@ -325,23 +510,48 @@ func (e *encoder) writeCommands(data []byte, nbits int) {
 		flush()
 		// Three literals of at most 15 bits each fit after a flush.
 		end := p + int(c.insert)
-		for ; p+3 <= end; p += 3 {
-			put(litCodes[data[p]])
-			put(litCodes[data[p+1]])
-			put(litCodes[data[p+2]])
-			flush()
-		}
-		for ; p < end; p++ {
-			put(litCodes[data[p]])
+		if lookup == nil {
+			for ; p+3 <= end; p += 3 {
+				put(litCodes[data[p]])
+				put(litCodes[data[p+1]])
+				put(litCodes[data[p+2]])
+				flush()
+			}
+			for ; p < end; p++ {
+				put(litCodes[data[p]])
+			}
+		} else {
+			// Each literal's tree follows from the two bytes before it.
+			for ; p < end; p++ {
+				b := data[p]
+				put(ctxCodes[lookup[lut[0][p1]|lut[1][p2]]|uint16(b)])
+				p2, p1 = p1, b
+				if p&1 == 1 {
+					flush()
+				}
+			}
 		}
 		p += int(c.copy)
+		if lookup != nil && c.copy > 0 {
+			p2, p1 = data[p-2], data[p-1]
+		}
 		if c.distSym != noDist {
+			if dLeft == 0 {
+				flush()
+				r := &dRuns[0]
+				dRuns = dRuns[1:]
+				acc |= r.sw << (nacc & 63)
+				nacc += uint(r.swBits)
+				flush()
+				dLeft, dOff = r.n, int(r.typ)*da
+			}
+			dLeft--
 			// Up to two literals are pending: flush only if the distance
 			// might not fit (a 15-bit code and its extra bits).
 			if nacc+uint(c.distBits) > 64-15 {
 				flush()
 			}
-			put(dCodes[c.distSym])
+			put(dCodes[dOff+int(c.distSym)])
 			acc |= uint64(c.distExtra) << (nacc & 63)
 			nacc += uint(c.distBits)
 		}

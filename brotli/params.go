@@ -12,8 +12,9 @@ type Mode int
 const (
 	// ModeGeneric makes no assumption about the data.
 	ModeGeneric Mode = iota
-	// ModeText is for UTF-8 text. It is recorded as the literal context
-	// mode; until literal context modeling lands it codes like ModeGeneric.
+	// ModeText is for UTF-8 text. Qualities 5 and up model literals by
+	// their UTF-8 context in every mode but font; the mode is accepted for
+	// the API's sake and codes like ModeGeneric.
 	ModeText
 	// ModeFont is for WOFF 2.0 and other font data: distances are coded
 	// with NPOSTFIX 1 and NDIRECT 12, which suits the 2- and 4-byte
@@ -43,7 +44,7 @@ type Options struct {
 // mapped silently onto one of these.
 const (
 	MinQuality = 0
-	MaxQuality = 4
+	MaxQuality = 9
 )
 
 // ErrQuality is returned for a quality outside MinQuality..MaxQuality.
@@ -61,6 +62,19 @@ type quality struct {
 	skipShift uint // misses before the search step grows by one; 0 never grows
 	fillStep  int  // every fillStep-th position inside a match enters the table; 0 none
 	blockBits uint // log2 of the meta-block length
+	// Qualities 5 and up (deep): buckets kept as rings of ways positions,
+	// searched newest first; the distances the decoder holds tried first
+	// (ringCands of them: 4 = the ring, 10 = also the last ±1..3, 16 =
+	// also the second to last ±1..3); up to lazySteps positions tried
+	// ahead of a match shorter than niceLen; literals coded with
+	// context-modeled trees (at most maxTrees) and split into blocks.
+	deep      bool
+	ringCands int
+	lazySteps int
+	niceLen   int
+	maxTrees  int
+	maxTypes  int // block types for commands and distances
+	rounds    int // k-means rounds per cluster added (clusterer)
 }
 
 var qualities = [MaxQuality + 1]quality{
@@ -69,6 +83,11 @@ var qualities = [MaxQuality + 1]quality{
 	2: {hashBits: 16, ways: 1, hashLen: 5, lazy: true, skipShift: 6, fillStep: 1, blockBits: 17},
 	3: {hashBits: 16, ways: 2, hashLen: 5, lazy: true, skipShift: 7, fillStep: 1, blockBits: 17},
 	4: {hashBits: 16, ways: 4, hashLen: 5, lazy: true, skipShift: 8, fillStep: 1, blockBits: 18},
+	5: {rounds: 1, hashBits: 14, ways: 16, hashLen: 4, skipShift: 9, fillStep: 1, blockBits: 18, deep: true, ringCands: 4, lazySteps: 1, niceLen: 48, maxTrees: 16, maxTypes: 8},
+	6: {rounds: 1, hashBits: 14, ways: 32, hashLen: 4, skipShift: 9, fillStep: 1, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 64, maxTrees: 16, maxTypes: 8},
+	7: {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, fillStep: 1, blockBits: 18, deep: true, ringCands: 10, lazySteps: 2, niceLen: 96, maxTrees: 16, maxTypes: 8},
+	8: {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, fillStep: 1, blockBits: 18, deep: true, ringCands: 16, lazySteps: 3, niceLen: 128, maxTrees: 16, maxTypes: 8},
+	9: {rounds: 2, hashBits: 15, ways: 128, hashLen: 4, skipShift: 11, fillStep: 1, blockBits: 18, deep: true, ringCands: 16, lazySteps: 4, niceLen: 192, maxTrees: 16, maxTypes: 8},
 }
 
 // normalize checks o and fills in defaults.

@@ -109,9 +109,8 @@ func (w *Writer) compressPending() {
 	// empty table, as though the stream began here (only references into
 	// earlier history are lost).
 	if uint64(w.base)+uint64(len(w.hist)) >= positionLimit {
-		clear(w.e.table[:cap(w.e.table)])
+		w.e.restart()
 		w.base = 1
-		w.e.next = 1
 		w.lo = w.done
 	}
 	win := window{data: w.hist, base: w.base, streamA: w.base + uint32(w.lo)}

@@ -1,0 +1,162 @@
+package brotli
+
+import "math/bits"
+
+// Block splitting (RFC 7932 section 6), used from quality 5 for the
+// insert-and-copy symbols and the distance symbols. A meta-block's symbols
+// of one kind are cut into chunks of equal length, the chunks' histograms
+// are clustered (clusterer) into block types, each with its own prefix
+// code, and runs of chunks of one type become blocks. The decoder is told
+// of each switch by a block type code and a block count code.
+
+// blockRun is one block: its type, length in symbols and the codes that
+// announce it (the first block's type is 0 and needs no code).
+type blockRun struct {
+	n      uint32
+	typ    uint8
+	tsym   uint8 // block type code symbol
+	csym   uint8 // block count code symbol
+	cbits  uint8
+	cextra uint32
+	// The switch as the writer emits it: the type code, the count code
+	// and its extra bits (at most 54 bits), once writeHeader has built
+	// the codes.
+	sw     uint64
+	swBits uint8
+}
+
+// blockLenExtra holds the extra bits of the 26 block count codes; code i
+// stands for blockLenBase[i] plus that many bits.
+var (
+	blockLenExtra = [26]uint8{2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 7, 8, 9, 10, 11, 12, 13, 24}
+	blockLenBase  = func() (t [26]uint32) {
+		t[0] = 1
+		for i := 1; i < len(t); i++ {
+			t[i] = t[i-1] + 1<<blockLenExtra[i-1]
+		}
+		return t
+	}()
+)
+
+// blockLenCode returns the block count code for a block of n symbols.
+func blockLenCode(n uint32) (code, nbits uint8, extra uint32) {
+	c := len(blockLenBase) - 1
+	for blockLenBase[c] > n {
+		c--
+	}
+	return uint8(c), blockLenExtra[c], n - blockLenBase[c]
+}
+
+// blockSplit is the plan for one kind of symbol in a meta-block.
+type blockSplit struct {
+	cl     clusterer
+	ntypes int
+	runs   []blockRun
+	// The codes for the block type and block count symbols.
+	typeHist   [maxTrees + 2]uint32
+	typeLens   [maxTrees + 2]uint8
+	typeCodes  [maxTrees + 2]uint32
+	countHist  [26]uint32
+	countLens  [26]uint8
+	countCodes [26]uint32
+}
+
+// switchBits estimates what announcing a block costs.
+const switchBits = 12
+
+// plan splits seq (symbols below alpha) into blocks of at most limit
+// types; chunks are at least minChunk symbols.
+func (b *blockSplit) plan(seq []uint16, alpha, minChunk, limit, rounds int) {
+	if len(seq) == 0 {
+		// One (empty) block; only its type's code is written.
+		b.cl.prepare(1, alpha)
+		b.ntypes = b.cl.run(1, 0, 0, nil)
+		b.runs = b.runs[:0]
+		return
+	}
+	chunk := max(minChunk, (len(seq)+63)/64)
+	items := max((len(seq)+chunk-1)/chunk, 1)
+	hist := b.cl.prepare(items, alpha)
+	for i, s := range seq {
+		hist[i/chunk*alpha+int(s)]++
+	}
+	if items < 2 {
+		limit = 1
+	}
+	b.ntypes = b.cl.run(limit, rounds, 1<<items-1, func(k int) float64 {
+		if k == 1 || items < 2 {
+			return 0
+		}
+		runs := 1
+		for i := 1; i < items; i++ {
+			if b.cl.assign[i] != b.cl.assign[i-1] {
+				runs++
+			}
+		}
+		// The runs, and the codes for types and counts.
+		return float64(runs*switchBits) + 80
+	})
+	// Runs of chunks of one type are one block.
+	b.runs = b.runs[:0]
+	for i := 0; i < items; i++ {
+		n := uint32(min(chunk, len(seq)-i*chunk))
+		t := b.cl.assign[i]
+		if k := len(b.runs) - 1; k >= 0 && b.runs[k].typ == t {
+			b.runs[k].n += n
+			continue
+		}
+		b.runs = append(b.runs, blockRun{n: n, typ: t})
+	}
+	clear(b.typeHist[:])
+	clear(b.countHist[:])
+	// The decoder starts with type 0 as the last type and 1 as the one
+	// before: code 0 repeats the one before, 1 is the last plus one, and
+	// t+2 names type t.
+	last, before := uint8(0), uint8(1)
+	for k := range b.runs {
+		r := &b.runs[k]
+		r.csym, r.cbits, r.cextra = blockLenCode(r.n)
+		b.countHist[r.csym]++
+		if k == 0 {
+			continue
+		}
+		switch {
+		case r.typ == before:
+			r.tsym = 0
+		case int(r.typ) == (int(last)+1)%b.ntypes:
+			r.tsym = 1
+		default:
+			r.tsym = r.typ + 2
+		}
+		b.typeHist[r.tsym]++
+		last, before = r.typ, last
+	}
+}
+
+// writeHeader writes NBLTYPES and, for two types or more, the codes for
+// block types and counts and the first block's count. It returns the bits
+// that the switches will take among the commands.
+func (b *blockSplit) writeHeader(e *encoder, w *bitWriter) int {
+	writeVarLen8(w, b.ntypes-1)
+	if b.ntypes < 2 {
+		return 0
+	}
+	ta := b.ntypes + 2
+	tc := prefixCode{lens: b.typeLens[:ta], codes: b.typeCodes[:ta]}
+	cost := e.hs.storeCode(w, b.typeHist[:ta], &tc, uint(bits.Len(uint(ta-1))))
+	cc := prefixCode{lens: b.countLens[:], codes: b.countCodes[:]}
+	cost += e.hs.storeCode(w, b.countHist[:], &cc, 5)
+	first := &b.runs[0]
+	v := b.countCodes[first.csym]
+	w.writeBits(uint(v&15), uint64(v>>4))
+	w.writeBits(uint(first.cbits), uint64(first.cextra))
+	cost -= int(v & 15)
+	for k := range b.runs[1:] {
+		r := &b.runs[k+1]
+		t, c := b.typeCodes[r.tsym], b.countCodes[r.csym]
+		r.sw = uint64(t>>4) | uint64(c>>4)<<(t&15) | uint64(r.cextra)<<(t&15+c&15)
+		r.swBits = uint8(t&15+c&15) + r.cbits
+		cost += int(r.cbits)
+	}
+	return cost
+}

@@ -1,0 +1,263 @@
+package brotli
+
+import "math"
+
+// clusterer groups histograms (of literal contexts, or of stretches of
+// commands or distances) into a few clusters, each coded with one prefix
+// code, when fewer codes cost less in all than the symbols lose to
+// sharing them. It adds one cluster at a time, seeded with the item its
+// cluster serves worst, and reassigns every item to the cluster that
+// codes it in the fewest bits (a few rounds of k-means with cross-entropy
+// as the distance), as long as the estimated total shrinks.
+type clusterer struct {
+	n, alpha int
+	hist     []uint32 // n × alpha counts
+	total    []uint32
+	syms     []uint16 // each item's symbols with a count: the first nsyms[i] of its row
+	nsyms    []int
+	own      []float32 // each item's entropy: the bits of a code of its own
+	clHist   []uint32  // the clusters' counts, maxTrees × alpha
+	clTotal  [maxTrees]uint32
+	cost     []float32 // per cluster, -log2 of each symbol's probability (unseen: 2 bits more than seen once)
+	assign   []uint8
+	best     []uint8
+}
+
+// prepare makes room for n items over alpha symbols and returns their
+// counts, zeroed, for the caller to fill before run.
+func (c *clusterer) prepare(n, alpha int) []uint32 {
+	c.n, c.alpha = n, alpha
+	c.hist = grow(c.hist, n*alpha)
+	clear(c.hist)
+	c.syms = grow(c.syms, n*alpha)
+	c.total = grow(c.total, n)
+	c.nsyms = grow(c.nsyms, n)
+	c.own = grow(c.own, n)
+	c.assign = grow(c.assign, n)
+	c.best = grow(c.best, n)
+	c.clHist = grow(c.clHist, maxTrees*alpha)
+	c.cost = grow(c.cost, maxTrees*alpha)
+	return c.hist
+}
+
+// grow returns s with length n, reallocating only when it must.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// counted lists each item's symbols and totals once its counts are in;
+// used has bit i set for every item i that has counts (at most 64 items).
+func (c *clusterer) counted(used uint64) {
+	for i := range c.n {
+		if used>>i&1 == 0 {
+			c.total[i], c.nsyms[i], c.own[i] = 0, 0, 0
+			continue
+		}
+		row := c.hist[i*c.alpha : (i+1)*c.alpha]
+		syms := c.syms[i*c.alpha:]
+		n, ns := uint32(0), 0
+		sum := 0.0
+		for s, v := range row {
+			if v != 0 {
+				n += v
+				sum += xlog2x(v)
+				syms[ns] = uint16(s)
+				ns++
+			}
+		}
+		c.total[i], c.nsyms[i] = n, ns
+		c.own[i] = float32(xlog2x(n) - sum)
+	}
+}
+
+// xlog2x is x*log2(x), 0 for 0.
+func xlog2x(x uint32) float64 {
+	if x == 0 {
+		return 0
+	}
+	return float64(x) * fastLog2(float64(x))
+}
+
+// fastLog2 is log2(x) for x > 0 within 1e-5: the exponent, and a
+// polynomial for the mantissa in [1, 2). Clustering calls it for every
+// symbol of every cluster in every round, where math.Log2 would dominate
+// the time, and estimates need no more precision.
+func fastLog2(x float64) float64 {
+	b := math.Float64bits(x)
+	exp := float64(int(b>>52&0x7ff) - 1023)
+	m := math.Float64frombits(b&(1<<52-1) | 1023<<52) // mantissa in [1, 2)
+	t := m - 1
+	// A degree-5 fit of log2(1+t) on [0, 1).
+	return exp + t*(1.4425449+t*(-0.7181452+t*(0.4575485+t*(-0.2779042+t*(0.1217970+t*-0.0258411)))))
+}
+
+// treeBits estimates the bits of a stored prefix code with n symbols.
+func treeBits(n int) float64 { return 40 + 4.5*float64(n) }
+
+// rebuild recomputes the counts of clusters 0..k-1 from assign, and,
+// when costs is set, the cost of each symbol in each.
+func (c *clusterer) rebuild(k int, costs bool) {
+	a := c.alpha
+	clear(c.clHist[:k*a])
+	clear(c.clTotal[:k])
+	for i := range c.n {
+		if c.total[i] == 0 {
+			continue
+		}
+		t := int(c.assign[i])
+		h := c.clHist[t*a : (t+1)*a]
+		row := c.hist[i*a : (i+1)*a]
+		for _, s := range c.syms[i*a : i*a+c.nsyms[i]] {
+			h[s] += row[s]
+		}
+		c.clTotal[t] += c.total[i]
+	}
+	if !costs {
+		return
+	}
+	for t := range k {
+		// A symbol a cluster has not seen yet costs 2 bits more than one
+		// seen once: about what the longer code it would get costs.
+		lt := fastLog2(float64(max(c.clTotal[t], 1)))
+		unseen := float32(lt + 2)
+		cost := c.cost[t*a : (t+1)*a]
+		for s, v := range c.clHist[t*a : (t+1)*a] {
+			if v == 0 {
+				cost[s] = unseen
+			} else {
+				cost[s] = float32(lt - fastLog2(float64(v)))
+			}
+		}
+	}
+}
+
+// entropyCost is the estimated size in bits of clusters 0..k-1: their
+// symbols and their codes.
+func (c *clusterer) entropyCost(k int) float64 {
+	a := c.alpha
+	bits := 0.0
+	for t := range k {
+		ns := 0
+		sum := 0.0
+		for _, v := range c.clHist[t*a : (t+1)*a] {
+			if v != 0 {
+				sum += xlog2x(v)
+				ns++
+			}
+		}
+		bits += xlog2x(c.clTotal[t]) - sum + treeBits(ns)
+	}
+	return bits
+}
+
+// crossBits is what item i's symbols cost with cluster t's code.
+func (c *clusterer) crossBits(i, t int) float32 {
+	a := c.alpha
+	sum := float32(0)
+	cost := c.cost[t*a : (t+1)*a]
+	row := c.hist[i*a : (i+1)*a]
+	for _, s := range c.syms[i*a : i*a+c.nsyms[i]] {
+		sum += float32(row[s]) * cost[s]
+	}
+	return sum
+}
+
+// single makes all items one cluster whose counts are h, the sum of
+// theirs, which the caller has at hand; it returns 1.
+func (c *clusterer) single(h []uint32) int {
+	clear(c.assign)
+	copy(c.clHist[:c.alpha], h)
+	return 1
+}
+
+// run groups the items into at most limit clusters; used has bit i set
+// for every item i that has counts (at most 64 items), and overhead(k) is
+// what using k clusters costs besides their codes (a context map, block
+// switches; it may read assign). It leaves the clusters numbered in order
+// of first use in assign, their counts in clHist, and returns how many.
+func (c *clusterer) run(limit, rounds int, used uint64, overhead func(k int) float64) int {
+	clear(c.assign)
+	if limit <= 1 {
+		// One cluster: the sum of the items, without the symbol lists
+		// and costs that choosing clusters needs (small bodies).
+		a := c.alpha
+		h := c.clHist[:a]
+		copy(h, c.hist[:a])
+		for i := 1; i < c.n; i++ {
+			if used>>(i&63)&1 != 0 {
+				for s, v := range c.hist[i*a : (i+1)*a] {
+					h[s] += v
+				}
+			}
+		}
+		return 1
+	}
+	c.counted(used)
+	c.rebuild(1, true)
+	k := 1
+	cost := c.entropyCost(1) + overhead(1)
+	copy(c.best, c.assign)
+	for k < min(limit, maxTrees) {
+		seed, worst := -1, float32(0)
+		for i := range c.n {
+			if c.total[i] < 32 {
+				continue
+			}
+			if loss := c.crossBits(i, int(c.assign[i])) - c.own[i]; loss > worst {
+				seed, worst = i, loss
+			}
+		}
+		if seed < 0 {
+			break
+		}
+		c.assign[seed] = uint8(k)
+		k++
+		for range rounds {
+			c.rebuild(k, true)
+			for i := range c.n {
+				if c.total[i] == 0 {
+					continue
+				}
+				bt, bb := 0, float32(math.MaxFloat32)
+				for t := range k {
+					if b := c.crossBits(i, t); b < bb {
+						bt, bb = t, b
+					}
+				}
+				c.assign[i] = uint8(bt)
+			}
+		}
+		c.rebuild(k, false)
+		next := c.entropyCost(k) + overhead(k)
+		if next >= cost {
+			k--
+			break
+		}
+		cost = next
+		copy(c.best, c.assign)
+	}
+	copy(c.assign, c.best)
+	// Number the clusters in order of first use, dropping empty ones.
+	var renum [maxTrees]uint8
+	for i := range renum {
+		renum[i] = 0xff
+	}
+	n := 0
+	for i := range c.n {
+		if c.total[i] == 0 {
+			continue
+		}
+		t := c.assign[i]
+		if renum[t] == 0xff {
+			renum[t] = uint8(n)
+			n++
+		}
+		c.assign[i] = renum[t]
+	}
+	n = max(n, 1)
+	c.rebuild(n, false)
+	return n
+}

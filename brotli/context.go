@@ -1,0 +1,298 @@
+package brotli
+
+import (
+	"math/bits"
+)
+
+// Literal context modeling (RFC 7932 section 7), used from quality 5. The
+// decoder picks the literal tree for each byte from a context id of the
+// two bytes before it (0..63, by the meta-block's context mode) through a
+// context map. The encoder counts each context's literals, groups
+// contexts whose literals look alike into at most q.maxTrees clusters (a
+// tree each), and writes the map.
+
+// ctxLut holds, for one context mode, the part of the context id that the
+// last byte gives (lut[0]) and the part the byte before gives (lut[1]).
+type ctxLut [2][256]uint8
+
+// utf8Lut is the UTF8 context mode. For ASCII the last byte gives a class
+// times 4 (control, whitespace, space, punctuation, quotes, '%', opening
+// and closing brackets, separators, '.', '=', digits, upper and lower case
+// vowels and consonants) and the byte before one of 4 classes (control or
+// space, punctuation, upper case or digit, lower case). A continuation
+// byte gives 0 or 1 by its low bit and a lead byte 2 or 3; before it, lead
+// bytes from 224 give 2 and every other byte above 127 gives 0.
+var utf8Lut = func() (t ctxLut) {
+	class := func(c byte) uint8 {
+		switch {
+		case c == '\t' || c == '\n' || c == '\r':
+			return 1
+		case c == ' ':
+			return 2
+		case c == '"' || c == '\'':
+			return 4
+		case c == '%':
+			return 5
+		case c == '(' || c == '<' || c == '[' || c == '{':
+			return 6
+		case c == ')' || c == '>' || c == ']' || c == '}':
+			return 7
+		case c == ',' || c == ';' || c == ':':
+			return 8
+		case c == '.':
+			return 9
+		case c == '=':
+			return 10
+		case c >= '0' && c <= '9':
+			return 11
+		case c >= 'A' && c <= 'Z':
+			if isVowel(c + 'a' - 'A') {
+				return 12
+			}
+			return 13
+		case c >= 'a' && c <= 'z':
+			if isVowel(c) {
+				return 14
+			}
+			return 15
+		case c < 32 || c == 127:
+			return 0
+		}
+		return 3
+	}
+	for c := range 256 {
+		b := byte(c)
+		switch {
+		case b < 128:
+			t[0][c] = 4 * class(b)
+			switch cl := class(b); {
+			case cl <= 2 || b == 127:
+				t[1][c] = 0
+			case cl >= 14:
+				t[1][c] = 3
+			case cl >= 11:
+				t[1][c] = 2
+			default:
+				t[1][c] = 1
+			}
+		case b < 192:
+			t[0][c] = b & 1
+		default:
+			t[0][c] = 2 | b&1
+			if b >= 224 {
+				t[1][c] = 2
+			}
+		}
+	}
+	return t
+}()
+
+func isVowel(c byte) bool { return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u' }
+
+// signedLut is the signed context mode (font data): each byte falls in one
+// of 8 ranges that group small magnitudes of signed integers; the last
+// byte's range is the high 3 bits of the id, the one before the low 3.
+var signedLut = func() (t ctxLut) {
+	for c := range 256 {
+		var r uint8
+		switch {
+		case c == 0:
+			r = 0
+		case c < 16:
+			r = 1
+		case c < 64:
+			r = 2
+		case c < 128:
+			r = 3
+		case c < 192:
+			r = 4
+		case c < 240:
+			r = 5
+		case c < 255:
+			r = 6
+		default:
+			r = 7
+		}
+		t[0][c] = r << 3
+		t[1][c] = r
+	}
+	return t
+}()
+
+// maxTrees bounds the literal trees of a meta-block (q.maxTrees).
+const maxTrees = 16
+
+// ctxState is the context modeling state of an encoder.
+type ctxState struct {
+	lut *ctxLut
+	cl  clusterer // the 64 contexts, by their literals
+	// used has bit id set for every context id with literals; nlits
+	// counts the literals.
+	used  uint64
+	nlits int
+	flat  [256]uint32 // the literals whatever their context
+	// The map from context id to tree, and the trees.
+	cmap   [64]uint8
+	ntrees int
+	lens   [maxTrees * 256]uint8
+	codes  [maxTrees * 256]uint32
+	// lookup is the context map for the writer: tree<<8 per context id.
+	lookup [64]uint16
+}
+
+// count counts the literals of cmds, which code data[start:], by context
+// id; p1 and p2 are the two bytes before start.
+func (c *ctxState) count(cmds []command, data []byte, start int, p1, p2 byte) {
+	lut := c.lut
+	hist := c.cl.prepare(64, 256)
+	flat := &c.flat
+	clear(flat[:])
+	used := uint64(0)
+	p, n := start, 0
+	for k := range cmds {
+		cmd := &cmds[k]
+		n += int(cmd.insert)
+		for _, b := range data[p : p+int(cmd.insert)] {
+			id := lut[0][p1] | lut[1][p2]
+			hist[int(id)<<8|int(b)]++
+			flat[b]++
+			used |= 1 << (id & 63)
+			p2, p1 = p1, b
+		}
+		p += int(cmd.insert)
+		if cmd.copy > 0 {
+			p += int(cmd.copy)
+			p2, p1 = data[p-2], data[p-1]
+		}
+	}
+	c.used, c.nlits = used, n
+}
+
+// group clusters the contexts into at most limit trees (one if limit is
+// 1) and fills the map. Context ids without literals take the previous
+// id's tree, which is cheapest in the map.
+func (c *ctxState) group(limit, rounds int) {
+	if limit <= 1 {
+		c.ntrees = c.cl.single(c.flat[:])
+	} else {
+		// The map costs about 2 bits per context id and tree.
+		c.ntrees = c.cl.run(limit, rounds, c.used, func(k int) float64 { return 2 * 64 * float64(bits.Len(uint(k))) })
+	}
+	prev := uint8(0)
+	for id := range c.cmap {
+		if c.cl.total[id] != 0 {
+			prev = c.cl.assign[id]
+		}
+		c.cmap[id] = prev
+		c.lookup[id] = uint16(prev) << 8
+	}
+}
+
+// writeVarLen8 writes a value 0..255 as RFC 7932 codes NBLTYPES and
+// NTREES: a 0 bit for 0, else a 1 bit, 3 bits of the position of its top
+// bit, and the bits below it.
+func writeVarLen8(w *bitWriter, v int) {
+	if v == 0 {
+		w.writeBits(1, 0)
+		return
+	}
+	n := uint(bits.Len(uint(v)) - 1)
+	w.writeBits(1, 1)
+	w.writeBits(3, uint64(n))
+	w.writeBits(n, uint64(v-1<<n))
+}
+
+// writeContextMap writes NTREES and, for two trees or more, the context
+// map cmap (RFC 7932 section 7.3): move-to-front, runs of zeros coded
+// with the run-length symbols, and the symbols with a prefix code of
+// their own.
+func (e *encoder) writeContextMap(w *bitWriter, cmap []uint8, ntrees int) {
+	writeVarLen8(w, ntrees-1)
+	if ntrees < 2 {
+		return
+	}
+	// Move-to-front.
+	var mtf [256]uint8
+	for i := range mtf {
+		mtf[i] = uint8(i)
+	}
+	vals := e.mapVals[:len(cmap)]
+	for id, t := range cmap {
+		j := 0
+		for mtf[j] != t {
+			j++
+		}
+		vals[id] = uint8(j)
+		copy(mtf[1:j+1], mtf[:j])
+		mtf[0] = t
+	}
+	// The longest run of zeros sets RLEMAX (at most 16).
+	longest, run := 0, 0
+	for _, v := range vals {
+		if v == 0 {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	rlemax := 0
+	if longest >= 2 {
+		rlemax = min(bits.Len(uint(longest))-1, 16)
+	}
+	// The symbols and their extra bits.
+	syms, extra := e.mapSyms[:0], e.mapExtra[:0]
+	for i := 0; i < len(vals); {
+		if vals[i] != 0 {
+			syms = append(syms, uint16(vals[i])+uint16(rlemax))
+			extra = append(extra, 0)
+			i++
+			continue
+		}
+		r := 0
+		for i+r < len(vals) && vals[i+r] == 0 {
+			r++
+		}
+		i += r
+		for r > 0 {
+			if r == 1 || rlemax == 0 {
+				syms = append(syms, 0)
+				extra = append(extra, 0)
+				r--
+				continue
+			}
+			k := min(bits.Len(uint(r))-1, rlemax)
+			l := min(r, 2<<k-1)
+			syms = append(syms, uint16(k))
+			extra = append(extra, uint32(l-1<<k))
+			r -= l
+		}
+	}
+	if rlemax > 0 {
+		w.writeBits(1, 1)
+		w.writeBits(4, uint64(rlemax-1))
+	} else {
+		w.writeBits(1, 0)
+	}
+	alphabet := ntrees + rlemax
+	var hist [maxMapAlphabet]uint32
+	for _, s := range syms {
+		hist[s]++
+	}
+	var lens [maxMapAlphabet]uint8
+	var codes [maxMapAlphabet]uint32
+	pc := prefixCode{lens: lens[:alphabet], codes: codes[:alphabet]}
+	e.hs.storeCode(w, hist[:alphabet], &pc, uint(bits.Len(uint(alphabet-1))))
+	for i, s := range syms {
+		v := codes[s]
+		w.writeBits(uint(v&15), uint64(v>>4))
+		if s != 0 && int(s) <= rlemax {
+			w.writeBits(uint(s), uint64(extra[i]))
+		}
+	}
+	w.writeBits(1, 1) // IMTF
+}
+
+// maxMapAlphabet is the largest context map alphabet: the trees and 16
+// run-length symbols.
+const maxMapAlphabet = maxTrees + 16

@@ -1,0 +1,179 @@
+package brotli
+
+import "math/bits"
+
+// The match finder of qualities 5 and up. Each bucket is a ring of
+// q.ways positions with a counter per bucket (heads) that says where the
+// next one goes, so entering a position is one store whatever the
+// bucket's size, and a search walks the ring from the newest position
+// back. Positions only grow, so the walk stops at the first one out of
+// reach: every older one is farther still (entries of earlier streams, or
+// of another table layout after ResetOptions, are below the stream's
+// start).
+
+// bucket is the index of the hash bucket for the bytes x.
+func (e *encoder) bucket(x uint64) int {
+	return int((x << (e.hashLeft & 63)) * hashMul >> (e.hashShift & 63))
+}
+
+// fillDeep enters the positions from, from+step, ... below to of data
+// (data[k] at absolute position base+k; to at most len(data)-7) in the
+// ring buckets.
+func (e *encoder) fillDeep(data []byte, base uint32, from, to, step int) {
+	table, heads := e.table, e.heads
+	wl := e.waysLog & 15
+	mask := uint16(1)<<wl - 1
+	// The hash in locals: the stores below could, for all the compiler
+	// knows, change e's fields.
+	hl, hs := e.hashLeft&63, e.hashShift&63
+	for k := from; k < to; k += step {
+		h := int((load64(data, k) << hl) * hashMul >> hs)
+		c := heads[h]
+		table[h<<wl|int(c&mask)] = base + uint32(k)
+		heads[h] = c + 1
+	}
+}
+
+// match is a candidate copy: its length, distance and score.
+type match struct {
+	len   int
+	dist  uint32
+	score int
+}
+
+// ringScore is the score of a copy of l bytes at a distance the ring
+// codes, other than the last one: a distance symbol without extra bits.
+func ringScore(l int) int { return 16*l - 14 }
+
+// searchDeep finds the best-scoring match at i among the distances the
+// decoder holds (and, from ringCands 10, their neighbours) and the
+// positions of i's bucket, then enters i in the bucket.
+func (e *encoder) searchDeep(w *window, i int, ring *distRing) match {
+	data := w.data
+	x := load64(data, i)
+	abs := w.base + uint32(i)
+	reach := min(abs-w.streamA, e.maxDist)
+	maxLen := w.end - i
+	var m match
+	// The distances the ring holds cost a distance symbol without extra
+	// bits (ringScore), the last one not even that; from ringCands 10
+	// their neighbours are tried as well.
+	try := func(d uint32, sc func(int) int) {
+		if d-1 < reach && load32(data, i-int(d)) == uint32(x) {
+			l := minMatch + matchLen(data, i-int(d)+minMatch, i+minMatch, maxLen-minMatch)
+			if s := sc(l); s > m.score {
+				m = match{l, d, s}
+			}
+		}
+	}
+	if ring.known > 0 {
+		try(ring.d[0], func(l int) int { return 16*l - 8 })
+	}
+	// A repeated entry scores the same again, and loses.
+	for k := 1; k < ring.known; k++ {
+		try(ring.d[k], ringScore)
+	}
+	if e.q.ringCands >= 10 {
+		for j := range min(ring.known, (e.q.ringCands-4)/6) {
+			for _, delta := range [6]int32{-1, 1, -2, 2, -3, 3} {
+				try(uint32(int32(ring.d[j])+delta), ringScore)
+			}
+		}
+	}
+	h := e.bucket(x)
+	wl := e.waysLog & 15
+	b := e.table[h<<wl : (h+1)<<wl]
+	c := e.heads[h]
+	// A match of niceLen is good enough: the rest of the bucket rarely
+	// beats it by much.
+	limitLen := min(maxLen, e.q.niceLen)
+	mask := uint16(len(b) - 1)
+	if m.len < limitLen {
+		// The byte that would make a candidate longer than the best so
+		// far rejects most candidates with one comparison. Newest first:
+		// of equally long matches the nearest comes first and wins.
+		// Positions from lo up are in reach; the scan needs neither abs
+		// nor distances, only indexes into data, so that fewer values
+		// compete for registers.
+		lo, base := abs-reach, w.base
+		best, want := m.len, data[i+m.len]
+		x32 := uint32(x)
+		stop := c - 1 - uint16(len(b))
+		for k := c - 1; k != stop; k-- {
+			// The inner loop finds the next candidate that passes the
+			// quick checks, and calls nothing.
+			j := 0
+			for ; k != stop; k-- {
+				p := b[k&mask]
+				if p < lo {
+					k = stop // older entries are farther still
+					break
+				}
+				j = int(p - base)
+				if data[j+best] == want && load32(data, j) == x32 {
+					break
+				}
+			}
+			if k == stop {
+				break
+			}
+			d := uint32(i - j)
+			l := minMatch + matchLen(data, j+minMatch, i+minMatch, maxLen-minMatch)
+			if s := 16*l - 4*bits.Len32(d) - 16; s > m.score {
+				m = match{l, d, s}
+				if l >= limitLen {
+					break
+				}
+				best, want = l, data[i+l]
+			}
+		}
+	}
+	b[c&mask] = abs
+	e.heads[h] = c + 1
+	return m
+}
+
+// findMatchesDeep turns data[start:w.end] into commands for qualities 5
+// and up: matches scored by what they save, with up to q.lazySteps
+// positions tried ahead, and the decoder's distance ring tracked so that
+// its distances can be tried first. Literals are counted later, by
+// context (see countContexts).
+func (e *encoder) findMatchesDeep(w *window, start int) {
+	q := &e.q
+	ring := e.ring
+	lit, i := start, start
+	limit := w.end - 8 // searches read 8 bytes at i
+	misses := 0
+	for i <= limit {
+		m := e.searchDeep(w, i, &ring)
+		if m.len < minMatch {
+			i += 1 + misses>>(q.skipShift&63)
+			misses++
+			continue
+		}
+		searched := i
+		for step := 0; step < q.lazySteps && m.len < q.niceLen && i+1 <= limit; step++ {
+			next := e.searchDeep(w, i+1, &ring)
+			searched = i + 1
+			if next.score <= m.score+lazyMargin {
+				break
+			}
+			i++
+			m = next
+		}
+		e.cmds = append(e.cmds, command{insert: uint32(i - lit), copy: uint32(m.len), dist: m.dist})
+		if ring.known == 0 || m.dist != ring.d[0] {
+			ring.push(m.dist)
+		}
+		end := min(i+m.len, limit+1)
+		stop := min(i+fillHead*4, end)
+		e.fillDeep(w.data, w.base, searched+1, stop, q.fillStep)
+		e.fillDeep(w.data, w.base, max(stop, end-fillTail), end, 1)
+		i += m.len
+		lit = i
+		misses = 0
+	}
+	if lit < w.end {
+		e.cmds = append(e.cmds, command{insert: uint32(w.end - lit)})
+	}
+}

@@ -1,0 +1,140 @@
+package brotli
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestContextModeling compresses literals whose distribution depends on
+// the byte before (a letter is always followed by a digit and a digit by
+// a letter, at random, so there is nothing to copy): from quality 5 the
+// literals must be split into trees by context, and the output must come
+// out well below what one tree achieves (quality 4).
+func TestContextModeling(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	in := make([]byte, 64<<10)
+	for i := 0; i < len(in); i += 2 {
+		in[i] = 'a' + byte(rng.IntN(26))
+		in[i+1] = '0' + byte(rng.IntN(10))
+	}
+	one, _ := Encode(nil, in, Options{Quality: 4})
+	for q := 5; q <= MaxQuality; q++ {
+		enc, _ := NewEncoder(Options{Quality: q})
+		comp := enc.Encode(nil, in)
+		if enc.e.ctx.ntrees < 2 {
+			t.Errorf("q%d: %d literal trees, want at least 2", q, enc.e.ctx.ntrees)
+		}
+		if len(comp) > len(one)*85/100 {
+			t.Errorf("q%d: %d bytes, one tree (q4) %d", q, len(comp), len(one))
+		}
+		checkBoth(t, comp, in)
+	}
+}
+
+// TestBlockPlan splits a sequence whose symbols change at a chunk
+// boundary: two block types, switching there.
+func TestBlockPlan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	seq := make([]uint16, 2000)
+	for i := range seq {
+		seq[i] = uint16(rng.IntN(8))
+		if i >= 8*minCmdChunk {
+			seq[i] += 100
+		}
+	}
+	var b blockSplit
+	b.plan(seq, maxAlphabet, minCmdChunk, 8, 2)
+	if b.ntypes != 2 || len(b.runs) != 2 {
+		t.Fatalf("%d types in %d runs, want 2 and 2", b.ntypes, len(b.runs))
+	}
+	if r := b.runs[0]; r.typ != 0 || r.n != 8*minCmdChunk {
+		t.Errorf("first block: type %d, %d symbols", r.typ, r.n)
+	}
+	// Type 1 is the decoder's initial "type before the last": code 0.
+	if r := b.runs[1]; r.typ != 1 || r.tsym != 0 || r.n != 2000-b.runs[0].n {
+		t.Errorf("second block: type %d (code %d), %d symbols", r.typ, r.tsym, r.n)
+	}
+	// Uniform symbols stay one block type.
+	for i := range seq {
+		seq[i] = uint16(rng.IntN(8))
+	}
+	b.plan(seq, maxAlphabet, minCmdChunk, 8, 2)
+	if b.ntypes != 1 {
+		t.Errorf("uniform sequence split into %d types", b.ntypes)
+	}
+}
+
+// TestBlockLenCode checks block count codes at the edges of their ranges
+// (RFC 7932 section 6).
+func TestBlockLenCode(t *testing.T) {
+	for _, c := range []struct {
+		n           uint32
+		code, nbits uint8
+		extra       uint32
+	}{{1, 0, 2, 0}, {4, 0, 2, 3}, {5, 1, 2, 0}, {16, 3, 2, 3}, {17, 4, 3, 0}, {240, 15, 5, 31}, {241, 16, 6, 0}, {16624, 24, 13, 8191}, {16625, 25, 24, 0}, {1 << 24, 25, 24, 1<<24 - 16625}} {
+		code, nbits, extra := blockLenCode(c.n)
+		if code != c.code || nbits != c.nbits || extra != c.extra {
+			t.Errorf("%d: code %d, %d bits, extra %d; want %d, %d, %d", c.n, code, nbits, extra, c.code, c.nbits, c.extra)
+		}
+	}
+}
+
+// TestBlockSplitting compresses a body whose two halves have different
+// command statistics (short copies of a few words between random digits,
+// then long copies of long words far apart): the commands or distances
+// must be split into block types, and the stream decode.
+func TestBlockSplitting(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	short := []string{"ab", "cd", "ef", "gh"}
+	var in []byte
+	for len(in) < 40_000 {
+		in = append(in, short[rng.IntN(len(short))]...)
+		in = append(in, '0'+byte(rng.IntN(10)), '0'+byte(rng.IntN(10)))
+	}
+	long := make([][]byte, 200)
+	for i := range long {
+		long[i] = make([]byte, 24)
+		for j := range long[i] {
+			long[i][j] = 'A' + byte(rng.IntN(26))
+		}
+	}
+	for len(in) < 120_000 {
+		in = append(in, long[rng.IntN(len(long))]...)
+		in = append(in, 'a'+byte(rng.IntN(26)))
+	}
+	for q := 5; q <= MaxQuality; q++ {
+		enc, _ := NewEncoder(Options{Quality: q})
+		comp := enc.Encode(nil, in)
+		if enc.e.cmdSplit.ntypes < 2 && enc.e.distSplit.ntypes < 2 {
+			t.Errorf("q%d: one block type for commands and for distances", q)
+		}
+		checkBoth(t, comp, in)
+	}
+}
+
+// TestDeepSegments compresses text cut into segments at qualities 5 and
+// up, with and without prefixes: a segment without a prefix does not know
+// the two bytes before it, which literal contexts need, and stores them
+// as they are first.
+func TestDeepSegments(t *testing.T) {
+	in := corpus(t)["jquery.min.js"][:60_000]
+	cuts := []int{0, 1, 3, 5000, 5001, 20_000, 41_000, len(in)}
+	for q := 5; q <= MaxQuality; q++ {
+		for _, prefix := range []bool{false, true} {
+			enc, _ := NewEncoder(Options{Quality: q, LGWin: 18})
+			var stream []byte
+			for k := 0; k+1 < len(cuts); k++ {
+				seg := Segment{First: k == 0, Last: k+2 == len(cuts)}
+				if prefix && k > 0 {
+					seg.Prefix = in[:cuts[k]]
+				}
+				stream = enc.EncodeSegment(stream, in[cuts[k]:cuts[k+1]], seg)
+			}
+			if got := decodeAB(t, stream); !bytes.Equal(got, in) {
+				t.Fatalf("q%d prefix %v: segments do not decode to the input (first difference at %d)", q, prefix, firstDiff(got, in))
+			}
+			checkBoth(t, stream, in)
+		}
+	}
+}
