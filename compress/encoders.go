@@ -36,7 +36,7 @@ type brotliStream interface {
 // implement moves over when it is measured faster at no larger size.
 const (
 	ownBrotliMin = 1
-	ownBrotliMax = 4
+	ownBrotliMax = 9
 )
 
 func ownBrotli(level int) bool { return level >= ownBrotliMin && level <= ownBrotliMax }

@@ -42,12 +42,12 @@ func brotliParallel(t *testing.T, body []byte, level, seg int, pool compress.Wor
 // react-dom.
 func TestParallelBrotliSizeNearSerial(t *testing.T) {
 	body := largeBody(t)
-	for _, level := range []int{1, 4} {
+	for _, level := range []int{1, 4, 6, 9} {
 		serial := len(brotliParallel(t, body, level, compress.DefaultSegmentSize, nil))
 		for _, c := range []struct {
 			seg   int
 			bound float64
-		}{{1 << 20, 0.01}, {64 << 10, 0.05}} {
+		}{{1 << 20, 0.01}, {64 << 10, 0.10}} {
 			pool := newTestPool(t, 2, 64)
 			n := len(brotliParallel(t, body, level, c.seg, pool))
 			if pool.submitted.Load() == 0 {

@@ -122,12 +122,12 @@ func corpus(n int) []byte {
 }
 
 // encodeBrotli is the brotli stream the server sends for data of known
-// length at quality with window lgwin: mosaic's own encoder at qualities 1–4
+// length at quality with window lgwin: mosaic's own encoder at qualities 1–9
 // (size-hinted by the length, as its Encode is), andybalholm/brotli at the
 // others (see "Which encoder serves which brotli level" in compress/README.md).
 func encodeBrotli(t *testing.T, data []byte, quality, lgwin int) []byte {
 	t.Helper()
-	if quality >= 1 && quality <= 4 {
+	if quality >= 1 && quality <= 9 {
 		out, err := mbrotli.Encode(nil, data, mbrotli.Options{Quality: quality, LGWin: lgwin})
 		if err != nil {
 			t.Fatal(err)
