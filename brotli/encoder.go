@@ -48,14 +48,17 @@ type Segment struct {
 	// that precedes the piece in the body, or its tail: the piece may copy
 	// from it, because the decoder has produced those bytes by the time it
 	// reaches the piece. It must be exactly the bytes before the piece.
-	// Only its last 64 KiB (or the window, if smaller) are used.
+	// Only its last MaxPrefix bytes (or the window, if smaller) are used.
 	Prefix []byte
 }
 
-// maxPrefix bounds how much of a segment's prefix is searched: the hash
-// tables hold at most 2^17 buckets, so older prefix bytes would mostly be
-// overwritten before the piece could use them.
-const maxPrefix = 64 << 10
+// MaxPrefix bounds how much of a segment's prefix is entered in the match
+// finder: entering bytes costs time, and the tables of the lower
+// qualities would overwrite older positions before the piece could use
+// them. Cut at 512 KiB, a 1 MB body comes out 0.2% larger than in one
+// stream at quality 4 and 0.8% at 9 with 256 KiB of prefix, against 0.8%
+// and 1.9% with 64 KiB.
+const MaxPrefix = 256 << 10
 
 // EncodeSegment appends the compressed form of one piece of a body to dst.
 // Pieces compressed by any Encoders with the same Quality, LGWin and Mode
@@ -70,7 +73,7 @@ func (enc *Encoder) EncodeSegment(dst, src []byte, seg Segment) []byte {
 	if seg.First || len(seg.Prefix) == 0 {
 		return enc.encode(dst, src, enc.opts.LGWin, seg.First, seg.Last)
 	}
-	keep := min(len(seg.Prefix), maxPrefix, 1<<enc.opts.LGWin-16)
+	keep := min(len(seg.Prefix), MaxPrefix, 1<<enc.opts.LGWin-16)
 	enc.joined = append(append(enc.joined[:0], seg.Prefix[len(seg.Prefix)-keep:]...), src...)
 	return enc.encodeFrom(dst, enc.joined, keep, enc.opts.LGWin, false, seg.Last)
 }

@@ -72,7 +72,7 @@ type BrotliOptions struct {
 	// Parallel compresses long bodies in segments on a pool
 	// (brotli_thread_pool, brotli_parallel_*) at the levels for which
 	// ParallelBrotli is true: catable segments of mosaic's own encoder,
-	// each able to copy from the 64 KiB before it. At other levels they
+	// each able to copy from the 256 KiB before it. At other levels they
 	// are validated, and brotli is compressed serially.
 	Parallel Parallel
 }

@@ -35,8 +35,8 @@ import (
 //     frames (RFC 8878, section 3.1). Frames share no history, so each
 //     segment starts from an empty window.
 //   - brotli: every segment is a catable segment of mosaic's own encoder
-//     (brotli.Encoder.EncodeSegment), which may copy from the 64 KiB of
-//     input before it; the first carries the stream header, the others end
+//     (brotli.Encoder.EncodeSegment), which may copy from the 256 KiB of
+//     input before it (brotli.MaxPrefix); the first carries the stream header, the others end
 //     on a byte boundary, the last with the last meta-block, and together
 //     they are one brotli stream. Only the levels the own encoder
 //     implements can be cut so (ParallelBrotli); the others stay serial.
@@ -144,7 +144,7 @@ func history(e Encoding) int {
 	case Gzip:
 		return 32 << 10
 	case Brotli:
-		return 64 << 10
+		return brotli.MaxPrefix
 	}
 	return 0
 }
