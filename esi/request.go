@@ -27,6 +27,14 @@ import (
 // with "; ". The result shares nothing with h.
 func FragmentHeader(h http.Header) http.Header {
 	out := make(http.Header, len(h))
+	// The values share one array, as http.Header.Clone's do: one
+	// allocation rather than one per field. A capacity that ends with
+	// each field keeps an append to one from writing into the next.
+	n := 0
+	for _, v := range h {
+		n += len(v)
+	}
+	all := make([]string, 0, n)
 	var connection []string
 	for _, v := range h.Values("Connection") {
 		for f := range strings.SplitSeq(v, ",") {
@@ -44,7 +52,13 @@ func FragmentHeader(h http.Header) http.Header {
 			out[ck] = []string{strings.Join(v, "; ")}
 			continue
 		}
-		out[ck] = append(out[ck], v...)
+		if prev, ok := out[ck]; ok { // the key twice, spelled differently
+			out[ck] = append(prev, v...)
+			continue
+		}
+		start := len(all)
+		all = append(all, v...)
+		out[ck] = all[start:len(all):len(all)]
 	}
 	return out
 }
@@ -63,7 +77,9 @@ func dropFromFragment(k string) bool {
 
 // newFragmentRequest builds the GET for a resolved include.
 func newFragmentRequest(ctx context.Context, parent *http.Request, u *url.URL) *http.Request {
-	req := &http.Request{
+	// Built in place and copied once by WithContext, the only way to set
+	// a request's context.
+	req := http.Request{
 		Method:     http.MethodGet,
 		URL:        u,
 		Proto:      "HTTP/1.1",
@@ -102,7 +118,9 @@ func resolve(parent *http.Request, src string) (*url.URL, error) {
 			return nil, fmt.Errorf("src %q refused: its authority is not this request's host %q; map remote fragments through a local location that proxies", src, parent.Host)
 		}
 	}
-	ref := &url.URL{Path: u.Path, RawPath: u.RawPath, RawQuery: u.RawQuery, ForceQuery: u.ForceQuery}
+	// The reference is u without its authority and fragment, kept in u.
+	*u = url.URL{Path: u.Path, RawPath: u.RawPath, RawQuery: u.RawQuery, ForceQuery: u.ForceQuery}
+	ref := u
 	if strings.HasPrefix(ref.Path, "/") && !strings.Contains(ref.Path, "/.") {
 		return ref, nil // root-relative and already clean: the common case
 	}

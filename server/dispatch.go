@@ -47,7 +47,8 @@ type reqInfoKey struct{}
 // and the variables' State and answers for both keys, so a request costs
 // one allocation here rather than four. A server may create it with the
 // request (newRequestRoot, http1's RequestContext), which saves
-// ServeGroup a copy of the request.
+// ServeGroup a copy of the request. A subrequest's is one too, over its
+// own cancel context (Subrequest).
 type reqRoot struct {
 	context.Context
 	info  reqInfo

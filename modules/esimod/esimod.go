@@ -388,7 +388,11 @@ type subrequests struct{}
 // subrequest. The fragment location's chain decided about the fragment's
 // ESI, so the body is spliced as it is (Final).
 func (subrequests) Fetch(_, req *http.Request) (*esi.Fragment, error) {
-	resp, err := server.Subrequest(req, req.URL.RequestURI(), req.Header)
+	uri := req.RequestURI // esi sets it to the URL's, already built
+	if uri == "" {
+		uri = req.URL.RequestURI()
+	}
+	resp, err := server.Subrequest(req, uri, req.Header)
 	// For the metrics endpoint: a fragment that failed or answered an
 	// error status counts as an error.
 	statusmod.Collector().Fragment(err == nil && resp.StatusCode < 400)

@@ -2,11 +2,9 @@ package fastcgimod_test
 
 import (
 	"bufio"
-	"bytes"
 	"io"
 	"net"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -89,7 +87,7 @@ func BenchmarkPHP(b *testing.B) {
 			b.Fatal(err)
 		}
 		var err error
-		if body, err = readResponse(br, body[:0]); err != nil {
+		if body, err = servertest.ReadResponse(br, body[:0]); err != nil {
 			b.Fatal(err)
 		}
 		if string(body) != "hello from php\n" {
@@ -149,74 +147,3 @@ func serveApp(ln net.Listener) {
 		}()
 	}
 }
-
-// readResponse reads an HTTP/1.1 response of status 200 from br and
-// appends its body, sent with a Content-Length or chunked, to dst.
-func readResponse(br *bufio.Reader, dst []byte) ([]byte, error) {
-	line, err := br.ReadSlice('\n')
-	if err != nil {
-		return dst, err
-	}
-	if !bytes.HasPrefix(line, []byte("HTTP/1.1 200 ")) {
-		return dst, &badResponse{string(line)}
-	}
-	length, chunked := -1, false
-	for {
-		line, err := br.ReadSlice('\n')
-		if err != nil {
-			return dst, err
-		}
-		if len(line) <= 2 {
-			break
-		}
-		name, value, _ := bytes.Cut(bytes.TrimRight(line, "\r\n"), []byte(":"))
-		value = bytes.TrimSpace(value)
-		switch {
-		case bytes.EqualFold(name, []byte("Content-Length")):
-			if length, err = atoi(value); err != nil {
-				return dst, err
-			}
-		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
-			chunked = bytes.EqualFold(value, []byte("chunked"))
-		}
-	}
-	if !chunked {
-		if length < 0 {
-			return dst, &badResponse{"no length"}
-		}
-		return readN(br, dst, length)
-	}
-	for {
-		line, err := br.ReadSlice('\n')
-		if err != nil {
-			return dst, err
-		}
-		size, err := strconv.ParseInt(string(bytes.TrimRight(line, "\r\n")), 16, 32)
-		if err != nil {
-			return dst, err
-		}
-		if size == 0 {
-			_, err := br.Discard(2) // no trailers: the last CRLF
-			return dst, err
-		}
-		if dst, err = readN(br, dst, int(size)); err != nil {
-			return dst, err
-		}
-		if _, err := br.Discard(2); err != nil {
-			return dst, err
-		}
-	}
-}
-
-func readN(br *bufio.Reader, dst []byte, n int) ([]byte, error) {
-	start := len(dst)
-	dst = append(dst, make([]byte, n)...)
-	_, err := io.ReadFull(br, dst[start:])
-	return dst, err
-}
-
-func atoi(b []byte) (int, error) { return strconv.Atoi(string(b)) }
-
-type badResponse struct{ what string }
-
-func (e *badResponse) Error() string { return "unexpected response: " + e.what }
