@@ -21,15 +21,18 @@ func (e *encoder) bucket(x uint64) int {
 // ring buckets.
 func (e *encoder) fillDeep(data []byte, base uint32, from, to, step int) {
 	table, heads := e.table, e.heads
-	wl := e.waysLog & 15
-	mask := uint16(1)<<wl - 1
+	ways := 1 << (e.waysLog & 15)
+	mask := uint16(ways - 1)
 	// The hash in locals: the stores below could, for all the compiler
-	// knows, change e's fields.
-	hl, hs := e.hashLeft&63, e.hashShift&63
+	// knows, change e's fields. x<<hashLeft*hashMul is x times
+	// hashMul<<hashLeft, and h<<waysLog is h*ways: x86 shifts by a
+	// variable only through one register, and three shift counts made
+	// the loop keep its values on the stack.
+	mul, hs := uint64(hashMul)<<(e.hashLeft&63), e.hashShift&63
 	for k := from; k < to; k += step {
-		h := int((load64(data, k) << hl) * hashMul >> hs)
+		h := int(load64(data, k) * mul >> hs)
 		c := heads[h]
-		table[h<<wl|int(c&mask)] = base + uint32(k)
+		table[h*ways+int(c&mask)] = base + uint32(k)
 		heads[h] = c + 1
 	}
 }
@@ -47,47 +50,52 @@ func ringScore(l int) int { return 16*l - 14 }
 
 // searchDeep finds the best-scoring match at i among the distances the
 // decoder holds (and, from ringCands 10, their neighbours) and the
-// positions of i's bucket, then enters i in the bucket.
+// positions of i's bucket, then enters i in the bucket. Its code avoids
+// closures and keeps the bucket scan's values few: a captured or spilled
+// value costs a store and a load per candidate, and a search walks about
+// 22 candidates.
 func (e *encoder) searchDeep(w *window, i int, ring *distRing) match {
 	data := w.data
 	x := load64(data, i)
+	x32 := uint32(x)
 	abs := w.base + uint32(i)
 	reach := min(abs-w.streamA, e.maxDist)
 	maxLen := w.end - i
 	var m match
 	// The distances the ring holds cost a distance symbol without extra
-	// bits (ringScore), the last one not even that; from ringCands 10
-	// their neighbours are tried as well.
-	try := func(d uint32, sc func(int) int) {
-		if d-1 < reach && load32(data, i-int(d)) == uint32(x) {
-			l := minMatch + matchLen(data, i-int(d)+minMatch, i+minMatch, maxLen-minMatch)
-			if s := sc(l); s > m.score {
-				m = match{l, d, s}
-			}
+	// bits, the last one not even that; a repeated entry scores the same
+	// again, and loses. The checks first, the rare matches after: a call
+	// inside the first loop would make it save and restore its values
+	// every time round.
+	var hits uint
+	for k, d := range ring.d[:ring.known] {
+		if d-1 < reach && load32(data, i-int(d)) == x32 {
+			hits |= 1 << k
 		}
 	}
-	if ring.known > 0 {
-		try(ring.d[0], func(l int) int { return 16*l - 8 })
-	}
-	// A repeated entry scores the same again, and loses.
-	for k := 1; k < ring.known; k++ {
-		try(ring.d[k], ringScore)
+	for ; hits != 0; hits &= hits - 1 {
+		k := bits.TrailingZeros(hits)
+		d := ring.d[k&3]
+		l := minMatch + matchLen(data, i-int(d)+minMatch, i+minMatch, maxLen-minMatch)
+		s := ringScore(l)
+		if k == 0 {
+			s = 16*l - 8
+		}
+		if s > m.score {
+			m = match{l, d, s}
+		}
 	}
 	if e.q.ringCands >= 10 {
-		for j := range min(ring.known, (e.q.ringCands-4)/6) {
-			for _, delta := range [6]int32{-1, 1, -2, 2, -3, 3} {
-				try(uint32(int32(ring.d[j])+delta), ringScore)
-			}
-		}
+		m = e.ringNeighbours(data, i, ring, reach, maxLen, m)
 	}
 	h := e.bucket(x)
 	wl := e.waysLog & 15
 	b := e.table[h<<wl : (h+1)<<wl]
 	c := e.heads[h]
+	mask := uint16(len(b) - 1)
 	// A match of niceLen is good enough: the rest of the bucket rarely
 	// beats it by much.
 	limitLen := min(maxLen, e.q.niceLen)
-	mask := uint16(len(b) - 1)
 	if m.len < limitLen {
 		// The byte that would make a candidate longer than the best so
 		// far rejects most candidates with one comparison. Newest first:
@@ -97,7 +105,6 @@ func (e *encoder) searchDeep(w *window, i int, ring *distRing) match {
 		// compete for registers.
 		lo, base := abs-reach, w.base
 		best, want := m.len, data[i+m.len]
-		x32 := uint32(x)
 		stop := c - 1 - uint16(len(b))
 		for k := c - 1; k != stop; k-- {
 			// The inner loop finds the next candidate that passes the
@@ -117,8 +124,18 @@ func (e *encoder) searchDeep(w *window, i int, ring *distRing) match {
 			if k == stop {
 				break
 			}
+			// Most matches end within the next 8 bytes: finding that
+			// without a call keeps the loop's values in registers.
+			l := 0
+			if maxLen >= minMatch+8 {
+				if v := load64(data, j+minMatch) ^ load64(data, i+minMatch); v != 0 {
+					l = minMatch + bits.TrailingZeros64(v)/8
+				}
+			}
+			if l == 0 {
+				l = minMatch + matchLen(data, j+minMatch, i+minMatch, maxLen-minMatch)
+			}
 			d := uint32(i - j)
-			l := minMatch + matchLen(data, j+minMatch, i+minMatch, maxLen-minMatch)
 			if s := 16*l - 4*bits.Len32(d) - 16; s > m.score {
 				m = match{l, d, s}
 				if l >= limitLen {
@@ -130,6 +147,25 @@ func (e *encoder) searchDeep(w *window, i int, ring *distRing) match {
 	}
 	b[c&mask] = abs
 	e.heads[h] = c + 1
+	return m
+}
+
+// ringNeighbours improves m with the distances next to the ring's
+// (±1..3 of the last one, from ringCands 16 of the second to last too),
+// which the ring codes without extra bits.
+func (e *encoder) ringNeighbours(data []byte, i int, ring *distRing, reach uint32, maxLen int, m match) match {
+	x32 := load32(data, i)
+	for j := range min(ring.known, (e.q.ringCands-4)/6) {
+		for _, delta := range [6]int32{-1, 1, -2, 2, -3, 3} {
+			d := uint32(int32(ring.d[j]) + delta)
+			if d-1 < reach && load32(data, i-int(d)) == x32 {
+				l := minMatch + matchLen(data, i-int(d)+minMatch, i+minMatch, maxLen-minMatch)
+				if s := ringScore(l); s > m.score {
+					m = match{l, d, s}
+				}
+			}
+		}
+	}
 	return m
 }
 
