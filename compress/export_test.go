@@ -26,3 +26,19 @@ func Compresses(w http.ResponseWriter) bool {
 	_, ok := w.(*responseWriter)
 	return ok
 }
+
+// HoldCPUSlots takes n of the slots one-shot bursts run in, as n bursts
+// compressing would, until the returned function gives them back.
+func HoldCPUSlots(n int) (release func()) {
+	for range n {
+		bursts.acquire()
+	}
+	return func() {
+		for range n {
+			bursts.release()
+		}
+	}
+}
+
+// Compressing is how many goroutines count as compressing (parallel.go).
+func Compressing() int64 { return compressing.Load() }

@@ -144,6 +144,9 @@ func (w *responseWriter) closeOneShot(complete bool) {
 // burst compresses the held body with an encoder taken for the occasion
 // and returns the encoder.
 func (w *responseWriter) burst() error {
+	// Waiting for a slot is waiting for a CPU: counted as compressing.
+	w.beginWork()
+	defer w.endWork()
 	bursts.acquire()
 	defer bursts.release()
 	w.takeBrotli()

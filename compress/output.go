@@ -23,6 +23,11 @@ type compression struct {
 	gw     *gzip.Writer
 	par    *parallelStream // a body cut into segments (parallel.go)
 
+	// counted: the coding's pool is on but the body is compressed
+	// serially, so its CPU work counts in compressing (parallel.go);
+	// working: it is counted now.
+	counted, working bool
+
 	outBuf   *[]byte
 	out      []byte // compressed bytes not yet sent
 	outLimit int    // hold up to this much before the headers go out
@@ -95,6 +100,7 @@ func (w *responseWriter) startEncoder(e Encoding, length int64) error {
 		return fmt.Errorf("no encoder for %v", e)
 	}
 	w.coding = e
+	w.counted = c.par != nil && w.par == nil
 	w.outLimit, w.outChunk = c.bufLimit, c.bufSize
 	w.outBuf = outBuffers.Get().(*[]byte)
 	w.out = (*w.outBuf)[:0]
@@ -118,8 +124,26 @@ func (w *responseWriter) takeBrotli() {
 	}
 }
 
+// beginWork and endWork bracket a serial response's CPU work on a coding
+// whose pool is on, counting it in compressing.
+func (w *responseWriter) beginWork() {
+	if w.counted && !w.working {
+		w.working = true
+		compressing.Add(1)
+	}
+}
+
+func (w *responseWriter) endWork() {
+	if w.working {
+		w.working = false
+		compressing.Add(-1)
+	}
+}
+
 // encode takes body bytes for the encoder.
 func (w *responseWriter) encode(p []byte) (int, error) {
+	w.beginWork()
+	defer w.endWork()
 	if w.pending != nil {
 		return w.hold(p)
 	}
@@ -130,6 +154,8 @@ func (w *responseWriter) encode(p []byte) (int, error) {
 
 // flushEncoder pushes everything written so far to the client.
 func (w *responseWriter) flushEncoder() error {
+	w.beginWork()
+	defer w.endWork()
 	if w.pending != nil {
 		if err := w.streamHeld(); err != nil {
 			return fmt.Errorf("compress: %v encoder: %w", w.coding, err)
@@ -153,6 +179,8 @@ func (w *responseWriter) closeEncoder(complete bool) {
 		w.closeOneShot(complete)
 		return
 	}
+	w.beginWork()
+	defer w.endWork()
 	err := w.enc.Close()
 	if complete && err == nil {
 		length := int64(len(w.out))
@@ -230,6 +258,11 @@ func (w *responseWriter) emitHeld() {
 func (w *responseWriter) emit(p []byte) {
 	if w.err != nil {
 		return
+	}
+	// Writing to the client waits on it: no CPU work for compressing.
+	if w.working {
+		w.endWork()
+		defer w.beginWork()
 	}
 	if _, err := w.rw.Write(p); err != nil {
 		w.err = fmt.Errorf("compress: writing to client: %w", err)

@@ -115,24 +115,36 @@ func newParallelConfig(e Encoding, p Parallel) *parallelConfig {
 
 // takes reports whether a body of length bytes (-1: unknown) is cut into
 // segments: a body known to fit in one segment never is, nor any body
-// while the pools are busy.
+// while fewer than two CPUs are free of compression.
 func (c *parallelConfig) takes(length int64) bool {
-	return c != nil && (length < 0 || length > int64(c.segment)) && !poolsBusy()
+	return c != nil && (length < 0 || length > int64(c.segment)) && cpusFree() >= 2
 }
 
 // segmentsOut counts the segments handed to pools and not yet compressed,
 // those of every response in the process.
 var segmentsOut atomic.Int64
 
-// poolsBusy reports whether the segments on the pools already keep every
-// CPU busy. A response cut into segments then gains no speed, since no
-// CPU is free to run its segments alongside, and it costs: CPU time for
-// gzip (each deflate segment begins by hashing the 32 KiB before it),
-// size for zstd (each frame starts without history). Such a response is
-// compressed serially, as if the pool were off, so that a loaded server
-// keeps the throughput and the output of serial compression.
-func poolsBusy() bool {
-	return segmentsOut.Load() >= int64(runtime.GOMAXPROCS(0))
+// compressing counts the goroutines compressing, or waiting for a CPU to
+// compress, a body of a coding whose *_thread_pool is on: a serial
+// response inside its encoder's calls (not while it waits on its handler
+// or its client), a one-shot burst from the wait for its slot to its end,
+// and a parallel response while it compresses a segment itself.
+var compressing atomic.Int64
+
+// cpusFree is how many CPUs no compression keeps busy: GOMAXPROCS less
+// the goroutines compressing and the segments queued or running on the
+// pools. A body is cut only when at least two are free, one for the
+// response's goroutine and one for a segment beside it. With fewer, cutting
+// gains no speed, since no CPU is free to run its segments alongside, and
+// it costs: CPU time for gzip and brotli (each segment begins by hashing
+// the 32 or 256 KiB before it again), size for zstd (each frame starts
+// without history). Such a response is compressed serially, as if the
+// pool were off, so that a loaded server keeps the throughput and the
+// output of serial compression. Counting the pools alone is not enough:
+// under load most responses compress serially on their own goroutines,
+// the pools look idle, and bodies would still be cut.
+func cpusFree() int64 {
+	return int64(runtime.GOMAXPROCS(0)) - compressing.Load() - segmentsOut.Load()
 }
 
 // history is how much input before a segment its encoder is primed
@@ -154,12 +166,16 @@ type segment struct {
 	buf   []byte // the dictionary (input before the segment, gzip and brotli), then the segment's input
 	dict  int    // length of the dictionary at the start of buf
 	first bool   // brotli: the stream header starts the segment
-	last  bool   // gzip, brotli: the final block; otherwise the segment ends byte-aligned, not final
-	out   []byte
-	crc   uint32        // gzip: CRC-32 of the segment's input
-	wait  time.Duration // on the pool: from Submit until a worker took it
-	err   error
-	done  chan struct{} // closed when out, crc and err are set
+	// bodyLen is the body's Content-Length, 0 if unknown: brotli sizes a
+	// segment's match finder for the whole body, as serial compression
+	// does.
+	bodyLen int
+	last    bool // gzip, brotli: the final block; otherwise the segment ends byte-aligned, not final
+	out     []byte
+	crc     uint32        // gzip: CRC-32 of the segment's input
+	wait    time.Duration // on the pool: from Submit until a worker took it
+	err     error
+	done    chan struct{} // closed when out, crc and err are set
 }
 
 func (s *segment) input() []byte { return s.buf[s.dict:] }
@@ -213,7 +229,7 @@ type brotliSegments struct{ enc *brotli.Encoder }
 
 func (e brotliSegments) encode(seg *segment) error {
 	seg.out = e.enc.EncodeSegment(seg.out, seg.input(),
-		brotli.Segment{First: seg.first, Last: seg.last, Prefix: seg.buf[:seg.dict]})
+		brotli.Segment{First: seg.first, Last: seg.last, Prefix: seg.buf[:seg.dict], BodyLen: seg.bodyLen})
 	return nil
 }
 
@@ -302,7 +318,7 @@ func (c *compressor) takeSegment() *segment {
 }
 
 func (c *compressor) putSegment(s *segment) {
-	s.buf, s.out, s.dict, s.first, s.last, s.wait, s.err, s.done = s.buf[:0], s.out[:0], 0, false, false, 0, nil, nil
+	s.buf, s.out, s.dict, s.first, s.last, s.bodyLen, s.wait, s.err, s.done = s.buf[:0], s.out[:0], 0, false, false, 0, 0, nil, nil
 	c.mu.Lock()
 	c.segments = append(c.segments, s)
 	c.mu.Unlock()
@@ -453,6 +469,7 @@ func (s *parallelStream) newSegment() {
 	s.cur.buf = append(s.cur.buf, s.comp.tail...)
 	s.cur.dict = len(s.comp.tail)
 	s.cur.first = s.segments == 0
+	s.cur.bodyLen = int(max(s.w.bbody.length, 0))
 }
 
 // Flush ends the current segment early and sends everything so far.
@@ -559,9 +576,12 @@ func (s *parallelStream) submit(seg *segment) bool {
 	return true
 }
 
-// compress compresses seg on the response's goroutine.
+// compress compresses seg on the response's goroutine, counted in
+// compressing meanwhile.
 func (s *parallelStream) compress(seg *segment) {
+	compressing.Add(1)
 	s.encode(seg)
+	compressing.Add(-1)
 	close(seg.done)
 }
 
