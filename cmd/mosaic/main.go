@@ -21,25 +21,8 @@ import (
 
 	"github.com/mosaic-edge/mosaic/server"
 
-	// The modules: each registers its directives with the server.
-	_ "github.com/mosaic-edge/mosaic/modules/accesslogmod"
-	_ "github.com/mosaic-edge/mosaic/modules/accessmod"
-	_ "github.com/mosaic-edge/mosaic/modules/authmod"
-	_ "github.com/mosaic-edge/mosaic/modules/cachemod"
-	_ "github.com/mosaic-edge/mosaic/modules/compressmod"
-	_ "github.com/mosaic-edge/mosaic/modules/esimod"
-	_ "github.com/mosaic-edge/mosaic/modules/fastcgimod"
-	_ "github.com/mosaic-edge/mosaic/modules/headersmod"
-	_ "github.com/mosaic-edge/mosaic/modules/limitmod"
-	_ "github.com/mosaic-edge/mosaic/modules/mapmod"
-	_ "github.com/mosaic-edge/mosaic/modules/proxymod"
-	_ "github.com/mosaic-edge/mosaic/modules/realipmod"
-	_ "github.com/mosaic-edge/mosaic/modules/rewritemod"
-	_ "github.com/mosaic-edge/mosaic/modules/ssimod"
-	_ "github.com/mosaic-edge/mosaic/modules/staticmod"
-	_ "github.com/mosaic-edge/mosaic/modules/statusmod"
-	_ "github.com/mosaic-edge/mosaic/modules/throttlemod"
-	_ "github.com/mosaic-edge/mosaic/modules/uwsgimod"
+	// Every module of the binary: each registers its directives with the server.
+	_ "github.com/mosaic-edge/mosaic/modules/all"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".

@@ -13,25 +13,8 @@ import (
 	"github.com/mosaic-edge/mosaic/fastcgi"
 	"github.com/mosaic-edge/mosaic/server/servertest"
 
-	// The modules the binary has, so that every per-request hook of theirs
-	// is on the measured path as it is in cmd/mosaic.
-	_ "github.com/mosaic-edge/mosaic/modules/accesslogmod"
-	_ "github.com/mosaic-edge/mosaic/modules/accessmod"
-	_ "github.com/mosaic-edge/mosaic/modules/authmod"
-	_ "github.com/mosaic-edge/mosaic/modules/cachemod"
-	_ "github.com/mosaic-edge/mosaic/modules/compressmod"
-	_ "github.com/mosaic-edge/mosaic/modules/esimod"
-	_ "github.com/mosaic-edge/mosaic/modules/headersmod"
-	_ "github.com/mosaic-edge/mosaic/modules/limitmod"
-	_ "github.com/mosaic-edge/mosaic/modules/mapmod"
-	_ "github.com/mosaic-edge/mosaic/modules/proxymod"
-	_ "github.com/mosaic-edge/mosaic/modules/realipmod"
-	_ "github.com/mosaic-edge/mosaic/modules/rewritemod"
-	_ "github.com/mosaic-edge/mosaic/modules/ssimod"
-	_ "github.com/mosaic-edge/mosaic/modules/staticmod"
-	_ "github.com/mosaic-edge/mosaic/modules/statusmod"
-	_ "github.com/mosaic-edge/mosaic/modules/throttlemod"
-	_ "github.com/mosaic-edge/mosaic/modules/uwsgimod"
+	// Every module of the binary: each registers its directives with the server.
+	_ "github.com/mosaic-edge/mosaic/modules/all"
 )
 
 // phpAnswer is what php-fpm writes for a script that echoes one line:
