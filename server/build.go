@@ -26,11 +26,14 @@ var ignored = map[string]bool{
 	"server_tokens": true, "types_hash_max_size": true, "types_hash_bucket_size": true,
 	"server_names_hash_max_size": true, "server_names_hash_bucket_size": true,
 	"variables_hash_max_size": true, "variables_hash_bucket_size": true,
+	"proxy_headers_hash_max_size": true, "proxy_headers_hash_bucket_size": true,
 	"proxy_temp_path": true, "fastcgi_temp_path": true,
 	"uwsgi_temp_path": true, "scgi_temp_path": true,
 	"reset_timedout_connection": true, "aio": true, "directio": true,
 	// Go's key exchange is ECDHE: there is no DH group to set.
 	"ssl_dhparam": true,
+	// NGINX itself ignores it on Linux (SO_SNDLOWAT cannot be set there).
+	"proxy_send_lowat": true,
 	// Sizes of NGINX's memory pools and of its output batching: Go's
 	// allocator and mosaic's writers have no such knobs.
 	"connection_pool_size": true, "request_pool_size": true, "postpone_output": true,
