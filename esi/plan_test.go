@@ -13,13 +13,13 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	abrotli "github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/mosaic-edge/mosaic/esi"
+	"github.com/mosaic-edge/mosaic/internal/syncbuf"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -686,25 +686,15 @@ func TestPlanReplayWritesRunsEarly(t *testing.T) {
 	}
 }
 
-// countingWriter is a ResponseWriter that keeps the body and its length,
-// which the page's handler reads between its writes (fragments may be
-// written from their own goroutines meanwhile).
+// countingWriter is a ResponseWriter whose body the page's handler reads
+// between its writes (fragments may be written from their own goroutines
+// meanwhile).
 type countingWriter struct {
 	h    http.Header
-	mu   sync.Mutex
-	body bytes.Buffer
+	body syncbuf.Buffer
 }
 
-func (c *countingWriter) Header() http.Header { return c.h }
-func (c *countingWriter) WriteHeader(int)     {}
-func (c *countingWriter) Write(b []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.body.Write(b)
-}
-
-func (c *countingWriter) written() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.body.Len()
-}
+func (c *countingWriter) Header() http.Header         { return c.h }
+func (c *countingWriter) WriteHeader(int)             {}
+func (c *countingWriter) Write(b []byte) (int, error) { return c.body.Write(b) }
+func (c *countingWriter) written() int                { return len(c.body.String()) }

@@ -143,9 +143,7 @@ func (s *stitcher) begin() error {
 		_, err := s.w.Write(gzipHeader)
 		return err
 	case CodingBrotli:
-		// The stream header, alone in a first segment.
-		s.out = brotliSegment(s.out[:0], nil, s.level, brotli.Segment{First: true})
-		_, err := s.w.Write(s.out)
+		_, err := s.w.Write(brotliBounds(s.level).head)
 		return err
 	}
 	return nil
@@ -289,8 +287,7 @@ func (s *stitcher) close() error {
 			return err
 		}
 	case CodingBrotli:
-		s.out = brotliSegment(s.out[:0], nil, s.level, brotli.Segment{Last: true})
-		_, err := s.w.Write(s.out)
+		_, err := s.w.Write(brotliBounds(s.level).tail)
 		return err
 	}
 	return nil
@@ -364,6 +361,26 @@ func brotliSegment(dst, src []byte, level int, seg brotli.Segment) []byte {
 	dst = enc.EncodeSegment(dst, src, seg)
 	brotliEncoders[q].Put(enc)
 	return dst
+}
+
+// brotliEnds holds, per quality, the two pieces every stitched brotli
+// stream has: the stream header alone in a first segment, and an empty
+// last meta-block. They are the same bytes for every response, so they
+// are made once.
+var brotliEnds [brotli.MaxQuality + 1]brotliEnd
+
+type brotliEnd struct {
+	once       sync.Once
+	head, tail []byte
+}
+
+func brotliBounds(level int) *brotliEnd {
+	e := &brotliEnds[min(level, brotli.MaxQuality)]
+	e.once.Do(func() {
+		e.head = brotliSegment(nil, nil, level, brotli.Segment{First: true})
+		e.tail = brotliSegment(nil, nil, level, brotli.Segment{Last: true})
+	})
+	return e
 }
 
 // deflaterPools keeps deflate compressors per level.

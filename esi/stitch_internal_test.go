@@ -9,8 +9,6 @@ import (
 
 	abrotli "github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/zstd"
-
-	"github.com/mosaic-edge/mosaic/brotli"
 )
 
 // TestStoredSpans: the uncompressed forms of small live spans decode, by
@@ -49,10 +47,10 @@ func TestStoredSpans(t *testing.T) {
 		}
 		// brotli: a header-only first segment, two uncompressed
 		// meta-blocks, the empty last one.
-		b := brotliSegment(nil, nil, 6, brotli.Segment{First: true})
+		b := append([]byte(nil), brotliBounds(6).head...)
 		b = uncompressedMetaBlock(b, p)
 		b = uncompressedMetaBlock(b, p)
-		b = brotliSegment(b, nil, 6, brotli.Segment{Last: true})
+		b = append(b, brotliBounds(6).tail...)
 		got, err = io.ReadAll(abrotli.NewReader(bytes.NewReader(b)))
 		if err != nil || !bytes.Equal(got, append(bytes.Clone(p), p...)) {
 			t.Fatalf("brotli, %d bytes: %v, got %d bytes", n, err, len(got))

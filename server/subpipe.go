@@ -69,29 +69,21 @@ func (p *subPipe) Read(b []byte) (int, error) {
 
 // closeRead ends the pipe from the reader's side: writes fail with err
 // (io.ErrClosedPipe when nil).
-func (p *subPipe) closeRead(err error) {
-	if err == nil {
-		err = io.ErrClosedPipe
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.rerr == nil {
-		p.rerr = err
-	}
-	p.closed = true
-	p.moved.Broadcast()
-}
+func (p *subPipe) closeRead(err error) { p.close(&p.rerr, err, io.ErrClosedPipe) }
 
 // closeWrite ends the pipe from the writer's side: reads return err
 // (io.EOF when nil).
-func (p *subPipe) closeWrite(err error) {
+func (p *subPipe) closeWrite(err error) { p.close(&p.werr, err, io.EOF) }
+
+// close ends the pipe, keeping the first error of one side in *side.
+func (p *subPipe) close(side *error, err, otherwise error) {
 	if err == nil {
-		err = io.EOF
+		err = otherwise
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.werr == nil {
-		p.werr = err
+	if *side == nil {
+		*side = err
 	}
 	p.closed = true
 	p.moved.Broadcast()

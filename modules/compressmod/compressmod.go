@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mosaic-edge/mosaic/brotli"
 	"github.com/mosaic-edge/mosaic/compress"
 	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/internal/pcre"
@@ -285,45 +286,26 @@ func parallelDirectives(e compress.Encoding, prefix string, coding func(*server.
 
 // serialBrotliNotice is logged, once per brotli_thread_pool that names a
 // pool, when a location it reaches compresses at a level that cannot be
-// cut into segments (compress.ParallelBrotli): only mosaic's own encoder
-// makes segments that concatenate into one stream, and andybalholm/brotli,
-// which serves the levels it does not implement, cannot.
+// cut into segments (compress.ParallelBrotli, true for brotli.MinQuality
+// to brotli.MaxQuality): only mosaic's own encoder makes segments that
+// concatenate into one stream, and andybalholm/brotli, which serves the
+// levels it does not implement, cannot.
 func serialBrotliNotice(level int) string {
-	var serial, parallel []int
-	for l := 0; l <= maxBrotliLevel; l++ {
-		if compress.ParallelBrotli(l) {
-			parallel = append(parallel, l)
-		} else {
-			serial = append(serial, l)
-		}
-	}
 	return fmt.Sprintf("brotli_thread_pool: brotli levels %s are compressed serially, in the request "+
 		"(only mosaic's own brotli encoder makes segments that concatenate into one stream, and it "+
 		"implements levels %s); brotli_comp_level %d is one of them, for the brotli_thread_pool",
-		levelRanges(serial), levelRanges(parallel), level)
+		levelRange(brotli.MaxQuality+1, maxBrotliLevel), levelRange(brotli.MinQuality, brotli.MaxQuality), level)
 }
 
 // maxBrotliLevel is brotli_comp_level's largest value.
 const maxBrotliLevel = 11
 
-// levelRanges writes sorted levels as ranges: "0-9", "10-11", "11".
-func levelRanges(levels []int) string {
-	var b strings.Builder
-	for i := 0; i < len(levels); {
-		j := i
-		for j+1 < len(levels) && levels[j+1] == levels[j]+1 {
-			j++
-		}
-		if b.Len() > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprint(&b, levels[i])
-		if j > i {
-			fmt.Fprintf(&b, "-%d", levels[j])
-		}
-		i = j + 1
+// levelRange writes the levels lo to hi: "10-11", or "11" alone.
+func levelRange(lo, hi int) string {
+	if lo == hi {
+		return fmt.Sprint(lo)
 	}
-	return b.String()
+	return fmt.Sprintf("%d-%d", lo, hi)
 }
 
 // locationParallel gives each coding of a location the thread pool its
