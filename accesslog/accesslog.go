@@ -231,8 +231,11 @@ func (l *logger) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(vars.NewContext(r.Context(), st))
 		w = &countingWriter{ResponseWriter: w, st: st}
 	}
-	defer l.log(r, st)
+	defer l.log(r, st) // also after a panic that ends the request: not complete
 	l.next.ServeHTTP(w, r)
+	// $request_completion: the handler returned, every write reached the
+	// connection, and the client did not leave first (499).
+	st.Complete = !st.WriteFailed && st.Status != 499 && r.Context().Err() == nil
 }
 
 func (l *logger) log(r *http.Request, st *vars.State) {

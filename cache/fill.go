@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -27,6 +28,9 @@ type fillParams struct {
 	// the client sent it, and when its response is not stored, a success
 	// invalidates the key.
 	post bool
+	// passRange: a range request past MaxRangeOffset, sent with its Range
+	// and If-Range and not stored.
+	passRange bool
 }
 
 // Modes of a fill, decided when the upstream's header arrives.
@@ -137,6 +141,7 @@ func (f *filler) Fail(reason Failure) { f.failure = reason }
 // forward sends the request upstream and relays the answer, storing it
 // when it may.
 func (c *Cache) forward(w http.ResponseWriter, r *http.Request, p fillParams) {
+	c.checkRange(r, &p)
 	f := c.newFiller(w, r, p)
 	ur := c.upstreamRequest(r, f, context.WithoutCancel(r.Context()))
 	// The client leaving must not abort a response that is being stored,
@@ -184,6 +189,9 @@ func (c *Cache) upstreamRequest(r *http.Request, f *filler, base context.Context
 		ur.Method = http.MethodGet
 	}
 	for _, k := range [...]string{"If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"} {
+		if f.p.passRange && (k == "Range" || k == "If-Range") {
+			continue // the upstream answers the range itself
+		}
 		delete(h, k)
 	}
 	if s := f.stale; s != nil && c.revalidate {
@@ -616,4 +624,42 @@ func (c *Cache) extractTags(h http.Header) []string {
 // bodyAllowed reports whether a response with this status has a body.
 func bodyAllowed(status int) bool {
 	return status >= 200 && status != http.StatusNoContent && status != http.StatusNotModified
+}
+
+// checkRange applies MaxRangeOffset to a fill that may store (a bypass
+// aside, which NGINX stores whatever the range): a range request whose
+// first range starts at the offset or past it, or is a suffix range, goes
+// upstream with its Range and its response is not stored.
+func (c *Cache) checkRange(r *http.Request, p *fillParams) {
+	if !c.limitRangeOffset || !p.mayStore || p.post || p.status == StatusBypass {
+		return
+	}
+	if v := r.Header["Range"]; len(v) > 0 && rangeBeyond(v[0], c.maxRangeOffset) {
+		p.mayStore, p.passRange, p.detail = false, true, "range-offset"
+	}
+}
+
+// rangeBeyond reads a Range value as NGINX's proxy_cache_max_range_offset
+// does: only the start of its first range counts; a suffix range ("-500")
+// is past any offset, and with max 0 every byte range is.
+func rangeBeyond(v string, max int64) bool {
+	if max == 0 {
+		return true
+	}
+	spec, ok := byterange.Spec(v)
+	if !ok {
+		return false
+	}
+	spec = strings.TrimLeft(spec, " ")
+	if strings.HasPrefix(spec, "-") {
+		return true
+	}
+	var start int64
+	for i := 0; i < len(spec) && '0' <= spec[i] && spec[i] <= '9'; i++ {
+		if start > (math.MaxInt64-9)/10 {
+			return true
+		}
+		start = start*10 + int64(spec[i]-'0')
+	}
+	return start >= max
 }

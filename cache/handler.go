@@ -43,22 +43,25 @@ type Cache struct {
 	validAny    time.Duration
 	hasValidAny bool
 
-	lock          bool
-	lockTimeout   time.Duration
-	lockAge       time.Duration
-	useStale      UseStale
-	background    bool
-	revalidate    bool
-	ignore        ignoreSet
-	tags          []tagHeader
-	keepTags      bool
-	targeted      []string // canonical target list of RFC 9213
-	consumed      []string // the targeted fields clients do not get
-	heuristic     bool
-	transformed   func(contentType string) bool
-	maxRanges     int
-	publishBodyID bool
-	postReuse     bool
+	lock        bool
+	lockTimeout time.Duration
+	lockAge     time.Duration
+	useStale    UseStale
+	background  bool
+	revalidate  bool
+	ignore      ignoreSet
+	tags        []tagHeader
+	keepTags    bool
+	targeted    []string // canonical target list of RFC 9213
+	consumed    []string // the targeted fields clients do not get
+	heuristic   bool
+	transformed func(contentType string) bool
+	maxRanges   int
+
+	limitRangeOffset bool
+	maxRangeOffset   int64
+	publishBodyID    bool
+	postReuse        bool
 
 	stats *Stats
 	log   *errorLog
@@ -87,7 +90,7 @@ func New(next http.Handler, opts Options) (*Cache, error) {
 		lock: opts.Lock, lockTimeout: opts.LockTimeout, lockAge: opts.LockAge,
 		useStale: opts.UseStale, background: opts.BackgroundUpdate, revalidate: opts.Revalidate,
 		tags: compileTagHeaders(opts.TagHeaders), keepTags: opts.KeepTagHeaders,
-		heuristic: opts.Heuristic, transformed: opts.Transformed, maxRanges: opts.MaxRanges, publishBodyID: opts.PublishBodyID, postReuse: opts.PostReuse, stats: opts.Stats, now: time.Now,
+		heuristic: opts.Heuristic, transformed: opts.Transformed, maxRanges: opts.MaxRanges, limitRangeOffset: opts.LimitRangeOffset, maxRangeOffset: opts.MaxRangeOffset, publishBodyID: opts.PublishBodyID, postReuse: opts.PostReuse, stats: opts.Stats, now: time.Now,
 	}
 	if c.name == "" {
 		c.name = "mosaic"
@@ -291,6 +294,7 @@ func (c *Cache) miss(w http.ResponseWriter, r *http.Request, lk lookup) {
 	if lk.marker != nil {
 		p.fwd = "vary-miss"
 	}
+	c.checkRange(r, &p) // before the lock: such a fill stores nothing
 	if !c.used(lk.primary) {
 		p.mayStore, p.detail = false, "min-uses"
 	}

@@ -89,6 +89,14 @@ type Options struct {
 	// request with more than n > 0 ranges gets the whole response, and a
 	// negative value turns ranges off.
 	MaxRanges int
+	// LimitRangeOffset turns MaxRangeOffset on
+	// (proxy_cache_max_range_offset): a range request that the cache
+	// does not answer from a stored response, and whose first range
+	// starts at MaxRangeOffset or past it (or counts from the end), goes
+	// upstream with its Range and If-Range, and the response is not
+	// stored. With MaxRangeOffset 0 every range request is such.
+	LimitRangeOffset bool
+	MaxRangeOffset   int64
 	// PublishBodyID names the body of each stored response served, in the
 	// request variable BodyIDVar, for a processor after the cache that
 	// keys what it derives from a body on it (ESI's parse plans). Off, a

@@ -134,6 +134,10 @@ type Server struct {
 	// goroutine and owns the connection: Shutdown and Close neither wait
 	// for it nor close it.
 	TLSNextProto map[string]func(*tls.Conn)
+	// TLSHandshakeFailed, when set, is told of each failed handshake,
+	// with the connection that TLS ran over (what tls.ClientHelloInfo.Conn
+	// was), so that what a GetConfigForClient kept for it can go.
+	TLSHandshakeFailed func(net.Conn)
 
 	mu        sync.Mutex
 	listeners map[net.Listener]struct{}

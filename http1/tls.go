@@ -31,6 +31,9 @@ func (c *conn) handshake(tc *tls.Conn) bool {
 		_ = tc.SetDeadline(time.Now().Add(d))
 	}
 	if err := tc.Handshake(); err != nil {
+		if f := c.srv.TLSHandshakeFailed; f != nil {
+			f(tc.NetConn())
+		}
 		c.handshakeFailed(err)
 		return false
 	}

@@ -286,3 +286,46 @@ func TestServeTLSShutdownDuringHandshake(t *testing.T) {
 		t.Fatalf("logged %q", log.String())
 	}
 }
+
+// A failed handshake is told to TLSHandshakeFailed with the connection
+// that TLS ran over, the one GetConfigForClient saw.
+func TestServeTLSHandshakeFailedHook(t *testing.T) {
+	seen := make(chan net.Conn, 1)
+	failed := make(chan net.Conn, 1)
+	ts := startServer(t, http.NotFoundHandler(), func(s *Server) {
+		cfg := testServerTLS(t)
+		cfg.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
+			seen <- hello.Conn
+			return nil, nil
+		}
+		cfg.MinVersion = tls.VersionTLS13
+		s.TLSConfig = cfg
+		s.TLSHandshakeFailed = func(c net.Conn) { failed <- c }
+	})
+	nc, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	// A client of a version the server does not speak: the handshake
+	// fails after the ClientHello.
+	tc := tls.Client(nc, &tls.Config{InsecureSkipVerify: true, MaxVersion: tls.VersionTLS12})
+	_ = tc.SetDeadline(time.Now().Add(testTimeout))
+	if err := tc.Handshake(); err == nil {
+		t.Fatal("the handshake succeeded")
+	}
+	var hello, got net.Conn
+	select {
+	case hello = <-seen:
+	case <-time.After(testTimeout):
+		t.Fatal("GetConfigForClient was not called")
+	}
+	select {
+	case got = <-failed:
+	case <-time.After(testTimeout):
+		t.Fatal("TLSHandshakeFailed was not called")
+	}
+	if got != hello {
+		t.Fatalf("TLSHandshakeFailed got %T %p, GetConfigForClient saw %T %p", got, got, hello, hello)
+	}
+}

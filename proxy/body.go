@@ -74,6 +74,9 @@ func (x *exchange) prepareBody() error {
 		if sp.file == nil && x.st != nil {
 			// Read whole into memory: $request_body has it, as in NGINX.
 			x.st.RequestBody = sp.mem
+		} else if x.st != nil {
+			// Past client_body_buffer_size: $request_body_file names it.
+			x.st.RequestBodyFile = sp.file.Name()
 		}
 		if x.h.wire != nil && r.ContentLength <= 0 {
 			// A gateway's CONTENT_LENGTH comes from $content_length,

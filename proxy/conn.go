@@ -41,6 +41,10 @@ type conn struct {
 	idleSince time.Time // when it last went into the pool
 	nread     int64     // bytes read since the current request began
 	limit     int       // bytes the response header may still take; -1: no limit
+	// nsent counts the bytes written through bw since the current
+	// request began ($upstream_bytes_sent); the body's goroutine adds
+	// to it while the response is read.
+	nsent atomic.Int64
 	// rc is the socket under dc, nil if there is none; probe is probeFD,
 	// made once; silent is its answer.
 	rc       syscall.RawConn
@@ -67,10 +71,10 @@ func newConn(dc *deadlineConn, nc net.Conn, p *peer, id connID) *conn {
 		c.br = bufio.NewReader(c)
 	}
 	if v, ok := writerPool.Get().(*bufio.Writer); ok {
-		v.Reset(nc)
+		v.Reset(c)
 		c.bw = v
 	} else {
-		c.bw = bufio.NewWriter(nc)
+		c.bw = bufio.NewWriter(c)
 	}
 	return c
 }
@@ -98,6 +102,14 @@ func (c *conn) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Write is what c.bw writes through: it counts the bytes sent, after TLS
+// has been taken off as NGINX counts them.
+func (c *conn) Write(p []byte) (int, error) {
+	n, err := c.nc.Write(p)
+	c.nsent.Add(int64(n))
+	return n, err
+}
+
 // begin prepares c for a request with the handler's timeouts. Reads wait
 // without a deadline until the request is sent (see deadlineConn.arm):
 // a request whose body goes out while the response may already be read
@@ -111,6 +123,7 @@ func (c *conn) begin(read, send time.Duration, streamed bool) {
 		c.dc.untimeReads()
 	}
 	c.nread = 0
+	c.nsent.Store(0)
 	c.requests++
 }
 
@@ -263,8 +276,8 @@ func dialAddr(addr string) (network, address string) {
 // dial opens a new connection to p for id within the connect timeout,
 // which also covers the TLS handshake.
 func (h *Handler) dial(ctx context.Context, p *peer, id connID) (*conn, error) {
-	d := net.Dialer{Timeout: h.connectTimeout}
 	network, address := dialAddr(p.addr)
+	d := h.dialer(network, id.sock)
 	raw, err := d.DialContext(ctx, network, address)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mosaic-edge/mosaic/internal/endhook"
 	"github.com/mosaic-edge/mosaic/internal/header"
+	"github.com/mosaic-edge/mosaic/internal/pace"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -69,16 +70,8 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, uri string) {
 	if x.st != nil {
 		x.publishProxy()
 	}
-	if h.wire == nil {
-		if x.uri = uri; uri == "" {
-			x.uri = h.upstreamURI(r)
-		}
-		x.prepareHeaders()
-	}
-	if h.tls != nil {
-		// After publishProxy: a proxy_ssl_name may refer to $proxy_host.
-		x.id = connID{tls: h.tls, name: h.tls.serverName(r)}
-	}
+	// A body read whole is read first, as NGINX does before it builds the
+	// upstream request: proxy_set_header values may use $request_body.
 	if err := x.prepareBody(); err != nil {
 		f := x.classify(err, phaseSend, false, nil)
 		if f.kind != failClient && f.kind != failCanceled { // the spool failed
@@ -90,6 +83,17 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, uri string) {
 		h.errorResponse(w, r, f.status())
 		return
 	}
+	if h.wire == nil {
+		if x.uri = uri; uri == "" {
+			x.uri = h.upstreamURI(r)
+		}
+		x.prepareHeaders()
+	}
+	if h.tls != nil {
+		// After publishProxy: a proxy_ssl_name may refer to $proxy_host.
+		x.id = connID{tls: h.tls, name: h.tls.serverName(r)}
+	}
+	x.id.sock = h.localFor(r)
 	x.sel.reset(h.up, r)
 	if h.nextTries > 0 && x.sel.tries > h.nextTries {
 		x.sel.tries = h.nextTries
@@ -212,6 +216,7 @@ func (x *exchange) nextOnStatus(p *peer, c *conn, resp *http.Response) bool {
 	c.close()
 	a := &x.attempts[len(x.attempts)-1]
 	a.total = time.Since(a.start)
+	a.count(c)
 	charged := cond != NextHTTP403 && cond != NextHTTP404
 	if x.h.up.release(p, charged, time.Now()) {
 		x.logFailure(slog.LevelWarn, "upstream server temporarily disabled while "+phaseHeader, p.addr, nil)
@@ -226,15 +231,16 @@ func (x *exchange) try(p *peer, fresh bool) (*conn, *http.Response, *failure) {
 	start := time.Now()
 	x.attempts = append(x.attempts, attempt{addr: p.addr, start: start, connect: -1, header: -1})
 	a := &x.attempts[len(x.attempts)-1]
+	var c *conn
 	fail := func(f *failure) (*conn, *http.Response, *failure) {
 		a.total = time.Since(start)
+		a.count(c)
 		if f.kind.upstream() {
 			a.status = f.status()
 		}
 		return nil, nil, f
 	}
 
-	var c *conn
 	if !fresh {
 		c = h.up.getIdle(p, x.id, start)
 	}
@@ -379,6 +385,11 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 			flush = true
 		}
 	}
+	if h.limitRate > 0 && !flush {
+		// proxy_limit_rate: the upstream's body is read at the rate,
+		// which a buffered response only has in NGINX.
+		resp.Body = pacedBody{pace.NewReader(x.ctx, resp.Body, h.limitRate), resp.Body}
+	}
 	rc := http.NewResponseController(x.w)
 	if x.sending {
 		// The upload goes on while the response comes back; without this
@@ -396,6 +407,10 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 	}
 	a.total = time.Since(a.start)
 	a.length = res.n
+	if x.st != nil && len(resp.Trailer) > 0 {
+		// Read once the body has ended ($upstream_trailer_NAME).
+		x.st.UpstreamTrailer = resp.Trailer
+	}
 
 	if x.sending && !x.sendFinished() {
 		// The upload may outlast the response: let the client have all of
@@ -404,6 +419,7 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 	}
 	sent := x.waitSending(c, false) && x.sendErr == nil
 	stopped := x.stop.Stop()
+	a.count(c) // before the connection may serve another request
 	if res.upErr == nil && res.clientErr == nil && sent && stopped && x.keepalive(resp) && c.br.Buffered() == 0 {
 		h.up.putIdle(c, time.Now())
 	} else {
@@ -461,5 +477,12 @@ func (x *exchange) interceptResponse(c *conn, resp *http.Response, a *attempt) {
 	x.stop.Stop()
 	c.close()
 	a.total = time.Since(a.start)
+	a.count(c)
 	x.h.errorResponse(x.w, x.r, resp.StatusCode)
+}
+
+// pacedBody is a response body read through a pace.Reader.
+type pacedBody struct {
+	io.Reader
+	io.Closer
 }

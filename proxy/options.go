@@ -93,7 +93,8 @@ type Options struct {
 	HideHeaders []string
 	PassHeaders []string
 
-	// TLS configures the connections of an https Pass. Its zero value
+	// TLS configures the connections of an https Pass, or of a Wire
+	// spoken over TLS (WireTLS). Its zero value
 	// verifies the upstream's certificate against the system's roots and
 	// sends SNI; set SkipVerify and NoSNI for NGINX's defaults.
 	TLS TLSOptions
@@ -132,6 +133,10 @@ type Options struct {
 	// apply. A body of unknown length is read whole first, and its length
 	// set as the request's Content-Length, as NGINX does for gateways.
 	Wire Wire
+	// WireTLS speaks Wire over TLS, configured by TLS, as NGINX's
+	// "uwsgi_pass suwsgi://" does; without a Wire it has no effect (the
+	// Pass's scheme, https, says when HTTP goes over TLS).
+	WireTLS bool
 	// DefaultHide, when not nil, replaces the default list of response
 	// headers not passed (Date, Server, X-Pad, X-Accel-*), for a Wire
 	// whose protocol has its own (see internal/gateway.HiddenHeaders).
@@ -160,6 +165,30 @@ type Options struct {
 	// Cookies, when set, rewrites the Set-Cookie fields of responses
 	// (proxy_cookie_domain, proxy_cookie_path, proxy_cookie_flags).
 	Cookies *Cookies
+
+	// Bind, when set, gives the local address of the TCP connections
+	// opened for a request (proxy_bind): an IP address, with a port or
+	// not (see ParseLocal); "" binds none, and a value that is no address
+	// is logged and binds none. BindTransparent lets the address be one
+	// the host does not have (IP_TRANSPARENT; the process needs
+	// CAP_NET_ADMIN). Kept-alive connections are reused only by requests
+	// with the same local address.
+	Bind            func(r *http.Request) string
+	BindTransparent bool
+	// SocketKeepalive turns SO_KEEPALIVE on for the TCP connections to the
+	// upstream, with the system's probe timing (proxy_socket_keepalive);
+	// off, the default, they have none, as in NGINX.
+	SocketKeepalive bool
+	// LimitRate bounds the rate at which a response is read from the
+	// upstream, in bytes per second for each request (proxy_limit_rate);
+	// 0 means no limit. As in NGINX it applies to buffered responses
+	// only: not with BufferingOff or "X-Accel-Buffering: no".
+	LimitRate int64
+	// ForceRanges answers a client's Range from an upstream's complete
+	// 200 response of known length, whatever its Accept-Ranges says
+	// (proxy_force_ranges): one range, as NGINX serves for an uncached
+	// response; the upstream's Accept-Ranges is replaced by "bytes".
+	ForceRanges bool
 }
 
 // Handler proxies requests to an upstream. It is safe for concurrent use.
@@ -203,6 +232,11 @@ type Handler struct {
 	ignoreClientAbort bool
 	noClientHeaders   bool
 	cookies           *Cookies
+
+	bind        func(*http.Request) string
+	sock        sockOpts // without the bind's address
+	limitRate   int64
+	forceRanges bool
 
 	tls           *clientTLS // nil for http
 	errorResponse func(http.ResponseWriter, *http.Request, int)
@@ -264,6 +298,11 @@ func New(opts Options) (*Handler, error) {
 		ignoreClientAbort: opts.IgnoreClientAbort,
 		noClientHeaders:   opts.NoClientHeaders,
 		cookies:           opts.Cookies,
+
+		bind:        opts.Bind,
+		sock:        sockOpts{transparent: opts.BindTransparent, keepalive: opts.SocketKeepalive},
+		limitRate:   opts.LimitRate,
+		forceRanges: opts.ForceRanges,
 	}
 	if h.wire != nil {
 		// The gateway's protocol frames the request; none of HTTP's
@@ -294,7 +333,7 @@ func New(opts Options) (*Handler, error) {
 	} else {
 		h.redirectFrom, h.redirectTo = p.String()+"/", "/"
 	}
-	if p.Scheme == "https" && h.wire == nil {
+	if h.wire == nil && p.Scheme == "https" || h.wire != nil && opts.WireTLS {
 		t, err := newClientTLS(opts.TLS, p.Host)
 		if err != nil {
 			return nil, err

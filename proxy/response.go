@@ -100,8 +100,9 @@ func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush
 	defer x.h.relayPool.Put(bp)
 	buf := *bp
 	held := 0
+	var out io.Writer // x.w, or what cuts out the client's range
 	if flush {
-		x.commit(resp)
+		out = x.commit(resp)
 		res.committed = true
 		_ = rc.Flush()
 	}
@@ -117,12 +118,12 @@ func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush
 				res.upErr = err
 				return res
 			}
-			x.commit(resp)
+			out = x.commit(resp)
 			res.committed = true
 			n, held = held, 0
 		}
 		if n > 0 {
-			if _, werr := x.w.Write(buf[:n]); werr != nil {
+			if _, werr := out.Write(buf[:n]); werr != nil {
 				res.clientErr = werr
 				return res
 			}
@@ -143,8 +144,10 @@ func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush
 	}
 }
 
-// commit passes the upstream's status and header to the client's writer.
-func (x *exchange) commit(resp *http.Response) {
+// commit passes the upstream's status and header to the client's writer,
+// and returns where the body goes: the writer, or for a range that
+// ForceRanges answers what cuts it out of the body.
+func (x *exchange) commit(resp *http.Response) io.Writer {
 	x.h.copyHeader(x.w.Header(), resp.Header, false)
 	x.h.rewriteCookies(x.r, x.w.Header())
 	if f := x.h.absRedirect; f != nil && x.h.redirect {
@@ -159,5 +162,9 @@ func (x *exchange) commit(resp *http.Response) {
 	// off) by seeing $upstream_status when the status is written. finish
 	// publishes the timings.
 	x.publishTried()
+	if x.h.forceRanges {
+		return x.forceRanges(resp)
+	}
 	x.w.WriteHeader(resp.StatusCode)
+	return x.w
 }

@@ -45,6 +45,21 @@ type TLSOptions struct {
 	// certificate (proxy_ssl_certificate and proxy_ssl_certificate_key);
 	// nil means none.
 	Certificate *tls.Certificate
+	// CipherSuites are the TLS 1.0-1.2 suites offered (proxy_ssl_ciphers);
+	// nil means Go's default list. Go chooses the TLS 1.3 suites itself.
+	CipherSuites []uint16
+	// CurvePreferences are the key exchange groups offered (the Groups
+	// or Curves of proxy_ssl_conf_command); nil means Go's default.
+	CurvePreferences []tls.CurveID
+	// CheckChain, when set, checks a chain that verified (the upstream's
+	// certificate first, the trust anchor last) further, as a CRL check
+	// does (proxy_ssl_crl); an error fails the handshake. It is not called
+	// with SkipVerify.
+	CheckChain func(chain []*x509.Certificate) error
+	// NoSessionReuse makes every connection a full handshake
+	// ("proxy_ssl_session_reuse off"). By default the handler keeps the
+	// sessions the upstreams offer and resumes them on new connections.
+	NoSessionReuse bool
 }
 
 // clientTLS is a handler's TLS client: one configuration and one session
@@ -61,8 +76,9 @@ type clientTLS struct {
 	verify   bool
 	roots    *x509.CertPool
 	maxChain int
-	name     func(*http.Request) string // nil: host
-	host     string                     // Pass's host, the default name
+	check    func([]*x509.Certificate) error // nil: none
+	name     func(*http.Request) string      // nil: host
+	host     string                          // Pass's host, the default name
 	noSNI    bool
 }
 
@@ -78,7 +94,11 @@ func newClientTLS(o TLSOptions, host string) (*clientTLS, error) {
 		InsecureSkipVerify: true, // verifyPeer checks instead, see clientTLS
 		MinVersion:         o.MinVersion,
 		MaxVersion:         o.MaxVersion,
-		ClientSessionCache: tls.NewLRUClientSessionCache(0),
+		CipherSuites:       o.CipherSuites,
+		CurvePreferences:   o.CurvePreferences,
+	}
+	if !o.NoSessionReuse {
+		base.ClientSessionCache = tls.NewLRUClientSessionCache(0)
 	}
 	if o.Certificate != nil {
 		base.Certificates = []tls.Certificate{*o.Certificate}
@@ -88,6 +108,7 @@ func newClientTLS(o TLSOptions, host string) (*clientTLS, error) {
 		verify:   !o.SkipVerify,
 		roots:    o.RootCAs,
 		maxChain: o.MaxChainLength,
+		check:    o.CheckChain,
 		name:     o.Name,
 		host:     host,
 		noSNI:    o.NoSNI,
@@ -155,18 +176,33 @@ func (t *clientTLS) verifyPeer(certs []*x509.Certificate, name string) error {
 	if err != nil {
 		return fmt.Errorf("upstream SSL certificate verify error: %w", err)
 	}
-	if t.maxChain == 0 {
-		return nil
+	// The chains Go found that are short enough; one of them must pass
+	// the further check, if any.
+	var firstErr error
+	for _, chain := range chains {
+		if t.maxChain != 0 && len(chain) > t.maxChain {
+			continue
+		}
+		if t.check == nil {
+			return nil
+		}
+		err := t.check(chain)
+		if err == nil {
+			return nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	if firstErr != nil {
+		return fmt.Errorf("upstream SSL certificate verify error: %w", firstErr)
 	}
 	shortest := len(chains[0])
 	for _, chain := range chains[1:] {
 		shortest = min(shortest, len(chain))
 	}
-	if shortest > t.maxChain {
-		return fmt.Errorf("upstream SSL certificate verify error: certificate chain too long (%d certificates with the root, %d allowed)",
-			shortest, t.maxChain)
-	}
-	return nil
+	return fmt.Errorf("upstream SSL certificate verify error: certificate chain too long (%d certificates with the root, %d allowed)",
+		shortest, t.maxChain)
 }
 
 // connID is what a connection was opened for. The idle pool hands a
@@ -177,4 +213,5 @@ func (t *clientTLS) verifyPeer(certs []*x509.Certificate, name string) error {
 type connID struct {
 	tls  *clientTLS // nil: plain TCP
 	name string
+	sock sockOpts // the socket's local address and options (local.go)
 }

@@ -24,6 +24,7 @@ func (x *exchange) switchProtocols(c *conn, resp *http.Response, a *attempt) {
 	if err != nil {
 		c.close()
 		a.total = time.Since(a.start)
+		a.count(c)
 		x.logFailure(slog.LevelError, "cannot switch protocols: the client connection cannot be taken over", c.peer.addr, err)
 		h.errorResponse(x.w, x.r, http.StatusBadGateway)
 		return
@@ -43,6 +44,7 @@ func (x *exchange) switchProtocols(c *conn, resp *http.Response, a *attempt) {
 	if err := brw.Writer.Flush(); err != nil {
 		c.close()
 		a.total = time.Since(a.start)
+		a.count(c)
 		return
 	}
 
@@ -61,6 +63,7 @@ func (x *exchange) switchProtocols(c *conn, resp *http.Response, a *attempt) {
 	<-done
 	c.close()
 	a.total = time.Since(a.start)
+	a.count(c)
 }
 
 // pipe copies src to dst until either fails or src ends.

@@ -17,6 +17,17 @@ type attempt struct {
 	header  time.Duration // -1: no response header
 	total   time.Duration
 	length  int64 // body bytes received ($upstream_response_length)
+	// received and sent are the bytes read from and written to the
+	// connection for this try, header and body, as the protocol carries
+	// them without TLS ($upstream_bytes_received, $upstream_bytes_sent).
+	received, sent int64
+}
+
+// count records the bytes c has carried for the try.
+func (a *attempt) count(c *conn) {
+	if c != nil {
+		a.received, a.sent = c.nread, c.nsent.Load()
+	}
 }
 
 // publishProxy sets the variables that header values may refer to.
@@ -37,11 +48,11 @@ func (x *exchange) publishUpstream() {
 	if !x.triedPublished {
 		x.publishTried()
 	}
-	// The four values are written one after the other and copied into one
+	// The six values are written one after the other and copied into one
 	// string that each is a piece of: one allocation for all.
-	var buf [128]byte
+	var buf [192]byte
 	b := buf[:0]
-	var ends [4]int
+	var ends [6]int
 	for v := range ends {
 		for i, a := range x.attempts {
 			if i > 0 {
@@ -54,8 +65,12 @@ func (x *exchange) publishUpstream() {
 				b = appendSeconds(b, a.connect)
 			case 2:
 				b = appendSeconds(b, a.header)
-			default:
+			case 3:
 				b = strconv.AppendInt(b, a.length, 10)
+			case 4:
+				b = strconv.AppendInt(b, a.received, 10)
+			default:
+				b = strconv.AppendInt(b, a.sent, 10)
 			}
 		}
 		ends[v] = len(b)
@@ -65,6 +80,8 @@ func (x *exchange) publishUpstream() {
 	x.st.Set("upstream_connect_time", all[ends[0]:ends[1]])
 	x.st.Set("upstream_header_time", all[ends[1]:ends[2]])
 	x.st.Set("upstream_response_length", all[ends[2]:ends[3]])
+	x.st.Set("upstream_bytes_received", all[ends[3]:ends[4]])
+	x.st.Set("upstream_bytes_sent", all[ends[4]:ends[5]])
 }
 
 // publishTried sets $upstream_addr and $upstream_status, which no longer

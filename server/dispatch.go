@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/http1"
@@ -116,10 +117,12 @@ var connCounter atomic.Uint64
 // ($connection) and its listener's shutdown state.
 type connInfo struct {
 	id       uint64
-	cut      *atomic.Bool     // the shutdown limit is ending the listener's requests
-	requests atomic.Uint64    // requests taken up ($connection_requests)
-	start    time.Time        // accepted ($connection_time)
-	proxy    *proxyproto.Conn // listen ... proxy_protocol: the connection that read the header; nil without
+	cut      *atomic.Bool      // the shutdown limit is ending the listener's requests
+	requests atomic.Uint64     // requests taken up ($connection_requests)
+	start    time.Time         // accepted ($connection_time)
+	proxy    *proxyproto.Conn  // listen ... proxy_protocol: the connection that read the header; nil without
+	sock     syscall.RawConn   // the socket, for $tcpinfo_*; nil without
+	hello    *vars.ClientHello // what the TLS client offered; nil without TLS
 }
 
 type connInfoKey struct{}
@@ -173,6 +176,7 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 		st.ConnID = ci.id
 		st.ConnRequests = ci.requests.Add(1)
 		st.ConnStart = ci.start
+		st.Sock, st.Hello = ci.sock, ci.hello
 	}
 	st.URL = r.URL // normalisation and rewrites change it in place
 	setWire(st, w, r)

@@ -124,6 +124,9 @@ func (rw *recorder) Write(b []byte) (int, error) {
 	rw.arm()
 	n, err := rw.w.Write(b)
 	rw.st.BodyBytes += int64(n)
+	if err != nil {
+		rw.st.WriteFailed = true
+	}
 	return n, err
 }
 
@@ -177,6 +180,9 @@ func (rw *recorder) ReadFrom(src io.Reader) (int64, error) {
 		n, err = io.Copy(rw.w, src)
 	}
 	rw.st.BodyBytes += n
+	if err != nil {
+		rw.st.WriteFailed = true
+	}
 	return n, err
 }
 

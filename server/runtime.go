@@ -182,11 +182,12 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 		rt.cur.Load().Logger.Error(err.Error()+" while reading PROXY protocol", "client", c.RemoteAddr().String())
 	}}
 	connContext := func(ctx context.Context, c net.Conn) context.Context {
-		return context.WithValue(ctx, connInfoKey{}, &connInfo{id: connCounter.Add(1), cut: &l.cut, start: time.Now(), proxy: proxyConn(c)})
+		return context.WithValue(ctx, connInfoKey{}, &connInfo{id: connCounter.Add(1), cut: &l.cut, start: time.Now(), proxy: proxyConn(c),
+			sock: sockOf(c), hello: clientHellos.take(c)})
 	}
 	logger := slog.New(currentLog{&rt.cur})
 	srv := &http1.Server{Handler: d, Limits: lim, ConnContext: connContext, RequestContext: newRequestRoot, Logger: logger,
-		Refused: d.refused, Stats: &connStats}
+		Refused: d.refused, Stats: &connStats, TLSHandshakeFailed: clientHellos.drop}
 	l.srv = srv
 	if g.ssl {
 		l.h2 = newH2Server(ln.Addr(), d, lim, connContext, logger)

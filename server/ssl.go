@@ -173,7 +173,7 @@ func setResponder(get func(*sslLoc) *Setting[string]) func(*Cmd) error {
 }
 
 func setCiphers(c *Cmd) error {
-	ids, tls13, err := parseCiphers(c.Args[0])
+	ids, tls13, err := ParseCiphers(c.Args[0])
 	if err != nil {
 		return c.Errorf("SSL_CTX_set_cipher_list(%q) failed: %v", c.Args[0], err)
 	}
@@ -242,7 +242,7 @@ func setVerifyClient(c *Cmd) error {
 // defaultCiphers are the suites of NGINX's default ssl_ciphers,
 // "HIGH:!aNULL:!MD5": every suite Go has but 3DES, the RSA key exchange
 // and the CBC ones included, which Go's own defaults leave out.
-var defaultCiphers, _, _ = parseCiphers("HIGH:!aNULL:!MD5")
+var defaultCiphers, _, _ = ParseCiphers("HIGH:!aNULL:!MD5")
 
 // serverTLS is what a server with certificates answers handshakes with:
 // one tls.Config that offers HTTP/2 by ALPN and one that does not.

@@ -98,11 +98,11 @@ func init() {
 	}
 }
 
-// parseCiphers returns the Go suites that an OpenSSL cipher string
+// ParseCiphers returns the Go suites that an OpenSSL cipher string
 // enables, and the TLS 1.3 suite names found in it (which only an
 // OpenSSL "Ciphersuites" command sets). An empty result is an error, as
-// OpenSSL's "no cipher match".
-func parseCiphers(spec string) (ids []uint16, tls13 []string, err error) {
+// OpenSSL's "no cipher match". The proxy's *_ssl_ciphers read it too.
+func ParseCiphers(spec string) (ids []uint16, tls13 []string, err error) {
 	active := make([]bool, len(goSuites))
 	killed := make([]bool, len(goSuites))
 	items := strings.FieldsFunc(spec, func(r rune) bool { return r == ':' || r == ',' || r == ';' || r == ' ' || r == '\t' })

@@ -76,6 +76,12 @@ func (st *serverTLS) setupClientAuth(tc *tls.Config, b *tlsBuild, trusted []*x50
 	return nil
 }
 
+// ReadCRLs reads the revocation lists of a CRL file for the directive at
+// (the proxy's *_ssl_crl), as ssl_crl's.
+func ReadCRLs(path string, at *conf.Directive) ([]*x509.RevocationList, error) {
+	return readCRLs(sslPath{path: path, at: at})
+}
+
 // readCRLs reads the PEM (or DER) revocation lists of an ssl_crl file.
 func readCRLs(p sslPath) ([]*x509.RevocationList, error) {
 	b, err := os.ReadFile(p.path)
@@ -107,14 +113,21 @@ func readCRLs(p sslPath) ([]*x509.RevocationList, error) {
 	return out, nil
 }
 
-// revocation checks a verified chain against ssl_crl, as OpenSSL does
-// with CRL checks on the whole chain: every certificate but the trusted
-// one needs a current list from its issuer that does not name it.
+// revocation checks a verified chain against ssl_crl.
 func (st *serverTLS) revocation(chain []*x509.Certificate, now time.Time) string {
+	return CheckCRLs(st.crls, chain, now)
+}
+
+// CheckCRLs checks a verified chain against crls, as OpenSSL does with
+// CRL checks on the whole chain: every certificate but the trusted one
+// needs a current list from its issuer that does not name it. It returns
+// OpenSSL's reason for a failure, "" when the chain passes. ssl_crl
+// checks clients' chains with it, the proxy's *_ssl_crl upstreams'.
+func CheckCRLs(crls []*x509.RevocationList, chain []*x509.Certificate, now time.Time) string {
 	for i := 0; i+1 < len(chain); i++ {
 		c, issuer := chain[i], chain[i+1]
 		var list *x509.RevocationList
-		for _, l := range st.crls {
+		for _, l := range crls {
 			if bytes.Equal(l.RawIssuer, c.RawIssuer) && l.CheckSignatureFrom(issuer) == nil {
 				list = l
 				break

@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 
 	"github.com/mosaic-edge/mosaic/conf"
@@ -22,8 +23,8 @@ type confCommand struct {
 	at          *conf.Directive
 }
 
-// opensslOnlyCommands are the server-side SSL_CONF commands that mosaic
-// cannot map onto Go's TLS settings.
+// opensslOnlyCommands are the SSL_CONF commands that mosaic cannot map
+// onto Go's TLS settings.
 var opensslOnlyCommands = map[string]bool{
 	"Ciphersuites": true, "Options": true, "SignatureAlgorithms": true, "ClientSignatureAlgorithms": true,
 	"NumTickets": true, "RecordPadding": true, "VerifyMode": true, "ClientCAFile": true, "ClientCAPath": true,
@@ -32,20 +33,37 @@ var opensslOnlyCommands = map[string]bool{
 	"Protocol": true, "ECDHParameters": true,
 }
 
+// CheckConfCommand checks an OpenSSL configuration command "name value",
+// of ssl_conf_command or of the proxy's *_ssl_conf_command (NGINX gives
+// both contexts the same commands). It reports whether ApplyConfCommand
+// maps it onto Go's settings (CipherString, Groups and Curves,
+// MinProtocol and MaxProtocol); a command OpenSSL knows that Go has no
+// setting for is not an error but applies nothing; one OpenSSL does not
+// know, or a value it refuses, is an error.
+func CheckConfCommand(name, value string) (applies bool, err error) {
+	if name == "CipherString" || name == "Groups" || name == "Curves" || name == "MinProtocol" || name == "MaxProtocol" {
+		if err := ApplyConfCommand(&tls.Config{}, name, value); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
+	if !opensslOnlyCommands[name] {
+		return false, errors.New("unknown command")
+	}
+	return false, nil
+}
+
 // setConfCommand reads "ssl_conf_command name value": several lines add
 // up, and a level with none inherits its parent's, as NGINX merges them.
 func setConfCommand(c *Cmd) error {
 	name, value := c.Args[0], c.Args[1]
-	switch {
-	case name == "CipherString" || name == "Groups" || name == "Curves" || name == "MinProtocol" || name == "MaxProtocol":
-		if err := applyConfCommand(&tls.Config{}, confCommand{name: name, value: value}); err != nil {
-			return c.Errorf("SSL_CONF_cmd(%q, %q) failed: %v", name, value, err)
-		}
-	case opensslOnlyCommands[name]:
+	applies, err := CheckConfCommand(name, value)
+	if err != nil {
+		return c.Errorf("SSL_CONF_cmd(%q, %q) failed: %v", name, value, err)
+	}
+	if !applies {
 		c.Notice(fmt.Sprintf("ignoring \"ssl_conf_command\" %s: Go's TLS stack has no such setting", name))
 		return nil
-	default:
-		return c.Errorf("SSL_CONF_cmd(%q, %q) failed: unknown command", name, value)
 	}
 	s := &c.Loc().(*sslLoc).confCommands
 	s.V = append(s.V, confCommand{name: name, value: value, at: c.Directive})
@@ -58,11 +76,18 @@ func setConfCommand(c *Cmd) error {
 var confVersions = map[string]uint16{"None": 0, "TLSv1": tls.VersionTLS10, "TLSv1.1": tls.VersionTLS11,
 	"TLSv1.2": tls.VersionTLS12, "TLSv1.3": tls.VersionTLS13}
 
-// applyConfCommand applies one command with a Go equivalent to tc.
+// applyConfCommand applies one ssl_conf_command line to tc.
 func applyConfCommand(tc *tls.Config, cmd confCommand) error {
+	return ApplyConfCommand(tc, cmd.name, cmd.value)
+}
+
+// ApplyConfCommand applies to tc a command that CheckConfCommand says
+// applies; it changes nothing for the others.
+func ApplyConfCommand(tc *tls.Config, name, value string) error {
+	cmd := confCommand{name: name, value: value}
 	switch cmd.name {
 	case "CipherString":
-		ids, _, err := parseCiphers(cmd.value)
+		ids, _, err := ParseCiphers(cmd.value)
 		if err != nil {
 			return err
 		}

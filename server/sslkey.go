@@ -31,6 +31,12 @@ import (
 // KEY", PBES2: PBKDF2 with HMAC-SHA1/SHA-256/SHA-512 and AES or 3DES in
 // CBC mode) is decoded here.
 
+// ReadPasswordFile reads a password file for the directive at (the
+// proxy's *_ssl_password_file): one passphrase a line.
+func ReadPasswordFile(path string, at *conf.Directive) ([]string, error) {
+	return readPasswords(sslPath{path: path, at: at})
+}
+
 // readPasswords reads ssl_password_file: one passphrase a line.
 func readPasswords(p sslPath) ([]string, error) {
 	b, err := os.ReadFile(p.path)
@@ -64,16 +70,16 @@ func loadKeyPair(certFile, keyFile string, passwords []string) (tls.Certificate,
 	if err != nil {
 		return tls.Certificate{}, err
 	}
-	plain, err := decryptKeyPEM(keyPEM, passwords)
+	plain, err := DecryptKeyPEM(keyPEM, passwords)
 	if err != nil {
 		return tls.Certificate{}, err
 	}
 	return tls.X509KeyPair(certPEM, plain)
 }
 
-// decryptKeyPEM returns keyPEM with its first private key decrypted (a
-// key that is not encrypted is returned as it is).
-func decryptKeyPEM(keyPEM []byte, passwords []string) ([]byte, error) {
+// DecryptKeyPEM returns keyPEM with its first private key decrypted with
+// one of passwords (a key that is not encrypted is returned as it is).
+func DecryptKeyPEM(keyPEM []byte, passwords []string) ([]byte, error) {
 	for rest := keyPEM; ; {
 		var blk *pem.Block
 		blk, rest = pem.Decode(rest)

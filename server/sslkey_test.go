@@ -37,7 +37,7 @@ func TestEncryptedKeys(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := decryptKeyPEM(enc, []string{"wrong", "right"})
+		got, err := DecryptKeyPEM(enc, []string{"wrong", "right"})
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -45,7 +45,7 @@ func TestEncryptedKeys(t *testing.T) {
 		if blk, _ := pem.Decode(got); blk == nil || !keyParses(blk.Type, blk.Bytes) {
 			t.Errorf("%s: no key in %q", name, got)
 		}
-		if _, err := decryptKeyPEM(enc, []string{"wrong"}); err == nil {
+		if _, err := DecryptKeyPEM(enc, []string{"wrong"}); err == nil {
 			t.Errorf("%s: decrypted with a wrong password", name)
 		}
 	}

@@ -162,6 +162,7 @@ func tlsConfig(cur *atomic.Pointer[Config], bound string) *tls.Config {
 			if s.tls == nil {
 				return nil, fmt.Errorf("no certificate for %q", hello.ServerName)
 			}
+			clientHellos.put(hello) // for $ssl_ciphers and $ssl_curves
 			return s.tls.forALPN(h2), nil
 		},
 	}

@@ -18,9 +18,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testpki"
 )
 
 // fakeMapper stands for the server's location in $document_root and
@@ -495,5 +498,125 @@ func TestEveryVariableHasFormatTest(t *testing.T) {
 		if !found {
 			t.Errorf("$%s has no format test", name)
 		}
+	}
+}
+
+// TestOfferedCiphersAndCurves checks $ssl_ciphers and $ssl_curves: the
+// client's offer by OpenSSL's names, in hex those it does not name.
+func TestOfferedCiphersAndCurves(t *testing.T) {
+	r := httptest.NewRequest("GET", "/", nil)
+	st := &State{Hello: &ClientHello{
+		CipherSuites: []uint16{0x0a0a, tls.TLS_AES_128_GCM_SHA256, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, 0x00ff, 0xc0ad},
+		Curves:       []tls.CurveID{0x1a1a, tls.X25519MLKEM768, tls.X25519, tls.CurveP256, 30, 256},
+	}}
+	if got := MustCompile("$ssl_ciphers|$ssl_curves").EvalState(r, st); got != "|" {
+		t.Errorf("over a plain connection: %q", got)
+	}
+	r.TLS = &tls.ConnectionState{Version: tls.VersionTLS13}
+	for tpl, want := range map[string]string{
+		"$ssl_ciphers": "0x0a0a:TLS_AES_128_GCM_SHA256:ECDHE-RSA-AES128-GCM-SHA256:0x00ff:0xc0ad",
+		"$ssl_curves":  "0x1a1a:0x11ec:X25519:prime256v1:X448:ffdhe2048",
+		// A state that no handshake made has no exporter.
+		"$ssl_session_id": "",
+	} {
+		if got := MustCompile(tpl).EvalState(r, st); got != want {
+			t.Errorf("%s = %q, want %q", tpl, got, want)
+		}
+	}
+	if got := MustCompile("$ssl_ciphers|$ssl_curves").EvalState(r, &State{}); got != "|" {
+		t.Errorf("without the offer: %q", got)
+	}
+}
+
+// TestSSLSessionID checks $ssl_session_id on connections that shook
+// hands: 64 hex digits, the same for the requests of a connection,
+// another for another connection.
+func TestSSLSessionID(t *testing.T) {
+	cert := testpki.SelfSigned(t, "id.test")
+	handshake := func(max uint16) *tls.ConnectionState {
+		a, b := net.Pipe()
+		defer a.Close()
+		defer b.Close()
+		srv := tls.Server(a, &tls.Config{Certificates: []tls.Certificate{cert}})
+		cli := tls.Client(b, &tls.Config{InsecureSkipVerify: true, MaxVersion: max})
+		errc := make(chan error, 1)
+		go func() { errc <- cli.Handshake() }()
+		if err := srv.Handshake(); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+		cs := srv.ConnectionState()
+		return &cs
+	}
+	id := MustCompile("$ssl_session_id")
+	for _, max := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.TLS = handshake(max)
+		a, b := id.Eval(r), id.Eval(r)
+		if !regexp.MustCompile("^[0-9a-f]{64}$").MatchString(a) || a != b {
+			t.Errorf("version %x: $ssl_session_id %q then %q", max, a, b)
+		}
+		r.TLS = handshake(max)
+		if c := id.Eval(r); c == a {
+			t.Errorf("version %x: two connections have the $ssl_session_id %q", max, a)
+		}
+	}
+}
+
+// TestEndOfRequestVariables checks $request_completion,
+// $request_body_file, $sent_trailer_NAME, $upstream_trailer_NAME and,
+// without a socket, $tcpinfo_*.
+func TestEndOfRequestVariables(t *testing.T) {
+	r := httptest.NewRequest("GET", "/", nil)
+	st := &State{Header: http.Header{
+		"Trailer":                     {"X-Sum, X-Other"},
+		"X-Sum":                       {"abc"},
+		http.TrailerPrefix + "X-Late": {"late"},
+	}, UpstreamTrailer: http.Header{"X-Up-T": {"u1", "u2"}}, RequestBodyFile: "/tmp/body/0000000001"}
+	for _, c := range []struct{ tpl, want string }{
+		{"$request_completion", ""},
+		{"$sent_trailer_x_sum|$sent_trailer_x_late|$sent_trailer_x_other|$sent_trailer_x_none", "abc|late||"},
+		{"$upstream_trailer_x_up_t|$upstream_trailer_x_none", "u1|"},
+		{"$request_body_file", "/tmp/body/0000000001"},
+		{"$tcpinfo_rtt", ""}, {"$tcpinfo_rttvar", ""}, {"$tcpinfo_snd_cwnd", ""}, {"$tcpinfo_rcv_space", ""},
+	} {
+		if got := MustCompile(c.tpl).EvalState(r, st); got != c.want {
+			t.Errorf("%s = %q, want %q", c.tpl, got, c.want)
+		}
+	}
+	st.Complete = true
+	if got := MustCompile("$request_completion").EvalState(r, st); got != "OK" {
+		t.Errorf("$request_completion of a completed request = %q", got)
+	}
+	if got := MustCompile("$request_completion$sent_trailer_x$upstream_trailer_x$request_body_file").EvalState(r, nil); got != "" {
+		t.Errorf("without a State: %q", got)
+	}
+}
+
+// TestTCPInfo reads $tcpinfo_* of a TCP connection's socket.
+func TestTCPInfo(t *testing.T) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp4", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rc, err := c.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := MustCompile("$tcpinfo_rtt|$tcpinfo_rttvar|$tcpinfo_snd_cwnd|$tcpinfo_rcv_space").EvalState(httptest.NewRequest("GET", "/", nil), &State{Sock: rc})
+	want := `^[0-9]+\|[0-9]+\|[1-9][0-9]*\|[1-9][0-9]*$`
+	if runtime.GOOS != "linux" {
+		want = `^\|\|\|$`
+	}
+	if !regexp.MustCompile(want).MatchString(got) {
+		t.Errorf("$tcpinfo_*: %q, want %s", got, want)
 	}
 }

@@ -5,9 +5,11 @@ package vars
 
 import (
 	"context"
+	"crypto/tls"
 	"net/http"
 	"net/url"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -82,6 +84,27 @@ type State struct {
 	// verify it, so that a failure does not end the handshake); empty:
 	// derived from the connection's state.
 	ClientVerify string
+	// RequestBodyFile is the temporary file that a module saved the
+	// request body in, past client_body_buffer_size
+	// ($request_body_file); empty when the body stayed in memory or was
+	// streamed.
+	RequestBodyFile string
+	// UpstreamTrailer is the trailer of the last upstream response, once
+	// its body has been read whole ($upstream_trailer_NAME).
+	UpstreamTrailer http.Header
+	// Sock is the client connection's socket, for $tcpinfo_*; nil when
+	// there is none (a Unix-domain or in-process connection reads as
+	// none for TCP_INFO too).
+	Sock syscall.RawConn
+	// Hello is what the client offered in its TLS ClientHello
+	// ($ssl_ciphers, $ssl_curves); nil without TLS.
+	Hello *ClientHello
+	// WriteFailed records that a write of the response to the client
+	// failed; Complete, that the request was served to its end
+	// ($request_completion): the access log sets it once the handler
+	// has returned normally, without a failed write, before it logs.
+	WriteFailed bool
+	Complete    bool
 
 	requestID string // $request_id, made on first use
 	idFrom    *State // a subrequest's parent, whose $request_id it shares
@@ -227,4 +250,11 @@ type WireSizer interface {
 type WireFramer interface {
 	Framing() (chunked, closing bool)
 	Pipelined() bool
+}
+
+// ClientHello is what a TLS client offered: its cipher suites and key
+// exchange groups, in its order.
+type ClientHello struct {
+	CipherSuites []uint16
+	Curves       []tls.CurveID
 }

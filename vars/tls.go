@@ -38,6 +38,28 @@ func init() {
 		}
 		return "."
 	})
+	// Go keeps no session ID a server could show: with TLS 1.2 it sends
+	// none unless it resumes a session (and then echoes the client's),
+	// TLS 1.3 has none. $ssl_session_id is instead 32 bytes that the
+	// connection's keys give (RFC 5705's exporter), in hex as OpenSSL's
+	// 32-byte IDs: the same for every request of a connection and
+	// different for every connection, a resumed one included; empty on
+	// a TLS 1.2 connection without the extended master secret, which
+	// has no exporter.
+	ssl("ssl_session_id", sessionID)
+	// The client's offers, as its ClientHello listed them.
+	Register("ssl_ciphers", func(r *http.Request, st *State) string {
+		if r.TLS == nil || st == nil || st.Hello == nil {
+			return ""
+		}
+		return offeredCiphers(st.Hello.CipherSuites)
+	})
+	Register("ssl_curves", func(r *http.Request, st *State) string {
+		if r.TLS == nil || st == nil || st.Hello == nil {
+			return ""
+		}
+		return offeredCurves(st.Hello.Curves)
+	})
 	// Go's server does not accept TLS 1.3 early data: no request arrives
 	// in it, so the variable is never "1".
 	ssl("ssl_early_data", func(*tls.ConnectionState) string { return "" })
@@ -133,6 +155,81 @@ func cipherName(id uint16) string {
 		return n
 	}
 	return tls.CipherSuiteName(id)
+}
+
+// sessionID is $ssl_session_id (see above). A ConnectionState that no
+// handshake made (a test's, a module's copy) has no exporter to call,
+// and reads empty.
+func sessionID(cs *tls.ConnectionState) (id string) {
+	defer func() {
+		if recover() != nil {
+			id = ""
+		}
+	}()
+	b, err := cs.ExportKeyingMaterial("EXPORTER-mosaic-ssl-session-id", nil, 32)
+	if err != nil {
+		return ""
+	}
+	return hex.EncodeToString(b)
+}
+
+// offeredCiphers is $ssl_ciphers: the suites a client offered, by
+// OpenSSL's names, ":"-separated; one OpenSSL does not name is its two
+// bytes in hex ("0x0a0a"), as NGINX shows it.
+func offeredCiphers(ids []uint16) string {
+	var b strings.Builder
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(':')
+		}
+		switch n, ok := opensslCiphers[id]; {
+		case ok:
+			b.WriteString(n)
+		case id >= 0x1301 && id <= 0x1303:
+			b.WriteString(tls.CipherSuiteName(id)) // TLS 1.3: the IANA names
+		default:
+			appendHex16(&b, id)
+		}
+	}
+	return b.String()
+}
+
+// opensslGroups are the key exchange groups of TLS that OpenSSL 3.0
+// names, by its short names; the others it shows in hex.
+var opensslGroups = map[tls.CurveID]string{
+	1: "sect163k1", 2: "sect163r1", 3: "sect163r2", 4: "sect193r1", 5: "sect193r2", 6: "sect233k1",
+	7: "sect233r1", 8: "sect239k1", 9: "sect283k1", 10: "sect283r1", 11: "sect409k1", 12: "sect409r1",
+	13: "sect571k1", 14: "sect571r1", 15: "secp160k1", 16: "secp160r1", 17: "secp160r2", 18: "secp192k1",
+	19: "prime192v1", 20: "secp224k1", 21: "secp224r1", 22: "secp256k1", 23: "prime256v1", 24: "secp384r1", 25: "secp521r1",
+	26: "brainpoolP256r1", 27: "brainpoolP384r1", 28: "brainpoolP512r1", 29: "X25519", 30: "X448",
+	256: "ffdhe2048", 257: "ffdhe3072", 258: "ffdhe4096", 259: "ffdhe6144", 260: "ffdhe8192",
+}
+
+// offeredCurves is $ssl_curves: the groups a client offered, by
+// OpenSSL's names, ":"-separated, those it does not name in hex
+// ("0x11ec", X25519MLKEM768, which OpenSSL 3.0 does not know).
+func offeredCurves(ids []tls.CurveID) string {
+	var b strings.Builder
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(':')
+		}
+		if n, ok := opensslGroups[id]; ok {
+			b.WriteString(n)
+		} else {
+			appendHex16(&b, uint16(id))
+		}
+	}
+	return b.String()
+}
+
+// appendHex16 writes v as "0x" and four lower-case hex digits.
+func appendHex16(b *strings.Builder, v uint16) {
+	const digits = "0123456789abcdef"
+	b.WriteString("0x")
+	for shift := 12; shift >= 0; shift -= 4 {
+		b.WriteByte(digits[v>>uint(shift)&0xf])
+	}
 }
 
 // curveName is OpenSSL's name of a key exchange group.

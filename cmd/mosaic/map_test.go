@@ -63,6 +63,21 @@ const mapSite = `
 		default https://example.com/x;
 		here    https://$http_x_site/y;
 	}
+	map $http_x_h $hostmap {
+		hostnames;
+		default            none;
+		example.com        exact;
+		*.example.com      wild;
+		.example.org       dotted;
+		www.example.*      tail;
+		~^(?<sub>[a-z]+)\.re\.test$  re-$sub;
+	}
+	map $args $cached { default "c:$args"; }
+	map $args $fresh { volatile; default "f:$args"; }
+	map $arg_i $incl {
+		default dflt;
+		include map.inc;
+	}
 	upstream group { server {origin}; }
 	resolver {dns} valid=1s ipv6=off;
 	server {
@@ -110,6 +125,17 @@ const mapSite = `
 		}
 		location /dynuri/ {
 			proxy_pass http://$backend/fixed$uri;
+		}
+		location /host/ {
+			return 200 "[$hostmap]";
+		}
+		location /vol/ {
+			set $before "$cached/$fresh";
+			set $args "changed";
+			return 200 "$before|$cached|$fresh";
+		}
+		location /inc/ {
+			return 200 "[$incl]";
 		}
 	}
 `
@@ -162,12 +188,31 @@ var mapCases = []mapCase{
 	{path: "/dyn/d?to=nxdomain", status: 502},
 	{path: "/dyn/e?to=bad", status: 500},
 	{path: "/dynuri/f?x=1", status: 200, body: "/fixed/dynuri/f host=app.test:{originport} connection=close upgrade="},
+	// hostnames: exact names, "*." and "." wildcards, a trailing "*",
+	// regexes; the value is matched lower-cased, without a final dot.
+	{path: "/host/", header: []string{"X-H", "example.com"}, status: 200, body: "[exact]"},
+	{path: "/host/", header: []string{"X-H", "Example.COM."}, status: 200, body: "[exact]"},
+	{path: "/host/", header: []string{"X-H", "a.b.example.com"}, status: 200, body: "[wild]"},
+	{path: "/host/", header: []string{"X-H", "example.org"}, status: 200, body: "[dotted]"},
+	{path: "/host/", header: []string{"X-H", "x.example.org"}, status: 200, body: "[dotted]"},
+	{path: "/host/", header: []string{"X-H", "www.example.net"}, status: 200, body: "[tail]"},
+	{path: "/host/", header: []string{"X-H", "foo.re.test"}, status: 200, body: "[re-foo]"},
+	{path: "/host/", header: []string{"X-H", "example.net"}, status: 200, body: "[none]"},
+	{path: "/host/", status: 200, body: "[none]"},
+	// A map's value is kept for the request once computed; a volatile
+	// one is computed at each use.
+	{path: "/vol/?a=1", status: 200, body: "c:a=1/f:a=1|c:a=1|f:changed"},
+	// include inside map: the file's lines are the map's.
+	{path: "/inc/?i=one", status: 200, body: "[1]"},
+	{path: "/inc/?i=TWO", status: 200, body: "[twO words]"},
+	{path: "/inc/?i=x", status: 200, body: "[dflt]"},
 }
 
 func mapSiteFiles(t *testing.T, dir string) {
 	for name, body := range map[string]string{
 		"a/style.css": "b{}", "a/index.html": "<p>", "a/data.json": "{}", "a/logo.png": "png", "a/notes.txt": "n",
 		"a/root/f.txt": "a", "b/root/f.txt": "b", "a/one.txt": "one",
+		"map.inc": "one 1;\n~*^tw(o)$ \"tw$1 words\";\n",
 	} {
 		writeFile(t, filepath.Join(dir, name), body)
 	}

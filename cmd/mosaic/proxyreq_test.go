@@ -66,6 +66,9 @@ func proxyReqHTTP(origin, dir string) string {
 			location /nobody/  { proxy_pass http://%[1]s; proxy_pass_request_body off; proxy_set_header Content-Length ""; }
 			location /nohdr/   { proxy_pass http://%[1]s; proxy_pass_request_headers off; proxy_set_header X-Kept $http_x_custom; }
 			location /buffered/ { proxy_pass http://%[1]s; proxy_http_version 1.1; proxy_request_buffering on; }
+			# proxy_request_buffering is on by default: the body is read
+			# first, so $request_body has it when the request goes out.
+			location /reqbody/ { proxy_pass http://%[1]s; proxy_set_header X-Kept $request_body; }
 			location /intercept/ { proxy_pass http://%[1]s; proxy_intercept_errors on; error_page 404 = /page; }
 			location /nointercept/ { proxy_pass http://%[1]s; error_page 404 = /page; }
 			location = /page { return 200 "our page"; }
@@ -92,6 +95,7 @@ var proxyReqCases = []struct {
 	{"POST", "/nobody/x", "secret", false, `POST "" cl="" custom="c" kept=""`},
 	{"GET", "/nohdr/x", "", false, `GET "" cl="" custom="" kept="c"`},
 	{"POST", "/buffered/x", "whole", true, `POST "whole" cl="5" custom="c" kept=""`},
+	{"POST", "/reqbody/x", "form=1", false, `POST "form=1" cl="6" custom="c" kept="form=1"`},
 	{"GET", "/intercept/missing", "", false, "our page"},
 	{"GET", "/nointercept/missing", "", false, "origin's 404"},
 	{"GET", "/store/a/b.txt", "", false, `GET "" cl="" custom="c" kept=""`},

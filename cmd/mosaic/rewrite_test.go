@@ -93,6 +93,15 @@ func rewriteHTTP(dir, listen string) string {
 		location ~ "^/m/(x{0,10})$" { rewrite ^/m/(x*)$ /m/$1x last; }
 		location ~ "^/m/x{11}$" { return 200 "eleven|$uri"; }
 		location /twice/ { rewrite ^/twice/(.*)$ /twice2/$1; rewrite ^/twice2/(.*)$ /s/$1 last; }
+		location /neg/ {
+			if ($arg_a != "x") { set $ne ne; }
+			if ($arg_b !~* ^ab(c)?) { set $nm nm; }
+			if (-x %[1]s/www/$arg_f) { set $x exec; }
+			if (!-e %[1]s/www/$arg_f) { set $nx absent; }
+			if (!-x %[1]s/www/$arg_f) { set $nox notexec; }
+			return 200 "neg|$ne|$nm|$x|$nx|$nox";
+		}
+		location /ssiif/ { ssi_types text/plain; if ($arg_s) { ssi on; } }
 	}`, dir, listen)
 }
 
@@ -158,6 +167,12 @@ var rewriteCases = []rewriteCase{
 	{path: "/map/?o=1"},
 	{path: "/n/"},
 	{path: "/m/"},
+	{path: "/neg/?a=x&b=ABC&f=exec.sh"},
+	{path: "/neg/?a=y&b=xab&f=present.txt"},
+	{path: "/neg/?b=aB&f=nosuch"},
+	{path: "/neg/?f=zz"},
+	{path: "/ssiif/p.txt?s=1"},
+	{path: "/ssiif/p.txt"},
 }
 
 func rewriteSiteFiles(t *testing.T, dir string) {
@@ -165,6 +180,11 @@ func rewriteSiteFiles(t *testing.T, dir string) {
 	writeFile(t, filepath.Join(dir, "www/zz/q"), "static zz q")
 	writeFile(t, filepath.Join(dir, "www/ifroot/f.txt"), "www root")
 	writeFile(t, filepath.Join(dir, "alt/ifroot/f.txt"), "alt root")
+	writeFile(t, filepath.Join(dir, "www/exec.sh"), "#!/bin/sh\n")
+	if err := os.Chmod(filepath.Join(dir, "www/exec.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "www/ssiif/p.txt"), `ssi:<!--# echo var="arg_s" default="none" -->|<!--# set var="v" value="$uri" --><!--# echo var="v" -->`)
 }
 
 // TestRewriteMatchNGINX runs the same rewrite configuration in mosaic and
@@ -241,6 +261,11 @@ func TestRewriteThroughBinary(t *testing.T) {
 		// Ten searches again are allowed, the eleventh is a cycle.
 		{"/n/", "200", "", "ten|/n/xxxxxxxxxx"},
 		{"/m/", "500", "", ""},
+		{"/neg/?a=y&b=xab&f=present.txt", "200", "", "neg|ne|nm|||notexec"},
+		{"/neg/?a=x&b=ABC&f=exec.sh", "200", "", "neg|||exec||"},
+		{"/neg/?b=aB&f=nosuch", "200", "", "neg|ne|||absent|notexec"},
+		// "ssi on" inside "if": the block's location filters the file.
+		{"/ssiif/p.txt?s=1", "200", "", "ssi:1|/ssiif/p.txt"},
 	} {
 		resp, body := do(t, "GET", base+c.path, nil)
 		if fmt.Sprint(resp.StatusCode) != c.status || resp.Header.Get("Location") != c.location || (c.body != "" && body != c.body) {

@@ -1,6 +1,7 @@
 // Package byterange reads the Range header's byte-range sets and lays out
 // multipart/byteranges bodies, the way NGINX's range filter does, for
-// every part of mosaic that answers 206: static files and the cache.
+// every part of mosaic that answers 206: static files, the cache, and
+// the proxy's *_force_ranges, which share SetHeader and Writer.
 package byterange
 
 import (

@@ -64,6 +64,7 @@ type locConf struct {
 	targeted    server.Setting[[]string] // proxy_cache_targeted_headers; empty: off
 	heuristic   server.Setting[bool]
 	postReuse   server.Setting[bool]
+	maxOffset   server.Setting[int64] // proxy_cache_max_range_offset
 
 	// The endpoints are contents of the location that names them, not
 	// inherited.
@@ -121,6 +122,7 @@ func mergeLoc(p, c any) error {
 	child.targeted.Merge(parent.targeted)
 	child.heuristic.Merge(parent.heuristic)
 	child.postReuse.Merge(parent.postReuse)
+	child.maxOffset.Merge(parent.maxOffset)
 	return nil
 }
 
@@ -168,6 +170,13 @@ func init() {
 			Set: flag(func(l *locConf) *server.Setting[bool] { return &l.heuristic })},
 		{Name: "proxy_cache_post_reuse", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
 			Set: flag(func(l *locConf) *server.Setting[bool] { return &l.postReuse })},
+		{Name: "proxy_cache_max_range_offset", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			n, err := c.Size(c.Args[0])
+			if err != nil {
+				return err
+			}
+			return server.Put(c, &c.Loc().(*locConf).maxOffset, n)
+		}},
 		{Name: "proxy_cache_convert_head", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
 			on, err := c.Flag()
 			if err != nil {
@@ -524,7 +533,10 @@ func (lc *locConf) options(z *zoneConf, proxyHost string, l *server.Location) ca
 		// would come out as a broken fragment (ESI replays slices itself).
 		Transformed: ssimod.Transformed(l),
 		MaxRanges:   staticmod.MaxRanges(l),
-		Logger:      l.Logger(),
+		// Unset, NGINX's limit is the largest offset: none.
+		LimitRangeOffset: lc.maxOffset.Set,
+		MaxRangeOffset:   lc.maxOffset.V,
+		Logger:           l.Logger(),
 	}
 	// ESI's parse plans are keyed on the stored body a hit serves.
 	o.PublishBodyID = esimod.Plans(l)

@@ -28,6 +28,9 @@ import (
 type Conf struct {
 	Pass    *proxy.Pass // *_pass; nil: the level has none
 	PassPos string
+	// PassTLS is set by a module whose *_pass named its protocol over
+	// TLS ("uwsgi_pass suwsgi://..."): the Gateway's TLS settings apply.
+	PassTLS bool
 
 	params      []gateway.Param
 	ownParams   bool
@@ -48,6 +51,7 @@ type Conf struct {
 	next        server.Setting[proxy.NextUpstream]
 	nextTries   server.Setting[int]
 	nextTimeout server.Setting[time.Duration]
+	shared      proxymod.SharedConf // *_bind, *_limit_rate, *_store, ...
 }
 
 // Merge fills what c's level does not set from its parent's, as NGINX
@@ -75,6 +79,7 @@ func (c *Conf) Merge(parent *Conf) {
 	c.next.Merge(parent.next)
 	c.nextTries.Merge(parent.nextTries)
 	c.nextTimeout.Merge(parent.nextTimeout)
+	c.shared.Merge(&parent.shared)
 }
 
 // IgnoresHeader reports whether *_ignore_headers names the header.
@@ -101,10 +106,8 @@ func (c *Conf) BufferSize() int { return int(c.bufferSize.Or(4096)) }
 
 // tuning are directives read and noticed: the buffer and temporary-file
 // sizes of NGINX's response buffering (mosaic relays through one fixed
-// buffer and keeps no temporary file of a response) and socket_keepalive
-// (Go turns TCP keepalive on for its connections).
-var tuning = []string{"buffers", "busy_buffers_size", "max_temp_file_size", "temp_file_write_size",
-	"socket_keepalive"}
+// buffer and keeps no temporary file of a response).
+var tuning = []string{"buffers", "busy_buffers_size", "max_temp_file_size", "temp_file_write_size"}
 
 // Directives returns the shared directives under prefix ("fastcgi"), for
 // a module whose location settings are T, with get returning their Conf.
@@ -181,6 +184,7 @@ func Directives[T any](prefix string, get func(T) *Conf) []server.Directive {
 		{Name: prefix + "_next_upstream_timeout", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
 			Set: timeout(func(g *Conf) *server.Setting[time.Duration] { return &g.nextTimeout })},
 	}
+	ds = append(ds, proxymod.SharedDirectives(prefix, func(l T) *proxymod.SharedConf { return &get(l).shared })...)
 	for _, name := range tuning {
 		ds = append(ds, server.Directive{Name: prefix + "_" + name, Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 2,
 			Set: func(c *server.Cmd) error {
@@ -288,6 +292,7 @@ func Options(l *server.Location, g *Conf, wire proxy.Wire) (proxy.Options, error
 		ErrorResponse:       server.Error,
 		Logger:              l.Logger(),
 	}
+	g.shared.Apply(&opts)
 	if g.IgnoresHeader("X-Accel-Buffering") {
 		opts.IgnoreAccelBuffering = true
 	}
@@ -304,4 +309,10 @@ func Options(l *server.Location, g *Conf, wire proxy.Wire) (proxy.Options, error
 		opts.Upstream = up
 	}
 	return opts, nil
+}
+
+// WrapStore returns h behind the *_store writer of location l, whose
+// gateway settings are g, or h when l does not store.
+func (c *Conf) WrapStore(l *server.Location, h http.Handler) http.Handler {
+	return c.shared.WrapStore(l, c.Pass.Scheme, h)
 }

@@ -18,6 +18,10 @@ type Gateway struct {
 	// Adjust, when set, changes the options the module needs changed
 	// (uwsgi passes the Status header that FastCGI hides).
 	Adjust func(*proxy.Options)
+	// TLS returns the TLS settings of location l (its *_ssl_*
+	// directives), for a *_pass with PassTLS; nil for a module whose
+	// protocol has no TLS form.
+	TLS func(l *server.Location) (proxy.TLSOptions, error)
 }
 
 // NewHandler builds the gateway of location l, and false when l has no
@@ -25,19 +29,24 @@ type Gateway struct {
 // adjust, when set, changes the proxy options last (the cache reports
 // failures through them).
 func (gw Gateway) NewHandler(l *server.Location, adjust func(*proxy.Options)) (*proxy.Handler, bool, error) {
-	pass := l
-	for gw.Conf(pass).Pass == nil && pass.IsImplicit() {
-		pass = pass.Parent()
-	}
-	pc := gw.Conf(pass)
+	pc := gw.passConf(l)
 	if pc.Pass == nil {
 		return nil, false, nil
 	}
 	g := *gw.Conf(l)
-	g.Pass, g.PassPos = pc.Pass, pc.PassPos
+	g.Pass, g.PassPos, g.PassTLS = pc.Pass, pc.PassPos, pc.PassTLS
 	opts, err := Options(l, &g, gw.Wire(l, &g))
 	if err != nil {
 		return nil, false, err
+	}
+	if g.PassTLS {
+		if gw.TLS == nil {
+			return nil, false, fmt.Errorf("%s_pass in %s: TLS is not supported", g.Pass.Scheme, g.PassPos)
+		}
+		if opts.TLS, err = gw.TLS(l); err != nil {
+			return nil, false, err
+		}
+		opts.WireTLS = true
 	}
 	if gw.Adjust != nil {
 		gw.Adjust(&opts)
@@ -59,5 +68,20 @@ func (gw Gateway) Content(l *server.Location) (http.Handler, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	return h, nil
+	// The store takes the level's *_store with the *_pass that serves it
+	// (an "if" block's may be its location's).
+	g := *gw.Conf(l)
+	if g.Pass == nil {
+		g.Pass = gw.passConf(l).Pass
+	}
+	return g.WrapStore(l, h), nil
+}
+
+// passConf returns the settings of the level whose *_pass serves l: its
+// own, or for an "if" block without one, its location's.
+func (gw Gateway) passConf(l *server.Location) *Conf {
+	for gw.Conf(l).Pass == nil && l.IsImplicit() {
+		l = l.Parent()
+	}
+	return gw.Conf(l)
 }

@@ -12,7 +12,6 @@ package proxymod
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
@@ -31,7 +30,7 @@ import (
 type mainConf struct {
 	upstreams map[string]*upstreamConf
 	order     []*upstreamConf
-	keyPairs  map[[2]*pemFile]*tls.Certificate // loaded once, shared by the locations inheriting them
+	keyPairs  map[keyPairID]*tls.Certificate // loaded once, shared by the locations inheriting them
 }
 
 type upstreamConf struct {
@@ -69,26 +68,22 @@ type locConf struct {
 	passHdr     []string
 	ownPassHdr  bool
 
-	// proxy_ssl_*; see tls.go.
-	sslVerify     core.Setting[flagAt]
-	sslTrusted    core.Setting[*x509.CertPool]
-	sslDepth      core.Setting[int]
-	sslServerName core.Setting[bool]
-	sslName       core.Setting[func(*http.Request) string]
-	sslProtocols  core.Setting[[2]uint16]
-	sslCert       core.Setting[*pemFile]
-	sslKey        core.Setting[*pemFile]
+	ssl TLSConf // proxy_ssl_*; see tls.go
 
 	// proxy_next_upstream*; see balance.go.
 	next        core.Setting[proxy.NextUpstream]
 	nextTries   core.Setting[int]
 	nextTimeout core.Setting[time.Duration]
+
+	// proxy_bind, proxy_socket_keepalive, proxy_limit_rate,
+	// proxy_force_ranges, proxy_store*; see shared.go.
+	shared SharedConf
 }
 
 var module = &core.Module{
 	Name: "proxy",
 	NewMain: func() any {
-		return &mainConf{upstreams: map[string]*upstreamConf{}, keyPairs: map[[2]*pemFile]*tls.Certificate{}}
+		return &mainConf{upstreams: map[string]*upstreamConf{}, keyPairs: map[keyPairID]*tls.Certificate{}}
 	},
 	NewLoc: func() any { return &locConf{} },
 	MergeLoc: func(p, c any) error {
@@ -108,19 +103,13 @@ var module = &core.Module{
 		child.send.Merge(parent.send)
 		child.buffering.Merge(parent.buffering)
 		child.redirect.Merge(parent.redirect)
-		child.sslVerify.Merge(parent.sslVerify)
-		child.sslTrusted.Merge(parent.sslTrusted)
-		child.sslDepth.Merge(parent.sslDepth)
-		child.sslServerName.Merge(parent.sslServerName)
-		child.sslName.Merge(parent.sslName)
-		child.sslProtocols.Merge(parent.sslProtocols)
-		child.sslCert.Merge(parent.sslCert)
-		child.sslKey.Merge(parent.sslKey)
+		child.ssl.Merge(&parent.ssl)
 		child.resolver.Merge(parent.resolver)
 		child.resolveTime.Merge(parent.resolveTime)
 		child.next.Merge(parent.next)
 		child.nextTries.Merge(parent.nextTries)
 		child.nextTimeout.Merge(parent.nextTimeout)
+		child.shared.Merge(&parent.shared)
 		return nil
 	},
 }
@@ -193,19 +182,10 @@ func init() {
 			lc.passHdr = append(lc.passHdr, c.Args[0])
 			return nil
 		}},
-		{Name: "proxy_ssl_verify", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setSSLVerify},
-		{Name: "proxy_ssl_trusted_certificate", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setSSLTrusted},
-		{Name: "proxy_ssl_verify_depth", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setSSLVerifyDepth},
-		{Name: "proxy_ssl_server_name", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
-			Set: flag(func(l *locConf) *core.Setting[bool] { return &l.sslServerName })},
-		{Name: "proxy_ssl_name", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setSSLName},
-		{Name: "proxy_ssl_protocols", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: core.Unlimited, Set: setSSLProtocols},
-		{Name: "proxy_ssl_certificate", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
-			Set: setPEMFile(func(l *locConf) *core.Setting[*pemFile] { return &l.sslCert })},
-		{Name: "proxy_ssl_certificate_key", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
-			Set: setPEMFile(func(l *locConf) *core.Setting[*pemFile] { return &l.sslKey })},
 	}
+	module.Directives = append(module.Directives, TLSDirectives("proxy", func(l *locConf) *TLSConf { return &l.ssl })...)
 	module.Directives = append(module.Directives, balanceDirectives()...)
+	module.Directives = append(module.Directives, SharedDirectives("proxy", func(l *locConf) *SharedConf { return &l.shared })...)
 	module.InitMain = initMain
 	module.Content = content
 	module.Close = func(cfg *core.Config) error {
@@ -218,7 +198,7 @@ func init() {
 	}
 	for _, n := range []string{"proxy_host", "proxy_port", "proxy_add_x_forwarded_for", "upstream_addr",
 		"upstream_status", "upstream_response_time", "upstream_connect_time", "upstream_header_time",
-		"upstream_response_length"} {
+		"upstream_response_length", "upstream_bytes_received", "upstream_bytes_sent"} {
 		vars.RegisterState(n)
 	}
 	core.Register(module)
@@ -460,10 +440,11 @@ func locationOptions(l *core.Location, pass proxy.Pass, withTLS bool) (proxy.Opt
 		Logger:              l.Logger(),
 	}
 	applyRequestOptions(l, &opts)
+	lc.shared.Apply(&opts)
 	// proxy_pass is allowed in locations only, which belong to a server.
 	mc := core.MainConf[*mainConf](l.Server().Config(), module)
 	if withTLS {
-		t, err := lc.tlsOptions(mc)
+		t, err := TLSOptions(l, &lc.ssl, "proxy")
 		if err != nil {
 			return proxy.Options{}, false, err
 		}

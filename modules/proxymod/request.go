@@ -3,7 +3,6 @@ package proxymod
 import (
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/proxy"
@@ -29,9 +28,6 @@ type reqConf struct {
 	cookieDomain cookieRules[proxy.CookieRule]
 	cookiePath   cookieRules[proxy.CookieRule]
 	cookieFlags  cookieRules[proxy.CookieFlags]
-
-	store       core.Setting[storeConf]
-	storeAccess core.Setting[os.FileMode]
 }
 
 var reqModule = &core.Module{
@@ -49,8 +45,6 @@ var reqModule = &core.Module{
 		child.cookieDomain.merge(parent.cookieDomain)
 		child.cookiePath.merge(parent.cookiePath)
 		child.cookieFlags.merge(parent.cookieFlags)
-		child.store.Merge(parent.store)
-		child.storeAccess.Merge(parent.storeAccess)
 		return nil
 	},
 }
@@ -108,7 +102,6 @@ func init() {
 		named("proxy_temp_file_write_size", tuning(1, 1)),
 	}
 	reqModule.Directives = append(reqModule.Directives, cookieDirectives()...)
-	reqModule.Directives = append(reqModule.Directives, storeDirectives()...)
 	core.Register(reqModule)
 }
 
@@ -124,7 +117,9 @@ func applyRequestOptions(l *core.Location, opts *proxy.Options) {
 		// of the location handles is replaced by that page.
 		intercept = func(_ *http.Request, status int) bool { return status >= 300 && l.HasErrorPage(status) }
 	}
-	opts.RequestBuffering, opts.Intercept = rc.buffering.V, intercept
+	// NGINX's default: the whole body is read before the upstream is
+	// contacted, so a slow client holds no upstream connection.
+	opts.RequestBuffering, opts.Intercept = rc.buffering.Or(true), intercept
 	// The upstream exchange runs to its end when the client leaves.
 	opts.IgnoreClientAbort = rc.ignoreAbort.V
 	opts.NoClientHeaders = rc.passHeaders.Set && !rc.passHeaders.V

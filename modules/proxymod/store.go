@@ -23,29 +23,6 @@ type storeConf struct {
 	path *vars.Template // nil with "on"
 }
 
-func storeDirectives() []core.Directive {
-	return []core.Directive{
-		{Name: "proxy_store", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
-			sc := storeConf{on: c.Args[0] != "off"}
-			if sc.on && c.Args[0] != "on" {
-				t, err := c.Template(c.Args[0])
-				if err != nil {
-					return err
-				}
-				sc.path = t
-			}
-			return core.Put(c, &c.Loc().(*reqConf).store, sc)
-		}},
-		{Name: "proxy_store_access", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 3, Set: func(c *core.Cmd) error {
-			mode, err := parseAccess(c)
-			if err != nil {
-				return err
-			}
-			return core.Put(c, &c.Loc().(*reqConf).storeAccess, mode)
-		}},
-	}
-}
-
 // parseAccess reads "user:rw group:r all:r" as NGINX does: the user
 // always has rw unless a user: word says otherwise.
 func parseAccess(c *core.Cmd) (os.FileMode, error) {
@@ -71,15 +48,16 @@ func parseAccess(c *core.Cmd) (os.FileMode, error) {
 // file's, with search permission wherever it may be read.
 func dirAccess(m os.FileMode) os.FileMode { return m | (m&0o444)>>2 }
 
-// wrapStore returns h behind a writer that saves each complete 200
-// response from the upstream to the location's proxy_store file, or h
+// wrapStore returns h behind the proxy_store writer of location l, or h
 // when the location does not store.
 func wrapStore(l *core.Location, h http.Handler) http.Handler {
-	rc := core.LocConf[*reqConf](l, reqModule)
-	if !rc.store.V.on {
-		return h
-	}
-	sc, access := rc.store.V, rc.storeAccess.Or(0o600)
+	return core.LocConf[*locConf](l, module).shared.WrapStore(l, "proxy", h)
+}
+
+// storeHandler returns h behind a writer that saves each complete 200
+// response from the upstream to the file that sc names, with the access
+// mode; name is the directive, for the error log.
+func storeHandler(l *core.Location, name string, sc storeConf, access os.FileMode, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodHead {
 			h.ServeHTTP(w, r)
@@ -101,7 +79,7 @@ func wrapStore(l *core.Location, h http.Handler) http.Handler {
 				target = l.RequestFilename(r, r.URL.Path)
 			}
 			if err := sw.keep(target, access); err != nil {
-				l.Logger().Error(fmt.Sprintf("proxy_store to %q failed: %v", target, err))
+				l.Logger().Error(fmt.Sprintf("%s to %q failed: %v", name, target, err))
 			}
 		}()
 		h.ServeHTTP(sw, r)

@@ -43,7 +43,9 @@ func flag(get func(*locConf) *server.Setting[bool]) func(c *server.Cmd) error {
 
 func init() {
 	module.Directives = []server.Directive{
-		{Name: "ssi", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+		// As NGINX, "ssi" alone of the module may appear inside "if" in
+		// a location.
+		{Name: "ssi", Context: server.CtxHTTPAll | server.CtxLocationIf, MinArgs: 1, MaxArgs: 1,
 			Set: flag(func(l *locConf) *server.Setting[bool] { return &l.enable })},
 		{Name: "ssi_silent_errors", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
 			Set: flag(func(l *locConf) *server.Setting[bool] { return &l.silentErrors })},

@@ -1,8 +1,10 @@
 // Package uwsgimod wires the uwsgi protocol (package uwsgi) to the server
 // as NGINX's ngx_http_uwsgi_module: uwsgi_pass to a server, an upstream
-// group or a Unix-domain socket, uwsgi_param, uwsgi_modifier1 and
-// uwsgi_modifier2, uwsgi_string, and the directives every gateway shares
-// (modules/gatewaymod). The location's content is a proxy.Handler
+// group or a Unix-domain socket, in the clear or over TLS
+// ("suwsgi://", configured by the uwsgi_ssl_* directives, which are the
+// proxy's proxy_ssl_* under another prefix: proxymod.TLSDirectives),
+// uwsgi_param, uwsgi_modifier1 and uwsgi_modifier2, uwsgi_string, and
+// the directives every gateway shares (modules/gatewaymod). The location's content is a proxy.Handler
 // speaking uwsgi (proxy.Options.Wire). It also ships Debian's
 // uwsgi_params for "include uwsgi_params;".
 package uwsgimod
@@ -13,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/modules/gatewaymod"
+	"github.com/mosaic-edge/mosaic/modules/proxymod"
 	"github.com/mosaic-edge/mosaic/proxy"
 	"github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/uwsgi"
@@ -24,6 +27,7 @@ type locConf struct {
 	modifier1, modifier2 server.Setting[int]
 	str                  server.Setting[string]
 	passBody             server.Setting[bool]
+	ssl                  proxymod.TLSConf // uwsgi_ssl_*, for suwsgi
 }
 
 var module = &server.Module{
@@ -36,6 +40,7 @@ var module = &server.Module{
 		child.modifier2.Merge(parent.modifier2)
 		child.str.Merge(parent.str)
 		child.passBody.Merge(parent.passBody)
+		child.ssl.Merge(&parent.ssl)
 		return nil
 	},
 }
@@ -65,6 +70,8 @@ func init() {
 			return server.PutFlag(c, &c.Loc().(*locConf).passBody)
 		}},
 	)
+	module.Directives = append(module.Directives,
+		proxymod.TLSDirectives("uwsgi", func(l *locConf) *proxymod.TLSConf { return &l.ssl })...)
 	module.Directives = slices.DeleteFunc(module.Directives, func(d server.Directive) bool {
 		return d.Name == "uwsgi_send_lowat" // FastCGI's; NGINX's uwsgi module has none
 	})
@@ -79,18 +86,22 @@ func init() {
 }
 
 // schemePrefix lets uwsgi_pass name its protocol, as NGINX's does:
-// "uwsgi://127.0.0.1:3031" is "127.0.0.1:3031". "suwsgi://", uwsgi over
-// TLS, is refused.
+// "uwsgi://127.0.0.1:3031" is "127.0.0.1:3031", and "suwsgi://" the same
+// spoken over TLS (the uwsgi_ssl_* directives configure it).
 func schemePrefix(set func(*server.Cmd) error) func(*server.Cmd) error {
 	return func(c *server.Cmd) error {
-		target := c.Args[0]
+		target, secure := c.Args[0], false
 		switch {
 		case len(target) > 8 && strings.EqualFold(target[:8], "uwsgi://"):
 			c.Args[0] = target[8:]
 		case len(target) > 9 && strings.EqualFold(target[:9], "suwsgi://"):
-			return c.Errorf("suwsgi (uwsgi over TLS) is not supported")
+			c.Args[0], secure = target[9:], true
 		}
-		return set(c)
+		if err := set(c); err != nil {
+			return err
+		}
+		c.Loc().(*locConf).gw.PassTLS = secure
+		return nil
 	}
 }
 
@@ -110,6 +121,9 @@ var gateway = gatewaymod.Gateway{
 	},
 	// NGINX's uwsgi module passes a Status header on; FastCGI's hides it.
 	Adjust: func(o *proxy.Options) { o.DefaultHide = uwsgi.HiddenHeaders },
+	TLS: func(l *server.Location) (proxy.TLSOptions, error) {
+		return proxymod.TLSOptions(l, &server.LocConf[*locConf](l, module).ssl, "uwsgi")
+	},
 }
 
 // NewHandler builds the uwsgi gateway of location l, and false when l has

@@ -194,7 +194,7 @@ func TestInterceptAndNextUpstream(t *testing.T) {
 
 func TestConfigErrors(t *testing.T) {
 	for _, c := range []struct{ conf, want string }{
-		{`location / { uwsgi_pass suwsgi://127.0.0.1:3031; }`, "suwsgi"},
+		{`location / { uwsgi_pass suwsgi://127.0.0.1:3031; uwsgi_ssl_verify on; }`, `no "uwsgi_ssl_trusted_certificate"`},
 		{`location / { uwsgi_pass 127.0.0.1:3031; uwsgi_pass 127.0.0.1:3032; }`, "duplicate"},
 		{`location / { uwsgi_modifier1 256; }`, "test.conf:1"},
 		{`location / { uwsgi_param A b c; }`, `invalid parameter "c"`},

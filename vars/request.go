@@ -1,0 +1,88 @@
+package vars
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Variables of a request's end and of what surrounds its body: whether
+// it completed, the file its body was saved in, the trailers sent and
+// received, and the kernel's view of the client's TCP connection.
+func init() {
+	Register("request_completion", func(_ *http.Request, st *State) string {
+		if st != nil && st.Complete {
+			return "OK"
+		}
+		return ""
+	})
+	Register("request_body_file", func(_ *http.Request, st *State) string {
+		if st == nil {
+			return ""
+		}
+		return st.RequestBodyFile
+	})
+	RegisterPrefix("sent_trailer_", func(name string) Getter {
+		return func(_ *http.Request, st *State) string {
+			if st == nil {
+				return ""
+			}
+			return sentTrailer(st.Header, name)
+		}
+	})
+	RegisterPrefix("upstream_trailer_", func(name string) Getter {
+		return func(_ *http.Request, st *State) string {
+			if st == nil {
+				return ""
+			}
+			return headerVar(st.UpstreamTrailer, name)
+		}
+	})
+	for i, n := range []string{"tcpinfo_rtt", "tcpinfo_rttvar", "tcpinfo_snd_cwnd", "tcpinfo_rcv_space"} {
+		Register(n, func(_ *http.Request, st *State) string {
+			if st == nil || st.Sock == nil {
+				return ""
+			}
+			v, ok := tcpInfo(st.Sock)
+			if !ok {
+				return ""
+			}
+			return strconv.FormatUint(uint64(v[i]), 10)
+		})
+	}
+}
+
+// sentTrailer is a trailer field of the response: one that a handler
+// set under http.TrailerPrefix, or one announced in the Trailer field
+// and set after the body.
+func sentTrailer(h http.Header, name string) string {
+	if h == nil {
+		return ""
+	}
+	if v := headerVar(trailerFields(h), name); v != "" {
+		return v
+	}
+	for _, t := range h["Trailer"] {
+		for _, k := range strings.Split(t, ",") {
+			if k = strings.TrimSpace(k); k != "" && varName(k) == name {
+				return headerVar(h, name)
+			}
+		}
+	}
+	return ""
+}
+
+// trailerFields returns the fields of h set under http.TrailerPrefix,
+// without it; nil when there are none (the usual case, unallocated).
+func trailerFields(h http.Header) http.Header {
+	var t http.Header
+	for k, v := range h {
+		if name, ok := strings.CutPrefix(k, http.TrailerPrefix); ok {
+			if t == nil {
+				t = http.Header{}
+			}
+			t[http.CanonicalHeaderKey(name)] = v
+		}
+	}
+	return t
+}
