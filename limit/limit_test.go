@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/mosaic-edge/mosaic/vars"
@@ -158,7 +159,9 @@ func TestPolicyStatusesAndDryRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Policy{Req: []ReqLimit{{Zone: z, Burst: 1, Delay: NoDelay}}, ReqStatus: 429}
+	var heard []string // what the Rejected hook heard
+	p := &Policy{Req: []ReqLimit{{Zone: z, Burst: 1, Delay: NoDelay}}, ReqStatus: 429,
+		Rejected: func(limit, zone string) { heard = append(heard, limit+" "+zone) }}
 	req := func() *http.Request {
 		r := httptest.NewRequest("GET", "/", nil)
 		r.Header.Set("K", "a")
@@ -176,9 +179,13 @@ func TestPolicyStatusesAndDryRun(t *testing.T) {
 	if c, s := statusOf(p, httptest.NewRequest("GET", "/", nil)); c != 200 || s != "" {
 		t.Fatalf("empty key: %d %q", c, s)
 	}
-	dry := &Policy{Req: p.Req, ReqDryRun: true}
+	dry := &Policy{Req: p.Req, ReqDryRun: true, Rejected: p.Rejected}
 	if c, s := statusOf(dry, req()); c != 200 || s != "REJECTED_DRY_RUN" {
 		t.Fatalf("dry run: %d %q", c, s)
+	}
+	// The hook hears of the refusal, with its zone, not of the dry run's.
+	if strings.Join(heard, ",") != "req z" {
+		t.Fatalf("Rejected heard %v, want [req z]", heard)
 	}
 	*now += 1000
 	delayDry := &Policy{Req: []ReqLimit{{Zone: z, Burst: 5}}, ReqDryRun: true}

@@ -66,6 +66,9 @@ type Policy struct {
 	Logger func(*http.Request) *slog.Logger
 	// Reject answers a refused request; nil means a plain text answer.
 	Reject func(w http.ResponseWriter, r *http.Request, code int)
+	// Rejected, when set, hears of each request a limit refuses (not of a
+	// dry run's): limit is "req" or "conn", zone the zone's name.
+	Rejected func(limit, zone string)
 }
 
 var reqStatusNames = [...]string{"PASSED", "DELAYED", "REJECTED", "DELAYED_DRY_RUN", "REJECTED_DRY_RUN"}
@@ -115,6 +118,12 @@ func (p *Policy) reject(w http.ResponseWriter, r *http.Request, code int) {
 		return
 	}
 	http.Error(w, http.StatusText(code), code)
+}
+
+func (p *Policy) rejected(limit, zone string) {
+	if p.Rejected != nil {
+		p.Rejected(limit, zone)
+	}
 }
 
 func setStatus(st *vars.State, name, v string) {
@@ -190,6 +199,7 @@ func (p *Policy) limitReq(w http.ResponseWriter, r *http.Request, st *vars.State
 			return true
 		}
 		setStatus(st, VarReqStatus, reqStatusNames[reqRejected])
+		p.rejected("req", lim.Zone.name)
 		p.reject(w, r, statusOr(p.ReqStatus))
 		return false
 	}
@@ -287,6 +297,7 @@ func (p *Policy) limitConn(w http.ResponseWriter, r *http.Request, st *vars.Stat
 				return func() {}, true
 			}
 			setStatus(st, VarConnStatus, "REJECTED")
+			p.rejected("conn", lim.Zone.name)
 			p.reject(w, r, statusOr(p.ConnStatus))
 			return nil, false
 		}

@@ -30,13 +30,20 @@ var ignored = map[string]bool{
 	"proxy_temp_path": true, "fastcgi_temp_path": true,
 	"uwsgi_temp_path": true, "scgi_temp_path": true,
 	"reset_timedout_connection": true, "aio": true, "directio": true,
-	// Go's key exchange is ECDHE: there is no DH group to set.
+	// Go's key exchange is ECDHE: there is no DH group to set (the
+	// notice says so, see ignoredWhy).
 	"ssl_dhparam": true,
 	// NGINX itself ignores it on Linux (SO_SNDLOWAT cannot be set there).
 	"proxy_send_lowat": true,
 	// Sizes of NGINX's memory pools and of its output batching: Go's
 	// allocator and mosaic's writers have no such knobs.
 	"connection_pool_size": true, "request_pool_size": true, "postpone_output": true,
+}
+
+// ignoredWhy gives the reason the notice of an ignored directive adds,
+// where the name alone does not tell it.
+var ignoredWhy = map[string]string{
+	"ssl_dhparam": "Go's TLS negotiates keys with ECDHE only and has no finite-field DH cipher suites to give the parameters to",
 }
 
 // IgnoredDirectives lists the accepted-and-ignored directives, sorted.
@@ -73,7 +80,11 @@ func (b *builder) walk(block []*conf.Directive, ctx Context, level *Location, st
 		entries := directivesFor(d.Name)
 		if len(entries) == 0 {
 			if ignored[d.Name] {
-				b.cfg.notices = append(b.cfg.notices, fmt.Sprintf("ignoring %q directive in %s", d.Name, d.Pos()))
+				msg := fmt.Sprintf("ignoring %q directive in %s", d.Name, d.Pos())
+				if why := ignoredWhy[d.Name]; why != "" {
+					msg += ": " + why
+				}
+				b.cfg.notices = append(b.cfg.notices, msg)
 				continue
 			}
 			return conf.Errorf(d, "unknown directive %q", d.Name)

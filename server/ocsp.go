@@ -75,6 +75,8 @@ type stapler struct {
 	fixed        bool // ssl_stapling_file: never fetched
 	ctx          context.Context
 	logf         func(string)
+	// clock, when set, replaces time.Now (tests move it on).
+	clock func() time.Time
 
 	mu       sync.Mutex
 	resp     []byte
@@ -83,15 +85,23 @@ type stapler struct {
 	fetching atomic.Bool
 }
 
+func (s *stapler) now() time.Time {
+	if s.clock != nil {
+		return s.clock()
+	}
+	return time.Now()
+}
+
 // get returns the staple to send, starting a fetch when one is due.
 func (s *stapler) get() []byte {
+	now := s.now()
 	s.mu.Lock()
-	resp, valid, due := s.resp, s.valid, !s.fixed && !time.Now().Before(s.refresh)
+	resp, valid, due := s.resp, s.valid, !s.fixed && !now.Before(s.refresh)
 	s.mu.Unlock()
 	if due && s.fetching.CompareAndSwap(false, true) {
 		go s.fetch()
 	}
-	if resp == nil || (!s.fixed && time.Now().After(valid)) {
+	if resp == nil || (!s.fixed && now.After(valid)) {
 		return nil
 	}
 	return resp
@@ -103,7 +113,7 @@ var ocspTimeout = 30 * time.Second
 func (s *stapler) fetch() {
 	defer s.fetching.Store(false)
 	resp, next, err := s.query()
-	now := time.Now()
+	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
@@ -118,8 +128,13 @@ func (s *stapler) fetch() {
 		valid = now.AddDate(100, 0, 0) // good until replaced, as NGINX keeps it
 	}
 	s.resp, s.valid = resp, valid
-	// Five minutes before it expires, at the latest in an hour, at the
-	// soonest in five minutes.
+	s.refresh = refreshAt(now, valid)
+}
+
+// refreshAt is when a response fetched at now and good until valid is
+// fetched again, by NGINX's rule: five minutes before it expires, at the
+// latest in an hour, at the soonest in five minutes.
+func refreshAt(now, valid time.Time) time.Time {
 	refresh := valid.Add(-5 * time.Minute)
 	if hour := now.Add(time.Hour); refresh.After(hour) {
 		refresh = hour
@@ -127,7 +142,7 @@ func (s *stapler) fetch() {
 	if soon := now.Add(5 * time.Minute); refresh.Before(soon) {
 		refresh = soon
 	}
-	s.refresh = refresh
+	return refresh
 }
 
 func (s *stapler) query() ([]byte, time.Time, error) {
@@ -135,7 +150,7 @@ func (s *stapler) query() ([]byte, time.Time, error) {
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	if err := r.check(s.leaf, s.issuer, s.verify, time.Now()); err != nil {
+	if err := r.check(s.leaf, s.issuer, s.verify, s.now()); err != nil {
 		return nil, time.Time{}, err
 	}
 	return body, r.nextUpdate, nil

@@ -101,8 +101,8 @@ func (m *Metrics) Fragment(ok bool) {
 }
 
 // Limited counts a request that a limit rejected: limit names the kind
-// ("req", "conn"), zone the zone. A limit module calls it, or the server
-// derives it from the module's variables.
+// ("req", "conn"), zone the zone. The limit module calls it as it
+// refuses a request.
 func (m *Metrics) Limited(limit, zone string) {
 	m.mu.Lock()
 	m.limited[[2]string{limit, zone}]++

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
 	"crypto/tls"
 	"fmt"
 	"io"
@@ -105,10 +104,11 @@ func TestStubStatusThroughBinary(t *testing.T) {
 }
 
 // TestMetricsThroughBinary: the metrics endpoint counts responses by
-// server and status, bytes, upstream times, cache statuses and
-// compressed bytes.
+// server and status, bytes, upstream times, cache statuses, compressed
+// bytes per coding (gzip, br, zstd) and limit rejections by zone.
 func TestMetricsThroughBinary(t *testing.T) {
 	origin := newUpOrigin(t, "origin", "")
+	held := newUpOrigin(t, "held", "hold")
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "www", "page.html"), strings.Repeat("<p>compress me</p>", 200))
 	writeFile(t, filepath.Join(dir, "www", "limited"), "x")
@@ -117,19 +117,23 @@ func TestMetricsThroughBinary(t *testing.T) {
 	startMosaic(t, dir, fmt.Sprintf(`http {
 		proxy_cache_path %[1]s/cache keys_zone=c:1m;
 		limit_req_zone $binary_remote_addr zone=one:1m rate=1r/m;
+		limit_conn_zone $binary_remote_addr zone=conns:1m;
 		server {
 			listen 127.0.0.1:{port};
 			server_name site;
 			root %[1]s/www;
 			gzip on; gzip_types text/html;
+			brotli on; brotli_types text/html;
+			zstd on; zstd_types text/html;
 			location /app/ { proxy_pass http://%[2]s; proxy_cache c; proxy_cache_valid 200 1m; }
 			location = /metrics { metrics; }
 			location = /teapot { return 418; }
 			location /esi/ { esi on; }
 			location = /frag { return 200 "f"; }
 			location = /limited { limit_req zone=one; }
+			location = /held { limit_conn conns 1; limit_conn_status 429; proxy_pass http://%[3]s; }
 		}
-	}`, dir, origin.addr()), port)
+	}`, dir, origin.addr(), held.addr()), port)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	for range 2 {
 		getBody(t, base+"/app/x")
@@ -138,25 +142,52 @@ func TestMetricsThroughBinary(t *testing.T) {
 	getBody(t, base+"/esi/p.html")
 	getBody(t, base+"/limited")
 	getBody(t, base+"/limited")
-	req, _ := http.NewRequest("GET", base+"/page.html", nil)
-	req.Header.Set("Accept-Encoding", "gzip")
-	resp, err := (&http.Transport{DisableCompression: true}).RoundTrip(req)
-	if err != nil {
-		t.Fatal(err)
+	// One request holds the connection limit; the next is refused.
+	heldDone := make(chan int, 1)
+	go func() {
+		resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(base + "/held")
+		if err != nil {
+			heldDone <- 0
+			return
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		heldDone <- resp.StatusCode
+	}()
+	select {
+	case <-held.arrived:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the held request never reached its origin")
 	}
-	zr, err := gzip.NewReader(resp.Body)
-	if err != nil {
-		t.Fatalf("page not gzipped: %v", err)
+	if code, _ := getBody(t, base+"/held"); code != 429 {
+		t.Errorf("second request to /held: %d, want 429", code)
 	}
-	io.ReadAll(zr)
-	resp.Body.Close()
+	close(held.hold)
+	if code := <-heldDone; code != 200 {
+		t.Errorf("held request: %d", code)
+	}
+	for _, coding := range []string{"gzip", "br", "zstd"} {
+		req, _ := http.NewRequest("GET", base+"/page.html", nil)
+		req.Header.Set("Accept-Encoding", coding)
+		resp, err := (&http.Transport{DisableCompression: true}).RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got := resp.Header.Get("Content-Encoding"); got != coding {
+			t.Fatalf("page asked in %s came in %q", coding, got)
+		}
+	}
 
 	_, m := getBody(t, base+"/metrics")
 	for _, want := range []string{
-		`mosaic_http_responses_total{server="site",code="200"} 5`,
+		`mosaic_http_responses_total{server="site",code="200"} 8`,
 		`mosaic_esi_fragments_total{result="ok"} 1`,
 		`mosaic_http_responses_total{server="site",code="503"} 1`,
-		`mosaic_limit_rejected_total{limit="req",zone=""} 1`,
+		`mosaic_limit_rejected_total{limit="req",zone="one"} 1`,
+		`mosaic_limit_rejected_total{limit="conn",zone="conns"} 1`,
+		`mosaic_http_responses_total{server="site",code="429"} 1`,
 		`mosaic_esi_fragments_total{result="error"} 1`,
 		`mosaic_http_responses_total{server="site",code="418"} 1`,
 		`mosaic_upstream_response_seconds_count{upstream="` + origin.addr() + `"} 1`,
@@ -172,17 +203,23 @@ func TestMetricsThroughBinary(t *testing.T) {
 	if !regexp.MustCompile(`mosaic_http_sent_bytes_total\{server="site"\} [0-9]{3,}`).MatchString(m) {
 		t.Errorf("no bytes counted:\n%s", m)
 	}
-	// The page (3,600 bytes) and the ESI page were gzipped; the input is
-	// derived from $gzip_ratio, rounded to two decimals.
-	var in, out int
-	if mm := regexp.MustCompile(`mosaic_compression_input_bytes_total\{coding="gzip"\} ([0-9]+)\n`).FindStringSubmatch(m); mm != nil {
-		fmt.Sscan(mm[1], &in)
-	}
-	if mm := regexp.MustCompile(`mosaic_compression_output_bytes_total\{coding="gzip"\} ([0-9]+)\n`).FindStringSubmatch(m); mm != nil {
-		fmt.Sscan(mm[1], &out)
-	}
-	if in < 3600 || in > 4000 || out == 0 || out > in/5 {
-		t.Errorf("compressed bytes: %d in, %d out:\n%s", in, out, m)
+	// The page (3,600 bytes) went once in each coding, and the ESI page
+	// was gzipped too; the input is derived from $gzip_ratio (and
+	// $brotli_ratio, $zstd_ratio), rounded to two decimals.
+	for _, c := range []struct {
+		coding  string
+		min, mx int
+	}{{"gzip", 3600, 4000}, {"br", 3400, 3800}, {"zstd", 3400, 3800}} {
+		var in, out int
+		if mm := regexp.MustCompile(`mosaic_compression_input_bytes_total\{coding="` + c.coding + `"\} ([0-9]+)\n`).FindStringSubmatch(m); mm != nil {
+			fmt.Sscan(mm[1], &in)
+		}
+		if mm := regexp.MustCompile(`mosaic_compression_output_bytes_total\{coding="` + c.coding + `"\} ([0-9]+)\n`).FindStringSubmatch(m); mm != nil {
+			fmt.Sscan(mm[1], &out)
+		}
+		if in < c.min || in > c.mx || out == 0 || out > in/5 {
+			t.Errorf("%s: compressed bytes: %d in, %d out:\n%s", c.coding, in, out, m)
+		}
 	}
 }
 

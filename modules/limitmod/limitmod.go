@@ -13,6 +13,7 @@ import (
 	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/internal/shared"
 	"github.com/mosaic-edge/mosaic/limit"
+	"github.com/mosaic-edge/mosaic/modules/statusmod"
 	"github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -339,6 +340,7 @@ func preaccess(l *server.Location, next http.Handler) (http.Handler, error) {
 		ConnLogLevel: lc.connLevel.Or(slog.LevelError),
 		Logger:       func(*http.Request) *slog.Logger { return l.Logger() },
 		Reject:       server.Error,
+		Rejected:     statusmod.LimitRejected,
 	}
 	for _, r := range lc.req {
 		ref := r.(*reqRef)

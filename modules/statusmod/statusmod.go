@@ -2,16 +2,16 @@
 // stub_status directive and its $connections_* variables, and mosaic's
 // metrics directive, a Prometheus endpoint. Its filter feeds the metrics
 // as each client request ends, from what the request's variables say
-// (status, bytes sent, upstream time, cache status, compression ratio,
-// limit status); it is in the chain only when some location of the
-// configuration serves metrics.
+// (status, bytes sent, upstream time, cache status, compression ratio);
+// it is in the chain only when some location of the configuration serves
+// metrics. The limit module reports its rejections itself, with their
+// zones (LimitRejected).
 package statusmod
 
 import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/server"
@@ -26,15 +26,9 @@ var collected = status.NewMetrics()
 // something of its own (see LimitRejected).
 func Collector() *status.Metrics { return collected }
 
-// limitHooked says a limit module reports its rejections itself, with
-// their zones, through LimitRejected: the filter then stops deriving
-// them from $limit_req_status and $limit_conn_status.
-var limitHooked atomic.Bool
-
 // LimitRejected counts a request that a limit rejected (limit "req" or
-// "conn", and its zone): the hook for the limit module.
+// "conn", and its zone): the limit module calls it as it refuses one.
 func LimitRejected(limit, zone string) {
-	limitHooked.Store(true)
 	collected.Limited(limit, zone)
 }
 
@@ -159,13 +153,6 @@ func wrap(l *server.Location, next http.Handler) (http.Handler, error) {
 			}
 		}
 		collected.Observe(q)
-		if !limitHooked.Load() {
-			for _, lim := range [...]string{"req", "conn"} {
-				if v, _ := st.Get("limit_" + lim + "_status"); v == "REJECTED" {
-					collected.Limited(lim, "")
-				}
-			}
-		}
 	}), nil
 }
 
