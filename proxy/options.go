@@ -81,6 +81,11 @@ type Options struct {
 	// RedirectOff is "proxy_redirect off": Location and Refresh headers
 	// pass unchanged.
 	RedirectOff bool
+	// Redirects are the proxy_redirect lines, tried in order on each
+	// Location and on the url= of each Refresh: the first that applies
+	// rewrites the value. Empty (and RedirectOff unset): the default line
+	// alone, as NGINX adds it to a location with proxy_pass.
+	Redirects []Redirect
 	// AbsoluteRedirect, when set, is applied to a Location that
 	// proxy_redirect rewrote into a path ("/..."), as NGINX's header
 	// filter makes such a Location absolute (absolute_redirect); one
@@ -220,7 +225,7 @@ type Handler struct {
 	bodyTemp     func() (*os.File, error)
 	bufferingOff bool
 	relayPool    *sync.Pool
-	redirect     bool
+	redirects    []Redirect // nil: Location and Refresh pass unchanged
 	redirectFrom string
 	redirectTo   string
 	absRedirect  func(*http.Request, string) string
@@ -286,7 +291,6 @@ func New(opts Options) (*Handler, error) {
 		nextTries:      opts.NextUpstreamTries,
 		nextTimeout:    opts.NextUpstreamTimeout,
 		bufferingOff:   opts.BufferingOff,
-		redirect:       !opts.RedirectOff,
 		errorResponse:  opts.ErrorResponse,
 		onFailure:      opts.OnFailure,
 		log:            opts.Logger,
@@ -307,7 +311,12 @@ func New(opts Options) (*Handler, error) {
 	if h.wire != nil {
 		// The gateway's protocol frames the request; none of HTTP's
 		// request line, headers or redirect rewriting applies.
-		opts.HTTPVersion, opts.SetHeaders, h.redirect = "", nil, false
+		opts.HTTPVersion, opts.SetHeaders = "", nil
+	} else if !opts.RedirectOff {
+		h.redirects = opts.Redirects
+		if len(h.redirects) == 0 {
+			h.redirects = defaultRedirect
+		}
 	}
 	if h.next == 0 {
 		h.next = DefaultNextUpstream

@@ -18,7 +18,7 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, relayBufferSize); re
 
 // copyHeader passes the upstream's response header to the client's,
 // leaving out hidden headers and hop-by-hop ones (but the Upgrade and
-// Connection of a 101), and rewriting redirects.
+// Connection of a 101).
 func (h *Handler) copyHeader(dst, src http.Header, switching bool) {
 	connection := src["Connection"]
 	for k, vv := range src {
@@ -31,9 +31,6 @@ func (h *Handler) copyHeader(dst, src http.Header, switching bool) {
 			}
 		} else if isHopByHop(k) || header.HasToken(connection, k) {
 			continue
-		}
-		if h.redirect && (k == "Location" || k == "Refresh") {
-			vv = h.rewriteRedirects(k, vv)
 		}
 		dst[k] = vv
 	}
@@ -52,32 +49,105 @@ func isHopByHop(k string) bool {
 	return false
 }
 
-// rewriteRedirects applies "proxy_redirect default": a Location, or the
-// url= of a Refresh, that starts with the proxy_pass target gets the
-// location prefix in its place.
-func (h *Handler) rewriteRedirects(name string, vv []string) []string {
-	var out []string
+// rewriteRedirects applies the proxy_redirect lines to the Location
+// fields and to the url= of the Refresh fields of hdr, as NGINX does: the
+// first line that applies to a value rewrites it. A single Location that
+// a line rewrote into a path is made absolute (absolute_redirect); one
+// the upstream sent as a path, and no line changed, is left alone.
+func (x *exchange) rewriteRedirects(hdr http.Header) {
+	h := x.h
+	if vv := hdr["Location"]; vv != nil {
+		out, rewritten := h.rewriteValues(x.r, vv, false)
+		if f := h.absRedirect; f != nil && rewritten && len(out) == 1 && strings.HasPrefix(out[0], "/") {
+			out[0] = f(x.r, out[0])
+		}
+		hdr["Location"] = out
+	}
+	if vv := hdr["Refresh"]; vv != nil {
+		hdr["Refresh"], _ = h.rewriteValues(x.r, vv, true)
+	}
+}
+
+// rewriteValues rewrites each value (from its url=, for a Refresh) by the
+// first line that applies. It copies vv before changing it (vv is the
+// upstream's) and reports whether any line applied.
+func (h *Handler) rewriteValues(r *http.Request, vv []string, refresh bool) ([]string, bool) {
+	out, rewritten := vv, false
 	for i, v := range vv {
 		prefix := 0
-		if name == "Refresh" {
-			j := strings.Index(strings.ToLower(v), "url=")
+		if refresh {
+			j := indexFold(v, "url=")
 			if j < 0 {
 				continue
 			}
 			prefix = j + len("url=")
 		}
-		if !strings.HasPrefix(v[prefix:], h.redirectFrom) {
+		nv, ok := h.rewriteRedirect(r, v[prefix:])
+		if !ok {
 			continue
 		}
-		if out == nil {
-			out = slices.Clone(vv)
+		if !rewritten {
+			out, rewritten = slices.Clone(vv), true
 		}
-		out[i] = v[:prefix] + h.redirectTo + v[prefix+len(h.redirectFrom):]
+		out[i] = v[:prefix] + nv
 	}
-	if out == nil {
-		return vv
+	return out, rewritten
+}
+
+// rewriteRedirect returns value as the first line that applies to it
+// rewrites it.
+func (h *Handler) rewriteRedirect(r *http.Request, value string) (string, bool) {
+	for _, rd := range h.redirects {
+		if !rd.Default {
+			if nv, ok := rd.Rewrite(r, value); ok {
+				return nv, true
+			}
+			continue
+		}
+		if h.redirectFrom != "" && strings.HasPrefix(value, h.redirectFrom) {
+			return h.redirectTo + value[len(h.redirectFrom):], true
+		}
 	}
-	return out
+	return "", false
+}
+
+// indexFold is the index of the first instance of the lower-case ASCII
+// sub in s, ignoring ASCII case, or -1.
+func indexFold(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
+}
+
+// Redirect is one proxy_redirect line.
+type Redirect struct {
+	// Default is "proxy_redirect default": a value that starts with the
+	// proxy_pass target has it replaced by the location prefix ("/" when
+	// proxy_pass has no URI part).
+	Default bool
+	// Rewrite, for any other line, returns the rewritten value and true
+	// when the line applies to value.
+	Rewrite func(r *http.Request, value string) (string, bool)
+}
+
+// defaultRedirect is the line NGINX gives a location with proxy_pass and
+// no proxy_redirect.
+var defaultRedirect = []Redirect{{Default: true}}
+
+// RedirectPrefix is a proxy_redirect line of two values (variables
+// allowed): a Location or Refresh URL that starts with pattern (compared
+// with case) has that start replaced by replacement.
+func RedirectPrefix(pattern, replacement func(*http.Request) string) Redirect {
+	return Redirect{Rewrite: func(r *http.Request, v string) (string, bool) {
+		p := pattern(r)
+		if !strings.HasPrefix(v, p) {
+			return "", false
+		}
+		return replacement(r) + v[len(p):], true
+	}}
 }
 
 // relayed is what relay did with the upstream's body.
@@ -149,14 +219,10 @@ func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush
 // ForceRanges answers what cuts it out of the body.
 func (x *exchange) commit(resp *http.Response) io.Writer {
 	x.h.copyHeader(x.w.Header(), resp.Header, false)
-	x.h.rewriteCookies(x.r, x.w.Header())
-	if f := x.h.absRedirect; f != nil && x.h.redirect {
-		h := x.w.Header()
-		if loc, orig := h["Location"], resp.Header["Location"]; len(loc) == 1 && len(orig) == 1 &&
-			loc[0] != orig[0] && strings.HasPrefix(loc[0], "/") {
-			h["Location"] = []string{f(x.r, loc[0])}
-		}
+	if x.h.redirects != nil {
+		x.rewriteRedirects(x.w.Header())
 	}
+	x.h.rewriteCookies(x.r, x.w.Header())
 	// Published before the header goes out: the server's error_page
 	// leaves an upstream's answer alone (NGINX's proxy_intercept_errors
 	// off) by seeing $upstream_status when the status is written. finish

@@ -10,17 +10,17 @@ import (
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
-// cookieRules are one level's lines of proxy_cookie_domain,
+// ruleList is one level's lines of proxy_redirect, proxy_cookie_domain,
 // proxy_cookie_path or proxy_cookie_flags. As in NGINX, a level without
 // any inherits its parent's; "off" keeps a level from inheriting, and
 // may not share the level with rules.
-type cookieRules[T any] struct {
+type ruleList[T any] struct {
 	rules []T
 	off   bool
 	set   bool
 }
 
-func (c *cookieRules[T]) merge(parent cookieRules[T]) {
+func (c *ruleList[T]) merge(parent ruleList[T]) {
 	if !c.set {
 		*c = parent
 	}
@@ -28,14 +28,11 @@ func (c *cookieRules[T]) merge(parent cookieRules[T]) {
 
 // add records a line: "off", or a rule that parse builds from the
 // arguments.
-func (c *cookieRules[T]) add(cmd *core.Cmd, parse func() (T, error)) error {
+func (c *ruleList[T]) add(cmd *core.Cmd, parse func() (T, error)) error {
 	if c.off {
 		return cmd.Duplicate()
 	}
-	if len(cmd.Args) == 1 {
-		if cmd.Args[0] != "off" {
-			return cmd.Errorf("invalid parameter %q", cmd.Args[0])
-		}
+	if len(cmd.Args) == 1 && cmd.Args[0] == "off" {
 		if c.set {
 			return cmd.Duplicate()
 		}
@@ -48,6 +45,18 @@ func (c *cookieRules[T]) add(cmd *core.Cmd, parse func() (T, error)) error {
 	}
 	c.rules, c.set = append(c.rules, r), true
 	return nil
+}
+
+// pairOnly refuses a line of one argument other than "off", for the
+// directives whose rules take two or more.
+func pairOnly[T any](c *core.Cmd, parse func(*core.Cmd) (T, error)) func() (T, error) {
+	return func() (T, error) {
+		if len(c.Args) == 1 {
+			var zero T
+			return zero, c.Errorf("invalid parameter %q", c.Args[0])
+		}
+		return parse(c)
+	}
 }
 
 // matcher is the first argument of a cookie line: "~regex" ("~*regex"
@@ -85,6 +94,11 @@ func (m matcher) match(r *http.Request, s string) bool {
 	}
 	return true
 }
+
+// domainRule and pathRule build proxy_cookie_domain and
+// proxy_cookie_path lines.
+func domainRule(c *core.Cmd) (proxy.CookieRule, error) { return valueRule(c, true) }
+func pathRule(c *core.Cmd) (proxy.CookieRule, error)   { return valueRule(c, false) }
 
 // valueRule builds a proxy_cookie_domain or proxy_cookie_path line.
 func valueRule(c *core.Cmd, domain bool) (proxy.CookieRule, error) {
@@ -151,13 +165,13 @@ func flagsRule(c *core.Cmd) (proxy.CookieFlags, error) {
 func cookieDirectives() []core.Directive {
 	return []core.Directive{
 		{Name: "proxy_cookie_domain", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 2, Set: func(c *core.Cmd) error {
-			return c.Loc().(*reqConf).cookieDomain.add(c, func() (proxy.CookieRule, error) { return valueRule(c, true) })
+			return c.Loc().(*reqConf).cookieDomain.add(c, pairOnly(c, domainRule))
 		}},
 		{Name: "proxy_cookie_path", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 2, Set: func(c *core.Cmd) error {
-			return c.Loc().(*reqConf).cookiePath.add(c, func() (proxy.CookieRule, error) { return valueRule(c, false) })
+			return c.Loc().(*reqConf).cookiePath.add(c, pairOnly(c, pathRule))
 		}},
 		{Name: "proxy_cookie_flags", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 4, Set: func(c *core.Cmd) error {
-			return c.Loc().(*reqConf).cookieFlags.add(c, func() (proxy.CookieFlags, error) { return flagsRule(c) })
+			return c.Loc().(*reqConf).cookieFlags.add(c, pairOnly(c, flagsRule))
 		}},
 	}
 }

@@ -55,7 +55,9 @@ func newDynamicPass(l *core.Location, pc *locConf) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	base.RedirectOff = true
+	// Only explicit proxy_redirect lines apply: NGINX gives a proxy_pass
+	// with variables no default line, and refuses an explicit one.
+	base.RedirectOff = base.RedirectOff || len(base.Redirects) == 0
 	lc := core.LocConf[*locConf](l, module)
 	return &dynamicPass{
 		target:    pc.passVar,

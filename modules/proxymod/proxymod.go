@@ -62,7 +62,7 @@ type locConf struct {
 	read        core.Setting[time.Duration]
 	send        core.Setting[time.Duration]
 	buffering   core.Setting[bool]
-	redirect    core.Setting[bool]
+	redirects   ruleList[proxy.Redirect] // proxy_redirect; see redirect.go
 	hide        []string
 	ownHide     bool
 	passHdr     []string
@@ -102,7 +102,7 @@ var module = &core.Module{
 		child.read.Merge(parent.read)
 		child.send.Merge(parent.send)
 		child.buffering.Merge(parent.buffering)
-		child.redirect.Merge(parent.redirect)
+		child.redirects.merge(parent.redirects)
 		child.ssl.Merge(&parent.ssl)
 		child.resolver.Merge(parent.resolver)
 		child.resolveTime.Merge(parent.resolveTime)
@@ -155,17 +155,7 @@ func init() {
 			Set: timeout(func(l *locConf) *core.Setting[time.Duration] { return &l.send })},
 		{Name: "proxy_buffering", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
 			Set: flag(func(l *locConf) *core.Setting[bool] { return &l.buffering })},
-		{Name: "proxy_redirect", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
-			switch c.Args[0] {
-			case "default":
-				c.Loc().(*locConf).redirect.Put(true)
-			case "off":
-				c.Loc().(*locConf).redirect.Put(false)
-			default:
-				return c.Errorf("proxy_redirect supports \"default\" and \"off\"; %q is not supported", c.Args[0])
-			}
-			return nil
-		}},
+		{Name: "proxy_redirect", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 2, Set: setRedirect},
 		{Name: "proxy_hide_header", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
 			lc := c.Loc().(*locConf)
 			if !lc.ownHide {
@@ -427,7 +417,8 @@ func locationOptions(l *core.Location, pass proxy.Pass, withTLS bool) (proxy.Opt
 		BodyBufferSize: bodyBuf,
 		BodyTempFile:   bodyTemp,
 		BufferingOff:   !lc.buffering.Or(true),
-		RedirectOff:    !lc.redirect.Or(true),
+		RedirectOff:    lc.redirects.off,
+		Redirects:      lc.redirects.rules,
 		// A Location that proxy_redirect rewrote into a path becomes
 		// absolute as the core's absolute_redirect says.
 		AbsoluteRedirect:    core.AbsoluteRedirect,

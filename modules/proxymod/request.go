@@ -25,9 +25,9 @@ type reqConf struct {
 	intercept   core.Setting[bool]
 	ignoreAbort core.Setting[bool]
 
-	cookieDomain cookieRules[proxy.CookieRule]
-	cookiePath   cookieRules[proxy.CookieRule]
-	cookieFlags  cookieRules[proxy.CookieFlags]
+	cookieDomain ruleList[proxy.CookieRule]
+	cookiePath   ruleList[proxy.CookieRule]
+	cookieFlags  ruleList[proxy.CookieFlags]
 }
 
 var reqModule = &core.Module{

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// redirectOrigin answers every request with a 302 whose Location (and, on
+// ?refresh=, whose Refresh url=) is the query's "to", with "{self}"
+// standing for the origin's own address.
+func redirectOrigin(t *testing.T) string {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	self := ln.Addr().String()
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		to := strings.ReplaceAll(r.URL.Query().Get("to"), "{self}", self)
+		if r.URL.Query().Has("refresh") {
+			w.Header().Set("Refresh", "3; URL="+to)
+		} else {
+			w.Header().Set("Location", to)
+		}
+		w.WriteHeader(http.StatusFound)
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return self
+}
+
+func redirectHTTP(origin string) string {
+	return fmt.Sprintf(`
+		server {
+			listen 127.0.0.1:{port};
+			location /implicit/ { proxy_pass http://%[1]s/up/; }
+			location /noURI/    { proxy_pass http://%[1]s; }
+			location /outer/    {
+				proxy_redirect http://%[1]s/srv/ /from-outer/;
+				location /outer/inherit/ { proxy_pass http://%[1]s/up/; }
+			}
+			location /prefix/   { proxy_pass http://%[1]s/up/; proxy_redirect http://%[1]s/up/ /new/; }
+			location /case/     { proxy_pass http://%[1]s/up/; proxy_redirect HTTP://%[1]s/up/ /new/; }
+			location /order/    {
+				proxy_pass http://%[1]s/up/;
+				proxy_redirect http://a.test/ /a/;
+				proxy_redirect default;
+				proxy_redirect ~^http://(\w+)\.test/(.*)$ https://$1.example/$2;
+				proxy_redirect ~*^HTTP://B\.test/ /never/;
+			}
+			location /ci/       { proxy_pass http://%[1]s/up/; proxy_redirect ~*^HTTP://([^/]+)/UP/(.*)$ /ci/$2?host=$1; }
+			location /vars/     { proxy_pass http://%[1]s/up/; proxy_redirect http://$arg_h/ /vars-$arg_v/; }
+			location /off/      { proxy_pass http://%[1]s/up/; proxy_redirect off; }
+			location /relative/ { proxy_pass http://%[1]s/up/; proxy_redirect /up/ /rel/; }
+		}`, origin)
+}
+
+// redirectCases: a path with its query ("to" is the upstream's target),
+// and the Location (or Refresh) the client must get; {proxy} is the
+// server's own address, {self} the origin's.
+var redirectCases = []struct{ path, want string }{
+	{"/implicit/x?to=http://{self}/up/a?b=1", "http://{proxy}/implicit/a?b=1"},
+	{"/implicit/x?to=/up/a", "/up/a"},
+	{"/noURI/x?to=http://{self}/q", "http://{proxy}/q"},
+	// A level with its own lines has no default line.
+	{"/outer/inherit/x?to=http://{self}/srv/a", "http://{proxy}/from-outer/a"},
+	{"/outer/inherit/x?to=http://{self}/up/a", "http://{self}/up/a"},
+	{"/prefix/x?to=http://{self}/up/deep/er", "http://{proxy}/new/deep/er"},
+	{"/case/x?to=http://{self}/up/a", "http://{self}/up/a"},
+	{"/order/x?to=http://a.test/b", "http://{proxy}/a/b"},
+	{"/order/x?to=http://{self}/up/c", "http://{proxy}/order/c"},
+	{"/order/x?to=http://zz.test/d/e", "https://zz.example/d/e"},
+	{"/order/x?to=http://B.TEST/f", "http://{proxy}/never/"},
+	{"/ci/x?to=http://{self}/up/g", "http://{proxy}/ci/g?host={self}"},
+	{"/vars/x?h=other.example&v=7&to=http://other.example/h", "http://{proxy}/vars-7/h"},
+	{"/vars/x?h=else.example&v=7&to=http://other.example/h", "http://other.example/h"},
+	{"/off/x?to=http://{self}/up/a", "http://{self}/up/a"},
+	{"/relative/x?to=/up/z", "http://{proxy}/rel/z"},
+	{"/prefix/x?refresh=1&to=http://{self}/up/r", "3; URL=/new/r"},
+	{"/order/x?refresh=1&to=http://zz.test/s", "3; URL=https://zz.example/s"},
+}
+
+func checkRedirects(t *testing.T, who string, port int, origin string) {
+	t.Helper()
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	proxyAddr := fmt.Sprintf("127.0.0.1:%d", port)
+	for _, c := range redirectCases {
+		resp, err := noFollow.Get("http://" + proxyAddr + strings.ReplaceAll(c.path, "{self}", origin))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		got := resp.Header.Get("Location")
+		if strings.Contains(c.path, "refresh=") {
+			got = resp.Header.Get("Refresh")
+		}
+		want := strings.NewReplacer("{self}", origin, "{proxy}", proxyAddr).Replace(c.want)
+		if got != want {
+			t.Errorf("%s: %s: got %q, want %q", who, c.path, got, want)
+		}
+	}
+}
+
+func TestProxyRedirectMatchesNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := redirectOrigin(t)
+	port := freePort(t)
+	startNGINX(t, t.TempDir(), strings.ReplaceAll(redirectHTTP(origin), "{port}", fmt.Sprint(port)), port)
+	checkRedirects(t, "nginx", port, origin)
+}
+
+func TestProxyRedirectThroughBinary(t *testing.T) {
+	origin := redirectOrigin(t)
+	port := freePort(t)
+	startMosaic(t, t.TempDir(), "http {"+redirectHTTP(origin)+"}", port)
+	checkRedirects(t, "mosaic", port, origin)
+}
+
+// TestProxyRedirectConfigErrors checks the lines NGINX refuses, with its
+// messages.
+func TestProxyRedirectConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ loc, want string }{
+		{"proxy_redirect default; proxy_pass http://127.0.0.1:1/;", `"proxy_redirect default" should be placed after the "proxy_pass" directive`},
+		{"proxy_pass http://$arg_h; proxy_redirect default;", `"proxy_redirect default" cannot be used with "proxy_pass" directive with variables`},
+		{"proxy_pass http://127.0.0.1:1/; proxy_redirect off; proxy_redirect default;", `"proxy_redirect" directive is duplicate`},
+		{"proxy_pass http://127.0.0.1:1/; proxy_redirect /a /b; proxy_redirect off;", `"proxy_redirect" directive is duplicate`},
+		{"proxy_pass http://127.0.0.1:1/; proxy_redirect /a;", `invalid parameter "/a"`},
+		{"proxy_pass http://127.0.0.1:1/; proxy_redirect ~(a /b;", `pcre`},
+	} {
+		path := filepath.Join(dir, "bad.conf")
+		conf := "http { server { listen 127.0.0.1:1; location / { " + c.loc + " } } }"
+		if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+		if err == nil || !strings.Contains(strings.ToLower(string(out)), strings.ToLower(c.want)) {
+			t.Errorf("%s: %v\n%s\nwant %q", c.loc, err, out, c.want)
+		}
+	}
+}
