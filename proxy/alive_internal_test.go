@@ -45,3 +45,51 @@ func TestConnAlive(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestIdleCheckSkippedWhenJustIdle: a connection put back moments ago is
+// reused without the read that checks it, unless the request could not
+// be sent again (a streamed body), and one idle longer is checked.
+func TestIdleCheckSkippedWhenJustIdle(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	up, err := NewUpstream("u", []Server{{Addr: ln.Addr().String()}}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := up.primary[0]
+	for _, tc := range []struct {
+		name   string
+		idle   time.Duration
+		check  bool
+		probed bool
+	}{
+		{"just idle", time.Millisecond, false, false},
+		{"just idle, body not replayable", time.Millisecond, true, true},
+		{"idle a while", 2 * trustIdle, false, true},
+	} {
+		raw, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := newConn(&deadlineConn{Conn: rawsock.Wrap(raw)}, nil, p, connID{})
+		probed := false
+		c.probe = func(fd uintptr) { probed = true; c.probeFD(fd) }
+		now := time.Now()
+		up.putIdle(c, now.Add(-tc.idle))
+		if got := up.getIdle(p, connID{}, now, tc.check); got != c {
+			t.Errorf("%s: got %p, want the idle connection %p", tc.name, got, c)
+		}
+		if probed != tc.probed {
+			t.Errorf("%s: checked %v, want %v", tc.name, probed, tc.probed)
+		}
+		c.close()
+		s.Close()
+	}
+}

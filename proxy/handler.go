@@ -242,7 +242,9 @@ func (x *exchange) try(p *peer, fresh bool) (*conn, *http.Response, *failure) {
 	}
 
 	if !fresh {
-		c = h.up.getIdle(p, x.id, start)
+		// A body streamed from the client cannot be sent again, so its
+		// connection must be known good before the first byte goes.
+		c = h.up.getIdle(p, x.id, start, x.body.src != nil)
 	}
 	reused := c != nil
 	if c == nil {

@@ -15,9 +15,19 @@ type idlePool struct {
 	conns []*conn // oldest first
 }
 
+// trustIdle is how long a connection may have been idle and still be
+// reused without the read that checks it (conn.alive): a system call per
+// request under load, for a closing that so short a wait almost never
+// sees and that a request which can be sent again survives anyway (the
+// failure is "stale" and the request is retried on a new connection).
+// An upstream's unasked answer (a 408 after its own idle timeout) comes
+// far later than this.
+const trustIdle = 100 * time.Millisecond
+
 // getIdle returns an idle connection to p opened for id that is still
-// usable, or nil.
-func (u *Upstream) getIdle(p *peer, id connID, now time.Time) *conn {
+// usable, or nil. check asks for the alive check whatever the idle time,
+// for a request that could not be sent again on a new connection.
+func (u *Upstream) getIdle(p *peer, id connID, now time.Time, check bool) *conn {
 	if u.Keepalive <= 0 {
 		return nil
 	}
@@ -26,7 +36,8 @@ func (u *Upstream) getIdle(p *peer, id connID, now time.Time) *conn {
 		if c == nil {
 			return nil
 		}
-		if now.Sub(c.idleSince) <= u.KeepaliveTimeout && c.alive() {
+		idle := now.Sub(c.idleSince)
+		if idle <= u.KeepaliveTimeout && c.br.Buffered() == 0 && (idle < trustIdle && !check || c.alive()) {
 			return c
 		}
 		c.close()
