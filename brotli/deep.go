@@ -42,6 +42,10 @@ type match struct {
 	len   int
 	dist  uint32
 	score int
+	// word is 0 for a backward copy; for a static dictionary reference,
+	// 1 + the bytes of the word that its transform omits. (Four fields at
+	// most: Go keeps such a struct in registers.)
+	word uint8
 }
 
 // ringScore is the score of a copy of l bytes at a distance the ring
@@ -82,7 +86,7 @@ func (e *encoder) searchDeep(w *window, i int, ring *distRing) match {
 			s = 16*l - 8
 		}
 		if s > m.score {
-			m = match{l, d, s}
+			m = match{len: l, dist: d, score: s}
 		}
 	}
 	if e.q.ringCands >= 10 {
@@ -137,7 +141,7 @@ func (e *encoder) searchDeep(w *window, i int, ring *distRing) match {
 			}
 			d := uint32(i - j)
 			if s := 16*l - 4*bits.Len32(d) - 16; s > m.score {
-				m = match{l, d, s}
+				m = match{len: l, dist: d, score: s}
 				if l >= limitLen {
 					break
 				}
@@ -147,21 +151,32 @@ func (e *encoder) searchDeep(w *window, i int, ring *distRing) match {
 	}
 	b[c&mask] = abs
 	e.heads[h] = c + 1
+	if m.len < e.q.dictBelow && e.dictOn {
+		if l, d, s, cut := e.searchDict(data, i, maxLen, reach, 16, m.score); l > 0 {
+			m = match{len: l, dist: d, score: s, word: uint8(cut) + 1}
+		}
+	}
 	return m
 }
+
+// neighbourDeltas are the offsets from a ring distance that codes 4-15
+// express.
+var neighbourDeltas = [6]int32{-1, 1, -2, 2, -3, 3}
 
 // ringNeighbours improves m with the distances next to the ring's
 // (±1..3 of the last one, from ringCands 16 of the second to last too),
 // which the ring codes without extra bits.
 func (e *encoder) ringNeighbours(data []byte, i int, ring *distRing, reach uint32, maxLen int, m match) match {
 	x32 := load32(data, i)
+	best := m.score
 	for j := range min(ring.known, (e.q.ringCands-4)/6) {
-		for _, delta := range [6]int32{-1, 1, -2, 2, -3, 3} {
-			d := uint32(int32(ring.d[j]) + delta)
+		r := int32(ring.d[j])
+		for _, delta := range neighbourDeltas {
+			d := uint32(r + delta)
 			if d-1 < reach && load32(data, i-int(d)) == x32 {
 				l := minMatch + matchLen(data, i-int(d)+minMatch, i+minMatch, maxLen-minMatch)
-				if s := ringScore(l); s > m.score {
-					m = match{l, d, s}
+				if s := ringScore(l); s > best {
+					m, best = match{len: l, dist: d, score: s}, s
 				}
 			}
 		}
@@ -180,6 +195,7 @@ func (e *encoder) findMatchesDeep(w *window, start int) {
 	lit, i := start, start
 	limit := w.end - 8 // searches read 8 bytes at i
 	misses := 0
+	e.dictOn = e.q.dictDepth > 0 && !w.noDict && e.dictOpen()
 	for i <= limit {
 		m := e.searchDeep(w, i, &ring)
 		if m.len < minMatch {
@@ -197,8 +213,8 @@ func (e *encoder) findMatchesDeep(w *window, start int) {
 			i++
 			m = next
 		}
-		e.cmds = append(e.cmds, command{insert: uint32(i - lit), copy: uint32(m.len), dist: m.dist})
-		if ring.known == 0 || m.dist != ring.d[0] {
+		e.cmds = append(e.cmds, command{insert: uint32(i - lit), copy: uint32(m.len), dist: m.dist, cut: m.word - min(m.word, 1), dict: m.word > 0})
+		if m.word == 0 && (ring.known == 0 || m.dist != ring.d[0]) {
 			ring.push(m.dist)
 		}
 		end := min(i+m.len, limit+1)

@@ -105,7 +105,7 @@ func (enc *Encoder) encodeFrom(dst, data []byte, start, bodyLen, lgwin int, firs
 		e.writeWindow()
 	}
 	base := e.claim(len(data))
-	w := window{data: data, base: base, streamA: base, unknownCtx: !first}
+	w := window{data: data, base: base, streamA: base, unknownCtx: !first, noDict: !first}
 	e.fill(data, base, 0, min(start, len(data)-7), 1)
 	e.compress(&w, start, len(data))
 	if last {

@@ -19,6 +19,10 @@ func FuzzRoundTrip(f *testing.F) {
 	f.Add([]byte("hello, hello, hello world"), uint8(1), uint8(22), uint64(1))
 	f.Add(bytes.Repeat([]byte("abcd"), 300), uint8(4), uint8(10), uint64(2))
 	f.Add([]byte{}, uint8(0), uint8(16), uint64(3))
+	// Text rich in static dictionary words, for the qualities that refer
+	// to the dictionary.
+	f.Add([]byte(`{"description":"Returns the list of available resources","type":"string"}`), uint8(5), uint8(10), uint64(4))
+	f.Add([]byte("<html><head><title>Welcome to the information page</title></head><body>"), uint8(4), uint8(22), uint64(5))
 	f.Fuzz(func(t *testing.T, in []byte, q, lgwin uint8, seed uint64) {
 		opts := Options{Quality: int(q) % (MaxQuality + 1), LGWin: 10 + int(lgwin)%15, Mode: Mode(seed>>60) % 3}
 		comp, err := Encode(nil, in, opts)

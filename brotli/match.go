@@ -8,7 +8,10 @@ import (
 // command is one insert-and-copy step: insert literals, then copy copy
 // bytes from dist back. copy is 0 only for the literals that end a
 // meta-block. The match finder fills those three; symbolize then chooses
-// the symbols and extra bits.
+// the symbols and extra bits. A static dictionary reference (dict) has a
+// distance beyond what the decoder has produced: copy is the bytes it
+// produces, and the length coded is copy+cut, the word's length (a
+// transform that omits the word's last cut bytes).
 type command struct {
 	insert, copy, dist uint32
 	distExtra          uint32
@@ -17,6 +20,8 @@ type command struct {
 	distSym            uint16 // noDist when no distance symbol is coded
 	extraBits          uint8  // insert then copy extra bits, in extra
 	distBits           uint8
+	cut                uint8
+	dict               bool
 }
 
 const noDist = 0xffff
@@ -52,6 +57,16 @@ type window struct {
 	// unknownCtx says the bytes before data[0] are not known: data is a
 	// segment, or a segment's prefix, that does not start the stream.
 	unknownCtx bool
+	// noDict says the decoder's position in the stream is not known
+	// (a segment after the first): a static dictionary reference's
+	// distance depends on it, so none is made.
+	noDict bool
+}
+
+// reach is the largest backward distance the decoder allows at data[i]:
+// the bytes of the stream before it, at most maxDist.
+func (w *window) reach(i int, maxDist uint32) uint32 {
+	return min(w.base+uint32(i)-w.streamA, maxDist)
 }
 
 const minMatch = 4
@@ -193,25 +208,48 @@ func (e *encoder) findMatches(w *window, start int, last uint32) {
 	i := start
 	limit := w.end - 8 // search reads 8 bytes at i
 	misses := 0
+	// The static dictionary is searched where the window has no match,
+	// until the searches stop paying (searchDict's gate, which does not
+	// open again).
+	dict := e.q.dictDepth > 0 && !w.noDict && e.dictOpen()
 	for i <= limit {
 		l, d, sc := e.search(w, i, last)
+		word := 0 // for a dictionary reference, 1 + the bytes it omits
 		if l < minMatch {
-			i += 1 + misses>>(q.skipShift&63)
-			misses++
-			continue
+			if dict {
+				l, d, sc, word = e.searchDict(w.data, i, w.end-i, w.reach(i, e.maxDist), 22, 0)
+				word++ // used only if l > 0
+				dict = e.dictOn
+			}
+			if l == 0 {
+				i += 1 + misses>>(q.skipShift&63)
+				misses++
+				continue
+			}
 		}
 		searched := i // the last position already entered in the table
 		if q.lazy && l < lazyMax && i+1 <= limit {
 			l2, d2, sc2 := e.search(w, i+1, last)
+			word2 := 0
+			if l2 < minMatch && dict {
+				var cut int
+				if l2, d2, sc2, cut = e.searchDict(w.data, i+1, w.end-i-1, w.reach(i+1, e.maxDist), 22, 0); l2 > 0 {
+					word2 = cut + 1
+				}
+				dict = e.dictOn
+			}
 			searched = i + 1
 			if sc2 > sc+lazyMargin {
 				i++
-				l, d = l2, d2
+				l, d, word = l2, d2, word2
 			}
 		}
 		fill := max(i+1+q.fillStep>>1, searched+1)
-		e.addCommand(w.data, lit, i, l, d)
-		last = d
+		countLiterals(&e.litHist, w.data[lit:i])
+		e.cmds = append(e.cmds, command{insert: uint32(i - lit), copy: uint32(l), dist: d, cut: uint8(word - min(word, 1)), dict: word > 0})
+		if word == 0 {
+			last = d
+		}
 		if q.fillStep > 0 {
 			end := min(i+l, limit+1)
 			stop := min(i+fillHead, end)

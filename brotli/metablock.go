@@ -28,8 +28,15 @@ type encoder struct {
 
 	cmds []command
 	ring distRing
-	bw   bitWriter
-	hs   huffScratch
+	// The static dictionary's index (qualities with dictDepth), and the
+	// searches of it made and the references found in this stream: when
+	// fewer than one search in 64 finds one, the rest of the stream
+	// searches no more.
+	dict                  *dictIndex
+	dictSearches, dictHit uint32
+	dictOn                bool // dictOpen, as of the last search
+	bw                    bitWriter
+	hs                    huffScratch
 
 	litHist  [256]uint32
 	cmdHist  [maxAlphabet]uint32
@@ -129,6 +136,10 @@ func (e *encoder) setup(opts Options, lgwin, sizeHint int, ringKnown bool) {
 		e.heads = e.heads[:1<<hb]
 	}
 	e.ring.reset(ringKnown)
+	e.dictSearches, e.dictHit = 0, 0
+	if e.q.dictDepth > 0 && e.dict == nil {
+		e.dict = getDictIndex()
+	}
 	e.lit = prefixCode{lens: e.litLens[:], codes: e.litCodes[:]}
 	e.cmd = prefixCode{lens: e.cmdLens[:], codes: e.cmdCodes[:]}
 	e.dst = prefixCode{lens: e.dLens[:e.dist.alphabet()], codes: e.dCodes[:e.dist.alphabet()]}
@@ -230,7 +241,6 @@ func (e *encoder) compress(w *window, start, end int) {
 // metaBlock codes w.data[start:w.end] as one compressed meta-block, or
 // stores it when coding would not make it smaller.
 func (e *encoder) metaBlock(w *window, start int) {
-	saved := e.ring
 	e.cmds = e.cmds[:0]
 	clear(e.litHist[:])
 	clear(e.cmdHist[:])
@@ -245,6 +255,14 @@ func (e *encoder) metaBlock(w *window, start int) {
 		e.cmds = make([]command, 0, n/8+2)
 	}
 	e.findMatches(w, start, last)
+	e.codeMetaBlock(w, start)
+}
+
+// codeMetaBlock writes the commands e.cmds, which code
+// w.data[start:w.end], as one compressed meta-block, or stores the bytes
+// when coding would not make them smaller.
+func (e *encoder) codeMetaBlock(w *window, start int) {
+	saved := e.ring
 	trees := 0 // no context modeling, no block splitting
 	if e.q.deep {
 		trees = e.clusterLiterals(w, start)
@@ -395,7 +413,7 @@ func (e *encoder) symbolize() int {
 			extraBits += int(ni)
 			continue
 		}
-		cp := copyLength(c.copy)
+		cp := copyLength(c.copy + uint32(c.cut))
 		cc := uint8(cp)
 		nb := ni + uint8(cp>>8)
 		c.extra = iv | cp>>16<<(ni&63)
@@ -427,7 +445,9 @@ func (e *encoder) symbolize() int {
 			default:
 				ds, c.distBits, c.distExtra = dp.code(d)
 			}
-			if sc != 0 {
+			// RFC 7932 section 4: neither distance code 0 nor a
+			// static dictionary reference enters the ring.
+			if sc != 0 && !c.dict {
 				ring.push(d)
 			}
 			c.distSym = ds

@@ -75,6 +75,13 @@ type quality struct {
 	maxTrees  int
 	maxTypes  int // block types for commands and distances
 	rounds    int // k-means rounds per cluster added (clusterer)
+	// dictDepth is how many static dictionary words with the input's
+	// first four bytes are tried where no backward match is found; 0
+	// never.
+	dictDepth int
+	// dictBelow (qualities 5 and up): the dictionary is searched where
+	// the best backward match is shorter than this.
+	dictBelow int
 }
 
 var qualities = [MaxQuality + 1]quality{
@@ -82,12 +89,12 @@ var qualities = [MaxQuality + 1]quality{
 	1: {hashBits: 16, ways: 1, hashLen: 6, skipShift: 5, fillStep: 2, blockBits: 17},
 	2: {hashBits: 16, ways: 1, hashLen: 5, lazy: true, skipShift: 6, fillStep: 1, blockBits: 17},
 	3: {hashBits: 16, ways: 2, hashLen: 5, lazy: true, skipShift: 7, fillStep: 1, blockBits: 17},
-	4: {hashBits: 16, ways: 4, hashLen: 5, lazy: true, skipShift: 8, fillStep: 1, blockBits: 18},
-	5: {rounds: 1, hashBits: 14, ways: 16, hashLen: 4, skipShift: 9, fillStep: 1, blockBits: 18, deep: true, ringCands: 4, lazySteps: 1, niceLen: 48, maxTrees: 16, maxTypes: 8},
-	6: {rounds: 1, hashBits: 14, ways: 32, hashLen: 4, skipShift: 9, fillStep: 1, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 64, maxTrees: 16, maxTypes: 8},
-	7: {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, fillStep: 1, blockBits: 18, deep: true, ringCands: 10, lazySteps: 2, niceLen: 96, maxTrees: 16, maxTypes: 8},
-	8: {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, fillStep: 1, blockBits: 18, deep: true, ringCands: 16, lazySteps: 3, niceLen: 128, maxTrees: 16, maxTypes: 8},
-	9: {rounds: 2, hashBits: 15, ways: 128, hashLen: 4, skipShift: 11, fillStep: 1, blockBits: 18, deep: true, ringCands: 16, lazySteps: 4, niceLen: 192, maxTrees: 16, maxTypes: 8},
+	4: {hashBits: 16, ways: 4, hashLen: 5, lazy: true, skipShift: 8, fillStep: 1, blockBits: 18, dictDepth: 32},
+	5: {rounds: 1, hashBits: 14, ways: 16, hashLen: 4, skipShift: 9, fillStep: 1, blockBits: 18, deep: true, ringCands: 4, lazySteps: 1, niceLen: 48, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
+	6: {rounds: 1, hashBits: 14, ways: 32, hashLen: 4, skipShift: 9, fillStep: 1, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 64, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
+	7: {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, fillStep: 1, blockBits: 18, deep: true, ringCands: 10, lazySteps: 2, niceLen: 96, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
+	8: {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, fillStep: 1, blockBits: 18, deep: true, ringCands: 16, lazySteps: 3, niceLen: 128, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
+	9: {rounds: 2, hashBits: 15, ways: 128, hashLen: 4, skipShift: 11, fillStep: 1, blockBits: 18, deep: true, ringCands: 16, lazySteps: 4, niceLen: 192, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: 10},
 }
 
 // normalize checks o and fills in defaults.

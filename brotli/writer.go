@@ -23,6 +23,10 @@ type Writer struct {
 	lo     int
 	base   uint32
 	closed bool
+	// restarted says positions were numbered again mid-stream: the
+	// stream's start is no longer known, which static dictionary
+	// references need.
+	restarted bool
 }
 
 var errClosed = errors.New("brotli: write to closed Writer")
@@ -56,6 +60,7 @@ func (w *Writer) ResetOptions(dst io.Writer, opts Options) error {
 	w.dst = dst
 	w.err = nil
 	w.closed = false
+	w.restarted = false
 	lgwin := o.LGWin
 	if o.SizeHint > 0 {
 		lgwin = windowFor(o.SizeHint, lgwin)
@@ -110,10 +115,11 @@ func (w *Writer) compressPending() {
 	// earlier history are lost).
 	if uint64(w.base)+uint64(len(w.hist)) >= positionLimit {
 		w.e.restart()
+		w.restarted = true
 		w.base = 1
 		w.lo = w.done
 	}
-	win := window{data: w.hist, base: w.base, streamA: w.base + uint32(w.lo)}
+	win := window{data: w.hist, base: w.base, streamA: w.base + uint32(w.lo), noDict: w.restarted}
 	w.e.compress(&win, w.done, len(w.hist))
 	w.done = len(w.hist)
 	if w.e.next < w.base+uint32(len(w.hist)) {

@@ -1,0 +1,209 @@
+package brotli
+
+import (
+	"cmp"
+	_ "embed"
+	"math/bits"
+	"slices"
+	"sync"
+)
+
+// The static dictionary of RFC 7932 (section 8, appendix A): words of 4 to
+// 24 bytes that a stream refers to with a distance beyond the bytes the
+// decoder has produced. dictionary.bin is not a copy of the RFC's listing
+// or of another implementation's table: TestDictionaryBin writes it (with
+// -update) by decoding a stream, made by this package's command writer,
+// that refers to every word in order, and checks it again on every run.
+//
+//go:embed dictionary.bin
+var dictionary []byte
+
+// dictBits is NDBITS of RFC 7932 section 8: a length has 1<<dictBits[len]
+// words; lengths 0-3 have none.
+var dictBits = [maxWordLen + 1]uint8{
+	4: 10, 5: 10, 6: 11, 7: 11, 8: 10, 9: 10, 10: 10, 11: 10, 12: 10,
+	13: 9, 14: 9, 15: 8, 16: 7, 17: 7, 18: 8, 19: 7, 20: 7, 21: 6, 22: 6,
+	23: 5, 24: 5,
+}
+
+const (
+	minWordLen = 4
+	maxWordLen = 24
+	// dictSize is the length of the dictionary: the sum of len<<dictBits[len].
+	dictSize = 122784
+)
+
+// dictOffset[len] is where the words of length len start (DOFFSET).
+var dictOffset = func() (o [maxWordLen + 2]uint32) {
+	for l := minWordLen; l <= maxWordLen; l++ {
+		o[l+1] = o[l] + uint32(l)<<dictBits[l]
+	}
+	return o
+}()
+
+// dictWord returns word idx of length l.
+func dictWord(l, idx int) []byte {
+	o := int(dictOffset[l]) + l*idx
+	return dictionary[o : o+l]
+}
+
+// omitLast[k] is the transform (RFC 7932 appendix B) that yields a word
+// without its last k bytes and adds nothing: OmitLast1 is transform 12,
+// OmitLast2 27, and so on; omitLast[0] is the identity. TestOmitLast
+// checks each through both decoders.
+var omitLast = [10]uint8{0, 12, 27, 23, 42, 63, 56, 48, 59, 64}
+
+// maxCut is the most bytes a transform without prefix or suffix can
+// leave off a word's end.
+const maxCut = len(omitLast) - 1
+
+// dictDistance is the distance that codes word idx of length l with
+// transform t when the largest backward distance is maxBack: every value
+// above maxBack is a dictionary reference (RFC 7932 section 8).
+func dictDistance(maxBack uint32, l, idx int, t uint8) uint32 {
+	return maxBack + 1 + uint32(t)<<dictBits[l] + uint32(idx)
+}
+
+// dictIndex finds words by their first four bytes x: a key hashed from
+// them selects pre[heads[key]:heads[key+1]] and ent[...], every word with
+// that hash, grouped by first four bytes (pre), longest first in a group,
+// each packed in ent as length<<11 | index. filter has a bit per 16-bit
+// hash of the first four bytes of some word: most positions of a text
+// start no word, and one load turns them away. Built once, on first use,
+// by encoders of the qualities that search the dictionary.
+type dictIndex struct {
+	filter [1 << 16 / 64]uint64
+	heads  [1<<dictKeyBits + 1]uint16
+	pre    []uint32
+	ent    []uint16
+}
+
+const (
+	dictKeyBits = 14
+	dictMul     = 0x1e35a7bd
+)
+
+var (
+	dictOnce  sync.Once
+	dictTable *dictIndex
+)
+
+// getDictIndex returns the index, building it the first time.
+func getDictIndex() *dictIndex {
+	dictOnce.Do(func() {
+		if len(dictionary) != dictSize {
+			panic("brotli: dictionary.bin is not RFC 7932's dictionary (go test -run TestDictionaryBin -update writes it)")
+		}
+		t := &dictIndex{}
+		type ent struct {
+			key, pre uint32
+			v        uint16
+		}
+		all := make([]ent, 0, 1<<14)
+		for l := minWordLen; l <= maxWordLen; l++ {
+			for idx := range 1 << dictBits[l] {
+				x := load32(dictWord(l, idx), 0)
+				h := x * dictMul
+				t.filter[h>>22] |= 1 << (h >> 16 & 63)
+				all = append(all, ent{h >> (32 - dictKeyBits), x, uint16(l<<11 | idx)})
+			}
+		}
+		// By key, then by first four bytes, then longest first (a word
+		// that matches whole beats a shorter one), then by index.
+		slices.SortFunc(all, func(a, b ent) int {
+			if a.key != b.key {
+				return cmp.Compare(a.key, b.key)
+			}
+			if a.pre != b.pre {
+				return cmp.Compare(a.pre, b.pre)
+			}
+			if a.v>>11 != b.v>>11 {
+				return int(b.v>>11) - int(a.v>>11)
+			}
+			return int(a.v) - int(b.v)
+		})
+		t.pre = make([]uint32, len(all))
+		t.ent = make([]uint16, len(all))
+		k := 0
+		for key := range uint32(1 << dictKeyBits) {
+			t.heads[key] = uint16(k)
+			for k < len(all) && all[k].key == key {
+				t.pre[k], t.ent[k] = all[k].pre, all[k].v
+				k++
+			}
+		}
+		t.heads[1<<dictKeyBits] = uint16(k)
+		dictTable = t
+	})
+	return dictTable
+}
+
+// searchDict finds the best static dictionary reference at data[i:] of
+// at most maxLen bytes that scores above minScore, trying the first
+// q.dictDepth words that start with data[i:i+4]; l is 0 when there is
+// none. reach is the largest backward distance the decoder allows at i
+// (max distance in RFC 7932); perByte weighs a byte copied in the score,
+// as the match finder's own scores do. A word matches when its first l
+// bytes equal the input, l >= 4 and at most maxCut bytes of it are left
+// over (cut): the identity transform codes a whole word, an omit-last
+// one a prefix. The copy length coded is the word's length, l+cut; the
+// distance d says which word and transform, and is scored like a
+// backward distance.
+//
+// When fewer than one search in 64 has found a reference, the stream's
+// data is not text the dictionary knows, and the rest of it is not
+// searched (searching would only cost time); dictOpen says whether the
+// searches go on.
+func (e *encoder) searchDict(data []byte, i, maxLen int, reach uint32, perByte, minScore int) (l int, d uint32, score, cut int) {
+	e.dictSearches++
+	t := e.dict
+	x := load32(data, i)
+	h := x * dictMul
+	if t.filter[h>>22]&(1<<(h>>16&63)) == 0 {
+		e.dictOn = e.dictOpen()
+		return 0, 0, 0, 0
+	}
+	key := h >> (32 - dictKeyBits)
+	k, hi := int(t.heads[key]), int(t.heads[key+1])
+	pre, ent := t.pre[:hi], t.ent[:hi]
+	for k < hi && pre[k] != x {
+		k++
+	}
+	score = minScore
+	// The input has 8 bytes at i (the match finders search no closer to
+	// the end), and so has the dictionary at every word's start: the
+	// last word is 24 bytes long.
+	x8 := load64(data, i)
+	for end := min(hi, k+e.q.dictDepth); k < end && pre[k] == x; k++ {
+		v := ent[k]
+		wl, idx := int(v>>11), int(v&(1<<11-1))
+		o := int(dictOffset[wl&31]) + wl*idx
+		n := min(wl, maxLen)
+		m := 8
+		if y := load64(dictionary, o) ^ x8; y != 0 {
+			m = bits.TrailingZeros64(y) / 8
+		} else {
+			for m < n && dictionary[o+m] == data[i+m] {
+				m++
+			}
+		}
+		m = min(m, n)
+		c := wl - m
+		if c > maxCut {
+			continue
+		}
+		dd := dictDistance(reach, wl, idx, omitLast[c])
+		if s := perByte*m - 4*bits.Len32(dd) - 16; s > score {
+			l, d, score, cut = m, dd, s, c
+		}
+	}
+	if l > 0 {
+		e.dictHit++
+	}
+	e.dictOn = e.dictOpen()
+	return l, d, score, cut
+}
+
+// dictOpen says whether the stream's searches of the dictionary go on:
+// not once fewer than one in 64 has found a reference.
+func (e *encoder) dictOpen() bool { return e.dictHit >= e.dictSearches>>6 }

@@ -1,0 +1,276 @@
+package brotli
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+)
+
+var updateDict = flag.Bool("update", false, "write dictionary.bin from a decoded stream that refers to every dictionary word")
+
+// dictRef is a reference to word idx of length l without its last cut
+// bytes (cut 0: the whole word).
+type dictRef struct{ l, idx, cut int }
+
+// dictRefStream is a brotli stream, written by this package's command
+// writer, of nothing but the dictionary references refs, one meta-block,
+// with window lgwin. It needs no dictionary bytes: a reference is a
+// length and a distance.
+func dictRefStream(refs []dictRef, lgwin int) []byte {
+	var e encoder
+	// Quality 0 never searches the dictionary, so this works with an
+	// empty dictionary.bin too.
+	e.setup(Options{Quality: 0, LGWin: lgwin}, lgwin, 0, true)
+	e.writeWindow()
+	pos := 0
+	for _, r := range refs {
+		d := dictDistance(min(e.maxDist, uint32(pos)), r.l, r.idx, omitLast[r.cut])
+		e.cmds = append(e.cmds, command{copy: uint32(r.l - r.cut), cut: uint8(r.cut), dist: d, dict: true})
+		pos += r.l - r.cut
+	}
+	w := window{data: make([]byte, pos), base: 1, streamA: 1, end: pos}
+	e.codeMetaBlock(&w, 0)
+	e.writeLast()
+	return e.bw.buf
+}
+
+// dictSHA256 is the SHA-256 of RFC 7932's dictionary, as published with
+// other implementations: an independent check of the bytes decoded here.
+const dictSHA256 = "20e42eb1b511c21806d4d227d07e5dd06877d8ce7b3a817f378f313653f35c70"
+
+// TestDictionaryBin derives the static dictionary: a stream that refers
+// to every word of every length in order, with the identity transform,
+// decodes to the dictionary itself. With -update it writes
+// dictionary.bin; otherwise it checks the embedded copy against it, with
+// both decoders.
+func TestDictionaryBin(t *testing.T) {
+	var refs []dictRef
+	for l := minWordLen; l <= maxWordLen; l++ {
+		for idx := range 1 << dictBits[l] {
+			refs = append(refs, dictRef{l, idx, 0})
+		}
+	}
+	comp := dictRefStream(refs, 17)
+	got := decodeAB(t, comp)
+	if len(got) != dictSize {
+		t.Fatalf("decoded %d bytes, want %d", len(got), dictSize)
+	}
+	if sum := sha256.Sum256(got); hex.EncodeToString(sum[:]) != dictSHA256 {
+		t.Fatalf("decoded dictionary has SHA-256 %x, want %s", sum, dictSHA256)
+	}
+	if *updateDict {
+		if err := os.WriteFile("dictionary.bin", got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote dictionary.bin (%d bytes from a %d-byte stream)", len(got), len(comp))
+		return
+	}
+	if !bytes.Equal(got, dictionary) {
+		t.Fatalf("dictionary.bin differs from the decoded dictionary at %d (run with -update)", firstDiff(got, dictionary))
+	}
+	if int(dictOffset[maxWordLen+1]) != dictSize {
+		t.Fatalf("offsets end at %d, want %d", dictOffset[maxWordLen+1], dictSize)
+	}
+	if tool := decodeTool(t, comp); !bytes.Equal(tool, dictionary) {
+		t.Fatalf("brotli -d decodes the word stream differently at %d", firstDiff(tool, dictionary))
+	}
+}
+
+// TestOmitLast checks the transform ids the encoder uses: for each k,
+// omitLast[k] yields a word without its last k bytes, through both
+// decoders. A window of 10 bits makes most references come after the
+// largest backward distance (1008) stops growing with the output.
+func TestOmitLast(t *testing.T) {
+	var refs []dictRef
+	var want []byte
+	for round := range 4 {
+		for cut := range len(omitLast) {
+			for l := max(minWordLen, cut+1); l <= maxWordLen; l++ {
+				idx := (l*37 + cut*101 + round*211) % (1 << dictBits[l])
+				refs = append(refs, dictRef{l, idx, cut})
+				want = append(want, dictWord(l, idx)[:l-cut]...)
+			}
+		}
+	}
+	if len(want) < 2000 {
+		t.Fatalf("only %d bytes: the window's limit is not reached", len(want))
+	}
+	checkBoth(t, dictRefStream(refs, 10), want)
+}
+
+// dictTexts are inputs rich in dictionary words: English prose, HTML and
+// JSON, built from words of the dictionary and common ones.
+func dictTexts() map[string][]byte {
+	prose := "The quick brown fox jumps over the lazy dog. In the beginning of the " +
+		"project, the team decided that information about the government and " +
+		"the international community should be available to everyone, because " +
+		"knowledge is important for the development of the world. However, " +
+		"several questions remained: which languages, which countries, and " +
+		"which technologies would be supported first? "
+	html := `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Welcome to our website</title>` +
+		`<link rel="stylesheet" type="text/css" href="/style.css"></head><body class="home">` +
+		`<div id="content"><p>Please contact us for more information about our products and services.</p>` +
+		`<a href="https://www.example.com/about" target="_blank">About the company</a></div></body></html>`
+	json := `{"description":"Returns the list of available resources for the current user",` +
+		`"parameters":[{"name":"limit","type":"integer","required":false},` +
+		`{"name":"language","type":"string","description":"Preferred language of the response"}],` +
+		`"responses":{"200":{"description":"Successful operation"},"404":{"description":"Resource not found"}}}`
+	words := &strings.Builder{}
+	for k := range 300 {
+		l := minWordLen + k%(maxWordLen-minWordLen+1)
+		words.Write(dictWord(l, (k*7919)%(1<<dictBits[l])))
+		// Words cut short, for the omit-last transforms.
+		w := dictWord(l, (k*104729)%(1<<dictBits[l]))
+		words.Write(w[:max(minWordLen, l-k%10)])
+		words.WriteByte(byte(k))
+	}
+	return map[string][]byte{
+		"prose": []byte(prose), "html": []byte(html), "json": []byte(json),
+		"words": []byte(words.String()),
+		"long":  []byte(strings.Repeat(prose+html+json, 3)),
+		"tiny":  []byte("information"),
+	}
+}
+
+// TestDictionaryRoundTrip encodes texts rich in dictionary words at every
+// quality, one-shot, streamed and as segments, checks that both decoders
+// restore them, and that the qualities that search the dictionary make
+// references.
+func TestDictionaryRoundTrip(t *testing.T) {
+	for name, in := range dictTexts() {
+		for q := MinQuality; q <= MaxQuality; q++ {
+			for _, lgwin := range []int{10, 16, 22} {
+				opts := Options{Quality: q, LGWin: lgwin}
+				enc, err := NewEncoder(opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				comp := enc.Encode(nil, in)
+				t.Run(fmt.Sprintf("%s/q%d/w%d", name, q, lgwin), func(t *testing.T) {
+					checkBoth(t, comp, in)
+				})
+				if qualities[q].dictDepth > 0 && len(in) > 64 && enc.e.dictHit == 0 {
+					t.Errorf("%s q%d w%d: no dictionary reference", name, q, lgwin)
+				}
+				var buf bytes.Buffer
+				w, _ := NewWriter(&buf, opts)
+				for p := in; len(p) > 0; {
+					n := min(len(p), 97)
+					w.Write(p[:n])
+					w.Flush()
+					p = p[n:]
+				}
+				w.Close()
+				if got := decodeAB(t, buf.Bytes()); !bytes.Equal(got, in) {
+					t.Fatalf("%s q%d w%d streamed: first difference at %d", name, q, lgwin, firstDiff(got, in))
+				}
+				// Segments: the first may refer to the dictionary, the
+				// others (whose stream position is unknown) may not.
+				cut := len(in) / 2
+				seg := enc.EncodeSegment(nil, in[:cut], Segment{First: true})
+				seg = enc.EncodeSegment(seg, in[cut:], Segment{Last: true, Prefix: in[:cut]})
+				if got := decodeAB(t, seg); !bytes.Equal(got, in) {
+					t.Fatalf("%s q%d w%d segments: first difference at %d", name, q, lgwin, firstDiff(got, in))
+				}
+			}
+		}
+	}
+}
+
+// TestDictionaryRandom round-trips random mixtures of dictionary words,
+// their prefixes and other bytes at the qualities that search the
+// dictionary, with random windows, one-shot and streamed with random
+// flushes (each flush starts a meta-block, whose references must still
+// use the stream's position).
+func TestDictionaryRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	hits := 0
+	defer func() {
+		if hits < 1000 {
+			t.Errorf("%d dictionary references in all, want more", hits)
+		}
+	}()
+	for n := range 60 {
+		var in []byte
+		for len(in) < 200+rng.IntN(6000) {
+			switch rng.IntN(4) {
+			case 0, 1:
+				l := minWordLen + rng.IntN(maxWordLen-minWordLen+1)
+				w := dictWord(l, rng.IntN(1<<dictBits[l]))
+				in = append(in, w[:max(1, l-rng.IntN(12))]...)
+			case 2:
+				in = append(in, " the "[rng.IntN(5):]...)
+			default:
+				in = append(in, byte(rng.IntN(256)))
+			}
+		}
+		q := 4 + rng.IntN(MaxQuality-3)
+		opts := Options{Quality: q, LGWin: 10 + rng.IntN(15)}
+		enc, err := NewEncoder(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		comp := enc.Encode(nil, in)
+		hits += int(enc.e.dictHit)
+		if got := decodeAB(t, comp); !bytes.Equal(got, in) {
+			t.Fatalf("input %d %+v: first difference at %d", n, opts, firstDiff(got, in))
+		}
+		var buf bytes.Buffer
+		w, _ := NewWriter(&buf, opts)
+		for p := in; len(p) > 0; {
+			k := 1 + rng.IntN(len(p))
+			w.Write(p[:k])
+			p = p[k:]
+			if rng.IntN(2) == 0 {
+				w.Flush()
+			}
+		}
+		w.Close()
+		if got := decodeAB(t, buf.Bytes()); !bytes.Equal(got, in) {
+			t.Fatalf("input %d %+v streamed: first difference at %d", n, opts, firstDiff(got, in))
+		}
+		if n%10 == 0 {
+			if got := decodeTool(t, comp); !bytes.Equal(got, in) {
+				t.Fatalf("input %d %+v, brotli -d: first difference at %d", n, opts, firstDiff(got, in))
+			}
+		}
+	}
+}
+
+// TestDictionaryRing checks that a dictionary reference leaves the
+// decoder's ring of last distances alone (RFC 7932 section 4), as the
+// symbol pass assumes: a backward copy at distance 4, then a word, then
+// another copy at distance 4, which the symbol pass codes as "the last
+// distance" only if the word did not enter the ring.
+func TestDictionaryRing(t *testing.T) {
+	for cut := range 3 {
+		l, idx := 9, 300
+		word := dictWord(l, idx)[:l-cut]
+		var want []byte
+		want = append(want, "abcdabcd"...)
+		want = append(want, word...)
+		want = append(want, want[len(want)-4:]...)
+		var e encoder
+		e.setup(Options{Quality: 0, LGWin: 16}, 16, 0, true)
+		e.writeWindow()
+		d := dictDistance(8, l, idx, omitLast[cut])
+		e.cmds = append(e.cmds,
+			command{insert: 4, copy: 4, dist: 4},
+			command{copy: uint32(l - cut), cut: uint8(cut), dist: d, dict: true},
+			command{copy: 4, dist: 4})
+		countLiterals(&e.litHist, want[:4])
+		w := window{data: want, base: 1, streamA: 1, end: len(want)}
+		e.codeMetaBlock(&w, 0)
+		if e.cmds[2].distSym != noDist {
+			t.Fatalf("cut %d: the copy after the word was not coded as the last distance", cut)
+		}
+		e.writeLast()
+		checkBoth(t, e.bw.buf, want)
+	}
+}
