@@ -31,6 +31,9 @@ type fillParams struct {
 	// passRange: a range request past MaxRangeOffset, sent with its Range
 	// and If-Range and not stored.
 	passRange bool
+	// unlock releases the fill lock early, once it is known that nothing
+	// will be stored (HandOff); nil without a lock.
+	unlock func()
 }
 
 // Modes of a fill, decided when the upstream's header arrives.
@@ -55,6 +58,7 @@ type filler struct {
 	revalidating bool // the upstream request carries our validators
 	header       http.Header
 	failure      Failure // reported by the handler with Fail
+	handedOff    bool    // the handler served the client itself (HandOff)
 
 	wrote    bool
 	mode     int
@@ -137,6 +141,54 @@ func ReportFailure(w http.ResponseWriter, f Failure) bool {
 
 // Fail records the handler's failure; see Fill.
 func (f *filler) Fail(reason Failure) { f.failure = reason }
+
+// HandOff lets the handler behind a cache give up the fill for an answer
+// that is not the origin's response to store, as an upstream's
+// X-Accel-Redirect is: when w is (or wraps) the cache's Fill, and nothing
+// was written to it, nothing is stored, the fields the handler set in w's
+// header go on to the client's writer, and serve is called with that
+// writer and the client's own request (not the one the cache sent on,
+// which may be a GET for a HEAD, without the client's range and
+// conditionals); in a background update, which has no client, serve is
+// not called. It reports whether w was a Fill; outside a fill the caller
+// serves with w and its own request.
+func HandOff(w http.ResponseWriter, serve func(http.ResponseWriter, *http.Request)) bool {
+	for {
+		switch x := w.(type) {
+		case *filler:
+			x.handOff(serve)
+			return true
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = x.Unwrap()
+		default:
+			return false
+		}
+	}
+}
+
+func (f *filler) handOff(serve func(http.ResponseWriter, *http.Request)) {
+	if f.wrote {
+		return
+	}
+	f.wrote, f.handedOff = true, true
+	f.passing.Store(true)
+	if f.p.unlock != nil {
+		// The requests waiting for this fill need not wait for the
+		// redirected answer: nothing will be stored.
+		f.p.unlock()
+	}
+	if f.w == nil {
+		return
+	}
+	if f.p.status != "" {
+		f.c.publish(f.r, f.p.status)
+	}
+	h := f.w.Header()
+	for k, vv := range f.header {
+		h[k] = append(h[k], vv...)
+	}
+	serve(f.w, f.r)
+}
 
 // forward sends the request upstream and relays the answer, storing it
 // when it may.
@@ -423,6 +475,9 @@ var errClientGone = errors.New("cache: client went away")
 // panicked). It reports whether the client got a complete answer from the
 // cache, which makes an upstream panic harmless.
 func (f *filler) finish(panicked bool) bool {
+	if f.handedOff {
+		return false // a panic of the handed-off serving goes on up
+	}
 	if !f.wrote && !panicked {
 		f.WriteHeader(http.StatusOK)
 	}

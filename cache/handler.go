@@ -304,7 +304,8 @@ func (c *Cache) miss(w http.ResponseWriter, r *http.Request, lk lookup) {
 		case err != nil:
 			c.log.store("lock", lk.primary, err)
 		case ok:
-			defer release()
+			p.unlock = sync.OnceFunc(release)
+			defer p.unlock()
 		default:
 			if c.waitAndServe(w, r, lk.primary, &p) {
 				return
@@ -315,7 +316,8 @@ func (c *Cache) miss(w http.ResponseWriter, r *http.Request, lk lookup) {
 				// Take the lock over if nobody else has, so that the
 				// requests arriving now wait for this fill.
 				if release, ok, err := c.store.TryLock(r.Context(), lk.primary, c.lockAge); err == nil && ok {
-					defer release()
+					p.unlock = sync.OnceFunc(release)
+					defer p.unlock()
 				}
 			}
 		}

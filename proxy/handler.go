@@ -132,6 +132,9 @@ func (x *exchange) run() {
 				fresh = false
 				continue
 			}
+			if x.accelRedirect(p, c, resp) {
+				return
+			}
 			x.respond(p, c, resp)
 			return
 		}
@@ -368,16 +371,9 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 		x.interceptResponse(c, resp, a)
 		return
 	}
+	x.noteUpstreamType(resp)
 
-	if v := resp.Header["X-Accel-Limit-Rate"]; len(v) > 0 {
-		// The upstream sets the client's rate for this response (bytes
-		// per second), which a rate-limiting writer in front reads
-		// ($limit_rate, package throttle); a value that is not a number
-		// is ignored, as in NGINX.
-		if n, err := strconv.ParseUint(v[0], 10, 63); err == nil {
-			x.st.Set("limit_rate", strconv.FormatUint(n, 10))
-		}
-	}
+	x.accelSettings(resp)
 	flush := h.bufferingOff
 	if v := resp.Header["X-Accel-Buffering"]; len(v) > 0 && !h.ignoreAccelBuf {
 		switch strings.ToLower(v[0]) {
@@ -469,6 +465,25 @@ func (x *exchange) keepalive(resp *http.Response) bool {
 		return x.h.up.Keepalive > 0 && !resp.Close
 	}
 	return x.h.up.Keepalive > 0 && x.h.http11 && !x.sentClose && !resp.Close && resp.ProtoAtLeast(1, 1)
+}
+
+// accelSettings applies an upstream's X-Accel-Limit-Rate: the client's
+// rate for this response (bytes per second), which a rate-limiting writer
+// in front reads ($limit_rate, package throttle), a value that is not a
+// number ignored, as in NGINX; and its X-Accel-Charset, the charset the
+// server's charset filter names (vars.State.AccelCharset).
+func (x *exchange) accelSettings(resp *http.Response) {
+	if x.st == nil {
+		return
+	}
+	if v := resp.Header["X-Accel-Limit-Rate"]; len(v) > 0 && !x.h.ignoreAccelLimit {
+		if n, err := strconv.ParseUint(v[0], 10, 63); err == nil {
+			x.st.Set("limit_rate", strconv.FormatUint(n, 10))
+		}
+	}
+	if v := resp.Header["X-Accel-Charset"]; len(v) > 0 && v[0] != "" && !x.h.ignoreAccelCharset {
+		x.st.AccelCharset = v[0]
+	}
 }
 
 // interceptResponse answers with the server's own response for the

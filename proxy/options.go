@@ -159,6 +159,22 @@ type Options struct {
 	// IgnoreAccelBuffering leaves an upstream's X-Accel-Buffering header
 	// without effect (*_ignore_headers X-Accel-Buffering).
 	IgnoreAccelBuffering bool
+	// AccelRedirect, when set, serves a request again for the target of
+	// an upstream's X-Accel-Redirect, as NGINX's internal redirect does:
+	// the Handler drops the upstream's body and calls it with the target
+	// and the fields carried over (see Accel); a server's hook passes
+	// a.Writer(w) and a.Request(r) to its internal redirect, or answers
+	// 404 through a.Writer(w) for a target that is not safe (a.Refused).
+	// When nil, X-Accel-Redirect is only hidden.
+	AccelRedirect func(w http.ResponseWriter, r *http.Request, a *Accel)
+	// IgnoreAccelRedirect, IgnoreAccelLimitRate and IgnoreAccelCharset
+	// leave an upstream's X-Accel-Redirect, X-Accel-Limit-Rate and
+	// X-Accel-Charset without effect (*_ignore_headers). An
+	// X-Accel-Charset that counts is published for the server's charset
+	// filter (vars.State.AccelCharset).
+	IgnoreAccelRedirect  bool
+	IgnoreAccelLimitRate bool
+	IgnoreAccelCharset   bool
 	// IgnoreClientAbort keeps the exchange with the upstream going when
 	// the client goes away, reading the answer to its end and dropping it
 	// (*_ignore_client_abort on).
@@ -230,13 +246,17 @@ type Handler struct {
 	redirectTo   string
 	absRedirect  func(*http.Request, string) string
 
-	wire              Wire
-	requestBuffering  bool
-	intercept         func(*http.Request, int) bool
-	ignoreAccelBuf    bool
-	ignoreClientAbort bool
-	noClientHeaders   bool
-	cookies           *Cookies
+	wire                Wire
+	requestBuffering    bool
+	intercept           func(*http.Request, int) bool
+	ignoreAccelBuf      bool
+	accel               func(http.ResponseWriter, *http.Request, *Accel)
+	ignoreAccelRedirect bool
+	ignoreAccelLimit    bool
+	ignoreAccelCharset  bool
+	ignoreClientAbort   bool
+	noClientHeaders     bool
+	cookies             *Cookies
 
 	bind        func(*http.Request) string
 	sock        sockOpts // without the bind's address
@@ -295,13 +315,17 @@ func New(opts Options) (*Handler, error) {
 		onFailure:      opts.OnFailure,
 		log:            opts.Logger,
 
-		wire:              opts.Wire,
-		requestBuffering:  opts.RequestBuffering,
-		intercept:         opts.Intercept,
-		ignoreAccelBuf:    opts.IgnoreAccelBuffering,
-		ignoreClientAbort: opts.IgnoreClientAbort,
-		noClientHeaders:   opts.NoClientHeaders,
-		cookies:           opts.Cookies,
+		wire:                opts.Wire,
+		requestBuffering:    opts.RequestBuffering,
+		intercept:           opts.Intercept,
+		ignoreAccelBuf:      opts.IgnoreAccelBuffering,
+		accel:               opts.AccelRedirect,
+		ignoreAccelRedirect: opts.IgnoreAccelRedirect,
+		ignoreAccelLimit:    opts.IgnoreAccelLimitRate,
+		ignoreAccelCharset:  opts.IgnoreAccelCharset,
+		ignoreClientAbort:   opts.IgnoreClientAbort,
+		noClientHeaders:     opts.NoClientHeaders,
+		cookies:             opts.Cookies,
 
 		bind:        opts.Bind,
 		sock:        sockOpts{transparent: opts.BindTransparent, keepalive: opts.SocketKeepalive},

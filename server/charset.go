@@ -52,6 +52,13 @@ func setCharset(source bool) func(*Cmd) error {
 			name = ""
 		}
 		*at = c.Pos()
+		if name != "" {
+			cfg := c.Config()
+			if cfg.charsets == nil {
+				cfg.charsets = make(map[string]bool)
+			}
+			cfg.charsets[strings.ToLower(name)] = true
+		}
 		return Put(c, s, name)
 	}
 }
@@ -128,6 +135,55 @@ func (cl *coreLoc) applyCharset(h http.Header, code int, log *slog.Logger) {
 	}
 	base, _, _ := strings.Cut(ct[0], ";")
 	h["Content-Type"] = []string{strings.TrimRight(base, " \t") + "; charset=" + dst}
+}
+
+// applyAccelCharset is NGINX's charset filter for a response whose
+// upstream named its charset with X-Accel-Charset (dst): that charset
+// replaces the "charset" directive's, whatever the type, when the
+// configuration declares it ("charset", "source_charset"); unknown, it
+// is logged and nothing changes. The response's own charset, or
+// source_charset, is the source: with none, dst is named; the same,
+// dst replaces it (a 301 or 302 then names none, as NGINX sends them);
+// another would need a conversion, which is logged and not done.
+func (cl *coreLoc) applyAccelCharset(known map[string]bool, dst string, h http.Header, code int, log *slog.Logger) {
+	ct := h["Content-Type"]
+	if len(ct) == 0 || ct[0] == "" {
+		return
+	}
+	if !known[strings.ToLower(dst)] {
+		log.Error(fmt.Sprintf("unknown charset %q to override", dst))
+		return
+	}
+	// stem is the type without its charset parameter: what NGINX sends
+	// before the charset it names.
+	stem, src := ct[0], ""
+	for i := 0; i < len(ct[0]); i++ {
+		if ct[0][i] != ';' {
+			continue
+		}
+		rest := strings.TrimLeft(ct[0][i+1:], " ")
+		if len(rest) >= 8 && strings.EqualFold(rest[:8], "charset=") {
+			stem, src = ct[0][:i], strings.Trim(rest[8:], "\"")
+			break
+		}
+	}
+	redirect := code == http.StatusMovedPermanently || code == http.StatusFound
+	switch {
+	case src != "" && strings.EqualFold(src, dst):
+		if redirect {
+			h["Content-Type"] = []string{stem}
+			return
+		}
+	case src != "":
+		log.Error(fmt.Sprintf("no \"charset_map\" between the charsets %q and %q", src, dst))
+		return
+	case cl.sourceCharset.V != "" && !strings.EqualFold(cl.sourceCharset.V, dst):
+		log.Error(fmt.Sprintf("no \"charset_map\" between the charsets %q and %q", cl.sourceCharset.V, dst))
+		return
+	case redirect:
+		return
+	}
+	h["Content-Type"] = []string{stem + "; charset=" + dst}
 }
 
 // paramCharset returns the charset parameter among a Content-Type's

@@ -31,6 +31,10 @@ type Config struct {
 	notices  []string
 	closers  []func() error
 	logFiles map[string]*os.File
+	// charsets are the charset names that "charset" and
+	// "source_charset" declare, lower-cased: those an upstream's
+	// X-Accel-Charset may name (NGINX's charset module list).
+	charsets map[string]bool
 
 	// refs counts the requests being served with the configuration, plus
 	// one while it is the runtime's current one: a retired configuration

@@ -100,7 +100,16 @@ func (rw *recorder) finalHeader(code int) {
 	if ri == nil || ri.loc == nil {
 		return
 	}
-	if cl := LocConf[*coreLoc](ri.loc, coreModule); cl.charset.V != "" {
+	cl := LocConf[*coreLoc](ri.loc, coreModule)
+	if rw.st != nil && rw.st.AccelCharset != "" {
+		var known map[string]bool
+		if ri.cfg != nil {
+			known = ri.cfg.charsets
+		}
+		cl.applyAccelCharset(known, rw.st.AccelCharset, rw.w.Header(), code, ri.loc.Logger())
+		return
+	}
+	if cl.charset.V != "" {
 		cl.applyCharset(rw.w.Header(), code, ri.loc.Logger())
 	}
 }

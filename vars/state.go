@@ -79,6 +79,10 @@ type State struct {
 	// UpstreamHeader is the response header of the last upstream server
 	// tried, as it arrived ($upstream_http_NAME, $upstream_cookie_NAME).
 	UpstreamHeader http.Header
+	// AccelCharset is an upstream's X-Accel-Charset (unless ignored):
+	// the charset the response goes out in, for the server's charset
+	// filter; empty when none.
+	AccelCharset string
 	// ClientVerify is $ssl_client_verify when the server verified the
 	// client's certificate itself (it asks for one without letting Go
 	// verify it, so that a failure does not end the handshake); empty:

@@ -130,6 +130,11 @@ func init() {
 	// esimod cannot import this package (this one imports it through
 	// staticmod): it is told where a location's Redis zone is.
 	esimod.SharePlansThrough(RedisStore)
+	// proxy_ignore_headers is read here, and the proxy needs it too
+	// (X-Accel-Redirect, X-Accel-Limit-Rate, X-Accel-Buffering).
+	proxymod.IgnoredHeaders = func(l *server.Location) []string {
+		return server.LocConf[*locConf](l, module).ignore.V
+	}
 	flag := server.SetFlag[*locConf]
 	duration := server.SetTime[*locConf]
 	module.Directives = []server.Directive{
@@ -484,6 +489,16 @@ func cachedProxy(l *server.Location, lc *locConf, z *zoneConf) (http.Handler, er
 func forCache(o *proxy.Options) {
 	o.PassHeaders = append(slices.Clip(o.PassHeaders), "X-Accel-Expires", "Date")
 	o.OnFailure = reportFailure
+	if serve := o.AccelRedirect; serve != nil {
+		// NGINX stores nothing for an X-Accel-Redirect: the fill is given
+		// up and the client's own request (a HEAD stays one) is served
+		// again for the target.
+		o.AccelRedirect = func(w http.ResponseWriter, r *http.Request, a *proxy.Accel) {
+			if !cache.HandOff(w, func(cw http.ResponseWriter, cr *http.Request) { serve(cw, cr, a) }) {
+				serve(w, r, a)
+			}
+		}
+	}
 }
 
 // reportFailure passes the proxy's failure to the cache that is filling

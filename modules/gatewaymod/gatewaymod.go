@@ -290,12 +290,14 @@ func Options(l *server.Location, g *Conf, wire proxy.Wire) (proxy.Options, error
 		NextUpstreamTimeout: g.nextTimeout.V,
 		IgnoreClientAbort:   g.ignoreAbort.V,
 		ErrorResponse:       server.Error,
+		AccelRedirect:       proxymod.AccelRedirect,
 		Logger:              l.Logger(),
 	}
 	g.shared.Apply(&opts)
-	if g.IgnoresHeader("X-Accel-Buffering") {
-		opts.IgnoreAccelBuffering = true
-	}
+	opts.IgnoreAccelBuffering = g.IgnoresHeader("X-Accel-Buffering")
+	opts.IgnoreAccelRedirect = g.IgnoresHeader("X-Accel-Redirect")
+	opts.IgnoreAccelLimitRate = g.IgnoresHeader("X-Accel-Limit-Rate")
+	opts.IgnoreAccelCharset = g.IgnoresHeader("X-Accel-Charset")
 	if g.intercept.V {
 		opts.Intercept = func(_ *http.Request, status int) bool {
 			return status >= 300 && l.HasErrorPage(status)

@@ -428,7 +428,22 @@ func locationOptions(l *core.Location, pass proxy.Pass, withTLS bool) (proxy.Opt
 		NextUpstreamTries:   lc.nextTries.V,
 		NextUpstreamTimeout: lc.nextTimeout.V,
 		ErrorResponse:       core.Error,
+		AccelRedirect:       AccelRedirect,
 		Logger:              l.Logger(),
+	}
+	if IgnoredHeaders != nil {
+		for _, name := range IgnoredHeaders(l) {
+			switch strings.ToLower(name) {
+			case "x-accel-redirect":
+				opts.IgnoreAccelRedirect = true
+			case "x-accel-limit-rate":
+				opts.IgnoreAccelLimitRate = true
+			case "x-accel-buffering":
+				opts.IgnoreAccelBuffering = true
+			case "x-accel-charset":
+				opts.IgnoreAccelCharset = true
+			}
+		}
 	}
 	applyRequestOptions(l, &opts)
 	lc.shared.Apply(&opts)
@@ -451,6 +466,22 @@ func locationOptions(l *core.Location, pass proxy.Pass, withTLS bool) (proxy.Opt
 // passOf returns the proxy_pass of location l: its own, or for an "if"
 // block without one, its location's, which NGINX's "if" inherits (the
 // other proxy_* settings are inherited by the usual merge).
+// IgnoredHeaders returns proxy_ignore_headers of a location. The cache's
+// module, which owns the directive, sets it; nil: none ignored.
+var IgnoredHeaders func(l *core.Location) []string
+
+// AccelRedirect is proxy.Options.AccelRedirect for the server: an
+// upstream's X-Accel-Redirect becomes the core's internal redirect (to a
+// named location, or to a path with the arguments it came with), which
+// may reach an internal location. The gateways use it too.
+func AccelRedirect(w http.ResponseWriter, r *http.Request, a *proxy.Accel) {
+	if a.Refused {
+		core.Error(a.Writer(w), r, http.StatusNotFound)
+		return
+	}
+	core.InternalRedirectKeepArgs(a.Writer(w), a.Request(r), a.URI)
+}
+
 func passOf(l *core.Location) *proxy.Pass { return passConf(l).pass }
 
 // HasVariablePass reports whether location l is served by a proxy_pass

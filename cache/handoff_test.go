@@ -1,0 +1,70 @@
+package cache_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/cache"
+)
+
+// TestHandOffStoresNothing: a handler behind the cache that hands the fill
+// back (an upstream's X-Accel-Redirect) serves the client's own request,
+// with the fields it set, and nothing is stored; the fill lock is
+// released before the hand-off serves.
+func TestHandOffStoresNothing(t *testing.T) {
+	s, err := cache.NewMemoryStore(cache.MemoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int32
+	var store cache.Store = s
+	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Cache-Control", "max-age=60")
+		w.Header().Set("X-Carried", "yes")
+		ok := cache.HandOff(w, func(cw http.ResponseWriter, cr *http.Request) {
+			// The lock is free: another fill could take it now.
+			release, locked, err := store.TryLock(cr.Context(), "k", time.Second)
+			if err != nil || !locked {
+				t.Errorf("the fill lock is still held while the hand-off serves (%v)", err)
+			} else {
+				release()
+			}
+			cw.WriteHeader(http.StatusOK)
+			if cr.Method != http.MethodHead {
+				_, _ = io.WriteString(cw, "served for "+cr.Method)
+			}
+		})
+		if !ok {
+			t.Error("HandOff found no fill")
+		}
+	})
+	c, err := cache.New(next, cache.Options{
+		Store: s, Logger: quiet, Lock: true,
+		Key: func(*http.Request) string { return "k" },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, method := range []string{"GET", "GET", "HEAD"} {
+		rec := httptest.NewRecorder()
+		c.ServeHTTP(rec, httptest.NewRequest(method, "/x", nil))
+		want := ""
+		if method != "HEAD" {
+			want = "served for GET"
+		}
+		if rec.Code != 200 || rec.Body.String() != want || rec.Header().Get("X-Carried") != "yes" {
+			t.Errorf("%s #%d: %d %q carried %q", method, i, rec.Code, rec.Body.String(), rec.Header().Get("X-Carried"))
+		}
+	}
+	if n := calls.Load(); n != 3 {
+		t.Errorf("the handler ran %d times, want 3: a handed-off answer must not be stored", n)
+	}
+	if cache.HandOff(httptest.NewRecorder(), func(http.ResponseWriter, *http.Request) { t.Error("served outside a fill") }) {
+		t.Error("HandOff outside a fill reported a Fill")
+	}
+}

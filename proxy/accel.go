@@ -1,0 +1,310 @@
+package proxy
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Accel is an upstream's X-Accel-Redirect as the Handler hands it to
+// Options.AccelRedirect: the request is to be served again, internally,
+// for another URI, and the upstream's own body is dropped.
+type Accel struct {
+	// URI is the target's path, percent-decoded, or the name of a named
+	// location ("@name"), which is taken as it came.
+	URI string
+	// Args is the query string that followed the first "?" of the target:
+	// the redirected request has these arguments and no others. A named
+	// location keeps the request's own.
+	Args string
+	// ContentType is the upstream's Content-Type, "" when it sent none.
+	// A content handler that picks a type of its own (a static file's,
+	// from its extension) gives way to it, as in NGINX.
+	ContentType string
+	// Header holds the upstream's fields that go on into the redirected
+	// response: Set-Cookie (after the cookie rules), Content-Disposition,
+	// Cache-Control, Expires and Accept-Ranges. The hidden list does not
+	// apply to them.
+	Header http.Header
+	// Refused is set for a target that is not safe (a ".." segment, a
+	// NUL, nothing before "?"): the hook answers 404 instead, with the
+	// fields of Header (NGINX copies them first), and URI is empty.
+	Refused bool
+
+	typeDone bool // a later upstream's Content-Type took over
+	// body is the request body the proxy read whole, which a named
+	// location gets again (NGINX keeps the read body with the request);
+	// nil when there was none or it was streamed.
+	body *spool
+}
+
+// Named reports whether the target is a named location.
+func (a *Accel) Named() bool { return strings.HasPrefix(a.URI, "@") }
+
+type accelKey struct{}
+
+// Request returns r as it is served again: with the target's arguments
+// and, unless r is a HEAD or the target a named location, as a GET
+// without a body.
+func (a *Accel) Request(r *http.Request) *http.Request {
+	r2 := r.WithContext(context.WithValue(r.Context(), accelKey{}, a))
+	if a.Named() {
+		if a.body != nil {
+			r2.Body, r2.ContentLength = io.NopCloser(a.body.reader()), a.body.size
+		}
+		return r2
+	}
+	u := *r.URL
+	u.RawQuery, u.ForceQuery = a.Args, false
+	r2.URL = &u
+	if r2.Method != http.MethodHead {
+		r2.Method = http.MethodGet
+	}
+	r2.Body, r2.ContentLength = http.NoBody, 0
+	return r2
+}
+
+// Writer adds a.Header to w's header and returns the writer the
+// redirected request is to be served through: w itself, or, when the
+// upstream sent a Content-Type or an Accept-Ranges, a writer that keeps
+// them when the target's content sets its own: the upstream's type
+// replaces the target's on a 200 or a single-range 206, and its
+// Accept-Ranges stays ahead of the target's (NGINX sends both).
+func (a *Accel) Writer(w http.ResponseWriter) http.ResponseWriter {
+	h := w.Header()
+	for k, vv := range a.Header {
+		h[k] = append(h[k], vv...)
+	}
+	if a.ContentType == "" && len(a.Header["Accept-Ranges"]) == 0 {
+		return w
+	}
+	return &accelTypeWriter{ResponseWriter: w, a: a}
+}
+
+// accelTypeWriter keeps an X-Accel-Redirect's Content-Type and
+// Accept-Ranges.
+type accelTypeWriter struct {
+	http.ResponseWriter
+	a     *Accel
+	wrote bool
+}
+
+func (t *accelTypeWriter) WriteHeader(status int) {
+	if !t.wrote && status >= 200 {
+		t.wrote = true
+		h := t.ResponseWriter.Header()
+		ct := h.Get("Content-Type")
+		if t.a.ContentType != "" && !t.a.typeDone && (status == http.StatusOK || status == http.StatusPartialContent) &&
+			!strings.HasPrefix(ct, "multipart/byteranges") {
+			h["Content-Type"] = []string{t.a.ContentType}
+		}
+		if up := t.a.Header["Accept-Ranges"]; len(up) > 0 {
+			if cur := h["Accept-Ranges"]; len(cur) < len(up) || !slices.Equal(cur[:len(up)], up) {
+				h["Accept-Ranges"] = append(slices.Clip(up), cur...)
+			}
+		}
+	}
+	t.ResponseWriter.WriteHeader(status)
+}
+
+func (t *accelTypeWriter) Write(p []byte) (int, error) {
+	if !t.wrote {
+		t.WriteHeader(http.StatusOK)
+	}
+	return t.ResponseWriter.Write(p)
+}
+
+func (t *accelTypeWriter) ReadFrom(src io.Reader) (int64, error) {
+	if !t.wrote {
+		t.WriteHeader(http.StatusOK)
+	}
+	if rf, ok := t.ResponseWriter.(io.ReaderFrom); ok {
+		return rf.ReadFrom(src)
+	}
+	return io.Copy(struct{ io.Writer }{t.ResponseWriter}, src)
+}
+
+// Unwrap lets http.ResponseController reach the writer underneath.
+func (t *accelTypeWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }
+
+// accelCarried are the upstream fields that NGINX copies into the
+// response of an X-Accel-Redirect (its table's "redirect" mark), less
+// Content-Type, which Accel carries apart.
+var accelCarried = [...]string{"Set-Cookie", "Content-Disposition", "Cache-Control", "Expires", "Accept-Ranges"}
+
+// parseAccelTarget splits an X-Accel-Redirect value as NGINX does
+// (ngx_http_parse_unsafe_uri): the arguments after the first "?", the
+// path percent-decoded, and a value that is empty, starts with "?",
+// climbs with ".." or holds a NUL refused (ok false: 404). The checks
+// look at the value as NGINX's do: before decoding, a ".." segment is
+// one that a "/" or the end of the whole value follows (so "/a/..?x"
+// passes); after, one that ends the path or a "/" follows.
+func parseAccelTarget(v string) (path, args string, ok bool) {
+	if v == "" || v[0] == '?' || dotdotAt(v, 0) {
+		return "", "", false
+	}
+	path, quoted := v, false
+	for i := 0; i < len(v); i++ {
+		switch v[i] {
+		case '%':
+			quoted = true
+		case 0:
+			return "", "", false
+		case '?':
+			path, args = v[:i], v[i+1:]
+			i = len(v)
+		case '/':
+			if dotdotAt(v, i+1) {
+				return "", "", false
+			}
+		}
+	}
+	if !quoted {
+		return path, args, true
+	}
+	path = unescapeLoose(path)
+	if dotdotAt(path, 0) || strings.IndexByte(path, 0) >= 0 {
+		return "", "", false
+	}
+	for i := 0; i < len(path); i++ {
+		if path[i] == '/' && dotdotAt(path, i+1) {
+			return "", "", false
+		}
+	}
+	return path, args, true
+}
+
+// dotdotAt reports a ".." segment at s[i:]: ".." that ends s or that a
+// "/" follows.
+func dotdotAt(s string, i int) bool {
+	return strings.HasPrefix(s[i:], "..") && (len(s) == i+2 || s[i+2] == '/')
+}
+
+// unescapeLoose decodes %XX escapes as NGINX's ngx_unescape_uri does
+// for this use: a "%" before a character that is no hex digit is
+// dropped and the character kept; a "%" and one hex digit before a
+// character that is none are dropped with that character; an escape cut
+// short by the end is dropped.
+func unescapeLoose(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			b = append(b, s[i])
+			continue
+		}
+		if i+1 >= len(s) {
+			break
+		}
+		if !ishex(s[i+1]) {
+			b = append(b, s[i+1])
+			i++
+			continue
+		}
+		if i+2 >= len(s) {
+			break
+		}
+		if ishex(s[i+2]) {
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+		}
+		i += 2
+	}
+	return string(b)
+}
+
+func ishex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
+}
+
+// noteUpstreamType records, for an X-Accel-Redirect being served, that
+// this upstream's Content-Type replaces the earlier one, as each
+// upstream's does in NGINX.
+func (x *exchange) noteUpstreamType(resp *http.Response) {
+	if a, _ := x.ctx.Value(accelKey{}).(*Accel); a != nil && len(resp.Header["Content-Type"]) > 0 {
+		a.typeDone = true
+	}
+}
+
+// accelRedirect acts on an upstream's X-Accel-Redirect, when there is one
+// and it is not ignored, and reports whether it did: the upstream's body
+// is dropped (its connection kept only when there is none) and the
+// request is served again for the target through Options.AccelRedirect.
+func (x *exchange) accelRedirect(p *peer, c *conn, resp *http.Response) bool {
+	h := x.h
+	v := resp.Header["X-Accel-Redirect"]
+	if h.accel == nil || h.ignoreAccelRedirect || len(v) == 0 ||
+		resp.StatusCode == http.StatusSwitchingProtocols && h.wire == nil ||
+		h.intercept != nil && h.intercept(x.r, resp.StatusCode) {
+		return false // respond relays, tunnels or intercepts it
+	}
+	a := &x.attempts[len(x.attempts)-1]
+	x.noteUpstreamType(resp)
+	// NGINX reads X-Accel-Limit-Rate and X-Accel-Charset with the
+	// header, before it acts on the redirect: they hold for the response
+	// served instead.
+	x.accelSettings(resp)
+	target := v[0]
+	acc := &Accel{Header: make(http.Header)}
+	if ct := resp.Header["Content-Type"]; len(ct) > 0 {
+		acc.ContentType = ct[0]
+	}
+	for _, k := range accelCarried {
+		if vv := resp.Header[k]; len(vv) > 0 {
+			if k == "Accept-Ranges" && h.forceRanges {
+				continue
+			}
+			acc.Header[k] = vv
+		}
+	}
+	h.rewriteCookies(x.r, acc.Header)
+
+	// The upstream is done with: an empty body leaves its connection fit
+	// for another request, anything else closes it unread.
+	sent := x.waitSending(c, false) && x.sendErr == nil
+	stopped := x.stop.Stop()
+	a.total = time.Since(a.start)
+	a.count(c)
+	if resp.ContentLength == 0 && sent && stopped && x.keepalive(resp) && c.br.Buffered() == 0 {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		h.up.putIdle(c, time.Now())
+	} else {
+		c.close()
+	}
+	h.up.release(p, false, time.Now())
+
+	if strings.HasPrefix(target, "@") {
+		// The method stays, and so does the body: the one read whole is
+		// read again (it lives until this exchange ends, after the
+		// redirect has been served).
+		acc.URI, acc.body = target, x.body.spool
+	} else {
+		path, args, ok := parseAccelTarget(target)
+		if !ok {
+			x.logFailure(slog.LevelError, "unsafe URI "+strconvQuote(target)+" was detected in X-Accel-Redirect", h.up.Name, nil)
+			// The carried fields were copied before NGINX looked at the
+			// target: its 404 has them too. The hook answers it, so that
+			// a cache in front stores nothing here either.
+			acc.ContentType, acc.Refused = "", true
+			h.accel(x.w, x.r, acc)
+			return true
+		}
+		acc.URI, acc.Args = path, args
+	}
+	h.accel(x.w, x.r, acc)
+	return true
+}
+
+func strconvQuote(s string) string { return "\"" + strings.ReplaceAll(s, "\"", "\\\"") + "\"" }
