@@ -196,7 +196,9 @@ func (e *encoder) findMatchesDeep(w *window, start int) {
 	limit := w.end - 8 // searches read 8 bytes at i
 	misses := 0
 	e.dictOn = e.q.dictDepth > 0 && !w.noDict && e.dictOpen()
+	dictEnd := w.dictEnd(e.q.dictSpan)
 	for i <= limit {
+		e.dictOn = e.dictOn && i < dictEnd
 		m := e.searchDeep(w, i, &ring)
 		if m.len < minMatch {
 			i += 1 + misses>>(q.skipShift&63)

@@ -274,3 +274,41 @@ func TestDictionaryRing(t *testing.T) {
 		checkBoth(t, e.bw.buf, want)
 	}
 }
+
+// TestDictionarySpan: a quality with a dictSpan searches the dictionary
+// only in the stream's first dictSpan bytes, and still refers to it there;
+// a body made of dictionary words, each once, is searched all along
+// otherwise.
+func TestDictionarySpan(t *testing.T) {
+	var b []byte
+	for k := 0; len(b) < 256<<10; k++ {
+		l := minWordLen + k%(maxWordLen-minWordLen+1)
+		b = append(b, dictWord(l, k%(1<<dictBits[l]))...)
+		b = append(b, byte(' '+k%64), byte('0'+k%10))
+	}
+	for q := MinQuality; q <= MaxQuality; q++ {
+		span := qualities[q].dictSpan
+		if qualities[q].dictDepth == 0 {
+			continue
+		}
+		enc, err := NewEncoder(Options{Quality: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkBoth(t, enc.Encode(nil, b), b)
+		if enc.e.dictHit == 0 {
+			t.Errorf("q%d: no dictionary reference", q)
+		}
+		// Searches happen at positions without a backward match: fewer
+		// than the bytes searched, and none past the span, which quality
+		// 4 has (32 KiB) and the deep qualities do not.
+		switch {
+		case q == 4 && span != 32<<10:
+			t.Errorf("q4: dictSpan %d", span)
+		case span > 0 && enc.e.dictSearches > span:
+			t.Errorf("q%d: %d dictionary searches with a span of %d bytes", q, enc.e.dictSearches, span)
+		case span == 0 && int(enc.e.dictSearches) <= len(b)/16:
+			t.Errorf("q%d: only %d dictionary searches over %d bytes", q, enc.e.dictSearches, len(b))
+		}
+	}
+}

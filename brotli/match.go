@@ -69,6 +69,16 @@ func (w *window) reach(i int, maxDist uint32) uint32 {
 	return min(w.base+uint32(i)-w.streamA, maxDist)
 }
 
+// dictEnd is the index of data where a quality's static dictionary
+// searches stop (quality.dictSpan): no earlier than the end of data
+// when the span is 0 or beyond it.
+func (w *window) dictEnd(span uint32) int {
+	if span == 0 {
+		return len(w.data)
+	}
+	return max(int(int64(span)+int64(w.streamA)-int64(w.base)), 0)
+}
+
 const minMatch = 4
 
 // lazyMax is the match length from which the next position is not tried:
@@ -212,9 +222,11 @@ func (e *encoder) findMatches(w *window, start int, last uint32) {
 	// until the searches stop paying (searchDict's gate, which does not
 	// open again).
 	dict := e.q.dictDepth > 0 && !w.noDict && e.dictOpen()
+	dictEnd := w.dictEnd(e.q.dictSpan)
 	for i <= limit {
 		l, d, sc := e.search(w, i, last)
 		word := 0 // for a dictionary reference, 1 + the bytes it omits
+		dict = dict && i < dictEnd
 		if l < minMatch {
 			if dict {
 				l, d, sc, word = e.searchDict(w.data, i, w.end-i, w.reach(i, e.maxDist), 22, 0)
