@@ -27,15 +27,7 @@ func TestConnAlive(t *testing.T) {
 		{"sent something", func(s net.Conn) { s.Write([]byte("HTTP/1.1 408 Request Timeout\r\n\r\n")) }, false},
 		{"closed", func(s net.Conn) { s.Close() }, false},
 	} {
-		raw, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := ln.Accept()
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := newConn(&deadlineConn{Conn: rawsock.Wrap(raw)}, nil, nil, connID{})
+		c, s := dialConn(t, ln, nil)
 		tc.peer(s)
 		time.Sleep(20 * time.Millisecond) // for the bytes or the FIN to arrive
 		if got := c.alive(); got != tc.alive {
@@ -70,15 +62,7 @@ func TestIdleCheckSkippedWhenJustIdle(t *testing.T) {
 		{"just idle, body not replayable", time.Millisecond, true, true},
 		{"idle a while", 2 * trustIdle, false, true},
 	} {
-		raw, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := ln.Accept()
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := newConn(&deadlineConn{Conn: rawsock.Wrap(raw)}, nil, p, connID{})
+		c, s := dialConn(t, ln, p)
 		probed := false
 		c.probe = func(fd uintptr) { probed = true; c.probeFD(fd) }
 		now := time.Now()
@@ -92,4 +76,19 @@ func TestIdleCheckSkippedWhenJustIdle(t *testing.T) {
 		c.close()
 		s.Close()
 	}
+}
+
+// dialConn connects a conn of peer p to ln, and returns it with the
+// server's end.
+func dialConn(t *testing.T, ln net.Listener, p *peer) (*conn, net.Conn) {
+	t.Helper()
+	raw, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newConn(&deadlineConn{Conn: rawsock.Wrap(raw)}, nil, p, connID{}), s
 }

@@ -15,7 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -270,24 +270,27 @@ http {
 type fastcgiSite struct {
 	dir, base string
 	fpm, tcp  *phpFPM
-	counter   *connCounter
+	counter   *tcpRelay
 	mosaic    *proc
 }
 
-// connCounter relays TCP connections to a php-fpm socket, counting them:
-// php-fpm's status page counts requests, not connections.
-type connCounter struct {
-	ln       net.Listener
-	accepted atomic.Int64
+// tcpRelay relays TCP connections to a server (php-fpm's socket, a
+// gateway's port) and records the address each came from: how many there
+// were (php-fpm's status page counts requests, not connections), and the
+// local address a proxy bound, which the application behind cannot tell.
+type tcpRelay struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	peers []string
 }
 
-func countConns(t *testing.T, network, address string) *connCounter {
+func newTCPRelay(t *testing.T, network, address string) *tcpRelay {
 	t.Helper()
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &connCounter{ln: ln}
+	p := &tcpRelay{ln: ln}
 	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
@@ -295,7 +298,10 @@ func countConns(t *testing.T, network, address string) *connCounter {
 			if err != nil {
 				return
 			}
-			c.accepted.Add(1)
+			host, _, _ := net.SplitHostPort(in.RemoteAddr().String())
+			p.mu.Lock()
+			p.peers = append(p.peers, host)
+			p.mu.Unlock()
 			go func() {
 				defer in.Close()
 				out, err := net.Dial(network, address)
@@ -303,12 +309,28 @@ func countConns(t *testing.T, network, address string) *connCounter {
 					return
 				}
 				defer out.Close()
-				go func() { io.Copy(out, in); out.(*net.UnixConn).CloseWrite() }()
+				go func() { io.Copy(out, in); out.(interface{ CloseWrite() error }).CloseWrite() }()
 				io.Copy(in, out)
 			}()
 		}
 	}()
-	return c
+	return p
+}
+
+func (p *tcpRelay) addr() string { return p.ln.Addr().String() }
+
+// list returns the peers' addresses, in the order they connected.
+func (p *tcpRelay) list() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.peers...)
+}
+
+// count is how many connections came.
+func (p *tcpRelay) count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.peers)
 }
 
 func startFastCGISite(t *testing.T) *fastcgiSite {
@@ -321,10 +343,10 @@ func startFastCGISite(t *testing.T) *fastcgiSite {
 	s := &fastcgiSite{dir: dir}
 	s.fpm = startFPM(t, filepath.Join(dir, "fpm-unix"), filepath.Join(dir, "php.sock"), 4)
 	s.tcp = startFPM(t, filepath.Join(dir, "fpm-tcp"), fmt.Sprintf("127.0.0.1:%d", freePort(t)), 1)
-	s.counter = countConns(t, "unix", filepath.Join(dir, "php.sock"))
+	s.counter = newTCPRelay(t, "unix", filepath.Join(dir, "php.sock"))
 	port := freePort(t)
 	conf := strings.NewReplacer("{dir}", dir, "{fpm}", s.fpm.addr, "{tcp}", s.tcp.addr,
-		"{counter}", s.counter.ln.Addr().String(), "{dead}", fmt.Sprintf("127.0.0.1:%d", freePort(t))).Replace(wordpressConf)
+		"{counter}", s.counter.addr(), "{dead}", fmt.Sprintf("127.0.0.1:%d", freePort(t))).Replace(wordpressConf)
 	s.mosaic = startMosaic(t, dir, conf, port)
 	s.base = fmt.Sprintf("http://127.0.0.1:%d", port)
 	return s
@@ -484,13 +506,13 @@ func TestFastCGIWordPress(t *testing.T) {
 			// application then closes.
 			{"/counted/close/", func(conns int) bool { return conns >= n-1 }},
 		} {
-			before := s.counter.accepted.Load()
+			before := s.counter.count()
 			for i := 0; i < n; i++ {
 				if resp, body := do(t, "GET", base+c.path, nil); resp.StatusCode != 200 || report(body)["REQUEST_URI"] != c.path {
 					t.Fatalf("%s: %d %s", c.path, resp.StatusCode, body)
 				}
 			}
-			if got := int(s.counter.accepted.Load() - before); !c.want(got) {
+			if got := s.counter.count() - before; !c.want(got) {
 				t.Errorf("%d requests to %s took %d connections", n, c.path, got)
 			}
 		}

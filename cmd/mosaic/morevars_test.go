@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -254,20 +253,8 @@ func TestEndVariablesMatchNGINX(t *testing.T) {
 // is not the session's: see vars/README.md).
 func TestTLSOfferVariablesMatchNGINX(t *testing.T) {
 	nginxPath(t)
-	dir := t.TempDir()
-	cert, key := selfSigned(t, dir)
 	names := []string{"ssl_protocol", "ssl_ciphers", "ssl_curves", "ssl_session_id", "http2"}
-	block := func(port int) string {
-		return fmt.Sprintf(`access_log off; server { listen 127.0.0.1:%d ssl http2; server_name vars.test;
-			ssl_certificate %s; ssl_certificate_key %s; ssl_protocols TLSv1.2 TLSv1.3;
-			location / { return 200 "%s"; } }`, port, cert, key, joinVars(names))
-	}
-	mport, nport := freePort(t), freePort(t)
-	if err := os.MkdirAll(filepath.Join(dir, "m"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	startMosaic(t, filepath.Join(dir, "m"), "http {"+block(mport)+"}", mport)
-	startNGINX(t, dir, block(nport), nport)
+	mport, nport := startTLSVarServers(t, names)
 
 	cases := []struct {
 		what string

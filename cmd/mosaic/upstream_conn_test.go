@@ -84,55 +84,6 @@ func newConnOrigin(t *testing.T) *connOrigin {
 	return o
 }
 
-// peerRelay is a TCP relay in front of a gateway's server that records
-// the address each connection came from, which the application behind
-// the gateway cannot tell.
-type peerRelay struct {
-	ln    net.Listener
-	mu    sync.Mutex
-	peers []string
-}
-
-func newPeerRelay(t *testing.T, target string) *peerRelay {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &peerRelay{ln: ln}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			in, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			host, _, _ := net.SplitHostPort(in.RemoteAddr().String())
-			p.mu.Lock()
-			p.peers = append(p.peers, host)
-			p.mu.Unlock()
-			go func() {
-				defer in.Close()
-				out, err := net.Dial("tcp", target)
-				if err != nil {
-					return
-				}
-				defer out.Close()
-				go func() { io.Copy(out, in); out.(*net.TCPConn).CloseWrite() }()
-				io.Copy(in, out)
-			}()
-		}
-	}()
-	return p
-}
-
-func (p *peerRelay) addr() string { return p.ln.Addr().String() }
-
-func (p *peerRelay) list() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.peers...)
-}
-
 // appPHP is the PHP application of these tests: ?n=N answers N bytes of
 // "p" with Content-Length; ?ranged answers rangedBody with
 // Accept-Ranges: none.
@@ -163,7 +114,7 @@ func TestUpstreamBindThroughBinary(t *testing.T) {
 	dir := t.TempDir()
 	fpm, wsgi := gatewayApps(t, dir)
 	origin := newConnOrigin(t)
-	fpmPeers, wsgiPeers := newPeerRelay(t, fpm), newPeerRelay(t, wsgi)
+	fpmPeers, wsgiPeers := newTCPRelay(t, "tcp", fpm), newTCPRelay(t, "tcp", wsgi)
 	transparent := ""
 	if os.Getuid() == 0 {
 		transparent = "location /transparent { proxy_bind 127.0.0.6 transparent; proxy_pass http://origin/peer; }"

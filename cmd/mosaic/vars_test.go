@@ -419,27 +419,36 @@ func sameSig(body string) string {
 	return strings.ReplaceAll(body, "nginx/"+vars.NGINXVersion, "mosaic")
 }
 
-// The TLS variables and $http2, through a TLS listener offering HTTP/2,
-// compared with NGINX's on the same certificate: TLS 1.2 with a fixed
-// suite (the names are OpenSSL's), TLS 1.3, HTTP/2.
-func TestTLSVariablesMatchNGINX(t *testing.T) {
-	nginxPath(t)
+// startTLSVarServers starts mosaic and NGINX with the same TLS server
+// (HTTP/2 offered, a self-signed certificate for vars.test) whose one
+// location answers with the values of names, and returns their ports.
+func startTLSVarServers(t *testing.T, names []string) (mport, nport int) {
+	t.Helper()
 	dir := t.TempDir()
 	cert, key := selfSigned(t, dir)
-	names := []string{"https", "scheme", "server_protocol", "request", "http2", "ssl_protocol", "ssl_cipher",
-		"ssl_curve", "ssl_server_name", "ssl_session_reused", "ssl_client_verify", "ssl_client_s_dn",
-		"ssl_client_cert", "ssl_alpn_protocol", "ssl_early_data", "connection_requests"}
 	block := func(port int) string {
 		return fmt.Sprintf(`access_log off; server { listen 127.0.0.1:%d ssl http2; server_name vars.test;
 			ssl_certificate %s; ssl_certificate_key %s; ssl_protocols TLSv1.2 TLSv1.3;
 			location / { return 200 "%s"; } }`, port, cert, key, joinVars(names))
 	}
-	mport, nport := freePort(t), freePort(t)
+	mport, nport = freePort(t), freePort(t)
 	if err := os.MkdirAll(filepath.Join(dir, "m"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	startMosaic(t, filepath.Join(dir, "m"), "http {"+block(mport)+"}", mport)
 	startNGINX(t, dir, block(nport), nport)
+	return mport, nport
+}
+
+// The TLS variables and $http2, through a TLS listener offering HTTP/2,
+// compared with NGINX's on the same certificate: TLS 1.2 with a fixed
+// suite (the names are OpenSSL's), TLS 1.3, HTTP/2.
+func TestTLSVariablesMatchNGINX(t *testing.T) {
+	nginxPath(t)
+	names := []string{"https", "scheme", "server_protocol", "request", "http2", "ssl_protocol", "ssl_cipher",
+		"ssl_curve", "ssl_server_name", "ssl_session_reused", "ssl_client_verify", "ssl_client_s_dn",
+		"ssl_client_cert", "ssl_alpn_protocol", "ssl_early_data", "connection_requests"}
+	mport, nport := startTLSVarServers(t, names)
 
 	cases := []struct {
 		what string
