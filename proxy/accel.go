@@ -167,7 +167,8 @@ func parseAccelTarget(v string) (path, args string, ok bool) {
 		return path, args, true
 	}
 	path = unescapeLoose(path)
-	if dotdotAt(path, 0) || strings.IndexByte(path, 0) >= 0 {
+	// An escape cut short leaves nothing of "%": no path to serve.
+	if path == "" || dotdotAt(path, 0) || strings.IndexByte(path, 0) >= 0 {
 		return "", "", false
 	}
 	for i := 0; i < len(path); i++ {

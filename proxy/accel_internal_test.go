@@ -1,6 +1,9 @@
 package proxy
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestParseAccelTarget follows ngx_http_parse_unsafe_uri: arguments after
 // the first "?", the path decoded, unsafe values refused.
@@ -41,4 +44,25 @@ func TestParseAccelTarget(t *testing.T) {
 			t.Errorf("%q: %q %q %v, want %q %q %v", c.in, path, args, ok, c.path, c.args, c.ok)
 		}
 	}
+}
+
+// FuzzParseAccelTarget: an upstream's X-Accel-Redirect value never yields
+// a path that holds a NUL or climbs with a "../" segment, and never
+// panics.
+func FuzzParseAccelTarget(f *testing.F) {
+	for _, s := range []string{"/protected/a.pdf", "/a?b=1", "@named", "/a/%2e%2e/b", "/a/..?x", "/%00", "/%", "/%4", "..", "?x", "/a/../b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		path, args, ok := parseAccelTarget(v)
+		if !ok {
+			if path != "" || args != "" {
+				t.Fatalf("%q refused with %q %q", v, path, args)
+			}
+			return
+		}
+		if path == "" || strings.IndexByte(path, 0) >= 0 || strings.HasPrefix(path, "../") || strings.Contains(path, "/../") {
+			t.Fatalf("%q gave path %q", v, path)
+		}
+	})
 }
