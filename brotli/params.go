@@ -86,7 +86,7 @@ type quality struct {
 	// all of it. Its words matter where the window has little history
 	// (small bodies, a body's start), and its searches cost a large
 	// body's encoding a fifth to a third more time for 1-2% of size at
-	// quality 4.
+	// quality 4, and about a fifth at 6.
 	dictSpan uint32
 }
 
@@ -96,8 +96,8 @@ var qualities = [MaxQuality + 1]quality{
 	2: {hashBits: 16, ways: 1, hashLen: 5, lazy: true, skipShift: 6, fillStep: 1, blockBits: 17},
 	3: {hashBits: 16, ways: 2, hashLen: 5, lazy: true, skipShift: 7, fillStep: 1, blockBits: 17},
 	4: {hashBits: 16, ways: 4, hashLen: 5, lazy: true, skipShift: 8, fillStep: 1, blockBits: 18, dictDepth: 32, dictSpan: 32 << 10},
-	5: {rounds: 1, hashBits: 14, ways: 16, hashLen: 4, skipShift: 9, fillStep: 1, blockBits: 18, deep: true, ringCands: 4, lazySteps: 1, niceLen: 48, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
-	6: {rounds: 1, hashBits: 14, ways: 32, hashLen: 4, skipShift: 9, fillStep: 1, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 64, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
+	5: {rounds: 1, hashBits: 14, ways: 16, hashLen: 4, skipShift: 9, fillStep: 1, blockBits: 18, deep: true, ringCands: 4, lazySteps: 1, niceLen: 48, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
+	6: {rounds: 1, hashBits: 14, ways: 32, hashLen: 4, skipShift: 9, fillStep: 1, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 64, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
 	7: {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, fillStep: 1, blockBits: 18, deep: true, ringCands: 10, lazySteps: 2, niceLen: 96, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
 	8: {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, fillStep: 1, blockBits: 18, deep: true, ringCands: 16, lazySteps: 3, niceLen: 128, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
 	9: {rounds: 2, hashBits: 15, ways: 128, hashLen: 4, skipShift: 11, fillStep: 1, blockBits: 18, deep: true, ringCands: 16, lazySteps: 4, niceLen: 192, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: 10},
