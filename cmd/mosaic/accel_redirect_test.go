@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/testuwsgi"
 )
 
 // accelOrigin answers every request with an X-Accel-Redirect chosen by
@@ -479,6 +481,70 @@ func TestAccelCharsetMatchesNGINX(t *testing.T) {
 		}
 		if got[0] != got[1] {
 			t.Errorf("%s: Content-Type mosaic %q, nginx %q", c.path, got[0], got[1])
+		}
+	}
+}
+
+// accelUWSGIServer hands the uwsgi application's X-Accel-Redirect to an
+// internal location, and ignores it in /ign/.
+const accelUWSGIServer = `
+	server {
+		listen 127.0.0.1:{port};
+		location /app/ { include uwsgi_params; uwsgi_pass {app}; }
+		location /ign/ { include uwsgi_params; uwsgi_pass {app}; uwsgi_ignore_headers X-Accel-Redirect; }
+		location /protected/ { internal; root {dir}/files; }
+	}`
+
+// TestAccelRedirectUWSGIMatchesNGINX: the uwsgi gateway hands an
+// application's X-Accel-Redirect to the internal location as the proxy
+// does, in front of the real uWSGI, compared with NGINX.
+func TestAccelRedirectUWSGIMatchesNGINX(t *testing.T) {
+	testuwsgi.Skip(t)
+	params := nginxUWSGIParams(t)
+	if params == "" {
+		t.Skip("no NGINX uwsgi_params")
+	}
+	app := testuwsgi.Start(t, false)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "files/protected/f.txt"), "the protected file")
+	conf := func(port int) string {
+		return strings.NewReplacer("{dir}", dir, "{app}", app.Address, "{port}", fmt.Sprint(port)).Replace(accelUWSGIServer)
+	}
+	ndir := filepath.Join(dir, "nginx")
+	writeFile(t, filepath.Join(ndir, "uwsgi_params"), params)
+	nport, mport := freePort(t), freePort(t)
+	startNGINX(t, ndir, conf(nport), nport)
+	mdir := filepath.Join(dir, "mosaic")
+	if err := os.MkdirAll(mdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	startMosaic(t, mdir, "http {\n"+conf(mport)+"\n}\n", mport)
+	for _, rq := range []struct {
+		path   string
+		status int
+		want   string
+	}{
+		{"/app/accel?to=/protected/f.txt", 200, "the protected file"},
+		{"/app/accel?to=/protected/missing.txt", 404, ""},
+		{"/app/accel?to=/../etc/passwd", 404, ""},
+		{"/ign/accel?to=/protected/f.txt", 200, "app body: must not be seen"},
+		{"/protected/f.txt", 404, ""},
+	} {
+		var status [2]int
+		var bodies [2]string
+		var disp [2]string
+		for i, port := range []int{mport, nport} {
+			req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d%s", port, rq.path), nil)
+			resp, body := doRequest(t, req)
+			status[i], bodies[i], disp[i] = resp.StatusCode, body, resp.Header.Get("Content-Disposition")
+		}
+		if status[1] != rq.status || (rq.want != "" && bodies[1] != rq.want) {
+			t.Errorf("%s: nginx answers %d %q, the test expects %d %q", rq.path, status[1], bodies[1], rq.status, rq.want)
+		}
+		// Content-Disposition is compared on the files served: mosaic's
+		// error pages drop it, NGINX's keep it (proxy/README.md).
+		if status[0] != status[1] || (rq.want != "" && bodies[0] != bodies[1]) || (status[1] == 200 && disp[0] != disp[1]) {
+			t.Errorf("%s: mosaic %d %q %q, nginx %d %q %q", rq.path, status[0], bodies[0], disp[0], status[1], bodies[1], disp[1])
 		}
 	}
 }

@@ -40,6 +40,8 @@ func binary() string {
 //	/redirect    302 to the query's "to"
 //	/status      a CGI-style answer without a status line is not
 //	             possible from WSGI; this answers 201 with no body
+//	/accel?to=U  200 with X-Accel-Redirect: U, a Content-Disposition and
+//	             a body the server must not pass on
 //	/slow?ms=N   sleeps N milliseconds, then 200 "slow"
 //	/size?n=N    200 with N bytes of "x"
 //	other        200 "hello from wsgi <path>"
@@ -74,6 +76,11 @@ def application(env, start_response):
     if path.endswith('/status'):
         start_response('201 Created', [])
         return []
+    if path.endswith('/accel'):
+        start_response('200 OK', [('Content-Type', 'text/plain'),
+                                  ('X-Accel-Redirect', q.get('to', ['/'])[0]),
+                                  ('Content-Disposition', 'attachment; filename="f.txt"')])
+        return [b'app body: must not be seen']
     if path.endswith('/slow'):
         time.sleep(int(q.get('ms', ['1000'])[0]) / 1000)
         start_response('200 OK', [('Content-Type', 'text/plain')])
