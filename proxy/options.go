@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"os"
+	"strings"
 	"sync"
 	"time"
 )
@@ -210,6 +211,24 @@ type Options struct {
 	// (proxy_force_ranges): one range, as NGINX serves for an uncached
 	// response; the upstream's Accept-Ranges is replaced by "bytes".
 	ForceRanges bool
+}
+
+// IgnoreAccel sets the Ignore* options of the X-Accel-* fields that names
+// (a *_ignore_headers list, in any case) holds; other names are left to
+// the cache, which reads the list too.
+func (o *Options) IgnoreAccel(names []string) {
+	for _, name := range names {
+		switch strings.ToLower(name) {
+		case "x-accel-redirect":
+			o.IgnoreAccelRedirect = true
+		case "x-accel-limit-rate":
+			o.IgnoreAccelLimitRate = true
+		case "x-accel-buffering":
+			o.IgnoreAccelBuffering = true
+		case "x-accel-charset":
+			o.IgnoreAccelCharset = true
+		}
+	}
 }
 
 // Handler proxies requests to an upstream. It is safe for concurrent use.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -144,21 +143,10 @@ func TestAccelRedirectMatchesNGINX(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "www/protected/file.pdf"), "%PDF-1.4 the protected file")
 	writeFile(t, filepath.Join(dir, "www/secret.txt"), "secret")
 	writeFile(t, filepath.Join(dir, "www/notfound.txt"), "not found page")
-	conf := func(who string, port int) string {
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
 		return strings.NewReplacer("{dir}", dir, "{who}", who, "{origin}", origin.Listener.Addr().String(),
 			"{port}", fmt.Sprint(port)).Replace(accelServer)
-	}
-	nport, mport := freePort(t), freePort(t)
-	ndir := filepath.Join(dir, "nginx")
-	if err := os.MkdirAll(ndir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	startNGINX(t, ndir, conf("n", nport), nport)
-	mdir := filepath.Join(dir, "mosaic")
-	if err := os.MkdirAll(mdir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	startMosaic(t, mdir, "http {\n"+conf("m", mport)+"\n}\n", mport)
+	})
 
 	type request struct {
 		method, path, body string
@@ -332,20 +320,9 @@ func TestAccelRedirectPHPMatchesNGINX(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "www/protected/file.pdf"), "%PDF-1.4 from php")
 	writeFile(t, filepath.Join(dir, "www/protected/notes.txt"), "plain notes")
 	fpm := startFPM(t, filepath.Join(dir, "fpm"), filepath.Join(dir, "php.sock"), 2)
-	conf := func(port int) string {
+	mport, nport := startBoth(t, dir, func(_ string, port int) string {
 		return strings.NewReplacer("{dir}", dir, "{fpm}", fpm.addr, "{port}", fmt.Sprint(port)).Replace(accelPHPServer)
-	}
-	nport, mport := freePort(t), freePort(t)
-	ndir := filepath.Join(dir, "nginx")
-	if err := os.MkdirAll(ndir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	startNGINX(t, ndir, conf(nport), nport)
-	mdir := filepath.Join(dir, "mosaic")
-	if err := os.MkdirAll(mdir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	startMosaic(t, mdir, "http {\n"+conf(mport)+"\n}\n", mport)
+	})
 
 	const phpType = "text/html; charset=UTF-8"
 	for _, rq := range []struct {
@@ -441,21 +418,10 @@ func TestAccelCharsetMatchesNGINX(t *testing.T) {
 	t.Cleanup(origin.Close)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "www/protected/file.pdf"), "%PDF")
-	conf := func(port int) string {
+	mport, nport := startBoth(t, dir, func(_ string, port int) string {
 		return strings.NewReplacer("{dir}", dir, "{origin}", origin.Listener.Addr().String(),
 			"{port}", fmt.Sprint(port)).Replace(accelCharsetServer)
-	}
-	nport, mport := freePort(t), freePort(t)
-	ndir := filepath.Join(dir, "nginx")
-	if err := os.MkdirAll(ndir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	startNGINX(t, ndir, conf(nport), nport)
-	mdir := filepath.Join(dir, "mosaic")
-	if err := os.MkdirAll(mdir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	startMosaic(t, mdir, "http {\n"+conf(mport)+"\n}\n", mport)
+	})
 
 	for _, c := range []struct{ path, want string }{
 		{"/app/?ct=text/html&cs=utf-8", "text/html; charset=utf-8"},
@@ -507,18 +473,10 @@ func TestAccelRedirectUWSGIMatchesNGINX(t *testing.T) {
 	app := testuwsgi.Start(t, false)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "files/protected/f.txt"), "the protected file")
-	conf := func(port int) string {
+	writeFile(t, filepath.Join(dir, "nginx", "uwsgi_params"), params)
+	mport, nport := startBoth(t, dir, func(_ string, port int) string {
 		return strings.NewReplacer("{dir}", dir, "{app}", app.Address, "{port}", fmt.Sprint(port)).Replace(accelUWSGIServer)
-	}
-	ndir := filepath.Join(dir, "nginx")
-	writeFile(t, filepath.Join(ndir, "uwsgi_params"), params)
-	nport, mport := freePort(t), freePort(t)
-	startNGINX(t, ndir, conf(nport), nport)
-	mdir := filepath.Join(dir, "mosaic")
-	if err := os.MkdirAll(mdir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	startMosaic(t, mdir, "http {\n"+conf(mport)+"\n}\n", mport)
+	})
 	for _, rq := range []struct {
 		path   string
 		status int

@@ -623,13 +623,9 @@ func TestFastCGIMatchesNGINX(t *testing.T) {
 		}
 		writeFile(t, filepath.Join(ndir, name), string(b))
 	}
-	nport, mport := freePort(t), freePort(t)
-	startNGINX(t, ndir, strings.ReplaceAll(block, "{port}", strconv.Itoa(nport)), nport)
-	mdir := filepath.Join(dir, "mosaic")
-	if err := os.MkdirAll(mdir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	startMosaic(t, mdir, "http {\n"+block+"\n}\n", mport)
+	mport, nport := startBoth(t, dir, func(_ string, port int) string {
+		return strings.ReplaceAll(block, "{port}", strconv.Itoa(port))
+	})
 
 	type request struct {
 		method, path, body string

@@ -275,6 +275,23 @@ func startNGINX(t *testing.T, dir, httpBlock string, port int) {
 	waitPort(t, port, &proc{cmd: cmd, out: out, done: done})
 }
 
+// startBoth starts NGINX and mosaic on the same http-level block, NGINX
+// in dir/nginx (where a test puts the files it includes) and mosaic in
+// dir/mosaic, and returns their ports. block gets each server's port and
+// who it is for ("m" or "n").
+func startBoth(t *testing.T, dir string, block func(who string, port int) string) (mport, nport int) {
+	t.Helper()
+	mport, nport = freePort(t), freePort(t)
+	for _, sub := range []string{"nginx", "mosaic"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	startNGINX(t, filepath.Join(dir, "nginx"), block("n", nport), nport)
+	startMosaic(t, filepath.Join(dir, "mosaic"), "http {\n"+block("m", mport)+"\n}\n", mport)
+	return mport, nport
+}
+
 // splitVars pairs names with the "|"-separated values of a return text.
 func splitVars(t *testing.T, names []string, body string) map[string]string {
 	t.Helper()
@@ -431,13 +448,7 @@ func startTLSVarServers(t *testing.T, names []string) (mport, nport int) {
 			ssl_certificate %s; ssl_certificate_key %s; ssl_protocols TLSv1.2 TLSv1.3;
 			location / { return 200 "%s"; } }`, port, cert, key, joinVars(names))
 	}
-	mport, nport = freePort(t), freePort(t)
-	if err := os.MkdirAll(filepath.Join(dir, "m"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	startMosaic(t, filepath.Join(dir, "m"), "http {"+block(mport)+"}", mport)
-	startNGINX(t, dir, block(nport), nport)
-	return mport, nport
+	return startBoth(t, dir, func(_ string, port int) string { return block(port) })
 }
 
 // The TLS variables and $http2, through a TLS listener offering HTTP/2,
@@ -548,16 +559,10 @@ func TestVariablesOverHTTP2(t *testing.T) {
 func TestPipeMatchesNGINX(t *testing.T) {
 	nginxPath(t)
 	dir := t.TempDir()
-	block := func(port int) string {
+	mport, nport := startBoth(t, dir, func(_ string, port int) string {
 		return fmt.Sprintf(`access_log off; server { listen 127.0.0.1:%d;
 			location / { return 200 "$pipe $connection_requests"; } }`, port)
-	}
-	mport, nport := freePort(t), freePort(t)
-	if err := os.MkdirAll(filepath.Join(dir, "m"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	startMosaic(t, filepath.Join(dir, "m"), "http {"+block(mport)+"}", mport)
-	startNGINX(t, dir, block(nport), nport)
+	})
 	for _, port := range []int{mport, nport} {
 		c, err := net.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
 		if err != nil {

@@ -82,16 +82,6 @@ func (c *Conf) Merge(parent *Conf) {
 	c.shared.Merge(&parent.shared)
 }
 
-// IgnoresHeader reports whether *_ignore_headers names the header.
-func (c *Conf) IgnoresHeader(name string) bool {
-	for _, h := range c.ignore.V {
-		if strings.EqualFold(h, name) {
-			return true
-		}
-	}
-	return false
-}
-
 // IgnoredHeaders is *_ignore_headers' list, for the cache.
 func (c *Conf) IgnoredHeaders() []string { return c.ignore.V }
 
@@ -294,10 +284,7 @@ func Options(l *server.Location, g *Conf, wire proxy.Wire) (proxy.Options, error
 		Logger:              l.Logger(),
 	}
 	g.shared.Apply(&opts)
-	opts.IgnoreAccelBuffering = g.IgnoresHeader("X-Accel-Buffering")
-	opts.IgnoreAccelRedirect = g.IgnoresHeader("X-Accel-Redirect")
-	opts.IgnoreAccelLimitRate = g.IgnoresHeader("X-Accel-Limit-Rate")
-	opts.IgnoreAccelCharset = g.IgnoresHeader("X-Accel-Charset")
+	opts.IgnoreAccel(g.ignore.V)
 	if g.intercept.V {
 		opts.Intercept = func(_ *http.Request, status int) bool {
 			return status >= 300 && l.HasErrorPage(status)

@@ -432,18 +432,7 @@ func locationOptions(l *core.Location, pass proxy.Pass, withTLS bool) (proxy.Opt
 		Logger:              l.Logger(),
 	}
 	if IgnoredHeaders != nil {
-		for _, name := range IgnoredHeaders(l) {
-			switch strings.ToLower(name) {
-			case "x-accel-redirect":
-				opts.IgnoreAccelRedirect = true
-			case "x-accel-limit-rate":
-				opts.IgnoreAccelLimitRate = true
-			case "x-accel-buffering":
-				opts.IgnoreAccelBuffering = true
-			case "x-accel-charset":
-				opts.IgnoreAccelCharset = true
-			}
-		}
+		opts.IgnoreAccel(IgnoredHeaders(l))
 	}
 	applyRequestOptions(l, &opts)
 	lc.shared.Apply(&opts)
