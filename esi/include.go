@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/mosaic-edge/mosaic/internal/gopool"
 )
 
 // errorMarker stands where a fragment could not be fetched at all, unless
@@ -149,14 +151,15 @@ func (p *page) run(in incl, inline bool) {
 		return
 	}
 	p.wg.Add(1)
-	go p.fillAsync(in, f)
+	workers.Go(func() {
+		defer p.wg.Done()
+		p.fill(in, f)
+	})
 }
 
-// fillAsync is fill on a goroutine of the page.
-func (p *page) fillAsync(in incl, f *fetched) {
-	defer p.wg.Done()
-	p.fill(in, f)
-}
+// workers run the includes of every page: a goroutine that has fetched a
+// fragment has the stack for the next (internal/gopool).
+var workers gopool.Pool
 
 // fetch resolves src and performs the fragment request up to its status.
 func (p *page) fetch(src string) *fetched {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/gopool"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -96,7 +97,7 @@ func Subrequest(parent *http.Request, uri string, header http.Header) (*http.Res
 	sw := &sub.sw
 	*sw = subWriter{header: http.Header{}, ready: make(chan struct{}), pipe: pipe, st: st}
 	st.Header = sw.header
-	go func() {
+	subrequestWorkers.Go(func() {
 		defer func() {
 			if p := recover(); p != nil {
 				err := fmt.Errorf("subrequest %q panicked: %v", uri, p)
@@ -109,7 +110,7 @@ func Subrequest(parent *http.Request, uri string, header http.Header) (*http.Res
 			sw.finish()
 		}()
 		loc.subHandler.ServeHTTP(sw, r)
-	}()
+	})
 
 	select {
 	case <-sw.ready:
@@ -140,6 +141,11 @@ func Subrequest(parent *http.Request, uri string, header http.Header) (*http.Res
 	}
 	return resp, nil
 }
+
+// subrequestWorkers run subrequests' handlers: a goroutine that has been
+// through a location's handlers has the stack for the next subrequest
+// (internal/gopool).
+var subrequestWorkers gopool.Pool
 
 // subrequest holds what one subrequest allocates once.
 type subrequest struct {
