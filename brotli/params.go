@@ -72,6 +72,11 @@ type quality struct {
 	ringCands int
 	lazySteps int
 	niceLen   int
+	// The search ahead of a match (lazySteps) is made only while the
+	// match is shorter than lazyBelow, and looks at the lazyWays newest
+	// positions of its bucket (0: all of them).
+	lazyBelow int
+	lazyWays  int
 	maxTrees  int
 	maxTypes  int // block types for commands and distances
 	rounds    int // k-means rounds per cluster added (clusterer)
@@ -96,11 +101,11 @@ var qualities = [MaxQuality + 1]quality{
 	2: {hashBits: 16, ways: 1, hashLen: 5, lazy: true, skipShift: 6, fillStep: 1, blockBits: 17},
 	3: {hashBits: 16, ways: 2, hashLen: 5, lazy: true, skipShift: 7, fillStep: 1, blockBits: 17},
 	4: {hashBits: 16, ways: 4, hashLen: 5, lazy: true, skipShift: 8, fillStep: 1, blockBits: 18, dictDepth: 32, dictSpan: 32 << 10},
-	5: {rounds: 1, hashBits: 14, ways: 16, hashLen: 4, skipShift: 9, fillStep: 1, blockBits: 18, deep: true, ringCands: 4, lazySteps: 1, niceLen: 48, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
-	6: {rounds: 1, hashBits: 14, ways: 32, hashLen: 4, skipShift: 9, fillStep: 1, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 64, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
-	7: {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, fillStep: 1, blockBits: 18, deep: true, ringCands: 10, lazySteps: 2, niceLen: 96, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
-	8: {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, fillStep: 1, blockBits: 18, deep: true, ringCands: 16, lazySteps: 3, niceLen: 128, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
-	9: {rounds: 2, hashBits: 15, ways: 128, hashLen: 4, skipShift: 11, fillStep: 1, blockBits: 18, deep: true, ringCands: 16, lazySteps: 4, niceLen: 192, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: 10},
+	5: {rounds: 1, hashBits: 14, ways: 16, hashLen: 4, skipShift: 9, fillStep: 1, blockBits: 18, deep: true, ringCands: 4, lazySteps: 1, niceLen: 48, lazyBelow: 24, lazyWays: 8, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
+	6: {rounds: 1, hashBits: 14, ways: 32, hashLen: 4, skipShift: 9, fillStep: 1, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 64, lazyBelow: 16, lazyWays: 8, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
+	7: {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, fillStep: 1, blockBits: 18, deep: true, ringCands: 10, lazySteps: 2, niceLen: 96, lazyBelow: 24, lazyWays: 16, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
+	8: {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, fillStep: 1, blockBits: 18, deep: true, ringCands: 16, lazySteps: 3, niceLen: 128, lazyBelow: 32, lazyWays: 16, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
+	9: {rounds: 2, hashBits: 15, ways: 128, hashLen: 4, skipShift: 11, fillStep: 1, blockBits: 18, deep: true, ringCands: 16, lazySteps: 4, niceLen: 192, lazyBelow: 192, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: 10},
 }
 
 // normalize checks o and fills in defaults.
