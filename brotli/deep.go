@@ -57,7 +57,7 @@ func ringScore(l int) int { return 16*l - 14 }
 // positions of i's bucket, then enters i in the bucket. Its code avoids
 // closures, and the bucket scan is a function of its own (next). depth
 // is how many of the bucket's newest positions are looked at; 0: all.
-func (e *encoder) searchDeep(w *window, i int, ring *distRing, depth int) match {
+func (e *encoder) searchDeep(w *window, i int, ring *distRing, sc *bucketScan, depth int) match {
 	data := w.data
 	x := load64(data, i)
 	x32 := uint32(x)
@@ -71,9 +71,27 @@ func (e *encoder) searchDeep(w *window, i int, ring *distRing, depth int) match 
 	// inside the first loop would make it save and restore its values
 	// every time round.
 	var hits uint
-	for k, d := range ring.d[:ring.known] {
-		if d-1 < reach && load32(data, i-int(d)) == x32 {
-			hits |= 1 << k
+	if ring.known == len(ring.d) {
+		// The usual case, unrolled: the loop kept its index and values
+		// on the stack.
+		d := &ring.d
+		if d[0]-1 < reach && load32(data, i-int(d[0])) == x32 {
+			hits |= 1
+		}
+		if d[1]-1 < reach && load32(data, i-int(d[1])) == x32 {
+			hits |= 2
+		}
+		if d[2]-1 < reach && load32(data, i-int(d[2])) == x32 {
+			hits |= 4
+		}
+		if d[3]-1 < reach && load32(data, i-int(d[3])) == x32 {
+			hits |= 8
+		}
+	} else {
+		for k, d := range ring.d[:ring.known] {
+			if d-1 < reach && load32(data, i-int(d)) == x32 {
+				hits |= 1 << k
+			}
 		}
 	}
 	for ; hits != 0; hits &= hits - 1 {
@@ -104,7 +122,7 @@ func (e *encoder) searchDeep(w *window, i int, ring *distRing, depth int) match 
 		// far rejects most candidates with one comparison. Newest first:
 		// of equally long matches the nearest comes first and wins.
 		// Positions from lo up are in reach.
-		sc := bucketScan{b: b, data: data, lo: abs - reach, base: w.base, x32: x32, best: m.len, want: data[i+m.len]}
+		sc.b, sc.lo, sc.x32, sc.best, sc.want = b, abs-reach, x32, m.len, data[i+m.len]
 		if depth <= 0 || depth > len(b) {
 			depth = len(b)
 		}
@@ -148,7 +166,8 @@ func (e *encoder) searchDeep(w *window, i int, ring *distRing, depth int) match 
 	return m
 }
 
-// bucketScan is what the scan of a bucket compares candidates with.
+// bucketScan is what the scan of a bucket compares candidates with; its
+// window's data and base are set once per window.
 type bucketScan struct {
 	b        []uint32 // the bucket's ring
 	data     []byte
@@ -215,6 +234,7 @@ func (e *encoder) ringNeighbours(data []byte, i int, ring *distRing, reach uint3
 func (e *encoder) findMatchesDeep(w *window, start int) {
 	q := &e.q
 	ring := e.ring
+	sc := bucketScan{data: w.data, base: w.base}
 	lit, i := start, start
 	limit := w.end - 8 // searches read 8 bytes at i
 	misses := 0
@@ -222,7 +242,7 @@ func (e *encoder) findMatchesDeep(w *window, start int) {
 	dictEnd := w.dictEnd(e.q.dictSpan)
 	for i <= limit {
 		e.dictOn = e.dictOn && i < dictEnd
-		m := e.searchDeep(w, i, &ring, 0)
+		m := e.searchDeep(w, i, &ring, &sc, 0)
 		if m.len < minMatch {
 			i += 1 + misses>>(q.skipShift&63)
 			misses++
@@ -232,7 +252,7 @@ func (e *encoder) findMatchesDeep(w *window, start int) {
 		// A search one position ahead wins about one time in ten: it is
 		// made for shorter matches only, and looks at fewer positions.
 		for step := 0; step < q.lazySteps && m.len < q.lazyBelow && i+1 <= limit; step++ {
-			next := e.searchDeep(w, i+1, &ring, q.lazyWays)
+			next := e.searchDeep(w, i+1, &ring, &sc, q.lazyWays)
 			searched = i + 1
 			if next.score <= m.score+lazyMargin {
 				break
