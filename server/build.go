@@ -351,8 +351,12 @@ func buildChain(l *Location) (full, sub http.Handler, err error) {
 		if full, err = f.Wrap(l, full); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", l.Pos(), err)
 		}
-		if f.InSubrequest {
-			if sub, err = f.Wrap(l, sub); err != nil {
+		wrapSub := f.WrapSub
+		if wrapSub == nil && f.InSubrequest {
+			wrapSub = f.Wrap
+		}
+		if wrapSub != nil {
+			if sub, err = wrapSub(l, sub); err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", l.Pos(), err)
 			}
 		}

@@ -86,6 +86,10 @@ type Filter struct {
 	// Wrap returns next wrapped, or next itself when the location does not
 	// enable the filter.
 	Wrap func(loc *Location, next http.Handler) (http.Handler, error)
+	// WrapSub, when set, wraps the subrequest chain in Wrap's place (and
+	// whatever InSubrequest says): for a filter that subrequests get on
+	// terms of their own, as access logging under log_subrequest.
+	WrapSub func(loc *Location, next http.Handler) (http.Handler, error)
 }
 
 // Module is a unit of functionality: directives, per-location and main

@@ -58,6 +58,16 @@ func Subrequest(parent *http.Request, uri string, header http.Header) (*http.Res
 	*st = vars.State{Start: time.Now(), ConnID: ri.st.ConnID, ServerName: ri.st.ServerName, Host: ri.st.Host,
 		ConnRequests: ri.st.ConnRequests, ConnStart: ri.st.ConnStart, RemoteAddr: ri.st.RemoteAddr}
 	st.ShareRequestID(ri.st)
+	// $request is the main request's line in a subrequest, as in NGINX;
+	// $request_uri stays the subrequest's own URI (see vars/README.md).
+	st.RequestLine = ri.st.RequestLine
+	if st.RequestLine == "" {
+		target := ri.st.RequestURI
+		if target == "" {
+			target = parent.URL.RequestURI()
+		}
+		st.RequestLine = parent.Method + " " + target + " " + parent.Proto
+	}
 	remote := parent.RemoteAddr
 	if st.RemoteAddr != "" {
 		// A module replaced the client's address (realip) after the

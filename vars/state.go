@@ -31,7 +31,8 @@ type State struct {
 	RequestURI string
 	// RequestLine, when set, is the request line as received of a request
 	// refused before it was parsed (cut short, or not a request line at
-	// all): $request is then this text, as NGINX logs it.
+	// all), or a subrequest's main request's line: $request is then this
+	// text, as NGINX logs it.
 	RequestLine string
 	// RemoteAddr, when set, is the client's address that a module found
 	// in place of the connection's (realip), for $remote_addr,

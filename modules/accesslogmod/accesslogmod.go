@@ -1,7 +1,7 @@
 // Package accesslogmod wires the accesslog library to the server: the
-// log_format and access_log directives, the log files a configuration
-// opens and flushes when it is retired, and the "accesslog" filter of
-// every location.
+// log_format, access_log and log_subrequest directives, the log files a
+// configuration opens and flushes when it is retired, and the "accesslog"
+// filter of every location.
 package accesslogmod
 
 import (
@@ -30,6 +30,9 @@ type locConf struct {
 	targets []accesslog.Target
 	set     bool // access_log given at this level (off included)
 	off     bool
+	// logSub (log_subrequest) logs the subrequests that end in this
+	// location, SSI and ESI includes among them, with its access_log.
+	logSub server.Setting[bool]
 }
 
 var module = &server.Module{
@@ -37,6 +40,7 @@ var module = &server.Module{
 	Directives: []server.Directive{
 		{Name: "log_format", Context: server.CtxHTTP, MinArgs: 2, MaxArgs: server.Unlimited, Set: setLogFormat},
 		{Name: "access_log", Context: server.CtxHTTPAll | server.CtxLocationIf | server.CtxLimitExcept, MinArgs: 1, MaxArgs: server.Unlimited, Set: setAccessLog},
+		{Name: "log_subrequest", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: server.SetFlag(func(l *locConf) *server.Setting[bool] { return &l.logSub })},
 	},
 	NewMain: func() any {
 		return &mainConf{formats: map[string]*accesslog.Format{}, files: map[string]*accesslog.File{}}
@@ -47,6 +51,7 @@ var module = &server.Module{
 		if !child.set {
 			child.targets, child.off = parent.targets, parent.off
 		}
+		child.logSub.Merge(parent.logSub)
 		return nil
 	},
 }
@@ -54,7 +59,7 @@ var module = &server.Module{
 func init() {
 	// Set here, not in the literal: wrap reads module, which would make
 	// module's initialisation refer to itself.
-	module.Filter = &server.Filter{Wrap: wrap}
+	module.Filter = &server.Filter{Wrap: wrap, WrapSub: wrapSub}
 	server.Register(module)
 }
 
@@ -64,6 +69,16 @@ func wrap(l *server.Location, next http.Handler) (http.Handler, error) {
 		return next, nil
 	}
 	return accesslog.New(next, accesslog.Options{Targets: lc.targets})
+}
+
+// wrapSub logs the subrequests that end in the location when
+// log_subrequest is on there, as NGINX does: after they finish, so before
+// the request that made them.
+func wrapSub(l *server.Location, next http.Handler) (http.Handler, error) {
+	if !server.LocConf[*locConf](l, module).logSub.Or(false) {
+		return next, nil
+	}
+	return wrap(l, next)
 }
 
 func setLogFormat(c *server.Cmd) error {

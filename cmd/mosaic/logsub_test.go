@@ -1,0 +1,79 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// logSubServer serves a page of SSI includes: one with arguments, one of a
+// location with log_subrequest off, one missing, and one of a location
+// with an access log of its own.
+const logSubServer = `
+    log_format sub '$uri|$args|$status|$request|$request_method';
+    access_log {dir}/{who}-access.log sub;
+    log_subrequest on;
+    server {
+        listen 127.0.0.1:{port};
+        root {dir}/www;
+        location / { ssi on; }
+        location /quiet/ { log_subrequest off; }
+        location /other/ { access_log {dir}/{who}-other.log sub; }
+    }
+`
+
+// TestLogSubrequestMatchesNGINX: with log_subrequest on, each include is a
+// line of its location's access log, written when it ends (before the
+// page's), with its own URI, arguments and status and the page's request
+// line, as NGINX writes them; log_subrequest off in a location keeps its
+// subrequests out, and the page itself is logged as always.
+func TestLogSubrequestMatchesNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www/page.html"), `<p>`+
+		`<!--# include virtual="/frag.html?x=1" -->`+
+		`<!--# include virtual="/quiet/frag.html" -->`+
+		`<!--# include virtual="/missing.html" -->`+
+		`<!--# include virtual="/other/frag.html" -->`+
+		`</p>`)
+	writeFile(t, filepath.Join(dir, "www/frag.html"), "frag")
+	writeFile(t, filepath.Join(dir, "www/quiet/frag.html"), "quiet")
+	writeFile(t, filepath.Join(dir, "www/other/frag.html"), "other")
+	writeFile(t, filepath.Join(dir, "www/plain.html"), "plain")
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return strings.NewReplacer("{dir}", dir, "{who}", who, "{port}", fmt.Sprint(port)).Replace(logSubServer)
+	})
+	var bodies [2]string
+	for i, port := range []int{mport, nport} {
+		for _, path := range []string{"/page.html?p=2", "/plain.html"} {
+			req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d%s", port, path), nil)
+			resp, body := doRequest(t, req)
+			if resp.StatusCode != 200 {
+				t.Fatalf("%s: status %d", path, resp.StatusCode)
+			}
+			if path == "/page.html?p=2" {
+				bodies[i] = body
+			}
+		}
+	}
+	// mosaic signs its error pages with its own name.
+	if bodies[0] != strings.ReplaceAll(bodies[1], "nginx/1.22.1", "mosaic") {
+		t.Errorf("page: %q, NGINX %q", bodies[0], bodies[1])
+	}
+	for _, log := range []string{"access", "other"} {
+		want := 4 // two includes (the third is quiet), the page, the plain file
+		if log == "other" {
+			want = 1 // the include of /other/, in its location's log
+		}
+		m := waitLog(t, filepath.Join(dir, "m-"+log+".log"), want)
+		n := waitLog(t, filepath.Join(dir, "n-"+log+".log"), want)
+		if strings.Join(m, "\n") != strings.Join(n, "\n") {
+			t.Errorf("%s log:\n%s\nNGINX's:\n%s", log, strings.Join(m, "\n"), strings.Join(n, "\n"))
+		}
+		if len(n) != want {
+			t.Errorf("NGINX's %s log has %d lines, the test expects %d:\n%s", log, len(n), want, strings.Join(n, "\n"))
+		}
+	}
+}
