@@ -347,12 +347,35 @@ func setWorkerProcesses(c *Cmd) error {
 	return nil
 }
 
-// ApplyWorkerProcesses sets GOMAXPROCS from worker_processes: a number sets
-// it, "auto" leaves Go's own choice (the CPUs the process may run on).
+// ApplyWorkerProcesses sets GOMAXPROCS from worker_processes. A number
+// sets it, plus the threads of the thread pools that the configuration's
+// locations use, as far as the CPUs the process may run on go: an NGINX
+// worker runs its pools' threads beside its event loop, and with
+// GOMAXPROCS at the number of workers alone a pool's goroutines could
+// never run beside the requests' (worker_processes 1 cut no response into
+// parallel segments). "auto" keeps, or after a reload restores, the value
+// the process started with: Go's choice (the CPUs the process may run on)
+// or the GOMAXPROCS environment variable's.
 func (c *Config) ApplyWorkerProcesses() {
-	if c.WorkerProcesses > 0 {
-		runtime.GOMAXPROCS(c.WorkerProcesses)
+	if c.WorkerProcesses <= 0 {
+		runtime.GOMAXPROCS(startProcs)
+		return
 	}
+	runtime.GOMAXPROCS(c.WorkerProcesses + min(c.poolThreads(), max(runtime.NumCPU()-c.WorkerProcesses, 0)))
+}
+
+// startProcs is GOMAXPROCS as the process started.
+var startProcs = runtime.GOMAXPROCS(0)
+
+// poolThreads is the number of threads of the thread pools in use.
+func (c *Config) poolThreads() int {
+	n := 0
+	for _, p := range c.threadPools {
+		if p.used {
+			n += p.Threads
+		}
+	}
+	return n
 }
 
 func setHTTP(c *Cmd) error {
@@ -588,9 +611,14 @@ func (b *builder) defaultThreadPool() error {
 	return nil
 }
 
-// ThreadPool returns the pool declared by thread_pool (or the default).
+// ThreadPool returns the pool declared by thread_pool (or the default),
+// which then counts as used (ApplyWorkerProcesses): modules call it while
+// the configuration is built, for the pools their locations name.
 func (c *Config) ThreadPool(name string) (*ThreadPool, bool) {
 	p, ok := c.threadPools[name]
+	if ok {
+		p.used = true
+	}
 	return p, ok
 }
 

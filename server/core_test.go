@@ -22,8 +22,25 @@ func TestWorkerProcesses(t *testing.T) {
 	if n := runtime.GOMAXPROCS(0); n != 3 {
 		t.Fatalf("GOMAXPROCS %d", n)
 	}
-	if cfg := mustLoad(t, "worker_processes auto;"); cfg.WorkerProcesses != 0 {
-		t.Fatalf("auto = %d", cfg.WorkerProcesses)
+	auto := mustLoad(t, "worker_processes auto;")
+	if auto.WorkerProcesses != 0 {
+		t.Fatalf("auto = %d", auto.WorkerProcesses)
+	}
+	// A reload to auto restores the value the process started with.
+	auto.ApplyWorkerProcesses()
+	if n := runtime.GOMAXPROCS(0); n != startProcs {
+		t.Fatalf("GOMAXPROCS %d after auto, want %d", n, startProcs)
+	}
+	// A pool in use adds its threads, as far as the CPUs go.
+	cfg = mustLoad(t, "worker_processes 1; thread_pool two threads=2;")
+	cfg.ApplyWorkerProcesses()
+	if n := runtime.GOMAXPROCS(0); n != 1 {
+		t.Fatalf("GOMAXPROCS %d with the pool unused, want 1", n)
+	}
+	cfg.ThreadPool("two")
+	cfg.ApplyWorkerProcesses()
+	if n, want := runtime.GOMAXPROCS(0), min(3, max(runtime.NumCPU(), 1)); n != want {
+		t.Fatalf("GOMAXPROCS %d with the pool in use, want %d", n, want)
 	}
 }
 

@@ -21,6 +21,7 @@ type ThreadPool struct {
 	Threads  int
 	MaxQueue int
 
+	used      bool // a location of the configuration submits to it
 	tasks     chan func()
 	closeOnce sync.Once
 	mu        sync.RWMutex

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -329,5 +330,54 @@ http {
 		if !bytes.Equal(got, block) {
 			t.Fatalf("MiB %d of the body differs from the origin's", i)
 		}
+	}
+}
+
+// With worker_processes 1, a pool's threads run beside the requests' as an
+// NGINX worker's do: GOMAXPROCS is the workers plus the threads of the
+// pools in use, up to the CPUs, so a large body is still cut into
+// segments. Without a pool in use GOMAXPROCS stays at the workers.
+func TestCompressParallelOneWorker(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("one CPU: a pool's threads cannot run beside the requests'")
+	}
+	if _, err := exec.LookPath("gzip"); err != nil {
+		t.Skipf("no gzip command: %v", err)
+	}
+	s := startSite(t, `
+error_log stderr debug;
+worker_processes 1;
+thread_pool one threads=1;
+http {
+    gzip on;
+    gzip_types application/javascript;
+    gzip_thread_pool one;
+    gzip_parallel_segment_size 64k;
+    server {
+        listen 127.0.0.1:{port};
+        root {root};
+    }
+}`)
+	if !strings.Contains(s.p.out.String(), "gomaxprocs=2") {
+		t.Fatalf("the start line does not say gomaxprocs=2:\n%s", s.p.out.String())
+	}
+	large := corpus(600_000)
+	if err := os.WriteFile(filepath.Join(s.root, "large.js"), large, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.files["large.js"] = large
+	_, body := s.expect(t, "/large.js", "gzip", "large.js", ae, "gzip")
+	if got := toolDecode(t, "gzip", body); !bytes.Equal(got, large) {
+		t.Fatalf("gzip -d gives %d bytes, want %d", len(got), len(large))
+	}
+	if f := parallelLog(t, s.p, 0); f["segments"] == "" || f["segments"] == "1" {
+		t.Errorf("the body was not cut: %v", f)
+	}
+
+	one := startSite(t, `
+worker_processes 1;
+http { server { listen 127.0.0.1:{port}; root {root}; } }`)
+	if !strings.Contains(one.p.out.String(), "gomaxprocs=1") {
+		t.Errorf("without a pool in use, the start line does not say gomaxprocs=1:\n%s", one.p.out.String())
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"syscall"
 
@@ -84,7 +85,7 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "mosaic: [emerg] %v\n", err)
 		return 1
 	}
-	log.Info("mosaic started", "config", path, "pid", os.Getpid(), "version", version)
+	log.Info("mosaic started", "config", path, "pid", os.Getpid(), "version", version, "gomaxprocs", runtime.GOMAXPROCS(0))
 
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGINT)
