@@ -34,6 +34,9 @@ const (
 	DefaultMaxDepth        = 5
 	DefaultMaxIncludes     = 256
 	DefaultFragmentTimeout = 60 * time.Second
+	// DefaultMaxFragmentSize bounds a fragment's body, held in memory
+	// until its place in the page is written.
+	DefaultMaxFragmentSize = 1 << 20
 )
 
 // Options configure New. Each field is one directive of the server
@@ -58,6 +61,12 @@ type Options struct {
 	// FragmentTimeout bounds each fragment, its nested fragments included
 	// (esi_fragment_timeout). Default 60s; negative means no bound.
 	FragmentTimeout time.Duration
+	// MaxFragmentSize bounds the bytes of a fragment's body, after
+	// inflating a gzipped one (esi_max_fragment_size): a fragment's body is
+	// held in memory until its place in the page is written, so 256
+	// includes of a large file would otherwise hold it 256 times. A longer
+	// body fails the include. Default 1 MiB.
+	MaxFragmentSize int64
 	// Surrogate processes only responses whose Surrogate-Control header
 	// has content="ESI/1.0", removes Surrogate-Control from every
 	// response, and announces the capability to next with a
@@ -178,6 +187,9 @@ func New(next http.Handler, opts Options) (http.Handler, error) {
 	}
 	if opts.FragmentTimeout == 0 {
 		opts.FragmentTimeout = DefaultFragmentTimeout
+	}
+	if opts.MaxFragmentSize <= 0 {
+		opts.MaxFragmentSize = DefaultMaxFragmentSize
 	}
 	h := &handler{next: next, opts: opts, log: opts.Logger, processes: ProcessedTypes(opts.Types)}
 	if h.log == nil {

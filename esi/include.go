@@ -29,6 +29,7 @@ type fetched struct {
 	frag   *Fragment
 	err    error
 	cancel context.CancelFunc
+	body   boundedBody // the body as read, within esi_max_fragment_size
 }
 
 // fragmentContext is the context of a fragment request: its parent with
@@ -247,6 +248,8 @@ func (p *page) fill(in incl, f *fetched) {
 		p.fail(in, fmt.Errorf("fragment has Content-Encoding %q; only gzip can be inflated for splicing", enc))
 		return
 	}
+	f.body = boundedBody{r: body, left: p.h.opts.MaxFragmentSize, max: p.h.opts.MaxFragmentSize}
+	body = &f.body
 	var parts []seg
 	var err error
 	if !f.frag.Final && !f.info.claimed.Load() && p.h.processes(f.frag.Header.Get("Content-Type")) &&
@@ -292,4 +295,28 @@ func (p *page) complete(in incl) {
 		return
 	}
 	in.out.complete(in.s, []seg{{data: errorMarker}})
+}
+
+// boundedBody reads a fragment's body up to max bytes, then fails: the
+// body is held in memory until its place in the page is written.
+type boundedBody struct {
+	r         io.Reader
+	left, max int64
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells a body of exactly max bytes from a longer one.
+		var one [1]byte
+		if n, err := b.r.Read(one[:]); n == 0 {
+			return 0, err
+		}
+		return 0, fmt.Errorf("fragment longer than %d bytes (esi_max_fragment_size)", b.max)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
 }

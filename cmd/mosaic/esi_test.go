@@ -331,6 +331,41 @@ func TestESIMaxIncludes(t *testing.T) {
 	}
 }
 
+// esi_max_fragment_size: a fragment's body may be that long; a longer one
+// fails the include, with a log line that names the bound.
+func TestESIMaxFragmentSize(t *testing.T) {
+	o := startESIOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/page") {
+			html(w, `[<esi:include src="/up/1k"/>|<esi:include src="/up/big"/>]`)
+			return
+		}
+		n := 1024
+		if r.URL.Path == "/up/big" {
+			n = 4 << 20
+		}
+		w.Write(bytes.Repeat([]byte("z"), n))
+	})
+	port := freePort(t)
+	base, p := esiSite(t, port, o, `http {
+		esi on;
+		server { listen 127.0.0.1:{port};
+			location /default/ { proxy_pass http://{origin}; }
+			location /small/ { esi_max_fragment_size 1k; proxy_pass http://{origin}; }
+			location /up/ { proxy_pass http://{origin}; }
+		}
+	}`)
+	k := strings.Repeat("z", 1024)
+	// The default, 1m, refuses the 4 MiB fragment.
+	if _, body := esiDo(t, "GET", base+"/default/page", nil); body != "["+k+"|<!-- ESI include error -->]" {
+		t.Errorf("default bound: %.80q... (%d bytes)", body, len(body))
+	}
+	waitOutput(t, p, "fragment longer than 1048576 bytes (esi_max_fragment_size)")
+	if _, body := esiDo(t, "GET", base+"/small/page", nil); body != "["+k+"|<!-- ESI include error -->]" {
+		t.Errorf("esi_max_fragment_size 1k: %.80q... (%d bytes)", body, len(body))
+	}
+	waitOutput(t, p, "fragment longer than 1024 bytes (esi_max_fragment_size)")
+}
+
 func TestESIFragmentTimeout(t *testing.T) {
 	cancelled := make(chan struct{}, 1)
 	o := startESIOrigin(t, func(w http.ResponseWriter, r *http.Request) {
@@ -683,6 +718,7 @@ func TestESIConfigErrors(t *testing.T) {
 		{`esi_max_includes 0;`, `invalid value "0" in "esi_max_includes" directive, it must be 1..1048576 in %s:1`},
 		{`esi_fragment_timeout soon;`, `invalid value "soon" in "esi_fragment_timeout" directive in %s:1`},
 		{`esi_buffer_size 0;`, `invalid value "0" in "esi_buffer_size" directive, it must be 1..64m in %s:1`},
+		{`esi_max_fragment_size 2g;`, `invalid value "2g" in "esi_max_fragment_size" directive, it must be 1..1g in %s:1`},
 		{`esi_types html;`, `invalid value "html" in "esi_types" directive, it must be a media type or "*" in %s:1`},
 		{`esi_silent_errors yes;`, `invalid value "yes" in "esi_silent_errors" directive, it must be "on" or "off" in %s:1`},
 	}
@@ -697,7 +733,7 @@ func TestESIConfigErrors(t *testing.T) {
 	good := filepath.Join(dir, "good.conf")
 	writeFile(t, good, `http {
 		esi on; esi_types application/json text/xml; esi_types image/svg+xml;
-		esi_silent_errors on; esi_buffer_size 16k; esi_max_depth 10;
+		esi_silent_errors on; esi_buffer_size 16k; esi_max_depth 10; esi_max_fragment_size 8m;
 		esi_max_includes 32; esi_fragment_timeout off;
 		server { listen 127.0.0.1:1; esi_fragment_timeout 2s;
 			location / { esi off; esi_max_depth 1; }

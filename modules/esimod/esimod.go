@@ -36,6 +36,7 @@ type locConf struct {
 	bufferSize      server.Setting[int]
 	maxDepth        server.Setting[int]
 	maxIncludes     server.Setting[int]
+	maxFragment     server.Setting[int64]
 	fragmentTimeout server.Setting[time.Duration]
 	surrogate       server.Setting[bool]
 	plan            server.Setting[string] // esi_plan: a zone's name, "" for off
@@ -77,6 +78,10 @@ func SharePlansThrough(f func(l *server.Location) cache.Store) { redisStoreOf = 
 // first bytes of the page and holds memory per request.
 const maxBufferSize = 64 << 20
 
+// maxFragmentSize bounds esi_max_fragment_size: what one include may hold
+// in memory.
+const maxFragmentSize = 1 << 30
+
 var module = &server.Module{
 	Name:   "esi",
 	NewLoc: func() any { return &locConf{} },
@@ -88,6 +93,7 @@ var module = &server.Module{
 		child.bufferSize.Merge(parent.bufferSize)
 		child.maxDepth.Merge(parent.maxDepth)
 		child.maxIncludes.Merge(parent.maxIncludes)
+		child.maxFragment.Merge(parent.maxFragment)
 		child.fragmentTimeout.Merge(parent.fragmentTimeout)
 		child.surrogate.Merge(parent.surrogate)
 		if !child.plan.Set {
@@ -146,6 +152,7 @@ func init() {
 			}
 			return server.Put(c, &c.Loc().(*locConf).maxIncludes, n)
 		}},
+		{Name: "esi_max_fragment_size", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setMaxFragmentSize},
 		{Name: "esi_fragment_timeout", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setFragmentTimeout},
 		{Name: "esi_surrogate", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
 			return server.PutFlag(c, &c.Loc().(*locConf).surrogate)
@@ -225,6 +232,7 @@ func (lc *locConf) options(l *server.Location) esi.Options {
 		BufferSize:      lc.bufferSize.V,
 		MaxDepth:        lc.maxDepth.V,
 		MaxIncludes:     lc.maxIncludes.V,
+		MaxFragmentSize: lc.maxFragment.V,
 		FragmentTimeout: lc.fragmentTimeout.Or(esi.DefaultFragmentTimeout),
 		Surrogate:       lc.surrogate.V,
 		Logger:          l.Logger(),
@@ -400,6 +408,17 @@ func (subrequests) Fetch(_, req *http.Request) (*esi.Fragment, error) {
 		return nil, fmt.Errorf("subrequest: %w", err)
 	}
 	return &esi.Fragment{Status: resp.StatusCode, Header: resp.Header, Body: resp.Body, Final: true}, nil
+}
+
+func setMaxFragmentSize(c *server.Cmd) error {
+	n, err := c.Size(c.Args[0])
+	if err != nil {
+		return err
+	}
+	if n < 1 || n > maxFragmentSize {
+		return c.Invalid(c.Args[0], "it must be 1..1g")
+	}
+	return server.Put(c, &c.Loc().(*locConf).maxFragment, n)
 }
 
 func setBufferSize(c *server.Cmd) error {
