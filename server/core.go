@@ -2,6 +2,8 @@ package server
 
 import (
 	"log/slog"
+	"net/http"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -36,6 +38,7 @@ type coreLoc struct {
 	types         Setting[*Types]
 	defaultType   Setting[string]
 	outputBufs    Setting[OutputBuffers]
+	subOutput     Setting[int64] // subrequest_output_buffer_size
 	errorLog      Setting[*slog.Logger]
 	ownPages      bool
 	sslProtocols  Setting[[2]uint16]
@@ -162,6 +165,16 @@ func init() {
 		{Name: "satisfy", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setSatisfy},
 		{Name: "auth_delay", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setAuthDelay},
 		{Name: "limit_except", Context: CtxLocation, Block: true, MinArgs: 1, MaxArgs: Unlimited, Set: setLimitExcept},
+		{Name: "subrequest_output_buffer_size", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
+			n, err := c.Size(c.Args[0])
+			if err != nil {
+				return err
+			}
+			if n < 1 || n > 1<<30 {
+				return c.Invalid(c.Args[0], "it must be 1..1g")
+			}
+			return Put(c, &c.Loc().(*coreLoc).subOutput, n)
+		}},
 		{Name: "output_buffers", Context: CtxHTTPAll, MinArgs: 2, MaxArgs: 2, Set: func(c *Cmd) error {
 			b, err := c.buffers(1<<16, 1, 1<<30)
 			c.Loc().(*coreLoc).outputBufs.Put(b)
@@ -199,6 +212,7 @@ func mergeCoreLoc(p, c any) error {
 	child.types.Merge(parent.types)
 	child.defaultType.Merge(parent.defaultType)
 	child.outputBufs.Merge(parent.outputBufs)
+	child.subOutput.Merge(parent.subOutput)
 	child.errorLog.Merge(parent.errorLog)
 	child.sslProtocols.Merge(parent.sslProtocols)
 	child.sslCerts.Merge(parent.sslCerts)
@@ -264,6 +278,9 @@ func mergeCoreLoc(p, c any) error {
 	}
 	if !child.outputBufs.Set {
 		child.outputBufs.V = OutputBuffers{Number: 2, Size: 32 << 10}
+	}
+	if !child.subOutput.Set {
+		child.subOutput.V = int64(os.Getpagesize()) // NGINX's 4k|8k
 	}
 	for _, f := range []*Setting[bool]{&child.mergeSlashes, &child.absRedirect, &child.portInRedirect} {
 		if !f.Set {
@@ -648,6 +665,19 @@ func (l *Location) ContentType(name string) string {
 		return t
 	}
 	return l.DefaultType()
+}
+
+// SubrequestOutputBufferSize is subrequest_output_buffer_size in force
+// for r, a subrequest's request (an http.Response's Request from
+// Subrequest): the most of its answer that a caller keeping it in memory
+// may hold (SSI's include set=). 0 for a request that is not the
+// server's.
+func SubrequestOutputBufferSize(r *http.Request) int64 {
+	ri := infoFrom(r.Context())
+	if ri == nil || ri.loc == nil {
+		return 0
+	}
+	return LocConf[*coreLoc](ri.loc, coreModule).subOutput.V
 }
 
 // OutputBuffers returns output_buffers.

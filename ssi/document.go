@@ -3,8 +3,10 @@ package ssi
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -32,6 +34,7 @@ type document struct {
 	pending      []func()      // includes met and not started yet (launch)
 	slots        chan struct{} // bounds the includes of this document in flight
 	err          error         // the client's connection failed
+	aborted      bool          // an include set= got too much: the request ends
 }
 
 // maxParallel bounds the includes one document fetches at a time; the
@@ -119,10 +122,28 @@ func (d *document) event(ev *Event) {
 	case Invalid:
 		d.fail(ssiError("%s", ev.Err))
 	case Command:
-		if err := d.command(ev.Name, ev.Params); err != nil {
+		err := d.command(ev.Name, ev.Params)
+		var big *tooBigError
+		switch {
+		case errors.As(err, &big):
+			d.h.logf(d.r, err)
+			d.aborted = true
+			d.err = err // nothing more is written
+		case err != nil:
 			d.fail(err)
 		}
 	}
+}
+
+// tooBigError is an include set= whose response is longer than the
+// variable may hold: it ends the request.
+type tooBigError struct {
+	uri   string
+	limit int64
+}
+
+func (e *tooBigError) Error() string {
+	return fmt.Sprintf(`too big subrequest response: include "%s" answered more than %d bytes (subrequest_output_buffer_size)`, e.uri, e.limit)
 }
 
 // fail logs a command's error and puts errmsg in its place, unless errors
@@ -468,7 +489,7 @@ func (d *document) include(p map[string]string) error {
 		// exists, empty, from now on, as NGINX makes it.
 		d.setVar(setName, "")
 		d.drain(true)
-		body, status, _, err := d.fetch(uri)
+		body, status, err := d.fetchSet(uri)
 		if err != nil {
 			return err
 		}
@@ -559,6 +580,30 @@ func (d *document) fetch(uri string) (body []byte, status int, empty bool, err e
 		d.h.logf(d.r, ssiError(`include "%s": %v`, uri, err))
 	}
 	return body, resp.StatusCode, resp.Header.Get("Content-Length") == "0", nil
+}
+
+// fetchSet fetches an include whose body goes into a variable: at most
+// the SetLimit of its response.
+func (d *document) fetchSet(uri string) (body []byte, status int, err error) {
+	resp, err := d.h.opts.Fetch(d.r, uri)
+	if err != nil {
+		return nil, 0, ssiError(`include "%s": %v`, uri, err)
+	}
+	defer resp.Body.Close()
+	limit := int64(os.Getpagesize())
+	if d.h.opts.SetLimit != nil {
+		if n := d.h.opts.SetLimit(resp); n > 0 {
+			limit = n
+		}
+	}
+	body, err = io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if int64(len(body)) > limit {
+		return nil, 0, &tooBigError{uri: uri, limit: limit}
+	}
+	if err != nil {
+		d.h.logf(d.r, ssiError(`include "%s": %v`, uri, err))
+	}
+	return body, resp.StatusCode, nil
 }
 
 // processStub runs a stub's text through SSI, as NGINX sends it through

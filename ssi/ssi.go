@@ -37,7 +37,13 @@ type Options struct {
 	// found false when the request has none (echo then prints its
 	// default). nil: no request variables.
 	Variable func(r *http.Request, name string) (value string, found bool)
-	Fetch    Fetcher      // required for include
+	Fetch    Fetcher // required for include
+	// SetLimit returns the most bytes of an included response that
+	// include set= may put in its variable (NGINX's
+	// subrequest_output_buffer_size, of the included location). A longer
+	// response ends the whole request, its connection closed, as in NGINX.
+	// nil: one memory page.
+	SetLimit func(resp *http.Response) int64
 	Logger   *slog.Logger // default slog.Default()
 }
 
@@ -101,6 +107,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.next.ServeHTTP(rw, r)
 	if rw.doc != nil {
 		rw.doc.close()
+		if rw.doc.aborted {
+			// NGINX ends the request whose subrequest answered more than
+			// it may hold: nothing more is sent, the connection closes.
+			panic(http.ErrAbortHandler)
+		}
 	}
 }
 

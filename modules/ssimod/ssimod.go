@@ -100,6 +100,7 @@ func init() {
 				ValueLength:  lc.valueLength.V,
 				Variable:     variable(scope),
 				Fetch:        fetch,
+				SetLimit:     setLimit,
 				Logger:       l.Logger(),
 			}), nil
 		},
@@ -156,4 +157,12 @@ func fetch(parent *http.Request, uri string) (*http.Response, error) {
 		h.Del(k)
 	}
 	return server.Subrequest(parent, uri, h)
+}
+
+// setLimit is the included location's subrequest_output_buffer_size.
+func setLimit(resp *http.Response) int64 {
+	if resp.Request == nil {
+		return 0
+	}
+	return server.SubrequestOutputBufferSize(resp.Request)
 }
