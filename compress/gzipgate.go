@@ -2,11 +2,11 @@ package compress
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/internal/httpdate"
+	"github.com/mosaic-edge/mosaic/internal/useragent"
 )
 
 // gzipAllowed applies the checks NGINX makes before gzip on top of
@@ -21,7 +21,7 @@ func (c *config) gzipAllowed(r *http.Request, h http.Header) bool {
 // before serving a .gz file, with h empty: no response header exists yet.
 func gzipGateAllows(g *GzipOptions, r *http.Request, h http.Header) bool {
 	ua := r.Header.Get("User-Agent")
-	if g.Disable.MSIE6 && isMSIE6(ua) {
+	if g.Disable.MSIE6 && useragent.MSIE6(ua) {
 		return false
 	}
 	if v := g.HTTPVersion; r.ProtoMajor < v.Major || (r.ProtoMajor == v.Major && r.ProtoMinor < v.Minor) {
@@ -38,23 +38,6 @@ func gzipGateAllows(g *GzipOptions, r *http.Request, h http.Header) bool {
 		}
 	}
 	return true
-}
-
-// isMSIE6 recognises the browsers of gzip_disable msie6 as NGINX does: "MSIE
-// 4.", "MSIE 5." or "MSIE 6." without "SV1" after it (SV1 marks Windows XP
-// SP2, whose MSIE 6 handles gzip), and never Opera, which claims to be MSIE.
-func isMSIE6(ua string) bool {
-	i := strings.Index(ua, "MSIE ")
-	if i < 0 || i+7 >= len(ua) || ua[i+6] != '.' || strings.Contains(ua, "Opera") {
-		return false
-	}
-	switch ua[i+5] {
-	case '4', '5':
-		return true
-	case '6':
-		return !strings.Contains(ua[i+8:], "SV1")
-	}
-	return false
 }
 
 // proxiedAllowed is gzip_proxied, in NGINX's order of checks. Note the

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/http1"
+	"github.com/mosaic-edge/mosaic/internal/useragent"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -25,6 +26,9 @@ type coreLoc struct {
 	keepalive     Setting[time.Duration]
 	keepaliveHdr  []string // "Keep-Alive" value from keepalive_timeout's second parameter
 	keepaliveReqs Setting[int]
+	// keepaliveOff is keepalive_disable: the browsers whose connection
+	// closes after the response (kaMSIE6, kaSafari).
+	keepaliveOff Setting[uint8]
 	// keepaliveTime is keepalive_time: how long one connection may go on
 	// serving requests.
 	keepaliveTime Setting[time.Duration]
@@ -165,6 +169,7 @@ func init() {
 		{Name: "satisfy", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setSatisfy},
 		{Name: "auth_delay", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setAuthDelay},
 		{Name: "limit_except", Context: CtxLocation, Block: true, MinArgs: 1, MaxArgs: Unlimited, Set: setLimitExcept},
+		{Name: "keepalive_disable", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 3, Set: setKeepaliveDisable},
 		{Name: "subrequest_output_buffer_size", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
 			n, err := c.Size(c.Args[0])
 			if err != nil {
@@ -201,6 +206,7 @@ func mergeCoreLoc(p, c any) error {
 	}
 	child.keepalive.Merge(parent.keepalive)
 	child.keepaliveReqs.Merge(parent.keepaliveReqs)
+	child.keepaliveOff.Merge(parent.keepaliveOff)
 	child.keepaliveTime.Merge(parent.keepaliveTime)
 	child.headerBufs.Merge(parent.headerBufs)
 	child.lingerMode.Merge(parent.lingerMode)
@@ -252,6 +258,9 @@ func mergeCoreLoc(p, c any) error {
 	}
 	if !child.keepaliveReqs.Set {
 		child.keepaliveReqs.V = 1000
+	}
+	if !child.keepaliveOff.Set {
+		child.keepaliveOff.V = kaMSIE6 // NGINX's default
 	}
 	if !child.keepaliveTime.Set {
 		child.keepaliveTime.V = time.Hour
@@ -665,6 +674,43 @@ func (l *Location) ContentType(name string) string {
 		return t
 	}
 	return l.DefaultType()
+}
+
+// The browsers of keepalive_disable.
+const (
+	kaMSIE6 = 1 << iota
+	kaSafari
+)
+
+// setKeepaliveDisable reads "keepalive_disable none | msie6 | safari ...".
+func setKeepaliveDisable(c *Cmd) error {
+	var v uint8
+	for _, a := range c.Args {
+		switch a {
+		case "none":
+		case "msie6":
+			v |= kaMSIE6
+		case "safari":
+			v |= kaSafari
+		default:
+			return c.Invalid(a, "")
+		}
+	}
+	return Put(c, &c.Loc().(*coreLoc).keepaliveOff, v)
+}
+
+// keepaliveDisabled reports whether keepalive_disable (off, the bits
+// kaMSIE6 and kaSafari) closes r's connection after its response: a POST
+// from an old MSIE, which may wait for a while when the answer comes over
+// a kept connection, or anything from Safari on macOS, which may send a
+// POST on a connection the server has closed. HTTP/1 only.
+func keepaliveDisabled(r *http.Request, off uint8) bool {
+	if off == 0 || r.ProtoMajor != 1 {
+		return false
+	}
+	ua := r.Header.Get("User-Agent")
+	return off&kaMSIE6 != 0 && r.Method == http.MethodPost && useragent.MSIE6(ua) ||
+		off&kaSafari != 0 && useragent.Safari(ua)
 }
 
 // SubrequestOutputBufferSize is subrequest_output_buffer_size in force

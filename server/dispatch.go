@@ -444,7 +444,7 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 			r.Body = &deadlineBody{ReadCloser: r.Body, d: ri.rec.deadlines, timeout: h.cl.bodyTimeout.V}
 		}
 	}
-	if h.cl.keepalive.V == 0 || keptTooLong(ri, h.cl.keepaliveTime.V) {
+	if h.cl.keepalive.V == 0 || keptTooLong(ri, h.cl.keepaliveTime.V) || keepaliveDisabled(r, h.cl.keepaliveOff.V) {
 		w.Header()["Connection"] = []string{"close"}
 	} else if h.cl.keepaliveHdr != nil && r.ProtoMajor == 1 {
 		w.Header()["Keep-Alive"] = h.cl.keepaliveHdr
