@@ -33,8 +33,12 @@ var ignored = map[string]bool{
 	// Go's key exchange is ECDHE: there is no DH group to set (the
 	// notice says so, see ignoredWhy).
 	"ssl_dhparam": true,
-	// NGINX itself ignores it on Linux (SO_SNDLOWAT cannot be set there).
-	"proxy_send_lowat": true,
+	// NGINX itself ignores them on Linux: SO_SNDLOWAT cannot be set there,
+	// and file events need kqueue.
+	"proxy_send_lowat": true, "send_lowat": true, "open_file_cache_events": true,
+	// File reading hints: the kernel's own readahead and the page cache
+	// serve mosaic's reads (directio is ignored, so is its alignment).
+	"read_ahead": true, "directio_alignment": true,
 	// Sizes of NGINX's memory pools and of its output batching: Go's
 	// allocator and mosaic's writers have no such knobs.
 	"connection_pool_size": true, "request_pool_size": true, "postpone_output": true,
@@ -43,7 +47,11 @@ var ignored = map[string]bool{
 // ignoredWhy gives the reason the notice of an ignored directive adds,
 // where the name alone does not tell it.
 var ignoredWhy = map[string]string{
-	"ssl_dhparam": "Go's TLS negotiates keys with ECDHE only and has no finite-field DH cipher suites to give the parameters to",
+	"ssl_dhparam":            "Go's TLS negotiates keys with ECDHE only and has no finite-field DH cipher suites to give the parameters to",
+	"send_lowat":             "Linux has no SO_SNDLOWAT to set, and NGINX ignores it there too",
+	"open_file_cache_events": "file events need kqueue, which Linux lacks; NGINX ignores it there too",
+	"read_ahead":             "the kernel's own readahead serves mosaic's file reads",
+	"directio_alignment":     "directio is ignored: files are read through the page cache",
 }
 
 // IgnoredDirectives lists the accepted-and-ignored directives, sorted.
