@@ -489,7 +489,7 @@ func (d *document) include(p map[string]string) error {
 		// exists, empty, from now on, as NGINX makes it.
 		d.setVar(setName, "")
 		d.drain(true)
-		body, status, err := d.fetchSet(uri)
+		body, status, _, err := d.fetch(uri, true)
 		if err != nil {
 			return err
 		}
@@ -500,7 +500,7 @@ func (d *document) include(p map[string]string) error {
 	}
 	pc := &piece{done: make(chan struct{})}
 	run := func() error {
-		body, status, empty, err := d.fetch(uri)
+		body, status, empty, err := d.fetch(uri, false)
 		if err != nil {
 			return err
 		}
@@ -568,42 +568,34 @@ func (d *document) launch() {
 }
 
 // fetch issues the include's request and reads its body; empty says the
-// response announced no body (Content-Length: 0).
-func (d *document) fetch(uri string) (body []byte, status int, empty bool, err error) {
+// response announced no body (Content-Length: 0). With set, the body goes
+// into a variable: at most the SetLimit of its response is read, and more
+// is a tooBigError.
+func (d *document) fetch(uri string, set bool) (body []byte, status int, empty bool, err error) {
 	resp, err := d.h.opts.Fetch(d.r, uri)
 	if err != nil {
 		return nil, 0, false, ssiError(`include "%s": %v`, uri, err)
 	}
 	defer resp.Body.Close()
-	body, err = io.ReadAll(resp.Body)
+	var src io.Reader = resp.Body
+	limit := int64(-1)
+	if set {
+		limit = int64(os.Getpagesize())
+		if d.h.opts.SetLimit != nil {
+			if n := d.h.opts.SetLimit(resp); n > 0 {
+				limit = n
+			}
+		}
+		src = io.LimitReader(src, limit+1)
+	}
+	body, err = io.ReadAll(src)
+	if limit >= 0 && int64(len(body)) > limit {
+		return nil, 0, false, &tooBigError{uri: uri, limit: limit}
+	}
 	if err != nil {
 		d.h.logf(d.r, ssiError(`include "%s": %v`, uri, err))
 	}
 	return body, resp.StatusCode, resp.Header.Get("Content-Length") == "0", nil
-}
-
-// fetchSet fetches an include whose body goes into a variable: at most
-// the SetLimit of its response.
-func (d *document) fetchSet(uri string) (body []byte, status int, err error) {
-	resp, err := d.h.opts.Fetch(d.r, uri)
-	if err != nil {
-		return nil, 0, ssiError(`include "%s": %v`, uri, err)
-	}
-	defer resp.Body.Close()
-	limit := int64(os.Getpagesize())
-	if d.h.opts.SetLimit != nil {
-		if n := d.h.opts.SetLimit(resp); n > 0 {
-			limit = n
-		}
-	}
-	body, err = io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if int64(len(body)) > limit {
-		return nil, 0, &tooBigError{uri: uri, limit: limit}
-	}
-	if err != nil {
-		d.h.logf(d.r, ssiError(`include "%s": %v`, uri, err))
-	}
-	return body, resp.StatusCode, nil
 }
 
 // processStub runs a stub's text through SSI, as NGINX sends it through
