@@ -358,9 +358,7 @@ http {
         root {root};
     }
 }`)
-	if !strings.Contains(s.p.out.String(), "gomaxprocs=2") {
-		t.Fatalf("the start line does not say gomaxprocs=2:\n%s", s.p.out.String())
-	}
+	waitOutput(t, s.p, "gomaxprocs=2") // the start line, logged once the socket is open
 	large := corpus(600_000)
 	if err := os.WriteFile(filepath.Join(s.root, "large.js"), large, 0o644); err != nil {
 		t.Fatal(err)
@@ -377,7 +375,5 @@ http {
 	one := startSite(t, `
 worker_processes 1;
 http { server { listen 127.0.0.1:{port}; root {root}; } }`)
-	if !strings.Contains(one.p.out.String(), "gomaxprocs=1") {
-		t.Errorf("without a pool in use, the start line does not say gomaxprocs=1:\n%s", one.p.out.String())
-	}
+	waitOutput(t, one.p, "gomaxprocs=1") // no pool in use
 }
