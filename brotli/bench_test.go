@@ -2,6 +2,7 @@ package brotli
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 )
@@ -11,11 +12,7 @@ import (
 // guide the encoder's speed work (bench/cbrotli compares with C).
 func BenchmarkEncode(b *testing.B) {
 	files := corpus(b)
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(files))
 	for q := MinQuality; q <= MaxQuality; q++ {
 		for _, name := range names {
 			in := files[name]
@@ -43,11 +40,7 @@ func BenchmarkEncode(b *testing.B) {
 // the encoders' tables, as a server's pooled encoders have them.
 func BenchmarkCorpus(b *testing.B) {
 	files := corpus(b)
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(files))
 	for q := MinQuality; q <= MaxQuality; q++ {
 		b.Run(fmt.Sprintf("q%d", q), func(b *testing.B) {
 			encs := make([]*Encoder, len(names))

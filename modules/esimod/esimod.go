@@ -411,25 +411,31 @@ func (subrequests) Fetch(_, req *http.Request) (*esi.Fragment, error) {
 }
 
 func setMaxFragmentSize(c *server.Cmd) error {
-	n, err := c.Size(c.Args[0])
+	n, err := sizeArg(c, maxFragmentSize, "it must be 1..1g")
 	if err != nil {
 		return err
-	}
-	if n < 1 || n > maxFragmentSize {
-		return c.Invalid(c.Args[0], "it must be 1..1g")
 	}
 	return server.Put(c, &c.Loc().(*locConf).maxFragment, n)
 }
 
 func setBufferSize(c *server.Cmd) error {
-	n, err := c.Size(c.Args[0])
+	n, err := sizeArg(c, maxBufferSize, "it must be 1..64m")
 	if err != nil {
 		return err
 	}
-	if n < 1 || n > maxBufferSize {
-		return c.Invalid(c.Args[0], "it must be 1..64m")
-	}
 	return server.Put(c, &c.Loc().(*locConf).bufferSize, int(n))
+}
+
+// sizeArg reads a size of 1 to max bytes; text says so in the error.
+func sizeArg(c *server.Cmd, max int64, text string) (int64, error) {
+	n, err := c.Size(c.Args[0])
+	if err != nil {
+		return 0, err
+	}
+	if n < 1 || n > max {
+		return 0, c.Invalid(c.Args[0], text)
+	}
+	return n, nil
 }
 
 // setFragmentTimeout reads "esi_fragment_timeout time | off"; off is a
