@@ -53,7 +53,9 @@ func (x *exchange) switchProtocols(c *conn, resp *http.Response, a *attempt) {
 	go func() {
 		defer close(done)
 		// Bytes the client sent after its request wait in brw.Reader.
-		pipe(c.nc, brw.Reader)
+		// Through c, which counts them for $upstream_bytes_sent, as
+		// NGINX counts a tunnel's bytes.
+		pipe(c, brw.Reader)
 		c.abort()
 		_ = client.Close()
 	}()

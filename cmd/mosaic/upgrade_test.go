@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -59,5 +60,60 @@ func TestWebSocketUpgradeThroughBinary(t *testing.T) {
 		if err != nil || got != strings.ToUpper(msg) {
 			t.Fatalf("echo %q: %q %v", msg, got, err)
 		}
+	}
+}
+
+// $upstream_bytes_sent and $upstream_bytes_received count what went
+// through the tunnel after the switch, as NGINX counts it.
+func TestUpgradeBytesMatchNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		if _, err := http.ReadRequest(br); err != nil {
+			return
+		}
+		fmt.Fprint(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			fmt.Fprint(c, strings.ToUpper(line)+strings.ToUpper(line))
+		}
+	})
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`log_format up '$status|$upstream_bytes_sent|$upstream_bytes_received';
+		access_log %s/%s-up.log up;
+		server { listen 127.0.0.1:%d;
+			location /ws { proxy_pass http://%s; proxy_http_version 1.1;
+				proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection "upgrade"; } }`,
+			dir, who, port, origin.Addr())
+	})
+	for _, port := range []int{mport, nport} {
+		c, err := net.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		fmt.Fprint(c, "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
+		br := bufio.NewReader(c)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil || resp.StatusCode != 101 {
+			t.Fatalf("port %d: %v %v", port, resp, err)
+		}
+		for _, msg := range []string{"hello\n", "second line\n"} {
+			fmt.Fprint(c, msg)
+			for range 2 {
+				if got, err := br.ReadString('\n'); err != nil || got != strings.ToUpper(msg) {
+					t.Fatalf("port %d, echo %q: %q %v", port, msg, got, err)
+				}
+			}
+		}
+		c.Close()
+	}
+	m := waitLog(t, filepath.Join(dir, "m-up.log"), 1)
+	n := waitLog(t, filepath.Join(dir, "n-up.log"), 1)
+	if m[0] != n[0] {
+		t.Errorf("$status|$upstream_bytes_sent|$upstream_bytes_received: %q, NGINX %q", m[0], n[0])
 	}
 }
