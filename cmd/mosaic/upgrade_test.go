@@ -14,24 +14,29 @@ import (
 	"github.com/mosaic-edge/mosaic/internal/testorigin"
 )
 
-// An upgrade configured as NGINX needs it tunnels bytes both ways.
-func TestWebSocketUpgradeThroughBinary(t *testing.T) {
-	origin := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+// echoOrigin switches to protocol "echo" and then sends each line back in
+// upper case, times times, until the client closes.
+func echoOrigin(t *testing.T, times int) *testorigin.Raw {
+	return testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		req, err := http.ReadRequest(br)
 		if err != nil || !strings.EqualFold(req.Header.Get("Upgrade"), "echo") {
 			fmt.Fprint(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
 			return
 		}
 		fmt.Fprint(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
-		// Echo lines back in upper case until the client closes.
 		for {
 			line, err := br.ReadString('\n')
 			if err != nil {
 				return
 			}
-			fmt.Fprint(c, strings.ToUpper(line))
+			fmt.Fprint(c, strings.Repeat(strings.ToUpper(line), times))
 		}
 	})
+}
+
+// An upgrade configured as NGINX needs it tunnels bytes both ways.
+func TestWebSocketUpgradeThroughBinary(t *testing.T) {
+	origin := echoOrigin(t, 1)
 	dir := t.TempDir()
 	port := freePort(t)
 	startMosaic(t, dir, fmt.Sprintf(`http { server { listen 127.0.0.1:{port};
@@ -67,19 +72,7 @@ func TestWebSocketUpgradeThroughBinary(t *testing.T) {
 // through the tunnel after the switch, as NGINX counts it.
 func TestUpgradeBytesMatchNGINX(t *testing.T) {
 	nginxPath(t)
-	origin := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
-		if _, err := http.ReadRequest(br); err != nil {
-			return
-		}
-		fmt.Fprint(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
-		for {
-			line, err := br.ReadString('\n')
-			if err != nil {
-				return
-			}
-			fmt.Fprint(c, strings.ToUpper(line)+strings.ToUpper(line))
-		}
-	})
+	origin := echoOrigin(t, 2)
 	dir := t.TempDir()
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
 		return fmt.Sprintf(`log_format up '$status|$upstream_bytes_sent|$upstream_bytes_received';
