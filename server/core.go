@@ -708,9 +708,9 @@ func keepaliveDisabled(r *http.Request, off uint8) bool {
 	if off == 0 || r.ProtoMajor != 1 {
 		return false
 	}
-	ua := r.Header.Get("User-Agent")
-	return off&kaMSIE6 != 0 && r.Method == http.MethodPost && useragent.MSIE6(ua) ||
-		off&kaSafari != 0 && useragent.Safari(ua)
+	// The default (msie6) looks at the field of a POST only.
+	return off&kaMSIE6 != 0 && r.Method == http.MethodPost && useragent.MSIE6(r.Header.Get("User-Agent")) ||
+		off&kaSafari != 0 && useragent.Safari(r.Header.Get("User-Agent"))
 }
 
 // SubrequestOutputBufferSize is subrequest_output_buffer_size in force

@@ -60,13 +60,12 @@ func Subrequest(parent *http.Request, uri string, header http.Header) (*http.Res
 	st.ShareRequestID(ri.st)
 	// $request is the main request's line in a subrequest, as in NGINX;
 	// $request_uri stays the subrequest's own URI (see vars/README.md).
-	st.RequestLine = ri.st.RequestLine
-	if st.RequestLine == "" {
-		target := ri.st.RequestURI
-		if target == "" {
-			target = parent.URL.RequestURI()
+	st.RequestLine, st.Main = ri.st.RequestLine, ri.st.Main
+	if st.RequestLine == "" && st.Main.Method == "" {
+		st.Main = vars.MainLine{Method: parent.Method, Target: ri.st.RequestURI, Proto: parent.Proto}
+		if st.Main.Target == "" {
+			st.Main.Target = parent.URL.RequestURI()
 		}
-		st.RequestLine = parent.Method + " " + target + " " + parent.Proto
 	}
 	remote := parent.RemoteAddr
 	if st.RemoteAddr != "" {

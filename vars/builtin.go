@@ -88,6 +88,9 @@ func init() {
 		if st != nil && st.RequestLine != "" {
 			return st.RequestLine
 		}
+		if st != nil && st.Main.Method != "" {
+			return st.Main.Method + " " + st.Main.Target + " " + st.Main.Proto
+		}
 		return r.Method + " " + requestURI(r, st) + " " + r.Proto
 	})
 	Register("request_method", func(r *http.Request, _ *State) string { return r.Method })

@@ -31,9 +31,11 @@ type State struct {
 	RequestURI string
 	// RequestLine, when set, is the request line as received of a request
 	// refused before it was parsed (cut short, or not a request line at
-	// all), or a subrequest's main request's line: $request is then this
-	// text, as NGINX logs it.
+	// all): $request is then this text, as NGINX logs it.
 	RequestLine string
+	// Main, in a subrequest, is its page's request line, which $request
+	// is there as in NGINX: kept in parts, joined only when asked for.
+	Main MainLine
 	// RemoteAddr, when set, is the client's address that a module found
 	// in place of the connection's (realip), for $remote_addr,
 	// $binary_remote_addr and $remote_port: a filter holding a copy of
@@ -263,3 +265,7 @@ type ClientHello struct {
 	CipherSuites []uint16
 	Curves       []tls.CurveID
 }
+
+// MainLine is the parts of a subrequest's page's request line; Method ""
+// outside subrequests.
+type MainLine struct{ Method, Target, Proto string }
