@@ -33,8 +33,7 @@ type document struct {
 	queue        []*piece
 	pending      []func()      // includes met and not started yet (launch)
 	slots        chan struct{} // bounds the includes of this document in flight
-	err          error         // the client's connection failed
-	aborted      bool          // an include set= got too much: the request ends
+	err          error         // the client's connection failed, or a *tooBigError
 }
 
 // maxParallel bounds the includes one document fetches at a time; the
@@ -127,8 +126,7 @@ func (d *document) event(ev *Event) {
 		switch {
 		case errors.As(err, &big):
 			d.h.logf(d.r, err)
-			d.aborted = true
-			d.err = err // nothing more is written
+			d.err = err // nothing more is written, and the request ends
 		case err != nil:
 			d.fail(err)
 		}
@@ -136,7 +134,7 @@ func (d *document) event(ev *Event) {
 }
 
 // tooBigError is an include set= whose response is longer than the
-// variable may hold: it ends the request.
+// variable may hold: it ends the request (aborted).
 type tooBigError struct {
 	uri   string
 	limit int64
@@ -621,4 +619,11 @@ func unsafeURI(uri string) bool {
 		}
 	}
 	return false
+}
+
+// aborted reports an include set= that got more than it may hold: the
+// request ends.
+func (d *document) aborted() bool {
+	var big *tooBigError
+	return errors.As(d.err, &big)
 }

@@ -107,7 +107,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.next.ServeHTTP(rw, r)
 	if rw.doc != nil {
 		rw.doc.close()
-		if rw.doc.aborted {
+		if rw.doc.aborted() {
 			// NGINX ends the request whose subrequest answered more than
 			// it may hold: nothing more is sent, the connection closes.
 			panic(http.ErrAbortHandler)
