@@ -105,6 +105,18 @@ func gatewayApps(t *testing.T, dir string) (fpm string, wsgi string) {
 	return f.addr, u.Address
 }
 
+// startGatewaySite starts mosaic on conf, in which {origin}, {fpm} and
+// {wsgi} are those servers' addresses, {params} the FastCGI parameters of
+// app.php and {dir} the test's directory, and returns its base URL.
+func startGatewaySite(t *testing.T, dir, origin, fpm, wsgi, conf string) string {
+	t.Helper()
+	port := freePort(t)
+	params := strings.ReplaceAll(fcgiParams, "{dir}", dir)
+	startMosaic(t, dir, strings.NewReplacer("{origin}", origin, "{fpm}", fpm, "{wsgi}", wsgi,
+		"{params}", params, "{dir}", dir).Replace(conf), port)
+	return fmt.Sprintf("http://127.0.0.1:%d", port)
+}
+
 // fcgiParams are the parameters php-fpm needs to run app.php.
 const fcgiParams = `fastcgi_param SCRIPT_FILENAME {dir}/www/app.php;
 	fastcgi_param REQUEST_METHOD $request_method;
@@ -300,10 +312,7 @@ func TestUpstreamLimitRate(t *testing.T) {
 	dir := t.TempDir()
 	fpm, wsgi := gatewayApps(t, dir)
 	origin := newConnOrigin(t)
-	port := freePort(t)
-	params := strings.ReplaceAll(fcgiParams, "{dir}", dir)
-	startMosaic(t, dir, strings.NewReplacer("{origin}", origin.Listener.Addr().String(), "{fpm}", fpm,
-		"{wsgi}", wsgi, "{params}", params, "{dir}", dir).Replace(`
+	base := startGatewaySite(t, dir, origin.Listener.Addr().String(), fpm, wsgi, `
 	http {
 		server {
 			listen 127.0.0.1:{port};
@@ -318,8 +327,7 @@ func TestUpstreamLimitRate(t *testing.T) {
 			location /wsgi  { uwsgi_pass {wsgi}; }
 			location /wsgi-unbuffered { uwsgi_buffering off; uwsgi_pass {wsgi}; }
 		}
-	}`), port)
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	}`)
 	cases := []struct {
 		path    string
 		want    string
@@ -358,10 +366,7 @@ func TestUpstreamForceRanges(t *testing.T) {
 	dir := t.TempDir()
 	fpm, wsgi := gatewayApps(t, dir)
 	origin := newConnOrigin(t)
-	port := freePort(t)
-	params := strings.ReplaceAll(fcgiParams, "{dir}", dir)
-	startMosaic(t, dir, strings.NewReplacer("{origin}", origin.Listener.Addr().String(), "{fpm}", fpm,
-		"{wsgi}", wsgi, "{params}", params, "{dir}", dir).Replace(`
+	base := startGatewaySite(t, dir, origin.Listener.Addr().String(), fpm, wsgi, `
 	http {
 		server {
 			listen 127.0.0.1:{port};
@@ -371,8 +376,7 @@ func TestUpstreamForceRanges(t *testing.T) {
 			location /fcgi      { fastcgi_force_ranges on; {params} fastcgi_pass {fpm}; }
 			location /wsgi      { uwsgi_force_ranges on; uwsgi_pass {wsgi}; }
 		}
-	}`), port)
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	}`)
 	get := func(path, rng string) (*http.Response, string) {
 		req, _ := http.NewRequest("GET", base+path, nil)
 		if rng != "" {
@@ -481,9 +485,7 @@ func TestCacheMaxRangeOffset(t *testing.T) {
 func TestGatewayStore(t *testing.T) {
 	dir := t.TempDir()
 	fpm, wsgi := gatewayApps(t, dir)
-	port := freePort(t)
-	params := strings.ReplaceAll(fcgiParams, "{dir}", dir)
-	startMosaic(t, dir, strings.NewReplacer("{fpm}", fpm, "{wsgi}", wsgi, "{params}", params, "{dir}", dir).Replace(`
+	base := startGatewaySite(t, dir, "", fpm, wsgi, `
 	error_log {dir}/error.log info;
 	http {
 		server {
@@ -494,8 +496,7 @@ func TestGatewayStore(t *testing.T) {
 			location /wsgi/ { uwsgi_store {dir}/saved/$arg_n.txt; uwsgi_pass {wsgi}; }
 			location /nostore/ { uwsgi_pass {wsgi}; }
 		}
-	}`), port)
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	}`)
 	if code, body := getBody(t, base+"/fcgi/page?n=5"); code != 200 || body != "ppppp" {
 		t.Fatalf("fastcgi: %d %q", code, body)
 	}
