@@ -7,21 +7,36 @@ import (
 
 // command is one insert-and-copy step: insert literals, then copy copy
 // bytes from dist back. copy is 0 only for the literals that end a
-// meta-block. The match finder fills those three; symbolize then chooses
-// the symbols and extra bits. A static dictionary reference (dict) has a
+// meta-block. The match finder fills it; symbolize then chooses the
+// symbols and extra bits (cmdSyms). A static dictionary reference (dict) has a
 // distance beyond what the decoder has produced: copy is the bytes it
 // produces, and the length coded is copy+cut, the word's length (a
 // transform that omits the word's last cut bytes).
 type command struct {
 	insert, copy, dist uint32
-	distExtra          uint32
-	extra              uint64
-	cmdSym             uint16
-	distSym            uint16 // noDist when no distance symbol is coded
-	extraBits          uint8  // insert then copy extra bits, in extra
-	distBits           uint8
 	cut                uint8
 	dict               bool
+}
+
+// cmdSyms are what the bit writers need of a command: its lengths, and
+// its symbols and extra bits packed so that each is one load: cmd holds
+// the insert-and-copy symbol (10 bits), the number of extra bits (6) and
+// the insert's then the copy's extra bits (up to 48); dist holds the
+// distance symbol (16 bits, noDist when none is coded), its number of
+// extra bits (8) and their value. symbolize fills them from the
+// commands; the fast match finder appends them directly.
+type cmdSyms struct {
+	cmd, dist      uint64
+	insert, copied uint32
+}
+
+func (s cmdSyms) cmdSym() uint16  { return uint16(s.cmd & 1023) }
+func (s cmdSyms) extraBits() uint { return uint(s.cmd>>10) & 63 }
+func (s cmdSyms) extra() uint64   { return s.cmd >> 16 }
+func (s cmdSyms) distSym() uint16 { return uint16(s.dist) }
+func (s cmdSyms) distBits() uint  { return uint(s.dist>>16) & 255 }
+func (s cmdSyms) distExtra() uint64 {
+	return s.dist >> 24
 }
 
 const noDist = 0xffff
@@ -210,10 +225,6 @@ func (e *encoder) findMatches(w *window, start int, last uint32) {
 		e.findMatchesDeep(w, start)
 		return
 	}
-	if q.ways == 1 && !q.lazy && q.hashLen == 6 {
-		e.findMatchesGreedy1(w, start, last)
-		return
-	}
 	lit := start
 	i := start
 	limit := w.end - 8 // search reads 8 bytes at i
@@ -287,71 +298,5 @@ func (e *encoder) addCommand(data []byte, lit, i, l int, d uint32) {
 func countLiterals(h *[256]uint32, lits []byte) {
 	for _, b := range lits {
 		h[b]++
-	}
-}
-
-// findMatchesGreedy1 is findMatches for one position per bucket, no lazy
-// step and 6-byte hashes (the fastest qualities), with the probe written
-// out in an inner loop of its own: most positions miss, and a miss must
-// cost as little as possible.
-func (e *encoder) findMatchesGreedy1(w *window, start int, last uint32) {
-	data := w.data[:w.end]
-	table := e.table
-	hs := e.hashShift & 63
-	base, streamA, maxDist := w.base, w.streamA, e.maxDist
-	lh := &e.litHist
-	cmds := e.cmds
-	skip := e.q.skipShift & 63
-	lit, i := start, start
-	limit := len(data) - 8
-	for i <= limit {
-		// Probe positions until one matches: the loop most bytes go
-		// through when little matches.
-		var d uint32
-		misses := 0
-		for {
-			x := load64(data, i)
-			abs := base + uint32(i)
-			h := (x << 16) * hashMul >> hs
-			cand := table[h]
-			table[h] = abs
-			// Distances 1..reach stay in this stream and the window; d-1
-			// wraps for 0, the unknown last distance and the position.
-			reach := min(abs-streamA, maxDist)
-			// The last distance, a few bytes after the copy that used it
-			// (right after, the copy would have gone on had it matched).
-			if uint(i-lit-1) < 15 && last-1 < reach && load32(data, i-int(last)) == uint32(x) {
-				d = last
-				break
-			}
-			d = abs - cand
-			if d-1 < reach && load32(data, i-int(d)) == uint32(x) {
-				break
-			}
-			i += 1 + misses>>skip
-			misses++
-			if i > limit {
-				goto done
-			}
-		}
-		l := minMatch + matchLen(data, i-int(d)+minMatch, i+minMatch, len(data)-i-minMatch)
-		if i > lit {
-			countLiterals(lh, data[lit:i])
-		}
-		cmds = append(cmds, command{insert: uint32(i - lit), copy: uint32(l), dist: d})
-		last = d
-		if step := e.q.fillStep; step > 0 {
-			stop := min(i+l, limit+1)
-			for k := i + 1 + step>>1; k < stop; k += step {
-				table[(load64(data, k)<<16)*hashMul>>hs] = base + uint32(k)
-			}
-		}
-		i += l
-		lit = i
-	}
-done:
-	e.cmds = cmds
-	if lit < w.end {
-		e.addCommand(w.data, lit, w.end, 0, 0)
 	}
 }

@@ -27,7 +27,12 @@ type encoder struct {
 	next uint32
 
 	cmds []command
-	ring distRing
+	syms []cmdSyms // e.cmds' symbols, chosen by symbolize
+	// The distances findFast coded explicitly (the last four, by
+	// npushed&3), for replayRing.
+	pushed  [4]uint32
+	npushed int
+	ring    distRing
 	// The static dictionary's index (qualities with dictDepth), and the
 	// searches of it made and the references found in this stream: when
 	// fewer than one search in 64 finds one, the rest of the stream
@@ -153,12 +158,16 @@ func (e *encoder) restart() {
 }
 
 // claim reserves n absolute positions for a stream and returns the first.
+// A gap of more than the window is left before them, so that every
+// position of an earlier stream is farther back than any valid distance:
+// a match finder may then test a candidate by its distance alone.
 func (e *encoder) claim(n int) uint32 {
-	if e.next == 0 || uint64(e.next)+uint64(n) >= positionLimit {
+	gap := uint64(e.maxDist) + 1
+	if e.next == 0 || uint64(e.next)+gap+uint64(n) >= positionLimit {
 		e.restart()
 	}
-	a := e.next
-	e.next += uint32(n)
+	a := e.next + uint32(gap)
+	e.next = a + uint32(n)
 	return a
 }
 
@@ -254,20 +263,34 @@ func (e *encoder) metaBlock(w *window, start int) {
 	if n := w.end - start; cap(e.cmds) < n/8+2 {
 		e.cmds = make([]command, 0, n/8+2)
 	}
+	if e.q.fast {
+		e.syms = e.syms[:0]
+		e.codeMetaBlock(w, start, e.findFast(w, start))
+		return
+	}
 	e.findMatches(w, start, last)
-	e.codeMetaBlock(w, start)
+	e.codeMetaBlock(w, start, unsymbolized)
 }
+
+// unsymbolized tells codeMetaBlock that the commands' symbols are yet to
+// be chosen (by symbolize); the fast finder chooses them as it goes.
+const unsymbolized = -1
 
 // codeMetaBlock writes the commands e.cmds, which code
 // w.data[start:w.end], as one compressed meta-block, or stores the bytes
-// when coding would not make them smaller.
-func (e *encoder) codeMetaBlock(w *window, start int) {
+// when coding would not make them smaller. extraBits is the commands'
+// extra bits when their symbols are chosen, else unsymbolized.
+func (e *encoder) codeMetaBlock(w *window, start int, extraBits int) {
 	saved := e.ring
 	trees := 0 // no context modeling, no block splitting
 	if e.q.deep {
 		trees = e.clusterLiterals(w, start)
 	}
-	extraBits := e.symbolize()
+	if extraBits == unsymbolized {
+		extraBits = e.symbolize()
+	} else {
+		e.replayRing()
+	}
 	if e.q.deep {
 		e.splitBlocks()
 	}
@@ -329,7 +352,11 @@ func (e *encoder) codeMetaBlock(w *window, start int) {
 	if trees > 0 {
 		p1, p2, _ = w.contextBytes(start)
 	}
-	e.writeCommands(w.data[start:w.end], body, trees > 0, p1, p2)
+	if trees == 0 {
+		e.writeFlat(w.data[start:w.end], body)
+		return
+	}
+	e.writeCommands(w.data[start:w.end], body, p1, p2)
 }
 
 // minCmdChunk is the fewest symbols block splitting gives a histogram.
@@ -339,14 +366,14 @@ const minCmdChunk = 128
 // the distance symbols.
 func (e *encoder) splitBlocks() {
 	e.seq = e.seq[:0]
-	for k := range e.cmds {
-		e.seq = append(e.seq, e.cmds[k].cmdSym)
+	for _, s := range e.syms {
+		e.seq = append(e.seq, s.cmdSym())
 	}
 	e.cmdSplit.plan(e.seq, maxAlphabet, minCmdChunk, e.q.maxTypes, e.q.rounds)
 	e.seq = e.seq[:0]
-	for k := range e.cmds {
-		if s := e.cmds[k].distSym; s != noDist {
-			e.seq = append(e.seq, s)
+	for _, s := range e.syms {
+		if ds := s.distSym(); ds != noDist {
+			e.seq = append(e.seq, ds)
 		}
 	}
 	e.distSplit.plan(e.seq, e.dist.alphabet(), minCmdChunk, e.q.maxTypes, e.q.rounds)
@@ -395,6 +422,10 @@ func (w *window) contextBytes(i int) (p1, p2 byte, known bool) {
 // keeps its state in locals.
 func (e *encoder) symbolize() int {
 	cmds := e.cmds
+	if cap(e.syms) < len(cmds) {
+		e.syms = make([]cmdSyms, len(cmds), cap(cmds))
+	}
+	syms := e.syms[:len(cmds)]
 	cmdHist, distHist := &e.cmdHist, &e.distHist
 	ring := e.ring
 	dp := e.dist
@@ -407,8 +438,7 @@ func (e *encoder) symbolize() int {
 		if c.copy == 0 {
 			// The decoder reads neither a copy nor a distance.
 			sym := cmdSymbols[1][ic][0]
-			c.cmdSym, c.distSym = sym, noDist
-			c.extra, c.extraBits = iv, ni
+			syms[k] = cmdSyms{cmd: uint64(sym) | uint64(ni)<<10 | iv<<16, dist: noDist, insert: c.insert}
 			cmdHist[sym]++
 			extraBits += int(ni)
 			continue
@@ -416,8 +446,7 @@ func (e *encoder) symbolize() int {
 		cp := copyLength(c.copy + uint32(c.cut))
 		cc := uint8(cp)
 		nb := ni + uint8(cp>>8)
-		c.extra = iv | cp>>16<<(ni&63)
-		c.extraBits = nb
+		extra := iv | cp>>16<<(ni&63)
 		extraBits += int(nb)
 		d := c.dist
 		sc := 0
@@ -431,64 +460,60 @@ func (e *encoder) symbolize() int {
 				sc = ring.short(d)
 			}
 		}
-		syms := &cmdSymbols[0][ic]
+		table := &cmdSymbols[0][ic]
+		dist := uint64(noDist)
 		if sc == 0 && ic < 8 && cc < 16 {
-			syms = &cmdSymbols[1][ic]
-			c.distSym = noDist
+			table = &cmdSymbols[1][ic]
 		} else {
-			ds := uint16(sc)
+			ds, db, dx := uint16(sc), uint8(0), uint32(0)
 			switch {
 			case sc >= 0:
-				c.distBits, c.distExtra = 0, 0
 			case plain:
-				ds, c.distBits, c.distExtra = plainDistCode(d)
+				ds, db, dx = plainDistCode(d)
 			default:
-				ds, c.distBits, c.distExtra = dp.code(d)
+				ds, db, dx = dp.code(d)
 			}
 			// RFC 7932 section 4: neither distance code 0 nor a
 			// static dictionary reference enters the ring.
 			if sc != 0 && !c.dict {
 				ring.push(d)
 			}
-			c.distSym = ds
+			dist = uint64(ds) | uint64(db)<<16 | uint64(dx)<<24
 			distHist[ds]++
-			extraBits += int(c.distBits)
+			extraBits += int(db)
 		}
-		sym := syms[cc]
-		c.cmdSym = sym
+		sym := table[cc]
+		syms[k] = cmdSyms{cmd: uint64(sym) | uint64(nb)<<10 | extra<<16, dist: dist, insert: c.insert, copied: c.copy}
 		cmdHist[sym]++
 	}
+	e.syms = syms
 	e.ring = ring
 	return extraBits
 }
 
-// writeCommands writes the commands with the meta-block's codes; they take
+// writeCommands writes the commands of a meta-block with literal context
+// modeling and block types (qualities 5 and up) with its codes; they take
 // nbits bits. The bit accumulator lives in locals here, and the output has
 // room for every bit before the loop starts, so each flush is one 8-byte
 // store: this loop runs for every command and literal.
-func (e *encoder) writeCommands(data []byte, nbits int, deep bool, p1, p2 byte) {
-	cmds := e.cmds
-	litCodes, cmdCodes, dCodes := &e.litCodes, e.cmdCodes[:], e.dCodes[:]
-	// Qualities 5 and up: literal trees by context, and block types for
-	// commands and distances, each block announced before its first
-	// symbol (cmdLeft and dLeft count down to it).
-	var lookup *[64]uint16
-	ctxCodes, lut := &e.ctx.codes, e.ctx.lut
+func (e *encoder) writeCommands(data []byte, nbits int, p1, p2 byte) {
+	syms := e.syms
+	cmdCodes, dCodes := e.cmdCodesT[:], e.dCodesT[:]
+	// Literal trees by context, and block types for commands and
+	// distances, each block announced before its first symbol (cmdLeft
+	// and dLeft count down to it).
+	lookup, ctxCodes, lut := &e.ctx.lookup, &e.ctx.codes, e.ctx.lut
 	cmdLeft, dLeft := ^uint32(0), ^uint32(0)
 	var cmdRuns, dRuns []blockRun
 	cmdOff, dOff := 0, 0
 	da := e.dist.alphabet()
-	if deep {
-		lookup = &e.ctx.lookup
-		cmdCodes, dCodes = e.cmdCodesT[:], e.dCodesT[:]
-		if e.cmdSplit.ntypes > 1 {
-			cmdRuns = e.cmdSplit.runs
-			cmdLeft, cmdRuns = cmdRuns[0].n, cmdRuns[1:]
-		}
-		if e.distSplit.ntypes > 1 {
-			dRuns = e.distSplit.runs
-			dLeft, dRuns = dRuns[0].n, dRuns[1:]
-		}
+	if e.cmdSplit.ntypes > 1 {
+		cmdRuns = e.cmdSplit.runs
+		cmdLeft, cmdRuns = cmdRuns[0].n, cmdRuns[1:]
+	}
+	if e.distSplit.ntypes > 1 {
+		dRuns = e.distSplit.runs
+		dLeft, dRuns = dRuns[0].n, dRuns[1:]
 	}
 	bw := &e.bw
 	out := slices.Grow(bw.buf, nbits/8+16)
@@ -510,8 +535,8 @@ func (e *encoder) writeCommands(data []byte, nbits int, deep bool, p1, p2 byte) 
 	}
 	flush()
 	p := 0
-	for k := range cmds {
-		c := &cmds[k]
+	for k := range syms {
+		s := &syms[k]
 		if cmdLeft == 0 {
 			r := &cmdRuns[0]
 			cmdRuns = cmdRuns[1:]
@@ -521,41 +546,27 @@ func (e *encoder) writeCommands(data []byte, nbits int, deep bool, p1, p2 byte) 
 			cmdLeft, cmdOff = r.n, int(r.typ)*maxAlphabet
 		}
 		cmdLeft--
-		put(cmdCodes[cmdOff+int(c.cmdSym)])
-		if c.extraBits > 40 {
+		put(cmdCodes[cmdOff+int(s.cmdSym())])
+		if s.extraBits() > 40 {
 			flush()
 		}
-		acc |= c.extra << (nacc & 63)
-		nacc += uint(c.extraBits)
+		acc |= s.extra() << (nacc & 63)
+		nacc += s.extraBits()
 		flush()
-		// Three literals of at most 15 bits each fit after a flush.
-		end := p + int(c.insert)
-		if lookup == nil {
-			for ; p+3 <= end; p += 3 {
-				put(litCodes[data[p]])
-				put(litCodes[data[p+1]])
-				put(litCodes[data[p+2]])
+		// Each literal's tree follows from the two bytes before it.
+		for end := p + int(s.insert); p < end; p++ {
+			b := data[p]
+			put(ctxCodes[lookup[lut[0][p1]|lut[1][p2]]|uint16(b)])
+			p2, p1 = p1, b
+			if p&1 == 1 {
 				flush()
 			}
-			for ; p < end; p++ {
-				put(litCodes[data[p]])
-			}
-		} else {
-			// Each literal's tree follows from the two bytes before it.
-			for ; p < end; p++ {
-				b := data[p]
-				put(ctxCodes[lookup[lut[0][p1]|lut[1][p2]]|uint16(b)])
-				p2, p1 = p1, b
-				if p&1 == 1 {
-					flush()
-				}
-			}
 		}
-		p += int(c.copy)
-		if lookup != nil && c.copy > 0 {
+		if s.copied > 0 {
+			p += int(s.copied)
 			p2, p1 = data[p-2], data[p-1]
 		}
-		if c.distSym != noDist {
+		if s.distSym() != noDist {
 			if dLeft == 0 {
 				flush()
 				r := &dRuns[0]
@@ -568,12 +579,12 @@ func (e *encoder) writeCommands(data []byte, nbits int, deep bool, p1, p2 byte) 
 			dLeft--
 			// Up to two literals are pending: flush only if the distance
 			// might not fit (a 15-bit code and its extra bits).
-			if nacc+uint(c.distBits) > 64-15 {
+			if nacc+s.distBits() > 64-15 {
 				flush()
 			}
-			put(dCodes[dOff+int(c.distSym)])
-			acc |= uint64(c.distExtra) << (nacc & 63)
-			nacc += uint(c.distBits)
+			put(dCodes[dOff+int(s.distSym())])
+			acc |= s.distExtra() << (nacc & 63)
+			nacc += s.distBits()
 		}
 		flush()
 	}

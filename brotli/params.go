@@ -57,9 +57,11 @@ var errWindow = errors.New("brotli: window must be 10 to 24 bits")
 type quality struct {
 	hashBits  uint // log2 of the number of hash buckets
 	ways      int  // positions kept per bucket
-	hashLen   uint // bytes hashed: 5 or 6 (the greedy loop of qualities 0-1 is written for 6)
+	hashLen   uint // bytes hashed: 5 or 6 (findFast is written for 6)
+	fast      bool // findFast: one way, 6-byte hashes, greedy
+	copyTail  int  // findFast: the last positions of each copy entered in the table, 2 or 5
 	lazy      bool // try the next position before taking a match
-	skipShift uint // misses before the search step grows by one; 0 never grows
+	skipShift uint // misses before the search step grows by one; 0 never grows (fast: fastSkip)
 	fillStep  int  // every fillStep-th position inside a match enters the table; 0 none
 	blockBits uint // log2 of the meta-block length
 	// Qualities 5 and up (deep): buckets kept as rings of ways positions,
@@ -96,8 +98,8 @@ type quality struct {
 }
 
 var qualities = [MaxQuality + 1]quality{
-	0: {hashBits: 15, ways: 1, hashLen: 6, skipShift: 5, blockBits: 16},
-	1: {hashBits: 16, ways: 1, hashLen: 6, skipShift: 5, fillStep: 2, blockBits: 17},
+	0: {fast: true, hashBits: 15, ways: 1, hashLen: 6, copyTail: 2, blockBits: 16},
+	1: {fast: true, hashBits: 16, ways: 1, hashLen: 6, copyTail: 5, blockBits: 17},
 	2: {hashBits: 16, ways: 1, hashLen: 5, lazy: true, skipShift: 6, fillStep: 1, blockBits: 17},
 	3: {hashBits: 16, ways: 2, hashLen: 5, lazy: true, skipShift: 7, fillStep: 1, blockBits: 17},
 	4: {hashBits: 16, ways: 4, hashLen: 5, lazy: true, skipShift: 8, fillStep: 1, blockBits: 18, dictDepth: 32, dictSpan: 32 << 10},

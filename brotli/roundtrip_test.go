@@ -212,3 +212,42 @@ func TestLargeSmallWindow(t *testing.T) {
 		checkBoth(t, buf.Bytes(), in)
 	}
 }
+
+// TestReuseAcrossStreams encodes the same bytes again with a reused
+// Encoder and Writer: the match finder's table still holds the previous
+// stream's positions, which hash and compare like the current ones but
+// are not in the decoder's window, so none may be referred to.
+func TestReuseAcrossStreams(t *testing.T) {
+	in := edgeInputs()["mixed"]
+	small := in[:3000]
+	for q := MinQuality; q <= MaxQuality; q++ {
+		for _, lgwin := range []int{10, 16, 22} {
+			opts := Options{Quality: q, LGWin: lgwin}
+			enc, err := NewEncoder(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			w, err := NewWriter(&buf, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for round, body := range [][]byte{in, in, small, small, in} {
+				if got := decodeAB(t, enc.Encode(nil, body)); !bytes.Equal(got, body) {
+					t.Fatalf("q%d w%d Encoder stream %d: first difference at %d", q, lgwin, round, firstDiff(got, body))
+				}
+				buf.Reset()
+				w.Reset(&buf)
+				if _, err := w.Write(body); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if got := decodeAB(t, buf.Bytes()); !bytes.Equal(got, body) {
+					t.Fatalf("q%d w%d Writer stream %d: first difference at %d", q, lgwin, round, firstDiff(got, body))
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,143 @@
+package brotli
+
+import "math/bits"
+
+const fastSkip = 5
+
+// findFast is the match finder of qualities 0 and 1: one position per
+// bucket, 6-byte hashes, greedy. Most positions miss, so the probe is a
+// loop of its own with few live values; and each command's symbols are
+// chosen and counted as it is found, so that no symbolize pass follows.
+// A repeated distance is coded only as the last one (distance code 0):
+// the other ring codes saved 0.2% over the corpus at these qualities for
+// a fifth of the instructions spent per command. It returns the number of
+// extra bits of the meta-block's commands.
+//
+// After fastSkip*2^k positions without a match the search moves k+1
+// bytes at a time, so that data without matches is crossed quickly.
+func (e *encoder) findFast(w *window, start int) (extraBits int) {
+	data := w.data[:w.end]
+	table := e.table
+	hs := e.hashShift & 63
+	base, maxDist := w.base, e.maxDist
+	// Positions of earlier streams in the table are more than maxDist
+	// back (claim), so a candidate is tested by its distance alone.
+	// last is the decoder's last distance, or one never valid; one that
+	// would reach before the stream from start on is not used.
+	last := ^uint32(0)
+	if d := e.ring.d[0]; e.ring.known > 0 && int(d) <= start-int(w.streamA-base) {
+		last = d
+	}
+	tail5 := e.q.copyTail == 5
+	lh, ch, dh := &e.litHist, &e.cmdHist, &e.distHist
+	plain := e.dist == distParams{}
+	syms := e.syms[:0]
+	lit, i := start, start
+	limit := len(data) - 8
+	for i <= limit {
+		var d uint32
+		for misses := 0; ; misses++ {
+			x := load64(data, i)
+			h := (x << 16) * hashMul >> hs
+			cand := table[h]
+			abs := base + uint32(i)
+			table[h] = abs
+			// The last distance, a few bytes after the copy that used it
+			// (right after, the copy would have gone on had it matched).
+			if uint(i-lit-1) < 15 && last <= maxDist && load32(data, i-int(last)) == uint32(x) {
+				d = last
+				break
+			}
+			if d = abs - cand; d-1 < maxDist && load32(data, i-int(d)) == uint32(x) {
+				break
+			}
+			i += 1 + misses>>fastSkip
+			if i > limit {
+				goto done
+			}
+		}
+		{
+			// Most copies end within the 8 bytes after the 4 verified:
+			// those need no call.
+			l := minMatch
+			if n := len(data) - i - minMatch; n < 8 {
+				l += matchLen(data, i-int(d)+minMatch, i+minMatch, n)
+			} else if x := load64(data, i-int(d)+minMatch) ^ load64(data, i+minMatch); x != 0 {
+				l += bits.TrailingZeros64(x) / 8
+			} else {
+				l += 8 + matchLen(data, i-int(d)+minMatch+8, i+minMatch+8, n-8)
+			}
+			// The command's symbols, chosen and counted here: a call
+			// per command cost more than choosing them.
+			countLiterals(lh, data[lit:i])
+			ip, cp := insLength(uint32(i-lit)), copyLength(uint32(l))
+			ic, cc, nlen := uint8(ip), uint8(cp), uint8(ip>>8)+uint8(cp>>8)
+			extraBits += int(nlen)
+			sc := cmdSyms{cmd: uint64(nlen)<<10 | (ip>>16|cp>>16<<(ip>>8&63))<<16, dist: noDist, insert: uint32(i - lit), copied: uint32(l)}
+			if d == last && ic < 8 && cc < 16 {
+				sc.cmd |= uint64(cmdSymbols[1][ic][cc])
+			} else {
+				sc.cmd |= uint64(cmdSymbols[0][ic][cc])
+				var ds uint16
+				var db uint8
+				var dx uint32
+				switch {
+				case d == last:
+				case plain:
+					ds, db, dx = plainDistCode(d)
+				default:
+					ds, db, dx = e.dist.code(d)
+				}
+				if d != last {
+					e.pushed[e.npushed&3] = d
+					e.npushed++
+				}
+				sc.dist = uint64(ds) | uint64(db)<<16 | uint64(dx)<<24
+				dh[ds]++
+				extraBits += int(db)
+			}
+			ch[sc.cmd&1023]++
+			syms = append(syms, sc)
+			last = d
+			// The last positions of the copy enter the table: the next
+			// match often starts in them, and entering them all costs
+			// more than it finds at these qualities. Two or five, each
+			// hashed from a load that covers several.
+			if end := min(i+l, limit+1); end >= 5 {
+				x := load64(data, end-2)
+				table[(x<<16)*hashMul>>hs] = base + uint32(end-2)
+				table[(x>>8<<16)*hashMul>>hs] = base + uint32(end-1)
+				if tail5 {
+					x = load64(data, end-5)
+					table[(x<<16)*hashMul>>hs] = base + uint32(end-5)
+					table[(x>>8<<16)*hashMul>>hs] = base + uint32(end-4)
+					table[(x>>16<<16)*hashMul>>hs] = base + uint32(end-3)
+				}
+			}
+			i += l
+			lit = i
+		}
+	}
+done:
+	if lit < w.end {
+		// The literals that end the meta-block: no copy, no distance.
+		countLiterals(lh, data[lit:])
+		ip := insLength(uint32(len(data) - lit))
+		sym := cmdSymbols[1][uint8(ip)][0]
+		ch[sym]++
+		syms = append(syms, cmdSyms{cmd: uint64(sym) | ip>>8&255<<10 | ip>>16<<16, dist: noDist, insert: uint32(len(data) - lit)})
+		extraBits += int(uint8(ip >> 8))
+	}
+	e.syms = syms
+	return extraBits
+}
+
+// replayRing moves the decoder's distance ring past the commands of
+// findFast, which tracks only the last distance: the distances it coded
+// explicitly, other than with code 0, enter the ring in order.
+func (e *encoder) replayRing() {
+	for k := e.npushed - min(e.npushed, 4); k < e.npushed; k++ {
+		e.ring.push(e.pushed[k&3])
+	}
+	e.npushed = 0
+}
