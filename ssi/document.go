@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/pcre"
@@ -33,6 +34,7 @@ type document struct {
 	queue        []*piece
 	pending      []func()      // includes met and not started yet (launch)
 	slots        chan struct{} // bounds the includes of this document in flight
+	wake         chan struct{} // an include moved on (incBody.poke), or ended
 	err          error         // the client's connection failed, or a *tooBigError
 }
 
@@ -46,10 +48,11 @@ const (
 	condElse = 2
 )
 
-// piece is output that waits behind an include not finished yet.
+// piece is output in page order: text that waits behind an include not
+// written yet, or an include's body.
 type piece struct {
 	data []byte
-	done chan struct{} // nil for data
+	inc  *incBody // nil for text
 }
 
 func (h *handler) newDocument(r *http.Request, sh *shared, w io.Writer) *document {
@@ -80,31 +83,54 @@ func (d *document) write(b []byte) {
 		d.queue = append(d.queue, &piece{data: bytes.Clone(b)})
 		return
 	}
+	d.out(b)
+}
+
+// out writes b to the client, unless a write has failed.
+func (d *document) out(b []byte) {
+	if d.err != nil || len(b) == 0 {
+		return
+	}
 	if _, err := d.w.Write(b); err != nil {
 		d.err = errors.Join(errWrite, err)
 	}
 }
 
-// drain writes the queue's finished head; with wait, all of it.
+// drain writes the queue's head as far as it has come; with wait, all of
+// it, waiting for each include in turn while the others go on.
 func (d *document) drain(wait bool) {
-	d.launch()
-	for len(d.queue) > 0 {
-		pc := d.queue[0]
-		if pc.done != nil {
-			if !wait {
-				select {
-				case <-pc.done:
-				default:
-					return
+	for {
+		d.launch()
+		if len(d.queue) == 0 {
+			return
+		}
+		if d.err != nil {
+			// Nothing more goes out: the includes stop reading.
+			for _, pc := range d.queue {
+				if pc.inc != nil {
+					pc.inc.abandon()
 				}
 			}
-			<-pc.done
 		}
-		d.queue = d.queue[1:]
-		if d.err == nil && len(pc.data) > 0 {
-			if _, err := d.w.Write(pc.data); err != nil {
-				d.err = errors.Join(errWrite, err)
-			}
+		pc := d.queue[0]
+		if pc.inc == nil {
+			d.queue[0] = nil
+			d.queue = d.queue[1:]
+			d.out(pc.data)
+			continue
+		}
+		p, done := pc.inc.take()
+		switch {
+		case len(p) > 0:
+			d.out(p)
+			pc.inc.release(p)
+		case done:
+			d.queue[0] = nil
+			d.queue = d.queue[1:]
+		case !wait:
+			return
+		default:
+			<-d.wake
 		}
 	}
 }
@@ -487,7 +513,7 @@ func (d *document) include(p map[string]string) error {
 		// exists, empty, from now on, as NGINX makes it.
 		d.setVar(setName, "")
 		d.drain(true)
-		body, status, _, err := d.fetch(uri, true)
+		body, status, err := d.fetchSet(uri)
 		if err != nil {
 			return err
 		}
@@ -496,50 +522,34 @@ func (d *document) include(p map[string]string) error {
 		}
 		return nil
 	}
-	pc := &piece{done: make(chan struct{})}
-	run := func() error {
-		body, status, empty, err := d.fetch(uri, false)
-		if err != nil {
-			return err
-		}
-		switch {
-		case !hasStub:
-		case status >= 300:
-			// NGINX shows the stub when the included request ends with
-			// an error status, as the response of that request, which
-			// its SSI processes...
-			body = d.processStub(stubBody)
-		case len(body) == 0:
-			// ... or when it put out nothing; SSI passes over a
-			// response announced empty, and then the stub with it.
-			body = stubBody
-			if !empty {
-				body = d.processStub(stubBody)
-			}
-		}
-		pc.data = body
-		return nil
-	}
 	if wait {
 		// NGINX resumes a page that waits only once all it included
-		// before has gone out, and this include with it.
+		// before has gone out, and this include with it: its body goes
+		// straight out.
 		d.drain(true)
-		if err := run(); err != nil {
-			return err
-		}
-		d.write(pc.data)
-		return nil
+		return d.fetchInto(uri, hasStub, stubBody, func(p []byte) bool {
+			d.out(p)
+			return d.err == nil
+		})
 	}
-	d.queue = append(d.queue, pc)
+	if d.wake == nil {
+		d.wake = make(chan struct{}, 1)
+	}
+	limit := d.h.opts.IncludeBuffer
+	if limit <= 0 {
+		limit = DefaultIncludeBuffer
+	}
+	inc := newIncBody(limit, d.wake)
+	d.queue = append(d.queue, &piece{inc: inc})
 	errmsg := d.errmsg // as configured where the include stands
 	d.pending = append(d.pending, func() {
-		if err := run(); err != nil {
+		if err := d.fetchInto(uri, hasStub, stubBody, inc.write); err != nil {
 			d.h.logf(d.r, err)
 			if !d.h.opts.SilentErrors {
-				pc.data = []byte(errmsg)
+				inc.write([]byte(errmsg))
 			}
 		}
-		close(pc.done)
+		inc.finish()
 	})
 	return nil
 }
@@ -554,47 +564,101 @@ func (d *document) launch() {
 	if d.slots == nil {
 		d.slots = make(chan struct{}, maxParallel)
 	}
-	for _, run := range d.pending {
-		d.slots <- struct{}{}
+	// Never waiting for a slot: the document must go on writing the
+	// includes that hold them, whose buffers may be full.
+	for len(d.pending) > 0 {
+		select {
+		case d.slots <- struct{}{}:
+		default:
+			return
+		}
+		run := d.pending[0]
+		d.pending[0] = nil
+		d.pending = d.pending[1:]
 		go func() {
-			defer func() { <-d.slots }()
 			run()
+			<-d.slots
+			select {
+			case d.wake <- struct{}{}:
+			default:
+			}
 		}()
 	}
-	clear(d.pending)
-	d.pending = d.pending[:0]
 }
 
-// fetch issues the include's request and reads its body; empty says the
-// response announced no body (Content-Length: 0). With set, the body goes
-// into a variable: at most the SetLimit of its response is read, and more
-// is a tooBigError.
-func (d *document) fetch(uri string, set bool) (body []byte, status int, empty bool, err error) {
+// fetchSet issues the request of an include set= and reads its body for
+// the variable: at most the SetLimit of its response, and more is a
+// tooBigError.
+func (d *document) fetchSet(uri string) (body []byte, status int, err error) {
 	resp, err := d.h.opts.Fetch(d.r, uri)
 	if err != nil {
-		return nil, 0, false, ssiError(`include "%s": %v`, uri, err)
+		return nil, 0, ssiError(`include "%s": %v`, uri, err)
 	}
 	defer resp.Body.Close()
-	var src io.Reader = resp.Body
-	limit := int64(-1)
-	if set {
-		limit = int64(os.Getpagesize())
-		if d.h.opts.SetLimit != nil {
-			if n := d.h.opts.SetLimit(resp); n > 0 {
-				limit = n
-			}
+	limit := int64(os.Getpagesize())
+	if d.h.opts.SetLimit != nil {
+		if n := d.h.opts.SetLimit(resp); n > 0 {
+			limit = n
 		}
-		src = io.LimitReader(src, limit+1)
 	}
-	body, err = io.ReadAll(src)
-	if limit >= 0 && int64(len(body)) > limit {
-		return nil, 0, false, &tooBigError{uri: uri, limit: limit}
+	body, err = io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if int64(len(body)) > limit {
+		return nil, 0, &tooBigError{uri: uri, limit: limit}
 	}
 	if err != nil {
 		d.h.logf(d.r, ssiError(`include "%s": %v`, uri, err))
 	}
-	return body, resp.StatusCode, resp.Header.Get("Content-Length") == "0", nil
+	return body, resp.StatusCode, nil
 }
+
+// fetchInto issues the include's request and hands its body to put as it
+// arrives, or the stub's text where NGINX shows it; put returns false
+// when the document wants no more. The error is for a request that could
+// not be made; a body that breaks off is logged and ends there.
+func (d *document) fetchInto(uri string, hasStub bool, stub []byte, put func([]byte) bool) error {
+	resp, err := d.h.opts.Fetch(d.r, uri)
+	if err != nil {
+		return ssiError(`include "%s": %v`, uri, err)
+	}
+	defer resp.Body.Close()
+	if hasStub && resp.StatusCode >= 300 {
+		// NGINX shows the stub when the included request ends with an
+		// error status, as the response of that request, which its SSI
+		// processes...
+		put(d.processStub(stub))
+		return nil
+	}
+	bp := readBufs.Get().(*[]byte)
+	defer readBufs.Put(bp)
+	total := 0
+	for {
+		n, err := resp.Body.Read(*bp)
+		total += n
+		if n > 0 && !put((*bp)[:n]) {
+			return nil
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			d.h.logf(d.r, ssiError(`include "%s": %v`, uri, err))
+			break
+		}
+	}
+	if hasStub && total == 0 {
+		// ... or when it put out nothing; SSI passes over a response
+		// announced empty, and then the stub with it.
+		if resp.Header.Get("Content-Length") == "0" {
+			put(stub)
+		} else {
+			put(d.processStub(stub))
+		}
+	}
+	return nil
+}
+
+// readBufs are the buffers includes read their bodies through.
+var readBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
 
 // processStub runs a stub's text through SSI, as NGINX sends it through
 // the included request's filters.

@@ -44,7 +44,11 @@ type Options struct {
 	// response ends the whole request, its connection closed, as in NGINX.
 	// nil: one memory page.
 	SetLimit func(resp *http.Response) int64
-	Logger   *slog.Logger // default slog.Default()
+	// IncludeBuffer bounds the bytes of an include held in memory until
+	// its place in the page is written; a longer body is read as the
+	// client takes it (0: DefaultIncludeBuffer).
+	IncludeBuffer int
+	Logger        *slog.Logger // default slog.Default()
 }
 
 // Processed returns the test of the Content-Types a processor with these

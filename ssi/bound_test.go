@@ -1,0 +1,150 @@
+package ssi
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// countingBody is an include's body of n bytes 'b', counting what the
+// page has read of it.
+type countingBody struct {
+	left int
+	read *atomic.Int64
+}
+
+func (c *countingBody) Read(p []byte) (int, error) {
+	if c.left == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), c.left)
+	for i := range p[:n] {
+		p[i] = 'b'
+	}
+	c.left -= n
+	c.read.Add(int64(n))
+	return n, nil
+}
+
+func (c *countingBody) Close() error { return nil }
+
+// gateBody answers "S" once open is closed.
+type gateBody struct {
+	open <-chan struct{}
+	done bool
+}
+
+func (g *gateBody) Read(p []byte) (int, error) {
+	if g.done {
+		return 0, io.EOF
+	}
+	<-g.open
+	g.done = true
+	return copy(p, "S"), nil
+}
+
+func (g *gateBody) Close() error { return nil }
+
+// settled waits until read stops growing and returns its value.
+func settled(read *atomic.Int64) int64 {
+	last := int64(-1)
+	for last != read.Load() {
+		last = read.Load()
+		time.Sleep(50 * time.Millisecond)
+	}
+	return last
+}
+
+// TestIncludeBodyBounded: an include waiting behind a slow one holds at
+// most IncludeBuffer bytes (and one read) of its body, and reads the rest
+// once its turn comes; an include at the head of the page goes to a slow
+// client as it arrives, not gathered first. NGINX stops reading such an
+// upstream once its proxy buffers are full.
+func TestIncludeBodyBounded(t *testing.T) {
+	const big, buffer = 8 << 20, 64 << 10
+	const bound = buffer + 16<<10 // the buffer and one read
+	for _, tc := range []struct {
+		name, page string
+		slowClient bool
+	}{
+		{"behind a slow include", `<!--# include virtual="/slow" -->|<!--# include virtual="/big" -->|end`, false},
+		{"at the head, slow client", `<!--# include virtual="/big" -->|end`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var read atomic.Int64
+			open := make(chan struct{})
+			fetch := func(parent *http.Request, uri string) (*http.Response, error) {
+				resp := &http.Response{StatusCode: 200, Header: http.Header{}}
+				switch uri {
+				case "/big":
+					resp.Body = &countingBody{left: big, read: &read}
+				default:
+					resp.Body = &gateBody{open: open}
+				}
+				return resp, nil
+			}
+			page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				io.WriteString(w, tc.page)
+			})
+			h := New(page, Options{Fetch: fetch, IncludeBuffer: buffer, Logger: slog.New(slog.DiscardHandler)})
+			client := &gatedWriter{ResponseRecorder: httptest.NewRecorder(), open: open, gated: tc.slowClient}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				h.ServeHTTP(client, httptest.NewRequest("GET", "/p.html", nil))
+			}()
+			for read.Load() < buffer {
+				time.Sleep(time.Millisecond)
+			}
+			// What the client took is out of the page's memory.
+			if n := settled(&read) - int64(client.Body.Len()); n > bound {
+				t.Errorf("%d bytes of the include held while they could not be written, want at most %d", n, bound)
+			}
+			close(open)
+			<-done
+			want := strings.Repeat("b", big) + "|end"
+			if !tc.slowClient {
+				want = "S|" + want
+			}
+			if got := client.Body.String(); got != want {
+				t.Errorf("page of %d bytes, want %d (first difference at %d)", len(got), len(want), firstDifference(got, want))
+			}
+		})
+	}
+}
+
+// gatedWriter is a client that, when gated, takes one write and then
+// none until open is closed.
+type gatedWriter struct {
+	*httptest.ResponseRecorder
+	open  <-chan struct{}
+	gated bool
+	n     int
+}
+
+func (g *gatedWriter) Write(p []byte) (int, error) {
+	if g.gated && g.n > 0 {
+		<-g.open
+	}
+	g.n++
+	return g.ResponseRecorder.Write(p)
+}
+
+func firstDifference(a, b string) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return n
+	}
+	return -1
+}
