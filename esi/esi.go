@@ -37,6 +37,9 @@ const (
 	// DefaultMaxFragmentSize bounds a fragment's body, held in memory
 	// until its place in the page is written.
 	DefaultMaxFragmentSize = 1 << 20
+	// DefaultMaxHeldSize bounds the page text held behind pending
+	// fragments.
+	DefaultMaxHeldSize = 1 << 20
 )
 
 // Options configure New. Each field is one directive of the server
@@ -67,6 +70,13 @@ type Options struct {
 	// includes of a large file would otherwise hold it 256 times. A longer
 	// body fails the include. Default 1 MiB.
 	MaxFragmentSize int64
+	// MaxHeldSize bounds the bytes of page text held in memory behind
+	// fragments not yet in (esi_max_held_size): past it, reading the page
+	// pauses until the fragments ahead are written, as NGINX stops
+	// reading an upstream whose buffers are full. Text inside an
+	// <esi:remove> or an <esi:try> block is not bounded by it (it waits
+	// for the parser itself). Default 1 MiB.
+	MaxHeldSize int
 	// Surrogate processes only responses whose Surrogate-Control header
 	// has content="ESI/1.0", removes Surrogate-Control from every
 	// response, and announces the capability to next with a
@@ -190,6 +200,9 @@ func New(next http.Handler, opts Options) (http.Handler, error) {
 	}
 	if opts.MaxFragmentSize <= 0 {
 		opts.MaxFragmentSize = DefaultMaxFragmentSize
+	}
+	if opts.MaxHeldSize <= 0 {
+		opts.MaxHeldSize = DefaultMaxHeldSize
 	}
 	h := &handler{next: next, opts: opts, log: opts.Logger, processes: ProcessedTypes(opts.Types)}
 	if h.log == nil {

@@ -41,6 +41,11 @@ type output struct {
 
 	arena *chunk // where lent text is copied
 	fill  int
+
+	// held counts the bytes of text queued behind a pending fragment;
+	// past maxHeld (when not 0) the parser waits for the queue to move,
+	// which pauses the reading of the page (Options.MaxHeldSize).
+	held, maxHeld int
 }
 
 func newOutput(w io.Writer, flush func() error, bufs *chunkPool) *output {
@@ -107,7 +112,13 @@ func (o *output) text(data []byte, c *chunk, stable bool) error {
 	default:
 		o.retain(data)
 	}
-	return nil
+	o.held += len(data)
+	// Not while an <esi:remove> is held or into a collector: only the
+	// parser, going on, moves those.
+	for o.maxHeld > 0 && o.held > o.maxHeld && o.err == nil && o.hold < 0 && !o.collect {
+		o.cond.Wait()
+	}
+	return o.err
 }
 
 // stored appends a verbatim run that goes out in its stored compressed
@@ -215,6 +226,9 @@ func (o *output) dropRemove() {
 	o.mu.Lock()
 	if o.hold >= 0 {
 		for i := o.hold; i < len(o.segs); i++ {
+			if o.segs[i].f == nil {
+				o.held -= len(o.segs[i].data)
+			}
 			o.segs[i].release()
 		}
 		o.segs = o.segs[:o.hold]
@@ -283,6 +297,9 @@ func (o *output) pump() {
 			// Released under the lock: the parser may be copying the array
 			// these entries are in while it appends.
 			for i := range batch {
+				if batch[i].f == nil {
+					o.held -= len(batch[i].data)
+				}
 				batch[i].release()
 			}
 			o.dirty = true
@@ -351,7 +368,7 @@ func (o *output) discard() {
 	for i := o.head; i < len(o.segs); i++ {
 		o.segs[i].release()
 	}
-	o.segs, o.head = o.segs[:0], 0
+	o.segs, o.head, o.held = o.segs[:0], 0, 0
 	if o.arena != nil {
 		o.arena.release()
 		o.arena = nil

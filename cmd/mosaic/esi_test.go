@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -364,6 +365,74 @@ func TestESIMaxFragmentSize(t *testing.T) {
 		t.Errorf("esi_max_fragment_size 1k: %.80q... (%d bytes)", body, len(body))
 	}
 	waitOutput(t, p, "fragment longer than 1024 bytes (esi_max_fragment_size)")
+}
+
+// esi_max_held_size: page text behind a fragment not yet in is held up
+// to the bound, and then the page is read no further until the fragment
+// is in. Measured by how far the origin got writing a 48 MiB page (the
+// sockets between hold a few MiB more): with 32m it writes more than 32
+// MiB, with the default 1m far less, and both pages come out whole.
+func TestESIMaxHeldSize(t *testing.T) {
+	const total, chunk = 48 << 20, 64 << 10
+	type page struct {
+		written  atomic.Int64
+		release  chan struct{}
+		min, max int64
+	}
+	pages := map[string]*page{
+		"/default/page": {release: make(chan struct{}), max: 24 << 20},
+		"/large/page":   {release: make(chan struct{}), min: 32 << 20, max: total},
+	}
+	o := startESIOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/up/slow" {
+			<-pages[r.URL.RawQuery].release
+			w.Write([]byte("S"))
+			return
+		}
+		pg := pages[r.URL.Path]
+		html(w, `[<esi:include src="/up/slow?`+r.URL.Path+`"/>]`)
+		b := bytes.Repeat([]byte("t"), chunk)
+		for range total / chunk {
+			if _, err := w.Write(b); err != nil {
+				return
+			}
+			pg.written.Add(chunk)
+		}
+	})
+	port := freePort(t)
+	base, _ := esiSite(t, port, o, `http {
+		esi on; proxy_buffering off;
+		server { listen 127.0.0.1:{port};
+			location /default/ { proxy_pass http://{origin}; }
+			location /large/ { esi_max_held_size 32m; proxy_pass http://{origin}; }
+			location /up/ { proxy_pass http://{origin}; }
+		}
+	}`)
+	for path, pg := range pages {
+		done := make(chan string, 1)
+		go func() {
+			resp, err := esiClient.Get(base + path)
+			if err != nil {
+				done <- err.Error()
+				return
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			done <- string(body)
+		}()
+		last := int64(-1)
+		for last != pg.written.Load() || last == 0 {
+			last = pg.written.Load()
+			time.Sleep(100 * time.Millisecond)
+		}
+		if last < pg.min || last > pg.max {
+			t.Errorf("%s: the origin wrote %d bytes while a fragment was held back, want %d to %d", path, last, pg.min, pg.max)
+		}
+		close(pg.release)
+		if body := <-done; body != "[S]"+strings.Repeat("t", total) {
+			t.Errorf("%s: page of %d bytes", path, len(body))
+		}
+	}
 }
 
 func TestESIFragmentTimeout(t *testing.T) {
@@ -719,6 +788,7 @@ func TestESIConfigErrors(t *testing.T) {
 		{`esi_fragment_timeout soon;`, `invalid value "soon" in "esi_fragment_timeout" directive in %s:1`},
 		{`esi_buffer_size 0;`, `invalid value "0" in "esi_buffer_size" directive, it must be 1..64m in %s:1`},
 		{`esi_max_fragment_size 2g;`, `invalid value "2g" in "esi_max_fragment_size" directive, it must be 1..1g in %s:1`},
+		{`esi_max_held_size 0;`, `invalid value "0" in "esi_max_held_size" directive, it must be 1..1g in %s:1`},
 		{`esi_types html;`, `invalid value "html" in "esi_types" directive, it must be a media type or "*" in %s:1`},
 		{`esi_silent_errors yes;`, `invalid value "yes" in "esi_silent_errors" directive, it must be "on" or "off" in %s:1`},
 	}
@@ -733,7 +803,7 @@ func TestESIConfigErrors(t *testing.T) {
 	good := filepath.Join(dir, "good.conf")
 	writeFile(t, good, `http {
 		esi on; esi_types application/json text/xml; esi_types image/svg+xml;
-		esi_silent_errors on; esi_buffer_size 16k; esi_max_depth 10; esi_max_fragment_size 8m;
+		esi_silent_errors on; esi_buffer_size 16k; esi_max_depth 10; esi_max_fragment_size 8m; esi_max_held_size 4m;
 		esi_max_includes 32; esi_fragment_timeout off;
 		server { listen 127.0.0.1:1; esi_fragment_timeout 2s;
 			location / { esi off; esi_max_depth 1; }

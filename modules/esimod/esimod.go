@@ -37,6 +37,7 @@ type locConf struct {
 	maxDepth        server.Setting[int]
 	maxIncludes     server.Setting[int]
 	maxFragment     server.Setting[int64]
+	maxHeld         server.Setting[int64]
 	fragmentTimeout server.Setting[time.Duration]
 	surrogate       server.Setting[bool]
 	plan            server.Setting[string] // esi_plan: a zone's name, "" for off
@@ -79,7 +80,8 @@ func SharePlansThrough(f func(l *server.Location) cache.Store) { redisStoreOf = 
 const maxBufferSize = 64 << 20
 
 // maxFragmentSize bounds esi_max_fragment_size: what one include may hold
-// in memory.
+// in memory; esi_max_held_size, what one page may hold behind its
+// fragments, has the same bound.
 const maxFragmentSize = 1 << 30
 
 var module = &server.Module{
@@ -94,6 +96,7 @@ var module = &server.Module{
 		child.maxDepth.Merge(parent.maxDepth)
 		child.maxIncludes.Merge(parent.maxIncludes)
 		child.maxFragment.Merge(parent.maxFragment)
+		child.maxHeld.Merge(parent.maxHeld)
 		child.fragmentTimeout.Merge(parent.fragmentTimeout)
 		child.surrogate.Merge(parent.surrogate)
 		if !child.plan.Set {
@@ -152,7 +155,8 @@ func init() {
 			}
 			return server.Put(c, &c.Loc().(*locConf).maxIncludes, n)
 		}},
-		{Name: "esi_max_fragment_size", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setMaxFragmentSize},
+		{Name: "esi_max_fragment_size", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setMemorySize(func(l *locConf) *server.Setting[int64] { return &l.maxFragment })},
+		{Name: "esi_max_held_size", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setMemorySize(func(l *locConf) *server.Setting[int64] { return &l.maxHeld })},
 		{Name: "esi_fragment_timeout", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setFragmentTimeout},
 		{Name: "esi_surrogate", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
 			return server.PutFlag(c, &c.Loc().(*locConf).surrogate)
@@ -233,6 +237,7 @@ func (lc *locConf) options(l *server.Location) esi.Options {
 		MaxDepth:        lc.maxDepth.V,
 		MaxIncludes:     lc.maxIncludes.V,
 		MaxFragmentSize: lc.maxFragment.V,
+		MaxHeldSize:     int(lc.maxHeld.V),
 		FragmentTimeout: lc.fragmentTimeout.Or(esi.DefaultFragmentTimeout),
 		Surrogate:       lc.surrogate.V,
 		Logger:          l.Logger(),
@@ -410,12 +415,16 @@ func (subrequests) Fetch(_, req *http.Request) (*esi.Fragment, error) {
 	return &esi.Fragment{Status: resp.StatusCode, Header: resp.Header, Body: resp.Body, Final: true}, nil
 }
 
-func setMaxFragmentSize(c *server.Cmd) error {
-	n, err := sizeArg(c, maxFragmentSize, "it must be 1..1g")
-	if err != nil {
-		return err
+// setMemorySize returns the setter of a size of 1..1g held in memory
+// (esi_max_fragment_size, esi_max_held_size).
+func setMemorySize(field func(*locConf) *server.Setting[int64]) func(*server.Cmd) error {
+	return func(c *server.Cmd) error {
+		n, err := sizeArg(c, maxFragmentSize, "it must be 1..1g")
+		if err != nil {
+			return err
+		}
+		return server.Put(c, field(c.Loc().(*locConf)), n)
 	}
-	return server.Put(c, &c.Loc().(*locConf).maxFragment, n)
 }
 
 func setBufferSize(c *server.Cmd) error {

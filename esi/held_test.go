@@ -1,0 +1,60 @@
+package esi_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/esi"
+)
+
+// TestMaxHeldSize: page text behind a fragment not yet in is held up to
+// MaxHeldSize bytes; then the page's writes wait (the page's upstream
+// would stop being read) until the fragment is in, and the page comes
+// out whole and in order.
+func TestMaxHeldSize(t *testing.T) {
+	const held, chunk, total = 64 << 10, 4 << 10, 4 << 20
+	open := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/f/slow", func(w http.ResponseWriter, _ *http.Request) {
+		<-open
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, "S")
+	})
+	var written atomic.Int64
+	page := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `[<esi:include src="/f/slow"/>]`)
+		b := []byte(strings.Repeat("t", chunk))
+		for range total / chunk {
+			if _, err := w.Write(b); err != nil {
+				return
+			}
+			written.Add(chunk)
+		}
+	})
+	h := mustNew(t, page, esi.Options{Fetcher: esi.FetchHandler(mux), MaxHeldSize: held})
+	rec := httptest.NewRecorder()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	}()
+	last := int64(-1)
+	for last != written.Load() {
+		last = written.Load()
+		time.Sleep(50 * time.Millisecond)
+	}
+	if last > held {
+		t.Errorf("the page wrote %d bytes behind a pending fragment, want at most %d held", last, held)
+	}
+	close(open)
+	<-done
+	if want := "[S]" + strings.Repeat("t", total); rec.Body.String() != want {
+		t.Errorf("page of %d bytes, want %d", rec.Body.Len(), len(want))
+	}
+}
