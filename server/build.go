@@ -13,45 +13,90 @@ import (
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
-// ignored lists NGINX directives that mosaic accepts and ignores with a
-// notice, so that a real nginx.conf loads. Each either tunes something Go
-// does by itself (worker_connections, sendfile, accept_mutex) or names
-// process plumbing that a single Go process has no use for (user, pid).
-var ignored = map[string]bool{
-	"load_module": true, "user": true, "pid": true, "daemon": true, "master_process": true,
-	"worker_connections": true, "multi_accept": true, "use": true, "accept_mutex": true,
-	"accept_mutex_delay": true, "worker_cpu_affinity": true, "worker_rlimit_nofile": true,
-	"worker_priority": true, "pcre_jit": true, "timer_resolution": true,
-	"sendfile": true, "sendfile_max_chunk": true, "tcp_nopush": true, "tcp_nodelay": true,
-	"server_tokens": true, "types_hash_max_size": true, "types_hash_bucket_size": true,
-	"server_names_hash_max_size": true, "server_names_hash_bucket_size": true,
-	"variables_hash_max_size": true, "variables_hash_bucket_size": true,
-	"proxy_headers_hash_max_size": true, "proxy_headers_hash_bucket_size": true,
-	"proxy_temp_path": true, "fastcgi_temp_path": true,
-	"uwsgi_temp_path": true, "scgi_temp_path": true,
-	"reset_timedout_connection": true, "aio": true, "directio": true,
-	// Go's key exchange is ECDHE: there is no DH group to set (the
-	// notice says so, see ignoredWhy).
-	"ssl_dhparam": true,
-	// NGINX itself ignores them on Linux: SO_SNDLOWAT cannot be set there,
-	// and file events need kqueue.
-	"proxy_send_lowat": true, "send_lowat": true, "open_file_cache_events": true,
-	// File reading hints: the kernel's own readahead and the page cache
-	// serve mosaic's reads (directio is ignored, so is its alignment).
-	"read_ahead": true, "directio_alignment": true,
-	// Sizes of NGINX's memory pools and of its output batching: Go's
-	// allocator and mosaic's writers have no such knobs.
-	"connection_pool_size": true, "request_pool_size": true, "postpone_output": true,
+// ignoredDirective is an NGINX directive that mosaic accepts and ignores
+// with a notice, so that a real nginx.conf loads. Each either tunes
+// something Go does by itself (worker_connections, sendfile, accept_mutex)
+// or names process plumbing that a single Go process has no use for
+// (user, pid). Ignored is not unchecked: each stands only where NGINX
+// allows it and takes NGINX's number of arguments, and an on/off one
+// only those values, so a configuration NGINX refuses is refused here.
+type ignoredDirective struct {
+	ctx      Context
+	min, max int
+	flag     bool
+	why      string // what the notice adds, where the name alone does not tell
 }
 
-// ignoredWhy gives the reason the notice of an ignored directive adds,
-// where the name alone does not tell it.
-var ignoredWhy = map[string]string{
-	"ssl_dhparam":            "Go's TLS negotiates keys with ECDHE only and has no finite-field DH cipher suites to give the parameters to",
-	"send_lowat":             "Linux has no SO_SNDLOWAT to set, and NGINX ignores it there too",
-	"open_file_cache_events": "file events need kqueue, which Linux lacks; NGINX ignores it there too",
-	"read_ahead":             "the kernel's own readahead serves mosaic's file reads",
-	"directio_alignment":     "directio is ignored: files are read through the page cache",
+// ctxHTTPServer is NGINX's http and server levels without location.
+const ctxHTTPServer = CtxHTTP | CtxServer
+
+var (
+	takeFlag = ignoredDirective{min: 1, max: 1, flag: true}
+	take1    = ignoredDirective{min: 1, max: 1}
+)
+
+func (d ignoredDirective) in(ctx Context) ignoredDirective { d.ctx = ctx; return d }
+
+func (d ignoredDirective) because(why string) ignoredDirective { d.why = why; return d }
+
+var ignored = map[string]ignoredDirective{
+	"load_module": take1.in(CtxMain), "user": {ctx: CtxMain, min: 1, max: 2},
+	"pid": take1.in(CtxMain), "daemon": takeFlag.in(CtxMain), "master_process": takeFlag.in(CtxMain),
+	"worker_cpu_affinity": {ctx: CtxMain, min: 1, max: Unlimited}, "worker_rlimit_nofile": take1.in(CtxMain),
+	"worker_priority": take1.in(CtxMain), "pcre_jit": takeFlag.in(CtxMain), "timer_resolution": take1.in(CtxMain),
+	"worker_connections": take1.in(CtxEvents), "multi_accept": takeFlag.in(CtxEvents), "use": take1.in(CtxEvents),
+	"accept_mutex": takeFlag.in(CtxEvents), "accept_mutex_delay": take1.in(CtxEvents),
+	"sendfile":           takeFlag.in(CtxHTTPAll | CtxLocationIf),
+	"sendfile_max_chunk": take1.in(CtxHTTPAll), "tcp_nopush": takeFlag.in(CtxHTTPAll), "tcp_nodelay": takeFlag.in(CtxHTTPAll),
+	"server_tokens": take1.in(CtxHTTPAll), "types_hash_max_size": take1.in(CtxHTTPAll), "types_hash_bucket_size": take1.in(CtxHTTPAll),
+	"server_names_hash_max_size": take1.in(CtxHTTP), "server_names_hash_bucket_size": take1.in(CtxHTTP),
+	"variables_hash_max_size": take1.in(CtxHTTP), "variables_hash_bucket_size": take1.in(CtxHTTP),
+	"proxy_headers_hash_max_size": take1.in(CtxHTTPAll), "proxy_headers_hash_bucket_size": take1.in(CtxHTTPAll),
+	"proxy_temp_path": {ctx: CtxHTTPAll, min: 1, max: 4}, "fastcgi_temp_path": {ctx: CtxHTTPAll, min: 1, max: 4},
+	"uwsgi_temp_path": {ctx: CtxHTTPAll, min: 1, max: 4}, "scgi_temp_path": {ctx: CtxHTTPAll, min: 1, max: 4},
+	"reset_timedout_connection": takeFlag.in(CtxHTTPAll), "aio": take1.in(CtxHTTPAll), "directio": take1.in(CtxHTTPAll),
+	// Go's key exchange is ECDHE: there is no DH group to set.
+	"ssl_dhparam": take1.in(ctxHTTPServer).because("Go's TLS negotiates keys with ECDHE only and has no finite-field DH cipher suites to give the parameters to"),
+	// NGINX itself ignores them on Linux: SO_SNDLOWAT cannot be set there,
+	// and file events need kqueue.
+	"proxy_send_lowat":       take1.in(CtxHTTPAll),
+	"send_lowat":             take1.in(CtxHTTPAll).because("Linux has no SO_SNDLOWAT to set, and NGINX ignores it there too"),
+	"open_file_cache_events": takeFlag.in(CtxHTTPAll).because("file events need kqueue, which Linux lacks; NGINX ignores it there too"),
+	// File reading hints: the kernel's own readahead and the page cache
+	// serve mosaic's reads (directio is ignored, so is its alignment).
+	"read_ahead":         take1.in(CtxHTTPAll).because("the kernel's own readahead serves mosaic's file reads"),
+	"directio_alignment": take1.in(CtxHTTPAll).because("directio is ignored: files are read through the page cache"),
+	// Sizes of NGINX's memory pools and of its output batching: Go's
+	// allocator and mosaic's writers have no such knobs.
+	"connection_pool_size": take1.in(ctxHTTPServer), "request_pool_size": take1.in(ctxHTTPServer),
+	"postpone_output": take1.in(CtxHTTPAll),
+}
+
+// ignoredModule registers the ignored directives, so that the checks of
+// every directive (context, arguments) apply to them.
+var ignoredModule = &Module{Name: "core (ignored)"}
+
+func init() {
+	for _, name := range IgnoredDirectives() {
+		spec := ignored[name]
+		ignoredModule.Directives = append(ignoredModule.Directives, Directive{
+			Name: name, Context: spec.ctx, MinArgs: spec.min, MaxArgs: spec.max,
+			Set: func(c *Cmd) error {
+				if spec.flag {
+					if _, err := c.Flag(); err != nil {
+						return err
+					}
+				}
+				msg := fmt.Sprintf("ignoring %q directive in %s", c.Name, c.Pos())
+				if spec.why != "" {
+					msg += ": " + spec.why
+				}
+				c.b.cfg.notices = append(c.b.cfg.notices, msg)
+				return nil
+			},
+		})
+	}
+	Register(ignoredModule)
 }
 
 // IgnoredDirectives lists the accepted-and-ignored directives, sorted.
@@ -87,14 +132,6 @@ func (b *builder) walk(block []*conf.Directive, ctx Context, level *Location, st
 	for _, d := range block {
 		entries := directivesFor(d.Name)
 		if len(entries) == 0 {
-			if ignored[d.Name] {
-				msg := fmt.Sprintf("ignoring %q directive in %s", d.Name, d.Pos())
-				if why := ignoredWhy[d.Name]; why != "" {
-					msg += ": " + why
-				}
-				b.cfg.notices = append(b.cfg.notices, msg)
-				continue
-			}
 			return conf.Errorf(d, "unknown directive %q", d.Name)
 		}
 		var e *dirEntry

@@ -46,3 +46,59 @@ func TestHTTPProxyProtocolRefusedAsNGINX(t *testing.T) {
 		t.Errorf("nginx -t: %v\n%s", nerr, nout)
 	}
 }
+
+// The directives mosaic accepts and ignores stand only where NGINX allows
+// them, with NGINX's number of arguments, and an on/off one with those
+// values only: each configuration here is given to both, which must both
+// refuse it with the same message and line, or both load it.
+func TestIgnoredDirectivesCheckedAsNGINX(t *testing.T) {
+	nginx := nginxPath(t)
+	const srv = "server { listen 127.0.0.1:1; "
+	for _, c := range []struct{ conf, want string }{
+		{"events {}\nread_ahead 0;", `"read_ahead" directive is not allowed here`},
+		{"events { sendfile on; }", `"sendfile" directive is not allowed here`},
+		{"events {}\nhttp { pcre_jit on; }", `"pcre_jit" directive is not allowed here`},
+		{"events {}\nhttp { sendfile maybe; }", `invalid value "maybe" in "sendfile" directive, it must be "on" or "off"`},
+		{"events { multi_accept 1; }", `invalid value "1" in "multi_accept" directive, it must be "on" or "off"`},
+		{"events {}\nhttp { tcp_nodelay; }", `invalid number of arguments in "tcp_nodelay" directive`},
+		{"events {}\nuser a b c;", `invalid number of arguments in "user" directive`},
+		{"events {}\nhttp { " + srv + "server_names_hash_bucket_size 64; } }", `"server_names_hash_bucket_size" directive is not allowed here`},
+		{"events {}\nhttp { " + srv + "location / { ssl_dhparam x; } } }", `"ssl_dhparam" directive is not allowed here`},
+		{"events {}\nhttp { " + srv + "location / { request_pool_size 4k; } } }", `"request_pool_size" directive is not allowed here`},
+		{"events {}\nhttp { " + srv + "location / { if ($uri) { tcp_nopush on; } } } }", `"tcp_nopush" directive is not allowed here`},
+		{"events {}\nhttp { " + srv + "location / { if ($uri) { sendfile on; } } } }", ""},
+		{"events { worker_connections 64; use epoll; }\nworker_cpu_affinity auto; http { proxy_temp_path /tmp/a 1 2; " + srv + "} }", ""},
+	} {
+		dir := t.TempDir()
+		conf := "pid " + dir + "/nginx.pid;\nerror_log " + dir + "/error.log;\n" + c.conf + "\n"
+		path := filepath.Join(dir, "test.conf")
+		writeFile(t, path, conf)
+		mout, merr := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+		nout, nerr := exec.Command(nginx, "-t", "-p", dir, "-c", path, "-e", filepath.Join(dir, "error.log")).CombinedOutput()
+		if c.want == "" {
+			if merr != nil || nerr != nil {
+				t.Errorf("%q: mosaic %v, nginx %v, want both to load:\n%s\n%s", c.conf, merr, nerr, mout, nout)
+			}
+			continue
+		}
+		for who, out := range map[string][]byte{"mosaic": mout, "nginx": nout} {
+			if !strings.Contains(string(out), "[emerg] "+c.want+" in "+path+":") {
+				t.Errorf("%q: %s said\n%s\nwant %q", c.conf, who, out, c.want)
+			}
+		}
+		if emergLine(mout) != emergLine(nout) {
+			t.Errorf("%q: mosaic names %q, nginx %q", c.conf, emergLine(mout), emergLine(nout))
+		}
+	}
+}
+
+// emergLine is the file:line an [emerg] message ends with.
+func emergLine(out []byte) string {
+	s := string(out)
+	i := strings.Index(s, "[emerg] ")
+	if i < 0 {
+		return ""
+	}
+	s, _, _ = strings.Cut(s[i:], "\n")
+	return s[strings.LastIndex(s, " in ")+4:]
+}
