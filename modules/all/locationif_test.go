@@ -173,7 +173,7 @@ var notLIFOther = []string{
 	"brotli_retention_policy", "brotli_reuse_memory", "brotli_static", "brotli_thread_pool",
 	"brotli_types", "brotli_window", "compress_cache", "compress_cache_size", "compress_prefer",
 	"compress_skip_types", "esi", "esi_buffer_size", "esi_fragment_timeout", "esi_max_depth",
-	"esi_max_fragment_size", "esi_max_includes", "esi_plan", "esi_plan_zone", "esi_silent_errors", "esi_stitch",
+	"esi_max_fragment_size", "esi_max_held_size", "esi_max_includes", "esi_plan", "esi_plan_zone", "esi_silent_errors", "esi_stitch",
 	"esi_stitch_level", "esi_surrogate", "esi_types", "fastcgi_cache_heuristic",
 	"fastcgi_cache_post_reuse", "fastcgi_cache_targeted_headers", "gzip_parallel_compressors",
 	"gzip_parallel_segment_size", "gzip_parallel_tasks", "gzip_thread_pool", "http2", "metrics",
