@@ -56,6 +56,8 @@ type coreLoc struct {
 	portInRedirect Setting[bool]
 	nameInRedirect Setting[bool] // server_name_in_redirect
 	recursivePages Setting[bool] // recursive_error_pages
+	msiePadding    Setting[bool] // msie_padding
+	msieRefresh    Setting[bool] // msie_refresh
 	// The charset directives (charset.go).
 	charset         Setting[string] // "" for off
 	charsetAt       string
@@ -146,6 +148,8 @@ func init() {
 		{Name: "port_in_redirect", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.portInRedirect })},
 		{Name: "server_name_in_redirect", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.nameInRedirect })},
 		{Name: "recursive_error_pages", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.recursivePages })},
+		{Name: "msie_padding", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.msiePadding })},
+		{Name: "msie_refresh", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.msieRefresh })},
 		{Name: "charset", Context: CtxHTTPAll | CtxLocationIf, MinArgs: 1, MaxArgs: 1, Set: setCharset(false)},
 		{Name: "source_charset", Context: CtxHTTPAll | CtxLocationIf, MinArgs: 1, MaxArgs: 1, Set: setCharset(true)},
 		{Name: "override_charset", Context: CtxHTTPAll | CtxLocationIf, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.overrideCharset })},
@@ -230,6 +234,8 @@ func mergeCoreLoc(p, c any) error {
 	child.ignoreInvalid.Merge(parent.ignoreInvalid)
 	child.mergeSlashes.Merge(parent.mergeSlashes)
 	child.absRedirect.Merge(parent.absRedirect)
+	child.msiePadding.Merge(parent.msiePadding)
+	child.msieRefresh.Merge(parent.msieRefresh)
 	child.portInRedirect.Merge(parent.portInRedirect)
 	child.nameInRedirect.Merge(parent.nameInRedirect)
 	child.recursivePages.Merge(parent.recursivePages)
@@ -291,7 +297,7 @@ func mergeCoreLoc(p, c any) error {
 	if !child.subOutput.Set {
 		child.subOutput.V = int64(os.Getpagesize()) // NGINX's 4k|8k
 	}
-	for _, f := range []*Setting[bool]{&child.mergeSlashes, &child.absRedirect, &child.portInRedirect} {
+	for _, f := range []*Setting[bool]{&child.mergeSlashes, &child.absRedirect, &child.portInRedirect, &child.msiePadding} {
 		if !f.Set {
 			f.V = true // on by default, as in NGINX
 		}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mosaic-edge/mosaic/internal/useragent"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -69,6 +70,71 @@ func errorBody(code int) string {
 		"</h1></center>\r\n<hr><center>mosaic</center>\r\n</body>\r\n</html>\r\n"
 }
 
+// msiePadding follows the error pages of codes 400 and up for MSIE and
+// Chrome (msie_padding): under 512 bytes, those browsers show a page of
+// their own instead of the server's.
+const msiePadding = "<!-- a padding to disable MSIE and Chrome friendly error page -->\r\n" +
+	"<!-- a padding to disable MSIE and Chrome friendly error page -->\r\n" +
+	"<!-- a padding to disable MSIE and Chrome friendly error page -->\r\n" +
+	"<!-- a padding to disable MSIE and Chrome friendly error page -->\r\n" +
+	"<!-- a padding to disable MSIE and Chrome friendly error page -->\r\n" +
+	"<!-- a padding to disable MSIE and Chrome friendly error page -->\r\n"
+
+// padded returns the page mosaic answers code with, padded for the
+// browsers msie_padding names when cl says so (NGINX's default).
+func padded(r *http.Request, cl *coreLoc, code int, page string) string {
+	if cl == nil || !cl.msiePadding.V || code < 400 {
+		return page
+	}
+	if ua := r.Header.Get("User-Agent"); useragent.MSIE(ua) || useragent.Chrome(ua) {
+		return page + msiePadding
+	}
+	return page
+}
+
+// requestLoc is the core settings of r's location, or nil outside the
+// server.
+func requestLoc(r *http.Request) *coreLoc {
+	if ri := infoFrom(r.Context()); ri != nil && ri.loc != nil {
+		return LocConf[*coreLoc](ri.loc, coreModule)
+	}
+	return nil
+}
+
+// sendRefresh answers a redirect to MSIE as NGINX's msie_refresh does: 200
+// and a page whose meta refresh goes to target, with no Location field.
+func sendRefresh(w http.ResponseWriter, r *http.Request, target string) {
+	body := `<html><head><meta http-equiv="Refresh" content="0; URL=` + escapeRefresh(target) +
+		"\"></head><body></body></html>\r\n"
+	h := w.Header()
+	delete(h, "Location")
+	h["Content-Type"] = []string{"text/html"}
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write([]byte(body))
+	}
+}
+
+// escapeRefresh escapes a URL for the refresh page as NGINX does: control
+// bytes, bytes from 0x7f up, and space " ' < > \\ ^ ` { | ~ become %XX, so
+// that the URL can neither end the attribute nor the tag.
+func escapeRefresh(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || strings.IndexByte(" \"'<>\\^`{|~", c) >= 0 {
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
 var representationHeaders = []string{"Etag", "Last-Modified", "Content-Encoding", "Content-Length",
 	"Content-Type", "Accept-Ranges", "Content-Disposition", "Content-Language", "Transfer-Encoding"}
 
@@ -83,6 +149,12 @@ func Error(w http.ResponseWriter, r *http.Request, code int) {
 	for _, k := range representationHeaders {
 		delete(h, k)
 	}
+	cl := requestLoc(r)
+	if loc := h["Location"]; len(loc) == 1 && (code == http.StatusMovedPermanently || code == http.StatusFound) &&
+		cl != nil && cl.msieRefresh.V && useragent.MSIE(r.Header.Get("User-Agent")) {
+		sendRefresh(w, r, loc[0])
+		return
+	}
 	if loc := h["Location"]; len(loc) == 1 && strings.HasPrefix(loc[0], "/") {
 		// A redirect mosaic makes (return, a directory without its
 		// slash): absolute_redirect and its companions apply.
@@ -90,7 +162,7 @@ func Error(w http.ResponseWriter, r *http.Request, code int) {
 			h["Location"] = []string{absoluteLocation(r, ri, loc[0])}
 		}
 	}
-	body := errorBody(code)
+	body := padded(r, cl, code, errorBody(code))
 	h["Content-Type"] = []string{"text/html"}
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	if code == http.StatusMethodNotAllowed || code == http.StatusRequestEntityTooLarge {

@@ -340,8 +340,8 @@ func serveCertError(w http.ResponseWriter, r *http.Request, srv *VServer, code i
 		return
 	}
 	text := sslErrorText[code]
-	body := "<html>\r\n<head><title>400 " + text + "</title></head>\r\n<body>\r\n<center><h1>400 Bad Request</h1></center>\r\n<center>" +
-		text + "</center>\r\n<hr><center>mosaic</center>\r\n</body>\r\n</html>\r\n"
+	body := padded(r, cl, http.StatusBadRequest, "<html>\r\n<head><title>400 "+text+"</title></head>\r\n<body>\r\n<center><h1>400 Bad Request</h1></center>\r\n<center>"+
+		text+"</center>\r\n<hr><center>mosaic</center>\r\n</body>\r\n</html>\r\n")
 	h := w.Header()
 	h["Content-Type"] = []string{"text/html"}
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
