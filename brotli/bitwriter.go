@@ -1,6 +1,9 @@
 package brotli
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"slices"
+)
 
 // bitWriter packs bits least-significant first, the order RFC 7932 reads
 // them in. Whole bytes go to buf; up to 31 pending bits stay in acc, so a
@@ -56,4 +59,48 @@ func (w *bitWriter) rollback(m bitMark) {
 	w.buf = w.buf[:m.n]
 	w.acc = m.acc
 	w.nacc = m.nacc
+}
+
+// bitSink writes bits into an output grown beforehand to hold all of
+// them, for the loops that write a meta-block's commands and literals:
+// kept in a local (its four fields fit the compiler's registers), it
+// needs no bound check per bit, and each flush is one 8-byte store.
+type bitSink struct {
+	out  []byte
+	pos  int
+	acc  uint64
+	nacc uint
+}
+
+// sink starts writing up to nbits bits after w's.
+func (w *bitWriter) sink(nbits int) bitSink {
+	out := slices.Grow(w.buf, nbits/8+16)
+	return bitSink{out: out[:cap(out)], pos: len(out), acc: w.acc, nacc: w.nacc}
+}
+
+// done takes back what s wrote.
+func (w *bitWriter) done(s *bitSink) {
+	w.buf = s.out[:s.pos]
+	w.acc, w.nacc = s.acc, s.nacc
+}
+
+// flush moves the whole bytes of acc to out, leaving at most 7 bits, so
+// that up to 57 bits can follow before the next flush.
+func (s *bitSink) flush() {
+	binary.LittleEndian.PutUint64(s.out[s.pos:s.pos+8], s.acc)
+	s.pos += int(s.nacc >> 3)
+	s.acc >>= s.nacc &^ 7 & 63
+	s.nacc &= 7
+}
+
+// put appends a packed code (code<<4 | length).
+func (s *bitSink) put(v uint32) {
+	s.acc |= uint64(v>>4) << (s.nacc & 63)
+	s.nacc += uint(v & 15)
+}
+
+// bits appends the low n bits of v, which has none above them.
+func (s *bitSink) bits(v uint64, n uint) {
+	s.acc |= v << (s.nacc & 63)
+	s.nacc += n
 }

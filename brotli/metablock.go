@@ -1,10 +1,5 @@
 package brotli
 
-import (
-	"encoding/binary"
-	"slices"
-)
-
 // encoder is the state shared by the one-shot Encoder and the streaming
 // Writer: the match finder's table, the commands of the meta-block being
 // built, its histograms and codes, and the output bits.
@@ -515,51 +510,32 @@ func (e *encoder) writeCommands(data []byte, nbits int, p1, p2 byte) {
 		dRuns = e.distSplit.runs
 		dLeft, dRuns = dRuns[0].n, dRuns[1:]
 	}
-	bw := &e.bw
-	out := slices.Grow(bw.buf, nbits/8+16)
-	pos := len(out)
-	out = out[:cap(out)]
-	acc, nacc := bw.acc, bw.nacc
-	// flush moves the whole bytes of acc to out, leaving at most 7 bits,
-	// so that up to 57 bits can follow before the next flush.
-	flush := func() {
-		binary.LittleEndian.PutUint64(out[pos:pos+8], acc)
-		pos += int(nacc >> 3)
-		acc >>= nacc &^ 7 & 63
-		nacc &= 7
-	}
-	// put appends a packed code (code<<4 | length).
-	put := func(v uint32) {
-		acc |= uint64(v>>4) << (nacc & 63)
-		nacc += uint(v & 15)
-	}
-	flush()
+	bs := e.bw.sink(nbits)
+	bs.flush()
 	p := 0
 	for k := range syms {
 		s := &syms[k]
 		if cmdLeft == 0 {
 			r := &cmdRuns[0]
 			cmdRuns = cmdRuns[1:]
-			acc |= r.sw << (nacc & 63)
-			nacc += uint(r.swBits)
-			flush()
+			bs.bits(r.sw, uint(r.swBits))
+			bs.flush()
 			cmdLeft, cmdOff = r.n, int(r.typ)*maxAlphabet
 		}
 		cmdLeft--
-		put(cmdCodes[cmdOff+int(s.cmdSym())])
+		bs.put(cmdCodes[cmdOff+int(s.cmdSym())])
 		if s.extraBits() > 40 {
-			flush()
+			bs.flush()
 		}
-		acc |= s.extra() << (nacc & 63)
-		nacc += s.extraBits()
-		flush()
+		bs.bits(s.extra(), s.extraBits())
+		bs.flush()
 		// Each literal's tree follows from the two bytes before it.
 		for end := p + int(s.insert); p < end; p++ {
 			b := data[p]
-			put(ctxCodes[lookup[lut[0][p1]|lut[1][p2]]|uint16(b)])
+			bs.put(ctxCodes[lookup[lut[0][p1]|lut[1][p2]]|uint16(b)])
 			p2, p1 = p1, b
 			if p&1 == 1 {
-				flush()
+				bs.flush()
 			}
 		}
 		if s.copied > 0 {
@@ -568,26 +544,23 @@ func (e *encoder) writeCommands(data []byte, nbits int, p1, p2 byte) {
 		}
 		if s.distSym() != noDist {
 			if dLeft == 0 {
-				flush()
+				bs.flush()
 				r := &dRuns[0]
 				dRuns = dRuns[1:]
-				acc |= r.sw << (nacc & 63)
-				nacc += uint(r.swBits)
-				flush()
+				bs.bits(r.sw, uint(r.swBits))
+				bs.flush()
 				dLeft, dOff = r.n, int(r.typ)*da
 			}
 			dLeft--
 			// Up to two literals are pending: flush only if the distance
 			// might not fit (a 15-bit code and its extra bits).
-			if nacc+s.distBits() > 64-15 {
-				flush()
+			if bs.nacc+s.distBits() > 64-15 {
+				bs.flush()
 			}
-			put(dCodes[dOff+int(s.distSym())])
-			acc |= s.distExtra() << (nacc & 63)
-			nacc += s.distBits()
+			bs.put(dCodes[dOff+int(s.distSym())])
+			bs.bits(s.distExtra(), s.distBits())
 		}
-		flush()
+		bs.flush()
 	}
-	bw.buf = out[:pos]
-	bw.acc, bw.nacc = acc, nacc
+	e.bw.done(&bs)
 }
