@@ -148,3 +148,47 @@ func firstDifference(a, b string) int {
 	}
 	return -1
 }
+
+// closingBody is a countingBody that tells when it is closed.
+type closingBody struct {
+	countingBody
+	closed chan struct{}
+}
+
+func (c *closingBody) Close() error { close(c.closed); return nil }
+
+// TestIncludeReleasedOnPanic: a page whose handler gives up (panics, as a
+// proxy does when its upstream breaks off) leaves no include waiting for
+// room in its buffer: the include stops reading and closes its body.
+func TestIncludeReleasedOnPanic(t *testing.T) {
+	var read atomic.Int64
+	big := &closingBody{countingBody: countingBody{left: 8 << 20, read: &read}, closed: make(chan struct{})}
+	open := make(chan struct{})
+	defer close(open)
+	fetch := func(parent *http.Request, uri string) (*http.Response, error) {
+		resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: &gateBody{open: open}}
+		if uri == "/big" {
+			resp.Body = big
+		}
+		return resp, nil
+	}
+	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<!--# include virtual="/slow" --><!--# include virtual="/big" -->`)
+		w.(http.Flusher).Flush()
+		for read.Load() < 64<<10 {
+			time.Sleep(time.Millisecond)
+		}
+		panic(http.ErrAbortHandler)
+	})
+	h := New(page, Options{Fetch: fetch, IncludeBuffer: 64 << 10, Logger: slog.New(slog.DiscardHandler)})
+	func() {
+		defer func() { recover() }()
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/p.html", nil))
+	}()
+	select {
+	case <-big.closed:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("the include still holds its body (%d bytes read)", read.Load())
+	}
+}

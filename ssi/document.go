@@ -96,6 +96,16 @@ func (d *document) out(b []byte) {
 	}
 }
 
+// abandon makes the includes still in the queue stop reading: their
+// bodies will not be written.
+func (d *document) abandon() {
+	for _, pc := range d.queue {
+		if pc.inc != nil {
+			pc.inc.abandon()
+		}
+	}
+}
+
 // drain writes the queue's head as far as it has come; with wait, all of
 // it, waiting for each include in turn while the others go on.
 func (d *document) drain(wait bool) {
@@ -105,12 +115,7 @@ func (d *document) drain(wait bool) {
 			return
 		}
 		if d.err != nil {
-			// Nothing more goes out: the includes stop reading.
-			for _, pc := range d.queue {
-				if pc.inc != nil {
-					pc.inc.abandon()
-				}
-			}
+			d.abandon() // nothing more goes out: the includes stop reading
 		}
 		pc := d.queue[0]
 		if pc.inc == nil {

@@ -108,6 +108,13 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(ctx)
 	}
 	rw := &responseWriter{h: h, w: w, r: r, sh: sh}
+	defer func() {
+		// Includes still running when the page ends without close (the
+		// handler panicked) must not wait for room that never comes.
+		if rw.doc != nil {
+			rw.doc.abandon()
+		}
+	}()
 	h.next.ServeHTTP(rw, r)
 	if rw.doc != nil {
 		rw.doc.close()
