@@ -54,10 +54,11 @@ type coreLoc struct {
 	mergeSlashes   Setting[bool]
 	absRedirect    Setting[bool]
 	portInRedirect Setting[bool]
-	nameInRedirect Setting[bool] // server_name_in_redirect
-	recursivePages Setting[bool] // recursive_error_pages
-	msiePadding    Setting[bool] // msie_padding
-	msieRefresh    Setting[bool] // msie_refresh
+	nameInRedirect Setting[bool]        // server_name_in_redirect
+	recursivePages Setting[bool]        // recursive_error_pages
+	msiePadding    Setting[bool]        // msie_padding
+	msieRefresh    Setting[bool]        // msie_refresh
+	symlinks       Setting[symlinkConf] // disable_symlinks
 	// The charset directives (charset.go).
 	charset         Setting[string] // "" for off
 	charsetAt       string
@@ -150,6 +151,7 @@ func init() {
 		{Name: "recursive_error_pages", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.recursivePages })},
 		{Name: "msie_padding", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.msiePadding })},
 		{Name: "msie_refresh", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.msieRefresh })},
+		{Name: "disable_symlinks", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 2, Set: setDisableSymlinks},
 		{Name: "charset", Context: CtxHTTPAll | CtxLocationIf, MinArgs: 1, MaxArgs: 1, Set: setCharset(false)},
 		{Name: "source_charset", Context: CtxHTTPAll | CtxLocationIf, MinArgs: 1, MaxArgs: 1, Set: setCharset(true)},
 		{Name: "override_charset", Context: CtxHTTPAll | CtxLocationIf, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.overrideCharset })},
@@ -236,6 +238,7 @@ func mergeCoreLoc(p, c any) error {
 	child.absRedirect.Merge(parent.absRedirect)
 	child.msiePadding.Merge(parent.msiePadding)
 	child.msieRefresh.Merge(parent.msieRefresh)
+	child.symlinks.Merge(parent.symlinks)
 	child.portInRedirect.Merge(parent.portInRedirect)
 	child.nameInRedirect.Merge(parent.nameInRedirect)
 	child.recursivePages.Merge(parent.recursivePages)

@@ -9,9 +9,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/dirwatch"
+	"github.com/mosaic-edge/mosaic/internal/nolinks"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -106,7 +108,20 @@ func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		wantDir := t.dirs[i]
 		path, _, _ := strings.Cut(uri, "?")
 		dir, rel := t.loc.FilePath(r, path)
-		fi, err := t.roots.stat(dir, rel, vars.StartTime(r.Context()))
+		refuse, from := t.loc.Symlinks(r, dir)
+		var fi fs.FileInfo
+		err := error(nil)
+		if refuse {
+			err = nolinks.InPath(dir, from)
+		}
+		if err == nil {
+			fi, err = t.roots.stat(dir, rel, refuse, vars.StartTime(r.Context()))
+		}
+		if errors.Is(err, syscall.ELOOP) {
+			// As NGINX logs a candidate that disable_symlinks refuses,
+			// and goes on to the next.
+			t.loc.Logger().Error("try_files: candidate refused", "path", filepath.Join(dir, rel), "error", err)
+		}
 		if err != nil || fi.IsDir() != wantDir {
 			continue
 		}
@@ -157,7 +172,7 @@ type rootRef struct {
 	name *dirwatch.Name
 }
 
-func (s *rootSet) stat(dir, rel string, now time.Time) (fs.FileInfo, error) {
+func (s *rootSet) stat(dir, rel string, noLinks bool, now time.Time) (fs.FileInfo, error) {
 	rel = strings.TrimLeft(filepath.FromSlash(rel), string(filepath.Separator))
 	if rel == "" {
 		rel = "."
@@ -166,10 +181,10 @@ func (s *rootSet) stat(dir, rel string, now time.Time) (fs.FileInfo, error) {
 	ref := s.roots[dir]
 	s.mu.Unlock()
 	if ref != nil && !ref.name.Stale(now) {
-		fi, err := ref.root.Stat(rel)
+		fi, err := lookup(ref.root, rel, noLinks)
 		if errors.Is(err, fs.ErrClosed) {
 			// The configuration was retired under this request.
-			return statOnce(dir, rel)
+			return statOnce(dir, rel, noLinks)
 		}
 		return fi, err
 	}
@@ -190,7 +205,7 @@ func (s *rootSet) stat(dir, rel string, now time.Time) (fs.FileInfo, error) {
 	case cur != nil && cur != ref: // opened meanwhile by another request
 		s.mu.Unlock()
 		_ = root.Close()
-		return cur.root.Stat(rel)
+		return lookup(cur.root, rel, noLinks)
 	case !s.closed && (cur != nil || len(s.roots) < maxRoots):
 		if s.roots == nil {
 			s.roots = make(map[string]*rootRef)
@@ -202,10 +217,21 @@ func (s *rootSet) stat(dir, rel string, now time.Time) (fs.FileInfo, error) {
 			// opens its own.
 			_ = cur.root.Close()
 		}
-		return root.Stat(rel)
+		return lookup(root, rel, noLinks)
 	}
 	s.mu.Unlock()
 	defer root.Close()
+	return lookup(root, rel, noLinks)
+}
+
+// lookup stats rel inside root; with noLinks, a symbolic link on the way
+// refuses it (disable_symlinks).
+func lookup(root *os.Root, rel string, noLinks bool) (fs.FileInfo, error) {
+	if noLinks {
+		if err := nolinks.Below(root, rel); err != nil {
+			return nil, err
+		}
+	}
 	return root.Stat(rel)
 }
 
@@ -224,13 +250,13 @@ func (s *rootSet) forget(dir string, ref *rootRef) {
 }
 
 // statOnce looks rel up in dir opened for this lookup alone.
-func statOnce(dir, rel string) (fs.FileInfo, error) {
+func statOnce(dir, rel string, noLinks bool) (fs.FileInfo, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	return root.Stat(rel)
+	return lookup(root, rel, noLinks)
 }
 
 // close releases the directories, when the configuration is retired.

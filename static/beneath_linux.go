@@ -15,6 +15,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mosaic-edge/mosaic/internal/nolinks"
 )
 
 // beneath opens paths below the root with openat2(2) and RESOLVE_BENEATH:
@@ -32,6 +34,9 @@ type beneath struct {
 	// root serves the rare open that openat2 gives up on (EAGAIN after a
 	// concurrent rename kept it from proving that ".." stayed inside).
 	root *os.Root
+	// resolve is how paths below the directory resolve: resolveBeneath,
+	// or plainer when links are refused.
+	resolve uint64
 	// dev is the root's device. local says that its file system answers a
 	// stat from the disk's own state: not NFS, SMB or FUSE, whose stat
 	// may answer from a cache of attributes that an open would refresh.
@@ -65,7 +70,7 @@ const (
 // newOpener returns the openat2 opener for the directory name, or the
 // os.Root one where the kernel (before Linux 5.6) or a seccomp filter
 // refuses openat2.
-func newOpener(name string, root *os.Root) (opener, rootID, error) {
+func newOpener(name string, root *os.Root, noLinks bool) (opener, rootID, error) {
 	dirfd, err := unix.Open(name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, rootID{}, fmt.Errorf("static: open root: %w", &fs.PathError{Op: "open", Path: name, Err: err})
@@ -75,17 +80,20 @@ func newOpener(name string, root *os.Root) (opener, rootID, error) {
 		unix.Close(dirfd)
 		return nil, rootID{}, fmt.Errorf("static: stat root: %w", &fs.PathError{Op: "fstat", Path: name, Err: err})
 	}
-	id := rootID{dev: st.Dev, ino: st.Ino}
+	id := rootID{dev: st.Dev, ino: st.Ino, noLinks: noLinks}
 	probe, err := unix.Openat2(dirfd, ".", &unix.OpenHow{
 		Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: resolveBeneath})
 	if err != nil {
 		// ENOSYS before Linux 5.6, EPERM from seccomp filters that
 		// predate the call: os.Root does the same job, more slowly.
 		unix.Close(dirfd)
-		return rootOpener{root}, id, nil
+		return rootOpener{root, noLinks}, id, nil
 	}
 	unix.Close(probe)
-	b := &beneath{dir: new(dirFD), root: root, dev: uint64(st.Dev), local: localFS(dirfd)}
+	b := &beneath{dir: new(dirFD), root: root, resolve: resolveBeneath, dev: uint64(st.Dev), local: localFS(dirfd)}
+	if noLinks {
+		b.resolve |= unix.RESOLVE_NO_SYMLINKS
+	}
 	b.dir.fd.Store(int64(dirfd))
 	runtime.AddCleanup(b, func(d *dirFD) { _ = d.close() }, b.dir)
 	return b, id, nil
@@ -152,12 +160,12 @@ func (b *pathBuf) cstring(path string) (*byte, bool) {
 // poller would be offered it (a failing epoll_ctl) and os.NewFile asks
 // fcntl for its flags, a system call each per request.
 func (b *beneath) open(rel string) (descriptor, fileInfo, error) {
-	fd, err := b.openat2(rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, resolveBeneath)
+	fd, err := b.openat2(rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, b.resolve)
 	if errors.Is(err, unix.EAGAIN) {
-		return rootOpener{b.root}.open(rel)
+		return rootOpener{b.root, b.resolve != resolveBeneath}.open(rel)
 	}
 	if err != nil {
-		return nil, fileInfo{}, err
+		return nil, fileInfo{}, b.linkError(rel, err)
 	}
 	info, err := fstat(fd, rel)
 	if err != nil {
@@ -170,15 +178,28 @@ func (b *beneath) open(rel string) (descriptor, fileInfo, error) {
 // stat reports what rel is. O_PATH opens without asking for read
 // permission, as stat(2) would.
 func (b *beneath) stat(rel string) (fileInfo, error) {
-	fd, err := b.openat2(rel, unix.O_PATH, resolveBeneath)
+	fd, err := b.openat2(rel, unix.O_PATH, b.resolve)
 	if errors.Is(err, unix.EAGAIN) {
-		return rootOpener{b.root}.stat(rel)
+		return rootOpener{b.root, b.resolve != resolveBeneath}.stat(rel)
 	}
 	if err != nil {
-		return fileInfo{}, err
+		return fileInfo{}, b.linkError(rel, err)
 	}
 	defer unix.Close(fd)
 	return fstat(fd, rel)
+}
+
+// linkError tells, when links are refused and openat2 met one (ELOOP
+// for any component), whether it stood for a directory of the path
+// (ENOTDIR, as NGINX's opens find it) or for the file itself (ELOOP).
+func (b *beneath) linkError(rel string, err error) error {
+	if b.resolve == resolveBeneath || !errors.Is(err, unix.ELOOP) {
+		return err
+	}
+	if found := nolinks.Below(b.root, rel); found != nil {
+		return found
+	}
+	return err
 }
 
 func (b *beneath) close() error {

@@ -9,12 +9,12 @@ import (
 
 // newOpener returns the os.Root opener: openat2 is Linux's alone. The
 // cache tells roots apart by their absolute name.
-func newOpener(name string, root *os.Root) (opener, rootID, error) {
+func newOpener(name string, root *os.Root, noLinks bool) (opener, rootID, error) {
 	abs, err := filepath.Abs(name)
 	if err != nil {
 		abs = name
 	}
-	return rootOpener{root}, rootID{name: abs}, nil
+	return rootOpener{root, noLinks}, rootID{name: abs, noLinks: noLinks}, nil
 }
 
 // reopen has no way to give a shared descriptor a file position of its

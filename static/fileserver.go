@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/nolinks"
 )
 
 // FileServer serves the files below one root directory. It is safe for
@@ -74,10 +76,17 @@ func New(opts Options) (*FileServer, error) {
 		root.Close()
 		return nil, fmt.Errorf("static: os.Root did not refuse a path above the root (%v)", err)
 	}
-	op, id, err := newOpener(opts.Root, root)
+	op, id, err := newOpener(opts.Root, root, opts.Symlinks != FollowSymlinks)
 	if err != nil {
 		root.Close()
 		return nil, err
+	}
+	if opts.Symlinks == RefuseSymlinks {
+		// The root's own path is checked once: the directory stays open,
+		// so a link put in that path later leads nowhere for this server.
+		if err := nolinks.InPath(opts.Root, opts.SymlinksFrom); err != nil {
+			op = linkedRoot{err: err, op: op}
+		}
 	}
 	h := &FileServer{
 		op:            op,
@@ -106,6 +115,11 @@ func New(opts Options) (*FileServer, error) {
 			errors:  opts.OpenFileCacheErrors,
 		},
 		escapes: pe.Err,
+	}
+	if _, refused := op.(linkedRoot); refused {
+		// Its root has the identity of the directory the link leads to:
+		// the cache would answer for that directory's files.
+		h.cache = nil
 	}
 	if h.policy.valid == 0 {
 		h.policy.valid = 60 * time.Second

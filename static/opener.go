@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/mosaic-edge/mosaic/internal/nolinks"
 )
 
 // opener opens and stats paths below a FileServer's root, never reaching
@@ -89,16 +91,21 @@ const (
 )
 
 // rootID tells root directories apart in the open file cache: by device
-// and inode where the system has them, else by name.
+// and inode where the system has them, else by name; and by whether links
+// are refused below them, so that a file opened through a link for one
+// location is not found in the cache by another that refuses links.
 type rootID struct {
 	dev, ino uint64
 	name     string
+	noLinks  bool
 }
 
 // rootOpener opens through an os.Root, which opens every path component
-// itself and so costs an openat and a close per directory level.
+// itself and so costs an openat and a close per directory level. With
+// noLinks, each component is looked at first and a link refuses the path.
 type rootOpener struct {
-	root *os.Root
+	root    *os.Root
+	noLinks bool
 }
 
 // open uses O_NONBLOCK so that a FIFO cannot block the open until a writer
@@ -106,6 +113,11 @@ type rootOpener struct {
 // the flag, and it spares os.File the fcntl calls it otherwise makes to
 // try the descriptor with the poller.
 func (o rootOpener) open(rel string) (descriptor, fileInfo, error) {
+	if o.noLinks {
+		if err := nolinks.Below(o.root, rel); err != nil {
+			return nil, fileInfo{}, err
+		}
+	}
 	f, err := o.root.OpenFile(rootPath(rel), os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, fileInfo{}, err
@@ -119,6 +131,11 @@ func (o rootOpener) open(rel string) (descriptor, fileInfo, error) {
 }
 
 func (o rootOpener) stat(rel string) (fileInfo, error) {
+	if o.noLinks {
+		if err := nolinks.Below(o.root, rel); err != nil {
+			return fileInfo{}, err
+		}
+	}
 	fi, err := o.root.Stat(rootPath(rel))
 	if err != nil {
 		return fileInfo{}, err
@@ -147,3 +164,17 @@ func rootPath(rel string) string {
 	}
 	return rel
 }
+
+// linkedRoot is the opener of a root whose own path goes through a link
+// while links are refused everywhere (RefuseSymlinks): every path below it
+// is refused with err.
+type linkedRoot struct {
+	err error
+	op  opener // closed with it
+}
+
+func (l linkedRoot) open(string) (descriptor, fileInfo, error) { return nil, fileInfo{}, l.err }
+
+func (l linkedRoot) stat(string) (fileInfo, error) { return fileInfo{}, l.err }
+
+func (l linkedRoot) close() error { return l.op.close() }

@@ -17,7 +17,7 @@ import (
 // openat2, instead.
 func osRootVariant() (fixtureVariant, bool) {
 	return fixtureVariant{name: "os.Root", server: func(h *FileServer) {
-		h.op = rootOpener{h.op.(*beneath).root}
+		h.op = rootOpener{root: h.op.(*beneath).root}
 	}}, true
 }
 
@@ -47,7 +47,7 @@ func TestOpenat2PathLengths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	op, _, err := newOpener(dir, root)
+	op, _, err := newOpener(dir, root, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,7 +120,29 @@ type Options struct {
 	// file is served by the location its URI matches ("index index.php"
 	// runs the PHP location). nil serves the file directly.
 	IndexRedirect func(w http.ResponseWriter, r *http.Request, uri string)
+
+	// Symlinks says what a symbolic link on the way to a file does
+	// (NGINX's disable_symlinks); the zero value follows links that stay
+	// below the root.
+	Symlinks Symlinks
+	// SymlinksFrom, with RefuseSymlinks, is the leading part of Root's
+	// own path that is not checked for links (disable_symlinks from=):
+	// "" checks all of it, Root itself only what lies below it.
+	SymlinksFrom string
 }
+
+// Symlinks is a policy for symbolic links in the paths of files.
+type Symlinks uint8
+
+const (
+	// FollowSymlinks follows links, as long as they lead to a file below
+	// the root (disable_symlinks off).
+	FollowSymlinks Symlinks = iota
+	// RefuseSymlinks refuses, with 403, a file whose path goes through a
+	// link: below the root, and in the root's own path after
+	// SymlinksFrom (disable_symlinks on).
+	RefuseSymlinks
+)
 
 // ModifiedSince is how If-Modified-Since is evaluated, after NGINX's
 // if_modified_since directive.

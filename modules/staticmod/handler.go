@@ -34,7 +34,8 @@ type rootEntry struct {
 
 func (h *locHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	dir, rel := h.loc.FilePath(r, r.URL.Path)
-	fs, err := h.server(dir, vars.StartTime(r.Context()))
+	refuse, from := h.loc.Symlinks(r, dir)
+	fs, err := h.server(dir, refuse, from, vars.StartTime(r.Context()))
 	if err != nil {
 		h.opts.Logger.Error("cannot open root", "root", dir, "err", err)
 		// A root that does not exist answers like a missing file.
@@ -52,17 +53,23 @@ func trimSlash(s string) string {
 }
 
 // server returns the file server of the root dir, opening it on first use
-// and again once its name means another directory.
-func (h *locHandler) server(dir string, now time.Time) (*static.FileServer, error) {
+// and again once its name means another directory; with refuse, one that
+// refuses symbolic links below dir and in dir's path after from
+// (disable_symlinks).
+func (h *locHandler) server(dir string, refuse bool, from string, now time.Time) (*static.FileServer, error) {
+	key := dir
+	if refuse {
+		key = dir + "\x00" + from
+	}
 	h.mu.RLock()
-	e := h.roots[dir]
+	e := h.roots[key]
 	h.mu.RUnlock()
 	if e != nil && !e.name.Stale(now) {
 		return e.fs, nil
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if cur := h.roots[dir]; cur != nil && cur != e {
+	if cur := h.roots[key]; cur != nil && cur != e {
 		return cur.fs, nil // opened meanwhile
 	}
 	// What the name means is read before the directory is opened: a
@@ -70,13 +77,16 @@ func (h *locHandler) server(dir string, now time.Time) (*static.FileServer, erro
 	// than the old directory pass for the new one.
 	opts := h.opts
 	opts.Root = dir
+	if refuse {
+		opts.Symlinks, opts.SymlinksFrom = static.RefuseSymlinks, from
+	}
 	name, err := dirwatch.New(dir, now)
 	var fs *static.FileServer
 	if err == nil {
 		fs, err = static.New(opts)
 	}
 	if err != nil {
-		delete(h.roots, dir) // a root that went away answers 404 from now on
+		delete(h.roots, key) // a root that went away answers 404 from now on
 		return nil, err
 	}
 	if h.roots == nil || len(h.roots) >= maxRoots {
@@ -85,7 +95,7 @@ func (h *locHandler) server(dir string, now time.Time) (*static.FileServer, erro
 	// A replaced or dropped root is not closed: a request may still use
 	// it, and its descriptors close when it is collected (the cleanup
 	// static attaches to its directory descriptor, and os.Root's own).
-	h.roots[dir] = &rootEntry{fs: fs, name: name}
+	h.roots[key] = &rootEntry{fs: fs, name: name}
 	return fs, nil
 }
 

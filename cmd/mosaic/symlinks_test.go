@@ -1,0 +1,125 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDisableSymlinksMatchesNGINX: with disable_symlinks on, a file
+// reached through a symbolic link (the file itself, a directory on the
+// way, or the root's own path) answers 403, and try_files passes over
+// such a candidate; from=$document_root checks only below the root. Each
+// answer is compared with Debian's NGINX on the same tree.
+func TestDisableSymlinksMatchesNGINX(t *testing.T) {
+	nginxPath(t)
+	base := t.TempDir()
+	mk := func(rel, body string) {
+		p := filepath.Join(base, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := func(target, rel string) {
+		if err := os.Symlink(target, filepath.Join(base, rel)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk("R/a.html", "A")
+	mk("R/other.html", "other")
+	mk("R/real/b.html", "B")
+	link("other.html", "R/link.html")
+	link("real", "R/sub")
+	link("R", "RL") // a root whose own path is a link
+	mport, nport := startBoth(t, t.TempDir(), func(_ string, port int) string {
+		return strings.NewReplacer("{port}", fmt.Sprint(port), "{base}", base).Replace(`server {
+			listen 127.0.0.1:{port};
+			location /off/ { alias {base}/R/; }
+			location /on/ { disable_symlinks on; alias {base}/R/; }
+			location /from/ { disable_symlinks on from=$document_root; alias {base}/R/; }
+			location /linkedroot/ { disable_symlinks on; alias {base}/RL/; }
+			location /linkedfrom/ { disable_symlinks on from=$document_root; alias {base}/RL/; }
+			location /linkedbase/ { disable_symlinks on from={base}; alias {base}/RL/; }
+			location /try/ { disable_symlinks on; alias {base}/R/; try_files $uri /try/a.html; }
+			location /tryoff/ { alias {base}/R/; try_files $uri /tryoff/a.html; }
+		}`)
+	})
+	get := func(port int, path string) string {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d%s", port, path))
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Sprint(resp.StatusCode)
+		}
+		return fmt.Sprintf("%d %s", resp.StatusCode, body)
+	}
+	// What the cases hold of NGINX: a link for the file itself is 403, a
+	// link for a directory on the way (below the root, or in the root's
+	// own path after from=) is 404, and try_files passes over the file.
+	want := map[string]string{
+		"/off/link.html": "200 other", "/on/link.html": "403", "/on/sub/b.html": "404",
+		"/on/real/b.html": "200 B", "/from/link.html": "403", "/linkedroot/a.html": "404",
+		"/linkedfrom/a.html": "200 A", "/linkedbase/a.html": "404", "/try/link.html": "200 A",
+		"/tryoff/link.html": "200 other",
+	}
+	for _, loc := range []string{"/off/", "/on/", "/from/", "/linkedroot/", "/linkedfrom/", "/linkedbase/", "/try/", "/tryoff/"} {
+		for _, file := range []string{"a.html", "link.html", "sub/b.html", "real/b.html"} {
+			m, n := get(mport, loc+file), get(nport, loc+file)
+			if m != n {
+				t.Errorf("%s: mosaic %q, NGINX %q", loc+file, m, n)
+			}
+			if w, ok := want[loc+file]; ok && n != w {
+				t.Errorf("%s: NGINX %q, the test expects %q", loc+file, n, w)
+			}
+		}
+	}
+}
+
+// The errors of disable_symlinks are NGINX's, checked with both on the
+// same lines; if_not_owner, which NGINX takes, mosaic refuses by name.
+func TestDisableSymlinksConfigErrors(t *testing.T) {
+	nginx := nginxPath(t)
+	for _, c := range []struct{ conf, want string }{
+		{"disable_symlinks;", `invalid number of arguments in "disable_symlinks" directive`},
+		{"disable_symlinks maybe;", `invalid parameter "maybe"`},
+		{"disable_symlinks from=/x;", `"disable_symlinks" must have "off", "on" or "if_not_owner" parameter`},
+		{"disable_symlinks on off;", `duplicate parameters "on off"`},
+		{"disable_symlinks off from=/x;", `"from=" cannot be used with "off" parameter`},
+		{"disable_symlinks on; disable_symlinks off;", `"disable_symlinks" directive is duplicate`},
+		{"disable_symlinks if_not_owner;", ""},
+	} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "test.conf")
+		writeFile(t, path, "pid "+dir+"/nginx.pid;\nerror_log "+dir+"/error.log;\nevents {}\nhttp {\n"+c.conf+"\n}\n")
+		mout, merr := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+		nout, nerr := exec.Command(nginx, "-t", "-p", dir, "-c", path, "-e", filepath.Join(dir, "error.log")).CombinedOutput()
+		if c.want == "" {
+			if want := `"disable_symlinks if_not_owner" is not supported`; merr == nil || !strings.Contains(string(mout), want) {
+				t.Errorf("%q: mosaic %v, want %q:\n%s", c.conf, merr, want, mout)
+			}
+			if nerr != nil {
+				t.Errorf("%q: NGINX refuses it:\n%s", c.conf, nout)
+			}
+			continue
+		}
+		for who, out := range map[string][]byte{"mosaic": mout, "nginx": nout} {
+			if !strings.Contains(string(out), "[emerg] "+c.want+" in "+path+":") {
+				t.Errorf("%q: %s said\n%s\nwant %q", c.conf, who, out, c.want)
+			}
+		}
+		if emergLine(mout) != emergLine(nout) {
+			t.Errorf("%q: mosaic names %q, nginx %q", c.conf, emergLine(mout), emergLine(nout))
+		}
+	}
+}
