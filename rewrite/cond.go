@@ -18,6 +18,7 @@ type Cond struct {
 	right   *vars.Template // the value compared with (=, !=)
 	re      *pcre.Regexp
 	capVars []*vars.Var
+	stat    func(r *http.Request, name string) (fs.FileInfo, error) // file tests; nil: os.Stat
 }
 
 // CondArgs strips the parentheses of an "if" directive's arguments as
@@ -105,7 +106,7 @@ func ParseCond(args []string, env Env) (*Cond, error) {
 		if !strings.ContainsRune("fdex", rune(w[len(w)-1])) {
 			return nil, fmt.Errorf("invalid condition %q", w)
 		}
-		c := &Cond{op: w}
+		c := &Cond{op: w, stat: env.Stat}
 		if c.left, err = env.Compile(a[1]); err != nil {
 			return nil, err
 		}
@@ -164,16 +165,22 @@ func (c *Cond) Eval(r *http.Request, st *vars.State, log Logf) (bool, error) {
 		setCaptures(st, caps, c.capVars)
 		return !negate, nil
 	}
-	return fileTest(c.op, v), nil
+	var fi fs.FileInfo
+	var err error
+	if c.stat != nil {
+		fi, err = c.stat(r, v)
+	} else {
+		fi, err = os.Stat(v)
+	}
+	return fileTest(c.op, fi, err), nil
 }
 
 // fileTest is -f (a regular file), -d (a directory), -e (either, or
-// anything else that exists), -x (executable by its owner), each following
-// symbolic links as NGINX's stat does; "!" negates. A name that cannot be
-// examined makes the positive tests false.
-func fileTest(op, name string) bool {
+// anything else that exists), -x (executable by its owner) of what a stat
+// that follows symbolic links found, as NGINX's does; "!" negates. A name
+// that could not be examined (err) makes the positive tests false.
+func fileTest(op string, fi fs.FileInfo, err error) bool {
 	neg := op[0] == '!'
-	fi, err := os.Stat(name)
 	if err != nil {
 		return neg
 	}

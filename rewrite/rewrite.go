@@ -8,6 +8,7 @@ package rewrite
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"strings"
 
@@ -22,6 +23,10 @@ type Env struct {
 	Compile func(text string) (*vars.Template, error)
 	// Capture returns the variable a named capture group sets.
 	Capture func(name string) (*vars.Var, error)
+	// Stat examines a file for the tests of "if" (-f, -d, -e, -x),
+	// following symbolic links; nil is os.Stat. The server's refuses a
+	// path through a link where disable_symlinks says so.
+	Stat func(r *http.Request, name string) (fs.FileInfo, error)
 }
 
 // Logf receives the notices that NGINX's rewrite_log writes; nil when

@@ -1,9 +1,13 @@
 package server
 
 import (
+	"io/fs"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mosaic-edge/mosaic/internal/nolinks"
 
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -79,4 +83,16 @@ func (l *Location) Symlinks(r *http.Request, dir string) (refuse bool, from stri
 		return true, f
 	}
 	return true, "" // not a part of the path: all of it is checked
+}
+
+// Stat examines the file name for r as the tests of "if" do, following
+// symbolic links, unless disable_symlinks refuses a link on the way
+// (checked from its from= part, or from the file system's root).
+func (l *Location) Stat(r *http.Request, name string) (fs.FileInfo, error) {
+	if refuse, from := l.Symlinks(r, filepath.Dir(name)); refuse {
+		if err := nolinks.InPath(name, from); err != nil {
+			return nil, err
+		}
+	}
+	return os.Stat(name)
 }

@@ -50,6 +50,11 @@ func TestDisableSymlinksMatchesNGINX(t *testing.T) {
 			location /linkedbase/ { disable_symlinks on from={base}; alias {base}/RL/; }
 			location /try/ { disable_symlinks on; alias {base}/R/; try_files $uri /try/a.html; }
 			location /tryoff/ { alias {base}/R/; try_files $uri /tryoff/a.html; }
+			location = /if/file { disable_symlinks on; if (-f {base}/R/link.html) { return 200 yes; } return 200 no; }
+			location = /if/fileoff { if (-f {base}/R/link.html) { return 200 yes; } return 200 no; }
+			location = /if/dir { disable_symlinks on; if (-d {base}/R/sub) { return 200 yes; } return 200 no; }
+			location = /if/root { disable_symlinks on; if (-e {base}/RL/a.html) { return 200 yes; } return 200 no; }
+			location = /if/rootfrom { disable_symlinks on from={base}/RL; if (-e {base}/RL/a.html) { return 200 yes; } return 200 no; }
 		}`)
 	})
 	get := func(port int, path string) string {
@@ -71,7 +76,17 @@ func TestDisableSymlinksMatchesNGINX(t *testing.T) {
 		"/off/link.html": "200 other", "/on/link.html": "403", "/on/sub/b.html": "404",
 		"/on/real/b.html": "200 B", "/from/link.html": "403", "/linkedroot/a.html": "404",
 		"/linkedfrom/a.html": "200 A", "/linkedbase/a.html": "404", "/try/link.html": "200 A",
-		"/tryoff/link.html": "200 other",
+		"/tryoff/link.html": "200 other", "/if/file": "200 no", "/if/fileoff": "200 yes", "/if/dir": "200 no",
+		"/if/root": "200 no", "/if/rootfrom": "200 yes",
+	}
+	for _, path := range []string{"/if/file", "/if/fileoff", "/if/dir", "/if/root", "/if/rootfrom"} {
+		m, n := get(mport, path), get(nport, path)
+		if m != n {
+			t.Errorf("%s: mosaic %q, NGINX %q", path, m, n)
+		}
+		if n != want[path] {
+			t.Errorf("%s: NGINX %q, the test expects %q", path, n, want[path])
+		}
 	}
 	for _, loc := range []string{"/off/", "/on/", "/from/", "/linkedroot/", "/linkedfrom/", "/linkedbase/", "/try/", "/tryoff/"} {
 		for _, file := range []string{"a.html", "link.html", "sub/b.html", "real/b.html"} {

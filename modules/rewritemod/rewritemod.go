@@ -65,7 +65,9 @@ func init() {
 // scope; the named groups of its regexes define variables there.
 func env(c *server.Cmd) rewrite.Env {
 	scope := c.Config().Vars()
+	loc := c.Location()
 	return rewrite.Env{
+		Stat:    loc.Stat,
 		Compile: func(text string) (*vars.Template, error) { return scope.Compile(text, c.Directive) },
 		Capture: func(name string) (*vars.Var, error) {
 			if v, ok := scope.Lookup(name); ok {
