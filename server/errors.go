@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mosaic-edge/mosaic/internal/percent"
 	"github.com/mosaic-edge/mosaic/internal/useragent"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -120,19 +121,9 @@ func sendRefresh(w http.ResponseWriter, r *http.Request, target string) {
 // bytes, bytes from 0x7f up, and space " ' < > \\ ^ ` { | ~ become %XX, so
 // that the URL can neither end the attribute nor the tag.
 func escapeRefresh(s string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c >= 0x7f || strings.IndexByte(" \"'<>\\^`{|~", c) >= 0 {
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
+	return percent.Escape(s, func(c byte) bool {
+		return c < 0x20 || c >= 0x7f || strings.IndexByte(" \"'<>\\^`{|~", c) >= 0
+	})
 }
 
 var representationHeaders = []string{"Etag", "Last-Modified", "Content-Encoding", "Content-Length",

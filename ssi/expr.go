@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/percent"
 )
 
 // errSSI marks a command that failed: the page gets the error message
@@ -175,21 +177,7 @@ func urlEscaped(c byte) bool {
 	return c < 0x21 || c >= 0x7f || strings.IndexByte("\"#%'<>\\^`{|}", c) >= 0
 }
 
-func escapeURL(s string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if urlEscaped(c) {
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
+func escapeURL(s string) string { return percent.Escape(s, urlEscaped) }
 
 var entities = strings.NewReplacer("<", "&lt;", ">", "&gt;", "&", "&amp;", `"`, "&quot;")
 

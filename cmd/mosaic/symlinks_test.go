@@ -128,13 +128,6 @@ func TestDisableSymlinksConfigErrors(t *testing.T) {
 			}
 			continue
 		}
-		for who, out := range map[string][]byte{"mosaic": mout, "nginx": nout} {
-			if !strings.Contains(string(out), "[emerg] "+c.want+" in "+path+":") {
-				t.Errorf("%q: %s said\n%s\nwant %q", c.conf, who, out, c.want)
-			}
-		}
-		if emergLine(mout) != emergLine(nout) {
-			t.Errorf("%q: mosaic names %q, nginx %q", c.conf, emergLine(mout), emergLine(nout))
-		}
+		sameEmerg(t, c.conf, path, c.want, mout, nout)
 	}
 }

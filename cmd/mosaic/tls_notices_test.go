@@ -81,14 +81,21 @@ func TestIgnoredDirectivesCheckedAsNGINX(t *testing.T) {
 			}
 			continue
 		}
-		for who, out := range map[string][]byte{"mosaic": mout, "nginx": nout} {
-			if !strings.Contains(string(out), "[emerg] "+c.want+" in "+path+":") {
-				t.Errorf("%q: %s said\n%s\nwant %q", c.conf, who, out, c.want)
-			}
+		sameEmerg(t, c.conf, path, c.want, mout, nout)
+	}
+}
+
+// sameEmerg checks that mosaic -t and nginx -t both refused the
+// configuration at path with the message want, naming the same line.
+func sameEmerg(t *testing.T, conf, path, want string, mout, nout []byte) {
+	t.Helper()
+	for who, out := range map[string][]byte{"mosaic": mout, "nginx": nout} {
+		if !strings.Contains(string(out), "[emerg] "+want+" in "+path+":") {
+			t.Errorf("%q: %s said\n%s\nwant %q", conf, who, out, want)
 		}
-		if emergLine(mout) != emergLine(nout) {
-			t.Errorf("%q: mosaic names %q, nginx %q", c.conf, emergLine(mout), emergLine(nout))
-		}
+	}
+	if emergLine(mout) != emergLine(nout) {
+		t.Errorf("%q: mosaic names %q, nginx %q", conf, emergLine(mout), emergLine(nout))
 	}
 }
 
