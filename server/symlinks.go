@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/internal/nolinks"
-
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -25,8 +24,7 @@ type symlinkConf struct {
 // cannot yet compare the owners along the way.
 func setDisableSymlinks(c *Cmd) error {
 	var conf symlinkConf
-	mode := ""
-	fromSet := false
+	mode, fromSet := "", false
 	for _, a := range c.Args {
 		switch {
 		case a == "off", a == "on", a == "if_not_owner":
