@@ -11,17 +11,15 @@ import (
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
-// symlinkConf is disable_symlinks: whether links on the way to a file are
-// refused, and the part of the path (from=) that is not checked.
+// symlinkConf is disable_symlinks: what links on the way to a file do
+// (0: followed), and the part of the path (from=) that is not checked.
 type symlinkConf struct {
-	refuse bool
-	from   *vars.Template // nil: the whole path is checked
+	mode nolinks.Mode
+	from *vars.Template // nil: the whole path is checked
 }
 
 // setDisableSymlinks reads "disable_symlinks off | on | if_not_owner
-// [from=part]", with NGINX's errors. if_not_owner, which allows a link
-// whose owner is the owner of what it points to, is refused: mosaic
-// cannot yet compare the owners along the way.
+// [from=part]", with NGINX's errors.
 func setDisableSymlinks(c *Cmd) error {
 	var conf symlinkConf
 	mode, fromSet := "", false
@@ -46,49 +44,50 @@ func setDisableSymlinks(c *Cmd) error {
 		return c.Errorf("duplicate parameters %q", c.Args[0]+" "+c.Args[1])
 	case mode == "off" && fromSet:
 		return c.Errorf(`"from=" cannot be used with "off" parameter`)
-	case mode == "if_not_owner":
-		return c.Errorf(`"disable_symlinks if_not_owner" is not supported: links are either followed (off) or refused (on)`)
 	}
-	conf.refuse = mode == "on"
+	switch mode {
+	case "on":
+		conf.mode = nolinks.Refuse
+	case "if_not_owner":
+		conf.mode = nolinks.IfNotOwner
+	}
 	return Put(c, &c.Loc().(*coreLoc).symlinks, conf)
 }
 
 // Symlinks tells a module that opens files below dir for r what
-// disable_symlinks asks of it: refuse says whether a symbolic link on
-// the way refuses the file (403); then from is the leading part of dir's
-// own path that is not checked, "" for all of dir's path checked, dir
-// for only what lies below it. NGINX skips the from= part of the file's
-// whole path; where that part reaches below dir, mosaic still checks
-// every component below dir, which refuses more.
-func (l *Location) Symlinks(r *http.Request, dir string) (refuse bool, from string) {
+// disable_symlinks asks of it: mode is what a symbolic link on the way
+// does (0: it is followed; nolinks.Refuse: 403 at the file, 404 on the
+// way; nolinks.IfNotOwner: 403 unless its owner owns what it leads to);
+// from is the leading part of dir's own path that is not checked, "" for
+// all of dir's path checked, dir for only what lies below it. NGINX skips
+// the from= part of the file's whole path; where that part reaches below
+// dir, mosaic still checks every component below dir, which refuses more.
+func (l *Location) Symlinks(r *http.Request, dir string) (mode nolinks.Mode, from string) {
 	sc := LocConf[*coreLoc](l, coreModule).symlinks.V
-	if !sc.refuse {
-		return false, ""
-	}
-	if sc.from == nil {
-		return true, ""
+	if sc.mode == 0 || sc.from == nil {
+		return sc.mode, ""
 	}
 	f := sc.from.Eval(r)
 	if f == "" {
-		return true, ""
+		return sc.mode, ""
 	}
 	f = filepath.Clean(f)
 	d := filepath.Clean(dir)
 	switch {
 	case f == d || strings.HasPrefix(f, d+"/") || d == "/":
-		return true, d
+		return sc.mode, d
 	case strings.HasPrefix(d, f+"/") || f == "/":
-		return true, f
+		return sc.mode, f
 	}
-	return true, "" // not a part of the path: all of it is checked
+	return sc.mode, "" // not a part of the path: all of it is checked
 }
 
 // Stat examines the file name for r as the tests of "if" do, following
 // symbolic links, unless disable_symlinks refuses a link on the way
 // (checked from its from= part, or from the file system's root).
 func (l *Location) Stat(r *http.Request, name string) (fs.FileInfo, error) {
-	if refuse, from := l.Symlinks(r, filepath.Dir(name)); refuse {
-		if err := nolinks.InPath(name, from); err != nil {
+	if mode, from := l.Symlinks(r, filepath.Dir(name)); mode != 0 {
+		if err := nolinks.InPath(name, from, mode); err != nil {
 			return nil, err
 		}
 	}

@@ -108,14 +108,14 @@ func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		wantDir := t.dirs[i]
 		path, _, _ := strings.Cut(uri, "?")
 		dir, rel := t.loc.FilePath(r, path)
-		refuse, from := t.loc.Symlinks(r, dir)
+		links, from := t.loc.Symlinks(r, dir)
 		var fi fs.FileInfo
 		err := error(nil)
-		if refuse {
-			err = nolinks.InPath(dir, from)
+		if links != 0 {
+			err = nolinks.InPath(dir, from, links)
 		}
 		if err == nil {
-			fi, err = t.roots.stat(dir, rel, refuse, vars.StartTime(r.Context()))
+			fi, err = t.roots.stat(dir, rel, links, vars.StartTime(r.Context()))
 		}
 		if errors.Is(err, syscall.ELOOP) {
 			// As NGINX logs a candidate that disable_symlinks refuses,
@@ -172,7 +172,7 @@ type rootRef struct {
 	name *dirwatch.Name
 }
 
-func (s *rootSet) stat(dir, rel string, noLinks bool, now time.Time) (fs.FileInfo, error) {
+func (s *rootSet) stat(dir, rel string, links nolinks.Mode, now time.Time) (fs.FileInfo, error) {
 	rel = strings.TrimLeft(filepath.FromSlash(rel), string(filepath.Separator))
 	if rel == "" {
 		rel = "."
@@ -181,10 +181,10 @@ func (s *rootSet) stat(dir, rel string, noLinks bool, now time.Time) (fs.FileInf
 	ref := s.roots[dir]
 	s.mu.Unlock()
 	if ref != nil && !ref.name.Stale(now) {
-		fi, err := lookup(ref.root, rel, noLinks)
+		fi, err := lookup(ref.root, rel, links)
 		if errors.Is(err, fs.ErrClosed) {
 			// The configuration was retired under this request.
-			return statOnce(dir, rel, noLinks)
+			return statOnce(dir, rel, links)
 		}
 		return fi, err
 	}
@@ -205,7 +205,7 @@ func (s *rootSet) stat(dir, rel string, noLinks bool, now time.Time) (fs.FileInf
 	case cur != nil && cur != ref: // opened meanwhile by another request
 		s.mu.Unlock()
 		_ = root.Close()
-		return lookup(cur.root, rel, noLinks)
+		return lookup(cur.root, rel, links)
 	case !s.closed && (cur != nil || len(s.roots) < maxRoots):
 		if s.roots == nil {
 			s.roots = make(map[string]*rootRef)
@@ -217,18 +217,18 @@ func (s *rootSet) stat(dir, rel string, noLinks bool, now time.Time) (fs.FileInf
 			// opens its own.
 			_ = cur.root.Close()
 		}
-		return lookup(root, rel, noLinks)
+		return lookup(root, rel, links)
 	}
 	s.mu.Unlock()
 	defer root.Close()
-	return lookup(root, rel, noLinks)
+	return lookup(root, rel, links)
 }
 
-// lookup stats rel inside root; with noLinks, a symbolic link on the way
-// refuses it (disable_symlinks).
-func lookup(root *os.Root, rel string, noLinks bool) (fs.FileInfo, error) {
-	if noLinks {
-		if err := nolinks.Below(root, rel); err != nil {
+// lookup stats rel inside root; a symbolic link on the way that links
+// refuses refuses it (disable_symlinks).
+func lookup(root *os.Root, rel string, links nolinks.Mode) (fs.FileInfo, error) {
+	if links != 0 {
+		if err := nolinks.Below(root, rel, links); err != nil {
 			return nil, err
 		}
 	}
@@ -250,13 +250,13 @@ func (s *rootSet) forget(dir string, ref *rootRef) {
 }
 
 // statOnce looks rel up in dir opened for this lookup alone.
-func statOnce(dir, rel string, noLinks bool) (fs.FileInfo, error) {
+func statOnce(dir, rel string, links nolinks.Mode) (fs.FileInfo, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	return lookup(root, rel, noLinks)
+	return lookup(root, rel, links)
 }
 
 // close releases the directories, when the configuration is retired.

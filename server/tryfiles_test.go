@@ -70,7 +70,7 @@ func TestRootSetBounds(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "f"), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := rs.stat(dir, "/f", false, time.Now()); err != nil {
+		if _, err := rs.stat(dir, "/f", 0, time.Now()); err != nil {
 			t.Fatalf("dir %d: %v", i, err)
 		}
 	}
@@ -83,19 +83,19 @@ func TestRootSetBounds(t *testing.T) {
 	if err := rs.roots[first].root.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rs.stat(first, "f", false, time.Now()); err != nil {
+	if _, err := rs.stat(first, "f", 0, time.Now()); err != nil {
 		t.Errorf("lookup with its root closed: %v", err)
 	}
 	if err := rs.close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rs.stat(filepath.Join(base, "0"), "f", false, time.Now()); err != nil {
+	if _, err := rs.stat(filepath.Join(base, "0"), "f", 0, time.Now()); err != nil {
 		t.Errorf("lookup after close: %v", err)
 	}
 	if len(rs.roots) != 0 {
 		t.Errorf("%d roots kept after close", len(rs.roots))
 	}
-	if _, err := rs.stat(filepath.Join(base, "nope"), "f", false, time.Now()); err == nil {
+	if _, err := rs.stat(filepath.Join(base, "nope"), "f", 0, time.Now()); err == nil {
 		t.Error("a missing directory answered")
 	}
 }

@@ -35,8 +35,10 @@ type beneath struct {
 	// concurrent rename kept it from proving that ".." stayed inside).
 	root *os.Root
 	// resolve is how paths below the directory resolve: resolveBeneath,
-	// or plainer when links are refused.
+	// with RESOLVE_NO_SYMLINKS when links are refused; links says so, and
+	// with nolinks.IfNotOwner each path is looked at before it is opened.
 	resolve uint64
+	links   nolinks.Mode
 	// dev is the root's device. local says that its file system answers a
 	// stat from the disk's own state: not NFS, SMB or FUSE, whose stat
 	// may answer from a cache of attributes that an open would refresh.
@@ -70,7 +72,7 @@ const (
 // newOpener returns the openat2 opener for the directory name, or the
 // os.Root one where the kernel (before Linux 5.6) or a seccomp filter
 // refuses openat2.
-func newOpener(name string, root *os.Root, noLinks bool) (opener, rootID, error) {
+func newOpener(name string, root *os.Root, links nolinks.Mode) (opener, rootID, error) {
 	dirfd, err := unix.Open(name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, rootID{}, fmt.Errorf("static: open root: %w", &fs.PathError{Op: "open", Path: name, Err: err})
@@ -80,18 +82,18 @@ func newOpener(name string, root *os.Root, noLinks bool) (opener, rootID, error)
 		unix.Close(dirfd)
 		return nil, rootID{}, fmt.Errorf("static: stat root: %w", &fs.PathError{Op: "fstat", Path: name, Err: err})
 	}
-	id := rootID{dev: st.Dev, ino: st.Ino, noLinks: noLinks}
+	id := rootID{dev: st.Dev, ino: st.Ino, links: links}
 	probe, err := unix.Openat2(dirfd, ".", &unix.OpenHow{
 		Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: resolveBeneath})
 	if err != nil {
 		// ENOSYS before Linux 5.6, EPERM from seccomp filters that
 		// predate the call: os.Root does the same job, more slowly.
 		unix.Close(dirfd)
-		return rootOpener{root, noLinks}, id, nil
+		return rootOpener{root, links}, id, nil
 	}
 	unix.Close(probe)
-	b := &beneath{dir: new(dirFD), root: root, resolve: resolveBeneath, dev: uint64(st.Dev), local: localFS(dirfd)}
-	if noLinks {
+	b := &beneath{dir: new(dirFD), root: root, resolve: resolveBeneath, links: links, dev: uint64(st.Dev), local: localFS(dirfd)}
+	if links == nolinks.Refuse {
 		b.resolve |= unix.RESOLVE_NO_SYMLINKS
 	}
 	b.dir.fd.Store(int64(dirfd))
@@ -160,9 +162,12 @@ func (b *pathBuf) cstring(path string) (*byte, bool) {
 // poller would be offered it (a failing epoll_ctl) and os.NewFile asks
 // fcntl for its flags, a system call each per request.
 func (b *beneath) open(rel string) (descriptor, fileInfo, error) {
+	if err := b.ownersAgree(rel); err != nil {
+		return nil, fileInfo{}, err
+	}
 	fd, err := b.openat2(rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, b.resolve)
 	if errors.Is(err, unix.EAGAIN) {
-		return rootOpener{b.root, b.resolve != resolveBeneath}.open(rel)
+		return rootOpener{b.root, b.links}.open(rel)
 	}
 	if err != nil {
 		return nil, fileInfo{}, b.linkError(rel, err)
@@ -178,9 +183,12 @@ func (b *beneath) open(rel string) (descriptor, fileInfo, error) {
 // stat reports what rel is. O_PATH opens without asking for read
 // permission, as stat(2) would.
 func (b *beneath) stat(rel string) (fileInfo, error) {
+	if err := b.ownersAgree(rel); err != nil {
+		return fileInfo{}, err
+	}
 	fd, err := b.openat2(rel, unix.O_PATH, b.resolve)
 	if errors.Is(err, unix.EAGAIN) {
-		return rootOpener{b.root, b.resolve != resolveBeneath}.stat(rel)
+		return rootOpener{b.root, b.links}.stat(rel)
 	}
 	if err != nil {
 		return fileInfo{}, b.linkError(rel, err)
@@ -193,13 +201,23 @@ func (b *beneath) stat(rel string) (fileInfo, error) {
 // for any component), whether it stood for a directory of the path
 // (ENOTDIR, as NGINX's opens find it) or for the file itself (ELOOP).
 func (b *beneath) linkError(rel string, err error) error {
-	if b.resolve == resolveBeneath || !errors.Is(err, unix.ELOOP) {
+	if b.links != nolinks.Refuse || !errors.Is(err, unix.ELOOP) {
 		return err
 	}
-	if found := nolinks.Below(b.root, rel); found != nil {
+	if found := nolinks.Below(b.root, rel, nolinks.Refuse); found != nil {
 		return found
 	}
 	return err
+}
+
+// ownersAgree refuses, under nolinks.IfNotOwner, a path with a link whose
+// owner does not own what it leads to; openat2 cannot tell. As in NGINX,
+// the path may change between the look and the open.
+func (b *beneath) ownersAgree(rel string) error {
+	if b.links != nolinks.IfNotOwner {
+		return nil
+	}
+	return nolinks.Below(b.root, rel, nolinks.IfNotOwner)
 }
 
 func (b *beneath) close() error {

@@ -5,16 +5,18 @@ package static
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/mosaic-edge/mosaic/internal/nolinks"
 )
 
 // newOpener returns the os.Root opener: openat2 is Linux's alone. The
 // cache tells roots apart by their absolute name.
-func newOpener(name string, root *os.Root, noLinks bool) (opener, rootID, error) {
+func newOpener(name string, root *os.Root, links nolinks.Mode) (opener, rootID, error) {
 	abs, err := filepath.Abs(name)
 	if err != nil {
 		abs = name
 	}
-	return rootOpener{root, noLinks}, rootID{name: abs, noLinks: noLinks}, nil
+	return rootOpener{root, links}, rootID{name: abs, links: links}, nil
 }
 
 // reopen has no way to give a shared descriptor a file position of its

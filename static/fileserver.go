@@ -76,15 +76,15 @@ func New(opts Options) (*FileServer, error) {
 		root.Close()
 		return nil, fmt.Errorf("static: os.Root did not refuse a path above the root (%v)", err)
 	}
-	op, id, err := newOpener(opts.Root, root, opts.Symlinks != FollowSymlinks)
+	op, id, err := newOpener(opts.Root, root, opts.Symlinks.mode())
 	if err != nil {
 		root.Close()
 		return nil, err
 	}
-	if opts.Symlinks == RefuseSymlinks {
+	if mode := opts.Symlinks.mode(); mode != 0 {
 		// The root's own path is checked once: the directory stays open,
 		// so a link put in that path later leads nowhere for this server.
-		if err := nolinks.InPath(opts.Root, opts.SymlinksFrom); err != nil {
+		if err := nolinks.InPath(opts.Root, opts.SymlinksFrom, mode); err != nil {
 			op = linkedRoot{err: err, op: op}
 		}
 	}

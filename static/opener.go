@@ -91,21 +91,21 @@ const (
 )
 
 // rootID tells root directories apart in the open file cache: by device
-// and inode where the system has them, else by name; and by whether links
-// are refused below them, so that a file opened through a link for one
-// location is not found in the cache by another that refuses links.
+// and inode where the system has them, else by name; and by what links do
+// below them, so that a file opened through a link for one location is
+// not found in the cache by another that refuses links.
 type rootID struct {
 	dev, ino uint64
 	name     string
-	noLinks  bool
+	links    nolinks.Mode
 }
 
 // rootOpener opens through an os.Root, which opens every path component
-// itself and so costs an openat and a close per directory level. With
-// noLinks, each component is looked at first and a link refuses the path.
+// itself and so costs an openat and a close per directory level. When
+// links are refused (links not 0), each component is looked at first.
 type rootOpener struct {
-	root    *os.Root
-	noLinks bool
+	root  *os.Root
+	links nolinks.Mode
 }
 
 // open uses O_NONBLOCK so that a FIFO cannot block the open until a writer
@@ -113,8 +113,8 @@ type rootOpener struct {
 // the flag, and it spares os.File the fcntl calls it otherwise makes to
 // try the descriptor with the poller.
 func (o rootOpener) open(rel string) (descriptor, fileInfo, error) {
-	if o.noLinks {
-		if err := nolinks.Below(o.root, rel); err != nil {
+	if o.links != 0 {
+		if err := nolinks.Below(o.root, rel, o.links); err != nil {
 			return nil, fileInfo{}, err
 		}
 	}
@@ -131,8 +131,8 @@ func (o rootOpener) open(rel string) (descriptor, fileInfo, error) {
 }
 
 func (o rootOpener) stat(rel string) (fileInfo, error) {
-	if o.noLinks {
-		if err := nolinks.Below(o.root, rel); err != nil {
+	if o.links != 0 {
+		if err := nolinks.Below(o.root, rel, o.links); err != nil {
 			return fileInfo{}, err
 		}
 	}

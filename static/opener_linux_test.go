@@ -47,7 +47,7 @@ func TestOpenat2PathLengths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	op, _, err := newOpener(dir, root, false)
+	op, _, err := newOpener(dir, root, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

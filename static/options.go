@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/nolinks"
 )
 
 // Options configure a FileServer. Apart from Root every field may be left
@@ -125,7 +127,7 @@ type Options struct {
 	// (NGINX's disable_symlinks); the zero value follows links that stay
 	// below the root.
 	Symlinks Symlinks
-	// SymlinksFrom, with RefuseSymlinks, is the leading part of Root's
+	// SymlinksFrom, when links are refused, is the leading part of Root's
 	// own path that is not checked for links (disable_symlinks from=):
 	// "" checks all of it, Root itself only what lies below it.
 	SymlinksFrom string
@@ -138,11 +140,26 @@ const (
 	// FollowSymlinks follows links, as long as they lead to a file below
 	// the root (disable_symlinks off).
 	FollowSymlinks Symlinks = iota
-	// RefuseSymlinks refuses, with 403, a file whose path goes through a
-	// link: below the root, and in the root's own path after
-	// SymlinksFrom (disable_symlinks on).
+	// RefuseSymlinks refuses a file whose path goes through a link, below
+	// the root and in the root's own path after SymlinksFrom: 403 for a
+	// link at the file, 404 for one on the way (disable_symlinks on).
 	RefuseSymlinks
+	// RefuseSymlinksIfNotOwner follows a link whose owner owns what it
+	// leads to and refuses the path with 403 otherwise, in the same
+	// places (disable_symlinks if_not_owner).
+	RefuseSymlinksIfNotOwner
 )
+
+// mode is the nolinks mode of s, 0 for FollowSymlinks.
+func (s Symlinks) mode() nolinks.Mode {
+	switch s {
+	case RefuseSymlinks:
+		return nolinks.Refuse
+	case RefuseSymlinksIfNotOwner:
+		return nolinks.IfNotOwner
+	}
+	return 0
+}
 
 // ModifiedSince is how If-Modified-Since is evaluated, after NGINX's
 // if_modified_since directive.

@@ -40,7 +40,7 @@ func TestRefuseSymlinks(t *testing.T) {
 		}
 		t.Cleanup(func() { fs.Close() })
 		if b, ok := fs.op.(*beneath); ok && osRoot {
-			fs.op = rootOpener{root: b.root, noLinks: links == RefuseSymlinks}
+			fs.op = rootOpener{root: b.root, links: links.mode()}
 		}
 		return fs
 	}

@@ -1,7 +1,9 @@
 // Package nolinks finds symbolic links on the way to a file, for NGINX's
-// disable_symlinks. A path is refused with the errors NGINX's opens that
-// may not follow links get: ENOTDIR for a link where a directory of the
-// path stands (a 404), ELOOP for the file itself (a 403).
+// disable_symlinks. With Refuse, a path is refused with the errors
+// NGINX's opens that may not follow links get: ENOTDIR for a link where a
+// directory of the path stands (a 404), ELOOP for the file itself (a
+// 403). With IfNotOwner, a link is followed when its owner owns what it
+// leads to, and refused with ELOOP otherwise, wherever it stands.
 package nolinks
 
 import (
@@ -12,10 +14,19 @@ import (
 	"syscall"
 )
 
+// Mode is what a link on the way does.
+type Mode uint8
+
+const (
+	Refuse     Mode = iota + 1 // disable_symlinks on
+	IfNotOwner                 // disable_symlinks if_not_owner
+)
+
 // Below returns an error for the first component of rel, a path below
-// root, that is a symbolic link: each is looked at without following it.
-// Other errors (a missing component) are left to the open that follows.
-func Below(root *os.Root, rel string) error {
+// root, that is a link mode refuses: each is looked at without following
+// it. Other errors (a missing component) are left to the open that
+// follows.
+func Below(root *os.Root, rel string, mode Mode) error {
 	rel = strings.Trim(filepath.ToSlash(rel), "/")
 	for end := 0; end < len(rel); {
 		next := strings.IndexByte(rel[end+1:], '/')
@@ -32,21 +43,17 @@ func Below(root *os.Root, rel string) error {
 		if err != nil {
 			return nil
 		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			if end < len(rel) {
-				return &fs.PathError{Op: "lstat", Path: part, Err: syscall.ENOTDIR}
-			}
-			return &fs.PathError{Op: "lstat", Path: part, Err: syscall.ELOOP}
+		if err := check(fi, func() (fs.FileInfo, error) { return root.Stat(part) }, part, end < len(rel), mode); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// InPath returns an error (ENOTDIR) for the first component of the
-// directory dir that is a symbolic link, looking only at those that lie
-// beyond from, a leading part of dir's path ("" for all of them; dir for
-// none).
-func InPath(dir, from string) error {
+// InPath returns an error for the first component of the directory dir
+// that is a link mode refuses, looking only at those that lie beyond
+// from, a leading part of dir's path ("" for all of them; dir for none).
+func InPath(dir, from string, mode Mode) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return err
@@ -60,9 +67,10 @@ func InPath(dir, from string) error {
 		if from != "" && (p == from || len(p) < len(from)) {
 			return nil
 		}
-		fi, err := os.Lstat(p)
-		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return &fs.PathError{Op: "lstat", Path: p, Err: syscall.ENOTDIR}
+		if fi, err := os.Lstat(p); err == nil {
+			if err := check(fi, func() (fs.FileInfo, error) { return os.Stat(p) }, p, true, mode); err != nil {
+				return err
+			}
 		}
 		parent := filepath.Dir(p)
 		if parent == p {
@@ -70,4 +78,32 @@ func InPath(dir, from string) error {
 		}
 		p = parent
 	}
+}
+
+// check refuses the component name, found to be fi without following it,
+// if it is a link mode refuses; target stats what it leads to, and dir
+// says a directory of the path stands there.
+func check(fi fs.FileInfo, target func() (fs.FileInfo, error), name string, dir bool, mode Mode) error {
+	if fi.Mode()&fs.ModeSymlink == 0 {
+		return nil
+	}
+	if mode == IfNotOwner {
+		to, err := target()
+		if err != nil || owner(to) == owner(fi) {
+			return nil // a broken link is the open's to report
+		}
+		return &fs.PathError{Op: "stat", Path: name, Err: syscall.ELOOP}
+	}
+	if dir {
+		return &fs.PathError{Op: "lstat", Path: name, Err: syscall.ENOTDIR}
+	}
+	return &fs.PathError{Op: "lstat", Path: name, Err: syscall.ELOOP}
+}
+
+// owner is the user that owns the file fi describes.
+func owner(fi fs.FileInfo) uint32 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Uid
+	}
+	return 0
 }

@@ -1,11 +1,13 @@
 package staticmod
 
 import (
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/dirwatch"
+	"github.com/mosaic-edge/mosaic/internal/nolinks"
 	"github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/static"
 	"github.com/mosaic-edge/mosaic/vars"
@@ -34,8 +36,8 @@ type rootEntry struct {
 
 func (h *locHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	dir, rel := h.loc.FilePath(r, r.URL.Path)
-	refuse, from := h.loc.Symlinks(r, dir)
-	fs, err := h.server(dir, refuse, from, vars.StartTime(r.Context()))
+	links, from := h.loc.Symlinks(r, dir)
+	fs, err := h.server(dir, links, from, vars.StartTime(r.Context()))
 	if err != nil {
 		h.opts.Logger.Error("cannot open root", "root", dir, "err", err)
 		// A root that does not exist answers like a missing file.
@@ -53,13 +55,13 @@ func trimSlash(s string) string {
 }
 
 // server returns the file server of the root dir, opening it on first use
-// and again once its name means another directory; with refuse, one that
-// refuses symbolic links below dir and in dir's path after from
-// (disable_symlinks).
-func (h *locHandler) server(dir string, refuse bool, from string, now time.Time) (*static.FileServer, error) {
+// and again once its name means another directory; when links refuses
+// symbolic links, one that refuses them below dir and in dir's path after
+// from (disable_symlinks).
+func (h *locHandler) server(dir string, links nolinks.Mode, from string, now time.Time) (*static.FileServer, error) {
 	key := dir
-	if refuse {
-		key = dir + "\x00" + from
+	if links != 0 {
+		key = fmt.Sprintf("%s\x00%d\x00%s", dir, links, from)
 	}
 	h.mu.RLock()
 	e := h.roots[key]
@@ -77,8 +79,11 @@ func (h *locHandler) server(dir string, refuse bool, from string, now time.Time)
 	// than the old directory pass for the new one.
 	opts := h.opts
 	opts.Root = dir
-	if refuse {
+	switch links {
+	case nolinks.Refuse:
 		opts.Symlinks, opts.SymlinksFrom = static.RefuseSymlinks, from
+	case nolinks.IfNotOwner:
+		opts.Symlinks, opts.SymlinksFrom = static.RefuseSymlinksIfNotOwner, from
 	}
 	name, err := dirwatch.New(dir, now)
 	var fs *static.FileServer
