@@ -118,7 +118,7 @@ func sendRefresh(w http.ResponseWriter, r *http.Request, target string) {
 }
 
 // escapeRefresh escapes a URL for the refresh page as NGINX does: control
-// bytes, bytes from 0x7f up, and space " ' < > \\ ^ ` { | ~ become %XX, so
+// bytes, bytes from 0x7f up, and space " ' < > \ ^ ` { | ~ become %XX, so
 // that the URL can neither end the attribute nor the tag.
 func escapeRefresh(s string) string {
 	return percent.Escape(s, func(c byte) bool {
