@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,18 +56,7 @@ func TestDisableSymlinksMatchesNGINX(t *testing.T) {
 			location = /if/rootfrom { disable_symlinks on from={base}/RL; if (-e {base}/RL/a.html) { return 200 yes; } return 200 no; }
 		}`)
 	})
-	get := func(port int, path string) string {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d%s", port, path))
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Sprint(resp.StatusCode)
-		}
-		return fmt.Sprintf("%d %s", resp.StatusCode, body)
-	}
+	get := func(port int, path string) string { return statusAndBody(t, port, path) }
 	// What the cases hold of NGINX: a link for the file itself is 403, a
 	// link for a directory on the way (below the root, or in the root's
 	// own path after from=) is 404, and try_files passes over the file.
@@ -114,18 +102,7 @@ func TestDisableSymlinksConfigErrors(t *testing.T) {
 		{"disable_symlinks on; disable_symlinks off;", `"disable_symlinks" directive is duplicate`},
 		{"disable_symlinks if_not_owner from=$document_root;", ""},
 	} {
-		dir := t.TempDir()
-		path := filepath.Join(dir, "test.conf")
-		writeFile(t, path, "pid "+dir+"/nginx.pid;\nerror_log "+dir+"/error.log;\nevents {}\nhttp {\n"+c.conf+"\n}\n")
-		mout, merr := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
-		nout, nerr := exec.Command(nginx, "-t", "-p", dir, "-c", path, "-e", filepath.Join(dir, "error.log")).CombinedOutput()
-		if c.want == "" {
-			if merr != nil || nerr != nil {
-				t.Errorf("%q: mosaic %v, NGINX %v, want both to load:\n%s\n%s", c.conf, merr, nerr, mout, nout)
-			}
-			continue
-		}
-		sameEmerg(t, c.conf, path, c.want, mout, nout)
+		checkBothT(t, nginx, "events {}\nhttp {\n"+c.conf+"\n}", c.want)
 	}
 }
 
@@ -169,18 +146,7 @@ func TestDisableSymlinksIfNotOwnerMatchesNGINX(t *testing.T) {
 			location = /if/owner { disable_symlinks if_not_owner; if (-f {base}/R/nobody.html) { return 200 yes; } return 200 no; }
 		}`)
 	})
-	get := func(port int, path string) string {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d%s", port, path))
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Sprint(resp.StatusCode)
-		}
-		return fmt.Sprintf("%d %s", resp.StatusCode, body)
-	}
+	get := func(port int, path string) string { return statusAndBody(t, port, path) }
 	want := map[string]string{
 		"/owner/link.html": "200 other", "/owner/sub/b.html": "200 B", "/owner/nobody.html": "403",
 		"/owner/subnobody/b.html": "403", "/ownerfrom/nobody.html": "403", "/if/owner": "200 no",
@@ -195,4 +161,19 @@ func TestDisableSymlinksIfNotOwnerMatchesNGINX(t *testing.T) {
 			t.Errorf("%s: NGINX %q, the test expects %q", path, n, w)
 		}
 	}
+}
+
+// statusAndBody is a GET's status, and its body after "200".
+func statusAndBody(t *testing.T, port int, path string) string {
+	t.Helper()
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d%s", port, path))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Sprint(resp.StatusCode)
+	}
+	return fmt.Sprintf("%d %s", resp.StatusCode, body)
 }

@@ -69,26 +69,26 @@ func TestIgnoredDirectivesCheckedAsNGINX(t *testing.T) {
 		{"events {}\nhttp { " + srv + "location / { if ($uri) { sendfile on; } } } }", ""},
 		{"events { worker_connections 64; use epoll; }\nworker_cpu_affinity auto; http { proxy_temp_path /tmp/a 1 2; " + srv + "} }", ""},
 	} {
-		dir := t.TempDir()
-		conf := "pid " + dir + "/nginx.pid;\nerror_log " + dir + "/error.log;\n" + c.conf + "\n"
-		path := filepath.Join(dir, "test.conf")
-		writeFile(t, path, conf)
-		mout, merr := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
-		nout, nerr := exec.Command(nginx, "-t", "-p", dir, "-c", path, "-e", filepath.Join(dir, "error.log")).CombinedOutput()
-		if c.want == "" {
-			if merr != nil || nerr != nil {
-				t.Errorf("%q: mosaic %v, nginx %v, want both to load:\n%s\n%s", c.conf, merr, nerr, mout, nout)
-			}
-			continue
-		}
-		sameEmerg(t, c.conf, path, c.want, mout, nout)
+		checkBothT(t, nginx, c.conf, c.want)
 	}
 }
 
-// sameEmerg checks that mosaic -t and nginx -t both refused the
-// configuration at path with the message want, naming the same line.
-func sameEmerg(t *testing.T, conf, path, want string, mout, nout []byte) {
+// checkBothT gives the main-level text conf (after pid and error_log
+// lines) to mosaic -t and nginx -t: both must load it when want is "",
+// else both refuse it with the message want, naming the same line.
+func checkBothT(t *testing.T, nginx, conf, want string) {
 	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "test.conf")
+	writeFile(t, path, "pid "+dir+"/nginx.pid;\nerror_log "+dir+"/error.log;\n"+conf+"\n")
+	mout, merr := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+	nout, nerr := exec.Command(nginx, "-t", "-p", dir, "-c", path, "-e", filepath.Join(dir, "error.log")).CombinedOutput()
+	if want == "" {
+		if merr != nil || nerr != nil {
+			t.Errorf("%q: mosaic %v, nginx %v, want both to load:\n%s\n%s", conf, merr, nerr, mout, nout)
+		}
+		return
+	}
 	for who, out := range map[string][]byte{"mosaic": mout, "nginx": nout} {
 		if !strings.Contains(string(out), "[emerg] "+want+" in "+path+":") {
 			t.Errorf("%q: %s said\n%s\nwant %q", conf, who, out, want)
