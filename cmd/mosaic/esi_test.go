@@ -420,9 +420,15 @@ func TestESIMaxHeldSize(t *testing.T) {
 			body, _ := io.ReadAll(resp.Body)
 			done <- string(body)
 		}()
-		last := int64(-1)
-		for last != pg.written.Load() || last == 0 {
-			last = pg.written.Load()
+		// Settled: no progress over half a second (a busy machine may
+		// pause the origin for less).
+		last, still := int64(-1), 0
+		for still < 5 {
+			if n := pg.written.Load(); n != last || n == 0 {
+				last, still = n, 0
+			} else {
+				still++
+			}
 			time.Sleep(100 * time.Millisecond)
 		}
 		if last < pg.min || last > pg.max {
