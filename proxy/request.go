@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/internal/header"
+	"github.com/mosaic-edge/mosaic/internal/percent"
 )
 
 // field is a header line to send.
@@ -37,9 +38,9 @@ func (h *Handler) upstreamURI(r *http.Request) string {
 		n += 1 + len(r.URL.RawQuery)
 	}
 	var b strings.Builder
-	b.Grow(n + 2*escapeCount(rest))
+	b.Grow(n + 2*pathEscapes.Count(rest))
 	b.WriteString(h.uri)
-	appendEscaped(&b, rest)
+	pathEscapes.Append(&b, rest)
 	if r.URL.RawQuery != "" {
 		b.WriteByte('?')
 		b.WriteString(r.URL.RawQuery)
@@ -47,36 +48,12 @@ func (h *Handler) upstreamURI(r *http.Request) string {
 	return b.String()
 }
 
-// needsEscape marks the bytes NGINX escapes when it puts a decoded path
+// pathEscapes are the bytes NGINX escapes when it puts a decoded path
 // back into a request line: controls, space, '#', '%', '?', DEL and
 // everything above ASCII.
-func needsEscape(c byte) bool {
+var pathEscapes = percent.NewSet(func(c byte) bool {
 	return c <= ' ' || c == '#' || c == '%' || c == '?' || c >= 0x7f
-}
-
-func escapeCount(s string) int {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if needsEscape(s[i]) {
-			n++
-		}
-	}
-	return n
-}
-
-func appendEscaped(b *strings.Builder, s string) {
-	const hex = "0123456789ABCDEF"
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if needsEscape(c) {
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-			continue
-		}
-		b.WriteByte(c)
-	}
-}
+})
 
 // prepareHeaders evaluates the configured headers and picks the client
 // headers to pass: all but the configured, the hop-by-hop ones and those

@@ -105,7 +105,7 @@ func requestLoc(r *http.Request) *coreLoc {
 // sendRefresh answers a redirect to MSIE as NGINX's msie_refresh does: 200
 // and a page whose meta refresh goes to target, with no Location field.
 func sendRefresh(w http.ResponseWriter, r *http.Request, target string) {
-	body := `<html><head><meta http-equiv="Refresh" content="0; URL=` + escapeRefresh(target) +
+	body := `<html><head><meta http-equiv="Refresh" content="0; URL=` + refreshEscapes.Escape(target) +
 		"\"></head><body></body></html>\r\n"
 	h := w.Header()
 	delete(h, "Location")
@@ -117,14 +117,12 @@ func sendRefresh(w http.ResponseWriter, r *http.Request, target string) {
 	}
 }
 
-// escapeRefresh escapes a URL for the refresh page as NGINX does: control
-// bytes, bytes from 0x7f up, and space " ' < > \ ^ ` { | ~ become %XX, so
-// that the URL can neither end the attribute nor the tag.
-func escapeRefresh(s string) string {
-	return percent.Escape(s, func(c byte) bool {
-		return c < 0x20 || c >= 0x7f || strings.IndexByte(" \"'<>\\^`{|~", c) >= 0
-	})
-}
+// refreshEscapes are the bytes of a URL that the refresh page escapes as
+// NGINX does: control bytes, bytes from 0x7f up, and space " ' < > \ ^ `
+// { | ~, so that the URL can neither end the attribute nor the tag.
+var refreshEscapes = percent.NewSet(func(c byte) bool {
+	return c < 0x20 || c >= 0x7f || strings.IndexByte(" \"'<>\\^`{|~", c) >= 0
+})
 
 var representationHeaders = []string{"Etag", "Last-Modified", "Content-Encoding", "Content-Length",
 	"Content-Type", "Accept-Ranges", "Content-Disposition", "Content-Language", "Transfer-Encoding"}

@@ -171,13 +171,13 @@ func parseCondition(expr string) (condition, error) {
 	return c, nil
 }
 
-// urlEscaped is NGINX's NGX_ESCAPE_HTML set: the bytes echo
+// urlEscapes is NGINX's NGX_ESCAPE_HTML set: the bytes echo
 // encoding="url" writes as %XX.
-func urlEscaped(c byte) bool {
+var urlEscapes = percent.NewSet(func(c byte) bool {
 	return c < 0x21 || c >= 0x7f || strings.IndexByte("\"#%'<>\\^`{|}", c) >= 0
-}
+})
 
-func escapeURL(s string) string { return percent.Escape(s, urlEscaped) }
+func escapeURL(s string) string { return urlEscapes.Escape(s) }
 
 var entities = strings.NewReplacer("<", "&lt;", ">", "&gt;", "&", "&amp;", `"`, "&quot;")
 

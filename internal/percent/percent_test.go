@@ -1,12 +1,18 @@
 package percent
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestEscape(t *testing.T) {
-	space := func(c byte) bool { return c == ' ' || c >= 0x7f }
+	space := NewSet(func(c byte) bool { return c == ' ' || c >= 0x7f })
 	for in, want := range map[string]string{"": "", "a b": "a%20b", "plain": "plain", "\xff ": "%FF%20"} {
-		if got := Escape(in, space); got != want {
+		if got := space.Escape(in); got != want {
 			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
+		}
+		if got := space.Count(in); got != strings.Count(want, "%") {
+			t.Errorf("Count(%q) = %d", in, got)
 		}
 	}
 }
