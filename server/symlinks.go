@@ -74,12 +74,18 @@ func (l *Location) Symlinks(r *http.Request, dir string) (mode nolinks.Mode, fro
 	f = filepath.Clean(f)
 	d := filepath.Clean(dir)
 	switch {
-	case f == d || strings.HasPrefix(f, d+"/") || d == "/":
+	case f == d || d == "/" || below(f, d):
 		return sc.mode, d
-	case strings.HasPrefix(d, f+"/") || f == "/":
+	case f == "/" || below(d, f):
 		return sc.mode, f
 	}
 	return sc.mode, "" // not a part of the path: all of it is checked
+}
+
+// below reports whether the clean path p lies below the directory dir,
+// without building dir + "/" on every request.
+func below(p, dir string) bool {
+	return len(p) > len(dir) && p[len(dir)] == '/' && strings.HasPrefix(p, dir)
 }
 
 // Stat examines the file name for r as the tests of "if" do, following

@@ -1,7 +1,6 @@
 package staticmod
 
 import (
-	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -25,7 +24,15 @@ type locHandler struct {
 	loc   *server.Location
 	opts  static.Options
 	mu    sync.RWMutex
-	roots map[string]*rootEntry
+	roots map[rootKey]*rootEntry
+}
+
+// rootKey names an open root: its directory, and what disable_symlinks
+// asks of the files below it there.
+type rootKey struct {
+	dir   string
+	links nolinks.Mode
+	from  string
 }
 
 // rootEntry is an open root and what its name meant when it was opened.
@@ -59,10 +66,7 @@ func trimSlash(s string) string {
 // symbolic links, one that refuses them below dir and in dir's path after
 // from (disable_symlinks).
 func (h *locHandler) server(dir string, links nolinks.Mode, from string, now time.Time) (*static.FileServer, error) {
-	key := dir
-	if links != 0 {
-		key = fmt.Sprintf("%s\x00%d\x00%s", dir, links, from)
-	}
+	key := rootKey{dir, links, from}
 	h.mu.RLock()
 	e := h.roots[key]
 	h.mu.RUnlock()
@@ -95,7 +99,7 @@ func (h *locHandler) server(dir string, links nolinks.Mode, from string, now tim
 		return nil, err
 	}
 	if h.roots == nil || len(h.roots) >= maxRoots {
-		h.roots = map[string]*rootEntry{}
+		h.roots = map[rootKey]*rootEntry{}
 	}
 	// A replaced or dropped root is not closed: a request may still use
 	// it, and its descriptors close when it is collected (the cleanup
