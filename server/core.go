@@ -728,11 +728,10 @@ func keepaliveDisabled(r *http.Request, off uint8) bool {
 // may hold (SSI's include set=). 0 for a request that is not the
 // server's.
 func SubrequestOutputBufferSize(r *http.Request) int64 {
-	ri := infoFrom(r.Context())
-	if ri == nil || ri.loc == nil {
-		return 0
+	if cl := requestLoc(r); cl != nil {
+		return cl.subOutput.V
 	}
-	return LocConf[*coreLoc](ri.loc, coreModule).subOutput.V
+	return 0
 }
 
 // OutputBuffers returns output_buffers.
