@@ -247,8 +247,7 @@ func (rw *responseWriter) commit(first []byte) {
 			rw.stitch = newStitcher(rw.w, coding, rw.h.opts.Stitch.Level)
 			w, flush = rw.stitch, rw.stitch.flush(flush)
 		}
-		out := newOutput(w, flush, &rw.h.bufs)
-		out.maxHeld = rw.h.opts.MaxHeldSize
+		out := newOutput(w, flush, &rw.h.bufs, rw.h.opts.MaxHeldSize)
 		rw.page = newPage(rw.r.Context(), rw.h, rw.r, rw.depth, rw.includes, out)
 		rw.page.stitch = rw.stitch
 		if planned {

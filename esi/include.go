@@ -271,9 +271,7 @@ func (p *page) fill(in incl, f *fetched) {
 // nested processes a fragment's ESI one level deeper, collecting its output.
 func (p *page) nested(f *fetched, body io.Reader) ([]seg, error) {
 	pw := &partsWriter{bufs: &p.h.bufs}
-	out := newOutput(pw, nil, &p.h.bufs)
-	out.maxHeld = p.h.opts.MaxHeldSize
-	child := newPage(f.req.Context(), p.h, f.req, p.depth+1, p.includes, out)
+	child := newPage(f.req.Context(), p.h, f.req, p.depth+1, p.includes, newOutput(pw, nil, &p.h.bufs, p.h.opts.MaxHeldSize))
 	_, err := child.readFrom(body)
 	if ferr := child.finish(); err == nil {
 		err = ferr

@@ -48,8 +48,10 @@ type output struct {
 	held, maxHeld int
 }
 
-func newOutput(w io.Writer, flush func() error, bufs *chunkPool) *output {
-	o := &output{w: w, flush: flush, bufs: bufs, hold: -1, dirty: true}
+// newOutput writes to w; maxHeld bounds the text held behind pending
+// fragments (0: no bound).
+func newOutput(w io.Writer, flush func() error, bufs *chunkPool, maxHeld int) *output {
+	o := &output{w: w, flush: flush, bufs: bufs, hold: -1, dirty: true, maxHeld: maxHeld}
 	o.cond.L = &o.mu
 	return o
 }
@@ -57,7 +59,7 @@ func newOutput(w io.Writer, flush func() error, bufs *chunkPool) *output {
 // newCollector returns an output that writes nothing: its text and
 // fragments are kept, by reference where they can be, until gather.
 func newCollector(bufs *chunkPool) *output {
-	o := newOutput(nil, nil, bufs)
+	o := newOutput(nil, nil, bufs, 0)
 	o.collect = true
 	return o
 }
