@@ -35,7 +35,7 @@ func dictRefStream(refs []dictRef, lgwin int) []byte {
 		pos += r.l - r.cut
 	}
 	w := window{data: make([]byte, pos), base: 1, streamA: 1, end: pos}
-	e.codeMetaBlock(&w, 0, unsymbolized)
+	e.codeMetaBlock(&w, 0, unsymbolized, e.ring)
 	e.writeLast()
 	return e.bw.buf
 }
@@ -266,7 +266,7 @@ func TestDictionaryRing(t *testing.T) {
 			command{copy: 4, dist: 4})
 		countLiterals(&e.litHist, want[:4])
 		w := window{data: want, base: 1, streamA: 1, end: len(want)}
-		e.codeMetaBlock(&w, 0, unsymbolized)
+		e.codeMetaBlock(&w, 0, unsymbolized, e.ring)
 		if e.syms[2].distSym() != noDist {
 			t.Fatalf("cut %d: the copy after the word was not coded as the last distance", cut)
 		}

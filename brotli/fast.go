@@ -129,12 +129,14 @@ done:
 		extraBits += int(uint8(ip >> 8))
 	}
 	e.syms = syms
+	e.replayRing()
 	return extraBits
 }
 
 // replayRing moves the decoder's distance ring past the commands of
 // findFast, which tracks only the last distance: the distances it coded
-// explicitly, other than with code 0, enter the ring in order.
+// explicitly, other than with code 0, enter the ring in order (only the
+// last four matter).
 func (e *encoder) replayRing() {
 	for k := e.npushed - min(e.npushed, 4); k < e.npushed; k++ {
 		e.ring.push(e.pushed[k&3])

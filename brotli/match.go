@@ -117,7 +117,7 @@ func (e *encoder) slot(x uint64) int {
 // fill enters the positions from, from+step, ... below to of data (data[k]
 // at absolute position base+k; to at most len(data)-7) in the table, each
 // first in its bucket, dropping the bucket's oldest position. Buckets hold
-// 1, 2 or 4 positions; each size has its loop, as Go does not unroll.
+// 1, 2 or 4 positions; each kind has its loop, as Go does not unroll.
 func (e *encoder) fill(data []byte, base uint32, from, to, step int) {
 	if e.q.deep {
 		e.fillDeep(data, base, from, to, step)
@@ -125,23 +125,64 @@ func (e *encoder) fill(data []byte, base uint32, from, to, step int) {
 	}
 	table := e.table
 	hl, hs := e.hashLeft&63, e.hashShift&63
-	switch e.waysLog {
-	case 0:
+	if e.q.lazyLoop { // qualities 2 and 3, which enter every position
+		e.fillRun(data, base, from, to)
+		return
+	}
+	if e.waysLog == 0 {
+		// Qualities 0 and 1: 6-byte hashes.
 		for k := from; k < to; k += step {
 			table[(load64(data, k)<<hl)*hashMul>>hs] = base + uint32(k)
 		}
-	case 1:
-		for k := from; k < to; k += step {
-			h := int((load64(data, k)<<hl)*hashMul>>hs) << 1
+		return
+	}
+	for k := from; k < to; k += step {
+		h := int((load64(data, k)<<hl)*hashMul>>hs) << 2
+		b := (*[4]uint32)(table[h : h+4])
+		b[0], b[1], b[2], b[3] = base+uint32(k), b[0], b[1], b[2]
+	}
+}
+
+// hashMul5 is hashMul<<24: x*hashMul5 is (x<<24)*hashMul, the hash of
+// x's low 5 bytes.
+const hashMul5 = hashMul << 24 & (1<<64 - 1)
+
+// fillRun is fill of every position from..to-1 into buckets of one or two
+// positions with 5-byte hashes (qualities 2 and 3): one 8-byte load gives
+// the bytes of four positions.
+func (e *encoder) fillRun(data []byte, base uint32, from, to int) {
+	table := e.table
+	hs := e.hashShift & 63
+	k := from
+	if e.waysLog == 1 {
+		enter := func(x uint64, a uint32) {
+			h := int(x*hashMul5>>hs) << 1
 			b := (*[2]uint32)(table[h : h+2])
-			b[0], b[1] = base+uint32(k), b[0]
+			b[0], b[1] = a, b[0]
 		}
-	default:
-		for k := from; k < to; k += step {
-			h := int((load64(data, k)<<hl)*hashMul>>hs) << 2
-			b := (*[4]uint32)(table[h : h+4])
-			b[0], b[1], b[2], b[3] = base+uint32(k), b[0], b[1], b[2]
+		for ; k+4 <= to; k += 4 {
+			x := load64(data, k)
+			a := base + uint32(k)
+			enter(x, a)
+			enter(x>>8, a+1)
+			enter(x>>16, a+2)
+			enter(x>>24, a+3)
 		}
+		for ; k < to; k++ {
+			enter(load64(data, k), base+uint32(k))
+		}
+		return
+	}
+	for ; k+4 <= to; k += 4 {
+		x := load64(data, k)
+		a := base + uint32(k)
+		table[x*hashMul5>>hs] = a
+		table[x>>8*hashMul5>>hs] = a + 1
+		table[x>>16*hashMul5>>hs] = a + 2
+		table[x>>24*hashMul5>>hs] = a + 3
+	}
+	for ; k < to; k++ {
+		table[load64(data, k)*hashMul5>>hs] = base + uint32(k)
 	}
 }
 
@@ -178,40 +219,22 @@ func (e *encoder) search(w *window, i int, last uint32) (bestLen int, bestDist u
 	if last == 0 {
 		last = abs + 1 // no bucket entry equals it below
 	}
+	// Buckets of four positions (quality 4; 2 and 3 have findLazy).
 	h := e.slot(x)
-	switch e.waysLog {
-	case 0:
-		c := e.table[h]
-		e.table[h] = abs
-		if d := abs - c; d != last {
-			try(d)
-		}
-	case 1:
-		b := (*[2]uint32)(e.table[h : h+2])
-		c0, c1 := b[0], b[1]
-		b[0], b[1] = abs, c0
-		if d := abs - c0; d != last {
-			try(d)
-		}
-		if d := abs - c1; d != last {
-			try(d)
-		}
-	default:
-		b := (*[4]uint32)(e.table[h : h+4])
-		c0, c1, c2, c3 := b[0], b[1], b[2], b[3]
-		b[0], b[1], b[2], b[3] = abs, c0, c1, c2
-		if d := abs - c0; d != last {
-			try(d)
-		}
-		if d := abs - c1; d != last {
-			try(d)
-		}
-		if d := abs - c2; d != last {
-			try(d)
-		}
-		if d := abs - c3; d != last {
-			try(d)
-		}
+	b := (*[4]uint32)(e.table[h : h+4])
+	c0, c1, c2, c3 := b[0], b[1], b[2], b[3]
+	b[0], b[1], b[2], b[3] = abs, c0, c1, c2
+	if d := abs - c0; d != last {
+		try(d)
+	}
+	if d := abs - c1; d != last {
+		try(d)
+	}
+	if d := abs - c2; d != last {
+		try(d)
+	}
+	if d := abs - c3; d != last {
+		try(d)
 	}
 	return bestLen, bestDist, best
 }

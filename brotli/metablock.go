@@ -258,33 +258,42 @@ func (e *encoder) metaBlock(w *window, start int) {
 	if n := w.end - start; cap(e.cmds) < n/8+2 {
 		e.cmds = make([]command, 0, n/8+2)
 	}
-	if e.q.fast {
-		e.syms = e.syms[:0]
-		e.codeMetaBlock(w, start, e.findFast(w, start))
-		return
+	// The ring to restore if the meta-block ends up stored.
+	saved := e.ring
+	e.syms = e.syms[:0]
+	switch q := &e.q; {
+	case q.fast:
+		e.codeMetaBlock(w, start, e.findFast(w, start), saved)
+	case q.lazyLoop:
+		if q.ways == 2 {
+			e.codeMetaBlock(w, start, findLazy[[2]uint32](e, w, start), saved)
+		} else {
+			e.codeMetaBlock(w, start, findLazy[[1]uint32](e, w, start), saved)
+		}
+	default:
+		e.findMatches(w, start, last)
+		e.codeMetaBlock(w, start, unsymbolized, saved)
 	}
-	e.findMatches(w, start, last)
-	e.codeMetaBlock(w, start, unsymbolized)
 }
 
 // unsymbolized tells codeMetaBlock that the commands' symbols are yet to
-// be chosen (by symbolize); the fast finder chooses them as it goes.
+// be chosen (by symbolize); the finders of qualities 0-3 choose them as
+// they go.
 const unsymbolized = -1
 
 // codeMetaBlock writes the commands e.cmds, which code
 // w.data[start:w.end], as one compressed meta-block, or stores the bytes
 // when coding would not make them smaller. extraBits is the commands'
-// extra bits when their symbols are chosen, else unsymbolized.
-func (e *encoder) codeMetaBlock(w *window, start int, extraBits int) {
-	saved := e.ring
+// extra bits when their symbols are chosen, else unsymbolized; saved is
+// the distance ring before the meta-block, which a stored one leaves as
+// it was.
+func (e *encoder) codeMetaBlock(w *window, start int, extraBits int, saved distRing) {
 	trees := 0 // no context modeling, no block splitting
 	if e.q.deep {
 		trees = e.clusterLiterals(w, start)
 	}
 	if extraBits == unsymbolized {
 		extraBits = e.symbolize()
-	} else {
-		e.replayRing()
 	}
 	if e.q.deep {
 		e.splitBlocks()
@@ -412,78 +421,100 @@ func (w *window) contextBytes(i int) (p1, p2 byte, known bool) {
 
 // symbolize chooses each command's symbols and extra bits, updating the
 // distance ring as the decoder will, and counts the symbols. It returns
-// the extra bits of all commands. A pass of its own rather than work
-// inside the match finder: the finder's loop stays small, and this loop
-// keeps its state in locals.
+// the extra bits of all commands.
 func (e *encoder) symbolize() int {
 	cmds := e.cmds
 	if cap(e.syms) < len(cmds) {
 		e.syms = make([]cmdSyms, len(cmds), cap(cmds))
 	}
 	syms := e.syms[:len(cmds)]
-	cmdHist, distHist := &e.cmdHist, &e.distHist
-	ring := e.ring
-	dp := e.dist
-	plain := dp == distParams{}
-	extraBits := 0
+	z := e.symbolizer()
 	for k := range cmds {
 		c := &cmds[k]
-		ip := insLength(c.insert)
-		ic, ni, iv := uint8(ip), uint8(ip>>8), ip>>16
 		if c.copy == 0 {
-			// The decoder reads neither a copy nor a distance.
-			sym := cmdSymbols[1][ic][0]
-			syms[k] = cmdSyms{cmd: uint64(sym) | uint64(ni)<<10 | iv<<16, dist: noDist, insert: c.insert}
-			cmdHist[sym]++
-			extraBits += int(ni)
+			syms[k] = z.tail(c.insert)
 			continue
 		}
-		cp := copyLength(c.copy + uint32(c.cut))
-		cc := uint8(cp)
-		nb := ni + uint8(cp>>8)
-		extra := iv | cp>>16<<(ni&63)
-		extraBits += int(nb)
-		d := c.dist
-		sc := 0
-		// The usual case, a distance the ring cannot express, with a
-		// known ring: six comparisons instead of a call.
-		if d != ring.d[0] || ring.known == 0 {
-			if ring.known == 4 && d != ring.d[1] && d != ring.d[2] && d != ring.d[3] &&
-				d-ring.d[0]+3 >= 7 && d-ring.d[1]+3 >= 7 {
-				sc = -1
-			} else {
-				sc = ring.short(d)
-			}
-		}
-		table := &cmdSymbols[0][ic]
-		dist := uint64(noDist)
-		if sc == 0 && ic < 8 && cc < 16 {
-			table = &cmdSymbols[1][ic]
-		} else {
-			ds, db, dx := uint16(sc), uint8(0), uint32(0)
-			switch {
-			case sc >= 0:
-			case plain:
-				ds, db, dx = plainDistCode(d)
-			default:
-				ds, db, dx = dp.code(d)
-			}
-			// RFC 7932 section 4: neither distance code 0 nor a
-			// static dictionary reference enters the ring.
-			if sc != 0 && !c.dict {
-				ring.push(d)
-			}
-			dist = uint64(ds) | uint64(db)<<16 | uint64(dx)<<24
-			distHist[ds]++
-			extraBits += int(db)
-		}
-		sym := table[cc]
-		syms[k] = cmdSyms{cmd: uint64(sym) | uint64(nb)<<10 | extra<<16, dist: dist, insert: c.insert, copied: c.copy}
-		cmdHist[sym]++
+		syms[k] = z.command(c.insert, c.copy, uint32(c.cut), c.dist, c.dict)
 	}
 	e.syms = syms
-	e.ring = ring
-	return extraBits
+	e.ring = z.ring
+	return z.extraBits
+}
+
+// symbolizer chooses the symbols of a meta-block's commands in order,
+// moving a copy of the decoder's distance ring as it goes and counting
+// the symbols in the encoder's histograms.
+type symbolizer struct {
+	ring      distRing
+	dist      distParams
+	plain     bool // dist is distParams{}
+	extraBits int  // of the commands so far
+	cmdHist   *[maxAlphabet]uint32
+	distHist  *[maxDistAlphabet]uint32
+}
+
+func (e *encoder) symbolizer() symbolizer {
+	return symbolizer{ring: e.ring, dist: e.dist, plain: e.dist == distParams{},
+		cmdHist: &e.cmdHist, distHist: &e.distHist}
+}
+
+// tail is the command of the literals that end a meta-block: no copy, no
+// distance.
+func (z *symbolizer) tail(insert uint32) cmdSyms {
+	ip := insLength(insert)
+	sym := cmdSymbols[1][uint8(ip)][0]
+	z.cmdHist[sym]++
+	z.extraBits += int(uint8(ip >> 8))
+	return cmdSyms{cmd: uint64(sym) | ip>>8&255<<10 | ip>>16<<16, dist: noDist, insert: insert}
+}
+
+// command is the command that inserts insert literals and copies copied
+// bytes from d back; a static dictionary reference (dict) codes the length
+// of its word, copied+cut.
+func (z *symbolizer) command(insert, copied, cut, d uint32, dict bool) cmdSyms {
+	ip, cp := insLength(insert), copyLength(copied+cut)
+	ic, ni, cc := uint8(ip), uint8(ip>>8), uint8(cp)
+	nb := ni + uint8(cp>>8)
+	extra := ip>>16 | cp>>16<<(ni&63)
+	z.extraBits += int(nb)
+	ring := &z.ring
+	sc := 0
+	// The usual case, a distance the ring cannot express, with a known
+	// ring: six comparisons instead of a call.
+	if d != ring.d[0] || ring.known == 0 {
+		if ring.known == 4 && d != ring.d[1] && d != ring.d[2] && d != ring.d[3] &&
+			d-ring.d[0]+3 >= 7 && d-ring.d[1]+3 >= 7 {
+			sc = -1
+		} else {
+			sc = ring.short(d)
+		}
+	}
+	table := &cmdSymbols[0][ic]
+	dist := uint64(noDist)
+	if sc == 0 && ic < 8 && cc < 16 {
+		table = &cmdSymbols[1][ic]
+	} else {
+		ds, db, dx := uint16(sc), uint8(0), uint32(0)
+		switch {
+		case sc >= 0:
+		case z.plain:
+			ds, db, dx = plainDistCode(d)
+		default:
+			ds, db, dx = z.dist.code(d)
+		}
+		// RFC 7932 section 4: neither distance code 0 nor a static
+		// dictionary reference enters the ring.
+		if sc != 0 && !dict {
+			ring.push(d)
+		}
+		dist = uint64(ds) | uint64(db)<<16 | uint64(dx)<<24
+		z.distHist[ds]++
+		z.extraBits += int(db)
+	}
+	sym := table[cc]
+	z.cmdHist[sym]++
+	return cmdSyms{cmd: uint64(sym) | uint64(nb)<<10 | extra<<16, dist: dist, insert: insert, copied: copied}
 }
 
 // writeCommands writes the commands of a meta-block with literal context
