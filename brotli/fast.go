@@ -32,6 +32,9 @@ func (e *encoder) findFast(w *window, start int) (extraBits int) {
 	lh, ch, dh := &e.litHist, &e.cmdHist, &e.distHist
 	plain := e.dist == distParams{}
 	syms := e.syms[:0]
+	// The distances coded explicitly, for replayRing: the last four, by
+	// npushed&3 (in locals: the loop would reload e's fields).
+	pushed, npushed := &e.pushed, 0
 	lit, i := start, start
 	limit := len(data) - 8
 	for i <= limit {
@@ -89,8 +92,8 @@ func (e *encoder) findFast(w *window, start int) (extraBits int) {
 					ds, db, dx = e.dist.code(d)
 				}
 				if d != last {
-					e.pushed[e.npushed&3] = d
-					e.npushed++
+					pushed[npushed&3] = d
+					npushed++
 				}
 				sc.dist = uint64(ds) | uint64(db)<<16 | uint64(dx)<<24
 				dh[ds]++
@@ -128,7 +131,7 @@ done:
 		syms = append(syms, cmdSyms{cmd: uint64(sym) | ip>>8&255<<10 | ip>>16<<16, dist: noDist, insert: uint32(len(data) - lit)})
 		extraBits += int(uint8(ip >> 8))
 	}
-	e.syms = syms
+	e.syms, e.npushed = syms, npushed
 	e.replayRing()
 	return extraBits
 }
