@@ -16,23 +16,65 @@ func (e *encoder) bucket(x uint64) int {
 	return int((x << (e.hashLeft & 63)) * hashMul >> (e.hashShift & 63))
 }
 
-// fillDeep enters the positions from, from+step, ... below to of data
-// (data[k] at absolute position base+k; to at most len(data)-7) in the
-// ring buckets.
-func (e *encoder) fillDeep(data []byte, base uint32, from, to, step int) {
+// deepBucket stands for a bucket size of the deep finder's table, one
+// type per size: each is compiled apart (its own GC shape), so that the
+// size and its mask are constants in the loops below. A bucket is
+// addressed as a *[maxWays]uint32 (the table has maxWays entries of room
+// beyond its end), and a constant mask below maxWays then needs no
+// bounds check.
+type deepBucket interface {
+	[16]uint32 | [32]uint32 | [64]uint32 | [128]uint32
+}
+
+// maxWays is the largest bucket, and the room the table keeps beyond its
+// end so that every bucket can be taken as a *[maxWays]uint32.
+const maxWays = 128
+
+// findDeep and fillDeepAny call the deep finder's functions for e's
+// bucket size. A switch rather than a table of functions: through a
+// function value the window would escape to the heap.
+func (e *encoder) findDeep(w *window, start int) {
+	switch e.waysLog {
+	case 4:
+		findMatchesDeep[[16]uint32](e, w, start)
+	case 5:
+		findMatchesDeep[[32]uint32](e, w, start)
+	case 6:
+		findMatchesDeep[[64]uint32](e, w, start)
+	default:
+		findMatchesDeep[[128]uint32](e, w, start)
+	}
+}
+
+func (e *encoder) fillDeepAny(data []byte, base uint32, from, to int) {
+	switch e.waysLog {
+	case 4:
+		fillDeep[[16]uint32](e, data, base, from, to)
+	case 5:
+		fillDeep[[32]uint32](e, data, base, from, to)
+	case 6:
+		fillDeep[[64]uint32](e, data, base, from, to)
+	default:
+		fillDeep[[128]uint32](e, data, base, from, to)
+	}
+}
+
+// fillDeep enters the positions from..to-1 of data (data[k] at absolute
+// position base+k; to at most len(data)-7) in the ring buckets.
+func fillDeep[B deepBucket](e *encoder, data []byte, base uint32, from, to int) {
 	table, heads := e.table, e.heads
-	ways := 1 << (e.waysLog & 15)
-	mask := uint16(ways - 1)
+	var probe B
+	ways := len(probe)
 	// The hash in locals: the stores below could, for all the compiler
 	// knows, change e's fields. x<<hashLeft*hashMul is x times
-	// hashMul<<hashLeft, and h<<waysLog is h*ways: x86 shifts by a
-	// variable only through one register, and three shift counts made
-	// the loop keep its values on the stack.
+	// hashMul<<hashLeft: x86 shifts by a variable only through one
+	// register, and several shift counts made the loop keep its values on
+	// the stack.
 	mul, hs := uint64(hashMul)<<(e.hashLeft&63), e.hashShift&63
-	for k := from; k < to; k += step {
+	for k := from; k < to; k++ {
 		h := int(load64(data, k) * mul >> hs)
 		c := heads[h]
-		table[h*ways+int(c&mask)] = base + uint32(k)
+		table[h*ways+int(c)&(ways-1)] = base + uint32(k)
 		heads[h] = c + 1
 	}
 }
@@ -57,7 +99,7 @@ func ringScore(l int) int { return 16*l - 14 }
 // positions of i's bucket, then enters i in the bucket. Its code avoids
 // closures, and the bucket scan is a function of its own (next). depth
 // is how many of the bucket's newest positions are looked at; 0: all.
-func (e *encoder) searchDeep(w *window, i int, ring *distRing, sc *bucketScan, depth int) match {
+func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *bucketScan[B], depth int) match {
 	data := w.data
 	x := load64(data, i)
 	x32 := uint32(x)
@@ -110,10 +152,11 @@ func (e *encoder) searchDeep(w *window, i int, ring *distRing, sc *bucketScan, d
 		m = e.ringNeighbours(data, i, ring, reach, maxLen, m)
 	}
 	h := e.bucket(x)
-	wl := e.waysLog & 15
-	b := e.table[h<<wl : (h+1)<<wl]
+	var probe B
+	ways := len(probe)
+	b := (*[maxWays]uint32)(e.table[h*ways : h*ways+maxWays])
 	c := e.heads[h]
-	mask := uint16(len(b) - 1)
+	mask := uint16(ways - 1)
 	// A match of niceLen is good enough: the rest of the bucket rarely
 	// beats it by much.
 	limitLen := min(maxLen, e.q.niceLen)
@@ -123,8 +166,8 @@ func (e *encoder) searchDeep(w *window, i int, ring *distRing, sc *bucketScan, d
 		// of equally long matches the nearest comes first and wins.
 		// Positions from lo up are in reach.
 		sc.b, sc.lo, sc.x32, sc.best, sc.want = b, abs-reach, x32, m.len, data[i+m.len]
-		if depth <= 0 || depth > len(b) {
-			depth = len(b)
+		if depth <= 0 || depth > ways {
+			depth = ways
 		}
 		stop := c - 1 - uint16(depth)
 		for k := c - 1; k != stop; k-- {
@@ -168,8 +211,8 @@ func (e *encoder) searchDeep(w *window, i int, ring *distRing, sc *bucketScan, d
 
 // bucketScan is what the scan of a bucket compares candidates with; its
 // window's data and base are set once per window.
-type bucketScan struct {
-	b        []uint32 // the bucket's ring
+type bucketScan[B deepBucket] struct {
+	b        *[maxWays]uint32 // the bucket's ring, its first len(B) entries
 	data     []byte
 	lo, base uint32 // positions below lo are out of reach; data[0] is at base
 	x32      uint32 // the first four bytes at the search's position
@@ -183,9 +226,10 @@ type bucketScan struct {
 // nothing, so that its values stay in registers: inside searchDeep's loop
 // the compiler spilled and reloaded some for every candidate (17
 // instructions per candidate here against 25 there).
-func (s *bucketScan) next(k, stop uint16) (uint16, int) {
+func (s *bucketScan[B]) next(k, stop uint16) (uint16, int) {
 	b, data := s.b, s.data
-	mask := uint16(len(b) - 1)
+	var probe B
+	mask := uint16(len(probe) - 1)
 	lo, want := s.lo, s.want
 	// data[j+best] with j = p-base in one addition.
 	bias := s.best - int(s.base)
@@ -253,10 +297,10 @@ func (e *encoder) ringNeighbours(data []byte, i int, ring *distRing, reach uint3
 // positions tried ahead, and the decoder's distance ring tracked so that
 // its distances can be tried first. Literals are counted later, by
 // context (see countContexts).
-func (e *encoder) findMatchesDeep(w *window, start int) {
+func findMatchesDeep[B deepBucket](e *encoder, w *window, start int) {
 	q := &e.q
 	ring := e.ring
-	sc := bucketScan{data: w.data, base: w.base}
+	sc := bucketScan[B]{data: w.data, base: w.base}
 	lit, i := start, start
 	limit := w.end - 8 // searches read 8 bytes at i
 	misses := 0
@@ -264,7 +308,7 @@ func (e *encoder) findMatchesDeep(w *window, start int) {
 	dictEnd := w.dictEnd(e.q.dictSpan)
 	for i <= limit {
 		e.dictOn = e.dictOn && i < dictEnd
-		m := e.searchDeep(w, i, &ring, &sc, 0)
+		m := searchDeep(e, w, i, &ring, &sc, 0)
 		if m.len < minMatch {
 			i += 1 + misses>>(q.skipShift&63)
 			misses++
@@ -274,7 +318,7 @@ func (e *encoder) findMatchesDeep(w *window, start int) {
 		// A search one position ahead wins about one time in ten: it is
 		// made for shorter matches only, and looks at fewer positions.
 		for step := 0; step < q.lazySteps && m.len < q.lazyBelow && i+1 <= limit; step++ {
-			next := e.searchDeep(w, i+1, &ring, &sc, q.lazyWays)
+			next := searchDeep(e, w, i+1, &ring, &sc, q.lazyWays)
 			searched = i + 1
 			if next.score <= m.score+lazyMargin {
 				break
@@ -288,8 +332,8 @@ func (e *encoder) findMatchesDeep(w *window, start int) {
 		}
 		end := min(i+m.len, limit+1)
 		stop := min(i+fillHead*4, end)
-		e.fillDeep(w.data, w.base, searched+1, stop, q.fillStep)
-		e.fillDeep(w.data, w.base, max(stop, end-fillTail), end, 1)
+		fillDeep[B](e, w.data, w.base, searched+1, stop)
+		fillDeep[B](e, w.data, w.base, max(stop, end-fillTail), end)
 		i += m.len
 		lit = i
 		misses = 0

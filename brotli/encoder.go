@@ -106,7 +106,7 @@ func (enc *Encoder) encodeFrom(dst, data []byte, start, bodyLen, lgwin int, firs
 	}
 	base := e.claim(len(data))
 	w := window{data: data, base: base, streamA: base, unknownCtx: !first, noDict: !first}
-	e.fill(data, base, 0, min(start, len(data)-7), 1)
+	e.fill(data, base, 0, min(start, len(data)-7))
 	e.compress(&w, start, len(data))
 	if last {
 		e.writeLast()

@@ -114,13 +114,13 @@ func (e *encoder) slot(x uint64) int {
 	return int((x<<(e.hashLeft&63))*hashMul>>(e.hashShift&63)) << (e.waysLog & 3)
 }
 
-// fill enters the positions from, from+step, ... below to of data (data[k]
-// at absolute position base+k; to at most len(data)-7) in the table, each
-// first in its bucket, dropping the bucket's oldest position. Buckets hold
-// 1, 2 or 4 positions; each kind has its loop, as Go does not unroll.
-func (e *encoder) fill(data []byte, base uint32, from, to, step int) {
+// fill enters the positions from..to-1 of data (data[k] at absolute
+// position base+k; to at most len(data)-7) in the table, each first in its
+// bucket, dropping the bucket's oldest position. Each kind of bucket has
+// its loop, as Go does not unroll.
+func (e *encoder) fill(data []byte, base uint32, from, to int) {
 	if e.q.deep {
-		e.fillDeep(data, base, from, to, step)
+		e.fillDeepAny(data, base, from, to)
 		return
 	}
 	table := e.table
@@ -131,12 +131,12 @@ func (e *encoder) fill(data []byte, base uint32, from, to, step int) {
 	}
 	if e.waysLog == 0 {
 		// Qualities 0 and 1: 6-byte hashes.
-		for k := from; k < to; k += step {
+		for k := from; k < to; k++ {
 			table[(load64(data, k)<<hl)*hashMul>>hs] = base + uint32(k)
 		}
 		return
 	}
-	for k := from; k < to; k += step {
+	for k := from; k < to; k++ {
 		h := int((load64(data, k)<<hl)*hashMul>>hs) << 2
 		b := (*[4]uint32)(table[h : h+4])
 		b[0], b[1], b[2], b[3] = base+uint32(k), b[0], b[1], b[2]
@@ -245,7 +245,7 @@ func (e *encoder) search(w *window, i int, last uint32) (bestLen int, bestDist u
 func (e *encoder) findMatches(w *window, start int, last uint32) {
 	q := &e.q
 	if q.deep {
-		e.findMatchesDeep(w, start)
+		e.findDeep(w, start)
 		return
 	}
 	lit := start
@@ -290,18 +290,15 @@ func (e *encoder) findMatches(w *window, start int, last uint32) {
 				l, d, word = l2, d2, word2
 			}
 		}
-		fill := max(i+1+q.fillStep>>1, searched+1)
 		countLiterals(&e.litHist, w.data[lit:i])
 		e.cmds = append(e.cmds, command{insert: uint32(i - lit), copy: uint32(l), dist: d, cut: uint8(word - min(word, 1)), dict: word > 0})
 		if word == 0 {
 			last = d
 		}
-		if q.fillStep > 0 {
-			end := min(i+l, limit+1)
-			stop := min(i+fillHead, end)
-			e.fill(w.data, w.base, fill, stop, q.fillStep)
-			e.fill(w.data, w.base, max(stop, end-fillTail), end, 1)
-		}
+		end := min(i+l, limit+1)
+		stop := min(i+fillHead, end)
+		e.fill(w.data, w.base, searched+1, stop)
+		e.fill(w.data, w.base, max(stop, end-fillTail), end)
 		i += l
 		lit = i
 		misses = 0

@@ -124,8 +124,8 @@ func (e *encoder) setup(opts Options, lgwin, sizeHint int, ringKnown bool) {
 		e.waysLog++
 	}
 	n := e.q.ways << hb
-	if cap(e.table) < n {
-		e.table = make([]uint32, n)
+	if cap(e.table) < n+maxWays {
+		e.table = make([]uint32, n, n+maxWays)
 		e.restart()
 	}
 	e.table = e.table[:n]

@@ -63,7 +63,6 @@ type quality struct {
 	lazy      bool // try the next position before taking a match
 	lazyLoop  bool // findLazy: one or two ways, 5-byte hashes, lazy, every position filled, no dictionary
 	skipShift uint // misses before the search step grows by one; 0 never grows (fast: fastSkip)
-	fillStep  int  // every fillStep-th position inside a match enters the table; 0 none
 	blockBits uint // log2 of the meta-block length
 	// Qualities 5 and up (deep): buckets kept as rings of ways positions,
 	// searched newest first; the distances the decoder holds tried first
@@ -101,14 +100,14 @@ type quality struct {
 var qualities = [MaxQuality + 1]quality{
 	0: {fast: true, hashBits: 15, ways: 1, hashLen: 6, copyTail: 2, blockBits: 16},
 	1: {fast: true, hashBits: 16, ways: 1, hashLen: 6, copyTail: 5, blockBits: 17},
-	2: {hashBits: 16, ways: 1, hashLen: 5, lazy: true, lazyLoop: true, skipShift: 6, fillStep: 1, blockBits: 17},
-	3: {hashBits: 16, ways: 2, hashLen: 5, lazy: true, lazyLoop: true, skipShift: 7, fillStep: 1, blockBits: 17},
-	4: {hashBits: 16, ways: 4, hashLen: 5, lazy: true, skipShift: 8, fillStep: 1, blockBits: 18, dictDepth: 32, dictSpan: 32 << 10},
-	5: {rounds: 1, hashBits: 14, ways: 16, hashLen: 4, skipShift: 9, fillStep: 1, blockBits: 18, deep: true, ringCands: 4, lazySteps: 1, niceLen: 48, lazyBelow: 24, lazyWays: 8, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
-	6: {rounds: 1, hashBits: 14, ways: 32, hashLen: 4, skipShift: 9, fillStep: 1, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 64, lazyBelow: 16, lazyWays: 8, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
-	7: {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, fillStep: 1, blockBits: 18, deep: true, ringCands: 10, lazySteps: 2, niceLen: 96, lazyBelow: 24, lazyWays: 16, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
-	8: {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, fillStep: 1, blockBits: 18, deep: true, ringCands: 16, lazySteps: 3, niceLen: 128, lazyBelow: 32, lazyWays: 16, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
-	9: {rounds: 2, hashBits: 15, ways: 128, hashLen: 4, skipShift: 11, fillStep: 1, blockBits: 18, deep: true, ringCands: 16, lazySteps: 4, niceLen: 192, lazyBelow: 192, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: 10},
+	2: {hashBits: 16, ways: 1, hashLen: 5, lazy: true, lazyLoop: true, skipShift: 6, blockBits: 17},
+	3: {hashBits: 16, ways: 2, hashLen: 5, lazy: true, lazyLoop: true, skipShift: 7, blockBits: 17},
+	4: {hashBits: 16, ways: 4, hashLen: 5, lazy: true, skipShift: 8, blockBits: 18, dictDepth: 32, dictSpan: 32 << 10},
+	5: {rounds: 1, hashBits: 14, ways: 16, hashLen: 4, skipShift: 9, blockBits: 18, deep: true, ringCands: 4, lazySteps: 1, niceLen: 48, lazyBelow: 24, lazyWays: 8, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
+	6: {rounds: 1, hashBits: 14, ways: 32, hashLen: 4, skipShift: 9, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 64, lazyBelow: 16, lazyWays: 8, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
+	7: {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 10, lazySteps: 2, niceLen: 96, lazyBelow: 24, lazyWays: 16, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
+	8: {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 16, lazySteps: 3, niceLen: 128, lazyBelow: 32, lazyWays: 16, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
+	9: {rounds: 2, hashBits: 15, ways: 128, hashLen: 4, skipShift: 11, blockBits: 18, deep: true, ringCands: 16, lazySteps: 4, niceLen: 192, lazyBelow: 192, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: 10},
 }
 
 // normalize checks o and fills in defaults.
