@@ -4,6 +4,12 @@ import "math/bits"
 
 const fastSkip = 5
 
+// copyTail stands for how many of a copy's last positions findFast enters
+// in the table, 2 (quality 0) or 5 (quality 1): each is compiled apart
+// (its own GC shape), so that the loop neither tests nor keeps the
+// number.
+type copyTail interface{ [2]byte | [5]byte }
+
 // findFast is the match finder of qualities 0 and 1: one position per
 // bucket, 6-byte hashes, greedy. Most positions miss, so the probe is a
 // loop of its own with few live values; and each command's symbols are
@@ -15,7 +21,7 @@ const fastSkip = 5
 //
 // After fastSkip*2^k positions without a match the search moves k+1
 // bytes at a time, so that data without matches is crossed quickly.
-func (e *encoder) findFast(w *window, start int) (extraBits int) {
+func findFast[T copyTail](e *encoder, w *window, start int) (extraBits int) {
 	data := w.data[:w.end]
 	table := e.table
 	hs := e.hashShift & 63
@@ -28,7 +34,8 @@ func (e *encoder) findFast(w *window, start int) (extraBits int) {
 	if d := e.ring.d[0]; e.ring.known > 0 && int(d) <= start-int(w.streamA-base) {
 		last = d
 	}
-	tail5 := e.q.copyTail == 5
+	var tail T
+	tail5 := len(tail) == 5
 	lh, ch, dh := &e.litHist, &e.cmdHist, &e.distHist
 	plain := e.dist == distParams{}
 	syms := e.syms[:0]

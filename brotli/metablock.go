@@ -263,7 +263,11 @@ func (e *encoder) metaBlock(w *window, start int) {
 	e.syms = e.syms[:0]
 	switch q := &e.q; {
 	case q.fast:
-		e.codeMetaBlock(w, start, e.findFast(w, start), saved)
+		if q.copyTail == 5 {
+			e.codeMetaBlock(w, start, findFast[[5]byte](e, w, start), saved)
+		} else {
+			e.codeMetaBlock(w, start, findFast[[2]byte](e, w, start), saved)
+		}
 	case q.lazyLoop:
 		if q.ways == 2 {
 			e.codeMetaBlock(w, start, findLazy[[2]uint32](e, w, start), saved)
