@@ -7,16 +7,17 @@ import "math/bits"
 type lazyBucket interface{ [1]uint32 | [2]uint32 }
 
 // findLazy is the match finder of qualities 2 and 3: buckets of one or
-// two positions (two when two is set), 5-byte hashes, one step of lazy
-// matching below lazyMax, and every position of a copy entered in the
-// table (of a long copy the first fillHead and the last fillTail). It
-// chooses each command's symbols as it finds the command and returns the
-// meta-block's extra bits. It makes the choices findMatches makes with
-// these settings (but for matches starting in the last 12 bytes) in one loop
-// whose every turn probes one position: a match shorter than lazyMax
-// waits a turn (pending), and the next position's probe decides whether
-// it or the match one byte later is taken. Most matches here are short,
-// so one probe serves the search and the lazy step alike.
+// two positions (B), 5-byte hashes, one step of lazy matching below
+// lazyMax, and every position of a copy entered in the table (of a long
+// copy the first fillHead and the last fillTail). It chooses each
+// command's symbols as it finds the command and returns the meta-block's
+// extra bits. Candidates are scored as search scores them for quality 4,
+// and the lazy step is findMatches', but in one loop whose every turn
+// probes one position: a match shorter than lazyMax waits a turn
+// (pending), and the next position's probe decides whether it or the
+// match one byte later is taken. Most matches here are short, so one
+// probe serves the search and the lazy step alike. No match starts in the
+// last 12 bytes, which the probe reads.
 func findLazy[B lazyBucket](e *encoder, w *window, start int) (extraBits int) {
 	var bucket B
 	two := len(bucket) == 2

@@ -123,12 +123,12 @@ func (e *encoder) fill(data []byte, base uint32, from, to int) {
 		e.fillDeepAny(data, base, from, to)
 		return
 	}
-	table := e.table
-	hl, hs := e.hashLeft&63, e.hashShift&63
-	if e.q.lazyLoop { // qualities 2 and 3, which enter every position
+	if e.q.lazyLoop { // qualities 2 and 3
 		e.fillRun(data, base, from, to)
 		return
 	}
+	table := e.table
+	hl, hs := e.hashLeft&63, e.hashShift&63
 	if e.waysLog == 0 {
 		// Qualities 0 and 1: 6-byte hashes.
 		for k := from; k < to; k++ {
@@ -239,9 +239,9 @@ func (e *encoder) search(w *window, i int, last uint32) (bestLen int, bestDist u
 	return bestLen, bestDist, best
 }
 
-// findMatches turns data[start:w.end] into commands, greedily or with one
-// step of lazy matching. last is the distance the decoder will have as its
-// last one, or 0 when unknown.
+// findMatches turns data[start:w.end] into commands with one step of
+// lazy matching (quality 4), or has the deep finder do it (5-9). last is
+// the distance the decoder will have as its last one, or 0 when unknown.
 func (e *encoder) findMatches(w *window, start int, last uint32) {
 	q := &e.q
 	if q.deep {
