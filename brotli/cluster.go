@@ -6,9 +6,9 @@ import "math"
 // commands or distances) into a few clusters, each coded with one prefix
 // code, when fewer codes cost less in all than the symbols lose to
 // sharing them. It adds one cluster at a time, seeded with the item its
-// cluster serves worst, and reassigns every item to the cluster that
-// codes it in the fewest bits (a few rounds of k-means with cross-entropy
-// as the distance), as long as the estimated total shrinks.
+// cluster serves worst, and in a round or two moves to the new cluster
+// every item that it codes in fewer bits than the item's own (with
+// cross-entropy as the distance), as long as the estimated total shrinks.
 type clusterer struct {
 	n, alpha int
 	hist     []uint32 // n × alpha counts
@@ -75,11 +75,26 @@ func (c *clusterer) counted(used uint64) {
 
 // xlog2x is x*log2(x), 0 for 0.
 func xlog2x(x uint32) float64 {
-	if x == 0 {
-		return 0
-	}
-	return float64(x) * fastLog2(float64(x))
+	return float64(x) * log2u(x)
 }
+
+// log2u is log2(x) for x > 0 (0 for 0): from a table for the small counts
+// that most symbols of a meta-block have, else fastLog2. The clusterer
+// takes it for every symbol of every cluster at each cluster added.
+func log2u(x uint32) float64 {
+	if x < uint32(len(log2Small)) {
+		return float64(log2Small[x])
+	}
+	return fastLog2(float64(x))
+}
+
+// log2Small holds log2(i) for the counts below 4096 (log2Small[0] is 0).
+var log2Small = func() (t [4096]float32) {
+	for i := 1; i < len(t); i++ {
+		t[i] = float32(math.Log2(float64(i)))
+	}
+	return t
+}()
 
 // fastLog2 is log2(x) for x > 0 within 1e-5: the exponent, and a
 // polynomial for the mantissa in [1, 2). Clustering calls it for every
@@ -121,14 +136,14 @@ func (c *clusterer) rebuild(k int, costs bool) {
 	for t := range k {
 		// A symbol a cluster has not seen yet costs 2 bits more than one
 		// seen once: about what the longer code it would get costs.
-		lt := fastLog2(float64(max(c.clTotal[t], 1)))
+		lt := log2u(max(c.clTotal[t], 1))
 		unseen := float32(lt + 2)
 		cost := c.cost[t*a : (t+1)*a]
 		for s, v := range c.clHist[t*a : (t+1)*a] {
 			if v == 0 {
 				cost[s] = unseen
 			} else {
-				cost[s] = float32(lt - fastLog2(float64(v)))
+				cost[s] = float32(lt - log2u(v))
 			}
 		}
 	}
@@ -221,13 +236,11 @@ func (c *clusterer) run(limit, rounds int, used uint64, overhead func(k int) flo
 				if c.total[i] == 0 {
 					continue
 				}
-				bt, bb := 0, float32(math.MaxFloat32)
-				for t := range k {
-					if b := c.crossBits(i, t); b < bb {
-						bt, bb = t, b
-					}
+				// The new cluster against the item's own: the others'
+				// costs barely move when one cluster is added.
+				if c.crossBits(i, k-1) < c.crossBits(i, int(c.assign[i])) {
+					c.assign[i] = uint8(k - 1)
 				}
-				c.assign[i] = uint8(bt)
 			}
 		}
 		c.rebuild(k, false)
