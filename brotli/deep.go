@@ -165,7 +165,7 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 		// far rejects most candidates with one comparison. Newest first:
 		// of equally long matches the nearest comes first and wins.
 		// Positions from lo up are in reach.
-		sc.b, sc.lo, sc.x32, sc.best, sc.want = b, abs-reach, x32, m.len, data[i+m.len]
+		sc.b, sc.lo, sc.best, sc.want = b, abs-reach, m.len, data[i+m.len]
 		if depth <= 0 || depth > ways {
 			depth = ways
 		}
@@ -215,7 +215,6 @@ type bucketScan[B deepBucket] struct {
 	b        *[maxWays]uint32 // the bucket's ring, its first len(B) entries
 	data     []byte
 	lo, base uint32 // positions below lo are out of reach; data[0] is at base
-	x32      uint32 // the first four bytes at the search's position
 	best     int    // the length a candidate must pass
 	want     byte   // the byte at best that it needs for that
 }
