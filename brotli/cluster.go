@@ -18,7 +18,9 @@ type clusterer struct {
 	own      []float32 // each item's entropy: the bits of a code of its own
 	clHist   []uint32  // the clusters' counts, maxTrees × alpha
 	clTotal  [maxTrees]uint32
-	cost     []float32 // per cluster, -log2 of each symbol's probability (unseen: 2 bits more than seen once)
+	clBits   [maxTrees]float64 // each cluster's estimated bits (clusterBits), kept by run
+	moved    []uint8           // the items a round moved, with their old cluster
+	cost     []float32         // per cluster, -log2 of each symbol's probability (unseen: 2 bits more than seen once)
 	assign   []uint8
 	best     []uint8
 }
@@ -35,6 +37,9 @@ func (c *clusterer) prepare(n, alpha int) []uint32 {
 	c.own = grow(c.own, n)
 	c.assign = grow(c.assign, n)
 	c.best = grow(c.best, n)
+	if cap(c.moved) < 2*n {
+		c.moved = make([]uint8, 0, 2*n)
+	}
 	c.clHist = grow(c.clHist, maxTrees*alpha)
 	c.cost = grow(c.cost, maxTrees*alpha)
 	return c.hist
@@ -134,38 +139,53 @@ func (c *clusterer) rebuild(k int, costs bool) {
 		return
 	}
 	for t := range k {
-		// A symbol a cluster has not seen yet costs 2 bits more than one
-		// seen once: about what the longer code it would get costs.
-		lt := log2u(max(c.clTotal[t], 1))
-		unseen := float32(lt + 2)
-		cost := c.cost[t*a : (t+1)*a]
-		for s, v := range c.clHist[t*a : (t+1)*a] {
-			if v == 0 {
-				cost[s] = unseen
-			} else {
-				cost[s] = float32(lt - log2u(v))
-			}
+		c.costs(t)
+	}
+}
+
+// clusterBits is the estimated size in bits of cluster t: its symbols and
+// its code.
+func (c *clusterer) clusterBits(t int) float64 {
+	a := c.alpha
+	ns := 0
+	sum := 0.0
+	for _, v := range c.clHist[t*a : (t+1)*a] {
+		if v != 0 {
+			sum += xlog2x(v)
+			ns++
+		}
+	}
+	return xlog2x(c.clTotal[t]) - sum + treeBits(ns)
+}
+
+// costs recomputes the cost of each symbol in cluster t from its counts.
+func (c *clusterer) costs(t int) {
+	a := c.alpha
+	// A symbol a cluster has not seen yet costs 2 bits more than one seen
+	// once: about what the longer code it would get costs.
+	lt := log2u(max(c.clTotal[t], 1))
+	unseen := float32(lt + 2)
+	cost := c.cost[t*a : (t+1)*a]
+	for s, v := range c.clHist[t*a : (t+1)*a] {
+		if v == 0 {
+			cost[s] = unseen
+		} else {
+			cost[s] = float32(lt - log2u(v))
 		}
 	}
 }
 
-// entropyCost is the estimated size in bits of clusters 0..k-1: their
-// symbols and their codes.
-func (c *clusterer) entropyCost(k int) float64 {
+// move takes item i's counts out of cluster from and into cluster to.
+func (c *clusterer) move(i, from, to int) {
 	a := c.alpha
-	bits := 0.0
-	for t := range k {
-		ns := 0
-		sum := 0.0
-		for _, v := range c.clHist[t*a : (t+1)*a] {
-			if v != 0 {
-				sum += xlog2x(v)
-				ns++
-			}
-		}
-		bits += xlog2x(c.clTotal[t]) - sum + treeBits(ns)
+	row := c.hist[i*a : (i+1)*a]
+	hf, ht := c.clHist[from*a:(from+1)*a], c.clHist[to*a:(to+1)*a]
+	for _, s := range c.syms[i*a : i*a+c.nsyms[i]] {
+		hf[s] -= row[s]
+		ht[s] += row[s]
 	}
-	return bits
+	c.clTotal[from] -= c.total[i]
+	c.clTotal[to] += c.total[i]
 }
 
 // crossBits is what item i's symbols cost with cluster t's code.
@@ -212,8 +232,13 @@ func (c *clusterer) run(limit, rounds int, used uint64, overhead func(k int) flo
 	}
 	c.counted(used)
 	c.rebuild(1, true)
+	c.clBits[0] = c.clusterBits(0)
 	k := 1
-	cost := c.entropyCost(1) + overhead(1)
+	cost := c.clBits[0] + overhead(1)
+	// The clusters whose counts changed after their costs were last
+	// computed: the seed of the next cluster is chosen with those costs,
+	// as before, and they are brought up to date when its round starts.
+	stale := uint32(0)
 	copy(c.best, c.assign)
 	for k < min(limit, maxTrees) {
 		seed, worst := -1, float32(0)
@@ -228,23 +253,52 @@ func (c *clusterer) run(limit, rounds int, used uint64, overhead func(k int) flo
 		if seed < 0 {
 			break
 		}
+		// The counts of clusters 0..k-1 are those of assign; the new
+		// cluster starts with the seed. Only the clusters that lose items
+		// to it change: their counts, costs and bits are updated alone.
+		a := c.alpha
+		clear(c.clHist[k*a : (k+1)*a])
+		c.clTotal[k] = 0
+		changed := stale | 1<<k | 1<<c.assign[seed] // since their costs
+		dirty := uint32(1)<<k | 1<<c.assign[seed]   // since their bits
+		c.move(seed, int(c.assign[seed]), k)
 		c.assign[seed] = uint8(k)
 		k++
 		for range rounds {
-			c.rebuild(k, true)
-			for i := range c.n {
-				if c.total[i] == 0 {
-					continue
-				}
-				// The new cluster against the item's own: the others'
-				// costs barely move when one cluster is added.
-				if c.crossBits(i, k-1) < c.crossBits(i, int(c.assign[i])) {
-					c.assign[i] = uint8(k - 1)
+			for t := range k {
+				if changed>>t&1 != 0 {
+					c.costs(t)
 				}
 			}
+			// The new cluster against each item's own: the others'
+			// codes barely move when one cluster is added.
+			c.moved = c.moved[:0]
+			for i := range c.n {
+				if c.total[i] == 0 || int(c.assign[i]) == k-1 {
+					continue
+				}
+				if c.crossBits(i, k-1) < c.crossBits(i, int(c.assign[i])) {
+					c.moved = append(c.moved, uint8(i), c.assign[i])
+				}
+			}
+			changed = 0
+			for j := 0; j < len(c.moved); j += 2 {
+				i, from := int(c.moved[j]), int(c.moved[j+1])
+				c.move(i, from, k-1)
+				c.assign[i] = uint8(k - 1)
+				changed |= 1<<from | 1<<(k-1)
+			}
+			dirty |= changed
 		}
-		c.rebuild(k, false)
-		next := c.entropyCost(k) + overhead(k)
+		stale = changed
+		bits := 0.0
+		for t := range k {
+			if dirty>>t&1 != 0 {
+				c.clBits[t] = c.clusterBits(t)
+			}
+			bits += c.clBits[t]
+		}
+		next := bits + overhead(k)
 		if next >= cost {
 			k--
 			break
