@@ -236,8 +236,8 @@ func (c *clusterer) run(limit, rounds int, used uint64, overhead func(k int) flo
 	k := 1
 	cost := c.clBits[0] + overhead(1)
 	// The clusters whose counts changed after their costs were last
-	// computed: the seed of the next cluster is chosen with those costs,
-	// as before, and they are brought up to date when its round starts.
+	// computed: the next seed is chosen with the costs as they stand, and
+	// these are brought up to date when the next round starts.
 	stale := uint32(0)
 	copy(c.best, c.assign)
 	for k < min(limit, maxTrees) {
