@@ -155,7 +155,8 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 	var probe B
 	ways := len(probe)
 	b := (*[maxWays]uint32)(e.table[h*ways : h*ways+maxWays])
-	c := e.heads[h]
+	head := &e.heads[h]
+	c := *head
 	mask := uint16(ways - 1)
 	// A match of niceLen is good enough: the rest of the bucket rarely
 	// beats it by much.
@@ -200,7 +201,7 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 		}
 	}
 	b[c&mask] = abs
-	e.heads[h] = c + 1
+	*head = c + 1
 	if m.len < e.q.dictBelow && e.dictOn {
 		if l, d, s, cut := e.searchDict(data, i, maxLen, reach, 16, m.score); l > 0 {
 			m = match{len: l, dist: d, score: s, word: uint8(cut) + 1}
