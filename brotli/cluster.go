@@ -117,9 +117,8 @@ func fastLog2(x float64) float64 {
 // treeBits estimates the bits of a stored prefix code with n symbols.
 func treeBits(n int) float64 { return 40 + 4.5*float64(n) }
 
-// rebuild recomputes the counts of clusters 0..k-1 from assign, and,
-// when costs is set, the cost of each symbol in each.
-func (c *clusterer) rebuild(k int, costs bool) {
+// rebuild recomputes the counts of clusters 0..k-1 from assign.
+func (c *clusterer) rebuild(k int) {
 	a := c.alpha
 	clear(c.clHist[:k*a])
 	clear(c.clTotal[:k])
@@ -134,12 +133,6 @@ func (c *clusterer) rebuild(k int, costs bool) {
 			h[s] += row[s]
 		}
 		c.clTotal[t] += c.total[i]
-	}
-	if !costs {
-		return
-	}
-	for t := range k {
-		c.costs(t)
 	}
 }
 
@@ -231,7 +224,8 @@ func (c *clusterer) run(limit, rounds int, used uint64, overhead func(k int) flo
 		return 1
 	}
 	c.counted(used)
-	c.rebuild(1, true)
+	c.rebuild(1)
+	c.costs(0)
 	c.clBits[0] = c.clusterBits(0)
 	k := 1
 	cost := c.clBits[0] + overhead(1)
@@ -325,6 +319,6 @@ func (c *clusterer) run(limit, rounds int, used uint64, overhead func(k int) flo
 		c.assign[i] = renum[t]
 	}
 	n = max(n, 1)
-	c.rebuild(n, false)
+	c.rebuild(n)
 	return n
 }

@@ -39,9 +39,10 @@ func findFast[T copyTail](e *encoder, w *window, start int) (extraBits int) {
 	lh, ch, dh := &e.litHist, &e.cmdHist, &e.distHist
 	plain := e.dist == distParams{}
 	syms := e.syms[:0]
-	// The distances coded explicitly, for replayRing: the last four, by
-	// npushed&3 (in locals: the loop would reload e's fields).
-	pushed, npushed := &e.pushed, 0
+	// The distances coded explicitly, which the decoder's ring takes in
+	// after the meta-block: the last four, by npushed&3.
+	var pushed [4]uint32
+	npushed := 0
 	lit, i := start, start
 	limit := len(data) - 8
 	for i <= limit {
@@ -138,18 +139,12 @@ done:
 		syms = append(syms, cmdSyms{cmd: uint64(sym) | ip>>8&255<<10 | ip>>16<<16, dist: noDist, insert: uint32(len(data) - lit)})
 		extraBits += int(uint8(ip >> 8))
 	}
-	e.syms, e.npushed = syms, npushed
-	e.replayRing()
-	return extraBits
-}
-
-// replayRing moves the decoder's distance ring past the commands of
-// findFast, which tracks only the last distance: the distances it coded
-// explicitly, other than with code 0, enter the ring in order (only the
-// last four matter).
-func (e *encoder) replayRing() {
-	for k := e.npushed - min(e.npushed, 4); k < e.npushed; k++ {
-		e.ring.push(e.pushed[k&3])
+	e.syms = syms
+	// The ring tracks only the last distance here: the distances coded
+	// explicitly, other than with code 0, enter it now, in order (only
+	// the last four matter).
+	for k := npushed - min(npushed, 4); k < npushed; k++ {
+		e.ring.push(pushed[k&3])
 	}
-	e.npushed = 0
+	return extraBits
 }

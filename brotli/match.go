@@ -242,11 +242,21 @@ func (e *encoder) search(w *window, i int, last uint32) (bestLen int, bestDist u
 // findMatches turns data[start:w.end] into commands with one step of
 // lazy matching (quality 4), or has the deep finder do it (5-9). last is
 // the distance the decoder will have as its last one, or 0 when unknown.
-func (e *encoder) findMatches(w *window, start int, last uint32) {
+func (e *encoder) findMatches(w *window, start int) {
 	q := &e.q
+	// Room for a command per 8 bytes, so that the list rarely grows inside
+	// the match finder's loop.
+	e.cmds = e.cmds[:0]
+	if n := w.end - start; cap(e.cmds) < n/8+2 {
+		e.cmds = make([]command, 0, n/8+2)
+	}
 	if q.deep {
 		e.findDeep(w, start)
 		return
+	}
+	last := uint32(0)
+	if e.ring.known > 0 {
+		last = e.ring.d[0]
 	}
 	lit := start
 	i := start
@@ -274,7 +284,7 @@ func (e *encoder) findMatches(w *window, start int, last uint32) {
 			}
 		}
 		searched := i // the last position already entered in the table
-		if q.lazy && l < lazyMax && i+1 <= limit {
+		if l < lazyMax && i+1 <= limit {
 			l2, d2, sc2 := e.search(w, i+1, last)
 			word2 := 0
 			if l2 < minMatch && dict {

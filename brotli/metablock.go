@@ -23,11 +23,7 @@ type encoder struct {
 
 	cmds []command
 	syms []cmdSyms // e.cmds' symbols, chosen by symbolize
-	// The distances findFast coded explicitly (the last four, by
-	// npushed&3), for replayRing.
-	pushed  [4]uint32
-	npushed int
-	ring    distRing
+	ring distRing
 	// The static dictionary's index (qualities with dictDepth), and the
 	// searches of it made and the references found in this stream: when
 	// fewer than one search in 64 finds one, the rest of the stream
@@ -245,19 +241,9 @@ func (e *encoder) compress(w *window, start, end int) {
 // metaBlock codes w.data[start:w.end] as one compressed meta-block, or
 // stores it when coding would not make it smaller.
 func (e *encoder) metaBlock(w *window, start int) {
-	e.cmds = e.cmds[:0]
 	clear(e.litHist[:])
 	clear(e.cmdHist[:])
 	clear(e.distHist[:])
-	last := uint32(0)
-	if e.ring.known > 0 {
-		last = e.ring.d[0]
-	}
-	// Room for a command per 8 bytes, so that the list rarely grows inside
-	// the match finder's loop.
-	if n := w.end - start; cap(e.cmds) < n/8+2 {
-		e.cmds = make([]command, 0, n/8+2)
-	}
 	// The ring to restore if the meta-block ends up stored.
 	saved := e.ring
 	e.syms = e.syms[:0]
@@ -275,7 +261,7 @@ func (e *encoder) metaBlock(w *window, start int) {
 			e.codeMetaBlock(w, start, findLazy[[1]uint32](e, w, start), saved)
 		}
 	default:
-		e.findMatches(w, start, last)
+		e.findMatches(w, start)
 		e.codeMetaBlock(w, start, unsymbolized, saved)
 	}
 }

@@ -60,7 +60,6 @@ type quality struct {
 	hashLen   uint // bytes hashed: 5 or 6 (findFast is written for 6)
 	fast      bool // findFast: one way, 6-byte hashes, greedy
 	copyTail  int  // findFast: the last positions of each copy entered in the table, 2 or 5
-	lazy      bool // try the next position before taking a match
 	lazyLoop  bool // findLazy: one or two ways, 5-byte hashes, lazy, every position filled, no dictionary
 	skipShift uint // misses before the search step grows by one; 0 never grows (fast: fastSkip)
 	blockBits uint // log2 of the meta-block length
@@ -100,9 +99,9 @@ type quality struct {
 var qualities = [MaxQuality + 1]quality{
 	0: {fast: true, hashBits: 15, ways: 1, hashLen: 6, copyTail: 2, blockBits: 16},
 	1: {fast: true, hashBits: 16, ways: 1, hashLen: 6, copyTail: 5, blockBits: 17},
-	2: {hashBits: 16, ways: 1, hashLen: 5, lazy: true, lazyLoop: true, skipShift: 6, blockBits: 17},
-	3: {hashBits: 16, ways: 2, hashLen: 5, lazy: true, lazyLoop: true, skipShift: 7, blockBits: 17},
-	4: {hashBits: 16, ways: 4, hashLen: 5, lazy: true, skipShift: 8, blockBits: 18, dictDepth: 32, dictSpan: 32 << 10},
+	2: {hashBits: 16, ways: 1, hashLen: 5, lazyLoop: true, skipShift: 6, blockBits: 17},
+	3: {hashBits: 16, ways: 2, hashLen: 5, lazyLoop: true, skipShift: 7, blockBits: 17},
+	4: {hashBits: 16, ways: 4, hashLen: 5, skipShift: 8, blockBits: 18, dictDepth: 32, dictSpan: 32 << 10},
 	5: {rounds: 1, hashBits: 14, ways: 16, hashLen: 4, skipShift: 9, blockBits: 18, deep: true, ringCands: 4, lazySteps: 1, niceLen: 48, lazyBelow: 24, lazyWays: 8, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
 	6: {rounds: 1, hashBits: 14, ways: 32, hashLen: 4, skipShift: 9, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 64, lazyBelow: 16, lazyWays: 8, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
 	7: {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 10, lazySteps: 2, niceLen: 96, lazyBelow: 24, lazyWays: 16, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
