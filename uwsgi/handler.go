@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -147,25 +146,27 @@ func (h *Handler) roundTrip(ctx context.Context, w http.ResponseWriter, r *http.
 		conn.Close()
 		stop()
 		// A sender still waiting for the client's body would hold the
-		// error answer back: its read is cut short, and the unread rest
-		// of the body means this connection carries no other request.
-		// Only a read in progress is cut: once the body is read whole,
+		// error answer back: its read is cut short (a later one refused),
+		// and the unread rest of the body means this connection carries
+		// no other request. Only a read in progress is cut: once the body is read whole,
 		// net/http watches the connection for a close, and a deadline
 		// would read as the client leaving.
 		cutClient := false
-		if client != nil && client.reading.Load() {
-			rc := http.NewResponseController(w)
-			if rc.SetReadDeadline(time.Now()) == nil {
+		if client != nil {
+			reading, whole := client.stop()
+			if reading {
+				cutClient = http.NewResponseController(w).SetReadDeadline(time.Now()) == nil
+			}
+			if !whole {
 				w.Header().Set("Connection", "close")
-				cutClient = true
 			}
 		}
 		serr := <-sent
 		// A failed send explains a failed read (the application closed,
 		// or a write timed out) better than the read does, unless the
-		// cut above is what failed it.
+		// stop above is what failed it.
 		var ne net.Error
-		if serr != nil && !cutClient && (errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ne)) {
+		if serr != nil && !cutClient && !errors.Is(serr, errSendStopped) && (errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ne)) {
 			return nil, stepError{"sending request to", serr, cutClient}
 		}
 		if errors.Is(err, io.ErrUnexpectedEOF) {
@@ -262,18 +263,45 @@ func (b *connBody) Close() error {
 	return nil
 }
 
-// clientBody is the client's request body as the sender reads it, saying
-// whether a read is in progress.
+// clientBody is the client's request body as the sender reads it. stop
+// ends the sending: a read that starts later fails at once, and one in
+// progress is reported so that the caller cuts it with a deadline. The
+// flags share a lock because a read that started between a check and the
+// cut would otherwise wait for the client's body without end.
 type clientBody struct {
 	io.Reader
-	reading atomic.Bool
+	mu      sync.Mutex
+	reading bool
+	whole   bool // the body was read to its end
+	stopped bool
 }
 
+var errSendStopped = errors.New("request body not sent: the upstream exchange failed")
+
 func (c *clientBody) Read(p []byte) (int, error) {
-	c.reading.Store(true)
+	c.mu.Lock()
+	if c.stopped {
+		c.mu.Unlock()
+		return 0, errSendStopped
+	}
+	c.reading = true
+	c.mu.Unlock()
 	n, err := c.Reader.Read(p)
-	c.reading.Store(false)
+	c.mu.Lock()
+	c.reading = false
+	c.whole = c.whole || err == io.EOF
+	c.mu.Unlock()
 	return n, err
+}
+
+// stop refuses further reads and says whether one is in progress and
+// whether the body was read whole (else its unread rest means the client's
+// connection carries no other request).
+func (c *clientBody) stop() (reading, whole bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopped = true
+	return c.reading, c.whole
 }
 
 // stepError names the step of the exchange that failed, as NGINX's error
