@@ -45,6 +45,7 @@ const hashMul = 0x1e35a7bd1e35a7bd
 
 func load64(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[i : i+8]) }
 func load32(b []byte, i int) uint32 { return binary.LittleEndian.Uint32(b[i : i+4]) }
+func load16(b []byte, i int) uint16 { return binary.LittleEndian.Uint16(b[i : i+2]) }
 
 // matchLen is how many of the n bytes at a and b (a < b) are equal.
 func matchLen(data []byte, a, b, n int) int {
@@ -119,6 +120,13 @@ func (e *encoder) slot(x uint64) int {
 // bucket, dropping the bucket's oldest position. Each kind of bucket has
 // its loop, as Go does not unroll.
 func (e *encoder) fill(data []byte, base uint32, from, to int) {
+	if e.q.optimal {
+		var scratch [maxPosMatches]optMatch
+		for k := from; k < to; k++ {
+			e.treeInsert(data, k, base+uint32(k), min(uint32(k), e.maxDist), 0, e.q.niceLen, e.q.treeDepth, 0, scratch[:0])
+		}
+		return
+	}
 	if e.q.deep {
 		e.fillDeepAny(data, base, from, to)
 		return
@@ -249,6 +257,10 @@ func (e *encoder) findMatches(w *window, start int) {
 	e.cmds = e.cmds[:0]
 	if n := w.end - start; cap(e.cmds) < n/8+2 {
 		e.cmds = make([]command, 0, n/8+2)
+	}
+	if q.optimal {
+		e.findOptimal(w, start)
+		return
 	}
 	if q.deep {
 		e.findDeep(w, start)

@@ -61,6 +61,9 @@ type encoder struct {
 	cmdCodesT [maxTrees * maxAlphabet]uint32
 	dLensT    [maxTrees * maxDistAlphabet]uint8
 	dCodesT   [maxTrees * maxDistAlphabet]uint32
+	// The optimal parser's tree and scratch (qualities 10 and up).
+	tree btree
+	opt  *optimal
 }
 
 // maxDistAlphabet is the distance alphabet for the largest NPOSTFIX and
@@ -99,7 +102,7 @@ func (e *encoder) setup(opts Options, lgwin, sizeHint int, ringKnown bool) {
 		// About two buckets per byte; deep buckets hold many positions, so
 		// a bucket per 16 bytes does (a smaller table misses the cache less).
 		spare := uint(0)
-		if e.q.deep {
+		if e.q.deep && !e.q.optimal {
 			spare = 4
 		}
 		for hb > 8 && 1<<(hb-1+spare) >= sizeHint {
@@ -118,6 +121,12 @@ func (e *encoder) setup(opts Options, lgwin, sizeHint int, ringKnown bool) {
 	e.waysLog = 0
 	for 1<<e.waysLog < e.q.ways {
 		e.waysLog++
+	}
+	if e.q.optimal {
+		e.setupTree(hb, sizeHint)
+		if e.opt == nil {
+			e.opt = new(optimal)
+		}
 	}
 	n := e.q.ways << hb
 	if cap(e.table) < n+maxWays {
@@ -145,6 +154,7 @@ func (e *encoder) setup(opts Options, lgwin, sizeHint int, ringKnown bool) {
 func (e *encoder) restart() {
 	clear(e.table[:cap(e.table)])
 	clear(e.heads[:cap(e.heads)])
+	clear(e.tree.roots)
 	e.next = 1
 }
 

@@ -44,7 +44,7 @@ type Options struct {
 // mapped silently onto one of these.
 const (
 	MinQuality = 0
-	MaxQuality = 9
+	MaxQuality = 11
 )
 
 // ErrQuality is returned for a quality outside MinQuality..MaxQuality.
@@ -94,19 +94,30 @@ type quality struct {
 	// body's encoding a fifth to a third more time for 1-2% of size at
 	// quality 4, and about a fifth at 6.
 	dictSpan uint32
+	// Qualities 10 and up (optimal): every position searched in a binary
+	// tree (hashBits of roots) down to treeDepth nodes, matches up to
+	// niceLen bytes; passes of the shortest-path parse, each trying
+	// copies after the starts best places to begin a run of literals.
+	optimal   bool
+	nearScan  int // distances 1..nearScan searched for copies of 2 and 3 bytes
+	treeDepth int
+	passes    int
+	starts    int
 }
 
 var qualities = [MaxQuality + 1]quality{
-	0: {fast: true, hashBits: 15, ways: 1, hashLen: 6, copyTail: 2, blockBits: 16},
-	1: {fast: true, hashBits: 16, ways: 1, hashLen: 6, copyTail: 5, blockBits: 17},
-	2: {hashBits: 16, ways: 1, hashLen: 5, lazyLoop: true, skipShift: 6, blockBits: 17},
-	3: {hashBits: 16, ways: 2, hashLen: 5, lazyLoop: true, skipShift: 7, blockBits: 17},
-	4: {hashBits: 16, ways: 4, hashLen: 5, skipShift: 8, blockBits: 18, dictDepth: 32, dictSpan: 32 << 10},
-	5: {rounds: 1, hashBits: 14, ways: 16, hashLen: 4, skipShift: 9, blockBits: 18, deep: true, ringCands: 4, lazySteps: 1, niceLen: 48, lazyBelow: 24, lazyWays: 8, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
-	6: {rounds: 1, hashBits: 14, ways: 32, hashLen: 4, skipShift: 9, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 64, lazyBelow: 16, lazyWays: 8, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
-	7: {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 10, lazySteps: 2, niceLen: 96, lazyBelow: 24, lazyWays: 16, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
-	8: {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 16, lazySteps: 3, niceLen: 128, lazyBelow: 32, lazyWays: 16, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
-	9: {rounds: 2, hashBits: 15, ways: 128, hashLen: 4, skipShift: 11, blockBits: 18, deep: true, ringCands: 16, lazySteps: 4, niceLen: 192, lazyBelow: 192, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: 10},
+	0:  {fast: true, hashBits: 15, ways: 1, hashLen: 6, copyTail: 2, blockBits: 16},
+	1:  {fast: true, hashBits: 16, ways: 1, hashLen: 6, copyTail: 5, blockBits: 17},
+	2:  {hashBits: 16, ways: 1, hashLen: 5, lazyLoop: true, skipShift: 6, blockBits: 17},
+	3:  {hashBits: 16, ways: 2, hashLen: 5, lazyLoop: true, skipShift: 7, blockBits: 17},
+	4:  {hashBits: 16, ways: 4, hashLen: 5, skipShift: 8, blockBits: 18, dictDepth: 32, dictSpan: 32 << 10},
+	5:  {rounds: 1, hashBits: 14, ways: 16, hashLen: 4, skipShift: 9, blockBits: 18, deep: true, ringCands: 4, lazySteps: 1, niceLen: 48, lazyBelow: 24, lazyWays: 8, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
+	6:  {rounds: 1, hashBits: 14, ways: 32, hashLen: 4, skipShift: 9, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 64, lazyBelow: 16, lazyWays: 8, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
+	7:  {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 10, lazySteps: 2, niceLen: 96, lazyBelow: 24, lazyWays: 16, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
+	8:  {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 16, lazySteps: 3, niceLen: 128, lazyBelow: 32, lazyWays: 16, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
+	9:  {rounds: 2, hashBits: 15, ways: 128, hashLen: 4, skipShift: 11, blockBits: 18, deep: true, ringCands: 16, lazySteps: 4, niceLen: 192, lazyBelow: 192, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: 10},
+	10: {rounds: 3, hashBits: 17, hashLen: 4, blockBits: 18, deep: true, optimal: true, nearScan: 16, treeDepth: 64, niceLen: 150, passes: 1, starts: 1, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: 32},
+	11: {rounds: 3, hashBits: 17, hashLen: 4, blockBits: 18, deep: true, optimal: true, nearScan: 64, treeDepth: 64, niceLen: 325, passes: 2, starts: 5, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: 32},
 }
 
 // normalize checks o and fills in defaults.

@@ -108,6 +108,9 @@ func TestRoundTripEdges(t *testing.T) {
 	for name, in := range edgeInputs() {
 		for q := MinQuality; q <= MaxQuality; q++ {
 			for _, lgwin := range []int{10, 16, 17, 18, 24} {
+				if q >= 10 && (lgwin == 17 || lgwin == 18) {
+					continue // the slow qualities: the smallest and largest windows, and 16
+				}
 				for _, mode := range []Mode{ModeGeneric, ModeFont} {
 					if mode == ModeFont && lgwin != 24 {
 						continue
@@ -125,6 +128,12 @@ func TestRoundTripEdges(t *testing.T) {
 	}
 }
 
+// slowAt says whether a test that runs every quality leaves quality q out
+// for an input of n bytes: 10 and 11 compress about 0.5 MB a second, and
+// twenty times slower under -race, so they take the inputs up to 256 KiB
+// (TestOptimalSmaller and the fuzz target cover them besides).
+func slowAt(q, n int) bool { return q >= 10 && n > 256<<10 }
+
 // TestRoundTripTool decodes every quality's output of the edge inputs and
 // the corpus with Google's decoder (the brotli tool) as well.
 func TestRoundTripTool(t *testing.T) {
@@ -137,6 +146,9 @@ func TestRoundTripTool(t *testing.T) {
 	}
 	for name, in := range inputs {
 		for q := MinQuality; q <= MaxQuality; q++ {
+			if slowAt(q, len(in)) {
+				continue
+			}
 			comp, err := Encode(nil, in, Options{Quality: q})
 			if err != nil {
 				t.Fatal(err)
@@ -152,6 +164,9 @@ func TestRoundTripTool(t *testing.T) {
 func TestCompresses(t *testing.T) {
 	for name, in := range corpus(t) {
 		for q := MinQuality; q <= MaxQuality; q++ {
+			if slowAt(q, len(in)) {
+				continue
+			}
 			comp, _ := Encode(nil, in, Options{Quality: q})
 			if len(comp)*2 > len(in) {
 				t.Errorf("%s q%d: %d -> %d bytes", name, q, len(in), len(comp))
@@ -222,6 +237,9 @@ func TestReuseAcrossStreams(t *testing.T) {
 	small := in[:3000]
 	for q := MinQuality; q <= MaxQuality; q++ {
 		for _, lgwin := range []int{10, 16, 22} {
+			if q >= 10 && lgwin != 16 {
+				continue // one window is enough for the slow qualities
+			}
 			opts := Options{Quality: q, LGWin: lgwin}
 			enc, err := NewEncoder(opts)
 			if err != nil {

@@ -1,0 +1,546 @@
+package brotli
+
+import (
+	"math"
+	"math/bits"
+)
+
+// Qualities 10 and 11 parse each meta-block for the fewest bits rather
+// than greedily: every position's matches are found first (a binary tree
+// of the window's positions per hash of 4 bytes), then a shortest-path
+// pass over the positions chooses the commands under a model of what
+// literals, insert-and-copy symbols and distances cost. Quality 11 runs
+// the pass again with the costs of the first pass's commands and keeps
+// more starts of the literal run before each copy.
+
+// btree is the match finder of the optimal parser: for each bucket of
+// 4-byte hashes a binary search tree of positions, ordered by the bytes
+// that follow them, newest at the root. kids holds a position's two
+// subtrees at 2*(position&mask); a walk stops at a position farther back
+// than the window, so neither array needs clearing between streams.
+type btree struct {
+	roots []uint32
+	kids  []uint32
+	mask  uint32
+	shift uint
+}
+
+// optMatch is a match the finder reports at a position: len bytes from
+// dist back, or a static dictionary word (dict) whose transform omits its
+// last cut bytes.
+type optMatch struct {
+	len, dist uint32
+	cut       uint8
+	dict      bool
+}
+
+// optNode is the cheapest way found so far to reach a position of the
+// meta-block: its cost in bits and the command that ends there.
+type optNode struct {
+	cost               float64
+	insert, copy, dist uint32
+	cut                uint8
+	dict               bool
+}
+
+// optStart is a position where a run of literals may begin: a node
+// reached, ranked by its cost less what its literals have cost so far,
+// with the ring of distances the decoder has there.
+type optStart struct {
+	pos   int
+	key   float64
+	dists [16]uint32 // the distances of the short codes (0: none)
+}
+
+// optimal is the optimal parser's scratch, kept by an encoder for reuse.
+type optimal struct {
+	nodes   []optNode
+	starts  []optStart
+	first   []uint32 // per position of the meta-block, its first match in matches
+	matches []optMatch
+	lit     []float64 // lit[k]: the cost of the meta-block's first k bytes as literals
+	cmdCost [maxAlphabet]float64
+	dstCost [maxDistAlphabet]float64
+	// copyCost[ic][cc] is what the insert-and-copy symbol of insert code
+	// ic and copy code cc costs with the copy's extra bits; lastCost the
+	// same for a copy at the last distance, whose symbol may imply it.
+	copyCost, lastCost [24][24]float64
+	counts             [256]uint32
+	ctxHist            [64 * 256]uint32 // counts by context id, as counts
+	cmdHist            [maxAlphabet]uint32
+	dstHist            [maxDistAlphabet]uint32
+}
+
+// maxPosMatches bounds the matches kept per position (the longest).
+const maxPosMatches = 32
+
+// setupTree sizes the tree for a body of about sizeHint bytes (0 if
+// unknown) in a window of maxDist.
+func (e *encoder) setupTree(hashBits uint, sizeHint int) {
+	t := &e.tree
+	span := int(e.maxDist)
+	if sizeHint > 0 {
+		span = min(span, sizeHint)
+	}
+	size := 1 << bits.Len(uint(span)) // > span: a slot is not reused within reach
+	if len(t.kids) < 2*size {
+		t.kids = make([]uint32, 2*size)
+	}
+	t.mask = uint32(size - 1)
+	if cap(t.roots) < 1<<hashBits {
+		t.roots = make([]uint32, 1<<hashBits)
+	}
+	t.roots = t.roots[:1<<hashBits]
+	t.shift = 32 - hashBits
+}
+
+// treeInsert enters position i of data (absolute position abs) in its
+// tree and appends to out the matches passed on the way, each longer than
+// the one before and than best; reach bounds their distance, maxLen their length. A
+// match of limit bytes ends the walk: the new position takes the place of
+// the one it matched.
+func (e *encoder) treeInsert(data []byte, i int, abs, reach uint32, maxLen, limit, depth, best int, out []optMatch) []optMatch {
+	t := &e.tree
+	kids, mask := t.kids, t.mask
+	h := load32(data, i) * dictMul >> (t.shift & 31)
+	cand := t.roots[h]
+	t.roots[h] = abs
+	limit = min(limit, len(data)-i)
+	left, right := 2*int(abs&mask), 2*int(abs&mask)+1 // where the next smaller and larger node go
+	lenL, lenR := 0, 0
+	for ; depth > 0; depth-- {
+		delta := abs - cand
+		if delta-1 >= reach { // also cand == abs, never entered twice
+			break
+		}
+		j := i - int(delta)
+		c := 2 * int(cand&mask)
+		l := min(lenL, lenR)
+		l += matchLen(data, j+l, i+l, limit-l)
+		if l > best {
+			// Counted again from the start: the length goes past the
+			// tree's limit, and the prefix the tree implies is checked (a
+			// tree built over a stream whose end has since moved was
+			// ordered on fewer bytes at its last positions).
+			if v := matchLen(data, j, i, maxLen); v > best {
+				best = v
+				out = append(out, optMatch{len: uint32(v), dist: delta})
+			}
+		}
+		if l >= limit {
+			kids[left], kids[right] = kids[c], kids[c+1]
+			return out
+		}
+		if data[j+l] < data[i+l] {
+			kids[left] = cand
+			left = c + 1
+			cand = kids[left]
+			lenL = l
+		} else {
+			kids[right] = cand
+			right = c
+			cand = kids[right]
+			lenR = l
+		}
+	}
+	kids[left], kids[right] = 0, 0
+	return out
+}
+
+// findOptimal turns data[start:w.end] into the commands of the cheapest
+// parse it finds (qualities 10 and 11).
+func (e *encoder) findOptimal(w *window, start int) {
+	o := e.opt
+	o.collect(e, w, start)
+	o.prior(e, w, start)
+	o.parse(e, w, start)
+	for range e.q.passes - 1 {
+		o.learn(e, w, start)
+		o.parse(e, w, start)
+	}
+}
+
+// collect finds the matches at every position of data[start:w.end] and
+// enters the positions in the tree.
+func (o *optimal) collect(e *encoder, w *window, start int) {
+	data := w.data
+	o.first = o.first[:0]
+	o.matches = o.matches[:0]
+	limit := w.end - 8 // searches read 8 bytes
+	e.dictOn = e.q.dictDepth > 0 && !w.noDict && e.dictOpen()
+	dictEnd := w.dictEnd(e.q.dictSpan)
+	nice := e.q.niceLen
+	skipTo := 0
+	for i := start; i < w.end; i++ {
+		o.first = append(o.first, uint32(len(o.matches)))
+		if i > limit {
+			continue
+		}
+		abs := w.base + uint32(i)
+		reach := min(abs-w.streamA, e.maxDist)
+		if i < skipTo {
+			// Inside a copy longer than nice, which the parse takes
+			// whole: entered, not searched.
+			e.treeInsert(data, i, abs, reach, 0, nice, e.q.treeDepth, 0, o.matches)
+			continue
+		}
+		k := len(o.matches)
+		// The nearest copies of 2 bytes and more, which the tree (of
+		// 4-byte hashes) does not hold, then the tree's longer ones.
+		best := 1
+		maxLen := w.end - i
+		x := load16(data, i)
+		nl := min(maxLen, nice)
+		for d := 1; d <= min(e.q.nearScan, int(reach)) && best < nl; d++ {
+			if load16(data, i-d) != x {
+				continue
+			}
+			if l := 2 + matchLen(data, i-d+2, i+2, nl-2); l > best {
+				if l == nl {
+					l = matchLen(data, i-d, i, maxLen)
+				}
+				best = l
+				o.matches = append(o.matches, optMatch{len: uint32(l), dist: uint32(d)})
+			}
+		}
+		o.matches = e.treeInsert(data, i, abs, reach, maxLen, nice, e.q.treeDepth, max(best, minMatch-1), o.matches)
+		if n := len(o.matches) - k; n > maxPosMatches {
+			o.matches = append(o.matches[:k], o.matches[k+n-maxPosMatches:]...)
+		}
+		if len(o.matches) > k {
+			best = int(o.matches[len(o.matches)-1].len)
+		}
+		if best > nice {
+			skipTo = i + best
+		}
+		e.dictOn = e.dictOn && i < dictEnd
+		if e.dictOn && best < e.q.dictBelow {
+			if l, d, _, cut := e.searchDict(data, i, w.end-i, reach, 16, 0); l > best {
+				o.matches = append(o.matches, optMatch{len: uint32(l), dist: d, cut: uint8(cut), dict: true})
+			}
+		}
+	}
+	o.first = append(o.first, uint32(len(o.matches)))
+}
+
+// prior sets the costs of the first pass: literals by their frequency in
+// the meta-block, symbols by a guess that grows with the symbol (short
+// lengths and near distances have the small symbols and are the common
+// ones).
+func (o *optimal) prior(e *encoder, w *window, start int) {
+	clear(o.counts[:])
+	clear(o.ctxHist[:])
+	lut := e.ctx.lut
+	p1, p2, _ := w.contextBytes(start)
+	for _, c := range w.data[start:w.end] {
+		o.counts[c]++
+		o.ctxHist[int(lut[0][p1]|lut[1][p2])<<8|int(c)]++
+		p2, p1 = p1, c
+	}
+	o.literalCosts(e, w, start, 1e12)
+	for s := range o.cmdCost {
+		o.cmdCost[s] = cmdPrior(s)
+	}
+	for s := range o.dstCost {
+		o.dstCost[s] = dstPrior(s)
+	}
+	o.lengthCosts()
+}
+
+// litMix weighs the meta-block's literal frequencies against those of a
+// literal's context in its cost: the contexts are grouped into a few
+// trees, so a context's own counts overstate what the trees know.
+const litMix = 1e12
+
+// literalCosts fills the prefix sums of the literals' costs from o.counts
+// and o.ctxHist.
+func (o *optimal) literalCosts(e *encoder, w *window, start int, mix float64) {
+	block := w.data[start:w.end]
+	var flat [256]float64
+	total := 0
+	for _, n := range o.counts {
+		total += int(n)
+	}
+	for c, n := range o.counts {
+		flat[c] = (float64(n) + 0.5) / (float64(total) + 128)
+	}
+	var ctxTotal [64]float64
+	for id := range ctxTotal {
+		t := 0
+		for _, n := range o.ctxHist[id<<8 : id<<8+256] {
+			t += int(n)
+		}
+		ctxTotal[id] = float64(t)
+	}
+	if cap(o.lit) < len(block)+1 {
+		o.lit = make([]float64, len(block)+1)
+	}
+	o.lit = o.lit[:len(block)+1]
+	lut := e.ctx.lut
+	p1, p2, _ := w.contextBytes(start)
+	sum := 0.0
+	o.lit[0] = 0
+	for k, c := range block {
+		id := int(lut[0][p1] | lut[1][p2])
+		pr := (float64(o.ctxHist[id<<8|int(c)]) + mix*flat[c]) / (ctxTotal[id] + mix)
+		sum -= math.Log2(pr)
+		o.lit[k+1] = sum
+		p2, p1 = p1, c
+	}
+}
+
+// priorWeight is how many symbols' worth the first pass's guess counts
+// for beside a pass's own counts: a meta-block with few commands (most of
+// it literals) would otherwise make every symbol it did not use look
+// almost free to the next pass, which then fills it with short copies.
+const priorWeight = 64
+
+// learnCosts sets cost from counts blended with the probabilities that
+// the guessed costs prior imply.
+func learnCosts(cost []float64, counts []uint32, prior func(int) float64) {
+	total := 0
+	for _, n := range counts {
+		total += int(n)
+	}
+	norm := 0.0
+	for s := range counts {
+		norm += math.Exp2(-prior(s))
+	}
+	for s, n := range counts {
+		p := (float64(n) + priorWeight*math.Exp2(-prior(s))/norm) / float64(total+priorWeight)
+		cost[s] = -math.Log2(p)
+	}
+}
+
+// cmdPrior and dstPrior are the first pass's guesses of a symbol's bits.
+func cmdPrior(s int) float64 { return math.Log2(float64(11 + s)) }
+func dstPrior(s int) float64 { return math.Log2(float64(20 + s)) }
+
+// learn sets the costs of the next pass from the commands of the last.
+func (o *optimal) learn(e *encoder, w *window, start int) {
+	clear(o.counts[:])
+	clear(o.ctxHist[:])
+	clear(o.cmdHist[:])
+	clear(o.dstHist[:])
+	z := symbolizer{ring: e.ring, dist: e.dist, plain: e.dist == distParams{}, cmdHist: &o.cmdHist, distHist: &o.dstHist}
+	lut := e.ctx.lut
+	data := w.data
+	p1, p2, _ := w.contextBytes(start)
+	p := start
+	for _, c := range e.cmds {
+		for _, b := range data[p : p+int(c.insert)] {
+			o.counts[b]++
+			o.ctxHist[int(lut[0][p1]|lut[1][p2])<<8|int(b)]++
+			p2, p1 = p1, b
+		}
+		p += int(c.insert + c.copy)
+		if c.copy > 0 {
+			p2, p1 = data[p-2], data[p-1]
+		}
+		if c.copy == 0 {
+			z.tail(c.insert)
+			continue
+		}
+		z.command(c.insert, c.copy, uint32(c.cut), c.dist, c.dict)
+	}
+	o.literalCosts(e, w, start, litMix)
+	learnCosts(o.cmdCost[:], o.cmdHist[:], cmdPrior)
+	learnCosts(o.dstCost[:e.dist.alphabet()], o.dstHist[:e.dist.alphabet()], dstPrior)
+	o.lengthCosts()
+}
+
+// lengthCosts fills copyCost and lastCost from the symbol costs.
+func (o *optimal) lengthCosts() {
+	for ic := range 24 {
+		for cc := range 24 {
+			c := float64(cpExtra[cc]) + o.cmdCost[cmdSymbols[0][ic][cc]]
+			o.copyCost[ic][cc] = c
+			o.lastCost[ic][cc] = c + o.dstCost[0]
+			if ic < 8 && cc < 16 {
+				o.lastCost[ic][cc] = float64(cpExtra[cc]) + o.cmdCost[cmdSymbols[1][ic][cc]]
+			}
+		}
+	}
+}
+
+// ringDistance is the distance that short code j (1..16 less one) means
+// with ring r, or 0 where r lacks the entry.
+func ringDistance(r *[4]uint32, j int) uint32 {
+	if j < 4 {
+		return r[j]
+	}
+	base := r[(j-4)/6]
+	if base == 0 {
+		return 0
+	}
+	k := (j - 4) % 6
+	delta := uint32(k/2 + 1)
+	if k&1 == 0 {
+		return base - delta // wraps to a huge distance below 1: out of reach
+	}
+	return base + delta
+}
+
+// parse chooses the commands of data[start:w.end] that cost the fewest
+// bits under the current costs, into e.cmds.
+func (o *optimal) parse(e *encoder, w *window, start int) {
+	data := w.data
+	n := w.end - start
+	if cap(o.nodes) < n+1 {
+		o.nodes = make([]optNode, n+1)
+	}
+	nodes := o.nodes[:n+1]
+	for k := range nodes {
+		nodes[k].cost = math.Inf(1)
+	}
+	nodes[0] = optNode{}
+	o.starts = o.starts[:0]
+	lit := o.lit
+	limit := n - 8
+	nice := e.q.niceLen
+	skipTo := 0
+	for p := 0; p <= n; p++ {
+		if p < skipTo {
+			continue
+		}
+		if c := nodes[p].cost; !math.IsInf(c, 1) {
+			o.addStart(e, nodes, p, c-lit[p])
+		}
+		if p > limit {
+			continue
+		}
+		i := start + p
+		abs := w.base + uint32(i)
+		reach := min(abs-w.streamA, e.maxDist)
+		maxLen := n - p
+		ms := o.matches[o.first[p]:o.first[p+1]]
+		x16 := load16(data, i)
+		longest := 0
+		for k := range o.starts {
+			st := &o.starts[k]
+			ins := uint32(p - st.pos)
+			ip := insLength(ins)
+			ic := uint8(ip)
+			base := nodes[st.pos].cost + lit[p] - lit[st.pos] + float64(uint8(ip>>8))
+			// The ring's distances, each for the lengths the ones before
+			// it did not reach.
+			best := 1
+			costs, dc := &o.lastCost[ic], base
+			for j, d := range &st.dists {
+				if best >= maxLen {
+					break
+				}
+				if j == 1 {
+					costs = &o.copyCost[ic]
+				}
+				if d-1 >= reach || load16(data, i-int(d)) != x16 {
+					continue // also d == 0: no such entry
+				}
+				if j > 0 {
+					dc = base + o.dstCost[j]
+				}
+				l := matchLen(data, i-int(d), i, maxLen)
+				for ; best < l; best++ {
+					cl := uint32(best + 1)
+					c := dc + costs[uint8(copyLength(cl))]
+					if c < nodes[p+int(cl)].cost {
+						nodes[p+int(cl)] = optNode{cost: c, insert: ins, copy: cl, dist: d}
+					}
+				}
+			}
+			longest = max(longest, best)
+			if k >= 2 {
+				continue // more starts pay for ring distances only
+			}
+			l := uint32(2)
+			for _, m := range ms {
+				var ds uint16
+				var db uint8
+				if e.dist == (distParams{}) {
+					ds, db, _ = plainDistCode(m.dist)
+				} else {
+					ds, db, _ = e.dist.code(m.dist)
+				}
+				dc := base + float64(db) + o.dstCost[ds]
+				if m.dict || m.len > uint32(nice) {
+					l = m.len // a word has one length; a long copy is taken whole
+				}
+				costs := &o.copyCost[ic]
+				for ; l <= m.len; l++ {
+					c := dc + costs[uint8(copyLength(l+uint32(m.cut)))]
+					if c < nodes[p+int(l)].cost {
+						nodes[p+int(l)] = optNode{cost: c, insert: ins, copy: l, dist: m.dist, cut: m.cut, dict: m.dict}
+					}
+				}
+				longest = max(longest, int(m.len))
+			}
+		}
+		if longest > nice {
+			skipTo = p + longest
+		}
+	}
+	// The cheapest start of the literals that end the meta-block.
+	s := o.starts[0].pos
+	e.cmds = e.cmds[:0]
+	if s < n {
+		e.cmds = append(e.cmds, command{insert: uint32(n - s)})
+	}
+	for p := s; p > 0; {
+		nd := &nodes[p]
+		e.cmds = append(e.cmds, command{insert: nd.insert, copy: nd.copy, dist: nd.dist, cut: nd.cut, dict: nd.dict})
+		p -= int(nd.insert + nd.copy)
+	}
+	for a, b := 0, len(e.cmds)-1; a < b; a, b = a+1, b-1 {
+		e.cmds[a], e.cmds[b] = e.cmds[b], e.cmds[a]
+	}
+}
+
+// addStart offers position p, reached at cost key (less its literals'
+// costs), as a start of literals; o.starts keeps the e.q.starts best in
+// order.
+func (o *optimal) addStart(e *encoder, nodes []optNode, p int, key float64) {
+	k := len(o.starts)
+	if k == e.q.starts {
+		if key >= o.starts[k-1].key {
+			return
+		}
+		k--
+	} else {
+		o.starts = append(o.starts, optStart{})
+	}
+	for k > 0 && o.starts[k-1].key > key {
+		o.starts[k] = o.starts[k-1]
+		k--
+	}
+	st := &o.starts[k]
+	st.pos, st.key = p, key
+	ring := o.ringAt(e, nodes, p)
+	for j := range st.dists {
+		st.dists[j] = ringDistance(&ring, j)
+	}
+}
+
+// ringAt is the decoder's ring of distances after the commands that reach
+// position p: the distances of the commands back from p, each once per
+// run of equal ones (a repeated last distance is not pushed), then the
+// ring the meta-block started with. Entries the encoder cannot know are
+// 0.
+func (o *optimal) ringAt(e *encoder, nodes []optNode, p int) (r [4]uint32) {
+	k := 0
+	last := uint32(0)
+	for p > 0 && k < 4 {
+		nd := &nodes[p]
+		if !nd.dict && nd.dist != last {
+			r[k], last = nd.dist, nd.dist
+			k++
+		}
+		p -= int(nd.insert + nd.copy)
+	}
+	for j := 0; j < e.ring.known && k < 4; j++ {
+		if d := e.ring.d[j]; d != last {
+			r[k], last = d, d
+			k++
+		}
+	}
+	return r
+}

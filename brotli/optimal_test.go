@@ -1,0 +1,107 @@
+package brotli
+
+import (
+	"bytes"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestOptimalSmaller: the optimal parse makes quality 10 smaller than 9
+// and 11 smaller than 10, summed over the corpus, and each output decodes.
+func TestOptimalSmaller(t *testing.T) {
+	files := corpus(t)
+	names := slices.Sorted(maps.Keys(files))
+	var sum [MaxQuality + 1]int
+	for _, q := range []int{9, 10, 11} {
+		for _, name := range names {
+			if slowAt(MaxQuality, len(files[name])) {
+				continue
+			}
+			comp, err := Encode(nil, files[name], Options{Quality: q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkBoth(t, comp, files[name])
+			sum[q] += len(comp)
+		}
+	}
+	if sum[10] >= sum[9] || sum[11] >= sum[10] {
+		t.Errorf("corpus at 9, 10, 11: %d, %d, %d bytes", sum[9], sum[10], sum[11])
+	}
+}
+
+// TestOptimalTreeMatches: every match the tree reports at a position is
+// real, longer than the one before, within reach and no longer than
+// asked, on input with long repeats, near repeats and noise.
+func TestOptimalTreeMatches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	data := make([]byte, 0, 200_000)
+	for len(data) < 190_000 {
+		switch rng.IntN(3) {
+		case 0: // noise
+			for range 1 + rng.IntN(40) {
+				data = append(data, byte('a'+rng.IntN(4)))
+			}
+		default: // a copy of something earlier, perhaps far back
+			if len(data) > 10 {
+				from := rng.IntN(len(data))
+				n := min(len(data)-from, 1+rng.IntN(600))
+				data = append(data, data[from:from+n]...)
+			}
+		}
+	}
+	enc, err := NewEncoder(Options{Quality: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &enc.e
+	e.setup(enc.opts, 22, len(data), true)
+	base := e.claim(len(data))
+	var out []optMatch
+	for i := 0; i+8 <= len(data); i++ {
+		reach := min(uint32(i), e.maxDist)
+		maxLen := min(len(data)-i, 1000)
+		out = e.treeInsert(data, i, base+uint32(i), reach, maxLen, e.q.niceLen, e.q.treeDepth, 1, out[:0])
+		prev := 1
+		for _, m := range out {
+			d := int(m.dist)
+			if d < 1 || uint32(d) > reach || int(m.len) <= prev || int(m.len) > maxLen {
+				t.Fatalf("at %d: match %+v after length %d (reach %d, max %d)", i, m, prev, reach, maxLen)
+			}
+			if !bytes.Equal(data[i-d:i-d+int(m.len)], data[i:i+int(m.len)]) {
+				t.Fatalf("at %d: %d bytes at distance %d differ", i, m.len, d)
+			}
+			prev = int(m.len)
+		}
+	}
+}
+
+// TestOptimalLongRuns: runs and short periods, where every position has
+// a copy as long as the body, take linear time (four times the input, at
+// most about four times as long): the parse takes such a copy whole and
+// does not search the positions inside it.
+func TestOptimalLongRuns(t *testing.T) {
+	for name, unit := range map[string]string{"run": "a", "period-2": "ab", "period-9": "abcdefghi"} {
+		var took [2]time.Duration
+		for k, n := range []int{64 << 10, 256 << 10} {
+			in := bytes.Repeat([]byte(unit), n/len(unit))
+			start := time.Now()
+			comp, err := Encode(nil, in, Options{Quality: 11})
+			if err != nil {
+				t.Fatal(err)
+			}
+			took[k] = time.Since(start)
+			if len(comp) > 100 {
+				t.Errorf("%s, %d bytes: %d compressed", name, len(in), len(comp))
+			}
+			checkBoth(t, comp, in)
+		}
+		// Quadratic work would take 16 times as long.
+		if took[1] > 8*took[0]+50*time.Millisecond {
+			t.Errorf("%s: %v for 64 KiB, %v for 256 KiB", name, took[0], took[1])
+		}
+	}
+}
