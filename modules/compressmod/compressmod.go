@@ -285,16 +285,17 @@ func parallelDirectives(e compress.Encoding, prefix string, coding func(*server.
 }
 
 // serialBrotliNotice is logged, once per brotli_thread_pool that names a
-// pool, when a location it reaches compresses at a level that cannot be
-// cut into segments (compress.ParallelBrotli, true for brotli.MinQuality
-// to brotli.MaxQuality): only mosaic's own encoder makes segments that
-// concatenate into one stream, and andybalholm/brotli, which serves the
-// levels it does not implement, cannot.
+// pool, when a location it reaches compresses at a level that is not cut
+// into segments (compress.ParallelBrotli): only mosaic's own encoder makes
+// segments that concatenate into one stream, and at levels 10 and 11 its
+// output is larger than the serial encoder's by more than segments may
+// cost.
 func serialBrotliNotice(level int) string {
 	return fmt.Sprintf("brotli_thread_pool: brotli levels %s are compressed serially, in the request "+
-		"(only mosaic's own brotli encoder makes segments that concatenate into one stream, and it "+
-		"implements levels %s); brotli_comp_level %d is one of them, for the brotli_thread_pool",
-		levelRange(brotli.MaxQuality+1, maxBrotliLevel), levelRange(brotli.MinQuality, brotli.MaxQuality), level)
+		"(only mosaic's own brotli encoder makes segments that concatenate into one stream, and levels %s "+
+		"are those where its output is no larger than the serial encoder's); brotli_comp_level %d is one of them, "+
+		"for the brotli_thread_pool",
+		levelRange(compress.MaxParallelBrotli+1, maxBrotliLevel), levelRange(brotli.MinQuality, compress.MaxParallelBrotli), level)
 }
 
 // maxBrotliLevel is brotli_comp_level's largest value.
