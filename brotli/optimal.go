@@ -75,23 +75,52 @@ type optimal struct {
 const maxPosMatches = 32
 
 // setupTree sizes the tree for a body of about sizeHint bytes (0 if
-// unknown) in a window of maxDist.
+// unknown) in a window of maxDist: to the body, or to startSpan for a
+// stream of unknown length, which ensureTree then grows with the stream.
 func (e *encoder) setupTree(hashBits uint, sizeHint int) {
 	t := &e.tree
-	span := int(e.maxDist)
+	span := startSpan
 	if sizeHint > 0 {
-		span = min(span, sizeHint)
+		span = sizeHint
 	}
-	size := 1 << bits.Len(uint(span)) // > span: a slot is not reused within reach
-	if len(t.kids) < 2*size {
-		t.kids = make([]uint32, 2*size)
-	}
-	t.mask = uint32(size - 1)
+	t.size(min(span, int(e.maxDist)))
 	if cap(t.roots) < 1<<hashBits {
 		t.roots = make([]uint32, 1<<hashBits)
 	}
 	t.roots = t.roots[:1<<hashBits]
 	t.shift = 32 - hashBits
+}
+
+// startSpan is the distance a tree first reaches in a stream of unknown
+// length: a window of 16 MiB would take 128 MiB at once.
+const startSpan = 1 << 18
+
+// size makes room for distances up to span: a position's slot is not
+// reused within reach.
+func (t *btree) size(span int) {
+	n := 1 << bits.Len(uint(span))
+	if len(t.kids) < 2*n {
+		t.kids = make([]uint32, 2*n)
+	}
+	t.mask = uint32(n - 1)
+}
+
+// ensureTree grows the tree before the positions of w up to w.end are
+// searched, if they reach farther back than it holds, and enters again
+// the positions before start that the larger tree reaches.
+func (e *encoder) ensureTree(w *window, start int) {
+	t := &e.tree
+	need := min(uint64(e.maxDist), uint64(w.base)+uint64(w.end)-uint64(w.streamA))
+	if need <= uint64(t.mask) {
+		return
+	}
+	t.size(int(need))
+	clear(t.roots)
+	from := max(0, int(int64(w.streamA)-int64(w.base)), start-int(t.mask))
+	for k := from; k < start && k+8 <= len(w.data); k++ {
+		abs := w.base + uint32(k)
+		e.treeInsert(w.data, k, abs, min(abs-w.streamA, e.maxDist), 0, e.q.niceLen, e.q.treeDepth, 0, nil)
+	}
 }
 
 // treeInsert enters position i of data (absolute position abs) in its
@@ -102,6 +131,7 @@ func (e *encoder) setupTree(hashBits uint, sizeHint int) {
 func (e *encoder) treeInsert(data []byte, i int, abs, reach uint32, maxLen, limit, depth, best int, out []optMatch) []optMatch {
 	t := &e.tree
 	kids, mask := t.kids, t.mask
+	reach = min(reach, mask) // a slot farther back may hold a newer position
 	h := load32(data, i) * dictMul >> (t.shift & 31)
 	cand := t.roots[h]
 	t.roots[h] = abs
@@ -163,6 +193,7 @@ func (e *encoder) findOptimal(w *window, start int) {
 // collect finds the matches at every position of data[start:w.end] and
 // enters the positions in the tree.
 func (o *optimal) collect(e *encoder, w *window, start int) {
+	e.ensureTree(w, start)
 	data := w.data
 	o.first = o.first[:0]
 	o.matches = o.matches[:0]
