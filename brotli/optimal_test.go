@@ -2,8 +2,10 @@ package brotli
 
 import (
 	"bytes"
+	"io"
 	"maps"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -103,5 +105,45 @@ func TestOptimalLongRuns(t *testing.T) {
 		if took[1] > 8*took[0]+50*time.Millisecond {
 			t.Errorf("%s: %v for 64 KiB, %v for 256 KiB", name, took[0], took[1])
 		}
+	}
+}
+
+// TestOptimalTreeGrows: a Writer that is not told the body's length
+// starts with a small tree and grows it with the stream, entering the
+// positions it already has again: a repeat of 600 KB of noise found 600
+// KB back is coded as a copy, and a short body does not pay for a tree
+// the size of the window.
+func TestOptimalTreeGrows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	noise := make([]byte, 600<<10)
+	for i := range noise {
+		noise[i] = byte(rng.Uint32())
+	}
+	in := append(append([]byte{}, noise...), noise...)
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, Options{Quality: 10, LGWin: 24})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := in; len(p) > 0; p = p[min(len(p), 100<<10):] {
+		w.Write(p[:min(len(p), 100<<10)])
+	}
+	w.Close()
+	if buf.Len() > len(noise)+len(noise)/50 {
+		t.Errorf("%d bytes of noise twice: %d compressed", len(in), buf.Len())
+	}
+	checkBoth(t, buf.Bytes(), in)
+
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	small, err := NewWriter(io.Discard, Options{Quality: 11, LGWin: 24})
+	if err != nil {
+		t.Fatal(err)
+	}
+	small.Write([]byte("a short body, a short body"))
+	small.Close()
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 16<<20 {
+		t.Errorf("a short body at 11 with a 24-bit window: %d bytes allocated", n)
 	}
 }
