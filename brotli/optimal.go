@@ -66,7 +66,6 @@ type optimal struct {
 	// same for a copy at the last distance, whose symbol may imply it.
 	copyCost, lastCost [24][24]float64
 	counts             [256]uint32
-	ctxHist            [64 * 256]uint32 // counts by context id, as counts
 	cmdHist            [maxAlphabet]uint32
 	dstHist            [maxDistAlphabet]uint32
 }
@@ -125,9 +124,9 @@ func (e *encoder) ensureTree(w *window, start int) {
 
 // treeInsert enters position i of data (absolute position abs) in its
 // tree and appends to out the matches passed on the way, each longer than
-// the one before and than best; reach bounds their distance, maxLen their length. A
-// match of limit bytes ends the walk: the new position takes the place of
-// the one it matched.
+// the one before and than best; reach bounds their distance, maxLen their
+// length. A match of limit bytes ends the walk: the new position takes
+// the place of the one it matched.
 func (e *encoder) treeInsert(data []byte, i int, abs, reach uint32, maxLen, limit, depth, best int, out []optMatch) []optMatch {
 	t := &e.tree
 	kids, mask := t.kids, t.mask
@@ -182,7 +181,7 @@ func (e *encoder) treeInsert(data []byte, i int, abs, reach uint32, maxLen, limi
 func (e *encoder) findOptimal(w *window, start int) {
 	o := e.opt
 	o.collect(e, w, start)
-	o.prior(e, w, start)
+	o.prior(w, start)
 	o.parse(e, w, start)
 	for range e.q.passes - 1 {
 		o.learn(e, w, start)
@@ -258,17 +257,13 @@ func (o *optimal) collect(e *encoder, w *window, start int) {
 // the meta-block, symbols by a guess that grows with the symbol (short
 // lengths and near distances have the small symbols and are the common
 // ones).
-func (o *optimal) prior(e *encoder, w *window, start int) {
+func (o *optimal) prior(w *window, start int) {
+	block := w.data[start:w.end]
 	clear(o.counts[:])
-	clear(o.ctxHist[:])
-	lut := e.ctx.lut
-	p1, p2, _ := w.contextBytes(start)
-	for _, c := range w.data[start:w.end] {
+	for _, c := range block {
 		o.counts[c]++
-		o.ctxHist[int(lut[0][p1]|lut[1][p2])<<8|int(c)]++
-		p2, p1 = p1, c
 	}
-	o.literalCosts(e, w, start, 1e12)
+	o.literalCosts(block)
 	for s := range o.cmdCost {
 		o.cmdCost[s] = cmdPrior(s)
 	}
@@ -278,45 +273,29 @@ func (o *optimal) prior(e *encoder, w *window, start int) {
 	o.lengthCosts()
 }
 
-// litMix weighs the meta-block's literal frequencies against those of a
-// literal's context in its cost: the contexts are grouped into a few
-// trees, so a context's own counts overstate what the trees know.
-const litMix = 1e12
-
-// literalCosts fills the prefix sums of the literals' costs from o.counts
-// and o.ctxHist.
-func (o *optimal) literalCosts(e *encoder, w *window, start int, mix float64) {
-	block := w.data[start:w.end]
-	var flat [256]float64
+// literalCosts fills the prefix sums of the literals' costs, each by its
+// frequency in o.counts. (Costs by the literal's context, as the trees
+// code them, made the parse leave too many literals: Design, in the
+// README.)
+func (o *optimal) literalCosts(block []byte) {
 	total := 0
 	for _, n := range o.counts {
 		total += int(n)
 	}
+	var cost [256]float64
+	lt := math.Log2(float64(total) + 128)
 	for c, n := range o.counts {
-		flat[c] = (float64(n) + 0.5) / (float64(total) + 128)
-	}
-	var ctxTotal [64]float64
-	for id := range ctxTotal {
-		t := 0
-		for _, n := range o.ctxHist[id<<8 : id<<8+256] {
-			t += int(n)
-		}
-		ctxTotal[id] = float64(t)
+		cost[c] = lt - math.Log2(float64(n)+0.5)
 	}
 	if cap(o.lit) < len(block)+1 {
 		o.lit = make([]float64, len(block)+1)
 	}
 	o.lit = o.lit[:len(block)+1]
-	lut := e.ctx.lut
-	p1, p2, _ := w.contextBytes(start)
 	sum := 0.0
 	o.lit[0] = 0
 	for k, c := range block {
-		id := int(lut[0][p1] | lut[1][p2])
-		pr := (float64(o.ctxHist[id<<8|int(c)]) + mix*flat[c]) / (ctxTotal[id] + mix)
-		sum -= math.Log2(pr)
+		sum += cost[c]
 		o.lit[k+1] = sum
-		p2, p1 = p1, c
 	}
 }
 
@@ -350,31 +329,23 @@ func dstPrior(s int) float64 { return math.Log2(float64(20 + s)) }
 // learn sets the costs of the next pass from the commands of the last.
 func (o *optimal) learn(e *encoder, w *window, start int) {
 	clear(o.counts[:])
-	clear(o.ctxHist[:])
 	clear(o.cmdHist[:])
 	clear(o.dstHist[:])
 	z := symbolizer{ring: e.ring, dist: e.dist, plain: e.dist == distParams{}, cmdHist: &o.cmdHist, distHist: &o.dstHist}
-	lut := e.ctx.lut
-	data := w.data
-	p1, p2, _ := w.contextBytes(start)
-	p := start
+	block := w.data[start:w.end]
+	p := 0
 	for _, c := range e.cmds {
-		for _, b := range data[p : p+int(c.insert)] {
+		for _, b := range block[p : p+int(c.insert)] {
 			o.counts[b]++
-			o.ctxHist[int(lut[0][p1]|lut[1][p2])<<8|int(b)]++
-			p2, p1 = p1, b
 		}
 		p += int(c.insert + c.copy)
-		if c.copy > 0 {
-			p2, p1 = data[p-2], data[p-1]
-		}
 		if c.copy == 0 {
 			z.tail(c.insert)
 			continue
 		}
 		z.command(c.insert, c.copy, uint32(c.cut), c.dist, c.dict)
 	}
-	o.literalCosts(e, w, start, litMix)
+	o.literalCosts(block)
 	learnCosts(o.cmdCost[:], o.cmdHist[:], cmdPrior)
 	learnCosts(o.dstCost[:e.dist.alphabet()], o.dstHist[:e.dist.alphabet()], dstPrior)
 	o.lengthCosts()
