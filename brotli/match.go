@@ -10,8 +10,9 @@ import (
 // meta-block. The match finder fills it; symbolize then chooses the
 // symbols and extra bits (cmdSyms). A static dictionary reference (dict) has a
 // distance beyond what the decoder has produced: copy is the bytes it
-// produces, and the length coded is copy+cut, the word's length (a
-// transform that omits the word's last cut bytes).
+// produces, and the length coded is copy+cut, the word's length: cut is a
+// signed byte, the bytes a transform omits from the word's end, or less
+// than 0 for one that adds text (qualities 10-11, searchWords).
 type command struct {
 	insert, copy, dist uint32
 	cut                uint8

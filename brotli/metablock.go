@@ -435,7 +435,7 @@ func (e *encoder) symbolize() int {
 			syms[k] = z.tail(c.insert)
 			continue
 		}
-		syms[k] = z.command(c.insert, c.copy, uint32(c.cut), c.dist, c.dict)
+		syms[k] = z.command(c.insert, c.copy, uint32(int8(c.cut)), c.dist, c.dict)
 	}
 	e.syms = syms
 	e.ring = z.ring

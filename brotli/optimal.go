@@ -26,8 +26,9 @@ type btree struct {
 }
 
 // optMatch is a match the finder reports at a position: len bytes from
-// dist back, or a static dictionary word (dict) whose transform omits its
-// last cut bytes.
+// dist back, or a static dictionary reference (dict) of len bytes whose
+// word is len+cut bytes long (cut is signed: negative where the transform
+// adds text).
 type optMatch struct {
 	len, dist uint32
 	cut       uint8
@@ -246,7 +247,11 @@ func (o *optimal) collect(e *encoder, w *window, start int) {
 		e.dictOn = e.dictOn && i < dictEnd
 		if e.dictOn && best < e.q.dictBelow {
 			if l, d, _, cut := e.searchDict(data, i, w.end-i, reach, 16, 0); l > best {
+				best = l
 				o.matches = append(o.matches, optMatch{len: uint32(l), dist: d, cut: uint8(cut), dict: true})
+			}
+			if n, d, cut := e.searchWords(data, i, w.end-i, reach); n > best {
+				o.matches = append(o.matches, optMatch{len: uint32(n), dist: d, cut: uint8(int8(cut)), dict: true})
 			}
 		}
 	}
@@ -343,7 +348,7 @@ func (o *optimal) learn(e *encoder, w *window, start int) {
 			z.tail(c.insert)
 			continue
 		}
-		z.command(c.insert, c.copy, uint32(c.cut), c.dist, c.dict)
+		z.command(c.insert, c.copy, uint32(int8(c.cut)), c.dist, c.dict)
 	}
 	o.literalCosts(block)
 	learnCosts(o.cmdCost[:], o.cmdHist[:], cmdPrior)
@@ -469,7 +474,7 @@ func (o *optimal) parse(e *encoder, w *window, start int) {
 				}
 				costs := &o.copyCost[ic]
 				for ; l <= m.len; l++ {
-					c := dc + costs[uint8(copyLength(l+uint32(m.cut)))]
+					c := dc + costs[uint8(copyLength(l+uint32(int8(m.cut))))]
 					if c < nodes[p+int(l)].cost {
 						nodes[p+int(l)] = optNode{cost: c, insert: ins, copy: l, dist: m.dist, cut: m.cut, dict: m.dict}
 					}
