@@ -16,8 +16,8 @@ type wordTransform struct {
 	suffix string
 }
 
-// wordTransforms holds them by prefix: "" (the word at the position), " "
-// and "." (the word one byte on).
+// wordTransforms holds them by prefix: "" (the word at the position)
+// and the prefixes of transformPrefixes.
 var wordTransforms = map[string][]wordTransform{
 	"": {
 		{1, false, " "}, {5, false, " the "}, {8, false, " of "}, {10, false, " and "},
@@ -41,11 +41,16 @@ var wordTransforms = map[string][]wordTransform{
 		{30, true, ""}, {15, true, " "}, {65, true, ", "}, {91, true, ". "}, {96, true, "."},
 		{109, true, ","}, {118, true, "=\""}, {120, true, "='"},
 	},
-	".": {{32, false, ""}, {77, false, " "}, {67, false, "("}},
+	".":     {{32, false, ""}, {77, false, " "}, {67, false, "("}},
+	", ":    {{13, false, " "}},
+	" the ": {{41, false, ""}, {62, false, " of "}},
+	"s ":    {{7, false, " "}},
+	"e ":    {{18, false, " "}},
+	".com/": {{72, false, ""}},
 }
 
 // transformPrefixes are wordTransforms' keys, the empty one first.
-var transformPrefixes = []string{"", " ", "."}
+var transformPrefixes = []string{"", " ", ".", ", ", " the ", "s ", "e ", ".com/"}
 
 // searchWords finds the longest static dictionary reference at data[i:]
 // of at most maxLen bytes through wordTransforms: n is the bytes it
