@@ -8,49 +8,86 @@ package brotli
 // transforms that keep the word whole, as the decoders apply them
 // (TestWordTransforms checks every entry through both).
 
-// wordTransform is a transform that writes prefix, the word (its first
-// letter upper case if upper) and suffix.
+// wordTransform is a transform that writes a prefix, the word and a
+// suffix.
 type wordTransform struct {
 	id     uint8
-	upper  bool
 	suffix string
 }
 
-// wordTransforms holds them by prefix: "" (the word at the position)
-// and the prefixes of transformPrefixes.
-var wordTransforms = map[string][]wordTransform{
-	"": {
-		{1, false, " "}, {5, false, " the "}, {8, false, " of "}, {10, false, " and "},
-		{14, false, ", "}, {16, false, " in "}, {17, false, " to "}, {19, false, "\""},
-		{20, false, "."}, {21, false, "\">"}, {22, false, "\n"}, {24, false, "]"},
-		{25, false, " for "}, {28, false, " a "}, {29, false, " that "}, {31, false, ". "},
-		{35, false, " with "}, {36, false, "'"}, {37, false, " from "}, {38, false, " by "},
-		{43, false, ". The "}, {45, false, " on "}, {46, false, " as "}, {47, false, " is "},
-		{50, false, "\n\t"}, {51, false, ":"}, {53, false, "ed "}, {57, false, "("},
-		{60, false, " at "}, {61, false, "ly "}, {70, false, "=\""}, {75, false, ". This "},
-		{76, false, ","}, {80, false, " not "}, {82, false, "er "}, {84, false, "al "},
-		{86, false, "='"}, {90, false, "ful "}, {92, false, "ive "}, {93, false, "less "},
-		{95, false, "est "}, {100, false, "ize "}, {106, false, "ous "},
-		{9, true, ""}, {4, true, " "}, {58, true, ", "}, {66, true, "\""}, {69, true, "\">"},
-		{74, true, "'"}, {78, true, "("}, {79, true, "."}, {88, true, ". "}, {99, true, ","},
-		{104, true, "=\""}, {108, true, "='"},
-	},
-	" ": {
-		{6, false, ""}, {2, false, " "}, {33, false, ", "}, {52, false, ". "}, {71, false, "."},
-		{81, false, "=\""}, {89, false, "("}, {98, false, "='"}, {103, false, ","},
-		{30, true, ""}, {15, true, " "}, {65, true, ", "}, {91, true, ". "}, {96, true, "."},
-		{109, true, ","}, {118, true, "=\""}, {120, true, "='"},
-	},
-	".":     {{32, false, ""}, {77, false, " "}, {67, false, "("}},
-	", ":    {{13, false, " "}},
-	" the ": {{41, false, ""}, {62, false, " of "}},
-	"s ":    {{7, false, " "}},
-	"e ":    {{18, false, " "}},
-	".com/": {{72, false, ""}},
+// transformGroup holds the transforms of one prefix: those that write the
+// word as it is, and those that write its first letter upper case.
+type transformGroup struct {
+	prefix       string
+	plain, upper []wordTransform
 }
 
-// transformPrefixes are wordTransforms' keys, the empty one first.
-var transformPrefixes = []string{"", " ", ".", ", ", " the ", "s ", "e ", ".com/"}
+// wordTransforms holds them by prefix, "" (the word at the position)
+// first.
+var wordTransforms = []transformGroup{
+	{"",
+		[]wordTransform{
+			{1, " "}, {5, " the "}, {8, " of "}, {10, " and "}, {14, ", "}, {16, " in "},
+			{17, " to "}, {19, "\""}, {20, "."}, {21, "\">"}, {22, "\n"}, {24, "]"},
+			{25, " for "}, {28, " a "}, {29, " that "}, {31, ". "}, {35, " with "},
+			{36, "'"}, {37, " from "}, {38, " by "}, {43, ". The "}, {45, " on "},
+			{46, " as "}, {47, " is "}, {50, "\n\t"}, {51, ":"}, {53, "ed "}, {57, "("},
+			{60, " at "}, {61, "ly "}, {70, "=\""}, {75, ". This "}, {76, ","},
+			{80, " not "}, {82, "er "}, {84, "al "}, {86, "='"}, {90, "ful "},
+			{92, "ive "}, {93, "less "}, {95, "est "}, {100, "ize "}, {106, "ous "},
+		},
+		[]wordTransform{
+			{9, ""}, {4, " "}, {58, ", "}, {66, "\""}, {69, "\">"}, {74, "'"}, {78, "("},
+			{79, "."}, {88, ". "}, {99, ","}, {104, "=\""}, {108, "='"},
+		},
+	},
+	{" ",
+		[]wordTransform{
+			{6, ""}, {2, " "}, {33, ", "}, {52, ". "}, {71, "."}, {81, "=\""}, {89, "("},
+			{98, "='"}, {103, ","},
+		},
+		[]wordTransform{
+			{30, ""}, {15, " "}, {65, ", "}, {91, ". "}, {96, "."}, {109, ","},
+			{118, "=\""}, {120, "='"},
+		},
+	},
+	{".",
+		[]wordTransform{
+			{32, ""}, {77, " "}, {67, "("},
+		},
+		nil,
+	},
+	{", ",
+		[]wordTransform{
+			{13, " "},
+		},
+		nil,
+	},
+	{" the ",
+		[]wordTransform{
+			{41, ""}, {62, " of "},
+		},
+		nil,
+	},
+	{"s ",
+		[]wordTransform{
+			{7, " "},
+		},
+		nil,
+	},
+	{"e ",
+		[]wordTransform{
+			{18, " "},
+		},
+		nil,
+	},
+	{".com/",
+		[]wordTransform{
+			{72, ""},
+		},
+		nil,
+	},
+}
 
 // searchWords finds the longest static dictionary reference at data[i:]
 // of at most maxLen bytes through wordTransforms: n is the bytes it
@@ -58,12 +95,21 @@ var transformPrefixes = []string{"", " ", ".", ", ", " the ", "s ", "e ", ".com/
 // transform adds text). n is 0 when there is none.
 func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32) (n int, d uint32, cut int) {
 	t := e.dict
-	for _, pre := range transformPrefixes {
+	for g := range wordTransforms {
+		group := &wordTransforms[g]
+		pre := group.prefix
 		j := i + len(pre)
-		if string(data[i:j]) != pre || j+minWordLen > i+maxLen {
+		if pre != "" && data[i] != pre[0] || string(data[i:j]) != pre || j+minWordLen > i+maxLen {
 			continue
 		}
 		for _, upper := range [2]bool{false, true} {
+			list := group.plain
+			if upper {
+				list = group.upper
+			}
+			if len(list) == 0 {
+				continue
+			}
 			x := load32(data, j)
 			if upper {
 				if c := byte(x); c < 'A' || c > 'Z' {
@@ -90,10 +136,7 @@ func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32) (n int, 
 				if string(data[j+4:j+wl]) != string(w[4:]) {
 					continue // whole words only: the first four bytes are x
 				}
-				for _, tr := range wordTransforms[pre] {
-					if tr.upper != upper {
-						continue
-					}
+				for _, tr := range list {
 					m := len(pre) + wl + len(tr.suffix)
 					if m <= n || i+m > i+maxLen || string(data[j+wl:j+wl+len(tr.suffix)]) != tr.suffix {
 						continue

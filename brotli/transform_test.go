@@ -10,18 +10,20 @@ func TestWordTransforms(t *testing.T) {
 	e.setup(Options{Quality: 0, LGWin: 16}, 16, 0, true)
 	e.writeWindow()
 	var want []byte
-	k := 0
-	for _, pre := range transformPrefixes {
-		for _, tr := range wordTransforms[pre] {
+	n := 0
+	for _, group := range wordTransforms {
+		pre := group.prefix
+		for k, tr := range append(group.plain[:len(group.plain):len(group.plain)], group.upper...) {
+			upper := k >= len(group.plain)
 			for _, l := range []int{4, 7, 12} {
-				idx := (k*131 + l*17) % (1 << dictBits[l])
-				k++
+				idx := (n*131 + l*17) % (1 << dictBits[l])
+				n++
 				w := dictWord(l, idx)
-				if tr.upper && (w[0] < 'a' || w[0] > 'z') {
+				if upper && (w[0] < 'a' || w[0] > 'z') {
 					continue // upper case is tested on ASCII letters
 				}
 				out := append([]byte(pre), w...)
-				if tr.upper {
+				if upper {
 					out[len(pre)] -= 'a' - 'A'
 				}
 				out = append(out, tr.suffix...)
