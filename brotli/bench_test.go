@@ -2,8 +2,6 @@ package brotli
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"testing"
 )
 
@@ -11,8 +9,7 @@ import (
 // reused Encoder, the way a server uses it; profiles of this benchmark
 // guide the encoder's speed work (bench/cbrotli compares with C).
 func BenchmarkEncode(b *testing.B) {
-	files := corpus(b)
-	names := slices.Sorted(maps.Keys(files))
+	files, names := corpusNames(b)
 	for q := MinQuality; q <= MaxQuality; q++ {
 		for _, name := range names {
 			in := files[name]
@@ -39,8 +36,7 @@ func BenchmarkEncode(b *testing.B) {
 // of instructions and simulated misses: the first pass sizes and fills
 // the encoders' tables, as a server's pooled encoders have them.
 func BenchmarkCorpus(b *testing.B) {
-	files := corpus(b)
-	names := slices.Sorted(maps.Keys(files))
+	files, names := corpusNames(b)
 	for q := MinQuality; q <= MaxQuality; q++ {
 		b.Run(fmt.Sprintf("q%d", q), func(b *testing.B) {
 			encs := make([]*Encoder, len(names))

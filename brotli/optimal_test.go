@@ -3,10 +3,8 @@ package brotli
 import (
 	"bytes"
 	"io"
-	"maps"
 	"math/rand/v2"
 	"runtime"
-	"slices"
 	"testing"
 	"time"
 )
@@ -14,8 +12,7 @@ import (
 // TestOptimalSmaller: the optimal parse makes quality 10 smaller than 9
 // and 11 smaller than 10, summed over the corpus, and each output decodes.
 func TestOptimalSmaller(t *testing.T) {
-	files := corpus(t)
-	names := slices.Sorted(maps.Keys(files))
+	files, names := corpusNames(t)
 	var sum [MaxQuality + 1]int
 	for _, q := range []int{9, 10, 11} {
 		for _, name := range names {

@@ -3,10 +3,12 @@ package brotli
 import (
 	"bytes"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	ab "github.com/andybalholm/brotli"
@@ -80,6 +82,12 @@ func corpus(t testing.TB) map[string][]byte {
 		m[filepath.Base(f)] = b
 	}
 	return m
+}
+
+// corpusNames returns the corpus and its names in order.
+func corpusNames(t testing.TB) (map[string][]byte, []string) {
+	files := corpus(t)
+	return files, slices.Sorted(maps.Keys(files))
 }
 
 // edgeInputs are the inputs every quality and window must round-trip.
