@@ -122,9 +122,8 @@ func (e *encoder) slot(x uint64) int {
 // its loop, as Go does not unroll.
 func (e *encoder) fill(data []byte, base uint32, from, to int) {
 	if e.q.optimal {
-		var scratch [maxPosMatches]optMatch
 		for k := from; k < to; k++ {
-			e.treeInsert(data, k, base+uint32(k), min(uint32(k), e.maxDist), 0, e.q.niceLen, e.q.treeDepth, 0, scratch[:0])
+			e.treeInsert(data, k, base+uint32(k), min(uint32(k), e.maxDist), 0, e.q.niceLen, e.q.treeDepth, 0, nil)
 		}
 		return
 	}
