@@ -148,9 +148,9 @@ func (h *Handler) roundTrip(ctx context.Context, w http.ResponseWriter, r *http.
 		// A sender still waiting for the client's body would hold the
 		// error answer back: its read is cut short (a later one refused),
 		// and the unread rest of the body means this connection carries
-		// no other request. Only a read in progress is cut: once the body is read whole,
-		// net/http watches the connection for a close, and a deadline
-		// would read as the client leaving.
+		// no other request. Only a read in progress is cut: once the body
+		// is read whole, net/http watches the connection for a close, and
+		// a deadline would read as the client leaving.
 		cutClient := false
 		if client != nil {
 			reading, whole := client.stop()
