@@ -183,6 +183,14 @@ func (e *encoder) findOptimal(w *window, start int) {
 	o := e.opt
 	o.collect(e, w, start)
 	o.prior(w, start)
+	if e.q.passes == 1 {
+		// One pass takes its costs from a quick parse of the matches
+		// found: 1% smaller over the corpus than from the guess alone
+		// (at 11, whose first pass gives the second its costs, the guess
+		// does better: the CSS file 1.7% smaller).
+		o.greedy(e, w.end-start)
+		o.learn(e, w, start)
+	}
 	// A first pass of several gives the next its costs: one start
 	// serves that as well as more (45 bytes over the corpus at 11) in
 	// 15% less time.
@@ -557,4 +565,32 @@ func (o *optimal) ringAt(e *encoder, nodes []optNode, p int) (r [4]uint32) {
 		}
 	}
 	return r
+}
+
+// greedy fills e.cmds with a quick parse of the stored matches: the
+// longest at each position, unless the next position has one longer by
+// two bytes or more.
+func (o *optimal) greedy(e *encoder, n int) {
+	e.cmds = e.cmds[:0]
+	lit := 0
+	for p := 0; p < n; {
+		ms := o.matches[o.first[p]:o.first[p+1]]
+		if len(ms) == 0 || ms[len(ms)-1].len < minMatch {
+			p++
+			continue
+		}
+		m := ms[len(ms)-1]
+		if p+1 < n {
+			if next := o.matches[o.first[p+1]:o.first[p+2]]; len(next) > 0 && next[len(next)-1].len > m.len+1 {
+				p++
+				continue
+			}
+		}
+		e.cmds = append(e.cmds, command{insert: uint32(p - lit), copy: m.len, dist: m.dist, cut: m.cut, dict: m.dict})
+		p += int(m.len)
+		lit = p
+	}
+	if lit < n {
+		e.cmds = append(e.cmds, command{insert: uint32(n - lit)})
+	}
 }
