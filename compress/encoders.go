@@ -25,7 +25,7 @@ type encoder interface {
 // ownBrotliMax are served by mosaic's own encoder (package brotli), which
 // at those levels is faster than andybalholm/brotli with smaller output
 // summed over the corpus; the others by andybalholm/brotli: level 0, and
-// 10 and 11, where the own encoder's output is about 1.2% larger than
+// 10 and 11, where the own encoder's output is up to 5% larger than
 // Google's (and so than andybalholm's, a translation of it). The README's
 // "Which encoder serves which brotli level" has the figures. Both keep
 // their memory across Reset.
@@ -56,9 +56,9 @@ func ParallelBrotli(level int) bool {
 }
 
 // MaxParallelBrotli is the highest brotli level cut into segments. The own
-// encoder implements 10 and 11, but its output there is about 1.2% larger
-// than the serial encoder's (brotli README), beyond the 1% that segments
-// may cost.
+// encoder implements 10 and 11, but its output there is up to 5% larger
+// than the serial encoder's on some files (brotli README), beyond the 1%
+// that segments may cost.
 const MaxParallelBrotli = 9
 
 // brotliBody is what a response tells its brotli encoder about the body:
