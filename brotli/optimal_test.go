@@ -85,14 +85,19 @@ func TestOptimalTreeMatches(t *testing.T) {
 func TestOptimalLongRuns(t *testing.T) {
 	for name, unit := range map[string]string{"run": "a", "period-2": "ab", "period-9": "abcdefghi"} {
 		var took [2]time.Duration
-		for k, n := range []int{64 << 10, 256 << 10} {
+		for k, n := range []int{32 << 10, 128 << 10} {
 			in := bytes.Repeat([]byte(unit), n/len(unit))
-			start := time.Now()
-			comp, err := Encode(nil, in, Options{Quality: 11})
-			if err != nil {
-				t.Fatal(err)
+			var comp []byte
+			for range 3 { // the fastest of three: a busy machine only slows a run
+				start := time.Now()
+				var err error
+				if comp, err = Encode(nil, in, Options{Quality: 11}); err != nil {
+					t.Fatal(err)
+				}
+				if d := time.Since(start); took[k] == 0 || d < took[k] {
+					took[k] = d
+				}
 			}
-			took[k] = time.Since(start)
 			if len(comp) > 100 {
 				t.Errorf("%s, %d bytes: %d compressed", name, len(in), len(comp))
 			}
@@ -100,7 +105,7 @@ func TestOptimalLongRuns(t *testing.T) {
 		}
 		// Quadratic work would take 16 times as long.
 		if took[1] > 8*took[0]+50*time.Millisecond {
-			t.Errorf("%s: %v for 64 KiB, %v for 256 KiB", name, took[0], took[1])
+			t.Errorf("%s: %v for 32 KiB, %v for 128 KiB", name, took[0], took[1])
 		}
 	}
 }
