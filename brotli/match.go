@@ -248,8 +248,8 @@ func (e *encoder) search(w *window, i int, last uint32) (bestLen int, bestDist u
 }
 
 // findMatches turns data[start:w.end] into commands with one step of
-// lazy matching (quality 4), or has the deep finder do it (5-9). last is
-// the distance the decoder will have as its last one, or 0 when unknown.
+// lazy matching (quality 4), or has the deep finder (5-9) or the optimal
+// parser (10-11) do it.
 func (e *encoder) findMatches(w *window, start int) {
 	q := &e.q
 	// Room for a command per 8 bytes, so that the list rarely grows inside

@@ -182,7 +182,6 @@ func (e *encoder) treeInsert(data []byte, i int, abs, reach uint32, maxLen, limi
 func (e *encoder) findOptimal(w *window, start int) {
 	o := e.opt
 	o.collect(e, w, start)
-	o.prior(w, start)
 	if e.q.passes == 1 {
 		// One pass takes its costs from a quick parse of the matches
 		// found: 1% smaller over the corpus than from the guess alone
@@ -190,6 +189,8 @@ func (e *encoder) findOptimal(w *window, start int) {
 		// does better: the CSS file 1.7% smaller).
 		o.greedy(e, w.end-start)
 		o.learn(e, w, start)
+	} else {
+		o.prior(w, start)
 	}
 	// A first pass of several gives the next its costs: one start
 	// serves that as well as more (45 bytes over the corpus at 11) in
@@ -227,7 +228,7 @@ func (o *optimal) collect(e *encoder, w *window, start int) {
 		if i < skipTo {
 			// Inside a copy longer than nice, which the parse takes
 			// whole: entered, not searched.
-			e.treeInsert(data, i, abs, reach, 0, nice, e.q.treeDepth, 0, o.matches)
+			e.treeInsert(data, i, abs, reach, 0, nice, e.q.treeDepth, 0, nil)
 			continue
 		}
 		k := len(o.matches)
@@ -351,7 +352,8 @@ func (o *optimal) learn(e *encoder, w *window, start int) {
 	clear(o.counts[:])
 	clear(o.cmdHist[:])
 	clear(o.dstHist[:])
-	z := symbolizer{ring: e.ring, dist: e.dist, plain: e.dist == distParams{}, cmdHist: &o.cmdHist, distHist: &o.dstHist}
+	z := e.symbolizer()
+	z.cmdHist, z.distHist = &o.cmdHist, &o.dstHist
 	block := w.data[start:w.end]
 	p := 0
 	for _, c := range e.cmds {
@@ -418,6 +420,7 @@ func (o *optimal) parse(e *encoder, w *window, start, starts int) {
 	nodes[0] = optNode{}
 	o.starts = o.starts[:0]
 	lit := o.lit
+	plain := e.dist == distParams{}
 	limit := n - 8
 	nice := e.q.niceLen
 	skipTo := 0
@@ -478,7 +481,7 @@ func (o *optimal) parse(e *encoder, w *window, start, starts int) {
 			for _, m := range ms {
 				var ds uint16
 				var db uint8
-				if e.dist == (distParams{}) {
+				if plain {
 					ds, db, _ = plainDistCode(m.dist)
 				} else {
 					ds, db, _ = e.dist.code(m.dist)
