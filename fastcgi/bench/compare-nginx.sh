@@ -11,6 +11,8 @@
 #
 # MOSAIC_BINARY defaults to a build of ./cmd/mosaic. Needs php-fpm (8.2),
 # nginx, wrk, taskset, flock and curl; ports 127.0.0.1:18130 and :18131.
+# With FLOOR=1 each round also measures fastcgi/bench/gofloor (on :18132,
+# GOMAXPROCS=1): the least a Go server does for the same requests.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -85,19 +87,25 @@ $(site 18131)
 }
 CONF
 
+names=(mosaic nginx)
+if [[ ${FLOOR:-} == 1 ]]; then
+	(cd "$repo" && go build -o "$tmp/gofloor" ./fastcgi/bench/gofloor)
+	names+=(gofloor)
+fi
 declare -A rps cpu
 for ((r = 1; r <= ROUNDS; r++)); do
-	for name in mosaic nginx; do
-		if [[ $name == mosaic ]]; then
-			read -r q c < <(serve_and_measure 18130 "" "$DURATION" "$mosaic" -c "$tmp/mosaic.conf")
-		else
-			read -r q c < <(serve_and_measure 18131 "" "$DURATION" "$NGINX" -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf")
-		fi
+	for name in "${names[@]}"; do
+		case $name in
+		mosaic) read -r q c < <(serve_and_measure 18130 "" "$DURATION" "$mosaic" -c "$tmp/mosaic.conf") ;;
+		nginx) read -r q c < <(serve_and_measure 18131 "" "$DURATION" "$NGINX" -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf") ;;
+		gofloor) read -r q c < <(serve_and_measure 18132 "" "$DURATION" env GOMAXPROCS=1 "$tmp/gofloor" \
+			-listen 127.0.0.1:18132 -socket "$tmp/php.sock" -script "$tmp/www/hello.php") ;;
+		esac
 		echo "round $r $name: $q req/s, $c us CPU/request"
 		rps[$name]+="$q " cpu[$name]+="$c "
 	done
 done
-for name in mosaic nginx; do
+for name in "${names[@]}"; do
 	echo "$name median $(median <<<"${rps[$name]}") req/s, $(median <<<"${cpu[$name]}") us CPU/request"
 done
 awk -v m="$(median <<<"${rps[mosaic]}")" -v n="$(median <<<"${rps[nginx]}")" \
