@@ -19,7 +19,7 @@ type clusterer struct {
 	clHist   []uint32  // the clusters' counts, maxTrees × alpha
 	clTotal  [maxTrees]uint32
 	clBits   [maxTrees]float64 // each cluster's estimated bits (clusterBits), kept by run
-	moved    []uint8           // the items a round moved, with their old cluster
+	moved    []uint16          // the items a round moved, with their old cluster
 	cost     []float32         // per cluster, -log2 of each symbol's probability (unseen: 2 bits more than seen once)
 	assign   []uint8
 	best     []uint8
@@ -38,7 +38,7 @@ func (c *clusterer) prepare(n, alpha int) []uint32 {
 	c.assign = grow(c.assign, n)
 	c.best = grow(c.best, n)
 	if cap(c.moved) < 2*n {
-		c.moved = make([]uint8, 0, 2*n)
+		c.moved = make([]uint16, 0, 2*n)
 	}
 	c.clHist = grow(c.clHist, maxTrees*alpha)
 	c.cost = grow(c.cost, maxTrees*alpha)
@@ -53,14 +53,9 @@ func grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// counted lists each item's symbols and totals once its counts are in;
-// used has bit i set for every item i that has counts (at most 64 items).
-func (c *clusterer) counted(used uint64) {
+// counted lists each item's symbols and totals once its counts are in.
+func (c *clusterer) counted() {
 	for i := range c.n {
-		if used>>i&1 == 0 {
-			c.total[i], c.nsyms[i], c.own[i] = 0, 0, 0
-			continue
-		}
 		row := c.hist[i*c.alpha : (i+1)*c.alpha]
 		syms := c.syms[i*c.alpha:]
 		n, ns := uint32(0), 0
@@ -151,6 +146,21 @@ func (c *clusterer) clusterBits(t int) float64 {
 	return xlog2x(c.clTotal[t]) - sum + treeBits(ns)
 }
 
+// pairBits is the estimated size in bits of clusters x and y as one.
+func (c *clusterer) pairBits(x, y int) float64 {
+	a := c.alpha
+	hy := c.clHist[y*a : (y+1)*a]
+	ns := 0
+	sum := 0.0
+	for s, v := range c.clHist[x*a : (x+1)*a] {
+		if v += hy[s]; v != 0 {
+			sum += xlog2x(v)
+			ns++
+		}
+	}
+	return xlog2x(c.clTotal[x]+c.clTotal[y]) - sum + treeBits(ns)
+}
+
 // costs recomputes the cost of each symbol in cluster t from its counts.
 func (c *clusterer) costs(t int) {
 	a := c.alpha
@@ -201,12 +211,11 @@ func (c *clusterer) single(h []uint32) int {
 	return 1
 }
 
-// run groups the items into at most limit clusters; used has bit i set
-// for every item i that has counts (at most 64 items), and overhead(k) is
+// run groups the items into at most limit clusters; overhead(k) is
 // what using k clusters costs besides their codes (a context map, block
 // switches; it may read assign). It leaves the clusters numbered in order
 // of first use in assign, their counts in clHist, and returns how many.
-func (c *clusterer) run(limit, rounds int, used uint64, overhead func(k int) float64) int {
+func (c *clusterer) run(limit, rounds int, overhead func(k int) float64) int {
 	clear(c.assign)
 	if limit <= 1 {
 		// One cluster: the sum of the items, without the symbol lists
@@ -215,15 +224,13 @@ func (c *clusterer) run(limit, rounds int, used uint64, overhead func(k int) flo
 		h := c.clHist[:a]
 		copy(h, c.hist[:a])
 		for i := 1; i < c.n; i++ {
-			if used>>(i&63)&1 != 0 {
-				for s, v := range c.hist[i*a : (i+1)*a] {
-					h[s] += v
-				}
+			for s, v := range c.hist[i*a : (i+1)*a] {
+				h[s] += v
 			}
 		}
 		return 1
 	}
-	c.counted(used)
+	c.counted()
 	c.rebuild(1)
 	c.costs(0)
 	c.clBits[0] = c.clusterBits(0)
@@ -272,7 +279,7 @@ func (c *clusterer) run(limit, rounds int, used uint64, overhead func(k int) flo
 					continue
 				}
 				if c.crossBits(i, k-1) < c.crossBits(i, int(c.assign[i])) {
-					c.moved = append(c.moved, uint8(i), c.assign[i])
+					c.moved = append(c.moved, uint16(i), uint16(c.assign[i]))
 				}
 			}
 			changed = 0

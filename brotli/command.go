@@ -98,6 +98,19 @@ var cmdSymbols = func() (t [2][24][24]uint16) {
 	return t
 }()
 
+// distCtx is the distance context (RFC 7932 section 7.2) of each
+// insert-and-copy symbol: 0, 1 and 2 for copies of 2, 3 and 4 bytes, 3
+// for longer ones.
+var distCtx = func() (t [maxAlphabet]uint8) {
+	for ic := range uint8(24) {
+		for cc := range uint8(24) {
+			t[cmdSymbol(ic, cc, false)] = min(cc, 3)
+			t[cmdSymbol(ic, cc, true)] = min(cc, 3)
+		}
+	}
+	return t
+}()
+
 // cmdSymbol combines an insert and a copy code into an insert-and-copy
 // symbol; lastDist asks for the cells that imply distance code 0, which
 // exist only for insert codes below 8 and copy codes below 16.

@@ -119,44 +119,60 @@ var signedLut = func() (t ctxLut) {
 	return t
 }()
 
-// maxTrees bounds the literal trees of a meta-block (q.maxTrees).
+// maxTrees bounds the literal trees of a meta-block (q.maxTrees), and the
+// block types of each kind of symbol.
 const maxTrees = 16
 
 // ctxState is the context modeling state of an encoder.
 type ctxState struct {
 	lut *ctxLut
-	cl  clusterer // the 64 contexts, by their literals
-	// used has bit id set for every context id with literals; nlits
-	// counts the literals.
-	used  uint64
+	// cl clusters the 64 contexts of each literal block type, by their
+	// literals: item t*64+id is context id of type t.
+	cl     clusterer
+	ntypes int // literal block types
+	// nlits counts the literals.
 	nlits int
 	flat  [256]uint32 // the literals whatever their context
-	// The map from context id to tree, and the trees.
-	cmap   [64]uint8
+	// The map from block type and context id to tree, and the trees.
+	cmap   [64 * maxTrees]uint8
 	ntrees int
 	lens   [maxTrees * 256]uint8
 	codes  [maxTrees * 256]uint32
-	// lookup is the context map for the writer: tree<<8 per context id.
-	lookup [64]uint16
+	// lookup is the context map for the writer: tree<<8 per block type
+	// and context id.
+	lookup [64 * maxTrees]uint16
 }
 
-// count counts the literals of cmds, which code data[start:], by context
-// id; p1 and p2 are the two bytes before start.
-func (c *ctxState) count(cmds []command, data []byte, start int, p1, p2 byte) {
+// count counts the literals of cmds, which code data[start:], by block
+// type and context id; p1 and p2 are the two bytes before start, and runs
+// the literals' blocks (nil for one type).
+func (c *ctxState) count(cmds []command, data []byte, start int, p1, p2 byte, runs []blockRun) {
 	lut := c.lut
-	hist := c.cl.prepare(64, 256)
+	c.ntypes = 1
+	left, off := ^uint32(0), 0
+	if len(runs) > 1 {
+		for _, r := range runs {
+			c.ntypes = max(c.ntypes, int(r.typ)+1)
+		}
+		left = runs[0].n
+		runs = runs[1:]
+	}
+	hist := c.cl.prepare(64*c.ntypes, 256)
 	flat := &c.flat
 	clear(flat[:])
-	used := uint64(0)
 	p, n := start, 0
 	for k := range cmds {
 		cmd := &cmds[k]
 		n += int(cmd.insert)
 		for _, b := range data[p : p+int(cmd.insert)] {
+			if left == 0 {
+				left, off = runs[0].n, int(runs[0].typ)<<14
+				runs = runs[1:]
+			}
+			left--
 			id := lut[0][p1] | lut[1][p2]
-			hist[int(id)<<8|int(b)]++
+			hist[off|int(id)<<8|int(b)]++
 			flat[b]++
-			used |= 1 << (id & 63)
 			p2, p1 = p1, b
 		}
 		p += int(cmd.insert)
@@ -165,7 +181,7 @@ func (c *ctxState) count(cmds []command, data []byte, start int, p1, p2 byte) {
 			p2, p1 = data[p-2], data[p-1]
 		}
 	}
-	c.used, c.nlits = used, n
+	c.nlits = n
 }
 
 // group clusters the contexts into at most limit trees (one if limit is
@@ -176,10 +192,24 @@ func (c *ctxState) group(limit, rounds int) {
 		c.ntrees = c.cl.single(c.flat[:])
 	} else {
 		// The map costs about 2 bits per context id and tree.
-		c.ntrees = c.cl.run(limit, rounds, c.used, func(k int) float64 { return 2 * 64 * float64(bits.Len(uint(k))) })
+		// The map costs about 2 bits per context id with literals and
+		// tree; the ids without take the tree before them, which costs
+		// next to nothing.
+		ids := -1.0
+		c.ntrees = c.cl.run(limit, rounds, func(k int) float64 {
+			if ids < 0 {
+				ids = 0
+				for _, n := range c.cl.total {
+					if n != 0 {
+						ids++
+					}
+				}
+			}
+			return 2 * ids * float64(bits.Len(uint(k)))
+		})
 	}
 	prev := uint8(0)
-	for id := range c.cmap {
+	for id := range c.cmap[:64*c.ntypes] {
 		if c.cl.total[id] != 0 {
 			prev = c.cl.assign[id]
 		}

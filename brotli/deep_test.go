@@ -44,7 +44,7 @@ func TestBlockPlan(t *testing.T) {
 		}
 	}
 	var b blockSplit
-	b.plan(seq, maxAlphabet, minCmdChunk, 8, 2)
+	b.plan(seq, maxAlphabet, minCmdChunk, 8, 2, 0, 0)
 	if b.ntypes != 2 || len(b.runs) != 2 {
 		t.Fatalf("%d types in %d runs, want 2 and 2", b.ntypes, len(b.runs))
 	}
@@ -59,9 +59,47 @@ func TestBlockPlan(t *testing.T) {
 	for i := range seq {
 		seq[i] = uint16(rng.IntN(8))
 	}
-	b.plan(seq, maxAlphabet, minCmdChunk, 8, 2)
+	b.plan(seq, maxAlphabet, minCmdChunk, 8, 2, 0, 0)
 	if b.ntypes != 1 {
 		t.Errorf("uniform sequence split into %d types", b.ntypes)
+	}
+}
+
+// TestBlockRefine splits a sequence whose symbols change away from the
+// chunk boundaries, and back: refined, the blocks switch where the
+// symbols do (chunks alone cannot), with two types; a uniform sequence
+// stays one type.
+func TestBlockRefine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	seq := make([]uint16, 3000)
+	const from, to = 1000, 2100
+	for i := range seq {
+		seq[i] = uint16(rng.IntN(8))
+		if i >= from && i < to {
+			seq[i] += 100
+		}
+	}
+	var b blockSplit
+	b.plan(seq, maxAlphabet, minCmdChunk, 8, 2, 10, cmdSwitchCost)
+	if b.ntypes != 2 || len(b.runs) != 3 {
+		t.Fatalf("%d types in %d runs, want 2 and 3", b.ntypes, len(b.runs))
+	}
+	want := []blockRun{{n: from, typ: 0}, {n: to - from, typ: 1}, {n: 3000 - to, typ: 0}}
+	for k, r := range b.runs {
+		if r.n != want[k].n || r.typ != want[k].typ {
+			t.Errorf("block %d: type %d, %d symbols; want type %d, %d", k, r.typ, r.n, want[k].typ, want[k].n)
+		}
+	}
+	// The types' counts are those of their blocks.
+	if got := b.cl.clTotal[1]; got != to-from {
+		t.Errorf("type 1 counts %d symbols, want %d", got, to-from)
+	}
+	for i := range seq {
+		seq[i] = uint16(rng.IntN(8))
+	}
+	b.plan(seq, maxAlphabet, minCmdChunk, 8, 2, 10, cmdSwitchCost)
+	if b.ntypes != 1 || len(b.runs) != 1 {
+		t.Errorf("uniform sequence split into %d types, %d runs", b.ntypes, len(b.runs))
 	}
 }
 

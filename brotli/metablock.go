@@ -1,5 +1,7 @@
 package brotli
 
+import "math/bits"
+
 // encoder is the state shared by the one-shot Encoder and the streaming
 // Writer: the match finder's table, the commands of the meta-block being
 // built, its histograms and codes, and the output bits.
@@ -55,8 +57,16 @@ type encoder struct {
 	// a code per block type.
 	cmdSplit  blockSplit
 	distSplit blockSplit
+	litSplit  blockSplit // qualities 10 and up
 	seq       []uint16
+	// The distance trees: dmap gives the tree of each block type and
+	// distance context (type*4+context), dtrees counts them and dhist
+	// holds their counts. From quality 10 the contexts of all types are
+	// clustered (dcl); below, type t's contexts all take tree t.
 	dmap      [4 * maxTrees]uint8
+	dtrees    int
+	dhist     []uint32
+	dcl       clusterer
 	cmdLensT  [maxTrees * maxAlphabet]uint8
 	cmdCodesT [maxTrees * maxAlphabet]uint32
 	dLensT    [maxTrees * maxDistAlphabet]uint8
@@ -307,13 +317,20 @@ func (e *encoder) codeMetaBlock(w *window, start int, extraBits int, saved distR
 	if trees == 0 {
 		bw.writeBits(3, 0) // one block type each for literals, commands, distances
 	} else {
-		bw.writeBits(1, 0) // one block type for literals
+		if e.ctx.ntypes > 1 {
+			body += e.litSplit.writeHeader(e, bw)
+		} else {
+			bw.writeBits(1, 0) // one block type for literals
+		}
 		body += e.cmdSplit.writeHeader(e, bw)
 		body += e.distSplit.writeHeader(e, bw)
 	}
 	bw.writeBits(2, uint64(e.dist.postfix))
 	bw.writeBits(4, uint64(e.dist.direct>>e.dist.postfix))
 	bw.writeBits(2, e.cmode)
+	for range e.ctx.ntypes - 1 {
+		bw.writeBits(2, e.cmode)
+	}
 	if trees == 0 {
 		bw.writeBits(1, 0) // one literal tree
 		bw.writeBits(1, 0) // one distance tree
@@ -322,14 +339,8 @@ func (e *encoder) codeMetaBlock(w *window, start int, extraBits int, saved distR
 			e.hs.storeCode(bw, e.distHist[:e.dist.alphabet()], &e.dst, e.dist.alphabetBits())
 	} else {
 		c := &e.ctx
-		e.writeContextMap(bw, c.cmap[:], trees)
-		// A distance tree per distance block type: the 4 distance
-		// contexts of type t use tree t.
-		nd := e.distSplit.ntypes
-		for i := range e.dmap[:4*nd] {
-			e.dmap[i] = uint8(i / 4)
-		}
-		e.writeContextMap(bw, e.dmap[:4*nd], nd)
+		e.writeContextMap(bw, c.cmap[:64*c.ntypes], trees)
+		e.writeContextMap(bw, e.dmap[:4*e.distSplit.ntypes], e.dtrees)
 		for t := range trees {
 			pc := prefixCode{lens: c.lens[t*256 : t*256+256], codes: c.codes[t*256 : t*256+256]}
 			body += e.hs.storeCode(bw, c.cl.clHist[t*256:t*256+256], &pc, 8)
@@ -340,10 +351,10 @@ func (e *encoder) codeMetaBlock(w *window, start int, extraBits int, saved distR
 			body += e.hs.storeCode(bw, e.cmdSplit.cl.clHist[o:o+maxAlphabet], &pc, 10)
 		}
 		da := e.dist.alphabet()
-		for t := range nd {
+		for t := range e.dtrees {
 			o := t * da
 			pc := prefixCode{lens: e.dLensT[o : o+da], codes: e.dCodesT[o : o+da]}
-			body += e.hs.storeCode(bw, e.distSplit.cl.clHist[o:o+da], &pc, e.dist.alphabetBits())
+			body += e.hs.storeCode(bw, e.dhist[o:o+da], &pc, e.dist.alphabetBits())
 		}
 	}
 	if bw.bits()-mark.n*8-int(mark.nacc)+body > 8*n+32 {
@@ -363,8 +374,19 @@ func (e *encoder) codeMetaBlock(w *window, start int, extraBits int, saved distR
 	e.writeCommands(w.data[start:w.end], body, p1, p2)
 }
 
-// minCmdChunk is the fewest symbols block splitting gives a histogram.
-const minCmdChunk = 128
+// minCmdChunk is the fewest symbols block splitting gives a histogram,
+// minLitChunk for literals.
+const (
+	minCmdChunk = 128
+	minLitChunk = 512
+)
+
+// What refine takes a block switch to cost, in bits, by kind of symbol.
+const (
+	litSwitchCost  = 20
+	cmdSwitchCost  = 10
+	distSwitchCost = 10
+)
 
 // splitBlocks plans the block types of the insert-and-copy symbols and of
 // the distance symbols.
@@ -373,14 +395,54 @@ func (e *encoder) splitBlocks() {
 	for _, s := range e.syms {
 		e.seq = append(e.seq, s.cmdSym())
 	}
-	e.cmdSplit.plan(e.seq, maxAlphabet, minCmdChunk, e.q.maxTypes, e.q.rounds)
+	e.cmdSplit.plan(e.seq, maxAlphabet, minCmdChunk, e.q.maxTypes, e.q.rounds, e.q.refine, cmdSwitchCost)
 	e.seq = e.seq[:0]
 	for _, s := range e.syms {
 		if ds := s.distSym(); ds != noDist {
 			e.seq = append(e.seq, ds)
 		}
 	}
-	e.distSplit.plan(e.seq, e.dist.alphabet(), minCmdChunk, e.q.maxTypes, e.q.rounds)
+	e.distSplit.plan(e.seq, e.dist.alphabet(), minCmdChunk, e.q.maxTypes, e.q.rounds, e.q.refine, distSwitchCost)
+	nd := e.distSplit.ntypes
+	if e.q.refine == 0 || len(e.seq) < minClusterLiterals {
+		// A distance tree per block type: the 4 contexts of type t use
+		// tree t.
+		for i := range e.dmap[:4*nd] {
+			e.dmap[i] = uint8(i / 4)
+		}
+		e.dtrees, e.dhist = nd, e.distSplit.cl.clHist
+		return
+	}
+	e.clusterDistances()
+}
+
+// clusterDistances counts the distance symbols by block type and distance
+// context and clusters the type-and-context pairs into trees.
+func (e *encoder) clusterDistances() {
+	da := e.dist.alphabet()
+	nd := e.distSplit.ntypes
+	hist := e.dcl.prepare(4*nd, da)
+	runs := e.distSplit.runs
+	left, base := ^uint32(0), 0
+	if nd > 1 {
+		left, runs = runs[0].n, runs[1:]
+	}
+	for _, s := range e.syms {
+		ds := s.distSym()
+		if ds == noDist {
+			continue
+		}
+		if left == 0 {
+			left, base = runs[0].n, int(runs[0].typ)*4
+			runs = runs[1:]
+		}
+		left--
+		hist[(base+int(distCtx[s.cmdSym()]))*da+int(ds)]++
+	}
+	// The map costs about 2 bits per pair and tree.
+	e.dtrees = e.dcl.run(maxTrees, e.q.rounds, func(k int) float64 { return float64(2 * 4 * nd * bits.Len(uint(k))) })
+	copy(e.dmap[:4*nd], e.dcl.assign)
+	e.dhist = e.dcl.clHist
 }
 
 // A meta-block with fewer than minClusterLiterals literals codes them
@@ -397,13 +459,33 @@ const (
 func (e *encoder) clusterLiterals(w *window, start int) int {
 	c := &e.ctx
 	p1, p2, known := w.contextBytes(start)
-	c.count(e.cmds, w.data, start, p1, p2)
+	var runs []blockRun
+	if e.q.litTypes > 1 {
+		e.splitLiterals(w.data, start)
+		runs = e.litSplit.runs
+	}
+	c.count(e.cmds, w.data, start, p1, p2, runs)
 	limit := min(e.q.maxTrees, 1+c.nlits/minContextLiterals)
 	if !known || c.nlits < minClusterLiterals {
 		limit = 1
 	}
 	c.group(limit, e.q.rounds)
 	return c.ntrees
+}
+
+// splitLiterals plans the block types of the meta-block's literals, which
+// start at data[start].
+func (e *encoder) splitLiterals(data []byte, start int) {
+	e.seq = e.seq[:0]
+	p := start
+	for k := range e.cmds {
+		c := &e.cmds[k]
+		for _, b := range data[p : p+int(c.insert)] {
+			e.seq = append(e.seq, uint16(b))
+		}
+		p += int(c.insert) + int(c.copy)
+	}
+	e.litSplit.plan(e.seq, 256, minLitChunk, e.q.litTypes, e.q.rounds, e.q.refine, litSwitchCost)
 }
 
 // contextBytes returns the two bytes before data[i] as the decoder sees
@@ -528,10 +610,12 @@ func (e *encoder) writeCommands(data []byte, nbits int, p1, p2 byte) {
 	// Literal trees by context, and block types for commands and
 	// distances, each block announced before its first symbol (cmdLeft
 	// and dLeft count down to it).
-	lookup, ctxCodes, lut := &e.ctx.lookup, &e.ctx.codes, e.ctx.lut
-	cmdLeft, dLeft := ^uint32(0), ^uint32(0)
-	var cmdRuns, dRuns []blockRun
-	cmdOff, dOff := 0, 0
+	ctxCodes, lut := &e.ctx.codes, e.ctx.lut
+	lookup := (*[64]uint16)(e.ctx.lookup[:64])
+	cmdLeft, dLeft, litLeft := ^uint32(0), ^uint32(0), ^uint32(0)
+	var cmdRuns, dRuns, litRuns []blockRun
+	cmdOff, dBase := 0, 0
+	dmap := &e.dmap
 	da := e.dist.alphabet()
 	if e.cmdSplit.ntypes > 1 {
 		cmdRuns = e.cmdSplit.runs
@@ -540,6 +624,10 @@ func (e *encoder) writeCommands(data []byte, nbits int, p1, p2 byte) {
 	if e.distSplit.ntypes > 1 {
 		dRuns = e.distSplit.runs
 		dLeft, dRuns = dRuns[0].n, dRuns[1:]
+	}
+	if e.ctx.ntypes > 1 {
+		litRuns = e.litSplit.runs
+		litLeft, litRuns = litRuns[0].n, litRuns[1:]
 	}
 	bs := e.bw.sink(nbits)
 	bs.flush()
@@ -562,6 +650,16 @@ func (e *encoder) writeCommands(data []byte, nbits int, p1, p2 byte) {
 		bs.flush()
 		// Each literal's tree follows from the two bytes before it.
 		for end := p + int(s.insert); p < end; p++ {
+			if litLeft == 0 {
+				bs.flush()
+				r := &litRuns[0]
+				litRuns = litRuns[1:]
+				bs.bits(r.sw, uint(r.swBits))
+				bs.flush()
+				litLeft = r.n
+				lookup = (*[64]uint16)(e.ctx.lookup[int(r.typ)*64:])
+			}
+			litLeft--
 			b := data[p]
 			bs.put(ctxCodes[lookup[lut[0][p1]|lut[1][p2]]|uint16(b)])
 			p2, p1 = p1, b
@@ -580,7 +678,7 @@ func (e *encoder) writeCommands(data []byte, nbits int, p1, p2 byte) {
 				dRuns = dRuns[1:]
 				bs.bits(r.sw, uint(r.swBits))
 				bs.flush()
-				dLeft, dOff = r.n, int(r.typ)*da
+				dLeft, dBase = r.n, int(r.typ)*4
 			}
 			dLeft--
 			// Up to two literals are pending: flush only if the distance
@@ -588,6 +686,7 @@ func (e *encoder) writeCommands(data []byte, nbits int, p1, p2 byte) {
 			if bs.nacc+s.distBits() > 64-15 {
 				bs.flush()
 			}
+			dOff := int(dmap[dBase+int(distCtx[s.cmdSym()])]) * da
 			bs.put(dCodes[dOff+int(s.distSym())])
 			bs.bits(s.distExtra(), s.distBits())
 		}
