@@ -404,7 +404,7 @@ func (e *encoder) splitBlocks() {
 	}
 	e.distSplit.plan(e.seq, e.dist.alphabet(), minCmdChunk, e.q.maxTypes, e.q.rounds, e.q.refine, distSwitchCost)
 	nd := e.distSplit.ntypes
-	if e.q.refine == 0 || len(e.seq) < minClusterLiterals {
+	if e.q.refine == 0 || len(e.seq) < minClusterDistances {
 		// A distance tree per block type: the 4 contexts of type t use
 		// tree t.
 		for i := range e.dmap[:4*nd] {
@@ -415,6 +415,10 @@ func (e *encoder) splitBlocks() {
 	}
 	e.clusterDistances()
 }
+
+// minClusterDistances is the fewest distance symbols whose contexts are
+// clustered (quality 10 and up); fewer take a tree per block type.
+const minClusterDistances = 1024
 
 // clusterDistances counts the distance symbols by block type and distance
 // context and clusters the type-and-context pairs into trees.

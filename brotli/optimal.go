@@ -67,6 +67,7 @@ type optimal struct {
 	// same for a copy at the last distance, whose symbol may imply it.
 	copyCost, lastCost [24][24]float64
 	counts             [256]uint32
+	total              int // of counts
 	cmdHist            [maxAlphabet]uint32
 	dstHist            [maxDistAlphabet]uint32
 }
@@ -320,6 +321,64 @@ func (o *optimal) literalCosts(block []byte) {
 	}
 }
 
+// typeBlend is how many literals' worth the frequencies of all literals
+// count for beside a type's own (typedLiteralCosts): over the corpus at
+// 10, 64 and 1,024 came out 0.02% and 0.07% larger than 256.
+const typeBlend = 256
+
+// typedLiteralCosts fills the prefix sums of the literals' costs from the
+// block types that the last pass's literals split into (splitLiterals):
+// each literal by its frequency in its type, and each byte of a copy as
+// the literal before it. The literal blocks' codes differ most where the
+// content does (an embedded image, a table of numbers), and a global
+// frequency prices literals there by the rest of the block.
+func (o *optimal) typedLiteralCosts(e *encoder, block []byte) {
+	e.splitLiterals(block, 0)
+	b := &e.litSplit
+	if b.ntypes < 2 {
+		o.literalCosts(block)
+		return
+	}
+	var cost [maxTrees][256]float64
+	for t := range b.ntypes {
+		h := b.cl.clHist[t*256 : (t+1)*256]
+		// Blended with the frequencies of all the literals, so that a
+		// byte its type has not seen costs about what it does elsewhere.
+		lt := math.Log2(float64(b.cl.clTotal[t]) + typeBlend)
+		for c, n := range h {
+			g := float64(o.counts[c]+1) / float64(o.total+256)
+			cost[t][c] = lt - math.Log2(float64(n)+typeBlend*g)
+		}
+	}
+	if cap(o.lit) < len(block)+1 {
+		o.lit = make([]float64, len(block)+1)
+	}
+	o.lit = o.lit[:len(block)+1]
+	runs := b.runs
+	left, t := runs[0].n, int(runs[0].typ)
+	runs = runs[1:]
+	sum := 0.0
+	o.lit[0] = 0
+	k := 0
+	for _, c := range e.cmds {
+		for _, x := range block[k : k+int(c.insert)] {
+			if left == 0 {
+				left, t = runs[0].n, int(runs[0].typ)
+				runs = runs[1:]
+			}
+			left--
+			sum += cost[t][x]
+			k++
+			o.lit[k] = sum
+		}
+		for _, x := range block[k : k+int(c.copy)] {
+			sum += cost[t][x]
+			k++
+			o.lit[k] = sum
+		}
+	}
+}
+
 // priorWeight is how many symbols' worth the first pass's guess counts
 // for beside a pass's own counts: a meta-block with few commands (most of
 // it literals) would otherwise make every symbol it did not use look
@@ -352,6 +411,7 @@ func (o *optimal) learn(e *encoder, w *window, start int) {
 	clear(o.counts[:])
 	clear(o.cmdHist[:])
 	clear(o.dstHist[:])
+	o.total = 0
 	z := e.symbolizer()
 	z.cmdHist, z.distHist = &o.cmdHist, &o.dstHist
 	block := w.data[start:w.end]
@@ -360,6 +420,7 @@ func (o *optimal) learn(e *encoder, w *window, start int) {
 		for _, b := range block[p : p+int(c.insert)] {
 			o.counts[b]++
 		}
+		o.total += int(c.insert)
 		p += int(c.insert + c.copy)
 		if c.copy == 0 {
 			z.tail(c.insert)
@@ -367,7 +428,11 @@ func (o *optimal) learn(e *encoder, w *window, start int) {
 		}
 		z.command(c.insert, c.copy, uint32(int8(c.cut)), c.dist, c.dict)
 	}
-	o.literalCosts(block)
+	if e.q.typedCosts {
+		o.typedLiteralCosts(e, block)
+	} else {
+		o.literalCosts(block)
+	}
 	learnCosts(o.cmdCost[:], o.cmdHist[:], cmdPrior)
 	learnCosts(o.dstCost[:e.dist.alphabet()], o.dstHist[:e.dist.alphabet()], dstPrior)
 	o.lengthCosts()

@@ -149,3 +149,119 @@ func TestOptimalTreeGrows(t *testing.T) {
 		t.Errorf("a short body at 11 with a 24-bit window: %d bytes allocated", n)
 	}
 }
+
+// mixedLiterals is text whose literals change character in the middle:
+// words of a small alphabet, then hexadecimal digits, then words again,
+// each stretch with few repeats, so that most of it is coded as literals.
+func mixedLiterals(seed uint64) []byte {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	var b bytes.Buffer
+	words := func(n int) {
+		for b.Len() < n {
+			for range 2 + rng.IntN(7) {
+				b.WriteByte("etaoinshrdlu"[rng.IntN(12)])
+			}
+			b.WriteByte(' ')
+		}
+	}
+	words(40 << 10)
+	for end := b.Len() + 40<<10; b.Len() < end; {
+		b.WriteByte("0123456789abcdef"[rng.IntN(16)])
+		if rng.IntN(20) == 0 {
+			b.WriteString(", #")
+		}
+	}
+	words(b.Len() + 40<<10)
+	return b.Bytes()
+}
+
+// TestLiteralBlockTypes: at 10 and 11 literals of different character
+// get block types of their own, which make the output smaller than one
+// type would, and decode.
+func TestLiteralBlockTypes(t *testing.T) {
+	in := mixedLiterals(1)
+	for _, q := range []int{10, 11} {
+		enc, err := NewEncoder(Options{Quality: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		typed := enc.Encode(nil, in)
+		checkBoth(t, typed, in)
+		if n := enc.e.ctx.ntypes; n < 2 {
+			t.Errorf("quality %d: %d literal block types", q, n)
+		}
+		saved := qualities[q]
+		qualities[q].litTypes = 0
+		one, err := Encode(nil, in, Options{Quality: q})
+		qualities[q] = saved
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkBoth(t, one, in)
+		if len(typed) >= len(one) {
+			t.Errorf("quality %d: %d bytes with literal block types, %d without", q, len(typed), len(one))
+		}
+	}
+}
+
+// TestTypedLiteralCosts: quality 10's parse prices literals by the block
+// types of its quick parse's literals, which on literals of changing
+// character makes the output smaller than prices from all of them.
+func TestTypedLiteralCosts(t *testing.T) {
+	in := mixedLiterals(2)
+	typed, err := Encode(nil, in, Options{Quality: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := qualities[10]
+	qualities[10].typedCosts = false
+	flat, err := Encode(nil, in, Options{Quality: 10})
+	qualities[10] = saved
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBoth(t, typed, in)
+	if len(typed) >= len(flat) {
+		t.Errorf("%d bytes with typed literal costs, %d without", len(typed), len(flat))
+	}
+}
+
+// TestDistanceContexts: from quality 10 the distances of short copies,
+// here all near, and of long ones, all far, get trees of their own
+// through the distance contexts (RFC 7932 section 7.2).
+func TestDistanceContexts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var b bytes.Buffer
+	for b.Len() < 200<<10 {
+		switch n := b.Len(); {
+		case n > 64<<10 && rng.IntN(4) == 0:
+			// A long copy from far back.
+			from := rng.IntN(n - 48<<10)
+			b.Write(bytes.Clone(b.Bytes()[from : from+20+rng.IntN(40)]))
+		case n > 8 && rng.IntN(3) == 0:
+			// Two bytes from just before.
+			d := 2 + rng.IntN(6)
+			b.Write(bytes.Clone(b.Bytes()[n-d : n-d+2]))
+		default:
+			for range 3 + rng.IntN(5) {
+				b.WriteByte(byte(rng.IntN(256)))
+			}
+		}
+	}
+	in := b.Bytes()
+	enc, err := NewEncoder(Options{Quality: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := enc.Encode(nil, in)
+	checkBoth(t, out, in)
+	e := &enc.e
+	split := false
+	for typ := range e.distSplit.ntypes {
+		m := e.dmap[typ*4 : typ*4+4]
+		split = split || m[0] != m[3]
+	}
+	if !split {
+		t.Errorf("distance contexts share their trees: map %v, %d trees", e.dmap[:4*e.distSplit.ntypes], e.dtrees)
+	}
+}
