@@ -66,6 +66,7 @@ type optimal struct {
 	// ic and copy code cc costs with the copy's extra bits; lastCost the
 	// same for a copy at the last distance, whose symbol may imply it.
 	copyCost, lastCost [24][24]float64
+	cmds               []command // findOptimal's commands of the pieces parsed
 	counts             [256]uint32
 	total              int // of counts
 	cmdHist            [maxAlphabet]uint32
@@ -181,6 +182,42 @@ func (e *encoder) treeInsert(data []byte, i int, abs, reach uint32, maxLen, limi
 // findOptimal turns data[start:w.end] into the commands of the cheapest
 // parse it finds (qualities 10 and 11).
 func (e *encoder) findOptimal(w *window, start int) {
+	end := w.end
+	if end-start <= parseSpan {
+		e.parsePiece(w, start)
+		return
+	}
+	// A meta-block longer than parseSpan is parsed a piece at a time; the
+	// literals that end a piece join the next piece's first command,
+	// since only a meta-block's last command may lack a copy. Each piece
+	// prices its first copies with the meta-block's ring of distances
+	// (the ring the piece before leaves made react-dom 11 bytes larger).
+	o := e.opt
+	o.cmds = o.cmds[:0]
+	carry := uint32(0)
+	for s := start; s < end; s = w.end {
+		w.end = min(s+parseSpan, end)
+		e.parsePiece(w, s)
+		e.cmds[0].insert += carry
+		carry = 0
+		if last := e.cmds[len(e.cmds)-1]; last.copy == 0 && w.end < end {
+			carry = last.insert
+			e.cmds = e.cmds[:len(e.cmds)-1]
+		}
+		o.cmds = append(o.cmds, e.cmds...)
+	}
+	e.cmds = append(e.cmds[:0], o.cmds...)
+}
+
+// parseSpan is the most bytes parsed at once: the parse takes 24 bytes
+// per position besides the matches found, while a meta-block may be
+// longer (blockBits), which saves codes and gives block splitting more
+// to choose from.
+const parseSpan = 1 << 18
+
+// parsePiece turns data[start:w.end] into the commands of the cheapest
+// parse it finds, in e.cmds.
+func (e *encoder) parsePiece(w *window, start int) {
 	o := e.opt
 	o.collect(e, w, start)
 	if e.q.passes == 1 {

@@ -265,3 +265,48 @@ func TestDistanceContexts(t *testing.T) {
 		t.Errorf("distance contexts share their trees: map %v, %d trees", e.dmap[:4*e.distSplit.ntypes], e.dtrees)
 	}
 }
+
+// TestOptimalPieces: a meta-block longer than parseSpan is parsed a piece
+// at a time; the literals that end a piece (here random bytes across the
+// boundary) join the next piece's first command. The output decodes, streamed and with a window smaller
+// than the meta-block too, and is smaller than meta-blocks of one piece.
+func TestOptimalPieces(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	base := mixedLiterals(3)
+	var b bytes.Buffer
+	for b.Len() < 3*parseSpan {
+		if b.Len() > parseSpan-300 && b.Len() < parseSpan+300 {
+			for range 600 {
+				b.WriteByte(byte(rng.IntN(256)))
+			}
+		}
+		from := rng.IntN(len(base) - 4096)
+		b.Write(base[from : from+256+rng.IntN(3000)])
+	}
+	in := b.Bytes()
+	for _, q := range []int{10, 11} {
+		out, err := Encode(nil, in, Options{Quality: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkBoth(t, out, in)
+		var s bytes.Buffer
+		w, err := NewWriter(&s, Options{Quality: q, LGWin: 18})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(in)
+		w.Close()
+		checkBoth(t, s.Bytes(), in)
+		saved := qualities[q]
+		qualities[q].blockBits = 18
+		short, err := Encode(nil, in, Options{Quality: q})
+		qualities[q] = saved
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out) >= len(short) {
+			t.Errorf("quality %d: %d bytes in long meta-blocks, %d in meta-blocks of one piece", q, len(out), len(short))
+		}
+	}
+}
