@@ -1,17 +1,14 @@
 package brotli
 
-import (
-	"math"
-	"math/bits"
-)
+import "math/bits"
 
 // Block splitting (RFC 7932 section 6), used from quality 5 for the
 // insert-and-copy symbols and the distance symbols, and from quality 10
-// for literals. A meta-block's symbols of one kind are cut into chunks of
-// equal length, the chunks' histograms are clustered (clusterer) into
-// block types, each with its own prefix code, and runs of chunks of one
-// type become blocks. From quality 10 the boundaries are then moved
-// symbol by symbol (refine). The decoder is told of each switch by a block
+// for literals. At qualities 5-9 a meta-block's symbols of one kind are
+// cut into chunks of equal length, the chunks' histograms are clustered
+// (clusterer) into block types, each with its own prefix code, and runs of
+// chunks of one type become blocks; from quality 10 each symbol is given
+// its type (refineSplit). The decoder is told of each switch by a block
 // type code and a block count code.
 
 // blockRun is one block: its type, length in symbols and the codes that
@@ -57,13 +54,7 @@ type blockSplit struct {
 	cl     clusterer
 	ntypes int
 	runs   []blockRun
-	// Scratch of refine: each symbol's type, and per symbol the types
-	// whose cheapest path switched to them there (a bit each) and the
-	// type the switch came from.
-	types    []uint8
-	switched []uint16
-	from     []uint8
-	costT    []float32 // refine's costs, symbol-major: costT[s*ntypes+t]
+	rs     refineScratch // refineSplit's
 	// The codes for the block type and block count symbols.
 	typeHist   [maxTrees + 2]uint32
 	typeLens   [maxTrees + 2]uint8
@@ -77,15 +68,28 @@ type blockSplit struct {
 const switchBits = 12
 
 // plan splits seq (symbols below alpha) into blocks of at most limit
-// types; chunks are at least minChunk symbols. With refine > 0, the
-// boundaries are then moved symbol by symbol in that many rounds, a
-// switch of type priced at switchCost bits.
-func (b *blockSplit) plan(seq []uint16, alpha, minChunk, limit, rounds, refine int, switchCost float32) {
+// types; chunks are at least minChunk symbols, clustered in rounds
+// rounds. With r.rounds > 0 the split is refined symbol by symbol instead
+// (refineSplit).
+func (b *blockSplit) plan(seq []uint16, alpha, minChunk, limit, rounds int, r refinement) {
+	b.runs = b.runs[:0]
 	if len(seq) == 0 {
 		// One (empty) block; only its type's code is written.
 		b.cl.prepare(1, alpha)
 		b.ntypes = b.cl.run(1, 0, nil)
-		b.runs = b.runs[:0]
+		return
+	}
+	if r.rounds > 0 && len(seq) >= 2*minChunk && limit > 1 {
+		b.refineSplit(seq, alpha, limit, r)
+		// Runs of symbols of one type are one block.
+		for _, t := range b.rs.types[:len(seq)] {
+			if k := len(b.runs) - 1; k >= 0 && b.runs[k].typ == t {
+				b.runs[k].n++
+				continue
+			}
+			b.runs = append(b.runs, blockRun{n: 1, typ: t})
+		}
+		b.codes()
 		return
 	}
 	chunk := max(minChunk, (len(seq)+63)/64)
@@ -98,9 +102,7 @@ func (b *blockSplit) plan(seq []uint16, alpha, minChunk, limit, rounds, refine i
 		limit = 1
 	}
 	b.ntypes = b.cl.run(limit, rounds, func(k int) float64 {
-		// Refined splits start from as many types as the symbols pay
-		// trees for: refine and merge decide what the switches cost.
-		if k == 1 || items < 2 || refine > 0 {
+		if k == 1 || items < 2 {
 			return 0
 		}
 		runs := 1
@@ -112,161 +114,17 @@ func (b *blockSplit) plan(seq []uint16, alpha, minChunk, limit, rounds, refine i
 		// The runs, and the codes for types and counts.
 		return float64(runs*switchBits) + 80
 	})
-	b.runs = b.runs[:0]
-	if refine > 0 && b.ntypes > 1 {
-		b.refine(seq, alpha, refine, switchCost)
-		if b.merge(seq, alpha, switchCost) && b.ntypes > 1 {
-			b.refine(seq, alpha, 2, switchCost)
+	// Runs of chunks of one type are one block.
+	for i := 0; i < items; i++ {
+		n := uint32(min(chunk, len(seq)-i*chunk))
+		t := b.cl.assign[i]
+		if k := len(b.runs) - 1; k >= 0 && b.runs[k].typ == t {
+			b.runs[k].n += n
+			continue
 		}
-		// Runs of symbols of one type are one block.
-		for _, t := range b.types[:len(seq)] {
-			if k := len(b.runs) - 1; k >= 0 && b.runs[k].typ == t {
-				b.runs[k].n++
-				continue
-			}
-			b.runs = append(b.runs, blockRun{n: 1, typ: t})
-		}
-	} else {
-		// Runs of chunks of one type are one block.
-		for i := 0; i < items; i++ {
-			n := uint32(min(chunk, len(seq)-i*chunk))
-			t := b.cl.assign[i]
-			if k := len(b.runs) - 1; k >= 0 && b.runs[k].typ == t {
-				b.runs[k].n += n
-				continue
-			}
-			b.runs = append(b.runs, blockRun{n: n, typ: t})
-		}
+		b.runs = append(b.runs, blockRun{n: n, typ: t})
 	}
 	b.codes()
-}
-
-// refine moves the boundaries between blocks symbol by symbol. Each
-// round prices every symbol with every type's code (from the types'
-// counts) and finds the cheapest assignment of types to the symbols, a
-// change of type costing switchCost bits: a shortest path through
-// (symbol, type), kept as one running cost per type. The types' counts
-// are then taken again from the assignment for the next round. Types
-// that lose all their symbols are dropped, and the others numbered in
-// order of first use, as the decoder starts with type 0. The result is
-// in b.types, and the types' counts in b.cl.clHist and clTotal.
-func (b *blockSplit) refine(seq []uint16, alpha, rounds int, switchCost float32) {
-	n := len(seq)
-	b.types = grow(b.types, n)
-	b.switched = grow(b.switched, n)
-	b.from = grow(b.from, n)
-	cl := &b.cl
-	for range rounds {
-		k := b.ntypes
-		b.costT = grow(b.costT, alpha*k)
-		for t := range k {
-			cl.costs(t)
-			for s, v := range cl.cost[t*alpha : (t+1)*alpha] {
-				b.costT[s*k+t] = v
-			}
-		}
-		var acc [maxTrees]float32
-		best := 0 // the cheapest type so far
-		for i, s := range seq {
-			floor := acc[best] + switchCost
-			row := b.costT[int(s)*k : int(s)*k+k]
-			mask, nb, nv := uint16(0), 0, float32(math.MaxFloat32)
-			for t, c := range row {
-				v := acc[t]
-				if v > floor {
-					v = floor
-					mask |= 1 << t
-				}
-				v += c
-				acc[t] = v
-				if v < nv {
-					nb, nv = t, v
-				}
-			}
-			b.switched[i], b.from[i] = mask, uint8(best)
-			best = nb
-		}
-		// Back from the cheapest end: where the path's type was reached
-		// by a switch, it continues from the type the switch came from.
-		t := best
-		for i := n - 1; i >= 0; i-- {
-			b.types[i] = uint8(t)
-			if b.switched[i]>>t&1 != 0 {
-				t = int(b.from[i])
-			}
-		}
-		b.recount(seq, alpha)
-	}
-}
-
-// merge joins two types into one while one code for both costs less
-// than their two codes and the switches between them; it reports whether
-// it joined any.
-func (b *blockSplit) merge(seq []uint16, alpha int, switchCost float32) bool {
-	cl := &b.cl
-	types := b.types[:len(seq)]
-	joined := false
-	for b.ntypes > 1 {
-		k := b.ntypes
-		var own [maxTrees]float64
-		for t := range k {
-			own[t] = cl.clusterBits(t)
-		}
-		// The switches between each pair of types.
-		var between [maxTrees][maxTrees]int32
-		prev := types[0]
-		for _, t := range types[1:] {
-			if t != prev {
-				between[min(t, prev)][max(t, prev)]++
-				prev = t
-			}
-		}
-		ba, bb, gain := 0, 0, 0.0
-		for x := range k {
-			for y := x + 1; y < k; y++ {
-				g := own[x] + own[y] + float64(between[x][y])*float64(switchCost) - cl.pairBits(x, y)
-				if g > gain {
-					ba, bb, gain = x, y, g
-				}
-			}
-		}
-		if gain <= 0 {
-			break
-		}
-		for i, t := range types {
-			if int(t) == bb {
-				types[i] = uint8(ba)
-			}
-		}
-		b.recount(seq, alpha)
-		joined = true
-	}
-	return joined
-}
-
-// recount numbers the types of b.types in order of first use, dropping
-// the unused, and counts their symbols into b.cl.
-func (b *blockSplit) recount(seq []uint16, alpha int) {
-	var renum [maxTrees]uint8
-	for i := range renum {
-		renum[i] = 0xff
-	}
-	k := 0
-	cl := &b.cl
-	clear(cl.clHist[:b.ntypes*alpha])
-	clear(cl.clTotal[:])
-	for i, s := range seq {
-		t := b.types[i]
-		if renum[t] == 0xff {
-			renum[t] = uint8(k)
-			k++
-		}
-		t = renum[t]
-		b.types[i] = t
-		cl.clHist[int(t)*alpha+int(s)]++
-		cl.clTotal[t]++
-	}
-	b.ntypes = k
 }
 
 // codes chooses the block type and count symbols of the runs.

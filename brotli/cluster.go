@@ -146,21 +146,6 @@ func (c *clusterer) clusterBits(t int) float64 {
 	return xlog2x(c.clTotal[t]) - sum + treeBits(ns)
 }
 
-// pairBits is the estimated size in bits of clusters x and y as one.
-func (c *clusterer) pairBits(x, y int) float64 {
-	a := c.alpha
-	hy := c.clHist[y*a : (y+1)*a]
-	ns := 0
-	sum := 0.0
-	for s, v := range c.clHist[x*a : (x+1)*a] {
-		if v += hy[s]; v != 0 {
-			sum += xlog2x(v)
-			ns++
-		}
-	}
-	return xlog2x(c.clTotal[x]+c.clTotal[y]) - sum + treeBits(ns)
-}
-
 // costs recomputes the cost of each symbol in cluster t from its counts.
 func (c *clusterer) costs(t int) {
 	a := c.alpha

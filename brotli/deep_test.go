@@ -44,7 +44,7 @@ func TestBlockPlan(t *testing.T) {
 		}
 	}
 	var b blockSplit
-	b.plan(seq, maxAlphabet, minCmdChunk, 8, 2, 0, 0)
+	b.plan(seq, maxAlphabet, minCmdChunk, 8, 2, refinement{})
 	if b.ntypes != 2 || len(b.runs) != 2 {
 		t.Fatalf("%d types in %d runs, want 2 and 2", b.ntypes, len(b.runs))
 	}
@@ -59,7 +59,7 @@ func TestBlockPlan(t *testing.T) {
 	for i := range seq {
 		seq[i] = uint16(rng.IntN(8))
 	}
-	b.plan(seq, maxAlphabet, minCmdChunk, 8, 2, 0, 0)
+	b.plan(seq, maxAlphabet, minCmdChunk, 8, 2, refinement{})
 	if b.ntypes != 1 {
 		t.Errorf("uniform sequence split into %d types", b.ntypes)
 	}
@@ -80,7 +80,7 @@ func TestBlockRefine(t *testing.T) {
 		}
 	}
 	var b blockSplit
-	b.plan(seq, maxAlphabet, minCmdChunk, 8, 2, 10, cmdSwitchCost)
+	b.plan(seq, maxAlphabet, minCmdChunk, 8, 2, refinement{rounds: 10, wide: 2, switchCost: cmdSwitchCost})
 	if b.ntypes != 2 || len(b.runs) != 3 {
 		t.Fatalf("%d types in %d runs, want 2 and 3", b.ntypes, len(b.runs))
 	}
@@ -97,7 +97,7 @@ func TestBlockRefine(t *testing.T) {
 	for i := range seq {
 		seq[i] = uint16(rng.IntN(8))
 	}
-	b.plan(seq, maxAlphabet, minCmdChunk, 8, 2, 10, cmdSwitchCost)
+	b.plan(seq, maxAlphabet, minCmdChunk, 8, 2, refinement{rounds: 10, wide: 2, switchCost: cmdSwitchCost})
 	if b.ntypes != 1 || len(b.runs) != 1 {
 		t.Errorf("uniform sequence split into %d types, %d runs", b.ntypes, len(b.runs))
 	}

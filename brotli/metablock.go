@@ -381,11 +381,18 @@ const (
 	minLitChunk = 512
 )
 
-// What refine takes a block switch to cost, in bits, by kind of symbol.
+// refinement is how the quality refines a split whose switches cost
+// switchCost bits.
+func (e *encoder) refinement(switchCost float32) refinement {
+	return refinement{rounds: e.q.refine, wide: e.q.wide, switchCost: switchCost}
+}
+
+// What a block switch is taken to cost, in bits, by kind of symbol
+// (refineSplit).
 const (
 	litSwitchCost  = 20
 	cmdSwitchCost  = 10
-	distSwitchCost = 10
+	distSwitchCost = 14
 )
 
 // splitBlocks plans the block types of the insert-and-copy symbols and of
@@ -395,14 +402,14 @@ func (e *encoder) splitBlocks() {
 	for _, s := range e.syms {
 		e.seq = append(e.seq, s.cmdSym())
 	}
-	e.cmdSplit.plan(e.seq, maxAlphabet, minCmdChunk, e.q.maxTypes, e.q.rounds, e.q.refine, cmdSwitchCost)
+	e.cmdSplit.plan(e.seq, maxAlphabet, minCmdChunk, e.q.maxTypes, e.q.rounds, e.refinement(cmdSwitchCost))
 	e.seq = e.seq[:0]
 	for _, s := range e.syms {
 		if ds := s.distSym(); ds != noDist {
 			e.seq = append(e.seq, ds)
 		}
 	}
-	e.distSplit.plan(e.seq, e.dist.alphabet(), minCmdChunk, e.q.maxTypes, e.q.rounds, e.q.refine, distSwitchCost)
+	e.distSplit.plan(e.seq, e.dist.alphabet(), minCmdChunk, e.q.maxTypes, e.q.rounds, e.refinement(distSwitchCost))
 	nd := e.distSplit.ntypes
 	if e.q.refine == 0 || len(e.seq) < minClusterDistances {
 		// A distance tree per block type: the 4 contexts of type t use
@@ -489,7 +496,7 @@ func (e *encoder) splitLiterals(data []byte, start int) {
 		}
 		p += int(c.insert) + int(c.copy)
 	}
-	e.litSplit.plan(e.seq, 256, minLitChunk, e.q.litTypes, e.q.rounds, e.q.refine, litSwitchCost)
+	e.litSplit.plan(e.seq, 256, minLitChunk, e.q.litTypes, e.q.rounds, e.refinement(litSwitchCost))
 }
 
 // contextBytes returns the two bytes before data[i] as the decoder sees

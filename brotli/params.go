@@ -82,9 +82,10 @@ type quality struct {
 	maxTypes  int // block types for commands and distances
 	// Qualities 10 and up: block types for literals (at most litTypes,
 	// 0 for one), and rounds of moving block boundaries symbol by symbol
-	// (blockSplit.refine).
+	// (refineSplit), the first wide of them with up to wideTypes types.
 	litTypes int
 	refine   int
+	wide     int
 	// typedCosts: a pass learning from the last prices literals by the
 	// block types its literals split into (typedLiteralCosts); at 11,
 	// whose second pass learns from a first of guessed costs, it made the
@@ -126,8 +127,8 @@ var qualities = [MaxQuality + 1]quality{
 	7:  {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 10, lazySteps: 2, niceLen: 96, lazyBelow: 24, lazyWays: 16, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
 	8:  {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 16, lazySteps: 3, niceLen: 128, lazyBelow: 32, lazyWays: 16, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
 	9:  {rounds: 2, hashBits: 15, ways: 128, hashLen: 4, skipShift: 11, blockBits: 18, deep: true, ringCands: 16, lazySteps: 4, niceLen: 192, lazyBelow: 192, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: 10},
-	10: {rounds: 3, hashBits: 17, hashLen: 4, blockBits: 20, deep: true, optimal: true, nearScan: 16, treeDepth: 64, niceLen: 150, passes: 1, starts: 1, maxTrees: 16, maxTypes: 8, litTypes: 8, refine: 10, typedCosts: true, dictDepth: 32, dictBelow: 32},
-	11: {rounds: 3, hashBits: 17, hashLen: 4, blockBits: 20, deep: true, optimal: true, nearScan: 64, treeDepth: 64, niceLen: 325, passes: 2, starts: 3, maxTrees: 16, maxTypes: 8, litTypes: 8, refine: 10, dictDepth: 32, dictBelow: 32},
+	10: {rounds: 3, hashBits: 17, hashLen: 4, blockBits: 21, deep: true, optimal: true, nearScan: 16, treeDepth: 64, niceLen: 150, passes: 1, starts: 1, maxTrees: 16, maxTypes: 8, litTypes: 8, refine: 10, wide: 1, typedCosts: true, dictDepth: 32, dictBelow: 16},
+	11: {rounds: 3, hashBits: 17, hashLen: 4, blockBits: 21, deep: true, optimal: true, nearScan: 64, treeDepth: 64, niceLen: 325, passes: 2, starts: 3, maxTrees: 16, maxTypes: 8, litTypes: 8, refine: 10, wide: 2, dictDepth: 32, dictBelow: 32},
 }
 
 // normalize checks o and fills in defaults.
