@@ -23,6 +23,20 @@ type huffScratch struct {
 	// The run-length coded code lengths of the code being stored.
 	rleSym   [maxAlphabet]uint8
 	rleExtra [maxAlphabet]uint8
+	nrle     int
+	// The code of the run-length symbols: lengths as stored in the
+	// header, lengths and codes as the symbols are written (all zero for
+	// a lone symbol), how many header entries are skipped and stored.
+	clHeader, clLens [18]uint8
+	clCodes          [18]uint32
+	clSkip, clStored int
+	// storeCode's: whether it tries raiseRare (qualities 10 and up), the
+	// used symbols of the code being stored, and counts with a floor and
+	// their lengths.
+	floors  bool
+	used    [maxAlphabet]uint16
+	alt     [maxAlphabet]uint32
+	altLens [maxAlphabet]uint8
 }
 
 // prefixCode is a canonical prefix code: lens[s] bits for symbol s, and
@@ -175,8 +189,49 @@ func (hs *huffScratch) storeCode(w *bitWriter, hist []uint32, pc *prefixCode, al
 		hs.storeSimple(w, pc, alphabetBits)
 		return cost
 	}
+	// describe builds a code of its own, which overwrites hs.syms.
+	syms = hs.used[:copy(hs.used[:], syms)]
+	if hs.floors {
+		cost = hs.raiseRare(hist, pc, syms, cost)
+	}
 	assignCodes(pc.lens, pc.codes, syms)
-	hs.storeComplex(w, pc.lens, syms)
+	hs.describe(pc.lens, syms)
+	hs.emitComplex(w)
+	return cost
+}
+
+// raiseRare tries the code for hist with the counts below 2, 4 and 8
+// raised to that floor: rare symbols then share a length, which the
+// description codes in fewer bits, and on small bodies that saves more
+// than the symbols lose (the 2 KB JSON 1.3% smaller at quality 10). It
+// keeps in pc the lengths that cost least in all and returns what hist
+// costs with them; cost is what it costs with pc's lengths as they are.
+func (hs *huffScratch) raiseRare(hist []uint32, pc *prefixCode, syms []uint16, cost int) int {
+	best := cost + hs.describe(pc.lens, syms)
+	n := int(syms[len(syms)-1]) + 1
+	for floor := uint32(2); floor <= 8; floor *= 2 {
+		raised := false
+		clear(hs.alt[:n])
+		for _, s := range syms {
+			c := hist[s]
+			if c < floor {
+				c, raised = floor, true
+			}
+			hs.alt[s] = c
+		}
+		if !raised {
+			break
+		}
+		hs.buildLengths(hs.alt[:n], 15, hs.altLens[:n])
+		alt := 0
+		for _, s := range syms {
+			alt += int(hist[s]) * int(hs.altLens[s])
+		}
+		if c := alt + hs.describe(hs.altLens[:n], syms); c < best {
+			best, cost = c, alt
+			copy(pc.lens[:n], hs.altLens[:n])
+		}
+	}
 	return cost
 }
 
@@ -212,12 +267,13 @@ func (hs *huffScratch) storeSimple(w *bitWriter, pc *prefixCode, alphabetBits ui
 	}
 }
 
-// storeComplex writes lens (a complete code) in the complex form: the
-// lengths run-length coded with codes 16 (repeat the previous non-zero
-// length) and 17 (repeat zero), themselves Huffman coded. syms are the
-// symbols with a length, ascending: the runs of zeros are the gaps between
-// them, so the work follows the symbols used, not the alphabet.
-func (hs *huffScratch) storeComplex(w *bitWriter, lens []uint8, syms []uint16) {
+// describe plans the complex form of lens (a complete code) and returns
+// its bits: the lengths run-length coded with codes 16 (repeat the
+// previous non-zero length) and 17 (repeat zero), themselves Huffman
+// coded. syms are the symbols with a length, ascending: the runs of zeros
+// are the gaps between them, so the work follows the symbols used, not
+// the alphabet. emitComplex writes what it planned.
+func (hs *huffScratch) describe(lens []uint8, syms []uint16) int {
 	nt := 0
 	emit := func(sym, extra uint8) {
 		hs.rleSym[nt] = sym
@@ -305,21 +361,35 @@ func (hs *huffScratch) storeComplex(w *bitWriter, lens []uint8, syms []uint16) {
 			skip = 3
 		}
 	}
-	w.writeBits(2, uint64(skip))
+	bits := 2
 	for _, s := range clOrder[skip:stored] {
-		l := clLens[s]
-		w.writeBits(uint(clLenWidth[l]), uint64(clLenCode[l]))
+		bits += int(clLenWidth[clLens[s]])
 	}
+	hs.clHeader, hs.clSkip, hs.clStored, hs.nrle = clLens, skip, stored, nt
 	if used == 1 {
 		clLens = [18]uint8{}
 	}
-	for i, s := range hs.rleSym[:nt] {
-		w.writeBits(uint(clLens[s]), uint64(clCodes[s]>>4))
-		switch s {
-		case 16:
-			w.writeBits(2, uint64(hs.rleExtra[i]))
-		case 17:
-			w.writeBits(3, uint64(hs.rleExtra[i]))
+	hs.clLens, hs.clCodes = clLens, clCodes
+	for _, s := range hs.rleSym[:nt] {
+		bits += int(clLens[s]) + int(rleExtraBits[s])
+	}
+	return bits
+}
+
+// rleExtraBits is the extra bits of each code length symbol.
+var rleExtraBits = [18]uint8{16: 2, 17: 3}
+
+// emitComplex writes the description that describe planned last.
+func (hs *huffScratch) emitComplex(w *bitWriter) {
+	w.writeBits(2, uint64(hs.clSkip))
+	for _, s := range clOrder[hs.clSkip:hs.clStored] {
+		l := hs.clHeader[s]
+		w.writeBits(uint(clLenWidth[l]), uint64(clLenCode[l]))
+	}
+	for i, s := range hs.rleSym[:hs.nrle] {
+		w.writeBits(uint(hs.clLens[s]), uint64(hs.clCodes[s]>>4))
+		if x := rleExtraBits[s]; x != 0 {
+			w.writeBits(uint(x), uint64(hs.rleExtra[i]))
 		}
 	}
 }

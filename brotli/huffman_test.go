@@ -75,3 +75,41 @@ func TestSkewedLiterals(t *testing.T) {
 		}
 	}
 }
+
+// TestRaiseRare: a code with many rare symbols scattered over the
+// insert-and-copy alphabet, as a small body has, costs fewer bits in all
+// (description and symbols) with the rare counts raised to a floor, and
+// its lengths still make a complete code.
+func TestRaiseRare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	hist := make([]uint32, maxAlphabet)
+	for range 50 {
+		hist[rng.IntN(maxAlphabet)] += 1 + uint32(rng.IntN(3))
+	}
+	hist[130], hist[131], hist[132] = 40, 30, 20
+	total := func(floors bool) (int, []uint8) {
+		var hs huffScratch
+		hs.floors = floors
+		var w bitWriter
+		lens := make([]uint8, maxAlphabet)
+		pc := prefixCode{lens: lens, codes: make([]uint32, maxAlphabet)}
+		return hs.storeCode(&w, hist, &pc, 10) + w.bits(), lens
+	}
+	plain, _ := total(false)
+	raised, lens := total(true)
+	if raised >= plain {
+		t.Errorf("%d bits with rare counts raised, %d without", raised, plain)
+	}
+	kraft := 0
+	for s, l := range lens {
+		if (l != 0) != (hist[s] != 0) {
+			t.Fatalf("symbol %d: count %d, length %d", s, hist[s], l)
+		}
+		if l != 0 {
+			kraft += 1 << (15 - l)
+		}
+	}
+	if kraft != 1<<15 {
+		t.Errorf("code not complete (Kraft %d/%d)", kraft, 1<<15)
+	}
+}

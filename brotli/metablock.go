@@ -150,6 +150,7 @@ func (e *encoder) setup(opts Options, lgwin, sizeHint int, ringKnown bool) {
 		}
 		e.heads = e.heads[:1<<hb]
 	}
+	e.hs.floors = e.q.optimal
 	e.ring.reset(ringKnown)
 	e.dictSearches, e.dictHit = 0, 0
 	if e.q.dictDepth > 0 && e.dict == nil {
