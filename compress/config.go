@@ -76,11 +76,7 @@ func newConfig(opts Options) (*config, error) {
 	c.coding[Brotli] = newCodingConfig(opts.Brotli.Types, opts.Brotli.MinLength, opts.Brotli.Level, opts.Brotli.Buffers)
 	c.coding[Zstd] = newCodingConfig(opts.Zstd.Types, opts.Zstd.MinLength, opts.Zstd.Level, opts.Zstd.Buffers)
 	c.coding[Gzip] = newCodingConfig(opts.Gzip.Types, opts.Gzip.MinLength, opts.Gzip.Level, opts.Gzip.Buffers)
-	// Brotli at a level its own encoder does not implement stays serial:
-	// only that encoder makes segments that concatenate into one stream.
-	if ParallelBrotli(opts.Brotli.Level) {
-		c.coding[Brotli].par = newParallelConfig(Brotli, opts.Brotli.Parallel)
-	}
+	c.coding[Brotli].par = newParallelConfig(Brotli, opts.Brotli.Parallel)
 	c.coding[Zstd].par = newParallelConfig(Zstd, opts.Zstd.Parallel)
 	c.coding[Gzip].par = newParallelConfig(Gzip, opts.Gzip.Parallel)
 

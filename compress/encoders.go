@@ -25,11 +25,11 @@ type encoder interface {
 // ownBrotliMax are served by mosaic's own encoder (package brotli), which
 // at those levels is faster than andybalholm/brotli with output no larger
 // summed over the corpus and within 1% on every file; the others by
-// andybalholm/brotli: level 0, and 10 and 11, where the own encoder's
-// output is up to 5% larger than Google's on a file (and so than
-// andybalholm's, a translation of it). The README's "Which encoder serves
-// which brotli level" has the figures. Both keep their memory across
-// Reset.
+// andybalholm/brotli: level 0, where the own encoder is not shown faster,
+// and 11, where its output is 0.2% larger than Google's summed over the
+// corpus (and so than andybalholm's, a translation of it). The README's
+// "Which encoder serves which brotli level" has the figures. Both keep
+// their memory across Reset.
 type brotliStream interface {
 	encoder
 	Reset(io.Writer)
@@ -40,28 +40,10 @@ type brotliStream interface {
 // within 1% by file).
 const (
 	ownBrotliMin = 1
-	ownBrotliMax = 9
+	ownBrotliMax = 10
 )
 
 func ownBrotli(level int) bool { return level >= ownBrotliMin && level <= ownBrotliMax }
-
-// ParallelBrotli reports whether brotli at level is cut into segments on
-// brotli_thread_pool: levels brotli.MinQuality to MaxParallelBrotli of
-// mosaic's own encoder, since only its segments concatenate into one
-// stream. A response at another level is compressed serially, in the
-// request, whatever brotli_thread_pool says. The range reaches past the
-// levels the own encoder serves serially (ownBrotli): where the other
-// encoder is faster on one core, the own encoder on several still answers
-// sooner at no larger size.
-func ParallelBrotli(level int) bool {
-	return level >= brotli.MinQuality && level <= MaxParallelBrotli
-}
-
-// MaxParallelBrotli is the highest brotli level cut into segments. The own
-// encoder implements 10 and 11, but its output there is up to 5% larger
-// than the serial encoder's on some files (brotli README), beyond the 1%
-// that segments may cost.
-const MaxParallelBrotli = 9
 
 // brotliBody is what a response tells its brotli encoder about the body:
 // its declared length (-1 when unknown), which the own encoder takes as a

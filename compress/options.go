@@ -70,10 +70,9 @@ type BrotliOptions struct {
 	Encoders *EncoderPool
 
 	// Parallel compresses long bodies in segments on a pool
-	// (brotli_thread_pool, brotli_parallel_*) at the levels for which
-	// ParallelBrotli is true: catable segments of mosaic's own encoder,
-	// each able to copy from the 256 KiB before it. At other levels they
-	// are validated, and brotli is compressed serially.
+	// (brotli_thread_pool, brotli_parallel_*): catable segments of
+	// mosaic's own encoder at every level, each able to copy from the
+	// 256 KiB before it.
 	Parallel Parallel
 }
 

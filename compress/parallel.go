@@ -38,8 +38,8 @@ import (
 //     (brotli.Encoder.EncodeSegment), which may copy from the 256 KiB of
 //     input before it (brotli.MaxPrefix); the first carries the stream header, the others end
 //     on a byte boundary, the last with the last meta-block, and together
-//     they are one brotli stream. Only the levels the own encoder
-//     implements can be cut so (ParallelBrotli); the others stay serial.
+//     they are one brotli stream, at every level (levels 0 and 11,
+//     which andybalholm/brotli serves serially, too).
 //
 // The response's goroutine cuts and sends; the pool only compresses. At
 // most *_parallel_tasks segments of a response are queued, being

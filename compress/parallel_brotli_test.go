@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/mosaic-edge/mosaic/brotli"
 	"github.com/mosaic-edge/mosaic/compress"
 )
 
@@ -39,15 +38,24 @@ func brotliParallel(t *testing.T, body []byte, level, seg int, pool compress.Wor
 // segments cost more (each starts without the distances the serial
 // stream had, and reaches back only 64 KiB), but the prefix keeps even 64k
 // segments within 5%, where segments without one are 9-13% larger on
-// react-dom.
+// react-dom. At 11 the serial encoder is andybalholm/brotli, Google's
+// encoder translated, and the segments are mosaic's: held to the 1 MiB
+// bound alone (64k segments cost about 5% at 10 and 11, and these levels
+// take most of a minute under the race detector; 10, +0.20% at 1 MiB,
+// is left out for the same reason).
 func TestParallelBrotliSizeNearSerial(t *testing.T) {
 	body := largeBody(t)
-	for _, level := range []int{1, 4, 6, 9} {
+	type bound struct {
+		seg   int
+		bound float64
+	}
+	for _, level := range []int{1, 4, 6, 9, 11} {
 		serial := len(brotliParallel(t, body, level, compress.DefaultSegmentSize, nil))
-		for _, c := range []struct {
-			seg   int
-			bound float64
-		}{{1 << 20, 0.01}, {64 << 10, 0.10}} {
+		bounds := []bound{{1 << 20, 0.01}, {64 << 10, 0.10}}
+		if level == 11 {
+			bounds = bounds[:1]
+		}
+		for _, c := range bounds {
 			pool := newTestPool(t, 2, 64)
 			n := len(brotliParallel(t, body, level, c.seg, pool))
 			if pool.submitted.Load() == 0 {
@@ -60,32 +68,6 @@ func TestParallelBrotliSizeNearSerial(t *testing.T) {
 					level, c.seg>>10, n, 100*diff, serial, 100*c.bound)
 			}
 		}
-	}
-}
-
-// A level above MaxParallelBrotli is not cut into segments (the own
-// encoder's output there is larger than the serial encoder's by more than
-// segments may cost): it is compressed as without the pool, byte for
-// byte, and the pool gets nothing.
-func TestParallelBrotliSerialLevels(t *testing.T) {
-	const level = 11
-	if compress.ParallelBrotli(level) {
-		t.Skipf("level %d is cut into segments: no level is left serial", level)
-	}
-	for l := brotli.MinQuality; l <= compress.MaxParallelBrotli; l++ {
-		if !compress.ParallelBrotli(l) {
-			t.Errorf("ParallelBrotli(%d) = false", l)
-		}
-	}
-	body := words(300 << 10)
-	pool := newTestPool(t, 2, 64)
-	parallel := brotliParallel(t, body, level, 64<<10, pool)
-	serial := brotliParallel(t, body, level, 64<<10, nil)
-	if !bytes.Equal(parallel, serial) {
-		t.Errorf("level %d on the pool: %d bytes, not the serial %d", level, len(parallel), len(serial))
-	}
-	if n := pool.submitted.Load(); n != 0 {
-		t.Errorf("level %d: %d segments went to the pool", level, n)
 	}
 }
 

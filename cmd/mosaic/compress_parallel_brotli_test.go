@@ -4,24 +4,17 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/mosaic-edge/mosaic/compress"
 )
 
 // Parallel brotli through the binary: brotli_thread_pool and
 // brotli_parallel_* cut a body into catable segments of mosaic's own
-// encoder at the levels it implements, and leave the other levels serial
-// with a notice.
+// encoder at every level, 11 (which andybalholm/brotli serves serially)
+// included.
 
 func TestCompressParallelBrotliDirectives(t *testing.T) {
-	const serialLevel = 11
-	if compress.ParallelBrotli(serialLevel) {
-		t.Skipf("brotli level %d is compressed in parallel: no level is left to test serial", serialLevel)
-	}
 	s := startSite(t, `
 error_log stderr debug;
 thread_pool one threads=1;
@@ -42,8 +35,7 @@ http {
         location /off/        { alias {root}/; brotli_thread_pool off; }
         location /whole/      { alias {root}/; brotli_parallel_segment_size 1m; }
         location /other/      { alias {root}/; brotli_comp_level 1; }
-        location /serial/     { alias {root}/; brotli_comp_level 11; }
-        location /serial-off/ { alias {root}/; brotli_comp_level 11; brotli_thread_pool off; }
+        location /eleven/     { alias {root}/; brotli_comp_level 11; }
     }
 }`)
 	large := corpus(600_000)
@@ -92,29 +84,24 @@ http {
 	}
 	check("brotli_thread_pool default", fetch("/default/large.js"), "pool=default segments=10 refused=0")
 
-	// Off, a body within one segment, and a level the own encoder does
-	// not implement: no parallel compression. At that level the pool
-	// changes nothing in the output.
+	// Level 11 too, in mosaic's segments: 100,000 bytes in two.
+	_, body := s.expect(t, "/eleven/big.js", "br", "big.js", ae, "br")
+	if got := toolDecode(t, "brotli", body); !bytes.Equal(got, s.files["big.js"]) {
+		t.Fatalf("level 11: brotli -d gives %d bytes, want %d", len(got), len(s.files["big.js"]))
+	}
+	check("brotli_comp_level 11", parallelLog(t, s.p, seen), "coding=br pool=one segments=2 pooled=1")
+	seen++
+
+	// Off, and a body within one segment: no parallel compression.
 	s.expect(t, "/off/large.js", "br", "large.js", ae, "br")
 	s.expect(t, "/whole/large.js", "br", "large.js", ae, "br")
-	_, serial := s.expect(t, "/serial/big.js", "br", "big.js", ae, "br")
-	_, off := s.expect(t, "/serial-off/big.js", "br", "big.js", ae, "br")
-	if !bytes.Equal(serial, off) {
-		t.Errorf("level %d with brotli_thread_pool: %d bytes, not those without it (%d)", serialLevel, len(serial), len(off))
-	}
 	time.Sleep(100 * time.Millisecond)
 	out := s.p.out.String()
 	if n := strings.Count(out, `msg="parallel compression"`); n != seen {
 		t.Errorf("%d parallel compression lines, want %d:\n%s", n, seen, out)
 	}
-	// One notice, at the http-level brotli_thread_pool that /serial/
-	// inherits, naming its level; /serial-off/ names no pool.
-	notice := regexp.MustCompile(`notice.*brotli_thread_pool: brotli levels [0-9, -]+ are compressed serially, in the request \(only [^)]*\); brotli_comp_level 11 is one of them, for the brotli_thread_pool in ` +
-		regexp.QuoteMeta(filepath.Join(s.dir, "mosaic.conf")) + `:9\b`)
-	if n := len(notice.FindAllString(out, -1)); n != 1 {
-		t.Errorf("%d notices of serial brotli at line 9, want 1:\n%s", n, out)
-	}
-	if n := strings.Count(out, "brotli_thread_pool:"); n != 1 {
-		t.Errorf("%d brotli_thread_pool notices, want 1:\n%s", n, out)
+	// Every level is cut: the configuration has nothing to warn of.
+	if strings.Contains(out, "brotli_thread_pool:") {
+		t.Errorf("a brotli_thread_pool notice:\n%s", out)
 	}
 }

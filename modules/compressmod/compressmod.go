@@ -7,11 +7,9 @@
 package compressmod
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 
-	"github.com/mosaic-edge/mosaic/brotli"
 	"github.com/mosaic-edge/mosaic/compress"
 	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/internal/pcre"
@@ -37,14 +35,10 @@ type codingConf struct {
 
 // poolRef is a *_thread_pool value: a pool's name ("" for off) and where
 // it was named, since the pool may be declared after it and is looked up
-// only once the configuration is read, as NGINX does. notice logs a
-// configuration notice at the directive: whether brotli_thread_pool helps
-// depends on the brotli_comp_level of each location it reaches, known
-// only once the levels are merged.
+// only once the configuration is read, as NGINX does.
 type poolRef struct {
-	name   string
-	at     *conf.Directive
-	notice func(msg string)
+	name string
+	at   *conf.Directive
 }
 
 // namedPool is a thread pool that says its name in the debug log.
@@ -106,11 +100,6 @@ type mainConf struct {
 	// compress.Encoding.
 	compressors     [compress.Gzip + 1]server.Setting[int]
 	compressorPools [compress.Gzip + 1]*compress.CompressorPool
-
-	// serialNoticed holds the brotli_thread_pool directives already
-	// noticed as reaching a level that stays serial: one notice each,
-	// however many locations inherit it.
-	serialNoticed map[*conf.Directive]bool
 }
 
 var module = &server.Module{
@@ -251,7 +240,7 @@ func codingDirectives(e compress.Encoding, prefix string, minLevel, maxLevel int
 func parallelDirectives(e compress.Encoding, prefix string, coding func(*server.Cmd) *codingConf) []server.Directive {
 	return []server.Directive{
 		{Name: prefix + "_thread_pool", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
-			ref := poolRef{at: c.Directive, notice: c.Notice}
+			ref := poolRef{at: c.Directive}
 			if c.Args[0] != "off" {
 				ref.name = c.Args[0]
 			}
@@ -284,30 +273,8 @@ func parallelDirectives(e compress.Encoding, prefix string, coding func(*server.
 	}
 }
 
-// serialBrotliNotice is logged, once per brotli_thread_pool that names a
-// pool, when a location it reaches compresses at a level that is not cut
-// into segments (compress.ParallelBrotli): only mosaic's own encoder makes
-// segments that concatenate into one stream, and at levels 10 and 11 its
-// output is larger than the serial encoder's by more than segments may
-// cost.
-func serialBrotliNotice(level int) string {
-	return fmt.Sprintf("brotli_thread_pool: brotli levels %s are compressed serially, in the request "+
-		"(only mosaic's own brotli encoder makes segments that concatenate into one stream, and levels %s "+
-		"are those where its output is no larger than the serial encoder's); brotli_comp_level %d is one of them, "+
-		"for the brotli_thread_pool",
-		levelRange(compress.MaxParallelBrotli+1, maxBrotliLevel), levelRange(brotli.MinQuality, compress.MaxParallelBrotli), level)
-}
-
 // maxBrotliLevel is brotli_comp_level's largest value.
 const maxBrotliLevel = 11
-
-// levelRange writes the levels lo to hi: "10-11", or "11" alone.
-func levelRange(lo, hi int) string {
-	if lo == hi {
-		return fmt.Sprint(lo)
-	}
-	return fmt.Sprintf("%d-%d", lo, hi)
-}
 
 // locationParallel gives each coding of a location the thread pool its
 // *_thread_pool names, or an error naming the directive when no
@@ -332,13 +299,6 @@ func locationParallel(l *server.Location, opts *compress.Options) error {
 		tp, ok := srv.Config().ThreadPool(ref.name)
 		if !ok {
 			return conf.Errorf(ref.at, "unknown thread pool %q", ref.name)
-		}
-		if e == compress.Brotli && !compress.ParallelBrotli(opts.Brotli.Level) && !mc.serialNoticed[ref.at] {
-			if mc.serialNoticed == nil {
-				mc.serialNoticed = map[*conf.Directive]bool{}
-			}
-			mc.serialNoticed[ref.at] = true
-			ref.notice(serialBrotliNotice(opts.Brotli.Level))
 		}
 		p.Pool = namedPool{tp}
 		p.SegmentSize = cc.segment.Or(p.SegmentSize)
