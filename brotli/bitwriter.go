@@ -99,6 +99,17 @@ func (s *bitSink) put(v uint32) {
 	s.nacc += uint(v & 15)
 }
 
+// switchBlock returns s with the block switch that starts run r written,
+// between flushes (up to 54 bits). It takes and returns the sink by
+// value, as it is too large to inline: a pointer would keep the sink in
+// memory, not registers, for the whole loop that calls it.
+func (s bitSink) switchBlock(r *blockRun) bitSink {
+	s.flush()
+	s.bits(r.sw, uint(r.swBits))
+	s.flush()
+	return s
+}
+
 // bits appends the low n bits of v, which has none above them.
 func (s *bitSink) bits(v uint64, n uint) {
 	s.acc |= v << (s.nacc & 63)

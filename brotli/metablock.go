@@ -649,8 +649,7 @@ func (e *encoder) writeCommands(data []byte, nbits int, p1, p2 byte) {
 		if cmdLeft == 0 {
 			r := &cmdRuns[0]
 			cmdRuns = cmdRuns[1:]
-			bs.bits(r.sw, uint(r.swBits))
-			bs.flush()
+			bs = bs.switchBlock(r)
 			cmdLeft, cmdOff = r.n, int(r.typ)*maxAlphabet
 		}
 		cmdLeft--
@@ -663,11 +662,9 @@ func (e *encoder) writeCommands(data []byte, nbits int, p1, p2 byte) {
 		// Each literal's tree follows from the two bytes before it.
 		for end := p + int(s.insert); p < end; p++ {
 			if litLeft == 0 {
-				bs.flush()
 				r := &litRuns[0]
 				litRuns = litRuns[1:]
-				bs.bits(r.sw, uint(r.swBits))
-				bs.flush()
+				bs = bs.switchBlock(r)
 				litLeft = r.n
 				lookup = (*[64]uint16)(e.ctx.lookup[int(r.typ)*64:])
 			}
@@ -685,11 +682,9 @@ func (e *encoder) writeCommands(data []byte, nbits int, p1, p2 byte) {
 		}
 		if s.distSym() != noDist {
 			if dLeft == 0 {
-				bs.flush()
 				r := &dRuns[0]
 				dRuns = dRuns[1:]
-				bs.bits(r.sw, uint(r.swBits))
-				bs.flush()
+				bs = bs.switchBlock(r)
 				dLeft, dBase = r.n, int(r.typ)*4
 			}
 			dLeft--
