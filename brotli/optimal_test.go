@@ -150,6 +150,20 @@ func TestOptimalTreeGrows(t *testing.T) {
 	}
 }
 
+// encodeAltered encodes in at quality q with that quality's settings
+// changed by alter for the call.
+func encodeAltered(t *testing.T, in []byte, q int, alter func(*quality)) []byte {
+	t.Helper()
+	saved := qualities[q]
+	defer func() { qualities[q] = saved }()
+	alter(&qualities[q])
+	out, err := Encode(nil, in, Options{Quality: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // mixedLiterals is text whose literals change character in the middle:
 // words of a small alphabet, then hexadecimal digits, then words again,
 // each stretch with few repeats, so that most of it is coded as literals.
@@ -190,13 +204,7 @@ func TestLiteralBlockTypes(t *testing.T) {
 		if n := enc.e.ctx.ntypes; n < 2 {
 			t.Errorf("quality %d: %d literal block types", q, n)
 		}
-		saved := qualities[q]
-		qualities[q].litTypes = 0
-		one, err := Encode(nil, in, Options{Quality: q})
-		qualities[q] = saved
-		if err != nil {
-			t.Fatal(err)
-		}
+		one := encodeAltered(t, in, q, func(q *quality) { q.litTypes = 0 })
 		checkBoth(t, one, in)
 		if len(typed) >= len(one) {
 			t.Errorf("quality %d: %d bytes with literal block types, %d without", q, len(typed), len(one))
@@ -213,13 +221,7 @@ func TestTypedLiteralCosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	saved := qualities[10]
-	qualities[10].typedCosts = false
-	flat, err := Encode(nil, in, Options{Quality: 10})
-	qualities[10] = saved
-	if err != nil {
-		t.Fatal(err)
-	}
+	flat := encodeAltered(t, in, 10, func(q *quality) { q.typedCosts = false })
 	checkBoth(t, typed, in)
 	if len(typed) >= len(flat) {
 		t.Errorf("%d bytes with typed literal costs, %d without", len(typed), len(flat))
@@ -298,13 +300,7 @@ func TestOptimalPieces(t *testing.T) {
 		w.Write(in)
 		w.Close()
 		checkBoth(t, s.Bytes(), in)
-		saved := qualities[q]
-		qualities[q].blockBits = 18
-		short, err := Encode(nil, in, Options{Quality: q})
-		qualities[q] = saved
-		if err != nil {
-			t.Fatal(err)
-		}
+		short := encodeAltered(t, in, q, func(q *quality) { q.blockBits = 18 })
 		if len(out) >= len(short) {
 			t.Errorf("quality %d: %d bytes in long meta-blocks, %d in meta-blocks of one piece", q, len(out), len(short))
 		}
