@@ -135,15 +135,21 @@ func (c *clusterer) rebuild(k int) {
 // its code.
 func (c *clusterer) clusterBits(t int) float64 {
 	a := c.alpha
+	return histBits(c.clHist[t*a:(t+1)*a], c.clTotal[t])
+}
+
+// histBits is the estimated size in bits of counts h, whose sum is total:
+// its symbols and its code.
+func histBits(h []uint32, total uint32) float64 {
 	ns := 0
 	sum := 0.0
-	for _, v := range c.clHist[t*a : (t+1)*a] {
+	for _, v := range h {
 		if v != 0 {
 			sum += xlog2x(v)
 			ns++
 		}
 	}
-	return xlog2x(c.clTotal[t]) - sum + treeBits(ns)
+	return xlog2x(total) - sum + treeBits(ns)
 }
 
 // costs recomputes the cost of each symbol in cluster t from its counts.

@@ -129,10 +129,8 @@ type ctxState struct {
 	// cl clusters the 64 contexts of each literal block type, by their
 	// literals: item t*64+id is context id of type t.
 	cl     clusterer
-	ntypes int // literal block types
-	// nlits counts the literals.
-	nlits int
-	flat  [256]uint32 // the literals whatever their context
+	ntypes int         // literal block types
+	flat   [256]uint32 // the literals whatever their context
 	// The map from block type and context id to tree, and the trees.
 	cmap   [64 * maxTrees]uint8
 	ntrees int
@@ -160,10 +158,9 @@ func (c *ctxState) count(cmds []command, data []byte, start int, p1, p2 byte, ru
 	hist := c.cl.prepare(64*c.ntypes, 256)
 	flat := &c.flat
 	clear(flat[:])
-	p, n := start, 0
+	p := start
 	for k := range cmds {
 		cmd := &cmds[k]
-		n += int(cmd.insert)
 		for _, b := range data[p : p+int(cmd.insert)] {
 			if left == 0 {
 				left, off = runs[0].n, int(runs[0].typ)<<14
@@ -181,7 +178,6 @@ func (c *ctxState) count(cmds []command, data []byte, start int, p1, p2 byte, ru
 			p2, p1 = data[p-2], data[p-1]
 		}
 	}
-	c.nlits = n
 }
 
 // group clusters the contexts into at most limit trees (one if limit is
@@ -191,7 +187,6 @@ func (c *ctxState) group(limit, rounds int) {
 	if limit <= 1 {
 		c.ntrees = c.cl.single(c.flat[:])
 	} else {
-		// The map costs about 2 bits per context id and tree.
 		// The map costs about 2 bits per context id with literals and
 		// tree; the ids without take the tree before them, which costs
 		// next to nothing.

@@ -310,6 +310,12 @@ func (e *encoder) codeMetaBlock(w *window, start int, extraBits int, saved distR
 		e.splitBlocks()
 	}
 
+	// Literal block types: one without context modeling (the state of a
+	// stream at another quality may say more).
+	ltypes := 1
+	if trees > 0 {
+		ltypes = e.ctx.ntypes
+	}
 	mark := e.bw.mark()
 	n := w.end - start
 	e.writeLength(n, false)
@@ -318,7 +324,7 @@ func (e *encoder) codeMetaBlock(w *window, start int, extraBits int, saved distR
 	if trees == 0 {
 		bw.writeBits(3, 0) // one block type each for literals, commands, distances
 	} else {
-		if e.ctx.ntypes > 1 {
+		if ltypes > 1 {
 			body += e.litSplit.writeHeader(e, bw)
 		} else {
 			bw.writeBits(1, 0) // one block type for literals
@@ -329,7 +335,7 @@ func (e *encoder) codeMetaBlock(w *window, start int, extraBits int, saved distR
 	bw.writeBits(2, uint64(e.dist.postfix))
 	bw.writeBits(4, uint64(e.dist.direct>>e.dist.postfix))
 	bw.writeBits(2, e.cmode)
-	for range e.ctx.ntypes - 1 {
+	for range ltypes - 1 {
 		bw.writeBits(2, e.cmode)
 	}
 	if trees == 0 {
@@ -471,14 +477,20 @@ const (
 func (e *encoder) clusterLiterals(w *window, start int) int {
 	c := &e.ctx
 	p1, p2, known := w.contextBytes(start)
+	nlits := 0
+	for k := range e.cmds {
+		nlits += int(e.cmds[k].insert)
+	}
+	// Block types for literals only where their contexts are clustered.
+	clustered := known && nlits >= minClusterLiterals
 	var runs []blockRun
-	if e.q.litTypes > 1 {
+	if e.q.litTypes > 1 && clustered {
 		e.splitLiterals(w.data, start)
 		runs = e.litSplit.runs
 	}
 	c.count(e.cmds, w.data, start, p1, p2, runs)
-	limit := min(e.q.maxTrees, 1+c.nlits/minContextLiterals)
-	if !known || c.nlits < minClusterLiterals {
+	limit := min(e.q.maxTrees, 1+nlits/minContextLiterals)
+	if !clustered {
 		limit = 1
 	}
 	c.group(limit, e.q.rounds)

@@ -14,9 +14,9 @@ import "math"
 // maxRefineTypes bounds the types a refined split starts from;
 // refineSpan is the fewest symbols that start with a type of their own;
 // before the first rounds the starting types are joined down to
-// wideTypes at most, as far as joins pay (a round costs a step per symbol
-// and type); and rounds stop once fewer than one symbol in settleShare
-// changes type.
+// wideTypes, the pairs that lose least first (a round costs a step per
+// symbol and type); and rounds stop once fewer than one symbol in
+// settleShare changes type.
 const (
 	maxRefineTypes = 64
 	refineSpan     = 256
@@ -179,21 +179,7 @@ func (rs *refineScratch) assign(seq []uint16, alpha, k int, switchCost float32) 
 	return changed*settleShare > len(seq)
 }
 
-// typeBits is the estimated size in bits of counts h: its symbols and
-// its code.
-func typeBits(h []uint32, total uint32) float64 {
-	ns := 0
-	sum := 0.0
-	for _, v := range h {
-		if v != 0 {
-			sum += xlog2x(v)
-			ns++
-		}
-	}
-	return xlog2x(total) - sum + treeBits(ns)
-}
-
-// pairBits is typeBits of types x and y as one.
+// pairBits is histBits of types x and y as one.
 func (rs *refineScratch) pairBits(alpha, x, y int) float64 {
 	hy := rs.hist[y*alpha : (y+1)*alpha]
 	ns := 0
@@ -225,7 +211,7 @@ func (rs *refineScratch) join(alpha, k, limit, floor int, switchCost float32) bo
 		}
 	}
 	for t := range k {
-		rs.own[t] = typeBits(rs.hist[t*alpha:(t+1)*alpha], rs.total[t])
+		rs.own[t] = histBits(rs.hist[t*alpha:(t+1)*alpha], rs.total[t])
 	}
 	gain := func(x, y int) float64 {
 		return rs.own[x] + rs.own[y] + float64(rs.between[x][y])*float64(switchCost) - rs.pairBits(alpha, x, y)
@@ -278,7 +264,7 @@ func (rs *refineScratch) join(alpha, k, limit, floor int, switchCost float32) bo
 				label[t] = uint8(bx)
 			}
 		}
-		rs.own[bx] = typeBits(hx, rs.total[bx])
+		rs.own[bx] = histBits(hx, rs.total[bx])
 		for t := range k {
 			if !gone[t] && t != bx {
 				rs.gain[min(bx, t)][max(bx, t)] = gain(min(bx, t), max(bx, t))

@@ -277,3 +277,45 @@ func TestReuseAcrossStreams(t *testing.T) {
 		}
 	}
 }
+
+// TestReuseAcrossQualities: one Writer, reset with another quality for
+// each stream, codes each as a fresh one would: state left by a quality
+// with more to describe (literal block types at 10-11, context modeling
+// at 5-9) must not leak into the header of one without. Each quality
+// follows 11 and 10 once.
+func TestReuseAcrossQualities(t *testing.T) {
+	in := mixedLiterals(5)[:48<<10]
+	var order []int
+	for q := MinQuality; q <= MaxQuality; q++ {
+		order = append(order, 11, 10, q)
+	}
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, Options{Quality: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range order {
+		buf.Reset()
+		if err := w.ResetOptions(&buf, Options{Quality: q}); err != nil {
+			t.Fatal(err)
+		}
+		w.Write(in)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := NewWriter(io.Discard, Options{Quality: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		fresh.ResetOptions(&want, Options{Quality: q})
+		fresh.Write(in)
+		fresh.Close()
+		if !bytes.Equal(buf.Bytes(), want.Bytes()) {
+			t.Errorf("quality %d after another: %d bytes, a fresh Writer's %d", q, buf.Len(), want.Len())
+		}
+		if got := decodeAB(t, buf.Bytes()); !bytes.Equal(got, in) {
+			t.Fatalf("quality %d after another: first difference at %d", q, firstDiff(got, in))
+		}
+	}
+}
