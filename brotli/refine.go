@@ -36,7 +36,7 @@ type refinement struct {
 // refineScratch is the working memory of refineSplit, kept for reuse.
 type refineScratch struct {
 	types    []uint8  // each symbol's type
-	switched []uint64 // per symbol, the types whose path switched there
+	switched []uint16 // per symbol, the types whose path switched there (assign runs with wideTypes at most)
 	from     []uint8  // per symbol, the type a switch there came from
 	hist     []uint32 // the types' counts, maxRefineTypes × alpha
 	total    [maxRefineTypes]uint32
@@ -149,7 +149,7 @@ func (rs *refineScratch) assign(seq []uint16, alpha, k int, switchCost float32) 
 	for i, s := range seq {
 		floor := acc[best] + switchCost
 		row := rs.cost[int(s)*k : int(s)*k+k]
-		mask, nb, nv := uint64(0), 0, float32(math.MaxFloat32)
+		mask, nb, nv := uint16(0), 0, float32(math.MaxFloat32)
 		for t, c := range row {
 			v := acc[t]
 			if v > floor {
