@@ -1,5 +1,7 @@
 package brotli
 
+import "math/bits"
+
 // Static dictionary references with the transforms of RFC 7932 appendix
 // B that add text around a whole word, or write its first letter upper
 // case: "word ", " word", "Word, ", "word=\"" and the like. Qualities 10
@@ -89,17 +91,31 @@ var wordTransforms = []transformGroup{
 	},
 }
 
+// groupsAt has, for each byte, a bit for each group of wordTransforms
+// whose prefix is empty or starts with that byte: the groups searchWords
+// tries at a position that starts with it.
+var groupsAt = func() (t [256]uint16) {
+	for g, group := range wordTransforms {
+		for c := range t {
+			if group.prefix == "" || group.prefix[0] == byte(c) {
+				t[c] |= 1 << g
+			}
+		}
+	}
+	return t
+}()
+
 // searchWords finds the longest static dictionary reference at data[i:]
 // of at most maxLen bytes through wordTransforms: n is the bytes it
 // writes, d its distance, and cut the word's length less n (negative: the
 // transform adds text). n is 0 when there is none.
 func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32) (n int, d uint32, cut int) {
 	t := e.dict
-	for g := range wordTransforms {
-		group := &wordTransforms[g]
+	for groups := groupsAt[data[i]]; groups != 0; groups &= groups - 1 {
+		group := &wordTransforms[bits.TrailingZeros16(groups)]
 		pre := group.prefix
 		j := i + len(pre)
-		if pre != "" && data[i] != pre[0] || string(data[i:j]) != pre || j+minWordLen > i+maxLen {
+		if string(data[i:j]) != pre || j+minWordLen > i+maxLen {
 			continue
 		}
 		for _, upper := range [2]bool{false, true} {
