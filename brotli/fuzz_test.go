@@ -23,6 +23,12 @@ func FuzzRoundTrip(f *testing.F) {
 	// to the dictionary.
 	f.Add([]byte(`{"description":"Returns the list of available resources","type":"string"}`), uint8(5), uint8(10), uint64(4))
 	f.Add([]byte("<html><head><title>Welcome to the information page</title></head><body>"), uint8(4), uint8(22), uint64(5))
+	// Enough literals and commands of two kinds for the refined block
+	// splitting of qualities 10 and 11.
+	mixed := mixedLiterals(6)
+	two := append(mixed[:2048:2048], mixed[40<<10:42<<10]...)
+	f.Add(two, uint8(10), uint8(16), uint64(6))
+	f.Add(two, uint8(11), uint8(22), uint64(7))
 	f.Fuzz(func(t *testing.T, in []byte, q, lgwin uint8, seed uint64) {
 		opts := Options{Quality: int(q) % (MaxQuality + 1), LGWin: 10 + int(lgwin)%15, Mode: Mode(seed>>60) % 3}
 		comp, err := Encode(nil, in, opts)
