@@ -42,3 +42,7 @@ func HoldCPUSlots(n int) (release func()) {
 
 // Compressing is how many goroutines count as compressing (parallel.go).
 func Compressing() int64 { return compressing.Load() }
+
+// CutLength is the length of the segments a body of length bytes is cut
+// into for a configured segment size.
+func CutLength(segment int, length int64) int { return cutLength(segment, length) }

@@ -71,7 +71,7 @@ func (w *responseWriter) startEncoder(e Encoding, length int64) error {
 		if c.par.takes(length) {
 			// The window the serial encoder would declare: every segment
 			// shares it, and the first declares it before the rest is seen.
-			w.startParallel(compressorKey{coding: e, window: w.bkey.lgwin, font: w.bbody.font}, c.par)
+			w.startParallel(compressorKey{coding: e, window: w.bkey.lgwin, font: w.bbody.font}, c.par, length)
 		} else if length > 0 && length <= oneShotMax {
 			w.holdInput(length)
 		} else {
@@ -79,7 +79,7 @@ func (w *responseWriter) startEncoder(e Encoding, length int64) error {
 		}
 	case Zstd, Gzip:
 		if c.par.takes(length) {
-			w.startParallel(compressorKey{coding: e}, c.par)
+			w.startParallel(compressorKey{coding: e}, c.par, length)
 			break
 		}
 		if e == Gzip {

@@ -114,10 +114,31 @@ func newParallelConfig(e Encoding, p Parallel) *parallelConfig {
 }
 
 // takes reports whether a body of length bytes (-1: unknown) is cut into
-// segments: a body known to fit in one segment never is, nor any body
-// while fewer than two CPUs are free of compression.
+// segments: a body known to fit in one segment and its slack never is, nor
+// any body while fewer than two CPUs are free of compression.
 func (c *parallelConfig) takes(length int64) bool {
-	return c != nil && (length < 0 || length > int64(c.segment)) && cpusFree() >= 2
+	return c != nil && (length < 0 || length > int64(maxCut(c.segment))) && cpusFree() >= 2
+}
+
+// maxCut is the longest segment cut for a configured segment size: an
+// eighth more, the slack that lets a body of known length be shared evenly.
+func maxCut(segment int) int { return segment + segment/8 }
+
+// cutLength is the length of the segments a body of length bytes is cut
+// into. Unknown (-1), the configured size. Known, the body is shared evenly
+// among the fewest segments no longer than maxCut: a fixed size would leave
+// a short last segment (a 1 MB body in 512k segments: two and a 31 KB
+// tail) that pays a whole segment's costs, a task and its dictionary
+// (brotli, a prefix of up to 256 KiB) for a few kilobytes, and delays the
+// response while it waits for a CPU beside the others; even segments
+// finish together.
+func cutLength(segment int, length int64) int {
+	if length <= 0 {
+		return segment
+	}
+	limit := int64(maxCut(segment))
+	n := (length + limit - 1) / limit
+	return int((length + n - 1) / n)
 }
 
 // segmentsOut counts the segments handed to pools and not yet compressed,
@@ -314,7 +335,7 @@ func (c *compressor) takeSegment() *segment {
 		c.segments = c.segments[:n-1]
 		return s
 	}
-	return &segment{buf: make([]byte, 0, c.key.segment+history(c.key.coding))}
+	return &segment{buf: make([]byte, 0, maxCut(c.key.segment)+history(c.key.coding))}
 }
 
 func (c *compressor) putSegment(s *segment) {
@@ -415,6 +436,7 @@ type parallelStream struct {
 	coding Encoding
 	level  int
 
+	cut   int        // the length of a full segment (cutLength)
 	cur   *segment   // being filled
 	queue []*segment // handed out, in order, not yet sent
 	crc   uint32     // gzip: of the input sent so far
@@ -431,12 +453,13 @@ type parallelStream struct {
 
 // startParallel makes the response's encoder a parallelStream. key names
 // the coding and, for brotli, the window and mode; startParallel fills in
-// the level and segment size.
-func (w *responseWriter) startParallel(key compressorKey, c *parallelConfig) {
+// the level and segment size. length is the body's, or -1.
+func (w *responseWriter) startParallel(key compressorKey, c *parallelConfig, length int64) {
 	e := key.coding
 	key.level, key.segment = w.cfg.coding[e].level, c.segment
 	comp, how := c.compressors.get(key)
-	w.par = &parallelStream{w: w, cfg: c, comp: comp, how: how, coding: e, level: key.level}
+	w.par = &parallelStream{w: w, cfg: c, comp: comp, how: how, coding: e, level: key.level,
+		cut: cutLength(c.segment, length)}
 	w.enc = w.par
 }
 
@@ -448,7 +471,7 @@ func (s *parallelStream) Write(p []byte) (int, error) {
 		if s.cur == nil {
 			s.newSegment()
 		}
-		room := s.cfg.segment - len(s.cur.input())
+		room := s.cut - len(s.cur.input())
 		if room == 0 {
 			if err := s.handOut(false, false); err != nil {
 				return n - len(p), err

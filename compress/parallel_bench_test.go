@@ -2,13 +2,16 @@ package compress_test
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"runtime"
 	"strconv"
+	"sync"
 	"testing"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/mosaic-edge/mosaic/compress"
@@ -70,6 +73,51 @@ func BenchmarkParallel(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkParallelCeiling is what GOMAXPROCS CPUs can give parallel gzip
+// on this machine, with nothing of the server around it: the body cut into
+// GOMAXPROCS even pieces, each compressed by flate at level 6 (the later
+// ones primed with the 32 KiB before them, as the segments are), one after
+// the other on one goroutine and then each on its own. On a VM whose CPUs
+// share a core's caches or a host's memory, the second is less than
+// GOMAXPROCS times faster; BenchmarkParallel's gain is bounded by it.
+//
+//	go test ./compress -run '^$' -bench ParallelCeiling -benchtime 100x -cpu 2
+func BenchmarkParallelCeiling(b *testing.B) {
+	body := largeBody(b)
+	n := runtime.GOMAXPROCS(0)
+	ws := make([]*flate.Writer, n)
+	for i := range ws {
+		ws[i], _ = flate.NewWriter(io.Discard, 6)
+	}
+	piece := func(i int) {
+		start, end := len(body)*i/n, len(body)*(i+1)/n
+		if i == 0 {
+			ws[i].Reset(io.Discard)
+		} else {
+			ws[i].ResetDict(io.Discard, body[max(0, start-32<<10):start])
+		}
+		ws[i].Write(body[start:end])
+		ws[i].Flush()
+	}
+	b.SetBytes(int64(len(body)))
+	b.Run("one-goroutine", func(b *testing.B) {
+		for b.Loop() {
+			for i := range n {
+				piece(i)
+			}
+		}
+	})
+	b.Run("goroutine-each", func(b *testing.B) {
+		for b.Loop() {
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() { piece(i) })
+			}
+			wg.Wait()
+		}
+	})
 }
 
 // BenchmarkZstdConcurrentEncoder is klauspost/compress's own concurrent

@@ -115,7 +115,11 @@ func cliDecode(t *testing.T, coding string, body []byte) []byte {
 
 // Parallel bodies are one valid stream for the codings' own tools, for
 // every way a body can end against the segments: on a boundary, one byte
-// past it, short of it, of unknown length, written in odd pieces.
+// past it, short of it, of unknown length, written in odd pieces. A body
+// of known length is shared evenly among the fewest segments no longer
+// than the size and an eighth, so a byte past a boundary makes no segment
+// of its own, as it does when the length is unknown; every segment but the
+// last goes to the pool.
 func TestParallelOutputDecodes(t *testing.T) {
 	const seg = 64 << 10
 	pool := newTestPool(t, 2, 64)
@@ -125,11 +129,14 @@ func TestParallelOutputDecodes(t *testing.T) {
 		n       int
 		declare bool
 		piece   int
+		pooled  int64
 	}{
-		{"segments exactly", 4 * seg, true, 32 << 10},
-		{"one byte past", 4*seg + 1, true, 32 << 10},
-		{"unknown length", 5*seg + 1, false, 7000},
-		{"two segments in one write", 2*seg + 100, true, 5 * seg},
+		{"segments exactly", 4 * seg, true, 32 << 10, 3},
+		{"one byte past", 4*seg + 1, true, 32 << 10, 3},
+		{"one byte past, unknown length", 4*seg + 1, false, 32 << 10, 4},
+		{"past the slack", 4*seg + 4*seg/8 + 1, true, 32 << 10, 4},
+		{"unknown length", 5*seg + 1, false, 7000, 5},
+		{"two segments in one write", 2*seg + 100, true, 5 * seg, 1},
 	}
 	for _, level := range []int{1, 6, 9} {
 		for _, tc := range cases {
@@ -162,10 +169,8 @@ func TestParallelOutputDecodes(t *testing.T) {
 				if got := decode(t, coding, raw); !bytes.Equal(got, body[:tc.n]) {
 					t.Errorf("level %d, %s, %s: Go decoder gave %d bytes", level, tc.name, coding, len(got))
 				}
-				// Every full segment but the last goes to the pool.
-				want := int64((tc.n - 1) / seg)
-				if got := pool.submitted.Load() - before; got != want {
-					t.Errorf("level %d, %s, %s: %d segments on the pool, want %d", level, tc.name, coding, got, want)
+				if got := pool.submitted.Load() - before; got != tc.pooled {
+					t.Errorf("level %d, %s, %s: %d segments on the pool, want %d", level, tc.name, coding, got, tc.pooled)
 				}
 			}
 		}
@@ -577,6 +582,33 @@ func TestParallelRandomWritesAndFlushes(t *testing.T) {
 			if !bytes.Equal(got, body[:n]) {
 				t.Fatalf("case %d, %s (%d bytes in %d pieces): decoded %d bytes", i, coding, n, len(pieces), len(got))
 			}
+		}
+	}
+}
+
+// A body of known length is shared evenly among the fewest segments no
+// longer than the configured size and an eighth; of unknown length, it is
+// cut at the configured size.
+func TestParallelSegmentsEven(t *testing.T) {
+	const k = 1 << 10
+	for _, c := range []struct {
+		segment int
+		length  int64
+		want    int
+	}{
+		{512 * k, -1, 512 * k},
+		{512 * k, 1080227, 540114},         // react-dom: two halves, not 512k, 512k and 31 KB
+		{1024 * k, 1080227, 1080227},       // one segment within the slack
+		{256 * k, 1080227, 270057},         // four, not four and 31 KB
+		{64 * k, 4*64*k + 1, 64*k + 1},     // the byte past joins a segment
+		{64 * k, 4*72*k + 1, 4*72*k/5 + 1}, // past the slack: five segments
+	} {
+		got := compress.CutLength(c.segment, c.length)
+		if got != c.want {
+			t.Errorf("segment %d, body %d: segments of %d bytes, want %d", c.segment, c.length, got, c.want)
+		}
+		if c.length > 0 && (got > c.segment+c.segment/8 || int64(got)*((c.length+int64(got)-1)/int64(got)) < c.length) {
+			t.Errorf("segment %d, body %d: %d bytes per segment breaks the bounds", c.segment, c.length, got)
 		}
 	}
 }

@@ -64,25 +64,25 @@ http {
 		}
 	}
 
-	// 600,000 bytes in 64k segments: 10, the last compressed in the
-	// request, at most 4 (brotli_parallel_tasks' default) out at once.
+	// 600,000 bytes of known length in 64k segments: shared evenly among 9
+	// (no longer than 72k each), the last compressed in the request, at most 4 (brotli_parallel_tasks' default) out at once.
 	f := fetch("/large.js")
-	check("brotli_thread_pool one", f, "coding=br pool=one segments=10 pooled=9 refused=0 peak=4 compressor=new")
+	check("brotli_thread_pool one", f, "coding=br pool=one segments=9 pooled=8 refused=0 peak=4 compressor=new")
 	if _, err := time.ParseDuration(f["wait"]); err != nil {
 		t.Errorf("debug line: wait=%q, want the longest wait for a worker: %v", f["wait"], err)
 	}
 	check("brotli_parallel_compressors 1", fetch("/large.js"), "compressor=reused")
 	// Another level needs a compressor of its own: the idle one gives way,
 	// as the count is full, and the first level then needs a new one.
-	check("brotli_parallel_compressors 1, level 1", fetch("/other/large.js"), "segments=10 compressor=new")
+	check("brotli_parallel_compressors 1, level 1", fetch("/other/large.js"), "segments=9 compressor=new")
 	check("brotli_parallel_compressors 1, back to level 4", fetch("/large.js"), "compressor=new")
-	check("brotli_parallel_tasks 2", fetch("/tasks/large.js"), "segments=10 peak=2 compressor=reused")
+	check("brotli_parallel_tasks 2", fetch("/tasks/large.js"), "segments=9 peak=2 compressor=reused")
 	f = fetch("/tiny/large.js")
-	check("brotli_thread_pool tiny", f, "pool=tiny segments=10")
+	check("brotli_thread_pool tiny", f, "pool=tiny segments=9")
 	if f["refused"] == "0" {
 		t.Errorf("thread_pool tiny max_queue=1: no segment refused (%v)", f)
 	}
-	check("brotli_thread_pool default", fetch("/default/large.js"), "pool=default segments=10 refused=0")
+	check("brotli_thread_pool default", fetch("/default/large.js"), "pool=default segments=9 refused=0")
 
 	// Level 11 too, in mosaic's segments: 100,000 bytes in two.
 	_, body := s.expect(t, "/eleven/big.js", "br", "big.js", ae, "br")
