@@ -6,19 +6,22 @@
 # wrk pinned to $CLIENT_CPU (-t $THREADS -c $CONNS). The CPU time is the
 # server process PID's user + system clock ticks from /proc/PID/stat
 # (read after the command name, which may hold spaces). A run with non-2xx
-# answers or no requests prints "0 0".
+# answers or no requests prints "0 0". $WRK_HEADER, when set, is a header
+# every request carries (for example "Accept-Encoding: br").
 measure() {
 	flock "$LOCK" bash -c '
 		ticks() { local s; s=$(<"/proc/$1/stat"); s=${s##*) }; awk "{print \$12 + \$13}" <<<"$s"; }
 		t0=$(ticks "$2")
-		out=$(taskset -c "$3" wrk -t "$4" -c "$5" -d "$6s" "http://127.0.0.1:$1/$8")
+		hdr=()
+		[[ -z $9 ]] || hdr=(-H "$9")
+		out=$(taskset -c "$3" wrk -t "$4" -c "$5" -d "$6s" "${hdr[@]}" "http://127.0.0.1:$1/$8")
 		t1=$(ticks "$2")
 		awk -v t="$((t1 - t0))" -v hz="$7" "
 			/requests in/ {n = \$1}
 			/Requests\/sec/ {rps = \$2}
 			/Non-2xx/ {bad = 1}
 			END {if (bad || !n) {print \"0 0\"; exit} printf \"%.0f %.1f\n\", rps, t / hz * 1e6 / n}" <<<"$out"
-	' measure "$1" "$2" "$CLIENT_CPU" "$THREADS" "$CONNS" "$4" "$(getconf CLK_TCK)" "$3"
+	' measure "$1" "$2" "$CLIENT_CPU" "$THREADS" "$CONNS" "$4" "$(getconf CLK_TCK)" "$3" "${WRK_HEADER:-}"
 }
 
 # median reads numbers separated by spaces or newlines and prints their

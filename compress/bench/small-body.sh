@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# small-body.sh: what a small compressed response costs through the whole
+# server, split into the request and the compression: mosaic and Debian's
+# NGINX with ngx_brotli on one configuration, serving the same file as
+# is (brotli off), at brotli level 1 and at level 6. Each server runs alone,
+# one worker pinned to $SERVER_CPU, wrk on $CLIENT_CPU; rounds alternate
+# the servers. It prints each run (req/s, server CPU µs per request) and
+# the medians, with each level's cost over the uncompressed answer: the
+# compression's own cost, apart from the request's.
+#
+#   compress/bench/small-body.sh [MOSAIC_BINARY] [ROUNDS]
+#
+# FILE (default ../shared/corpus/api-small.json, 2 KB) is the body.
+# MOSAIC_BINARY defaults to a build of ./cmd/mosaic. Needs nginx with the
+# brotli filter module (libnginx-mod-http-brotli-filter), wrk, taskset,
+# flock and curl; ports 127.0.0.1:18150 and :18151.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+ROUNDS=${2:-3} DURATION=${DURATION:-3} CONNS=${CONNS:-8} THREADS=${THREADS:-2}
+SERVER_CPU=${SERVER_CPU:-0} CLIENT_CPU=${CLIENT_CPU:-1}
+LOCK=${BENCH_LOCK:-/tmp/bench-harness.lock}
+NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
+FILE=${FILE:-$repo/../shared/corpus/api-small.json}
+# shellcheck source=../../internal/bench/wrk.sh
+. "$repo/internal/bench/wrk.sh"
+tmp=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
+mosaic=${1:-}
+if [[ -z $mosaic ]]; then
+	mosaic=$tmp/mosaic
+	(cd "$repo" && go build -o "$mosaic" ./cmd/mosaic)
+fi
+mkdir -p "$tmp/www"
+cp "$FILE" "$tmp/www/body.json"
+# Debian ships ngx_brotli as dynamic modules that its own nginx.conf loads;
+# mosaic notes the lines and goes on.
+modules=$(sed -n 's/^[[:space:]]*\(load_module[^;]*brotli[^;]*;\).*/\1/p' /etc/nginx/modules-enabled/*.conf 2>/dev/null || true)
+[[ -n $modules ]] || { echo "nginx loads no brotli module: apt-get install libnginx-mod-http-brotli-filter" >&2; exit 1; }
+
+# conf NAME PORT: the same configuration for both servers.
+conf() {
+	cat <<CONF
+$modules
+worker_processes 1;
+pid $tmp/$1.pid;
+error_log $tmp/$1-error.log;
+events { worker_connections 1024; }
+http {
+	access_log off;
+	client_body_temp_path $tmp/body; proxy_temp_path $tmp/proxy;
+	fastcgi_temp_path $tmp/fcgi; uwsgi_temp_path $tmp/uwsgi; scgi_temp_path $tmp/scgi;
+	types { application/json json; }
+	brotli on;
+	brotli_types application/json;
+	server {
+		listen 127.0.0.1:$2;
+		location /id/ { brotli off; alias $tmp/www/; }
+		location /l1/ { brotli_comp_level 1; alias $tmp/www/; }
+		location /l6/ { brotli_comp_level 6; alias $tmp/www/; }
+	}
+}
+CONF
+}
+conf mosaic 18150 >"$tmp/mosaic.conf"
+conf nginx 18151 >"$tmp/nginx.conf"
+
+export WRK_HEADER="Accept-Encoding: br"
+names=(mosaic nginx) paths=(id l1 l6)
+declare -A rps cpu
+for ((r = 1; r <= ROUNDS; r++)); do
+	for name in "${names[@]}"; do
+		for p in "${paths[@]}"; do
+			case $name in
+			mosaic) read -r q c < <(serve_and_measure 18150 "$p/body.json" "$DURATION" "$mosaic" -c "$tmp/mosaic.conf") ;;
+			nginx) read -r q c < <(serve_and_measure 18151 "$p/body.json" "$DURATION" "$NGINX" -c "$tmp/nginx.conf" -g 'daemon off; master_process off;') ;;
+			esac
+			echo "round $r $name /$p/: $q req/s, $c us CPU/request"
+			rps[$name $p]+="$q " cpu[$name $p]+="$c "
+		done
+	done
+done
+echo
+echo "| answer | mosaic req/s | nginx req/s | mosaic/nginx | mosaic µs/request | nginx µs/request | mosaic µs over /id/ | nginx µs over /id/ |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+for p in "${paths[@]}"; do
+	mq=$(median <<<"${rps[mosaic $p]}") nq=$(median <<<"${rps[nginx $p]}")
+	mc=$(median <<<"${cpu[mosaic $p]}") nc=$(median <<<"${cpu[nginx $p]}")
+	mi=$(median <<<"${cpu[mosaic id]}") ni=$(median <<<"${cpu[nginx id]}")
+	awk -v p="$p" -v mq="$mq" -v nq="$nq" -v mc="$mc" -v nc="$nc" -v mi="$mi" -v ni="$ni" \
+		'BEGIN {printf "| /%s/ | %.0f | %.0f | %.2fx | %.1f | %.1f | %.1f | %.1f |\n", p, mq, nq, nq ? mq / nq : 0, mc, nc, mc - mi, nc - ni}'
+done
