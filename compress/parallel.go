@@ -35,8 +35,9 @@ import (
 //     frames (RFC 8878, section 3.1). Frames share no history, so each
 //     segment starts from an empty window.
 //   - brotli: every segment is a catable segment of mosaic's own encoder
-//     (brotli.Encoder.EncodeSegment), which may copy from the 256 KiB of
-//     input before it (brotli.MaxPrefix); the first carries the stream header, the others end
+//     (brotli.Encoder.EncodeSegment), which may copy from the input before
+//     it, as much as one segment and at least 256 KiB (history); the first
+//     carries the stream header, the others end
 //     on a byte boundary, the last with the last meta-block, and together
 //     they are one brotli stream, at every level (levels 0 and 11,
 //     which andybalholm/brotli serves serially, too).
@@ -168,19 +169,26 @@ func cpusFree() int64 {
 	return int64(runtime.GOMAXPROCS(0)) - compressing.Load() - segmentsOut.Load()
 }
 
-// history is how much input before a segment its encoder is primed
-// with: deflate's whole window for gzip, as much as mosaic's brotli
-// encoder takes as a segment's prefix (it enters no more in its tables),
-// and none for zstd, whose frames share nothing.
-func history(e Encoding) int {
+// history is how much input before a segment of a body cut every segment
+// bytes its encoder is primed with: deflate's whole window for gzip; for
+// brotli one segment, at least minBrotliPrefix and at most what mosaic's
+// encoder takes as a prefix (brotli.MaxPrefix); none for zstd, whose frames
+// share nothing. A brotli segment that sees the whole segment before it
+// comes out nearly as small as one stream, and entering a prefix costs
+// far less than compressing it; bounded by the segment, short segments do
+// not each enter a long prefix, which would cost more than they save.
+func history(e Encoding, segment int) int {
 	switch e {
 	case Gzip:
 		return 32 << 10
 	case Brotli:
-		return brotli.MaxPrefix
+		return min(brotli.MaxPrefix, max(minBrotliPrefix, segment))
 	}
 	return 0
 }
+
+// minBrotliPrefix is the prefix a brotli segment gets whatever its size.
+const minBrotliPrefix = 256 << 10
 
 // segment is one task: input, and the compressed output it becomes.
 type segment struct {
@@ -335,7 +343,7 @@ func (c *compressor) takeSegment() *segment {
 		c.segments = c.segments[:n-1]
 		return s
 	}
-	return &segment{buf: make([]byte, 0, maxCut(c.key.segment)+history(c.key.coding))}
+	return &segment{buf: make([]byte, 0, maxCut(c.key.segment)+history(c.key.coding, c.key.segment))}
 }
 
 func (c *compressor) putSegment(s *segment) {
@@ -542,7 +550,7 @@ func (s *parallelStream) handOut(last, here bool) error {
 	seg := s.cur
 	s.cur = nil
 	seg.last = last
-	if h := history(s.coding); h > 0 {
+	if h := history(s.coding, s.cfg.segment); h > 0 {
 		// The next segment's dictionary: the last h bytes of the input so
 		// far, which seg's buf ends with (a short segment after a flush
 		// has the previous dictionary before it).

@@ -117,3 +117,19 @@ func windowBits(b []byte) int {
 	}
 	return 0 // 10 to 15 or 17 bits: not used here
 }
+
+// A brotli segment is primed with as much as one segment of the input
+// before it: react-dom in two halves at level 9 comes out within 0.25% of
+// one stream (0.13%), where 256 KiB of prefix left it 0.35% larger.
+func TestParallelBrotliPrefixOneSegment(t *testing.T) {
+	body := largeBody(t)
+	serial := len(brotliParallel(t, body, true, 9, compress.DefaultSegmentSize, nil))
+	pool := newTestPool(t, 2, 64)
+	n := len(brotliParallel(t, body, true, 9, 512<<10, pool))
+	if pool.submitted.Load() != 1 {
+		t.Fatalf("%d segments went to the pool, want 1 of the 2 halves", pool.submitted.Load())
+	}
+	if diff := float64(n)/float64(serial) - 1; diff > 0.0025 {
+		t.Errorf("level 9 in two halves: %d bytes, %+.2f%% against one stream's %d, bound +0.25%%", n, 100*diff, serial)
+	}
+}
