@@ -300,3 +300,44 @@ func TestSegmentsPrefix(t *testing.T) {
 	stream = enc.EncodeSegment(stream, in[100_000:], Segment{Last: true, Prefix: in[:100_000]})
 	checkBoth(t, stream, in)
 }
+
+// A piece after the first that is told its Offset may refer to the static
+// dictionary, whose distances count from the stream's start: with prefixes
+// cut to the window and without prefixes, at each kind of match finder
+// that searches it (lazy 4, deep 5-9, optimal 10-11), the stream
+// decodes with both decoders, and pieces without a prefix come out
+// smaller told their offsets than not (they are then the first of their
+// text, and the dictionary has the words).
+func TestSegmentsOffsetDictionary(t *testing.T) {
+	in := corpus(t)["api-listing.json"]
+	if len(in) < 90_000 {
+		t.Skip("api-listing.json missing from the corpus")
+	}
+	in = in[:90_000]
+	const piece = 9_000
+	for _, q := range []int{4, 5, 9, 10, 11} {
+		for _, primed := range []bool{true, false} {
+			sizes := [2]int{}
+			for k, told := range []bool{true, false} {
+				enc, _ := NewEncoder(Options{Quality: q, LGWin: 14}) // a window of 16 KiB - 16: prefixes are cut
+				var stream []byte
+				for off := 0; off < len(in); off += piece {
+					seg := Segment{First: off == 0, Last: off+piece >= len(in)}
+					if primed {
+						seg.Prefix = in[:off]
+					}
+					if told {
+						seg.Offset = off
+					}
+					stream = enc.EncodeSegment(stream, in[off:min(off+piece, len(in))], seg)
+				}
+				checkBoth(t, stream, in)
+				sizes[k] = len(stream)
+			}
+			t.Logf("q%d, prefixes %v: %d bytes told the offsets, %d not", q, primed, sizes[0], sizes[1])
+			if !primed && sizes[0] >= sizes[1] {
+				t.Errorf("q%d, no prefixes: %d bytes told the offsets, %d not: no dictionary reference paid", q, sizes[0], sizes[1])
+			}
+		}
+	}
+}

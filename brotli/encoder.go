@@ -50,6 +50,12 @@ type Segment struct {
 	// reaches the piece. It must be exactly the bytes before the piece.
 	// Only its last MaxPrefix bytes (or the window, if smaller) are used.
 	Prefix []byte
+	// Offset, when positive, is where the piece starts in the body: the
+	// number of bytes before it, Prefix or not. A piece other than the
+	// first that knows it may refer to the static dictionary, whose
+	// distances count from the start of the stream; one that does not
+	// makes no such reference. It must be at least len(Prefix).
+	Offset int
 	// BodyLen, when positive, is the length of the whole body the piece
 	// is cut from (Content-Length). The match finder is then chosen as for
 	// the body in one stream: at qualities 5-9 a body of 1 MiB or more
@@ -78,26 +84,37 @@ const MaxPrefix = 1 << 20
 // window declared is opts.LGWin, since the first piece cannot know the
 // body's length.
 func (enc *Encoder) EncodeSegment(dst, src []byte, seg Segment) []byte {
+	lead := -1 // the stream's bytes before data[0]; -1: not known
+	if seg.First {
+		lead = 0
+	}
 	if seg.First || len(seg.Prefix) == 0 {
-		return enc.encodeFrom(dst, src, 0, max(len(src), seg.BodyLen), enc.opts.LGWin, seg.First, seg.Last)
+		if !seg.First && seg.Offset > 0 {
+			lead = seg.Offset
+		}
+		return enc.encodeFrom(dst, src, 0, max(len(src), seg.BodyLen), enc.opts.LGWin, lead, seg.First, seg.Last)
 	}
 	keep := min(len(seg.Prefix), MaxPrefix, 1<<enc.opts.LGWin-16)
 	enc.joined = append(append(enc.joined[:0], seg.Prefix[len(seg.Prefix)-keep:]...), src...)
+	if seg.Offset >= len(seg.Prefix) {
+		lead = seg.Offset - keep
+	}
 	// The body is at least the prefix and the piece long, not just the
 	// part of the prefix kept.
 	bodyLen := max(len(seg.Prefix)+len(src), seg.BodyLen)
-	return enc.encodeFrom(dst, enc.joined, keep, bodyLen, enc.opts.LGWin, false, seg.Last)
+	return enc.encodeFrom(dst, enc.joined, keep, bodyLen, enc.opts.LGWin, lead, false, seg.Last)
 }
 
 func (enc *Encoder) encode(dst, src []byte, lgwin int, first, last bool) []byte {
-	return enc.encodeFrom(dst, src, 0, len(src), lgwin, first, last)
+	return enc.encodeFrom(dst, src, 0, len(src), lgwin, 0, first, last)
 }
 
 // encodeFrom compresses data[start:], after entering the positions of
 // data[:start] (bytes the decoder already has) in the match finder;
 // bodyLen is the length of the body data ends (at least len(data)),
-// which sizes the match finder.
-func (enc *Encoder) encodeFrom(dst, data []byte, start, bodyLen, lgwin int, first, last bool) []byte {
+// which sizes the match finder; lead is how many bytes of the stream come
+// before data[0] (-1 if not known: no static dictionary references).
+func (enc *Encoder) encodeFrom(dst, data []byte, start, bodyLen, lgwin, lead int, first, last bool) []byte {
 	e := &enc.e
 	e.setup(enc.opts, lgwin, bodyLen, first)
 	e.bw.buf = dst
@@ -106,7 +123,7 @@ func (enc *Encoder) encodeFrom(dst, data []byte, start, bodyLen, lgwin int, firs
 		e.writeWindow()
 	}
 	base := e.claim(len(data))
-	w := window{data: data, base: base, streamA: base, unknownCtx: !first, noDict: !first}
+	w := window{data: data, base: base, streamA: base, unknownCtx: !first, noDict: lead < 0, dictLead: uint32(max(lead, 0))}
 	e.fill(data, base, 0, min(start, len(data)-7))
 	e.compress(&w, start, len(data))
 	if last {

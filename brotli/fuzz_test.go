@@ -12,9 +12,11 @@ import (
 func newABReader(comp []byte) io.Reader { return ab.NewReader(bytes.NewReader(comp)) }
 
 // FuzzRoundTrip compresses random input at a random quality, window and
-// mode, in one shot and streaming (with flushes at random points and
-// sometimes a size hint that undershoots), and checks that both outputs
-// decode to the input.
+// mode, in one shot, streaming (with flushes at random points and
+// sometimes a size hint that undershoots) and in segments cut at random
+// points (each with the content before it, a tail of it or none as its
+// prefix, and told its offset or not), and checks that every output
+// decodes to the input.
 func FuzzRoundTrip(f *testing.F) {
 	f.Add([]byte("hello, hello, hello world"), uint8(1), uint8(22), uint64(1))
 	f.Add(bytes.Repeat([]byte("abcd"), 300), uint8(4), uint8(10), uint64(2))
@@ -60,6 +62,27 @@ func FuzzRoundTrip(f *testing.F) {
 		w.Close()
 		if got, err := io.ReadAll(newABReader(buf.Bytes())); err != nil || !bytes.Equal(got, in) {
 			t.Fatalf("stream %+v: %v", opts, err)
+		}
+		enc, err := NewEncoder(Options{Quality: opts.Quality, LGWin: opts.LGWin, Mode: opts.Mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var segs []byte
+		for off, last := 0, false; !last; {
+			end := min(off+1+rng.IntN(len(in)-off+1), len(in))
+			last = end == len(in)
+			seg := Segment{First: off == 0, Last: last}
+			if off > 0 {
+				seg.Prefix = in[rng.IntN(off+1):off]
+				if rng.IntN(2) == 0 {
+					seg.Offset = off
+				}
+			}
+			segs = enc.EncodeSegment(segs, in[off:end], seg)
+			off = end
+		}
+		if got, err := io.ReadAll(newABReader(segs)); err != nil || !bytes.Equal(got, in) {
+			t.Fatalf("segments %+v: %v", opts, err)
 		}
 	})
 }

@@ -75,15 +75,26 @@ type window struct {
 	// segment, or a segment's prefix, that does not start the stream.
 	unknownCtx bool
 	// noDict says the decoder's position in the stream is not known
-	// (a segment after the first): a static dictionary reference's
-	// distance depends on it, so none is made.
+	// (a segment after the first, not told its offset): a static
+	// dictionary reference's distance depends on it, so none is made.
 	noDict bool
+	// dictLead is how many bytes of the stream come before data[0] (a
+	// segment told its offset, less its prefix): the decoder counts a
+	// dictionary reference's distance from the stream's start.
+	dictLead uint32
 }
 
 // reach is the largest backward distance the decoder allows at data[i]:
 // the bytes of the stream before it, at most maxDist.
 func (w *window) reach(i int, maxDist uint32) uint32 {
 	return min(w.base+uint32(i)-w.streamA, maxDist)
+}
+
+// dictReach is the decoder's largest backward distance at data[i], the one
+// a static dictionary reference's distance starts after: reach, counted
+// from the stream's start rather than from data's.
+func (w *window) dictReach(i int, maxDist uint32) uint32 {
+	return min(w.base+uint32(i)-w.streamA+w.dictLead, maxDist)
 }
 
 // dictEnd is the index of data where a quality's static dictionary
@@ -285,7 +296,7 @@ func (e *encoder) findMatches(w *window, start int) {
 		dict = dict && i < dictEnd
 		if l < minMatch {
 			if dict {
-				l, d, sc, word = e.searchDict(w.data, i, w.end-i, w.reach(i, e.maxDist), 22, 0)
+				l, d, sc, word = e.searchDict(w.data, i, w.end-i, w.dictReach(i, e.maxDist), 22, 0)
 				word++ // used only if l > 0
 				dict = e.dictOn
 			}
@@ -301,7 +312,7 @@ func (e *encoder) findMatches(w *window, start int) {
 			word2 := 0
 			if l2 < minMatch && dict {
 				var cut int
-				if l2, d2, sc2, cut = e.searchDict(w.data, i+1, w.end-i-1, w.reach(i+1, e.maxDist), 22, 0); l2 > 0 {
+				if l2, d2, sc2, cut = e.searchDict(w.data, i+1, w.end-i-1, w.dictReach(i+1, e.maxDist), 22, 0); l2 > 0 {
 					word2 = cut + 1
 				}
 				dict = e.dictOn

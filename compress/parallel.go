@@ -171,8 +171,8 @@ func cpusFree() int64 {
 
 // history is how much input before a segment of a body cut every segment
 // bytes its encoder is primed with: deflate's whole window for gzip; for
-// brotli one segment, at least minBrotliPrefix and at most what mosaic's
-// encoder takes as a prefix (brotli.MaxPrefix); none for zstd, whose frames
+// brotli the longest segment (maxCut), at least minBrotliPrefix and at most
+// what mosaic's encoder takes as a prefix (brotli.MaxPrefix); none for zstd, whose frames
 // share nothing. A brotli segment that sees the whole segment before it
 // comes out nearly as small as one stream, and entering a prefix costs
 // far less than compressing it; bounded by the segment, short segments do
@@ -182,7 +182,7 @@ func history(e Encoding, segment int) int {
 	case Gzip:
 		return 32 << 10
 	case Brotli:
-		return min(brotli.MaxPrefix, max(minBrotliPrefix, segment))
+		return min(brotli.MaxPrefix, max(minBrotliPrefix, maxCut(segment)))
 	}
 	return 0
 }
@@ -199,12 +199,15 @@ type segment struct {
 	// segment's match finder for the whole body, as serial compression
 	// does.
 	bodyLen int
-	last    bool // gzip, brotli: the final block; otherwise the segment ends byte-aligned, not final
-	out     []byte
-	crc     uint32        // gzip: CRC-32 of the segment's input
-	wait    time.Duration // on the pool: from Submit until a worker took it
-	err     error
-	done    chan struct{} // closed when out, crc and err are set
+	// offset is where the segment's input starts in the body: a brotli
+	// segment that knows it may refer to the static dictionary.
+	offset int
+	last   bool // gzip, brotli: the final block; otherwise the segment ends byte-aligned, not final
+	out    []byte
+	crc    uint32        // gzip: CRC-32 of the segment's input
+	wait   time.Duration // on the pool: from Submit until a worker took it
+	err    error
+	done   chan struct{} // closed when out, crc and err are set
 }
 
 func (s *segment) input() []byte { return s.buf[s.dict:] }
@@ -258,7 +261,7 @@ type brotliSegments struct{ enc *brotli.Encoder }
 
 func (e brotliSegments) encode(seg *segment) error {
 	seg.out = e.enc.EncodeSegment(seg.out, seg.input(),
-		brotli.Segment{First: seg.first, Last: seg.last, Prefix: seg.buf[:seg.dict], BodyLen: seg.bodyLen})
+		brotli.Segment{First: seg.first, Last: seg.last, Prefix: seg.buf[:seg.dict], BodyLen: seg.bodyLen, Offset: seg.offset})
 	return nil
 }
 
@@ -347,7 +350,7 @@ func (c *compressor) takeSegment() *segment {
 }
 
 func (c *compressor) putSegment(s *segment) {
-	s.buf, s.out, s.dict, s.first, s.last, s.bodyLen, s.wait, s.err, s.done = s.buf[:0], s.out[:0], 0, false, false, 0, 0, nil, nil
+	s.buf, s.out, s.dict, s.first, s.last, s.bodyLen, s.offset, s.wait, s.err, s.done = s.buf[:0], s.out[:0], 0, false, false, 0, 0, 0, nil, nil
 	c.mu.Lock()
 	c.segments = append(c.segments, s)
 	c.mu.Unlock()
@@ -448,7 +451,7 @@ type parallelStream struct {
 	cur   *segment   // being filled
 	queue []*segment // handed out, in order, not yet sent
 	crc   uint32     // gzip: of the input sent so far
-	size  int64      // gzip: input handed out so far
+	size  int64      // input handed out so far (gzip: the trailer's ISIZE)
 	began bool       // gzip: the header is out
 
 	// For the debug log: segments in all, those the pool compressed, those
@@ -501,6 +504,7 @@ func (s *parallelStream) newSegment() {
 	s.cur.dict = len(s.comp.tail)
 	s.cur.first = s.segments == 0
 	s.cur.bodyLen = int(max(s.w.bbody.length, 0))
+	s.cur.offset = int(s.size)
 }
 
 // Flush ends the current segment early and sends everything so far.
@@ -556,9 +560,7 @@ func (s *parallelStream) handOut(last, here bool) error {
 		// has the previous dictionary before it).
 		s.comp.tail = append(s.comp.tail[:0], seg.buf[max(0, len(seg.buf)-h):]...)
 	}
-	if s.coding == Gzip {
-		s.size += int64(len(seg.input()))
-	}
+	s.size += int64(len(seg.input()))
 	for len(s.queue) >= s.cfg.tasks {
 		if err := s.sendFirst(); err != nil {
 			s.comp.putSegment(seg)
