@@ -84,21 +84,20 @@ const MaxPrefix = 1 << 20
 // window declared is opts.LGWin, since the first piece cannot know the
 // body's length.
 func (enc *Encoder) EncodeSegment(dst, src []byte, seg Segment) []byte {
-	lead := -1 // the stream's bytes before data[0]; -1: not known
+	keep := 0 // the prefix's bytes entered in the match finder
+	if !seg.First {
+		keep = min(len(seg.Prefix), MaxPrefix, 1<<enc.opts.LGWin-16)
+	}
+	lead := -1 // the stream's bytes before the prefix kept; -1: not known
 	if seg.First {
 		lead = 0
-	}
-	if seg.First || len(seg.Prefix) == 0 {
-		if !seg.First && seg.Offset > 0 {
-			lead = seg.Offset
-		}
-		return enc.encodeFrom(dst, src, 0, max(len(src), seg.BodyLen), enc.opts.LGWin, lead, seg.First, seg.Last)
-	}
-	keep := min(len(seg.Prefix), MaxPrefix, 1<<enc.opts.LGWin-16)
-	enc.joined = append(append(enc.joined[:0], seg.Prefix[len(seg.Prefix)-keep:]...), src...)
-	if seg.Offset >= len(seg.Prefix) {
+	} else if seg.Offset > 0 && seg.Offset >= len(seg.Prefix) {
 		lead = seg.Offset - keep
 	}
+	if keep == 0 {
+		return enc.encodeFrom(dst, src, 0, max(len(src), seg.BodyLen), enc.opts.LGWin, lead, seg.First, seg.Last)
+	}
+	enc.joined = append(append(enc.joined[:0], seg.Prefix[len(seg.Prefix)-keep:]...), src...)
 	// The body is at least the prefix and the piece long, not just the
 	// part of the prefix kept.
 	bodyLen := max(len(seg.Prefix)+len(src), seg.BodyLen)

@@ -300,12 +300,12 @@ func (o *optimal) collect(e *encoder, w *window, start int) {
 		}
 		e.dictOn = e.dictOn && i < dictEnd
 		if e.dictOn && best < e.q.dictBelow {
-			reach := w.dictReach(i, e.maxDist)
-			if l, d, _, cut := e.searchDict(data, i, w.end-i, reach, 16, 0); l > best {
+			dreach := w.dictReach(i, e.maxDist)
+			if l, d, _, cut := e.searchDict(data, i, w.end-i, dreach, 16, 0); l > best {
 				best = l
 				o.matches = append(o.matches, optMatch{len: uint32(l), dist: d, cut: uint8(cut), dict: true})
 			}
-			if n, d, cut := e.searchWords(data, i, w.end-i, reach); n > best {
+			if n, d, cut := e.searchWords(data, i, w.end-i, dreach); n > best {
 				o.matches = append(o.matches, optMatch{len: uint32(n), dist: d, cut: uint8(int8(cut)), dict: true})
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/mosaic-edge/mosaic/compress"
@@ -121,6 +123,31 @@ func BenchmarkBodyCache(b *testing.B) {
 			}
 			if on && cache.Stats().Hits == 0 {
 				b.Fatal("no response came from the store")
+			}
+		})
+	}
+}
+
+// BenchmarkSmallBody is what the handler and the brotli encoder cost a
+// 2 KB JSON body (api-small.json) at levels 1 and 6; set beside
+// BenchmarkEncode/q1 and q6 of the brotli package, the difference is the
+// handler's own (compress README, "The 2 KB JSON").
+func BenchmarkSmallBody(b *testing.B) {
+	body, err := os.ReadFile("../../shared/corpus/api-small.json")
+	if err != nil {
+		b.Skip("no ../../shared/corpus/api-small.json")
+	}
+	for _, level := range []int{1, 6} {
+		b.Run(fmt.Sprintf("level=%d", level), func(b *testing.B) {
+			h := mustNew(b, respond(200, body, "Content-Type: application/json", "Content-Length: "+strconv.Itoa(len(body))),
+				allOn(func(o *compress.Options) { o.Brotli.Types = []string{"application/json"}; o.Brotli.Level = level }))
+			req := httptest.NewRequest(http.MethodGet, "/", nil)
+			req.Header.Set("Accept-Encoding", "br")
+			w := &discardWriter{h: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.h)
+				h.ServeHTTP(w, req)
 			}
 		})
 	}

@@ -141,3 +141,44 @@ func BenchmarkZstdConcurrentEncoder(b *testing.B) {
 	}
 	b.ReportMetric(float64(w.n), "bytes")
 }
+
+// BenchmarkParallelBrotliSizes is the size table of the README: react-dom,
+// its length declared, at every brotli level, serially and cut into 512k,
+// 256k and 64k segments on a pool, as bytes and as a percentage over
+// serial compression (each level's serial row runs first and sets the
+// reference, so a filter must keep it).
+//
+//	go test ./compress -run '^$' -bench ParallelBrotliSizes -benchtime 1x
+func BenchmarkParallelBrotliSizes(b *testing.B) {
+	body := largeBody(b)
+	pool := newTestPool(b, runtime.GOMAXPROCS(0), 64)
+	for level := 1; level <= 11; level++ {
+		serial := 0
+		for _, segment := range []int{0, 512 << 10, 256 << 10, 64 << 10} {
+			b.Run(fmt.Sprintf("level=%d/segment=%dk", level, segment>>10), func(b *testing.B) {
+				var p compress.WorkPool
+				size := segment
+				if segment > 0 {
+					p = pool
+				} else {
+					size = compress.DefaultSegmentSize
+				}
+				h := mustNew(b, respond(200, body, "Content-Type: text/html", "Content-Length: "+strconv.Itoa(len(body))),
+					parallelOn(p, size, compress.DefaultTasks, func(o *compress.Options) { o.Brotli.Level = level }))
+				req := httptest.NewRequest(http.MethodGet, "/", nil)
+				req.Header.Set("Accept-Encoding", "br")
+				w := &discardWriter{h: http.Header{}}
+				for b.Loop() {
+					clear(w.h)
+					w.n = 0
+					h.ServeHTTP(w, req)
+				}
+				if segment == 0 {
+					serial = w.n
+				}
+				b.ReportMetric(float64(w.n), "bytes")
+				b.ReportMetric(100*(float64(w.n)/float64(serial)-1), "%-over-serial")
+			})
+		}
+	}
+}
