@@ -202,6 +202,13 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 	}
 	b[c&mask] = abs
 	*head = c + 1
+	if w.raw != nil && m.len < limitLen {
+		if l, d := w.rawMatch(i, maxLen, reach); l > m.len {
+			if s := 16*l - 4*bits.Len32(d) - 16; s > m.score {
+				m = match{len: l, dist: d, score: s}
+			}
+		}
+	}
 	if m.len < e.q.dictBelow && e.dictOn {
 		if l, d, s, cut := e.searchDict(data, i, maxLen, w.dictReach(i, e.maxDist), 16, m.score); l > 0 {
 			m = match{len: l, dist: d, score: s, word: uint8(cut) + 1}

@@ -31,9 +31,21 @@ func NewEncoder(opts Options) (*Encoder, error) {
 
 // Encode appends the brotli stream for src to dst. The declared window is
 // the smallest that holds src, at most opts.LGWin, so small bodies never
-// make a decoder reserve a large window.
+// make a decoder reserve a large window; with a Dictionary, the smallest
+// that holds both, so that copies reach all of it.
 func (enc *Encoder) Encode(dst, src []byte) []byte {
+	if dict := enc.opts.Dictionary; len(dict) > 0 {
+		return enc.encodeRaw(dst, src, len(src), windowFor(len(dict)+len(src), enc.opts.LGWin), true)
+	}
 	return enc.encode(dst, src, windowFor(len(src), enc.opts.LGWin), true, true)
+}
+
+// encodeRaw compresses src as a stream, or its first piece, that starts
+// after the raw dictionary opts.Dictionary; bodyLen is the body's length.
+func (enc *Encoder) encodeRaw(dst, src []byte, bodyLen, lgwin int, last bool) []byte {
+	dict := enc.opts.Dictionary
+	enc.joined = append(append(enc.joined[:0], dict...), src...)
+	return enc.encodeFrom(dst, enc.joined, len(dict), len(dict)+bodyLen, lgwin, 0, true, last)
 }
 
 // Segment says where a piece sits in the stream that EncodeSegment's
@@ -94,6 +106,9 @@ func (enc *Encoder) EncodeSegment(dst, src []byte, seg Segment) []byte {
 	} else if seg.Offset > 0 && seg.Offset >= len(seg.Prefix) {
 		lead = seg.Offset - keep
 	}
+	if seg.First && len(enc.opts.Dictionary) > 0 {
+		return enc.encodeRaw(dst, src, max(len(src), seg.BodyLen), enc.opts.LGWin, seg.Last)
+	}
 	if keep == 0 {
 		return enc.encodeFrom(dst, src, 0, max(len(src), seg.BodyLen), enc.opts.LGWin, lead, seg.First, seg.Last)
 	}
@@ -112,7 +127,9 @@ func (enc *Encoder) encode(dst, src []byte, lgwin int, first, last bool) []byte 
 // data[:start] (bytes the decoder already has) in the match finder;
 // bodyLen is the length of the body data ends (at least len(data)),
 // which sizes the match finder; lead is how many bytes of the stream come
-// before data[0] (-1 if not known: no static dictionary references).
+// before data[0] (-1 if not known: no static dictionary references). A
+// first piece with a Dictionary has it as data[:start], before the
+// stream.
 func (enc *Encoder) encodeFrom(dst, data []byte, start, bodyLen, lgwin, lead int, first, last bool) []byte {
 	e := &enc.e
 	e.setup(enc.opts, lgwin, bodyLen, first)
@@ -122,7 +139,15 @@ func (enc *Encoder) encodeFrom(dst, data []byte, start, bodyLen, lgwin, lead int
 		e.writeWindow()
 	}
 	base := e.claim(len(data))
-	w := window{data: data, base: base, streamA: base, unknownCtx: !first, noDict: lead < 0, dictLead: uint32(max(lead, 0))}
+	w := window{data: data, base: base, streamA: base, unknownCtx: !first, noDict: lead < 0, dictLead: uint32(max(lead, 0)),
+		rawLen: uint32(len(enc.opts.Dictionary))}
+	if first && w.rawLen > 0 {
+		w.rawEnd = base + uint32(start)
+		if e.q.indexesRaw() {
+			e.raw.build(enc.opts.Dictionary, base)
+			w.raw = &e.raw
+		}
+	}
 	e.fill(data, base, 0, min(start, len(data)-7))
 	e.compress(&w, start, len(data))
 	if last {

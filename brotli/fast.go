@@ -55,11 +55,13 @@ func findFast[T copyTail](e *encoder, w *window, start int) (extraBits int) {
 			table[h] = abs
 			// The last distance, a few bytes after the copy that used it
 			// (right after, the copy would have gone on had it matched).
-			if uint(i-lit-1) < 15 && last <= maxDist && load32(data, i-int(last)) == uint32(x) {
+			// (rawCap: a copy from a raw dictionary before the stream
+			// must end in it.)
+			if uint(i-lit-1) < 15 && last <= maxDist && load32(data, i-int(last)) == uint32(x) && w.rawCap(abs, last, minMatch) > 0 {
 				d = last
 				break
 			}
-			if d = abs - cand; d-1 < maxDist && load32(data, i-int(d)) == uint32(x) {
+			if d = abs - cand; d-1 < maxDist && load32(data, i-int(d)) == uint32(x) && w.rawCap(abs, d, minMatch) > 0 {
 				break
 			}
 			i += 1 + misses>>fastSkip
@@ -78,6 +80,7 @@ func findFast[T copyTail](e *encoder, w *window, start int) (extraBits int) {
 			} else {
 				l += 8 + matchLen(data, i-int(d)+minMatch+8, i+minMatch+8, n-8)
 			}
+			l = w.rawCap(base+uint32(i), d, l)
 			// The command's symbols, chosen and counted here: a call
 			// per command cost more than choosing them.
 			countLiterals(lh, data[lit:i])

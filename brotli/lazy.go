@@ -58,7 +58,11 @@ func findLazy[B lazyBucket](e *encoder, w *window, start int) (extraBits int) {
 				if m == quickMax {
 					m += matchLen(data, i-int(last)+quickMax, i+quickMax, n-quickMax+minMatch)
 				}
-				l, d, sc = m, last, 22*m-8
+				// A copy from a raw dictionary before the stream must end
+				// in it (rawCap), here and below.
+				if m = w.rawCap(abs, last, m); m > 0 {
+					l, d, sc = m, last, 22*m-8
+				}
 			}
 		}
 		var c0, c1 uint32
@@ -76,6 +80,7 @@ func findLazy[B lazyBucket](e *encoder, w *window, start int) (extraBits int) {
 				if m == quickMax {
 					m += matchLen(data, i-int(c)+quickMax, i+quickMax, n-quickMax+minMatch)
 				}
+				m = w.rawCap(abs, c, m) // 0 scores below any match
 				if s := 22*m - 4*bits.Len32(c) - 16; s > sc {
 					l, d, sc = m, c, s
 				}
@@ -86,6 +91,7 @@ func findLazy[B lazyBucket](e *encoder, w *window, start int) (extraBits int) {
 				if m == quickMax {
 					m += matchLen(data, i-int(c)+quickMax, i+quickMax, n-quickMax+minMatch)
 				}
+				m = w.rawCap(abs, c, m) // 0 scores below any match
 				if s := 22*m - 4*bits.Len32(c) - 16; s > sc {
 					l, d, sc = m, c, s
 				}

@@ -82,6 +82,18 @@ type window struct {
 	// segment told its offset, less its prefix): the decoder counts a
 	// dictionary reference's distance from the stream's start.
 	dictLead uint32
+	// rawLen is the length of the raw dictionary the decoder holds
+	// (Options.Dictionary), 0 if none: the static dictionary's distances
+	// start after it.
+	rawLen uint32
+	// rawEnd is the absolute position of the stream's first byte when the
+	// raw dictionary comes before it in data, else 0. Copies may start in
+	// the dictionary (its bytes count in reach, as a prefix's do) but must
+	// end in it: the decoder copies from the dictionary alone.
+	rawEnd uint32
+	// raw indexes the raw dictionary for long copies when it comes before
+	// the stream in data; nil otherwise.
+	raw *rawIndex
 }
 
 // reach is the largest backward distance the decoder allows at data[i]:
@@ -90,11 +102,15 @@ func (w *window) reach(i int, maxDist uint32) uint32 {
 	return min(w.base+uint32(i)-w.streamA, maxDist)
 }
 
-// dictReach is the decoder's largest backward distance at data[i], the one
-// a static dictionary reference's distance starts after: reach, counted
-// from the stream's start rather than from data's.
+// dictReach is the distance a static dictionary reference's distance
+// starts after at data[i]: the decoder's largest backward distance there,
+// reach counted from the stream's start rather than from data's, and then
+// the raw dictionary's length.
 func (w *window) dictReach(i int, maxDist uint32) uint32 {
-	return min(w.base+uint32(i)-w.streamA+w.dictLead, maxDist)
+	if w.rawEnd != 0 {
+		return min(w.base+uint32(i)-w.rawEnd, maxDist) + w.rawLen
+	}
+	return min(w.base+uint32(i)-w.streamA+w.dictLead, maxDist) + w.rawLen
 }
 
 // dictEnd is the index of data where a quality's static dictionary
@@ -104,7 +120,7 @@ func (w *window) dictEnd(span uint32) int {
 	if span == 0 {
 		return len(w.data)
 	}
-	return max(int(int64(span)+int64(w.streamA)-int64(w.base)), 0)
+	return max(int(int64(span)+int64(max(w.streamA, w.rawEnd))-int64(w.base)), 0)
 }
 
 const minMatch = 4
@@ -254,6 +270,13 @@ func (e *encoder) search(w *window, i int, last uint32) (bestLen int, bestDist u
 	}
 	if d := abs - c3; d != last {
 		try(d)
+	}
+	if w.raw != nil && bestLen < lazyMax {
+		if l, d := w.rawMatch(i, w.end-i, reach); l > bestLen {
+			if sc := score(l, d, last); sc > best {
+				bestLen, bestDist, best = l, d, sc
+			}
+		}
 	}
 	return bestLen, bestDist, best
 }

@@ -24,6 +24,10 @@ type encoder struct {
 	next uint32
 
 	cmds []command
+	// rawCmds is where cutRawCopies rebuilds cmds.
+	rawCmds []command
+	// raw indexes a raw dictionary for the finders of qualities 4-9.
+	raw  rawIndex
 	syms []cmdSyms // e.cmds' symbols, chosen by symbolize
 	ring distRing
 	// The static dictionary's index (qualities with dictDepth), and the
@@ -283,6 +287,7 @@ func (e *encoder) metaBlock(w *window, start int) {
 		}
 	default:
 		e.findMatches(w, start)
+		e.cutRawCopies(w, start)
 		e.codeMetaBlock(w, start, unsymbolized, saved)
 	}
 }
@@ -513,14 +518,19 @@ func (e *encoder) splitLiterals(data []byte, start int) {
 }
 
 // contextBytes returns the two bytes before data[i] as the decoder sees
-// them, and whether they are known: a stream starts after two zeros, but
-// a segment does not know what comes before its prefix.
+// them, and whether they are known: a stream starts after two zeros (a
+// raw dictionary before it in data does not change them), but a segment
+// does not know what comes before its prefix.
 func (w *window) contextBytes(i int) (p1, p2 byte, known bool) {
-	if i >= 2 {
+	n := i // the stream's bytes before data[i] in data
+	if w.rawEnd > w.base {
+		n -= int(w.rawEnd - w.base)
+	}
+	if n >= 2 {
 		return w.data[i-1], w.data[i-2], true
 	}
-	if i == 1 {
-		p1 = w.data[0]
+	if n == 1 {
+		p1 = w.data[i-1]
 	}
 	return p1, 0, !w.unknownCtx
 }

@@ -37,7 +37,21 @@ type Options struct {
 	SizeHint int
 	// Mode is the kind of data.
 	Mode Mode
+	// Dictionary, when set, is a raw dictionary that the decoder holds
+	// too (RFC 9842's shared dictionaries, Google's decoder's
+	// BROTLI_SHARED_DICTIONARY_RAW): the stream may copy from it as if it
+	// came just before the stream's first byte, and a decoder must be
+	// given the same bytes to decode it. At most MaxDictionary bytes.
+	// Encode, the Writer and the first piece of EncodeSegment copy from
+	// it; later pieces do not, but code their static dictionary
+	// references as a decoder that holds it reads them.
+	Dictionary []byte
 }
+
+// MaxDictionary bounds Options.Dictionary: distances into it and past it
+// into the static dictionary stay within what the format codes (64 MiB)
+// with a 16 MiB window.
+const MaxDictionary = 16 << 20
 
 // The qualities implemented so far. Each has its own match finder settings
 // (see the README); the others are refused with ErrQuality rather than
@@ -144,6 +158,9 @@ func (o Options) normalize() (Options, error) {
 	}
 	if o.Mode < ModeGeneric || o.Mode > ModeFont {
 		return o, fmt.Errorf("brotli: unknown mode %d", o.Mode)
+	}
+	if len(o.Dictionary) > MaxDictionary {
+		return o, fmt.Errorf("brotli: dictionary of %d bytes (at most %d)", len(o.Dictionary), MaxDictionary)
 	}
 	return o, nil
 }

@@ -17,7 +17,8 @@ type Writer struct {
 
 	// hist holds the window before the pending bytes and the pending bytes
 	// themselves: hist[done:] is not yet compressed, hist[lo:] belongs to
-	// this stream. hist[0] is at absolute position base.
+	// this stream (a Dictionary comes first in it). hist[0] is at absolute
+	// position base.
 	hist   []byte
 	done   int
 	lo     int
@@ -27,6 +28,9 @@ type Writer struct {
 	// stream's start is no longer known, which static dictionary
 	// references need.
 	restarted bool
+	// rawEnd is the absolute position of the stream's first byte when
+	// hist starts with opts.Dictionary, else 0 (see window.rawEnd).
+	rawEnd uint32
 }
 
 var errClosed = errors.New("brotli: write to closed Writer")
@@ -63,15 +67,27 @@ func (w *Writer) ResetOptions(dst io.Writer, opts Options) error {
 	w.restarted = false
 	lgwin := o.LGWin
 	if o.SizeHint > 0 {
-		lgwin = windowFor(o.SizeHint, lgwin)
+		// With a dictionary, a window that holds both, as Encode's.
+		lgwin = windowFor(len(o.Dictionary)+o.SizeHint, lgwin)
 	}
 	w.e.setup(o, lgwin, o.SizeHint, true)
 	w.e.bw.buf = w.e.bw.buf[:0]
 	w.e.bw.acc, w.e.bw.nacc = 0, 0
 	w.e.writeWindow()
-	w.hist = w.hist[:0]
-	w.done, w.lo = 0, 0
-	w.base = w.e.claim(0)
+	// A dictionary comes before the stream in hist, entered in the match
+	// finder as if compressed already.
+	dict := o.Dictionary
+	w.hist = append(w.hist[:0], dict...)
+	w.done, w.lo = len(dict), 0
+	w.base = w.e.claim(len(dict))
+	w.rawEnd = 0
+	if len(dict) > 0 {
+		w.rawEnd = w.base + uint32(len(dict))
+		w.e.fill(w.hist, w.base, 0, max(len(dict)-7, 0))
+		if w.e.q.indexesRaw() {
+			w.e.raw.build(dict, w.base)
+		}
+	}
 	return nil
 }
 
@@ -116,10 +132,15 @@ func (w *Writer) compressPending() {
 	if uint64(w.base)+uint64(len(w.hist)) >= positionLimit {
 		w.e.restart()
 		w.restarted = true
+		w.rawEnd = 0 // the dictionary is out of reach from now on
 		w.base = 1
 		w.lo = w.done
 	}
-	win := window{data: w.hist, base: w.base, streamA: w.base + uint32(w.lo), noDict: w.restarted}
+	win := window{data: w.hist, base: w.base, streamA: w.base + uint32(w.lo), noDict: w.restarted,
+		rawLen: uint32(len(w.opts.Dictionary)), rawEnd: w.rawEnd}
+	if w.rawEnd != 0 && w.e.q.indexesRaw() {
+		win.raw = &w.e.raw
+	}
 	w.e.compress(&win, w.done, len(w.hist))
 	w.done = len(w.hist)
 	if w.e.next < w.base+uint32(len(w.hist)) {

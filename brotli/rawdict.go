@@ -1,0 +1,186 @@
+package brotli
+
+import "math/bits"
+
+// Raw dictionaries (Options.Dictionary). The dictionary comes before the
+// stream in the match finder's data, as a segment's prefix does, and its
+// positions enter the tables, so copies from it have their natural
+// distances: for the decoder, a distance beyond the bytes the stream has
+// produced (at most the window) reaches into the dictionary, as if it
+// came just before the stream, while the stream is shorter than the
+// window; after that the dictionary is out of reach, and the finders'
+// reach (the window) keeps them from it. Three rules differ from a
+// prefix: the decoder copies from the dictionary alone, so a copy that
+// starts in it ends in it (rawCap, cutRawCopies); the static
+// dictionary's distances start after the raw dictionary's length
+// (window.dictReach); and the first literals' context is the two zeros
+// of a stream's start, not the dictionary's last bytes
+// (window.contextBytes).
+
+// rawCap bounds a copy of n bytes at absolute position abs from d back
+// so that, if it starts in the raw dictionary, it ends there; 0 if what
+// is left is shorter than minMatch. Without a dictionary in data it is n.
+func (w *window) rawCap(abs, d uint32, n int) int {
+	if src := abs - d; src < w.rawEnd && uint32(n) > w.rawEnd-src {
+		if n = int(w.rawEnd - src); n < minMatch {
+			return 0
+		}
+	}
+	return n
+}
+
+// cutRawCopies makes every copy of e.cmds that starts in a raw dictionary
+// before the stream (window.rawEnd) end in it, since the decoder copies
+// from the dictionary alone. The match finders of qualities 4 and up do
+// not bound their lengths so (those of 0-3 do, rawCap); a copy found
+// running on into the stream is cut where the dictionary ends, and the
+// rest, the stream's first bytes at the same distance, becomes a copy of
+// its own. A piece shorter than two bytes, the shortest copy brotli
+// codes, becomes literals.
+func (e *encoder) cutRawCopies(w *window, start int) {
+	if w.rawEnd == 0 {
+		return
+	}
+	cuts := false
+	p := w.base + uint32(start) // absolute position of the copy of the command at hand
+	for _, c := range e.cmds {
+		p += c.insert
+		if src := p - c.dist; !c.dict && c.copy > 0 && src < w.rawEnd && src+c.copy > w.rawEnd {
+			cuts = true
+			break
+		}
+		p += c.copy
+	}
+	if !cuts {
+		return
+	}
+	out := e.rawCmds[:0]
+	carry := uint32(0) // literals the next command takes over
+	i := start         // index in data where the command at hand's own literals start
+	for _, c := range e.cmds {
+		at := i + int(c.insert) // index of the copy's first byte
+		i = at + int(c.copy)
+		c.insert += carry // the literals carried over come right before c's
+		carry = 0
+		src := w.base + uint32(at) - c.dist
+		if c.dict || c.copy == 0 || src >= w.rawEnd || src+c.copy <= w.rawEnd {
+			out = append(out, c)
+			continue
+		}
+		head := w.rawEnd - src // bytes copied from the dictionary
+		tail := c.copy - head  // and from the stream's start
+		switch {
+		case head >= 2 && tail >= 2:
+			out = append(out, command{insert: c.insert, copy: head, dist: c.dist},
+				command{copy: tail, dist: c.dist})
+		case head >= 2: // one byte left: a literal of the next command
+			out = append(out, command{insert: c.insert, copy: head, dist: c.dist})
+			carry = 1
+			countLiterals(&e.litHist, w.data[at+int(head):i])
+		case tail >= 2: // the dictionary's last byte as a literal
+			out = append(out, command{insert: c.insert + 1, copy: tail, dist: c.dist})
+			countLiterals(&e.litHist, w.data[at:at+1])
+		default: // a copy of two bytes, one on each side: literals
+			carry = c.insert + c.copy
+			countLiterals(&e.litHist, w.data[at:i])
+		}
+	}
+	if carry > 0 {
+		out = append(out, command{insert: carry})
+	}
+	e.cmds, e.rawCmds = out, e.cmds
+}
+
+// rawIndex finds long copies from a raw dictionary: for each hash of 8
+// bytes, the last position in the dictionary that has it. The match
+// finders' buckets hold the dictionary's positions too, but share them
+// with the stream's, which push the older dictionary positions out where
+// the text repeats itself (a line of a script, found in the previous
+// version of the script); Google's encoder, too, searches a dictionary
+// apart from the window.
+type rawIndex struct {
+	slots []uint32 // 1 + a position in the dictionary; 0: none
+	shift uint
+	start uint32 // absolute position of the dictionary's first byte
+	n     int    // its length
+	first *byte  // its first byte, whose slice the index was built from
+}
+
+const (
+	rawHashLen = 16
+	rawMul     = 0x9E3779B97F4A7C15
+	rawMul2    = 0xC2B2AE3D27D4EB4F
+	// Positions kept per hash, newest first.
+	rawWaysLog = 2
+	rawWays    = 1 << rawWaysLog
+	// rawMaxBits bounds the index at 4M buckets (64 MiB) for the largest
+	// dictionaries.
+	rawMaxBits = 22
+)
+
+// indexesRaw reports whether the quality's match finder searches a raw
+// dictionary's index: 4-9. At 0-3 the finders take copies from the
+// dictionary their tables find; at 10-11 the tree keeps every position
+// and finds them without it.
+func (q *quality) indexesRaw() bool { return !q.fast && !q.lazyLoop && !q.optimal }
+
+// build indexes dict, whose first byte is at absolute position start.
+// The index of the same slice is kept: a server compresses many bodies
+// with one dictionary. (Were its bytes changed in place, the stale index
+// would offer copies that fail matchLen's check: fewer copies, never a
+// wrong one.)
+func (x *rawIndex) build(dict []byte, start uint32) {
+	x.start = start
+	if len(dict) == x.n && &dict[0] == x.first {
+		return
+	}
+	b := min(max(bits.Len(uint(len(dict)))-rawWaysLog, 8), rawMaxBits)
+	n := rawWays << b
+	if cap(x.slots) < n {
+		x.slots = make([]uint32, n)
+	} else {
+		x.slots = x.slots[:n]
+		clear(x.slots)
+	}
+	x.shift, x.n, x.first = uint(64-b), len(dict), &dict[0]
+	for a := 0; a+rawHashLen <= len(dict); a++ {
+		h := x.bucket(dict, a)
+		b := (*[rawWays]uint32)(x.slots[h : h+rawWays])
+		copy(b[1:], b[:rawWays-1])
+		b[0] = uint32(a + 1)
+	}
+}
+
+// bucket is the index of the first slot of the bucket of data[i:].
+func (x *rawIndex) bucket(data []byte, i int) int {
+	return int((load64(data, i)*rawMul^load64(data, i+8)*rawMul2)>>(x.shift&63)) << rawWaysLog
+}
+
+// rawMatch returns the longest copy from the dictionary its index offers
+// at data[i]: its length (0 if none of minMatch bytes or more) and
+// distance, at most maxLen bytes, within reach, and ending in the
+// dictionary.
+func (w *window) rawMatch(i, maxLen int, reach uint32) (bestLen int, bestDist uint32) {
+	x := w.raw
+	if i+rawHashLen > len(w.data) {
+		return 0, 0
+	}
+	h := x.bucket(w.data, i)
+	for _, s := range (*[rawWays]uint32)(x.slots[h : h+rawWays]) {
+		if s == 0 {
+			break
+		}
+		d := w.base + uint32(i) - (x.start + s - 1)
+		j := i - int(d)
+		if d-1 >= reach || j < 0 {
+			continue
+		}
+		if l := matchLen(w.data, j, i, min(maxLen, x.n-int(s-1))); l > bestLen {
+			bestLen, bestDist = l, d
+		}
+	}
+	if bestLen < minMatch {
+		return 0, 0
+	}
+	return bestLen, bestDist
+}

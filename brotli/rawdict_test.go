@@ -1,0 +1,287 @@
+package brotli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Raw dictionaries (Options.Dictionary) are decoded by Google's decoder
+// from brotli 1.1.0 on, the first release that takes one; Debian's
+// command-line tool is older. The tests build testdata/dictdecode.c
+// against that release's C sources, which the Go module proxy serves as
+// the module github.com/google/brotli (its repository, C sources
+// included), checked against the checksum database as any module is.
+
+const cBrotliModule = "github.com/google/brotli@v1.1.0"
+
+var cDecoderBuild struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// TestMain removes the decoder built for the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if d := cDecoderBuild.dir; d != "" {
+		os.RemoveAll(d)
+	}
+	os.Exit(code)
+}
+
+// cDecoder returns the path of dictdecode, built once per test binary;
+// the test is skipped when gcc, the go command or the module is not
+// available.
+func cDecoder(t testing.TB) string {
+	t.Helper()
+	b := &cDecoderBuild
+	b.once.Do(func() {
+		gcc, err := exec.LookPath("gcc")
+		if err != nil {
+			b.err = err
+			return
+		}
+		if b.dir, b.err = os.MkdirTemp("", "dictdecode"); b.err != nil {
+			return
+		}
+		// A module of its own, so that the project's go.mod and go.sum
+		// stay as they are.
+		if b.err = os.WriteFile(filepath.Join(b.dir, "go.mod"), []byte("module dictdecode\n"), 0o644); b.err != nil {
+			return
+		}
+		dl := exec.Command("go", "mod", "download", "-json", cBrotliModule)
+		dl.Dir = b.dir
+		out, err := dl.Output()
+		if err != nil {
+			b.err = fmt.Errorf("go mod download %s: %w", cBrotliModule, err)
+			return
+		}
+		var mod struct{ Dir, Error string }
+		if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+			b.err = fmt.Errorf("go mod download %s: %v %s", cBrotliModule, err, mod.Error)
+			return
+		}
+		c := filepath.Join(mod.Dir, "c")
+		srcs, _ := filepath.Glob(filepath.Join(c, "common", "*.c"))
+		dec, _ := filepath.Glob(filepath.Join(c, "dec", "*.c"))
+		b.path = filepath.Join(b.dir, "dictdecode")
+		args := append([]string{"-O1", "-I", filepath.Join(c, "include"), "-o", b.path, filepath.Join("testdata", "dictdecode.c")}, srcs...)
+		cc := exec.Command(gcc, append(args, dec...)...)
+		if out, err := cc.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("building dictdecode: %v: %s", err, out)
+		}
+	})
+	if b.err != nil {
+		t.Skipf("no C decoder with dictionaries: %v", b.err)
+	}
+	return b.path
+}
+
+// decodeWithDict decodes comp with Google's decoder holding dict.
+func decodeWithDict(t testing.TB, comp, dict []byte) ([]byte, error) {
+	t.Helper()
+	path := cDecoder(t)
+	f := filepath.Join(t.TempDir(), "dict")
+	if err := os.WriteFile(f, dict, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(path, f)
+	cmd.Stdin = bytes.NewReader(comp)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+func checkWithDict(t *testing.T, what string, comp, dict, want []byte) {
+	t.Helper()
+	got, err := decodeWithDict(t, comp, dict)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("%s: decoded %d bytes of %d (first difference at %d): %v", what, len(got), len(want), firstDiff(got, want), err)
+	}
+}
+
+// versions returns an older and a newer version of a text: the newer has
+// some of the older's lines changed, dropped or moved and new lines among
+// them, as a script or a style sheet has from one release to the next. Its
+// words are English ones, so that the static dictionary has them too.
+func versions(seed uint64, n int) (older, newer []byte) {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	words := strings.Fields("the of and to in is was for on that with as by at from it an be this which or are his her function return var const let if else while document window element node value index length people house water")
+	line := func() string {
+		var b strings.Builder
+		for range 3 + rng.IntN(9) {
+			b.WriteString(words[rng.IntN(len(words))])
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%d;\n", rng.IntN(1000))
+		return b.String()
+	}
+	var lines []string
+	size := 0
+	for size < n {
+		l := line()
+		lines = append(lines, l)
+		size += len(l)
+	}
+	older = []byte(strings.Join(lines, ""))
+	for i := range lines {
+		switch rng.IntN(20) {
+		case 0:
+			lines[i] = line()
+		case 1:
+			lines[i] = ""
+		case 2:
+			lines[i] += line()
+		case 3:
+			j := rng.IntN(len(lines))
+			lines[i], lines[j] = lines[j], lines[i]
+		}
+	}
+	return older, []byte(strings.Join(lines, ""))
+}
+
+// Every quality copies from a raw dictionary, and Google's decoder holding
+// the same dictionary reads the stream: from Encode, from the Writer with
+// a flush in the middle, and from segments whose first piece starts after
+// the dictionary. A new version of a text against the old one as
+// dictionary comes out under two thirds as long as without it at 0-3
+// (42-51%: their tables hold few of the dictionary's positions) and under
+// a quarter at 4-11 (19%).
+func TestRawDictionary(t *testing.T) {
+	older, newer := versions(1, 80_000)
+	// Words the dictionary lacks, which the static dictionary has: its
+	// references count their distances past the raw dictionary.
+	newer = append(newer, "\nmountain: a beautiful village, whose gardens and orchards are surrounded by forests; yesterday the children discovered a waterfall.\n"...)
+	for q := MinQuality; q <= MaxQuality; q++ {
+		plain, err := Encode(nil, newer, Options{Quality: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := Options{Quality: q, Dictionary: older}
+		comp, err := Encode(nil, newer, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkWithDict(t, fmt.Sprintf("quality %d, Encode", q), comp, older, newer)
+		// 4-9 search the dictionary's index too (0.19 of plain, 0.28-0.36
+		// without it).
+		bound := map[bool]float64{false: 0.67, true: 0.25}[q >= 4]
+		if r := float64(len(comp)) / float64(len(plain)); r > bound {
+			t.Errorf("quality %d: %d bytes with the dictionary, %d without: %.2f, more than %.2f", q, len(comp), len(plain), r, bound)
+		}
+
+		var buf bytes.Buffer
+		w, err := NewWriter(&buf, Options{Quality: q, Dictionary: older, SizeHint: len(newer)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		half := len(newer) / 2
+		w.Write(newer[:half])
+		w.Flush()
+		w.Write(newer[half:])
+		w.Close()
+		checkWithDict(t, fmt.Sprintf("quality %d, Writer", q), buf.Bytes(), older, newer)
+
+		enc, err := NewEncoder(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		segs := enc.EncodeSegment(nil, newer[:half], Segment{First: true, BodyLen: len(newer)})
+		segs = enc.EncodeSegment(segs, newer[half:], Segment{Last: true, Prefix: newer[:half], Offset: half, BodyLen: len(newer)})
+		checkWithDict(t, fmt.Sprintf("quality %d, segments", q), segs, older, newer)
+	}
+}
+
+// A copy may start in the dictionary but not run on into the stream: a
+// body that repeats the dictionary's end followed by its own start tempts
+// every match finder to make one, at every quality.
+func TestRawDictionaryCopyEndsInIt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	random := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = 'a' + byte(rng.IntN(26))
+		}
+		return b
+	}
+	for _, tail := range []int{1, 2, 3, 5, 40} {
+		head := random(300)
+		end := random(tail) // the dictionary's last bytes
+		dict := append(random(5000), end...)
+		// The body: head, then end+head (a copy from the dictionary's
+		// end that would go on into the stream's first bytes), repeated.
+		body := append([]byte{}, head...)
+		for range 3 {
+			body = append(append(body, end...), head...)
+			body = append(body, random(50)...)
+		}
+		for q := MinQuality; q <= MaxQuality; q++ {
+			opts := Options{Quality: q, Dictionary: dict}
+			comp, err := Encode(nil, body, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkWithDict(t, fmt.Sprintf("quality %d, %d bytes of dictionary end", q, tail), comp, dict, body)
+			var buf bytes.Buffer
+			w, err := NewWriter(&buf, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Write(body)
+			w.Close()
+			checkWithDict(t, fmt.Sprintf("quality %d, %d bytes of dictionary end, Writer", q, tail), buf.Bytes(), dict, body)
+		}
+	}
+}
+
+// Random bodies and dictionaries that share pieces, at random qualities
+// and windows (some smaller than dictionary and body together).
+func TestRawDictionaryRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	pool, _ := versions(3, 400_000)
+	for range 60 {
+		piece := func(n int) []byte {
+			at := rng.IntN(len(pool) - n)
+			return pool[at : at+n]
+		}
+		var dict, body []byte
+		for range 1 + rng.IntN(6) {
+			dict = append(dict, piece(1+rng.IntN(20_000))...)
+		}
+		for range 1 + rng.IntN(8) {
+			if rng.IntN(3) == 0 {
+				at := rng.IntN(len(dict))
+				body = append(body, dict[at:min(len(dict), at+1+rng.IntN(5000))]...)
+			} else {
+				body = append(body, piece(1+rng.IntN(30_000))...)
+			}
+		}
+		opts := Options{Quality: rng.IntN(MaxQuality + 1), LGWin: 10 + rng.IntN(15), Dictionary: dict}
+		comp, err := Encode(nil, body, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkWithDict(t, fmt.Sprintf("quality %d, window %d, %d-byte dictionary, %d-byte body", opts.Quality, opts.LGWin, len(dict), len(body)), comp, dict, body)
+	}
+}
+
+func TestRawDictionaryTooLarge(t *testing.T) {
+	if _, err := NewEncoder(Options{Dictionary: make([]byte, MaxDictionary+1)}); err == nil {
+		t.Error("a dictionary over MaxDictionary was taken")
+	}
+	if _, err := NewEncoder(Options{Dictionary: make([]byte, MaxDictionary)}); err != nil {
+		t.Error(err)
+	}
+}
