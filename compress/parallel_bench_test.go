@@ -120,65 +120,121 @@ func BenchmarkParallelCeiling(b *testing.B) {
 	})
 }
 
-// BenchmarkZstdConcurrentEncoder is klauspost/compress's own concurrent
-// stream encoder at level 19, the alternative to frames per segment: it
-// overlaps a block's entropy coding with the next block's matching, within
-// one frame.
-func BenchmarkZstdConcurrentEncoder(b *testing.B) {
+// BenchmarkZstdAlternatives measures, at level 19 on react-dom, the ways
+// to compress one zstd body on several CPUs that klauspost/compress offers,
+// against the frames per segment parallel compression uses
+// (BenchmarkParallel/zstd-19):
+//
+//   - streams: its concurrent stream encoder (WithEncoderConcurrency),
+//     which overlaps a block's entropy coding with the next block's
+//     matching, within one frame;
+//
+//   - jobs: its concurrent blocks (WithConcurrentBlocks), jobs of four
+//     windows (at least 512 KiB) compressed at once, each primed with half
+//     a window of the input before it, in one frame; with the 2 MiB window
+//     serial compression uses for this body a job holds all of it, so the
+//     window here is 128 KiB, for jobs of 512 KiB;
+//
+//   - primed: the body's two halves compressed at once, the second primed
+//     with the first as a raw dictionary (WithEncoderDictRaw, set with
+//     ResetWithOptions), as a frame's blocks could be joined; the bytes
+//     reported are the two frames'.
+//
+//     go test ./compress -run '^$' -bench ZstdAlternatives -benchtime 20x -cpu 2
+func BenchmarkZstdAlternatives(b *testing.B) {
 	body := largeBody(b)
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression),
-		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithWindowSize(2<<20))
-	if err != nil {
-		b.Fatal(err)
+	newEncoder := func(opts ...zstd.EOption) *zstd.Encoder {
+		enc, err := zstd.NewWriter(nil, append([]zstd.EOption{zstd.WithEncoderLevel(zstd.SpeedBestCompression)}, opts...)...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return enc
 	}
-	w := &discardWriter{}
-	b.SetBytes(int64(len(body)))
-	for b.Loop() {
-		w.n = 0
-		enc.Reset(w)
-		enc.Write(body)
-		enc.Close()
+	stream := func(enc *zstd.Encoder) func(b *testing.B) {
+		return func(b *testing.B) {
+			w := &discardWriter{}
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				w.n = 0
+				enc.Reset(w)
+				enc.Write(body)
+				enc.Close()
+			}
+			b.ReportMetric(float64(w.n), "bytes")
+		}
 	}
-	b.ReportMetric(float64(w.n), "bytes")
+	cpus := zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0))
+	b.Run("streams", stream(newEncoder(cpus, zstd.WithWindowSize(2<<20))))
+	b.Run("jobs", stream(newEncoder(cpus, zstd.WithWindowSize(128<<10), zstd.WithConcurrentBlocks(true))))
+	b.Run("primed", func(b *testing.B) {
+		half := len(body) / 2
+		first := newEncoder(zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(2<<20))
+		second := newEncoder(zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(2<<20), zstd.WithEncoderDictRaw(0, nil))
+		var out [2][]byte
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			var wg sync.WaitGroup
+			wg.Go(func() { out[0] = first.EncodeAll(body[:half], out[0][:0]) })
+			if err := second.ResetWithOptions(nil, zstd.WithEncoderDictRaw(0, body[:half])); err != nil {
+				b.Fatal(err)
+			}
+			out[1] = second.EncodeAll(body[half:], out[1][:0])
+			wg.Wait()
+		}
+		b.ReportMetric(float64(len(out[0])+len(out[1])), "bytes")
+	})
 }
 
-// BenchmarkParallelBrotliSizes is the size table of the README: react-dom,
-// its length declared, at every brotli level, serially and cut into 512k,
-// 256k and 64k segments on a pool, as bytes and as a percentage over
-// serial compression (each level's serial row runs first and sets the
-// reference, so a filter must keep it).
+// BenchmarkParallelSizes is the size tables of the README: react-dom, its
+// length declared, at every brotli level and at zstd's levels, serially
+// and cut into 512k, 256k and 64k segments on a pool, as bytes and as a
+// percentage over serial compression (each level's serial row runs first
+// and sets the reference, so a filter must keep it).
 //
-//	go test ./compress -run '^$' -bench ParallelBrotliSizes -benchtime 1x
-func BenchmarkParallelBrotliSizes(b *testing.B) {
+//	go test ./compress -run '^$' -bench 'ParallelSizes/br' -benchtime 1x
+//	go test ./compress -run '^$' -bench 'ParallelSizes/zstd' -benchtime 1x
+func BenchmarkParallelSizes(b *testing.B) {
 	body := largeBody(b)
 	pool := newTestPool(b, runtime.GOMAXPROCS(0), 64)
-	for level := 1; level <= 11; level++ {
-		serial := 0
-		for _, segment := range []int{0, 512 << 10, 256 << 10, 64 << 10} {
-			b.Run(fmt.Sprintf("level=%d/segment=%dk", level, segment>>10), func(b *testing.B) {
-				var p compress.WorkPool
-				size := segment
-				if segment > 0 {
-					p = pool
-				} else {
-					size = compress.DefaultSegmentSize
-				}
-				h := mustNew(b, respond(200, body, "Content-Type: text/html", "Content-Length: "+strconv.Itoa(len(body))),
-					parallelOn(p, size, compress.DefaultTasks, func(o *compress.Options) { o.Brotli.Level = level }))
-				req := httptest.NewRequest(http.MethodGet, "/", nil)
-				req.Header.Set("Accept-Encoding", "br")
-				w := &discardWriter{h: http.Header{}}
-				for b.Loop() {
-					clear(w.h)
-					w.n = 0
-					h.ServeHTTP(w, req)
-				}
-				if segment == 0 {
-					serial = w.n
-				}
-				b.ReportMetric(float64(w.n), "bytes")
-				b.ReportMetric(100*(float64(w.n)/float64(serial)-1), "%-over-serial")
-			})
+	levels := map[string][]int{
+		"br":   {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11},
+		"zstd": {1, 3, 5, 7, 9, 12, 19, 22},
+	}
+	for _, coding := range []string{"br", "zstd"} {
+		for _, level := range levels[coding] {
+			serial := 0
+			for _, segment := range []int{0, 512 << 10, 256 << 10, 64 << 10} {
+				b.Run(fmt.Sprintf("%s/level=%d/segment=%dk", coding, level, segment>>10), func(b *testing.B) {
+					var p compress.WorkPool
+					size := segment
+					if segment > 0 {
+						p = pool
+					} else {
+						size = compress.DefaultSegmentSize
+					}
+					h := mustNew(b, respond(200, body, "Content-Type: text/html", "Content-Length: "+strconv.Itoa(len(body))),
+						parallelOn(p, size, compress.DefaultTasks, func(o *compress.Options) {
+							if coding == "br" {
+								o.Brotli.Level = level
+							} else {
+								o.Zstd.Level = level
+							}
+						}))
+					req := httptest.NewRequest(http.MethodGet, "/", nil)
+					req.Header.Set("Accept-Encoding", coding)
+					w := &discardWriter{h: http.Header{}}
+					for b.Loop() {
+						clear(w.h)
+						w.n = 0
+						h.ServeHTTP(w, req)
+					}
+					if segment == 0 {
+						serial = w.n
+					}
+					b.ReportMetric(float64(w.n), "bytes")
+					b.ReportMetric(100*(float64(w.n)/float64(serial)-1), "%-over-serial")
+				})
+			}
 		}
 	}
 }
