@@ -91,8 +91,11 @@ func (e *encoder) cutRawCopies(w *window, start int) {
 	e.cmds, e.rawCmds = out, e.cmds
 }
 
-// rawIndex finds long copies from a raw dictionary: for each hash of 8
-// bytes, the last position in the dictionary that has it. The match
+// rawIndex finds long copies from a raw dictionary: for each hash of 16
+// bytes, the last rawWays positions in the dictionary that have it. The
+// longer hash tells apart the many places that share a short string (a
+// script's indentation and keywords), so that a few ways find the
+// place a line came from. The match
 // finders' buckets hold the dictionary's positions too, but share them
 // with the stream's, which push the older dictionary positions out where
 // the text repeats itself (a line of a script, found in the previous
@@ -114,7 +117,8 @@ const (
 	rawWaysLog = 2
 	rawWays    = 1 << rawWaysLog
 	// rawMaxBits bounds the index at 4M buckets (64 MiB) for the largest
-	// dictionaries.
+	// dictionaries; below, a bucket per 4 to 8 of the dictionary's bytes
+	// (4 to 8 bytes of index per byte).
 	rawMaxBits = 22
 )
 
