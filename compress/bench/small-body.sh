@@ -24,13 +24,7 @@ NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
 FILE=${FILE:-$repo/../shared/corpus/api-small.json}
 # shellcheck source=../../internal/bench/wrk.sh
 . "$repo/internal/bench/wrk.sh"
-tmp=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
-mosaic=${1:-}
-if [[ -z $mosaic ]]; then
-	mosaic=$tmp/mosaic
-	(cd "$repo" && go build -o "$mosaic" ./cmd/mosaic)
-fi
+setup_mosaic "${1:-}"
 mkdir -p "$tmp/www"
 cp "$FILE" "$tmp/www/body.json"
 # Debian ships ngx_brotli as dynamic modules that its own nginx.conf loads;

@@ -24,13 +24,7 @@ FPM=${FPM:-$(command -v php-fpm8.2 || echo /usr/sbin/php-fpm8.2)}
 NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
 . "$repo/internal/bench/wrk.sh"
 
-tmp=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
-mosaic=${1:-}
-if [[ -z $mosaic ]]; then
-	mosaic=$tmp/mosaic
-	(cd "$repo" && go build -o "$mosaic" ./cmd/mosaic)
-fi
+setup_mosaic "${1:-}"
 
 mkdir -p "$tmp/www" "$tmp/nginx"
 printf '<?php\necho "hello from php\\n";\n' >"$tmp/www/hello.php"
@@ -51,6 +45,9 @@ root=()
 [[ $(id -u) == 0 ]] && root=(-R)
 taskset -c "$FPM_CPUS" "$FPM" -n -F -y "$tmp/fpm.conf" -p "$tmp" "${root[@]}" 2>>"$tmp/fpm.out" &
 for _ in $(seq 50); do [[ -S $tmp/php.sock ]] && break; sleep 0.1; done
+# php-fpm that did not start (FPM_CPUS names CPUs this machine lacks: set
+# FPM_CPUS=1 on two) would leave every run at 0 requests per second.
+[[ -S $tmp/php.sock ]] || { echo "php-fpm did not start (FPM_CPUS=$FPM_CPUS):" >&2; cat "$tmp/fpm.out" >&2; exit 1; }
 
 # The same site for both: every request runs hello.php.
 site() {

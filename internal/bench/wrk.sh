@@ -24,6 +24,20 @@ measure() {
 	' measure "$1" "$2" "$CLIENT_CPU" "$THREADS" "$CONNS" "$4" "$(getconf CLK_TCK)" "$3" "${WRK_HEADER:-}"
 }
 
+# setup_mosaic [BINARY]: makes $tmp, a directory removed, with the
+# servers still running killed, when the script exits, and sets $mosaic to
+# BINARY, or to a binary built from the repository ($repo) when BINARY is
+# empty.
+setup_mosaic() {
+	tmp=$(mktemp -d)
+	trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
+	mosaic=${1:-}
+	if [[ -z $mosaic ]]; then
+		mosaic=$tmp/mosaic
+		(cd "$repo" && go build -o "$mosaic" ./cmd/mosaic)
+	fi
+}
+
 # median reads numbers separated by spaces or newlines and prints their
 # median.
 median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
