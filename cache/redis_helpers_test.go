@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/cache"
+	"github.com/mosaic-edge/mosaic/internal/testport"
 	"github.com/redis/rueidis"
 )
 
@@ -36,12 +37,10 @@ func (r *redisServer) stop() {
 // launchRedis starts a redis-server without persistence on a free port and
 // waits until it accepts connections.
 func launchRedis(bin string) (*redisServer, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := testport.Free()
 	if err != nil {
 		return nil, err
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
 	return launchRedisOn(bin, port)
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/syncbuf"
+	"github.com/mosaic-edge/mosaic/internal/testport"
 )
 
 // The integration tests run the real binary, built once.
@@ -40,15 +41,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// freePort returns a loopback port that was free a moment ago.
+// freePort returns a loopback port that was free a moment ago, below the
+// kernel's ephemeral range (internal/testport).
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	p, err := testport.Free()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return p
 }
 
 // syncBuffer collects a process's output safely.
