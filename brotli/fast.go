@@ -22,6 +22,15 @@ type copyTail interface{ [2]byte | [5]byte }
 // After fastSkip*2^k positions without a match the search moves k+1
 // bytes at a time, so that data without matches is crossed quickly.
 func findFast[T copyTail](e *encoder, w *window, start int) (extraBits int) {
+	if w.rawEnd != 0 {
+		return findFastIn[T, [1]byte](e, w, start)
+	}
+	return findFastIn[T, [0]byte](e, w, start)
+}
+
+// findFastIn is findFast compiled for data with a raw dictionary before
+// the stream or without (rawMode).
+func findFastIn[T copyTail, R rawMode](e *encoder, w *window, start int) (extraBits int) {
 	data := w.data[:w.end]
 	table := e.table
 	hs := e.hashShift & 63
@@ -36,6 +45,8 @@ func findFast[T copyTail](e *encoder, w *window, start int) (extraBits int) {
 	}
 	var tail T
 	tail5 := len(tail) == 5
+	var r R
+	raw := len(r) == 1
 	lh, ch, dh := &e.litHist, &e.cmdHist, &e.distHist
 	plain := e.dist == distParams{}
 	syms := e.syms[:0]
@@ -57,11 +68,11 @@ func findFast[T copyTail](e *encoder, w *window, start int) (extraBits int) {
 			// (right after, the copy would have gone on had it matched).
 			// (rawCap: a copy from a raw dictionary before the stream
 			// must end in it.)
-			if uint(i-lit-1) < 15 && last <= maxDist && load32(data, i-int(last)) == uint32(x) && w.rawCap(abs, last, minMatch) > 0 {
+			if uint(i-lit-1) < 15 && last <= maxDist && load32(data, i-int(last)) == uint32(x) && (!raw || w.rawCap(abs, last, minMatch) > 0) {
 				d = last
 				break
 			}
-			if d = abs - cand; d-1 < maxDist && load32(data, i-int(d)) == uint32(x) && w.rawCap(abs, d, minMatch) > 0 {
+			if d = abs - cand; d-1 < maxDist && load32(data, i-int(d)) == uint32(x) && (!raw || w.rawCap(abs, d, minMatch) > 0) {
 				break
 			}
 			i += 1 + misses>>fastSkip
@@ -80,7 +91,9 @@ func findFast[T copyTail](e *encoder, w *window, start int) (extraBits int) {
 			} else {
 				l += 8 + matchLen(data, i-int(d)+minMatch+8, i+minMatch+8, n-8)
 			}
-			l = w.rawCap(base+uint32(i), d, l)
+			if raw {
+				l = w.rawCap(base+uint32(i), d, l)
+			}
 			// The command's symbols, chosen and counted here: a call
 			// per command cost more than choosing them.
 			countLiterals(lh, data[lit:i])

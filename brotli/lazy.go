@@ -19,8 +19,19 @@ type lazyBucket interface{ [1]uint32 | [2]uint32 }
 // probe serves the search and the lazy step alike. No match starts in the
 // last 12 bytes, which the probe reads.
 func findLazy[B lazyBucket](e *encoder, w *window, start int) (extraBits int) {
+	if w.rawEnd != 0 {
+		return findLazyIn[B, [1]byte](e, w, start)
+	}
+	return findLazyIn[B, [0]byte](e, w, start)
+}
+
+// findLazyIn is findLazy compiled for data with a raw dictionary before
+// the stream or without (rawMode).
+func findLazyIn[B lazyBucket, R rawMode](e *encoder, w *window, start int) (extraBits int) {
 	var bucket B
 	two := len(bucket) == 2
+	var r R
+	raw := len(r) == 1
 	data := w.data[:w.end]
 	table := e.table
 	hs := e.hashShift & 63
@@ -60,7 +71,10 @@ func findLazy[B lazyBucket](e *encoder, w *window, start int) (extraBits int) {
 				}
 				// A copy from a raw dictionary before the stream must end
 				// in it (rawCap), here and below.
-				if m = w.rawCap(abs, last, m); m > 0 {
+				if raw {
+					m = w.rawCap(abs, last, m)
+				}
+				if m > 0 {
 					l, d, sc = m, last, 22*m-8
 				}
 			}
@@ -80,7 +94,9 @@ func findLazy[B lazyBucket](e *encoder, w *window, start int) (extraBits int) {
 				if m == quickMax {
 					m += matchLen(data, i-int(c)+quickMax, i+quickMax, n-quickMax+minMatch)
 				}
-				m = w.rawCap(abs, c, m) // 0 scores below any match
+				if raw {
+					m = w.rawCap(abs, c, m) // 0 scores below any match
+				}
 				if s := 22*m - 4*bits.Len32(c) - 16; s > sc {
 					l, d, sc = m, c, s
 				}
@@ -91,7 +107,9 @@ func findLazy[B lazyBucket](e *encoder, w *window, start int) (extraBits int) {
 				if m == quickMax {
 					m += matchLen(data, i-int(c)+quickMax, i+quickMax, n-quickMax+minMatch)
 				}
-				m = w.rawCap(abs, c, m) // 0 scores below any match
+				if raw {
+					m = w.rawCap(abs, c, m) // 0 scores below any match
+				}
 				if s := 22*m - 4*bits.Len32(c) - 16; s > sc {
 					l, d, sc = m, c, s
 				}

@@ -17,6 +17,12 @@ import "math/bits"
 // of a stream's start, not the dictionary's last bytes
 // (window.contextBytes).
 
+// rawMode tells the match finders of qualities 0-3 (findFastIn,
+// findLazyIn) whether data starts with a raw dictionary ([1]byte) or not
+// ([0]byte): each is compiled apart (its own GC shape), so that a body
+// without a dictionary pays no instruction for rawCap.
+type rawMode interface{ [0]byte | [1]byte }
+
 // rawCap bounds a copy of n bytes at absolute position abs from d back
 // so that, if it starts in the raw dictionary, it ends there; 0 if what
 // is left is shorter than minMatch. Without a dictionary in data it is n.
@@ -45,7 +51,7 @@ func (e *encoder) cutRawCopies(w *window, start int) {
 	p := w.base + uint32(start) // absolute position of the copy of the command at hand
 	for _, c := range e.cmds {
 		p += c.insert
-		if src := p - c.dist; !c.dict && c.copy > 0 && src < w.rawEnd && src+c.copy > w.rawEnd {
+		if w.crossesRaw(c, p) {
 			cuts = true
 			break
 		}
@@ -62,13 +68,13 @@ func (e *encoder) cutRawCopies(w *window, start int) {
 		i = at + int(c.copy)
 		c.insert += carry // the literals carried over come right before c's
 		carry = 0
-		src := w.base + uint32(at) - c.dist
-		if c.dict || c.copy == 0 || src >= w.rawEnd || src+c.copy <= w.rawEnd {
+		if !w.crossesRaw(c, w.base+uint32(at)) {
 			out = append(out, c)
 			continue
 		}
-		head := w.rawEnd - src // bytes copied from the dictionary
-		tail := c.copy - head  // and from the stream's start
+		// The bytes copied from the dictionary, and from the stream's start.
+		head := w.rawEnd - (w.base + uint32(at) - c.dist)
+		tail := c.copy - head
 		switch {
 		case head >= 2 && tail >= 2:
 			out = append(out, command{insert: c.insert, copy: head, dist: c.dist},
@@ -91,16 +97,23 @@ func (e *encoder) cutRawCopies(w *window, start int) {
 	e.cmds, e.rawCmds = out, e.cmds
 }
 
+// crossesRaw reports whether command c, whose copy is at absolute
+// position p, copies from a raw dictionary before the stream and on past
+// its end.
+func (w *window) crossesRaw(c command, p uint32) bool {
+	src := p - c.dist
+	return !c.dict && c.copy > 0 && src < w.rawEnd && src+c.copy > w.rawEnd
+}
+
 // rawIndex finds long copies from a raw dictionary: for each hash of 16
 // bytes, the last rawWays positions in the dictionary that have it. The
 // longer hash tells apart the many places that share a short string (a
-// script's indentation and keywords), so that a few ways find the
-// place a line came from. The match
-// finders' buckets hold the dictionary's positions too, but share them
-// with the stream's, which push the older dictionary positions out where
-// the text repeats itself (a line of a script, found in the previous
-// version of the script); Google's encoder, too, searches a dictionary
-// apart from the window.
+// script's indentation and keywords), so that a few ways find the place
+// a line came from. The match finders' buckets hold the dictionary's
+// positions too, but share them with the stream's, which push the older
+// dictionary positions out where the text repeats itself (a line of a
+// script, found in the previous version of the script); Google's
+// encoder, too, searches a dictionary apart from the window.
 type rawIndex struct {
 	slots []uint32 // 1 + a position in the dictionary; 0: none
 	shift uint
@@ -149,9 +162,9 @@ func (x *rawIndex) build(dict []byte, start uint32) {
 	x.shift, x.n, x.first = uint(64-b), len(dict), &dict[0]
 	for a := 0; a+rawHashLen <= len(dict); a++ {
 		h := x.bucket(dict, a)
-		b := (*[rawWays]uint32)(x.slots[h : h+rawWays])
-		copy(b[1:], b[:rawWays-1])
-		b[0] = uint32(a + 1)
+		ways := (*[rawWays]uint32)(x.slots[h : h+rawWays])
+		copy(ways[1:], ways[:rawWays-1])
+		ways[0] = uint32(a + 1)
 	}
 }
 
