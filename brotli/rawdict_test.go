@@ -2,106 +2,34 @@ package brotli
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/cbrotli"
 )
 
 // Raw dictionaries (Options.Dictionary) are decoded by Google's decoder
-// from brotli 1.1.0 on, the first release that takes one; Debian's
-// command-line tool is older. The tests build testdata/dictdecode.c
-// against that release's C sources, which the Go module proxy serves as
-// the module github.com/google/brotli (its repository, C sources
-// included), checked against the checksum database as any module is.
-
-const cBrotliModule = "github.com/google/brotli@v1.1.0"
-
-var cDecoderBuild struct {
-	once      sync.Once
-	dir, path string
-	err       error
-}
+// from brotli 1.1.0 on, which internal/cbrotli builds from its C sources.
 
 // TestMain removes the decoder built for the tests.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if d := cDecoderBuild.dir; d != "" {
-		os.RemoveAll(d)
-	}
+	cbrotli.Cleanup()
 	os.Exit(code)
 }
 
-// cDecoder returns the path of dictdecode, built once per test binary;
-// the test is skipped when gcc, the go command or the module is not
-// available.
-func cDecoder(t testing.TB) string {
-	t.Helper()
-	b := &cDecoderBuild
-	b.once.Do(func() {
-		gcc, err := exec.LookPath("gcc")
-		if err != nil {
-			b.err = err
-			return
-		}
-		if b.dir, b.err = os.MkdirTemp("", "dictdecode"); b.err != nil {
-			return
-		}
-		// A module of its own, so that the project's go.mod and go.sum
-		// stay as they are.
-		if b.err = os.WriteFile(filepath.Join(b.dir, "go.mod"), []byte("module dictdecode\n"), 0o644); b.err != nil {
-			return
-		}
-		dl := exec.Command("go", "mod", "download", "-json", cBrotliModule)
-		dl.Dir = b.dir
-		out, err := dl.Output()
-		if err != nil {
-			b.err = fmt.Errorf("go mod download %s: %w", cBrotliModule, err)
-			return
-		}
-		var mod struct{ Dir, Error string }
-		if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
-			b.err = fmt.Errorf("go mod download %s: %v %s", cBrotliModule, err, mod.Error)
-			return
-		}
-		c := filepath.Join(mod.Dir, "c")
-		srcs, _ := filepath.Glob(filepath.Join(c, "common", "*.c"))
-		dec, _ := filepath.Glob(filepath.Join(c, "dec", "*.c"))
-		b.path = filepath.Join(b.dir, "dictdecode")
-		args := append([]string{"-O1", "-I", filepath.Join(c, "include"), "-o", b.path, filepath.Join("testdata", "dictdecode.c")}, srcs...)
-		cc := exec.Command(gcc, append(args, dec...)...)
-		if out, err := cc.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("building dictdecode: %v: %s", err, out)
-		}
-	})
-	if b.err != nil {
-		t.Skipf("no C decoder with dictionaries: %v", b.err)
-	}
-	return b.path
-}
-
-// decodeWithDict decodes comp with Google's decoder holding dict.
+// decodeWithDict decodes comp with Google's decoder holding dict; the
+// test is skipped when the decoder cannot be built.
 func decodeWithDict(t testing.TB, comp, dict []byte) ([]byte, error) {
 	t.Helper()
-	path := cDecoder(t)
-	f := filepath.Join(t.TempDir(), "dict")
-	if err := os.WriteFile(f, dict, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(path, f)
-	cmd.Stdin = bytes.NewReader(comp)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	path, err := cbrotli.Decoder()
 	if err != nil {
-		return out, fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
+		t.Skipf("no C decoder with dictionaries: %v", err)
 	}
-	return out, nil
+	return cbrotli.Decode(path, t.TempDir(), comp, dict)
 }
 
 func checkWithDict(t *testing.T, what string, comp, dict, want []byte) {

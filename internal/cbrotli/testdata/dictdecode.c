@@ -1,7 +1,7 @@
 /* dictdecode: decodes a brotli stream from standard input to standard
    output with Google's decoder, a raw (prefix) dictionary attached when a
-   file is named. The tests build it from the C sources of brotli 1.1.0,
-   the first release whose decoder takes such a dictionary. */
+   file is named. Package cbrotli builds it from the C sources of brotli
+   1.1.0, the first release whose decoder takes such a dictionary. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <brotli/decode.h>
