@@ -64,7 +64,13 @@ const (
 // ErrQuality is returned for a quality outside MinQuality..MaxQuality.
 var ErrQuality = errors.New("brotli: quality not implemented by this encoder")
 
-// errWindow is returned for an LGWin outside 10..24.
+// The windows RFC 7932 codes: Options.LGWin's range.
+const (
+	MinLGWin = 10
+	MaxLGWin = 24
+)
+
+// errWindow is returned for an LGWin outside MinLGWin..MaxLGWin.
 var errWindow = errors.New("brotli: window must be 10 to 24 bits")
 
 // quality holds the settings of one quality level.
@@ -153,7 +159,7 @@ func (o Options) normalize() (Options, error) {
 	if o.LGWin == 0 {
 		o.LGWin = 22
 	}
-	if o.LGWin < 10 || o.LGWin > 24 {
+	if o.LGWin < MinLGWin || o.LGWin > MaxLGWin {
 		return o, fmt.Errorf("%w: %d", errWindow, o.LGWin)
 	}
 	if o.Mode < ModeGeneric || o.Mode > ModeFont {

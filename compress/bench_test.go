@@ -28,22 +28,29 @@ func benchEncode(b *testing.B, coding string, opts compress.Options) {
 	h := mustNew(b, respond(200, js, "Content-Type: text/html"), opts)
 	req := httptest.NewRequest(http.MethodGet, "/", nil)
 	req.Header.Set("Accept-Encoding", coding)
+	w := benchServe(b, h, req, len(js))
+	if w.h.Get("Content-Encoding") != coding {
+		b.Fatalf("not compressed with %s", coding)
+	}
+	b.ReportMetric(float64(len(js))/float64(w.n), "ratio")
+}
+
+// benchServe has h answer req for each iteration, a body of n bytes, and
+// returns the writer with the last response.
+func benchServe(b *testing.B, h http.Handler, req *http.Request, n int) *discardWriter {
 	w := &discardWriter{h: http.Header{}}
 	// One response before timing, as a running server has served one: it
 	// leaves a pooled encoder behind, and the first allocation's page
 	// faults out of the figures.
 	h.ServeHTTP(w, req)
-	b.SetBytes(int64(len(js)))
+	b.SetBytes(int64(n))
 	b.ReportAllocs()
 	for b.Loop() {
 		clear(w.h)
 		w.n = 0
 		h.ServeHTTP(w, req)
 	}
-	if w.h.Get("Content-Encoding") != coding {
-		b.Fatalf("not compressed with %s", coding)
-	}
-	b.ReportMetric(float64(len(js))/float64(w.n), "ratio")
+	return w
 }
 
 // BenchmarkBrotli is brotli's throughput per level, reusing encoders

@@ -24,6 +24,7 @@ type config struct {
 	retention   Retention
 	pool        *EncoderPool
 	cache       *BodyCache
+	dicts       dictTable
 	zstdLevel   zstd.EncoderLevel
 	logger      *slog.Logger
 }
@@ -52,6 +53,7 @@ func newConfig(opts Options) (*config, error) {
 		retention:   opts.Brotli.Retention,
 		pool:        opts.Brotli.Encoders,
 		cache:       opts.Cache,
+		dicts:       newDictTable(opts.Dictionaries),
 		zstdLevel:   zstd.EncoderLevelFromZstd(opts.Zstd.Level),
 		logger:      opts.Logger,
 	}

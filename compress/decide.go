@@ -12,15 +12,28 @@ func (w *responseWriter) decide(empty bool) {
 	h := w.rw.Header()
 	if w.cfg.varies(true, w.gzipBody) {
 		addVary(h)
+		if w.cfg.dicts != nil {
+			// The coding depends on the dictionary the client names, too.
+			addVaryToken(h, "Available-Dictionary")
+		}
 	}
 	length := w.declared
 	if empty && !w.head {
 		length = 0
 	}
 	enc := w.choose(h, length)
-	if enc != Identity && w.cfg.cache != nil {
+	if w.dict != nil {
+		// A dictionary-compressed response must vary on both, gzip_vary
+		// or not (RFC 9842 section 6.2): a cache must not hand it to a
+		// client without the dictionary.
+		addVary(h)
+		addVaryToken(h, "Available-Dictionary")
+	}
+	// The body cache keeps one body per coding; a dictionary's are not
+	// kept in it.
+	if enc != Identity && w.cfg.cache != nil && w.dict == nil {
 		if body := w.lookupBody(h, enc, length); body != nil {
-			setCodingHeaders(h, enc)
+			setCodingHeaders(h, enc.String())
 			w.serveBody(enc, body)
 			return
 		}
@@ -29,7 +42,7 @@ func (w *responseWriter) decide(empty bool) {
 		if err := w.startEncoder(enc, length); err != nil {
 			slog.Error("compress: cannot start encoder, sending identity", "coding", enc, "err", err)
 			enc = Identity
-			w.cacheKey = ""
+			w.cacheKey, w.dict = "", nil
 		}
 	}
 	if enc == Identity {
@@ -37,7 +50,11 @@ func (w *responseWriter) decide(empty bool) {
 		w.sendHeader(-1)
 		return
 	}
-	setCodingHeaders(h, enc)
+	token := enc.String()
+	if w.dict != nil {
+		token = dictCoding(enc)
+	}
+	setCodingHeaders(h, token)
 	if w.head {
 		w.state = stateHeadOnly
 		return
@@ -45,9 +62,10 @@ func (w *responseWriter) decide(empty bool) {
 	w.state = stateCompress
 }
 
-// setCodingHeaders makes the headers of a response compressed with enc.
-func setCodingHeaders(h http.Header, enc Encoding) {
-	h["Content-Encoding"] = []string{enc.String()}
+// setCodingHeaders makes the headers of a response compressed with the
+// content coding token.
+func setCodingHeaders(h http.Header, token string) {
+	h["Content-Encoding"] = []string{token}
 	h.Del("Content-Length")
 	h.Del("Accept-Ranges")
 	weakenETag(h)
@@ -58,7 +76,7 @@ func setCodingHeaders(h http.Header, enc Encoding) {
 // unknown; a body of unknown length (streamed) can be compressed, an empty
 // one never.
 func (w *responseWriter) choose(h http.Header, length int64) Encoding {
-	if length == 0 || w.ranked.Len() == 0 {
+	if length == 0 || (w.ranked.Len() == 0 && w.dreq.dict == nil) {
 		return Identity
 	}
 	// A range request is served from the identity body: NGINX would ignore
@@ -69,10 +87,26 @@ func (w *responseWriter) choose(h http.Header, length int64) Encoding {
 	}
 	mt := lowerMediaType(h.Get("Content-Type"))
 	skipped := w.cfg.skip.contains(mt)
+	takes := func(e Encoding) bool {
+		c := &w.cfg.coding[e]
+		return c.types.takes(mt, skipped) && !(length > 0 && length < c.minLength)
+	}
+	// Compressed against the dictionary the client holds, a body comes out
+	// far smaller than in any other coding: dcb and dcz come first, in
+	// the order of the server's preference for br and zstd, each where
+	// its coding is on and takes the response.
+	if q := w.dreq; q.dict != nil && readable(w.req, h) {
+		offer := w.cfg.table.Offer()
+		for i := 0; i < offer.Len(); i++ {
+			if e := offer.At(i); ((e == Brotli && q.dcb) || (e == Zstd && q.dcz)) && takes(e) {
+				w.dict = q.dict
+				return e
+			}
+		}
+	}
 	for i := 0; i < w.ranked.Len(); i++ {
 		e := w.ranked.At(i)
-		c := &w.cfg.coding[e]
-		if !c.types.takes(mt, skipped) || (length > 0 && length < c.minLength) {
+		if !takes(e) {
 			continue
 		}
 		if e == Gzip && !w.cfg.gzipAllowed(w.req, h) {

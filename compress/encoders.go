@@ -45,6 +45,11 @@ const (
 
 func ownBrotli(level int) bool { return level >= ownBrotliMin && level <= ownBrotliMax }
 
+// own reports whether the own encoder serves key: at its levels, and
+// with a dictionary (dcb) at every level, since andybalholm's encoder
+// takes none.
+func (key encoderKey) own() bool { return key.dict != nil || ownBrotli(key.quality) }
+
 // brotliBody is what a response tells its brotli encoder about the body:
 // its declared length (-1 when unknown), which the own encoder takes as a
 // size hint for its hash table, and whether it is a font.
@@ -55,7 +60,7 @@ type brotliBody struct {
 
 // newBrotli returns an encoder for key, started on a response to dst.
 func newBrotli(key encoderKey, dst io.Writer, body brotliBody) brotliStream {
-	if ownBrotli(key.quality) {
+	if key.own() {
 		w := new(brotli.Writer)
 		startOwnBrotli(w, key, dst, body)
 		return w
@@ -79,6 +84,9 @@ func startOwnBrotli(w *brotli.Writer, key encoderKey, dst io.Writer, body brotli
 	}
 	if body.font {
 		opts.Mode = brotli.ModeFont
+	}
+	if key.dict != nil {
+		opts.Dictionary = key.dict.data
 	}
 	// This cannot fail: ownBrotli admitted the quality, and the window is
 	// 10 to 24 bits since Validate checked brotli_window.
@@ -147,19 +155,24 @@ func getZstd(level zstd.EncoderLevel, windowLog int, dst io.Writer) (*zstd.Encod
 		e.Reset(dst)
 		return e, nil
 	}
-	// Concurrency 1 keeps the encoder synchronous: a response is one
-	// stream, and parallel block encoding would start goroutines per
-	// encoder. The lower-memory mode sizes the history to the window
-	// rather than to at least 1 MiB, which matters for small bodies.
-	e, err := zstd.NewWriter(dst,
-		zstd.WithEncoderLevel(level),
-		zstd.WithWindowSize(1<<windowLog),
-		zstd.WithEncoderConcurrency(1),
-		zstd.WithLowerEncoderMem(true))
+	e, err := newZstd(level, windowLog, dst)
 	if err != nil {
 		return nil, fmt.Errorf("zstd encoder at %v with window 2^%d: %w", level, windowLog, err)
 	}
 	return e, nil
+}
+
+// newZstd makes a response's zstd encoder; more adds options.
+func newZstd(level zstd.EncoderLevel, windowLog int, dst io.Writer, more ...zstd.EOption) (*zstd.Encoder, error) {
+	// Concurrency 1 keeps the encoder synchronous: a response is one
+	// stream, and parallel block encoding would start goroutines per
+	// encoder. The lower-memory mode sizes the history to the window
+	// rather than to at least 1 MiB, which matters for small bodies.
+	return zstd.NewWriter(dst, append([]zstd.EOption{
+		zstd.WithEncoderLevel(level),
+		zstd.WithWindowSize(1 << windowLog),
+		zstd.WithEncoderConcurrency(1),
+		zstd.WithLowerEncoderMem(true)}, more...)...)
 }
 
 func putZstd(level zstd.EncoderLevel, windowLog int, e *zstd.Encoder) {

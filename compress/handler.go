@@ -39,7 +39,8 @@ func (h *handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ranked := h.cfg.table.Negotiate(acceptEncoding(r.Header))
-	if ranked.Len() == 0 && !h.cfg.vary && !h.cfg.gunzip {
+	dreq := h.cfg.dicts.lookup(r)
+	if ranked.Len() == 0 && dreq.dict == nil && !h.cfg.vary && !h.cfg.gunzip {
 		// Nothing to compress for this client and no header to add:
 		// leave the response writer as it is.
 		h.next.ServeHTTP(rw, r)
@@ -50,6 +51,7 @@ func (h *handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		req:      r,
 		cfg:      h.cfg,
 		ranked:   ranked,
+		dreq:     dreq,
 		head:     r.Method == http.MethodHead,
 		declared: -1,
 	}

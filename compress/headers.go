@@ -18,12 +18,15 @@ func compressibleStatus(code int) bool {
 
 // addVary adds "Vary: Accept-Encoding" unless the header already says so,
 // or says "*", which covers it.
-func addVary(h http.Header) {
+func addVary(h http.Header) { addVaryToken(h, "Accept-Encoding") }
+
+// addVaryToken adds name to Vary unless it is there or Vary is "*".
+func addVaryToken(h http.Header, name string) {
 	v := h["Vary"]
-	if header.HasToken(v, "accept-encoding") || header.HasToken(v, "*") {
+	if header.HasToken(v, name) || header.HasToken(v, "*") {
 		return
 	}
-	h["Vary"] = append(v, "Accept-Encoding")
+	h["Vary"] = append(v, name)
 }
 
 // weakenETag makes a strong validator weak, as NGINX does for a body it

@@ -114,11 +114,7 @@ func Negotiate(header string, offer Offer) Ranked {
 	star := qUnset
 	for rest := header; rest != ""; {
 		var entry string
-		if i := strings.IndexByte(rest, ','); i >= 0 {
-			entry, rest = rest[:i], rest[i+1:]
-		} else {
-			entry, rest = rest, ""
-		}
+		entry, rest = nextEntry(rest)
 		name, weight, ok := parseCoding(entry)
 		if !ok {
 			continue
@@ -159,6 +155,14 @@ func Negotiate(header string, offer Offer) Ranked {
 		r.n++
 	}
 	return r
+}
+
+// nextEntry splits the first member off a list such as Accept-Encoding.
+func nextEntry(list string) (entry, rest string) {
+	if i := strings.IndexByte(list, ','); i >= 0 {
+		return list[:i], list[i+1:]
+	}
+	return list, ""
 }
 
 // parseCoding parses one list member: OWS codings *( OWS ";" OWS param ) OWS.

@@ -42,6 +42,14 @@ type Options struct {
 	// store per configuration). Nil compresses every response anew.
 	Cache *BodyCache
 
+	// Dictionaries are raw dictionaries that responses may be compressed
+	// against (compress_dictionary; RFC 9842): a client that names one by
+	// its hash in Available-Dictionary and accepts dcb or dcz gets its
+	// brotli or zstd response compressed against it, as dcb or dcz. The
+	// brotli and zstd directives (on, types, length, level) still decide
+	// whether the response is compressed at all. Nil: none.
+	Dictionaries []*Dictionary
+
 	// Logger receives debug messages: for each brotli response, whether
 	// its encoder was reused or allocated (error_log ... debug shows them).
 	// Nil logs nothing.

@@ -8,6 +8,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/mosaic-edge/mosaic/brotli"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -22,6 +23,7 @@ type compression struct {
 	zwin   int
 	gw     *gzip.Writer
 	par    *parallelStream // a body cut into segments (parallel.go)
+	dict   *Dictionary     // the dictionary compressed against (dcb, dcz), or nil
 
 	// counted: the coding's pool is on but the body is compressed
 	// serially, so its CPU work counts in compressing (parallel.go);
@@ -67,8 +69,14 @@ func (w *responseWriter) startEncoder(e Encoding, length int64) error {
 	switch e {
 	case Brotli:
 		w.bkey = encoderKey{retention: w.cfg.retention, quality: c.level, lgwin: brotliWindowBits(w.cfg.brotliBits, length)}
+		if w.dict != nil {
+			// dcb's window may be 16 MiB: the own encoder declares the
+			// smallest that holds the dictionary and the body, so that
+			// copies reach all of it.
+			w.bkey.lgwin, w.bkey.dict = brotli.MaxLGWin, w.dict
+		}
 		w.bbody = brotliBody{length: length, font: fontType(lowerMediaType(w.rw.Header().Get("Content-Type")))}
-		if c.par.takes(length) {
+		if w.dict == nil && c.par.takes(length) {
 			// The window the serial encoder would declare: every segment
 			// shares it, and the first declares it before the rest is seen.
 			w.startParallel(compressorKey{coding: e, window: w.bkey.lgwin, font: w.bbody.font}, c.par, length)
@@ -78,7 +86,7 @@ func (w *responseWriter) startEncoder(e Encoding, length int64) error {
 			w.takeBrotli()
 		}
 	case Zstd, Gzip:
-		if c.par.takes(length) {
+		if w.dict == nil && c.par.takes(length) {
 			w.startParallel(compressorKey{coding: e}, c.par, length)
 			break
 		}
@@ -90,8 +98,15 @@ func (w *responseWriter) startEncoder(e Encoding, length int64) error {
 			w.gw, w.enc = gw, gw
 			break
 		}
-		w.zwin = zstdWindowLog(length)
-		zw, err := getZstd(w.cfg.zstdLevel, w.zwin, dst)
+		var zw *zstd.Encoder
+		var err error
+		if w.dict != nil {
+			w.zwin = w.dict.zstdWindowLog(length)
+			zw, err = w.dict.getZstd(w.cfg.zstdLevel, w.zwin, dst)
+		} else {
+			w.zwin = zstdWindowLog(length)
+			zw, err = getZstd(w.cfg.zstdLevel, w.zwin, dst)
+		}
 		if err != nil {
 			return err
 		}
@@ -104,6 +119,12 @@ func (w *responseWriter) startEncoder(e Encoding, length int64) error {
 	w.outLimit, w.outChunk = c.bufLimit, c.bufSize
 	w.outBuf = outBuffers.Get().(*[]byte)
 	w.out = (*w.outBuf)[:0]
+	if w.dict != nil {
+		// The output starts with the coding's header (RFC 9842: a magic
+		// number and the dictionary's hash), the stream follows; the
+		// sink holds it with the rest, whichever way the body goes.
+		_, _ = (*encoderSink)(w).Write(w.dict.streamHeader(e))
+	}
 	return nil
 }
 
@@ -119,7 +140,7 @@ func (w *responseWriter) takeBrotli() {
 	}
 	w.enc = w.bw
 	if lg := w.cfg.logger; lg != nil && lg.Enabled(w.req.Context(), slog.LevelDebug) {
-		lg.DebugContext(w.req.Context(), "brotli encoder", "reused", reused, "own", ownBrotli(w.bkey.quality),
+		lg.DebugContext(w.req.Context(), "brotli encoder", "reused", reused, "own", w.bkey.own(), "dictionary", w.dict != nil,
 			"quality", w.bkey.quality, "window", w.bkey.lgwin, "font", w.bbody.font, "policy", w.bkey.retention.Policy.String())
 	}
 }
@@ -219,6 +240,8 @@ func (w *responseWriter) releaseEncoder() {
 		if w.cfg.brotliReuse {
 			w.cfg.pool.put(w.bkey, w.bw)
 		}
+	case w.coding == Zstd && w.dict != nil:
+		w.dict.putZstd(w.cfg.zstdLevel, w.zwin, w.zw)
 	case w.coding == Zstd:
 		putZstd(w.cfg.zstdLevel, w.zwin, w.zw)
 	case w.coding == Gzip:

@@ -32,6 +32,7 @@ type encoderKey struct {
 	retention Retention
 	quality   int
 	lgwin     int
+	dict      *Dictionary // dcb: the dictionary its streams start after
 }
 
 type idleEncoder struct {

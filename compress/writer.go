@@ -37,6 +37,7 @@ type responseWriter struct {
 	req    *http.Request
 	cfg    *config
 	ranked Ranked
+	dreq   dictRequest // the dictionary the request offers (dictionary.go)
 	head   bool
 
 	status     int  // the final status; 0 until the handler sets one

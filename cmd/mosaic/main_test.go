@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/cbrotli"
 	"github.com/mosaic-edge/mosaic/internal/syncbuf"
 	"github.com/mosaic-edge/mosaic/internal/testport"
 )
@@ -38,6 +39,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	cbrotli.Cleanup()
 	os.Exit(code)
 }
 

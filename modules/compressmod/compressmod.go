@@ -7,7 +7,10 @@
 package compressmod
 
 import (
+	"errors"
+	"io/fs"
 	"net/http"
+	"os"
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/compress"
@@ -78,6 +81,7 @@ type locConf struct {
 	prefer    server.Setting[[]compress.Encoding]
 	skipTypes server.Setting[[]string]
 	cache     server.Setting[bool]
+	dicts     server.Setting[[]*compress.Dictionary] // compress_dictionary
 }
 
 // proxiedSetting is gzip_proxied as written: NGINX ORs the values of all
@@ -100,6 +104,10 @@ type mainConf struct {
 	// compress.Encoding.
 	compressors     [compress.Gzip + 1]server.Setting[int]
 	compressorPools [compress.Gzip + 1]*compress.CompressorPool
+
+	// dicts holds the dictionaries compress_dictionary read, by path, so
+	// that a file named at several levels is read and kept once.
+	dicts map[string]*compress.Dictionary
 }
 
 var module = &server.Module{
@@ -122,6 +130,7 @@ var module = &server.Module{
 		child.prefer.Merge(parent.prefer)
 		child.skipTypes.Merge(parent.skipTypes)
 		child.cache.Merge(parent.cache)
+		child.dicts.Merge(parent.dicts)
 		return nil
 	},
 }
@@ -155,6 +164,7 @@ func init() {
 			return server.PutFlag(c, &c.Loc().(*locConf).cache)
 		}},
 		{Name: "compress_cache_size", Context: server.CtxHTTP, MinArgs: 1, MaxArgs: 1, Set: setCacheSize},
+		{Name: "compress_dictionary", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setDictionary},
 	}...)
 	module.InitMain = func(cfg *server.Config) error {
 		// One pool per configuration, shared by all its locations, so
@@ -518,6 +528,51 @@ func setSkipTypes(c *server.Cmd) error {
 	return appendTypes(c, s)
 }
 
+// setDictionary reads compress_dictionary FILE: a raw dictionary that
+// brotli and zstd responses may be compressed against for clients that
+// hold it (dcb, dcz). Several lines at one level add up; a level with none
+// inherits its parent's, and "off" inherits none.
+func setDictionary(c *server.Cmd) error {
+	s := &c.Loc().(*locConf).dicts
+	if c.Args[0] == "off" || (s.Set && len(s.V) == 0) {
+		if s.Set {
+			return c.Invalid(c.Args[0], `"off" must be alone at its level`)
+		}
+		s.Put([]*compress.Dictionary{})
+		return nil
+	}
+	mc := c.Main().(*mainConf)
+	path := c.Args[0]
+	d := mc.dicts[path]
+	if d == nil {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			reason := err
+			if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+				reason = pe.Err // the message names the path already
+			}
+			return c.Errorf("cannot read %q: %v", path, reason)
+		}
+		if d, err = compress.NewDictionary(path, data); err != nil {
+			return c.Errorf("%v", err)
+		}
+		if mc.dicts == nil {
+			mc.dicts = make(map[string]*compress.Dictionary)
+		}
+		mc.dicts[path] = d
+	}
+	if !s.Set {
+		s.Put(nil)
+	}
+	for _, x := range s.V {
+		if x.Hash() == d.Hash() {
+			return c.Invalid(path, "the same dictionary is named twice at this level")
+		}
+	}
+	s.V = append(s.V, d)
+	return nil
+}
+
 // locationOptions turns a location's merged directives into compress.Options.
 func locationOptions(l *server.Location) compress.Options {
 	lc := server.LocConf[*locConf](l, module)
@@ -556,6 +611,7 @@ func locationOptions(l *server.Location) compress.Options {
 	o.Vary = lc.gzipVary.V
 	o.Prefer = lc.prefer.Or(o.Prefer)
 	o.SkipTypes = lc.skipTypes.Or(o.SkipTypes)
+	o.Dictionaries = lc.dicts.V
 	o.Logger = l.Logger()
 	return o
 }
