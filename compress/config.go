@@ -3,6 +3,7 @@ package compress
 import (
 	"fmt"
 	"log/slog"
+	"net/http"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -132,6 +133,23 @@ func PreferredOffer(prefer []Encoding, enabled ...Encoding) Offer {
 // the clients that cannot take it, which depends on Accept-Encoding too.
 func (c *config) varies(compressible, gzipBody bool) bool {
 	return c.vary && (gzipBody || (compressible && c.anyCoding))
+}
+
+// addVary adds what a response varies on: Accept-Encoding, and with
+// dictionaries Available-Dictionary, which the coding depends on too.
+func (c *config) addVary(h http.Header) {
+	addVary(h)
+	if c.dicts != nil {
+		addVaryToken(h, "Available-Dictionary")
+	}
+}
+
+// VariesOnDictionary reports whether the handler New makes with o also
+// names Available-Dictionary wherever it sends Vary: Accept-Encoding
+// (VariesOnEncoding and Dictionaries set), for a file server's 304s as
+// VariesOnEncoding is.
+func (o Options) VariesOnDictionary() bool {
+	return o.VariesOnEncoding() && len(o.Dictionaries) > 0
 }
 
 // VariesOnEncoding reports whether the handler New makes with o sends Vary:

@@ -11,11 +11,7 @@ import (
 func (w *responseWriter) decide(empty bool) {
 	h := w.rw.Header()
 	if w.cfg.varies(true, w.gzipBody) {
-		addVary(h)
-		if w.cfg.dicts != nil {
-			// The coding depends on the dictionary the client names, too.
-			addVaryToken(h, "Available-Dictionary")
-		}
+		w.cfg.addVary(h)
 	}
 	length := w.declared
 	if empty && !w.head {

@@ -26,6 +26,10 @@ import (
 // script compressed against the old one comes out a small fraction of its
 // brotli size.
 
+// maxDictLevel is the highest brotli level dcb is compressed at (see
+// startEncoder).
+const maxDictLevel = 9
+
 // MaxDictionary bounds a Dictionary: brotli's raw dictionaries take up to
 // 16 MiB (brotli.MaxDictionary).
 const MaxDictionary = brotli.MaxDictionary

@@ -6,12 +6,14 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -39,11 +41,21 @@ func dictVersions(t testing.TB) (older, newer []byte) {
 	return older, newer
 }
 
-// decodeDict undoes dcb or dcz: it checks the header (magic number and the
-// dictionary's hash) and decodes the stream with dict, dcb with Google's
-// decoder (the test is skipped without it), dcz with klauspost's and, when
-// installed, the zstd tool, which must skip the header's frame itself.
-func decodeDict(t *testing.T, coding string, body, dict []byte) []byte {
+// checkDict checks that body is want in dcb or dcz against dict: the
+// header (magic number and the dictionary's hash), then the stream
+// decoded with dict, dcb by Google's decoder (not decoded when it cannot
+// be built: the test goes on with the rest, and says so), dcz by
+// klauspost's and, when installed, the zstd tool, which must skip the
+// header's frame itself.
+func checkDict(t *testing.T, coding string, body, dict, want []byte) {
+	t.Helper()
+	out, ok := decodeDict(t, coding, body, dict)
+	if ok && !bytes.Equal(out, want) {
+		t.Fatalf("%s: decoded %d bytes, want %d", coding, len(out), len(want))
+	}
+}
+
+func decodeDict(t *testing.T, coding string, body, dict []byte) ([]byte, bool) {
 	t.Helper()
 	hash := sha256.Sum256(dict)
 	var magic []byte
@@ -61,13 +73,14 @@ func decodeDict(t *testing.T, coding string, body, dict []byte) []byte {
 	if coding == "dcb" {
 		path, err := cbrotli.Decoder()
 		if err != nil {
-			t.Skipf("no C decoder with dictionaries: %v", err)
+			t.Logf("dcb header checked, stream not decoded: no C decoder with dictionaries: %v", err)
+			return nil, false
 		}
 		out, err := cbrotli.Decode(path, t.TempDir(), body[36:], dict)
 		if err != nil {
 			t.Fatalf("Google's decoder: %v", err)
 		}
-		return out
+		return out, true
 	}
 	// The header is a skippable frame: the decoders read the whole body.
 	zr, err := zstd.NewReader(bytes.NewReader(body), zstd.WithDecoderDictRaw(0, dict), zstd.WithDecoderMaxWindow(128<<20))
@@ -92,7 +105,7 @@ func decodeDict(t *testing.T, coding string, body, dict []byte) []byte {
 			t.Fatalf("zstd -d -D: %d bytes, %v; klauspost: %d bytes", len(got), err, len(out))
 		}
 	}
-	return out
+	return out, true
 }
 
 // jsTypes has every coding take the test's script.
@@ -155,9 +168,7 @@ func TestDictionaryCodings(t *testing.T) {
 				if !strings.Contains(vary, "Accept-Encoding") || !strings.Contains(vary, "Available-Dictionary") {
 					t.Errorf("%s: Vary %q, want Accept-Encoding and Available-Dictionary", what, vary)
 				}
-				if out := decodeDict(t, c.want, got, older); !bytes.Equal(out, newer) {
-					t.Fatalf("%s: decoded %d bytes, want %d", what, len(out), len(newer))
-				}
+				checkDict(t, c.want, got, older, newer)
 				if len(got)*10 > len(br) {
 					t.Errorf("%s: %d bytes against %d with br alone: the dictionary was not used", what, len(got), len(br))
 				}
@@ -233,13 +244,9 @@ func TestDictionaryNotUsed(t *testing.T) {
 		if c.path == "/small" {
 			want = newer[:50]
 		}
-		var got []byte
 		if c.want == "dcb" {
-			got = decodeDict(t, "dcb", body, older)
-		} else {
-			got = decode(t, c.want, body)
-		}
-		if !bytes.Equal(got, want) {
+			checkDict(t, "dcb", body, older, want)
+		} else if got := decode(t, c.want, body); !bytes.Equal(got, want) {
 			t.Errorf("%s: decoded %d bytes, want %d", c.name, len(got), len(want))
 		}
 	}
@@ -283,9 +290,7 @@ func TestDictionaryHeadPoolCache(t *testing.T) {
 		if ce := resp.Header.Get("Content-Encoding"); ce != "dcb" {
 			t.Fatalf("GET: Content-Encoding %q, want dcb", ce)
 		}
-		if got := decodeDict(t, "dcb", body, older); !bytes.Equal(got, newer) {
-			t.Fatalf("dcb: decoded %d bytes, want %d", len(got), len(newer))
-		}
+		checkDict(t, "dcb", body, older, newer)
 		if n := pool.submitted.Load() - before; n != 0 {
 			t.Fatalf("a dcb response put %d segments on the pool", n)
 		}
@@ -355,5 +360,82 @@ func BenchmarkDictionary(b *testing.B) {
 			}
 			b.ReportMetric(float64(w.n), "bytes")
 		})
+	}
+}
+
+// Buffers smaller than a dcb or dcz header (brotli_buffers 1 16) still
+// send Content-Encoding with it: the header is held with the output,
+// not sent ahead of the coding's headers.
+func TestDictionarySmallBuffers(t *testing.T) {
+	older, newer := dictVersions(t)
+	d, err := compress.NewDictionary("old.js", older)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := serve(t, mustNew(t, respond(200, newer, "Content-Type: application/javascript", fmt.Sprintf("Content-Length: %d", len(newer))),
+		allOn(func(o *compress.Options) {
+			jsTypes(o)
+			o.Dictionaries = []*compress.Dictionary{d}
+			o.Brotli.Buffers = compress.Buffers{Number: 1, Size: 16}
+			o.Zstd.Buffers = compress.Buffers{Number: 1, Size: 16}
+		})))
+	for _, c := range []struct{ accept, want string }{{"br, dcb", "dcb"}, {"zstd, dcz", "dcz"}} {
+		resp, body := fetch(t, http.MethodGet, url, "Accept-Encoding: "+c.accept, availableDictionary(older))
+		if ce := resp.Header.Get("Content-Encoding"); ce != c.want || resp.ContentLength == int64(len(newer)) {
+			t.Fatalf("%s: Content-Encoding %q, Content-Length %d (the identity body's is %d)", c.want, ce, resp.ContentLength, len(newer))
+		}
+		checkDict(t, c.want, body, older, newer)
+	}
+}
+
+// A 304 carries the Vary its 200 would: Available-Dictionary too where
+// dictionaries are configured (and gzip_vary is on).
+func TestDictionaryVary304(t *testing.T) {
+	older, _ := dictVersions(t)
+	d, err := compress.NewDictionary("old.js", older)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := serve(t, mustNew(t, respond(http.StatusNotModified, nil, "Content-Type: application/javascript", `Etag: "v1"`),
+		allOn(func(o *compress.Options) {
+			jsTypes(o)
+			o.Dictionaries = []*compress.Dictionary{d}
+		})))
+	resp, _ := fetch(t, http.MethodGet, url, "Accept-Encoding: br, dcb", availableDictionary(older), `If-None-Match: "v1"`)
+	if vary := strings.Join(resp.Header["Vary"], ", "); resp.StatusCode != http.StatusNotModified || vary != "Accept-Encoding, Available-Dictionary" {
+		t.Fatalf("status %d, Vary %q", resp.StatusCode, vary)
+	}
+}
+
+// Levels 10 and 11 compress dcb at 9: at those levels every response
+// would enter the dictionary in a binary tree, seconds of CPU for a
+// dictionary of megabytes, which any client can ask for.
+func TestDictionaryLevelCap(t *testing.T) {
+	older, newer := dictVersions(t)
+	d, err := compress.NewDictionary("old.js", older)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	lg := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	url := serve(t, mustNew(t, respond(200, newer, "Content-Type: application/javascript"),
+		allOn(func(o *compress.Options) {
+			jsTypes(o)
+			o.Brotli.Level = 11
+			o.Dictionaries = []*compress.Dictionary{d}
+			o.Logger = lg
+		})))
+	resp, body := fetch(t, http.MethodGet, url, "Accept-Encoding: br, dcb", availableDictionary(older))
+	if ce := resp.Header.Get("Content-Encoding"); ce != "dcb" {
+		t.Fatalf("Content-Encoding %q", ce)
+	}
+	checkDict(t, "dcb", body, older, newer)
+	fetchDecoded(t, url, newer, "Accept-Encoding: br")
+	mu.Lock()
+	defer mu.Unlock()
+	text := logs.String()
+	if !strings.Contains(text, "dictionary=true quality=9") || !strings.Contains(text, "dictionary=false quality=11") {
+		t.Fatalf("debug log %q: want dcb at quality 9 and br at 11", text)
 	}
 }

@@ -72,8 +72,14 @@ func (w *responseWriter) startEncoder(e Encoding, length int64) error {
 		if w.dict != nil {
 			// dcb's window may be 16 MiB: the own encoder declares the
 			// smallest that holds the dictionary and the body, so that
-			// copies reach all of it.
+			// copies reach all of it. Every response enters the
+			// dictionary's bytes in the encoder's tables, which at 10 and
+			// 11 means its binary tree: seconds for a dictionary of
+			// megabytes, which any client may ask for, and a few percent
+			// of size at most (the copies from a dictionary are long). Those
+			// levels compress dcb at maxDictLevel.
 			w.bkey.lgwin, w.bkey.dict = brotli.MaxLGWin, w.dict
+			w.bkey.quality = min(w.bkey.quality, maxDictLevel)
 		}
 		w.bbody = brotliBody{length: length, font: fontType(lowerMediaType(w.rw.Header().Get("Content-Type")))}
 		if w.dict == nil && c.par.takes(length) {
@@ -121,9 +127,13 @@ func (w *responseWriter) startEncoder(e Encoding, length int64) error {
 	w.out = (*w.outBuf)[:0]
 	if w.dict != nil {
 		// The output starts with the coding's header (RFC 9842: a magic
-		// number and the dictionary's hash), the stream follows; the
-		// sink holds it with the rest, whichever way the body goes.
-		_, _ = (*encoderSink)(w).Write(w.dict.streamHeader(e))
+		// number and the dictionary's hash), the stream follows. It goes
+		// straight into the held output: through the sink, buffers
+		// smaller than it would send the response's headers before
+		// decide has set Content-Encoding.
+		h := w.dict.streamHeader(e)
+		w.out = append(w.out, h...)
+		w.outN += int64(len(h))
 	}
 	return nil
 }

@@ -207,7 +207,7 @@ func bodyAllowed(code int) bool {
 // passThrough sends the headers and lets the body through unchanged.
 func (w *responseWriter) passThrough(vary bool) {
 	if vary {
-		addVary(w.rw.Header())
+		w.cfg.addVary(w.rw.Header())
 	}
 	w.state = stateIdentity
 	w.sendHeader(-1)

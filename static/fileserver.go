@@ -38,6 +38,7 @@ type FileServer struct {
 	variants      VariantFunc
 	transformed   func(contentType string) bool
 	varyEnc       func(contentType string) bool
+	varyDict      bool
 	cache         *OpenFileCache
 	policy        cachePolicy
 	root          *os.Root
@@ -106,6 +107,7 @@ func New(opts Options) (*FileServer, error) {
 		variants:      opts.Variants,
 		transformed:   opts.Transformed,
 		varyEnc:       opts.VaryEncoding,
+		varyDict:      opts.VaryDictionary,
 		cache:         opts.OpenFileCache,
 		root:          root,
 		listing:       opts.Listing,

@@ -88,6 +88,11 @@ type Options struct {
 	// VariantFunc's. nil: never.
 	VaryEncoding func(contentType string) bool
 
+	// VaryDictionary adds Available-Dictionary to the Vary that
+	// VaryEncoding adds, for a filter that also compresses against the
+	// dictionaries clients name (RFC 9842; compress_dictionary).
+	VaryDictionary bool
+
 	// OpenFileCache, when set, keeps descriptors and stat results of the
 	// files served (open_file_cache). Several FileServers may share one.
 	OpenFileCache *OpenFileCache

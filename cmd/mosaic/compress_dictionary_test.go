@@ -20,8 +20,9 @@ import (
 // an older version of it (a dictionary named by compress_dictionary):
 // brotli as dcb, zstd as dcz, each decoded with the dictionary (dcb by
 // Google's decoder, built by internal/cbrotli: the dcb part is skipped
-// without it); add_header gives the older file its Use-As-Dictionary; a
-// location with "compress_dictionary off" answers br.
+// without it); add_header gives the older file its Use-As-Dictionary; the
+// file's 304 varies on Available-Dictionary as its 200 does; a location
+// with "compress_dictionary off" answers br.
 func TestCompressDictionaryThroughBinary(t *testing.T) {
 	// The dictionary: big.js as it was, before its first 3,000 bytes changed.
 	files := siteFiles(t)
@@ -36,6 +37,7 @@ func TestCompressDictionaryThroughBinary(t *testing.T) {
 		brotli_types application/javascript;
 		zstd on;
 		zstd_types application/javascript;
+		gzip_vary on;
 		server {
 			listen 127.0.0.1:{port};
 			root {root};
@@ -74,6 +76,12 @@ func TestCompressDictionaryThroughBinary(t *testing.T) {
 	}
 	if len(dcz)*4 > len(br) {
 		t.Errorf("dcz %d bytes, br %d: the dictionary was not used", len(dcz), len(br))
+	}
+
+	// The file server's 304 varies as its 200 does.
+	resp, _ = get(t, s.base+"/big.js", ae, "br, dcb", "Available-Dictionary", avail, "If-None-Match", s.etagOf(t, "big.js"))
+	if vary := strings.Join(resp.Header["Vary"], ", "); resp.StatusCode != 304 || vary != "Accept-Encoding, Available-Dictionary" {
+		t.Errorf("conditional GET: status %d, Vary %q", resp.StatusCode, vary)
 	}
 
 	// compress_dictionary off: br, though the client holds the dictionary.

@@ -171,7 +171,7 @@ var notLIFOther = []string{
 	"brotli_buffers", "brotli_comp_level", "brotli_idle_encoders", "brotli_min_length",
 	"brotli_parallel_compressors", "brotli_parallel_segment_size", "brotli_parallel_tasks",
 	"brotli_retention_policy", "brotli_reuse_memory", "brotli_static", "brotli_thread_pool",
-	"brotli_types", "brotli_window", "compress_cache", "compress_cache_size", "compress_prefer",
+	"brotli_types", "brotli_window", "compress_cache", "compress_cache_size", "compress_dictionary", "compress_prefer",
 	"compress_skip_types", "esi", "esi_buffer_size", "esi_fragment_timeout", "esi_max_depth",
 	"esi_max_fragment_size", "esi_max_held_size", "esi_max_includes", "esi_plan", "esi_plan_zone", "esi_silent_errors", "esi_stitch",
 	"esi_stitch_level", "esi_surrogate", "esi_types", "fastcgi_cache_heuristic",

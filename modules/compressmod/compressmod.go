@@ -648,3 +648,8 @@ func VaryEncoding(l *server.Location) func(contentType string) bool {
 	// its type (compress.Options.VariesOnEncoding).
 	return func(string) bool { return true }
 }
+
+// VaryDictionary returns, for static.Options.VaryDictionary, whether l's
+// compression filter names Available-Dictionary beside Accept-Encoding
+// (compress_dictionary), so that a file's 304 does too.
+func VaryDictionary(l *server.Location) bool { return locationOptions(l).VariesOnDictionary() }

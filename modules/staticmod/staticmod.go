@@ -260,10 +260,11 @@ func options(l *server.Location) static.Options {
 		Logger:          l.Logger(),
 		Error:           server.Error,
 
-		Variants:     compressmod.Variants(l),
-		VaryEncoding: compressmod.VaryEncoding(l),
-		Transformed:  transformed(esimod.Transformed(l), ssimod.Transformed(l)),
-		Listing:      autoindexmod.Listing(l),
+		Variants:       compressmod.Variants(l),
+		VaryEncoding:   compressmod.VaryEncoding(l),
+		VaryDictionary: compressmod.VaryDictionary(l),
+		Transformed:    transformed(esimod.Transformed(l), ssimod.Transformed(l)),
+		Listing:        autoindexmod.Listing(l),
 		// The index file is served by the location its URI matches, after
 		// an internal redirect, as NGINX's index module does.
 		IndexRedirect: indexRedirect,
