@@ -9,6 +9,11 @@
 #   compress/bench/parallel.sh [--file PATH] [--segment 512k] [--tasks 4]
 #                              [--requests 10] [--seconds 5] [--cpus 0,1]
 #                              [--compressors 4] [--only "brotli 4"]
+#                              [--rounds 1]
+#
+# With --rounds N each row is measured N times, serial and parallel in
+# turn and the order swapped every round (serial first in odd rounds), so
+# that a machine whose speed drifts favours neither; one line per run.
 #
 # The default file is react-dom.development.js (1,080,227 bytes) from the
 # shared corpus. Every compressed body is checked with gzip -d, zstd -d or
@@ -16,7 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 file=../shared/corpus/react-dom.development.js
-segment=512k tasks=4 compressors=4 requests=10 seconds=5 cpus=0,1
+segment=512k tasks=4 compressors=4 requests=10 seconds=5 cpus=0,1 rounds=1
 rows=("gzip 6" "zstd 19" "brotli 4")
 while (($#)); do
     case $1 in
@@ -28,6 +33,7 @@ while (($#)); do
     --seconds) seconds=$2 ;;
     --cpus) cpus=$2 ;;
     --only) rows=("$2") ;;
+    --rounds) rounds=$2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
     esac
     shift 2
@@ -102,8 +108,12 @@ echo
 echo "| coding | mode | median latency ms | bytes | req/s, 8 connections | CPU ms/req | peak RSS MiB |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
 for cl in "${rows[@]}"; do
-    for mode in serial parallel; do
-        # shellcheck disable=SC2086 # "coding level"
-        row $cl "$mode"
+    for r in $(seq "$rounds"); do
+        modes=(serial parallel)
+        ((r % 2)) || modes=(parallel serial)
+        for mode in "${modes[@]}"; do
+            # shellcheck disable=SC2086 # "coding level"
+            row $cl "$mode"
+        done
     done
 done
