@@ -231,12 +231,13 @@ func TestZeroAllocs(t *testing.T) {
 			t.Errorf("q%d: Encoder.EncodeSegment with a prefix: %v allocations", q, a)
 		}
 		// With a raw dictionary too.
-		denc, _ := NewEncoder(Options{Quality: q, Dictionary: in[:40_000]})
+		dict := prepared(t, in[:40_000])
+		denc, _ := NewEncoder(Options{Quality: q, Dictionary: dict})
 		dst = denc.Encode(dst[:0], in[40_000:])
 		if a := testing.AllocsPerRun(runs, func() { dst = denc.Encode(dst[:0], in[40_000:]) }); a != 0 {
 			t.Errorf("q%d: Encoder.Encode with a dictionary: %v allocations", q, a)
 		}
-		dw, _ := NewWriter(io.Discard, Options{Quality: q, Dictionary: in[:40_000]})
+		dw, _ := NewWriter(io.Discard, Options{Quality: q, Dictionary: dict})
 		dw.Write(in[40_000:])
 		dw.Close()
 		if a := testing.AllocsPerRun(runs, func() { dw.Reset(io.Discard); dw.Write(in[40_000:]); dw.Close() }); a != 0 {

@@ -34,8 +34,8 @@ func NewEncoder(opts Options) (*Encoder, error) {
 // make a decoder reserve a large window; with a Dictionary, the smallest
 // that holds both, so that copies reach all of it.
 func (enc *Encoder) Encode(dst, src []byte) []byte {
-	if dict := enc.opts.Dictionary; len(dict) > 0 {
-		return enc.encodeRaw(dst, src, len(src), windowFor(len(dict)+len(src), enc.opts.LGWin), true)
+	if d := enc.opts.Dictionary; d != nil {
+		return enc.encodeRaw(dst, src, len(src), windowFor(d.Len()+len(src), enc.opts.LGWin), true)
 	}
 	return enc.encode(dst, src, windowFor(len(src), enc.opts.LGWin), true, true)
 }
@@ -43,7 +43,7 @@ func (enc *Encoder) Encode(dst, src []byte) []byte {
 // encodeRaw compresses src as a stream, or its first piece, that starts
 // after the raw dictionary opts.Dictionary; bodyLen is the body's length.
 func (enc *Encoder) encodeRaw(dst, src []byte, bodyLen, lgwin int, last bool) []byte {
-	dict := enc.opts.Dictionary
+	dict := enc.opts.Dictionary.data
 	enc.joined = append(append(enc.joined[:0], dict...), src...)
 	return enc.encodeFrom(dst, enc.joined, len(dict), len(dict)+bodyLen, lgwin, 0, true, last)
 }
@@ -106,7 +106,7 @@ func (enc *Encoder) EncodeSegment(dst, src []byte, seg Segment) []byte {
 	} else if seg.Offset > 0 && seg.Offset >= len(seg.Prefix) {
 		lead = seg.Offset - keep
 	}
-	if seg.First && len(enc.opts.Dictionary) > 0 {
+	if seg.First && enc.opts.Dictionary != nil {
 		return enc.encodeRaw(dst, src, max(len(src), seg.BodyLen), enc.opts.LGWin, seg.Last)
 	}
 	if keep == 0 {
@@ -140,11 +140,11 @@ func (enc *Encoder) encodeFrom(dst, data []byte, start, bodyLen, lgwin, lead int
 	}
 	base := e.claim(len(data))
 	w := window{data: data, base: base, streamA: base, unknownCtx: !first, noDict: lead < 0, dictLead: uint32(max(lead, 0)),
-		rawLen: uint32(len(enc.opts.Dictionary))}
+		rawLen: uint32(len(enc.opts.Dictionary.bytes()))}
 	if first && w.rawLen > 0 {
 		w.rawEnd = base + uint32(start)
 		if e.q.indexesRaw() {
-			e.raw.build(enc.opts.Dictionary, base)
+			e.raw = rawIndex{enc.opts.Dictionary.index(), base}
 			w.raw = &e.raw
 		}
 	}

@@ -41,14 +41,14 @@ type Options struct {
 	// too (RFC 9842's shared dictionaries, Google's decoder's
 	// BROTLI_SHARED_DICTIONARY_RAW): the stream may copy from it as if it
 	// came just before the stream's first byte, and a decoder must be
-	// given the same bytes to decode it. At most MaxDictionary bytes.
-	// Encode, the Writer and the first piece of EncodeSegment copy from
-	// it; later pieces do not, but code their static dictionary
-	// references as a decoder that holds it reads them.
-	Dictionary []byte
+	// given the same bytes to decode it (NewDictionary prepares it, once
+	// for any number of encoders). Encode, the Writer and the first piece
+	// of EncodeSegment copy from it; later pieces do not, but code their
+	// static dictionary references as a decoder that holds it reads them.
+	Dictionary *Dictionary
 }
 
-// MaxDictionary bounds Options.Dictionary: distances into it and past it
+// MaxDictionary bounds a Dictionary: distances into it and past it
 // into the static dictionary stay within what the format codes (64 MiB)
 // with a 16 MiB window.
 const MaxDictionary = 16 << 20
@@ -164,9 +164,6 @@ func (o Options) normalize() (Options, error) {
 	}
 	if o.Mode < ModeGeneric || o.Mode > ModeFont {
 		return o, fmt.Errorf("brotli: unknown mode %d", o.Mode)
-	}
-	if len(o.Dictionary) > MaxDictionary {
-		return o, fmt.Errorf("brotli: dictionary of %d bytes (at most %d)", len(o.Dictionary), MaxDictionary)
 	}
 	return o, nil
 }

@@ -1,6 +1,10 @@
 package brotli
 
-import "math/bits"
+import (
+	"fmt"
+	"math/bits"
+	"sync"
+)
 
 // Raw dictionaries (Options.Dictionary). The dictionary comes before the
 // stream in the match finder's data, as a segment's prefix does, and its
@@ -16,6 +20,44 @@ import "math/bits"
 // (window.dictReach); and the first literals' context is the two zeros
 // of a stream's start, not the dictionary's last bytes
 // (window.contextBytes).
+
+// Dictionary is a raw (prefix) dictionary prepared for encoders
+// (Options.Dictionary): its bytes and, made the first time an encoder at
+// qualities 4-9 uses it, an index of them, which every encoder using the
+// Dictionary shares, at once and read-only. A server builds one per
+// dictionary and hands it to all its encoders; nothing of it is copied
+// per encoder but the bytes, which each stream's history holds.
+type Dictionary struct {
+	data  []byte
+	once  sync.Once
+	table *rawTable
+}
+
+// NewDictionary prepares data as a raw dictionary: 1 to MaxDictionary
+// bytes, kept, not copied (the caller must not change them).
+func NewDictionary(data []byte) (*Dictionary, error) {
+	if len(data) == 0 || len(data) > MaxDictionary {
+		return nil, fmt.Errorf("brotli: dictionary of %d bytes (1 to %d)", len(data), MaxDictionary)
+	}
+	return &Dictionary{data: data}, nil
+}
+
+// Len returns the dictionary's length in bytes.
+func (d *Dictionary) Len() int { return len(d.data) }
+
+// bytes returns d's bytes; none for a nil Dictionary.
+func (d *Dictionary) bytes() []byte {
+	if d == nil {
+		return nil
+	}
+	return d.data
+}
+
+// index returns d's index, built on first use.
+func (d *Dictionary) index() *rawTable {
+	d.once.Do(func() { d.table = newRawTable(d.data) })
+	return d.table
+}
 
 // rawMode tells the match finders of qualities 0-3 (findFastIn,
 // findLazyIn) whether data starts with a raw dictionary ([1]byte) or not
@@ -114,12 +156,20 @@ func (w *window) crossesRaw(c command, p uint32) bool {
 // dictionary positions out where the text repeats itself (a line of a
 // script, found in the previous version of the script); Google's
 // encoder, too, searches a dictionary apart from the window.
+//
+// The table depends on the dictionary alone and is built once, when an
+// encoder at 4-9 first uses the Dictionary, then shared read-only by
+// every encoder that uses it; a use adds where the dictionary sits in
+// the encoder's positions.
 type rawIndex struct {
+	*rawTable
+	start uint32 // absolute position of the dictionary's first byte
+}
+
+type rawTable struct {
 	slots []uint32 // 1 + a position in the dictionary; 0: none
 	shift uint
-	start uint32 // absolute position of the dictionary's first byte
-	n     int    // its length
-	first *byte  // its first byte, whose slice the index was built from
+	n     int // the dictionary's length
 }
 
 const (
@@ -141,35 +191,21 @@ const (
 // and finds them without it.
 func (q *quality) indexesRaw() bool { return !q.fast && !q.lazyLoop && !q.optimal }
 
-// build indexes dict, whose first byte is at absolute position start.
-// The index of the same slice is kept: a server compresses many bodies
-// with one dictionary. (Were its bytes changed in place, the stale index
-// would offer copies that fail matchLen's check: fewer copies, never a
-// wrong one.)
-func (x *rawIndex) build(dict []byte, start uint32) {
-	x.start = start
-	if len(dict) == x.n && &dict[0] == x.first {
-		return
-	}
+// newRawTable indexes dict.
+func newRawTable(dict []byte) *rawTable {
 	b := min(max(bits.Len(uint(len(dict)))-rawWaysLog, 8), rawMaxBits)
-	n := rawWays << b
-	if cap(x.slots) < n {
-		x.slots = make([]uint32, n)
-	} else {
-		x.slots = x.slots[:n]
-		clear(x.slots)
-	}
-	x.shift, x.n, x.first = uint(64-b), len(dict), &dict[0]
+	x := &rawTable{slots: make([]uint32, rawWays<<b), shift: uint(64 - b), n: len(dict)}
 	for a := 0; a+rawHashLen <= len(dict); a++ {
 		h := x.bucket(dict, a)
 		ways := (*[rawWays]uint32)(x.slots[h : h+rawWays])
 		copy(ways[1:], ways[:rawWays-1])
 		ways[0] = uint32(a + 1)
 	}
+	return x
 }
 
 // bucket is the index of the first slot of the bucket of data[i:].
-func (x *rawIndex) bucket(data []byte, i int) int {
+func (x *rawTable) bucket(data []byte, i int) int {
 	return int((load64(data, i)*rawMul^load64(data, i+8)*rawMul2)>>(x.shift&63)) << rawWaysLog
 }
 

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mosaic-edge/mosaic/internal/cbrotli"
@@ -97,7 +98,7 @@ func TestRawDictionary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts := Options{Quality: q, Dictionary: older}
+		opts := Options{Quality: q, Dictionary: prepared(t, older)}
 		comp, err := Encode(nil, newer, opts)
 		if err != nil {
 			t.Fatal(err)
@@ -113,7 +114,7 @@ func TestRawDictionary(t *testing.T) {
 		t.Logf("quality %d: %d bytes with the dictionary, %d without: %.2f", q, len(comp), len(plain), r)
 
 		var buf bytes.Buffer
-		w, err := NewWriter(&buf, Options{Quality: q, Dictionary: older, SizeHint: len(newer)})
+		w, err := NewWriter(&buf, Options{Quality: q, Dictionary: prepared(t, older), SizeHint: len(newer)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +159,7 @@ func TestRawDictionaryCopyEndsInIt(t *testing.T) {
 			body = append(body, random(50)...)
 		}
 		for q := MinQuality; q <= MaxQuality; q++ {
-			opts := Options{Quality: q, Dictionary: dict}
+			opts := Options{Quality: q, Dictionary: prepared(t, dict)}
 			comp, err := Encode(nil, body, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -198,7 +199,7 @@ func TestRawDictionaryRandom(t *testing.T) {
 				body = append(body, piece(1+rng.IntN(30_000))...)
 			}
 		}
-		opts := Options{Quality: rng.IntN(MaxQuality + 1), LGWin: 10 + rng.IntN(15), Dictionary: dict}
+		opts := Options{Quality: rng.IntN(MaxQuality + 1), LGWin: 10 + rng.IntN(15), Dictionary: prepared(t, dict)}
 		comp, err := Encode(nil, body, opts)
 		if err != nil {
 			t.Fatal(err)
@@ -207,11 +208,45 @@ func TestRawDictionaryRandom(t *testing.T) {
 	}
 }
 
-func TestRawDictionaryTooLarge(t *testing.T) {
-	if _, err := NewEncoder(Options{Dictionary: make([]byte, MaxDictionary+1)}); err == nil {
-		t.Error("a dictionary over MaxDictionary was taken")
+func TestNewDictionaryBounds(t *testing.T) {
+	for _, n := range []int{0, MaxDictionary + 1} {
+		if _, err := NewDictionary(make([]byte, n)); err == nil {
+			t.Errorf("a dictionary of %d bytes was taken", n)
+		}
 	}
-	if _, err := NewEncoder(Options{Dictionary: make([]byte, MaxDictionary)}); err != nil {
+	if _, err := NewDictionary(make([]byte, MaxDictionary)); err != nil {
 		t.Error(err)
+	}
+}
+
+// prepared is NewDictionary for bytes the test knows to be within bounds.
+func prepared(t testing.TB, b []byte) *Dictionary {
+	t.Helper()
+	d, err := NewDictionary(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// One Dictionary serves encoders at once: its index, built by the first
+// that needs it, is shared read-only (go test -race checks the sharing),
+// and every stream decodes.
+func TestDictionaryShared(t *testing.T) {
+	older, newer := versions(3, 40_000)
+	d := prepared(t, older)
+	outs := make([][]byte, 8)
+	var wg sync.WaitGroup
+	for i := range outs {
+		wg.Go(func() {
+			outs[i], _ = Encode(nil, newer, Options{Quality: 4 + i%6, Dictionary: d})
+		})
+	}
+	wg.Wait()
+	for i, out := range outs {
+		checkWithDict(t, fmt.Sprintf("encoder %d at quality %d", i, 4+i%6), out, older, newer)
+	}
+	if d.table == nil {
+		t.Fatal("no index was built")
 	}
 }

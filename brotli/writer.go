@@ -68,7 +68,7 @@ func (w *Writer) ResetOptions(dst io.Writer, opts Options) error {
 	lgwin := o.LGWin
 	if o.SizeHint > 0 {
 		// With a dictionary, a window that holds both, as Encode's.
-		lgwin = windowFor(len(o.Dictionary)+o.SizeHint, lgwin)
+		lgwin = windowFor(len(o.Dictionary.bytes())+o.SizeHint, lgwin)
 	}
 	w.e.setup(o, lgwin, o.SizeHint, true)
 	w.e.bw.buf = w.e.bw.buf[:0]
@@ -76,7 +76,7 @@ func (w *Writer) ResetOptions(dst io.Writer, opts Options) error {
 	w.e.writeWindow()
 	// A dictionary comes before the stream in hist, entered in the match
 	// finder as if compressed already.
-	dict := o.Dictionary
+	dict := o.Dictionary.bytes()
 	w.hist = append(w.hist[:0], dict...)
 	w.done, w.lo = len(dict), 0
 	w.base = w.e.claim(len(dict))
@@ -85,7 +85,7 @@ func (w *Writer) ResetOptions(dst io.Writer, opts Options) error {
 		w.rawEnd = w.base + uint32(len(dict))
 		w.e.fill(w.hist, w.base, 0, max(len(dict)-7, 0))
 		if w.e.q.indexesRaw() {
-			w.e.raw.build(dict, w.base)
+			w.e.raw = rawIndex{o.Dictionary.index(), w.base}
 		}
 	}
 	return nil
@@ -137,7 +137,7 @@ func (w *Writer) compressPending() {
 		w.lo = w.done
 	}
 	win := window{data: w.hist, base: w.base, streamA: w.base + uint32(w.lo), noDict: w.restarted,
-		rawLen: uint32(len(w.opts.Dictionary)), rawEnd: w.rawEnd}
+		rawLen: uint32(len(w.opts.Dictionary.bytes())), rawEnd: w.rawEnd}
 	if w.rawEnd != 0 && w.e.q.indexesRaw() {
 		win.raw = &w.e.raw
 	}

@@ -43,6 +43,9 @@ type Dictionary struct {
 	name string // for logs: the file it came from, or its hash
 	// The headers of dcb and dcz streams against it (streamHeader).
 	dcb, dcz []byte
+	// brotli is the dictionary prepared for brotli encoders: its index
+	// is built once and shared by all of them.
+	brotli *brotli.Dictionary
 
 	mu   sync.Mutex
 	zstd map[zstdKey]*sync.Pool // encoders primed with data, per level and window
@@ -63,7 +66,11 @@ func NewDictionary(name string, data []byte) (*Dictionary, error) {
 	if len(data) > MaxDictionary {
 		return nil, fmt.Errorf("dictionary %s: %d bytes, more than %d", name, len(data), MaxDictionary)
 	}
-	d := &Dictionary{data: data, hash: sha256.Sum256(data), name: name}
+	bd, err := brotli.NewDictionary(data)
+	if err != nil {
+		return nil, fmt.Errorf("dictionary %s: %w", name, err)
+	}
+	d := &Dictionary{data: data, hash: sha256.Sum256(data), name: name, brotli: bd}
 	d.dcb = append(dcbMagic[:len(dcbMagic):len(dcbMagic)], d.hash[:]...)
 	d.dcz = append(dczMagic[:len(dczMagic):len(dczMagic)], d.hash[:]...)
 	return d, nil

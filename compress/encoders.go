@@ -86,7 +86,7 @@ func startOwnBrotli(w *brotli.Writer, key encoderKey, dst io.Writer, body brotli
 		opts.Mode = brotli.ModeFont
 	}
 	if key.dict != nil {
-		opts.Dictionary = key.dict.data
+		opts.Dictionary = key.dict.brotli
 	}
 	// This cannot fail: ownBrotli admitted the quality, and the window is
 	// 10 to 24 bits since Validate checked brotli_window.

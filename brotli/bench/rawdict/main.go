@@ -29,10 +29,13 @@ func main() {
 }
 
 func run(dictPath, path string, q, lgwin int) error {
-	var dict []byte
+	var dict *brotli.Dictionary
 	if dictPath != "" {
-		var err error
-		if dict, err = os.ReadFile(dictPath); err != nil {
+		b, err := os.ReadFile(dictPath)
+		if err != nil {
+			return err
+		}
+		if dict, err = brotli.NewDictionary(b); err != nil {
 			return err
 		}
 	}
