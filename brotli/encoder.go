@@ -148,7 +148,11 @@ func (enc *Encoder) encodeFrom(dst, data []byte, start, bodyLen, lgwin, lead int
 			w.raw = &e.raw
 		}
 	}
-	e.fill(data, base, 0, min(start, len(data)-7))
+	from := 0 // where the bytes before the stream enter the tables
+	if w.raw != nil {
+		from = rawFillFrom(start)
+	}
+	e.fill(data, base, from, min(start, len(data)-7))
 	e.compress(&w, start, len(data))
 	if last {
 		e.writeLast()

@@ -185,6 +185,20 @@ const (
 	rawMaxBits = 22
 )
 
+// rawFillSpan is how much of a dictionary's end enters the match
+// finders' tables, per stream, at the qualities that search its index
+// (4-9); the index finds the long copies from the rest. Entering every
+// position costs each stream about 3 ms per MiB of dictionary (at 5 and
+// 9 alike), which any client of a server can ask for by naming the
+// dictionary; the bound holds that to what 1 MiB costs. What is lost
+// are the short copies from further back, which the tables, shared with
+// the body's positions, keep least anyway.
+const rawFillSpan = 1 << 20
+
+// rawFillFrom returns where, in a dictionary of n bytes, its positions
+// start to enter the tables at qualities 4-9.
+func rawFillFrom(n int) int { return max(n-rawFillSpan, 0) }
+
 // indexesRaw reports whether the quality's match finder searches a raw
 // dictionary's index: 4-9. At 0-3 the finders take copies from the
 // dictionary their tables find; at 10-11 the tree keeps every position

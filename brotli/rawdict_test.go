@@ -3,6 +3,7 @@ package brotli
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -248,5 +249,42 @@ func TestDictionaryShared(t *testing.T) {
 	}
 	if d.table == nil {
 		t.Fatal("no index was built")
+	}
+}
+
+// A dictionary longer than rawFillSpan enters the tables with its last
+// rawFillSpan bytes only, at the qualities that search its index, so that
+// a stream's setup does not grow with the dictionary; the index still
+// finds the long copies from its start, and the stream decodes.
+func TestRawDictionaryFillSpan(t *testing.T) {
+	older, newer := versions(5, 60_000)
+	// The older text, then 1.2 MiB of random bytes: the text lies beyond
+	// the span from the dictionary's end.
+	rng := rand.New(rand.NewPCG(5, 6))
+	dict := append(bytes.Clone(older), make([]byte, 1_200_000)...)
+	for i := len(older); i < len(dict); i++ {
+		dict[i] = byte(rng.Uint32())
+	}
+	d := prepared(t, dict)
+	for _, q := range []int{4, 5, 9} {
+		w, err := NewWriter(io.Discard, Options{Quality: q, Dictionary: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo := w.rawEnd - rawFillSpan
+		for i, p := range w.e.table {
+			if p != 0 && p < lo {
+				t.Fatalf("quality %d: table slot %d holds position %d, %d bytes before the span", q, i, p, lo-p)
+			}
+		}
+		comp, err := Encode(nil, newer, Options{Quality: q, Dictionary: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, _ := Encode(nil, newer, Options{Quality: q})
+		if r := float64(len(comp)) / float64(len(plain)); r > 0.3 {
+			t.Errorf("quality %d: %d bytes against %d without the dictionary: the index found too little", q, len(comp), len(plain))
+		}
+		checkWithDict(t, fmt.Sprintf("quality %d", q), comp, dict, newer)
 	}
 }

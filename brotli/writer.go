@@ -83,10 +83,12 @@ func (w *Writer) ResetOptions(dst io.Writer, opts Options) error {
 	w.rawEnd = 0
 	if len(dict) > 0 {
 		w.rawEnd = w.base + uint32(len(dict))
-		w.e.fill(w.hist, w.base, 0, max(len(dict)-7, 0))
+		from := 0
 		if w.e.q.indexesRaw() {
 			w.e.raw = rawIndex{o.Dictionary.index(), w.base}
+			from = rawFillFrom(len(dict))
 		}
+		w.e.fill(w.hist, w.base, from, max(len(dict)-7, 0))
 	}
 	return nil
 }
