@@ -1,6 +1,7 @@
 package brotli
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 	"sync"
@@ -36,8 +37,11 @@ type Dictionary struct {
 // NewDictionary prepares data as a raw dictionary: 1 to MaxDictionary
 // bytes, kept, not copied (the caller must not change them).
 func NewDictionary(data []byte) (*Dictionary, error) {
-	if len(data) == 0 || len(data) > MaxDictionary {
-		return nil, fmt.Errorf("brotli: dictionary of %d bytes (1 to %d)", len(data), MaxDictionary)
+	if len(data) == 0 {
+		return nil, errors.New("brotli: empty dictionary")
+	}
+	if len(data) > MaxDictionary {
+		return nil, fmt.Errorf("brotli: dictionary over %d bytes", MaxDictionary)
 	}
 	return &Dictionary{data: data}, nil
 }

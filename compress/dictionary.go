@@ -40,7 +40,7 @@ const MaxDictionary = brotli.MaxDictionary
 type Dictionary struct {
 	data []byte
 	hash [sha256.Size]byte
-	name string // for logs: the file it came from, or its hash
+	name string // for errors: where it came from (the file)
 	// The headers of dcb and dcz streams against it (streamHeader).
 	dcb, dcz []byte
 	// brotli is the dictionary prepared for brotli encoders: its index
@@ -60,12 +60,6 @@ type zstdKey struct {
 // must not change it); name says where it came from, for logs. It refuses
 // an empty dictionary and one over MaxDictionary.
 func NewDictionary(name string, data []byte) (*Dictionary, error) {
-	if len(data) == 0 {
-		return nil, fmt.Errorf("dictionary %s: empty", name)
-	}
-	if len(data) > MaxDictionary {
-		return nil, fmt.Errorf("dictionary %s: %d bytes, more than %d", name, len(data), MaxDictionary)
-	}
 	bd, err := brotli.NewDictionary(data)
 	if err != nil {
 		return nil, fmt.Errorf("dictionary %s: %w", name, err)

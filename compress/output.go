@@ -73,11 +73,11 @@ func (w *responseWriter) startEncoder(e Encoding, length int64) error {
 			// dcb's window may be 16 MiB: the own encoder declares the
 			// smallest that holds the dictionary and the body, so that
 			// copies reach all of it. Every response enters the
-			// dictionary's bytes in the encoder's tables, which at 10 and
-			// 11 means its binary tree: seconds for a dictionary of
-			// megabytes, which any client may ask for, and a few percent
-			// of size at most (the copies from a dictionary are long). Those
-			// levels compress dcb at maxDictLevel.
+			// dictionary's bytes in the encoder's tables (at 4-9 its last
+			// MiB), which at 10 and 11 means its binary tree: seconds for
+			// a dictionary of megabytes, which any client may ask for, for
+			// a few percent of size at most (the copies from a dictionary
+			// are long). Those levels compress dcb at maxDictLevel.
 			w.bkey.lgwin, w.bkey.dict = brotli.MaxLGWin, w.dict
 			w.bkey.quality = min(w.bkey.quality, maxDictLevel)
 		}

@@ -111,9 +111,15 @@ func TestCompressDictionaryConfigErrors(t *testing.T) {
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// One byte over the bound: read no further than that.
+	huge := filepath.Join(dir, "huge.dict")
+	if err := os.WriteFile(huge, make([]byte, 16<<20+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ directive, want string }{
 		{"compress_dictionary " + filepath.Join(dir, "missing.dict") + ";", `cannot read "` + filepath.Join(dir, "missing.dict") + `": no such file or directory`},
-		{"compress_dictionary " + empty + ";", "empty"},
+		{"compress_dictionary " + empty + ";", "empty dictionary"},
+		{"compress_dictionary " + huge + ";", "dictionary over 16777216 bytes"},
 		{"compress_dictionary off; compress_dictionary " + empty + ";", `"off" must be alone at its level`},
 	} {
 		path := filepath.Join(dir, "t.conf")

@@ -8,6 +8,7 @@ package compressmod
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -545,7 +546,7 @@ func setDictionary(c *server.Cmd) error {
 	path := c.Args[0]
 	d := mc.dicts[path]
 	if d == nil {
-		data, err := os.ReadFile(path)
+		data, err := readBounded(path, compress.MaxDictionary)
 		if err != nil {
 			reason := err
 			if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
@@ -571,6 +572,18 @@ func setDictionary(c *server.Cmd) error {
 	}
 	s.V = append(s.V, d)
 	return nil
+}
+
+// readBounded reads the file at path, or its first max+1 bytes when it is
+// longer, which is enough to refuse it: a mistyped path to a large file
+// costs no more memory than the largest file taken.
+func readBounded(path string, max int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, int64(max)+1))
 }
 
 // locationOptions turns a location's merged directives into compress.Options.
