@@ -149,8 +149,8 @@ func (enc *Encoder) encodeFrom(dst, data []byte, start, bodyLen, lgwin, lead int
 		}
 	}
 	from := 0 // where the bytes before the stream enter the tables
-	if w.raw != nil {
-		from = rawFillFrom(start)
+	if w.rawEnd != 0 {
+		from = e.q.rawFillFrom(start)
 	}
 	e.fill(data, base, from, min(start, len(data)-7))
 	e.compress(&w, start, len(data))

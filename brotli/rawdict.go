@@ -190,18 +190,27 @@ const (
 )
 
 // rawFillSpan is how much of a dictionary's end enters the match
-// finders' tables, per stream, at the qualities that search its index
-// (4-9); the index finds the long copies from the rest. Entering every
-// position costs each stream about 3 ms per MiB of dictionary (at 5 and
-// 9 alike), which any client of a server can ask for by naming the
-// dictionary; the bound holds that to what 1 MiB costs. What is lost
-// are the short copies from further back, which the tables, shared with
-// the body's positions, keep least anyway.
+// finders' tables, per stream, at qualities 0-9. Entering every position
+// costs each stream about 2 ms per MiB of dictionary at 1-3 and 3 ms at
+// 5 and 9, which any client of a server can ask for by naming the
+// dictionary; the bound holds that to what 1 MiB costs. At 4-9 the index
+// finds the long copies from the rest, and what is lost are the short
+// ones from further back, which the tables, shared with the body's
+// positions, keep least anyway; at 0-3, which search no index, copies
+// reach the dictionary's last MiB only. At 10 and 11 the tree takes every
+// position, which is slow for a large dictionary (the server compresses
+// against a dictionary at 9 at most).
 const rawFillSpan = 1 << 20
 
 // rawFillFrom returns where, in a dictionary of n bytes, its positions
-// start to enter the tables at qualities 4-9.
-func rawFillFrom(n int) int { return max(n-rawFillSpan, 0) }
+// start to enter the match finder: at 0-9 its last rawFillSpan bytes, at
+// 10 and 11 all of it.
+func (q *quality) rawFillFrom(n int) int {
+	if q.optimal {
+		return 0
+	}
+	return max(n-rawFillSpan, 0)
+}
 
 // indexesRaw reports whether the quality's match finder searches a raw
 // dictionary's index: 4-9. At 0-3 the finders take copies from the

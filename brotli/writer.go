@@ -83,12 +83,10 @@ func (w *Writer) ResetOptions(dst io.Writer, opts Options) error {
 	w.rawEnd = 0
 	if len(dict) > 0 {
 		w.rawEnd = w.base + uint32(len(dict))
-		from := 0
 		if w.e.q.indexesRaw() {
 			w.e.raw = rawIndex{o.Dictionary.index(), w.base}
-			from = rawFillFrom(len(dict))
 		}
-		w.e.fill(w.hist, w.base, from, max(len(dict)-7, 0))
+		w.e.fill(w.hist, w.base, w.e.q.rawFillFrom(len(dict)), max(len(dict)-7, 0))
 	}
 	return nil
 }
