@@ -73,9 +73,6 @@ func NewDictionary(name string, data []byte) (*Dictionary, error) {
 // Hash returns the dictionary's SHA-256 hash.
 func (d *Dictionary) Hash() [sha256.Size]byte { return d.hash }
 
-// Len returns the dictionary's length in bytes.
-func (d *Dictionary) Len() int { return len(d.data) }
-
 // AvailableDictionary returns the value of the Available-Dictionary
 // request header that names d: its hash as a Structured Field byte
 // sequence.

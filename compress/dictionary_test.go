@@ -439,3 +439,43 @@ func TestDictionaryLevelCap(t *testing.T) {
 		t.Fatalf("debug log %q: want dcb at quality 9 and br at 11", text)
 	}
 }
+
+// BenchmarkDictionarySize is what a small response costs against a large
+// dictionary: 2 KB of react-dom against 1, 4 and 16 MiB of it repeated,
+// as dcb at levels 1, 5 and 9. Only the dictionary's last MiB enters the
+// encoder's tables per response (package brotli's rawFillSpan), so the
+// cost grows little past 1 MiB.
+func BenchmarkDictionarySize(b *testing.B) {
+	react, err := os.ReadFile("../../shared/corpus/react-dom.development.js")
+	if err != nil {
+		b.Skip("no corpus:", err)
+	}
+	body := react[500_000:502_000]
+	for _, mib := range []int{1, 4, 16} {
+		var dict []byte
+		for len(dict) < mib<<20 {
+			dict = append(dict, react...)
+		}
+		d, err := compress.NewDictionary("react", dict[:mib<<20])
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, level := range []int{1, 5, 9} {
+			b.Run(fmt.Sprintf("dict=%dMiB/level=%d", mib, level), func(b *testing.B) {
+				h := mustNew(b, respond(200, body, "Content-Type: application/javascript", fmt.Sprintf("Content-Length: %d", len(body))),
+					allOn(func(o *compress.Options) {
+						jsTypes(o)
+						o.Brotli.Level = level
+						o.Dictionaries = []*compress.Dictionary{d}
+					}))
+				req := httptest.NewRequest(http.MethodGet, "/", nil)
+				req.Header.Set("Accept-Encoding", "br, dcb")
+				req.Header.Set("Available-Dictionary", d.AvailableDictionary())
+				w := benchServe(b, h, req, len(body))
+				if ce := w.h.Get("Content-Encoding"); ce != "dcb" {
+					b.Fatalf("Content-Encoding %q", ce)
+				}
+			})
+		}
+	}
+}

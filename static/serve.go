@@ -52,9 +52,9 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 			}
 		}
 		if encoding == "" && h.varyEnc != nil && h.varyEnc(ctype) {
-			addVaryEncoding(hdr)
-			if h.varyDict && !header.HasToken(hdr["Vary"], "Available-Dictionary") {
-				hdr["Vary"] = append(hdr["Vary"], "Available-Dictionary")
+			addVary(hdr, "Accept-Encoding")
+			if h.varyDict {
+				addVary(hdr, "Available-Dictionary")
 			}
 		}
 		w.WriteHeader(status)

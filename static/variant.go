@@ -20,10 +20,10 @@ type Variant struct {
 // Accept-Encoding (gzip_vary).
 type VariantFunc func(r *http.Request) (try []Variant, vary bool)
 
-// addVaryEncoding adds Vary: Accept-Encoding unless it is there.
-func addVaryEncoding(hdr http.Header) {
-	if !header.HasToken(hdr["Vary"], "Accept-Encoding") {
-		hdr["Vary"] = append(hdr["Vary"], "Accept-Encoding")
+// addVary adds name to Vary unless it is there.
+func addVary(hdr http.Header, name string) {
+	if !header.HasToken(hdr["Vary"], name) {
+		hdr["Vary"] = append(hdr["Vary"], name)
 	}
 }
 
@@ -47,7 +47,7 @@ func (h *FileServer) serveVariant(w http.ResponseWriter, r *http.Request, rel st
 			continue
 		}
 		if vary {
-			addVaryEncoding(w.Header())
+			addVary(w.Header(), "Accept-Encoding")
 		}
 		h.serveFile(w, r, &f, rel, v.Encoding)
 		f.close()

@@ -10,7 +10,8 @@
 #   brotli/bench/rawdict-vs-c.sh [FILE]
 #
 # FILE defaults to react-dom.development.js of ../shared/corpus beside
-# the repository. The old version is its first 300 KB; the new one drops
+# the repository. The old version is its first OLD_BYTES bytes (300000
+# unless set in the environment); the new one drops
 # every 30th line, writes "let " for "var " on every 29th and adds a
 # comment line after every 31st. Needs go and gcc.
 set -euo pipefail
@@ -27,7 +28,7 @@ c="$src/c"
 gcc -O2 -I"$c/include" -o "$tmp/brotli" "$c/tools/brotli.c" "$c"/common/*.c "$c"/dec/*.c "$c"/enc/*.c -lm
 (cd "$repo" && go build -o "$tmp/rawdict" ./brotli/bench/rawdict)
 
-head -c 300000 "$file" > "$tmp/old"
+head -c "${OLD_BYTES:-300000}" "$file" > "$tmp/old"
 awk 'NR % 30 == 0 { next } NR % 29 == 0 { gsub(/var /, "let ") } { print } NR % 31 == 0 { print "  // a line the new version adds" }' "$tmp/old" > "$tmp/new"
 
 printf '| quality | mosaic | Google | mosaic without | Google without |\n| ---: | ---: | ---: | ---: | ---: |\n'
