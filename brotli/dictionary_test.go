@@ -312,3 +312,53 @@ func TestDictionarySpan(t *testing.T) {
 		}
 	}
 }
+
+// TestDictionaryOpen: the dictionary's searches stop in a stream where
+// few find a word (random bytes), but not before dictSample of them, so
+// that a text opening with what no word matches (here 3 KB of capitals
+// and digits) still refers to the dictionary in the prose that follows.
+func TestDictionaryOpen(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var head []byte
+	for len(head) < 3000 {
+		for range 3 + rng.IntN(5) {
+			head = append(head, "BCDFGHJKLMNPQRSTVWXZ0123456789"[rng.IntN(30)])
+		}
+		head = append(head, ' ')
+	}
+	prose := []byte("the people of the world have information about their government, " +
+		"which should be available within the country; and without it nothing " +
+		"would change before another election. Everything considered, business ")
+	noise := make([]byte, 64<<10)
+	for i := range noise {
+		noise[i] = byte(rng.Uint32())
+	}
+	for q := MinQuality; q <= MaxQuality; q++ {
+		if qualities[q].dictDepth == 0 {
+			continue
+		}
+		in := append(head[:len(head):len(head)], prose...)
+		enc, err := NewEncoder(Options{Quality: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkBoth(t, enc.Encode(nil, in), in)
+		refs := 0
+		for _, c := range enc.e.cmds {
+			if c.dict {
+				refs++
+			}
+		}
+		if refs == 0 {
+			t.Errorf("q%d: no dictionary reference in the prose after %d bytes of capitals (%d searches, %d found a word)",
+				q, len(head), enc.e.dictSearches, enc.e.dictHit)
+		}
+		// Random bytes: the searches stop after the sample (4-6 stop at
+		// their span, 32 KiB, first).
+		checkBoth(t, enc.Encode(nil, noise), noise)
+		if enc.e.dictSearches > 2*dictSample || qualities[q].dictSpan == 0 && enc.e.dictOn {
+			t.Errorf("q%d: random bytes searched %d times (%d found a word), still searching: %v",
+				q, enc.e.dictSearches, enc.e.dictHit, enc.e.dictOn)
+		}
+	}
+}
