@@ -220,3 +220,86 @@ func (e *encoder) dictOpen() bool {
 // random bytes a search costs a load and a test (the filter), so waiting
 // costs little.
 const dictSample = 4096
+
+// refLengths gathers the static dictionary references found at one
+// position for the optimal parser (qualities 10-11): for each length
+// written, the one with the smallest distance, which codes with the
+// fewest extra bits. The parser prices every length apart: a shorter
+// reference can cost fewer bits than the longest, and leave a cheaper
+// command to follow it.
+type refLengths struct {
+	dist [maxRefLen + 1]uint32 // 0: none of that length
+	cut  [maxRefLen + 1]int8
+	top  int
+}
+
+// maxRefLen bounds the bytes one reference writes: the longest word with
+// the longest prefix and suffix of wordTransforms (TestRefLengthBound).
+const maxRefLen = 40
+
+// offer notes a reference writing n bytes at distance d, whose word is
+// n+cut bytes long.
+func (r *refLengths) offer(n int, d uint32, cut int) {
+	if r.dist[n] == 0 || d < r.dist[n] {
+		r.dist[n], r.cut[n] = d, int8(cut)
+		r.top = max(r.top, n)
+	}
+}
+
+// appendTo appends the references of minLen bytes and more to out,
+// shortest first, and forgets them all.
+func (r *refLengths) appendTo(out []optMatch, minLen int, all bool) []optMatch {
+	for n := minWordLen; n <= r.top; n++ {
+		if d := r.dist[n]; d != 0 && n >= minLen && (all || n == r.top) {
+			out = append(out, optMatch{len: uint32(n), dist: d, cut: uint8(r.cut[n]), dict: true})
+		}
+		r.dist[n] = 0
+	}
+	r.top = 0
+	return out
+}
+
+// offerWords offers r the references at data[i:] (at most maxLen bytes)
+// of the first q.dictDepth words that start with data[i:i+4], through the
+// identity and omit-last transforms: a word whose first m bytes match
+// gives every prefix of it, at least minWordLen bytes long, that leaves
+// at most maxCut of it. reach is as for searchDict, and so is the count of
+// searches that found a word (dictOpen).
+func (e *encoder) offerWords(data []byte, i, maxLen int, reach uint32, r *refLengths) {
+	e.dictSearches++
+	t := e.dict
+	x := load32(data, i)
+	h := x * dictMul
+	if t.filter[h>>22]&(1<<(h>>16&63)) == 0 {
+		e.dictOn = e.dictOpen()
+		return
+	}
+	key := h >> (32 - dictKeyBits)
+	k, hi := int(t.heads[key]), int(t.heads[key+1])
+	pre, ent := t.pre[:hi], t.ent[:hi]
+	for k < hi && pre[k] != x {
+		k++
+	}
+	hit := false
+	for end := min(hi, k+e.q.dictDepth); k < end && pre[k] == x; k++ {
+		v := ent[k]
+		wl, idx := int(v>>11), int(v&(1<<11-1))
+		o := int(dictOffset[wl&31]) + wl*idx
+		n := min(wl, maxLen)
+		m := minWordLen // the first four bytes are x
+		for m < n && dictionary[o+m] == data[i+m] {
+			m++
+		}
+		if m < wl-maxCut {
+			continue
+		}
+		hit = true
+		for l := max(minWordLen, wl-maxCut); l <= m; l++ {
+			r.offer(l, dictDistance(reach, wl, idx, omitLast[wl-l]), wl-l)
+		}
+	}
+	if hit {
+		e.dictHit++
+	}
+	e.dictOn = e.dictOpen()
+}

@@ -414,14 +414,14 @@ func (e *encoder) splitBlocks() {
 	for _, s := range e.syms {
 		e.seq = append(e.seq, s.cmdSym())
 	}
-	e.cmdSplit.plan(e.seq, maxAlphabet, minCmdChunk, e.q.maxTypes, e.q.rounds, e.refinement(cmdSwitchCost))
+	e.cmdSplit.plan(e.seq, maxAlphabet, minCmdChunk, e.q.cmdTypes, e.q.rounds, e.refinement(cmdSwitchCost))
 	e.seq = e.seq[:0]
 	for _, s := range e.syms {
 		if ds := s.distSym(); ds != noDist {
 			e.seq = append(e.seq, ds)
 		}
 	}
-	e.distSplit.plan(e.seq, e.dist.alphabet(), minCmdChunk, e.q.maxTypes, e.q.rounds, e.refinement(distSwitchCost))
+	e.distSplit.plan(e.seq, e.dist.alphabet(), minCmdChunk, e.q.distTypes, e.q.rounds, e.refinement(distSwitchCost))
 	nd := e.distSplit.ntypes
 	if e.q.refine == 0 || len(e.seq) < minClusterDistances {
 		// A distance tree per block type: the 4 contexts of type t use

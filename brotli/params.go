@@ -99,7 +99,8 @@ type quality struct {
 	lazyBelow int
 	lazyWays  int
 	maxTrees  int
-	maxTypes  int // block types for commands and distances
+	// Block types for insert-and-copy symbols and for distances.
+	cmdTypes, distTypes int
 	// Qualities 10 and up: block types for literals (at most litTypes,
 	// 0 for one), and rounds of moving block boundaries symbol by symbol
 	// (refineSplit), the first wide of them with up to wideTypes types.
@@ -119,6 +120,12 @@ type quality struct {
 	// dictBelow (qualities 5 and up): the dictionary is searched where
 	// the best backward match is shorter than this.
 	dictBelow int
+	// allRefs (qualities 10-11): the optimal parser is offered every
+	// length of static dictionary reference found at a position, each at
+	// its smallest distance (refLengths), not the longest alone: 0.1%
+	// smaller over the corpus at 11; at 10, whose one pass prices them
+	// with a quick parse's costs, the CSS file came out 0.8% larger.
+	allRefs bool
 	// dictSpan is how far into a stream the dictionary is searched; 0:
 	// all of it. Its words matter where the window has little history
 	// (small bodies, a body's start), and its searches cost a large
@@ -142,13 +149,13 @@ var qualities = [MaxQuality + 1]quality{
 	2:  {hashBits: 16, ways: 1, hashLen: 5, lazyLoop: true, skipShift: 6, blockBits: 17},
 	3:  {hashBits: 16, ways: 2, hashLen: 5, lazyLoop: true, skipShift: 7, blockBits: 17},
 	4:  {hashBits: 16, ways: 4, hashLen: 5, skipShift: 8, blockBits: 18, dictDepth: 32, dictSpan: 32 << 10},
-	5:  {rounds: 1, hashBits: 14, ways: 16, hashLen: 4, skipShift: 9, blockBits: 18, deep: true, ringCands: 4, lazySteps: 1, niceLen: 48, lazyBelow: 24, lazyWays: 8, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
-	6:  {rounds: 1, hashBits: 14, ways: 32, hashLen: 4, skipShift: 9, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 64, lazyBelow: 16, lazyWays: 8, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
-	7:  {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 10, lazySteps: 2, niceLen: 96, lazyBelow: 24, lazyWays: 16, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
-	8:  {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 16, lazySteps: 3, niceLen: 128, lazyBelow: 32, lazyWays: 16, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: minMatch},
-	9:  {rounds: 2, hashBits: 15, ways: 128, hashLen: 4, skipShift: 11, blockBits: 18, deep: true, ringCands: 16, lazySteps: 4, niceLen: 192, lazyBelow: 192, maxTrees: 16, maxTypes: 8, dictDepth: 32, dictBelow: 10},
-	10: {rounds: 3, hashBits: 17, hashLen: 4, blockBits: 21, deep: true, optimal: true, nearScan: 16, treeDepth: 64, niceLen: 150, passes: 1, starts: 1, maxTrees: 16, maxTypes: 8, litTypes: 8, refine: 10, wide: 1, typedCosts: true, dictDepth: 32, dictBelow: 16},
-	11: {rounds: 3, hashBits: 17, hashLen: 4, blockBits: 21, deep: true, optimal: true, nearScan: 64, treeDepth: 64, niceLen: 325, passes: 2, starts: 3, maxTrees: 16, maxTypes: 8, litTypes: 8, refine: 10, wide: 2, dictDepth: 32, dictBelow: 32},
+	5:  {rounds: 1, hashBits: 14, ways: 16, hashLen: 4, skipShift: 9, blockBits: 18, deep: true, ringCands: 4, lazySteps: 1, niceLen: 48, lazyBelow: 24, lazyWays: 8, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
+	6:  {rounds: 1, hashBits: 14, ways: 32, hashLen: 4, skipShift: 9, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 64, lazyBelow: 16, lazyWays: 8, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
+	7:  {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 10, lazySteps: 2, niceLen: 96, lazyBelow: 24, lazyWays: 16, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch},
+	8:  {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 16, lazySteps: 3, niceLen: 128, lazyBelow: 32, lazyWays: 16, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch},
+	9:  {rounds: 2, hashBits: 15, ways: 128, hashLen: 4, skipShift: 11, blockBits: 18, deep: true, ringCands: 16, lazySteps: 4, niceLen: 192, lazyBelow: 192, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: 10},
+	10: {rounds: 3, hashBits: 17, hashLen: 4, blockBits: 21, deep: true, optimal: true, nearScan: 16, treeDepth: 64, niceLen: 150, passes: 1, starts: 1, maxTrees: 16, cmdTypes: 8, distTypes: 8, litTypes: 8, refine: 10, wide: 1, typedCosts: true, dictDepth: 32, dictBelow: 16},
+	11: {rounds: 3, hashBits: 17, hashLen: 4, blockBits: 21, deep: true, optimal: true, nearScan: 64, treeDepth: 64, niceLen: 325, passes: 3, starts: 3, maxTrees: 16, cmdTypes: 8, distTypes: 16, litTypes: 8, refine: 10, wide: 2, dictDepth: 64, dictBelow: 32, allRefs: true},
 }
 
 // normalize checks o and fills in defaults.

@@ -105,11 +105,11 @@ var groupsAt = func() (t [256]uint16) {
 	return t
 }()
 
-// searchWords finds the longest static dictionary reference at data[i:]
-// of at most maxLen bytes through wordTransforms: n is the bytes it
-// writes, d its distance, and cut the word's length less n (negative: the
-// transform adds text). n is 0 when there is none.
-func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32) (n int, d uint32, cut int) {
+// searchWords offers r every static dictionary reference at data[i:] of
+// at most maxLen bytes through wordTransforms, each with its cut: the
+// word's length less the bytes it writes (negative: the transform adds
+// text).
+func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32, r *refLengths) {
 	t := e.dict
 	for groups := groupsAt[data[i]]; groups != 0; groups &= groups - 1 {
 		group := &wordTransforms[bits.TrailingZeros16(groups)]
@@ -145,8 +145,8 @@ func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32) (n int, 
 			for end := min(hi, k+e.q.dictDepth); k < end && t.pre[k] == x; k++ {
 				v := t.ent[k]
 				wl, idx := int(v>>11), int(v&(1<<11-1))
-				if j+wl > i+maxLen || n >= len(pre)+wl+8 {
-					continue // too long here, or cannot beat the best
+				if j+wl > i+maxLen || !e.q.allRefs && r.top >= len(pre)+wl+8 {
+					continue // too long here, or (the longest alone kept) cannot beat the best
 				}
 				w := dictWord(wl, idx)
 				if string(data[j+4:j+wl]) != string(w[4:]) {
@@ -154,13 +154,12 @@ func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32) (n int, 
 				}
 				for _, tr := range list {
 					m := len(pre) + wl + len(tr.suffix)
-					if m <= n || i+m > i+maxLen || string(data[j+wl:j+wl+len(tr.suffix)]) != tr.suffix {
+					if m > maxLen || string(data[j+wl:j+wl+len(tr.suffix)]) != tr.suffix {
 						continue
 					}
-					n, d, cut = m, dictDistance(reach, wl, idx, tr.id), wl-m
+					r.offer(m, dictDistance(reach, wl, idx, tr.id), wl-m)
 				}
 			}
 		}
 	}
-	return n, d, cut
 }
