@@ -24,10 +24,8 @@ type encoder interface {
 // brotliStream is a response's brotli encoder. Levels ownBrotliMin to
 // ownBrotliMax are served by mosaic's own encoder (package brotli), which
 // at those levels is faster than andybalholm/brotli with output no larger
-// summed over the corpus and within 1% on every file; the others by
-// andybalholm/brotli: level 0, where the own encoder is not shown faster,
-// and 11, where its output is 0.2% larger than Google's summed over the
-// corpus (and so than andybalholm's, a translation of it). The README's
+// summed over the corpus and within 1% on every file; level 0, where the
+// own encoder is not shown faster, by andybalholm/brotli. The README's
 // "Which encoder serves which brotli level" has the figures. Both keep
 // their memory across Reset.
 type brotliStream interface {
@@ -40,7 +38,7 @@ type brotliStream interface {
 // within 1% by file).
 const (
 	ownBrotliMin = 1
-	ownBrotliMax = 10
+	ownBrotliMax = 11
 )
 
 func ownBrotli(level int) bool { return level >= ownBrotliMin && level <= ownBrotliMax }
@@ -96,8 +94,8 @@ func startOwnBrotli(w *brotli.Writer, key encoderKey, dst io.Writer, body brotli
 // fontType reports whether mt (lower case, without parameters) is an
 // uncompressed TrueType or OpenType font, which the own encoder compresses
 // in font mode as ngx_mbrotli does. WOFF and WOFF2 are compressed already
-// and stay in generic mode, as does every type at the levels andybalholm
-// serves (its options have no mode).
+// and stay in generic mode, as does every type at level 0, which
+// andybalholm serves (its options have no mode).
 func fontType(mt string) bool {
 	switch mt {
 	case "font/ttf", "font/otf", "font/sfnt", "font/collection", "font/eot",

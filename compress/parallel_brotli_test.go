@@ -43,9 +43,7 @@ func brotliParallel(t *testing.T, body []byte, declare bool, level, seg int, poo
 // segments cost more (each starts without the distances the serial
 // stream had, and reaches back only 64 KiB), but the prefix keeps even 64k
 // segments within 5%, where segments without one are 9-13% larger on
-// react-dom. At 11 the serial encoder is andybalholm/brotli, Google's
-// encoder translated, and the segments are mosaic's: held to the 1 MiB
-// bound alone (64k segments cost about 5% at 10 and 11, and these levels
+// react-dom. Level 11 is held to the 1 MiB bound alone (64k segments cost about 5% at 10 and 11, and these levels
 // take most of a minute under the race detector; 10, +0.20% at 1 MiB,
 // is left out for the same reason). The body's length is not declared:
 // declared, a 1 MB body would be one segment of 1 MiB and its slack, and

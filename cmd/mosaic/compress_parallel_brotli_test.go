@@ -11,7 +11,7 @@ import (
 
 // Parallel brotli through the binary: brotli_thread_pool and
 // brotli_parallel_* cut a body into catable segments of mosaic's own
-// encoder at every level, 11 (which andybalholm/brotli serves serially)
+// encoder at every level, 0 (which andybalholm/brotli serves serially)
 // included.
 
 func TestCompressParallelBrotliDirectives(t *testing.T) {
