@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -319,7 +320,7 @@ func TestDictionarySpan(t *testing.T) {
 // of the dictionary gives through the identity, omit-last and whole-word
 // transforms: checked against a search of every word and transform.
 func TestRefLengths(t *testing.T) {
-	in := []byte(`The information was unavailable; "Services" in the Country, and Home. ` +
+	in := []byte(`The information was unavailable; "Services" in the Country, and Home. THE PEOPLE, ` +
 		`Within the window: contentType="text", returned(Number) for the people of the world. ` +
 		`International, internationally, informational. Moreover the .com/about page`)
 	in = append(in, make([]byte, 8)...) // the searches read 8 bytes past a position
@@ -357,21 +358,28 @@ func TestRefLengths(t *testing.T) {
 						}
 					}
 				}
+				upperAll := bytes.ToUpper(w)
+				ascii := !slices.ContainsFunc(w, func(c byte) bool { return c >= 0x80 })
 				for _, g := range groups {
 					j := i + len(g.prefix)
-					for _, upper := range []bool{false, true} {
-						first, list := w[0], g.plain
-						if upper {
-							if first < 'a' || first > 'z' {
+					for mode, list := range [][]wordTransform{g.plain, g.upper, g.all} {
+						// The word as written: as it is, its first letter upper
+						// case, or all of it (ASCII words).
+						word := w
+						if mode > 0 {
+							if w[0] < 'a' || w[0] > 'z' || mode == 2 && !ascii {
 								continue
 							}
-							first, list = first-('a'-'A'), g.upper
+							word = append([]byte{w[0] - ('a' - 'A')}, w[1:]...)
+							if mode == 2 {
+								word = upperAll
+							}
 						}
-						if in[j] != first || !bytes.Equal(in[j+1:j+minWordLen], w[1:minWordLen]) {
+						if !bytes.Equal(in[j:j+minWordLen], word[:minWordLen]) {
 							continue
 						}
 						for _, tr := range list {
-							out = append(append(append(out[:0], g.prefix...), first), w[1:]...)
+							out = append(append(out[:0], g.prefix...), word...)
 							out = append(out, tr.suffix...)
 							if len(out) <= maxLen && bytes.Equal(in[i:i+len(out)], out) {
 								offer(len(out), dictDistance(reach, l, idx, tr.id), l-len(out))
@@ -416,7 +424,7 @@ func TestRefLengths(t *testing.T) {
 // maxRefLen bytes from the longest word.
 func TestRefLengthBound(t *testing.T) {
 	for _, g := range wordTransforms {
-		for _, tr := range append(g.plain[:len(g.plain):len(g.plain)], g.upper...) {
+		for _, tr := range slices.Concat(g.plain, g.upper, g.all) {
 			if n := len(g.prefix) + maxWordLen + len(tr.suffix); n > maxRefLen {
 				t.Errorf("transform %d writes up to %d bytes, maxRefLen is %d", tr.id, n, maxRefLen)
 			}

@@ -3,8 +3,8 @@ package brotli
 import "math/bits"
 
 // Static dictionary references with the transforms of RFC 7932 appendix
-// B that add text around a whole word, or write its first letter upper
-// case: "word ", " word", "Word, ", "word=\"" and the like. Qualities 10
+// B that add text around a whole word, or write its first letter or all
+// of it upper case: "word ", " word", "Word, ", "WORD=\"" and the like. Qualities 10
 // and 11 search them; the others use the identity and omit-last
 // transforms alone (searchDict). The table lists, by prefix, the
 // transforms that keep the word whole, as the decoders apply them
@@ -18,10 +18,13 @@ type wordTransform struct {
 }
 
 // transformGroup holds the transforms of one prefix: those that write the
-// word as it is, and those that write its first letter upper case.
+// word as it is, those that write its first letter upper case, and those
+// that write all of it upper case (tried on words of ASCII bytes only:
+// the decoders' upper case of other UTF-8 sequences flips bits that no
+// text of ours would hold).
 type transformGroup struct {
-	prefix       string
-	plain, upper []wordTransform
+	prefix            string
+	plain, upper, all []wordTransform
 }
 
 // wordTransforms holds them by prefix, "" (the word at the position)
@@ -42,6 +45,10 @@ var wordTransforms = []transformGroup{
 			{9, ""}, {4, " "}, {58, ", "}, {66, "\""}, {69, "\">"}, {74, "'"}, {78, "("},
 			{79, "."}, {88, ". "}, {99, ","}, {104, "=\""}, {108, "='"},
 		},
+		[]wordTransform{
+			{44, ""}, {68, " "}, {87, "\""}, {94, "'"}, {97, "\">"}, {101, "."},
+			{105, "=\""}, {107, ", "}, {112, ","}, {113, "("}, {114, ". "}, {116, "='"},
+		},
 	},
 	{" ",
 		[]wordTransform{
@@ -52,42 +59,46 @@ var wordTransforms = []transformGroup{
 			{30, ""}, {15, " "}, {65, ", "}, {91, ". "}, {96, "."}, {109, ","},
 			{118, "=\""}, {120, "='"},
 		},
+		[]wordTransform{
+			{85, ""}, {83, " "}, {110, "=\""}, {111, ", "}, {115, "."}, {117, ". "},
+			{119, "='"},
+		},
 	},
 	{".",
 		[]wordTransform{
 			{32, ""}, {77, " "}, {67, "("},
 		},
-		nil,
+		nil, nil,
 	},
 	{", ",
 		[]wordTransform{
 			{13, " "},
 		},
-		nil,
+		nil, nil,
 	},
 	{" the ",
 		[]wordTransform{
 			{41, ""}, {62, " of "},
 		},
-		nil,
+		nil, nil,
 	},
 	{"s ",
 		[]wordTransform{
 			{7, " "},
 		},
-		nil,
+		nil, nil,
 	},
 	{"e ",
 		[]wordTransform{
 			{18, " "},
 		},
-		nil,
+		nil, nil,
 	},
 	{".com/",
 		[]wordTransform{
 			{72, ""},
 		},
-		nil,
+		nil, nil,
 	},
 }
 
@@ -118,20 +129,19 @@ func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32, r *refLe
 		if string(data[i:j]) != pre || j+minWordLen > i+maxLen {
 			continue
 		}
-		for _, upper := range [2]bool{false, true} {
-			list := group.plain
-			if upper {
-				list = group.upper
-			}
+		for mode, list := range [3][]wordTransform{group.plain, group.upper, group.all} {
 			if len(list) == 0 {
 				continue
 			}
 			x := load32(data, j)
-			if upper {
+			if mode > 0 {
 				if c := byte(x); c < 'A' || c > 'Z' {
 					continue
 				}
 				x += 'a' - 'A' // the word's own first letter
+			}
+			if mode == caseAll {
+				x = lowerASCII(x)
 			}
 			h := x * dictMul
 			if t.filter[h>>22]&(1<<(h>>16&63)) == 0 {
@@ -149,7 +159,11 @@ func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32, r *refLe
 					continue // too long here, or (the longest alone kept) cannot beat the best
 				}
 				w := dictWord(wl, idx)
-				if string(data[j+4:j+wl]) != string(w[4:]) {
+				if mode == caseAll {
+					if !upperEqual(data[j:j+wl], w) {
+						continue
+					}
+				} else if string(data[j+4:j+wl]) != string(w[4:]) {
 					continue // whole words only: the first four bytes are x
 				}
 				for _, tr := range list {
@@ -162,4 +176,35 @@ func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32, r *refLe
 			}
 		}
 	}
+}
+
+// caseAll is searchWords' mode for a transformGroup's all list.
+const caseAll = 2
+
+// lowerASCII turns the upper-case ASCII letters of the four bytes in x
+// to lower case.
+func lowerASCII(x uint32) uint32 {
+	for k := 0; k < 32; k += 8 {
+		if c := byte(x >> k); c >= 'A' && c <= 'Z' {
+			x |= 0x20 << k
+		}
+	}
+	return x
+}
+
+// upperEqual reports whether b is word w written all upper case by an
+// UppercaseAll transform, w being ASCII.
+func upperEqual(b, w []byte) bool {
+	for k, c := range w {
+		if c >= 0x80 {
+			return false
+		}
+		if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		if b[k] != c {
+			return false
+		}
+	}
+	return true
 }

@@ -1,10 +1,15 @@
 package brotli
 
-import "testing"
+import (
+	"bytes"
+	"slices"
+	"testing"
+)
 
 // TestWordTransforms refers to words with every transform of
 // wordTransforms, in one stream: both decoders must write the prefix, the
-// word (upper case first where the entry says so) and the suffix.
+// word (upper case first, or all of it, where the entry says so) and the
+// suffix.
 func TestWordTransforms(t *testing.T) {
 	var e encoder
 	e.setup(Options{Quality: 0, LGWin: 16}, 16, 0, true)
@@ -13,17 +18,21 @@ func TestWordTransforms(t *testing.T) {
 	n := 0
 	for _, group := range wordTransforms {
 		pre := group.prefix
-		for k, tr := range append(group.plain[:len(group.plain):len(group.plain)], group.upper...) {
+		for k, tr := range slices.Concat(group.plain, group.upper, group.all) {
 			upper := k >= len(group.plain)
+			all := k >= len(group.plain)+len(group.upper)
 			for _, l := range []int{4, 7, 12} {
 				idx := (n*131 + l*17) % (1 << dictBits[l])
 				n++
 				w := dictWord(l, idx)
-				if upper && (w[0] < 'a' || w[0] > 'z') {
+				if upper && (w[0] < 'a' || w[0] > 'z') || all && slices.ContainsFunc(w, func(c byte) bool { return c >= 0x80 }) {
 					continue // upper case is tested on ASCII letters
 				}
 				out := append([]byte(pre), w...)
-				if upper {
+				switch {
+				case all:
+					copy(out[len(pre):], bytes.ToUpper(w))
+				case upper:
 					out[len(pre)] -= 'a' - 'A'
 				}
 				out = append(out, tr.suffix...)
