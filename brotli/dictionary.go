@@ -204,6 +204,26 @@ func (e *encoder) searchDict(data []byte, i, maxLen int, reach uint32, perByte, 
 	return l, d, score, cut
 }
 
+// lookup returns where the words whose first four bytes are x start in
+// t.pre and t.ent, and where their key's entries end; k == hi when there
+// are none. (searchDict, the search of qualities 4-9, does the same in
+// line and returns at once when the filter misses: through this call the
+// 2 KB JSON took 3.2% more instructions at 4 and 2.4% at 6, by
+// cachegrind's count of BenchmarkEncode, where its margin over Google's
+// encoder is thin.)
+func (t *dictIndex) lookup(x uint32) (k, hi int) {
+	h := x * dictMul
+	if t.filter[h>>22]&(1<<(h>>16&63)) == 0 {
+		return 0, 0
+	}
+	key := h >> (32 - dictKeyBits)
+	k, hi = int(t.heads[key]), int(t.heads[key+1])
+	for k < hi && t.pre[k] != x {
+		k++
+	}
+	return k, hi
+}
+
 // dictOpen says whether the stream's searches of the dictionary go on:
 // not once fewer than one in 64 has found a reference, after the first
 // dictSample searches (a text may open with what no word matches: the
@@ -267,19 +287,9 @@ func (r *refLengths) appendTo(out []optMatch, minLen int, all bool) []optMatch {
 // searches that found a word (dictOpen).
 func (e *encoder) offerWords(data []byte, i, maxLen int, reach uint32, r *refLengths) {
 	e.dictSearches++
-	t := e.dict
 	x := load32(data, i)
-	h := x * dictMul
-	if t.filter[h>>22]&(1<<(h>>16&63)) == 0 {
-		e.dictOn = e.dictOpen()
-		return
-	}
-	key := h >> (32 - dictKeyBits)
-	k, hi := int(t.heads[key]), int(t.heads[key+1])
-	pre, ent := t.pre[:hi], t.ent[:hi]
-	for k < hi && pre[k] != x {
-		k++
-	}
+	k, hi := e.dict.lookup(x)
+	pre, ent := e.dict.pre[:hi], e.dict.ent[:hi]
 	hit := false
 	for end := min(hi, k+e.q.dictDepth); k < end && pre[k] == x; k++ {
 		v := ent[k]

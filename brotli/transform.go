@@ -143,15 +143,7 @@ func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32, r *refLe
 			if mode == caseAll {
 				x = lowerASCII(x)
 			}
-			h := x * dictMul
-			if t.filter[h>>22]&(1<<(h>>16&63)) == 0 {
-				continue
-			}
-			key := h >> (32 - dictKeyBits)
-			k, hi := int(t.heads[key]), int(t.heads[key+1])
-			for k < hi && t.pre[k] != x {
-				k++
-			}
+			k, hi := t.lookup(x)
 			for end := min(hi, k+e.q.dictDepth); k < end && t.pre[k] == x; k++ {
 				v := t.ent[k]
 				wl, idx := int(v>>11), int(v&(1<<11-1))
