@@ -4,9 +4,9 @@ import "math/bits"
 
 // Static dictionary references with the transforms of RFC 7932 appendix
 // B that add text around a whole word, or write its first letter or all
-// of it upper case: "word ", " word", "Word, ", "WORD=\"" and the like. Qualities 10
-// and 11 search them; the others use the identity and omit-last
-// transforms alone (searchDict). The table lists, by prefix, the
+// of it upper case: "word ", " word", "Word, ", "WORD=\"" and the like.
+// Qualities 10 and 11 search them; the others use the identity and
+// omit-last transforms alone (searchDict). The table lists, by prefix, the
 // transforms that keep the word whole, as the decoders apply them
 // (TestWordTransforms checks every entry through both).
 
