@@ -94,48 +94,94 @@ func getDictIndex() *dictIndex {
 		if len(dictionary) != dictSize {
 			panic("brotli: dictionary.bin is not RFC 7932's dictionary (go test -run TestDictionaryBin -update writes it)")
 		}
-		t := &dictIndex{}
-		type ent struct {
-			key, pre uint32
-			v        uint16
-		}
-		all := make([]ent, 0, 1<<14)
-		for l := minWordLen; l <= maxWordLen; l++ {
-			for idx := range 1 << dictBits[l] {
-				x := load32(dictWord(l, idx), 0)
-				h := x * dictMul
-				t.filter[h>>22] |= 1 << (h >> 16 & 63)
-				all = append(all, ent{h >> (32 - dictKeyBits), x, uint16(l<<11 | idx)})
-			}
-		}
-		// By key, then by first four bytes, then longest first (a word
-		// that matches whole beats a shorter one), then by index.
-		slices.SortFunc(all, func(a, b ent) int {
-			if a.key != b.key {
-				return cmp.Compare(a.key, b.key)
-			}
-			if a.pre != b.pre {
-				return cmp.Compare(a.pre, b.pre)
-			}
-			if a.v>>11 != b.v>>11 {
-				return int(b.v>>11) - int(a.v>>11)
-			}
-			return int(a.v) - int(b.v)
-		})
-		t.pre = make([]uint32, len(all))
-		t.ent = make([]uint16, len(all))
-		k := 0
-		for key := range uint32(1 << dictKeyBits) {
-			t.heads[key] = uint16(k)
-			for k < len(all) && all[k].key == key {
-				t.pre[k], t.ent[k] = all[k].pre, all[k].v
-				k++
-			}
-		}
-		t.heads[1<<dictKeyBits] = uint16(k)
-		dictTable = t
+		dictTable = newWordIndex(0)
 	})
 	return dictTable
+}
+
+// newWordIndex indexes the words of at least skip+minWordLen bytes by the
+// four bytes after their first skip: the index of the identity and
+// omit-last searches (skip 0), or of an omit-first transform's.
+func newWordIndex(skip int) *dictIndex {
+	t := &dictIndex{}
+	type ent struct {
+		key, pre uint32
+		v        uint16
+	}
+	all := make([]ent, 0, 1<<14)
+	for l := max(minWordLen, skip+minWordLen); l <= maxWordLen; l++ {
+		for idx := range 1 << dictBits[l] {
+			x := load32(dictWord(l, idx), skip)
+			h := x * dictMul
+			t.filter[h>>22] |= 1 << (h >> 16 & 63)
+			all = append(all, ent{h >> (32 - dictKeyBits), x, uint16(l<<11 | idx)})
+		}
+	}
+	// By key, then by the four bytes, then longest first (a word that
+	// matches whole beats a shorter one), then by index.
+	slices.SortFunc(all, func(a, b ent) int {
+		if a.key != b.key {
+			return cmp.Compare(a.key, b.key)
+		}
+		if a.pre != b.pre {
+			return cmp.Compare(a.pre, b.pre)
+		}
+		if a.v>>11 != b.v>>11 {
+			return int(b.v>>11) - int(a.v>>11)
+		}
+		return int(a.v) - int(b.v)
+	})
+	t.pre = make([]uint32, len(all))
+	t.ent = make([]uint16, len(all))
+	k := 0
+	for key := range uint32(1 << dictKeyBits) {
+		t.heads[key] = uint16(k)
+		for k < len(all) && all[k].key == key {
+			t.pre[k], t.ent[k] = all[k].pre, all[k].v
+			k++
+		}
+	}
+	t.heads[1<<dictKeyBits] = uint16(k)
+	return t
+}
+
+// omitFirst[k] is the transform (RFC 7932 appendix B) that writes a word
+// without its first k bytes and adds nothing: OmitFirst1 is transform 3,
+// OmitFirst2 11, and so on; the format has none for 8, and 0 here means
+// none. TestOmitFirst checks each through both decoders.
+var omitFirst = [10]uint8{1: 3, 2: 11, 3: 26, 4: 34, 5: 39, 6: 40, 7: 55, 9: 54}
+
+// omitFirstIndex holds, for each k that omitFirst has, the words indexed
+// by their bytes after the first k (by[k]), and the union of their
+// filters: where no word has the four bytes, one load turns the position
+// away where eight would.
+type omitFirstIndex struct {
+	any [1 << 16 / 64]uint64
+	by  [len(omitFirst)]*dictIndex
+}
+
+var (
+	omitFirstOnce  sync.Once
+	omitFirstTable omitFirstIndex
+)
+
+// getOmitFirstIndex returns the omit-first transforms' indexes, building
+// them the first time (by the encoders of quality 11, which search them).
+func getOmitFirstIndex() *omitFirstIndex {
+	omitFirstOnce.Do(func() {
+		getDictIndex() // checks dictionary.bin
+		t := &omitFirstTable
+		for k, tr := range omitFirst {
+			if tr == 0 {
+				continue
+			}
+			t.by[k] = newWordIndex(k)
+			for i, f := range t.by[k].filter {
+				t.any[i] |= f
+			}
+		}
+	})
+	return &omitFirstTable
 }
 
 // searchDict finds the best static dictionary reference at data[i:] of
@@ -312,4 +358,31 @@ func (e *encoder) offerWords(data []byte, i, maxLen int, reach uint32, r *refLen
 		e.dictHit++
 	}
 	e.dictOn = e.dictOpen()
+}
+
+// offerOmitFirst offers r the references at data[i:] (at most maxLen
+// bytes) of the omit-first transforms: for each k that omitFirst has, the
+// first q.omitDepth words whose bytes after the first k start with
+// data[i:i+4], each matched whole; the copy length coded is the word's
+// length, so cut is k.
+func (e *encoder) offerOmitFirst(data []byte, i, maxLen int, reach uint32, r *refLengths) {
+	x := load32(data, i)
+	if h := x * dictMul; e.omit.any[h>>22]&(1<<(h>>16&63)) == 0 {
+		return
+	}
+	for k, t := range &e.omit.by {
+		if t == nil {
+			continue
+		}
+		j, hi := t.lookup(x)
+		for end := min(hi, j+e.q.omitDepth); j < end && t.pre[j] == x; j++ {
+			v := t.ent[j]
+			wl, idx := int(v>>11), int(v&(1<<11-1))
+			n := wl - k
+			if n > maxLen || string(data[i+minWordLen:i+n]) != string(dictWord(wl, idx)[k+minWordLen:]) {
+				continue
+			}
+			r.offer(n, dictDistance(reach, wl, idx, omitFirst[k]), k)
+		}
+	}
 }

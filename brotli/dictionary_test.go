@@ -105,6 +105,33 @@ func TestOmitLast(t *testing.T) {
 	checkBoth(t, dictRefStream(refs, 10), want)
 }
 
+// TestOmitFirst checks the omit-first transform ids: for each k,
+// omitFirst[k] yields a word without its first k bytes, through both
+// decoders.
+func TestOmitFirst(t *testing.T) {
+	var e encoder
+	e.setup(Options{Quality: 0, LGWin: 16}, 16, 0, true)
+	e.writeWindow()
+	var want []byte
+	for round := range 3 {
+		for k, tr := range omitFirst {
+			if tr == 0 {
+				continue
+			}
+			for l := k + minWordLen; l <= maxWordLen; l++ {
+				idx := (l*37 + k*101 + round*211) % (1 << dictBits[l])
+				d := dictDistance(min(e.maxDist, uint32(len(want))), l, idx, tr)
+				e.cmds = append(e.cmds, command{copy: uint32(l - k), cut: uint8(k), dist: d, dict: true})
+				want = append(want, dictWord(l, idx)[k:]...)
+			}
+		}
+	}
+	w := window{data: make([]byte, len(want)), base: 1, streamA: 1, end: len(want)}
+	e.codeMetaBlock(&w, 0, unsymbolized, e.ring)
+	e.writeLast()
+	checkBoth(t, e.bw.buf, want)
+}
+
 // dictTexts are inputs rich in dictionary words: English prose, HTML and
 // JSON, built from words of the dictionary and common ones.
 func dictTexts() map[string][]byte {
@@ -315,10 +342,11 @@ func TestDictionarySpan(t *testing.T) {
 }
 
 // TestRefLengths: at every position of a text, the references collected
-// for the optimal parser at 11 (offerWords and searchWords into
-// refLengths) are, for each length, the smallest distance that any word
-// of the dictionary gives through the identity, omit-last and whole-word
-// transforms: checked against a search of every word and transform.
+// for the optimal parser at 11 (offerWords, offerOmitFirst and
+// searchWords into refLengths) are, for each length, the smallest
+// distance that any word of the dictionary gives through the identity,
+// omit-last, omit-first and whole-word transforms: checked against a
+// search of every word and transform.
 func TestRefLengths(t *testing.T) {
 	in := []byte(`The information was unavailable; "Services" in the Country, and Home. THE PEOPLE, ` +
 		`Within the window: contentType="text", returned(Number) for the people of the world. ` +
@@ -327,6 +355,7 @@ func TestRefLengths(t *testing.T) {
 	var e encoder
 	e.setup(Options{Quality: 11, LGWin: 22}, 22, 0, true)
 	e.q.dictDepth = 1 << 16 // every word with the prefix, as the search below
+	e.q.omitDepth = 1 << 16
 	const reach = 1000
 	var r refLengths
 	checked := 0
@@ -356,6 +385,11 @@ func TestRefLengths(t *testing.T) {
 						if n := l - c; n <= maxLen && bytes.Equal(in[i:i+n], w[:n]) {
 							offer(n, dictDistance(reach, l, idx, omitLast[c]), c)
 						}
+					}
+				}
+				for k, tr := range omitFirst {
+					if n := l - k; tr != 0 && n >= minWordLen && n <= maxLen && bytes.Equal(in[i:i+n], w[k:]) {
+						offer(n, dictDistance(reach, l, idx, tr), k)
 					}
 				}
 				upperAll := bytes.ToUpper(w)
@@ -391,6 +425,7 @@ func TestRefLengths(t *testing.T) {
 		}
 		e.dictOn, e.dictHit, e.dictSearches = true, 1, 0
 		e.offerWords(in, i, maxLen, reach, &r)
+		e.offerOmitFirst(in, i, maxLen, reach, &r)
 		e.searchWords(in, i, maxLen, reach, &r)
 		got := r.appendTo(nil, 0, true)
 		var gotDist [maxRefLen + 1]uint32

@@ -35,6 +35,7 @@ type encoder struct {
 	// fewer than one search in 64 finds one, the rest of the stream
 	// searches no more.
 	dict                  *dictIndex
+	omit                  *omitFirstIndex // quality 11's (getOmitFirstIndex)
 	dictSearches, dictHit uint32
 	dictOn                bool // dictOpen, as of the last search
 	bw                    bitWriter
@@ -159,6 +160,9 @@ func (e *encoder) setup(opts Options, lgwin, sizeHint int, ringKnown bool) {
 	e.dictSearches, e.dictHit = 0, 0
 	if e.q.dictDepth > 0 && e.dict == nil {
 		e.dict = getDictIndex()
+	}
+	if e.q.omitDepth > 0 && e.omit == nil {
+		e.omit = getOmitFirstIndex()
 	}
 	e.lit = prefixCode{lens: e.litLens[:], codes: e.litCodes[:]}
 	e.cmd = prefixCode{lens: e.cmdLens[:], codes: e.cmdCodes[:]}

@@ -303,6 +303,9 @@ func (o *optimal) collect(e *encoder, w *window, start int) {
 			dreach := w.dictReach(i, e.maxDist)
 			if e.q.allRefs {
 				e.offerWords(data, i, w.end-i, dreach, &o.refs)
+				if e.q.omitDepth > 0 {
+					e.offerOmitFirst(data, i, w.end-i, dreach, &o.refs)
+				}
 			} else if l, d, _, cut := e.searchDict(data, i, w.end-i, dreach, 16, 0); l > best {
 				best = l
 				o.matches = append(o.matches, optMatch{len: uint32(l), dist: d, cut: uint8(cut), dict: true})
