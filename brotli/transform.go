@@ -6,7 +6,8 @@ import "math/bits"
 // B that add text around a whole word, or write its first letter or all
 // of it upper case: "word ", " word", "Word, ", "WORD=\"" and the like.
 // Qualities 10 and 11 search them; the others use the identity and
-// omit-last transforms alone (searchDict). The table lists, by prefix, the
+// omit-last transforms alone (searchDict), and 11 the omit-first ones too
+// (offerOmitFirst, in dictionary.go). The table lists, by prefix, the
 // transforms that keep the word whole, as the decoders apply them
 // (TestWordTransforms checks every entry through both).
 
