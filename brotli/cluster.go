@@ -194,11 +194,12 @@ func (c *clusterer) crossBits(i, t int) float32 {
 	return sum
 }
 
-// single makes all items one cluster whose counts are h, the sum of
-// theirs, which the caller has at hand; it returns 1.
+// single makes one cluster whose counts are h, the items' sum, which the
+// caller has counted without them (ctxState.countFlat); it returns 1.
 func (c *clusterer) single(h []uint32) int {
-	clear(c.assign)
-	copy(c.clHist[:c.alpha], h)
+	c.alpha = len(h)
+	c.clHist = grow(c.clHist, maxTrees*len(h))
+	copy(c.clHist, h)
 	return 1
 }
 

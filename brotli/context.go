@@ -142,8 +142,9 @@ type ctxState struct {
 }
 
 // count counts the literals of cmds, which code data[start:], by block
-// type and context id; p1 and p2 are the two bytes before start, and runs
-// the literals' blocks (nil for one type).
+// type and context id, for clustering (group with a limit above 1); p1
+// and p2 are the two bytes before start, and runs the literals' blocks
+// (nil for one type).
 func (c *ctxState) count(cmds []command, data []byte, start int, p1, p2 byte, runs []blockRun) {
 	lut := c.lut
 	c.ntypes = 1
@@ -156,8 +157,6 @@ func (c *ctxState) count(cmds []command, data []byte, start int, p1, p2 byte, ru
 		runs = runs[1:]
 	}
 	hist := c.cl.prepare(64*c.ntypes, 256)
-	flat := &c.flat
-	clear(flat[:])
 	p := start
 	for k := range cmds {
 		cmd := &cmds[k]
@@ -169,7 +168,6 @@ func (c *ctxState) count(cmds []command, data []byte, start int, p1, p2 byte, ru
 			left--
 			id := lut[0][p1] | lut[1][p2]
 			hist[off|int(id)<<8|int(b)]++
-			flat[b]++
 			p2, p1 = p1, b
 		}
 		p += int(cmd.insert)
@@ -180,29 +178,47 @@ func (c *ctxState) count(cmds []command, data []byte, start int, p1, p2 byte, ru
 	}
 }
 
+// countFlat counts the literals of cmds, which code data[start:],
+// whatever their context, for one tree (group with limit 1).
+func (c *ctxState) countFlat(cmds []command, data []byte, start int) {
+	c.ntypes = 1
+	clear(c.flat[:])
+	p := start
+	for k := range cmds {
+		n := int(cmds[k].insert)
+		for _, b := range data[p : p+n] {
+			c.flat[b]++
+		}
+		p += n + int(cmds[k].copy)
+	}
+}
+
 // group clusters the contexts into at most limit trees (one if limit is
 // 1) and fills the map. Context ids without literals take the previous
 // id's tree, which is cheapest in the map.
 func (c *ctxState) group(limit, rounds int) {
 	if limit <= 1 {
+		// One tree for every context (countFlat has counted).
 		c.ntrees = c.cl.single(c.flat[:])
-	} else {
-		// The map costs about 2 bits per context id with literals and
-		// tree; the ids without take the tree before them, which costs
-		// next to nothing.
-		ids := -1.0
-		c.ntrees = c.cl.run(limit, rounds, func(k int) float64 {
-			if ids < 0 {
-				ids = 0
-				for _, n := range c.cl.total {
-					if n != 0 {
-						ids++
-					}
+		clear(c.cmap[:64])
+		clear(c.lookup[:64])
+		return
+	}
+	// The map costs about 2 bits per context id with literals and tree;
+	// the ids without take the tree before them, which costs next to
+	// nothing.
+	ids := -1.0
+	c.ntrees = c.cl.run(limit, rounds, func(k int) float64 {
+		if ids < 0 {
+			ids = 0
+			for _, n := range c.cl.total {
+				if n != 0 {
+					ids++
 				}
 			}
-			return 2 * ids * float64(bits.Len(uint(k)))
-		})
-	}
+		}
+		return 2 * ids * float64(bits.Len(uint(k)))
+	})
 	prev := uint8(0)
 	for id := range c.cmap[:64*c.ntypes] {
 		if c.cl.total[id] != 0 {

@@ -1,6 +1,9 @@
 package brotli
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // The match finder of qualities 5 and up. Each bucket is a ring of
 // q.ways positions with a counter per bucket (heads) that says where the
@@ -71,11 +74,22 @@ func fillDeep[B deepBucket](e *encoder, data []byte, base uint32, from, to int) 
 	// register, and several shift counts made the loop keep its values on
 	// the stack.
 	mul, hs := uint64(hashMul)<<(e.hashLeft&63), e.hashShift&63
-	for k := from; k < to; k++ {
-		h := int(load64(data, k) * mul >> hs)
+	if from >= to {
+		return
+	}
+	// A walk along data[from:to+7], each load the slice's first 8 bytes
+	// and the position counted along: with an index, its bounds and base
+	// live, the loop kept its hash and counter on the stack (2% more
+	// instructions at qualities 5-9).
+	data = data[from : to+7]
+	abs := base + uint32(from)
+	for len(data) >= 8 {
+		h := int(binary.LittleEndian.Uint64(data) * mul >> hs)
 		c := heads[h]
-		table[h*ways+int(c)&(ways-1)] = base + uint32(k)
+		table[h*ways+int(c)&(ways-1)] = abs
 		heads[h] = c + 1
+		abs++
+		data = data[1:]
 	}
 }
 

@@ -497,10 +497,12 @@ func (e *encoder) clusterLiterals(w *window, start int) int {
 		e.splitLiterals(w.data, start)
 		runs = e.litSplit.runs
 	}
-	c.count(e.cmds, w.data, start, p1, p2, runs)
-	limit := min(e.q.maxTrees, 1+nlits/minContextLiterals)
-	if !clustered {
-		limit = 1
+	limit := 1
+	if clustered {
+		limit = min(e.q.maxTrees, 1+nlits/minContextLiterals)
+		c.count(e.cmds, w.data, start, p1, p2, runs)
+	} else {
+		c.countFlat(e.cmds, w.data, start)
 	}
 	c.group(limit, e.q.rounds)
 	return c.ntrees
