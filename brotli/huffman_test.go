@@ -113,3 +113,18 @@ func TestRaiseRare(t *testing.T) {
 		t.Errorf("code not complete (Kraft %d/%d)", kraft, 1<<15)
 	}
 }
+
+// TestOneLiteralTree: a quality held to one literal tree codes a body with
+// enough literals to cluster with that tree, counted flat, and the stream
+// decodes (the flat counts are made only where group reads them).
+func TestOneLiteralTree(t *testing.T) {
+	in := corpus(t)["jquery.min.js"]
+	for _, q := range []int{5, 9, 10} {
+		body := in
+		if q >= 10 {
+			body = in[:20_000] // the optimal parse is slow under -race
+		}
+		comp := encodeAltered(t, body, q, func(p *quality) { p.maxTrees = 1 })
+		checkBoth(t, comp, body)
+	}
+}

@@ -500,6 +500,10 @@ func (e *encoder) clusterLiterals(w *window, start int) int {
 	limit := 1
 	if clustered {
 		limit = min(e.q.maxTrees, 1+nlits/minContextLiterals)
+	}
+	// Context histograms only for clustering; one tree takes the flat
+	// counts (group says which it reads).
+	if limit > 1 {
 		c.count(e.cmds, w.data, start, p1, p2, runs)
 	} else {
 		c.countFlat(e.cmds, w.data, start)
