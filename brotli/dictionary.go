@@ -83,6 +83,13 @@ const (
 	dictMul     = 0x1e35a7bd
 )
 
+// filterBit is where a filter (dictIndex.filter, omitFirstIndex.any)
+// keeps the bit of the words whose four bytes are x: word w, bit b.
+func filterBit(x uint32) (w uint32, b uint64) {
+	h := x * dictMul
+	return h >> 22, 1 << (h >> 16 & 63)
+}
+
 var (
 	dictOnce  sync.Once
 	dictTable *dictIndex
@@ -112,9 +119,9 @@ func newWordIndex(skip int) *dictIndex {
 	for l := max(minWordLen, skip+minWordLen); l <= maxWordLen; l++ {
 		for idx := range 1 << dictBits[l] {
 			x := load32(dictWord(l, idx), skip)
-			h := x * dictMul
-			t.filter[h>>22] |= 1 << (h >> 16 & 63)
-			all = append(all, ent{h >> (32 - dictKeyBits), x, uint16(l<<11 | idx)})
+			w, b := filterBit(x)
+			t.filter[w] |= b
+			all = append(all, ent{x * dictMul >> (32 - dictKeyBits), x, uint16(l<<11 | idx)})
 		}
 	}
 	// By key, then by the four bytes, then longest first (a word that
@@ -204,12 +211,11 @@ func (e *encoder) searchDict(data []byte, i, maxLen int, reach uint32, perByte, 
 	e.dictSearches++
 	t := e.dict
 	x := load32(data, i)
-	h := x * dictMul
-	if t.filter[h>>22]&(1<<(h>>16&63)) == 0 {
+	if w, b := filterBit(x); t.filter[w]&b == 0 {
 		e.dictOn = e.dictOpen()
 		return 0, 0, 0, 0
 	}
-	key := h >> (32 - dictKeyBits)
+	key := x * dictMul >> (32 - dictKeyBits)
 	k, hi := int(t.heads[key]), int(t.heads[key+1])
 	pre, ent := t.pre[:hi], t.ent[:hi]
 	for k < hi && pre[k] != x {
@@ -258,11 +264,10 @@ func (e *encoder) searchDict(data []byte, i, maxLen int, reach uint32, perByte, 
 // cachegrind's count of BenchmarkEncode, where its margin over Google's
 // encoder is thin.)
 func (t *dictIndex) lookup(x uint32) (k, hi int) {
-	h := x * dictMul
-	if t.filter[h>>22]&(1<<(h>>16&63)) == 0 {
+	if w, b := filterBit(x); t.filter[w]&b == 0 {
 		return 0, 0
 	}
-	key := h >> (32 - dictKeyBits)
+	key := x * dictMul >> (32 - dictKeyBits)
 	k, hi = int(t.heads[key]), int(t.heads[key+1])
 	for k < hi && t.pre[k] != x {
 		k++
@@ -367,7 +372,7 @@ func (e *encoder) offerWords(data []byte, i, maxLen int, reach uint32, r *refLen
 // length, so cut is k.
 func (e *encoder) offerOmitFirst(data []byte, i, maxLen int, reach uint32, r *refLengths) {
 	x := load32(data, i)
-	if h := x * dictMul; e.omit.any[h>>22]&(1<<(h>>16&63)) == 0 {
+	if w, b := filterBit(x); e.omit.any[w]&b == 0 {
 		return
 	}
 	for k, t := range &e.omit.by {
