@@ -1,6 +1,9 @@
 package brotli
 
-import "math"
+import (
+	"math"
+	"math/bits"
+)
 
 // clusterer groups histograms (of literal contexts, or of stretches of
 // commands or distances) into a few clusters, each coded with one prefix
@@ -12,37 +15,89 @@ import "math"
 type clusterer struct {
 	n, alpha int
 	hist     []uint32 // n × alpha counts
-	total    []uint32
-	syms     []uint16 // each item's symbols with a count: the first nsyms[i] of its row
-	nsyms    []int
-	own      []float32 // each item's entropy: the bits of a code of its own
-	clHist   []uint32  // the clusters' counts, maxTrees × alpha
-	clTotal  [maxTrees]uint32
-	clBits   [maxTrees]float64 // each cluster's estimated bits (clusterBits), kept by run
-	moved    []uint16          // the items a round moved, with their old cluster
-	cost     []float32         // per cluster, -log2 of each symbol's probability (unseen: 2 bits more than seen once)
-	assign   []uint8
-	best     []uint8
+	// marks has a bit per item and symbol with a count, a markRow per
+	// item, when the caller filled it beside the counts (prepareMarked;
+	// words, the uint64s of a row that the alphabet uses, is 0 otherwise):
+	// counted and the next prepare then visit those counts alone, not the
+	// whole table (a block split's 64 chunks × 704 command symbols hold a
+	// few thousand counts).
+	marks []markRow
+	words int
+	// The rows the last caller filled, rows × stride counts (n and alpha
+	// when it prepared them; single changes alpha).
+	rows, stride int
+	total        []uint32
+	syms         []uint16 // each item's symbols with a count: the first nsyms[i] of its row
+	nsyms        []int
+	own          []float32 // each item's entropy: the bits of a code of its own
+	clHist       []uint32  // the clusters' counts, maxTrees × alpha
+	clTotal      [maxTrees]uint32
+	clBits       [maxTrees]float64 // each cluster's estimated bits (clusterBits), kept by run
+	moved        []uint16          // the items a round moved, with their old cluster
+	cost         []float32         // per cluster, -log2 of each symbol's probability (unseen: 2 bits more than seen once)
+	// costVer numbers each cluster's cost table: costs gives it the next
+	// value of gen, never reused. An item's bits with its own cluster's
+	// code (crossBits), which the seed search and every round need, are
+	// kept in ownBits with the cluster and table they were computed with,
+	// and reused while both stand: most clusters keep their table from
+	// one cluster added to the next.
+	gen     uint64
+	costVer [maxTrees]uint64
+	ownBits []float32
+	ownVer  []uint64
+	ownT    []uint8
+	assign  []uint8
+	best    []uint8
 }
 
 // prepare makes room for n items over alpha symbols and returns their
 // counts, zeroed, for the caller to fill before run.
 func (c *clusterer) prepare(n, alpha int) []uint32 {
-	c.n, c.alpha = n, alpha
+	// The last caller's counts go first: by its marks, else all it used.
+	if c.words > 0 {
+		for i := range c.rows {
+			row := c.hist[i*c.stride : (i+1)*c.stride]
+			for j, m := range c.marks[i][:c.words] {
+				for ; m != 0; m &= m - 1 {
+					row[j*64+bits.TrailingZeros64(m)] = 0
+				}
+			}
+		}
+		clear(c.marks[:c.rows])
+		c.words = 0
+	} else {
+		clear(c.hist[:c.rows*c.stride])
+	}
+	c.n, c.alpha, c.rows, c.stride = n, alpha, n, alpha
 	c.hist = grow(c.hist, n*alpha)
-	clear(c.hist)
 	c.syms = grow(c.syms, n*alpha)
 	c.total = grow(c.total, n)
 	c.nsyms = grow(c.nsyms, n)
 	c.own = grow(c.own, n)
 	c.assign = grow(c.assign, n)
 	c.best = grow(c.best, n)
+	c.ownBits = grow(c.ownBits, n)
+	c.ownVer = grow(c.ownVer, n)
+	c.ownT = grow(c.ownT, n)
 	if cap(c.moved) < 2*n {
 		c.moved = make([]uint16, 0, 2*n)
 	}
 	c.clHist = grow(c.clHist, maxTrees*alpha)
 	c.cost = grow(c.cost, maxTrees*alpha)
 	return c.hist
+}
+
+// markRow holds an item's marks: bit s%64 of word s/64 for symbol s,
+// below 1,024 (so that s>>6&15 is an index the compiler need not check).
+type markRow [16]uint64
+
+// prepareMarked is prepare for a caller that also sets, for each count it
+// makes, the bit of its symbol in its item's marks, returned zeroed.
+func (c *clusterer) prepareMarked(n, alpha int) (hist []uint32, marks []markRow) {
+	hist = c.prepare(n, alpha)
+	c.words = (alpha + 63) / 64
+	c.marks = grow(c.marks, n)
+	return hist, c.marks
 }
 
 // grow returns s with length n, reallocating only when it must.
@@ -55,6 +110,10 @@ func grow[T any](s []T, n int) []T {
 
 // counted lists each item's symbols and totals once its counts are in.
 func (c *clusterer) counted() {
+	if c.words > 0 {
+		c.countedMarked()
+		return
+	}
 	for i := range c.n {
 		row := c.hist[i*c.alpha : (i+1)*c.alpha]
 		syms := c.syms[i*c.alpha:]
@@ -62,6 +121,29 @@ func (c *clusterer) counted() {
 		sum := 0.0
 		for s, v := range row {
 			if v != 0 {
+				n += v
+				sum += xlog2x(v)
+				syms[ns] = uint16(s)
+				ns++
+			}
+		}
+		c.total[i], c.nsyms[i] = n, ns
+		c.own[i] = float32(xlog2x(n) - sum)
+	}
+}
+
+// countedMarked is counted by the marks, visiting the symbols in the same
+// (ascending) order.
+func (c *clusterer) countedMarked() {
+	for i := range c.n {
+		row := c.hist[i*c.alpha : (i+1)*c.alpha]
+		syms := c.syms[i*c.alpha:]
+		n, ns := uint32(0), 0
+		sum := 0.0
+		for j, m := range c.marks[i][:c.words] {
+			for ; m != 0; m &= m - 1 {
+				s := j*64 + bits.TrailingZeros64(m)
+				v := row[s]
 				n += v
 				sum += xlog2x(v)
 				syms[ns] = uint16(s)
@@ -159,6 +241,8 @@ func (c *clusterer) costs(t int) {
 	// once: about what the longer code it would get costs.
 	lt := log2u(max(c.clTotal[t], 1))
 	unseen := float32(lt + 2)
+	c.gen++
+	c.costVer[t] = c.gen
 	cost := c.cost[t*a : (t+1)*a]
 	for s, v := range c.clHist[t*a : (t+1)*a] {
 		if v == 0 {
@@ -194,6 +278,18 @@ func (c *clusterer) crossBits(i, t int) float32 {
 	return sum
 }
 
+// bitsOwn is crossBits(i, assign[i]), from ownBits when the cluster's
+// cost table has not changed since it was computed.
+func (c *clusterer) bitsOwn(i int) float32 {
+	t := c.assign[i]
+	if c.ownT[i] == t && c.ownVer[i] == c.costVer[t] {
+		return c.ownBits[i]
+	}
+	b := c.crossBits(i, int(t))
+	c.ownBits[i], c.ownVer[i], c.ownT[i] = b, c.costVer[t], t
+	return b
+}
+
 // single makes one cluster whose counts are h, the items' sum, which the
 // caller has counted without them (ctxState.countFlat); it returns 1.
 func (c *clusterer) single(h []uint32) int {
@@ -207,6 +303,8 @@ func (c *clusterer) single(h []uint32) int {
 // what using k clusters costs besides their codes (a context map, block
 // switches; it may read assign). It leaves the clusters numbered in order
 // of first use in assign, their counts in clHist, and returns how many.
+// Each cluster added gets rounds rounds (at least one: a new cluster's
+// code is computed in its first round).
 func (c *clusterer) run(limit, rounds int, overhead func(k int) float64) int {
 	clear(c.assign)
 	if limit <= 1 {
@@ -239,7 +337,7 @@ func (c *clusterer) run(limit, rounds int, overhead func(k int) float64) int {
 			if c.total[i] < 32 {
 				continue
 			}
-			if loss := c.crossBits(i, int(c.assign[i])) - c.own[i]; loss > worst {
+			if loss := c.bitsOwn(i) - c.own[i]; loss > worst {
 				seed, worst = i, loss
 			}
 		}
@@ -270,7 +368,7 @@ func (c *clusterer) run(limit, rounds int, overhead func(k int) float64) int {
 				if c.total[i] == 0 || int(c.assign[i]) == k-1 {
 					continue
 				}
-				if c.crossBits(i, k-1) < c.crossBits(i, int(c.assign[i])) {
+				if c.crossBits(i, k-1) < c.bitsOwn(i) {
 					c.moved = append(c.moved, uint16(i), uint16(c.assign[i]))
 				}
 			}
