@@ -13,6 +13,7 @@ const maxAlphabet = 704
 // building codes for every meta-block allocates nothing.
 type huffScratch struct {
 	keys [maxAlphabet]uint64 // count<<16 | symbol, sorted ascending
+	tmp  [maxAlphabet]uint64 // sortKeys' other buffer
 	// syms lists the used symbols of the last code built, in symbol
 	// order: the per-code passes that follow touch only these, which
 	// matters for small bodies, where few of the 704 command symbols occur.
@@ -56,18 +57,20 @@ func (hs *huffScratch) buildLengths(hist []uint32, limit uint8, lens []uint8) in
 	clear(lens)
 	n := 0
 	keys, syms := hs.keys[:len(hist)], hs.syms[:len(hist)]
+	most := uint32(0)
 	for s, c := range hist {
 		if c != 0 {
 			keys[n] = uint64(c)<<16 | uint64(s)
 			syms[n] = uint16(s)
 			n++
+			most = max(most, c)
 		}
 	}
 	keys = keys[:n]
 	if n <= 1 {
 		return n
 	}
-	slices.Sort(keys)
+	hs.sortKeys(keys, most)
 	// Two-queue Huffman: leaves 0..n-1 in ascending weight, internal nodes
 	// n.. created in ascending weight, so the two smallest are always at
 	// the heads of the two queues.
@@ -107,6 +110,43 @@ func (hs *huffScratch) buildLengths(hist []uint32, limit uint8, lens []uint8) in
 		lens[uint16(k)] = d[i]
 	}
 	return n
+}
+
+// sortKeys sorts keys (count<<16 | symbol, in ascending symbol order)
+// ascending, most being the largest count. Ordering by count alone keeps
+// the symbols' order among equal counts, so a stable sort by count is the
+// full sort: for counts below 2^16 (every small body's) it is done by
+// counting, in one or two passes of at most 8 bits. On a 2 KB body, where
+// building the codes is a third of the time at quality 1, the comparison
+// sort took a fifth of that.
+func (hs *huffScratch) sortKeys(keys []uint64, most uint32) {
+	if len(keys) <= 16 || most >= 1<<16 {
+		slices.Sort(keys)
+		return
+	}
+	width := uint(bits.Len32(most))
+	src, dst := keys, hs.tmp[:len(keys)]
+	for shift := uint(0); shift < width; shift += 8 {
+		digits := min(width-shift, 8)
+		// count[d+1] counts digit d, then count[d] is where it starts.
+		var count [257]uint16
+		mask := uint64(1)<<digits - 1
+		for _, k := range src {
+			count[(k>>(16+shift)&mask)+1]++
+		}
+		for d := 1; d < 1<<digits; d++ {
+			count[d] += count[d-1]
+		}
+		for _, k := range src {
+			d := k >> (16 + shift) & mask
+			dst[count[d]] = k
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &keys[0] {
+		copy(keys, src)
+	}
 }
 
 // limitDepths turns the depths of leaves sorted by ascending count into

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -126,5 +127,37 @@ func TestOneLiteralTree(t *testing.T) {
 		}
 		comp := encodeAltered(t, body, q, func(p *quality) { p.maxTrees = 1 })
 		checkBoth(t, comp, body)
+	}
+}
+
+// TestSortKeys holds sortKeys to a comparison sort, for histograms of
+// every size up to the command alphabet and counts of every width: one
+// and two counting passes, and the comparison sort it leaves the others
+// to.
+func TestSortKeys(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var hs huffScratch
+	for range 2000 {
+		n := rng.IntN(maxAlphabet + 1)
+		most := uint32(1) << rng.IntN(20)
+		var keys []uint64
+		top := uint32(0)
+		for s := range n {
+			if rng.IntN(3) == 0 {
+				continue
+			}
+			c := 1 + rng.Uint32N(most)
+			if rng.IntN(4) == 0 {
+				c = 1 + rng.Uint32N(3) // many equal counts
+			}
+			keys = append(keys, uint64(c)<<16|uint64(s))
+			top = max(top, c)
+		}
+		want := slices.Clone(keys)
+		slices.Sort(want)
+		hs.sortKeys(keys, top)
+		if !slices.Equal(keys, want) {
+			t.Fatalf("%d keys, counts up to %d: sorted %v, want %v", len(keys), top, keys, want)
+		}
 	}
 }
