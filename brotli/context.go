@@ -160,17 +160,17 @@ func (c *ctxState) count(cmds []command, data []byte, start int, p1, p2 byte, ru
 	p := start
 	for k := range cmds {
 		cmd := &cmds[k]
-		for _, b := range data[p : p+int(cmd.insert)] {
+		for end := p + int(cmd.insert); p < end; p++ {
 			if left == 0 {
 				left, off = runs[0].n, int(runs[0].typ)<<14
 				runs = runs[1:]
 			}
 			left--
+			b := data[p]
 			id := lut[0][p1] | lut[1][p2]
 			hist[off|int(id)<<8|int(b)]++
 			p2, p1 = p1, b
 		}
-		p += int(cmd.insert)
 		if cmd.copy > 0 {
 			p += int(cmd.copy)
 			p2, p1 = data[p-2], data[p-1]
@@ -183,13 +183,13 @@ func (c *ctxState) count(cmds []command, data []byte, start int, p1, p2 byte, ru
 func (c *ctxState) countFlat(cmds []command, data []byte, start int) {
 	c.ntypes = 1
 	clear(c.flat[:])
+	flat := &c.flat
 	p := start
 	for k := range cmds {
-		n := int(cmds[k].insert)
-		for _, b := range data[p : p+n] {
-			c.flat[b]++
+		for end := p + int(cmds[k].insert); p < end; p++ {
+			flat[data[p]]++
 		}
-		p += n + int(cmds[k].copy)
+		p += int(cmds[k].copy)
 	}
 }
 
