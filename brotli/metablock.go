@@ -414,20 +414,21 @@ const (
 // splitBlocks plans the block types of the insert-and-copy symbols and of
 // the distance symbols.
 func (e *encoder) splitBlocks() {
-	e.seq = e.seq[:0]
-	for _, s := range e.syms {
-		e.seq = append(e.seq, s.cmdSym())
-	}
-	e.cmdSplit.plan(e.seq, maxAlphabet, minCmdChunk, e.q.cmdTypes, e.q.rounds, e.refinement(cmdSwitchCost))
-	e.seq = e.seq[:0]
-	for _, s := range e.syms {
+	// Both sequences in one pass: the command symbols, and after them the
+	// distance symbols.
+	n := len(e.syms)
+	e.seq = grow(e.seq, 2*n)
+	cmds, dists := e.seq[:n], e.seq[n:n]
+	for k, s := range e.syms {
+		cmds[k] = s.cmdSym()
 		if ds := s.distSym(); ds != noDist {
-			e.seq = append(e.seq, ds)
+			dists = append(dists, ds)
 		}
 	}
-	e.distSplit.plan(e.seq, e.dist.alphabet(), minCmdChunk, e.q.distTypes, e.q.rounds, e.refinement(distSwitchCost))
+	e.cmdSplit.plan(cmds, maxAlphabet, minCmdChunk, e.q.cmdTypes, e.q.rounds, e.refinement(cmdSwitchCost))
+	e.distSplit.plan(dists, e.dist.alphabet(), minCmdChunk, e.q.distTypes, e.q.rounds, e.refinement(distSwitchCost))
 	nd := e.distSplit.ntypes
-	if e.q.refine == 0 || len(e.seq) < minClusterDistances {
+	if e.q.refine == 0 || len(dists) < minClusterDistances {
 		// A distance tree per block type: the 4 contexts of type t use
 		// tree t.
 		for i := range e.dmap[:4*nd] {
