@@ -97,7 +97,7 @@ func TestClustererFreshRuns(t *testing.T) {
 // TestClustererOwnBits checks that the bits an item costs with its own
 // cluster's code, which run keeps between rounds, are those crossBits
 // computes from the cluster's current table, as items move and tables are
-// recomputed, and that a new run keeps none from the last.
+// recomputed.
 func TestClustererOwnBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var c clusterer

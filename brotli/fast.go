@@ -29,8 +29,9 @@ func findFast[T copyTail](e *encoder, w *window, start int) (extraBits int) {
 }
 
 // findFastIn is findFast compiled for data with a raw dictionary before
-// the stream or without (rawMode).
-func findFastIn[T copyTail, R rawMode](e *encoder, w *window, start int) (extraBits int) {
+// the stream ([1]byte) or without ([0]byte): a body without a dictionary
+// then pays no instruction for rawCap.
+func findFastIn[T copyTail, R variant](e *encoder, w *window, start int) (extraBits int) {
 	data := w.data[:w.end]
 	table := e.table
 	hs := e.hashShift & 63

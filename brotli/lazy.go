@@ -26,8 +26,8 @@ func findLazy[B lazyBucket](e *encoder, w *window, start int) (extraBits int) {
 }
 
 // findLazyIn is findLazy compiled for data with a raw dictionary before
-// the stream or without (rawMode).
-func findLazyIn[B lazyBucket, R rawMode](e *encoder, w *window, start int) (extraBits int) {
+// the stream ([1]byte) or without ([0]byte), as findFastIn.
+func findLazyIn[B lazyBucket, R variant](e *encoder, w *window, start int) (extraBits int) {
 	var bucket B
 	two := len(bucket) == 2
 	var r R

@@ -662,7 +662,7 @@ func (e *encoder) writeCommands(data []byte, nbits int, p1, p2 byte) {
 // block type of each kind and one distance tree ([0]byte), most of those
 // of qualities 5-9: without the switches' counts and runs, the loop's
 // values fit the registers (2% fewer instructions on jquery at 6).
-func writeCommandsIn[S splitMode](e *encoder, data []byte, nbits int, p1, p2 byte) {
+func writeCommandsIn[S variant](e *encoder, data []byte, nbits int, p1, p2 byte) {
 	var mode S
 	split := len(mode) == 1
 	syms := e.syms
@@ -752,7 +752,3 @@ func writeCommandsIn[S splitMode](e *encoder, data []byte, nbits int, p1, p2 byt
 	}
 	e.bw.done(&bs)
 }
-
-// splitMode tells writeCommandsIn whether the meta-block has block
-// switches ([1]byte) or not ([0]byte).
-type splitMode interface{ [0]byte | [1]byte }

@@ -190,3 +190,9 @@ func windowFor(n, lgwin int) int {
 	}
 	return w
 }
+
+// variant is a type parameter that has a function compiled twice, once
+// for [1]byte and once for [0]byte (two GC shapes, so two bodies): the
+// function tests len of a zero value of it, a constant in each body, and
+// the branches for the other case are compiled out of its loops.
+type variant interface{ [0]byte | [1]byte }

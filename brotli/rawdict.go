@@ -63,12 +63,6 @@ func (d *Dictionary) index() *rawTable {
 	return d.table
 }
 
-// rawMode tells the match finders of qualities 0-3 (findFastIn,
-// findLazyIn) whether data starts with a raw dictionary ([1]byte) or not
-// ([0]byte): each is compiled apart (its own GC shape), so that a body
-// without a dictionary pays no instruction for rawCap.
-type rawMode interface{ [0]byte | [1]byte }
-
 // rawCap bounds a copy of n bytes at absolute position abs from d back
 // so that, if it starts in the raw dictionary, it ends there; 0 if what
 // is left is shorter than minMatch. Without a dictionary in data it is n.
