@@ -108,47 +108,34 @@ func grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// counted lists each item's symbols and totals once its counts are in.
+// counted lists each item's symbols and totals once its counts are in:
+// found by the marks when the caller made them, else by a scan of the
+// row, in ascending order either way.
 func (c *clusterer) counted() {
-	if c.words > 0 {
-		c.countedMarked()
-		return
-	}
 	for i := range c.n {
 		row := c.hist[i*c.alpha : (i+1)*c.alpha]
 		syms := c.syms[i*c.alpha:]
-		n, ns := uint32(0), 0
-		sum := 0.0
-		for s, v := range row {
-			if v != 0 {
-				n += v
-				sum += xlog2x(v)
-				syms[ns] = uint16(s)
-				ns++
+		ns := 0
+		if c.words > 0 {
+			for j, m := range c.marks[i][:c.words] {
+				for ; m != 0; m &= m - 1 {
+					syms[ns] = uint16(j*64 + bits.TrailingZeros64(m))
+					ns++
+				}
+			}
+		} else {
+			for s, v := range row {
+				if v != 0 {
+					syms[ns] = uint16(s)
+					ns++
+				}
 			}
 		}
-		c.total[i], c.nsyms[i] = n, ns
-		c.own[i] = float32(xlog2x(n) - sum)
-	}
-}
-
-// countedMarked is counted by the marks, visiting the symbols in the same
-// (ascending) order.
-func (c *clusterer) countedMarked() {
-	for i := range c.n {
-		row := c.hist[i*c.alpha : (i+1)*c.alpha]
-		syms := c.syms[i*c.alpha:]
-		n, ns := uint32(0), 0
-		sum := 0.0
-		for j, m := range c.marks[i][:c.words] {
-			for ; m != 0; m &= m - 1 {
-				s := j*64 + bits.TrailingZeros64(m)
-				v := row[s]
-				n += v
-				sum += xlog2x(v)
-				syms[ns] = uint16(s)
-				ns++
-			}
+		n, sum := uint32(0), 0.0
+		for _, s := range syms[:ns] {
+			v := row[s]
+			n += v
+			sum += xlog2x(v)
 		}
 		c.total[i], c.nsyms[i] = n, ns
 		c.own[i] = float32(xlog2x(n) - sum)
