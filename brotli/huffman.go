@@ -315,10 +315,12 @@ func (hs *huffScratch) storeSimple(w *bitWriter, pc *prefixCode, alphabetBits ui
 // the alphabet. emitComplex writes what it planned.
 func (hs *huffScratch) describe(lens []uint8, syms []uint16) int {
 	nt := 0
+	var hist [18]uint32 // the run-length symbols' counts
 	emit := func(sym, extra uint8) {
 		hs.rleSym[nt] = sym
 		hs.rleExtra[nt] = extra
 		nt++
+		hist[sym]++
 	}
 	// repeat emits a run of r (r >= 3) with code sym; the decoder keeps
 	// adding to a run while the same repeat code follows itself, so r-2 is
@@ -368,10 +370,6 @@ func (hs *huffScratch) describe(lens []uint8, syms []uint16) int {
 			emit(v, 0)
 		}
 	}
-	var hist [18]uint32
-	for _, s := range hs.rleSym[:nt] {
-		hist[s]++
-	}
 	var clLens [18]uint8
 	var clCodes [18]uint32
 	used := hs.buildLengths(hist[:], 5, clLens[:])
@@ -410,8 +408,9 @@ func (hs *huffScratch) describe(lens []uint8, syms []uint16) int {
 		clLens = [18]uint8{}
 	}
 	hs.clLens, hs.clCodes = clLens, clCodes
-	for _, s := range hs.rleSym[:nt] {
-		bits += int(clLens[s]) + int(rleExtraBits[s])
+	// The run-length symbols' bits, from their counts.
+	for s, c := range hist {
+		bits += int(c) * (int(clLens[s]) + int(rleExtraBits[s]))
 	}
 	return bits
 }

@@ -161,3 +161,38 @@ func TestSortKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribeBits holds describe's count of a code's description to the
+// bits emitComplex then writes, for codes over the alphabets of every
+// kind: the count steers raiseRare, and a wrong one would pick its
+// lengths by a wrong size.
+func TestDescribeBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	var hs huffScratch
+	for range 500 {
+		alpha := []int{18, 64, 256, 704}[rng.IntN(4)]
+		hist := make([]uint32, alpha)
+		for range 5 + rng.IntN(2000) {
+			// Runs of used and unused symbols, and counts of every size.
+			s := rng.IntN(alpha)
+			if rng.IntN(3) == 0 {
+				s = rng.IntN(min(alpha, 8))
+			}
+			hist[s] += 1 + uint32(rng.IntN(4))*uint32(rng.IntN(50))
+		}
+		lens := make([]uint8, alpha)
+		codes := make([]uint32, alpha)
+		n := hs.buildLengths(hist, 15, lens)
+		if n <= 4 {
+			continue // the simple form
+		}
+		syms := slices.Clone(hs.syms[:n])
+		assignCodes(lens, codes, syms)
+		want := hs.describe(lens, syms)
+		var w bitWriter
+		hs.emitComplex(&w)
+		if got := w.bits(); got != want {
+			t.Fatalf("%d symbols over %d: described in %d bits, written in %d", n, alpha, want, got)
+		}
+	}
+}
