@@ -21,20 +21,17 @@ type clusterer struct {
 	// counted and the next prepare then visit those counts alone, not the
 	// whole table (a block split's 64 chunks × 704 command symbols hold a
 	// few thousand counts).
-	marks []markRow
-	words int
-	// The rows the last caller filled, rows × stride counts (n and alpha
-	// when it prepared them; single changes alpha).
-	rows, stride int
-	total        []uint32
-	syms         []uint16 // each item's symbols with a count: the first nsyms[i] of its row
-	nsyms        []int
-	own          []float32 // each item's entropy: the bits of a code of its own
-	clHist       []uint32  // the clusters' counts, maxTrees × alpha
-	clTotal      [maxTrees]uint32
-	clBits       [maxTrees]float64 // each cluster's estimated bits (clusterBits), kept by run
-	moved        []uint16          // the items a round moved, with their old cluster
-	cost         []float32         // per cluster, -log2 of each symbol's probability (unseen: 2 bits more than seen once)
+	marks   []markRow
+	words   int
+	total   []uint32
+	syms    []uint16 // each item's symbols with a count: the first nsyms[i] of its row
+	nsyms   []int
+	own     []float32 // each item's entropy: the bits of a code of its own
+	clHist  []uint32  // the clusters' counts, maxTrees × alpha
+	clTotal [maxTrees]uint32
+	clBits  [maxTrees]float64 // each cluster's estimated bits (clusterBits), kept by run
+	moved   []uint16          // the items a round moved, with their old cluster
+	cost    []float32         // per cluster, -log2 of each symbol's probability (unseen: 2 bits more than seen once)
 	// costVer numbers each cluster's cost table: costs gives it the next
 	// value of gen, never reused. An item's bits with its own cluster's
 	// code (crossBits), which the seed search and every round need, are
@@ -55,20 +52,20 @@ type clusterer struct {
 func (c *clusterer) prepare(n, alpha int) []uint32 {
 	// The last caller's counts go first: by its marks, else all it used.
 	if c.words > 0 {
-		for i := range c.rows {
-			row := c.hist[i*c.stride : (i+1)*c.stride]
+		for i := range c.n {
+			row := c.hist[i*c.alpha : (i+1)*c.alpha]
 			for j, m := range c.marks[i][:c.words] {
 				for ; m != 0; m &= m - 1 {
 					row[j*64+bits.TrailingZeros64(m)] = 0
 				}
 			}
 		}
-		clear(c.marks[:c.rows])
+		clear(c.marks[:c.n])
 		c.words = 0
 	} else {
-		clear(c.hist[:c.rows*c.stride])
+		clear(c.hist[:c.n*c.alpha])
 	}
-	c.n, c.alpha, c.rows, c.stride = n, alpha, n, alpha
+	c.n, c.alpha = n, alpha
 	c.hist = grow(c.hist, n*alpha)
 	c.syms = grow(c.syms, n*alpha)
 	c.total = grow(c.total, n)
@@ -278,9 +275,10 @@ func (c *clusterer) bitsOwn(i int) float32 {
 }
 
 // single makes one cluster whose counts are h, the items' sum, which the
-// caller has counted without them (ctxState.countFlat); it returns 1.
+// caller has counted without them (ctxState.countFlat); it returns 1. It
+// leaves n and alpha those of the last prepare, whose counts that prepare
+// clears.
 func (c *clusterer) single(h []uint32) int {
-	c.alpha = len(h)
 	c.clHist = grow(c.clHist, maxTrees*len(h))
 	copy(c.clHist, h)
 	return 1

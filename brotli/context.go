@@ -182,8 +182,8 @@ func (c *ctxState) count(cmds []command, data []byte, start int, p1, p2 byte, ru
 // whatever their context, for one tree (group with limit 1).
 func (c *ctxState) countFlat(cmds []command, data []byte, start int) {
 	c.ntypes = 1
-	clear(c.flat[:])
 	flat := &c.flat
+	clear(flat[:])
 	p := start
 	for k := range cmds {
 		for end := p + int(cmds[k].insert); p < end; p++ {

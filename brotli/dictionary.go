@@ -90,6 +90,10 @@ func filterBit(x uint32) (w uint32, b uint64) {
 	return h >> 22, 1 << (h >> 16 & 63)
 }
 
+// dictKey is the bucket of dictIndex.heads for the words whose four bytes
+// are x.
+func dictKey(x uint32) uint32 { return x * dictMul >> (32 - dictKeyBits) }
+
 var (
 	dictOnce  sync.Once
 	dictTable *dictIndex
@@ -121,7 +125,7 @@ func newWordIndex(skip int) *dictIndex {
 			x := load32(dictWord(l, idx), skip)
 			w, b := filterBit(x)
 			t.filter[w] |= b
-			all = append(all, ent{x * dictMul >> (32 - dictKeyBits), x, uint16(l<<11 | idx)})
+			all = append(all, ent{dictKey(x), x, uint16(l<<11 | idx)})
 		}
 	}
 	// By key, then by the four bytes, then longest first (a word that
@@ -215,7 +219,7 @@ func (e *encoder) searchDict(data []byte, i, maxLen int, reach uint32, perByte, 
 		e.dictOn = e.dictOpen()
 		return 0, 0, 0, 0
 	}
-	key := x * dictMul >> (32 - dictKeyBits)
+	key := dictKey(x)
 	k, hi := int(t.heads[key]), int(t.heads[key+1])
 	pre, ent := t.pre[:hi], t.ent[:hi]
 	for k < hi && pre[k] != x {
@@ -267,7 +271,7 @@ func (t *dictIndex) lookup(x uint32) (k, hi int) {
 	if w, b := filterBit(x); t.filter[w]&b == 0 {
 		return 0, 0
 	}
-	key := x * dictMul >> (32 - dictKeyBits)
+	key := dictKey(x)
 	k, hi = int(t.heads[key]), int(t.heads[key+1])
 	for k < hi && t.pre[k] != x {
 		k++
