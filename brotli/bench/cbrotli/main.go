@@ -10,6 +10,14 @@ package main
 #cgo LDFLAGS: -lbrotlienc
 #include <brotli/encode.h>
 #include <stdlib.h>
+#include <malloc.h>
+
+// keep_memory has glibc serve every allocation from the heap and never give
+// it back, so Google's encoder reuses the pages of its per-call tables
+// instead of mapping them afresh and faulting them in on every call.
+static int keep_memory(void) {
+	return mallopt(M_MMAP_MAX, 0) && mallopt(M_TRIM_THRESHOLD, 0x7fffffff);
+}
 
 static size_t c_compress(int q, int lgwin, const uint8_t *in, size_t n, uint8_t *out, size_t cap) {
 	size_t outn = cap;
@@ -69,7 +77,17 @@ func main() {
 	lgwin := flag.Int("w", 22, "window bits")
 	rounds := flag.Int("rounds", 5, "rounds per measurement; the fastest counts")
 	minCPU := flag.Duration("cpu", 100*time.Millisecond, "CPU time per round")
+	mem := flag.String("cmem", "keep", "C's allocations: keep (glibc keeps freed memory for the next call) or system (glibc's defaults: large tables mapped and unmapped per call)")
 	flag.Parse()
+	switch *mem {
+	case "keep":
+		if C.keep_memory() == 0 {
+			log.Fatal("mallopt refused")
+		}
+	case "system":
+	default:
+		log.Fatalf("-cmem %q: keep or system", *mem)
+	}
 	runtime.LockOSThread()
 	type file struct {
 		name string
