@@ -143,7 +143,6 @@ type quality struct {
 	// niceLen bytes; passes of the shortest-path parse, each trying
 	// copies after the starts best places to begin a run of literals.
 	optimal   bool
-	nearScan  int // distances 1..nearScan searched for copies of 2 and 3 bytes
 	treeDepth int
 	passes    int
 	starts    int
@@ -160,8 +159,8 @@ var qualities = [MaxQuality + 1]quality{
 	7:  {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 10, lazySteps: 2, niceLen: 96, lazyBelow: 24, lazyWays: 16, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch},
 	8:  {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 16, lazySteps: 3, niceLen: 128, lazyBelow: 32, lazyWays: 16, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch},
 	9:  {rounds: 2, hashBits: 15, ways: 128, hashLen: 4, skipShift: 11, blockBits: 18, deep: true, ringCands: 16, lazySteps: 4, niceLen: 192, lazyBelow: 192, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: 10},
-	10: {rounds: 3, hashBits: 17, hashLen: 4, blockBits: 21, deep: true, optimal: true, nearScan: 16, treeDepth: 64, niceLen: 150, passes: 1, starts: 1, maxTrees: 16, cmdTypes: 8, distTypes: 8, litTypes: 8, refine: 10, wide: 1, typedCosts: true, dictDepth: 32, dictBelow: 16},
-	11: {rounds: 3, hashBits: 17, hashLen: 4, blockBits: 21, deep: true, optimal: true, nearScan: 64, treeDepth: 64, niceLen: 325, passes: 3, starts: 3, maxTrees: 16, cmdTypes: 8, distTypes: 16, litTypes: 8, refine: 10, wide: 2, dictDepth: 64, dictBelow: 32, allRefs: true, omitDepth: 4},
+	10: {rounds: 3, hashBits: 17, hashLen: 4, blockBits: 21, deep: true, optimal: true, treeDepth: 64, niceLen: 150, passes: 1, starts: 1, maxTrees: 16, cmdTypes: 8, distTypes: 8, litTypes: 8, refine: 10, wide: 1, typedCosts: true, dictDepth: 32, dictBelow: 16},
+	11: {rounds: 3, hashBits: 17, hashLen: 4, blockBits: 21, deep: true, optimal: true, treeDepth: 64, niceLen: 325, passes: 3, starts: 3, maxTrees: 16, cmdTypes: 8, distTypes: 16, litTypes: 8, refine: 10, wide: 2, dictDepth: 64, dictBelow: 32, allRefs: true, omitDepth: 4},
 }
 
 // normalize checks o and fills in defaults.
