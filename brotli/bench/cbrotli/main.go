@@ -56,20 +56,29 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// measure runs f until it has used minCPU, `rounds` times, and returns the
-// smallest CPU time per call: the round least disturbed by the machine.
-func measure(rounds int, minCPU time.Duration, f func()) time.Duration {
-	best := time.Duration(1 << 62)
-	for range rounds {
-		n := 0
-		start := cpuTime()
-		for cpuTime()-start < minCPU {
-			f()
-			n++
-		}
-		best = min(best, (cpuTime()-start)/time.Duration(n))
+// round runs f until it has used minCPU and returns the CPU time per call.
+func round(minCPU time.Duration, f func()) time.Duration {
+	n := 0
+	start := cpuTime()
+	for cpuTime()-start < minCPU {
+		f()
+		n++
 	}
-	return best
+	return (cpuTime() - start) / time.Duration(n)
+}
+
+// measure times fc and fg in `rounds` rounds each, alternating, and
+// returns the smallest CPU time per call of each: the rounds least
+// disturbed by the machine. Alternating puts both encoders in the same
+// spells of a shared machine, whose speed can change for minutes at a
+// time.
+func measure(rounds int, minCPU time.Duration, fc, fg func()) (tc, tg time.Duration) {
+	tc, tg = 1<<62, 1<<62
+	for range rounds {
+		tc = min(tc, round(minCPU, fc))
+		tg = min(tg, round(minCPU, fg))
+	}
+	return tc, tg
 }
 
 func main() {
@@ -119,11 +128,10 @@ func main() {
 			in := (*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(f.data)))
 			out := (*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(cbuf)))
 			var cn int
-			tc := measure(*rounds, *minCPU, func() {
-				cn = int(C.c_compress(C.int(q), C.int(*lgwin), in, C.size_t(len(f.data)), out, C.size_t(len(cbuf))))
-			})
 			var g []byte
-			tg := measure(*rounds, *minCPU, func() { g = enc.Encode(g[:0], f.data) })
+			tc, tg := measure(*rounds, *minCPU, func() {
+				cn = int(C.c_compress(C.int(q), C.int(*lgwin), in, C.size_t(len(f.data)), out, C.size_t(len(cbuf))))
+			}, func() { g = enc.Encode(g[:0], f.data) })
 			back, err := io.ReadAll(ab.NewReader(bytes.NewReader(g)))
 			if err != nil || !bytes.Equal(back, f.data) {
 				log.Fatalf("%s q%d: mosaic output does not round-trip: %v", f.name, q, err)
