@@ -125,8 +125,11 @@ func (w *window) dictEnd(span uint32) int {
 
 const minMatch = 4
 
-// lazyMax is the match length from which the next position is not tried:
-// a later match rarely beats a long one by more than the literal it costs.
+// lazyMax is the match length from which qualities 2 and 3 do not try
+// the next position: a later match rarely beats a long one by more than
+// the literal it costs. Quality 4 stops lower (its lazyBelow): its
+// second search, a table probe that misses the cache in large bodies,
+// cost more there than the longer matches saved.
 const lazyMax = 32
 
 // lazyMargin is how much better, in quarter bits, a match one byte later
@@ -330,7 +333,7 @@ func (e *encoder) findMatches(w *window, start int) {
 			}
 		}
 		searched := i // the last position already entered in the table
-		if l < lazyMax && i+1 <= limit {
+		if l < q.lazyBelow && i+1 <= limit {
 			l2, d2, sc2 := e.search(w, i+1, last)
 			word2 := 0
 			if l2 < minMatch && dict {

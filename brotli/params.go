@@ -93,9 +93,9 @@ type quality struct {
 	ringCands int
 	lazySteps int
 	niceLen   int
-	// The search ahead of a match (lazySteps) is made only while the
-	// match is shorter than lazyBelow, and looks at the lazyWays newest
-	// positions of its bucket (0: all of them).
+	// The search ahead of a match (lazySteps; quality 4: one step) is made
+	// only while the match is shorter than lazyBelow, and looks at the
+	// lazyWays newest positions of its bucket (0: all of them).
 	lazyBelow int
 	lazyWays  int
 	maxTrees  int
@@ -153,7 +153,7 @@ var qualities = [MaxQuality + 1]quality{
 	1:  {fast: true, hashBits: 16, ways: 1, hashLen: 6, copyTail: 5, blockBits: 17},
 	2:  {hashBits: 16, ways: 1, hashLen: 5, lazyLoop: true, skipShift: 6, blockBits: 17},
 	3:  {hashBits: 16, ways: 2, hashLen: 5, lazyLoop: true, skipShift: 7, blockBits: 17},
-	4:  {hashBits: 16, ways: 4, hashLen: 5, skipShift: 8, blockBits: 18, dictDepth: 32, dictSpan: 32 << 10},
+	4:  {hashBits: 16, ways: 4, hashLen: 5, skipShift: 8, blockBits: 18, lazyBelow: 10, dictDepth: 32, dictSpan: 32 << 10},
 	5:  {rounds: 1, hashBits: 14, ways: 16, hashLen: 4, skipShift: 9, blockBits: 18, deep: true, ringCands: 4, lazySteps: 1, niceLen: 48, lazyBelow: 24, lazyWays: 8, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
 	6:  {rounds: 1, hashBits: 14, ways: 32, hashLen: 4, skipShift: 9, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 64, lazyBelow: 16, lazyWays: 8, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
 	7:  {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 96, lazyBelow: 24, lazyWays: 16, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch},
