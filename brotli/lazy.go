@@ -8,12 +8,12 @@ type lazyBucket interface{ [1]uint32 | [2]uint32 }
 
 // findLazy is the match finder of qualities 2 and 3: buckets of one or
 // two positions (B), 5-byte hashes, one step of lazy matching below
-// lazyMax, and every position of a copy entered in the table (of a long
+// lazyBelow, and every position of a copy entered in the table (of a long
 // copy the first fillHead and the last fillTail). It chooses each
 // command's symbols as it finds the command and returns the meta-block's
 // extra bits. Candidates are scored as search scores them for quality 4,
 // and the lazy step is findMatches', but in one loop whose every turn
-// probes one position: a match shorter than lazyMax waits a turn
+// probes one position: a match shorter than lazyBelow waits a turn
 // (pending), and the next position's probe decides whether it or the
 // match one byte later is taken. Most matches here are short, so one
 // probe serves the search and the lazy step alike. No match starts in the
@@ -45,6 +45,15 @@ func findLazyIn[B lazyBucket, R variant](e *encoder, w *window, start int) (extr
 		last = d
 	}
 	skip := e.q.skipShift & 63
+	// A match waits for the next probe while shorter than lazyBelow:
+	// lazyMax at quality 2, 8 at quality 3 (buckets of two), where the
+	// wait cost more than the longer matches saved (a constant of each
+	// compiled loop: a value read from the quality cost quality 2 2%
+	// more instructions).
+	lazyBelow := lazyMax
+	if two {
+		lazyBelow = 8
+	}
 	z := e.symbolizer()
 	syms := e.syms[:0]
 	lit, i, misses := start, start, 0
@@ -125,7 +134,7 @@ func findLazyIn[B lazyBucket, R variant](e *encoder, w *window, start int) (extr
 			i += 1 + misses>>skip
 			misses++
 			continue
-		case l < lazyMax && i+1 <= limit:
+		case l < lazyBelow && i+1 <= limit:
 			pending = uint64(d)<<32 | uint64(l)<<16 | uint64(sc)
 			i++
 			continue

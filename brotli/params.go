@@ -93,9 +93,10 @@ type quality struct {
 	ringCands int
 	lazySteps int
 	niceLen   int
-	// The search ahead of a match (lazySteps; quality 4: one step) is made
-	// only while the match is shorter than lazyBelow, and looks at the
-	// lazyWays newest positions of its bucket (0: all of them).
+	// The search ahead of a match (lazySteps; quality 4: one step; 2 and 3
+	// have findLazy's) is made only while the match is shorter than
+	// lazyBelow, and looks at the lazyWays newest positions of its bucket
+	// (0: all of them).
 	lazyBelow int
 	lazyWays  int
 	maxTrees  int
