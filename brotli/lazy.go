@@ -61,7 +61,7 @@ func findLazyIn[B lazyBucket, R variant](e *encoder, w *window, start int) (extr
 	limit := len(data) - quickMax
 	// A match at i-1 that waits for the probe at i, packed in one word
 	// (the loop has more live values than registers): its distance, its
-	// length (below lazyMax) and its score (positive, below 2^16); 0 when
+	// length (below lazyBelow) and its score (positive, below 2^16); 0 when
 	// none waits.
 	var pending uint64
 	for i <= limit {

@@ -125,11 +125,12 @@ func (w *window) dictEnd(span uint32) int {
 
 const minMatch = 4
 
-// lazyMax is the match length from which qualities 2 and 3 do not try
-// the next position: a later match rarely beats a long one by more than
-// the literal it costs. Quality 4 stops lower (its lazyBelow): its
-// second search, a table probe that misses the cache in large bodies,
-// cost more there than the longer matches saved.
+// lazyMax is the match length from which quality 2 does not try the
+// next position: a later match rarely beats a long one by more than the
+// literal it costs. Qualities 3 and 4 stop lower (findLazy's constant,
+// 4's lazyBelow): their second probe, which misses the cache in large
+// bodies, cost more there than the longer matches saved. It also bounds
+// the copies search looks for in a raw dictionary.
 const lazyMax = 32
 
 // lazyMargin is how much better, in quarter bits, a match one byte later
