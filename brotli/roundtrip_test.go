@@ -25,23 +25,30 @@ func decodeAB(t testing.TB, comp []byte) []byte {
 	return out
 }
 
-// decodeTool decodes with the brotli command-line tool (Google's C
-// decoder), skipping when it is not installed.
-func decodeTool(t testing.TB, comp []byte) []byte {
+// runTool runs the brotli command-line tool (Google's C encoder and
+// decoder) with args on in and returns its output, skipping when it is
+// not installed.
+func runTool(t testing.TB, in []byte, args ...string) []byte {
 	t.Helper()
 	path, err := exec.LookPath("brotli")
 	if err != nil {
 		t.Skip("brotli tool not installed")
 	}
-	cmd := exec.Command(path, "-d", "-c")
-	cmd.Stdin = bytes.NewReader(comp)
+	cmd := exec.Command(path, args...)
+	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("brotli -d: %v: %s", err, stderr.String())
+		t.Fatalf("brotli %v: %v: %s", args, err, stderr.String())
 	}
 	return out
+}
+
+// decodeTool decodes with Google's decoder (the brotli tool).
+func decodeTool(t testing.TB, comp []byte) []byte {
+	t.Helper()
+	return runTool(t, comp, "-d", "-c")
 }
 
 // checkBoth decodes comp with both decoders and compares with want.

@@ -1,29 +1,16 @@
 package brotli
 
 import (
-	"bytes"
 	"fmt"
 	"os/exec"
 	"testing"
 )
 
-// encodeTool compresses in with Google's encoder (the brotli command-line
-// tool) at quality q and window 22, skipping when it is not installed.
+// encodeTool compresses in with Google's encoder (the brotli tool) at
+// quality q and window 22.
 func encodeTool(t testing.TB, in []byte, q int) []byte {
 	t.Helper()
-	path, err := exec.LookPath("brotli")
-	if err != nil {
-		t.Skip("brotli tool not installed")
-	}
-	cmd := exec.Command(path, "-q", fmt.Sprint(q), "-w", "22", "-c")
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("brotli -q %d: %v: %s", q, err, stderr.String())
-	}
-	return out
+	return runTool(t, in, "-q", fmt.Sprint(q), "-w", "22", "-c")
 }
 
 // TestNoLargerThanGoogle holds every quality to the size goal
