@@ -176,3 +176,29 @@ func TestDeepSegments(t *testing.T) {
 		}
 	}
 }
+
+// TestSmallBodyWays checks the size hint's choice of bucket depth at 5-9:
+// a body up to 128 KiB gets half the ways (never below 16) in 8-byte
+// buckets; a larger or unknown one gets the quality's own.
+func TestSmallBodyWays(t *testing.T) {
+	for _, c := range []struct {
+		q, hint, ways, buckets int
+	}{
+		{5, 100 << 10, 16, 1 << 13},
+		{6, 100 << 10, 16, 1 << 14},
+		{6, 128 << 10, 16, 1 << 14},
+		{6, 200 << 10, 32, 1 << 14},
+		{6, 0, 32, 1 << 14},
+		{7, 100 << 10, 32, 1 << 14},
+		{7, 200 << 10, 64, 1 << 14},
+		{9, 100 << 10, 64, 1 << 14},
+		{9, 1 << 20, 128, 1 << 15},
+	} {
+		var e encoder
+		e.setup(Options{Quality: c.q}, 22, c.hint, true)
+		if e.q.ways != c.ways || len(e.table) != c.ways*c.buckets {
+			t.Errorf("quality %d, hint %d: %d ways, %d slots; want %d ways in %d buckets",
+				c.q, c.hint, e.q.ways, len(e.table), c.ways, c.buckets)
+		}
+	}
+}
