@@ -86,7 +86,7 @@ type quality struct {
 	// Qualities 5 and up (deep): buckets kept as rings of ways positions,
 	// searched newest first; the distances the decoder holds tried first
 	// (ringCands of them: 4 = the ring, 10 = also the last ±1..3, 16 =
-	// also the second to last ±1..3; quality 8 takes 16, the others 4: the
+	// also the second to last ±1..3; quality 8 takes 10, the others 4: the
 	// neighbours cost 7 and 9 a tenth of their time for 0.1-0.3% of
 	// size); up to lazySteps positions tried ahead of a match shorter than
 	// niceLen; literals coded with context-modeled trees (at most
@@ -160,7 +160,7 @@ var qualities = [MaxQuality + 1]quality{
 	5:  {rounds: 1, hashBits: 14, ways: 16, hashLen: 4, skipShift: 9, blockBits: 18, deep: true, ringCands: 4, lazySteps: 1, niceLen: 48, lazyBelow: 24, lazyWays: 8, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
 	6:  {rounds: 1, hashBits: 14, ways: 32, hashLen: 4, skipShift: 9, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 64, lazyBelow: 16, lazyWays: 8, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
 	7:  {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 96, lazyBelow: 24, lazyWays: 16, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch},
-	8:  {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 16, lazySteps: 3, niceLen: 128, lazyBelow: 32, lazyWays: 16, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch},
+	8:  {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 10, lazySteps: 3, niceLen: 128, lazyBelow: 32, lazyWays: 16, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch},
 	9:  {rounds: 2, hashBits: 15, ways: 128, hashLen: 4, skipShift: 11, blockBits: 18, deep: true, ringCands: 4, lazySteps: 4, niceLen: 192, lazyBelow: 192, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: 10},
 	10: {rounds: 3, hashBits: 17, hashLen: 4, blockBits: 21, deep: true, optimal: true, treeDepth: 64, niceLen: 150, passes: 1, starts: 1, maxTrees: 16, cmdTypes: 8, distTypes: 8, litTypes: 8, refine: 10, wide: 1, typedCosts: true, dictDepth: 32, dictBelow: 16},
 	11: {rounds: 3, hashBits: 17, hashLen: 4, blockBits: 21, deep: true, optimal: true, treeDepth: 64, niceLen: 325, passes: 3, starts: 3, maxTrees: 16, cmdTypes: 8, distTypes: 16, litTypes: 8, refine: 10, wide: 2, dictDepth: 64, dictBelow: 32, allRefs: true, omitDepth: 4},
