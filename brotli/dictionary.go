@@ -66,15 +66,17 @@ func dictDistance(maxBack uint32, l, idx int, t uint8) uint32 {
 
 // dictIndex finds words by their first four bytes x: a key hashed from
 // them selects pre[heads[key]:heads[key+1]] and ent[...], every word with
-// that hash, grouped by first four bytes (pre), longest first in a group,
-// each packed in ent as length<<11 | index. filter has a bit per 16-bit
+// that hash, grouped by first four bytes (the low half of pre), longest
+// first in a group, each packed in ent as length<<11 | index. pre holds
+// the dictionary's 8 bytes from there (the word's, then the next's), so
+// that most comparisons with the input need not load the word. filter has a bit per 16-bit
 // hash of the first four bytes of some word: most positions of a text
 // start no word, and one load turns them away. Built once, on first use,
 // by encoders of the qualities that search the dictionary.
 type dictIndex struct {
 	filter [1 << 16 / 64]uint64
 	heads  [1<<dictKeyBits + 1]uint16
-	pre    []uint32
+	pre    []uint64
 	ent    []uint16
 }
 
@@ -117,15 +119,19 @@ func newWordIndex(skip int) *dictIndex {
 	t := &dictIndex{}
 	type ent struct {
 		key, pre uint32
+		pre8     uint64
 		v        uint16
 	}
 	all := make([]ent, 0, 1<<14)
 	for l := max(minWordLen, skip+minWordLen); l <= maxWordLen; l++ {
 		for idx := range 1 << dictBits[l] {
-			x := load32(dictWord(l, idx), skip)
+			// The last words are 24 bytes long: 8 bytes from skip are
+			// in the dictionary.
+			x8 := load64(dictionary, int(dictOffset[l])+l*idx+skip)
+			x := uint32(x8)
 			w, b := filterBit(x)
 			t.filter[w] |= b
-			all = append(all, ent{dictKey(x), x, uint16(l<<11 | idx)})
+			all = append(all, ent{dictKey(x), x, x8, uint16(l<<11 | idx)})
 		}
 	}
 	// By key, then by the four bytes, then longest first (a word that
@@ -142,13 +148,13 @@ func newWordIndex(skip int) *dictIndex {
 		}
 		return int(a.v) - int(b.v)
 	})
-	t.pre = make([]uint32, len(all))
+	t.pre = make([]uint64, len(all))
 	t.ent = make([]uint16, len(all))
 	k := 0
 	for key := range uint32(1 << dictKeyBits) {
 		t.heads[key] = uint16(k)
 		for k < len(all) && all[k].key == key {
-			t.pre[k], t.ent[k] = all[k].pre, all[k].v
+			t.pre[k], t.ent[k] = all[k].pre8, all[k].v
 			k++
 		}
 	}
@@ -222,7 +228,7 @@ func (e *encoder) searchDict(data []byte, i, maxLen int, reach uint32, perByte, 
 	key := dictKey(x)
 	k, hi := int(t.heads[key]), int(t.heads[key+1])
 	pre, ent := t.pre[:hi], t.ent[:hi]
-	for k < hi && pre[k] != x {
+	for k < hi && uint32(pre[k]) != x {
 		k++
 	}
 	score = minScore
@@ -230,13 +236,13 @@ func (e *encoder) searchDict(data []byte, i, maxLen int, reach uint32, perByte, 
 	// the end), and so has the dictionary at every word's start: the
 	// last word is 24 bytes long.
 	x8 := load64(data, i)
-	for end := min(hi, k+e.q.dictDepth); k < end && pre[k] == x; k++ {
+	for end := min(hi, k+e.q.dictDepth); k < end && uint32(pre[k]) == x; k++ {
 		v := ent[k]
 		wl, idx := int(v>>11), int(v&(1<<11-1))
 		o := int(dictOffset[wl&31]) + wl*idx
 		n := min(wl, maxLen)
 		m := 8
-		if y := load64(dictionary, o) ^ x8; y != 0 {
+		if y := pre[k] ^ x8; y != 0 {
 			m = bits.TrailingZeros64(y) / 8
 		} else {
 			for m < n && dictionary[o+m] == data[i+m] {
@@ -273,7 +279,7 @@ func (t *dictIndex) lookup(x uint32) (k, hi int) {
 	}
 	key := dictKey(x)
 	k, hi = int(t.heads[key]), int(t.heads[key+1])
-	for k < hi && t.pre[k] != x {
+	for k < hi && uint32(t.pre[k]) != x {
 		k++
 	}
 	return k, hi
@@ -346,7 +352,7 @@ func (e *encoder) offerWords(data []byte, i, maxLen int, reach uint32, r *refLen
 	k, hi := e.dict.lookup(x)
 	pre, ent := e.dict.pre[:hi], e.dict.ent[:hi]
 	hit := false
-	for end := min(hi, k+e.q.dictDepth); k < end && pre[k] == x; k++ {
+	for end := min(hi, k+e.q.dictDepth); k < end && uint32(pre[k]) == x; k++ {
 		v := ent[k]
 		wl, idx := int(v>>11), int(v&(1<<11-1))
 		o := int(dictOffset[wl&31]) + wl*idx
@@ -384,7 +390,7 @@ func (e *encoder) offerOmitFirst(data []byte, i, maxLen int, reach uint32, r *re
 			continue
 		}
 		j, hi := t.lookup(x)
-		for end := min(hi, j+e.q.omitDepth); j < end && t.pre[j] == x; j++ {
+		for end := min(hi, j+e.q.omitDepth); j < end && uint32(t.pre[j]) == x; j++ {
 			v := t.ent[j]
 			wl, idx := int(v>>11), int(v&(1<<11-1))
 			n := wl - k

@@ -145,7 +145,7 @@ func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32, r *refLe
 				x = lowerASCII(x)
 			}
 			k, hi := t.lookup(x)
-			for end := min(hi, k+e.q.dictDepth); k < end && t.pre[k] == x; k++ {
+			for end := min(hi, k+e.q.dictDepth); k < end && uint32(t.pre[k]) == x; k++ {
 				v := t.ent[k]
 				wl, idx := int(v>>11), int(v&(1<<11-1))
 				if j+wl > i+maxLen || !e.q.allRefs && r.top >= len(pre)+wl+8 {
