@@ -26,7 +26,7 @@ func (e *encoder) bucket(x uint64) int {
 // beyond its end), and a constant mask below maxWays then needs no
 // bounds check.
 type deepBucket interface {
-	[16]uint32 | [32]uint32 | [64]uint32 | [128]uint32
+	[8]uint32 | [16]uint32 | [32]uint32 | [64]uint32 | [128]uint32
 }
 
 // maxWays is the largest bucket, and the room the table keeps beyond its
@@ -38,6 +38,8 @@ const maxWays = 128
 // function value the window would escape to the heap.
 func (e *encoder) findDeep(w *window, start int) {
 	switch e.waysLog {
+	case 3:
+		findMatchesDeep[[8]uint32](e, w, start)
 	case 4:
 		findMatchesDeep[[16]uint32](e, w, start)
 	case 5:
@@ -51,6 +53,8 @@ func (e *encoder) findDeep(w *window, start int) {
 
 func (e *encoder) fillDeepAny(data []byte, base uint32, from, to int) {
 	switch e.waysLog {
+	case 3:
+		fillDeep[[8]uint32](e, data, base, from, to)
 	case 4:
 		fillDeep[[16]uint32](e, data, base, from, to)
 	case 5:

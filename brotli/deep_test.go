@@ -178,13 +178,14 @@ func TestDeepSegments(t *testing.T) {
 }
 
 // TestSmallBodyWays checks the size hint's choice of bucket depth at 5-9:
-// a body up to 128 KiB gets half the ways (never below 16) in 8-byte
-// buckets; a larger or unknown one gets the quality's own.
+// a body up to 128 KiB gets half the ways in 8-byte buckets; a larger or
+// unknown one gets the quality's own.
 func TestSmallBodyWays(t *testing.T) {
 	for _, c := range []struct {
 		q, hint, ways, buckets int
 	}{
-		{5, 100 << 10, 16, 1 << 13},
+		{5, 100 << 10, 8, 1 << 14},
+		{5, 200 << 10, 16, 1 << 14},
 		{6, 100 << 10, 16, 1 << 14},
 		{6, 128 << 10, 16, 1 << 14},
 		{6, 200 << 10, 32, 1 << 14},

@@ -119,11 +119,12 @@ func (e *encoder) setup(opts Options, lgwin, sizeHint int, ringKnown bool) {
 		spare := uint(0)
 		if e.q.deep && !e.q.optimal {
 			spare = 4
-			// Up to 128 KiB, 5-9 scan half the ways (not below 16) in
-			// buckets for 8 bytes each: jquery and the 95 KB JSON lose
-			// 0.15-0.4% of their size at 6-9 for 6-9% of the time, where
-			// the larger corpus files would lose 1.9-3.3% at 6.
-			if sizeHint <= 128<<10 && e.q.ways > 16 {
+			// Up to 128 KiB, 5-9 scan half the ways in buckets for 8
+			// bytes each: jquery and the 95 KB JSON lose 0.15-0.4% of
+			// their size at 6-9 for 6-9% of the time, 0.7-0.8% at 5 for
+			// 4-5% of its instructions, where the larger corpus files
+			// would lose 1.9-3.3% at 6.
+			if sizeHint <= 128<<10 {
 				e.q.ways /= 2
 				spare = 3
 			}
