@@ -69,10 +69,11 @@ func dictDistance(maxBack uint32, l, idx int, t uint8) uint32 {
 // that hash, grouped by first four bytes (the low half of pre), longest
 // first in a group, each packed in ent as length<<11 | index. pre holds
 // the dictionary's 8 bytes from there (the word's, then the next's), so
-// that most comparisons with the input need not load the word. filter has a bit per 16-bit
-// hash of the first four bytes of some word: most positions of a text
-// start no word, and one load turns them away. Built once, on first use,
-// by encoders of the qualities that search the dictionary.
+// that most comparisons with the input need not load the word. filter
+// has a bit per 16-bit hash of the first four bytes of some word: most
+// positions of a text start no word, and one load turns them away. Built
+// once, on first use, by encoders of the qualities that search the
+// dictionary.
 type dictIndex struct {
 	filter [1 << 16 / 64]uint64
 	heads  [1<<dictKeyBits + 1]uint16
@@ -118,9 +119,9 @@ func getDictIndex() *dictIndex {
 func newWordIndex(skip int) *dictIndex {
 	t := &dictIndex{}
 	type ent struct {
-		key, pre uint32
-		pre8     uint64
-		v        uint16
+		key uint32
+		pre uint64
+		v   uint16
 	}
 	all := make([]ent, 0, 1<<14)
 	for l := max(minWordLen, skip+minWordLen); l <= maxWordLen; l++ {
@@ -131,7 +132,7 @@ func newWordIndex(skip int) *dictIndex {
 			x := uint32(x8)
 			w, b := filterBit(x)
 			t.filter[w] |= b
-			all = append(all, ent{dictKey(x), x, x8, uint16(l<<11 | idx)})
+			all = append(all, ent{dictKey(x), x8, uint16(l<<11 | idx)})
 		}
 	}
 	// By key, then by the four bytes, then longest first (a word that
@@ -140,8 +141,8 @@ func newWordIndex(skip int) *dictIndex {
 		if a.key != b.key {
 			return cmp.Compare(a.key, b.key)
 		}
-		if a.pre != b.pre {
-			return cmp.Compare(a.pre, b.pre)
+		if uint32(a.pre) != uint32(b.pre) {
+			return cmp.Compare(uint32(a.pre), uint32(b.pre))
 		}
 		if a.v>>11 != b.v>>11 {
 			return int(b.v>>11) - int(a.v>>11)
@@ -154,7 +155,7 @@ func newWordIndex(skip int) *dictIndex {
 	for key := range uint32(1 << dictKeyBits) {
 		t.heads[key] = uint16(k)
 		for k < len(all) && all[k].key == key {
-			t.pre[k], t.ent[k] = all[k].pre8, all[k].v
+			t.pre[k], t.ent[k] = all[k].pre, all[k].v
 			k++
 		}
 	}
