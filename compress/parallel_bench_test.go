@@ -28,7 +28,7 @@ func largeBody(b testing.TB) []byte {
 
 // BenchmarkParallel is the latency of one large response, serial and cut
 // into segments on a pool of GOMAXPROCS workers, at gzip 6, zstd 19 and
-// brotli 4.
+// brotli 4 and 9.
 //
 //	go test ./compress -run '^$' -bench Parallel -benchtime 10x -cpu 2
 func BenchmarkParallel(b *testing.B) {
@@ -37,7 +37,7 @@ func BenchmarkParallel(b *testing.B) {
 	for _, c := range []struct {
 		coding string
 		level  int
-	}{{"gzip", 6}, {"zstd", 19}, {"br", 4}} {
+	}{{"gzip", 6}, {"zstd", 19}, {"br", 4}, {"br", 9}} {
 		for _, segment := range []int{0, 256 << 10, 512 << 10} {
 			name := fmt.Sprintf("%s-%d/serial", c.coding, c.level)
 			if segment > 0 {
