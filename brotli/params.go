@@ -95,7 +95,7 @@ type quality struct {
 	ringCands int
 	// smallWays replaces ways for bodies known to be at most 128 KiB
 	// (the size hint), whose buckets also cover 8 bytes each rather
-	// than 16: a quarter of the ways at 6, half at 5 and 7-9 (see setup).
+	// than 16: half the ways (see setup).
 	smallWays int
 	lazySteps int
 	niceLen   int
@@ -140,10 +140,12 @@ type quality struct {
 	// against 246,167 without them) in a fraction of the time.
 	omitDepth int
 	// dictSpan is how far into a stream the dictionary is searched; 0:
-	// all of it. Its words matter where the window has little history
-	// (small bodies, a body's start), and its searches cost a large
-	// body's encoding a fifth to a third more time for 1-2% of size at
-	// quality 4, and about a fifth at 6.
+	// all of it. Its words matter most where the window has little
+	// history (small bodies, a body's start), and its searches cost a
+	// large body's encoding a fifth to a third more time for 1-2% of size
+	// at quality 4. At 6 they cost 3-4% of the time for 0.9% of size on
+	// text beyond the corpus (brotli README, "Beyond the corpus"), so 6
+	// searches throughout.
 	dictSpan uint32
 	// Qualities 10 and up (optimal): every position searched in a binary
 	// tree (hashBits of roots) down to treeDepth nodes, matches up to
@@ -162,7 +164,7 @@ var qualities = [MaxQuality + 1]quality{
 	3:  {hashBits: 16, ways: 2, hashLen: 5, lazyLoop: true, skipShift: 7, blockBits: 17},
 	4:  {hashBits: 16, ways: 4, hashLen: 5, skipShift: 8, blockBits: 18, lazyBelow: 10, dictDepth: 32, dictSpan: 32 << 10},
 	5:  {rounds: 1, hashBits: 14, ways: 16, smallWays: 8, hashLen: 4, skipShift: 9, blockBits: 18, deep: true, ringCands: 4, lazySteps: 1, niceLen: 48, lazyBelow: 24, lazyWays: 8, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
-	6:  {rounds: 1, hashBits: 14, ways: 32, smallWays: 8, hashLen: 4, skipShift: 9, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 64, lazyBelow: 16, lazyWays: 8, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
+	6:  {rounds: 1, hashBits: 14, ways: 32, smallWays: 16, hashLen: 4, skipShift: 9, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 64, lazyBelow: 16, lazyWays: 8, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch},
 	7:  {rounds: 2, hashBits: 15, ways: 64, smallWays: 32, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 96, lazyBelow: 24, lazyWays: 16, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch},
 	8:  {rounds: 2, hashBits: 15, ways: 64, smallWays: 32, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 10, lazySteps: 3, niceLen: 128, lazyBelow: 32, lazyWays: 16, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch},
 	9:  {rounds: 2, hashBits: 15, ways: 128, smallWays: 64, hashLen: 4, skipShift: 11, blockBits: 18, deep: true, ringCands: 4, lazySteps: 4, niceLen: 192, lazyBelow: 192, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: 10},
