@@ -119,16 +119,15 @@ func (e *encoder) setup(opts Options, lgwin, sizeHint int, ringKnown bool) {
 		spare := uint(0)
 		if e.q.deep && !e.q.optimal {
 			spare = 4
-			// Up to 128 KiB, 5-9 scan half the ways (smallWays) in
-			// buckets for 8 bytes each: jquery and the 95 KB JSON lose
-			// 0.15-0.4% of their size at 6-9 for 6-9% of the time,
-			// 0.7-0.8% at 5 for 8% of it, where the larger corpus files
-			// would lose 1.9-3.3% at 6. A quarter at 6 was 10% faster
-			// again on those two files, but 1.5-2% larger than Google's
-			// output on other text of that size (brotli README, "Beyond
-			// the corpus").
+			// Up to 128 KiB, 5-9 scan half the ways in buckets for 8
+			// bytes each: jquery and the 95 KB JSON lose 0.15-0.4% of
+			// their size at 6-9 for 6-9% of the time, 0.7-0.8% at 5 for
+			// 8% of it, where the larger corpus files would lose 1.9-3.3%
+			// at 6. A quarter at 6 was 10% faster again on those two
+			// files, but 1.5-2% larger than Google's output on other text
+			// of that size (brotli README, "Beyond the corpus").
 			if sizeHint <= 128<<10 {
-				e.q.ways = e.q.smallWays
+				e.q.ways /= 2
 				spare = 3
 			}
 		}
