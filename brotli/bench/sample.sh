@@ -19,7 +19,7 @@ mkdir -p "$out/small" "$out/large"
 declare -A seen
 # take CLASS MINK MAXK EXT: copy up to $per files of one class and type.
 take() {
-	local class=$1 min=$2 max=$3 ext=$4 n step i=0 f sum
+	local class=$1 min=$2 max=$3 ext=$4 n step i=0 k f sum files
 	mapfile -t files < <(find "${dirs[@]}" -xdev -type f -name "*.$ext" -size +"$min"k -size -"$max"k 2>/dev/null | LC_ALL=C sort)
 	n=${#files[@]}
 	((n > 0)) || return 0
