@@ -41,7 +41,7 @@ func (d ignoredDirective) because(why string) ignoredDirective { d.why = why; re
 
 var ignored = map[string]ignoredDirective{
 	"load_module": take1.in(CtxMain), "user": {ctx: CtxMain, min: 1, max: 2},
-	"pid": take1.in(CtxMain), "daemon": takeFlag.in(CtxMain), "master_process": takeFlag.in(CtxMain),
+	"daemon": takeFlag.in(CtxMain), "master_process": takeFlag.in(CtxMain),
 	"worker_cpu_affinity": {ctx: CtxMain, min: 1, max: Unlimited}, "worker_rlimit_nofile": take1.in(CtxMain),
 	"worker_priority": take1.in(CtxMain), "pcre_jit": takeFlag.in(CtxMain), "timer_resolution": take1.in(CtxMain),
 	"worker_connections": take1.in(CtxEvents), "multi_accept": takeFlag.in(CtxEvents), "use": take1.in(CtxEvents),

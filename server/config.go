@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"log/slog"
 	"net/http"
-	"os"
 	"sync"
 	"sync/atomic"
 
@@ -19,6 +18,10 @@ type Config struct {
 	Logger *slog.Logger
 
 	WorkerProcesses int // 0 = auto
+	// PidFile is the absolute path of the "pid" directive's file, "" for
+	// none: the command writes its process ID there (package server only
+	// reads the directive).
+	PidFile string
 
 	mains   []any
 	http    *Location // the http level's settings
@@ -30,7 +33,7 @@ type Config struct {
 	vars     *vars.Scope
 	notices  []string
 	closers  []func() error
-	logFiles map[string]*os.File
+	logFiles map[string]*logFile
 	// charsets are the charset names that "charset" and
 	// "source_charset" declare, lower-cased: those an upstream's
 	// X-Accel-Charset may name (NGINX's charset module list).

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -93,6 +94,7 @@ var coreModule = &Module{
 func init() {
 	coreModule.Directives = []Directive{
 		{Name: "worker_processes", Context: CtxMain, MinArgs: 1, MaxArgs: 1, Set: setWorkerProcesses},
+		{Name: "pid", Context: CtxMain, MinArgs: 1, MaxArgs: 1, Set: setPid},
 		{Name: "error_log", Context: CtxMain | CtxHTTPAll, MinArgs: 1, MaxArgs: 2, Set: setErrorLog},
 		{Name: "events", Context: CtxMain, Block: true, Set: func(c *Cmd) error { return c.Walk(CtxEvents, c.Block, nil) }},
 		{Name: "http", Context: CtxMain, Block: true, Set: setHTTP},
@@ -379,6 +381,18 @@ func setWorkerProcesses(c *Cmd) error {
 		return err
 	}
 	c.Config().WorkerProcesses = n
+	return nil
+}
+
+// setPid takes "pid file". A relative path is taken from the working
+// directory, as the log files' are, and made absolute while it is known:
+// "mosaic -s" finds the file by it.
+func setPid(c *Cmd) error {
+	p, err := filepath.Abs(c.Args[0])
+	if err != nil {
+		return c.Errorf("pid %q: %v", c.Args[0], err)
+	}
+	c.Config().PidFile = p
 	return nil
 }
 

@@ -1,11 +1,13 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 )
 
 // logLevels maps NGINX's error_log levels onto slog's. NGINX's notice
@@ -90,21 +92,79 @@ func levelName(l slog.Level) string {
 
 // openLogFile opens a log file once per configuration; the file is closed
 // when the configuration is retired.
-func (cfg *Config) openLogFile(path string) (*os.File, error) {
+func (cfg *Config) openLogFile(path string) (*logFile, error) {
 	if cfg.logFiles == nil {
-		cfg.logFiles = map[string]*os.File{}
+		cfg.logFiles = map[string]*logFile{}
 	}
 	if f, ok := cfg.logFiles[path]; ok {
 		return f, nil
 	}
+	f, err := openAppend(path)
+	if err != nil {
+		return nil, err
+	}
+	lf := &logFile{path: path, f: f}
+	cfg.logFiles[path] = lf
+	cfg.OnClose(lf.close)
+	return lf, nil
+}
+
+// OpenLogFile is openLogFile for modules (access_log): the writer goes
+// on into the file a reopen (ReopenLogs) puts at its path.
+func (cfg *Config) OpenLogFile(path string) (io.Writer, error) { return cfg.openLogFile(path) }
+
+// ReopenLogs opens every log file of the configuration again at its
+// path, as NGINX does on SIGUSR1: once logrotate has renamed a file, the
+// lines go on into a new one there, not into the renamed file. Lines
+// written meanwhile land in one or the other, none is lost. A file that
+// cannot be opened keeps its old one, and the error says which.
+func (cfg *Config) ReopenLogs() error {
+	var errs []error
+	for _, lf := range cfg.logFiles {
+		if err := lf.reopen(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// logFile is a log file that ReopenLogs can swap for a new one at the
+// same path. Writes hold mu shared, so that a reopen closes the old file
+// only once no write to it is under way.
+type logFile struct {
+	path string
+	mu   sync.RWMutex
+	f    *os.File
+}
+
+func openAppend(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open() %q failed (%w)", path, err)
 	}
-	cfg.logFiles[path] = f
-	cfg.OnClose(f.Close)
 	return f, nil
 }
 
-// OpenLogFile is openLogFile for modules (access_log).
-func (cfg *Config) OpenLogFile(path string) (*os.File, error) { return cfg.openLogFile(path) }
+func (lf *logFile) Write(p []byte) (int, error) {
+	lf.mu.RLock()
+	defer lf.mu.RUnlock()
+	return lf.f.Write(p)
+}
+
+func (lf *logFile) reopen() error {
+	f, err := openAppend(lf.path)
+	if err != nil {
+		return err
+	}
+	lf.mu.Lock()
+	old := lf.f
+	lf.f = f
+	lf.mu.Unlock()
+	return old.Close()
+}
+
+func (lf *logFile) close() error {
+	lf.mu.Lock()
+	defer lf.mu.Unlock()
+	return lf.f.Close()
+}

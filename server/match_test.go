@@ -170,8 +170,11 @@ func TestIgnoredDirectivesLoad(t *testing.T) {
 		events { worker_connections 768; multi_accept on; accept_mutex off; }
 		http { sendfile on; tcp_nopush on; tcp_nodelay on; types_hash_max_size 2048; server_tokens off;
 			proxy_temp_path /tmp/x; postpone_output 1460; } pcre_jit on;`)
-	if n := len(cfg.Notices()); n != 15 {
+	if n := len(cfg.Notices()); n != 14 {
 		t.Fatalf("%d notices: %v", n, cfg.Notices())
+	}
+	if cfg.PidFile != "/run/x.pid" {
+		t.Fatalf("pid file %q", cfg.PidFile)
 	}
 	if !strings.Contains(cfg.Notices()[0], `ignoring "user" directive in test.conf:1`) {
 		t.Fatalf("notice: %s", cfg.Notices()[0])

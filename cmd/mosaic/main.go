@@ -1,9 +1,10 @@
 // Command mosaic is an HTTP edge server configured in NGINX syntax.
 //
-//	mosaic [-c FILE] [-t] [-v]
+//	mosaic [-c FILE] [-t] [-v] [-s stop|quit|reopen|reload]
 //
 // Without -c it reads ./mosaic.conf; when that does not exist either, it
-// serves the current directory on 127.0.0.1:8080.
+// serves the current directory on 127.0.0.1:8080. With -s it sends the
+// signal to the mosaic whose ID the configuration's pid file holds.
 package main
 
 import (
@@ -38,12 +39,26 @@ func run(args []string) int {
 	file := fl.String("c", "", "configuration `file` (default ./mosaic.conf)")
 	test := fl.Bool("t", false, "test the configuration and exit")
 	showVersion := fl.Bool("v", false, "print the version and exit")
+	send := fl.String("s", "", "send `signal` to the running mosaic (its pid file's): stop, quit, reopen, reload")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
 	if *showVersion {
 		fmt.Println("mosaic version " + version)
 		return 0
+	}
+	if _, ok := signals[*send]; *send != "" && !ok {
+		fmt.Fprintf(os.Stderr, "mosaic: invalid option: \"-s %s\"\n", *send)
+		return 2
+	}
+	var sigs chan os.Signal
+	if !*test && *send == "" {
+		// First of all: a signal that comes while the configuration loads
+		// or the sockets open waits here for the loop below. Without
+		// this, Go's default for SIGHUP and SIGTERM ends the process,
+		// and a reload sent as soon as the port answered killed mosaic.
+		sigs = make(chan os.Signal, 4)
+		signal.Notify(sigs, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGINT, syscall.SIGUSR1)
 	}
 	log := server.NewLogger(os.Stderr, slog.LevelInfo)
 
@@ -75,6 +90,15 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "mosaic: configuration file %s test is successful\n", path)
 		return 0
 	}
+	if *send != "" {
+		err := sendSignal(cfg.PidFile, *send)
+		cfg.Close()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "mosaic: [error] %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	if src != "" {
 		log.Info("no configuration file: serving the current directory on http://127.0.0.1:8080/")
 	}
@@ -85,16 +109,29 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "mosaic: [emerg] %v\n", err)
 		return 1
 	}
+	// Written once the sockets are open, as NGINX does: a start that
+	// fails to bind leaves the file of a mosaic already running alone.
+	pidFile := cfg.PidFile
+	if pidFile != "" {
+		if err := writePid(pidFile); err != nil {
+			fmt.Fprintf(os.Stderr, "mosaic: [emerg] %v\n", err)
+			return 1
+		}
+	}
+	defer func() {
+		if err := removePid(pidFile); err != nil {
+			log.Error(err.Error())
+		}
+	}()
 	log.Info("mosaic started", "config", path, "pid", os.Getpid(), "version", version, "gomaxprocs", runtime.GOMAXPROCS(0))
 
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGINT)
 	for {
 		select {
 		case err := <-rt.Errors():
 			log.Error("listener failed", "err", err)
 		case sig := <-sigs:
-			if sig == syscall.SIGHUP {
+			switch sig {
+			case syscall.SIGHUP:
 				next, err := load()
 				if err == nil {
 					if err = rt.Apply(next); err != nil {
@@ -105,7 +142,18 @@ func run(args []string) int {
 					log.Error("reload failed, the previous configuration keeps serving", "err", err)
 					continue
 				}
+				pidFile = movePid(log, pidFile, next.PidFile)
 				log.Info("configuration reloaded", "config", path)
+				continue
+			case syscall.SIGUSR1:
+				// Logs the notice where NGINX does: into the error log,
+				// the new file once it is open.
+				cur := rt.Config()
+				err := cur.ReopenLogs()
+				cur.Logger.Log(context.Background(), server.LevelNotice, "reopening logs")
+				if err != nil {
+					cur.Logger.Error("reopening logs failed, the files that failed keep their old ones", "err", err)
+				}
 				continue
 			}
 			log.Info("shutting down gracefully", "signal", sig.String(), "timeout", server.ShutdownTimeout)
@@ -118,6 +166,25 @@ func run(args []string) int {
 			return 0
 		}
 	}
+}
+
+// movePid writes the pid file of a reloaded configuration where it names
+// another than was, and removes was's; it returns the file in use. One
+// that cannot be written leaves the old in place, with an error logged.
+func movePid(log *slog.Logger, was, now string) string {
+	if now == was {
+		return was
+	}
+	if now != "" {
+		if err := writePid(now); err != nil {
+			log.Error(err.Error() + "; the old pid file stays")
+			return was
+		}
+	}
+	if err := removePid(was); err != nil {
+		log.Error(err.Error())
+	}
+	return now
 }
 
 // locateConfig returns the file to read, or the built-in configuration

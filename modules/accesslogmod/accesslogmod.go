@@ -5,6 +5,7 @@
 package accesslogmod
 
 import (
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -214,7 +215,7 @@ func (mc *mainConf) file(c *server.Cmd, path string, size int, flush time.Durati
 	if f, ok := mc.files[path]; ok {
 		return f, nil
 	}
-	var w *os.File
+	var w io.Writer
 	switch path {
 	case "/dev/stdout", "stdout":
 		w = os.Stdout
