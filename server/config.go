@@ -34,6 +34,8 @@ type Config struct {
 	notices  []string
 	closers  []func() error
 	logFiles map[string]*logFile
+	// reopeners run before the log files are reopened (OnReopen).
+	reopeners []func() error
 	// charsets are the charset names that "charset" and
 	// "source_charset" declare, lower-cased: those an upstream's
 	// X-Accel-Charset may name (NGINX's charset module list).

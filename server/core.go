@@ -388,6 +388,9 @@ func setWorkerProcesses(c *Cmd) error {
 // directory, as the log files' are, and made absolute while it is known:
 // "mosaic -s" finds the file by it.
 func setPid(c *Cmd) error {
+	if c.Config().PidFile != "" {
+		return c.Duplicate()
+	}
 	p, err := filepath.Abs(c.Args[0])
 	if err != nil {
 		return c.Errorf("pid %q: %v", c.Args[0], err)

@@ -113,6 +113,11 @@ func (cfg *Config) openLogFile(path string) (*logFile, error) {
 // on into the file a reopen (ReopenLogs) puts at its path.
 func (cfg *Config) OpenLogFile(path string) (io.Writer, error) { return cfg.openLogFile(path) }
 
+// OnReopen registers f to run before ReopenLogs opens the files again: a
+// module that buffers lines (access_log buffer=) flushes them there, so
+// that they go into the file they were written for, as NGINX does.
+func (cfg *Config) OnReopen(f func() error) { cfg.reopeners = append(cfg.reopeners, f) }
+
 // ReopenLogs opens every log file of the configuration again at its
 // path, as NGINX does on SIGUSR1: once logrotate has renamed a file, the
 // lines go on into a new one there, not into the renamed file. Lines
@@ -120,6 +125,11 @@ func (cfg *Config) OpenLogFile(path string) (io.Writer, error) { return cfg.open
 // cannot be opened keeps its old one, and the error says which.
 func (cfg *Config) ReopenLogs() error {
 	var errs []error
+	for _, f := range cfg.reopeners {
+		if err := f(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	for _, lf := range cfg.logFiles {
 		if err := lf.reopen(); err != nil {
 			errs = append(errs, err)

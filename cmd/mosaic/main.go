@@ -20,6 +20,7 @@ import (
 	"runtime"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/mosaic-edge/mosaic/server"
 
@@ -51,14 +52,15 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "mosaic: invalid option: \"-s %s\"\n", *send)
 		return 2
 	}
-	var sigs chan os.Signal
+	sigs := make(chan os.Signal, 4)
 	if !*test && *send == "" {
-		// First of all: a signal that comes while the configuration loads
-		// or the sockets open waits here for the loop below. Without
-		// this, Go's default for SIGHUP and SIGTERM ends the process,
+		// First of all: a reload or reopen that comes while the
+		// configuration loads or the sockets open waits here for the loop
+		// below. Without this, Go's default for SIGHUP ends the process,
 		// and a reload sent as soon as the port answered killed mosaic.
-		sigs = make(chan os.Signal, 4)
-		signal.Notify(sigs, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGINT, syscall.SIGUSR1)
+		// The stop signals are taken only once mosaic runs: until then
+		// their default (exit) is what a stop asks for.
+		signal.Notify(sigs, syscall.SIGHUP, syscall.SIGUSR1)
 	}
 	log := server.NewLogger(os.Stderr, slog.LevelInfo)
 
@@ -115,6 +117,9 @@ func run(args []string) int {
 	if pidFile != "" {
 		if err := writePid(pidFile); err != nil {
 			fmt.Fprintf(os.Stderr, "mosaic: [emerg] %v\n", err)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			_ = rt.Shutdown(ctx)
+			cancel()
 			return 1
 		}
 	}
@@ -123,6 +128,7 @@ func run(args []string) int {
 			log.Error(err.Error())
 		}
 	}()
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGINT)
 	log.Info("mosaic started", "config", path, "pid", os.Getpid(), "version", version, "gomaxprocs", runtime.GOMAXPROCS(0))
 
 	for {
@@ -146,12 +152,11 @@ func run(args []string) int {
 				log.Info("configuration reloaded", "config", path)
 				continue
 			case syscall.SIGUSR1:
-				// Logs the notice where NGINX does: into the error log,
-				// the new file once it is open.
+				// The notice goes where NGINX writes it: into the error
+				// log before the reopen, the renamed file.
 				cur := rt.Config()
-				err := cur.ReopenLogs()
 				cur.Logger.Log(context.Background(), server.LevelNotice, "reopening logs")
-				if err != nil {
+				if err := cur.ReopenLogs(); err != nil {
 					cur.Logger.Error("reopening logs failed, the files that failed keep their old ones", "err", err)
 				}
 				continue

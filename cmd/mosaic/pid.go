@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -47,6 +48,10 @@ func writePid(path string) error {
 func readPid(path string) (int, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
 		return 0, fmt.Errorf("open() %q failed (%w)", path, err)
 	}
 	s := strings.TrimSpace(string(b))

@@ -93,7 +93,7 @@ func TestPidFileSignalsAndReopen(t *testing.T) {
 	port := freePort(t)
 	conf := func(pid, body string) string {
 		return fmt.Sprintf(`pid %s; error_log %s/error.log notice;
-http { access_log %s/access.log; server { listen 127.0.0.1:%d; location / { return 200 %q; } } }`, pid, dir, dir, port, body)
+http { access_log %s/access.log combined buffer=32k flush=2s; server { listen 127.0.0.1:%d; location / { return 200 %q; } } }`, pid, dir, dir, port, body)
 	}
 	confPath := filepath.Join(dir, "mosaic.conf")
 	pidA, pidB := filepath.Join(dir, "a.pid"), filepath.Join(dir, "b.pid")
@@ -103,15 +103,11 @@ http { access_log %s/access.log; server { listen 127.0.0.1:%d; location / { retu
 		out, err := exec.Command(binPath, append([]string{"-c", confPath}, args...)...).CombinedOutput()
 		return string(out), err
 	}
+	// The pid file is written once the sockets are open (and moved once
+	// the reloaded configuration serves): it is waited for.
 	checkPid := func(path string) {
 		t.Helper()
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := strings.TrimSpace(string(b)); got != strconv.Itoa(p.cmd.Process.Pid) {
-			t.Fatalf("%s holds %q, mosaic is %d", path, got, p.cmd.Process.Pid)
-		}
+		waitFile(t, path, strconv.Itoa(p.cmd.Process.Pid)+"\n")
 	}
 	checkPid(pidA)
 
@@ -127,12 +123,19 @@ http { access_log %s/access.log; server { listen 127.0.0.1:%d; location / { retu
 	p.cmd.Process.Signal(syscall.SIGHUP)
 	waitBody(t, base, "third")
 	checkPid(pidB)
-	if _, err := os.Stat(pidA); !os.IsNotExist(err) {
-		t.Fatalf("the old pid file stays: %v", err)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		if _, err := os.Stat(pidA); os.IsNotExist(err) {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the old pid file stays: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 
 	// Rotation: the files are renamed, lines go on into the renamed ones
-	// until -s reopen, then into new files at the paths.
+	// until -s reopen, then into new files at the paths. The access log's
+	// buffer is flushed into the renamed file before the reopen; the
+	// notice goes into the renamed error log, as NGINX writes it.
 	access, errlog := filepath.Join(dir, "access.log"), filepath.Join(dir, "error.log")
 	for _, f := range []string{access, errlog} {
 		if err := os.Rename(f, f+".1"); err != nil {
@@ -143,7 +146,8 @@ http { access_log %s/access.log; server { listen 127.0.0.1:%d; location / { retu
 	if out, err := mosaic("-s", "reopen"); err != nil {
 		t.Fatalf("-s reopen: %v %s", err, out)
 	}
-	waitFile(t, errlog, "reopening logs")
+	waitFile(t, errlog+".1", "reopening logs")
+	waitFile(t, access+".1", "GET /before-reopen ")
 	httpGet(t, base+"after-reopen")
 	waitFile(t, access, "GET /after-reopen ")
 	old, _ := os.ReadFile(access + ".1")

@@ -230,5 +230,6 @@ func (mc *mainConf) file(c *server.Cmd, path string, size int, flush time.Durati
 	f := accesslog.NewFile(w, size, flush)
 	mc.files[path] = f
 	c.Config().OnClose(f.Flush)
+	c.Config().OnReopen(f.Flush)
 	return f, nil
 }
