@@ -78,6 +78,15 @@ func startMosaic(t *testing.T, dir, conf string, port int) *proc {
 // working directory dir, until the test ends; it waits until port accepts.
 func runMosaic(t *testing.T, dir, path string, port int) *proc {
 	t.Helper()
+	p := startProc(t, dir, path)
+	waitPort(t, port, p)
+	return p
+}
+
+// startProc starts the binary on the configuration file path, in the
+// working directory dir, and stops it when the test ends.
+func startProc(t *testing.T, dir, path string) *proc {
+	t.Helper()
 	p := &proc{out: &syncBuffer{}, done: make(chan error, 1)}
 	p.cmd = exec.Command(binPath, "-c", path)
 	p.cmd.Dir = dir
@@ -93,7 +102,6 @@ func runMosaic(t *testing.T, dir, path string, port int) *proc {
 			t.Logf("mosaic output:\n%s", p.out.String())
 		}
 	})
-	waitPort(t, port, p)
 	return p
 }
 

@@ -25,20 +25,7 @@ func TestSignalDuringStartup(t *testing.T) {
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{out: &syncBuffer{}, done: make(chan error, 1)}
-	p.cmd = exec.Command(binPath, "-c", path)
-	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.done <- p.cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = p.cmd.Process.Kill()
-		<-p.done
-		if t.Failed() {
-			t.Logf("mosaic output:\n%s", p.out.String())
-		}
-	})
+	p := startProc(t, dir, path)
 	conf := func(body string) string {
 		return fmt.Sprintf(`http { server { listen 127.0.0.1:%d; location / { return 200 %q; } } }`, port, body)
 	}
