@@ -110,14 +110,10 @@ http { access_log %s/access.log combined buffer=32k flush=2s; server { listen 12
 	p.cmd.Process.Signal(syscall.SIGHUP)
 	waitBody(t, base, "third")
 	checkPid(pidB)
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		if _, err := os.Stat(pidA); os.IsNotExist(err) {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("the old pid file stays: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFor(t, "the old pid file to go", func() bool {
+		_, err := os.Stat(pidA)
+		return os.IsNotExist(err)
+	})
 
 	// Rotation: the files are renamed, lines go on into the renamed ones
 	// until -s reopen, then into new files at the paths. The access log's
@@ -149,15 +145,7 @@ http { access_log %s/access.log combined buffer=32k flush=2s; server { listen 12
 	if out, err := mosaic("-s", "quit"); err != nil {
 		t.Fatalf("-s quit: %v %s", err, out)
 	}
-	select {
-	case err := <-p.done:
-		p.done <- err
-		if err != nil {
-			t.Fatalf("exit: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no exit after -s quit")
-	}
+	waitExit(t, p)
 	if _, err := os.Stat(pidB); !os.IsNotExist(err) {
 		t.Fatalf("the pid file stays after the stop: %v", err)
 	}
