@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/andybalholm/brotli"
+
+	ownbrotli "github.com/mosaic-edge/mosaic/brotli"
 )
 
 // encoderFootprint returns the bytes of working memory an encoder holds: its
@@ -13,8 +15,8 @@ import (
 // grown. The encoder does not report this, so it is measured by walking the
 // encoder's fields with reflection (read-only), counting each backing array
 // once. Memory every encoder shares, such as the static dictionary, is
-// excluded by subtracting what a fresh andybalholm encoder reaches (the own
-// encoder shares nothing).
+// excluded: for andybalholm's encoder, what a fresh one reaches; for the own
+// encoder, the values of its shared types (ownShared).
 //
 // The walk visits a few dozen fields and skips arrays of plain values, so it
 // costs microseconds; it runs only for the bounded retention policy.
@@ -63,8 +65,22 @@ func (f *footprint) region(start, size uintptr) bool {
 	return !ok
 }
 
+// ownShared names the own encoder's types whose values are no encoder's
+// own: the static dictionary's indexes and the literal context tables,
+// which all encoders share, and a raw dictionary with its index, which
+// the encoders of a configuration share (each copies the dictionary's
+// bytes into its window, and that copy is counted). Counting them made a
+// bounded policy free every encoder that searches the static dictionary
+// or holds a raw dictionary larger than the bound.
+var ownShared = map[string]bool{"Dictionary": true, "rawTable": true, "dictIndex": true, "omitFirstIndex": true, "ctxLut": true}
+
+var ownPkg = reflect.TypeFor[ownbrotli.Dictionary]().PkgPath()
+
 func (f *footprint) pointer(v reflect.Value) {
 	if v.IsNil() {
+		return
+	}
+	if t := v.Type().Elem(); t.PkgPath() == ownPkg && ownShared[t.Name()] {
 		return
 	}
 	if f.region(v.Pointer(), v.Type().Elem().Size()) {

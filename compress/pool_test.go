@@ -9,6 +9,7 @@ import (
 
 	"github.com/andybalholm/brotli"
 
+	ownbrotli "github.com/mosaic-edge/mosaic/brotli"
 	"github.com/mosaic-edge/mosaic/compress"
 )
 
@@ -179,5 +180,44 @@ func TestEncoderFootprint(t *testing.T) {
 	}
 	if eleven < 32<<20 { // a forest of two uint32 per window position, 2^22
 		t.Errorf("level 11: %d bytes, less than its binary-tree forest", eleven)
+	}
+}
+
+// The own encoder's footprint leaves out what it shares with other
+// encoders: the static dictionary's index, which quality 4 searches and 3
+// does not, and a raw dictionary with its index (the copy of the
+// dictionary in each encoder's window is its own, and counts).
+func TestOwnEncoderFootprint(t *testing.T) {
+	body := text(1000)
+	dict, err := ownbrotli.NewDictionary(text(1 << 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	use := func(quality int, dict *ownbrotli.Dictionary) int64 {
+		w, err := ownbrotli.NewWriter(io.Discard, ownbrotli.Options{Quality: quality, SizeHint: len(body), Dictionary: dict})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(body); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		w.Reset(nil)
+		return compress.EncoderFootprint(w)
+	}
+	three, four, five := use(3, nil), use(4, nil), use(5, dict)
+	t.Logf("level 3 %d, level 4 %d, level 5 with a 1 MiB dictionary %d bytes", three, four, five)
+	// Quality 4's buckets hold four positions where 3's hold two: a few
+	// kilobytes for a 1 KB body. The static dictionary's index is 176 KB.
+	if four-three > 64<<10 {
+		t.Errorf("level 4 holds %d bytes more than level 3: the static dictionary's index counted?", four-three)
+	}
+	// The window's copy of the dictionary (1 MiB and the room it grew
+	// by) and the encoder's own buffers (a few hundred KB); not the
+	// dictionary itself, nor its index (4 MiB).
+	if five < 1<<20 || five > 2<<20 {
+		t.Errorf("level 5 with a 1 MiB dictionary: %d bytes; want the window's copy, not the shared dictionary and its index", five)
 	}
 }
