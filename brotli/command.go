@@ -87,8 +87,10 @@ func copyCodeOf(n uint32) uint8 {
 	return 23
 }
 
-// cmdSymbols[l][ic][cc] is cmdSymbol(ic, cc, l == 1).
-var cmdSymbols = func() (t [2][24][24]uint16) {
+// cmdSymbols[l][ic][cc] is cmdSymbol(ic, cc, l == 1). Codes go up to 23;
+// rows of 32 let the hot paths index with ic&31 and cc&31, which the
+// compiler knows to be in range, so that no bound is checked per command.
+var cmdSymbols = func() (t [2][32][32]uint16) {
 	for ic := range 24 {
 		for cc := range 24 {
 			t[0][ic][cc] = cmdSymbol(uint8(ic), uint8(cc), false)

@@ -19,22 +19,39 @@ type copyTail interface{ [2]byte | [5]byte }
 // a fifth of the instructions spent per command. It returns the number of
 // extra bits of the meta-block's commands.
 //
-// After fastSkip*2^k positions without a match the search moves k+1
-// bytes at a time, so that data without matches is crossed quickly.
+// After k<<fastSkip positions without a match (k<<(fastSkip-1) at
+// quality 0) the search moves k+1 bytes at a time, so that data without
+// matches is crossed quickly.
 func findFast[T copyTail](e *encoder, w *window, start int) (extraBits int) {
-	if w.rawEnd != 0 {
+	switch {
+	case w.rawEnd != 0:
 		return findFastIn[T, [1]byte](e, w, start)
+	case e.hashShift == 64-fastBits:
+		return findFastIn[T, [2]byte](e, w, start)
 	}
 	return findFastIn[T, [0]byte](e, w, start)
 }
 
-// findFastIn is findFast compiled for data with a raw dictionary before
-// the stream ([1]byte) or without ([0]byte): a body without a dictionary
-// then pays no instruction for rawCap.
-func findFastIn[T copyTail, R variant](e *encoder, w *window, start int) (extraBits int) {
+// fastBits is the hash bits of qualities 0 and 1, unless a size hint
+// takes fewer.
+const fastBits = 16
+
+// fastVariant is findFastIn's variant: data with a raw dictionary before
+// the stream ([1]byte), or without, hashed into a table the size hint
+// made smaller ([0]byte) or into the quality's whole table ([2]byte). A
+// body without a dictionary then pays no instruction for rawCap, and one
+// with the whole table shifts its hashes by a constant: x86 shifts by a
+// variable only through CX, which the loops need for other values.
+type fastVariant interface{ [0]byte | [1]byte | [2]byte }
+
+// findFastIn is findFast compiled for one variant (fastVariant).
+func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (extraBits int) {
 	data := w.data[:w.end]
 	table := e.table
 	hs := e.hashShift & 63
+	if len(*new(R)) == 2 {
+		hs = 64 - fastBits
+	}
 	base, maxDist := w.base, e.maxDist
 	// Positions of earlier streams in the table are more than maxDist
 	// back (claim), so a candidate is tested by its distance alone.
@@ -46,6 +63,11 @@ func findFastIn[T copyTail, R variant](e *encoder, w *window, start int) (extraB
 	}
 	var tail T
 	tail5 := len(tail) == 5
+	// Quality 0 moves on sooner in a run without matches.
+	skip := fastSkip - 1
+	if tail5 {
+		skip = fastSkip
+	}
 	var r R
 	raw := len(r) == 1
 	lh, ch, dh := &e.litHist, &e.cmdHist, &e.distHist
@@ -66,17 +88,17 @@ func findFastIn[T copyTail, R variant](e *encoder, w *window, start int) (extraB
 			abs := base + uint32(i)
 			table[h] = abs
 			// The last distance, a few bytes after the copy that used it
-			// (right after, the copy would have gone on had it matched).
-			// (rawCap: a copy from a raw dictionary before the stream
-			// must end in it.)
-			if uint(i-lit-1) < 15 && last <= maxDist && load32(data, i-int(last)) == uint32(x) && (!raw || w.rawCap(abs, last, minMatch) > 0) {
+			// (quality 1; right after, the copy would have gone on had it
+			// matched). (rawCap: a copy from a raw dictionary before the
+			// stream must end in it.)
+			if tail5 && uint(i-lit-1) < 15 && last <= maxDist && load32(data, i-int(last)) == uint32(x) && (!raw || w.rawCap(abs, last, minMatch) > 0) {
 				d = last
 				break
 			}
 			if d = abs - cand; d-1 < maxDist && load32(data, i-int(d)) == uint32(x) && (!raw || w.rawCap(abs, d, minMatch) > 0) {
 				break
 			}
-			i += 1 + misses>>fastSkip
+			i += 1 + misses>>skip
 			if i > limit {
 				goto done
 			}
@@ -103,9 +125,9 @@ func findFastIn[T copyTail, R variant](e *encoder, w *window, start int) (extraB
 			extraBits += int(nlen)
 			sc := cmdSyms{cmd: uint64(nlen)<<10 | (ip>>16|cp>>16<<(ip>>8&63))<<16, dist: noDist, insert: uint32(i - lit), copied: uint32(l)}
 			if d == last && ic < 8 && cc < 16 {
-				sc.cmd |= uint64(cmdSymbols[1][ic][cc])
+				sc.cmd |= uint64(cmdSymbols[1][ic&31][cc&31])
 			} else {
-				sc.cmd |= uint64(cmdSymbols[0][ic][cc])
+				sc.cmd |= uint64(cmdSymbols[0][ic&31][cc&31])
 				var ds uint16
 				var db uint8
 				var dx uint32

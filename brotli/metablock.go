@@ -628,10 +628,10 @@ func (z *symbolizer) command(insert, copied, cut, d uint32, dict bool) cmdSyms {
 			sc = ring.short(d)
 		}
 	}
-	table := &cmdSymbols[0][ic]
+	table := &cmdSymbols[0][ic&31]
 	dist := uint64(noDist)
 	if sc == 0 && ic < 8 && cc < 16 {
-		table = &cmdSymbols[1][ic]
+		table = &cmdSymbols[1][ic&31]
 	} else {
 		ds, db, dx := uint16(sc), uint8(0), uint32(0)
 		switch {
@@ -650,7 +650,7 @@ func (z *symbolizer) command(insert, copied, cut, d uint32, dict bool) cmdSyms {
 		z.distHist[ds]++
 		z.extraBits += int(db)
 	}
-	sym := table[cc]
+	sym := table[cc&31]
 	z.cmdHist[sym]++
 	return cmdSyms{cmd: uint64(sym) | uint64(nb)<<10 | extra<<16, dist: dist, insert: insert, copied: copied}
 }

@@ -81,7 +81,7 @@ type quality struct {
 	fast      bool // findFast: one way, 6-byte hashes, greedy
 	copyTail  int  // findFast: the last positions of each copy entered in the table, 2 or 5
 	lazyLoop  bool // findLazy: one or two ways, 5-byte hashes, lazy, every position filled, no dictionary
-	skipShift uint // misses before the search step grows by one; 0 never grows (fast: fastSkip)
+	skipShift uint // misses before the search step grows by one; 0 never grows (fast: fastSkip, at quality 0 one less)
 	blockBits uint // log2 of the meta-block length
 	// Qualities 5 and up (deep): buckets kept as rings of ways positions,
 	// searched newest first; the distances the decoder holds tried first
@@ -154,8 +154,8 @@ type quality struct {
 }
 
 var qualities = [MaxQuality + 1]quality{
-	0:  {fast: true, hashBits: 15, ways: 1, hashLen: 6, copyTail: 2, blockBits: 16},
-	1:  {fast: true, hashBits: 16, ways: 1, hashLen: 6, copyTail: 5, blockBits: 17},
+	0:  {fast: true, hashBits: fastBits, ways: 1, hashLen: 6, copyTail: 2, blockBits: 17},
+	1:  {fast: true, hashBits: fastBits, ways: 1, hashLen: 6, copyTail: 5, blockBits: 17},
 	2:  {hashBits: 16, ways: 1, hashLen: 5, lazyLoop: true, skipShift: 6, blockBits: 17},
 	3:  {hashBits: 16, ways: 2, hashLen: 5, lazyLoop: true, skipShift: 7, blockBits: 17},
 	4:  {hashBits: 16, ways: 4, hashLen: 5, skipShift: 8, blockBits: 18, lazyBelow: 10, dictDepth: 32, dictSpan: 32 << 10},
