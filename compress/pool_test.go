@@ -216,7 +216,7 @@ func TestOwnEncoderFootprint(t *testing.T) {
 	}
 	// The window's copy of the dictionary (1 MiB and the room it grew
 	// by) and the encoder's own buffers (a few hundred KB); not the
-	// dictionary itself, nor its index (4 MiB).
+	// dictionary itself, nor its index (8 MiB).
 	if five < 1<<20 || five > 2<<20 {
 		t.Errorf("level 5 with a 1 MiB dictionary: %d bytes; want the window's copy, not the shared dictionary and its index", five)
 	}
