@@ -75,6 +75,22 @@ func resetBrotli(w brotliStream, key encoderKey, dst io.Writer, body brotliBody)
 	w.Reset(dst)
 }
 
+// detachBrotli drops the response's writer from an encoder going idle, so
+// that it keeps nothing of the response alive. The own encoder is reset
+// without the response's dictionary and with the smallest size hint: its
+// Reset would copy a dcb dictionary into its window and enter it in its
+// tables again, which the next response redoes with its own options, and
+// a hint of 0 would size the tables for the largest body. So reset, it
+// grows no buffer, and the retention policy measures what it held.
+func detachBrotli(w brotliStream, key encoderKey) {
+	if own, ok := w.(*brotli.Writer); ok {
+		// This cannot fail: the options are those the encoder was made with.
+		_ = own.ResetOptions(nil, brotli.Options{Quality: key.quality, LGWin: key.lgwin, SizeHint: 1})
+		return
+	}
+	w.Reset(nil)
+}
+
 func startOwnBrotli(w *brotli.Writer, key encoderKey, dst io.Writer, body brotliBody) {
 	opts := brotli.Options{Quality: key.quality, LGWin: key.lgwin}
 	if body.length > 0 && body.length <= math.MaxInt32 {

@@ -101,9 +101,7 @@ func (p *EncoderPool) get(key encoderKey, dst io.Writer, body brotliBody) (w bro
 // put returns an encoder after its response, or frees it as the retention
 // policy and the pool's size say.
 func (p *EncoderPool) put(key encoderKey, w brotliStream) {
-	// Detach the response's writer so that an idle encoder keeps nothing
-	// of the response alive.
-	w.Reset(nil)
+	detachBrotli(w, key)
 	keep := true
 	switch key.retention.Policy {
 	case RetainReleaseAll:
