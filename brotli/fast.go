@@ -48,8 +48,10 @@ type fastVariant interface{ [0]byte | [1]byte | [2]byte }
 func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (extraBits int) {
 	data := w.data[:w.end]
 	table := e.table
+	var r R
+	raw := len(r) == 1
 	hs := e.hashShift & 63
-	if len(*new(R)) == 2 {
+	if len(r) == 2 {
 		hs = 64 - fastBits
 	}
 	base, maxDist := w.base, e.maxDist
@@ -68,8 +70,6 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 	if tail5 {
 		skip = fastSkip
 	}
-	var r R
-	raw := len(r) == 1
 	lh, ch, dh := &e.litHist, &e.cmdHist, &e.distHist
 	plain := e.dist == distParams{}
 	syms := e.syms[:0]
