@@ -2,6 +2,7 @@ package brotli
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"runtime"
@@ -303,6 +304,60 @@ func TestOptimalPieces(t *testing.T) {
 		short := encodeAltered(t, in, q, func(q *quality) { q.blockBits = 18 })
 		if len(out) >= len(short) {
 			t.Errorf("quality %d: %d bytes in long meta-blocks, %d in meta-blocks of one piece", q, len(out), len(short))
+		}
+	}
+}
+
+// codeTable is text like the mapping tables of character encodings: lines
+// of JSON, each a code and a run of characters with consecutive code
+// points (Chinese, Japanese kana and Korean), so that neighbouring
+// characters share their first UTF-8 bytes.
+func codeTable(lines int) []byte {
+	rng := rand.New(rand.NewPCG(11, 12))
+	var b bytes.Buffer
+	b.WriteString("[\n")
+	for k := range lines {
+		start := []rune{0x3041, 0x30a1, 0x4e00, 0xac00}[k%4] + rune(rng.IntN(2000))
+		fmt.Fprintf(&b, "[\"%x\",\"", 0xa1a1+k*94)
+		for r := range rune(20 + rng.IntN(60)) {
+			b.WriteRune(start + r)
+		}
+		b.WriteString("\"],\n")
+	}
+	b.WriteString("]\n")
+	return b.Bytes()
+}
+
+// TestNearPairs: in text of multi-byte characters, quality 11 is offered
+// copies of 2 bytes from the characters just before, which code a run of
+// characters with consecutive code points smaller than literals do; text
+// that is mostly ASCII is not searched for them.
+func TestNearPairs(t *testing.T) {
+	in := codeTable(400)
+	if !multiByteText(in) {
+		t.Fatal("the code table is not taken for multi-byte text")
+	}
+	comp, err := Encode(nil, in, Options{Quality: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBoth(t, comp, in)
+	without := encodeAltered(t, in, 11, func(q *quality) { q.nearPairs = 0 })
+	if len(comp) > len(without)*9/10 {
+		t.Errorf("%d bytes with near pairs, %d without: want at least 10%% smaller", len(comp), len(without))
+	}
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"plain ASCII text, nothing else", false},
+		{"日本語のテキスト", true},
+		{"Русский текст", true},
+		{"mostly ASCII with one é and one ü in it", false},
+		{"", false},
+	} {
+		if got := multiByteText([]byte(c.text)); got != c.want {
+			t.Errorf("multiByteText(%q) = %v, want %v", c.text, got, c.want)
 		}
 	}
 }
