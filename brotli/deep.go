@@ -317,6 +317,27 @@ func (e *encoder) ringNeighbours(data []byte, i int, ring *distRing, reach uint3
 	return m
 }
 
+// sparseAfter is how many searches in a row must find nothing before
+// the deep finder searches sparsely (sparseStep).
+const sparseAfter = 64
+
+// sparseStep is how far the deep finder moves on after a search that
+// found nothing, the misses-th such search in a row (from 0): to the next
+// position at first; after sparseAfter, where the data repeats little
+// (text in a script of multi-byte characters, base64, data already
+// compressed), to the 4th position on, one more for every 32 searches
+// more. Skipped positions are not entered in the table. On Chinese,
+// Japanese, Korean and Russian text it took 27% of the instructions off
+// at quality 6 for 0.3% of output (brotli README, *Text of multi-byte
+// characters*); the corpus, whose runs of literals are short, is coded
+// as before.
+func sparseStep(misses int) int {
+	if misses < sparseAfter {
+		return 1
+	}
+	return 4 + (misses-sparseAfter)>>5
+}
+
 // findMatchesDeep turns data[start:w.end] into commands for qualities 5
 // and up: matches scored by what they save, with up to q.lazySteps
 // positions tried ahead, and the decoder's distance ring tracked so that
@@ -335,7 +356,7 @@ func findMatchesDeep[B deepBucket](e *encoder, w *window, start int) {
 		e.dictOn = e.dictOn && i < dictEnd
 		m := searchDeep(e, w, i, &ring, &sc, 0)
 		if m.len < minMatch {
-			i += 1 + misses>>(q.skipShift&63)
+			i += sparseStep(misses)
 			misses++
 			continue
 		}

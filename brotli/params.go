@@ -81,7 +81,7 @@ type quality struct {
 	fast      bool // findFast: one way, 6-byte hashes, greedy
 	copyTail  int  // findFast: the last positions of each copy entered in the table, 2 or 5
 	lazyLoop  bool // findLazy: one or two ways, 5-byte hashes, lazy, every position filled, no dictionary
-	skipShift uint // misses before the search step grows by one; 0 never grows (fast: fastSkip, at quality 0 one less)
+	skipShift uint // misses before the search step grows by one; 0 never grows (fast: fastSkip, at quality 0 one less; deep: sparseStep)
 	blockBits uint // log2 of the meta-block length
 	// Qualities 5 and up (deep): buckets kept as rings of ways positions,
 	// searched newest first; the distances the decoder holds tried first
@@ -165,11 +165,11 @@ var qualities = [MaxQuality + 1]quality{
 	2:  {hashBits: 16, ways: 1, hashLen: 5, lazyLoop: true, skipShift: 6, blockBits: 17},
 	3:  {hashBits: 16, ways: 2, hashLen: 5, lazyLoop: true, skipShift: 7, blockBits: 17},
 	4:  {hashBits: 16, ways: 4, hashLen: 5, skipShift: 8, blockBits: 18, lazyBelow: 10, dictDepth: 32, dictSpan: 32 << 10},
-	5:  {rounds: 1, hashBits: 14, ways: 16, hashLen: 4, skipShift: 9, blockBits: 18, deep: true, ringCands: 4, lazySteps: 1, niceLen: 48, lazyBelow: 24, lazyWays: 8, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
-	6:  {rounds: 1, hashBits: 14, ways: 32, hashLen: 4, skipShift: 9, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 64, lazyBelow: 16, lazyWays: 8, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch},
-	7:  {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 96, lazyBelow: 24, lazyWays: 16, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch},
-	8:  {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, skipShift: 10, blockBits: 18, deep: true, ringCands: 10, lazySteps: 3, niceLen: 128, lazyBelow: 32, lazyWays: 16, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch},
-	9:  {rounds: 2, hashBits: 15, ways: 128, hashLen: 4, skipShift: 11, blockBits: 18, deep: true, ringCands: 4, lazySteps: 4, niceLen: 192, lazyBelow: 192, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: 10},
+	5:  {rounds: 1, hashBits: 14, ways: 16, hashLen: 4, blockBits: 18, deep: true, ringCands: 4, lazySteps: 1, niceLen: 48, lazyBelow: 24, lazyWays: 8, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
+	6:  {rounds: 1, hashBits: 14, ways: 32, hashLen: 4, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 64, lazyBelow: 16, lazyWays: 8, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch},
+	7:  {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 96, lazyBelow: 24, lazyWays: 16, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch},
+	8:  {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, blockBits: 18, deep: true, ringCands: 10, lazySteps: 3, niceLen: 128, lazyBelow: 32, lazyWays: 16, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch},
+	9:  {rounds: 2, hashBits: 15, ways: 128, hashLen: 4, blockBits: 18, deep: true, ringCands: 4, lazySteps: 4, niceLen: 192, lazyBelow: 192, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: 10},
 	10: {rounds: 3, hashBits: 17, hashLen: 4, blockBits: 21, deep: true, optimal: true, treeDepth: 64, niceLen: 150, passes: 1, starts: 1, maxTrees: 16, cmdTypes: 8, distTypes: 8, litTypes: 8, refine: 10, wide: 1, typedCosts: true, dictDepth: 32, dictBelow: 16},
 	11: {rounds: 3, hashBits: 17, hashLen: 4, blockBits: 21, deep: true, optimal: true, treeDepth: 64, niceLen: 325, passes: 3, starts: 3, nearPairs: 8, maxTrees: 16, cmdTypes: 8, distTypes: 16, litTypes: 8, refine: 10, wide: 2, dictDepth: 64, dictBelow: 32, allRefs: true, omitDepth: 4},
 }
