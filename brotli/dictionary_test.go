@@ -516,10 +516,11 @@ func TestDictionaryOpen(t *testing.T) {
 	prose := []byte("the people of the world have information about their government, " +
 		"which should be available within the country; and without it nothing " +
 		"would change before another election. Everything considered, business ")
-	noise := make([]byte, 64<<10)
-	for i := range noise {
-		noise[i] = byte(rng.Uint32())
+	bigNoise := make([]byte, 512<<10)
+	for i := range bigNoise {
+		bigNoise[i] = byte(rng.Uint32())
 	}
+	noise := bigNoise[:64<<10]
 	for q := MinQuality; q <= MaxQuality; q++ {
 		if qualities[q].dictDepth == 0 {
 			continue
@@ -540,11 +541,15 @@ func TestDictionaryOpen(t *testing.T) {
 			t.Errorf("q%d: no dictionary reference in the prose after %d bytes of capitals (%d searches, %d found a word)",
 				q, len(head), enc.e.dictSearches, enc.e.dictHit)
 		}
-		// Random bytes: the searches stop after the sample (4-6 stop at
-		// their span, 32 KiB, first; 5-9 search so sparsely there that
-		// fewer than the sample are made).
+		// Random bytes: the searches stop after the sample (4-5 stop at
+		// their span, 32 KiB, first). 5-9 search random bytes so sparsely
+		// that they need 512 KiB of them to make the sample.
+		noise := noise
+		if qualities[q].deep && !qualities[q].optimal {
+			noise = bigNoise
+		}
 		checkBoth(t, enc.Encode(nil, noise), noise)
-		if enc.e.dictSearches > 2*dictSample || enc.e.dictSearches >= dictSample && qualities[q].dictSpan == 0 && enc.e.dictOn {
+		if enc.e.dictSearches > 2*dictSample || qualities[q].dictSpan == 0 && enc.e.dictOn {
 			t.Errorf("q%d: random bytes searched %d times (%d found a word), still searching: %v",
 				q, enc.e.dictSearches, enc.e.dictHit, enc.e.dictOn)
 		}

@@ -346,6 +346,17 @@ func TestNearPairs(t *testing.T) {
 	if len(comp) > len(without)*9/10 {
 		t.Errorf("%d bytes with near pairs, %d without: want at least 10%% smaller", len(comp), len(without))
 	}
+	// Random bytes: a quarter of them are continuation bytes (here a few
+	// more than a quarter), but few follow the lead byte that makes them
+	// part of a character.
+	noise := make([]byte, 64<<10)
+	rng := rand.New(rand.NewPCG(14, 15))
+	for k := range noise {
+		noise[k] = byte(rng.Uint32())
+	}
+	if multiByteText(noise) {
+		t.Error("random bytes taken for multi-byte text")
+	}
 	for _, c := range []struct {
 		text string
 		want bool
@@ -355,6 +366,8 @@ func TestNearPairs(t *testing.T) {
 		{"Русский текст", true},
 		{"mostly ASCII with one é and one ü in it", false},
 		{"", false},
+		{"\x80\x81\x82\x83 continuation bytes without their lead", false},
+		{"日本", true},
 	} {
 		if got := multiByteText([]byte(c.text)); got != c.want {
 			t.Errorf("multiByteText(%q) = %v, want %v", c.text, got, c.want)

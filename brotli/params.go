@@ -152,10 +152,11 @@ type quality struct {
 	passes    int
 	starts    int
 	// nearPairs (optimal): in text whose characters are mostly several
-	// bytes long in UTF-8 (multiByteText), positions where the tree has
-	// no copy of 3 bytes or more are also offered a copy from the
-	// nearest of the nearPairs positions before them that hold the same
-	// next 2 bytes (findOptimal, nearCopy); 0: never.
+	// bytes long in UTF-8 (multiByteText, judged per piece the parse
+	// takes at once), positions where the tree has no copy of 3 bytes or
+	// more are also offered a copy from the nearest of the nearPairs
+	// positions before them that hold the same next 2 bytes (collect,
+	// nearCopy); 0: never.
 	nearPairs int
 }
 
