@@ -45,6 +45,10 @@ type clusterer struct {
 	ownT    []uint8
 	assign  []uint8
 	best    []uint8
+	// lookahead is how many clusters in a row that do not pay for
+	// themselves run adds before it stops (quality.lookahead): one that
+	// does not can still seed one that does.
+	lookahead int
 }
 
 // prepare makes room for n items over alpha symbols and returns their
@@ -316,6 +320,7 @@ func (c *clusterer) run(limit, rounds int, overhead func(k int) float64) int {
 	// these are brought up to date when the next round starts.
 	stale := uint32(0)
 	copy(c.best, c.assign)
+	fails := 0 // clusters added since the last that paid
 	for k < min(limit, maxTrees) {
 		seed, worst := -1, float32(0)
 		for i := range c.n {
@@ -376,9 +381,12 @@ func (c *clusterer) run(limit, rounds int, overhead func(k int) float64) int {
 		}
 		next := bits + overhead(k)
 		if next >= cost {
-			k--
-			break
+			if fails++; fails > c.lookahead {
+				break
+			}
+			continue
 		}
+		fails = 0
 		cost = next
 		copy(c.best, c.assign)
 	}

@@ -147,3 +147,32 @@ func TestClustererOwnBits(t *testing.T) {
 		}
 	}
 }
+
+// TestClustererLookahead: with lookahead 1, run goes past a cluster that
+// does not pay when the next one does. Three kinds of items, each over
+// symbols of its own; the overhead makes two clusters cost more than
+// one, and three cost nothing more.
+func TestClustererLookahead(t *testing.T) {
+	overhead := func(k int) float64 {
+		if k == 2 {
+			return 1e6
+		}
+		return 0
+	}
+	for _, c := range []struct {
+		lookahead, want int
+	}{{0, 1}, {1, 3}} {
+		cl := clusterer{lookahead: c.lookahead}
+		const n, alpha = 12, 64
+		hist := cl.prepare(n, alpha)
+		for i := range n {
+			kind := i % 3
+			for s := range 16 {
+				hist[i*alpha+kind*16+s] = uint32(10 + s)
+			}
+		}
+		if got := cl.run(8, 2, overhead); got != c.want {
+			t.Errorf("lookahead %d: %d clusters, want %d", c.lookahead, got, c.want)
+		}
+	}
+}

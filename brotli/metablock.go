@@ -95,6 +95,9 @@ const positionLimit = 1 << 31
 func (e *encoder) setup(opts Options, lgwin, sizeHint int, ringKnown bool) {
 	e.opts = opts
 	e.q = qualities[opts.Quality]
+	for _, cl := range []*clusterer{&e.ctx.cl, &e.dcl, &e.cmdSplit.cl, &e.distSplit.cl, &e.litSplit.cl} {
+		cl.lookahead = e.q.lookahead
+	}
 	e.lgwin = lgwin
 	e.maxDist = 1<<lgwin - 16
 	e.dist = distParams{}
