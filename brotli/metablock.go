@@ -1,6 +1,9 @@
 package brotli
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
 // encoder is the state shared by the one-shot Encoder and the streaming
 // Writer: the match finder's table, the commands of the meta-block being
@@ -41,19 +44,20 @@ type encoder struct {
 	bw                    bitWriter
 	hs                    huffScratch
 
-	litHist  [256]uint32
-	cmdHist  [maxAlphabet]uint32
-	distHist [maxDistAlphabet]uint32
-	litLens  [256]uint8
-	litCodes [256]uint32
-	cmdLens  [maxAlphabet]uint8
-	cmdCodes [maxAlphabet]uint32
-	dLens    [maxDistAlphabet]uint8
-	dCodes   [maxDistAlphabet]uint32
-	lit      prefixCode
-	cmd      prefixCode
-	dst      prefixCode
-	ctx      ctxState // literal context modeling (qualities 5 and up)
+	litHist   [256]uint32
+	cmdHist   [maxAlphabet]uint32
+	distHist  [maxDistAlphabet]uint32
+	trialDist [maxDistAlphabet]uint32 // chooseDistParams's counts
+	litLens   [256]uint8
+	litCodes  [256]uint32
+	cmdLens   [maxAlphabet]uint8
+	cmdCodes  [maxAlphabet]uint32
+	dLens     [maxDistAlphabet]uint8
+	dCodes    [maxDistAlphabet]uint32
+	lit       prefixCode
+	cmd       prefixCode
+	dst       prefixCode
+	ctx       ctxState // literal context modeling (qualities 5 and up)
 	// Scratch for writing context maps.
 	mapVals  [64 * maxTrees]uint8
 	mapSyms  [64 * maxTrees]uint16
@@ -81,9 +85,18 @@ type encoder struct {
 	opt  *optimal
 }
 
-// maxDistAlphabet is the distance alphabet for the largest NPOSTFIX and
-// NDIRECT this encoder uses (font mode: 1 and 12).
-const maxDistAlphabet = 16 + 12 + 48<<1
+// maxDistAlphabet is the largest distance alphabet this encoder uses:
+// NPOSTFIX 3 without direct codes (chooseDistParams; font mode's 1 and
+// 12 need fewer).
+const maxDistAlphabet = 16 + 48<<maxPostfix
+
+// maxPostfix is the largest NPOSTFIX (RFC 7932 section 9.2).
+const maxPostfix = 3
+
+// numShortCodes is how many distance symbols code the ring's distances
+// and their neighbours, before any direct or postfix code (RFC 7932
+// section 4).
+const numShortCodes = 16
 
 // positionLimit bounds absolute positions; past it the table is cleared
 // and positions start again at 1.
@@ -327,7 +340,14 @@ func (e *encoder) codeMetaBlock(w *window, start int, extraBits int, saved distR
 		trees = e.clusterLiterals(w, start)
 	}
 	if extraBits == unsymbolized {
+		ring := e.ring
 		extraBits = e.symbolize()
+		if e.q.distParams && e.opts.Mode != ModeFont && e.chooseDistParams() {
+			clear(e.cmdHist[:])
+			clear(e.distHist[:])
+			e.ring = ring
+			extraBits = e.symbolize()
+		}
 	}
 	if e.q.deep {
 		e.splitBlocks()
@@ -581,6 +601,44 @@ func (e *encoder) symbolize() int {
 	e.syms = syms
 	e.ring = z.ring
 	return z.extraBits
+}
+
+// chooseDistParams (qualities 10-11) sets the meta-block's distance
+// parameters, which its header carries, and reports whether they
+// changed: the NPOSTFIX of 0-3 (no direct codes) that codes the
+// distances of e.syms that the ring does not (which the parameters do
+// not change) in the fewest bits by histBits, extra bits included. A
+// postfix puts the low bits of a distance in its symbol, where the
+// distances share them: base64 of binary data with 4-byte fields,
+// tables of fixed-width records. The parse priced distances with the
+// parameters of the meta-block before; Google's encoder chooses the same
+// way, after its parse.
+func (e *encoder) chooseDistParams() bool {
+	best, bestBits := e.dist, math.Inf(1)
+	for p := range uint(maxPostfix + 1) {
+		d := distParams{postfix: p}
+		h := e.trialDist[:d.alphabet()]
+		clear(h)
+		extra, total := 0, uint32(0)
+		for k, sy := range e.syms {
+			if sy.dist == noDist || sy.distSym() < numShortCodes {
+				continue
+			}
+			ds, db, _ := d.code(e.cmds[k].dist)
+			h[ds]++
+			extra += int(db)
+			total++
+		}
+		if total == 0 {
+			return false
+		}
+		if b := histBits(h, total) + float64(extra); b < bestBits {
+			best, bestBits = d, b
+		}
+	}
+	changed := best != e.dist
+	e.dist = best
+	return changed
 }
 
 // symbolizer chooses the symbols of a meta-block's commands in order,

@@ -374,3 +374,37 @@ func TestNearPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestDistanceParams: at qualities 10 and 11 a meta-block whose copies
+// all come from distances that are multiples of 8 (records of 8 bytes,
+// each a copy of an earlier one with one byte changed) is written with a
+// distance postfix, which puts those low bits in the symbols, and comes
+// out smaller than with NPOSTFIX 0.
+func TestDistanceParams(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	var in []byte
+	for range 64 {
+		rec := make([]byte, 8)
+		for k := range rec {
+			rec[k] = byte(rng.IntN(256))
+		}
+		in = append(in, rec...)
+	}
+	for len(in) < 96<<10 {
+		r := rng.IntN(len(in)/8) * 8
+		rec := append([]byte(nil), in[r:r+8]...)
+		rec[rng.IntN(8)] = byte(rng.IntN(256))
+		in = append(in, rec...)
+	}
+	for _, q := range []int{10, 11} {
+		comp, err := Encode(nil, in, Options{Quality: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkBoth(t, comp, in)
+		flat := encodeAltered(t, in, q, func(q *quality) { q.distParams = false })
+		if len(comp) >= len(flat) {
+			t.Errorf("quality %d: %d bytes with distance parameters chosen, %d with NPOSTFIX 0", q, len(comp), len(flat))
+		}
+	}
+}

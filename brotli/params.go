@@ -116,6 +116,9 @@ type quality struct {
 	// corpus 0.03% larger.
 	typedCosts bool
 	rounds     int // k-means rounds per cluster added (clusterer)
+	// distParams (qualities 10-11): each meta-block's NPOSTFIX is chosen
+	// for its distances (chooseDistParams); otherwise 0, or font mode's.
+	distParams bool
 	// lookahead: how many clusters in a row that do not pay the
 	// clusterer adds before it stops (clusterer.lookahead). At 11 one
 	// took 0.13% off the small sample beyond the corpus and 41 bytes off
@@ -177,8 +180,8 @@ var qualities = [MaxQuality + 1]quality{
 	7:  {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 96, lazyBelow: 24, lazyWays: 16, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch},
 	8:  {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, blockBits: 18, deep: true, ringCands: 10, lazySteps: 3, niceLen: 128, lazyBelow: 32, lazyWays: 16, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch},
 	9:  {rounds: 2, hashBits: 15, ways: 128, hashLen: 4, blockBits: 18, deep: true, ringCands: 4, lazySteps: 4, niceLen: 192, lazyBelow: 192, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: 10},
-	10: {rounds: 3, lookahead: 1, hashBits: 17, hashLen: 4, blockBits: 21, deep: true, optimal: true, treeDepth: 64, niceLen: 150, passes: 1, starts: 1, maxTrees: 16, cmdTypes: 8, distTypes: 8, litTypes: 8, refine: 10, wide: 1, typedCosts: true, dictDepth: 32, dictBelow: 16},
-	11: {rounds: 3, lookahead: 1, hashBits: 17, hashLen: 4, blockBits: 21, deep: true, optimal: true, treeDepth: 64, niceLen: 325, passes: 3, starts: 3, nearPairs: 8, maxTrees: 16, cmdTypes: 8, distTypes: 16, litTypes: 8, refine: 10, wide: 2, dictDepth: 64, dictBelow: 32, allRefs: true, omitDepth: 4},
+	10: {rounds: 3, lookahead: 1, distParams: true, hashBits: 17, hashLen: 4, blockBits: 21, deep: true, optimal: true, treeDepth: 64, niceLen: 150, passes: 1, starts: 1, maxTrees: 16, cmdTypes: 8, distTypes: 8, litTypes: 8, refine: 10, wide: 1, typedCosts: true, dictDepth: 32, dictBelow: 16},
+	11: {rounds: 3, lookahead: 1, distParams: true, hashBits: 17, hashLen: 4, blockBits: 21, deep: true, optimal: true, treeDepth: 64, niceLen: 325, passes: 3, starts: 3, nearPairs: 8, maxTrees: 16, cmdTypes: 8, distTypes: 16, litTypes: 8, refine: 10, wide: 2, dictDepth: 64, dictBelow: 32, allRefs: true, omitDepth: 4},
 }
 
 // normalize checks o and fills in defaults.
