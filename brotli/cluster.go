@@ -11,7 +11,9 @@ import (
 // sharing them. It adds one cluster at a time, seeded with the item its
 // cluster serves worst, and in a round or two moves to the new cluster
 // every item that it codes in fewer bits than the item's own (with
-// cross-entropy as the distance), as long as the estimated total shrinks.
+// cross-entropy as the distance), as long as the estimated total shrinks
+// (with lookahead, until that many clusters in a row have not made it
+// shrink; it then keeps the best it saw).
 type clusterer struct {
 	n, alpha int
 	hist     []uint32 // n × alpha counts

@@ -630,14 +630,21 @@ func (e *encoder) chooseDistParams() bool {
 			total++
 		}
 		if total == 0 {
-			return false
+			// Nothing to code: the smallest alphabet, no symbol changes.
+			best = distParams{}
+			break
 		}
 		if b := histBits(h, total) + float64(extra); b < bestBits {
 			best, bestBits = d, b
 		}
 	}
-	changed := best != e.dist
+	// Without explicit distances (best is then NPOSTFIX 0) no symbol
+	// changes.
+	changed := best != e.dist && !math.IsInf(bestBits, 1)
 	e.dist = best
+	// setup sized the code of one distance tree for the stream's first
+	// parameters.
+	e.dst = prefixCode{lens: e.dLens[:best.alphabet()], codes: e.dCodes[:best.alphabet()]}
 	return changed
 }
 
