@@ -78,8 +78,11 @@ type encoder struct {
 	dcl       clusterer
 	cmdLensT  [maxTrees * maxAlphabet]uint8
 	cmdCodesT [maxTrees * maxAlphabet]uint32
-	dLensT    [maxTrees * maxDistAlphabet]uint8
-	dCodesT   [maxTrees * maxDistAlphabet]uint32
+	// The distance trees' codes, dtrees × the alphabet, grown as needed:
+	// at 10-11 NPOSTFIX 3 makes an alphabet of 400 (26 KB of arrays every
+	// encoder would carry).
+	dLensT  []uint8
+	dCodesT []uint32
 	// The optimal parser's tree and scratch (qualities 10 and up).
 	tree btree
 	opt  *optimal
@@ -401,6 +404,7 @@ func (e *encoder) codeMetaBlock(w *window, start int, extraBits int, saved distR
 			body += e.hs.storeCode(bw, e.cmdSplit.cl.clHist[o:o+maxAlphabet], &pc, 10)
 		}
 		da := e.dist.alphabet()
+		e.dLensT, e.dCodesT = grow(e.dLensT, e.dtrees*da), grow(e.dCodesT, e.dtrees*da)
 		for t := range e.dtrees {
 			o := t * da
 			pc := prefixCode{lens: e.dLensT[o : o+da], codes: e.dCodesT[o : o+da]}
@@ -745,7 +749,7 @@ func writeCommandsIn[S variant](e *encoder, data []byte, nbits int, p1, p2 byte)
 	var mode S
 	split := len(mode) == 1
 	syms := e.syms
-	cmdCodes, dCodes := e.cmdCodesT[:], e.dCodesT[:]
+	cmdCodes, dCodes := e.cmdCodesT[:], e.dCodesT
 	// Literal trees by context, and block types for commands and
 	// distances, each block announced before its first symbol (cmdLeft
 	// and dLeft count down to it).
