@@ -343,12 +343,14 @@ func (e *encoder) codeMetaBlock(w *window, start int, extraBits int, saved distR
 		trees = e.clusterLiterals(w, start)
 	}
 	if extraBits == unsymbolized {
-		ring := e.ring
 		extraBits = e.symbolize()
 		if e.q.distParams && e.opts.Mode != ModeFont && e.chooseDistParams() {
+			// Again from the ring the meta-block started with (the
+			// finders that leave the symbols to symbolize do not move
+			// e.ring).
 			clear(e.cmdHist[:])
 			clear(e.distHist[:])
-			e.ring = ring
+			e.ring = saved
 			extraBits = e.symbolize()
 		}
 	}
