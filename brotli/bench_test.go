@@ -2,6 +2,8 @@ package brotli
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -35,8 +37,17 @@ func BenchmarkEncode(b *testing.B) {
 // under cachegrind (bench/cachegrind.sh), it gives the README's counts
 // of instructions and simulated misses: the first pass sizes and fills
 // the encoders' tables, as a server's pooled encoders have them.
+//
+// BROTLI_FILES, a glob, takes other files instead (the README's counts
+// of text beyond the corpus).
 func BenchmarkCorpus(b *testing.B) {
-	files, names := corpusNames(b)
+	var files map[string][]byte
+	var names []string
+	if glob := os.Getenv("BROTLI_FILES"); glob != "" {
+		files, names = filesNamed(b, glob)
+	} else {
+		files, names = corpusNames(b)
+	}
 	for q := MinQuality; q <= MaxQuality; q++ {
 		b.Run(fmt.Sprintf("q%d", q), func(b *testing.B) {
 			encs := make([]*Encoder, len(names))
@@ -87,4 +98,20 @@ func BenchmarkSegmentPrefix(b *testing.B) {
 			})
 		}
 	}
+}
+
+// filesNamed reads the files that glob matches, keyed by path, with their
+// names in order.
+func filesNamed(b *testing.B, glob string) (map[string][]byte, []string) {
+	names, err := filepath.Glob(glob)
+	if err != nil || len(names) == 0 {
+		b.Fatalf("BROTLI_FILES %q matches no file (%v)", glob, err)
+	}
+	files := map[string][]byte{}
+	for _, f := range names {
+		if files[f], err = os.ReadFile(f); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return files, names
 }
