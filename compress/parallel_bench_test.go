@@ -17,9 +17,17 @@ import (
 	"github.com/mosaic-edge/mosaic/compress"
 )
 
-// largeBody is react-dom.development.js (1,080,227 bytes) from the shared
+// largeBody is the file LARGE_BODY names (compress/bench/scaling.sh sets
+// it), else react-dom.development.js (1,080,227 bytes) from the shared
 // corpus when it is there, else a generated body of the same size.
-func largeBody(b testing.TB) []byte {
+func largeBody(t testing.TB) []byte {
+	if name := os.Getenv("LARGE_BODY"); name != "" {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
 	if data, err := os.ReadFile("../../shared/corpus/react-dom.development.js"); err == nil {
 		return data
 	}
@@ -44,35 +52,68 @@ func BenchmarkParallel(b *testing.B) {
 				name = fmt.Sprintf("%s-%d/segment=%dk", c.coding, c.level, segment>>10)
 			}
 			b.Run(name, func(b *testing.B) {
-				var p compress.WorkPool
-				if segment > 0 {
-					p = pool
-				}
-				opts := parallelOn(p, segment, compress.DefaultTasks, func(o *compress.Options) {
-					switch c.coding {
-					case "gzip":
-						o.Gzip.Level = c.level
-					case "zstd":
-						o.Zstd.Level = c.level
-					case "br":
-						o.Brotli.Level = c.level
-					}
-				})
-				h := mustNew(b, respond(200, body, "Content-Type: text/html", "Content-Length: "+strconv.Itoa(len(body))), opts)
-				req := httptest.NewRequest(http.MethodGet, "/", nil)
-				req.Header.Set("Accept-Encoding", c.coding)
-				w := &discardWriter{h: http.Header{}}
-				h.ServeHTTP(w, req)
-				b.SetBytes(int64(len(body)))
-				for b.Loop() {
-					clear(w.h)
-					w.n = 0
-					h.ServeHTTP(w, req)
-				}
-				b.ReportMetric(float64(w.n), "bytes")
+				benchLargeResponse(b, body, c.coding, c.level, pool, segment, compress.DefaultTasks)
 			})
 		}
 	}
+}
+
+// BenchmarkParallelScaling is how one large response's latency falls with
+// the CPUs given to it: the body cut into GOMAXPROCS even segments (64 KiB
+// at least), all of them in flight at once on a pool of GOMAXPROCS
+// workers, at gzip 6, zstd 19 and brotli 6, 9 and 11. The CPUs are the
+// process's (taskset), one count per run: a sub-benchmark's first run under
+// -cpu takes the parent's GOMAXPROCS, and with b.Loop that run is the one
+// measured. The serial rows are the same at every count; run them once:
+//
+//	go test -c -o /tmp/compress.test ./compress && cd compress
+//	taskset -c 0 /tmp/compress.test -test.run '^$' -test.bench 'ParallelScaling/.*/serial' -test.benchtime 5x
+//	for n in 2 4 8 16; do
+//	    taskset -c 0-$((n-1)) /tmp/compress.test -test.run '^$' -test.bench 'ParallelScaling/.*/segments' -test.benchtime 5x
+//	done
+func BenchmarkParallelScaling(b *testing.B) {
+	body := largeBody(b)
+	for _, c := range []struct {
+		coding string
+		level  int
+	}{{"gzip", 6}, {"zstd", 19}, {"br", 6}, {"br", 9}, {"br", 11}} {
+		name := fmt.Sprintf("%s-%d", c.coding, c.level)
+		b.Run(name+"/serial", func(b *testing.B) {
+			benchLargeResponse(b, body, c.coding, c.level, nil, 0, compress.DefaultTasks)
+		})
+		b.Run(name+"/segments", func(b *testing.B) {
+			// -cpu sets GOMAXPROCS for each run of a sub-benchmark alone.
+			cpus := runtime.GOMAXPROCS(0)
+			pool := newTestPool(b, cpus, 64)
+			segment := max(compress.MinSegmentSize, (len(body)+cpus-1)/cpus)
+			benchLargeResponse(b, body, c.coding, c.level, pool, segment, cpus)
+			b.ReportMetric(float64(segment), "segment-bytes")
+		})
+	}
+}
+
+// benchLargeResponse times responses of body compressed with coding at
+// level, cut into segments of the given size on pool with tasks of them in
+// flight, or serially where segment is 0, and reports the compressed size.
+func benchLargeResponse(b *testing.B, body []byte, coding string, level int, pool compress.WorkPool, segment, tasks int) {
+	if segment == 0 {
+		pool = nil
+	}
+	opts := parallelOn(pool, segment, tasks, func(o *compress.Options) {
+		switch coding {
+		case "gzip":
+			o.Gzip.Level = level
+		case "zstd":
+			o.Zstd.Level = level
+		case "br":
+			o.Brotli.Level = level
+		}
+	})
+	h := mustNew(b, respond(200, body, "Content-Type: text/html", "Content-Length: "+strconv.Itoa(len(body))), opts)
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	req.Header.Set("Accept-Encoding", coding)
+	w := benchServe(b, h, req, len(body))
+	b.ReportMetric(float64(w.n), "bytes")
 }
 
 // BenchmarkParallelCeiling is what GOMAXPROCS CPUs can give parallel gzip
