@@ -45,3 +45,9 @@ func Compressing() int64 { return compressing.Load() }
 // CutLength is the length of the segments a body of length bytes is cut
 // into for a configured segment size.
 func CutLength(segment int, length int64) int { return cutLength(segment, length) }
+
+// CutLengths is the length of the first segment and of the others that a
+// body of length bytes is cut into for coding at level.
+func CutLengths(e Encoding, level, segment int, length int64) (first, rest int) {
+	return cutLengths(segment, length, history(e, segment), primeCost(e, level))
+}

@@ -61,7 +61,7 @@ func BenchmarkParallel(b *testing.B) {
 // BenchmarkParallelScaling is how one large response's latency falls with
 // the CPUs given to it: the body cut into GOMAXPROCS even segments (64 KiB
 // at least), all of them in flight at once on a pool of GOMAXPROCS
-// workers, at gzip 6, zstd 19 and brotli 6, 9 and 11. The CPUs are the
+// workers, at gzip 6, zstd 19 and brotli 6, 9, 10 and 11. The CPUs are the
 // process's (taskset), one count per run: a sub-benchmark's first run under
 // -cpu takes the parent's GOMAXPROCS, and with b.Loop that run is the one
 // measured. The serial rows are the same at every count; run them once:
@@ -76,7 +76,7 @@ func BenchmarkParallelScaling(b *testing.B) {
 	for _, c := range []struct {
 		coding string
 		level  int
-	}{{"gzip", 6}, {"zstd", 19}, {"br", 6}, {"br", 9}, {"br", 11}} {
+	}{{"gzip", 6}, {"zstd", 19}, {"br", 6}, {"br", 9}, {"br", 10}, {"br", 11}} {
 		name := fmt.Sprintf("%s-%d", c.coding, c.level)
 		b.Run(name+"/serial", func(b *testing.B) {
 			benchLargeResponse(b, body, c.coding, c.level, nil, 0, compress.DefaultTasks)

@@ -133,6 +133,24 @@ func TestParallelBrotliPrefixOneSegment(t *testing.T) {
 	}
 }
 
+// At level 10 a body of known length is cut with a longer first segment
+// (TestParallelSegmentsPrimed): 140,000 bytes in 64k segments are two, of
+// 73,728 and 66,272 bytes, one on the pool and the last on the response's
+// goroutine; cut at the others' length, a third segment of 7,456 bytes
+// would follow.
+func TestParallelBrotliFirstLonger(t *testing.T) {
+	body := words(140_000)
+	first, rest := compress.CutLengths(compress.Brotli, 10, 64<<10, int64(len(body)))
+	if first+rest != len(body) {
+		t.Fatalf("segments of %d and %d bytes for a body of %d", first, rest, len(body))
+	}
+	pool := newTestPool(t, 2, 64)
+	brotliParallel(t, body, true, 10, 64<<10, pool)
+	if pool.submitted.Load() != 1 {
+		t.Fatalf("%d segments went to the pool, want 1 of 2", pool.submitted.Load())
+	}
+}
+
 // Segments are told where they start in the body, so that at the levels
 // that search the static dictionary throughout (7 and up) they can refer to
 // it too: api-listing.json (95 KB) in 64k segments at level 9 comes out

@@ -586,6 +586,47 @@ func TestParallelRandomWritesAndFlushes(t *testing.T) {
 	}
 }
 
+// At brotli's levels 10 and 11, where a segment's prefix costs it a part
+// of compressing as many bytes, the first segment of a body of known
+// length, which has none, is the longer, within the slack; the body is
+// still cut into as many segments, and covered.
+func TestParallelSegmentsPrimed(t *testing.T) {
+	const k = 1 << 10
+	for _, c := range []struct {
+		coding         compress.Encoding
+		level, segment int
+		length         int64
+		longer         bool
+	}{
+		{compress.Brotli, 11, 512 * k, 1080227, true},
+		{compress.Brotli, 10, 512 * k, 1080227, true},
+		{compress.Brotli, 11, 256 * k, 1080227, true},
+		{compress.Brotli, 11, 64 * k, 10 << 20, true},
+		{compress.Brotli, 11, 512 * k, -1, false},       // unknown length: the configured size
+		{compress.Brotli, 11, 1024 * k, 1080227, false}, // one segment
+		{compress.Brotli, 9, 512 * k, 1080227, false},
+		{compress.Gzip, 9, 512 * k, 1080227, false},
+		{compress.Zstd, 19, 512 * k, 1080227, false},
+	} {
+		name := fmt.Sprintf("%v %d, segment %d, body %d", c.coding, c.level, c.segment, c.length)
+		first, rest := compress.CutLengths(c.coding, c.level, c.segment, c.length)
+		even := compress.CutLength(c.segment, c.length)
+		if !c.longer {
+			if first != even || rest != even {
+				t.Errorf("%s: segments of %d and %d bytes, want %d", name, first, rest, even)
+			}
+			continue
+		}
+		n := (c.length + int64(even) - 1) / int64(even)
+		if first <= even || first > c.segment+c.segment/8 || rest >= even {
+			t.Errorf("%s: first segment %d, others %d bytes, against %d even", name, first, rest, even)
+		}
+		if covered := int64(first) + (n-1)*int64(rest); covered < c.length || covered-c.length >= n-1 {
+			t.Errorf("%s: %d + %d×%d bytes for a body of %d", name, first, n-1, rest, c.length)
+		}
+	}
+}
+
 // A body of known length is shared evenly among the fewest segments no
 // longer than the configured size and an eighth; of unknown length, it is
 // cut at the configured size.

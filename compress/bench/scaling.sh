@@ -3,7 +3,7 @@
 # CPUs it is given, in process (BenchmarkParallelScaling: the body cut into
 # as many even segments as CPUs, all in flight at once on a pool of as many
 # workers, against serial compression on the same CPUs), at gzip 6, zstd 19
-# and brotli 6, 9 and 11; then the 2-CPU rows (BenchmarkParallel,
+# and brotli 6, 9, 10 and 11; then the 2-CPU rows (BenchmarkParallel,
 # BenchmarkParallelCeiling) and 8 responses at once on 2 CPUs
 # (BenchmarkParallelLoaded). Each CPU count runs as its own process pinned
 # with taskset to CPUs on distinct cores where the machine has them
