@@ -47,7 +47,9 @@ func Compressing() int64 { return compressing.Load() }
 func CutLength(segment int, length int64) int { return cutLength(segment, length) }
 
 // CutLengths is the length of the first segment and of the others that a
-// body of length bytes is cut into for coding at level.
-func CutLengths(e Encoding, level, segment int, length int64) (first, rest int) {
-	return cutLengths(segment, length, history(e, segment), primeCost(e, level))
+// body of length bytes is cut into for coding at level (brotli: with a
+// window of 2^lgwin bytes).
+func CutLengths(e Encoding, level, segment, lgwin int, length int64) (first, rest int) {
+	first, rest, _ = segmentLengths(e, level, segment, lgwin, length)
+	return first, rest
 }

@@ -80,7 +80,7 @@ type BrotliOptions struct {
 	// Parallel compresses long bodies in segments on a pool
 	// (brotli_thread_pool, brotli_parallel_*): catable segments of
 	// mosaic's own encoder at every level, each able to copy from the
-	// 256 KiB before it.
+	// input before it (a segment's length, 256 KiB to 1 MiB).
 	Parallel Parallel
 }
 

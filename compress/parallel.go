@@ -122,7 +122,8 @@ func (c *parallelConfig) takes(length int64) bool {
 }
 
 // maxCut is the longest segment cut for a configured segment size: an
-// eighth more, the slack that lets a body of known length be shared evenly.
+// eighth more, the slack that lets a body of known length be shared evenly
+// (or nearly: cutLengths).
 func maxCut(segment int) int { return segment + segment/8 }
 
 // cutLength is the length of the segments a body of length bytes is cut
@@ -130,9 +131,10 @@ func maxCut(segment int) int { return segment + segment/8 }
 // among the fewest segments no longer than maxCut: a fixed size would leave
 // a short last segment (a 1 MB body in 512k segments: two and a 31 KB
 // tail) that pays a whole segment's costs, a task and its dictionary
-// (brotli, a prefix of up to 256 KiB) for a few kilobytes, and delays the
+// (brotli, up to a segment of prefix) for a few kilobytes, and delays the
 // response while it waits for a CPU beside the others; even segments
-// finish together.
+// finish together, unless the later ones enter a costly prefix
+// (cutLengths).
 func cutLength(segment int, length int64) int {
 	if length <= 0 {
 		return segment
@@ -157,9 +159,24 @@ func cutLengths(segment int, length int64, h int, prime float64) (first, rest in
 	if length <= 0 || prime == 0 || n < 2 {
 		return rest, rest
 	}
+	// The second segment's prefix is the first, longer than rest; the
+	// difference is small against the estimate's own error.
 	extra := int(prime * float64(min(rest, h)) * float64(n-1) / float64(n))
 	first = min(maxCut(segment), rest+extra)
 	return first, int((length - int64(first) + n - 2) / (n - 1))
+}
+
+// segmentLengths is the length of the first segment of a body of length
+// bytes (-1: unknown) compressed with coding e at level, of the others,
+// and of the others when the first is ended early by a flush; lgwin is
+// brotli's window, which bounds what its encoder enters of a prefix.
+func segmentLengths(e Encoding, level, segment, lgwin int, length int64) (first, rest, even int) {
+	h := history(e, segment)
+	if e == Brotli {
+		h = min(h, 1<<lgwin-16)
+	}
+	first, rest = cutLengths(segment, length, h, primeCost(e, level))
+	return first, rest, cutLength(segment, length)
 }
 
 // primeCost is what entering a byte of prefix costs a segment of coding at
@@ -167,18 +184,20 @@ func cutLengths(segment int, length int64, h int, prime float64) (first, rest in
 // position enters the binary tree by the walk a search takes; below 10 the
 // prefix is hashed, a few percent; gzip's is 32 KiB and zstd has none.
 // Counted with cachegrind on react-dom in two halves (window 2^19), the
-// second primed with the first took 25% more instructions than the first
-// at 10 (3.34G against 2.67G) and 17% at 11 (9.00G against 7.67G); cut
-// by cutLengths, 3.09G against 2.89G and 8.37G against 8.28G.
+// second, primed with the 524,272 bytes of the first that the window
+// holds, took 3.34G instructions against the first's 2.67G at 10 and
+// 9.00G against 7.67G at 11: 0.26 and 0.18 of a byte's compression per
+// byte of prefix, the halves' difference in content included, as it is
+// between the segments of any body.
 func primeCost(e Encoding, level int) float64 {
 	if e != Brotli {
 		return 0
 	}
 	switch level {
 	case 10:
-		return 0.3
+		return 0.26
 	case 11:
-		return 0.15
+		return 0.18
 	}
 	return 0
 }
@@ -199,9 +218,9 @@ var compressing atomic.Int64
 // pools. A body is cut only when at least two are free, one for the
 // response's goroutine and one for a segment beside it. With fewer, cutting
 // gains no speed, since no CPU is free to run its segments alongside, and
-// it costs: CPU time for gzip and brotli (each segment begins by hashing
-// the 32 or 256 KiB before it again), size for zstd (each frame starts
-// without history). Such a response is compressed serially, as if the
+// it costs: CPU time for gzip and brotli (each segment begins by entering
+// the 32 KiB, or up to a segment, before it again), size for zstd (each
+// frame starts without history). Such a response is compressed serially, as if the
 // pool were off, so that a loaded server keeps the throughput and the
 // output of serial compression. Counting the pools alone is not enough:
 // under load most responses compress serially on their own goroutines,
@@ -490,6 +509,7 @@ type parallelStream struct {
 
 	first int        // the length of the first segment, if full (cutLengths)
 	cut   int        // the length of the others
+	even  int        // their length when the first ends early (cutLength)
 	cur   *segment   // being filled
 	queue []*segment // handed out, in order, not yet sent
 	crc   uint32     // gzip: of the input sent so far
@@ -497,11 +517,12 @@ type parallelStream struct {
 	began bool       // gzip: the header is out
 
 	// For the debug log: segments in all, those the pool compressed, those
-	// it refused (queue full), the most queued at once, and the longest a
-	// segment waited for a worker (a pool that does not start a segment
-	// while the response's goroutine works gives no speed).
-	segments, pooled, refused, peak int
-	wait                            time.Duration
+	// it refused (queue full), the most queued at once, the first's input,
+	// and the longest a segment waited for a worker (a pool that does not
+	// start a segment while the response's goroutine works gives no
+	// speed).
+	segments, pooled, refused, peak, firstLen int
+	wait                                      time.Duration
 }
 
 // startParallel makes the response's encoder a parallelStream. key names
@@ -512,7 +533,7 @@ func (w *responseWriter) startParallel(key compressorKey, c *parallelConfig, len
 	key.level, key.segment = w.cfg.coding[e].level, c.segment
 	comp, how := c.compressors.get(key)
 	w.par = &parallelStream{w: w, cfg: c, comp: comp, how: how, coding: e, level: key.level}
-	w.par.first, w.par.cut = cutLengths(c.segment, length, history(e, c.segment), primeCost(e, key.level))
+	w.par.first, w.par.cut, w.par.even = segmentLengths(e, key.level, c.segment, key.window, length)
 	w.enc = w.par
 }
 
@@ -555,6 +576,11 @@ func (s *parallelStream) newSegment() {
 // Flush ends the current segment early and sends everything so far.
 func (s *parallelStream) Flush() error {
 	if s.cur != nil {
+		if s.cur.first {
+			// Ended early, the first no longer stands for the others'
+			// prefixes: they are cut evenly.
+			s.cut = s.even
+		}
 		// The response waits for every segment anyway: this one is
 		// compressed here while the pool finishes the others.
 		if err := s.handOut(false, true); err != nil {
@@ -599,6 +625,9 @@ func (s *parallelStream) handOut(last, here bool) error {
 	seg := s.cur
 	s.cur = nil
 	seg.last = last
+	if seg.first {
+		s.firstLen = len(seg.input())
+	}
 	if h := history(s.coding, s.cfg.segment); h > 0 {
 		// The next segment's dictionary: the last h bytes of the input so
 		// far, which seg's buf ends with (a short segment after a flush
@@ -727,7 +756,7 @@ func (s *parallelStream) release() {
 	if lg := s.w.cfg.logger; lg != nil && lg.Enabled(s.w.req.Context(), slog.LevelDebug) {
 		lg.DebugContext(s.w.req.Context(), "parallel compression", "coding", s.coding.String(),
 			"pool", s.cfg.poolName, "segments", s.segments, "pooled", s.pooled, "refused", s.refused,
-			"peak", s.peak, "wait", s.wait.Round(10*time.Microsecond), "compressor", s.how)
+			"peak", s.peak, "first", s.firstLen, "wait", s.wait.Round(10*time.Microsecond), "compressor", s.how)
 	}
 }
 

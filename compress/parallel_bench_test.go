@@ -59,9 +59,11 @@ func BenchmarkParallel(b *testing.B) {
 }
 
 // BenchmarkParallelScaling is how one large response's latency falls with
-// the CPUs given to it: the body cut into GOMAXPROCS even segments (64 KiB
-// at least), all of them in flight at once on a pool of GOMAXPROCS
-// workers, at gzip 6, zstd 19 and brotli 6, 9, 10 and 11. The CPUs are the
+// the CPUs given to it: the body cut for GOMAXPROCS segments (of 64 KiB at
+// least, so react-dom is 15 on 16 CPUs; the first the longer at brotli 10
+// and 11), all of them in flight at once on a pool of GOMAXPROCS workers,
+// at gzip 6, zstd 19 and brotli 6, 9, 10 and 11. It reports the segments
+// and the first's length as cut with brotli's default window. The CPUs are the
 // process's (taskset), one count per run: a sub-benchmark's first run under
 // -cpu takes the parent's GOMAXPROCS, and with b.Loop that run is the one
 // measured. The serial rows are the same at every count; run them once:
@@ -87,7 +89,11 @@ func BenchmarkParallelScaling(b *testing.B) {
 			pool := newTestPool(b, cpus, 64)
 			segment := max(compress.MinSegmentSize, (len(body)+cpus-1)/cpus)
 			benchLargeResponse(b, body, c.coding, c.level, pool, segment, cpus)
-			b.ReportMetric(float64(segment), "segment-bytes")
+			e := map[string]compress.Encoding{"gzip": compress.Gzip, "zstd": compress.Zstd, "br": compress.Brotli}[c.coding]
+			first, _ := compress.CutLengths(e, c.level, segment, 19, int64(len(body)))
+			even := compress.CutLength(segment, int64(len(body)))
+			b.ReportMetric(float64((len(body)+even-1)/even), "segments")
+			b.ReportMetric(float64(first), "first-bytes")
 		})
 	}
 }

@@ -2,10 +2,15 @@ package compress_test
 
 import (
 	"bytes"
+	"log/slog"
 	"net/http"
 	"os"
+	"runtime"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/mosaic-edge/mosaic/compress"
 )
@@ -136,18 +141,58 @@ func TestParallelBrotliPrefixOneSegment(t *testing.T) {
 // At level 10 a body of known length is cut with a longer first segment
 // (TestParallelSegmentsPrimed): 140,000 bytes in 64k segments are two, of
 // 73,728 and 66,272 bytes, one on the pool and the last on the response's
-// goroutine; cut at the others' length, a third segment of 7,456 bytes
-// would follow.
+// goroutine (cut at the others' length, a third of 7,456 bytes would
+// follow). A flush that ends the first segment early leaves the others
+// even: after a first byte flushed alone, 70,000 and 69,999 bytes, where
+// the others' shorter length would leave four segments.
 func TestParallelBrotliFirstLonger(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the busy-CPU rule needs two
+	const seg = 64 << 10
 	body := words(140_000)
-	first, rest := compress.CutLengths(compress.Brotli, 10, 64<<10, int64(len(body)))
-	if first+rest != len(body) {
-		t.Fatalf("segments of %d and %d bytes for a body of %d", first, rest, len(body))
+	first, rest := compress.CutLengths(compress.Brotli, 10, seg, 18, int64(len(body)))
+	if first != 73_728 || rest != 66_272 {
+		t.Fatalf("segments of %d and %d bytes, want 73,728 and 66,272", first, rest)
 	}
-	pool := newTestPool(t, 2, 64)
-	brotliParallel(t, body, true, 10, 64<<10, pool)
-	if pool.submitted.Load() != 1 {
-		t.Fatalf("%d segments went to the pool, want 1 of 2", pool.submitted.Load())
+	for _, c := range []struct {
+		flush bool
+		want  string
+	}{
+		{false, "segments=2 pooled=1 refused=0 peak=2 first=73728"},
+		{true, "segments=3 pooled=1 refused=0 peak=2 first=1"},
+	} {
+		var logs bytes.Buffer
+		var mu sync.Mutex
+		lg := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		h := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+			w.Write(body[:1])
+			if c.flush {
+				w.(http.Flusher).Flush()
+			}
+			w.Write(body[1:])
+		}), parallelOn(newTestPool(t, 2, 64), seg, compress.DefaultTasks, func(o *compress.Options) {
+			o.Brotli.Level = 10
+			o.Logger = lg
+		}))
+		_, raw := fetch(t, http.MethodGet, serve(t, h), "Accept-Encoding: br")
+		if got := decode(t, "br", raw); !bytes.Equal(got, body) {
+			t.Fatalf("flush %v: decoded %d bytes, want %d", c.flush, len(got), len(body))
+		}
+		// The line comes once the response is done, which the client may
+		// see first.
+		var line string
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			mu.Lock()
+			line = logs.String()
+			mu.Unlock()
+			if line != "" {
+				break
+			}
+		}
+		if !strings.Contains(line, c.want) {
+			t.Errorf("flush %v: debug log %q, want %q", c.flush, line, c.want)
+		}
 	}
 }
 

@@ -588,40 +588,53 @@ func TestParallelRandomWritesAndFlushes(t *testing.T) {
 
 // At brotli's levels 10 and 11, where a segment's prefix costs it a part
 // of compressing as many bytes, the first segment of a body of known
-// length, which has none, is the longer, within the slack; the body is
-// still cut into as many segments, and covered.
+// length, which has none, is the longer, within the slack, by the part of
+// the prefix the window holds; the body is still cut into as many
+// segments, and covered. Other codings and levels, and bodies of unknown
+// length, are cut as TestParallelSegmentsEven says.
 func TestParallelSegmentsPrimed(t *testing.T) {
 	const k = 1 << 10
 	for _, c := range []struct {
-		coding         compress.Encoding
-		level, segment int
-		length         int64
-		longer         bool
+		coding                compress.Encoding
+		level, segment, lgwin int
+		length                int64
+		first, rest           int // 0: cut evenly
 	}{
-		{compress.Brotli, 11, 512 * k, 1080227, true},
-		{compress.Brotli, 10, 512 * k, 1080227, true},
-		{compress.Brotli, 11, 256 * k, 1080227, true},
-		{compress.Brotli, 11, 64 * k, 10 << 20, true},
-		{compress.Brotli, 11, 512 * k, -1, false},       // unknown length: the configured size
-		{compress.Brotli, 11, 1024 * k, 1080227, false}, // one segment
-		{compress.Brotli, 9, 512 * k, 1080227, false},
-		{compress.Gzip, 9, 512 * k, 1080227, false},
-		{compress.Zstd, 19, 512 * k, 1080227, false},
+		// react-dom in 512k segments: 524,272 bytes of prefix (the
+		// window) cost 0.18 of a byte each at 11, half of it moved to
+		// the first; at 10 (0.26) the slack stops it.
+		{compress.Brotli, 11, 512 * k, 19, 1080227, 587_298, 492_929},
+		{compress.Brotli, 10, 512 * k, 19, 1080227, 589_824, 490_403},
+		// 3 MiB in 1m segments: the window, not the segment, is the
+		// prefix; two thirds of its cost go to the first.
+		{compress.Brotli, 11, 1024 * k, 19, 3 << 20, 1_111_488, 1_017_120},
+		// With a window of 16 MiB, the 1 MiB before the segment.
+		{compress.Brotli, 11, 1024 * k, 24, 3 << 20, 1_174_405, 985_662},
+		// 10 MiB in 143 segments of 64k and the slack: stopped by it.
+		{compress.Brotli, 11, 64 * k, 19, 10 << 20, 73_728, 73_325},
+		{compress.Brotli, 11, 512 * k, 19, -1, 0, 0},
+		{compress.Brotli, 11, 1024 * k, 19, 1080227, 0, 0}, // one segment
+		{compress.Brotli, 9, 512 * k, 19, 1080227, 0, 0},
+		{compress.Gzip, 9, 512 * k, 0, 1080227, 0, 0},
+		{compress.Zstd, 19, 512 * k, 0, 1080227, 0, 0},
 	} {
-		name := fmt.Sprintf("%v %d, segment %d, body %d", c.coding, c.level, c.segment, c.length)
-		first, rest := compress.CutLengths(c.coding, c.level, c.segment, c.length)
+		name := fmt.Sprintf("%v %d, segment %d, window 2^%d, body %d", c.coding, c.level, c.segment, c.lgwin, c.length)
+		first, rest := compress.CutLengths(c.coding, c.level, c.segment, c.lgwin, c.length)
 		even := compress.CutLength(c.segment, c.length)
-		if !c.longer {
-			if first != even || rest != even {
-				t.Errorf("%s: segments of %d and %d bytes, want %d", name, first, rest, even)
-			}
+		if c.first == 0 {
+			c.first, c.rest = even, even
+		}
+		if first != c.first || rest != c.rest {
+			t.Errorf("%s: segments of %d and %d bytes, want %d and %d", name, first, rest, c.first, c.rest)
+		}
+		if c.length <= 0 {
 			continue
 		}
 		n := (c.length + int64(even) - 1) / int64(even)
-		if first <= even || first > c.segment+c.segment/8 || rest >= even {
-			t.Errorf("%s: first segment %d, others %d bytes, against %d even", name, first, rest, even)
+		if first > c.segment+c.segment/8 || rest > first {
+			t.Errorf("%s: first segment %d, others %d bytes, bound %d", name, first, rest, c.segment+c.segment/8)
 		}
-		if covered := int64(first) + (n-1)*int64(rest); covered < c.length || covered-c.length >= n-1 {
+		if covered := int64(first) + (n-1)*int64(rest); covered < c.length || covered-c.length >= n {
 			t.Errorf("%s: %d + %d×%d bytes for a body of %d", name, first, n-1, rest, c.length)
 		}
 	}
