@@ -80,7 +80,8 @@ type BrotliOptions struct {
 	// Parallel compresses long bodies in segments on a pool
 	// (brotli_thread_pool, brotli_parallel_*): catable segments of
 	// mosaic's own encoder at every level, each able to copy from the
-	// input before it (a segment's length, 256 KiB to 1 MiB).
+	// input before it (256 KiB to a segment's length, at most 1 MiB and
+	// the window).
 	Parallel Parallel
 }
 

@@ -131,7 +131,7 @@ func maxCut(segment int) int { return segment + segment/8 }
 // among the fewest segments no longer than maxCut: a fixed size would leave
 // a short last segment (a 1 MB body in 512k segments: two and a 31 KB
 // tail) that pays a whole segment's costs, a task and its dictionary
-// (brotli, up to a segment of prefix) for a few kilobytes, and delays the
+// (brotli, a prefix: history) for a few kilobytes, and delays the
 // response while it waits for a CPU beside the others; even segments
 // finish together, unless the later ones enter a costly prefix
 // (cutLengths).
@@ -146,22 +146,21 @@ func cutLength(segment int, length int64) int {
 
 // cutLengths is the length of the first segment and of the others for a
 // body of length bytes, when every later segment begins by entering a
-// prefix of up to h bytes that costs prime times what compressing as many
-// bytes does (primeCost). The first, which enters none, is made longer by
-// the prefix's cost so that the segments in flight together finish
-// together: with n segments of even length L and prefixes of P bytes the
-// first takes L and the others L + prime·P; a first of L + prime·P·(n-1)/n
-// and the others of L − prime·P/n cost the same. The first stays within the
-// slack (maxCut), which bounds every segment.
+// prefix of h bytes that costs prime times what compressing as many bytes
+// does (primeCost). The first, which enters none, is made longer by the
+// prefix's cost so that the segments in flight together finish together:
+// with n segments of even length L the first takes L and the others
+// L + prime·h; a first of L + prime·h·(n-1)/n and the others of
+// L − prime·h/n cost the same. The first stays within the slack (maxCut),
+// which bounds every segment; for segments shorter than their prefix
+// (history is at least 256 KiB) the slack is what decides it.
 func cutLengths(segment int, length int64, h int, prime float64) (first, rest int) {
 	rest = cutLength(segment, length)
 	n := (length + int64(rest) - 1) / int64(rest)
 	if length <= 0 || prime == 0 || n < 2 {
 		return rest, rest
 	}
-	// The second segment's prefix is the first, longer than rest; the
-	// difference is small against the estimate's own error.
-	extra := int(prime * float64(min(rest, h)) * float64(n-1) / float64(n))
+	extra := int(prime * float64(h) * float64(n-1) / float64(n))
 	first = min(maxCut(segment), rest+extra)
 	return first, int((length - int64(first) + n - 2) / (n - 1))
 }
@@ -169,7 +168,10 @@ func cutLengths(segment int, length int64, h int, prime float64) (first, rest in
 // segmentLengths is the length of the first segment of a body of length
 // bytes (-1: unknown) compressed with coding e at level, of the others,
 // and of the others when the first is ended early by a flush; lgwin is
-// brotli's window, which bounds what its encoder enters of a prefix.
+// brotli's window, which bounds what its encoder enters of a prefix. Every
+// later segment's prefix is taken as history's length within the window:
+// it is the last history bytes of the input before the segment, of which
+// only the second segment may have fewer (the first, when it is shorter).
 func segmentLengths(e Encoding, level, segment, lgwin int, length int64) (first, rest, even int) {
 	h := history(e, segment)
 	if e == Brotli {
@@ -183,12 +185,11 @@ func segmentLengths(e Encoding, level, segment, lgwin int, length int64) (first,
 // level, against compressing a byte: at brotli's levels 10 and 11 a
 // position enters the binary tree by the walk a search takes; below 10 the
 // prefix is hashed, a few percent; gzip's is 32 KiB and zstd has none.
-// Counted with cachegrind on react-dom in two halves (window 2^19), the
-// second, primed with the 524,272 bytes of the first that the window
-// holds, took 3.34G instructions against the first's 2.67G at 10 and
-// 9.00G against 7.67G at 11: 0.26 and 0.18 of a byte's compression per
-// byte of prefix, the halves' difference in content included, as it is
-// between the segments of any body.
+// Counted with cachegrind on react-dom's second half (window 2^19),
+// primed with the 524,272 bytes of the first half that the window holds it
+// took 3.34G instructions against 2.68G bare at 10, and 9.00G against
+// 8.16G at 11: a byte of prefix costs 0.26 and 0.11 of a byte compressed
+// (with a window of 2^21, 0.29 and 0.12).
 func primeCost(e Encoding, level int) float64 {
 	if e != Brotli {
 		return 0
@@ -197,7 +198,7 @@ func primeCost(e Encoding, level int) float64 {
 	case 10:
 		return 0.26
 	case 11:
-		return 0.18
+		return 0.12
 	}
 	return 0
 }
@@ -219,10 +220,10 @@ var compressing atomic.Int64
 // response's goroutine and one for a segment beside it. With fewer, cutting
 // gains no speed, since no CPU is free to run its segments alongside, and
 // it costs: CPU time for gzip and brotli (each segment begins by entering
-// the 32 KiB, or up to a segment, before it again), size for zstd (each
-// frame starts without history). Such a response is compressed serially, as if the
-// pool were off, so that a loaded server keeps the throughput and the
-// output of serial compression. Counting the pools alone is not enough:
+// the 32 KiB, or for brotli up to 1 MiB, before it again), size for zstd
+// (each frame starts without history). Such a response is compressed
+// serially, as if the pool were off, so that a loaded server keeps the
+// throughput and the output of serial compression. Counting the pools alone is not enough:
 // under load most responses compress serially on their own goroutines,
 // the pools look idle, and bodies would still be cut.
 func cpusFree() int64 {
@@ -576,7 +577,7 @@ func (s *parallelStream) newSegment() {
 // Flush ends the current segment early and sends everything so far.
 func (s *parallelStream) Flush() error {
 	if s.cur != nil {
-		if s.cur.first {
+		if s.cur.first && len(s.cur.input()) < s.first {
 			// Ended early, the first no longer stands for the others'
 			// prefixes: they are cut evenly.
 			s.cut = s.even

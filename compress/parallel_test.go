@@ -601,15 +601,17 @@ func TestParallelSegmentsPrimed(t *testing.T) {
 		first, rest           int // 0: cut evenly
 	}{
 		// react-dom in 512k segments: 524,272 bytes of prefix (the
-		// window) cost 0.18 of a byte each at 11, half of it moved to
+		// window) cost 0.12 of a byte each at 11, half of it moved to
 		// the first; at 10 (0.26) the slack stops it.
-		{compress.Brotli, 11, 512 * k, 19, 1080227, 587_298, 492_929},
+		{compress.Brotli, 11, 512 * k, 19, 1080227, 571_570, 508_657},
 		{compress.Brotli, 10, 512 * k, 19, 1080227, 589_824, 490_403},
 		// 3 MiB in 1m segments: the window, not the segment, is the
 		// prefix; two thirds of its cost go to the first.
-		{compress.Brotli, 11, 1024 * k, 19, 3 << 20, 1_111_488, 1_017_120},
-		// With a window of 16 MiB, the 1 MiB before the segment.
-		{compress.Brotli, 11, 1024 * k, 24, 3 << 20, 1_174_405, 985_662},
+		{compress.Brotli, 11, 1024 * k, 19, 3 << 20, 1_090_517, 1_027_606},
+		// With a window of 4 MiB, the 1 MiB before the segment.
+		{compress.Brotli, 11, 1024 * k, 22, 3 << 20, 1_132_462, 1_006_633},
+		// A window of 32 KiB holds a prefix shorter than the segments.
+		{compress.Brotli, 10, 64 * k, 15, 120_000, 64_257, 55_743},
 		// 10 MiB in 143 segments of 64k and the slack: stopped by it.
 		{compress.Brotli, 11, 64 * k, 19, 10 << 20, 73_728, 73_325},
 		{compress.Brotli, 11, 512 * k, 19, -1, 0, 0},

@@ -62,7 +62,7 @@ mapfile -t order < <(lscpu -p=CPU,CORE | grep -v '^#' | sort -t, -k2,2n -k1,1n |
 kept=()
 for c in "${order[@]}"; do [[ -n ${allowed[$c]:-} ]] && kept+=("$c"); done
 order=("${kept[@]}")
-((${#order[@]})) || order=("${!allowed[@]}")
+((${#order[@]})) || mapfile -t order < <(printf '%s\n' "${!allowed[@]}" | sort -n)
 cpuset() { local IFS=,; echo "${order[*]:0:$1}"; }
 
 # bench CPUS PATTERN [BENCHTIME]: the benchmarks' lines; a failed run
@@ -77,9 +77,11 @@ bench() {
     fi
 }
 
-cores=$(lscpu -p=CORE | grep -v '^#' | sort -u | wc -l)
+cores=$(lscpu -p=CPU,CORE | grep -v '^#' | while IFS=, read -r c k; do
+    [[ -n ${allowed[$c]:-} ]] && echo "$k"
+done | sort -u | wc -l)
 echo "${#order[@]} CPUs, $cores cores; $(lscpu | sed -n 's/^Model name: *//p'); $(date -u +%FT%TZ); load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "file $file ($(wc -c <"$file") bytes)"
+echo "file $file ($(wc -c <"$LARGE_BODY") bytes)"
 echo "## each CPU alone: gzip 6 and brotli 9 serial"
 for c in "${order[@]}"; do
     printf 'CPU %s:' "$c"
@@ -91,8 +93,10 @@ for n in $counts; do
     echo "## $n CPUs ($(cpuset "$n")): serial, then segments"
     bench "$(cpuset "$n")" "ParallelScaling/($only)/"
 done
-echo "## 2 CPUs: BenchmarkParallel, BenchmarkParallelCeiling"
-bench "$(cpuset 2)" "Parallel(Ceiling)?$/($only|one|goroutine)" 20x
-echo "## 2 CPUs, 8 responses at once: BenchmarkParallelLoaded"
-bench "$(cpuset 2)" "ParallelLoaded/($only)/" 60x
+if ((${#order[@]} >= 2)); then
+    echo "## 2 CPUs: BenchmarkParallel, BenchmarkParallelCeiling"
+    bench "$(cpuset 2)" "Parallel(Ceiling)?$/($only|one|goroutine)" 20x
+    echo "## 2 CPUs, 8 responses at once: BenchmarkParallelLoaded"
+    bench "$(cpuset 2)" "ParallelLoaded/($only)/" 60x
+fi
 [[ ! -e $tmp/failed ]]
