@@ -131,7 +131,7 @@ func maxCut(segment int) int { return segment + segment/8 }
 // among the fewest segments no longer than maxCut: a fixed size would leave
 // a short last segment (a 1 MB body in 512k segments: two and a 31 KB
 // tail) that pays a whole segment's costs, a task and its dictionary
-// (brotli, a prefix: history) for a few kilobytes, and delays the
+// (brotli's prefix: history) for a few kilobytes, and delays the
 // response while it waits for a CPU beside the others; even segments
 // finish together, unless the later ones enter a costly prefix
 // (cutLengths).
@@ -188,8 +188,9 @@ func segmentLengths(e Encoding, level, segment, lgwin int, length int64) (first,
 // Counted with cachegrind on react-dom's second half (window 2^19),
 // primed with the 524,272 bytes of the first half that the window holds it
 // took 3.34G instructions against 2.68G bare at 10, and 9.00G against
-// 8.16G at 11: a byte of prefix costs 0.26 and 0.11 of a byte compressed
-// (with a window of 2^21, 0.29 and 0.12).
+// 8.16G at 11: a byte of prefix costs 0.25 and 0.11 of a byte compressed
+// (0.28 and 0.12 with a window of 2^21, the whole half entered); taken as
+// 0.26 and 0.12.
 func primeCost(e Encoding, level int) float64 {
 	if e != Brotli {
 		return 0
@@ -223,9 +224,10 @@ var compressing atomic.Int64
 // the 32 KiB, or for brotli up to 1 MiB, before it again), size for zstd
 // (each frame starts without history). Such a response is compressed
 // serially, as if the pool were off, so that a loaded server keeps the
-// throughput and the output of serial compression. Counting the pools alone is not enough:
-// under load most responses compress serially on their own goroutines,
-// the pools look idle, and bodies would still be cut.
+// throughput and the output of serial compression. Counting the pools
+// alone is not enough: under load most responses compress serially on
+// their own goroutines, the pools look idle, and bodies would still be
+// cut.
 func cpusFree() int64 {
 	return int64(runtime.GOMAXPROCS(0)) - compressing.Load() - segmentsOut.Load()
 }

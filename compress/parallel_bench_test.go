@@ -63,10 +63,11 @@ func BenchmarkParallel(b *testing.B) {
 // least, so react-dom is 15 on 16 CPUs; the first the longer at brotli 10
 // and 11), all of them in flight at once on a pool of GOMAXPROCS workers,
 // at gzip 6, zstd 19 and brotli 6, 9, 10 and 11. It reports the segments
-// and the first's length as cut with brotli's default window. The CPUs are the
-// process's (taskset), one count per run: a sub-benchmark's first run under
-// -cpu takes the parent's GOMAXPROCS, and with b.Loop that run is the one
-// measured. The serial rows are the same at every count; run them once:
+// and the first's length as cut with brotli's default window. The CPUs
+// are the process's (taskset), one count per run: a sub-benchmark's first
+// run under -cpu takes the parent's GOMAXPROCS, and with b.Loop that run
+// is the one measured. The serial rows are the same at every count; run
+// them once:
 //
 //	go test -c -o /tmp/compress.test ./compress && cd compress
 //	taskset -c 0 /tmp/compress.test -test.run '^$' -test.bench 'ParallelScaling/.*/serial' -test.benchtime 5x
