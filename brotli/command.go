@@ -130,8 +130,13 @@ type distParams struct {
 	direct  uint32
 }
 
+// numShortCodes is how many distance symbols code the ring's distances
+// and their neighbours, before any direct or postfix code (RFC 7932
+// section 4).
+const numShortCodes = 16
+
 // alphabet is the size of the distance alphabet (RFC 7932 section 4).
-func (p distParams) alphabet() int { return 16 + int(p.direct) + 48<<p.postfix }
+func (p distParams) alphabet() int { return numShortCodes + int(p.direct) + 48<<p.postfix }
 
 // alphabetBits is the width of a distance symbol in a simple prefix code.
 func (p distParams) alphabetBits() uint { return uint(bits.Len(uint(p.alphabet() - 1))) }

@@ -91,15 +91,10 @@ type encoder struct {
 // maxDistAlphabet is the largest distance alphabet this encoder uses:
 // NPOSTFIX 3 without direct codes (chooseDistParams; font mode's 1 and
 // 12 need fewer).
-const maxDistAlphabet = 16 + 48<<maxPostfix
+const maxDistAlphabet = numShortCodes + 48<<maxPostfix
 
 // maxPostfix is the largest NPOSTFIX (RFC 7932 section 9.2).
 const maxPostfix = 3
-
-// numShortCodes is how many distance symbols code the ring's distances
-// and their neighbours, before any direct or postfix code (RFC 7932
-// section 4).
-const numShortCodes = 16
 
 // positionLimit bounds absolute positions; past it the table is cleared
 // and positions start again at 1.

@@ -90,7 +90,7 @@ func BenchmarkParallelScaling(b *testing.B) {
 			pool := newTestPool(b, cpus, 64)
 			segment := max(compress.MinSegmentSize, (len(body)+cpus-1)/cpus)
 			benchLargeResponse(b, body, c.coding, c.level, pool, segment, cpus)
-			e := map[string]compress.Encoding{"gzip": compress.Gzip, "zstd": compress.Zstd, "br": compress.Brotli}[c.coding]
+			e, _ := compress.ParseEncoding(c.coding)
 			first, _ := compress.CutLengths(e, c.level, segment, 19, int64(len(body)))
 			even := compress.CutLength(segment, int64(len(body)))
 			b.ReportMetric(float64((len(body)+even-1)/even), "segments")
