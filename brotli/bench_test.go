@@ -73,8 +73,9 @@ func BenchmarkCorpus(b *testing.B) {
 
 // BenchmarkSegmentPrefix compresses the second half of react-dom as a
 // segment without a prefix, primed with 256 KiB of the first half and
-// with all of it, at qualities 9, 10 and 11: what a longer prefix costs in
-// time and saves in size (MaxPrefix).
+// with all of it, at every quality: what a longer prefix costs in time
+// and saves in size (MaxPrefix), and what entering it costs against
+// compressing (compress's segment lengths).
 //
 //	go test ./brotli -run '^$' -bench SegmentPrefix -benchtime 3x
 func BenchmarkSegmentPrefix(b *testing.B) {
@@ -83,7 +84,7 @@ func BenchmarkSegmentPrefix(b *testing.B) {
 		b.Skip("react-dom.development.js missing from the corpus")
 	}
 	h := len(body) / 2
-	for _, q := range []int{9, 10, 11} {
+	for q := MinQuality; q <= MaxQuality; q++ {
 		for _, p := range []int{0, 256 << 10, h} {
 			b.Run(fmt.Sprintf("q%d/prefix=%dk", q, p>>10), func(b *testing.B) {
 				enc, err := NewEncoder(Options{Quality: q, LGWin: 21})

@@ -40,8 +40,10 @@ const fastBits = 16
 // the stream ([1]byte), or without, hashed into a table the size hint
 // made smaller ([0]byte) or into the quality's whole table ([2]byte). A
 // body without a dictionary then pays no instruction for rawCap, and one
-// with the whole table shifts its hashes by a constant: x86 shifts by a
-// variable only through CX, which the loops need for other values.
+// with the whole table shifts its hashes by a constant (x86 shifts by a
+// variable only through CX, which the loops need for other values) into a
+// table of a constant length, which then needs no bound check per probe
+// or entry (2% of quality 1's instructions on jquery, 4% on react-dom).
 type fastVariant interface{ [0]byte | [1]byte | [2]byte }
 
 // findFastIn is findFast compiled for one variant (fastVariant).
@@ -53,6 +55,7 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 	hs := e.hashShift & 63
 	if len(r) == 2 {
 		hs = 64 - fastBits
+		table = table[:1<<fastBits]
 	}
 	base, maxDist := w.base, e.maxDist
 	// Positions of earlier streams in the table are more than maxDist
