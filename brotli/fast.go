@@ -55,6 +55,7 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 	hs := e.hashShift & 63
 	if len(r) == 2 {
 		hs = 64 - fastBits
+		_ = table[1<<fastBits-1] // the whole table, not past its length
 		table = table[:1<<fastBits]
 	}
 	base, maxDist := w.base, e.maxDist
