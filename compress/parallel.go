@@ -183,18 +183,18 @@ func segmentLengths(e Encoding, level, segment, lgwin int, length int64) (first,
 
 // primeCost is what entering a byte of prefix costs a segment of coding at
 // level, against compressing a byte: at brotli's levels 10 and 11 a
-// position enters the binary tree by the walk a search takes. Below 10 the
-// prefix is hashed, at 0.11 to 0.28 of a byte compressed (0.54 and 0.61 at
-// 1 and 0, which enter every position), but a longer first segment made
-// react-dom's halves, which cost about as much without it, finish later
-// (compress README, "A longer first segment below level 10, tried"), so
-// those levels cut evenly. gzip's prefix is 32 KiB and zstd has none.
-// Counted with cachegrind on react-dom's second half (window 2^19),
-// primed with the 524,272 bytes of the first half that the window holds it
-// took 3.34G instructions against 2.68G bare at 10, and 9.00G against
-// 8.16G at 11: a byte of prefix costs 0.25 and 0.11 of a byte compressed
-// (0.28 and 0.12 with a window of 2^21, the whole half entered); taken as
-// 0.26 and 0.12.
+// position enters the binary tree by the walk a search takes. Counted with
+// cachegrind on react-dom's second half (window 2^19), primed with the
+// 524,272 bytes of the first half that the window holds it took 3.34G
+// instructions against 2.68G bare at 10, and 9.00G against 8.16G at 11: a
+// byte of prefix costs 0.25 and 0.11 of a byte compressed (0.28 and 0.12
+// with a window of 2^21, the whole half entered); taken as 0.26 and 0.12.
+// Below 10 the prefix is hashed, at 0.11 to 0.28 of a byte compressed
+// (0.54 and 0.61 at 1 and 0, which enter every position), but a longer
+// first segment made react-dom's halves, which cost about as much without
+// it, finish later (compress README, "A longer first segment below level
+// 10, tried"), so those levels cut evenly. gzip's prefix is 32 KiB and
+// zstd has none.
 func primeCost(e Encoding, level int) float64 {
 	if e != Brotli {
 		return 0
