@@ -101,8 +101,9 @@ func BenchmarkParallelScaling(b *testing.B) {
 
 // benchLargeResponse times responses of body compressed with coding at
 // level, cut into segments of the given size on pool with tasks of them in
-// flight, or serially where segment is 0, and reports the compressed size.
-func benchLargeResponse(b *testing.B, body []byte, coding string, level int, pool compress.WorkPool, segment, tasks int) {
+// flight, or serially where segment is 0, and reports and returns the
+// compressed size.
+func benchLargeResponse(b *testing.B, body []byte, coding string, level int, pool compress.WorkPool, segment, tasks int) int {
 	if segment == 0 {
 		pool = nil
 	}
@@ -121,6 +122,7 @@ func benchLargeResponse(b *testing.B, body []byte, coding string, level int, poo
 	req.Header.Set("Accept-Encoding", coding)
 	w := benchServe(b, h, req, len(body))
 	b.ReportMetric(float64(w.n), "bytes")
+	return w.n
 }
 
 // BenchmarkParallelCeiling is what GOMAXPROCS CPUs can give parallel gzip
@@ -253,34 +255,11 @@ func BenchmarkParallelSizes(b *testing.B) {
 			serial := 0
 			for _, segment := range []int{0, 512 << 10, 256 << 10, 64 << 10} {
 				b.Run(fmt.Sprintf("%s/level=%d/segment=%dk", coding, level, segment>>10), func(b *testing.B) {
-					var p compress.WorkPool
-					size := segment
-					if segment > 0 {
-						p = pool
-					} else {
-						size = compress.DefaultSegmentSize
-					}
-					h := mustNew(b, respond(200, body, "Content-Type: text/html", "Content-Length: "+strconv.Itoa(len(body))),
-						parallelOn(p, size, compress.DefaultTasks, func(o *compress.Options) {
-							if coding == "br" {
-								o.Brotli.Level = level
-							} else {
-								o.Zstd.Level = level
-							}
-						}))
-					req := httptest.NewRequest(http.MethodGet, "/", nil)
-					req.Header.Set("Accept-Encoding", coding)
-					w := &discardWriter{h: http.Header{}}
-					for b.Loop() {
-						clear(w.h)
-						w.n = 0
-						h.ServeHTTP(w, req)
-					}
+					n := benchLargeResponse(b, body, coding, level, pool, segment, compress.DefaultTasks)
 					if segment == 0 {
-						serial = w.n
+						serial = n
 					}
-					b.ReportMetric(float64(w.n), "bytes")
-					b.ReportMetric(100*(float64(w.n)/float64(serial)-1), "%-over-serial")
+					b.ReportMetric(100*(float64(n)/float64(serial)-1), "%-over-serial")
 				})
 			}
 		}
