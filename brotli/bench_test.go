@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -75,7 +76,10 @@ func BenchmarkCorpus(b *testing.B) {
 // segment without a prefix, primed with 256 KiB of the first half and
 // with all of it, at every quality: what a longer prefix costs in time
 // and saves in size (MaxPrefix), and what entering it costs against
-// compressing (compress's segment lengths).
+// compressing (compress's segment lengths). The first half alone, as a
+// first segment, is what the second is weighed against when a body is
+// cut in two. The window is 2^21, or 2^SEGMENT_LGWIN (19: the server's
+// default, which holds 524,272 bytes of the whole half's prefix).
 //
 //	go test ./brotli -run '^$' -bench SegmentPrefix -benchtime 3x
 func BenchmarkSegmentPrefix(b *testing.B) {
@@ -84,19 +88,30 @@ func BenchmarkSegmentPrefix(b *testing.B) {
 		b.Skip("react-dom.development.js missing from the corpus")
 	}
 	h := len(body) / 2
+	lgwin := 21
+	if v := os.Getenv("SEGMENT_LGWIN"); v != "" {
+		var err error
+		if lgwin, err = strconv.Atoi(v); err != nil {
+			b.Fatalf("SEGMENT_LGWIN: %v", err)
+		}
+	}
+	run := func(name string, q int, in []byte, seg Segment) {
+		b.Run(name, func(b *testing.B) {
+			enc, err := NewEncoder(Options{Quality: q, LGWin: lgwin})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var out []byte
+			for b.Loop() {
+				out = enc.EncodeSegment(out[:0], in, seg)
+			}
+			b.ReportMetric(float64(len(out)), "bytes")
+		})
+	}
 	for q := MinQuality; q <= MaxQuality; q++ {
+		run(fmt.Sprintf("q%d/first-half", q), q, body[:h], Segment{First: true, BodyLen: len(body)})
 		for _, p := range []int{0, 256 << 10, h} {
-			b.Run(fmt.Sprintf("q%d/prefix=%dk", q, p>>10), func(b *testing.B) {
-				enc, err := NewEncoder(Options{Quality: q, LGWin: 21})
-				if err != nil {
-					b.Fatal(err)
-				}
-				var out []byte
-				for b.Loop() {
-					out = enc.EncodeSegment(out[:0], body[h:], Segment{Last: true, Prefix: body[h-p : h], Offset: h, BodyLen: len(body)})
-				}
-				b.ReportMetric(float64(len(out)), "bytes")
-			})
+			run(fmt.Sprintf("q%d/prefix=%dk", q, p>>10), q, body[h:], Segment{Last: true, Prefix: body[h-p : h], Offset: h, BodyLen: len(body)})
 		}
 	}
 }
