@@ -1,0 +1,106 @@
+package brotli
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// fastRun is what findFastIn leaves of a meta-block: its commands'
+// symbols, their extra bits and the histograms.
+type fastRun struct {
+	syms  []cmdSyms
+	extra int
+	lit   [256]uint32
+	cmd   [maxAlphabet]uint32
+}
+
+// runFast finds the commands of in's first meta-block at quality q with
+// findFastIn's variant R and window lgwin, after the encoder has
+// compressed earlier, so that its table holds an earlier stream's
+// positions as a reused encoder's does.
+func runFast[R fastVariant](t *testing.T, q, lgwin int, earlier, in []byte) fastRun {
+	t.Helper()
+	enc, err := NewEncoder(Options{Quality: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc.Encode(nil, earlier)
+	e := &enc.e
+	e.setup(enc.opts, lgwin, 0, true)
+	base := e.claim(len(in))
+	w := window{data: in, base: base, streamA: base, end: min(len(in), 1<<e.q.blockBits)}
+	clear(e.litHist[:])
+	clear(e.cmdHist[:])
+	clear(e.distHist[:])
+	e.syms = e.syms[:0]
+	var extra int
+	if q == 0 {
+		extra = findFastIn[[2]byte, R](e, &w, 0)
+	} else {
+		extra = findFastIn[[5]byte, R](e, &w, 0)
+	}
+	return fastRun{syms: slices.Clone(e.syms), extra: extra, lit: e.litHist, cmd: e.cmdHist}
+}
+
+// TestFastFold checks that the probe that folds the reach test into the
+// byte test ([3]byte) finds exactly the commands the probe with a branch
+// for each ([2]byte) finds, at qualities 0 and 1, on bodies longer than
+// the table has slots, compressed after other bodies and after
+// themselves (every slot then holds an earlier stream's position, out of
+// reach, until the body enters its own), with the largest window and the
+// smallest (where many candidates lie just beyond reach).
+func TestFastFold(t *testing.T) {
+	inputs := map[string][]byte{"words-1": wordText(1, 200_000), "words-2": wordText(2, 100_000)}
+	files, _ := filepath.Glob("../../shared/corpus/*.j*")
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil && len(b) > 1<<fastBits {
+			inputs[filepath.Base(f)] = b
+		}
+	}
+	for name, in := range inputs {
+		for _, q := range []int{0, 1} {
+			for _, c := range []struct {
+				earlier []byte
+				lgwin   int
+			}{{in, 22}, {inputs["words-2"], 22}, {in, 10}} {
+				t.Run(fmt.Sprintf("q%d/%s/after%d/lgwin%d", q, name, len(c.earlier), c.lgwin), func(t *testing.T) {
+					two := runFast[[2]byte](t, q, c.lgwin, c.earlier, in)
+					one := runFast[[3]byte](t, q, c.lgwin, c.earlier, in)
+					if two.extra != one.extra || two.lit != one.lit || two.cmd != one.cmd || !slices.Equal(two.syms, one.syms) {
+						t.Fatalf("folded probe: %d commands, %d extra bits; two branches: %d, %d",
+							len(one.syms), one.extra, len(two.syms), two.extra)
+					}
+					if len(two.syms) < 1000 {
+						t.Fatalf("%d commands: too few to compare", len(two.syms))
+					}
+				})
+			}
+		}
+	}
+}
+
+// wordText is n bytes of words drawn at random (seeded) from a few
+// hundred, separated by spaces and punctuation: text with matches of
+// every length at every distance.
+func wordText(seed uint64, n int) []byte {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	words := make([][]byte, 300)
+	for i := range words {
+		w := make([]byte, 2+rng.IntN(9))
+		for j := range w {
+			w[j] = 'a' + byte(rng.IntN(26))
+		}
+		words[i] = w
+	}
+	seps := []string{" ", " ", " ", ", ", ". ", "\n", "(", ")", "=", ";"}
+	out := make([]byte, 0, n+16)
+	for len(out) < n {
+		out = append(out, words[rng.IntN(len(words))]...)
+		out = append(out, seps[rng.IntN(len(seps))]...)
+	}
+	return out[:n]
+}
