@@ -7,7 +7,6 @@ import (
 	"math/bits"
 	"sync"
 
-	andybrotli "github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
@@ -21,32 +20,11 @@ type encoder interface {
 	Close() error
 }
 
-// brotliStream is a response's brotli encoder. Levels ownBrotliMin to
-// ownBrotliMax are served by mosaic's own encoder (package brotli), which
-// at those levels is faster than andybalholm/brotli with output no larger
-// summed over the corpus and within 1% on every file; level 0, where the
-// own encoder is not shown faster, by andybalholm/brotli. The README's
-// "Which encoder serves which brotli level" has the figures. Both keep
-// their memory across Reset.
-type brotliStream interface {
-	encoder
-	Reset(io.Writer)
-}
-
-// The levels the own encoder serves, as measured; a level moves over when
-// the own encoder is measured faster there at no larger size (summed, and
-// within 1% by file).
-const (
-	ownBrotliMin = 1
-	ownBrotliMax = 11
-)
-
-func ownBrotli(level int) bool { return level >= ownBrotliMin && level <= ownBrotliMax }
-
-// own reports whether the own encoder serves key: at its levels, and
-// with a dictionary (dcb) at every level, since andybalholm's encoder
-// takes none.
-func (key encoderKey) own() bool { return key.dict != nil || ownBrotli(key.quality) }
+// A response's brotli encoder is mosaic's own (package brotli), at every
+// level: it is faster than andybalholm/brotli, the translation of
+// Google's encoder it replaced, with output no larger, summed over the
+// corpus and on every file within 1%. The README's "Which encoder serves
+// which brotli level" has the figures. It keeps its memory across Reset.
 
 // brotliBody is what a response tells its brotli encoder about the body:
 // its declared length (-1 when unknown), which the own encoder takes as a
@@ -57,22 +35,10 @@ type brotliBody struct {
 }
 
 // newBrotli returns an encoder for key, started on a response to dst.
-func newBrotli(key encoderKey, dst io.Writer, body brotliBody) brotliStream {
-	if key.own() {
-		w := new(brotli.Writer)
-		startOwnBrotli(w, key, dst, body)
-		return w
-	}
-	return andybrotli.NewWriterOptions(dst, andybrotli.WriterOptions{Quality: key.quality, LGWin: key.lgwin})
-}
-
-// resetBrotli starts a reused encoder of key on a response to dst.
-func resetBrotli(w brotliStream, key encoderKey, dst io.Writer, body brotliBody) {
-	if own, ok := w.(*brotli.Writer); ok {
-		startOwnBrotli(own, key, dst, body)
-		return
-	}
-	w.Reset(dst)
+func newBrotli(key encoderKey, dst io.Writer, body brotliBody) *brotli.Writer {
+	w := new(brotli.Writer)
+	startBrotli(w, key, dst, body)
+	return w
 }
 
 // detachBrotli drops the response's writer from an encoder going idle, so
@@ -82,16 +48,14 @@ func resetBrotli(w brotliStream, key encoderKey, dst io.Writer, body brotliBody)
 // tables again, which the next response redoes with its own options, and
 // a hint of 0 would size the tables for the largest body. So reset, it
 // grows no buffer, and the retention policy measures what it held.
-func detachBrotli(w brotliStream, key encoderKey) {
-	if own, ok := w.(*brotli.Writer); ok {
-		// This cannot fail: the options are those the encoder was made with.
-		_ = own.ResetOptions(nil, brotli.Options{Quality: key.quality, LGWin: key.lgwin, SizeHint: 1})
-		return
-	}
-	w.Reset(nil)
+func detachBrotli(w *brotli.Writer, key encoderKey) {
+	// This cannot fail: the options are those the encoder was made with.
+	_ = w.ResetOptions(nil, brotli.Options{Quality: key.quality, LGWin: key.lgwin, SizeHint: 1})
 }
 
-func startOwnBrotli(w *brotli.Writer, key encoderKey, dst io.Writer, body brotliBody) {
+// startBrotli starts w, new or reused, with key's settings on a response
+// to dst.
+func startBrotli(w *brotli.Writer, key encoderKey, dst io.Writer, body brotliBody) {
 	opts := brotli.Options{Quality: key.quality, LGWin: key.lgwin}
 	if body.length > 0 && body.length <= math.MaxInt32 {
 		opts.SizeHint = int(body.length)
@@ -102,16 +66,15 @@ func startOwnBrotli(w *brotli.Writer, key encoderKey, dst io.Writer, body brotli
 	if key.dict != nil {
 		opts.Dictionary = key.dict.brotli
 	}
-	// This cannot fail: ownBrotli admitted the quality, and the window is
-	// 10 to 24 bits since Validate checked brotli_window.
+	// This cannot fail: the level is 0 to 11 and the window 10 to 24 bits
+	// since Validate checked brotli_comp_level and brotli_window.
 	_ = w.ResetOptions(dst, opts)
 }
 
 // fontType reports whether mt (lower case, without parameters) is an
 // uncompressed TrueType or OpenType font, which the own encoder compresses
 // in font mode as ngx_mbrotli does. WOFF and WOFF2 are compressed already
-// and stay in generic mode, as does every type at level 0, which
-// andybalholm serves (its options have no mode).
+// and stay in generic mode.
 func fontType(mt string) bool {
 	switch mt {
 	case "font/ttf", "font/otf", "font/sfnt", "font/collection", "font/eot",

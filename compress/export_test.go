@@ -2,6 +2,8 @@ package compress
 
 import (
 	"net/http"
+
+	"github.com/mosaic-edge/mosaic/brotli"
 )
 
 // This file lends the external tests (package compress_test) the few
@@ -13,9 +15,8 @@ const OneShotMax = oneShotMax
 // FormatRatio formats a $gzip_ratio value.
 func FormatRatio(in, out int64) string { return formatRatio(in, out) }
 
-// EncoderFootprint is the working memory an encoder holds: an
-// andybalholm/brotli or an own (mosaic/brotli) Writer.
-func EncoderFootprint(w brotliStream) int64 { return encoderFootprint(w) }
+// EncoderFootprint is the working memory a brotli Writer holds.
+func EncoderFootprint(w *brotli.Writer) int64 { return encoderFootprint(w) }
 
 // Settle runs pending evictions now, so that sizes can be read settled.
 func (c *BodyCache) Settle() { c.settle() }

@@ -1,46 +1,31 @@
 package compress
 
 import (
-	"io"
 	"reflect"
-	"sync"
 
-	"github.com/andybalholm/brotli"
-
-	ownbrotli "github.com/mosaic-edge/mosaic/brotli"
+	"github.com/mosaic-edge/mosaic/brotli"
 )
 
 // encoderFootprint returns the bytes of working memory an encoder holds: its
-// own struct plus the hash tables, ring buffer and command buffers it has
+// own struct plus the hash tables, window and command buffers it has
 // grown. The encoder does not report this, so it is measured by walking the
 // encoder's fields with reflection (read-only), counting each backing array
-// once. Memory every encoder shares, such as the static dictionary, is
-// excluded: for andybalholm's encoder, what a fresh one reaches; for the own
-// encoder, the values of its shared types (ownShared).
+// once. Memory every encoder shares, such as the static dictionary's
+// index, is excluded: the values of the shared types (sharedTypes).
 //
 // The walk visits a few dozen fields and skips arrays of plain values, so it
 // costs microseconds; it runs only for the bounded retention policy.
-func encoderFootprint(w brotliStream) int64 {
-	f := footprint{skip: sharedRegions(), seen: map[uintptr]uintptr{}}
+func encoderFootprint(w *brotli.Writer) int64 {
+	f := footprint{seen: map[uintptr]uintptr{}}
 	f.pointer(reflect.ValueOf(w))
 	return f.total
 }
-
-var sharedRegions = sync.OnceValue(func() map[uintptr]uintptr {
-	f := footprint{seen: map[uintptr]uintptr{}}
-	f.pointer(reflect.ValueOf(brotli.NewWriterOptions(io.Discard, brotli.WriterOptions{Quality: 11, LGWin: 24})))
-	// The fresh encoder's own struct is not shared: every encoder has one.
-	delete(f.seen, f.root)
-	return f.seen
-})
 
 // footprint sums the sizes of the memory regions reachable from a value.
 // Regions are keyed by their end address, which a slice and its sub-slices
 // share, and a region reached again with a larger extent adds the difference.
 type footprint struct {
-	skip  map[uintptr]uintptr // end address -> size, not counted
-	seen  map[uintptr]uintptr
-	root  uintptr
+	seen  map[uintptr]uintptr // end address -> size
 	total int64
 }
 
@@ -50,12 +35,6 @@ func (f *footprint) region(start, size uintptr) bool {
 		return false
 	}
 	end := start + size
-	if f.root == 0 {
-		f.root = end
-	}
-	if _, shared := f.skip[end]; shared {
-		return false
-	}
 	old, ok := f.seen[end]
 	if ok && old >= size {
 		return false
@@ -65,22 +44,22 @@ func (f *footprint) region(start, size uintptr) bool {
 	return !ok
 }
 
-// ownShared names the own encoder's types whose values are no encoder's
+// sharedTypes names the encoder's types whose values are no encoder's
 // own: the static dictionary's indexes and the literal context tables,
 // which all encoders share, and a raw dictionary with its index, which
 // the encoders of a configuration share (each copies the dictionary's
 // bytes into its window, and that copy is counted). Counting them made a
 // bounded policy free every encoder that searches the static dictionary
 // or holds a raw dictionary larger than the bound.
-var ownShared = map[string]bool{"Dictionary": true, "rawTable": true, "dictIndex": true, "omitFirstIndex": true, "ctxLut": true}
+var sharedTypes = map[string]bool{"Dictionary": true, "rawTable": true, "dictIndex": true, "omitFirstIndex": true, "ctxLut": true}
 
-var ownPkg = reflect.TypeFor[ownbrotli.Dictionary]().PkgPath()
+var encoderPkg = reflect.TypeFor[brotli.Dictionary]().PkgPath()
 
 func (f *footprint) pointer(v reflect.Value) {
 	if v.IsNil() {
 		return
 	}
-	if t := v.Type().Elem(); t.PkgPath() == ownPkg && ownShared[t.Name()] {
+	if t := v.Type().Elem(); t.PkgPath() == encoderPkg && sharedTypes[t.Name()] {
 		return
 	}
 	if f.region(v.Pointer(), v.Type().Elem().Size()) {

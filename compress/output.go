@@ -16,7 +16,7 @@ import (
 type compression struct {
 	coding Encoding
 	enc    encoder
-	bw     brotliStream
+	bw     *brotli.Writer
 	bkey   encoderKey
 	bbody  brotliBody
 	zw     *zstd.Encoder
@@ -150,7 +150,7 @@ func (w *responseWriter) takeBrotli() {
 	}
 	w.enc = w.bw
 	if lg := w.cfg.logger; lg != nil && lg.Enabled(w.req.Context(), slog.LevelDebug) {
-		lg.DebugContext(w.req.Context(), "brotli encoder", "reused", reused, "own", w.bkey.own(), "dictionary", w.dict != nil,
+		lg.DebugContext(w.req.Context(), "brotli encoder", "reused", reused, "dictionary", w.dict != nil,
 			"quality", w.bkey.quality, "window", w.bkey.lgwin, "font", w.bbody.font, "policy", w.bkey.retention.Policy.String())
 	}
 }

@@ -39,8 +39,7 @@ import (
 //     it, as much as one segment and at least 256 KiB (history); the first
 //     carries the stream header, the others end
 //     on a byte boundary, the last with the last meta-block, and together
-//     they are one brotli stream, at every level (level 0, which
-//     andybalholm/brotli serves serially, too).
+//     they are one brotli stream, at every level.
 //
 // The response's goroutine cuts and sends; the pool only compresses. At
 // most *_parallel_tasks segments of a response are queued, being

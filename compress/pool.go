@@ -4,6 +4,8 @@ import (
 	"io"
 	"slices"
 	"sync"
+
+	"github.com/mosaic-edge/mosaic/brotli"
 )
 
 // MaxIdleEncoders is the largest brotli_idle_encoders value.
@@ -37,7 +39,7 @@ type encoderKey struct {
 
 type idleEncoder struct {
 	key encoderKey
-	w   brotliStream
+	w   *brotli.Writer
 }
 
 // PoolStats counts what a pool did. Released counts encoders dropped for
@@ -67,7 +69,7 @@ func (p *EncoderPool) Stats() PoolStats {
 
 // get returns an encoder for key started on a response to dst: an idle one
 // with the same key (reused is true), or a new one.
-func (p *EncoderPool) get(key encoderKey, dst io.Writer, body brotliBody) (w brotliStream, reused bool) {
+func (p *EncoderPool) get(key encoderKey, dst io.Writer, body brotliBody) (w *brotli.Writer, reused bool) {
 	p.mu.Lock()
 	for i := len(p.idle) - 1; i >= 0; i-- {
 		if p.idle[i].key == key {
@@ -75,7 +77,7 @@ func (p *EncoderPool) get(key encoderKey, dst io.Writer, body brotliBody) (w bro
 			p.idle = slices.Delete(p.idle, i, i+1)
 			p.reused++
 			p.mu.Unlock()
-			resetBrotli(w, key, dst, body)
+			startBrotli(w, key, dst, body)
 			return w, true
 		}
 	}
@@ -100,7 +102,7 @@ func (p *EncoderPool) get(key encoderKey, dst io.Writer, body brotliBody) (w bro
 
 // put returns an encoder after its response, or frees it as the retention
 // policy and the pool's size say.
-func (p *EncoderPool) put(key encoderKey, w brotliStream) {
+func (p *EncoderPool) put(key encoderKey, w *brotli.Writer) {
 	detachBrotli(w, key)
 	keep := true
 	switch key.retention.Policy {

@@ -122,27 +122,15 @@ func corpus(n int) []byte {
 }
 
 // encodeBrotli is the brotli stream the server sends for data of known
-// length at quality with window lgwin: mosaic's own encoder at qualities 1–11
-// (size-hinted by the length, as its Encode is), andybalholm/brotli at 0
-// (see "Which encoder serves which brotli level" in compress/README.md).
+// length at quality with window lgwin: mosaic's own encoder's, size-hinted
+// by the length, as its Encode is.
 func encodeBrotli(t *testing.T, data []byte, quality, lgwin int) []byte {
 	t.Helper()
-	if quality >= 1 {
-		out, err := mbrotli.Encode(nil, data, mbrotli.Options{Quality: quality, LGWin: lgwin})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	var buf bytes.Buffer
-	w := brotli.NewWriterOptions(&buf, brotli.WriterOptions{Quality: quality, LGWin: lgwin})
-	if _, err := w.Write(data); err != nil {
+	out, err := mbrotli.Encode(nil, data, mbrotli.Options{Quality: quality, LGWin: lgwin})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return out
 }
 
 func encodeGzip(t *testing.T, data []byte) []byte {
@@ -326,8 +314,7 @@ http {
 	s.expect(t, "/css-only/data.json", "", "data.json", ae, "br")
 	s.expect(t, "/css-only/page.html", "br", "page.html", ae, "br")
 
-	// brotli_comp_level: the bytes are the encoder's at that quality (0:
-	// andybalholm/brotli's).
+	// brotli_comp_level: the bytes are the encoder's at that quality.
 	for _, q := range []int{0, 1, 11} {
 		_, body := s.expect(t, fmt.Sprintf("/l%d/mid.js", q), "br", "mid.js", ae, "br")
 		if want := encodeBrotli(t, s.files["mid.js"], q, 14); !bytes.Equal(body, want) {
