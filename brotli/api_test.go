@@ -354,3 +354,42 @@ func TestSegmentsOffsetDictionary(t *testing.T) {
 		}
 	}
 }
+
+// A Writer whose absolute positions reach their limit starts its tables
+// afresh in the middle of a stream, as a pooled Writer does after some
+// hundreds of long responses. The stream must go on decoding; qualities
+// 0-3 test a candidate by its distance alone, and once read an emptied
+// slot (position 0) as a candidate in reach before the history.
+func TestWriterPositionRestart(t *testing.T) {
+	body := wordText(3, 300_000)
+	for q := MinQuality; q <= MaxQuality; q++ {
+		var out bytes.Buffer
+		w, err := NewWriter(&out, Options{Quality: q, LGWin: 18})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Positions as a Writer reused for long: the restart comes
+		// within the first meta-blocks.
+		w.base = positionLimit - 200_000
+		w.e.next = w.base
+		for p := body; len(p) > 0; {
+			n := min(len(p), 50_000)
+			if _, err := w.Write(p[:n]); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			p = p[n:]
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !w.restarted {
+			t.Fatalf("quality %d: the positions did not restart", q)
+		}
+		if got := decodeAB(t, out.Bytes()); !bytes.Equal(got, body) {
+			t.Fatalf("quality %d: %d bytes decoded, want %d (first difference at %d)", q, len(got), len(body), firstDiff(got, body))
+		}
+	}
+}

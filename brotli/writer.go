@@ -128,12 +128,15 @@ func (w *Writer) compressPending() {
 	}
 	// Absolute positions must stay below the limit: start again with an
 	// empty table, as though the stream began here (only references into
-	// earlier history are lost).
+	// earlier history are lost). The history is numbered from a claim, as
+	// a new stream's: more than the window after position 0, which the
+	// emptied slots hold, so that the match finders that test a candidate
+	// by its distance alone (qualities 0-3) find those out of reach.
 	if uint64(w.base)+uint64(len(w.hist)) >= positionLimit {
 		w.e.restart()
 		w.restarted = true
 		w.rawEnd = 0 // the dictionary is out of reach from now on
-		w.base = 1
+		w.base = w.e.claim(len(w.hist))
 		w.lo = w.done
 	}
 	win := window{data: w.hist, base: w.base, streamA: w.base + uint32(w.lo), noDict: w.restarted,
