@@ -11,8 +11,7 @@ import (
 
 // Parallel brotli through the binary: brotli_thread_pool and
 // brotli_parallel_* cut a body into catable segments of mosaic's own
-// encoder at every level, 0 (which andybalholm/brotli serves serially)
-// included.
+// encoder at every level, 0 included.
 
 func TestCompressParallelBrotliDirectives(t *testing.T) {
 	s := startSite(t, `
