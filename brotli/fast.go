@@ -49,15 +49,16 @@ const fastBits = 16
 // or entry (2% of quality 1's instructions on jquery, 4% on react-dom).
 //
 // [3]byte tests a candidate with one branch where the others take two.
-// A slot holds a position of this stream, in reach, or of an earlier one
-// (claim), out of it. Until the stream has entered about as many positions
-// as the table has slots, most probes find an earlier stream's, and a
-// branch on reach predicts well; beyond, the two mix, the branch on reach
-// is as hard to predict as the one on the bytes, and folding the first
-// into the second (a mask; a candidate out of reach reads at i and fails)
-// took quality 1 a quarter less time on jquery (87 KB), 3-8% on the 95 KB
-// JSON and react-dom, and cost 7-11% on 40 KB bodies, which stay on
-// [2]byte (brotli README, *One branch per probe*).
+// A slot holds a recent position of this stream, in reach, or one of an
+// earlier stream (claim) or beyond the window, out of it. Until the stream
+// has entered about as many positions as the table has slots, most probes
+// find an earlier stream's, and a branch on reach predicts well; beyond,
+// the two mix, and folding the reach test into the byte test (a mask; a
+// candidate out of reach reads at i and fails) took quality 1 a quarter
+// less time on jquery (87 KB), 3-8% on the 95 KB JSON and react-dom, and
+// cost 7-11% on 40 KB bodies, which stay on [2]byte. The variant is chosen
+// per meta-block, by the stream's length at its end (brotli README, *One
+// branch per probe*).
 type fastVariant interface {
 	[0]byte | [1]byte | [2]byte | [3]byte
 }
