@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -257,6 +258,7 @@ func TestDictionaryNotUsed(t *testing.T) {
 // and the body cache (which keeps one body per coding), and a plain br
 // response after it is the cache's, not the dictionary's.
 func TestDictionaryHeadPoolCache(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the busy-CPU rule needs two
 	older, newer := dictVersions(t)
 	// Longer than a segment, so that br is cut into two.
 	newer = append(newer, jquery(t)[61_000:]...)

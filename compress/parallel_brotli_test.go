@@ -54,6 +54,7 @@ func brotliParallel(t *testing.T, body []byte, declare bool, level, seg int, poo
 // declared, a 1 MB body would be one segment of 1 MiB and its slack, and
 // not cut; streamed, it is cut into 1 MiB and the 31 KB left.
 func TestParallelBrotliSizeNearSerial(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the busy-CPU rule needs two
 	body := largeBody(t)
 	type bound struct {
 		seg   int
@@ -126,6 +127,7 @@ func windowBits(b []byte) int {
 // before it: react-dom in two halves at level 9 comes out within 0.25% of
 // one stream (0.13%), where 256 KiB of prefix left it 0.35% larger.
 func TestParallelBrotliPrefixOneSegment(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the busy-CPU rule needs two
 	body := largeBody(t)
 	serial := len(brotliParallel(t, body, true, 9, compress.DefaultSegmentSize, nil))
 	pool := newTestPool(t, 2, 64)
@@ -210,6 +212,7 @@ func TestParallelBrotliFirstLonger(t *testing.T) {
 // within 1.5% of serial compression (+0.91%; +2.03% without the
 // dictionary after the first segment).
 func TestParallelBrotliSegmentDictionary(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the busy-CPU rule needs two
 	body, err := os.ReadFile("../../shared/corpus/api-listing.json")
 	if err != nil {
 		t.Skip("no ../../shared/corpus/api-listing.json")

@@ -121,6 +121,7 @@ func cliDecode(t *testing.T, coding string, body []byte) []byte {
 // of its own, as it does when the length is unknown; every segment but the
 // last goes to the pool.
 func TestParallelOutputDecodes(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the busy-CPU rule needs two
 	const seg = 64 << 10
 	pool := newTestPool(t, 2, 64)
 	body := words(5*seg + 1)
@@ -255,6 +256,7 @@ func (p *holdingPool) release() {
 // stalled, the handler's writes stop after tasks segments and the one
 // being filled, and resume when the pool runs.
 func TestParallelBackpressure(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the busy-CPU rule needs two
 	const seg, tasks = 64 << 10, 3
 	body := words(20 * seg)
 	pool := &holdingPool{}
@@ -301,6 +303,7 @@ func TestParallelBackpressure(t *testing.T) {
 // A pool whose queue is full refuses segments, and the response compresses
 // them itself: the body is the same and complete.
 func TestParallelQueueFullRunsInline(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the busy-CPU rule needs two
 	const seg = 64 << 10
 	body := words(8 * seg)
 	var logs bytes.Buffer
@@ -414,6 +417,7 @@ func TestParallelRatioExact(t *testing.T) {
 // Compressors are kept up to the pool's count; responses beyond it get
 // their own.
 func TestCompressorPool(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the busy-CPU rule needs two
 	const seg = 64 << 10
 	body := words(3 * seg)
 	pool := newTestPool(t, 2, 64)
