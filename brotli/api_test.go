@@ -363,33 +363,47 @@ func TestSegmentsOffsetDictionary(t *testing.T) {
 func TestWriterPositionRestart(t *testing.T) {
 	body := wordText(3, 300_000)
 	for q := MinQuality; q <= MaxQuality; q++ {
-		var out bytes.Buffer
-		w, err := NewWriter(&out, Options{Quality: q, LGWin: 18})
-		if err != nil {
+		writerRestart(t, q, 18, body)
+	}
+	// A window small enough that the history slides after the restart
+	// too, at the qualities that test a candidate by its distance alone.
+	long := wordText(4, 700_000)
+	for q := MinQuality; q <= 4; q++ {
+		writerRestart(t, q, 16, long)
+	}
+}
+
+// writerRestart streams body at quality q and window lgwin through a
+// Writer whose positions restart within its first meta-blocks, and checks
+// that the stream decodes.
+func writerRestart(t *testing.T, q, lgwin int, body []byte) {
+	t.Helper()
+	var out bytes.Buffer
+	w, err := NewWriter(&out, Options{Quality: q, LGWin: lgwin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Positions as a Writer reused for long: the restart comes
+	// within the first meta-blocks.
+	w.base = positionLimit - 200_000
+	w.e.next = w.base
+	for p := body; len(p) > 0; {
+		n := min(len(p), 50_000)
+		if _, err := w.Write(p[:n]); err != nil {
 			t.Fatal(err)
 		}
-		// Positions as a Writer reused for long: the restart comes
-		// within the first meta-blocks.
-		w.base = positionLimit - 200_000
-		w.e.next = w.base
-		for p := body; len(p) > 0; {
-			n := min(len(p), 50_000)
-			if _, err := w.Write(p[:n]); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Flush(); err != nil {
-				t.Fatal(err)
-			}
-			p = p[n:]
-		}
-		if err := w.Close(); err != nil {
+		if err := w.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		if !w.restarted {
-			t.Fatalf("quality %d: the positions did not restart", q)
-		}
-		if got := decodeAB(t, out.Bytes()); !bytes.Equal(got, body) {
-			t.Fatalf("quality %d: %d bytes decoded, want %d (first difference at %d)", q, len(got), len(body), firstDiff(got, body))
-		}
+		p = p[n:]
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !w.restarted {
+		t.Fatalf("quality %d, window %d: the positions did not restart", q, lgwin)
+	}
+	if got := decodeAB(t, out.Bytes()); !bytes.Equal(got, body) {
+		t.Fatalf("quality %d, window %d: %d bytes decoded, want %d (first difference at %d)", q, lgwin, len(got), len(body), firstDiff(got, body))
 	}
 }

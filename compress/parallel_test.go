@@ -181,6 +181,7 @@ func TestParallelOutputDecodes(t *testing.T) {
 // The deflate segments start with the input before them as a dictionary:
 // the parallel body is within a fraction of a percent of the serial one.
 func TestParallelGzipSizeNearSerial(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the busy-CPU rule needs two
 	body := words(1 << 20)
 	serial := mustNew(t, respond(200, body, "Content-Type: text/html"), parallelOn(nil, 0, 0, func(o *compress.Options) { o.Gzip.Level = 6 }))
 	parallel := mustNew(t, respond(200, body, "Content-Type: text/html"),
@@ -351,6 +352,7 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 // A flush ends the current segment: what was written before it decodes at
 // once, before the handler writes more.
 func TestParallelFlushEndsSegment(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the busy-CPU rule needs two
 	const seg = 64 << 10
 	pool := newTestPool(t, 2, 64)
 	first, rest := words(3*seg+500), words(2*seg)
@@ -394,6 +396,7 @@ func TestParallelFlushEndsSegment(t *testing.T) {
 
 // The ratio variables count every segment, header and trailer: exact.
 func TestParallelRatioExact(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the busy-CPU rule needs two
 	const seg = 64 << 10
 	body := words(6*seg + 123)
 	states := make(chan *vars.State, 1)
@@ -551,6 +554,7 @@ func TestParallelBusyPoolsCompressSerially(t *testing.T) {
 // full: every body decodes to what was written, with gzip's CRC and
 // dictionaries across flushed segments right.
 func TestParallelRandomWritesAndFlushes(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the busy-CPU rule needs two
 	const seg = 64 << 10
 	pool := newTestPool(t, 2, 2)
 	body := words(8 * seg)
