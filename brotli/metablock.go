@@ -97,7 +97,8 @@ const maxDistAlphabet = numShortCodes + 48<<maxPostfix
 const maxPostfix = 3
 
 // positionLimit bounds absolute positions; past it the table is cleared
-// and positions start again at 1.
+// and positions start again, with the next claim, more than a window after
+// 0 (the emptied slots).
 const positionLimit = 1 << 31
 
 // setup prepares e for a stream or segment of about sizeHint bytes (0 if
@@ -194,7 +195,9 @@ func (e *encoder) setup(opts Options, lgwin, sizeHint int, ringKnown bool) {
 	e.dst = prefixCode{lens: e.dLens[:e.dist.alphabet()], codes: e.dCodes[:e.dist.alphabet()]}
 }
 
-// restart empties the tables and numbers positions from 1 again.
+// restart empties the tables and numbers positions from 1 again: the
+// next claim starts more than a window after that, where no emptied
+// slot (0) is in reach.
 func (e *encoder) restart() {
 	clear(e.table[:cap(e.table)])
 	clear(e.heads[:cap(e.heads)])
