@@ -26,12 +26,12 @@ func findFast[T copyTail](e *encoder, w *window, start int) (extraBits int) {
 	switch {
 	case w.rawEnd != 0:
 		return findFastIn[T, [1]byte](e, w, start)
-	case e.hashShift == 64-fastBits && int(w.base+uint32(w.end)-w.streamA) > 1<<fastBits:
+	case e.hashShift != 64-fastBits:
+		return findFastIn[T, [0]byte](e, w, start)
+	case int(w.base+uint32(w.end)-w.streamA) > 1<<fastBits:
 		return findFastIn[T, [3]byte](e, w, start)
-	case e.hashShift == 64-fastBits:
-		return findFastIn[T, [2]byte](e, w, start)
 	}
-	return findFastIn[T, [0]byte](e, w, start)
+	return findFastIn[T, [2]byte](e, w, start)
 }
 
 // fastBits is the hash bits of qualities 0 and 1, unless a size hint

@@ -20,12 +20,6 @@ type encoder interface {
 	Close() error
 }
 
-// A response's brotli encoder is mosaic's own (package brotli), at every
-// level: it is faster than andybalholm/brotli, the translation of
-// Google's encoder it replaced, with output no larger, summed over the
-// corpus and on every file within 1%. The README's "Which encoder serves
-// which brotli level" has the figures. It keeps its memory across Reset.
-
 // brotliBody is what a response tells its brotli encoder about the body:
 // its declared length (-1 when unknown), which the own encoder takes as a
 // size hint for its hash table, and whether it is a font.
@@ -34,7 +28,12 @@ type brotliBody struct {
 	font   bool
 }
 
-// newBrotli returns an encoder for key, started on a response to dst.
+// newBrotli returns an encoder for key, started on a response to dst:
+// mosaic's own (package brotli) at every level, which is faster than
+// andybalholm/brotli, the translation of Google's encoder it replaced,
+// with output no larger, summed over the corpus and on every file within
+// 1% (the README's "Which encoder serves which brotli level"). It keeps
+// its memory across Reset.
 func newBrotli(key encoderKey, dst io.Writer, body brotliBody) *brotli.Writer {
 	w := new(brotli.Writer)
 	startBrotli(w, key, dst, body)
