@@ -625,13 +625,18 @@ func (c *conn) close() {
 // read buffer, so that no read has to wait for it.
 func (c *conn) headBuffered() bool {
 	buf, _ := c.br.Peek(c.br.Buffered())
-	for i := 0; i < len(buf); i++ {
-		if buf[i] == '\n' && (i+1 < len(buf) && buf[i+1] == '\n' ||
-			i+2 < len(buf) && buf[i+1] == '\r' && buf[i+2] == '\n') {
+	// From line end to line end: a byte at a time, this was 2% of the
+	// instructions of a small response.
+	for {
+		i := bytes.IndexByte(buf, '\n')
+		if i < 0 {
+			return false
+		}
+		buf = buf[i+1:]
+		if len(buf) > 0 && buf[0] == '\n' || len(buf) > 1 && buf[0] == '\r' && buf[1] == '\n' {
 			return true
 		}
 	}
-	return false
 }
 
 // runHandler calls the handler and recovers from a panic in it: the

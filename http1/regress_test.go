@@ -362,3 +362,28 @@ func TestServeReadFromBuffers(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadBuffered holds the test of whether the read buffer holds a whole
+// request header (which decides whether the next request's header gets
+// client_header_timeout) to the end of the header in either line ending.
+func TestHeadBuffered(t *testing.T) {
+	for in, want := range map[string]bool{
+		"":                                     false,
+		"GET / HTTP/1.1\r\n":                   false,
+		"GET / HTTP/1.1\r\nHost: a\r\n":        false,
+		"GET / HTTP/1.1\r\nHost: a\r\n\r":      false,
+		"GET / HTTP/1.1\r\nHost: a\r\n\r\n":    true,
+		"GET / HTTP/1.1\nHost: a\n\n":          true,
+		"GET / HTTP/1.1\nHost: a\n\r\n":        true,
+		"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET": true,
+		"\n\n":                                 true,
+		"\n":                                   false,
+		"GET / HTTP/1.1\r\nHost: a\n\r\r\n":    false,
+	} {
+		c := &conn{br: bufio.NewReader(strings.NewReader(in))}
+		_, _ = c.br.Peek(len(in))
+		if got := c.headBuffered(); got != want {
+			t.Errorf("%q: %v, want %v", in, got, want)
+		}
+	}
+}
