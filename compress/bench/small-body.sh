@@ -15,16 +15,12 @@
 # brotli filter module (libnginx-mod-http-brotli-filter), wrk, taskset,
 # flock and curl; ports 127.0.0.1:18150 and :18151.
 #
-# INSTRUCTIONS=1 counts instead of timing: each server runs under
-# valgrind's cachegrind (mosaic with GOMAXPROCS=1) and answers 200 and then,
-# in a second run, 2,200 requests on one kept connection (curl); the
-# difference over 2,000 is the user-space instructions a request costs,
-# the server's own code, its libraries and the Go runtime (collector
-# included). The count does not move with the machine's load, which the
-# clock does by tens of percent here; it leaves out the kernel. valgrind
+# INSTRUCTIONS=1 counts the user-space instructions a request costs each
+# server instead of timing it (instructions_per_request in
+# internal/bench/wrk.sh), which the machine's load does not move. valgrind
 # 3.19 does not know openat2, so mosaic's static files take the os.Root
-# path there (a few hundred instructions more). Needs valgrind; ROUNDS
-# is ignored.
+# path there (a few hundred instructions more). Needs valgrind; ROUNDS is
+# ignored.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -73,43 +69,13 @@ conf nginx 18151 >"$tmp/nginx.conf"
 export WRK_HEADER="Accept-Encoding: br"
 names=(mosaic nginx) paths=(id l1 l6)
 
-# instructions NAME PATH N: the instructions of one server run under
-# cachegrind that answers N requests for PATH.
-instructions() {
-	local name=$1 path=$2 n=$3 pid port i
-	case $name in
-	mosaic)
-		port=18150
-		GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
-			"$mosaic" -c "$tmp/mosaic.conf" 2>"$tmp/vg.out" >/dev/null &
-		;;
-	nginx)
-		port=18151
-		valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
-			"$NGINX" -c "$tmp/nginx.conf" -g 'daemon off; master_process off;' 2>"$tmp/vg.out" >/dev/null &
-		;;
-	esac
-	pid=$!
-	for _ in $(seq 300); do curl -sf -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
-	for ((i = 0; i < n; i++)); do printf 'url = "http://127.0.0.1:%s/%s"\noutput = "/dev/null"\n' "$port" "$path"; done >"$tmp/urls"
-	curl -s -H "$WRK_HEADER" -K "$tmp/urls"
-	# NGINX finishes its work and writes the counts on SIGQUIT, mosaic on
-	# SIGTERM; both exit.
-	[[ $name == nginx ]] && kill -QUIT "$pid" || kill "$pid"
-	wait "$pid" 2>/dev/null || true
-	awk '/I *refs/ {gsub(",", "", $4); print $4}' "$tmp/vg.out"
-}
 if [[ -n ${INSTRUCTIONS:-} ]]; then
 	echo "| answer | mosaic instructions/request | nginx instructions/request | mosaic/nginx |"
 	echo "| --- | ---: | ---: | ---: |"
 	for p in "${paths[@]}"; do
-		declare -A per
-		for name in "${names[@]}"; do
-			a=$(instructions "$name" "$p/body.json" 200)
-			b=$(instructions "$name" "$p/body.json" 2200)
-			per[$name]=$(((b - a) / 2000))
-		done
-		awk -v p="$p" -v m="${per[mosaic]}" -v n="${per[nginx]}" 'BEGIN {printf "| /%s/ | %d | %d | %.2fx |\n", p, m, n, m / n}'
+		m=$(GOMAXPROCS=1 instructions_per_request 18150 "$p/body.json" "$mosaic" -c "$tmp/mosaic.conf")
+		n=$(instructions_per_request 18151 "$p/body.json" "$NGINX" -c "$tmp/nginx.conf" -g 'daemon off; master_process off;')
+		awk -v p="$p" -v m="$m" -v n="$n" 'BEGIN {printf "| /%s/ | %d | %d | %.2fx |\n", p, m, n, m / n}'
 	done
 	exit 0
 fi

@@ -19,6 +19,11 @@
 # so with fewer workers than the connections a server keeps, requests sent
 # on the others wait until some connection closes (with 4 workers for 8
 # connections, a 99th percentile of 0.3-0.8 s for both servers).
+#
+# INSTRUCTIONS=1 counts the user-space instructions a request costs each
+# server instead of timing it (instructions_per_request in
+# internal/bench/wrk.sh; php-fpm's own are not counted), which the
+# machine's load does not move. Needs valgrind; ROUNDS is ignored.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -89,6 +94,14 @@ http {
 $(site 18131)
 }
 CONF
+
+if [[ -n ${INSTRUCTIONS:-} ]]; then
+	m=$(GOMAXPROCS=1 instructions_per_request 18130 "" "$mosaic" -c "$tmp/mosaic.conf")
+	n=$(instructions_per_request 18131 "" "$NGINX" -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf")
+	echo "user-space instructions a request: mosaic $m, nginx $n"
+	awk -v m="$m" -v n="$n" 'BEGIN {if (n > 0) printf "mosaic/nginx: %.2fx\n", m / n}'
+	exit 0
+fi
 
 names=(mosaic nginx)
 if [[ ${FLOOR:-} == 1 ]]; then
