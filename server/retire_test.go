@@ -124,6 +124,14 @@ func TestRetiredConfigClosesWithItsLastRequest(t *testing.T) {
 	}
 	rt, base := startRuntime(t, confFor("old"))
 	old := rt.Config()
+	// The default pool's 32 workers start with its first task: started
+	// here, so that their end can be seen below.
+	pool, _ := old.ThreadPool("default")
+	ran := make(chan struct{})
+	if err := pool.Submit(func() { close(ran) }); err != nil {
+		t.Fatal(err)
+	}
+	<-ran
 	oldLog := filepath.Join(dir, "old.log")
 	oldGate, newGate := gateFor(name+"old"), gateFor(name+"new")
 

@@ -17,12 +17,12 @@ var ErrPoolClosed = errors.New("thread pool closed")
 // (compression of large bodies) runs at once, independently of the number
 // of requests in flight.
 //
-// The queue is a ring that grows with the tasks waiting, up to MaxQueue,
-// rather than a buffer of MaxQueue slots made up front: every
-// configuration has the default pool (65536 slots), and the garbage
-// collector scans a buffer of pointers that size on every cycle, used or
-// not: a tenth of the instructions of a small static response (server
-// README, thread_pool).
+// The queue is a ring that grows with the tasks waiting, up to what
+// MaxQueue allows, and is let go when it empties, rather than a buffer of
+// MaxQueue slots made up front: every configuration has the default pool
+// (65536 slots), and the garbage collector scans a buffer of pointers
+// that size on every cycle, used or not: a tenth of the instructions of a
+// small static response (server README, thread_pool).
 type ThreadPool struct {
 	Name     string
 	Threads  int
@@ -30,37 +30,52 @@ type ThreadPool struct {
 
 	used bool // a location of the configuration submits to it
 
-	mu     sync.Mutex
-	ready  sync.Cond // a task was queued, or the pool closed
-	queue  []func()  // a ring: n tasks from head
-	head   int
-	n      int
-	closed bool
+	mu    sync.Mutex
+	ready sync.Cond // a task was queued, or the pool closed
+	queue []func()  // a ring: n tasks from head
+	head  int
+	n     int
+	// idle counts the workers not running a task. A queued task that an
+	// idle worker will take does not count against MaxQueue: NGINX's
+	// threads take one off its count of waiting tasks as they go idle.
+	idle    int
+	started bool // the workers run (from the first task on)
+	closed  bool
 
 	closeOnce sync.Once
 	wg        sync.WaitGroup
 }
 
-// NewThreadPool starts a pool.
+// minRing is the ring's first size, and the size above which an emptied
+// ring is let go.
+const minRing = 16
+
+// NewThreadPool makes a pool. Its workers start with its first task, so
+// that a pool no location uses (default, most often) holds no goroutines,
+// as NGINX starts the threads of the pools something uses.
 func NewThreadPool(name string, threads, maxQueue int) *ThreadPool {
 	p := &ThreadPool{Name: name, Threads: threads, MaxQueue: maxQueue}
 	p.ready.L = &p.mu
-	p.wg.Add(threads)
-	for range threads {
-		go p.work()
-	}
 	return p
 }
 
-// Submit queues f, or fails at once when MaxQueue tasks are waiting for a
-// worker (as NGINX counts them: a task waits until a thread takes it).
+// Submit queues f, or fails at once when MaxQueue tasks wait beyond those
+// the idle workers are about to take (NGINX's "thread pool queue
+// overflow").
 func (p *ThreadPool) Submit(f func()) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	switch {
-	case p.closed:
+	if p.closed {
 		return ErrPoolClosed
-	case p.n >= p.MaxQueue:
+	}
+	if !p.started {
+		p.started, p.idle = true, p.Threads
+		p.wg.Add(p.Threads)
+		for range p.Threads {
+			go p.work()
+		}
+	}
+	if p.n >= p.MaxQueue+p.idle {
 		return ErrQueueFull
 	}
 	if p.n == len(p.queue) {
@@ -72,10 +87,10 @@ func (p *ThreadPool) Submit(f func()) error {
 	return nil
 }
 
-// grow doubles the ring (from 16, at most MaxQueue slots), its tasks in
-// order from the start.
+// grow doubles the ring (from minRing slots, at most the tasks Submit can
+// accept), its tasks in order from the start.
 func (p *ThreadPool) grow() {
-	q := make([]func(), min(max(2*len(p.queue), 16), p.MaxQueue))
+	q := make([]func(), min(max(2*len(p.queue), minRing), p.MaxQueue+p.Threads))
 	k := copy(q, p.queue[p.head:])
 	copy(q[k:], p.queue[:p.head])
 	p.queue, p.head = q, 0
@@ -85,8 +100,8 @@ func (p *ThreadPool) grow() {
 // queue empty.
 func (p *ThreadPool) work() {
 	defer p.wg.Done()
+	p.mu.Lock()
 	for {
-		p.mu.Lock()
 		for p.n == 0 && !p.closed {
 			p.ready.Wait()
 		}
@@ -98,8 +113,14 @@ func (p *ThreadPool) work() {
 		p.queue[p.head] = nil // the task's closure is not kept past its run
 		p.head = (p.head + 1) % len(p.queue)
 		p.n--
+		p.idle--
+		if p.n == 0 && len(p.queue) > minRing {
+			p.queue, p.head = nil, 0 // a burst's ring is not kept
+		}
 		p.mu.Unlock()
 		f()
+		p.mu.Lock()
+		p.idle++
 	}
 }
 

@@ -5,19 +5,87 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 )
 
-// TestThreadPoolQueueGrows holds an idle pool to a small footprint: the
-// default pool's 65536 slots are not made until tasks wait in them (a
-// buffer of pointers that size is scanned on every garbage collection).
-func TestThreadPoolQueueGrows(t *testing.T) {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	p := NewThreadPool("idle", 2, 65536)
-	runtime.ReadMemStats(&after)
+// TestThreadPoolIdle holds an idle pool to a small footprint: the default
+// pool's 65536 slots are not made until tasks wait in them (a buffer of
+// pointers that size is scanned on every garbage collection), and its
+// workers not started until the first task.
+func TestThreadPoolIdle(t *testing.T) {
+	goroutines := runtime.NumGoroutine()
+	p := NewThreadPool("idle", 32, 65536)
+	if p.queue != nil || p.started {
+		t.Fatalf("an idle pool has a queue of %d slots, started %v", len(p.queue), p.started)
+	}
+	if n := runtime.NumGoroutine() - goroutines; n >= 32 {
+		t.Fatalf("an idle pool started %d goroutines", n)
+	}
+	done := make(chan struct{})
+	if err := p.Submit(func() { close(done) }); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	p.Close()
+	NewThreadPool("never", 4, 8).Close() // closes at once
+}
+
+// TestThreadPoolIdleWorkersTake counts max_queue as NGINX does: tasks
+// that idle workers are about to take do not wait, so an idle pool of 4
+// threads with max_queue=1 takes 5 tasks at once and refuses the sixth.
+func TestThreadPoolIdleWorkersTake(t *testing.T) {
+	p := NewThreadPool("four", 4, 1)
 	defer p.Close()
-	if n := after.TotalAlloc - before.TotalAlloc; n > 16<<10 {
-		t.Fatalf("an idle pool allocated %d bytes", n)
+	started := make(chan struct{})
+	if err := p.Submit(func() { close(started) }); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	for idle := 0; idle < 4; {
+		time.Sleep(time.Millisecond)
+		p.mu.Lock()
+		idle = p.idle
+		p.mu.Unlock()
+	}
+	block := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range 5 {
+		wg.Add(1)
+		if err := p.Submit(func() { <-block; wg.Done() }); err != nil {
+			t.Fatalf("task %d: %v", i+1, err)
+		}
+	}
+	if err := p.Submit(func() {}); err != ErrQueueFull {
+		t.Fatalf("sixth task: %v", err)
+	}
+	close(block)
+	wg.Wait()
+}
+
+// TestThreadPoolRingLetGo: a burst's ring is not kept once it empties.
+func TestThreadPoolRingLetGo(t *testing.T) {
+	p := NewThreadPool("burst", 1, 100)
+	defer p.Close()
+	block := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 60 {
+		wg.Add(1)
+		if err := p.Submit(func() { <-block; wg.Done() }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.mu.Lock()
+	size := len(p.queue)
+	p.mu.Unlock()
+	if size < 59 {
+		t.Fatalf("a ring of %d slots for 59 waiting tasks", size)
+	}
+	close(block)
+	wg.Wait()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.queue != nil {
+		t.Fatalf("the emptied ring keeps %d slots", len(p.queue))
 	}
 }
 
