@@ -30,7 +30,9 @@ measure() {
 # empty.
 setup_mosaic() {
 	tmp=$(mktemp -d)
-	trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
+	# Servers started in a command substitution are not this shell's
+	# jobs: they leave their pids in $tmp/pids.
+	trap 'kill $(jobs -p) $(cat "$tmp/pids" 2>/dev/null) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 	mosaic=${1:-}
 	if [[ -z $mosaic ]]; then
 		mosaic=$tmp/mosaic
@@ -51,6 +53,7 @@ serve_and_measure() {
 	shift 3
 	taskset -c "$SERVER_CPU" "$@" 2>>"$tmp/server.out" &
 	pid=$!
+	echo "$pid" >>"$tmp/pids"
 	for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/$path" && break; sleep 0.1; done
 	measure "$port" "$pid" "$path" "$secs"
 	kill "$pid"
@@ -59,40 +62,57 @@ serve_and_measure() {
 
 # instructions_per_request PORT PATH CMD...: the user-space instructions
 # one request for http://127.0.0.1:PORT/PATH costs the server CMD: CMD
-# runs under valgrind's cachegrind and answers 200 requests, then, started
-# again, 2,200, each time on one kept connection (curl, with $WRK_HEADER
-# when set); the difference over 2,000 leaves out starting and stopping.
-# It counts the server's code, its libraries and, for a Go server, the
+# runs under valgrind's cachegrind (pinned to $SERVER_CPU, curl to
+# $CLIENT_CPU, under $LOCK) and answers 200 requests, then, started again,
+# 2,200, each time on one kept connection (curl, with $WRK_HEADER when
+# set); the difference over 2,000 leaves out starting and stopping. It
+# counts the server's code, its libraries and, for a Go server, the
 # runtime and its collector (run it with GOMAXPROCS=1 in the environment,
 # as the timed runs do), not the kernel. On a quiet machine the counts
 # repeat within about 2%, where the clock moves by a tenth; other work on
 # the machine moves them too (by up to a tenth: whether the next request is
 # already there when the server reads, or the read finds nothing and the
-# server waits), so builds are compared in one sitting. Needs valgrind.
+# server waits), so builds are compared in one sitting. It fails when a
+# run does not answer every request. Needs valgrind.
 instructions_per_request() {
-	local port=$1 path=$2 a b
+	local port=$1 path=$2 a b lock
 	shift 2
-	a=$(instructions_of "$port" "$path" 200 "$@")
-	b=$(instructions_of "$port" "$path" 2200 "$@")
+	exec {lock}>>"$LOCK"
+	flock "$lock"
+	# (errexit is off in a command substitution: each failure is passed on.)
+	a=$(instructions_of "$port" "$path" 200 "$@") || return 1
+	b=$(instructions_of "$port" "$path" 2200 "$@") || return 1
+	exec {lock}>&-
 	echo $(((b - a) / 2000))
 }
 
 # instructions_of PORT PATH N CMD...: cachegrind's instruction count of one
-# run of CMD that answers N requests (instructions_per_request).
+# run of CMD that answers N requests for PATH, and one more when it is up
+# (instructions_per_request; the same in every run, so it drops out).
 instructions_of() {
-	local port=$1 path=$2 n=$3 pid i hdr=()
+	local port=$1 path=$2 n=$3 pid i up="" count hdr=()
 	shift 3
 	[[ -z ${WRK_HEADER:-} ]] || hdr=(-H "$WRK_HEADER")
-	valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$@" 2>"$tmp/valgrind.out" >/dev/null &
+	taskset -c "$SERVER_CPU" valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+		"$@" 2>"$tmp/valgrind.out" >/dev/null &
 	pid=$!
-	for _ in $(seq 300); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+	echo "$pid" >>"$tmp/pids"
+	for _ in $(seq 300); do
+		curl -s -o /dev/null "${hdr[@]}" "http://127.0.0.1:$port/$path" && up=1 && break
+		sleep 0.1
+	done
 	for ((i = 0; i < n; i++)); do
 		printf 'url = "http://127.0.0.1:%s/%s"\noutput = "/dev/null"\n' "$port" "$path"
 	done >"$tmp/urls"
-	curl -s "${hdr[@]}" -K "$tmp/urls"
+	[[ -n $up ]] && taskset -c "$CLIENT_CPU" curl -sf "${hdr[@]}" -K "$tmp/urls" || up=""
 	# Both servers exit on SIGTERM (NGINX at once, mosaic when idle), and
 	# cachegrind then writes its counts.
 	kill "$pid"
 	wait "$pid" 2>/dev/null || true
-	awk '/I *refs/ {gsub(",", "", $4); print $4}' "$tmp/valgrind.out"
+	count=$(awk '/I *refs/ {gsub(",", "", $4); print $4}' "$tmp/valgrind.out")
+	if [[ -z $up || ! $count =~ ^[0-9]+$ ]]; then
+		echo "instructions_of: $* did not answer $n requests for /$path" >&2
+		return 1
+	fi
+	echo "$count"
 }
