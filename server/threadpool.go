@@ -51,8 +51,9 @@ type ThreadPool struct {
 const minRing = 16
 
 // NewThreadPool makes a pool. Its workers start with its first task, so
-// that a pool no location uses (default, most often) holds no goroutines,
-// as NGINX starts the threads of the pools something uses.
+// that a pool no location uses holds no goroutines: the pool default,
+// which every configuration has here, where NGINX makes it only when
+// something names it.
 func NewThreadPool(name string, threads, maxQueue int) *ThreadPool {
 	p := &ThreadPool{Name: name, Threads: threads, MaxQueue: maxQueue}
 	p.ready.L = &p.mu
@@ -75,7 +76,9 @@ func (p *ThreadPool) Submit(f func()) error {
 			go p.work()
 		}
 	}
-	if p.n >= p.MaxQueue+p.idle {
+	// n-idle, not n >= MaxQueue+idle: a max_queue near the int's limit
+	// must not overflow.
+	if p.n-p.idle >= p.MaxQueue {
 		return ErrQueueFull
 	}
 	if p.n == len(p.queue) {
@@ -90,7 +93,11 @@ func (p *ThreadPool) Submit(f func()) error {
 // grow doubles the ring (from minRing slots, at most the tasks Submit can
 // accept), its tasks in order from the start.
 func (p *ThreadPool) grow() {
-	q := make([]func(), min(max(2*len(p.queue), minRing), p.MaxQueue+p.Threads))
+	size := max(2*len(p.queue), minRing)
+	if most := p.MaxQueue + p.Threads; most > 0 && most < size { // most < 0: past the int's limit
+		size = most
+	}
+	q := make([]func(), size)
 	k := copy(q, p.queue[p.head:])
 	copy(q[k:], p.queue[:p.head])
 	p.queue, p.head = q, 0

@@ -62,6 +62,18 @@ func TestThreadPoolIdleWorkersTake(t *testing.T) {
 	wg.Wait()
 }
 
+// TestThreadPoolHugeQueue: a max_queue near the int's limit (NGINX takes
+// any) accepts tasks; its sum with the idle workers must not overflow.
+func TestThreadPoolHugeQueue(t *testing.T) {
+	cfg := mustLoad(t, "thread_pool big threads=4 max_queue=9223372036854775807;")
+	p, _ := cfg.ThreadPool("big")
+	done := make(chan struct{})
+	if err := p.Submit(func() { close(done) }); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+}
+
 // TestThreadPoolRingLetGo: a burst's ring is not kept once it empties.
 func TestThreadPoolRingLetGo(t *testing.T) {
 	p := NewThreadPool("burst", 1, 100)
