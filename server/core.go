@@ -634,8 +634,10 @@ func setThreadPool(c *Cmd) error {
 		}
 		n, err := strconv.Atoi(v)
 		switch {
-		case err != nil || n < 1:
-			return c.Errorf("invalid %s value %q", k, v)
+		// max_queue=0 is NGINX's too: a task is taken only by a thread
+		// that is idle.
+		case err != nil || n < 0 || n == 0 && k == "threads":
+			return c.Errorf("invalid %s value %q", k, a)
 		case k == "threads":
 			threads = n
 		case k == "max_queue":

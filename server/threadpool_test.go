@@ -3,6 +3,7 @@ package server
 import (
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -60,6 +61,29 @@ func TestThreadPoolIdleWorkersTake(t *testing.T) {
 	}
 	close(block)
 	wg.Wait()
+}
+
+// TestThreadPoolNoQueue: max_queue=0 (NGINX takes it) runs a task only
+// on an idle thread.
+func TestThreadPoolNoQueue(t *testing.T) {
+	cfg := mustLoad(t, "thread_pool none threads=2 max_queue=0;")
+	p, _ := cfg.ThreadPool("none")
+	block := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Add(1)
+		if err := p.Submit(func() { <-block; wg.Done() }); err != nil {
+			t.Fatalf("task %d: %v", i+1, err)
+		}
+	}
+	if err := p.Submit(func() {}); err != ErrQueueFull {
+		t.Fatalf("a third task with both threads busy: %v", err)
+	}
+	close(block)
+	wg.Wait()
+	if _, err := LoadString("t.conf", "thread_pool z threads=0;"); err == nil || !strings.Contains(err.Error(), `invalid threads value "threads=0"`) {
+		t.Fatalf("threads=0: %v", err)
+	}
 }
 
 // TestThreadPoolHugeQueue: a max_queue near the int's limit (NGINX takes

@@ -31,7 +31,7 @@ measure() {
 setup_mosaic() {
 	tmp=$(mktemp -d)
 	# Servers started in a command substitution are not this shell's
-	# jobs: they leave their pids in $tmp/pids.
+	# jobs: the one running leaves its pid in $tmp/pids.
 	trap 'kill $(jobs -p) $(cat "$tmp/pids" 2>/dev/null) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 	mosaic=${1:-}
 	if [[ -z $mosaic ]]; then
@@ -53,11 +53,12 @@ serve_and_measure() {
 	shift 3
 	taskset -c "$SERVER_CPU" "$@" 2>>"$tmp/server.out" &
 	pid=$!
-	echo "$pid" >>"$tmp/pids"
+	echo "$pid" >"$tmp/pids" # one server at a time
 	for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/$path" && break; sleep 0.1; done
 	measure "$port" "$pid" "$path" "$secs"
 	kill "$pid"
 	wait "$pid" 2>/dev/null || true
+	rm -f "$tmp/pids"
 }
 
 # instructions_per_request PORT PATH CMD...: the user-space instructions
@@ -80,8 +81,11 @@ instructions_per_request() {
 	exec {lock}>>"$LOCK"
 	flock "$lock"
 	# (errexit is off in a command substitution: each failure is passed on.)
-	a=$(instructions_of "$port" "$path" 200 "$@") || return 1
-	b=$(instructions_of "$port" "$path" 2200 "$@") || return 1
+	a=$(instructions_of "$port" "$path" 200 "$@") &&
+		b=$(instructions_of "$port" "$path" 2200 "$@") || {
+		exec {lock}>&-
+		return 1
+	}
 	exec {lock}>&-
 	echo $(((b - a) / 2000))
 }
@@ -96,7 +100,7 @@ instructions_of() {
 	taskset -c "$SERVER_CPU" valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
 		"$@" 2>"$tmp/valgrind.out" >/dev/null &
 	pid=$!
-	echo "$pid" >>"$tmp/pids"
+	echo "$pid" >"$tmp/pids" # one server at a time
 	for _ in $(seq 300); do
 		curl -s -o /dev/null "${hdr[@]}" "http://127.0.0.1:$port/$path" && up=1 && break
 		sleep 0.1
@@ -104,14 +108,18 @@ instructions_of() {
 	for ((i = 0; i < n; i++)); do
 		printf 'url = "http://127.0.0.1:%s/%s"\noutput = "/dev/null"\n' "$port" "$path"
 	done >"$tmp/urls"
-	[[ -n $up ]] && taskset -c "$CLIENT_CPU" curl -sf "${hdr[@]}" -K "$tmp/urls" || up=""
+	# --fail-early: with many URLs, curl's status is otherwise the last
+	# one's.
+	[[ -n $up ]] && taskset -c "$CLIENT_CPU" curl -sf --fail-early "${hdr[@]}" -K "$tmp/urls" || up=""
 	# Both servers exit on SIGTERM (NGINX at once, mosaic when idle), and
 	# cachegrind then writes its counts.
 	kill "$pid"
 	wait "$pid" 2>/dev/null || true
+	rm -f "$tmp/pids"
 	count=$(awk '/I *refs/ {gsub(",", "", $4); print $4}' "$tmp/valgrind.out")
 	if [[ -z $up || ! $count =~ ^[0-9]+$ ]]; then
 		echo "instructions_of: $* did not answer $n requests for /$path" >&2
+		tail -5 "$tmp/valgrind.out" >&2
 		return 1
 	fi
 	echo "$count"
