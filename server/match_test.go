@@ -151,7 +151,7 @@ func TestConfigErrors(t *testing.T) {
 		{"http { error_page 200 /x; }", `value "200" must be between 300 and 599 in t.conf:1`},
 		{"error_log /x debugz;", `invalid log level "debugz" in t.conf:1`},
 		{"thread_pool one;", `invalid number of arguments in "thread_pool" directive in t.conf:1`},
-		{"thread_pool one threads=0;", `invalid threads value "0" in t.conf:1`},
+		{"thread_pool one threads=0;", `invalid threads value "threads=0" in t.conf:1`},
 		{"http { server { listen 127.0.0.1:1 default_server; } server { listen 127.0.0.1:1 default_server; } }", "a duplicate default server for 127.0.0.1:1"},
 	}
 	for _, c := range cases {
