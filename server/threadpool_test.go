@@ -3,7 +3,6 @@ package server
 import (
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -81,9 +80,6 @@ func TestThreadPoolNoQueue(t *testing.T) {
 	}
 	close(block)
 	wg.Wait()
-	if _, err := LoadString("t.conf", "thread_pool z threads=0;"); err == nil || !strings.Contains(err.Error(), `invalid threads value "threads=0"`) {
-		t.Fatalf("threads=0: %v", err)
-	}
 }
 
 // TestThreadPoolHugeQueue: a max_queue near the int's limit (NGINX takes
