@@ -593,8 +593,10 @@ func (c *conn) releaseResp() {
 // the client may still be sending.
 func (c *conn) close() {
 	lim := c.lim
+	// The watch's byte (has) is a request the client began: the rest of
+	// it is still to come, as with bytes in the buffer.
 	linger := lim.Linger == LingerAlways && c.requests > 0 ||
-		lim.Linger == LingerOn && (c.unread || c.br != nil && c.br.Buffered() > 0)
+		lim.Linger == LingerOn && (c.unread || c.has.Load() || c.br != nil && c.br.Buffered() > 0)
 	if !linger || c.gone || closeWrite(c.rwc) != nil {
 		_ = c.rwc.Close()
 		return
@@ -625,6 +627,18 @@ func (c *conn) close() {
 // read buffer, so that no read has to wait for it.
 func (c *conn) headBuffered() bool {
 	buf, _ := c.br.Peek(c.br.Buffered())
+	// Empty lines before the request line are skipped, as readHead skips
+	// them: they end no header, and a client must not escape the header
+	// timeout by sending some before a header it then trickles in.
+	for {
+		if len(buf) > 0 && buf[0] == '\n' {
+			buf = buf[1:]
+		} else if len(buf) > 1 && buf[0] == '\r' && buf[1] == '\n' {
+			buf = buf[2:]
+		} else {
+			break
+		}
+	}
 	// From line end to line end: a byte at a time, this was 2% of the
 	// instructions of a small response.
 	for {

@@ -376,9 +376,12 @@ func TestHeadBuffered(t *testing.T) {
 		"GET / HTTP/1.1\nHost: a\n\n":          true,
 		"GET / HTTP/1.1\nHost: a\n\r\n":        true,
 		"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET": true,
-		"\n\n":                                 true,
+		"\n\n":                                 false, // empty lines, no request yet
 		"\n":                                   false,
-		"GET / HTTP/1.1\r\nHost: a\n\r\r\n":    false,
+		"\r\n\r\nGET / HTTP/1.1\r\n":           false,
+		"\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n": true,
+		"\n\nGET / HTTP/1.1\n\n":                    true,
+		"GET / HTTP/1.1\r\nHost: a\n\r\r\n":         false,
 	} {
 		c := &conn{br: bufio.NewReader(strings.NewReader(in))}
 		_, _ = c.br.Peek(len(in))

@@ -686,6 +686,12 @@ func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	}
 	c := w.c
 	c.stopWatch()
+	if c.has.Load() {
+		// The watch's byte goes into the reader's buffer, where a hijacker
+		// looks (Buffered) before reading the connection itself, as
+		// net/http puts it there.
+		_, _ = c.br.Peek(c.br.Buffered() + 1)
+	}
 	if w.wroteHeader && (!w.sentHeader || w.out != nil && len(*w.out) > 0) {
 		if err := w.send(nil, false); err != nil {
 			return nil, nil, err

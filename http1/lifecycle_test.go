@@ -1,0 +1,141 @@
+package http1
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Regressions found by an audit of the connection's lifecycle
+// (2026-12-04): a pipelined request's first byte held by the watch when
+// the connection closes, empty lines before a trickled header, and a
+// hijacker reading the connection after the watch took a byte.
+
+// A request pipelined while the handler runs past the watch's delay: the
+// watch reads its first byte (c.has); the connection closes after this
+// response (MaxRequests 1) with the rest unread. It must linger.
+func TestLingerWithWatchByte(t *testing.T) {
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(80 * time.Millisecond)
+		_, _ = io.WriteString(w, strings.Repeat("x", 1000))
+	}), func(s *Server) { s.MaxRequests = 1; s.Linger = LingerOn })
+	c := dial(t, ts.addr)
+	c.send(get("/1"))
+	time.Sleep(40 * time.Millisecond) // the watch has started
+	c.send(get("/2") + strings.Repeat("GET /3 HTTP/1.1\r\nHost: t\r\n\r\n", 50))
+	time.Sleep(200 * time.Millisecond) // the response and the close have come
+	resp, err := http.ReadResponse(c.br, nil)
+	if err != nil {
+		t.Fatalf("reading response: %v", err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || len(b) != 1000 {
+		t.Fatalf("body %d bytes, %v", len(b), err)
+	}
+	rest, err := io.ReadAll(c.br)
+	t.Logf("after the response: %d bytes, %v", len(rest), err)
+	if err != nil {
+		t.Errorf("the server did not linger: %v", err)
+	}
+}
+
+// The same with a response larger than the client's receive window: the
+// reset destroys what the server's kernel still holds of it.
+func TestLingerWithWatchByteKeepsResponse(t *testing.T) {
+	const size = 2 << 20
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(80 * time.Millisecond)
+		w.Header().Set("Content-Length", strconv.Itoa(size))
+		_, _ = w.Write(make([]byte, size))
+	}), func(s *Server) { s.MaxRequests = 1; s.Linger = LingerOn })
+	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		return rc.Control(func(fd uintptr) {
+			_ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 64<<10)
+		})
+	}}
+	nc, err := d.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	_ = nc.SetDeadline(time.Now().Add(testTimeout))
+	_, _ = io.WriteString(nc, get("/1"))
+	time.Sleep(40 * time.Millisecond)
+	_, _ = io.WriteString(nc, get("/2")+get("/3"))
+	time.Sleep(300 * time.Millisecond)
+	br := bufio.NewReader(nc)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("reading response: %v", err)
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	if n != size || err != nil {
+		t.Errorf("%d of %d bytes, %v", n, size, err)
+	}
+}
+
+// Empty lines before a pipelined request line end no header: the request
+// that trickles in after them gets the header timeout.
+func TestHeaderTimeoutAfterEmptyLines(t *testing.T) {
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+		_, _ = io.WriteString(w, "ok "+r.URL.Path)
+	}), func(s *Server) { s.HeaderTimeout = 300 * time.Millisecond; s.KeepAliveTimeout = 500 * time.Millisecond })
+	c := dial(t, ts.addr)
+	c.send("POST /1 HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\n\r\nx\r\n\r\nGET /2 HTTP/1.1\r\n")
+	if _, body := c.roundTrip("POST", ""); body != "ok /1" {
+		t.Fatalf("first: %q", body)
+	}
+	start := time.Now()
+	for i := 0; i < 10; i++ {
+		time.Sleep(200 * time.Millisecond)
+		if _, err := io.WriteString(c.c, "X-A: b\r\n"); err != nil {
+			t.Logf("closed after %v", time.Since(start))
+			return
+		}
+	}
+	c.send("Host: t\r\n\r\n")
+	resp, err := http.ReadResponse(c.br, nil)
+	if err == nil {
+		b, _ := io.ReadAll(resp.Body)
+		t.Errorf("a header trickled in for %v, header timeout 300ms: served, %q", time.Since(start), b)
+	}
+}
+
+// Bytes the client sent before a slow handler hijacks are the hijacker's,
+// the watch's byte first: it is in the reader's buffer (as net/http puts
+// it), where a hijacker looks before reading the net.Conn.
+func TestHijackGetsWatchByte(t *testing.T) {
+	got := make(chan string, 1)
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(100 * time.Millisecond)
+		nc, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer nc.Close()
+		buf := make([]byte, 5)
+		if brw.Reader.Buffered() > 0 {
+			n, _ := io.ReadFull(brw.Reader, buf)
+			got <- "buffered:" + string(buf[:n])
+			return
+		}
+		_ = nc.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+		n, _ := io.ReadFull(nc, buf)
+		got <- "conn:" + string(buf[:n])
+	}))
+	c := dial(t, ts.addr)
+	c.send(get("/"))
+	time.Sleep(40 * time.Millisecond)
+	c.send("hello")
+	if s := <-got; s != "buffered:hello" && s != "conn:hello" {
+		t.Errorf("hijacker read %q, want hello", s)
+	}
+}
