@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,7 +16,8 @@ import (
 // Regressions found by an audit of the connection's lifecycle
 // (2026-12-04): a pipelined request's first byte held by the watch when
 // the connection closes, empty lines before a trickled header, and a
-// hijacker reading the connection after the watch took a byte.
+// hijacker reading the connection after the watch took a byte, a file
+// sent with sendfile to a client that stops reading.
 
 // A request pipelined while the handler runs past the watch's delay: the
 // watch reads its first byte (c.has); the connection closes after this
@@ -137,5 +139,93 @@ func TestHijackGetsWatchByte(t *testing.T) {
 	c.send("hello")
 	if s := <-got; s != "buffered:hello" && s != "conn:hello" {
 		t.Errorf("hijacker read %q, want hello", s)
+	}
+}
+
+// sparseFile makes a file of size bytes (a hole: no disk used).
+func sparseFile(t *testing.T, size int64) string {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	return f.Name()
+}
+
+// serveFile answers with the file at name through ReadFrom (sendfile),
+// reporting io.Copy's error on done.
+func serveFile(name string, size int64, done chan<- error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f, err := os.Open(name)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer f.Close()
+		w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+		_, err = io.Copy(w, f)
+		done <- err
+	})
+}
+
+// A client that stops reading a file sent with sendfile is cut off after
+// the send timeout; the file once went out with no deadline at all.
+func TestSendfileStallTimesOut(t *testing.T) {
+	const size = 64 << 20
+	done := make(chan error, 1)
+	ts := startServer(t, serveFile(sparseFile(t, size), size, done),
+		func(s *Server) { s.WriteTimeout = 300 * time.Millisecond })
+	c := dial(t, ts.addr)
+	_ = socket(c.c).SetReadBuffer(64 << 10)
+	c.send(get("/"))
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("the whole file went to a client that read none of it")
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("a client that does not read held the sendfile 5 s past a 300 ms send timeout")
+	}
+}
+
+// The send timeout bounds each piece of a file, not the whole: a client
+// that reads steadily gets a file that takes several timeouts to send.
+func TestSendfileSlowReaderServed(t *testing.T) {
+	const size = 12 << 20
+	done := make(chan error, 1)
+	timeout := 200 * time.Millisecond
+	ts := startServer(t, serveFile(sparseFile(t, size), size, done),
+		func(s *Server) { s.WriteTimeout = timeout })
+	c := dial(t, ts.addr)
+	_ = socket(c.c).SetReadBuffer(64 << 10)
+	start := time.Now()
+	c.send(get("/"))
+	resp, err := http.ReadResponse(c.br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64<<10)
+	var got int64
+	for {
+		n, err := io.ReadFull(resp.Body, buf)
+		got += int64(n)
+		if err != nil {
+			break
+		}
+		time.Sleep(5 * time.Millisecond) // about 13 MB/s at most
+	}
+	took := time.Since(start)
+	if got != size {
+		t.Fatalf("%d of %d bytes in %v (send timeout %v)", got, size, took, timeout)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("handler: %v", err)
+	}
+	if took < 2*timeout {
+		t.Logf("sent in %v: too fast to show the timeout is per piece", took)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"slices"
@@ -565,30 +566,51 @@ func (w *response) ReadFrom(src io.Reader) (int64, error) {
 			return 0, err
 		}
 	}
-	// sendfile is one write for the kernel, with no point between to
-	// move a deadline at: a file is not cut short by the send timeout.
-	if !w.ownDeadline && w.sendTimeout > 0 {
-		_ = w.c.rwc.SetWriteDeadline(time.Time{})
-		w.c.wd.valid = false
+	// The file goes to sendfile in pieces, the send timeout armed afresh
+	// before each: a client that stops reading is cut off once a piece
+	// has waited the timeout, where NGINX's timer, re-armed between its
+	// writes, cuts off one that lets the socket stay full that long. Given
+	// whole, with its deadline cleared, the file held a client that never
+	// read, and its goroutine and descriptors, for good. (A source already
+	// limited is unwrapped: sendfile takes a file in one LimitedReader, not
+	// in two.)
+	file, limit := src, int64(math.MaxInt64)
+	outer, _ := src.(*io.LimitedReader)
+	if outer != nil {
+		file, limit = outer.R, outer.N
 	}
-	left := w.cl - w.written
-	body := src
-	if lr, ok := src.(*io.LimitedReader); !ok || lr.N > left {
-		body = &io.LimitedReader{R: src, N: left}
+	var n int64
+	var err error
+	for left := w.cl - w.written; left > 0 && limit > 0; {
+		piece := min(left, limit, sendfilePiece)
+		w.armWrite(time.Now())
+		var k int64
+		k, err = rf.ReadFrom(&io.LimitedReader{R: file, N: piece})
+		n, w.written, left, limit = n+k, w.written+k, left-k, limit-k
+		if outer != nil {
+			outer.N -= k
+		}
+		if err != nil || k < piece {
+			break // the source ended, or the write failed
+		}
 	}
-	n, err := rf.ReadFrom(body)
 	w.c.lastWrite = time.Time{} // it may have taken long: no time to reuse
-	w.written += n
 	if err != nil {
 		w.err = err
 		w.closeAfter = true
 		return n, err
 	}
-	if body != src && w.written == w.cl && hasMore(src) {
+	if w.written == w.cl && limit > 0 && hasMore(src) {
 		return n, http.ErrContentLength
 	}
 	return n, nil
 }
+
+// sendfilePiece is how much of a file goes to sendfile under one send
+// timeout (ReadFrom): a client must take that much within the timeout
+// (256 KiB in 60 s is 4.3 KB/s), about what NGINX asks of one whose socket
+// buffer it keeps full; a few more system calls per megabyte.
+const sendfilePiece = 256 << 10
 
 // hasMore reports whether src has bytes beyond those copied, which a
 // body of the declared length has no room for.
