@@ -73,6 +73,12 @@ func (b *body) Read(p []byte) (int, error) {
 	if b.closed {
 		return 0, errBodyClosed
 	}
+	return b.readLocked(p)
+}
+
+// readLocked is Read past the check that the handler still owns the body;
+// b.mu is held.
+func (b *body) readLocked(p []byte) (int, error) {
 	if b.err != nil {
 		return 0, b.err
 	}
@@ -191,11 +197,20 @@ func (b *body) finish() bool {
 	if b.err != nil || !b.keepable() {
 		return false
 	}
-	b.closed = false
-	defer func() { b.closed = true }()
 	if t := b.c.lim.KeepAliveTimeout; t > 0 {
 		b.c.setRead(time.Now().Add(t))
 	}
-	n, err := io.CopyN(io.Discard, b, maxDrain+1)
+	// The body stays closed to the handler while it drains: a goroutine
+	// the handler left reading gets errBodyClosed, not the bytes.
+	n, err := io.CopyN(io.Discard, drainReader{b}, maxDrain+1)
 	return n <= maxDrain && err == io.EOF
+}
+
+// drainReader reads a body closed to its handler, for finish.
+type drainReader struct{ b *body }
+
+func (d drainReader) Read(p []byte) (int, error) {
+	d.b.mu.Lock()
+	defer d.b.mu.Unlock()
+	return d.b.readLocked(p)
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -17,7 +18,8 @@ import (
 // (2026-12-04): a pipelined request's first byte held by the watch when
 // the connection closes, empty lines before a trickled header, and a
 // hijacker reading the connection after the watch took a byte, a file
-// sent with sendfile to a client that stops reading.
+// sent with sendfile to a client that stops reading, a body read by a
+// goroutine the handler left while the server drains it.
 
 // A request pipelined while the handler runs past the watch's delay: the
 // watch reads its first byte (c.has); the connection closes after this
@@ -227,5 +229,43 @@ func TestSendfileSlowReaderServed(t *testing.T) {
 	}
 	if took < 2*timeout {
 		t.Logf("sent in %v: too fast to show the timeout is per piece", took)
+	}
+}
+
+// A goroutine the handler left reading the body gets errBodyClosed while
+// the server drains the rest, not the bytes (the drain once reopened the
+// body for itself, unlocked: a data race, and a thief).
+func TestBodyClosedWhileDrained(t *testing.T) {
+	var stolen atomic.Int64
+	done := make(chan struct{})
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/1" {
+			return
+		}
+		returned := make(chan struct{})
+		go func() {
+			defer close(done)
+			<-returned
+			buf := make([]byte, 100)
+			end := time.Now().Add(300 * time.Millisecond)
+			for time.Now().Before(end) {
+				n, _ := r.Body.Read(buf)
+				stolen.Add(int64(n))
+			}
+		}()
+		close(returned)
+	}))
+	c := dial(t, ts.addr)
+	c.send("POST /1 HTTP/1.1\r\nHost: t\r\nContent-Length: 20000\r\n\r\n")
+	c.send(strings.Repeat("a", 1000))
+	time.Sleep(50 * time.Millisecond)
+	for i := 0; i < 19; i++ {
+		c.send(strings.Repeat("a", 1000))
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.response("POST")
+	<-done
+	if n := stolen.Load(); n > 0 {
+		t.Errorf("a read after the handler returned got %d bytes", n)
 	}
 }
