@@ -63,7 +63,9 @@ type conn struct {
 	rd, wd armed
 	// lastWrite is when the last response's last write began, the time
 	// the wait for the next request is armed from (a write that blocked
-	// shortens that wait by as long; a sendfile leaves it zero).
+	// shortens that wait by as long; a sendfile, or a response with
+	// nothing left to send when its handler returns, leaves it zero: the
+	// wait then counts from its start).
 	lastWrite time.Time
 	rdTouched atomic.Bool // another setter has moved the read deadline
 

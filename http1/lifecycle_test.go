@@ -19,7 +19,8 @@ import (
 // the connection closes, empty lines before a trickled header, and a
 // hijacker reading the connection after the watch took a byte, a file
 // sent with sendfile to a client that stops reading, a body read by a
-// goroutine the handler left while the server drains it.
+// goroutine the handler left while the server drains it, the keep-alive
+// wait after a handler that flushed its response early.
 
 // A request pipelined while the handler runs past the watch's delay: the
 // watch reads its first byte (c.has); the connection closes after this
@@ -268,4 +269,29 @@ func TestBodyClosedWhileDrained(t *testing.T) {
 	if n := stolen.Load(); n > 0 {
 		t.Errorf("a read after the handler returned got %d bytes", n)
 	}
+}
+
+// A handler that flushes its whole response and goes on working past the
+// keep-alive timeout: the keep-alive wait starts when it returns, so the
+// next request, sent at once, is served (it once met a deadline already
+// past).
+func TestKeepAliveFromHandlerEnd(t *testing.T) {
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "2")
+		_, _ = io.WriteString(w, "ok")
+		w.(http.Flusher).Flush()
+		if r.URL.Path == "/1" {
+			time.Sleep(500 * time.Millisecond)
+		}
+	}), func(s *Server) { s.KeepAliveTimeout = 300 * time.Millisecond; s.HeaderTimeout = 0 })
+	c := dial(t, ts.addr)
+	if _, body := c.roundTrip("GET", get("/1")); body != "ok" {
+		t.Fatalf("first: %q", body)
+	}
+	c.send(get("/2"))
+	resp, err := http.ReadResponse(c.br, nil)
+	if err != nil {
+		t.Fatalf("the second request, sent at once, got no response: %v", err)
+	}
+	resp.Body.Close()
 }

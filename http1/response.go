@@ -527,6 +527,11 @@ func (w *response) finish() {
 	}
 	if w.err == nil && (!w.sentHeader || w.out != nil && len(*w.out) > 0 || w.chunked) {
 		_ = w.send(nil, true)
+	} else {
+		// Nothing left to send: the keep-alive wait counts from now, not
+		// from a write the handler made before it went on working (the
+		// next request, already sent, met a deadline in the past).
+		w.c.lastWrite = time.Time{}
 	}
 	if !w.bodyless && w.cl >= 0 && w.written < w.cl {
 		// Fewer bytes than announced: only closing tells the client.
