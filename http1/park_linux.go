@@ -64,9 +64,12 @@ func (c *conn) park() bool {
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLONESHOT, Fd: c.parkFD, Pad: int32(c.parkSeq)}
 	err := unix.EpollCtl(p.ep, unix.EPOLL_CTL_ADD, fd, &ev)
 	p.mu.Unlock()
-	if err != nil {
-		// Only this goroutine can be here: nothing else has seen c parked
-		// but the timer, which wake lets win.
+	// closeIfIdle may have closed c while it parked: its wake, before
+	// parkState said parked, missed it, and a descriptor closed in the set
+	// leaves it without an event, so that c would wait for its timer, or
+	// for ever. Whoever unparks c runs it (the timer, a wake, or this
+	// goroutine).
+	if err != nil || c.state.Load() == stateClosed {
 		return !c.unpark()
 	}
 	return true
@@ -89,9 +92,12 @@ func (c *conn) unpark() bool {
 	p.mu.Lock()
 	if p.parked[c.parkFD] == c {
 		delete(p.parked, c.parkFD)
+		// Before anyone may close the descriptor and the number be
+		// reused. Only while the set's entry for the number is c's: a
+		// descriptor closed while parked left the set with its close, and
+		// its number may now be another connection's, parked there.
+		_ = unix.EpollCtl(p.ep, unix.EPOLL_CTL_DEL, int(c.parkFD), nil)
 	}
-	// Before anyone may close the descriptor and the number be reused.
-	_ = unix.EpollCtl(p.ep, unix.EPOLL_CTL_DEL, int(c.parkFD), nil)
 	p.mu.Unlock()
 	if c.parkTimer != nil {
 		c.parkTimer.Stop()

@@ -3,6 +3,7 @@ package http1
 import (
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/syncbuf"
+	"golang.org/x/sys/unix"
 )
 
 // waitParked waits until n connections are parked in the epoll set.
@@ -174,4 +176,110 @@ func TestServeParkedMidHeader(t *testing.T) {
 	}
 	want := `while="reading client request headers"`
 	waitFor(t, func() bool { return strings.Contains(log.String(), want) }, want+" in "+log.String())
+}
+
+// A connection closed while parked leaves the epoll set with its
+// descriptor; unparking it later must not take out another connection
+// parked on the reused descriptor number (an audit's finding: a Shutdown
+// racing a park, then a reload's new connection on the same number).
+func TestUnparkLeavesReusedDescriptor(t *testing.T) {
+	p := &idleParker
+	p.once.Do(p.start)
+	if p.ep < 0 {
+		t.Skip("no epoll set")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	// accept returns a parkable conn for the next accepted connection and
+	// its descriptor.
+	accept := func() (*conn, net.Conn, int) {
+		sc, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := sc.(*net.TCPConn).SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fd := -1
+		_ = raw.Control(func(s uintptr) { fd = int(s) })
+		c := &conn{raw: raw}
+		c.state.Store(stateIdle)
+		return c, sc, fd
+	}
+	dial := func() net.Conn {
+		cl, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cl
+	}
+	acl := dial()
+	defer acl.Close()
+	a, asc, afd := accept()
+	if !a.park() {
+		t.Fatal("the first connection did not park")
+	}
+	bcl := dial() // before the close, so that the accept below takes afd
+	defer bcl.Close()
+	asc.Close() // closed while parked: the set drops it, the entry stays
+	b, bsc, bfd := accept()
+	defer bsc.Close()
+	if bfd != afd {
+		t.Skipf("descriptor %d not reused (%d)", afd, bfd)
+	}
+	if !b.park() {
+		t.Fatal("the second connection did not park")
+	}
+	defer b.unpark()
+	if !a.unpark() {
+		t.Fatal("the first connection was not parked")
+	}
+	// Still in the set: modifying its entry succeeds.
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLONESHOT, Fd: int32(bfd), Pad: int32(b.parkSeq)}
+	if err := unix.EpollCtl(p.ep, unix.EPOLL_CTL_MOD, bfd, &ev); err != nil {
+		t.Fatalf("the connection parked on the reused descriptor left the set: %v", err)
+	}
+}
+
+// A connection that closeIfIdle closed while it was parking (its wake
+// came before the connection said it was parked) does not stay parked:
+// nothing would wake it but its timer, if it has one.
+func TestParkAfterCloseIfIdle(t *testing.T) {
+	p := &idleParker
+	p.once.Do(p.start)
+	if p.ep < 0 {
+		t.Skip("no epoll set")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	cl, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	sc, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	raw, err := sc.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &conn{raw: raw}
+	c.state.Store(stateClosed) // closeIfIdle's swap, its wake already gone by
+	if c.park() {
+		c.unpark()
+		t.Fatal("a connection closed while parking stayed parked")
+	}
+	if c.parkState.Load() != unparked {
+		t.Fatal("left marked parked")
+	}
 }
