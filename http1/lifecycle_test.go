@@ -295,3 +295,45 @@ func TestKeepAliveFromHandlerEnd(t *testing.T) {
 	}
 	resp.Body.Close()
 }
+
+// slowSource yields size bytes, chunk at a time, a pause before each.
+type slowSource struct {
+	left, chunk int
+	pause       time.Duration
+}
+
+func (s *slowSource) Read(p []byte) (int, error) {
+	if s.left == 0 {
+		return 0, io.EOF
+	}
+	time.Sleep(s.pause)
+	n := min(len(p), s.chunk, s.left)
+	s.left -= n
+	return n, nil
+}
+
+// A body of known length from a slow source that is not a file (an
+// upstream's) is not cut by the send timeout while the source is read:
+// the timeout runs between writes.
+func TestSlowSourceNotCutBySendTimeout(t *testing.T) {
+	const size = 512 << 10
+	done := make(chan error, 1)
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(size))
+		_, err := io.Copy(w, &slowSource{left: size, chunk: 32 << 10, pause: 60 * time.Millisecond})
+		done <- err
+	}), func(s *Server) { s.WriteTimeout = 300 * time.Millisecond })
+	c := dial(t, ts.addr)
+	c.send(get("/"))
+	resp, err := http.ReadResponse(c.br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	if n != size || err != nil {
+		t.Errorf("%d of %d bytes, %v", n, size, err)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("handler: %v", err)
+	}
+}

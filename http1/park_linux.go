@@ -48,22 +48,26 @@ func (c *conn) park() bool {
 	if p.ep < 0 || c.raw == nil {
 		return false
 	}
-	fd := -1
-	if err := c.raw.Control(func(s uintptr) { fd = int(s) }); err != nil || fd < 0 {
-		return false
+	// Registered while Control holds the descriptor: a close from another
+	// goroutine (closeIfIdle) then cannot free its number, for another
+	// connection to take and park on, before the registration is done.
+	var err error
+	if cerr := c.raw.Control(func(s uintptr) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.seq++
+		c.parkFD, c.parkSeq = int32(s), p.seq
+		p.parked[c.parkFD] = c
+		c.parkState.Store(isParked)
+		if !c.waitUntil.IsZero() {
+			// The deadline of the wait, as a read would have hit it.
+			c.parkTimer = time.AfterFunc(time.Until(c.waitUntil), c.wake)
+		}
+		ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLONESHOT, Fd: c.parkFD, Pad: int32(c.parkSeq)}
+		err = unix.EpollCtl(p.ep, unix.EPOLL_CTL_ADD, int(s), &ev)
+	}); cerr != nil {
+		return false // closed already: nothing was registered
 	}
-	p.mu.Lock()
-	p.seq++
-	c.parkFD, c.parkSeq = int32(fd), p.seq
-	p.parked[c.parkFD] = c
-	c.parkState.Store(isParked)
-	if !c.waitUntil.IsZero() {
-		// The deadline of the wait, as a read would have hit it.
-		c.parkTimer = time.AfterFunc(time.Until(c.waitUntil), c.wake)
-	}
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLONESHOT, Fd: c.parkFD, Pad: int32(c.parkSeq)}
-	err := unix.EpollCtl(p.ep, unix.EPOLL_CTL_ADD, fd, &ev)
-	p.mu.Unlock()
 	// closeIfIdle may have closed c while it parked: its wake, before
 	// parkState said parked, missed it, and a descriptor closed in the set
 	// leaves it without an event, so that c would wait for its timer, or
@@ -92,13 +96,13 @@ func (c *conn) unpark() bool {
 	p.mu.Lock()
 	if p.parked[c.parkFD] == c {
 		delete(p.parked, c.parkFD)
-		// Before anyone may close the descriptor and the number be
-		// reused. Only while the set's entry for the number is c's: a
-		// descriptor closed while parked left the set with its close, and
-		// its number may now be another connection's, parked there.
-		_ = unix.EpollCtl(p.ep, unix.EPOLL_CTL_DEL, int(c.parkFD), nil)
 	}
 	p.mu.Unlock()
+	// Out of the set before c's goroutine may close the descriptor, and
+	// through Control, which fails once another has closed it: the close
+	// took it out of the set, and its number may now be another
+	// connection's, parked there.
+	_ = c.raw.Control(func(s uintptr) { _ = unix.EpollCtl(p.ep, unix.EPOLL_CTL_DEL, int(s), nil) })
 	if c.parkTimer != nil {
 		c.parkTimer.Stop()
 		c.parkTimer = nil

@@ -584,10 +584,21 @@ func (w *response) ReadFrom(src io.Reader) (int64, error) {
 	if outer != nil {
 		file, limit = outer.R, outer.N
 	}
+	if _, ok := file.(io.ReaderAt); !ok {
+		// Not a file (an upstream's body, a socket): a source that may be
+		// slow goes through the buffer, the send timeout armed at each
+		// write, not while the source is read, as NGINX's runs between its
+		// writes; under one deadline a piece, that slowness would count.
+		return w.readInto(src, -1)
+	}
+	pieceMax := int64(sendfilePiece)
+	if w.ownDeadline || w.sendTimeout <= 0 {
+		pieceMax = math.MaxInt64 // no timeout of ours to re-arm
+	}
 	var n int64
 	var err error
 	for left := w.cl - w.written; left > 0 && limit > 0; {
-		piece := min(left, limit, sendfilePiece)
+		piece := min(left, limit, pieceMax)
 		w.armWrite(time.Now())
 		var k int64
 		k, err = rf.ReadFrom(&io.LimitedReader{R: file, N: piece})
