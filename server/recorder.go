@@ -171,15 +171,17 @@ func (rw *recorder) arm() {
 	_ = rw.deadlines.SetWriteDeadline(now.Add(rw.sendTimeout))
 }
 
-// ReadFrom lets net/http use sendfile for file bodies.
+// ReadFrom lets the server's writer take file bodies itself (http1's
+// sendfile, which applies send_timeout on its own).
 func (rw *recorder) ReadFrom(src io.Reader) (int64, error) {
 	rw.implicitHeader()
-	// sendfile is one call with no writes in between to re-arm a deadline
-	// at, so a file body is not cut short by send_timeout: the deadline of
-	// an earlier write is lifted instead.
 	if rw.sendTimeout > 0 && rw.deadlines != nil {
-		_ = rw.deadlines.SetWriteDeadline(time.Time{})
-		rw.armedAt = time.Time{}
+		// A writer whose send timeout the recorder keeps (net/http's, for
+		// HTTP/2, which has no sendfile): the body goes through Write, the
+		// timeout armed at each write, as NGINX's runs between writes. The
+		// deadline was once lifted for the whole body instead, and a client
+		// that stopped reading held the stream for good.
+		return io.Copy(struct{ io.Writer }{rw}, src)
 	}
 	var n int64
 	var err error
