@@ -3,13 +3,11 @@ package http1
 import (
 	"bufio"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -59,17 +57,8 @@ func TestLingerWithWatchByteKeepsResponse(t *testing.T) {
 		w.Header().Set("Content-Length", strconv.Itoa(size))
 		_, _ = w.Write(make([]byte, size))
 	}), func(s *Server) { s.MaxRequests = 1; s.Linger = LingerOn })
-	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
-		return rc.Control(func(fd uintptr) {
-			_ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 64<<10)
-		})
-	}}
-	nc, err := d.Dial("tcp", ts.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	nc := dialSmallWindow(t, ts.addr)
 	defer nc.Close()
-	_ = nc.SetDeadline(time.Now().Add(testTimeout))
 	_, _ = io.WriteString(nc, get("/1"))
 	time.Sleep(40 * time.Millisecond)
 	_, _ = io.WriteString(nc, get("/2")+get("/3"))

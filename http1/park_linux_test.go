@@ -183,50 +183,17 @@ func TestServeParkedMidHeader(t *testing.T) {
 // parked on the reused descriptor number (an audit's finding: a Shutdown
 // racing a park, then a reload's new connection on the same number).
 func TestUnparkLeavesReusedDescriptor(t *testing.T) {
-	p := &idleParker
-	p.once.Do(p.start)
-	if p.ep < 0 {
-		t.Skip("no epoll set")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	// accept returns a parkable conn for the next accepted connection and
-	// its descriptor.
-	accept := func() (*conn, net.Conn, int) {
-		sc, err := ln.Accept()
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, err := sc.(*net.TCPConn).SyscallConn()
-		if err != nil {
-			t.Fatal(err)
-		}
-		fd := -1
-		_ = raw.Control(func(s uintptr) { fd = int(s) })
-		c := &conn{raw: raw}
-		c.state.Store(stateIdle)
-		return c, sc, fd
-	}
-	dial := func() net.Conn {
-		cl, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cl
-	}
-	acl := dial()
+	p, ln := parkerAndListener(t)
+	acl := dialListener(t, ln)
 	defer acl.Close()
-	a, asc, afd := accept()
+	a, asc, afd := acceptParkable(t, ln)
 	if !a.park() {
 		t.Fatal("the first connection did not park")
 	}
-	bcl := dial() // before the close, so that the accept below takes afd
+	bcl := dialListener(t, ln) // before the close, so that the accept below takes afd
 	defer bcl.Close()
 	asc.Close() // closed while parked: the set drops it, the entry stays
-	b, bsc, bfd := accept()
+	b, bsc, bfd := acceptParkable(t, ln)
 	defer bsc.Close()
 	if bfd != afd {
 		t.Skipf("descriptor %d not reused (%d)", afd, bfd)
@@ -249,6 +216,25 @@ func TestUnparkLeavesReusedDescriptor(t *testing.T) {
 // came before the connection said it was parked) does not stay parked:
 // nothing would wake it but its timer, if it has one.
 func TestParkAfterCloseIfIdle(t *testing.T) {
+	_, ln := parkerAndListener(t)
+	cl := dialListener(t, ln)
+	defer cl.Close()
+	c, sc, _ := acceptParkable(t, ln)
+	defer sc.Close()
+	c.state.Store(stateClosed) // closeIfIdle's swap, its wake already gone by
+	if c.park() {
+		c.unpark()
+		t.Fatal("a connection closed while parking stayed parked")
+	}
+	if c.parkState.Load() != unparked {
+		t.Fatal("left marked parked")
+	}
+}
+
+// parkerAndListener starts the parker (skipping the test without epoll)
+// and listens on loopback until the test ends.
+func parkerAndListener(t *testing.T) (*parker, net.Listener) {
+	t.Helper()
 	p := &idleParker
 	p.once.Do(p.start)
 	if p.ep < 0 {
@@ -258,28 +244,35 @@ func TestParkAfterCloseIfIdle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() })
+	return p, ln
+}
+
+// dialListener connects to ln.
+func dialListener(t *testing.T, ln net.Listener) net.Conn {
+	t.Helper()
 	cl, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cl.Close()
+	return cl
+}
+
+// acceptParkable accepts the next connection on ln and returns a conn
+// that can park, idle, with its socket and descriptor.
+func acceptParkable(t *testing.T, ln net.Listener) (*conn, net.Conn, int) {
+	t.Helper()
 	sc, err := ln.Accept()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sc.Close()
 	raw, err := sc.(*net.TCPConn).SyscallConn()
 	if err != nil {
 		t.Fatal(err)
 	}
+	fd := -1
+	_ = raw.Control(func(s uintptr) { fd = int(s) })
 	c := &conn{raw: raw}
-	c.state.Store(stateClosed) // closeIfIdle's swap, its wake already gone by
-	if c.park() {
-		c.unpark()
-		t.Fatal("a connection closed while parking stayed parked")
-	}
-	if c.parkState.Load() != unparked {
-		t.Fatal("left marked parked")
-	}
+	c.state.Store(stateIdle)
+	return c, sc, fd
 }

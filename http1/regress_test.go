@@ -230,17 +230,7 @@ func TestServeLingeringClose(t *testing.T) {
 		w.WriteHeader(http.StatusRequestEntityTooLarge)
 		_, _ = w.Write(make([]byte, size))
 	}))
-	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
-		return rc.Control(func(fd uintptr) {
-			_ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 64<<10)
-		})
-	}}
-	nc, err := d.Dial("tcp", ts.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = nc.SetDeadline(time.Now().Add(testTimeout))
-	nc = clientConn(t, nc)
+	nc := clientConn(t, dialSmallWindow(t, ts.addr))
 	defer nc.Close()
 	if _, err := io.WriteString(nc, "POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 100000000\r\n\r\n"); err != nil {
 		t.Fatal(err)
@@ -389,4 +379,22 @@ func TestHeadBuffered(t *testing.T) {
 			t.Errorf("%q: %v, want %v", in, got, want)
 		}
 	}
+}
+
+// dialSmallWindow connects to addr with a receive buffer of 64 KiB, set
+// before the handshake so that the window stays that small: a response
+// larger than it waits in the server's kernel until the client reads.
+func dialSmallWindow(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		return rc.Control(func(fd uintptr) {
+			_ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 64<<10)
+		})
+	}}
+	nc, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = nc.SetDeadline(time.Now().Add(testTimeout))
+	return nc
 }
