@@ -8,6 +8,42 @@ import (
 	"time"
 )
 
+// runOne runs a task on p and waits for it.
+func runOne(t *testing.T, p *ThreadPool) {
+	t.Helper()
+	done := make(chan struct{})
+	if err := p.Submit(func() { close(done) }); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+}
+
+// submitBlocked submits n tasks that wait for block to close, each of
+// which p must accept, counted in wg.
+func submitBlocked(t *testing.T, p *ThreadPool, n int, block <-chan struct{}, wg *sync.WaitGroup) {
+	t.Helper()
+	for i := range n {
+		wg.Add(1)
+		if err := p.Submit(func() { <-block; wg.Done() }); err != nil {
+			t.Fatalf("task %d: %v", i+1, err)
+		}
+	}
+}
+
+// acceptsThenRefuses checks that p accepts n tasks that block and
+// refuses the next, then lets them finish.
+func acceptsThenRefuses(t *testing.T, p *ThreadPool, n int) {
+	t.Helper()
+	block := make(chan struct{})
+	var wg sync.WaitGroup
+	submitBlocked(t, p, n, block, &wg)
+	if err := p.Submit(func() {}); err != ErrQueueFull {
+		t.Fatalf("task %d: %v, want ErrQueueFull", n+1, err)
+	}
+	close(block)
+	wg.Wait()
+}
+
 // TestThreadPoolIdle holds an idle pool to a small footprint: the default
 // pool's 65536 slots are not made until tasks wait in them (a buffer of
 // pointers that size is scanned on every garbage collection), and its
@@ -21,11 +57,7 @@ func TestThreadPoolIdle(t *testing.T) {
 	if n := runtime.NumGoroutine() - goroutines; n >= 32 {
 		t.Fatalf("an idle pool started %d goroutines", n)
 	}
-	done := make(chan struct{})
-	if err := p.Submit(func() { close(done) }); err != nil {
-		t.Fatal(err)
-	}
-	<-done
+	runOne(t, p)
 	p.Close()
 	NewThreadPool("never", 4, 8).Close() // closes at once
 }
@@ -36,30 +68,14 @@ func TestThreadPoolIdle(t *testing.T) {
 func TestThreadPoolIdleWorkersTake(t *testing.T) {
 	p := NewThreadPool("four", 4, 1)
 	defer p.Close()
-	started := make(chan struct{})
-	if err := p.Submit(func() { close(started) }); err != nil {
-		t.Fatal(err)
-	}
-	<-started
+	runOne(t, p)
 	for idle := 0; idle < 4; {
 		time.Sleep(time.Millisecond)
 		p.mu.Lock()
 		idle = p.idle
 		p.mu.Unlock()
 	}
-	block := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range 5 {
-		wg.Add(1)
-		if err := p.Submit(func() { <-block; wg.Done() }); err != nil {
-			t.Fatalf("task %d: %v", i+1, err)
-		}
-	}
-	if err := p.Submit(func() {}); err != ErrQueueFull {
-		t.Fatalf("sixth task: %v", err)
-	}
-	close(block)
-	wg.Wait()
+	acceptsThenRefuses(t, p, 5)
 }
 
 // TestThreadPoolNoQueue: max_queue=0 (NGINX takes it) runs a task only
@@ -67,19 +83,7 @@ func TestThreadPoolIdleWorkersTake(t *testing.T) {
 func TestThreadPoolNoQueue(t *testing.T) {
 	cfg := mustLoad(t, "thread_pool none threads=2 max_queue=0;")
 	p, _ := cfg.ThreadPool("none")
-	block := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range 2 {
-		wg.Add(1)
-		if err := p.Submit(func() { <-block; wg.Done() }); err != nil {
-			t.Fatalf("task %d: %v", i+1, err)
-		}
-	}
-	if err := p.Submit(func() {}); err != ErrQueueFull {
-		t.Fatalf("a third task with both threads busy: %v", err)
-	}
-	close(block)
-	wg.Wait()
+	acceptsThenRefuses(t, p, 2) // both threads busy, the third refused
 }
 
 // TestThreadPoolHugeQueue: a max_queue near the int's limit (NGINX takes
@@ -87,11 +91,7 @@ func TestThreadPoolNoQueue(t *testing.T) {
 func TestThreadPoolHugeQueue(t *testing.T) {
 	cfg := mustLoad(t, "thread_pool big threads=4 max_queue=9223372036854775807;")
 	p, _ := cfg.ThreadPool("big")
-	done := make(chan struct{})
-	if err := p.Submit(func() { close(done) }); err != nil {
-		t.Fatal(err)
-	}
-	<-done
+	runOne(t, p)
 }
 
 // TestThreadPoolRingLetGo: a burst's ring is not kept once it empties.
@@ -100,12 +100,7 @@ func TestThreadPoolRingLetGo(t *testing.T) {
 	defer p.Close()
 	block := make(chan struct{})
 	var wg sync.WaitGroup
-	for range 60 {
-		wg.Add(1)
-		if err := p.Submit(func() { <-block; wg.Done() }); err != nil {
-			t.Fatal(err)
-		}
-	}
+	submitBlocked(t, p, 60, block, &wg)
 	p.mu.Lock()
 	size := len(p.queue)
 	p.mu.Unlock()

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# ab-static.sh: two mosaic binaries serving the same 4 KB file, in turn,
+# ab-static.sh: two mosaic binaries serving the same 4 KB file (FILE, if
+# set, instead), in turn,
 # for a before/after comparison of one change. Each runs alone
 # (worker_processes 1) pinned to $SERVER_CPU, wrk pinned to $CLIENT_CPU,
 # no access log; rounds alternate so that both see the same machine. It
@@ -25,7 +26,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/www"
-head -c 4096 /dev/urandom >"$tmp/www/4k.bin"
+if [[ -n ${FILE:-} ]]; then
+	cp "$FILE" "$tmp/www/4k.bin"
+else
+	head -c 4096 /dev/urandom >"$tmp/www/4k.bin"
+fi
 cat >"$tmp/mosaic.conf" <<CONF
 worker_processes 1;
 error_log $tmp/error.log;
