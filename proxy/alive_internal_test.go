@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"io"
 	"net"
 	"testing"
 	"time"
@@ -38,10 +39,11 @@ func TestConnAlive(t *testing.T) {
 	}
 }
 
-// TestIdleCheckSkippedWhenJustIdle: a connection put back moments ago is
-// reused without the read that checks it, unless the request could not
-// be sent again (a streamed body), and one idle longer is checked.
-func TestIdleCheckSkippedWhenJustIdle(t *testing.T) {
+// TestIdleCheckedOnEveryReuse: a connection put back a moment ago is
+// checked before reuse like any other: one on which the server wrote
+// after its response (a body after a HEAD's head) is closed, not handed
+// to the next request, whose answer those bytes would become.
+func TestIdleCheckedOnEveryReuse(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -54,26 +56,33 @@ func TestIdleCheckSkippedWhenJustIdle(t *testing.T) {
 	p := up.primary[0]
 	for _, tc := range []struct {
 		name   string
-		idle   time.Duration
-		check  bool
-		probed bool
+		unsent string // what the server writes while the connection is idle
+		reused bool
 	}{
-		{"just idle", time.Millisecond, false, false},
-		{"just idle, body not replayable", time.Millisecond, true, true},
-		{"idle a while", 2 * trustIdle, false, true},
+		{"silent", "", true},
+		{"bytes after the response", "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nPWNED!", false},
 	} {
 		c, s := dialConn(t, ln, p)
 		probed := false
 		c.probe = func(fd uintptr) { probed = true; c.probeFD(fd) }
 		now := time.Now()
-		up.putIdle(c, now.Add(-tc.idle))
-		if got := up.getIdle(p, connID{}, now, tc.check); got != c {
-			t.Errorf("%s: got %p, want the idle connection %p", tc.name, got, c)
+		up.putIdle(c, now.Add(-time.Millisecond))
+		if tc.unsent != "" {
+			if _, err := io.WriteString(s, tc.unsent); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(20 * time.Millisecond) // on its way through loopback
 		}
-		if probed != tc.probed {
-			t.Errorf("%s: checked %v, want %v", tc.name, probed, tc.probed)
+		got := up.getIdle(p, connID{}, now)
+		if !probed {
+			t.Errorf("%s: reused without the check", tc.name)
 		}
-		c.close()
+		if (got == c) != tc.reused {
+			t.Errorf("%s: got %p, want reused %v (the idle connection %p)", tc.name, got, tc.reused, c)
+		}
+		if got != nil {
+			got.close()
+		}
 		s.Close()
 	}
 }

@@ -232,9 +232,7 @@ func (d *deadlineConn) Write(p []byte) (int, error) {
 // waiting picks up the new deadline.
 func (d *deadlineConn) arm() {
 	d.armed.Store(true)
-	if d.read > 0 {
-		_ = d.timeReads()
-	}
+	d.refreshReads()
 }
 
 // timeReads sets the read deadline to the read timeout from now, unless
@@ -251,6 +249,14 @@ func (d *deadlineConn) timeReads() error {
 	}
 	d.rd = deadline{d.read, now}
 	return nil
+}
+
+// refreshReads moves the read deadline to the read timeout from now, as
+// timeReads, when reads are timed at all.
+func (d *deadlineConn) refreshReads() {
+	if d.read > 0 {
+		_ = d.timeReads()
+	}
 }
 
 // untimeReads lifts the read deadline, if one is set.

@@ -207,6 +207,36 @@ func TestTooBigHeader(t *testing.T) {
 	}
 }
 
+// TestMalformedHeadIsBadGateway: heads that net/http's reader lets
+// through and NGINX refuses are 502 with "upstream sent invalid header":
+// a field name with a space before its colon (which the framing would
+// otherwise not see as Content-Length), a folded line, and a status below
+// 100 (on which WriteHeader panics; NGINX relays it as it came).
+func TestMalformedHeadIsBadGateway(t *testing.T) {
+	heads := map[string]string{
+		"/space": "HTTP/1.1 200 OK\r\nContent-Length : 2\r\n\r\nok",
+		"/fold":  "HTTP/1.1 200 OK\r\nX-F: a\r\n b\r\nContent-Length: 2\r\n\r\nok",
+		"/tab":   "HTTP/1.1 200 OK\r\nX-F: a\r\n\tb\r\nContent-Length: 2\r\n\r\nok",
+		"/099":   "HTTP/1.1 099 X\r\nContent-Length: 2\r\n\r\nok",
+		"/000":   "HTTP/1.1 000 X\r\nContent-Length: 2\r\n\r\nok",
+	}
+	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		if req, err := http.ReadRequest(br); err == nil {
+			io.WriteString(c, heads[req.URL.Path])
+		}
+	})
+	for path := range heads {
+		logs := &logBuffer{}
+		f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{Logger: logs.logger()}))
+		if status, body, _ := get(t, f.URL+path); status != 502 {
+			t.Errorf("%s: %d %q, want 502", path, status, body)
+		}
+		if want := "upstream sent invalid header while reading response header from upstream"; !strings.Contains(logs.String(), want) {
+			t.Errorf("%s: log lacks %q:\n%s", path, want, logs)
+		}
+	}
+}
+
 func TestClientGoneClosesUpstream(t *testing.T) {
 	closed := make(chan struct{})
 	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {

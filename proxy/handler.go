@@ -1,8 +1,10 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -87,6 +89,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, uri string) {
 		if x.uri = uri; uri == "" {
 			x.uri = h.upstreamURI(r)
 		}
+		x.uri = lineEscapes.Escape(x.uri)
 		x.prepareHeaders()
 	}
 	if h.tls != nil {
@@ -139,8 +142,13 @@ func (x *exchange) run() {
 			return
 		}
 		// A keepalive connection the server had already closed is no fault
-		// of the server: retry on a new connection when the body allows.
-		if fresh = f.stale && x.body.replayable(); fresh {
+		// of the server: retry on a new connection, without counting a
+		// try, where proxy_next_upstream would let an error go on (as
+		// NGINX adds a try back for a cached connection and then asks
+		// it): not for a request sent with a body that cannot go again,
+		// nor for one that is not idempotent, which the server may have
+		// acted on before closing.
+		if fresh = f.stale && x.mayGoOn(NextError, f.sent); fresh {
 			x.attempts = x.attempts[:len(x.attempts)-1]
 			continue
 		}
@@ -245,9 +253,7 @@ func (x *exchange) try(p *peer, fresh bool) (*conn, *http.Response, *failure) {
 	}
 
 	if !fresh {
-		// A body streamed from the client cannot be sent again, so its
-		// connection must be known good before the first byte goes.
-		c = h.up.getIdle(p, x.id, start, x.body.src != nil)
+		c = h.up.getIdle(p, x.id, start)
 	}
 	reused := c != nil
 	if c == nil {
@@ -323,6 +329,9 @@ func (x *exchange) readHeader(c *conn) (*http.Response, error) {
 		if err != nil && !isIOError(err) && !errors.Is(err, errHeaderTooBig) {
 			resp, err = otherCodings(head, c.br, x.r, err)
 		}
+		if err == nil {
+			err = checkHead(resp, head)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -338,6 +347,27 @@ func (x *exchange) readHeader(c *conn) (*http.Response, error) {
 		}
 		return resp, nil
 	}
+}
+
+// checkHead refuses what http.ReadResponse lets through and NGINX answers
+// with 502: a status below 100 (three digits are all it asks; net/http's
+// and http1's WriteHeader panic on such a code), a field name that is not
+// a token (it keeps "Content-Length : 2" under a name of its own, which
+// the framing then ignores), and a line folded onto the one before it
+// (obs-fold, which it joins). head is the response's head as read.
+func checkHead(resp *http.Response, head []byte) error {
+	if resp.StatusCode < 100 {
+		return fmt.Errorf("status %03d", resp.StatusCode)
+	}
+	for k := range resp.Header {
+		if !header.IsToken(k) {
+			return fmt.Errorf("field name %q", k)
+		}
+	}
+	if bytes.Contains(head, []byte("\n ")) || bytes.Contains(head, []byte("\n\t")) {
+		return errors.New("folded field line")
+	}
+	return nil
 }
 
 // interim relays a 1xx response (103 Early Hints, 102 Processing) with

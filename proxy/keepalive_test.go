@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -257,5 +258,108 @@ func TestKeepaliveTime(t *testing.T) {
 		if got := cc.count(); got != tc.conns {
 			t.Errorf("keepalive_time %v: %d connections, want %d", tc.life, got, tc.conns)
 		}
+	}
+}
+
+// TestBytesWhileIdleNotAnAnswer: an origin that writes where no body
+// belongs (after a HEAD's head, after a 204, past its Content-Length)
+// does it a moment after the response, once the connection is back in
+// the pool. Another client's request must not get those bytes as its
+// response: the idle connection is checked before any reuse and closed.
+func TestBytesWhileIdleNotAnAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name, method, head string
+	}{
+		{"HEAD with a body", "HEAD", "HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n"},
+		{"204 with a body", "GET", "HTTP/1.1 204 No Content\r\n\r\n"},
+		{"more than Content-Length", "GET", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					io.Copy(io.Discard, req.Body)
+					if req.URL.Path == "/victim" {
+						io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nvictim-reply")
+						continue
+					}
+					io.WriteString(c, tc.head)
+					time.Sleep(10 * time.Millisecond)
+					io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nPWNED!")
+				}
+			})
+			up := mustUpstream(t, "backend", 4, server(o.Addr()))
+			f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up, HTTPVersion: "1.1", SetHeaders: keepaliveHeaders}))
+			req, _ := http.NewRequest(tc.method, f.URL+"/first", nil)
+			if resp, err := f.Client().Do(req); err != nil {
+				t.Fatal(err)
+			} else {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			time.Sleep(40 * time.Millisecond) // the stray bytes arrive
+			if status, body, _ := get(t, f.URL+"/victim"); status != 200 || body != "victim-reply" {
+				t.Errorf("the next request got %d %q, want the origin's answer to it", status, body)
+			}
+		})
+	}
+}
+
+// TestStaleRetryAsNextUpstream: a request on a kept-alive connection that
+// the origin reads and then closes without a byte of answer is sent again
+// on a new connection only where proxy_next_upstream would let an error go
+// on, as NGINX does: not a POST (the origin may have acted on it), not
+// with proxy_next_upstream off. Either way the client gets 502 and the
+// origin saw the request once.
+func TestStaleRetryAsNextUpstream(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		method string
+		next   proxy.NextUpstream
+	}{
+		{"POST", http.MethodPost, 0},
+		{"GET with proxy_next_upstream off", http.MethodGet, proxy.NextOff},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var seen, conns atomic.Int32
+			o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+				first := conns.Add(1) == 1
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					io.Copy(io.Discard, req.Body)
+					if req.URL.Path == "/act" {
+						seen.Add(1)
+						if first {
+							return // acted on it, then went away
+						}
+					}
+					io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+				}
+			})
+			up := mustUpstream(t, "backend", 4, server(o.Addr()))
+			f := newFront(t, proxyTo(t, "http://backend", proxy.Options{
+				Upstream: up, HTTPVersion: "1.1", SetHeaders: keepaliveHeaders,
+				RequestBuffering: true, NextUpstream: tc.next,
+			}))
+			if status, _, _ := get(t, f.URL+"/"); status != 200 {
+				t.Fatalf("first request: %d", status)
+			}
+			req, _ := http.NewRequest(tc.method, f.URL+"/act", strings.NewReader("amount=100"))
+			resp, err := f.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if n := seen.Load(); n != 1 || resp.StatusCode != 502 {
+				t.Errorf("the origin saw the request %d times, the client got %d; want once and 502", n, resp.StatusCode)
+			}
+		})
 	}
 }

@@ -15,19 +15,15 @@ type idlePool struct {
 	conns []*conn // oldest first
 }
 
-// trustIdle is how long a connection may have been idle and still be
-// reused without the read that checks it (conn.alive): a system call per
-// request under load, for a closing that so short a wait almost never
-// sees and that a request which can be sent again survives anyway (the
-// failure is "stale" and the request is retried on a new connection).
-// An upstream's unasked answer (a 408 after its own idle timeout) comes
-// far later than this.
-const trustIdle = 100 * time.Millisecond
-
 // getIdle returns an idle connection to p opened for id that is still
-// usable, or nil. check asks for the alive check whatever the idle time,
-// for a request that could not be sent again on a new connection.
-func (u *Upstream) getIdle(p *peer, id connID, now time.Time, check bool) *conn {
+// usable, or nil. Every reuse first reads the socket once without waiting
+// (conn.alive): bytes that arrived while the connection sat idle (a body
+// sent after a HEAD's or a 204's head, more than Content-Length said, an
+// HTTP server's 408 after its own idle timeout) would otherwise be read as
+// the next request's response, another client's. NGINX learns of them from
+// its event loop and closes the connection at once; here the check costs a
+// system call per reuse.
+func (u *Upstream) getIdle(p *peer, id connID, now time.Time) *conn {
 	if u.Keepalive <= 0 {
 		return nil
 	}
@@ -36,8 +32,7 @@ func (u *Upstream) getIdle(p *peer, id connID, now time.Time, check bool) *conn 
 		if c == nil {
 			return nil
 		}
-		idle := now.Sub(c.idleSince)
-		if idle <= u.KeepaliveTimeout && c.br.Buffered() == 0 && (idle < trustIdle && !check || c.alive()) {
+		if now.Sub(c.idleSince) <= u.KeepaliveTimeout && c.alive() {
 			return c
 		}
 		c.close()

@@ -55,6 +55,15 @@ var pathEscapes = percent.NewSet(func(c byte) bool {
 	return c <= ' ' || c == '#' || c == '%' || c == '?' || c >= 0x7f
 })
 
+// lineEscapes are the bytes that cannot stand in a request line:
+// controls, space and DEL. A URI made of variables can hold them (the
+// decoded $uri put into $args by a rewrite, a proxy_pass with $arg_x):
+// sent as they are, a CR LF would end the request line and begin header
+// lines of the client's choosing, which proxy_set_header's values are
+// kept from (validValue). NGINX sends them; here they go escaped, as the
+// client had to send them.
+var lineEscapes = percent.NewSet(func(c byte) bool { return c <= ' ' || c == 0x7f })
+
 // prepareHeaders evaluates the configured headers and picks the client
 // headers to pass: all but the configured, the hop-by-hop ones and those
 // the client's Connection header names. Keys are sorted so that the

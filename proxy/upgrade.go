@@ -9,8 +9,8 @@ import (
 
 // switchProtocols follows a 101 from the upstream: the client's connection
 // is taken over, the 101 passed on, and bytes flow both ways until either
-// side closes, or until the upstream has been silent for ReadTimeout (the
-// idle limit NGINX applies to WebSocket connections).
+// side closes, or until neither side has sent anything for ReadTimeout
+// (the idle limit NGINX applies to WebSocket connections).
 func (x *exchange) switchProtocols(c *conn, resp *http.Response, a *attempt) {
 	h := x.h
 	if x.sending {
@@ -55,11 +55,14 @@ func (x *exchange) switchProtocols(c *conn, resp *http.Response, a *attempt) {
 		// Bytes the client sent after its request wait in brw.Reader.
 		// Through c, which counts them for $upstream_bytes_sent, as
 		// NGINX counts a tunnel's bytes.
-		pipe(c, brw.Reader)
+		// The client's bytes restart the upstream's idle limit too: NGINX
+		// re-arms its read timer on every event of the tunnel, whichever
+		// way it goes, so a stream that only the client talks on stays.
+		pipe(c, brw.Reader, c.dc.refreshReads)
 		c.abort()
 		_ = client.Close()
 	}()
-	pipe(toClient, c.br)
+	pipe(toClient, c.br, nil)
 	c.abort()
 	_ = client.Close()
 	<-done
@@ -68,8 +71,9 @@ func (x *exchange) switchProtocols(c *conn, resp *http.Response, a *attempt) {
 	a.count(c)
 }
 
-// pipe copies src to dst until either fails or src ends.
-func pipe(dst io.Writer, src io.Reader) {
+// pipe copies src to dst until either fails or src ends, calling wrote
+// (if not nil) after each write.
+func pipe(dst io.Writer, src io.Reader, wrote func()) {
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
 	buf := *bp
@@ -78,6 +82,9 @@ func pipe(dst io.Writer, src io.Reader) {
 		if n > 0 {
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				return
+			}
+			if wrote != nil {
+				wrote()
 			}
 		}
 		if err != nil {

@@ -110,6 +110,31 @@ func TestUpgradeTunnelIdleTimeout(t *testing.T) {
 	}
 }
 
+// TestUpgradeTunnelKeptByClientTraffic: the idle limit counts the
+// client's bytes too (NGINX re-arms its read timer on every event of the
+// tunnel): a client that talks every 100ms to an origin that stays silent
+// keeps a tunnel with a 300ms read timeout, and the origin's later answer
+// arrives.
+func TestUpgradeTunnelKeptByClientTraffic(t *testing.T) {
+	o := echoUpgradeOrigin(t)
+	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{HTTPVersion: "1.1", SetHeaders: upgradeHeaders, ReadTimeout: 300 * time.Millisecond}))
+	c, br, resp := dialUpgrade(t, hostOf(f.Server), "")
+	if resp.StatusCode != 101 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	for range 8 {
+		if _, err := io.WriteString(c, "quiet\n"); err != nil {
+			t.Fatalf("client write: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	io.WriteString(c, "hello\n")
+	c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if line, err := br.ReadString('\n'); line != "HELLO\n" {
+		t.Errorf("after 800ms of the client's traffic: got %q, %v; want \"HELLO\\n\"", line, err)
+	}
+}
+
 func TestUpgradeNotForwardedByDefault(t *testing.T) {
 	// Without the Upgrade header configured the origin never sees one.
 	o := echoUpgradeOrigin(t)

@@ -1,11 +1,14 @@
 package proxy_test
 
 import (
+	"bufio"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
 	"github.com/mosaic-edge/mosaic/proxy"
 )
 
@@ -66,5 +69,35 @@ func TestURIOfInProcessRequest(t *testing.T) {
 	}))
 	if status, body, _ := get(t, f.URL+"/page"); status != 200 || body != "/frag/7?x=y" {
 		t.Errorf("got %d %q", status, body)
+	}
+}
+
+// TestURIControlsEscaped: a URI made of variables can hold what no client
+// could send in a request line (a rewrite puts the decoded $uri into
+// $args): its controls and spaces go upstream escaped, so that a CR LF
+// cannot end the request line and add header lines.
+func TestURIControlsEscaped(t *testing.T) {
+	lines := make(chan string, 1)
+	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			lines <- "unreadable: " + err.Error()
+			return
+		}
+		lines <- req.RequestURI + " injected=" + req.Header.Get("X-Injected")
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+	})
+	h := proxyTo(t, "http://"+o.Addr(), proxy.Options{})
+	f := newFront(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// What "set $args $uri;" makes of /a%20HTTP/1.1%0d%0aX-Injected:%20yes
+		r.RequestURI = ""
+		r.URL.RawQuery = "a HTTP/1.1\r\nX-Injected: yes\x7f"
+		h.ServeHTTP(w, r)
+	}))
+	if status, body, _ := get(t, f.URL+"/p"); status != 200 || body != "ok" {
+		t.Fatalf("got %d %q", status, body)
+	}
+	if got, want := <-lines, "/p?a%20HTTP/1.1%0D%0AX-Injected:%20yes%7F injected="; got != want {
+		t.Errorf("upstream got %q, want %q", got, want)
 	}
 }
