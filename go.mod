@@ -11,3 +11,8 @@ require (
 	golang.org/x/crypto v0.56.0
 	golang.org/x/sys v0.47.0
 )
+
+require (
+	golang.org/x/net v0.57.0
+	golang.org/x/text v0.41.0 // indirect
+)

@@ -444,7 +444,8 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 			r.Body = &deadlineBody{ReadCloser: r.Body, d: ri.rec.deadlines, timeout: h.cl.bodyTimeout.V}
 		}
 	}
-	if h.cl.keepalive.V == 0 || keptTooLong(ri, h.cl.keepaliveTime.V) || keepaliveDisabled(r, h.cl.keepaliveOff.V) {
+	if h.cl.keepalive.V == 0 || keptTooLong(ri, h.cl.keepaliveTime.V) || keepaliveDisabled(r, h.cl.keepaliveOff.V) ||
+		r.ProtoMajor == 2 && servedEnough(ri, h.cl.keepaliveReqs.V) {
 		w.Header()["Connection"] = []string{"close"}
 	} else if h.cl.keepaliveHdr != nil && r.ProtoMajor == 1 {
 		w.Header()["Keep-Alive"] = h.cl.keepaliveHdr
@@ -464,6 +465,15 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 // closes it after the response, which says so.
 func keptTooLong(ri *reqInfo, d time.Duration) bool {
 	return d > 0 && ri != nil && ri.st != nil && !ri.st.ConnStart.IsZero() && time.Since(ri.st.ConnStart) > d
+}
+
+// servedEnough reports whether the request is the last that
+// keepalive_requests (n) allows its connection. http1 counts a
+// connection's requests itself; on HTTP/2 the response's "Connection:
+// close" makes Go's server send GOAWAY, as NGINX does after the last
+// stream it allows.
+func servedEnough(ri *reqInfo, n int) bool {
+	return n > 0 && ri != nil && ri.st != nil && ri.st.ConnRequests >= uint64(n)
 }
 
 // serveErrorPage answers with the error_page target for code.

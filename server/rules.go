@@ -3,6 +3,7 @@ package server
 import (
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
 	"github.com/mosaic-edge/mosaic/vars"
@@ -19,6 +20,11 @@ func admit(r *http.Request, g *addrGroup, st *vars.State) (*VServer, string, int
 	method := reqrule.Method(r.Method)
 	if method == http.StatusBadRequest || !reqrule.Target(r) {
 		return g.def, "", http.StatusBadRequest
+	}
+	if r.ProtoMajor == 2 {
+		if status := admitH2(r, g); status != 0 {
+			return g.def, "", status
+		}
 	}
 	host, ok := reqrule.Host(r.Host)
 	// HTTP/1.1 requires a Host; one that is there but empty names no
@@ -38,4 +44,43 @@ func admit(r *http.Request, g *addrGroup, st *vars.State) (*VServer, string, int
 			slog.Any("names", dropped))
 	}
 	return srv, host, method
+}
+
+// admitH2 applies to an HTTP/2 request what reading a request enforces on
+// HTTP/1.1, where Go's HTTP/2 server does not. NGINX makes :authority the
+// Host field, so a Host field beside it that names another host (which
+// $http_host and "proxy_set_header Host $http_host" would pass on,
+// unchecked, while :authority chose the server), two Host fields, or
+// neither, are bad requests; and $http_host then reads :authority. :path
+// takes the origin form only. Each field, :path included, is bounded by
+// large_client_header_buffers' size, as a line is on HTTP/1.1 (414 for
+// :path, 431 for a field, as http1 answers; NGINX ends the connection
+// with ENHANCE_YOUR_CALM); cookie crumbs, which the client may send as
+// fields of their own and Go joins, count one by one.
+func admitH2(r *http.Request, g *addrGroup) int {
+	maxLine := lineLimit(LocConf[*coreLoc](g.def.level, coreModule))
+	if len(r.RequestURI) > maxLine {
+		return http.StatusRequestURITooLong
+	}
+	for k, vv := range r.Header {
+		for _, v := range vv {
+			if k == "Cookie" {
+				for crumb := range strings.SplitSeq(v, "; ") {
+					if len(k)+2+len(crumb) > maxLine {
+						return http.StatusRequestHeaderFieldsTooLarge
+					}
+				}
+			} else if len(k)+2+len(v) > maxLine {
+				return http.StatusRequestHeaderFieldsTooLarge
+			}
+		}
+	}
+	hv := r.Header["Host"]
+	if r.Host == "" || len(hv) > 1 || len(hv) == 1 && hv[0] != r.Host || r.RequestURI[0] != '/' {
+		return http.StatusBadRequest
+	}
+	if len(hv) == 0 {
+		r.Header["Host"] = []string{r.Host}
+	}
+	return 0
 }

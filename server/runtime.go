@@ -197,6 +197,13 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 	return l, nil
 }
 
+// lineLimit is the longest request line or header field cl accepts: one
+// large buffer, or the first buffer when that is larger (NGINX turns to the
+// large buffers only for what does not fit in it).
+func lineLimit(cl *coreLoc) int {
+	return max(cl.headerBufs.V.Size, int(cl.headerBuffer.V))
+}
+
 // currentLog writes to the error log of the configuration in force. A
 // listener outlives the configuration that opened it, whose log files
 // close when it retires.
@@ -224,16 +231,16 @@ func (h currentLog) WithGroup(name string) slog.Handler    { return h.handler().
 func limitsFor(g *addrGroup) http1.Limits {
 	cl := LocConf[*coreLoc](g.def.level, coreModule)
 	// NGINX reads a request into a client_header_buffer_size buffer first
-	// and turns to the large buffers only for what does not fit: a line or
-	// a header as long as that first buffer is accepted whatever the
-	// large buffers' size.
+	// and turns to the large buffers only for what does not fit: a header
+	// as long as that first buffer is accepted whatever the large buffers'
+	// size.
 	first := int(cl.headerBuffer.V)
 	return http1.Limits{
 		HeaderTimeout:    cl.headerTimeout.V,
 		KeepAliveTimeout: cl.keepalive.V,
 		WriteTimeout:     cl.sendTimeout.V,
 		MaxRequests:      cl.keepaliveReqs.V,
-		MaxLineBytes:     max(cl.headerBufs.V.Size, first),
+		MaxLineBytes:     lineLimit(cl),
 		MaxHeaderBytes:   max(cl.headerBufs.V.Number*cl.headerBufs.V.Size, first),
 		Linger:           cl.lingerMode.V,
 		LingerTime:       cl.lingerTime.V,

@@ -6,14 +6,19 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
 
 // A module used only by the tests: "subtest_fetch URI" makes a location
-// whose content issues a subrequest and reports what came back.
-type subtestConf struct{ uri string }
+// whose content issues a subrequest and reports what came back;
+// "subtest_zeros N" one that answers N zero bytes, 32 KiB a write.
+type subtestConf struct {
+	uri   string
+	zeros int
+}
 
 var subtestModule = &Module{
 	Name:   "subtest",
@@ -21,12 +26,26 @@ var subtestModule = &Module{
 	Directives: []Directive{{Name: "subtest_fetch", Context: CtxLocation, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
 		c.Loc().(*subtestConf).uri = c.Args[0]
 		return nil
+	}}, {Name: "subtest_zeros", Context: CtxLocation, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
+		n, err := strconv.Atoi(c.Args[0])
+		c.Loc().(*subtestConf).zeros = n
+		return err
 	}}},
 }
 
 func init() {
 	subtestModule.Content = func(l *Location) (http.Handler, error) {
 		sc := LocConf[*subtestConf](l, subtestModule)
+		if sc.zeros > 0 {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				buf := make([]byte, 32<<10)
+				for n := sc.zeros; n > 0; n -= len(buf) {
+					if _, err := w.Write(buf[:min(n, len(buf))]); err != nil {
+						return
+					}
+				}
+			}), nil
+		}
 		if sc.uri == "" {
 			return nil, nil
 		}

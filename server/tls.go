@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/http1"
@@ -177,22 +178,35 @@ func tlsConfig(cur *atomic.Pointer[Config], bound string) *tls.Config {
 type h2Server struct {
 	srv   *http.Server
 	queue connQueue
+	// prefaceTimeout is client_header_timeout: how long a connection has,
+	// from its handshake, to send the HTTP/2 preface (NGINX's limit for
+	// any part of a frame; Go's server waits a fixed 10 s for the preface
+	// and has no limit of its own for a frame begun). awaiting holds the
+	// connections still within it.
+	prefaceTimeout time.Duration
+	awaiting       sync.Map // *tls.Conn -> struct{}
 }
 
 func newH2Server(addr net.Addr, h http.Handler, lim http1.Limits, connContext func(context.Context, net.Conn) context.Context, logger *slog.Logger) *h2Server {
 	// HTTP/2 only: a connection that would speak HTTP/1.x stays in http1.
 	var protos http.Protocols
 	protos.SetHTTP2(true)
+	s := &h2Server{prefaceTimeout: lim.HeaderTimeout, queue: connQueue{addr: addr, conns: make(chan net.Conn), done: make(chan struct{})}}
 	// Its settings cannot change while it serves: a reload applies new
 	// ones to the HTTP/2 of sockets it opens anew only. No WriteTimeout:
-	// it would end a stream that is merely idle (a long poll);
-	// send_timeout is applied on writes (the recorder).
-	srv := &http.Server{
+	// it would end a stream that is merely idle (a long poll); send_timeout
+	// is applied on writes, per stream by the recorder and per connection
+	// as HTTP/2's WriteByteTimeout, which closes a connection on which
+	// nothing could be written for that long: a client that stops reading
+	// its socket stalls every stream's frames, the reset frames that end
+	// them included, and would hold the connection for good.
+	s.srv = &http.Server{
 		Handler:        countRequests(h),
-		ConnState:      countH2Conn,
+		ConnState:      s.connState,
 		Protocols:      &protos,
 		IdleTimeout:    lim.KeepAliveTimeout,
 		MaxHeaderBytes: lim.MaxHeaderBytes,
+		HTTP2:          &http.HTTP2Config{WriteByteTimeout: lim.WriteTimeout},
 		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelInfo),
 		ConnContext:    connContext,
 		// "OPTIONS *" goes to the dispatcher, whose request rules refuse
@@ -200,18 +214,37 @@ func newH2Server(addr net.Addr, h http.Handler, lim http1.Limits, connContext fu
 		DisableGeneralOptionsHandler: true,
 	}
 	if lim.KeepAliveTimeout == 0 {
-		srv.SetKeepAlivesEnabled(false)
+		s.srv.SetKeepAlivesEnabled(false)
 	}
-	return &h2Server{srv: srv, queue: connQueue{addr: addr, conns: make(chan net.Conn), done: make(chan struct{})}}
+	return s
 }
 
 // take is http1's TLSNextProto for "h2": it waits until Serve accepts the
-// connection, or closes the connection if the server has shut down.
+// connection, or closes the connection if the server has shut down. The
+// connection's read deadline is the preface's; connState lifts it.
 func (s *h2Server) take(c *tls.Conn) {
+	if s.prefaceTimeout > 0 {
+		s.awaiting.Store(c, struct{}{})
+		_ = c.SetReadDeadline(time.Now().Add(s.prefaceTimeout))
+	}
 	select {
 	case s.queue.conns <- c:
 	case <-s.queue.done:
+		s.awaiting.Delete(c)
 		_ = c.Close()
+	}
+}
+
+// connState counts the connection's states (countH2Conn) and lifts the
+// preface's read deadline once the preface has come: Go's server reports
+// the connection active first then (net/http's own report of it, before
+// the preface, skips the hooks).
+func (s *h2Server) connState(c net.Conn, st http.ConnState) {
+	countH2Conn(c, st)
+	if st == http.StateActive || st == http.StateClosed || st == http.StateHijacked {
+		if _, ok := s.awaiting.LoadAndDelete(c); ok && st == http.StateActive {
+			_ = c.SetReadDeadline(time.Time{})
+		}
 	}
 }
 
