@@ -116,7 +116,5 @@ func setDelta(d *time.Duration, v string, invalid *bool) {
 		*d = 0
 		return
 	}
-	// Values past what a Duration holds mean "forever" in practice.
-	const maxSeconds = int64(1<<63-1) / int64(time.Second)
-	*d = time.Duration(min(n, maxSeconds)) * time.Second
+	*d = seconds(n)
 }

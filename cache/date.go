@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -46,6 +47,30 @@ func ageValue(h http.Header) time.Duration {
 	if err != nil || n < 0 {
 		return 0
 	}
-	const maxSeconds = int64(1<<63-1) / int64(time.Second)
+	return seconds(n)
+}
+
+// seconds converts a non-negative number of seconds (delta-seconds,
+// X-Accel-Expires) to a Duration. RFC 9111 section 1.2.2: a value past
+// what the cache can represent is taken as the greatest it can, which
+// means "forever" in practice; multiplying would wrap it to a negative
+// or short lifetime instead.
+func seconds(n int64) time.Duration {
+	const maxSeconds = math.MaxInt64 / int64(time.Second)
 	return time.Duration(min(n, maxSeconds)) * time.Second
+}
+
+// addSat adds two durations, saturating at the bounds of a Duration
+// instead of wrapping. Ages and lifetimes can be near the largest
+// Duration (see seconds), and RFC 9111 section 1.2.2 asks that a
+// calculation that overflows give the greatest value, not a wrapped one.
+func addSat(a, b time.Duration) time.Duration {
+	s := a + b
+	switch {
+	case b > 0 && s < a:
+		return math.MaxInt64
+	case b < 0 && s > a:
+		return math.MinInt64
+	}
+	return s
 }

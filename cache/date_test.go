@@ -2,9 +2,11 @@ package cache_test
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptrace"
 	"net/textproto"
+	"strconv"
 	"testing"
 	"time"
 
@@ -177,6 +179,29 @@ func TestDateRules(t *testing.T) {
 		})
 	}
 	runRules(t, rules)
+}
+
+// TestAgeOverflowSaturates: an Age near the largest Duration plus the time
+// the exchange took, and then plus the time in the store, is the greatest
+// age the cache can represent (RFC 9111 section 1.2.2), not a sum that
+// wrapped negative and was taken as no age at all.
+func TestAgeOverflowSaturates(t *testing.T) {
+	clk := newClock()
+	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Age", "99999999999")
+		// X-Accel-Expires counts from arrival: stored whatever the Age.
+		w.Header().Set("X-Accel-Expires", "60")
+		clk.Advance(time.Second) // the exchange takes a second
+		fmt.Fprint(w, "old")
+	})
+	f := newFrontClock(t, o, cache.Options{}, clk)
+	f.get(t, "/a")
+	clk.Advance(time.Second)
+	r := f.get(t, "/a")
+	want := strconv.FormatInt(math.MaxInt64/int64(time.Second), 10)
+	if r.cacheStatus() != cache.StatusHit || r.header.Get("Age") != want {
+		t.Fatalf("hit: %s, Age %q, want %s", r.cacheStatus(), r.header.Get("Age"), want)
+	}
 }
 
 // TestDateKeptOnHits: a hit carries the origin's Date as stored, not the

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"time"
@@ -74,7 +75,7 @@ func (m *Meta) validators() bool {
 
 // age is the response's current age (RFC 9111 section 4.2.3).
 func (m *Meta) age(now time.Time) time.Duration {
-	return max(m.InitialAge+now.Sub(m.ResponseTime), 0)
+	return max(addSat(m.InitialAge, now.Sub(m.ResponseTime)), 0)
 }
 
 // The encoding starts with a version byte so that a store written by a
@@ -146,9 +147,24 @@ func appendStrings(b []byte, ss []string) []byte {
 	return b
 }
 
+// Times are encoded as Unix nanoseconds, which an int64 holds from 1678
+// to 2262. UnixNano is undefined outside that range and wraps: a
+// FreshUntil in 9999 ("Expires: ... 9999", a "never expires" idiom) read
+// back as 1816, stale. Such times are written as the nearest time the
+// encoding holds; a freshness that ends in 2262 is as good as forever.
+var (
+	minEncodedTime = time.Unix(0, math.MinInt64)
+	maxEncodedTime = time.Unix(0, math.MaxInt64)
+)
+
 func appendTime(b []byte, t time.Time) []byte {
-	if t.IsZero() {
+	switch {
+	case t.IsZero():
 		return binary.AppendVarint(b, 0)
+	case t.Before(minEncodedTime):
+		t = minEncodedTime
+	case t.After(maxEncodedTime):
+		t = maxEncodedTime
 	}
 	return binary.AppendVarint(b, t.UnixNano())
 }

@@ -85,6 +85,57 @@ func TestMetaRoundTrip(t *testing.T) {
 	}
 }
 
+// TestMetaTimesPastEncodingRange: a time past 2262 (Expires in 9999) is
+// not representable in Unix nanoseconds; it must read back as the last
+// time that is, not wrap into the past and make the entry stale.
+func TestMetaTimesPastEncodingRange(t *testing.T) {
+	far := time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+	m := &Meta{Key: "k", Status: 200, Header: http.Header{}, FreshUntil: far, ResponseTime: time.Now()}
+	b, _ := m.MarshalBinary()
+	var got Meta
+	if err := got.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	if want := time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC); got.FreshUntil.Before(want) {
+		t.Fatalf("FreshUntil %v read back as %v", far, got.FreshUntil)
+	}
+}
+
+// TestRetentionOfVeryLongLifetimes: how long Redis keeps an entry stays
+// positive and bounded whatever its lifetime and stale windows, so that
+// the store's grace added to it cannot wrap either; ordinary lifetimes
+// are kept exactly.
+func TestRetentionOfVeryLongLifetimes(t *testing.T) {
+	now := time.Now()
+	const forever = time.Duration(1<<63 - 1)
+	for _, tc := range []struct {
+		name       string
+		freshUntil time.Time
+		swr, sie   time.Duration
+		inactive   time.Duration
+		want       time.Duration
+	}{
+		{"ordinary", now.Add(time.Minute), 10 * time.Second, 0, 10 * time.Minute, 70*time.Second + 10*time.Minute},
+		{"stale on arrival", now.Add(-time.Minute), 0, 90 * time.Second, time.Minute, 30*time.Second + time.Minute},
+		{"long past", now.Add(-time.Hour), 0, 0, time.Minute, time.Minute},
+		{"freshness past a Duration", time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), 0, 0, time.Minute, maxRetention + time.Minute},
+		{"freshness past a Duration with a stale window", time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), time.Hour, 0, time.Minute, maxRetention + time.Minute},
+		{"stale window past a Duration", now.Add(time.Minute), forever, forever, time.Minute, maxRetention + time.Minute},
+		{"everything past a Duration", time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), forever, forever, forever, 2 * maxRetention},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &Meta{FreshUntil: tc.freshUntil, StaleWhileRevalidate: tc.swr, StaleIfError: tc.sie}
+			got := m.retention(now, tc.inactive)
+			if got != tc.want {
+				t.Errorf("retention %v, want %v", got, tc.want)
+			}
+			if got+redisGrace <= 0 {
+				t.Errorf("retention %v wraps with the grace", got)
+			}
+		})
+	}
+}
+
 func FuzzMetaUnmarshal(f *testing.F) {
 	m := &Meta{Key: "k", Status: 200, Header: http.Header{"A": {"b"}}, Tags: []string{"t"}}
 	b, _ := m.MarshalBinary()

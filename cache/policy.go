@@ -48,7 +48,7 @@ func (c *Cache) decide(r *http.Request, status int, h http.Header, reqTime, resp
 		date = respTime
 	}
 	apparent := max(respTime.Truncate(time.Second).Sub(date), 0)
-	d.initialAge = max(apparent, ageValue(h)+respTime.Sub(reqTime))
+	d.initialAge = max(apparent, addSat(ageValue(h), respTime.Sub(reqTime)))
 
 	explicit := false // a lifetime came from the response itself
 	var lifetime time.Duration
@@ -65,7 +65,7 @@ func (c *Cache) decide(r *http.Request, status int, h http.Header, reqTime, resp
 					d.reason = "x-accel-expires"
 					return d
 				}
-				d.freshUntil, explicit, absolute = respTime.Add(time.Duration(n)*time.Second), true, true
+				d.freshUntil, explicit, absolute = respTime.Add(seconds(n)), true, true
 			}
 		}
 	}

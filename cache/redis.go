@@ -462,9 +462,12 @@ func (s *RedisStore) commit(ctx context.Context, c rueidis.Client, key string, v
 	ctx, cancel := s.opCtx(ctx)
 	defer cancel()
 	if v.entity != "" {
+		// retention is bounded well below the largest Duration, so the
+		// grace does not wrap it: a negative PEXPIRE deletes the key.
+		chunkTTL := int64((ttl + redisGrace) / time.Millisecond)
 		cmds := make(rueidis.Commands, 0, v.chunks)
 		for i := range v.chunks {
-			cmds = append(cmds, c.B().Pexpire().Key(s.chunkKey(v.entity, i)).Milliseconds(int64((ttl+redisGrace)/time.Millisecond)).Build())
+			cmds = append(cmds, c.B().Pexpire().Key(s.chunkKey(v.entity, i)).Milliseconds(chunkTTL).Build())
 		}
 		for _, r := range c.DoMulti(ctx, cmds...) {
 			if err := s.observe(r.Error()); err != nil {

@@ -81,11 +81,24 @@ type Writer interface {
 	Abort()
 }
 
+// maxRetention bounds the part of an entry's retention that its
+// freshness and stale windows make (and, separately, inactive): a year,
+// the farthest Expires RFC 2616 (section 14.21) let an origin send.
+// Longer lifetimes ("Expires: ... 9999", max-age=99999999999) mean
+// "forever" to the origin; they are near the largest Duration, where
+// adding a stale window or inactive wrapped to a negative TTL and Redis
+// dropped the entry at once. Past the bound the entry is dropped and
+// filled again on its next request.
+const maxRetention = 365 * 24 * time.Hour
+
 // retention is how long a store that cannot count reads (Redis) keeps an
 // entry written now: while its freshness and stale windows last, plus
 // inactive, so that an expired entry can still be revalidated or served
-// stale.
+// stale. It is at most 2*maxRetention, so that a store may add a grace
+// period to it without overflow.
 func (m *Meta) retention(now time.Time, inactive time.Duration) time.Duration {
-	d := m.FreshUntil.Sub(now) + max(m.StaleWhileRevalidate, m.StaleIfError)
-	return max(d, 0) + inactive
+	// Sub saturates for a FreshUntil centuries away; addSat keeps a
+	// stale window of delta-seconds' maximum from wrapping on top of it.
+	d := addSat(m.FreshUntil.Sub(now), max(m.StaleWhileRevalidate, m.StaleIfError))
+	return min(max(d, 0), maxRetention) + min(inactive, maxRetention)
 }
