@@ -533,27 +533,42 @@ func (f *filler) commit(ctx context.Context) bool {
 	if len(m.Vary) == 0 {
 		return true
 	}
-	old := f.p.lk.marker
-	if old != nil && old.VaryEpoch == m.VaryEpoch && !old.FreshUntil.Before(m.FreshUntil) {
-		return true
-	}
-	marker := &Meta{
-		Key: f.p.lk.primary, RequestTime: m.RequestTime, ResponseTime: m.ResponseTime,
-		FreshUntil: m.FreshUntil, Generation: m.Generation, Vary: m.Vary, VaryEpoch: m.VaryEpoch,
-	}
-	if old != nil && old.VaryEpoch == m.VaryEpoch && old.FreshUntil.After(marker.FreshUntil) {
-		marker.FreshUntil = old.FreshUntil
-	}
-	sw, err := c.store.Put(ctx, marker.Key)
-	if err == nil {
-		err = sw.Commit(ctx, marker)
-	}
-	if err != nil {
+	if err := f.storeMarker(ctx, m); err != nil {
 		// The variant is stored but cannot be found: as good as not.
-		c.log.store("commit marker", marker.Key, err)
+		c.log.store("commit marker", f.p.lk.primary, err)
 		return false
 	}
 	return true
+}
+
+// storeMarker writes the Vary marker that leads to the variant m, stored
+// or just revalidated, unless the marker the lookup found already covers
+// it. A store that expires entries by their lifetimes (Redis, see
+// retention) must keep the marker as long as any of its variants, or a
+// variant that may still be served, stale or revalidated, cannot be
+// found: the marker takes the later freshness and the longer stale
+// windows of the marker it replaces and of m.
+func (f *filler) storeMarker(ctx context.Context, m *Meta) error {
+	marker := &Meta{
+		Key: f.p.lk.primary, RequestTime: m.RequestTime, ResponseTime: m.ResponseTime,
+		FreshUntil: m.FreshUntil, StaleWhileRevalidate: m.StaleWhileRevalidate, StaleIfError: m.StaleIfError,
+		Generation: m.Generation, Vary: m.Vary, VaryEpoch: m.VaryEpoch,
+	}
+	if old := f.p.lk.marker; old != nil && old.VaryEpoch == m.VaryEpoch {
+		if !old.FreshUntil.Before(m.FreshUntil) && old.StaleWhileRevalidate >= m.StaleWhileRevalidate && old.StaleIfError >= m.StaleIfError {
+			return nil
+		}
+		if old.FreshUntil.After(marker.FreshUntil) {
+			marker.FreshUntil = old.FreshUntil
+		}
+		marker.StaleWhileRevalidate = max(marker.StaleWhileRevalidate, old.StaleWhileRevalidate)
+		marker.StaleIfError = max(marker.StaleIfError, old.StaleIfError)
+	}
+	sw, err := f.c.store.Put(ctx, marker.Key)
+	if err != nil {
+		return err
+	}
+	return sw.Commit(ctx, marker)
 }
 
 // revalidated merges the 304's header into the stored entry (RFC 9111
@@ -582,6 +597,11 @@ func (f *filler) revalidated(ctx context.Context) {
 		m.Tags = c.extractTags(merged)
 		if err := c.store.Update(ctx, &m); err != nil {
 			c.log.store("update", m.Key, err)
+		} else if len(m.Vary) > 0 {
+			// The marker must live as long as the refreshed variant.
+			if err := f.storeMarker(ctx, &m); err != nil {
+				c.log.store("commit marker", f.p.lk.primary, err)
+			}
 		}
 	} else {
 		if err := c.store.Delete(ctx, m.Key); err != nil {

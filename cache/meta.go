@@ -61,6 +61,9 @@ type Meta struct {
 	// Vary (markers only) lists the canonical request header names that
 	// select a variant, and VaryEpoch the marker's identity, which is part
 	// of every variant key so that a purged marker orphans its variants.
+	// A marker's FreshUntil and stale windows are the latest and longest
+	// of its variants', so that a store that expires entries by them
+	// (Redis) keeps the marker while a variant may be used.
 	Vary      []string
 	VaryEpoch string
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -238,5 +239,74 @@ func TestRedisPurgeAllReachesOtherInstances(t *testing.T) {
 	})
 	if r := b.get(t, "/g"); r.cacheStatus() != cache.StatusMiss {
 		t.Fatalf("b after purge-all on a: %q", r.cacheStatus())
+	}
+}
+
+// TestRedisVaryMarkerKeptThroughStaleWindows: Redis expires the marker of
+// a Vary resource by its own TTL. It must last as long as the stale
+// windows of its variants, or a variant that may be served stale cannot
+// be found once its freshness and inactive have passed.
+func TestRedisVaryMarkerKeptThroughStaleWindows(t *testing.T) {
+	rs := testRedis(t)
+	for _, tc := range []struct {
+		window string
+		down   bool // the origin fails: stale-if-error
+	}{
+		{"stale-if-error=3600", true},
+		{"stale-while-revalidate=3600", false},
+	} {
+		t.Run(tc.window, func(t *testing.T) {
+			var down atomic.Bool
+			o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+				if down.Load() {
+					w.WriteHeader(http.StatusInternalServerError)
+					return
+				}
+				w.Header().Set("Cache-Control", "max-age=1, "+tc.window)
+				w.Header().Set("Vary", "Accept-Encoding")
+				fmt.Fprint(w, "variant")
+			})
+			st := newRedisStore(t, rs.url(), uniquePrefix(t), cache.RedisOptions{Inactive: time.Millisecond})
+			f := newFront(t, o, cache.Options{Store: st})
+			f.get(t, "/v", "Accept-Encoding", "gzip")
+			down.Store(tc.down)
+			// Past freshness and inactive, within the stale window; Redis
+			// counts real time.
+			time.Sleep(1300 * time.Millisecond)
+			f.clock.Advance(1300 * time.Millisecond)
+			r := f.get(t, "/v", "Accept-Encoding", "gzip")
+			if r.cacheStatus() != cache.StatusStale || r.body != "variant" {
+				t.Fatalf("within %s: %d %s %q", tc.window, r.status, r.cacheStatus(), r.body)
+			}
+		})
+	}
+}
+
+// TestRedisRevalidationKeepsVaryMarker: a 304 that refreshes a variant
+// must refresh its marker too, whose Redis TTL otherwise still counts
+// from the first fill and ends while the variant is fresh again.
+func TestRedisRevalidationKeepsVaryMarker(t *testing.T) {
+	rs := testRedis(t)
+	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=1")
+		w.Header().Set("Etag", `"v1"`)
+		w.Header().Set("Vary", "Accept-Encoding")
+		if r.Header.Get("If-None-Match") == `"v1"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		fmt.Fprint(w, "variant")
+	})
+	st := newRedisStore(t, rs.url(), uniquePrefix(t), cache.RedisOptions{Inactive: 500 * time.Millisecond})
+	f := newFront(t, o, cache.Options{Store: st, Revalidate: true})
+	step := func(d time.Duration) { time.Sleep(d); f.clock.Advance(d) }
+	f.get(t, "/v") // fresh until 1s; the first marker lasts until 1.5s
+	step(1250 * time.Millisecond)
+	if r := f.get(t, "/v"); r.cacheStatus() != cache.StatusRevalidated {
+		t.Fatalf("at 1.25s: %s", r.cacheStatus())
+	}
+	step(600 * time.Millisecond) // 1.85s: fresh until 2.25s
+	if r := f.get(t, "/v"); r.cacheStatus() != cache.StatusHit || r.body != "variant" {
+		t.Fatalf("at 1.85s, revalidated at 1.25s with max-age=1: %s, origin saw %d requests", r.cacheStatus(), o.hits.Load())
 	}
 }
