@@ -36,6 +36,9 @@ type RedisOptions struct {
 	Timeout time.Duration
 	// ChunkSize is the size of the chunk keys a body is split into; a body
 	// of up to one chunk is stored inline with the metadata. 0 means 64 KiB.
+	// Instances sharing a zone must use the same: a reader checks an
+	// entry's chunk count against its own size, and an entry chunked by
+	// another size reads as corrupt (dropped and filled again).
 	ChunkSize int
 	// Logger receives connection errors; nil means slog.Default().
 	Logger *slog.Logger
@@ -240,24 +243,41 @@ func (v *redisValue) marshal() []byte {
 	return append(b, v.inline...)
 }
 
-func parseRedisValue(b []byte) (*redisValue, error) {
+// parseValue decodes what marshal wrote. The chunk count is checked
+// against the body size, since every reader of a value (Get, Delete, the
+// purges, the commit that replaces it) sizes its commands by it: a count
+// that no writer produces (1<<62 made them panic, a large one could
+// exhaust memory) makes the entry corrupt.
+func (s *RedisStore) parseValue(b []byte) (*redisValue, error) {
 	if len(b) == 0 || b[0] != redisValueVersion {
 		return nil, fmt.Errorf("redis value version: %w", ErrCorrupt)
 	}
 	r := &metaReader{b: b[1:]}
-	v := &redisValue{entity: r.string(), chunks: int(r.uvarint())}
+	entity, chunks := r.string(), r.uvarint()
 	n := r.uvarint()
 	if r.err != nil || n > uint64(len(r.b)) {
 		return nil, fmt.Errorf("redis value: %w", ErrCorrupt)
 	}
-	v.meta = new(Meta)
+	v := &redisValue{entity: entity, meta: new(Meta)}
 	if err := v.meta.UnmarshalBinary(r.b[:n]); err != nil {
 		return nil, err
 	}
 	v.inline = r.b[n:]
-	if v.entity == "" && int64(len(v.inline)) != v.meta.Size {
-		return nil, fmt.Errorf("inline body is %d bytes, want %d: %w", len(v.inline), v.meta.Size, ErrCorrupt)
+	size := v.meta.Size
+	if v.entity == "" {
+		if chunks != 0 || int64(len(v.inline)) != size {
+			return nil, fmt.Errorf("inline body is %d bytes in %d chunks, want %d bytes inline: %w", len(v.inline), chunks, size, ErrCorrupt)
+		}
+		return v, nil
 	}
+	// A writer sends every chunk full but the last, and stores a body in
+	// chunks only when it is larger than one (redisWriter.Write), so the
+	// count follows from the size.
+	cs := int64(s.chunkSize)
+	if size <= cs || len(v.inline) != 0 || chunks != uint64((size+cs-1)/cs) {
+		return nil, fmt.Errorf("body of %d bytes in %d chunks of %d, %d bytes inline: %w", size, chunks, cs, len(v.inline), ErrCorrupt)
+	}
+	v.chunks = int(chunks)
 	return v, nil
 }
 
@@ -276,7 +296,7 @@ func (s *RedisStore) Get(ctx context.Context, key string) (Object, error) {
 	if err != nil {
 		return s.nearGet(key, fmt.Errorf("redis store: GET: %w", err))
 	}
-	v, err := parseRedisValue(b)
+	v, err := s.parseValue(b)
 	if err != nil {
 		return nil, fmt.Errorf("redis store: %s: %w", key, err)
 	}
@@ -497,7 +517,7 @@ func (s *RedisStore) commit(ctx context.Context, c rueidis.Client, key string, v
 		return fmt.Errorf("redis store: switching %s: %w", key, err)
 	}
 	if old != nil {
-		if ov, err := parseRedisValue(old); err == nil && ov.entity != "" && ov.entity != v.entity {
+		if ov, err := s.parseValue(old); err == nil && ov.entity != "" && ov.entity != v.entity {
 			s.expireChunks(ctx, c, ov)
 		}
 	}
@@ -569,7 +589,7 @@ func (s *RedisStore) Update(ctx context.Context, meta *Meta) error {
 	if err != nil {
 		return fmt.Errorf("redis store: GET: %w", err)
 	}
-	ov, err := parseRedisValue(old)
+	ov, err := s.parseValue(old)
 	if err != nil {
 		return err
 	}
@@ -599,7 +619,7 @@ func (s *RedisStore) remove(ctx context.Context, c rueidis.Client, keys []string
 			return n, fmt.Errorf("redis store: GETDEL: %w", err)
 		}
 		n++
-		if v, err := parseRedisValue(b); err == nil && v.entity != "" {
+		if v, err := s.parseValue(b); err == nil && v.entity != "" {
 			s.expireChunks(ctx, c, v)
 		}
 	}

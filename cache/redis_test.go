@@ -3,6 +3,8 @@ package cache_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -308,5 +310,103 @@ func TestRedisRevalidationKeepsVaryMarker(t *testing.T) {
 	step(600 * time.Millisecond) // 1.85s: fresh until 2.25s
 	if r := f.get(t, "/v"); r.cacheStatus() != cache.StatusHit || r.body != "variant" {
 		t.Fatalf("at 1.85s, revalidated at 1.25s with max-age=1: %s, origin saw %d requests", r.cacheStatus(), o.hits.Load())
+	}
+}
+
+// redisEntry encodes a metadata key's value as the Redis store writes it
+// (version, entity, chunk count, metadata, inline body), so that a test
+// can store values no writer produces.
+func redisEntry(t *testing.T, entity string, chunks uint64, size int64, inline string) string {
+	t.Helper()
+	mb, err := (&cache.Meta{Key: "k", Status: 200, Header: http.Header{}, Size: size, Tags: []string{"tag"}}).MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := []byte{'R'}
+	v = binary.AppendUvarint(v, uint64(len(entity)))
+	v = append(v, entity...)
+	v = binary.AppendUvarint(v, chunks)
+	v = binary.AppendUvarint(v, uint64(len(mb)))
+	v = append(v, mb...)
+	return string(append(v, inline...))
+}
+
+// TestRedisInconsistentChunkCountIsCorrupt: a metadata value whose chunk
+// count does not follow from its body size (Redis is writable by others,
+// and memory can rot) is a corrupt entry for every reader: Get, Delete,
+// the purges and the commit that replaces it sized their commands by the
+// count, and 1<<62 chunks made them panic.
+func TestRedisInconsistentChunkCountIsCorrupt(t *testing.T) {
+	rs := testRedis(t)
+	rc := redisClient(t, rs)
+	ctx := context.Background()
+	const chunkSize = 1000
+	for _, tc := range []struct {
+		name    string
+		entity  string
+		chunks  uint64
+		size    int64
+		inline  string
+		corrupt bool
+	}{
+		{"inline", "", 0, 2, "ab", false},
+		{"chunked", "e", 3, 2500, "", false},
+		{"1<<62 chunks", "e", 1 << 62, 0, "", true},
+		{"more chunks than bytes", "e", 5, 3, "", true},
+		{"one chunk too many", "e", 4, 2500, "", true},
+		{"one chunk too few", "e", 2, 2500, "", true},
+		{"no chunks", "e", 0, 2500, "", true},
+		{"chunks of one chunk's body", "e", 1, chunkSize, "", true},
+		{"chunks and an inline body", "e", 3, 2500, "x", true},
+		{"chunks without an entity", "", 3, 2, "ab", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prefix := uniquePrefix(t)
+			st := newRedisStore(t, rs.url(), prefix, cache.RedisOptions{ChunkSize: chunkSize})
+			plant := func() {
+				t.Helper()
+				value := redisEntry(t, tc.entity, tc.chunks, tc.size, tc.inline)
+				err := rc.Do(ctx, rc.B().Set().Key(prefix+"m:k").Value(value).Build()).Error()
+				if err == nil {
+					err = rc.Do(ctx, rc.B().Sadd().Key(prefix+"t:tag").Member("k").Build()).Error()
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			noPanic := func(what string, op func() error) {
+				t.Helper()
+				defer func() {
+					if p := recover(); p != nil {
+						t.Fatalf("%s panicked: %v", what, p)
+					}
+				}()
+				if err := op(); err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+			}
+			plant()
+			obj, err := st.Get(ctx, "k")
+			if tc.corrupt != errors.Is(err, cache.ErrCorrupt) || (!tc.corrupt && err != nil) {
+				t.Fatalf("Get: %v, want corrupt %v", err, tc.corrupt)
+			}
+			if obj != nil {
+				obj.Close()
+			}
+			noPanic("Delete", func() error { return st.Delete(ctx, "k") })
+			plant()
+			noPanic("PurgeTag", func() error { _, err := st.PurgeTag(ctx, "tag"); return err })
+			plant()
+			noPanic("PurgePrefix", func() error { _, err := st.PurgePrefix(ctx, ""); return err })
+			plant()
+			noPanic("a commit replacing it", func() error {
+				w, err := st.Put(ctx, "k")
+				if err != nil {
+					return err
+				}
+				fmt.Fprint(w, strings.Repeat("n", 1500))
+				return w.Commit(ctx, &cache.Meta{Key: "k", Status: 200, Header: http.Header{}, FreshUntil: time.Now().Add(time.Minute)})
+			})
+		})
 	}
 }
