@@ -64,16 +64,23 @@ func (c *Cache) serveStored(w http.ResponseWriter, r *http.Request, obj Object, 
 	if r.Method == http.MethodHead || !bodyAllowed(code) || m.Size == 0 {
 		return
 	}
-	if _, err := obj.WriteTo(body); err != nil && errors.Is(err, ErrCorrupt) {
+	_, err := obj.WriteTo(body)
+	if err == nil {
+		return
+	}
+	if errors.Is(err, ErrCorrupt) {
 		c.log.store("read", m.Key, err)
 		if derr := c.store.Delete(context.WithoutCancel(r.Context()), m.Key); derr != nil {
 			c.log.store("delete", m.Key, derr)
 		}
-		// The header is out; only a broken connection tells the client the
-		// body is incomplete.
-		if r.Context().Value(http.ServerContextKey) != nil {
-			panic(http.ErrAbortHandler)
-		}
+	}
+	// Whatever broke off the body (a corrupt entry, a store that stopped
+	// answering, the client's connection), the header is out: only a
+	// broken connection tells the client the body is incomplete.
+	// Returning would end it as if complete wherever its length is not
+	// in the header (a chunked or compressed response).
+	if r.Context().Value(http.ServerContextKey) != nil {
+		panic(http.ErrAbortHandler)
 	}
 }
 

@@ -2,6 +2,9 @@ package cache_test
 
 import (
 	"bufio"
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -129,5 +132,79 @@ func TestUpstreamFailingMidwayStoresNothing(t *testing.T) {
 				t.Fatalf("store holds %d entries", n)
 			}
 		})
+	}
+}
+
+// halfReads is a store whose entries break off halfway through their body
+// with an error that does not say the entry is corrupt, as a store that
+// stops answering mid-body does.
+type halfReads struct{ cache.Store }
+
+func (s halfReads) Get(ctx context.Context, key string) (cache.Object, error) {
+	obj, err := s.Store.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	return halfObject{obj}, nil
+}
+
+type halfObject struct{ cache.Object }
+
+func (o halfObject) WriteTo(w io.Writer) (int64, error) {
+	var whole bytes.Buffer
+	if _, err := o.Object.WriteTo(&whole); err != nil {
+		return 0, err
+	}
+	n, err := w.Write(whole.Bytes()[:whole.Len()/2])
+	if err != nil {
+		return int64(n), err
+	}
+	return int64(n), errors.New("store stopped answering")
+}
+
+// lengthless drops Content-Length when the header goes out, as a body
+// filter (gzip) in front of the cache does: the client then knows the
+// body is complete only from how the response ends.
+type lengthless struct{ http.ResponseWriter }
+
+func (l lengthless) WriteHeader(code int) {
+	l.Header().Del("Content-Length")
+	l.ResponseWriter.WriteHeader(code)
+}
+
+func TestStoreReadErrorBreaksTheResponse(t *testing.T) {
+	body := strings.Repeat("z", 10<<10)
+	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprint(w, body)
+	})
+	ms, err := cache.NewMemoryStore(cache.MemoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ms.Close() })
+	c, err := cache.New(newProxy(t, o.URL), cache.Options{Store: halfReads{ms}, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.ServeHTTP(lengthless{w}, r)
+	}))
+	get := func() (string, error) {
+		resp, err := http.Get(srv.URL + "/h")
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return string(b), err
+	}
+	if got, err := get(); err != nil || got != body {
+		t.Fatalf("miss: %d bytes, %v", len(got), err)
+	}
+	// The hit's body breaks off: the client must see a broken response,
+	// not half a body that ends as if complete.
+	if got, err := get(); err == nil {
+		t.Fatalf("hit: %d of %d bytes, delivered as complete", len(got), len(body))
 	}
 }
