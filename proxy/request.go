@@ -10,6 +10,7 @@ import (
 
 	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/internal/percent"
+	"github.com/mosaic-edge/mosaic/internal/reqrule"
 )
 
 // field is a header line to send.
@@ -24,7 +25,10 @@ type field struct {
 // query string is kept.
 func (h *Handler) upstreamURI(r *http.Request) string {
 	if !h.hasURI || (h.prefixLost != nil && h.prefixLost(r)) {
-		if u := r.RequestURI; u != "" && u[0] == '/' {
+		// The target as the client sent it, from its path on: an
+		// absolute-form target's path too goes as it came, not as
+		// net/url escapes it again (NGINX passes its unparsed URI).
+		if u := reqrule.OriginForm(r.RequestURI); u != "" && u[0] == '/' {
 			return u
 		}
 		return r.URL.RequestURI()

@@ -101,3 +101,32 @@ func TestURIControlsEscaped(t *testing.T) {
 		t.Errorf("upstream got %q, want %q", got, want)
 	}
 }
+
+// TestURIOfAbsoluteFormTarget: a client that sends an absolute-form target
+// ("GET http://host/path HTTP/1.1") gets its path sent upstream as it
+// came, as NGINX passes its unparsed URI: bytes that net/url would escape
+// again (here a raw UTF-8 name) are left alone, as they are for the same
+// path in origin form.
+func TestURIOfAbsoluteFormTarget(t *testing.T) {
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, r.RequestURI)
+	}))
+	defer origin.Close()
+	f := newFront(t, proxyTo(t, "http://"+hostOf(origin), proxy.Options{}))
+	for _, target := range []string{"/caf\xc3\xa9/a'b?x=1", "http://other.example/caf\xc3\xa9/a'b?x=1"} {
+		c, err := net.Dial("tcp", f.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(c, "GET "+target+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		c.Close()
+		if want := "/caf\xc3\xa9/a'b?x=1"; string(body) != want {
+			t.Errorf("%q went upstream as %q, want %q", target, body, want)
+		}
+	}
+}

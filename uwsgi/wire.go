@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/mosaic-edge/mosaic/internal/gateway"
+	"github.com/mosaic-edge/mosaic/internal/reqrule"
 )
 
 // DefaultMaxHeaderSize is the default limit on a response head, NGINX's
@@ -130,7 +131,7 @@ var cgiParams = gateway.NewParams([]gateway.Param{
 	}},
 	{Name: "REQUEST_URI", Value: func(r *http.Request) string {
 		if r.RequestURI != "" {
-			return r.RequestURI
+			return reqrule.OriginForm(r.RequestURI) // $request_uri
 		}
 		return r.URL.RequestURI()
 	}},

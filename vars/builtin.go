@@ -91,7 +91,7 @@ func init() {
 		if st != nil && st.Main.Method != "" {
 			return st.Main.Method + " " + st.Main.Target + " " + st.Main.Proto
 		}
-		return r.Method + " " + requestURI(r, st) + " " + r.Proto
+		return r.Method + " " + requestTarget(r, st) + " " + r.Proto
 	})
 	Register("request_method", func(r *http.Request, _ *State) string { return r.Method })
 	Register("request_uri", requestURI)
@@ -306,12 +306,20 @@ func newRequestID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// requestURI is $request_uri: the client's, unchanged by redirects.
-func requestURI(r *http.Request, st *State) string {
+// requestTarget is the client's request target as it came, unchanged by
+// redirects: what $request shows.
+func requestTarget(r *http.Request, st *State) string {
 	if st != nil && st.RequestURI != "" {
 		return st.RequestURI
 	}
 	return r.RequestURI
+}
+
+// requestURI is $request_uri: the client's target from its path on, as
+// NGINX keeps it for an absolute-form target too (the scheme and host
+// went to $host), so that REQUEST_URI and cache keys are paths.
+func requestURI(r *http.Request, st *State) string {
+	return reqrule.OriginForm(requestTarget(r, st))
 }
 
 // headerVar finds the field that NGINX's $http_NAME finds: the first

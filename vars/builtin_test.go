@@ -620,3 +620,21 @@ func TestTCPInfo(t *testing.T) {
 		t.Errorf("$tcpinfo_*: %q, want %s", got, want)
 	}
 }
+
+// An absolute-form target ("GET http://other.example/x.php?a=1") names
+// the host apart from the path: $request_uri is the path and query, as
+// NGINX keeps it, so that REQUEST_URI and cache keys are paths; $request
+// is still the line as it came.
+func TestRequestURIOfAbsoluteFormTarget(t *testing.T) {
+	r, st := varRequest(t)
+	st.RequestURI = "http://other.example/x.php?a=1"
+	r.RequestURI = st.RequestURI
+	for src, want := range map[string]string{
+		"$request_uri": "/x.php?a=1",
+		"$request":     "GET http://other.example/x.php?a=1 HTTP/1.1",
+	} {
+		if got := MustCompile(src).Eval(r); got != want {
+			t.Errorf("%s = %q, want %q", src, got, want)
+		}
+	}
+}

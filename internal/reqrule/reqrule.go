@@ -61,6 +61,28 @@ func Target(r *http.Request) bool {
 	return true
 }
 
+// OriginForm returns a request target from its path on: an absolute-form
+// target ("http://host/x?a=1") without its scheme and authority
+// ("/x?a=1"), "/" standing for an empty path. It is what NGINX's
+// $request_uri holds, and so the REQUEST_URI a FastCGI or uwsgi
+// application reads and the URI a proxy passes on: an application that
+// matches it against its routes, or builds links from it, expects a path.
+// Any other target is returned as it is.
+func OriginForm(t string) string {
+	if t == "" || t[0] == '/' || !absoluteForm(t) {
+		return t
+	}
+	rest := t[strings.Index(t, "://")+3:]
+	i := strings.IndexAny(rest, "/?")
+	switch {
+	case i < 0:
+		return "/"
+	case rest[i] == '?':
+		return "/" + rest[i:]
+	}
+	return rest[i:]
+}
+
 // absoluteForm reports a target that starts with a scheme and "://".
 func absoluteForm(t string) bool {
 	i := strings.Index(t, "://")

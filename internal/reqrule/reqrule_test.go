@@ -166,3 +166,21 @@ func BenchmarkHost(b *testing.B) {
 		})
 	}
 }
+
+func TestOriginForm(t *testing.T) {
+	for in, want := range map[string]string{
+		"/x.php?a=1":                       "/x.php?a=1",
+		"http://other.example/x.php?a=1":   "/x.php?a=1",
+		"HTTPS://h:8443/a%2Fb/caf\xc3\xa9": "/a%2Fb/caf\xc3\xa9",
+		"http://h":                         "/",
+		"http://h?a=1":                     "/?a=1",
+		"http://h/":                        "/",
+		"*":                                "*",
+		"":                                 "",
+		"/p?u=http://h/x":                  "/p?u=http://h/x",
+	} {
+		if got := reqrule.OriginForm(in); got != want {
+			t.Errorf("OriginForm(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
