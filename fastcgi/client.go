@@ -42,6 +42,11 @@ type Client struct {
 	// stream, make its response invalid (fastcgi_catch_stderr): an error
 	// the gateway answers with 502.
 	CatchStderr []string
+	// Warn receives the client's own warnings about an answer it could
+	// still relay (NGINX's "upstream sent more data than specified in
+	// "Content-Length" header"). nil logs them to slog.Default at the
+	// warning level.
+	Warn func(r *http.Request, text string)
 }
 
 // ErrCaught is returned for a response whose error stream holds one of
@@ -129,6 +134,7 @@ func (c *Client) ReadResponse(br *bufio.Reader, r *http.Request) (*http.Response
 	resp.Request = r
 	resp.Close = true
 	s.resp = resp
+	s.limit = resp.ContentLength
 	resp.Body = s
 	return resp, nil
 }
@@ -146,12 +152,68 @@ type stdout struct {
 	left   int // content bytes left in the current STDOUT record
 	pad    int // padding after it
 	done   bool
-	body   bool // the head has been read: reads go through hb
+	body   bool  // the head has been read: reads go through hb
+	limit  int64 // body bytes the head's Content-Length leaves; -1: none
 }
 
+// warnTooLong is NGINX's warning for a body longer than its length.
+const warnTooLong = `upstream sent more data than specified in "Content-Length" header`
+
 // Read returns STDOUT content. Before the head is parsed it is hb's
-// source; afterwards (Body) it drains hb first.
+// source; afterwards (Body) it drains hb first, and ends the body at the
+// head's Content-Length.
+//
+// An application may write more than the length it stated (a PHP script
+// that sets Content-Length and then prints a notice). The client's
+// response must not carry more than the stated length, and its writer
+// refuses a piece that crosses it, so the body ends there, as NGINX ends
+// it: the rest of STDOUT is read up to END_REQUEST and dropped, so that
+// the kept connection is left at the end of the answer, and the warning
+// NGINX logs is given.
 func (s *stdout) Read(p []byte) (int, error) {
+	if s.resp == nil || s.limit < 0 {
+		return s.content(p)
+	}
+	if s.limit == 0 {
+		return 0, s.dropRest()
+	}
+	if int64(len(p)) > s.limit {
+		p = p[:s.limit]
+	}
+	n, err := s.content(p)
+	s.limit -= int64(n)
+	return n, err
+}
+
+// dropRest reads STDOUT past the end of the body up to END_REQUEST,
+// warning when there was any, and returns io.EOF once it is all read.
+func (s *stdout) dropRest() error {
+	var buf [4096]byte
+	extra := 0
+	for {
+		n, err := s.content(buf[:])
+		extra += n
+		if err == nil {
+			continue
+		}
+		if extra > 0 {
+			s.warn(warnTooLong)
+			s.limit = -1 // said once
+		}
+		return err
+	}
+}
+
+func (s *stdout) warn(text string) {
+	if s.client.Warn != nil {
+		s.client.Warn(s.req, text)
+	} else {
+		slog.Warn(text, "request", s.req.Method+" "+s.req.URL.RequestURI())
+	}
+}
+
+// content returns STDOUT content, through hb once the head is parsed.
+func (s *stdout) content(p []byte) (int, error) {
 	if s.resp != nil && !s.body {
 		s.body = true
 	}

@@ -120,6 +120,16 @@ func ReadHeaderInto(resp *http.Response, br *bufio.Reader, statusLine bool, max 
 		}
 	}
 	if v := resp.Header["Content-Length"]; len(v) > 0 {
+		// Two lengths that disagree leave the body's end unknown: relayed,
+		// either one truncates the answer or lets the client read part of
+		// the next. NGINX (1.23 on) refuses the head: "upstream sent
+		// duplicate header line".
+		for _, o := range v[:len(v)-1] {
+			if strings.TrimSpace(o) != strings.TrimSpace(v[len(v)-1]) {
+				return fmt.Errorf("upstream sent duplicate header line: \"Content-Length: %s\", previous value: \"Content-Length: %s\": %w",
+					v[len(v)-1], o, ErrInvalidHeader)
+			}
+		}
 		if n, err := strconv.ParseInt(strings.TrimSpace(v[len(v)-1]), 10, 64); err == nil && n >= 0 {
 			resp.ContentLength = n
 		}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bufio"
+	"errors"
 	"net/http"
 	"reflect"
 	"strings"
@@ -84,6 +85,26 @@ func TestParamsAllocations(t *testing.T) {
 	for name, param := range commonParamNames {
 		if param != headerParamName(name) {
 			t.Errorf("%s: %s", name, param)
+		}
+	}
+}
+
+// Two Content-Length lines that disagree make the head invalid (502), as
+// NGINX refuses a duplicate one: neither length can be trusted to end
+// the body. The same length twice is one length.
+func TestReadHeaderConflictingContentLength(t *testing.T) {
+	for head, want := range map[string]int64{
+		"Content-Length: 5\r\nContent-Length: 10\r\n\r\n":           -2,
+		"Content-Length: 10\r\nX-A: a\r\ncontent-length: 5\r\n\r\n": -2,
+		"Content-Length: 5\r\nContent-Length: 5\r\n\r\n":            5,
+		"Content-Length: 5\r\n\r\n":                                 5,
+	} {
+		resp, err := ReadHeader(bufio.NewReader(strings.NewReader(head)), false, 0)
+		switch {
+		case want == -2 && !errors.Is(err, ErrInvalidHeader):
+			t.Errorf("%q: %v, want an invalid header", head, err)
+		case want >= 0 && (err != nil || resp.ContentLength != want):
+			t.Errorf("%q: %v, want length %d", head, err, want)
 		}
 	}
 }

@@ -138,6 +138,16 @@ var gateway = gatewaymod.Gateway{
 	Wire: func(l *server.Location, g *gatewaymod.Conf) proxy.Wire {
 		lc := server.LocConf[*locConf](l, module)
 		log, upstream := l.Logger(), g.Pass.Scheme+"://"+g.Pass.Addr()
+		// logLine writes a line about r to the location's error log with
+		// the request's context, as NGINX's upstream lines have it.
+		logLine := func(r *http.Request, level slog.Level, msg string) {
+			client, _, _ := net.SplitHostPort(r.RemoteAddr)
+			log.LogAttrs(r.Context(), level, msg,
+				slog.String("client", client),
+				slog.String("request", r.Method+" "+r.RequestURI+" "+r.Proto),
+				slog.String("upstream", upstream),
+				slog.String("host", r.Host))
+		}
 		return &fastcgi.Client{
 			Params:      g.Params().Append,
 			KeepConn:    lc.keepConn.V,
@@ -145,13 +155,9 @@ var gateway = gatewaymod.Gateway{
 			DropBody:    !lc.passBody.Or(true),
 			CatchStderr: lc.catch,
 			Stderr: func(r *http.Request, text string) {
-				client, _, _ := net.SplitHostPort(r.RemoteAddr)
-				log.LogAttrs(r.Context(), slog.LevelError, "FastCGI sent in stderr: \""+text+"\"",
-					slog.String("client", client),
-					slog.String("request", r.Method+" "+r.RequestURI+" "+r.Proto),
-					slog.String("upstream", upstream),
-					slog.String("host", r.Host))
+				logLine(r, slog.LevelError, "FastCGI sent in stderr: \""+text+"\"")
 			},
+			Warn: func(r *http.Request, text string) { logLine(r, slog.LevelWarn, text) },
 		}
 	},
 }

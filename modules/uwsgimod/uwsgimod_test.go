@@ -270,3 +270,40 @@ func TestCache(t *testing.T) {
 	servertest.WantError(t, `http { uwsgi_cache_path `+t.TempDir()+` keys_zone=z:1m;
 		server { location / { uwsgi_pass 127.0.0.1:1; uwsgi_cache z; } } }`, `no "uwsgi_cache_key" for "uwsgi_cache"`)
 }
+
+// The answer's body as long as Content-Length says and no longer: the
+// client's connection goes on after it (the rest stays with the
+// application's connection, which uwsgi never reuses). Two lengths that
+// disagree are an invalid header, 502, as NGINX 1.23 and later refuse a
+// duplicate Content-Length.
+func TestAnswerLengthFraming(t *testing.T) {
+	for _, c := range []struct{ answer, want string }{
+		{"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n0123456789", "200 01234"},
+		{"HTTP/1.1 200 OK\r\nContent-Length: 10\r\nContent-Length: 5\r\n\r\n0123456789", "502"},
+		{"Content-Length: 5\r\nContent-Length: 10\r\n\r\n0123456789", "502"},
+	} {
+		addr, _ := fakeApp(t, c.answer)
+		base := servertest.Start(t, `http { server { listen 127.0.0.1:0; location / { uwsgi_pass `+addr+`; } } }`)
+		conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.SetDeadline(time.Now().Add(5 * time.Second))
+		br := bufio.NewReader(conn)
+		var got []string
+		for i := 0; i < 2; i++ {
+			io.WriteString(conn, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				got = append(got, err.Error())
+				break
+			}
+			b, _ := io.ReadAll(resp.Body)
+			got = append(got, strings.TrimSpace(fmt.Sprint(resp.StatusCode, " ", string(b))))
+		}
+		conn.Close()
+		if !strings.HasPrefix(got[0], c.want) || len(got) != 2 || got[1] != got[0] {
+			t.Errorf("%q: %q, want %q twice on one connection", c.answer, got, c.want)
+		}
+	}
+}
