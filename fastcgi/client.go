@@ -65,12 +65,14 @@ var (
 	beginKeep  = AppendRecord(nil, TypeBeginRequest, []byte{0, roleResponder, flagKeepConn, 0, 0, 0, 0, 0})
 )
 
-// WriteHead writes the BEGIN_REQUEST record and the parameters.
-func (c *Client) WriteHead(bw *bufio.Writer, r *http.Request, _ int64) error {
+// AppendHead appends the BEGIN_REQUEST record and the parameters to dst.
+// FastCGI's lengths carry any parameter a request can hold: it does not
+// fail.
+func (c *Client) AppendHead(dst []byte, r *http.Request, _ int64) ([]byte, error) {
 	if c.KeepConn {
-		bw.Write(beginKeep)
+		dst = append(dst, beginKeep...)
 	} else {
-		bw.Write(beginClose)
+		dst = append(dst, beginClose...)
 	}
 
 	bp := pairPool.Get().(*[]byte)
@@ -83,9 +85,9 @@ func (c *Client) WriteHead(bw *bufio.Writer, r *http.Request, _ int64) error {
 	for _, p := range params {
 		enc = AppendPair(enc, p.Name, p.Value)
 	}
-	err := writeRecords(bw, TypeParams, enc)
-	if err == nil && len(enc) > 0 {
-		err = writeRecords(bw, TypeParams, nil)
+	dst = appendRecords(dst, TypeParams, enc)
+	if len(enc) > 0 {
+		dst = appendRecords(dst, TypeParams, nil)
 	}
 	clear(params)
 	*pp = params[:0]
@@ -94,7 +96,7 @@ func (c *Client) WriteHead(bw *bufio.Writer, r *http.Request, _ int64) error {
 		*bp = enc[:0]
 		pairPool.Put(bp)
 	}
-	return err
+	return dst, nil
 }
 
 // WriteBody writes a piece of the body as STDIN records.

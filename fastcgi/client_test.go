@@ -98,9 +98,11 @@ func TestWriteRequest(t *testing.T) {
 	var buf bytes.Buffer
 	bw := bufio.NewWriter(&buf)
 	r := httptest.NewRequest("POST", "/", nil)
-	if err := c.WriteHead(bw, r, 5); err != nil {
-		t.Fatal(err)
+	head, err := c.AppendHead([]byte("before"), r, 5)
+	if err != nil || string(head[:6]) != "before" {
+		t.Fatalf("%q..., %v", head[:min(len(head), 6)], err)
 	}
+	bw.Write(head[6:])
 	c.WriteBody(bw, []byte("hello"))
 	c.EndBody(bw)
 	bw.Flush()

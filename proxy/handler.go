@@ -28,6 +28,7 @@ type exchange struct {
 	st  *vars.State
 
 	uri       string
+	head      []byte   // a Wire's encoding of the request, before its body
 	id        connID   // the connections this request may use
 	set       []field  // configured headers with their values
 	keys      []string // client header names to pass, sorted
@@ -91,6 +92,15 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, uri string) {
 		}
 		x.uri = lineEscapes.Escape(x.uri)
 		x.prepareHeaders()
+	} else {
+		var err error
+		if x.head, err = h.wire.AppendHead(x.head[:0], r, x.body.length); err != nil {
+			// The protocol cannot carry the request (its parameters do
+			// not fit): no server could take it, and none is to blame.
+			x.logFailure(slog.LevelError, err.Error(), h.up.Name, nil)
+			h.errorResponse(w, r, http.StatusInternalServerError)
+			return
+		}
 	}
 	if h.tls != nil {
 		// After publishProxy: a proxy_ssl_name may refer to $proxy_host.
@@ -109,7 +119,11 @@ func (x *exchange) finish() {
 	x.body.close()
 	clear(x.set)
 	clear(x.keys)
-	*x = exchange{set: x.set[:0], keys: x.keys[:0], attempts: x.attempts[:0]}
+	head := x.head[:0]
+	if cap(head) > 64<<10 {
+		head = nil // a rare big head is not kept for every request
+	}
+	*x = exchange{set: x.set[:0], keys: x.keys[:0], attempts: x.attempts[:0], head: head}
 	exchangePool.Put(x)
 }
 
@@ -268,28 +282,26 @@ func (x *exchange) try(p *peer, fresh bool) (*conn, *http.Response, *failure) {
 
 	var err error
 	if h.wire != nil {
-		err = h.wire.WriteHead(c.bw, x.r, x.body.length)
+		// A write error here is the connection's: the head was encoded
+		// before connecting.
+		_, err = c.bw.Write(x.head)
 		if err == nil && !x.body.hasBytes() {
 			err = h.wire.EndBody(c.bw)
 		}
 	} else {
 		x.writeHead(c.bw)
 	}
+	if err == nil && !x.body.hasBytes() {
+		err = c.bw.Flush()
+	}
 	if err != nil {
-		// The request cannot be encoded (a parameter too long for the
-		// protocol): no server could take it.
 		x.stop.Stop()
 		c.close()
-		return fail(&failure{kind: FailError, phase: phaseSend, err: err})
+		return fail(x.classify(err, phaseSend, reused, c))
 	}
 	if x.body.hasBytes() {
 		x.startSending(c)
 	} else {
-		if err := c.bw.Flush(); err != nil {
-			x.stop.Stop()
-			c.close()
-			return fail(x.classify(err, phaseSend, reused, c))
-		}
 		c.dc.arm()
 	}
 

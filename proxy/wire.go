@@ -12,9 +12,15 @@ import (
 // responses, body streaming and relaying). Its methods use only standard
 // types, so a package implements it without importing this one.
 type Wire interface {
-	// WriteHead writes what precedes the request body into bw; length is
-	// the body's length, 0 when there is none.
-	WriteHead(bw *bufio.Writer, r *http.Request, length int64) error
+	// AppendHead appends what precedes the request body to dst; length
+	// is the body's length, 0 when there is none. It is called once per
+	// request, before any server is connected to, and what it made is
+	// sent on every try, as NGINX builds a request once before it picks a
+	// server. An error says the protocol cannot carry the request (NGINX's
+	// "uwsgi request is too big"): the request's fault, not a server's, so
+	// the Handler logs the error's text and answers 500, and no server is
+	// tried nor charged.
+	AppendHead(dst []byte, r *http.Request, length int64) ([]byte, error)
 	// WriteBody writes a piece of the request body, framed as the
 	// protocol frames it.
 	WriteBody(bw *bufio.Writer, p []byte) error

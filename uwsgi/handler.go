@@ -49,7 +49,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		status := http.StatusBadGateway
 		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
+		switch {
+		case errors.Is(err, ErrTooBig):
+			status = http.StatusInternalServerError // the request's fault
+		case errors.As(err, &ne) && ne.Timeout():
 			status = http.StatusGatewayTimeout
 		}
 		log.LogAttrs(ctx, slog.LevelError, err.Error(), slog.String("upstream", "uwsgi://"+h.Address))
@@ -124,6 +127,12 @@ func (h *Handler) roundTrip(ctx context.Context, w http.ResponseWriter, r *http.
 	if length == 0 {
 		body = nil
 	}
+	// Encoded before dialling: a request the packet cannot carry
+	// (ErrTooBig) costs the application nothing.
+	head, err := h.Wire.AppendHead(nil, r, length)
+	if err != nil {
+		return nil, err
+	}
 	dctx, cancel := context.WithTimeout(ctx, timeoutOr(h.ConnectTimeout))
 	var d net.Dialer
 	conn, err := d.DialContext(dctx, h.Network, h.Address)
@@ -139,7 +148,7 @@ func (h *Handler) roundTrip(ctx context.Context, w http.ResponseWriter, r *http.
 		client = &clientBody{Reader: body}
 		body = client
 	}
-	go func() { sent <- tc.send(&h.Wire, r, length, body) }()
+	go func() { sent <- tc.send(&h.Wire, head, body) }()
 
 	resp, err := h.Wire.ReadResponse(bufio.NewReaderSize(tc, max(h.Wire.MaxHeaderSize, DefaultMaxHeaderSize)), r)
 	if err != nil {
@@ -203,10 +212,11 @@ func (c *timedConn) Write(p []byte) (int, error) {
 	return c.Conn.Write(p)
 }
 
-// send writes the request through the Wire, then starts the read timeout.
-func (c *timedConn) send(wire *Wire, r *http.Request, length int64, body io.Reader) error {
+// send writes the encoded head and the body through the Wire, then
+// starts the read timeout.
+func (c *timedConn) send(wire *Wire, head []byte, body io.Reader) error {
 	bw := bufio.NewWriter(c)
-	err := wire.WriteHead(bw, r, length)
+	_, err := bw.Write(head)
 	if err == nil && body != nil {
 		buf := make([]byte, 32<<10)
 		for err == nil {

@@ -248,3 +248,34 @@ func TestHandlerFailsWhileBodyStalls(t *testing.T) {
 		t.Errorf("%d, close %v", resp.StatusCode, resp.Close)
 	}
 }
+
+// A request too big for a uwsgi packet is answered 500 before the
+// application is dialled: the request's fault, not the application's.
+func TestHandlerTooBigRequest(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	dialled := make(chan struct{}, 1)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			dialled <- struct{}{}
+			c.Close()
+		}
+	}()
+	h := &uwsgi.Handler{Network: "tcp", Address: ln.Addr().String(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	h.Wire.Vars = func(dst []uwsgi.Var, _ *http.Request) []uwsgi.Var {
+		return append(dst, uwsgi.Var{Name: "BIG", Value: strings.Repeat("v", uwsgi.MaxVarsSize)})
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+	if w.Code != http.StatusInternalServerError {
+		t.Errorf("status %d, want 500", w.Code)
+	}
+	select {
+	case <-dialled:
+		t.Errorf("the application was dialled")
+	case <-time.After(50 * time.Millisecond):
+	}
+}

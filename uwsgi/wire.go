@@ -35,21 +35,17 @@ type Wire struct {
 	DropBody bool
 }
 
-// WriteHead writes the packet header and the variables of r. A request
-// whose variables do not fit in MaxVarsSize bytes fails with ErrTooBig.
-func (w *Wire) WriteHead(bw *bufio.Writer, r *http.Request, _ int64) error {
+// AppendHead appends the packet header and the variables of r to dst. A
+// request whose variables do not fit in MaxVarsSize bytes fails with
+// ErrTooBig.
+func (w *Wire) AppendHead(dst []byte, r *http.Request, _ int64) ([]byte, error) {
 	var vars []Var
 	if w.Vars != nil {
 		vars = w.Vars(nil, r)
 	} else {
 		vars = CGIVars(nil, r)
 	}
-	b, err := AppendRequest(bw.AvailableBuffer(), w.Modifier1, w.Modifier2, vars, w.Extra)
-	if err != nil {
-		return err
-	}
-	_, err = bw.Write(b)
-	return err
+	return AppendRequest(dst, w.Modifier1, w.Modifier2, vars, w.Extra)
 }
 
 // WriteBody writes a piece of the request body: uwsgi sends it as it is.

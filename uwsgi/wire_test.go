@@ -3,6 +3,7 @@ package uwsgi
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -56,15 +57,17 @@ func TestWireReadResponse(t *testing.T) {
 	}
 }
 
-func TestWireWriteHead(t *testing.T) {
+func TestWireAppendHead(t *testing.T) {
 	w := &Wire{Modifier1: 0, Modifier2: 0, Extra: []byte("x"), Vars: func(dst []Var, r *http.Request) []Var {
 		return append(dst, Var{Name: "A", Value: r.Method})
 	}}
 	var buf bytes.Buffer
 	bw := bufio.NewWriter(&buf)
-	if err := w.WriteHead(bw, httptest.NewRequest("PUT", "/", nil), 0); err != nil {
+	head, err := w.AppendHead(nil, httptest.NewRequest("PUT", "/", nil), 0)
+	if err != nil {
 		t.Fatal(err)
 	}
+	bw.Write(head)
 	w.WriteBody(bw, []byte("body"))
 	w.EndBody(bw)
 	bw.Flush()
@@ -75,8 +78,8 @@ func TestWireWriteHead(t *testing.T) {
 	w.Vars = func(dst []Var, _ *http.Request) []Var {
 		return append(dst, Var{Name: "BIG", Value: strings.Repeat("v", MaxVarsSize)})
 	}
-	if err := w.WriteHead(bufio.NewWriter(io.Discard), httptest.NewRequest("GET", "/", nil), 0); err == nil {
-		t.Fatal("a packet over 64 KiB is written")
+	if _, err := w.AppendHead(nil, httptest.NewRequest("GET", "/", nil), 0); !errors.Is(err, ErrTooBig) {
+		t.Fatalf("a packet over 64 KiB: %v", err)
 	}
 }
 

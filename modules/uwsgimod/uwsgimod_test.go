@@ -7,8 +7,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +20,7 @@ import (
 	_ "github.com/mosaic-edge/mosaic/modules/rewritemod"
 	_ "github.com/mosaic-edge/mosaic/modules/uwsgimod"
 	"github.com/mosaic-edge/mosaic/server/servertest"
+	"github.com/mosaic-edge/mosaic/uwsgi"
 )
 
 // seen is what a fake application received.
@@ -269,6 +273,57 @@ func TestCache(t *testing.T) {
 	}
 	servertest.WantError(t, `http { uwsgi_cache_path `+t.TempDir()+` keys_zone=z:1m;
 		server { location / { uwsgi_pass 127.0.0.1:1; uwsgi_cache z; } } }`, `no "uwsgi_cache_key" for "uwsgi_cache"`)
+}
+
+// A request whose variables do not fit in a uwsgi packet (65535 bytes)
+// is the request's fault: it is answered 500 without any server being
+// connected to, and logged as NGINX logs it ("uwsgi request is too big").
+// Counted against the servers it would take every one of them out for
+// fail_timeout (max_fails 1), and the next client would get 502.
+func TestTooBigRequestAnswers500AndSparesServers(t *testing.T) {
+	var accepted atomic.Int32
+	app := func() string {
+		o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+			accepted.Add(1)
+			if _, err := uwsgi.ReadRequest(br); err == nil {
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+			}
+		})
+		return o.Addr()
+	}
+	errorLog := filepath.Join(t.TempDir(), "error.log")
+	base := servertest.Start(t, `http { large_client_header_buffers 4 32k; error_log `+errorLog+` error;
+		upstream app { server `+app()+`; server `+app()+`; }
+		server { listen 127.0.0.1:0; location / { include uwsgi_params; uwsgi_pass app; } } }`)
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	big := strings.Repeat("a", 30000)
+	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\nX-A: "+big+"\r\nX-B: "+big+"\r\nX-C: "+big+"\r\n\r\n")
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 500 || accepted.Load() != 0 {
+		t.Errorf("too big a request: %d with %d connections to the servers, want 500 with none", resp.StatusCode, accepted.Load())
+	}
+	if b, _ := os.ReadFile(errorLog); !strings.Contains(string(b), "uwsgi request is too big") {
+		t.Errorf("error log: %q", b)
+	}
+	for i := 0; i < 2; i++ { // each server in turn
+		resp, err := http.Get(base + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("an ordinary request after it: %d, want 200", resp.StatusCode)
+		}
+	}
 }
 
 // The answer's body as long as Content-Length says and no longer: the
