@@ -85,6 +85,11 @@ func ReadHeaderInto(resp *http.Response, br *bufio.Reader, statusLine bool, max 
 				return invalidLine(line)
 			}
 			resp.StatusCode, hasStatus = code, true
+		} else if bytes.HasPrefix(line, []byte("HTTP/")) {
+			// A status line among the fields (IIS repeats its own): NGINX
+			// skips the line.
+			head = head[:start]
+			continue
 		} else if err := checkLine(line); err != nil {
 			return err
 		}
@@ -163,14 +168,23 @@ func readLine(br *bufio.Reader, dst []byte, total, max int) ([]byte, int, error)
 
 // checkLine checks a "Name: value" line. As NGINX reads an upstream's
 // header, a line without a colon is a name with an empty value, and a
-// NUL, a bare CR or a line starting with white space is invalid.
+// NUL, a bare CR, a line starting with white space and a name with a
+// space in it are invalid.
 func checkLine(line []byte) error {
 	if line[0] == ' ' || line[0] == '\t' || bytes.IndexByte(line, 0) >= 0 || bytes.IndexByte(line, '\r') >= 0 {
 		return invalidLine(line)
 	}
+	// A name with a space, a control or DEL in it ("Status : 404") is
+	// refused, as NGINX refuses it since 1.21.1: which field it means is
+	// anyone's guess.
 	name, _, _ := bytes.Cut(line, []byte(":"))
-	if len(bytes.TrimRight(name, " \t")) == 0 {
+	if len(name) == 0 {
 		return invalidLine(line)
+	}
+	for _, c := range name {
+		if c <= ' ' || c == 0x7f {
+			return invalidLine(line)
+		}
 	}
 	return nil
 }

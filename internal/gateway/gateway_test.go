@@ -47,7 +47,11 @@ func TestReadHeader(t *testing.T) {
 		{"Status: 503 Busy\r\nLocation: /x\r\n\r\n", false, 503, nil},
 		{"Location: http://a/\r\n\r\n", false, 302, nil},
 		{"HTTP/1.1 201 Created\r\nX: y\r\n\r\n", true, 201, nil},
-		{"HTTP/1.1 201 Created\r\n\r\n", false, 200, nil}, // a header without a value, as NGINX reads it
+		{"HTTP/1.1 201 Created\r\n\r\n", false, 200, nil},                    // a status line among the fields: skipped, as NGINX does
+		{"X: y\r\nHTTP/1.1 500 Oops\r\nStatus: 404\r\n\r\n", true, 404, nil}, // the same after the first line
+		{"Status : 404\r\n\r\n", false, 0, ErrInvalidHeader},
+		{"X\tY: 1\r\n\r\n", false, 0, ErrInvalidHeader},
+		{"X\x7fY: 1\r\n\r\n", false, 0, ErrInvalidHeader},
 		{"Status: 2x0\r\n\r\n", false, 0, ErrInvalidHeader},
 		{"Status: 099\r\n\r\n", false, 0, ErrInvalidHeader},
 		{" folded: x\r\n\r\n", false, 0, ErrInvalidHeader},

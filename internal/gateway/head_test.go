@@ -14,7 +14,7 @@ import (
 // text is the status.
 func TestReadHeaderFields(t *testing.T) {
 	in := "HTTP/1.1 201 Made here\r\nContent-type: text/html\r\nset-cookie: a=1\r\nX-Odd-name:  x \t\r\n" +
-		"Set-Cookie: b=2\nX-EMPTY:\r\nno colon\r\nSet-cookie:c=3\r\n\r\nbody"
+		"Set-Cookie: b=2\nX-EMPTY:\r\nno-colon\r\nSet-cookie:c=3\r\n\r\nbody"
 	br := bufio.NewReaderSize(strings.NewReader(in), 16)
 	resp, err := ReadHeader(br, true, 0)
 	if err != nil {
@@ -25,7 +25,7 @@ func TestReadHeaderFields(t *testing.T) {
 		"Set-Cookie":   {"a=1", "b=2", "c=3"},
 		"X-Odd-Name":   {"x"},
 		"X-Empty":      {""},
-		"no colon":     {""},
+		"No-Colon":     {""},
 	}
 	if !reflect.DeepEqual(resp.Header, want) {
 		t.Errorf("header %q\nwant   %q", resp.Header, want)
