@@ -129,9 +129,12 @@ func (c *conn) begin(read, send time.Duration, streamed bool) {
 
 // alive reports whether an idle connection is still open and silent: the
 // server has not closed it and sent nothing unasked. The check reads the
-// TCP socket without blocking.
+// TCP socket without blocking, after what TLS holds already.
 func (c *conn) alive() bool {
 	if c.br.Buffered() > 0 {
+		return false
+	}
+	if tc, ok := c.nc.(*tls.Conn); ok && !c.tlsSilent(tc) {
 		return false
 	}
 	if c.rc == nil {
@@ -144,6 +147,22 @@ func (c *conn) alive() bool {
 		return false
 	}
 	return c.silent
+}
+
+// tlsSilent reports whether tc holds nothing to read: TLS reads the socket
+// by the segment, so a record that came with the response's last one (a
+// stray answer, a close_notify) waits in tc, where the socket's probe
+// cannot see it. A read with a deadline already past returns such a
+// record without touching the socket, and otherwise times out, which
+// leaves tc usable. The read goes around deadlineConn's timing, whose
+// deadline it must not move.
+func (c *conn) tlsSilent(tc *tls.Conn) bool {
+	c.dc.armed.Store(false)
+	c.dc.untimeReads()
+	_ = c.dc.Conn.SetReadDeadline(time.Unix(1, 0))
+	n, err := tc.Read(c.probeBuf[:])
+	_ = c.dc.Conn.SetReadDeadline(time.Time{})
+	return n == 0 && isTimeout(err)
 }
 
 // probeFD reads the idle socket fd once: nothing to read (EAGAIN) is the

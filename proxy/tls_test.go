@@ -1,12 +1,20 @@
 package proxy_test
 
 import (
+	"bufio"
+	"bytes"
 	"crypto/tls"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
 	"github.com/mosaic-edge/mosaic/internal/testpki"
 	"github.com/mosaic-edge/mosaic/proxy"
 )
@@ -157,5 +165,87 @@ func TestTLSKeepaliveMatchesVerification(t *testing.T) {
 	}
 	if status, _, _ := get(t, byName.URL+"/", "X-Name", "other.test"); status != 502 {
 		t.Errorf("a connection verified for origin.test served other.test: status %d", status)
+	}
+}
+
+// coalescingConn sends what is written between hold and flush to the
+// socket in one piece: one TCP segment that carries several TLS records.
+type coalescingConn struct {
+	net.Conn
+	mu   sync.Mutex
+	held *bytes.Buffer
+}
+
+func (h *coalescingConn) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.held != nil {
+		return h.held.Write(p)
+	}
+	return h.Conn.Write(p)
+}
+
+func (h *coalescingConn) hold() {
+	h.mu.Lock()
+	h.held = new(bytes.Buffer)
+	h.mu.Unlock()
+}
+
+func (h *coalescingConn) flush() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, _ = h.Conn.Write(h.held.Bytes())
+	h.held = nil
+}
+
+// TestTLSKeptConnectionChecked: over TLS an upstream's stray record that
+// came in the same segment as its response waits in the TLS layer, out
+// of the socket probe's sight; the check before reuse reads it there too,
+// so that the next client does not get it as its answer. A connection
+// with nothing more to read is reused.
+func TestTLSKeptConnectionChecked(t *testing.T) {
+	cert := testpki.SelfSigned(t, "origin.test")
+	var conns atomic.Int32
+	o := testorigin.NewRaw(t, func(raw net.Conn, _ *bufio.Reader) {
+		conns.Add(1)
+		cc := &coalescingConn{Conn: raw}
+		c := tls.Server(cc, &tls.Config{Certificates: []tls.Certificate{cert}})
+		br := bufio.NewReader(c)
+		for {
+			req, err := http.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			io.Copy(io.Discard, req.Body)
+			if req.Method != http.MethodHead {
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+				continue
+			}
+			cc.hold()
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n")
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nPWNED!")
+			cc.flush()
+		}
+	})
+	up := mustUpstream(t, "origin.test", 4, server(o.Addr()))
+	f := newFront(t, proxyTo(t, "https://origin.test", proxy.Options{Upstream: up, HTTPVersion: "1.1",
+		SetHeaders: keepaliveHeaders, TLS: proxy.TLSOptions{SkipVerify: true}}))
+	for i := range 3 {
+		if status, body, _ := get(t, f.URL+"/"); status != 200 || body != "ok" {
+			t.Fatalf("request %d: %d %q", i, status, body)
+		}
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("%d connections for 3 requests in a row, want 1 kept", n)
+	}
+	req, _ := http.NewRequest(http.MethodHead, f.URL+"/head", nil)
+	resp, err := f.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	time.Sleep(50 * time.Millisecond)
+	if status, body, _ := get(t, f.URL+"/next"); status != 200 || body != "ok" {
+		t.Errorf("the request after a stray record got %d %q, want the origin's answer to it", status, body)
 	}
 }

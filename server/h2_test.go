@@ -172,6 +172,7 @@ func TestH2HostRules(t *testing.T) {
 	}{
 		{"authority alone", h2Get("/"), "200", "a a.example a.example"},
 		{"authority and the same Host", h2Get("/", "host", "a.example"), "200", "a a.example a.example"},
+		{"authority and the same Host, spelt otherwise", h2Get("/", "host", "A.Example:443"), "200", "a a.example A.Example:443"},
 		{"Host alone", append(base, ":path", "/", "host", "b.example"), "200", "b b.example b.example"},
 		{"authority and another Host", h2Get("/", "host", "b.example"), "400", ""},
 		{"authority and an invalid Host", h2Get("/", "host", "../../etc"), "400", ""},

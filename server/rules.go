@@ -51,12 +51,12 @@ func admit(r *http.Request, g *addrGroup, st *vars.State) (*VServer, string, int
 // Host field, so a Host field beside it that names another host (which
 // $http_host and "proxy_set_header Host $http_host" would pass on,
 // unchecked, while :authority chose the server), two Host fields, or
-// neither, are bad requests; and $http_host then reads :authority. :path
-// takes the origin form only. Each field, :path included, is bounded by
-// large_client_header_buffers' size, as a line is on HTTP/1.1 (414 for
-// :path, 431 for a field, as http1 answers; NGINX ends the connection
-// with ENHANCE_YOUR_CALM); cookie crumbs, which the client may send as
-// fields of their own and Go joins, count one by one.
+// neither, are bad requests. :path takes the origin form only. Each
+// field, :path included, is bounded by large_client_header_buffers'
+// size, as a line is on HTTP/1.1 (414 for :path, 431 for a field, as
+// http1 answers; NGINX ends the connection with ENHANCE_YOUR_CALM);
+// cookie crumbs, which the client may send as fields of their own and
+// Go joins, count one by one.
 func admitH2(r *http.Request, g *addrGroup) int {
 	maxLine := lineLimit(LocConf[*coreLoc](g.def.level, coreModule))
 	if len(r.RequestURI) > maxLine {
@@ -76,11 +76,15 @@ func admitH2(r *http.Request, g *addrGroup) int {
 		}
 	}
 	hv := r.Header["Host"]
-	if r.Host == "" || len(hv) > 1 || len(hv) == 1 && hv[0] != r.Host || r.RequestURI[0] != '/' {
+	if r.Host == "" || len(hv) > 1 || len(hv) == 1 && !sameAuthority(hv[0], r.Host) || r.RequestURI[0] != '/' {
 		return http.StatusBadRequest
 	}
-	if len(hv) == 0 {
-		r.Header["Host"] = []string{r.Host}
-	}
 	return 0
+}
+
+// sameAuthority reports whether a Host field and :authority name the same
+// origin (RFC 9113 section 8.3.1): names compare without case, and
+// HTTPS's port 443 is the port an authority without one means.
+func sameAuthority(a, b string) bool {
+	return strings.EqualFold(strings.TrimSuffix(a, ":443"), strings.TrimSuffix(b, ":443"))
 }

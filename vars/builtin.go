@@ -236,6 +236,16 @@ func init() {
 			return func(r *http.Request, _ *State) string { return strings.Join(r.Header["Cookie"], "; ") }
 		case "x_forwarded_for":
 			return func(r *http.Request, _ *State) string { return strings.Join(r.Header["X-Forwarded-For"], ", ") }
+		case "host":
+			// Servers keep the Host field out of the header map, in
+			// r.Host (HTTP/2's :authority too, which NGINX makes the Host
+			// field): "proxy_set_header Host $http_host" must see it.
+			return func(r *http.Request, _ *State) string {
+				if v := r.Header["Host"]; len(v) > 0 {
+					return v[0]
+				}
+				return r.Host
+			}
 		}
 		return func(r *http.Request, _ *State) string { return headerVar(r.Header, name) }
 	})

@@ -31,7 +31,7 @@ import (
 var exactVars = []string{
 	"request", "request_method", "request_uri", "uri", "document_uri", "args", "query_string",
 	"is_args", "arg_a", "arg_b", "arg_missing", "http_x_multi", "http_cookie",
-	"http_x_forwarded_for", "http_user_agent", "cookie_sid", "cookie_x", "content_type",
+	"http_x_forwarded_for", "http_user_agent", "http_host", "cookie_sid", "cookie_x", "content_type",
 	"content_length", "host", "scheme", "https", "server_protocol", "server_name",
 	"remote_addr", "binary_remote_addr", "remote_user", "server_addr", "request_length",
 	"status", "limit_rate", "nginx_version", "hostname", "document_root", "realpath_root",
