@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // FuzzParserMatchesNetHTTP reads the same bytes as a connection's
@@ -595,6 +597,27 @@ var differences = []difference{
 		applies: func(d *disagreement) bool {
 			lead := d.in[:len(d.in)-len(strings.TrimLeft(d.in, "\r\n"))]
 			return !d.inBody && strings.Contains(strings.ReplaceAll(lead, "\r\n", ""), "\r")
+		},
+	},
+	{
+		what:    "a second line of a field that comes once: Authorization, If-Modified-Since, If-Unmodified-Since, Content-Range, Expect",
+		outcome: "http1 refuses",
+		why:     "RFC 9110 §5.3: these fields are not lists; NGINX refuses a second line (client sent duplicate header line)",
+		applies: func(d *disagreement) bool {
+			if d.inBody {
+				return false
+			}
+			seen := map[string]bool{}
+			for _, l := range fieldLines(d.head()) {
+				name, _, ok := strings.Cut(l, ":")
+				if k := textproto.CanonicalMIMEHeaderKey(name); ok && header.Unique(k) {
+					if seen[k] {
+						return true
+					}
+					seen[k] = true
+				}
+			}
+			return false
 		},
 	},
 	{

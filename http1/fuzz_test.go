@@ -34,6 +34,7 @@ var fuzzSeeds = []string{
 	"GET / HTTP/1.1\r\nHost: a\r\nX-A: a\rb\r\n",
 	"GET / HTTP/1.1\r\nX-A: 1\r\n",
 	"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n",
+	"GET / HTTP/1.1\r\nHost: a\r\nAuthorization: a\r\nAuthorization: b\r\n",
 	"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 6\r\n",
 	"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: x\r\n",
 	"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n",

@@ -122,6 +122,9 @@ func parseFields(rest string, r *http.Request, vals []string) error {
 			te = append(te, value)
 		}
 		if old, ok := h[name]; ok {
+			if header.Unique(name) {
+				return badRequest("duplicate " + name + " header")
+			}
 			h[name] = append(old, value)
 			continue
 		}

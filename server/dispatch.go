@@ -1,8 +1,10 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -498,11 +500,16 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 	nri := *ri
 	nri.errorPage = !recursive
 	r2 := r.WithContext(context.WithValue(r.Context(), reqInfoKey{}, &nri))
-	if r2.Method != http.MethodHead {
+	// As NGINX: a URI is asked for with GET (a HEAD stays a HEAD), a named
+	// location gets the method as it came (its limit_except sees it, a
+	// fallback upstream gets the POST); the body goes with either, given
+	// again when a proxy read it whole before failing.
+	if uri[0] != '@' && r2.Method != http.MethodHead {
 		r2.Method = http.MethodGet
 	}
-	r2.Body = http.NoBody
-	r2.ContentLength = 0
+	if ri.st != nil && ri.st.RequestBody != nil {
+		r2.Body = io.NopCloser(bytes.NewReader(ri.st.RequestBody))
+	}
 	r2.Header = withoutPreconditions(r.Header)
 	var sw http.ResponseWriter = w
 	status := 0 // with "=", the page's own

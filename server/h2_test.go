@@ -191,7 +191,8 @@ func TestH2HostRules(t *testing.T) {
 
 // TestH2FieldLimits: large_client_header_buffers bounds each field as it
 // bounds each line on HTTP/1.1: 414 for :path, 431 for a field; cookie
-// crumbs, which Go's server joins, count one by one.
+// crumbs, which Go's server joins, count one by one. A field that may
+// come once (Authorization) is refused twice, as on HTTP/1.1.
 func TestH2FieldLimits(t *testing.T) {
 	addr := startH2(t, `large_client_header_buffers 4 1k;
 		server { {tls} server_name a.example; location / { return 200 "ok"; } }`)
@@ -206,6 +207,7 @@ func TestH2FieldLimits(t *testing.T) {
 		{"a long :path", h2Get("/" + big), "414"},
 		{"cookie crumbs within the limit", h2Get("/", "cookie", "a="+crumb, "cookie", "b="+crumb, "cookie", "c="+crumb), "200"},
 		{"a long cookie crumb", h2Get("/", "cookie", "a="+big), "431"},
+		{"a field that may come once, twice", h2Get("/", "authorization", "Basic YTpi", "authorization", "Basic YWRtaW46eA=="), "400"},
 	} {
 		h := dialH2(t, addr, true, 0)
 		h.request(t, 1, c.fields...)

@@ -185,6 +185,7 @@ func (ri *reqInfo) route(r *http.Request, named *Location) *Location {
 			case FlowBreak:
 				ri.prefixLost = ri.prefixLost || run.URIChanged
 			}
+			ri.internal = ri.internal || run.URIChanged
 		}
 	}
 	for {
@@ -211,7 +212,13 @@ func (ri *reqInfo) route(r *http.Request, named *Location) *Location {
 		}
 		ri.loc = loc
 		run := RewriteRun{Loc: loc}
-		switch runSteps(steps, r, &run) {
+		flow := runSteps(steps, r, &run)
+		// A URI a rewrite made may reach internal locations, as NGINX
+		// marks such a request internal: "rewrite ^/dl/(.*) /protected/$1
+		// last;" into "location /protected/ { internal; }" is the usual
+		// way to serve files a client cannot ask for by name.
+		ri.internal = ri.internal || run.URIChanged
+		switch flow {
 		case FlowRespond:
 			ri.pending = run.Response
 			return run.Loc

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -51,7 +52,8 @@ func admit(r *http.Request, g *addrGroup, st *vars.State) (*VServer, string, int
 // Host field, so a Host field beside it that names another host (which
 // $http_host and "proxy_set_header Host $http_host" would pass on,
 // unchecked, while :authority chose the server), two Host fields, or
-// neither, are bad requests. :path takes the origin form only. Each
+// neither, are bad requests, as is a second line of a field that may come
+// once (header.Unique). :path takes the origin form only. Each
 // field, :path included, is bounded by large_client_header_buffers'
 // size, as a line is on HTTP/1.1 (414 for :path, 431 for a field, as
 // http1 answers; NGINX ends the connection with ENHANCE_YOUR_CALM);
@@ -63,6 +65,9 @@ func admitH2(r *http.Request, g *addrGroup) int {
 		return http.StatusRequestURITooLong
 	}
 	for k, vv := range r.Header {
+		if len(vv) > 1 && header.Unique(k) {
+			return http.StatusBadRequest
+		}
 		for _, v := range vv {
 			if k == "Cookie" {
 				for crumb := range strings.SplitSeq(v, "; ") {

@@ -111,6 +111,9 @@ var ruleCases = []ruleCase{
 	{name: "HTTP/1.1 with an empty Host", req: "GET /host HTTP/1.1\r\nHost: \r\nConnection: close\r\n\r\n", status: 400},
 	{name: "HTTP/1.0 without Host", req: "GET /host HTTP/1.0\r\n\r\n", status: 200, body: "host=[]"},
 	{name: "two Host headers", req: rawReq("/host", "a", "Host: b"), status: 400},
+	{name: "two Authorization headers", req: rawReq("/h", "a.example", "Authorization: Basic YTpi", "Authorization: Basic YWRtaW46eA=="), status: 400},
+	{name: "two If-Modified-Since headers", req: rawReq("/h", "a.example", "If-Modified-Since: Sat, 01 Jan 2000 00:00:00 GMT",
+		"If-Modified-Since: Sun, 02 Jan 2000 00:00:00 GMT"), status: 400},
 
 	// Header names NGINX deems invalid never reach a handler.
 	{name: "underscore header dropped", req: rawReq("/h", "a.example", "X-Forwarded-For: 1.1.1.1", "X_Forwarded_For: 6.6.6.6"),

@@ -154,3 +154,17 @@ func WriteInterim(w http.ResponseWriter, code int, fields http.Header) {
 	clear(h)
 	maps.Copy(h, saved)
 }
+
+// Unique reports whether a request may carry the field name (canonical)
+// once only: NGINX refuses a second line of these with 400 ("client sent
+// duplicate header line"), which keeps a backend that reads the last
+// line from acting on credentials or conditions that the server did not
+// check, as it checks the first. Host and Content-Length, which frame the
+// request, are checked where they are read.
+func Unique(name string) bool {
+	switch name {
+	case "Authorization", "If-Modified-Since", "If-Unmodified-Since", "Content-Range", "Expect":
+		return true
+	}
+	return false
+}

@@ -47,7 +47,13 @@ func (h *locHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fs, err := h.server(dir, links, from, vars.StartTime(r.Context()))
 	if err != nil {
 		h.opts.Logger.Error("cannot open root", "root", dir, "err", err)
-		// A root that does not exist answers like a missing file.
+		// A root that does not exist answers like a missing file, after
+		// the method, as NGINX's static handler looks at it first.
+		if m := r.Method; m != http.MethodGet && m != http.MethodHead && m != http.MethodPost {
+			w.Header()["Allow"] = []string{"GET, HEAD"}
+			server.Error(w, r, http.StatusMethodNotAllowed)
+			return
+		}
 		server.Error(w, r, http.StatusNotFound)
 		return
 	}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
+)
+
+// Which requests reach internal and method-limited locations after a
+// rewrite or an error page, against Debian's NGINX on the same
+// configuration.
+
+// methodOrigin answers with the method and the body it received.
+func methodOrigin(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "%s %q", r.Method, b)
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
+}
+
+// sameAnswer sends a request (its head without the empty line, and its
+// body) to both servers and reports where their statuses or bodies
+// differ.
+func sameAnswer(t *testing.T, mport, nport int, head, body string) {
+	t.Helper()
+	req := head + "\r\nConnection: close\r\n\r\n" + body
+	m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
+	n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
+	if m.StatusCode != n.StatusCode || m.StatusCode == http.StatusOK && mb != nb {
+		t.Errorf("%q: mosaic %d %q, nginx %d %q", req, m.StatusCode, mb, n.StatusCode, nb)
+	}
+}
+
+// TestErrorPageNamedKeepsMethodAsNGINX: "error_page 404 = @name" passes
+// the request as it came, method and body (only a URI target turns it
+// into a GET): the named location's limit_except sees the POST, and a
+// fallback upstream gets it.
+func TestErrorPageNamedKeepsMethodAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := methodOrigin(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server {
+			listen 127.0.0.1:%d; root /nonexistent;
+			location /guarded/ { error_page 404 = @limited; }
+			location @limited { limit_except GET { deny all; } proxy_pass http://%[2]s; }
+			location /app/ { error_page 404 = @backend; }
+			location @backend { proxy_pass http://%[2]s; }
+			location /page/ { error_page 404 = /fallback; }
+			location = /fallback { proxy_pass http://%[2]s; }
+		}`, port, origin)
+	})
+	post := "POST %s HTTP/1.1\r\nHost: a.test\r\nContent-Length: 3"
+	for _, c := range []struct{ head, body string }{
+		{fmt.Sprintf(post, "/guarded/x"), "abc"},
+		{"DELETE /guarded/x HTTP/1.1\r\nHost: a.test", ""},
+		{"GET /guarded/x HTTP/1.1\r\nHost: a.test", ""},
+		{fmt.Sprintf(post, "/app/x"), "abc"},
+		{fmt.Sprintf(post, "/page/x"), "abc"},
+	} {
+		sameAnswer(t, mport, nport, c.head, c.body)
+	}
+}
+
+// TestRewriteIntoInternalAsNGINX: a URI that a rewrite made may reach an
+// internal location (NGINX marks such a request internal), at server and
+// at location level; the location's own URI asked by a client may not.
+func TestRewriteIntoInternalAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	for _, who := range []string{"nginx", "mosaic"} {
+		writeFile(t, filepath.Join(dir, who, "www/protected/f.txt"), "protected file")
+	}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		root := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who], "www")
+		return fmt.Sprintf(`types { text/plain txt; }
+		server {
+			listen 127.0.0.1:%d; root %s;
+			rewrite ^/srv/(.*)$ /protected/$1;
+			location /download/ { rewrite ^/download/(.*)$ /protected/$1 last; }
+			location /protected/ { internal; }
+		}`, port, root)
+	})
+	for _, path := range []string{"/download/f.txt", "/srv/f.txt", "/protected/f.txt"} {
+		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
+	}
+}
