@@ -33,7 +33,25 @@ var ErrNotInServer = errors.New("subrequest outside the server")
 // compression, not access logging). The response's Body streams as the
 // content writes; closing it, or cancelling parent's context, stops the
 // subrequest. header becomes the subrequest's header (nil copies parent's).
+//
+// The subrequest's $request_uri is its parent's, as NGINX copies the
+// parent's unparsed URI into a subrequest: the location of an auth_request
+// check sends the URI it checks ("proxy_set_header X-Original-URI
+// $request_uri"), not its own. An include uses Include instead.
 func Subrequest(parent *http.Request, uri string, header http.Header) (*http.Response, error) {
+	return issue(parent, uri, header, false)
+}
+
+// Include is Subrequest for a fragment that SSI or ESI includes in a page,
+// whose $request_uri is its own URI where NGINX's is the page's: with it,
+// the default proxy_cache_key ($scheme$proxy_host$request_uri) keeps an
+// entry for each fragment, where in NGINX every include of a page would
+// share the page's key (see vars/README.md).
+func Include(parent *http.Request, uri string, header http.Header) (*http.Response, error) {
+	return issue(parent, uri, header, true)
+}
+
+func issue(parent *http.Request, uri string, header http.Header, include bool) (*http.Response, error) {
 	ri := infoFrom(parent.Context())
 	if ri == nil {
 		return nil, ErrNotInServer
@@ -58,13 +76,25 @@ func Subrequest(parent *http.Request, uri string, header http.Header) (*http.Res
 	*st = vars.State{Start: time.Now(), ConnID: ri.st.ConnID, ServerName: ri.st.ServerName, Host: ri.st.Host,
 		ConnRequests: ri.st.ConnRequests, ConnStart: ri.st.ConnStart, RemoteAddr: ri.st.RemoteAddr}
 	st.ShareRequestID(ri.st)
-	// $request is the main request's line in a subrequest, as in NGINX;
-	// $request_uri stays the subrequest's own URI (see vars/README.md).
+	// $request is the main request's line in a subrequest, as in NGINX.
 	st.RequestLine, st.Main = ri.st.RequestLine, ri.st.Main
 	if st.RequestLine == "" && st.Main.Method == "" {
 		st.Main = vars.MainLine{Method: parent.Method, Target: ri.st.RequestURI, Proto: parent.Proto}
 		if st.Main.Target == "" {
 			st.Main.Target = parent.URL.RequestURI()
+		}
+	}
+	if !include {
+		// $request_uri is the parent's (NGINX: sr->unparsed_uri =
+		// r->unparsed_uri), which an internal redirect of the parent
+		// left as it was; an include's is set below, once its path is
+		// normalised.
+		st.RequestURI = ri.st.RequestURI
+		if st.RequestURI == "" {
+			st.RequestURI = parent.RequestURI
+		}
+		if st.RequestURI == "" {
+			st.RequestURI = parent.URL.RequestURI()
 		}
 	}
 	remote := parent.RemoteAddr
@@ -95,6 +125,13 @@ func Subrequest(parent *http.Request, uri string, header http.Header) (*http.Res
 	if !normalizePath(r) {
 		cancel()
 		return nil, fmt.Errorf("subrequest %q: invalid path", uri)
+	}
+	if include {
+		// The include's own URI is its $request_uri, kept in the State so
+		// that a rewrite in the fragment's location, which clears
+		// r.RequestURI, leaves it (and the fragment's cache key) as it
+		// was, as a rewrite leaves a page's.
+		st.RequestURI = r.RequestURI
 	}
 	// A subrequest runs the rewrite phases as NGINX's do; an answer they
 	// give is served by the chain of the location they end in.

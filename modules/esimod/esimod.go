@@ -405,7 +405,7 @@ func (subrequests) Fetch(_, req *http.Request) (*esi.Fragment, error) {
 	if uri == "" {
 		uri = req.URL.RequestURI()
 	}
-	resp, err := server.Subrequest(req, uri, req.Header)
+	resp, err := server.Include(req, uri, req.Header)
 	// For the metrics endpoint: a fragment that failed or answered an
 	// error status counts as an error.
 	statusmod.Collector().Fragment(err == nil && resp.StatusCode < 400)

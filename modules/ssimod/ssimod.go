@@ -156,7 +156,7 @@ func fetch(parent *http.Request, uri string) (*http.Response, error) {
 	for _, k := range []string{"Range", "If-Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "Accept-Encoding"} {
 		h.Del(k)
 	}
-	return server.Subrequest(parent, uri, h)
+	return server.Include(parent, uri, h)
 }
 
 // setLimit is the included location's subrequest_output_buffer_size.
