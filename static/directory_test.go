@@ -1,6 +1,7 @@
 package static
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -147,4 +148,26 @@ func TestLookup(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, %v; want %v, %v", c.rel, isDir, ok, c.isDir, c.ok)
 		}
 	}
+}
+
+// An IndexFallback with no index names before it (NGINX's "index
+// /app.php;") answers every directory request without a look at the
+// directory, which need not exist; after names that are tried, the
+// directory must exist, as NGINX tests it once a name is missing.
+func TestIndexFallbackAloneSkipsDirectoryTest(t *testing.T) {
+	fallback := func(o *Options) {
+		o.IndexFallback = func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(299)
+		}
+	}
+	fx := serve(t, func(o *Options) { o.Index = []string{}; fallback(o) })
+	for _, p := range []string{"/dir/", "/missing/", "/missing/deeper/", "/a.txt/"} {
+		resp, _ := fx.do("GET", p)
+		expect(t, resp, 299)
+	}
+	fx = serve(t, func(o *Options) { o.Index = []string{"none.html"}; fallback(o) })
+	resp, _ := fx.do("GET", "/empty/")
+	expect(t, resp, 299)
+	resp, _ = fx.do("GET", "/missing/")
+	expect(t, resp, 404)
 }

@@ -306,15 +306,18 @@ func (h *FileServer) serveIndex(w http.ResponseWriter, r *http.Request, dir, uri
 			dirTested = true
 		}
 	}
+	// The absolute last name is redirected to as it is reached, as
+	// NGINX's index module does: with no name tried before it, without a
+	// look at the directory, which need not exist ("index /app.php;").
+	if h.indexFallback != nil {
+		h.indexFallback(w, r)
+		return
+	}
 	if !dirTested {
 		if err := h.testDir(dir); err != nil {
 			h.openFailed(w, r, dir, err)
 			return
 		}
-	}
-	if h.indexFallback != nil {
-		h.indexFallback(w, r)
-		return
 	}
 	if h.listing != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		name := strings.TrimSuffix(dir, "/")

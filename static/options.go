@@ -26,7 +26,10 @@ type Options struct {
 	// IndexFallback, when set, answers a directory request for which none
 	// of the Index files exists, before Listing and instead of 403: NGINX's
 	// absolute last index name ("index index.php /index.php$request_uri"),
-	// which the caller redirects to.
+	// which the caller redirects to. With no Index names, it answers every
+	// directory request, whether or not the directory exists, as NGINX
+	// redirects to an absolute name it reaches first without testing the
+	// directory.
 	IndexFallback func(w http.ResponseWriter, r *http.Request)
 
 	// ContentType maps a file name to its media type (NGINX's types). nil

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 // An absolute last index name, with variables (Nextcloud's
@@ -48,4 +50,37 @@ func TestIndexAbsoluteLast(t *testing.T) {
 	nport := freePort(t)
 	startNGINX(t, t.TempDir(), site(fmt.Sprintf("127.0.0.1:%d", nport)), nport)
 	check("nginx", nport)
+}
+
+// An absolute index name that comes before any relative one ("index
+// /app.txt;") redirects a directory request to it without a look at the
+// directory, which need not be on disk, as NGINX's index module does; a
+// relative name before it makes the directory's absence a 404.
+func TestIndexAbsoluteOnlyNeedsNoDirectoryLikeNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www/app.txt"), "front controller")
+	writeFile(t, filepath.Join(dir, "www/file.txt"), "a file")
+	// index.html is not tried when the index directive does not name it.
+	writeFile(t, filepath.Join(dir, "www/sub/index.html"), "sub index")
+	if err := os.MkdirAll(filepath.Join(dir, "www/mixed/empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mport, nport := startBoth(t, dir, func(_ string, port int) string {
+		return fmt.Sprintf(`types { text/plain txt; }
+		server {
+			listen 127.0.0.1:%d; root %s/www;
+			location / { index /app.txt; }
+			location /mixed/ { index index.html /app.txt; }
+			location = /app.txt { return 200 "app uri=$uri args=$args request_uri=$request_uri"; }
+		}`, port, dir)
+	})
+	for _, path := range []string{"/not/on/disk/", "/not/on/disk/?a=1", "/", "/sub/", "/file.txt/", "/mixed/empty/", "/mixed/missing/"} {
+		raw := "GET " + path + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
+		m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), raw)
+		n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), raw)
+		if m.StatusCode != n.StatusCode || (n.StatusCode == 200 && mb != nb) {
+			t.Errorf("GET %s: mosaic %d %q, NGINX %d %q", path, m.StatusCode, trimBody(mb), n.StatusCode, trimBody(nb))
+		}
+	}
 }

@@ -249,8 +249,14 @@ func MaxRanges(l *server.Location) int {
 // which the request's root or alias gives).
 func options(l *server.Location) static.Options {
 	lc := server.LocConf[*locConf](l, module)
+	index := lc.index.Or(indexList{names: []string{"index.html"}})
+	if index.names == nil {
+		// "index /app.php;": no name is tried before the absolute one
+		// (nil would mean static's default, index.html).
+		index.names = []string{}
+	}
 	opts := static.Options{
-		Index:           lc.index.Or(indexList{names: []string{"index.html"}}).names,
+		Index:           index.names,
 		ContentType:     func(name string) string { return l.Types().ByName(name) },
 		DefaultType:     l.DefaultType(),
 		DisableETag:     !lc.etag.Or(true),
@@ -268,7 +274,7 @@ func options(l *server.Location) static.Options {
 		// The index file is served by the location its URI matches, after
 		// an internal redirect, as NGINX's index module does.
 		IndexRedirect: indexRedirect,
-		IndexFallback: indexFallback(lc.index.V.last),
+		IndexFallback: indexFallback(index.last),
 
 		OpenFileCache:        lc.fileCache.V,
 		OpenFileCacheValid:   lc.cacheValid.V,
