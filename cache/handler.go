@@ -357,8 +357,10 @@ func (c *Cache) waitAndServe(w http.ResponseWriter, r *http.Request, key string,
 	m := lk.obj.Meta()
 	now := c.now()
 	if !m.NoCache && now.Before(m.FreshUntil) {
+		// Deferred: serveStored ends a body it cannot finish with a panic
+		// (http.ErrAbortHandler), and the object's file must close then too.
+		defer lk.obj.Close()
 		c.serveStored(w, r, lk.obj, m, now, StatusHit, c.cacheStatusHit(m, now, statusDetail(lk.obj), true))
-		lk.obj.Close()
 		return true
 	}
 	// Still stale after the update: refresh it ourselves, unlocked.

@@ -121,7 +121,8 @@ func TestRetentionOfVeryLongLifetimes(t *testing.T) {
 		{"freshness past a Duration", time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), 0, 0, time.Minute, maxRetention + time.Minute},
 		{"freshness past a Duration with a stale window", time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), time.Hour, 0, time.Minute, maxRetention + time.Minute},
 		{"stale window past a Duration", now.Add(time.Minute), forever, forever, time.Minute, maxRetention + time.Minute},
-		{"everything past a Duration", time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), forever, forever, forever, 2 * maxRetention},
+		{"everything past a Duration", time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), forever, forever, forever, maxRetention + maxInactive},
+		{"inactive of years, as configured", now.Add(time.Hour), 0, 0, 2 * 365 * 24 * time.Hour, time.Hour + 2*365*24*time.Hour},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := &Meta{FreshUntil: tc.freshUntil, StaleWhileRevalidate: tc.swr, StaleIfError: tc.sie}

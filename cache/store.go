@@ -91,14 +91,19 @@ type Writer interface {
 // filled again on its next request.
 const maxRetention = 365 * 24 * time.Hour
 
+// maxInactive bounds inactive in retention only so that the sums cannot
+// wrap: a configured inactive, unlike an origin's lifetime, is meant as
+// given, however long.
+const maxInactive = 100 * 365 * 24 * time.Hour
+
 // retention is how long a store that cannot count reads (Redis) keeps an
 // entry written now: while its freshness and stale windows last, plus
 // inactive, so that an expired entry can still be revalidated or served
-// stale. It is at most 2*maxRetention, so that a store may add a grace
-// period to it without overflow.
+// stale. It is at most maxRetention+maxInactive, so that a store may add
+// a grace period to it without overflow.
 func (m *Meta) retention(now time.Time, inactive time.Duration) time.Duration {
 	// Sub saturates for a FreshUntil centuries away; addSat keeps a
 	// stale window of delta-seconds' maximum from wrapping on top of it.
 	d := addSat(m.FreshUntil.Sub(now), max(m.StaleWhileRevalidate, m.StaleIfError))
-	return min(max(d, 0), maxRetention) + min(inactive, maxRetention)
+	return min(max(d, 0), maxRetention) + min(inactive, maxInactive)
 }

@@ -169,9 +169,7 @@ const warnTooLong = `upstream sent more data than specified in "Content-Length" 
 // that sets Content-Length and then prints a notice). The client's
 // response must not carry more than the stated length, and its writer
 // refuses a piece that crosses it, so the body ends there, as NGINX ends
-// it: the rest of STDOUT is read up to END_REQUEST and dropped, so that
-// the kept connection is left at the end of the answer, and the warning
-// NGINX logs is given.
+// it, with the warning NGINX logs (see dropRest).
 func (s *stdout) Read(p []byte) (int, error) {
 	if s.resp == nil || s.limit < 0 {
 		return s.content(p)
@@ -187,23 +185,59 @@ func (s *stdout) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// dropRest reads STDOUT past the end of the body up to END_REQUEST,
-// warning when there was any, and returns io.EOF once it is all read.
+// dropRest ends the body at its length. When the rest of the answer, up
+// to END_REQUEST, has arrived already (the usual case: it comes with the
+// body's last bytes), it is read and dropped, and the kept connection is
+// left at the end of the answer for the next request. Otherwise the body
+// ends at once and the connection is not kept (resp.Close stays true), as
+// NGINX then closes it: waiting for an application that goes on writing
+// would hold the client's response, which ends here. The warning is given
+// for content seen past the length.
 func (s *stdout) dropRest() error {
-	var buf [4096]byte
-	extra := 0
-	for {
-		n, err := s.content(buf[:])
-		extra += n
-		if err == nil {
-			continue
+	whole := s.restBuffered()
+	extra := s.left > 0 || s.hb != nil && s.hb.Buffered() > 0
+	if whole {
+		var buf [4096]byte
+		for {
+			n, err := s.content(buf[:])
+			extra = extra || n > 0
+			if err != nil {
+				if err != io.EOF {
+					return err
+				}
+				break
+			}
 		}
-		if extra > 0 {
-			s.warn(warnTooLong)
-			s.limit = -1 // said once
-		}
-		return err
 	}
+	if extra {
+		s.warn(warnTooLong)
+	}
+	s.limit = -1 // the end, said once
+	return io.EOF
+}
+
+// restBuffered reports whether src holds the rest of the answer up to
+// and with END_REQUEST, so that reading it cannot wait.
+func (s *stdout) restBuffered() bool {
+	if s.done {
+		return true
+	}
+	b, _ := s.src.Peek(s.src.Buffered())
+	i := s.left + s.pad
+	for i+headerLen <= len(b) {
+		h, err := parseHeader(b[i : i+headerLen])
+		if err != nil {
+			return true // reading it fails at once, without waiting
+		}
+		i += headerLen + int(h.ContentLength) + int(h.PaddingLength)
+		if i > len(b) {
+			return false
+		}
+		if h.Type == TypeEndRequest {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *stdout) warn(text string) {

@@ -195,6 +195,11 @@ func parseTarget(r *http.Request, u *url.URL) error {
 		if !validHost(u.Host) {
 			return badRequest("invalid request target")
 		}
+		if r.Host != "" {
+			// The target's host wins; the Host field, kept in the header,
+			// stays $http_host, as NGINX keeps it.
+			r.Header["Host"] = []string{r.Host}
+		}
 		r.Host = u.Host
 	}
 	return nil

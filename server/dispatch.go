@@ -502,15 +502,22 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 	r2 := r.WithContext(context.WithValue(r.Context(), reqInfoKey{}, &nri))
 	// As NGINX: a URI is asked for with GET (a HEAD stays a HEAD), a named
 	// location gets the method as it came (its limit_except sees it, a
-	// fallback upstream gets the POST); the body goes with either, given
-	// again when a proxy read it whole before failing.
+	// fallback upstream gets the POST). The body goes with either when it
+	// can go whole: unread, or read into memory by a proxy that failed.
+	// One read in part cannot, nor one refused as too large (413), which
+	// NGINX discards: the page gets none rather than a short one.
 	if uri[0] != '@' && r2.Method != http.MethodHead {
 		r2.Method = http.MethodGet
 	}
-	if ri.st != nil && ri.st.RequestBody != nil {
+	r2.Header = without(r.Header, preconditions)
+	switch {
+	case code != http.StatusRequestEntityTooLarge && ri.st != nil && ri.st.RequestBody != nil:
 		r2.Body = io.NopCloser(bytes.NewReader(ri.st.RequestBody))
+		r2.ContentLength = int64(len(ri.st.RequestBody))
+	case code == http.StatusRequestEntityTooLarge || !bodyUnread(r.Body):
+		r2.Body, r2.ContentLength, r2.TransferEncoding = http.NoBody, 0, nil
+		r2.Header = without(r2.Header, framing)
 	}
-	r2.Header = withoutPreconditions(r.Header)
 	var sw http.ResponseWriter = w
 	status := 0 // with "=", the page's own
 	if !ep.useTarget {
@@ -529,17 +536,31 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 	InternalRedirect(sw, r2, uri)
 }
 
+// bodyUnread reports whether no handler has read from body yet: there is
+// none, or it is the one the core gave the location (deadlineBody) and
+// nothing was read from it.
+func bodyUnread(body io.ReadCloser) bool {
+	if body == nil || body == http.NoBody {
+		return true
+	}
+	b, ok := body.(*deadlineBody)
+	return ok && !b.read
+}
+
 // preconditions are the request fields that make a response partial or
 // a 304. An error page answers with its own status, so they never apply
 // to it (NGINX ranges and validates only 200 responses).
 var preconditions = []string{"Range", "If-Range", "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since"}
 
-// withoutPreconditions returns h, or a copy of it without preconditions.
-func withoutPreconditions(h http.Header) http.Header {
-	for _, k := range preconditions {
+// framing are the request fields that delimit its body.
+var framing = []string{"Content-Length", "Transfer-Encoding"}
+
+// without returns h, or a copy of it without the fields names.
+func without(h http.Header, names []string) http.Header {
+	for _, k := range names {
 		if _, ok := h[k]; ok {
 			h = h.Clone()
-			for _, k := range preconditions {
+			for _, k := range names {
 				delete(h, k)
 			}
 			return h

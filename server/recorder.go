@@ -41,9 +41,11 @@ type deadlineBody struct {
 	io.ReadCloser
 	d       deadliner
 	timeout time.Duration
+	read    bool // a handler has read from it: an error page cannot have it whole
 }
 
 func (b *deadlineBody) Read(p []byte) (int, error) {
+	b.read = true
 	_ = b.d.SetReadDeadline(time.Now().Add(b.timeout))
 	return b.ReadCloser.Read(p)
 }

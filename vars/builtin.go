@@ -240,9 +240,14 @@ func init() {
 			// Servers keep the Host field out of the header map, in
 			// r.Host (HTTP/2's :authority too, which NGINX makes the Host
 			// field): "proxy_set_header Host $http_host" must see it.
+			// With an absolute-form target r.Host is the target's host,
+			// and the field, if any, is in the header.
 			return func(r *http.Request, _ *State) string {
 				if v := r.Header["Host"]; len(v) > 0 {
 					return v[0]
+				}
+				if r.URL != nil && r.URL.Host != "" {
+					return ""
 				}
 				return r.Host
 			}

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mosaic-edge/mosaic/internal/testclient"
@@ -95,5 +97,62 @@ func TestRewriteIntoInternalAsNGINX(t *testing.T) {
 	})
 	for _, path := range []string{"/download/f.txt", "/srv/f.txt", "/protected/f.txt"} {
 		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
+	}
+}
+
+// failingOrigin reads each request with its body and closes the
+// connection without an answer: a 502 for the proxy in front of it.
+func failingOrigin(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				if req, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+					io.Copy(io.Discard, req.Body)
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestErrorPageBodyAsNGINX: the body an error page's location gets. A
+// fallback after a failed upstream gets the POST's body again (the proxy
+// read it into memory); a body refused as too large (413) is not passed
+// on, as NGINX discards it. A body that was streamed to the failed
+// upstream cannot be given again: the fallback gets the POST without it
+// (NGINX, holding the body, sends it), not a short body and a 400.
+func TestErrorPageBodyAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin, failing := methodOrigin(t), failingOrigin(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server {
+			listen 127.0.0.1:%d;
+			location /up/ { proxy_pass http://%s; error_page 502 = @fallback; }
+			location /small/ { client_max_body_size 5; error_page 413 = @fallback; }
+			location /stream/ { proxy_pass http://%[2]s; proxy_request_buffering off; error_page 502 = @fallback; }
+			location @fallback { proxy_pass http://%s; }
+		}`, port, failing, origin)
+	})
+	streamed := "POST /stream/x HTTP/1.1\r\nHost: a.test\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc"
+	if resp, body := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), streamed); resp.StatusCode != http.StatusOK || body != `POST ""` {
+		t.Errorf("a streamed body's fallback: %d %q, want 200 %q", resp.StatusCode, body, `POST ""`)
+	}
+	post := "POST %s HTTP/1.1\r\nHost: a.test\r\nContent-Length: %d"
+	for _, c := range []struct{ head, body string }{
+		{fmt.Sprintf(post, "/up/x", 3), "abc"},
+		{fmt.Sprintf(post, "/small/x", 1000), strings.Repeat("b", 1000)},
+	} {
+		sameAnswer(t, mport, nport, c.head, c.body)
 	}
 }

@@ -150,6 +150,8 @@ var varsRequests = [][]string{
 		"GET /v/second HTTP/1.1\r\nHost: vars.test\r\n\r\n"},
 	{"POST /v/post HTTP/1.1\r\nHost: vars.test\r\nContent-Type: text/x-form\r\nContent-Length: 5\r\n\r\nhello"},
 	{"GET /v/old HTTP/1.0\r\n\r\n"},
+	{"GET http://Other.Example/v/abs?x=1 HTTP/1.1\r\nHost: vars.test\r\n\r\n"},
+	{"GET http://other.example/v/abs10 HTTP/1.0\r\n\r\n"},
 	{"GET /v/%7Ea/./b/../c?q HTTP/1.1\r\nHost: vars.test\r\n\r\n"},
 	{"GET /i/sub/file.txt HTTP/1.1\r\nHost: vars.test\r\n\r\n"},
 	{"GET /re/sub/file.txt HTTP/1.1\r\nHost: vars.test\r\n\r\n"},

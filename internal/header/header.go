@@ -163,7 +163,8 @@ func WriteInterim(w http.ResponseWriter, code int, fields http.Header) {
 // request, are checked where they are read.
 func Unique(name string) bool {
 	switch name {
-	case "Authorization", "If-Modified-Since", "If-Unmodified-Since", "Content-Range", "Expect":
+	case "Authorization", "If-Modified-Since", "If-Unmodified-Since", "If-Match", "If-None-Match", "If-Range",
+		"Content-Range", "Expect":
 		return true
 	}
 	return false

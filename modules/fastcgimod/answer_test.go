@@ -198,30 +198,105 @@ func waitForLog(path, text string) bool {
 // A script that states a Content-Length and then writes more (PHP's
 // notices after a header() call): the client gets the stated length and
 // its connection goes on, and the warning NGINX logs is logged. NGINX
-// then closes the application's connection; mosaic reads it to its
-// END_REQUEST, where it is at the end of an answer like any other, and
-// serves the next request on it.
+// then closes the application's connection. mosaic keeps it when the
+// rest of the answer came with the body (a short notice): read to its
+// END_REQUEST it is at the end of an answer like any other, and the next
+// request goes on it; a longer rest is not waited for, the connection is
+// closed.
 func TestBodyLongerThanContentLengthIsCut(t *testing.T) {
-	answer := func(p map[string]string) string {
-		if p["DOCUMENT_URI"] == "/long" {
-			return "Content-Type: text/plain\r\nContent-Length: 5\r\n\r\n01234<br>Notice: undefined index" + strings.Repeat(".", 70000)
-		}
-		return "Content-Type: text/plain\r\n\r\nnext"
+	for _, tc := range []struct {
+		name  string
+		extra string
+		conns int32 // mosaic's connections to the application; 0: any
+	}{
+		{"short rest", "<br>Notice: undefined index", 1},
+		{"long rest", "<br>Notice: undefined index" + strings.Repeat(".", 70000), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			answer := func(p map[string]string) string {
+				if p["DOCUMENT_URI"] == "/long" {
+					return "Content-Type: text/plain\r\nContent-Length: 5\r\n\r\n01234" + tc.extra
+				}
+				return "Content-Type: text/plain\r\n\r\nnext"
+			}
+			servers(t, answer, func(t *testing.T, app *scriptedApp, addr, errorLog string) {
+				statuses, bodies := exchange(t, addr,
+					"GET /long HTTP/1.1\r\nHost: x\r\n\r\n", "GET /next HTTP/1.1\r\nHost: x\r\n\r\n")
+				if fmt.Sprint(statuses, bodies) != "[200 200] [01234 next]" {
+					t.Errorf("got %v %q, want 200 %q then 200 %q on the same connection", statuses, bodies, "01234", "next")
+				}
+				if n := app.conns.Load(); tc.conns != 0 && n != tc.conns && strings.HasSuffix(t.Name(), "/mosaic") {
+					t.Errorf("the application was connected to %d times, want %d", n, tc.conns)
+				}
+				if !waitForLog(errorLog, "upstream sent more data than specified in") {
+					b, _ := os.ReadFile(errorLog)
+					t.Errorf("no warning in the error log: %s", b)
+				}
+			})
+		})
 	}
-	servers(t, answer, func(t *testing.T, app *scriptedApp, addr, errorLog string) {
-		statuses, bodies := exchange(t, addr,
-			"GET /long HTTP/1.1\r\nHost: x\r\n\r\n", "GET /next HTTP/1.1\r\nHost: x\r\n\r\n")
-		if fmt.Sprint(statuses, bodies) != "[200 200] [01234 next]" {
-			t.Errorf("got %v %q, want 200 %q then 200 %q on the same connection", statuses, bodies, "01234", "next")
+}
+
+// An application that states a Content-Length and then goes on writing,
+// a piece every 50 ms: the client gets the stated length at once, as from
+// NGINX, and the next request it sent is served, where waiting for the
+// end of the application's output would hold both for as long as it
+// writes.
+func TestBodyEndsAtLengthWhileApplicationWrites(t *testing.T) {
+	app := &scriptedApp{sock: filepath.Join(t.TempDir(), "app.sock")}
+	ln, err := net.Listen("unix", app.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop); ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func(c net.Conn) {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					h, content, err := fastcgi.ReadRecord(br)
+					if err != nil {
+						return
+					}
+					if h.Type == fastcgi.TypeStdin && len(content) == 0 {
+						break
+					}
+				}
+				out := fastcgi.AppendRecord(nil, fastcgi.TypeStdout, []byte("Content-Type: text/plain\r\nContent-Length: 5\r\n\r\n01234more"))
+				piece := fastcgi.AppendRecord(nil, fastcgi.TypeStdout, []byte(strings.Repeat(".", 1000)))
+				for {
+					if _, err := c.Write(out); err != nil {
+						return
+					}
+					select {
+					case <-stop:
+						return
+					case <-time.After(50 * time.Millisecond):
+					}
+					out = piece
+				}
+			}(c)
 		}
-		if n := app.conns.Load(); n != 1 && t.Name() == "TestBodyLongerThanContentLengthIsCut/mosaic" {
-			t.Errorf("the application was connected to %d times, want once", n)
-		}
-		if !waitForLog(errorLog, "upstream sent more data than specified in") {
-			b, _ := os.ReadFile(errorLog)
-			t.Errorf("no warning in the error log: %s", b)
-		}
-	})
+	}()
+	for _, s := range []struct {
+		name  string
+		start func(*testing.T, *scriptedApp) (string, string)
+	}{{"mosaic", startMosaic}, {"nginx", startNGINX}} {
+		t.Run(s.name, func(t *testing.T) {
+			addr, _ := s.start(t, app)
+			start := time.Now()
+			statuses, bodies := exchange(t, addr, "GET /a HTTP/1.1\r\nHost: x\r\n\r\n", "GET /b HTTP/1.1\r\nHost: x\r\n\r\n")
+			if fmt.Sprint(statuses, bodies) != "[200 200] [01234 01234]" || time.Since(start) > 2*time.Second {
+				t.Errorf("got %v %q after %v, want 200 %q twice at once", statuses, bodies, time.Since(start), "01234")
+			}
+		})
+	}
 }
 
 // An absolute-form request target ("GET http://other.example/x.php?a=1",
