@@ -386,15 +386,17 @@ func buildChain(l *Location) (full, sub http.Handler, err error) {
 			filters = append(filters, m)
 		}
 	}
-	// Wrapped from the innermost out: the last in filterOrder first.
+	// Wrapped from the innermost out: the last in filterOrder first. The
+	// output filters go first, then the gate between them and the request
+	// filters (filterlayer.go), then those.
 	sort.SliceStable(filters, func(i, j int) bool {
 		return orderOf(filterOrder, filters[i].Name) > orderOf(filterOrder, filters[j].Name)
 	})
-	full, sub = content, content
-	for _, m := range filters {
-		f := m.Filter
+	entry := &entryHandler{loc: l, content: content}
+	full, sub = entry, entry
+	wrap := func(f *Filter) error {
 		if full, err = f.Wrap(l, full); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", l.Pos(), err)
+			return fmt.Errorf("%s: %w", l.Pos(), err)
 		}
 		wrapSub := f.WrapSub
 		if wrapSub == nil && f.InSubrequest {
@@ -402,7 +404,24 @@ func buildChain(l *Location) (full, sub http.Handler, err error) {
 		}
 		if wrapSub != nil {
 			if sub, err = wrapSub(l, sub); err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", l.Pos(), err)
+				return fmt.Errorf("%s: %w", l.Pos(), err)
+			}
+		}
+		return nil
+	}
+	for _, m := range filters {
+		if !m.Filter.PerRequest {
+			if err := wrap(m.Filter); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	l.output, l.subOutput = full, sub
+	full, sub = &gateHandler{next: full}, &gateHandler{next: sub}
+	for _, m := range filters {
+		if m.Filter.PerRequest {
+			if err := wrap(m.Filter); err != nil {
+				return nil, nil, err
 			}
 		}
 	}

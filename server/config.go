@@ -163,9 +163,13 @@ type Location struct {
 	limitExcept  *Location
 	limitAllowed map[string]bool
 
-	content    http.Handler // the content with the core's steps, for internal redirects
+	content    http.Handler // the content with the core's steps
 	handler    http.Handler // the full chain
 	subHandler http.Handler // the chain for subrequests
+	// output and subOutput are the output filters and the content, the
+	// chains without the request filters: what an internal redirect to
+	// the location runs (filterlayer.go).
+	output, subOutput http.Handler
 }
 
 // Pattern returns the location's match text (the prefix, the regex, or

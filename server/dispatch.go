@@ -42,6 +42,12 @@ type reqInfo struct {
 	// refusal is set for a request the HTTP/1 reader refused, served
 	// only to be logged (refusal.go).
 	refusal *http1.Refusal
+	// fl is the request's output gate and slot (filterlayer.go); nil
+	// outside ServeGroup and Subrequest.
+	fl *filterLayer
+	// redir is set in the record of an internal redirect: its target's
+	// chain runs the content on the writer the redirect was given.
+	redir *redirTarget
 }
 
 type reqInfoKey struct{}
@@ -56,6 +62,7 @@ type reqRoot struct {
 	context.Context
 	info  reqInfo
 	state vars.State
+	fl    filterLayer
 }
 
 // newRequestRoot is http1's RequestContext.
@@ -171,7 +178,7 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 	if ri.refusal != nil {
 		srv, host, refused = g.def, "", ri.refusal.Status
 	}
-	ri.cfg, ri.srv, ri.st = cfg, srv, st
+	ri.cfg, ri.srv, ri.st, ri.fl = cfg, srv, st, &root.fl
 	st.Start = time.Now()
 	st.ServerName, st.Host, st.RequestURI = srv.Name(), host, target
 	if ci, ok := r.Context().Value(connInfoKey{}).(*connInfo); ok {
@@ -292,9 +299,16 @@ func normalizeURI(r *http.Request, merge bool) bool {
 }
 
 // InternalRedirect serves r again for uri (with its own query string, if
-// any) with the content of the location that uri selects, as NGINX's
-// try_files fallback and error_page do. A name starting with "@" selects a
-// named location. The filters of the original location stay in place.
+// any) with the location that uri selects, as NGINX's try_files fallback
+// and error_page do. A name starting with "@" selects a named location.
+// w is the writer the caller was given, or one it wrapped around it; what
+// the caller's wrappers do (an error_page status) stays in force. As in
+// NGINX, whose redirect switches the location configuration that the
+// header and body filters read, the response goes out through the output
+// filters of the target location (add_header, expires, limit_rate,
+// compression, SSI, ESI), not those of the location that redirects,
+// which see nothing of it; the request filters (the access log, metrics)
+// stay those of the first location. Nothing must have been written to w.
 func InternalRedirect(w http.ResponseWriter, r *http.Request, uri string) {
 	// As NGINX: the arguments are those of uri, none if it has none
 	// (try_files and error_page targets name $args to keep them).
@@ -353,7 +367,23 @@ func redirect(w http.ResponseWriter, r *http.Request, uri, path, query string) {
 	loc = nri.route(r2, loc)
 	nri.loc = loc
 	ri.st.Paths = loc
-	loc.content.ServeHTTP(w, r2)
+	if ri.fl != nil {
+		ri.fl.loc = loc
+	}
+	if !ri.fl.redirectable() {
+		// The response does not go through a slot (an error page for a
+		// request refused before any location): the filters in place
+		// stay.
+		loc.content.ServeHTTP(w, r2)
+		return
+	}
+	// The target's output filters take the response over (filterlayer.go).
+	nri.redir = &redirTarget{loc: loc, w: w}
+	out := loc.output
+	if ri.subDepth > 0 {
+		out = loc.subOutput
+	}
+	out.ServeHTTP(ri.fl.switchTo(), r2)
 }
 
 // wrapCore adds the core's per-location steps around the content handler:
@@ -417,7 +447,10 @@ func (h *coreHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serve(w, r, ri)
 		return
 	}
-	ew := &errorPageWriter{ResponseWriter: w, pages: h.cl.errorPages, st: ri.st}
+	ew := &errorPageWriter{ResponseWriter: w, pages: h.cl.errorPages, st: ri.st, fl: ri.fl}
+	if ri.fl != nil {
+		ew.gate = ri.fl.cur
+	}
 	h.serve(ew, r, ri)
 	if ew.caught != 0 {
 		// recursive_error_pages on lets the page's own errors be caught
@@ -572,10 +605,17 @@ func without(h http.Header, names []string) http.Header {
 // errorPageWriter swallows a response whose status has an error_page, so
 // that the page can be served instead. Responses relayed from an upstream
 // are not intercepted (NGINX's proxy_intercept_errors off).
+//
+// The response of an internal redirect's target is not either: NGINX
+// reads error_page in the location that finishes the request, whose own
+// errorPageWriter catches what its error_page covers. The gate in force
+// when the writer was made tells: a redirect below replaced it.
 type errorPageWriter struct {
 	http.ResponseWriter
 	pages  map[int]errorPage
 	st     *vars.State
+	fl     *filterLayer
+	gate   *outputGate
 	caught int
 	page   errorPage
 	wrote  bool
@@ -585,7 +625,7 @@ func (e *errorPageWriter) WriteHeader(code int) {
 	if e.caught != 0 || e.wrote {
 		return
 	}
-	if p, ok := e.pages[code]; ok {
+	if p, ok := e.pages[code]; ok && (e.fl == nil || e.fl.cur == e.gate) {
 		if !relayed(e.st) {
 			e.caught, e.page = code, p
 			return

@@ -12,6 +12,9 @@ package server
 // marked InSubrequest also wrap the content when it serves a subrequest
 // (an ESI fragment, for one). The cache is content: a location's cache
 // sits right in front of its proxy, as in NGINX, behind the core's steps.
+// The filters marked PerRequest (status, accesslog) come first: they wrap
+// the request once; the others are the output filters, which an internal
+// redirect's target replaces with its own (filterlayer.go).
 var (
 	filterOrder = []string{
 		"status",    // counts the response for metrics, as the client got it

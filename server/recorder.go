@@ -102,17 +102,21 @@ func (rw *recorder) finalHeader(code int) {
 	if ri == nil || ri.loc == nil {
 		return
 	}
-	cl := LocConf[*coreLoc](ri.loc, coreModule)
+	loc := ri.loc
+	if ri.fl != nil && ri.fl.loc != nil {
+		loc = ri.fl.loc // an internal redirect's target
+	}
+	cl := LocConf[*coreLoc](loc, coreModule)
 	if rw.st != nil && rw.st.AccelCharset != "" {
 		var known map[string]bool
 		if ri.cfg != nil {
 			known = ri.cfg.charsets
 		}
-		cl.applyAccelCharset(known, rw.st.AccelCharset, rw.w.Header(), code, ri.loc.Logger())
+		cl.applyAccelCharset(known, rw.st.AccelCharset, rw.w.Header(), code, loc.Logger())
 		return
 	}
 	if cl.charset.V != "" {
-		cl.applyCharset(rw.w.Header(), code, ri.loc.Logger())
+		cl.applyCharset(rw.w.Header(), code, loc.Logger())
 	}
 }
 

@@ -90,6 +90,14 @@ type Filter struct {
 	// whatever InSubrequest says): for a filter that subrequests get on
 	// terms of their own, as access logging under log_subrequest.
 	WrapSub func(loc *Location, next http.Handler) (http.Handler, error)
+	// PerRequest marks a filter of the request rather than of a
+	// response (the access log, metrics): it wraps the chain of the
+	// location that first serves the request, outside every other
+	// filter, and does not run again for the target of an internal
+	// redirect. The others, output filters, are those of the location
+	// that produces the response: a redirect's target runs its own, and
+	// the first location's see nothing of the response (filterlayer.go).
+	PerRequest bool
 }
 
 // Module is a unit of functionality: directives, per-location and main

@@ -104,7 +104,7 @@ func issue(parent *http.Request, uri string, header http.Header, include bool) (
 		// subrequest has the connection's client, as NGINX's do.
 		remote = st.RemoteAddr
 	}
-	*sri = reqInfo{cfg: ri.cfg, srv: ri.srv, st: st, internal: true, subDepth: ri.subDepth + 1}
+	*sri = reqInfo{cfg: ri.cfg, srv: ri.srv, st: st, internal: true, subDepth: ri.subDepth + 1, fl: &sub.root.fl}
 	ctx = &sub.root
 	// Built in place and copied once by WithContext, the only way to set
 	// a request's context.

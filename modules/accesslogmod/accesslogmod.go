@@ -60,7 +60,7 @@ var module = &server.Module{
 func init() {
 	// Set here, not in the literal: wrap reads module, which would make
 	// module's initialisation refer to itself.
-	module.Filter = &server.Filter{Wrap: wrap, WrapSub: wrapSub}
+	module.Filter = &server.Filter{Wrap: wrap, WrapSub: wrapSub, PerRequest: true}
 	server.Register(module)
 }
 

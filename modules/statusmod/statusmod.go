@@ -60,7 +60,7 @@ func init() {
 		}},
 	}
 	module.Content = content
-	module.Filter = &server.Filter{Wrap: wrap}
+	module.Filter = &server.Filter{Wrap: wrap, PerRequest: true}
 	for _, v := range []struct {
 		name string
 		get  func(c status.StubCounts) int64

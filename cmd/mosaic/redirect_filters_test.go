@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// After an internal redirect NGINX sends the response with the output
+// filters of the location the redirect reached: r->loc_conf is switched,
+// and add_header, expires and gzip read it as the header goes out. The
+// first location's filters do not touch the response. The cases: a
+// try_files fallback to an exact location (a single-page site's
+// index.html with its Content-Security-Policy), error_page to a named
+// location and to a URI (with and without "always"), an index file, gzip
+// and SSI on in the first location and off in the target, and the
+// reverse, SSI in a subrequest that is redirected, and charset.
+func TestInternalRedirectSendsWithTargetFilters(t *testing.T) {
+	dir := t.TempDir()
+	big := strings.Repeat("compressible text line\n", 200)
+	for _, sub := range []string{"nginx", "mosaic"} {
+		www := filepath.Join(dir, sub, "www")
+		writeFile(t, filepath.Join(www, "index.html"), "spa")
+		writeFile(t, filepath.Join(www, "page.html"), "error page")
+		writeFile(t, filepath.Join(www, "dir/idx.html"), "index file")
+		writeFile(t, filepath.Join(www, "plain/big.txt"), big)
+		writeFile(t, filepath.Join(www, "zipped/big.txt"), big)
+		writeFile(t, filepath.Join(www, "raw/r.html"), `<!--# echo var="uri" -->`)
+		writeFile(t, filepath.Join(www, "cooked/c.html"), `<!--# echo var="uri" -->`)
+		writeFile(t, filepath.Join(www, "ssi/page.html"), `[<!--# include virtual="/inc/x" -->]`)
+		writeFile(t, filepath.Join(www, "cs/c.txt"), "text")
+	}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		sub := map[string]string{"m": "mosaic", "n": "nginx"}[who]
+		return fmt.Sprintf(`types { text/html html; text/plain txt; }
+		gzip_types text/plain; gzip_min_length 1;
+		server {
+			listen 127.0.0.1:%d; root %s/www;
+			location / { add_header X-Loc root always; expires 1h; try_files $uri /index.html; }
+			location = /index.html { add_header Content-Security-Policy "frame-ancestors 'none'" always; }
+			location /e/ { add_header X-Loc e always; error_page 404 = @page; }
+			location @page { add_header X-Frame-Options DENY always; return 200 "page"; }
+			location /ep/ { add_header X-Loc ep always; error_page 404 /page.html; }
+			location = /page.html { add_header X-Page-Always yes always; add_header X-Page-Ok yes; }
+			location /dir/ { add_header X-Loc dir always; index idx.html; }
+			location = /dir/idx.html { add_header X-Index yes; }
+			location /gz/ { gzip on; gzip_vary on; add_header X-Loc gz; try_files $uri /plain/big.txt; }
+			location /plain/ { gzip off; }
+			location /nogz/ { gzip off; try_files $uri /zipped/big.txt; }
+			location /zipped/ { gzip on; gzip_vary on; add_header X-Zipped yes; }
+			location /s1/ { ssi on; try_files $uri /raw/r.html; }
+			location /raw/ { ssi off; }
+			location /s2/ { ssi off; try_files $uri /cooked/c.html; }
+			location /cooked/ { ssi on; }
+			location /ssi/ { ssi on; }
+			location /inc/ { ssi off; try_files $uri /cooked/c.html; }
+			location /c1/ { charset koi8-r; try_files $uri /plain/big.txt; }
+			location /c2/ { try_files $uri /cs/c.txt; }
+			location /cs/ { charset utf-8; }
+			location /tfe/ { add_header X-Loc tfe always; error_page 404 /page.html; try_files $uri /bare/missing.html; }
+			location /bare/ { gzip on; add_header X-Bare yes always; }
+		}`, port, filepath.Join(dir, sub))
+	})
+	compare := []string{"Content-Security-Policy", "X-Loc", "X-Frame-Options", "X-Page-Always", "X-Page-Ok",
+		"X-Index", "X-Zipped", "X-Bare", "Content-Encoding", "Vary", "Cache-Control", "Content-Type"}
+	for _, c := range []struct{ method, path, body string }{
+		{"GET", "/some/route", "spa"},
+		{"HEAD", "/some/route", ""},
+		{"GET", "/e/missing", "page"},
+		{"GET", "/ep/missing", "error page"},
+		{"GET", "/dir/", "index file"},
+		{"GET", "/gz/missing", big},
+		{"GET", "/nogz/missing", big},
+		{"GET", "/s1/missing", `<!--# echo var="uri" -->`},
+		{"GET", "/s2/missing", "/cooked/c.html"},
+		{"GET", "/ssi/page.html", "[/cooked/c.html]"},
+		{"GET", "/c1/missing", big},
+		{"GET", "/c2/missing", "text"},
+		// The target's own error_page decides, not the first location's.
+		{"GET", "/tfe/missing", "*"},
+	} {
+		mr, mb := getEncoded(t, c.method, mport, c.path)
+		nr, nb := getEncoded(t, c.method, nport, c.path)
+		if mr.StatusCode != nr.StatusCode {
+			t.Errorf("%s %s: status mosaic %d, nginx %d", c.method, c.path, mr.StatusCode, nr.StatusCode)
+		}
+		for _, h := range compare {
+			if mv, nv := mr.Header.Values(h), nr.Header.Values(h); strings.Join(mv, ", ") != strings.Join(nv, ", ") {
+				t.Errorf("%s %s: %s: mosaic %q, nginx %q", c.method, c.path, h, mv, nv)
+			}
+		}
+		if c.body == "*" {
+			if !strings.Contains(mb, "404") || !strings.Contains(nb, "404") {
+				t.Errorf("%s %s: body mosaic %q, nginx %q, want a 404 page", c.method, c.path, mb, nb)
+			}
+		} else if mb != c.body || nb != c.body {
+			t.Errorf("%s %s: body mosaic %.40q (%d bytes), nginx %.40q (%d bytes), want %.40q",
+				c.method, c.path, mb, len(mb), nb, len(nb), c.body)
+		}
+	}
+}
+
+// getEncoded sends a request that accepts gzip and returns the response
+// with its body decoded.
+func getEncoded(t *testing.T, method string, port int, path string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, fmt.Sprintf("http://127.0.0.1:%d%s", port, path), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept-Encoding", "gzip")
+	tr := &http.Transport{DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	if resp.Header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatalf("%s %s: gzip body: %v", method, path, err)
+		}
+		if raw, err = io.ReadAll(zr); err != nil {
+			t.Fatalf("%s %s: gzip body: %v", method, path, err)
+		}
+	}
+	return resp, string(raw)
+}

@@ -1,0 +1,243 @@
+package server
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+)
+
+// The output filters of a response are those of the location that
+// produces it, as in NGINX, whose internal redirects switch the request's
+// location configuration before its header and body filters read it.
+// A location's chain is
+//
+//	request filters → gateHandler → output filters → entryHandler → core and content
+//
+// The request filters (Filter.PerRequest: the access log, metrics) wrap
+// the request once. gateHandler puts a gate (outputGate) between them and
+// the output filters (add_header, expires, limit_rate, compression, SSI,
+// ESI), and entryHandler a slot (outputSlot) between the output filters
+// and the writers of the core and the content (error_page's, an
+// X-Accel-Redirect's). An internal redirect (redirect) closes the gate,
+// so that whatever the first location's filters write from then on, at
+// their end, goes nowhere; it runs the target's output filters over a new
+// gate on the same writer, and points the slot at them: the target's
+// content writes through the caller's writers as before (an error_page
+// status stays in force), then the target's filters, to the client. The
+// first location's filters, bypassed, see nothing of the response. A
+// second redirect does the same to the first one's target.
+
+// filterLayer is a request's gate and slot, kept in its reqRoot so that a
+// request that is not redirected allocates nothing for them.
+type filterLayer struct {
+	base outputGate  // the first gate
+	cur  *outputGate // the gate of the filters in force
+	slot outputSlot
+	// loc is the target of the last internal redirect, whose settings
+	// the core applies to the header (charset); nil before one.
+	loc *Location
+}
+
+// outputGate passes what the output filters above it write to w until
+// an internal redirect closes it; then it swallows all, and its Header
+// is a map of its own.
+type outputGate struct {
+	w      http.ResponseWriter
+	closed bool
+	dead   http.Header // Header once closed
+}
+
+func (g *outputGate) Header() http.Header {
+	if g.closed {
+		if g.dead == nil {
+			g.dead = http.Header{}
+		}
+		return g.dead
+	}
+	return g.w.Header()
+}
+
+func (g *outputGate) WriteHeader(code int) {
+	if !g.closed {
+		g.w.WriteHeader(code)
+	}
+}
+
+func (g *outputGate) Write(b []byte) (int, error) {
+	if g.closed {
+		return len(b), nil
+	}
+	return g.w.Write(b)
+}
+
+// gateRF is a gate on a writer that takes bodies with ReadFrom
+// (sendfile). The gate and the slot have ReadFrom when the writer they
+// stand for has it, and only then: a content that sees it acts on it
+// (static files flush the header first, which settles compression).
+// Made of one pointer, it goes into an interface without an allocation.
+type gateRF struct{ *outputGate }
+
+func (g gateRF) ReadFrom(src io.Reader) (int64, error) {
+	if g.closed {
+		return io.Copy(io.Discard, src)
+	}
+	return g.w.(io.ReaderFrom).ReadFrom(src)
+}
+
+// gated returns g as the writer for the filters above it: with ReadFrom
+// when w has it.
+func (g *outputGate) gated() http.ResponseWriter {
+	if _, ok := g.w.(io.ReaderFrom); ok {
+		return gateRF{g}
+	}
+	return g
+}
+
+func (g *outputGate) Flush() { _ = g.FlushError() }
+
+// FlushError is Flush reporting errors, for http.ResponseController.
+func (g *outputGate) FlushError() error {
+	if g.closed {
+		return nil
+	}
+	return flushError(g.w)
+}
+
+func (g *outputGate) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	if g.closed {
+		return nil, nil, http.ErrNotSupported
+	}
+	return http.NewResponseController(g.w).Hijack()
+}
+
+// Unwrap lets http.ResponseController reach the server's writer
+// (deadlines, full duplex); a closed gate reaches nothing.
+func (g *outputGate) Unwrap() http.ResponseWriter {
+	if g.closed {
+		return nil
+	}
+	return g.w
+}
+
+// outputSlot is the writer the core and the content of a request write
+// to: it passes all to the output filters in force, those of the first
+// location, then of each internal redirect's target.
+type outputSlot struct {
+	w http.ResponseWriter
+}
+
+func (s *outputSlot) Header() http.Header         { return s.w.Header() }
+func (s *outputSlot) WriteHeader(code int)        { s.w.WriteHeader(code) }
+func (s *outputSlot) Write(b []byte) (int, error) { return s.w.Write(b) }
+
+// slotRF is the slot for filters that take bodies with ReadFrom. A
+// redirect's target may have filters without it: their bodies are
+// copied.
+type slotRF struct{ *outputSlot }
+
+func (s slotRF) ReadFrom(src io.Reader) (int64, error) {
+	if rf, ok := s.w.(io.ReaderFrom); ok {
+		return rf.ReadFrom(src)
+	}
+	return io.Copy(struct{ io.Writer }{s.w}, src)
+}
+
+func (s *outputSlot) Flush() { _ = s.FlushError() }
+
+// FlushError is Flush reporting errors, for http.ResponseController.
+func (s *outputSlot) FlushError() error { return flushError(s.w) }
+
+func (s *outputSlot) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return http.NewResponseController(s.w).Hijack()
+}
+
+func (s *outputSlot) Unwrap() http.ResponseWriter { return s.w }
+
+// gateHandler puts the request's first gate under a location's output
+// filters, next.
+type gateHandler struct{ next http.Handler }
+
+func (h *gateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ri := infoFrom(r.Context())
+	if ri == nil || ri.fl == nil || ri.fl.cur != nil {
+		// Outside the server, or a chain entered twice for one request:
+		// the filters stay where they are.
+		h.next.ServeHTTP(w, r)
+		return
+	}
+	g := &ri.fl.base
+	g.w = w
+	ri.fl.cur = g
+	h.next.ServeHTTP(g.gated(), r)
+}
+
+// entryHandler is the end of a location's output filters: it points the
+// slot at them and runs the core and content. For the target of an
+// internal redirect it runs them on the writer that the redirect was
+// given, which goes down to the slot.
+type entryHandler struct {
+	loc     *Location
+	content http.Handler
+}
+
+func (h *entryHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ri := infoFrom(r.Context())
+	switch {
+	case ri == nil || ri.fl == nil || ri.fl.cur == nil:
+		h.content.ServeHTTP(w, r)
+	case ri.redir != nil && ri.redir.loc == h.loc:
+		// The target of an internal redirect: its filters take over the
+		// slot. ESI runs its content again for some requests (a replay)
+		// and comes back here with the same record.
+		ri.fl.slot.w = w
+		h.content.ServeHTTP(ri.redir.w, r)
+	case ri.fl.slot.w == nil:
+		s := &ri.fl.slot
+		s.w = w
+		if _, ok := w.(io.ReaderFrom); ok {
+			h.content.ServeHTTP(slotRF{s}, r)
+			return
+		}
+		h.content.ServeHTTP(s, r)
+	default:
+		h.content.ServeHTTP(w, r)
+	}
+}
+
+// redirectable reports whether the request's responses go through the
+// slot, so that the target of an internal redirect can have its own
+// filters.
+func (fl *filterLayer) redirectable() bool {
+	return fl != nil && fl.cur != nil && fl.slot.w != nil
+}
+
+// switchTo closes the gate in force and returns a new one on the same
+// writer, for the output filters of an internal redirect's target.
+func (fl *filterLayer) switchTo() http.ResponseWriter {
+	old := fl.cur
+	g := &outputGate{w: old.w}
+	old.closed = true
+	fl.cur = g
+	return g.gated()
+}
+
+// flushError flushes w as http.ResponseController does, without
+// allocating one for the writers that flush themselves.
+func flushError(w http.ResponseWriter) error {
+	switch f := w.(type) {
+	case interface{ FlushError() error }:
+		return f.FlushError()
+	case http.Flusher:
+		f.Flush()
+		return nil
+	}
+	return http.NewResponseController(w).Flush()
+}
+
+// redirTarget is what an internal redirect leaves in its record for its
+// target's chain: the location and the writer the content is to use.
+type redirTarget struct {
+	loc *Location
+	w   http.ResponseWriter
+}
