@@ -192,7 +192,10 @@ func (h *entryHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// and comes back here with the same record.
 		ri.fl.slot.w = w
 		h.content.ServeHTTP(ri.redir.w, r)
-	case ri.fl.slot.w == nil:
+	default:
+		// The first run, or the chain run again for the same request (an
+		// ESI replay): the slot points at this run's filters, so that a
+		// redirect made by the content reaches the client.
 		s := &ri.fl.slot
 		s.w = w
 		if _, ok := w.(io.ReaderFrom); ok {
@@ -200,8 +203,6 @@ func (h *entryHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		h.content.ServeHTTP(s, r)
-	default:
-		h.content.ServeHTTP(w, r)
 	}
 }
 

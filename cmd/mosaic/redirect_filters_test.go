@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -135,4 +136,39 @@ func getEncoded(t *testing.T, method string, port int, path string) (*http.Respo
 		}
 	}
 	return resp, string(raw)
+}
+
+// TestESIReplayThenRedirect: ESI runs a location's content again when an
+// upstream answered a Range request with a slice of the document; when
+// that second run redirects (X-Accel-Redirect), the target's response
+// reaches the client through the target's filters.
+func TestESIReplayThenRedirect(t *testing.T) {
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if r.Header.Get("Range") != "" {
+			w.Header().Set("Content-Range", "bytes 0-3/20")
+			w.WriteHeader(http.StatusPartialContent)
+			io.WriteString(w, "<b>x")
+			return
+		}
+		w.Header().Set("X-Accel-Redirect", "/t/page.html")
+	}))
+	t.Cleanup(origin.Close)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www/t/page.html"), "target page")
+	port := freePort(t)
+	startMosaic(t, dir, fmt.Sprintf(`http {
+		types { text/html html; }
+		server {
+			listen 127.0.0.1:%d; root %s/www;
+			location /e/ { esi on; proxy_pass http://%s; }
+			location /t/ { internal; add_header X-T yes; }
+		}
+	}`, port, dir, origin.Listener.Addr().String()), port)
+	req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/e/x", port), nil)
+	req.Header.Set("Range", "bytes=0-3")
+	resp, body := doRequest(t, req)
+	if resp.StatusCode != 200 || body != "target page" || resp.Header.Get("X-T") != "yes" {
+		t.Errorf("got %d %q X-T=%q, want 200 %q X-T=yes", resp.StatusCode, body, resp.Header.Get("X-T"), "target page")
+	}
 }
