@@ -275,22 +275,7 @@ func TestBytesWhileIdleNotAnAnswer(t *testing.T) {
 		{"more than Content-Length", "GET", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					io.Copy(io.Discard, req.Body)
-					if req.URL.Path == "/victim" {
-						io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nvictim-reply")
-						continue
-					}
-					io.WriteString(c, tc.head)
-					time.Sleep(10 * time.Millisecond)
-					io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nPWNED!")
-				}
-			})
+			o := testorigin.NewRaw(t, testorigin.StrayAfter(tc.head))
 			up := mustUpstream(t, "backend", 4, server(o.Addr()))
 			f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up, HTTPVersion: "1.1", SetHeaders: keepaliveHeaders}))
 			req, _ := http.NewRequest(tc.method, f.URL+"/first", nil)

@@ -6,11 +6,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mosaic-edge/mosaic/internal/testclient"
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
 )
 
 // Which requests reach internal and method-limited locations after a
@@ -20,17 +22,12 @@ import (
 // methodOrigin answers with the method and the body it received.
 func methodOrigin(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		fmt.Fprintf(w, "%s %q", r.Method, b)
-	})}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return ln.Addr().String()
+	}))
+	t.Cleanup(o.Close)
+	return o.Listener.Addr().String()
 }
 
 // sameAnswer sends a request (its head without the empty line, and its
@@ -104,26 +101,11 @@ func TestRewriteIntoInternalAsNGINX(t *testing.T) {
 // connection without an answer: a 502 for the proxy in front of it.
 func failingOrigin(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				if req, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
-					io.Copy(io.Discard, req.Body)
-				}
-			}()
+	return testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		if req, err := http.ReadRequest(br); err == nil {
+			io.Copy(io.Discard, req.Body)
 		}
-	}()
-	return ln.Addr().String()
+	}).Addr()
 }
 
 // TestErrorPageBodyAsNGINX: the body an error page's location gets. A

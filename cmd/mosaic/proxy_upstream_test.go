@@ -73,22 +73,7 @@ func TestStrayUpstreamBytesAsNGINX(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			origins := map[string]string{}
 			for _, who := range []string{"m", "n"} {
-				origins[who] = testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
-					for {
-						req, err := http.ReadRequest(br)
-						if err != nil {
-							return
-						}
-						io.Copy(io.Discard, req.Body)
-						if req.URL.Path == "/victim" {
-							io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nvictim-reply")
-							continue
-						}
-						io.WriteString(c, tc.head)
-						time.Sleep(10 * time.Millisecond)
-						io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nPWNED!")
-					}
-				}).Addr()
+				origins[who] = testorigin.NewRaw(t, testorigin.StrayAfter(tc.head)).Addr()
 			}
 			mport, nport := startBoth(t, t.TempDir(), keptBlock(origins))
 			for who, port := range map[string]int{"nginx": nport, "mosaic": mport} {

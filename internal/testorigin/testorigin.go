@@ -5,9 +5,12 @@ package testorigin
 
 import (
 	"bufio"
+	"io"
 	"net"
+	"net/http"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Raw is a TCP server on 127.0.0.1 whose connections a test handles by
@@ -65,4 +68,29 @@ func (o *Raw) Close() {
 	}
 	o.mu.Unlock()
 	o.wg.Wait()
+}
+
+// StrayAfter is a Raw server's serve that answers "/victim" with the body
+// "victim-reply" and any other request with head and then, a moment
+// later, with a whole response nobody asked for (the body "PWNED!"): the
+// bytes an origin sends where no body belongs (after a HEAD's head, past
+// its Content-Length), which a proxy must not take for another request's
+// answer.
+func StrayAfter(head string) func(c net.Conn, br *bufio.Reader) {
+	return func(c net.Conn, br *bufio.Reader) {
+		for {
+			req, err := http.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			_, _ = io.Copy(io.Discard, req.Body)
+			if req.URL.Path == "/victim" {
+				_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nvictim-reply")
+				continue
+			}
+			_, _ = io.WriteString(c, head)
+			time.Sleep(10 * time.Millisecond)
+			_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nPWNED!")
+		}
+	}
 }

@@ -52,18 +52,9 @@ func (a *scriptedApp) serve(c net.Conn, answer func(map[string]string) string) {
 	defer c.Close()
 	br := bufio.NewReader(c)
 	for {
-		var pairs []byte
-		for {
-			h, content, err := fastcgi.ReadRecord(br)
-			if err != nil {
-				return
-			}
-			if h.Type == fastcgi.TypeParams {
-				pairs = append(pairs, content...)
-			}
-			if h.Type == fastcgi.TypeStdin && len(content) == 0 {
-				break
-			}
+		pairs, err := readRequest(br)
+		if err != nil {
+			return
 		}
 		decoded, _ := fastcgi.ParsePairs(pairs)
 		params := map[string]string{}
@@ -80,6 +71,23 @@ func (a *scriptedApp) serve(c net.Conn, answer func(map[string]string) string) {
 		out = fastcgi.AppendRecord(out, fastcgi.TypeEndRequest, make([]byte, 8))
 		if _, err := c.Write(out); err != nil {
 			return
+		}
+	}
+}
+
+// readRequest reads a request's records up to the end of its STDIN and
+// returns its parameters' content.
+func readRequest(br *bufio.Reader) (pairs []byte, err error) {
+	for {
+		h, content, err := fastcgi.ReadRecord(br)
+		if err != nil {
+			return nil, err
+		}
+		if h.Type == fastcgi.TypeParams {
+			pairs = append(pairs, content...)
+		}
+		if h.Type == fastcgi.TypeStdin && len(content) == 0 {
+			return pairs, nil
 		}
 	}
 }
@@ -258,15 +266,8 @@ func TestBodyEndsAtLengthWhileApplicationWrites(t *testing.T) {
 			}
 			go func(c net.Conn) {
 				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					h, content, err := fastcgi.ReadRecord(br)
-					if err != nil {
-						return
-					}
-					if h.Type == fastcgi.TypeStdin && len(content) == 0 {
-						break
-					}
+				if _, err := readRequest(bufio.NewReader(c)); err != nil {
+					return
 				}
 				out := fastcgi.AppendRecord(nil, fastcgi.TypeStdout, []byte("Content-Type: text/plain\r\nContent-Length: 5\r\n\r\n01234more"))
 				piece := fastcgi.AppendRecord(nil, fastcgi.TypeStdout, []byte(strings.Repeat(".", 1000)))

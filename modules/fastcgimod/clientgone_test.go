@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mosaic-edge/mosaic/fastcgi"
 	"github.com/mosaic-edge/mosaic/server/servertest"
 )
 
@@ -33,14 +32,8 @@ func TestClientGoneClosesApplicationConnection(t *testing.T) {
 		}
 		defer c.Close()
 		br := bufio.NewReader(c)
-		for {
-			h, content, err := fastcgi.ReadRecord(br)
-			if err != nil {
-				return
-			}
-			if h.Type == fastcgi.TypeStdin && len(content) == 0 {
-				break
-			}
+		if _, err := readRequest(br); err != nil {
+			return
 		}
 		close(received)
 		// No answer: the next read ends when the gateway closes.
