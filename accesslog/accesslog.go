@@ -195,19 +195,26 @@ type Options struct {
 	// Targets each get one line per request, in this order. Several
 	// targets, and several loggers, may share a File.
 	Targets []Target
+	// Choose, when set, picks the targets when the line is written, from
+	// the request as it ended, in place of Targets: a server whose
+	// internal redirects move a request to another location logs it with
+	// that location's, as NGINX's log phase reads the configuration the
+	// request ended in. The targets it returns must have a File and a
+	// Format.
+	Choose func(r *http.Request, st *vars.State) []Target
 }
 
 // New returns next wrapped so that every request it serves is logged to
 // each target once the response is complete. Inside mosaic's server the
 // line reads the server's record of the request (vars.State); elsewhere
 // the logger keeps its own, with the start time, status and body size. It
-// returns next itself when there are no targets, and an error when next is
-// nil or a target lacks a File or a Format.
+// returns next itself when there are no targets and no Choose, and an
+// error when next is nil or a target lacks a File or a Format.
 func New(next http.Handler, opts Options) (http.Handler, error) {
 	if next == nil {
 		return nil, errors.New("accesslog: nil next handler")
 	}
-	if len(opts.Targets) == 0 {
+	if len(opts.Targets) == 0 && opts.Choose == nil {
 		return next, nil
 	}
 	for i, t := range opts.Targets {
@@ -215,12 +222,13 @@ func New(next http.Handler, opts Options) (http.Handler, error) {
 			return nil, fmt.Errorf("accesslog: target %d has no file or no format", i)
 		}
 	}
-	return &logger{next: next, targets: append([]Target(nil), opts.Targets...)}, nil
+	return &logger{next: next, targets: append([]Target(nil), opts.Targets...), choose: opts.Choose}, nil
 }
 
 type logger struct {
 	next    http.Handler
 	targets []Target
+	choose  func(*http.Request, *vars.State) []Target
 }
 
 func (l *logger) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -239,9 +247,15 @@ func (l *logger) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (l *logger) log(r *http.Request, st *vars.State) {
+	targets := l.targets
+	if l.choose != nil {
+		if targets = l.choose(r, st); len(targets) == 0 {
+			return
+		}
+	}
 	st.BodyStarts() // a handler that wrote nothing sends an empty 200
 	bp := linePool.Get().(*[]byte)
-	for _, t := range l.targets {
+	for _, t := range targets {
 		if t.If != nil {
 			if v := t.If.EvalState(r, st); v == "" || v == "0" {
 				continue

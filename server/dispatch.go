@@ -308,7 +308,8 @@ func normalizeURI(r *http.Request, merge bool) bool {
 // filters of the target location (add_header, expires, limit_rate,
 // compression, SSI, ESI), not those of the location that redirects,
 // which see nothing of it; the request filters (the access log, metrics)
-// stay those of the first location. Nothing must have been written to w.
+// stay those of the first location (the access log writes with the
+// final location's access_log). Nothing must have been written to w.
 func InternalRedirect(w http.ResponseWriter, r *http.Request, uri string) {
 	// As NGINX: the arguments are those of uri, none if it has none
 	// (try_files and error_page targets name $args to keep them).

@@ -7,9 +7,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 // After an internal redirect NGINX sends the response with the output
@@ -170,5 +174,50 @@ func TestESIReplayThenRedirect(t *testing.T) {
 	resp, body := doRequest(t, req)
 	if resp.StatusCode != 200 || body != "target page" || resp.Header.Get("X-T") != "yes" {
 		t.Errorf("got %d %q X-T=%q, want 200 %q X-T=yes", resp.StatusCode, body, resp.Header.Get("X-T"), "target page")
+	}
+}
+
+// TestAccessLogOfRedirectTargetAsNGINX: a request is logged with the
+// access_log of the location it ends in (NGINX's log phase reads the
+// configuration the request ended with): a try_files fallback from a
+// location that logs elsewhere, or not at all, goes to the target's log.
+func TestAccessLogOfRedirectTargetAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	for _, who := range []string{"nginx", "mosaic"} {
+		writeFile(t, filepath.Join(dir, who, "www/t/x.html"), "target")
+	}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		sub := map[string]string{"m": "mosaic", "n": "nginx"}[who]
+		logs := filepath.Join(dir, sub)
+		return fmt.Sprintf(`log_format short "$uri $status";
+		server {
+			listen 127.0.0.1:%d; root %s/www;
+			location /a/ { access_log %[3]s/a.log short; try_files $uri /t/x.html; }
+			location /off/ { access_log off; try_files $uri /t/x.html; }
+			location /t/ { access_log %[3]s/t.log short; }
+		}`, port, filepath.Join(dir, sub), logs)
+	})
+	for _, port := range []int{mport, nport} {
+		for _, path := range []string{"/a/missing", "/off/missing"} {
+			if resp, body := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), "GET "+path+" HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"); resp.StatusCode != 200 {
+				t.Fatalf("%s: %d %q", path, resp.StatusCode, body)
+			}
+		}
+	}
+	for _, name := range []string{"a.log", "t.log"} {
+		var got [2]string
+		for i, who := range []string{"mosaic", "nginx"} {
+			for range 50 { // NGINX writes after the response
+				b, _ := os.ReadFile(filepath.Join(dir, who, name))
+				if got[i] = string(b); strings.Count(got[i], "\n") >= 2 || name == "a.log" {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s: mosaic %q, nginx %q", name, got[0], got[1])
+		}
 	}
 }

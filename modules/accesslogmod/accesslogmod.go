@@ -13,6 +13,7 @@ import (
 
 	"github.com/mosaic-edge/mosaic/accesslog"
 	"github.com/mosaic-edge/mosaic/server"
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // combined is the name of NGINX's predefined format, accesslog.Combined.
@@ -64,12 +65,27 @@ func init() {
 	server.Register(module)
 }
 
-func wrap(l *server.Location, next http.Handler) (http.Handler, error) {
-	lc := server.LocConf[*locConf](l, module)
-	if lc.off {
-		return next, nil
+// wrap logs the requests that the location serves first, with the
+// access_log of the location they end in: the target of an internal
+// redirect (try_files, error_page, index, X-Accel-Redirect) where there
+// was one, as NGINX's log phase reads the location configuration the
+// request ended with. So a location with access_log off wraps too: a
+// request it redirects to a logged location is logged.
+func wrap(_ *server.Location, next http.Handler) (http.Handler, error) {
+	return accesslog.New(next, accesslog.Options{Choose: targetsOf})
+}
+
+// targetsOf is the access_log of the location the request ended in
+// (vars.State.Paths, which the server keeps on the location serving it).
+func targetsOf(_ *http.Request, st *vars.State) []accesslog.Target {
+	loc, _ := st.Paths.(*server.Location)
+	if loc == nil {
+		return nil
 	}
-	return accesslog.New(next, accesslog.Options{Targets: lc.targets})
+	if lc := server.LocConf[*locConf](loc, module); !lc.off {
+		return lc.targets
+	}
+	return nil
 }
 
 // wrapSub logs the subrequests that end in the location when
