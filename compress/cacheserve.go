@@ -21,7 +21,7 @@ func (w *responseWriter) lookupBody(h http.Header, enc Encoding, length int64) *
 	st := vars.FromContext(w.req.Context())
 	validator := objectValidator(h, length)
 	if w.head || validator == "" || w.status != http.StatusOK ||
-		length <= 0 || length > MaxCachedBody || hasTrailers(h) ||
+		length <= 0 || length > MaxCachedBody || hasTrailers(h) || variesOtherwise(h["Vary"]) ||
 		header.HasToken(h["Cache-Control"], "no-store") || header.HasToken(h["Cache-Control"], "private") {
 		st.Set(CacheStatusVariable, "BYPASS")
 		return nil
@@ -45,6 +45,24 @@ func (w *responseWriter) lookupBody(h http.Header, enc Encoding, length int64) *
 	st.Set(CacheStatusVariable, "MISS")
 	w.cacheKey = key
 	return nil
+}
+
+// variesOtherwise reports whether a response's Vary names a request field
+// other than those a kept body is chosen by (Accept-Encoding, and
+// Available-Dictionary), or is "*": its bytes may then differ between
+// two requests for the same URI and validator (Vary: Cookie, one user's
+// page and another's), and one's compressed body must not answer the
+// other.
+func variesOtherwise(vary []string) bool {
+	for _, line := range vary {
+		for name := range strings.SplitSeq(line, ",") {
+			name = header.TrimOWS(name)
+			if name != "" && !strings.EqualFold(name, "Accept-Encoding") && !strings.EqualFold(name, "Available-Dictionary") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // objectValidator returns what identifies a fixed object: its strong ETag

@@ -2,6 +2,10 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,5 +85,34 @@ func TestCompressCacheThroughBinary(t *testing.T) {
 	got := waitLog(t, logPath, len(want))
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("access log:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestCompressCacheKeepsVariantsApart: an upstream answer that varies on
+// a request field other than Accept-Encoding (Vary: Cookie), with the same
+// Last-Modified and length for every user, is compressed for each request
+// and not kept: one user's compressed body must not answer another.
+func TestCompressCacheKeepsVariantsApart(t *testing.T) {
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user := "anon"
+		if c, err := r.Cookie("user"); err == nil {
+			user = c.Value
+		}
+		body := fmt.Sprintf(`{"user":%q,"data":%q}`, user, strings.Repeat("x", 500))
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Vary", "Cookie")
+		w.Header().Set("Last-Modified", "Mon, 01 Jan 2024 00:00:00 GMT")
+		w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(origin.Close)
+	port := freePort(t)
+	startMosaic(t, t.TempDir(), fmt.Sprintf(`http { server { listen 127.0.0.1:{port}; gzip on; gzip_types application/json;
+		compress_cache on; location / { proxy_pass %s; } } }`, origin.URL), port)
+	for _, user := range []string{"alice", "bobby", "alice"} {
+		resp, body := get(t, fmt.Sprintf("http://127.0.0.1:%d/me", port), ae, "gzip", "Cookie", "user="+user)
+		if plain := string(decode(t, resp.Header.Get("Content-Encoding"), body)); !strings.Contains(plain, `"user":"`+user+`"`) {
+			t.Errorf("user %s got %.30q", user, plain)
+		}
 	}
 }
