@@ -30,6 +30,11 @@ func (l *Location) FilePath(r *http.Request, uri string) (dir, rel string) {
 	}
 	if l.IsRegex() {
 		full := absPath(root)
+		if strings.HasSuffix(root, "/") {
+			// A directory (alias .../$1 with $1 ending in a slash): its
+			// index or listing, as NGINX serves it.
+			return full, ""
+		}
 		return filepath.Dir(full), filepath.Base(full)
 	}
 	full := root + strings.TrimPrefix(uri, l.pattern)
@@ -106,7 +111,12 @@ func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		wantDir := t.dirs[i]
-		path, _, _ := strings.Cut(uri, "?")
+		// A candidate names a file whole: a "?" in it (a client's %3F,
+		// decoded into $uri) is part of the name, as NGINX takes it. Cut
+		// there, /secret.php%3F.css would serve secret.php past a
+		// location for \.php$ that the decoded URI did not match. Only
+		// the last argument, a URI to redirect to, has arguments.
+		path := uri
 		dir, rel := t.loc.FilePath(r, path)
 		links, from := t.loc.Symlinks(r, dir)
 		var fi fs.FileInfo
