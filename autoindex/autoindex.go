@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Format is the listing's format (autoindex_format).
@@ -52,6 +53,11 @@ type Options struct {
 	// LocalTime shows the HTML listing's times in the server's time zone
 	// rather than UTC (autoindex_localtime on).
 	LocalTime bool
+	// UTF8 measures and cuts names in the HTML listing by UTF-8
+	// characters rather than bytes, as NGINX does when the listing goes
+	// out with charset utf-8: a long name is cut at a character, not
+	// inside one.
+	UTF8 bool
 	// Error answers a request that cannot be listed (400 for a bad JSONP
 	// callback, 403 or 404 for a directory that cannot be read, 500);
 	// nil writes the status with a short text.
@@ -59,8 +65,23 @@ type Options struct {
 }
 
 // nameWidth is the column of names in the HTML listing: a longer name is
-// cut to 47 bytes and "..>".
+// cut to 47 bytes (characters, with Options.UTF8) and "..>".
 const nameWidth = 50
+
+// cutName returns the first n bytes of name, or its first n characters
+// when runes.
+func cutName(name string, n int, runes bool) string {
+	if !runes {
+		return name[:n]
+	}
+	for i := range name {
+		if n == 0 {
+			return name[:i]
+		}
+		n--
+	}
+	return name
+}
 
 // Entry is one file of a listing.
 type Entry struct {
@@ -158,7 +179,7 @@ func Serve(w http.ResponseWriter, r *http.Request, dir fs.FS, uri string, opts O
 			_, off := time.Now().Zone()
 			offset = time.Duration(off) * time.Second
 		}
-		body = AppendHTML(nil, uri, entries, !opts.ApproximateSize, offset)
+		body = AppendHTML(nil, uri, entries, !opts.ApproximateSize, opts.UTF8, offset)
 	}
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
@@ -206,9 +227,10 @@ func Callback(rawQuery string) (string, bool) {
 var months = [...]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
 
 // AppendHTML appends NGINX's HTML listing of entries for the directory
-// uri. exact gives sizes in bytes; offset is added to the times, shown as
-// UTC (the zone's offset for autoindex_localtime).
-func AppendHTML(b []byte, uri string, entries []Entry, exact bool, offset time.Duration) []byte {
+// uri. exact gives sizes in bytes; runes measures names in UTF-8
+// characters (Options.UTF8); offset is added to the times, shown as UTC
+// (the zone's offset for autoindex_localtime).
+func AppendHTML(b []byte, uri string, entries []Entry, exact, runes bool, offset time.Duration) []byte {
 	b = append(b, "<html>\r\n<head><title>Index of "...)
 	b = appendHTMLEscaped(b, uri)
 	b = append(b, "</title></head>\r\n<body>\r\n<h1>Index of "...)
@@ -222,8 +244,11 @@ func AppendHTML(b []byte, uri string, entries []Entry, exact bool, offset time.D
 		}
 		b = append(b, `">`...)
 		n := len(e.Name)
+		if runes {
+			n = utf8.RuneCountInString(e.Name)
+		}
 		if n > nameWidth {
-			b = appendHTMLEscaped(b, e.Name[:nameWidth-3])
+			b = appendHTMLEscaped(b, cutName(e.Name, nameWidth-3, runes))
 			b = append(b, "..&gt;</a>"...)
 		} else {
 			b = appendHTMLEscaped(b, e.Name)

@@ -20,7 +20,7 @@ func TestHTMLLayout(t *testing.T) {
 		{Name: strings.Repeat("n", 60), Regular: true, Size: 20000, ModTime: when},
 		{Name: "m", Regular: true, Size: 3<<20 + 600<<10, ModTime: when},
 	}
-	got := string(AppendHTML(nil, "/x&y/", entries, true, 0))
+	got := string(AppendHTML(nil, "/x&y/", entries, true, false, 0))
 	want := "<html>\r\n<head><title>Index of /x&amp;y/</title></head>\r\n<body>\r\n<h1>Index of /x&amp;y/</h1><hr><pre><a href=\"../\">../</a>\r\n" +
 		"<a href=\"sub/\">sub/</a>" + strings.Repeat(" ", 46) + " 04-Mar-2021 05:06                   -\r\n" +
 		"<a href=\"" + strings.Repeat("d", 50) + "/\">" + strings.Repeat("d", 50) + "</a> 04-Mar-2021 05:06                   -\r\n" +
@@ -31,7 +31,7 @@ func TestHTMLLayout(t *testing.T) {
 	if got != want {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
-	approx := string(AppendHTML(nil, "/", entries, false, time.Hour))
+	approx := string(AppendHTML(nil, "/", entries, false, false, time.Hour))
 	for _, s := range []string{" 04-Mar-2021 06:06       -\r\n", "    20K\r\n", "      4M\r\n"[1:], "     123\r\n"} {
 		if !strings.Contains(approx, s) {
 			t.Errorf("approximate listing lacks %q:\n%s", s, approx)

@@ -91,6 +91,18 @@ func checkCharsets(cl *coreLoc) error {
 		src, dst, cl.sourceCharsetAt, cl.charsetAt)
 }
 
+// Charset returns the charset that the charset directive in force in l
+// gives its responses of the media type mimeType (charset_types), "" for
+// none: for a content that shapes its body by it, as NGINX's autoindex
+// measures names in characters for utf-8.
+func (l *Location) Charset(mimeType string) string {
+	cl := LocConf[*coreLoc](l, coreModule)
+	if !cl.charsetTypes.V.has(mimeType) {
+		return ""
+	}
+	return cl.charset.V
+}
+
 // applyCharset adds or corrects the charset parameter of a client
 // response's Content-Type as NGINX's charset filter does when no
 // conversion is needed. A response that names another charset, with

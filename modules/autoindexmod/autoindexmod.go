@@ -9,6 +9,7 @@ package autoindexmod
 import (
 	"io/fs"
 	"net/http"
+	"strings"
 
 	"github.com/mosaic-edge/mosaic/autoindex"
 	"github.com/mosaic-edge/mosaic/server"
@@ -70,6 +71,7 @@ func Listing(l *server.Location) func(http.ResponseWriter, *http.Request, fs.FS,
 		Format:          lc.format.Or(autoindex.HTML),
 		ApproximateSize: !lc.exact.Or(true),
 		LocalTime:       lc.localtime.Or(false),
+		UTF8:            strings.EqualFold(l.Charset("text/html"), "utf-8"),
 		Error:           server.Error,
 	}
 	return func(w http.ResponseWriter, r *http.Request, dir fs.FS, uri string) {

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Static files against Debian's NGINX on the same configuration: which
+// file a try_files candidate or a regex location's alias names, and the
+// listing of a directory (sameAnswer: internal_access_test.go).
+
+// TestTryFilesEncodedQuestionMarkAsNGINX: a "?" that a client sent as
+// %3F is part of $uri, and of the file name a try_files candidate makes
+// of it: /secret.php%3F names no file, so the PHP source a location for
+// \.php$ guards (which the decoded URI does not match) is not served.
+func TestTryFilesEncodedQuestionMarkAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	for _, who := range []string{"nginx", "mosaic"} {
+		writeFile(t, filepath.Join(dir, who, "www/secret.php"), "<?php SOURCE ?>")
+		writeFile(t, filepath.Join(dir, who, "www/a.txt"), "text")
+	}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		root := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who], "www")
+		return fmt.Sprintf(`server {
+			listen 127.0.0.1:%d; root %s;
+			location ~ \.php$ { deny all; }
+			location / { try_files $uri $uri/ =404; }
+		}`, port, root)
+	})
+	for _, path := range []string{"/secret.php", "/secret.php%3F", "/secret.php%3Fx", "/a.txt%3F.css", "/a.txt"} {
+		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
+	}
+}
+
+// TestRegexAliasDirectoryAsNGINX: an alias made of a regex location's
+// capture that names a directory (a URI ending in a slash) serves its
+// index file, or its listing, as NGINX does.
+func TestRegexAliasDirectoryAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "img", "index.html"), "img index")
+	writeFile(t, filepath.Join(dir, "img", "sub", "index.html"), "sub index")
+	writeFile(t, filepath.Join(dir, "img", "sub", "f.txt"), "f")
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; absolute_redirect off;
+			location ~ ^/r/(.*)$ { alias %s/img/$1; } }`, port, dir)
+	})
+	for _, path := range []string{"/r/", "/r/sub/", "/r/sub/f.txt"} {
+		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
+	}
+}
+
+// TestAutoindexUTF8NamesAsNGINX: with "charset utf-8" the HTML listing
+// measures names in characters, pads them to the column by characters,
+// and cuts a long one at a character, as NGINX does (cut at a byte, it
+// ended inside one, which is not UTF-8).
+func TestAutoindexUTF8NamesAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	when := time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
+	for _, name := range []string{strings.Repeat("ü", 30) + ".txt", strings.Repeat("é", 60), "plain.txt"} {
+		p := filepath.Join(dir, "u", name)
+		writeFile(t, p, "x")
+		if err := os.Chtimes(p, when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s; charset utf-8; autoindex on; }`, port, dir)
+	})
+	sameAnswer(t, mport, nport, "GET /u/ HTTP/1.1\r\nHost: a.test", "")
+}
