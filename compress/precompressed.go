@@ -21,6 +21,10 @@ type Precompressed[V any] struct {
 	// preference (see rankKey), to the copies to try.
 	answers [1 << (2 * numCodings)][]V
 	vary    bool
+	// onCopies are the copies of the codings served on request ("on"),
+	// with gzip_vary: found and not served, they still make the answer
+	// vary (VaryCopies).
+	onCopies []V
 }
 
 // rankKey packs a list of distinct codings into a small index: two bits
@@ -77,6 +81,9 @@ func NewPrecompressed[V any](opts Options, variant func(e Encoding) V) *Precompr
 	var byCoding [numCodings + 1]V
 	for _, e := range enabled {
 		byCoding[e] = variant(e)
+		if modes[e] == StaticOn && opts.Vary {
+			p.onCopies = append(p.onCopies, byCoding[e])
+		}
 	}
 	// Every ordered selection of the offered codings is a possible
 	// negotiation outcome: list the copies for each, the client's choices
@@ -110,6 +117,19 @@ func contains(list []Encoding, e Encoding) bool {
 		}
 	}
 	return false
+}
+
+// VaryCopies returns the copies whose presence beside a file makes its
+// answer vary on Accept-Encoding even when they are not served
+// (static.Options.VaryVariants): those of the codings served on request,
+// when gzip_vary is on, as NGINX's gzip_static on marks the response once
+// it has found the copy, before it declines for a client that does not
+// accept it.
+func (p *Precompressed[V]) VaryCopies() []V {
+	if p == nil {
+		return nil
+	}
+	return p.onCopies
 }
 
 // Choose returns the copies to try for r, best first (nil when none apply:

@@ -36,6 +36,7 @@ type FileServer struct {
 	log           *slog.Logger
 	errorPage     func(http.ResponseWriter, *http.Request, int)
 	variants      VariantFunc
+	varyVariants  []Variant
 	transformed   func(contentType string) bool
 	varyEnc       func(contentType string) bool
 	varyDict      bool
@@ -105,6 +106,7 @@ func New(opts Options) (*FileServer, error) {
 		log:           opts.Logger,
 		errorPage:     opts.Error,
 		variants:      opts.Variants,
+		varyVariants:  opts.VaryVariants,
 		transformed:   opts.Transformed,
 		varyEnc:       opts.VaryEncoding,
 		varyDict:      opts.VaryDictionary,

@@ -72,6 +72,14 @@ type Options struct {
 	// serve in place of a file (gzip_static, brotli_static, zstd_static).
 	Variants VariantFunc
 
+	// VaryVariants are the copies whose presence beside a file makes its
+	// answer carry Vary: Accept-Encoding even when the copy is not served
+	// (the client does not accept its coding): NGINX's gzip_static on with
+	// gzip_vary marks the response as soon as it finds the copy, before it
+	// declines, so that a shared cache keeps the plain answer for those
+	// clients only.
+	VaryVariants []Variant
+
 	// Transformed reports whether a filter around the FileServer rebuilds
 	// the body of a file of this Content-Type, as an ESI processor does:
 	// the file's validators and byte offsets then describe none of what

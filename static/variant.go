@@ -53,5 +53,12 @@ func (h *FileServer) serveVariant(w http.ResponseWriter, r *http.Request, rel st
 		f.close()
 		return true
 	}
+	for _, v := range h.varyVariants {
+		if f, err := h.open(rel + v.Suffix); err == nil {
+			f.close()
+			addVary(w.Header(), "Accept-Encoding")
+			break
+		}
+	}
 	return false
 }

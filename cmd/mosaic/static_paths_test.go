@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 // Static files against Debian's NGINX on the same configuration: which
@@ -74,4 +76,34 @@ func TestAutoindexUTF8NamesAsNGINX(t *testing.T) {
 		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s; charset utf-8; autoindex on; }`, port, dir)
 	})
 	sameAnswer(t, mport, nport, "GET /u/ HTTP/1.1\r\nHost: a.test", "")
+}
+
+// TestGzipStaticVaryAsNGINX: with gzip_static on and gzip_vary on, the
+// plain answer for a client that does not accept gzip says Vary:
+// Accept-Encoding whenever the .gz copy is there, as NGINX marks it once
+// it has found the copy: a shared cache must not give that answer to
+// the clients that would get the copy.
+func TestGzipStaticVaryAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	text := strings.Repeat("static text to compress\n", 50)
+	writeFile(t, filepath.Join(dir, "a.txt"), text)
+	writeFile(t, filepath.Join(dir, "a.txt.gz"), string(encodeGzip(t, []byte(text))))
+	writeFile(t, filepath.Join(dir, "only.txt.gz"), string(encodeGzip(t, []byte(text))))
+	writeFile(t, filepath.Join(dir, "plain.txt"), text)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s; gzip_vary on; gzip_static on; }`, port, dir)
+	})
+	for _, path := range []string{"/a.txt", "/only.txt", "/plain.txt"} {
+		for _, ae := range []string{"", "\r\nAccept-Encoding: gzip;q=0", "\r\nAccept-Encoding: br", "\r\nAccept-Encoding: gzip"} {
+			req := "GET " + path + " HTTP/1.1\r\nHost: a.test" + ae + "\r\nConnection: close\r\n\r\n"
+			m, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
+			n, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
+			if m.StatusCode != n.StatusCode || m.Header.Get("Vary") != n.Header.Get("Vary") ||
+				m.Header.Get("Content-Encoding") != n.Header.Get("Content-Encoding") {
+				t.Errorf("%s%q: mosaic %d Vary %q CE %q, nginx %d Vary %q CE %q", path, ae, m.StatusCode, m.Header.Get("Vary"),
+					m.Header.Get("Content-Encoding"), n.StatusCode, n.Header.Get("Vary"), n.Header.Get("Content-Encoding"))
+			}
+		}
+	}
 }

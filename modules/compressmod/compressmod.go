@@ -635,13 +635,23 @@ func locationOptions(l *server.Location) compress.Options {
 // configuration loads; the function it returns allocates nothing per
 // request.
 func Variants(l *server.Location) static.VariantFunc {
-	p := compress.NewPrecompressed(locationOptions(l), func(e compress.Encoding) static.Variant {
-		return static.Variant{Suffix: e.Extension(), Encoding: e.String()}
-	})
+	p := compress.NewPrecompressed(locationOptions(l), staticVariant)
 	if p == nil {
 		return nil
 	}
 	return p.Choose
+}
+
+// VaryVariants returns the precompressed copies whose presence beside a
+// file makes its plain answer vary on Accept-Encoding, for
+// static.Options.VaryVariants (gzip_static on with gzip_vary).
+func VaryVariants(l *server.Location) []static.Variant {
+	return compress.NewPrecompressed(locationOptions(l), staticVariant).VaryCopies()
+}
+
+// staticVariant is the file server's description of the copy of coding e.
+func staticVariant(e compress.Encoding) static.Variant {
+	return static.Variant{Suffix: e.Extension(), Encoding: e.String()}
 }
 
 // LocationOptions returns l's compression directives as compress.Options,

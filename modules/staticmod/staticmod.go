@@ -267,6 +267,7 @@ func options(l *server.Location) static.Options {
 		Error:           server.Error,
 
 		Variants:       compressmod.Variants(l),
+		VaryVariants:   compressmod.VaryVariants(l),
 		VaryEncoding:   compressmod.VaryEncoding(l),
 		VaryDictionary: compressmod.VaryDictionary(l),
 		Transformed:    transformed(esimod.Transformed(l), ssimod.Transformed(l)),

@@ -115,7 +115,8 @@ func TestOpenFileCacheDirectiveErrors(t *testing.T) {
 
 // A location's file options come from the compression module as well:
 // gzip_static serves the .gz copy, with the Vary that gzip_vary adds, to a
-// client that takes gzip, and the file itself to one that does not.
+// client that takes gzip, and the file itself to one that does not, with
+// the same Vary (the copy is there), as NGINX.
 func TestPrecompressedCopiesThroughCompressmod(t *testing.T) {
 	root := testTree(t)
 	testfs.Replace(t, root, "a.txt.gz", "(gzip bytes)", fixedMtime)
@@ -124,7 +125,7 @@ func TestPrecompressedCopiesThroughCompressmod(t *testing.T) {
 	} }`)
 	for _, tc := range []struct{ accept, encoding, vary, body string }{
 		{"gzip", "gzip", "Accept-Encoding", "(gzip bytes)"},
-		{"identity", "", "", alphabet},
+		{"identity", "", "Accept-Encoding", alphabet},
 	} {
 		// The Accept-Encoding also keeps the client from decoding.
 		resp, body := testclient.Get(t, base+"/a.txt", "Accept-Encoding", tc.accept)
