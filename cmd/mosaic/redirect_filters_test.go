@@ -221,3 +221,43 @@ func TestAccessLogOfRedirectTargetAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestLogSubrequestOfRedirectTargetAsNGINX: whether a subrequest is
+// logged (log_subrequest) and where (access_log) are read in the
+// location it ended in, as NGINX reads both there: an SSI include that a
+// try_files fallback moves from a location with log_subrequest off to
+// one with it on is logged, and the other way round it is not.
+func TestLogSubrequestOfRedirectTargetAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	for _, who := range []string{"nginx", "mosaic"} {
+		writeFile(t, filepath.Join(dir, who, "www/page.html"), `A<!--# include virtual="/off/a" -->B<!--# include virtual="/on/a" -->C`)
+		writeFile(t, filepath.Join(dir, who, "www/logged/a"), "logged")
+		writeFile(t, filepath.Join(dir, who, "www/quiet/a"), "quiet")
+	}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		sub := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who])
+		return fmt.Sprintf(`log_format short "$uri $status";
+		server {
+			listen 127.0.0.1:%d; root %s/www;
+			location = /page.html { ssi on; access_log off; }
+			location /off/ { log_subrequest off; access_log %[2]s/off.log short; try_files /none /logged/a; }
+			location /logged/ { log_subrequest on; access_log %[2]s/logged.log short; }
+			location /on/ { log_subrequest on; access_log %[2]s/on.log short; try_files /none /quiet/a; }
+			location /quiet/ { log_subrequest off; access_log %[2]s/quiet.log short; }
+		}`, port, sub)
+	})
+	for _, port := range []int{mport, nport} {
+		if resp, body := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), "GET /page.html HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"); resp.StatusCode != 200 || body != "AloggedBquietC" {
+			t.Fatalf("page: %d %q", resp.StatusCode, body)
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // NGINX writes after the response
+	for _, name := range []string{"off.log", "logged.log", "on.log", "quiet.log"} {
+		m, _ := os.ReadFile(filepath.Join(dir, "mosaic", name))
+		n, _ := os.ReadFile(filepath.Join(dir, "nginx", name))
+		if string(m) != string(n) {
+			t.Errorf("%s: mosaic %q, nginx %q", name, m, n)
+		}
+	}
+}

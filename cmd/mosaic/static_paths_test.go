@@ -107,3 +107,22 @@ func TestGzipStaticVaryAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexOfEncodedQuestionMarkAsNGINX: the index file of a directory
+// whose name has a "?" (a client's %3F) is that directory's: the
+// redirect to it takes the decoded URI whole, as NGINX's index module
+// does, and does not cut it into a path (which another location may
+// match) and arguments.
+func TestIndexOfEncodedQuestionMarkAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "q?x", "index.html"), "q directory")
+	writeFile(t, filepath.Join(dir, "s.php?", "index.html"), "php directory")
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s;
+			location ~ \.php$ { return 200 "PHP uri=$uri args=$args"; } }`, port, dir)
+	})
+	for _, path := range []string{"/q%3Fx/", "/s.php%3F/", "/q%3Fx/?a=1"} {
+		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
+	}
+}

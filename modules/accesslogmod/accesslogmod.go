@@ -88,14 +88,21 @@ func targetsOf(_ *http.Request, st *vars.State) []accesslog.Target {
 	return nil
 }
 
-// wrapSub logs the subrequests that end in the location when
-// log_subrequest is on there, as NGINX does: after they finish, so before
+// wrapSub logs the subrequests that end in a location with
+// log_subrequest on, as NGINX does (it reads the setting, as access_log,
+// in the location the subrequest ended in): after they finish, so before
 // the request that made them.
-func wrapSub(l *server.Location, next http.Handler) (http.Handler, error) {
-	if !server.LocConf[*locConf](l, module).logSub.Or(false) {
-		return next, nil
+func wrapSub(_ *server.Location, next http.Handler) (http.Handler, error) {
+	return accesslog.New(next, accesslog.Options{Choose: subTargetsOf})
+}
+
+// subTargetsOf is targetsOf for a subrequest: none unless the location it
+// ended in has log_subrequest on.
+func subTargetsOf(r *http.Request, st *vars.State) []accesslog.Target {
+	if loc, _ := st.Paths.(*server.Location); loc == nil || !server.LocConf[*locConf](loc, module).logSub.Or(false) {
+		return nil
 	}
-	return wrap(l, next)
+	return targetsOf(r, st)
 }
 
 func setLogFormat(c *server.Cmd) error {

@@ -274,7 +274,10 @@ func options(l *server.Location) static.Options {
 		Listing:        autoindexmod.Listing(l),
 		// The index file is served by the location its URI matches, after
 		// an internal redirect, as NGINX's index module does.
-		IndexRedirect: indexRedirect,
+		// The index file by an internal redirect with the request's
+		// arguments, as NGINX's index module makes it: the decoded URI
+		// taken whole, a "?" in it (a client's %3F) part of the name.
+		IndexRedirect: server.InternalRedirectKeepArgs,
 		IndexFallback: indexFallback(index.last),
 
 		OpenFileCache:        lc.fileCache.V,
@@ -298,15 +301,6 @@ func content(l *server.Location) (http.Handler, error) {
 		srv.Config().OnClose(h.close)
 	}
 	return h, nil
-}
-
-// indexRedirect serves a directory's index file by an internal redirect
-// to its URI with the request's arguments, as NGINX's index module does.
-func indexRedirect(w http.ResponseWriter, r *http.Request, uri string) {
-	if q := r.URL.RawQuery; q != "" {
-		uri += "?" + q
-	}
-	server.InternalRedirect(w, r, uri)
 }
 
 // indexFallback redirects a directory request to the absolute last index
