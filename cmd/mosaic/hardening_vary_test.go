@@ -57,9 +57,9 @@ http {
 		{"/novary/big.js", "gzip", ""},
 		{"/br/page.html", "br", "Accept-Encoding"},
 		{"/zstd/page.html", "zstd", "Accept-Encoding"},
-		{"/static/app.css", "gzip", "Accept-Encoding"}, // the .gz
-		{"/static/app.css", "identity", ""},            // the file, no coding on
-		{"/always/app.css", "gzip", ""},                // one coding always: no choice
+		{"/static/app.css", "gzip", "Accept-Encoding"},     // the .gz
+		{"/static/app.css", "identity", "Accept-Encoding"}, // the file: the .gz is there (gzip_static on marks it, as NGINX)
+		{"/always/app.css", "gzip", ""},                    // one coding always: no choice
 		{"/gunzip/packed.txt", "gzip", "Accept-Encoding"},
 		{"/gunzip/packed.txt", "identity", "Accept-Encoding"},
 	} {
