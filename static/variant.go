@@ -2,6 +2,7 @@ package static
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/mosaic-edge/mosaic/internal/header"
 )
@@ -54,6 +55,9 @@ func (h *FileServer) serveVariant(w http.ResponseWriter, r *http.Request, rel st
 		return true
 	}
 	for _, v := range h.varyVariants {
+		if slices.Contains(try, v) {
+			continue // tried above, and not there
+		}
 		if f, err := h.open(rel + v.Suffix); err == nil {
 			f.close()
 			addVary(w.Header(), "Accept-Encoding")

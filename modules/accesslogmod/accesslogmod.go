@@ -71,18 +71,34 @@ func init() {
 // was one, as NGINX's log phase reads the location configuration the
 // request ended with. So a location with access_log off wraps too: a
 // request it redirects to a logged location is logged.
-func wrap(_ *server.Location, next http.Handler) (http.Handler, error) {
+func wrap(l *server.Location, next http.Handler) (http.Handler, error) {
+	if !logsAnywhere(l) {
+		return next, nil
+	}
 	return accesslog.New(next, accesslog.Options{Choose: targetsOf})
 }
 
-// targetsOf is the access_log of the location the request ended in
-// (vars.State.Paths, which the server keeps on the location serving it).
-func targetsOf(_ *http.Request, st *vars.State) []accesslog.Target {
+// logsAnywhere reports whether l's configuration opened any log file: a
+// configuration without one wraps nothing, and its requests pay nothing.
+func logsAnywhere(l *server.Location) bool {
+	srv := l.Server()
+	return srv == nil || len(server.MainConf[*mainConf](srv.Config(), module).files) > 0
+}
+
+// endConf is the access log settings of the location the request ended in
+// (vars.State.Paths, which the server keeps on the location serving it),
+// nil outside one.
+func endConf(st *vars.State) *locConf {
 	loc, _ := st.Paths.(*server.Location)
 	if loc == nil {
 		return nil
 	}
-	if lc := server.LocConf[*locConf](loc, module); !lc.off {
+	return server.LocConf[*locConf](loc, module)
+}
+
+// targetsOf is the access_log of the location the request ended in.
+func targetsOf(_ *http.Request, st *vars.State) []accesslog.Target {
+	if lc := endConf(st); lc != nil && !lc.off {
 		return lc.targets
 	}
 	return nil
@@ -92,17 +108,20 @@ func targetsOf(_ *http.Request, st *vars.State) []accesslog.Target {
 // log_subrequest on, as NGINX does (it reads the setting, as access_log,
 // in the location the subrequest ended in): after they finish, so before
 // the request that made them.
-func wrapSub(_ *server.Location, next http.Handler) (http.Handler, error) {
+func wrapSub(l *server.Location, next http.Handler) (http.Handler, error) {
+	if !logsAnywhere(l) {
+		return next, nil
+	}
 	return accesslog.New(next, accesslog.Options{Choose: subTargetsOf})
 }
 
 // subTargetsOf is targetsOf for a subrequest: none unless the location it
 // ended in has log_subrequest on.
-func subTargetsOf(r *http.Request, st *vars.State) []accesslog.Target {
-	if loc, _ := st.Paths.(*server.Location); loc == nil || !server.LocConf[*locConf](loc, module).logSub.Or(false) {
-		return nil
+func subTargetsOf(_ *http.Request, st *vars.State) []accesslog.Target {
+	if lc := endConf(st); lc != nil && !lc.off && lc.logSub.Or(false) {
+		return lc.targets
 	}
-	return targetsOf(r, st)
+	return nil
 }
 
 func setLogFormat(c *server.Cmd) error {
