@@ -26,6 +26,8 @@ type Header struct {
 	// form.
 	Name string
 	// Value is evaluated for each response; an empty result adds nothing.
+	// An ETag or Last-Modified header replaces the response's own, and an
+	// empty one removes it, as in NGINX.
 	Value *vars.Template
 	// Always adds the header whatever the status; without it only
 	// responses with a successful status get it (see New).
@@ -153,12 +155,28 @@ func (f *filter) apply(h http.Header, code int, r *http.Request) {
 			continue
 		}
 		v := hd.Value.Eval(r)
+		if single(hd.Name) {
+			// NGINX keeps one ETag and one Last-Modified: add_header
+			// replaces the response's own, and an empty value removes it
+			// (its ngx_http_set_response_header), so that a cache is not
+			// left with two validators to choose from.
+			if v == "" {
+				delete(h, hd.Name)
+			} else {
+				h[hd.Name] = []string{v}
+			}
+			continue
+		}
 		if v == "" {
 			continue
 		}
 		h[hd.Name] = append(h[hd.Name], v)
 	}
 }
+
+// single reports the headers, in canonical form, that add_header
+// replaces rather than adds to.
+func single(name string) bool { return name == "Etag" || name == "Last-Modified" }
 
 func setExpires(h http.Header, e Expires, now time.Time) {
 	var at time.Time

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
+)
+
+// add_header and expires against Debian's NGINX on the same configuration.
+
+// TestAddHeaderValidatorsAsNGINX: add_header ETag and add_header
+// Last-Modified replace the response's own header, the last line wins, and
+// an empty value removes it, as in NGINX: a response never carries two
+// validators.
+func TestAddHeaderValidatorsAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www", "a.txt"), "hello\n")
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s/www;
+			location /set/ { alias %[2]s/www/; add_header etag '"a"'; add_header ETag '"b"';
+				add_header Last-Modified "Mon, 01 Jan 2001 00:00:00 GMT"; }
+			location /rm/ { alias %[2]s/www/; add_header ETag ""; add_header Last-Modified ""; }
+			location /ret { add_header ETag '"a"'; add_header ETag '"b"'; return 200 ok; }
+		}`, port, dir)
+	})
+	for _, path := range []string{"/set/a.txt", "/rm/a.txt", "/ret"} {
+		var got [2][2][]string
+		for i, port := range []int{mport, nport} {
+			resp, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), "GET "+path+" HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+			got[i] = [2][]string{resp.Header.Values("ETag"), resp.Header.Values("Last-Modified")}
+		}
+		for k, name := range []string{"ETag", "Last-Modified"} {
+			if !slices.Equal(got[0][k], got[1][k]) {
+				t.Errorf("%s: %s mosaic %q, nginx %q", path, name, got[0][k], got[1][k])
+			}
+		}
+	}
+}
