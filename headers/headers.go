@@ -42,7 +42,7 @@ const (
 	ExpiresOff      ExpiresMode = iota
 	ExpiresAccess               // relative to the time of the request
 	ExpiresModified             // "modified": relative to Last-Modified
-	ExpiresDaily                // "@15h30m": a time of day
+	ExpiresDaily                // "@15h30m": a time of day, local time
 	ExpiresEpoch                // "epoch"
 	ExpiresMax                  // "max"
 )
@@ -199,10 +199,14 @@ func setExpires(h http.Header, e Expires, now time.Time) {
 		}
 		at = lm.Add(e.D)
 	case ExpiresDaily:
-		day := now.UTC().Truncate(24 * time.Hour)
-		at = day.Add(e.D)
+		// The time of day is on the server's clock, in now's time zone
+		// (the local one, from TZ), as NGINX's ngx_next_time makes it
+		// with mktime: today at that time, or tomorrow once it passed.
+		y, m, d := now.Date()
+		hour, min, sec := int(e.D/time.Hour), int(e.D/time.Minute%60), int(e.D/time.Second%60)
+		at = time.Date(y, m, d, hour, min, sec, 0, now.Location())
 		if !at.After(now) {
-			at = at.Add(24 * time.Hour)
+			at = time.Date(y, m, d+1, hour, min, sec, 0, now.Location())
 		}
 	}
 	h["Expires"] = []string{string(header.AppendDate(make([]byte, 0, len(http.TimeFormat)), at))}
