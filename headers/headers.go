@@ -52,7 +52,7 @@ type Expires struct {
 	// Mode says how D counts; ExpiresOff, the zero value, sets nothing.
 	Mode ExpiresMode
 	// D is the offset from the request or Last-Modified time (negative
-	// for a time in the past), or the time of day, within [0, 24h), for
+	// for a time in the past), or the time of day, within [0, 24h], for
 	// ExpiresDaily. ExpiresOff, ExpiresEpoch and ExpiresMax ignore it.
 	D time.Duration
 }
@@ -62,8 +62,9 @@ func (e Expires) validate() error {
 	case ExpiresOff, ExpiresAccess, ExpiresModified, ExpiresEpoch, ExpiresMax:
 		return nil
 	case ExpiresDaily:
-		if e.D < 0 || e.D >= 24*time.Hour {
-			return fmt.Errorf("headers: expires time of day %v is not within [0, 24h)", e.D)
+		// 24h, the coming midnight, is one NGINX takes too.
+		if e.D < 0 || e.D > 24*time.Hour {
+			return fmt.Errorf("headers: expires time of day %v is not within [0, 24h]", e.D)
 		}
 		return nil
 	}

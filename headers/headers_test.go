@@ -110,7 +110,7 @@ func TestNewRefuses(t *testing.T) {
 		"name with colon":  {http.NotFoundHandler(), headers.Options{Headers: []headers.Header{{Name: "X:A", Value: v}}}},
 		"name with CRLF":   {http.NotFoundHandler(), headers.Options{Headers: []headers.Header{{Name: "X\r\nA", Value: v}}}},
 		"no value":         {http.NotFoundHandler(), headers.Options{Headers: []headers.Header{{Name: "X-A"}}}},
-		"daily past a day": {http.NotFoundHandler(), headers.Options{Expires: headers.Expires{Mode: headers.ExpiresDaily, D: 24 * time.Hour}}},
+		"daily past a day": {http.NotFoundHandler(), headers.Options{Expires: headers.Expires{Mode: headers.ExpiresDaily, D: 24*time.Hour + time.Second}}},
 		"daily negative":   {http.NotFoundHandler(), headers.Options{Expires: headers.Expires{Mode: headers.ExpiresDaily, D: -time.Hour}}},
 		"unknown mode":     {http.NotFoundHandler(), headers.Options{Expires: headers.Expires{Mode: 99}}},
 	} {

@@ -42,7 +42,8 @@ func TestAddHeaderValidatorsAsNGINX(t *testing.T) {
 }
 
 // TestExpiresDailyLocalTimeAsNGINX: "expires @time" names a time of day
-// on the server's local clock (TZ), as NGINX's mktime does, not in UTC.
+// on the server's local clock (TZ), as NGINX's mktime does, not in UTC;
+// "@24h" is the coming midnight.
 func TestExpiresDailyLocalTimeAsNGINX(t *testing.T) {
 	nginxPath(t)
 	t.Setenv("TZ", "Asia/Kolkata") // UTC+5:30, no daylight saving time
@@ -51,10 +52,11 @@ func TestExpiresDailyLocalTimeAsNGINX(t *testing.T) {
 	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
 		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s/www;
 			location /midnight/ { alias %[2]s/www/; expires @0; }
+			location /day/ { alias %[2]s/www/; expires @24h; }
 			location /var/ { alias %[2]s/www/; expires $arg_e; }
 		}`, port, dir)
 	})
-	for _, path := range []string{"/midnight/a.txt", "/var/a.txt?e=@3h", "/var/a.txt?e=@23h59m59s"} {
+	for _, path := range []string{"/midnight/a.txt", "/day/a.txt", "/var/a.txt?e=@24h", "/var/a.txt?e=@3h", "/var/a.txt?e=@23h59m59s"} {
 		var got [2]string
 		for i, port := range []int{mport, nport} {
 			resp, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), "GET "+path+" HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")

@@ -151,7 +151,9 @@ func parseExpires(args []string) (headers.Expires, error) {
 			return e, errors.New("daily time cannot be used with \"modified\" parameter")
 		}
 		d, err := server.ParseDuration(a[1:])
-		if err != nil || d >= 24*time.Hour {
+		// As NGINX, which refuses more than 24 hours: "@24h" is
+		// the coming midnight.
+		if err != nil || d > 24*time.Hour {
 			return e, fmt.Errorf("invalid value %q in \"expires\" directive", a)
 		}
 		return headers.Expires{Mode: headers.ExpiresDaily, D: d}, nil

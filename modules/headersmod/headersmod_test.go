@@ -21,6 +21,7 @@ func TestParseExpires(t *testing.T) {
 		{[]string{"epoch"}, headers.Expires{Mode: headers.ExpiresEpoch}},
 		{[]string{"max"}, headers.Expires{Mode: headers.ExpiresMax}},
 		{[]string{"@15h30m"}, headers.Expires{Mode: headers.ExpiresDaily, D: 15*time.Hour + 30*time.Minute}},
+		{[]string{"@24h"}, headers.Expires{Mode: headers.ExpiresDaily, D: 24 * time.Hour}},
 		{[]string{"modified", "1d"}, headers.Expires{Mode: headers.ExpiresModified, D: 24 * time.Hour}},
 	} {
 		got, err := parseExpires(c.args)
