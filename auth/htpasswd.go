@@ -107,8 +107,12 @@ type cachedFile struct {
 	data []byte
 }
 
-// Read returns the content of the file at path.
+// Read returns the content of the file at path. A nil *Files keeps
+// nothing: it reads the file on every call.
 func (fsys *Files) Read(path string) ([]byte, error) {
+	if fsys == nil {
+		return os.ReadFile(path)
+	}
 	info, err := os.Stat(path)
 	if err != nil {
 		fsys.m.Delete(path)
@@ -149,7 +153,7 @@ const (
 )
 
 // Check checks r's Basic credentials against the user file at path,
-// read through files. err says why for the results other than Granted,
+// read through files (nil to read it without keeping it). err says why for the results other than Granted,
 // in the words of NGINX's error log.
 func Check(r *http.Request, files *Files, path string) (Result, error) {
 	user, password, ok := Credentials(r.Header.Get("Authorization"))

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -221,5 +222,45 @@ func TestInherited(t *testing.T) {
 		if resp.StatusCode != c.status {
 			t.Errorf("%s from %q as %q: %d, want %d", c.path, c.from, c.user, resp.StatusCode, c.status)
 		}
+	}
+}
+
+// TestUserFileFromVariablesKeepsNothing: a user file whose path a client
+// makes (here from a header) is read for every request and not kept, so
+// that the many spellings of one file ("./t1", "././t1"...) cannot grow
+// the server's memory by a copy of the file each.
+func TestUserFileFromVariablesKeepsNothing(t *testing.T) {
+	dir := siteFiles(t)
+	os.Mkdir(filepath.Join(dir, "tenants"), 0o755)
+	const size = 1 << 20
+	users := "ann:{PLAIN}pw\n#" + strings.Repeat("x", size) + "\n"
+	os.WriteFile(filepath.Join(dir, "tenants", "t1"), []byte(users), 0o644)
+	base := servertest.Serve(t, load(t, dir, fmt.Sprintf(`http { error_log %[1]s/error.log; server { listen 127.0.0.1:0; root %[1]s/www;
+		location /basic/ { auth_basic "B"; auth_basic_user_file tenants/$http_x_tenant; } } }`, dir)))
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	const spellings = 64
+	name := "t1"
+	for i := 0; i < spellings; i++ {
+		req, _ := http.NewRequest("GET", base+"/basic/f", nil)
+		req.SetBasicAuth("ann", "pw")
+		req.Header.Set("X-Tenant", name)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("X-Tenant %q: %d", name, resp.StatusCode)
+		}
+		name = "./" + name
+	}
+	if grown := int64(heap()) - int64(before); grown > spellings*size/4 {
+		t.Errorf("the heap grew by %d MiB after %d spellings of a 1 MiB user file", grown>>20, spellings)
 	}
 }
