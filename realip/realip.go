@@ -102,8 +102,8 @@ func ParseFrom(s string) (p netip.Prefix, partial bool, err error) {
 
 // ParseAddr reads an IPv4 or IPv6 address as NGINX's ngx_parse_addr does:
 // IPv4 as four decimal numbers up to 255 (leading zeros allowed, as
-// inet_addr-style parsing takes them), IPv6 in its text forms, without a
-// zone.
+// inet_addr-style parsing takes them; an empty one is 0; 255.255.255.255
+// is refused), IPv6 in its text forms, without a zone.
 func ParseAddr(s string) (netip.Addr, bool) {
 	if a, ok := parseIPv4(s); ok {
 		return a, true
@@ -118,30 +118,36 @@ func ParseAddr(s string) (netip.Addr, bool) {
 	return a, true
 }
 
+// parseIPv4 reads a dotted quad as NGINX's ngx_inet_addr does, so that a
+// field means the same address to both: an empty number counts as 0
+// ("1.2.3." is 1.2.3.0), and 255.255.255.255, which is the parser's error
+// value (INADDR_NONE), is no address.
 func parseIPv4(s string) (netip.Addr, bool) {
 	var b [4]byte
-	octet, digits, dots := 0, 0, 0
+	octet, dots := 0, 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case c >= '0' && c <= '9':
 			octet = octet*10 + int(c-'0')
-			digits++
 			if octet > 255 {
 				return netip.Addr{}, false
 			}
-		case c == '.' && digits > 0 && dots < 3:
+		case c == '.' && dots < 3:
 			b[dots] = byte(octet)
 			dots++
-			octet, digits = 0, 0
+			octet = 0
 		default:
 			return netip.Addr{}, false
 		}
 	}
-	if dots != 3 || digits == 0 {
+	if dots != 3 {
 		return netip.Addr{}, false
 	}
 	b[3] = byte(octet)
+	if b == [4]byte{255, 255, 255, 255} {
+		return netip.Addr{}, false
+	}
 	return netip.AddrFrom4(b), true
 }
 

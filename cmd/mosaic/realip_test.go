@@ -58,6 +58,12 @@ var realipCases = []struct {
 	{0, "GET / HTTP/1.1\r\nHost: a\r\nX-Forwarded-For: junk", 200, "127.0.0.1|PORT|127.0.0.1"},
 	{0, "GET / HTTP/1.1\r\nHost: a\r\nX-Forwarded-For: [2001:db8::1]:443", 200, "2001:db8::1|443|127.0.0.1"},
 	{0, "GET / HTTP/1.1\r\nHost: a\r\nX-Forwarded-For: 010.0.0.1", 200, "10.0.0.1||127.0.0.1"},
+	// NGINX's IPv4 parser takes an empty number for 0 and refuses
+	// 255.255.255.255, its error value.
+	{0, "GET / HTTP/1.1\r\nHost: a\r\nX-Forwarded-For: 1.2.3.", 200, "1.2.3.0||127.0.0.1"},
+	{0, "GET / HTTP/1.1\r\nHost: a\r\nX-Forwarded-For: 5.6.7.8, 10..0.1:80", 200, "5.6.7.8||127.0.0.1"},
+	{0, "GET / HTTP/1.1\r\nHost: a\r\nX-Forwarded-For: 255.255.255.255", 200, "127.0.0.1|PORT|127.0.0.1"},
+	{0, "GET / HTTP/1.1\r\nHost: a\r\nX-Forwarded-For: 5.6.7.8, 255.255.255.255", 200, "127.0.0.1|PORT|127.0.0.1"},
 	{0, "GET / HTTP/1.1\r\nHost: a\r\nX-Real-IP: 1.2.3.4", 200, "127.0.0.1|PORT|127.0.0.1"},
 	{0, "GET / HTTP/1.1\r\nHost: a\r\nX-Forwarded-For: 9.9.9.9", 403, "refused by the server's if"},
 	// The server level replaced the address already: the location's
