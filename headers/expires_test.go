@@ -22,6 +22,8 @@ func TestSetExpires(t *testing.T) {
 		{Expires{Mode: ExpiresMax}, "Thu, 31 Dec 2037 23:55:55 GMT", "max-age=315360000"},
 		{Expires{Mode: ExpiresDaily, D: 15*time.Hour + 30*time.Minute}, "Fri, 02 Jan 2026 15:30:00 GMT", "max-age=19800"},
 		{Expires{Mode: ExpiresDaily, D: 9 * time.Hour}, "Sat, 03 Jan 2026 09:00:00 GMT", "max-age=82800"},
+		// A zero time is now, in every mode but the daily one.
+		{Expires{Mode: ExpiresModified}, "Fri, 02 Jan 2026 10:00:00 GMT", "max-age=0"},
 		// Last-Modified plus a day is still in the past.
 		{Expires{Mode: ExpiresModified, D: 24 * time.Hour}, "Thu, 01 Jan 2026 00:00:00 GMT", "no-cache"},
 	} {

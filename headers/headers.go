@@ -193,6 +193,13 @@ func setExpires(h http.Header, e Expires, now time.Time) {
 	case ExpiresAccess:
 		at = now.Add(e.D)
 	case ExpiresModified:
+		if e.D == 0 {
+			// NGINX takes a zero time for "now" whatever the mode:
+			// "modified 0" expires now with max-age=0, not at
+			// Last-Modified with no-cache.
+			at = now
+			break
+		}
 		lm, ok := httpdate.Parse(h.Get("Last-Modified"))
 		if !ok {
 			// Without Last-Modified NGINX counts from the request time.

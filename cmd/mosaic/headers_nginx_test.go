@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
@@ -64,6 +66,36 @@ func TestExpiresDailyLocalTimeAsNGINX(t *testing.T) {
 		}
 		if got[0] != got[1] {
 			t.Errorf("%s: Expires mosaic %q, nginx %q", path, got[0], got[1])
+		}
+	}
+}
+
+// TestExpiresModifiedZeroAsNGINX: "expires modified 0" (or a variable
+// that is 0) expires now with max-age=0, as NGINX's zero time does in
+// every mode but the daily one, not at the file's Last-Modified.
+func TestExpiresModifiedZeroAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www", "a.txt"), "hello\n")
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, "www", "a.txt"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s/www;
+			location /zero/ { alias %[2]s/www/; expires modified 0; }
+			location /var/ { alias %[2]s/www/; expires modified $arg_e; }
+		}`, port, dir)
+	})
+	for _, path := range []string{"/zero/a.txt", "/var/a.txt?e=0", "/var/a.txt?e=-0"} {
+		var got [2]string
+		for i, port := range []int{mport, nport} {
+			resp, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), "GET "+path+" HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+			// Expires is the time of the response, which Date shows.
+			got[i] = fmt.Sprintf("Cache-Control %q, Expires is Date: %v", resp.Header.Get("Cache-Control"), resp.Header.Get("Expires") == resp.Header.Get("Date"))
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s: mosaic %s; nginx %s", path, got[0], got[1])
 		}
 	}
 }
