@@ -33,6 +33,14 @@ func TestSetExpires(t *testing.T) {
 			t.Errorf("%+v: Expires %q Cache-Control %q, want %q %q", c.e, h.Get("Expires"), h.Get("Cache-Control"), c.expires, c.cc)
 		}
 	}
+	// max-age counts from the current whole second, as NGINX's clock.
+	for _, e := range []Expires{{Mode: ExpiresModified, D: 24*time.Hour + 10*time.Hour + 30*time.Minute}, {Mode: ExpiresDaily, D: 10*time.Hour + 30*time.Minute}} {
+		h := http.Header{"Last-Modified": {"Thu, 01 Jan 2026 00:00:00 GMT"}}
+		setExpires(h, e, now.Add(999*time.Millisecond))
+		if h.Get("Expires") != "Fri, 02 Jan 2026 10:30:00 GMT" || h.Get("Cache-Control") != "max-age=1800" {
+			t.Errorf("%+v a fraction of a second after %v: %v", e, now, h)
+		}
+	}
 	// Without Last-Modified, "modified" counts from the request time.
 	h := http.Header{}
 	setExpires(h, Expires{Mode: ExpiresModified, D: time.Hour}, now)

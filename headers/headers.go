@@ -180,6 +180,10 @@ func (f *filter) apply(h http.Header, code int, r *http.Request) {
 func single(name string) bool { return name == "Etag" || name == "Last-Modified" }
 
 func setExpires(h http.Header, e Expires, now time.Time) {
+	// NGINX's clock (ngx_time) counts whole seconds: with the fraction
+	// of the current one, max-age until a whole-second time (a
+	// Last-Modified, a time of day) came out one second short.
+	now = now.Truncate(time.Second)
 	var at time.Time
 	switch e.Mode {
 	case ExpiresEpoch:
