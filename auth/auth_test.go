@@ -263,6 +263,17 @@ func FuzzLookup(f *testing.F) {
 	f.Add([]byte("u\nu:x"), "u")
 	f.Fuzz(func(t *testing.T, data []byte, user string) {
 		h, ok := Lookup(data, user)
+		// Fed a byte at a time, as a file read in pieces, the reader
+		// finds the same.
+		l := lookup{want: user + ":"}
+		for i := range data {
+			if l.feed(data[i : i+1]) {
+				break
+			}
+		}
+		if h2, ok2 := l.result(); h2 != h || ok2 != ok {
+			t.Fatalf("in pieces: %q %v, whole: %q %v", h2, ok2, h, ok)
+		}
 		if !ok {
 			return
 		}

@@ -7,6 +7,7 @@ package auth
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -25,48 +26,104 @@ import (
 // ends (LF) where it stops matching the user makes the next line be
 // skipped too.
 func Lookup(data []byte, user string) (hash string, ok bool) {
-	const (
-		login = iota
-		passwd
-		skip
-	)
-	want := user + ":" // what a matching line starts with
-	state, n, start := login, 0, 0
-	for i := 0; i < len(data); i++ {
+	l := lookup{want: user + ":"}
+	l.feed(data)
+	return l.result()
+}
+
+// lookup is Lookup's reader, fed a file in pieces: a file read as it
+// streams needs no more memory than the hash it finds, as in NGINX,
+// which reads the file in small chunks.
+type lookup struct {
+	want  string // what a matching line starts with: the user and ":"
+	state int
+	n     int    // bytes of want matched on this line
+	hash  []byte // the hash read so far, in the passwd state
+	done  bool   // the hash ended
+}
+
+const (
+	lookupLogin = iota
+	lookupPasswd
+	lookupSkip
+)
+
+// feed reads the next bytes of the file. It returns true once the user's
+// hash is complete; what follows is not read.
+func (l *lookup) feed(data []byte) bool {
+	for i := 0; i < len(data) && !l.done; i++ {
 		c := data[i]
-		switch state {
-		case login:
-			if n == 0 {
+		switch l.state {
+		case lookupLogin:
+			if l.n == 0 {
 				if c == '#' || c == '\r' {
-					state = skip
+					l.state = lookupSkip
 					continue
 				}
 				if c == '\n' {
 					continue
 				}
 			}
-			if c != want[n] {
-				state = skip
+			if c != l.want[l.n] {
+				l.state = lookupSkip
 				continue
 			}
-			n++
-			if n == len(want) {
-				state, start = passwd, i+1
+			l.n++
+			if l.n == len(l.want) {
+				l.state = lookupPasswd
 			}
-		case passwd:
+		case lookupPasswd:
 			if c == '\n' || c == '\r' || c == ':' {
-				return string(data[start:i]), true
+				l.done = true
+				break
 			}
-		case skip:
+			end := i
+			for end < len(data) && data[end] != '\n' && data[end] != '\r' && data[end] != ':' {
+				end++
+			}
+			l.hash = append(l.hash, data[i:end]...)
+			i = end - 1
+		case lookupSkip:
 			if c == '\n' {
-				state, n = login, 0
+				l.state, l.n = lookupLogin, 0
 			}
 		}
 	}
-	if state == passwd {
-		return string(data[start:]), true
+	return l.done
+}
+
+// result is the hash found once the file was fed whole (or feed returned
+// true): the file's end also ends the user's line.
+func (l *lookup) result() (string, bool) {
+	if l.state == lookupPasswd {
+		return string(l.hash), true
 	}
 	return "", false
+}
+
+// lookupFile reads the file at path, in pieces, for user's hash.
+func lookupFile(path, user string) (hash string, ok bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false, err
+	}
+	defer f.Close()
+	l := lookup{want: user + ":"}
+	buf := make([]byte, 4096)
+	for {
+		n, err := f.Read(buf)
+		if l.feed(buf[:n]) {
+			break
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", false, &fs.PathError{Op: "read", Path: path, Err: err}
+		}
+	}
+	hash, ok = l.result()
+	return hash, ok, nil
 }
 
 // Credentials reads a Basic Authorization header value as NGINX does:
@@ -107,12 +164,8 @@ type cachedFile struct {
 	data []byte
 }
 
-// Read returns the content of the file at path. A nil *Files keeps
-// nothing: it reads the file on every call.
+// Read returns the content of the file at path.
 func (fsys *Files) Read(path string) ([]byte, error) {
-	if fsys == nil {
-		return os.ReadFile(path)
-	}
 	info, err := os.Stat(path)
 	if err != nil {
 		fsys.m.Delete(path)
@@ -153,14 +206,25 @@ const (
 )
 
 // Check checks r's Basic credentials against the user file at path,
-// read through files (nil to read it without keeping it). err says why for the results other than Granted,
+// read through files, or with files nil read as it streams and not kept
+// (as NGINX reads it, in pieces, for every request). err says why for the results other than Granted,
 // in the words of NGINX's error log.
 func Check(r *http.Request, files *Files, path string) (Result, error) {
 	user, password, ok := Credentials(r.Header.Get("Authorization"))
 	if !ok {
 		return NoCredentials, errors.New("no user/password was provided for basic authentication")
 	}
-	data, err := files.Read(path)
+	var hash string
+	var found bool
+	var err error
+	if files != nil {
+		var data []byte
+		if data, err = files.Read(path); err == nil {
+			hash, found = Lookup(data, user)
+		}
+	} else {
+		hash, found, err = lookupFile(path, user)
+	}
 	if err != nil {
 		// NGINX's words: open() "/etc/users" failed (2: No such file ...).
 		why := err
@@ -178,7 +242,6 @@ func Check(r *http.Request, files *Files, path string) (Result, error) {
 		}
 		return FileError, err
 	}
-	hash, found := Lookup(data, user)
 	if !found {
 		return UnknownUser, fmt.Errorf("user %q was not found in %q", user, path)
 	}

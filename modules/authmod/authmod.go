@@ -92,8 +92,8 @@ func basicCheck(l *server.Location) (server.AccessCheck, error) {
 	realm, file := bc.realm.V, bc.file.V
 	files := &server.MainConf[*basicMain](l.Server().Config(), basic).files
 	if !file.path.Static() {
-		// A path made of variables is read for every request, as NGINX
-		// reads it, and kept nowhere: a client that spells the same
+		// A path made of variables is read for every request, in
+		// pieces, as NGINX reads it, and kept nowhere: a client that spells the same
 		// file many ways ("users/./t", "users//t", ... from a header)
 		// would otherwise make the cache hold a copy for each spelling.
 		files = nil

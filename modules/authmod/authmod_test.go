@@ -264,3 +264,36 @@ func TestUserFileFromVariablesKeepsNothing(t *testing.T) {
 		t.Errorf("the heap grew by %d MiB after %d spellings of a 1 MiB user file", grown>>20, spellings)
 	}
 }
+
+// TestUserFileFromVariablesStreamed: a user file read for every request
+// is read in pieces, as NGINX reads it, not whole: the memory a request
+// takes does not grow with the file that a client's header names.
+func TestUserFileFromVariablesStreamed(t *testing.T) {
+	dir := siteFiles(t)
+	os.Mkdir(filepath.Join(dir, "tenants"), 0o755)
+	const size = 8 << 20
+	users := "#" + strings.Repeat("x", size) + "\nann:{PLAIN}pw\n"
+	os.WriteFile(filepath.Join(dir, "tenants", "big"), []byte(users), 0o644)
+	base := servertest.Serve(t, load(t, dir, fmt.Sprintf(`http { error_log %[1]s/error.log; server { listen 127.0.0.1:0; root %[1]s/www;
+		location /basic/ { auth_basic "B"; auth_basic_user_file tenants/$http_x_tenant; } } }`, dir)))
+	allocated := func() uint64 {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.TotalAlloc
+	}
+	before := allocated()
+	req, _ := http.NewRequest("GET", base+"/basic/f", nil)
+	req.SetBasicAuth("ann", "pw")
+	req.Header.Set("X-Tenant", "big")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%d, want 200", resp.StatusCode)
+	}
+	if n := allocated() - before; n > size/4 {
+		t.Errorf("one request allocated %d MiB for an 8 MiB user file", n>>20)
+	}
+}
