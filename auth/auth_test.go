@@ -101,6 +101,54 @@ func TestMatchSystemCrypt(t *testing.T) {
 	}
 }
 
+// TestMatchLongPassword: the system's crypt(3), which NGINX calls for
+// these schemes, refuses a password of 512 bytes or more ("*0"), so none
+// matches, even against the hash mosaic itself would make of it; one
+// byte shorter still matches the system's hash.
+func TestMatchLongPassword(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		t.Skip("perl is not installed")
+	}
+	settings := []string{"ab", "$1$saltsalt$", "$5$saltstring$", "$6$saltstring$", "$2b$04$abcdefghijklmnopqrstuu"}
+	for _, n := range []int{511, 512} {
+		pw := strings.Repeat("x", n)
+		out, err := exec.Command("perl", append([]string{"-e",
+			`my $p = shift; print crypt($p, $_), "\n" for @ARGV`, pw}, settings...)...).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, h := range strings.Fields(string(out)) {
+			if n < 512 {
+				if !Match(pw, h) {
+					t.Errorf("%d bytes, crypt %q: no match", n, h)
+				}
+				continue
+			}
+			if h != "*0" {
+				t.Fatalf("the system's crypt of %d bytes with %q gave %q", n, settings[i], h)
+			}
+			var own string
+			switch scheme(settings[i]) {
+			case "$1$":
+				own = md5Crypt([]byte(pw), "$1$", settings[i])
+			case "$5$", "$6$":
+				own, _ = shaCrypt([]byte(pw), settings[i])
+			default:
+				continue // bcrypt and DES read only the first bytes
+			}
+			if Match(pw, own) {
+				t.Errorf("%d bytes matched %q, which the system's crypt refuses", n, own)
+			}
+		}
+	}
+	// Nor does mosaic spend the square of the length on one (SHA-crypt).
+	start := time.Now()
+	Match(strings.Repeat("x", 6000), "$6$saltstring$AIsRs/Ee56G/tC8MEHhvReZTfx8u3rXXMl6eYrjCG9ibix19DxoMBLogdTET5Ukw9Sf7eZTITsuk0Ry5qulYz.")
+	if d := time.Since(start); d > 20*time.Millisecond {
+		t.Errorf("a 6000-byte password took %v", d)
+	}
+}
+
 // TestMatchOpenSSLAPR1 checks Apache's MD5 against "openssl passwd -apr1".
 func TestMatchOpenSSLAPR1(t *testing.T) {
 	if _, err := exec.LookPath("openssl"); err != nil {

@@ -39,16 +39,34 @@ func scheme(stored string) string {
 	return "unknown"
 }
 
+// maxCryptPassphrase is libxcrypt's CRYPT_MAX_PASSPHRASE_SIZE: its
+// crypt(3) fails for a passphrase of this length or more.
+const maxCryptPassphrase = 512
+
 // Match reports whether password matches stored, a hash as an htpasswd
 // file holds it, the way NGINX checks one: the password's hash, made
 // with stored as the salt, must equal stored. As in NGINX, which handles
-// both as C strings, each ends at its first NUL byte. The comparison
-// takes the same time wherever the two differ.
+// both as C strings, each ends at its first NUL byte. As with the
+// system's crypt(3), a password of 512 bytes or more never matches a
+// crypt(3) scheme ($1$, $5$, $6$, bcrypt, DES). The comparison takes the
+// same time wherever the two differ.
 func Match(password, stored string) bool {
 	password, stored = cString(password), cString(stored)
 	pw := []byte(password)
+	s := scheme(stored)
+	switch s {
+	case "$1$", "$5$", "$6$", "$2a$", "$2b$", "$2y$", "des":
+		// The schemes NGINX leaves to Debian's crypt(3) (libxcrypt),
+		// which refuses a passphrase of maxCryptPassphrase bytes or
+		// more: such a password never matches in NGINX. Refusing it
+		// before hashing also bounds a client's work: SHA-crypt hashes
+		// the password once per byte of it (a 6 kB one took 100 ms).
+		if len(pw) >= maxCryptPassphrase {
+			return false
+		}
+	}
 	var computed string
-	switch scheme(stored) {
+	switch s {
 	case "$apr1$":
 		computed = md5Crypt(pw, "$apr1$", stored)
 	case "$1$":
