@@ -227,10 +227,12 @@ func requestCheck(l *server.Location) (server.AccessCheck, error) {
 		case code == http.StatusForbidden:
 			return http.StatusForbidden
 		case code == http.StatusUnauthorized:
-			// The subrequest's challenge goes to the client (its last
-			// one, as NGINX keeps a single WWW-Authenticate).
+			// The subrequest's challenge goes to the client: its first
+			// one, the only one NGINX 1.22 keeps of an upstream's
+			// (ngx_http_upstream_process_header_line keeps the first
+			// WWW-Authenticate line).
 			if ch := resp.Header.Values("WWW-Authenticate"); len(ch) > 0 {
-				run.AddHeader("WWW-Authenticate", ch[len(ch)-1])
+				run.AddHeader("WWW-Authenticate", ch[0])
 			}
 			return http.StatusUnauthorized
 		case code >= 200 && code < 300:
