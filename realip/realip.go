@@ -357,13 +357,6 @@ func formatPeer(p peer) string {
 	return net.JoinHostPort(p.addr.String(), strconv.Itoa(int(p.port)))
 }
 
-// stateKey is the name under which the connection's own address is kept in
-// the request's vars.State once it has been replaced: its presence also
-// says that the address was replaced, so that a later level does not
-// replace it again (NGINX runs the module once per request, whether at the
-// server level or the location's).
-const stateKey = "realip remote"
-
 // Apply replaces r.RemoteAddr when c finds a client address, and keeps the
 // old one for $realip_remote_addr. It changes r in place, so that a
 // handler holding r (the access log) sees the new address too. It does
@@ -373,20 +366,23 @@ func (c *Config) Apply(r *http.Request) bool {
 		return false
 	}
 	st := vars.FromContext(r.Context())
-	if _, done := st.Get(stateKey); done || (st != nil && st.RemoteAddr != "") {
-		return false // replaced already, for this request or its parent
+	if st != nil && st.RemoteAddr != "" {
+		// Replaced already, for this request or its parent: NGINX runs
+		// the module once per request, at the server level or the
+		// location's.
+		return false
 	}
 	remote, ok := c.Resolve(r)
 	if !ok {
 		return false
 	}
-	st.Set(stateKey, r.RemoteAddr)
-	r.RemoteAddr = remote
 	if st != nil {
-		// For the filters outside the step that holds a copy of r made
-		// before (the access log).
-		st.RemoteAddr = remote
+		// The connection's address for $realip_remote_addr, and the new
+		// one for the filters outside the step that hold a copy of r
+		// made before (the access log); a subrequest copies both.
+		st.ConnAddr, st.RemoteAddr = r.RemoteAddr, remote
 	}
+	r.RemoteAddr = remote
 	return true
 }
 
@@ -404,8 +400,8 @@ func Handler(c *Config, next http.Handler) http.Handler {
 // original returns the address of the connection: the one Apply replaced,
 // or r's own.
 func original(r *http.Request, st *vars.State) string {
-	if v, ok := st.Get(stateKey); ok {
-		return v
+	if st != nil && st.ConnAddr != "" {
+		return st.ConnAddr
 	}
 	return r.RemoteAddr
 }

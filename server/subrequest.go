@@ -74,7 +74,7 @@ func issue(parent *http.Request, uri string, header http.Header, include bool) (
 	sub.root.Context = ctx
 	st, sri := &sub.root.state, &sub.root.info
 	*st = vars.State{Start: time.Now(), ConnID: ri.st.ConnID, ServerName: ri.st.ServerName, Host: ri.st.Host,
-		ConnRequests: ri.st.ConnRequests, ConnStart: ri.st.ConnStart, RemoteAddr: ri.st.RemoteAddr}
+		ConnRequests: ri.st.ConnRequests, ConnStart: ri.st.ConnStart, RemoteAddr: ri.st.RemoteAddr, ConnAddr: ri.st.ConnAddr}
 	st.ShareRequestID(ri.st)
 	// $request is the main request's line in a subrequest, as in NGINX.
 	st.RequestLine, st.Main = ri.st.RequestLine, ri.st.Main

@@ -41,6 +41,10 @@ type State struct {
 	// $binary_remote_addr and $remote_port: a filter holding a copy of
 	// the request made before the change reads it here.
 	RemoteAddr string
+	// ConnAddr is set with RemoteAddr: the connection's own address
+	// ($realip_remote_addr, $realip_remote_port). A subrequest copies
+	// both, as NGINX's see the connection.
+	ConnAddr string
 
 	// Status and BodyBytes (the body bytes handlers wrote) are filled in
 	// by the server's response writer as the response goes out.

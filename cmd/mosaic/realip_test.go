@@ -38,6 +38,10 @@ func realipHTTP(dir string, port1, port2 int) string {
 			location /v6    { set_real_ip_from 127.0.0.1; set_real_ip_from ::1; real_ip_header X-Forwarded-For; }
 			location /ret   { set_real_ip_from 127.0.0.1; return 200 "$remote_addr|$remote_port|$realip_remote_addr"; }
 			location /none  { }
+			location /sub   { set_real_ip_from 127.0.0.1; auth_request /subauth;
+				auth_request_set $conn "$remote_addr|$realip_remote_port|$realip_remote_addr";
+				add_header X-IP $conn; }
+			location = /subauth { return 204; }
 		}`, dir, port1, port2)
 }
 
@@ -79,6 +83,9 @@ var realipCases = []struct {
 	// realip step runs, in NGINX as in mosaic.
 	{1, "GET /ret HTTP/1.1\r\nHost: a\r\nX-Real-IP: 1.2.3.4", 200, "127.0.0.1|PORT|127.0.0.1"},
 	{1, "GET /none HTTP/1.1\r\nHost: a\r\nX-Real-IP: 1.2.3.4", 200, "127.0.0.1|PORT|127.0.0.1"},
+	// A subrequest (auth_request's, whose variables auth_request_set
+	// reads) sees the client found and the connection's own address.
+	{1, "GET /sub HTTP/1.1\r\nHost: a\r\nX-Real-IP: 1.2.3.4", 200, "1.2.3.4|PORT|127.0.0.1"},
 }
 
 func checkRealip(t *testing.T, who string, ports [2]int) {
@@ -106,7 +113,7 @@ func checkRealip(t *testing.T, who string, ports [2]int) {
 
 func realipFiles(t *testing.T) (string, [2]int) {
 	dir := t.TempDir()
-	for _, f := range []string{"xreal", "cf", "untrusted", "v6", "none"} {
+	for _, f := range []string{"xreal", "cf", "untrusted", "v6", "none", "sub"} {
 		writeFile(t, filepath.Join(dir, "www", f), "file")
 	}
 	return dir, [2]int{freePort(t), freePort(t)}
