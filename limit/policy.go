@@ -69,6 +69,13 @@ type Policy struct {
 	// Rejected, when set, hears of each request a limit refuses (not of a
 	// dry run's): limit is "req" or "conn", zone the zone's name.
 	Rejected func(limit, zone string)
+	// AtEnd, when set, runs release once the request has ended and
+	// reports whether it will: a server that serves an error page or an
+	// internal redirect after the handler returns keeps the request's
+	// limit_conn counts until then, as NGINX counts a request until it
+	// frees it. Without it, or when it reports false, the counts end
+	// when the handler returns.
+	AtEnd func(r *http.Request, release func()) bool
 }
 
 var reqStatusNames = [...]string{"PASSED", "DELAYED", "REJECTED", "DELAYED_DRY_RUN", "REJECTED_DRY_RUN"}
@@ -99,7 +106,9 @@ func (p *Policy) Wrap(next http.Handler) http.Handler {
 			if !ok {
 				return
 			}
-			defer release()
+			if p.AtEnd == nil || !p.AtEnd(r, release) {
+				defer release()
+			}
 		}
 		next.ServeHTTP(w, r)
 	})

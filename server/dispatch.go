@@ -120,6 +120,21 @@ func CurrentLocation(r *http.Request) *Location {
 	return nil
 }
 
+// AtRequestEnd arranges for f to run once the client's request r belongs
+// to has been served, its error pages and internal redirects included,
+// as NGINX runs the cleanups of a request's pool when it frees the
+// request; it runs before the connection reads the next request. It
+// reports false where there is no such request (outside ServeGroup, in a
+// subrequest): the caller then runs f itself.
+func AtRequestEnd(r *http.Request, f func()) bool {
+	ri := infoFrom(r.Context())
+	if ri == nil || ri.rec == nil {
+		return false
+	}
+	ri.rec.ends = append(ri.rec.ends, f)
+	return true
+}
+
 var connCounter atomic.Uint64
 
 // connInfo is what the core keeps in a connection's context: its number

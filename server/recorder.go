@@ -29,6 +29,8 @@ type recorder struct {
 	// tell: filters (add_header) and error_page set it before the header
 	// reaches the recorder, as NGINX sets $status before its filters run.
 	final bool
+	// ends are AtRequestEnd's functions, run by release.
+	ends []func()
 }
 
 type deadliner interface {
@@ -61,11 +63,17 @@ func newRecorder(w http.ResponseWriter, st *vars.State) *recorder {
 	return rw
 }
 
-// release returns the recorder to its pool. A write deadline it armed
+// release runs the functions of AtRequestEnd, then returns the recorder
+// to its pool. A write deadline it armed
 // itself (on net/http's connections) is lifted: the connection may serve
 // more requests, and net/http writes the rest of its buffer after the
 // handler. mosaic's own server bounds that write with send_timeout itself.
 func (rw *recorder) release() {
+	for _, f := range rw.ends {
+		f()
+	}
+	clear(rw.ends)
+	rw.ends = rw.ends[:0]
 	if rw.deadlines != nil && rw.sendTimeout > 0 {
 		_ = rw.deadlines.SetWriteDeadline(time.Time{})
 	}

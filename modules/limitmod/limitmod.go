@@ -341,6 +341,10 @@ func preaccess(l *server.Location, next http.Handler) (http.Handler, error) {
 		Logger:       func(*http.Request) *slog.Logger { return l.Logger() },
 		Reject:       server.Error,
 		Rejected:     statusmod.LimitRejected,
+		// The counts last until the request ends: an error_page served
+		// after this location's handler returned (error_page 404 =
+		// @app) is still the client's request in progress.
+		AtEnd: server.AtRequestEnd,
 	}
 	for _, r := range lc.req {
 		ref := r.(*reqRef)
