@@ -339,7 +339,7 @@ func preaccess(l *server.Location, next http.Handler) (http.Handler, error) {
 		ConnDryRun:   lc.connDryRun.V,
 		ConnLogLevel: lc.connLevel.Or(slog.LevelError),
 		Logger:       func(*http.Request) *slog.Logger { return l.Logger() },
-		Reject:       server.Error,
+		Reject:       reject,
 		Rejected:     statusmod.LimitRejected,
 		// The counts last until the request ends: an error_page served
 		// after this location's handler returned (error_page 404 =
@@ -365,6 +365,21 @@ func preaccess(l *server.Location, next http.Handler) (http.Handler, error) {
 		}
 		limited.ServeHTTP(w, r)
 	}), nil
+}
+
+// reject answers a request that a limit refuses with the status set by
+// limit_req_status or limit_conn_status. NGINX terminates a request whose
+// handler returns 444 (NGX_HTTP_CLOSE) or 408 (ngx_http_finalize_request
+// treats both so): the connection is closed without a response and no
+// error_page, as "return 444" does; the access log says the status.
+func reject(w http.ResponseWriter, r *http.Request, code int) {
+	if code == 444 || code == http.StatusRequestTimeout {
+		if st := vars.FromContext(r.Context()); st != nil {
+			st.WroteHeader(code)
+		}
+		panic(http.ErrAbortHandler)
+	}
+	server.Error(w, r, code)
 }
 
 // sharedZone is a zone's state, shared by the configurations that
