@@ -24,8 +24,8 @@ const StateName = "limit_rate"
 
 // Limits returns the rate (bytes per second, 0: no limit) and the bytes
 // sent before it applies, for one request. It is called once, when the
-// response's body starts, so that what the request's handlers set
-// (X-Accel-Limit-Rate, "set $limit_rate") counts.
+// response's header or body goes out, so that what the request's
+// handlers set (X-Accel-Limit-Rate, "set $limit_rate") counts.
 type Limits func(r *http.Request) (rate, after int64)
 
 // Handler wraps next so that each response's body goes out within the
@@ -82,6 +82,16 @@ func (w *writer) resolve() {
 func (w *writer) allowed(now time.Time) int64 {
 	elapsed := now.Sub(w.start) + time.Second
 	return int64(float64(w.rate)*elapsed.Seconds()) + w.after - w.sent
+}
+
+// WriteHeader settles the limits as the header goes out, as NGINX's write
+// filter reads limit_rate when it sends the header: a response without a
+// body (HEAD, 204, 304) shows its rate in $limit_rate too.
+func (w *writer) WriteHeader(code int) {
+	if code >= 200 {
+		w.resolve()
+	}
+	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *writer) Write(p []byte) (int, error) {
