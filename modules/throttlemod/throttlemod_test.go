@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/testclient"
+	_ "github.com/mosaic-edge/mosaic/modules/cachemod"
 	_ "github.com/mosaic-edge/mosaic/modules/proxymod"
 	_ "github.com/mosaic-edge/mosaic/modules/rewritemod"
 	_ "github.com/mosaic-edge/mosaic/modules/throttlemod"
@@ -18,7 +19,8 @@ import (
 
 // TestLimitRate times 150 KB answers under limit_rate 100k, with NGINX's
 // one second of slack: half a second when limited, a few milliseconds
-// when not (no limit, or limit_rate_after past the body).
+// when not (no limit, limit_rate_after past the body, or an upstream's
+// X-Accel-Limit-Rate that proxy_ignore_headers names).
 func TestLimitRate(t *testing.T) {
 	body := strings.Repeat("x", 150<<10)
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -36,6 +38,7 @@ func TestLimitRate(t *testing.T) {
 		location /after/ { proxy_pass http://%[1]s; limit_rate 100k; limit_rate_after 150k; }
 		location /var/   { proxy_pass http://%[1]s; set $r 100k; limit_rate $r; }
 		location /set/   { proxy_pass http://%[1]s; limit_rate 1m; set $limit_rate 100k; }
+		location /ignore/ { proxy_pass http://%[1]s; proxy_ignore_headers X-Accel-Limit-Rate; }
 		location /show   { set $limit_rate 2k; return 200 "$limit_rate"; }
 		location /none   { return 200 "$limit_rate"; }
 	} }`, up))
@@ -49,6 +52,7 @@ func TestLimitRate(t *testing.T) {
 		{"/var/x", true},
 		{"/set/x", true},
 		{"/free/x?accel", true},
+		{"/ignore/x?accel", false},
 	} {
 		start := time.Now()
 		resp, got := testclient.Get(t, base+c.path)
