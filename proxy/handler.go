@@ -425,6 +425,12 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 			flush = true
 		}
 	}
+	if x.st != nil && x.st.HeaderOnly {
+		// Only the header is wanted (an auth_request check): it goes at
+		// once, not when the buffer is full or the body has ended, which
+		// an upstream that streams its body would put off for ever.
+		flush = true
+	}
 	if h.limitRate > 0 && !flush {
 		// proxy_limit_rate: the upstream's body is read at the rate,
 		// which a buffered response only has in NGINX.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -39,7 +40,30 @@ var ErrNotInServer = errors.New("subrequest outside the server")
 // check sends the URI it checks ("proxy_set_header X-Original-URI
 // $request_uri"), not its own. An include uses Include instead.
 func Subrequest(parent *http.Request, uri string, header http.Header) (*http.Response, error) {
-	return issue(parent, uri, header, false)
+	return issue(parent, uri, header, subPlain)
+}
+
+// SubrequestHeader is Subrequest for a caller that wants only the status
+// and header, as NGINX's header-only subrequests (auth_request): once the
+// header is in, the subrequest is stopped and waited for, so that the
+// variables it set are final when this returns, without its body being
+// read (an endpoint that streams, or sends a large body, would otherwise
+// hold the request). A body of length 0 is read to its end instead, so
+// that an upstream connection that answered it whole stays open. The
+// response's Body is empty.
+func SubrequestHeader(parent *http.Request, uri string, header http.Header) (*http.Response, error) {
+	resp, err := issue(parent, uri, header, subHeaderOnly)
+	if err != nil {
+		return nil, err
+	}
+	b := resp.Body.(*subBody)
+	if resp.ContentLength == 0 {
+		_, _ = io.Copy(io.Discard, b)
+	}
+	b.Close()
+	b.ended.Wait()
+	resp.Body = http.NoBody
+	return resp, nil
 }
 
 // Include is Subrequest for a fragment that SSI or ESI includes in a page,
@@ -48,10 +72,18 @@ func Subrequest(parent *http.Request, uri string, header http.Header) (*http.Res
 // entry for each fragment, where in NGINX every include of a page would
 // share the page's key (see vars/README.md).
 func Include(parent *http.Request, uri string, header http.Header) (*http.Response, error) {
-	return issue(parent, uri, header, true)
+	return issue(parent, uri, header, subInclude)
 }
 
-func issue(parent *http.Request, uri string, header http.Header, include bool) (*http.Response, error) {
+// The kinds of subrequest issue makes.
+const (
+	subPlain      = iota // Subrequest
+	subInclude           // Include: its own $request_uri
+	subHeaderOnly        // SubrequestHeader: vars.State.HeaderOnly
+)
+
+func issue(parent *http.Request, uri string, header http.Header, kind int) (*http.Response, error) {
+	include := kind == subInclude
 	ri := infoFrom(parent.Context())
 	if ri == nil {
 		return nil, ErrNotInServer
@@ -75,6 +107,7 @@ func issue(parent *http.Request, uri string, header http.Header, include bool) (
 	st, sri := &sub.root.state, &sub.root.info
 	*st = vars.State{Start: time.Now(), ConnID: ri.st.ConnID, ServerName: ri.st.ServerName, Host: ri.st.Host,
 		ConnRequests: ri.st.ConnRequests, ConnStart: ri.st.ConnStart, RemoteAddr: ri.st.RemoteAddr, ConnAddr: ri.st.ConnAddr}
+	st.HeaderOnly = kind == subHeaderOnly
 	st.ShareRequestID(ri.st)
 	// $request is the main request's line in a subrequest, as in NGINX.
 	st.RequestLine, st.Main = ri.st.RequestLine, ri.st.Main
@@ -140,10 +173,12 @@ func issue(parent *http.Request, uri string, header http.Header, include bool) (
 
 	pipe := &sub.pipe
 	pipe.init()
+	sub.ended.Add(1)
 	sw := &sub.sw
 	*sw = subWriter{header: http.Header{}, ready: make(chan struct{}), pipe: pipe, st: st}
 	st.Header = sw.header
 	subrequestWorkers.Go(func() {
+		defer sub.ended.Done()
 		defer func() {
 			if p := recover(); p != nil {
 				err := fmt.Errorf("subrequest %q panicked: %v", uri, p)
@@ -169,7 +204,7 @@ func issue(parent *http.Request, uri string, header http.Header, include bool) (
 		cancel()
 		return nil, sw.err
 	}
-	sub.body = subBody{pipe: pipe, cancel: cancel}
+	sub.body = subBody{pipe: pipe, cancel: cancel, ended: &sub.ended}
 	resp := &sub.resp
 	*resp = http.Response{
 		Status:        statusLine(sw.status),
@@ -200,6 +235,9 @@ type subrequest struct {
 	sw   subWriter
 	body subBody
 	resp http.Response
+	// ended is done once the handler has returned (SubrequestHeader
+	// waits for it).
+	ended sync.WaitGroup
 }
 
 // subrequestURL resolves a subrequest's uri against its parent's URL,
@@ -292,6 +330,7 @@ func (s *subWriter) fail(err error) {
 type subBody struct {
 	pipe   *subPipe
 	cancel context.CancelFunc
+	ended  *sync.WaitGroup
 }
 
 func (b *subBody) Read(p []byte) (int, error) { return b.pipe.Read(p) }

@@ -45,6 +45,11 @@ type State struct {
 	// ($realip_remote_addr, $realip_remote_port). A subrequest copies
 	// both, as NGINX's see the connection.
 	ConnAddr string
+	// HeaderOnly says that only the response's status and header are
+	// wanted (NGINX's r->header_only, which an auth_request subrequest
+	// has): a handler that would hold the header back while it buffers
+	// the body (the proxy) sends it at once.
+	HeaderOnly bool
 
 	// Status and BodyBytes (the body bytes handlers wrote) are filled in
 	// by the server's response writer as the response goes out.

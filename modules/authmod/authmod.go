@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"path/filepath"
@@ -204,18 +203,16 @@ func requestCheck(l *server.Location) (server.AccessCheck, error) {
 	uri, sets := rc.uri.V, rc.set.V
 	return func(r *http.Request, run *server.AccessRun) server.Verdict {
 		log := run.Loc.Logger()
-		resp, err := server.Subrequest(r, uri, nil)
+		// Only the status and headers count, as NGINX makes the
+		// subrequest header-only: its body is not waited for, and the
+		// variables it set are final once it returns.
+		resp, err := server.SubrequestHeader(r, uri, nil)
 		if err != nil {
 			if !errors.Is(err, context.Canceled) {
 				log.ErrorContext(r.Context(), fmt.Sprintf("auth request %q failed: %v", uri, err))
 			}
 			return http.StatusInternalServerError
 		}
-		// Only the status and headers count (NGINX makes the subrequest
-		// header-only); the body is read to the end so that the
-		// subrequest has finished when its variables are read.
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
 		if len(sets) > 0 {
 			sub := vars.FromContext(resp.Request.Context())
 			st := vars.FromContext(r.Context())
