@@ -107,6 +107,26 @@ var langCases = []struct {
 	{"default in src", `<esi:include src="/f/$(HTTP_COOKIE{none}|'a')"/>`, "A"},
 }
 
+// TestIncludeAuthorityFromVariables: a variable in the authority of an
+// include's src keeps a port (and an IPv6 literal's brackets), so that
+// "http://$(HTTP_HOST)/..." includes from a Host with a port, while a
+// value that names another authority is still refused.
+func TestIncludeAuthorityFromVariables(t *testing.T) {
+	doc := `<esi:include src="http://$(HTTP_HOST)/f/a"/><esi:include src="//$(HTTP_HOST)/f/b"/>` +
+		`<esi:include src="http://$(QUERY_STRING{h})/f/a"/><esi:include src="//$(QUERY_STRING{u})/f/a"/>`
+	want := "AB" + marker + marker
+	for _, host := range []string{"example.test:8080", "[::1]:8080", "[::1]"} {
+		h := mustNew(t, htmlPage(doc), esi.Options{Fetcher: esi.FetchHandler(fragments()), Logger: discardLog()})
+		r := httptest.NewRequest("GET", "/f/page?h=other.test:8080&u=example.test:8080@other.test", nil)
+		r.Host = host
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		if got := rec.Body.String(); got != want {
+			t.Errorf("Host %s: got %q, want %q", host, got, want)
+		}
+	}
+}
+
 // serveLang runs doc through a handler for langRequest, written by write.
 func serveLang(t testing.TB, opts esi.Options, write func(w http.ResponseWriter)) string {
 	t.Helper()

@@ -373,9 +373,15 @@ func (v *variables) substituteAttr(s string) (out string, refused bool) {
 			refused = true
 			continue
 		}
+		// In the authority ("http://$(HTTP_HOST)/..."), the ':' of a port
+		// and the brackets of an IPv6 literal stay: escaped, they make the
+		// URL invalid, so that a Host with a port could never be
+		// included. The authority is then still checked to be the
+		// request's own (resolve).
+		host := inAuthority(sb.String())
 		for j := 0; j < len(val); j++ {
 			c := val[j]
-			if isUnreserved(c) {
+			if isUnreserved(c) || host && (c == ':' || c == '[' || c == ']') {
 				sb.WriteByte(c)
 				continue
 			}
@@ -385,6 +391,31 @@ func (v *variables) substituteAttr(s string) (out string, refused bool) {
 			sb.WriteByte(hex[c&15])
 		}
 	}
+}
+
+// inAuthority reports whether what follows prefix, the start of an
+// include's URL, lies in its authority: prefix is "//" or "scheme://",
+// then no byte that ends the authority.
+func inAuthority(prefix string) bool {
+	scheme, rest, ok := strings.Cut(prefix, "//")
+	if !ok || strings.ContainsAny(rest, "/?#") {
+		return false
+	}
+	if scheme == "" {
+		return true
+	}
+	name, colon := strings.CutSuffix(scheme, ":")
+	if !colon || name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		letter := c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
+		if !letter && (i == 0 || !(c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return false
+		}
+	}
+	return true
 }
 
 func isUnreserved(c byte) bool {
