@@ -2,6 +2,7 @@ package esi
 
 import (
 	"log/slog"
+	"sync"
 	"sync/atomic"
 )
 
@@ -30,9 +31,40 @@ type tryBlock struct {
 	parent          *output
 	s               *slot
 	attempt, except *output
-	failed          atomic.Bool   // an include in the attempt failed
-	decided         chan struct{} // closed once useExcept is known
-	useExcept       bool
+	failed          atomic.Bool // an include in the attempt failed
+
+	mu        sync.Mutex
+	decided   bool // useExcept is known
+	useExcept bool
+	// waiting: what the except holds (its includes, and the settling of
+	// the tries in it) waits here for the decision, in document order.
+	waiting []func(used bool)
+}
+
+// afterDecision runs f with whether t's except is used, once that is
+// known.
+func (t *tryBlock) afterDecision(f func(used bool)) {
+	t.mu.Lock()
+	if !t.decided {
+		t.waiting = append(t.waiting, f)
+		t.mu.Unlock()
+		return
+	}
+	t.mu.Unlock()
+	f(t.useExcept)
+}
+
+// decide makes known whether t's except is used, and runs what waited for
+// it.
+func (t *tryBlock) decide(useExcept bool) {
+	t.mu.Lock()
+	t.decided, t.useExcept = true, useExcept
+	waiting := t.waiting
+	t.waiting = nil
+	t.mu.Unlock()
+	for _, f := range waiting {
+		f(useExcept)
+	}
 }
 
 func (p *page) skipping() bool {
@@ -80,11 +112,25 @@ func (p *page) close() {
 	case f.prev != nil:
 		p.dst = f.prev
 	case f.elem == ElemTry && f.try != nil:
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
-			p.settleTry(f.try)
-		}()
+		t := f.try
+		settle := func(live bool) {
+			if !live {
+				p.settleTry(t, false)
+				return
+			}
+			p.wg.Add(1)
+			go func() {
+				defer p.wg.Done()
+				p.settleTry(t, true)
+			}()
+		}
+		// A try in an except is settled once that except is known to be
+		// used, so that nothing waits on a goroutine for it meanwhile.
+		if _, gate := p.tryContext(); gate != nil {
+			gate.afterDecision(settle)
+			return
+		}
+		settle(true)
 	}
 }
 
@@ -105,55 +151,44 @@ func (p *page) newTry() *tryBlock {
 		s:       p.dst.slot(),
 		attempt: newCollector(&p.h.bufs),
 		except:  newCollector(&p.h.bufs),
-		decided: make(chan struct{}),
 	}
 }
 
-// tryContext returns, for an include at the current place, the try whose
-// attempt its failure fails (the innermost attempt around it) and the
-// tries whose except blocks hold it, outermost first: it is carried out
-// only if each of those excepts is used.
-func (p *page) tryContext() (fails *tryBlock, gates []*tryBlock) {
+// tryContext returns, for an include or a try at the current place, the
+// try whose attempt its failure fails (the innermost attempt around it)
+// and the try of the innermost except around it: it is carried out only
+// if that except is used. A try in an except is itself settled only once
+// its except is used, so that this is true of every except around it.
+func (p *page) tryContext() (fails, gate *tryBlock) {
 	for i := len(p.blocks) - 1; i >= 0; i-- {
 		f := p.blocks[i]
 		switch {
 		case f.try == nil:
 		case f.elem == ElemAttempt && fails == nil:
 			fails = f.try
-		case f.elem == ElemExcept:
-			gates = append([]*tryBlock{f.try}, gates...)
+		case f.elem == ElemExcept && gate == nil:
+			gate = f.try
 		}
 	}
-	return fails, gates
-}
-
-// exceptUsed waits for each try to be decided and reports whether every
-// one of them uses its except block. A page that is stopped uses none.
-func (p *page) exceptUsed(tries []*tryBlock) bool {
-	for _, t := range tries {
-		select {
-		case <-t.decided:
-		case <-p.ctx.Done():
-			return false
-		}
-		if !t.useExcept {
-			return false
-		}
-	}
-	return true
+	return fails, gate
 }
 
 // settleTry waits for the attempt's fragments, decides, and fills the try's
 // slot with the attempt or, when one of its includes failed, the except.
-func (p *page) settleTry(t *tryBlock) {
+// A try that is not live stands in an except that is not used: it writes
+// nothing, and nothing of its except is fetched.
+func (p *page) settleTry(t *tryBlock, live bool) {
 	keep := t.attempt.gather()
-	t.useExcept = t.failed.Load()
-	close(t.decided)
+	useExcept := live && t.failed.Load()
+	t.decide(useExcept)
 	drop := t.except.gather()
-	if t.useExcept {
+	if useExcept {
 		keep, drop = drop, keep
 		p.h.log.LogAttrs(p.ctx, slog.LevelInfo, "esi: an include of <esi:attempt> failed, <esi:except> used instead",
 			slog.String("uri", p.req.URL.RequestURI()))
+	}
+	if !live {
+		drop, keep = append(drop, keep...), nil
 	}
 	for i := range drop {
 		drop[i].release()

@@ -79,8 +79,8 @@ func (in incl) failAttempt() {
 // fetched in its own goroutine and the parser goes on at once. With either,
 // the parser waits for the fragment's status, so that the alt fragment can
 // take the failed one's place; its body is then read concurrently as usual.
-// An include inside an <esi:except> waits, in a goroutine, for its try to
-// be decided: it is fetched only when the except block is used.
+// An include inside an <esi:except> waits for its try to be decided: it is
+// fetched only when the except block is used.
 func (p *page) include(ev *Event) {
 	in := incl{cont: ev.Continue, out: p.dst}
 	var refusedSrc, refusedAlt bool
@@ -90,26 +90,24 @@ func (p *page) include(ev *Event) {
 		p.h.log.LogAttrs(p.ctx, slog.LevelWarn, "esi: a variable's value in the path of an include would change its path segments: substituted as empty",
 			slog.String("uri", p.req.URL.RequestURI()), slog.String("src", ev.Src), slog.String("alt", ev.Alt))
 	}
-	var gates []*tryBlock
-	in.try, gates = p.tryContext()
+	var gate *tryBlock
+	in.try, gate = p.tryContext()
 	in.s = in.out.slot()
-	if len(gates) == 0 {
+	if gate == nil {
 		p.run(in, false)
 		return
 	}
-	p.wg.Add(1)
-	go p.runGated(in, gates)
-}
-
-// runGated carries out an include of an except block once it is known to
-// be used, on a goroutine of the page.
-func (p *page) runGated(in incl, gates []*tryBlock) {
-	defer p.wg.Done()
-	if !p.exceptUsed(gates) {
-		in.out.complete(in.s, nil)
-		return
-	}
-	p.run(in, true)
+	// Queued on the try rather than waiting on a goroutine of its own: an
+	// except may hold any number of includes, and esi_max_includes counts
+	// only those that run.
+	gate.afterDecision(func(used bool) {
+		// A page that is stopped fetches nothing more.
+		if !used || p.ctx.Err() != nil {
+			in.out.complete(in.s, nil)
+			return
+		}
+		p.run(in, false)
+	})
 }
 
 // run carries out an include whose slot is taken; inline says it is on a

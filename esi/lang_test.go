@@ -4,9 +4,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mosaic-edge/mosaic/esi"
 	"github.com/mosaic-edge/mosaic/internal/testclient"
@@ -243,6 +245,49 @@ func TestTryWaitsForTheAttempt(t *testing.T) {
 	close(gate)
 	body.waitFor(t, "head(fallback)tail")
 	<-body.done
+}
+
+// TestExceptWaitsWithoutGoroutines: while an attempt waits for a slow
+// fragment, the includes of its except, and the tries in it, wait for the
+// decision without a goroutine each: a page cannot make the server hold
+// goroutines by the thousand, beyond what esi_max_includes lets run.
+func TestExceptWaitsWithoutGoroutines(t *testing.T) {
+	gate := make(chan struct{})
+	frags := fragments()
+	frags.HandleFunc("/f/slow", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+		}
+		w.WriteHeader(http.StatusBadGateway)
+	})
+	const n = 1000
+	doc := `<esi:try><esi:attempt><esi:include src="/f/slow"/></esi:attempt><esi:except>` +
+		strings.Repeat(`<esi:include src="/f/a"/>`, n) +
+		strings.Repeat(`<esi:try><esi:attempt><esi:include src="/f/404"/></esi:attempt><esi:except><esi:include src="/f/b"/></esi:except></esi:try>`, n) +
+		`</esi:except></esi:try>`
+	h := mustNew(t, htmlPage(doc), esi.Options{Fetcher: esi.FetchHandler(frags), MaxIncludes: 4 * n, Logger: discardLog()})
+	before := runtime.NumGoroutine()
+	done := make(chan string)
+	go func() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/f/page", nil))
+		done <- rec.Body.String()
+	}()
+	// The page is parsed and waits for /f/slow when its goroutines stop
+	// growing; a goroutine per waiting include or try would be thousands.
+	var during int
+	for i := 0; i < 100; i++ {
+		time.Sleep(10 * time.Millisecond)
+		during = runtime.NumGoroutine()
+	}
+	close(gate)
+	if body, want := <-done, strings.Repeat("A", n)+strings.Repeat("B", n); body != want {
+		t.Errorf("got %d bytes %.40q..., want %d bytes", len(body), body, len(want))
+	}
+	if during-before > 50 {
+		t.Errorf("%d goroutines while the except waited", during-before)
+	}
 }
 
 func TestLanguageWarnings(t *testing.T) {
