@@ -49,11 +49,16 @@ func (r *recorder) Write(b []byte) (int, error) {
 // and host:port) with client, or http.DefaultClient when client is nil. The
 // Host header stays the page's, so a name-based origin serves the same site.
 // An ESI body of the fragment is processed by the including page, as
-// Varnish processes nested ESI itself.
+// Varnish processes nested ESI itself. A redirect is a fragment like any
+// other answer, as Varnish splices it: it is not followed, whatever the
+// client's CheckRedirect says, for it could lead to any host.
 func HTTPFetch(client *http.Client, origin *url.URL) Fetcher {
 	if client == nil {
 		client = http.DefaultClient
 	}
+	c := *client
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	client = &c
 	return FetchFunc(func(_, req *http.Request) (*Fragment, error) {
 		u := *req.URL
 		u.Scheme, u.Host = origin.Scheme, origin.Host

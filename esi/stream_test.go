@@ -37,6 +37,28 @@ func delay(d time.Duration) http.HandlerFunc {
 	}
 }
 
+// TestHTTPFetchFollowsNoRedirect: a fragment origin's redirect is
+// spliced as its answer, as Varnish splices it, and not followed: it
+// could lead to any host, which src itself cannot name.
+func TestHTTPFetchFollowsNoRedirect(t *testing.T) {
+	other := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, "other host")
+	}))
+	for i, client := range []*http.Client{nil, other.Client()} {
+		frag := httptestServer(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Location", other.URL+"/private")
+			w.Header().Set("Content-Type", "text/plain")
+			w.WriteHeader(http.StatusFound)
+			io.WriteString(w, "moved")
+		}))
+		u, _ := url.Parse(frag.URL)
+		srv := pageServer(t, esi.Options{Fetcher: esi.HTTPFetch(client, u), Logger: discardLog()}, htmlPage(`a<esi:include src="/f"/>b`))
+		if _, body := testclient.Get(t, srv.URL+"/"); body != "amovedb" {
+			t.Errorf("client %d: got %q", i, body)
+		}
+	}
+}
+
 func TestFragmentsInParallel(t *testing.T) {
 	_, fetch := origin(t, delay(200*time.Millisecond))
 	var doc, want strings.Builder
