@@ -66,13 +66,6 @@ func (r *storedRun) form(c Coding) []byte {
 	return r.forms[c]
 }
 
-// drop forgets the run's stored form in c: the store could not keep it.
-func (r *storedRun) drop(c Coding) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.forms[c] = nil
-}
-
 // plan is the parse of one stored object.
 type plan struct {
 	key planKey
@@ -211,7 +204,7 @@ func (s *PlanStore) drop(pl *plan) {
 // grow charges n more bytes to a plan held in the store (a run's
 // compressed form was added) and reports whether they may be kept. A plan
 // no longer held charges nothing; one that would outgrow the whole store
-// keeps its forms no more, and evicts nothing: each delivery would
+// is not given the form, and evicts nothing: each delivery would
 // otherwise empty the store.
 func (s *PlanStore) grow(pl *plan, n int64) bool {
 	s.mu.Lock()

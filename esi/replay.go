@@ -199,8 +199,8 @@ func (p *page) replayStored(s *step, parts []seg) bool {
 	if p.skipping() {
 		return false
 	}
-	if n := storedForm(s, p.stitch.coding, p.stitch.level, parts); n > 0 && !p.rp.pl.store.grow(p.rp.pl, n) {
-		s.run.drop(p.stitch.coding)
+	pl := p.rp.pl
+	if !storedForm(s, p.stitch.coding, p.stitch.level, parts, func(n int64) bool { return pl.store.grow(pl, n) }) {
 		return false
 	}
 	p.parser.skip(s.n)

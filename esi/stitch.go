@@ -293,14 +293,18 @@ func (s *stitcher) close() error {
 	return nil
 }
 
-// storedForm makes sure the run of st has its compressed form in coding c
-// and returns how many bytes that added. parts are the run's bytes.
-func storedForm(st *step, c Coding, level int, parts []seg) int64 {
+// storedForm makes sure the run of st has its compressed form in coding c,
+// made from parts (the run's bytes) if it has none yet, and reports
+// whether it has. A new form is kept only if keep, told its size, agrees
+// (the zone has room for it). A form once kept is never dropped: a
+// delivery that found it may write it much later, queued behind a pending
+// fragment, and must find it then.
+func storedForm(st *step, c Coding, level int, parts []seg, keep func(n int64) bool) bool {
 	r := st.run
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.forms[c] != nil {
-		return 0
+		return true
 	}
 	var form []byte
 	switch c {
@@ -319,11 +323,14 @@ func storedForm(st *step, c Coding, level int, parts []seg) int64 {
 	case CodingBrotli:
 		form = brotliSegment(nil, joinParts(parts), level, brotli.Segment{})
 	default:
-		return 0
+		return false
+	}
+	if !keep(int64(len(form))) {
+		return false
 	}
 	// Kept at its size: the zone is charged len, so cap must match.
 	r.forms[c] = bytes.Clone(form)
-	return int64(len(form))
+	return true
 }
 
 // joinParts returns the bytes of parts, contiguous.

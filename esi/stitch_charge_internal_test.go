@@ -12,7 +12,8 @@ func TestStoredFormCharge(t *testing.T) {
 	plain := []byte(strings.Repeat("<div class=\"row\">same text again and again</div>\n", 5000)) // ~250 KB
 	for _, c := range []Coding{CodingGzip, CodingZstd, CodingBrotli} {
 		st := &step{kind: stepText, n: int64(len(plain)), run: new(storedRun)}
-		charged := storedForm(st, c, 6, []seg{{data: plain}})
+		var charged int64
+		storedForm(st, c, 6, []seg{{data: plain}}, func(n int64) bool { charged = n; return true })
 		form := st.run.forms[c]
 		t.Logf("%v: run %d B, charged %d B, retained cap %d B (%.1fx)", c, len(plain), charged, cap(form), float64(cap(form))/float64(charged))
 		if int64(cap(form)) > 2*charged {

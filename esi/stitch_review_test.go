@@ -3,6 +3,8 @@ package esi_test
 import (
 	"net/http"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mosaic-edge/mosaic/esi"
@@ -31,6 +33,44 @@ func TestStoredFormLargerThanZone(t *testing.T) {
 	t.Logf("before %+v\nafter  %+v", before, after)
 	if after.Plans < before.Plans {
 		t.Errorf("a stored form larger than the zone evicted %d plans, including itself", before.Plans+1-after.Plans)
+	}
+}
+
+// TestStoredFormLargerThanZoneConcurrent: while deliveries of a page
+// whose stored form cannot fit the zone make the form and give it up,
+// concurrent deliveries never write a run from a form that is gone: it
+// used to be dropped after another delivery had found it, which then
+// wrote nothing for the run (a zstd or brotli page silently without
+// it, a gzip page with a wrong trailer).
+func TestStoredFormLargerThanZoneConcurrent(t *testing.T) {
+	big := make([]byte, 64<<10)
+	x := uint32(1)
+	for i := range big {
+		x = x*1664525 + 1013904223
+		big[i] = 'a' + byte(x>>24)%26
+	}
+	body := append([]byte(`<esi:include src="/f/a"/>`), big...)
+	want := "A" + string(big)
+	for _, c := range stitchCodings {
+		h := mustNew(t, storedPage(body, "HIT", 4096, false), stitchOpts(newPlans(t, esi.MinPlanStoreSize), c, false))
+		serve(h, planRequest("/big", "", "")) // records the plan
+		var wrong atomic.Int32
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 20 {
+					if decodedQuiet(serve(h, planRequest("/big", "", c.String()))) != want {
+						wrong.Add(1)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		if n := wrong.Load(); n > 0 {
+			t.Errorf("%v: %d wrong bodies of 160", c, n)
+		}
 	}
 }
 
