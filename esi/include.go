@@ -256,6 +256,14 @@ func (p *page) fill(in incl, f *fetched) {
 	} else {
 		parts, err = p.h.bufs.readAll(body)
 	}
+	if err == nil {
+		// A Fetcher may end a body that the fragment's timeout cut short
+		// as if it were whole (the server's subrequest, whose proxied
+		// request returns quietly once cancelled): a fragment whose
+		// context ended before its end was read is not known to be
+		// complete, and fails.
+		err = f.req.Context().Err()
+	}
 	if err != nil {
 		for i := range parts {
 			parts[i].release()

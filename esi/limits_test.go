@@ -1,6 +1,7 @@
 package esi_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -65,6 +66,44 @@ func TestFragmentTimeout(t *testing.T) {
 	}
 	if want := "a" + marker + "b" + marker + "c/fastd"; body != want {
 		t.Fatalf("got %q, want %q", body, want)
+	}
+	if n := sink.count("deadline exceeded"); n != 2 {
+		t.Fatalf("%d timeouts logged:\n%s", n, sink)
+	}
+}
+
+// cutBody yields text, then ends as a server's subrequest ends a body its
+// cancelled request cut short: with io.EOF, once ctx is done.
+type cutBody struct {
+	ctx  context.Context
+	text string
+}
+
+func (b *cutBody) Read(p []byte) (int, error) {
+	if b.text != "" {
+		n := copy(p, b.text)
+		b.text = b.text[n:]
+		return n, nil
+	}
+	<-b.ctx.Done()
+	return 0, io.EOF
+}
+
+func (b *cutBody) Close() error { return nil }
+
+// TestFragmentTimeoutCutsBody: a fragment whose body the timeout cut
+// short fails, even when its Fetcher ends the body as if it were whole:
+// the part that came is not spliced as the fragment.
+func TestFragmentTimeoutCutsBody(t *testing.T) {
+	fetch := esi.FetchFunc(func(_, req *http.Request) (*esi.Fragment, error) {
+		return &esi.Fragment{Status: http.StatusOK, Header: http.Header{"Content-Type": {"text/plain"}},
+			Body: &cutBody{ctx: req.Context(), text: "partial"}, Final: true}, nil
+	})
+	log, sink := newLog()
+	doc := `a<esi:include src="/stall"/>b<esi:try><esi:attempt><esi:include src="/stall"/></esi:attempt><esi:except>except</esi:except></esi:try>`
+	srv := pageServer(t, esi.Options{Fetcher: fetch, FragmentTimeout: 100 * time.Millisecond, Logger: log}, htmlPage(doc))
+	if _, body := testclient.Get(t, srv.URL+"/"); body != "a"+marker+"bexcept" {
+		t.Fatalf("got %q", body)
 	}
 	if n := sink.count("deadline exceeded"); n != 2 {
 		t.Fatalf("%d timeouts logged:\n%s", n, sink)

@@ -483,6 +483,44 @@ func TestESIFragmentTimeout(t *testing.T) {
 	}
 }
 
+// TestESIFragmentTimeoutMidBody: a fragment whose body stalls after its
+// first bytes fails at the timeout, like one whose header never comes:
+// the bytes that came are not spliced as if they were the fragment.
+func TestESIFragmentTimeoutMidBody(t *testing.T) {
+	o := startESIOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/page":
+			html(w, `[<esi:include src="/up/stall"/>|<esi:include src="/up/fast"/>]`)
+		case "/up/stall":
+			io.WriteString(w, "partial")
+			w.(http.Flusher).Flush()
+			select {
+			case <-time.After(3 * time.Second):
+			case <-r.Context().Done():
+			}
+			io.WriteString(w, "rest")
+		default:
+			io.WriteString(w, "fast")
+		}
+	})
+	port := freePort(t)
+	base, _ := esiSite(t, port, o, `http {
+		esi on;
+		server { listen 127.0.0.1:{port};
+			location /page { esi_fragment_timeout 300ms; proxy_pass http://{origin}; }
+			location /up/ { proxy_pass http://{origin}; proxy_buffering off; }
+		}
+	}`)
+	start := time.Now()
+	_, body := esiDo(t, "GET", base+"/page", nil)
+	if took := time.Since(start); took > 1500*time.Millisecond {
+		t.Errorf("page took %v with a 300ms fragment timeout", took)
+	}
+	if want := `[<!-- ESI include error -->|fast]`; body != want {
+		t.Errorf("got %q, want %q", body, want)
+	}
+}
+
 func TestESIHeaderRules(t *testing.T) {
 	page := `<esi:include src="/up/frag"/> and more text`
 	o := startESIOrigin(t, func(w http.ResponseWriter, r *http.Request) {
