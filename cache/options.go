@@ -71,7 +71,8 @@ type Options struct {
 	// body of a response of this Content-Type (SSI): the stored
 	// response's byte offsets then describe none of what the client
 	// gets, so a Range request is answered with the whole response, as
-	// static.Options.Transformed does for files. nil: no type is.
+	// static.Options.Transformed does for files; nor does such a response
+	// name its stored body (PublishBodyID). nil: no type is.
 	Transformed func(contentType string) bool
 	// PassTargeted names fields of TargetedHeaders that go on to the
 	// handler around the cache although this cache used them: a filter
@@ -99,8 +100,8 @@ type Options struct {
 	MaxRangeOffset   int64
 	// PublishBodyID names the body of each stored response served, in the
 	// request variable BodyIDVar, for a processor after the cache that
-	// keys what it derives from a body on it (ESI's parse plans). Off, a
-	// hit does no such work.
+	// keys what it derives from a body on it (ESI's parse plans), unless
+	// its type is Transformed. Off, a hit does no such work.
 	PublishBodyID bool
 	// TagHeaders name the response fields whose values are purge tags; nil
 	// means Surrogate-Key (space-separated) and Cache-Tag

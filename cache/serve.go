@@ -23,8 +23,10 @@ func (c *Cache) serveStored(w http.ResponseWriter, r *http.Request, obj Object, 
 	c.publish(r, status)
 	// Only while this response is written: a handler that serves the
 	// request again after it (error_page, try_files) shares the request's
-	// variables, and its body is not this one.
-	if c.publishBodyID {
+	// variables, and its body is not this one. Nor is a body that a filter
+	// between the cache and ESI rebuilds for each request (SSI): a plan
+	// keyed on the stored body would replay one request's text to others.
+	if c.publishBodyID && (c.transformed == nil || !c.transformed(m.Header.Get("Content-Type"))) {
 		publishBodyID(r, m.BodyID)
 		defer publishBodyID(r, 0)
 	}

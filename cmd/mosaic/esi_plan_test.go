@@ -283,6 +283,41 @@ func TestESIPlanConfigErrors(t *testing.T) {
 // compress_prefer makes zstd clients get stitched zstd, and brotli on
 // brotli clients stitched brotli, which the compression filter leaves
 // alone (its $brotli_ratio stays unset).
+// TestESIPlanBehindSSI: a page that the location's SSI rebuilds for each
+// request after the cache is not the stored body, and gets no parse plan:
+// a stitched delivery used to write the runs stored from the first
+// client's page (its cookie echoed by SSI) to every other client.
+func TestESIPlanBehindSSI(t *testing.T) {
+	o := startESIOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/p/page":
+			html(w, `<p>token=<!--# echo var="cookie_t" --></p>[<esi:include src="/up/f"/>]`)
+		default:
+			html(w, "frag")
+		}
+	})
+	port := freePort(t)
+	base, _ := esiSite(t, port, o, `http {
+		esi on;
+		esi_plan_zone plans:4m;
+		proxy_cache_path memory keys_zone=pages:4m;
+		server { listen 127.0.0.1:{port};
+			location /p/ { ssi on; proxy_pass http://{origin}; proxy_cache pages; proxy_cache_valid 200 1h;
+				esi_plan plans; esi_stitch on; }
+			location /up/ { internal; esi off; proxy_pass http://{origin}; }
+		}
+	}`)
+	// A miss, a hit that would record the plan, one that would store the
+	// runs, then other clients.
+	for _, tok := range []string{"AAAA", "AAAA", "AAAA", "BBBB", "CCCC"} {
+		resp, body := esiDo(t, "GET", base+"/p/page", http.Header{"Cookie": {"t=" + tok}, "Accept-Encoding": {"gzip"}})
+		got := decodeBody(t, resp.Header.Get("Content-Encoding"), []byte(body))
+		if want := "<p>token=" + tok + "</p>[frag]"; got != want {
+			t.Errorf("client %s: got %q, want %q", tok, got, want)
+		}
+	}
+}
+
 func TestESIStitchThroughBinary(t *testing.T) {
 	o := planOrigin(t)
 	port := freePort(t)
