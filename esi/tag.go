@@ -246,7 +246,10 @@ func decodeEntities(v []byte) string {
 	for i >= 0 {
 		sb.Write(v[:i])
 		v = v[i:]
-		semi := bytes.IndexByte(v, ';')
+		// The ';' is looked for within the longest reference only: a
+		// value of '&' without one would otherwise cost the square of
+		// its length.
+		semi := bytes.IndexByte(v[:min(len(v), maxEntity+1)], ';')
 		if r, ok := entity(v, semi); ok {
 			sb.WriteRune(r)
 			v = v[semi+1:]
@@ -260,9 +263,13 @@ func decodeEntities(v []byte) string {
 	return sb.String()
 }
 
+// maxEntity is the most bytes before the ';' of a reference that entity
+// decodes.
+const maxEntity = 10
+
 // entity decodes v[:semi+1], which starts with '&'.
 func entity(v []byte, semi int) (rune, bool) {
-	if semi < 2 || semi > 10 {
+	if semi < 2 || semi > maxEntity {
 		return 0, false
 	}
 	switch name := string(v[1:semi]); name {
