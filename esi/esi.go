@@ -71,7 +71,8 @@ type Options struct {
 	// body fails the include. Default 1 MiB.
 	MaxFragmentSize int64
 	// MaxHeldSize bounds the bytes of page text held in memory behind
-	// fragments not yet in (esi_max_held_size): past it, reading the page
+	// fragments not yet in, each include queued there counting 128
+	// (esi_max_held_size): past it, reading the page
 	// pauses until the fragments ahead are written, as NGINX stops
 	// reading an upstream whose buffers are full. Text inside an
 	// <esi:remove> or an <esi:try> block is not bounded by it (it waits

@@ -58,3 +58,51 @@ func TestMaxHeldSize(t *testing.T) {
 		t.Errorf("page of %d bytes, want %d", rec.Body.Len(), len(want))
 	}
 }
+
+// TestMaxHeldSizeCountsIncludes: includes queued behind a pending fragment
+// count towards esi_max_held_size too (each costs several times its
+// markup in memory): a page of them pauses like a page of text.
+func TestMaxHeldSizeCountsIncludes(t *testing.T) {
+	const held, n = 64 << 10, 100000
+	open := make(chan struct{})
+	mux := fragments()
+	mux.HandleFunc("/f/slow", func(w http.ResponseWriter, _ *http.Request) {
+		<-open
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, "S")
+	})
+	include := []byte(`<esi:include src="/f/a"/>`)
+	var written atomic.Int64
+	page := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `[<esi:include src="/f/slow"/>]`)
+		for range n {
+			if _, err := w.Write(include); err != nil {
+				return
+			}
+			written.Add(int64(len(include)))
+		}
+	})
+	// Past the first include, each is over esi_max_includes: it costs no
+	// fetch, and stands in the queue all the same.
+	h := mustNew(t, page, esi.Options{Fetcher: esi.FetchHandler(mux), MaxHeldSize: held, MaxIncludes: 1, SilentErrors: true, Logger: discardLog()})
+	rec := httptest.NewRecorder()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	}()
+	last := int64(-1)
+	for last != written.Load() {
+		last = written.Load()
+		time.Sleep(50 * time.Millisecond)
+	}
+	if last > held {
+		t.Errorf("the page wrote %d bytes of includes behind a pending fragment, want at most %d held", last, held)
+	}
+	close(open)
+	<-done
+	if want := "[S]"; rec.Body.String() != want {
+		t.Errorf("got %q, want %q", rec.Body.String(), want)
+	}
+}

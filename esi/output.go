@@ -42,11 +42,18 @@ type output struct {
 	arena *chunk // where lent text is copied
 	fill  int
 
-	// held counts the bytes of text queued behind a pending fragment;
-	// past maxHeld (when not 0) the parser waits for the queue to move,
-	// which pauses the reading of the page (Options.MaxHeldSize).
+	// held counts the bytes of text queued behind a pending fragment,
+	// and slotCost for each fragment's place in the queue; past maxHeld
+	// (when not 0) the parser waits for the queue to move, which pauses
+	// the reading of the page (Options.MaxHeldSize).
 	held, maxHeld int
 }
+
+// slotCost is what a fragment's place in the queue counts towards held:
+// about the memory an include keeps there (its slot, its queue entry,
+// what fills it), so that a page of includes behind a pending fragment,
+// which costs several times its bytes, is bounded as its text is.
+const slotCost = 128
 
 // newOutput writes to w; maxHeld bounds the text held behind pending
 // fragments (0: no bound).
@@ -115,12 +122,25 @@ func (o *output) text(data []byte, c *chunk, stable bool) error {
 		o.retain(data)
 	}
 	o.held += len(data)
-	// Not while an <esi:remove> is held or into a collector: only the
-	// parser, going on, moves those.
+	o.waitHeld()
+	return o.err
+}
+
+// waitHeld waits while more than maxHeld is held and the queue can move
+// without the parser: not while an <esi:remove> is held or into a
+// collector, which only the parser, going on, moves. o.mu is held.
+func (o *output) waitHeld() {
 	for o.maxHeld > 0 && o.held > o.maxHeld && o.err == nil && o.hold < 0 && !o.collect {
 		o.cond.Wait()
 	}
-	return o.err
+}
+
+// heldBy is what a queued segment counts towards held.
+func heldBy(s *seg) int {
+	if s.f != nil {
+		return slotCost
+	}
+	return len(s.data)
 }
 
 // stored appends a verbatim run that goes out in its stored compressed
@@ -184,10 +204,12 @@ func (o *output) retain(data []byte) {
 	}
 }
 
-// slot appends the place of a fragment and returns it.
+// slot appends the place of a fragment and returns it, once the queue
+// holds no more than maxHeld.
 func (o *output) slot() *slot {
 	o.mu.Lock()
 	s := o.pushSlot()
+	o.waitHeld()
 	o.mu.Unlock()
 	return s
 }
@@ -195,6 +217,7 @@ func (o *output) slot() *slot {
 func (o *output) pushSlot() *slot {
 	s := &slot{}
 	o.segs = append(o.segs, seg{f: s})
+	o.held += slotCost
 	// The text before a first pending fragment is flushed now: nothing else
 	// would push it to the client until the fragment arrives.
 	o.pump()
@@ -228,9 +251,7 @@ func (o *output) dropRemove() {
 	o.mu.Lock()
 	if o.hold >= 0 {
 		for i := o.hold; i < len(o.segs); i++ {
-			if o.segs[i].f == nil {
-				o.held -= len(o.segs[i].data)
-			}
+			o.held -= heldBy(&o.segs[i])
 			o.segs[i].release()
 		}
 		o.segs = o.segs[:o.hold]
@@ -299,9 +320,7 @@ func (o *output) pump() {
 			// Released under the lock: the parser may be copying the array
 			// these entries are in while it appends.
 			for i := range batch {
-				if batch[i].f == nil {
-					o.held -= len(batch[i].data)
-				}
+				o.held -= heldBy(&batch[i])
 				batch[i].release()
 			}
 			o.dirty = true
