@@ -2,6 +2,7 @@ package conf
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -32,11 +33,15 @@ func ParseSize(s string) (int64, error) {
 }
 
 // ParseTime reads NGINX times: numbers with units ms, s, m, h, d, w,
-// M (30 days), y (365 days), from the most to the least significant and
-// optionally separated by spaces ("1h30m", "1h 30m"); a bare number means
-// seconds.
+// M (30 days), y (365 days), from the most to the least significant, each
+// once, and optionally separated by spaces ("1h30m", "1h 30m"); a bare
+// number means seconds. As NGINX's ngx_parse_time, "30m1h" and "1h1h" are
+// errors. A time longer than a Duration holds (292 years) is that
+// longest: NGINX, counting seconds, takes "expires 300y", which means as
+// much as never.
 func ParseTime(s string) (time.Duration, error) {
 	var total time.Duration
+	rank := 0 // the rank of the last unit read: each must be lower
 	rest := strings.TrimSpace(s)
 	if rest == "" {
 		return 0, fmt.Errorf("empty time")
@@ -54,31 +59,42 @@ func ParseTime(s string) (time.Duration, error) {
 		for j < len(rest) && (rest[j] < '0' || rest[j] > '9') && rest[j] != ' ' {
 			j++
 		}
-		var unit time.Duration
+		unit, r := time.Second, 0
 		switch rest[i:j] {
 		case "ms":
-			unit = time.Millisecond
-		case "", "s":
-			unit = time.Second
+			unit, r = time.Millisecond, 8
+		case "":
+		case "s":
+			r = 7
 		case "m":
-			unit = time.Minute
+			unit, r = time.Minute, 6
 		case "h":
-			unit = time.Hour
+			unit, r = time.Hour, 5
 		case "d":
-			unit = 24 * time.Hour
+			unit, r = 24*time.Hour, 4
 		case "w":
-			unit = 7 * 24 * time.Hour
+			unit, r = 7*24*time.Hour, 3
 		case "M":
-			unit = 30 * 24 * time.Hour
+			unit, r = 30*24*time.Hour, 2
 		case "y":
-			unit = 365 * 24 * time.Hour
+			unit, r = 365*24*time.Hour, 1
 		default:
 			return 0, fmt.Errorf("invalid time %q", s)
 		}
 		if rest[i:j] == "" && j < len(rest) && rest[j] != ' ' {
 			return 0, fmt.Errorf("invalid time %q", s)
 		}
-		total += time.Duration(n) * unit
+		if r != 0 {
+			if r <= rank {
+				return 0, fmt.Errorf("invalid time %q", s)
+			}
+			rank = r
+		}
+		if add := time.Duration(n) * unit; n > math.MaxInt64/int64(unit) || total > math.MaxInt64-add {
+			total = math.MaxInt64
+		} else {
+			total += add
+		}
 		rest = strings.TrimLeft(rest[j:], " ")
 	}
 	return total, nil

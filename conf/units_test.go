@@ -1,6 +1,7 @@
 package conf
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -10,12 +11,18 @@ func TestParseTime(t *testing.T) {
 		"10": 10 * time.Second, "500ms": 500 * time.Millisecond, "2m": 2 * time.Minute,
 		"1h30m": 90 * time.Minute, "1h 30m": 90 * time.Minute, "1d": 24 * time.Hour,
 		"1w": 7 * 24 * time.Hour, "1M": 30 * 24 * time.Hour, "1y": 365 * 24 * time.Hour, "1m30": 90 * time.Second,
+		"1y2M3w4d5h6m7s8ms": (365+60+21+4)*24*time.Hour + 5*time.Hour + 6*time.Minute + 7*time.Second + 8*time.Millisecond,
+		// Longer than a Duration: the longest, not a wrapped (negative)
+		// time that would make "expires 300y" expire at once.
+		"300y": math.MaxInt64, "292y 60w": math.MaxInt64,
 	} {
 		if got, err := ParseTime(in); err != nil || got != want {
 			t.Errorf("ParseTime(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "s", "10x", "-1", "1.5s", "h1", "1hh"} {
+	for _, bad := range []string{"", "s", "10x", "-1", "1.5s", "h1", "1hh",
+		// NGINX: each unit once, from the most significant down.
+		"1h1h", "30m1h", "1s1m", "5ms1s"} {
 		if _, err := ParseTime(bad); err == nil {
 			t.Errorf("ParseTime(%q) succeeded", bad)
 		}
