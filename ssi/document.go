@@ -676,9 +676,18 @@ func (d *document) processStub(b []byte) []byte {
 }
 
 // unsafeURI refuses what NGINX's ngx_http_parse_unsafe_uri refuses: a
-// path that climbs with "..", or holds a NUL.
+// path that climbs with "..", or holds a NUL, as written and, where it
+// has escapes, once decoded as NGINX decodes it. NGINX includes the
+// decoded path, and so does the subrequest here: "%2e%2e" and "..%2f"
+// would otherwise climb out of a prefix such as "/pub/$arg_p" into a
+// location the client may not reach (subrequests skip access rules).
 func unsafeURI(uri string) bool {
 	path, _, _ := strings.Cut(uri, "?")
+	return climbs(path) || strings.IndexByte(path, '%') >= 0 && climbs(unescapeURI(path))
+}
+
+// climbs reports a NUL or a ".." segment in path.
+func climbs(path string) bool {
 	if strings.IndexByte(path, 0) >= 0 {
 		return true
 	}
@@ -688,6 +697,42 @@ func unsafeURI(uri string) bool {
 		}
 	}
 	return false
+}
+
+// unescapeURI decodes %XX escapes as ngx_unescape_uri does: a "%" before
+// a byte that is no hex digit is dropped and the byte kept; a "%" and one
+// hex digit are dropped with the byte after them.
+func unescapeURI(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] != '%':
+			b = append(b, s[i])
+		case i+1 < len(s) && !isHex(s[i+1]):
+			b = append(b, s[i+1])
+			i++
+		default:
+			if i+2 < len(s) && isHex(s[i+2]) {
+				b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			}
+			i += 2
+		}
+	}
+	return string(b)
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
 }
 
 // aborted reports an include set= that got more than it may hold: the

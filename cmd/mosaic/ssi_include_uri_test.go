@@ -1,0 +1,28 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+)
+
+// TestSSIIncludeEncodedClimbAsNGINX: NGINX checks an include's URI for
+// ".." segments as written and again once percent-decoded, and includes
+// nothing for "%2e%2e" or "..%2f": a page that includes a fragment a
+// client names ("/pub/$arg_p") does not let it reach another location,
+// which a subrequest reaches without the location's access rules.
+func TestSSIIncludeEncodedClimbAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www/page.html"), `[<!--# include virtual="/pub/$arg_p" -->]`)
+	writeFile(t, filepath.Join(dir, "www/pub/a.html"), "PUB")
+	writeFile(t, filepath.Join(dir, "www/priv/p.html"), "PRIV")
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`types { text/html html; } server { listen 127.0.0.1:%d; root %s/www; ssi on;
+			location /priv/ { deny all; } }`, port, dir)
+	})
+	for _, p := range []string{"a.html", "../priv/p.html", "%2e%2e/priv/p.html", "..%2fpriv/p.html",
+		"%2E%2E%2Fpriv%2Fp.html", ".%2e/priv/p.html", "a.html%00"} {
+		sameAnswer(t, mport, nport, "GET /page.html?p="+p+" HTTP/1.1\r\nHost: a.test", "")
+	}
+}
