@@ -675,13 +675,18 @@ func (d *document) processStub(b []byte) []byte {
 	return out.Bytes()
 }
 
-// unsafeURI refuses what NGINX's ngx_http_parse_unsafe_uri refuses: a
-// path that climbs with "..", or holds a NUL, as written and, where it
-// has escapes, once decoded as NGINX decodes it. NGINX includes the
-// decoded path, and so does the subrequest here: "%2e%2e" and "..%2f"
-// would otherwise climb out of a prefix such as "/pub/$arg_p" into a
-// location the client may not reach (subrequests skip access rules).
+// unsafeURI refuses what NGINX's ngx_http_parse_unsafe_uri refuses: no
+// path (variables that were all empty: resolved against the page, it
+// would include the page itself), a path that climbs with "..", or holds
+// a NUL, as written and, where it has escapes, once decoded as NGINX
+// decodes it. NGINX includes the decoded path, and so does the subrequest
+// here: "%2e%2e" and "..%2f" would otherwise climb out of a prefix such as
+// "/pub/$arg_p" into a location the client may not reach (subrequests skip
+// access rules).
 func unsafeURI(uri string) bool {
+	if uri == "" || uri[0] == '?' {
+		return true
+	}
 	path, _, _ := strings.Cut(uri, "?")
 	return climbs(path) || strings.IndexByte(path, '%') >= 0 && climbs(unescapeURI(path))
 }

@@ -51,54 +51,59 @@ func isVarByte(c byte) bool {
 // evaluate substitutes $name and ${name} in text (a variable that is not
 // found is empty), unescaping the text between them. With prefix (an
 // include's URI), a result that does not start with "/" is made relative
-// to dir, the current URI up to its last "/".
+// to dir, the current URI up to its last "/": as in NGINX, a text without
+// variables always is ("" names dir), one with variables only when they
+// made something (all empty, it stays "", which unsafeURI refuses).
 func evaluate(text string, prefix bool, dir string, get func(name string) (string, bool)) (string, error) {
-	var parts []string
 	if !strings.Contains(text, "$") {
-		parts = []string{unescape(text)}
-	} else {
-		for i := 0; i < len(text); {
-			if text[i] != '$' {
-				j := i
-				quoted := false
-				for ; j < len(text); j++ {
-					if quoted {
-						quoted = false
-					} else if text[j] == '\\' {
-						quoted = true
-					} else if text[j] == '$' {
-						break
-					}
+		out := unescape(text)
+		if prefix && !strings.HasPrefix(out, "/") {
+			out = dir + out
+		}
+		return out, nil
+	}
+	var parts []string
+	for i := 0; i < len(text); {
+		if text[i] != '$' {
+			j := i
+			quoted := false
+			for ; j < len(text); j++ {
+				if quoted {
+					quoted = false
+				} else if text[j] == '\\' {
+					quoted = true
+				} else if text[j] == '$' {
+					break
 				}
-				parts = append(parts, unescape(text[i:j]))
-				i = j
-				continue
+			}
+			parts = append(parts, unescape(text[i:j]))
+			i = j
+			continue
+		}
+		i++
+		bracket := i < len(text) && text[i] == '{'
+		if bracket {
+			i++
+		}
+		if i >= len(text) {
+			return "", ssiError(`invalid variable name in "%s"`, text)
+		}
+		start := i
+		for i < len(text) && isVarByte(text[i]) {
+			i++
+		}
+		name := text[start:i]
+		if bracket {
+			if i >= len(text) || text[i] != '}' {
+				return "", ssiError(`the closing bracket in "%s" variable is missing`, name)
 			}
 			i++
-			bracket := i < len(text) && text[i] == '{'
-			if bracket {
-				i++
-			}
-			if i >= len(text) {
-				return "", ssiError(`invalid variable name in "%s"`, text)
-			}
-			start := i
-			for i < len(text) && isVarByte(text[i]) {
-				i++
-			}
-			name := text[start:i]
-			if bracket {
-				if i >= len(text) || text[i] != '}' {
-					return "", ssiError(`the closing bracket in "%s" variable is missing`, name)
-				}
-				i++
-			}
-			if name == "" {
-				return "", ssiError(`invalid variable name in "%s"`, text)
-			}
-			if v, ok := get(strings.ToLower(name)); ok {
-				parts = append(parts, v)
-			}
+		}
+		if name == "" {
+			return "", ssiError(`invalid variable name in "%s"`, text)
+		}
+		if v, ok := get(strings.ToLower(name)); ok {
+			parts = append(parts, v)
 		}
 	}
 	out := strings.Join(parts, "")

@@ -26,3 +26,22 @@ func TestSSIIncludeEncodedClimbAsNGINX(t *testing.T) {
 		sameAnswer(t, mport, nport, "GET /page.html?p="+p+" HTTP/1.1\r\nHost: a.test", "")
 	}
 }
+
+// TestSSIIncludeEmptyURIAsNGINX: an include whose URI is made of
+// variables that are all empty is refused as an unsafe URI by NGINX; an
+// include of "" is one of the page's directory, as a relative URI. Neither
+// includes the page itself, again and again until the subrequests nest too
+// deep.
+func TestSSIIncludeEmptyURIAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www/e/var.html"), `[<!--# include virtual="$arg_f" -->]`)
+	writeFile(t, filepath.Join(dir, "www/e/empty.html"), `[<!--# include virtual="" -->]`)
+	writeFile(t, filepath.Join(dir, "www/e/index.html"), "INDEX")
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`types { text/html html; } server { listen 127.0.0.1:%d; root %s/www; ssi on; }`, port, dir)
+	})
+	for _, path := range []string{"/e/var.html", "/e/var.html?f=index.html", "/e/empty.html"} {
+		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
+	}
+}
