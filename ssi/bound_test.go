@@ -192,3 +192,45 @@ func TestIncludeReleasedOnPanic(t *testing.T) {
 		t.Fatalf("the include still holds its body (%d bytes read)", read.Load())
 	}
 }
+
+// TestPageTextBehindIncludeBounded: the page's own text that follows an
+// include still being fetched waits in memory for its turn; the page is
+// read no further once IncludeBuffer bytes of it wait, as NGINX stops
+// reading a page whose output buffers the postponed include holds.
+func TestPageTextBehindIncludeBounded(t *testing.T) {
+	const big, buffer = 8 << 20, 64 << 10
+	const chunk = 16 << 10
+	const bound = buffer + 2*chunk // the buffer and the piece being parsed
+	open := make(chan struct{})
+	fetch := func(parent *http.Request, uri string) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: &gateBody{open: open}}, nil
+	}
+	var written atomic.Int64
+	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<!--# include virtual="/slow" -->|`)
+		text := []byte(strings.Repeat("t", chunk))
+		for range big / chunk {
+			written.Add(chunk)
+			w.Write(text)
+		}
+	})
+	h := New(page, Options{Fetch: fetch, IncludeBuffer: buffer, Logger: slog.New(slog.DiscardHandler)})
+	rec := httptest.NewRecorder()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/p.html", nil))
+	}()
+	for written.Load() < buffer {
+		time.Sleep(time.Millisecond)
+	}
+	if n := settled(&written); n > bound {
+		t.Errorf("%d bytes of the page held behind an include, want at most %d", n, bound)
+	}
+	close(open)
+	<-done
+	if want := "S|" + strings.Repeat("t", big); rec.Body.String() != want {
+		t.Errorf("page of %d bytes, want %d (first difference at %d)", rec.Body.Len(), len(want), firstDifference(rec.Body.String(), want))
+	}
+}

@@ -32,6 +32,7 @@ type document struct {
 	conditional  int  // 0, condIf after if/elif, condElse after else
 	inBlock      bool // between block and endblock: recording
 	queue        []*piece
+	held         int           // bytes of the page's text in the queue
 	pending      []func()      // includes met and not started yet (launch)
 	slots        chan struct{} // bounds the includes of this document in flight
 	wake         chan struct{} // an include moved on (incBody.poke), or ended
@@ -81,6 +82,7 @@ func (d *document) write(b []byte) {
 	}
 	if len(d.queue) > 0 {
 		d.queue = append(d.queue, &piece{data: bytes.Clone(b)})
+		d.held += len(b)
 		return
 	}
 	d.out(b)
@@ -107,7 +109,10 @@ func (d *document) abandon() {
 }
 
 // drain writes the queue's head as far as it has come; with wait, all of
-// it, waiting for each include in turn while the others go on.
+// it, waiting for each include in turn while the others go on. Without
+// wait it still waits while more than IncludeBuffer bytes of the page's
+// text are queued behind an include: the page is read no further, as
+// NGINX reads no more of a page whose buffers wait behind an include.
 func (d *document) drain(wait bool) {
 	for {
 		d.launch()
@@ -121,6 +126,7 @@ func (d *document) drain(wait bool) {
 		if pc.inc == nil {
 			d.queue[0] = nil
 			d.queue = d.queue[1:]
+			d.held -= len(pc.data)
 			d.out(pc.data)
 			continue
 		}
@@ -132,7 +138,7 @@ func (d *document) drain(wait bool) {
 		case done:
 			d.queue[0] = nil
 			d.queue = d.queue[1:]
-		case !wait:
+		case !wait && d.held <= d.h.opts.IncludeBuffer:
 			return
 		default:
 			<-d.wake
@@ -540,11 +546,7 @@ func (d *document) include(p map[string]string) error {
 	if d.wake == nil {
 		d.wake = make(chan struct{}, 1)
 	}
-	limit := d.h.opts.IncludeBuffer
-	if limit <= 0 {
-		limit = DefaultIncludeBuffer
-	}
-	inc := newIncBody(limit, d.wake)
+	inc := newIncBody(d.h.opts.IncludeBuffer, d.wake)
 	d.queue = append(d.queue, &piece{inc: inc})
 	errmsg := d.errmsg // as configured where the include stands
 	d.pending = append(d.pending, func() {

@@ -45,8 +45,9 @@ type Options struct {
 	// nil: one memory page.
 	SetLimit func(resp *http.Response) int64
 	// IncludeBuffer bounds the bytes of an include held in memory until
-	// its place in the page is written; a longer body is read as the
-	// client takes it (0: DefaultIncludeBuffer).
+	// its place in the page is written, and those of the page's own text
+	// behind an include; a longer body is read as the client takes it
+	// (0: DefaultIncludeBuffer).
 	IncludeBuffer int
 	Logger        *slog.Logger // default slog.Default()
 }
@@ -73,6 +74,9 @@ func New(next http.Handler, opts Options) http.Handler {
 	}
 	if h.opts.ValueLength <= 0 {
 		h.opts.ValueLength = DefaultValueLength
+	}
+	if h.opts.IncludeBuffer <= 0 {
+		h.opts.IncludeBuffer = DefaultIncludeBuffer
 	}
 	return h
 }
