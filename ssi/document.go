@@ -520,16 +520,23 @@ func (d *document) include(p map[string]string) error {
 		return ssiError(`no fetcher for "include" of "%s"`, uri)
 	}
 	if hasSet {
-		// The body goes into the variable, not the page; the variable
-		// exists, empty, from now on, as NGINX makes it.
-		d.setVar(setName, "")
+		// The body goes into the variable, not the page. As in NGINX, a
+		// variable that does not exist yet exists, empty, from now on,
+		// and only a 2xx with a body replaces the value: an include that
+		// fails leaves the fallback the page set before.
+		name := strings.ToLower(setName)
+		d.sh.mu.Lock()
+		if _, ok := d.sh.vars[name]; !ok {
+			d.sh.vars[name] = ""
+		}
+		d.sh.mu.Unlock()
 		d.drain(true)
 		body, status, err := d.fetchSet(uri)
 		if err != nil {
 			return err
 		}
-		if status < 300 {
-			d.setVar(setName, string(body))
+		if status < 300 && len(body) > 0 {
+			d.setVar(name, string(body))
 		}
 		return nil
 	}
