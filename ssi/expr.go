@@ -190,86 +190,185 @@ var entities = strings.NewReplacer("<", "&lt;", ">", "&gt;", "&", "&amp;", `"`, 
 // until a page's "config timefmt" changes it.
 const DefaultTimeFormat = "%A, %d-%b-%Y %H:%M:%S %Z"
 
-// strftime formats t as C's strftime does in the C locale, for the
-// conversions pages use; "%s" alone is the Unix time, as in NGINX.
+// maxDate is the longest date NGINX formats (NGX_HTTP_SSI_DATE_LEN, its
+// NUL included); strftime gives nothing for a longer one.
+const maxDate = 2047
+
+// strftime formats t as glibc's strftime does in the C locale, which NGINX
+// calls: the conversions, the flags "_" "-" "0" (padding), "^" (upper
+// case) and "#" (swapped case), a field width and the E and O modifiers
+// where glibc takes them; another spec is copied as written. "%s" alone
+// is the Unix time, as in NGINX. A result longer than NGINX's buffer is
+// "", as NGINX has none either.
 func strftime(format string, t time.Time) string {
 	if format == "%s" {
 		return strconv.FormatInt(t.Unix(), 10)
 	}
 	var b strings.Builder
 	for i := 0; i < len(format); i++ {
-		c := format[i]
-		if c != '%' || i+1 == len(format) {
-			b.WriteByte(c)
+		if format[i] != '%' {
+			b.WriteByte(format[i])
 			continue
 		}
-		i++
-		switch format[i] {
-		case 'a':
-			b.WriteString(t.Format("Mon"))
-		case 'A':
-			b.WriteString(t.Format("Monday"))
-		case 'b', 'h':
-			b.WriteString(t.Format("Jan"))
-		case 'B':
-			b.WriteString(t.Format("January"))
-		case 'c':
-			b.WriteString(t.Format("Mon Jan _2 15:04:05 2006"))
-		case 'C':
-			fmt.Fprintf(&b, "%02d", t.Year()/100)
-		case 'd':
-			fmt.Fprintf(&b, "%02d", t.Day())
-		case 'D':
-			b.WriteString(t.Format("01/02/06"))
-		case 'e':
-			fmt.Fprintf(&b, "%2d", t.Day())
-		case 'F':
-			b.WriteString(t.Format("2006-01-02"))
-		case 'H':
-			fmt.Fprintf(&b, "%02d", t.Hour())
-		case 'I':
-			fmt.Fprintf(&b, "%02d", (t.Hour()+11)%12+1)
-		case 'j':
-			fmt.Fprintf(&b, "%03d", t.YearDay())
-		case 'm':
-			fmt.Fprintf(&b, "%02d", int(t.Month()))
-		case 'M':
-			fmt.Fprintf(&b, "%02d", t.Minute())
-		case 'n':
-			b.WriteByte('\n')
-		case 'p':
-			b.WriteString(t.Format("PM"))
-		case 'r':
-			b.WriteString(t.Format("03:04:05 PM"))
-		case 'R':
-			b.WriteString(t.Format("15:04"))
-		case 's':
-			b.WriteString(strconv.FormatInt(t.Unix(), 10))
-		case 'S':
-			fmt.Fprintf(&b, "%02d", t.Second())
-		case 't':
-			b.WriteByte('\t')
-		case 'T':
-			b.WriteString(t.Format("15:04:05"))
-		case 'u':
-			fmt.Fprintf(&b, "%d", (int(t.Weekday())+6)%7+1)
-		case 'w':
-			fmt.Fprintf(&b, "%d", int(t.Weekday()))
-		case 'y':
-			fmt.Fprintf(&b, "%02d", t.Year()%100)
-		case 'Y':
-			fmt.Fprintf(&b, "%d", t.Year())
-		case 'z':
-			b.WriteString(t.Format("-0700"))
-		case 'Z':
-			name, _ := t.Zone()
-			b.WriteString(name)
-		case '%':
-			b.WriteByte('%')
-		default:
-			b.WriteByte('%')
-			b.WriteByte(format[i])
+		j := i + 1
+		var pad byte
+		upper, swap := false, false
+		for ; j < len(format) && strings.IndexByte("_-0^#", format[j]) >= 0; j++ {
+			switch format[j] {
+			case '^':
+				upper = true
+			case '#':
+				swap = true
+			default:
+				pad = format[j]
+			}
 		}
+		width := -1
+		for ; j < len(format) && format[j] >= '0' && format[j] <= '9'; j++ {
+			width = max(width, 0)*10 + int(format[j]-'0')
+			if width > maxDate {
+				return ""
+			}
+		}
+		var mod byte
+		if j < len(format) && (format[j] == 'E' || format[j] == 'O') {
+			mod = format[j]
+			j++
+		}
+		if j == len(format) {
+			j--
+		}
+		c := format[j]
+		text, digits, ok := convert(c, t)
+		switch {
+		case !ok || mod == 'E' && strings.IndexByte("cCnpPrRstTuxXyYzZ%", c) < 0 ||
+			mod == 'O' && strings.IndexByte("bBCdegGhHIjklmMnpPrRsStTuUVwWyzZ%", c) < 0:
+			// glibc copies a spec it does not know, padded to the width.
+			text, digits = format[i:j+1], 0
+		case c == 'P':
+			// lower case, whatever the flags
+		case swap && (c == 'p' || c == 'Z'):
+			text = strings.ToLower(text)
+		case upper || swap && strings.IndexByte("aAbBh", c) >= 0:
+			text = strings.ToUpper(text)
+		}
+		b.WriteString(padded(text, digits, width, pad, strings.IndexByte("ekl", c) >= 0))
+		if b.Len() > maxDate {
+			return ""
+		}
+		i = j
 	}
 	return b.String()
+}
+
+// padded pads a conversion's text to the width as glibc does: a number
+// (digits > 0) to its digits by default, with zeros (spaces for %e %k %l:
+// space), spaces with "_", not at all with "-" unless a width is given;
+// other text to the width alone, with spaces, or zeros with "0".
+func padded(text string, digits, width int, pad byte, space bool) string {
+	fill := byte(' ')
+	if digits > 0 {
+		if width < 0 {
+			if pad == '-' {
+				return text
+			}
+			width = digits
+		}
+		if pad == '0' || pad == 0 && !space {
+			fill = '0'
+		}
+	} else if pad == '0' {
+		fill = '0'
+	}
+	if len(text) >= width {
+		return text
+	}
+	return strings.Repeat(string(fill), width-len(text)) + text
+}
+
+// convert is the text of one conversion in the C locale, and for a
+// number its digits (0 for text); ok is false for an unknown one.
+func convert(c byte, t time.Time) (text string, digits int, ok bool) {
+	num := func(v, digits int) (string, int, bool) { return strconv.Itoa(v), digits, true }
+	year, week := t.ISOWeek()
+	switch c {
+	case 'a':
+		return t.Format("Mon"), 0, true
+	case 'A':
+		return t.Format("Monday"), 0, true
+	case 'b', 'h':
+		return t.Format("Jan"), 0, true
+	case 'B':
+		return t.Format("January"), 0, true
+	case 'c':
+		return t.Format("Mon Jan _2 15:04:05 2006"), 0, true
+	case 'C':
+		return num(t.Year()/100, 2)
+	case 'd':
+		return num(t.Day(), 2)
+	case 'D', 'x':
+		return t.Format("01/02/06"), 0, true
+	case 'e':
+		return num(t.Day(), 2)
+	case 'F':
+		return t.Format("2006-01-02"), 0, true
+	case 'g':
+		return num(year%100, 2)
+	case 'G':
+		return num(year, 1)
+	case 'H':
+		return num(t.Hour(), 2)
+	case 'I':
+		return num((t.Hour()+11)%12+1, 2)
+	case 'j':
+		return num(t.YearDay(), 3)
+	case 'k':
+		return num(t.Hour(), 2)
+	case 'l':
+		return num((t.Hour()+11)%12+1, 2)
+	case 'm':
+		return num(int(t.Month()), 2)
+	case 'M':
+		return num(t.Minute(), 2)
+	case 'n':
+		return "\n", 0, true
+	case 'p':
+		return t.Format("PM"), 0, true
+	case 'P':
+		return strings.ToLower(t.Format("PM")), 0, true
+	case 'r':
+		return t.Format("03:04:05 PM"), 0, true
+	case 'R':
+		return t.Format("15:04"), 0, true
+	case 's':
+		return strconv.FormatInt(t.Unix(), 10), 1, true
+	case 'S':
+		return num(t.Second(), 2)
+	case 't':
+		return "\t", 0, true
+	case 'T', 'X':
+		return t.Format("15:04:05"), 0, true
+	case 'u':
+		return num((int(t.Weekday())+6)%7+1, 1)
+	case 'U':
+		return num((t.YearDay()+6-int(t.Weekday()))/7, 2)
+	case 'V':
+		return num(week, 2)
+	case 'w':
+		return num(int(t.Weekday()), 1)
+	case 'W':
+		return num((t.YearDay()+6-(int(t.Weekday())+6)%7)/7, 2)
+	case 'y':
+		return num(t.Year()%100, 2)
+	case 'Y':
+		return num(t.Year(), 1)
+	case 'z':
+		return t.Format("-0700"), 0, true
+	case 'Z':
+		name, _ := t.Zone()
+		return name, 0, true
+	case '%':
+		return "%", 0, true
+	}
+	return "", 0, false
 }

@@ -79,6 +79,11 @@ func TestStrftime(t *testing.T) {
 		"%Y-%m-%dT%H:%M:%S%z": "2026-03-07T15:04:05+0000",
 		"%s":                  "1772895845",
 		"%D %R %y %u %w %Q":   "03/07/26 15:04 26 6 6 %Q",
+		// glibc's answers (Debian 12), which NGINX's are.
+		"%-d|%_m|%k|%l|%P|%G|%g|%V|%U|%W|%x|%X|%C":                   "7| 3|15| 3|pm|2026|26|10|09|09|03/07/26|15:04:05|20",
+		"%Ey|%Od|%5Y|%^a|%#b|%#p|%^#p|%10A|%010A|%-j|%03e|%-5d|%_3u": "26|07|02026|SAT|MAR|pm|pm|  Saturday|00Saturday|66|007|    7|  6",
+		"%Ea|%OY|%Oz|%5Q|%-Q|%Q|%5|%-|%E|%^P|%#Z|%^r|%3%":            "%Ea|%OY|+0000|  %5Q|%-Q|%Q|  %5|%-|%E|pm|gmt|03:04:05 PM|  %",
+		"%9999Y": "",
 	}
 	for f, want := range cases {
 		if got := strftime(f, tm); got != want {
