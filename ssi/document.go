@@ -639,7 +639,7 @@ func (d *document) fetchInto(uri string, hasStub bool, stub []byte, put func([]b
 		// NGINX shows the stub when the included request ends with an
 		// error status, as the response of that request, which its SSI
 		// processes...
-		put(d.processStub(stub))
+		put(d.processStub(resp, stub))
 		return nil
 	}
 	bp := readBufs.Get().(*[]byte)
@@ -665,7 +665,7 @@ func (d *document) fetchInto(uri string, hasStub bool, stub []byte, put func([]b
 		if resp.Header.Get("Content-Length") == "0" {
 			put(stub)
 		} else {
-			put(d.processStub(stub))
+			put(d.processStub(resp, stub))
 		}
 	}
 	return nil
@@ -675,10 +675,15 @@ func (d *document) fetchInto(uri string, hasStub bool, stub []byte, put func([]b
 var readBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
 
 // processStub runs a stub's text through SSI, as NGINX sends it through
-// the included request's filters.
-func (d *document) processStub(b []byte) []byte {
+// the included request's filters: its variables ($uri, $args) and the
+// URIs it includes are the included request's.
+func (d *document) processStub(resp *http.Response, b []byte) []byte {
+	r := d.r
+	if resp.Request != nil {
+		r = resp.Request
+	}
 	var out bytes.Buffer
-	sub := d.h.newDocument(d.r, d.sh, &out)
+	sub := d.h.newDocument(r, d.sh, &out)
 	sub.p.Feed(b)
 	sub.close()
 	return out.Bytes()
