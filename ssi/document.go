@@ -419,7 +419,9 @@ func (d *document) match(pattern, subject string) (bool, error) {
 	if err != nil {
 		return false, ssiError("%v", err)
 	}
-	caps, err := re.Match(subject)
+	// As in NGINX, $n is a capture up to the last group that took part
+	// ($2 of /(x)(y)?/ on "x" is none), and every named group is set.
+	caps, err := re.MatchTaken(subject)
 	if err != nil {
 		return false, ssiError("%v", err)
 	}
@@ -429,9 +431,14 @@ func (d *document) match(pattern, subject string) (bool, error) {
 	d.sh.mu.Lock()
 	d.sh.captures = caps
 	for i, n := range re.Names() {
-		if n != "" && i < len(caps) {
-			d.sh.vars[strings.ToLower(n)] = caps[i]
+		if n == "" {
+			continue
 		}
+		v := ""
+		if i < len(caps) {
+			v = caps[i]
+		}
+		d.sh.vars[strings.ToLower(n)] = v
 	}
 	d.sh.mu.Unlock()
 	return true, nil

@@ -157,13 +157,33 @@ func (re *Regexp) Match(s string) (caps []string, err error) {
 	if idx == nil {
 		return nil, err
 	}
-	caps = make([]string, len(re.names))
+	return captures(s, idx, len(re.names)), nil
+}
+
+// MatchTaken is Match with the captures cut after the last group that
+// took part in the match, as PCRE's return value counts them: NGINX's SSI
+// reads $n past them as no capture at all.
+func (re *Regexp) MatchTaken(s string) (caps []string, err error) {
+	idx, err := re.index(s, true)
+	if idx == nil {
+		return nil, err
+	}
+	n := min(len(re.names), len(idx)/2)
+	for n > 1 && idx[2*(n-1)] < 0 {
+		n--
+	}
+	return captures(s, idx, n), nil
+}
+
+// captures are the first n groups of a match's offsets.
+func captures(s string, idx []int, n int) []string {
+	caps := make([]string, n)
 	for i := range caps {
 		if 2*i+1 < len(idx) && idx[2*i] >= 0 {
 			caps[i] = s[idx[2*i]:idx[2*i+1]]
 		}
 	}
-	return caps, nil
+	return caps
 }
 
 // MatchString reports whether s matches; err as for Match.

@@ -74,6 +74,27 @@ func TestNames(t *testing.T) {
 	}
 }
 
+// TestMatchTaken: the captures end at the last group that took part, in
+// both engines ((?=) forces backtracking); a group before it that took no
+// part is "".
+func TestMatchTaken(t *testing.T) {
+	for _, c := range []struct {
+		pat, s string
+		want   []string
+	}{
+		{`(x)(y)?`, "xa", []string{"x", "x"}},
+		{`(q)?(a)`, "xa", []string{"a", "", "a"}},
+		{`(x)()(y)?`, "x", []string{"x", "x", ""}},
+		{`(?=x)(x)(y)?`, "xa", []string{"x", "x"}},
+		{`z`, "a", nil},
+	} {
+		got, err := MustCompile(c.pat, false).MatchTaken(c.s)
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q on %q: %q, %v; want %q", c.pat, c.s, got, err, c.want)
+		}
+	}
+}
+
 func TestCompileErrors(t *testing.T) {
 	for _, c := range append(compileCases, unsupportedCases...) {
 		_, err := Compile(c.pat, false)
