@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -508,6 +509,7 @@ func (d *document) include(p map[string]string) error {
 	if unsafeURI(uri) {
 		return ssiError(`unsafe URI "%s" was detected`, uri)
 	}
+	uri = fetchURI(uri)
 	var stubBody []byte
 	if hasStub {
 		found := false
@@ -710,6 +712,25 @@ func unsafeURI(uri string) bool {
 	}
 	path, _, _ := strings.Cut(uri, "?")
 	return climbs(path) || strings.IndexByte(path, '%') >= 0 && climbs(unescapeURI(path))
+}
+
+// fetchURI writes an include's URI as the fetcher reads it, a URL
+// reference, for what NGINX makes of it: a path and arguments split at
+// the first "?". The path is NGINX's, percent-decoded, escaped again so
+// that "#", "?" and an escape that is none are bytes of it, and so that a
+// leading "//" starts no host: "/$lang/header.html" with $lang empty is
+// the file /header.html, not a host "header.html" and the site's index. A
+// "#" in the arguments, which would end them, is escaped.
+func fetchURI(uri string) string {
+	path, args, hasArgs := strings.Cut(uri, "?")
+	p := (&url.URL{Path: unescapeURI(path)}).EscapedPath()
+	if strings.HasPrefix(p, "//") {
+		p = "/%2F" + p[2:]
+	}
+	if hasArgs {
+		p += "?" + strings.ReplaceAll(args, "#", "%23")
+	}
+	return p
 }
 
 // climbs reports a NUL or a ".." segment in path.

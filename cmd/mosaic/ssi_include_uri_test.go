@@ -45,3 +45,24 @@ func TestSSIIncludeEmptyURIAsNGINX(t *testing.T) {
 		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
 	}
 }
+
+// TestSSIIncludePathAsNGINX: an include's URI is a path and arguments, as
+// NGINX reads it: "//header.html" (a variable that was empty) is a path,
+// not a host "header.html" with an empty path that names the site's
+// index; "#" and an escape that is none are bytes of the path.
+func TestSSIIncludePathAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www/page.html"), `[<!--# include virtual="/$arg_lang/header.html" -->]`+
+		`[<!--# include virtual="/p/$http_x?y=1" -->]`)
+	writeFile(t, filepath.Join(dir, "www/header.html"), "HEADER")
+	writeFile(t, filepath.Join(dir, "www/en/header.html"), "EN")
+	writeFile(t, filepath.Join(dir, "www/index.html"), "INDEX")
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`types { text/html html; } server { listen 127.0.0.1:%d; root %s/www; ssi on;
+			location /p/ { return 200 "uri=$uri args=$args"; } }`, port, dir)
+	})
+	for _, c := range []struct{ query, x string }{{"", "a"}, {"?lang=en", "a b#c"}, {"?lang=", "a%zzb%4"}} {
+		sameAnswer(t, mport, nport, "GET /page.html"+c.query+" HTTP/1.1\r\nHost: a.test\r\nX: "+c.x, "")
+	}
+}
