@@ -127,42 +127,48 @@ func TestLimitReqDelayMatchesNGINX(t *testing.T) {
 	}
 }
 
+// heldOrigin answers every request with its body, holding one for a path
+// ending in /slow (arrived says it came) until release is closed, at the
+// latest when the test ends: a request in progress for limit_conn.
+type heldOrigin struct {
+	addr    string
+	arrived chan struct{}
+	release chan struct{}
+}
+
+func newHeldOrigin(t *testing.T, body string) *heldOrigin {
+	h := &heldOrigin{arrived: make(chan struct{}, 10), release: make(chan struct{})}
+	o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/slow") {
+			h.arrived <- struct{}{}
+			<-h.release
+		}
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(o.Close)
+	t.Cleanup(func() {
+		select {
+		case <-h.release:
+		default:
+			close(h.release)
+		}
+	})
+	h.addr = o.Listener.Addr().String()
+	return h
+}
+
 // TestLimitConnMatchesNGINX: limit_conn 1 with limit_conn_status 429
 // refuses a second request while the first is in progress; limit_conn 2
 // the third, with the default 503; limit_conn_dry_run refuses nothing
 // and says what it would have done; once the requests end, the next
 // passes. Statuses and $limit_conn_status are NGINX's.
 func TestLimitConnMatchesNGINX(t *testing.T) {
-	type holder struct {
-		arrived chan struct{}
-		release chan struct{}
-	}
-	holders := map[string]*holder{}
-	var origins []string
-	for range 2 {
-		h := &holder{arrived: make(chan struct{}, 10), release: make(chan struct{})}
-		o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if strings.HasSuffix(r.URL.Path, "/slow") {
-				h.arrived <- struct{}{}
-				<-h.release
-			}
-			io.WriteString(w, "origin")
-		}))
-		t.Cleanup(o.Close)
-		t.Cleanup(func() {
-			select {
-			case <-h.release:
-			default:
-				close(h.release)
-			}
-		})
-		origins = append(origins, o.Listener.Addr().String())
-		holders[o.Listener.Addr().String()] = h
-	}
+	origins := []*heldOrigin{newHeldOrigin(t, "origin"), newHeldOrigin(t, "origin")}
 	next := 0
-	byServer := map[string]*holder{}
+	byServer := map[string]*heldOrigin{}
 	bases := limitBoth(t, nil, func(listen, _ string) string {
-		addr := origins[next]
+		o := origins[next]
+		addr := o.addr
 		next++
 		block := fmt.Sprintf(`access_log off;
 			limit_conn_zone $binary_remote_addr zone=one:1m;
@@ -176,11 +182,7 @@ func TestLimitConnMatchesNGINX(t *testing.T) {
 				location /dry/ { limit_conn dry 1; limit_conn_dry_run on; limit_conn_status 429; proxy_pass http://%[2]s; }
 			}`, listen, addr)
 		// limitBoth starts mosaic first, then NGINX.
-		if next == 1 {
-			byServer["mosaic"] = holders[addr]
-		} else {
-			byServer["nginx"] = holders[addr]
-		}
+		byServer[map[int]string{1: "mosaic", 2: "nginx"}[next]] = o
 		return block
 	})
 	results := map[string]string{}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,42 +15,15 @@ import (
 // request of the client while the first waits is refused, as NGINX
 // refuses it (the count belongs to the request, not to the location).
 func TestLimitConnHeldThroughErrorPage(t *testing.T) {
-	type holder struct {
-		arrived chan struct{}
-		release chan struct{}
-	}
-	var origins []string
-	holders := map[string]*holder{}
-	for range 2 {
-		h := &holder{arrived: make(chan struct{}, 10), release: make(chan struct{})}
-		o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if strings.HasSuffix(r.URL.Path, "/slow") {
-				h.arrived <- struct{}{}
-				<-h.release
-			}
-			io.WriteString(w, "app")
-		}))
-		t.Cleanup(o.Close)
-		t.Cleanup(func() {
-			select {
-			case <-h.release:
-			default:
-				close(h.release)
-			}
-		})
-		origins = append(origins, o.Listener.Addr().String())
-		holders[o.Listener.Addr().String()] = h
-	}
+	origins := []*heldOrigin{newHeldOrigin(t, "app"), newHeldOrigin(t, "app")}
 	next := 0
-	byServer := map[string]*holder{}
+	byServer := map[string]*heldOrigin{}
 	bases := limitBoth(t, nil, func(listen, root string) string {
-		addr := origins[next]
+		o := origins[next]
+		addr := o.addr
 		next++
-		if next == 1 {
-			byServer["mosaic"] = holders[addr]
-		} else {
-			byServer["nginx"] = holders[addr]
-		}
+		// limitBoth starts mosaic first, then NGINX.
+		byServer[map[int]string{1: "mosaic", 2: "nginx"}[next]] = o
 		return fmt.Sprintf(`access_log off;
 			limit_conn_zone $binary_remote_addr zone=addr:1m;
 			server {
