@@ -22,6 +22,11 @@ import (
 // request, as NGINX's "rewrite or internal redirection cycle" guard does.
 const maxRedirects = 10
 
+// cycleHit is the count of internal redirects once the limit stopped one
+// (logged, answered 500): as with NGINX's uri_changes spent, error_page
+// no longer applies, so the cycle's 500 is not logged again.
+const cycleHit = maxRedirects + 1
+
 // reqInfo is the core's per-request record, in the request context.
 type reqInfo struct {
 	cfg       *Config
@@ -351,7 +356,12 @@ func redirect(w http.ResponseWriter, r *http.Request, uri, path, query string) {
 		ri.redirects = new(int)
 	}
 	if *ri.redirects >= maxRedirects {
-		ri.loc.Logger().Error(fmt.Sprintf("rewrite or internal redirection cycle while internally redirecting to %q", uri))
+		what := "internally redirecting to"
+		if strings.HasPrefix(uri, "@") {
+			what = "redirect to named location" // NGINX's words
+		}
+		ri.loc.Logger().Error(fmt.Sprintf("rewrite or internal redirection cycle while %s %q", what, uri))
+		*ri.redirects = cycleHit
 		Error(w, r, http.StatusInternalServerError)
 		return
 	}
@@ -541,8 +551,11 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 		Error(w, r, status)
 		return
 	}
-	if ri.redirects != nil && *ri.redirects >= maxRedirects {
-		// The redirection cycle guard fired: no page can be reached.
+	if ri.redirects != nil && *ri.redirects == cycleHit {
+		// The redirection cycle guard fired: its 500 goes out as it is.
+		// At the limit without it, the page's redirect is the one too
+		// many: the guard fires there, and the request ends in 500 as in
+		// NGINX, whatever the status the page was for.
 		Error(w, r, code)
 		return
 	}

@@ -169,11 +169,10 @@ func Error(w http.ResponseWriter, r *http.Request, code int) {
 // is missing answers 404, not the status it was to go with.
 func markError(w http.ResponseWriter, code int) {
 	for w != nil {
-		if s, ok := w.(*statusWriter); ok {
-			if !s.done {
-				s.status = code
-			}
-			return
+		// Every one: pages caught in turn (recursive_error_pages) nest
+		// their writers, and NGINX's err_status is one per request.
+		if s, ok := w.(*statusWriter); ok && !s.done {
+			s.status = code
 		}
 		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
 		if !ok {

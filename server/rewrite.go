@@ -234,6 +234,7 @@ func (ri *reqInfo) route(r *http.Request, named *Location) *Location {
 		}
 		if *ri.redirects >= maxRedirects {
 			run.Loc.Logger().Error(fmt.Sprintf("rewrite or internal redirection cycle while processing %q", r.URL.Path))
+			*ri.redirects = cycleHit
 			ri.pending = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				Error(w, r, http.StatusInternalServerError)
 			})

@@ -381,3 +381,40 @@ func TestRewriteInSubrequest(t *testing.T) {
 		t.Fatalf("page %q", body)
 	}
 }
+
+// TestErrorPageCycleAsNGINX: an error_page whose target leads back to
+// the error (through a rewrite, a named location, itself, or try_files)
+// runs into the limit of internal redirects; NGINX then answers 500 and
+// logs the cycle, whatever the status the page was for. A 500 of the
+// cycle itself is not caught again by error_page 500.
+func TestErrorPageCycleAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	block := func(listen string) string {
+		return fmt.Sprintf(`server { %s
+			location /c/ { recursive_error_pages on; error_page 404 /d/; return 404; }
+			location /d/ { rewrite ^ /c/ last; }
+			location /self/ { recursive_error_pages on; error_page 404 /self/; return 404; }
+			location /named/ { recursive_error_pages on; error_page 404 = @back; return 404; }
+			location @back { rewrite ^ /named/ last; }
+			location /t1/ { try_files /nonexistent /t2/; }
+			location /t2/ { recursive_error_pages on; error_page 404 /t1/; return 404; }
+			location /loop/ { error_page 500 /err; rewrite ^ /loop/ last; }
+			location = /err { return 200 "error page"; }
+		}`, listen)
+	}
+	mport, nport := freePort(t), freePort(t)
+	mdir, ndir := filepath.Join(dir, "mosaic"), filepath.Join(dir, "nginx")
+	for _, d := range []string{mdir, ndir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	startNGINX(t, ndir, "root "+dir+";"+block(fmt.Sprintf("listen 127.0.0.1:%d;", nport)), nport)
+	p := startMosaic(t, mdir, "http { root "+dir+";"+block(fmt.Sprintf("listen 127.0.0.1:%d;", mport))+"}", mport)
+	for _, path := range []string{"/c/", "/self/", "/named/", "/t1/", "/loop/"} {
+		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
+	}
+	waitOutput(t, p, `rewrite or internal redirection cycle while internally redirecting to \"/d/\"`)
+	waitOutput(t, p, `rewrite or internal redirection cycle while redirect to named location \"@back\"`)
+}
