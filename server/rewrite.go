@@ -100,7 +100,7 @@ func (s *ifStep) Rewrite(r *http.Request, run *RewriteRun) Flow {
 	if s.loc != nil {
 		run.Loc = s.loc
 		if ri := infoFrom(r.Context()); ri != nil {
-			ri.loc = s.loc
+			ri.enter(s.loc)
 		}
 	}
 	return runSteps(s.steps, r, run)
@@ -176,7 +176,7 @@ func (ri *reqInfo) route(r *http.Request, named *Location) *Location {
 	loc := named
 	if loc == nil {
 		if steps := rewriteSteps(srv.level); len(steps) > 0 {
-			ri.loc = srv.level
+			ri.enter(srv.level)
 			run := RewriteRun{Loc: srv.level}
 			switch runSteps(steps, r, &run) {
 			case FlowRespond:
@@ -210,7 +210,7 @@ func (ri *reqInfo) route(r *http.Request, named *Location) *Location {
 			// refuses a client's request before its steps run.
 			return loc
 		}
-		ri.loc = loc
+		ri.enter(loc)
 		run := RewriteRun{Loc: loc}
 		flow := runSteps(steps, r, &run)
 		// A URI a rewrite made may reach internal locations, as NGINX
@@ -242,6 +242,17 @@ func (ri *reqInfo) route(r *http.Request, named *Location) *Location {
 		}
 		*ri.redirects++
 		loc = nil
+	}
+}
+
+// enter makes l the location in force while rewrite steps run: the one
+// whose settings apply, and whose root or alias $request_filename and
+// $document_root read, as NGINX's do in its rewrite phase ("if (!-e
+// $request_filename)" tests the file that location would serve).
+func (ri *reqInfo) enter(l *Location) {
+	ri.loc = l
+	if ri.st != nil {
+		ri.st.Paths = l
 	}
 }
 

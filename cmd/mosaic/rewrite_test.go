@@ -418,3 +418,41 @@ func TestErrorPageCycleAsNGINX(t *testing.T) {
 	waitOutput(t, p, `rewrite or internal redirection cycle while internally redirecting to \"/d/\"`)
 	waitOutput(t, p, `rewrite or internal redirection cycle while redirect to named location \"@back\"`)
 }
+
+// TestRewriteFileTestsAsNGINX: "if (!-e $request_filename)", the test
+// of Drupal's and WordPress's configurations, reads the file name that
+// the location in force maps the URI to (its root or alias, an "if"
+// block's own root, the server's root for the server's own directives)
+// while the rewrite directives run, after an internal redirect too, as
+// NGINX does: an existing file is served, a missing one
+// goes to the front controller, and the guard of PHP locations
+// ("if (!-f $document_root$fastcgi_script_name)") lets a script through.
+func TestRewriteFileTestsAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www/drupal/exists.txt"), "static file")
+	writeFile(t, filepath.Join(dir, "sub/f.txt"), "aliased file")
+	writeFile(t, filepath.Join(dir, "alt/ir/a.txt"), "alt root file")
+	writeFile(t, filepath.Join(dir, "www/index.php"), "<?php")
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %[2]s/www;
+			set $srvroot $document_root;
+			location /srv/ { return 200 "[$srvroot]"; }
+			location /drupal/ { if (!-e $request_filename) { rewrite ^/drupal/(.+)$ /drupal/index.php?q=$1 last; } }
+			location = /drupal/index.php { return 200 "front controller $arg_q"; }
+			location /al/ { alias %[2]s/sub/; if (-f $request_filename) { return 200 "file"; } return 200 "none"; }
+			location /ir/ { if ($arg_alt) { root %[2]s/alt; } if (-f $request_filename) { return 200 "file"; } return 200 "none"; }
+			location /dr/ { alias %[2]s/sub/; set $d $document_root; return 200 "[$d]"; }
+			location /from/ { try_files /nonexistent /al/f.txt; }
+			location ~ [^/]\.php(/|$) {
+				fastcgi_split_path_info ^(.+?\.php)(/.*)$;
+				if (!-f $document_root$fastcgi_script_name) { return 404; }
+				return 200 "php $fastcgi_script_name";
+			}
+		}`, port, dir)
+	})
+	for _, path := range []string{"/srv/", "/drupal/exists.txt", "/drupal/node/1", "/al/f.txt", "/al/nofile",
+		"/ir/a.txt", "/ir/a.txt?alt=1", "/dr/", "/from/", "/index.php/a/b", "/none.php"} {
+		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
+	}
+}
