@@ -481,8 +481,13 @@ func (p *parser) escape(f *flags) (*node, bool) {
 	case 'k':
 		return p.backrefK(f), true
 	case 'N':
+		// "\N{" names a character, which PCRE2 takes only in UTF mode,
+		// unless the brace starts a quantifier: \N{2} is two bytes other
+		// than a newline.
 		if p.pos < len(p.src) && p.src[p.pos] == '{' {
-			p.fail(p.pos, `\N{name} is not supported without UTF mode`)
+			if _, _, ok := p.peekQuantifier(); !ok {
+				p.fail(p.pos, `\N{name} is not supported without UTF mode`)
+			}
 		}
 		n := &node{op: opSet}
 		n.set.addRange(0, 255)

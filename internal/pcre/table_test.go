@@ -63,6 +63,9 @@ var matchCases = []matchCase{
 	{pat: `(?s)a.b`, subj: "a\nb", want: m("a\nb")},
 	{pat: `a.b`, subj: "a\nb"},
 	{pat: `a\Nb`, subj: "a\nb"},
+	{pat: `^\N{2}$`, subj: "ab", want: m("ab")},
+	{pat: `^\N{2}$`, subj: "a"},
+	{pat: `^a\N{1,2}?b`, subj: "axbb", want: m("axb")},
 	{pat: `^$`, subj: "\n", want: m("")},
 	{pat: `\Aab`, subj: "ab", want: m("ab")},
 	// Classes: ASCII \d \w \s (with VT), \h \v, POSIX, bytes.
@@ -197,6 +200,8 @@ var compileCases = []compileCase{
 	{`(?^-i)`, "invalid hyphen"},
 	{`\c`, "at end of pattern"},
 	{`\N{U+41}`, "UTF mode"},
+	{`\N{a}`, "UTF mode"},
+	{`\N{2,}`, ""},
 	{`\p{Greek}\p{Xan}\pN\p{^L}\P{^L}\p{L&}[\p{L}-]`, ""},
 	{`(?xx)[a b]`, ""},
 	{`a(?#x`, "missing ) after (?# comment"},
