@@ -456,3 +456,22 @@ func TestRewriteFileTestsAsNGINX(t *testing.T) {
 		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
 	}
 }
+
+// TestServerIfFileTestAsNGINX: a file test in a server's own "if" (the
+// usual maintenance switch) runs with the server's settings: with the
+// file present the server answers 503, without it the location does.
+func TestServerIfFileTestAsNGINX(t *testing.T) {
+	nginxPath(t)
+	up, down := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(down, "maintenance.html"), "down")
+	for _, root := range []string{up, down} {
+		mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+			return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s;
+				if (-f $document_root/maintenance.html) { return 503; }
+				if (!-d %[2]s) { return 500; }
+				location / { return 200 "up"; }
+			}`, port, root)
+		})
+		sameAnswer(t, mport, nport, "GET / HTTP/1.1\r\nHost: a.test", "")
+	}
+}

@@ -7,8 +7,10 @@ package rewritemod
 
 import (
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 
@@ -65,9 +67,8 @@ func init() {
 // scope; the named groups of its regexes define variables there.
 func env(c *server.Cmd) rewrite.Env {
 	scope := c.Config().Vars()
-	loc := c.Location()
 	return rewrite.Env{
-		Stat:    loc.Stat,
+		Stat:    stat,
 		Compile: func(text string) (*vars.Template, error) { return scope.Compile(text, c.Directive) },
 		Capture: func(name string) (*vars.Var, error) {
 			if v, ok := scope.Lookup(name); ok {
@@ -76,6 +77,18 @@ func env(c *server.Cmd) rewrite.Env {
 			return scope.Define(name, nil, false)
 		},
 	}
+}
+
+// stat is the file test of "if" (-f, -d, -e, -x): the location in force
+// as it runs says what disable_symlinks asks, as NGINX reads the
+// request's location configuration there. In the server's rewrite phase
+// that is the server level, which has no location of its own in the
+// configuration: the test must not be bound to one when it is read.
+func stat(r *http.Request, name string) (fs.FileInfo, error) {
+	if loc := server.CurrentLocation(r); loc != nil {
+		return loc.Stat(r, name)
+	}
+	return os.Stat(name)
 }
 
 // logf returns rewrite_log's notice writer for the location in force, or
