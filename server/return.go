@@ -68,15 +68,20 @@ func (rs *returnSpec) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Redirect(w, r, rs.code, target)
 		return
 	}
-	if rs.text == nil {
-		if rs.code >= 400 {
-			Error(w, r, rs.code)
-			return
-		}
+	if rs.text == nil && rs.code >= 400 {
+		Error(w, r, rs.code)
+		return
+	}
+	if rs.text == nil && (rs.code < 200 || rs.code == http.StatusNoContent) {
 		w.WriteHeader(rs.code)
 		return
 	}
-	body := evalWithStatus(rs.text, r, rs.code)
+	// Below 400 without text NGINX sends an empty text all the same:
+	// typed with default_type, its length said ("return 200;").
+	body := ""
+	if rs.text != nil {
+		body = evalWithStatus(rs.text, r, rs.code)
+	}
 	h["Content-Type"] = []string{rs.loc.DefaultType()}
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(rs.code)

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 // rewriteHTTP is an http block that exercises the rewrite module: the
@@ -473,5 +475,30 @@ func TestServerIfFileTestAsNGINX(t *testing.T) {
 			}`, port, root)
 		})
 		sameAnswer(t, mport, nport, "GET / HTTP/1.1\r\nHost: a.test", "")
+	}
+}
+
+// TestReturnWithoutTextAsNGINX: "return 200;" (a health check's usual
+// answer) sends an empty body typed with default_type, its length said,
+// as NGINX does for any status below 400 without text; a 204 has
+// neither field.
+func TestReturnWithoutTextAsNGINX(t *testing.T) {
+	nginxPath(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
+			location = /ok { return 200; }
+			location = /json { default_type application/json; return 201; }
+			location = /none { return 204; }
+		}`, port)
+	})
+	for _, req := range []string{"GET /ok", "HEAD /ok", "GET /json", "GET /none"} {
+		raw := req + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
+		m, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), raw)
+		n, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), raw)
+		for _, h := range []string{"Content-Type", "Content-Length"} {
+			if m.StatusCode != n.StatusCode || m.Header.Get(h) != n.Header.Get(h) {
+				t.Errorf("%s: %s: mosaic %d %q, nginx %d %q", req, h, m.StatusCode, m.Header.Get(h), n.StatusCode, n.Header.Get(h))
+			}
+		}
 	}
 }
