@@ -328,8 +328,10 @@ func quotedURI(r *http.Request, st *vars.State) bool {
 	return strings.ContainsAny(u, "%+")
 }
 
-// EscapeArgs escapes s as NGINX does for arguments: controls, space, "#",
-// "%", "&", "+", ";", "?", DEL and bytes above ASCII.
+// EscapeArgs escapes s as NGINX 1.22 does for arguments: controls,
+// space, the separators "#", "%", "&", "+", ";", "?", the characters a
+// URI may not hold `"`, "<", ">", "\", "^", "`", "{", "|", "}", DEL and
+// bytes above ASCII.
 func EscapeArgs(s string) string {
 	n := 0
 	for i := 0; i < len(s); i++ {
@@ -355,7 +357,7 @@ func EscapeArgs(s string) string {
 
 func escapeArg(c byte) bool {
 	switch c {
-	case ' ', '#', '%', '&', '+', ';', '?':
+	case ' ', '"', '#', '%', '&', '+', ';', '<', '>', '?', '\\', '^', '`', '{', '|', '}':
 		return true
 	}
 	return c < 0x20 || c >= 0x7f

@@ -256,7 +256,7 @@ func TestUnescapeRedirect(t *testing.T) {
 }
 
 func TestEscapeArgs(t *testing.T) {
-	if got := EscapeArgs("a b#%&+;?\x01\x7f\xffz/="); got != "a%20b%23%25%26%2B%3B%3F%01%7F%FFz/=" {
+	if got := EscapeArgs("a b#%&+;?\x01\x7f\xffz/='\"<>\\^`{|}"); got != "a%20b%23%25%26%2B%3B%3F%01%7F%FFz/='%22%3C%3E%5C%5E%60%7B%7C%7D" {
 		t.Fatal(got)
 	}
 }

@@ -502,3 +502,31 @@ func TestReturnWithoutTextAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestRewriteEscapesCapturesAsNGINX: a capture of a client's
+// percent-encoded path copied into a rewrite's arguments or redirect is
+// escaped again with NGINX 1.22's table for arguments, which has `"`,
+// "<", ">", "\", "^", "`", "{", "|" and "}" besides the separators: an
+// origin that refuses those characters in a request target (Tomcat)
+// gets them encoded, and a redirect sends `"` as %22.
+func TestRewriteEscapesCapturesAsNGINX(t *testing.T) {
+	nginxPath(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
+			location /r/ { rewrite ^/r/(.*)$ http://e.test/$1 redirect; }
+			location /i/ { rewrite ^/i/(.*)$ /t/?v=$1 last; }
+			location /t/ { return 200 "$args"; }
+		}`, port)
+	})
+	for _, c := range []string{"%22", "%3C", "%3E", "%5C", "%5E", "%60", "%7B", "%7C", "%7D", "%27", "%20%26%2B%3B"} {
+		for _, p := range []string{"/r/a", "/i/a"} {
+			raw := "GET " + p + c + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
+			m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), raw)
+			n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), raw)
+			mloc, nloc := m.Header.Get("Location"), n.Header.Get("Location")
+			if m.StatusCode != n.StatusCode || mloc != nloc || m.StatusCode == 200 && mb != nb {
+				t.Errorf("%s%s: mosaic %d %q %q, nginx %d %q %q", p, c, m.StatusCode, mloc, mb, n.StatusCode, nloc, nb)
+			}
+		}
+	}
+}
