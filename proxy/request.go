@@ -52,11 +52,17 @@ func (h *Handler) upstreamURI(r *http.Request) string {
 	return b.String()
 }
 
-// pathEscapes are the bytes NGINX escapes when it puts a decoded path
-// back into a request line: controls, space, '#', '%', '?', DEL and
-// everything above ASCII.
+// pathEscapes are the bytes NGINX (1.22's ngx_escape_uri, NGX_ESCAPE_URI)
+// escapes when it puts a decoded path back into a request line: controls,
+// space, '#', '%', '?', the characters RFC 3986 does not allow in a URI
+// ('"', '<', '>', '\\', '^', '`', '{', '|', '}'), DEL and everything above
+// ASCII. A strict upstream refuses a request line with those raw.
 var pathEscapes = percent.NewSet(func(c byte) bool {
-	return c <= ' ' || c == '#' || c == '%' || c == '?' || c >= 0x7f
+	switch c {
+	case '#', '%', '?', '"', '<', '>', '\\', '^', '`', '{', '|', '}':
+		return true
+	}
+	return c <= ' ' || c >= 0x7f
 })
 
 // lineEscapes are the bytes that cannot stand in a request line:

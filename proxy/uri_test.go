@@ -38,6 +38,8 @@ func TestURIReplacement(t *testing.T) {
 		{"exact path", "/remote/", "/name/", "/name/", "/remote/"},
 		{"decoded path escaped again", "/r/", "/n/", "/n/a%20b%3Fc%25", "/r/a%20b%3Fc%25"},
 		{"plain path characters stay", "/r/", "/n/", "/n/a%2Cb~c", "/r/a,b~c"},
+		// NGINX 1.22 escapes what RFC 3986 does not allow in a URI.
+		{"characters a URI may not hold escaped", "/r/", "/n/", "/n/a%7C%22%3C%3E%5C%5E%60%7B%7D", "/r/a%7C%22%3C%3E%5C%5E%60%7B%7D"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
