@@ -106,3 +106,26 @@ func TestMaxHeldSizeCountsIncludes(t *testing.T) {
 		t.Errorf("got %q, want %q", rec.Body.String(), want)
 	}
 }
+
+// TestMaxHeldSizeBelowAnInclude: an esi_max_held_size smaller than what
+// one include counts (1 to 1g is allowed) still lets a page of includes
+// through: the include the parser has just queued is its own to settle,
+// and waiting for it to be written would wait forever.
+func TestMaxHeldSizeBelowAnInclude(t *testing.T) {
+	h := mustNew(t, htmlPage(`a<esi:include src="/f/a"/>b<esi:include src="/f/none" onerror="continue"/>c`),
+		esi.Options{Fetcher: esi.FetchHandler(fragments()), MaxHeldSize: 1, Logger: discardLog()})
+	rec := httptest.NewRecorder()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/f/page", nil))
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the page never ended")
+	}
+	if want := "aAbc"; rec.Body.String() != want {
+		t.Errorf("got %q, want %q", rec.Body.String(), want)
+	}
+}

@@ -204,12 +204,15 @@ func (o *output) retain(data []byte) {
 	}
 }
 
-// slot appends the place of a fragment and returns it, once the queue
-// holds no more than maxHeld.
+// slot appends the place of a fragment, once the queue holds no more than
+// maxHeld, and returns it. It waits before the slot is queued: only the
+// caller, once it has the slot, starts what fills it, so a wait that
+// counted it would wait for itself (any include, with a maxHeld under
+// slotCost).
 func (o *output) slot() *slot {
 	o.mu.Lock()
-	s := o.pushSlot()
 	o.waitHeld()
+	s := o.pushSlot()
 	o.mu.Unlock()
 	return s
 }
