@@ -349,6 +349,7 @@ func (v *variables) substituteAttr(s string) (out string, refused bool) {
 		return s, false
 	}
 	var sb strings.Builder
+	var auth authority
 	inQuery := false
 	from := 0 // the text since the previous reference starts here
 	for i := 0; ; {
@@ -378,7 +379,7 @@ func (v *variables) substituteAttr(s string) (out string, refused bool) {
 		// URL invalid, so that a Host with a port could never be
 		// included. The authority is then still checked to be the
 		// request's own (resolve).
-		host := inAuthority(sb.String())
+		host := auth.at(sb.String())
 		for j := 0; j < len(val); j++ {
 			c := val[j]
 			if isUnreserved(c) || host && (c == ':' || c == '[' || c == ']') {
@@ -393,14 +394,43 @@ func (v *variables) substituteAttr(s string) (out string, refused bool) {
 	}
 }
 
-// inAuthority reports whether what follows prefix, the start of an
-// include's URL, lies in its authority: prefix is "//" or "scheme://",
-// then no byte that ends the authority.
-func inAuthority(prefix string) bool {
-	scheme, rest, ok := strings.Cut(prefix, "//")
-	if !ok || strings.ContainsAny(rest, "/?#") {
+// authority tells, of an include's URL as it is built, whether what
+// follows lies in its authority: the URL starts with "//" or "scheme://",
+// then no byte that ends the authority. The URL only grows, and each call
+// looks at the bytes added since the last only: looking at the whole URL
+// for each reference cost the square of its length, which values from the
+// client make megabytes.
+type authority struct {
+	seen  int  // bytes of the URL looked at
+	start int  // where the authority starts, 0 until "//" is found
+	ended bool // the URL has no authority, or the authority has ended
+}
+
+// at reports whether what follows url, which extends the url of the last
+// call, lies in its authority.
+func (a *authority) at(url string) bool {
+	if a.ended {
 		return false
 	}
+	if a.start == 0 {
+		from := max(0, a.seen-1) // a "//" across the two calls' bytes
+		k := strings.Index(url[from:], "//")
+		if k < 0 {
+			a.seen = len(url)
+			return false
+		}
+		k += from
+		a.start, a.seen = k+2, k+2
+		a.ended = !isSchemePrefix(url[:k])
+	}
+	a.ended = a.ended || strings.ContainsAny(url[a.seen:], "/?#")
+	a.seen = len(url)
+	return !a.ended
+}
+
+// isSchemePrefix reports whether scheme, what comes before the first "//"
+// of a URL, is empty or a scheme and its ':'.
+func isSchemePrefix(scheme string) bool {
 	if scheme == "" {
 		return true
 	}
