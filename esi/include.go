@@ -83,11 +83,17 @@ func (in incl) failAttempt() {
 // fetched only when the except block is used.
 func (p *page) include(ev *Event) {
 	in := incl{cont: ev.Continue, out: p.dst}
-	var refusedSrc, refusedAlt bool
-	in.src, refusedSrc = p.vars.substituteAttr(ev.Src)
-	in.alt, refusedAlt = p.vars.substituteAttr(ev.Alt)
+	var refusedSrc, refusedAlt, longSrc, longAlt bool
+	in.src, refusedSrc, longSrc = p.vars.substituteAttr(ev.Src)
+	in.alt, refusedAlt, longAlt = p.vars.substituteAttr(ev.Alt)
 	if refusedSrc || refusedAlt {
 		p.h.log.LogAttrs(p.ctx, slog.LevelWarn, "esi: a variable's value in the path of an include would change its path segments: substituted as empty",
+			slog.String("uri", p.req.URL.RequestURI()), slog.String("src", ev.Src), slog.String("alt", ev.Alt))
+	}
+	if longSrc || longAlt {
+		// Left empty: an empty src fails the include (its alt tried),
+		// an empty alt is none.
+		p.h.log.LogAttrs(p.ctx, slog.LevelWarn, fmt.Sprintf("esi: an include's src or alt is longer than %d bytes once its variables are substituted: left empty", maxIncludeURL),
 			slog.String("uri", p.req.URL.RequestURI()), slog.String("src", ev.Src), slog.String("alt", ev.Alt))
 	}
 	var gate *tryBlock

@@ -343,10 +343,11 @@ func zeroWeight(params string) bool {
 // parameter or a fragment. In the path (before the first '?' of s) the
 // server decodes the value again before it resolves dot segments: a value
 // that holds '/' or '\', or is "." or "..", could climb to another
-// location, and is substituted as empty; refused reports that.
-func (v *variables) substituteAttr(s string) (out string, refused bool) {
+// location, and is substituted as empty; refused reports that. A result
+// longer than maxIncludeURL is no URL: it comes back empty, with long set.
+func (v *variables) substituteAttr(s string) (out string, refused, long bool) {
 	if !strings.Contains(s, "$(") {
-		return s, false
+		return s, false, false
 	}
 	var sb strings.Builder
 	var auth authority
@@ -356,7 +357,10 @@ func (v *variables) substituteAttr(s string) (out string, refused bool) {
 		k := strings.Index(s[i:], "$(")
 		if k < 0 {
 			sb.WriteString(s[from:])
-			return sb.String(), refused
+			if sb.Len() > maxIncludeURL {
+				return "", refused, true
+			}
+			return sb.String(), refused, false
 		}
 		i += k
 		var vs varScan
@@ -391,8 +395,20 @@ func (v *variables) substituteAttr(s string) (out string, refused bool) {
 			sb.WriteByte(hex[c>>4])
 			sb.WriteByte(hex[c&15])
 		}
+		if sb.Len() > maxIncludeURL {
+			return "", refused, true
+		}
 	}
 }
+
+// maxIncludeURL bounds an include's src or alt once its variables are
+// substituted. Values come from the client (a cookie, a header), and a
+// tag may repeat them: each include of a page would otherwise hold a URL
+// of megabytes (1,100 references to a 4 KiB cookie make 4.5 MB), all of
+// them at once in the queue of a try's except. NGINX takes no client
+// request line longer than its large_client_header_buffers, 8 KiB by
+// default, either.
+const maxIncludeURL = 8 << 10
 
 // authority tells, of an include's URL as it is built, whether what
 // follows lies in its authority: the URL starts with "//" or "scheme://",

@@ -31,3 +31,20 @@ func TestSubstituteAttrLinear(t *testing.T) {
 		t.Errorf("references in the authority took %v, in a path %v", a, p)
 	}
 }
+
+// TestSubstituteAttrBounded: an include's src made of references to a
+// value from the client is no URL once it passes maxIncludeURL: it comes
+// back empty (the include fails), not as megabytes held by each include.
+func TestSubstituteAttrBounded(t *testing.T) {
+	r := httptest.NewRequest("GET", "/", nil)
+	r.Header.Set("Cookie", strings.Repeat("a", 4<<10))
+	v := variables{r: r}
+	for _, src := range []string{"/f?c=" + strings.Repeat("$(HTTP_COOKIE)", 3), "//" + strings.Repeat("$(HTTP_COOKIE)", 1000)} {
+		if out, _, long := v.substituteAttr(src); out != "" || !long {
+			t.Errorf("%.20s...: %d bytes, long %v; want none", src, len(out), long)
+		}
+	}
+	if out, _, long := v.substituteAttr("/f?c=$(HTTP_COOKIE)"); long || len(out) != len("/f?c=")+4<<10 {
+		t.Errorf("one reference: %d bytes, long %v", len(out), long)
+	}
+}
