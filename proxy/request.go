@@ -44,12 +44,36 @@ func (h *Handler) upstreamURI(r *http.Request) string {
 	var b strings.Builder
 	b.Grow(n + 2*pathEscapes.Count(rest))
 	b.WriteString(h.uri)
-	pathEscapes.Append(&b, rest)
+	if pathAsSent(r) {
+		// No client sends controls; should one get here, it cannot end
+		// the request line.
+		lineEscapes.Append(&b, rest)
+	} else {
+		pathEscapes.Append(&b, rest)
+	}
 	if r.URL.RawQuery != "" {
 		b.WriteByte('?')
 		b.WriteString(r.URL.RawQuery)
 	}
 	return b.String()
+}
+
+// pathAsSent reports a path that NGINX copies into the request line as
+// it is: it escapes the path again only for quoted_uri (the client's path
+// held a percent-escape) or internal (a rewrite, an internal redirect, a
+// subrequest). A client's raw '"', '|', '{' or byte above ASCII thus goes
+// upstream raw. A URI that is not the client's has no RequestURI, or one
+// made from the escaped URL (a subrequest's), where what needs escaping
+// shows as a percent-escape.
+func pathAsSent(r *http.Request) bool {
+	u := reqrule.OriginForm(r.RequestURI)
+	if u == "" || u[0] != '/' {
+		return false
+	}
+	if i := strings.IndexByte(u, '?'); i >= 0 {
+		u = u[:i]
+	}
+	return !strings.Contains(u, "%")
 }
 
 // pathEscapes are the bytes NGINX (1.22's ngx_escape_uri, NGX_ESCAPE_URI)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"net"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
 )
 
 // proxyReqOrigin answers /c with a set of cookies, /missing with a 404,
@@ -175,4 +178,34 @@ func TestProxyRequestDirectivesThroughBinary(t *testing.T) {
 	startMosaic(t, dir, "http {"+proxyReqHTTP(proxyReqOrigin(t), dir)+"}", port)
 	checkProxyReq(t, "mosaic", port)
 	checkStored(t, "mosaic", dir)
+}
+
+// TestProxyURIPartEscapesAsNGINX: with a URI in proxy_pass NGINX escapes
+// the rest of the path again only when the client's held a
+// percent-escape (quoted_uri) or the URI is not the client's (a rewrite,
+// an internal redirect: internal). A client's raw `"`, `|`, `{` or byte
+// above ASCII goes upstream as it came; the same made by a rewrite, or
+// sent escaped, goes escaped.
+func TestProxyURIPartEscapesAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return
+		}
+		for l := line; err == nil && l != "\r\n"; {
+			l, err = br.ReadString('\n')
+		}
+		line = strings.TrimSuffix(line, "\r\n")
+		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(line), line)
+	})
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
+			location /p/ { proxy_pass http://%s/up/; }
+			location /rw/ { rewrite ^/rw/(.*)$ /p/$1 last; }
+		}`, port, o.Addr())
+	})
+	for _, path := range []string{`/p/a"b|c{d}`, `/p/a<b>^c\d` + "`", "/p/caf\xc3\xa9", `/p/a%41"b`, `/p/a%22b`, `/rw/a"b|c`} {
+		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
+	}
 }
