@@ -589,6 +589,11 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 		}
 		sw = &statusWriter{ResponseWriter: w, status: status}
 	}
+	// A page caught inside another (recursive_error_pages) goes with its
+	// own error_page's status, "=" the page's: NGINX keeps one err_status
+	// per request, which the outer page's writers under w must not
+	// replace with theirs.
+	markError(w, status)
 	if ri.st != nil {
 		// Nothing has gone to the client: $status is the status the page
 		// goes with from now on (NGINX's err_status), which the page's
@@ -704,7 +709,8 @@ func (e *errorPageWriter) Flush() {
 
 func (e *errorPageWriter) Unwrap() http.ResponseWriter { return e.ResponseWriter }
 
-// statusWriter replaces the status of the response written through it.
+// statusWriter replaces the status of the response written through it;
+// status 0 (a page inside it with "=") keeps the response's own.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
@@ -720,7 +726,10 @@ func (s *statusWriter) WriteHeader(code int) {
 		return
 	}
 	s.done = true
-	s.ResponseWriter.WriteHeader(s.status)
+	if s.status != 0 {
+		code = s.status
+	}
+	s.ResponseWriter.WriteHeader(code)
 }
 
 func (s *statusWriter) Write(b []byte) (int, error) {

@@ -530,3 +530,28 @@ func TestRewriteEscapesCapturesAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedErrorPageStatusAsNGINX: an error page caught again
+// (recursive_error_pages) goes with the status the inner error_page
+// gives, "=" the page's own: NGINX keeps one err_status per request, and
+// the outer page's "=200" no longer applies.
+func TestNestedErrorPageStatusAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "e.html"), "error page\n")
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s; recursive_error_pages on;
+			location /a/ { error_page 404 =200 /pa; return 404; }
+			location = /pa { error_page 500 =201 /e.html; return 500; }
+			location /b/ { error_page 404 =200 /pb; return 404; }
+			location = /pb { error_page 500 = /e.html; return 500; }
+			location /c/ { error_page 404 =200 @pc; return 404; }
+			location @pc { error_page 500 =202 /e.html; return 500; }
+			location /d/ { error_page 404 =200 /pd; return 404; }
+			location = /pd { error_page 500 /e.html; return 500; }
+		}`, port, dir)
+	})
+	for _, path := range []string{"/a/", "/b/", "/c/", "/d/"} {
+		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
+	}
+}
