@@ -653,13 +653,34 @@ type errorPageWriter struct {
 	caught int
 	page   errorPage
 	wrote  bool
+	// uncaught: the response is one NGINX sends itself (writeUncaught).
+	uncaught bool
+}
+
+// writeUncaught writes the status of a response that NGINX sends itself,
+// as ngx_http_send_response does return's text: it does not go through
+// the special response handler, where error_page is looked up, so no
+// error_page replaces it ("return 404 text;" sends the text). The status
+// that the error page it answers in goes with still applies.
+func writeUncaught(w http.ResponseWriter, code int) {
+	for u := w; ; {
+		if e, ok := u.(*errorPageWriter); ok {
+			e.uncaught = true
+		}
+		x, ok := u.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			break
+		}
+		u = x.Unwrap()
+	}
+	w.WriteHeader(code)
 }
 
 func (e *errorPageWriter) WriteHeader(code int) {
 	if e.caught != 0 || e.wrote {
 		return
 	}
-	if p, ok := e.pages[code]; ok && (e.fl == nil || e.fl.cur == e.gate) {
+	if p, ok := e.pages[code]; ok && !e.uncaught && (e.fl == nil || e.fl.cur == e.gate) {
 		if !relayed(e.st) {
 			e.caught, e.page = code, p
 			return

@@ -84,7 +84,7 @@ func (rs *returnSpec) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h["Content-Type"] = []string{rs.loc.DefaultType()}
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
-	w.WriteHeader(rs.code)
+	writeUncaught(w, rs.code)
 	if r.Method != http.MethodHead {
 		_, _ = io.WriteString(w, body)
 	}

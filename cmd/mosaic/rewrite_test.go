@@ -555,3 +555,33 @@ func TestNestedErrorPageStatusAsNGINX(t *testing.T) {
 		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
 	}
 }
+
+// TestReturnTextNotCaughtAsNGINX: a return that sends a text (any status)
+// or a status below 400 without one is sent by NGINX's
+// ngx_http_send_response itself: error_page does not replace it. Only a
+// redirect, or 400 and more without text, is an error that error_page
+// catches.
+func TestReturnTextNotCaughtAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "e.html"), "error page\n")
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s;
+			error_page 302 305 404 503 /e.html;
+			location = /text404 { return 404 "gone"; }
+			location = /text503 { return 503 "down"; }
+			location = /text305 { return 305 "use"; }
+			location = /bare305 { return 305; }
+			location = /bare404 { return 404; }
+			location = /bare302 { return 302 /x; }
+		}`, port, dir)
+	})
+	for _, path := range []string{"/text404", "/text503", "/text305", "/bare305", "/bare404", "/bare302"} {
+		raw := "GET " + path + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
+		m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), raw)
+		n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), raw)
+		if m.StatusCode != n.StatusCode || mb != nb {
+			t.Errorf("%s: mosaic %d %q, nginx %d %q", path, m.StatusCode, mb, n.StatusCode, nb)
+		}
+	}
+}
