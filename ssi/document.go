@@ -282,29 +282,46 @@ func (d *document) command(name string, params []Param) error {
 
 // variable looks a name up as NGINX's SSI does: a capture of the last
 // regular expression ($1), a variable of the page, DATE_LOCAL/DATE_GMT in
-// this document's timefmt, then the request's variables.
+// this document's timefmt, then the request's variables. A date that
+// cannot be formatted is empty here; echo reports it (lookup).
 func (d *document) variable(name string) (string, bool) {
+	v, ok, _ := d.lookup(name)
+	return v, ok
+}
+
+// lookup is variable with the error of a date strftime formats nothing
+// for (an empty timefmt, or a date longer than NGINX's buffer): NGINX's
+// DATE_LOCAL and DATE_GMT fail then, and its echo writes the error
+// message, not an empty value.
+func (d *document) lookup(name string) (string, bool, error) {
 	d.sh.mu.Lock()
 	if len(name) == 1 && name[0] >= '0' && name[0] <= '9' && int(name[0]-'0') < len(d.sh.captures) {
 		v := d.sh.captures[name[0]-'0']
 		d.sh.mu.Unlock()
-		return v, true
+		return v, true, nil
 	}
 	v, ok := d.sh.vars[name]
 	d.sh.mu.Unlock()
 	if ok {
-		return v, true
+		return v, true, nil
 	}
+	var date string
 	switch name {
 	case "date_local":
-		return strftime(d.timefmt, time.Now()), true
+		date = strftime(d.timefmt, time.Now())
 	case "date_gmt":
-		return strftime(d.timefmt, time.Now().In(gmt)), true
+		date = strftime(d.timefmt, time.Now().In(gmt))
+	default:
+		if d.h.opts.Variable != nil {
+			v, ok := d.h.opts.Variable(d.r, name)
+			return v, ok, nil
+		}
+		return "", false, nil
 	}
-	if d.h.opts.Variable != nil {
-		return d.h.opts.Variable(d.r, name)
+	if date == "" {
+		return "", true, ssiError(`timefmt "%s" formats no %s`, d.timefmt, strings.ToUpper(name))
 	}
-	return "", false
+	return date, true, nil
 }
 
 var gmt = time.FixedZone("GMT", 0)
@@ -320,7 +337,10 @@ func (d *document) eval(text string, prefix bool) (string, error) {
 }
 
 func (d *document) echo(p map[string]string) error {
-	value, found := d.variable(strings.ToLower(p["var"]))
+	value, found, err := d.lookup(strings.ToLower(p["var"]))
+	if err != nil {
+		return err
+	}
 	if !found {
 		def, ok := p["default"]
 		value = "(none)"
