@@ -262,17 +262,15 @@ func strftime(format string, t time.Time) string {
 }
 
 // padded pads a conversion's text to the width as glibc does: a number
-// (digits > 0) to its digits by default, with zeros (spaces for %e %k %l:
-// space), spaces with "_", not at all with "-" unless a width is given;
-// other text to the width alone, with spaces, or zeros with "0".
+// (digits > 0) to its digits at least, a smaller width too ("%1d" is
+// "07"), with zeros (spaces for %e %k %l: space), spaces with "_", not at
+// all with "-" unless a width is given; other text to the width alone,
+// with spaces, or zeros with "0".
 func padded(text string, digits, width int, pad byte, space bool) string {
 	fill := byte(' ')
 	if digits > 0 {
-		if width < 0 {
-			if pad == '-' {
-				return text
-			}
-			width = digits
+		if pad != '-' {
+			width = max(width, digits)
 		}
 		if pad == '0' || pad == 0 && !space {
 			fill = '0'

@@ -92,6 +92,17 @@ func TestStrftime(t *testing.T) {
 	}
 }
 
+// TestStrftimeNarrowWidth: glibc pads a number to its own digits when the
+// width asked is smaller ("%1d" is "07"); only "-" leaves it unpadded.
+func TestStrftimeNarrowWidth(t *testing.T) {
+	tm := time.Date(2026, 3, 7, 15, 4, 5, 0, time.FixedZone("GMT", 0))
+	// glibc's answers (Debian 12).
+	const f, want = "%1d|%1e|%_1m|%01l|%2j|%-1d|%-2j|%1Y", "07| 7| 3|03|066|7|66|2026"
+	if got := strftime(f, tm); got != want {
+		t.Errorf("%q: got %q, want %q", f, got, want)
+	}
+}
+
 // FuzzExpressions feeds page text to the expression and string readers:
 // they must not panic, and a prefixed result is absolute.
 func FuzzExpressions(f *testing.F) {
