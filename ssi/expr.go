@@ -243,8 +243,13 @@ func strftime(format string, t time.Time) string {
 		switch {
 		case !ok || mod == 'E' && strings.IndexByte("cCnpPrRstTuxXyYzZ%", c) < 0 ||
 			mod == 'O' && strings.IndexByte("bBCdegGhHIjklmMnpPrRsStTuUVwWyzZ%", c) < 0:
-			// glibc copies a spec it does not know, padded to the width.
+			// glibc copies a spec it does not know, padded to the width,
+			// in the case its flags ask for: "^", or "#" on %b and %h,
+			// which glibc reads before it refuses their E.
 			text, digits = format[i:j+1], 0
+			if upper || swap && (c == 'b' || c == 'h') {
+				text = upperASCII(text)
+			}
 		case c == 'P':
 			// lower case, whatever the flags
 		case swap && (c == 'p' || c == 'Z'):
@@ -259,6 +264,19 @@ func strftime(format string, t time.Time) string {
 		i = j
 	}
 	return b.String()
+}
+
+// upperASCII upper-cases the ASCII letters of s, as glibc's toupper in
+// the C locale: other bytes, of a multibyte character too, stay as they
+// are.
+func upperASCII(s string) string {
+	b := []byte(s)
+	for k, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[k] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
 }
 
 // padded pads a conversion's text to the width as glibc does: a number

@@ -103,6 +103,18 @@ func TestStrftimeNarrowWidth(t *testing.T) {
 	}
 }
 
+// TestStrftimeUnknownSpecCase: glibc copies a spec it does not format in
+// the case its flags ask for: "^" upper-cases it, and so does "#" for
+// %b and %h, which it reads before it refuses their E modifier.
+func TestStrftimeUnknownSpecCase(t *testing.T) {
+	tm := time.Date(2026, 3, 7, 15, 4, 5, 0, time.FixedZone("GMT", 0))
+	// glibc's answers (Debian 12).
+	const f, want = "%^f|%^Ea|%#Eb|%^6q|%#Ea|%^-", "%^F|%^EA|%#EB|  %^6Q|%#Ea|%^-"
+	if got := strftime(f, tm); got != want {
+		t.Errorf("%q: got %q, want %q", f, got, want)
+	}
+}
+
 // FuzzExpressions feeds page text to the expression and string readers:
 // they must not panic, and a prefixed result is absolute.
 func FuzzExpressions(f *testing.F) {
