@@ -250,6 +250,11 @@ func strftime(format string, t time.Time) string {
 			if upper || swap && (c == 'b' || c == 'h') {
 				text = upperASCII(text)
 			}
+		case c == 'z':
+			// glibc writes the sign as text, then the offset as a
+			// number, each padded to the width: "%_z" is "+   0".
+			b.WriteString(padded(text[:1], 0, width, pad, false))
+			text = text[1:]
 		case c == 'P':
 			// lower case, whatever the flags
 		case swap && (c == 'p' || c == 'Z'):
@@ -379,7 +384,13 @@ func convert(c byte, t time.Time) (text string, digits int, ok bool) {
 	case 'Y':
 		return num(t.Year(), 1)
 	case 'z':
-		return t.Format("-0700"), 0, true
+		// The sign, then the offset as hhmm: strftime pads them apart.
+		_, off := t.Zone()
+		sign := "+"
+		if off < 0 {
+			sign, off = "-", -off
+		}
+		return sign + strconv.Itoa(off/3600*100+off/60%60), 4, true
 	case 'Z':
 		name, _ := t.Zone()
 		return name, 0, true

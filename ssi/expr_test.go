@@ -115,6 +115,26 @@ func TestStrftimeUnknownSpecCase(t *testing.T) {
 	}
 }
 
+// TestStrftimeZoneOffsetPadded: glibc writes %z as a sign, padded as text,
+// then the offset as a number of four digits, padded as numbers are, both
+// to the width: "%_z" is "+   0", "%3z" is "  +0000".
+func TestStrftimeZoneOffsetPadded(t *testing.T) {
+	const f = "%z|%3z|%_z|%-z|%010z|%-3z|%_6z"
+	// glibc's answers (Debian 12), in GMT and in TZ=XST+3:30.
+	for _, c := range []struct {
+		zone *time.Location
+		want string
+	}{
+		{time.FixedZone("GMT", 0), "+0000|  +0000|+   0|+0|000000000+0000000000|  +  0|     +     0"},
+		{time.FixedZone("XST", -(3*3600 + 30*60)), "-0330|  -0330|- 330|-330|000000000-0000000330|  -330|     -   330"},
+	} {
+		tm := time.Date(2026, 3, 7, 15, 4, 5, 0, c.zone)
+		if got := strftime(f, tm); got != c.want {
+			t.Errorf("%s: %q: got %q, want %q", c.zone, f, got, c.want)
+		}
+	}
+}
+
 // FuzzExpressions feeds page text to the expression and string readers:
 // they must not panic, and a prefixed result is absolute.
 func FuzzExpressions(f *testing.F) {
