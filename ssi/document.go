@@ -739,8 +739,9 @@ func unsafeURI(uri string) bool {
 // the first "?". The path is NGINX's, percent-decoded, escaped again so
 // that "#", "?" and an escape that is none are bytes of it, and so that a
 // leading "//" starts no host: "/$lang/header.html" with $lang empty is
-// the file /header.html, not a host "header.html" and the site's index. A
-// "#" in the arguments, which would end them, is escaped.
+// the file /header.html, not a host "header.html" and the site's index.
+// The arguments are escaped where a URL reference cannot hold them
+// (escapeArgs).
 func fetchURI(uri string) string {
 	path, args, hasArgs := strings.Cut(uri, "?")
 	p := (&url.URL{Path: unescapeURI(path)}).EscapedPath()
@@ -748,9 +749,35 @@ func fetchURI(uri string) string {
 		p = "/%2F" + p[2:]
 	}
 	if hasArgs {
-		p += "?" + strings.ReplaceAll(args, "#", "%23")
+		p += "?" + escapeArgs(args)
 	}
 	return p
+}
+
+// escapeArgs escapes in an include's arguments the bytes a URL reference
+// cannot hold there: "#", which would end them, and the control bytes
+// url.Parse refuses (a tab a header put in), which would fail the
+// include. NGINX passes them as they are; the included location's $args
+// shows them escaped.
+func escapeArgs(args string) string {
+	escaped := func(c byte) bool { return c == '#' || c < ' ' || c == 0x7f }
+	i := 0
+	for i < len(args) && !escaped(args[i]) {
+		i++
+	}
+	if i == len(args) {
+		return args // the usual case: nothing to escape, nothing allocated
+	}
+	var b strings.Builder
+	b.WriteString(args[:i])
+	for ; i < len(args); i++ {
+		if c := args[i]; escaped(c) {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // climbs reports a NUL or a ".." segment in path.

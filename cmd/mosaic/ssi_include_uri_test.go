@@ -66,3 +66,17 @@ func TestSSIIncludePathAsNGINX(t *testing.T) {
 		sameAnswer(t, mport, nport, "GET /page.html"+c.query+" HTTP/1.1\r\nHost: a.test\r\nX: "+c.x, "")
 	}
 }
+
+// TestSSIIncludeArgsControlByteAsNGINX: an include's arguments go to the
+// subrequest as they are, a control byte too (a tab a header put there):
+// the include is made, not failed.
+func TestSSIIncludeArgsControlByteAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www/page.html"), `[<!--# include virtual="/p/?y=1&x=$http_x" -->]`)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`types { text/html html; } server { listen 127.0.0.1:%d; root %s/www; ssi on;
+			location /p/ { return 200 "uri=$uri y=$arg_y"; } }`, port, dir)
+	})
+	sameAnswer(t, mport, nport, "GET /page.html HTTP/1.1\r\nHost: a.test\r\nX: a\tb", "")
+}
