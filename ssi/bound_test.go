@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -232,5 +233,46 @@ func TestPageTextBehindIncludeBounded(t *testing.T) {
 	<-done
 	if want := "S|" + strings.Repeat("t", big); rec.Body.String() != want {
 		t.Errorf("page of %d bytes, want %d (first difference at %d)", rec.Body.Len(), len(want), firstDifference(rec.Body.String(), want))
+	}
+}
+
+// TestPageTextOneWriteBehindIncludeBounded: the bound on the page's text
+// behind an include holds for a page written in one call too (a body in
+// memory): it is parsed a piece at a time, not copied whole into the
+// queue while a slow include at its head is fetched.
+func TestPageTextOneWriteBehindIncludeBounded(t *testing.T) {
+	const big, buffer = 8 << 20, 64 << 10
+	open := make(chan struct{})
+	fetch := func(parent *http.Request, uri string) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: &gateBody{open: open}}, nil
+	}
+	body := []byte(`<!--# include virtual="/slow" -->|` + strings.Repeat("t", big))
+	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write(body)
+	})
+	h := New(page, Options{Fetch: fetch, IncludeBuffer: buffer, Logger: slog.New(slog.DiscardHandler)})
+	rec := httptest.NewRecorder()
+	rec.Body.Grow(big + 2) // the client's side, allocated before the baseline
+	heap := func() int64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return int64(m.HeapAlloc)
+	}
+	before := heap()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/p.html", nil))
+	}()
+	time.Sleep(100 * time.Millisecond) // the page written as far as it goes
+	if n := heap() - before; n > big/4 {
+		t.Errorf("the heap grew by %d bytes behind an include, with at most %d of the page to hold", n, buffer)
+	}
+	close(open)
+	<-done
+	if want := "S|" + strings.Repeat("t", big); rec.Body.String() != want {
+		t.Errorf("page of %d bytes, want %d", rec.Body.Len(), len(want))
 	}
 }

@@ -64,7 +64,14 @@ func (h *handler) newDocument(r *http.Request, sh *shared, w io.Writer) *documen
 	return d
 }
 
+// feed parses b a piece of IncludeBuffer at a time, draining after each:
+// the page's text queued behind an include stays bounded (drain) however
+// much of the page one write hands over.
 func (d *document) feed(b []byte) error {
+	for n := d.h.opts.IncludeBuffer; len(b) > n; b = b[n:] {
+		d.p.Feed(b[:n])
+		d.drain(false)
+	}
 	d.p.Feed(b)
 	d.drain(false)
 	return d.err
