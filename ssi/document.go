@@ -340,7 +340,25 @@ func (d *document) setVar(name, value string) {
 }
 
 func (d *document) eval(text string, prefix bool) (string, error) {
-	return evaluate(text, prefix, uriDir(d.r.URL.Path), d.variable)
+	dir := ""
+	if prefix {
+		dir = uriDir(d.uri())
+	}
+	return evaluate(text, prefix, dir, d.variable)
+}
+
+// uri is the request's URI as it stands, NGINX's r->uri, which a relative
+// include is relative to: the server's $uri, which follows an internal
+// redirect (try_files, error_page) of an included request whose response
+// processes a stub, where the request the fetcher returns keeps the URI
+// it was issued for; the URL's path without the server.
+func (d *document) uri() string {
+	if d.h.opts.Variable != nil {
+		if u, ok := d.h.opts.Variable(d.r, "uri"); ok && strings.HasPrefix(u, "/") {
+			return u
+		}
+	}
+	return d.r.URL.Path
 }
 
 func (d *document) echo(p map[string]string) error {
