@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/percent"
 )
 
 // Accel is an upstream's X-Accel-Redirect as the Handler hands it to
@@ -166,7 +168,7 @@ func parseAccelTarget(v string) (path, args string, ok bool) {
 	if !quoted {
 		return path, args, true
 	}
-	path = unescapeLoose(path)
+	path = percent.Unescape(path)
 	// An escape cut short leaves nothing of "%": no path to serve.
 	if path == "" || dotdotAt(path, 0) || strings.IndexByte(path, 0) >= 0 {
 		return "", "", false
@@ -183,51 +185,6 @@ func parseAccelTarget(v string) (path, args string, ok bool) {
 // "/" follows.
 func dotdotAt(s string, i int) bool {
 	return strings.HasPrefix(s[i:], "..") && (len(s) == i+2 || s[i+2] == '/')
-}
-
-// unescapeLoose decodes %XX escapes as NGINX's ngx_unescape_uri does
-// for this use: a "%" before a character that is no hex digit is
-// dropped and the character kept; a "%" and one hex digit before a
-// character that is none are dropped with that character; an escape cut
-// short by the end is dropped.
-func unescapeLoose(s string) string {
-	b := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if s[i] != '%' {
-			b = append(b, s[i])
-			continue
-		}
-		if i+1 >= len(s) {
-			break
-		}
-		if !ishex(s[i+1]) {
-			b = append(b, s[i+1])
-			i++
-			continue
-		}
-		if i+2 >= len(s) {
-			break
-		}
-		if ishex(s[i+2]) {
-			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
-		}
-		i += 2
-	}
-	return string(b)
-}
-
-func ishex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c >= 'a':
-		return c - 'a' + 10
-	case c >= 'A':
-		return c - 'A' + 10
-	}
-	return c - '0'
 }
 
 // noteUpstreamType records, for an X-Accel-Redirect being served, that

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/pcre"
+	"github.com/mosaic-edge/mosaic/internal/percent"
 )
 
 // document is one response being processed: NGINX's per-request SSI
@@ -756,7 +757,7 @@ func unsafeURI(uri string) bool {
 		return true
 	}
 	path, _, _ := strings.Cut(uri, "?")
-	return climbs(path) || strings.IndexByte(path, '%') >= 0 && climbs(unescapeURI(path))
+	return climbs(path) || strings.IndexByte(path, '%') >= 0 && climbs(percent.Unescape(path))
 }
 
 // fetchURI writes an include's URI as the fetcher reads it, a URL
@@ -769,7 +770,7 @@ func unsafeURI(uri string) bool {
 // (escapeArgs).
 func fetchURI(uri string) string {
 	path, args, hasArgs := strings.Cut(uri, "?")
-	p := (&url.URL{Path: unescapeURI(path)}).EscapedPath()
+	p := (&url.URL{Path: percent.Unescape(path)}).EscapedPath()
 	if strings.HasPrefix(p, "//") {
 		p = "/%2F" + p[2:]
 	}
@@ -816,42 +817,6 @@ func climbs(path string) bool {
 		}
 	}
 	return false
-}
-
-// unescapeURI decodes %XX escapes as ngx_unescape_uri does: a "%" before
-// a byte that is no hex digit is dropped and the byte kept; a "%" and one
-// hex digit are dropped with the byte after them.
-func unescapeURI(s string) string {
-	b := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] != '%':
-			b = append(b, s[i])
-		case i+1 < len(s) && !isHex(s[i+1]):
-			b = append(b, s[i+1])
-			i++
-		default:
-			if i+2 < len(s) && isHex(s[i+2]) {
-				b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
-			}
-			i += 2
-		}
-	}
-	return string(b)
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c >= 'a':
-		return c - 'a' + 10
-	case c >= 'A':
-		return c - 'A' + 10
-	}
-	return c - '0'
 }
 
 // aborted reports an include set= that got more than it may hold: the

@@ -56,3 +56,45 @@ func (s *Set) Escape(str string) string {
 	s.Append(&b, str)
 	return b.String()
 }
+
+// Unescape decodes %XX escapes as NGINX's ngx_unescape_uri does where it
+// reads a URI that a response or a page names (X-Accel-Redirect, an SSI
+// include): a "%" before a byte that is no hex digit is dropped and the
+// byte kept; a "%" and one hex digit are dropped with the byte after
+// them; an escape cut short by the end is dropped. Read the same way, a
+// path is checked as NGINX will route it.
+func Unescape(s string) string {
+	if strings.IndexByte(s, '%') < 0 {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] != '%':
+			b = append(b, s[i])
+		case i+1 < len(s) && !isHex(s[i+1]):
+			b = append(b, s[i+1])
+			i++
+		default:
+			if i+2 < len(s) && isHex(s[i+2]) {
+				b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			}
+			i += 2
+		}
+	}
+	return string(b)
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
+}
