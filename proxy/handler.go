@@ -63,11 +63,16 @@ func (h *Handler) ServeWithURI(w http.ResponseWriter, r *http.Request, uri strin
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, uri string) {
 	x := exchangePool.Get().(*exchange)
 	x.h, x.w, x.r, x.ctx = h, w, r, r.Context()
-	if h.ignoreClientAbort {
+	x.st = vars.FromContext(x.ctx)
+	if h.ignoreClientAbort && (x.st == nil || !x.st.HeaderOnly) {
 		// The exchange with the upstream outlives the client's leaving.
+		// Not a header-only subrequest's (auth_request), which is
+		// stopped once its header is in: NGINX finalizes its upstream
+		// then, whatever *_ignore_client_abort says, where a detached
+		// exchange would read the body to its end and the check would
+		// wait for it.
 		x.ctx = context.WithoutCancel(x.ctx)
 	}
-	x.st = vars.FromContext(x.ctx)
 	defer x.finish()
 
 	if x.st != nil {

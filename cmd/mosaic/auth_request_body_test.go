@@ -104,3 +104,54 @@ func TestAuthRequestKeepsEmptyAnswersConnection(t *testing.T) {
 		t.Errorf("the auth endpoint saw %d connections for 5 checks, want 1", n)
 	}
 }
+
+// TestAuthRequestIgnoreClientAbortDoesNotWaitAsNGINX: NGINX finalizes a
+// header-only subrequest's upstream once its header is in, whatever
+// proxy_ignore_client_abort says (it keeps reading only a body it
+// caches); an auth location with the directive on must not wait for an
+// endpoint's streaming body either.
+func TestAuthRequestIgnoreClientAbortDoesNotWaitAsNGINX(t *testing.T) {
+	nginxPath(t)
+	stop := make(chan struct{})
+	auth := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for {
+			w.Write([]byte("hello\n"))
+			w.(http.Flusher).Flush()
+			select {
+			case <-stop:
+				return
+			case <-r.Context().Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}))
+	t.Cleanup(func() { close(stop); auth.Close() })
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www", "a.txt"), "hello\n")
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s/www;
+			location / { auth_request /auth; }
+			location = /auth { internal; proxy_pass http://%s; proxy_ignore_client_abort on; }
+		}`, port, dir, auth.Listener.Addr())
+	})
+	for who, port := range map[string]int{"mosaic": mport, "nginx": nport} {
+		done := make(chan string, 1)
+		go func() {
+			resp, body, err := testclient.Try("GET", fmt.Sprintf("http://127.0.0.1:%d/a.txt", port))
+			if err != nil {
+				done <- err.Error()
+				return
+			}
+			done <- fmt.Sprintf("%d %s", resp.StatusCode, body)
+		}()
+		select {
+		case got := <-done:
+			if got != "200 hello\n" {
+				t.Errorf("%s: %q, want %q", who, got, "200 hello\n")
+			}
+		case <-time.After(3 * time.Second):
+			t.Errorf("%s: no answer while the auth endpoint's body streams", who)
+		}
+	}
+}
