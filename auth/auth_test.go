@@ -202,6 +202,17 @@ func TestLookup(t *testing.T) {
 	}
 }
 
+// TestLookupLongField: NGINX reads a user file through a 2 KiB buffer
+// and takes a password field that fills it as the hash, cut there.
+func TestLookupLongField(t *testing.T) {
+	field := "{PLAIN}" + strings.Repeat("p", 3000)
+	for _, file := range []string{"ann:" + field + "\n", "bob:x\n" + "ann:" + field} {
+		if h, ok := Lookup([]byte(file), "ann"); !ok || h != field[:2048] {
+			t.Errorf("Lookup: %d bytes, %v; want the field's first 2048", len(h), ok)
+		}
+	}
+}
+
 func TestCredentials(t *testing.T) {
 	enc := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 	for _, c := range []struct {

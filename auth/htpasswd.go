@@ -20,7 +20,8 @@ import (
 // content, reading it as NGINX does: lines end with LF; a line starting
 // with "#" or CR, or an empty one, is skipped; the first line that starts
 // with user and ":" decides, and its hash runs to the next ":", CR or LF
-// (later fields, such as a comment, are ignored). Nothing is trimmed: a
+// (later fields, such as a comment, are ignored), or to its 2048th byte
+// (maxHash). Nothing is trimmed: a
 // line with a leading space names another user. NGINX's reader has one
 // quirk, kept here so that a file means the same to both: a line that
 // ends (LF) where it stops matching the user makes the next line be
@@ -41,6 +42,12 @@ type lookup struct {
 	hash  []byte // the hash read so far, in the passwd state
 	done  bool   // the hash ended
 }
+
+// maxHash is the most of a password field that is read, as NGINX's
+// buffer (NGX_HTTP_AUTH_BUF_SIZE) holds: a longer field is cut there, so
+// that a file whose user's line does not end (a file that is no user
+// file, named by a variable) costs a request no more than that.
+const maxHash = 2048
 
 const (
 	lookupLogin = iota
@@ -78,11 +85,16 @@ func (l *lookup) feed(data []byte) bool {
 				break
 			}
 			end := i
-			for end < len(data) && data[end] != '\n' && data[end] != '\r' && data[end] != ':' {
+			for end < len(data) && end-i < maxHash-len(l.hash) && data[end] != '\n' && data[end] != '\r' && data[end] != ':' {
 				end++
 			}
 			l.hash = append(l.hash, data[i:end]...)
 			i = end - 1
+			if len(l.hash) == maxHash {
+				// NGINX's buffer is full of the field: it stops reading
+				// and takes what it holds as the hash.
+				l.done = true
+			}
 		case lookupSkip:
 			if c == '\n' {
 				l.state, l.n = lookupLogin, 0

@@ -297,3 +297,37 @@ func TestUserFileFromVariablesStreamed(t *testing.T) {
 		t.Errorf("one request allocated %d MiB for an 8 MiB user file", n>>20)
 	}
 }
+
+// TestUserFileLongHashStreamed: a user's line whose password field has
+// no end in sight (a file that is no user file, named by a client's
+// header) takes no more memory than NGINX's 2 KiB buffer, which holds at
+// most that much of the field: the request does not keep the field
+// whole.
+func TestUserFileLongHashStreamed(t *testing.T) {
+	dir := siteFiles(t)
+	os.Mkdir(filepath.Join(dir, "tenants"), 0o755)
+	const size = 8 << 20
+	os.WriteFile(filepath.Join(dir, "tenants", "big"), []byte("ann:"+strings.Repeat("x", size)+"\n"), 0o644)
+	base := servertest.Serve(t, load(t, dir, fmt.Sprintf(`http { error_log %[1]s/error.log; server { listen 127.0.0.1:0; root %[1]s/www;
+		location /basic/ { auth_basic "B"; auth_basic_user_file tenants/$http_x_tenant; } } }`, dir)))
+	allocated := func() uint64 {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.TotalAlloc
+	}
+	before := allocated()
+	req, _ := http.NewRequest("GET", base+"/basic/f", nil)
+	req.SetBasicAuth("ann", "pw")
+	req.Header.Set("X-Tenant", "big")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("%d, want 401", resp.StatusCode)
+	}
+	if n := allocated() - before; n > size/4 {
+		t.Errorf("one request allocated %d MiB for a user's line of 8 MiB", n>>20)
+	}
+}
