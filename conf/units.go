@@ -64,6 +64,16 @@ func ParseTime(s string) (time.Duration, error) {
 		case "ms":
 			unit, r = time.Millisecond, 8
 		case "":
+			if j < len(rest) {
+				// Seconds without their unit, before a space: NGINX's
+				// last step, after "s", which only more seconds
+				// without a unit, at the end, may follow ("1h 2 3"
+				// is 1h5s; "30 1h" and "1s 2 3" are errors).
+				if rank >= 7 {
+					return 0, fmt.Errorf("invalid time %q", s)
+				}
+				r = 9
+			}
 		case "s":
 			r = 7
 		case "m":

@@ -15,6 +15,8 @@ func TestParseTime(t *testing.T) {
 		// Longer than a Duration: the longest, not a wrapped (negative)
 		// time that would make "expires 300y" expire at once.
 		"300y": math.MaxInt64, "292y 60w": math.MaxInt64,
+		// Seconds without a unit, then more at the end, as in NGINX.
+		"1h 30": time.Hour + 30*time.Second, "1h 2 3": time.Hour + 5*time.Second, "1ms 2": 2*time.Second + time.Millisecond,
 	} {
 		if got, err := ParseTime(in); err != nil || got != want {
 			t.Errorf("ParseTime(%q) = %v, %v; want %v", in, got, err, want)
@@ -22,7 +24,10 @@ func TestParseTime(t *testing.T) {
 	}
 	for _, bad := range []string{"", "s", "10x", "-1", "1.5s", "h1", "1hh",
 		// NGINX: each unit once, from the most significant down.
-		"1h1h", "30m1h", "1s1m", "5ms1s"} {
+		"1h1h", "30m1h", "1s1m", "5ms1s",
+		// Seconds without a unit are the last step: "30 1h" is no
+		// 1h30s, and "1s 2 3" has seconds twice before the end.
+		"30 1h", "1s 2 3", "2 3 4"} {
 		if _, err := ParseTime(bad); err == nil {
 			t.Errorf("ParseTime(%q) succeeded", bad)
 		}
