@@ -48,16 +48,17 @@ func Subrequest(parent *http.Request, uri string, header http.Header) (*http.Res
 // header is in, the subrequest is stopped and waited for, so that the
 // variables it set are final when this returns, without its body being
 // read (an endpoint that streams, or sends a large body, would otherwise
-// hold the request). A body of length 0 is read to its end instead, so
-// that an upstream connection that answered it whole stays open. The
-// response's Body is empty.
+// hold the request). A body of length 0, or none by the status (204,
+// 304), is read to its end instead, so that an upstream connection that
+// answered it whole stays open, as NGINX keeps the upstream's connection
+// of such an answer. The response's Body is empty.
 func SubrequestHeader(parent *http.Request, uri string, header http.Header) (*http.Response, error) {
 	resp, err := issue(parent, uri, header, subHeaderOnly)
 	if err != nil {
 		return nil, err
 	}
 	b := resp.Body.(*subBody)
-	if resp.ContentLength == 0 {
+	if resp.ContentLength == 0 || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified {
 		_, _ = io.Copy(io.Discard, b)
 	}
 	b.Close()
