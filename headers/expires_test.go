@@ -49,6 +49,34 @@ func TestSetExpires(t *testing.T) {
 	}
 }
 
+// TestExpiresDailyAcrossDSTChange: NGINX's ngx_next_time sets the time of
+// day in the struct tm that localtime gave for now and hands it to mktime
+// with now's tm_isdst, so on the day the clock changes a time on the
+// other side of the change counts in now's offset: at 01:00 CET on the
+// day Paris goes to summer time, "@15h" is 15:00 CET (14:00 UTC, as
+// glibc's mktime gives it), not 15:00 CEST.
+func TestExpiresDailyAcrossDSTChange(t *testing.T) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, c := range []struct {
+		now         time.Time
+		expires, cc string
+	}{
+		// Today, after the change.
+		{time.Date(2026, 3, 29, 1, 0, 0, 0, paris), "Sun, 29 Mar 2026 14:00:00 GMT", "max-age=50400"},
+		// Tomorrow, the change between: tm_mday + 1 with today's tm_isdst.
+		{time.Date(2026, 3, 28, 20, 0, 0, 0, paris), "Sun, 29 Mar 2026 14:00:00 GMT", "max-age=68400"},
+	} {
+		h := http.Header{}
+		setExpires(h, Expires{Mode: ExpiresDaily, D: 15 * time.Hour}, c.now)
+		if h.Get("Expires") != c.expires || h.Get("Cache-Control") != c.cc {
+			t.Errorf("@15h at %v: Expires %q Cache-Control %q, want %q %q", c.now, h.Get("Expires"), h.Get("Cache-Control"), c.expires, c.cc)
+		}
+	}
+}
+
 // ExpiresFunc chooses per response, seeing the header the content set; it
 // is asked only for the statuses expires applies to, and false or "off"
 // sets nothing.

@@ -214,11 +214,15 @@ func setExpires(h http.Header, e Expires, now time.Time) {
 		// The time of day is on the server's clock, in now's time zone
 		// (the local one, from TZ), as NGINX's ngx_next_time makes it
 		// with mktime: today at that time, or tomorrow once it passed.
+		// mktime is given now's tm_isdst, so the time counts in now's
+		// UTC offset even on the other side of a daylight saving change.
 		y, m, d := now.Date()
+		_, offset := now.Zone()
+		zone := time.FixedZone("", offset)
 		hour, min, sec := int(e.D/time.Hour), int(e.D/time.Minute%60), int(e.D/time.Second%60)
-		at = time.Date(y, m, d, hour, min, sec, 0, now.Location())
+		at = time.Date(y, m, d, hour, min, sec, 0, zone)
 		if !at.After(now) {
-			at = time.Date(y, m, d+1, hour, min, sec, 0, now.Location())
+			at = time.Date(y, m, d+1, hour, min, sec, 0, zone)
 		}
 	}
 	h["Expires"] = []string{string(header.AppendDate(make([]byte, 0, len(http.TimeFormat)), at))}
