@@ -10,9 +10,9 @@ import (
 
 // A module used only by TestSubrequestHeaderNoContentReadToEnd:
 // "hdrtest_check URI" issues a header-only subrequest and reports its
-// status; "hdrtest_nobody CODE" answers CODE without a body, then goes on
-// for a while as a handler finishing its exchange does, noting whether it
-// was stopped.
+// status; "hdrtest_nobody CODE" answers CODE without a body (a 200 with
+// Content-Length 0), then goes on for a while as a handler finishing its
+// exchange does, noting whether it was stopped.
 type hdrtestConf struct {
 	uri    string
 	nobody int
@@ -38,6 +38,9 @@ func init() {
 		switch {
 		case hc.nobody != 0:
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if hc.nobody == http.StatusOK {
+					w.Header().Set("Content-Length", "0")
+				}
 				w.WriteHeader(hc.nobody)
 				select {
 				case <-r.Context().Done():
@@ -62,18 +65,23 @@ func init() {
 }
 
 // TestSubrequestHeaderNoContentReadToEnd: a header-only subrequest whose
-// answer has no body by its status (204, 304), as one with Content-Length
-// 0, is read to its end rather than stopped, so that a proxied endpoint's
-// kept connection stays open, as NGINX keeps an upstream's connection
-// after a header-only subrequest for these statuses.
+// answer has no body, by its Content-Length of 0 or its status (204,
+// 304), is read to its end rather than stopped, so that a proxied
+// endpoint's kept connection stays open, as NGINX keeps an upstream's
+// connection after a header-only subrequest for these answers. (Through
+// the proxy, the stop only loses a race with the end of the exchange
+// now and then, which TestAuthRequestKeepsEmptyAnswersConnection does
+// not see on one core.)
 func TestSubrequestHeaderNoContentReadToEnd(t *testing.T) {
 	_, base := startRuntime(t, `http { server { listen 127.0.0.1:0;
 		location = /check204 { hdrtest_check /a204; }
 		location = /check304 { hdrtest_check /a304; }
+		location = /check200 { hdrtest_check /a200; }
 		location = /a204 { hdrtest_nobody 204; }
 		location = /a304 { hdrtest_nobody 304; }
+		location = /a200 { hdrtest_nobody 200; }
 	} }`)
-	for _, c := range []string{"204", "304"} {
+	for _, c := range []string{"204", "304", "200"} {
 		if resp, body := get(t, base+"/check"+c); resp.StatusCode != 200 || body != c {
 			t.Fatalf("/check%s: %d %q", c, resp.StatusCode, body)
 		}
