@@ -55,8 +55,13 @@ func setReturn(c *Cmd) error {
 }
 
 func (rs *returnSpec) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if rs.code == 444 {
-		// NGINX's 444 closes the connection without a response.
+	if rs.code == 444 || rs.code == http.StatusRequestTimeout {
+		// NGINX's ngx_http_finalize_request terminates a request that
+		// ends in 444 (NGX_HTTP_CLOSE) or 408: the connection is closed
+		// without a response, and the access log says the status.
+		if st := vars.FromContext(r.Context()); st != nil {
+			st.WroteHeader(rs.code)
+		}
 		panic(http.ErrAbortHandler)
 	}
 	h := w.Header()

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestReturnCloseLoggedAsNGINX: "return 444" and "return 408" end the
+// request as NGINX's ngx_http_finalize_request ends NGX_HTTP_CLOSE and
+// NGX_HTTP_REQUEST_TIME_OUT: the connection is closed without an answer,
+// and the access log says the status returned. mosaic logged "return 444"
+// as a 200 (a fail2ban filter on 444 never matched) and answered
+// "return 408" with an error page.
+func TestReturnCloseLoggedAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		log := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who], "access.log")
+		return fmt.Sprintf(`log_format s '$request_uri $status $body_bytes_sent';
+			access_log %s s;
+			server {
+				listen 127.0.0.1:%d;
+				location /close { return 444; }
+				location /timeout { return 408; }
+				location /if { if ($arg_bot) { return 444; } return 204; }
+			}`, log, port)
+	})
+	paths := []string{"/close", "/timeout", "/if?bot=1", "/if"}
+	results := map[string]string{}
+	for who, port := range map[string]int{"mosaic": mport, "nginx": nport} {
+		var answers []string
+		for _, path := range paths {
+			c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.SetDeadline(time.Now().Add(5 * time.Second))
+			fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", path)
+			b := make([]byte, 12)
+			k, err := io.ReadFull(c, b)
+			c.Close()
+			if err != nil && k == 0 {
+				answers = append(answers, "closed")
+			} else {
+				answers = append(answers, string(b[:k]))
+			}
+		}
+		var log []byte
+		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if log, _ = os.ReadFile(filepath.Join(dir, who, "access.log")); strings.Count(string(log), "\n") >= len(paths) {
+				break
+			}
+		}
+		results[who] = strings.Join(answers, ", ") + "; log: " + strings.ReplaceAll(strings.TrimSpace(string(log)), "\n", " | ")
+	}
+	if results["mosaic"] != results["nginx"] {
+		t.Errorf("mosaic %s\nNGINX  %s", results["mosaic"], results["nginx"])
+	}
+}
