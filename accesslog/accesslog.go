@@ -21,9 +21,9 @@ type Escape int
 
 // The escape= modes of log_format.
 const (
-	EscapeDefault Escape = iota // `"`, `\` and bytes outside 32..126 as \xXX
-	EscapeJSON                  // JSON string escaping
-	EscapeNone
+	EscapeDefault Escape = iota // `"`, `\` and bytes outside 32..126 as \xXX; "-" for no value
+	EscapeJSON                  // JSON string escaping; nothing for no value
+	EscapeNone                  // values as they are; nothing for no value
 )
 
 // Format is a compiled log_format. It is safe for concurrent use by any
@@ -70,7 +70,13 @@ func (f *Format) AppendLine(b []byte, r *http.Request, st *vars.State) []byte {
 	}, func(g vars.Getter) {
 		v := g(r, st)
 		if v == "" {
-			b = append(b, '-')
+			// NGINX writes "-" for a variable without a value only
+			// with the default escaping; escape=json and escape=none
+			// write nothing (ngx_http_log_json_variable), so that a
+			// JSON field reads "" rather than "-".
+			if f.Escape == EscapeDefault {
+				b = append(b, '-')
+			}
 			return
 		}
 		b = appendEscaped(b, v, f.Escape)

@@ -50,8 +50,8 @@ func TestEscaping(t *testing.T) {
 	st := &vars.State{Status: 200}
 	for esc, want := range map[accesslog.Escape]string{
 		accesslog.EscapeDefault: `[a\x22b\x5Cc\x01d\xFFe\x0A] [-]` + "\n",
-		accesslog.EscapeJSON:    `[a\"b\\c\u0001d` + "\xff" + `e\n] [-]` + "\n",
-		accesslog.EscapeNone:    "[a\"b\\c\x01d\xffe\n] [-]\n",
+		accesslog.EscapeJSON:    `[a\"b\\c\u0001d` + "\xff" + `e\n] []` + "\n",
+		accesslog.EscapeNone:    "[a\"b\\c\x01d\xffe\n] []\n",
 	} {
 		f := mustFormat(t, "t", "[$http_user_agent] [$http_referer]", esc)
 		if got := string(f.AppendLine(nil, r, st)); got != want {
