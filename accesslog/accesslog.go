@@ -102,6 +102,10 @@ func appendEscaped(b []byte, v string, esc Escape) []byte {
 				b = append(b, '\\', 'r')
 			case c == '\t':
 				b = append(b, '\\', 't')
+			case c == '\b': // NGINX's ngx_escape_json has the letters of these too
+				b = append(b, '\\', 'b')
+			case c == '\f':
+				b = append(b, '\\', 'f')
 			case c < 0x20:
 				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
 			default:

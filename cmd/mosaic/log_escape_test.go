@@ -62,3 +62,19 @@ func TestLogEscapeJSONEmptyAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestLogEscapeJSONControlsAsNGINX: escape=json writes a backspace and a
+// form feed as \b and \f, as NGINX's ngx_escape_json, and other control
+// bytes as \u00XX: byte for byte the line NGINX writes, here for a
+// request line a client filled with controls (refused with a 400, and
+// logged all the same).
+func TestLogEscapeJSONControlsAsNGINX(t *testing.T) {
+	m, n := logBoth(t, `
+		log_format j escape=json '{"request":"$request"}';
+		access_log {log}/json.log j;`,
+		[]string{"json.log"},
+		"GET /?q=\x08\x0c\x01\x1b\t\"\\\xc3\xa9 HTTP/1.1\r\nHost: a.test")
+	if m["json.log"] != n["json.log"] {
+		t.Errorf("mosaic %q\nNGINX  %q", m["json.log"], n["json.log"])
+	}
+}
