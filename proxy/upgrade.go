@@ -41,6 +41,7 @@ func (x *exchange) switchProtocols(c *conn, resp *http.Response, a *attempt) {
 	brw.Writer.WriteString("HTTP/1.1 101 Switching Protocols\r\n")
 	_ = hdr.Write(brw.Writer)
 	brw.Writer.WriteString("\r\n")
+	header := int64(brw.Writer.Buffered())
 	if err := brw.Writer.Flush(); err != nil {
 		c.close()
 		a.total = time.Since(a.start)
@@ -48,7 +49,15 @@ func (x *exchange) switchProtocols(c *conn, resp *http.Response, a *attempt) {
 		return
 	}
 
-	toClient := &deadlineConn{Conn: client, send: h.sendTimeout}
+	// NGINX counts what the tunnel sends the client after the 101 header
+	// as the response's body: $body_bytes_sent and $bytes_sent say it.
+	toClient := &sentCounter{w: &deadlineConn{Conn: client, send: h.sendTimeout}}
+	if x.st != nil {
+		defer func() {
+			x.st.HeaderBytes += header
+			x.st.BodyBytes += toClient.n
+		}()
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -91,4 +100,16 @@ func pipe(dst io.Writer, src io.Reader, wrote func()) {
 			return
 		}
 	}
+}
+
+// sentCounter counts the bytes written through it.
+type sentCounter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *sentCounter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }

@@ -69,13 +69,15 @@ func TestWebSocketUpgradeThroughBinary(t *testing.T) {
 }
 
 // $upstream_bytes_sent and $upstream_bytes_received count what went
-// through the tunnel after the switch, as NGINX counts it.
+// through the tunnel after the switch, as NGINX counts it, and
+// $body_bytes_sent what the tunnel sent the client (NGINX counts the
+// connection's bytes after the 101 header as the body).
 func TestUpgradeBytesMatchNGINX(t *testing.T) {
 	nginxPath(t)
 	origin := echoOrigin(t, 2)
 	dir := t.TempDir()
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
-		return fmt.Sprintf(`log_format up '$status|$upstream_bytes_sent|$upstream_bytes_received';
+		return fmt.Sprintf(`log_format up '$status|$body_bytes_sent|$upstream_bytes_sent|$upstream_bytes_received';
 		access_log %s/%s-up.log up;
 		server { listen 127.0.0.1:%d;
 			location /ws { proxy_pass http://%s; proxy_http_version 1.1;
@@ -107,6 +109,6 @@ func TestUpgradeBytesMatchNGINX(t *testing.T) {
 	m := waitLog(t, filepath.Join(dir, "m-up.log"), 1)
 	n := waitLog(t, filepath.Join(dir, "n-up.log"), 1)
 	if m[0] != n[0] {
-		t.Errorf("$status|$upstream_bytes_sent|$upstream_bytes_received: %q, NGINX %q", m[0], n[0])
+		t.Errorf("$status|$body_bytes_sent|$upstream_bytes_sent|$upstream_bytes_received: %q, NGINX %q", m[0], n[0])
 	}
 }
