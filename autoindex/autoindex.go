@@ -56,7 +56,8 @@ type Options struct {
 	// UTF8 measures and cuts names in the HTML listing by UTF-8
 	// characters rather than bytes, as NGINX does when the listing goes
 	// out with charset utf-8: a long name is cut at a character, not
-	// inside one.
+	// inside one. A name that is not valid UTF-8 is still measured in
+	// bytes, as NGINX measures it.
 	UTF8 bool
 	// Error answers a request that cannot be listed (400 for a bad JSONP
 	// callback, 403 or 404 for a directory that cannot be read, 500);
@@ -227,7 +228,7 @@ func Callback(rawQuery string) (string, bool) {
 var months = [...]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
 
 // AppendHTML appends NGINX's HTML listing of entries for the directory
-// uri. exact gives sizes in bytes; runes measures names in UTF-8
+// uri. exact gives sizes in bytes; runes measures valid UTF-8 names in
 // characters (Options.UTF8); offset is added to the times, shown as UTC
 // (the zone's offset for autoindex_localtime).
 func AppendHTML(b []byte, uri string, entries []Entry, exact, runes bool, offset time.Duration) []byte {
@@ -243,12 +244,16 @@ func AppendHTML(b []byte, uri string, entries []Entry, exact, runes bool, offset
 			b = append(b, '/')
 		}
 		b = append(b, `">`...)
+		// A name that is not UTF-8 is measured and cut in bytes, as
+		// NGINX's ngx_utf8_length gives the byte length of a string it
+		// cannot decode.
+		chars := runes && utf8.ValidString(e.Name)
 		n := len(e.Name)
-		if runes {
+		if chars {
 			n = utf8.RuneCountInString(e.Name)
 		}
 		if n > nameWidth {
-			b = appendHTMLEscaped(b, cutName(e.Name, nameWidth-3, runes))
+			b = appendHTMLEscaped(b, cutName(e.Name, nameWidth-3, chars))
 			b = append(b, "..&gt;</a>"...)
 		} else {
 			b = appendHTMLEscaped(b, e.Name)

@@ -126,3 +126,24 @@ func TestIndexOfEncodedQuestionMarkAsNGINX(t *testing.T) {
 		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
 	}
 }
+
+// TestAutoindexInvalidUTF8NamesAsNGINX: with "charset utf-8", a name
+// that is not UTF-8 (a Latin-1 name from an old archive) is measured,
+// padded and cut in bytes, as NGINX's ngx_utf8_length measures a string
+// it cannot decode; only a valid name is counted in characters.
+func TestAutoindexInvalidUTF8NamesAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	when := time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
+	for _, name := range []string{"caf\xe9 \xc3\xa9t\xe9.txt", strings.Repeat("\xc3\xa9", 30) + "\xff" + strings.Repeat("\xc3\xa9", 30), "ok\xc3"} {
+		p := filepath.Join(dir, "u", name)
+		writeFile(t, p, "x")
+		if err := os.Chtimes(p, when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s; charset utf-8; autoindex on; }`, port, dir)
+	})
+	sameAnswer(t, mport, nport, "GET /u/ HTTP/1.1\r\nHost: a.test", "")
+}
