@@ -131,6 +131,13 @@ var representationHeaders = []string{"Etag", "Last-Modified", "Content-Encoding"
 // the errors they generate, so that error_page can replace the body.
 func Error(w http.ResponseWriter, r *http.Request, code int) {
 	markError(w, code)
+	if code == 499 {
+		// The client went away: NGINX sends it nothing. HTTP/1's writer
+		// drops a 499's page itself; HTTP/2's would take it into a stream
+		// already reset and count it in $body_bytes_sent.
+		w.WriteHeader(code)
+		return
+	}
 	h := w.Header()
 	// The headers of the representation that failed must not describe the
 	// error page; the others (Location, Allow, Content-Range, Vary,

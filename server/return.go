@@ -55,10 +55,11 @@ func setReturn(c *Cmd) error {
 }
 
 func (rs *returnSpec) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if rs.code == 444 || rs.code == http.StatusRequestTimeout {
+	if rs.code == 444 || rs.code == http.StatusRequestTimeout || rs.code == 499 {
 		// NGINX's ngx_http_finalize_request terminates a request that
-		// ends in 444 (NGX_HTTP_CLOSE) or 408: the connection is closed
-		// without a response, and the access log says the status.
+		// ends in 444 (NGX_HTTP_CLOSE), 408 or 499: the connection (an
+		// HTTP/2 stream) is closed without a response, and the access
+		// log says the status.
 		if st := vars.FromContext(r.Context()); st != nil {
 			st.WroteHeader(rs.code)
 		}
