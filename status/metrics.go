@@ -62,6 +62,16 @@ type Request struct {
 	Uncompressed, Compressed int64
 }
 
+// maxUpstreamLabels bounds the upstream labels: $proxy_host comes from a
+// request value where proxy_pass has variables ("http://$host:8080"), and
+// a client sending Host after Host must not add a histogram, kept for
+// the life of the process, each time. Beyond the bound the new upstreams
+// share the label otherUpstream, a name that no host can have.
+const (
+	maxUpstreamLabels = 256
+	otherUpstream     = "(other)"
+)
+
 // Observe counts a finished request.
 func (m *Metrics) Observe(q Request) {
 	m.mu.Lock()
@@ -70,6 +80,10 @@ func (m *Metrics) Observe(q Request) {
 	m.bytes[q.Server] += uint64(max(q.Bytes, 0))
 	if q.Upstream != "" {
 		h := m.upstream[q.Upstream]
+		if h == nil && len(m.upstream) >= maxUpstreamLabels {
+			h = m.upstream[otherUpstream]
+			q.Upstream = otherUpstream
+		}
 		if h == nil {
 			h = &histogram{counts: make([]uint64, len(LatencyBuckets)+1)}
 			m.upstream[q.Upstream] = h

@@ -1,6 +1,7 @@
 package status
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +53,30 @@ func TestPrometheusText(t *testing.T) {
 				t.Errorf("%s announced twice", name)
 			}
 			seen[name] = true
+		}
+	}
+}
+
+// The upstream label is $proxy_host, which a client chooses where
+// proxy_pass takes its host from a variable ("proxy_pass
+// http://$host:8080"): each Host it sends must not add a histogram that
+// lives as long as the process.
+func TestUpstreamLabelsBounded(t *testing.T) {
+	m := NewMetrics()
+	for i := range 10 * maxUpstreamLabels {
+		m.Observe(Request{Server: "a", Status: 502, Upstream: "127.0." + strconv.Itoa(i/256) + "." + strconv.Itoa(i%256) + ":8080"})
+	}
+	m.Observe(Request{Server: "a", Status: 200, Upstream: "127.0.0.1:8080", UpstreamTime: time.Second})
+	out := string(m.AppendPrometheus(nil, StubCounts{}))
+	if n := strings.Count(out, "mosaic_upstream_response_seconds_count{"); n > maxUpstreamLabels+1 {
+		t.Errorf("%d upstream labels for %d hosts", n, 10*maxUpstreamLabels)
+	}
+	for _, want := range []string{
+		`mosaic_upstream_response_seconds_count{upstream="127.0.0.1:8080"} 2` + "\n",
+		`mosaic_upstream_response_seconds_count{upstream="` + otherUpstream + `"} ` + strconv.Itoa(9*maxUpstreamLabels) + "\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q", want)
 		}
 	}
 }
