@@ -49,6 +49,9 @@ type conn struct {
 	state            atomic.Int32
 	requests         int
 	headLen          int // the last request header's size on the wire, blank line included
+	// reqStart is when the current request's first byte came: NGINX
+	// begins a request there, and $request_time counts from it.
+	reqStart time.Time
 	// inBytes counts the bytes read from the connection (consumed).
 	inBytes   atomic.Int64
 	pipelined bool    // the next request had begun to arrive when the last one ended
@@ -386,6 +389,7 @@ func (c *conn) loop(waited bool) {
 			if !c.state.CompareAndSwap(stateIdle, stateActive) {
 				return // closed by Shutdown while the request arrived
 			}
+			c.reqStart = time.Now()
 			c.setStat(statReading)
 		}
 		waited = false
@@ -507,7 +511,7 @@ func (c *conn) serveOne() (keep, park bool) {
 
 	w := &x.w
 	*w = response{c: c, req: req, header: c.responseHeader(), cl: -1, sendTimeout: lim.WriteTimeout,
-		reqHeadLen: int64(c.headLen), pipelined: c.pipelined}
+		reqHeadLen: int64(c.headLen), pipelined: c.pipelined, start: c.reqStart}
 	w.closeAfter = req.Close || lim.KeepAliveTimeout <= 0 ||
 		lim.MaxRequests > 0 && c.requests >= lim.MaxRequests
 	b, _ := req.Body.(*body)
@@ -868,7 +872,7 @@ func (c *conn) refuse(err error) {
 // report tells Server.Refused of a request that ended before its handler.
 func (c *conn) report(status int, line string, sent int64) {
 	if f := c.srv.Refused; f != nil {
-		f(&Refusal{Status: status, Line: line, Sent: sent, RemoteAddr: c.remoteAddr, Context: c.baseCtx})
+		f(&Refusal{Status: status, Line: line, Sent: sent, Start: c.reqStart, RemoteAddr: c.remoteAddr, Context: c.baseCtx})
 	}
 }
 

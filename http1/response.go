@@ -52,6 +52,8 @@ type response struct {
 
 	// reqHeadLen is the size of the request line and header as received.
 	reqHeadLen int64
+	// start is when the request's first byte came (RequestStart).
+	start time.Time
 	// headLen is the size of the status line and header once sent;
 	// framed counts the bytes of chunked framing sent.
 	headLen int64
@@ -379,6 +381,10 @@ func (w *response) BodyOverhead() int64 {
 // Pipelined reports whether the request came pipelined: it had begun to
 // arrive before the previous response on the connection ended.
 func (w *response) Pipelined() bool { return w.pipelined }
+
+// RequestStart is when the request's first byte came, where NGINX begins
+// a request: its $request_time counts the reading of the header too.
+func (w *response) RequestStart() time.Time { return w.start }
 
 // Framing reports whether the body goes chunked and whether the
 // connection closes after the response, as HeaderSize tells the size.

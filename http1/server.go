@@ -161,6 +161,8 @@ type Refusal struct {
 	Line string
 	// Sent is the size of the error page's body sent; 0 after a timeout.
 	Sent int64
+	// Start is when the request's first byte came.
+	Start time.Time
 	// RemoteAddr is the client's address, as in http.Request.
 	RemoteAddr string
 	// Context is the connection's context (ConnContext applied).

@@ -199,7 +199,7 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 		srv, host, refused = g.def, "", ri.refusal.Status
 	}
 	ri.cfg, ri.srv, ri.st, ri.fl = cfg, srv, st, &root.fl
-	st.Start = time.Now()
+	st.Start = requestStart(w, ri.refusal)
 	st.ServerName, st.Host, st.RequestURI = srv.Name(), host, target
 	if ci, ok := r.Context().Value(connInfoKey{}).(*connInfo); ok {
 		st.ConnID = ci.id
@@ -772,3 +772,19 @@ func localAddr(r *http.Request) string {
 var notFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 	Error(w, r, http.StatusNotFound)
 })
+
+// requestStart is when the request began: as in NGINX, with its first
+// byte, so that $request_time counts the reading of the header, and for
+// a request refused in the middle of it (408), the wait. Where the
+// connection does not tell (HTTP/2), now.
+func requestStart(w http.ResponseWriter, rf *http1.Refusal) time.Time {
+	if rf != nil && !rf.Start.IsZero() {
+		return rf.Start
+	}
+	if rs, ok := w.(interface{ RequestStart() time.Time }); ok {
+		if t := rs.RequestStart(); !t.IsZero() {
+			return t
+		}
+	}
+	return time.Now()
+}
