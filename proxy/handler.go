@@ -88,6 +88,15 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, uri string) {
 			return
 		}
 		x.logFailure(slog.LevelInfo, f.message(), h.up.Name, err)
+		if status := f.status(); f.kind == failClient && status != http.StatusRequestEntityTooLarge {
+			// The client closed or timed out while sending its body:
+			// NGINX terminates the request (c->error, c->timedout), and
+			// sends nothing; the log says 400 or 408, not complete.
+			if x.st != nil {
+				x.st.WroteHeader(status)
+			}
+			panic(http.ErrAbortHandler)
+		}
 		h.errorResponse(w, r, f.status())
 		return
 	}

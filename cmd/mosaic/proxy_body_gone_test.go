@@ -1,0 +1,45 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestProxyBodyCutShortLoggedAsNGINX: a client that closes after part of
+// the body a proxied location reads whole: NGINX ("client prematurely
+// closed connection") terminates the request, sends nothing, and logs
+// "400 0" with $request_completion empty; mosaic wrote a 400 page, and
+// logged it sent and the request complete.
+func TestProxyBodyCutShortLoggedAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer origin.Close()
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		// escape=json: an incomplete $request_completion is written
+		// as nothing, as NGINX writes it (the default escaping writes
+		// "-" for it, where NGINX writes nothing).
+		return fmt.Sprintf(`log_format s escape=json '$status $body_bytes_sent "$request_completion"';
+			access_log %s/%s.log s;
+			server { listen 127.0.0.1:%d; location / { proxy_pass http://%s; } }`, dir, who, port, origin.Listener.Addr())
+	})
+	got := map[string]string{}
+	for who, port := range map[string]int{"m": mport, "n": nport} {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprint(c, "POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab")
+		time.Sleep(200 * time.Millisecond)
+		c.Close()
+		got[who] = waitLog(t, filepath.Join(dir, who+".log"), 1)[0]
+	}
+	if got["m"] != got["n"] {
+		t.Errorf("mosaic %q, NGINX %q", got["m"], got["n"])
+	}
+}
