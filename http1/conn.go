@@ -850,7 +850,8 @@ func (c *conn) timedOut(while string) {
 }
 
 // refuse answers a request that cannot be served and closes. A client
-// that went away or timed out before sending a whole header gets nothing.
+// that went away or timed out before sending a whole header gets nothing;
+// its request is reported all the same, as NGINX logs it.
 func (c *conn) refuse(err error) {
 	line := c.refusedLine
 	c.refusedLine = ""
@@ -858,6 +859,14 @@ func (c *conn) refuse(err error) {
 	if errors.As(err, &te) {
 		c.timedOut(te.while)
 		c.report(http.StatusRequestTimeout, line, 0)
+		return
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		// The client closed in the middle of its header: NGINX still
+		// finalizes the request it began at the first byte, with 400
+		// and nothing sent, so the access log has its line.
+		c.srv.logger().Info("client prematurely closed connection", "client", c.remoteAddr, "while", "reading client request headers")
+		c.report(http.StatusBadRequest, line, 0)
 		return
 	}
 	var re *requestError
