@@ -192,7 +192,12 @@ func (f *File) flushLocked() error {
 // Target is one access_log line: where, in which format, and on which
 // condition.
 type Target struct {
-	File   *File
+	File *File
+	// Open, in place of File, opens the destination of one line, which is
+	// closed once the line is written: a log whose file depends on the
+	// request (NGINX's access_log path with variables, unbuffered, opened
+	// for each line). An error skips the line.
+	Open   func(r *http.Request, st *vars.State) (io.WriteCloser, error)
 	Format *Format
 	// If, when set, skips the line when it evaluates to "" or "0" (the
 	// if= parameter).
@@ -209,8 +214,8 @@ type Options struct {
 	// the request as it ended, in place of Targets: a server whose
 	// internal redirects move a request to another location logs it with
 	// that location's, as NGINX's log phase reads the configuration the
-	// request ended in. The targets it returns must have a File and a
-	// Format.
+	// request ended in. The targets it returns must have a File or an
+	// Open, and a Format.
 	Choose func(r *http.Request, st *vars.State) []Target
 }
 
@@ -219,7 +224,8 @@ type Options struct {
 // line reads the server's record of the request (vars.State); elsewhere
 // the logger keeps its own, with the start time, status and body size. It
 // returns next itself when there are no targets and no Choose, and an
-// error when next is nil or a target lacks a File or a Format.
+// error when next is nil or a target lacks a File (or an Open) or a
+// Format.
 func New(next http.Handler, opts Options) (http.Handler, error) {
 	if next == nil {
 		return nil, errors.New("accesslog: nil next handler")
@@ -228,7 +234,7 @@ func New(next http.Handler, opts Options) (http.Handler, error) {
 		return next, nil
 	}
 	for i, t := range opts.Targets {
-		if t.File == nil || t.Format == nil {
+		if t.File == nil && t.Open == nil || t.Format == nil {
 			return nil, fmt.Errorf("accesslog: target %d has no file or no format", i)
 		}
 	}
@@ -272,8 +278,15 @@ func (l *logger) log(r *http.Request, st *vars.State) {
 			}
 		}
 		line := t.Format.AppendLine((*bp)[:0], r, st)
-		_ = t.File.Write(line)
 		*bp = line
+		if t.Open == nil {
+			_ = t.File.Write(line)
+			continue
+		}
+		if f, err := t.Open(r, st); err == nil {
+			_, _ = f.Write(line)
+			_ = f.Close()
+		}
 	}
 	linePool.Put(bp)
 }

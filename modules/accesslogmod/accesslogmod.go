@@ -5,6 +5,8 @@
 package accesslogmod
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -24,6 +26,7 @@ const combined = "combined"
 type mainConf struct {
 	formats map[string]*accesslog.Format
 	files   map[string]*accesslog.File
+	named   bool // some access_log names its file with variables
 }
 
 // locConf holds the access_log lines of one level. A level with lines of
@@ -78,11 +81,16 @@ func wrap(l *server.Location, next http.Handler) (http.Handler, error) {
 	return accesslog.New(next, accesslog.Options{Choose: targetsOf})
 }
 
-// logsAnywhere reports whether l's configuration opened any log file: a
-// configuration without one wraps nothing, and its requests pay nothing.
+// logsAnywhere reports whether l's configuration opened any log file, or
+// names one with variables: a configuration without wraps nothing, and
+// its requests pay nothing.
 func logsAnywhere(l *server.Location) bool {
 	srv := l.Server()
-	return srv == nil || len(server.MainConf[*mainConf](srv.Config(), module).files) > 0
+	if srv == nil {
+		return true
+	}
+	mc := server.MainConf[*mainConf](srv.Config(), module)
+	return len(mc.files) > 0 || mc.named
 }
 
 // endConf is the access log settings of the location the request ended in
@@ -243,11 +251,66 @@ func setAccessLog(c *server.Cmd) error {
 		}
 		t.If = tpl
 	}
+	if strings.Contains(path, "$") {
+		// A file named by the request: opened for each line, as NGINX
+		// writes such a log, which cannot be buffered.
+		if size > 0 {
+			return c.Errorf("buffered logs cannot have variables in name")
+		}
+		name, err := c.Template(path)
+		if err != nil {
+			return err
+		}
+		t.Open = openNamed(name, c.Config())
+		mc.named = true
+		lc.targets = append(lc.targets, t)
+		return nil
+	}
 	t.File, err = mc.file(c, path, size, flush)
 	if err != nil {
 		return err
 	}
 	lc.targets = append(lc.targets, t)
+	return nil
+}
+
+// openNamed opens, for one line, the file that a path with variables
+// names: created if need be, appended to, closed after the line, as NGINX
+// writes such a log. The values come from the request ($host, $arg_x): a
+// name that holds a NUL or a ".." segment is refused with an error-log
+// line, where NGINX opens it, so that a client cannot have lines written
+// outside the directories the configuration names.
+func openNamed(name *vars.Template, cfg *server.Config) func(*http.Request, *vars.State) (io.WriteCloser, error) {
+	return func(r *http.Request, st *vars.State) (io.WriteCloser, error) {
+		path := name.EvalState(r, st)
+		var f *os.File
+		err := checkLogName(path)
+		if err == nil {
+			f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		}
+		if err != nil {
+			log := cfg.Logger
+			if loc := server.CurrentLocation(r); loc != nil {
+				log = loc.Logger()
+			}
+			log.ErrorContext(r.Context(), fmt.Sprintf("access log %q: %v", path, err))
+			return nil, err
+		}
+		return f, nil
+	}
+}
+
+// checkLogName refuses a log file name made of the request's values that
+// names no file, or one that a client could lead out of its directory.
+func checkLogName(path string) error {
+	if path == "" || strings.IndexByte(path, 0) >= 0 {
+		return errors.New("no valid file name")
+	}
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == ".." {
+			return errors.New(`a ".." segment in the file name`)
+		}
+	}
 	return nil
 }
 

@@ -47,6 +47,7 @@ func TestLoadRefuses(t *testing.T) {
 		{"http {\n access_log stderr later;\n log_format later '$status';\n}", `unknown log format "later" in test.conf:2`},
 		{"http {\n access_log syslog:server=10.0.0.1;\n}", `access_log to syslog is not supported, use a file in test.conf:2`},
 		{"http {\n access_log stderr combined gzip=5;\n}", `access_log gzip= is not supported in test.conf:2`},
+		{"http {\n access_log logs/$host.log combined buffer=4k;\n}", `buffered logs cannot have variables in name in test.conf:2`},
 		{"http {\n access_log stderr combined sometimes=1;\n}", `invalid parameter "sometimes=1" in test.conf:2`},
 		{"http {\n access_log off stderr;\n}", `invalid parameter "stderr" in test.conf:2`},
 	} {
