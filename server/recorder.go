@@ -64,10 +64,10 @@ func newRecorder(w http.ResponseWriter, st *vars.State) *recorder {
 }
 
 // release runs the functions of AtRequestEnd, then returns the recorder
-// to its pool. A write deadline it armed
-// itself (on net/http's connections) is lifted: the connection may serve
-// more requests, and net/http writes the rest of its buffer after the
-// handler. mosaic's own server bounds that write with send_timeout itself.
+// to its pool. A write deadline it armed itself (on net/http's
+// connections) is lifted: the connection may serve more requests, and
+// net/http writes the rest of its buffer after the handler. mosaic's own
+// server bounds that write with send_timeout itself.
 func (rw *recorder) release() {
 	for _, f := range rw.ends {
 		f()

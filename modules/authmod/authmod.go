@@ -92,9 +92,10 @@ func basicCheck(l *server.Location) (server.AccessCheck, error) {
 	files := &server.MainConf[*basicMain](l.Server().Config(), basic).files
 	if !file.path.Static() {
 		// A path made of variables is read for every request, in
-		// pieces, as NGINX reads it, and kept nowhere: a client that spells the same
-		// file many ways ("users/./t", "users//t", ... from a header)
-		// would otherwise make the cache hold a copy for each spelling.
+		// pieces, as NGINX reads it, and kept nowhere: a client that
+		// spells the same file many ways ("users/./t", "users//t", ...
+		// from a header) would otherwise make the cache hold a copy for
+		// each spelling.
 		files = nil
 	}
 	return func(r *http.Request, run *server.AccessRun) server.Verdict {
