@@ -88,7 +88,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, uri string) {
 			return
 		}
 		x.logFailure(slog.LevelInfo, f.message(), h.up.Name, err)
-		if status := f.status(); f.kind == failClient && status != http.StatusRequestEntityTooLarge {
+		if status := f.status(); f.kind == failClient && x.clientGone(f.err) {
 			// The client closed or timed out while sending its body:
 			// NGINX terminates the request (c->error, c->timedout), and
 			// sends nothing; the log says 400 or 408, not complete.
@@ -126,6 +126,16 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, uri string) {
 		x.sel.tries = h.nextTries
 	}
 	x.run()
+}
+
+// clientGone reports whether the client's body failed because its
+// connection (or stream) closed or timed out, not because what it sent was
+// wrong: NGINX answers a malformed chunked body ("client sent invalid
+// chunked body"), an HTTP/2 stream ended before its Content-Length
+// ("client prematurely closed stream") and a body over
+// client_max_body_size with their pages.
+func (x *exchange) clientGone(err error) bool {
+	return isIOError(err) || isTimeout(err) || x.r.Context().Err() != nil
 }
 
 func (x *exchange) finish() {

@@ -43,3 +43,24 @@ func TestProxyBodyCutShortLoggedAsNGINX(t *testing.T) {
 		t.Errorf("mosaic %q, NGINX %q", got["m"], got["n"])
 	}
 }
+
+// TestProxyBodyMalformedAnsweredAsNGINX: a chunked body that is malformed,
+// not cut short, is no closed connection: NGINX ("client sent invalid
+// chunked body") answers with its 400 page, and logs it sent. mosaic took
+// it for a client gone, closed the connection and sent nothing.
+func TestProxyBodyMalformedAnsweredAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer origin.Close()
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`log_format s escape=json '$status "$request_completion"';
+			access_log %s/%s.log s;
+			server { listen 127.0.0.1:%d; location / { proxy_pass http://%s; } }`, dir, who, port, origin.Listener.Addr())
+	})
+	sameAnswer(t, mport, nport, "POST /p HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked", "zz\r\n")
+	m, n := waitLog(t, filepath.Join(dir, "m.log"), 1)[0], waitLog(t, filepath.Join(dir, "n.log"), 1)[0]
+	if m != n {
+		t.Errorf("log: mosaic %q, NGINX %q", m, n)
+	}
+}
