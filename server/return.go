@@ -55,11 +55,12 @@ func setReturn(c *Cmd) error {
 }
 
 func (rs *returnSpec) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if rs.code == 444 || rs.code == http.StatusRequestTimeout || rs.code == 499 {
+	if (rs.code == 444 || rs.code == http.StatusRequestTimeout || rs.code == 499) && rs.text == nil {
 		// NGINX's ngx_http_finalize_request terminates a request that
 		// ends in 444 (NGX_HTTP_CLOSE), 408 or 499: the connection (an
 		// HTTP/2 stream) is closed without a response, and the access
-		// log says the status.
+		// log says the status. With a text, the return sends it with
+		// the status, as for any other code (ngx_http_send_response).
 		if st := vars.FromContext(r.Context()); st != nil {
 			st.WroteHeader(rs.code)
 		}

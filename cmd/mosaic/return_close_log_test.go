@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 // TestReturnCloseLoggedAsNGINX: "return 444" and "return 408" end the
@@ -61,5 +63,28 @@ func TestReturnCloseLoggedAsNGINX(t *testing.T) {
 	}
 	if results["mosaic"] != results["nginx"] {
 		t.Errorf("mosaic %s\nNGINX  %s", results["mosaic"], results["nginx"])
+	}
+}
+
+// TestReturnCloseWithTextAsNGINX: "return 408 text" (or 444) is no
+// terminated request in NGINX: ngx_http_script_return_code sends the text
+// with the status (ngx_http_send_response), as for any other code. mosaic
+// closed the connection without an answer.
+func TestReturnCloseWithTextAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`server {
+				listen 127.0.0.1:%d;
+				location /408 { return 408 "slow"; }
+				location /444 { return 444 "go"; }
+			}`, port)
+	})
+	for _, path := range []string{"/408", "/444"} {
+		m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), "GET "+path+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), "GET "+path+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		if m.StatusCode != n.StatusCode || mb != nb {
+			t.Errorf("%s: mosaic %d %q, NGINX %d %q", path, m.StatusCode, mb, n.StatusCode, nb)
+		}
 	}
 }
