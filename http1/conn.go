@@ -761,6 +761,10 @@ func (c *conn) readHead() ([]byte, error) {
 	}
 	acc := (*c.head)[:0]
 	start := 0 // where the current line begins in acc
+	// began: the request has begun even with acc empty: empty lines were
+	// skipped, or the read resumes one that parked (NGINX begins the
+	// request at its first byte, and logs it when the read fails).
+	began := c.midHead
 	if c.midHead {
 		// Resumed after parking: the header so far is in c.head.
 		acc, start, c.midHead = *c.head, c.headStart, false
@@ -779,7 +783,7 @@ func (c *conn) readHead() ([]byte, error) {
 					return nil, errLineTimeout
 				}
 				return nil, errHeaderTimeout
-			case len(acc) == 0:
+			case len(acc) == 0 && !began:
 				return nil, err
 			case errors.Is(err, io.EOF):
 				return nil, io.ErrUnexpectedEOF
@@ -808,6 +812,7 @@ func (c *conn) readHead() ([]byte, error) {
 		if line := acc[start:]; len(line) == 1 || len(line) == 2 && line[0] == '\r' {
 			if start == 0 {
 				acc = acc[:0] // an empty line before the request line
+				began = true
 				continue
 			}
 			c.headLen = len(acc)
@@ -861,11 +866,16 @@ func (c *conn) refuse(err error) {
 		c.report(http.StatusRequestTimeout, line, 0)
 		return
 	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		// The client closed in the middle of its header: NGINX still
-		// finalizes the request it began at the first byte, with 400
-		// and nothing sent, so the access log has its line.
-		c.srv.logger().Info("client prematurely closed connection", "client", c.remoteAddr, "while", "reading client request headers")
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
+		// The client closed (or reset) the connection in the middle of
+		// its header: NGINX still finalizes the request it began at the
+		// first byte, with 400 and nothing sent, so the access log has
+		// its line. A reset is a failed recv() to NGINX.
+		msg := "client prematurely closed connection"
+		if errors.Is(err, syscall.ECONNRESET) {
+			msg = "recv() failed (104: Connection reset by peer)"
+		}
+		c.srv.logger().Info(msg, "client", c.remoteAddr, "while", "reading client request headers")
 		c.report(http.StatusBadRequest, line, 0)
 		return
 	}

@@ -91,6 +91,11 @@ func init() {
 		if st != nil && st.Main.Method != "" {
 			return st.Main.Method + " " + st.Main.Target + " " + st.Main.Proto
 		}
+		if r.Method == "" {
+			// A request refused with no request line (empty lines
+			// only): NGINX's $request is empty, not two spaces.
+			return ""
+		}
 		return r.Method + " " + requestTarget(r, st) + " " + r.Proto
 	})
 	Register("request_method", func(r *http.Request, _ *State) string { return r.Method })

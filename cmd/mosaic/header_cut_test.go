@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -35,5 +36,55 @@ func TestHeaderCutShortLoggedAsNGINX(t *testing.T) {
 	}
 	if got["m"] != got["n"] {
 		t.Errorf("mosaic %q, NGINX %q", got["m"], got["n"])
+	}
+}
+
+// TestHeaderBrokenOffLoggedAsNGINX: what else NGINX logs as a request
+// ended in the middle of its header ("" 400 0 and the line as received):
+// empty lines only, then the close; a header whose connection is reset
+// (recv() fails); the same on a kept-alive connection after a request
+// served. A connection closed between two requests leaves no line. mosaic
+// logged none of the first three.
+func TestHeaderBrokenOffLoggedAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		// escape=json: an empty $request is written as nothing, as
+		// NGINX writes it (the default escaping writes "-" for it).
+		return fmt.Sprintf(`log_format s escape=json '"$request" $status $body_bytes_sent $connection_requests';
+			access_log %s/%s.log s;
+			server { listen 127.0.0.1:%d; return 204; }`, dir, who, port)
+	})
+	cases := []struct {
+		send  string
+		reset bool
+	}{
+		{"\r\n", false},
+		{"GET /probe HTTP/1.1\r\nHost: x\r\n", true},
+		{"GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\n", true},
+		{"GET /c HTTP/1.1\r\nHost: x\r\n\r\n", false},
+	}
+	for _, port := range []int{mport, nport} {
+		for _, tc := range cases {
+			c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprint(c, tc.send)
+			time.Sleep(200 * time.Millisecond)
+			if tc.reset {
+				c.(*net.TCPConn).SetLinger(0) // the close sends a reset
+			}
+			c.Close()
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // the lines of the last closes are in
+	got := map[string][]string{}
+	for _, who := range []string{"m", "n"} {
+		// Sorted: a reset may be seen after a later connection's line.
+		got[who] = slices.Sorted(slices.Values(waitLog(t, filepath.Join(dir, who+".log"), 1)))
+	}
+	if !slices.Equal(got["m"], got["n"]) {
+		t.Errorf("mosaic %q\nNGINX  %q", got["m"], got["n"])
 	}
 }
