@@ -88,14 +88,8 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, uri string) {
 			return
 		}
 		x.logFailure(slog.LevelInfo, f.message(), h.up.Name, err)
-		if status := f.status(); f.kind == failClient && x.clientGone(f.err) {
-			// The client closed or timed out while sending its body:
-			// NGINX terminates the request (c->error, c->timedout), and
-			// sends nothing; the log says 400 or 408, not complete.
-			if x.st != nil {
-				x.st.WroteHeader(status)
-			}
-			panic(http.ErrAbortHandler)
+		if f.kind == failClient && x.clientGone(f.err) {
+			x.terminate(f.status())
 		}
 		h.errorResponse(w, r, f.status())
 		return
@@ -126,6 +120,17 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, uri string) {
 		x.sel.tries = h.nextTries
 	}
 	x.run()
+}
+
+// terminate ends a request whose client closed or timed out while
+// sending its body, read whole or streamed: NGINX terminates it
+// (c->error, c->timedout) and sends nothing; the log says status (400 or
+// 408), the request not complete.
+func (x *exchange) terminate(status int) {
+	if x.st != nil {
+		x.st.WroteHeader(status)
+	}
+	panic(http.ErrAbortHandler)
 }
 
 // clientGone reports whether the client's body failed because its
@@ -193,6 +198,9 @@ func (x *exchange) run() {
 		if !f.kind.upstream() {
 			h.up.release(p, false, time.Now())
 			x.logFailure(slog.LevelInfo, f.message(), p.addr, f.err)
+			if f.kind == failClient && x.clientGone(f.err) {
+				x.terminate(f.status())
+			}
 			h.errorResponse(x.w, x.r, f.status())
 			return
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -62,5 +63,42 @@ func TestProxyBodyMalformedAnsweredAsNGINX(t *testing.T) {
 	m, n := waitLog(t, filepath.Join(dir, "m.log"), 1)[0], waitLog(t, filepath.Join(dir, "n.log"), 1)[0]
 	if m != n {
 		t.Errorf("log: mosaic %q, NGINX %q", m, n)
+	}
+}
+
+// TestProxyStreamedBodyCutShortLoggedAsNGINX: the same cut with the body
+// streamed to the upstream (proxy_request_buffering off): NGINX's read of
+// the unbuffered body marks the connection in error as well, and the
+// request is terminated: nothing sent, "400 0", not complete. mosaic
+// answered with its 400 page.
+func TestProxyStreamedBodyCutShortLoggedAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // until the proxy gives up
+	}))
+	defer origin.Close()
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`log_format s escape=json '$status $body_bytes_sent "$request_completion"';
+			access_log %s/%s.log s;
+			server { listen 127.0.0.1:%d; location / { proxy_request_buffering off; proxy_pass http://%s; } }`,
+			dir, who, port, origin.Listener.Addr())
+	})
+	got := map[string]string{}
+	for who, port := range map[string]int{"m": mport, "n": nport} {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprint(c, "POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab")
+		time.Sleep(200 * time.Millisecond)
+		c.(*net.TCPConn).CloseWrite()
+		c.SetReadDeadline(time.Now().Add(3 * time.Second))
+		answer, _ := io.ReadAll(c)
+		c.Close()
+		got[who] = fmt.Sprintf("%q; log %s", answer, waitLog(t, filepath.Join(dir, who+".log"), 1)[0])
+	}
+	if got["m"] != got["n"] {
+		t.Errorf("mosaic %s\nNGINX  %s", got["m"], got["n"])
 	}
 }
