@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Format is the listing's format (autoindex_format).
@@ -56,8 +55,8 @@ type Options struct {
 	// UTF8 measures and cuts names in the HTML listing by UTF-8
 	// characters rather than bytes, as NGINX does when the listing goes
 	// out with charset utf-8: a long name is cut at a character, not
-	// inside one. A name that is not valid UTF-8 is still measured in
-	// bytes, as NGINX measures it.
+	// inside one. A name that NGINX's decoder cannot read is still
+	// measured in bytes, as NGINX measures it (utf8Chars).
 	UTF8 bool
 	// Error answers a request that cannot be listed (400 for a bad JSONP
 	// callback, 403 or 404 for a directory that cannot be read, 500);
@@ -70,18 +69,66 @@ type Options struct {
 const nameWidth = 50
 
 // cutName returns the first n bytes of name, or its first n characters
-// when runes.
+// when runes (name is then one that utf8Chars can count).
 func cutName(name string, n int, runes bool) string {
 	if !runes {
 		return name[:n]
 	}
-	for i := range name {
-		if n == 0 {
-			return name[:i]
-		}
-		n--
+	i := 0
+	for ; n > 0 && i < len(name); n-- {
+		i += max(ngxCharSize(name[i:]), 1)
 	}
-	return name
+	return name[:i]
+}
+
+// utf8Chars is NGINX's ngx_utf8_length: the characters of s, and false
+// (with the length in bytes) where NGINX cannot decode s. NGINX's decoder
+// is not Go's: it takes an encoded surrogate for a character, and checks
+// only the high bit of the bytes after the first, so a name Go finds
+// invalid may be counted in characters.
+func utf8Chars(s string) (n int, ok bool) {
+	for i := 0; i < len(s); n++ {
+		size := ngxCharSize(s[i:])
+		if size == 0 {
+			return len(s), false
+		}
+		i += size
+	}
+	return n, true
+}
+
+// ngxCharSize is the size of the character s begins with as NGINX's
+// ngx_utf8_decode reads it, 0 where it finds none (or one past
+// U+10FFFF, as ngx_utf8_length rejects).
+func ngxCharSize(s string) int {
+	c := s[0]
+	var u, valid uint32
+	size := 0
+	switch {
+	case c < 0x80:
+		return 1
+	case c >= 0xf0:
+		u, valid, size = uint32(c&0x07), 0xffff, 4
+	case c >= 0xe0:
+		u, valid, size = uint32(c&0x0f), 0x7ff, 3
+	case c >= 0xc2:
+		u, valid, size = uint32(c&0x1f), 0x7f, 2
+	default:
+		return 0
+	}
+	if len(s) < size {
+		return 0
+	}
+	for i := 1; i < size; i++ {
+		if s[i] < 0x80 {
+			return 0
+		}
+		u = u<<6 | uint32(s[i]&0x3f)
+	}
+	if u <= valid || u > 0x10ffff {
+		return 0 // overlong, or past Unicode
+	}
+	return size
 }
 
 // Entry is one file of a listing.
@@ -228,7 +275,7 @@ func Callback(rawQuery string) (string, bool) {
 var months = [...]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
 
 // AppendHTML appends NGINX's HTML listing of entries for the directory
-// uri. exact gives sizes in bytes; runes measures valid UTF-8 names in
+// uri. exact gives sizes in bytes; runes measures names NGINX decodes in
 // characters (Options.UTF8); offset is added to the times, shown as UTC
 // (the zone's offset for autoindex_localtime).
 func AppendHTML(b []byte, uri string, entries []Entry, exact, runes bool, offset time.Duration) []byte {
@@ -247,10 +294,10 @@ func AppendHTML(b []byte, uri string, entries []Entry, exact, runes bool, offset
 		// A name that is not UTF-8 is measured and cut in bytes, as
 		// NGINX's ngx_utf8_length gives the byte length of a string it
 		// cannot decode.
-		chars := runes && utf8.ValidString(e.Name)
 		n := len(e.Name)
-		if chars {
-			n = utf8.RuneCountInString(e.Name)
+		chars := false
+		if runes {
+			n, chars = utf8Chars(e.Name)
 		}
 		if n > nameWidth {
 			b = appendHTMLEscaped(b, cutName(e.Name, nameWidth-3, chars))

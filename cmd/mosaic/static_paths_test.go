@@ -147,3 +147,25 @@ func TestAutoindexInvalidUTF8NamesAsNGINX(t *testing.T) {
 	})
 	sameAnswer(t, mport, nport, "GET /u/ HTTP/1.1\r\nHost: a.test", "")
 }
+
+// TestAutoindexLenientUTF8NamesAsNGINX: NGINX's UTF-8 decoder is more
+// lenient than Go's: it takes an encoded surrogate for one character, and
+// checks only the high bit of the bytes after the first ("\xc3\xc3"). Such
+// names are measured and cut in characters; mosaic, which asked Go
+// whether the name was valid, measured them in bytes.
+func TestAutoindexLenientUTF8NamesAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	when := time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
+	for _, name := range []string{"s\xed\xa0\x80.txt", "c\xc3\xc3.txt", strings.Repeat("\xed\xa0\x80", 60)} {
+		p := filepath.Join(dir, "u", name)
+		writeFile(t, p, "x")
+		if err := os.Chtimes(p, when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s; charset utf-8; autoindex on; }`, port, dir)
+	})
+	sameAnswer(t, mport, nport, "GET /u/ HTTP/1.1\r\nHost: a.test", "")
+}
