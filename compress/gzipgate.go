@@ -2,6 +2,7 @@ package compress
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/header"
@@ -70,9 +71,9 @@ func proxiedAllowed(p Proxied, r *http.Request, h http.Header) bool {
 		return expires.Before(date)
 	}
 	if cc := h["Cache-Control"]; len(cc) > 0 {
-		return (p&ProxiedNoCache != 0 && header.HasToken(cc, "no-cache")) ||
-			(p&ProxiedNoStore != 0 && header.HasToken(cc, "no-store")) ||
-			(p&ProxiedPrivate != 0 && header.HasToken(cc, "private"))
+		return (p&ProxiedNoCache != 0 && bareDirective(cc, "no-cache")) ||
+			(p&ProxiedNoStore != 0 && bareDirective(cc, "no-store")) ||
+			(p&ProxiedPrivate != 0 && bareDirective(cc, "private"))
 	}
 	if p&ProxiedNoLastModified != 0 && len(h["Last-Modified"]) > 0 {
 		return false
@@ -81,4 +82,21 @@ func proxiedAllowed(p Proxied, r *http.Request, h http.Header) bool {
 		return false
 	}
 	return true
+}
+
+// bareDirective reports whether a Cache-Control list holds name on its own,
+// without an argument or parameter, as NGINX's list parser matches it
+// (ngx_http_parse_multi_header_lines). `no-cache="Set-Cookie"` or
+// `private="X"` restrict the directive to those fields and leave the body
+// storable by a shared cache, which could then hand the compressed body to
+// a client that cannot decode it; gzip_proxied must not count them.
+func bareDirective(values []string, name string) bool {
+	for _, v := range values {
+		for _, item := range strings.Split(v, ",") {
+			if strings.EqualFold(header.TrimOWS(item), name) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
+)
+
+// The gzip filter against Debian's NGINX on the same configuration:
+// whether a response is compressed, and the headers that go with it.
+
+// headerOrigin answers with a text/html page of 2,000 bytes and the
+// header fields its query names, "h=Name:Value" each.
+func headerOrigin(t *testing.T) string {
+	t.Helper()
+	o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, f := range r.URL.Query()["h"] {
+			k, v, _ := strings.Cut(f, ":")
+			w.Header().Add(k, v)
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, strings.Repeat("compressible text ", 112)[:2000])
+	}))
+	t.Cleanup(o.Close)
+	return o.Listener.Addr().String()
+}
+
+// sameCoding sends a request to both servers and reports where their
+// statuses, Content-Encoding or Vary differ.
+func sameCoding(t *testing.T, mport, nport int, head string) {
+	t.Helper()
+	req := head + "\r\nConnection: close\r\n\r\n"
+	m, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
+	n, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
+	sig := func(r *http.Response) string {
+		return fmt.Sprintf("%d %q %q", r.StatusCode, r.Header.Get("Content-Encoding"), r.Header.Values("Vary"))
+	}
+	if m.StatusCode != http.StatusOK || sig(m) != sig(n) {
+		t.Errorf("%q: mosaic %s, nginx %s", req, sig(m), sig(n))
+	}
+}
+
+// TestGzipProxiedCacheControlAsNGINX: gzip_proxied no-cache, no-store and
+// private count a Cache-Control directive only when it stands alone, as
+// NGINX's list parser does: `no-cache="Set-Cookie"` and `private="X"` limit
+// the directive to those fields and leave the body storable by a shared
+// cache, which could then hand the gzip body to a client without gzip.
+func TestGzipProxiedCacheControlAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := headerOrigin(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`gzip on; gzip_proxied no-cache no-store private;
+			server { listen 127.0.0.1:%d; location / { proxy_pass http://%s; } }`, port, origin)
+	})
+	for _, cc := range []string{
+		"no-cache", "NO-CACHE", "public,%20no-store", "max-age=0,private", "private%20",
+		"no-cache=%22Set-Cookie%22", "private=%22X%22", "no-store%3Bx", "no-cachex", "max-age=0",
+	} {
+		sameCoding(t, mport, nport, "GET /?h=Cache-Control:"+cc+" HTTP/1.1\r\nHost: a.test\r\nAccept-Encoding: gzip\r\nVia: 1.1 p")
+	}
+}
