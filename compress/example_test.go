@@ -75,7 +75,7 @@ func ExampleNewPrecompressed() {
 	opts := compress.DefaultOptions()
 	opts.Brotli.Static = compress.StaticOn
 	opts.Gzip.Static = compress.StaticOn
-	suffix := func(e compress.Encoding) string { return e.Extension() }
+	suffix := func(e compress.Encoding, _ bool) string { return e.Extension() }
 	p := compress.NewPrecompressed(opts, suffix)
 
 	for _, accept := range []string{"gzip, deflate, br, zstd", "gzip", ""} {

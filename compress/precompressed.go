@@ -43,8 +43,12 @@ func rankKey(list []Encoding) int {
 // server's order, opts.Gzip's checks for gzip_static on, opts.Vary
 // (gzip_vary) and opts.Gunzip. variant describes the copy of one coding:
 // its file name suffix is e.Extension() and its Content-Encoding
-// e.String().
-func NewPrecompressed[V any](opts Options, variant func(e Encoding) V) *Precompressed[V] {
+// e.String(); decoded says gunzip decodes it for the client it goes to
+// (gzip_static always, to a client without gzip), so the file server must
+// send it whole: a range of the gzip bytes cannot be decoded, and NGINX,
+// whose gunzip turns ranges off, answers such a request with the whole
+// decoded file.
+func NewPrecompressed[V any](opts Options, variant func(e Encoding, decoded bool) V) *Precompressed[V] {
 	modes := [numCodings + 1]StaticMode{Brotli: opts.Brotli.Static, Zstd: opts.Zstd.Static, Gzip: opts.Gzip.Static}
 	var enabled, always []Encoding
 	dependsOnClient := false
@@ -79,8 +83,12 @@ func NewPrecompressed[V any](opts Options, variant func(e Encoding) V) *Precompr
 		p.gate = &gate
 	}
 	var byCoding [numCodings + 1]V
+	var decodedGzip V
 	for _, e := range enabled {
-		byCoding[e] = variant(e)
+		byCoding[e] = variant(e, false)
+		if e == Gzip && modes[e] == StaticAlways && opts.Gunzip {
+			decodedGzip = variant(e, true)
+		}
 		if modes[e] == StaticOn && opts.Vary {
 			p.onCopies = append(p.onCopies, byCoding[e])
 		}
@@ -95,7 +103,11 @@ func NewPrecompressed[V any](opts Options, variant func(e Encoding) V) *Precompr
 			try = append(try, byCoding[e])
 		}
 		for _, e := range always {
-			if !contains(chosen, e) {
+			switch {
+			case contains(chosen, e):
+			case e == Gzip && opts.Gunzip:
+				try = append(try, decodedGzip)
+			default:
 				try = append(try, byCoding[e])
 			}
 		}

@@ -13,7 +13,7 @@ import (
 // copy, as static.Variant is.
 type precompressedCopy struct{ suffix, coding string }
 
-func newCopy(e compress.Encoding) precompressedCopy {
+func newCopy(e compress.Encoding, _ bool) precompressedCopy {
 	return precompressedCopy{suffix: e.Extension(), coding: e.String()}
 }
 

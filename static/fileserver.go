@@ -271,7 +271,7 @@ func (h *FileServer) serveOpened(w http.ResponseWriter, r *http.Request, f *file
 		h.methodNotAllowed(w, r)
 		return
 	}
-	h.serveFile(w, r, f, rel, "")
+	h.serveFile(w, r, f, rel, Variant{})
 }
 
 // serveIndex answers a request for a directory (uri ends in "/") with its

@@ -12,9 +12,10 @@ import (
 )
 
 // serveFile answers GET or HEAD with the regular file f, found at rel.
-// encoding is the Content-Encoding of a precompressed variant, "" for the
-// file itself.
-func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, rel, encoding string) {
+// v is the precompressed variant f is, the zero Variant for the file
+// itself.
+func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, rel string, v Variant) {
+	encoding := v.Encoding
 	size, mtime := f.info.size, f.info.mtime
 	ctype := h.contentType(rel)
 	if ctype == "" {
@@ -65,7 +66,7 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 	}
 
 	var one [1]byterange.Range
-	ranges, verdict := h.ranges(r, b[:etagLen], mtime, size, whole, one[:0])
+	ranges, verdict := h.ranges(r, b[:etagLen], mtime, size, whole || v.Whole, one[:0])
 	if verdict == byterange.NotSatisfiable {
 		b = append(b[:0], "bytes */"...)
 		w.Header()["Content-Range"] = []string{string(strconv.AppendInt(b, size, 10))}

@@ -9,10 +9,13 @@ import (
 
 // Variant is a precompressed copy of a file, found beside it under the
 // file's name plus Suffix (".br", ".zst", ".gz") and sent with
-// Content-Encoding: Encoding.
+// Content-Encoding: Encoding. Whole says it is sent whole, whatever Range
+// asks: a filter decodes it for this client (gunzip, for one without
+// gzip), and a slice of the coded bytes cannot be decoded.
 type Variant struct {
 	Suffix   string
 	Encoding string
+	Whole    bool
 }
 
 // VariantFunc returns the precompressed variants to try for r, best first
@@ -50,7 +53,7 @@ func (h *FileServer) serveVariant(w http.ResponseWriter, r *http.Request, rel st
 		if vary {
 			addVary(w.Header(), "Accept-Encoding")
 		}
-		h.serveFile(w, r, &f, rel, v.Encoding)
+		h.serveFile(w, r, &f, rel, v)
 		f.close()
 		return true
 	}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,5 +64,32 @@ func TestGzipProxiedCacheControlAsNGINX(t *testing.T) {
 		"no-cache=%22Set-Cookie%22", "private=%22X%22", "no-store%3Bx", "no-cachex", "max-age=0",
 	} {
 		sameCoding(t, mport, nport, "GET /?h=Cache-Control:"+cc+" HTTP/1.1\r\nHost: a.test\r\nAccept-Encoding: gzip\r\nVia: 1.1 p")
+	}
+}
+
+// TestGzipStaticAlwaysGunzipRangeAsNGINX: with "gzip_static always" and
+// "gunzip on", a client without gzip that asks for a range gets the whole
+// file decoded, as from NGINX (its gunzip turns ranges off): a range of
+// the .gz bytes, which gunzip cannot decode, went out as a 206 with
+// Content-Encoding: gzip that the client cannot read.
+func TestGzipStaticAlwaysGunzipRangeAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	plain := strings.Repeat("precompressed text ", 200)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(plain))
+	zw.Close()
+	for _, who := range []string{"nginx", "mosaic"} {
+		writeFile(t, filepath.Join(dir, who, "www/a.txt.gz"), gz.String())
+	}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		root := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who], "www")
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s; gzip_static always; gunzip on; }`, port, root)
+	})
+	for _, extra := range []string{"", "\r\nAccept-Encoding: identity", "\r\nIf-Range: W/\"x\""} {
+		req := "GET /a.txt HTTP/1.1\r\nHost: a.test\r\nRange: bytes=0-9" + extra
+		sameCoding(t, mport, nport, req)
+		sameAnswer(t, mport, nport, req, "")
 	}
 }

@@ -649,9 +649,10 @@ func VaryVariants(l *server.Location) []static.Variant {
 	return compress.NewPrecompressed(locationOptions(l), staticVariant).VaryCopies()
 }
 
-// staticVariant is the file server's description of the copy of coding e.
-func staticVariant(e compress.Encoding) static.Variant {
-	return static.Variant{Suffix: e.Extension(), Encoding: e.String()}
+// staticVariant is the file server's description of the copy of coding e,
+// sent whole when gunzip decodes it.
+func staticVariant(e compress.Encoding, decoded bool) static.Variant {
+	return static.Variant{Suffix: e.Extension(), Encoding: e.String(), Whole: decoded}
 }
 
 // LocationOptions returns l's compression directives as compress.Options,

@@ -349,7 +349,7 @@ func stitchChooser(l *server.Location) func(r *http.Request) (esi.Coding, bool) 
 	if o.Brotli.Enable {
 		o.Brotli.Static = compress.StaticOn
 	}
-	p := compress.NewPrecompressed(o, func(e compress.Encoding) esi.Coding {
+	p := compress.NewPrecompressed(o, func(e compress.Encoding, _ bool) esi.Coding {
 		switch e {
 		case compress.Zstd:
 			return esi.CodingZstd
