@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -160,6 +161,39 @@ func TestBodyCacheKeys(t *testing.T) {
 	resp.Body.Close()
 	if s := bc.Stats(); s.Hits != 1 || s.Misses != 4 {
 		t.Fatalf("stats %+v, want 1 hit (br twice) and 4 misses", s)
+	}
+}
+
+// TestBodyCacheKeptApartPerHandler: two handlers that share the store (two
+// servers of one configuration, on two ports) may answer the same Host and
+// URI with different objects that happen to share a validator (an
+// origin's "v1", files of one size and mtime). Neither may be answered
+// with the other's compressed body.
+func TestBodyCacheKeptApartPerHandler(t *testing.T) {
+	bc := newCacheForTest(t, 16<<20)
+	for i, word := range []string{"first ", "second "} {
+		body := bytes.Repeat([]byte(word), 2000)
+		obj := newObject()
+		obj.set(body, `"v1"`)
+		url := serve(t, obj.handler(mustNew(t, obj, allOn(func(o *compress.Options) { o.Cache = bc }))))
+		req, err := http.NewRequest(http.MethodGet, url+"/page", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = "site.example"
+		req.Header.Set("Accept-Encoding", "gzip")
+		resp, err := rawClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(decode(t, resp.Header.Get("Content-Encoding"), got), body) {
+			t.Fatalf("handler %d answered with another handler's body (%s)", i, obj.lastStatus())
+		}
 	}
 }
 

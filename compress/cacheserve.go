@@ -37,7 +37,7 @@ func (w *responseWriter) lookupBody(h http.Header, enc Encoding, length int64) *
 	if uri == "" {
 		uri = w.req.URL.RequestURI()
 	}
-	key := bodyCacheKey(w.req.Host, uri, validator, enc, level, window)
+	key := bodyCacheKey(w.cfg.cacheScope, w.req.Host, uri, validator, enc, level, window)
 	if body, ok := w.cfg.cache.get(key); ok {
 		st.Set(CacheStatusVariable, "HIT")
 		return body

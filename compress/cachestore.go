@@ -91,13 +91,16 @@ func (c *BodyCache) get(key string) (*cachedBody, bool) {
 
 func (c *BodyCache) put(key string, b *cachedBody) { c.entries.Set(key, b) }
 
-// bodyCacheKey names a compressed body: the object (host, URI and its
-// validator) and everything that changes the compressed bytes (coding,
-// level, window). An object that changes gets a new validator, so its old
-// bodies are never found again and age out of the store.
-func bodyCacheKey(host, uri, validator string, e Encoding, level, window int) string {
+// bodyCacheKey names a compressed body: the object (the handler that
+// served it, host, URI and its validator) and everything that changes the
+// compressed bytes (coding, level, window). An object that changes gets a
+// new validator, so its old bodies are never found again and age out of
+// the store.
+func bodyCacheKey(scope uint64, host, uri, validator string, e Encoding, level, window int) string {
 	var b strings.Builder
-	b.Grow(len(host) + len(uri) + len(validator) + 16)
+	b.Grow(len(host) + len(uri) + len(validator) + 36)
+	b.WriteString(strconv.FormatUint(scope, 10))
+	b.WriteByte(0)
 	b.WriteString(host)
 	b.WriteByte(0)
 	b.WriteString(uri)

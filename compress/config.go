@@ -4,9 +4,18 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 )
+
+// cacheScopes numbers the handlers New builds. A body cache is shared by
+// every handler of a configuration, and two of them (servers on two
+// ports, each with its own root or upstream) can answer the same Host and
+// URI with different objects whose validators happen to agree (an
+// origin's constant ETag, files of one size and mtime): the number keeps
+// one's compressed bodies from answering the other.
+var cacheScopes atomic.Uint64
 
 // config is Options compiled once, when New builds a handler, so that no
 // request parses a list or looks up a default.
@@ -25,6 +34,7 @@ type config struct {
 	retention   Retention
 	pool        *EncoderPool
 	cache       *BodyCache
+	cacheScope  uint64 // this handler's share of cache's keys
 	dicts       dictTable
 	zstdLevel   zstd.EncoderLevel
 	logger      *slog.Logger
@@ -54,6 +64,7 @@ func newConfig(opts Options) (*config, error) {
 		retention:   opts.Brotli.Retention,
 		pool:        opts.Brotli.Encoders,
 		cache:       opts.Cache,
+		cacheScope:  cacheScopes.Add(1),
 		dicts:       newDictTable(opts.Dictionaries),
 		zstdLevel:   zstd.EncoderLevelFromZstd(opts.Zstd.Level),
 		logger:      opts.Logger,
