@@ -27,9 +27,10 @@ const (
 	JSONP
 )
 
-// ParseFormat reads an autoindex_format argument.
+// ParseFormat reads an autoindex_format argument, whose case does not
+// matter, as for every NGINX enum value.
 func ParseFormat(s string) (Format, bool) {
-	switch s {
+	switch strings.ToLower(s) {
 	case "html":
 		return HTML, true
 	case "xml":

@@ -154,14 +154,15 @@ var useStaleWords = map[string]UseStale{
 }
 
 // ParseUseStale turns the arguments of proxy_cache_use_stale into a set.
-// "off" alone is the empty set.
+// "off" alone is the empty set. As NGINX's bitmask values, the words
+// ignore case.
 func ParseUseStale(args []string) (UseStale, error) {
-	if len(args) == 1 && args[0] == "off" {
+	if len(args) == 1 && strings.EqualFold(args[0], "off") {
 		return 0, nil
 	}
 	var u UseStale
 	for _, a := range args {
-		f, ok := useStaleWords[a]
+		f, ok := useStaleWords[strings.ToLower(a)]
 		if !ok {
 			return 0, fmt.Errorf("invalid value %q in proxy_cache_use_stale", a)
 		}

@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -67,7 +68,7 @@ const (
 // setSatisfy reads "satisfy all | any".
 func setSatisfy(c *Cmd) error {
 	var v bool
-	switch c.Args[0] {
+	switch strings.ToLower(c.Args[0]) { // NGINX's enum values ignore case
 	case "all":
 		v = satisfyAll
 	case "any":

@@ -341,7 +341,7 @@ func setKeepalive(c *Cmd) error {
 // setLingeringClose reads "lingering_close off | on | always".
 func setLingeringClose(c *Cmd) error {
 	modes := map[string]http1.LingerMode{"on": http1.LingerOn, "off": http1.LingerOff, "always": http1.LingerAlways}
-	m, ok := modes[c.Args[0]]
+	m, ok := modes[strings.ToLower(c.Args[0])] // NGINX's enum values ignore case
 	if !ok {
 		return c.Invalid(c.Args[0], `it must be "on", "off" or "always"`)
 	}
@@ -714,7 +714,7 @@ const (
 func setKeepaliveDisable(c *Cmd) error {
 	var v uint8
 	for _, a := range c.Args {
-		switch a {
+		switch strings.ToLower(a) { // NGINX's bitmask values ignore case
 		case "none":
 		case "msie6":
 			v |= kaMSIE6

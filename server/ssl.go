@@ -232,7 +232,7 @@ func setBufferSize(c *Cmd) error {
 
 func setVerifyClient(c *Cmd) error {
 	modes := map[string]verifyMode{"off": verifyOff, "on": verifyOn, "optional": verifyOptional, "optional_no_ca": verifyOptionalNoCA}
-	m, ok := modes[c.Args[0]]
+	m, ok := modes[strings.ToLower(c.Args[0])] // NGINX's enum values ignore case
 	if !ok {
 		return c.Errorf("invalid value %q in %q directive, it must be \"on\", \"off\", \"optional\" or \"optional_no_ca\"", c.Args[0], c.Name)
 	}

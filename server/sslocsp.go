@@ -32,7 +32,7 @@ const (
 )
 
 func setOCSP(c *Cmd) error {
-	m, ok := map[string]ocspMode{"off": ocspOff, "on": ocspChain, "leaf": ocspLeaf}[c.Args[0]]
+	m, ok := map[string]ocspMode{"off": ocspOff, "on": ocspChain, "leaf": ocspLeaf}[strings.ToLower(c.Args[0])] // NGINX's enum values ignore case
 	if !ok {
 		return c.Errorf("invalid value %q in %q directive, it must be \"on\", \"off\" or \"leaf\"", c.Args[0], c.Name)
 	}

@@ -107,9 +107,15 @@ var tlsVersions = map[string]uint16{
 func setSSLProtocols(c *Cmd) error {
 	var lo, hi uint16
 	for _, a := range c.Args {
-		v, ok := tlsVersions[a]
-		if !ok {
-			if a == "SSLv2" || a == "SSLv3" {
+		// NGINX's bitmask values ignore case: "tlsv1.2" is TLSv1.2.
+		var v uint16
+		for name, tv := range tlsVersions {
+			if strings.EqualFold(a, name) {
+				v = tv
+			}
+		}
+		if v == 0 {
+			if strings.EqualFold(a, "SSLv2") || strings.EqualFold(a, "SSLv3") {
 				c.Notice(fmt.Sprintf("ignoring %q: not supported", a))
 				continue
 			}

@@ -449,11 +449,12 @@ func setProxied(c *server.Cmd) error {
 		s.Put(proxiedSetting{})
 	}
 	for _, a := range c.Args {
-		if a == "off" {
+		// NGINX's bitmask values ignore case.
+		if strings.EqualFold(a, "off") {
 			s.V.off = true
 			continue
 		}
-		p, ok := proxiedValues[a]
+		p, ok := proxiedValues[strings.ToLower(a)]
 		if !ok {
 			return c.Invalid(a, `it must be "off", "expired", "no-cache", "no-store", "private", "no_last_modified", "no_etag", "auth" or "any"`)
 		}

@@ -273,7 +273,7 @@ var levels = map[string]slog.Level{
 
 func setLevel(get func(*locConf) *server.Setting[slog.Level]) func(*server.Cmd) error {
 	return func(c *server.Cmd) error {
-		l, ok := levels[c.Args[0]]
+		l, ok := levels[strings.ToLower(c.Args[0])] // NGINX's enum values ignore case
 		if !ok {
 			return c.Errorf("invalid value %q", c.Args[0])
 		}

@@ -199,7 +199,7 @@ func setOpenFileCache(c *server.Cmd) error {
 
 func setIMS(c *server.Cmd) error {
 	var m static.ModifiedSince
-	switch c.Args[0] {
+	switch strings.ToLower(c.Args[0]) { // NGINX's enum values ignore case
 	case "off":
 		m = static.ModifiedSinceOff
 	case "exact":
