@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/headers"
+	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -83,6 +84,12 @@ func setAddHeader(c *server.Cmd) error {
 	lc := c.Loc().(*locConf)
 	if !lc.ownHeaders {
 		lc.headers, lc.ownHeaders = nil, true
+	}
+	// The library refuses a name that is not a token only when the
+	// location is built, where its error can name no line: check it here
+	// so that the error names the directive's file:line.
+	if !header.IsToken(c.Args[0]) {
+		return c.Errorf("invalid header name %q in %q directive", c.Args[0], c.Name)
 	}
 	h := headers.Header{Name: c.Args[0]}
 	if len(c.Args) == 3 {

@@ -60,8 +60,10 @@ func TestLoadRefuses(t *testing.T) {
 		{"http {\n add_header X-A $nonesuch;\n}", `unknown "nonesuch" variable in test.conf:2`},
 		{"http {\n expires later $host;\n}", `invalid value "later" in "expires" directive in test.conf:2`},
 		{"http {\n expires $nonesuch;\n}", `unknown "nonesuch" variable in test.conf:2`},
-		// The name is the library's to check, when the location is built.
-		{"http {\n server {\n  listen 127.0.0.1:0;\n  add_header \"X A\" a;\n }\n}", `invalid header name "X A"`},
+		// The name is checked where the line is read, so that the error
+		// names that line, not the server's or location's.
+		{"http {\n server {\n  listen 127.0.0.1:0;\n  add_header \"X A\" a;\n }\n}", `invalid header name "X A" in "add_header" directive in test.conf:4`},
+		{"http {\n add_header X:A a;\n server {\n  listen 127.0.0.1:0;\n }\n}", `invalid header name "X:A" in "add_header" directive in test.conf:2`},
 	} {
 		servertest.WantError(t, c.conf, c.want)
 	}
