@@ -588,10 +588,12 @@ func setLocation(c *Cmd) error {
 	l = c.b.newLevel(kind, parent, srv, c.Directive)
 	l.pattern, l.re = pat, re
 	if kind == levelNamed {
-		if _, dup := srv.named[pat]; dup {
-			return c.Errorf("duplicate location %q", pat)
+		// NGINX looks for duplicates among prefix and exact locations
+		// only: a second named location of the same name loads, and a
+		// jump to that name reaches the first (ngx_http_named_location).
+		if _, dup := srv.named[pat]; !dup {
+			srv.named[pat] = l
 		}
-		srv.named[pat] = l
 	} else {
 		tree := srv.locs
 		if parent.kind != levelServer {

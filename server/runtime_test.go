@@ -278,3 +278,17 @@ func TestSubrequestOutsideServer(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// NGINX checks prefix and exact locations for duplicates, not named ones:
+// a second "location @a" loads, and a jump to @a reaches the first (its
+// ngx_http_named_location takes the first of that name).
+func TestDuplicateNamedLocationFirstWinsAsNGINX(t *testing.T) {
+	_, base := startRuntime(t, `http { server { listen 127.0.0.1:0;
+	location / { try_files /nonexistent @a; }
+	location @a { return 200 first; }
+	location @a { return 200 second; }
+} }`)
+	if _, body := get(t, base+"/x"); body != "first" {
+		t.Errorf("body %q, want the first @a's", body)
+	}
+}
