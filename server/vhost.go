@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/conf"
@@ -177,7 +178,10 @@ func parseListen(args []string) (Listen, []string, error) {
 		if host == "*" {
 			host = ""
 		}
-		if !isDigits(port) {
+		// A port past 65535 is refused here, as NGINX does, rather than
+		// by the bind of a start that "-t" said would work. Port 0, a
+		// free port, which NGINX refuses, stays accepted: tests use it.
+		if n, err := strconv.Atoi(port); !isDigits(port) || err != nil || n > 65535 {
 			return l, nil, fmt.Errorf("invalid port in %q of the \"listen\" directive", a)
 		}
 		l.Addr = net.JoinHostPort(host, port)
