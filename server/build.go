@@ -297,7 +297,7 @@ func mergeInto(mods []*Module, parent, child *Location) error {
 			p = m.NewLoc()
 		}
 		if err := m.MergeLoc(p, child.confs[i]); err != nil {
-			return fmt.Errorf("%s: %w", child.Pos(), err)
+			return placeAt(child, err)
 		}
 	}
 	return nil
@@ -321,7 +321,7 @@ func (b *builder) buildServer(s *VServer) error {
 		}
 		f, err := m.PostRead(s.level)
 		if err != nil {
-			return fmt.Errorf("%s: %w", s.level.Pos(), err)
+			return placeAt(s.level, err)
 		}
 		if f != nil {
 			s.postRead = append(s.postRead, f)
@@ -366,7 +366,7 @@ func buildChain(l *Location) (full, sub http.Handler, err error) {
 		}
 		h, err := m.Content(l)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", l.Pos(), err)
+			return nil, nil, placeAt(l, err)
 		}
 		if h != nil {
 			content = h
@@ -377,7 +377,7 @@ func buildChain(l *Location) (full, sub http.Handler, err error) {
 		content = notFoundHandler
 	}
 	if content, err = wrapCore(l, content); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", l.Pos(), err)
+		return nil, nil, placeAt(l, err)
 	}
 	l.content = content
 	var filters []*Module
@@ -396,7 +396,7 @@ func buildChain(l *Location) (full, sub http.Handler, err error) {
 	full, sub = entry, entry
 	wrap := func(f *Filter) error {
 		if full, err = f.Wrap(l, full); err != nil {
-			return fmt.Errorf("%s: %w", l.Pos(), err)
+			return placeAt(l, err)
 		}
 		wrapSub := f.WrapSub
 		if wrapSub == nil && f.InSubrequest {
@@ -404,7 +404,7 @@ func buildChain(l *Location) (full, sub http.Handler, err error) {
 		}
 		if wrapSub != nil {
 			if sub, err = wrapSub(l, sub); err != nil {
-				return fmt.Errorf("%s: %w", l.Pos(), err)
+				return placeAt(l, err)
 			}
 		}
 		return nil
@@ -456,4 +456,16 @@ func (c *Config) close() {
 // hasPrefixFold is strings.HasPrefix ignoring ASCII case.
 func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+// placeAt returns an error of a module building the level l, placed at l
+// unless it names its own line: a *conf.Error, made from the directive it
+// is about (proxy_cache naming a zone that does not exist), reads as NGINX
+// prints it, "... in file:line", without l's position before it.
+func placeAt(l *Location, err error) error {
+	var ce *conf.Error
+	if errors.As(err, &ce) && ce.File != "" {
+		return err
+	}
+	return fmt.Errorf("%s: %w", l.Pos(), err)
 }

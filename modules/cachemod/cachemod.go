@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/cache"
+	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/modules/esimod"
 	"github.com/mosaic-edge/mosaic/modules/proxymod"
 	"github.com/mosaic-edge/mosaic/modules/ssimod"
@@ -44,7 +45,7 @@ type mainConf struct {
 // levels that set none, as NGINX inherits arrays.
 type locConf struct {
 	zone        server.Setting[string] // "" is off
-	zonePos     string
+	zoneAt      *conf.Directive        // the proxy_cache line, which its errors name
 	key         server.Setting[*keyTemplate]
 	valid       []cache.Valid
 	ownValid    bool
@@ -77,14 +78,14 @@ type purgeConf struct {
 	zone  string
 	allow []netip.Prefix
 	token string
-	pos   string
+	at    *conf.Directive
 }
 
 // statusConf is a proxy_cache_status directive.
 type statusConf struct {
 	zones []string // nil: every zone
 	allow []netip.Prefix
-	pos   string
+	at    *conf.Directive
 }
 
 var module = &server.Module{
@@ -98,7 +99,7 @@ var module = &server.Module{
 func mergeLoc(p, c any) error {
 	parent, child := p.(*locConf), c.(*locConf)
 	if !child.zone.Set {
-		child.zone, child.zonePos = parent.zone, parent.zonePos
+		child.zone, child.zoneAt = parent.zone, parent.zoneAt
 	}
 	child.key.Merge(parent.key)
 	if !child.ownValid {
@@ -234,7 +235,7 @@ func setCache(c *server.Cmd) error {
 	if err := server.Put(c, &lc.zone, name); err != nil {
 		return err
 	}
-	lc.zonePos = c.Pos()
+	lc.zoneAt = c.Directive
 	return nil
 }
 
@@ -363,7 +364,7 @@ func setPurge(c *server.Cmd) error {
 	if lc.purge != nil || lc.status != nil {
 		return c.Duplicate()
 	}
-	p := &purgeConf{zone: c.Args[0], pos: c.Pos()}
+	p := &purgeConf{zone: c.Args[0], at: c.Directive}
 	for _, a := range c.Args[1:] {
 		name, val, ok := strings.Cut(a, "=")
 		switch {
@@ -395,7 +396,7 @@ func setStatus(c *server.Cmd) error {
 	if lc.purge != nil || lc.status != nil {
 		return c.Duplicate()
 	}
-	s := &statusConf{pos: c.Pos()}
+	s := &statusConf{at: c.Directive}
 	for _, a := range c.Args {
 		if v, ok := strings.CutPrefix(a, "allow="); ok {
 			n, err := parseAllow(v)
@@ -463,7 +464,7 @@ func cachedProxy(l *server.Location, lc *locConf, z *zoneConf) (http.Handler, er
 		if proxymod.HasVariablePass(l) {
 			// Its key and upstream are known only per request: refused
 			// rather than served uncached.
-			return nil, fmt.Errorf("proxy_cache in %s: a \"proxy_pass\" with variables cannot be cached", lc.zonePos)
+			return nil, fmt.Errorf("proxy_cache in %s: a \"proxy_pass\" with variables cannot be cached", lc.zoneAt.Pos())
 		}
 		return nil, nil
 	}
@@ -474,7 +475,7 @@ func cachedProxy(l *server.Location, lc *locConf, z *zoneConf) (http.Handler, er
 	}
 	c, err := cache.New(p, lc.options(z, popts.Pass.ProxyHost(), l))
 	if err != nil {
-		return nil, fmt.Errorf("proxy_cache in %s: %w", lc.zonePos, err)
+		return nil, fmt.Errorf("proxy_cache in %s: %w", lc.zoneAt.Pos(), err)
 	}
 	return c, nil
 }
@@ -591,7 +592,7 @@ func content(l *server.Location) (http.Handler, error) {
 	if lc.zone.V != "" {
 		var ok bool
 		if z, ok = zoneFor(l, lc.zone.V); !ok {
-			return nil, fmt.Errorf("\"proxy_cache\" zone %q is unknown in %s", lc.zone.V, lc.zonePos)
+			return nil, conf.Errorf(lc.zoneAt, "\"proxy_cache\" zone %q is unknown", lc.zone.V)
 		}
 	}
 	switch {
@@ -614,7 +615,7 @@ func purgeContent(l *server.Location, lc *locConf) (http.Handler, error) {
 	p := lc.purge
 	z, ok := zoneFor(l, p.zone)
 	if !ok {
-		return nil, fmt.Errorf("\"proxy_cache_purge\" zone %q is unknown in %s", p.zone, p.pos)
+		return nil, conf.Errorf(p.at, "\"proxy_cache_purge\" zone %q is unknown", p.zone)
 	}
 	key := lc.key.V
 	if key == nil {
@@ -650,7 +651,7 @@ func statusContent(l *server.Location, s *statusConf) (http.Handler, error) {
 	for _, name := range s.zones {
 		z, ok := mc.zones[name]
 		if !ok {
-			return nil, fmt.Errorf("\"proxy_cache_status\" zone %q is unknown in %s", name, s.pos)
+			return nil, conf.Errorf(s.at, "\"proxy_cache_status\" zone %q is unknown", name)
 		}
 		zones = append(zones, z.metricsZone())
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/mosaic-edge/mosaic/internal/testclient"
 	"github.com/mosaic-edge/mosaic/internal/testorigin"
 	_ "github.com/mosaic-edge/mosaic/modules/cachemod"
+	"github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/server/servertest"
 )
 
@@ -164,4 +165,25 @@ func TestCacheRefusesVariablePass(t *testing.T) {
 			location / { proxy_cache z; proxy_pass http://$arg_to; }
 		}
 	}`, `a "proxy_pass" with variables cannot be cached`)
+}
+
+// A zone that does not exist is found when the location is built, but
+// the error names the line that names the zone, once, as NGINX prints a
+// configuration error: not the location's line before it as well.
+func TestUnknownZoneNamesItsLine(t *testing.T) {
+	for _, c := range []struct{ conf, want string }{
+		{"location / {\nproxy_cache nowhere;\nproxy_pass http://127.0.0.1:1;\n}", `"proxy_cache" zone "nowhere" is unknown in test.conf:5`},
+		{"location / {\nproxy_cache_purge nowhere token=x;\n}", `"proxy_cache_purge" zone "nowhere" is unknown in test.conf:5`},
+		{"location / {\nproxy_cache_status nowhere;\n}", `"proxy_cache_status" zone "nowhere" is unknown in test.conf:5`},
+	} {
+		cfg, err := server.LoadString("test.conf", "http {\nserver {\nlisten 127.0.0.1:0;\n"+c.conf+"\n}\n}")
+		if err == nil {
+			cfg.Close()
+			t.Errorf("%q loaded", c.conf)
+			continue
+		}
+		if err.Error() != c.want {
+			t.Errorf("%q:\n got  %v\n want %s", c.conf, err, c.want)
+		}
+	}
 }

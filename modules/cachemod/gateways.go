@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/cache"
+	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/modules/fastcgimod"
 	"github.com/mosaic-edge/mosaic/modules/uwsgimod"
 	"github.com/mosaic-edge/mosaic/proxy"
@@ -85,7 +86,7 @@ func gatewayContent(l *server.Location) (http.Handler, error) {
 		}
 		z, ok := zoneFor(l, lc.zone.V)
 		if !ok {
-			return nil, fmt.Errorf("\"%s_cache\" zone %q is unknown in %s", g.prefix, lc.zone.V, lc.zonePos)
+			return nil, conf.Errorf(lc.zoneAt, "\"%s_cache\" zone %q is unknown", g.prefix, lc.zone.V)
 		}
 		h, passes, err := g.handler(l, forCache)
 		if err != nil || !passes {
@@ -93,13 +94,13 @@ func gatewayContent(l *server.Location) (http.Handler, error) {
 		}
 		if lc.key.V == nil {
 			// NGINX has no default key for a gateway's cache.
-			return nil, fmt.Errorf("no \"%s_cache_key\" for \"%s_cache\" in %s", g.prefix, g.prefix, lc.zonePos)
+			return nil, fmt.Errorf("no \"%s_cache_key\" for \"%s_cache\" in %s", g.prefix, g.prefix, lc.zoneAt.Pos())
 		}
 		opts := lc.options(z, "", l)
 		opts.IgnoreHeaders = g.ignored(l)
 		c, err := cache.New(h, opts)
 		if err != nil {
-			return nil, fmt.Errorf("%s_cache in %s: %w", g.prefix, lc.zonePos, err)
+			return nil, fmt.Errorf("%s_cache in %s: %w", g.prefix, lc.zoneAt.Pos(), err)
 		}
 		return c, nil
 	}
