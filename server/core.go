@@ -109,13 +109,16 @@ func init() {
 		{Name: "location", Context: CtxServer | CtxLocation, Block: true, MinArgs: 1, MaxArgs: 2, Set: setLocation},
 		{Name: "types", Context: CtxHTTPAll, Block: true, Set: setTypes},
 		{Name: "default_type", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
-			c.Loc().(*coreLoc).defaultType.Put(c.Args[0])
-			return nil
+			return Put(c, &c.Loc().(*coreLoc).defaultType, c.Args[0])
 		}},
 		{Name: "root", Context: CtxHTTPAll | CtxLocationIf, MinArgs: 1, MaxArgs: 1, Set: setRoot(false)},
 		{Name: "alias", Context: CtxLocation, MinArgs: 1, MaxArgs: 1, Set: setRoot(true)},
 		{Name: "internal", Context: CtxLocation, MaxArgs: 0, Set: func(c *Cmd) error {
-			c.Loc().(*coreLoc).internal = true
+			cl := c.Loc().(*coreLoc)
+			if cl.internal {
+				return c.Duplicate() // as NGINX, which refuses a second line
+			}
+			cl.internal = true
 			return nil
 		}},
 		{Name: "try_files", Context: CtxServer | CtxLocation, MinArgs: 2, MaxArgs: Unlimited, Set: setTryFiles},
@@ -123,19 +126,25 @@ func init() {
 		{Name: "error_page", Context: CtxHTTPAll | CtxLocationIf, MinArgs: 2, MaxArgs: Unlimited, Set: setErrorPage},
 		{Name: "client_max_body_size", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
 			n, err := c.Size(c.Args[0])
-			c.Loc().(*coreLoc).clientMaxBody.Put(n)
-			return err
+			if err != nil {
+				return err
+			}
+			return Put(c, &c.Loc().(*coreLoc).clientMaxBody, n)
 		}},
 		{Name: "keepalive_timeout", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 2, Set: setKeepalive},
 		{Name: "keepalive_requests", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
 			n, err := c.Int(c.Args[0], 0, int(^uint(0)>>1))
-			c.Loc().(*coreLoc).keepaliveReqs.Put(n)
-			return err
+			if err != nil {
+				return err
+			}
+			return Put(c, &c.Loc().(*coreLoc).keepaliveReqs, n)
 		}},
 		{Name: "keepalive_time", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
 			d, err := c.Duration(c.Args[0])
-			c.Loc().(*coreLoc).keepaliveTime.Put(d)
-			return err
+			if err != nil {
+				return err
+			}
+			return Put(c, &c.Loc().(*coreLoc).keepaliveTime, d)
 		}},
 		{Name: "large_client_header_buffers", Context: CtxHTTP | CtxServer, MinArgs: 2, MaxArgs: 2, Set: setHeaderBuffers},
 		{Name: "underscores_in_headers", Context: CtxHTTP | CtxServer, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.underscores })},
@@ -190,8 +199,10 @@ func init() {
 		}},
 		{Name: "output_buffers", Context: CtxHTTPAll, MinArgs: 2, MaxArgs: 2, Set: func(c *Cmd) error {
 			b, err := c.buffers(1<<16, 1, 1<<30)
-			c.Loc().(*coreLoc).outputBufs.Put(b)
-			return err
+			if err != nil {
+				return err
+			}
+			return Put(c, &c.Loc().(*coreLoc).outputBufs, b)
 		}},
 	}
 	Register(coreModule)
@@ -327,7 +338,9 @@ func setKeepalive(c *Cmd) error {
 	if err != nil {
 		return err
 	}
-	cl.keepalive.Put(d)
+	if err := Put(c, &cl.keepalive, d); err != nil {
+		return err
+	}
 	if len(c.Args) == 2 {
 		h, err := c.Duration(c.Args[1])
 		if err != nil {
@@ -345,8 +358,7 @@ func setLingeringClose(c *Cmd) error {
 	if !ok {
 		return c.Invalid(c.Args[0], `it must be "on", "off" or "always"`)
 	}
-	c.Loc().(*coreLoc).lingerMode.Put(m)
-	return nil
+	return Put(c, &c.Loc().(*coreLoc).lingerMode, m)
 }
 
 // setHeaderBuffers reads "large_client_header_buffers number size": a

@@ -144,8 +144,7 @@ func init() {
 			if c.Args[0] != "1.0" && c.Args[0] != "1.1" {
 				return c.Invalid(c.Args[0], `it must be "1.0" or "1.1"`)
 			}
-			c.Loc().(*locConf).httpVersion.Put(c.Args[0])
-			return nil
+			return core.Put(c, &c.Loc().(*locConf).httpVersion, c.Args[0])
 		}},
 		{Name: "proxy_connect_timeout", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
 			Set: timeout(func(l *locConf) *core.Setting[time.Duration] { return &l.connect })},

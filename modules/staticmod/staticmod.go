@@ -82,8 +82,7 @@ func init() {
 			if n == 0 {
 				n = -1 // "max_ranges 0" turns ranges off
 			}
-			c.Loc().(*locConf).maxRanges.Put(n)
-			return nil
+			return server.Put(c, &c.Loc().(*locConf).maxRanges, n)
 		}},
 		{Name: "log_not_found", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: server.SetFlag(func(l *locConf) *server.Setting[bool] { return &l.logNotFound })},
 		{Name: "open_file_cache", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 3, Set: setOpenFileCache},
@@ -95,18 +94,17 @@ func init() {
 			if d == 0 {
 				d = -1 // "open_file_cache_valid 0" revalidates on every use
 			}
-			c.Loc().(*locConf).cacheValid.Put(d)
-			return nil
+			return server.Put(c, &c.Loc().(*locConf).cacheValid, d)
 		}},
 		{Name: "open_file_cache_min_uses", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
 			n, err := c.Int(c.Args[0], 0, 1<<30)
-			c.Loc().(*locConf).cacheMinUses.Put(n)
-			return err
+			if err != nil {
+				return err
+			}
+			return server.Put(c, &c.Loc().(*locConf).cacheMinUses, n)
 		}},
 		{Name: "open_file_cache_errors", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
-			on, err := c.Flag()
-			c.Loc().(*locConf).cacheErrors.Put(on)
-			return err
+			return server.PutFlag(c, &c.Loc().(*locConf).cacheErrors)
 		}},
 	}
 	module.Content = content
@@ -209,8 +207,7 @@ func setIMS(c *server.Cmd) error {
 	default:
 		return c.Invalid(c.Args[0], `it must be "off", "exact" or "before"`)
 	}
-	c.Loc().(*locConf).ims.Put(m)
-	return nil
+	return server.Put(c, &c.Loc().(*locConf).ims, m)
 }
 
 // The checked cache's size: NGINX's usual open_file_cache line,
