@@ -128,7 +128,17 @@ func setSSLProtocols(c *Cmd) error {
 			hi = v
 		}
 	}
-	c.Loc().(*coreLoc).sslProtocols.Put([2]uint16{lo, hi})
+	// NGINX's ssl_protocols is a bitmask that each line at a level adds
+	// to: "ssl_protocols TLSv1.2;" in an included snippet and
+	// "ssl_protocols TLSv1.3;" after it allow both, not the last alone.
+	s := &c.Loc().(*coreLoc).sslProtocols
+	if prev := s.V; s.Set && prev[0] != 0 {
+		if lo == 0 || prev[0] < lo {
+			lo = prev[0]
+		}
+		hi = max(hi, prev[1])
+	}
+	s.Put([2]uint16{lo, hi})
 	return nil
 }
 

@@ -273,3 +273,21 @@ func TestSSLExtrasConfig(t *testing.T) {
 		}
 	}
 }
+
+// ssl_protocols is a bitmask in NGINX: lines at one level add up, so a
+// snippet's "ssl_protocols TLSv1.2;" and a later "ssl_protocols TLSv1.3;"
+// allow both, not the last alone; a server's own lines replace the http
+// level's.
+func TestSSLProtocolsLinesAddUpAsNGINX(t *testing.T) {
+	cfg := mustLoad(t, `http {
+	ssl_protocols TLSv1.3;
+	ssl_protocols TLSv1.2;
+	server { listen 127.0.0.1:0; ssl_protocols TLSv1.1; }
+}`)
+	if p := LocConf[*coreLoc](cfg.HTTP(), coreModule).sslProtocols.V; p != [2]uint16{tls.VersionTLS12, tls.VersionTLS13} {
+		t.Errorf("http: %x, want TLSv1.2 to TLSv1.3", p)
+	}
+	if p := LocConf[*coreLoc](cfg.Servers()[0].level, coreModule).sslProtocols.V; p != [2]uint16{tls.VersionTLS11, tls.VersionTLS11} {
+		t.Errorf("server: %x, want TLSv1.1 alone", p)
+	}
+}
