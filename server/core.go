@@ -738,7 +738,10 @@ func setKeepaliveDisable(c *Cmd) error {
 			return c.Invalid(a, "")
 		}
 	}
-	return Put(c, &c.Loc().(*coreLoc).keepaliveOff, v)
+	// A bitmask in NGINX: each line at a level adds its browsers.
+	s := &c.Loc().(*coreLoc).keepaliveOff
+	s.Put(s.V | v)
+	return nil
 }
 
 // keepaliveDisabled reports whether keepalive_disable (off, the bits

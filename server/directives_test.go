@@ -189,3 +189,12 @@ func TestClientHeaderBufferSize(t *testing.T) {
 		}
 	}
 }
+
+// keepalive_disable is a bitmask in NGINX: its lines at one level add up
+// where a single-valued directive would be refused as a duplicate.
+func TestKeepaliveDisableLinesAddUpAsNGINX(t *testing.T) {
+	cfg := mustLoad(t, "http {\nkeepalive_disable msie6;\nkeepalive_disable safari;\n}")
+	if v := LocConf[*coreLoc](cfg.HTTP(), coreModule).keepaliveOff.V; v != kaMSIE6|kaSafari {
+		t.Errorf("keepalive_disable %b, want msie6 and safari", v)
+	}
+}
