@@ -287,7 +287,10 @@ func setMethods(c *server.Cmd) error {
 			return c.Invalid(a, `it must be "GET", "HEAD" or "POST"`)
 		}
 	}
-	return server.Put(c, &c.Loc().(*locConf).methods, ms)
+	// A bitmask in NGINX: each line at a level adds its methods.
+	s := &c.Loc().(*locConf).methods
+	s.Put(append(slices.Clone(s.V), ms...))
+	return nil
 }
 
 // addPredicates reads the values of proxy_cache_bypass or proxy_no_cache.
@@ -343,7 +346,10 @@ func setIgnore(c *server.Cmd) error {
 	if err := cache.CheckIgnoreHeaders(c.Args); err != nil {
 		return c.Errorf("%v", err)
 	}
-	return server.Put(c, &c.Loc().(*locConf).ignore, append([]string(nil), c.Args...))
+	// A bitmask in NGINX: each line at a level adds its fields.
+	s := &c.Loc().(*locConf).ignore
+	s.Put(append(slices.Clone(s.V), c.Args...))
+	return nil
 }
 
 // parseAllow reads an allow=CIDR parameter: a network, or one address.

@@ -66,3 +66,27 @@ func TestParseZone(t *testing.T) {
 		}
 	}
 }
+
+// proxy_ignore_headers and proxy_cache_methods are bitmasks in NGINX: the
+// lines at one level add up rather than being refused as duplicates.
+func TestBitmaskLinesAddUpAsNGINX(t *testing.T) {
+	cfg, err := server.LoadString("t.conf", `http {
+	proxy_ignore_headers Expires;
+	proxy_ignore_headers Set-Cookie;
+	proxy_cache_methods GET;
+	proxy_cache_methods POST;
+	fastcgi_ignore_headers Expires;
+	fastcgi_ignore_headers Vary;
+}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cfg.Close()
+	lc := server.LocConf[*locConf](cfg.HTTP(), module)
+	if got := strings.Join(lc.ignore.V, " "); got != "Expires Set-Cookie" {
+		t.Errorf("proxy_ignore_headers %q", got)
+	}
+	if got := strings.Join(lc.methods.V, " "); got != "GET POST" {
+		t.Errorf("proxy_cache_methods %q", got)
+	}
+}

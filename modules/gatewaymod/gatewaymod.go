@@ -14,6 +14,7 @@ package gatewaymod
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -245,14 +246,12 @@ func setParam(c *server.Cmd, g *Conf) error {
 }
 
 func setIgnore(c *server.Cmd, g *Conf) error {
-	if g.ignore.Set {
-		return c.Duplicate()
-	}
 	// The names the cache reads, and those that concern the relay.
 	if err := cache.CheckIgnoreHeaders(c.Args); err != nil {
 		return c.Errorf("%v", err)
 	}
-	g.ignore.Put(append([]string(nil), c.Args...))
+	// A bitmask in NGINX: each line at a level adds its fields.
+	g.ignore.Put(append(slices.Clone(g.ignore.V), c.Args...))
 	return nil
 }
 
