@@ -158,13 +158,7 @@ func Directives[T any](prefix string, get func(T) *Conf) []server.Directive {
 		{Name: prefix + "_ignore_headers", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited,
 			Set: func(c *server.Cmd) error { return setIgnore(c, conf(c)) }},
 		{Name: prefix + "_next_upstream", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited,
-			Set: func(c *server.Cmd) error {
-				m, err := proxymod.ParseNextUpstream(c)
-				if err != nil {
-					return err
-				}
-				return server.Put(c, &conf(c).next, m)
-			}},
+			Set: func(c *server.Cmd) error { return proxymod.AddNextUpstream(c, &conf(c).next) }},
 		{Name: prefix + "_next_upstream_tries", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
 			n, err := c.Int(c.Args[0], 0, 1<<20)
 			if err != nil {
@@ -274,7 +268,7 @@ func Options(l *server.Location, g *Conf, wire proxy.Wire) (proxy.Options, error
 		RequestBuffering:    g.reqBuffer.Or(true),
 		HideHeaders:         g.hide,
 		PassHeaders:         g.passHdr,
-		NextUpstream:        g.next.V,
+		NextUpstream:        proxymod.NextUpstreamOf(g.next),
 		NextUpstreamTries:   g.nextTries.V,
 		NextUpstreamTimeout: g.nextTimeout.V,
 		IgnoreClientAbort:   g.ignoreAbort.V,

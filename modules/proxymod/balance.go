@@ -123,30 +123,24 @@ var nextConditions = map[string]proxy.NextUpstream{
 }
 
 func setNextUpstream(c *core.Cmd) error {
-	lc := c.Loc().(*locConf)
-	if lc.next.Set {
-		return c.Duplicate()
-	}
-	mask, err := ParseNextUpstream(c)
-	if err != nil {
-		return err
-	}
-	lc.next.Put(mask)
-	return nil
+	return AddNextUpstream(c, &c.Loc().(*locConf).next)
 }
 
-// ParseNextUpstream reads the conditions of a *_next_upstream directive
-// (proxy_next_upstream, and the gateways' fastcgi_next_upstream...).
-func ParseNextUpstream(c *core.Cmd) (proxy.NextUpstream, error) {
-	var mask proxy.NextUpstream
+// AddNextUpstream adds the conditions of a *_next_upstream line
+// (proxy_next_upstream, and the gateways' fastcgi_next_upstream...) to s.
+// NGINX reads the directive as a bitmask: the lines at one level add up,
+// and "off" on any of them overrides the others. s holds no condition
+// after lines of "updating" alone; NextUpstreamOf reads that as off.
+func AddNextUpstream(c *core.Cmd, s *core.Setting[proxy.NextUpstream]) error {
+	mask := s.V
 	seen := map[string]bool{}
 	for _, a := range c.Args {
 		bit, ok := nextConditions[strings.ToLower(a)]
 		if !ok {
-			return 0, c.Errorf("invalid value %q", a)
+			return c.Errorf("invalid value %q", a)
 		}
 		if seen[strings.ToLower(a)] {
-			return 0, c.Errorf("duplicate value %q", a)
+			return c.Errorf("duplicate value %q", a)
 		}
 		seen[strings.ToLower(a)] = true
 		mask |= bit
@@ -154,9 +148,17 @@ func ParseNextUpstream(c *core.Cmd) (proxy.NextUpstream, error) {
 	if mask&proxy.NextOff != 0 {
 		mask = proxy.NextOff
 	}
-	if mask == 0 {
-		// "updating" alone: no condition that applies to a try.
-		mask = proxy.NextOff
+	s.Put(mask)
+	return nil
+}
+
+// NextUpstreamOf returns the conditions that a *_next_upstream setting
+// says: the zero value, NGINX's default, when no line set it, and
+// NextOff after lines of "updating" alone, no condition that applies to
+// a try.
+func NextUpstreamOf(s core.Setting[proxy.NextUpstream]) proxy.NextUpstream {
+	if s.Set && s.V == 0 {
+		return proxy.NextOff
 	}
-	return mask, nil
+	return s.V
 }

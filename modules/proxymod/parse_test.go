@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/proxy"
+	core "github.com/mosaic-edge/mosaic/server"
 )
 
 func TestParseServer(t *testing.T) {
@@ -27,5 +28,30 @@ func TestParseServer(t *testing.T) {
 		if _, err := parseServer(bad); err == nil {
 			t.Errorf("parseServer(%q) succeeded", bad)
 		}
+	}
+}
+
+// proxy_next_upstream is a bitmask in NGINX: its lines at one level add
+// up, "off" on any of them wins, and "updating" alone tries no other
+// server, as "off".
+func TestNextUpstreamLinesAddUpAsNGINX(t *testing.T) {
+	for _, c := range []struct {
+		lines string
+		want  proxy.NextUpstream
+	}{
+		{"proxy_next_upstream error;\nproxy_next_upstream http_502;", proxy.NextError | proxy.NextHTTP502},
+		{"proxy_next_upstream updating;\nproxy_next_upstream timeout;", proxy.NextTimeout},
+		{"proxy_next_upstream error;\nproxy_next_upstream off;", proxy.NextOff},
+		{"proxy_next_upstream updating;", proxy.NextOff},
+	} {
+		cfg, err := core.LoadString("t.conf", "http {\n"+c.lines+"\n}")
+		if err != nil {
+			t.Errorf("%q: %v", c.lines, err)
+			continue
+		}
+		if got := NextUpstreamOf(core.LocConf[*locConf](cfg.HTTP(), module).next); got != c.want {
+			t.Errorf("%q: %b, want %b", c.lines, got, c.want)
+		}
+		cfg.Close()
 	}
 }

@@ -423,7 +423,7 @@ func locationOptions(l *core.Location, pass proxy.Pass, withTLS bool) (proxy.Opt
 		AbsoluteRedirect:    core.AbsoluteRedirect,
 		HideHeaders:         lc.hide,
 		PassHeaders:         lc.passHdr,
-		NextUpstream:        lc.next.V,
+		NextUpstream:        NextUpstreamOf(lc.next),
 		NextUpstreamTries:   lc.nextTries.V,
 		NextUpstreamTimeout: lc.nextTimeout.V,
 		ErrorResponse:       core.Error,
