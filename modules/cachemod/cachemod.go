@@ -314,7 +314,18 @@ func setUseStale(c *server.Cmd) error {
 	if err != nil {
 		return c.Errorf("%v", err)
 	}
-	return server.Put(c, &c.Loc().(*locConf).useStale, u)
+	// A bitmask in NGINX: the lines at one level add up, and "off" on any
+	// of them overrides the others. Set with no condition is that "off",
+	// as ParseUseStale gives no empty set for any other line.
+	s := &c.Loc().(*locConf).useStale
+	switch {
+	case s.Set && s.V == 0:
+	case u == 0:
+		s.Put(0)
+	default:
+		s.Put(s.V | u)
+	}
+	return nil
 }
 
 // setTargeted reads "proxy_cache_targeted_headers off | field ...": the

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/cache"
 	"github.com/mosaic-edge/mosaic/server"
 )
 
@@ -67,8 +68,10 @@ func TestParseZone(t *testing.T) {
 	}
 }
 
-// proxy_ignore_headers and proxy_cache_methods are bitmasks in NGINX: the
-// lines at one level add up rather than being refused as duplicates.
+// proxy_ignore_headers, proxy_cache_methods and proxy_cache_use_stale are
+// bitmasks in NGINX: the lines at one level add up rather than being
+// refused as duplicates, and "off" on any line of proxy_cache_use_stale
+// overrides the others.
 func TestBitmaskLinesAddUpAsNGINX(t *testing.T) {
 	cfg, err := server.LoadString("t.conf", `http {
 	proxy_ignore_headers Expires;
@@ -77,6 +80,8 @@ func TestBitmaskLinesAddUpAsNGINX(t *testing.T) {
 	proxy_cache_methods POST;
 	fastcgi_ignore_headers Expires;
 	fastcgi_ignore_headers Vary;
+	proxy_cache_use_stale error;
+	proxy_cache_use_stale updating;
 }`)
 	if err != nil {
 		t.Fatal(err)
@@ -88,5 +93,18 @@ func TestBitmaskLinesAddUpAsNGINX(t *testing.T) {
 	}
 	if got := strings.Join(lc.methods.V, " "); got != "GET POST" {
 		t.Errorf("proxy_cache_methods %q", got)
+	}
+	if got := lc.useStale.V; got != cache.StaleError|cache.StaleUpdating {
+		t.Errorf("proxy_cache_use_stale %b", got)
+	}
+	for _, lines := range []string{"proxy_cache_use_stale error; proxy_cache_use_stale off;", "proxy_cache_use_stale off; proxy_cache_use_stale error;"} {
+		cfg, err := server.LoadString("t.conf", "http { "+lines+" }")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := server.LocConf[*locConf](cfg.HTTP(), module).useStale; !s.Set || s.V != 0 {
+			t.Errorf("%s: %+v, want off", lines, s)
+		}
+		cfg.Close()
 	}
 }
