@@ -1,6 +1,7 @@
 package proxymod
 
 import (
+	"crypto/tls"
 	"testing"
 	"time"
 
@@ -53,5 +54,22 @@ func TestNextUpstreamLinesAddUpAsNGINX(t *testing.T) {
 			t.Errorf("%q: %b, want %b", c.lines, got, c.want)
 		}
 		cfg.Close()
+	}
+}
+
+// proxy_ssl_protocols is a bitmask in NGINX: its lines at one level add
+// up; the union must still be a range, which is all Go can enable.
+func TestSSLProtocolsLinesAddUpAsNGINX(t *testing.T) {
+	cfg, err := core.LoadString("t.conf", "http {\nproxy_ssl_protocols TLSv1.3;\nproxy_ssl_protocols TLSv1.2;\n}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cfg.Close()
+	if p := core.LocConf[*locConf](cfg.HTTP(), module).ssl.protocols.V; p != [2]uint16{tls.VersionTLS12, tls.VersionTLS13} {
+		t.Errorf("proxy_ssl_protocols %x, want TLSv1.2 to TLSv1.3", p)
+	}
+	want := `"proxy_ssl_protocols" directive leaves out TLSv1.1 between TLSv1 and TLSv1.2; versions can only be enabled as a range in t.conf:3`
+	if _, err := core.LoadString("t.conf", "http {\nproxy_ssl_protocols TLSv1;\nproxy_ssl_protocols TLSv1.2;\n}"); err == nil || err.Error() != want {
+		t.Errorf("a gap across lines: %v, want %s", err, want)
 	}
 }

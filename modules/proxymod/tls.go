@@ -302,9 +302,16 @@ func setSSLConfCommand(c *core.Cmd, t *TLSConf) error {
 
 // setSSLProtocols maps *_ssl_protocols onto a range of versions. Go has
 // no SSL and enables every version between its bounds, so SSLv2, SSLv3
-// and a list with a gap are refused rather than silently changed.
+// and a list with a gap are refused rather than silently changed. As
+// NGINX's bitmask, the lines at one level add up; their union must be a
+// range too.
 func setSSLProtocols(c *core.Cmd, t *TLSConf) error {
 	var on [4]bool // by index in proxyTLSVersions
+	if t.protocols.Set {
+		for i, v := range proxyTLSVersions {
+			on[i] = v.version >= t.protocols.V[0] && v.version <= t.protocols.V[1]
+		}
+	}
 	for _, a := range c.Args {
 		found := false
 		for i, v := range proxyTLSVersions {
@@ -334,7 +341,8 @@ func setSSLProtocols(c *core.Cmd, t *TLSConf) error {
 		}
 		hi = i
 	}
-	return core.Put(c, &t.protocols, [2]uint16{proxyTLSVersions[lo].version, proxyTLSVersions[hi].version})
+	t.protocols.Put([2]uint16{proxyTLSVersions[lo].version, proxyTLSVersions[hi].version})
+	return nil
 }
 
 // TLSOptions turns the merged *_ssl_* settings t of location l, whose
