@@ -167,7 +167,7 @@ func Directives[T any](prefix string, get func(T) *Conf) []server.Directive {
 			return server.Put(c, &conf(c).nextTries, n)
 		}},
 		{Name: prefix + "_next_upstream_timeout", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
-			Set: timeout(func(g *Conf) *server.Setting[time.Duration] { return &g.nextTimeout })},
+			Set: func(c *server.Cmd) error { return proxymod.PutNextTimeout(c, &conf(c).nextTimeout) }},
 	}
 	ds = append(ds, proxymod.SharedDirectives(prefix, func(l T) *proxymod.SharedConf { return &get(l).shared })...)
 	for _, name := range tuning {

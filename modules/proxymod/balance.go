@@ -38,8 +38,19 @@ func balanceDirectives() []core.Directive {
 			return err
 		}},
 		{Name: "proxy_next_upstream_timeout", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
-			Set: core.SetTime[*locConf](func(l *locConf) *core.Setting[time.Duration] { return &l.nextTimeout })},
+			Set: func(c *core.Cmd) error { return PutNextTimeout(c, &c.Loc().(*locConf).nextTimeout) }},
 	}
+}
+
+// PutNextTimeout reads a *_next_upstream_timeout line into s. Unlike the
+// other timeouts it may be 0: NGINX's default, no limit, which is what
+// proxy.Options.NextUpstreamTimeout 0 says too.
+func PutNextTimeout(c *core.Cmd, s *core.Setting[time.Duration]) error {
+	d, err := c.Duration(c.Args[0])
+	if err != nil {
+		return err
+	}
+	return core.Put(c, s, d)
 }
 
 // setMethod records the balancing method of the upstream block being

@@ -73,3 +73,16 @@ func TestSSLProtocolsLinesAddUpAsNGINX(t *testing.T) {
 		t.Errorf("a gap across lines: %v, want %s", err, want)
 	}
 }
+
+// "proxy_next_upstream_timeout 0", NGINX's default written out, loads
+// and means no limit, as the default does.
+func TestNextUpstreamTimeoutZeroAsNGINX(t *testing.T) {
+	cfg, err := core.LoadString("t.conf", "http {\nproxy_next_upstream_timeout 0;\n}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cfg.Close()
+	if s := core.LocConf[*locConf](cfg.HTTP(), module).nextTimeout; !s.Set || s.V != 0 {
+		t.Errorf("proxy_next_upstream_timeout %+v, want 0 (no limit)", s)
+	}
+}
