@@ -38,22 +38,10 @@ func TestMaxHeldSize(t *testing.T) {
 		}
 	})
 	h := mustNew(t, page, esi.Options{Fetcher: esi.FetchHandler(mux), MaxHeldSize: held})
-	rec := httptest.NewRecorder()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
-	}()
-	last := int64(-1)
-	for last != written.Load() {
-		last = written.Load()
-		time.Sleep(50 * time.Millisecond)
-	}
+	last, rec := stalledThenReleased(h, &written, func() { close(open) })
 	if last > held {
 		t.Errorf("the page wrote %d bytes behind a pending fragment, want at most %d held", last, held)
 	}
-	close(open)
-	<-done
 	if want := "[S]" + strings.Repeat("t", total); rec.Body.String() != want {
 		t.Errorf("page of %d bytes, want %d", rec.Body.Len(), len(want))
 	}
@@ -86,22 +74,10 @@ func TestMaxHeldSizeCountsIncludes(t *testing.T) {
 	// Past the first include, each is over esi_max_includes: it costs no
 	// fetch, and stands in the queue all the same.
 	h := mustNew(t, page, esi.Options{Fetcher: esi.FetchHandler(mux), MaxHeldSize: held, MaxIncludes: 1, SilentErrors: true, Logger: discardLog()})
-	rec := httptest.NewRecorder()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
-	}()
-	last := int64(-1)
-	for last != written.Load() {
-		last = written.Load()
-		time.Sleep(50 * time.Millisecond)
-	}
+	last, rec := stalledThenReleased(h, &written, func() { close(open) })
 	if last > held {
 		t.Errorf("the page wrote %d bytes of includes behind a pending fragment, want at most %d held", last, held)
 	}
-	close(open)
-	<-done
 	if want := "[S]"; rec.Body.String() != want {
 		t.Errorf("got %q, want %q", rec.Body.String(), want)
 	}
@@ -128,4 +104,25 @@ func TestMaxHeldSizeBelowAnInclude(t *testing.T) {
 	if want := "aAbc"; rec.Body.String() != want {
 		t.Errorf("got %q, want %q", rec.Body.String(), want)
 	}
+}
+
+// stalledThenReleased serves h in the background until the page has
+// stopped writing (written no longer grows), then calls release (the
+// fragment held back comes in) and waits for the page to end. It returns
+// what the page had written when it stalled, and the response.
+func stalledThenReleased(h http.Handler, written *atomic.Int64, release func()) (int64, *httptest.ResponseRecorder) {
+	rec := httptest.NewRecorder()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	}()
+	last := int64(-1)
+	for last != written.Load() {
+		last = written.Load()
+		time.Sleep(50 * time.Millisecond)
+	}
+	release()
+	<-done
+	return last, rec
 }

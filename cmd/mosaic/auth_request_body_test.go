@@ -20,22 +20,7 @@ import (
 // endpoint's header.
 func TestAuthRequestDoesNotWaitForBodyAsNGINX(t *testing.T) {
 	nginxPath(t)
-	stop := make(chan struct{})
-	auth := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-User", "ann")
-		for {
-			w.Write([]byte("hello\n"))
-			w.(http.Flusher).Flush()
-			select {
-			case <-stop:
-				return
-			case <-r.Context().Done():
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}))
-	t.Cleanup(func() { close(stop); auth.Close() })
+	auth := streamingAuth(t)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "www", "a.txt"), "hello\n")
 	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
@@ -112,21 +97,7 @@ func TestAuthRequestKeepsEmptyAnswersConnection(t *testing.T) {
 // endpoint's streaming body either.
 func TestAuthRequestIgnoreClientAbortDoesNotWaitAsNGINX(t *testing.T) {
 	nginxPath(t)
-	stop := make(chan struct{})
-	auth := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for {
-			w.Write([]byte("hello\n"))
-			w.(http.Flusher).Flush()
-			select {
-			case <-stop:
-				return
-			case <-r.Context().Done():
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}))
-	t.Cleanup(func() { close(stop); auth.Close() })
+	auth := streamingAuth(t)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "www", "a.txt"), "hello\n")
 	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
@@ -154,4 +125,26 @@ func TestAuthRequestIgnoreClientAbortDoesNotWaitAsNGINX(t *testing.T) {
 			t.Errorf("%s: no answer while the auth endpoint's body streams", who)
 		}
 	}
+}
+
+// streamingAuth is an auth endpoint that allows (200, X-User: ann) with a
+// body that never ends: a line every 100 ms until the test ends.
+func streamingAuth(t *testing.T) *httptest.Server {
+	stop := make(chan struct{})
+	auth := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-User", "ann")
+		for {
+			w.Write([]byte("hello\n"))
+			w.(http.Flusher).Flush()
+			select {
+			case <-stop:
+				return
+			case <-r.Context().Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}))
+	t.Cleanup(func() { close(stop); auth.Close() })
+	return auth
 }

@@ -2,13 +2,9 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestLimitStatus444ClosesMatchesNGINX: "limit_req_status 444" makes a
@@ -44,28 +40,9 @@ func TestLimitStatus444ClosesMatchesNGINX(t *testing.T) {
 	for name, base := range bases {
 		var answers []string
 		for _, path := range []string{"/f", "/f", "/t", "/t"} {
-			c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.SetDeadline(time.Now().Add(5 * time.Second))
-			fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", path)
-			b := make([]byte, 12)
-			k, err := io.ReadFull(c, b)
-			c.Close()
-			if err != nil && k == 0 {
-				answers = append(answers, "closed")
-			} else {
-				answers = append(answers, string(b[:k]))
-			}
+			answers = append(answers, statusOrClosed(t, strings.TrimPrefix(base, "http://"), path))
 		}
-		var log []byte
-		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			if log, _ = os.ReadFile(logs[name]); strings.Count(string(log), "\n") >= 4 {
-				break
-			}
-		}
-		results[name] = strings.Join(answers, ", ") + "; log: " + strings.ReplaceAll(strings.TrimSpace(string(log)), "\n", " | ")
+		results[name] = strings.Join(answers, ", ") + "; log: " + logLines(logs[name], 4)
 	}
 	want := "HTTP/1.1 200, closed, HTTP/1.1 200, closed; log: /f 200 PASSED | /f 444 REJECTED | /t 200 PASSED | /t 408 REJECTED"
 	if results["mosaic"] != want {

@@ -38,28 +38,9 @@ func TestReturnCloseLoggedAsNGINX(t *testing.T) {
 	for who, port := range map[string]int{"mosaic": mport, "nginx": nport} {
 		var answers []string
 		for _, path := range paths {
-			c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.SetDeadline(time.Now().Add(5 * time.Second))
-			fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", path)
-			b := make([]byte, 12)
-			k, err := io.ReadFull(c, b)
-			c.Close()
-			if err != nil && k == 0 {
-				answers = append(answers, "closed")
-			} else {
-				answers = append(answers, string(b[:k]))
-			}
+			answers = append(answers, statusOrClosed(t, fmt.Sprintf("127.0.0.1:%d", port), path))
 		}
-		var log []byte
-		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			if log, _ = os.ReadFile(filepath.Join(dir, who, "access.log")); strings.Count(string(log), "\n") >= len(paths) {
-				break
-			}
-		}
-		results[who] = strings.Join(answers, ", ") + "; log: " + strings.ReplaceAll(strings.TrimSpace(string(log)), "\n", " | ")
+		results[who] = strings.Join(answers, ", ") + "; log: " + logLines(filepath.Join(dir, who, "access.log"), len(paths))
 	}
 	if results["mosaic"] != results["nginx"] {
 		t.Errorf("mosaic %s\nNGINX  %s", results["mosaic"], results["nginx"])
@@ -87,4 +68,36 @@ func TestReturnCloseWithTextAsNGINX(t *testing.T) {
 			t.Errorf("%s: mosaic %d %q, NGINX %d %q", path, m.StatusCode, mb, n.StatusCode, nb)
 		}
 	}
+}
+
+// statusOrClosed sends GET path on a connection of its own to addr and
+// returns the first 12 bytes of the answer (its status line's start), or
+// "closed" when the server closed it without a byte.
+func statusOrClosed(t *testing.T, addr, path string) string {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", path)
+	b := make([]byte, 12)
+	k, err := io.ReadFull(c, b)
+	if err != nil && k == 0 {
+		return "closed"
+	}
+	return string(b[:k])
+}
+
+// logLines waits up to 2 s for n lines in the log file at path and
+// returns them joined by " | ".
+func logLines(path string, n int) string {
+	var log []byte
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if log, _ = os.ReadFile(path); strings.Count(string(log), "\n") >= n {
+			break
+		}
+	}
+	return strings.ReplaceAll(strings.TrimSpace(string(log)), "\n", " | ")
 }
