@@ -1,6 +1,7 @@
 package proxymod
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -151,7 +152,8 @@ func AddNextUpstream(c *core.Cmd, s *core.Setting[proxy.NextUpstream]) error {
 			return c.Errorf("invalid value %q", a)
 		}
 		if seen[strings.ToLower(a)] {
-			return c.Errorf("duplicate value %q", a)
+			// Only a warning in NGINX's bitmask slot: the line loads.
+			c.Notice(fmt.Sprintf("duplicate value %q", a))
 		}
 		seen[strings.ToLower(a)] = true
 		mask |= bit

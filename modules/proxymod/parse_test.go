@@ -34,7 +34,7 @@ func TestParseServer(t *testing.T) {
 
 // proxy_next_upstream is a bitmask in NGINX: its lines at one level add
 // up, "off" on any of them wins, and "updating" alone tries no other
-// server, as "off".
+// server, as "off". A value given twice is only warned about.
 func TestNextUpstreamLinesAddUpAsNGINX(t *testing.T) {
 	for _, c := range []struct {
 		lines string
@@ -44,6 +44,7 @@ func TestNextUpstreamLinesAddUpAsNGINX(t *testing.T) {
 		{"proxy_next_upstream updating;\nproxy_next_upstream timeout;", proxy.NextTimeout},
 		{"proxy_next_upstream error;\nproxy_next_upstream off;", proxy.NextOff},
 		{"proxy_next_upstream updating;", proxy.NextOff},
+		{"proxy_next_upstream error error;", proxy.NextError},
 	} {
 		cfg, err := core.LoadString("t.conf", "http {\n"+c.lines+"\n}")
 		if err != nil {
