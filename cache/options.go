@@ -154,19 +154,26 @@ var useStaleWords = map[string]UseStale{
 }
 
 // ParseUseStale turns the arguments of proxy_cache_use_stale into a set.
-// "off" alone is the empty set. As NGINX's bitmask values, the words
-// ignore case.
+// "off", alone or beside other words, is the empty set. As NGINX's
+// bitmask values, the words ignore case.
 func ParseUseStale(args []string) (UseStale, error) {
-	if len(args) == 1 && strings.EqualFold(args[0], "off") {
-		return 0, nil
-	}
 	var u UseStale
+	off := false
 	for _, a := range args {
+		// "off" is one of the bitmask's values in NGINX, which it lets
+		// stand beside the others and which turns them all off.
+		if strings.EqualFold(a, "off") {
+			off = true
+			continue
+		}
 		f, ok := useStaleWords[strings.ToLower(a)]
 		if !ok {
 			return 0, fmt.Errorf("invalid value %q in proxy_cache_use_stale", a)
 		}
 		u |= f
+	}
+	if off {
+		return 0, nil
 	}
 	return u, nil
 }

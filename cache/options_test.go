@@ -161,4 +161,8 @@ func TestOptionErrors(t *testing.T) {
 	if u, err := cache.ParseUseStale([]string{"off"}); err != nil || u != 0 {
 		t.Errorf("off: %b %v", u, err)
 	}
+	// NGINX's bitmask takes "off" beside other values too, and off wins.
+	if u, err := cache.ParseUseStale([]string{"error", "OFF"}); err != nil || u != 0 {
+		t.Errorf("error off: %b %v", u, err)
+	}
 }
