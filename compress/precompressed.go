@@ -14,8 +14,9 @@ import "net/http"
 type Precompressed[V any] struct {
 	table *Table
 	// gate holds the gzip_* checks that gzip_static on applies, as NGINX
-	// does (gzip_http_version, gzip_proxied, gzip_disable); nil when
-	// gzip_static is off or always.
+	// does (gzip_http_version, gzip_proxied, gzip_disable), and that
+	// decide for gzip_static always whether gunzip decodes the copy; nil
+	// when gzip_static is off, or always without gunzip.
 	gate *GzipOptions
 	// answers maps the codings the client accepts, in its order of
 	// preference (see rankKey), to the copies to try.
@@ -78,7 +79,12 @@ func NewPrecompressed[V any](opts Options, variant func(e Encoding, decoded bool
 		// filter varies such a 200; the copy's 304 must say the same).
 		vary: opts.Vary && (dependsOnClient || len(always) > 1 || (opts.Gunzip && modes[Gzip] == StaticAlways)),
 	}
-	if modes[Gzip] == StaticOn {
+	// gzip_static on serves the copy only to a client the gzip_* checks
+	// allow; for one served always, the same checks decide whether gunzip
+	// decodes it (NGINX's gzip_ok: an HTTP/1.0 client fails
+	// gzip_http_version 1.1 even with gzip in Accept-Encoding), so a client
+	// they fail must get the copy whole, as one without gzip does.
+	if modes[Gzip] == StaticOn || modes[Gzip] == StaticAlways && opts.Gunzip {
 		gate := opts.Gzip
 		p.gate = &gate
 	}
