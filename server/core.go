@@ -186,7 +186,8 @@ func init() {
 		{Name: "satisfy", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setSatisfy},
 		{Name: "auth_delay", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setAuthDelay},
 		{Name: "limit_except", Context: CtxLocation, Block: true, MinArgs: 1, MaxArgs: Unlimited, Set: setLimitExcept},
-		{Name: "keepalive_disable", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 3, Set: setKeepaliveDisable},
+		// One or two values, as NGINX (NGX_CONF_TAKE12).
+		{Name: "keepalive_disable", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 2, Set: setKeepaliveDisable},
 		{Name: "subrequest_output_buffer_size", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
 			n, err := c.Size(c.Args[0])
 			if err != nil {

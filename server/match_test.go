@@ -129,6 +129,8 @@ func TestConfigErrors(t *testing.T) {
 		{"http {\n brotly on;\n}", `unknown directive "brotly" in t.conf:2`},
 		{"listen 80;", `"listen" directive is not allowed here in t.conf:1`},
 		{"http { server { listen; } }", `invalid number of arguments in "listen" directive in t.conf:1`},
+		// NGINX takes one or two values (NGX_CONF_TAKE12).
+		{"http {\n keepalive_disable none msie6 safari;\n}", `invalid number of arguments in "keepalive_disable" directive in t.conf:2`},
 		{"http { server {\nlisten 127.0.0.1:99999;\n} }", `invalid port in "127.0.0.1:99999" of the "listen" directive in t.conf:2`},
 		{"http { server { listen 65536; } }", `invalid port in "65536" of the "listen" directive in t.conf:1`},
 		{"http { server {\nlocation / {}\nlocation / {}\n} }", `duplicate location "/" in t.conf:3`},
