@@ -25,7 +25,10 @@ type coreLoc struct {
 	errorPages    map[int]errorPage
 	clientMaxBody Setting[int64]
 	keepalive     Setting[time.Duration]
-	keepaliveHdr  []string // "Keep-Alive" value from keepalive_timeout's second parameter
+	// "Keep-Alive" value from keepalive_timeout's second parameter, nil
+	// for none. NGINX merges it apart from the timeout: a line without it
+	// keeps the level above's.
+	keepaliveHdr  Setting[[]string]
 	keepaliveReqs Setting[int]
 	// keepaliveOff is keepalive_disable: the browsers whose connection
 	// closes after the response (kaMSIE6, kaSafari).
@@ -221,9 +224,7 @@ func mergeCoreLoc(p, c any) error {
 		child.errorPages = parent.errorPages
 	}
 	child.clientMaxBody.Merge(parent.clientMaxBody)
-	if !child.keepalive.Set {
-		child.keepaliveHdr = parent.keepaliveHdr
-	}
+	child.keepaliveHdr.Merge(parent.keepaliveHdr)
 	child.keepalive.Merge(parent.keepalive)
 	child.keepaliveReqs.Merge(parent.keepaliveReqs)
 	child.keepaliveOff.Merge(parent.keepaliveOff)
@@ -347,7 +348,12 @@ func setKeepalive(c *Cmd) error {
 		if err != nil {
 			return err
 		}
-		cl.keepaliveHdr = []string{"timeout=" + strconv.FormatInt(int64(h/time.Second), 10)}
+		// NGINX sends the header only for a time of a second or more.
+		var hdr []string
+		if secs := int64(h / time.Second); secs > 0 {
+			hdr = []string{"timeout=" + strconv.FormatInt(secs, 10)}
+		}
+		cl.keepaliveHdr.Put(hdr)
 	}
 	return nil
 }

@@ -198,3 +198,19 @@ func TestKeepaliveDisableLinesAddUpAsNGINX(t *testing.T) {
 		t.Errorf("keepalive_disable %b, want msie6 and safari", v)
 	}
 }
+
+// keepalive_timeout's second value, the Keep-Alive header, is merged on
+// its own in NGINX (keepalive_header): a level whose line gives only the
+// timeout keeps the header of the level above, and "0" sends none.
+func TestKeepaliveHeaderMergedAsNGINX(t *testing.T) {
+	_, base := startRuntime(t, `http { keepalive_timeout 5 4;
+	server { listen 127.0.0.1:0; keepalive_timeout 10;
+		location / { return 200; }
+		location /none { keepalive_timeout 10 0; return 200; } } }`)
+	if resp, _ := get(t, base+"/"); resp.Header.Get("Keep-Alive") != "timeout=4" {
+		t.Errorf("server: Keep-Alive %q, want the http level's timeout=4", resp.Header.Get("Keep-Alive"))
+	}
+	if resp, _ := get(t, base+"/none"); resp.Header.Get("Keep-Alive") != "" {
+		t.Errorf("keepalive_timeout 10 0: Keep-Alive %q, want none", resp.Header.Get("Keep-Alive"))
+	}
+}

@@ -508,8 +508,8 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 	if h.cl.keepalive.V == 0 || keptTooLong(ri, h.cl.keepaliveTime.V) || keepaliveDisabled(r, h.cl.keepaliveOff.V) ||
 		r.ProtoMajor == 2 && servedEnough(ri, h.cl.keepaliveReqs.V) {
 		w.Header()["Connection"] = []string{"close"}
-	} else if h.cl.keepaliveHdr != nil && r.ProtoMajor == 1 {
-		w.Header()["Keep-Alive"] = h.cl.keepaliveHdr
+	} else if h.cl.keepaliveHdr.V != nil && r.ProtoMajor == 1 {
+		w.Header()["Keep-Alive"] = h.cl.keepaliveHdr.V
 	}
 	if ri != nil && ri.pending != nil {
 		// A rewrite step answered: the location's content does not run.
