@@ -1469,7 +1469,6 @@ func TestCacheConfigErrors(t *testing.T) {
 		{"proxy_cache_valid 999 1m;", `invalid value "999" in "proxy_cache_valid" directive`},
 		{"proxy_cache_valid 200 soon;", `invalid value "soon" in "proxy_cache_valid" directive`},
 		{"proxy_cache_use_stale error sometimes;", `invalid value "sometimes" in proxy_cache_use_stale`},
-		{"proxy_cache_use_stale error off;", `invalid value "off" in proxy_cache_use_stale`},
 		{"proxy_cache_methods GET PUT;", `invalid value "PUT" in "proxy_cache_methods" directive`},
 		{"proxy_cache_min_uses 0;", `invalid value "0" in "proxy_cache_min_uses" directive`},
 		{"proxy_cache_lock maybe;", `it must be "on" or "off"`},
