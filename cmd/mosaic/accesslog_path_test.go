@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,13 +27,19 @@ func TestAccessLogVariablePathAsNGINX(t *testing.T) {
 				location /f { access_log %[2]s/logs/$arg_f.log s; return 204; }
 			}`, port, d)
 	})
+	// waitFile waits for a whole line in the file at path: a server
+	// writes it after the response, and may have created the file
+	// before it writes.
 	waitFile := func(path string) string {
+		got := "(none)"
 		for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
 			if b, err := os.ReadFile(path); err == nil {
-				return string(b)
+				if got = string(b); strings.HasSuffix(got, "\n") {
+					break
+				}
 			}
 		}
-		return "(none)"
+		return got
 	}
 	for who, port := range map[string]int{"mosaic": mport, "nginx": nport} {
 		addr := fmt.Sprintf("127.0.0.1:%d", port)
