@@ -25,12 +25,7 @@ func TestHeaderCutShortLoggedAsNGINX(t *testing.T) {
 	})
 	got := map[string]string{}
 	for who, port := range map[string]int{"m": mport, "n": nport} {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprint(c, "GET /probe HTTP/1.1\r\nHost: x\r\nUser-Agent: scanner\r\n")
-		time.Sleep(200 * time.Millisecond)
+		c := sendThenWait(t, port, "GET /probe HTTP/1.1\r\nHost: x\r\nUser-Agent: scanner\r\n")
 		c.Close()
 		got[who] = waitLog(t, filepath.Join(dir, who+".log"), 1)[0]
 	}
@@ -66,14 +61,9 @@ func TestHeaderBrokenOffLoggedAsNGINX(t *testing.T) {
 	}
 	for _, port := range []int{mport, nport} {
 		for _, tc := range cases {
-			c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-			if err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprint(c, tc.send)
-			time.Sleep(200 * time.Millisecond)
+			c := sendThenWait(t, port, tc.send)
 			if tc.reset {
-				c.(*net.TCPConn).SetLinger(0) // the close sends a reset
+				c.SetLinger(0) // the close sends a reset
 			}
 			c.Close()
 		}
@@ -87,4 +77,18 @@ func TestHeaderBrokenOffLoggedAsNGINX(t *testing.T) {
 	if !slices.Equal(got["m"], got["n"]) {
 		t.Errorf("mosaic %q\nNGINX  %q", got["m"], got["n"])
 	}
+}
+
+// sendThenWait connects to the server on port, sends text and waits
+// 200 ms for the server to read it, then hands the connection over to be
+// closed as the test needs (a close, a reset, a half close).
+func sendThenWait(t *testing.T, port int, text string) *net.TCPConn {
+	t.Helper()
+	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprint(c, text)
+	time.Sleep(200 * time.Millisecond)
+	return c.(*net.TCPConn)
 }

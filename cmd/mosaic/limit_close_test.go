@@ -42,7 +42,7 @@ func TestLimitStatus444ClosesMatchesNGINX(t *testing.T) {
 		for _, path := range []string{"/f", "/f", "/t", "/t"} {
 			answers = append(answers, statusOrClosed(t, strings.TrimPrefix(base, "http://"), path))
 		}
-		results[name] = strings.Join(answers, ", ") + "; log: " + logLines(logs[name], 4)
+		results[name] = strings.Join(answers, ", ") + "; log: " + strings.Join(waitLog(t, logs[name], 4), " | ")
 	}
 	want := "HTTP/1.1 200, closed, HTTP/1.1 200, closed; log: /f 200 PASSED | /f 444 REJECTED | /t 200 PASSED | /t 408 REJECTED"
 	if results["mosaic"] != want {

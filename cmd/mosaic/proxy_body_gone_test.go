@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -31,12 +30,7 @@ func TestProxyBodyCutShortLoggedAsNGINX(t *testing.T) {
 	})
 	got := map[string]string{}
 	for who, port := range map[string]int{"m": mport, "n": nport} {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprint(c, "POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab")
-		time.Sleep(200 * time.Millisecond)
+		c := sendThenWait(t, port, "POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab")
 		c.Close()
 		got[who] = waitLog(t, filepath.Join(dir, who+".log"), 1)[0]
 	}
@@ -86,13 +80,8 @@ func TestProxyStreamedBodyCutShortLoggedAsNGINX(t *testing.T) {
 	})
 	got := map[string]string{}
 	for who, port := range map[string]int{"m": mport, "n": nport} {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprint(c, "POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab")
-		time.Sleep(200 * time.Millisecond)
-		c.(*net.TCPConn).CloseWrite()
+		c := sendThenWait(t, port, "POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nab")
+		c.CloseWrite()
 		c.SetReadDeadline(time.Now().Add(3 * time.Second))
 		answer, _ := io.ReadAll(c)
 		c.Close()

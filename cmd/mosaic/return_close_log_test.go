@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,7 +39,7 @@ func TestReturnCloseLoggedAsNGINX(t *testing.T) {
 		for _, path := range paths {
 			answers = append(answers, statusOrClosed(t, fmt.Sprintf("127.0.0.1:%d", port), path))
 		}
-		results[who] = strings.Join(answers, ", ") + "; log: " + logLines(filepath.Join(dir, who, "access.log"), len(paths))
+		results[who] = strings.Join(answers, ", ") + "; log: " + strings.Join(waitLog(t, filepath.Join(dir, who, "access.log"), len(paths)), " | ")
 	}
 	if results["mosaic"] != results["nginx"] {
 		t.Errorf("mosaic %s\nNGINX  %s", results["mosaic"], results["nginx"])
@@ -88,16 +87,4 @@ func statusOrClosed(t *testing.T, addr, path string) string {
 		return "closed"
 	}
 	return string(b[:k])
-}
-
-// logLines waits up to 2 s for n lines in the log file at path and
-// returns them joined by " | ".
-func logLines(path string, n int) string {
-	var log []byte
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if log, _ = os.ReadFile(path); strings.Count(string(log), "\n") >= n {
-			break
-		}
-	}
-	return strings.ReplaceAll(strings.TrimSpace(string(log)), "\n", " | ")
 }
