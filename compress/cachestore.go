@@ -99,7 +99,8 @@ func (c *BodyCache) put(key string, b *cachedBody) { c.entries.Set(key, b) }
 func bodyCacheKey(scope uint64, host, uri, validator string, e Encoding, level, window int) string {
 	var b strings.Builder
 	b.Grow(len(host) + len(uri) + len(validator) + 36)
-	b.WriteString(strconv.FormatUint(scope, 10))
+	var n [20]byte
+	b.Write(strconv.AppendUint(n[:0], scope, 10)) // no string made on each lookup
 	b.WriteByte(0)
 	b.WriteString(host)
 	b.WriteByte(0)

@@ -92,7 +92,7 @@ func proxiedAllowed(p Proxied, r *http.Request, h http.Header) bool {
 // a client that cannot decode it; gzip_proxied must not count them.
 func bareDirective(values []string, name string) bool {
 	for _, v := range values {
-		for _, item := range strings.Split(v, ",") {
+		for item := range strings.SplitSeq(v, ",") {
 			if strings.EqualFold(header.TrimOWS(item), name) {
 				return true
 			}
