@@ -13,6 +13,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -739,8 +740,8 @@ func (c *conn) readRequest(x *exchange) (*http.Request, error) {
 // the limits.
 var (
 	errLineTooLong  = &requestError{http.StatusRequestURITooLong, "request line too long"}
-	errFieldTooLong = &requestError{http.StatusRequestHeaderFieldsTooLarge, "header field too long"}
-	errHeadTooLarge = &requestError{http.StatusRequestHeaderFieldsTooLarge, "request header too large"}
+	errFieldTooLong = &requestError{StatusHeaderTooLarge, "header field too long"}
+	errHeadTooLarge = &requestError{StatusHeaderTooLarge, "request header too large"}
 )
 
 // readHead reads the request line and header fields up to the empty line
@@ -863,7 +864,7 @@ func (c *conn) refuse(err error) {
 	var te *timeoutError
 	if errors.As(err, &te) {
 		c.timedOut(te.while)
-		c.report(http.StatusRequestTimeout, line, 0)
+		c.report(http.StatusRequestTimeout, line, "", nil)
 		return
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
@@ -876,7 +877,7 @@ func (c *conn) refuse(err error) {
 			msg = "recv() failed (104: Connection reset by peer)"
 		}
 		c.srv.logger().Info(msg, "client", c.remoteAddr, "while", "reading client request headers")
-		c.report(http.StatusBadRequest, line, 0)
+		c.report(http.StatusBadRequest, line, "", nil)
 		return
 	}
 	var re *requestError
@@ -885,14 +886,44 @@ func (c *conn) refuse(err error) {
 	}
 	c.unread = true // the rest of what the client sent is not read
 	c.srv.logger().Info("client sent invalid request", "client", c.remoteAddr, "error", re.msg)
-	c.report(re.status, line, writeRefusal(c.rwc, re.status, ""))
+	req := &http.Request{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: http.Header{}}
+	if re.status == http.StatusRequestURITooLong || parseLine(line, req) != nil {
+		// NGINX knows no method of a request line it refused: the page
+		// has a body whatever the line began with, $request_method is
+		// empty.
+		req.Method, req.RequestURI = "", ""
+		req.Proto, req.ProtoMajor, req.ProtoMinor = "HTTP/1.1", 1, 1
+	}
+	w := &response{c: c, req: req, header: c.responseHeader(), cl: -1, sendTimeout: c.lim.WriteTimeout,
+		reqHeadLen: int64(c.headLen), start: c.reqStart, closeAfter: true}
+	c.report(re.status, line, req.Method, w)
+	if !w.wroteHeader {
+		status, detail := re.status, ""
+		if status == StatusHeaderTooLarge {
+			status, detail = http.StatusBadRequest, headerTooLargeText
+		}
+		page := refusalPage(status, detail)
+		w.header["Content-Type"] = []string{"text/html"}
+		w.header["Content-Length"] = []string{strconv.Itoa(len(page))}
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, page)
+	}
+	w.finish()
 }
 
-// report tells Server.Refused of a request that ended before its handler.
-func (c *conn) report(status int, line string, sent int64) {
-	if f := c.srv.Refused; f != nil {
-		f(&Refusal{Status: status, Line: line, Sent: sent, Start: c.reqStart, RemoteAddr: c.remoteAddr, Context: c.baseCtx})
+// report tells Server.Refused of a request that ended before its
+// handler; method is that of a valid request line, answer the response
+// it may write, nil for a request that gets none.
+func (c *conn) report(status int, line, method string, answer *response) {
+	f := c.srv.Refused
+	if f == nil {
+		return
 	}
+	rf := &Refusal{Status: status, Line: line, Method: method, Start: c.reqStart, RemoteAddr: c.remoteAddr, Context: c.baseCtx}
+	if answer != nil {
+		rf.Answer = answer
+	}
+	f(rf)
 }
 
 // requestLine is the first line of a header read so far, without its
@@ -904,19 +935,28 @@ func requestLine(head string) string {
 	return strings.TrimSuffix(head, "\r")
 }
 
-// writeRefusal sends NGINX's error page for status on nc, with detail
-// under its heading when set, and says that the connection closes. It
-// returns how much of the page's body went out.
-func writeRefusal(nc net.Conn, status int, detail string) (bodySent int64) {
+// headerTooLargeText is NGINX's explanation of its 494.
+const headerTooLargeText = "Request Header Or Cookie Too Large"
+
+// refusalPage is the error page for status, with detail under its
+// heading when set (NGINX's pages for its 494 and 497).
+func refusalPage(status int, detail string) string {
 	text := http.StatusText(status)
+	title := text
 	if detail != "" {
-		detail = "<center>" + detail + "</center>\r\n"
+		title, detail = detail, "<center>"+detail+"</center>\r\n"
 	}
-	page := fmt.Sprintf("<html>\r\n<head><title>%d %s</title></head>\r\n<body>\r\n<center><h1>%d %s</h1></center>\r\n%s</body>\r\n</html>\r\n",
-		status, text, status, text, detail)
+	return fmt.Sprintf("<html>\r\n<head><title>%d %s</title></head>\r\n<body>\r\n<center><h1>%d %s</h1></center>\r\n%s</body>\r\n</html>\r\n",
+		status, title, status, text, detail)
+}
+
+// writeRefusal sends the error page for status on nc, a connection that
+// is not HTTP's yet (plain HTTP on a TLS port), and says that the
+// connection closes.
+func writeRefusal(nc net.Conn, status int, detail string) {
+	page := refusalPage(status, detail)
 	msg := fmt.Sprintf("HTTP/1.1 %d %s\r\nContent-Type: text/html\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
-		status, text, len(page), page)
+		status, http.StatusText(status), len(page), page)
 	_ = nc.SetWriteDeadline(time.Now().Add(5 * time.Second)) // the connection closes after
-	n, _ := io.WriteString(nc, msg)
-	return int64(max(n-(len(msg)-len(page)), 0))
+	_, _ = io.WriteString(nc, msg)
 }

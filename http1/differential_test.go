@@ -574,7 +574,7 @@ var differences = []difference{
 		applies: func(d *disagreement) bool { return !d.inBody && d.req.ProtoMajor == 2 },
 	},
 	{
-		what:    "a request line over MaxLineBytes (414), a field line over MaxLineBytes or a header or trailer over MaxHeaderBytes (431); net/http allows 1 MB",
+		what:    "a request line over MaxLineBytes (414), a field line over MaxLineBytes or a header or trailer over MaxHeaderBytes (400, NGINX's 494); net/http allows 1 MB",
 		outcome: "http1 refuses",
 		why:     "RFC 9112 §3 and RFC 6585 §5 allow the limits; they are NGINX's large_client_header_buffers",
 		applies: func(d *disagreement) bool {

@@ -40,6 +40,18 @@ type reqMem struct {
 // the URL and header values where they fit.
 func parseHead(head string, r *http.Request, mem *reqMem) error {
 	line, rest := cutLine(head)
+	if err := parseLine(line, r); err != nil {
+		return err
+	}
+	if err := parseFields(rest, r, mem.vals[:]); err != nil {
+		return err
+	}
+	return parseTarget(r, &mem.url)
+}
+
+// parseLine parses a request line into r's method, target and protocol;
+// r.Method stays empty when the line is refused.
+func parseLine(line string, r *http.Request) error {
 	method, target, ok := strings.Cut(line, " ")
 	if !ok || !isToken(method) {
 		return badRequest("invalid request line")
@@ -69,11 +81,7 @@ func parseHead(head string, r *http.Request, mem *reqMem) error {
 		r.Proto, r.ProtoMajor, r.ProtoMinor = proto, major, minor
 	}
 	r.Method, r.RequestURI = method, target
-
-	if err := parseFields(rest, r, mem.vals[:]); err != nil {
-		return err
-	}
-	return parseTarget(r, &mem.url)
+	return nil
 }
 
 // parseFields reads the header fields into r.Header, takes Host out of

@@ -112,10 +112,13 @@ type Server struct {
 	Logger *slog.Logger
 	// Refused, when set, is told of every request that ended before it
 	// reached the handler: a malformed or oversized header (answered
-	// with 400, 414 or 431 here) or one not whole within HeaderTimeout
-	// (408: closed with nothing sent, as NGINX does). NGINX writes these
-	// to its access log; a connection that sent nothing is not reported.
-	// It runs on the connection's goroutine.
+	// with 400, 414, 494, 501 or 505) or one not whole within
+	// HeaderTimeout (408: closed with nothing sent, as NGINX does). It
+	// may write the answer through Refusal.Answer (NGINX's add_header
+	// and error_page apply to these); what it leaves unwritten, the
+	// server's own page answers. NGINX writes these to its access log; a
+	// connection that sent nothing is not reported. It runs on the
+	// connection's goroutine.
 	Refused func(*Refusal)
 
 	// Stats, when set, counts the server's connections by state and its
@@ -153,14 +156,20 @@ type Server struct {
 
 // Refusal is a request that ended before it reached the handler.
 type Refusal struct {
-	// Status is the request's status: 400, 414 or 431 for a header
-	// answered with an error page, 408 for a header timeout.
+	// Status is the request's status: 400, 414, 494 (below), 501 or 505
+	// for a header to be answered with an error page; 408 for a header
+	// timeout and 400 for a client that closed in its header, neither
+	// answered.
 	Status int
 	// Line is the request line as received, whole or cut short (NGINX's
 	// $request for such a request); "" when none came.
 	Line string
-	// Sent is the size of the error page's body sent; 0 after a timeout.
-	Sent int64
+	// Method is the method of a request whose line was valid (a header
+	// field refused), "" when the line itself was refused or not whole.
+	Method string
+	// Answer is the response to a refusal to be answered (nil for one
+	// that is not): the connection closes after it, whatever it says.
+	Answer http.ResponseWriter
 	// Start is when the request's first byte came.
 	Start time.Time
 	// RemoteAddr is the client's address, as in http.Request.
@@ -168,6 +177,11 @@ type Refusal struct {
 	// Context is the connection's context (ConnContext applied).
 	Context context.Context
 }
+
+// StatusHeaderTooLarge is NGINX's 494: a header field, or the whole
+// header, over the limits. It goes out as 400 with NGINX's explanation,
+// "Request Header Or Cookie Too Large"; error_page catches it as 494.
+const StatusHeaderTooLarge = 494
 
 // LingerMode says when a connection lingers before it closes.
 type LingerMode int

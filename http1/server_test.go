@@ -612,8 +612,8 @@ func TestServeBadRequests(t *testing.T) {
 		{"obs-fold", "GET / HTTP/1.1\r\nHost: test\r\nX-A: 1\r\n 2\r\n\r\n", 400},
 		{"smuggling", "POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400},
 		{"request line too long", "GET /" + long + " HTTP/1.1\r\nHost: test\r\n\r\n", 414},
-		{"header field too long", "GET / HTTP/1.1\r\nHost: test\r\nX-Long: " + long + "\r\n\r\n", 431},
-		{"header too large", "GET / HTTP/1.1\r\nHost: test\r\n" + many.String() + "\r\n", 431},
+		{"header field too long", "GET / HTTP/1.1\r\nHost: test\r\nX-Long: " + long + "\r\n\r\n", 400},
+		{"header too large", "GET / HTTP/1.1\r\nHost: test\r\n" + many.String() + "\r\n", 400},
 		{"unknown transfer coding", "POST / HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: gzip\r\n\r\n", 501},
 		{"HTTP/2.0", "GET / HTTP/2.0\r\nHost: test\r\n\r\n", 505},
 	}

@@ -570,6 +570,9 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 	// NGINX discards: the page gets none rather than a short one.
 	if uri[0] != '@' && r2.Method != http.MethodHead {
 		r2.Method = http.MethodGet
+		if ri.st != nil {
+			ri.st.Method = http.MethodGet
+		}
 	}
 	r2.Header = without(r.Header, preconditions)
 	switch {
@@ -663,6 +666,13 @@ type errorPageWriter struct {
 // error_page replaces it ("return 404 text;" sends the text). The status
 // that the error page it answers in goes with still applies.
 func writeUncaught(w http.ResponseWriter, code int) {
+	markUncaught(w)
+	w.WriteHeader(code)
+}
+
+// markUncaught tells the error_page writers under w that the response
+// to come is one no error_page replaces.
+func markUncaught(w http.ResponseWriter) {
 	for u := w; ; {
 		if e, ok := u.(*errorPageWriter); ok {
 			e.uncaught = true
@@ -673,7 +683,6 @@ func writeUncaught(w http.ResponseWriter, code int) {
 		}
 		u = x.Unwrap()
 	}
-	w.WriteHeader(code)
 }
 
 func (e *errorPageWriter) WriteHeader(code int) {

@@ -17,24 +17,29 @@ import (
 // level's chain of the address's default server (or of the server the
 // Host chose, for the rules), with the answer as the level's content.
 
-// refused serves a refusal the HTTP/1 reader reported, for its logging:
-// nothing reaches the client, which has had its answer.
+// refused serves a refusal the HTTP/1 reader reported: its answer, when
+// it gets one, and its logging.
 func (d *dispatcher) refused(rf *http1.Refusal) {
 	r := refusedRequest(rf)
 	root := r.Context().(*reqRoot)
 	root.info.refusal = rf
 	root.state.RequestLine = rf.Line
-	d.ServeHTTP(answeredWriter{http.Header{}}, r)
+	w := rf.Answer
+	if w == nil {
+		w = unansweredWriter{http.Header{}}
+	}
+	d.ServeHTTP(w, r)
 }
 
 // refusedRequest makes a request of what came of a refused one: its
-// request line when it is whole enough to split, no header (NGINX logs
-// the fields of a refused request as absent).
+// request line when it was valid (NGINX knows no method or URI of a line
+// it refused), no header (NGINX logs the fields of a refused request as
+// absent).
 func refusedRequest(rf *http1.Refusal) *http.Request {
 	r := &http.Request{URL: &url.URL{}, Header: http.Header{}, Body: http.NoBody, RemoteAddr: rf.RemoteAddr}
-	if method, rest, ok := strings.Cut(rf.Line, " "); ok {
+	if _, rest, ok := strings.Cut(rf.Line, " "); ok && rf.Method != "" {
 		target, proto, _ := strings.Cut(rest, " ")
-		r.Method, r.RequestURI, r.Proto = method, target, proto
+		r.Method, r.RequestURI, r.Proto = rf.Method, target, proto
 		if u, err := url.ParseRequestURI(target); err == nil {
 			r.URL = u
 		}
@@ -44,27 +49,29 @@ func refusedRequest(rf *http1.Refusal) *http.Request {
 }
 
 // refuseAtServer answers code as the content of srv's server level, so
-// that the level's filters (the access log) and error_page see the
-// request. A refusal the HTTP/1 reader already answered writes what it
-// sent into the discarding writer: the status, and a page only if one
-// went out.
+// that the level's filters (add_header, the access log) and error_page
+// see the request, as in NGINX. A refusal that gets no answer (a header
+// timeout, a client gone) writes only its status, for the log.
 func refuseAtServer(w http.ResponseWriter, r *http.Request, srv *VServer, ri *reqInfo, code int) {
 	rf := ri.refusal
 	ri.pending = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if rf != nil && rf.Sent == 0 {
+		switch {
+		case rf != nil && rf.Answer == nil:
 			w.WriteHeader(code)
-			return
+		case specialText[code] != "":
+			serveSpecial(w, r, LocConf[*coreLoc](srv.level, coreModule), code)
+		default:
+			Error(w, r, code)
 		}
-		Error(w, r, code)
 	})
 	ri.loc, ri.st.Paths = srv.level, srv.level
 	srv.level.handler.ServeHTTP(w, r)
 }
 
-// answeredWriter is the writer of a refusal already answered on the wire:
-// what is written to it goes nowhere.
-type answeredWriter struct{ h http.Header }
+// unansweredWriter is the writer of a refusal that gets no answer: what
+// is written to it goes nowhere.
+type unansweredWriter struct{ h http.Header }
 
-func (d answeredWriter) Header() http.Header         { return d.h }
-func (d answeredWriter) Write(p []byte) (int, error) { return len(p), nil }
-func (d answeredWriter) WriteHeader(int)             {}
+func (d unansweredWriter) Header() http.Header         { return d.h }
+func (d unansweredWriter) Write(p []byte) (int, error) { return len(p), nil }
+func (d unansweredWriter) WriteHeader(int)             {}

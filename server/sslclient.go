@@ -16,6 +16,7 @@ import (
 	"weak"
 
 	"github.com/mosaic-edge/mosaic/conf"
+	"github.com/mosaic-edge/mosaic/http1"
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
 )
 
@@ -317,29 +318,38 @@ func verdictFor(srv *VServer, v clientVerdict, ri *reqInfo) int {
 
 func sslOf(s *VServer) *sslLoc { return LocConf[*sslLoc](s.level, sslModule) }
 
-// sslErrorText is NGINX's wording of its two client certificate errors.
-var sslErrorText = map[int]string{
-	495: "The SSL certificate error",
-	496: "No required SSL certificate was sent",
+// specialText is NGINX's wording of the codes it answers as 400 with an
+// explanation: a header too large (494) and the client certificate
+// errors (495, 496). error_page catches them by their own code, never as
+// 400.
+var specialText = map[int]string{
+	http1.StatusHeaderTooLarge: "Request Header Or Cookie Too Large",
+	495:                        "The SSL certificate error",
+	496:                        "No required SSL certificate was sent",
 }
 
-// serveCertError answers a request that ssl_verify_client refuses:
-// error_page of the server for 495 or 496 when there is one, else 400
-// with NGINX's explanation; the connection closes, as NGINX's does.
+// serveCertError answers a request that ssl_verify_client refuses, 421
+// or one of specialText's codes; the connection closes, as NGINX's does.
 func serveCertError(w http.ResponseWriter, r *http.Request, srv *VServer, code int) {
-	cl := LocConf[*coreLoc](srv.level, coreModule)
 	w.Header()["Connection"] = []string{"close"}
-	if ep, ok := cl.errorPages[code]; ok {
-		// The page goes with 400 unless it says otherwise, as NGINX
-		// turns its 495 and 496 into 400 on the way out.
-		serveErrorPage(w, r, http.StatusBadRequest, ep, cl.recursivePages.V)
-		return
-	}
 	if code == http.StatusMisdirectedRequest {
 		Error(w, r, code)
 		return
 	}
-	text := sslErrorText[code]
+	serveSpecial(w, r, LocConf[*coreLoc](srv.level, coreModule), code)
+}
+
+// serveSpecial answers one of specialText's codes: cl's error_page for
+// the code when there is one (the page goes with 400 unless it says
+// otherwise, as NGINX turns these codes into 400 on the way out), else
+// 400 with NGINX's explanation.
+func serveSpecial(w http.ResponseWriter, r *http.Request, cl *coreLoc, code int) {
+	markUncaught(w)
+	if ep, ok := cl.errorPages[code]; ok {
+		serveErrorPage(w, r, http.StatusBadRequest, ep, cl.recursivePages.V)
+		return
+	}
+	text := specialText[code]
 	body := padded(r, cl, http.StatusBadRequest, "<html>\r\n<head><title>400 "+text+"</title></head>\r\n<body>\r\n<center><h1>400 Bad Request</h1></center>\r\n<center>"+
 		text+"</center>\r\n<hr><center>mosaic</center>\r\n</body>\r\n</html>\r\n")
 	h := w.Header()

@@ -98,7 +98,12 @@ func init() {
 		}
 		return r.Method + " " + requestTarget(r, st) + " " + r.Proto
 	})
-	Register("request_method", func(r *http.Request, _ *State) string { return r.Method })
+	Register("request_method", func(r *http.Request, st *State) string {
+		if st != nil && st.Method != "" {
+			return st.Method
+		}
+		return r.Method
+	})
 	Register("request_uri", requestURI)
 	Register("request_id", func(_ *http.Request, st *State) string {
 		if st == nil {

@@ -33,6 +33,10 @@ type State struct {
 	// refused before it was parsed (cut short, or not a request line at
 	// all): $request is then this text, as NGINX logs it.
 	RequestLine string
+	// Method, when set, is the method an error page turned the request
+	// into (GET): NGINX changes the request itself, so $request_method
+	// says GET in the access log too, which reads the request as it came.
+	Method string
 	// Main, in a subrequest, is its page's request line, which $request
 	// is there as in NGINX: kept in parts, joined only when asked for.
 	Main MainLine

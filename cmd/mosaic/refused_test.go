@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,4 +117,91 @@ func TestRefusedRequestsLogged(t *testing.T) {
 		server { listen 127.0.0.1:%[3]d; root %[1]s; }`, ndir, format, nport), nport)
 	sendRefused(t, nport)
 	check(t, "nginx", refusedLines(t, filepath.Join(ndir, "access.log"), 4))
+}
+
+// A request the HTTP/1 reader refuses (a malformed request line, a line
+// over large_client_header_buffers, a header over them: NGINX's 494) is
+// answered in the address's default server as NGINX answers it: its
+// "add_header ... always" fields go out (HSTS on a bad request), its
+// error_page for 400 or 414 applies, a header too large goes out as 400
+// with NGINX's explanation and only "error_page 494" replaces it, and the
+// access log has the status the client got, with no method for a line
+// refused and GET for a request an error page answered.
+func TestRefusalAnsweredInServerAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	for _, who := range []string{"nginx", "mosaic"} {
+		writeFile(t, filepath.Join(dir, who, "www/e400.html"), "page for 400\n")
+		writeFile(t, filepath.Join(dir, who, "www/e494.html"), "page for 494\n")
+	}
+	second := map[string]int{"m": freePort(t), "n": freePort(t)}
+	third := map[string]int{"m": freePort(t), "n": freePort(t)}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		sub := map[string]string{"m": "mosaic", "n": "nginx"}[who]
+		return fmt.Sprintf(`log_format st '$status|$request_method';
+			access_log %[1]s/%[2]s/access.log st;
+			large_client_header_buffers 2 1k;
+			server { listen 127.0.0.1:%[3]d; root %[1]s/%[2]s/www;
+				add_header X-Server srv always; add_header Strict-Transport-Security max-age=60 always;
+				add_header X-Plain plain;
+				location / { add_header X-Location loc always; } }
+			server { listen 127.0.0.1:%[4]d; root %[1]s/%[2]s/www; add_header X-Server srv always;
+				error_page 400 404 414 /e400.html; }
+			server { listen 127.0.0.1:%[5]d; root %[1]s/%[2]s/www; error_page 494 /e494.html; error_page 400 /e400.html; }`,
+			dir, sub, port, second[who], third[who])
+	})
+	long := "/" + strings.Repeat("a", 1300)
+	big := "X-Big: " + strings.Repeat("b", 1300) + "\r\n"
+	requests := []string{
+		"GET /a b HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET " + long + " HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: x\r\n" + big + "\r\n",
+		"HEAD / HTTP/1.1\r\nHost: x\r\n" + big + "\r\n",
+		"GET / HTTP/2.0\r\nHost: x\r\n\r\n",
+		// Not refused: an error page asked for with GET, which the log
+		// says too.
+		"POST /missing HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
+	}
+	answer := func(port int, req string) string {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := c.Write([]byte(req)); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: strings.Fields(req)[0]})
+		if err != nil {
+			return "no answer: " + err.Error()
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		body := "error page"
+		if strings.HasPrefix(string(b), "page for") {
+			body = strings.TrimSpace(string(b))
+		}
+		if len(b) == 0 {
+			body = "no body"
+		}
+		return fmt.Sprintf("%d close=%v X-Server=%q HSTS=%q X-Plain=%q X-Location=%q %s", resp.StatusCode, resp.Close,
+			resp.Header.Get("X-Server"), resp.Header.Get("Strict-Transport-Security"), resp.Header.Get("X-Plain"),
+			resp.Header.Get("X-Location"), body)
+	}
+	n := 0
+	for i, ports := range [][2]int{{mport, nport}, {second["m"], second["n"]}, {third["m"], third["n"]}} {
+		for _, req := range requests {
+			m, ng := answer(ports[0], req), answer(ports[1], req)
+			if m != ng {
+				t.Errorf("server %d, %.40q: mosaic %s, nginx %s", i+1, req, m, ng)
+			}
+			n++
+		}
+	}
+	mlog := refusedLines(t, filepath.Join(dir, "mosaic/access.log"), n)
+	nlog := refusedLines(t, filepath.Join(dir, "nginx/access.log"), n)
+	if strings.Join(mlog, "\n") != strings.Join(nlog, "\n") {
+		t.Errorf("access log: mosaic %q, nginx %q", mlog, nlog)
+	}
 }
