@@ -118,6 +118,7 @@ type conn struct {
 	// refusedLine is the request line of a header being parsed, for
 	// Server.Refused should the request be refused.
 	refusedLine string
+	lineWhole   bool // refusedLine came with its line end
 	// Parking (park_linux.go): the connection waits in the process's
 	// epoll set with no goroutine; parkState says so, parkFD and parkSeq
 	// name it there, parkTimer ends the wait at the keep-alive deadline.
@@ -707,7 +708,7 @@ func (c *conn) readRequest(x *exchange) (*http.Request, error) {
 		return nil, err // the header so far stays for the resumption
 	}
 	if err != nil && c.head != nil {
-		c.refusedLine = requestLine(string(*c.head))
+		c.refusedLine, c.lineWhole = requestLine(string(*c.head))
 	}
 	head := string(buf) // every header value shares this copy
 	c.releaseHead()
@@ -716,7 +717,7 @@ func (c *conn) readRequest(x *exchange) (*http.Request, error) {
 	}
 	var r http.Request
 	if err := parseHead(head, &r, &x.mem); err != nil {
-		c.refusedLine = requestLine(head)
+		c.refusedLine, c.lineWhole = requestLine(head)
 		return nil, err
 	}
 	r.RemoteAddr = c.remoteAddr
@@ -859,12 +860,21 @@ func (c *conn) timedOut(while string) {
 // that went away or timed out before sending a whole header gets nothing;
 // its request is reported all the same, as NGINX logs it.
 func (c *conn) refuse(err error) {
-	line := c.refusedLine
-	c.refusedLine = ""
+	line, whole := c.refusedLine, c.lineWhole
+	c.refusedLine, c.lineWhole = "", false
+	// NGINX knows the method of a request line it read whole and valid,
+	// and none of one it refused or did not get whole: $request_method is
+	// then empty, and an error page has a body whatever the line began
+	// with.
+	req := &http.Request{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: http.Header{}}
+	if !whole || errors.Is(err, errLineTooLong) || parseLine(line, req) != nil {
+		req.Method, req.RequestURI = "", ""
+		req.Proto, req.ProtoMajor, req.ProtoMinor = "HTTP/1.1", 1, 1
+	}
 	var te *timeoutError
 	if errors.As(err, &te) {
 		c.timedOut(te.while)
-		c.report(http.StatusRequestTimeout, line, "", nil)
+		c.report(http.StatusRequestTimeout, line, req.Method, nil)
 		return
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
@@ -877,7 +887,7 @@ func (c *conn) refuse(err error) {
 			msg = "recv() failed (104: Connection reset by peer)"
 		}
 		c.srv.logger().Info(msg, "client", c.remoteAddr, "while", "reading client request headers")
-		c.report(http.StatusBadRequest, line, "", nil)
+		c.report(http.StatusBadRequest, line, req.Method, nil)
 		return
 	}
 	var re *requestError
@@ -886,14 +896,6 @@ func (c *conn) refuse(err error) {
 	}
 	c.unread = true // the rest of what the client sent is not read
 	c.srv.logger().Info("client sent invalid request", "client", c.remoteAddr, "error", re.msg)
-	req := &http.Request{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: http.Header{}}
-	if re.status == http.StatusRequestURITooLong || parseLine(line, req) != nil {
-		// NGINX knows no method of a request line it refused: the page
-		// has a body whatever the line began with, $request_method is
-		// empty.
-		req.Method, req.RequestURI = "", ""
-		req.Proto, req.ProtoMajor, req.ProtoMinor = "HTTP/1.1", 1, 1
-	}
 	w := &response{c: c, req: req, header: c.responseHeader(), cl: -1, sendTimeout: c.lim.WriteTimeout,
 		reqHeadLen: int64(c.headLen), start: c.reqStart, closeAfter: true}
 	c.report(re.status, line, req.Method, w)
@@ -927,12 +929,13 @@ func (c *conn) report(status int, line, method string, answer *response) {
 }
 
 // requestLine is the first line of a header read so far, without its
-// line end: what NGINX logs as $request for a request it refused.
-func requestLine(head string) string {
+// line end: what NGINX logs as $request for a request it refused; whole
+// says the line end had come.
+func requestLine(head string) (line string, whole bool) {
 	if i := strings.IndexByte(head, '\n'); i >= 0 {
-		head = head[:i]
+		head, whole = head[:i], true
 	}
-	return strings.TrimSuffix(head, "\r")
+	return strings.TrimSuffix(head, "\r"), whole
 }
 
 // headerTooLargeText is NGINX's explanation of its 494.

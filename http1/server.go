@@ -164,8 +164,9 @@ type Refusal struct {
 	// Line is the request line as received, whole or cut short (NGINX's
 	// $request for such a request); "" when none came.
 	Line string
-	// Method is the method of a request whose line was valid (a header
-	// field refused), "" when the line itself was refused or not whole.
+	// Method is the method of a request line read whole and valid (the
+	// fields refused, or not whole in time), "" when the line itself was
+	// refused or not whole.
 	Method string
 	// Answer is the response to a refusal to be answered (nil for one
 	// that is not): the connection closes after it, whatever it says.
