@@ -20,10 +20,14 @@ var (
 		"status",    // counts the response for metrics, as the client got it
 		"accesslog", // logs the response as the client got it
 		"throttle",  // limit_rate: paces the bytes that leave, compressed or not
-		"headers",   // add_header, expires: on the response that leaves
 		"compress",  // brotli, zstd, gzip of the assembled response
 		"esi",       // assembles pages; its fragments run the contents below
 		"ssi",       // NGINX's SSI, inside compression as in NGINX; its includes are subrequests
+		// add_header, expires: on the content's response, before SSI and
+		// compression see it, as NGINX's headers filter runs before theirs
+		// (gzip_proxied judges expires' Cache-Control, gzip weakens an
+		// added ETag, SSI drops it).
+		"headers",
 	}
 	// preaccessOrder is NGINX's preaccess phase, the first listed
 	// running first; it sits inside the core's steps, right in front of

@@ -98,3 +98,36 @@ func TestGzipStaticAlwaysGunzipRangeAsNGINX(t *testing.T) {
 	sameCoding(t, mport, nport, req)
 	sameAnswer(t, mport, nport, req, "")
 }
+
+// TestHeadersBeforeCompressionAsNGINX: NGINX's headers filter (add_header,
+// expires) runs before gzip and SSI see the response, so gzip_proxied
+// judges the Cache-Control and Expires that expires sets and the
+// Last-Modified that add_header sets, gzip weakens an ETag that
+// add_header sets, and SSI drops an added ETag and Last-Modified as it
+// drops the content's.
+func TestHeadersBeforeCompressionAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := headerOrigin(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`gzip on;
+			server { listen 127.0.0.1:%[1]d;
+				location /expired/ { gzip_proxied expired; expires 1h; proxy_pass http://%[2]s; }
+				location /nocache/ { gzip_proxied no-store; add_header Cache-Control no-store; proxy_pass http://%[2]s; }
+				location /nolm/ { gzip_proxied no_last_modified; add_header Last-Modified "Mon, 01 Jan 2024 00:00:00 GMT"; proxy_pass http://%[2]s; }
+				location /etag/ { add_header ETag '"v1"'; proxy_pass http://%[2]s; }
+				location /ssi/ { ssi on; gzip off; add_header ETag '"v2"'; add_header Last-Modified "Mon, 01 Jan 2024 00:00:00 GMT"; proxy_pass http://%[2]s; }
+			} `, port, origin)
+	})
+	for _, path := range []string{"/expired/", "/nocache/", "/nolm/"} {
+		sameCoding(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test\r\nAccept-Encoding: gzip\r\nVia: 1.1 p")
+	}
+	validators := func(port int, path string) string {
+		r, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), "GET "+path+" HTTP/1.1\r\nHost: a.test\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n")
+		return fmt.Sprintf("%d %q ETag %q Last-Modified %q", r.StatusCode, r.Header.Get("Content-Encoding"), r.Header.Values("ETag"), r.Header.Values("Last-Modified"))
+	}
+	for _, path := range []string{"/etag/", "/ssi/"} {
+		if m, n := validators(mport, path), validators(nport, path); m != n {
+			t.Errorf("%s: mosaic %s, nginx %s", path, m, n)
+		}
+	}
+}
