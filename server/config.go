@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -97,6 +98,9 @@ type Listen struct {
 	DefaultServer bool
 	// ProxyProtocol: connections start with a PROXY protocol header.
 	ProxyProtocol bool
+	// Opts are the line's socket parameters, nil when it sets none.
+	Opts *SocketOpts
+	dir  *conf.Directive // the line, for errors found across servers
 }
 
 // VServer is one "server {}" block.

@@ -480,6 +480,7 @@ func setListen(c *Cmd) error {
 	if err != nil {
 		return c.Errorf("%v", err)
 	}
+	l.dir = c.Directive
 	for _, n := range notices {
 		c.Notice(n)
 	}

@@ -47,6 +47,9 @@ type listener struct {
 	// cut is set when the shutdown limit ends the requests still running,
 	// before their connections close (see reqRoot.Err).
 	cut atomic.Bool
+	// sock are the socket parameters raw was opened or last set with.
+	sock *SocketOpts
+	raw  net.Listener
 	// proxyProt: connections accepted start with a PROXY protocol
 	// header (listen ... proxy_protocol), as the configuration in force
 	// says.
@@ -94,6 +97,15 @@ func (rt *Runtime) Apply(cfg *Config) error {
 		key := listenKey(addr, g.ssl)
 		if l, ok := rt.listeners[key]; ok {
 			kept = append(kept, func() {
+				if !sameSockOpts(l.sock, g.sock) {
+					// As NGINX on a reload: the parameters a listening
+					// socket takes at any time apply to the kept one;
+					// ipv6only and reuseport wait for a new bind.
+					if err := g.sock.apply(l.raw, l.sock); err != nil {
+						cfg.Logger.Warn("socket parameters not applied", "listen", addr, "error", err)
+					}
+					l.sock = g.sock
+				}
 				l.srv.SetLimits(limitsFor(g))
 				l.proxyProt.Store(g.proxyProt) // for connections accepted from now on
 			})
@@ -162,7 +174,7 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 	} else if host, _, _ := net.SplitHostPort(addr); strings.Contains(host, ":") {
 		network = "tcp6"
 	}
-	ln, err := net.Listen(network, bind)
+	ln, err := listenSocket(network, bind, g.sock)
 	if err != nil {
 		return nil, fmt.Errorf("bind() to %s failed: %w", addr, err)
 	}
@@ -176,7 +188,7 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 	}
 	d := &dispatcher{bound: addr, cur: &rt.cur}
 	lim := limitsFor(g)
-	l := &listener{key: listenKey(addr, g.ssl), addr: addr}
+	l := &listener{key: listenKey(addr, g.ssl), addr: addr, sock: g.sock, raw: ln}
 	l.proxyProt.Store(g.proxyProt)
 	l.ln = &proxyproto.Listener{Listener: ln, Enabled: &l.proxyProt, OnError: func(c net.Conn, err error) {
 		rt.cur.Load().Logger.Error(err.Error()+" while reading PROXY protocol", "client", c.RemoteAddr().String())

@@ -26,6 +26,7 @@ type addrGroup struct {
 	network   string
 	ssl       bool
 	proxyProt bool // listen ... proxy_protocol on any of its servers
+	sock      *SocketOpts
 	http2     bool
 	servers   []*VServer
 	def       *VServer
@@ -196,13 +197,29 @@ func parseListen(args []string) (Listen, []string, error) {
 			l.DefaultServer = true
 		case p == "proxy_protocol":
 			l.ProxyProtocol = true
-		case p == "reuseport" || p == "deferred" || p == "bind" || strings.HasPrefix(p, "backlog=") ||
-			strings.HasPrefix(p, "ipv6only=") || strings.HasPrefix(p, "so_keepalive=") ||
-			strings.HasPrefix(p, "rcvbuf=") || strings.HasPrefix(p, "sndbuf=") || strings.HasPrefix(p, "fastopen="):
+		case p == "bind":
+			// Every address is bound on its own already, or served
+			// through its port's wildcard socket (coverSpecific).
 			notices = append(notices, fmt.Sprintf("ignoring listen parameter %q", p))
 		default:
-			return l, nil, fmt.Errorf("invalid parameter %q", p)
+			var o SocketOpts
+			if l.Opts != nil {
+				o = *l.Opts
+			}
+			ok, err := parseSocketOpt(p, &o)
+			if err != nil {
+				return l, nil, err
+			}
+			if !ok {
+				return l, nil, fmt.Errorf("invalid parameter %q", p)
+			}
+			l.Opts = &o
 		}
+	}
+	if l.Opts != nil && strings.HasPrefix(l.Addr, "unix:") {
+		// NGINX takes them there too; a Unix socket has no use for most.
+		notices = append(notices, "socket parameters of a unix: listen are ignored")
+		l.Opts = nil
 	}
 	return l, notices, nil
 }
@@ -246,6 +263,13 @@ func (b *builder) groupListeners() error {
 			g.ssl = g.ssl || l.SSL
 			g.http2 = g.http2 || l.HTTP2
 			g.proxyProt = g.proxyProt || l.ProxyProtocol
+			if l.Opts != nil {
+				// As NGINX: one listen line of an address sets its socket.
+				if g.sock != nil {
+					return conf.Errorf(l.dir, "duplicate listen options for %s", l.Addr)
+				}
+				g.sock = l.Opts
+			}
 			if err := g.add(s, l); err != nil {
 				return err
 			}
@@ -282,7 +306,7 @@ func (c *Config) coverSpecific() {
 		if ip := net.ParseIP(host); ip != nil && ip.To4() == nil {
 			wild = net.JoinHostPort("::", port)
 		}
-		if w, ok := c.addrs[wild]; ok && w.ssl == g.ssl {
+		if w, ok := c.addrs[wild]; ok && w != g && w.ssl == g.ssl {
 			g.via, w.covers = wild, true
 		}
 	}

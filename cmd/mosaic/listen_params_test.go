@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
+)
+
+// The socket parameters of listen are read with NGINX's errors (the line
+// named), and one listen line of an address may set them.
+func TestListenParameterErrorsAsNGINX(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct{ servers, want string }{
+		{`server { listen 127.0.0.1:1 backlog=0; }`, `invalid backlog "backlog=0" in `},
+		{`server { listen 127.0.0.1:1 rcvbuf=1q; }`, `invalid rcvbuf "rcvbuf=1q" in `},
+		{`server { listen 127.0.0.1:1 sndbuf=-1; }`, `invalid sndbuf "sndbuf=-1" in `},
+		{`server { listen 127.0.0.1:1 fastopen=x; }`, `invalid fastopen "fastopen=x" in `},
+		{`server { listen 127.0.0.1:1 so_keepalive=x; }`, `invalid so_keepalive value: "x" in `},
+		{`server { listen 127.0.0.1:1 so_keepalive=::; }`, `invalid so_keepalive value: "::" in `},
+		{`server { listen 127.0.0.1:1 ipv6only=x; }`, `invalid parameter "ipv6only=x" in `},
+		{`server { listen [::]:1 ipv6only=oz; }`, `invalid ipv6only flags "oz" in `},
+		{"server { listen 127.0.0.1:1 backlog=5; }\nserver { listen 127.0.0.1:1 rcvbuf=8k; }",
+			`duplicate listen options for 127.0.0.1:1 in %s:3`},
+	}
+	for i, c := range cases {
+		path := filepath.Join(dir, fmt.Sprintf("bad%d.conf", i))
+		writeFile(t, path, "http {\n"+c.servers+"\n}\n")
+		want := c.want
+		if strings.Contains(want, "%s") {
+			want = fmt.Sprintf(want, path)
+		}
+		for _, cmd := range []*exec.Cmd{exec.Command(binPath, "-t", "-c", path), nginxTest(t, path)} {
+			if cmd == nil {
+				continue
+			}
+			out, err := cmd.CombinedOutput()
+			if err == nil || !strings.Contains(string(out), want) {
+				t.Errorf("%s: %s says %s\nwant %s", c.servers, filepath.Base(cmd.Path), out, want)
+			}
+		}
+	}
+	good := filepath.Join(dir, "good.conf")
+	writeFile(t, good, `http { server { listen 127.0.0.1:1 backlog=511 rcvbuf=64k sndbuf=64k so_keepalive=30m::10
+		deferred fastopen=16 reuseport; listen 127.0.0.1:2 so_keepalive=on; listen [::]:3 ipv6only=off; } }`)
+	if out, err := exec.Command(binPath, "-t", "-c", good).CombinedOutput(); err != nil || strings.Contains(string(out), "ignoring") {
+		t.Errorf("socket parameters: %s", out)
+	}
+}
+
+// nginxTest is "nginx -t" of an http-level configuration file, nil
+// without NGINX.
+func nginxTest(t *testing.T, path string) *exec.Cmd {
+	if _, err := exec.LookPath("/usr/sbin/nginx"); err != nil {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	main := path + ".main"
+	writeFile(t, main, fmt.Sprintf("events {} include %s;\n", path))
+	return exec.Command("/usr/sbin/nginx", "-t", "-p", dir, "-c", main, "-e", filepath.Join(dir, "error.log"))
+}
+
+// An IPv6 wildcard socket is bound (it was taken for a specific address
+// served through itself, and never bound), and with ipv6only=off it serves
+// IPv4 clients too, whom "allow 127.0.0.1" lets in as NGINX does. NGINX
+// writes such a client's $remote_addr and $server_addr in the IPv4-mapped
+// form (::ffff:127.0.0.1), mosaic as IPv4 (server README, listen).
+func TestListenIPv6OnlyOffAsNGINX(t *testing.T) {
+	nginxPath(t)
+	if ln, err := net.Listen("tcp6", "[::1]:0"); err != nil {
+		t.Skip("no IPv6 here:", err)
+	} else {
+		ln.Close()
+	}
+	dual := map[string]int{"m": freePort(t), "n": freePort(t)}
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; listen [::]:%d ipv6only=off;
+			location / { return 200 "$remote_addr|$server_addr\n"; }
+			location /guarded { allow 127.0.0.1; deny all; return 200 "in\n"; } }`, port, dual[who])
+	})
+	for _, path := range []string{"/", "/guarded"} {
+		for _, via := range []string{"127.0.0.1", "::1"} {
+			req := "GET " + path + " HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
+			m, mb := testclient.Raw(t, net.JoinHostPort(via, fmt.Sprint(dual["m"])), req)
+			n, nb := testclient.Raw(t, net.JoinHostPort(via, fmt.Sprint(dual["n"])), req)
+			if via == "127.0.0.1" {
+				nb = strings.ReplaceAll(nb, "::ffff:", "")
+			}
+			if m.StatusCode != n.StatusCode || mb != nb {
+				t.Errorf("%s through %s: mosaic %d %q, nginx %d %q", path, via, m.StatusCode, mb, n.StatusCode, nb)
+			}
+		}
+	}
+	_, _ = mport, nport
+}
