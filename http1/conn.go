@@ -925,6 +925,13 @@ func (c *conn) report(status int, line, method string, answer *response) {
 	if answer != nil {
 		rf.Answer = answer
 	}
+	defer func() {
+		// The callback may run a whole handler chain (error_page): a panic
+		// there ends this connection, as a handler's does, not the process.
+		if v := recover(); v != nil {
+			c.srv.logger().Error(fmt.Sprintf("panic serving refused request of %s: %v\n%s", c.remoteAddr, v, debug.Stack()))
+		}
+	}()
 	f(rf)
 }
 

@@ -1148,3 +1148,51 @@ func TestServeClientClosedSendsNothing(t *testing.T) {
 	c.send(get("/"))
 	c.expectClosed()
 }
+
+// Server.Refused may answer a refused request through Refusal.Answer,
+// which closes the connection whatever its header says; what it leaves
+// unwritten gets the server's own page, also when it panics.
+func TestRefusedAnswer(t *testing.T) {
+	var got []*Refusal
+	var mu sync.Mutex
+	ts := startServer(t, http.NotFoundHandler(), func(s *Server) {
+		s.Refused = func(rf *Refusal) {
+			mu.Lock()
+			got = append(got, rf)
+			mu.Unlock()
+			switch {
+			case strings.Contains(rf.Line, "/answer"):
+				rf.Answer.Header().Set("X-Refused", strconv.Itoa(rf.Status))
+				rf.Answer.Header().Set("Connection", "keep-alive")
+				rf.Answer.WriteHeader(rf.Status)
+				io.WriteString(rf.Answer, "own page")
+			case strings.Contains(rf.Line, "/panic"):
+				panic("refusal handler")
+			}
+		}
+	})
+	for _, tc := range []struct {
+		req, method, body string
+		status            int
+	}{
+		{"GET /answer HTTP/1.1\r\nHost: a\r\nBad Name: x\r\n\r\n", "GET", "own page", 400},
+		{"GET /panic HTTP/1.1\r\nHost: a\r\nBad Name: x\r\n\r\n", "GET", "<html>", 400},
+		{"GET /plain HTTP/1.1\r\nHost: a\r\nX: " + strings.Repeat("x", 9000) + "\r\n\r\n", "GET", "Request Header Or Cookie Too Large", 400},
+		{"GET /answer HTTP/2.0\r\nHost: a\r\n\r\n", "", "own page", 505},
+	} {
+		c := dial(t, ts.addr)
+		resp, body := c.roundTrip("GET", tc.req)
+		if resp.StatusCode != tc.status || !resp.Close || !strings.Contains(body, tc.body) {
+			t.Errorf("%.30q: %d close=%v %q", tc.req, resp.StatusCode, resp.Close, body)
+		}
+		c.expectClosed()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 4 || got[2].Status != StatusHeaderTooLarge || got[0].Method != "GET" || got[3].Method != "" {
+		for _, rf := range got {
+			t.Logf("%+v", *rf)
+		}
+		t.Error("refusals reported wrong")
+	}
+}
