@@ -17,8 +17,9 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"strconv"
 	"strings"
+
+	"github.com/mosaic-edge/mosaic/internal/inet"
 )
 
 // Result is what a List says about a client.
@@ -76,7 +77,7 @@ func (l *List) Add(deny bool, arg string) (warning string, err error) {
 		l.unix = append(l.unix, rule{deny: deny})
 		return "", nil
 	}
-	p, exact, err := ParseCIDR(arg)
+	p, exact, err := inet.ParseCIDR(arg)
 	if err != nil {
 		return "", err
 	}
@@ -89,69 +90,6 @@ func (l *List) Add(deny bool, arg string) (warning string, err error) {
 		l.v6 = append(l.v6, rule{prefix: p, deny: deny})
 	}
 	return warning, nil
-}
-
-// ParseCIDR reads an address or "address/bits" as NGINX's ngx_ptocidr
-// does, returning the block with the bits beyond the prefix cleared, and
-// exact false when some were set. IPv4 addresses are four decimal
-// numbers of at most 255 (leading zeros are decimal, not octal);
-// 255.255.255.255 is refused, as NGINX's parser takes it for its error
-// value. IPv6 addresses may end in an IPv4 address; zones are refused.
-func ParseCIDR(s string) (p netip.Prefix, exact bool, err error) {
-	bad := fmt.Errorf("invalid parameter %q", s)
-	addrText, bitsText, hasBits := strings.Cut(s, "/")
-	addr, ok := parseIPv4(addrText)
-	if !ok {
-		if strings.ContainsAny(addrText, "%") || !strings.Contains(addrText, ":") {
-			return netip.Prefix{}, false, bad
-		}
-		a, err := netip.ParseAddr(addrText)
-		if err != nil || !a.Is6() {
-			return netip.Prefix{}, false, bad
-		}
-		addr = a
-	}
-	bits := addr.BitLen()
-	if hasBits {
-		n, err := strconv.Atoi(bitsText)
-		if err != nil || n < 0 || n > addr.BitLen() || bitsText == "" || bitsText[0] == '+' || bitsText[0] == '-' {
-			return netip.Prefix{}, false, bad
-		}
-		bits = n
-	}
-	p = netip.PrefixFrom(addr, bits)
-	masked := p.Masked()
-	return masked, masked.Addr() == addr, nil
-}
-
-// parseIPv4 reads a dotted quad as NGINX's ngx_inet_addr does: an empty
-// number counts as 0 ("10..1.2" is 10.0.1.2).
-func parseIPv4(s string) (netip.Addr, bool) {
-	var b [4]byte
-	octet, dots := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c >= '0' && c <= '9':
-			octet = octet*10 + int(c-'0')
-			if octet > 255 {
-				return netip.Addr{}, false
-			}
-		case c == '.' && dots < 3:
-			b[dots] = byte(octet)
-			dots++
-			octet = 0
-		default:
-			return netip.Addr{}, false
-		}
-	}
-	if dots != 3 {
-		return netip.Addr{}, false
-	}
-	b[3] = byte(octet)
-	if b == [4]byte{255, 255, 255, 255} {
-		return netip.Addr{}, false // INADDR_NONE for NGINX
-	}
-	return netip.AddrFrom4(b), true
 }
 
 // Check returns the decision of the first rule of the client's family

@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mosaic-edge/mosaic/internal/inet"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -83,7 +84,7 @@ func ParseSource(s string) (Source, string) {
 // address bits of ... are meaningless") and clears.
 func ParseFrom(s string) (p netip.Prefix, partial bool, err error) {
 	addrText, bits, hasMask := strings.Cut(s, "/")
-	a, ok := ParseAddr(addrText)
+	a, ok := inet.ParseAddr(addrText)
 	if !ok {
 		return netip.Prefix{}, false, fmt.Errorf("invalid address %q", s)
 	}
@@ -100,62 +101,11 @@ func ParseFrom(s string) (p netip.Prefix, partial bool, err error) {
 	return masked, masked.Addr() != a, nil
 }
 
-// ParseAddr reads an IPv4 or IPv6 address as NGINX's ngx_parse_addr does:
-// IPv4 as four decimal numbers up to 255 (leading zeros allowed, as
-// inet_addr-style parsing takes them; an empty one is 0; 255.255.255.255
-// is refused), IPv6 in its text forms, without a zone.
-func ParseAddr(s string) (netip.Addr, bool) {
-	if a, ok := parseIPv4(s); ok {
-		return a, true
-	}
-	if !strings.Contains(s, ":") || strings.Contains(s, "%") {
-		return netip.Addr{}, false
-	}
-	a, err := netip.ParseAddr(s)
-	if err != nil {
-		return netip.Addr{}, false
-	}
-	return a, true
-}
-
-// parseIPv4 reads a dotted quad as NGINX's ngx_inet_addr does, so that a
-// field means the same address to both: an empty number counts as 0
-// ("1.2.3." is 1.2.3.0), and 255.255.255.255, which is the parser's error
-// value (INADDR_NONE), is no address.
-func parseIPv4(s string) (netip.Addr, bool) {
-	var b [4]byte
-	octet, dots := 0, 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= '0' && c <= '9':
-			octet = octet*10 + int(c-'0')
-			if octet > 255 {
-				return netip.Addr{}, false
-			}
-		case c == '.' && dots < 3:
-			b[dots] = byte(octet)
-			dots++
-			octet = 0
-		default:
-			return netip.Addr{}, false
-		}
-	}
-	if dots != 3 {
-		return netip.Addr{}, false
-	}
-	b[3] = byte(octet)
-	if b == [4]byte{255, 255, 255, 255} {
-		return netip.Addr{}, false
-	}
-	return netip.AddrFrom4(b), true
-}
-
 // parseAddrPort reads an element of a forwarded list as NGINX's
 // ngx_parse_addr_port: an address, "a.b.c.d:port" or "[v6]:port" with a
 // port from 1 to 65535. port is 0 when none was given.
 func parseAddrPort(s string) (netip.Addr, uint16, bool) {
-	if a, ok := ParseAddr(s); ok {
+	if a, ok := inet.ParseAddr(s); ok {
 		return a, 0, true
 	}
 	var host, port string
@@ -175,7 +125,7 @@ func parseAddrPort(s string) (netip.Addr, uint16, bool) {
 	if err != nil || p < 1 || p > 65535 || port[0] == '+' || port[0] == '-' {
 		return netip.Addr{}, 0, false
 	}
-	a, ok := ParseAddr(host)
+	a, ok := inet.ParseAddr(host)
 	if !ok {
 		return netip.Addr{}, 0, false
 	}
