@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mosaic-edge/mosaic/internal/forwarded"
 	"github.com/mosaic-edge/mosaic/internal/inet"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -101,110 +102,18 @@ func ParseFrom(s string) (p netip.Prefix, partial bool, err error) {
 	return masked, masked.Addr() != a, nil
 }
 
-// parseAddrPort reads an element of a forwarded list as NGINX's
-// ngx_parse_addr_port: an address, "a.b.c.d:port" or "[v6]:port" with a
-// port from 1 to 65535. port is 0 when none was given.
-func parseAddrPort(s string) (netip.Addr, uint16, bool) {
-	if a, ok := inet.ParseAddr(s); ok {
-		return a, 0, true
-	}
-	var host, port string
-	if strings.HasPrefix(s, "[") {
-		end := strings.IndexByte(s, ']')
-		if end < 0 || end+1 >= len(s) || s[end+1] != ':' {
-			return netip.Addr{}, 0, false
-		}
-		host, port = s[1:end], s[end+2:]
-	} else {
-		var ok bool
-		if host, port, ok = strings.Cut(s, ":"); !ok {
-			return netip.Addr{}, 0, false
-		}
-	}
-	p, err := strconv.Atoi(port)
-	if err != nil || p < 1 || p > 65535 || port[0] == '+' || port[0] == '-' {
-		return netip.Addr{}, 0, false
-	}
-	a, ok := inet.ParseAddr(host)
-	if !ok {
-		return netip.Addr{}, 0, false
-	}
-	return a, uint16(p), true
-}
-
-// peer is an address being walked back through a list: an IP address
-// with its port (0 for none), or a Unix-domain client.
-type peer struct {
-	addr netip.Addr
-	port uint16
-	unix bool
-}
-
-func (c *Config) trusted(p peer) bool {
-	if p.unix {
+// trusted reports whether p is one of the proxies set_real_ip_from names.
+func (c *Config) trusted(p forwarded.Peer) bool {
+	if p.Unix {
 		return c.FromUnix
 	}
-	a := p.addr.Unmap() // an IPv4 client on an IPv6 socket is matched as IPv4, as NGINX does
+	a := p.Addr.Unmap() // an IPv4 client on an IPv6 socket is matched as IPv4, as NGINX does
 	for _, f := range c.From {
 		if f.Contains(a) {
 			return true
 		}
 	}
 	return false
-}
-
-// result codes of one walk, as NGINX's: nothing found, found and the walk
-// ended on the list's start, found but stopped at an untrusted element or
-// a bad one.
-const (
-	declined = iota
-	found
-	foundStopped
-)
-
-// walk takes the last element of list (and, recursively, the ones before
-// it while each address is trusted), starting from p, which must be
-// trusted for the list to be read at all.
-func (c *Config) walk(p *peer, list string, recursive bool) int {
-	rc := declined
-	for {
-		if !c.trusted(*p) {
-			if rc != declined {
-				return foundStopped
-			}
-			return declined
-		}
-		// The last element: trailing separators skipped, then back to
-		// the separator before it (the first byte is never taken for one,
-		// as in NGINX).
-		end := len(list)
-		i := end - 1
-		for i > 0 && (list[i] == ' ' || list[i] == ',') {
-			i--
-			end--
-		}
-		for i > 0 {
-			if list[i] == ' ' || list[i] == ',' {
-				i++
-				break
-			}
-			i--
-		}
-		start := max(i, 0)
-		a, port, ok := parseAddrPort(list[start:end])
-		if !ok {
-			if rc != declined {
-				return foundStopped
-			}
-			return declined
-		}
-		*p = peer{addr: a, port: port}
-		rc = found
-		if !recursive || start == 0 {
-			return found
-		}
-		list = list[:start-1]
-	}
 }
 
 // Resolve returns the client address that r's fields and the trusted
@@ -219,20 +128,20 @@ func (c *Config) Resolve(r *http.Request) (remote string, ok bool) {
 	if !ok {
 		return "", false
 	}
-	rc := declined
+	rc := forwarded.Declined
 	switch c.Source {
 	case XRealIP:
 		v, has := firstField(r.Header, "X-Real-Ip")
 		if !has {
 			return "", false
 		}
-		rc = c.walk(&p, v, c.Recursive)
+		rc = forwarded.Walk(&p, v, c.Recursive, c.trusted)
 	case Header:
 		v, has := firstField(r.Header, c.Header)
 		if !has {
 			return "", false
 		}
-		rc = c.walk(&p, v, c.Recursive)
+		rc = forwarded.Walk(&p, v, c.Recursive, c.trusted)
 	case ProxyProtocol:
 		if c.ProxyProtocol == nil {
 			return "", false
@@ -241,37 +150,20 @@ func (c *Config) Resolve(r *http.Request) (remote string, ok bool) {
 		if !has {
 			return "", false
 		}
-		rc = c.walk(&p, addr, c.Recursive)
-		if rc != declined {
+		rc = forwarded.Walk(&p, addr, c.Recursive, c.trusted)
+		if rc != forwarded.Declined {
 			// As NGINX: the header's source port goes with its address.
 			n, _ := strconv.Atoi(port)
-			p.port = uint16(n)
+			p.Port = uint16(n)
 		}
 	case XForwardedFor:
 		fields := r.Header.Values("X-Forwarded-For")
 		if len(fields) == 0 {
 			return "", false
 		}
-		// The fields from the last one back: without recursion only the
-		// last is read; with it, each is walked while every address in
-		// it is trusted.
-		seen := false
-		for i := len(fields) - 1; i >= 0; i-- {
-			rc = c.walk(&p, fields[i], c.Recursive)
-			if !c.Recursive {
-				break
-			}
-			if rc == declined && seen {
-				rc = foundStopped
-				break
-			}
-			if rc != found {
-				break
-			}
-			seen = true
-		}
+		rc = forwarded.WalkFields(&p, fields, c.Recursive, c.trusted)
 	}
-	if rc == declined {
+	if rc == forwarded.Declined {
 		return "", false
 	}
 	return formatPeer(p), true
@@ -287,24 +179,24 @@ func firstField(h http.Header, name string) (string, bool) {
 	return vs[0], true
 }
 
-func remotePeer(remote string) (peer, bool) {
+func remotePeer(remote string) (forwarded.Peer, bool) {
 	if strings.HasPrefix(remote, "unix:") {
-		return peer{unix: true}, true
+		return forwarded.Peer{Unix: true}, true
 	}
 	if ap, err := netip.ParseAddrPort(remote); err == nil {
-		return peer{addr: ap.Addr().WithZone(""), port: ap.Port()}, true
+		return forwarded.Peer{Addr: ap.Addr().WithZone(""), Port: ap.Port()}, true
 	}
 	if a, err := netip.ParseAddr(remote); err == nil {
-		return peer{addr: a.WithZone("")}, true
+		return forwarded.Peer{Addr: a.WithZone("")}, true
 	}
-	return peer{}, false
+	return forwarded.Peer{}, false
 }
 
-func formatPeer(p peer) string {
-	if p.port == 0 {
-		return p.addr.String()
+func formatPeer(p forwarded.Peer) string {
+	if p.Port == 0 {
+		return p.Addr.String()
 	}
-	return net.JoinHostPort(p.addr.String(), strconv.Itoa(int(p.port)))
+	return net.JoinHostPort(p.Addr.String(), strconv.Itoa(int(p.Port)))
 }
 
 // Apply replaces r.RemoteAddr when c finds a client address, and keeps the

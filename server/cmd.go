@@ -75,8 +75,12 @@ func (c *Cmd) Invalid(arg, why string) error {
 func (c *Cmd) Duplicate() error { return c.Errorf("%q directive is duplicate", c.Name) }
 
 // Notice logs a configuration notice naming the directive's position.
-func (c *Cmd) Notice(msg string) {
-	c.b.cfg.notices = append(c.b.cfg.notices, fmt.Sprintf("%s in %s", msg, c.Pos()))
+func (c *Cmd) Notice(msg string) { c.NoticeAt(c.Directive, msg) }
+
+// NoticeAt logs a configuration notice naming d's position: a line of
+// the directive's block.
+func (c *Cmd) NoticeAt(d *conf.Directive, msg string) {
+	c.b.cfg.notices = append(c.b.cfg.notices, fmt.Sprintf("%s in %s", msg, d.Pos()))
 }
 
 // AppendTypes reads a filter's list of media types (ssi_types,
