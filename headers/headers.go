@@ -5,11 +5,8 @@
 package headers
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/textproto"
 	"strconv"
@@ -17,6 +14,7 @@ import (
 
 	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/internal/httpdate"
+	"github.com/mosaic-edge/mosaic/internal/onheader"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -125,7 +123,8 @@ type filter struct {
 }
 
 func (f *filter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	hw := &writer{ResponseWriter: w, f: f, r: r}
+	hw := &writer{Writer: onheader.Writer{ResponseWriter: w}, f: f, r: r}
+	hw.Hook = hw
 	f.next.ServeHTTP(hw, r)
 }
 
@@ -235,54 +234,17 @@ func setExpires(h http.Header, e Expires, now time.Time) {
 
 // writer adds the headers just before the status line goes out.
 type writer struct {
-	http.ResponseWriter
-	f    *filter
-	r    *http.Request
-	done bool
+	onheader.Writer
+	f *filter
+	r *http.Request
 }
 
-func (w *writer) WriteHeader(code int) {
-	if !w.done && code >= 200 {
-		w.done = true
-		// The values see this response's $status, as in NGINX, which sets
-		// the status before its header filters run.
-		if st := vars.FromContext(w.r.Context()); st != nil {
-			st.WroteHeader(code)
-		}
-		w.f.apply(w.ResponseWriter.Header(), code, w.r)
+// BeforeHeader applies the headers: the values see this response's
+// $status, as in NGINX, which sets the status before its header filters
+// run.
+func (w *writer) BeforeHeader(h http.Header, code int) {
+	if st := vars.FromContext(w.r.Context()); st != nil {
+		st.WroteHeader(code)
 	}
-	w.ResponseWriter.WriteHeader(code)
+	w.f.apply(h, code, w.r)
 }
-
-func (w *writer) Write(b []byte) (int, error) {
-	if !w.done {
-		w.WriteHeader(http.StatusOK)
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// ReadFrom keeps sendfile available to the content below.
-func (w *writer) ReadFrom(src io.Reader) (int64, error) {
-	if !w.done {
-		w.WriteHeader(http.StatusOK)
-	}
-	if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok {
-		return rf.ReadFrom(src)
-	}
-	return io.Copy(w.ResponseWriter, src)
-}
-
-func (w *writer) Flush() {
-	if !w.done {
-		w.WriteHeader(http.StatusOK)
-	}
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (w *writer) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	return http.NewResponseController(w.ResponseWriter).Hijack()
-}
-
-func (w *writer) Unwrap() http.ResponseWriter { return w.ResponseWriter }

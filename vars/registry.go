@@ -21,6 +21,7 @@ var (
 	getters  = map[string]Getter{}
 	consts   = map[string]string{} // the getters of RegisterConst, by value
 	prefixes = map[string]PrefixFactory{}
+	settable = map[string]bool{} // RegisterSettable's names
 )
 
 // Register makes $name available. Modules call it from init; registering
@@ -58,6 +59,22 @@ func RegisterState(name string) {
 		v, _ := st.Get(name)
 		return v
 	})
+}
+
+// RegisterSettable is RegisterState for a variable that "set" may give a
+// value ($uid_reset): the value set is the one read.
+func RegisterSettable(name string) {
+	RegisterState(name)
+	regMu.Lock()
+	settable[name] = true
+	regMu.Unlock()
+}
+
+// Settable reports whether name was registered with RegisterSettable.
+func Settable(name string) bool {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	return settable[name]
 }
 
 // RegisterPrefix makes every $<prefix>NAME available.

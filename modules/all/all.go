@@ -25,5 +25,6 @@ import (
 	_ "github.com/mosaic-edge/mosaic/modules/staticmod"
 	_ "github.com/mosaic-edge/mosaic/modules/statusmod"
 	_ "github.com/mosaic-edge/mosaic/modules/throttlemod"
+	_ "github.com/mosaic-edge/mosaic/modules/useridmod"
 	_ "github.com/mosaic-edge/mosaic/modules/uwsgimod"
 )

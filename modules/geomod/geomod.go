@@ -66,4 +66,3 @@ func setGeo(c *server.Cmd) error {
 func (g *geoVar) get(r *http.Request, st *vars.State) string {
 	return g.table.Lookup(g.source.EvalState(r, st), r.Header)
 }
-

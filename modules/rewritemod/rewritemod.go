@@ -161,9 +161,10 @@ func setIf(c *server.Cmd) error {
 // configuration's (usable anywhere, before or after in the file); until a
 // "set" gives it a value in a request it is empty, with a warning when
 // uninitialized_variable_warn is on. "set" on a map's variable overrides
-// its value for the rest of the request, as in NGINX. $args is NGINX's
-// one built-in variable that "set" may change here: it changes the
-// request's arguments, and $limit_rate the response's rate.
+// its value for the rest of the request, as in NGINX. Of the built-in
+// variables, "set" changes $args (the request's arguments), $limit_rate
+// (the response's rate) and those modules register as settable
+// ($uid_reset).
 func setSet(c *server.Cmd) error {
 	name, ok := strings.CutPrefix(c.Args[0], "$")
 	if !ok || name == "" {
@@ -179,6 +180,10 @@ func setSet(c *server.Cmd) error {
 		return nil
 	case "limit_rate":
 		c.AddRewriteStep(setLimitRateStep{value})
+		return nil
+	}
+	if vars.Settable(name) {
+		c.AddRewriteStep(setStateStep{name: name, value: value})
 		return nil
 	}
 	scope := c.Config().Vars()
@@ -201,6 +206,19 @@ func uninitialized(name string) vars.Getter {
 		}
 		return ""
 	}
+}
+
+// setStateStep is "set" of a built-in variable a module lets it set
+// (vars.RegisterSettable): the value is the request's from then on.
+type setStateStep struct {
+	name  string
+	value *vars.Template
+}
+
+func (s setStateStep) Rewrite(r *http.Request, _ *server.RewriteRun) server.Flow {
+	st := vars.FromContext(r.Context())
+	st.Set(s.name, s.value.EvalState(r, st))
+	return server.FlowNext
 }
 
 // setStep is "set $variable value".
