@@ -479,6 +479,13 @@ func cookieValue(lines []string, name string) string {
 					}
 					return v
 				}
+				if rest == "" {
+					break
+				}
+				// NGINX steps over the byte where it wanted "=" before
+				// it looks for the next separator: when that byte is
+				// the separator ("a; a=1"), the pair after it is skipped.
+				s = rest[1:]
 			}
 			i := strings.IndexAny(s, ";,")
 			if i < 0 {

@@ -317,6 +317,10 @@ func TestCookieValue(t *testing.T) {
 		{[]string{"a"}, "a", ""},
 		{[]string{"x=1", "a=v,w"}, "a", "v,w"},
 		{[]string{"a=\"q\""}, "a", "\"q\""},
+		// A name without "=" takes the pair after it along, as in NGINX.
+		{[]string{"a; a=1"}, "a", ""},
+		{[]string{"a ,a=1; a=2"}, "a", "2"},
+		{[]string{"a", "a=3"}, "a", "3"},
 	} {
 		if got := cookieValue(c.lines, c.name); got != c.want {
 			t.Errorf("cookieValue(%q, %q) = %q, want %q", c.lines, c.name, got, c.want)

@@ -453,6 +453,43 @@ func startTLSVarServers(t *testing.T, names []string) (mport, nport int) {
 	return startBoth(t, dir, func(_ string, port int) string { return block(port) })
 }
 
+// TestRequestFamiliesMatchNGINX: $arg_NAME, $cookie_NAME and $http_NAME
+// over odd arguments, Cookie lines and header fields, echoed by NGINX and
+// by mosaic.
+func TestRequestFamiliesMatchNGINX(t *testing.T) {
+	nginxPath(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server {
+			listen 127.0.0.1:%d;
+			location /a { return 200 "[$arg_a][$arg_A][$arg_a_b][$arg_1]"; }
+			location /c { return 200 "[$cookie_a][$cookie_A][$cookie_a_b][$http_cookie]"; }
+			location /h { return 200 "[$http_x_a][$http_x__a][$http_x_a_b][$http_user_agent][$http_x_forwarded_for][$http_referer][$http_content_length][$http_accept_encoding]"; }
+		}`, port)
+	})
+	for _, q := range []string{"", "a=1", "a=1&a=2", "A=3", "a", "a&a=1", "a=", "ab=1&a=2", "xa=1&a=2", "a=%20x",
+		"a=1;a=2", "&a=1", "a=1&", "==1", "=x", "a-b=1", "a_b=2", "1=one", "a=b=c", "a=+"} {
+		sameAnswer(t, mport, nport, "GET /a?"+q+" HTTP/1.1\r\nHost: a", "")
+	}
+	for _, lines := range [][]string{{}, {"a=1"}, {"a=1; a=2"}, {"b=2", "a=3"}, {"A=4"}, {"a = 5"}, {"a=6,b=7"},
+		{"b=1,a=8"}, {"ab=1; a=9"}, {"a"}, {"a; a=10"}, {"a,a=11; a=12"}, {"a", "a=13"}, {"a_b=14"}, {"=15"},
+		{"a=\"16\""}, {"x=1;a=17 ;c"}, {"a=18", "a=19"}, {"x=a=20"}, {"a =21"}, {"b=x a=22"}} {
+		head := "GET /c HTTP/1.1\r\nHost: a"
+		for _, l := range lines {
+			head += "\r\nCookie: " + l
+		}
+		sameAnswer(t, mport, nport, head, "")
+	}
+	for _, fields := range [][]string{{}, {"X-A: 1"}, {"x-a: 1", "X-A: 2"}, {"X_A: 3"}, {"X--A: 4"}, {"X-A-B: 5"},
+		{"User-Agent: u1", "User-Agent: u2"}, {"X-Forwarded-For: 1", "X-Forwarded-For: 2, 3"},
+		{"Referer: r1", "Referer: r2"}, {"X-A:", "X-A: b"}, {"Accept-Encoding: gzip", "Accept-Encoding: br"}} {
+		head := "GET /h HTTP/1.1\r\nHost: a"
+		for _, f := range fields {
+			head += "\r\n" + f
+		}
+		sameAnswer(t, mport, nport, head, "")
+	}
+}
+
 // The TLS variables and $http2, through a TLS listener offering HTTP/2,
 // compared with NGINX's on the same certificate: TLS 1.2 with a fixed
 // suite (the names are OpenSSL's), TLS 1.3, HTTP/2.
