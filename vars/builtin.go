@@ -266,6 +266,10 @@ func init() {
 	})
 	RegisterPrefix("sent_http_", sentHeaderVar)
 	RegisterPrefix("arg_", func(name string) Getter {
+		if name == "" {
+			// NGINX's $arg_ finds no argument, not even "=1".
+			return func(*http.Request, *State) string { return "" }
+		}
 		return func(r *http.Request, st *State) string { return queryArg(curURL(r, st).RawQuery, name) }
 	})
 	RegisterPrefix("cookie_", func(name string) Getter {

@@ -89,6 +89,8 @@ func RegisterPrefix(prefix string, f PrefixFactory) {
 
 // Lookup returns the getter for a variable name, resolving prefix
 // families. Longer prefixes win, so $sent_http_x is not read as $s...
+// A prefix alone names a member too ($arg_, $cookie_), as in NGINX, whose
+// configurations may hold them.
 func Lookup(name string) (Getter, bool) {
 	// NGINX lower-cases variable names, those of families included
 	// ($HTTP_User_Agent is $http_user_agent).
@@ -100,7 +102,7 @@ func Lookup(name string) (Getter, bool) {
 	}
 	var best string
 	for p := range prefixes {
-		if strings.HasPrefix(name, p) && len(name) > len(p) && len(p) > len(best) {
+		if strings.HasPrefix(name, p) && len(p) > len(best) {
 			best = p
 		}
 	}

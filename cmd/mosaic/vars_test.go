@@ -455,15 +455,15 @@ func startTLSVarServers(t *testing.T, names []string) (mport, nport int) {
 
 // TestRequestFamiliesMatchNGINX: $arg_NAME, $cookie_NAME and $http_NAME
 // over odd arguments, Cookie lines and header fields, echoed by NGINX and
-// by mosaic.
+// by mosaic; a prefix without a name is a variable too.
 func TestRequestFamiliesMatchNGINX(t *testing.T) {
 	nginxPath(t)
 	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
 		return fmt.Sprintf(`server {
 			listen 127.0.0.1:%d;
-			location /a { return 200 "[$arg_a][$arg_A][$arg_a_b][$arg_1]"; }
-			location /c { return 200 "[$cookie_a][$cookie_A][$cookie_a_b][$http_cookie]"; }
-			location /h { return 200 "[$http_x_a][$http_x__a][$http_x_a_b][$http_user_agent][$http_x_forwarded_for][$http_referer][$http_content_length][$http_accept_encoding]"; }
+			location /a { return 200 "[$arg_a][$arg_A][$arg_a_b][$arg_1][$arg_]"; }
+			location /c { return 200 "[$cookie_a][$cookie_A][$cookie_a_b][$http_cookie][$cookie_]"; }
+			location /h { return 200 "[$http_x_a][$http_x__a][$http_x_a_b][$http_user_agent][$http_x_forwarded_for][$http_referer][$http_content_length][$http_accept_encoding][$http_][$sent_http_][$upstream_http_]"; }
 		}`, port)
 	})
 	for _, q := range []string{"", "a=1", "a=1&a=2", "A=3", "a", "a&a=1", "a=", "ab=1&a=2", "xa=1&a=2", "a=%20x",
@@ -472,7 +472,7 @@ func TestRequestFamiliesMatchNGINX(t *testing.T) {
 	}
 	for _, lines := range [][]string{{}, {"a=1"}, {"a=1; a=2"}, {"b=2", "a=3"}, {"A=4"}, {"a = 5"}, {"a=6,b=7"},
 		{"b=1,a=8"}, {"ab=1; a=9"}, {"a"}, {"a; a=10"}, {"a,a=11; a=12"}, {"a", "a=13"}, {"a_b=14"}, {"=15"},
-		{"a=\"16\""}, {"x=1;a=17 ;c"}, {"a=18", "a=19"}, {"x=a=20"}, {"a =21"}, {"b=x a=22"}} {
+		{"a=\"16\""}, {"a=1; =23"}, {"=24; b=1"}, {"x=1;a=17 ;c"}, {"a=18", "a=19"}, {"x=a=20"}, {"a =21"}, {"b=x a=22"}} {
 		head := "GET /c HTTP/1.1\r\nHost: a"
 		for _, l := range lines {
 			head += "\r\nCookie: " + l
