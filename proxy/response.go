@@ -32,6 +32,11 @@ func (h *Handler) copyHeader(dst, src http.Header, switching bool) {
 		} else if isHopByHop(k) || header.HasToken(connection, k) {
 			continue
 		}
+		if k == "Content-Type" && len(vv) > 1 {
+			// The response has one type in NGINX: each line of the
+			// upstream's replaces it (ngx_http_upstream_copy_content_type).
+			vv = vv[len(vv)-1:]
+		}
 		dst[k] = vv
 	}
 	if _, ok := src["Content-Type"]; !ok && !switching {

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
 )
 
 // TestProxyHidePassHeaderMatchesNGINX: proxy_hide_header hides an
@@ -84,6 +89,36 @@ func TestProxyHidePassHeaderMatchesNGINX(t *testing.T) {
 			if n := headers(np, path); n != m {
 				t.Errorf("%s:\n mosaic %s\n NGINX  %s", path, m, n)
 			}
+		}
+	}
+}
+
+// TestProxyRepeatedContentTypeAsNGINX: of an upstream's Content-Type
+// lines NGINX keeps the last, the one the client gets and the one that
+// $sent_http_content_type and a map of it see (h5bp's expires idiom).
+func TestProxyRepeatedContentTypeAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		for {
+			if _, err := http.ReadRequest(br); err != nil {
+				return
+			}
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Type: text/css; charset=utf-8\r\nContent-Length: 2\r\n\r\nok")
+		}
+	})
+	mport, nport := startBoth(t, t.TempDir(), func(_ string, port int) string {
+		return fmt.Sprintf(`map $sent_http_content_type $kind { default other; ~^text/html html; ~^text/css css; }
+			server {
+				listen 127.0.0.1:%d;
+				location / { proxy_pass http://%s; add_header X-Seen "$sent_http_content_type|$kind"; }
+			}`, port, origin.Addr())
+	})
+	req := "GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
+	m, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
+	n, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
+	for _, k := range []string{"Content-Type", "X-Seen"} {
+		if fmt.Sprint(m.Header[k]) != fmt.Sprint(n.Header[k]) {
+			t.Errorf("%s: mosaic %q, NGINX %q", k, m.Header[k], n.Header[k])
 		}
 	}
 }
