@@ -10,10 +10,12 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/accesslog"
+	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -38,6 +40,9 @@ type locConf struct {
 	// logSub (log_subrequest) logs the subrequests that end in this
 	// location, SSI and ESI includes among them, with its access_log.
 	logSub server.Setting[bool]
+	// cache (open_log_file_cache) keeps the files of logs named with
+	// variables open; nil for "off".
+	cache server.Setting[*accesslog.FileCache]
 }
 
 var module = &server.Module{
@@ -46,6 +51,7 @@ var module = &server.Module{
 		{Name: "log_format", Context: server.CtxHTTP, MinArgs: 2, MaxArgs: server.Unlimited, Set: setLogFormat},
 		{Name: "access_log", Context: server.CtxHTTPAll | server.CtxLocationIf | server.CtxLimitExcept, MinArgs: 1, MaxArgs: server.Unlimited, Set: setAccessLog},
 		{Name: "log_subrequest", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: server.SetFlag(func(l *locConf) *server.Setting[bool] { return &l.logSub })},
+		{Name: "open_log_file_cache", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 4, Set: setFileCache},
 	},
 	NewMain: func() any {
 		return &mainConf{formats: map[string]*accesslog.Format{}, files: map[string]*accesslog.File{}}
@@ -57,11 +63,17 @@ var module = &server.Module{
 			child.targets, child.off = parent.targets, parent.off
 		}
 		child.logSub.Merge(parent.logSub)
+		child.cache.Merge(parent.cache)
 		return nil
 	},
 }
 
+// locCache is the open_log_file_cache of a location (set in init: the
+// directives' functions cannot refer to module in its literal).
+var locCache func(*server.Location) *accesslog.FileCache
+
 func init() {
+	locCache = func(l *server.Location) *accesslog.FileCache { return server.LocConf[*locConf](l, module).cache.V }
 	// Set here, not in the literal: wrap reads module, which would make
 	// module's initialisation refer to itself.
 	module.Filter = &server.Filter{Wrap: wrap, WrapSub: wrapSub, PerRequest: true}
@@ -283,10 +295,20 @@ func setAccessLog(c *server.Cmd) error {
 func openNamed(name *vars.Template, cfg *server.Config) func(*http.Request, *vars.State) (io.WriteCloser, error) {
 	return func(r *http.Request, st *vars.State) (io.WriteCloser, error) {
 		path := name.EvalState(r, st)
-		var f *os.File
+		var f io.WriteCloser
 		err := checkLogName(path)
 		if err == nil {
-			f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+			// The location the request ended in says whether its files
+			// stay open, as NGINX's log phase reads its configuration.
+			var cache *accesslog.FileCache
+			if loc := server.CurrentLocation(r); loc != nil {
+				cache = locCache(loc)
+			}
+			if cache != nil {
+				f, err = cache.Open(path, openAppend)
+			} else {
+				f, err = openAppend(path)
+			}
 		}
 		if err != nil {
 			log := cfg.Logger
@@ -298,6 +320,63 @@ func openNamed(name *vars.Template, cfg *server.Config) func(*http.Request, *var
 		}
 		return f, nil
 	}
+}
+
+func openAppend(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+}
+
+// setFileCache reads "open_log_file_cache max=N [inactive=time]
+// [min_uses=N] [valid=time] | off" with NGINX's defaults (10s, 1, 60s).
+func setFileCache(c *server.Cmd) error {
+	fc := &accesslog.FileCache{Inactive: 10 * time.Second, MinUses: 1, Valid: 60 * time.Second}
+	off := false
+	for _, a := range c.Args {
+		name, val, _ := strings.Cut(a, "=")
+		var err error
+		switch {
+		case a == "off":
+			off = true
+		case name == "max" && strings.Contains(a, "="):
+			fc.Max, err = strconv.Atoi(val)
+			err = nonNegative(fc.Max, err)
+		case name == "min_uses" && strings.Contains(a, "="):
+			fc.MinUses, err = strconv.Atoi(val)
+			err = nonNegative(fc.MinUses, err)
+		case name == "inactive" && strings.Contains(a, "="):
+			fc.Inactive, err = conf.ParseTime(val)
+		case name == "valid" && strings.Contains(a, "="):
+			fc.Valid, err = conf.ParseTime(val)
+		default:
+			err = errors.New("unknown")
+		}
+		if err != nil {
+			return c.Errorf("invalid \"open_log_file_cache\" parameter %q", a)
+		}
+	}
+	lc := c.Loc().(*locConf)
+	if off {
+		return server.Put(c, &lc.cache, nil)
+	}
+	if fc.Max == 0 {
+		return c.Errorf(`"open_log_file_cache" must have "max" parameter`)
+	}
+	if err := server.Put(c, &lc.cache, fc); err != nil {
+		return err
+	}
+	// A rotation (the signal to reopen the logs) and the configuration's
+	// end close the files kept.
+	closeAll := func() error { fc.Close(); return nil }
+	c.Config().OnReopen(closeAll)
+	c.Config().OnClose(closeAll)
+	return nil
+}
+
+func nonNegative(n int, err error) error {
+	if err == nil && n < 0 {
+		return errors.New("negative")
+	}
+	return err
 }
 
 // checkLogName refuses a log file name made of the request's values that
