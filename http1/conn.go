@@ -144,7 +144,14 @@ func newConn(s *Server, rwc net.Conn) *conn {
 	// the connection first; the first wait for a request gives it back.
 	c.br = readerPool.Get().(*bufio.Reader)
 	c.br.Reset(connReader{c})
-	if c.raw = rawConn(rwc); c.raw != nil {
+	c.initRaw()
+	return c
+}
+
+// initRaw sets up the reads and writes straight on the socket of a plain
+// connection; it does nothing for any other.
+func (c *conn) initRaw() {
+	if c.raw = rawConn(c.rwc); c.raw != nil {
 		c.initRawWrite()
 		c.rawWait = func(fd uintptr) bool {
 			c.rawErr = c.readRaw(fd)
@@ -155,7 +162,6 @@ func newConn(s *Server, rwc net.Conn) *conn {
 			return true
 		}
 	}
-	return c
 }
 
 // connReader reads the connection for the buffered reader, first handing
@@ -316,9 +322,14 @@ var serverMark = &http.Server{}
 func (c *conn) serve() {
 	// Before the connection's context is made: a connection handed to
 	// another protocol gets its context there.
-	if tc, ok := c.rwc.(*tls.Conn); ok && !c.handshake(tc) {
-		c.end()
-		return
+	if tc, ok := c.rwc.(*tls.Conn); ok {
+		c.armHandshake(tc)
+		if c.srv.PlainHTTP && c.plainFirst(tc.NetConn()) {
+			c.becomePlain(tc.NetConn())
+		} else if !c.handshake(tc) {
+			c.end()
+			return
+		}
 	}
 	s := c.srv
 	ctx := context.WithValue(context.Background(), http.ServerContextKey, serverMark)

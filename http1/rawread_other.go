@@ -12,6 +12,10 @@ import (
 // buffer is released only between requests.
 func rawConn(net.Conn) syscall.RawConn { return nil }
 
+// peekSocket cannot look into a socket here: the TLS port takes every
+// client for a TLS one.
+func peekSocket(net.Conn) (byte, error) { return 0, errors.ErrUnsupported }
+
 // readFD is never called without a raw connection.
 func readFD(int, []byte) (int, error) { return 0, errors.ErrUnsupported }
 

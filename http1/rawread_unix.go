@@ -3,6 +3,8 @@
 package http1
 
 import (
+	"errors"
+	"io"
 	"net"
 	"syscall"
 
@@ -21,6 +23,32 @@ func rawConn(nc net.Conn) syscall.RawConn {
 		return nil
 	}
 	return rc
+}
+
+// peekSocket returns the first byte waiting on nc's socket without taking
+// it (MSG_PEEK, as NGINX looks at a TLS port's first byte), waiting for
+// one within the read deadline.
+func peekSocket(nc net.Conn) (byte, error) {
+	rc := rawConn(nc)
+	if rc == nil {
+		return 0, errors.ErrUnsupported
+	}
+	var b [1]byte
+	var n int
+	var err error
+	if rerr := rc.Read(func(fd uintptr) bool {
+		n, _, err = syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK)
+		return err != syscall.EAGAIN && err != syscall.EINTR
+	}); rerr != nil {
+		return 0, rerr
+	}
+	if err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, io.EOF
+	}
+	return b[0], nil
 }
 
 // readFD reads the non-blocking socket fd once, as net.Conn's Read would

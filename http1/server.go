@@ -137,6 +137,13 @@ type Server struct {
 	// goroutine and owns the connection: Shutdown and Close neither wait
 	// for it nor close it.
 	TLSNextProto map[string]func(*tls.Conn)
+	// PlainHTTP, with TLSConfig, serves a connection whose first byte is
+	// not a TLS record's as plain HTTP/1.x, its requests' r.TLS nil, for
+	// the handler to answer as NGINX answers a plain HTTP request on an
+	// HTTPS port (497, which error_page may turn into a redirect). Without
+	// it such a client is answered 400 "The plain HTTP request was sent to
+	// HTTPS port" here.
+	PlainHTTP bool
 	// TLSHandshakeFailed, when set, is told of each failed handshake,
 	// with the connection that TLS ran over (what tls.ClientHelloInfo.Conn
 	// was), so that what a GetConfigForClient kept for it can go.

@@ -24,12 +24,6 @@ var errPlainHTTP = errors.New("the plain HTTP request was sent to HTTPS port")
 // be served as HTTP/1.x: false when the handshake failed or another
 // protocol has taken the connection over.
 func (c *conn) handshake(tc *tls.Conn) bool {
-	if d := c.lim.HeaderTimeout; d > 0 {
-		// Both directions: a client that stops reading stalls the
-		// handshake as surely as one that stops writing. HTTP/1.x re-arms
-		// both before its first read and write (awaitRequest, armWrite).
-		_ = tc.SetDeadline(time.Now().Add(d))
-	}
 	if err := tc.Handshake(); err != nil {
 		if f := c.srv.TLSHandshakeFailed; f != nil {
 			f(tc.NetConn())
@@ -56,6 +50,47 @@ func (c *conn) handshake(tc *tls.Conn) bool {
 	_ = tc.SetDeadline(time.Time{}) // the deadlines are the other server's to set
 	next(tc)
 	return false
+}
+
+// armHandshake gives the handshake, the look at the first byte included,
+// HeaderTimeout from the connection's start.
+func (c *conn) armHandshake(tc *tls.Conn) {
+	if d := c.lim.HeaderTimeout; d > 0 {
+		// Both directions: a client that stops reading stalls the
+		// handshake as surely as one that stops writing. HTTP/1.x re-arms
+		// both before its first read and write (awaitRequest, armWrite).
+		_ = tc.SetDeadline(time.Now().Add(d))
+	}
+}
+
+// plainFirst reports whether the client's first byte is not a TLS
+// record's (a handshake record begins with 0x16, an SSLv2-style hello
+// with its high bit set), looking without taking it, as NGINX does
+// before it serves such a client as plain HTTP. A connection it cannot
+// look into, or one that fails or times out first, goes to the
+// handshake, which meets the same end.
+func (c *conn) plainFirst(nc net.Conn) bool {
+	var b byte
+	var err error
+	if p, ok := nc.(interface{ PeekByte() (byte, error) }); ok {
+		b, err = p.PeekByte()
+	} else {
+		b, err = peekSocket(nc)
+	}
+	if err != nil || b == 0x16 || b >= 0x80 {
+		return false
+	}
+	c.srv.logger().Info("client sent plain HTTP request to HTTPS port", "client", c.remoteAddr)
+	return true
+}
+
+// becomePlain makes c, whose client sent plain HTTP, a plain connection
+// over nc. Shutdown and Close read c.rwc under the server's lock.
+func (c *conn) becomePlain(nc net.Conn) {
+	c.srv.mu.Lock()
+	c.rwc = nc
+	c.srv.mu.Unlock()
+	c.initRaw()
 }
 
 // handshakeFailed logs a failed handshake at info, as NGINX does (it is

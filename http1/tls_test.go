@@ -252,6 +252,31 @@ func TestServeTLSPlainHTTP(t *testing.T) {
 	}
 }
 
+// With PlainHTTP, such a client is served as a plain connection, for the
+// handler to answer (NGINX's 497), and a TLS client on the same port as
+// before: the look at the first byte takes nothing from either.
+func TestServeTLSPlainHTTPServed(t *testing.T) {
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "tls=%v", r.TLS != nil)
+	}), func(s *Server) {
+		s.TLSConfig = testServerTLS(t)
+		s.PlainHTTP = true
+	})
+	nc, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = nc.Close() })
+	_ = nc.SetDeadline(time.Now().Add(testTimeout))
+	c := &client{t: t, c: nc, br: bufio.NewReader(nc)}
+	if resp, body := c.roundTrip("GET", get("/")); resp.StatusCode != http.StatusOK || body != "tls=false" {
+		t.Fatalf("plain: status %d, body %q", resp.StatusCode, body)
+	}
+	if _, body := dialTLS(t, ts.addr, "http/1.1").roundTrip("GET", get("/")); body != "tls=true" {
+		t.Fatalf("TLS: body %q", body)
+	}
+}
+
 // A connection still in its handshake is idle to Shutdown: closed at once
 // (and not logged as a failed handshake), not waited for.
 func TestServeTLSShutdownDuringHandshake(t *testing.T) {

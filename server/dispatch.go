@@ -228,6 +228,13 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 		refuseAtServer(rw, r, srv, ri, http.StatusBadRequest)
 		return
 	}
+	// A plain HTTP request on a TLS port: NGINX reads it as any other,
+	// and answers it (497) once Host has chosen the server, before any
+	// phase (realip, a server-level return) runs.
+	if g.ssl && r.TLS == nil {
+		serveCertError(rw, r, srv, statusToHTTPS)
+		return
+	}
 	for _, f := range srv.postRead {
 		f(r)
 	}

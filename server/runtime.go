@@ -205,6 +205,8 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 		l.h2 = newH2Server(ln.Addr(), d, lim, connContext, logger)
 		srv.TLSConfig = tlsConfig(&rt.cur, addr)
 		srv.TLSNextProto = map[string]func(*tls.Conn){"h2": l.h2.take}
+		// A plain HTTP request is read and answered by its server (497).
+		srv.PlainHTTP = true
 	}
 	return l, nil
 }

@@ -318,18 +318,23 @@ func verdictFor(srv *VServer, v clientVerdict, ri *reqInfo) int {
 
 func sslOf(s *VServer) *sslLoc { return LocConf[*sslLoc](s.level, sslModule) }
 
+// statusToHTTPS is NGINX's code for a plain HTTP request on a TLS port.
+const statusToHTTPS = 497
+
 // specialText is NGINX's wording of the codes it answers as 400 with an
-// explanation: a header too large (494) and the client certificate
-// errors (495, 496). error_page catches them by their own code, never as
-// 400.
+// explanation: a header too large (494), the client certificate errors
+// (495, 496) and a plain HTTP request on a TLS port (497). error_page
+// catches them by their own code, never as 400.
 var specialText = map[int]string{
 	http1.StatusHeaderTooLarge: "Request Header Or Cookie Too Large",
 	495:                        "The SSL certificate error",
 	496:                        "No required SSL certificate was sent",
+	statusToHTTPS:              "The plain HTTP request was sent to HTTPS port",
 }
 
-// serveCertError answers a request that ssl_verify_client refuses, 421
-// or one of specialText's codes; the connection closes, as NGINX's does.
+// serveCertError answers a request that ssl_verify_client refuses, a
+// plain HTTP request on a TLS port, 421 or a header too large; the
+// connection closes, as NGINX's does.
 func serveCertError(w http.ResponseWriter, r *http.Request, srv *VServer, code int) {
 	w.Header()["Connection"] = []string{"close"}
 	if code == http.StatusMisdirectedRequest {

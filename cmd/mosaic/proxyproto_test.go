@@ -14,7 +14,8 @@ import (
 
 // proxyProtoHTTP: two plain listeners and a TLS one that expect a PROXY
 // protocol header; the first and the TLS one take the client's address
-// from it (real_ip_header proxy_protocol), the second only shows it.
+// from it (real_ip_header proxy_protocol), the second only shows it. A
+// plain HTTP request on the TLS one is answered (497) before realip runs.
 func proxyProtoHTTP(dir, cert, key string, ports [3]int) string {
 	const show = `"$remote_addr|$remote_port|$realip_remote_addr|$proxy_protocol_addr|$proxy_protocol_port|$proxy_protocol_server_addr|$proxy_protocol_server_port"`
 	return fmt.Sprintf(`
@@ -26,6 +27,7 @@ func proxyProtoHTTP(dir, cert, key string, ports [3]int) string {
 			ssl_certificate %[2]s; ssl_certificate_key %[3]s;
 			set_real_ip_from 127.0.0.1;
 			real_ip_header proxy_protocol;
+			error_page 497 =200 /;
 			location / { return 200 %[7]s; }
 		}
 		server {
@@ -43,7 +45,7 @@ func v2Header(src, dst [4]byte, sport, dport uint16) string {
 }
 
 var proxyProtoCases = []struct {
-	srv    int // 0, 1: plain listeners; 2: TLS
+	srv    int // 0, 1: plain listeners; 2: TLS; 3: TLS, spoken to in plain HTTP
 	header string
 	want   string // "" : the connection is closed without an answer
 }{
@@ -56,6 +58,7 @@ var proxyProtoCases = []struct {
 	{1, "PROXY TCP4 1.2.3.4 5.6.7.8 1111 80\r\n", "127.0.0.1|PORT|127.0.0.1|1.2.3.4|1111|5.6.7.8|80"},
 	{2, "PROXY TCP4 4.4.4.4 5.6.7.8 4444 443\r\n", "4.4.4.4|4444|127.0.0.1|4.4.4.4|4444|5.6.7.8|443"},
 	{2, v2Header([4]byte{9, 8, 7, 6}, [4]byte{10, 0, 0, 1}, 3333, 443), "9.8.7.6|3333|127.0.0.1|9.8.7.6|3333|10.0.0.1|443"},
+	{3, "PROXY TCP4 4.4.4.4 5.6.7.8 4444 443\r\n", "127.0.0.1|PORT|127.0.0.1|4.4.4.4|4444|5.6.7.8|443"},
 }
 
 // proxyProtoExchange sends header, then a request (over TLS for the TLS
@@ -92,7 +95,7 @@ func proxyProtoExchange(t *testing.T, port int, useTLS bool, header string) stri
 func checkProxyProto(t *testing.T, who string, ports [3]int) {
 	t.Helper()
 	for _, c := range proxyProtoCases {
-		got := proxyProtoExchange(t, ports[c.srv], c.srv == 2, c.header)
+		got := proxyProtoExchange(t, ports[min(c.srv, 2)], c.srv == 2, c.header)
 		if parts := strings.Split(got, "|"); len(parts) == 7 && strings.Contains(c.want, "PORT") {
 			got = strings.Replace(got, "|"+parts[1]+"|", "|PORT|", 1)
 		}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 	"github.com/mosaic-edge/mosaic/internal/testpki"
 )
 
@@ -739,5 +741,36 @@ func TestSSLStaplingWithOpenSSLResponder(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	if s, _ := staple(t, port, "revoked.test"); s != nil {
 		t.Errorf("revoked.test stapled %x", s)
+	}
+}
+
+// A plain HTTP request on a TLS port is read as a request and answered by
+// the server its Host names, as NGINX answers it (497): error_page 497 of
+// that server (the usual redirect to https), else 400 "The plain HTTP
+// request was sent to HTTPS port"; the connection closes.
+func TestPlainHTTPOnTLSPortMatchesNGINX(t *testing.T) {
+	dir := t.TempDir()
+	cert, key := testpki.WriteKeyPair(t, dir, "x", testpki.SelfSigned(t, "x.test"))
+	mp, np := runBoth(t, func(port int) string {
+		return fmt.Sprintf(`ssl_certificate %[2]s; ssl_certificate_key %[3]s;
+			server { listen 127.0.0.1:%[1]d ssl; server_name a.test; error_page 497 https://$host:$server_port$request_uri; }
+			server { listen 127.0.0.1:%[1]d ssl; server_name b.test; error_page 497 =200 /page;
+				location = /page { return 200 "page $scheme $request_uri"; } }
+			server { listen 127.0.0.1:%[1]d ssl; server_name c.test; return 200 c; }`, port, cert, key)
+	})
+	answer := func(port int, host string) string {
+		resp, b := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), "GET /x?y HTTP/1.1\r\nHost: "+host+"\r\n\r\n")
+		// The page as msie_padding leaves it, its title saying enough.
+		padded := strings.Contains(b, "padding to disable MSIE")
+		if i, j := strings.Index(b, "<title>"), strings.Index(b, "</title>"); i >= 0 && j > i {
+			b = b[i+7 : j]
+		}
+		loc := strings.Replace(resp.Header.Get("Location"), strconv.Itoa(port), "PORT", 1)
+		return fmt.Sprintf("%d %q %q close=%v padded=%v", resp.StatusCode, loc, b, resp.Close, padded)
+	}
+	for _, host := range []string{"a.test", "b.test", "c.test", "other.test", "c.test\r\nUser-Agent: MSIE 6.0"} {
+		if m, n := answer(mp, host), answer(np, host); m != n {
+			t.Errorf("Host %q: mosaic %s, NGINX %s", host, m, n)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
 	"slices"
@@ -276,6 +277,24 @@ func (c *Conn) Read(b []byte) (int, error) {
 		return n, nil
 	}
 	return c.Conn.Read(b)
+}
+
+// PeekByte returns the first byte of the connection's data after the
+// header without taking it: the next Read returns it too. A TLS listener
+// looks at it to tell a TLS client from one that speaks plain HTTP.
+func (c *Conn) PeekByte() (byte, error) {
+	c.once.Do(c.readHeader)
+	if c.err != nil {
+		return 0, c.err
+	}
+	if len(c.rest) == 0 {
+		b := make([]byte, 1)
+		if _, err := io.ReadFull(c.Conn, b); err != nil {
+			return 0, err
+		}
+		c.rest = b
+	}
+	return c.rest[0], nil
 }
 
 // NetConn returns the wrapped connection.
