@@ -50,6 +50,9 @@ type conn struct {
 	state            atomic.Int32
 	requests         int
 	headLen          int // the last request header's size on the wire, blank line included
+	// accepted is when the connection was accepted: its handshake and its
+	// first request's header are timed from it.
+	accepted time.Time
 	// reqStart is when the current request's first byte came: NGINX
 	// begins a request there, and $request_time counts from it.
 	reqStart time.Time
@@ -129,7 +132,7 @@ type conn struct {
 }
 
 func newConn(s *Server, rwc net.Conn) *conn {
-	c := &conn{srv: s, rwc: rwc, lim: s.current(), rawFD: -1}
+	c := &conn{srv: s, rwc: rwc, lim: s.current(), rawFD: -1, accepted: time.Now()}
 	c.shard = &s.watch.shards[watchShardOf.Add(1)%uint32(len(s.watch.shards))]
 	c.cond.L = &c.shard.mu
 	if a := rwc.RemoteAddr(); a != nil {
@@ -450,7 +453,10 @@ func (c *conn) awaitRequest(waited bool) (ok, park bool) {
 		now = time.Now()
 	}
 	if c.requests == 0 {
-		wait = c.lim.HeaderTimeout
+		// From the accept: NGINX arms its timer there and the TLS
+		// handshake does not re-arm it, so the handshake and the first
+		// header share one client_header_timeout.
+		wait, now = c.lim.HeaderTimeout, c.accepted
 	} else {
 		// The client has only just been sent its response (at now): a
 		// read now would mostly find nothing (EAGAIN), a system call for

@@ -53,13 +53,13 @@ func (c *conn) handshake(tc *tls.Conn) bool {
 }
 
 // armHandshake gives the handshake, the look at the first byte included,
-// HeaderTimeout from the connection's start.
+// HeaderTimeout from the accept.
 func (c *conn) armHandshake(tc *tls.Conn) {
 	if d := c.lim.HeaderTimeout; d > 0 {
 		// Both directions: a client that stops reading stalls the
 		// handshake as surely as one that stops writing. HTTP/1.x re-arms
 		// both before its first read and write (awaitRequest, armWrite).
-		_ = tc.SetDeadline(time.Now().Add(d))
+		_ = tc.SetDeadline(c.accepted.Add(d))
 	}
 }
 

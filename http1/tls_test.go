@@ -220,6 +220,34 @@ func TestServeTLSHandshakeTimeout(t *testing.T) {
 	}
 }
 
+// The handshake and the first request's header share one HeaderTimeout
+// from the accept, as they share NGINX's client_header_timeout timer: a
+// client that handshakes late has only the rest for its header.
+func TestServeTLSHandshakeAndHeaderShareTimeout(t *testing.T) {
+	ts := startServer(t, http.NotFoundHandler(), func(s *Server) {
+		s.TLSConfig = testServerTLS(t)
+		s.HeaderTimeout = time.Second
+	})
+	start := time.Now()
+	nc, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	_ = nc.SetDeadline(time.Now().Add(testTimeout))
+	time.Sleep(700 * time.Millisecond)
+	tc := tlsClient(t, nc, "http/1.1")
+	if _, err := io.WriteString(tc, "GET / HTTP/1.1\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(tc); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 900*time.Millisecond || d > 1400*time.Millisecond {
+		t.Fatalf("closed %v after the connect, want about 1s", d)
+	}
+}
+
 // startLoggedTLS starts a TLS server that answers 404 and logs into the
 // buffer it returns.
 func startLoggedTLS(t *testing.T) (*testServer, *syncbuf.Buffer) {
