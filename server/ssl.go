@@ -173,13 +173,11 @@ func setResponder(get func(*sslLoc) *Setting[string]) func(*Cmd) error {
 }
 
 func setCiphers(c *Cmd) error {
-	ids, tls13, err := ParseCiphers(c.Args[0])
+	ids, tls13, missing, err := ParseCiphers(c.Args[0])
 	if err != nil {
 		return c.Errorf("SSL_CTX_set_cipher_list(%q) failed: %v", c.Args[0], err)
 	}
-	if len(tls13) > 0 {
-		c.Notice(fmt.Sprintf("ignoring TLS 1.3 cipher suites %s in \"ssl_ciphers\": Go chooses among its TLS 1.3 suites itself", strings.Join(tls13, ", ")))
-	}
+	NoteIgnoredCiphers(c, tls13, missing)
 	return Put(c, &c.Loc().(*sslLoc).ciphers, ids)
 }
 
@@ -242,7 +240,7 @@ func setVerifyClient(c *Cmd) error {
 // defaultCiphers are the suites of NGINX's default ssl_ciphers,
 // "HIGH:!aNULL:!MD5": every suite Go has but 3DES, the RSA key exchange
 // and the CBC ones included, which Go's own defaults leave out.
-var defaultCiphers, _, _ = ParseCiphers("HIGH:!aNULL:!MD5")
+var defaultCiphers, _, _, _ = ParseCiphers("HIGH:!aNULL:!MD5")
 
 // serverTLS is what a server with certificates answers handshakes with:
 // one tls.Config that offers HTTP/2 by ALPN and one that does not.

@@ -99,10 +99,13 @@ func init() {
 }
 
 // ParseCiphers returns the Go suites that an OpenSSL cipher string
-// enables, and the TLS 1.3 suite names found in it (which only an
-// OpenSSL "Ciphersuites" command sets). An empty result is an error, as
-// OpenSSL's "no cipher match". The proxy's *_ssl_ciphers read it too.
-func ParseCiphers(spec string) (ids []uint16, tls13 []string, err error) {
+// enables, the TLS 1.3 suite names found in it (which only an OpenSSL
+// "Ciphersuites" command sets), and the items meant to enable suites
+// that match none Go implements (DHE-RSA-AES128-GCM-SHA256, EDH+AESGCM),
+// which OpenSSL would honour and mosaic drops. An empty result is an
+// error, as OpenSSL's "no cipher match". The proxy's *_ssl_ciphers read
+// it too.
+func ParseCiphers(spec string) (ids []uint16, tls13, missing []string, err error) {
 	active := make([]bool, len(goSuites))
 	killed := make([]bool, len(goSuites))
 	items := strings.FieldsFunc(spec, func(r rune) bool { return r == ':' || r == ',' || r == ';' || r == ' ' || r == '\t' })
@@ -119,10 +122,12 @@ func ParseCiphers(spec string) (ids []uint16, tls13 []string, err error) {
 			continue
 		}
 		parts := strings.Split(it, "+")
+		matched := false
 		for i := range goSuites {
 			if !suiteMatches(&goSuites[i], parts) {
 				continue
 			}
+			matched = true
 			switch op {
 			case 0:
 				if !killed[i] {
@@ -134,6 +139,9 @@ func ParseCiphers(spec string) (ids []uint16, tls13 []string, err error) {
 				active[i], killed[i] = false, true
 			}
 		}
+		if !matched && op == 0 {
+			missing = append(missing, it)
+		}
 	}
 	for i, on := range active {
 		if on {
@@ -141,9 +149,22 @@ func ParseCiphers(spec string) (ids []uint16, tls13 []string, err error) {
 		}
 	}
 	if len(ids) == 0 {
-		return nil, tls13, fmt.Errorf("no cipher suite that mosaic implements matches %q", spec)
+		return nil, tls13, missing, fmt.Errorf("no cipher suite that mosaic implements matches %q", spec)
 	}
-	return ids, tls13, nil
+	return ids, tls13, missing, nil
+}
+
+// NoteIgnoredCiphers tells, by notices, what a cipher list named that Go
+// cannot honour: TLS 1.3 suites (Go chooses among its own) and items that
+// enable none of Go's suites.
+func NoteIgnoredCiphers(c *Cmd, tls13, missing []string) {
+	if len(tls13) > 0 {
+		c.Notice(fmt.Sprintf("ignoring TLS 1.3 cipher suites %s in %q: Go chooses among its TLS 1.3 suites itself",
+			strings.Join(tls13, ", "), c.Name))
+	}
+	if len(missing) > 0 {
+		c.Notice(fmt.Sprintf("ignoring %s in %q: no cipher suite that Go implements matches", strings.Join(missing, ", "), c.Name))
+	}
 }
 
 // suiteMatches reports whether s is in every group of parts (a cipher

@@ -61,7 +61,7 @@ func TestCipherStringsMatchOpenSSL(t *testing.T) {
 		"aRSA+SHA1",
 	} {
 		want, ok := opensslSuites(t, spec)
-		ids, _, err := ParseCiphers(spec)
+		ids, _, _, err := ParseCiphers(spec)
 		if !ok {
 			if err == nil {
 				t.Errorf("%q: openssl refuses it, mosaic takes it", spec)
@@ -85,11 +85,11 @@ func TestCipherStringsMatchOpenSSL(t *testing.T) {
 
 func TestCipherStringErrors(t *testing.T) {
 	for _, spec := range []string{"", "DHE-RSA-AES128-GCM-SHA256", "ALL:!ALL", "nonsense", "TLS_AES_128_GCM_SHA256"} {
-		if _, _, err := ParseCiphers(spec); err == nil {
+		if _, _, _, err := ParseCiphers(spec); err == nil {
 			t.Errorf("%q: no error", spec)
 		}
 	}
-	_, tls13, err := ParseCiphers("TLS_AES_128_GCM_SHA256:HIGH")
+	_, tls13, _, err := ParseCiphers("TLS_AES_128_GCM_SHA256:HIGH")
 	if err != nil || len(tls13) != 1 {
 		t.Errorf("TLS 1.3 names: %v %v", tls13, err)
 	}
@@ -100,7 +100,7 @@ func FuzzParseCiphers(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
-		ids, _, err := ParseCiphers(spec)
+		ids, _, _, err := ParseCiphers(spec)
 		if err == nil && len(ids) == 0 {
 			t.Fatal("no suites and no error")
 		}

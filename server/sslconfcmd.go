@@ -87,7 +87,7 @@ func ApplyConfCommand(tc *tls.Config, name, value string) error {
 	cmd := confCommand{name: name, value: value}
 	switch cmd.name {
 	case "CipherString":
-		ids, _, err := ParseCiphers(cmd.value)
+		ids, _, _, err := ParseCiphers(cmd.value)
 		if err != nil {
 			return err
 		}

@@ -8,11 +8,15 @@ import (
 )
 
 // ssl_dhparam loads with a notice that says why it does nothing (Go's TLS
-// has only ECDHE key exchange), as ssl_buffer_size's notice says why.
+// has only ECDHE key exchange), as ssl_buffer_size's notice says why, and
+// ssl_ciphers names the items it drops (the suites OpenSSL has and Go
+// lacks, such as the DHE ones of Mozilla's intermediate list).
 func TestSSLDhparamNoticeGivesReason(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "mosaic.conf")
-	writeFile(t, path, "http { ssl_dhparam /nonexistent/dh.pem; ssl_buffer_size 4k; server { listen 127.0.0.1:1; } }\n")
+	writeFile(t, path, "http { ssl_dhparam /nonexistent/dh.pem; ssl_buffer_size 4k;\n"+
+		"ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES128-GCM-SHA256:EDH+AESGCM:!DHE-RSA-AES256-SHA;\n"+
+		"server { listen 127.0.0.1:1; } }\n")
 	out, err := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
 	if err != nil {
 		t.Fatalf("-t: %v\n%s", err, out)
@@ -20,6 +24,7 @@ func TestSSLDhparamNoticeGivesReason(t *testing.T) {
 	for _, want := range []string{
 		`[notice] ignoring "ssl_dhparam" directive in ` + path + `:1: Go's TLS negotiates keys with ECDHE only`,
 		`[notice] ignoring "ssl_buffer_size": Go's TLS stack sizes its records itself`,
+		`[notice] ignoring DHE-RSA-AES128-GCM-SHA256, EDH+AESGCM in "ssl_ciphers": no cipher suite that Go implements matches`,
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("-t output lacks %q:\n%s", want, out)

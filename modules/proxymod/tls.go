@@ -256,17 +256,14 @@ func setSSLPasswordFile(c *core.Cmd, t *TLSConf) error {
 }
 
 // setSSLCiphers reads *_ssl_ciphers, OpenSSL's cipher-list language as
-// ssl_ciphers reads it. TLS 1.3 suites, which Go picks itself, are noted
-// and left out.
+// ssl_ciphers reads it. TLS 1.3 suites, which Go picks itself, and items
+// that enable none of Go's suites are noted and left out.
 func setSSLCiphers(c *core.Cmd, t *TLSConf) error {
-	ids, tls13, err := core.ParseCiphers(c.Args[0])
+	ids, tls13, missing, err := core.ParseCiphers(c.Args[0])
 	if err != nil {
 		return c.Errorf("SSL_CTX_set_cipher_list(%q) failed: %v", c.Args[0], err)
 	}
-	if len(tls13) > 0 {
-		c.Notice(fmt.Sprintf("ignoring TLS 1.3 cipher suites %s in %q: Go chooses among its TLS 1.3 suites itself",
-			strings.Join(tls13, ", "), c.Name))
-	}
+	core.NoteIgnoredCiphers(c, tls13, missing)
 	return core.Put(c, &t.ciphers, ids)
 }
 
