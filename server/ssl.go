@@ -246,8 +246,11 @@ var defaultCiphers, _, _, _ = ParseCiphers("HIGH:!aNULL:!MD5")
 // one tls.Config that offers HTTP/2 by ALPN and one that does not.
 type serverTLS struct {
 	h1, h2 *tls.Config
-	certs  []*certStaple
-	sl     *sslLoc
+	// sessions, when sessions resume, are the hooks each connection's
+	// copy of h1 or h2 takes.
+	sessions *sessionHooks
+	certs    []*certStaple
+	sl       *sslLoc
 	// clientPool verifies client certificates: ssl_client_certificate and
 	// ssl_trusted_certificate together.
 	clientPool *x509.CertPool
@@ -313,7 +316,8 @@ func (s *VServer) buildTLS(b *tlsBuild) error {
 			return conf.Errorf(cmd.at, "SSL_CONF_cmd(%q, %q) failed: %v", cmd.name, cmd.value, err)
 		}
 	}
-	if err := setupSessions(base, sl, certsOwner(s.certs)); err != nil {
+	var err error
+	if st.sessions, err = setupSessions(base, sl, certsOwner(s.certs)); err != nil {
 		return err
 	}
 	var trusted []*x509.Certificate
@@ -355,12 +359,19 @@ func (st *serverTLS) certificate(hello *tls.ClientHelloInfo) (*tls.Certificate, 
 	return pick.current(hello), nil
 }
 
-// forALPN returns the configuration that offers HTTP/2 or not.
-func (st *serverTLS) forALPN(h2 bool) *tls.Config {
+// forConn returns the configuration of a connection, which offers HTTP/2
+// or not: a copy of its own where sessions resume (sessionHooks).
+func (st *serverTLS) forConn(h2 bool) *tls.Config {
+	tc := st.h1
 	if h2 {
-		return st.h2
+		tc = st.h2
 	}
-	return st.h1
+	if st.sessions == nil {
+		return tc
+	}
+	tc = tc.Clone()
+	st.sessions.install(tc)
+	return tc
 }
 
 // tlsBuild is what the servers of one configuration share while their

@@ -163,23 +163,56 @@ func sharedStore(name string, size int64) *sessionStore {
 	return s
 }
 
+// sessionHooks are a server's WrapSession and UnwrapSession, which pass
+// the creation time of the session between them: Go always re-issues a
+// resumed TLS 1.2 session in a new ticket that it builds afresh, and that
+// ticket must keep the age of the session it carries, as OpenSSL keeps a
+// resumed session's time, or resuming it within ssl_session_timeout
+// would keep it alive for good. A TLS 1.3 ticket is a new session, which
+// OpenSSL times anew too.
+type sessionHooks struct {
+	wrap   func(cs tls.ConnectionState, ss *tls.SessionState, created time.Time) ([]byte, error)
+	unwrap func(ticket []byte, cs tls.ConnectionState) (ss *tls.SessionState, created time.Time, err error)
+}
+
+// install gives tc, a connection's own configuration, the hooks, with the
+// time of the session the connection resumed kept between them.
+func (h *sessionHooks) install(tc *tls.Config) {
+	var resumed time.Time
+	tc.UnwrapSession = func(ticket []byte, cs tls.ConnectionState) (*tls.SessionState, error) {
+		ss, created, err := h.unwrap(ticket, cs)
+		if ss != nil {
+			resumed = created
+		}
+		return ss, err
+	}
+	tc.WrapSession = func(cs tls.ConnectionState, ss *tls.SessionState) ([]byte, error) {
+		created := time.Now()
+		if cs.DidResume && cs.Version < tls.VersionTLS13 && !resumed.IsZero() {
+			created = resumed
+		}
+		return h.wrap(cs, ss, created)
+	}
+}
+
 // setupSessions applies the session settings of a server to its TLS
-// configuration. owner names the server's certificates, so that a
-// session is resumed only by a server with the same ones, as NGINX's
-// session id context keeps sessions apart.
-func setupSessions(tc *tls.Config, sl *sslLoc, owner string) error {
+// configuration and returns the hooks that each connection's copy of it
+// takes (nil when no session is resumed). owner names the server's
+// certificates, so that a session is resumed only by a server with the
+// same ones, as NGINX's session id context keeps sessions apart.
+func setupSessions(tc *tls.Config, sl *sslLoc, owner string) (*sessionHooks, error) {
 	var keys [][32]byte
 	for i, f := range sl.ticketKeys.V.files {
 		k, err := ticketKeyFile(sl.ticketKeys.V.dirs[i], f)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		keys = append(keys, k)
 	}
 	if len(keys) == 0 {
 		var k [32]byte
 		if _, err := rand.Read(k[:]); err != nil {
-			return err
+			return nil, err
 		}
 		keys = append(keys, k)
 	}
@@ -187,21 +220,22 @@ func setupSessions(tc *tls.Config, sl *sslLoc, owner string) error {
 	timeout := sl.sessionTimeout.V
 	sc := sl.sessionCache.V
 	if sl.sessionTickets.V {
-		tc.WrapSession = func(cs tls.ConnectionState, ss *tls.SessionState) ([]byte, error) {
-			stampSession(ss, owner)
-			return tc.EncryptTicket(cs, ss)
-		}
-		tc.UnwrapSession = func(ticket []byte, cs tls.ConnectionState) (*tls.SessionState, error) {
-			ss, err := tc.DecryptTicket(ticket, cs)
-			if err != nil || ss == nil {
-				return nil, err
-			}
-			if created, ok := sessionStamp(ss, owner); !ok || time.Since(created) > timeout {
-				return nil, nil // a full handshake
-			}
-			return ss, nil
-		}
-		return nil
+		return &sessionHooks{
+			wrap: func(cs tls.ConnectionState, ss *tls.SessionState, created time.Time) ([]byte, error) {
+				stampSession(ss, owner, created)
+				return tc.EncryptTicket(cs, ss)
+			},
+			unwrap: func(ticket []byte, cs tls.ConnectionState) (*tls.SessionState, time.Time, error) {
+				ss, err := tc.DecryptTicket(ticket, cs)
+				if err != nil || ss == nil {
+					return nil, time.Time{}, err
+				}
+				if created, ok := sessionStamp(ss, owner); ok && time.Since(created) <= timeout {
+					return ss, created, nil
+				}
+				return nil, time.Time{}, nil // a full handshake
+			},
+		}, nil
 	}
 	var store *sessionStore
 	switch {
@@ -211,40 +245,37 @@ func setupSessions(tc *tls.Config, sl *sslLoc, owner string) error {
 		store = newSessionStore(sc.builtin)
 	default:
 		tc.SessionTicketsDisabled = true
-		return nil
+		return nil, nil
 	}
-	tc.WrapSession = func(_ tls.ConnectionState, ss *tls.SessionState) ([]byte, error) {
-		b, err := ss.Bytes()
-		if err != nil {
-			return nil, err
-		}
-		id := make([]byte, 32)
-		if _, err := rand.Read(id); err != nil {
-			return nil, err
-		}
-		store.put(&storedSession{id: string(id), owner: owner, state: b, created: time.Now()})
-		return id, nil
-	}
-	tc.UnwrapSession = func(ticket []byte, _ tls.ConnectionState) (*tls.SessionState, error) {
-		e := store.get(string(ticket))
-		if e == nil || e.owner != owner || time.Since(e.created) > timeout {
-			return nil, nil
-		}
-		return tls.ParseSessionState(e.state)
-	}
-	return nil
+	return &sessionHooks{
+		wrap: func(_ tls.ConnectionState, ss *tls.SessionState, created time.Time) ([]byte, error) {
+			b, err := ss.Bytes()
+			if err != nil {
+				return nil, err
+			}
+			id := make([]byte, 32)
+			if _, err := rand.Read(id); err != nil {
+				return nil, err
+			}
+			store.put(&storedSession{id: string(id), owner: owner, state: b, created: created})
+			return id, nil
+		},
+		unwrap: func(ticket []byte, _ tls.ConnectionState) (*tls.SessionState, time.Time, error) {
+			e := store.get(string(ticket))
+			if e == nil || e.owner != owner || time.Since(e.created) > timeout {
+				return nil, time.Time{}, nil
+			}
+			ss, err := tls.ParseSessionState(e.state)
+			return ss, e.created, err
+		},
+	}, nil
 }
 
 // stampSession records when a session was made, and for which server,
 // inside the state that the ticket encrypts.
-func stampSession(ss *tls.SessionState, owner string) {
-	for _, e := range ss.Extra {
-		if bytes.HasPrefix(e, sessionMarker) {
-			return // resumed and re-issued: the session keeps its age
-		}
-	}
+func stampSession(ss *tls.SessionState, owner string, created time.Time) {
 	b := append([]byte(nil), sessionMarker...)
-	b = binary.BigEndian.AppendUint64(b, uint64(time.Now().UnixNano()))
+	b = binary.BigEndian.AppendUint64(b, uint64(created.UnixNano()))
 	b = append(b, owner...)
 	ss.Extra = append(ss.Extra, b)
 }

@@ -180,7 +180,7 @@ func tlsConfig(cur *atomic.Pointer[Config], bound string) *tls.Config {
 				return nil, fmt.Errorf("no certificate for %q", hello.ServerName)
 			}
 			clientHellos.put(hello) // for $ssl_ciphers and $ssl_curves
-			return s.tls.forALPN(h2), nil
+			return s.tls.forConn(h2), nil
 		},
 	}
 }

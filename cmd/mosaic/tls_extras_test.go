@@ -188,6 +188,32 @@ func TestSSLSessionResumption(t *testing.T) {
 	}
 }
 
+// ssl_session_timeout counts from the full handshake: a TLS 1.2 session
+// resumed within it is not renewed by the ticket that the resumption
+// re-issues, as OpenSSL keeps a resumed session's time.
+func TestSSLSessionTimeoutFromFullHandshakeMatchesNGINX(t *testing.T) {
+	dir := t.TempDir()
+	cert, key := testpki.WriteKeyPair(t, dir, "x", testpki.SelfSigned(t, "x.test"))
+	mp, np := runBoth(t, func(port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d ssl; server_name x.test; ssl_certificate %s; ssl_certificate_key %s;
+			ssl_session_timeout 2s; return 200 "$ssl_session_reused"; }`, port, cert, key)
+	})
+	caches := map[int]tls.ClientSessionCache{mp: tls.NewLRUClientSessionCache(4), np: tls.NewLRUClientSessionCache(4)}
+	got := map[int]string{}
+	// Both on one schedule: a full handshake, a resumption after 1.5s,
+	// another 3.2s after the first (NGINX counts whole seconds: 3 or 4,
+	// past the 2s either way).
+	for _, wait := range []time.Duration{0, 1500 * time.Millisecond, 1700 * time.Millisecond} {
+		time.Sleep(wait)
+		for _, port := range []int{mp, np} {
+			got[port] += fmt.Sprint(sessionGet(t, port, caches[port], tls.VersionTLS12), " ")
+		}
+	}
+	if got[mp] != got[np] || got[mp] != "false true false " {
+		t.Errorf("resumed %s, NGINX %s", got[mp], got[np])
+	}
+}
+
 // clientCert makes a client configuration that sends c whatever CAs the
 // server names (Go's client would otherwise keep back a certificate the
 // server's CAs did not issue).
