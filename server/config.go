@@ -111,6 +111,7 @@ type VServer struct {
 	locs    *locationTree
 	named   map[string]*Location
 	certs   []tls.Certificate // ssl_certificate, its own or inherited
+	dynamic *dynamicCerts     // in place of certs, names with variables
 	tls     *serverTLS        // the handshake settings, nil without certs
 	cfg     *Config
 	file    string

@@ -194,6 +194,10 @@ func queryOCSP(parent context.Context, url string, leaf, issuer *x509.Certificat
 func (st *serverTLS) setupStapling(s *VServer, b *tlsBuild, trusted []*x509.Certificate) error {
 	sl := st.sl
 	files := LocConf[*coreLoc](s.level, coreModule).sslCerts.V.files
+	if s.dynamic != nil && sl.stapling.V {
+		// As NGINX: no stapling for certificates read per handshake.
+		st.logf(fmt.Sprintf("\"ssl_stapling\" is not supported for certificates with variables in %s:%d", s.file, s.line))
+	}
 	for i := range s.certs {
 		c := &s.certs[i]
 		cs := &certStaple{cert: c}

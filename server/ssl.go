@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
@@ -260,6 +261,9 @@ type serverTLS struct {
 	// ocspCache is ssl_ocsp_cache's zone, nil without one.
 	ocspCache *ocspCache
 	logf      func(string)
+	// dynamic, in place of certs, reads the certificates at each
+	// handshake (names with variables).
+	dynamic *dynamicCerts
 }
 
 // readPEMCerts reads every certificate of a PEM file.
@@ -294,11 +298,11 @@ func readPEMCerts(p sslPath) ([]*x509.Certificate, error) {
 // are loaded (a server without any has none: the default server of its
 // address answers its handshakes).
 func (s *VServer) buildTLS(b *tlsBuild) error {
-	if s.certs == nil {
+	if s.certs == nil && s.dynamic == nil {
 		return nil
 	}
 	sl := LocConf[*sslLoc](s.level, sslModule)
-	st := &serverTLS{sl: sl, logf: b.logWarn}
+	st := &serverTLS{sl: sl, logf: b.logWarn, dynamic: s.dynamic}
 	base := &tls.Config{MinVersion: tls.VersionTLS12}
 	if p := LocConf[*coreLoc](s.level, coreModule).sslProtocols; p.Set {
 		base.MinVersion, base.MaxVersion = p.V[0], p.V[1]
@@ -317,7 +321,12 @@ func (s *VServer) buildTLS(b *tlsBuild) error {
 		}
 	}
 	var err error
-	if st.sessions, err = setupSessions(base, sl, certsOwner(s.certs)); err != nil {
+	owner := certsOwner(s.certs)
+	if s.dynamic != nil {
+		// Sessions belong to the names, which the certificates follow.
+		owner = fmt.Sprintf("%x", sha256.Sum256([]byte(strings.Join(s.dynamic.certs.files, "\x00"))))[:16]
+	}
+	if st.sessions, err = setupSessions(base, sl, owner); err != nil {
 		return err
 	}
 	var trusted []*x509.Certificate
@@ -347,6 +356,18 @@ func (s *VServer) buildTLS(b *tlsBuild) error {
 // first, as Go chooses among Config.Certificates, with its current OCSP
 // response.
 func (st *serverTLS) certificate(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+	if st.dynamic != nil {
+		pairs, err := st.dynamic.pairs(hello)
+		if err != nil {
+			return nil, err
+		}
+		for i := range pairs {
+			if hello.SupportsCertificate(&pairs[i]) == nil {
+				return &pairs[i], nil
+			}
+		}
+		return &pairs[0], nil
+	}
 	pick := st.certs[0]
 	if len(st.certs) > 1 {
 		for _, c := range st.certs {

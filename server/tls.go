@@ -15,6 +15,7 @@ import (
 	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/http1"
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // sslFiles is what ssl_certificate or ssl_certificate_key lines at one
@@ -24,6 +25,11 @@ import (
 type sslFiles struct {
 	files []string
 	dirs  []*conf.Directive
+	// tpls holds, for each file, its name's template when it has
+	// variables (nil otherwise): NGINX 1.15.9's certificates chosen per
+	// handshake ("ssl_certificate /etc/ssl/$ssl_server_name.crt").
+	tpls    []*vars.Template
+	dynamic bool
 }
 
 // setCertificate reads ssl_certificate (key false) or ssl_certificate_key.
@@ -34,11 +40,18 @@ func setCertificate(key bool) func(*Cmd) error {
 		if key {
 			s = &cl.sslKeys
 		}
+		var tpl *vars.Template
 		if strings.Contains(c.Args[0], "$") {
-			return c.Errorf("variables in %q are not supported", c.Name)
+			t, err := c.Template(c.Args[0])
+			if err != nil {
+				return err
+			}
+			tpl = t
 		}
 		s.V.files = append(s.V.files, c.Args[0])
 		s.V.dirs = append(s.V.dirs, c.Directive)
+		s.V.tpls = append(s.V.tpls, tpl)
+		s.V.dynamic = s.V.dynamic || tpl != nil
 		s.Set = true
 		return nil
 	}
@@ -79,6 +92,12 @@ func (s *VServer) loadCerts(loaded map[string]*tls.Certificate) error {
 		if passwords, err = readPasswords(pf.V); err != nil {
 			return err
 		}
+	}
+	if certs.dynamic || keys.dynamic {
+		// As NGINX: with a variable in any of the names, every pair is
+		// read at each handshake (dynamicCerts).
+		s.dynamic = &dynamicCerts{certs: certs, keys: keys, passwords: passwords, logf: s.cfg.Logger}
+		return nil
 	}
 	s.certs = make([]tls.Certificate, len(certs.files))
 	for i, d := range certs.dirs {

@@ -212,7 +212,7 @@ func TestTLSConfigErrors(t *testing.T) {
 		{"http {\nserver { listen 127.0.0.1:1 ssl; }\nserver { listen 127.0.0.1:1 ssl; ssl_certificate " + cert + "; ssl_certificate_key " + key + "; }\n}",
 			`no "ssl_certificate" is defined for the "listen ... ssl" directive in t.conf:2`},
 		{"http { ssl maybe; }", `invalid value "maybe"`},
-		{"http { ssl_certificate $ssl_server_name.pem; }", `variables in "ssl_certificate" are not supported in t.conf:1`},
+		{"http { ssl_certificate $nosuchvariable.pem; }", `unknown "nosuchvariable" variable`},
 	} {
 		cfg, err := LoadString("t.conf", tc.src)
 		if err == nil {

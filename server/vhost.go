@@ -284,7 +284,7 @@ func (b *builder) groupListeners() error {
 		if LocConf[*coreLoc](g.def.level, coreModule).sslOn.V {
 			g.ssl = true
 		}
-		if g.ssl && g.def.certs == nil && !sslOf(g.def).reject.V {
+		if g.ssl && g.def.certs == nil && g.def.dynamic == nil && !sslOf(g.def).reject.V {
 			return fmt.Errorf("no \"ssl_certificate\" is defined for the \"listen ... ssl\" directive in %s:%d", g.def.file, g.def.line)
 		}
 	}
