@@ -291,3 +291,22 @@ func TestUpstreamDirectivesCheck(t *testing.T) {
 		t.Fatalf("-t: %v %q, want %q", err, out, want)
 	}
 }
+
+// TestUpstreamNameIgnoresCaseAsNGINX: NGINX compares upstream names
+// ignoring case, so proxy_pass http://mixed reaches "upstream Mixed"
+// (with or without a variable) instead of resolving a host "mixed".
+func TestUpstreamNameIgnoresCaseAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := newUpOrigin(t, "origin", "")
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`upstream Mixed { server %s; }
+		server {
+			listen 127.0.0.1:%d;
+			location /static/ { proxy_pass http://mixed; }
+			location /variable/ { set $u MIXED; proxy_pass http://$u; }
+		}`, o.addr(), port)
+	})
+	for _, path := range []string{"/static/", "/variable/"} {
+		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: x", "")
+	}
+}

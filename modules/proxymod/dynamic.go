@@ -27,13 +27,13 @@ import (
 // without one the client's URI is sent. "proxy_redirect default" has
 // nothing to rewrite from, as in NGINX.
 type dynamicPass struct {
-	target    *vars.Template
-	base      proxy.Options // everything but Pass and Upstream
-	l         *core.Location
-	upstreams map[string]*upstreamConf
-	resolver  *resolver.Resolver
-	timeout   time.Duration
-	log       *slog.Logger
+	target   *vars.Template
+	base     proxy.Options // everything but Pass and Upstream
+	l        *core.Location
+	main     *mainConf // its upstream blocks
+	resolver *resolver.Resolver
+	timeout  time.Duration
+	log      *slog.Logger
 
 	mu       sync.Mutex
 	handlers map[string]*dynamicTarget // by scheme and authority
@@ -60,14 +60,14 @@ func newDynamicPass(l *core.Location, pc *locConf) (http.Handler, error) {
 	base.RedirectOff = base.RedirectOff || len(base.Redirects) == 0
 	lc := core.LocConf[*locConf](l, module)
 	return &dynamicPass{
-		target:    pc.passVar,
-		base:      base,
-		l:         l,
-		upstreams: core.MainConf[*mainConf](l.Server().Config(), module).upstreams,
-		resolver:  lc.resolver.V,
-		timeout:   lc.resolveTime.Or(30 * time.Second),
-		log:       l.Logger(),
-		handlers:  map[string]*dynamicTarget{},
+		target:   pc.passVar,
+		base:     base,
+		l:        l,
+		main:     core.MainConf[*mainConf](l.Server().Config(), module),
+		resolver: lc.resolver.V,
+		timeout:  lc.resolveTime.Or(30 * time.Second),
+		log:      l.Logger(),
+		handlers: map[string]*dynamicTarget{},
 	}, nil
 }
 
@@ -171,13 +171,8 @@ func (d *dynamicPass) upstream(p proxy.Pass) *proxy.Upstream {
 	if p.Port != "" || p.Unix != "" {
 		return nil
 	}
-	if u, ok := d.upstreams[p.Host]; ok {
+	if u := d.main.upstreamNamed(p.Host); u != nil {
 		return u.built
-	}
-	for name, u := range d.upstreams {
-		if strings.EqualFold(name, p.Host) {
-			return u.built
-		}
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ import (
 // mainConf holds the upstream blocks of a configuration, and the client
 // certificates loaded for it.
 type mainConf struct {
-	upstreams map[string]*upstreamConf
+	upstreams map[string]*upstreamConf // by lowercased name (upstreamNamed)
 	order     []*upstreamConf
 	keyPairs  map[keyPairID]*tls.Certificate // loaded once, shared by the locations inheriting them
 }
@@ -196,7 +196,7 @@ func init() {
 func setUpstream(c *core.Cmd) error {
 	mc := c.Main().(*mainConf)
 	name := c.Args[0]
-	if _, dup := mc.upstreams[name]; dup {
+	if mc.upstreamNamed(name) != nil {
 		return c.Errorf("duplicate upstream %q", name)
 	}
 	u := &upstreamConf{name: name, pos: c.Pos()}
@@ -206,7 +206,7 @@ func setUpstream(c *core.Cmd) error {
 	if len(u.servers) == 0 {
 		return c.Errorf("no servers are inside upstream")
 	}
-	mc.upstreams[name] = u
+	mc.upstreams[strings.ToLower(name)] = u
 	mc.order = append(mc.order, u)
 	return nil
 }
@@ -445,7 +445,7 @@ func locationOptions(l *core.Location, pass proxy.Pass, withTLS bool) (proxy.Opt
 		opts.TLS = t
 	}
 	// A Unix-domain socket names no group, though its Host is "localhost".
-	if u, ok := mc.upstreams[pass.Host]; ok && pass.Port == "" && pass.Unix == "" {
+	if u := mc.upstreamNamed(pass.Host); u != nil && pass.Port == "" && pass.Unix == "" {
 		opts.Upstream = u.built
 	}
 	return opts, true, nil
