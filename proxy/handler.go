@@ -201,7 +201,7 @@ func (x *exchange) run() {
 			if f.kind == failClient && x.clientGone(f.err) {
 				x.terminate(f.status())
 			}
-			h.errorResponse(x.w, x.r, f.status())
+			x.errorResponse(f.status())
 			return
 		}
 		x.logFailure(slog.LevelError, f.message(), p.addr, f.err)
@@ -222,6 +222,15 @@ func (x *exchange) upstreamFailed(kind Failure, status int) {
 	if x.h.onFailure != nil {
 		x.h.onFailure(x.w, x.r, kind)
 	}
+	x.errorResponse(status)
+}
+
+// errorResponse answers with the error response for status after the
+// tries so far. Their $upstream_addr and $upstream_status are published
+// first, as NGINX has them when it sends its own error page: an
+// "add_header ... always" shows them.
+func (x *exchange) errorResponse(status int) {
+	x.publishTried()
 	x.h.errorResponse(x.w, x.r, status)
 }
 
@@ -520,7 +529,7 @@ func (x *exchange) bodyFailed(p *peer, rc *http.ResponseController, res relayed)
 	if x.ctx.Err() != nil {
 		if !res.committed {
 			x.logFailure(slog.LevelInfo, f.message(), p.addr, res.upErr)
-			x.h.errorResponse(x.w, x.r, StatusClientClosedRequest)
+			x.errorResponse(StatusClientClosedRequest)
 		}
 		return
 	}
@@ -575,7 +584,7 @@ func (x *exchange) interceptResponse(c *conn, resp *http.Response, a *attempt) {
 	c.close()
 	a.total = time.Since(a.start)
 	a.count(c)
-	x.h.errorResponse(x.w, x.r, resp.StatusCode)
+	x.errorResponse(resp.StatusCode)
 }
 
 // pacedBody is a response body read through a pace.Reader.

@@ -26,7 +26,7 @@ func (x *exchange) switchProtocols(c *conn, resp *http.Response, a *attempt) {
 		a.total = time.Since(a.start)
 		a.count(c)
 		x.logFailure(slog.LevelError, "cannot switch protocols: the client connection cannot be taken over", c.peer.addr, err)
-		h.errorResponse(x.w, x.r, http.StatusBadGateway)
+		x.errorResponse(http.StatusBadGateway)
 		return
 	}
 	defer client.Close()

@@ -665,6 +665,9 @@ type errorPageWriter struct {
 	wrote  bool
 	// uncaught: the response is one NGINX sends itself (writeUncaught).
 	uncaught bool
+	// special: the response is the server's own error page (Error), which
+	// error_page replaces even when an upstream was tried before it.
+	special bool
 }
 
 // writeUncaught writes the status of a response that NGINX sends itself,
@@ -697,7 +700,7 @@ func (e *errorPageWriter) WriteHeader(code int) {
 		return
 	}
 	if p, ok := e.pages[code]; ok && !e.uncaught && (e.fl == nil || e.fl.cur == e.gate) {
-		if !relayed(e.st) {
+		if e.special || !relayed(e.st) {
 			e.caught, e.page = code, p
 			return
 		}

@@ -173,13 +173,18 @@ func Error(w http.ResponseWriter, r *http.Request, code int) {
 // markError tells the error_page writer under w, if any, that the server
 // itself answers code: NGINX then sends that code (its special response
 // sets err_status), not the one error_page keeps, so an error page that
-// is missing answers 404, not the status it was to go with.
+// is missing answers 404, not the status it was to go with. And the
+// page is the server's own, which error_page replaces whatever upstream
+// was tried before it (the proxy's 502 after a refused connection).
 func markError(w http.ResponseWriter, code int) {
 	for w != nil {
 		// Every one: pages caught in turn (recursive_error_pages) nest
 		// their writers, and NGINX's err_status is one per request.
 		if s, ok := w.(*statusWriter); ok && !s.done {
 			s.status = code
+		}
+		if e, ok := w.(*errorPageWriter); ok {
+			e.special = true
 		}
 		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
 		if !ok {

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 // upOrigin is an origin that answers with its name, counts what it
@@ -308,5 +310,36 @@ func TestUpstreamNameIgnoresCaseAsNGINX(t *testing.T) {
 	})
 	for _, path := range []string{"/static/", "/variable/"} {
 		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: x", "")
+	}
+}
+
+// TestUpstreamVarsOnProxyErrorsAsNGINX: the 502 and 504 that the proxy
+// answers itself show $upstream_addr and $upstream_status in an
+// "add_header ... always", as NGINX's do, and error_page still replaces
+// them.
+func TestUpstreamVarsOnProxyErrorsAsNGINX(t *testing.T) {
+	nginxPath(t)
+	silent := newUpOrigin(t, "silent", "silent")
+	refused := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`upstream down2 { server %[2]s; server 127.0.0.1:1; }
+		server {
+			listen 127.0.0.1:%[1]d;
+			add_header X-Up "$upstream_addr|$upstream_status" always;
+			proxy_read_timeout 200ms;
+			location /refused/ { proxy_pass http://%[2]s; }
+			location /group/ { proxy_pass http://down2; }
+			location /silent/ { proxy_pass http://%[3]s; }
+			location /page/ { proxy_pass http://%[2]s; error_page 502 =200 /ok; }
+			location = /ok { return 200 "page"; }
+		}`, port, refused, silent.addr())
+	})
+	for _, path := range []string{"/refused/", "/group/", "/group/", "/silent/", "/page/"} {
+		req := "GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+		m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
+		n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
+		if m.StatusCode != n.StatusCode || mb != nb && n.StatusCode == 200 || m.Header.Get("X-Up") != n.Header.Get("X-Up") {
+			t.Errorf("%s: mosaic %d %q %q, nginx %d %q %q", path, m.StatusCode, m.Header.Get("X-Up"), mb, n.StatusCode, n.Header.Get("X-Up"), nb)
+		}
 	}
 }
