@@ -273,7 +273,8 @@ func TestNextUpstreamThroughBinary(t *testing.T) {
 
 // TestUpstreamDirectivesCheck: the configuration check accepts zone,
 // keepalive_time and slow_start (with its notice), and refuses a backup
-// server with a hashing method, naming the line.
+// server with a hashing method and an upstream's name with a port,
+// naming the line.
 func TestUpstreamDirectivesCheck(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.conf")
@@ -291,6 +292,15 @@ func TestUpstreamDirectivesCheck(t *testing.T) {
 	out, err = exec.Command(binPath, "-t", "-c", bad).CombinedOutput()
 	if want := `balancing method does not support parameter "backup" in ` + bad + ":5"; err == nil || !strings.Contains(string(out), want) {
 		t.Fatalf("-t: %v %q, want %q", err, out, want)
+	}
+	// As in NGINX, an upstream's name with a port is refused, in any
+	// case, rather than resolved as a host.
+	for _, pass := range []string{"proxy_pass http://U:8080", "fastcgi_pass u:9000"} {
+		writeFile(t, bad, "http {\n upstream u { server 127.0.0.1:1; }\n server {\n  location / {\n   "+pass+";\n  }\n }\n}\n")
+		out, err = exec.Command(binPath, "-t", "-c", bad).CombinedOutput()
+		if want := "may not have port"; err == nil || !strings.Contains(string(out), want) || !strings.Contains(string(out), bad+":5") {
+			t.Errorf("-t with %s: %v %q, want %q at line 5", pass, err, out, want)
+		}
 	}
 }
 

@@ -283,13 +283,14 @@ func Options(l *server.Location, g *Conf, wire proxy.Wire) (proxy.Options, error
 			return status >= 300 && l.HasErrorPage(status)
 		}
 	}
-	if g.Pass.Port == "" && g.Pass.Unix == "" {
-		up := proxymod.Upstream(l.Server().Config(), g.Pass.Host)
-		if up == nil {
-			return proxy.Options{}, fmt.Errorf("no port in upstream %q in %s", g.Pass.Host, g.PassPos)
-		}
-		opts.Upstream = up
+	up, err := proxymod.PassUpstream(l.Server().Config(), *g.Pass)
+	switch {
+	case err != nil:
+		return proxy.Options{}, fmt.Errorf("%v in %s", err, g.PassPos)
+	case up == nil && g.Pass.Port == "" && g.Pass.Unix == "":
+		return proxy.Options{}, fmt.Errorf("no port in upstream %q in %s", g.Pass.Host, g.PassPos)
 	}
+	opts.Upstream = up
 	return opts, nil
 }
 

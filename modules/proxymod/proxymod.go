@@ -444,10 +444,11 @@ func locationOptions(l *core.Location, pass proxy.Pass, withTLS bool) (proxy.Opt
 		}
 		opts.TLS = t
 	}
-	// A Unix-domain socket names no group, though its Host is "localhost".
-	if u := mc.upstreamNamed(pass.Host); u != nil && pass.Port == "" && pass.Unix == "" {
-		opts.Upstream = u.built
+	up, err := mc.passUpstream(pass)
+	if err != nil {
+		return proxy.Options{}, false, fmt.Errorf("%v in %s", err, lc.passPos)
 	}
+	opts.Upstream = up
 	return opts, true, nil
 }
 

@@ -1,23 +1,12 @@
 package proxymod
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/proxy"
 	core "github.com/mosaic-edge/mosaic/server"
 )
-
-// Upstream returns the group that an upstream block of cfg defines under
-// name, or nil. The gateways (fastcgi_pass, uwsgi_pass) share the groups
-// with proxy_pass, as NGINX's upstream blocks serve every module; it is
-// valid once the configuration's InitMain has run, that is when the
-// locations' content is built.
-func Upstream(cfg *core.Config, name string) *proxy.Upstream {
-	if u := core.MainConf[*mainConf](cfg, module).upstreamNamed(name); u != nil {
-		return u.built
-	}
-	return nil
-}
 
 // upstreamNamed returns the upstream block called name, or nil. NGINX
 // compares upstream names ignoring case, so "proxy_pass http://Backend"
@@ -25,4 +14,30 @@ func Upstream(cfg *core.Config, name string) *proxy.Upstream {
 // case are duplicates.
 func (mc *mainConf) upstreamNamed(name string) *upstreamConf {
 	return mc.upstreams[strings.ToLower(name)]
+}
+
+// PassUpstream returns the group that a *_pass target of cfg names: an
+// upstream block's name without a port; nil for a host, or for a
+// Unix-domain socket (whose Host is "localhost"). As in NGINX, an
+// upstream block's name with a port is an error ("upstream may not have
+// port"), not a host to resolve. The gateways (fastcgi_pass, uwsgi_pass)
+// share the groups with proxy_pass, as NGINX's upstream blocks serve
+// every module; the groups exist once the configuration's InitMain has
+// run, when the locations' content is built.
+func PassUpstream(cfg *core.Config, pass proxy.Pass) (*proxy.Upstream, error) {
+	return core.MainConf[*mainConf](cfg, module).passUpstream(pass)
+}
+
+func (mc *mainConf) passUpstream(pass proxy.Pass) (*proxy.Upstream, error) {
+	if pass.Unix != "" {
+		return nil, nil
+	}
+	u := mc.upstreamNamed(pass.Host)
+	switch {
+	case u == nil:
+		return nil, nil
+	case pass.Port != "":
+		return nil, fmt.Errorf("upstream %q may not have port %s", pass.Host, pass.Port)
+	}
+	return u.built, nil
 }
