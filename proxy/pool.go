@@ -43,7 +43,7 @@ func (u *Upstream) getIdle(p *peer, id connID, now time.Time) *conn {
 // connections or c has served its share of requests or of time
 // (keepalive_requests, keepalive_time).
 func (u *Upstream) putIdle(c *conn, now time.Time) {
-	if u.Keepalive <= 0 || c.requests >= u.KeepaliveRequests || (u.KeepaliveTime > 0 && now.Sub(c.opened) > u.KeepaliveTime) {
+	if u.Keepalive <= 0 || c.requests >= u.KeepaliveRequests || now.Sub(c.opened) > u.KeepaliveTime {
 		c.close()
 		return
 	}

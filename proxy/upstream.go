@@ -42,12 +42,13 @@ type Upstream struct {
 	// KeepaliveTimeout and KeepaliveRequests bound an idle connection's
 	// age and a connection's number of requests (NGINX's keepalive_timeout
 	// and keepalive_requests). NewUpstream sets NGINX's defaults; change
-	// them before the group serves requests.
+	// them before the group serves requests. As in NGINX, 0 is a bound
+	// too: no connection is reused.
 	KeepaliveTimeout  time.Duration
 	KeepaliveRequests int
 	// KeepaliveTime bounds the time since a connection was opened after
 	// which it is not reused (NGINX's keepalive_time); NewUpstream sets
-	// NGINX's default, one hour.
+	// NGINX's default, one hour, and 0 reuses none.
 	KeepaliveTime time.Duration
 
 	servers     []Server

@@ -57,23 +57,26 @@ func bothServers(t *testing.T, block func(name, listen string) string) map[strin
 // TestUpstreamKeepaliveLimitsMatchNGINX: an upstream's keepalive_requests
 // 2 makes the proxy open a new connection every second request, and its
 // keepalive_timeout 1s a new one after 1.5 s idle (and none after a short
-// pause), in mosaic as in NGINX; each server has origins of its own that
-// count their connections.
+// pause), and either of them 0 a new one for every request, in mosaic as
+// in NGINX; each server has origins of its own that count their
+// connections.
 func TestUpstreamKeepaliveLimitsMatchNGINX(t *testing.T) {
-	origins := map[string][2]*countingOrigin{}
+	origins := map[string][3]*countingOrigin{}
 	ports := bothServers(t, func(name, listen string) string {
-		kr, kt := newCountingOrigin(t), newCountingOrigin(t)
-		origins[name] = [2]*countingOrigin{kr, kt}
+		kr, kt, k0 := newCountingOrigin(t), newCountingOrigin(t), newCountingOrigin(t)
+		origins[name] = [3]*countingOrigin{kr, kt, k0}
 		return fmt.Sprintf(`access_log off;
 			upstream kr { server %s; keepalive 4; keepalive_requests 2; }
 			upstream kt { server %s; keepalive 4; keepalive_timeout 1s; }
+			upstream k0 { server %s; keepalive 4; keepalive_requests 0; keepalive_timeout 0; }
 			server {
 				%s
 				proxy_http_version 1.1;
 				proxy_set_header Connection "";
 				location /kr/ { proxy_pass http://kr; }
 				location /kt/ { proxy_pass http://kt; }
-			}`, kr.Listener.Addr(), kt.Listener.Addr(), listen)
+				location /k0/ { proxy_pass http://k0; }
+			}`, kr.Listener.Addr(), kt.Listener.Addr(), k0.Listener.Addr(), listen)
 	})
 	for name, port := range ports {
 		get := func(path string) {
@@ -86,7 +89,13 @@ func TestUpstreamKeepaliveLimitsMatchNGINX(t *testing.T) {
 			// Let the proxy put its connection back in the pool.
 			time.Sleep(50 * time.Millisecond)
 		}
-		kr, kt := origins[name][0], origins[name][1]
+		kr, kt, k0 := origins[name][0], origins[name][1], origins[name][2]
+		for range 3 {
+			get("/k0/")
+		}
+		if n := k0.conns.Load(); n != 3 {
+			t.Errorf("%s: keepalive_requests 0, keepalive_timeout 0: 3 requests took %d connections, want 3", name, n)
+		}
 		for range 6 {
 			get("/kr/")
 		}

@@ -131,7 +131,8 @@ func init() {
 			return err
 		}},
 		{Name: "keepalive_requests", Context: core.CtxUpstream, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
-			n, err := c.Int(c.Args[0], 1, 1<<30)
+			// 0 is valid, as in NGINX: no connection is kept.
+			n, err := c.Int(c.Args[0], 0, 1<<30)
 			c.BlockState().(*upstreamConf).keepaliveRequests = n
 			return err
 		}},
@@ -199,7 +200,10 @@ func setUpstream(c *core.Cmd) error {
 	if mc.upstreamNamed(name) != nil {
 		return c.Errorf("duplicate upstream %q", name)
 	}
-	u := &upstreamConf{name: name, pos: c.Pos()}
+	// NGINX's defaults; a line may set any of them to 0, which keeps no
+	// connection (or none past its first request).
+	u := &upstreamConf{name: name, pos: c.Pos(), keepaliveTimeout: proxy.DefaultKeepaliveTimeout,
+		keepaliveRequests: proxy.DefaultKeepaliveRequests, keepaliveTime: proxy.DefaultKeepaliveTime}
 	if err := c.Walk(core.CtxUpstream, c.Block, u); err != nil {
 		return err
 	}
@@ -348,15 +352,7 @@ func initMain(cfg *core.Config) error {
 		if err != nil {
 			return fmt.Errorf("upstream %q in %s: %w", u.name, u.pos, err)
 		}
-		if u.keepaliveTimeout > 0 {
-			up.KeepaliveTimeout = u.keepaliveTimeout
-		}
-		if u.keepaliveRequests > 0 {
-			up.KeepaliveRequests = u.keepaliveRequests
-		}
-		if u.keepaliveTime > 0 {
-			up.KeepaliveTime = u.keepaliveTime
-		}
+		up.KeepaliveTimeout, up.KeepaliveRequests, up.KeepaliveTime = u.keepaliveTimeout, u.keepaliveRequests, u.keepaliveTime
 		if err := up.SetMethod(u.method, u.hashKey); err != nil {
 			return fmt.Errorf("upstream %q in %s: %w", u.name, u.pos, err)
 		}
