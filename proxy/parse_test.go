@@ -73,6 +73,12 @@ func TestNewUpstreamValidates(t *testing.T) {
 	if _, err := proxy.NewUpstream("u", []proxy.Server{{Addr: "a:1"}}, -1); err == nil {
 		t.Error("negative keepalive accepted")
 	}
+	// NGINX's server line refuses these: "invalid port", "invalid host".
+	for _, bad := range []string{"127.0.0.1:0", "127.0.0.1:70000", "127.0.0.1:abc", "127.0.0.1:", "127.0.0.1:1/x", "a/x", "a:1?x"} {
+		if _, err := proxy.NewUpstream("u", []proxy.Server{{Addr: bad}}, 0); err == nil {
+			t.Errorf("server %q accepted", bad)
+		}
+	}
 	u, err := proxy.NewUpstream("u", []proxy.Server{{Addr: "example.com"}, {Addr: "[::1]"}}, 2)
 	if err != nil {
 		t.Fatal(err)

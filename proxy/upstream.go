@@ -3,8 +3,8 @@ package proxy
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -165,10 +165,12 @@ func withDefaultPort(addr string) (string, error) {
 		}
 		return "unix:" + addr[len("unix:"):], nil
 	}
-	if _, _, err := net.SplitHostPort(addr); err == nil {
-		return addr, nil
-	}
+	// As NGINX's server line, the address is a host and a port between 1
+	// and 65535: no path or query after them.
 	host, port, err := splitAuthority(addr)
+	if err == nil && strings.ContainsAny(addr, "/?") {
+		err = errors.New("invalid host")
+	}
 	if err != nil {
 		return "", fmt.Errorf("invalid server address %q: %w", addr, err)
 	}
