@@ -353,3 +353,26 @@ func TestUpstreamVarsOnProxyErrorsAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestVariablePassUsesStaticTargetAsNGINX: a proxy_pass with variables
+// whose value names the host and port of a proxy_pass without variables
+// uses that target (NGINX's implicit upstream) without a resolver, the
+// host's case ignored; a host that no such line names still needs one.
+func TestVariablePassUsesStaticTargetAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := newUpOrigin(t, "origin", "")
+	named := strings.Replace(o.addr(), "127.0.0.1", "localhost", 1)
+	port := strings.TrimPrefix(o.addr(), "127.0.0.1:")
+	mport, nport := startBoth(t, t.TempDir(), func(who string, listen int) string {
+		return fmt.Sprintf(`server {
+			listen 127.0.0.1:%d;
+			location /static/ { proxy_pass http://%s; }
+			location /same/ { set $t %[2]s; proxy_pass http://$t; }
+			location /case/ { set $t LocalHost:%[3]s; proxy_pass http://$t; }
+			location /other/ { set $t localhost; proxy_pass http://$t; }
+		}`, listen, named, port)
+	})
+	for _, path := range []string{"/same/", "/case/", "/other/"} {
+		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: x", "")
+	}
+}

@@ -29,6 +29,7 @@ import (
 // certificates loaded for it.
 type mainConf struct {
 	upstreams map[string]*upstreamConf // by lowercased name (upstreamNamed)
+	targets   map[string]bool          // static proxy_pass hosts and ports (staticTarget)
 	order     []*upstreamConf
 	keyPairs  map[keyPairID]*tls.Certificate // loaded once, shared by the locations inheriting them
 }
@@ -83,7 +84,7 @@ type locConf struct {
 var module = &core.Module{
 	Name: "proxy",
 	NewMain: func() any {
-		return &mainConf{upstreams: map[string]*upstreamConf{}, keyPairs: map[keyPairID]*tls.Certificate{}}
+		return &mainConf{upstreams: map[string]*upstreamConf{}, targets: map[string]bool{}, keyPairs: map[keyPairID]*tls.Certificate{}}
 	},
 	NewLoc: func() any { return &locConf{} },
 	MergeLoc: func(p, c any) error {
@@ -307,6 +308,9 @@ func setPass(c *core.Cmd) error {
 		return c.Errorf("\"proxy_pass\" cannot have URI part in location given by regular expression, or inside named location, or inside \"if\" statement")
 	}
 	lc.pass, lc.passPos = &p, c.Pos()
+	if p.Unix == "" {
+		c.Main().(*mainConf).targets[targetKey(p)] = true
+	}
 	return nil
 }
 

@@ -41,3 +41,16 @@ func (mc *mainConf) passUpstream(pass proxy.Pass) (*proxy.Upstream, error) {
 	}
 	return u.built, nil
 }
+
+// staticTarget reports whether a proxy_pass without variables names p's
+// host and port (the scheme's default port when it has none), and no
+// upstream block p's host. NGINX makes such a target an implicit
+// upstream, resolved when the configuration loads, and a proxy_pass
+// with variables whose value names it uses it without a resolver.
+func (mc *mainConf) staticTarget(p proxy.Pass) bool {
+	return p.Unix == "" && mc.targets[targetKey(p)] && mc.upstreamNamed(p.Host) == nil
+}
+
+func targetKey(p proxy.Pass) string {
+	return strings.ToLower(p.Host) + ":" + p.ProxyPort()
+}
