@@ -273,8 +273,8 @@ func TestNextUpstreamThroughBinary(t *testing.T) {
 
 // TestUpstreamDirectivesCheck: the configuration check accepts zone,
 // keepalive_time and slow_start (with its notice), and refuses a backup
-// server with a hashing method and an upstream's name with a port,
-// naming the line.
+// server with a hashing method, an upstream's name with a port and a
+// keepalive line given twice, naming the line.
 func TestUpstreamDirectivesCheck(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.conf")
@@ -300,6 +300,15 @@ func TestUpstreamDirectivesCheck(t *testing.T) {
 		out, err = exec.Command(binPath, "-t", "-c", bad).CombinedOutput()
 		if want := "may not have port"; err == nil || !strings.Contains(string(out), want) || !strings.Contains(string(out), bad+":5") {
 			t.Errorf("-t with %s: %v %q, want %q at line 5", pass, err, out, want)
+		}
+	}
+	// NGINX takes each keepalive line once per block.
+	for _, line := range []string{"keepalive 2", "keepalive_timeout 5s", "keepalive_requests 10", "keepalive_time 1m"} {
+		writeFile(t, bad, "http {\n upstream u {\n  server 127.0.0.1:1;\n  "+line+";\n  "+line+";\n }\n}\n")
+		out, err = exec.Command(binPath, "-t", "-c", bad).CombinedOutput()
+		name, _, _ := strings.Cut(line, " ")
+		if want := fmt.Sprintf("%q directive is duplicate in %s:5", name, bad); err == nil || !strings.Contains(string(out), want) {
+			t.Errorf("-t with %s twice: %v %q, want %q", line, err, out, want)
 		}
 	}
 }

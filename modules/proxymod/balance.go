@@ -25,8 +25,10 @@ func balanceDirectives() []core.Directive {
 		{Name: "zone", Context: core.CtxUpstream, MinArgs: 1, MaxArgs: 2, Set: setZone},
 		{Name: "keepalive_time", Context: core.CtxUpstream, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
 			d, err := c.Duration(c.Args[0])
-			c.BlockState().(*upstreamConf).keepaliveTime = d
-			return err
+			if err != nil {
+				return err
+			}
+			return core.Put(c, &c.BlockState().(*upstreamConf).keepaliveTime, d)
 		}},
 		{Name: "proxy_next_upstream", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: core.Unlimited, Set: setNextUpstream},
 		{Name: "proxy_next_upstream_tries", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {

@@ -35,12 +35,14 @@ type mainConf struct {
 }
 
 type upstreamConf struct {
-	name              string
-	servers           []proxy.Server
-	keepalive         int
-	keepaliveTimeout  time.Duration
-	keepaliveRequests int
-	keepaliveTime     time.Duration
+	name    string
+	servers []proxy.Server
+	// Each line once per block, as in NGINX ("is duplicate"); unset
+	// takes NGINX's default, and 0 is a value (no connection reused).
+	keepalive         core.Setting[int]
+	keepaliveTimeout  core.Setting[time.Duration]
+	keepaliveRequests core.Setting[int]
+	keepaliveTime     core.Setting[time.Duration]
 	method            proxy.Method
 	methodSet         bool
 	hashKey           func(*http.Request) string
@@ -123,19 +125,25 @@ func init() {
 		{Name: "server", Context: core.CtxUpstream, MinArgs: 1, MaxArgs: core.Unlimited, Set: setUpstreamServer},
 		{Name: "keepalive", Context: core.CtxUpstream, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
 			n, err := c.Int(c.Args[0], 1, 1<<20)
-			c.BlockState().(*upstreamConf).keepalive = n
-			return err
+			if err != nil {
+				return err
+			}
+			return core.Put(c, &c.BlockState().(*upstreamConf).keepalive, n)
 		}},
 		{Name: "keepalive_timeout", Context: core.CtxUpstream, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
 			d, err := c.Duration(c.Args[0])
-			c.BlockState().(*upstreamConf).keepaliveTimeout = d
-			return err
+			if err != nil {
+				return err
+			}
+			return core.Put(c, &c.BlockState().(*upstreamConf).keepaliveTimeout, d)
 		}},
 		{Name: "keepalive_requests", Context: core.CtxUpstream, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
 			// 0 is valid, as in NGINX: no connection is kept.
 			n, err := c.Int(c.Args[0], 0, 1<<30)
-			c.BlockState().(*upstreamConf).keepaliveRequests = n
-			return err
+			if err != nil {
+				return err
+			}
+			return core.Put(c, &c.BlockState().(*upstreamConf).keepaliveRequests, n)
 		}},
 		{Name: "proxy_pass", Context: core.CtxLocation | core.CtxLocationIf | core.CtxLimitExcept, MinArgs: 1, MaxArgs: 1, Set: setPass},
 		{Name: "proxy_set_header", Context: core.CtxHTTPAll, MinArgs: 2, MaxArgs: 2, Set: setProxyHeader},
@@ -201,10 +209,7 @@ func setUpstream(c *core.Cmd) error {
 	if mc.upstreamNamed(name) != nil {
 		return c.Errorf("duplicate upstream %q", name)
 	}
-	// NGINX's defaults; a line may set any of them to 0, which keeps no
-	// connection (or none past its first request).
-	u := &upstreamConf{name: name, pos: c.Pos(), keepaliveTimeout: proxy.DefaultKeepaliveTimeout,
-		keepaliveRequests: proxy.DefaultKeepaliveRequests, keepaliveTime: proxy.DefaultKeepaliveTime}
+	u := &upstreamConf{name: name, pos: c.Pos()}
 	if err := c.Walk(core.CtxUpstream, c.Block, u); err != nil {
 		return err
 	}
@@ -352,11 +357,13 @@ func templateValue(c *core.Cmd, arg string) (func(*http.Request) string, error) 
 // initMain builds each upstream group once; locations share them.
 func initMain(cfg *core.Config) error {
 	for _, u := range core.MainConf[*mainConf](cfg, module).order {
-		up, err := proxy.NewUpstream(u.name, u.servers, u.keepalive)
+		up, err := proxy.NewUpstream(u.name, u.servers, u.keepalive.V)
 		if err != nil {
 			return fmt.Errorf("upstream %q in %s: %w", u.name, u.pos, err)
 		}
-		up.KeepaliveTimeout, up.KeepaliveRequests, up.KeepaliveTime = u.keepaliveTimeout, u.keepaliveRequests, u.keepaliveTime
+		up.KeepaliveTimeout = u.keepaliveTimeout.Or(up.KeepaliveTimeout)
+		up.KeepaliveRequests = u.keepaliveRequests.Or(up.KeepaliveRequests)
+		up.KeepaliveTime = u.keepaliveTime.Or(up.KeepaliveTime)
 		if err := up.SetMethod(u.method, u.hashKey); err != nil {
 			return fmt.Errorf("upstream %q in %s: %w", u.name, u.pos, err)
 		}
