@@ -17,6 +17,11 @@ const (
 	DefaultKeepaliveTime     = time.Hour
 )
 
+// NoFailTimeout as a Server's FailTimeout keeps the server in rotation
+// after its failures, which still lower its weight for a while: NGINX's
+// fail_timeout=0, whose window ends with the second it began in.
+const NoFailTimeout time.Duration = -1
+
 // Server is one server of an upstream group, with the parameters of a
 // server line. Its fields mean what the parameters mean, so the zero
 // MaxFails disables failure accounting (max_fails=0): NGINX's defaults,
@@ -25,7 +30,7 @@ type Server struct {
 	Addr        string        // host:port; without a port, port 80
 	Weight      int           // share in the weighted round robin; 0 means 1
 	MaxFails    int           // failures within FailTimeout that take the server out; 0: never
-	FailTimeout time.Duration // window for MaxFails and time out of rotation; 0 means 10s
+	FailTimeout time.Duration // window for MaxFails and time out of rotation; 0 means 10s, NoFailTimeout none
 	MaxConns    int           // requests served at once; 0: no limit
 	Backup      bool          // used only while every primary server is unavailable
 	Down        bool          // permanently unavailable
@@ -145,8 +150,11 @@ func newPeer(s Server) (*peer, error) {
 	if p.weight == 0 {
 		p.weight = 1
 	}
-	if p.failTimeout <= 0 {
+	switch {
+	case p.failTimeout == 0:
 		p.failTimeout = DefaultFailTimeout
+	case p.failTimeout < 0:
+		p.failTimeout = 0
 	}
 	p.effective = p.weight
 	return p, nil

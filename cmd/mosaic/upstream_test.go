@@ -385,3 +385,39 @@ func TestVariablePassUsesStaticTargetAsNGINX(t *testing.T) {
 		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: x", "")
 	}
 }
+
+// TestFailTimeoutZeroAsNGINX: with fail_timeout=0 a server that failed is
+// out of rotation only until NGINX's clock moves to the next second, so a
+// refusing server is tried again a second later when the round robin
+// comes back to it, where the default fail_timeout keeps it out for 10s.
+func TestFailTimeoutZeroAsNGINX(t *testing.T) {
+	nginxPath(t)
+	good := newUpOrigin(t, "good", "")
+	refused := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`upstream zero { server %[2]s fail_timeout=0; server %[3]s; }
+		upstream ten { server %[2]s; server %[3]s; }
+		server {
+			listen 127.0.0.1:%[1]d;
+			add_header X-Up $upstream_addr;
+			location /zero/ { proxy_pass http://zero; }
+			location /ten/ { proxy_pass http://ten; }
+		}`, port, refused, good.addr())
+	})
+	tried := func(port int, path string) string {
+		resp, body := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), "GET "+path+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		return fmt.Sprintf("%d %s %s", resp.StatusCode, body, resp.Header.Get("X-Up"))
+	}
+	// The refused server fails the first request and gets its turn again
+	// at the fourth, its weight recovered by then.
+	for i := range 4 {
+		if i == 1 {
+			time.Sleep(1100 * time.Millisecond)
+		}
+		for _, path := range []string{"/zero/", "/ten/"} {
+			if m, n := tried(mport, path), tried(nport, path); m != n {
+				t.Errorf("request %d to %s: mosaic %q, nginx %q", i+1, path, m, n)
+			}
+		}
+	}
+}

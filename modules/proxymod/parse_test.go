@@ -25,7 +25,7 @@ func TestParseServer(t *testing.T) {
 	if s != want {
 		t.Errorf("got %+v, want %+v", s, want)
 	}
-	for _, bad := range [][]string{nil, {"a", "weight=0"}, {"a", "max_fails=-1"}, {"a", "fail_timeout=x"}, {"a", "slow_start=x"}, {"a", "max_conns=-1"}} {
+	for _, bad := range [][]string{nil, {"a", "weight=0"}, {"a", "max_fails=-1"}, {"a", "fail_timeout=x"}, {"a", "slow_start=x"}, {"a", "max_conns=-1"}, {"a", "fail_timeout=500ms"}} {
 		if _, err := parseServer(bad); err == nil {
 			t.Errorf("parseServer(%q) succeeded", bad)
 		}

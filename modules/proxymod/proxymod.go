@@ -264,7 +264,15 @@ func parseServer(args []string) (proxy.Server, error) {
 				err = errors.New("must not be negative")
 			}
 		case name == "fail_timeout" && hasVal:
-			s.FailTimeout, err = core.ParseDuration(val)
+			// NGINX counts it in whole seconds, without the unit "ms",
+			// and 0 is no time out of rotation (proxy.NoFailTimeout).
+			if strings.Contains(val, "ms") {
+				err = errors.New("no milliseconds")
+				break
+			}
+			if s.FailTimeout, err = core.ParseDuration(val); err == nil && s.FailTimeout == 0 {
+				s.FailTimeout = proxy.NoFailTimeout
+			}
 		case name == "max_conns" && hasVal:
 			s.MaxConns, err = strconv.Atoi(val)
 			if err == nil && s.MaxConns < 0 {
