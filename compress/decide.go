@@ -3,6 +3,8 @@ package compress
 import (
 	"log/slog"
 	"net/http"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // decide picks the coding for a response whose status, Content-Encoding and
@@ -64,7 +66,7 @@ func setCodingHeaders(h http.Header, token string) {
 	h["Content-Encoding"] = []string{token}
 	h.Del("Content-Length")
 	h.Del("Accept-Ranges")
-	weakenETag(h)
+	header.WeakenETag(h)
 }
 
 // choose returns the best coding the client accepts whose own directives

@@ -29,21 +29,6 @@ func addVaryToken(h http.Header, name string) {
 	h["Vary"] = append(v, name)
 }
 
-// weakenETag makes a strong validator weak, as NGINX does for a body it
-// transforms: the compressed bytes differ from those the strong ETag names,
-// but they are semantically equivalent. A value that is neither a weak nor
-// a quoted strong validator is removed.
-func weakenETag(h http.Header) {
-	v := h.Get("Etag")
-	switch {
-	case v == "" || strings.HasPrefix(v, "W/"):
-	case strings.HasPrefix(v, `"`):
-		h.Set("Etag", "W/"+v)
-	default:
-		h.Del("Etag")
-	}
-}
-
 // declaredLength returns the Content-Length the handler set, or -1.
 func declaredLength(h http.Header) int64 {
 	v := h["Content-Length"]

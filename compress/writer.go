@@ -145,7 +145,7 @@ func (w *responseWriter) start() {
 			delete(h, "Content-Encoding")
 			h.Del("Content-Length")
 			h.Del("Accept-Ranges")
-			weakenETag(h)
+			header.WeakenETag(h)
 			w.declared = -1
 			if !w.head {
 				w.gz = newGunzipper(w.body)

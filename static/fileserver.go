@@ -38,6 +38,7 @@ type FileServer struct {
 	variants      VariantFunc
 	varyVariants  []Variant
 	transformed   func(contentType string) bool
+	unranged      func(contentType string) bool
 	varyEnc       func(contentType string) bool
 	varyDict      bool
 	cache         *OpenFileCache
@@ -108,6 +109,7 @@ func New(opts Options) (*FileServer, error) {
 		variants:      opts.Variants,
 		varyVariants:  opts.VaryVariants,
 		transformed:   opts.Transformed,
+		unranged:      opts.Unranged,
 		varyEnc:       opts.VaryEncoding,
 		varyDict:      opts.VaryDictionary,
 		cache:         opts.OpenFileCache,

@@ -55,6 +55,27 @@ func TestTransformed(t *testing.T) {
 	expect(t, resp, 304, "ETag", etagA, "Last-Modified", fixedLastModified)
 }
 
+// TestUnranged: a file whose length a filter changes (sub_filter) is
+// served whole whatever Range asks, while its validators still answer
+// conditional requests, as NGINX's not-modified filter does before the
+// sub filter.
+func TestUnranged(t *testing.T) {
+	fx := serve(t, func(o *Options) { o.Unranged = isHTML })
+	const page = "/dir/page.html" // "<p>page</p>"
+	etag := `"5f5e1000-b"`
+	resp, body := fx.do("GET", page, "Range", "bytes=0-3")
+	expect(t, resp, 200, "Content-Range", "-", "Accept-Ranges", "-")
+	if body != "<p>page</p>" {
+		t.Errorf("body %q", body)
+	}
+	resp, _ = fx.do("GET", page, "If-None-Match", etag)
+	expect(t, resp, 304, "ETag", etag)
+	resp, _ = fx.do("GET", page, "If-Modified-Since", fixedLastModified)
+	expect(t, resp, 304)
+	resp, _ = fx.do("GET", "/a.txt", "Range", "bytes=0-3")
+	expect(t, resp, 206, "Content-Range", "bytes 0-3/26")
+}
+
 // TestNotModifiedVary: a 304 carries the Vary its 200 gets from a
 // compressing filter (VaryEncoding), or the variant's own; never a
 // representation header.

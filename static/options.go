@@ -90,6 +90,15 @@ type Options struct {
 	// bytes the client would not receive. nil: no type is.
 	Transformed func(contentType string) bool
 
+	// Unranged reports whether a filter around the FileServer changes the
+	// length of the body of a file of this Content-Type but keeps it the
+	// file's, as NGINX's sub filter does: such a file is served whole,
+	// Range ignored and no Accept-Ranges offered, while its validators
+	// still answer conditional requests (NGINX's not-modified filter runs
+	// before the sub filter).
+	// nil: no type is.
+	Unranged func(contentType string) bool
+
 	// VaryEncoding reports whether the 200 response for a file of this
 	// Content-Type, sent without a Content-Encoding, carries Vary:
 	// Accept-Encoding from a filter around the FileServer that compresses

@@ -66,7 +66,10 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 	}
 
 	var one [1]byterange.Range
-	ranges, verdict := h.ranges(r, b[:etagLen], mtime, size, whole || v.Whole, one[:0])
+	// An empty file is not rewritten (NGINX's sub filter passes over a
+	// Content-Length of 0), so it keeps its ranges.
+	unranged := size > 0 && h.unranged != nil && h.unranged(ctype)
+	ranges, verdict := h.ranges(r, b[:etagLen], mtime, size, whole || v.Whole || unranged, one[:0])
 	if verdict == byterange.NotSatisfiable {
 		b = append(b[:0], "bytes */"...)
 		w.Header()["Content-Range"] = []string{string(strconv.AppendInt(b, size, 10))}
@@ -110,7 +113,7 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 		// NGINX sends Accept-Ranges only with the whole file.
 		vals[4] = s[validatorsLen:rangeEnd]
 		hdr["Content-Range"] = vals[4:5:5]
-	} else if h.maxRanges >= 0 {
+	} else if h.maxRanges >= 0 && !unranged {
 		vals[4] = "bytes"
 		hdr["Accept-Ranges"] = vals[4:5:5]
 	}

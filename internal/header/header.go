@@ -169,3 +169,18 @@ func Unique(name string) bool {
 	}
 	return false
 }
+
+// WeakenETag makes a strong validator weak, as NGINX does for a body it
+// transforms (gzip, sub_filter_last_modified): the new bytes differ from
+// those the strong ETag names, but they are semantically equivalent. A value that is neither a weak nor
+// a quoted strong validator is removed.
+func WeakenETag(h http.Header) {
+	v := h.Get("Etag")
+	switch {
+	case v == "" || strings.HasPrefix(v, "W/"):
+	case strings.HasPrefix(v, `"`):
+		h.Set("Etag", "W/"+v)
+	default:
+		h.Del("Etag")
+	}
+}
