@@ -23,6 +23,7 @@ var (
 		"compress",  // brotli, zstd, gzip of the assembled response
 		"esi",       // assembles pages; its fragments run the contents below
 		"ssi",       // NGINX's SSI, inside compression as in NGINX; its includes are subrequests
+		"sub",       // sub_filter: inside SSI, so that SSI reads the rewritten text, as in NGINX
 		"userid",    // the userid cookie, set after add_header's fields, as NGINX's filter
 		// add_header, expires: on the content's response, before SSI and
 		// compression see it, as NGINX's headers filter runs before theirs

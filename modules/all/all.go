@@ -24,6 +24,7 @@ import (
 	_ "github.com/mosaic-edge/mosaic/modules/ssimod"
 	_ "github.com/mosaic-edge/mosaic/modules/staticmod"
 	_ "github.com/mosaic-edge/mosaic/modules/statusmod"
+	_ "github.com/mosaic-edge/mosaic/modules/submod"
 	_ "github.com/mosaic-edge/mosaic/modules/throttlemod"
 	_ "github.com/mosaic-edge/mosaic/modules/useridmod"
 	_ "github.com/mosaic-edge/mosaic/modules/uwsgimod"

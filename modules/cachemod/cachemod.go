@@ -29,6 +29,7 @@ import (
 	"github.com/mosaic-edge/mosaic/modules/proxymod"
 	"github.com/mosaic-edge/mosaic/modules/ssimod"
 	"github.com/mosaic-edge/mosaic/modules/staticmod"
+	"github.com/mosaic-edge/mosaic/modules/submod"
 	"github.com/mosaic-edge/mosaic/proxy"
 	"github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/vars"
@@ -563,8 +564,9 @@ func (lc *locConf) options(z *zoneConf, proxyHost string, l *server.Location) ca
 		Heuristic:        lc.heuristic.Or(true),
 		PostReuse:        lc.postReuse.V,
 		// SSI processes the whole body it gets: a range of the stored one
-		// would come out as a broken fragment (ESI replays slices itself).
-		Transformed: ssimod.Transformed(l),
+		// would come out as a broken fragment (ESI replays slices itself);
+		// sub_filter changes its length, so NGINX offers no ranges of it.
+		Transformed: staticmod.AnyType(ssimod.Transformed(l), submod.Unranged(l)),
 		MaxRanges:   staticmod.MaxRanges(l),
 		// Unset, NGINX's limit is the largest offset: none.
 		LimitRangeOffset: lc.maxOffset.Set,

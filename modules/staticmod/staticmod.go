@@ -20,6 +20,7 @@ import (
 	"github.com/mosaic-edge/mosaic/modules/compressmod"
 	"github.com/mosaic-edge/mosaic/modules/esimod"
 	"github.com/mosaic-edge/mosaic/modules/ssimod"
+	"github.com/mosaic-edge/mosaic/modules/submod"
 	"github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/static"
 	"github.com/mosaic-edge/mosaic/vars"
@@ -267,7 +268,8 @@ func options(l *server.Location) static.Options {
 		VaryVariants:   compressmod.VaryVariants(l),
 		VaryEncoding:   compressmod.VaryEncoding(l),
 		VaryDictionary: compressmod.VaryDictionary(l),
-		Transformed:    transformed(esimod.Transformed(l), ssimod.Transformed(l)),
+		Transformed:    AnyType(esimod.Transformed(l), ssimod.Transformed(l)),
+		Unranged:       submod.Unranged(l),
 		Listing:        autoindexmod.Listing(l),
 		// The index file is served by the location its URI matches, after
 		// an internal redirect, as NGINX's index module does.
@@ -313,9 +315,9 @@ func indexFallback(last *vars.Template) func(http.ResponseWriter, *http.Request)
 	}
 }
 
-// transformed is the test of the types that any of the filters given
-// (ESI, SSI) rebuilds; nil when none is on.
-func transformed(tests ...func(string) bool) func(string) bool {
+// AnyType is the test of the types that any of the filters given (ESI,
+// SSI, sub) rebuilds; nil when none is on. The cache's wiring shares it.
+func AnyType(tests ...func(string) bool) func(string) bool {
 	var on []func(string) bool
 	for _, t := range tests {
 		if t != nil {
