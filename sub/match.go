@@ -82,6 +82,13 @@ func (z *Replacer) Write(p []byte) (int, error) {
 	if z.err != nil {
 		return 0, z.err
 	}
+	if z.done() {
+		// Every pattern replaced once: the rest passes as it is, uncopied.
+		if _, err := z.w.Write(p); err != nil {
+			z.err = err
+		}
+		return len(p), z.err
+	}
 	buf := p
 	if len(z.held) > 0 {
 		buf = append(z.held, p...)
