@@ -61,6 +61,9 @@ func TestReplaceAsNGINX(t *testing.T) {
 		{[]string{"a"}, []string{""}, false, "banana", "bnn"},
 		{[]string{"É"}, []string{"e"}, false, "É é", "e é"},
 	} {
+		if ref := nginxReplace(c.pats, c.subs, c.once, []byte(c.in)); ref != c.want {
+			t.Errorf("%q %q once=%v in %q: NGINX's algorithm gives %q, want %q", c.pats, c.subs, c.once, c.in, ref, c.want)
+		}
 		for _, n := range []int{0, 1, 2, 3, 7} {
 			got, held := replace(c.pats, c.subs, c.once, c.in, n)
 			if got != c.want {
@@ -165,6 +168,9 @@ func TestEmptyBodyAndNotModifiedUntouched(t *testing.T) {
 	}
 }
 
+// FuzzReplacer checks the Replacer against a port of NGINX's algorithm
+// and that any cutting of the text into writes gives the output of one
+// write, holding back less than the longest pattern.
 func FuzzReplacer(f *testing.F) {
 	f.Add("abcd\x00bc", "xabcabcdbcx", uint8(1), false)
 	f.Add("Hello\x00foo\x00o", "hello foo HELLO FOO", uint8(3), true)
@@ -180,6 +186,9 @@ func FuzzReplacer(f *testing.F) {
 			longest = max(longest, len(p))
 		}
 		whole, _ := replace(ps, subs, once, text, 0)
+		if ref := nginxReplace(ps, subs, once, []byte(text)); whole != ref {
+			t.Fatalf("%q once=%v in %q: %q, NGINX's algorithm %q", ps, once, text, whole, ref)
+		}
 		got, held := replace(ps, subs, once, text, int(n))
 		if got != whole {
 			t.Fatalf("by %d: %q, at once: %q", n, got, whole)
