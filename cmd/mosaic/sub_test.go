@@ -18,7 +18,7 @@ import (
 // subOrigin answers the proxied locations of TestSubFilterMatchesNGINX:
 // its bodies leave in pieces of three bytes, each flushed, so that the
 // patterns straddle the writes the filter gets; /up/enc.html says its body
-// is encoded although it is plain.
+// is encoded although it is plain; /up/big.html is long.
 func subOrigin(t *testing.T) string {
 	t.Helper()
 	body := "Hello World, hello <b>foo</b>; fOo and HELLO again, hell"
@@ -30,11 +30,19 @@ func subOrigin(t *testing.T) string {
 		if r.URL.Path == "/up/enc.html" {
 			w.Header().Set("Content-Encoding", "x-plain")
 		}
-		for b := body; len(b) > 0; {
-			n := min(3, len(b))
+		b, step := body, 3
+		if r.URL.Path == "/up/big.html" {
+			// Large, in pieces of a prime size: NGINX's proxy hands the
+			// filter recycled buffers, which take its flush path.
+			b, step = strings.Repeat("xxhello-fooyyHELL", 8000), 997
+		}
+		for len(b) > 0 {
+			n := min(step, len(b))
 			io.WriteString(w, b[:n])
 			w.(http.Flusher).Flush()
-			time.Sleep(time.Millisecond)
+			if step == 3 {
+				time.Sleep(time.Millisecond)
+			}
 			b = b[n:]
 		}
 	}))
@@ -86,6 +94,7 @@ func TestSubFilterMatchesNGINX(t *testing.T) {
 			location /gz/ { sub_filter hello X; sub_filter_once off; gzip on; gzip_min_length 1; }
 			location /ssi/ { ssi on; sub_filter @@URI@@ '<!--# echo var="uri" -->'; }
 			location /inc/ { sub_filter part P; sub_filter_once off; }
+			location /ret/ { default_type text/html; return 200 "hello, Hello $uri"; sub_filter hello X; sub_filter_once off; }
 			location /missing/ { sub_filter 'not found' NF; sub_filter_once off; }
 			location /up/ { proxy_pass http://%[3]s; sub_filter hello X; sub_filter foo F; sub_filter_once off; }
 			location /cached/ { proxy_pass http://%[3]s/up/; proxy_cache subz; proxy_cache_valid 200 1m; sub_filter hello X; }
@@ -112,8 +121,11 @@ func TestSubFilterMatchesNGINX(t *testing.T) {
 		{"GET", "/gz/a.html", map[string]string{"Accept-Encoding": "gzip"}},
 		{"GET", "/ssi/page.html", nil},
 		{"GET", "/missing/x.html", nil},
+		{"GET", "/ret/a", nil},
+		{"HEAD", "/ret/a", nil},
 		{"GET", "/up/a.html", nil},
 		{"GET", "/up/enc.html", nil},
+		{"GET", "/up/big.html", nil},
 		{"HEAD", "/up/a.html", nil},
 		// Filled, then a hit asked for a range: the whole rewritten body.
 		{"GET", "/cached/a.html", nil},
