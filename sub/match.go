@@ -66,9 +66,9 @@ type Replacer struct {
 }
 
 // NewReplacer returns a Replacer writing to w. value(i) is the replacement
-// of the pattern at index i of the list given to Compile; it is
-// asked for at the pattern's first match only and reused after, as NGINX
-// evaluates a replacement once per response. With once, each pattern is
+// of the pattern at index i of the list given to Compile, asked for at
+// each match (the filter evaluates it at the first and keeps it, as NGINX
+// does for a response). With once, each pattern is
 // replaced at its first match only (sub_filter_once on), and the stream
 // passes untouched after every pattern has been.
 func NewReplacer(w io.Writer, set *Set, once bool, value func(i int) []byte) *Replacer {
