@@ -837,6 +837,14 @@ func (c *conn) readHead() ([]byte, error) {
 			c.headLen = len(acc)
 			return acc[:start], nil
 		}
+		if start == 0 && bytes.Count(acc, []byte(" ")) < 2 {
+			// A request line without a version: HTTP/0.9's, which has no
+			// header to wait for. NGINX answers it; mosaic refuses it at
+			// once rather than hold the connection until the header
+			// timeout.
+			c.headLen = len(acc)
+			return acc, nil
+		}
 		start = len(acc)
 	}
 }

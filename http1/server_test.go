@@ -616,6 +616,9 @@ func TestServeBadRequests(t *testing.T) {
 		{"header too large", "GET / HTTP/1.1\r\nHost: test\r\n" + many.String() + "\r\n", 400},
 		{"unknown transfer coding", "POST / HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: gzip\r\n\r\n", 501},
 		{"HTTP/2.0", "GET / HTTP/2.0\r\nHost: test\r\n\r\n", 505},
+		// HTTP/0.9's line has no header after it: answered at once, not
+		// at the header timeout.
+		{"HTTP/0.9", "GET /\r\n", 400},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
