@@ -299,39 +299,38 @@ func (c *Cache) miss(w http.ResponseWriter, r *http.Request, lk lookup) {
 		p.mayStore, p.detail = false, "min-uses"
 	}
 	if c.lock && p.mayStore {
-		release, ok, err := c.store.TryLock(r.Context(), lk.primary, c.lockAge)
-		switch {
-		case err != nil:
-			c.log.store("lock", lk.primary, err)
-		case ok:
-			p.unlock = sync.OnceFunc(release)
-			defer p.unlock()
-		default:
-			if c.waitAndServe(w, r, lk.primary, &p) {
-				return
+		// As NGINX's waiters, a request waits at most lock_timeout in all,
+		// however many holders come and go: a lock released with no entry
+		// (the holder's response was not stored, or its instance died and
+		// its lease lapsed) is taken by one waiter, and the others wait for
+		// that one instead of all going upstream at once.
+		deadline := time.Now().Add(c.lockTimeout)
+		for p.mayStore {
+			release, ok, err := c.store.TryLock(r.Context(), lk.primary, c.lockAge)
+			if err != nil {
+				c.log.store("lock", lk.primary, err)
+				break
 			}
-			if p.mayStore {
-				// The lock is gone and left no entry: the holder's response
-				// was not stored, or its instance died and its lease lapsed.
-				// Take the lock over if nobody else has, so that the
-				// requests arriving now wait for this fill.
-				if release, ok, err := c.store.TryLock(r.Context(), lk.primary, c.lockAge); err == nil && ok {
-					p.unlock = sync.OnceFunc(release)
-					defer p.unlock()
-				}
+			if ok {
+				p.unlock = sync.OnceFunc(release)
+				defer p.unlock()
+				break
+			}
+			if c.waitAndServe(w, r, lk.primary, &p, deadline) {
+				return
 			}
 		}
 	}
 	c.forward(w, r, p)
 }
 
-// waitAndServe waits for the fill lock of key and serves what the holder
-// stored. It reports false when the request must still go upstream, with
-// p updated: after lock_timeout the response is not stored (NGINX's rule),
-// and a request that has waited once never waits again.
-func (c *Cache) waitAndServe(w http.ResponseWriter, r *http.Request, key string, p *fillParams) bool {
+// waitAndServe waits for the fill lock of key, until deadline at most,
+// and serves what the holder stored. It reports false when the request
+// must still go upstream, with p updated: after the deadline the response
+// is not stored (NGINX's rule).
+func (c *Cache) waitAndServe(w http.ResponseWriter, r *http.Request, key string, p *fillParams, deadline time.Time) bool {
 	ctx := r.Context()
-	wctx, cancel := context.WithTimeout(ctx, c.lockTimeout)
+	wctx, cancel := context.WithDeadline(ctx, deadline)
 	err := c.store.Wait(wctx, key)
 	cancel()
 	if ctx.Err() != nil {
@@ -387,7 +386,7 @@ func (c *Cache) expired(w http.ResponseWriter, r *http.Request, lk lookup, now t
 		p := fillParams{lk: lk, status: StatusExpired, fwd: "stale", mayStore: true}
 		if c.lock {
 			obj := lk.obj
-			if c.waitAndServe(w, r, lk.key, &p) {
+			if c.waitAndServe(w, r, lk.key, &p, time.Now().Add(c.lockTimeout)) {
 				return
 			}
 			if p.lk.obj == nil && p.lk.key == lk.key {

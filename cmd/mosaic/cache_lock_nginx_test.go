@@ -1,0 +1,113 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The cache's concurrency against NGINX: both servers proxy to one origin
+// that counts the requests of each (X-Who) per path, and the same
+// concurrent clients must cause the same origin requests and get the same
+// statuses, bodies and $upstream_cache_status.
+
+// whoOrigin counts requests per server and path; h gets the request's
+// number for that pair (1 for the first).
+type whoOrigin struct {
+	*httptest.Server
+	mu   sync.Mutex
+	hits map[string]int
+}
+
+func newWhoOrigin(t *testing.T, h func(n int, w http.ResponseWriter, r *http.Request)) *whoOrigin {
+	t.Helper()
+	o := &whoOrigin{hits: map[string]int{}}
+	o.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o.mu.Lock()
+		o.hits[r.Header.Get("X-Who")+" "+r.URL.Path]++
+		n := o.hits[r.Header.Get("X-Who")+" "+r.URL.Path]
+		o.mu.Unlock()
+		h(n, w, r)
+	}))
+	t.Cleanup(o.Close)
+	return o
+}
+
+func (o *whoOrigin) count(who, path string) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.hits[who+" "+path]
+}
+
+// startCacheBoth runs NGINX and mosaic with a disk cache zone "z" on
+// loopback and the server directives given (in which {origin} is the
+// origin's address); every response carries $upstream_cache_status as
+// X-Cache and every origin request says which server sent it.
+func startCacheBoth(t *testing.T, o *whoOrigin, server string) (mport, nport int) {
+	t.Helper()
+	dir := t.TempDir()
+	names := map[string]string{"m": "mosaic", "n": "nginx"}
+	return startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`proxy_cache_path %s/%s/cache keys_zone=z:10m;
+		access_log off;
+		server {
+			listen 127.0.0.1:%d;
+			add_header X-Cache $upstream_cache_status always;
+			proxy_cache z;
+			proxy_set_header X-Who %s;
+			%s
+		}`, dir, names[who], port, who, strings.ReplaceAll(server, "{origin}", o.Listener.Addr().String()))
+	})
+}
+
+// sameConcurrent sends n concurrent GETs for path to each server (both at
+// once) and compares what the clients got, "status/X-Cache/body" counted,
+// and how many requests the origin saw from each.
+func sameConcurrent(t *testing.T, o *whoOrigin, mport, nport, n int, path string) {
+	t.Helper()
+	got := map[string]string{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for who, port := range map[string]int{"m": mport, "n": nport} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var answers []string
+			for _, r := range concurrent(t, n, fmt.Sprintf("http://127.0.0.1:%d%s", port, path)) {
+				answers = append(answers, fmt.Sprintf("%d/%s/%s", r.status, r.cacheStatus(), r.body))
+			}
+			slices.Sort(answers)
+			mu.Lock()
+			got[who] = fmt.Sprintf("%s; origin requests %d", strings.Join(answers, " "), o.count(who, path))
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if got["m"] != got["n"] {
+		t.Errorf("%d concurrent GET %s:\nmosaic %s\nnginx  %s", n, path, got["m"], got["n"])
+	}
+}
+
+// TestCacheLockAfterFailedFillAsNGINX: when the lock holder's response is
+// not stored (an origin error), one waiter takes the lock and fills, and
+// the others keep waiting for it, within one proxy_cache_lock_timeout in
+// all; they do not all go upstream at once.
+func TestCacheLockAfterFailedFillAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		time.Sleep(300 * time.Millisecond) // every waiter queues behind the fill
+		if n == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		} else {
+			w.Header().Set("Cache-Control", "max-age=60")
+		}
+		fmt.Fprintf(w, "v%d", n)
+	})
+	mport, nport := startCacheBoth(t, o, `location / { proxy_pass http://{origin}; proxy_cache_lock on; }`)
+	sameConcurrent(t, o, mport, nport, 20, "/failed")
+}
