@@ -96,7 +96,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, uri string) {
 	}
 	if h.wire == nil {
 		if x.uri = uri; uri == "" {
-			x.uri = h.upstreamURI(r)
+			x.uri = h.UpstreamURI(r)
 		}
 		x.uri = lineEscapes.Escape(x.uri)
 		x.prepareHeaders()

@@ -18,12 +18,12 @@ type field struct {
 	name, value string
 }
 
-// upstreamURI is the request target sent to the upstream. Without a URI
-// part in proxy_pass it is the client's request URI as sent (the in-process
-// URL when the request has none, as for a subrequest or a rewritten URI);
-// with one, the location prefix of the path is replaced by that URI and the
-// query string is kept.
-func (h *Handler) upstreamURI(r *http.Request) string {
+// UpstreamURI is the request target sent to the upstream for r. Without
+// a URI part in proxy_pass it is the client's request URI as sent (the
+// in-process URL when the request has none, as for a subrequest or a
+// rewritten URI); with one, the location prefix of the path is replaced by
+// that URI and the query string is kept.
+func (h *Handler) UpstreamURI(r *http.Request) string {
 	if !h.hasURI || (h.prefixLost != nil && h.prefixLost(r)) {
 		// The target as the client sent it, from its path on: an
 		// absolute-form target's path too goes as it came, not as

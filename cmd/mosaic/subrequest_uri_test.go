@@ -122,10 +122,9 @@ func TestIncludeRequestURIIsItsOwn(t *testing.T) {
 	}
 }
 
-// TestIncludedFragmentsCachedApart: fragments proxied through a cache with
-// the default proxy_cache_key ($scheme$proxy_host$request_uri) keep an
-// entry each, for SSI and ESI includes, also when the fragment's location
-// rewrites its URI.
+// TestIncludedFragmentsCachedApart: fragments proxied through a cache
+// keyed by $request_uri keep an entry each, for SSI and ESI includes, also
+// when the fragment's location rewrites its URI.
 func TestIncludedFragmentsCachedApart(t *testing.T) {
 	o := startESIOrigin(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "max-age=60")
@@ -135,6 +134,7 @@ func TestIncludedFragmentsCachedApart(t *testing.T) {
 	base, _ := esiSite(t, port, o, `http {
 		access_log off;
 		proxy_cache_path memory keys_zone=frags:10m;
+		proxy_cache_key $scheme$proxy_host$request_uri;
 		server { listen 127.0.0.1:{port}; root {dir}/www;
 			location /ssi/ { ssi on; default_type text/html; }
 			location /esi/ { esi on; default_type text/html; }

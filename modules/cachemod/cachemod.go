@@ -491,7 +491,7 @@ func cachedProxy(l *server.Location, lc *locConf, z *zoneConf) (http.Handler, er
 	if err != nil {
 		return nil, err
 	}
-	c, err := cache.New(p, lc.options(z, popts.Pass.ProxyHost(), l))
+	c, err := cache.New(p, lc.options(z, popts.Pass.ProxyHost(), p.UpstreamURI, l))
 	if err != nil {
 		return nil, fmt.Errorf("proxy_cache in %s: %w", lc.zoneAt.Pos(), err)
 	}
@@ -538,18 +538,30 @@ func reportFailure(w http.ResponseWriter, _ *http.Request, f proxy.Failure) {
 	cache.ReportFailure(w, cf)
 }
 
-// options turns a location's merged directives into cache.Options.
-func (lc *locConf) options(z *zoneConf, proxyHost string, l *server.Location) cache.Options {
+// options turns a location's merged directives into cache.Options;
+// upstreamURI is the request target the location's proxy sends for a
+// request.
+func (lc *locConf) options(z *zoneConf, proxyHost string, upstreamURI func(*http.Request) string, l *server.Location) cache.Options {
 	key := lc.key.V
+	keyFunc := func(r *http.Request) string {
+		return key.eval(r, vars.FromContext(r.Context()), proxyHost)
+	}
 	if key == nil {
-		key, _ = compileKey(defaultKeyTemplate) // a constant known to compile
+		// NGINX's default key is not the template it documents: its URI
+		// part is the one the proxy sends (ngx_http_proxy_create_key),
+		// after rewrites and the location prefix's replacement, so that
+		// requests the origin is sent differently (a rewrite that puts a
+		// header's value in the URI) never share an entry, and requests
+		// it is sent alike do.
+		prefix, _ := compileKey(defaultKeyPrefix) // a constant known to compile
+		keyFunc = func(r *http.Request) string {
+			return prefix.eval(r, vars.FromContext(r.Context()), proxyHost) + upstreamURI(r)
+		}
 	}
 	o := cache.Options{
-		Store: z.zone.store,
-		Stats: z.zone.stats,
-		Key: func(r *http.Request) string {
-			return key.eval(r, vars.FromContext(r.Context()), proxyHost)
-		},
+		Store:            z.zone.store,
+		Stats:            z.zone.stats,
+		Key:              keyFunc,
 		Methods:          lc.methods.V,
 		MinUses:          lc.minUses.V,
 		Valid:            lc.valid,

@@ -7,8 +7,14 @@ import (
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
-// defaultKeyTemplate is proxy_cache_key's default, NGINX's.
-const defaultKeyTemplate = "$scheme$proxy_host$request_uri"
+// defaultKeyTemplate is proxy_cache_key's default as NGINX documents it,
+// what a purge's url= is keyed by. A location that caches puts the URI
+// its proxy sends upstream after defaultKeyPrefix instead of
+// $request_uri, as NGINX does.
+const (
+	defaultKeyTemplate = defaultKeyPrefix + "$request_uri"
+	defaultKeyPrefix   = "$scheme$proxy_host"
+)
 
 // keyTemplate is a compiled proxy_cache_key. $proxy_host is the proxy's
 // variable, published only when the proxy runs, which is after the cache

@@ -111,3 +111,43 @@ func TestCacheLockAfterFailedFillAsNGINX(t *testing.T) {
 	mport, nport := startCacheBoth(t, o, `location / { proxy_pass http://{origin}; proxy_cache_lock on; }`)
 	sameConcurrent(t, o, mport, nport, 20, "/failed")
 }
+
+// sameSequence sends each GET (a path and header name/value pairs) to
+// both servers in turn and compares "status/X-Cache/body".
+func sameSequence(t *testing.T, mport, nport int, reqs [][]string) {
+	t.Helper()
+	for _, req := range reqs {
+		var got [2]string
+		for i, port := range []int{mport, nport} {
+			r := cacheDo(t, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d%s", port, req[0]), req[1:]...)
+			got[i] = fmt.Sprintf("%d/%s/%s", r.status, r.cacheStatus(), r.body)
+		}
+		if got[0] != got[1] {
+			t.Errorf("GET %v: mosaic %s, nginx %s", req, got[0], got[1])
+		}
+	}
+}
+
+// TestCacheDefaultKeyAsNGINX: without proxy_cache_key, NGINX keys an entry
+// by the URI its proxy sends, not by $request_uri: a rewrite that puts a
+// request header in the URI keeps the answers for each value apart (one
+// client must not get the page made for another), and locations that send
+// the same URI to the same origin share the entry.
+func TestCacheDefaultKeyAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprintf(w, "%s#%d", r.URL.RequestURI(), n)
+	})
+	mport, nport := startCacheBoth(t, o, `
+		location /lang/ { rewrite ^/lang/(.*)$ /$http_x_lang/$1 break; proxy_pass http://{origin}; }
+		location /one/ { proxy_pass http://{origin}/same/; }
+		location /two/ { proxy_pass http://{origin}/same/; }
+		location /e/ { error_page 404 = /fallback; return 404; }
+		location = /fallback { proxy_pass http://{origin}; }`)
+	sameSequence(t, mport, nport, [][]string{
+		{"/lang/p", "X-Lang", "en"}, {"/lang/p", "X-Lang", "fr"}, {"/lang/p", "X-Lang", "en"},
+		{"/one/p?a=1"}, {"/two/p?a=1"},
+		{"/e/1"}, {"/e/2"},
+	})
+}
