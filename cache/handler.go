@@ -383,18 +383,10 @@ func (c *Cache) expired(w http.ResponseWriter, r *http.Request, lk lookup, now t
 			c.serveStored(w, r, lk.obj, m, now, StatusUpdating, c.cacheStatusHit(m, now, "updating", false))
 			return
 		}
-		p := fillParams{lk: lk, status: StatusExpired, fwd: "stale", mayStore: true}
-		if c.lock {
-			obj := lk.obj
-			if c.waitAndServe(w, r, lk.key, &p, time.Now().Add(c.lockTimeout)) {
-				return
-			}
-			if p.lk.obj == nil && p.lk.key == lk.key {
-				// Keep the entry we had, to serve it stale or revalidate it.
-				p.lk.obj = obj
-			}
-		}
-		c.forward(w, r, p)
+		// proxy_cache_lock holds back the requests for a new entry only:
+		// NGINX sends the others for an entry being updated upstream at
+		// once, and stores what they get.
+		c.forward(w, r, fillParams{lk: lk, status: StatusExpired, fwd: "stale", mayStore: true})
 		return
 	}
 	if updatingOK && (c.background || now.Before(m.FreshUntil.Add(m.StaleWhileRevalidate))) {

@@ -151,3 +151,23 @@ func TestCacheDefaultKeyAsNGINX(t *testing.T) {
 		{"/e/1"}, {"/e/2"},
 	})
 }
+
+// TestCacheLockExpiredAsNGINX: proxy_cache_lock holds back the requests
+// for a new entry only. Without "proxy_cache_use_stale updating", the
+// requests for an expired entry that another request is refreshing go
+// upstream at once, EXPIRED, as in NGINX; they do not wait for the
+// refresh and report a HIT.
+func TestCacheLockExpiredAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		if n > 1 {
+			time.Sleep(300 * time.Millisecond) // every request finds the refresh under way
+		}
+		w.Header().Set("Cache-Control", "max-age=1")
+		fmt.Fprintf(w, "v%d", n)
+	})
+	mport, nport := startCacheBoth(t, o, `location / { proxy_pass http://{origin}; proxy_cache_lock on; }`)
+	sameSequence(t, mport, nport, [][]string{{"/expired"}})
+	time.Sleep(2500 * time.Millisecond) // NGINX counts whole seconds
+	sameConcurrent(t, o, mport, nport, 10, "/expired")
+}
