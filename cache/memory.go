@@ -46,6 +46,11 @@ type MemoryStore struct {
 	chunkSize int
 	gen       atomic.Uint64
 	locks     *lockTable
+	// filling is the bytes held by writers not yet committed, which the
+	// cache's weight does not count: bounded by maxSize too, so that many
+	// concurrent fills of large responses (distinct keys a client makes
+	// up, an origin's large bodies) cannot hold memory without limit.
+	filling atomic.Int64
 
 	mu   sync.Mutex
 	tags map[string]map[string]*memEntry // tag -> key -> entry carrying it
@@ -250,14 +255,17 @@ func (s *MemoryStore) untag(ev otter.DeletionEvent[string, *memEntry]) {
 	s.mu.Unlock()
 }
 
-var errTooLarge = errors.New("response larger than the store")
+var (
+	errTooLarge   = errors.New("response larger than the store")
+	errFillsLarge = errors.New("responses being stored fill the store's size")
+)
 
 // memWriter collects a body in chunks.
 type memWriter struct {
 	s      *MemoryStore
 	key    string
 	chunks [][]byte
-	size   int64
+	size   int64 // also what the writer counts in s.filling
 	done   bool
 }
 
@@ -266,9 +274,14 @@ func (w *memWriter) Write(p []byte) (int, error) {
 		return 0, errors.New("memory store: write after commit or abort")
 	}
 	w.size += int64(len(p))
-	if w.size > w.s.maxSize {
+	filling := w.s.filling.Add(int64(len(p)))
+	switch {
+	case w.size > w.s.maxSize:
 		w.Abort()
 		return 0, errTooLarge
+	case filling > w.s.maxSize:
+		w.Abort()
+		return 0, errFillsLarge
 	}
 	n := len(p)
 	for len(p) > 0 {
@@ -290,6 +303,7 @@ func (w *memWriter) Commit(_ context.Context, meta *Meta) error {
 		return errors.New("memory store: commit after abort")
 	}
 	w.done = true
+	w.s.filling.Add(-w.size) // from now on the cache's weight counts it
 	// A short last chunk is copied to its size, so that small bodies do
 	// not hold a whole chunk each.
 	if last := len(w.chunks) - 1; last >= 0 && len(w.chunks[last]) < cap(w.chunks[last])/2 {
@@ -306,6 +320,9 @@ func (w *memWriter) Commit(_ context.Context, meta *Meta) error {
 }
 
 func (w *memWriter) Abort() {
+	if !w.done {
+		w.s.filling.Add(-w.size)
+	}
 	w.done = true
 	w.chunks = nil
 }
