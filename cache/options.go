@@ -266,7 +266,7 @@ func compileTagHeaders(names []string) []tagHeader {
 
 // compileValid flattens the proxy_cache_valid list into a lookup by status
 // plus the "any" duration, keeping NGINX's rule that the first directive
-// naming a status wins.
+// naming a status, or "any", wins.
 func compileValid(rules []Valid) (map[int]time.Duration, time.Duration, bool, error) {
 	byStatus := map[int]time.Duration{}
 	var anyTTL time.Duration
@@ -289,7 +289,9 @@ func compileValid(rules []Valid) (map[int]time.Duration, time.Duration, bool, er
 			if c < 100 || c > 599 {
 				return nil, 0, false, fmt.Errorf("invalid status %d in proxy_cache_valid", c)
 			}
-			if _, ok := byStatus[c]; !ok {
+			// NGINX walks the directives in order and "any" matches
+			// every status: a code named after it is never reached.
+			if _, ok := byStatus[c]; !ok && !hasAny {
 				byStatus[c] = v.TTL
 			}
 		}

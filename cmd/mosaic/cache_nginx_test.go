@@ -171,3 +171,17 @@ func TestCacheLockExpiredAsNGINX(t *testing.T) {
 	time.Sleep(2500 * time.Millisecond) // NGINX counts whole seconds
 	sameConcurrent(t, o, mport, nport, 10, "/expired")
 }
+
+// TestCacheValidAnyFirstAsNGINX: NGINX takes the first proxy_cache_valid
+// that matches a status, and "any" matches every status, so codes named
+// after it are never reached.
+func TestCacheValidAnyFirstAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "v%d", n)
+	})
+	mport, nport := startCacheBoth(t, o, `
+		location /first/ { proxy_pass http://{origin}; proxy_cache_valid any 0; proxy_cache_valid 200 1m; }
+		location /last/ { proxy_pass http://{origin}; proxy_cache_valid 200 1m; proxy_cache_valid any 0; }`)
+	sameSequence(t, mport, nport, [][]string{{"/first/a"}, {"/first/a"}, {"/last/a"}, {"/last/a"}})
+}
