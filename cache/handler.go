@@ -105,7 +105,7 @@ func New(next http.Handler, opts Options) (*Cache, error) {
 			c.methods = append(c.methods, m)
 		}
 	}
-	if c.lockTimeout <= 0 {
+	if c.lockTimeout == 0 {
 		c.lockTimeout = DefaultLockTimeout
 	}
 	if c.lockAge <= 0 {

@@ -38,7 +38,9 @@ type Options struct {
 	Valid []Valid
 
 	// Lock is proxy_cache_lock, LockTimeout proxy_cache_lock_timeout and
-	// LockAge proxy_cache_lock_age (both 5s when 0).
+	// LockAge proxy_cache_lock_age (both 5s when 0). A negative LockTimeout
+	// sends a request that finds the lock held upstream at once, its
+	// response not stored (NGINX's "proxy_cache_lock_timeout 0").
 	Lock        bool
 	LockTimeout time.Duration
 	LockAge     time.Duration

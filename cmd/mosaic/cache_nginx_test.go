@@ -185,3 +185,22 @@ func TestCacheValidAnyFirstAsNGINX(t *testing.T) {
 		location /last/ { proxy_pass http://{origin}; proxy_cache_valid 200 1m; proxy_cache_valid any 0; }`)
 	sameSequence(t, mport, nport, [][]string{{"/first/a"}, {"/first/a"}, {"/last/a"}, {"/last/a"}})
 }
+
+// TestCacheLockZeroTimesAsNGINX: "proxy_cache_lock_timeout 0" sends the
+// requests that find the lock held upstream at once, their responses not
+// stored; "proxy_cache_lock_age 0" lets every request take the lock over.
+// Neither is the 5s default.
+func TestCacheLockZeroTimesAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		time.Sleep(300 * time.Millisecond)
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprintf(w, "v%d", n)
+	})
+	mport, nport := startCacheBoth(t, o, `
+		proxy_cache_lock on;
+		location /timeout/ { proxy_pass http://{origin}; proxy_cache_lock_timeout 0; }
+		location /age/ { proxy_pass http://{origin}; proxy_cache_lock_age 0; }`)
+	sameConcurrent(t, o, mport, nport, 5, "/timeout/a")
+	sameConcurrent(t, o, mport, nport, 5, "/age/a")
+}

@@ -1472,7 +1472,7 @@ func TestCacheConfigErrors(t *testing.T) {
 		{"proxy_cache_methods GET PUT;", `invalid value "PUT" in "proxy_cache_methods" directive`},
 		{"proxy_cache_min_uses 0;", `invalid value "0" in "proxy_cache_min_uses" directive`},
 		{"proxy_cache_lock maybe;", `it must be "on" or "off"`},
-		{"proxy_cache_lock_timeout 0;", `invalid value "0" in "proxy_cache_lock_timeout" directive`},
+		{"proxy_cache_lock_timeout 5x;", `invalid value "5x" in "proxy_cache_lock_timeout" directive`},
 		{"proxy_ignore_headers X-Other;", `invalid value "X-Other" in proxy_ignore_headers`},
 		{"proxy_cache_convert_head off;", `"proxy_cache_convert_head off" is not supported`},
 		{"proxy_cache_key $nonesuch;", `unknown "nonesuch" variable`},

@@ -138,7 +138,6 @@ func init() {
 		return server.LocConf[*locConf](l, module).ignore.V
 	}
 	flag := server.SetFlag[*locConf]
-	duration := server.SetTime[*locConf]
 	module.Directives = []server.Directive{
 		{Name: "proxy_cache_path", Context: server.CtxHTTP, MinArgs: 1, MaxArgs: server.Unlimited, Set: setPath},
 		{Name: "proxy_cache", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setCache},
@@ -163,9 +162,9 @@ func init() {
 		{Name: "proxy_cache_lock", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
 			Set: flag(func(l *locConf) *server.Setting[bool] { return &l.lock })},
 		{Name: "proxy_cache_lock_timeout", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
-			Set: duration(func(l *locConf) *server.Setting[time.Duration] { return &l.lockTimeout })},
+			Set: lockTime(func(l *locConf) *server.Setting[time.Duration] { return &l.lockTimeout })},
 		{Name: "proxy_cache_lock_age", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
-			Set: duration(func(l *locConf) *server.Setting[time.Duration] { return &l.lockAge })},
+			Set: lockTime(func(l *locConf) *server.Setting[time.Duration] { return &l.lockAge })},
 		{Name: "proxy_cache_use_stale", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: setUseStale},
 		{Name: "proxy_cache_background_update", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
 			Set: flag(func(l *locConf) *server.Setting[bool] { return &l.background })},
@@ -238,6 +237,19 @@ func setCache(c *server.Cmd) error {
 	}
 	lc.zoneAt = c.Directive
 	return nil
+}
+
+// lockTime returns the setter of proxy_cache_lock_timeout and
+// proxy_cache_lock_age, which NGINX lets be 0 (no waiting; a lock anyone
+// takes over), unlike other times.
+func lockTime(get func(*locConf) *server.Setting[time.Duration]) func(*server.Cmd) error {
+	return func(c *server.Cmd) error {
+		d, err := c.Duration(c.Args[0])
+		if err != nil {
+			return err
+		}
+		return server.Put(c, get(c.Loc().(*locConf)), d)
+	}
 }
 
 func setKey(c *server.Cmd) error {
@@ -542,6 +554,13 @@ func reportFailure(w http.ResponseWriter, _ *http.Request, f proxy.Failure) {
 // upstreamURI is the request target the location's proxy sends for a
 // request.
 func (lc *locConf) options(z *zoneConf, proxyHost string, upstreamURI func(*http.Request) string, l *server.Location) cache.Options {
+	lockTimeout := lc.lockTimeout.V
+	if lc.lockTimeout.Set && lockTimeout == 0 {
+		lockTimeout = -1 // no waiting at all, where the zero value is the default
+	}
+	// A lock that every request may take over at once holds nobody back:
+	// NGINX's "proxy_cache_lock_age 0".
+	lock := lc.lock.V && !(lc.lockAge.Set && lc.lockAge.V == 0)
 	key := lc.key.V
 	keyFunc := func(r *http.Request) string {
 		return key.eval(r, vars.FromContext(r.Context()), proxyHost)
@@ -565,8 +584,8 @@ func (lc *locConf) options(z *zoneConf, proxyHost string, upstreamURI func(*http
 		Methods:          lc.methods.V,
 		MinUses:          lc.minUses.V,
 		Valid:            lc.valid,
-		Lock:             lc.lock.V,
-		LockTimeout:      lc.lockTimeout.V,
+		Lock:             lock,
+		LockTimeout:      lockTimeout,
 		LockAge:          lc.lockAge.V,
 		UseStale:         lc.useStale.V,
 		BackgroundUpdate: lc.background.V,
