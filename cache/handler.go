@@ -304,11 +304,15 @@ func (c *Cache) miss(w http.ResponseWriter, r *http.Request, lk lookup) {
 		// (the holder's response was not stored, or its instance died and
 		// its lease lapsed) is taken by one waiter, and the others wait for
 		// that one instead of all going upstream at once.
+		// The lock is the variant's once the resource is known to vary (a
+		// lookup after a wait may find it has come to), as NGINX reopens
+		// the entry under the variant's key: misses for other variants are
+		// filled at the same time, not behind each other.
 		deadline := time.Now().Add(c.lockTimeout)
 		for p.mayStore {
-			release, ok, err := c.store.TryLock(r.Context(), lk.primary, c.lockAge)
+			release, ok, err := c.store.TryLock(r.Context(), p.lk.key, c.lockAge)
 			if err != nil {
-				c.log.store("lock", lk.primary, err)
+				c.log.store("lock", p.lk.key, err)
 				break
 			}
 			if ok {
@@ -316,7 +320,7 @@ func (c *Cache) miss(w http.ResponseWriter, r *http.Request, lk lookup) {
 				defer p.unlock()
 				break
 			}
-			if c.waitAndServe(w, r, lk.primary, &p, deadline) {
+			if c.waitAndServe(w, r, p.lk.key, &p, deadline) {
 				return
 			}
 		}

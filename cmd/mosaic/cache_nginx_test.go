@@ -204,3 +204,40 @@ func TestCacheLockZeroTimesAsNGINX(t *testing.T) {
 	sameConcurrent(t, o, mport, nport, 5, "/timeout/a")
 	sameConcurrent(t, o, mport, nport, 5, "/age/a")
 }
+
+// TestCacheLockPerVariantAsNGINX: once a resource is known to vary, the
+// lock is the variant's, as NGINX's is (it reopens the entry under the
+// variant's key): concurrent misses for different variants are filled at
+// once and all stored, where one lock for the resource would queue them
+// behind each other until proxy_cache_lock_timeout sent the rest upstream
+// unstored.
+func TestCacheLockPerVariantAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		time.Sleep(300 * time.Millisecond)
+		w.Header().Set("Cache-Control", "max-age=60")
+		w.Header().Set("Vary", "Accept-Language")
+		fmt.Fprint(w, r.Header.Get("Accept-Language"))
+	})
+	mport, nport := startCacheBoth(t, o, `location / { proxy_pass http://{origin}; proxy_cache_lock on; proxy_cache_lock_timeout 1s; }`)
+	langs := []string{"aa", "bb", "cc", "dd", "ee", "ff", "gg", "hh"}
+	reqs := [][]string{{"/v", "Accept-Language", "en"}}
+	for _, l := range langs {
+		reqs = append(reqs, []string{"/v", "Accept-Language", l})
+	}
+	sameSequence(t, mport, nport, reqs[:1]) // the resource is known to vary
+	var wg sync.WaitGroup
+	for _, port := range []int{mport, nport} {
+		for _, l := range langs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := cacheTry(http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/v", port), "Accept-Language", l); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	sameSequence(t, mport, nport, reqs) // every variant was stored
+}
