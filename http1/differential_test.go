@@ -458,19 +458,15 @@ func requestDiff(ours, theirs *http.Request) []fieldDiff {
 }
 
 // comparableHeader returns http1's reading of r's header as net/http
-// writes the same fields, a copy: net/http keeps one of several equal
-// Content-Length fields, moves a chunked request's Trailer field to
-// r.Trailer, adds "Cache-Control: no-cache" for "Pragma: no-cache" (an
-// HTTP/1.0 cache's way of saying it), and drops the Host field of an
-// absolute-form request, which http1 keeps beside the target's host (for
-// $http_host).
+// writes the same fields, a copy: net/http moves a chunked request's
+// Trailer field to r.Trailer, adds "Cache-Control: no-cache" for
+// "Pragma: no-cache" (an HTTP/1.0 cache's way of saying it), and drops
+// the Host field of an absolute-form request, which http1 keeps beside
+// the target's host (for $http_host).
 func comparableHeader(r *http.Request) http.Header {
 	h := r.Header.Clone()
 	if r.URL != nil && r.URL.Host != "" {
 		delete(h, "Host")
-	}
-	if cl := h["Content-Length"]; len(cl) > 1 {
-		h["Content-Length"] = cl[:1] // parseFields refuses them unequal
 	}
 	if r.TransferEncoding != nil {
 		delete(h, "Trailer")
@@ -605,7 +601,7 @@ var differences = []difference{
 		},
 	},
 	{
-		what:    "a second line of a field that comes once: Authorization, If-Modified-Since, If-Unmodified-Since, If-Match, If-None-Match, If-Range, Content-Range, Expect",
+		what:    "a second line of a field that comes once: Authorization, If-Modified-Since, If-Unmodified-Since, If-Match, If-None-Match, If-Range, Content-Range, Expect, Content-Length (net/http keeps equal ones)",
 		outcome: "http1 refuses",
 		why:     "RFC 9110 §5.3: these fields are not lists; NGINX refuses a second line (client sent duplicate header line)",
 		applies: func(d *disagreement) bool {

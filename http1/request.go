@@ -93,9 +93,9 @@ func parseFields(rest string, r *http.Request, vals []string) error {
 	if n > len(vals) {
 		vals = make([]string, n) // one backing array for the usual one value per name
 	}
-	var host, cl string
-	hosts, cls := 0, 0
-	var te []string
+	var host, cl, te string
+	hosts := 0
+	hasCL, hasTE := false, false
 	for rest != "" {
 		var line string
 		line, rest = cutLine(rest)
@@ -122,12 +122,9 @@ func parseFields(rest string, r *http.Request, vals []string) error {
 			host, hosts = value, hosts+1
 			continue
 		case "Content-Length":
-			cl, cls = value, cls+1
-			if cls > 1 && value != h[name][0] {
-				return badRequest("conflicting Content-Length")
-			}
+			cl, hasCL = value, true
 		case "Transfer-Encoding":
-			te = append(te, value)
+			te, hasTE = value, true
 		}
 		if old, ok := h[name]; ok {
 			if header.Unique(name) {
@@ -153,20 +150,20 @@ func parseFields(rest string, r *http.Request, vals []string) error {
 	r.Host = host
 
 	r.ContentLength = 0
-	if te != nil {
+	if hasTE {
 		if r.ProtoMinor == 0 {
 			return badRequest("Transfer-Encoding in an HTTP/1.0 request")
 		}
-		if cls > 0 {
+		if hasCL {
 			return badRequest("both Content-Length and Transfer-Encoding")
 		}
-		if len(te) != 1 || !strings.EqualFold(te[0], "chunked") {
+		if !strings.EqualFold(te, "chunked") {
 			return &requestError{http.StatusNotImplemented, "unsupported Transfer-Encoding"}
 		}
 		delete(h, "Transfer-Encoding")
 		r.TransferEncoding = []string{"chunked"}
 		r.ContentLength = -1
-	} else if cls > 0 {
+	} else if hasCL {
 		n, err := strconv.ParseUint(cl, 10, 63)
 		if err != nil {
 			return badRequest("invalid Content-Length")

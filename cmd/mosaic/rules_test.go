@@ -115,6 +115,11 @@ var ruleCases = []ruleCase{
 	{name: "two If-Modified-Since headers", req: rawReq("/h", "a.example", "If-Modified-Since: Sat, 01 Jan 2000 00:00:00 GMT",
 		"If-Modified-Since: Sun, 02 Jan 2000 00:00:00 GMT"), status: 400},
 
+	// A second framing line is refused even when it agrees with the first:
+	// NGINX takes Content-Length and Transfer-Encoding once.
+	{name: "two equal Content-Length headers", req: "POST /h HTTP/1.1\r\nHost: a.example\r\nContent-Length: 2\r\nContent-Length: 2\r\nConnection: close\r\n\r\nab", status: 400},
+	{name: "two Transfer-Encoding headers", req: "POST /h HTTP/1.1\r\nHost: a.example\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n", status: 400},
+
 	// Header names NGINX deems invalid never reach a handler.
 	{name: "underscore header dropped", req: rawReq("/h", "a.example", "X-Forwarded-For: 1.1.1.1", "X_Forwarded_For: 6.6.6.6"),
 		status: 200, upstream: "GET /h HTTP/1.0", absent: []string{"X_Forwarded_For"}, sent: []string{"X-Forwarded-For: 1.1.1.1"}},

@@ -159,12 +159,13 @@ func WriteInterim(w http.ResponseWriter, code int, fields http.Header) {
 // once only: NGINX refuses a second line of these with 400 ("client sent
 // duplicate header line"), which keeps a backend that reads the last
 // line from acting on credentials or conditions that the server did not
-// check, as it checks the first. Host and Content-Length, which frame the
-// request, are checked where they are read.
+// check, as it checks the first. Content-Length and Transfer-Encoding
+// are among them even when the lines agree: a second framing line is
+// what a smuggled request looks like. Host is checked where it is read.
 func Unique(name string) bool {
 	switch name {
 	case "Authorization", "If-Modified-Since", "If-Unmodified-Since", "If-Match", "If-None-Match", "If-Range",
-		"Content-Range", "Expect":
+		"Content-Range", "Expect", "Content-Length", "Transfer-Encoding":
 		return true
 	}
 	return false
