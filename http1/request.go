@@ -149,26 +149,30 @@ func parseFields(rest string, r *http.Request, vals []string) error {
 	}
 	r.Host = host
 
+	// In NGINX's order, which decides the status when several apply: an
+	// invalid Content-Length, then Transfer-Encoding in HTTP/1.0, a coding
+	// other than chunked (501), and only then chunked with Content-Length.
 	r.ContentLength = 0
-	if hasTE {
-		if r.ProtoMinor == 0 {
-			return badRequest("Transfer-Encoding in an HTTP/1.0 request")
-		}
-		if hasCL {
-			return badRequest("both Content-Length and Transfer-Encoding")
-		}
-		if !strings.EqualFold(te, "chunked") {
-			return &requestError{http.StatusNotImplemented, "unsupported Transfer-Encoding"}
-		}
-		delete(h, "Transfer-Encoding")
-		r.TransferEncoding = []string{"chunked"}
-		r.ContentLength = -1
-	} else if hasCL {
+	if hasCL {
 		n, err := strconv.ParseUint(cl, 10, 63)
 		if err != nil {
 			return badRequest("invalid Content-Length")
 		}
 		r.ContentLength = int64(n)
+	}
+	if hasTE {
+		if r.ProtoMinor == 0 {
+			return badRequest("Transfer-Encoding in an HTTP/1.0 request")
+		}
+		if !strings.EqualFold(te, "chunked") {
+			return &requestError{http.StatusNotImplemented, "unsupported Transfer-Encoding"}
+		}
+		if hasCL {
+			return badRequest("both Content-Length and Transfer-Encoding")
+		}
+		delete(h, "Transfer-Encoding")
+		r.TransferEncoding = []string{"chunked"}
+		r.ContentLength = -1
 	}
 	r.Close = shouldClose(r)
 	return nil

@@ -312,6 +312,10 @@ func TestParseHeadInvalid(t *testing.T) {
 		{"Transfer-Encoding and Content-Length", "POST / HTTP/1.1\r\n" + host + "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n", 400},
 		{"Transfer-Encoding in HTTP/1.0", "POST / HTTP/1.0\r\n" + host + "Transfer-Encoding: chunked\r\n", 400},
 		{"Transfer-Encoding gzip", "POST / HTTP/1.1\r\n" + host + "Transfer-Encoding: gzip\r\n", 501},
+		// NGINX answers the coding it does not know before it looks at
+		// Content-Length, but an invalid Content-Length before either.
+		{"Transfer-Encoding gzip and Content-Length", "POST / HTTP/1.1\r\n" + host + "Content-Length: 5\r\nTransfer-Encoding: gzip\r\n", 501},
+		{"Transfer-Encoding gzip and invalid Content-Length", "POST / HTTP/1.1\r\n" + host + "Content-Length: x\r\nTransfer-Encoding: gzip\r\n", 400},
 		{"Transfer-Encoding gzip, chunked", "POST / HTTP/1.1\r\n" + host + "Transfer-Encoding: gzip, chunked\r\n", 501},
 		{"Transfer-Encoding twice", "POST / HTTP/1.1\r\n" + host + "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n", 400},
 		{"empty line", "\r\n", 400},

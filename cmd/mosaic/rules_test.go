@@ -120,6 +120,8 @@ var ruleCases = []ruleCase{
 	{name: "two equal Content-Length headers", req: "POST /h HTTP/1.1\r\nHost: a.example\r\nContent-Length: 2\r\nContent-Length: 2\r\nConnection: close\r\n\r\nab", status: 400},
 	{name: "two Transfer-Encoding headers", req: "POST /h HTTP/1.1\r\nHost: a.example\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n", status: 400},
 
+	{name: "Transfer-Encoding gzip with Content-Length", req: "POST /h HTTP/1.1\r\nHost: a.example\r\nContent-Length: 2\r\nTransfer-Encoding: gzip\r\nConnection: close\r\n\r\nab", status: 501},
+
 	// Header names NGINX deems invalid never reach a handler.
 	{name: "underscore header dropped", req: rawReq("/h", "a.example", "X-Forwarded-For: 1.1.1.1", "X_Forwarded_For: 6.6.6.6"),
 		status: 200, upstream: "GET /h HTTP/1.0", absent: []string{"X_Forwarded_For"}, sent: []string{"X-Forwarded-For: 1.1.1.1"}},
