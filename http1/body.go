@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httputil"
 	"net/textproto"
 	"strings"
 	"sync"
@@ -22,9 +21,9 @@ type body struct {
 	c      *conn
 	w      *response
 	req    *http.Request
-	remain int64     // bytes left of a length-delimited body
-	chunks io.Reader // the chunked decoder, for a chunked body
-	expect bool      // a 100 Continue is owed before the first read
+	remain int64          // bytes left of a length-delimited body
+	chunks *chunkedReader // the chunked decoder, for a chunked body
+	expect bool           // a 100 Continue is owed before the first read
 	// unread is what the response's header needs to know, whichever
 	// goroutine reads the body: the bytes left of a length-delimited body
 	// that has not been read yet (-1 chunked), and whether the client
@@ -49,7 +48,7 @@ func (b *body) bytesRead() int64 { return b.read.Load() }
 func newBody(c *conn, r *http.Request) *body {
 	b := &body{c: c, remain: r.ContentLength, start: c.consumed()}
 	if r.ContentLength < 0 {
-		b.chunks = httputil.NewChunkedReader(c.br)
+		b.chunks = &chunkedReader{br: c.br}
 		if tr := r.Header["Trailer"]; len(tr) > 0 {
 			r.Trailer = http.Header{}
 			for _, v := range tr {

@@ -10,6 +10,7 @@ import (
 	"net/http/httputil"
 	"net/textproto"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -117,6 +118,8 @@ var smugglingSeeds = []string{
 	"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTrailer: X-Sum\r\n\r\n0\r\nX-Sum: 1\r\n 2\r\n\r\n" + next,
 	"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTrailer: X-Sum\r\n\r\n0\r\nX-Sum: 1\nX-Sum: 2\n\n" + next,
 	"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTrailer: Content-Length\r\n\r\n0\r\nContent-Length: 40\r\n\r\n" + next,
+	"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5 ;x=y\r\nhello\r\n0\t;z\r\n\r\n" + next,
+	"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n000000000000000005\r\nhello\r\n0\r\n\r\n" + next,
 	"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: a\x00b\r\n\r\n" + next,
 	// Line endings: bare LF, bare CR, CR in values.
 	"GET / HTTP/1.1\nHost: a\n\n" + next,
@@ -647,8 +650,16 @@ var differences = []difference{
 		outcome: "net/http refuses",
 		why:     "RFC 9112 §2.2: a recipient may take a bare LF for a line end, as NGINX does; http1 bounds a trailer as a header (32 KB)",
 		applies: func(d *disagreement) bool {
-			tr := d.trailer()
-			return d.inBody && !strings.HasPrefix(tr, "\r\n") && !strings.Contains(tr[:min(len(tr), 4<<10)], "\r\n\r\n")
+			tr := d.trailer() // "" where net/http's reader failed before the trailer
+			return d.inBody && tr != "" && !strings.HasPrefix(tr, "\r\n") && !strings.Contains(tr[:min(len(tr), 4<<10)], "\r\n\r\n")
+		},
+	},
+	{
+		what:    "a chunk size line with whitespace before its extension's \";\", or with more than 16 digits (leading zeros)",
+		outcome: "net/http refuses",
+		why:     "RFC 9112 §7.1.1: BWS may come before \";\", and the size is a number, however many zeros lead it; NGINX takes both",
+		applies: func(d *disagreement) bool {
+			return d.inBody && d.req.TransferEncoding != nil && laxChunkLine.MatchString(d.in[d.headLen:])
 		},
 	},
 	{
@@ -660,6 +671,10 @@ var differences = []difference{
 		},
 	},
 }
+
+// laxChunkLine finds the chunk size lines that net/http's reader refuses
+// and http1's takes.
+var laxChunkLine = regexp.MustCompile(`(?m)^(?:[0-9a-fA-F]+[ \t]+;|0[0-9a-fA-F]{16,}[ \t;\r])`)
 
 // explain fails the test unless outcome, which happened to request i of
 // in (detail says how), is one of the differences.

@@ -481,6 +481,39 @@ func TestServeChunkedRequestTrailer(t *testing.T) {
 	}
 }
 
+// TestServeChunkSizeLines: the chunk size lines NGINX takes, whitespace
+// before an extension included (RFC 9112's BWS, which net/http's reader
+// refuses), are read; lines that are not CRLF-ended or not a size fail
+// the read, and the connection closes.
+func TestServeChunkSizeLines(t *testing.T) {
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "%s|%v", body, err != nil)
+	}))
+	for _, tc := range []struct{ chunks, want string }{
+		{"3 ;x=y\r\nabc\r\n0\r\n\r\n", "abc|false"},
+		{"3\t;x\r\nabc\r\n0 ;y\r\n\r\n", "abc|false"},
+		{"3 \r\nabc\r\n0\r\n\r\n", "abc|false"},
+		{"00000000000000000003\r\nabc\r\n0\r\n\r\n", "abc|false"},
+		{"3 x\r\nabc\r\n0\r\n\r\n", "|true"},
+		{" 3\r\nabc\r\n0\r\n\r\n", "|true"},
+		{"0x3\r\nabc\r\n0\r\n\r\n", "|true"},
+		{"3\nabc\r\n0\r\n\r\n", "|true"},
+		{"\n", "|true"},
+		{"3\r\nabcX\r\n0\r\n\r\n", "abc|true"},
+		{"8000000000000000\r\n", "|true"},
+	} {
+		c := dial(t, ts.addr)
+		_, body := c.roundTrip("POST", "POST / HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n"+tc.chunks)
+		if body != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.chunks, body, tc.want)
+		}
+		if strings.HasSuffix(tc.want, "true") {
+			c.expectClosed()
+		}
+	}
+}
+
 func TestServeExpectContinue(t *testing.T) {
 	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/read" {
