@@ -166,6 +166,19 @@ func (b *body) readTrailer() error {
 
 func (b *body) Close() error { return nil }
 
+// LimitBody fails a chunked body's read with *http.MaxBytesError once a
+// chunk's size line announces more than max bytes in all
+// (client_max_body_size): NGINX answers 413 then, before the chunk's
+// data, where a limit on the bytes read would wait for them. A
+// length-delimited body's limit is its Content-Length's business.
+func (b *body) LimitBody(max int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.chunks != nil {
+		b.chunks.max = max
+	}
+}
+
 // keepable reports whether the connection can outlive what is left of
 // the body: not if a client waiting for 100 Continue may or may not send
 // it, nor if more is left than is worth reading to drop it.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"net/http"
 )
 
 // chunkedReader decodes a chunked request body (RFC 9112, section 7.1),
@@ -14,12 +15,17 @@ import (
 // size line: whitespace before a chunk extension's ";" is taken, which
 // the RFC's grammar allows (BWS) and NGINX accepts, where net/http
 // refuses the request; and a size may have any number of leading zeros.
+// Once a size line takes the body past max (body.LimitBody), the read
+// fails with *http.MaxBytesError at once, as NGINX answers 413 then,
+// rather than wait for data that may never come.
 //
 // The trailer after the last chunk is left to the caller (body.readTrailer).
 type chunkedReader struct {
 	br       *bufio.Reader
 	n        int64 // bytes left of the current chunk
 	checkEnd bool  // the CRLF after a chunk's data is next
+	total    int64 // the sizes announced so far
+	max      int64 // the most total may reach; 0: no limit
 	excess   int64 // bytes of framing beyond what the data allows
 	err      error
 }
@@ -119,6 +125,11 @@ func (cr *chunkedReader) beginChunk() {
 		cr.err = errors.New("chunked encoding contains too much non-data")
 		return
 	}
+	if cr.max > 0 && size > cr.max-cr.total {
+		cr.err = &http.MaxBytesError{Limit: cr.max}
+		return
+	}
+	cr.total += size
 	cr.n = size
 	if size == 0 {
 		cr.err = io.EOF

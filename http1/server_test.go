@@ -514,6 +514,28 @@ func TestServeChunkSizeLines(t *testing.T) {
 	}
 }
 
+// TestServeChunkOverLimit: once LimitBody is set (client_max_body_size),
+// a chunk whose size line takes the body past it fails the read at once,
+// without its data, as NGINX answers 413 then.
+func TestServeChunkOverLimit(t *testing.T) {
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body.(interface{ LimitBody(int64) }).LimitBody(8)
+		body, err := io.ReadAll(r.Body)
+		var mb *http.MaxBytesError
+		fmt.Fprintf(w, "%s|%v", body, errors.As(err, &mb))
+	}))
+	c := dial(t, ts.addr)
+	c.c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, body := c.roundTrip("POST", "POST / HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n6\r\n"); body != "abc|true" {
+		t.Errorf("got %q, want \"abc|true\"", body)
+	}
+	c.expectClosed()
+	c = dial(t, ts.addr)
+	if _, body := c.roundTrip("POST", "POST / HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n5\r\nabcde\r\n0\r\n\r\n"); body != "abcabcde|false" {
+		t.Errorf("a body of exactly the limit: got %q", body)
+	}
+}
+
 func TestServeExpectContinue(t *testing.T) {
 	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/read" {

@@ -503,6 +503,9 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 			Error(w, r, http.StatusRequestEntityTooLarge)
 			return
 		}
+		if lb, ok := r.Body.(interface{ LimitBody(int64) }); ok {
+			lb.LimitBody(max) // a chunk too large is refused by its size (http1)
+		}
 		r.Body = http.MaxBytesReader(w, r.Body, max)
 	}
 	if ri != nil && ri.rec != nil {
