@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mosaic-edge/mosaic/http1"
 	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
 	"github.com/mosaic-edge/mosaic/vars"
@@ -55,7 +56,7 @@ func admit(r *http.Request, g *addrGroup, st *vars.State) (*VServer, string, int
 // neither, are bad requests, as is a second line of a field that may come
 // once (header.Unique). :path takes the origin form only. Each
 // field, :path included, is bounded by large_client_header_buffers'
-// size, as a line is on HTTP/1.1 (414 for :path, 431 for a field, as
+// size, as a line is on HTTP/1.1 (414 for :path, NGINX's 494 for a field, as
 // http1 answers; NGINX ends the connection with ENHANCE_YOUR_CALM);
 // cookie crumbs, which the client may send as fields of their own and
 // Go joins, count one by one.
@@ -72,11 +73,11 @@ func admitH2(r *http.Request, g *addrGroup) int {
 			if k == "Cookie" {
 				for crumb := range strings.SplitSeq(v, "; ") {
 					if len(k)+2+len(crumb) > maxLine {
-						return http.StatusRequestHeaderFieldsTooLarge
+						return http1.StatusHeaderTooLarge
 					}
 				}
 			} else if len(k)+2+len(v) > maxLine {
-				return http.StatusRequestHeaderFieldsTooLarge
+				return http1.StatusHeaderTooLarge
 			}
 		}
 	}

@@ -8,10 +8,13 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 // exchange writes req on c and reads one response.
@@ -80,7 +83,7 @@ func headerBufferCases() []headerBufferCase {
 		{"fits", "GET /a.txt HTTP/1.1\r\nHost: t\r\n" + field(900) + "\r\n", 200},
 		{"long line", "GET /a.txt?" + strings.Repeat("q", 1100) + " HTTP/1.1\r\nHost: t\r\n\r\n", 414},
 		{"long field", "GET /a.txt HTTP/1.1\r\nHost: t\r\n" + field(1100) + "\r\n", 400},
-		{"large header", "GET /a.txt HTTP/1.1\r\nHost: t\r\n" + field(900) + field(900) + field(900) + "\r\n", 400},
+		{"large header", "GET /a.txt HTTP/1.1\r\nHost: t\r\n" + strings.Repeat(field(900), 4) + "\r\n", 400},
 	}
 }
 
@@ -104,6 +107,26 @@ func TestLargeClientHeaderBuffers(t *testing.T) {
 		}
 		if tc.want != 200 && !resp.Close {
 			t.Errorf("%s: the connection stays open after a refused request", tc.name)
+		}
+	}
+}
+
+// TestLargeClientHeaderBuffersAsNGINX: NGINX answers a field or a header
+// over large_client_header_buffers with its code 494, which goes out as
+// 400 with a page of its own ("Request Header Or Cookie Too Large").
+func TestLargeClientHeaderBuffersAsNGINX(t *testing.T) {
+	nginxPath(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`large_client_header_buffers 2 1k;
+			server { listen 127.0.0.1:%d; location / { return 200 "ok"; } }`, port)
+	})
+	title := regexp.MustCompile(`<title>[^<]*</title>`)
+	for _, tc := range headerBufferCases() {
+		m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), tc.req)
+		n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), tc.req)
+		mt, nt := title.FindString(mb), title.FindString(nb)
+		if m.StatusCode != n.StatusCode || n.StatusCode == http.StatusBadRequest && mt != nt {
+			t.Errorf("%s: mosaic %d %s, nginx %d %s", tc.name, m.StatusCode, mt, n.StatusCode, nt)
 		}
 	}
 }
