@@ -26,10 +26,11 @@ type body struct {
 	expect bool           // a 100 Continue is owed before the first read
 	// unread is what the response's header needs to know, whichever
 	// goroutine reads the body: the bytes left of a length-delimited body
-	// that has not been read yet (-1 chunked), and whether the client
-	// still waits for 100 Continue.
+	// that has not been read yet (-1 chunked), whether the client still
+	// waits for 100 Continue, and whether a read failed.
 	unread    atomic.Int64
 	expecting atomic.Bool
+	failed    atomic.Bool
 	eof       bool
 	start     int64        // the connection's consumed bytes where the body begins
 	read      atomic.Int64 // the body's bytes taken from the connection, framing included
@@ -119,6 +120,7 @@ func (b *body) readLocked(p []byte) (int, error) {
 		b.c.bodyRead()
 	case err != nil:
 		b.err = err
+		b.failed.Store(true)
 	}
 	return n, err
 }
@@ -181,9 +183,12 @@ func (b *body) LimitBody(max int64) {
 
 // keepable reports whether the connection can outlive what is left of
 // the body: not if a client waiting for 100 Continue may or may not send
-// it, nor if more is left than is worth reading to drop it.
+// it, nor if more is left than is worth reading to drop it, nor once a
+// read failed (bad framing, a chunk over the limit: where the next
+// request would start is unknown). The response then says
+// "Connection: close", as NGINX's 400 or 413 does.
 func (b *body) keepable() bool {
-	return !b.expecting.Load() && b.unread.Load() <= maxDrain
+	return !b.expecting.Load() && !b.failed.Load() && b.unread.Load() <= maxDrain
 }
 
 // closeForHandler ends the handler's use of the body. A read that a
