@@ -59,7 +59,9 @@ func (c *conn) recordedHead() []byte {
 
 // otherCodings reads again the head that http.ReadResponse refused with
 // readErr, and returns the response when the refusal was its
-// Transfer-Encoding. Any other refusal stands: it returns readErr.
+// Transfer-Encoding. Any other refusal stands: it returns readErr (nil,
+// with no response, for an HTTP/1.0 head that net/http took and that has
+// no Transfer-Encoding).
 func otherCodings(head []byte, br *bufio.Reader, r *http.Request, readErr error) (*http.Response, error) {
 	tp := textproto.NewReader(bufio.NewReader(bytes.NewReader(head)))
 	line, err := tp.ReadLine()

@@ -381,6 +381,15 @@ func (x *exchange) readHeader(c *conn) (*http.Response, error) {
 		head := c.recordedHead()
 		if err != nil && !isIOError(err) && !errors.Is(err, errHeaderTooBig) {
 			resp, err = otherCodings(head, c.br, x.r, err)
+		} else if err == nil && resp.ProtoMinor == 0 {
+			// net/http drops an HTTP/1.0 response's Transfer-Encoding and
+			// reads the body to the close, chunk sizes and all, which
+			// would reach the client and the cache as content; NGINX
+			// undoes the chunks. Read such a head again by the field (the
+			// connection closes after it, as RFC 9112 section 6.1 asks).
+			if tr, terr := otherCodings(head, c.br, x.r, nil); tr != nil || terr != nil {
+				resp, err = tr, terr
+			}
 		}
 		if err == nil {
 			err = checkHead(resp, head)
