@@ -405,6 +405,10 @@ func (c *conn) loop(waited bool) {
 			if !c.state.CompareAndSwap(stateIdle, stateActive) {
 				return // closed by Shutdown while the request arrived
 			}
+			if c.requests == 0 && c.tlsState == nil && c.lim.PriorKnowledge && c.srv.PriorKnowledge != nil && c.sawPreface() {
+				c.handToHTTP2()
+				return
+			}
 			c.reqStart = time.Now()
 			c.setStat(statReading)
 		}
@@ -490,6 +494,52 @@ func (c *conn) awaitRequest(waited bool) (ok, park bool) {
 	c.busy = c.requests > 0 && err == nil && time.Since(now) < busyGap
 	return c.firstByte(err), false
 }
+
+// http2Preface starts every HTTP/2 connection (RFC 9113 §3.4).
+const http2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+// sawPreface reports whether the connection starts with HTTP/2's
+// preface. As NGINX does, it waits for more bytes (within the header's
+// deadline) only while those that came match the preface.
+func (c *conn) sawPreface() bool {
+	for n := 1; n <= len(http2Preface); n++ {
+		b, err := c.br.Peek(n)
+		if err != nil || b[n-1] != http2Preface[n-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// handToHTTP2 gives the connection, its preface and whatever followed it
+// unread, to Server.PriorKnowledge; it is no longer this server's.
+func (c *conn) handToHTTP2() {
+	read, _ := c.br.Peek(c.br.Buffered())
+	pc := &replayConn{Conn: c.rwc, buf: bytes.Clone(read)}
+	c.releaseReader()
+	c.hijacked = true
+	c.srv.removeConn(c)
+	_ = c.rwc.SetDeadline(time.Time{}) // the deadlines are the other server's to set
+	c.srv.PriorKnowledge(pc)
+}
+
+// replayConn is a connection whose first reads return buf.
+type replayConn struct {
+	net.Conn
+	buf []byte
+}
+
+func (c *replayConn) Read(p []byte) (int, error) {
+	if len(c.buf) > 0 {
+		n := copy(p, c.buf)
+		c.buf = c.buf[n:]
+		return n, nil
+	}
+	return c.Conn.Read(p)
+}
+
+// NetConn returns the connection underneath, as tls.Conn's does.
+func (c *replayConn) NetConn() net.Conn { return c.Conn }
 
 // busyGap is the longest wait for a request after which a connection
 // still counts as busy (see awaitRequest).

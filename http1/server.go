@@ -76,6 +76,12 @@ type Limits struct {
 	// LingerAlways); zero durations mean 30 s and 5 s.
 	Linger                    LingerMode
 	LingerTime, LingerTimeout time.Duration
+
+	// PriorKnowledge says that a plain connection whose first bytes are
+	// HTTP/2's connection preface goes to Server.PriorKnowledge (NGINX's
+	// "listen ... http2" without ssl); the value in force when its first
+	// request comes decides.
+	PriorKnowledge bool
 }
 
 // SetLimits replaces the server's limits while it runs (a configuration
@@ -144,6 +150,13 @@ type Server struct {
 	// it such a client is answered 400 "The plain HTTP request was sent to
 	// HTTPS port" here.
 	PlainHTTP bool
+	// PriorKnowledge takes over, while Limits.PriorKnowledge is on, a
+	// plain connection that starts with HTTP/2's connection preface
+	// (HTTP/2 with prior knowledge, RFC 9113 §3.3); other connections
+	// are served here. The connection it gets reads the bytes already
+	// read again first. Like TLSNextProto's functions, it runs on the
+	// connection's goroutine and owns the connection.
+	PriorKnowledge func(net.Conn)
 	// TLSHandshakeFailed, when set, is told of each failed handshake,
 	// with the connection that TLS ran over (what tls.ClientHelloInfo.Conn
 	// was), so that what a GetConfigForClient kept for it can go.

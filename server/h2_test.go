@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -285,5 +286,39 @@ func TestH2SendTimeoutClosesStalledConnection(t *testing.T) {
 	var ne net.Error
 	if a.status != "200" || a.err == nil || errors.As(a.err, &ne) && ne.Timeout() || a.reset || len(a.body) == 64<<20 {
 		t.Errorf("after a stall past send_timeout: %s, %d body bytes, reset %v, %v; want 200 and the connection closed", a.status, len(a.body), a.reset, a.err)
+	}
+}
+
+// TestH2PriorKnowledgeFollowsReload: "listen ... http2" on a plain
+// socket that a reload keeps turns HTTP/2 with prior knowledge on and
+// off for the connections accepted after it; HTTP/1.1 is served either
+// way.
+func TestH2PriorKnowledgeFollowsReload(t *testing.T) {
+	rt, base := startRuntime(t, `http { server { listen 127.0.0.1:0; return 200 one; } }`)
+	var protos http.Protocols
+	protos.SetUnencryptedHTTP2(true)
+	h2c := &http.Client{Transport: &http.Transport{Protocols: &protos}}
+	defer h2c.CloseIdleConnections()
+	for _, c := range []struct {
+		conf string
+		h2   bool
+	}{
+		{`http { server { listen 127.0.0.1:0 http2; return 200 two; } }`, true},
+		{`http { server { listen 127.0.0.1:0; return 200 three; } }`, false},
+	} {
+		if err := rt.Apply(mustLoadNoCleanup(t, c.conf)); err != nil {
+			t.Fatal(err)
+		}
+		h2c.CloseIdleConnections()
+		resp, err := h2c.Get(base + "/")
+		if served := err == nil && resp.ProtoMajor == 2; served != c.h2 {
+			t.Errorf("%s: HTTP/2 with prior knowledge served %v (%v), want %v", c.conf, served, err, c.h2)
+		}
+		if err == nil {
+			resp.Body.Close()
+		}
+		if _, body := get(t, base+"/"); body == "one" || body == "" {
+			t.Errorf("%s: HTTP/1.1 answered %q", c.conf, body)
+		}
 	}
 }

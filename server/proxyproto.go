@@ -1,7 +1,6 @@
 package server
 
 import (
-	"crypto/tls"
 	"net"
 	"net/http"
 	"strconv"
@@ -17,7 +16,7 @@ func proxyConn(c net.Conn) *proxyproto.Conn {
 		switch t := c.(type) {
 		case *proxyproto.Conn:
 			return t
-		case *tls.Conn:
+		case interface{ NetConn() net.Conn }: // TLS, or a plain HTTP/2 connection http1 handed over
 			c = t.NetConn()
 		default:
 			return nil

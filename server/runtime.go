@@ -36,14 +36,15 @@ type Runtime struct {
 }
 
 // listener is a bound socket and what serves it: http1 serves HTTP/1.x,
-// on plain connections and on TLS ones, and hands the TLS connections
-// that choose HTTP/2 to h2.
+// on plain connections and on TLS ones, and hands to h2 the TLS
+// connections that choose HTTP/2 and, with "listen ... http2", the plain
+// ones that start with HTTP/2's preface.
 type listener struct {
 	key  string
 	addr string
 	ln   net.Listener
 	srv  *http1.Server
-	h2   *h2Server // nil on a plain listener
+	h2   *h2Server
 	// cut is set when the shutdown limit ends the requests still running,
 	// before their connections close (see reqRoot.Err).
 	cut atomic.Bool
@@ -201,12 +202,16 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 	srv := &http1.Server{Handler: d, Limits: lim, ConnContext: connContext, RequestContext: newRequestRoot, Logger: logger,
 		Refused: d.refused, Stats: &connStats, TLSHandshakeFailed: clientHellos.drop}
 	l.srv = srv
+	l.h2 = newH2Server(ln.Addr(), d, lim, connContext, logger)
 	if g.ssl {
-		l.h2 = newH2Server(ln.Addr(), d, lim, connContext, logger)
 		srv.TLSConfig = tlsConfig(&rt.cur, addr)
-		srv.TLSNextProto = map[string]func(*tls.Conn){"h2": l.h2.take}
+		srv.TLSNextProto = map[string]func(*tls.Conn){"h2": func(c *tls.Conn) { l.h2.take(c) }}
 		// A plain HTTP request is read and answered by its server (497).
 		srv.PlainHTTP = true
+	} else {
+		// Every plain socket has its HTTP/2 server, so that a reload
+		// can turn "listen ... http2" on for a socket it keeps.
+		srv.PriorKnowledge = l.h2.take
 	}
 	return l, nil
 }
@@ -259,14 +264,16 @@ func limitsFor(g *addrGroup) http1.Limits {
 		Linger:           cl.lingerMode.V,
 		LingerTime:       cl.lingerTime.V,
 		LingerTimeout:    cl.lingerTimeout.V,
+		// NGINX 1.22 speaks HTTP/2 on a plain "listen ... http2" (NGINX
+		// 1.25 also on a plain address whose default server says
+		// "http2 on"), and 1.25 keeps serving HTTP/1.x there too.
+		PriorKnowledge: !g.ssl && (g.http2 || sslOf(g.def).http2.V),
 	}
 }
 
 func (rt *Runtime) serve(l *listener) {
 	rt.run(l, func() error { return l.srv.Serve(l.ln) })
-	if l.h2 != nil {
-		rt.run(l, l.h2.serve)
-	}
+	rt.run(l, l.h2.serve)
 }
 
 // run runs one of a listener's servers until it stops, reporting an
@@ -297,14 +304,9 @@ func (l *listener) shutdown(ctx context.Context) error {
 		cancel()
 	})
 	defer stop()
-	var err error
-	if l.h2 == nil {
-		err = l.srv.Shutdown(servers)
-	} else {
-		h2err := make(chan error, 1)
-		go func() { h2err <- l.h2.shutdown(servers) }()
-		err = errors.Join(l.srv.Shutdown(servers), <-h2err)
-	}
+	h2err := make(chan error, 1)
+	go func() { h2err <- l.h2.shutdown(servers) }()
+	err := errors.Join(l.srv.Shutdown(servers), <-h2err)
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err() // the limit, not the cancel that enforced it
 	}

@@ -204,12 +204,15 @@ func tlsConfig(cur *atomic.Pointer[Config], bound string) *tls.Config {
 	}
 }
 
-// h2Server serves the HTTP/2 connections of a TLS listener with Go's
-// bundled HTTP/2 server. http1 does every handshake and hands over the
-// connections whose ALPN protocol is "h2" (take); they reach net/http
-// through queue, an in-memory listener, and its Serve runs HTTP/2 on a
-// *tls.Conn that negotiated h2 (the TLSNextProto path of its conn.serve;
-// the handshake, done already, is not repeated).
+// h2Server serves the HTTP/2 connections of a listener with Go's bundled
+// HTTP/2 server. http1 does every handshake and hands over the
+// connections whose ALPN protocol is "h2" (take), and on a plain socket
+// with "listen ... http2" those that start with HTTP/2's preface; they
+// reach net/http through queue, an in-memory listener, and its Serve
+// runs HTTP/2 on a *tls.Conn that negotiated h2 (the TLSNextProto path of
+// its conn.serve; the handshake, done already, is not repeated), or on
+// a plain connection that it finds the preface on (its unencrypted
+// HTTP/2).
 type h2Server struct {
 	srv   *http.Server
 	queue connQueue
@@ -219,13 +222,15 @@ type h2Server struct {
 	// and has no limit of its own for a frame begun). awaiting holds the
 	// connections still within it.
 	prefaceTimeout time.Duration
-	awaiting       sync.Map // *tls.Conn -> struct{}
+	awaiting       sync.Map // net.Conn -> struct{}
 }
 
 func newH2Server(addr net.Addr, h http.Handler, lim http1.Limits, connContext func(context.Context, net.Conn) context.Context, logger *slog.Logger) *h2Server {
-	// HTTP/2 only: a connection that would speak HTTP/1.x stays in http1.
+	// HTTP/2 only, over TLS and with prior knowledge on plain
+	// connections: a connection that would speak HTTP/1.x stays in http1.
 	var protos http.Protocols
 	protos.SetHTTP2(true)
+	protos.SetUnencryptedHTTP2(true)
 	s := &h2Server{prefaceTimeout: lim.HeaderTimeout, queue: connQueue{addr: addr, conns: make(chan net.Conn), done: make(chan struct{})}}
 	// Its settings cannot change while it serves: a reload applies new
 	// ones to the HTTP/2 of sockets it opens anew only. No WriteTimeout:
@@ -254,10 +259,11 @@ func newH2Server(addr net.Addr, h http.Handler, lim http1.Limits, connContext fu
 	return s
 }
 
-// take is http1's TLSNextProto for "h2": it waits until Serve accepts the
-// connection, or closes the connection if the server has shut down. The
-// connection's read deadline is the preface's; connState lifts it.
-func (s *h2Server) take(c *tls.Conn) {
+// take is http1's TLSNextProto for "h2", and its PriorKnowledge: it waits
+// until Serve accepts the connection, or closes the connection if the
+// server has shut down. The connection's read deadline is the preface's;
+// connState lifts it.
+func (s *h2Server) take(c net.Conn) {
 	if s.prefaceTimeout > 0 {
 		s.awaiting.Store(c, struct{}{})
 		_ = c.SetReadDeadline(time.Now().Add(s.prefaceTimeout))
