@@ -240,13 +240,15 @@ func newH2Server(addr net.Addr, h http.Handler, lim http1.Limits, connContext fu
 	// nothing could be written for that long: a client that stops reading
 	// its socket stalls every stream's frames, the reset frames that end
 	// them included, and would hold the connection for good.
+	// MaxConcurrentStreams is NGINX's http2_max_concurrent_streams default
+	// (Go's own is 250): a stream past it is refused.
 	s.srv = &http.Server{
 		Handler:        countRequests(h),
 		ConnState:      s.connState,
 		Protocols:      &protos,
 		IdleTimeout:    lim.KeepAliveTimeout,
 		MaxHeaderBytes: lim.MaxHeaderBytes,
-		HTTP2:          &http.HTTP2Config{WriteByteTimeout: lim.WriteTimeout},
+		HTTP2:          &http.HTTP2Config{WriteByteTimeout: lim.WriteTimeout, MaxConcurrentStreams: 128},
 		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelInfo),
 		ConnContext:    connContext,
 		// "OPTIONS *" goes to the dispatcher, whose request rules refuse

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"testing"
+	"time"
+
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
 )
 
 // TestPlainHTTP2ListenAsNGINX: "listen ... http2" without ssl speaks
@@ -41,6 +47,92 @@ func TestPlainHTTP2ListenAsNGINX(t *testing.T) {
 		}
 		if answers[0] != answers[1] {
 			t.Errorf("%s: mosaic %s\nNGINX  %s", path, answers[0], answers[1])
+		}
+	}
+}
+
+// h2cConn is a raw HTTP/2 client connection with prior knowledge, to
+// send what Go's client will not.
+type h2cConn struct {
+	net.Conn
+	fr  *http2.Framer
+	enc *hpack.Encoder
+	hb  bytes.Buffer
+}
+
+// dialH2C connects to port, sends the preface and an empty SETTINGS.
+func dialH2C(t *testing.T, port int) *h2cConn {
+	t.Helper()
+	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	h := &h2cConn{Conn: c, fr: http2.NewFramer(c, c)}
+	h.fr.ReadMetaHeaders = hpack.NewDecoder(65536, nil)
+	h.enc = hpack.NewEncoder(&h.hb)
+	if _, err := io.WriteString(c, http2.ClientPreface); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.fr.WriteSettings(); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// headers sends a HEADERS frame of the fields given as name, value
+// pairs on stream id.
+func (h *h2cConn) headers(t *testing.T, id uint32, endStream bool, fields ...string) {
+	t.Helper()
+	h.hb.Reset()
+	for i := 0; i+1 < len(fields); i += 2 {
+		_ = h.enc.WriteField(hpack.HeaderField{Name: fields[i], Value: fields[i+1]})
+	}
+	if err := h.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: h.hb.Bytes(), EndStream: endStream, EndHeaders: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// h2cGet is a GET of path for host a.example.
+func h2cGet(path string) []string {
+	return []string{":method", "GET", ":scheme", "http", ":authority", "a.example", ":path", path}
+}
+
+// TestH2ConcurrentStreamsAsNGINX: NGINX's http2_max_concurrent_streams is
+// 128 by default: its SETTINGS says so, and a stream past 128 open ones
+// is refused (REFUSED_STREAM). mosaic, on Go's default, allowed 250.
+func TestH2ConcurrentStreamsAsNGINX(t *testing.T) {
+	nginxPath(t)
+	// Each stream stays open: the body it announces never comes.
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d http2; location / { proxy_pass http://127.0.0.1:1; } }`, port)
+	})
+	for who, port := range map[string]int{"mosaic": mport, "NGINX": nport} {
+		h := dialH2C(t, port)
+		const streams = 129
+		for i := uint32(0); i < streams; i++ {
+			h.headers(t, 2*i+1, false, ":method", "POST", ":scheme", "http", ":authority", "a.example", ":path", "/", "content-length", "1")
+		}
+		_ = h.SetReadDeadline(time.Now().Add(2 * time.Second))
+		var max uint32
+		reset := map[uint32]http2.ErrCode{}
+		for {
+			f, err := h.fr.ReadFrame()
+			if err != nil {
+				break
+			}
+			switch f := f.(type) {
+			case *http2.SettingsFrame:
+				if !f.IsAck() {
+					max, _ = f.Value(http2.SettingMaxConcurrentStreams)
+					_ = h.fr.WriteSettingsAck()
+				}
+			case *http2.RSTStreamFrame:
+				reset[f.StreamID] = f.ErrCode
+			}
+		}
+		if max != 128 || len(reset) != 1 || reset[2*(streams-1)+1] != http2.ErrCodeRefusedStream {
+			t.Errorf("%s: SETTINGS_MAX_CONCURRENT_STREAMS %d, streams reset %v; want 128 and the last one refused", who, max, reset)
 		}
 	}
 }
