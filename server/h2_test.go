@@ -322,3 +322,24 @@ func TestH2PriorKnowledgeFollowsReload(t *testing.T) {
 		}
 	}
 }
+
+// TestH2ObsoleteDirectivesLoad: NGINX 1.22 still loads the HTTP/2
+// directives that 1.19.7 made obsolete, each with a warning that names
+// its replacement, and ignores them; mosaic refused the file.
+func TestH2ObsoleteDirectivesLoad(t *testing.T) {
+	cfg := mustLoadNoCleanup(t, `http {
+		http2_idle_timeout 3m; http2_max_field_size 8k; http2_max_header_size 16k;
+		server { listen 127.0.0.1:0 http2; http2_recv_timeout 30s; http2_max_requests 1000; }
+	}`)
+	defer cfg.Close()
+	want := []string{
+		`the "http2_idle_timeout" directive is obsolete, use the "keepalive_timeout" directive instead in test.conf:2`,
+		`the "http2_max_field_size" directive is obsolete, use the "large_client_header_buffers" directive instead in test.conf:2`,
+		`the "http2_max_header_size" directive is obsolete, use the "large_client_header_buffers" directive instead in test.conf:2`,
+		`the "http2_recv_timeout" directive is obsolete, use the "client_header_timeout" directive instead in test.conf:3`,
+		`the "http2_max_requests" directive is obsolete, use the "keepalive_requests" directive instead in test.conf:3`,
+	}
+	if got := cfg.Notices(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("notices\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

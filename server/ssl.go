@@ -146,6 +146,11 @@ func init() {
 		{Name: "ssl_ocsp_cache", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: setOCSPCache},
 		{Name: "ssl_conf_command", Context: ctx, MinArgs: 2, MaxArgs: 2, Set: setConfCommand},
 		{Name: "http2", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: flag(func(sl *sslLoc) *Setting[bool] { return &sl.http2 })},
+		{Name: "http2_idle_timeout", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: obsoleteHTTP2("keepalive_timeout")},
+		{Name: "http2_max_field_size", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: obsoleteHTTP2("large_client_header_buffers")},
+		{Name: "http2_max_header_size", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: obsoleteHTTP2("large_client_header_buffers")},
+		{Name: "http2_max_requests", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: obsoleteHTTP2("keepalive_requests")},
+		{Name: "http2_recv_timeout", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: obsoleteHTTP2("client_header_timeout")},
 		{Name: "ssl_reject_handshake", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: flag(func(sl *sslLoc) *Setting[bool] { return &sl.reject })},
 		{Name: "ssl_early_data", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
 			sl := c.Loc().(*sslLoc)
@@ -159,6 +164,16 @@ func init() {
 		}},
 	}
 	Register(sslModule)
+}
+
+// obsoleteHTTP2 is the setter of an HTTP/2 directive that NGINX 1.19.7
+// replaced with a general one (named by use): NGINX 1.22 still loads it,
+// with a warning, and ignores its value, so that old files keep working.
+func obsoleteHTTP2(use string) func(*Cmd) error {
+	return func(c *Cmd) error {
+		c.Notice(fmt.Sprintf("the %q directive is obsolete, use the %q directive instead", c.Name, use))
+		return nil
+	}
 }
 
 // setResponder reads an OCSP responder's URL: NGINX asks over plain HTTP
