@@ -214,9 +214,11 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 	ri.rec, rw.ri = rw, ri
 
 	if refused != 0 {
-		if refused == http.StatusBadRequest {
+		if refused == http.StatusBadRequest && r.ProtoMajor == 1 {
 			// A request that breaks the rules ends its connection, as in
 			// NGINX: what follows it on the wire is not to be trusted.
+			// HTTP/2's frames keep the next streams apart: NGINX ends
+			// the stream only (on HTTP/2 "Connection: close" is GOAWAY).
 			rw.Header()["Connection"] = []string{"close"}
 		}
 		refuseAtServer(rw, r, srv, ri, refused)

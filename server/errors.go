@@ -161,7 +161,10 @@ func Error(w http.ResponseWriter, r *http.Request, code int) {
 	body := padded(r, cl, code, errorBody(code))
 	h["Content-Type"] = []string{"text/html"}
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
-	if code == http.StatusMethodNotAllowed || code == http.StatusRequestEntityTooLarge {
+	// NGINX closes an HTTP/1.x connection whose request body it will not
+	// read; on HTTP/2 it resets the stream and keeps the connection, which
+	// "Connection: close" would end (GOAWAY).
+	if (code == http.StatusMethodNotAllowed || code == http.StatusRequestEntityTooLarge) && r.ProtoMajor == 1 {
 		h["Connection"] = []string{"close"}
 	}
 	w.WriteHeader(code)

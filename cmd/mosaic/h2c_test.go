@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -133,6 +134,72 @@ func TestH2ConcurrentStreamsAsNGINX(t *testing.T) {
 		}
 		if max != 128 || len(reset) != 1 || reset[2*(streams-1)+1] != http2.ErrCodeRefusedStream {
 			t.Errorf("%s: SETTINGS_MAX_CONCURRENT_STREAMS %d, streams reset %v; want 128 and the last one refused", who, max, reset)
+		}
+	}
+}
+
+// status reads frames until stream id has its response header, is reset,
+// or the connection ends, and says which.
+func (h *h2cConn) status(id uint32) string {
+	_ = h.SetReadDeadline(time.Now().Add(3 * time.Second))
+	for {
+		f, err := h.fr.ReadFrame()
+		if err != nil {
+			return "no answer"
+		}
+		switch f := f.(type) {
+		case *http2.SettingsFrame:
+			if !f.IsAck() {
+				_ = h.fr.WriteSettingsAck()
+			}
+		case *http2.MetaHeadersFrame:
+			if f.StreamID == id {
+				return f.PseudoValue("status")
+			}
+		case *http2.RSTStreamFrame:
+			if f.StreamID == id {
+				return "reset " + f.ErrCode.String()
+			}
+		}
+	}
+}
+
+// TestH2ErrorKeepsConnectionAsNGINX: over HTTP/2 a 400, 405 or 413 ends
+// its stream only; NGINX serves the connection's next streams (closing
+// the connection is HTTP/1.1's way not to read what follows a request it
+// refused, which HTTP/2's framing makes needless). mosaic's "Connection:
+// close" made Go's server send GOAWAY, refusing every later stream.
+func TestH2ErrorKeepsConnectionAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "f.txt"), "file")
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d http2; client_max_body_size 10; root %s;
+			location / { return 200 "ok"; }
+			location /p { proxy_pass http://127.0.0.1:1; } }`, port, dir)
+	})
+	post := func(path, length string) []string {
+		return []string{":method", "POST", ":scheme", "http", ":authority", "a.example", ":path", path, "content-length", length}
+	}
+	for _, c := range []struct {
+		name   string
+		fields []string
+		end    bool // END_STREAM with the header: no body
+	}{
+		{"413: a body over client_max_body_size", post("/p", "20"), false},
+		{"405: a POST to a file", post("/f.txt", "0"), true},
+		{"400: CONNECT", []string{":method", "CONNECT", ":authority", "a.example:80"}, true},
+	} {
+		var got [2]string
+		for i, port := range []int{mport, nport} {
+			h := dialH2C(t, port)
+			h.headers(t, 1, c.end, c.fields...)
+			first := h.status(1)
+			h.headers(t, 3, true, h2cGet("/")...)
+			got[i] = first + ", then " + h.status(3)
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s: mosaic %s\nNGINX  %s", c.name, got[0], got[1])
 		}
 	}
 }
