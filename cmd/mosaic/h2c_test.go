@@ -203,3 +203,25 @@ func TestH2ErrorKeepsConnectionAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestH2PathWithSpaceRefusedAsNGINX: a space is no URI character: NGINX
+// answers an HTTP/2 :path that holds one, in the path or the query, with
+// 400, as mosaic's HTTP/1.1 parser refuses such a request line; over
+// HTTP/2 mosaic served it.
+func TestH2PathWithSpaceRefusedAsNGINX(t *testing.T) {
+	nginxPath(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d http2; location / { return 200 "ok"; } }`, port)
+	})
+	for _, path := range []string{"/a b", "/a?x y", "/a?x=%20"} {
+		var got [2]string
+		for i, port := range []int{mport, nport} {
+			h := dialH2C(t, port)
+			h.headers(t, 1, true, h2cGet(path)...)
+			got[i] = h.status(1)
+		}
+		if got[0] != got[1] {
+			t.Errorf("%q: mosaic %s, NGINX %s", path, got[0], got[1])
+		}
+	}
+}

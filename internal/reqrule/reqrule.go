@@ -38,11 +38,13 @@ func Method(m string) int {
 // form of CONNECT are refused. A request-target has no fragment (RFC 9112,
 // section 3.2); as NGINX does, everything from a '#' on is dropped, and
 // r.RequestURI and r.URL are both made from what is left, so that the
-// path that picks a location is the path a proxy sends. It reports false
-// for a target to refuse with 400.
+// path that picks a location is the path a proxy sends. A space, which
+// no URI holds, is refused as NGINX refuses it: HTTP/2's :path can carry
+// one, where an HTTP/1.x request line cannot. It reports false for a
+// target to refuse with 400.
 func Target(r *http.Request) bool {
 	t := r.RequestURI
-	if t == "" || t[0] != '/' && !absoluteForm(t) {
+	if t == "" || t[0] != '/' && !absoluteForm(t) || strings.IndexByte(t, ' ') >= 0 {
 		return false
 	}
 	i := strings.IndexByte(t, '#')

@@ -69,6 +69,8 @@ func TestTarget(t *testing.T) {
 		{"host:443", "", "", "h", false},
 		{"x", "", "", "h", false},
 		{"1http://a/b", "", "", "h", false},
+		{"/a b", "", "", "h", false}, // HTTP/2's :path can carry a space
+		{"/a?x y", "", "", "h", false},
 	}
 	for _, c := range cases {
 		r := &http.Request{Method: "GET", RequestURI: c.target, Host: "h", Header: http.Header{}}
