@@ -3,6 +3,7 @@ package server
 import (
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/http1"
@@ -84,6 +85,15 @@ func admitH2(r *http.Request, g *addrGroup) int {
 	hv := r.Header["Host"]
 	if r.Host == "" || len(hv) > 1 || len(hv) == 1 && !sameAuthority(hv[0], r.Host) || r.RequestURI[0] != '/' {
 		return http.StatusBadRequest
+	}
+	if cl := r.Header["Content-Length"]; r.ContentLength == 0 && len(cl) == 1 {
+		// Go's server takes no length for a stream that ended with its
+		// header (END_STREAM), whatever the field says: NGINX refuses
+		// such a stream, whose body is lost ("client prematurely closed
+		// stream"), as it refuses a length that is no number.
+		if n, err := strconv.ParseInt(cl[0], 10, 64); err != nil || n != 0 {
+			return http.StatusBadRequest
+		}
 	}
 	return 0
 }

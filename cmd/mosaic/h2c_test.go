@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"testing"
 	"time"
@@ -222,6 +223,33 @@ func TestH2PathWithSpaceRefusedAsNGINX(t *testing.T) {
 		}
 		if got[0] != got[1] {
 			t.Errorf("%q: mosaic %s, NGINX %s", path, got[0], got[1])
+		}
+	}
+}
+
+// TestH2StreamEndedBeforeLengthAsNGINX: a stream that ends with its
+// header (END_STREAM) but announces a Content-Length has lost its body:
+// NGINX refuses it with 400 ("client prematurely closed stream") before
+// any location runs. Go's server drops such a length, and mosaic served
+// the request with an empty body (proxied it with Content-Length: 0).
+func TestH2StreamEndedBeforeLengthAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer origin.Close()
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d http2;
+			location / { return 200 "ok"; }
+			location /p { proxy_pass http://%s; } }`, port, origin.Listener.Addr())
+	})
+	for _, c := range []struct{ path, length string }{{"/p", "20"}, {"/p", "0"}, {"/", "20"}} {
+		var got [2]string
+		for i, port := range []int{mport, nport} {
+			h := dialH2C(t, port)
+			h.headers(t, 1, true, ":method", "POST", ":scheme", "http", ":authority", "a.example", ":path", c.path, "content-length", c.length)
+			got[i] = h.status(1)
+		}
+		if got[0] != got[1] {
+			t.Errorf("POST %s, Content-Length %s, no DATA: mosaic %s, NGINX %s", c.path, c.length, got[0], got[1])
 		}
 	}
 }
