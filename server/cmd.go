@@ -48,6 +48,16 @@ func (c *Cmd) Location() *Location {
 	return c.level
 }
 
+// Server returns the server being read, or nil at http level: a module
+// whose setting depends on the server's names (valid_referers
+// server_names) keeps it.
+func (c *Cmd) Server() *VServer {
+	if c.level == nil {
+		return nil
+	}
+	return c.level.server
+}
+
 // BlockState returns what the enclosing module block passed to Walk.
 func (c *Cmd) BlockState() any { return c.state }
 
@@ -168,6 +178,16 @@ func Put[T any](c *Cmd, s *Setting[T], v T) error {
 	}
 	s.Put(v)
 	return nil
+}
+
+// PutNum reads a non-negative number into s, once per level, as NGINX's
+// ngx_conf_set_num_slot ("... directive invalid number").
+func PutNum(c *Cmd, s *Setting[int]) error {
+	n, err := strconv.Atoi(c.Args[0])
+	if err != nil || n < 0 || c.Args[0][0] == '+' {
+		return c.Errorf("%q directive invalid number", c.Name)
+	}
+	return Put(c, s, n)
 }
 
 // PutFlag reads the on|off argument into s, once per level.

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mosaic-edge/mosaic/conf"
+	"github.com/mosaic-edge/mosaic/internal/pcre"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -130,6 +131,22 @@ func (s *VServer) Name() string {
 		return ""
 	}
 	return s.names[0].raw
+}
+
+// Names returns the server_name entries: the names and wildcards,
+// lower-case as the server matches them, and the regular expressions,
+// compiled as the server runs them. The empty name of a server without
+// server_name is left out, as NGINX's is a null name that no table holds.
+func (s *VServer) Names() (names []string, regexes []*pcre.Regexp) {
+	for _, n := range s.names {
+		switch {
+		case n.re != nil:
+			regexes = append(regexes, n.re.Regexp)
+		case n.raw != "":
+			names = append(names, n.raw)
+		}
+	}
+	return names, regexes
 }
 
 // Config returns the configuration the server belongs to.

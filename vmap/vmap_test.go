@@ -3,6 +3,8 @@ package vmap
 import (
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 type line struct{ key, val string }
@@ -165,7 +167,7 @@ func FuzzFind(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if lower(strings.TrimSuffix(s, ".")) == "example.com" && res.Value != "exact" {
+		if header.LowerASCII(strings.TrimSuffix(s, ".")) == "example.com" && res.Value != "exact" {
 			t.Errorf("%q: %q", s, res.Value)
 		}
 		if !res.Found && res.Value != "d" {

@@ -72,6 +72,24 @@ func EqualFoldASCII(s, lower string) bool {
 	return true
 }
 
+// LowerASCII is strings.ToLower for ASCII letters only, as NGINX's
+// ngx_tolower and its hash keys: other bytes stay as they are. It
+// allocates only when s has an upper-case letter.
+func LowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if c := b[j]; c >= 'A' && c <= 'Z' {
+					b[j] = c + 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
 // IsToken reports whether s is an HTTP token (RFC 9110 section 5.6.2):
 // a field name, a method, a list member such as a transfer coding.
 func IsToken(s string) bool {

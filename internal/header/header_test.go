@@ -68,3 +68,11 @@ func TestTypeMatcher(t *testing.T) {
 		t.Error(`"*" does not match image/png`)
 	}
 }
+
+func TestLowerASCII(t *testing.T) {
+	for in, want := range map[string]string{"": "", "abc": "abc", "A.Example.COM": "a.example.com", "ÄB\xff": "Äb\xff"} {
+		if got := LowerASCII(in); got != want {
+			t.Errorf("LowerASCII(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

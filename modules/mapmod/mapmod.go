@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
 
 	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/server"
@@ -43,11 +42,7 @@ func init() { server.Register(module) }
 // hash tables; Go's maps size themselves, so it changes nothing.
 func setHashSize(field func(*mainConf) *server.Setting[int]) func(*server.Cmd) error {
 	return func(c *server.Cmd) error {
-		n, err := strconv.Atoi(c.Args[0])
-		if err != nil || n < 0 {
-			return c.Errorf("%q directive invalid number", c.Name)
-		}
-		if err := server.Put(c, field(c.Main().(*mainConf)), n); err != nil {
+		if err := server.PutNum(c, field(c.Main().(*mainConf))); err != nil {
 			return err
 		}
 		c.Notice(fmt.Sprintf("ignoring %q directive (Go's maps need no sizing)", c.Name))
