@@ -46,13 +46,14 @@ var (
 		"auth_request", // auth_request, auth_request_set
 	}
 	contentOrder = []string{
-		"core",    // no content of its own: "return" is a rewrite step (rewrite.go)
-		"status",  // stub_status, metrics
-		"cache",   // purge and status endpoints; proxy_pass behind a proxy_cache
-		"proxy",   // proxy_pass
-		"fastcgi", // fastcgi_pass
-		"uwsgi",   // uwsgi_pass
-		"static",  // files: the content of a location nothing else claims
+		"core",      // no content of its own: "return" is a rewrite step (rewrite.go)
+		"status",    // stub_status, metrics
+		"cache",     // purge and status endpoints; proxy_pass behind a proxy_cache
+		"proxy",     // proxy_pass
+		"fastcgi",   // fastcgi_pass
+		"uwsgi",     // uwsgi_pass
+		"empty_gif", // the 1x1 GIF
+		"static",    // files: the content of a location nothing else claims
 	}
 )
 

@@ -35,7 +35,7 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 	b = header.AppendDate(b, time.Unix(mtime, 0))
 	validatorsLen := len(b)
 
-	switch status := h.preconditions(r, b[:etagLen], mtime, whole); status {
+	switch status := Preconditions(r, b[:etagLen], mtime, h.ims, whole); status {
 	case http.StatusNotModified:
 		// Like NGINX, a 304 carries the validators (a rebuilt body has
 		// none) and no representation headers. It also carries the Vary

@@ -19,13 +19,15 @@ func appendETag(b []byte, mtime, size int64) []byte {
 	return append(b, '"')
 }
 
-// preconditions evaluates the conditional request headers in RFC 9110's
+// Preconditions evaluates the conditional request headers in RFC 9110's
 // order (section 13.2.2) for a file with entity tag etag (empty when ETags
 // are off) and modification time mtime. With noValidators the response
 // has neither (a filter rebuilds its body): no entity tag matches, "*"
 // aside, and the date conditions do not apply (sections 13.1.3 and
-// 13.1.4). It returns 412, 304, or 0 to serve the file.
-func (h *FileServer) preconditions(r *http.Request, etag []byte, mtime int64, noValidators bool) int {
+// 13.1.4). ims is if_modified_since. It returns 412, 304, or 0 to serve
+// the file. Content of another kind with a modification time (empty_gif)
+// uses it as NGINX's not-modified filter serves every response.
+func Preconditions(r *http.Request, etag []byte, mtime int64, ims ModifiedSince, noValidators bool) int {
 	if noValidators {
 		etag = nil
 	}
@@ -46,7 +48,7 @@ func (h *FileServer) preconditions(r *http.Request, etag []byte, mtime int64, no
 		}
 		return 0
 	}
-	if v := hdr["If-Modified-Since"]; len(v) > 0 && h.ims != ModifiedSinceOff && !noValidators {
+	if v := hdr["If-Modified-Since"]; len(v) > 0 && ims != ModifiedSinceOff && !noValidators {
 		// An invalid date (RFC 9110 section 5.6.7, strictly) voids the
 		// header.
 		t, ok := httpdate.Parse(v[0])
@@ -54,7 +56,7 @@ func (h *FileServer) preconditions(r *http.Request, etag []byte, mtime int64, no
 			return 0
 		}
 		since := t.Unix()
-		if mtime == since || (h.ims == ModifiedSinceBefore && mtime < since) {
+		if mtime == since || (ims == ModifiedSinceBefore && mtime < since) {
 			return http.StatusNotModified
 		}
 	}

@@ -242,6 +242,12 @@ func MaxRanges(l *server.Location) int {
 	return server.LocConf[*locConf](l, module).maxRanges.V
 }
 
+// IfModifiedSince returns l's if_modified_since, for content that has a
+// modification time without being a file (empty_gif).
+func IfModifiedSince(l *server.Location) static.ModifiedSince {
+	return server.LocConf[*locConf](l, module).ims.Or(static.ModifiedSinceExact)
+}
+
 // options turns l's merged directives, and what the compression and ESI
 // modules decide about its files, into static.Options (all but Root,
 // which the request's root or alias gives).
@@ -258,7 +264,7 @@ func options(l *server.Location) static.Options {
 		ContentType:     func(name string) string { return l.Types().ByName(name) },
 		DefaultType:     l.DefaultType(),
 		DisableETag:     !lc.etag.Or(true),
-		IfModifiedSince: lc.ims.Or(static.ModifiedSinceExact),
+		IfModifiedSince: IfModifiedSince(l),
 		MaxRanges:       lc.maxRanges.V,
 		LogNotFound:     lc.logNotFound.Or(true),
 		Logger:          l.Logger(),
