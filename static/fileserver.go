@@ -45,6 +45,7 @@ type FileServer struct {
 	policy        cachePolicy
 	root          *os.Root
 	listing       func(http.ResponseWriter, *http.Request, fs.FS, string)
+	randomIndex   bool
 
 	// escapes is the error os.Root returns for a path that leaves the root.
 	// The value is unexported by package os, so New captures it from a
@@ -115,6 +116,7 @@ func New(opts Options) (*FileServer, error) {
 		cache:         opts.OpenFileCache,
 		root:          root,
 		listing:       opts.Listing,
+		randomIndex:   opts.RandomIndex,
 		policy: cachePolicy{
 			valid:   opts.OpenFileCacheValid,
 			minUses: max(opts.OpenFileCacheMinUses, 1),
@@ -279,6 +281,9 @@ func (h *FileServer) serveOpened(w http.ResponseWriter, r *http.Request, f *file
 // serveIndex answers a request for a directory (uri ends in "/") with its
 // first index file that exists.
 func (h *FileServer) serveIndex(w http.ResponseWriter, r *http.Request, dir, uri string) {
+	if h.randomIndex && h.serveRandom(w, r, dir, uri) {
+		return
+	}
 	dirTested := false
 	for _, name := range h.index {
 		rel := joinRel(dir, name)

@@ -141,6 +141,13 @@ type Options struct {
 	// the directory, confined to the root; uri is the request's path.
 	Listing func(w http.ResponseWriter, r *http.Request, dir fs.FS, uri string)
 
+	// RandomIndex answers a GET, HEAD or POST for a directory with one of
+	// its regular files chosen at random, names starting with "." left
+	// out, before the Index files are tried (NGINX's random_index): the
+	// file is given to IndexRedirect as uri + name, or served here
+	// without one. A directory without such a file goes on to Index.
+	RandomIndex bool
+
 	// IndexRedirect, when set, is given the URI of the index file found
 	// for a directory (uri + name) instead of the file being served here:
 	// NGINX's index module makes an internal redirect, so that the index

@@ -19,6 +19,7 @@ import (
 	_ "github.com/mosaic-edge/mosaic/modules/limitmod"
 	_ "github.com/mosaic-edge/mosaic/modules/mapmod"
 	_ "github.com/mosaic-edge/mosaic/modules/proxymod"
+	_ "github.com/mosaic-edge/mosaic/modules/randomindexmod"
 	_ "github.com/mosaic-edge/mosaic/modules/realipmod"
 	_ "github.com/mosaic-edge/mosaic/modules/referermod"
 	_ "github.com/mosaic-edge/mosaic/modules/rewritemod"

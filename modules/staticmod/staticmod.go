@@ -19,6 +19,7 @@ import (
 	"github.com/mosaic-edge/mosaic/modules/autoindexmod"
 	"github.com/mosaic-edge/mosaic/modules/compressmod"
 	"github.com/mosaic-edge/mosaic/modules/esimod"
+	"github.com/mosaic-edge/mosaic/modules/randomindexmod"
 	"github.com/mosaic-edge/mosaic/modules/ssimod"
 	"github.com/mosaic-edge/mosaic/modules/submod"
 	"github.com/mosaic-edge/mosaic/server"
@@ -277,6 +278,7 @@ func options(l *server.Location) static.Options {
 		Transformed:    AnyType(esimod.Transformed(l), ssimod.Transformed(l)),
 		Unranged:       submod.Unranged(l),
 		Listing:        autoindexmod.Listing(l),
+		RandomIndex:    randomindexmod.Enabled(l),
 		// The index file is served by the location its URI matches, after
 		// an internal redirect, as NGINX's index module does.
 		// The index file by an internal redirect with the request's
