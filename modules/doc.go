@@ -7,6 +7,7 @@
 //	modules/autoindexmod  autoindex*                     -> autoindex (static's listing of a directory)
 //	modules/cachemod      proxy_cache_path, proxy_cache* -> cache (+ proxy)
 //	modules/compressmod   brotli*, zstd*, gzip*, gunzip  -> compress
+//	modules/emptygifmod   empty_gif                      -> emptygif (content; static's conditionals)
 //	modules/esimod        esi*                           -> esi (fragments: server.Subrequest)
 //	modules/fastcgimod    fastcgi_pass, fastcgi_*        -> fastcgi (+ proxy, as its Wire; gatewaymod)
 //	modules/gatewaymod    the *_pass, *_param... every gateway shares (a helper for fastcgimod, uwsgimod)
@@ -14,8 +15,11 @@
 //	modules/limitmod      limit_req*, limit_conn*        -> limit (the preaccess phase)
 //	modules/mapmod        map, map_hash_*                -> vmap (a variable per map)
 //	modules/proxymod      proxy_pass, upstream, proxy_*  -> proxy
+//	modules/randomindexmod random_index                  -> static (its RandomIndex option)
 //	modules/realipmod     set_real_ip_from, real_ip_*    -> realip (post-read and preaccess steps)
+//	modules/referermod    valid_referers, referer_hash_* -> referer ($invalid_referer)
 //	modules/rewritemod    rewrite, set, break, if, rewrite_log… -> rewrite (steps of the core's rewrite phases)
+//	modules/securelinkmod secure_link*                   -> securelink ($secure_link, $secure_link_expires)
 //	modules/ssimod        ssi*                           -> ssi (includes: server.Subrequest)
 //	modules/staticmod     index, etag, open_file_cache…  -> static (+ compress, esi, ssi, autoindex options)
 //	modules/statusmod     stub_status, metrics           -> status (a filter counting responses; $connections_*)
