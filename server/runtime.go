@@ -202,7 +202,7 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 	srv := &http1.Server{Handler: d, Limits: lim, ConnContext: connContext, RequestContext: newRequestRoot, Logger: logger,
 		Refused: d.refused, Stats: &connStats, TLSHandshakeFailed: clientHellos.drop}
 	l.srv = srv
-	l.h2 = newH2Server(ln.Addr(), d, lim, connContext, logger)
+	l.h2 = newH2Server(ln.Addr(), d, lim, g, connContext, logger)
 	if g.ssl {
 		srv.TLSConfig = tlsConfig(&rt.cur, addr)
 		srv.TLSNextProto = map[string]func(*tls.Conn){"h2": func(c *tls.Conn) { l.h2.take(c) }}

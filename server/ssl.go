@@ -22,6 +22,10 @@ import (
 
 // sslLoc holds the settings of one level (http or server).
 type sslLoc struct {
+	// h2Streams and h2Preread: http2_max_concurrent_streams and
+	// http2_body_preread_size (h2directives.go).
+	h2Streams      Setting[int]
+	h2Preread      Setting[int]
 	ciphers        Setting[[]uint16]
 	preferServer   Setting[bool]
 	curves         Setting[[]tls.CurveID]
@@ -163,6 +167,7 @@ func init() {
 			return nil
 		}},
 	}
+	sslModule.Directives = append(sslModule.Directives, h2Directives(ctx)...)
 	Register(sslModule)
 }
 

@@ -225,7 +225,8 @@ type h2Server struct {
 	awaiting       sync.Map // net.Conn -> struct{}
 }
 
-func newH2Server(addr net.Addr, h http.Handler, lim http1.Limits, connContext func(context.Context, net.Conn) context.Context, logger *slog.Logger) *h2Server {
+func newH2Server(addr net.Addr, h http.Handler, lim http1.Limits, g *addrGroup, connContext func(context.Context, net.Conn) context.Context, logger *slog.Logger) *h2Server {
+	streams, preread := h2Settings(g)
 	// HTTP/2 only, over TLS and with prior knowledge on plain
 	// connections: a connection that would speak HTTP/1.x stays in http1.
 	var protos http.Protocols
@@ -240,17 +241,19 @@ func newH2Server(addr net.Addr, h http.Handler, lim http1.Limits, connContext fu
 	// nothing could be written for that long: a client that stops reading
 	// its socket stalls every stream's frames, the reset frames that end
 	// them included, and would hold the connection for good.
-	// MaxConcurrentStreams is NGINX's http2_max_concurrent_streams default
-	// (Go's own is 250): a stream past it is refused.
+	// MaxConcurrentStreams is http2_max_concurrent_streams (NGINX's 128
+	// by default, where Go's is 250): a stream past it is refused; a
+	// stream's receive window is http2_body_preread_size.
 	s.srv = &http.Server{
 		Handler:        countRequests(h),
 		ConnState:      s.connState,
 		Protocols:      &protos,
 		IdleTimeout:    lim.KeepAliveTimeout,
 		MaxHeaderBytes: lim.MaxHeaderBytes,
-		HTTP2:          &http.HTTP2Config{WriteByteTimeout: lim.WriteTimeout, MaxConcurrentStreams: 128},
-		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelInfo),
-		ConnContext:    connContext,
+		HTTP2: &http.HTTP2Config{WriteByteTimeout: lim.WriteTimeout, MaxConcurrentStreams: streams,
+			MaxReceiveBufferPerStream: preread},
+		ErrorLog:    slog.NewLogLogger(logger.Handler(), slog.LevelInfo),
+		ConnContext: connContext,
 		// "OPTIONS *" goes to the dispatcher, whose request rules refuse
 		// it on every listener, instead of Go's built-in answer.
 		DisableGeneralOptionsHandler: true,

@@ -105,7 +105,7 @@ func probeDirective(d server.DirectiveInfo, arg string) (*server.Config, error) 
 
 // probeArgs are tried in turn as a probed directive's arguments: one of
 // them suits each of the directives that load with a notice.
-var probeArgs = []string{"64", "on", "off", "1s"}
+var probeArgs = []string{"64", "on", "off", "1s", "4k"}
 
 func TestDirectiveTableMatchesRegistry(t *testing.T) {
 	checkDirectiveTable(t, filepath.Join("..", "..", "server", "README.md"))

@@ -253,3 +253,36 @@ func TestH2StreamEndedBeforeLengthAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// http2_max_concurrent_streams and http2_body_preread_size are the
+// settings the server announces, as NGINX's (the address's default
+// server's values); the tuning directives Go's server has no use for
+// load as in NGINX.
+func TestH2SettingsDirectivesAsNGINX(t *testing.T) {
+	nginxPath(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`http2_recv_buffer_size 512k;
+			server { listen 127.0.0.1:%d http2; http2_max_concurrent_streams 7; http2_body_preread_size 32k;
+				http2_pool_size 4k; http2_streams_index_size 64; http2_chunk_size 16k; http2_max_concurrent_pushes 5;
+				http2_push_preload off; http2_push off;
+				location / { return 204; } }`, port)
+	})
+	for who, port := range map[string]int{"mosaic": mport, "NGINX": nport} {
+		h := dialH2C(t, port)
+		_ = h.SetReadDeadline(time.Now().Add(2 * time.Second))
+		for {
+			f, err := h.fr.ReadFrame()
+			if err != nil {
+				t.Fatalf("%s: %v", who, err)
+			}
+			if s, ok := f.(*http2.SettingsFrame); ok && !s.IsAck() {
+				streams, _ := s.Value(http2.SettingMaxConcurrentStreams)
+				window, _ := s.Value(http2.SettingInitialWindowSize)
+				if streams != 7 || window != 32<<10 {
+					t.Errorf("%s: SETTINGS streams %d, window %d; want 7 and 32768", who, streams, window)
+				}
+				break
+			}
+		}
+	}
+}
