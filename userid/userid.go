@@ -91,9 +91,14 @@ func Read(cfg *Config, cookie string) *Request {
 		return q
 	}
 	// As NGINX, only the first 22 characters count: a mark, and the
-	// "==" padding that many cookies lost, may follow.
-	n, err := base64.RawStdEncoding.Decode(q.got[:], []byte(cookie[:22]))
-	if err != nil || n != 16 {
+	// "==" padding that many cookies lost, may follow. NGINX's decoder
+	// (ngx_decode_base64) stops at the first "=", so a cookie with one
+	// among them is read up to it, the identifier's rest left zero.
+	src := cookie[:22]
+	if i := strings.IndexByte(src, '='); i >= 0 {
+		src = src[:i]
+	}
+	if _, err := base64.RawStdEncoding.Decode(q.got[:], []byte(src)); err != nil {
 		q.Err = fmt.Sprintf("client sent invalid userid cookie %q", cookie)
 		q.got = [16]byte{}
 		return q

@@ -35,6 +35,23 @@ func TestNewAndKnown(t *testing.T) {
 	}
 }
 
+// A cookie with "=" among its first 22 characters is read up to it, as
+// NGINX's base64 decoder stops there: the identifier's rest is zero, and
+// only one whose last word is then zero is no identifier.
+func TestReadStopsAtPadding(t *testing.T) {
+	cfg := &Config{Mode: On, Service: -1, Name: "uid", Path: "/"}
+	for cookie, want := range map[string]string{
+		"CgAAAmbVd0QDAwMCHBEA==":   "uid=0200000A4477D566020303030000111C",
+		"CgAAAmbVd0QDAwMC======xx": "",
+		"=CgAAAmbVd0QDAwMCHBEAAg":  "",
+	} {
+		q := Read(cfg, cookie)
+		if got := q.Got(); got != want || q.Err != "" {
+			t.Errorf("%q: $uid_got %q (error %q), want %q", cookie, got, q.Err, want)
+		}
+	}
+}
+
 // FuzzRead: any cookie value reads without a panic, and one that gives an
 // identifier gives it in the variable's form.
 func FuzzRead(f *testing.F) {
