@@ -136,7 +136,17 @@ func (b *Builder) cidrLine(name, val string) ([]string, error) {
 // put sets the value of network p (written net in the block).
 func (b *Builder) put(p netip.Prefix, net, val string) []string {
 	var w []string
-	if old, ok := b.t.nets[p]; ok {
+	if _, ok := b.t.nets[p]; ok {
+		// The old value NGINX names is its tree's answer for the
+		// network's address: that of the longest network holding it,
+		// which may be a more specific one than p.
+		var old string
+		for l := p.Addr().BitLen(); l >= p.Bits(); l-- {
+			if v, ok := b.t.nets[netip.PrefixFrom(p.Addr(), l).Masked()]; ok {
+				old = v
+				break
+			}
+		}
 		w = []string{fmt.Sprintf("duplicate network %q, value: %q, old value: %q", net, val, old)}
 	}
 	b.t.nets[p] = val

@@ -32,6 +32,32 @@ func TestCIDRLongestPrefix(t *testing.T) {
 	}
 }
 
+// A duplicate network's warning names as the old value NGINX's radix
+// tree's answer for the network's address: the most specific network
+// holding it, which the default's IPv4 warning shows too.
+func TestDuplicateNetworkOldValue(t *testing.T) {
+	b := NewBuilder()
+	var warns []string
+	for _, l := range []string{"10.0.0.0/8 a", "10.0.0.0/16 b", "10.0.0.0/8 c", "0.0.0.0/8 x",
+		"default d", "default e", "2001:db8::/32 v6", "2001:db8::/48 v6-48", "2001:db8::/32 v6-again"} {
+		f := strings.Fields(l)
+		w, err := b.Line(f[0], f[1:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		warns = append(warns, w...)
+	}
+	want := []string{
+		`duplicate network "10.0.0.0/8", value: "c", old value: "b"`,
+		`duplicate network "default", value: "e", old value: "x"`,
+		`duplicate network "default", value: "e", old value: "d"`,
+		`duplicate network "2001:db8::/32", value: "v6-again", old value: "v6-48"`,
+	}
+	if strings.Join(warns, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(warns, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 func TestRangesCut(t *testing.T) {
 	tb := build(t, "ranges", "default out", "10.0.0.0-10.0.0.255 a", "10.0.0.10-10.0.0.20 b",
 		"10.0.0.0-10.0.0.5 c", "10.0.0.250-10.0.0.255 d", "10.0.255.0-10.1.0.10 e")
