@@ -25,7 +25,8 @@ func echoBoth(t *testing.T, mport, nport int, path string, extra string) {
 // geo and split_clients give every address and key the value NGINX's give
 // it: networks by longest prefix (IPv4, IPv6, IPv4-mapped, deleted and
 // duplicate ones, an address that is none), ranges cut around those added
-// inside them, trusted proxies' X-Forwarded-For with and without
+// inside them, addresses read as NGINX's parser reads them, trusted
+// proxies' X-Forwarded-For with and without
 // proxy_recursive, and split_clients' MurmurHash2 shares.
 func TestGeoAndSplitClientsAsNGINX(t *testing.T) {
 	nginxPath(t)
@@ -94,6 +95,9 @@ func TestGeoAndSplitClientsAsNGINX(t *testing.T) {
 		"2001:db9::1", "::1", "::ffff:10.1.2.3", "fe80::1%25eth0", "10.0.0.0", "10.0.0.5", "10.0.0.6",
 		"10.0.0.9", "10.0.0.10", "10.0.0.15", "10.0.0.20", "10.0.0.21", "10.0.0.249", "10.0.0.250",
 		"10.0.1.0", "10.2.255.255", "10.3.0.0", "10.3.0.255", "10.3.1.0", "10.5.0.5", "11.0.0.0",
+		// IPv6 as NGINX's parser reads it: a decimal IPv4 tail, no "::"
+		// for the eighth group.
+		"::ffff:010.1.2.3", "1:2:3:4:5:6:7::", ":2001:db8::1",
 	} {
 		// As it is: $arg_ip is not unescaped, and "%3A" would make every
 		// IPv6 address garbage.

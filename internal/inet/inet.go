@@ -21,14 +21,9 @@ func ParseCIDR(s string) (p netip.Prefix, exact bool, err error) {
 	addrText, bitsText, hasBits := strings.Cut(s, "/")
 	addr, ok := ParseIPv4(addrText)
 	if !ok {
-		if strings.ContainsAny(addrText, "%") || !strings.Contains(addrText, ":") {
+		if addr, ok = ParseIPv6(addrText); !ok {
 			return netip.Prefix{}, false, bad
 		}
-		a, err := netip.ParseAddr(addrText)
-		if err != nil || !a.Is6() {
-			return netip.Prefix{}, false, bad
-		}
-		addr = a
 	}
 	bits := addr.BitLen()
 	if hasBits {
@@ -46,19 +41,89 @@ func ParseCIDR(s string) (p netip.Prefix, exact bool, err error) {
 // ParseAddr reads an IPv4 or IPv6 address as NGINX's ngx_parse_addr does:
 // IPv4 as four decimal numbers up to 255 (leading zeros allowed, as
 // inet_addr-style parsing takes them; an empty one is 0; 255.255.255.255
-// is refused), IPv6 in its text forms, without a zone.
+// is refused), IPv6 as ParseIPv6 reads it.
 func ParseAddr(s string) (netip.Addr, bool) {
 	if a, ok := ParseIPv4(s); ok {
 		return a, true
 	}
-	if !strings.Contains(s, ":") || strings.Contains(s, "%") {
+	return ParseIPv6(s)
+}
+
+// ParseIPv6 reads an IPv6 address as NGINX's ngx_inet6_addr does, which
+// is not quite the standard's text form: an IPv4 tail is read as
+// ParseIPv4 reads it (leading zeros are decimal: "::ffff:010.1.2.3" is
+// ::ffff:10.1.2.3), and a single leading ":" is skipped. No zone.
+func ParseIPv6(s string) (netip.Addr, bool) {
+	var a [16]byte
+	if s == "" {
 		return netip.Addr{}, false
 	}
-	a, err := netip.ParseAddr(s)
-	if err != nil {
+	i := 0
+	if s[0] == ':' {
+		i++
+	}
+	out, zero, digit := 0, -1, -1 // zero: where "::" stands; digit: the group's start
+	nibbles, word, n := 0, uint32(0), 8
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c == ':' {
+			if nibbles > 0 {
+				digit = i + 1
+				a[out], a[out+1] = byte(word>>8), byte(word)
+				out += 2
+				if n--; n > 0 {
+					nibbles, word = 0, 0
+					continue
+				}
+			} else if zero < 0 {
+				digit, zero = i+1, out
+				continue
+			}
+			return netip.Addr{}, false
+		}
+		if c == '.' && nibbles > 0 {
+			// The rest, from the group's start, is an IPv4 address.
+			if n < 2 || digit < 0 {
+				return netip.Addr{}, false
+			}
+			v4, ok := ParseIPv4(s[digit:])
+			if !ok {
+				return netip.Addr{}, false
+			}
+			b := v4.As4()
+			a[out], a[out+1] = b[0], b[1]
+			out += 2
+			n--
+			word = uint32(b[2])<<8 | uint32(b[3])
+			break
+		}
+		if nibbles++; nibbles > 4 {
+			return netip.Addr{}, false
+		}
+		switch lc := c | 0x20; {
+		case c >= '0' && c <= '9':
+			word = word*16 + uint32(c-'0')
+		case lc >= 'a' && lc <= 'f':
+			word = word*16 + uint32(lc-'a') + 10
+		default:
+			return netip.Addr{}, false
+		}
+	}
+	if nibbles == 0 && zero < 0 {
 		return netip.Addr{}, false
 	}
-	return a, true
+	a[out], a[out+1] = byte(word>>8), byte(word)
+	out += 2
+	n--
+	switch {
+	case n > 0 && zero >= 0:
+		// "::" stands for the groups not given.
+		copy(a[zero+2*n:], a[zero:out])
+		clear(a[zero : zero+2*n])
+	case n > 0 || zero >= 0:
+		return netip.Addr{}, false
+	}
+	return netip.AddrFrom16(a), true
 }
 
 // ParseIPv4 reads a dotted quad as NGINX's ngx_inet_addr does: an empty

@@ -41,3 +41,32 @@ func TestParseCIDR(t *testing.T) {
 		}
 	}
 }
+
+// IPv6 addresses read as NGINX's ngx_inet6_addr reads them (the answers
+// are NGINX 1.22.1's, through realip): an IPv4 tail with leading zeros or
+// an empty number, a single leading ":" skipped.
+func TestParseIPv6(t *testing.T) {
+	for in, want := range map[string]string{
+		"::ffff:010.1.2.3":    "::ffff:10.1.2.3",
+		"::ffff:0100.1.2.3":   "::ffff:100.1.2.3",
+		"::ffff:1..2.3":       "::ffff:1.0.2.3",
+		"::010.1.2.3":         "::a01:203",
+		"1:2:3:4:5:6:1.2.3.4": "1:2:3:4:5:6:102:304",
+		":1:2:3:4:5:6:7:8":    "1:2:3:4:5:6:7:8",
+		"::1:2:3:4:5:6:7":     "0:1:2:3:4:5:6:7",
+		"ABCD::EF":            "abcd::ef",
+		"1::":                 "1::",
+		"::":                  "::",
+		":::":                 "", "1:::2": "", "1::2::3": "", "::ffff:255.255.255.255": "", "::ffff:1.2.3": "",
+		"1:2:3:4:5:6:7:1.2.3.4": "", "1.2.3.4::": "", "1:2:3:4:5:6:7::": "", "::1:2:3:4:5:6:7:8": "",
+		"1:2:3:4:5:6:7:8:9": "", "12345::": "", "fe80::1%eth0": "", ":1": "", "1:": "", "2001:db8::0a.1.2.3": "", "": "",
+	} {
+		a, ok := ParseAddr(in)
+		if got := a.String(); !ok && want != "" || ok && got != want {
+			t.Errorf("ParseAddr(%q) = %s %v, want %q", in, got, ok, want)
+		}
+	}
+	if p, _, err := ParseCIDR("::ffff:010.0.0.0/104"); err != nil || p.String() != "::ffff:10.0.0.0/104" {
+		t.Errorf("ParseCIDR: %v %v", p, err)
+	}
+}
