@@ -50,8 +50,9 @@ func le(b []byte) uint32 { return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<
 // userid sets and reads its cookie as NGINX's module: the same cookie
 // format and attributes, an identifier NGINX gave read the same way
 // ($uid_got), a cookie without the mark sent again with it, a bad cookie
-// replaced, "set $uid_reset" giving a new one, v1's layout, log and off;
-// a cookie with "=" among its 22 characters is read up to it.
+// replaced, "set $uid_reset" (in any case) giving a new one, v1's layout,
+// log and off; a cookie with "=" among its 22 characters is read up to
+// it.
 func TestUseridAsNGINX(t *testing.T) {
 	nginxPath(t)
 	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
@@ -61,6 +62,7 @@ func TestUseridAsNGINX(t *testing.T) {
 			userid_mark X;
 			location / { return 200 "$uid_got|$uid_set"; }
 			location /reset { set $uid_reset 1; return 200 "$uid_got|$uid_set"; }
+			location /upper { set $UID_Reset 1; return 200 "$uid_got|$uid_set|$uid_reset"; }
 			location /v1 { userid v1; userid_service 42; userid_mark off; userid_expires max;
 				userid_flags off; userid_p3p none; return 200 "$uid_got|$uid_set"; }
 			location /log { userid log; return 200 "$uid_got|$uid_set"; }
@@ -69,7 +71,7 @@ func TestUseridAsNGINX(t *testing.T) {
 	})
 	// An identifier as NGINX hands them out, with and without the mark.
 	known := "CgAAAmbVd0QDAwMCHBEAAg"
-	for _, path := range []string{"/", "/reset", "/v1", "/log", "/off"} {
+	for _, path := range []string{"/", "/reset", "/upper", "/v1", "/log", "/off"} {
 		for _, cookie := range []string{"", "sid=" + known + "X=", "sid=" + known + "==", "sid=" + known,
 			"sid=short", "sid=!!!!!!!!!!!!!!!!!!!!!!!!", "other=1; sid=" + known + "X=; x=2", "SID=" + known + "X=",
 			// NGINX reads the 22 characters up to an "=" among them.

@@ -182,8 +182,10 @@ func setSet(c *server.Cmd) error {
 		c.AddRewriteStep(setLimitRateStep{value})
 		return nil
 	}
-	if vars.Settable(name) {
-		c.AddRewriteStep(setStateStep{name: name, value: value})
+	// Variable names are not case-sensitive ("set $UID_RESET 1" sets
+	// $uid_reset in NGINX), and the state holds the registered name.
+	if lower := strings.ToLower(name); vars.Settable(lower) {
+		c.AddRewriteStep(setStateStep{name: lower, value: value})
 		return nil
 	}
 	scope := c.Config().Vars()
