@@ -11,6 +11,7 @@
 //	modules/esimod        esi*                           -> esi (fragments: server.Subrequest)
 //	modules/fastcgimod    fastcgi_pass, fastcgi_*        -> fastcgi (+ proxy, as its Wire; gatewaymod)
 //	modules/gatewaymod    the *_pass, *_param... every gateway shares (a helper for fastcgimod, uwsgimod)
+//	modules/geomod        geo                            -> geo (a variable per geo block)
 //	modules/headersmod    add_header, expires            -> headers
 //	modules/limitmod      limit_req*, limit_conn*        -> limit (the preaccess phase)
 //	modules/mapmod        map, map_hash_*                -> vmap (a variable per map)
@@ -20,10 +21,13 @@
 //	modules/referermod    valid_referers, referer_hash_* -> referer ($invalid_referer)
 //	modules/rewritemod    rewrite, set, break, if, rewrite_log… -> rewrite (steps of the core's rewrite phases)
 //	modules/securelinkmod secure_link*                   -> securelink ($secure_link, $secure_link_expires)
+//	modules/splitmod      split_clients                  -> splitclients (a variable per block)
 //	modules/ssimod        ssi*                           -> ssi (includes: server.Subrequest)
 //	modules/staticmod     index, etag, open_file_cache…  -> static (+ compress, esi, ssi, autoindex options)
 //	modules/statusmod     stub_status, metrics           -> status (a filter counting responses; $connections_*)
+//	modules/submod        sub_filter*                    -> sub (a filter, also in subrequests)
 //	modules/throttlemod   limit_rate, limit_rate_after   -> throttle (a filter)
+//	modules/useridmod     userid, userid_*               -> userid (a filter; $uid_got, $uid_set)
 //
 // A wiring package declares its module's directives, settings and merge
 // functions, registers a server.Module from its init, and builds the
