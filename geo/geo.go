@@ -194,14 +194,7 @@ func u32(a netip.Addr) uint32 {
 func (b *Builder) addRange(start, end uint32, net, val string) ([]string, error) {
 	var warn []string
 	for n := uint64(start); n <= uint64(end); n = (n + 0x10000) &^ 0xffff {
-		h := uint16(n >> 16)
-		s, e := uint16(0), uint16(0xffff)
-		if uint32(n) == start {
-			s = uint16(n)
-		}
-		if uint32(n)|0xffff > end {
-			e = uint16(end)
-		}
+		h, s, e := blockPart(n, start, end)
 		rs := b.t.blocks[h]
 		i := len(rs)
 		added := false
@@ -239,18 +232,25 @@ func (b *Builder) addRange(start, end uint32, net, val string) ([]string, error)
 	return warn, nil
 }
 
+// blockPart is the part of start-end in the block of 65,536 addresses
+// that n (the range's start, or a block's first address after it) is in:
+// the block's upper 16 bits, and the first and last lower 16 bits.
+func blockPart(n uint64, start, end uint32) (h, s, e uint16) {
+	h, s, e = uint16(n>>16), 0, 0xffff
+	if uint32(n) == start {
+		s = uint16(n)
+	}
+	if uint32(n)|0xffff > end {
+		e = uint16(end)
+	}
+	return h, s, e
+}
+
 // deleteRange removes start-end, which must be a range added as it is in
 // each block it spans; it reports whether some part was not found.
 func (b *Builder) deleteRange(start, end uint32) (missing bool) {
 	for n := uint64(start); n <= uint64(end); n = (n + 0x10000) &^ 0xffff {
-		h := uint16(n >> 16)
-		s, e := uint16(0), uint16(0xffff)
-		if uint32(n) == start {
-			s = uint16(n)
-		}
-		if uint32(n)|0xffff > end {
-			e = uint16(end)
-		}
+		h, s, e := blockPart(n, start, end)
 		rs := b.t.blocks[h]
 		i := slices.IndexFunc(rs, func(r span) bool { return r.start == s && r.end == e })
 		if i < 0 {

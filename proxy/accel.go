@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/onheader"
 	"github.com/mosaic-edge/mosaic/internal/percent"
 )
 
@@ -84,54 +85,30 @@ func (a *Accel) Writer(w http.ResponseWriter) http.ResponseWriter {
 	if a.ContentType == "" && len(a.Header["Accept-Ranges"]) == 0 {
 		return w
 	}
-	return &accelTypeWriter{ResponseWriter: w, a: a}
+	t := &accelTypeWriter{Writer: onheader.Writer{ResponseWriter: w}, a: a}
+	t.Hook = t
+	return t
 }
 
 // accelTypeWriter keeps an X-Accel-Redirect's Content-Type and
 // Accept-Ranges.
 type accelTypeWriter struct {
-	http.ResponseWriter
-	a     *Accel
-	wrote bool
+	onheader.Writer
+	a *Accel
 }
 
-func (t *accelTypeWriter) WriteHeader(status int) {
-	if !t.wrote && status >= 200 {
-		t.wrote = true
-		h := t.ResponseWriter.Header()
-		ct := h.Get("Content-Type")
-		if t.a.ContentType != "" && !t.a.typeDone && (status == http.StatusOK || status == http.StatusPartialContent) &&
-			!strings.HasPrefix(ct, "multipart/byteranges") {
-			h["Content-Type"] = []string{t.a.ContentType}
-		}
-		if up := t.a.Header["Accept-Ranges"]; len(up) > 0 {
-			if cur := h["Accept-Ranges"]; len(cur) < len(up) || !slices.Equal(cur[:len(up)], up) {
-				h["Accept-Ranges"] = append(slices.Clip(up), cur...)
-			}
+func (t *accelTypeWriter) BeforeHeader(h http.Header, status int) {
+	ct := h.Get("Content-Type")
+	if t.a.ContentType != "" && !t.a.typeDone && (status == http.StatusOK || status == http.StatusPartialContent) &&
+		!strings.HasPrefix(ct, "multipart/byteranges") {
+		h["Content-Type"] = []string{t.a.ContentType}
+	}
+	if up := t.a.Header["Accept-Ranges"]; len(up) > 0 {
+		if cur := h["Accept-Ranges"]; len(cur) < len(up) || !slices.Equal(cur[:len(up)], up) {
+			h["Accept-Ranges"] = append(slices.Clip(up), cur...)
 		}
 	}
-	t.ResponseWriter.WriteHeader(status)
 }
-
-func (t *accelTypeWriter) Write(p []byte) (int, error) {
-	if !t.wrote {
-		t.WriteHeader(http.StatusOK)
-	}
-	return t.ResponseWriter.Write(p)
-}
-
-func (t *accelTypeWriter) ReadFrom(src io.Reader) (int64, error) {
-	if !t.wrote {
-		t.WriteHeader(http.StatusOK)
-	}
-	if rf, ok := t.ResponseWriter.(io.ReaderFrom); ok {
-		return rf.ReadFrom(src)
-	}
-	return io.Copy(struct{ io.Writer }{t.ResponseWriter}, src)
-}
-
-// Unwrap lets http.ResponseController reach the writer underneath.
-func (t *accelTypeWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }
 
 // accelCarried are the upstream fields that NGINX copies into the
 // response of an X-Accel-Redirect (its table's "redirect" mark), less

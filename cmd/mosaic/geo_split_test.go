@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -141,27 +139,14 @@ func TestGeoAndSplitClientsErrorsAsNGINX(t *testing.T) {
 		"split_clients $arg_k $s {\n* a;\n1% b;\n}",
 		"split_clients $arg_k s {\n}",
 	} {
-		path := filepath.Join(dir, fmt.Sprintf("bad%d.conf", i))
-		writeFile(t, path, "http {\n"+block+"\nserver { listen 127.0.0.1:1; }\n}\n")
-		n := nginxTest(t, path)
-		if n == nil {
-			t.Skip("nginx is not installed")
-		}
-		nout, _ := n.CombinedOutput()
-		want := ""
-		for _, l := range strings.Split(string(nout), "\n") {
-			if strings.Contains(l, "[emerg]") {
-				want = l[strings.Index(l, "[emerg]"):]
-			}
-		}
+		mout, err, want := testBoth(t, dir, i, block)
 		if strings.Contains(want, "percent total") {
 			// NGINX names the line that closes the block, mosaic the
 			// block's first.
 			want = want[:strings.LastIndex(want, ":")]
 		}
-		mout, err := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
-		if want == "" || err == nil || !strings.Contains(string(mout), want) {
-			t.Errorf("%q:\nmosaic %s\nnginx  %s", block, mout, nout)
+		if want == "" || err == nil || !strings.Contains(mout, want) {
+			t.Errorf("%q:\nmosaic %s\nnginx  %s", block, mout, want)
 		}
 	}
 }

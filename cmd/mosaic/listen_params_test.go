@@ -64,6 +64,28 @@ func nginxTest(t *testing.T, path string) *exec.Cmd {
 	return exec.Command("/usr/sbin/nginx", "-t", "-p", dir, "-c", main, "-e", filepath.Join(dir, "error.log"))
 }
 
+// testBoth writes the i-th http-level configuration of a test into dir
+// and checks it with "mosaic -t" and "nginx -t". It returns mosaic's
+// output and error, and NGINX's [emerg] line ("" if it has none); it
+// skips the test without NGINX.
+func testBoth(t *testing.T, dir string, i int, http string) (mout string, merr error, nginxEmerg string) {
+	t.Helper()
+	path := filepath.Join(dir, fmt.Sprintf("bad%d.conf", i))
+	writeFile(t, path, "http {\n"+http+"\nserver { listen 127.0.0.1:1; }\n}\n")
+	n := nginxTest(t, path)
+	if n == nil {
+		t.Skip("nginx is not installed")
+	}
+	nout, _ := n.CombinedOutput()
+	for _, l := range strings.Split(string(nout), "\n") {
+		if k := strings.Index(l, "[emerg]"); k >= 0 {
+			nginxEmerg = l[k:]
+		}
+	}
+	out, err := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+	return string(out), err, nginxEmerg
+}
+
 // An IPv6 wildcard socket is bound (it was taken for a specific address
 // served through itself, and never bound), and with ipv6only=off it serves
 // IPv4 clients too, whom "allow 127.0.0.1" lets in as NGINX does. NGINX

@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/base64"
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -89,16 +87,9 @@ func TestUseridErrorsAsNGINX(t *testing.T) {
 	dir := t.TempDir()
 	for i, line := range []string{"userid maybe;", "userid_mark ab;", "userid_mark -;", "userid_expires soon;",
 		"userid_flags secure sometimes;", "userid_service x;", "userid on; userid off;"} {
-		path := filepath.Join(dir, fmt.Sprintf("bad%d.conf", i))
-		writeFile(t, path, "http {\n"+line+"\nserver { listen 127.0.0.1:1; }\n}\n")
-		n := nginxTest(t, path)
-		if n == nil {
-			t.Skip("nginx is not installed")
-		}
-		nout, _ := n.CombinedOutput()
-		mout, err := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
-		if err == nil || !strings.Contains(string(nout), "[emerg]") || !strings.Contains(string(mout), ":2") {
-			t.Errorf("%q:\nmosaic %s\nnginx  %s", line, mout, nout)
+		mout, err, nginx := testBoth(t, dir, i, line)
+		if err == nil || nginx == "" || !strings.Contains(mout, ":2") {
+			t.Errorf("%q:\nmosaic %s\nnginx  %s", line, mout, nginx)
 		}
 	}
 }
