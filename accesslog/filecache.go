@@ -23,6 +23,9 @@ type FileCache struct {
 	mu      sync.Mutex
 	entries map[string]*list.Element // of *cachedFile, newest first
 	order   list.List
+	// closed: the configuration is retired; a line of a request still
+	// running opens and closes its file, so that nothing stays open.
+	closed bool
 }
 
 type cachedFile struct {
@@ -42,6 +45,10 @@ type cachedFile struct {
 func (c *FileCache) Open(path string, open func(string) (*os.File, error)) (io.WriteCloser, error) {
 	now := time.Now()
 	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return open(path)
+	}
 	c.expire(now)
 	e := c.entry(path)
 	if e.f != nil && now.Sub(e.checked) >= c.Valid {
@@ -126,8 +133,9 @@ func (c *FileCache) drop(e *cachedFile) {
 	}
 }
 
-// Close closes every file kept: on a reload, and on the signal that asks
-// for the logs to be reopened after a rotation.
+// Close closes every file kept: on the signal that asks for the logs to
+// be reopened after a rotation (the cache goes on), and when the
+// configuration is retired (Retire).
 func (c *FileCache) Close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -154,4 +162,14 @@ func (l *cachedLine) Close() error {
 		return err
 	}
 	return nil
+}
+
+// Retire closes every file kept and keeps none from then on: the lines
+// of requests that outlive their configuration open and close their
+// files.
+func (c *FileCache) Retire() {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.Close()
 }

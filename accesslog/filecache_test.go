@@ -84,3 +84,17 @@ func TestFileCacheRotationAndInactive(t *testing.T) {
 		t.Errorf("inactive: %d opens", opens)
 	}
 }
+
+// A retired cache keeps no file open: a line after it opens and closes.
+func TestFileCacheRetired(t *testing.T) {
+	a := filepath.Join(t.TempDir(), "a.log")
+	fc := &FileCache{Max: 10, Inactive: time.Hour, MinUses: 1, Valid: time.Hour}
+	opens := 0
+	line(t, fc, a, "1", &opens)
+	fc.Retire()
+	line(t, fc, a, "2", &opens)
+	line(t, fc, a, "3", &opens)
+	if opens != 3 || fc.order.Len() != 0 || lines(t, a) != "1 2 3 " {
+		t.Errorf("after Retire: %d opens, %d kept, %q", opens, fc.order.Len(), lines(t, a))
+	}
+}

@@ -366,9 +366,8 @@ func setFileCache(c *server.Cmd) error {
 	}
 	// A rotation (the signal to reopen the logs) and the configuration's
 	// end close the files kept.
-	closeAll := func() error { fc.Close(); return nil }
-	c.Config().OnReopen(closeAll)
-	c.Config().OnClose(closeAll)
+	c.Config().OnReopen(func() error { fc.Close(); return nil })
+	c.Config().OnClose(func() error { fc.Retire(); return nil })
 	return nil
 }
 
