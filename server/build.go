@@ -70,6 +70,23 @@ var ignored = map[string]ignoredDirective{
 	// allocator and mosaic's writers have no such knobs.
 	"connection_pool_size": take1.in(ctxHTTPServer), "request_pool_size": take1.in(ctxHTTPServer),
 	"postpone_output": take1.in(CtxHTTPAll),
+	// zlib's memory and NGINX's gzip buffering: Go's deflate keeps its own
+	// 32 KiB window and hash, and compress streams as it goes.
+	"gzip_window":       take1.in(CtxHTTPAll).because("Go's deflate keeps a 32 KiB window"),
+	"gzip_hash":         take1.in(CtxHTTPAll).because("Go's deflate sizes its hash table itself"),
+	"gzip_no_buffer":    takeFlag.in(CtxHTTPAll),
+	"postpone_gzipping": take1.in(CtxHTTPAll),
+	"gunzip_buffers":    {ctx: CtxHTTPAll, min: 2, max: 2, why: "gunzip decodes into the response's own buffers"},
+	"aio_write":         takeFlag.in(CtxHTTPAll),
+	// One process, no workers: nothing of NGINX's process management
+	// applies. "env VAR=value" in particular does not set the variable
+	// (time.Local, which TZ would change, is read at start).
+	"env":                 take1.in(CtxMain).because("mosaic runs as one process with the environment it was started with"),
+	"lock_file":           take1.in(CtxMain),
+	"worker_rlimit_core":  take1.in(CtxMain),
+	"working_directory":   take1.in(CtxMain),
+	"worker_aio_requests": take1.in(CtxEvents),
+	"debug_connection":    take1.in(CtxEvents).because("mosaic has no debug log"),
 }
 
 // ignoredModule registers the ignored directives, so that the checks of

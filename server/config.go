@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/internal/pcre"
@@ -20,6 +21,8 @@ type Config struct {
 	Logger *slog.Logger
 
 	WorkerProcesses int // 0 = auto
+	// shutdownLimit is worker_shutdown_timeout (ShutdownTimeout).
+	shutdownLimit Setting[time.Duration]
 	// PidFile is the absolute path of the "pid" directive's file, "" for
 	// none: the command writes its process ID there (package server only
 	// reads the directive).

@@ -97,6 +97,13 @@ var coreModule = &Module{
 func init() {
 	coreModule.Directives = []Directive{
 		{Name: "worker_processes", Context: CtxMain, MinArgs: 1, MaxArgs: 1, Set: setWorkerProcesses},
+		{Name: "worker_shutdown_timeout", Context: CtxMain, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
+			d, err := c.Duration(c.Args[0])
+			if err != nil {
+				return err
+			}
+			return Put(c, &c.Config().shutdownLimit, d)
+		}},
 		{Name: "pid", Context: CtxMain, MinArgs: 1, MaxArgs: 1, Set: setPid},
 		{Name: "error_log", Context: CtxMain | CtxHTTPAll, MinArgs: 1, MaxArgs: 2, Set: setErrorLog},
 		{Name: "events", Context: CtxMain, Block: true, Set: func(c *Cmd) error { return c.Walk(CtxEvents, c.Block, nil) }},
@@ -390,6 +397,18 @@ func (c *Cmd) buffers(maxN int, minSize, maxSize int64) (OutputBuffers, error) {
 	}
 	return OutputBuffers{Number: n, Size: int(sz)}, nil
 }
+
+// ShutdownTimeout is how long a graceful stop, or the retirement of this
+// configuration after a reload, waits for the requests in flight:
+// worker_shutdown_timeout, else the package's ShutdownTimeout (NGINX,
+// without the directive, waits for as long as they last).
+func (c *Config) ShutdownTimeout() time.Duration {
+	if c.shutdownLimit.Set {
+		return c.shutdownLimit.V
+	}
+	return ShutdownTimeout
+}
+
 func setWorkerProcesses(c *Cmd) error {
 	if c.Args[0] == "auto" {
 		c.Config().WorkerProcesses = 0

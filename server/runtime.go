@@ -19,7 +19,8 @@ import (
 )
 
 // ShutdownTimeout bounds how long a graceful stop, or the retirement of
-// listeners after a reload, waits for requests in flight.
+// listeners after a reload, waits for requests in flight, unless the
+// configuration says otherwise (Config.ShutdownTimeout).
 var ShutdownTimeout = 30 * time.Second
 
 // Runtime owns the listening sockets and the current configuration. A
@@ -149,11 +150,15 @@ func (rt *Runtime) Apply(cfg *Config) error {
 		// last of them ends, and at the latest when the shutdown limit
 		// cuts them, as it cuts those of retired listeners.
 		old.release()
-		time.AfterFunc(ShutdownTimeout, old.close)
+		time.AfterFunc(old.ShutdownTimeout(), old.close)
 	}
 	if len(retired) > 0 {
+		limit := ShutdownTimeout
+		if old != nil {
+			limit = old.ShutdownTimeout()
+		}
 		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), limit)
 			defer cancel()
 			for _, l := range retired {
 				_ = l.shutdown(ctx)

@@ -261,6 +261,32 @@ func TestGracefulStopFinishesInFlight(t *testing.T) {
 	}
 }
 
+// worker_shutdown_timeout bounds a graceful stop: a request still running
+// when it passes is cut and the process exits, as NGINX's workers do.
+func TestWorkerShutdownTimeout(t *testing.T) {
+	release := make(chan struct{})
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer origin.Close()
+	defer close(release)
+	dir := t.TempDir()
+	port := freePort(t)
+	p := startMosaic(t, dir, fmt.Sprintf(`worker_shutdown_timeout 500ms;
+		http { server { listen 127.0.0.1:{port}; location / { proxy_pass %s; } } }`, origin.URL), port)
+	go http.Get(fmt.Sprintf("http://127.0.0.1:%d/", port))
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	waitExit(t, p)
+	if d := time.Since(start); d < 400*time.Millisecond || d > 5*time.Second {
+		t.Errorf("stopped after %v, want about 500ms", d)
+	}
+}
+
 // waitExit waits for p to exit after a SIGTERM and fails the test unless it
 // exits cleanly; the exit stays in p.done for the cleanup.
 func waitExit(t *testing.T, p *proc) {

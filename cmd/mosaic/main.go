@@ -161,8 +161,9 @@ func run(args []string) int {
 				}
 				continue
 			}
-			log.Info("shutting down gracefully", "signal", sig.String(), "timeout", server.ShutdownTimeout)
-			ctx, cancel := context.WithTimeout(context.Background(), server.ShutdownTimeout)
+			limit := rt.Config().ShutdownTimeout()
+			log.Info("shutting down gracefully", "signal", sig.String(), "timeout", limit)
+			ctx, cancel := context.WithTimeout(context.Background(), limit)
 			err := rt.Shutdown(ctx)
 			cancel()
 			if err != nil {
