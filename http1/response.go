@@ -67,12 +67,18 @@ type response struct {
 	chunked     bool
 	bodyless    bool // HEAD, 1xx, 204, 304: no body goes out
 	closeAfter  bool // close the connection after this response
+	noChunking  bool // DisableChunking: a body of unknown length ends with the connection
 	hijacked    bool
 	done        bool // the handler returned
 	err         error
 }
 
 func (w *response) Header() http.Header { return w.header }
+
+// DisableChunking makes a body of unknown length end with the
+// connection rather than go out chunked (NGINX's chunked_transfer_encoding
+// off). It must come before the header is sent.
+func (w *response) DisableChunking() { w.noChunking = true }
 
 func (w *response) WriteHeader(code int) {
 	if w.hijacked || w.done {
@@ -250,7 +256,7 @@ func (w *response) framingFor(final bool, size int64) (cl int64, chunked, closeA
 	switch {
 	case final && len(w.header["Trailer"]) == 0:
 		cl = size
-	case w.req.ProtoMinor > 0:
+	case w.req.ProtoMinor > 0 && !w.noChunking:
 		chunked = true
 	default:
 		closeAfter = true // HTTP/1.0: the body ends with the connection

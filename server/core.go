@@ -61,6 +61,7 @@ type coreLoc struct {
 	nameInRedirect Setting[bool]        // server_name_in_redirect
 	recursivePages Setting[bool]        // recursive_error_pages
 	msiePadding    Setting[bool]        // msie_padding
+	chunkedOff     Setting[bool]        // chunked_transfer_encoding off
 	msieRefresh    Setting[bool]        // msie_refresh
 	symlinks       Setting[symlinkConf] // disable_symlinks
 	// The charset directives (charset.go).
@@ -171,6 +172,13 @@ func init() {
 		{Name: "server_name_in_redirect", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.nameInRedirect })},
 		{Name: "recursive_error_pages", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.recursivePages })},
 		{Name: "msie_padding", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.msiePadding })},
+		{Name: "chunked_transfer_encoding", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
+			on, err := c.Flag()
+			if err != nil {
+				return err
+			}
+			return Put(c, &c.Loc().(*coreLoc).chunkedOff, !on)
+		}},
 		{Name: "msie_refresh", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.msieRefresh })},
 		{Name: "disable_symlinks", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 2, Set: setDisableSymlinks},
 		{Name: "charset", Context: CtxHTTPAll | CtxLocationIf, MinArgs: 1, MaxArgs: 1, Set: setCharset(false)},
@@ -259,6 +267,7 @@ func mergeCoreLoc(p, c any) error {
 	child.mergeSlashes.Merge(parent.mergeSlashes)
 	child.absRedirect.Merge(parent.absRedirect)
 	child.msiePadding.Merge(parent.msiePadding)
+	child.chunkedOff.Merge(parent.chunkedOff)
 	child.msieRefresh.Merge(parent.msieRefresh)
 	child.symlinks.Merge(parent.symlinks)
 	child.portInRedirect.Merge(parent.portInRedirect)

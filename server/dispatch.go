@@ -517,6 +517,9 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 			r.Body = &deadlineBody{ReadCloser: r.Body, d: ri.rec.deadlines, timeout: h.cl.bodyTimeout.V}
 		}
 	}
+	if h.cl.chunkedOff.V {
+		noChunking(w)
+	}
 	if h.cl.keepalive.V == 0 || keptTooLong(ri, h.cl.keepaliveTime.V) || keepaliveDisabled(r, h.cl.keepaliveOff.V) ||
 		r.ProtoMajor == 2 && servedEnough(ri, h.cl.keepaliveReqs.V) {
 		w.Header()["Connection"] = []string{"close"}
@@ -531,6 +534,23 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 		return
 	}
 	h.next.ServeHTTP(w, r)
+}
+
+// noChunking asks the HTTP/1.1 writer under w not to frame a body of
+// unknown length in chunks (chunked_transfer_encoding off): the
+// connection's close ends it, as in NGINX. HTTP/2 has no chunks.
+func noChunking(w http.ResponseWriter) {
+	for w != nil {
+		if n, ok := w.(interface{ DisableChunking() }); ok {
+			n.DisableChunking()
+			return
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return
+		}
+		w = u.Unwrap()
+	}
 }
 
 // keptTooLong reports whether the client's connection has served

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -222,5 +223,37 @@ func TestReloadChangesConnectionLimits(t *testing.T) {
 			t.Fatal("after the reload to keepalive_requests 5, the first response still closes")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// chunked_transfer_encoding off: a body of unknown length goes out to an
+// HTTP/1.1 client without chunks, ended by the connection's close, as
+// NGINX sends it; on (the default), chunked on a kept connection.
+func TestChunkedTransferEncodingOffAsNGINX(t *testing.T) {
+	nginxPath(t)
+	// More than the proxy holds before it sends: the length is unknown
+	// when the header goes out.
+	body := strings.Repeat("streamed body ", 40000)
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for i := 0; i < len(body); i += 8000 {
+			fmt.Fprint(w, body[i:min(i+8000, len(body))])
+			w.(http.Flusher).Flush()
+		}
+	}))
+	defer origin.Close()
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
+			location /off { chunked_transfer_encoding off; proxy_pass %[2]s; }
+			location /on { proxy_pass %[2]s; } }`, port, origin.URL)
+	})
+	for _, path := range []string{"/off", "/on"} {
+		req := "GET " + path + " HTTP/1.1\r\nHost: a\r\n\r\n"
+		sig := func(port int) string {
+			r, b := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), req)
+			return fmt.Sprintf("%d TE=%q close=%v length=%d whole=%v", r.StatusCode, r.TransferEncoding, r.Close, r.ContentLength, b == body)
+		}
+		if m, n := sig(mport), sig(nport); m != n {
+			t.Errorf("%s: mosaic %s, nginx %s", path, m, n)
+		}
 	}
 }
