@@ -605,3 +605,55 @@ func (t *triedSet) add(i int) {
 	}
 	t.small |= 1 << uint(i)
 }
+
+// Selection is one request's walk over an upstream's servers for a
+// module that reaches them with a client of its own (gRPC speaks HTTP/2,
+// which a Wire cannot carry): the group's method, passive health state,
+// max_conns and tries, as the Handler's own requests use them.
+type Selection struct {
+	s   selection
+	cur *peer
+}
+
+// Select starts r's walk over u's servers; tries, when positive, bounds
+// the servers tried (proxy_next_upstream_tries).
+func (u *Upstream) Select(r *http.Request, tries int) *Selection {
+	s := &Selection{}
+	s.s.reset(u, r)
+	if tries > 0 && s.s.tries > tries {
+		s.s.tries = tries
+	}
+	return s
+}
+
+// Next returns the address of the server to try next ("unix:/path" for a
+// Unix-domain socket), or false when no server may be tried: none is
+// available ("no live upstreams") or the tries are spent. The server
+// counts the request among its active ones until Done.
+func (s *Selection) Next() (string, bool) {
+	if s.cur != nil {
+		panic("proxy: Selection.Next before Done")
+	}
+	if s.s.tries <= 0 {
+		return "", false
+	}
+	p := s.s.next(time.Now())
+	if p == nil {
+		return "", false
+	}
+	s.cur = p
+	return p.addr, true
+}
+
+// More reports whether the tries allow another server.
+func (s *Selection) More() bool { return s.s.tries > 0 }
+
+// Done ends the try of the server Next returned; failed charges it with
+// a failure, which counts towards max_fails. It reports whether the
+// failure took the server out of rotation.
+func (s *Selection) Done(failed bool) (disabled bool) {
+	p := s.cur
+	s.cur = nil
+	s.s.tries--
+	return s.s.up.release(p, failed, time.Now())
+}

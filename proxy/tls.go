@@ -215,3 +215,20 @@ type connID struct {
 	name string
 	sock sockOpts // the socket's local address and options (local.go)
 }
+
+// ClientConfig returns, for a module that dials with a client of its own
+// (gRPC's HTTP/2), what the Handler's connections to an upstream whose
+// target's host is host use: for each request, the tls.Config of its
+// connection and the name it verifies and sends, under which
+// connections may be shared ("" when the name is neither checked nor
+// sent). The configurations share one session cache.
+func (o TLSOptions) ClientConfig(host string) (func(r *http.Request) (name string, c *tls.Config), error) {
+	t, err := newClientTLS(o, host)
+	if err != nil {
+		return nil, err
+	}
+	return func(r *http.Request) (string, *tls.Config) {
+		name := t.serverName(r)
+		return name, t.config(name)
+	}, nil
+}
