@@ -1,0 +1,174 @@
+package grpcproxy_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/grpcproxy"
+	"github.com/mosaic-edge/mosaic/internal/testgrpc"
+)
+
+// backend starts a testgrpc backend over h2c and returns its address.
+func backend(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := testgrpc.Serve(l, nil)
+	t.Cleanup(func() { s.Close() })
+	return l.Addr().String()
+}
+
+// front serves h over h2c and returns its base URL.
+func front(t *testing.T, h http.Handler) string {
+	t.Helper()
+	s := httptest.NewUnstartedServer(h)
+	s.Config.Protocols = new(http.Protocols)
+	s.Config.Protocols.SetUnencryptedHTTP2(true)
+	s.Start()
+	t.Cleanup(s.Close)
+	return s.URL
+}
+
+// handler passes to addrs, trying them in turn.
+func handler(t *testing.T, o grpcproxy.Options, addrs ...string) http.Handler {
+	t.Helper()
+	o.Select = func(*http.Request) grpcproxy.Selection { return &inTurn{addrs: addrs} }
+	h, err := grpcproxy.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// inTurn tries its servers in order, each once.
+type inTurn struct {
+	addrs []string
+	next  int
+}
+
+func (s *inTurn) Next() (string, bool) {
+	if s.next >= len(s.addrs) {
+		return "", false
+	}
+	s.next++
+	return s.addrs[s.next-1], true
+}
+
+func (s *inTurn) Done(bool) bool { return false }
+func (s *inTurn) More() bool     { return s.next < len(s.addrs) }
+
+func TestCalls(t *testing.T) {
+	addr := backend(t)
+	url := front(t, handler(t, grpcproxy.Options{
+		Authority:  "backend",
+		SetHeaders: []grpcproxy.Header{{Name: "X-Test", Value: func(*http.Request) string { return "set" }}},
+	}, addr))
+	c := testgrpc.Client(nil)
+	ctx := context.Background()
+
+	res, err := testgrpc.Call(ctx, c, url+"/test.Echo/Unary", nil, "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != 200 || res.GRPCStatus() != "0" || !slices.Equal(res.Messages, []string{"echo:hi"}) {
+		t.Errorf("unary: %v", res)
+	}
+	h := res.Header
+	if h.Get("X-Authority") != "backend" || h.Get("X-Te") != "trailers" || h.Get("X-Seen") != "set" {
+		t.Errorf("unary: the backend saw authority %q, te %q, x-test %q", h.Get("X-Authority"), h.Get("X-Te"), h.Get("X-Seen"))
+	}
+	if h.Get("Server") == "testgrpc" {
+		t.Error("the backend's Server field was relayed")
+	}
+
+	res, err = testgrpc.Call(ctx, c, url+"/test.Echo/Stream", nil, "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.GRPCStatus() != "0" || !slices.Equal(res.Messages, []string{"0", "1", "2"}) {
+		t.Errorf("stream: %v", res)
+	}
+
+	res, err = testgrpc.Bidi(ctx, c, url+"/test.Echo/Bidi", "a", "b", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.GRPCStatus() != "0" || !slices.Equal(res.Messages, []string{"a", "b", "c"}) {
+		t.Errorf("bidi: %v", res)
+	}
+
+	res, err = testgrpc.Call(ctx, c, url+"/test.Echo/Fail", nil, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.GRPCStatus() != "5" || res.GRPCMessage() != "not found here" {
+		t.Errorf("fail: %v", res)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	// A port nothing listens on.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := l.Addr().String()
+	l.Close()
+	c := testgrpc.Client(nil)
+	ctx := context.Background()
+
+	res, err := testgrpc.Call(ctx, c, front(t, handler(t, grpcproxy.Options{}, down))+"/test.Echo/Unary", nil, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != http.StatusBadGateway {
+		t.Errorf("backend down: %v", res)
+	}
+
+	// The next server of the group takes a request the first refused.
+	res, err = testgrpc.Call(ctx, c, front(t, handler(t, grpcproxy.Options{}, down, backend(t)))+"/test.Echo/Unary", nil, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != 200 || res.GRPCStatus() != "0" {
+		t.Errorf("next upstream: %v", res)
+	}
+
+	res, err = testgrpc.Call(ctx, c, front(t, handler(t, grpcproxy.Options{ReadTimeout: 200 * time.Millisecond}, backend(t)))+"/test.Echo/Slow", nil, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != http.StatusGatewayTimeout {
+		t.Errorf("read timeout: %v", res)
+	}
+}
+
+// A Unix-domain socket is a server like any other.
+func TestUnixSocket(t *testing.T) {
+	path := t.TempDir() + "/grpc.sock"
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := testgrpc.Serve(l, nil)
+	t.Cleanup(func() { s.Close() })
+	h, err := grpcproxy.New(grpcproxy.Options{Addr: "unix:" + path, Authority: "localhost"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := front(t, h)
+	res, err := testgrpc.Bidi(context.Background(), testgrpc.Client(nil), url+"/test.Echo/Bidi", "u", "v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.GRPCStatus() != "0" || !slices.Equal(res.Messages, []string{"u", "v"}) || res.Header.Get("X-Authority") != "localhost" {
+		t.Errorf("unix: %v, authority %q", res, res.Header.Get("X-Authority"))
+	}
+}
