@@ -52,6 +52,7 @@ var (
 		"proxy",     // proxy_pass
 		"fastcgi",   // fastcgi_pass
 		"uwsgi",     // uwsgi_pass
+		"grpc",      // grpc_pass
 		"empty_gif", // the 1x1 GIF
 		"static",    // files: the content of a location nothing else claims
 	}

@@ -15,6 +15,7 @@ import (
 	_ "github.com/mosaic-edge/mosaic/modules/esimod"
 	_ "github.com/mosaic-edge/mosaic/modules/fastcgimod"
 	_ "github.com/mosaic-edge/mosaic/modules/geomod"
+	_ "github.com/mosaic-edge/mosaic/modules/grpcmod"
 	_ "github.com/mosaic-edge/mosaic/modules/headersmod"
 	_ "github.com/mosaic-edge/mosaic/modules/limitmod"
 	_ "github.com/mosaic-edge/mosaic/modules/mapmod"
