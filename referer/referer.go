@@ -125,8 +125,8 @@ type Policy struct {
 // Valid reports whether referer is valid: present says whether the
 // request had a Referer at all. err is set when a regular expression
 // could not finish (internal/pcre's limit); the Referer is then invalid.
-// A Policy with neither names nor regular expressions ("server_names"
-// alone, for a server without a name) finds every Referer valid, as
+// A Policy with neither names nor regular expressions (a Builder given
+// "server_names" and no server name) finds every Referer valid, as
 // NGINX's empty tables do.
 func (p *Policy) Valid(referer string, present bool) (bool, error) {
 	if p.hosts == nil && p.regexes == nil && p.nameRegexes == nil {

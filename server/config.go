@@ -139,13 +139,14 @@ func (s *VServer) Name() string {
 // Names returns the server_name entries: the names and wildcards,
 // lower-case as the server matches them, and the regular expressions,
 // compiled as the server runs them. The empty name of a server without
-// server_name is left out, as NGINX's is a null name that no table holds.
+// server_name, or written "", is among them: NGINX keeps it in the list
+// (valid_referers server_names takes it, and a Referer with an empty host
+// is then valid).
 func (s *VServer) Names() (names []string, regexes []*pcre.Regexp) {
 	for _, n := range s.names {
-		switch {
-		case n.re != nil:
+		if n.re != nil {
 			regexes = append(regexes, n.re.Regexp)
-		case n.raw != "":
+		} else {
 			names = append(names, n.raw)
 		}
 	}

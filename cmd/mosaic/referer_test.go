@@ -112,3 +112,29 @@ func TestRefererErrorsMatchNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestRefererEmptyServerNameMatchesNGINX: the empty name of a server
+// without server_name (or with server_name "") is one of the names that
+// "server_names" adds, as NGINX keeps it in the list: it is a valid
+// referer that satisfies "none", and the Referers with an empty host are
+// valid, the others not.
+func TestRefererEmptyServerNameMatchesNGINX(t *testing.T) {
+	nginx := nginxPath(t)
+	checkBothT(t, nginx, "events {}\nhttp {\nserver {\nlisten 127.0.0.1:1;\nlocation / { valid_referers none server_names; }\n}\n}", "")
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server {
+			listen 127.0.0.1:%d; server_name "" e.test;
+			location / { valid_referers server_names; return 200 "[$invalid_referer]"; }
+			location /n { valid_referers none blocked server_names; return 200 "[$invalid_referer]"; }
+		}`, port)
+	})
+	for _, path := range []string{"/", "/n"} {
+		for _, ref := range []string{"", "http://e.test/", "http://x.test/", "http:///a.test", "http://:80/", "junk"} {
+			head := "GET " + path + " HTTP/1.1\r\nHost: e.test"
+			if ref != "" {
+				head += "\r\nReferer: " + ref
+			}
+			sameAnswer(t, mport, nport, head, "")
+		}
+	}
+}
