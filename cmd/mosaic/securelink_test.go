@@ -163,3 +163,29 @@ func TestSecureLinkErrorsMatchNGINX(t *testing.T) {
 		t.Errorf("mosaic said %s", mout)
 	}
 }
+
+// TestSecureLinkCycleMatchesNGINX: secure_link or secure_link_md5 that
+// names $secure_link itself is a cycle. NGINX stops it ("cycle while
+// evaluating variable") and the inner $secure_link is empty, so that an
+// MD5 of the empty text is still a valid link; mosaic recursed without
+// end, a stack overflow that ended the process.
+func TestSecureLinkCycleMatchesNGINX(t *testing.T) {
+	nginxPath(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server {
+			listen 127.0.0.1:%d;
+			location /a { secure_link $arg_md5; secure_link_md5 "$secure_link"; return 200 "[$secure_link]"; }
+			location /b { secure_link $secure_link; secure_link_md5 x; return 200 "[$secure_link]"; }
+			location /c {
+				secure_link $arg_md5,$arg_e; secure_link_md5 "$secure_link$secure_link_expires";
+				if ($secure_link) { return 200 "if[$secure_link][$secure_link_expires]"; }
+				return 200 "[$secure_link][$secure_link_expires]";
+			}
+		}`, port)
+	})
+	empty := securelink.Hash("")
+	for _, target := range []string{"/a?md5=" + empty, "/a?md5=" + securelink.Hash("x"), "/b",
+		"/c?md5=" + empty, "/c?md5=" + empty + "&e=9999999999", "/c?md5=x&e=9999999999"} {
+		sameAnswer(t, mport, nport, "GET "+target+" HTTP/1.1\r\nHost: a.test", "")
+	}
+}

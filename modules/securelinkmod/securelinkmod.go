@@ -101,8 +101,21 @@ func merge(p, c any) error {
 	return nil
 }
 
+// busyKey marks a request whose $secure_link is being computed. A
+// registered variable has no cycle check of its own, and secure_link or
+// secure_link_md5 may name $secure_link: computed again inside itself it
+// would recurse without end, a stack overflow that ends the process.
+// NGINX stops the cycle ("cycle while evaluating variable") and the inner
+// value is empty, which is what it is here.
+const busyKey = "secure_link busy"
+
 // secureLink is $secure_link for the location serving r.
 func secureLink(r *http.Request, st *vars.State) string {
+	if busy, _ := st.Get(busyKey); busy != "" {
+		return ""
+	}
+	st.Set(busyKey, "1")
+	defer st.Set(busyKey, "")
 	l := server.CurrentLocation(r)
 	if l == nil {
 		return ""
