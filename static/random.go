@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -21,7 +22,8 @@ const randomBatch = 256
 // link counts for what it leads to (inside the root). It reports false,
 // having written nothing, when the directory holds no such file; a
 // directory that cannot be read is answered as a file that cannot be
-// opened (404, 403, 500).
+// opened (404, 403, 500), and one with a link that cannot be followed
+// (a loop) with 500, as NGINX.
 func (h *FileServer) serveRandom(w http.ResponseWriter, r *http.Request, dir, uri string) bool {
 	name := strings.TrimSuffix(dir, "/")
 	if name == "" {
@@ -50,10 +52,21 @@ func (h *FileServer) serveRandom(w http.ResponseWriter, r *http.Request, dir, ur
 	for {
 		entries, err := rd.ReadDir(randomBatch)
 		for _, e := range entries {
-			if n := e.Name(); n[0] != '.' && h.isRegular(root, name, e) {
-				seen++
-				if rand.IntN(seen) == 0 {
-					chosen = n
+			if n := e.Name(); n[0] != '.' {
+				regular, err := h.isRegular(root, name, e)
+				if err != nil {
+					// NGINX fails the request when it cannot stat an
+					// entry (ngx_http_random_index_error).
+					h.log.LogAttrs(r.Context(), slog.LevelError, "static: random index: stat failed",
+						slog.String("path", h.fsPath(joinRel(dir, n))), slog.Any("error", err))
+					h.fail(w, r, http.StatusInternalServerError)
+					return true
+				}
+				if regular {
+					seen++
+					if rand.IntN(seen) == 0 {
+						chosen = n
+					}
 				}
 			}
 		}
@@ -83,15 +96,24 @@ func (h *FileServer) serveRandom(w http.ResponseWriter, r *http.Request, dir, ur
 }
 
 // isRegular reports whether the entry e of directory dir is a regular
-// file, following a symbolic link (inside the root).
-func (h *FileServer) isRegular(root fs.FS, dir string, e fs.DirEntry) bool {
+// file, following a symbolic link (inside the root). A link whose target
+// is missing, or outside the root, is not one; a link that cannot be
+// followed for another reason (a loop) is an error, as NGINX's stat of
+// it is.
+func (h *FileServer) isRegular(root fs.FS, dir string, e fs.DirEntry) (bool, error) {
 	if e.Type()&fs.ModeSymlink == 0 {
-		return e.Type().IsRegular()
+		return e.Type().IsRegular(), nil
 	}
 	path := e.Name()
 	if dir != "." {
 		path = dir + "/" + path
 	}
 	info, err := fs.Stat(root, path)
-	return err == nil && info.Mode().IsRegular()
+	switch {
+	case err == nil:
+		return info.Mode().IsRegular(), nil
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, h.escapes), errors.Is(err, syscall.EXDEV):
+		return false, nil
+	}
+	return false, err
 }

@@ -14,8 +14,8 @@ import (
 // directory is one of its regular files (a symbolic link to one
 // included), never a name starting with "." nor a subdirectory; a
 // directory without such a file falls through to index (403 without
-// one); a missing directory, a file named as a directory, POST and
-// another method answer as NGINX's.
+// one); a missing directory, a file named as a directory, one with a
+// symbolic link that loops, POST and another method answer as NGINX's.
 func TestRandomIndexMatchesNGINX(t *testing.T) {
 	nginxPath(t)
 	dir := t.TempDir()
@@ -34,6 +34,16 @@ func TestRandomIndexMatchesNGINX(t *testing.T) {
 	writeFile(t, filepath.Join(root, "dots", "sub", "x"), "x")
 	writeFile(t, filepath.Join(root, "idx", ".one"), "1")
 	writeFile(t, filepath.Join(root, "idx", "index.html"), "INDEX")
+	// A symbolic link that cannot be followed for another reason than a
+	// missing target fails the whole directory in NGINX (500); a
+	// dangling one is skipped.
+	writeFile(t, filepath.Join(root, "loop", "a.txt"), "A")
+	writeFile(t, filepath.Join(root, "dangling", "a.txt"), "A")
+	for link, to := range map[string]string{"loop/self": "self", "dangling/gone": "nowhere"} {
+		if err := os.Symlink(to, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
 		return fmt.Sprintf(`server {
 			listen 127.0.0.1:%d; root %s;
@@ -59,6 +69,7 @@ func TestRandomIndexMatchesNGINX(t *testing.T) {
 	for _, head := range []string{
 		"GET /dots/ HTTP/1.1", "GET /idx/ HTTP/1.1", "GET /missing/ HTTP/1.1", "GET /r/a.txt/ HTTP/1.1",
 		"HEAD /r/ HTTP/1.1", "POST /r/ HTTP/1.1\r\nContent-Length: 0", "DELETE /r/ HTTP/1.1", "GET /r/sub/ HTTP/1.1",
+		"GET /loop/ HTTP/1.1", "GET /dangling/ HTTP/1.1",
 	} {
 		sameAnswer(t, mport, nport, head+"\r\nHost: a.test", "")
 	}
