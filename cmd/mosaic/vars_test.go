@@ -490,6 +490,27 @@ func TestRequestFamiliesMatchNGINX(t *testing.T) {
 	}
 }
 
+// TestSetFamilyNameMatchesNGINX: "set" of a name of a family ($cookie_q,
+// $arg_q, $http_x_q, the bare $cookie_) gives it that value for the rest
+// of the request, but until a "set" runs (and in the locations without
+// one) the name reads its family, as NGINX, whose "set" variable is weak
+// and gives way to the prefix variable's handler.
+func TestSetFamilyNameMatchesNGINX(t *testing.T) {
+	nginxPath(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server {
+			listen 127.0.0.1:%d;
+			location /s { set $cookie_q s1; set $arg_q s2; set $http_x_q s3; set $cookie_ s4;
+				return 200 "[$cookie_q][$arg_q][$http_x_q][$cookie_]"; }
+			location /r { return 200 "[$cookie_q][$arg_q][$http_x_q][$cookie_]"; }
+			location /b { set $x "[$cookie_q][$arg_q]"; set $cookie_q s5; return 200 "$x[$cookie_q][$arg_q]"; }
+		}`, port)
+	})
+	for _, path := range []string{"/s", "/r", "/b"} {
+		sameAnswer(t, mport, nport, "GET "+path+"?q=1 HTTP/1.1\r\nHost: a\r\nCookie: q=2; =3\r\nX-Q: 4", "")
+	}
+}
+
 // The TLS variables and $http2, through a TLS listener offering HTTP/2,
 // compared with NGINX's on the same certificate: TLS 1.2 with a fixed
 // suite (the names are OpenSSL's), TLS 1.3, HTTP/2.

@@ -191,7 +191,15 @@ func setSet(c *server.Cmd) error {
 	scope := c.Config().Vars()
 	v, ok := scope.Lookup(name)
 	if !ok {
-		if v, err = scope.Define(name, uninitialized(name), false); err != nil {
+		// NGINX's "set" variable is weak: a name of a family
+		// ($cookie_q, $arg_q) reads the family until a "set" runs, in
+		// the locations without one too. Computed at each use, as the
+		// family's own variables are.
+		get, family := vars.Lookup(name)
+		if !family {
+			get = uninitialized(name)
+		}
+		if v, err = scope.Define(name, get, family); err != nil {
 			return c.Errorf("%v", err)
 		}
 	}
