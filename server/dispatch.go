@@ -591,6 +591,14 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 		Error(w, r, code)
 		return
 	}
+	if uri[0] == '@' && ri.refusal != nil && ri.refusal.Method == "" {
+		// A request whose line was refused has no URI, which NGINX does
+		// not take to a named location: the page ends in 500, rather than
+		// a location run (and a request proxied) without method or URI.
+		ri.loc.Logger().Error(fmt.Sprintf("empty URI in redirect to named location %q", uri))
+		Error(w, r, http.StatusInternalServerError)
+		return
+	}
 	nri := *ri
 	nri.errorPage = !recursive
 	r2 := r.WithContext(context.WithValue(r.Context(), reqInfoKey{}, &nri))

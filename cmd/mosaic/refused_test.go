@@ -6,11 +6,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 // refusedInputs are requests refused before any location, each with the
@@ -201,6 +204,49 @@ func TestRefusalAnsweredInServerAsNGINX(t *testing.T) {
 	}
 	mlog := refusedLines(t, filepath.Join(dir, "mosaic/access.log"), n)
 	nlog := refusedLines(t, filepath.Join(dir, "nginx/access.log"), n)
+	if strings.Join(mlog, "\n") != strings.Join(nlog, "\n") {
+		t.Errorf("access log: mosaic %q, nginx %q", mlog, nlog)
+	}
+}
+
+// An error_page to a named location cannot take a request whose line was
+// refused: it has no URI, and NGINX answers 500 ("empty URI in redirect
+// to named location") where mosaic ran the location with neither method
+// nor URI, and a proxy there sent the upstream a request line without
+// them. A header refused after a valid line keeps its URI and goes there.
+func TestRefusalToNamedLocationAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "origin %s %s\n", r.Method, r.RequestURI)
+	}))
+	defer origin.Close()
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		sub := map[string]string{"m": "mosaic", "n": "nginx"}[who]
+		return fmt.Sprintf(`log_format st '$status|$request_method';
+			access_log %[1]s/%[2]s/access.log st;
+			large_client_header_buffers 2 1k;
+			server { listen 127.0.0.1:%[3]d; error_page 400 414 494 @up;
+				location @up { proxy_pass http://%[4]s; } }`,
+			dir, sub, port, strings.TrimPrefix(origin.URL, "http://"))
+	})
+	requests := []string{
+		"GARBAGE\r\n\r\n",
+		"GET /a b HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /" + strings.Repeat("a", 1300) + " HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /q HTTP/1.1\r\nHost: x\r\nBad Name: y\r\n\r\n",
+	}
+	answer := func(port int, req string) string {
+		resp, body := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), req)
+		return fmt.Sprintf("%d %s", resp.StatusCode, strings.ReplaceAll(body, "nginx/1.22.1", "mosaic"))
+	}
+	for _, req := range requests {
+		if m, n := answer(mport, req), answer(nport, req); m != n {
+			t.Errorf("%.30q: mosaic %q, nginx %q", req, m, n)
+		}
+	}
+	mlog := refusedLines(t, filepath.Join(dir, "mosaic/access.log"), len(requests))
+	nlog := refusedLines(t, filepath.Join(dir, "nginx/access.log"), len(requests))
 	if strings.Join(mlog, "\n") != strings.Join(nlog, "\n") {
 		t.Errorf("access log: mosaic %q, nginx %q", mlog, nlog)
 	}
