@@ -122,6 +122,10 @@ type conn struct {
 	// Server.Refused should the request be refused.
 	refusedLine string
 	lineWhole   bool // refusedLine came with its line end
+	// refusedLen is the size of the header lines that came whole before
+	// the one refused: NGINX's $request_length of a refused request,
+	// which counts the lines it parsed.
+	refusedLen int
 	// Parking (park_linux.go): the connection waits in the process's
 	// epoll set with no goroutine; parkState says so, parkFD and parkSeq
 	// name it there, parkTimer ends the wait at the keep-alive deadline.
@@ -785,6 +789,7 @@ func (c *conn) readRequest(x *exchange) (*http.Request, error) {
 	var r http.Request
 	if err := parseHead(head, &r, &x.mem); err != nil {
 		c.refusedLine, c.lineWhole = requestLine(head)
+		c.refusedLen = len(head)
 		return nil, err
 	}
 	r.RemoteAddr = c.remoteAddr
@@ -867,6 +872,7 @@ func (c *conn) readHead() ([]byte, error) {
 		acc = append(acc, buf...)
 		_, _ = c.br.Discard(len(buf))
 		if n := len(acc) - start; n > maxLine+2 || len(acc) > maxHead {
+			c.refusedLen = start
 			switch {
 			case start == 0:
 				return nil, errLineTooLong
@@ -935,8 +941,8 @@ func (c *conn) timedOut(while string) {
 // that went away or timed out before sending a whole header gets nothing;
 // its request is reported all the same, as NGINX logs it.
 func (c *conn) refuse(err error) {
-	line, whole := c.refusedLine, c.lineWhole
-	c.refusedLine, c.lineWhole = "", false
+	line, whole, reqLen := c.refusedLine, c.lineWhole, c.refusedLen
+	c.refusedLine, c.lineWhole, c.refusedLen = "", false, 0
 	// NGINX knows the method of a request line it read whole and valid,
 	// and none of one it refused or did not get whole: $request_method is
 	// then empty, and an error page has a body whatever the line began
@@ -945,6 +951,7 @@ func (c *conn) refuse(err error) {
 	if !whole || errors.Is(err, errLineTooLong) || parseLine(line, req) != nil {
 		req.Method, req.RequestURI = "", ""
 		req.Proto, req.ProtoMajor, req.ProtoMinor = "HTTP/1.1", 1, 1
+		reqLen = 0 // NGINX counts no line it did not parse
 	}
 	var te *timeoutError
 	if errors.As(err, &te) {
@@ -972,7 +979,7 @@ func (c *conn) refuse(err error) {
 	c.unread = true // the rest of what the client sent is not read
 	c.srv.logger().Info("client sent invalid request", "client", c.remoteAddr, "error", re.msg)
 	w := &response{c: c, req: req, header: c.responseHeader(), cl: -1, sendTimeout: c.lim.WriteTimeout,
-		reqHeadLen: int64(c.headLen), start: c.reqStart, closeAfter: true}
+		reqHeadLen: int64(reqLen), start: c.reqStart, closeAfter: true}
 	c.report(re.status, line, req.Method, w)
 	if !w.wroteHeader {
 		status, detail := re.status, ""

@@ -251,3 +251,53 @@ func TestRefusalToNamedLocationAsNGINX(t *testing.T) {
 		t.Errorf("access log: mosaic %q, nginx %q", mlog, nlog)
 	}
 }
+
+// $request_length of a refused request counts, as NGINX's, the lines
+// that came whole before the one refused: none for a request line
+// refused, and never the header of the connection's previous request.
+func TestRefusedRequestLengthAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	for _, who := range []string{"nginx", "mosaic"} {
+		writeFile(t, filepath.Join(dir, who, "www/index.html"), "index\n")
+	}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		sub := map[string]string{"m": "mosaic", "n": "nginx"}[who]
+		return fmt.Sprintf(`log_format st '$status $request_length';
+			access_log %[1]s/%[2]s/access.log st;
+			large_client_header_buffers 2 1k;
+			server { listen 127.0.0.1:%[3]d; root %[1]s/%[2]s/www; }`, dir, sub, port)
+	})
+	big := "X-Big: " + strings.Repeat("b", 1300) + "\r\n"
+	requests := []string{
+		"GARBAGE\r\n\r\n",
+		"GET / HTTP/2.0\r\nHost: x\r\n\r\n",
+		"GET /a b HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /q?x=1 HTTP/1.1\r\nHost: x\r\n" + big + "\r\n",
+		"GET /q HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n",
+		// The second request's header is too large after the first's,
+		// longer, went whole.
+		"GET /?" + strings.Repeat("a", 500) + " HTTP/1.1\r\nHost: x\r\n\r\nGET /q HTTP/1.1\r\nHost: x\r\n" + big + "\r\n",
+	}
+	send := func(port int, req string) {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := c.Write([]byte(req)); err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, c)
+	}
+	for _, req := range requests {
+		send(mport, req)
+		send(nport, req)
+	}
+	mlog := refusedLines(t, filepath.Join(dir, "mosaic/access.log"), len(requests)+1)
+	nlog := refusedLines(t, filepath.Join(dir, "nginx/access.log"), len(requests)+1)
+	if strings.Join(mlog, "\n") != strings.Join(nlog, "\n") {
+		t.Errorf("access log: mosaic %q, nginx %q", mlog, nlog)
+	}
+}
