@@ -183,3 +183,38 @@ func TestSpecificAddressBehindWildcard(t *testing.T) {
 		t.Fatalf("127.0.0.1: %q", body)
 	}
 }
+
+// A specific address whose listen line sets socket parameters is bound on
+// its own, as NGINX binds it (its listen docs: "the bind() call is made
+// anyway" with backlog, rcvbuf, reuseport...), not served through the
+// wildcard socket of its port with its parameters dropped: beside a
+// wildcard it then fails to bind, as NGINX does on Linux, unless both
+// sockets share the port with reuseport.
+func TestSpecificAddressWithSocketParameters(t *testing.T) {
+	l, _ := net.Listen("tcp4", "127.0.0.1:0")
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	p := itoa(port)
+	cfg := mustLoadNoCleanup(t, `http {
+		server { listen `+p+`; return 200 wildcard; }
+		server { listen 127.0.0.1:`+p+` rcvbuf=64k; return 200 specific; } }`)
+	defer cfg.Close()
+	if n := len(cfg.bindAddrs()); n != 2 {
+		t.Fatalf("%d sockets to bind, want 2", n)
+	}
+	if err := NewRuntime().Apply(cfg); err == nil || !strings.Contains(err.Error(), "address already in use") {
+		t.Fatalf("Apply: %v", err)
+	}
+
+	cfg = mustLoadNoCleanup(t, `http {
+		server { listen `+p+` reuseport; return 200 wildcard; }
+		server { listen 127.0.0.1:`+p+` reuseport; return 200 specific; } }`)
+	rt := NewRuntime()
+	if err := rt.Apply(cfg); err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Shutdown(context.Background())
+	if _, body := get(t, "http://127.0.0.1:"+p+"/"); body != "specific" {
+		t.Fatalf("127.0.0.1: %q", body)
+	}
+}

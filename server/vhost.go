@@ -299,7 +299,10 @@ func (b *builder) groupListeners() error {
 func (c *Config) coverSpecific() {
 	for addr, g := range c.addrs {
 		host, port, err := net.SplitHostPort(addr)
-		if err != nil || host == "" || strings.HasPrefix(addr, "unix:") {
+		if err != nil || host == "" || strings.HasPrefix(addr, "unix:") || g.sock != nil {
+			// An address whose listen line sets socket parameters is
+			// bound on its own, as NGINX binds it: served through the
+			// wildcard socket, it would not have them.
 			continue
 		}
 		wild := net.JoinHostPort("", port)
