@@ -57,7 +57,10 @@ func refuseAtServer(w http.ResponseWriter, r *http.Request, srv *VServer, ri *re
 	ri.pending = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case rf != nil && rf.Answer == nil:
-			w.WriteHeader(code)
+			// NGINX closes such a request without a page: no error_page
+			// runs (it could proxy for a client that is gone), and the
+			// log has the status with nothing sent.
+			writeUncaught(w, code)
 		case specialText[code] != "":
 			serveSpecial(w, r, LocConf[*coreLoc](srv.level, coreModule), code)
 		default:

@@ -301,3 +301,44 @@ func TestRefusedRequestLengthAsNGINX(t *testing.T) {
 		t.Errorf("access log: mosaic %q, nginx %q", mlog, nlog)
 	}
 }
+
+// A request that gets no answer (its header not whole in time: 408; its
+// client gone in the middle of it: 400) is logged as NGINX logs it, with
+// nothing sent, even where error_page names a page for its status: NGINX
+// closes such a request without running the page, which could proxy or
+// redirect for a client that is not there.
+func TestUnansweredRefusalRunsNoErrorPage(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	for _, who := range []string{"nginx", "mosaic"} {
+		writeFile(t, filepath.Join(dir, who, "www/e.html"), "page\n")
+	}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		sub := map[string]string{"m": "mosaic", "n": "nginx"}[who]
+		return fmt.Sprintf(`log_format st '$request|$status|$body_bytes_sent|$uri';
+			access_log %[1]s/%[2]s/access.log st; client_header_timeout 1s;
+			server { listen 127.0.0.1:%[3]d; root %[1]s/%[2]s/www; error_page 400 408 =200 /e.html; }`,
+			dir, sub, port)
+	})
+	for _, port := range []int{mport, nport} {
+		timedOut, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer timedOut.Close()
+		_, _ = timedOut.Write([]byte("GET /slow HTTP/1.1\r\nHost: a\r\n"))
+		gone, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = gone.Write([]byte("GET /gone HTTP/1.1\r\nHo"))
+		time.Sleep(100 * time.Millisecond)
+		gone.Close()
+	}
+	want := []string{"GET /gone HTTP/1.1|400|0|/gone", "GET /slow HTTP/1.1|408|0|/slow"}
+	mlog := refusedLines(t, filepath.Join(dir, "mosaic/access.log"), len(want))
+	nlog := refusedLines(t, filepath.Join(dir, "nginx/access.log"), len(want))
+	if m, n := strings.Join(mlog, "\n"), strings.Join(nlog, "\n"); m != n || m != strings.Join(want, "\n") {
+		t.Errorf("access log: mosaic %q, nginx %q, want %q", mlog, nlog, want)
+	}
+}
