@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"math"
 	"net"
 	"syscall"
 
@@ -83,10 +84,17 @@ func (o *SocketOpts) apply(ln net.Listener, old *SocketOpts) error {
 		if o.FastOpen > 0 || old.FastOpen > 0 {
 			set("TCP_FASTOPEN", unix.IPPROTO_TCP, unix.TCP_FASTOPEN, o.FastOpen, fd)
 		}
-		if o.Backlog > 0 {
-			// listen() again on a listening socket sets its queue's length.
-			if err := unix.Listen(fd, o.Backlog); err != nil {
-				errs = append(errs, fmt.Errorf("listen() with backlog %d failed: %w", o.Backlog, err))
+		if o.Backlog > 0 || old.Backlog > 0 {
+			// listen() again on a listening socket sets its queue's
+			// length; a backlog dropped goes back to the default, as
+			// NGINX listens again with its own: Go's, net.core.somaxconn,
+			// to which the kernel lowers any larger value.
+			backlog := o.Backlog
+			if backlog <= 0 {
+				backlog = math.MaxInt32
+			}
+			if err := unix.Listen(fd, backlog); err != nil {
+				errs = append(errs, fmt.Errorf("listen() with backlog %d failed: %w", backlog, err))
 			}
 		}
 	})

@@ -106,6 +106,12 @@ func TestListenSocketParameters(t *testing.T) {
 	if v := sockInt(t, ln, unix.IPPROTO_TCP, unix.TCP_DEFER_ACCEPT); v != 0 {
 		t.Errorf("after the reload: TCP_DEFER_ACCEPT %d", v)
 	}
+	// backlog dropped too: the queue is the default's again, as NGINX
+	// listens again with its default when the backlog changes.
+	rc.Control(func(fd uintptr) { info, _ = unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO) })
+	if info == nil || info.Sacked == 7 {
+		t.Errorf("after the reload without backlog: TCP_INFO %+v", info)
+	}
 }
 
 // ipv6only=off makes an IPv6 wildcard socket take IPv4 clients too; by
