@@ -945,18 +945,22 @@ func (c *conn) refuse(err error) {
 	c.refusedLine, c.lineWhole, c.refusedLen = "", false, 0
 	// NGINX knows the method of a request line it read whole and valid,
 	// and none of one it refused or did not get whole: $request_method is
-	// then empty, and an error page has a body whatever the line began
-	// with.
+	// then empty. Its parser has taken a method in once a space ended it,
+	// though, whatever comes after: a HEAD's page is its header alone.
 	req := &http.Request{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: http.Header{}}
 	if !whole || errors.Is(err, errLineTooLong) || parseLine(line, req) != nil {
 		req.Method, req.RequestURI = "", ""
 		req.Proto, req.ProtoMajor, req.ProtoMinor = "HTTP/1.1", 1, 1
 		reqLen = 0 // NGINX counts no line it did not parse
 	}
+	method := req.Method
+	if method == "" && strings.HasPrefix(line, "HEAD ") {
+		req.Method = http.MethodHead
+	}
 	var te *timeoutError
 	if errors.As(err, &te) {
 		c.timedOut(te.while)
-		c.report(http.StatusRequestTimeout, line, req.Method, nil)
+		c.report(http.StatusRequestTimeout, line, method, nil)
 		return
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
@@ -969,7 +973,7 @@ func (c *conn) refuse(err error) {
 			msg = "recv() failed (104: Connection reset by peer)"
 		}
 		c.srv.logger().Info(msg, "client", c.remoteAddr, "while", "reading client request headers")
-		c.report(http.StatusBadRequest, line, req.Method, nil)
+		c.report(http.StatusBadRequest, line, method, nil)
 		return
 	}
 	var re *requestError
@@ -980,7 +984,7 @@ func (c *conn) refuse(err error) {
 	c.srv.logger().Info("client sent invalid request", "client", c.remoteAddr, "error", re.msg)
 	w := &response{c: c, req: req, header: c.responseHeader(), cl: -1, sendTimeout: c.lim.WriteTimeout,
 		reqHeadLen: int64(reqLen), start: c.reqStart, closeAfter: true}
-	c.report(re.status, line, req.Method, w)
+	c.report(re.status, line, method, w)
 	if !w.wroteHeader {
 		status, detail := re.status, ""
 		if status == StatusHeaderTooLarge {

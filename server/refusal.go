@@ -24,6 +24,11 @@ func (d *dispatcher) refused(rf *http1.Refusal) {
 	root := r.Context().(*reqRoot)
 	root.info.refusal = rf
 	root.state.RequestLine = rf.Line
+	if rf.Method == "" && strings.HasPrefix(rf.Line, "HEAD ") {
+		// NGINX had read the method of the line it refused: the answer,
+		// error pages included, is a HEAD's, with $request_method empty.
+		r.Method, root.state.NoMethod = http.MethodHead, true
+	}
 	w := rf.Answer
 	if w == nil {
 		w = unansweredWriter{http.Header{}}

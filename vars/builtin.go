@@ -99,7 +99,11 @@ func init() {
 		return r.Method + " " + requestTarget(r, st) + " " + r.Proto
 	})
 	Register("request_method", func(r *http.Request, st *State) string {
-		if st != nil && st.Method != "" {
+		switch {
+		case st == nil:
+		case st.NoMethod:
+			return ""
+		case st.Method != "":
 			return st.Method
 		}
 		return r.Method

@@ -37,6 +37,10 @@ type State struct {
 	// into (GET): NGINX changes the request itself, so $request_method
 	// says GET in the access log too, which reads the request as it came.
 	Method string
+	// NoMethod says $request_method is empty whatever the request's
+	// method: a request line NGINX refused after it had read the method,
+	// which still makes a HEAD's answer its header alone.
+	NoMethod bool
 	// Main, in a subrequest, is its page's request line, which $request
 	// is there as in NGINX: kept in parts, joined only when asked for.
 	Main MainLine

@@ -342,3 +342,64 @@ func TestUnansweredRefusalRunsNoErrorPage(t *testing.T) {
 		t.Errorf("access log: mosaic %q, nginx %q, want %q", mlog, nlog, want)
 	}
 }
+
+// NGINX has read a request's method once a space ends it, before it
+// refuses the rest of the line (malformed, too long, HTTP/2.0): a HEAD
+// then gets the page's header alone, though $request_method stays empty
+// as for any line refused. A line that never got past its method gets
+// the whole page.
+func TestRefusedHeadLineAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		sub := map[string]string{"m": "mosaic", "n": "nginx"}[who]
+		return fmt.Sprintf(`log_format st '$status|$body_bytes_sent|$request_method';
+			access_log %[1]s/%[2]s/access.log st;
+			large_client_header_buffers 2 1k;
+			server { listen 127.0.0.1:%[3]d; }`, dir, sub, port)
+	})
+	requests := []string{
+		"HEAD /a b HTTP/1.1\r\nHost: x\r\n\r\n",
+		"HEAD / HTTP/2.0\r\nHost: x\r\n\r\n",
+		"HEAD /" + strings.Repeat("a", 1300) + " HTTP/1.1\r\nHost: x\r\n\r\n",
+		"HEAD\r\n\r\n",
+	}
+	answer := func(port int, req string) string {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := c.Write([]byte(req)); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(c)
+		status, rest, _ := strings.Cut(string(b), "\r\n")
+		if _, body, _ := strings.Cut(rest, "\r\n\r\n"); body != "" {
+			return status[:12] + " page"
+		}
+		return status[:12] + " header alone"
+	}
+	// The page's size differs by NGINX's Server line in it.
+	sized := func(lines []string) string {
+		for i, l := range lines {
+			f := strings.Split(l, "|")
+			if len(f) == 3 && f[1] != "0" {
+				f[1] = "page"
+			}
+			lines[i] = strings.Join(f, "|")
+		}
+		return strings.Join(lines, "\n")
+	}
+	for _, req := range requests {
+		if m, n := answer(mport, req), answer(nport, req); m != n {
+			t.Errorf("%.30q: mosaic %s, nginx %s", req, m, n)
+		}
+	}
+	mlog := refusedLines(t, filepath.Join(dir, "mosaic/access.log"), len(requests))
+	nlog := refusedLines(t, filepath.Join(dir, "nginx/access.log"), len(requests))
+	if sized(mlog) != sized(nlog) {
+		t.Errorf("access log: mosaic %q, nginx %q", mlog, nlog)
+	}
+}
