@@ -51,7 +51,7 @@ func TestVary(t *testing.T) {
 	}{
 		{true, nil, []string{"Accept-Encoding"}},
 		{false, nil, nil},
-		{true, []string{"Vary: Origin"}, []string{"Origin", "Accept-Encoding"}},
+		{true, []string{"Vary: Origin"}, []string{"Accept-Encoding", "Origin"}}, // first, as NGINX writes it
 		{true, []string{"Vary: Origin, accept-encoding"}, []string{"Origin, accept-encoding"}},
 		{true, []string{"Vary: Accept-Encoding"}, []string{"Accept-Encoding"}},
 		{true, []string{"Vary: *"}, []string{"*"}},

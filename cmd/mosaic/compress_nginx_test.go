@@ -131,3 +131,23 @@ func TestHeadersBeforeCompressionAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestVaryAcceptEncodingFirstAsNGINX: NGINX writes gzip_vary's "Vary:
+// Accept-Encoding" before the response's own Vary lines, an upstream's or
+// add_header's, which since add_header runs before compression are
+// already there when it compresses.
+func TestVaryAcceptEncodingFirstAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := headerOrigin(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`gzip on; gzip_vary on;
+			server { listen 127.0.0.1:%[1]d;
+				location /added/ { add_header Vary Origin; proxy_pass http://%[2]s; }
+				location /ssi/ { ssi on; add_header Vary Origin; proxy_pass http://%[2]s; }
+				location /upstream/ { proxy_pass http://%[2]s; }
+			} `, port, origin)
+	})
+	for _, path := range []string{"/added/", "/ssi/", "/upstream/?h=Vary:Cookie"} {
+		sameCoding(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test\r\nAccept-Encoding: gzip")
+	}
+}
