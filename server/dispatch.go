@@ -733,7 +733,7 @@ func (e *errorPageWriter) WriteHeader(code int) {
 		return
 	}
 	if p, ok := e.pages[code]; ok && !e.uncaught && (e.fl == nil || e.fl.cur == e.gate) {
-		if e.special || !relayed(e.st) {
+		if !relayed(e.st, e.special) {
 			e.caught, e.page = code, p
 			return
 		}
@@ -747,16 +747,18 @@ func (e *errorPageWriter) WriteHeader(code int) {
 // relayed reports a response that comes from an upstream, fresh
 // ($upstream_status) or stored (a cache's HIT, STALE, UPDATING or
 // REVALIDATED): error_page does not replace those, as NGINX's
-// proxy_intercept_errors is off. A cache's own 504 is not relayed.
-func relayed(st *vars.State) bool {
-	if _, ok := st.Get("upstream_status"); ok {
-		return true
-	}
+// proxy_intercept_errors is off. A cache's own 504 is not relayed, nor,
+// with special, the server's own page after the tries that
+// $upstream_status names. A stored response stays relayed even then:
+// proxy_cache_use_stale serves it in place of the proxy's 502, which
+// went to the cache, not to the client.
+func relayed(st *vars.State, special bool) bool {
 	switch s, _ := st.Get("upstream_cache_status"); s {
 	case "HIT", "STALE", "UPDATING", "REVALIDATED":
 		return true
 	}
-	return false
+	_, ok := st.Get("upstream_status")
+	return ok && !special
 }
 
 func (e *errorPageWriter) Write(b []byte) (int, error) {

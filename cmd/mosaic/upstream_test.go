@@ -363,6 +363,49 @@ func TestUpstreamVarsOnProxyErrorsAsNGINX(t *testing.T) {
 	}
 }
 
+// TestStaleAfterProxyErrorKeepsErrorPageOffAsNGINX: a stale entry that
+// proxy_cache_use_stale serves when the upstream fails is a stored
+// response, which error_page does not replace (proxy_intercept_errors
+// off), even though the proxy wrote its own 502 for the cache to drop.
+func TestStaleAfterProxyErrorKeepsErrorPageOffAsNGINX(t *testing.T) {
+	nginxPath(t)
+	var down atomic.Bool
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			c, _, _ := w.(http.Hijacker).Hijack()
+			c.Close()
+			return
+		}
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, "stored 404")
+	}))
+	t.Cleanup(origin.Close)
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`proxy_cache_path %[3]s/cache-%[4]s keys_zone=stale:1m;
+		server {
+			listen 127.0.0.1:%[1]d;
+			location / {
+				proxy_pass http://%[2]s; proxy_cache stale; proxy_cache_valid 404 1s;
+				proxy_cache_use_stale error; error_page 404 /page;
+			}
+			location = /page { return 200 "page"; }
+		}`, port, origin.Listener.Addr().String(), dir, who)
+	})
+	get := func(port int) string {
+		r, b := do(t, "GET", fmt.Sprintf("http://127.0.0.1:%d/a", port), nil)
+		return fmt.Sprintf("%d %s", r.StatusCode, b)
+	}
+	get(mport)
+	get(nport)
+	// NGINX counts validity in whole seconds.
+	time.Sleep(2100 * time.Millisecond)
+	down.Store(true)
+	if m, n := get(mport), get(nport); m != n || n != "404 stored 404" {
+		t.Errorf("stale: mosaic %q, nginx %q", m, n)
+	}
+}
+
 // TestVariablePassUsesStaticTargetAsNGINX: a proxy_pass with variables
 // whose value names the host and port of a proxy_pass without variables
 // uses that target (NGINX's implicit upstream) without a resolver, the
