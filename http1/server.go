@@ -141,7 +141,9 @@ type Server struct {
 	// for an HTTP/2 server); connections without an entry ("http/1.1",
 	// none) are served here. The function runs on the connection's
 	// goroutine and owns the connection: Shutdown and Close neither wait
-	// for it nor close it.
+	// for it nor close it. The connection keeps the handshake's read
+	// deadline (HeaderTimeout from the accept), for the function to lift
+	// once the protocol's first request has come.
 	TLSNextProto map[string]func(*tls.Conn)
 	// PlainHTTP, with TLSConfig, serves a connection whose first byte is
 	// not a TLS record's as plain HTTP/1.x, its requests' r.TLS nil, for

@@ -47,7 +47,11 @@ func (c *conn) handshake(tc *tls.Conn) bool {
 	}
 	c.hijacked = true
 	c.srv.removeConn(c)
-	_ = tc.SetDeadline(time.Time{}) // the deadlines are the other server's to set
+	// The write deadline is the other server's to set; the read deadline
+	// stays the handshake's, HeaderTimeout from the accept: NGINX's one
+	// client_header_timeout covers HTTP/2's preface too, as it covers
+	// HTTP/1's first header, and the other server lifts it.
+	_ = tc.SetWriteDeadline(time.Time{})
 	next(tc)
 	return false
 }

@@ -239,7 +239,7 @@ func TestH2KeepaliveRequests(t *testing.T) {
 }
 
 // TestH2PrefaceTimeout: client_header_timeout bounds the wait for the
-// connection preface after the handshake; once the preface came, a
+// connection preface, counted from the accept; once the preface came, a
 // connection with no request waits keepalive_timeout (a browser's
 // preconnection), not client_header_timeout.
 func TestH2PrefaceTimeout(t *testing.T) {

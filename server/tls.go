@@ -216,11 +216,13 @@ func tlsConfig(cur *atomic.Pointer[Config], bound string) *tls.Config {
 type h2Server struct {
 	srv   *http.Server
 	queue connQueue
-	// prefaceTimeout is client_header_timeout: how long a connection has,
-	// from its handshake, to send the HTTP/2 preface (NGINX's limit for
-	// any part of a frame; Go's server waits a fixed 10 s for the preface
-	// and has no limit of its own for a frame begun). awaiting holds the
-	// connections still within it.
+	// prefaceTimeout is client_header_timeout, for the connections with
+	// prior knowledge, which http1 hands over without a deadline: how
+	// long the rest of the preface may take. A TLS connection comes with
+	// the handshake's read deadline, client_header_timeout from the
+	// accept, which NGINX's preface shares. (Go's server waits a fixed
+	// 10 s for the preface and has no limit of its own for a frame begun.)
+	// awaiting holds the connections whose preface has not come.
 	prefaceTimeout time.Duration
 	awaiting       sync.Map // net.Conn -> struct{}
 }
@@ -266,11 +268,11 @@ func newH2Server(addr net.Addr, h http.Handler, lim http1.Limits, g *addrGroup, 
 
 // take is http1's TLSNextProto for "h2", and its PriorKnowledge: it waits
 // until Serve accepts the connection, or closes the connection if the
-// server has shut down. The connection's read deadline is the preface's;
-// connState lifts it.
+// server has shut down. The connection's read deadline is the preface's
+// (a TLS connection's from http1, the handshake's); connState lifts it.
 func (s *h2Server) take(c net.Conn) {
-	if s.prefaceTimeout > 0 {
-		s.awaiting.Store(c, struct{}{})
+	s.awaiting.Store(c, struct{}{})
+	if _, isTLS := c.(*tls.Conn); !isTLS && s.prefaceTimeout > 0 {
 		_ = c.SetReadDeadline(time.Now().Add(s.prefaceTimeout))
 	}
 	select {

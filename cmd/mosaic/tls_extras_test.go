@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -798,5 +799,46 @@ func TestPlainHTTPOnTLSPortMatchesNGINX(t *testing.T) {
 		if m, n := answer(mp, host), answer(np, host); m != n {
 			t.Errorf("Host %q: mosaic %s, NGINX %s", host, m, n)
 		}
+	}
+}
+
+// TestHTTP2PrefaceSharesHeaderTimeoutAsNGINX: NGINX's one
+// client_header_timeout runs from the accept through the handshake to
+// HTTP/2's preface, as to HTTP/1's first header: a client that handshakes
+// late and then sends nothing is closed that long after it connected.
+func TestHTTP2PrefaceSharesHeaderTimeoutAsNGINX(t *testing.T) {
+	dir := t.TempDir()
+	cert, key := testpki.WriteKeyPair(t, dir, "x", testpki.SelfSigned(t, "x.test"))
+	mp, np := runBoth(t, func(port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d ssl http2; client_header_timeout 2s;
+			ssl_certificate %s; ssl_certificate_key %s; return 200 ok; }`, port, cert, key)
+	})
+	// closedAfter connects, handshakes for h2 late and reads until the
+	// server closes.
+	closedAfter := func(port int, took *time.Duration) {
+		start := time.Now()
+		nc, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer nc.Close()
+		time.Sleep(1200 * time.Millisecond)
+		tc := tls.Client(nc, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2"}})
+		_ = tc.SetDeadline(start.Add(6 * time.Second))
+		if err := tc.Handshake(); err != nil {
+			t.Error(err)
+			return
+		}
+		_, _ = io.Copy(io.Discard, tc)
+		*took = time.Since(start)
+	}
+	var m, n time.Duration
+	var wg sync.WaitGroup
+	wg.Go(func() { closedAfter(mp, &m) })
+	wg.Go(func() { closedAfter(np, &n) })
+	wg.Wait()
+	if n < 1900*time.Millisecond || n > 2600*time.Millisecond || m < 1900*time.Millisecond || m > n+500*time.Millisecond {
+		t.Errorf("closed after: mosaic %v, NGINX %v", m, n)
 	}
 }
