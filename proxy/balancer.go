@@ -210,10 +210,21 @@ func (p *peer) usable(now time.Time) bool {
 	if p.down {
 		return false
 	}
-	if p.maxFails > 0 && p.fails >= p.maxFails && now.Sub(p.checked) <= p.failTimeout {
+	if p.maxFails > 0 && p.fails >= p.maxFails && p.withinFailTimeout(now) {
 		return false
 	}
 	return p.maxConns == 0 || p.conns < p.maxConns
+}
+
+// withinFailTimeout reports whether now is within fail_timeout of p's
+// last check. A fail_timeout of 0 (NoFailTimeout) lasts until the second
+// of the check ends: NGINX compares its clock of whole seconds, so a
+// server that just failed is not tried again within that second.
+func (p *peer) withinFailTimeout(now time.Time) bool {
+	if p.failTimeout == 0 {
+		return now.Unix() == p.checked.Unix()
+	}
+	return now.Sub(p.checked) <= p.failTimeout
 }
 
 // selection is one request's walk over an upstream: which servers it has
@@ -338,7 +349,7 @@ func (s *selection) took(p *peer, now time.Time) *peer {
 	s.tried.add(p.index)
 	// After fail_timeout a server that reached max_fails gets one trial
 	// request; checked moves on so that the others wait for its outcome.
-	if now.Sub(p.checked) > p.failTimeout {
+	if !p.withinFailTimeout(now) {
 		p.checked = now
 	}
 	return p

@@ -176,6 +176,33 @@ func TestMaxFailsZeroNeverDisables(t *testing.T) {
 	}
 }
 
+// TestNoFailTimeoutEndsWithTheSecond: with NoFailTimeout (NGINX's
+// fail_timeout=0) a failed server is out of rotation until the second of
+// its failure ends, as NGINX's seconds clock has it: the requests that
+// follow within that second do not try it again.
+func TestNoFailTimeoutEndsWithTheSecond(t *testing.T) {
+	a, b := newNamedOrigin(t, "a", modeDrop), newNamedOrigin(t, "b", modeOK)
+	sa := server(a.Addr())
+	sa.FailTimeout = proxy.NoFailTimeout
+	up := mustUpstream(t, "backend", 0, sa, server(b.Addr()))
+	f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up}))
+	// Early in a second, so that the requests share it.
+	now := time.Now()
+	time.Sleep(now.Truncate(time.Second).Add(time.Second + 20*time.Millisecond).Sub(now))
+	second := time.Now().Unix()
+	for i := 0; i < 6; i++ {
+		if status, body, _ := get(t, f.URL+"/"); status != 200 || body != "b" {
+			t.Fatalf("request %d: %d %q", i, status, body)
+		}
+	}
+	if time.Now().Unix() != second {
+		t.Skip("the requests took more than the rest of a second")
+	}
+	if got := a.accepted.Load(); got != 1 {
+		t.Errorf("a was tried %d times within the second of its failure, want once", got)
+	}
+}
+
 func TestBackupServers(t *testing.T) {
 	a, c := newNamedOrigin(t, "a", modeOK), newNamedOrigin(t, "c", modeOK)
 	sc := server(c.Addr())

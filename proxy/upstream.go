@@ -17,9 +17,11 @@ const (
 	DefaultKeepaliveTime     = time.Hour
 )
 
-// NoFailTimeout as a Server's FailTimeout keeps the server in rotation
-// after its failures, which still lower its weight for a while: NGINX's
-// fail_timeout=0, whose window ends with the second it began in.
+// NoFailTimeout as a Server's FailTimeout takes a server that failed out
+// of rotation only until the second of its failure ends, its failures
+// still lowering its weight for a while: NGINX's fail_timeout=0, whose
+// window ends with the second it began in (NGINX's clock counts whole
+// seconds).
 const NoFailTimeout time.Duration = -1
 
 // Server is one server of an upstream group, with the parameters of a
@@ -30,7 +32,7 @@ type Server struct {
 	Addr        string        // host:port; without a port, port 80
 	Weight      int           // share in the weighted round robin; 0 means 1
 	MaxFails    int           // failures within FailTimeout that take the server out; 0: never
-	FailTimeout time.Duration // window for MaxFails and time out of rotation; 0 means 10s, NoFailTimeout none
+	FailTimeout time.Duration // window for MaxFails and time out of rotation; 0 means 10s, NoFailTimeout the rest of the second
 	MaxConns    int           // requests served at once; 0: no limit
 	Backup      bool          // used only while every primary server is unavailable
 	Down        bool          // permanently unavailable

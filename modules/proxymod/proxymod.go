@@ -265,7 +265,8 @@ func parseServer(args []string) (proxy.Server, error) {
 			}
 		case name == "fail_timeout" && hasVal:
 			// NGINX counts it in whole seconds, without the unit "ms",
-			// and 0 is no time out of rotation (proxy.NoFailTimeout).
+			// and 0 is out of rotation for the rest of the second only
+			// (proxy.NoFailTimeout).
 			if strings.Contains(val, "ms") {
 				err = errors.New("no milliseconds")
 				break
