@@ -115,55 +115,6 @@ func (t *accelTypeWriter) BeforeHeader(h http.Header, status int) {
 // Content-Type, which Accel carries apart.
 var accelCarried = [...]string{"Set-Cookie", "Content-Disposition", "Cache-Control", "Expires", "Accept-Ranges"}
 
-// parseAccelTarget splits an X-Accel-Redirect value as NGINX does
-// (ngx_http_parse_unsafe_uri): the arguments after the first "?", the
-// path percent-decoded, and a value that is empty, starts with "?",
-// climbs with ".." or holds a NUL refused (ok false: 404). The checks
-// look at the value as NGINX's do: before decoding, a ".." segment is
-// one that a "/" or the end of the whole value follows (so "/a/..?x"
-// passes); after, one that ends the path or a "/" follows.
-func parseAccelTarget(v string) (path, args string, ok bool) {
-	if v == "" || v[0] == '?' || dotdotAt(v, 0) {
-		return "", "", false
-	}
-	path, quoted := v, false
-	for i := 0; i < len(v); i++ {
-		switch v[i] {
-		case '%':
-			quoted = true
-		case 0:
-			return "", "", false
-		case '?':
-			path, args = v[:i], v[i+1:]
-			i = len(v)
-		case '/':
-			if dotdotAt(v, i+1) {
-				return "", "", false
-			}
-		}
-	}
-	if !quoted {
-		return path, args, true
-	}
-	path = percent.Unescape(path)
-	// An escape cut short leaves nothing of "%": no path to serve.
-	if path == "" || dotdotAt(path, 0) || strings.IndexByte(path, 0) >= 0 {
-		return "", "", false
-	}
-	for i := 0; i < len(path); i++ {
-		if path[i] == '/' && dotdotAt(path, i+1) {
-			return "", "", false
-		}
-	}
-	return path, args, true
-}
-
-// dotdotAt reports a ".." segment at s[i:]: ".." that ends s or that a
-// "/" follows.
-func dotdotAt(s string, i int) bool {
-	return strings.HasPrefix(s[i:], "..") && (len(s) == i+2 || s[i+2] == '/')
-}
-
 // noteUpstreamType records, for an X-Accel-Redirect being served, that
 // this upstream's Content-Type replaces the earlier one, as each
 // upstream's does in NGINX.
@@ -226,7 +177,7 @@ func (x *exchange) accelRedirect(p *peer, c *conn, resp *http.Response) bool {
 		// redirect has been served).
 		acc.URI, acc.body = target, x.body.spool
 	} else {
-		path, args, ok := parseAccelTarget(target)
+		path, args, ok := percent.ParseUnsafeURI(target)
 		if !ok {
 			x.logFailure(slog.LevelError, "unsafe URI "+strconvQuote(target)+" was detected in X-Accel-Redirect", h.up.Name, nil)
 			// The carried fields were copied before NGINX looked at the

@@ -1,13 +1,13 @@
-package proxy
+package percent
 
 import (
 	"strings"
 	"testing"
 )
 
-// TestParseAccelTarget follows ngx_http_parse_unsafe_uri: arguments after
+// TestParseUnsafeURI follows ngx_http_parse_unsafe_uri: arguments after
 // the first "?", the path decoded, unsafe values refused.
-func TestParseAccelTarget(t *testing.T) {
+func TestParseUnsafeURI(t *testing.T) {
 	for _, c := range []struct {
 		in, path, args string
 		ok             bool
@@ -39,22 +39,22 @@ func TestParseAccelTarget(t *testing.T) {
 		{"/p/a?x%00", "/p/a", "x%00", true},
 		{"/p/%2e%2e?x", "", "", false},
 	} {
-		path, args, ok := parseAccelTarget(c.in)
+		path, args, ok := ParseUnsafeURI(c.in)
 		if ok != c.ok || ok && (path != c.path || args != c.args) {
 			t.Errorf("%q: %q %q %v, want %q %q %v", c.in, path, args, ok, c.path, c.args, c.ok)
 		}
 	}
 }
 
-// FuzzParseAccelTarget: an upstream's X-Accel-Redirect value never yields
+// FuzzParseUnsafeURI: an upstream's X-Accel-Redirect value never yields
 // a path that holds a NUL or climbs with a "../" segment, and never
 // panics.
-func FuzzParseAccelTarget(f *testing.F) {
+func FuzzParseUnsafeURI(f *testing.F) {
 	for _, s := range []string{"/protected/a.pdf", "/a?b=1", "@named", "/a/%2e%2e/b", "/a/..?x", "/%00", "/%", "/%4", "..", "?x", "/a/../b"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
-		path, args, ok := parseAccelTarget(v)
+		path, args, ok := ParseUnsafeURI(v)
 		if !ok {
 			if path != "" || args != "" {
 				t.Fatalf("%q refused with %q %q", v, path, args)
