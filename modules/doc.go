@@ -7,6 +7,7 @@
 //	modules/autoindexmod  autoindex*                     -> autoindex (static's listing of a directory)
 //	modules/cachemod      proxy_cache_path, proxy_cache* -> cache (+ proxy)
 //	modules/compressmod   brotli*, zstd*, gzip*, gunzip  -> compress
+//	modules/davmod        dav_methods, dav_access…       -> dav (content before static, which serves the other methods)
 //	modules/emptygifmod   empty_gif                      -> emptygif (content; static's conditionals)
 //	modules/esimod        esi*                           -> esi (fragments: server.Subrequest)
 //	modules/fastcgimod    fastcgi_pass, fastcgi_*        -> fastcgi (+ proxy, as its Wire; gatewaymod)

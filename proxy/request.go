@@ -42,14 +42,14 @@ func (h *Handler) UpstreamURI(r *http.Request) string {
 		n += 1 + len(r.URL.RawQuery)
 	}
 	var b strings.Builder
-	b.Grow(n + 2*pathEscapes.Count(rest))
+	b.Grow(n + 2*percent.URI.Count(rest))
 	b.WriteString(h.uri)
 	if pathAsSent(r) {
 		// No client sends controls; should one get here, it cannot end
 		// the request line.
 		lineEscapes.Append(&b, rest)
 	} else {
-		pathEscapes.Append(&b, rest)
+		percent.URI.Append(&b, rest)
 	}
 	if r.URL.RawQuery != "" {
 		b.WriteByte('?')
@@ -75,19 +75,6 @@ func pathAsSent(r *http.Request) bool {
 	}
 	return !strings.Contains(u, "%")
 }
-
-// pathEscapes are the bytes NGINX (1.22's ngx_escape_uri, NGX_ESCAPE_URI)
-// escapes when it puts a decoded path back into a request line: controls,
-// space, '#', '%', '?', the characters RFC 3986 does not allow in a URI
-// ('"', '<', '>', '\\', '^', '`', '{', '|', '}'), DEL and everything above
-// ASCII. A strict upstream refuses a request line with those raw.
-var pathEscapes = percent.NewSet(func(c byte) bool {
-	switch c {
-	case '#', '%', '?', '"', '<', '>', '\\', '^', '`', '{', '|', '}':
-		return true
-	}
-	return c <= ' ' || c >= 0x7f
-})
 
 // lineEscapes are the bytes that cannot stand in a request line:
 // controls, space and DEL. A URI made of variables can hold them (the

@@ -54,6 +54,7 @@ var (
 		"uwsgi",     // uwsgi_pass
 		"grpc",      // grpc_pass
 		"empty_gif", // the 1x1 GIF
+		"dav",       // PUT, DELETE, MKCOL, COPY, MOVE; the other methods go to static
 		"static",    // files: the content of a location nothing else claims
 	}
 )

@@ -98,3 +98,17 @@ func unhex(c byte) byte {
 	}
 	return c - '0'
 }
+
+// URI are the bytes NGINX (1.22's ngx_escape_uri, NGX_ESCAPE_URI)
+// escapes when it puts a decoded path back into a request line or a
+// Location: controls, space, '#', '%', '?', the characters RFC 3986 does
+// not allow in a URI ('"', '<', '>', '\\', '^', '`', '{', '|', '}'), DEL
+// and everything above ASCII. A strict upstream refuses a request line
+// with those raw.
+var URI = NewSet(func(c byte) bool {
+	switch c {
+	case '#', '%', '?', '"', '<', '>', '\\', '^', '`', '{', '|', '}':
+		return true
+	}
+	return c <= ' ' || c >= 0x7f
+})

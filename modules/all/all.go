@@ -11,6 +11,7 @@ import (
 	_ "github.com/mosaic-edge/mosaic/modules/authmod"
 	_ "github.com/mosaic-edge/mosaic/modules/cachemod"
 	_ "github.com/mosaic-edge/mosaic/modules/compressmod"
+	_ "github.com/mosaic-edge/mosaic/modules/davmod"
 	_ "github.com/mosaic-edge/mosaic/modules/emptygifmod"
 	_ "github.com/mosaic-edge/mosaic/modules/esimod"
 	_ "github.com/mosaic-edge/mosaic/modules/fastcgimod"

@@ -109,7 +109,7 @@ func init() {
 			return server.PutFlag(c, &c.Loc().(*locConf).cacheErrors)
 		}},
 	}
-	module.Content = content
+	module.Content = Content
 	server.Register(module)
 }
 
@@ -301,8 +301,9 @@ func options(l *server.Location) static.Options {
 	return opts
 }
 
-// content builds the file-serving content of a location.
-func content(l *server.Location) (http.Handler, error) {
+// Content builds the file-serving content of a location; the WebDAV
+// module serves the methods it does not take with it.
+func Content(l *server.Location) (http.Handler, error) {
 	h := &locHandler{loc: l, opts: options(l)}
 	if srv := l.Server(); srv != nil {
 		srv.Config().OnClose(h.close)

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
+)
+
+// davTree lists the files below dir: each path with its type, its
+// permission and, for a file, its content.
+func davTree(t *testing.T, dir string) string {
+	t.Helper()
+	var lines []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		line := fmt.Sprintf("%s %v", rel, fi.Mode())
+		if fi.Mode().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			line += fmt.Sprintf(" %q", b)
+		}
+		lines = append(lines, line)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+// TestDAVMatchesNGINX runs the same WebDAV requests, one after the
+// other, against NGINX and mosaic, each writing below its own root:
+// after each, the status, the Location and Content-Length fields
+// (ports aside) and the whole tree must agree.
+func TestDAVMatchesNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	roots := map[string]string{}
+	for _, who := range []string{"nginx", "mosaic"} {
+		root := filepath.Join(dir, who, "www")
+		roots[who] = root
+		writeFile(t, filepath.Join(root, "dav/old.txt"), "old")
+		writeFile(t, filepath.Join(root, "dav/tree/a.txt"), "a")
+		writeFile(t, filepath.Join(root, "dav/tree/sub/b.txt"), "b")
+		writeFile(t, filepath.Join(root, "full/keep.txt"), "k")
+		writeFile(t, filepath.Join(root, "ro/keep.txt"), "k")
+		writeFile(t, filepath.Join(dir, who, "outside.txt"), "outside")
+		for _, l := range []string{"link.txt", "link2.txt"} {
+			if err := os.Symlink("../../outside.txt", filepath.Join(root, "dav", l)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		w := map[string]string{"m": "mosaic", "n": "nginx"}[who]
+		return fmt.Sprintf(`server {
+			listen 127.0.0.1:%d; root %s; client_body_temp_path %s;
+			client_max_body_size 64;
+			location /dav/ { dav_methods PUT DELETE MKCOL COPY MOVE; dav_access group:rw all:r; }
+			location /full/ { dav_methods put delete; create_full_put_path on; min_delete_depth 3; }
+			location /ro/ { dav_methods off; }
+		}`, port, roots[w], filepath.Join(dir, w, "davbody"))
+	})
+	steps := []struct{ head, body string }{
+		{"PUT /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 5", "hello"},
+		{"PUT /dav/old.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 3", "new"},
+		{"PUT /dav/empty.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 0", ""},
+		{"PUT /dav/chunked.txt HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked", "3\r\nabc\r\n0\r\n\r\n"},
+		{"PUT /dav/dated.txt HTTP/1.1\r\nHost: a.test\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\nContent-Length: 1", "d"},
+		{"PUT /dav/big.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 65", strings.Repeat("x", 65)},
+		{"PUT /dav/big.txt HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked", "41\r\n" + strings.Repeat("x", 65) + "\r\n0\r\n\r\n"},
+		{"PUT /dav/dir/ HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1", "x"},
+		{"PUT /dav/tree HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1", "x"},
+		{"PUT /dav/missing/x.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1", "x"},
+		{"PUT /dav/old.txt/x HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1", "x"},
+		{"PUT /dav/r.txt HTTP/1.1\r\nHost: a.test\r\nContent-Range: bytes 0-0/1\r\nContent-Length: 1", "x"},
+		{"PUT /dav/sp%20a%22ce%3F%7B.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1", "s"},
+		{"PUT /full/a/b/c.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1", "c"},
+		{"PUT /ro/x.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1", "x"},
+		{"MKCOL /full/x/ HTTP/1.1\r\nHost: a.test", ""},
+		{"GET /dav/new.txt HTTP/1.1\r\nHost: a.test", ""},
+
+		{"MKCOL /dav/col/ HTTP/1.1\r\nHost: a.test", ""},
+		{"MKCOL /dav/col/ HTTP/1.1\r\nHost: a.test", ""},
+		{"MKCOL /dav/col2 HTTP/1.1\r\nHost: a.test", ""},
+		{"MKCOL /dav/no/col/ HTTP/1.1\r\nHost: a.test", ""},
+		{"MKCOL /dav/old.txt/ HTTP/1.1\r\nHost: a.test", ""},
+		{"MKCOL /dav/b/ HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1", "x"},
+
+		{"COPY /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/copy.txt", ""},
+		{"COPY /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/copy.txt\r\nOverwrite: F", ""},
+		{"COPY /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/copy.txt\r\nOverwrite: t", ""},
+		{"COPY /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/copy.txt\r\nOverwrite: x", ""},
+		{"COPY /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDestination: http://a.test/dav/abs.txt", ""},
+		{"COPY /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDestination: http://a.test:99/dav/port.txt", ""},
+		{"COPY /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDestination: http://b.test/dav/other.txt", ""},
+		{"COPY /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDestination: https://a.test/dav/s.txt", ""},
+		{"COPY /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDestination: http://a.test", ""},
+		{"COPY /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/../outside2.txt", ""},
+		{"COPY /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/%2e%2e/outside3.txt", ""},
+		{"COPY /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/nul%00.txt", ""},
+		{"COPY /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/enc%41.txt?x=1", ""},
+		{"COPY /dav/new.txt HTTP/1.1\r\nHost: a.test", ""},
+		{"COPY /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/d1.txt\r\nDepth: 0", ""},
+		{"COPY /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/d1.txt\r\nDepth: 1", ""},
+		{"COPY /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/col/", ""},
+		{"COPY /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/col", ""},
+		{"COPY /dav/nothere.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/n2.txt", ""},
+		{"COPY /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/nodir/n.txt", ""},
+		{"COPY /dav/tree/ HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/tree2/", ""},
+		{"COPY /dav/tree HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/tree3", ""},
+		{"COPY /dav/tree/ HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/tree2/\r\nOverwrite: F", ""},
+		{"COPY /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/c.txt\r\nContent-Length: 1", "x"},
+
+		{"MOVE /dav/copy.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/moved.txt", ""},
+		{"MOVE /dav/moved.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/deep/er/moved.txt", ""},
+		{"MOVE /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/abs.txt\r\nOverwrite: F", ""},
+		{"MOVE /dav/tree2/ HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/tree4/\r\nDepth: 0", ""},
+		{"MOVE /dav/tree2/ HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/tree4/", ""},
+		{"MOVE /dav/tree4/ HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/col/", ""},
+
+		{"COPY /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/copy.txt", ""},
+		{"COPY /dav/tree/ HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/copy.txt/", ""},
+		{"COPY /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/col/", ""},
+		{"PUT /dav/link.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1", "l"},
+		{"MOVE /dav/link2.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /dav/link3.txt", ""},
+		{"DELETE /dav/abs.txt HTTP/1.1\r\nHost: a.test", ""},
+		{"DELETE /dav/abs.txt HTTP/1.1\r\nHost: a.test", ""},
+		{"DELETE /dav/new.txt/ HTTP/1.1\r\nHost: a.test", ""},
+		{"DELETE /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDepth: 1", ""},
+		{"DELETE /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nDepth: infinity", ""},
+		{"DELETE /dav/tree HTTP/1.1\r\nHost: a.test", ""},
+		{"DELETE /dav/tree/ HTTP/1.1\r\nHost: a.test\r\nDepth: 0", ""},
+		{"DELETE /dav/tree/ HTTP/1.1\r\nHost: a.test", ""},
+		{"DELETE /dav/link3.txt HTTP/1.1\r\nHost: a.test", ""},
+		{"DELETE /dav/empty.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1", "x"},
+		{"DELETE /full/keep.txt HTTP/1.1\r\nHost: a.test", ""},
+		{"DELETE /full/a/b/c.txt HTTP/1.1\r\nHost: a.test", ""},
+		{"DELETE /full/a/ HTTP/1.1\r\nHost: a.test", ""},
+		{"DELETE /ro/keep.txt HTTP/1.1\r\nHost: a.test", ""},
+		{"DELETE /dav/ HTTP/1.1\r\nHost: a.test\r\nDepth: 1", ""},
+	}
+	for _, s := range steps {
+		req := s.head + "\r\nConnection: close\r\n\r\n" + s.body
+		m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
+		n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
+		line := strings.SplitN(s.head, "\r\n", 2)[0]
+		if m.StatusCode != n.StatusCode || m.StatusCode < 300 && mb != nb {
+			t.Errorf("%s: mosaic %d %q, nginx %d %q", line, m.StatusCode, mb, n.StatusCode, nb)
+		}
+		for _, f := range []string{"Location", "Content-Length", "Allow"} {
+			mv := strings.ReplaceAll(m.Header.Get(f), fmt.Sprint(mport), "PORT")
+			nv := strings.ReplaceAll(n.Header.Get(f), fmt.Sprint(nport), "PORT")
+			if m.StatusCode < 300 && mv != nv {
+				t.Errorf("%s: %s: mosaic %q, nginx %q", line, f, mv, nv)
+			}
+		}
+		if mt, nt := davTree(t, roots["mosaic"]), davTree(t, roots["nginx"]); mt != nt {
+			t.Fatalf("%s: the trees differ:\nmosaic:\n%s\nnginx:\n%s", line, mt, nt)
+		}
+		if m.StatusCode == http.StatusNoContent && mb != "" {
+			t.Errorf("%s: a 204 with a body %q", line, mb)
+		}
+	}
+	// The dated PUT's file has the client's Date as its time.
+	for who, root := range roots {
+		fi, err := os.Stat(filepath.Join(root, "dav/dated.txt"))
+		if err != nil || fi.ModTime().Unix() != 784111777 {
+			t.Errorf("%s: dated.txt: %v %v", who, fi, err)
+		}
+	}
+}
+
+// TestDAVDirectiveErrorsMatchNGINX: the WebDAV directives' bad lines are
+// refused with NGINX's words, at the same line.
+func TestDAVDirectiveErrorsMatchNGINX(t *testing.T) {
+	nginx := nginxPath(t)
+	srv := "events {}\nhttp {\nserver {\nlisten 127.0.0.1:1;\nlocation / {\n"
+	for _, c := range []struct{ line, want string }{
+		{`dav_methods PUT GET;`, `invalid value "GET"`},
+		{`dav_methods off; dav_methods put Put;`, ""},
+		{`dav_methods;`, `invalid number of arguments in "dav_methods" directive`},
+		{`dav_access user:rw group:x;`, `invalid value "group:x"`},
+		{`dav_access users:rw;`, `invalid value "users:rw"`},
+		{`dav_access User:rw;`, `invalid value "User:rw"`},
+		{`dav_access all:r; dav_access all:r;`, `"dav_access" directive is duplicate`},
+		{`dav_access user:r group:r all:r all:rw;`, `invalid number of arguments in "dav_access" directive`},
+		{`dav_access user:r group:r all:r;`, ""},
+		{`min_delete_depth -1;`, `"min_delete_depth" directive invalid number`},
+		{`min_delete_depth 2; min_delete_depth 3;`, `"min_delete_depth" directive is duplicate`},
+		{`create_full_put_path yes;`, `invalid value "yes" in "create_full_put_path" directive, it must be "on" or "off"`},
+		{`create_full_put_path on; create_full_put_path on;`, `"create_full_put_path" directive is duplicate`},
+	} {
+		checkBothT(t, nginx, srv+c.line+"\n}\n}\n}", c.want)
+	}
+	checkBothT(t, nginx, srv+"if ($arg_x) { dav_methods PUT; }\n}\n}\n}", `"dav_methods" directive is not allowed here`)
+}
+
+// TestDAVInheritedAsNGINX: dav_methods set for the server reaches its
+// locations; "off" in one turns them off there, and the static files
+// answer the methods dav does not take.
+func TestDAVInheritedAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	for _, who := range []string{"nginx", "mosaic"} {
+		writeFile(t, filepath.Join(dir, who, "www/a/f.txt"), "f")
+		writeFile(t, filepath.Join(dir, who, "www/b/f.txt"), "f")
+	}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		w := map[string]string{"m": "mosaic", "n": "nginx"}[who]
+		return fmt.Sprintf(`server {
+			listen 127.0.0.1:%d; root %s; dav_methods DELETE MKCOL;
+			location /a/ { }
+			location /b/ { dav_methods off; }
+		}`, port, filepath.Join(dir, w, "www"))
+	})
+	for _, c := range []string{
+		"PUT /a/x.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1",
+		"POST /a/f.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1",
+		"MKCOL /b/c/ HTTP/1.1\r\nHost: a.test",
+		"DELETE /b/f.txt HTTP/1.1\r\nHost: a.test",
+		"MKCOL /a/c/ HTTP/1.1\r\nHost: a.test",
+		"DELETE /a/f.txt HTTP/1.1\r\nHost: a.test",
+		"DELETE /a/f.txt HTTP/1.1\r\nHost: a.test",
+		"GET /b/f.txt HTTP/1.1\r\nHost: a.test",
+	} {
+		body := ""
+		if strings.Contains(c, "Content-Length: 1") {
+			body = "x"
+		}
+		sameAnswer(t, mport, nport, c, body)
+	}
+	if mt, nt := davTree(t, filepath.Join(dir, "mosaic/www")), davTree(t, filepath.Join(dir, "nginx/www")); mt != nt {
+		t.Errorf("the trees differ:\nmosaic:\n%s\nnginx:\n%s", mt, nt)
+	}
+}

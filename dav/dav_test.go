@@ -1,0 +1,209 @@
+package dav
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// site makes dir/www (the root) and dir/secret (outside it, with a
+// file), and a handler for every method below the root.
+func site(t *testing.T) (h *Handler, root, secret string) {
+	t.Helper()
+	dir := t.TempDir()
+	root, secret = filepath.Join(dir, "www"), filepath.Join(dir, "secret")
+	for _, d := range []string{root, secret} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, filepath.Join(secret, "key"), "secret")
+	write(t, filepath.Join(root, "f.txt"), "f")
+	for name, to := range map[string]string{"out": "../secret", "key": "../secret/key"} {
+		if err := os.Symlink(to, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h = New(Options{
+		Methods:  Put | Delete | Mkcol | Copy | Move,
+		Path:     func(r *http.Request, uri string) (string, string) { return root, uri },
+		TempFile: func() (*os.File, error) { return os.CreateTemp(dir, "body-") },
+	})
+	return h, root, secret
+}
+
+func write(t *testing.T, name, s string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func do(h http.Handler, method, target, body string, hdr ...string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, target, strings.NewReader(body))
+	if body == "" {
+		r.Body, r.ContentLength = http.NoBody, 0
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		r.Header.Set(hdr[i], hdr[i+1])
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+// TestNothingOutsideTheRoot: no method reads, writes or removes a file
+// outside the root, whether through a link, "..", an escape or a NUL in
+// the Destination.
+func TestNothingOutsideTheRoot(t *testing.T) {
+	h, root, secret := site(t)
+	for _, c := range []struct {
+		method, target, body string
+		hdr                  []string
+		want                 int
+	}{
+		{"PUT", "/out/new", "x", nil, http.StatusInternalServerError},
+		{"MKCOL", "/out/d/", "", nil, http.StatusForbidden},
+		{"DELETE", "/out/key", "", nil, http.StatusForbidden},
+		{"DELETE", "/out/", "", nil, http.StatusForbidden},
+		{"COPY", "/key", "", []string{"Destination", "/stolen"}, http.StatusForbidden},
+		{"COPY", "/f.txt", "", []string{"Destination", "/out/key"}, http.StatusForbidden},
+		{"MOVE", "/f.txt", "", []string{"Destination", "/out/moved"}, http.StatusForbidden},
+		{"COPY", "/f.txt", "", []string{"Destination", "/../secret/x"}, http.StatusBadRequest},
+		{"COPY", "/f.txt", "", []string{"Destination", "/%2e%2e/secret/x"}, http.StatusBadRequest},
+		{"COPY", "/f.txt", "", []string{"Destination", "/x%00y"}, http.StatusBadRequest},
+		{"COPY", "/f.txt", "", []string{"Destination", "http://example.com/../secret/x"}, http.StatusBadRequest},
+	} {
+		w := do(h, c.method, c.target, c.body, c.hdr...)
+		if w.Code != c.want {
+			t.Errorf("%s %s %v: %d, want %d", c.method, c.target, c.hdr, w.Code, c.want)
+		}
+	}
+	entries, _ := os.ReadDir(secret)
+	if len(entries) != 1 || entries[0].Name() != "key" {
+		t.Errorf("the directory outside holds %v", entries)
+	}
+	if b, _ := os.ReadFile(filepath.Join(secret, "key")); string(b) != "secret" {
+		t.Errorf("the file outside holds %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(root, "stolen")); err == nil {
+		t.Error("the file outside was copied in")
+	}
+	// A link replaced by a PUT is the link, not what it names.
+	if w := do(h, "PUT", "/key", "mine"); w.Code != http.StatusNoContent {
+		t.Errorf("PUT over a link: %d", w.Code)
+	}
+	if b, _ := os.ReadFile(filepath.Join(secret, "key")); string(b) != "secret" {
+		t.Errorf("the file outside holds %q", b)
+	}
+}
+
+// failing is a body that breaks off after some bytes, as a client that
+// goes away does.
+type failing struct{ n int }
+
+func (f *failing) Read(p []byte) (int, error) {
+	if f.n == 0 {
+		return 0, errors.New("connection reset")
+	}
+	n := min(len(p), f.n)
+	for i := range n {
+		p[i] = 'x'
+	}
+	f.n -= n
+	return n, nil
+}
+
+// TestPartialBodyNeverVisible: a PUT whose body breaks off leaves the
+// old file whole and no temporary file behind; one too large is 413.
+func TestPartialBodyNeverVisible(t *testing.T) {
+	h, root, _ := site(t)
+	dir := filepath.Dir(root)
+	r := httptest.NewRequest("PUT", "/f.txt", io.NopCloser(&failing{n: 10}))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusBadRequest {
+		t.Errorf("broken body: %d", w.Code)
+	}
+	r = httptest.NewRequest("PUT", "/f.txt", strings.NewReader("too long"))
+	w = httptest.NewRecorder()
+	r.Body = http.MaxBytesReader(w, r.Body, 3)
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusRequestEntityTooLarge {
+		t.Errorf("large body: %d", w.Code)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "f.txt")); string(b) != "f" {
+		t.Errorf("f.txt holds %q", b)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "body-*")); len(m) != 0 {
+		t.Errorf("temporary files left: %v", m)
+	}
+}
+
+// TestAccessAndOtherMethods: dav_access's permissions for files and the
+// directories made for them; the methods not handled go to Next.
+func TestAccessAndOtherMethods(t *testing.T) {
+	h, root, _ := site(t)
+	h.o.Access, h.o.CreateFullPutPath = 0o664, true
+	h.o.Methods &^= Delete
+	h.o.Next = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(299) })
+	if w := do(h, "PUT", "/a/b/c.txt", "c"); w.Code != http.StatusCreated || w.Header().Get("Location") != "/a/b/c.txt" {
+		t.Fatalf("PUT: %d %v", w.Code, w.Header())
+	}
+	for name, want := range map[string]os.FileMode{"a/b/c.txt": 0o664, "a": os.ModeDir | 0o775, "a/b": os.ModeDir | 0o775} {
+		fi, err := os.Stat(filepath.Join(root, name))
+		// The directories' permissions pass through the umask.
+		if err != nil || fi.Mode()&^0o022 != want&^0o022 {
+			t.Errorf("%s: %v %v, want %v", name, fi.Mode(), err, want)
+		}
+	}
+	if w := do(h, "DELETE", "/f.txt", ""); w.Code != 299 {
+		t.Errorf("DELETE went to %d", w.Code)
+	}
+	if w := do(h, "GET", "/f.txt", ""); w.Code != 299 {
+		t.Errorf("GET went to %d", w.Code)
+	}
+}
+
+// TestCopyIntoItselfRefused: a collection copied or moved into itself
+// is refused before anything is touched.
+func TestCopyIntoItselfRefused(t *testing.T) {
+	h, root, _ := site(t)
+	write(t, filepath.Join(root, "f.txt"), "f")
+	if err := os.MkdirAll(filepath.Join(root, "d/e"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ method, dest string }{{"COPY", "/d/"}, {"COPY", "/d/e/x/"}, {"MOVE", "/d/x/"}} {
+		if w := do(h, c.method, "/d/", "", "Destination", c.dest); w.Code != http.StatusConflict {
+			t.Errorf("%s to %s: %d", c.method, c.dest, w.Code)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "d/e")); err != nil {
+		t.Error(err)
+	}
+}
+
+// FuzzDestination: whatever the Destination, the path it gives holds no
+// NUL and no ".." segment, and reading it never panics.
+func FuzzDestination(f *testing.F) {
+	for _, s := range []string{"/a", "http://h.test/a", "http://h.test:1/a/", "https://h.test/a", "http://h.testx/a", "/%2e%2e/a", "/a%00", "", "http://", "/a?b"} {
+		f.Add(s)
+	}
+	h := New(Options{Path: func(*http.Request, string) (string, string) { return "/nonexistent", "" }})
+	f.Fuzz(func(t *testing.T, dest string) {
+		r := httptest.NewRequest("COPY", "http://h.test/a", nil)
+		r.Header["Destination"] = []string{dest}
+		uri, _, code := h.destination(r)
+		if code != 0 {
+			return
+		}
+		if !strings.HasPrefix(uri, "/") || strings.IndexByte(uri, 0) >= 0 || strings.Contains(uri+"/", "/../") {
+			t.Fatalf("%q gave %q", dest, uri)
+		}
+	})
+}
