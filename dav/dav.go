@@ -152,10 +152,9 @@ func (h *Handler) logf(r *http.Request, level slog.Level, msg string, args ...an
 }
 
 // hasBody reports a request body, which DELETE, MKCOL, COPY and MOVE
-// refuse (415).
-func hasBody(r *http.Request) bool {
-	return r.ContentLength > 0 || len(r.TransferEncoding) > 0 && r.TransferEncoding[0] == "chunked"
-}
+// refuse (415): a length, or none known (chunked, or an HTTP/2 stream
+// that goes on).
+func hasBody(r *http.Request) bool { return r.ContentLength != 0 }
 
 // escapeErr is the error os.Root gives for a path that leaves the root,
 // learnt from the first root opened.
@@ -393,6 +392,9 @@ func (h *Handler) delete(r *http.Request, uri string) int {
 		}
 		return h.status(r, err, notFound, "lstat()", t.full)
 	}
+	if t.rel == "." {
+		return h.rootRefused(r, t)
+	}
 	dir := fi.IsDir()
 	if dir {
 		if !strings.HasSuffix(uri, "/") {
@@ -411,6 +413,14 @@ func (h *Handler) delete(r *http.Request, uri string) int {
 		return code
 	}
 	return http.StatusNoContent
+}
+
+// rootRefused answers a DELETE of the root itself, or a COPY or MOVE
+// onto it: NGINX would remove the directory the location serves, and
+// os.Root cannot remove the directory it is opened on.
+func (h *Handler) rootRefused(r *http.Request, t target) int {
+	h.logf(r, slog.LevelError, "the root cannot be removed", "path", t.full)
+	return http.StatusForbidden
 }
 
 // lstat is NGINX's lstat of the mapped path: with the URI's trailing
@@ -575,6 +585,9 @@ func (h *Handler) copyMove(r *http.Request, uri string) int {
 	}
 	defer dst.root.Close()
 
+	if dst.rel == "." {
+		return h.rootRefused(r, dst)
+	}
 	dstDir := false
 	if fi, err := dst.root.Lstat(dst.rel); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {

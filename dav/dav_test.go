@@ -78,6 +78,8 @@ func TestNothingOutsideTheRoot(t *testing.T) {
 		{"COPY", "/f.txt", "", []string{"Destination", "/%2e%2e/secret/x"}, http.StatusBadRequest},
 		{"COPY", "/f.txt", "", []string{"Destination", "/x%00y"}, http.StatusBadRequest},
 		{"COPY", "/f.txt", "", []string{"Destination", "http://example.com/../secret/x"}, http.StatusBadRequest},
+		{"DELETE", "/", "", nil, http.StatusForbidden},
+		{"COPY", "/f.txt/", "", []string{"Destination", "/"}, http.StatusForbidden},
 	} {
 		w := do(h, c.method, c.target, c.body, c.hdr...)
 		if w.Code != c.want {

@@ -173,6 +173,8 @@ func TestDAVMatchesNGINX(t *testing.T) {
 		{"DELETE /dav/tree/ HTTP/1.1\r\nHost: a.test", ""},
 		{"DELETE /dav/link3.txt HTTP/1.1\r\nHost: a.test", ""},
 		{"DELETE /dav/empty.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1", "x"},
+		{"DELETE /dav/empty.txt HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked", "1\r\nx\r\n0\r\n\r\n"},
+		{"MKCOL /dav/chunk/ HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked", "0\r\n\r\n"},
 		{"DELETE /full/keep.txt HTTP/1.1\r\nHost: a.test", ""},
 		{"DELETE /full/a/b/c.txt HTTP/1.1\r\nHost: a.test", ""},
 		{"DELETE /full/a/ HTTP/1.1\r\nHost: a.test", ""},
