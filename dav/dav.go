@@ -47,6 +47,12 @@ var methodBits = map[string]Methods{
 	http.MethodPut: Put, http.MethodDelete: Delete, "MKCOL": Mkcol, "COPY": Copy, "MOVE": Move,
 }
 
+// NGINX's crit and alert levels, as the server's error_log maps them.
+const (
+	levelCrit  = slog.LevelError + 4
+	levelAlert = slog.LevelError + 8
+)
+
 // Options configure a Handler.
 type Options struct {
 	// Methods are the methods handled; the others go to Next.
@@ -125,18 +131,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		code = h.copyMove(r, uri)
 	}
-	switch {
-	case code == 0:
-	case code >= 300:
+	if code >= 300 {
 		h.fail(w, r, code)
-	default:
-		if code == http.StatusCreated && w.Header()["Location"] == nil {
-			// COPY and MOVE: a body of their own status, as NGINX's
-			// special response for 201 is empty.
-			w.Header()["Content-Length"] = []string{"0"}
-		}
-		w.WriteHeader(code)
+		return
 	}
+	if code == http.StatusCreated {
+		w.Header()["Content-Length"] = []string{"0"} // NGINX's 201 has no page
+	}
+	w.WriteHeader(code)
 }
 
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, code int) {
@@ -203,7 +205,7 @@ func (h *Handler) open(r *http.Request, uri string) (target, error) {
 func (h *Handler) status(r *http.Request, err error, notFound int, op, name string) int {
 	var errno syscall.Errno
 	errors.As(err, &errno)
-	code, level := http.StatusInternalServerError, slog.LevelError+4
+	code, level := http.StatusInternalServerError, levelCrit
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errno == syscall.ENOTDIR, errno == syscall.ENAMETOOLONG:
 		code, level = notFound, slog.LevelError
@@ -247,7 +249,6 @@ func (h *Handler) location(w http.ResponseWriter, r *http.Request, uri string) {
 		loc = h.o.Location(r, loc)
 	}
 	w.Header()["Location"] = []string{loc}
-	w.Header()["Content-Length"] = []string{"0"}
 }
 
 func (h *Handler) put(w http.ResponseWriter, r *http.Request, uri string) int {
@@ -261,7 +262,7 @@ func (h *Handler) put(w http.ResponseWriter, r *http.Request, uri string) int {
 	}
 	tmp, err := h.o.TempFile()
 	if err != nil {
-		h.logf(r, slog.LevelError+4, "cannot create a temporary file", "err", err)
+		h.logf(r, levelCrit, "cannot create a temporary file", "err", err)
 		return http.StatusInternalServerError
 	}
 	defer func() {
@@ -308,7 +309,7 @@ func (h *Handler) put(w http.ResponseWriter, r *http.Request, uri string) int {
 	if err := h.place(t, tmp, h.o.CreateFullPutPath); err != nil {
 		// NGINX answers 500 for a rename that fails, a missing directory
 		// included.
-		h.logf(r, slog.LevelError+4, "rename failed", "from", tmp.Name(), "to", t.full, "err", err)
+		h.logf(r, levelCrit, "rename failed", "from", tmp.Name(), "to", t.full, "err", err)
 		return http.StatusInternalServerError
 	}
 	if code == http.StatusCreated {
@@ -440,11 +441,10 @@ func (h *Handler) lstat(t target, uri string) (fs.FileInfo, error) {
 // NGINX, the files that cannot go are logged and the directory's own
 // removal decides the status (0 when it went).
 func (h *Handler) remove(r *http.Request, t target, rel string, dir bool) int {
-	var err error
 	if dir {
 		h.removeTree(r, t, rel)
 	}
-	err = t.root.Remove(rel)
+	err := t.root.Remove(rel)
 	if err == nil {
 		return 0
 	}
@@ -456,7 +456,7 @@ func (h *Handler) remove(r *http.Request, t target, rel string, dir bool) int {
 func (h *Handler) removeTree(r *http.Request, t target, rel string) {
 	entries, err := fs.ReadDir(t.root.FS(), rel)
 	if err != nil {
-		h.logf(r, slog.LevelError+4, "opendir failed", "path", rel, "err", err)
+		h.logf(r, levelCrit, "opendir failed", "path", rel, "err", err)
 		return
 	}
 	for _, e := range entries {
@@ -673,7 +673,7 @@ func (h *Handler) copyMoveFile(r *http.Request, src, dst target, fi fs.FileInfo,
 			}
 		}
 		if err != nil {
-			h.logf(r, slog.LevelError+4, "rename failed", "from", src.full, "to", dst.full, "err", err)
+			h.logf(r, levelCrit, "rename failed", "from", src.full, "to", dst.full, "err", err)
 			return http.StatusInternalServerError
 		}
 		return http.StatusNoContent
@@ -684,7 +684,7 @@ func (h *Handler) copyMoveFile(r *http.Request, src, dst target, fi fs.FileInfo,
 			// into it, for the client to read.
 			return h.status(r, err, http.StatusNotFound, "open()", src.full)
 		}
-		h.logf(r, slog.LevelError+4, "copy failed", "from", src.full, "to", dst.full, "err", err)
+		h.logf(r, levelCrit, "copy failed", "from", src.full, "to", dst.full, "err", err)
 		return http.StatusInternalServerError
 	}
 	return http.StatusNoContent
@@ -697,7 +697,7 @@ func (h *Handler) copyMoveFile(r *http.Request, src, dst target, fi fs.FileInfo,
 func (h *Handler) copyTree(r *http.Request, src, dst target, from, to string) {
 	entries, err := fs.ReadDir(src.root.FS(), from)
 	if err != nil {
-		h.logf(r, slog.LevelError+4, "opendir failed", "path", from, "err", err)
+		h.logf(r, levelCrit, "opendir failed", "path", from, "err", err)
 		return
 	}
 	for _, e := range entries {
@@ -713,11 +713,11 @@ func (h *Handler) copyTree(r *http.Request, src, dst target, from, to string) {
 			}
 			h.copyTree(r, src, dst, sname, dname)
 			if err := dst.root.Chtimes(dname, fi.ModTime(), fi.ModTime()); err != nil {
-				h.logf(r, slog.LevelError+8, "utimes() failed", "path", dname, "err", err)
+				h.logf(r, levelAlert, "utimes() failed", "path", dname, "err", err)
 			}
 		case fi.Mode().IsRegular():
 			if err := copyFile(src.root, sname, dst.root, dname, fi); err != nil {
-				h.logf(r, slog.LevelError+4, "copy failed", "from", sname, "to", dname, "err", err)
+				h.logf(r, levelCrit, "copy failed", "from", sname, "to", dname, "err", err)
 			}
 		}
 	}
