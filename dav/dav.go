@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
 	"path"
@@ -28,6 +29,7 @@ import (
 	"github.com/mosaic-edge/mosaic/internal/httpdate"
 	"github.com/mosaic-edge/mosaic/internal/percent"
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // Methods is the set of methods the handler takes (dav_methods).
@@ -270,13 +272,24 @@ func (h *Handler) put(w http.ResponseWriter, r *http.Request, uri string) int {
 		os.Remove(tmp.Name()) // nothing when renamed
 	}()
 	if r.Body != nil {
-		if _, err := io.Copy(tmp, r.Body); err != nil {
-			var mb *http.MaxBytesError
-			if errors.As(err, &mb) {
-				return http.StatusRequestEntityTooLarge
+		body := &bodyReader{r: r.Body}
+		if _, err := io.Copy(tmp, body); err != nil {
+			if body.err == nil {
+				// The temporary file failed (a full disk: 507).
+				return h.status(r, err, http.StatusInternalServerError, "write()", tmp.Name())
 			}
-			h.logf(r, slog.LevelError, "cannot read the request body", "err", err)
-			return http.StatusBadRequest
+			err = body.err
+			var mb *http.MaxBytesError
+			var ne net.Error
+			switch {
+			case errors.As(err, &mb):
+				return http.StatusRequestEntityTooLarge
+			case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+				h.logf(r, slog.LevelInfo, "client timed out")
+				terminate(r, http.StatusRequestTimeout)
+			}
+			h.logf(r, slog.LevelInfo, "client prematurely closed connection", "err", err)
+			terminate(r, http.StatusBadRequest)
 		}
 	}
 	t, err := h.open(r, uri)
@@ -316,6 +329,32 @@ func (h *Handler) put(w http.ResponseWriter, r *http.Request, uri string) int {
 		h.location(w, r, uri)
 	}
 	return code
+}
+
+// bodyReader keeps the request body's read error apart from the
+// temporary file's write error.
+type bodyReader struct {
+	r   io.Reader
+	err error
+}
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF {
+		b.err = err
+	}
+	return n, err
+}
+
+// terminate ends a request whose client closed or timed out while
+// sending its body: NGINX sends nothing, and its log says status (400 or
+// 408). The panic makes the server drop the connection (the stream);
+// the deferred removals of the temporary file still run.
+func terminate(r *http.Request, status int) {
+	if st := vars.FromContext(r.Context()); st != nil {
+		st.WroteHeader(status)
+	}
+	panic(http.ErrAbortHandler)
 }
 
 // place renames the file tmp onto t's name, through a descriptor of the

@@ -2,13 +2,16 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
@@ -204,6 +207,24 @@ func TestDAVMatchesNGINX(t *testing.T) {
 		if m.StatusCode == http.StatusNoContent && mb != "" {
 			t.Errorf("%s: a 204 with a body %q", line, mb)
 		}
+	}
+	// A client that stops in the middle of its body leaves no file, and
+	// gets no answer.
+	for _, port := range []int{mport, nport} {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprint(c, "PUT /dav/partial.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 10\r\n\r\nabc")
+		c.(*net.TCPConn).CloseWrite()
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if b, _ := io.ReadAll(c); len(b) != 0 {
+			t.Errorf("%d: a broken PUT answered %q", port, b)
+		}
+		c.Close()
+	}
+	if mt, nt := davTree(t, roots["mosaic"]), davTree(t, roots["nginx"]); mt != nt || strings.Contains(mt, "partial") {
+		t.Errorf("after a broken PUT:\nmosaic:\n%s\nnginx:\n%s", mt, nt)
 	}
 	// The dated PUT's file has the client's Date as its time.
 	for who, root := range roots {
