@@ -202,8 +202,7 @@ func (h *Handler) open(r *http.Request, uri string) (target, error) {
 }
 
 // status is NGINX's ngx_http_dav_error: the status for a failed file
-// operation, notFound for a missing file (0: none of its own), and logs
-// it.
+// operation, notFound for a missing file, and logs it.
 func (h *Handler) status(r *http.Request, err error, notFound int, op, name string) int {
 	var errno syscall.Errno
 	errors.As(err, &errno)
@@ -211,8 +210,7 @@ func (h *Handler) status(r *http.Request, err error, notFound int, op, name stri
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errno == syscall.ENOTDIR, errno == syscall.ENAMETOOLONG:
 		code, level = notFound, slog.LevelError
-	case escapes(err), errno == syscall.ELOOP,
-		errors.Is(err, fs.ErrPermission):
+	case escapes(err), errors.Is(err, fs.ErrPermission):
 		// A symbolic link that leads out of the root is refused as a
 		// file without access would be.
 		code, level = http.StatusForbidden, slog.LevelError
@@ -225,8 +223,14 @@ func (h *Handler) status(r *http.Request, err error, notFound int, op, name stri
 	return code
 }
 
-// depth reads the Depth header as NGINX does: "0", "1" or "infinity"
-// (-1), dflt when absent, and -2 for anything else.
+// The Depth header's values beside "0" and "1".
+const (
+	depthInfinity = -1
+	depthInvalid  = -2
+)
+
+// depth reads the Depth header as NGINX does: "0", "1" or "infinity",
+// dflt when absent, and depthInvalid for anything else.
 func (h *Handler) depth(r *http.Request, dflt int) int {
 	v, ok := r.Header["Depth"]
 	if !ok || len(v) == 0 {
@@ -238,10 +242,10 @@ func (h *Handler) depth(r *http.Request, dflt int) int {
 	case "1":
 		return 1
 	case "infinity":
-		return -1
+		return depthInfinity
 	}
 	h.logf(r, slog.LevelError, "client sent invalid \"Depth\" header", "value", v[0])
-	return -2
+	return depthInvalid
 }
 
 // location sets the Location of a 201 as NGINX does: the URI, escaped.
@@ -441,11 +445,11 @@ func (h *Handler) delete(r *http.Request, uri string) int {
 			h.logf(r, slog.LevelError, "DELETE failed", "path", t.full, "err", syscall.EISDIR)
 			return http.StatusConflict
 		}
-		if h.depth(r, -1) != -1 {
+		if h.depth(r, depthInfinity) != depthInfinity {
 			h.logf(r, slog.LevelError, "\"Depth\" header must be infinity")
 			return http.StatusBadRequest
 		}
-	} else if d := h.depth(r, 0); d != 0 && d != -1 {
+	} else if d := h.depth(r, 0); d != 0 && d != depthInfinity {
 		h.logf(r, slog.LevelError, "\"Depth\" header must be 0 or infinity")
 		return http.StatusBadRequest
 	}
@@ -594,7 +598,7 @@ func (h *Handler) copyMove(r *http.Request, uri string) int {
 		return http.StatusConflict
 	}
 	move := r.Method == "MOVE"
-	if d := h.depth(r, -1); d != -1 && (move || d != 0) {
+	if d := h.depth(r, depthInfinity); d != depthInfinity && (move || d != 0) {
 		if move {
 			h.logf(r, slog.LevelError, "\"Depth\" header must be infinity")
 		} else {
