@@ -1,6 +1,7 @@
 package dav
 
 import (
+	"crypto/tls"
 	"errors"
 	"io"
 	"net/http"
@@ -211,4 +212,41 @@ func FuzzDestination(f *testing.F) {
 			t.Fatalf("%q gave %q", dest, uri)
 		}
 	})
+}
+
+// TestDestinationRules: the scheme is the connection's, the host part
+// must start with the request's host (lowercased, without its port), and
+// a path must follow it.
+func TestDestinationRules(t *testing.T) {
+	h := New(Options{Path: func(*http.Request, string) (string, string) { return "/nonexistent", "" }})
+	for _, c := range []struct {
+		host, dest string
+		tls        bool
+		uri        string
+	}{
+		{"h.test", "/a%20b", false, "/a b"},
+		{"h.test:8080", "http://h.test/a", false, "/a"},
+		{"H.test", "http://h.test:1/a", false, "/a"},
+		{"h.test", "http://h.testing/a", false, "/a"},
+		{"h.test", "https://h.test/a", true, "/a"},
+		{"h.test", "https://h.test/a", false, ""},
+		{"h.test", "http://h.test/a", true, ""},
+		{"h.test", "http://H.test/a", false, ""},
+		{"h.test", "http://h.test", false, ""},
+		{"", "http://h.test/a", false, ""},
+		{"h.test", "h.test/a", false, ""},
+	} {
+		r := httptest.NewRequest("COPY", "/x", nil)
+		r.Host = c.host
+		if !c.tls {
+			r.TLS = nil
+		} else if r.TLS == nil {
+			r.TLS = &tls.ConnectionState{}
+		}
+		r.Header.Set("Destination", c.dest)
+		uri, _, code := h.destination(r)
+		if uri != c.uri || (code == 0) != (c.uri != "") {
+			t.Errorf("%q %q tls %v: %q %d, want %q", c.host, c.dest, c.tls, uri, code, c.uri)
+		}
+	}
 }
