@@ -11,6 +11,7 @@ import (
 
 	"github.com/mosaic-edge/mosaic/internal/onheader"
 	"github.com/mosaic-edge/mosaic/internal/percent"
+	"github.com/mosaic-edge/mosaic/internal/spool"
 )
 
 // Accel is an upstream's X-Accel-Redirect as the Handler hands it to
@@ -42,7 +43,7 @@ type Accel struct {
 	// body is the request body the proxy read whole, which a named
 	// location gets again (NGINX keeps the read body with the request);
 	// nil when there was none or it was streamed.
-	body *spool
+	body *spool.Spool
 }
 
 // Named reports whether the target is a named location.
@@ -57,7 +58,7 @@ func (a *Accel) Request(r *http.Request) *http.Request {
 	r2 := r.WithContext(context.WithValue(r.Context(), accelKey{}, a))
 	if a.Named() {
 		if a.body != nil {
-			r2.Body, r2.ContentLength = io.NopCloser(a.body.reader()), a.body.size
+			r2.Body, r2.ContentLength = io.NopCloser(a.body.Reader()), a.body.Size
 		}
 		return r2
 	}

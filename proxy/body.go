@@ -2,14 +2,13 @@ package proxy
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strconv"
 	"sync/atomic"
+
+	"github.com/mosaic-edge/mosaic/internal/spool"
 )
 
 // How the request body is framed towards the upstream.
@@ -29,7 +28,7 @@ type reqBody struct {
 	kind    int
 	length  int64
 	src     io.Reader    // the client's body, read once
-	spool   *spool       // or the body saved for HTTP/1.0, replayable
+	spool   *spool.Spool // or the body saved for HTTP/1.0, replayable
 	wire    Wire         // frames the bytes; nil: sent as they are
 	started bool         // a read of src has begun, so it cannot be sent again
 	state   atomic.Int32 // sendWriting or sendReading, while a goroutine sends
@@ -62,27 +61,30 @@ func (x *exchange) prepareBody() error {
 	case x.h.http11 && !x.h.requestBuffering:
 		b.kind, b.src = bodyChunked, r.Body
 	default:
-		sp, err := newSpool(r.Body, x.h.bodyMemory, x.h.bodyTemp)
+		sp, err := spool.New(r.Body, x.h.bodyMemory, x.h.bodyTemp)
+		if se := (*spool.SourceError)(nil); errors.As(err, &se) {
+			return &clientError{se.Err}
+		}
 		if err != nil {
 			return err
 		}
-		if r.ContentLength > 0 && sp.size != r.ContentLength {
-			sp.close()
+		if r.ContentLength > 0 && sp.Size != r.ContentLength {
+			sp.Close()
 			return &clientError{io.ErrUnexpectedEOF}
 		}
-		b.kind, b.length, b.spool = bodyLength, sp.size, sp
-		if sp.file == nil && x.st != nil {
+		b.kind, b.length, b.spool = bodyLength, sp.Size, sp
+		if sp.File == nil && x.st != nil {
 			// Read whole into memory: $request_body has it, as in NGINX.
-			x.st.RequestBody = sp.mem
+			x.st.RequestBody = sp.Mem
 		} else if x.st != nil {
 			// Past client_body_buffer_size: $request_body_file names it.
-			x.st.RequestBodyFile = sp.file.Name()
+			x.st.RequestBodyFile = sp.File.Name()
 		}
 		if x.h.wire != nil && r.ContentLength <= 0 {
 			// A gateway's CONTENT_LENGTH comes from $content_length,
 			// which NGINX knows once it has read a chunked body whole.
-			r.ContentLength = sp.size
-			r.Header.Set("Content-Length", strconv.FormatInt(sp.size, 10))
+			r.ContentLength = sp.Size
+			r.Header.Set("Content-Length", strconv.FormatInt(sp.Size, 10))
 		}
 	}
 	b.wire = x.h.wire
@@ -101,7 +103,7 @@ func (b *reqBody) hasBytes() bool {
 
 func (b *reqBody) close() {
 	if b.spool != nil {
-		b.spool.close()
+		b.spool.Close()
 	}
 }
 
@@ -111,7 +113,7 @@ func (b *reqBody) close() {
 func (b *reqBody) writeTo(bw *bufio.Writer, buf []byte) error {
 	var src io.Reader
 	if b.spool != nil {
-		src = b.spool.reader()
+		src = b.spool.Reader()
 	} else {
 		// The head goes out before the first read of the client, which
 		// may wait: the upstream may answer from the head alone.
@@ -187,73 +189,6 @@ func writeChunked(bw *bufio.Writer, src io.Reader, buf []byte) error {
 			return &clientError{err}
 		}
 	}
-}
-
-// spool holds a request body of unknown length: in memory when short,
-// otherwise in a temporary file that close removes.
-type spool struct {
-	mem  []byte
-	file *os.File
-	size int64
-}
-
-func newSpool(src io.Reader, memory int64, temp func() (*os.File, error)) (*spool, error) {
-	head, err := io.ReadAll(io.LimitReader(src, memory+1))
-	if err != nil {
-		return nil, &clientError{err}
-	}
-	if int64(len(head)) <= memory {
-		return &spool{mem: head, size: int64(len(head))}, nil
-	}
-	f, err := temp()
-	if err != nil {
-		return nil, fmt.Errorf("spool request body: %w", err)
-	}
-	s := &spool{file: f}
-	n, err := f.Write(head)
-	if err == nil {
-		var m int64
-		m, err = io.Copy(f, readerOnly{src})
-		n += int(m)
-	}
-	s.size = int64(n)
-	if err != nil {
-		s.close()
-		var ce *clientError
-		if errors.As(err, &ce) {
-			return nil, ce
-		}
-		return nil, fmt.Errorf("spool request body: %w", err)
-	}
-	return s, nil
-}
-
-func (s *spool) reader() io.Reader {
-	if s.file != nil {
-		return io.NewSectionReader(s.file, 0, s.size)
-	}
-	return bytes.NewReader(s.mem)
-}
-
-func (s *spool) close() {
-	if s.file != nil {
-		name := s.file.Name()
-		_ = s.file.Close()
-		_ = os.Remove(name)
-		s.file = nil
-	}
-}
-
-// readerOnly marks errors from the client while copying into the spool
-// file, so they are told apart from errors writing the file.
-type readerOnly struct{ r io.Reader }
-
-func (r readerOnly) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	if err != nil && err != io.EOF {
-		err = &clientError{err}
-	}
-	return n, err
 }
 
 // watchedReader records that a read of the client's body is in progress.

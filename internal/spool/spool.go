@@ -1,0 +1,94 @@
+// Package spool saves a request body whole, as NGINX reads a client's
+// body into client_body_buffer_size of memory and the rest into a
+// temporary file in client_body_temp_path: the proxy, which must know
+// a body's length before it can send it over HTTP/1.0, and the mirror
+// module, whose subrequests and content each read the body again.
+package spool
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Spool holds a body read whole: in Mem when it fits the memory it was
+// given, otherwise in File, which Close removes.
+type Spool struct {
+	Mem  []byte
+	File *os.File
+	Size int64
+}
+
+// SourceError is a failure reading the body's source (the client), told
+// apart from one writing the temporary file.
+type SourceError struct{ Err error }
+
+func (e *SourceError) Error() string { return "read body: " + e.Err.Error() }
+func (e *SourceError) Unwrap() error { return e.Err }
+
+// New reads src to its end: up to memory bytes stay in memory, a longer
+// body goes to a file made by temp. A failure of src comes back as a
+// *SourceError.
+func New(src io.Reader, memory int64, temp func() (*os.File, error)) (*Spool, error) {
+	head, err := io.ReadAll(io.LimitReader(src, memory+1))
+	if err != nil {
+		return nil, &SourceError{err}
+	}
+	if int64(len(head)) <= memory {
+		return &Spool{Mem: head, Size: int64(len(head))}, nil
+	}
+	f, err := temp()
+	if err != nil {
+		return nil, fmt.Errorf("spool request body: %w", err)
+	}
+	s := &Spool{File: f}
+	n, err := f.Write(head)
+	if err == nil {
+		var m int64
+		m, err = io.Copy(f, sourceOnly{src})
+		n += int(m)
+	}
+	s.Size = int64(n)
+	if err != nil {
+		s.Close()
+		var se *SourceError
+		if errors.As(err, &se) {
+			return nil, se
+		}
+		return nil, fmt.Errorf("spool request body: %w", err)
+	}
+	return s, nil
+}
+
+// Reader returns a reader of the whole body from its start; readers are
+// independent of each other and may be used at the same time.
+func (s *Spool) Reader() io.Reader {
+	if s.File != nil {
+		return io.NewSectionReader(s.File, 0, s.Size)
+	}
+	return bytes.NewReader(s.Mem)
+}
+
+// Close removes the temporary file, if any.
+func (s *Spool) Close() {
+	if s.File != nil {
+		name := s.File.Name()
+		_ = s.File.Close()
+		_ = os.Remove(name)
+		s.File = nil
+	}
+}
+
+// sourceOnly marks errors from the source while copying into the file,
+// so they are told apart from errors writing the file.
+type sourceOnly struct{ r io.Reader }
+
+func (r sourceOnly) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = &SourceError{err}
+	}
+	return n, err
+}

@@ -1,0 +1,68 @@
+package spool
+
+import (
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func temp(t *testing.T) func() (*os.File, error) {
+	return func() (*os.File, error) { return os.CreateTemp(t.TempDir(), "body") }
+}
+
+func TestMemory(t *testing.T) {
+	s, err := New(strings.NewReader("hello"), 5, temp(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.File != nil || string(s.Mem) != "hello" || s.Size != 5 {
+		t.Fatalf("got %+v", s)
+	}
+}
+
+func TestFile(t *testing.T) {
+	s, err := New(strings.NewReader("hello world"), 5, temp(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.File == nil || s.Size != 11 {
+		t.Fatalf("got %+v", s)
+	}
+	// Two readers at once each see the whole body.
+	a, b := s.Reader(), s.Reader()
+	ba, _ := io.ReadAll(a)
+	bb, _ := io.ReadAll(b)
+	if string(ba) != "hello world" || string(bb) != "hello world" {
+		t.Fatalf("read %q, %q", ba, bb)
+	}
+	name := s.File.Name()
+	s.Close()
+	if _, err := os.Stat(name); !os.IsNotExist(err) {
+		t.Fatalf("file left behind: %v", err)
+	}
+}
+
+func TestSourceError(t *testing.T) {
+	boom := errors.New("boom")
+	for _, mem := range []int64{100, 2} {
+		src := io.MultiReader(strings.NewReader("abcd"), iotest.ErrReader(boom))
+		_, err := New(src, mem, temp(t))
+		var se *SourceError
+		if !errors.As(err, &se) || !errors.Is(err, boom) {
+			t.Fatalf("memory %d: %v", mem, err)
+		}
+	}
+}
+
+func TestTempError(t *testing.T) {
+	boom := errors.New("no space")
+	_, err := New(strings.NewReader("abcdef"), 2, func() (*os.File, error) { return nil, boom })
+	var se *SourceError
+	if errors.As(err, &se) || !errors.Is(err, boom) {
+		t.Fatalf("got %v", err)
+	}
+}
