@@ -532,8 +532,22 @@ func (w *response) FlushError() error {
 	return w.send(nil, false)
 }
 
-// finish completes the response after the handler has returned.
+// EndResponse completes the response before the handler returns, which
+// must write nothing more: the client has its answer whole (the last
+// chunk of a chunked one) while the handler waits for work of its own
+// (the server's AfterResponse). The connection goes on once it returns.
+func (w *response) EndResponse() {
+	if !w.hijacked {
+		w.finish()
+	}
+}
+
+// finish completes the response after the handler has returned; once
+// done, it does nothing more.
 func (w *response) finish() {
+	if w.done {
+		return
+	}
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}

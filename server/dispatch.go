@@ -140,6 +140,23 @@ func AtRequestEnd(r *http.Request, f func()) bool {
 	return true
 }
 
+// AfterResponse arranges for f to run once the response to the client's
+// request r belongs to has gone out whole, and the request to end only
+// once f has returned: the access log line is written after, with the
+// time f took in $request_time, the connection reads its next request
+// after, and AtRequestEnd's functions run after. NGINX's mirror module waits there for its background
+// subrequests, which hold the request, not the client's answer. It
+// reports false where there is no such request (outside ServeGroup, in a
+// subrequest).
+func AfterResponse(r *http.Request, f func()) bool {
+	ri := infoFrom(r.Context())
+	if ri == nil || ri.rec == nil {
+		return false
+	}
+	ri.rec.holds = append(ri.rec.holds, f)
+	return true
+}
+
 var connCounter atomic.Uint64
 
 // connInfo is what the core keeps in a connection's context: its number
@@ -252,6 +269,7 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 	ri.loc = loc
 	st.Paths = loc
 	loc.handler.ServeHTTP(rw, r)
+	rw.settle()
 }
 
 // find returns the location for uri, or the server level when none
@@ -426,38 +444,44 @@ func redirect(w http.ResponseWriter, r *http.Request, uri, path, query string) {
 // the modules' preaccess and access phases.
 func wrapCore(l *Location, content http.Handler) (http.Handler, error) {
 	cl := LocConf[*coreLoc](l, coreModule)
-	h := content
+	h, err := wrapPhase(l, content, precontentOrder, func(m *Module) func(*Location, http.Handler) (http.Handler, error) {
+		return m.Precontent
+	})
+	if err != nil {
+		return nil, err
+	}
 	if len(cl.tryFiles) > 0 {
 		h = newTryFiles(l, cl.tryFiles, h)
 	}
 	// The access phase runs after the preaccess one, before try_files.
-	h, err := wrapAccess(l, h)
+	h, err = wrapAccess(l, h)
 	if err != nil {
 		return nil, err
 	}
-	h, err = wrapPreaccess(l, h)
+	h, err = wrapPhase(l, h, preaccessOrder, func(m *Module) func(*Location, http.Handler) (http.Handler, error) {
+		return m.Preaccess
+	})
 	if err != nil {
 		return nil, err
 	}
 	return &coreHandler{loc: l, cl: cl, next: h}, nil
 }
 
-// wrapPreaccess puts the modules' preaccess handlers in front of h, the
-// first in preaccessOrder outermost.
-func wrapPreaccess(l *Location, h http.Handler) (http.Handler, error) {
-	mods := Modules()
+// wrapPhase puts the handlers that hook (Preaccess, Precontent) gives
+// the modules of one phase in front of h, the first in order outermost.
+func wrapPhase(l *Location, h http.Handler, order []string, hook func(*Module) func(*Location, http.Handler) (http.Handler, error)) (http.Handler, error) {
 	var pre []*Module
-	for _, m := range mods {
-		if m.Preaccess != nil {
+	for _, m := range Modules() {
+		if hook(m) != nil {
 			pre = append(pre, m)
 		}
 	}
 	sort.SliceStable(pre, func(i, j int) bool {
-		return orderOf(preaccessOrder, pre[i].Name) > orderOf(preaccessOrder, pre[j].Name)
+		return orderOf(order, pre[i].Name) > orderOf(order, pre[j].Name)
 	})
 	for _, m := range pre {
 		var err error
-		if h, err = m.Preaccess(l, h); err != nil {
+		if h, err = hook(m)(l, h); err != nil {
 			return nil, err
 		}
 	}

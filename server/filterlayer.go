@@ -170,6 +170,13 @@ func (h *gateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.w = w
 	ri.fl.cur = g
 	h.next.ServeHTTP(g.gated(), r)
+	if ri.rec != nil {
+		// The output filters are done with the response: it goes out
+		// whole, and what AfterResponse holds runs before the request
+		// filters (the access log) see the request end, as NGINX logs
+		// a request once its background subrequests have ended.
+		ri.rec.settle()
+	}
 }
 
 // entryHandler is the end of a location's output filters: it points the

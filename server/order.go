@@ -45,6 +45,12 @@ var (
 		"auth_basic",   // auth_basic, auth_basic_user_file
 		"auth_request", // auth_request, auth_request_set
 	}
+	// precontentOrder is NGINX's precontent phase, the first listed
+	// running first: inside try_files (whose resolution NGINX's phase
+	// runs first), right in front of the content.
+	precontentOrder = []string{
+		"mirror", // mirror: background subrequests with the client's request
+	}
 	contentOrder = []string{
 		"core",      // no content of its own: "return" is a rewrite step (rewrite.go)
 		"status",    // stub_status, metrics

@@ -31,6 +31,9 @@ type recorder struct {
 	final bool
 	// ends are AtRequestEnd's functions, run by release.
 	ends []func()
+	// holds are AfterResponse's functions, run by settle once the
+	// response has gone out whole (by release after a panic).
+	holds []func()
 }
 
 type deadliner interface {
@@ -63,12 +66,38 @@ func newRecorder(w http.ResponseWriter, st *vars.State) *recorder {
 	return rw
 }
 
+// settle sends the rest of a response that AfterResponse's functions
+// wait behind, then runs them: the client has its answer whole while the
+// request goes on, as NGINX's does until its background subrequests
+// end. A server that cannot end a response before its handler returns
+// (Go's HTTP/2) gets what is buffered flushed.
+func (rw *recorder) settle() {
+	if len(rw.holds) == 0 {
+		return
+	}
+	if e, ok := rw.w.(interface{ EndResponse() }); ok {
+		e.EndResponse()
+	} else if f, ok := rw.w.(http.Flusher); ok {
+		f.Flush()
+	}
+	rw.runHolds()
+}
+
+func (rw *recorder) runHolds() {
+	for _, f := range rw.holds {
+		f()
+	}
+	clear(rw.holds)
+	rw.holds = rw.holds[:0]
+}
+
 // release runs the functions of AtRequestEnd, then returns the recorder
 // to its pool. A write deadline it armed itself (on net/http's
 // connections) is lifted: the connection may serve more requests, and
 // net/http writes the rest of its buffer after the handler. mosaic's own
 // server bounds that write with send_timeout itself.
 func (rw *recorder) release() {
+	rw.runHolds()
 	for _, f := range rw.ends {
 		f()
 	}

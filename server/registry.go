@@ -135,6 +135,14 @@ type Module struct {
 	// must act once per client request keeps that in the request.
 	Preaccess func(loc *Location, next http.Handler) (http.Handler, error)
 
+	// Precontent, when set, wraps the location's content at the
+	// module's place in precontentOrder (order.go): it runs after the
+	// access phase and try_files' resolution, right in front of the
+	// content, as NGINX's precontent phase handlers (mirror). It returns
+	// next itself when the location does not use the module. Internal
+	// redirects and subrequests pass through it again.
+	Precontent func(loc *Location, next http.Handler) (http.Handler, error)
+
 	// PostRead, when set, returns what the module does to each request of
 	// a server as soon as the server is chosen, before the server's
 	// rewrite phase (NGINX's post-read phase), with the server level's
@@ -185,6 +193,9 @@ func Register(m *Module) {
 	}
 	if m.Preaccess != nil && orderOf(preaccessOrder, m.Name) < 0 {
 		panic("server: module " + m.Name + " has a preaccess handler but no place in preaccessOrder")
+	}
+	if m.Precontent != nil && orderOf(precontentOrder, m.Name) < 0 {
+		panic("server: module " + m.Name + " has a precontent handler but no place in precontentOrder")
 	}
 	if m.Access != nil && orderOf(accessOrder, m.Name) < 0 {
 		panic("server: module " + m.Name + " has an access check but no place in accessOrder")

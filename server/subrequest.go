@@ -57,6 +57,13 @@ func SubrequestHeader(parent *http.Request, uri string, header http.Header) (*ht
 	if err != nil {
 		return nil, err
 	}
+	endHeaderOnly(resp)
+	return resp, nil
+}
+
+// endHeaderOnly stops a header-only subrequest whose header is in and
+// waits for its handler to return.
+func endHeaderOnly(resp *http.Response) {
 	b := resp.Body.(*subBody)
 	if resp.ContentLength == 0 || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified {
 		_, _ = io.Copy(io.Discard, b)
@@ -64,7 +71,6 @@ func SubrequestHeader(parent *http.Request, uri string, header http.Header) (*ht
 	b.Close()
 	b.ended.Wait()
 	resp.Body = http.NoBody
-	return resp, nil
 }
 
 // Include is Subrequest for a fragment that SSI or ESI includes in a page,
@@ -84,6 +90,53 @@ const (
 )
 
 func issue(parent *http.Request, uri string, header http.Header, kind int) (*http.Response, error) {
+	sub, err := begin(parent, uri, header, kind, nil)
+	if err != nil {
+		return nil, err
+	}
+	return sub.await()
+}
+
+// subSend is what a subrequest sends other than its parent's: the
+// method and a body of size bytes (nil: none).
+type subSend struct {
+	method string
+	body   io.Reader
+	size   int64
+}
+
+// Background starts a subrequest for uri as NGINX's background
+// subrequests (mirror): with method and a body of size bytes (nil for
+// none) rather than a GET, header-only (once its status and header are
+// in, it is stopped, as SubrequestHeader's), and without anything
+// waiting for it: the function returned does, until it has ended.
+// Cancelling parent's context stops it.
+func Background(parent *http.Request, uri, method string, header http.Header, body io.Reader, size int64) (wait func(), err error) {
+	if ri := infoFrom(parent.Context()); ri != nil {
+		// The parent's $request_id is made now, in the parent's
+		// goroutine: the subrequest's, which reads it, runs in another.
+		ri.st.RequestID()
+	}
+	sub, err := begin(parent, uri, header, subHeaderOnly, &subSend{method: method, body: body, size: size})
+	if err != nil {
+		return nil, err
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if resp, err := sub.await(); err == nil {
+			endHeaderOnly(resp)
+		} else {
+			// The body may be read until the handler has returned.
+			sub.ended.Wait()
+		}
+	}()
+	return func() { <-done }, nil
+}
+
+// begin makes the subrequest and starts its handler; await waits for its
+// header.
+func begin(parent *http.Request, uri string, header http.Header, kind int, send *subSend) (*subrequest, error) {
 	include := kind == subInclude
 	ri := infoFrom(parent.Context())
 	if ri == nil {
@@ -155,6 +208,12 @@ func issue(parent *http.Request, uri string, header http.Header, kind int) (*htt
 		RequestURI: u.RequestURI(),
 		TLS:        parent.TLS,
 	}
+	if send != nil {
+		proto.Method = send.method
+		if send.body != nil && send.size > 0 {
+			proto.Body, proto.ContentLength = io.NopCloser(send.body), send.size
+		}
+	}
 	r := proto.WithContext(ctx)
 	if !normalizePath(r) {
 		cancel()
@@ -177,6 +236,7 @@ func issue(parent *http.Request, uri string, header http.Header, kind int) (*htt
 	sub.ended.Add(1)
 	sw := &sub.sw
 	*sw = subWriter{header: http.Header{}, ready: make(chan struct{}), pipe: pipe, st: st}
+	sub.req = r
 	st.Header = sw.header
 	subrequestWorkers.Go(func() {
 		defer sub.ended.Done()
@@ -193,7 +253,12 @@ func issue(parent *http.Request, uri string, header http.Header, kind int) (*htt
 		}()
 		loc.subHandler.ServeHTTP(sw, r)
 	})
+	sub.uri, sub.cancel = uri, cancel
+	return sub, nil
+}
 
+func (sub *subrequest) await() (*http.Response, error) {
+	ctx, cancel, uri, sw, pipe := &sub.root, sub.cancel, sub.uri, &sub.sw, &sub.pipe
 	select {
 	case <-sw.ready:
 	case <-ctx.Done():
@@ -216,7 +281,7 @@ func issue(parent *http.Request, uri string, header http.Header, kind int) (*htt
 		Header:        sw.sent,
 		Body:          &sub.body,
 		ContentLength: -1,
-		Request:       r,
+		Request:       sub.req,
 	}
 	if cl, err := strconv.ParseInt(sw.sent.Get("Content-Length"), 10, 64); err == nil {
 		resp.ContentLength = cl
@@ -238,7 +303,10 @@ type subrequest struct {
 	resp http.Response
 	// ended is done once the handler has returned (SubrequestHeader
 	// waits for it).
-	ended sync.WaitGroup
+	ended  sync.WaitGroup
+	uri    string
+	req    *http.Request
+	cancel context.CancelFunc
 }
 
 // subrequestURL resolves a subrequest's uri against its parent's URL,
