@@ -17,6 +17,7 @@
 //	modules/headersmod    add_header, expires            -> headers
 //	modules/limitmod      limit_req*, limit_conn*        -> limit (the preaccess phase)
 //	modules/mapmod        map, map_hash_*                -> vmap (a variable per map)
+//	modules/mirrormod     mirror, mirror_request_body    -> mirror (the precontent phase: server.Background)
 //	modules/proxymod      proxy_pass, upstream, proxy_*  -> proxy
 //	modules/randomindexmod random_index                  -> static (its RandomIndex option)
 //	modules/realipmod     set_real_ip_from, real_ip_*    -> realip (post-read and preaccess steps)
