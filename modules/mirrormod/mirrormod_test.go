@@ -1,9 +1,19 @@
 package mirrormod_test
 
 import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	_ "github.com/mosaic-edge/mosaic/modules/mirrormod"
+	_ "github.com/mosaic-edge/mosaic/modules/proxymod"
 	_ "github.com/mosaic-edge/mosaic/modules/rewritemod"
 	"github.com/mosaic-edge/mosaic/server/servertest"
 )
@@ -26,4 +36,68 @@ func TestErrors(t *testing.T) {
 	// Several mirrors at one level, "off" below one that has them.
 	servertest.Load(t, `http { mirror /a; mirror /b; mirror_request_body off;
 		server { location / { mirror off; } location /x { mirror /c; } } }`)
+}
+
+// TestServe runs mirrors through the server under the race detector:
+// the client's body goes to the content and to both mirrors, one spooled
+// to a file, while the client's answer does not wait for a slow mirror.
+func TestServe(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	shadow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if r.URL.Path == "/slow" {
+			time.Sleep(300 * time.Millisecond)
+		}
+		mu.Lock()
+		seen = append(seen, r.Method+" "+r.URL.RequestURI()+" "+strconv.Itoa(len(b)))
+		mu.Unlock()
+	}))
+	defer shadow.Close()
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		io.WriteString(w, "origin "+strconv.Itoa(len(b)))
+	}))
+	defer origin.Close()
+	base := servertest.Start(t, fmt.Sprintf(`http { server { listen 127.0.0.1:0;
+		client_body_buffer_size 1k; client_body_temp_path %s;
+		location / { mirror /m; mirror /slow; proxy_pass %s; }
+		location = /m { internal; proxy_pass %s$request_uri; }
+		location = /slow { internal; proxy_pass %[3]s/slow; }
+	} }`, t.TempDir(), origin.URL, shadow.URL))
+	for _, size := range []int{10, 5000} {
+		mu.Lock()
+		seen = nil
+		mu.Unlock()
+		start := time.Now()
+		resp, err := http.Post(base+"/p?a=1", "text/plain", strings.NewReader(strings.Repeat("x", size)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if took := time.Since(start); string(b) != "origin "+strconv.Itoa(size) || took > 250*time.Millisecond {
+			t.Errorf("%d bytes: %q after %v", size, b, took)
+		}
+		// The next request on the connection waits for the mirrors
+		// (its own are not waited for here).
+		resp, err = http.Get(base + "/q")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		mu.Lock()
+		var got []string
+		for _, s := range seen {
+			if strings.HasPrefix(s, "POST") {
+				got = append(got, s)
+			}
+		}
+		mu.Unlock()
+		slices.Sort(got)
+		want := []string{"POST /p?a=1 " + strconv.Itoa(size), "POST /slow?a=1 " + strconv.Itoa(size)}
+		if !slices.Equal(got, want) {
+			t.Errorf("%d bytes: shadow got %q", size, got)
+		}
+	}
 }
