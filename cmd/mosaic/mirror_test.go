@@ -127,6 +127,11 @@ func TestMirrorMatchesNGINX(t *testing.T) {
 				proxy_pass http://%[2]s;
 				location /a/quiet { mirror off; proxy_pass http://%[2]s; }
 			}
+			location /tf { mirror /m; try_files $uri @app; }
+			location /tf2 { try_files $uri @mirrored; }
+			location @app { proxy_pass http://%[2]s; }
+			location @mirrored { mirror /m2; proxy_pass http://%[2]s; }
+			location /ep { mirror /m; error_page 404 = /a/page; return 404; }
 			location /small { client_max_body_size 5; mirror /m; proxy_pass http://%[2]s; }
 			location /hang { mirror /mhang; proxy_pass http://%[2]s; }
 			location = /mhang { internal; proxy_read_timeout 30s; proxy_pass http://%[3]s/sleep?long; }
@@ -161,6 +166,10 @@ func TestMirrorMatchesNGINX(t *testing.T) {
 		{"big", "POST /two HTTP/1.1\r\nHost: a.test\r\nContent-Length: 5000\r\nConnection: close\r\n\r\n" + big},
 		{"big chunked", "POST /a HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n" +
 			"1388\r\n" + big + "\r\n0\r\n\r\n"},
+		{"try_files first", "POST /tf HTTP/1.1\r\nHost: a.test\r\nContent-Length: 2\r\nConnection: close\r\n\r\ntf"},
+		{"try_files fallback", "POST /tf2 HTTP/1.1\r\nHost: a.test\r\nContent-Length: 2\r\nConnection: close\r\n\r\ntf"},
+		{"error_page", "GET /ep?q HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"},
+		{"error_page of a POST", "POST /ep HTTP/1.1\r\nHost: a.test\r\nContent-Length: 2\r\nConnection: close\r\n\r\nep"},
 		{"too large", "POST /small HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n" +
 			"a\r\n0123456789\r\n0\r\n\r\n"},
 	} {
