@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/chunked"
 	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
@@ -21,9 +22,9 @@ type body struct {
 	c      *conn
 	w      *response
 	req    *http.Request
-	remain int64          // bytes left of a length-delimited body
-	chunks *chunkedReader // the chunked decoder, for a chunked body
-	expect bool           // a 100 Continue is owed before the first read
+	remain int64           // bytes left of a length-delimited body
+	chunks *chunked.Reader // the chunked decoder, for a chunked body
+	expect bool            // a 100 Continue is owed before the first read
 	// unread is what the response's header needs to know, whichever
 	// goroutine reads the body: the bytes left of a length-delimited body
 	// that has not been read yet (-1 chunked), whether the client still
@@ -49,7 +50,7 @@ func (b *body) bytesRead() int64 { return b.read.Load() }
 func newBody(c *conn, r *http.Request) *body {
 	b := &body{c: c, remain: r.ContentLength, start: c.consumed()}
 	if r.ContentLength < 0 {
-		b.chunks = &chunkedReader{br: c.br}
+		b.chunks = chunked.NewReader(c.br)
 		if tr := r.Header["Trailer"]; len(tr) > 0 {
 			r.Trailer = http.Header{}
 			for _, v := range tr {
@@ -177,7 +178,7 @@ func (b *body) LimitBody(max int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.chunks != nil {
-		b.chunks.max = max
+		b.chunks.Limit(max)
 	}
 }
 

@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httputil"
 	"net/textproto"
 	"slices"
 	"strconv"
 	"strings"
 
+	"golang.org/x/net/http/httpguts"
+
+	"github.com/mosaic-edge/mosaic/internal/chunked"
 	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
@@ -98,7 +100,9 @@ func otherCodings(head []byte, br *bufio.Reader, r *http.Request, readErr error)
 	}
 	var body io.Reader = br
 	if codings[len(codings)-1] == "chunked" {
-		body = httputil.NewChunkedReader(br)
+		// The connection closes after the body: its trailer is not
+		// waited for.
+		body = chunked.NewLaxReader(br)
 		codings = codings[:len(codings)-1]
 	}
 	// Undone from the last applied to the first.
@@ -168,9 +172,98 @@ func decoder(coding string) func(io.Reader) (io.Reader, error) {
 	case "deflate":
 		return func(r io.Reader) (io.Reader, error) { return zlib.NewReader(r) }
 	case "chunked":
-		return func(r io.Reader) (io.Reader, error) { return httputil.NewChunkedReader(r), nil }
+		return func(r io.Reader) (io.Reader, error) { return chunked.NewLaxReader(bufio.NewReader(r)), nil }
 	}
 	return nil
+}
+
+// chunkedBody is an upstream's chunked body, read as NGINX reads it
+// (chunked.NewLaxReader), where net/http's reader refused what NGINX
+// takes (whitespace before an extension, lines ended by LF alone) with
+// a 502, and then its trailer.
+type chunkedBody struct {
+	cr   *chunked.Reader
+	br   *bufio.Reader
+	resp *http.Response // its Trailer gets the trailer's fields
+	line []byte         // the trailer line being read
+	err  error
+}
+
+func newChunkedBody(br *bufio.Reader, resp *http.Response) io.ReadCloser {
+	return &chunkedBody{cr: chunked.NewLaxReader(br), br: br, resp: resp}
+}
+
+func (b *chunkedBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	n, err := b.cr.Read(p)
+	if err == io.EOF {
+		err = b.readTrailer()
+	}
+	b.err = err
+	return n, err
+}
+
+func (b *chunkedBody) Close() error { return nil }
+
+// errTrailerCR is a CR in the trailer that ends no line.
+var errTrailerCR = fmt.Errorf("%w: a CR that ends no line in the trailer", chunked.ErrFraming)
+
+// readTrailer reads the trailer section, which ends with an empty line,
+// as NGINX's parser does: any lines, each ended by LF with at most a CR
+// before it; NGINX keeps none of them, and sets no bound. The fields of
+// its first maxHeaderBytes go to the response's Trailer, as net/http's
+// reader put them there ($upstream_trailer_NAME); lines that are not
+// fields, and what comes past the bound, are read and dropped. It
+// returns io.EOF at the end of the section.
+func (b *chunkedBody) readTrailer() error {
+	size, n := 0, 0 // the section's bytes so far, the line's
+	b.line = b.line[:0]
+	for {
+		c, err := b.br.ReadByte()
+		if err == nil && c == '\r' {
+			size++
+			if c, err = b.br.ReadByte(); err == nil && c != '\n' {
+				return errTrailerCR
+			}
+		}
+		if err == io.EOF {
+			return io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return err
+		}
+		size++
+		if c != '\n' {
+			n++
+			if size <= maxHeaderBytes {
+				b.line = append(b.line, c)
+			}
+			continue
+		}
+		if n == 0 {
+			return io.EOF
+		}
+		if size <= maxHeaderBytes {
+			b.keepField(string(b.line))
+		}
+		n, b.line = 0, b.line[:0]
+	}
+}
+
+// keepField adds a trailer line to the response's Trailer if it is a
+// field: a token, a colon, and a valid value.
+func (b *chunkedBody) keepField(line string) {
+	name, value, ok := strings.Cut(line, ":")
+	value = header.TrimOWS(value)
+	if !ok || !header.IsToken(name) || !httpguts.ValidHeaderFieldValue(value) {
+		return
+	}
+	if b.resp.Trailer == nil {
+		b.resp.Trailer = make(http.Header)
+	}
+	b.resp.Trailer.Add(textproto.CanonicalMIMEHeaderKey(name), value)
 }
 
 // lazyReader opens its decoder on the first Read: a gzip reader reads its

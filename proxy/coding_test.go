@@ -190,3 +190,55 @@ func TestInterimResponsesRelayed(t *testing.T) {
 		t.Errorf("the 103's Link leaked into the final response: %q", v)
 	}
 }
+
+// TestChunkedAsNGINX: a chunked body is read as NGINX reads one, lines
+// ended by LF alone and anything after a size's space included; the
+// trailer's fields go to vars.State.UpstreamTrailer, its other lines are
+// dropped, and the connection, read to the trailer's end, serves the next
+// request. Chunks NGINX refuses are logged in its words.
+func TestChunkedAsNGINX(t *testing.T) {
+	var mu sync.Mutex
+	conns := 0
+	o := testorigin.NewRaw(t, func(conn net.Conn, br *bufio.Reader) {
+		mu.Lock()
+		conns++
+		mu.Unlock()
+		for {
+			req, err := http.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			chunks := "3 x;y\nabc\n0 z\nnot a field\nX-T: tv\nX-U:  u \r\n\n"
+			if req.URL.Path == "/bad" {
+				chunks = "0x3\r\nabc\r\n0\r\n\r\n"
+			}
+			io.WriteString(conn, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-T\r\n\r\n"+chunks)
+		}
+	})
+	logs := &logBuffer{}
+	up := mustUpstream(t, "backend", 4, server(o.Addr()))
+	f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up, HTTPVersion: "1.1",
+		SetHeaders: keepaliveHeaders, Logger: logs.logger()}))
+	for i := range 2 {
+		if status, body, _ := get(t, f.URL+"/"); status != 200 || body != "abc" {
+			t.Fatalf("request %d: %d %q, want 200 \"abc\"", i+1, status, body)
+		}
+		f.mu.Lock()
+		tr := f.states[len(f.states)-1].UpstreamTrailer
+		f.mu.Unlock()
+		if want := (http.Header{"X-T": {"tv"}, "X-U": {"u"}}); fmt.Sprint(tr) != fmt.Sprint(want) {
+			t.Errorf("request %d: trailer %v, want %v", i+1, tr, want)
+		}
+	}
+	mu.Lock()
+	if conns != 1 {
+		t.Errorf("%d connections, want 1", conns)
+	}
+	mu.Unlock()
+	if status, _, _ := get(t, f.URL+"/bad"); status != http.StatusBadGateway {
+		t.Errorf("/bad: %d, want 502", status)
+	}
+	if want := `msg="upstream sent invalid chunked response while reading upstream"`; !strings.Contains(logs.String(), want) {
+		t.Errorf("log %q, want %s", logs.String(), want)
+	}
+}

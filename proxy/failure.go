@@ -10,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+
+	"github.com/mosaic-edge/mosaic/internal/chunked"
 )
 
 // StatusClientClosedRequest is NGINX's 499: the client went away before
@@ -126,6 +128,8 @@ func (f *failure) message() string {
 		return "writev() failed while " + f.phase
 	case f.premature:
 		return "upstream prematurely closed connection while " + f.phase
+	case errors.Is(f.err, chunked.ErrFraming):
+		return "upstream sent invalid chunked response while " + f.phase
 	}
 	return "recv() failed while " + f.phase
 }

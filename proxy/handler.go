@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -365,7 +366,7 @@ func (x *exchange) try(p *peer, fresh bool) (*conn, *http.Response, *failure) {
 // readHeader reads the response header, relaying interim 1xx responses
 // other than 100 and 101 to the client as they come. A head that net/http
 // refuses for its Transfer-Encoding is read again by RFC 9112's rules
-// (otherCodings).
+// (otherCodings); a chunked body is read by chunkedBody.
 func (x *exchange) readHeader(c *conn) (*http.Response, error) {
 	if w := x.h.wire; w != nil {
 		// The Wire bounds the head itself: what its protocol carries
@@ -390,6 +391,10 @@ func (x *exchange) readHeader(c *conn) (*http.Response, error) {
 			if tr, terr := otherCodings(head, c.br, x.r, nil); tr != nil || terr != nil {
 				resp, err = tr, terr
 			}
+		} else if err == nil && resp.Body != http.NoBody && slices.Equal(resp.TransferEncoding, []string{"chunked"}) {
+			// Nothing of the body has been read: its chunks are read as
+			// NGINX reads them (chunkedBody) rather than by net/http.
+			resp.Body = newChunkedBody(c.br, resp)
 		}
 		if err == nil {
 			err = checkHead(resp, head)
