@@ -113,9 +113,10 @@ type conn struct {
 	waitUntil time.Time
 	// midHead says the connection parked in the middle of a request
 	// header: c.head holds what has come, headStart where its current
-	// line begins.
+	// line begins, headBufs where NGINX's buffers would hold it.
 	midHead   bool
 	headStart int
+	headBufs  headBuffers
 	// stat is the state c is counted in (stats.go).
 	stat int8
 	// refusedLine is the request line of a header being parsed, for
@@ -809,27 +810,88 @@ func (c *conn) readRequest(x *exchange) (*http.Request, error) {
 	return req, nil
 }
 
-// errLineTooLong and errHeadTooLarge end a request whose header breaks
-// the limits.
+// errLineTooLong, errFieldTooLong and errHeadTooLarge end a request
+// whose header breaks the limits.
 var (
 	errLineTooLong  = &requestError{http.StatusRequestURITooLong, "request line too long"}
 	errFieldTooLong = &requestError{StatusHeaderTooLarge, "header field too long"}
 	errHeadTooLarge = &requestError{StatusHeaderTooLarge, "request header too large"}
 )
 
+// headBuffers follows where NGINX would hold a header as it is read
+// (ngx_http_alloc_large_header_buffer), so as to take what it takes: the
+// header goes into a first buffer (client_header_buffer_size), and when
+// a buffer is full in the middle of a line, that line's part moves to
+// the start of a large buffer (large_client_header_buffers), where the
+// header goes on; when it is full at a line's end, the next line starts
+// a large buffer. A line part as long as a large buffer cannot move, nor
+// any once all the large buffers are taken: the request line is then
+// refused with 414, a field with 494. A header that fits the first
+// buffer is taken whatever the large buffers' size, and lines pack whole
+// into buffers: with "large_client_header_buffers 2 1k" three fields of
+// 900 bytes fit (one in the first buffer with the request line), four
+// of 600 do not.
+type headBuffers struct {
+	first, size, number int // the first buffer's size, the large ones', how many
+	limit               int // where, in the header, the buffer being filled ends
+	taken               int // the large buffers taken
+	// skipped is where the empty lines before the request line leave
+	// the first buffer's next byte: NGINX starts the buffer over when
+	// they fill it.
+	skipped int
+}
+
+func newHeadBuffers(lim *Limits) headBuffers {
+	hb := headBuffers{first: lim.HeaderBufferBytes, size: lim.MaxLineBytes}
+	if hb.first <= 0 {
+		hb.first = 1 << 10
+	}
+	if hb.size <= 0 {
+		hb.size = 8 << 10
+	}
+	maxHead := lim.MaxHeaderBytes
+	if maxHead <= 0 {
+		maxHead = 32 << 10
+	}
+	hb.number = max(maxHead/hb.size, 1)
+	hb.limit = hb.first
+	return hb
+}
+
+// skip accounts for an empty line of n bytes before the request line.
+func (hb *headBuffers) skip(n int) {
+	hb.skipped = (hb.skipped + n) % hb.first
+	hb.limit = hb.first - hb.skipped
+}
+
+// hold accounts for n bytes of header (empty lines before the request
+// line left out) whose current line begins at start, and tells how a
+// header that does not fit is refused.
+func (hb *headBuffers) hold(start, n int) error {
+	for n > hb.limit {
+		part := hb.limit - start // the line's bytes in the full buffer
+		if part >= hb.size || hb.taken == hb.number {
+			switch {
+			case start == 0:
+				return errLineTooLong
+			case part >= hb.size:
+				return errFieldTooLong
+			}
+			return errHeadTooLarge
+		}
+		hb.taken++
+		hb.limit = start + hb.size
+	}
+	return nil
+}
+
 // readHead reads the request line and header fields up to the empty line
 // that ends them, skipping empty lines before the request line. The
 // result is valid until releaseHead. It takes what is buffered line by
 // line and waits for more through fill, so that a header that trickles
-// in holds only the header buffer while it waits (see fill).
+// in holds only the header buffer while it waits (see fill). It holds no
+// more of a header than NGINX's buffers would (headBuffers), and a byte.
 func (c *conn) readHead() ([]byte, error) {
-	maxLine, maxHead := c.lim.MaxLineBytes, c.lim.MaxHeaderBytes
-	if maxLine <= 0 {
-		maxLine = 8 << 10
-	}
-	if maxHead <= 0 {
-		maxHead = 32 << 10
-	}
 	if c.head == nil {
 		c.head = headPool.Get().(*[]byte)
 	}
@@ -842,7 +904,10 @@ func (c *conn) readHead() ([]byte, error) {
 	if c.midHead {
 		// Resumed after parking: the header so far is in c.head.
 		acc, start, c.midHead = *c.head, c.headStart, false
+	} else {
+		c.headBufs = newHeadBuffers(c.lim)
 	}
+	hb := &c.headBufs
 	defer func() { *c.head = acc }()
 	for {
 		if err := c.fillHead(); err != nil {
@@ -864,28 +929,28 @@ func (c *conn) readHead() ([]byte, error) {
 			}
 			return nil, err
 		}
-		buf, _ := c.br.Peek(c.br.Buffered())
+		buf, _ := c.br.Peek(min(c.br.Buffered(), hb.limit-len(acc)+1))
 		end := bytes.IndexByte(buf, '\n')
 		if end >= 0 {
 			buf = buf[:end+1]
 		}
 		acc = append(acc, buf...)
 		_, _ = c.br.Discard(len(buf))
-		if n := len(acc) - start; n > maxLine+2 || len(acc) > maxHead {
-			c.refusedLen = start
-			switch {
-			case start == 0:
-				return nil, errLineTooLong
-			case n > maxLine+2:
-				return nil, errFieldTooLong
+		line := acc[start:]
+		empty := end >= 0 && (len(line) == 1 || len(line) == 2 && line[0] == '\r')
+		if !empty || start > 0 {
+			// An empty line before the request line is skipped instead.
+			if err := hb.hold(start, len(acc)); err != nil {
+				c.refusedLen = start
+				return nil, err
 			}
-			return nil, errHeadTooLarge
 		}
 		if end < 0 {
 			continue // the line goes on in what is still to come
 		}
-		if line := acc[start:]; len(line) == 1 || len(line) == 2 && line[0] == '\r' {
+		if empty {
 			if start == 0 {
+				hb.skip(len(line))
 				acc = acc[:0] // an empty line before the request line
 				began = true
 				continue

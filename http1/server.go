@@ -54,10 +54,16 @@ type Limits struct {
 	// MaxRequests closes a connection after that many requests
 	// (keepalive_requests); zero means no limit.
 	MaxRequests int
-	// MaxLineBytes limits the request line and each header field, and
-	// MaxHeaderBytes the whole request header (large_client_header_buffers
-	// number and size). Zero means 8 KB and 32 KB.
-	MaxLineBytes, MaxHeaderBytes int
+	// HeaderBufferBytes, MaxLineBytes and MaxHeaderBytes bound a request
+	// header as NGINX's client_header_buffer_size and
+	// large_client_header_buffers (size, and number × size) do: the header
+	// is read into a buffer of HeaderBufferBytes, and a line that does
+	// not fit what is left of it moves, whole, into one of
+	// MaxHeaderBytes / MaxLineBytes large buffers of MaxLineBytes each,
+	// and so on. A request line that cannot move is refused with 414, a
+	// field with 400 (StatusHeaderTooLarge). Zero means 1 KB, 8 KB and
+	// 32 KB. MaxHeaderBytes also bounds a chunked body's trailer.
+	HeaderBufferBytes, MaxLineBytes, MaxHeaderBytes int
 
 	// WriteTimeout bounds the writes of each response, from the start of
 	// the request; handlers may move the deadline (http.ResponseController).

@@ -538,6 +538,47 @@ func TestServeChunkOverLimit(t *testing.T) {
 	}
 }
 
+// TestServeHeaderBuffers: a header is held as NGINX holds it in its
+// buffers (client_header_buffer_size, then large_client_header_buffers,
+// here 2 of 1 KB): a line that fits the first buffer may be longer than a
+// large one, lines move whole into large buffers, and a header that needs
+// more of them than there are is refused, however few bytes it has.
+func TestServeHeaderBuffers(t *testing.T) {
+	line := func(n int) string {
+		return "GET /" + strings.Repeat("a", n-len("GET / HTTP/1.1\r\n")) + " HTTP/1.1\r\n"
+	}
+	field := func(n int) string { return "X-F: " + strings.Repeat("v", n-len("X-F: \r\n")) + "\r\n" }
+	two := line(1000) + "Host: t\r\n" + strings.Repeat(field(900), 2) + "\r\n"
+	for _, tc := range []struct {
+		first  int
+		req    string
+		status int // 400 is StatusHeaderTooLarge's
+	}{
+		{1 << 10, line(1024) + "Host: t\r\n\r\n", 200},
+		{1 << 10, line(1025) + "Host: t\r\n\r\n", 414},
+		{2 << 10, line(2000) + "Host: t\r\n\r\n", 200},
+		{2 << 10, line(2100) + "Host: t\r\n\r\n", 414},
+		{1 << 10, line(40) + "Host: t\r\n" + field(1024) + "\r\n", 200},
+		{1 << 10, line(40) + "Host: t\r\n" + field(1025) + "\r\n", 400},
+		{1 << 10, line(40) + "Host: t\r\n" + strings.Repeat(field(900), 3) + "\r\n", 200},
+		{1 << 10, line(40) + "Host: t\r\n" + strings.Repeat(field(900), 4) + "\r\n", 400},
+		{1 << 10, line(40) + "Host: t\r\n" + strings.Repeat(field(600), 4) + "\r\n", 400},
+		// Empty lines take room in the first buffer, which starts over
+		// when they fill it.
+		{1 << 10, two, 200},
+		{1 << 10, strings.Repeat("\r\n", 400) + two, 400},
+		{1 << 10, strings.Repeat("\r\n", 512) + two, 200},
+	} {
+		ts := startServer(t, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), func(s *Server) {
+			s.HeaderBufferBytes, s.MaxLineBytes, s.MaxHeaderBytes = tc.first, 1<<10, 2<<10
+		})
+		resp, _ := dial(t, ts.addr).roundTrip("GET", tc.req)
+		if resp.StatusCode != tc.status {
+			t.Errorf("first buffer %d, %d bytes: status %d, want %d", tc.first, len(tc.req), resp.StatusCode, tc.status)
+		}
+	}
+}
+
 func TestServeExpectContinue(t *testing.T) {
 	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/read" {

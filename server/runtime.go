@@ -221,9 +221,9 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 	return l, nil
 }
 
-// lineLimit is the longest request line or header field cl accepts: one
-// large buffer, or the first buffer when that is larger (NGINX turns to the
-// large buffers only for what does not fit in it).
+// lineLimit is the longest HTTP/2 field cl accepts (admitH2): one large
+// buffer, or the first buffer when that is larger, as an HTTP/1 line
+// that fits the first buffer is taken whatever the large buffers' size.
 func lineLimit(cl *coreLoc) int {
 	return max(cl.headerBufs.V.Size, int(cl.headerBuffer.V))
 }
@@ -254,21 +254,17 @@ func (h currentLog) WithGroup(name string) slog.Handler    { return h.handler().
 // default_server).
 func limitsFor(g *addrGroup) http1.Limits {
 	cl := LocConf[*coreLoc](g.def.level, coreModule)
-	// NGINX reads a request into a client_header_buffer_size buffer first
-	// and turns to the large buffers only for what does not fit: a header
-	// as long as that first buffer is accepted whatever the large buffers'
-	// size.
-	first := int(cl.headerBuffer.V)
 	return http1.Limits{
-		HeaderTimeout:    cl.headerTimeout.V,
-		KeepAliveTimeout: cl.keepalive.V,
-		WriteTimeout:     cl.sendTimeout.V,
-		MaxRequests:      cl.keepaliveReqs.V,
-		MaxLineBytes:     lineLimit(cl),
-		MaxHeaderBytes:   max(cl.headerBufs.V.Number*cl.headerBufs.V.Size, first),
-		Linger:           cl.lingerMode.V,
-		LingerTime:       cl.lingerTime.V,
-		LingerTimeout:    cl.lingerTimeout.V,
+		HeaderTimeout:     cl.headerTimeout.V,
+		KeepAliveTimeout:  cl.keepalive.V,
+		WriteTimeout:      cl.sendTimeout.V,
+		MaxRequests:       cl.keepaliveReqs.V,
+		HeaderBufferBytes: int(cl.headerBuffer.V),
+		MaxLineBytes:      cl.headerBufs.V.Size,
+		MaxHeaderBytes:    cl.headerBufs.V.Number * cl.headerBufs.V.Size,
+		Linger:            cl.lingerMode.V,
+		LingerTime:        cl.lingerTime.V,
+		LingerTimeout:     cl.lingerTimeout.V,
 		// NGINX 1.22 speaks HTTP/2 on a plain "listen ... http2" (NGINX
 		// 1.25 also on a plain address whose default server says
 		// "http2 on"), and 1.25 keeps serving HTTP/1.x there too.

@@ -245,13 +245,15 @@ func newH2Server(addr net.Addr, h http.Handler, lim http1.Limits, g *addrGroup, 
 	// them included, and would hold the connection for good.
 	// MaxConcurrentStreams is http2_max_concurrent_streams (NGINX's 128
 	// by default, where Go's is 250): a stream past it is refused; a
-	// stream's receive window is http2_body_preread_size.
+	// stream's receive window is http2_body_preread_size. A header may be
+	// as large as HTTP/1's first buffer, or its large buffers together:
+	// HTTP/2's fields are not laid out in buffers.
 	s.srv = &http.Server{
 		Handler:        countRequests(h),
 		ConnState:      s.connState,
 		Protocols:      &protos,
 		IdleTimeout:    lim.KeepAliveTimeout,
-		MaxHeaderBytes: lim.MaxHeaderBytes,
+		MaxHeaderBytes: max(lim.MaxHeaderBytes, lim.HeaderBufferBytes),
 		HTTP2: &http.HTTP2Config{WriteByteTimeout: lim.WriteTimeout, MaxConcurrentStreams: streams,
 			MaxReceiveBufferPerStream: preread},
 		ErrorLog:    slog.NewLogLogger(logger.Handler(), slog.LevelInfo),

@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -256,4 +258,117 @@ func TestChunkedTransferEncodingOffAsNGINX(t *testing.T) {
 			t.Errorf("%s: mosaic %s, nginx %s", path, m, n)
 		}
 	}
+}
+
+// headerBufferRequest is a request whose request line takes line bytes
+// and whose fields after Host take fields bytes each, line ends included,
+// after empty empty lines.
+func headerBufferRequest(empty, line int, fields ...int) string {
+	var b strings.Builder
+	b.WriteString(strings.Repeat("\r\n", empty))
+	b.WriteString("GET /" + strings.Repeat("a", line-len("GET / HTTP/1.1\r\n")) + " HTTP/1.1\r\nHost: t\r\n")
+	for _, n := range fields {
+		b.WriteString("X-F: " + strings.Repeat("v", n-len("X-F: \r\n")) + "\r\n")
+	}
+	b.WriteString("\r\n")
+	return b.String()
+}
+
+// TestHeaderBufferPackingAsNGINX: NGINX reads a header into a
+// client_header_buffer_size buffer, and moves the line that does not fit
+// it, whole, into one of the large_client_header_buffers, and so on: a
+// line longer than a large buffer is refused (414 for the request line,
+// 494 for a field), and so is a header that needs more large buffers than
+// there are, however few bytes it wastes at their ends. The requests are
+// made of lines whose lengths fall on either side of the buffers' sizes.
+func TestHeaderBufferPackingAsNGINX(t *testing.T) {
+	nginxPath(t)
+	type config struct{ number, size, first int }
+	configs := []config{{2, 1 << 10, 1 << 10}, {2, 1 << 10, 2 << 10}, {4, 8 << 10, 1 << 10}, {4, 8 << 10, 2 << 10}}
+	ports := map[string][]int{}
+	for _, who := range []string{"m", "n"} {
+		for range configs[1:] {
+			ports[who] = append(ports[who], freePort(t))
+		}
+	}
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		var b strings.Builder
+		for i, c := range configs {
+			if i > 0 {
+				port = ports[who][i-1]
+			}
+			fmt.Fprintf(&b, `server { listen 127.0.0.1:%d; large_client_header_buffers %d %d;
+				client_header_buffer_size %d; location / { return 200 "ok"; } }
+			`, port, c.number, c.size, c.first)
+		}
+		return b.String()
+	})
+	title := regexp.MustCompile(`<title>[^<]*</title>`)
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for i, c := range configs {
+		m, n := mport, nport
+		if i > 0 {
+			m, n = ports["m"][i-1], ports["n"][i-1]
+		}
+		// Lengths on either side of each buffer's end.
+		var lengths []int
+		for _, at := range []int{c.first - len("GET / HTTP/1.1\r\nHost: t\r\n"), c.first, c.size, c.first + c.size} {
+			for d := -3; d <= 3; d++ {
+				if at+d > 20 {
+					lengths = append(lengths, at+d)
+				}
+			}
+		}
+		lengths = append(lengths, 40, c.size/2, c.size/3*2)
+		pick := func() int {
+			if rnd.IntN(4) == 0 {
+				return 20 + rnd.IntN(c.size+c.first)
+			}
+			return lengths[rnd.IntN(len(lengths))]
+		}
+		// Fields packed whole: three of 900 bytes fit "2 1k" (the first
+		// with the request line), and four of 600 do not, 2.4 KB of the
+		// 3 KB of buffers.
+		reqs := []string{headerBufferRequest(0, 40, 900, 900, 900), headerBufferRequest(0, 40, 600, 600, 600, 600)}
+		for _, l := range lengths {
+			reqs = append(reqs, headerBufferRequest(0, l), headerBufferRequest(0, 40, l), headerBufferRequest(0, 40, 40, l))
+		}
+		for range 150 {
+			fields := make([]int, rnd.IntN(c.number+3))
+			for j := range fields {
+				fields[j] = pick()
+			}
+			empty := 0
+			if rnd.IntN(8) == 0 {
+				empty = rnd.IntN(c.first)
+			}
+			reqs = append(reqs, headerBufferRequest(empty, pick(), fields...))
+		}
+		for _, req := range reqs {
+			mr, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", m), req)
+			nr, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", n), req)
+			mt, nt := title.FindString(mb), title.FindString(nb)
+			if mr.StatusCode != nr.StatusCode || nr.StatusCode == http.StatusBadRequest && mt != nt {
+				t.Errorf("large_client_header_buffers %d %d, client_header_buffer_size %d: %s: mosaic %d %s, nginx %d %s",
+					c.number, c.size, c.first, headerShape(req), mr.StatusCode, mt, nr.StatusCode, nt)
+			}
+		}
+	}
+}
+
+// headerShape is a request's line lengths, line ends included: empty
+// lines before the request line as "N×2", then the request line and the
+// fields.
+func headerShape(req string) string {
+	trimmed := strings.TrimLeft(req, "\r\n")
+	var shape []string
+	if skipped := len(req) - len(trimmed); skipped > 0 {
+		shape = append(shape, fmt.Sprintf("%d×2", skipped/2))
+	}
+	for line := range strings.SplitAfterSeq(trimmed, "\n") {
+		if line != "" {
+			shape = append(shape, strconv.Itoa(len(line)))
+		}
+	}
+	return strings.Join(shape, " ")
 }
