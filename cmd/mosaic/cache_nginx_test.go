@@ -241,3 +241,15 @@ func TestCacheLockPerVariantAsNGINX(t *testing.T) {
 	wg.Wait()
 	sameSequence(t, mport, nport, reqs) // every variant was stored
 }
+
+// TestCacheMinUsesZeroAsNGINX: NGINX accepts "proxy_cache_min_uses 0" and
+// stores from the first request, as with 1.
+func TestCacheMinUsesZeroAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprintf(w, "v%d", n)
+	})
+	mport, nport := startCacheBoth(t, o, `location / { proxy_pass http://{origin}; proxy_cache_min_uses 0; }`)
+	sameSequence(t, mport, nport, [][]string{{"/a"}, {"/a"}})
+}

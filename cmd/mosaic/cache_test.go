@@ -1470,7 +1470,7 @@ func TestCacheConfigErrors(t *testing.T) {
 		{"proxy_cache_valid 200 soon;", `invalid value "soon" in "proxy_cache_valid" directive`},
 		{"proxy_cache_use_stale error sometimes;", `invalid value "sometimes" in proxy_cache_use_stale`},
 		{"proxy_cache_methods GET PUT;", `invalid value "PUT" in "proxy_cache_methods" directive`},
-		{"proxy_cache_min_uses 0;", `invalid value "0" in "proxy_cache_min_uses" directive`},
+		{"proxy_cache_min_uses -1;", `invalid value "-1" in "proxy_cache_min_uses" directive`},
 		{"proxy_cache_lock maybe;", `it must be "on" or "off"`},
 		{"proxy_cache_lock_timeout 5x;", `invalid value "5x" in "proxy_cache_lock_timeout" directive`},
 		{"proxy_ignore_headers X-Other;", `invalid value "X-Other" in proxy_ignore_headers`},
