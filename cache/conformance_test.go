@@ -24,6 +24,7 @@ func TestConformanceRules(t *testing.T) {
 		w.Header().Set("ETag", `"e1"`)
 		w.Header().Set("Content-Type", "text/plain")
 		w.Header().Set("X-Range-Sent", r.Header.Get("Range"))
+		w.Header().Set("Accept-Ranges", "bytes")
 		fmt.Fprint(w, digits)
 	}
 	targeted := func(cc, cdn, surrogate string) func(int64, http.ResponseWriter, *http.Request) {
@@ -430,21 +431,37 @@ func TestConformanceRules(t *testing.T) {
 				{cache: cache.StatusHit, body: digits, originReqs: 1, want: map[string]string{"Content-Range": ""}},
 			},
 		},
+		{
+			name: "NGINX: a response without Accept-Ranges is answered whole, filling the entry and from it",
+			origin: func(n int64, w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Cache-Control", "max-age=60")
+				fmt.Fprint(w, digits)
+			},
+			steps: []step{
+				{header: []string{"Range", "bytes=5-"}, cache: cache.StatusMiss, body: digits, originReqs: 1},
+				{header: []string{"Range", "bytes=5-"}, cache: cache.StatusHit, body: digits, originReqs: 1},
+			},
+		},
 	}
 	runRules(t, rules)
 }
 
 // TestMultipleRangesFromCache checks the multipart/byteranges answer to a
-// hit and to a fill: each part with its Content-Range and the stored type.
+// hit: each part with its Content-Range and the stored type. A fill
+// answers one range at most, as NGINX's does: several get the whole body.
 func TestMultipleRangesFromCache(t *testing.T) {
 	const digits = "0123456789"
 	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "max-age=60")
 		w.Header().Set("Content-Type", "text/plain")
+		w.Header().Set("Accept-Ranges", "bytes")
 		fmt.Fprint(w, digits)
 	})
 	f := newFront(t, o, cache.Options{})
-	for i, want := range []string{cache.StatusMiss, cache.StatusHit} {
+	if got := f.get(t, "/r", "Range", "bytes=0-1,4-5,8-"); got.status != http.StatusOK || got.body != digits || got.cacheStatus() != cache.StatusMiss {
+		t.Fatalf("fill: %d %s %q", got.status, got.cacheStatus(), got.body)
+	}
+	for i, want := range []string{cache.StatusHit, cache.StatusHit} {
 		got := f.get(t, "/r", "Range", "bytes=0-1,4-5,8-")
 		if got.status != http.StatusPartialContent || got.cacheStatus() != want {
 			t.Fatalf("request %d: %d %s", i, got.status, got.cacheStatus())

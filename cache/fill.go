@@ -28,8 +28,8 @@ type fillParams struct {
 	// the client sent it, and when its response is not stored, a success
 	// invalidates the key.
 	post bool
-	// passRange: a range request past MaxRangeOffset, sent with its Range
-	// and If-Range and not stored.
+	// passRange: a range request past MaxRangeOffset, or before MinUses
+	// is reached, sent with its Range and If-Range and not stored.
 	passRange bool
 	// unlock releases the fill lock early, once it is known that nothing
 	// will be stored (HandOff); nil without a lock.
@@ -333,10 +333,18 @@ func (f *filler) WriteHeader(status int) {
 	}
 
 	stored, detail := false, f.p.detail
+	// cacheable is NGINX's u->cacheable when its range filter reads it: a
+	// fill it cuts the client's range from. Its proxy sends a request it
+	// may not store (past max_range_offset, min_uses not reached) with the
+	// client's Range, and relays the answer; a response that its header
+	// makes uncacheable is sent whole. It learns that a response has no
+	// lifetime, or that proxy_no_cache refuses it, only after the filter.
+	cacheable := false
 	if failure != 0 {
 		detail = "upstream-failure"
 	} else if f.p.mayStore {
 		d := c.decide(f.r, status, f.header, f.reqTime, now)
+		cacheable = d.store || d.reason == "no-lifetime" || d.reason == "no-cache-predicate"
 		if d.store {
 			stored = f.startStore(d, now)
 			if !stored {
@@ -376,10 +384,10 @@ func (f *filler) WriteHeader(status int) {
 	if status == http.StatusOK && notModified(f.r, f.header, now) {
 		clientStatus, f.toClient = http.StatusNotModified, false
 		delete(h, "Content-Length")
-	} else if status == http.StatusOK && f.declared >= 0 {
+	} else if status == http.StatusOK && f.declared >= 0 && cacheable {
 		// The client's Range is answered from the complete response the
 		// cache asked for, as it streams by.
-		if ranges, verdict := c.clientRanges(f.r, f.header, f.declared); verdict != byterange.Whole {
+		if ranges, verdict := c.clientRanges(f.r, f.header, f.declared, true); verdict != byterange.Whole {
 			if f.ranged = setRangeHeader(h, ranges, f.declared, f.w); f.ranged == nil {
 				f.toClient = false
 				f.w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)

@@ -296,7 +296,9 @@ func (c *Cache) miss(w http.ResponseWriter, r *http.Request, lk lookup) {
 	}
 	c.checkRange(r, &p) // before the lock: such a fill stores nothing
 	if !c.used(lk.primary) {
-		p.mayStore, p.detail = false, "min-uses"
+		// As NGINX's proxy does for a request it will not store, the
+		// client's range goes upstream.
+		p.mayStore, p.passRange, p.detail = false, true, "min-uses"
 	}
 	if c.lock && p.mayStore {
 		// As NGINX's waiters, a request waits at most lock_timeout in all,

@@ -12,15 +12,25 @@ import (
 // response of size bytes with header h (RFC 9110 section 14): Whole when
 // the header is absent or does not apply (not a GET, another unit, an
 // If-Range that does not match, a response that is itself a range, one
-// of a type a filter around the cache rebuilds, ranges turned off or more
-// of them than max_ranges allows), or when its ranges are not in
-// ascending order without overlaps, which section 14.2 lets a server
-// ignore and which a body read once from the start cannot give.
-func (c *Cache) clientRanges(r *http.Request, h http.Header, size int64) ([]byterange.Range, byterange.Verdict) {
+// without Accept-Ranges, one of a type a filter around the cache rebuilds,
+// ranges turned off or more of them than max_ranges allows, or than one
+// when single), or when its ranges are not in ascending order without
+// overlaps, which section 14.2 lets a server ignore and which a body read
+// once from the start cannot give.
+//
+// Accept-Ranges (any value) and single are NGINX's rule: its upstream
+// module allows ranges of a proxied response only when the upstream's
+// header has that field (ngx_http_upstream_copy_allow_ranges), several
+// when served from the cache, one while it fills it.
+func (c *Cache) clientRanges(r *http.Request, h http.Header, size int64, single bool) ([]byterange.Range, byterange.Verdict) {
 	v := r.Header["Range"]
-	if len(v) == 0 || r.Method != http.MethodGet || len(h["Content-Range"]) > 0 || c.maxRanges < 0 ||
-		(c.transformed != nil && c.transformed(h.Get("Content-Type"))) {
+	if len(v) == 0 || r.Method != http.MethodGet || len(h["Content-Range"]) > 0 || len(h["Accept-Ranges"]) == 0 ||
+		c.maxRanges < 0 || (c.transformed != nil && c.transformed(h.Get("Content-Type"))) {
 		return nil, byterange.Whole
+	}
+	limit := c.maxRanges
+	if single {
+		limit = 1
 	}
 	spec, ok := byterange.Spec(v[0])
 	if !ok {
@@ -29,7 +39,7 @@ func (c *Cache) clientRanges(r *http.Request, h http.Header, size int64) ([]byte
 	if ir := r.Header["If-Range"]; len(ir) > 0 && !ifRangeMatches(strings.TrimSpace(ir[0]), h) {
 		return nil, byterange.Whole
 	}
-	ranges, verdict := byterange.Parse(spec, size, c.maxRanges, nil)
+	ranges, verdict := byterange.Parse(spec, size, limit, nil)
 	for i := 1; i < len(ranges); i++ {
 		if ranges[i].Start < ranges[i-1].End {
 			return nil, byterange.Whole

@@ -509,6 +509,7 @@ func TestRFCRules(t *testing.T) {
 			name: "9110/14.2 Range is not sent upstream; the whole response is stored, the range answered from it",
 			origin: func(n int64, w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Cache-Control", "max-age=60")
+				w.Header().Set("Accept-Ranges", "bytes")
 				fmt.Fprint(w, "range=", r.Header.Get("Range"))
 			},
 			steps: []step{

@@ -52,7 +52,7 @@ func (c *Cache) serveStored(w http.ResponseWriter, r *http.Request, obj Object, 
 	}
 	var body io.Writer = w
 	if code == http.StatusOK {
-		if ranges, verdict := c.clientRanges(r, m.Header, m.Size); verdict != byterange.Whole {
+		if ranges, verdict := c.clientRanges(r, m.Header, m.Size, false); verdict != byterange.Whole {
 			rw := setRangeHeader(h, ranges, m.Size, w)
 			if rw == nil {
 				w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)

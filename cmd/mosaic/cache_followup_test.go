@@ -22,6 +22,7 @@ func TestCacheMaxRanges(t *testing.T) {
 	o := newCacheOrigin(t, func(n int64, w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "max-age=60")
 		w.Header().Set("Content-Type", "text/plain")
+		w.Header().Set("Accept-Ranges", "bytes")
 		fmt.Fprint(w, "0123456789")
 	})
 	port := freePort(t)

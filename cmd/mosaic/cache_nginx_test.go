@@ -253,3 +253,37 @@ func TestCacheMinUsesZeroAsNGINX(t *testing.T) {
 	mport, nport := startCacheBoth(t, o, `location / { proxy_pass http://{origin}; proxy_cache_min_uses 0; }`)
 	sameSequence(t, mport, nport, [][]string{{"/a"}, {"/a"}})
 }
+
+// TestCacheRangesAsNGINX: NGINX's range filter cuts a range out of a
+// proxied response only when the upstream's header had Accept-Ranges
+// (ngx_http_upstream_copy_allow_ranges), served from the cache or filling
+// it, and a fill answers one range at most (single_range): several get
+// the whole 200. A range request that may not be stored (past
+// proxy_cache_max_range_offset, proxy_cache_min_uses not reached) goes
+// upstream with its Range, and the answer, a 206 or a 200, is relayed.
+func TestCacheRangesAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		body := fmt.Sprintf("0123456789abcdef#%d", n)
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/uses/"):
+			http.ServeContent(w, r, "", time.Time{}, strings.NewReader(body)) // answers ranges
+			return
+		case !strings.HasPrefix(r.URL.Path, "/plain/"):
+			w.Header().Set("Accept-Ranges", "bytes")
+		}
+		fmt.Fprint(w, body)
+	})
+	mport, nport := startCacheBoth(t, o, `
+		location / { proxy_pass http://{origin}; }
+		location /offset/ { proxy_pass http://{origin}; proxy_cache_max_range_offset 4; }
+		location /uses/ { proxy_pass http://{origin}; proxy_cache_min_uses 2; }`)
+	sameSequence(t, mport, nport, [][]string{
+		{"/plain/a", "Range", "bytes=2-5"}, {"/plain/a", "Range", "bytes=2-5"},
+		{"/ranged/b", "Range", "bytes=2-5"}, {"/ranged/b", "Range", "bytes=6-9"},
+		{"/ranged/c", "Range", "bytes=0-1,4-5"}, {"/ranged/c", "Range", "bytes=2-5"},
+		{"/offset/d", "Range", "bytes=8-9"}, {"/offset/d", "Range", "bytes=1-2"},
+		{"/uses/e", "Range", "bytes=1-2"}, {"/uses/e", "Range", "bytes=3-4"}, {"/uses/e", "Range", "bytes=3-4"},
+	})
+}
