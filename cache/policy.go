@@ -57,7 +57,9 @@ func (c *Cache) decide(r *http.Request, status int, h http.Header, reqTime, resp
 	if c.ignore&ignoreXAccelExpires == 0 {
 		if v := strings.TrimSpace(h.Get("X-Accel-Expires")); v != "" {
 			if at, ok := strings.CutPrefix(v, "@"); ok {
-				if n, err := strconv.ParseInt(at, 10, 64); err == nil {
+				// NGINX reads T with ngx_atoi, to which a sign is not a
+				// number, and takes 0 for no time at all.
+				if n, err := strconv.ParseInt(at, 10, 64); err == nil && n > 0 && at[0] != '+' {
 					d.freshUntil, explicit, absolute = time.Unix(n, 0), true, true
 				}
 			} else if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
@@ -183,7 +185,10 @@ func (c *Cache) decide(r *http.Request, status int, h http.Header, reqTime, resp
 	// A response that is stale on arrival, or no-cache, is only worth
 	// keeping when it can be revalidated; it is then validated before
 	// every use.
-	if d.noCache || !d.freshUntil.After(respTime) {
+	// An X-Accel-Expires time already past (the only absolute lifetime
+	// that can be) is the exception: NGINX stores the response expired,
+	// so the next request finds it EXPIRED, and it may be served stale.
+	if d.noCache || (!absolute && !d.freshUntil.After(respTime)) {
 		if !c.revalidate || (len(h["Etag"]) == 0 && len(h["Last-Modified"]) == 0) {
 			d.reason = "stale-on-arrival"
 			if d.noCache {

@@ -287,3 +287,26 @@ func TestCacheRangesAsNGINX(t *testing.T) {
 		{"/uses/e", "Range", "bytes=1-2"}, {"/uses/e", "Range", "bytes=3-4"}, {"/uses/e", "Range", "bytes=3-4"},
 	})
 }
+
+// TestCacheAccelExpiresTimeAsNGINX: "X-Accel-Expires: @T" with T already
+// past stores the response expired in NGINX, so the next request finds
+// it EXPIRED rather than missing. "@0" sets no time (NGINX's valid_sec
+// 0: not stored without another lifetime) and a negative T is not a
+// number to it (Cache-Control decides).
+func TestCacheAccelExpiresTimeAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/zero":
+			w.Header().Set("X-Accel-Expires", "@0")
+		case "/negative":
+			w.Header().Set("X-Accel-Expires", "@-5")
+			w.Header().Set("Cache-Control", "max-age=60")
+		default:
+			w.Header().Set("X-Accel-Expires", fmt.Sprintf("@%d", time.Now().Unix()-100))
+		}
+		fmt.Fprintf(w, "v%d", n)
+	})
+	mport, nport := startCacheBoth(t, o, `location / { proxy_pass http://{origin}; }`)
+	sameSequence(t, mport, nport, [][]string{{"/past"}, {"/past"}, {"/zero"}, {"/zero"}, {"/negative"}, {"/negative"}})
+}
