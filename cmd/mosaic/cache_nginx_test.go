@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -50,7 +52,13 @@ func (o *whoOrigin) count(who, path string) int {
 // X-Cache and every origin request says which server sent it.
 func startCacheBoth(t *testing.T, o *whoOrigin, server string) (mport, nport int) {
 	t.Helper()
-	dir := t.TempDir()
+	return startCacheBothIn(t, t.TempDir(), o, server)
+}
+
+// startCacheBothIn is startCacheBoth with the zones' files under
+// dir/mosaic/cache and dir/nginx/cache.
+func startCacheBothIn(t *testing.T, dir string, o *whoOrigin, server string) (mport, nport int) {
+	t.Helper()
 	names := map[string]string{"m": "mosaic", "n": "nginx"}
 	return startBoth(t, dir, func(who string, port int) string {
 		return fmt.Sprintf(`proxy_cache_path %s/%s/cache keys_zone=z:10m;
@@ -309,4 +317,34 @@ func TestCacheAccelExpiresTimeAsNGINX(t *testing.T) {
 	})
 	mport, nport := startCacheBoth(t, o, `location / { proxy_pass http://{origin}; }`)
 	sameSequence(t, mport, nport, [][]string{{"/past"}, {"/past"}, {"/zero"}, {"/zero"}, {"/negative"}, {"/negative"}})
+}
+
+// TestCacheDefaultKeyTextAsNGINX: NGINX's default key starts with the
+// proxy_pass URL's scheme, "://" and host (ngx_http_proxy_create_key's
+// key_start), and a disk zone names each file by the MD5 of the key, so
+// both servers must name the entry for the same request alike.
+func TestCacheDefaultKeyTextAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprintf(w, "v%d", n)
+	})
+	dir := t.TempDir()
+	mport, nport := startCacheBothIn(t, dir, o, `location / { proxy_pass http://{origin}; }`)
+	sameSequence(t, mport, nport, [][]string{{"/k?a=1"}, {"/k?a=1"}})
+	var names [2][]string
+	for i, who := range []string{"mosaic", "nginx"} {
+		ents, err := os.ReadDir(filepath.Join(dir, who, "cache"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			if !e.IsDir() && len(e.Name()) == 32 { // an MD5 in hex, not mosaic's own files
+				names[i] = append(names[i], e.Name())
+			}
+		}
+	}
+	if !slices.Equal(names[0], names[1]) {
+		t.Errorf("entry files: mosaic %v, nginx %v", names[0], names[1])
+	}
 }

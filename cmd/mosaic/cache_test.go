@@ -1159,7 +1159,7 @@ func TestCacheDiskKillDuringWrite(t *testing.T) {
 	}
 	// levels=1:2 names the file by the MD5 of the key, under directories
 	// of its last hex digit and the two before, as NGINX does.
-	sum := md5.Sum([]byte("http" + o.addr() + "/big"))
+	sum := md5.Sum([]byte("http://" + o.addr() + "/big"))
 	name := hex.EncodeToString(sum[:])
 	file := filepath.Join(dir, "cache", name[31:], name[29:31], name)
 	if _, err := os.Stat(file); err != nil {
@@ -1356,7 +1356,7 @@ func TestCachePurge(t *testing.T) {
 			t.Fatalf("purge %s: %d %q", query, r.status, r.body)
 		}
 	}
-	key := func(path string) string { return "http" + o.addr() + path }
+	key := func(path string) string { return "http://" + o.addr() + path }
 
 	fill()
 	if r := cacheDo(t, "PURGE", base+"/purge?all=1"); r.status != 401 {

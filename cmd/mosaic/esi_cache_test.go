@@ -38,7 +38,7 @@ func TestESIFragmentCachingWithIndependentTTLs(t *testing.T) {
 			location = /frag/fast { internal; proxy_pass http://{origin}; proxy_cache_valid 200 1s; }
 			location = /frag/slow { internal; proxy_pass http://{origin}; proxy_cache_valid 200 1h; }
 			# Reads the page's entry without ESI: the key of /page/home.
-			location = /raw/home { proxy_pass http://{origin}; proxy_cache_key $scheme$proxy_host/page/home; }
+			location = /raw/home { proxy_pass http://{origin}; proxy_cache_key $scheme://$proxy_host/page/home; }
 		}
 	}`)
 	counts := func(what string, page, fast, slow int) {

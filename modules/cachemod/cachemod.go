@@ -504,7 +504,7 @@ func cachedProxy(l *server.Location, lc *locConf, z *zoneConf) (http.Handler, er
 	if err != nil {
 		return nil, err
 	}
-	c, err := cache.New(p, lc.options(z, popts.Pass.ProxyHost(), p.UpstreamURI, l))
+	c, err := cache.New(p, lc.options(z, popts.Pass, p.UpstreamURI, l))
 	if err != nil {
 		return nil, fmt.Errorf("proxy_cache in %s: %w", lc.zoneAt.Pos(), err)
 	}
@@ -552,9 +552,10 @@ func reportFailure(w http.ResponseWriter, _ *http.Request, f proxy.Failure) {
 }
 
 // options turns a location's merged directives into cache.Options;
-// upstreamURI is the request target the location's proxy sends for a
-// request.
-func (lc *locConf) options(z *zoneConf, proxyHost string, upstreamURI func(*http.Request) string, l *server.Location) cache.Options {
+// pass is the location's proxy_pass and upstreamURI the request target
+// its proxy sends for a request.
+func (lc *locConf) options(z *zoneConf, pass proxy.Pass, upstreamURI func(*http.Request) string, l *server.Location) cache.Options {
+	proxyHost := pass.ProxyHost()
 	lockTimeout := lc.lockTimeout.V
 	if lc.lockTimeout.Set && lockTimeout == 0 {
 		lockTimeout = -1 // no waiting at all, where the zero value is the default
@@ -573,10 +574,8 @@ func (lc *locConf) options(z *zoneConf, proxyHost string, upstreamURI func(*http
 		// requests the origin is sent differently (a rewrite that puts a
 		// header's value in the URI) never share an entry, and requests
 		// it is sent alike do.
-		prefix, _ := compileKey(defaultKeyPrefix) // a constant known to compile
-		keyFunc = func(r *http.Request) string {
-			return prefix.eval(r, vars.FromContext(r.Context()), proxyHost) + upstreamURI(r)
-		}
+		start := keyStart(pass)
+		keyFunc = func(r *http.Request) string { return start + upstreamURI(r) }
 	}
 	o := cache.Options{
 		Store:            z.zone.store,

@@ -96,7 +96,7 @@ func gatewayContent(l *server.Location) (http.Handler, error) {
 			// NGINX has no default key for a gateway's cache.
 			return nil, fmt.Errorf("no \"%s_cache_key\" for \"%s_cache\" in %s", g.prefix, g.prefix, lc.zoneAt.Pos())
 		}
-		opts := lc.options(z, "", nil, l) // the key is set, nil is never called
+		opts := lc.options(z, proxy.Pass{}, nil, l) // the key is set, nil is never called
 		opts.IgnoreHeaders = g.ignored(l)
 		c, err := cache.New(h, opts)
 		if err != nil {

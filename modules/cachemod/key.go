@@ -4,17 +4,27 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mosaic-edge/mosaic/proxy"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
-// defaultKeyTemplate is proxy_cache_key's default as NGINX documents it,
-// what a purge's url= is keyed by. A location that caches puts the URI
-// its proxy sends upstream after defaultKeyPrefix instead of
-// $request_uri, as NGINX does.
-const (
-	defaultKeyTemplate = defaultKeyPrefix + "$request_uri"
-	defaultKeyPrefix   = "$scheme$proxy_host"
-)
+// defaultKeyTemplate is what a purge's url= is keyed by without
+// proxy_cache_key: the URL itself, as the cache sent it upstream, which
+// is the key a location that caches makes (see keyStart).
+const defaultKeyTemplate = "$scheme://$proxy_host$request_uri"
+
+// keyStart is what NGINX's default key starts with (its proxy's
+// key_start, ngx_http_proxy_set_vars): proxy_pass's scheme, "://" and
+// host with the port unless it is the scheme's, or "unix:PATH:" for a
+// socket; the URI the proxy sends follows. It is neither the documented
+// $scheme$proxy_host (the client's scheme, no "://") nor the client's
+// scheme at all: a location reached over http and https shares entries.
+func keyStart(p proxy.Pass) string {
+	if p.Unix != "" {
+		return p.Scheme + "://unix:" + p.Unix + ":"
+	}
+	return p.Scheme + "://" + p.ProxyHost()
+}
 
 // keyTemplate is a compiled proxy_cache_key. $proxy_host is the proxy's
 // variable, published only when the proxy runs, which is after the cache

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/cache"
+	"github.com/mosaic-edge/mosaic/proxy"
 	"github.com/mosaic-edge/mosaic/server"
 )
 
@@ -15,7 +16,7 @@ func TestKeyTemplate(t *testing.T) {
 	r := httptest.NewRequest(http.MethodGet, "/a/b?x=1", nil)
 	r.Host = "www.example.com"
 	for _, c := range []struct{ tmpl, want string }{
-		{defaultKeyTemplate, "httpbackend:8080/a/b?x=1"},
+		{defaultKeyTemplate, "http://backend:8080/a/b?x=1"},
 		{"${proxy_host}$uri", "backend:8080/a/b"},
 		{"$host|$proxy_host|$proxy_host", "www.example.com|backend:8080|backend:8080"},
 		{"$uri$is_args$args", "/a/b?x=1"},
@@ -32,6 +33,27 @@ func TestKeyTemplate(t *testing.T) {
 	// $proxy_host_x is another (unknown) variable, not $proxy_host.
 	if _, err := compileKey("$proxy_host_x"); err == nil || !strings.Contains(err.Error(), "proxy_host_x") {
 		t.Errorf("$proxy_host_x: %v", err)
+	}
+}
+
+// TestKeyStart: NGINX's default key begins with proxy_pass's scheme, "://"
+// and its host, the port only when not the scheme's, whatever scheme the
+// client used.
+func TestKeyStart(t *testing.T) {
+	for target, want := range map[string]string{
+		"http://backend":              "http://backend",
+		"http://backend:80/x/":        "http://backend",
+		"https://10.0.0.1:8443":       "https://10.0.0.1:8443",
+		"https://[::1]:443":           "https://[::1]",
+		"http://unix:/run/app.sock:/": "http://unix:/run/app.sock:",
+	} {
+		p, err := proxy.ParsePass(target)
+		if err != nil {
+			t.Fatalf("%s: %v", target, err)
+		}
+		if got := keyStart(p); got != want {
+			t.Errorf("%s: %q, want %q", target, got, want)
+		}
 	}
 }
 
