@@ -10,7 +10,7 @@ import (
 
 // clientRanges decides what a client's Range header asks of a complete 200
 // response of size bytes with header h (RFC 9110 section 14): Whole when
-// the header is absent or does not apply (not a GET, another unit, an
+// the header is absent or does not apply (not a GET or HEAD, another unit, an
 // If-Range that does not match, a response that is itself a range, one
 // without Accept-Ranges, one of a type a filter around the cache rebuilds,
 // ranges turned off or more of them than max_ranges allows, or than one
@@ -21,10 +21,11 @@ import (
 // Accept-Ranges (any value) and single are NGINX's rule: its upstream
 // module allows ranges of a proxied response only when the upstream's
 // header has that field (ngx_http_upstream_copy_allow_ranges), several
-// when served from the cache, one while it fills it.
+// when served from the cache, one while it fills it. Its range filter
+// answers a HEAD as a GET, as mosaic's static files do.
 func (c *Cache) clientRanges(r *http.Request, h http.Header, size int64, single bool) ([]byterange.Range, byterange.Verdict) {
 	v := r.Header["Range"]
-	if len(v) == 0 || r.Method != http.MethodGet || len(h["Content-Range"]) > 0 || len(h["Accept-Ranges"]) == 0 ||
+	if len(v) == 0 || (r.Method != http.MethodGet && r.Method != http.MethodHead) || len(h["Content-Range"]) > 0 || len(h["Accept-Ranges"]) == 0 ||
 		c.maxRanges < 0 || (c.transformed != nil && c.transformed(h.Get("Content-Type"))) {
 		return nil, byterange.Whole
 	}
