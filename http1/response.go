@@ -67,7 +67,7 @@ type response struct {
 	chunked     bool
 	bodyless    bool // HEAD, 1xx, 204, 304: no body goes out
 	closeAfter  bool // close the connection after this response
-	noChunking  bool // DisableChunking: a body of unknown length ends with the connection
+	noChunking  bool // SetChunking(false): a body of unknown length ends with the connection
 	hijacked    bool
 	done        bool // the handler returned
 	err         error
@@ -75,10 +75,11 @@ type response struct {
 
 func (w *response) Header() http.Header { return w.header }
 
-// DisableChunking makes a body of unknown length end with the
-// connection rather than go out chunked (NGINX's chunked_transfer_encoding
-// off). It must come before the header is sent.
-func (w *response) DisableChunking() { w.noChunking = true }
+// SetChunking says whether a body of unknown length goes out chunked or
+// ends with the connection (NGINX's chunked_transfer_encoding). It must
+// come before the header is sent; the last call decides, as each location
+// a request enters sets it again.
+func (w *response) SetChunking(on bool) { w.noChunking = !on }
 
 func (w *response) WriteHeader(code int) {
 	if w.hijacked || w.done {

@@ -541,9 +541,10 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 			r.Body = &deadlineBody{ReadCloser: r.Body, d: ri.rec.deadlines, timeout: h.cl.bodyTimeout.V}
 		}
 	}
-	if h.cl.chunkedOff.V {
-		noChunking(w)
-	}
+	// Set in every location, not only where it is off: NGINX's chunked
+	// filter reads the final location's setting, so an internal redirect
+	// out of an "off" location turns chunking back on.
+	setChunking(w, !h.cl.chunkedOff.V)
 	if h.cl.keepalive.V == 0 || keptTooLong(ri, h.cl.keepaliveTime.V) || keepaliveDisabled(r, h.cl.keepaliveOff.V) ||
 		r.ProtoMajor == 2 && servedEnough(ri, h.cl.keepaliveReqs.V) {
 		w.Header()["Connection"] = []string{"close"}
@@ -560,13 +561,13 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 	h.next.ServeHTTP(w, r)
 }
 
-// noChunking asks the HTTP/1.1 writer under w not to frame a body of
-// unknown length in chunks (chunked_transfer_encoding off): the
+// setChunking tells the HTTP/1.1 writer under w whether to frame a body
+// of unknown length in chunks (chunked_transfer_encoding); off, the
 // connection's close ends it, as in NGINX. HTTP/2 has no chunks.
-func noChunking(w http.ResponseWriter) {
+func setChunking(w http.ResponseWriter, on bool) {
 	for w != nil {
-		if n, ok := w.(interface{ DisableChunking() }); ok {
-			n.DisableChunking()
+		if n, ok := w.(interface{ SetChunking(bool) }); ok {
+			n.SetChunking(on)
 			return
 		}
 		u, ok := w.(interface{ Unwrap() http.ResponseWriter })

@@ -372,3 +372,36 @@ func headerShape(req string) string {
 	}
 	return strings.Join(shape, " ")
 }
+
+// chunked_transfer_encoding is the final location's, as NGINX's chunked
+// filter reads it when the header goes out: a request that leaves an
+// "off" location by an internal redirect to one that is on gets chunks on
+// a kept connection, and one redirected into an "off" location none.
+func TestChunkedTransferEncodingFinalLocationAsNGINX(t *testing.T) {
+	nginxPath(t)
+	body := strings.Repeat("streamed body ", 40000)
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for i := 0; i < len(body); i += 8000 {
+			fmt.Fprint(w, body[i:min(i+8000, len(body))])
+			w.(http.Flusher).Flush()
+		}
+	}))
+	defer origin.Close()
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
+			location /off { chunked_transfer_encoding off; try_files /none @on; }
+			location /on { try_files /none @off; }
+			location @on { rewrite ^ / break; proxy_pass %[2]s; }
+			location @off { chunked_transfer_encoding off; rewrite ^ / break; proxy_pass %[2]s; } }`, port, origin.URL)
+	})
+	for _, path := range []string{"/off", "/on"} {
+		req := "GET " + path + " HTTP/1.1\r\nHost: a\r\n\r\n"
+		sig := func(port int) string {
+			r, b := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), req)
+			return fmt.Sprintf("%d TE=%q close=%v length=%d whole=%v", r.StatusCode, r.TransferEncoding, r.Close, r.ContentLength, b == body)
+		}
+		if m, n := sig(mport), sig(nport); m != n {
+			t.Errorf("%s: mosaic %s, nginx %s", path, m, n)
+		}
+	}
+}
