@@ -410,9 +410,11 @@ func (c *Cmd) buffers(maxN int, minSize, maxSize int64) (OutputBuffers, error) {
 // ShutdownTimeout is how long a graceful stop, or the retirement of this
 // configuration after a reload, waits for the requests in flight:
 // worker_shutdown_timeout, else the package's ShutdownTimeout (NGINX,
-// without the directive, waits for as long as they last).
+// without the directive, waits for as long as they last). A time of 0 is
+// as no directive: NGINX arms its shutdown timer only for another, where
+// a limit of 0 would cut every request in flight at once.
 func (c *Config) ShutdownTimeout() time.Duration {
-	if c.shutdownLimit.Set {
+	if c.shutdownLimit.Set && c.shutdownLimit.V > 0 {
 		return c.shutdownLimit.V
 	}
 	return ShutdownTimeout

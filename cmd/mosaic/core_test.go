@@ -287,6 +287,37 @@ func TestWorkerShutdownTimeout(t *testing.T) {
 	}
 }
 
+// worker_shutdown_timeout 0 is no limit, as in NGINX, which arms its
+// shutdown timer only for a time other than 0: a graceful stop still lets
+// the request in flight finish rather than cut it at once.
+func TestWorkerShutdownTimeoutZero(t *testing.T) {
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(700 * time.Millisecond)
+		fmt.Fprint(w, "finished")
+	}))
+	defer origin.Close()
+	port := freePort(t)
+	p := startMosaic(t, t.TempDir(), fmt.Sprintf(`worker_shutdown_timeout 0;
+		http { server { listen 127.0.0.1:{port}; location / { proxy_pass %s; } } }`, origin.URL), port)
+	done := make(chan string, 1)
+	go func() {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/", port))
+		if err != nil {
+			done <- "error: " + err.Error()
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		done <- string(b)
+	}()
+	time.Sleep(200 * time.Millisecond)
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if got := <-done; got != "finished" {
+		t.Fatalf("in-flight request: %q", got)
+	}
+	waitExit(t, p)
+}
+
 // waitExit waits for p to exit after a SIGTERM and fails the test unless it
 // exits cleanly; the exit stays in p.done for the cleanup.
 func waitExit(t *testing.T, p *proc) {
