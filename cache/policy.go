@@ -62,7 +62,8 @@ func (c *Cache) decide(r *http.Request, status int, h http.Header, reqTime, resp
 				if n, err := strconv.ParseInt(at, 10, 64); err == nil && n > 0 && at[0] != '+' {
 					d.freshUntil, explicit, absolute = time.Unix(n, 0), true, true
 				}
-			} else if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
+			} else if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 && v[0] != '+' {
+				// As for @T, a sign makes ngx_atoi refuse the number.
 				if n == 0 {
 					d.reason = "x-accel-expires"
 					return d

@@ -324,6 +324,19 @@ func TestCacheAccelExpiresTimeAsNGINX(t *testing.T) {
 	sameSequence(t, mport, nport, [][]string{{"/past"}, {"/past"}, {"/zero"}, {"/zero"}, {"/negative"}, {"/negative"}})
 }
 
+// TestCacheAccelExpiresSignAsNGINX: NGINX reads "X-Accel-Expires: N"
+// with ngx_atoi too, to which "+60" is no number: the field is ignored,
+// as "@+T" is, and without another lifetime nothing is stored.
+func TestCacheAccelExpiresSignAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Accel-Expires", strings.TrimPrefix(r.URL.Path, "/"))
+		fmt.Fprintf(w, "v%d", n)
+	})
+	mport, nport := startCacheBoth(t, o, `location / { proxy_pass http://{origin}; }`)
+	sameSequence(t, mport, nport, [][]string{{"/+60"}, {"/+60"}, {"/60"}, {"/60"}})
+}
+
 // TestCacheDefaultKeyTextAsNGINX: NGINX's default key starts with the
 // proxy_pass URL's scheme, "://" and host (ngx_http_proxy_create_key's
 // key_start), and a disk zone names each file by the MD5 of the key, so
