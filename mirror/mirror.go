@@ -19,6 +19,7 @@ import (
 	"os"
 
 	"github.com/mosaic-edge/mosaic/internal/spool"
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // DefaultBodyMemory is how much of a body stays in memory without
@@ -76,6 +77,17 @@ func (m *Mirror) serve(w http.ResponseWriter, r *http.Request, next http.Handler
 		if sp, err = spool.New(r.Body, mem, temp); err != nil {
 			m.fail(w, r, bodyStatus(err))
 			return
+		}
+		if st := vars.FromContext(r.Context()); st != nil {
+			// The body is the request's now, as NGINX's r->request_body:
+			// $request_body has it, and an error_page after the content
+			// gives it to the page from there: the page's request is
+			// made from the client's, whose body the spool has drained.
+			if sp.File == nil {
+				st.RequestBody = sp.Mem
+			} else {
+				st.RequestBodyFile = sp.File.Name()
+			}
 		}
 		// The content reads the body again, now of known length.
 		r.TransferEncoding = nil

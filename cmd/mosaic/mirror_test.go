@@ -132,6 +132,7 @@ func TestMirrorMatchesNGINX(t *testing.T) {
 			location @app { proxy_pass http://%[2]s; }
 			location @mirrored { mirror /m2; proxy_pass http://%[2]s; }
 			location /ep { mirror /m; error_page 404 = /a/page; return 404; }
+			location /ep2 { mirror /m; root %[4]s; error_page 404 = /a/page; }
 			location /small { client_max_body_size 5; mirror /m; proxy_pass http://%[2]s; }
 			location /hang { mirror /mhang; proxy_pass http://%[2]s; }
 			location = /mhang { internal; proxy_read_timeout 30s; proxy_pass http://%[3]s/sleep?long; }
@@ -170,6 +171,9 @@ func TestMirrorMatchesNGINX(t *testing.T) {
 		{"try_files fallback", "POST /tf2 HTTP/1.1\r\nHost: a.test\r\nContent-Length: 2\r\nConnection: close\r\n\r\ntf"},
 		{"error_page", "GET /ep?q HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"},
 		{"error_page of a POST", "POST /ep HTTP/1.1\r\nHost: a.test\r\nContent-Length: 2\r\nConnection: close\r\n\r\nep"},
+		// The content ran (a file not found) after the mirrors read the
+		// body: the page's location has it again, as NGINX keeps it.
+		{"error_page after content", "POST /ep2/missing HTTP/1.1\r\nHost: a.test\r\nContent-Length: 2\r\nConnection: close\r\n\r\nep"},
 		{"too large", "POST /small HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n" +
 			"a\r\n0123456789\r\n0\r\n\r\n"},
 	} {
