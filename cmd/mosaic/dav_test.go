@@ -298,3 +298,39 @@ func TestDAVInheritedAsNGINX(t *testing.T) {
 		t.Errorf("the trees differ:\nmosaic:\n%s\nnginx:\n%s", mt, nt)
 	}
 }
+
+// TestDAVAliasDirectoryKept: an alias written without its trailing
+// slash names the location's directory as a name in its parent; a DELETE
+// of the location's URI, or a MOVE onto it, is still refused (403) and
+// the directory kept, as with "root" or an alias that ends in "/"; and
+// no link in it leads to a directory beside it.
+func TestDAVAliasDirectoryKept(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "data/a.txt"), "a")
+	writeFile(t, filepath.Join(dir, "data/sub/b.txt"), "b")
+	writeFile(t, filepath.Join(dir, "other/c.txt"), "c")
+	if err := os.Symlink("../other", filepath.Join(dir, "data/up")); err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	startMosaic(t, dir, fmt.Sprintf(`events {} http { server {
+		listen 127.0.0.1:{port};
+		location /al { alias %s/data; dav_methods DELETE MOVE; }
+	} }`, dir), port)
+	for _, req := range []string{
+		"DELETE /al/ HTTP/1.1\r\nHost: a.test\r\n\r\n",
+		"MOVE /al/sub/ HTTP/1.1\r\nHost: a.test\r\nDestination: /al/\r\n\r\n",
+		"DELETE /al/up/c.txt HTTP/1.1\r\nHost: a.test\r\n\r\n",
+	} {
+		status, _, _, _ := mirrorAsk(t, port, strings.Replace(req, "\r\n\r\n", "\r\nConnection: close\r\n\r\n", 1))
+		if status != http.StatusForbidden {
+			t.Errorf("%q: status %d, want 403", req, status)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "data/a.txt")); err != nil {
+			t.Fatalf("%q: the alias directory's file: %v", req, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "other/c.txt")); err != nil {
+			t.Fatalf("%q: the file beside the alias directory: %v", req, err)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"path/filepath"
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/dav"
@@ -130,11 +131,33 @@ func content(l *server.Location) (http.Handler, error) {
 		Access:            lc.access.Or(0o600),
 		MinDeleteDepth:    lc.minDeleteDepth.V,
 		CreateFullPutPath: lc.fullPutPath.V,
-		Path:              l.FilePath,
+		Path:              filePath(l),
 		TempFile:          tempFile,
 		Next:              next,
 		Location:          server.AbsoluteRedirect,
 		Error:             server.Error,
 		Logger:            l.Logger(),
 	}), nil
+}
+
+// filePath is the location's FilePath, but for an alias written without
+// its trailing slash ("alias /srv/data;") the paths below the alias
+// directory are bounded by that directory rather than by its parent,
+// which FilePath names so that the directory's own URI maps to a name.
+// The alias directory is then the root that dav never removes, and no
+// link in it leads to its siblings.
+func filePath(l *server.Location) func(r *http.Request, uri string) (string, string) {
+	tpl, alias := l.Root()
+	if !alias || l.IsRegex() {
+		return l.FilePath
+	}
+	return func(r *http.Request, uri string) (string, string) {
+		dir, rel := l.FilePath(r, uri)
+		a := tpl.Eval(r)
+		base := a[strings.LastIndexByte(a, '/')+1:]
+		if base != "" && (rel == base || strings.HasPrefix(rel, base+"/")) {
+			return filepath.Join(dir, base), rel[len(base):]
+		}
+		return dir, rel
+	}
 }
