@@ -17,6 +17,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 
 	"github.com/mosaic-edge/mosaic/internal/spool"
 	"github.com/mosaic-edge/mosaic/vars"
@@ -90,7 +91,13 @@ func (m *Mirror) serve(w http.ResponseWriter, r *http.Request, next http.Handler
 			}
 		}
 		// The content reads the body again, now of known length.
-		r.TransferEncoding = nil
+		if r.ContentLength < 0 {
+			// A chunked body's length is $content_length now, as NGINX
+			// counts it while reading (a FastCGI application's
+			// CONTENT_LENGTH). Transfer-Encoding stays the client's: a
+			// gateway passes that line, and no Content-Length one.
+			r.Header.Set("Content-Length", strconv.FormatInt(sp.Size, 10))
+		}
 		r.ContentLength = sp.Size
 		r.Body = http.NoBody
 		if sp.Size > 0 {
