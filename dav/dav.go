@@ -157,8 +157,9 @@ func (h *Handler) logf(r *http.Request, level slog.Level, msg string, args ...an
 
 // hasBody reports a request body, which DELETE, MKCOL, COPY and MOVE
 // refuse (415): a length, or none known (chunked, or an HTTP/2 stream
-// that goes on).
-func hasBody(r *http.Request) bool { return r.ContentLength != 0 }
+// that goes on). A chunked one counts even when a module in front (the
+// mirror) has read it and found it empty, as NGINX refuses any chunked.
+func hasBody(r *http.Request) bool { return r.ContentLength != 0 || len(r.TransferEncoding) > 0 }
 
 // escapeErr is the error os.Root gives for a path that leaves the root,
 // learnt from the first root opened.
