@@ -26,6 +26,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/mosaic-edge/mosaic/internal/chunked"
 	"github.com/mosaic-edge/mosaic/internal/httpdate"
 	"github.com/mosaic-edge/mosaic/internal/percent"
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
@@ -289,6 +290,11 @@ func (h *Handler) put(w http.ResponseWriter, r *http.Request, uri string) int {
 			switch {
 			case errors.As(err, &mb):
 				return http.StatusRequestEntityTooLarge
+			case errors.Is(err, chunked.ErrFraming):
+				// The client is there and gets its answer, as NGINX's
+				// 400 after "client sent invalid chunked body".
+				h.logf(r, slog.LevelError, "client sent invalid chunked body")
+				return http.StatusBadRequest
 			case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 				h.logf(r, slog.LevelInfo, "client timed out")
 				terminate(r, http.StatusRequestTimeout)

@@ -86,6 +86,9 @@ func TestDAVMatchesNGINX(t *testing.T) {
 	})
 	steps := []struct{ head, body string }{
 		{"PUT /dav/new.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 5", "hello"},
+		// A chunked body that breaks its framing is answered 400.
+		{"PUT /dav/badchunk.txt HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked", "zz\r\nabc\r\n0\r\n\r\n"},
+		{"PUT /dav/badchunk2.txt HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked", "3\r\nabcXX0\r\n\r\n"},
 		{"PUT /dav/old.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 3", "new"},
 		{"PUT /dav/empty.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 0", ""},
 		{"PUT /dav/chunked.txt HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked", "3\r\nabc\r\n0\r\n\r\n"},
