@@ -760,6 +760,13 @@ func (e *errorPageWriter) WriteHeader(code int) {
 	if p, ok := e.pages[code]; ok && !e.uncaught && (e.fl == nil || e.fl.cur == e.gate) {
 		if !relayed(e.st, e.special) {
 			e.caught, e.page = code, p
+			// The fields of the body the page replaces (the length and type
+			// of the server's own page) must not describe the page's: a
+			// target that streams its answer would go out cut to them.
+			h := e.ResponseWriter.Header()
+			for _, k := range representationHeaders {
+				delete(h, k)
+			}
 			return
 		}
 	}

@@ -138,3 +138,34 @@ func TestErrorPageBodyAsNGINX(t *testing.T) {
 		sameAnswer(t, mport, nport, c.head, c.body)
 	}
 }
+
+// An error page whose target streams its answer (a named location that
+// proxies, a body of unknown length) is sent whole: the length of the
+// page it replaces (return 404's own) does not go with it, as in NGINX.
+func TestErrorPageStreamedTargetWholeAsNGINX(t *testing.T) {
+	nginxPath(t)
+	body := strings.Repeat("streamed answer ", 20000)
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for i := 0; i < len(body); i += 4000 {
+			fmt.Fprint(w, body[i:min(i+4000, len(body))])
+			w.(http.Flusher).Flush()
+		}
+	}))
+	defer origin.Close()
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
+			location /named { error_page 404 = @b; return 404; }
+			location /uri { error_page 404 /b; return 404; }
+			location /b { proxy_pass %[2]s; }
+			location @b { proxy_pass %[2]s; } }`, port, origin.URL)
+	})
+	for _, path := range []string{"/named", "/uri"} {
+		sig := func(port int) string {
+			r, b := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), "GET "+path+" HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+			return fmt.Sprintf("%d %q whole=%v", r.StatusCode, r.Header.Get("Content-Type"), b == body)
+		}
+		if m, n := sig(mport), sig(nport); m != n {
+			t.Errorf("%s: mosaic %s, nginx %s", path, m, n)
+		}
+	}
+}
