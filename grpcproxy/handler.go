@@ -314,8 +314,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		status, retry := h.try(w, r, t, addr, header, authority)
-		if status == 0 {
+		if status <= 0 {
 			sel.Done(false)
+			if status == aborted {
+				// The head is out: resetting the stream tells the
+				// client. The try ends first, or the server would keep
+				// counting it among its active ones (max_conns).
+				panic(http.ErrAbortHandler)
+			}
 			return
 		}
 		if sel.Done(true) {
@@ -384,10 +390,15 @@ func (h *Handler) requestHeader(r *http.Request) (http.Header, string) {
 	return out, authority
 }
 
+// aborted is try's status for a response whose head is out and whose
+// body broke: the client's stream is to be reset.
+const aborted = -1
+
 // try sends r to the server at addr and relays its answer. It returns 0
-// when the request was answered (or the client left), else the status
-// to answer with and whether the request never left, so that another
-// server may take it.
+// when the request was answered (or the client left), aborted for a
+// response that broke after its head, else the status to answer with
+// and whether the request never left, so that another server may take
+// it.
 func (h *Handler) try(w http.ResponseWriter, r *http.Request, t *http.Transport, addr string, header http.Header, authority string) (status int, retry bool) {
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
@@ -466,8 +477,7 @@ func (h *Handler) try(w http.ResponseWriter, r *http.Request, t *http.Transport,
 				}
 				h.log().LogAttrs(ctx, slog.LevelError, msg, slog.String("upstream", addr))
 			}
-			// The head is out: resetting the stream tells the client.
-			panic(http.ErrAbortHandler)
+			return aborted, false
 		}
 	}
 	for k, vv := range resp.Trailer {

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -170,5 +172,55 @@ func TestUnixSocket(t *testing.T) {
 	}
 	if res.GRPCStatus() != "0" || !slices.Equal(res.Messages, []string{"u", "v"}) || res.Header.Get("X-Authority") != "localhost" {
 		t.Errorf("unix: %v, authority %q", res, res.Header.Get("X-Authority"))
+	}
+}
+
+// counting counts the tries Next started and Done has not ended.
+type counting struct {
+	addr   string
+	tried  bool
+	active *atomic.Int32
+}
+
+func (s *counting) Next() (string, bool) {
+	if s.tried {
+		return "", false
+	}
+	s.tried = true
+	s.active.Add(1)
+	return s.addr, true
+}
+
+func (s *counting) Done(bool) bool { s.active.Add(-1); return false }
+func (s *counting) More() bool     { return !s.tried }
+
+// A stream the upstream breaks after its head still ends its try: the
+// server's count of active requests (max_conns, least_conn) must not
+// keep it.
+func TestBrokenStreamEndsTry(t *testing.T) {
+	up := front(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/grpc")
+		w.Write(testgrpc.Frame([]byte("first")))
+		http.NewResponseController(w).Flush()
+		panic(http.ErrAbortHandler) // resets the stream
+	}))
+	var active atomic.Int32
+	h, err := grpcproxy.New(grpcproxy.Options{Select: func(*http.Request) grpcproxy.Selection {
+		return &counting{addr: strings.TrimPrefix(up, "http://"), active: &active}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := front(t, h)
+	res, err := testgrpc.Call(context.Background(), testgrpc.Client(nil), url+"/test.Echo/Unary", nil, "x")
+	if err == nil {
+		t.Errorf("the broken stream was answered whole: %v", res)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for active.Load() != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := active.Load(); n != 0 {
+		t.Errorf("%d tries still active after the stream broke", n)
 	}
 }
