@@ -424,6 +424,11 @@ func (h *Handler) try(w http.ResponseWriter, r *http.Request, t *http.Transport,
 	readTimer := time.AfterFunc(timeoutOr(h.o.ReadTimeout), func() { cancel(errReadTimeout) })
 	defer readTimer.Stop()
 	if sb, ok := body.(*sendBody); ok {
+		// As NGINX's, the wait for the response starts once the request
+		// went whole: a client-streaming call may take longer to send
+		// its messages than the read timeout.
+		readTimer.Stop()
+		sb.sent = func() { readTimer.Reset(timeoutOr(h.o.ReadTimeout)) }
 		sb.arm = func() func() {
 			tm := time.AfterFunc(timeoutOr(h.o.SendTimeout), func() { cancel(errSendTimeout) })
 			return func() { tm.Stop() }
@@ -529,11 +534,13 @@ func (h *Handler) hidden(k string) bool {
 // sendBody is the client's body on its way to the upstream: each Read
 // returns once the previous piece has been taken, so the time between
 // the end of a Read and the next is the time the upstream took to take
-// it in, which arm bounds (the send timeout).
+// it in, which arm bounds (the send timeout). sent is called at the
+// body's end.
 type sendBody struct {
 	r    io.ReadCloser
 	arm  func() (stop func())
 	stop func()
+	sent func()
 }
 
 func (b *sendBody) Read(p []byte) (int, error) {
@@ -544,6 +551,10 @@ func (b *sendBody) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	if n > 0 && err == nil && b.arm != nil {
 		b.stop = b.arm()
+	}
+	if err == io.EOF && b.sent != nil {
+		b.sent()
+		b.sent = nil
 	}
 	return n, err
 }

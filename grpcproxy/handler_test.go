@@ -2,10 +2,12 @@ package grpcproxy_test
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -172,6 +174,45 @@ func TestUnixSocket(t *testing.T) {
 	}
 	if res.GRPCStatus() != "0" || !slices.Equal(res.Messages, []string{"u", "v"}) || res.Header.Get("X-Authority") != "localhost" {
 		t.Errorf("unix: %v, authority %q", res, res.Header.Get("X-Authority"))
+	}
+}
+
+// The read timeout starts once the request has gone whole, as NGINX's
+// grpc_read_timeout: a client-streaming call whose client takes longer
+// than it to send its messages is answered.
+func TestReadTimeoutAfterRequest(t *testing.T) {
+	up := front(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := 0
+		for {
+			if _, err := testgrpc.ReadMessage(r.Body); err != nil {
+				break
+			}
+			n++
+		}
+		w.Header().Set("Content-Type", "application/grpc")
+		w.Header().Set("Trailer", "Grpc-Status")
+		w.Write(testgrpc.Frame([]byte(strconv.Itoa(n))))
+		w.Header().Set("Grpc-Status", "0")
+	}))
+	url := front(t, handler(t, grpcproxy.Options{ReadTimeout: 300 * time.Millisecond}, strings.TrimPrefix(up, "http://")))
+	pr, pw := io.Pipe()
+	go func() {
+		for range 5 {
+			time.Sleep(150 * time.Millisecond)
+			pw.Write(testgrpc.Frame([]byte("m")))
+		}
+		pw.Close()
+	}()
+	req, _ := http.NewRequest(http.MethodPost, url+"/test.Echo/Upload", pr)
+	req.Header.Set("Content-Type", "application/grpc")
+	resp, err := testgrpc.Client(nil).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	msg, err := testgrpc.ReadMessage(resp.Body)
+	if resp.StatusCode != 200 || err != nil || string(msg) != "5" {
+		t.Errorf("status %d, message %q, %v; want 200 and \"5\"", resp.StatusCode, msg, err)
 	}
 }
 
