@@ -23,7 +23,7 @@ const DefaultTimeout = 60 * time.Second
 // maxTransports bounds the HTTP/2 clients a Handler keeps, one per TLS
 // name and local address that requests asked for: a name or an address
 // taken from the request (grpc_ssl_name $http_host) cannot grow it
-// without bound.
+// without bound. Past it the oldest client is dropped.
 const maxTransports = 64
 
 // DefaultHide are the fields of the upstream's response that a Handler
@@ -49,6 +49,7 @@ type Handler struct {
 
 	mu         sync.Mutex
 	transports map[string]*http.Transport
+	keys       []string          // transports' keys, the oldest first
 	hosts      map[string]string // the URL host of each Unix-domain socket's address
 }
 
@@ -180,9 +181,6 @@ func (h *Handler) transport(key string, tc *tls.Config, bind string) (*http.Tran
 	if t := h.transports[key]; t != nil {
 		return t, nil
 	}
-	if len(h.transports) >= maxTransports {
-		return nil, fmt.Errorf("more than %d TLS names or local addresses", maxTransports)
-	}
 	d := net.Dialer{Timeout: timeoutOr(h.o.ConnectTimeout), KeepAlive: -1}
 	if h.o.SocketKeepalive {
 		d.KeepAlive = 0 // the system's keepalive, turned on
@@ -252,7 +250,18 @@ func (h *Handler) transport(key string, tc *tls.Config, bind string) (*http.Tran
 			return tlc, nil
 		}
 	}
+	if len(h.transports) >= maxTransports {
+		// Refusing new keys would let a client that sent many names
+		// make every later request fail; the oldest client goes
+		// instead. Its streams in flight finish, and its connections
+		// close as they fall idle (IdleConnTimeout).
+		old := h.keys[0]
+		h.keys = h.keys[1:]
+		h.transports[old].CloseIdleConnections()
+		delete(h.transports, old)
+	}
 	h.transports[key] = t
+	h.keys = append(h.keys, key)
 	return t, nil
 }
 

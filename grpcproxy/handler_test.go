@@ -2,6 +2,7 @@ package grpcproxy_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -263,5 +264,26 @@ func TestBrokenStreamEndsTry(t *testing.T) {
 	}
 	if n := active.Load(); n != 0 {
 		t.Errorf("%d tries still active after the stream broke", n)
+	}
+}
+
+// Past maxTransports local addresses (or TLS names) taken from the
+// requests, a new one is still served: the oldest client gives way
+// instead of every later name failing until a reload.
+func TestManyLocalAddresses(t *testing.T) {
+	addr := backend(t)
+	url := front(t, handler(t, grpcproxy.Options{
+		Bind: func(r *http.Request) string { return r.Header.Get("X-Bind") },
+	}, addr))
+	c := testgrpc.Client(nil)
+	for i := range 70 {
+		bind := http.Header{"X-Bind": {fmt.Sprintf("127.0.0.%d", i+2)}}
+		res, err := testgrpc.Call(context.Background(), c, url+"/test.Echo/Unary", bind, "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != 200 || res.GRPCStatus() != "0" {
+			t.Fatalf("local address %s: %v", bind.Get("X-Bind"), res)
+		}
 	}
 }
