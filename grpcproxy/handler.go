@@ -432,18 +432,32 @@ func (h *Handler) try(w http.ResponseWriter, r *http.Request, t *http.Transport,
 	// request body waits to be taken.
 	readTimer := time.AfterFunc(timeoutOr(h.o.ReadTimeout), func() { cancel(errReadTimeout) })
 	defer readTimer.Stop()
+	var (
+		headMu   sync.Mutex // orders sent's Reset before the body's reads
+		headCame bool
+	)
 	if sb, ok := body.(*sendBody); ok {
 		// As NGINX's, the wait for the response starts once the request
 		// went whole: a client-streaming call may take longer to send
-		// its messages than the read timeout.
+		// its messages than the read timeout. Once the head came, the
+		// body's reads below run the timer.
 		readTimer.Stop()
-		sb.sent = func() { readTimer.Reset(timeoutOr(h.o.ReadTimeout)) }
+		sb.sent = func() {
+			headMu.Lock()
+			defer headMu.Unlock()
+			if !headCame {
+				readTimer.Reset(timeoutOr(h.o.ReadTimeout))
+			}
+		}
 		sb.arm = func() func() {
 			tm := time.AfterFunc(timeoutOr(h.o.SendTimeout), func() { cancel(errSendTimeout) })
 			return func() { tm.Stop() }
 		}
 	}
 	resp, err := t.RoundTrip(out)
+	headMu.Lock()
+	headCame = true
+	headMu.Unlock()
 	if err != nil {
 		return h.failed(r, addr, err, context.Cause(ctx))
 	}
@@ -469,6 +483,10 @@ func (h *Handler) try(w http.ResponseWriter, r *http.Request, t *http.Transport,
 	for {
 		readTimer.Reset(timeoutOr(h.o.ReadTimeout))
 		n, err := resp.Body.Read(buf)
+		// The timeout bounds the upstream's silence, not the write to
+		// a slow client (NGINX's send_timeout's), which may wait for
+		// its HTTP/2 window.
+		readTimer.Stop()
 		if n > 0 {
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				return 0, false // the client left

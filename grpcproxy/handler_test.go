@@ -287,3 +287,34 @@ func TestManyLocalAddresses(t *testing.T) {
 		}
 	}
 }
+
+// grpc_read_timeout bounds the upstream's silence, not the client's pace:
+// a stream the client reads slowly (its HTTP/2 window full, the
+// relay's write waiting) is not cut while the upstream has answered.
+func TestReadTimeoutSlowClient(t *testing.T) {
+	msg := testgrpc.Frame(make([]byte, 16<<10))
+	const count = 1024 // 16 MiB, more than the client's stream window
+	up := front(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/grpc")
+		w.Header().Set("Trailer", "Grpc-Status")
+		for range count {
+			if _, err := w.Write(msg); err != nil {
+				return
+			}
+		}
+		w.Header().Set("Grpc-Status", "0")
+	}))
+	url := front(t, handler(t, grpcproxy.Options{ReadTimeout: 300 * time.Millisecond}, strings.TrimPrefix(up, "http://")))
+	req, _ := http.NewRequest(http.MethodPost, url+"/test.Echo/Download", nil)
+	req.Header.Set("Content-Type", "application/grpc")
+	resp, err := testgrpc.Client(nil).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	time.Sleep(time.Second) // the client reads nothing for a while
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err != nil || n != count*int64(len(msg)) || resp.Trailer.Get("Grpc-Status") != "0" {
+		t.Errorf("got %d of %d bytes, %v, grpc-status %q", n, count*len(msg), err, resp.Trailer.Get("Grpc-Status"))
+	}
+}
