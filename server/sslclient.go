@@ -333,10 +333,14 @@ var specialText = map[int]string{
 }
 
 // serveCertError answers a request that ssl_verify_client refuses, a
-// plain HTTP request on a TLS port, 421 or a header too large; the
-// connection closes, as NGINX's does.
+// plain HTTP request on a TLS port, 421 or a header too large; an
+// HTTP/1.x connection closes, as NGINX's does. On HTTP/2 NGINX ends the
+// stream only (its keepalive flag means nothing there), and
+// "Connection: close" would be a GOAWAY refusing the next streams.
 func serveCertError(w http.ResponseWriter, r *http.Request, srv *VServer, code int) {
-	w.Header()["Connection"] = []string{"close"}
+	if r.ProtoMajor == 1 {
+		w.Header()["Connection"] = []string{"close"}
+	}
 	if code == http.StatusMisdirectedRequest {
 		Error(w, r, code)
 		return

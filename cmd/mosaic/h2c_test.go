@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +14,8 @@ import (
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
+
+	"github.com/mosaic-edge/mosaic/internal/testpki"
 )
 
 // TestPlainHTTP2ListenAsNGINX: "listen ... http2" without ssl speaks
@@ -284,5 +287,49 @@ func TestH2SettingsDirectivesAsNGINX(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestH2CertErrorKeepsConnectionAsNGINX: over HTTP/2 a request that
+// ssl_verify_client refuses (496, answered 400) ends its stream only, as
+// NGINX's special response does (r->keepalive means nothing there);
+// "Connection: close" made Go's server send GOAWAY, refusing the
+// connection's next streams.
+func TestH2CertErrorKeepsConnectionAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	cert, key := testpki.WriteKeyPair(t, dir, "x", testpki.SelfSigned(t, "x.test"))
+	caFile := testpki.WritePEM(t, dir, "ca.pem", "CERTIFICATE", testpki.NewRootCA(t, "Client CA").Cert.Raw)
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d ssl http2; server_name x.test;
+			ssl_certificate %s; ssl_certificate_key %s;
+			ssl_client_certificate %s; ssl_verify_client on;
+			location / { return 200 "ok"; } }`, port, cert, key, caFile)
+	})
+	var got [2]string
+	for i, port := range []int{mport, nport} {
+		c, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port),
+			&tls.Config{InsecureSkipVerify: true, ServerName: "x.test", NextProtos: []string{"h2"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close() })
+		h := &h2cConn{Conn: c, fr: http2.NewFramer(c, c)}
+		h.fr.ReadMetaHeaders = hpack.NewDecoder(65536, nil)
+		h.enc = hpack.NewEncoder(&h.hb)
+		if _, err := io.WriteString(c, http2.ClientPreface); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.fr.WriteSettings(); err != nil {
+			t.Fatal(err)
+		}
+		get := []string{":method", "GET", ":scheme", "https", ":authority", "x.test", ":path", "/"}
+		h.headers(t, 1, true, get...)
+		first := h.status(1)
+		h.headers(t, 3, true, get...)
+		got[i] = first + ", then " + h.status(3)
+	}
+	if got[0] != got[1] || got[1] != "400, then 400" {
+		t.Errorf("mosaic %s\nNGINX  %s", got[0], got[1])
 	}
 }
