@@ -362,18 +362,14 @@ func (h *Handler) mayGoOn(status int, start time.Time) bool {
 }
 
 // requestHeader is what goes to the upstream: the client's fields but
-// those of its connection, "te: trailers" when the client accepts
-// trailers (NGINX's $grpc_internal_trailers), then SetHeaders.
+// those of its connection (hopByHop: the fields that the Connection
+// field names go on, as in NGINX), "te: trailers" when the client
+// accepts trailers (NGINX's $grpc_internal_trailers), then SetHeaders.
 func (h *Handler) requestHeader(r *http.Request) (http.Header, string) {
 	out := make(http.Header, len(r.Header)+2)
 	for k, vv := range r.Header {
 		if !slices.Contains(hopByHop, k) {
 			out[k] = slices.Clone(vv)
-		}
-	}
-	for _, f := range r.Header.Values("Connection") {
-		for name := range strings.SplitSeq(f, ",") {
-			out.Del(strings.TrimSpace(name))
 		}
 	}
 	for _, te := range r.Header.Values("Te") {

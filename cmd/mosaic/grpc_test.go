@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/testgrpc"
 	"github.com/mosaic-edge/mosaic/internal/testpki"
@@ -142,5 +144,43 @@ func TestGRPCPassTLSAsNGINX(t *testing.T) {
 		if m[i] != n[i] {
 			t.Errorf("%s:\nmosaic %s\nNGINX  %s", calls[i].method, m[i], n[i])
 		}
+	}
+}
+
+// grpcHTTP1Seen makes a unary call over HTTP/1.1 to port with the extra
+// header lines given and returns what the backend reports it got: its
+// x-test and te fields.
+func grpcHTTP1Seen(t *testing.T, port int, header string) string {
+	t.Helper()
+	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	body := testgrpc.Frame([]byte("x"))
+	fmt.Fprintf(c, "POST /test.Echo/Unary HTTP/1.1\r\nHost: x\r\nContent-Type: application/grpc\r\n%sContent-Length: %d\r\n\r\n%s",
+		header, len(body), body)
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		return err.Error()
+	}
+	resp.Body.Close()
+	return fmt.Sprintf("%d, x-test %q, te %q", resp.StatusCode, resp.Header.Get("X-Seen"), resp.Header.Get("X-Te"))
+}
+
+// A field that the client's Connection field names still goes to the
+// upstream: NGINX's grpc module drops only the fields its
+// grpc_set_header defaults clear.
+func TestGRPCConnectionTokensAsNGINX(t *testing.T) {
+	nginxPath(t)
+	up := grpcBackend(t, nil)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; location / { grpc_pass grpc://%s; } }`, port, up)
+	})
+	header := "Connection: x-test, close\r\nX-Test: v\r\n"
+	m, n := grpcHTTP1Seen(t, mport, header), grpcHTTP1Seen(t, nport, header)
+	if m != n || n != `200, x-test "v", te ""` {
+		t.Errorf("mosaic %s\nNGINX  %s", m, n)
 	}
 }
