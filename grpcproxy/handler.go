@@ -372,12 +372,10 @@ func (h *Handler) requestHeader(r *http.Request) (http.Header, string) {
 			out[k] = slices.Clone(vv)
 		}
 	}
-	for _, te := range r.Header.Values("Te") {
-		for v := range strings.SplitSeq(te, ",") {
-			if strings.EqualFold(strings.TrimSpace(v), "trailers") {
-				out.Set("Te", "trailers")
-			}
-		}
+	// As NGINX reads it: its first TE field only, holding "trailers"
+	// anywhere in any case ("trailers;q=0.5" is one).
+	if strings.Contains(strings.ToLower(r.Header.Get("Te")), "trailers") {
+		out.Set("Te", "trailers")
 	}
 	authority := h.o.Authority
 	for _, sh := range h.o.SetHeaders {

@@ -184,3 +184,22 @@ func TestGRPCConnectionTokensAsNGINX(t *testing.T) {
 		t.Errorf("mosaic %s\nNGINX  %s", m, n)
 	}
 }
+
+// "te: trailers" goes to the upstream as NGINX's $grpc_internal_trailers
+// says: when the client's first TE field holds "trailers" anywhere, in
+// any case (a parameter after it included); a second field is not read.
+func TestGRPCTrailersFieldAsNGINX(t *testing.T) {
+	nginxPath(t)
+	up := grpcBackend(t, nil)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; location / { grpc_pass grpc://%s; } }`, port, up)
+	})
+	for _, te := range []string{"TE: trailers\r\n", "TE: Trailers\r\n", "TE: trailers;q=0.5, deflate\r\n",
+		"TE: deflate\r\nTE: trailers\r\n", "TE: deflate\r\n"} {
+		header := "Connection: close\r\n" + te
+		m, n := grpcHTTP1Seen(t, mport, header), grpcHTTP1Seen(t, nport, header)
+		if m != n {
+			t.Errorf("%q: mosaic %s\nNGINX  %s", te, m, n)
+		}
+	}
+}
