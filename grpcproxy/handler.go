@@ -455,7 +455,15 @@ func (h *Handler) try(w http.ResponseWriter, r *http.Request, t *http.Transport,
 	if err != nil {
 		return h.failed(r, addr, err, context.Cause(ctx))
 	}
-	defer resp.Body.Close()
+	defer func() {
+		// Go's client waits in Close for the request body's writer,
+		// which may wait on a client that still has its side open (the
+		// upstream ended the call first): cancelling first ends the
+		// stream at once. The server wakes the writer's read once the
+		// handler returns.
+		cancel(nil)
+		resp.Body.Close()
+	}()
 	if h.o.Intercept != nil && h.o.Intercept(r, resp.StatusCode) {
 		h.errorResponse(w, r, resp.StatusCode)
 		return 0, false

@@ -318,3 +318,38 @@ func TestReadTimeoutSlowClient(t *testing.T) {
 		t.Errorf("got %d of %d bytes, %v, grpc-status %q", n, count*len(msg), err, resp.Trailer.Get("Grpc-Status"))
 	}
 }
+
+// A call the upstream ends while the client still sends (a server that
+// fails a bidirectional stream, or answers before the client's last
+// message) is ended at once: the client hears the trailers without
+// ending its side first.
+func TestUpstreamEndsBeforeClient(t *testing.T) {
+	url := front(t, handler(t, grpcproxy.Options{}, backend(t)))
+	pr, pw := io.Pipe()
+	req, _ := http.NewRequest(http.MethodPost, url+"/test.Echo/Stream", pr)
+	req.Header.Set("Content-Type", "application/grpc")
+	req.Header.Set("Te", "trailers")
+	go pw.Write(testgrpc.Frame([]byte("2")))
+	resp, err := testgrpc.Client(nil).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var n int64
+	done := make(chan struct{})
+	go func() {
+		n, err = io.Copy(io.Discard, resp.Body)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+		pw.Close() // the client's side ends, and with it the call
+		<-done
+		t.Fatal("the call ended only with the client's side")
+	}
+	pw.Close()
+	if err != nil || n != 12 || resp.Trailer.Get("Grpc-Status") != "0" {
+		t.Errorf("got %d bytes, %v, grpc-status %q; want the two messages and 0", n, err, resp.Trailer.Get("Grpc-Status"))
+	}
+}
