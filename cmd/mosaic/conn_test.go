@@ -236,13 +236,7 @@ func TestChunkedTransferEncodingOffAsNGINX(t *testing.T) {
 	// More than the proxy holds before it sends: the length is unknown
 	// when the header goes out.
 	body := strings.Repeat("streamed body ", 40000)
-	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for i := 0; i < len(body); i += 8000 {
-			fmt.Fprint(w, body[i:min(i+8000, len(body))])
-			w.(http.Flusher).Flush()
-		}
-	}))
-	defer origin.Close()
+	origin := streamingOrigin(t, body, 8000)
 	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
 		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
 			location /off { chunked_transfer_encoding off; proxy_pass %[2]s; }
@@ -380,13 +374,7 @@ func headerShape(req string) string {
 func TestChunkedTransferEncodingFinalLocationAsNGINX(t *testing.T) {
 	nginxPath(t)
 	body := strings.Repeat("streamed body ", 40000)
-	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for i := 0; i < len(body); i += 8000 {
-			fmt.Fprint(w, body[i:min(i+8000, len(body))])
-			w.(http.Flusher).Flush()
-		}
-	}))
-	defer origin.Close()
+	origin := streamingOrigin(t, body, 8000)
 	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
 		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
 			location /off { chunked_transfer_encoding off; try_files /none @on; }
@@ -404,4 +392,19 @@ func TestChunkedTransferEncodingFinalLocationAsNGINX(t *testing.T) {
 			t.Errorf("%s: mosaic %s, nginx %s", path, m, n)
 		}
 	}
+}
+
+// streamingOrigin answers every request with body, written piece bytes at
+// a time, each flushed: a response whose length the proxy does not know
+// when its header goes out.
+func streamingOrigin(t *testing.T, body string, piece int) *httptest.Server {
+	t.Helper()
+	o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for i := 0; i < len(body); i += piece {
+			fmt.Fprint(w, body[i:min(i+piece, len(body))])
+			w.(http.Flusher).Flush()
+		}
+	}))
+	t.Cleanup(o.Close)
+	return o
 }

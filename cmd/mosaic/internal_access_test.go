@@ -145,13 +145,7 @@ func TestErrorPageBodyAsNGINX(t *testing.T) {
 func TestErrorPageStreamedTargetWholeAsNGINX(t *testing.T) {
 	nginxPath(t)
 	body := strings.Repeat("streamed answer ", 20000)
-	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for i := 0; i < len(body); i += 4000 {
-			fmt.Fprint(w, body[i:min(i+4000, len(body))])
-			w.(http.Flusher).Flush()
-		}
-	}))
-	defer origin.Close()
+	origin := streamingOrigin(t, body, 4000)
 	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
 		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
 			location /named { error_page 404 = @b; return 404; }

@@ -202,11 +202,7 @@ func TestRefusalAnsweredInServerAsNGINX(t *testing.T) {
 			n++
 		}
 	}
-	mlog := refusedLines(t, filepath.Join(dir, "mosaic/access.log"), n)
-	nlog := refusedLines(t, filepath.Join(dir, "nginx/access.log"), n)
-	if strings.Join(mlog, "\n") != strings.Join(nlog, "\n") {
-		t.Errorf("access log: mosaic %q, nginx %q", mlog, nlog)
-	}
+	sameAccessLogs(t, dir, n)
 }
 
 // An error_page to a named location cannot take a request whose line was
@@ -245,11 +241,7 @@ func TestRefusalToNamedLocationAsNGINX(t *testing.T) {
 			t.Errorf("%.30q: mosaic %q, nginx %q", req, m, n)
 		}
 	}
-	mlog := refusedLines(t, filepath.Join(dir, "mosaic/access.log"), len(requests))
-	nlog := refusedLines(t, filepath.Join(dir, "nginx/access.log"), len(requests))
-	if strings.Join(mlog, "\n") != strings.Join(nlog, "\n") {
-		t.Errorf("access log: mosaic %q, nginx %q", mlog, nlog)
-	}
+	sameAccessLogs(t, dir, len(requests))
 }
 
 // $request_length of a refused request counts, as NGINX's, the lines
@@ -295,11 +287,7 @@ func TestRefusedRequestLengthAsNGINX(t *testing.T) {
 		send(mport, req)
 		send(nport, req)
 	}
-	mlog := refusedLines(t, filepath.Join(dir, "mosaic/access.log"), len(requests)+1)
-	nlog := refusedLines(t, filepath.Join(dir, "nginx/access.log"), len(requests)+1)
-	if strings.Join(mlog, "\n") != strings.Join(nlog, "\n") {
-		t.Errorf("access log: mosaic %q, nginx %q", mlog, nlog)
-	}
+	sameAccessLogs(t, dir, len(requests)+1)
 }
 
 // A request that gets no answer (its header not whole in time: 408; its
@@ -400,6 +388,18 @@ func TestRefusedHeadLineAsNGINX(t *testing.T) {
 	mlog := refusedLines(t, filepath.Join(dir, "mosaic/access.log"), len(requests))
 	nlog := refusedLines(t, filepath.Join(dir, "nginx/access.log"), len(requests))
 	if sized(mlog) != sized(nlog) {
+		t.Errorf("access log: mosaic %q, nginx %q", mlog, nlog)
+	}
+}
+
+// sameAccessLogs waits for lines lines in the access logs that startBoth's
+// servers write in dir (mosaic/access.log, nginx/access.log) and reports
+// where they differ.
+func sameAccessLogs(t *testing.T, dir string, lines int) {
+	t.Helper()
+	mlog := refusedLines(t, filepath.Join(dir, "mosaic/access.log"), lines)
+	nlog := refusedLines(t, filepath.Join(dir, "nginx/access.log"), lines)
+	if strings.Join(mlog, "\n") != strings.Join(nlog, "\n") {
 		t.Errorf("access log: mosaic %q, nginx %q", mlog, nlog)
 	}
 }
