@@ -538,7 +538,9 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 		ri.rec.setSendTimeout(h.cl.sendTimeout.V)
 		if r.Body != nil && r.Body != http.NoBody && ri.rec.deadlines != nil {
 			// client_body_timeout: the time allowed between two reads.
-			r.Body = &deadlineBody{ReadCloser: r.Body, d: ri.rec.deadlines, timeout: h.cl.bodyTimeout.V}
+			db := &deadlineBody{ReadCloser: r.Body, d: ri.rec.deadlines, timeout: h.cl.bodyTimeout.V}
+			ri.rec.ends = append(ri.rec.ends, db.end)
+			r.Body = db
 		}
 	}
 	// Set in every location, not only where it is off: NGINX's chunked
@@ -679,7 +681,7 @@ func bodyUnread(body io.ReadCloser) bool {
 		return true
 	}
 	b, ok := body.(*deadlineBody)
-	return ok && !b.read
+	return ok && !b.read.Load()
 }
 
 // preconditions are the request fields that make a response partial or

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/vars"
@@ -42,17 +43,34 @@ type deadliner interface {
 }
 
 // deadlineBody arms the read deadline before each read of a request body.
+// A handler may leave a reader of the body running past its own end (an
+// HTTP/2 client of a gRPC upstream writes the request body from a
+// goroutine of its own): once the request has ended (end), the deadline
+// is not touched, since the writer it belongs to may be gone (Go's
+// HTTP/2 server clears it when the handler returns).
 type deadlineBody struct {
 	io.ReadCloser
-	d       deadliner
 	timeout time.Duration
-	read    bool // a handler has read from it: an error page cannot have it whole
+	read    atomic.Bool // a handler has read from it: an error page cannot have it whole
+	mu      sync.Mutex
+	d       deadliner // nil once the request has ended
 }
 
 func (b *deadlineBody) Read(p []byte) (int, error) {
-	b.read = true
-	_ = b.d.SetReadDeadline(time.Now().Add(b.timeout))
+	b.read.Store(true)
+	b.mu.Lock()
+	if b.d != nil {
+		_ = b.d.SetReadDeadline(time.Now().Add(b.timeout))
+	}
+	b.mu.Unlock()
 	return b.ReadCloser.Read(p)
+}
+
+// end lets the writer go: the request is over.
+func (b *deadlineBody) end() {
+	b.mu.Lock()
+	b.d = nil
+	b.mu.Unlock()
 }
 
 var recorderPool = sync.Pool{New: func() any { return new(recorder) }}

@@ -2,7 +2,9 @@ package server
 
 import (
 	"bytes"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,4 +47,37 @@ func TestRecorderReadFromKeepsSendTimeout(t *testing.T) {
 		t.Fatalf("BodyBytes %d, want %d", rw.st.BodyBytes, len(body))
 	}
 	rw.release()
+}
+
+// panicDeadliner fails the test when its deadlines are set once gone.
+type panicDeadliner struct {
+	t    *testing.T
+	gone *bool
+}
+
+func (d panicDeadliner) SetReadDeadline(time.Time) error {
+	if *d.gone {
+		d.t.Error("the read deadline of a request that ended was set")
+	}
+	return nil
+}
+func (d panicDeadliner) SetWriteDeadline(time.Time) error { return nil }
+
+// A reader that outlives its request (the body writer of an HTTP/2
+// client to a gRPC upstream) reads the body without touching the
+// deadlines of a writer the server has let go: Go's HTTP/2 server
+// clears its writer when the handler returns, and setting a deadline on
+// it then panics.
+func TestDeadlineBodyAfterEnd(t *testing.T) {
+	gone := false
+	b := &deadlineBody{ReadCloser: io.NopCloser(strings.NewReader("abcdef")), d: panicDeadliner{t, &gone}, timeout: time.Second}
+	p := make([]byte, 3)
+	if n, _ := b.Read(p); n != 3 {
+		t.Fatalf("read %d", n)
+	}
+	b.end()
+	gone = true
+	if n, _ := b.Read(p); n != 3 || string(p) != "def" {
+		t.Fatalf("after end: %d %q", n, p)
+	}
 }
