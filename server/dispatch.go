@@ -29,6 +29,8 @@ const cycleHit = maxRedirects + 1
 
 // reqInfo is the core's per-request record, in the request context.
 type reqInfo struct {
+	// noChunks says chunked_transfer_encoding off reached the writer.
+	noChunks  bool
 	cfg       *Config
 	srv       *VServer
 	st        *vars.State
@@ -539,14 +541,20 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 		if r.Body != nil && r.Body != http.NoBody && ri.rec.deadlines != nil {
 			// client_body_timeout: the time allowed between two reads.
 			db := &deadlineBody{ReadCloser: r.Body, d: ri.rec.deadlines, timeout: h.cl.bodyTimeout.V}
-			ri.rec.ends = append(ri.rec.ends, db.end)
+			ri.rec.bodies = append(ri.rec.bodies, db)
 			r.Body = db
 		}
 	}
-	// Set in every location, not only where it is off: NGINX's chunked
-	// filter reads the final location's setting, so an internal redirect
-	// out of an "off" location turns chunking back on.
-	setChunking(w, !h.cl.chunkedOff.V)
+	// NGINX's chunked filter reads the final location's setting, so an
+	// internal redirect out of an "off" location turns chunking back on.
+	// Only a change goes down to the writer: most requests never meet an
+	// "off" location, and their writer chain is not walked.
+	if off := h.cl.chunkedOff.V; ri == nil && off || ri != nil && off != ri.noChunks {
+		setChunking(w, !off)
+		if ri != nil {
+			ri.noChunks = off
+		}
+	}
 	if h.cl.keepalive.V == 0 || keptTooLong(ri, h.cl.keepaliveTime.V) || keepaliveDisabled(r, h.cl.keepaliveOff.V) ||
 		r.ProtoMajor == 2 && servedEnough(ri, h.cl.keepaliveReqs.V) {
 		w.Header()["Connection"] = []string{"close"}

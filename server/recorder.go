@@ -32,6 +32,8 @@ type recorder struct {
 	final bool
 	// ends are AtRequestEnd's functions, run by release.
 	ends []func()
+	// bodies are the request's deadline-armed bodies, let go by release.
+	bodies []*deadlineBody
 	// holds are AfterResponse's functions, run by settle once the
 	// response has gone out whole (by release after a panic).
 	holds []func()
@@ -121,6 +123,11 @@ func (rw *recorder) release() {
 	}
 	clear(rw.ends)
 	rw.ends = rw.ends[:0]
+	for _, b := range rw.bodies {
+		b.end()
+	}
+	clear(rw.bodies)
+	rw.bodies = rw.bodies[:0]
 	if rw.deadlines != nil && rw.sendTimeout > 0 {
 		_ = rw.deadlines.SetWriteDeadline(time.Time{})
 	}
