@@ -230,14 +230,27 @@ func TestProxyThroughBinary(t *testing.T) {
 }
 
 func TestGracefulStopFinishesInFlight(t *testing.T) {
+	port := stopDuringSlowRequest(t, "")
+	// New connections are refused once stopped.
+	if _, err := net.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+		t.Fatal("still accepting after stop")
+	}
+}
+
+// stopDuringSlowRequest starts mosaic with the main-level directives
+// main, sends a SIGTERM while a proxied request of 700 ms runs, and
+// checks that the request finishes and the process exits. It returns
+// the port mosaic listened on.
+func stopDuringSlowRequest(t *testing.T, main string) int {
+	t.Helper()
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(700 * time.Millisecond)
 		fmt.Fprint(w, "finished")
 	}))
-	defer origin.Close()
-	dir := t.TempDir()
+	t.Cleanup(origin.Close)
 	port := freePort(t)
-	p := startMosaic(t, dir, fmt.Sprintf(`http { server { listen 127.0.0.1:{port}; location / { proxy_pass %s; } } }`, origin.URL), port)
+	p := startMosaic(t, t.TempDir(), fmt.Sprintf(`%s
+		http { server { listen 127.0.0.1:{port}; location / { proxy_pass %s; } } }`, main, origin.URL), port)
 	done := make(chan string, 1)
 	go func() {
 		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/", port))
@@ -255,10 +268,7 @@ func TestGracefulStopFinishesInFlight(t *testing.T) {
 		t.Fatalf("in-flight request: %q", got)
 	}
 	waitExit(t, p)
-	// New connections are refused once stopped.
-	if _, err := net.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
-		t.Fatal("still accepting after stop")
-	}
+	return port
 }
 
 // worker_shutdown_timeout bounds a graceful stop: a request still running
@@ -291,31 +301,7 @@ func TestWorkerShutdownTimeout(t *testing.T) {
 // shutdown timer only for a time other than 0: a graceful stop still lets
 // the request in flight finish rather than cut it at once.
 func TestWorkerShutdownTimeoutZero(t *testing.T) {
-	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(700 * time.Millisecond)
-		fmt.Fprint(w, "finished")
-	}))
-	defer origin.Close()
-	port := freePort(t)
-	p := startMosaic(t, t.TempDir(), fmt.Sprintf(`worker_shutdown_timeout 0;
-		http { server { listen 127.0.0.1:{port}; location / { proxy_pass %s; } } }`, origin.URL), port)
-	done := make(chan string, 1)
-	go func() {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/", port))
-		if err != nil {
-			done <- "error: " + err.Error()
-			return
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		done <- string(b)
-	}()
-	time.Sleep(200 * time.Millisecond)
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	if got := <-done; got != "finished" {
-		t.Fatalf("in-flight request: %q", got)
-	}
-	waitExit(t, p)
+	stopDuringSlowRequest(t, "worker_shutdown_timeout 0;")
 }
 
 // waitExit waits for p to exit after a SIGTERM and fails the test unless it

@@ -72,6 +72,13 @@ func dialH2C(t *testing.T, port int) *h2cConn {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return startH2(t, c)
+}
+
+// startH2 speaks HTTP/2 on c (plain, or TLS with h2 negotiated): the
+// preface and an empty SETTINGS. c is closed when the test ends.
+func startH2(t *testing.T, c net.Conn) *h2cConn {
+	t.Helper()
 	t.Cleanup(func() { _ = c.Close() })
 	h := &h2cConn{Conn: c, fr: http2.NewFramer(c, c)}
 	h.fr.ReadMetaHeaders = hpack.NewDecoder(65536, nil)
@@ -313,16 +320,7 @@ func TestH2CertErrorKeepsConnectionAsNGINX(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = c.Close() })
-		h := &h2cConn{Conn: c, fr: http2.NewFramer(c, c)}
-		h.fr.ReadMetaHeaders = hpack.NewDecoder(65536, nil)
-		h.enc = hpack.NewEncoder(&h.hb)
-		if _, err := io.WriteString(c, http2.ClientPreface); err != nil {
-			t.Fatal(err)
-		}
-		if err := h.fr.WriteSettings(); err != nil {
-			t.Fatal(err)
-		}
+		h := startH2(t, c)
 		get := []string{":method", "GET", ":scheme", "https", ":authority", "x.test", ":path", "/"}
 		h.headers(t, 1, true, get...)
 		first := h.status(1)

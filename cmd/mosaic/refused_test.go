@@ -271,21 +271,9 @@ func TestRefusedRequestLengthAsNGINX(t *testing.T) {
 		// longer, went whole.
 		"GET /?" + strings.Repeat("a", 500) + " HTTP/1.1\r\nHost: x\r\n\r\nGET /q HTTP/1.1\r\nHost: x\r\n" + big + "\r\n",
 	}
-	send := func(port int, req string) {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-		if _, err := c.Write([]byte(req)); err != nil {
-			t.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, c)
-	}
 	for _, req := range requests {
-		send(mport, req)
-		send(nport, req)
+		sendUntilClosed(t, mport, req)
+		sendUntilClosed(t, nport, req)
 	}
 	sameAccessLogs(t, dir, len(requests)+1)
 }
@@ -353,17 +341,7 @@ func TestRefusedHeadLineAsNGINX(t *testing.T) {
 		"HEAD\r\n\r\n",
 	}
 	answer := func(port int, req string) string {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-		if _, err := c.Write([]byte(req)); err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(c)
-		status, rest, _ := strings.Cut(string(b), "\r\n")
+		status, rest, _ := strings.Cut(sendUntilClosed(t, port, req), "\r\n")
 		if _, body, _ := strings.Cut(rest, "\r\n\r\n"); body != "" {
 			return status[:12] + " page"
 		}
@@ -402,4 +380,22 @@ func sameAccessLogs(t *testing.T, dir string, lines int) {
 	if strings.Join(mlog, "\n") != strings.Join(nlog, "\n") {
 		t.Errorf("access log: mosaic %q, nginx %q", mlog, nlog)
 	}
+}
+
+// sendUntilClosed sends req on a connection of its own to port and
+// returns what the server sent until it closed the connection (within 5
+// seconds).
+func sendUntilClosed(t *testing.T, port int, req string) string {
+	t.Helper()
+	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := c.Write([]byte(req)); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(c)
+	return string(b)
 }
