@@ -113,6 +113,7 @@ func (p *page) close() {
 		p.dst = f.prev
 	case f.elem == ElemTry && f.try != nil:
 		t := f.try
+		t.parent.reserve(t.s, t.attempt, t.except)
 		settle := func(live bool) {
 			if !live {
 				p.settleTry(t, false)
@@ -145,13 +146,22 @@ func (p *page) test(ev *Event) bool {
 	return ok
 }
 
+// newTry opens a try. Its attempt and its except are each held whole until
+// the try is settled, bounded by esi_max_held_size: an attempt that grows
+// past it fails (its except is used), an except that does is dropped.
 func (p *page) newTry() *tryBlock {
-	return &tryBlock{
-		parent:  p.dst,
-		s:       p.dst.slot(),
-		attempt: newCollector(&p.h.bufs),
-		except:  newCollector(&p.h.bufs),
-	}
+	t := &tryBlock{parent: p.dst, s: p.dst.slot()}
+	bound := p.h.opts.MaxHeldSize
+	t.attempt = newCollector(&p.h.bufs, bound, func() {
+		t.failed.Store(true)
+		p.h.log.LogAttrs(p.ctx, slog.LevelWarn, "esi: <esi:attempt> larger than esi_max_held_size, failed",
+			slog.String("uri", p.req.URL.RequestURI()), slog.Int("max_held_size", bound))
+	})
+	t.except = newCollector(&p.h.bufs, bound, func() {
+		p.h.log.LogAttrs(p.ctx, slog.LevelWarn, "esi: <esi:except> larger than esi_max_held_size, dropped",
+			slog.String("uri", p.req.URL.RequestURI()), slog.Int("max_held_size", bound))
+	})
+	return t
 }
 
 // tryContext returns, for an include or a try at the current place, the
@@ -195,5 +205,5 @@ func (p *page) settleTry(t *tryBlock, live bool) {
 	}
 	t.attempt.discard()
 	t.except.discard()
-	t.parent.complete(t.s, keep)
+	t.parent.completeHeld(t.s, keep)
 }

@@ -67,6 +67,7 @@ func (s *seg) release() {
 type slot struct {
 	done  bool
 	parts []seg
+	held  int // the bytes of parts the output counts (completeHeld)
 }
 
 // partsWriter collects a nested page's output in pooled chunks.

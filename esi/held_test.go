@@ -126,3 +126,62 @@ func stalledThenReleased(h http.Handler, written *atomic.Int64, release func()) 
 	<-done
 	return last, rec
 }
+
+// TestMaxHeldSizeBoundsTry: an <esi:try> is held whole until it is
+// settled, so its attempt and its except are bounded by esi_max_held_size
+// as text behind a pending fragment is: an attempt that grows past it
+// fails (the except is used), an except that does is dropped.
+func TestMaxHeldSizeBoundsTry(t *testing.T) {
+	const held = 64 << 10
+	big := strings.Repeat("x", 4*held)
+	for _, c := range []struct{ name, page, want string }{
+		{"attempt over", `[<esi:try><esi:attempt>` + big + `<esi:include src="/f/a"/></esi:attempt><esi:except>E</esi:except></esi:try>]`, "[E]"},
+		{"except over, used", `[<esi:try><esi:attempt><esi:include src="/f/404"/></esi:attempt><esi:except>` + big + `</esi:except></esi:try>]`, "[]"},
+		{"except over, unused", `[<esi:try><esi:attempt>a<esi:include src="/f/a"/></esi:attempt><esi:except>` + big + `</esi:except></esi:try>]`, "[aA]"},
+		{"inner try counted in the outer attempt", `[<esi:try><esi:attempt><esi:try><esi:attempt>` + big[:held*3/4] + `</esi:attempt></esi:try>` + big[:held*3/4] + `</esi:attempt><esi:except>E</esi:except></esi:try>]`, "[E]"},
+		{"within the bound", `[<esi:try><esi:attempt>` + big[:held/2] + `</esi:attempt><esi:except>E</esi:except></esi:try>]`, "[" + big[:held/2] + "]"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := mustNew(t, htmlPage(c.page), esi.Options{Fetcher: esi.FetchHandler(fragments()), MaxHeldSize: held, Logger: discardLog()})
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest("GET", "/f/page", nil))
+			if got := rec.Body.String(); got != c.want {
+				t.Errorf("got %d bytes %.40q, want %d bytes %.40q", len(got), got, len(c.want), c.want)
+			}
+		})
+	}
+}
+
+// TestMaxHeldSizeCountsTries: what a try keeps counts towards
+// esi_max_held_size until written, as the text it stands for would: a
+// page of tries behind a pending fragment pauses like a page of text.
+func TestMaxHeldSizeCountsTries(t *testing.T) {
+	const held, piece, n = 64 << 10, 8 << 10, 256
+	open := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/f/slow", func(w http.ResponseWriter, _ *http.Request) {
+		<-open
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, "S")
+	})
+	try := []byte(`<esi:try><esi:attempt>` + strings.Repeat("t", piece) + `</esi:attempt></esi:try>`)
+	var written atomic.Int64
+	page := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `[<esi:include src="/f/slow"/>]`)
+		for range n {
+			if _, err := w.Write(try); err != nil {
+				return
+			}
+			written.Add(int64(len(try)))
+		}
+	})
+	h := mustNew(t, page, esi.Options{Fetcher: esi.FetchHandler(mux), MaxHeldSize: held})
+	last, rec := stalledThenReleased(h, &written, func() { close(open) })
+	if last > held+2*int64(len(try)) {
+		t.Errorf("the page wrote %d bytes of tries behind a pending fragment, want about %d held", last, held)
+	}
+	if want := "[S]" + strings.Repeat("t", n*piece); rec.Body.String() != want {
+		t.Errorf("page of %d bytes, want %d", rec.Body.Len(), len(want))
+	}
+}

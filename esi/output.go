@@ -30,8 +30,13 @@ type output struct {
 	hold int // index of the slot standing for an open <esi:remove>, or -1
 
 	// collect: the output has no writer; it gathers its content (an
-	// <esi:try>'s attempt or except) for gather to hand over.
-	collect bool
+	// <esi:try>'s attempt or except) for gather to hand over. Only the
+	// parser going on moves a collector, so it cannot wait for room as an
+	// output does: past maxHeld it gives its content up (over) and calls
+	// overflow once, and gather then hands nothing over.
+	collect  bool
+	over     bool
+	overflow func()
 
 	writing     bool // a goroutine holds the writer role
 	dirty       bool // written since the last flush (or headers not sent)
@@ -64,11 +69,47 @@ func newOutput(w io.Writer, flush func() error, bufs *chunkPool, maxHeld int) *o
 }
 
 // newCollector returns an output that writes nothing: its text and
-// fragments are kept, by reference where they can be, until gather.
-func newCollector(bufs *chunkPool) *output {
-	o := newOutput(nil, nil, bufs, 0)
-	o.collect = true
+// fragments are kept, by reference where they can be, until gather. Past
+// maxHeld bytes of text (0: no bound) it drops what it holds and calls
+// overflow.
+func newCollector(bufs *chunkPool, maxHeld int, overflow func()) *output {
+	o := newOutput(nil, nil, bufs, maxHeld)
+	o.collect, o.overflow = true, overflow
 	return o
+}
+
+// full reports, for a collector, whether n more bytes are beyond its
+// bound; the first time, it gives up what it holds. o.mu is held.
+func (o *output) full(n int) bool {
+	if !o.collect || o.maxHeld <= 0 {
+		return false
+	}
+	if o.over {
+		return true
+	}
+	if o.held+n <= o.maxHeld {
+		return false
+	}
+	o.over = true
+	// The text goes now, so that the memory is free while the page goes
+	// on; the slots stay until gather, as fragments still complete into
+	// them (each bounded on its own).
+	kept := o.segs[:0]
+	o.held = 0
+	for i := range o.segs {
+		if o.segs[i].f == nil {
+			o.segs[i].release()
+			continue
+		}
+		kept = append(kept, o.segs[i])
+		o.held += heldBy(&o.segs[i])
+	}
+	clear(o.segs[len(kept):])
+	o.segs = kept
+	if o.overflow != nil {
+		o.overflow()
+	}
+	return true
 }
 
 // gather waits until every fragment of a collector is in and hands its
@@ -83,6 +124,14 @@ func (o *output) gather() []seg {
 			continue
 		}
 		i++
+	}
+	if o.over {
+		for i := range o.segs {
+			o.segs[i].release()
+		}
+		clear(o.segs)
+		o.segs = o.segs[:0]
+		return nil
 	}
 	var out []seg
 	for _, s := range o.segs {
@@ -112,6 +161,9 @@ func (o *output) text(data []byte, c *chunk, stable bool) error {
 	if o.writable() {
 		return o.writeNow(seg{data: data})
 	}
+	if o.full(len(data)) {
+		return nil
+	}
 	switch {
 	case c != nil:
 		c.ref()
@@ -138,7 +190,7 @@ func (o *output) waitHeld() {
 // heldBy is what a queued segment counts towards held.
 func heldBy(s *seg) int {
 	if s.f != nil {
-		return slotCost
+		return slotCost + s.f.held
 	}
 	return len(s.data)
 }
@@ -232,10 +284,62 @@ func (o *output) pushSlot() *slot {
 // on its upstream, and nothing else would push these bytes to the client.
 func (o *output) complete(s *slot, parts []seg) {
 	o.mu.Lock()
+	o.settle(s, parts)
+	o.mu.Unlock()
+}
+
+// completeHeld fills the slot of a try with the text it kept, which then
+// counts towards held until written, as text queued in its place would:
+// the try's bound applies to one try, and a page of tries behind a
+// pending fragment must pause the parser as a page of text does.
+func (o *output) completeHeld(s *slot, parts []seg) {
+	n := 0
+	for i := range parts {
+		n += len(parts[i].data)
+	}
+	o.mu.Lock()
+	o.charge(s, n)
+	if o.over {
+		for i := range parts {
+			parts[i].release()
+		}
+		parts = nil
+		o.charge(s, 0)
+	}
+	o.settle(s, parts)
+	o.mu.Unlock()
+}
+
+// reserve counts, for the slot of a try the parser has just closed, what
+// its attempt and except hold, until completeHeld counts what it keeps:
+// the parser's next step then waits for room as it would behind that
+// much text, while the try is settled in the background.
+func (o *output) reserve(s *slot, attempt, except *output) {
+	n := attempt.heldNow() + except.heldNow()
+	o.mu.Lock()
+	o.charge(s, n)
+	o.mu.Unlock()
+}
+
+func (o *output) heldNow() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.held
+}
+
+// charge counts n bytes for s in held, in place of what it counted
+// before. o.mu is held.
+func (o *output) charge(s *slot, n int) {
+	o.held += n - s.held
+	s.held = n
+	o.full(0)
+}
+
+// settle completes s with parts and writes what became ready. o.mu is held.
+func (o *output) settle(s *slot, parts []seg) {
 	s.parts, s.done = parts, true
 	o.eager = true
 	o.pump()
-	o.mu.Unlock()
 }
 
 // holdRemove starts holding an <esi:remove> block: the text after it waits
