@@ -456,15 +456,14 @@ func (x *exchange) interim(resp *http.Response) {
 // respond relays the upstream's response to the client.
 func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 	h := x.h
-	// The server counts the request as active (least_conn, max_conns)
-	// until its response, or its tunnel, has ended.
-	defer h.up.release(p, false, time.Now())
 	a := &x.attempts[len(x.attempts)-1]
 	if resp.StatusCode == http.StatusSwitchingProtocols && h.wire == nil {
+		defer h.up.release(p, false, time.Now())
 		x.switchProtocols(c, resp, a)
 		return
 	}
 	if h.intercept != nil && h.intercept(x.r, resp.StatusCode) {
+		defer h.up.release(p, false, time.Now())
 		x.interceptResponse(c, resp, a)
 		return
 	}
@@ -497,38 +496,93 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 		// net/http would drain the request body before the header goes out.
 		_ = rc.EnableFullDuplex()
 	}
-	res := x.relay(rc, resp, flush)
-	if res.clientErr != nil && h.ignoreClientAbort {
-		// *_ignore_client_abort: the client has gone, but the upstream's
-		// answer is still read to its end (the application finishes its
-		// work), then dropped; the connection may serve another request.
-		n, err := io.Copy(io.Discard, resp.Body)
-		res.n += n
-		res.clientErr, res.upErr = nil, err
+	var ahead *ahead
+	var startAhead func(base int64) io.Reader
+	if !flush && (h.aheadMemory > 0 || h.aheadFileMax > 0) {
+		startAhead = func(base int64) io.Reader {
+			// The upstream's end is seen to on the goroutine that reads it:
+			// its connection goes back to the pool, or is closed, as soon as
+			// the body is in, however long the client takes.
+			ahead = newAhead(resp.Body, base, h.aheadMemory, h.aheadFileMax, h.aheadTemp, h.relayPool, func(n int64, err error) {
+				x.upstreamEnded(p, c, resp, n, err, nil)
+			})
+			return ahead
+		}
 	}
-	a.total = time.Since(a.start)
-	a.length = res.n
+	res := x.relay(rc, resp, flush, startAhead)
+	if ahead != nil {
+		x.endAhead(ahead, c, &res)
+	} else {
+		if res.clientErr != nil && h.ignoreClientAbort {
+			// *_ignore_client_abort: the client has gone, but the
+			// upstream's answer is still read to its end (the application
+			// finishes its work), then dropped; the connection may serve
+			// another request.
+			n, err := io.Copy(io.Discard, resp.Body)
+			res.n += n
+			res.clientErr, res.upErr = nil, err
+		}
+		if x.sending && !x.sendFinished() {
+			// The upload may outlast the response: let the client have all
+			// of the response before waiting for it.
+			_ = rc.Flush()
+		}
+		x.upstreamEnded(p, c, resp, res.n, res.upErr, res.clientErr)
+	}
 	if x.st != nil && len(resp.Trailer) > 0 {
 		// Read once the body has ended ($upstream_trailer_NAME).
 		x.st.UpstreamTrailer = resp.Trailer
 	}
-
-	if x.sending && !x.sendFinished() {
-		// The upload may outlast the response: let the client have all of
-		// the response before waiting for it.
-		_ = rc.Flush()
-	}
-	sent := x.waitSending(c, false) && x.sendErr == nil
-	stopped := x.stop.Stop()
-	a.count(c) // before the connection may serve another request
-	if res.upErr == nil && res.clientErr == nil && sent && stopped && x.keepalive(resp) && c.br.Buffered() == 0 {
-		h.up.putIdle(c, time.Now())
-	} else {
-		c.close()
-	}
 	if res.upErr != nil {
 		x.bodyFailed(p, rc, res)
 	}
+}
+
+// endAhead waits for the reading ahead of a relayed body to end: at once
+// when the client had all of it; when the client has gone, once the
+// upstream is read to its end (*_ignore_client_abort) or its connection
+// is shut. res then has the upstream's side of the outcome.
+func (x *exchange) endAhead(a *ahead, c *conn, res *relayed) {
+	gone := res.clientErr != nil && !x.h.ignoreClientAbort
+	switch {
+	case gone:
+		if a.stop() {
+			c.abort() // a read waiting on the upstream ends
+		}
+	case res.clientErr != nil:
+		a.dropRest()
+		res.clientErr = nil
+	}
+	a.close()
+	if a.tempErr != nil {
+		x.logFailure(slog.LevelError, "writing a temporary file for the response failed, it waited for memory", c.peer.addr, a.tempErr)
+	}
+	res.n = a.n
+	if !gone && a.end != io.EOF {
+		res.upErr = a.end
+	}
+}
+
+// upstreamEnded sees to the end of the upstream's side of a response:
+// its timing and length, the upload sent with it, and its connection,
+// kept for another request or closed. The handler calls it once the
+// body is relayed, or the reading ahead once the body is read.
+func (x *exchange) upstreamEnded(p *peer, c *conn, resp *http.Response, n int64, upErr, clientErr error) {
+	a := &x.attempts[len(x.attempts)-1]
+	a.total = time.Since(a.start)
+	a.length = n
+	sent := x.waitSending(c, false) && x.sendErr == nil
+	stopped := x.stop.Stop()
+	a.count(c) // before the connection may serve another request
+	ended := upErr == nil || upErr == io.EOF
+	if ended && clientErr == nil && sent && stopped && x.keepalive(resp) && c.br.Buffered() == 0 {
+		x.h.up.putIdle(c, time.Now())
+	} else {
+		c.close()
+	}
+	// The server counts the request as active (least_conn, max_conns)
+	// until its response has ended.
+	x.h.up.release(p, false, time.Now())
 }
 
 // bodyFailed handles an upstream body that broke off. While nothing has

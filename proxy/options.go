@@ -79,6 +79,16 @@ type Options struct {
 	// BufferingOff is "proxy_buffering off": every chunk read from the
 	// upstream is flushed to the client at once.
 	BufferingOff bool
+	// AheadMemory and AheadFileMax are how much of a buffered response's
+	// body is read from the upstream ahead of the client: in memory
+	// (proxy_buffers: number × size), then in a temporary file that
+	// AheadTempFile makes (proxy_max_temp_file_size, proxy_temp_path;
+	// nil: the system's temporary directory). The upstream is thus read to
+	// its end, and its connection freed, while a slow client still takes
+	// the body. Both 0: the body is read only as the client takes it.
+	AheadMemory   int
+	AheadFileMax  int64
+	AheadTempFile func() (*os.File, error)
 	// RedirectOff is "proxy_redirect off": Location and Refresh headers
 	// pass unchanged.
 	RedirectOff bool
@@ -260,6 +270,9 @@ type Handler struct {
 	bodyTemp     func() (*os.File, error)
 	bufferingOff bool
 	relayPool    *sync.Pool
+	aheadMemory  int
+	aheadFileMax int64
+	aheadTemp    func() (*os.File, error)
 	redirects    []Redirect // nil: Location and Refresh pass unchanged
 	redirectFrom string
 	redirectTo   string
@@ -402,6 +415,10 @@ func New(opts Options) (*Handler, error) {
 	}
 	if h.bodyTemp == nil {
 		h.bodyTemp = func() (*os.File, error) { return os.CreateTemp("", "mosaic-proxy-body-") }
+	}
+	h.aheadMemory, h.aheadFileMax, h.aheadTemp = opts.AheadMemory, opts.AheadFileMax, opts.AheadTempFile
+	if h.aheadTemp == nil {
+		h.aheadTemp = func() (*os.File, error) { return os.CreateTemp("", "mosaic-proxy-") }
 	}
 	h.relayPool = &bufPool
 	if n := opts.BufferSize; n > 0 && n != relayBufferSize {

@@ -170,19 +170,25 @@ type relayed struct {
 // the client nothing, and the proxy can still answer with an error status
 // instead of a response that ends early (the writers behind net/http and
 // http1 hold back their first kilobytes anyway, so nothing leaves later).
-func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush bool) (res relayed) {
+//
+// With ahead set, what is left of the body once the buffer is full is
+// read from the reader it returns (given the bytes read so far), which
+// reads the upstream ahead of the client; the caller then waits for that
+// reader to end, and learns the upstream's side of the outcome from it.
+func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush bool, ahead func(base int64) io.Reader) (res relayed) {
 	bp := x.h.relayPool.Get().(*[]byte)
 	defer x.h.relayPool.Put(bp)
 	buf := *bp
 	held := 0
 	var out io.Writer // x.w, or what cuts out the client's range
+	var body io.Reader = resp.Body
 	if flush {
 		out = x.commit(resp)
 		res.committed = true
 		_ = rc.Flush()
 	}
 	for {
-		n, err := resp.Body.Read(buf[held:])
+		n, err := body.Read(buf[held:])
 		res.n += int64(n)
 		if !res.committed {
 			held += n
@@ -196,6 +202,9 @@ func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush
 			out = x.commit(resp)
 			res.committed = true
 			n, held = held, 0
+			if err == nil && ahead != nil {
+				body = ahead(res.n)
+			}
 		}
 		if n > 0 {
 			if _, werr := out.Write(buf[:n]); werr != nil {

@@ -8,40 +8,62 @@ import (
 	"sync/atomic"
 )
 
-// bodyTempPath is client_body_temp_path: the directory where request
-// bodies larger than client_body_buffer_size are kept while they are
-// sent on, and NGINX's hashed sub-directory levels (1 or 2 digits each)
-// taken from the end of each file's number.
-type bodyTempPath struct {
+// TempPath is a *_temp_path line (client_body_temp_path,
+// proxy_temp_path, ...): the directory where temporary files are kept,
+// and NGINX's hashed sub-directory levels (1 or 2 digits each) taken from
+// the end of each file's number.
+type TempPath struct {
 	dir    string
 	levels []int
+	prefix string // of files made in the system's directory, with no dir
 }
 
-func setBodyTempPath(c *Cmd) error {
-	cl := c.Loc().(*coreLoc)
-	p := bodyTempPath{dir: c.Args[0]}
+// ParseTempPath reads the arguments of a *_temp_path directive.
+func ParseTempPath(c *Cmd) (TempPath, error) {
+	p := TempPath{dir: c.Args[0]}
 	for _, a := range c.Args[1:] {
 		n, err := strconv.Atoi(a)
 		if err != nil || n < 1 || n > 2 {
-			return c.Invalid(a, "")
+			return p, c.Invalid(a, "")
 		}
 		p.levels = append(p.levels, n)
 	}
-	return Put(c, &cl.bodyTemp, p)
+	return p, nil
 }
 
-// bodyTempSeq numbers temporary files, as NGINX names them by a counter.
-var bodyTempSeq atomic.Uint64
+func setBodyTempPath(c *Cmd) error {
+	p, err := ParseTempPath(c)
+	if err != nil {
+		return err
+	}
+	return Put(c, &c.Loc().(*coreLoc).bodyTemp, p)
+}
 
-// create makes a new temporary file for a request body, creating the
-// directories it lies in (mode 0700: bodies are private) on first use.
-// With no client_body_temp_path, the system's temporary directory is used.
-func (p bodyTempPath) create() (*os.File, error) {
+// tempSeq numbers temporary files, as NGINX names them by a counter.
+var tempSeq atomic.Uint64
+
+// Or returns p, or when no directive set it, the system's temporary
+// directory with files named from prefix ("mosaic-proxy-").
+func (p TempPath) Or(prefix string) TempPath {
 	if p.dir == "" {
-		return os.CreateTemp("", "mosaic-body-")
+		p.prefix = prefix
+	}
+	return p
+}
+
+// Create makes a new temporary file, creating the directories it lies in
+// (mode 0700: what they hold is private) on first use. With no directory
+// set, the system's temporary directory is used.
+func (p TempPath) Create() (*os.File, error) {
+	if p.dir == "" {
+		prefix := p.prefix
+		if prefix == "" {
+			prefix = "mosaic-body-"
+		}
+		return os.CreateTemp("", prefix)
 	}
 	for range 8 {
-		name := fmt.Sprintf("%010d", bodyTempSeq.Add(1)+uint64(os.Getpid())<<32)
+		name := fmt.Sprintf("%010d", tempSeq.Add(1)+uint64(os.Getpid())<<32)
 		dir, end := p.dir, len(name)
 		for _, n := range p.levels {
 			dir = filepath.Join(dir, name[end-n:end])
@@ -64,5 +86,5 @@ func (p bodyTempPath) create() (*os.File, error) {
 // that makes the temporary file for the rest (client_body_temp_path).
 func (l *Location) ClientBodyBuffer() (size int64, tempFile func() (*os.File, error)) {
 	cl := LocConf[*coreLoc](l, coreModule)
-	return cl.bodyBuffer.V, cl.bodyTemp.V.create
+	return cl.bodyBuffer.V, cl.bodyTemp.V.Create
 }

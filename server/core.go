@@ -73,7 +73,7 @@ type coreLoc struct {
 	charsetTypes    Setting[charsetTypes]
 	// Request buffers.
 	bodyBuffer    Setting[int64] // client_body_buffer_size
-	bodyTemp      Setting[bodyTempPath]
+	bodyTemp      Setting[TempPath]
 	headerBuffer  Setting[int64] // client_header_buffer_size
 	underscores   Setting[bool]  // underscores_in_headers
 	ignoreInvalid Setting[bool]  // ignore_invalid_headers

@@ -46,7 +46,7 @@ func TestNotices(t *testing.T) {
 		t.Fatal(err)
 	}
 	notices := strings.Join(cfg.Notices(), "\n")
-	for _, d := range []string{"fastcgi_buffers", "fastcgi_busy_buffers_size", "fastcgi_send_lowat"} {
+	for _, d := range []string{"fastcgi_busy_buffers_size", "fastcgi_send_lowat"} {
 		if !strings.Contains(notices, `ignoring "`+d+`" directive in test.conf`) {
 			t.Errorf("no notice for %s in %q", d, notices)
 		}

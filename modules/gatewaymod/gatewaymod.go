@@ -95,10 +95,10 @@ func (c *Conf) Params() *gateway.Params {
 // (NGINX's default, one memory page).
 func (c *Conf) BufferSize() int { return int(c.bufferSize.Or(4096)) }
 
-// tuning are directives read and noticed: the buffer and temporary-file
-// sizes of NGINX's response buffering (mosaic relays through one fixed
-// buffer and keeps no temporary file of a response).
-var tuning = []string{"buffers", "busy_buffers_size", "max_temp_file_size", "temp_file_write_size"}
+// tuning are directives read and noticed: sizes NGINX's response
+// buffering has and mosaic's has not (the body read ahead is bounded by
+// *_buffers and *_max_temp_file_size).
+var tuning = []string{"busy_buffers_size", "temp_file_write_size"}
 
 // Directives returns the shared directives under prefix ("fastcgi"), for
 // a module whose location settings are T, with get returning their Conf.

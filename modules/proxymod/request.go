@@ -60,22 +60,17 @@ func init() {
 			return core.Put(c, get(c.Loc().(*reqConf)), t)
 		}
 	}
-	// Sizes of NGINX's response buffers: mosaic streams a response
-	// through one output_buffers-sized buffer and never spills it to a
-	// file, so they are checked and otherwise ignored.
+	// Sizes NGINX's buffering has and mosaic's has not: the response
+	// head is read whole into a buffer of its own size, the body read
+	// ahead in proxy_buffers and written to the client as it can take it.
 	tuning := func(minArgs, maxArgs int) core.Directive {
 		return core.Directive{Context: core.CtxHTTPAll, MinArgs: minArgs, MaxArgs: maxArgs, Set: func(c *core.Cmd) error {
 			for _, a := range c.Args {
-				if _, err := c.Size(a); err != nil && !(c.Name == "proxy_buffers" && a == c.Args[0]) {
+				if _, err := c.Size(a); err != nil {
 					return err
 				}
 			}
-			if c.Name == "proxy_buffers" {
-				if _, err := c.Int(c.Args[0], 1, 1<<20); err != nil {
-					return err
-				}
-			}
-			c.Notice(fmt.Sprintf("ignoring %q directive: responses stream through output_buffers and never go to temporary files", c.Name))
+			c.Notice(fmt.Sprintf("ignoring %q directive: the body read ahead is bounded by proxy_buffers and proxy_max_temp_file_size", c.Name))
 			return nil
 		}}
 	}
@@ -95,10 +90,8 @@ func init() {
 			Set: flag(func(l *reqConf) *core.Setting[bool] { return &l.intercept })},
 		{Name: "proxy_ignore_client_abort", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
 			Set: flag(func(l *reqConf) *core.Setting[bool] { return &l.ignoreAbort })},
-		named("proxy_buffers", tuning(2, 2)),
 		named("proxy_buffer_size", tuning(1, 1)),
 		named("proxy_busy_buffers_size", tuning(1, 1)),
-		named("proxy_max_temp_file_size", tuning(1, 1)),
 		named("proxy_temp_file_write_size", tuning(1, 1)),
 	}
 	reqModule.Directives = append(reqModule.Directives, cookieDirectives()...)

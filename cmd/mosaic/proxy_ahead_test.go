@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// aheadOrigin serves /big, a body larger than the sockets between it and
+// a client can hold, and tells when its handler has written all of it;
+// it counts the connections made to it.
+type aheadOrigin struct {
+	*httptest.Server
+	done  chan struct{}
+	conns atomic.Int32
+}
+
+const aheadBody = 48 << 20
+
+func newAheadOrigin(t *testing.T) *aheadOrigin {
+	o := &aheadOrigin{done: make(chan struct{}, 4)}
+	o.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", fmt.Sprint(aheadBody))
+		chunk := []byte(strings.Repeat("0123456789abcdef", 4096))
+		for sent := 0; sent < aheadBody; sent += len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+		o.done <- struct{}{}
+	}))
+	o.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			o.conns.Add(1)
+		}
+	}
+	o.Start()
+	t.Cleanup(o.Close)
+	return o
+}
+
+// stalledGet sends a GET for path (a large body), reads the first kilobyte and then
+// nothing: a client on a slow link.
+func stalledGet(t *testing.T, port int, path string) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.(*net.TCPConn).SetReadBuffer(64 << 10)
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: a\r\n\r\n", path)
+	br := bufio.NewReaderSize(c, 1024)
+	if _, err := br.Peek(1024); err != nil {
+		t.Fatalf("GET %s from port %d: %v", path, port, err)
+	}
+	return c, br
+}
+
+// readWhole reads the rest of the stalled response and checks its body.
+func readWhole(t *testing.T, who string, c net.Conn, br *bufio.Reader) {
+	t.Helper()
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err != nil || n != aheadBody {
+		t.Fatalf("%s: body of %d bytes (%v), want %d", who, n, err, aheadBody)
+	}
+}
+
+func originDone(o *aheadOrigin, within time.Duration) bool {
+	select {
+	case <-o.done:
+		return true
+	case <-time.After(within):
+		return false
+	}
+}
+
+// TestProxyReadsAheadOfSlowClientAsNGINX: with buffering on, NGINX reads
+// an upstream's answer to its end into its buffers and a temporary file
+// while a slow client takes it, so that the upstream (an application's
+// worker) is free at once; with proxy_max_temp_file_size 0 it reads only
+// as far as its buffers. mosaic does the same, and a kept-alive upstream
+// connection serves the next request while the slow client still reads.
+func TestProxyReadsAheadOfSlowClientAsNGINX(t *testing.T) {
+	for _, c := range []struct {
+		name, conf string
+		free       bool
+	}{
+		{"temporary file", "", true},
+		{"buffers only", "proxy_max_temp_file_size 0; proxy_buffers 4 8k;", false},
+		{"buffering off", "proxy_buffering off;", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			origins := map[string]*aheadOrigin{"m": newAheadOrigin(t), "n": newAheadOrigin(t)}
+			mport, nport := startBoth(t, dir, func(who string, port int) string {
+				return fmt.Sprintf(`upstream o { server %s; keepalive 4; }
+					server { listen 127.0.0.1:%d;
+						location / { proxy_pass http://o; proxy_http_version 1.1; proxy_set_header Connection "";
+							proxy_temp_path %s 1 2; %s } }`,
+					origins[who].Listener.Addr(), port, filepath.Join(dir, who+"-temp"), c.conf)
+			})
+			for who, port := range map[string]int{"m": mport, "n": nport} {
+				o := origins[who]
+				conn, br := stalledGet(t, port, "/big")
+				if got := originDone(o, 5*time.Second); got != c.free {
+					t.Errorf("%s: the origin had written the whole body while the client stalled: %v, want %v", who, got, c.free)
+				}
+				if c.free {
+					// The upstream connection is back in the pool once the
+					// proxy has read what the sockets still hold: the next
+					// request takes it.
+					time.Sleep(time.Second)
+					resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/big", port))
+					if err != nil {
+						t.Fatal(err)
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					<-o.done
+					if n := o.conns.Load(); n != 1 {
+						t.Errorf("%s: %d connections to the origin, want 1 (kept alive, reused)", who, n)
+					}
+				}
+				readWhole(t, who, conn, br)
+				if !c.free {
+					<-o.done
+				}
+			}
+		})
+	}
+}
+
+// TestFastCGISlowClientFreesWorkerAsNGINX: behind NGINX, a php-fpm pool
+// of one worker serves the next request while a slow client still takes
+// a large page, its answer read into NGINX's buffers and temporary file.
+// The same through mosaic.
+func TestFastCGISlowClientFreesWorkerAsNGINX(t *testing.T) {
+	nginxPath(t)
+	fpmPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www", "big.php"), fmt.Sprintf(`<?php
+header('Content-Length: %d');
+$s = str_repeat('0123456789abcdef', 4096);
+for ($i = 0; $i < %d; $i++) { echo $s; }
+`, aheadBody, aheadBody/(16*4096)))
+	writeFile(t, filepath.Join(dir, "www", "fast.php"), `<?php echo "ok";`)
+	fpms := map[string]*phpFPM{}
+	for _, who := range []string{"m", "n"} {
+		fpms[who] = startFPM(t, filepath.Join(dir, "fpm-"+who), filepath.Join(dir, who+".sock"), 1)
+	}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s/www;
+			location ~ \.php$ { fastcgi_pass %s; fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name; fastcgi_param REQUEST_METHOD $request_method;
+				fastcgi_temp_path %s; } }`, port, dir, fpms[who].addr, filepath.Join(dir, who+"-temp"))
+	})
+	for who, port := range map[string]int{"m": mport, "n": nport} {
+		conn, br := stalledGet(t, port, "/big.php")
+		client := &http.Client{Timeout: 5 * time.Second}
+		resp, err := client.Get(fmt.Sprintf("http://127.0.0.1:%d/fast.php", port))
+		if err != nil {
+			t.Errorf("%s: the next request while a client stalls: %v", who, err)
+		} else {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if string(b) != "ok" {
+				t.Errorf("%s: next request answered %q, want \"ok\"", who, b)
+			}
+		}
+		readWhole(t, who, conn, br)
+	}
+}

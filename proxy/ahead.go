@@ -1,0 +1,234 @@
+package proxy
+
+import (
+	"errors"
+	"io"
+	"os"
+	"sync"
+)
+
+// aheadChunk is the unit of the memory an ahead holds: small reads are
+// packed into chunks rather than each keeping a buffer of its own.
+const aheadChunk = 4 << 10
+
+// ahead reads an upstream's body ahead of the client, as NGINX's buffered
+// proxying does: into memory (*_buffers), then into a temporary file
+// (*_max_temp_file_size, in *_temp_path), so that the upstream is read to
+// its end, and its connection and its worker are free, however slowly the
+// client takes the body. One goroutine reads the upstream (fill); the
+// handler reads the body from the ahead, in order.
+//
+// Order is kept by one rule: once a piece has gone to the file, the pieces
+// after it go there too, until the client has read the file to its end;
+// then memory is used again and the file starts over (its size is what is
+// waiting in it, never more than fileMax).
+type ahead struct {
+	mu   sync.Mutex
+	cond sync.Cond
+
+	mem      [][]byte // chunks waiting in memory, oldest first; the last may have room
+	memBytes int      // bytes waiting in mem
+	memMax   int      // bytes of chunks mem may hold
+	off      int      // bytes of mem[0] already read
+
+	file           *os.File
+	fileR, fileW   int64 // read and write offsets in file
+	fileMax        int64 // the most the file may hold; 0: no file
+	temp           func() (*os.File, error)
+	tempErr        error // making the file failed: memory only from then on
+	stopped, drain bool  // the client is gone: stop reading / read on and drop
+	finishing      bool  // fill has stopped reading and is seeing to the end
+	end            error // the upstream's body ended: io.EOF or its error
+	n              int64 // bytes read from the upstream
+	done           chan struct{}
+}
+
+// newAhead starts reading src, of which base bytes were read before, with
+// a buffer from pool; ended runs on the reading goroutine once src has
+// ended (io.EOF or an error) or reading stopped (errAheadStopped), with
+// the bytes read in all, before the reader of the ahead sees that end.
+func newAhead(src io.Reader, base int64, memMax int, fileMax int64, temp func() (*os.File, error), pool *sync.Pool, ended func(n int64, err error)) *ahead {
+	if memMax < aheadChunk {
+		memMax = aheadChunk
+	}
+	a := &ahead{memMax: memMax, fileMax: fileMax, temp: temp, n: base, done: make(chan struct{})}
+	a.cond.L = &a.mu
+	go a.fill(src, pool, ended)
+	return a
+}
+
+func (a *ahead) fill(src io.Reader, pool *sync.Pool, ended func(n int64, err error)) {
+	defer close(a.done)
+	bp := pool.Get().(*[]byte)
+	defer pool.Put(bp)
+	var err error
+	for err == nil {
+		var n int
+		n, err = src.Read(*bp)
+		if n > 0 && !a.put((*bp)[:n]) {
+			err = errAheadStopped
+		}
+	}
+	a.mu.Lock()
+	if a.stopped {
+		// Stopped while the last read came in: the upstream connection
+		// is being shut, whatever that read said.
+		err = errAheadStopped
+	}
+	a.finishing = true
+	n := a.n
+	a.mu.Unlock()
+	ended(n, err)
+	a.mu.Lock()
+	a.end = err
+	a.cond.Broadcast()
+	a.mu.Unlock()
+}
+
+// errAheadStopped ends a fill that the client's leaving stopped.
+var errAheadStopped = errors.New("read ahead stopped: the client is gone")
+
+// put keeps p, waiting for room; false when reading should stop.
+func (a *ahead) put(p []byte) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.n += int64(len(p))
+	for {
+		switch {
+		case a.stopped:
+			return false
+		case a.drain:
+			return true
+		case a.fileW == 0 && a.memRoom() >= len(p):
+			a.toMem(p)
+			a.cond.Broadcast()
+			return true
+		case a.fileMax > 0 && a.tempErr == nil && a.fileW+int64(len(p)) <= a.fileMax:
+			if err := a.toFile(p); err != nil {
+				a.tempErr = err
+				continue
+			}
+			a.cond.Broadcast()
+			return true
+		}
+		a.cond.Wait()
+	}
+}
+
+// memRoom is how many more bytes mem can take. a.mu is held.
+func (a *ahead) memRoom() int {
+	chunks := (a.memMax + aheadChunk - 1) / aheadChunk
+	room := (chunks - len(a.mem)) * aheadChunk
+	if k := len(a.mem); k > 0 {
+		last := a.mem[k-1]
+		room += cap(last) - len(last)
+	}
+	return room
+}
+
+func (a *ahead) toMem(p []byte) {
+	a.memBytes += len(p)
+	for len(p) > 0 {
+		k := len(a.mem)
+		if k == 0 || len(a.mem[k-1]) == cap(a.mem[k-1]) {
+			a.mem = append(a.mem, make([]byte, 0, aheadChunk))
+			k++
+		}
+		last := a.mem[k-1]
+		n := copy(last[len(last):cap(last)], p)
+		a.mem[k-1] = last[:len(last)+n]
+		p = p[n:]
+	}
+}
+
+// toFile appends p to the temporary file, made on first use. The write
+// is made under a.mu: it goes to the page cache, and the reader, which
+// reads the file under a.mu too, then needs no other coordination.
+func (a *ahead) toFile(p []byte) error {
+	if a.file == nil {
+		f, err := a.temp()
+		if err != nil {
+			return err
+		}
+		a.file = f
+	}
+	if _, err := a.file.WriteAt(p, a.fileW); err != nil {
+		return err
+	}
+	a.fileW += int64(len(p))
+	return nil
+}
+
+// Read gives the body in order: what waits in memory, then in the file.
+func (a *ahead) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for {
+		if a.memBytes > 0 {
+			n := copy(p, a.mem[0][a.off:])
+			a.off += n
+			a.memBytes -= n
+			if a.off == len(a.mem[0]) {
+				a.mem[0] = nil
+				a.mem = a.mem[1:]
+				a.off = 0
+			}
+			a.cond.Broadcast()
+			return n, nil
+		}
+		if a.fileR < a.fileW {
+			n, err := a.file.ReadAt(p[:min(int64(len(p)), a.fileW-a.fileR)], a.fileR)
+			a.fileR += int64(n)
+			if a.fileR == a.fileW {
+				// Drained: memory again, and the file starts over.
+				a.fileR, a.fileW = 0, 0
+				a.cond.Broadcast()
+			}
+			if err != nil && n == 0 {
+				return 0, err
+			}
+			return n, nil
+		}
+		if a.end != nil {
+			return 0, a.end
+		}
+		a.cond.Wait()
+	}
+}
+
+// stop makes the reading end at its next piece, and reports whether it
+// was still reading: the caller then shuts the upstream connection, so
+// that a read waiting on it ends. Once the reading has ended, the
+// connection is no longer the caller's (it may serve another request).
+func (a *ahead) stop() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.stopped = true
+	a.cond.Broadcast()
+	return !a.finishing
+}
+
+// dropRest lets the reading go on to the upstream's end, dropping what it
+// reads (*_ignore_client_abort), and frees what is held.
+func (a *ahead) dropRest() {
+	a.mu.Lock()
+	a.drain = true
+	a.mem, a.memBytes, a.off = nil, 0, 0
+	a.fileR, a.fileW = 0, 0
+	a.cond.Broadcast()
+	a.mu.Unlock()
+}
+
+// close waits for the reading goroutine and removes the file.
+func (a *ahead) close() {
+	<-a.done
+	if a.file != nil {
+		name := a.file.Name()
+		_ = a.file.Close()
+		_ = os.Remove(name)
+		a.file = nil
+	}
+}

@@ -1,0 +1,166 @@
+package proxy
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"testing"
+	"time"
+)
+
+// trickle hands out its data in reads of random sizes, then err.
+type trickle struct {
+	data []byte
+	rnd  *rand.Rand
+	err  error
+}
+
+func (t *trickle) Read(p []byte) (int, error) {
+	if len(t.data) == 0 {
+		return 0, t.err
+	}
+	n := min(len(p), len(t.data), 1+t.rnd.IntN(9000))
+	copy(p, t.data[:n])
+	t.data = t.data[n:]
+	return n, nil
+}
+
+func aheadPool() *sync.Pool {
+	return &sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+}
+
+func tempIn(t *testing.T, made *int) func() (*os.File, error) {
+	dir := t.TempDir()
+	return func() (*os.File, error) {
+		*made++
+		return os.CreateTemp(dir, "ahead-")
+	}
+}
+
+// TestAheadKeepsOrder: a body read through memory, the file and memory
+// again, by a reader that reads in random sizes and pauses, comes out as
+// it went in, and the upstream's end (and its error) after it.
+func TestAheadKeepsOrder(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	data := make([]byte, 3<<20)
+	for i := range data {
+		data[i] = byte(rnd.IntN(256))
+	}
+	for _, c := range []struct {
+		name    string
+		mem     int
+		fileMax int64
+		err     error
+	}{
+		{"memory only", 32 << 10, 0, io.EOF},
+		{"memory and file", 32 << 10, 256 << 10, io.EOF},
+		{"file larger than the body", 8 << 10, 1 << 30, io.EOF},
+		{"upstream error", 16 << 10, 64 << 10, errors.New("reset")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			made := 0
+			var ended int64 = -1
+			var endErr error
+			a := newAhead(&trickle{data: data[100:], rnd: rand.New(rand.NewPCG(7, 8)), err: c.err}, 100, c.mem, c.fileMax, tempIn(t, &made), aheadPool(), func(n int64, err error) { ended, endErr = n, err })
+			var got bytes.Buffer
+			buf := make([]byte, 7000)
+			var err error
+			for err == nil {
+				var n int
+				n, err = a.Read(buf[:1+rnd.IntN(len(buf))])
+				got.Write(buf[:n])
+				if rnd.IntN(50) == 0 {
+					time.Sleep(time.Millisecond)
+				}
+			}
+			a.close()
+			if err != c.err {
+				t.Errorf("read ended with %v, want %v", err, c.err)
+			}
+			if !bytes.Equal(got.Bytes(), data[100:]) {
+				t.Errorf("got %d bytes, not the %d sent in order", got.Len(), len(data)-100)
+			}
+			if ended != int64(len(data)) || endErr != c.err {
+				t.Errorf("ended with %d bytes, %v; want %d, %v", ended, endErr, len(data), c.err)
+			}
+			if c.fileMax == 0 && made != 0 {
+				t.Errorf("%d temporary files made with no file allowed", made)
+			}
+		})
+	}
+}
+
+// TestAheadBounds: with nobody reading, the upstream is read as far as
+// the memory and the file allow, and no further; the file never holds
+// more than its bound. Once the whole body fits, it is read to its end.
+func TestAheadBounds(t *testing.T) {
+	const mem, fileMax = 32 << 10, 100 << 10
+	for _, c := range []struct {
+		name string
+		size int
+		file int64
+		all  bool
+	}{
+		{"memory only", 1 << 20, 0, false},
+		{"memory and file", 1 << 20, fileMax, false},
+		{"fits", 120 << 10, fileMax, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			made := 0
+			ended := make(chan int64, 1)
+			src := &trickle{data: make([]byte, c.size), rnd: rand.New(rand.NewPCG(3, 4)), err: io.EOF}
+			a := newAhead(src, 0, mem, c.file, tempIn(t, &made), aheadPool(), func(n int64, _ error) { ended <- n })
+			time.Sleep(200 * time.Millisecond)
+			a.mu.Lock()
+			n, w := a.n, a.fileW
+			a.mu.Unlock()
+			if w > c.file {
+				t.Errorf("file holds %d bytes, bound %d", w, c.file)
+			}
+			// What one read brings may wait beyond the bound.
+			if limit := int64(mem) + c.file + 9000; !c.all && n > limit {
+				t.Errorf("read %d bytes ahead, bound %d", n, limit)
+			}
+			select {
+			case got := <-ended:
+				if !c.all {
+					t.Errorf("the body was read to its end (%d bytes) with nobody reading", got)
+				}
+			case <-time.After(100 * time.Millisecond):
+				if c.all {
+					t.Error("a body that fits was not read to its end")
+				}
+			}
+			if a.stop() == c.all {
+				t.Errorf("stop says the reading was going on: %v", !c.all)
+			}
+			a.close()
+		})
+	}
+}
+
+// TestAheadDropRest: after dropRest (the client gone, the upstream read
+// to its end all the same) nothing more is kept, and the reading ends at
+// the upstream's end, however much is left.
+func TestAheadDropRest(t *testing.T) {
+	made := 0
+	ended := make(chan int64, 1)
+	src := &trickle{data: make([]byte, 4<<20), rnd: rand.New(rand.NewPCG(5, 6)), err: io.EOF}
+	a := newAhead(src, 0, 16<<10, 0, tempIn(t, &made), aheadPool(), func(n int64, _ error) { ended <- n })
+	a.dropRest()
+	select {
+	case n := <-ended:
+		if n != 4<<20 {
+			t.Errorf("read %d bytes, want all %d", n, 4<<20)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the reading did not go on to the end")
+	}
+	a.close()
+	if a.memBytes != 0 || len(a.mem) != 0 {
+		t.Errorf("%d bytes kept after dropRest", a.memBytes)
+	}
+}
