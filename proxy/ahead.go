@@ -46,7 +46,8 @@ type ahead struct {
 // newAhead starts reading src, of which base bytes were read before, with
 // a buffer from pool; ended runs on the reading goroutine once src has
 // ended (io.EOF or an error) or reading stopped (errAheadStopped), with
-// the bytes read in all, before the reader of the ahead sees that end.
+// the bytes read in all. The reader of the ahead may see that end before
+// ended has run: close waits for it.
 func newAhead(src io.Reader, base int64, memMax int, fileMax int64, temp func() (*os.File, error), pool *sync.Pool, ended func(n int64, err error)) *ahead {
 	if memMax < aheadChunk {
 		memMax = aheadChunk
@@ -76,13 +77,11 @@ func (a *ahead) fill(src io.Reader, pool *sync.Pool, ended func(n int64, err err
 		err = errAheadStopped
 	}
 	a.finishing = true
-	n := a.n
-	a.mu.Unlock()
-	ended(n, err)
-	a.mu.Lock()
 	a.end = err
+	n := a.n
 	a.cond.Broadcast()
 	a.mu.Unlock()
+	ended(n, err)
 }
 
 // errAheadStopped ends a fill that the client's leaving stopped.

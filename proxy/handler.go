@@ -491,7 +491,10 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 		resp.Body = pacedBody{pace.NewReader(x.ctx, resp.Body, h.limitRate), resp.Body}
 	}
 	rc := http.NewResponseController(x.w)
-	if x.sending {
+	// Read here: once the reading ahead has started, the exchange's send
+	// state is its goroutine's (upstreamEnded).
+	sending := x.sending
+	if sending {
 		// The upload goes on while the response comes back; without this
 		// net/http would drain the request body before the header goes out.
 		_ = rc.EnableFullDuplex()
@@ -510,6 +513,11 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 		}
 	}
 	res := x.relay(rc, resp, flush, startAhead)
+	if sending && !x.sendFinished() {
+		// The upload may outlast the response: let the client have all of
+		// the response before the upstream's end waits for the upload.
+		_ = rc.Flush()
+	}
 	if ahead != nil {
 		x.endAhead(ahead, c, &res)
 	} else {
@@ -521,11 +529,6 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 			n, err := io.Copy(io.Discard, resp.Body)
 			res.n += n
 			res.clientErr, res.upErr = nil, err
-		}
-		if x.sending && !x.sendFinished() {
-			// The upload may outlast the response: let the client have all
-			// of the response before waiting for it.
-			_ = rc.Flush()
 		}
 		x.upstreamEnded(p, c, resp, res.n, res.upErr, res.clientErr)
 	}

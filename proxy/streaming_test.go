@@ -327,3 +327,51 @@ func TestStreamedUploadHeadGoesFirst(t *testing.T) {
 		t.Errorf("status %d", resp.StatusCode)
 	}
 }
+
+// TestAheadUploadOutlastsResponse: an upstream that answers in full while
+// the upload still goes on, with the answer read ahead of the client: the
+// client gets all of the answer before the exchange waits for the upload
+// to end (a client that sends the rest only after it has the answer must
+// not be stuck behind a buffer the proxy never flushed).
+func TestAheadUploadOutlastsResponse(t *testing.T) {
+	const size = 1<<20 + 1000 // not a whole number of the writers' buffers
+	body := bytes.Repeat([]byte("0123456789"), size/10+1)[:size]
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		rc.EnableFullDuplex()
+		w.Header().Set("Content-Length", fmt.Sprint(size))
+		w.Write(body)
+		rc.Flush()
+		io.Copy(io.Discard, r.Body)
+	}))
+	defer origin.Close()
+	f := newFront(t, proxyTo(t, origin.URL, proxy.Options{HTTPVersion: "1.1", AheadMemory: 32 << 10, AheadFileMax: 1 << 20}))
+
+	pr, pw := io.Pipe()
+	req, _ := http.NewRequest(http.MethodPost, f.URL+"/up", pr)
+	done := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer resp.Body.Close()
+		got, err := io.ReadAll(io.LimitReader(resp.Body, size))
+		if err == nil && !bytes.Equal(got, body) {
+			err = fmt.Errorf("answer of %d bytes, not the %d sent", len(got), size)
+		}
+		done <- err
+	}()
+	io.WriteString(pw, "first part")
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		pw.Close() // lets the exchange end
+		t.Fatal("the answer did not arrive whole while the upload went on")
+	}
+	pw.Close()
+}
