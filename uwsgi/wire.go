@@ -2,13 +2,9 @@ package uwsgi
 
 import (
 	"bufio"
-	"io"
-	"net"
 	"net/http"
-	"strconv"
 
 	"github.com/mosaic-edge/mosaic/internal/gateway"
-	"github.com/mosaic-edge/mosaic/internal/reqrule"
 )
 
 // DefaultMaxHeaderSize is the default limit on a response head, NGINX's
@@ -61,36 +57,15 @@ func (w *Wire) WriteBody(bw *bufio.Writer, p []byte) error {
 func (w *Wire) EndBody(*bufio.Writer) error { return nil }
 
 // ReadResponse reads the answer's head from br as NGINX reads a uwsgi
-// application's: an optional "HTTP/x.y NNN text" status line, then header
-// lines; without a status line the CGI Status header gives the status,
-// else a Location makes it 302, else it is 200. The Body reads the rest
-// of br: Content-Length bytes when the header gives a length (none for a
-// HEAD request or a 204 or 304), else up to the end of the connection,
-// which is never reused (Close is true).
+// application's (gateway.ReadResponse): an optional status line, CGI
+// header lines, a body up to its Content-Length or the end of the
+// connection, which is never reused.
 func (w *Wire) ReadResponse(br *bufio.Reader, r *http.Request) (*http.Response, error) {
 	max := w.MaxHeaderSize
 	if max <= 0 {
 		max = DefaultMaxHeaderSize
 	}
-	resp, err := gateway.ReadHeader(br, true, max)
-	if err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF // closed before the end of the head
-		}
-		return nil, err
-	}
-	n := resp.ContentLength
-	if r.Method == http.MethodHead || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified {
-		n = 0
-	}
-	var body io.Reader = br
-	if n >= 0 {
-		body = io.LimitReader(br, n)
-	}
-	resp.Body = io.NopCloser(body)
-	resp.Request = r
-	resp.Close = true
-	return resp, nil
+	return gateway.ReadResponse(br, r, max)
 }
 
 // HiddenHeaders are the answer's headers NGINX's uwsgi module keeps from
@@ -115,57 +90,6 @@ func CGIVars(dst []Var, r *http.Request) []Var {
 	return cgiParams.Append(dst, r)
 }
 
-var cgiParams = gateway.NewParams([]gateway.Param{
-	{Name: "QUERY_STRING", Value: func(r *http.Request) string { return r.URL.RawQuery }},
-	{Name: "REQUEST_METHOD", Value: func(r *http.Request) string { return r.Method }},
-	{Name: "CONTENT_TYPE", Value: func(r *http.Request) string { return r.Header.Get("Content-Type") }},
-	{Name: "CONTENT_LENGTH", Value: func(r *http.Request) string {
-		if r.ContentLength <= 0 {
-			return ""
-		}
-		return strconv.FormatInt(r.ContentLength, 10)
-	}},
-	{Name: "REQUEST_URI", Value: func(r *http.Request) string {
-		if r.RequestURI != "" {
-			return reqrule.OriginForm(r.RequestURI) // $request_uri
-		}
-		return r.URL.RequestURI()
-	}},
-	{Name: "PATH_INFO", Value: func(r *http.Request) string { return r.URL.Path }},
-	{Name: "SERVER_PROTOCOL", Value: func(r *http.Request) string { return r.Proto }},
-	{Name: "REQUEST_SCHEME", Value: func(r *http.Request) string {
-		if r.TLS != nil {
-			return "https"
-		}
-		return "http"
-	}},
-	{Name: "HTTPS", IfNotEmpty: true, Value: func(r *http.Request) string {
-		if r.TLS != nil {
-			return "on"
-		}
-		return ""
-	}},
-	{Name: "REMOTE_ADDR", Value: func(r *http.Request) string { h, _ := splitHostPort(r.RemoteAddr); return h }},
-	{Name: "REMOTE_PORT", Value: func(r *http.Request) string { _, p := splitHostPort(r.RemoteAddr); return p }},
-	{Name: "SERVER_PORT", Value: func(r *http.Request) string {
-		if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
-			_, p := splitHostPort(a.String())
-			return p
-		}
-		return ""
-	}},
-	{Name: "SERVER_NAME", Value: func(r *http.Request) string {
-		if h, _ := splitHostPort(r.Host); h != "" {
-			return h
-		}
-		return r.Host
-	}},
-}, true)
-
-func splitHostPort(addr string) (host, port string) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", ""
-	}
-	return host, port
-}
+var cgiParams = gateway.NewParams(gateway.CGIParams("QUERY_STRING", "REQUEST_METHOD", "CONTENT_TYPE",
+	"CONTENT_LENGTH", "REQUEST_URI", "PATH_INFO", "SERVER_PROTOCOL", "REQUEST_SCHEME", "HTTPS",
+	"REMOTE_ADDR", "REMOTE_PORT", "SERVER_PORT", "SERVER_NAME"), true)

@@ -82,26 +82,3 @@ func TestWireAppendHead(t *testing.T) {
 		t.Fatalf("a packet over 64 KiB: %v", err)
 	}
 }
-
-// FuzzReadResponse: whatever an application sends, the Wire returns an
-// error or a response with a status net/http can write and a body no
-// longer than its Content-Length.
-func FuzzReadResponse(f *testing.F) {
-	f.Add("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nabc")
-	f.Add("Status: 404\r\nLocation: /x\r\n\r\n")
-	f.Add("HTTP/1.1 abc\r\nX\r\n\r\n")
-	f.Add("X: a\x00b\r\n\r\n")
-	f.Fuzz(func(t *testing.T, in string) {
-		resp, err := (&Wire{}).ReadResponse(bufio.NewReader(strings.NewReader(in)), httptest.NewRequest("GET", "/", nil))
-		if err != nil {
-			return
-		}
-		if resp.StatusCode < 100 || resp.StatusCode > 999 {
-			t.Fatalf("status %d", resp.StatusCode)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		if resp.ContentLength >= 0 && int64(len(body)) > resp.ContentLength {
-			t.Fatalf("%d bytes for Content-Length %d", len(body), resp.ContentLength)
-		}
-	})
-}

@@ -76,3 +76,19 @@ func TestHeaderParamName(t *testing.T) {
 		t.Error(got)
 	}
 }
+
+// The values computed from the request alone: HTTPS only over TLS.
+func TestCGIParams(t *testing.T) {
+	r := httptest.NewRequest("POST", "http://site.test:8080/a/b?x=1", strings.NewReader("abc"))
+	r.Header.Set("Content-Type", "text/plain")
+	var got []string
+	for _, v := range NewParams(CGIParams("REQUEST_METHOD", "REQUEST_URI", "DOCUMENT_URI", "QUERY_STRING",
+		"CONTENT_TYPE", "CONTENT_LENGTH", "HTTPS", "SERVER_NAME", "REMOTE_ADDR"), false).Append(nil, r) {
+		got = append(got, v.Name+"="+v.Value)
+	}
+	want := "REQUEST_METHOD=POST REQUEST_URI=/a/b?x=1 DOCUMENT_URI=/a/b QUERY_STRING=x=1 " +
+		"CONTENT_TYPE=text/plain CONTENT_LENGTH=3 SERVER_NAME=site.test REMOTE_ADDR=192.0.2.1"
+	if strings.Join(got, " ") != want {
+		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
+	}
+}
