@@ -1,0 +1,84 @@
+package scgi
+
+import (
+	"bufio"
+	"net/http"
+
+	"github.com/mosaic-edge/mosaic/internal/gateway"
+)
+
+// DefaultMaxHeaderSize is the default limit on a response head, NGINX's
+// scgi_buffer_size default (one memory page).
+const DefaultMaxHeaderSize = 4096
+
+// Wire encodes requests and decodes answers for one scgi_pass. Its
+// methods are the ones proxy.Options.Wire asks for, so the server's
+// upstream groups, timeouts and body handling carry SCGI as they carry
+// HTTP.
+type Wire struct {
+	// Vars appends the variables of r to dst (CONTENT_LENGTH, which comes
+	// first, excepted); nil means CGIVars.
+	Vars func(dst []Var, r *http.Request) []Var
+	// MaxHeaderSize limits the response head (scgi_buffer_size); 0 means
+	// DefaultMaxHeaderSize.
+	MaxHeaderSize int
+	// DropBody sends the request without its body ("scgi_pass_request_body
+	// off"); CONTENT_LENGTH still says what the client sent, as NGINX's
+	// does.
+	DropBody bool
+}
+
+// AppendHead appends the netstring of r, whose body is length bytes, to
+// dst. A variable with a NUL byte fails with ErrNUL.
+func (w *Wire) AppendHead(dst []byte, r *http.Request, length int64) ([]byte, error) {
+	var vars []Var
+	if w.Vars != nil {
+		vars = w.Vars(nil, r)
+	} else {
+		vars = CGIVars(nil, r)
+	}
+	return AppendRequest(dst, length, vars)
+}
+
+// WriteBody writes a piece of the request body: SCGI sends it as it is.
+func (w *Wire) WriteBody(bw *bufio.Writer, p []byte) error {
+	if w.DropBody {
+		return nil
+	}
+	_, err := bw.Write(p)
+	return err
+}
+
+// EndBody writes nothing: the application reads CONTENT_LENGTH bytes.
+func (w *Wire) EndBody(*bufio.Writer) error { return nil }
+
+// ReadResponse reads the answer as NGINX reads an SCGI application's
+// (gateway.ReadResponse): an optional status line, CGI header lines, a
+// body up to its Content-Length or the end of the connection, which is
+// never reused.
+func (w *Wire) ReadResponse(br *bufio.Reader, r *http.Request) (*http.Response, error) {
+	max := w.MaxHeaderSize
+	if max <= 0 {
+		max = DefaultMaxHeaderSize
+	}
+	return gateway.ReadResponse(br, r, max)
+}
+
+// HiddenHeaders are the answer's headers NGINX's SCGI module keeps from
+// the client by default: the CGI Status, which became the status line,
+// and the X-Accel-* instructions.
+var HiddenHeaders = gateway.HiddenHeaders
+
+// CGIVars appends to dst the variables of Debian's scgi_params computed
+// from r alone (for a Wire used outside the server; DOCUMENT_ROOT, which
+// needs a root, is left out), then the request's header lines as HTTP_*
+// variables.
+func CGIVars(dst []Var, r *http.Request) []Var {
+	return cgiParams.Append(dst, r)
+}
+
+var cgiParams = gateway.NewParams(append(gateway.CGIParams("REQUEST_METHOD", "REQUEST_URI", "QUERY_STRING",
+	"CONTENT_TYPE", "DOCUMENT_URI"),
+	append([]gateway.Param{{Name: "SCGI", Value: func(*http.Request) string { return "1" }}},
+		gateway.CGIParams("SERVER_PROTOCOL", "REQUEST_SCHEME", "HTTPS", "REMOTE_ADDR", "REMOTE_PORT",
+			"SERVER_PORT", "SERVER_NAME")...)...), true)
