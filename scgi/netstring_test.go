@@ -13,7 +13,7 @@ import (
 // The bytes NGINX sends: the netstring's length counts every name, value
 // and NUL, CONTENT_LENGTH comes first, the body follows the comma.
 func TestAppendRequest(t *testing.T) {
-	got, err := AppendRequest(nil, 3, []Var{{"SCGI", "1"}, {"REQUEST_METHOD", "POST"}, {"EMPTY", ""}})
+	got, err := AppendRequest(nil, 3, []Var{{Name: "SCGI", Value: "1"}, {Name: "REQUEST_METHOD", Value: "POST"}, {Name: "EMPTY", Value: ""}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +24,7 @@ func TestAppendRequest(t *testing.T) {
 	if n := len(want) - len("51:,"); n != 51 {
 		t.Fatalf("the example's length is %d", n)
 	}
-	for _, v := range []Var{{"A\x00B", "x"}, {"A", "x\x00HTTP_EVIL\x00y"}} {
+	for _, v := range []Var{{Name: "A\x00B", Value: "x"}, {Name: "A", Value: "x\x00HTTP_EVIL\x00y"}} {
 		if _, err := AppendRequest(nil, 0, []Var{v}); !errors.Is(err, ErrNUL) {
 			t.Errorf("%q: %v", v, err)
 		}
@@ -32,7 +32,7 @@ func TestAppendRequest(t *testing.T) {
 }
 
 func TestReadRequestRoundTrip(t *testing.T) {
-	vars := []Var{{"SCGI", "1"}, {"REQUEST_URI", "/a?b=c"}, {"HTTP_X", ""}}
+	vars := []Var{{Name: "SCGI", Value: "1"}, {Name: "REQUEST_URI", Value: "/a?b=c"}, {Name: "HTTP_X", Value: ""}}
 	head, _ := AppendRequest(nil, 4, vars)
 	br := bufio.NewReader(strings.NewReader(string(head) + "bodyNEXT"))
 	req, err := ReadRequest(br, 0)
