@@ -11,7 +11,7 @@
 //	modules/emptygifmod   empty_gif                      -> emptygif (content; static's conditionals)
 //	modules/esimod        esi*                           -> esi (fragments: server.Subrequest)
 //	modules/fastcgimod    fastcgi_pass, fastcgi_*        -> fastcgi (+ proxy, as its Wire; gatewaymod)
-//	modules/gatewaymod    the *_pass, *_param... every gateway shares (a helper for fastcgimod, uwsgimod)
+//	modules/gatewaymod    the *_pass, *_param... every gateway shares (a helper for fastcgimod, uwsgimod, scgimod)
 //	modules/geomod        geo                            -> geo (a variable per geo block)
 //	modules/grpcmod       grpc_pass, grpc_*              -> grpcproxy (HTTP/2 to gRPC servers; proxy's balancer)
 //	modules/headersmod    add_header, expires            -> headers
@@ -23,6 +23,7 @@
 //	modules/realipmod     set_real_ip_from, real_ip_*    -> realip (post-read and preaccess steps)
 //	modules/referermod    valid_referers, referer_hash_* -> referer ($invalid_referer)
 //	modules/rewritemod    rewrite, set, break, if, rewrite_log… -> rewrite (steps of the core's rewrite phases)
+//	modules/scgimod       scgi_pass, scgi_*              -> scgi (+ proxy, as its Wire; gatewaymod)
 //	modules/securelinkmod secure_link*                   -> securelink ($secure_link, $secure_link_expires)
 //	modules/splitmod      split_clients                  -> splitclients (a variable per block)
 //	modules/ssimod        ssi*                           -> ssi (includes: server.Subrequest)
@@ -31,6 +32,7 @@
 //	modules/submod        sub_filter*                    -> sub (a filter, also in subrequests)
 //	modules/throttlemod   limit_rate, limit_rate_after   -> throttle (a filter)
 //	modules/useridmod     userid, userid_*               -> userid (a filter; $uid_got, $uid_set)
+//	modules/uwsgimod      uwsgi_pass, uwsgi_*            -> uwsgi (+ proxy, as its Wire; gatewaymod)
 //
 // A wiring package declares its module's directives, settings and merge
 // functions, registers a server.Module from its init, and builds the

@@ -26,6 +26,7 @@ import (
 	_ "github.com/mosaic-edge/mosaic/modules/realipmod"
 	_ "github.com/mosaic-edge/mosaic/modules/referermod"
 	_ "github.com/mosaic-edge/mosaic/modules/rewritemod"
+	_ "github.com/mosaic-edge/mosaic/modules/scgimod"
 	_ "github.com/mosaic-edge/mosaic/modules/securelinkmod"
 	_ "github.com/mosaic-edge/mosaic/modules/splitmod"
 	_ "github.com/mosaic-edge/mosaic/modules/ssimod"

@@ -8,17 +8,19 @@ import (
 	"github.com/mosaic-edge/mosaic/cache"
 	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/modules/fastcgimod"
+	"github.com/mosaic-edge/mosaic/modules/scgimod"
 	"github.com/mosaic-edge/mosaic/modules/uwsgimod"
 	"github.com/mosaic-edge/mosaic/proxy"
 	"github.com/mosaic-edge/mosaic/server"
 )
 
 // gatewayCache is the cache of an application gateway (fastcgi_cache,
-// uwsgi_cache): NGINX gives each gateway module its own set of cache
-// directives, named after it, with the same meanings as proxy_cache's, in
-// front of the same zones (declared by its *_cache_path). Each set is a
-// module of its own, so that its settings are inherited apart from the
-// proxy's, sharing this module's zones and content.
+// uwsgi_cache, scgi_cache): NGINX gives each gateway module its own set of
+// cache directives, named after it, with the same meanings as
+// proxy_cache's, in front of the same zones (declared by its
+// *_cache_path). Each set is a module of its own, so that its settings are
+// inherited apart from the proxy's, sharing this module's zones and
+// content.
 type gatewayCache struct {
 	prefix string
 	module *server.Module
@@ -33,6 +35,7 @@ type gatewayCache struct {
 var gateways = []*gatewayCache{
 	newGatewayCache("fastcgi", gatewayHandler(fastcgimod.NewHandler), fastcgimod.IgnoredHeaders),
 	newGatewayCache("uwsgi", gatewayHandler(uwsgimod.NewHandler), uwsgimod.IgnoredHeaders),
+	newGatewayCache("scgi", gatewayHandler(scgimod.NewHandler), scgimod.IgnoredHeaders),
 }
 
 // gatewayHandler adapts a gateway module's NewHandler to the table: no

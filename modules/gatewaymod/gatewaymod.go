@@ -1,6 +1,6 @@
 // Package gatewaymod holds the wiring that the application gateway
-// modules share (modules/fastcgimod, and uwsgimod): the directives NGINX's
-// FastCGI, uwsgi and SCGI modules have in common under their own prefix
+// modules share (modules/fastcgimod, uwsgimod and scgimod): the directives
+// NGINX's FastCGI, uwsgi and SCGI modules have in common under their own prefix
 // (fastcgi_pass, fastcgi_param, the timeouts, hide/pass headers,
 // intercept_errors, next_upstream, ...), their settings and inheritance,
 // and the proxy.Options a location gets from them. A gateway is the proxy

@@ -1,0 +1,172 @@
+package scgimod_test
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
+	_ "github.com/mosaic-edge/mosaic/modules/cachemod"
+	_ "github.com/mosaic-edge/mosaic/modules/rewritemod"
+	_ "github.com/mosaic-edge/mosaic/modules/scgimod"
+	"github.com/mosaic-edge/mosaic/scgi"
+	"github.com/mosaic-edge/mosaic/server/servertest"
+)
+
+// seen is what a fake application received.
+type seen struct {
+	req  *scgi.Request
+	body string
+}
+
+// fakeApp is an SCGI application that records each request and answers
+// with answer. It reads CONTENT_LENGTH bytes of body, or what comes in
+// 100ms when fewer come.
+func fakeApp(t *testing.T, answer string) (addr string, got func() []seen, accepted *atomic.Int32) {
+	var mu sync.Mutex
+	var all []seen
+	accepted = new(atomic.Int32)
+	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		accepted.Add(1)
+		req, err := scgi.ReadRequest(br, 0)
+		if err != nil {
+			t.Errorf("the server sent a malformed request: %v", err)
+			return
+		}
+		body := make([]byte, req.ContentLength)
+		c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		k, _ := io.ReadFull(br, body)
+		mu.Lock()
+		all = append(all, seen{req, string(body[:k])})
+		mu.Unlock()
+		io.WriteString(c, answer)
+	})
+	return o.Addr(), func() []seen {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]seen(nil), all...)
+	}, accepted
+}
+
+func get(t *testing.T, method, url, body string, header ...string) (int, string, http.Header) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header
+}
+
+// The netstring: CONTENT_LENGTH first, the configured variables in order
+// (if_not_empty, a level's own list replacing its parent's, an HTTP_*
+// variable replacing the header lines of its name), then the headers;
+// "scgi_pass_request_body off" sends no body and still states its
+// length, as NGINX does.
+func TestNetstring(t *testing.T) {
+	addr, got, _ := fakeApp(t, "Content-Type: text/plain\r\n\r\nhi")
+	base := servertest.Start(t, `http { server { listen 127.0.0.1:0;
+		scgi_param INHERITED yes;
+		location / {
+			scgi_pass `+addr+`;
+			scgi_param A "$request_method $arg_q";
+			scgi_param EMPTY "$arg_none" if_not_empty;
+			scgi_param KEPT "$arg_none";
+			scgi_param HTTP_X_SECRET "";
+		}
+		location /inherit { scgi_pass `+addr+`; }
+		location /nobody { scgi_pass `+addr+`; scgi_pass_request_body off; }
+		location /noheaders { scgi_pass `+addr+`; scgi_pass_request_headers off; }
+		location /if { scgi_pass `+addr+`; if ($arg_x) { set $v 1; } }
+	} }`)
+	if code, body, _ := get(t, "POST", base+"/x?q=1", "abc", "X-Secret", "s", "X-Other", "o"); code != 200 || body != "hi" {
+		t.Fatalf("%d %q", code, body)
+	}
+	s := got()[0]
+	var names []string
+	for _, v := range s.req.Vars {
+		names = append(names, v.Name+"="+v.Value)
+	}
+	want := "CONTENT_LENGTH=3 A=POST 1 KEPT= HTTP_X_SECRET= HTTP_ACCEPT_ENCODING=gzip HTTP_CONTENT_LENGTH=3 HTTP_HOST=" +
+		strings.TrimPrefix(base, "http://") + " HTTP_USER_AGENT=Go-http-client/1.1 HTTP_X_OTHER=o"
+	if got := strings.Join(names, " "); got != want || s.body != "abc" {
+		t.Errorf("variables %s\nwant      %s\nbody %q", got, want, s.body)
+	}
+	for _, c := range []struct{ path, name, value, body string }{
+		{"/inherit", "INHERITED", "yes", "abc"},
+		{"/if?x=1", "INHERITED", "yes", "abc"},
+		{"/nobody", "CONTENT_LENGTH", "3", ""},
+		{"/noheaders", "HTTP_HOST", "", "abc"},
+	} {
+		n := len(got())
+		get(t, "POST", base+c.path, "abc")
+		s := got()[n]
+		if v, _ := s.req.Get(c.name); v != c.value || s.body != c.body {
+			t.Errorf("%s: %s=%q body %q, want %q %q", c.path, c.name, v, s.body, c.value, c.body)
+		}
+	}
+}
+
+// The answer: Status gives the status and is hidden with X-Accel-*, as
+// NGINX's SCGI module hides them; a Location alone is a 302.
+func TestCGIAnswer(t *testing.T) {
+	for answer, want := range map[string]int{
+		"Status: 404 Gone\r\nX-Accel-Charset: x\r\nContent-Type: text/plain\r\n\r\nbody": 404,
+		"Location: /elsewhere\r\n\r\nbody":                                               302,
+		"HTTP/1.0 201 Made\r\nStatus: 404\r\n\r\nbody":                                   201,
+	} {
+		addr, _, _ := fakeApp(t, answer)
+		base := servertest.Start(t, `http { server { listen 127.0.0.1:0; location / { scgi_pass `+addr+`; } } }`)
+		http.DefaultClient.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		code, body, h := get(t, "GET", base+"/", "")
+		if code != want || body != "body" || h["Status"] != nil || h["X-Accel-Charset"] != nil {
+			t.Errorf("%q: %d %q %v", answer, code, body, h)
+		}
+	}
+}
+
+// A variable with a NUL byte would split into variables never sent: the
+// request is refused with 500 before any server is connected to.
+func TestNULRefused(t *testing.T) {
+	addr, _, accepted := fakeApp(t, "\r\nok")
+	base := servertest.Start(t, `http { server { listen 127.0.0.1:0;
+		location / { scgi_pass `+addr+`; scgi_param BODY $request_body; } } }`)
+	if code, _, _ := get(t, "POST", base+"/", "a\x00HTTP_EVIL\x00x"); code != 500 || accepted.Load() != 0 {
+		t.Errorf("%d with %d connections, want 500 and none", code, accepted.Load())
+	}
+	if code, body, _ := get(t, "POST", base+"/", "plain"); code != 200 || body != "ok" {
+		t.Errorf("a body without NUL: %d %q", code, body)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, c := range []struct{ conf, want string }{
+		{`location / { scgi_pass 127.0.0.1:4000; scgi_pass 127.0.0.1:4001; }`, "duplicate"},
+		{`location / { scgi_pass scgi://127.0.0.1:4000; }`, "invalid URL prefix"},
+		{`location / { scgi_pass 127.0.0.1:4000/x; }`, "no URI part"},
+		{`location / { scgi_pass $backend; }`, "variables"},
+		{`location / { scgi_param A b c; }`, `invalid parameter "c"`},
+		{`location / { scgi_param A; }`, "test.conf:1"},
+		{`location / { scgi_buffer_size 0; }`, "test.conf:1"},
+		{`location / { scgi_send_lowat 1; }`, "unknown directive"},
+		{`location / { scgi_modifier1 1; }`, "unknown directive"},
+		{`location / { scgi_pass unknown_group; }`, "unknown_group"},
+		{`location / { scgi_pass 127.0.0.1:4000; scgi_cache zone; }`, `zone "zone" is unknown`},
+	} {
+		servertest.WantError(t, `http { server { `+c.conf+` } }`, c.want)
+	}
+	// Debian's scgi_params is built in.
+	cfg := servertest.Load(t, `http { server { location / { scgi_pass 127.0.0.1:4000; include scgi_params; } } }`)
+	cfg.Close()
+}
