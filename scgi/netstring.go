@@ -76,9 +76,9 @@ var ErrMalformed = errors.New("scgi: malformed request")
 // ReadRequest reads a request's netstring from br, leaving the body (its
 // ContentLength bytes) in br. The netstring must be at most max bytes
 // long (0: 64 KiB), hold NUL-terminated pairs and start with a decimal
-// CONTENT_LENGTH, as the SCGI specification asks. A stream that ends
-// before the netstring does is io.ErrUnexpectedEOF (io.EOF when it ends
-// before the first byte).
+// CONTENT_LENGTH (no sign, no leading zero), as the SCGI specification
+// asks. A stream that ends before the netstring does is
+// io.ErrUnexpectedEOF (io.EOF when it ends before the first byte).
 func ReadRequest(br *bufio.Reader, max int) (*Request, error) {
 	if max <= 0 {
 		max = 64 << 10
@@ -123,7 +123,8 @@ func ReadRequest(br *bufio.Reader, max int) (*Request, error) {
 		return nil, fmt.Errorf("%w: CONTENT_LENGTH is not first", ErrMalformed)
 	}
 	n, err := strconv.ParseInt(vars[0].Value, 10, 64)
-	if err != nil || n < 0 || vars[0].Value[0] == '+' {
+	// Digits only, without a leading zero: one spelling per length.
+	if v := vars[0].Value; err != nil || v[0] < '0' || v[0] > '9' || len(v) > 1 && v[0] == '0' {
 		return nil, fmt.Errorf("%w: CONTENT_LENGTH %q", ErrMalformed, vars[0].Value)
 	}
 	return &Request{Vars: vars, ContentLength: n}, nil

@@ -62,6 +62,7 @@ func TestReadRequestMalformed(t *testing.T) {
 		"17:CONTENT_LENGTH\x00x\x00,", // not a number
 		"18:CONTENT_LENGTH\x00-1\x00,",
 		"18:CONTENT_LENGTH\x00+1\x00,",
+		"18:CONTENT_LENGTH\x0001\x00,",
 		"15:CONTENT_LENGTH\x00,", // a value without its NUL
 		"99999999999999999999:",  // over the limit
 	} {
