@@ -235,17 +235,7 @@ func djangoTutorial(t *testing.T, app *testuwsgi.Server) {
 		nport := freePort(t)
 		startNGINX(t, ndir, djangoConf(ndir, app, nport), nport)
 		want := uwsgiExchanges(t, fmt.Sprintf("http://127.0.0.1:%d", nport))
-		for i := range want {
-			if want[i].Env != nil {
-				want[i].Env["DOCUMENT_ROOT"] = strings.Replace(want[i].Env["DOCUMENT_ROOT"], ndir, dir, 1)
-			}
-			if want[i].Status != got[i].Status || want[i].Body != got[i].Body ||
-				!maps.Equal(want[i].Env, got[i].Env) || !headersEqual(want[i].Header, got[i].Header) {
-				t.Errorf("%s %s:\nmosaic %d %v %v %.200q\nNGINX  %d %v %v %.200q", uwsgiRequests[i].method, uwsgiRequests[i].path,
-					got[i].Status, got[i].Header, got[i].Env, got[i].Body, want[i].Status, want[i].Header, want[i].Env, want[i].Body)
-			}
-		}
-		t.Logf("compared %d exchanges with NGINX's", len(want))
+		sameExchanges(t, got, want, dir, ndir)
 	}
 
 	// uwsgi_cache: the second client, on another connection (another
@@ -284,6 +274,23 @@ func nginxUWSGIParams(t *testing.T) string {
 		return ""
 	}
 	return string(b)
+}
+
+// sameExchanges reports where mosaic's exchanges (got, with its document
+// root in dir) differ from NGINX's (want, with its root in ndir).
+func sameExchanges(t *testing.T, got, want []uwsgiExchange, dir, ndir string) {
+	t.Helper()
+	for i := range want {
+		if want[i].Env != nil {
+			want[i].Env["DOCUMENT_ROOT"] = strings.Replace(want[i].Env["DOCUMENT_ROOT"], ndir, dir, 1)
+		}
+		if want[i].Status != got[i].Status || want[i].Body != got[i].Body ||
+			!maps.Equal(want[i].Env, got[i].Env) || !headersEqual(want[i].Header, got[i].Header) {
+			t.Errorf("%s %s:\nmosaic %d %v %v %.200q\nNGINX  %d %v %v %.200q", uwsgiRequests[i].method, uwsgiRequests[i].path,
+				got[i].Status, got[i].Header, got[i].Env, got[i].Body, want[i].Status, want[i].Header, want[i].Env, want[i].Body)
+		}
+	}
+	t.Logf("compared %d exchanges with NGINX's", len(want))
 }
 
 func headersEqual(a, b map[string][]string) bool {

@@ -1,7 +1,8 @@
 // Package testuwsgi runs the real uWSGI application server (Debian's
-// uwsgi-core with its python3 plugin) for tests of the uwsgi gateway,
-// on a unix socket or a loopback port in the test's temporary directory,
-// with a small WSGI application that answers what the tests ask.
+// uwsgi-core with its python3 plugin) for tests of the uwsgi and SCGI
+// gateways, on a unix socket or a loopback port in the test's temporary
+// directory, with a small WSGI application that answers what the tests
+// ask.
 package testuwsgi
 
 import (
@@ -122,6 +123,20 @@ func Skip(t testing.TB) {
 // waits until it accepts connections. The test's cleanup stops it.
 func Start(t testing.TB, unix bool) *Server {
 	t.Helper()
+	return start(t, unix, "--socket")
+}
+
+// StartSCGI is Start with uWSGI speaking SCGI (--scgi-socket). Its answers
+// are CGI-style ("Status: 200 OK", no status line), and it takes the
+// application's path from PATH_INFO, which Debian's scgi_params does not
+// send: a configuration adds "scgi_param PATH_INFO $document_uri".
+func StartSCGI(t testing.TB, unix bool) *Server {
+	t.Helper()
+	return start(t, unix, "--scgi-socket")
+}
+
+func start(t testing.TB, unix bool, socketFlag string) *Server {
+	t.Helper()
 	Skip(t)
 	dir := t.TempDir()
 	app := filepath.Join(dir, "app.py")
@@ -139,7 +154,7 @@ func Start(t testing.TB, unix bool) *Server {
 		s.Network, s.Address = "tcp", ln.Addr().String()
 		ln.Close()
 	}
-	s.cmd = exec.Command(binary(), "--plugin", "python3", "--socket", s.Address,
+	s.cmd = exec.Command(binary(), "--plugin", "python3", socketFlag, s.Address,
 		"--wsgi-file", app, "--threads", "4", "--logto", s.Log, "--die-on-term")
 	s.cmd.Dir = dir
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
