@@ -1,14 +1,21 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/testclient"
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
 	"github.com/mosaic-edge/mosaic/internal/testuwsgi"
+	"github.com/mosaic-edge/mosaic/scgi"
 )
 
 // scgiSite passes everything to an SCGI application with Debian's
@@ -149,5 +156,155 @@ func scgiWithUWSGI(t *testing.T, app *testuwsgi.Server) {
 		waitOutput(t, p, "upstream=scgi://unix:"+app.Address)
 	} else {
 		waitOutput(t, p, "upstream=scgi://"+app.Address)
+	}
+}
+
+// scgiAnswers are what scgiApp sends for each DOCUMENT_URI: CGI heads
+// NGINX reads its own way (Status, Location, a status line), heads it
+// refuses, and applications that close or stall.
+var scgiAnswers = map[string]string{
+	"/status":        "Status: 404 Not Here\r\nContent-Type: text/plain\r\n\r\nmissing\n",
+	"/status3":       "Status: 202\r\n\r\naccepted\n",
+	"/location":      "Location: /elsewhere\r\n\r\n",
+	"/moved":         "Status: 301 Moved\r\nLocation: http://x.test/a\r\n\r\nmoved\n",
+	"/located200":    "Status: 200\r\nLocation: /x\r\n\r\nstill 200\n",
+	"/statusline":    "HTTP/1.1 203 Whatever\r\nX-A: 1\r\n\r\nfrom a status line\n",
+	"/length":        "Content-Length: 3\r\nContent-Type: text/plain\r\n\r\nabcdef",
+	"/busy":          "Status: 503 Busy\r\nContent-Type: text/plain\r\n\r\nthe application is busy\n",
+	"/raw/busy":      "Status: 503 Busy\r\nContent-Type: text/plain\r\n\r\nthe application is busy\n",
+	"/badstatus":     "Status: abc\r\n\r\nnever seen\n",
+	"/badname":       "Bad Name: x\r\n\r\nnever seen\n",
+	"/nulhead":       "X-A: a\x00b\r\n\r\nnever seen\n",
+	"/bighead":       "X-Big: " + strings.Repeat("b", 5000) + "\r\n\r\nnever seen\n",
+	"/unterminated":  "Content-Type: text/plain\r\n",
+	"/accel-hidden":  "X-Accel-Charset: x\r\nX-Accel-Expires: 10\r\nContent-Type: text/plain\r\n\r\nhidden\n",
+	"/slow/answer":   "slow", // after a pause longer than scgi_read_timeout
+	"/close":         "",     // closed without an answer
+	"/echo":          "",     // the request as the application saw it
+	"/intercept/404": "Status: 404 Gone\r\n\r\nthe application's 404\n",
+}
+
+// scgiApp is an SCGI application written for exact answers (scgiAnswers).
+// It checks each request's netstring as the SCGI specification has it.
+func scgiApp(t *testing.T) string {
+	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		req, err := scgi.ReadRequest(br, 0)
+		if err != nil {
+			t.Errorf("a malformed SCGI request: %v", err)
+			return
+		}
+		body := make([]byte, req.ContentLength)
+		if _, err := io.ReadFull(br, body); err != nil {
+			t.Errorf("the body: %v", err)
+			return
+		}
+		path, _ := req.Get("DOCUMENT_URI")
+		switch path {
+		case "/slow/answer":
+			time.Sleep(time.Second)
+		case "/echo":
+			var vars []string
+			for _, v := range req.Vars {
+				if strings.HasPrefix(v.Name, "HTTP_") || v.Name == "CONTENT_LENGTH" || v.Name == "SCGI" ||
+					v.Name == "REQUEST_URI" || v.Name == "QUERY_STRING" || v.Name == "REQUEST_METHOD" || v.Name == "CONTENT_TYPE" {
+					vars = append(vars, v.Name+"="+v.Value)
+				}
+			}
+			sort.Strings(vars)
+			fmt.Fprintf(c, "Content-Type: text/plain\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\nX-App: yes\r\n\r\n%s\nbody=%s\n",
+				strings.Join(vars, "\n"), body)
+			return
+		}
+		io.WriteString(c, scgiAnswers[path])
+	})
+	return o.Addr()
+}
+
+// TestSCGIAnswersAsNGINX sends the same requests to NGINX and mosaic in
+// front of one SCGI application that answers each exactly as the test
+// wants: the status from Status, from Location alone, from a status
+// line; the heads NGINX refuses (502), an application that closes (502),
+// one slower than scgi_read_timeout (504), a server refusing connections
+// (502), scgi_intercept_errors with error_page, scgi_hide_header and
+// scgi_pass_header, a body cut at Content-Length, headers both ways.
+func TestSCGIAnswersAsNGINX(t *testing.T) {
+	nginxPath(t)
+	app := scgiApp(t)
+	dead, _ := net.Listen("tcp", "127.0.0.1:0")
+	deadAddr := dead.Addr().String()
+	dead.Close()
+	dir := t.TempDir()
+	params, err := os.ReadFile("../../modules/scgimod/nginx/scgi_params")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "nginx/scgi_params"), string(params))
+	for _, who := range []string{"nginx", "mosaic"} {
+		writeFile(t, filepath.Join(dir, who, "html/busy.html"), "our busy page\n")
+	}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		root := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who], "html")
+		return fmt.Sprintf(`server {
+			listen 127.0.0.1:%d; root %s;
+			include scgi_params;
+			error_page 503 /busy.html;
+			location / { scgi_pass %s; scgi_intercept_errors on; }
+			location /raw/ { scgi_pass %[3]s; }
+			location /slow/ { scgi_pass %[3]s; scgi_read_timeout 300ms; }
+			location /dead/ { scgi_pass %s; }
+			location /accel-hidden { scgi_pass %[3]s; scgi_pass_header X-Accel-Expires; scgi_hide_header Content-Type; }
+			location /intercept/ { scgi_pass %[3]s; scgi_intercept_errors on; error_page 404 = /status3; }
+			location = /busy.html { }
+		}`, port, root, app, deadAddr)
+	})
+	get := func(path string) string { return "GET " + path + " HTTP/1.1\r\nHost: a.test" }
+	for _, c := range []struct {
+		head, body string
+		status     int
+		want       string // the body, when the test says it
+	}{
+		{get("/echo?a=1&b=%20x"), "", 200, ""},
+		{"POST /echo HTTP/1.1\r\nHost: a.test\r\nContent-Type: text/plain\r\nContent-Length: 5\r\nX-Test: v1\r\nCookie: c=1", "hello", 200, ""},
+		{"POST /echo HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked", "5\r\nhello\r\n0\r\n\r\n", 200, ""},
+		{"HEAD /status HTTP/1.1\r\nHost: a.test", "", 404, ""},
+		{get("/status"), "", 404, "missing\n"},
+		{get("/status3"), "", 202, "accepted\n"},
+		{get("/location"), "", 302, ""},
+		{get("/moved"), "", 301, "moved\n"},
+		{get("/located200"), "", 200, "still 200\n"},
+		{get("/statusline"), "", 203, "from a status line\n"},
+		{get("/length"), "", 200, "abc"},
+		{get("/busy"), "", 503, "our busy page\n"},
+		{get("/raw/busy"), "", 503, "the application is busy\n"},
+		{get("/intercept/404"), "", 202, "accepted\n"},
+		{get("/badstatus"), "", 502, ""},
+		{get("/badname"), "", 502, ""},
+		{get("/nulhead"), "", 502, ""},
+		{get("/bighead"), "", 502, ""},
+		{get("/unterminated"), "", 502, ""},
+		{get("/close"), "", 502, ""},
+		{get("/slow/answer"), "", 504, ""},
+		{get("/dead/x"), "", 502, ""},
+		{get("/accel-hidden"), "", 200, "hidden\n"},
+	} {
+		req := c.head + "\r\nConnection: close\r\n\r\n" + c.body
+		m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
+		n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
+		if m.StatusCode != c.status || c.want != "" && mb != c.want {
+			t.Errorf("%q: mosaic %d %q, want %d %q", c.head, m.StatusCode, mb, c.status, c.want)
+		}
+		if m.StatusCode == 502 || m.StatusCode == 504 {
+			mb, nb = "", "" // each server's own error page
+		}
+		if m.StatusCode != n.StatusCode || mb != nb {
+			t.Errorf("%q:\nmosaic %d %q\nnginx  %d %q", c.head, m.StatusCode, mb, n.StatusCode, nb)
+		}
+		// Not Content-Length, which mosaic adds to a short answer NGINX
+		// sends chunked.
+		for _, k := range []string{"Content-Type", "Location", "Set-Cookie", "X-App", "X-A", "Status", "X-Accel-Expires", "X-Accel-Charset"} {
+			if mv, nv := strings.Join(m.Header[k], "\n"), strings.Join(n.Header[k], "\n"); mv != nv {
+				t.Errorf("%q: %s: mosaic %q, nginx %q", c.head, k, mv, nv)
+			}
+		}
 	}
 }
