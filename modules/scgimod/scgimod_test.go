@@ -170,3 +170,37 @@ func TestConfigErrors(t *testing.T) {
 	cfg := servertest.Load(t, `http { server { location / { scgi_pass 127.0.0.1:4000; include scgi_params; } } }`)
 	cfg.Close()
 }
+
+// With scgi_request_buffering off the application is connected to before
+// the body comes, and CONTENT_LENGTH states the whole body the client
+// announced. (NGINX 1.22.1 states only what it had read when it
+// connected: 0 for a body that comes later; see the scgi README.)
+func TestUnbufferedBody(t *testing.T) {
+	addr, got, accepted := fakeApp(t, "Content-Type: text/plain\r\n\r\nok")
+	base := servertest.Start(t, `http { server { listen 127.0.0.1:0;
+		location / { scgi_pass `+addr+`; scgi_request_buffering off; } } }`)
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nConnection: close\r\n\r\n")
+	deadline := time.Now().Add(5 * time.Second)
+	for accepted.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if accepted.Load() == 0 {
+		t.Fatal("the application was not connected to before the body came")
+	}
+	io.WriteString(c, "hello")
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	s := got()[0]
+	if v, _ := s.req.Get("CONTENT_LENGTH"); resp.StatusCode != 200 || v != "5" || s.body != "hello" {
+		t.Errorf("%d: CONTENT_LENGTH %q, body %q", resp.StatusCode, v, s.body)
+	}
+}
