@@ -308,3 +308,60 @@ func TestSCGIAnswersAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestSCGIConfigAsNGINX: "mosaic -t" accepts what "nginx -t" accepts of
+// the scgi_* directives, and refuses, naming the file and line, what
+// NGINX refuses.
+func TestSCGIConfigAsNGINX(t *testing.T) {
+	dir := t.TempDir()
+	params, err := os.ReadFile("../../modules/scgimod/nginx/scgi_params")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "scgi_params"), string(params))
+	loc := func(s string) string { return "server {\nlocation / {\n" + s + "\n}\n}" }
+	for i, c := range []struct {
+		conf string
+		ok   bool
+		// nginxOK: NGINX loads what mosaic refuses (the scgi README,
+		// "Differences from NGINX").
+		nginxOK bool
+	}{
+		{loc("scgi_pass 127.0.0.1:4000;\ninclude scgi_params;\nscgi_param X $uri if_not_empty;"), true, false},
+		{loc("scgi_pass unix:/run/app.sock;"), true, false},
+		{"upstream u { server 127.0.0.1:4000; }\n" + loc("scgi_pass u;"), true, false},
+		{"scgi_cache_path " + dir + "/c keys_zone=z:1m;\n" + loc("scgi_pass 127.0.0.1:4000;\nscgi_cache z;\n"+
+			"scgi_cache_key $uri;\nscgi_cache_valid 200 1m;\nscgi_cache_use_stale error timeout updating;\nscgi_cache_lock on;\n"+
+			"scgi_cache_methods GET HEAD;\nscgi_no_cache $arg_x;\nscgi_cache_bypass $arg_y;"), true, false},
+		{loc("scgi_pass 127.0.0.1:4000;\nscgi_buffers 8 4k;\nscgi_busy_buffers_size 8k;\nscgi_next_upstream error timeout http_500;\n" +
+			"scgi_next_upstream_tries 2;\nscgi_next_upstream_timeout 5s;\nscgi_bind 127.0.0.1;\nscgi_socket_keepalive on;\n" +
+			"scgi_limit_rate 10k;\nscgi_force_ranges on;\nscgi_store off;\nscgi_store_access user:rw;\n" +
+			"scgi_pass_request_body off;\nscgi_pass_request_headers off;\nscgi_intercept_errors on;\n" +
+			"scgi_ignore_headers X-Accel-Expires Set-Cookie;\nscgi_hide_header X-A;\nscgi_pass_header X-B;\n" +
+			"scgi_request_buffering off;\nscgi_buffering off;\nscgi_ignore_client_abort on;\nscgi_max_temp_file_size 0;\n" +
+			"scgi_temp_file_write_size 8k;\nscgi_connect_timeout 1s;\nscgi_send_timeout 1s;\nscgi_read_timeout 1s;\nscgi_buffer_size 8k;"), true, false},
+		{loc("scgi_pass 127.0.0.1:4000;\nscgi_pass 127.0.0.1:4001;"), false, false},
+		{"server {\nscgi_pass 127.0.0.1:4000;\n}", false, false},
+		{loc("scgi_pass 127.0.0.1:4000/uri;"), false, false},
+		{loc("scgi_pass scgi://127.0.0.1:4000;"), false, false},
+		{loc("scgi_pass 127.0.0.1;"), false, false},
+		{loc("scgi_param A;"), false, false},
+		{loc("scgi_param A b c;"), false, false},
+		{loc("scgi_pass 127.0.0.1:4000;\nscgi_cache nowhere;\nscgi_cache_key $uri;"), false, false},
+		{loc("scgi_buffering maybe;"), false, false},
+		{loc("scgi_next_upstream bogus;"), false, false},
+		{loc("scgi_ignore_headers Foo;"), false, false},
+		{loc("scgi_modifier1 1;"), false, false},
+		{loc("scgi_pass_request_body on off;"), false, false},
+		// NGINX warns, then keeps every answer under one empty key.
+		{"scgi_cache_path " + dir + "/c2 keys_zone=y:1m;\n" + loc("scgi_pass 127.0.0.1:4000;\nscgi_cache y;"), false, true},
+	} {
+		mout, merr, nginx := testBoth(t, dir, i, c.conf)
+		if (nginx == "") != (c.ok || c.nginxOK) {
+			t.Errorf("%q: NGINX says %q", c.conf, nginx)
+		}
+		if (merr == nil) != c.ok || !c.ok && !strings.Contains(mout, fmt.Sprintf("bad%d.conf:", i)) {
+			t.Errorf("%q:\nmosaic %v %s\nnginx  %s", c.conf, merr, mout, nginx)
+		}
+	}
+}
