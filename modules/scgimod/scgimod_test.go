@@ -5,6 +5,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -202,5 +204,30 @@ func TestUnbufferedBody(t *testing.T) {
 	s := got()[0]
 	if v, _ := s.req.Get("CONTENT_LENGTH"); resp.StatusCode != 200 || v != "5" || s.body != "hello" {
 		t.Errorf("%d: CONTENT_LENGTH %q, body %q", resp.StatusCode, v, s.body)
+	}
+}
+
+// scgi_next_upstream passes a request on from a server that refuses to
+// the next of its group, and scgi_store keeps a complete 200 under the
+// root, as the shared gateway wiring does for every gateway.
+func TestNextUpstreamAndStore(t *testing.T) {
+	addr, got, _ := fakeApp(t, "Content-Type: text/plain\r\n\r\nstored body")
+	dead, _ := net.Listen("tcp", "127.0.0.1:0")
+	deadAddr := dead.Addr().String()
+	dead.Close()
+	root := t.TempDir()
+	base := servertest.Start(t, `http {
+		upstream app { server `+deadAddr+`; server `+addr+`; }
+		server { listen 127.0.0.1:0; root `+root+`;
+			location / { scgi_pass app; scgi_store on; scgi_next_upstream error timeout; }
+		} }`)
+	if code, body, _ := get(t, "GET", base+"/saved.txt", ""); code != 200 || body != "stored body" {
+		t.Fatalf("%d %q", code, body)
+	}
+	if n := len(got()); n != 1 {
+		t.Errorf("the live server had %d requests, want 1", n)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "saved.txt")); err != nil || string(b) != "stored body" {
+		t.Errorf("scgi_store: %q %v", b, err)
 	}
 }
