@@ -231,3 +231,33 @@ func TestNextUpstreamAndStore(t *testing.T) {
 		t.Errorf("scgi_store: %q %v", b, err)
 	}
 }
+
+// SCGI has no keepalive: even in a group with "keepalive", each request
+// has a connection of its own, also when the application would read
+// another request on the same one.
+func TestNoKeepalive(t *testing.T) {
+	var accepted, served atomic.Int32
+	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		accepted.Add(1)
+		for {
+			req, err := scgi.ReadRequest(br, 0)
+			if err != nil {
+				return
+			}
+			io.CopyN(io.Discard, br, req.ContentLength)
+			served.Add(1)
+			io.WriteString(c, "Content-Length: 2\r\n\r\nok")
+		}
+	})
+	base := servertest.Start(t, `http {
+		upstream app { server `+o.Addr()+`; keepalive 4; }
+		server { listen 127.0.0.1:0; location / { scgi_pass app; } } }`)
+	for i := 0; i < 3; i++ {
+		if code, body, _ := get(t, "GET", base+"/", ""); code != 200 || body != "ok" {
+			t.Fatalf("%d %q", code, body)
+		}
+	}
+	if accepted.Load() != 3 || served.Load() != 3 {
+		t.Errorf("%d requests on %d connections, want one each", served.Load(), accepted.Load())
+	}
+}
