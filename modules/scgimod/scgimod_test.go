@@ -261,3 +261,32 @@ func TestNoKeepalive(t *testing.T) {
 		t.Errorf("%d requests on %d connections, want one each", served.Load(), accepted.Load())
 	}
 }
+
+// scgi_bind sets the local address of the connections to the
+// application; scgi_force_ranges cuts a range from a 200 of known length
+// that says nothing of ranges. scgi_limit_rate and scgi_socket_keepalive
+// load with them (their effects are the shared wiring's, tested through
+// the proxy and the other gateways).
+func TestBindAndRanges(t *testing.T) {
+	peers := make(chan string, 4)
+	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		if _, err := scgi.ReadRequest(br, 0); err != nil {
+			return
+		}
+		host, _, _ := net.SplitHostPort(c.RemoteAddr().String())
+		peers <- host
+		io.WriteString(c, "Content-Type: text/plain\r\nContent-Length: 5\r\n\r\nbound")
+	})
+	base := servertest.Start(t, `http { server { listen 127.0.0.1:0;
+		location / { scgi_pass `+o.Addr()+`; scgi_bind 127.0.0.4; scgi_limit_rate 100k;
+			scgi_socket_keepalive on; scgi_force_ranges on; } } }`)
+	if code, body, _ := get(t, "GET", base+"/", ""); code != 200 || body != "bound" {
+		t.Fatalf("%d %q", code, body)
+	}
+	if peer := <-peers; peer != "127.0.0.4" {
+		t.Errorf("the application saw a connection from %s, want 127.0.0.4", peer)
+	}
+	if code, body, _ := get(t, "GET", base+"/", "", "Range", "bytes=1-2"); code != 206 || body != "ou" {
+		t.Errorf("scgi_force_ranges: %d %q, want 206 \"ou\"", code, body)
+	}
+}
