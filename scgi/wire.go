@@ -3,6 +3,7 @@ package scgi
 import (
 	"bufio"
 	"net/http"
+	"slices"
 
 	"github.com/mosaic-edge/mosaic/internal/gateway"
 )
@@ -77,8 +78,9 @@ func CGIVars(dst []Var, r *http.Request) []Var {
 	return cgiParams.Append(dst, r)
 }
 
-var cgiParams = gateway.NewParams(append(gateway.CGIParams("REQUEST_METHOD", "REQUEST_URI", "QUERY_STRING",
-	"CONTENT_TYPE", "DOCUMENT_URI"),
-	append([]gateway.Param{{Name: "SCGI", Value: func(*http.Request) string { return "1" }}},
-		gateway.CGIParams("SERVER_PROTOCOL", "REQUEST_SCHEME", "HTTPS", "REMOTE_ADDR", "REMOTE_PORT",
-			"SERVER_PORT", "SERVER_NAME")...)...), true)
+var cgiParams = gateway.NewParams(slices.Concat(
+	gateway.CGIParams("REQUEST_METHOD", "REQUEST_URI", "QUERY_STRING", "CONTENT_TYPE", "DOCUMENT_URI"),
+	[]gateway.Param{{Name: "SCGI", Value: func(*http.Request) string { return "1" }}},
+	gateway.CGIParams("SERVER_PROTOCOL", "REQUEST_SCHEME", "HTTPS", "REMOTE_ADDR", "REMOTE_PORT",
+		"SERVER_PORT", "SERVER_NAME"),
+), true)
