@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -186,7 +187,8 @@ var scgiAnswers = map[string]string{
 
 // scgiApp is an SCGI application written for exact answers (scgiAnswers).
 // It checks each request's netstring as the SCGI specification has it.
-func scgiApp(t *testing.T) string {
+// "/cached/counter" answers with how many times it was asked, cacheable.
+func scgiApp(t *testing.T, counted *atomic.Int32) string {
 	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		req, err := scgi.ReadRequest(br, 0)
 		if err != nil {
@@ -200,6 +202,9 @@ func scgiApp(t *testing.T) string {
 		}
 		path, _ := req.Get("DOCUMENT_URI")
 		switch path {
+		case "/cached/counter":
+			fmt.Fprintf(c, "Content-Type: text/plain\r\nCache-Control: max-age=60\r\n\r\nanswer %d\n", counted.Add(1))
+			return
 		case "/slow/answer":
 			time.Sleep(time.Second)
 		case "/echo":
@@ -229,7 +234,8 @@ func scgiApp(t *testing.T) string {
 // scgi_pass_header, a body cut at Content-Length, headers both ways.
 func TestSCGIAnswersAsNGINX(t *testing.T) {
 	nginxPath(t)
-	app := scgiApp(t)
+	var counted atomic.Int32
+	app := scgiApp(t, &counted)
 	dead, _ := net.Listen("tcp", "127.0.0.1:0")
 	deadAddr := dead.Addr().String()
 	dead.Close()
@@ -244,18 +250,23 @@ func TestSCGIAnswersAsNGINX(t *testing.T) {
 	}
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
 		root := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who], "html")
-		return fmt.Sprintf(`server {
-			listen 127.0.0.1:%d; root %s;
+		return fmt.Sprintf(`scgi_cache_path %[5]s/cache-%[6]s keys_zone=scgi:1m;
+		server {
+			listen 127.0.0.1:%[1]d; root %[2]s;
 			include scgi_params;
 			error_page 503 /busy.html;
-			location / { scgi_pass %s; scgi_intercept_errors on; }
+			location / { scgi_pass %[3]s; scgi_intercept_errors on; }
 			location /raw/ { scgi_pass %[3]s; }
 			location /slow/ { scgi_pass %[3]s; scgi_read_timeout 300ms; }
-			location /dead/ { scgi_pass %s; }
+			location /dead/ { scgi_pass %[4]s; }
 			location /accel-hidden { scgi_pass %[3]s; scgi_pass_header X-Accel-Expires; scgi_hide_header Content-Type; }
 			location /intercept/ { scgi_pass %[3]s; scgi_intercept_errors on; error_page 404 = /status3; }
 			location = /busy.html { }
-		}`, port, root, app, deadAddr)
+			location /cached/ {
+				scgi_pass %[3]s; scgi_cache scgi; scgi_cache_key $uri;
+				add_header X-Cache $upstream_cache_status;
+			}
+		}`, port, root, app, deadAddr, dir, who)
 	})
 	get := func(path string) string { return "GET " + path + " HTTP/1.1\r\nHost: a.test" }
 	for _, c := range []struct {
@@ -286,10 +297,19 @@ func TestSCGIAnswersAsNGINX(t *testing.T) {
 		{get("/slow/answer"), "", 504, ""},
 		{get("/dead/x"), "", 502, ""},
 		{get("/accel-hidden"), "", 200, "hidden\n"},
+		// scgi_cache: a miss, then a hit with the same answer on each
+		// server (the application counts one request from each).
+		{get("/cached/counter"), "", 200, ""},
+		{get("/cached/counter"), "", 200, ""},
 	} {
 		req := c.head + "\r\nConnection: close\r\n\r\n" + c.body
 		m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
 		n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
+		if strings.HasPrefix(c.head, "GET /cached/") {
+			// Each server's first request reached the application: the
+			// first counted 1, the second 2.
+			nb = strings.Replace(nb, "answer 2", "answer 1", 1)
+		}
 		if m.StatusCode != c.status || c.want != "" && mb != c.want {
 			t.Errorf("%q: mosaic %d %q, want %d %q", c.head, m.StatusCode, mb, c.status, c.want)
 		}
@@ -301,11 +321,14 @@ func TestSCGIAnswersAsNGINX(t *testing.T) {
 		}
 		// Not Content-Length, which mosaic adds to a short answer NGINX
 		// sends chunked.
-		for _, k := range []string{"Content-Type", "Location", "Set-Cookie", "X-App", "X-A", "Status", "X-Accel-Expires", "X-Accel-Charset"} {
+		for _, k := range []string{"Content-Type", "Location", "Set-Cookie", "X-App", "X-A", "Status", "X-Accel-Expires", "X-Accel-Charset", "X-Cache"} {
 			if mv, nv := strings.Join(m.Header[k], "\n"), strings.Join(n.Header[k], "\n"); mv != nv {
 				t.Errorf("%q: %s: mosaic %q, nginx %q", c.head, k, mv, nv)
 			}
 		}
+	}
+	if n := counted.Load(); n != 2 {
+		t.Errorf("the application answered %d cacheable requests, want 2 (one miss per server)", n)
 	}
 }
 
