@@ -11,7 +11,6 @@ package uwsgimod
 
 import (
 	_ "embed"
-	"slices"
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/modules/gatewaymod"
@@ -72,9 +71,6 @@ func init() {
 	)
 	module.Directives = append(module.Directives,
 		proxymod.TLSDirectives("uwsgi", func(l *locConf) *proxymod.TLSConf { return &l.ssl })...)
-	module.Directives = slices.DeleteFunc(module.Directives, func(d server.Directive) bool {
-		return d.Name == "uwsgi_send_lowat" // FastCGI's; NGINX's uwsgi module has none
-	})
 	for i, d := range module.Directives {
 		if d.Name == "uwsgi_pass" {
 			module.Directives[i].Set = schemePrefix(d.Set)
