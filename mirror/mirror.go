@@ -89,15 +89,15 @@ func (m *Mirror) serve(w http.ResponseWriter, r *http.Request, next http.Handler
 			} else {
 				st.RequestBodyFile = sp.File.Name()
 			}
+			if r.ContentLength < 0 {
+				// A body sent without a length (chunked, HTTP/2) has
+				// one now, $content_length, as NGINX counts it while
+				// reading (a FastCGI application's CONTENT_LENGTH). Not
+				// a Content-Length line: a gateway passes the client's.
+				st.BodyLength = strconv.FormatInt(sp.Size, 10)
+			}
 		}
 		// The content reads the body again, now of known length.
-		if r.ContentLength < 0 {
-			// A chunked body's length is $content_length now, as NGINX
-			// counts it while reading (a FastCGI application's
-			// CONTENT_LENGTH). Transfer-Encoding stays the client's: a
-			// gateway passes that line, and no Content-Length one.
-			r.Header.Set("Content-Length", strconv.FormatInt(sp.Size, 10))
-		}
 		r.ContentLength = sp.Size
 		r.Body = http.NoBody
 		if sp.Size > 0 {

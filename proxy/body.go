@@ -81,10 +81,15 @@ func (x *exchange) prepareBody() error {
 			x.st.RequestBodyFile = sp.File.Name()
 		}
 		if x.h.wire != nil && r.ContentLength <= 0 {
-			// A gateway's CONTENT_LENGTH comes from $content_length,
-			// which NGINX knows once it has read a chunked body whole.
+			// A gateway's CONTENT_LENGTH comes from $content_length (or
+			// from ContentLength, used on its own), which NGINX knows
+			// once it has read a chunked body whole. Not a Content-Length
+			// line: the application gets the header lines the client
+			// sent (an HTTP/2 body without content-length has none).
 			r.ContentLength = sp.Size
-			r.Header.Set("Content-Length", strconv.FormatInt(sp.Size, 10))
+			if x.st != nil {
+				x.st.BodyLength = strconv.FormatInt(sp.Size, 10)
+			}
 		}
 	}
 	b.wire = x.h.wire

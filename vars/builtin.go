@@ -177,7 +177,12 @@ func init() {
 		return ""
 	})
 	Register("content_type", func(r *http.Request, _ *State) string { return first(r.Header["Content-Type"]) })
-	Register("content_length", func(r *http.Request, _ *State) string { return first(r.Header["Content-Length"]) })
+	Register("content_length", func(r *http.Request, st *State) string {
+		if v, ok := r.Header["Content-Length"]; ok || st == nil {
+			return first(v)
+		}
+		return st.BodyLength
+	})
 
 	Register("status", func(_ *http.Request, st *State) string {
 		if st == nil || st.Status == 0 {

@@ -96,6 +96,11 @@ type State struct {
 	// RequestBody is the whole request body when a module read it into
 	// memory before passing it on ($request_body); nil otherwise.
 	RequestBody []byte
+	// BodyLength is $content_length of a request whose body came without
+	// a Content-Length line (chunked, or HTTP/2 without content-length)
+	// once a module read it whole: NGINX knows the length then, yet the
+	// request still has no such header line to pass on. Empty otherwise.
+	BodyLength string
 	// UpstreamHeader is the response header of the last upstream server
 	// tried, as it arrived ($upstream_http_NAME, $upstream_cookie_NAME).
 	UpstreamHeader http.Header

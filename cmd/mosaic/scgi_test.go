@@ -2,9 +2,12 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/net/http2"
 
 	"github.com/mosaic-edge/mosaic/internal/testclient"
 	"github.com/mosaic-edge/mosaic/internal/testorigin"
@@ -385,6 +390,58 @@ func TestSCGIConfigAsNGINX(t *testing.T) {
 		}
 		if (merr == nil) != c.ok || !c.ok && !strings.Contains(mout, fmt.Sprintf("bad%d.conf:", i)) {
 			t.Errorf("%q:\nmosaic %v %s\nnginx  %s", c.conf, merr, mout, nginx)
+		}
+	}
+}
+
+// TestSCGIHTTP2BodyAsNGINX: an HTTP/2 request whose body comes without a
+// content-length (HTTP/2's chunked) reaches the application with the
+// body's CONTENT_LENGTH and the header lines the client sent: NGINX
+// learns the length by reading the body whole and adds no
+// HTTP_CONTENT_LENGTH, which mosaic sent from the Content-Length it
+// recorded for $content_length (the proxy's, or a mirror's that read the
+// body first).
+func TestSCGIHTTP2BodyAsNGINX(t *testing.T) {
+	nginxPath(t)
+	var counted atomic.Int32
+	app := scgiApp(t, &counted)
+	mport, nport := startBoth(t, t.TempDir(), func(_ string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%[1]d http2; scgi_param DOCUMENT_URI $document_uri;
+			location / { scgi_pass %[2]s; }
+			location /mirrored { mirror /m; rewrite ^ /echo break; scgi_pass %[2]s; }
+			location = /m { return 204; } }`, port, app)
+	})
+	h2 := &http2.Transport{AllowHTTP: true, DialTLSContext: func(ctx context.Context, network, addr string, _ *tls.Config) (net.Conn, error) {
+		return new(net.Dialer).DialContext(ctx, network, addr)
+	}}
+	defer h2.CloseIdleConnections()
+	for _, c := range []struct {
+		path   string
+		length int64
+	}{{"/echo", -1}, {"/echo", 11}, {"/mirrored", -1}} {
+		var got [2]string
+		for i, port := range []int{mport, nport} {
+			pr, pw := io.Pipe()
+			go func() {
+				io.WriteString(pw, "hello ")
+				io.WriteString(pw, "world")
+				pw.Close()
+			}()
+			req, _ := http.NewRequest("POST", fmt.Sprintf("http://127.0.0.1:%d%s", port, c.path), pr)
+			req.Host, req.ContentLength = "a.test", c.length
+			resp, err := h2.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			got[i] = fmt.Sprintf("%d %s", resp.StatusCode, b)
+		}
+		if !strings.Contains(got[0], "CONTENT_LENGTH=11\n") || !strings.Contains(got[0], "body=hello world\n") {
+			t.Errorf("%s, length %d: mosaic %q", c.path, c.length, got[0])
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s, length %d:\nmosaic %q\nnginx  %q", c.path, c.length, got[0], got[1])
 		}
 	}
 }

@@ -71,9 +71,8 @@ func (p *Params) Append(dst []Var, r *http.Request) []Var {
 		keys = append(keys, "Host")
 	}
 	// The server takes a chunked body's Transfer-Encoding line out of
-	// Header, and the proxy adds a Content-Length once it has read such a
-	// body whole (for $content_length): the application gets the lines
-	// the client sent, as NGINX passes them.
+	// Header: the application gets the lines the client sent, as NGINX
+	// passes them.
 	_, teListed := r.Header["Transfer-Encoding"]
 	chunked := len(r.TransferEncoding) > 0 && !teListed
 	if chunked {
@@ -91,9 +90,6 @@ func (p *Params) Append(dst []Var, r *http.Request) []Var {
 		}
 		if chunked && k == "Transfer-Encoding" {
 			dst = append(dst, Var{name, strings.Join(r.TransferEncoding, ", ")})
-			continue
-		}
-		if chunked && k == "Content-Length" {
 			continue
 		}
 		for _, v := range r.Header[k] {
