@@ -64,7 +64,7 @@ func ReadHeaderInto(resp *http.Response, br *bufio.Reader, statusLine bool, max 
 	var stack [1024]byte
 	head := stack[:0]
 	total, lines := 0, 0
-	hasStatus := false // the first line is a status line
+	begun := false // a line has been read
 	for {
 		var (
 			line []byte
@@ -79,13 +79,23 @@ func ReadHeaderInto(resp *http.Response, br *bufio.Reader, statusLine bool, max 
 		if len(line) == 0 {
 			break
 		}
-		if lines == 0 && statusLine && bytes.HasPrefix(line, []byte("HTTP/")) {
-			code, ok := parseStatusLine(line)
-			if !ok {
+		first := !begun
+		begun = true
+		if first && statusLine && bytes.HasPrefix(line, []byte("HTTP/")) {
+			code, text, ok := parseStatusLine(line)
+			if ok && code < 100 {
+				// NGINX would send it; net/http cannot write such a status.
 				return invalidLine(line)
 			}
-			resp.StatusCode, hasStatus = code, true
-		} else if bytes.HasPrefix(line, []byte("HTTP/")) {
+			if ok {
+				resp.StatusCode, resp.Status = code, text
+				head = head[:start]
+				continue
+			}
+			// NGINX reads a first line that is no status line as a field,
+			// and skips a field line starting "HTTP/" (below).
+		}
+		if bytes.HasPrefix(line, []byte("HTTP/")) {
 			// A status line among the fields (IIS repeats its own): NGINX
 			// skips the line.
 			head = head[:start]
@@ -98,11 +108,6 @@ func ReadHeaderInto(resp *http.Response, br *bufio.Reader, statusLine bool, max 
 	}
 	text := string(head)
 	fields := lines
-	if hasStatus {
-		resp.Status, text, _ = strings.Cut(text, "\n")
-		resp.Status = resp.Status[9:]
-		fields--
-	}
 	resp.Header = make(http.Header, fields)
 	// One value slot per line: a name's first value is a one-element
 	// piece of vals, which a second value of that name reallocates.
@@ -249,23 +254,52 @@ func inferStatus(resp *http.Response) error {
 	return nil
 }
 
-// parseStatusLine reads "HTTP/x.y NNN[ text]".
-func parseStatusLine(line []byte) (int, bool) {
-	if len(line) < 12 || line[5] < '0' || line[5] > '9' || line[6] != '.' ||
-		line[7] < '0' || line[7] > '9' || line[8] != ' ' {
-		return 0, false
-	}
-	code := 0
-	for _, c := range line[9:12] {
-		if c < '0' || c > '9' {
-			return 0, false
+// parseStatusLine reads a status line as NGINX's upstream parser does:
+// "HTTP/", a major version (not starting with 0, below 1000), ".", a minor
+// one (below 1000), a space, then three digits (spaces before and among
+// them skipped), then the end, or a space or a dot (IIS's "403.1") and any
+// text without a CR. It returns the code and the status text ("201
+// Created").
+func parseStatusLine(line []byte) (code int, text string, ok bool) {
+	p := line[len("HTTP/"):]
+	version := func(first byte) bool {
+		if len(p) == 0 || p[0] < first || p[0] > '9' {
+			return false
 		}
-		code = code*10 + int(c-'0')
+		n := int(p[0] - '0')
+		for p = p[1:]; len(p) > 0 && p[0] >= '0' && p[0] <= '9'; p = p[1:] {
+			if n > 99 {
+				return false
+			}
+			n = n*10 + int(p[0]-'0')
+		}
+		return true
 	}
-	if code < 100 || (len(line) > 12 && line[12] != ' ') {
-		return 0, false
+	if !version('1') || len(p) == 0 || p[0] != '.' {
+		return 0, "", false
 	}
-	return code, true
+	p = p[1:]
+	if !version('0') || len(p) == 0 || p[0] != ' ' {
+		return 0, "", false
+	}
+	for digits := 0; digits < 3; p = p[1:] {
+		switch {
+		case len(p) == 0:
+			return 0, "", false
+		case p[0] >= '0' && p[0] <= '9':
+			code = code*10 + int(p[0]-'0')
+			digits++
+		case p[0] != ' ':
+			return 0, "", false
+		}
+	}
+	if len(p) > 0 && p[0] != ' ' && p[0] != '.' || bytes.IndexByte(p, '\r') >= 0 {
+		return 0, "", false
+	}
+	if len(p) == 0 {
+		return code, strconv.Itoa(code) + " " + http.StatusText(code), true
+	}
+	return code, strconv.Itoa(code) + string(p), true
 }
 
 // invalidLine is the error of a line that does not parse. It quotes a

@@ -49,6 +49,17 @@ func TestReadHeader(t *testing.T) {
 		{"HTTP/1.1 201 Created\r\nX: y\r\n\r\n", true, 201, nil},
 		{"HTTP/1.1 201 Created\r\n\r\n", false, 200, nil},                    // a status line among the fields: skipped, as NGINX does
 		{"X: y\r\nHTTP/1.1 500 Oops\r\nStatus: 404\r\n\r\n", true, 404, nil}, // the same after the first line
+		// A status line as NGINX's parser reads it: a first line it
+		// cannot read is a field line starting "HTTP/", skipped.
+		{"HTTP/1.1  201 x\r\n\r\n", true, 201, nil},
+		{"HTTP/10.1 201 x\r\n\r\n", true, 201, nil},
+		{"HTTP/1.1 404.1 x\r\n\r\n", true, 404, nil},
+		{"HTTP/1.1 203\r\n\r\n", true, 203, nil},
+		{"HTTP/2 201\r\nStatus: 202\r\n\r\n", true, 202, nil},
+		{"HTTP/1.1 abc\r\nLocation: /x\r\n\r\n", true, 302, nil},
+		{"HTTP/1000.1 201 x\r\n\r\n", true, 200, nil},
+		{"HTTP/1.1 201x\r\nHTTP/1.1 203 y\r\n\r\n", true, 200, nil},
+		{"HTTP/1.1 099 x\r\n\r\n", true, 0, ErrInvalidHeader},
 		{"Status : 404\r\n\r\n", false, 0, ErrInvalidHeader},
 		{"X\tY: 1\r\n\r\n", false, 0, ErrInvalidHeader},
 		{"X\x7fY: 1\r\n\r\n", false, 0, ErrInvalidHeader},
