@@ -269,6 +269,10 @@ func TestSCGIAnswersAsNGINX(t *testing.T) {
 			location /accel-hidden { scgi_pass %[3]s; scgi_pass_header X-Accel-Expires; scgi_hide_header Content-Type; }
 			location /intercept/ { scgi_pass %[3]s; scgi_intercept_errors on; error_page 404 = /status3; }
 			location = /busy.html { }
+			location /hidden/ {
+				include scgi_params; scgi_param HTTP_PROXY ""; scgi_param HTTP_X_EMPTY $arg_none;
+				rewrite ^ /echo break; scgi_pass %[3]s;
+			}
 			location /cached/ {
 				scgi_pass %[3]s; scgi_cache scgi; scgi_cache_key $uri;
 				add_header X-Cache $upstream_cache_status;
@@ -286,6 +290,10 @@ func TestSCGIAnswersAsNGINX(t *testing.T) {
 		{"POST /echo HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked", "5\r\nhello\r\n0\r\n\r\n", 200, ""},
 		{"HEAD /status HTTP/1.1\r\nHost: a.test", "", 404, ""},
 		{get("/status"), "", 404, "missing\n"},
+		// An HTTP_* parameter empty in the configuration only keeps its
+		// header back; one empty from a variable is sent.
+		{get("/hidden/") + "\r\nProxy: http://evil.test\r\nX-Empty: v", "", 200,
+			"CONTENT_LENGTH=0\nCONTENT_TYPE=\nHTTP_CONNECTION=close\nHTTP_HOST=a.test\nHTTP_X_EMPTY=\nQUERY_STRING=\nREQUEST_METHOD=GET\nREQUEST_URI=/hidden/\nSCGI=1\nbody=\n"},
 		{get("/status3"), "", 202, "accepted\n"},
 		{get("/location"), "", 302, ""},
 		{get("/moved"), "", 301, "moved\n"},

@@ -8,10 +8,13 @@ import (
 
 // Param is one configured parameter (fastcgi_param, uwsgi_param). Value is
 // evaluated for each request; with IfNotEmpty an empty value is not sent.
+// A Hide parameter is never sent: it only keeps back the header lines its
+// HTTP_* name stands for.
 type Param struct {
 	Name       string
 	Value      func(*http.Request) string
 	IfNotEmpty bool
+	Hide       bool
 }
 
 // Var is a parameter as sent: a name and its value.
@@ -23,8 +26,8 @@ type Var struct {
 // then, with PassHeaders (fastcgi_pass_request_headers on, NGINX's
 // default), every request header line as HTTP_NAME. A configured
 // parameter named HTTP_* takes the place of the header lines of that name,
-// as in NGINX, so that "fastcgi_param HTTP_PROXY \"\"" keeps a client's
-// Proxy header from the application.
+// as in NGINX, so that "fastcgi_param HTTP_PROXY \"\"" (a Hide parameter)
+// keeps a client's Proxy header from the application.
 type Params struct {
 	list        []Param
 	passHeaders bool
@@ -50,6 +53,9 @@ func NewParams(list []Param, passHeaders bool) *Params {
 // repeated header as its own parameter, as NGINX 1.22 sends every line.
 func (p *Params) Append(dst []Var, r *http.Request) []Var {
 	for _, pa := range p.list {
+		if pa.Hide {
+			continue
+		}
 		v := pa.Value(r)
 		if v == "" && pa.IfNotEmpty {
 			continue

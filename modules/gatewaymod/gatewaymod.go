@@ -235,7 +235,12 @@ func setParam(c *server.Cmd, g *Conf) error {
 	if !g.ownParams {
 		g.params, g.ownParams = nil, true
 	}
-	g.params = append(g.params, gateway.Param{Name: c.Args[0], Value: value, IfNotEmpty: ifNotEmpty})
+	// NGINX sends no HTTP_* parameter whose value is empty in the
+	// configuration ("fastcgi_param HTTP_PROXY \"\""): it only keeps back
+	// the client's header lines of that name. One empty from a variable
+	// is sent.
+	hide := len(c.Args[0]) > len("HTTP_") && strings.HasPrefix(c.Args[0], "HTTP_") && c.Args[1] == ""
+	g.params = append(g.params, gateway.Param{Name: c.Args[0], Value: value, IfNotEmpty: ifNotEmpty, Hide: hide})
 	return nil
 }
 

@@ -121,7 +121,10 @@ func TestPacket(t *testing.T) {
 	if v, ok := s.vars["EMPTY"]; ok {
 		t.Errorf("EMPTY sent (if_not_empty): %q", v)
 	}
-	for k, want := range map[string]string{"A": "GET 1", "KEPT": "", "HTTP_X_SECRET": "", "HTTP_X_OTHER": "o"} {
+	if v, ok := s.vars["HTTP_X_SECRET"]; ok {
+		t.Errorf("HTTP_X_SECRET sent (empty in the configuration: it only keeps X-Secret back): %q", v)
+	}
+	for k, want := range map[string]string{"A": "GET 1", "KEPT": "", "HTTP_X_OTHER": "o"} {
 		if v, ok := s.vars[k]; !ok || v != want {
 			t.Errorf("%s = %q (%v), want %q", k, v, ok, want)
 		}
