@@ -52,7 +52,6 @@ var ignored = map[string]ignoredDirective{
 	"server_names_hash_max_size": take1.in(CtxHTTP), "server_names_hash_bucket_size": take1.in(CtxHTTP),
 	"variables_hash_max_size": take1.in(CtxHTTP), "variables_hash_bucket_size": take1.in(CtxHTTP),
 	"proxy_headers_hash_max_size": take1.in(CtxHTTPAll), "proxy_headers_hash_bucket_size": take1.in(CtxHTTPAll),
-	"scgi_temp_path":            {ctx: CtxHTTPAll, min: 1, max: 4},
 	"reset_timedout_connection": takeFlag.in(CtxHTTPAll), "aio": take1.in(CtxHTTPAll), "directio": take1.in(CtxHTTPAll),
 	// Go's key exchange is ECDHE: there is no DH group to set.
 	"ssl_dhparam": take1.in(ctxHTTPServer).because("Go's TLS negotiates keys with ECDHE only and has no finite-field DH cipher suites to give the parameters to"),
