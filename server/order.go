@@ -59,6 +59,7 @@ var (
 		"fastcgi",   // fastcgi_pass
 		"uwsgi",     // uwsgi_pass
 		"scgi",      // scgi_pass
+		"memcached", // memcached_pass
 		"grpc",      // grpc_pass
 		"empty_gif", // the 1x1 GIF
 		"dav",       // PUT, DELETE, MKCOL, COPY, MOVE; the other methods go to static

@@ -20,6 +20,7 @@ import (
 	_ "github.com/mosaic-edge/mosaic/modules/headersmod"
 	_ "github.com/mosaic-edge/mosaic/modules/limitmod"
 	_ "github.com/mosaic-edge/mosaic/modules/mapmod"
+	_ "github.com/mosaic-edge/mosaic/modules/memcachedmod"
 	_ "github.com/mosaic-edge/mosaic/modules/mirrormod"
 	_ "github.com/mosaic-edge/mosaic/modules/proxymod"
 	_ "github.com/mosaic-edge/mosaic/modules/randomindexmod"

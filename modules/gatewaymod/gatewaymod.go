@@ -304,3 +304,7 @@ func Options(l *server.Location, g *Conf, wire proxy.Wire) (proxy.Options, error
 func (c *Conf) WrapStore(l *server.Location, h http.Handler) http.Handler {
 	return c.shared.WrapStore(l, c.Pass.Scheme, h)
 }
+
+// NextUpstreamSetting is the level's *_next_upstream, for a module whose
+// directive names its conditions otherwise (memcached).
+func (c *Conf) NextUpstreamSetting() *server.Setting[proxy.NextUpstream] { return &c.next }

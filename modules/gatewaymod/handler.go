@@ -15,9 +15,10 @@ type Gateway struct {
 	Conf func(l *server.Location) *Conf
 	// Wire builds the protocol of location l, whose *_pass is in g.
 	Wire func(l *server.Location, g *Conf) proxy.Wire
-	// Adjust, when set, changes the options the module needs changed
-	// (uwsgi passes the Status header that FastCGI hides).
-	Adjust func(*proxy.Options)
+	// Adjust, when set, changes the options of location l that the
+	// module needs changed (uwsgi passes the Status header that FastCGI
+	// hides; memcached never buffers).
+	Adjust func(l *server.Location, o *proxy.Options)
 	// TLS returns the TLS settings of location l (its *_ssl_*
 	// directives), for a *_pass with PassTLS; nil for a module whose
 	// protocol has no TLS form.
@@ -49,7 +50,7 @@ func (gw Gateway) NewHandler(l *server.Location, adjust func(*proxy.Options)) (*
 		opts.WireTLS = true
 	}
 	if gw.Adjust != nil {
-		gw.Adjust(&opts)
+		gw.Adjust(l, &opts)
 	}
 	if adjust != nil {
 		adjust(&opts)

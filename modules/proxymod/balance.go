@@ -146,10 +146,18 @@ func setNextUpstream(c *core.Cmd) error {
 // and "off" on any of them overrides the others. s holds no condition
 // after lines of "updating" alone; NextUpstreamOf reads that as off.
 func AddNextUpstream(c *core.Cmd, s *core.Setting[proxy.NextUpstream]) error {
+	return AddNextConditions(c, s, nextConditions)
+}
+
+// AddNextConditions is AddNextUpstream for a module whose
+// *_next_upstream names its conditions otherwise (memcached's
+// "invalid_response" and "not_found"): conditions maps each parameter to
+// its condition.
+func AddNextConditions(c *core.Cmd, s *core.Setting[proxy.NextUpstream], conditions map[string]proxy.NextUpstream) error {
 	mask := s.V
 	seen := map[string]bool{}
 	for _, a := range c.Args {
-		bit, ok := nextConditions[strings.ToLower(a)]
+		bit, ok := conditions[strings.ToLower(a)]
 		if !ok {
 			return c.Errorf("invalid value %q", a)
 		}

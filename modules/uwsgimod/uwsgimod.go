@@ -116,7 +116,7 @@ var gateway = gatewaymod.Gateway{
 		}
 	},
 	// NGINX's uwsgi module passes a Status header on; FastCGI's hides it.
-	Adjust: func(o *proxy.Options) { o.DefaultHide = uwsgi.HiddenHeaders },
+	Adjust: func(_ *server.Location, o *proxy.Options) { o.DefaultHide = uwsgi.HiddenHeaders },
 	TLS: func(l *server.Location) (proxy.TLSOptions, error) {
 		return proxymod.TLSOptions(l, &server.LocConf[*locConf](l, module).ssl, "uwsgi")
 	},
