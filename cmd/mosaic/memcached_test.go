@@ -1,0 +1,161 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/testmemcached"
+)
+
+// memcachedConf is the configuration TestMemcachedMatchesNGINX runs under
+// both servers: mc is the running memcached, gone a stopped one, fallback
+// the origin of misses.
+func memcachedConf(port int, mc, gone, fallback string) string {
+	return fmt.Sprintf(`
+		types { text/html html; application/json json; }
+		default_type text/plain;
+		upstream mc { server %[2]s; keepalive 2; }
+		server {
+			listen 127.0.0.1:%[1]d;
+			location /mc/ { set $memcached_key $uri; memcached_pass mc; error_page 404 = @fallback; }
+			location @fallback { proxy_pass http://%[4]s; }
+			location /plain/ { set $memcached_key $uri; memcached_pass %[2]s; }
+			location /gz/ { set $memcached_key $uri; memcached_gzip_flag 2; memcached_pass %[2]s; }
+			location /k/ { set $memcached_key $uri; memcached_pass %[2]s; }
+			location /nokey/ { memcached_pass %[2]s; }
+			location /gone/ { set $memcached_key $uri; memcached_pass %[3]s; }
+			location /slow/ { set $memcached_key $uri; memcached_pass %[2]s; memcached_read_timeout 300ms; }
+		}`, port, mc, gone, fallback)
+}
+
+// memcachedFields are the fields compared; Date, Server and Connection
+// are each server's own.
+var memcachedFields = []string{"Content-Type", "Content-Length", "Content-Encoding", "Content-Range", "Accept-Ranges"}
+
+// TestMemcachedMatchesNGINX runs the same memcached_pass configuration
+// under Debian's NGINX and mosaic, in front of the same real memcached,
+// and compares the answers: hits by type, a miss that error_page sends to
+// a proxied fallback, the gzip flag, keys that must be escaped, a key
+// over memcached's 250 bytes, no key, memcached stopped (502) and not
+// answering (504), HEAD, POST, a range; then the connections that an
+// upstream group with keepalive opens to memcached.
+func TestMemcachedMatchesNGINX(t *testing.T) {
+	nginxPath(t)
+	mc := testmemcached.Start(t)
+	gone := testmemcached.Start(t)
+	gone.Stop()
+	fallback := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "fallback for "+r.URL.Path)
+	}))
+	defer fallback.Close()
+	mc.Set(t, "/mc/page.html", 0, "<p>page</p>")
+	mc.Set(t, "/mc/data.json", 0, `{"a":1}`)
+	mc.Set(t, "/plain/noext", 0, "plain")
+	mc.Set(t, "/gz/on", 3, "\x1f\x8bnot really gzip")
+	mc.Set(t, "/gz/off", 1, "flag 1")
+	mc.Set(t, "/k/a%20b%01%25\u00e9\x7f", 0, "escaped")
+	mc.Set(t, "/slow/x", 0, "slow")
+	for i := range 3 {
+		mc.Set(t, fmt.Sprintf("/mc/other%d", i), 0, "other")
+	}
+
+	mport, nport := startBoth(t, t.TempDir(), func(_ string, port int) string {
+		return memcachedConf(port, mc.Addr, gone.Addr, strings.TrimPrefix(fallback.URL, "http://"))
+	})
+	// The connections an upstream group with keepalive opens: one, as
+	// NGINX's.
+	for _, s := range []struct {
+		name string
+		port int
+	}{{"nginx", nport}, {"mosaic", mport}} {
+		before := memcachedConns(t, mc)
+		for i := range 3 {
+			for _, path := range []string{"/mc/page.html", fmt.Sprintf("/mc/other%d", i)} {
+				if resp, _ := do(t, "GET", fmt.Sprintf("http://127.0.0.1:%d%s", s.port, path), nil); resp.StatusCode != 200 {
+					t.Fatalf("%s %s: %d", s.name, path, resp.StatusCode)
+				}
+			}
+		}
+		// One for the requests, one for Stats.
+		if n := memcachedConns(t, mc) - before; n != 2 {
+			t.Errorf("%s opened %d connections to memcached for 6 requests, want 1", s.name, n-1)
+		}
+	}
+
+	long := "/k/" + strings.Repeat("k", 250)
+	gzipOK := map[string]string{"Accept-Encoding": "gzip"}
+	for _, c := range []struct {
+		method, path string
+		hdr          map[string]string
+		status       int // mosaic's, besides NGINX's
+		body         string
+	}{
+		{"GET", "/mc/page.html", nil, 200, "<p>page</p>"},
+		{"GET", "/mc/data.json", nil, 200, `{"a":1}`},
+		{"GET", "/mc/missing", nil, 200, "fallback for /mc/missing"},
+		{"GET", "/plain/noext", nil, 200, "plain"},
+		{"GET", "/plain/missing", nil, 404, ""},
+		// Accept-Encoding set by hand: Go's client leaves the body as it came.
+		{"GET", "/gz/on", gzipOK, 200, "\x1f\x8bnot really gzip"},
+		{"GET", "/gz/off", gzipOK, 200, "flag 1"},
+		{"GET", "/k/a%20b%01%25%C3%A9%7F", nil, 200, "escaped"},
+		{"GET", "/k/a%20b", nil, 404, ""},
+		{"GET", long, nil, 502, ""},
+		{"GET", "/nokey/x", nil, 500, ""},
+		{"GET", "/gone/x", nil, 502, ""},
+		{"HEAD", "/mc/page.html", nil, 200, ""},
+		{"HEAD", "/plain/missing", nil, 404, ""},
+		{"POST", "/mc/page.html", nil, 405, ""},
+		{"GET", "/mc/page.html", map[string]string{"Range": "bytes=3-5"}, 206, "pag"},
+	} {
+		m, mb := do(t, c.method, fmt.Sprintf("http://127.0.0.1:%d%s", mport, c.path), c.hdr)
+		n, nb := do(t, c.method, fmt.Sprintf("http://127.0.0.1:%d%s", nport, c.path), c.hdr)
+		what := c.method + " " + c.path[:min(len(c.path), 40)]
+		if m.StatusCode != c.status || c.status < 300 && mb != c.body {
+			t.Errorf("%s: mosaic %d %q, want %d %q", what, m.StatusCode, mb, c.status, c.body)
+		}
+		compareMemcached(t, what, m, mb, n, nb)
+	}
+
+	// memcached stopped with SIGSTOP accepts connections and never
+	// answers: both time out.
+	mc.Signal(t, syscall.SIGSTOP)
+	m, mb := do(t, "GET", fmt.Sprintf("http://127.0.0.1:%d/slow/x", mport), nil)
+	n, nb := do(t, "GET", fmt.Sprintf("http://127.0.0.1:%d/slow/x", nport), nil)
+	mc.Signal(t, syscall.SIGCONT)
+	if m.StatusCode != http.StatusGatewayTimeout {
+		t.Errorf("memcached not answering: mosaic %d", m.StatusCode)
+	}
+	compareMemcached(t, "GET /slow/x", m, mb, n, nb)
+}
+
+func compareMemcached(t *testing.T, what string, m *http.Response, mb string, n *http.Response, nb string) {
+	t.Helper()
+	if m.StatusCode != n.StatusCode || m.StatusCode < 300 && mb != nb {
+		t.Errorf("%s: mosaic %d %q, nginx %d %q", what, m.StatusCode, mb, n.StatusCode, nb)
+		return
+	}
+	for _, k := range memcachedFields {
+		if m.StatusCode >= 300 && k == "Content-Length" {
+			continue // the error pages name their server
+		}
+		if mv, nv := m.Header.Values(k), n.Header.Values(k); strings.Join(mv, ",") != strings.Join(nv, ",") {
+			t.Errorf("%s: %s mosaic %q, nginx %q", what, k, mv, nv)
+		}
+	}
+}
+
+func memcachedConns(t *testing.T, s *testmemcached.Server) int {
+	t.Helper()
+	n, err := strconv.Atoi(s.Stats(t)["total_connections"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
