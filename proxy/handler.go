@@ -648,13 +648,19 @@ func (x *exchange) accelSettings(resp *http.Response) {
 
 // interceptResponse answers with the server's own response for the
 // upstream's status (an error_page), as NGINX's *_intercept_errors does:
-// the upstream's body is not relayed, and the connection is not kept.
+// the upstream's body is not relayed, and the connection is not kept,
+// unless a Wire read the whole answer with its head (http.NoBody, Close
+// false): a memcached miss, after which NGINX keeps the connection.
 func (x *exchange) interceptResponse(c *conn, resp *http.Response, a *attempt) {
-	x.waitSending(c, false)
-	x.stop.Stop()
-	c.close()
+	sent := x.waitSending(c, false) && x.sendErr == nil
+	stopped := x.stop.Stop()
 	a.total = time.Since(a.start)
-	a.count(c)
+	a.count(c) // before the connection may serve another request
+	if x.h.wire != nil && resp.Body == http.NoBody && sent && stopped && x.keepalive(resp) && c.br.Buffered() == 0 {
+		x.h.up.putIdle(c, time.Now())
+	} else {
+		c.close()
+	}
 	x.errorResponse(resp.StatusCode)
 }
 

@@ -68,15 +68,15 @@ func TestMemcachedMatchesNGINX(t *testing.T) {
 	mport, nport := startBoth(t, t.TempDir(), func(_ string, port int) string {
 		return memcachedConf(port, mc.Addr, gone.Addr, strings.TrimPrefix(fallback.URL, "http://"))
 	})
-	// The connections an upstream group with keepalive opens: one, as
-	// NGINX's.
+	// The connections an upstream group with keepalive opens for hits and
+	// misses alike: one, as NGINX's, which keeps a connection after END.
 	for _, s := range []struct {
 		name string
 		port int
 	}{{"nginx", nport}, {"mosaic", mport}} {
 		before := memcachedConns(t, mc)
 		for i := range 3 {
-			for _, path := range []string{"/mc/page.html", fmt.Sprintf("/mc/other%d", i)} {
+			for _, path := range []string{"/mc/page.html", fmt.Sprintf("/mc/other%d", i), fmt.Sprintf("/mc/miss%d", i)} {
 				if resp, _ := do(t, "GET", fmt.Sprintf("http://127.0.0.1:%d%s", s.port, path), nil); resp.StatusCode != 200 {
 					t.Fatalf("%s %s: %d", s.name, path, resp.StatusCode)
 				}
@@ -84,7 +84,7 @@ func TestMemcachedMatchesNGINX(t *testing.T) {
 		}
 		// One for the requests, one for Stats.
 		if n := memcachedConns(t, mc) - before; n != 2 {
-			t.Errorf("%s opened %d connections to memcached for 6 requests, want 1", s.name, n-1)
+			t.Errorf("%s opened %d connections to memcached for 9 requests, want 1", s.name, n-1)
 		}
 	}
 
