@@ -14,13 +14,14 @@ import (
 )
 
 // memcachedConf is the configuration TestMemcachedMatchesNGINX runs under
-// both servers: mc is the running memcached, gone a stopped one, fallback
-// the origin of misses.
-func memcachedConf(port int, mc, gone, fallback string) string {
+// both servers: mc is the running memcached, gone a stopped one, unix the
+// socket of one more, fallback the origin of misses.
+func memcachedConf(port int, mc, gone, fallback, unix string) string {
 	return fmt.Sprintf(`
 		types { text/html html; application/json json; }
 		default_type text/plain;
 		upstream mc { server %[2]s; keepalive 2; }
+		upstream bound { server %[2]s; keepalive 1; }
 		server {
 			listen 127.0.0.1:%[1]d;
 			location /mc/ { set $memcached_key $uri; memcached_pass mc; error_page 404 = @fallback; }
@@ -30,8 +31,10 @@ func memcachedConf(port int, mc, gone, fallback string) string {
 			location /k/ { set $memcached_key $uri; memcached_pass %[2]s; }
 			location /nokey/ { memcached_pass %[2]s; }
 			location /gone/ { set $memcached_key $uri; memcached_pass %[3]s; }
+			location /unix/ { set $memcached_key $uri; memcached_pass unix:%[5]s; }
+			location /bind/ { set $memcached_key $uri; memcached_pass bound; memcached_bind 127.0.0.2; }
 			location /slow/ { set $memcached_key $uri; memcached_pass %[2]s; memcached_read_timeout 300ms; }
-		}`, port, mc, gone, fallback)
+		}`, port, mc, gone, fallback, unix)
 }
 
 // memcachedFields are the fields compared; Date, Server and Connection
@@ -61,12 +64,15 @@ func TestMemcachedMatchesNGINX(t *testing.T) {
 	mc.Set(t, "/gz/off", 1, "flag 1")
 	mc.Set(t, "/k/a%20b%01%25\u00e9\x7f", 0, "escaped")
 	mc.Set(t, "/slow/x", 0, "slow")
+	mc.Set(t, "/bind/x", 0, "bound")
+	mcUnix := testmemcached.StartUnix(t)
+	mcUnix.Set(t, "/unix/x", 0, "over a socket")
 	for i := range 3 {
 		mc.Set(t, fmt.Sprintf("/mc/other%d", i), 0, "other")
 	}
 
 	mport, nport := startBoth(t, t.TempDir(), func(_ string, port int) string {
-		return memcachedConf(port, mc.Addr, gone.Addr, strings.TrimPrefix(fallback.URL, "http://"))
+		return memcachedConf(port, mc.Addr, gone.Addr, strings.TrimPrefix(fallback.URL, "http://"), mcUnix.Addr)
 	})
 	// The connections an upstream group with keepalive opens for hits and
 	// misses alike: one, as NGINX's, which keeps a connection after END.
@@ -109,6 +115,8 @@ func TestMemcachedMatchesNGINX(t *testing.T) {
 		{"GET", long, nil, 502, ""},
 		{"GET", "/nokey/x", nil, 500, ""},
 		{"GET", "/gone/x", nil, 502, ""},
+		{"GET", "/unix/x", nil, 200, "over a socket"},
+		{"GET", "/unix/missing", nil, 404, ""},
 		{"HEAD", "/mc/page.html", nil, 200, ""},
 		{"HEAD", "/plain/missing", nil, 404, ""},
 		{"POST", "/mc/page.html", nil, 405, ""},
@@ -121,6 +129,23 @@ func TestMemcachedMatchesNGINX(t *testing.T) {
 			t.Errorf("%s: mosaic %d %q, want %d %q", what, m.StatusCode, mb, c.status, c.body)
 		}
 		compareMemcached(t, what, m, mb, n, nb)
+	}
+
+	// memcached_bind: the connection each server keeps in the group's
+	// pool comes from the address asked for.
+	for i, port := range []int{mport, nport} {
+		if resp, body := do(t, "GET", fmt.Sprintf("http://127.0.0.1:%d/bind/x", port), nil); resp.StatusCode != 200 || body != "bound" {
+			t.Fatalf("bind: %d %q", resp.StatusCode, body)
+		}
+		var bound int
+		for _, a := range mc.ClientAddrs(t) {
+			if strings.HasPrefix(a, "127.0.0.2:") {
+				bound++
+			}
+		}
+		if bound != i+1 {
+			t.Errorf("after %d servers' requests, %d connections from 127.0.0.2 (%v)", i+1, bound, mc.ClientAddrs(t))
+		}
 	}
 
 	// memcached stopped with SIGSTOP accepts connections and never

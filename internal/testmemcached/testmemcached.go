@@ -9,55 +9,81 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/syncbuf"
 	"github.com/mosaic-edge/mosaic/internal/testport"
 )
 
 // Server is a running memcached.
 type Server struct {
-	Addr string // 127.0.0.1:port
-	cmd  *exec.Cmd
-	done chan error
+	Network string // "tcp" or "unix"
+	Addr    string // 127.0.0.1:port, or the socket's path
+	cmd     *exec.Cmd
+	done    chan error
 }
 
-// Start runs memcached until the test ends; the test is skipped when it
-// is not installed (.ci/run installs it).
+// Start runs memcached on a loopback port until the test ends; the test
+// is skipped when it is not installed (.ci/run installs it).
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin, err := exec.LookPath("memcached")
-	if err != nil {
-		t.Skip("memcached is not installed (.ci/run installs it)")
-	}
 	for range 5 {
 		port, err := testport.Free()
 		if err != nil {
 			t.Fatal(err)
 		}
-		args := []string{"-l", "127.0.0.1", "-p", fmt.Sprint(port), "-U", "0", "-m", "16", "-c", "64"}
-		if os.Geteuid() == 0 {
-			args = append(args, "-u", "root") // memcached will not run as root without -u
-		}
-		s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), done: make(chan error, 1)}
-		s.cmd = exec.Command(bin, args...)
-		s.cmd.Dir = t.TempDir()
-		var out strings.Builder
-		s.cmd.Stdout, s.cmd.Stderr = &out, &out
-		if err := s.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() { s.done <- s.cmd.Wait() }()
-		if s.wait() {
-			t.Cleanup(s.Stop)
+		addr := fmt.Sprintf("127.0.0.1:%d", port)
+		if s := start(t, "tcp", addr, "-l", "127.0.0.1", "-p", fmt.Sprint(port)); s != nil {
 			return s
 		}
-		s.Stop()
-		t.Logf("memcached on port %d did not start: %s", port, out.String())
 	}
 	t.Fatal("memcached did not start")
 	return nil
+}
+
+// StartUnix runs memcached on a Unix-domain socket in a temporary
+// directory (Addr is its path) until the test ends.
+func StartUnix(t testing.TB) *Server {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "memcached.sock")
+	s := start(t, "unix", path, "-s", path, "-a", "0666")
+	if s == nil {
+		t.Fatal("memcached did not start")
+	}
+	return s
+}
+
+// start runs memcached with args, listening on addr, and returns nil when
+// it does not accept connections there.
+func start(t testing.TB, network, addr string, args ...string) *Server {
+	t.Helper()
+	bin, err := exec.LookPath("memcached")
+	if err != nil {
+		t.Skip("memcached is not installed (.ci/run installs it)")
+	}
+	args = append(args, "-U", "0", "-m", "16", "-c", "64")
+	if os.Geteuid() == 0 {
+		args = append(args, "-u", "root") // memcached will not run as root without -u
+	}
+	s := &Server{Network: network, Addr: addr, done: make(chan error, 1)}
+	s.cmd = exec.Command(bin, args...)
+	s.cmd.Dir = t.TempDir()
+	out := &syncbuf.Buffer{}
+	s.cmd.Stdout, s.cmd.Stderr = out, out
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.done <- s.cmd.Wait() }()
+	if !s.wait() {
+		s.Stop()
+		t.Logf("memcached on %s did not start: %s", addr, out.String())
+		return nil
+	}
+	t.Cleanup(s.Stop)
+	return s
 }
 
 // wait reports whether the server accepts connections within 5 seconds.
@@ -69,7 +95,7 @@ func (s *Server) wait() bool {
 			return false
 		default:
 		}
-		if c, err := net.Dial("tcp", s.Addr); err == nil {
+		if c, err := net.Dial(s.Network, s.Addr); err == nil {
 			c.Close()
 			return true
 		}
@@ -102,21 +128,46 @@ func (s *Server) Set(t testing.TB, key string, flags uint32, value string) {
 // total_connections, get_hits, ...).
 func (s *Server) Stats(t testing.TB) map[string]string {
 	t.Helper()
-	out := s.command(t, "stats\r\n", "END\r\n")
 	m := map[string]string{}
-	for _, line := range strings.Split(out, "\r\n") {
-		if f := strings.Fields(line); len(f) == 3 && f[0] == "STAT" {
-			m[f[1]] = f[2]
-		}
+	for _, f := range s.stats(t, "stats") {
+		m[f[0]] = f[1]
 	}
 	return m
+}
+
+// ClientAddrs returns the addresses that the server's open client
+// connections come from ("stats conns"), this call's own included.
+func (s *Server) ClientAddrs(t testing.TB) []string {
+	t.Helper()
+	var addrs []string
+	for _, f := range s.stats(t, "stats conns") {
+		// "<fd>:addr tcp:127.0.0.2:40000", listening sockets included:
+		// those have no listen_addr line, but their addr is the
+		// server's own, which a client's never is.
+		if strings.HasSuffix(f[0], ":addr") && f[1] != "tcp:"+s.Addr {
+			addrs = append(addrs, strings.TrimPrefix(f[1], "tcp:"))
+		}
+	}
+	return addrs
+}
+
+// stats returns the name and value of each line of a stats command.
+func (s *Server) stats(t testing.TB, cmd string) [][2]string {
+	t.Helper()
+	var lines [][2]string
+	for _, line := range strings.Split(s.command(t, cmd+"\r\n", "END\r\n"), "\r\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "STAT" {
+			lines = append(lines, [2]string{f[1], f[2]})
+		}
+	}
+	return lines
 }
 
 // command sends cmd on a connection of its own and returns the answer up
 // to and including the line end.
 func (s *Server) command(t testing.TB, cmd, end string) string {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", s.Addr, 5*time.Second)
+	c, err := net.DialTimeout(s.Network, s.Addr, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
