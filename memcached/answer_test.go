@@ -102,9 +102,13 @@ var quiet = slog.New(slog.DiscardHandler)
 
 // wireGet reads an answer through a Wire for key, and the body whole.
 func wireGet(w *Wire, key, answer string) (*http.Response, string, error) {
+	return wireDo(w, "GET", key, answer)
+}
+
+func wireDo(w *Wire, method, key, answer string) (*http.Response, string, error) {
 	w.Key = func(*http.Request) string { return key }
 	w.Logger = quiet
-	r, _ := http.NewRequest("GET", "http://x/a.html", nil)
+	r, _ := http.NewRequest(method, "http://x/a.html", nil)
 	resp, err := w.ReadResponse(bufio.NewReaderSize(strings.NewReader(answer), 16), r)
 	if err != nil {
 		return nil, "", err
@@ -133,6 +137,12 @@ func TestWireReadResponse(t *testing.T) {
 	}
 	if _, _, err = wireGet(w, "k", "VALUE k 0 5\r\nhello\r\nEN"); err != io.ErrUnexpectedEOF {
 		t.Errorf("trailer cut short: %v", err)
+	}
+	// HEAD: the header alone, the value left unread, the connection
+	// closed.
+	resp, body, err = wireDo(w, "HEAD", "k", "VALUE k 0 5\r\nhello\r\nEND\r\n")
+	if err != nil || resp.StatusCode != 200 || body != "" || !resp.Close || resp.Header.Get("Content-Length") != "5" {
+		t.Errorf("HEAD: %+v %q %v", resp, body, err)
 	}
 	resp, body, err = wireGet(w, "k", "END\r\n")
 	if err != nil || resp.StatusCode != 404 || body != "" || resp.Close || resp.Body != http.NoBody {

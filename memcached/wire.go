@@ -54,7 +54,8 @@ func (w *Wire) EndBody(*bufio.Writer) error { return nil }
 // 200 with the value's length and the location's type (and
 // "Content-Encoding: gzip" as GzipFlag says); its connection may be
 // reused once the value and its trailer have been read whole. A miss is a
-// 404 without a body on a connection that may be reused at once. Any
+// 404 without a body on a connection that may be reused at once. For a
+// HEAD, a hit's value is left unread and the connection closed. Any
 // other answer is an *InvalidError, and a first line over MaxLineSize is
 // ErrLineTooLong: an invalid header for the proxy (502).
 func (w *Wire) ReadResponse(br *bufio.Reader, r *http.Request) (*http.Response, error) {
@@ -92,6 +93,12 @@ func (w *Wire) ReadResponse(br *bufio.Reader, r *http.Request) (*http.Response, 
 	// Not reusable until the trailer has been read, as NGINX keeps the
 	// connection only then.
 	resp.Close = true
+	if r.Method == http.MethodHead {
+		// NGINX sends the header alone and closes the connection with
+		// the value unread, however large it is.
+		resp.Body = http.NoBody
+		return resp, nil
+	}
 	resp.Body = io.NopCloser(&valueBody{br: br, left: a.Length, end: func(err error) {
 		if err != nil {
 			w.logger().Error(err.Error(), "key", string(key))

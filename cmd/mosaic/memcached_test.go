@@ -94,6 +94,22 @@ func TestMemcachedMatchesNGINX(t *testing.T) {
 		}
 	}
 
+	// A HEAD leaves the value unread and its connection closed: the
+	// next request opens another.
+	var heads []int
+	for _, port := range []int{nport, mport} {
+		before := memcachedConns(t, mc)
+		for range 2 {
+			if resp, _ := do(t, "HEAD", fmt.Sprintf("http://127.0.0.1:%d/mc/page.html", port), nil); resp.StatusCode != 200 {
+				t.Fatalf("HEAD: %d", resp.StatusCode)
+			}
+		}
+		heads = append(heads, memcachedConns(t, mc)-before)
+	}
+	if heads[0] != heads[1] {
+		t.Errorf("connections opened for two HEADs: nginx %d, mosaic %d (stats included)", heads[0], heads[1])
+	}
+
 	long := "/k/" + strings.Repeat("k", 250)
 	gzipOK := map[string]string{"Accept-Encoding": "gzip"}
 	for _, c := range []struct {
