@@ -65,6 +65,12 @@ func TestMemcachedMatchesNGINX(t *testing.T) {
 	mc.Set(t, "/k/a%20b%01%25\u00e9\x7f", 0, "escaped")
 	mc.Set(t, "/slow/x", 0, "slow")
 	mc.Set(t, "/bind/x", 0, "bound")
+	// A value read in many pieces, its trailer in another.
+	big := strings.Repeat("0123456789abcdef", 300<<10/16)
+	mc.Set(t, "/plain/big", 0, big)
+	// The longest key memcached takes: 250 bytes.
+	longest := "/k/" + strings.Repeat("k", 247)
+	mc.Set(t, longest, 0, "longest")
 	mcUnix := testmemcached.StartUnix(t)
 	mcUnix.Set(t, "/unix/x", 0, "over a socket")
 	for i := range 3 {
@@ -129,6 +135,8 @@ func TestMemcachedMatchesNGINX(t *testing.T) {
 		{"GET", "/k/a%20b%01%25%C3%A9%7F", nil, 200, "escaped"},
 		{"GET", "/k/a%20b", nil, 404, ""},
 		{"GET", long, nil, 502, ""},
+		{"GET", longest, nil, 200, "longest"},
+		{"GET", "/plain/big", nil, 200, big},
 		{"GET", "/nokey/x", nil, 500, ""},
 		{"GET", "/gone/x", nil, 502, ""},
 		{"GET", "/unix/x", nil, 200, "over a socket"},
@@ -142,7 +150,7 @@ func TestMemcachedMatchesNGINX(t *testing.T) {
 		n, nb := do(t, c.method, fmt.Sprintf("http://127.0.0.1:%d%s", nport, c.path), c.hdr)
 		what := c.method + " " + c.path[:min(len(c.path), 40)]
 		if m.StatusCode != c.status || c.status < 300 && mb != c.body {
-			t.Errorf("%s: mosaic %d %q, want %d %q", what, m.StatusCode, mb, c.status, c.body)
+			t.Errorf("%s: mosaic %d %q, want %d %q", what, m.StatusCode, mb[:min(len(mb), 100)], c.status, c.body[:min(len(c.body), 100)])
 		}
 		compareMemcached(t, what, m, mb, n, nb)
 	}
@@ -179,7 +187,7 @@ func TestMemcachedMatchesNGINX(t *testing.T) {
 func compareMemcached(t *testing.T, what string, m *http.Response, mb string, n *http.Response, nb string) {
 	t.Helper()
 	if m.StatusCode != n.StatusCode || m.StatusCode < 300 && mb != nb {
-		t.Errorf("%s: mosaic %d %q, nginx %d %q", what, m.StatusCode, mb, n.StatusCode, nb)
+		t.Errorf("%s: mosaic %d %q, nginx %d %q", what, m.StatusCode, mb[:min(len(mb), 100)], n.StatusCode, nb[:min(len(nb), 100)])
 		return
 	}
 	for _, k := range memcachedFields {

@@ -148,6 +148,7 @@ func TestConfigErrors(t *testing.T) {
 		{`location / { set $memcached_key $uri; memcached_pass $host; }`, "variables"},
 		{`location / { set $memcached_key $uri; memcached_pass localhost; }`, "no port"},
 		{`memcached_pass 127.0.0.1:11211;`, "not allowed"},
+		{`location / { if ($arg_a) { memcached_gzip_flag 1; } }`, "not allowed"},
 		{`location / { memcached_param A b; }`, "unknown directive"},
 		{`location / { memcached_buffering off; }`, "unknown directive"},
 	} {
@@ -159,4 +160,43 @@ func TestConfigErrors(t *testing.T) {
 		memcached_read_timeout 1s; memcached_buffer_size 8k;
 		server { location / { set $memcached_key $uri; if ($arg_a) { memcached_pass unix:/nonexistent; } memcached_pass 127.0.0.1:11211; } } }`)
 	cfg.Close()
+}
+
+// TestIfBlock: an "if" block of the location passes to its own
+// memcached_pass, or to its location's when it has none, with the key
+// and the gzip flag in force there.
+func TestIfBlock(t *testing.T) {
+	answer := func(tag string, flags int) func(string) string {
+		return func(key string) string {
+			return fmt.Sprintf("VALUE %s %d %d\r\n%s\r\nEND\r\n", key, flags, len(tag+key), tag+key)
+		}
+	}
+	a, _ := fake(t, answer("a:", 0))
+	b, _ := fake(t, answer("b:", 1))
+	base := servertest.Start(t, fmt.Sprintf(`http { error_log /dev/null; server { listen 127.0.0.1:0;
+		location / {
+			set $memcached_key $uri;
+			memcached_gzip_flag 1;
+			if ($arg_to = b) { memcached_pass %s; }
+			if ($arg_key) { set $memcached_key $arg_key; }
+			memcached_pass %s;
+		}
+	} }`, b, a))
+	for _, c := range []struct{ path, body, coding string }{
+		{"/x", "a:/x", ""},
+		{"/x?to=b", "b:/x", "gzip"},
+		{"/x?key=other", "a:other", ""},
+	} {
+		req, _ := http.NewRequest("GET", base+c.path, nil)
+		req.Header.Set("Accept-Encoding", "identity")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || string(body) != c.body || resp.Header.Get("Content-Encoding") != c.coding {
+			t.Errorf("%s: %d %q %q, want %q %q", c.path, resp.StatusCode, body, resp.Header.Get("Content-Encoding"), c.body, c.coding)
+		}
+	}
 }
