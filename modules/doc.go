@@ -11,12 +11,13 @@
 //	modules/emptygifmod   empty_gif                      -> emptygif (content; static's conditionals)
 //	modules/esimod        esi*                           -> esi (fragments: server.Subrequest)
 //	modules/fastcgimod    fastcgi_pass, fastcgi_*        -> fastcgi (+ proxy, as its Wire; gatewaymod)
-//	modules/gatewaymod    the *_pass, *_param... every gateway shares (a helper for fastcgimod, uwsgimod, scgimod)
+//	modules/gatewaymod    the *_pass, *_param... every gateway shares (a helper for fastcgimod, uwsgimod, scgimod, memcachedmod)
 //	modules/geomod        geo                            -> geo (a variable per geo block)
 //	modules/grpcmod       grpc_pass, grpc_*              -> grpcproxy (HTTP/2 to gRPC servers; proxy's balancer)
 //	modules/headersmod    add_header, expires            -> headers
 //	modules/limitmod      limit_req*, limit_conn*        -> limit (the preaccess phase)
 //	modules/mapmod        map, map_hash_*                -> vmap (a variable per map)
+//	modules/memcachedmod  memcached_pass, memcached_*    -> memcached (+ proxy, as its Wire; gatewaymod)
 //	modules/mirrormod     mirror, mirror_request_body    -> mirror (the precontent phase: server.Background)
 //	modules/proxymod      proxy_pass, upstream, proxy_*  -> proxy
 //	modules/randomindexmod random_index                  -> static (its RandomIndex option)
