@@ -9,11 +9,14 @@ import (
 )
 
 // forceRanges writes the status and header of resp for ForceRanges and
-// returns where its body goes. A 200 of known length answers a GET's
-// single byte range with 206 (or 416), as NGINX's range filter does for
-// an uncached response when proxy_force_ranges is on; the upstream's
-// Accept-Ranges never passes, and a 200 of known length sent whole says
-// "Accept-Ranges: bytes". Anything else passes as it is.
+// returns where its body goes. A 200 of known length answers a single
+// byte range with 206, as NGINX's range filter does for an uncached
+// response when proxy_force_ranges is on, whatever the method: a HEAD
+// gets the 206's header, a POST its range. A range past the end is the
+// server's 416 error page, as NGINX answers it, and the body is read
+// and dropped. The upstream's Accept-Ranges never passes, and a 200 of
+// known length sent whole says "Accept-Ranges: bytes". Anything else
+// passes as it is.
 func (x *exchange) forceRanges(resp *http.Response) io.Writer {
 	h := x.w.Header()
 	delete(h, "Accept-Ranges")
@@ -22,7 +25,7 @@ func (x *exchange) forceRanges(resp *http.Response) io.Writer {
 		x.w.WriteHeader(resp.StatusCode)
 		return x.w
 	}
-	if v := x.r.Header["Range"]; len(v) > 0 && x.r.Method == http.MethodGet {
+	if v := x.r.Header["Range"]; len(v) > 0 {
 		spec, ok := byterange.Spec(v[0])
 		if ir := x.r.Header["If-Range"]; ok && len(ir) > 0 {
 			ok = byterange.IfRangeMatches(ir[0], h)
@@ -33,8 +36,9 @@ func (x *exchange) forceRanges(resp *http.Response) io.Writer {
 			if ranges, verdict := byterange.Parse(spec, size, 1, nil); verdict != byterange.Whole {
 				rw := byterange.SetHeader(h, ranges, size, x.w)
 				if rw == nil {
-					x.w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
-					_, _ = io.WriteString(x.w, byterange.NotSatisfiableBody)
+					// SetHeader left Content-Range: bytes */size, which
+					// the error page keeps.
+					x.h.errorResponse(x.w, x.r, http.StatusRequestedRangeNotSatisfiable)
 					return io.Discard
 				}
 				x.w.WriteHeader(http.StatusPartialContent)

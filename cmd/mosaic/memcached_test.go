@@ -145,6 +145,11 @@ func TestMemcachedMatchesNGINX(t *testing.T) {
 		{"HEAD", "/plain/missing", nil, 404, ""},
 		{"POST", "/mc/page.html", nil, 405, ""},
 		{"GET", "/mc/page.html", map[string]string{"Range": "bytes=3-5"}, 206, "pag"},
+		// NGINX's range filter answers a HEAD's range too, and a range
+		// past the end with its 416 page.
+		{"HEAD", "/mc/page.html", map[string]string{"Range": "bytes=3-5"}, 206, ""},
+		{"GET", "/mc/page.html", map[string]string{"Range": "bytes=50-"}, 416, ""},
+		{"HEAD", "/mc/page.html", map[string]string{"Range": "bytes=50-"}, 416, ""},
 	} {
 		m, mb := do(t, c.method, fmt.Sprintf("http://127.0.0.1:%d%s", mport, c.path), c.hdr)
 		n, nb := do(t, c.method, fmt.Sprintf("http://127.0.0.1:%d%s", nport, c.path), c.hdr)

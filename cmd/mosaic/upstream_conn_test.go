@@ -417,6 +417,42 @@ func TestUpstreamForceRanges(t *testing.T) {
 	}
 }
 
+// TestForceRangesMatchesNGINX: NGINX's range filter, which
+// proxy_force_ranges lets at a proxied 200, does not look at the method:
+// a HEAD gets the 206's header, a POST its range; and a range past the
+// end is its own 416 page, with the upstream's other fields.
+func TestForceRangesMatchesNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.Header().Set("X-Up", "1")
+		io.WriteString(w, "0123456789")
+	}))
+	defer origin.Close()
+	mport, nport := startBoth(t, t.TempDir(), func(_ string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; location / { proxy_force_ranges on; proxy_pass %s; } }`, port, origin.URL)
+	})
+	for _, c := range []struct{ method, rng string }{
+		{"GET", "bytes=1-2"}, {"HEAD", "bytes=1-2"}, {"POST", "bytes=1-2"},
+		{"GET", "bytes=20-"}, {"HEAD", "bytes=20-"},
+	} {
+		var got []string
+		for _, port := range []int{mport, nport} {
+			resp, body := do(t, c.method, fmt.Sprintf("http://127.0.0.1:%d/x", port), map[string]string{"Range": c.rng})
+			length := resp.Header.Get("Content-Length")
+			if resp.StatusCode >= 300 {
+				length = "" // the error pages name their server
+			}
+			got = append(got, fmt.Sprintf("%d %q Content-Type %q Content-Length %q Content-Range %q X-Up %q", resp.StatusCode,
+				strings.ReplaceAll(body, "nginx/1.22.1", "mosaic"), resp.Header.Get("Content-Type"),
+				length, resp.Header.Get("Content-Range"), resp.Header.Get("X-Up")))
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s Range %s: mosaic %s, nginx %s", c.method, c.rng, got[0], got[1])
+		}
+	}
+}
+
 // TestCacheMaxRangeOffset: a range request past the offset that the
 // cache cannot answer goes upstream with its Range, and what comes back
 // is not stored; one below it is filled and stored as usual, and a
