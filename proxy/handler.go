@@ -270,7 +270,7 @@ func (x *exchange) mayGoOn(cond NextUpstream, sent bool) bool {
 
 // nextOnStatus ends a try whose response status proxy_next_upstream names
 // (http_500, http_502, ...) when another server may still be tried: the
-// response is dropped with its connection, the server is charged with a
+// response is dropped (dropResponse), the server is charged with a
 // failure (except for 403 and 404, as in NGINX), and run goes on. On the
 // last try the response is relayed as it is.
 func (x *exchange) nextOnStatus(p *peer, c *conn, resp *http.Response) bool {
@@ -278,12 +278,8 @@ func (x *exchange) nextOnStatus(p *peer, c *conn, resp *http.Response) bool {
 	if cond == 0 || x.sel.tries <= 1 || !x.mayGoOn(cond, true) {
 		return false
 	}
-	x.waitSending(c, false)
-	x.stop.Stop()
-	c.close()
 	a := &x.attempts[len(x.attempts)-1]
-	a.total = time.Since(a.start)
-	a.count(c)
+	x.dropResponse(c, resp, a)
 	charged := cond != NextHTTP403 && cond != NextHTTP404
 	if x.h.up.release(p, charged, time.Now()) {
 		x.logFailure(slog.LevelWarn, "upstream server temporarily disabled while "+phaseHeader, p.addr, nil)
@@ -652,6 +648,17 @@ func (x *exchange) accelSettings(resp *http.Response) {
 // unless a Wire read the whole answer with its head (http.NoBody, Close
 // false): a memcached miss, after which NGINX keeps the connection.
 func (x *exchange) interceptResponse(c *conn, resp *http.Response, a *attempt) {
+	x.dropResponse(c, resp, a)
+	x.errorResponse(resp.StatusCode)
+}
+
+// dropResponse ends try a without relaying resp (an intercepted status,
+// or one that sends the request to the next server): its connection is
+// closed, unless a Wire read the whole answer with its head (http.NoBody,
+// Close false): a memcached miss, after which NGINX keeps the connection
+// whether the 404 is intercepted or goes on to the next server
+// (memcached_next_upstream not_found).
+func (x *exchange) dropResponse(c *conn, resp *http.Response, a *attempt) {
 	sent := x.waitSending(c, false) && x.sendErr == nil
 	stopped := x.stop.Stop()
 	a.total = time.Since(a.start)
@@ -661,7 +668,6 @@ func (x *exchange) interceptResponse(c *conn, resp *http.Response, a *attempt) {
 	} else {
 		c.close()
 	}
-	x.errorResponse(resp.StatusCode)
 }
 
 // pacedBody is a response body read through a pace.Reader.

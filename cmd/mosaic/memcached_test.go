@@ -213,3 +213,39 @@ func memcachedConns(t *testing.T, s *testmemcached.Server) int {
 	}
 	return n
 }
+
+// TestMemcachedNextNotFoundKeepsConnection: with memcached_next_upstream
+// not_found, a miss sends the get on to the group's next server, and
+// NGINX keeps the connection of the miss for the next request, as after
+// a miss that error_page answers. Counted in the missing server's
+// statistics: one connection for the requests that reached it, as NGINX's.
+func TestMemcachedNextNotFoundKeepsConnection(t *testing.T) {
+	nginxPath(t)
+	empty, full := testmemcached.Start(t), testmemcached.Start(t)
+	for i := range 6 {
+		full.Set(t, fmt.Sprintf("/n/%d", i), 0, "found")
+	}
+	mport, nport := startBoth(t, t.TempDir(), func(_ string, port int) string {
+		return fmt.Sprintf(`
+		upstream g { server %s; server %s; keepalive 4; }
+		server {
+			listen 127.0.0.1:%d;
+			location /n/ { set $memcached_key $uri; memcached_pass g; memcached_next_upstream not_found; }
+		}`, empty.Addr, full.Addr, port)
+	})
+	for _, s := range []struct {
+		name string
+		port int
+	}{{"nginx", nport}, {"mosaic", mport}} {
+		before := memcachedConns(t, empty)
+		for i := range 6 {
+			if resp, body := do(t, "GET", fmt.Sprintf("http://127.0.0.1:%d/n/%d", s.port, i), nil); resp.StatusCode != 200 || body != "found" {
+				t.Fatalf("%s /n/%d: %d %q", s.name, i, resp.StatusCode, body)
+			}
+		}
+		// One for the misses, one for Stats.
+		if n := memcachedConns(t, empty) - before; n != 2 {
+			t.Errorf("%s opened %d connections to the server that misses, want 1", s.name, n-1)
+		}
+	}
+}
