@@ -136,15 +136,23 @@ func (c *Client) Close() error {
 	return nil
 }
 
+// conn returns an idle connection that is still usable, or a new one.
 func (c *Client) conn(ctx context.Context) (net.Conn, error) {
-	c.mu.Lock()
-	if n := len(c.idle); n > 0 {
+	for {
+		c.mu.Lock()
+		n := len(c.idle)
+		if n == 0 {
+			c.mu.Unlock()
+			break
+		}
 		conn := c.idle[n-1]
 		c.idle = c.idle[:n-1]
 		c.mu.Unlock()
-		return conn, nil
+		if idleAlive(conn) {
+			return conn, nil
+		}
+		conn.Close()
 	}
-	c.mu.Unlock()
 	network := c.Network
 	if network == "" {
 		network = "tcp"

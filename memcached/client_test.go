@@ -1,17 +1,22 @@
 package memcached_test
 
 import (
+	"bufio"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/testmemcached"
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
 	"github.com/mosaic-edge/mosaic/memcached"
 )
 
@@ -115,5 +120,43 @@ func TestHandlerMemcachedSlowOrGone(t *testing.T) {
 	s.Stop()
 	if resp, _ = get(t, h, "GET", "/x"); resp.StatusCode != 502 {
 		t.Errorf("memcached gone: %d", resp.StatusCode)
+	}
+}
+
+// TestClientDropsClosedIdleConnection: a server that closes an idle
+// connection (memcached restarted, its idle_timeout, a proxy in front)
+// must not fail the next get, as NGINX's keepalive pool closes such a
+// connection when it learns of it; a connection with bytes nobody asked
+// for is not reused either.
+func TestClientDropsClosedIdleConnection(t *testing.T) {
+	var conns atomic.Int32
+	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		n := conns.Add(1)
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return
+		}
+		key := strings.TrimSuffix(strings.TrimPrefix(line, "get "), "\r\n")
+		fmt.Fprintf(c, "VALUE %s 0 2\r\nok\r\nEND\r\n", key)
+		if n == 2 {
+			// A stray answer while the connection is idle, then the
+			// connection stays open.
+			time.Sleep(20 * time.Millisecond)
+			io.WriteString(c, "VALUE /c 0 5\r\nstale\r\nEND\r\n")
+			_, _ = br.ReadString('\n')
+		}
+		// Otherwise: closed once the answer has gone.
+	})
+	c := &memcached.Client{Address: o.Addr(), MaxIdle: 1, ReadTimeout: time.Second}
+	defer c.Close()
+	h := &memcached.Handler{Client: c, Logger: quiet}
+	for _, key := range []string{"/a", "/b", "/c"} {
+		if resp, body := get(t, h, "GET", key); resp.StatusCode != 200 || body != "ok" {
+			t.Errorf("%s: %d %q, want 200 \"ok\" on a new connection", key, resp.StatusCode, body)
+		}
+		time.Sleep(100 * time.Millisecond) // the server closes, or sends its stray answer
+	}
+	if n := conns.Load(); n != 3 {
+		t.Errorf("%d connections for 3 gets, each after a closed or stray one", n)
 	}
 }
