@@ -188,6 +188,9 @@ type valueBody struct {
 	br    *bufio.Reader
 	left  int64
 	ended bool
+	// read counts the bytes read from br, the trailer's included:
+	// NGINX's $upstream_response_length.
+	read int64
 	// end is called once, when the trailer has been read: err is nil
 	// when it was the right one, and the connection may serve another
 	// get; ErrInvalidTrailer otherwise.
@@ -204,20 +207,22 @@ func (b *valueBody) Read(p []byte) (int, error) {
 		}
 		n, err := b.br.Read(p)
 		b.left -= int64(n)
+		b.read += int64(n)
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
 		return n, err
 	}
 	var t [len(trailer)]byte
-	if _, err := io.ReadFull(b.br, t[:]); err != nil {
+	n, err := io.ReadFull(b.br, t[:])
+	b.read += int64(n)
+	if err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
 		return 0, err
 	}
 	b.ended = true
-	var err error
 	if string(t[:]) != trailer {
 		err = ErrInvalidTrailer
 	}
@@ -226,3 +231,10 @@ func (b *valueBody) Read(p []byte) (int, error) {
 	}
 	return 0, io.EOF
 }
+
+// Close leaves the connection to its owner.
+func (b *valueBody) Close() error { return nil }
+
+// ReceivedLength returns the bytes read, the trailer's included
+// (proxy.ReceivedLength).
+func (b *valueBody) ReceivedLength() int64 { return b.read }

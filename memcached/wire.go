@@ -3,7 +3,6 @@ package memcached
 import (
 	"bufio"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -99,13 +98,13 @@ func (w *Wire) ReadResponse(br *bufio.Reader, r *http.Request) (*http.Response, 
 		resp.Body = http.NoBody
 		return resp, nil
 	}
-	resp.Body = io.NopCloser(&valueBody{br: br, left: a.Length, end: func(err error) {
+	resp.Body = &valueBody{br: br, left: a.Length, end: func(err error) {
 		if err != nil {
 			w.logger().Error(err.Error(), "key", string(key))
 			return
 		}
 		resp.Close = false
-	}})
+	}}
 	return resp, nil
 }
 

@@ -570,6 +570,9 @@ func (x *exchange) upstreamEnded(p *peer, c *conn, resp *http.Response, n int64,
 	a := &x.attempts[len(x.attempts)-1]
 	a.total = time.Since(a.start)
 	a.length = n
+	if rl, ok := resp.Body.(ReceivedLength); ok {
+		a.length = rl.ReceivedLength()
+	}
 	sent := x.waitSending(c, false) && x.sendErr == nil
 	stopped := x.stop.Stop()
 	a.count(c) // before the connection may serve another request

@@ -35,3 +35,12 @@ type Wire interface {
 	// server tried).
 	ReadResponse(br *bufio.Reader, r *http.Request) (*http.Response, error)
 }
+
+// ReceivedLength is what a Wire's response body may implement when the
+// protocol frames the body with bytes of its own that NGINX counts in
+// $upstream_response_length (memcached's "\r\nEND\r\n" after the value):
+// it returns the bytes the body has read from the connection, framing
+// included. Without it the bytes relayed are counted.
+type ReceivedLength interface {
+	ReceivedLength() int64
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -248,4 +249,44 @@ func TestMemcachedNextNotFoundKeepsConnection(t *testing.T) {
 			t.Errorf("%s opened %d connections to the server that misses, want 1", s.name, n-1)
 		}
 	}
+}
+
+// TestMemcachedUpstreamVarsMatchNGINX compares the $upstream_* variables
+// of memcached_pass in the two servers' access logs: a hit (whose
+// $upstream_response_length counts the value's trailer, as NGINX reads
+// it with the value), a HEAD, a miss, one that error_page answers, one
+// that memcached_next_upstream sends on to the next server, and memcached
+// stopped.
+func TestMemcachedUpstreamVarsMatchNGINX(t *testing.T) {
+	nginxPath(t)
+	mc, empty, gone := testmemcached.Start(t), testmemcached.Start(t), testmemcached.Start(t)
+	gone.Stop()
+	mc.Set(t, "/mc/a", 0, "AAA")
+	mc.Set(t, "/n/a", 0, "AAA")
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		sub := map[string]string{"m": "mosaic", "n": "nginx"}[who]
+		return fmt.Sprintf(`
+		log_format up '$request $status us=$upstream_status url=$upstream_response_length ubr=$upstream_bytes_received ubs=$upstream_bytes_sent';
+		access_log %[5]s up;
+		upstream g { server %[3]s; server %[2]s; }
+		server {
+			listen 127.0.0.1:%[1]d;
+			location /mc/ { set $memcached_key $uri; memcached_pass %[2]s; }
+			location /e/ { set $memcached_key $uri; memcached_pass %[2]s; error_page 404 = @f; }
+			location @f { return 200 "f"; }
+			location /n/ { set $memcached_key $uri; memcached_pass g; memcached_next_upstream not_found; }
+			location /gone/ { set $memcached_key $uri; memcached_pass %[4]s; }
+		}`, port, mc.Addr, empty.Addr, gone.Addr, filepath.Join(dir, sub, "access.log"))
+	})
+	reqs := []struct{ method, path string }{
+		{"GET", "/mc/a"}, {"HEAD", "/mc/a"}, {"GET", "/mc/miss"}, {"GET", "/e/miss"},
+		{"GET", "/n/a"}, {"GET", "/n/a"}, {"GET", "/n/b"}, {"GET", "/gone/x"},
+	}
+	for _, port := range []int{nport, mport} {
+		for _, r := range reqs {
+			do(t, r.method, fmt.Sprintf("http://127.0.0.1:%d%s", port, r.path), nil)
+		}
+	}
+	sameAccessLogs(t, dir, len(reqs))
 }
