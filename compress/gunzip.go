@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -119,4 +120,32 @@ func (g *gunzipper) close() error {
 	close(g.in)
 	<-g.done
 	return g.err
+}
+
+// refusesGzip reports whether the client of r does not take gzip, by
+// Accept-Encoding or by the gzip_* checks: with gunzip on, a gzip body of
+// header h goes to it decoded.
+func (c *config) refusesGzip(r *http.Request, h http.Header) bool {
+	takesGzip := c.gzipTable.Negotiate(acceptEncoding(r.Header)).Contains(Gzip)
+	return !takesGzip || !c.gzipAllowed(r, h)
+}
+
+// GunzipTest returns the test of whether New(next, opts) decodes the body
+// of a whole response with header h to request r: gunzip is on, the body
+// is gzip, and the client does not take gzip. A handler inside that cuts
+// byte ranges out of whole responses (a proxy's forced ranges) must then
+// send the response whole: NGINX's gunzip filter runs before its range
+// filter and leaves the length unknown, so no range is offered. nil when
+// gunzip is off.
+func GunzipTest(opts Options) (func(r *http.Request, h http.Header) bool, error) {
+	if !opts.Gunzip {
+		return nil, nil
+	}
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	return func(r *http.Request, h http.Header) bool {
+		return isGzipBody(h) && cfg.refusesGzip(r, h)
+	}, nil
 }

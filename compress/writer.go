@@ -195,8 +195,7 @@ func (w *responseWriter) mustGunzip(h http.Header) bool {
 	if !bodyAllowed(w.status) || w.status == http.StatusPartialContent {
 		return false
 	}
-	takesGzip := w.cfg.gzipTable.Negotiate(acceptEncoding(w.req.Header)).Contains(Gzip)
-	return !takesGzip || !w.cfg.gzipAllowed(w.req, h)
+	return w.cfg.refusesGzip(w.req, h)
 }
 
 // bodyAllowed reports statuses that may carry a body.

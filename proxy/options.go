@@ -221,6 +221,12 @@ type Options struct {
 	// (proxy_force_ranges): one range, as NGINX serves for an uncached
 	// response; the upstream's Accept-Ranges is replaced by "bytes".
 	ForceRanges bool
+	// Unranged, when set, reports whether a filter around the Handler
+	// rebuilds the body of a response with header h to r (gunzip for a
+	// client that takes no gzip, sub_filter, SSI): ForceRanges then sends
+	// it whole, without Accept-Ranges, as NGINX's range filter, which
+	// runs after those filters, finds its length unknown.
+	Unranged func(r *http.Request, h http.Header) bool
 }
 
 // IgnoreAccel sets the Ignore* options of the X-Accel-* fields that names
@@ -294,6 +300,7 @@ type Handler struct {
 	sock        sockOpts // without the bind's address
 	limitRate   int64
 	forceRanges bool
+	unranged    func(*http.Request, http.Header) bool
 
 	tls           *clientTLS // nil for http
 	errorResponse func(http.ResponseWriter, *http.Request, int)
@@ -363,6 +370,7 @@ func New(opts Options) (*Handler, error) {
 		sock:        sockOpts{transparent: opts.BindTransparent, keepalive: opts.SocketKeepalive},
 		limitRate:   opts.LimitRate,
 		forceRanges: opts.ForceRanges,
+		unranged:    opts.Unranged,
 	}
 	if h.wire != nil {
 		// The gateway's protocol frames the request; none of HTTP's

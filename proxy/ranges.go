@@ -15,13 +15,13 @@ import (
 // gets the 206's header, a POST its range. A range past the end is the
 // server's 416 error page, as NGINX answers it, and the body is read
 // and dropped. The upstream's Accept-Ranges never passes, and a 200 of
-// known length sent whole says "Accept-Ranges: bytes". Anything else
-// passes as it is.
+// known length sent whole says "Accept-Ranges: bytes". A response that
+// Unranged says a filter rebuilds, and anything else, passes as it is.
 func (x *exchange) forceRanges(resp *http.Response) io.Writer {
 	h := x.w.Header()
 	delete(h, "Accept-Ranges")
 	size := declaredLength(resp)
-	if resp.StatusCode != http.StatusOK || size < 0 {
+	if resp.StatusCode != http.StatusOK || size < 0 || x.h.unranged != nil && x.h.unranged(x.r, h) {
 		x.w.WriteHeader(resp.StatusCode)
 		return x.w
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"net/http"
@@ -35,6 +37,8 @@ func memcachedConf(port int, mc, gone, fallback, unix string) string {
 			location /unix/ { set $memcached_key $uri; memcached_pass unix:%[5]s; }
 			location /bind/ { set $memcached_key $uri; memcached_pass bound; memcached_bind 127.0.0.2; }
 			location /slow/ { set $memcached_key $uri; memcached_pass %[2]s; memcached_read_timeout 300ms; }
+			location /gu/ { set $memcached_key $uri; gunzip on; memcached_gzip_flag 2; memcached_pass %[2]s; }
+			location /sub/ { set $memcached_key $uri; sub_filter page PAGE; memcached_pass %[2]s; }
 		}`, port, mc, gone, fallback, unix)
 }
 
@@ -72,6 +76,15 @@ func TestMemcachedMatchesNGINX(t *testing.T) {
 	// The longest key memcached takes: 250 bytes.
 	longest := "/k/" + strings.Repeat("k", 247)
 	mc.Set(t, longest, 0, "longest")
+	// A gzip value, decoded by gunzip for a client that takes no gzip,
+	// and a page that sub_filter rewrites: NGINX's range filter runs
+	// after those filters and finds no length, so a Range gets all of it.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = io.WriteString(zw, "plain text once gzipped")
+	_ = zw.Close()
+	mc.Set(t, "/gu/a", 2, gz.String())
+	mc.Set(t, "/sub/x.html", 0, "<p>page</p>")
 	mcUnix := testmemcached.StartUnix(t)
 	mcUnix.Set(t, "/unix/x", 0, "over a socket")
 	for i := range 3 {
@@ -151,6 +164,9 @@ func TestMemcachedMatchesNGINX(t *testing.T) {
 		{"HEAD", "/mc/page.html", map[string]string{"Range": "bytes=3-5"}, 206, ""},
 		{"GET", "/mc/page.html", map[string]string{"Range": "bytes=50-"}, 416, ""},
 		{"HEAD", "/mc/page.html", map[string]string{"Range": "bytes=50-"}, 416, ""},
+		{"GET", "/gu/a", map[string]string{"Accept-Encoding": "identity", "Range": "bytes=0-3"}, 200, "plain text once gzipped"},
+		{"GET", "/gu/a", map[string]string{"Accept-Encoding": "gzip", "Range": "bytes=0-3"}, 206, gz.String()[:4]},
+		{"GET", "/sub/x.html", map[string]string{"Range": "bytes=0-3"}, 200, "<p>PAGE</p>"},
 	} {
 		m, mb := do(t, c.method, fmt.Sprintf("http://127.0.0.1:%d%s", mport, c.path), c.hdr)
 		n, nb := do(t, c.method, fmt.Sprintf("http://127.0.0.1:%d%s", nport, c.path), c.hdr)

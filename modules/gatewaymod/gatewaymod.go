@@ -281,7 +281,9 @@ func Options(l *server.Location, g *Conf, wire proxy.Wire) (proxy.Options, error
 		AccelRedirect:       proxymod.AccelRedirect,
 		Logger:              l.Logger(),
 	}
-	g.shared.Apply(&opts)
+	if err := g.shared.Apply(l, &opts); err != nil {
+		return proxy.Options{}, err
+	}
 	opts.IgnoreAccel(g.ignore.V)
 	if g.intercept.V {
 		opts.Intercept = func(_ *http.Request, status int) bool {

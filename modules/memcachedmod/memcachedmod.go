@@ -143,7 +143,11 @@ func passLevel(l *server.Location) *locConf {
 // NGINX's handler answers before anything else), the request body left
 // unread (the server discards it), then the get.
 func content(l *server.Location) (http.Handler, error) {
-	h, ok, err := gateway.NewHandler(l, nil)
+	unranged, err := proxymod.Unranged(l)
+	if err != nil {
+		return nil, err
+	}
+	h, ok, err := gateway.NewHandler(l, func(o *proxy.Options) { o.Unranged = unranged })
 	if err != nil || !ok {
 		return nil, err
 	}

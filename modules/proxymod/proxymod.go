@@ -450,7 +450,9 @@ func locationOptions(l *core.Location, pass proxy.Pass, withTLS bool) (proxy.Opt
 		opts.IgnoreAccel(IgnoredHeaders(l))
 	}
 	applyRequestOptions(l, &opts)
-	lc.shared.Apply(&opts)
+	if err := lc.shared.Apply(l, &opts); err != nil {
+		return proxy.Options{}, false, err
+	}
 	// proxy_pass is allowed in locations only, which belong to a server.
 	mc := core.MainConf[*mainConf](l.Server().Config(), module)
 	if withTLS {

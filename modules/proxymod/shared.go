@@ -5,6 +5,11 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/mosaic-edge/mosaic/compress"
+	"github.com/mosaic-edge/mosaic/modules/compressmod"
+	"github.com/mosaic-edge/mosaic/modules/ssimod"
+	"github.com/mosaic-edge/mosaic/modules/staticmod"
+	"github.com/mosaic-edge/mosaic/modules/submod"
 	"github.com/mosaic-edge/mosaic/proxy"
 	core "github.com/mosaic-edge/mosaic/server"
 )
@@ -54,8 +59,9 @@ func (s *SharedConf) Merge(parent *SharedConf) {
 	s.tempPath.Merge(parent.tempPath)
 }
 
-// Apply sets what the level's directives ask of the proxy.
-func (s *SharedConf) Apply(o *proxy.Options) {
+// Apply sets what the level's directives, in location l, ask of the
+// proxy.
+func (s *SharedConf) Apply(l *core.Location, o *proxy.Options) error {
 	o.Bind, o.BindTransparent = s.bind.V.addr, s.bind.V.transparent
 	o.SocketKeepalive = s.keepalive.V
 	o.LimitRate = s.limitRate.V
@@ -66,6 +72,33 @@ func (s *SharedConf) Apply(o *proxy.Options) {
 	o.AheadMemory = int(s.buffers.Or(defaultBuffers))
 	o.AheadFileMax = s.maxTemp.Or(defaultMaxTemp)
 	o.AheadTempFile = s.tempPath.V.Or("mosaic-response-").Create
+	if o.ForceRanges {
+		u, err := Unranged(l)
+		if err != nil {
+			return err
+		}
+		o.Unranged = u
+	}
+	return nil
+}
+
+// Unranged returns, for proxy.Options.Unranged, the test of the responses
+// that l's filters rebuild, which NGINX's range filter, running after
+// them, finds without a length and sends whole: a gzip body that gunzip
+// decodes for its client, a type that sub_filter or SSI processes. nil
+// when l has none of those filters.
+func Unranged(l *core.Location) (func(*http.Request, http.Header) bool, error) {
+	gunzips, err := compress.GunzipTest(compressmod.LocationOptions(l))
+	if err != nil {
+		return nil, fmt.Errorf("forced ranges: %w", err)
+	}
+	processed := staticmod.AnyType(ssimod.Transformed(l), submod.Unranged(l))
+	if gunzips == nil && processed == nil {
+		return nil, nil
+	}
+	return func(r *http.Request, h http.Header) bool {
+		return gunzips != nil && gunzips(r, h) || processed != nil && processed(h.Get("Content-Type"))
+	}, nil
 }
 
 // SharedDirectives returns the shared directives under prefix ("proxy",
