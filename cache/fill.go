@@ -397,6 +397,9 @@ func (f *filler) WriteHeader(status int) {
 			clientStatus = http.StatusPartialContent
 		}
 	}
+	if cacheable || stored {
+		c.acceptRanges(h, clientStatus, f.declared, len(f.header["Accept-Ranges"]) > 0)
+	}
 	f.w.WriteHeader(clientStatus)
 }
 

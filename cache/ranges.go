@@ -49,6 +49,22 @@ func (c *Cache) clientRanges(r *http.Request, h http.Header, size int64, single 
 	return ranges, verdict
 }
 
+// acceptRanges gives h, the header of a response the cache answers with
+// status (size bytes, -1 when unknown), the Accept-Ranges NGINX gives
+// one: its upstream module keeps the upstream's field off a response it
+// serves from the cache or may store (ngx_http_upstream_copy_allow_ranges
+// only allows ranges then), and its range filter says "bytes" on a 200
+// sent whole, of known length, when the upstream offered ranges (any
+// value), ranges are on and no filter around rebuilds the type.
+func (c *Cache) acceptRanges(h http.Header, status int, size int64, offered bool) {
+	if status != http.StatusOK || size < 0 || !offered || c.maxRanges < 0 ||
+		(c.transformed != nil && c.transformed(h.Get("Content-Type"))) {
+		delete(h, "Accept-Ranges")
+		return
+	}
+	h["Accept-Ranges"] = []string{"bytes"}
+}
+
 // ifRangeMatches is byterange.IfRangeMatches.
 func ifRangeMatches(v string, h http.Header) bool { return byterange.IfRangeMatches(v, h) }
 

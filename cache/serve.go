@@ -45,8 +45,10 @@ func (c *Cache) serveStored(w http.ResponseWriter, r *http.Request, obj Object, 
 	h["Cache-Status"] = vals[1:2:2]
 
 	code := m.Status
+	offered := len(m.Header["Accept-Ranges"]) > 0
 	if code == http.StatusOK && notModified(r, m.Header, m.ResponseTime) {
 		delete(h, "Content-Length")
+		delete(h, "Accept-Ranges")
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
@@ -62,6 +64,7 @@ func (c *Cache) serveStored(w http.ResponseWriter, r *http.Request, obj Object, 
 			code, body = http.StatusPartialContent, rw
 		}
 	}
+	c.acceptRanges(h, code, m.Size, offered)
 	w.WriteHeader(code)
 	if r.Method == http.MethodHead || !bodyAllowed(code) || m.Size == 0 {
 		return

@@ -366,3 +366,41 @@ func TestCacheDefaultKeyTextAsNGINX(t *testing.T) {
 		t.Errorf("entry files: mosaic %v, nginx %v", names[0], names[1])
 	}
 }
+
+// TestCacheAcceptRangesAsNGINX: NGINX keeps the upstream's Accept-Ranges
+// off a response it caches or serves from the cache, and its range filter
+// says "bytes" on a 200 sent whole when the upstream offered ranges,
+// whatever value it offered them with; a 206, a 304 or another status
+// has none.
+func TestCacheAcceptRangesAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		w.Header().Set("ETag", `"v1"`)
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/none/"):
+			w.Header().Set("Accept-Ranges", "none")
+		case strings.HasPrefix(r.URL.Path, "/gone/"):
+			w.Header().Set("Accept-Ranges", "bytes")
+			w.WriteHeader(http.StatusNotFound)
+		case !strings.HasPrefix(r.URL.Path, "/plain/"):
+			w.Header().Set("Accept-Ranges", "bytes")
+		}
+		fmt.Fprint(w, "0123456789")
+	})
+	mport, nport := startCacheBoth(t, o, `location / { proxy_pass http://{origin}; proxy_cache_valid 404 1m; }`)
+	for _, req := range [][]string{
+		{"/ranged/a"}, {"/ranged/a"}, {"/ranged/a", "Range", "bytes=2-5"}, {"/ranged/a", "If-None-Match", `"v1"`},
+		{"/ranged/b", "Range", "bytes=2-5"}, {"/ranged/c", "Range", "bytes=0-1,4-5"}, {"/ranged/c", "Range", "bytes=0-1,4-5"},
+		{"/none/d"}, {"/none/d"}, {"/gone/e"}, {"/gone/e"}, {"/plain/f"}, {"/plain/f"},
+	} {
+		var got [2]string
+		for i, port := range []int{mport, nport} {
+			r := cacheDo(t, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d%s", port, req[0]), req[1:]...)
+			got[i] = fmt.Sprintf("%d/%s Accept-Ranges %q", r.status, r.cacheStatus(), r.header.Values("Accept-Ranges"))
+		}
+		if got[0] != got[1] {
+			t.Errorf("GET %v: mosaic %s, nginx %s", req, got[0], got[1])
+		}
+	}
+}
