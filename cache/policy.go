@@ -29,7 +29,12 @@ type decision struct {
 // shared cache may store.
 func (c *Cache) decide(r *http.Request, status int, h http.Header, reqTime, respTime time.Time) decision {
 	var d decision
-	if status < 200 || status == http.StatusPartialContent || status == http.StatusNotModified {
+	// A 206 is stored as NGINX stores it, by the lifetime it is given
+	// (proxy_cache_valid 206): only a key that names the range keeps it
+	// apart from the rest of the representation, as the slice module's
+	// "$slice_range" does; a request without "Range" set for the
+	// upstream gets no 206 in the first place.
+	if status < 200 || status == http.StatusNotModified {
 		d.reason = "status"
 		return d
 	}

@@ -404,3 +404,26 @@ func TestCacheAcceptRangesAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestCachePartialStoredAsNGINX: NGINX stores an origin's 206 as any
+// other status, by proxy_cache_valid or by its Cache-Control; one comes
+// back only to a Range the configuration sends (proxy_set_header Range,
+// the slice module's recipe), and the stored 206 is served as it is.
+func TestCachePartialStoredAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/cc/") {
+			w.Header().Set("Cache-Control", "max-age=60")
+		}
+		http.ServeContent(w, r, "", time.Time{}, strings.NewReader(fmt.Sprintf("0123456789#%d", n)))
+	})
+	mport, nport := startCacheBoth(t, o, `
+		location /valid/ { proxy_pass http://{origin}; proxy_set_header Range bytes=2-5; proxy_cache_valid 200 206 1m; }
+		location /cc/ { proxy_pass http://{origin}; proxy_set_header Range bytes=2-5; }
+		location /default/ { proxy_pass http://{origin}; proxy_set_header Range bytes=2-5; proxy_cache_valid 1m; }`)
+	sameSequence(t, mport, nport, [][]string{
+		{"/valid/a"}, {"/valid/a"}, {"/valid/a", "Range", "bytes=0-1"},
+		{"/cc/b"}, {"/cc/b"},
+		{"/default/c"}, {"/default/c"},
+	})
+}
