@@ -30,6 +30,10 @@ var (
 		// (gzip_proxied judges expires' Cache-Control, gzip weakens an
 		// added ETag, SSI drops it).
 		"headers",
+		// slice: nearest the content, as NGINX's slice filter is the
+		// first to see a response's header; the filters above see the
+		// assembled 200 or 206, never a slice.
+		"slice",
 	}
 	// preaccessOrder is NGINX's preaccess phase, the first listed
 	// running first; it sits inside the core's steps, right in front of

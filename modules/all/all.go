@@ -29,6 +29,7 @@ import (
 	_ "github.com/mosaic-edge/mosaic/modules/rewritemod"
 	_ "github.com/mosaic-edge/mosaic/modules/scgimod"
 	_ "github.com/mosaic-edge/mosaic/modules/securelinkmod"
+	_ "github.com/mosaic-edge/mosaic/modules/slicemod"
 	_ "github.com/mosaic-edge/mosaic/modules/splitmod"
 	_ "github.com/mosaic-edge/mosaic/modules/ssimod"
 	_ "github.com/mosaic-edge/mosaic/modules/staticmod"
