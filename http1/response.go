@@ -68,9 +68,13 @@ type response struct {
 	bodyless    bool // HEAD, 1xx, 204, 304: no body goes out
 	closeAfter  bool // close the connection after this response
 	noChunking  bool // SetChunking(false): a body of unknown length ends with the connection
-	hijacked    bool
-	done        bool // the handler returned
-	err         error
+	// expectTrailers: ExpectTrailers was called; trailers are the
+	// fields AddTrailer gave, sent after the last chunk in that order.
+	expectTrailers bool
+	trailers       []headerField
+	hijacked       bool
+	done           bool // the handler returned
+	err            error
 }
 
 func (w *response) Header() http.Header { return w.header }
@@ -80,6 +84,26 @@ func (w *response) Header() http.Header { return w.header }
 // come before the header is sent; the last call decides, as each location
 // a request enters sets it again.
 func (w *response) SetChunking(on bool) { w.noChunking = !on }
+
+// ExpectTrailers says that the response ends with trailer fields
+// (AddTrailer), as NGINX's expect_trailers (add_trailer): on HTTP/1.1
+// with chunking on, the body goes out chunked even when its length is
+// known, without Content-Length and without a Trailer field announcing
+// them; elsewhere nothing changes and the trailers are not sent. It must
+// come before the status is set.
+func (w *response) ExpectTrailers() { w.expectTrailers = true }
+
+// AddTrailer adds a field to send after the last chunk of a response
+// that ExpectTrailers made chunked, in the order added; a name that is
+// not a token is dropped, and a CR or LF in the value becomes a space.
+func (w *response) AddTrailer(name, value string) {
+	w.trailers = append(w.trailers, headerField{name, []string{value}})
+}
+
+// trailered reports whether the body goes out chunked for trailers.
+func (w *response) trailered() bool {
+	return w.expectTrailers && !w.bodyless && w.req.ProtoMinor > 0 && !w.noChunking
+}
 
 func (w *response) WriteHeader(code int) {
 	if w.hijacked || w.done {
@@ -102,7 +126,7 @@ func (w *response) WriteHeader(code int) {
 	}
 	w.bodyless = w.req.Method == http.MethodHead || code < 200 ||
 		code == http.StatusNoContent || code == http.StatusNotModified
-	if v := w.header["Content-Length"]; len(v) > 0 {
+	if v := w.header["Content-Length"]; len(v) > 0 && !w.trailered() {
 		if n, err := strconv.ParseUint(v[0], 10, 63); err == nil {
 			w.cl = int64(n)
 		}
@@ -255,7 +279,7 @@ func (w *response) framingFor(final bool, size int64) (cl int64, chunked, closeA
 		return
 	}
 	switch {
-	case final && len(w.header["Trailer"]) == 0:
+	case final && len(w.header["Trailer"]) == 0 && !w.trailered():
 		cl = size
 	case w.req.ProtoMinor > 0 && !w.noChunking:
 		chunked = true
@@ -466,6 +490,11 @@ func (w *response) lastChunk() []byte {
 		}
 		for _, v := range vs {
 			t = appendField(t, name, v)
+		}
+	}
+	for _, f := range w.trailers {
+		if isToken(f.name) {
+			t = appendField(t, f.name, f.values[0])
 		}
 	}
 	return append(t, "\r\n"...)
