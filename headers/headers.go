@@ -83,6 +83,19 @@ type Options struct {
 	// applies to, and returns false to set nothing (a value that is
 	// "off", or invalid, as NGINX ignores those).
 	ExpiresFunc func(r *http.Request, h http.Header) (Expires, bool)
+	// Trailers are NGINX's add_trailer: fields evaluated once the body is
+	// written (so $request_time counts the whole response) and sent
+	// after it, with the statuses Headers are (Always for any), in this
+	// order; an empty value sends nothing. The names are kept as
+	// written. Nothing is sent for HEAD, 204 or 304.
+	//
+	// A writer below the filter with ExpectTrailers and AddTrailer
+	// (mosaic's HTTP/1 server) is told before the status goes out and
+	// given the fields in order, as NGINX sends them: no Trailer field
+	// announces them. Otherwise they are set as http.TrailerPrefix
+	// fields of the header, which net/http's servers send, over HTTP/1
+	// once a Trailer field, which the filter adds, has announced them.
+	Trailers []Header
 }
 
 // New returns next wrapped so that the headers of opts are added just
@@ -98,26 +111,43 @@ func New(next http.Handler, opts Options) (http.Handler, error) {
 	if err := opts.Expires.validate(); err != nil {
 		return nil, err
 	}
-	if len(opts.Headers) == 0 && opts.Expires.Mode == ExpiresOff && opts.ExpiresFunc == nil {
+	if len(opts.Headers) == 0 && opts.Expires.Mode == ExpiresOff && opts.ExpiresFunc == nil && len(opts.Trailers) == 0 {
 		return next, nil
 	}
-	hs := make([]Header, len(opts.Headers))
-	for i, h := range opts.Headers {
+	hs, err := copyHeaders(opts.Headers, true)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := copyHeaders(opts.Trailers, false)
+	if err != nil {
+		return nil, err
+	}
+	return &filter{next: next, headers: hs, trailers: ts, expires: opts.Expires, expiresFunc: opts.ExpiresFunc}, nil
+}
+
+// copyHeaders checks and copies a list of fields, their names made
+// canonical when canonical is set.
+func copyHeaders(in []Header, canonical bool) ([]Header, error) {
+	out := make([]Header, len(in))
+	for i, h := range in {
 		if !header.IsToken(h.Name) {
 			return nil, fmt.Errorf("headers: invalid header name %q", h.Name)
 		}
 		if h.Value == nil {
 			return nil, fmt.Errorf("headers: header %q has no value", h.Name)
 		}
-		h.Name = textproto.CanonicalMIMEHeaderKey(h.Name)
-		hs[i] = h
+		if canonical {
+			h.Name = textproto.CanonicalMIMEHeaderKey(h.Name)
+		}
+		out[i] = h
 	}
-	return &filter{next: next, headers: hs, expires: opts.Expires, expiresFunc: opts.ExpiresFunc}, nil
+	return out, nil
 }
 
 type filter struct {
 	next        http.Handler
 	headers     []Header // a copy, names canonical
+	trailers    []Header // a copy, names as written
 	expires     Expires
 	expiresFunc func(*http.Request, http.Header) (Expires, bool)
 }
@@ -126,6 +156,67 @@ func (f *filter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hw := &writer{Writer: onheader.Writer{ResponseWriter: w}, f: f, r: r}
 	hw.Hook = hw
 	f.next.ServeHTTP(hw, r)
+	if hw.trailing {
+		f.addTrailers(w, hw.code, r)
+	}
+}
+
+// trailerSink is the writer of a server that sends trailers as NGINX
+// does (mosaic's HTTP/1 server).
+type trailerSink interface {
+	ExpectTrailers()
+	AddTrailer(name, value string)
+}
+
+// sink finds the trailerSink under w, through the writers that wrap it.
+func sink(w http.ResponseWriter) trailerSink {
+	for w != nil {
+		if s, ok := w.(trailerSink); ok {
+			return s
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return nil
+		}
+		w = u.Unwrap()
+	}
+	return nil
+}
+
+// expectsTrailers reports whether a response with this status gets any
+// of the trailers, as NGINX's header filter sets expect_trailers.
+func (f *filter) expectsTrailers(r *http.Request, code int) bool {
+	if r.Method == http.MethodHead || code < 200 || code == http.StatusNoContent || code == http.StatusNotModified {
+		return false
+	}
+	ok := successful(code)
+	for _, t := range f.trailers {
+		if ok || t.Always {
+			return true
+		}
+	}
+	return false
+}
+
+// addTrailers evaluates the trailers once the body is written.
+func (f *filter) addTrailers(w http.ResponseWriter, code int, r *http.Request) {
+	ok := successful(code)
+	s := sink(w)
+	for _, t := range f.trailers {
+		if !ok && !t.Always {
+			continue
+		}
+		v := t.Value.Eval(r)
+		if v == "" {
+			continue
+		}
+		if s != nil {
+			s.AddTrailer(t.Name, v)
+			continue
+		}
+		k := http.TrailerPrefix + t.Name
+		w.Header()[k] = append(w.Header()[k], v)
+	}
 }
 
 // successful lists the statuses for which NGINX adds headers and expires
@@ -235,8 +326,10 @@ func setExpires(h http.Header, e Expires, now time.Time) {
 // writer adds the headers just before the status line goes out.
 type writer struct {
 	onheader.Writer
-	f *filter
-	r *http.Request
+	f        *filter
+	r        *http.Request
+	code     int  // the status that went out
+	trailing bool // the response gets trailers
 }
 
 // BeforeHeader applies the headers: the values see this response's
@@ -247,4 +340,19 @@ func (w *writer) BeforeHeader(h http.Header, code int) {
 		st.WroteHeader(code)
 	}
 	w.f.apply(h, code, w.r)
+	w.code = code
+	if len(w.f.trailers) > 0 && w.f.expectsTrailers(w.r, code) {
+		w.trailing = true
+		if s := sink(w.ResponseWriter); s != nil {
+			s.ExpectTrailers()
+		} else if w.r.ProtoMajor == 1 {
+			// net/http's HTTP/1 server chunks a body, and sends the
+			// trailers, only for fields declared before the header.
+			for _, t := range w.f.trailers {
+				if successful(code) || t.Always {
+					h["Trailer"] = append(h["Trailer"], t.Name)
+				}
+			}
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -116,6 +117,49 @@ func TestNewRefuses(t *testing.T) {
 	} {
 		if h, err := headers.New(c.next, c.opts); err == nil || h != nil {
 			t.Errorf("%s: accepted (%v, %v)", name, h, err)
+		}
+	}
+}
+
+// Trailers go out after the body with the statuses add_header uses
+// (always: any), an empty value left out, none for HEAD; through
+// net/http's server, as http.TrailerPrefix fields.
+func TestTrailers(t *testing.T) {
+	opts := headers.Options{Trailers: []headers.Header{
+		{Name: "X-Plain", Value: vars.MustCompile("p")},
+		{Name: "X-Always", Value: vars.MustCompile("a"), Always: true},
+		{Name: "X-Empty", Value: vars.MustCompile("$http_x_absent")},
+	}}
+	for _, c := range []struct {
+		method string
+		code   int
+		want   string
+	}{{"GET", 200, "a p"}, {"GET", 206, "a p"}, {"GET", 404, "a"}, {"GET", 500, "a"}, {"HEAD", 200, ""}} {
+		h := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(c.code)
+			io.WriteString(w, "body")
+		}), opts)
+		srv := httptest.NewServer(h)
+		req, _ := http.NewRequest(c.method, srv.URL, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		srv.Close()
+		var got []string
+		for k, vv := range resp.Trailer {
+			if k == "X-Empty" && len(vv) > 0 {
+				t.Errorf("%s %d: empty trailer sent", c.method, c.code)
+			}
+			if strings.HasPrefix(k, "X-") {
+				got = append(got, vv...)
+			}
+		}
+		slices.Sort(got)
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("%s %d: trailers %v, want %q", c.method, c.code, resp.Trailer, c.want)
 		}
 	}
 }

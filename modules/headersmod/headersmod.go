@@ -1,5 +1,5 @@
 // Package headersmod wires the headers library to the server: the
-// add_header and expires directives, their inheritance between levels,
+// add_header, add_trailer and expires directives, their inheritance between levels,
 // and the "headers" filter of every location.
 package headersmod
 
@@ -21,7 +21,10 @@ import (
 type locConf struct {
 	headers    []headers.Header
 	ownHeaders bool
-	expires    server.Setting[expiresConf]
+	// trailers (add_trailer) are inherited as headers are, on their own.
+	trailers    []headers.Header
+	ownTrailers bool
+	expires     server.Setting[expiresConf]
 }
 
 // expiresConf is an expires line: a fixed setting, or a value with
@@ -37,6 +40,7 @@ var module = &server.Module{
 	Name: "headers",
 	Directives: []server.Directive{
 		{Name: "add_header", Context: server.CtxHTTPAll | server.CtxLocationIf, MinArgs: 2, MaxArgs: 3, Set: setAddHeader},
+		{Name: "add_trailer", Context: server.CtxHTTPAll | server.CtxLocationIf, MinArgs: 2, MaxArgs: 3, Set: setAddTrailer},
 		{Name: "expires", Context: server.CtxHTTPAll | server.CtxLocationIf, MinArgs: 1, MaxArgs: 2, Set: setExpires},
 	},
 	NewLoc: func() any { return &locConf{} },
@@ -44,6 +48,9 @@ var module = &server.Module{
 		parent, child := p.(*locConf), c.(*locConf)
 		if !child.ownHeaders {
 			child.headers = parent.headers
+		}
+		if !child.ownTrailers {
+			child.trailers = parent.trailers
 		}
 		child.expires.Merge(parent.expires)
 		return nil
@@ -61,7 +68,7 @@ func init() {
 // slice that inheritance shares between levels stays as it is.
 func wrap(l *server.Location, next http.Handler) (http.Handler, error) {
 	lc := server.LocConf[*locConf](l, module)
-	opts := headers.Options{Headers: lc.headers, Expires: lc.expires.V.static}
+	opts := headers.Options{Headers: lc.headers, Trailers: lc.trailers, Expires: lc.expires.V.static}
 	if e := lc.expires.V; e.value != nil {
 		opts.ExpiresFunc = e.eval
 	}
@@ -85,26 +92,49 @@ func setAddHeader(c *server.Cmd) error {
 	if !lc.ownHeaders {
 		lc.headers, lc.ownHeaders = nil, true
 	}
+	h, err := readField(c)
+	if err != nil {
+		return err
+	}
+	lc.headers = append(lc.headers, h)
+	return nil
+}
+
+// setAddTrailer reads add_trailer, whose arguments are add_header's.
+func setAddTrailer(c *server.Cmd) error {
+	lc := c.Loc().(*locConf)
+	if !lc.ownTrailers {
+		lc.trailers, lc.ownTrailers = nil, true
+	}
+	h, err := readField(c)
+	if err != nil {
+		return err
+	}
+	lc.trailers = append(lc.trailers, h)
+	return nil
+}
+
+// readField reads "name value [always]".
+func readField(c *server.Cmd) (headers.Header, error) {
 	// The library refuses a name that is not a token only when the
 	// location is built, where its error can name no line: check it here
 	// so that the error names the directive's file:line.
 	if !header.IsToken(c.Args[0]) {
-		return c.Errorf("invalid header name %q in %q directive", c.Args[0], c.Name)
+		return headers.Header{}, c.Errorf("invalid header name %q in %q directive", c.Args[0], c.Name)
 	}
 	h := headers.Header{Name: c.Args[0]}
 	if len(c.Args) == 3 {
 		if c.Args[2] != "always" {
-			return c.Errorf("invalid parameter %q", c.Args[2])
+			return h, c.Errorf("invalid parameter %q", c.Args[2])
 		}
 		h.Always = true
 	}
 	t, err := c.Template(c.Args[1])
 	if err != nil {
-		return err
+		return h, err
 	}
 	h.Value = t
-	lc.headers = append(lc.headers, h)
-	return nil
+	return h, nil
 }
 
 func setExpires(c *server.Cmd) error {

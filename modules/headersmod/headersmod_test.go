@@ -64,6 +64,10 @@ func TestLoadRefuses(t *testing.T) {
 		// names that line, not the server's or location's.
 		{"http {\n server {\n  listen 127.0.0.1:0;\n  add_header \"X A\" a;\n }\n}", `invalid header name "X A" in "add_header" directive in test.conf:4`},
 		{"http {\n add_header X:A a;\n server {\n  listen 127.0.0.1:0;\n }\n}", `invalid header name "X:A" in "add_header" directive in test.conf:2`},
+		{"http {\n add_trailer X-A a sometimes;\n}", `invalid parameter "sometimes" in test.conf:2`},
+		{"http {\n add_trailer X-A;\n}", `invalid number of arguments in "add_trailer" directive in test.conf:2`},
+		{"http {\n add_trailer \"X A\" a;\n}", `invalid header name "X A" in "add_trailer" directive in test.conf:2`},
+		{"http {\n add_trailer X-A $nonesuch;\n}", `unknown "nonesuch" variable in test.conf:2`},
 	} {
 		servertest.WantError(t, c.conf, c.want)
 	}
