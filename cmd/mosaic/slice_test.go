@@ -27,7 +27,9 @@ var sliceBody = func() string {
 // path Range If-Range"), per server (X-Who). Under /ok/ it answers a
 // "bytes=A-B" range with 206 (416 when A is past the end); under
 // /norange/ it ignores Range; under /etag/ it does as /ok/ but the ETag
-// changes after a server's first request.
+// changes after a server's first request; under /nolength/ its
+// Content-Range has no complete length; under /shifted/ it answers the
+// range one byte further on.
 type sliceOrigin struct {
 	*httptest.Server
 	mu   sync.Mutex
@@ -71,6 +73,13 @@ func newSliceOrigin(t *testing.T) *sliceOrigin {
 		}
 		end = min(end, len(sliceBody)-1)
 		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, end, len(sliceBody)))
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/nolength/"):
+			h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/*", start, end))
+		case strings.HasPrefix(r.URL.Path, "/shifted/"):
+			start, end = start+1, end+1
+			h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, end, len(sliceBody)))
+		}
 		h.Set("Content-Length", strconv.Itoa(end-start+1))
 		w.WriteHeader(http.StatusPartialContent)
 		fmt.Fprint(w, sliceBody[start:end+1])
@@ -169,6 +178,8 @@ func TestSliceAsNGINX(t *testing.T) {
 		{"an origin that ignores Range, a range that is a slice", "GET", "/norange/b", "Range: bytes=256-511", 1},
 		{"an ETag that changes: cut after the first slice", "GET", "/etag/a", "", 2},
 		{"an ETag that changes, with a range", "GET", "/etag/b", "Range: bytes=200-300", 2},
+		{"no complete length: no answer", "GET", "/nolength/a", "", 1},
+		{"another range than the slice: no answer", "GET", "/shifted/a", "", 1},
 	} {
 		req := c.method + " " + c.path + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n"
 		if c.header != "" {
