@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -96,9 +97,19 @@ func Range(r *http.Request) (string, bool) {
 	return st.rng, true
 }
 
+// after is where the slice at start ends, exclusive: start+size, or the
+// largest offset there is for a client range near it (a Range header's
+// numbers go up to it).
+func (h *Handler) after(start int64) int64 {
+	if start > math.MaxInt64-h.size {
+		return math.MaxInt64
+	}
+	return start + h.size
+}
+
 // withRange returns r carrying the range of the slice at start.
 func (h *Handler) withRange(r *http.Request, start int64) (*http.Request, *state) {
-	st := &state{rng: "bytes=" + strconv.FormatInt(start, 10) + "-" + strconv.FormatInt(start+h.size-1, 10)}
+	st := &state{rng: "bytes=" + strconv.FormatInt(start, 10) + "-" + strconv.FormatInt(h.after(start)-1, 10)}
 	return r.WithContext(context.WithValue(r.Context(), ctxKey{}, st)), st
 }
 
@@ -125,7 +136,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.cut(w, r, fmt.Errorf("slice response ended at %d of %d", sw.pos, sw.sliceEnd))
 	}
 	next := sw.sliceEnd
-	if next+h.size <= sw.want.Start {
+	if h.after(next) <= sw.want.Start {
 		// A suffix range, or one that If-Range made start at 0: the
 		// first slice only told the length.
 		next = h.size * (sw.want.Start / h.size)
@@ -321,7 +332,7 @@ func (c clipper) Write(p []byte) (int, error) {
 // isSlice reports whether h is the header of the first slice asked for.
 func (sw *writer) isSlice(h http.Header) bool {
 	cr, total, ok := ParseContentRange(h.Get("Content-Range"))
-	return ok && total >= 0 && cr.Start == sw.start && cr.End == min(sw.start+sw.h.size, total)
+	return ok && total >= 0 && cr.Start == sw.start && cr.End == min(sw.h.after(sw.start), total)
 }
 
 // checkSlice applies NGINX's checks to the header of a slice that should
@@ -343,7 +354,7 @@ func (sw *writer) checkSlice(h http.Header, start int64) (byterange.Range, error
 	if total < 0 {
 		return byterange.Range{}, errors.New("no complete length in slice response")
 	}
-	if end := min(cr.Start+sw.h.size, total); cr.Start != start || cr.End != end {
+	if end := min(sw.h.after(cr.Start), total); cr.Start != start || cr.End != end {
 		return byterange.Range{}, fmt.Errorf("unexpected range in slice response: %d-%d", cr.Start, cr.End)
 	}
 	if sw.mode == modePending {

@@ -282,3 +282,13 @@ func FuzzParseContentRange(f *testing.F) {
 		}
 	})
 }
+
+// A range near the largest offset names a slice that ends there, not
+// one whose end overflows.
+func TestRangeAtTheEnd(t *testing.T) {
+	co := &content{}
+	send(t, "GET", serve(t, co), "Range", "bytes=9223372036854775800-")
+	if got, want := co.log(), "bytes=9223372036854775800-9223372036854775806"; got != want {
+		t.Errorf("slice asked for %q, want %q", got, want)
+	}
+}
