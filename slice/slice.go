@@ -354,7 +354,10 @@ func (sw *writer) checkSlice(h http.Header, start int64) (byterange.Range, error
 	if total < 0 {
 		return byterange.Range{}, errors.New("no complete length in slice response")
 	}
-	if end := min(sw.h.after(cr.Start), total); cr.Start != start || cr.End != end {
+	// An empty range (a later slice claiming the representation ends
+	// where it starts) would have the next slice asked for again, and
+	// again: it is refused too.
+	if end := min(sw.h.after(cr.Start), total); cr.Start != start || cr.End != end || end <= start {
 		return byterange.Range{}, fmt.Errorf("unexpected range in slice response: %d-%d", cr.Start, cr.End)
 	}
 	if sw.mode == modePending {

@@ -28,7 +28,10 @@ type content struct {
 	ignore   bool // do not read the range: a 200 of body
 	whole    bool // read the range but answer a 200 of body
 	etagFrom int  // from this request on (1 = the first), another ETag
-	header   map[string]string
+	// emptyFrom: from this request on, a Content-Range saying the
+	// representation ends where the slice starts.
+	emptyFrom int
+	header    map[string]string
 }
 
 var rangeRE = regexp.MustCompile(`^bytes=(\d+)-(\d+)$`)
@@ -62,6 +65,12 @@ func (c *content) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start, _ := strconv.Atoi(m[1])
 	end, _ := strconv.Atoi(m[2])
 	end = min(end, len(body)-1)
+	if c.emptyFrom > 0 && n >= c.emptyFrom {
+		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, start-1, start))
+		h.Set("Content-Length", "0")
+		w.WriteHeader(http.StatusPartialContent)
+		return
+	}
 	if h.Get("Content-Range") == "" {
 		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, end, len(body)))
 	}
@@ -209,6 +218,7 @@ func TestCutShort(t *testing.T) {
 		{"ETag changes, with a range", &content{etagFrom: 3}, []string{"Range", "bytes=5-"}, body[5:20]},
 		{"no complete length", &content{header: map[string]string{"Content-Range": "bytes 0-9/*"}}, nil, ""},
 		{"unreadable Content-Range", &content{header: map[string]string{"Content-Range": "bytes 0-9"}}, nil, ""},
+		{"a later slice that is empty", &content{emptyFrom: 2}, nil, body[:10]},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a := send(t, "GET", serve(t, c.co), c.header...)
