@@ -217,12 +217,15 @@ func (p *peer) usable(now time.Time) bool {
 }
 
 // withinFailTimeout reports whether now is within fail_timeout of p's
-// last check. A fail_timeout of 0 (NoFailTimeout) lasts until the second
-// of the check ends: NGINX compares its clock of whole seconds, so a
-// server that just failed is not tried again within that second.
+// last check. NGINX compares its clock of whole seconds, so a
+// fail_timeout of N seconds lasts until the clock has moved more than N
+// seconds on from the second of the check: between N and N+1 seconds,
+// and a fail_timeout of 0 (NoFailTimeout) until the second of the check
+// ends. A fail_timeout that is no whole number of seconds (possible in
+// the library only) is compared exactly.
 func (p *peer) withinFailTimeout(now time.Time) bool {
-	if p.failTimeout == 0 {
-		return now.Unix() == p.checked.Unix()
+	if p.failTimeout%time.Second == 0 {
+		return now.Unix()-p.checked.Unix() <= int64(p.failTimeout/time.Second)
 	}
 	return now.Sub(p.checked) <= p.failTimeout
 }

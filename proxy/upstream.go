@@ -32,7 +32,7 @@ type Server struct {
 	Addr        string        // host:port; without a port, port 80
 	Weight      int           // share in the weighted round robin; 0 means 1
 	MaxFails    int           // failures within FailTimeout that take the server out; 0: never
-	FailTimeout time.Duration // window for MaxFails and time out of rotation; 0 means 10s, NoFailTimeout the rest of the second
+	FailTimeout time.Duration // window for MaxFails and time out of rotation, whole seconds counted as NGINX's clock does; 0 means 10s, NoFailTimeout the rest of the second
 	MaxConns    int           // requests served at once; 0: no limit
 	Backup      bool          // used only while every primary server is unavailable
 	Down        bool          // permanently unavailable

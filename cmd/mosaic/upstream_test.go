@@ -464,3 +464,36 @@ func TestFailTimeoutZeroAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestFailTimeoutWholeSecondsAsNGINX: NGINX counts fail_timeout on its
+// clock of whole seconds, so a server that failed early in a second is
+// out of rotation until the clock has moved fail_timeout+1 seconds on:
+// with fail_timeout=1s, still out 1.5 seconds after its failure, back
+// after 2.
+func TestFailTimeoutWholeSecondsAsNGINX(t *testing.T) {
+	nginxPath(t)
+	good := newUpOrigin(t, "good", "")
+	refused := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`upstream one { server %[2]s fail_timeout=1s; server %[3]s; }
+		server {
+			listen 127.0.0.1:%[1]d;
+			add_header X-Up $upstream_addr;
+			location / { proxy_pass http://one; }
+		}`, port, refused, good.addr())
+	})
+	tried := func(port int) string {
+		resp, body := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		return fmt.Sprintf("%d %s %s", resp.StatusCode, body, resp.Header.Get("X-Up"))
+	}
+	// The first request fails over early in a second; at 1.5 seconds the
+	// refused server is still out, at 2.2 it has its trial again.
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 20*time.Millisecond)))
+	start := time.Now()
+	for i, at := range []time.Duration{0, 1500 * time.Millisecond, 1500 * time.Millisecond, 2200 * time.Millisecond, 2200 * time.Millisecond} {
+		time.Sleep(time.Until(start.Add(at)))
+		if m, n := tried(mport), tried(nport); m != n {
+			t.Errorf("request %d, %v after the failure: mosaic %q, nginx %q", i+1, at, m, n)
+		}
+	}
+}
