@@ -1,6 +1,8 @@
 // Package inet reads addresses and networks as NGINX's parsers do
 // (ngx_inet_addr, ngx_parse_addr, ngx_ptocidr), so that a configuration
-// or a header field means the same address to mosaic as to NGINX.
+// or a header field means the same address to mosaic as to NGINX, and
+// resolves host names as NGINX does when a configuration loads
+// (ResolveHost).
 package inet
 
 import (

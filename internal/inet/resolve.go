@@ -1,0 +1,242 @@
+package inet
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/netip"
+	"slices"
+)
+
+// ErrHostNotFound is ResolveHost's error for a name with no address, in
+// NGINX's words ("host not found in upstream ...").
+var ErrHostNotFound = errors.New("host not found")
+
+// ResolveHost returns the addresses of host as NGINX finds them when a
+// configuration loads (ngx_inet_resolve_host: getaddrinfo with
+// AF_UNSPEC, SOCK_STREAM and AI_ADDRCONFIG): an IP address is itself; a
+// name is looked up through the system's files and DNS, only the
+// families this host has an address of (other than loopback) are kept,
+// and the addresses are ordered as glibc orders them (see sortAddrs),
+// so that "localhost" is [::1] before 127.0.0.1 on a host with IPv6.
+// host may be an IPv6 address in brackets.
+func ResolveHost(ctx context.Context, host string) ([]netip.Addr, error) {
+	if len(host) > 1 && host[0] == '[' && host[len(host)-1] == ']' {
+		if a, ok := ParseIPv6(host[1 : len(host)-1]); ok {
+			return []netip.Addr{a}, nil
+		}
+		return nil, ErrHostNotFound
+	}
+	if a, ok := ParseIPv4(host); ok {
+		return []netip.Addr{a}, nil
+	}
+	found, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return nil, ErrHostNotFound
+	}
+	v4, v6 := configuredFamilies()
+	var addrs []netip.Addr
+	for _, a := range found {
+		a = a.Unmap().WithZone("")
+		// AI_ADDRCONFIG: with addresses of one family only, glibc asks
+		// for that family alone; with none (or both), for either.
+		if v4 != v6 && a.Is4() != v4 {
+			continue
+		}
+		if !slices.Contains(addrs, a) {
+			addrs = append(addrs, a)
+		}
+	}
+	if len(addrs) == 0 {
+		return nil, ErrHostNotFound
+	}
+	sortAddrs(addrs, sourceOf)
+	return addrs, nil
+}
+
+// configuredFamilies reports whether an interface has an IPv4 address
+// other than 127.0.0.1 and an IPv6 address other than ::1: what glibc's
+// AI_ADDRCONFIG looks at (a link-local IPv6 address counts).
+func configuredFamilies() (v4, v6 bool) {
+	ifaddrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false, false
+	}
+	for _, ia := range ifaddrs {
+		n, ok := ia.(*net.IPNet)
+		if !ok {
+			continue
+		}
+		a, ok := netip.AddrFromSlice(n.IP)
+		if !ok {
+			continue
+		}
+		a = a.Unmap()
+		switch {
+		case a.Is4() && a != netip.AddrFrom4([4]byte{127, 0, 0, 1}):
+			v4 = true
+		case a.Is6() && !a.IsLoopback():
+			v6 = true
+		}
+	}
+	return v4, v6
+}
+
+// sourceOf returns the address this host would send from to reach a,
+// or false when it has no route there. A UDP socket connected to a
+// sends nothing.
+func sourceOf(a netip.Addr) (netip.Addr, bool) {
+	c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(netip.AddrPortFrom(a, 9)))
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	defer c.Close()
+	src := c.LocalAddr().(*net.UDPAddr).AddrPort().Addr().Unmap()
+	return src, src.IsValid()
+}
+
+// sortAddrs orders destination addresses as glibc's getaddrinfo does,
+// by the rules of RFC 3484 (section 6) with glibc's default tables (an
+// empty /etc/gai.conf, Debian's): reachable addresses first (rule 1),
+// then one whose scope matches its source's (2), whose label matches its
+// source's (5), of higher precedence (6), of smaller scope (8), sharing
+// the longer prefix with its source, IPv6 only (9), and otherwise in
+// the order found (10). Rules 3, 4 and 7 (deprecated, home and tunnelled
+// addresses) do not arise for the addresses a server has.
+func sortAddrs(addrs []netip.Addr, source func(netip.Addr) (netip.Addr, bool)) {
+	type dest struct {
+		addr, src netip.Addr
+		ok        bool
+	}
+	ds := make([]dest, len(addrs))
+	for i, a := range addrs {
+		src, ok := source(a)
+		ds[i] = dest{a, src, ok}
+	}
+	slices.SortStableFunc(ds, func(a, b dest) int {
+		if a.ok != b.ok { // rule 1
+			return boolOrder(a.ok, b.ok)
+		}
+		if !a.ok {
+			return 0
+		}
+		as, bs := scope(a.addr) == scope(a.src), scope(b.addr) == scope(b.src)
+		if as != bs { // rule 2
+			return boolOrder(as, bs)
+		}
+		al, bl := label(a.addr) == label(a.src), label(b.addr) == label(b.src)
+		if al != bl { // rule 5
+			return boolOrder(al, bl)
+		}
+		if pa, pb := precedence(a.addr), precedence(b.addr); pa != pb { // rule 6
+			return pb - pa
+		}
+		if sa, sb := scope(a.addr), scope(b.addr); sa != sb { // rule 8
+			return sa - sb
+		}
+		if a.addr.Is6() && b.addr.Is6() { // rule 9
+			return commonPrefix(b.addr, b.src) - commonPrefix(a.addr, a.src)
+		}
+		return 0
+	})
+	for i := range ds {
+		addrs[i] = ds[i].addr
+	}
+}
+
+// boolOrder sorts true before false.
+func boolOrder(a, b bool) int {
+	if a && !b {
+		return -1
+	}
+	if b && !a {
+		return 1
+	}
+	return 0
+}
+
+// scope is an address's scope as glibc reckons it: link-local and
+// loopback 2 (for IPv4, 169.254/16 and 127/8), site-local 5, a
+// multicast address its own, global 14.
+func scope(a netip.Addr) int {
+	switch {
+	case a.IsMulticast() && a.Is6():
+		return int(a.As16()[1] & 0xf)
+	case a.IsLinkLocalUnicast(), a.IsLoopback():
+		return 2
+	case a.Is6() && siteLocal.Contains(a):
+		return 5
+	}
+	return 14
+}
+
+var (
+	siteLocal = netip.MustParsePrefix("fec0::/10")
+	loopback6 = netip.MustParsePrefix("::1/128")
+	sixToFour = netip.MustParsePrefix("2002::/16")
+	compat    = netip.MustParsePrefix("::/96")
+	mapped    = netip.MustParsePrefix("::ffff:0:0/96")
+	ula       = netip.MustParsePrefix("fc00::/7")
+	teredo    = netip.MustParsePrefix("2001::/32")
+)
+
+// as6 is a in the IPv6 space, an IPv4 address mapped.
+func as6(a netip.Addr) netip.Addr { return netip.AddrFrom16(a.As16()) }
+
+// precedence is glibc's default precedence table (RFC 3484's).
+func precedence(a netip.Addr) int {
+	a = as6(a)
+	switch {
+	case loopback6.Contains(a):
+		return 50
+	case sixToFour.Contains(a):
+		return 30
+	case mapped.Contains(a):
+		return 10
+	case compat.Contains(a):
+		return 20
+	}
+	return 40
+}
+
+// label is glibc's default label table.
+func label(a netip.Addr) int {
+	a = as6(a)
+	switch {
+	case loopback6.Contains(a):
+		return 0
+	case sixToFour.Contains(a):
+		return 2
+	case mapped.Contains(a):
+		return 4
+	case compat.Contains(a):
+		return 3
+	case siteLocal.Contains(a):
+		return 5
+	case ula.Contains(a):
+		return 6
+	case teredo.Contains(a):
+		return 7
+	}
+	return 1
+}
+
+// commonPrefix is the number of leading bits two IPv6 addresses share,
+// at most 64 (RFC 6724 counts no further than the interface identifier).
+func commonPrefix(a, b netip.Addr) int {
+	x, y := a.As16(), b.As16()
+	n := 0
+	for i := 0; i < 8; i++ {
+		d := x[i] ^ y[i]
+		if d == 0 {
+			n += 8
+			continue
+		}
+		for d&0x80 == 0 {
+			n++
+			d <<= 1
+		}
+		break
+	}
+	return n
+}

@@ -1,0 +1,66 @@
+package inet
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"slices"
+	"testing"
+)
+
+func TestResolveHostLiteralsAndUnknownNames(t *testing.T) {
+	ctx := context.Background()
+	for host, want := range map[string]string{"127.0.0.2": "127.0.0.2", "[::1]": "::1", "[fe80::1]": "fe80::1"} {
+		got, err := ResolveHost(ctx, host)
+		if err != nil || len(got) != 1 || got[0] != netip.MustParseAddr(want) {
+			t.Errorf("%s: %v, %v; want %s", host, got, err, want)
+		}
+	}
+	for _, host := range []string{"no-such-host.invalid", "[127.0.0.1]", "[::1"} {
+		if got, err := ResolveHost(ctx, host); !errors.Is(err, ErrHostNotFound) {
+			t.Errorf("%s: %v, %v; want host not found", host, got, err)
+		}
+	}
+	got, err := ResolveHost(ctx, "localhost")
+	if err != nil || !slices.Contains(got, netip.MustParseAddr("127.0.0.1")) && !slices.Contains(got, netip.MustParseAddr("::1")) {
+		t.Errorf("localhost: %v, %v", got, err)
+	}
+}
+
+// The order glibc's getaddrinfo gives (its default tables): loopback
+// IPv6 before IPv4, global IPv6 before IPv4, unreachable addresses last,
+// and otherwise the order found.
+func TestSortAddrsAsGlibc(t *testing.T) {
+	src := map[string]string{
+		"127.0.0.1": "127.0.0.1", "::1": "::1",
+		"192.0.2.7": "192.0.2.2", "2001:db8::7": "2001:db8::2",
+		"198.51.100.1": "192.0.2.2", "fe80::9": "fe80::1",
+	}
+	source := func(a netip.Addr) (netip.Addr, bool) {
+		s, ok := src[a.String()]
+		if !ok {
+			return netip.Addr{}, false
+		}
+		return netip.MustParseAddr(s), true
+	}
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"127.0.0.1", "::1"}, []string{"::1", "127.0.0.1"}},
+		{[]string{"192.0.2.7", "2001:db8::7"}, []string{"2001:db8::7", "192.0.2.7"}},
+		{[]string{"2001:db8::99", "192.0.2.7"}, []string{"192.0.2.7", "2001:db8::99"}}, // no route to the first
+		{[]string{"198.51.100.1", "192.0.2.7"}, []string{"198.51.100.1", "192.0.2.7"}},
+		{[]string{"2001:db8::7", "fe80::9"}, []string{"fe80::9", "2001:db8::7"}}, // the smaller scope
+	} {
+		addrs := make([]netip.Addr, len(c.in))
+		for i, s := range c.in {
+			addrs[i] = netip.MustParseAddr(s)
+		}
+		sortAddrs(addrs, source)
+		var got []string
+		for _, a := range addrs {
+			got = append(got, a.String())
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%v sorted %v, want %v", c.in, got, c.want)
+		}
+	}
+}
