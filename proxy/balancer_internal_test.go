@@ -168,3 +168,23 @@ func TestBackupAfterHashing(t *testing.T) {
 		}
 	}
 }
+
+// The servers a name resolved to share the name's points on the
+// consistent-hash ring, as in NGINX, whose ring is built from the
+// server line as written: 160 points for the name, not per address.
+func TestRingPointsPerServerLine(t *testing.T) {
+	servers := []Server{
+		{Addr: "127.0.0.1:80", Name: "h:80", MaxFails: 1},
+		{Addr: "127.0.0.2:80", Name: "h:80", MaxFails: 1},
+	}
+	u, err := NewUpstream("g", servers, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := u.SetMethod(ConsistentHash, func(*http.Request) string { return "k" }); err != nil {
+		t.Fatal(err)
+	}
+	if len(u.ring) != chashPointsPerWeight {
+		t.Errorf("%d points for one server line, want %d", len(u.ring), chashPointsPerWeight)
+	}
+}

@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -323,4 +324,35 @@ func TestNextUpstream(t *testing.T) {
 			t.Errorf("got %d %q, want the body delivered to b", status, body)
 		}
 	})
+}
+
+// ResolveServers turns a server line's host name into one server per
+// address with the line's parameters, keeps IP addresses and sockets as
+// they are, and refuses a name without an address in NGINX's words.
+func TestResolveServers(t *testing.T) {
+	got, err := proxy.ResolveServers(context.Background(), []proxy.Server{
+		{Addr: "localhost:8080", Weight: 3, MaxFails: 2, Backup: true},
+		{Addr: "127.0.0.2"},
+		{Addr: "unix:/run/app.sock"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(got); n < 3 {
+		t.Fatalf("%d servers: %+v", n, got)
+	}
+	local := got[:len(got)-2]
+	for _, s := range local {
+		if s.Name != "localhost:8080" || s.Weight != 3 || s.MaxFails != 2 || !s.Backup ||
+			s.Addr != "127.0.0.1:8080" && s.Addr != "[::1]:8080" {
+			t.Errorf("localhost:8080 became %+v", s)
+		}
+	}
+	if rest := got[len(got)-2:]; rest[0].Addr != "127.0.0.2:80" || rest[1].Addr != "unix:/run/app.sock" {
+		t.Errorf("an address and a socket became %+v", rest)
+	}
+	_, err = proxy.ResolveServers(context.Background(), []proxy.Server{{Addr: "nosuch.invalid:8080"}})
+	if err == nil || err.Error() != `host not found in upstream "nosuch.invalid:8080"` {
+		t.Errorf("an unknown name: %v", err)
+	}
 }

@@ -1,12 +1,17 @@
 package proxy
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/inet"
 )
 
 // NGINX's defaults for an upstream group.
@@ -30,6 +35,7 @@ const NoFailTimeout time.Duration = -1
 // weight=1 max_fails=1 fail_timeout=10s, are Server{Addr: a, MaxFails: 1}.
 type Server struct {
 	Addr        string        // host:port; without a port, port 80
+	Name        string        // the server line's address when Addr is one it resolved to (ResolveServers); "" means Addr
 	Weight      int           // share in the weighted round robin; 0 means 1
 	MaxFails    int           // failures within FailTimeout that take the server out; 0: never
 	FailTimeout time.Duration // window for MaxFails and time out of rotation, whole seconds counted as NGINX's clock does; 0 means 10s, NoFailTimeout the rest of the second
@@ -142,7 +148,7 @@ func newPeer(s Server) (*peer, error) {
 	}
 	p := &peer{
 		addr:        addr,
-		server:      s.Addr,
+		server:      cmp.Or(s.Name, s.Addr),
 		weight:      s.Weight,
 		maxFails:    s.MaxFails,
 		maxConns:    s.MaxConns,
@@ -160,6 +166,40 @@ func newPeer(s Server) (*peer, error) {
 	}
 	p.effective = p.weight
 	return p, nil
+}
+
+// ResolveServers returns servers with each host name replaced by the
+// addresses it resolves to, as NGINX resolves a server line when its
+// configuration loads: one Server per address, with the line's
+// parameters (weight, max_fails, backup, down, ...) and Name set to the
+// address as written. A name that does not resolve is an error, which
+// says "host not found". Unix-domain sockets and IP addresses are kept
+// as they are. Without it, a Server's host name is resolved each time a
+// connection is made, and all its addresses are one server.
+func ResolveServers(ctx context.Context, servers []Server) ([]Server, error) {
+	out := make([]Server, 0, len(servers))
+	for _, s := range servers {
+		if hasPrefixFold(s.Addr, "unix:") {
+			out = append(out, s)
+			continue
+		}
+		addr, err := withDefaultPort(s.Addr)
+		if err != nil {
+			return nil, err
+		}
+		host, port, _ := splitAuthority(addr)
+		ips, err := inet.ResolveHost(ctx, host)
+		if err != nil {
+			return nil, fmt.Errorf("%w in upstream %q", err, s.Addr)
+		}
+		for _, ip := range ips {
+			r := s
+			r.Addr = net.JoinHostPort(ip.String(), port)
+			r.Name = cmp.Or(s.Name, s.Addr)
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // withDefaultPort adds port 80 to an address that names none, as NGINX
