@@ -194,6 +194,11 @@ func setPass(c *server.Cmd, g *Conf, scheme string) error {
 		return c.Errorf("%v", err)
 	}
 	g.Pass, g.PassPos = &p, c.Pos()
+	if p.Port != "" {
+		// A host and port is a group of the host's addresses, resolved
+		// at load; a bare name must be an upstream block's (Options).
+		proxymod.AddTarget(c, p)
+	}
 	return nil
 }
 

@@ -21,8 +21,9 @@ import (
 // dynamicPass serves a location whose proxy_pass has variables
 // ("proxy_pass http://$backend"). As in NGINX, the value is evaluated for
 // each request; a host that names an upstream block (without a port) uses
-// that group; an IP address is used as it is, and so is a host and port
-// that a proxy_pass without variables names (NGINX's implicit upstream);
+// that group; a host and port that a *_pass without variables names uses
+// the implicit group of addresses resolved at load (implicitGroup); an IP
+// address is used as it is;
 // any other name is looked up with the location's resolver, at request
 // time, and a name without a resolver is a 502. A URI part in the value is the whole request target;
 // without one the client's URI is sent. "proxy_redirect default" has
@@ -116,9 +117,12 @@ func (d *dynamicPass) handler(ctx context.Context, p proxy.Pass) (*proxy.Handler
 	p.URI, p.HasURI = "", false
 	key := p.String() + " " + p.Unix
 	up := d.upstream(p)
+	if up == nil {
+		up = d.main.implicitGroup(p)
+	}
 	var servers []proxy.Server
 	addrs := "" // what a looked-up name resolved to: its proxy is rebuilt when it changes
-	if up == nil && p.Unix == "" && !isIP(p.Host) && !d.main.staticTarget(p) {
+	if up == nil && p.Unix == "" && !isIP(p.Host) {
 		if d.resolver == nil {
 			d.log.Error(fmt.Sprintf("no resolver defined to resolve %s", p.Host))
 			return nil, http.StatusBadGateway

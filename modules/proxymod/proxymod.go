@@ -11,6 +11,7 @@
 package proxymod
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -28,10 +29,11 @@ import (
 // mainConf holds the upstream blocks of a configuration, and the client
 // certificates loaded for it.
 type mainConf struct {
-	upstreams map[string]*upstreamConf // by lowercased name (upstreamNamed)
-	targets   map[string]bool          // static proxy_pass hosts and ports (staticTarget)
-	order     []*upstreamConf
-	keyPairs  map[keyPairID]*tls.Certificate // loaded once, shared by the locations inheriting them
+	upstreams   map[string]*upstreamConf   // by lowercased name (upstreamNamed)
+	targets     map[string]*implicitTarget // *_pass hosts and ports (AddTarget), by targetKey
+	targetOrder []*implicitTarget
+	order       []*upstreamConf
+	keyPairs    map[keyPairID]*tls.Certificate // loaded once, shared by the locations inheriting them
 }
 
 type upstreamConf struct {
@@ -86,7 +88,7 @@ type locConf struct {
 var module = &core.Module{
 	Name: "proxy",
 	NewMain: func() any {
-		return &mainConf{upstreams: map[string]*upstreamConf{}, targets: map[string]bool{}, keyPairs: map[keyPairID]*tls.Certificate{}}
+		return &mainConf{upstreams: map[string]*upstreamConf{}, targets: map[string]*implicitTarget{}, keyPairs: map[keyPairID]*tls.Certificate{}}
 	},
 	NewLoc: func() any { return &locConf{} },
 	MergeLoc: func(p, c any) error {
@@ -237,7 +239,16 @@ func setUpstreamServer(c *core.Cmd) error {
 			c.Notice("ignoring \"slow_start\": a server that returns to rotation gets its full weight at once")
 		}
 	}
-	u.servers = append(u.servers, s)
+	// As in NGINX, a host name is resolved as the line is read: each of
+	// its addresses becomes a server with the line's parameters, and a
+	// name without any stops the configuration from loading.
+	ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
+	defer cancel()
+	resolved, err := proxy.ResolveServers(ctx, []proxy.Server{s})
+	if err != nil {
+		return c.Errorf("%v", err)
+	}
+	u.servers = append(u.servers, resolved...)
 	return nil
 }
 
@@ -322,9 +333,7 @@ func setPass(c *core.Cmd) error {
 		return c.Errorf("\"proxy_pass\" cannot have URI part in location given by regular expression, or inside named location, or inside \"if\" statement")
 	}
 	lc.pass, lc.passPos = &p, c.Pos()
-	if p.Unix == "" {
-		c.Main().(*mainConf).targets[targetKey(p)] = true
-	}
+	AddTarget(c, p)
 	return nil
 }
 
@@ -365,7 +374,8 @@ func templateValue(c *core.Cmd, arg string) (func(*http.Request) string, error) 
 
 // initMain builds each upstream group once; locations share them.
 func initMain(cfg *core.Config) error {
-	for _, u := range core.MainConf[*mainConf](cfg, module).order {
+	mc := core.MainConf[*mainConf](cfg, module)
+	for _, u := range mc.order {
 		up, err := proxy.NewUpstream(u.name, u.servers, u.keepalive.V)
 		if err != nil {
 			return fmt.Errorf("upstream %q in %s: %w", u.name, u.pos, err)
@@ -378,7 +388,7 @@ func initMain(cfg *core.Config) error {
 		}
 		u.built = up
 	}
-	return nil
+	return mc.buildImplicit()
 }
 
 func content(l *core.Location) (http.Handler, error) {

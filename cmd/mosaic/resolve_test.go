@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/inet"
+	"github.com/mosaic-edge/mosaic/internal/testclient"
+)
+
+// Host names of upstream servers are resolved when the configuration
+// loads, as NGINX resolves them: "-t" refuses a name without an address
+// in an upstream block (down and backup lines included) and in
+// proxy_pass, fastcgi_pass, uwsgi_pass and grpc_pass, with NGINX's
+// message and line; the commercial "resolve" parameter is refused; a
+// name that resolves loads.
+func TestUpstreamHostNotFoundAsNGINX(t *testing.T) {
+	dir := t.TempDir()
+	loc := func(pass string) string {
+		return "server { listen 127.0.0.1:2;\nlocation / { " + pass + " } }"
+	}
+	for i, c := range []struct{ http, want string }{
+		{"upstream b {\nserver nosuch.invalid:8080;\n}\n" + loc("proxy_pass http://b;"), `host not found in upstream "nosuch.invalid:8080"`},
+		{"upstream b {\nserver localhost:8080 backup;\nserver nosuch.invalid down;\n}\n" + loc("proxy_pass http://b;"), `host not found in upstream "nosuch.invalid"`},
+		{loc("proxy_pass http://nosuch.invalid:8080/x;"), `host not found in upstream "nosuch.invalid"`},
+		{loc("proxy_pass https://nosuch.invalid;"), `host not found in upstream "nosuch.invalid"`},
+		{loc("fastcgi_pass nosuch.invalid:9000;"), `host not found in upstream "nosuch.invalid"`},
+		{loc("uwsgi_pass nosuch.invalid:9000;"), `host not found in upstream "nosuch.invalid"`},
+		{loc("grpc_pass grpc://nosuch.invalid:9000;"), `host not found in upstream "nosuch.invalid"`},
+		{"upstream b {\nserver localhost:8080 resolve;\n}\n" + loc("proxy_pass http://b;"), `invalid parameter "resolve"`},
+		{"upstream b {\nserver localhost:8080;\nserver localhost:8081 backup;\n}\n" + loc("proxy_pass http://b;"), ""},
+		{loc("proxy_pass http://localhost:8080/x;"), ""},
+		{loc("fastcgi_pass localhost:9000;"), ""},
+		// With variables the name is looked up per request.
+		{loc("proxy_pass http://nosuch.invalid$uri;"), ""},
+	} {
+		mout, err, nginx := testBoth(t, dir, i, c.http)
+		if !strings.Contains(nginx, c.want) {
+			t.Fatalf("%q: nginx says %q, want %q", c.http, nginx, c.want)
+		}
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: mosaic refuses it: %s", c.http, mout)
+		case c.want != "" && (err == nil || !strings.Contains(mout, strings.TrimPrefix(nginx, "[emerg] "))):
+			t.Errorf("%q:\nmosaic %s\nnginx  %s", c.http, mout, nginx)
+		}
+	}
+}
+
+// localhostOrigins listens on 127.0.0.1 and [::1] on one port, each
+// answering with its name, and returns the port and a function that
+// stops ("down") or restarts ("up") the IPv6 one.
+func localhostOrigins(t *testing.T) (port int, v6 func(up bool)) {
+	t.Helper()
+	serve := func(ln net.Listener, name string) *http.Server {
+		s := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, name)
+		})}
+		go s.Serve(ln)
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	for range 20 {
+		ln4, err := net.Listen("tcp4", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port = ln4.Addr().(*net.TCPAddr).Port
+		ln6, err := net.Listen("tcp6", fmt.Sprintf("[::1]:%d", port))
+		if err != nil {
+			ln4.Close()
+			continue
+		}
+		serve(ln4, "v4")
+		s6 := serve(ln6, "v6")
+		return port, func(up bool) {
+			if !up {
+				s6.Close()
+				return
+			}
+			ln, err := net.Listen("tcp6", fmt.Sprintf("[::1]:%d", port))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s6 = serve(ln, "v6")
+		}
+	}
+	t.Fatal("no port free on both 127.0.0.1 and [::1]")
+	return 0, nil
+}
+
+// "localhost" is two servers where it resolves to ::1 and 127.0.0.1, as
+// on every Debian machine: requests alternate between the two addresses
+// in NGINX's order (glibc's: ::1 first), in an upstream block and in the
+// implicit group of a proxy_pass; with the IPv6 server down the request
+// that meets it goes on to the IPv4 one and the IPv6 address stays out
+// of rotation for fail_timeout, after which it gets requests again.
+// $upstream_addr shows the addresses, and the access logs match NGINX's
+// line by line. Where localhost has one address, the test is skipped.
+func TestLocalhostUpstreamAddressesAsNGINX(t *testing.T) {
+	nginxPath(t)
+	addrs, err := inet.ResolveHost(context.Background(), "localhost")
+	if err != nil || !slices.Contains(addrs, netip.MustParseAddr("::1")) || !slices.Contains(addrs, netip.MustParseAddr("127.0.0.1")) {
+		t.Skipf("localhost resolves to %v here, not to both ::1 and 127.0.0.1 (%v)", addrs, err)
+	}
+	port, v6 := localhostOrigins(t)
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, listen int) string {
+		sub := map[string]string{"m": "mosaic", "n": "nginx"}[who]
+		return fmt.Sprintf(`log_format up '$request_uri $status $upstream_addr $upstream_status';
+			access_log %[1]s/%[2]s/access.log up;
+			upstream named { server localhost:%[4]d fail_timeout=1s; }
+			server { listen 127.0.0.1:%[3]d;
+				location /group/ { proxy_pass http://named; }
+				location /implicit/ { proxy_pass http://localhost:%[4]d; } }`,
+			dir, sub, listen, port)
+	})
+	lines := 0
+	round := func(name string, paths ...string) {
+		t.Helper()
+		for _, path := range paths {
+			req := "GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+			m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
+			n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
+			if m.StatusCode != n.StatusCode || mb != nb {
+				t.Errorf("%s, %s: mosaic %d %q, nginx %d %q", name, path, m.StatusCode, mb, n.StatusCode, nb)
+			}
+			lines++
+		}
+	}
+	both := []string{"/group/1", "/implicit/1", "/group/2", "/implicit/2", "/group/3", "/implicit/3"}
+	round("both up", both...)
+	v6(false)
+	round("IPv6 down", both...)
+	// The group's fail_timeout=1s on NGINX's clock of whole seconds: the
+	// address is back once the clock has moved two seconds on.
+	time.Sleep(2100 * time.Millisecond)
+	v6(true)
+	round("IPv6 back", "/group/4", "/group/5", "/group/6", "/group/7", "/implicit/4", "/implicit/5")
+	sameAccessLogs(t, dir, lines)
+}
+
+// A *_pass to a host name goes to the addresses resolved at load, which
+// $upstream_addr shows as NGINX shows them: "127.0.0.1:port" for
+// localhost (and "[::1]:port" before it where localhost has both), the
+// host alone once no address is left to try; fastcgi_pass and
+// uwsgi_pass alike, here to ports where nothing listens, and grpc_pass
+// answers as NGINX does.
+func TestPassHostNamesShowAddressesAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := newUpOrigin(t, "origin", "")
+	port := strings.TrimPrefix(o.addr(), "127.0.0.1:")
+	dir := t.TempDir()
+	closed := []int{freePort(t), freePort(t), freePort(t)}
+	mport, nport := startBoth(t, dir, func(who string, listen int) string {
+		sub := map[string]string{"m": "mosaic", "n": "nginx"}[who]
+		return fmt.Sprintf(`log_format up '$request_uri $status $upstream_addr $upstream_status';
+			access_log %[1]s/%[2]s/access.log up;
+			server { listen 127.0.0.1:%[3]d;
+				location /proxy/ { proxy_pass http://localhost:%[4]s; }
+				location /fastcgi/ { fastcgi_pass localhost:%[5]d; }
+				location /uwsgi/ { uwsgi_pass localhost:%[6]d; }
+				location /grpc/ { grpc_pass localhost:%[7]d; access_log off; } }`,
+			dir, sub, listen, port, closed[0], closed[1], closed[2])
+	})
+	paths := []string{"/proxy/", "/fastcgi/", "/uwsgi/", "/grpc/"}
+	paths = append(paths, paths...)
+	for _, path := range paths {
+		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: x", "")
+	}
+	// gRPC calls set no $upstream_* variables (grpcproxy's README): the
+	// answer alone is compared.
+	sameAccessLogs(t, dir, len(paths)-2)
+}
