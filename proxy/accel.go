@@ -166,11 +166,11 @@ func (x *exchange) accelRedirect(p *peer, c *conn, resp *http.Response) bool {
 	a.count(c)
 	if resp.ContentLength == 0 && sent && stopped && x.keepalive(resp) && c.br.Buffered() == 0 {
 		_, _ = io.Copy(io.Discard, resp.Body)
-		h.up.putIdle(c, time.Now())
+		x.up.putIdle(c, time.Now())
 	} else {
 		c.close()
 	}
-	h.up.release(p, false, time.Now())
+	x.up.release(p, false, time.Now())
 
 	if strings.HasPrefix(target, "@") {
 		// The method stays, and so does the body: the one read whole is
@@ -180,7 +180,7 @@ func (x *exchange) accelRedirect(p *peer, c *conn, resp *http.Response) bool {
 	} else {
 		path, args, ok := percent.ParseUnsafeURI(target)
 		if !ok {
-			x.logFailure(slog.LevelError, "unsafe URI "+strconvQuote(target)+" was detected in X-Accel-Redirect", h.up.Name, nil)
+			x.logFailure(slog.LevelError, "unsafe URI "+strconvQuote(target)+" was detected in X-Accel-Redirect", x.up.Name, nil)
 			// The carried fields were copied before NGINX looked at the
 			// target: its 404 has them too. The hook answers it, so that
 			// a cache in front stores nothing here either.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -354,5 +355,32 @@ func TestResolveServers(t *testing.T) {
 	_, err = proxy.ResolveServers(context.Background(), []proxy.Server{{Addr: "nosuch.invalid:8080"}})
 	if err == nil || err.Error() != `host not found in upstream "nosuch.invalid:8080"` {
 		t.Errorf("an unknown name: %v", err)
+	}
+}
+
+// ServeVia sends a request to the servers of the group given with it, not
+// to the handler's own (here a name that resolves nowhere): each fresh
+// group has its refused server tried first, then the origin.
+func TestServeViaGroupOfTheRequest(t *testing.T) {
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "origin")
+	}))
+	defer origin.Close()
+	refused := refusedAddr(t)
+	h := proxyTo(t, "http://name.test", proxy.Options{})
+	for i := range 3 {
+		// Each request's group: the refused address first, then the
+		// origin; every request tries both.
+		up := mustUpstream(t, "name.test", 0, server(refused), server(hostOf(origin)))
+		rec := httptest.NewRecorder()
+		h.ServeVia(rec, httptest.NewRequest("GET", "/", nil), up, "")
+		if rec.Code != 200 || rec.Body.String() != "origin" {
+			t.Errorf("request %d: %d %q", i+1, rec.Code, rec.Body.String())
+		}
+		rec = httptest.NewRecorder()
+		h.ServeVia(rec, httptest.NewRequest("GET", "/", nil), up, "")
+		if rec.Code != 200 {
+			t.Errorf("request %d again: %d", i+1, rec.Code)
+		}
 	}
 }

@@ -23,6 +23,7 @@ import (
 // exchange is the state of one proxied request, recycled between requests.
 type exchange struct {
 	h   *Handler
+	up  *Upstream // the handler's group, or the request's own (ServeVia)
 	w   http.ResponseWriter
 	r   *http.Request
 	ctx context.Context
@@ -51,19 +52,32 @@ type exchange struct {
 var exchangePool = sync.Pool{New: func() any { return new(exchange) }}
 
 // ServeHTTP proxies r to the upstream.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.serve(w, r, "") }
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.serve(w, r, nil, "") }
 
 // ServeWithURI proxies r with uri as the whole request target sent to the
 // upstream: neither the client's path nor its query string is added. It
 // is how NGINX sends a request for a proxy_pass with variables whose value
 // has a URI part.
 func (h *Handler) ServeWithURI(w http.ResponseWriter, r *http.Request, uri string) {
-	h.serve(w, r, uri)
+	h.serve(w, r, nil, uri)
 }
 
-func (h *Handler) serve(w http.ResponseWriter, r *http.Request, uri string) {
+// ServeVia proxies r to the servers of up instead of the handler's
+// group, with uri as the whole request target when it is not empty (see
+// ServeWithURI). It is how NGINX serves a proxy_pass with variables
+// whose value names a host that it resolves at request time: a group of
+// the addresses made for that request alone, whose failures no other
+// request sees.
+func (h *Handler) ServeVia(w http.ResponseWriter, r *http.Request, up *Upstream, uri string) {
+	h.serve(w, r, up, uri)
+}
+
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, up *Upstream, uri string) {
 	x := exchangePool.Get().(*exchange)
 	x.h, x.w, x.r, x.ctx = h, w, r, r.Context()
+	if x.up = up; up == nil {
+		x.up = h.up
+	}
 	x.st = vars.FromContext(x.ctx)
 	if h.ignoreClientAbort && (x.st == nil || !x.st.HeaderOnly) {
 		// The exchange with the upstream outlives the client's leaving.
@@ -84,11 +98,11 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, uri string) {
 	if err := x.prepareBody(); err != nil {
 		f := x.classify(err, phaseSend, false, nil)
 		if f.kind != failClient && f.kind != failCanceled { // the spool failed
-			x.logFailure(slog.LevelError, "cannot save request body", h.up.Name, err)
+			x.logFailure(slog.LevelError, "cannot save request body", x.up.Name, err)
 			h.errorResponse(w, r, http.StatusInternalServerError)
 			return
 		}
-		x.logFailure(slog.LevelInfo, f.message(), h.up.Name, err)
+		x.logFailure(slog.LevelInfo, f.message(), x.up.Name, err)
 		if f.kind == failClient && x.clientGone(f.err) {
 			x.terminate(f.status())
 		}
@@ -106,7 +120,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, uri string) {
 		if x.head, err = h.wire.AppendHead(x.head[:0], r, x.body.length); err != nil {
 			// The protocol cannot carry the request (its parameters do
 			// not fit): no server could take it, and none is to blame.
-			x.logFailure(slog.LevelError, err.Error(), h.up.Name, nil)
+			x.logFailure(slog.LevelError, err.Error(), x.up.Name, nil)
 			h.errorResponse(w, r, http.StatusInternalServerError)
 			return
 		}
@@ -116,7 +130,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, uri string) {
 		x.id = connID{tls: h.tls, name: h.tls.serverName(r)}
 	}
 	x.id.sock = h.localFor(r)
-	x.sel.reset(h.up, r)
+	x.sel.reset(x.up, r)
 	if h.nextTries > 0 && x.sel.tries > h.nextTries {
 		x.sel.tries = h.nextTries
 	}
@@ -160,15 +174,14 @@ func (x *exchange) finish() {
 // run tries servers until one answers or the request may not go on, as
 // NGINX's proxy_next_upstream says.
 func (x *exchange) run() {
-	h := x.h
 	var p *peer
 	fresh := false // retry p on a new connection: a kept-alive one was stale
 	x.start = time.Now()
 	for {
 		if !fresh {
 			if p = x.sel.next(time.Now()); p == nil {
-				x.attempts = append(x.attempts, attempt{addr: h.up.Name, status: http.StatusBadGateway, connect: -1, header: -1})
-				x.logFailure(slog.LevelError, "no live upstreams while "+phaseConnect, h.up.Name, nil)
+				x.attempts = append(x.attempts, attempt{addr: x.up.Name, status: http.StatusBadGateway, connect: -1, header: -1})
+				x.logFailure(slog.LevelError, "no live upstreams while "+phaseConnect, x.up.Name, nil)
 				x.upstreamFailed(FailError, http.StatusBadGateway)
 				return
 			}
@@ -197,7 +210,7 @@ func (x *exchange) run() {
 			continue
 		}
 		if !f.kind.upstream() {
-			h.up.release(p, false, time.Now())
+			x.up.release(p, false, time.Now())
 			x.logFailure(slog.LevelInfo, f.message(), p.addr, f.err)
 			if f.kind == failClient && x.clientGone(f.err) {
 				x.terminate(f.status())
@@ -206,7 +219,7 @@ func (x *exchange) run() {
 			return
 		}
 		x.logFailure(slog.LevelError, f.message(), p.addr, f.err)
-		if h.up.release(p, true, time.Now()) {
+		if x.up.release(p, true, time.Now()) {
 			x.logFailure(slog.LevelWarn, "upstream server temporarily disabled while "+f.phase, p.addr, nil)
 		}
 		x.sel.tries--
@@ -281,7 +294,7 @@ func (x *exchange) nextOnStatus(p *peer, c *conn, resp *http.Response) bool {
 	a := &x.attempts[len(x.attempts)-1]
 	x.dropResponse(c, resp, a)
 	charged := cond != NextHTTP403 && cond != NextHTTP404
-	if x.h.up.release(p, charged, time.Now()) {
+	if x.up.release(p, charged, time.Now()) {
 		x.logFailure(slog.LevelWarn, "upstream server temporarily disabled while "+phaseHeader, p.addr, nil)
 	}
 	x.sel.tries--
@@ -305,7 +318,7 @@ func (x *exchange) try(p *peer, fresh bool) (*conn, *http.Response, *failure) {
 	}
 
 	if !fresh {
-		c = h.up.getIdle(p, x.id, start)
+		c = x.up.getIdle(p, x.id, start)
 	}
 	reused := c != nil
 	if c == nil {
@@ -454,12 +467,12 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 	h := x.h
 	a := &x.attempts[len(x.attempts)-1]
 	if resp.StatusCode == http.StatusSwitchingProtocols && h.wire == nil {
-		defer h.up.release(p, false, time.Now())
+		defer x.up.release(p, false, time.Now())
 		x.switchProtocols(c, resp, a)
 		return
 	}
 	if h.intercept != nil && h.intercept(x.r, resp.StatusCode) {
-		defer h.up.release(p, false, time.Now())
+		defer x.up.release(p, false, time.Now())
 		x.interceptResponse(c, resp, a)
 		return
 	}
@@ -578,13 +591,13 @@ func (x *exchange) upstreamEnded(p *peer, c *conn, resp *http.Response, n int64,
 	a.count(c) // before the connection may serve another request
 	ended := upErr == nil || upErr == io.EOF
 	if ended && clientErr == nil && sent && stopped && x.keepalive(resp) && c.br.Buffered() == 0 {
-		x.h.up.putIdle(c, time.Now())
+		x.up.putIdle(c, time.Now())
 	} else {
 		c.close()
 	}
 	// The server counts the request as active (least_conn, max_conns)
 	// until its response has ended.
-	x.h.up.release(p, false, time.Now())
+	x.up.release(p, false, time.Now())
 }
 
 // bodyFailed handles an upstream body that broke off. While nothing has
@@ -621,9 +634,9 @@ func (x *exchange) bodyFailed(p *peer, rc *http.ResponseController, res relayed)
 // keepalive reports whether the connection may serve another request.
 func (x *exchange) keepalive(resp *http.Response) bool {
 	if x.h.wire != nil {
-		return x.h.up.Keepalive > 0 && !resp.Close
+		return x.up.Keepalive > 0 && !resp.Close
 	}
-	return x.h.up.Keepalive > 0 && x.h.http11 && !x.sentClose && !resp.Close && resp.ProtoAtLeast(1, 1)
+	return x.up.Keepalive > 0 && x.h.http11 && !x.sentClose && !resp.Close && resp.ProtoAtLeast(1, 1)
 }
 
 // accelSettings applies an upstream's X-Accel-Limit-Rate: the client's
@@ -667,7 +680,7 @@ func (x *exchange) dropResponse(c *conn, resp *http.Response, a *attempt) {
 	a.total = time.Since(a.start)
 	a.count(c) // before the connection may serve another request
 	if x.h.wire != nil && resp.Body == http.NoBody && sent && stopped && x.keepalive(resp) && c.br.Buffered() == 0 {
-		x.h.up.putIdle(c, time.Now())
+		x.up.putIdle(c, time.Now())
 	} else {
 		c.close()
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/inet"
+	"github.com/mosaic-edge/mosaic/internal/resolver/resolvertest"
 	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
@@ -179,4 +180,56 @@ func TestPassHostNamesShowAddressesAsNGINX(t *testing.T) {
 	// gRPC calls set no $upstream_* variables (grpcproxy's README): the
 	// answer alone is compared.
 	sameAccessLogs(t, dir, len(paths)-2)
+}
+
+// A proxy_pass with variables resolves its host at request time with the
+// resolver, and each request gets a group of the addresses of its own,
+// as in NGINX: a name whose two addresses refuse is tried at both on
+// every request (never "no live upstreams" from an earlier request's
+// failures). NGINX turns the addresses at random, so each log line's
+// addresses are compared as a set.
+func TestVariablePassResolvedPerRequestAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dns := resolvertest.Start(t, map[string][]resolvertest.Record{
+		"down.test": {{Addr: netip.MustParseAddr("127.0.0.2")}, {Addr: netip.MustParseAddr("127.0.0.3")}},
+	})
+	closed := freePort(t)
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, listen int) string {
+		sub := map[string]string{"m": "mosaic", "n": "nginx"}[who]
+		return fmt.Sprintf(`log_format up '$request_uri $status $upstream_addr $upstream_status';
+			access_log %[1]s/%[2]s/access.log up;
+			server { listen 127.0.0.1:%[3]d;
+				location /v/ { resolver %[4]s; proxy_pass http://$arg_h:%[5]d; } }`,
+			dir, sub, listen, dns.Addr, closed)
+	})
+	const n = 3
+	for range n {
+		sameAnswer(t, mport, nport, "GET /v/?h=down.test HTTP/1.1\r\nHost: x", "")
+	}
+	// "/v/?h=down.test 502 A, B 502, 502" with A and B in either order.
+	asSet := func(line string) string {
+		f := strings.SplitN(line, " ", 3)
+		if len(f) < 3 {
+			return line
+		}
+		addrs, statuses, _ := strings.Cut(f[2], " 502")
+		list := strings.Split(addrs, ", ")
+		slices.Sort(list)
+		return f[0] + " " + f[1] + " " + strings.Join(list, ", ") + " 502" + statuses
+	}
+	mlog := refusedLines(t, dir+"/mosaic/access.log", n)
+	nlog := refusedLines(t, dir+"/nginx/access.log", n)
+	for i := range max(len(mlog), len(nlog)) {
+		var m, ng string
+		if i < len(mlog) {
+			m = asSet(mlog[i])
+		}
+		if i < len(nlog) {
+			ng = asSet(nlog[i])
+		}
+		if m != ng {
+			t.Errorf("line %d: mosaic %q, nginx %q", i+1, m, ng)
+		}
+	}
 }

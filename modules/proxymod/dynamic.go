@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,14 +40,7 @@ type dynamicPass struct {
 	log      *slog.Logger
 
 	mu       sync.Mutex
-	handlers map[string]*dynamicTarget // by scheme and authority
-}
-
-// dynamicTarget is the proxy built for one target, and for a name looked
-// up, the addresses it was built for.
-type dynamicTarget struct {
-	h     *proxy.Handler
-	addrs string
+	handlers map[string]*proxy.Handler // by scheme and authority
 }
 
 // maxDynamicTargets bounds the proxies kept per location: targets come
@@ -69,7 +64,7 @@ func newDynamicPass(l *core.Location, pc *locConf) (http.Handler, error) {
 		resolver: lc.resolver.V,
 		timeout:  lc.resolveTime.Or(30 * time.Second),
 		log:      l.Logger(),
-		handlers: map[string]*dynamicTarget{},
+		handlers: map[string]*proxy.Handler{},
 	}, nil
 }
 
@@ -81,16 +76,12 @@ func (d *dynamicPass) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		core.Error(w, r, http.StatusInternalServerError)
 		return
 	}
-	h, status := d.handler(r.Context(), p)
+	h, up, status := d.handler(r.Context(), p)
 	if h == nil {
 		core.Error(w, r, status)
 		return
 	}
-	if p.HasURI {
-		h.ServeWithURI(w, r, p.URI)
-		return
-	}
-	h.ServeHTTP(w, r)
+	h.ServeVia(w, r, up, p.URI)
 }
 
 // parseDynamicPass reads the value of a proxy_pass with variables. A query
@@ -110,64 +101,98 @@ func parseDynamicPass(value string) (proxy.Pass, error) {
 	return p, nil
 }
 
-// handler returns the proxy for p's scheme and authority, building it the
-// first time, or again when a name now resolves to other addresses; nil
-// and a status when there is none.
-func (d *dynamicPass) handler(ctx context.Context, p proxy.Pass) (*proxy.Handler, int) {
+// handler returns the proxy for p's scheme and authority, building it
+// the first time, and for a name looked up at request time the group of
+// its addresses for this request alone (nil otherwise: the handler's
+// own); a nil handler and a status when there is none.
+func (d *dynamicPass) handler(ctx context.Context, p proxy.Pass) (*proxy.Handler, *proxy.Upstream, int) {
 	p.URI, p.HasURI = "", false
-	key := p.String() + " " + p.Unix
 	up := d.upstream(p)
 	if up == nil {
 		up = d.main.implicitGroup(p)
 	}
-	var servers []proxy.Server
-	addrs := "" // what a looked-up name resolved to: its proxy is rebuilt when it changes
+	var perRequest *proxy.Upstream
 	if up == nil && p.Unix == "" && !isIP(p.Host) {
-		if d.resolver == nil {
-			d.log.Error(fmt.Sprintf("no resolver defined to resolve %s", p.Host))
-			return nil, http.StatusBadGateway
+		var status int
+		if perRequest, status = d.resolve(ctx, p); perRequest == nil {
+			return nil, nil, status
 		}
-		ctx, cancel := context.WithTimeout(ctx, d.timeout)
-		ips, err := d.resolver.Lookup(ctx, p.Host)
-		cancel()
-		if err != nil {
-			d.log.Error(fmt.Sprintf("%s could not be resolved (%v)", p.Host, err))
-			return nil, http.StatusBadGateway
-		}
-		names := make([]string, len(ips))
-		for i, ip := range ips {
-			names[i] = net.JoinHostPort(ip.String(), p.ProxyPort())
-			servers = append(servers, proxy.Server{Addr: names[i], Weight: 1, MaxFails: 1, FailTimeout: proxy.DefaultFailTimeout})
-		}
-		addrs = strings.Join(names, " ")
 	}
+	key := p.String() + " " + p.Unix
 	d.mu.Lock()
-	t := d.handlers[key]
+	h := d.handlers[key]
 	d.mu.Unlock()
-	if t != nil && t.addrs == addrs {
-		return t.h, 0
-	}
-	if servers != nil {
-		var err error
-		if up, err = proxy.NewUpstream(p.ProxyHost(), servers, 0); err != nil {
-			d.log.Error(fmt.Sprintf("proxy_pass to %s: %v", key, err))
-			return nil, http.StatusBadGateway
-		}
+	if h != nil {
+		return h, perRequest, 0
 	}
 	opts := d.base
 	opts.Pass, opts.Upstream = p, up
 	h, err := NewHandler(d.l, opts)
 	if err != nil {
 		d.log.Error(err.Error())
-		return nil, http.StatusInternalServerError
+		return nil, nil, http.StatusInternalServerError
 	}
 	d.mu.Lock()
 	if len(d.handlers) >= maxDynamicTargets {
 		clear(d.handlers)
 	}
-	d.handlers[key] = &dynamicTarget{h: h, addrs: addrs}
+	d.handlers[key] = h
 	d.mu.Unlock()
-	return h, 0
+	return h, perRequest, 0
+}
+
+// resolve looks p's host up with the location's resolver and returns a
+// group of its addresses for one request, as NGINX makes one per request
+// (ngx_http_upstream_create_round_robin_peer): each request starts with
+// every address in rotation, whatever the previous ones met, named after
+// the host, without keepalive; the addresses are rotated at random as
+// NGINX's resolver rotates them, so that requests spread over them.
+func (d *dynamicPass) resolve(ctx context.Context, p proxy.Pass) (*proxy.Upstream, int) {
+	if d.resolver == nil {
+		d.log.Error(fmt.Sprintf("no resolver defined to resolve %s", p.Host))
+		return nil, http.StatusBadGateway
+	}
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	ips, err := d.resolver.Lookup(ctx, p.Host)
+	cancel()
+	if err != nil {
+		d.log.Error(fmt.Sprintf("%s could not be resolved (%v)", p.Host, err))
+		return nil, http.StatusBadGateway
+	}
+	ips = rotate(ips)
+	servers := make([]proxy.Server, len(ips))
+	for i, ip := range ips {
+		servers[i] = proxy.Server{Addr: net.JoinHostPort(ip.String(), p.ProxyPort()), Weight: 1, MaxFails: 1, FailTimeout: proxy.DefaultFailTimeout}
+	}
+	up, err := proxy.NewUpstream(p.Host, servers, 0)
+	if err != nil {
+		d.log.Error(fmt.Sprintf("proxy_pass to %s: %v", p.Host, err))
+		return nil, http.StatusBadGateway
+	}
+	return up, 0
+}
+
+// rotate returns the addresses in the order NGINX's resolver hands them
+// out (ngx_resolver_export with rotation): the IPv4 ones turned by a
+// random offset, the IPv6 ones after them turned by another, and the
+// whole list by a third.
+func rotate(ips []netip.Addr) []netip.Addr {
+	var v4, v6 []netip.Addr
+	for _, ip := range ips {
+		if ip.Is4() {
+			v4 = append(v4, ip)
+		} else {
+			v6 = append(v6, ip)
+		}
+	}
+	turn := func(s []netip.Addr) []netip.Addr {
+		if len(s) < 2 {
+			return s
+		}
+		k := rand.IntN(len(s))
+		return append(slices.Clone(s[k:]), s[:k]...)
+	}
+	return turn(append(turn(v4), turn(v6)...))
 }
 
 // upstream returns the upstream block that p names, if any: a host
