@@ -7,8 +7,10 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -232,4 +234,30 @@ func TestVariablePassResolvedPerRequestAsNGINX(t *testing.T) {
 			t.Errorf("line %d: mosaic %q, nginx %q", i+1, m, ng)
 		}
 	}
+}
+
+// A reload resolves the names again, as NGINX's does when it reads the
+// new file: a name that no longer resolves fails the reload, saying so,
+// and the running configuration keeps serving its addresses; a name
+// whose file now names another port is served there.
+func TestReloadResolvesNamesAgain(t *testing.T) {
+	first, second := newUpOrigin(t, "first", ""), newUpOrigin(t, "second", "")
+	portOf := func(o *upOrigin) string { return strings.TrimPrefix(o.addr(), "127.0.0.1:") }
+	dir, port := t.TempDir(), freePort(t)
+	conf := func(server string) string {
+		return fmt.Sprintf(`http { upstream u { server %s; }
+			server { listen 127.0.0.1:%d; location / { proxy_pass http://u; } } }`, server, port)
+	}
+	p := startMosaic(t, dir, conf("localhost:"+portOf(first)), port)
+	base := fmt.Sprintf("http://127.0.0.1:%d/", port)
+	waitBody(t, base, "first")
+	writeFile(t, filepath.Join(dir, "mosaic.conf"), conf("nosuch.invalid:"+portOf(second)))
+	p.cmd.Process.Signal(syscall.SIGHUP)
+	waitOutput(t, p, `host not found in upstream \"nosuch.invalid:`)
+	if _, body := httpGet(t, base); body != "first" {
+		t.Fatalf("after the failed reload: %q", body)
+	}
+	writeFile(t, filepath.Join(dir, "mosaic.conf"), conf("localhost:"+portOf(second)))
+	p.cmd.Process.Signal(syscall.SIGHUP)
+	waitBody(t, base, "second")
 }
