@@ -11,9 +11,12 @@ import (
 	"net/http"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // DefaultTimeout is NGINX's default grpc_connect_timeout,
@@ -314,15 +317,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		sel = h.o.Select(r)
 	}
 	start := time.Now()
+	var tried triedServers
 	for {
 		addr, ok := sel.Next()
 		if !ok {
 			h.log().LogAttrs(ctx, slog.LevelError, "no live upstreams while connecting to upstream",
 				slog.String("upstream", h.o.Name))
+			tried.note(r, h.o.Name, http.StatusBadGateway)
 			h.errorResponse(w, r, http.StatusBadGateway)
 			return
 		}
-		status, retry := h.try(w, r, t, addr, header, authority)
+		status, retry := h.try(w, r, t, addr, header, authority, func(status int) { tried.note(r, addr, status) })
+		if status > 0 {
+			tried.note(r, addr, status)
+		}
 		if status <= 0 {
 			sel.Done(false)
 			if status == aborted {
@@ -342,6 +350,25 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// triedServers are the servers a request tried and what each answered,
+// for $upstream_addr and $upstream_status: set again after each try, so
+// that they hold before the response header goes out (an add_header ...
+// always sees them, as in NGINX).
+type triedServers struct {
+	addrs, statuses []string
+}
+
+func (t *triedServers) note(r *http.Request, addr string, status int) {
+	st := vars.FromContext(r.Context())
+	if st == nil {
+		return
+	}
+	t.addrs = append(t.addrs, addr)
+	t.statuses = append(t.statuses, strconv.Itoa(status))
+	st.Set("upstream_addr", strings.Join(t.addrs, ", "))
+	st.Set("upstream_status", strings.Join(t.statuses, ", "))
 }
 
 // mayGoOn says whether grpc_next_upstream lets a request that failed to
@@ -402,7 +429,7 @@ const aborted = -1
 // response that broke after its head, else the status to answer with
 // and whether the request never left, so that another server may take
 // it.
-func (h *Handler) try(w http.ResponseWriter, r *http.Request, t *http.Transport, addr string, header http.Header, authority string) (status int, retry bool) {
+func (h *Handler) try(w http.ResponseWriter, r *http.Request, t *http.Transport, addr string, header http.Header, authority string, answered func(status int)) (status int, retry bool) {
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
 	host := h.urlHost(addr)
@@ -455,6 +482,7 @@ func (h *Handler) try(w http.ResponseWriter, r *http.Request, t *http.Transport,
 	if err != nil {
 		return h.failed(r, addr, err, context.Cause(ctx))
 	}
+	answered(resp.StatusCode)
 	defer func() {
 		// Go's client waits in Close for the request body's writer,
 		// which may wait on a client that still has its side open (the

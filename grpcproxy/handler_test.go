@@ -16,6 +16,7 @@ import (
 
 	"github.com/mosaic-edge/mosaic/grpcproxy"
 	"github.com/mosaic-edge/mosaic/internal/testgrpc"
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // backend starts a testgrpc backend over h2c and returns its address.
@@ -351,5 +352,33 @@ func TestUpstreamEndsBeforeClient(t *testing.T) {
 	pw.Close()
 	if err != nil || n != 12 || resp.Trailer.Get("Grpc-Status") != "0" {
 		t.Errorf("got %d bytes, %v, grpc-status %q; want the two messages and 0", n, err, resp.Trailer.Get("Grpc-Status"))
+	}
+}
+
+// $upstream_addr and $upstream_status list the servers tried and their
+// answers, as the proxy's do: a refusing server's 502, then the status
+// of the one that answered.
+func TestUpstreamAddrAndStatus(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := l.Addr().String()
+	l.Close()
+	up := backend(t)
+	var st *vars.State
+	h := handler(t, grpcproxy.Options{}, down, up)
+	url := front(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		st = &vars.State{Start: time.Now()}
+		h.ServeHTTP(w, r.WithContext(vars.NewContext(r.Context(), st)))
+	}))
+	res, err := testgrpc.Call(context.Background(), testgrpc.Client(nil), url+"/test.Echo/Unary", nil, "x")
+	if err != nil || res.Status != 200 {
+		t.Fatalf("%v, %v", res, err)
+	}
+	addr, _ := st.Get("upstream_addr")
+	status, _ := st.Get("upstream_status")
+	if want := down + ", " + up; addr != want || status != "502, 200" {
+		t.Errorf("upstream_addr %q, upstream_status %q; want %q, %q", addr, status, want, "502, 200")
 	}
 }
