@@ -298,9 +298,9 @@ func Options(l *server.Location, g *Conf, wire proxy.Wire) (proxy.Options, error
 	up, err := proxymod.PassUpstream(l.Server().Config(), *g.Pass)
 	switch {
 	case err != nil:
-		return proxy.Options{}, fmt.Errorf("%v in %s", err, g.PassPos)
+		return proxy.Options{}, proxymod.PosError(g.PassPos, err.Error())
 	case up == nil && g.Pass.Port == "" && g.Pass.Unix == "":
-		return proxy.Options{}, fmt.Errorf("no port in upstream %q in %s", g.Pass.Host, g.PassPos)
+		return proxy.Options{}, proxymod.PosError(g.PassPos, fmt.Sprintf("no port in upstream %q", g.Pass.Host))
 	}
 	opts.Upstream = up
 	return opts, nil

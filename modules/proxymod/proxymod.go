@@ -474,7 +474,7 @@ func locationOptions(l *core.Location, pass proxy.Pass, withTLS bool) (proxy.Opt
 	}
 	up, err := mc.passUpstream(pass)
 	if err != nil {
-		return proxy.Options{}, false, fmt.Errorf("%v in %s", err, lc.passPos)
+		return proxy.Options{}, false, PosError(passConf(l).passPos, err.Error())
 	}
 	opts.Upstream = up
 	return opts, true, nil

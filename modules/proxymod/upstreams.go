@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/internal/inet"
 	"github.com/mosaic-edge/mosaic/proxy"
 	core "github.com/mosaic-edge/mosaic/server"
@@ -84,6 +86,18 @@ func (mc *mainConf) implicitGroup(p proxy.Pass) *proxy.Upstream {
 		return t.built
 	}
 	return nil
+}
+
+// PosError is msg placed at pos, a directive's position ("file:line"),
+// as a *conf.Error, so that the core names the place once, at the end,
+// as NGINX's messages do ("upstream "b" may not have port 80 in
+// site.conf:4"); a position it cannot read is appended as text.
+func PosError(pos, msg string) error {
+	i := strings.LastIndexByte(pos, ':')
+	if line, err := strconv.Atoi(pos[i+1:]); i > 0 && err == nil {
+		return &conf.Error{Msg: msg, File: pos[:i], Line: line}
+	}
+	return fmt.Errorf("%s in %s", msg, pos)
 }
 
 func targetKey(p proxy.Pass) string {
