@@ -2,6 +2,7 @@
 // itself is in its subpackages, one for each library:
 //
 //	modules/accessmod     allow, deny                    -> access (a check of the access phase)
+//	modules/additionmod   add_before_body, add_after_body, addition_types -> addition (a filter; parts: server.Subrequest)
 //	modules/accesslogmod  log_format, access_log        -> accesslog
 //	modules/authmod       auth_basic*, auth_request*     -> auth (checks of the access phase)
 //	modules/autoindexmod  autoindex*                     -> autoindex (static's listing of a directory)

@@ -21,6 +21,7 @@ var (
 		"accesslog", // logs the response as the client got it
 		"throttle",  // limit_rate: paces the bytes that leave, compressed or not
 		"compress",  // brotli, zstd, gzip of the assembled response
+		"addition",  // add_*_body: its parts skip the page's SSI and sub, as NGINX's subrequest output does
 		"esi",       // assembles pages; its fragments run the contents below
 		"ssi",       // NGINX's SSI, inside compression as in NGINX; its includes are subrequests
 		"sub",       // sub_filter: inside SSI, so that SSI reads the rewritten text, as in NGINX

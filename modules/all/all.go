@@ -8,6 +8,7 @@ package all
 import (
 	_ "github.com/mosaic-edge/mosaic/modules/accesslogmod"
 	_ "github.com/mosaic-edge/mosaic/modules/accessmod"
+	_ "github.com/mosaic-edge/mosaic/modules/additionmod"
 	_ "github.com/mosaic-edge/mosaic/modules/authmod"
 	_ "github.com/mosaic-edge/mosaic/modules/cachemod"
 	_ "github.com/mosaic-edge/mosaic/modules/compressmod"

@@ -147,16 +147,22 @@ func variable(scope *vars.Scope) func(r *http.Request, name string) (string, boo
 	}
 }
 
-// fetch includes uri with a subrequest. It carries the page's request
-// header, as NGINX's subrequests do, less what asks for part of a
-// response or a 304 (NGINX applies those to the main request only) and
-// less Accept-Encoding, since the page is compressed as a whole.
+// fetch includes uri with a subrequest.
 func fetch(parent *http.Request, uri string) (*http.Response, error) {
+	return server.Include(parent, uri, IncludeHeader(parent))
+}
+
+// IncludeHeader is the request header of a subrequest whose body goes
+// into parent's response (an include, add_before_body): parent's, as
+// NGINX's subrequests carry, less what asks for part of a response or a
+// 304 (NGINX applies those to the main request only) and less
+// Accept-Encoding, since the page is compressed as a whole.
+func IncludeHeader(parent *http.Request) http.Header {
 	h := parent.Header.Clone()
 	for _, k := range []string{"Range", "If-Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "Accept-Encoding"} {
 		h.Del(k)
 	}
-	return server.Include(parent, uri, h)
+	return h
 }
 
 // setLimit is the included location's subrequest_output_buffer_size.

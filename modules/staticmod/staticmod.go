@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/modules/additionmod"
 	"github.com/mosaic-edge/mosaic/modules/autoindexmod"
 	"github.com/mosaic-edge/mosaic/modules/compressmod"
 	"github.com/mosaic-edge/mosaic/modules/esimod"
@@ -276,7 +277,7 @@ func options(l *server.Location) static.Options {
 		VaryEncoding:   compressmod.VaryEncoding(l),
 		VaryDictionary: compressmod.VaryDictionary(l),
 		Transformed:    AnyType(esimod.Transformed(l), ssimod.Transformed(l)),
-		Unranged:       submod.Unranged(l),
+		Unranged:       AnyType(submod.Unranged(l), additionmod.Unranged(l)),
 		Listing:        autoindexmod.Listing(l),
 		RandomIndex:    randomindexmod.Enabled(l),
 		// The index file is served by the location its URI matches, after
