@@ -6,6 +6,7 @@
 //	modules/accesslogmod  log_format, access_log        -> accesslog
 //	modules/authmod       auth_basic*, auth_request*     -> auth (checks of the access phase)
 //	modules/autoindexmod  autoindex*                     -> autoindex (static's listing of a directory)
+//	modules/browsermod    modern_browser, ancient_browser… -> browser ($modern_browser, $ancient_browser, $msie)
 //	modules/cachemod      proxy_cache_path, proxy_cache* -> cache (+ proxy)
 //	modules/compressmod   brotli*, zstd*, gzip*, gunzip  -> compress
 //	modules/davmod        dav_methods, dav_access…       -> dav (content before static, which serves the other methods)

@@ -65,6 +65,23 @@ func RegisterState(name string) {
 // value ($uid_reset): the value set is the one read.
 func RegisterSettable(name string) {
 	RegisterState(name)
+	markSettable(name)
+}
+
+// RegisterChangeable makes $name computed by g until "set" gives it a
+// value, which is then read for the rest of the request: NGINX's
+// changeable variables ($modern_browser).
+func RegisterChangeable(name string, g Getter) {
+	Register(name, func(r *http.Request, st *State) string {
+		if v, ok := st.Get(name); ok {
+			return v
+		}
+		return g(r, st)
+	})
+	markSettable(name)
+}
+
+func markSettable(name string) {
 	regMu.Lock()
 	settable[name] = true
 	regMu.Unlock()

@@ -10,6 +10,7 @@ import (
 	_ "github.com/mosaic-edge/mosaic/modules/accessmod"
 	_ "github.com/mosaic-edge/mosaic/modules/additionmod"
 	_ "github.com/mosaic-edge/mosaic/modules/authmod"
+	_ "github.com/mosaic-edge/mosaic/modules/browsermod"
 	_ "github.com/mosaic-edge/mosaic/modules/cachemod"
 	_ "github.com/mosaic-edge/mosaic/modules/compressmod"
 	_ "github.com/mosaic-edge/mosaic/modules/davmod"
