@@ -14,11 +14,13 @@ import (
 )
 
 // Spool holds a body read whole: in Mem when it fits the memory it was
-// given, otherwise in File, which Close removes.
+// given, otherwise in File, which has no name left once made.
 type Spool struct {
 	Mem  []byte
 	File *os.File
 	Size int64
+	// unlinked: the file's name was removed when it was made.
+	unlinked bool
 }
 
 // SourceError is a failure reading the body's source (the client), told
@@ -44,6 +46,11 @@ func New(src io.Reader, memory int64, temp func() (*os.File, error)) (*Spool, er
 		return nil, fmt.Errorf("spool request body: %w", err)
 	}
 	s := &Spool{File: f}
+	// The body is kept by the open file only, as NGINX removes the name
+	// of such a file as soon as it is made: $request_body_file names a
+	// file that is gone, and none is left behind whatever becomes of the
+	// process.
+	s.unlinked = os.Remove(f.Name()) == nil
 	n, err := f.Write(head)
 	if err == nil {
 		var m int64
@@ -71,12 +78,15 @@ func (s *Spool) Reader() io.Reader {
 	return bytes.NewReader(s.Mem)
 }
 
-// Close removes the temporary file, if any.
+// Close closes the temporary file, if any, and removes it if its name
+// is still there.
 func (s *Spool) Close() {
 	if s.File != nil {
 		name := s.File.Name()
 		_ = s.File.Close()
-		_ = os.Remove(name)
+		if !s.unlinked {
+			_ = os.Remove(name)
+		}
 		s.File = nil
 	}
 }

@@ -66,3 +66,19 @@ func TestTempError(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// A body that overflows memory keeps no name in the file system, as
+// NGINX unlinks such a file once made.
+func TestFileUnlinked(t *testing.T) {
+	s, err := New(strings.NewReader("hello world"), 5, temp(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := os.Stat(s.File.Name()); !os.IsNotExist(err) {
+		t.Errorf("overflowed body's file still named: %v", err)
+	}
+	if b, _ := io.ReadAll(s.Reader()); string(b) != "hello world" {
+		t.Errorf("read %q", b)
+	}
+}

@@ -112,17 +112,24 @@ func TestClientBodyBuffer(t *testing.T) {
 		})
 		return out
 	}
-	seenc := make(chan []string, 1)
+	// The origin reports what it finds under the temporary directory
+	// while the request is sent on, and the name $request_body_file
+	// gives.
+	type seen struct {
+		files []string
+		name  string
+	}
+	seenc := make(chan seen, 1)
 	o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		seenc <- files() // the spool file exists while the request is sent on
+		seenc <- seen{files(), r.Header.Get("X-File")}
 		fmt.Fprintf(w, "%d %d", r.ContentLength, len(b))
 	}))
 	t.Cleanup(o.Close)
 	base := servertest.Start(t, fmt.Sprintf(`http {
 		client_body_buffer_size 1k;
 		client_body_temp_path %s 1 2;
-		server { listen 127.0.0.1:0; location / { proxy_pass %s; } }
+		server { listen 127.0.0.1:0; location / { proxy_pass %s; proxy_set_header X-File $request_body_file; } }
 	}`, temp, o.URL))
 	post := func(n int) string {
 		// A reader of unknown length: the client sends it chunked.
@@ -135,20 +142,23 @@ func TestClientBodyBuffer(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return string(b)
 	}
-	if got, seen := post(1024), <-seenc; got != "1024 1024" || len(seen) != 0 {
-		t.Errorf("1k body: %q, files %v", got, seen)
+	if got, s := post(1024), <-seenc; got != "1024 1024" || len(s.files) != 0 || s.name != "" {
+		t.Errorf("1k body: %q, %+v", got, s)
 	}
-	got, seen := post(1025), <-seenc
-	if got != "1025 1025" || len(seen) != 1 {
-		t.Fatalf("1k+1 body: %q, files %v", got, seen)
+	// Past the buffer, the body goes to a file whose name is removed as
+	// soon as it is made, as NGINX does: the body is sent from the open
+	// file, and $request_body_file names a file no longer there.
+	got, s := post(1025), <-seenc
+	if got != "1025 1025" || len(s.files) != 0 {
+		t.Fatalf("1k+1 body: %q, %+v", got, s)
 	}
 	// Levels "1 2": the file's last digit, then the two before it.
-	parts := strings.Split(seen[0], string(filepath.Separator))
-	if name := parts[len(parts)-1]; len(parts) != 3 || parts[0] != name[len(name)-1:] || parts[1] != name[len(name)-3:len(name)-1] {
-		t.Errorf("file %s is not in levels 1 2", seen[0])
+	rel, err := filepath.Rel(temp, s.name)
+	parts := strings.Split(rel, string(filepath.Separator))
+	if name := parts[len(parts)-1]; err != nil || len(parts) != 3 || parts[0] != name[len(name)-1:] || parts[1] != name[len(name)-3:len(name)-1] {
+		t.Errorf("file %s is not in levels 1 2 below %s", s.name, temp)
 	}
-	// The proxy removes the file as the request ends, just after the
-	// response has gone out.
+	// Nothing is left once the request has ended.
 	deadline := time.Now().Add(5 * time.Second)
 	for len(files()) != 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
