@@ -39,10 +39,14 @@ type Mirror struct {
 	RequestBody bool
 	// BodyMemory is how much of a body is held in memory before the rest
 	// goes to a file made by BodyTemp (client_body_buffer_size and
-	// client_body_temp_path); 0 means DefaultBodyMemory, BodyTemp nil
-	// os.CreateTemp in the default directory.
+	// client_body_temp_path); 0 means DefaultBodyMemory, negative a
+	// file for every body (client_body_in_file_only); BodyTemp nil
+	// means os.CreateTemp in the default directory.
 	BodyMemory int64
 	BodyTemp   func() (*os.File, error)
+	// BodyKeep leaves the file in place once the request is done
+	// ("client_body_in_file_only on"); otherwise it is removed.
+	BodyKeep bool
 	// Start sends one mirror: uri (with the arguments), the client's
 	// method and a copy of its header, and body (nil for none) of size
 	// bytes, which stays readable until wait has returned. wait returns
@@ -67,7 +71,7 @@ func (m *Mirror) serve(w http.ResponseWriter, r *http.Request, next http.Handler
 	var sp *spool.Spool
 	if m.RequestBody && r.Body != nil && r.Body != http.NoBody {
 		mem := m.BodyMemory
-		if mem <= 0 {
+		if mem == 0 {
 			mem = DefaultBodyMemory
 		}
 		temp := m.BodyTemp
@@ -79,6 +83,7 @@ func (m *Mirror) serve(w http.ResponseWriter, r *http.Request, next http.Handler
 			m.fail(w, r, bodyStatus(err))
 			return
 		}
+		sp.Keep = m.BodyKeep
 		if st := vars.FromContext(r.Context()); st != nil {
 			// The body is the request's now, as NGINX's r->request_body:
 			// $request_body has it, and an error_page after the content

@@ -48,12 +48,16 @@ func (e *clientError) Unwrap() error { return e.err }
 // file) to learn its length.
 func (x *exchange) prepareBody() error {
 	r, b := x.r, &x.body
+	// No body. (For a request an http.Server read, a zero length is
+	// exact; for one built in-process it means "unknown" unless the body
+	// is NoBody.)
+	empty := r.Body == nil || r.Body == http.NoBody || (r.ContentLength == 0 && r.RequestURI != "")
+	_, declared := r.Header["Content-Length"]
 	switch {
-	case r.Body == nil || r.Body == http.NoBody || (r.ContentLength == 0 && r.RequestURI != ""):
-		// No body. (For a request an http.Server read, a zero length is
-		// exact; for one built in-process it means "unknown" unless the
-		// body is NoBody.)
-		if _, ok := r.Header["Content-Length"]; ok {
+	case empty && !(declared && x.h.bodyMemory < 0):
+		// client_body_in_file_only makes a file for a body declared
+		// empty, not for a request without one, as NGINX.
+		if declared {
 			b.kind = bodyLength
 		}
 	case r.ContentLength > 0 && !x.h.requestBuffering:
@@ -61,7 +65,11 @@ func (x *exchange) prepareBody() error {
 	case x.h.http11 && !x.h.requestBuffering:
 		b.kind, b.src = bodyChunked, r.Body
 	default:
-		sp, err := spool.New(r.Body, x.h.bodyMemory, x.h.bodyTemp)
+		src := r.Body
+		if empty {
+			src = http.NoBody
+		}
+		sp, err := spool.New(src, x.h.bodyMemory, x.h.bodyTemp)
 		if se := (*spool.SourceError)(nil); errors.As(err, &se) {
 			return &clientError{se.Err}
 		}
@@ -73,6 +81,7 @@ func (x *exchange) prepareBody() error {
 			return &clientError{io.ErrUnexpectedEOF}
 		}
 		b.kind, b.length, b.spool = bodyLength, sp.Size, sp
+		sp.Keep = x.h.bodyKeep
 		if sp.File == nil && x.st != nil {
 			// Read whole into memory: $request_body has it, as in NGINX.
 			x.st.RequestBody = sp.Mem

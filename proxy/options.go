@@ -71,10 +71,14 @@ type Options struct {
 	// BodyBufferSize is how much of a request body that must be kept
 	// whole (one of unknown length sent with HTTP/1.0) is held in memory
 	// before the rest goes to a temporary file: client_body_buffer_size;
-	// 0 means 16k. BodyTempFile makes that file (client_body_temp_path);
-	// nil makes it in the system's temporary directory.
+	// 0 means 16k; negative sends the whole body to the file, an empty
+	// one too (client_body_in_file_only). BodyTempFile makes that file
+	// (client_body_temp_path); nil makes it in the system's temporary
+	// directory. BodyKeepFile leaves the file in place once the request
+	// is done ("client_body_in_file_only on"); otherwise it is removed.
 	BodyBufferSize int64
 	BodyTempFile   func() (*os.File, error)
+	BodyKeepFile   bool
 
 	// BufferingOff is "proxy_buffering off": every chunk read from the
 	// upstream is flushed to the client at once.
@@ -274,6 +278,7 @@ type Handler struct {
 
 	bodyMemory   int64
 	bodyTemp     func() (*os.File, error)
+	bodyKeep     bool
 	bufferingOff bool
 	relayPool    *sync.Pool
 	aheadMemory  int
@@ -416,9 +421,9 @@ func New(opts Options) (*Handler, error) {
 	if h.log == nil {
 		h.log = slog.Default()
 	}
-	h.bodyMemory, h.bodyTemp = opts.BodyBufferSize, opts.BodyTempFile
+	h.bodyMemory, h.bodyTemp, h.bodyKeep = opts.BodyBufferSize, opts.BodyTempFile, opts.BodyKeepFile
 	h.absRedirect = opts.AbsoluteRedirect
-	if h.bodyMemory <= 0 {
+	if h.bodyMemory == 0 {
 		h.bodyMemory = defaultBodyMemory
 	}
 	if h.bodyTemp == nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 )
 
@@ -84,7 +85,36 @@ func (p TempPath) Create() (*os.File, error) {
 // ClientBodyBuffer returns client_body_buffer_size, the part of a request
 // body held in memory when mosaic must keep a body whole, and a function
 // that makes the temporary file for the rest (client_body_temp_path).
+// With client_body_in_file_only, size is -1: the whole body goes to the
+// file, an empty one too (see ClientBodyKeep).
 func (l *Location) ClientBodyBuffer() (size int64, tempFile func() (*os.File, error)) {
 	cl := LocConf[*coreLoc](l, coreModule)
+	if cl.bodyFileOnly.V != bodyFileOff {
+		return -1, cl.bodyTemp.V.Create
+	}
 	return cl.bodyBuffer.V, cl.bodyTemp.V.Create
+}
+
+// ClientBodyKeep reports whether the temporary file of a request body
+// stays once the request has ended ("client_body_in_file_only on"),
+// rather than being removed.
+func (l *Location) ClientBodyKeep() bool {
+	return LocConf[*coreLoc](l, coreModule).bodyFileOnly.V == bodyFileKeep
+}
+
+// bodyFileOnly is client_body_in_file_only.
+type bodyFileOnly int
+
+const (
+	bodyFileOff   bodyFileOnly = iota
+	bodyFileKeep               // on: the file stays after the request
+	bodyFileClean              // clean: removed when the request ends
+)
+
+func setBodyFileOnly(c *Cmd) error {
+	v, ok := map[string]bodyFileOnly{"off": bodyFileOff, "on": bodyFileKeep, "clean": bodyFileClean}[strings.ToLower(c.Args[0])]
+	if !ok {
+		return c.Errorf("invalid value %q", c.Args[0])
+	}
+	return Put(c, &c.Loc().(*coreLoc).bodyFileOnly, v)
 }

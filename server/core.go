@@ -74,9 +74,11 @@ type coreLoc struct {
 	// Request buffers.
 	bodyBuffer    Setting[int64] // client_body_buffer_size
 	bodyTemp      Setting[TempPath]
-	headerBuffer  Setting[int64] // client_header_buffer_size
-	underscores   Setting[bool]  // underscores_in_headers
-	ignoreInvalid Setting[bool]  // ignore_invalid_headers
+	bodyFileOnly  Setting[bodyFileOnly] // client_body_in_file_only
+	bodySingle    Setting[bool]         // client_body_in_single_buffer
+	headerBuffer  Setting[int64]        // client_header_buffer_size
+	underscores   Setting[bool]         // underscores_in_headers
+	ignoreInvalid Setting[bool]         // ignore_invalid_headers
 	// The access phase (access.go).
 	satisfy   Setting[bool] // satisfyAny for "satisfy any"
 	authDelay Setting[time.Duration]
@@ -194,6 +196,13 @@ func init() {
 			return Put(c, &c.Loc().(*coreLoc).bodyBuffer, n)
 		}},
 		{Name: "client_body_temp_path", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 4, Set: setBodyTempPath},
+		{Name: "client_body_in_file_only", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setBodyFileOnly},
+		// NGINX sizes its reading buffer so that a small body ends up in
+		// one piece; mosaic keeps a body in memory in one piece always,
+		// and $request_body is the same either way. The setting is kept
+		// for NGINX's check of a second line ("is duplicate").
+		{Name: "client_body_in_single_buffer", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.bodySingle })},
 		{Name: "client_header_buffer_size", Context: CtxHTTP | CtxServer, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
 			n, err := c.Size(c.Args[0])
 			if err != nil || n < 1 || n > 1<<20 {
@@ -283,6 +292,8 @@ func mergeCoreLoc(p, c any) error {
 	child.charsetTypes.Merge(parent.charsetTypes)
 	child.bodyBuffer.Merge(parent.bodyBuffer)
 	child.bodyTemp.Merge(parent.bodyTemp)
+	child.bodyFileOnly.Merge(parent.bodyFileOnly)
+	child.bodySingle.Merge(parent.bodySingle)
 	child.headerBuffer.Merge(parent.headerBuffer)
 	child.satisfy.Merge(parent.satisfy)
 	child.authDelay.Merge(parent.authDelay)

@@ -14,11 +14,16 @@ import (
 )
 
 // Spool holds a body read whole: in Mem when it fits the memory it was
-// given, otherwise in File, which has no name left once made.
+// given, otherwise in File. The file of a body that overflowed memory has
+// no name left once made; that of a body sent to a file whatever its size
+// is removed by Close, unless Keep is set.
 type Spool struct {
 	Mem  []byte
 	File *os.File
 	Size int64
+	// Keep leaves the file in place when the spool is closed, as
+	// NGINX's client_body_in_file_only on leaves it.
+	Keep bool
 	// unlinked: the file's name was removed when it was made.
 	unlinked bool
 }
@@ -31,14 +36,15 @@ func (e *SourceError) Error() string { return "read body: " + e.Err.Error() }
 func (e *SourceError) Unwrap() error { return e.Err }
 
 // New reads src to its end: up to memory bytes stay in memory, a longer
-// body goes to a file made by temp. A failure of src comes back as a
-// *SourceError.
+// body goes to a file made by temp. A negative memory sends every body to
+// a file, an empty one too (client_body_in_file_only). A failure of src
+// comes back as a *SourceError.
 func New(src io.Reader, memory int64, temp func() (*os.File, error)) (*Spool, error) {
-	head, err := io.ReadAll(io.LimitReader(src, memory+1))
+	head, err := io.ReadAll(io.LimitReader(src, max(memory, -1)+1))
 	if err != nil {
 		return nil, &SourceError{err}
 	}
-	if int64(len(head)) <= memory {
+	if memory >= 0 && int64(len(head)) <= memory {
 		return &Spool{Mem: head, Size: int64(len(head))}, nil
 	}
 	f, err := temp()
@@ -46,11 +52,14 @@ func New(src io.Reader, memory int64, temp func() (*os.File, error)) (*Spool, er
 		return nil, fmt.Errorf("spool request body: %w", err)
 	}
 	s := &Spool{File: f}
-	// The body is kept by the open file only, as NGINX removes the name
-	// of such a file as soon as it is made: $request_body_file names a
-	// file that is gone, and none is left behind whatever becomes of the
-	// process.
-	s.unlinked = os.Remove(f.Name()) == nil
+	if memory >= 0 {
+		// A body that merely overflowed memory is kept by its open
+		// file only, as NGINX removes the name of such a file as soon
+		// as it is made: $request_body_file names a file that is gone,
+		// and none is left behind whatever becomes of the process.
+		// client_body_in_file_only keeps the name for the request.
+		s.unlinked = os.Remove(f.Name()) == nil
+	}
 	n, err := f.Write(head)
 	if err == nil {
 		var m int64
@@ -78,13 +87,12 @@ func (s *Spool) Reader() io.Reader {
 	return bytes.NewReader(s.Mem)
 }
 
-// Close closes the temporary file, if any, and removes it if its name
-// is still there.
+// Close removes the temporary file, if any, unless Keep is set.
 func (s *Spool) Close() {
 	if s.File != nil {
 		name := s.File.Name()
 		_ = s.File.Close()
-		if !s.unlinked {
+		if !s.Keep && !s.unlinked {
 			_ = os.Remove(name)
 		}
 		s.File = nil

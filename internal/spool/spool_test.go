@@ -82,3 +82,28 @@ func TestFileUnlinked(t *testing.T) {
 		t.Errorf("read %q", b)
 	}
 }
+
+// A body sent to a file whatever its size (client_body_in_file_only),
+// an empty one too, keeps its name until Close, and after it with Keep.
+func TestFileOnly(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		for _, body := range []string{"", "hi"} {
+			s, err := New(strings.NewReader(body), -1, temp(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.File == nil || s.Mem != nil || s.Size != int64(len(body)) {
+				t.Fatalf("file only %q: got %+v", body, s)
+			}
+			name := s.File.Name()
+			if b, err := os.ReadFile(name); err != nil || string(b) != body {
+				t.Errorf("file only %q: file holds %q, %v", body, b, err)
+			}
+			s.Keep = keep
+			s.Close()
+			if _, err := os.Stat(name); keep != (err == nil) {
+				t.Errorf("keep %v: after Close: %v", keep, err)
+			}
+		}
+	}
+}

@@ -274,6 +274,7 @@ func Options(l *server.Location, g *Conf, wire proxy.Wire) (proxy.Options, error
 		BufferSize:          l.OutputBuffers().Size,
 		BodyBufferSize:      bodyBuf,
 		BodyTempFile:        bodyTemp,
+		BodyKeepFile:        l.ClientBodyKeep(),
 		BufferingOff:        !g.buffering.Or(true),
 		RequestBuffering:    g.reqBuffer.Or(true),
 		HideHeaders:         g.hide,

@@ -77,6 +77,7 @@ func precontent(l *server.Location, next http.Handler) (http.Handler, error) {
 		RequestBody: lc.requestBody.Or(true),
 		BodyMemory:  mem,
 		BodyTemp:    temp,
+		BodyKeep:    l.ClientBodyKeep(),
 		Start:       server.Background,
 		Hold:        server.AfterResponse,
 		Error:       server.Error,

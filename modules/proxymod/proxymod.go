@@ -441,6 +441,7 @@ func locationOptions(l *core.Location, pass proxy.Pass, withTLS bool) (proxy.Opt
 		BufferSize:     l.OutputBuffers().Size,
 		BodyBufferSize: bodyBuf,
 		BodyTempFile:   bodyTemp,
+		BodyKeepFile:   l.ClientBodyKeep(),
 		BufferingOff:   !lc.buffering.Or(true),
 		RedirectOff:    lc.redirects.off,
 		Redirects:      lc.redirects.rules,
