@@ -106,7 +106,7 @@ func (m *Mirror) serve(w http.ResponseWriter, r *http.Request, next http.Handler
 		r.ContentLength = sp.Size
 		r.Body = http.NoBody
 		if sp.Size > 0 {
-			r.Body = io.NopCloser(sp.Reader())
+			r.Body = sp.Body()
 		}
 	}
 	waits := make([]func(), 0, len(m.URIs))

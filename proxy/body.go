@@ -25,13 +25,15 @@ const defaultBodyMemory = 16 << 10
 
 // reqBody is the request body as the proxy sends it.
 type reqBody struct {
-	kind    int
-	length  int64
-	src     io.Reader    // the client's body, read once
-	spool   *spool.Spool // or the body saved for HTTP/1.0, replayable
-	wire    Wire         // frames the bytes; nil: sent as they are
-	started bool         // a read of src has begun, so it cannot be sent again
-	state   atomic.Int32 // sendWriting or sendReading, while a goroutine sends
+	kind   int
+	length int64
+	src    io.Reader    // the client's body, read once
+	spool  *spool.Spool // or the body saved for HTTP/1.0, replayable
+	// borrowed: spool is another handler's, which closes it.
+	borrowed bool
+	wire     Wire         // frames the bytes; nil: sent as they are
+	started  bool         // a read of src has begun, so it cannot be sent again
+	state    atomic.Int32 // sendWriting or sendReading, while a goroutine sends
 }
 
 // clientError is a failure on the client's side of the exchange: its body
@@ -64,6 +66,11 @@ func (x *exchange) prepareBody() error {
 		b.kind, b.length, b.src = bodyLength, r.ContentLength, r.Body
 	case x.h.http11 && !x.h.requestBuffering:
 		b.kind, b.src = bodyChunked, r.Body
+	case spool.Saved(r.Body) != nil:
+		// Saved whole before (mirror_request_body): sent from there,
+		// as NGINX reads a body once; its owner removes the file.
+		sp := spool.Saved(r.Body)
+		b.kind, b.length, b.spool, b.borrowed = bodyLength, sp.Size, sp, true
 	default:
 		src := r.Body
 		if empty {
@@ -116,7 +123,7 @@ func (b *reqBody) hasBytes() bool {
 }
 
 func (b *reqBody) close() {
-	if b.spool != nil {
+	if b.spool != nil && !b.borrowed {
 		b.spool.Close()
 	}
 }

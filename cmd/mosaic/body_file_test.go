@@ -61,6 +61,8 @@ func TestClientBodyInFileOnlyAsNGINX(t *testing.T) {
 			location /off/ { client_body_in_file_only off; proxy_pass http://%[4]s; }
 			location /big/ { client_body_buffer_size 8; proxy_pass http://%[4]s; }
 			location /single/ { client_body_in_single_buffer on; proxy_pass http://%[4]s; }
+			location /mirror/ { client_body_in_file_only on; mirror /m; proxy_pass http://%[4]s; }
+			location = /m { internal; return 204; }
 		}`, port, dir, who, origin)
 	})
 	post := func(path, body string) string {
@@ -81,9 +83,11 @@ func TestClientBodyInFileOnlyAsNGINX(t *testing.T) {
 		// client_body_buffer_size says.
 		{post("/big/a", big), big},
 		{post("/single/a", "one buffer"), "one buffer"},
+		// Mirrored: the body is read once, into one file, for both.
+		{post("/mirror/a", "mirrored"), "mirrored"},
 	} {
 		sameAnswer(t, mport, nport, c.head, c.body)
-		if strings.Contains(c.head, "/on/") && !strings.Contains(c.head, "GET") {
+		if (strings.Contains(c.head, "/on/") || strings.Contains(c.head, "/mirror/")) && !strings.Contains(c.head, "GET") {
 			kept++
 		}
 	}

@@ -87,6 +87,28 @@ func (s *Spool) Reader() io.Reader {
 	return bytes.NewReader(s.Mem)
 }
 
+// Body returns a request Body that reads the whole body from its start
+// and tells Saved the spool it comes from: a handler after the one that
+// saved the body (the proxy behind mirror) takes the spool rather than
+// saving the body a second time, as NGINX reads a request's body once.
+// Closing it does nothing; the spool's owner closes the spool.
+func (s *Spool) Body() io.ReadCloser { return &saved{Reader: s.Reader(), spool: s} }
+
+// Saved returns the spool that made body with Body, or nil.
+func Saved(body io.Reader) *Spool {
+	if b, ok := body.(*saved); ok {
+		return b.spool
+	}
+	return nil
+}
+
+type saved struct {
+	io.Reader
+	spool *Spool
+}
+
+func (*saved) Close() error { return nil }
+
 // Close removes the temporary file, if any, unless Keep is set.
 func (s *Spool) Close() {
 	if s.File != nil {

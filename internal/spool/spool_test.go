@@ -107,3 +107,20 @@ func TestFileOnly(t *testing.T) {
 		}
 	}
 }
+
+// Body reads the whole body and leads back to its spool; other readers
+// do not.
+func TestSavedBody(t *testing.T) {
+	s, err := New(strings.NewReader("hello"), 10, temp(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	body := s.Body()
+	if b, _ := io.ReadAll(body); string(b) != "hello" || body.Close() != nil {
+		t.Errorf("read %q", b)
+	}
+	if Saved(body) != s || Saved(strings.NewReader("x")) != nil || Saved(io.NopCloser(s.Reader())) != nil {
+		t.Error("Saved finds the wrong spool")
+	}
+}
