@@ -19,6 +19,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/reason"
 )
 
 // maxDrain is how much of a request body that its handler left unread is
@@ -1051,11 +1053,11 @@ func (c *conn) refuse(err error) {
 		reqHeadLen: int64(reqLen), start: c.reqStart, closeAfter: true}
 	c.report(re.status, line, method, w)
 	if !w.wroteHeader {
-		status, detail := re.status, ""
+		status := re.status
 		if status == StatusHeaderTooLarge {
-			status, detail = http.StatusBadRequest, headerTooLargeText
+			status = http.StatusBadRequest
 		}
-		page := refusalPage(status, detail)
+		page := refusalPage(re.status)
 		w.header["Content-Type"] = []string{"text/html"}
 		w.header["Content-Length"] = []string{strconv.Itoa(len(page))}
 		w.WriteHeader(status)
@@ -1096,28 +1098,20 @@ func requestLine(head string) (line string, whole bool) {
 	return strings.TrimSuffix(head, "\r"), whole
 }
 
-// headerTooLargeText is NGINX's explanation of its 494.
-const headerTooLargeText = "Request Header Or Cookie Too Large"
-
-// refusalPage is the error page for status, with detail under its
-// heading when set (NGINX's pages for its 494 and 497).
-func refusalPage(status int, detail string) string {
-	text := http.StatusText(status)
-	title := text
-	if detail != "" {
-		title, detail = detail, "<center>"+detail+"</center>\r\n"
-	}
-	return fmt.Sprintf("<html>\r\n<head><title>%d %s</title></head>\r\n<body>\r\n<center><h1>%d %s</h1></center>\r\n%s</body>\r\n</html>\r\n",
-		status, title, status, text, detail)
+// refusalPage is NGINX's page for code (its own 494 and 497 included,
+// which go out as 400).
+func refusalPage(code int) string {
+	page, _ := reason.Page(code)
+	return page
 }
 
-// writeRefusal sends the error page for status on nc, a connection that
-// is not HTTP's yet (plain HTTP on a TLS port), and says that the
-// connection closes.
-func writeRefusal(nc net.Conn, status int, detail string) {
-	page := refusalPage(status, detail)
-	msg := fmt.Sprintf("HTTP/1.1 %d %s\r\nContent-Type: text/html\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
-		status, http.StatusText(status), len(page), page)
+// writeRefusal sends the error page for code (NGINX's 497) on nc, a
+// connection that is not HTTP's yet (plain HTTP on a TLS port), and says
+// that the connection closes.
+func writeRefusal(nc net.Conn, code int) {
+	page := refusalPage(code)
+	msg := fmt.Sprintf("%sContent-Type: text/html\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+		statusLine(http.StatusBadRequest), len(page), page)
 	_ = nc.SetWriteDeadline(time.Now().Add(5 * time.Second)) // the connection closes after
 	_, _ = io.WriteString(nc, msg)
 }

@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
-	"net/http"
 	"sync"
 	"time"
 )
@@ -107,7 +106,7 @@ func (c *conn) handshakeFailed(err error) {
 	var re tls.RecordHeaderError
 	if errors.As(err, &re) && re.Conn != nil && isPlainHTTP(re.RecordHeader) {
 		err = errPlainHTTP
-		writeRefusal(re.Conn, http.StatusBadRequest, "The plain HTTP request was sent to HTTPS port")
+		writeRefusal(re.Conn, 497) // NGINX's code for plain HTTP on a TLS port
 	}
 	c.srv.logger().Info("TLS handshake failed", "client", c.remoteAddr, "error", err)
 }

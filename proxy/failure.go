@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/mosaic-edge/mosaic/internal/chunked"
+	"github.com/mosaic-edge/mosaic/internal/reason"
 )
 
 // StatusClientClosedRequest is NGINX's 499: the client went away before
@@ -209,9 +210,7 @@ func writeErrorPage(w http.ResponseWriter, _ *http.Request, status int) {
 		w.WriteHeader(status)
 		return
 	}
-	text := strconv.Itoa(status) + " " + http.StatusText(status)
-	body := "<html>\r\n<head><title>" + text + "</title></head>\r\n<body>\r\n<center><h1>" +
-		text + "</h1></center>\r\n</body>\r\n</html>\r\n"
+	body, _ := reason.Page(status)
 	hdr := w.Header()
 	hdr.Set("Content-Type", "text/html")
 	hdr.Set("Content-Length", strconv.Itoa(len(body)))

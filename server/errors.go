@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/internal/percent"
+	"github.com/mosaic-edge/mosaic/internal/reason"
 	"github.com/mosaic-edge/mosaic/internal/useragent"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -61,14 +62,6 @@ func setErrorPage(c *Cmd) error {
 		cl.errorPages[code] = ep
 	}
 	return nil
-}
-
-// errorBody is the page mosaic sends with the errors it generates itself,
-// in the shape NGINX's users know.
-func errorBody(code int) string {
-	text := strconv.Itoa(code) + " " + http.StatusText(code)
-	return "<html>\r\n<head><title>" + text + "</title></head>\r\n<body>\r\n<center><h1>" + text +
-		"</h1></center>\r\n<hr><center>mosaic</center>\r\n</body>\r\n</html>\r\n"
 }
 
 // msiePadding follows the error pages of codes 400 and up for MSIE and
@@ -158,8 +151,14 @@ func Error(w http.ResponseWriter, r *http.Request, code int) {
 			h["Location"] = []string{absoluteLocation(r, ri, loc[0])}
 		}
 	}
-	body := padded(r, cl, code, errorBody(code))
-	h["Content-Type"] = []string{"text/html"}
+	// NGINX's page for the code; for a code it has none for (418, 422,
+	// 201), an empty body without a type, as NGINX answers.
+	page, ok := reason.Page(code)
+	body := ""
+	if ok {
+		body = padded(r, cl, code, page)
+		h["Content-Type"] = []string{"text/html"}
+	}
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	// NGINX closes an HTTP/1.x connection whose request body it will not
 	// read; on HTTP/2 it resets the stream and keeps the connection, which
@@ -168,7 +167,7 @@ func Error(w http.ResponseWriter, r *http.Request, code int) {
 		h["Connection"] = []string{"close"}
 	}
 	w.WriteHeader(code)
-	if r.Method != http.MethodHead {
+	if r.Method != http.MethodHead && body != "" {
 		_, _ = w.Write([]byte(body))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/http1"
+	"github.com/mosaic-edge/mosaic/internal/reason"
 )
 
 // Requests refused before they reach a location: by the HTTP/1 reader (a
@@ -66,7 +67,7 @@ func refuseAtServer(w http.ResponseWriter, r *http.Request, srv *VServer, ri *re
 			// runs (it could proxy for a client that is gone), and the
 			// log has the status with nothing sent.
 			writeUncaught(w, code)
-		case specialText[code] != "":
+		case reason.Explanation(code) != "":
 			serveSpecial(w, r, LocConf[*coreLoc](srv.level, coreModule), code)
 		default:
 			Error(w, r, code)

@@ -16,7 +16,7 @@ import (
 	"weak"
 
 	"github.com/mosaic-edge/mosaic/conf"
-	"github.com/mosaic-edge/mosaic/http1"
+	"github.com/mosaic-edge/mosaic/internal/reason"
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
 )
 
@@ -321,17 +321,6 @@ func sslOf(s *VServer) *sslLoc { return LocConf[*sslLoc](s.level, sslModule) }
 // statusToHTTPS is NGINX's code for a plain HTTP request on a TLS port.
 const statusToHTTPS = 497
 
-// specialText is NGINX's wording of the codes it answers as 400 with an
-// explanation: a header too large (494), the client certificate errors
-// (495, 496) and a plain HTTP request on a TLS port (497). error_page
-// catches them by their own code, never as 400.
-var specialText = map[int]string{
-	http1.StatusHeaderTooLarge: "Request Header Or Cookie Too Large",
-	495:                        "The SSL certificate error",
-	496:                        "No required SSL certificate was sent",
-	statusToHTTPS:              "The plain HTTP request was sent to HTTPS port",
-}
-
 // serveCertError answers a request that ssl_verify_client refuses, a
 // plain HTTP request on a TLS port, 421 or a header too large; an
 // HTTP/1.x connection closes, as NGINX's does. On HTTP/2 NGINX ends the
@@ -348,7 +337,9 @@ func serveCertError(w http.ResponseWriter, r *http.Request, srv *VServer, code i
 	serveSpecial(w, r, LocConf[*coreLoc](srv.level, coreModule), code)
 }
 
-// serveSpecial answers one of specialText's codes: cl's error_page for
+// serveSpecial answers one of the codes NGINX answers as 400 with an
+// explanation (reason.Explanation: 494 to 497), which error_page catches
+// by their own code, never as 400: cl's error_page for
 // the code when there is one (the page goes with 400 unless it says
 // otherwise, as NGINX turns these codes into 400 on the way out), else
 // 400 with NGINX's explanation.
@@ -358,9 +349,8 @@ func serveSpecial(w http.ResponseWriter, r *http.Request, cl *coreLoc, code int)
 		serveErrorPage(w, r, http.StatusBadRequest, ep, cl.recursivePages.V)
 		return
 	}
-	text := specialText[code]
-	body := padded(r, cl, http.StatusBadRequest, "<html>\r\n<head><title>400 "+text+"</title></head>\r\n<body>\r\n<center><h1>400 Bad Request</h1></center>\r\n<center>"+
-		text+"</center>\r\n<hr><center>mosaic</center>\r\n</body>\r\n</html>\r\n")
+	page, _ := reason.Page(code)
+	body := padded(r, cl, http.StatusBadRequest, page)
 	h := w.Header()
 	h["Content-Type"] = []string{"text/html"}
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}

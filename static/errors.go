@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/mosaic-edge/mosaic/internal/reason"
 )
 
 // openFailed answers for a file that could not be opened, with NGINX's
@@ -72,9 +74,7 @@ func (h *FileServer) fail(w http.ResponseWriter, r *http.Request, status int) {
 // writeErrorPage writes the short HTML page NGINX answers errors and
 // redirects with.
 func writeErrorPage(w http.ResponseWriter, status int) {
-	title := strconv.Itoa(status) + " " + http.StatusText(status)
-	page := "<html>\r\n<head><title>" + title + "</title></head>\r\n<body>\r\n" +
-		"<center><h1>" + title + "</h1></center>\r\n<hr><center>mosaic</center>\r\n</body>\r\n</html>\r\n"
+	page, _ := reason.Page(status)
 	hdr := w.Header()
 	hdr["Content-Type"] = []string{"text/html"}
 	hdr["Content-Length"] = []string{strconv.Itoa(len(page))}

@@ -95,7 +95,7 @@ func TestMethods(t *testing.T) {
 	for _, m := range []string{"PUT", "DELETE", "OPTIONS", "PATCH"} {
 		resp, body := fx.do(m, "/a.txt")
 		expect(t, resp, 405, "Allow", "GET, HEAD", "Content-Type", "text/html")
-		if !strings.Contains(body, "405 Method Not Allowed") {
+		if !strings.Contains(body, "405 Not Allowed") {
 			t.Errorf("%s: body %q", m, body)
 		}
 	}

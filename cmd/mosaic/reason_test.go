@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// mosaic's own answers carry NGINX's status lines ("302 Moved
+// Temporarily", "414 Request-URI Too Large", "418 " with no phrase) and
+// NGINX's built-in pages, byte for byte but for the name in the tail; a
+// code NGINX has no page for gets an empty body without a type. So do
+// the requests the HTTP/1 reader refuses.
+func TestStatusLinesAndPagesAsNGINX(t *testing.T) {
+	nginxPath(t)
+	codes := []int{200, 201, 204, 301, 302, 303, 307, 308}
+	for c := 400; c <= 431; c++ {
+		if c != 444 {
+			codes = append(codes, c)
+		}
+	}
+	codes = append(codes, 451, 500, 501, 502, 503, 504, 505, 506, 507, 508, 599)
+	var locs strings.Builder
+	for _, c := range codes {
+		fmt.Fprintf(&locs, "location = /%d { return %d; }\n", c, c)
+	}
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf("server_tokens off; large_client_header_buffers 2 1k; server { listen 127.0.0.1:%d; %s }", port, locs.String())
+	})
+	// The status line, the type and length fields, and the body with
+	// NGINX's name in the tail made mosaic's.
+	answer := func(port int, req string) string {
+		raw := sendUntilClosed(t, port, req)
+		head, body, _ := strings.Cut(raw, "\r\n\r\n")
+		lines := strings.Split(head, "\r\n")
+		out := []string{lines[0]}
+		for _, l := range lines[1:] {
+			if name, _, _ := strings.Cut(l, ":"); name == "Content-Type" || name == "Content-Length" {
+				out = append(out, l)
+			}
+		}
+		body = strings.Replace(body, "<hr><center>nginx</center>", "<hr><center>mosaic</center>", 1)
+		return strings.Join(out, "\r\n") + "\r\n\r\n" + body
+	}
+	tail := len("<hr><center>mosaic</center>") - len("<hr><center>nginx</center>")
+	requests := map[string]string{
+		"too long":       "GET /" + strings.Repeat("a", 1300) + " HTTP/1.1\r\nHost: x\r\n\r\n",
+		"too large":      "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("b", 1300) + "\r\n\r\n",
+		"garbage":        "GARBAGE\r\n\r\n",
+		"HTTP/2.0":       "GET / HTTP/2.0\r\nHost: x\r\n\r\n",
+		"gzip body":      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n",
+		"no Host":        "GET / HTTP/1.1\r\n\r\n",
+		"lower method":   "get / HTTP/1.1\r\nHost: x\r\n\r\n",
+		"not found HEAD": "HEAD /nothing HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+	}
+	for _, c := range codes {
+		requests[fmt.Sprintf("return %d", c)] = fmt.Sprintf("GET /%d HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", c)
+	}
+	for name, req := range requests {
+		m, n := answer(mport, req), answer(nport, req)
+		// A page's length differs by the tail's name (a HEAD's too).
+		var size int
+		if i := strings.Index(n, "Content-Length: "); i >= 0 && strings.Contains(n, "Content-Type: text/html") {
+			fmt.Sscanf(n[i:], "Content-Length: %d", &size)
+			n = strings.Replace(n, fmt.Sprintf("Content-Length: %d", size), fmt.Sprintf("Content-Length: %d", size+tail), 1)
+		}
+		if m != n {
+			t.Errorf("%s:\nmosaic %q\nnginx  %q", name, m, n)
+		}
+	}
+}
