@@ -129,6 +129,11 @@ type conn struct {
 	// the one refused: NGINX's $request_length of a refused request,
 	// which counts the lines it parsed.
 	refusedLen int
+	// refusedHeader and refusedHost are what NGINX had read of the
+	// fields of a header being refused (see Refusal).
+	refusedHeader http.Header
+	refusedHost   string
+	refusedAtEnd  bool
 	// Parking (park_linux.go): the connection waits in the process's
 	// epoll set with no goroutine; parkState says so, parkFD and parkSeq
 	// name it there, parkTimer ends the wait at the keep-alive deadline.
@@ -782,7 +787,9 @@ func (c *conn) readRequest(x *exchange) (*http.Request, error) {
 		return nil, err // the header so far stays for the resumption
 	}
 	if err != nil && c.head != nil {
-		c.refusedLine, c.lineWhole = requestLine(string(*c.head))
+		so := string(*c.head)
+		c.refusedLine, c.lineWhole = requestLine(so)
+		c.refusedHeader, c.refusedHost = knownFields(so[:strings.LastIndexByte(so, '\n')+1])
 	}
 	head := string(buf) // every header value shares this copy
 	c.releaseHead()
@@ -793,6 +800,7 @@ func (c *conn) readRequest(x *exchange) (*http.Request, error) {
 	if err := parseHead(head, &r, &x.mem); err != nil {
 		c.refusedLine, c.lineWhole = requestLine(head)
 		c.refusedLen = len(head)
+		c.refusedHeader, c.refusedHost = r.Header, r.Host
 		return nil, err
 	}
 	r.RemoteAddr = c.remoteAddr
@@ -815,9 +823,9 @@ func (c *conn) readRequest(x *exchange) (*http.Request, error) {
 // errLineTooLong, errFieldTooLong and errHeadTooLarge end a request
 // whose header breaks the limits.
 var (
-	errLineTooLong  = &requestError{http.StatusRequestURITooLong, "request line too long"}
-	errFieldTooLong = &requestError{StatusHeaderTooLarge, "header field too long"}
-	errHeadTooLarge = &requestError{StatusHeaderTooLarge, "request header too large"}
+	errLineTooLong  = &requestError{status: http.StatusRequestURITooLong, msg: "request line too long"}
+	errFieldTooLong = &requestError{status: StatusHeaderTooLarge, msg: "header field too long"}
+	errHeadTooLarge = &requestError{status: StatusHeaderTooLarge, msg: "request header too large"}
 )
 
 // headBuffers follows where NGINX would hold a header as it is read
@@ -1018,7 +1026,8 @@ func (c *conn) refuse(err error) {
 	if !whole || errors.Is(err, errLineTooLong) || parseLine(line, req) != nil {
 		req.Method, req.RequestURI = "", ""
 		req.Proto, req.ProtoMajor, req.ProtoMinor = "HTTP/1.1", 1, 1
-		reqLen = 0 // NGINX counts no line it did not parse
+		reqLen = 0                               // NGINX counts no line it did not parse
+		c.refusedHeader, c.refusedHost = nil, "" // nor any field after such a line
 	}
 	method := req.Method
 	if method == "" && strings.HasPrefix(line, "HEAD ") {
@@ -1051,6 +1060,7 @@ func (c *conn) refuse(err error) {
 	c.srv.logger().Info("client sent invalid request", "client", c.remoteAddr, "error", re.msg)
 	w := &response{c: c, req: req, header: c.responseHeader(), cl: -1, sendTimeout: c.lim.WriteTimeout,
 		reqHeadLen: int64(reqLen), start: c.reqStart, closeAfter: true}
+	c.refusedAtEnd = re.atEnd
 	c.report(re.status, line, method, w)
 	if !w.wroteHeader {
 		status := re.status
@@ -1070,11 +1080,14 @@ func (c *conn) refuse(err error) {
 // handler; method is that of a valid request line, answer the response
 // it may write, nil for a request that gets none.
 func (c *conn) report(status int, line, method string, answer *response) {
+	fields, host, atEnd := c.refusedHeader, c.refusedHost, c.refusedAtEnd
+	c.refusedHeader, c.refusedHost, c.refusedAtEnd = nil, "", false
 	f := c.srv.Refused
 	if f == nil {
 		return
 	}
-	rf := &Refusal{Status: status, Line: line, Method: method, Start: c.reqStart, RemoteAddr: c.remoteAddr, Context: c.baseCtx}
+	rf := &Refusal{Status: status, Line: line, Method: method, Header: fields, Host: host, AtEnd: atEnd,
+		TLS: c.tlsState, Start: c.reqStart, RemoteAddr: c.remoteAddr, Context: c.baseCtx}
 	if answer != nil {
 		rf.Answer = answer
 	}

@@ -65,6 +65,15 @@ func FuzzParseHead(f *testing.F) {
 			default:
 				t.Fatalf("parseHead(%q) status %d", head, re.status)
 			}
+			// What a refusal hands over: a host that chose a server is
+			// a valid one, and a line refused hands over no field.
+			if r.Host != "" && !validHost(r.Host) {
+				t.Fatalf("parseHead(%q) refused with host %q", head, r.Host)
+			}
+			if r.Method == "" && (r.Header != nil || r.Host != "") {
+				t.Fatalf("parseHead(%q) refused its line with fields %q, host %q", head, r.Header, r.Host)
+			}
+			knownFields(head)
 			return
 		}
 		checkAccepted(t, head, &r)

@@ -17,11 +17,21 @@ import (
 type requestError struct {
 	status int
 	msg    string
+	// atEnd marks a check that NGINX makes once the header has ended,
+	// after it has looked the server up again for the Host it read, or
+	// for none (which, over TLS, leaves the server name's server for the
+	// default server).
+	atEnd bool
 }
 
 func (e *requestError) Error() string { return e.msg }
 
-func badRequest(msg string) error { return &requestError{http.StatusBadRequest, msg} }
+func badRequest(msg string) error { return &requestError{status: http.StatusBadRequest, msg: msg} }
+
+// badHeader is badRequest for a check made once the header has ended.
+func badHeader(msg string) error {
+	return &requestError{status: http.StatusBadRequest, msg: msg, atEnd: true}
+}
 
 // reqMem is memory a request's parse fills instead of allocating: the
 // URL of the usual origin-form target and the backing of the first
@@ -38,15 +48,50 @@ type reqMem struct {
 // without a body and -1 for a chunked one. head is shared by every string
 // that r keeps, so that the whole header costs one allocation; mem holds
 // the URL and header values where they fit.
+//
+// A header refused leaves in r what NGINX had read of it when it refused
+// it, which it answers and logs with (see Refusal): r.Header holds the
+// fields before the refused line, the Host field among them as sent, and
+// r.Host the host that chose the server, "" when none had.
 func parseHead(head string, r *http.Request, mem *reqMem) error {
 	line, rest := cutLine(head)
 	if err := parseLine(line, r); err != nil {
 		return err
 	}
 	if err := parseFields(rest, r, mem.vals[:]); err != nil {
+		// NGINX parses the target before the fields: a bad one was
+		// refused before any field, and an absolute-form target's host
+		// chose the server whatever the Host field says.
+		fieldHost := r.Host
+		r.Host = ""
+		if parseTarget(r, &mem.url) != nil {
+			r.Header = nil
+		} else if r.Host == "" {
+			r.Host = fieldHost
+		}
 		return err
 	}
-	return parseTarget(r, &mem.url)
+	if err := parseTarget(r, &mem.url); err != nil {
+		r.Header, r.Host = nil, ""
+		return err
+	}
+	return nil
+}
+
+// knownFields returns what NGINX knows of a request refused in the
+// middle of its header (too large, not whole in time, cut by the client),
+// head being the lines that came whole before: the fields, Host among
+// them as sent, and the host that chose the server (see parseHead).
+func knownFields(head string) (http.Header, string) {
+	if head == "" {
+		return nil, ""
+	}
+	var r http.Request
+	if parseHead(head, &r, &reqMem{}) == nil && r.Host != "" && r.URL.Host == "" {
+		// Read whole, the Host field went out of the header, into r.Host.
+		r.Header["Host"] = []string{r.Host}
+	}
+	return r.Header, r.Host
 }
 
 // parseLine parses a request line into r's method, target and protocol;
@@ -76,7 +121,7 @@ func parseLine(line string, r *http.Request) error {
 			return badRequest("invalid protocol version")
 		}
 		if major != 1 {
-			return &requestError{http.StatusHTTPVersionNotSupported, "unsupported protocol version " + proto}
+			return &requestError{status: http.StatusHTTPVersionNotSupported, msg: "unsupported protocol version " + proto}
 		}
 		r.Proto, r.ProtoMajor, r.ProtoMinor = proto, major, minor
 	}
@@ -86,8 +131,12 @@ func parseLine(line string, r *http.Request) error {
 
 // parseFields reads the header fields into r.Header, takes Host out of
 // it (into r.Host, as net/http does) and settles the body's framing. The
-// values of the first names go in vals.
-func parseFields(rest string, r *http.Request, vals []string) error {
+// values of the first names go in vals. Refused, it leaves in r.Header
+// the fields before the refused line, Host as sent among them, and in
+// r.Host the first Host field when it was valid: NGINX chooses the
+// server as soon as it reads a valid Host, and refuses a second one, an
+// invalid one or any later bad line in the server the first chose.
+func parseFields(rest string, r *http.Request, vals []string) (err error) {
 	n := strings.Count(rest, "\n") + 1
 	h := make(http.Header, n)
 	if n > len(vals) {
@@ -96,6 +145,18 @@ func parseFields(rest string, r *http.Request, vals []string) error {
 	var host, cl, te string
 	hosts := 0
 	hasCL, hasTE := false, false
+	defer func() {
+		if err == nil {
+			return
+		}
+		r.Header, r.Host = h, ""
+		if hosts > 0 {
+			h["Host"] = []string{host}
+			if validHost(host) {
+				r.Host = host
+			}
+		}
+	}()
 	for rest != "" {
 		var line string
 		line, rest = cutLine(rest)
@@ -119,7 +180,14 @@ func parseFields(rest string, r *http.Request, vals []string) error {
 		}
 		switch name {
 		case "Host":
-			host, hosts = value, hosts+1
+			// NGINX refuses a second Host, and an invalid one, at its line.
+			if hosts > 0 {
+				return badRequest("more than one Host header")
+			}
+			host, hosts = value, 1
+			if !validHost(host) {
+				return badRequest("invalid Host header")
+			}
 			continue
 		case "Content-Length":
 			cl, hasCL = value, true
@@ -138,14 +206,8 @@ func parseFields(rest string, r *http.Request, vals []string) error {
 		vals = vals[1:]
 	}
 	r.Header = h
-	if hosts > 1 {
-		return badRequest("more than one Host header")
-	}
 	if hosts == 0 && r.ProtoMinor > 0 {
-		return badRequest("missing Host header")
-	}
-	if !validHost(host) {
-		return badRequest("invalid Host header")
+		return badHeader("missing Host header")
 	}
 	r.Host = host
 
@@ -156,19 +218,19 @@ func parseFields(rest string, r *http.Request, vals []string) error {
 	if hasCL {
 		n, err := strconv.ParseUint(cl, 10, 63)
 		if err != nil {
-			return badRequest("invalid Content-Length")
+			return badHeader("invalid Content-Length")
 		}
 		r.ContentLength = int64(n)
 	}
 	if hasTE {
 		if r.ProtoMinor == 0 {
-			return badRequest("Transfer-Encoding in an HTTP/1.0 request")
+			return badHeader("Transfer-Encoding in an HTTP/1.0 request")
 		}
 		if !strings.EqualFold(te, "chunked") {
-			return &requestError{http.StatusNotImplemented, "unsupported Transfer-Encoding"}
+			return &requestError{status: http.StatusNotImplemented, msg: "unsupported Transfer-Encoding", atEnd: true}
 		}
 		if hasCL {
-			return badRequest("both Content-Length and Transfer-Encoding")
+			return badHeader("both Content-Length and Transfer-Encoding")
 		}
 		delete(h, "Transfer-Encoding")
 		r.TransferEncoding = []string{"chunked"}

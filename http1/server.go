@@ -196,6 +196,24 @@ type Refusal struct {
 	// fields refused, or not whole in time), "" when the line itself was
 	// refused or not whole.
 	Method string
+	// Header holds the fields that came whole before the line refused
+	// (NGINX has read them: its $http_ variables see them), the Host
+	// field among them as sent; nil when the request line was refused or
+	// not whole.
+	Header http.Header
+	// Host is the host that had chosen the request's server when it was
+	// refused, as NGINX chooses it as soon as it reads it: an
+	// absolute-form target's, else the first Host field's when valid;
+	// "" when none had (the server is then the one TLS's server name
+	// chose, or the default).
+	Host string
+	// AtEnd says the refusal came from a check made once the header had
+	// ended (HTTP/1.1 without Host, a bad Content-Length or
+	// Transfer-Encoding): NGINX has then looked the server up again, for
+	// an empty name when no Host had chosen one.
+	AtEnd bool
+	// TLS is the connection's TLS state, nil on a plain connection.
+	TLS *tls.ConnectionState
 	// Answer is the response to a refusal to be answered (nil for one
 	// that is not): the connection closes after it, whatever it says.
 	Answer http.ResponseWriter

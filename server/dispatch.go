@@ -215,7 +215,8 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 	// A server_name regex that picks the server records its captures in st.
 	srv, host, refused := admit(r, g, st)
 	if ri.refusal != nil {
-		srv, host, refused = g.def, "", ri.refusal.Status
+		srv, host = refusalServer(ri.refusal, g, st)
+		refused = ri.refusal.Status
 	}
 	ri.cfg, ri.srv, ri.st, ri.fl = cfg, srv, st, &root.fl
 	st.Start = requestStart(w, ri.refusal)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/mosaic-edge/mosaic/http1"
 	"github.com/mosaic-edge/mosaic/internal/reason"
+	"github.com/mosaic-edge/mosaic/internal/reqrule"
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // Requests refused before they reach a location: by the HTTP/1 reader (a
@@ -15,8 +17,9 @@ import (
 // finalizes these in the default server of the address, so they pass
 // through its log phase: an access log line with 400, 414, 431 or 408,
 // $request the line as received. mosaic runs them through the server
-// level's chain of the address's default server (or of the server the
-// Host chose, for the rules), with the answer as the level's content.
+// level's chain of the server NGINX would have chosen by then (the one a
+// Host read before chose, else the one TLS's server name chose, else the
+// address's default server), with the answer as the level's content.
 
 // refused serves a refusal the HTTP/1 reader reported: its answer, when
 // it gets one, and its logging.
@@ -39,10 +42,13 @@ func (d *dispatcher) refused(rf *http1.Refusal) {
 
 // refusedRequest makes a request of what came of a refused one: its
 // request line when it was valid (NGINX knows no method or URI of a line
-// it refused), no header (NGINX logs the fields of a refused request as
-// absent).
+// it refused), and the fields that came before the refused one, which
+// NGINX had read ($http_ variables, a proxy behind error_page).
 func refusedRequest(rf *http1.Refusal) *http.Request {
-	r := &http.Request{URL: &url.URL{}, Header: http.Header{}, Body: http.NoBody, RemoteAddr: rf.RemoteAddr}
+	r := &http.Request{URL: &url.URL{}, Header: rf.Header, Host: rf.Host, TLS: rf.TLS, Body: http.NoBody, RemoteAddr: rf.RemoteAddr}
+	if r.Header == nil {
+		r.Header = http.Header{}
+	}
 	if _, rest, ok := strings.Cut(rf.Line, " "); ok && rf.Method != "" {
 		target, proto, _ := strings.Cut(rest, " ")
 		r.Method, r.RequestURI, r.Proto = rf.Method, target, proto
@@ -52,6 +58,25 @@ func refusedRequest(rf *http1.Refusal) *http.Request {
 		r.ProtoMajor, r.ProtoMinor, _ = http.ParseHTTPVersion(proto)
 	}
 	return r.WithContext(newRequestRoot(rf.Context))
+}
+
+// refusalServer is the server that answers a request the HTTP/1 reader
+// refused, and its $host, as NGINX has chosen it when it refuses: a Host
+// read before the refused line chose it (see http1.Refusal.Host), else
+// the TLS handshake's server name, else it is the default server. A
+// check made at the header's end without a Host comes after NGINX looked
+// the server up for an empty name, which over TLS leaves the server name's
+// server for the default (or for a server named "").
+func refusalServer(rf *http1.Refusal, g *addrGroup, st *vars.State) (*VServer, string) {
+	host, ok := reqrule.Host(rf.Host)
+	if !ok || host == "" && !rf.AtEnd {
+		return g.initial(rf.TLS), ""
+	}
+	srv, err := g.lookup(host, st)
+	if err != nil {
+		srv.level.Logger().Error(err.Error())
+	}
+	return srv, host
 }
 
 // refuseAtServer answers code as the content of srv's server level, so

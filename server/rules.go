@@ -19,21 +19,30 @@ import (
 // (method, target), then the header (Host, header names), and only then
 // the methods it will not serve (405), so a request refused on two counts
 // gets the status NGINX gives it.
+//
+// A request refused before Host chose a server is answered in the server
+// that TLS's server name chose, else in the default server, where NGINX
+// stands until it reads a valid Host.
 func admit(r *http.Request, g *addrGroup, st *vars.State) (*VServer, string, int) {
 	method := reqrule.Method(r.Method)
 	if method == http.StatusBadRequest || !reqrule.Target(r) {
-		return g.def, "", http.StatusBadRequest
+		if r.ProtoMajor == 1 {
+			// NGINX refuses such a line before it reads a field: its
+			// $http_ variables see none, and no Host chose the server.
+			r.Host, r.Header = "", http.Header{}
+		}
+		return g.initial(r.TLS), "", http.StatusBadRequest
 	}
 	if r.ProtoMajor == 2 {
 		if status := admitH2(r, g); status != 0 {
-			return g.def, "", status
+			return g.initial(r.TLS), "", status
 		}
 	}
 	host, ok := reqrule.Host(r.Host)
 	// HTTP/1.1 requires a Host; one that is there but empty names no
 	// server, and NGINX refuses it.
 	if !ok || host == "" && r.ProtoMajor == 1 && r.ProtoMinor > 0 {
-		return g.def, "", http.StatusBadRequest
+		return g.initial(r.TLS), "", http.StatusBadRequest
 	}
 	srv, err := g.lookup(host, st)
 	if err != nil {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/conf"
+	"github.com/mosaic-edge/mosaic/internal/reqrule"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -103,6 +105,19 @@ func (g *addrGroup) finish() {
 func (g *addrGroup) find(host string) *VServer {
 	s, _ := g.lookup(host, nil)
 	return s
+}
+
+// initial is the server a connection's requests start in, before a Host
+// chooses one: the server that the TLS handshake's server name chose, as
+// NGINX switches the connection's configuration to it, or else the
+// default server.
+func (g *addrGroup) initial(cs *tls.ConnectionState) *VServer {
+	if cs != nil && cs.ServerName != "" {
+		if name, ok := reqrule.Host(cs.ServerName); ok {
+			return g.find(name)
+		}
+	}
+	return g.def
 }
 
 // lookup is find for a request: the captures of a server_name regex go to

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -387,7 +388,14 @@ func sameAccessLogs(t *testing.T, dir string, lines int) {
 // seconds).
 func sendUntilClosed(t *testing.T, port int, req string) string {
 	t.Helper()
-	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	return sendUntilClosedOn(t, req, func() (net.Conn, error) { return net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)) })
+}
+
+// sendUntilClosedOn is sendUntilClosed on a connection that dial makes
+// (a TLS one, with the server name it sends).
+func sendUntilClosedOn(t *testing.T, req string, dial func() (net.Conn, error)) string {
+	t.Helper()
+	c, err := dial()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,4 +406,99 @@ func sendUntilClosed(t *testing.T, port int, req string) string {
 	}
 	b, _ := io.ReadAll(c)
 	return string(b)
+}
+
+// A request refused in its header is answered, as NGINX answers it, in
+// the server chosen when the refusal came: by a valid Host read before
+// the refused line (or an absolute-form target's host), which a second
+// Host, a bad field, a header too large, a bad Content-Length do not
+// change; else, over TLS, by the server name of the handshake; else the
+// default server. Its add_header, error_page and access log apply, with
+// $host and the fields that came before the refused one.
+func TestRefusalServerChosenAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	cert, key := selfSigned(t, dir)
+	for _, who := range []string{"nginx", "mosaic"} {
+		for _, name := range []string{"a", "b"} {
+			writeFile(t, filepath.Join(dir, who, name, "e.html"), "page of "+name+"\n")
+		}
+	}
+	tlsPort := map[string]int{"m": freePort(t), "n": freePort(t)}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		sub := map[string]string{"m": "mosaic", "n": "nginx"}[who]
+		srv := func(name string) string {
+			return fmt.Sprintf(`server { listen 127.0.0.1:%[3]d; listen 127.0.0.1:%[4]d ssl; server_name %[5]s;
+				ssl_certificate %[6]s; ssl_certificate_key %[7]s; root %[1]s/%[2]s/%[5]s;
+				add_header X-Server %[5]s always; error_page 400 /e.html; }`,
+				dir, sub, port, tlsPort[who], name, cert, key)
+		}
+		return fmt.Sprintf(`log_format st '$server_name|$host|$http_host|$http_x_a|$status|$request_method|$scheme';
+			access_log %[1]s/%[2]s/access.log st;
+			large_client_header_buffers 2 1k;
+			%[3]s %[4]s`, dir, sub, srv("a"), srv("b"))
+	})
+	big := "X-Big: " + strings.Repeat("b", 1300) + "\r\n"
+	requests := []string{
+		"GET / HTTP/1.1\r\nHost: b\r\nX-A: 1\r\nBad Name: y\r\n\r\n",
+		"GET / HTTP/1.1\r\nX-A: 1\r\nBad Name: y\r\nHost: b\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: b\r\nHost: a\r\n\r\n",
+		"GET http://b/ HTTP/1.1\r\nHost: a\r\nBad Name: y\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: b\r\nContent-Length: x\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: b\r\n" + big + "\r\n",
+		"GET / HTTP/1.1\r\nHost: B:80\r\nX-A: 2\r\nIf-Match: 1\r\nIf-Match: 2\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: b..\r\nBad Name: y\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: c\r\nBad Name: y\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: a\r\nBad Name: y\r\n\r\n",
+		"GET / HTTP/1.1\r\nX-A: 3\r\n\r\n",
+		"get / HTTP/1.1\r\nHost: b\r\n\r\n",
+		"GARBAGE\r\n\r\n",
+		"GET /" + strings.Repeat("a", 1300) + " HTTP/1.1\r\nHost: b\r\n\r\n",
+	}
+	// The status line, the server's field and its page, or the built-in
+	// page's title.
+	answer := func(raw string) string {
+		head, body, _ := strings.Cut(raw, "\r\n\r\n")
+		status, fields, _ := strings.Cut(head, "\r\n")
+		server := ""
+		for _, f := range strings.Split(fields, "\r\n") {
+			if strings.HasPrefix(f, "X-Server:") {
+				server = f
+			}
+		}
+		if !strings.HasPrefix(body, "page of") {
+			body, _, _ = strings.Cut(body, "</title>")
+		}
+		return status + " " + server + " " + strings.TrimSpace(body)
+	}
+	dials := []struct {
+		name string
+		dial func(port int) (net.Conn, error)
+	}{
+		{"plain", func(port int) (net.Conn, error) { return net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)) }},
+		{"TLS without a name", func(port int) (net.Conn, error) {
+			return tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port), &tls.Config{InsecureSkipVerify: true})
+		}},
+		{"TLS for b", func(port int) (net.Conn, error) {
+			return tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port), &tls.Config{InsecureSkipVerify: true, ServerName: "b"})
+		}},
+	}
+	n := 0
+	for _, d := range dials {
+		ports := [2]int{mport, nport}
+		if d.name != "plain" {
+			ports = [2]int{tlsPort["m"], tlsPort["n"]}
+		}
+		for _, req := range requests {
+			var got [2]string
+			for i, port := range ports {
+				got[i] = answer(sendUntilClosedOn(t, req, func() (net.Conn, error) { return d.dial(port) }))
+			}
+			if got[0] != got[1] {
+				t.Errorf("%s, %.50q: mosaic %q, nginx %q", d.name, req, got[0], got[1])
+			}
+			n++
+		}
+	}
+	sameAccessLogs(t, dir, n)
 }
