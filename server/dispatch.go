@@ -846,6 +846,17 @@ func (s *statusWriter) WriteHeader(code int) {
 	s.done = true
 	if s.status != 0 {
 		code = s.status
+		if code != http.StatusOK {
+			// A file served as an error page with another status goes
+			// without its date and ranges, as NGINX's: its header filter
+			// sends a file's Last-Modified with 200, 206 and 304 only,
+			// its range filter Accept-Ranges with 200 only.
+			h := s.ResponseWriter.Header()
+			delete(h, "Accept-Ranges")
+			if code != http.StatusPartialContent && code != http.StatusNotModified {
+				delete(h, "Last-Modified")
+			}
+		}
 	}
 	s.ResponseWriter.WriteHeader(code)
 }
