@@ -120,15 +120,15 @@ func h2Directives(ctx Context) []Directive {
 	}
 }
 
-// h2Settings are the HTTP/2 server's settings of an address: its default
-// server's.
-func h2Settings(g *addrGroup) (streams, preread int) {
-	sl := sslOf(g.def)
-	streams, preread = sl.h2Streams.Or(h2DefaultStreams), sl.h2Preread.Or(h2DefaultPreread)
+// h2Settings are the HTTP/2 settings of srv, which a connection takes
+// from the server that SNI chose (the default server without a name).
+func h2Settings(srv *VServer) h2Params {
+	sl := sslOf(srv)
+	streams, preread := sl.h2Streams.Or(h2DefaultStreams), sl.h2Preread.Or(h2DefaultPreread)
 	if streams == 0 {
 		// NGINX advertises 0 and refuses every stream; Go reads 0 as its
 		// default, so the smallest count it takes stands for it.
 		streams = 1
 	}
-	return streams, min(preread, math.MaxInt32)
+	return h2Params{streams: streams, preread: min(preread, math.MaxInt32)}
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -208,14 +209,23 @@ func tlsConfig(cur *atomic.Pointer[Config], bound string) *tls.Config {
 // HTTP/2 server. http1 does every handshake and hands over the
 // connections whose ALPN protocol is "h2" (take), and on a plain socket
 // with "listen ... http2" those that start with HTTP/2's preface; they
-// reach net/http through queue, an in-memory listener, and its Serve
+// reach net/http through a queue, an in-memory listener, and its Serve
 // runs HTTP/2 on a *tls.Conn that negotiated h2 (the TLSNextProto path of
 // its conn.serve; the handshake, done already, is not repeated), or on
 // a plain connection that it finds the preface on (its unencrypted
 // HTTP/2).
+//
+// Go's HTTP/2 settings (the streams a connection may open, a stream's
+// receive window) are an http.Server's, fixed while it serves. NGINX
+// takes them from the server that SNI chose, so there is one http.Server
+// for each set of settings among the address's servers, and take hands a
+// connection to the one of its SNI server (of the default server without
+// TLS or a name that chooses one).
 type h2Server struct {
-	srv   *http.Server
-	queue connQueue
+	byParams map[h2Params]*h2Variant
+	// group is the address's servers when the socket opened, whose
+	// settings the variants were made with.
+	group *addrGroup
 	// prefaceTimeout is client_header_timeout, for the connections with
 	// prior knowledge, which http1 hands over without a deadline: how
 	// long the rest of the preface may take. A TLS connection comes with
@@ -227,14 +237,35 @@ type h2Server struct {
 	awaiting       sync.Map // net.Conn -> struct{}
 }
 
+// h2Params are the HTTP/2 settings of a server (h2Settings).
+type h2Params struct{ streams, preread int }
+
+// h2Variant is the HTTP/2 server of one set of settings, and the queue
+// its connections reach it through.
+type h2Variant struct {
+	srv   *http.Server
+	queue connQueue
+}
+
 func newH2Server(addr net.Addr, h http.Handler, lim http1.Limits, g *addrGroup, connContext func(context.Context, net.Conn) context.Context, logger *slog.Logger) *h2Server {
-	streams, preread := h2Settings(g)
+	s := &h2Server{prefaceTimeout: lim.HeaderTimeout, group: g, byParams: map[h2Params]*h2Variant{}}
+	handler := countRequests(h)
+	for _, srv := range g.servers {
+		p := h2Settings(srv)
+		if s.byParams[p] == nil {
+			s.byParams[p] = s.newVariant(addr, handler, lim, p, connContext, logger)
+		}
+	}
+	return s
+}
+
+func (s *h2Server) newVariant(addr net.Addr, h http.Handler, lim http1.Limits, p h2Params, connContext func(context.Context, net.Conn) context.Context, logger *slog.Logger) *h2Variant {
 	// HTTP/2 only, over TLS and with prior knowledge on plain
 	// connections: a connection that would speak HTTP/1.x stays in http1.
 	var protos http.Protocols
 	protos.SetHTTP2(true)
 	protos.SetUnencryptedHTTP2(true)
-	s := &h2Server{prefaceTimeout: lim.HeaderTimeout, queue: connQueue{addr: addr, conns: make(chan net.Conn), done: make(chan struct{})}}
+	v := &h2Variant{queue: connQueue{addr: addr, conns: make(chan net.Conn), done: make(chan struct{})}}
 	// Its settings cannot change while it serves: a reload applies new
 	// ones to the HTTP/2 of sockets it opens anew only. No WriteTimeout:
 	// it would end a stream that is merely idle (a long poll); send_timeout
@@ -248,14 +279,14 @@ func newH2Server(addr net.Addr, h http.Handler, lim http1.Limits, g *addrGroup, 
 	// stream's receive window is http2_body_preread_size. A header may be
 	// as large as HTTP/1's first buffer, or its large buffers together:
 	// HTTP/2's fields are not laid out in buffers.
-	s.srv = &http.Server{
-		Handler:        countRequests(h),
+	v.srv = &http.Server{
+		Handler:        h,
 		ConnState:      s.connState,
 		Protocols:      &protos,
 		IdleTimeout:    lim.KeepAliveTimeout,
 		MaxHeaderBytes: max(lim.MaxHeaderBytes, lim.HeaderBufferBytes),
-		HTTP2: &http.HTTP2Config{WriteByteTimeout: lim.WriteTimeout, MaxConcurrentStreams: streams,
-			MaxReceiveBufferPerStream: preread},
+		HTTP2: &http.HTTP2Config{WriteByteTimeout: lim.WriteTimeout, MaxConcurrentStreams: p.streams,
+			MaxReceiveBufferPerStream: p.preread},
 		ErrorLog:    slog.NewLogLogger(logger.Handler(), slog.LevelInfo),
 		ConnContext: connContext,
 		// "OPTIONS *" goes to the dispatcher, whose request rules refuse
@@ -263,9 +294,20 @@ func newH2Server(addr net.Addr, h http.Handler, lim http1.Limits, g *addrGroup, 
 		DisableGeneralOptionsHandler: true,
 	}
 	if lim.KeepAliveTimeout == 0 {
-		s.srv.SetKeepAlivesEnabled(false)
+		v.srv.SetKeepAlivesEnabled(false)
 	}
-	return s
+	return v
+}
+
+// variant returns the HTTP/2 server for c: that of the server its TLS
+// server name chose, as NGINX reads the HTTP/2 settings there.
+func (s *h2Server) variant(c net.Conn) *h2Variant {
+	var cs *tls.ConnectionState
+	if tc, ok := c.(*tls.Conn); ok {
+		st := tc.ConnectionState()
+		cs = &st
+	}
+	return s.byParams[h2Settings(s.group.initial(cs))]
 }
 
 // take is http1's TLSNextProto for "h2", and its PriorKnowledge: it waits
@@ -277,9 +319,10 @@ func (s *h2Server) take(c net.Conn) {
 	if _, isTLS := c.(*tls.Conn); !isTLS && s.prefaceTimeout > 0 {
 		_ = c.SetReadDeadline(time.Now().Add(s.prefaceTimeout))
 	}
+	v := s.variant(c)
 	select {
-	case s.queue.conns <- c:
-	case <-s.queue.done:
+	case v.queue.conns <- c:
+	case <-v.queue.done:
 		s.awaiting.Delete(c)
 		_ = c.Close()
 	}
@@ -298,18 +341,36 @@ func (s *h2Server) connState(c net.Conn, st http.ConnState) {
 	}
 }
 
-func (s *h2Server) serve() error { return s.srv.Serve(&s.queue) }
+// serve runs every variant until it shuts down.
+func (s *h2Server) serve() error {
+	return s.each(func(v *h2Variant) error { return v.srv.Serve(&v.queue) })
+}
 
 // shutdown sends GOAWAY on every connection and waits for their streams
 // to finish; if ctx ends first, it closes what remains, as http1's
 // Shutdown does.
 func (s *h2Server) shutdown(ctx context.Context) error {
-	_ = s.queue.Close() // Serve may not have started: take must not wait for it
-	err := s.srv.Shutdown(ctx)
-	if err != nil {
-		_ = s.srv.Close()
+	return s.each(func(v *h2Variant) error {
+		_ = v.queue.Close() // Serve may not have started: take must not wait for it
+		err := v.srv.Shutdown(ctx)
+		if err != nil {
+			_ = v.srv.Close()
+		}
+		return err
+	})
+}
+
+// each runs f for every variant at once and returns their errors joined.
+func (s *h2Server) each(f func(*h2Variant) error) error {
+	errs := make(chan error, len(s.byParams))
+	for _, v := range s.byParams {
+		go func() { errs <- f(v) }()
 	}
-	return err
+	var all []error
+	for range s.byParams {
+		all = append(all, <-errs)
+	}
+	return errors.Join(all...)
 }
 
 // connQueue is a net.Listener whose connections are handed to it (by

@@ -331,3 +331,45 @@ func TestH2CertErrorKeepsConnectionAsNGINX(t *testing.T) {
 		t.Errorf("mosaic %s\nNGINX  %s", got[0], got[1])
 	}
 }
+
+// An HTTP/2 connection takes http2_max_concurrent_streams and
+// http2_body_preread_size from the server that SNI chose, as NGINX's
+// (the default server's without a name): its SETTINGS say so.
+func TestH2SettingsOfSNIServerAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	cert, key := selfSigned(t, dir)
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`ssl_certificate %[2]s; ssl_certificate_key %[3]s;
+			server { listen 127.0.0.1:%[1]d ssl http2; server_name a;
+				http2_max_concurrent_streams 10; http2_body_preread_size 32k; }
+			server { listen 127.0.0.1:%[1]d ssl http2; server_name b;
+				http2_max_concurrent_streams 20; http2_body_preread_size 16k; }
+			server { listen 127.0.0.1:%[1]d ssl http2; server_name c; }`, port, cert, key)
+	})
+	settings := func(port int, name string) string {
+		c, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port),
+			&tls.Config{InsecureSkipVerify: true, ServerName: name, NextProtos: []string{"h2"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := startH2(t, c)
+		_ = h.SetReadDeadline(time.Now().Add(3 * time.Second))
+		for {
+			f, err := h.fr.ReadFrame()
+			if err != nil {
+				return "no SETTINGS: " + err.Error()
+			}
+			if f, ok := f.(*http2.SettingsFrame); ok && !f.IsAck() {
+				streams, _ := f.Value(http2.SettingMaxConcurrentStreams)
+				window, _ := f.Value(http2.SettingInitialWindowSize)
+				return fmt.Sprintf("streams %d, window %d", streams, window)
+			}
+		}
+	}
+	for _, name := range []string{"", "a", "b", "c", "other"} {
+		if m, n := settings(mport, name), settings(nport, name); m != n {
+			t.Errorf("server name %q: mosaic %s, nginx %s", name, m, n)
+		}
+	}
+}
