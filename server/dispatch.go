@@ -244,9 +244,10 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 		refuseAtServer(rw, r, srv, ri, refused)
 		return
 	}
-	// The URI is parsed before Host chooses the server, so the address's
-	// default server's merge_slashes applies, as in NGINX.
-	if !normalizeURI(r, LocConf[*coreLoc](g.def.level, coreModule).mergeSlashes.V) {
+	// The URI is parsed before Host chooses the server, so the
+	// merge_slashes of the server SNI chose, or of the address's default
+	// server, applies, as in NGINX.
+	if !normalizeURI(r, LocConf[*coreLoc](g.initial(r.TLS).level, coreModule).mergeSlashes.V) {
 		refuseAtServer(rw, r, srv, ri, http.StatusBadRequest)
 		return
 	}

@@ -422,3 +422,33 @@ func TestNginxDocConfigsLoad(t *testing.T) {
 		}
 	}
 }
+
+// NGINX parses the URI before Host chooses the server, with the
+// merge_slashes of the server it stands in then: over TLS the one SNI
+// chose, else the default server.
+func TestMergeSlashesOfSNIServerAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	cert, key := selfSigned(t, dir)
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`ssl_certificate %[2]s; ssl_certificate_key %[3]s;
+			server { listen 127.0.0.1:%[1]d ssl; server_name a; location / { return 200 "a $uri\n"; } }
+			server { listen 127.0.0.1:%[1]d ssl; server_name b; merge_slashes off; location / { return 200 "b $uri\n"; } }`,
+			port, cert, key)
+	})
+	for _, name := range []string{"", "a", "b"} {
+		for _, host := range []string{"a", "b"} {
+			req := "GET //x//y HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n"
+			var got [2]string
+			for i, port := range []int{mport, nport} {
+				raw := sendUntilClosedOn(t, req, func() (net.Conn, error) {
+					return tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port), &tls.Config{InsecureSkipVerify: true, ServerName: name})
+				})
+				_, got[i], _ = strings.Cut(raw, "\r\n\r\n")
+			}
+			if got[0] != got[1] {
+				t.Errorf("server name %q, Host %s: mosaic %q, nginx %q", name, host, got[0], got[1])
+			}
+		}
+	}
+}
