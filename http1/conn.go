@@ -1026,8 +1026,10 @@ func (c *conn) refuse(err error) {
 	if !whole || errors.Is(err, errLineTooLong) || parseLine(line, req) != nil {
 		req.Method, req.RequestURI = "", ""
 		req.Proto, req.ProtoMajor, req.ProtoMinor = "HTTP/1.1", 1, 1
-		reqLen = 0                               // NGINX counts no line it did not parse
-		c.refusedHeader, c.refusedHost = nil, "" // nor any field after such a line
+		// NGINX counts no line it did not parse, and reads no field
+		// after it.
+		reqLen = 0
+		c.refusedHeader, c.refusedHost = nil, ""
 	}
 	method := req.Method
 	if method == "" && strings.HasPrefix(line, "HEAD ") {
