@@ -33,12 +33,21 @@ func admit(r *http.Request, g *addrGroup, st *vars.State) (*VServer, string, int
 		}
 		return g.initial(r.TLS), "", http.StatusBadRequest
 	}
+	host, ok := reqrule.Host(r.Host)
 	if r.ProtoMajor == 2 {
 		if status := admitH2(r, g); status != 0 {
-			return g.initial(r.TLS), "", status
+			// The pseudo-header fields come first: NGINX has read
+			// :authority, and chosen its server, before any field.
+			if !ok || host == "" {
+				return g.initial(r.TLS), "", status
+			}
+			srv, err := g.lookup(host, st)
+			if err != nil {
+				srv.level.Logger().Error(err.Error())
+			}
+			return srv, host, status
 		}
 	}
-	host, ok := reqrule.Host(r.Host)
 	// HTTP/1.1 requires a Host; one that is there but empty names no
 	// server, and NGINX refuses it.
 	if !ok || host == "" && r.ProtoMajor == 1 && r.ProtoMinor > 0 {

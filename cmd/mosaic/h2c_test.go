@@ -373,3 +373,48 @@ func TestH2SettingsOfSNIServerAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// An HTTP/2 request refused for its fields (a second If-Match) is
+// answered, as NGINX answers it, in the server its :authority chose: the
+// pseudo-header fields come first, and NGINX chooses the server when it
+// reads :authority.
+func TestH2RefusalInAuthorityServerAsNGINX(t *testing.T) {
+	nginxPath(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%[1]d http2; server_name a; add_header X-Server a always; }
+			server { listen 127.0.0.1:%[1]d http2; server_name b; add_header X-Server b always; }`, port)
+	})
+	answer := func(port int, authority string) string {
+		h := dialH2C(t, port)
+		h.headers(t, 1, true, ":method", "GET", ":scheme", "http", ":authority", authority, ":path", "/",
+			"if-match", `"1"`, "if-match", `"2"`)
+		_ = h.SetReadDeadline(time.Now().Add(3 * time.Second))
+		for {
+			f, err := h.fr.ReadFrame()
+			if err != nil {
+				return "no answer"
+			}
+			switch f := f.(type) {
+			case *http2.SettingsFrame:
+				if !f.IsAck() {
+					_ = h.fr.WriteSettingsAck()
+				}
+			case *http2.MetaHeadersFrame:
+				var server string
+				for _, hf := range f.RegularFields() {
+					if hf.Name == "x-server" {
+						server = hf.Value
+					}
+				}
+				return f.PseudoValue("status") + " from " + server
+			case *http2.RSTStreamFrame:
+				return "reset " + f.ErrCode.String()
+			}
+		}
+	}
+	for _, authority := range []string{"a", "b", "c"} {
+		if m, n := answer(mport, authority), answer(nport, authority); m != n {
+			t.Errorf(":authority %s: mosaic %s, nginx %s", authority, m, n)
+		}
+	}
+}
