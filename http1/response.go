@@ -62,6 +62,11 @@ type response struct {
 	// response ended.
 	pipelined bool
 
+	// reason is the phrase of the status line when the status is
+	// reasonCode (SetReason); reasonCode 0 for NGINX's.
+	reason     string
+	reasonCode int
+
 	wroteHeader bool // the final status is set
 	sentHeader  bool // the header has gone to the connection
 	chunked     bool
@@ -78,6 +83,20 @@ type response struct {
 }
 
 func (w *response) Header() http.Header { return w.header }
+
+// SetReason makes phrase the reason phrase of the status line should the
+// response's status be code, in place of NGINX's: NGINX passes on the
+// status line of a proxied response as the upstream wrote it. A phrase
+// with a byte a status line may not hold (RFC 9112, section 4: tab,
+// space, visible characters, obs-text) is not used.
+func (w *response) SetReason(code int, phrase string) {
+	for i := 0; i < len(phrase); i++ {
+		if b := phrase[i]; b < ' ' && b != '\t' || b == 0x7f {
+			return
+		}
+	}
+	w.reason, w.reasonCode = phrase, code
+}
 
 // SetChunking says whether a body of unknown length goes out chunked or
 // ends with the connection (NGINX's chunked_transfer_encoding). It must
@@ -299,7 +318,14 @@ func (w *response) framingFor(final bool, size int64) (cl int64, chunked, closeA
 func (w *response) headerFields() {
 	c := w.c
 	w.now = time.Now()
-	h := append(c.mem.hdr[:0], statusLine(w.status)...)
+	var h []byte
+	if w.reasonCode != 0 && w.reasonCode == w.status && w.status >= 100 && w.status <= 999 {
+		h = append(c.mem.hdr[:0], "HTTP/1.1 "...)
+		h = strconv.AppendInt(h, int64(w.status), 10)
+		h = append(append(append(h, ' '), w.reason...), "\r\n"...)
+	} else {
+		h = append(c.mem.hdr[:0], statusLine(w.status)...)
+	}
 	if _, ok := w.header["Date"]; !ok {
 		h = appendDate(h, w.now)
 	}

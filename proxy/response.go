@@ -242,9 +242,35 @@ func (x *exchange) commit(resp *http.Response) io.Writer {
 	// off) by seeing $upstream_status when the status is written. finish
 	// publishes the timings.
 	x.publishTried()
+	passReason(x.w, resp) // with its code only: a range cut is a 206 of NGINX's
 	if x.h.forceRanges {
 		return x.forceRanges(resp)
 	}
 	x.w.WriteHeader(resp.StatusCode)
 	return x.w
+}
+
+// reasonSetter is a writer that sends a reason phrase of its caller's
+// choosing with a status (mosaic's HTTP/1 server's).
+type reasonSetter interface{ SetReason(code int, phrase string) }
+
+// passReason hands the upstream's reason phrase to the first writer
+// under w that sends one: NGINX passes on an upstream's status line as
+// the upstream wrote it ("200 Fine", "422 Unprocessable Entity").
+func passReason(w http.ResponseWriter, resp *http.Response) {
+	_, phrase, ok := strings.Cut(resp.Status, " ")
+	if !ok {
+		return
+	}
+	for w != nil {
+		if rs, ok := w.(reasonSetter); ok {
+			rs.SetReason(resp.StatusCode, phrase)
+			return
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return
+		}
+		w = u.Unwrap()
+	}
 }

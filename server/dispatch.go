@@ -738,6 +738,35 @@ type errorPageWriter struct {
 	// special: the response is the server's own error page (Error), which
 	// error_page replaces even when an upstream was tried before it.
 	special bool
+	// reason and reasonCode are an upstream's reason phrase, passed on
+	// only with a response that no page replaces (SetReason).
+	reason     string
+	reasonCode int
+}
+
+// SetReason keeps an upstream's reason phrase for code until the status
+// is written: a page that replaces the response goes out with NGINX's.
+func (e *errorPageWriter) SetReason(code int, phrase string) {
+	e.reason, e.reasonCode = phrase, code
+}
+
+// reasonSetter is a writer that sends a reason phrase of its caller's
+// choosing with a status (http1's, through SetReason).
+type reasonSetter interface{ SetReason(code int, phrase string) }
+
+// passReason hands phrase to the first writer under w that sends one.
+func passReason(w http.ResponseWriter, code int, phrase string) {
+	for w != nil {
+		if rs, ok := w.(reasonSetter); ok {
+			rs.SetReason(code, phrase)
+			return
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return
+		}
+		w = u.Unwrap()
+	}
 }
 
 // writeUncaught writes the status of a response that NGINX sends itself,
@@ -784,6 +813,9 @@ func (e *errorPageWriter) WriteHeader(code int) {
 	}
 	if code >= 200 {
 		e.wrote = true
+		if e.reasonCode == code {
+			passReason(e.ResponseWriter, code, e.reason)
+		}
 	}
 	e.ResponseWriter.WriteHeader(code)
 }

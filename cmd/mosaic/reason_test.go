@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
+	"net"
+	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
 )
 
 // mosaic's own answers carry NGINX's status lines ("302 Moved
@@ -67,6 +72,38 @@ func TestStatusLinesAndPagesAsNGINX(t *testing.T) {
 		}
 		if m != n {
 			t.Errorf("%s:\nmosaic %q\nnginx  %q", name, m, n)
+		}
+	}
+}
+
+// A proxied response goes out with the status line's phrase as the
+// upstream wrote it, as NGINX passes it on ("200 Fine", "302 Found"),
+// while a page that error_page puts in its place (proxy_intercept_errors)
+// has NGINX's own.
+func TestUpstreamReasonPassedAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		line := map[string]string{"/fine": "200 Fine", "/found": "302 Found", "/unprocessable": "422 Unprocessable Entity",
+			"/nope": "404 Nope", "/caught": "404 Nope"}[req.URL.Path]
+		fmt.Fprintf(c, "HTTP/1.1 %s\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc", line)
+	})
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
+			location / { proxy_pass http://%s; }
+			location /caught { proxy_pass http://%[2]s; proxy_intercept_errors on; error_page 404 /page; }
+			location = /page { return 200 "page\n"; } }`, port, origin.Addr())
+	})
+	for _, path := range []string{"/fine", "/found", "/unprocessable", "/nope", "/caught"} {
+		req := "GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+		m, _, _ := strings.Cut(sendUntilClosed(t, mport, req), "\r\n")
+		n, _, _ := strings.Cut(sendUntilClosed(t, nport, req), "\r\n")
+		if m != n {
+			t.Errorf("%s: mosaic %q, nginx %q", path, m, n)
 		}
 	}
 }
