@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -32,80 +31,141 @@ func ParseSize(s string) (int64, error) {
 	return n * mult, nil
 }
 
-// ParseTime reads NGINX times: numbers with units ms, s, m, h, d, w,
-// M (30 days), y (365 days), from the most to the least significant, each
-// once, and optionally separated by spaces ("1h30m", "1h 30m"); a bare
-// number means seconds. As NGINX's ngx_parse_time, "30m1h" and "1h1h" are
-// errors. A time longer than a Duration holds (292 years) is that
-// longest: NGINX, counting seconds, takes "expires 300y", which means as
-// much as never.
+// ParseTime reads an NGINX time in NGINX's millisecond mode, that of
+// the timeouts (ngx_conf_set_msec_slot): numbers with units ms, s, m, h,
+// d, w, from the most to the least significant, each once, optionally
+// separated by spaces ("1h30m", "1h 30m", "500ms"); a bare number means
+// seconds. Months and years are errors in this mode, as is a time of
+// more milliseconds than an int64 holds; a time beyond what a Duration
+// holds (292 years) is that longest.
 func ParseTime(s string) (time.Duration, error) {
-	var total time.Duration
-	rank := 0 // the rank of the last unit read: each must be lower
-	rest := strings.TrimSpace(s)
-	if rest == "" {
-		return 0, fmt.Errorf("empty time")
+	ms, err := parseTime(s, false)
+	if err != nil {
+		return 0, err
 	}
-	for rest != "" {
-		i := 0
-		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+	return scaleClamped(ms, time.Millisecond), nil
+}
+
+// ParseSeconds reads an NGINX time in NGINX's seconds mode, that of
+// ngx_conf_set_sec_slot and of expires, the cache's validity and the
+// like: the units of ParseTime and M (30 days) and y (365 days), but
+// not ms. A time of more seconds than an int64 holds is an error; a
+// longer one than a Duration holds is that longest, so that "expires
+// 300y", which NGINX takes, means as much as never.
+func ParseSeconds(s string) (time.Duration, error) {
+	sec, err := parseTime(s, true)
+	if err != nil {
+		return 0, err
+	}
+	return scaleClamped(sec, time.Second), nil
+}
+
+func scaleClamped(n int64, unit time.Duration) time.Duration {
+	if n > math.MaxInt64/int64(unit) {
+		return math.MaxInt64
+	}
+	return time.Duration(n) * unit
+}
+
+// The steps of a time, in the order they must come (ngx_parse_time).
+const (
+	stStart = iota
+	stYear
+	stMonth
+	stWeek
+	stDay
+	stHour
+	stMin
+	stSec
+	stMsec
+	stLast // seconds without a unit, before a space
+)
+
+// parseTime follows ngx_parse_time's rules: it returns seconds when sec
+// is true, else milliseconds, and fails where NGINX's does (a unit out of
+// order or twice, "ms" in seconds mode, "M" and "y" in milliseconds mode,
+// an overflow of int64).
+func parseTime(s string, sec bool) (int64, error) {
+	bad := fmt.Errorf("invalid time %q", s)
+	step := stStart
+	if !sec {
+		step = stMonth // the years and months of seconds mode are refused
+	}
+	var total, value int64
+	digits := false
+	for i := 0; i < len(s); {
+		c := s[i]
+		i++
+		if c >= '0' && c <= '9' {
+			if value > (math.MaxInt64-int64(c-'0'))/10 {
+				return 0, bad
+			}
+			value = value*10 + int64(c-'0')
+			digits = true
+			continue
+		}
+		var next int
+		var scale int64
+		switch c {
+		case 'y':
+			next, scale = stYear, 365*24*3600
+		case 'M':
+			next, scale = stMonth, 30*24*3600
+		case 'w':
+			next, scale = stWeek, 7*24*3600
+		case 'd':
+			next, scale = stDay, 24*3600
+		case 'h':
+			next, scale = stHour, 3600
+		case 'm':
+			next, scale = stMin, 60
+			if i < len(s) && s[i] == 's' {
+				if sec {
+					return 0, bad
+				}
+				i++
+				next, scale = stMsec, 1
+			}
+		case 's':
+			next, scale = stSec, 1
+		case ' ':
+			// A bare number before a space: seconds, after which only
+			// more bare seconds may come.
+			if step >= stSec {
+				return 0, bad
+			}
+			next, scale = stLast, 1
+		default:
+			return 0, bad
+		}
+		// Years may only come first; every other unit below the last.
+		if next == stYear && step > stStart || next != stYear && next != stLast && step >= next {
+			return 0, bad
+		}
+		step = next
+		if !sec && step != stMsec {
+			scale *= 1000
+		}
+		if value > math.MaxInt64/scale || total > math.MaxInt64-value*scale {
+			return 0, bad
+		}
+		total += value * scale
+		value = 0
+		for i < len(s) && s[i] == ' ' {
 			i++
 		}
-		if i == 0 || i > 18 {
-			return 0, fmt.Errorf("invalid time %q", s)
-		}
-		n, _ := strconv.ParseInt(rest[:i], 10, 64)
-		j := i
-		for j < len(rest) && (rest[j] < '0' || rest[j] > '9') && rest[j] != ' ' {
-			j++
-		}
-		unit, r := time.Second, 0
-		switch rest[i:j] {
-		case "ms":
-			unit, r = time.Millisecond, 8
-		case "":
-			if j < len(rest) {
-				// Seconds without their unit, before a space: NGINX's
-				// last step, after "s", which only more seconds
-				// without a unit, at the end, may follow ("1h 2 3"
-				// is 1h5s; "30 1h" and "1s 2 3" are errors).
-				if rank >= 7 {
-					return 0, fmt.Errorf("invalid time %q", s)
-				}
-				r = 9
-			}
-		case "s":
-			r = 7
-		case "m":
-			unit, r = time.Minute, 6
-		case "h":
-			unit, r = time.Hour, 5
-		case "d":
-			unit, r = 24*time.Hour, 4
-		case "w":
-			unit, r = 7*24*time.Hour, 3
-		case "M":
-			unit, r = 30*24*time.Hour, 2
-		case "y":
-			unit, r = 365*24*time.Hour, 1
-		default:
-			return 0, fmt.Errorf("invalid time %q", s)
-		}
-		if rest[i:j] == "" && j < len(rest) && rest[j] != ' ' {
-			return 0, fmt.Errorf("invalid time %q", s)
-		}
-		if r != 0 {
-			if r <= rank {
-				return 0, fmt.Errorf("invalid time %q", s)
-			}
-			rank = r
-		}
-		if add := time.Duration(n) * unit; n > math.MaxInt64/int64(unit) || total > math.MaxInt64-add {
-			total = math.MaxInt64
-		} else {
-			total += add
-		}
-		rest = strings.TrimLeft(rest[j:], " ")
 	}
-	return total, nil
+	if !digits {
+		return 0, bad
+	}
+	if !sec {
+		if value > math.MaxInt64/1000 {
+			return 0, bad
+		}
+		value *= 1000
+	}
+	if total > math.MaxInt64-value {
+		return 0, bad
+	}
+	return total + value, nil
 }

@@ -8,28 +8,53 @@ import (
 
 func TestParseTime(t *testing.T) {
 	for in, want := range map[string]time.Duration{
-		"10": 10 * time.Second, "500ms": 500 * time.Millisecond, "2m": 2 * time.Minute,
+		"0": 0, "10": 10 * time.Second, "500ms": 500 * time.Millisecond, "2m": 2 * time.Minute,
 		"1h30m": 90 * time.Minute, "1h 30m": 90 * time.Minute, "1d": 24 * time.Hour,
-		"1w": 7 * 24 * time.Hour, "1M": 30 * 24 * time.Hour, "1y": 365 * 24 * time.Hour, "1m30": 90 * time.Second,
-		"1y2M3w4d5h6m7s8ms": (365+60+21+4)*24*time.Hour + 5*time.Hour + 6*time.Minute + 7*time.Second + 8*time.Millisecond,
-		// Longer than a Duration: the longest, not a wrapped (negative)
-		// time that would make "expires 300y" expire at once.
-		"300y": math.MaxInt64, "292y 60w": math.MaxInt64,
+		"1w": 7 * 24 * time.Hour, "1m30": 90 * time.Second, "1500ms": 1500 * time.Millisecond,
+		"1w2d3h4m5s6ms": 9*24*time.Hour + 3*time.Hour + 4*time.Minute + 5*time.Second + 6*time.Millisecond,
 		// Seconds without a unit, then more at the end, as in NGINX.
 		"1h 30": time.Hour + 30*time.Second, "1h 2 3": time.Hour + 5*time.Second, "1ms 2": 2*time.Second + time.Millisecond,
+		// Milliseconds that an int64 holds, beyond a Duration: the longest.
+		"9223372036854775807ms": math.MaxInt64, "9223372036854775": math.MaxInt64,
+		// A unit without a number counts nothing, as in NGINX.
+		"h1": time.Second,
 	} {
 		if got, err := ParseTime(in); err != nil || got != want {
 			t.Errorf("ParseTime(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "s", "10x", "-1", "1.5s", "h1", "1hh",
+	for _, bad := range []string{"", "s", "10x", "-1", "+1", "1.5s", "1hh",
 		// NGINX: each unit once, from the most significant down.
 		"1h1h", "30m1h", "1s1m", "5ms1s",
 		// Seconds without a unit are the last step: "30 1h" is no
 		// 1h30s, and "1s 2 3" has seconds twice before the end.
-		"30 1h", "1s 2 3", "2 3 4"} {
+		"30 1h", "1s 2 3", "2 3 4",
+		// Months and years belong to the seconds mode.
+		"1M", "1y", "1y2M3w",
+		// More milliseconds than an int64 holds.
+		"9223372036854776", "9223372036854775808ms", "10000000000000000000"} {
 		if _, err := ParseTime(bad); err == nil {
 			t.Errorf("ParseTime(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestParseSeconds(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"0": 0, "10": 10 * time.Second, "1M": 30 * 24 * time.Hour, "1y": 365 * 24 * time.Hour,
+		"1y2M3w4d5h6m7s": (365+60+21+4)*24*time.Hour + 5*time.Hour + 6*time.Minute + 7*time.Second,
+		// Longer than a Duration: the longest, not a wrapped (negative)
+		// time that would make "expires 300y" expire at once.
+		"300y": math.MaxInt64, "292y 60w": math.MaxInt64, "9223372036854775807": math.MaxInt64,
+	} {
+		if got, err := ParseSeconds(in); err != nil || got != want {
+			t.Errorf("ParseSeconds(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "1ms", "1500ms", "1s 5ms", "1M1y", "9223372036854775808", "10000000000000000000",
+		"292471208678y"} {
+		if _, err := ParseSeconds(bad); err == nil {
+			t.Errorf("ParseSeconds(%q) succeeded", bad)
 		}
 	}
 }

@@ -151,6 +151,16 @@ func (c *Cmd) Duration(arg string) (time.Duration, error) {
 	return d, nil
 }
 
+// Seconds parses an NGINX time in seconds mode ("30", "1h", "1y"; no
+// "ms"), that of ngx_conf_set_sec_slot and of expires-like values.
+func (c *Cmd) Seconds(arg string) (time.Duration, error) {
+	d, err := ParseSeconds(arg)
+	if err != nil {
+		return 0, c.Invalid(arg, "")
+	}
+	return d, nil
+}
+
 // Template compiles an argument with variables, in the configuration's
 // scope: it may name a variable that a later directive defines (map).
 func (c *Cmd) Template(arg string) (*vars.Template, error) {
@@ -167,8 +177,13 @@ func (c *Cmd) Logger() *slog.Logger { return c.b.cfg.Logger }
 // ParseSize reads an NGINX size ("512", "16k", "8m", "1g").
 func ParseSize(s string) (int64, error) { return conf.ParseSize(s) }
 
-// ParseDuration reads an NGINX time ("30", "500ms", "1h 30m").
+// ParseDuration reads an NGINX time in milliseconds mode ("30", "500ms",
+// "1h 30m"), that of the timeouts.
 func ParseDuration(s string) (time.Duration, error) { return conf.ParseTime(s) }
+
+// ParseSeconds reads an NGINX time in seconds mode ("30", "1h", "1y"),
+// that of expires, validity times and ngx_conf_set_sec_slot.
+func ParseSeconds(s string) (time.Duration, error) { return conf.ParseSeconds(s) }
 
 // Put stores v in a single-valued directive's setting, refusing a second
 // occurrence at the same level as NGINX does ("... directive is duplicate").

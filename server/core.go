@@ -371,7 +371,7 @@ func setKeepalive(c *Cmd) error {
 		return err
 	}
 	if len(c.Args) == 2 {
-		h, err := c.Duration(c.Args[1])
+		h, err := c.Seconds(c.Args[1])
 		if err != nil {
 			return err
 		}

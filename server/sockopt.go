@@ -93,7 +93,7 @@ func parseKeepAlive(val string, o *SocketOpts) error {
 		if s == "" {
 			return 0, nil
 		}
-		d, err := conf.ParseTime(s)
+		d, err := conf.ParseSeconds(s)
 		return d.Truncate(time.Second), err
 	}
 	var err error

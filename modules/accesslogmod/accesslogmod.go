@@ -344,9 +344,9 @@ func setFileCache(c *server.Cmd) error {
 			fc.MinUses, err = strconv.Atoi(val)
 			err = nonNegative(fc.MinUses, err)
 		case name == "inactive" && strings.Contains(a, "="):
-			fc.Inactive, err = conf.ParseTime(val)
+			fc.Inactive, err = conf.ParseSeconds(val)
 		case name == "valid" && strings.Contains(a, "="):
-			fc.Valid, err = conf.ParseTime(val)
+			fc.Valid, err = conf.ParseSeconds(val)
 		default:
 			err = errors.New("unknown")
 		}

@@ -207,7 +207,7 @@ func init() {
 func setPath(c *server.Cmd) error {
 	// The zones of fastcgi_cache_path (gateways.go) are this module's too.
 	mc := server.MainConf[*mainConf](c.Config(), module)
-	z, err := parseZone(c.Args, server.ParseSize, server.ParseDuration)
+	z, err := parseZone(c.Args, server.ParseSize, server.ParseSeconds)
 	if err != nil {
 		return c.Errorf("%v in %q directive", err, c.Name)
 	}
@@ -269,7 +269,7 @@ func setValid(c *server.Cmd) error {
 		lc.valid, lc.ownValid = nil, true
 	}
 	args := c.Args
-	ttl, err := c.Duration(args[len(args)-1])
+	ttl, err := c.Seconds(args[len(args)-1])
 	if err != nil {
 		return err
 	}

@@ -59,7 +59,7 @@ func TestKeyStart(t *testing.T) {
 
 func TestParseZone(t *testing.T) {
 	parse := func(args ...string) (*zoneConf, error) {
-		return parseZone(args, server.ParseSize, server.ParseDuration)
+		return parseZone(args, server.ParseSize, server.ParseSeconds)
 	}
 	z, err := parse("keys_zone=a:10m", "max_size=1m", "inactive=30s")
 	if err != nil || z.kind != zoneMemory || z.name != "a" || z.size != 10<<20 || z.maxSize != 1<<20 || z.inactive != 30*time.Second {

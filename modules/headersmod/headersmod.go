@@ -187,7 +187,7 @@ func parseExpires(args []string) (headers.Expires, error) {
 		if e.Mode == headers.ExpiresModified {
 			return e, errors.New("daily time cannot be used with \"modified\" parameter")
 		}
-		d, err := server.ParseDuration(a[1:])
+		d, err := server.ParseSeconds(a[1:])
 		// As NGINX, which refuses more than 24 hours: "@24h" is
 		// the coming midnight.
 		if err != nil || d > 24*time.Hour {
@@ -196,7 +196,7 @@ func parseExpires(args []string) (headers.Expires, error) {
 		return headers.Expires{Mode: headers.ExpiresDaily, D: d}, nil
 	}
 	neg := strings.HasPrefix(a, "-")
-	d, err := server.ParseDuration(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "+"))
+	d, err := server.ParseSeconds(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "+"))
 	if err != nil {
 		return e, fmt.Errorf("invalid value %q in \"expires\" directive", a)
 	}

@@ -224,7 +224,7 @@ func setResolver(c *core.Cmd) error {
 		name, val, hasVal := strings.Cut(a, "=")
 		switch {
 		case name == "valid" && hasVal:
-			d, err := c.Duration(val)
+			d, err := c.Seconds(val)
 			if err != nil || d <= 0 {
 				return c.Errorf("invalid parameter: %s", a)
 			}

@@ -278,11 +278,7 @@ func parseServer(args []string) (proxy.Server, error) {
 			// NGINX counts it in whole seconds, without the unit "ms",
 			// and 0 is out of rotation for the rest of the second only
 			// (proxy.NoFailTimeout).
-			if strings.Contains(val, "ms") {
-				err = errors.New("no milliseconds")
-				break
-			}
-			if s.FailTimeout, err = core.ParseDuration(val); err == nil && s.FailTimeout == 0 {
+			if s.FailTimeout, err = core.ParseSeconds(val); err == nil && s.FailTimeout == 0 {
 				s.FailTimeout = proxy.NoFailTimeout
 			}
 		case name == "max_conns" && hasVal:

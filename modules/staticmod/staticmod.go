@@ -90,7 +90,7 @@ func init() {
 		{Name: "log_not_found", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: server.SetFlag(func(l *locConf) *server.Setting[bool] { return &l.logNotFound })},
 		{Name: "open_file_cache", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 3, Set: setOpenFileCache},
 		{Name: "open_file_cache_valid", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
-			d, err := c.Duration(c.Args[0])
+			d, err := c.Seconds(c.Args[0])
 			if err != nil {
 				return err
 			}
@@ -171,7 +171,7 @@ func setOpenFileCache(c *server.Cmd) error {
 			}
 			limit = n
 		case strings.HasPrefix(arg, "inactive="):
-			d, err := server.ParseDuration(arg[len("inactive="):])
+			d, err := server.ParseSeconds(arg[len("inactive="):])
 			if err != nil {
 				return c.Errorf("invalid %q parameter %q", c.Name, arg)
 			}

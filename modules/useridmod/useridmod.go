@@ -149,7 +149,7 @@ func setExpires(c *server.Cmd) error {
 		d = -1
 	case "off":
 	default:
-		t, err := conf.ParseTime(c.Args[0])
+		t, err := conf.ParseSeconds(c.Args[0])
 		if err != nil {
 			return c.Errorf("%q directive invalid value", c.Name)
 		}
