@@ -214,15 +214,34 @@ func PutFlag(c *Cmd, s *Setting[bool]) error {
 	return Put(c, s, on)
 }
 
-// PutTime reads a time argument, which must be more than zero, into s,
-// once per level.
+// What a timeout of 0 is stored as, where a zero Duration would mean no
+// timeout at all to the libraries. NGINX takes 0 for its timeouts
+// (ngx_conf_set_msec_slot) and arms a timer of 0 when it must wait,
+// which expires before the peer can answer: a connect, a response header
+// or a request body that must be waited for times out at once (504, 408).
+// A send waits only when the socket buffer is full, so that under
+// send_timeout 0 a response that fits goes out and a stalled client is
+// cut at once.
+const (
+	// ZeroTimeout is a deadline that has passed when the wait begins.
+	ZeroTimeout = time.Nanosecond
+	// ZeroSendTimeout lets a write into a socket with room complete.
+	ZeroSendTimeout = time.Millisecond
+)
+
+// PutTime reads a timeout (milliseconds mode) into s, once per level: 0
+// is stored as ZeroSendTimeout for a directive whose name ends in
+// "send_timeout", else as ZeroTimeout.
 func PutTime(c *Cmd, s *Setting[time.Duration]) error {
 	d, err := c.Duration(c.Args[0])
 	if err != nil {
 		return err
 	}
-	if d <= 0 {
-		return c.Invalid(c.Args[0], "it must be more than 0")
+	if d == 0 {
+		d = ZeroTimeout
+		if strings.HasSuffix(c.Name, "send_timeout") {
+			d = ZeroSendTimeout
+		}
 	}
 	return Put(c, s, d)
 }
@@ -233,8 +252,8 @@ func SetFlag[T any](get func(T) *Setting[bool]) func(*Cmd) error {
 	return func(c *Cmd) error { return PutFlag(c, get(c.Loc().(T))) }
 }
 
-// SetTime returns a directive setter that stores its time argument, which
-// must be more than zero, in the Setting that get selects.
+// SetTime returns a directive setter that stores its timeout argument
+// (PutTime) in the Setting that get selects.
 func SetTime[T any](get func(T) *Setting[time.Duration]) func(*Cmd) error {
 	return func(c *Cmd) error { return PutTime(c, get(c.Loc().(T))) }
 }

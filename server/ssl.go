@@ -125,7 +125,7 @@ func init() {
 		{Name: "ssl_prefer_server_ciphers", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: setPreferServer},
 		{Name: "ssl_ecdh_curve", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: setECDHCurve},
 		{Name: "ssl_session_cache", Context: ctx, MinArgs: 1, MaxArgs: 2, Set: setSessionCache},
-		{Name: "ssl_session_timeout", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: SetTime(func(sl *sslLoc) *Setting[time.Duration] { return &sl.sessionTimeout })},
+		{Name: "ssl_session_timeout", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: setSessionTimeout},
 		{Name: "ssl_session_tickets", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: flag(func(sl *sslLoc) *Setting[bool] { return &sl.sessionTickets })},
 		{Name: "ssl_session_ticket_key", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: setTicketKey},
 		{Name: "ssl_buffer_size", Context: ctx, MinArgs: 1, MaxArgs: 1, Set: setBufferSize},
@@ -466,4 +466,15 @@ func (b *tlsBuild) logWarn(msg string) {
 // fmtErrorAt is an error at the directive that named p.
 func fmtErrorAt(p sslPath, format string, args ...any) error {
 	return conf.Errorf(p.at, format, args...)
+}
+
+// setSessionTimeout reads ssl_session_timeout, in seconds mode as NGINX's
+// ngx_conf_set_sec_slot: 0 is a session that expires at once, so that no
+// handshake resumes one.
+func setSessionTimeout(c *Cmd) error {
+	d, err := c.Seconds(c.Args[0])
+	if err != nil {
+		return err
+	}
+	return Put(c, &c.Loc().(*sslLoc).sessionTimeout, d)
 }
