@@ -3,32 +3,61 @@ package conf
 import (
 	"fmt"
 	"math"
-	"strconv"
+	"strings"
 	"time"
 )
 
-// ParseSize reads "512", "16k", "8m", "1g" (case-insensitive).
-func ParseSize(s string) (int64, error) {
+// ParseSize reads an NGINX size as ngx_parse_size does: digits with an
+// optional k or m (either case), within int64 ("512", "16k", "8M"). A
+// sign, a fraction or a g is an error: sizes of buffers, rates and
+// shared memory zones stop at megabytes; offsets (ParseOffset) go on.
+func ParseSize(s string) (int64, error) { return parseScaled(s, "kKmM") }
+
+// ParseOffset reads an NGINX offset as ngx_parse_offset does: a size
+// that may also end in g or G ("1g"), the unit of client_max_body_size,
+// the cache's max_size and the like.
+func ParseOffset(s string) (int64, error) { return parseScaled(s, "kKmMgG") }
+
+// parseScaled reads digits and one optional unit among units, failing on
+// an overflow of int64 as NGINX's parsers do.
+func parseScaled(s, units string) (int64, error) {
 	if s == "" {
 		return 0, fmt.Errorf("empty size")
 	}
-	mult := int64(1)
-	switch s[len(s)-1] {
-	case 'k', 'K':
-		mult = 1 << 10
-	case 'm', 'M':
-		mult = 1 << 20
-	case 'g', 'G':
-		mult = 1 << 30
+	digits, scale := s, int64(1)
+	if u := s[len(s)-1]; strings.IndexByte(units, u) >= 0 {
+		digits = s[:len(s)-1]
+		switch u {
+		case 'k', 'K':
+			scale = 1 << 10
+		case 'm', 'M':
+			scale = 1 << 20
+		case 'g', 'G':
+			scale = 1 << 30
+		}
 	}
-	if mult != 1 {
-		s = s[:len(s)-1]
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 || n > (1<<62)/mult {
+	n, ok := Atoi(digits)
+	if !ok || n > math.MaxInt64/scale {
 		return 0, fmt.Errorf("invalid size %q", s)
 	}
-	return n * mult, nil
+	return n * scale, nil
+}
+
+// Atoi reads a non-negative decimal number as NGINX's ngx_atoi does:
+// digits only (no sign), within int64; false for anything else.
+func Atoi(s string) (int64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' || n > (math.MaxInt64-int64(c-'0'))/10 {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }
 
 // ParseTime reads an NGINX time in NGINX's millisecond mode, that of

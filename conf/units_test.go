@@ -60,14 +60,30 @@ func TestParseSeconds(t *testing.T) {
 }
 
 func TestParseSize(t *testing.T) {
-	for in, want := range map[string]int64{"0": 0, "512": 512, "16k": 16 << 10, "8M": 8 << 20, "1g": 1 << 30} {
+	for in, want := range map[string]int64{"0": 0, "512": 512, "16k": 16 << 10, "16K": 16 << 10, "8M": 8 << 20,
+		"9223372036854775807": math.MaxInt64, "9007199254740991k": 9007199254740991 << 10} {
 		if got, err := ParseSize(in); err != nil || got != want {
 			t.Errorf("ParseSize(%q) = %d, %v", in, got, err)
 		}
 	}
-	for _, bad := range []string{"", "k", "-1", "1.5m", "1t"} {
+	// As ngx_parse_size: no sign, no fraction, no g, nothing past int64.
+	for _, bad := range []string{"", "k", "-1", "+1", "1.5m", "1t", "1g", "1G", "1kk",
+		"9223372036854775808", "9007199254740992k", "10000000000000000000"} {
 		if _, err := ParseSize(bad); err == nil {
 			t.Errorf("ParseSize(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseOffset(t *testing.T) {
+	for in, want := range map[string]int64{"0": 0, "1g": 1 << 30, "2G": 2 << 30, "16k": 16 << 10, "8589934591g": 8589934591 << 30} {
+		if got, err := ParseOffset(in); err != nil || got != want {
+			t.Errorf("ParseOffset(%q) = %d, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"", "g", "+1g", "-1", "1t", "8589934592g"} {
+		if _, err := ParseOffset(bad); err == nil {
+			t.Errorf("ParseOffset(%q) accepted", bad)
 		}
 	}
 }

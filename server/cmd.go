@@ -123,8 +123,15 @@ func (c *Cmd) Flag() (bool, error) {
 
 // Int parses an integer argument within [min, max].
 func (c *Cmd) Int(arg string, min, max int) (int, error) {
-	n, err := strconv.Atoi(arg)
-	if err != nil || n < min || n > max {
+	// A number as NGINX's ngx_atoi reads it: digits only, so that "+1"
+	// is refused as NGINX does; a directive that takes a negative one
+	// (min < 0) may have a minus sign.
+	v, ok := conf.Atoi(strings.TrimPrefix(arg, "-"))
+	n := int(v)
+	if strings.HasPrefix(arg, "-") {
+		n, ok = -n, ok && min < 0
+	}
+	if !ok || n < min || n > max {
 		if max == int(^uint(0)>>1) {
 			return 0, c.Invalid(arg, fmt.Sprintf("it must be at least %d", min))
 		}
@@ -133,9 +140,20 @@ func (c *Cmd) Int(arg string, min, max int) (int, error) {
 	return n, nil
 }
 
-// Size parses an NGINX size: a number with an optional k, m or g suffix.
+// Size parses an NGINX size: a number with an optional k or m suffix
+// (ngx_parse_size).
 func (c *Cmd) Size(arg string) (int64, error) {
 	n, err := ParseSize(arg)
+	if err != nil {
+		return 0, c.Invalid(arg, "")
+	}
+	return n, nil
+}
+
+// Offset parses an NGINX offset: a number with an optional k, m or g
+// suffix (ngx_parse_offset).
+func (c *Cmd) Offset(arg string) (int64, error) {
+	n, err := ParseOffset(arg)
 	if err != nil {
 		return 0, c.Invalid(arg, "")
 	}
@@ -174,8 +192,11 @@ func (c *Cmd) Template(arg string) (*vars.Template, error) {
 // Logger returns the error logger of the configuration being read.
 func (c *Cmd) Logger() *slog.Logger { return c.b.cfg.Logger }
 
-// ParseSize reads an NGINX size ("512", "16k", "8m", "1g").
+// ParseSize reads an NGINX size ("512", "16k", "8m"; no g).
 func ParseSize(s string) (int64, error) { return conf.ParseSize(s) }
+
+// ParseOffset reads an NGINX offset ("512", "16k", "8m", "1g").
+func ParseOffset(s string) (int64, error) { return conf.ParseOffset(s) }
 
 // ParseDuration reads an NGINX time in milliseconds mode ("30", "500ms",
 // "1h 30m"), that of the timeouts.

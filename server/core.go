@@ -138,7 +138,7 @@ func init() {
 		{Name: "return", Context: CtxServer | CtxLocation | CtxServerIf | CtxLocationIf, MinArgs: 1, MaxArgs: 2, Set: setReturn},
 		{Name: "error_page", Context: CtxHTTPAll | CtxLocationIf, MinArgs: 2, MaxArgs: Unlimited, Set: setErrorPage},
 		{Name: "client_max_body_size", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
-			n, err := c.Size(c.Args[0])
+			n, err := c.Offset(c.Args[0])
 			if err != nil {
 				return err
 			}

@@ -179,7 +179,7 @@ func init() {
 		{Name: "proxy_cache_post_reuse", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
 			Set: flag(func(l *locConf) *server.Setting[bool] { return &l.postReuse })},
 		{Name: "proxy_cache_max_range_offset", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
-			n, err := c.Size(c.Args[0])
+			n, err := c.Offset(c.Args[0])
 			if err != nil {
 				return err
 			}

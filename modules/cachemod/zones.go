@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/cache"
+	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/internal/shared"
 )
 
@@ -170,7 +171,8 @@ func parseZone(args []string, parseSize func(string) (int64, error), parseTime f
 			}
 			z.name, z.size = zn, n
 		case "max_size":
-			n, err := parseSize(val)
+			// An offset, as NGINX's ngx_parse_offset reads it: "10g".
+			n, err := conf.ParseOffset(val)
 			if err != nil {
 				return nil, fmt.Errorf("invalid max_size value %q", a)
 			}

@@ -437,7 +437,7 @@ func setBufferSize(c *server.Cmd) error {
 
 // sizeArg reads a size of 1 to max bytes; text says so in the error.
 func sizeArg(c *server.Cmd, max int64, text string) (int64, error) {
-	n, err := c.Size(c.Args[0])
+	n, err := c.Offset(c.Args[0]) // "1g" allowed: ESI's own directives
 	if err != nil {
 		return 0, err
 	}
