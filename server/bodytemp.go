@@ -22,11 +22,11 @@ type TempPath struct {
 // ParseTempPath reads the arguments of a *_temp_path directive.
 func ParseTempPath(c *Cmd) (TempPath, error) {
 	p := TempPath{dir: c.Args[0]}
+	if err := checkTempPath(c); err != nil {
+		return p, err
+	}
 	for _, a := range c.Args[1:] {
-		n, err := strconv.Atoi(a)
-		if err != nil || n < 1 || n > 2 {
-			return p, c.Invalid(a, "")
-		}
+		n, _ := strconv.Atoi(a)
 		p.levels = append(p.levels, n)
 	}
 	return p, nil

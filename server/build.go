@@ -3,7 +3,9 @@ package server
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
+	"os/user"
 	"sort"
 	"strings"
 
@@ -18,73 +20,239 @@ import (
 // something Go does by itself (worker_connections, sendfile, accept_mutex)
 // or names process plumbing that a single Go process has no use for
 // (user, pid). Ignored is not unchecked: each stands only where NGINX
-// allows it and takes NGINX's number of arguments, and an on/off one
-// only those values, so a configuration NGINX refuses is refused here.
+// allows it, takes NGINX's number of arguments, and its arguments are
+// read as NGINX's handler reads them (on/off, a number, a size, a time,
+// one of a set of words), so a configuration NGINX refuses is refused
+// here (TestDirectiveArgumentsAsNGINX compares them with NGINX's).
 type ignoredDirective struct {
 	ctx      Context
 	min, max int
-	flag     bool
-	why      string // what the notice adds, where the name alone does not tell
+	check    func(c *Cmd) error // nil: any argument
+	why      string             // what the notice adds, where the name alone does not tell
 }
 
 // ctxHTTPServer is NGINX's http and server levels without location.
 const ctxHTTPServer = CtxHTTP | CtxServer
 
 var (
-	takeFlag = ignoredDirective{min: 1, max: 1, flag: true}
 	take1    = ignoredDirective{min: 1, max: 1}
+	takeFlag = take1.checked(checkFlag)
+	takeNum  = take1.checked(checkNum)
+	takeSize = take1.checked(argCheck(ParseSize))
+	takeOff  = take1.checked(argCheck(ParseOffset))
+	takeMsec = take1.checked(argCheck(ParseDuration))
+	// A temporary files' path and up to three levels of subdirectories.
 )
 
 func (d ignoredDirective) in(ctx Context) ignoredDirective { d.ctx = ctx; return d }
 
 func (d ignoredDirective) because(why string) ignoredDirective { d.why = why; return d }
 
+func (d ignoredDirective) checked(f func(*Cmd) error) ignoredDirective { d.check = f; return d }
+
 var ignored = map[string]ignoredDirective{
-	"load_module": take1.in(CtxMain), "user": {ctx: CtxMain, min: 1, max: 2},
+	"load_module": take1.in(CtxMain), "user": {ctx: CtxMain, min: 1, max: 2, check: checkUser},
 	"daemon": takeFlag.in(CtxMain), "master_process": takeFlag.in(CtxMain),
-	"worker_cpu_affinity": {ctx: CtxMain, min: 1, max: Unlimited}, "worker_rlimit_nofile": take1.in(CtxMain),
-	"worker_priority": take1.in(CtxMain), "pcre_jit": takeFlag.in(CtxMain), "timer_resolution": take1.in(CtxMain),
-	"worker_connections": take1.in(CtxEvents), "multi_accept": takeFlag.in(CtxEvents), "use": take1.in(CtxEvents),
-	"accept_mutex": takeFlag.in(CtxEvents), "accept_mutex_delay": take1.in(CtxEvents),
+	"worker_cpu_affinity": {ctx: CtxMain, min: 1, max: Unlimited, check: checkCPUAffinity}, "worker_rlimit_nofile": takeNum.in(CtxMain),
+	"worker_priority": take1.in(CtxMain).checked(checkPriority), "pcre_jit": takeFlag.in(CtxMain), "timer_resolution": takeMsec.in(CtxMain),
+	"worker_connections": takeNum.in(CtxEvents), "multi_accept": takeFlag.in(CtxEvents), "use": take1.in(CtxEvents),
+	"accept_mutex": takeFlag.in(CtxEvents), "accept_mutex_delay": takeMsec.in(CtxEvents),
 	"sendfile":           takeFlag.in(CtxHTTPAll | CtxLocationIf),
-	"sendfile_max_chunk": take1.in(CtxHTTPAll), "tcp_nopush": takeFlag.in(CtxHTTPAll), "tcp_nodelay": takeFlag.in(CtxHTTPAll),
-	"server_tokens": take1.in(CtxHTTPAll), "types_hash_max_size": take1.in(CtxHTTPAll), "types_hash_bucket_size": take1.in(CtxHTTPAll),
-	"server_names_hash_max_size": take1.in(CtxHTTP), "server_names_hash_bucket_size": take1.in(CtxHTTP),
-	"variables_hash_max_size": take1.in(CtxHTTP), "variables_hash_bucket_size": take1.in(CtxHTTP),
-	"proxy_headers_hash_max_size": take1.in(CtxHTTPAll), "proxy_headers_hash_bucket_size": take1.in(CtxHTTPAll),
-	"reset_timedout_connection": takeFlag.in(CtxHTTPAll), "aio": take1.in(CtxHTTPAll), "directio": take1.in(CtxHTTPAll),
+	"sendfile_max_chunk": takeSize.in(CtxHTTPAll), "tcp_nopush": takeFlag.in(CtxHTTPAll), "tcp_nodelay": takeFlag.in(CtxHTTPAll),
+	"server_tokens":       take1.in(CtxHTTPAll).checked(checkWords("on", "off", "build")),
+	"types_hash_max_size": takeNum.in(CtxHTTPAll), "types_hash_bucket_size": takeNum.in(CtxHTTPAll),
+	"server_names_hash_max_size": takeNum.in(CtxHTTP), "server_names_hash_bucket_size": takeNum.in(CtxHTTP),
+	"variables_hash_max_size": takeNum.in(CtxHTTP), "variables_hash_bucket_size": takeNum.in(CtxHTTP),
+	"proxy_headers_hash_max_size": takeNum.in(CtxHTTPAll), "proxy_headers_hash_bucket_size": takeNum.in(CtxHTTPAll),
+	"reset_timedout_connection": takeFlag.in(CtxHTTPAll), "aio": take1.in(CtxHTTPAll).checked(checkAIO),
+	"directio": take1.in(CtxHTTPAll).checked(checkDirectio),
 	// Go's key exchange is ECDHE: there is no DH group to set.
 	"ssl_dhparam": take1.in(ctxHTTPServer).because("Go's TLS negotiates keys with ECDHE only and has no finite-field DH cipher suites to give the parameters to"),
 	// NGINX itself ignores them on Linux: SO_SNDLOWAT cannot be set there,
 	// and file events need kqueue.
-	"proxy_send_lowat":       take1.in(CtxHTTPAll),
-	"send_lowat":             take1.in(CtxHTTPAll).because("Linux has no SO_SNDLOWAT to set, and NGINX ignores it there too"),
+	"proxy_send_lowat":       takeSize.in(CtxHTTPAll),
+	"send_lowat":             takeSize.in(CtxHTTPAll).because("Linux has no SO_SNDLOWAT to set, and NGINX ignores it there too"),
 	"open_file_cache_events": takeFlag.in(CtxHTTPAll).because("file events need kqueue, which Linux lacks; NGINX ignores it there too"),
 	// File reading hints: the kernel's own readahead and the page cache
 	// serve mosaic's reads (directio is ignored, so is its alignment).
-	"read_ahead":         take1.in(CtxHTTPAll).because("the kernel's own readahead serves mosaic's file reads"),
-	"directio_alignment": take1.in(CtxHTTPAll).because("directio is ignored: files are read through the page cache"),
+	"read_ahead":         takeSize.in(CtxHTTPAll).because("the kernel's own readahead serves mosaic's file reads"),
+	"directio_alignment": takeOff.in(CtxHTTPAll).because("directio is ignored: files are read through the page cache"),
 	// Sizes of NGINX's memory pools and of its output batching: Go's
 	// allocator and mosaic's writers have no such knobs.
-	"connection_pool_size": take1.in(ctxHTTPServer), "request_pool_size": take1.in(ctxHTTPServer),
-	"postpone_output": take1.in(CtxHTTPAll),
+	"connection_pool_size": take1.in(ctxHTTPServer).checked(checkPoolSize), "request_pool_size": take1.in(ctxHTTPServer).checked(checkPoolSize),
+	"postpone_output": takeSize.in(CtxHTTPAll),
 	// zlib's memory and NGINX's gzip buffering: Go's deflate keeps its own
 	// 32 KiB window and hash, and compress streams as it goes.
-	"gzip_window":       take1.in(CtxHTTPAll).because("Go's deflate keeps a 32 KiB window"),
-	"gzip_hash":         take1.in(CtxHTTPAll).because("Go's deflate sizes its hash table itself"),
+	"gzip_window":       take1.in(CtxHTTPAll).checked(checkPowerOfTwo(512, 32<<10)).because("Go's deflate keeps a 32 KiB window"),
+	"gzip_hash":         take1.in(CtxHTTPAll).checked(checkPowerOfTwo(512, 128<<10)).because("Go's deflate sizes its hash table itself"),
 	"gzip_no_buffer":    takeFlag.in(CtxHTTPAll),
-	"postpone_gzipping": take1.in(CtxHTTPAll),
-	"gunzip_buffers":    {ctx: CtxHTTPAll, min: 2, max: 2, why: "gunzip decodes into the response's own buffers"},
+	"postpone_gzipping": takeSize.in(CtxHTTPAll),
+	"gunzip_buffers":    {ctx: CtxHTTPAll, min: 2, max: 2, check: checkBufs, why: "gunzip decodes into the response's own buffers"},
 	"aio_write":         takeFlag.in(CtxHTTPAll),
 	// One process, no workers: nothing of NGINX's process management
 	// applies. "env VAR=value" in particular does not set the variable
 	// (time.Local, which TZ would change, is read at start).
 	"env":                 take1.in(CtxMain).because("mosaic runs as one process with the environment it was started with"),
 	"lock_file":           take1.in(CtxMain),
-	"worker_rlimit_core":  take1.in(CtxMain),
+	"worker_rlimit_core":  takeOff.in(CtxMain),
 	"working_directory":   take1.in(CtxMain),
-	"worker_aio_requests": take1.in(CtxEvents),
+	"worker_aio_requests": takeNum.in(CtxEvents),
 	"debug_connection":    take1.in(CtxEvents).because("mosaic has no debug log"),
+}
+
+// checkFlag takes on or off (either case), as ngx_conf_set_flag_slot.
+func checkFlag(c *Cmd) error { _, err := c.Flag(); return err }
+
+// checkNum takes a number as ngx_conf_set_num_slot.
+func checkNum(c *Cmd) error {
+	if _, ok := conf.Atoi(c.Args[0]); !ok {
+		return c.Errorf("%q directive invalid number", c.Name)
+	}
+	return nil
+}
+
+// argCheck takes what parse reads (a size, an offset, a time), as the
+// ngx_conf_set_*_slot of that kind.
+func argCheck[T any](parse func(string) (T, error)) func(*Cmd) error {
+	return func(c *Cmd) error {
+		if _, err := parse(c.Args[0]); err != nil {
+			return c.Errorf("%q directive invalid value", c.Name)
+		}
+		return nil
+	}
+}
+
+// checkWords takes one of words, in any case (ngx_conf_set_enum_slot).
+func checkWords(words ...string) func(*Cmd) error {
+	return func(c *Cmd) error {
+		for _, w := range words {
+			if strings.EqualFold(c.Args[0], w) {
+				return nil
+			}
+		}
+		return c.Errorf("invalid value %q", c.Args[0])
+	}
+}
+
+// checkPowerOfTwo takes a size that is a power of two from min to max
+// (gzip_window, gzip_hash: zlib's window bits and memory level).
+func checkPowerOfTwo(min, max int64) func(*Cmd) error {
+	return func(c *Cmd) error {
+		n, err := ParseSize(c.Args[0])
+		if err != nil {
+			return c.Errorf("%q directive invalid value", c.Name)
+		}
+		if n < min || n > max || n&(n-1) != 0 {
+			return c.Errorf("%q directive must be a power of two from %d to %d", c.Name, min, max)
+		}
+		return nil
+	}
+}
+
+// checkPoolSize takes a memory pool's size: at least NGINX's smallest
+// pool on 64-bit systems, in steps of its alignment.
+func checkPoolSize(c *Cmd) error {
+	const minPool, align = 112, 16
+	n, err := ParseSize(c.Args[0])
+	if err != nil {
+		return c.Errorf("%q directive invalid value", c.Name)
+	}
+	if n < minPool || n%align != 0 {
+		return c.Errorf("the pool size must be no less than %d and a multiple of %d", minPool, align)
+	}
+	return nil
+}
+
+// checkBufs takes a number and a size, both more than 0, as
+// ngx_conf_set_bufs_slot.
+func checkBufs(c *Cmd) error {
+	n, ok := conf.Atoi(c.Args[0])
+	size, err := ParseSize(c.Args[1])
+	if !ok || n == 0 || err != nil || size == 0 {
+		return c.Errorf("%q directive invalid value", c.Name)
+	}
+	return nil
+}
+
+// checkTempPath takes a path and the lengths of up to three levels of
+// subdirectories, each at least 1 and ten in all, as
+// ngx_conf_set_path_slot.
+func checkTempPath(c *Cmd) error {
+	var total int64
+	for _, a := range c.Args[1:] {
+		n, ok := conf.Atoi(a)
+		if !ok || n == 0 || n > 10 {
+			return c.Errorf("%q directive invalid value", c.Name)
+		}
+		total += n
+	}
+	if total > 10 {
+		return c.Errorf("%q directive invalid value", c.Name)
+	}
+	return nil
+}
+
+// checkAIO takes off, threads or threads=pool; "on" (file AIO) needs an
+// NGINX built with it, which Debian's is not, but loads.
+func checkAIO(c *Cmd) error {
+	a := c.Args[0]
+	if strings.EqualFold(a, "on") || a == "off" || a == "threads" || strings.HasPrefix(a, "threads=") && len(a) > len("threads=") {
+		return nil
+	}
+	return c.Errorf("invalid value %q in %q directive", a, c.Name)
+}
+
+// checkDirectio takes off or an offset.
+func checkDirectio(c *Cmd) error {
+	if c.Args[0] == "off" {
+		return nil
+	}
+	return argCheck(ParseOffset)(c)
+}
+
+// checkPriority takes a nice value: a number with an optional sign, as
+// ngx_set_priority, within what an int holds there.
+func checkPriority(c *Cmd) error {
+	n, ok := conf.Atoi(strings.TrimLeft(c.Args[0][:1], "+-") + c.Args[0][1:])
+	if !ok || n > math.MaxInt32 {
+		return c.Errorf("%q directive invalid number", c.Name)
+	}
+	return nil
+}
+
+// checkCPUAffinity takes "auto" (first, optionally followed by one mask)
+// or masks of 0s and 1s, at most 64 long, as ngx_set_cpu_affinity.
+func checkCPUAffinity(c *Cmd) error {
+	args := c.Args
+	if args[0] == "auto" {
+		if len(args) > 2 {
+			return c.Errorf("invalid number of arguments in %q directive", c.Name)
+		}
+		args = args[1:]
+	}
+	for _, a := range args {
+		if len(a) > 64 || strings.Trim(a, "01") != "" {
+			return c.Errorf("invalid character %q in %q directive", strings.Trim(a, "01")[:1], c.Name)
+		}
+	}
+	return nil
+}
+
+// checkUser looks the user and group up as NGINX's master does when it
+// runs as root (getpwnam, getgrnam; "user nobody" needs a group named
+// nobody too); elsewhere NGINX ignores them.
+func checkUser(c *Cmd) error {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	if _, err := user.Lookup(c.Args[0]); err != nil {
+		return c.Errorf("getpwnam(%q) failed", c.Args[0])
+	}
+	group := c.Args[len(c.Args)-1] // without a group, the user's name
+	if _, err := user.LookupGroup(group); err != nil {
+		return c.Errorf("getgrnam(%q) failed", group)
+	}
+	return nil
 }
 
 // ignoredModule registers the ignored directives, so that the checks of
@@ -97,8 +265,8 @@ func init() {
 		ignoredModule.Directives = append(ignoredModule.Directives, Directive{
 			Name: name, Context: spec.ctx, MinArgs: spec.min, MaxArgs: spec.max,
 			Set: func(c *Cmd) error {
-				if spec.flag {
-					if _, err := c.Flag(); err != nil {
+				if spec.check != nil {
+					if err := spec.check(c); err != nil {
 						return err
 					}
 				}

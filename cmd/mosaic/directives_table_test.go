@@ -104,8 +104,9 @@ func probeDirective(d server.DirectiveInfo, arg string) (*server.Config, error) 
 }
 
 // probeArgs are tried in turn as a probed directive's arguments: one of
-// them suits each of the directives that load with a notice.
-var probeArgs = []string{"64", "on", "off", "1s", "4k"}
+// them suits each of the directives that load with a notice ("root" is
+// a user and a group, "1" a CPU mask).
+var probeArgs = []string{"64", "on", "off", "1s", "4k", "root", "1"}
 
 func TestDirectiveTableMatchesRegistry(t *testing.T) {
 	checkDirectiveTable(t, filepath.Join("..", "..", "server", "README.md"))
@@ -254,7 +255,7 @@ func checkInclude(t *testing.T, at string) {
 	if err := os.WriteFile(main, []byte("include part.conf;\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "part.conf"), []byte("user nobody;\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "part.conf"), []byte("daemon off;\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := server.Load(main)
