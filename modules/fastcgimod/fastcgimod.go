@@ -57,7 +57,11 @@ func init() {
 		}},
 		server.Directive{Name: "fastcgi_split_path_info", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setSplit},
 		server.Directive{Name: "fastcgi_send_lowat", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
-			// SO_SNDLOWAT, which Linux does not let a program set.
+			// SO_SNDLOWAT, which Linux does not let a program set; a size
+			// all the same, as NGINX reads it.
+			if _, err := c.Size(c.Args[0]); err != nil {
+				return err
+			}
 			c.Notice(fmt.Sprintf("ignoring %q directive", c.Name))
 			return nil
 		}},

@@ -171,11 +171,8 @@ func Directives[T any](prefix string, get func(T) *Conf) []server.Directive {
 	}
 	ds = append(ds, proxymod.SharedDirectives(prefix, func(l T) *proxymod.SharedConf { return &get(l).shared })...)
 	for _, name := range tuning {
-		ds = append(ds, server.Directive{Name: prefix + "_" + name, Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 2,
-			Set: func(c *server.Cmd) error {
-				c.Notice(fmt.Sprintf("ignoring %q directive", c.Name))
-				return nil
-			}})
+		ds = append(ds, server.Directive{Name: prefix + "_" + name, Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
+			Set: proxymod.SetTuning})
 	}
 	return ds
 }

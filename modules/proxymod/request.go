@@ -60,21 +60,10 @@ func init() {
 			return core.Put(c, get(c.Loc().(*reqConf)), t)
 		}
 	}
-	// Sizes NGINX's buffering has and mosaic's has not: the response
-	// head is read whole into a buffer of its own size, the body read
-	// ahead in proxy_buffers and written to the client as it can take it.
-	tuning := func(minArgs, maxArgs int) core.Directive {
-		return core.Directive{Context: core.CtxHTTPAll, MinArgs: minArgs, MaxArgs: maxArgs, Set: func(c *core.Cmd) error {
-			for _, a := range c.Args {
-				if _, err := c.Size(a); err != nil {
-					return err
-				}
-			}
-			c.Notice(fmt.Sprintf("ignoring %q directive: the body read ahead is bounded by proxy_buffers and proxy_max_temp_file_size", c.Name))
-			return nil
-		}}
-	}
 	named := func(name string, d core.Directive) core.Directive { d.Name = name; return d }
+	tuning := func(minArgs, maxArgs int) core.Directive {
+		return core.Directive{Context: core.CtxHTTPAll, MinArgs: minArgs, MaxArgs: maxArgs, Set: SetTuning}
+	}
 	reqModule.Directives = []core.Directive{
 		{Name: "proxy_method", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
 			Set: template(func(l *reqConf) *core.Setting[*vars.Template] { return &l.method })},
@@ -170,4 +159,25 @@ func withoutBodyFields(h http.Header) http.Header {
 	delete(h, "Content-Length")
 	delete(h, "Transfer-Encoding")
 	return h
+}
+
+// SetTuning reads a size of NGINX's response buffering that mosaic's has
+// not (*_buffer_size of the proxy's body, *_busy_buffers_size,
+// *_temp_file_write_size), checked as NGINX's handlers check a size, and
+// ignores it with a notice: the response head is read with its own bound,
+// and the body read ahead (*_buffers, *_max_temp_file_size) goes to the
+// client as it can take it and to the temporary file as it is read.
+func SetTuning(c *core.Cmd) error {
+	if _, err := c.Size(c.Args[0]); err != nil {
+		return err
+	}
+	c.Notice(fmt.Sprintf("ignoring %q directive: the body read ahead is bounded by %s and %s",
+		c.Name, prefixOf(c.Name)+"_buffers", prefixOf(c.Name)+"_max_temp_file_size"))
+	return nil
+}
+
+// prefixOf is the module prefix of a directive name ("fastcgi").
+func prefixOf(name string) string {
+	p, _, _ := strings.Cut(name, "_")
+	return p
 }
