@@ -43,12 +43,9 @@ func setCharset(source bool) func(*Cmd) error {
 		if strings.ContainsAny(name, "; \t\"") {
 			return c.Invalid(name, "")
 		}
-		if name == "off" {
-			if source {
-				// NGINX has no "source_charset off": it would name a
-				// charset called "off".
-				return c.Invalid(name, "")
-			}
+		if name == "off" && !source {
+			// NGINX has no "source_charset off": it names a charset
+			// called "off", which no conversion knows.
 			name = ""
 		}
 		*at = c.Pos()

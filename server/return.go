@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -30,13 +31,15 @@ func isRedirect(code int) bool {
 func setReturn(c *Cmd) error {
 	r := &returnSpec{loc: c.level}
 	first := c.Args[0]
-	code, err := strconv.Atoi(first)
+	// The code as NGINX's ngx_atoi reads it: digits only ("+1" fails).
+	code, isCode := conf.Atoi(first)
+	var err error
 	switch {
-	case err == nil:
-		if code < 0 || code > 999 {
+	case isCode:
+		if code > 999 {
 			return c.Errorf("invalid return code %q", first)
 		}
-		r.code = code
+		r.code = int(code)
 		if len(c.Args) == 2 {
 			if r.text, err = c.Template(c.Args[1]); err != nil {
 				return err

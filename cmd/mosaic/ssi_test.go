@@ -137,7 +137,6 @@ func TestSSIConfigErrors(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct{ conf, want string }{
 		{`http { ssi maybe; }`, `invalid value "maybe" in "ssi" directive`},
-		{`http { server { ssi_types html; } }`, `invalid value "html" in "ssi_types" directive`},
 		{`http { server { location / { ssi_value_length 0; } } }`, `invalid value "0" in "ssi_value_length" directive`},
 		{`http { ssi on; ssi on; }`, `"ssi" directive is duplicate`},
 		{`http { server { location / { ssi_min_file_chunk 2k; } } }`, `ignoring "ssi_min_file_chunk"`},
