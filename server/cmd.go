@@ -136,6 +136,22 @@ func (c *Cmd) Int(arg string, min, max int) (int, error) {
 	return n, nil
 }
 
+// MaxCount is where Count stops: more than any request, connection or
+// cache entry reaches, and safe from overflow in the arithmetic of those
+// who compare with it.
+const MaxCount = 1<<31 - 1
+
+// Count parses a count that NGINX reads as any number (ngx_atoi, at
+// most int64's): at least least, and MaxCount where it is larger, which
+// counts the same (max_ranges, *_min_uses, *_next_upstream_tries).
+func (c *Cmd) Count(arg string, least int) (int, error) {
+	n, ok := conf.Atoi(arg)
+	if !ok || n < int64(least) {
+		return 0, c.Invalid(arg, fmt.Sprintf("it must be at least %d", least))
+	}
+	return int(min(n, MaxCount)), nil
+}
+
 // Size parses an NGINX size: a number with an optional k or m suffix
 // (ngx_parse_size).
 func (c *Cmd) Size(arg string) (int64, error) {

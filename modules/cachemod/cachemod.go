@@ -147,7 +147,7 @@ func init() {
 		{Name: "proxy_cache_methods", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited, Set: setMethods},
 		{Name: "proxy_cache_min_uses", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
 			// NGINX takes 0 too, and stores from the first use as with 1.
-			n, err := c.Int(c.Args[0], 0, 1<<20)
+			n, err := c.Count(c.Args[0], 0)
 			if err != nil {
 				return err
 			}

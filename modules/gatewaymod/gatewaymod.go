@@ -160,7 +160,7 @@ func Directives[T any](prefix string, get func(T) *Conf) []server.Directive {
 		{Name: prefix + "_next_upstream", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: server.Unlimited,
 			Set: func(c *server.Cmd) error { return proxymod.AddNextUpstream(c, &conf(c).next) }},
 		{Name: prefix + "_next_upstream_tries", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
-			n, err := c.Int(c.Args[0], 0, 1<<20)
+			n, err := c.Count(c.Args[0], 0)
 			if err != nil {
 				return err
 			}

@@ -36,7 +36,7 @@ func balanceDirectives() []core.Directive {
 			if lc.nextTries.Set {
 				return c.Duplicate()
 			}
-			n, err := c.Int(c.Args[0], 0, 1<<30)
+			n, err := c.Count(c.Args[0], 0)
 			lc.nextTries.Put(n)
 			return err
 		}},

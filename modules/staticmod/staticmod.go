@@ -78,7 +78,7 @@ func init() {
 		{Name: "etag", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: server.SetFlag(func(l *locConf) *server.Setting[bool] { return &l.etag })},
 		{Name: "if_modified_since", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setIMS},
 		{Name: "max_ranges", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
-			n, err := c.Int(c.Args[0], 0, 1<<30)
+			n, err := c.Count(c.Args[0], 0)
 			if err != nil {
 				return err
 			}
@@ -100,7 +100,7 @@ func init() {
 			return server.Put(c, &c.Loc().(*locConf).cacheValid, d)
 		}},
 		{Name: "open_file_cache_min_uses", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
-			n, err := c.Int(c.Args[0], 0, 1<<30)
+			n, err := c.Count(c.Args[0], 0)
 			if err != nil {
 				return err
 			}
