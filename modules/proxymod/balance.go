@@ -109,8 +109,13 @@ func setZone(c *core.Cmd) error {
 		return c.Duplicate()
 	}
 	if len(c.Args) == 2 {
-		if _, err := c.Size(c.Args[1]); err != nil {
+		n, err := c.Size(c.Args[1])
+		if err != nil {
 			return err
+		}
+		// NGINX's smallest shared memory zone: eight 4 KiB pages.
+		if n < 8*4096 {
+			return c.Errorf("zone %q is too small", c.Args[0])
 		}
 	}
 	u.zone = c.Args[0]
