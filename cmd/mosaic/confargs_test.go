@@ -1,0 +1,392 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/server"
+)
+
+// TestDirectiveArgumentsAsNGINX gives every directive that mosaic
+// registers and Debian's NGINX also knows the same table of arguments,
+// in a context both allow, and compares the verdicts of "nginx -t" and
+// mosaic's loader (server.Load, all that "mosaic -t" runs): a
+// configuration one of them loads and the other refuses is a
+// difference, unless argDifferences lists it with its reason.
+//
+// NGINX stops at the first error, so the probes that mosaic accepts are
+// given to NGINX together, each on a line of its own; the line of NGINX's
+// error names the probe it refused, which is then run alone (it may have
+// failed only beside another) and taken out of the batch. The probes
+// that mosaic refuses are run one by one.
+func TestDirectiveArgumentsAsNGINX(t *testing.T) {
+	nginxPath(t)
+	start := time.Now()
+	dir := t.TempDir()
+	// Arguments that name files (access_log on) land in the directory.
+	t.Chdir(dir)
+	r := &argRunner{t: t, dir: dir}
+
+	var probes []*argProbe
+	for _, d := range argDirectives() {
+		ctx, ok := r.context(d)
+		if !ok {
+			continue
+		}
+		for _, args := range argTable {
+			p := &argProbe{name: d.Name, ctx: ctx, args: args, probe: args}
+			if len(strings.Fields(args)) == 1 && d.MinArgs > 1 {
+				// A directive of two or more arguments gets the value
+				// in each place (proxy_buffers 1k 1k).
+				p.args = strings.TrimSpace(strings.Repeat(args+" ", d.MinArgs))
+			}
+			probes = append(probes, p)
+		}
+	}
+	if len(probes) == 0 {
+		t.Fatal("no directive to probe")
+	}
+
+	// mosaic's verdicts, one configuration each.
+	parallel(probes, func(p *argProbe) { p.mosaicErr = r.mosaic([]*argProbe{p}) })
+
+	// NGINX's: the refused ones alone, the accepted ones in batches.
+	var good, bad []*argProbe
+	for _, p := range probes {
+		if p.mosaicErr == nil {
+			good = append(good, p)
+		} else {
+			bad = append(bad, p)
+		}
+	}
+	parallel(bad, func(p *argProbe) { p.nginxEmerg, _ = r.nginx([]*argProbe{p}) })
+	r.nginxBatch(good)
+
+	diffs, used := 0, map[*argDifference]bool{}
+	for _, p := range probes {
+		nginxOK, mosaicOK := p.nginxEmerg == "", p.mosaicErr == nil
+		if nginxOK == mosaicOK {
+			continue
+		}
+		if d := listedDifference(p); d != nil {
+			used[d] = true
+			continue
+		}
+		diffs++
+		t.Errorf("%s \"%s %s\": nginx %s, mosaic %s", p.ctx, p.name, p.args,
+			describe(nginxOK, p.nginxEmerg), describe(mosaicOK, fmt.Sprint(p.mosaicErr)))
+	}
+	for i := range argDifferences {
+		if d := &argDifferences[i]; !used[d] {
+			t.Errorf("argDifferences lists %q %q (%s), but NGINX and mosaic agree there now", d.names, d.args, d.why)
+		}
+	}
+	t.Logf("%d probes (%d that mosaic refuses, run alone), %d differences not listed, in %v",
+		len(probes), len(bad), diffs, time.Since(start).Round(time.Second))
+}
+
+// parallel runs f on every probe, two at a time.
+func parallel(probes []*argProbe, f func(*argProbe)) {
+	var wg sync.WaitGroup
+	work := make(chan *argProbe)
+	for w := 0; w < 2; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				f(p)
+			}
+		}()
+	}
+	for _, p := range probes {
+		work <- p
+	}
+	close(work)
+	wg.Wait()
+}
+
+// argTable is the arguments tried on each directive, written as they stand
+// in the configuration ("" is none).
+var argTable = []string{
+	"", "0", "-1", "1", "+1", "1ms", "1s", "1500ms", "1h30m", "1k", "1K", "1m", "1M", "1g",
+	"1G", "1kk", "1.5", "9223372036854775807", "10000000000000000000", "on", "ON", "off", "abc",
+	"1 1", "on off", "1 1 1",
+}
+
+// argDifference is a difference of verdicts kept on purpose: for the
+// directives of names (space-separated), on the probes of args (entries
+// of argTable; none: any), with why.
+type argDifference struct {
+	names string
+	args  []string
+	why   string
+}
+
+// argDifferences are the verdicts that stay different, with the reason;
+// server/README.md (Arguments as NGINX reads them) gives the same table.
+var argDifferences = []argDifference{
+	{"listen server resolver", nil, "host names are resolved when mosaic binds or connects, not while the file is read (NGINX refuses a name it cannot resolve, and tries to bind an address that is not local in -t)"},
+	{"set_real_ip_from", []string{"0", "1", "1.5"}, "NGINX resolves these through getaddrinfo as the inet_aton shorthands of 0.0.0.0, 0.0.0.1 and 1.0.0.5; mosaic takes addresses and networks written out"},
+	{"ssl_ciphers ssl_ecdh_curve ssl_ocsp_responder ssl_stapling_responder ssl_conf_command " +
+		"proxy_ssl_ciphers proxy_ssl_conf_command proxy_ssl_password_file proxy_ssl_trusted_certificate " +
+		"grpc_ssl_ciphers grpc_ssl_conf_command grpc_ssl_password_file grpc_ssl_trusted_certificate " +
+		"uwsgi_ssl_ciphers uwsgi_ssl_conf_command uwsgi_ssl_password_file uwsgi_ssl_trusted_certificate", nil,
+		"mosaic checks a TLS value (a cipher, a curve, a URL, a file) wherever it is written; NGINX only in a server with a certificate or a location that proxies over TLS"},
+	{"load_module", nil, "mosaic loads no modules and does not open the file; NGINX fails on a path that is no module"},
+	{"aio", []string{"on", "ON"}, "file AIO depends on how NGINX was built (Debian's is not); mosaic ignores aio"},
+	{"proxy_busy_buffers_size proxy_buffer_size proxy_buffers proxy_max_temp_file_size proxy_temp_file_write_size " +
+		"fastcgi_busy_buffers_size fastcgi_buffer_size fastcgi_buffers fastcgi_max_temp_file_size fastcgi_temp_file_write_size " +
+		"uwsgi_busy_buffers_size uwsgi_buffer_size uwsgi_buffers uwsgi_max_temp_file_size uwsgi_temp_file_write_size " +
+		"connection_pool_size", nil,
+		"NGINX checks the buffer sizes against each other (busy buffers against the buffer size and the buffers, the connection pool against large_client_header_buffers); mosaic ignores them, checks each alone"},
+	{"client_header_buffer_size subrequest_output_buffer_size ssi_value_length grpc_buffer_size fastcgi_buffer_size uwsgi_buffer_size " +
+		"large_client_header_buffers gzip_buffers output_buffers", []string{"0", "9223372036854775807"},
+		"mosaic allocates these buffers and bounds them (above 0, at most what its README gives); NGINX takes any size and fails, or truncates, when it allocates"},
+	{"ssl_verify_depth proxy_ssl_verify_depth grpc_ssl_verify_depth uwsgi_ssl_verify_depth", []string{"9223372036854775807"},
+		"NGINX passes the depth to OpenSSL as an int, truncated; mosaic bounds it"},
+	{"worker_processes", []string{"0", "9223372036854775807"}, "NGINX takes 0 (a master without workers) and any count; mosaic maps worker_processes onto GOMAXPROCS, 1 to 65536"},
+	{"variables_hash_max_size variables_hash_bucket_size", []string{"0", "9223372036854775807"}, "NGINX fails to build its variables hash with these sizes; mosaic, which has no such hash, checks a number only"},
+	{"proxy_cache_convert_head", []string{"off"}, "mosaic always fills a cached HEAD with a GET and refuses off rather than ignore it"},
+	{"zone", nil, "NGINX refuses an upstream zone that no line gives a size; mosaic, whose upstream state is in process, takes a zone without one"},
+}
+
+// listedDifference returns the entry of argDifferences that covers p.
+func listedDifference(p *argProbe) *argDifference {
+	for i := range argDifferences {
+		d := &argDifferences[i]
+		if !slices.Contains(strings.Fields(d.names), p.name) {
+			continue
+		}
+		if d.args == nil || slices.Contains(d.args, p.probe) {
+			return d
+		}
+	}
+	return nil
+}
+
+// argDirectives returns the registered directives the test probes: those
+// without a block (a name registered twice, as upstream's "server", by
+// its registration without one). Those of the events block are left out:
+// nginxTest writes that block itself.
+func argDirectives() []server.DirectiveInfo {
+	var out []server.DirectiveInfo
+	seen := map[string]bool{}
+	for _, d := range server.Directives() {
+		if d.Block || seen[d.Name] {
+			continue
+		}
+		seen[d.Name] = true
+		out = append(out, d)
+	}
+	return out
+}
+
+// argProbe is one directive with one set of arguments and the verdicts.
+type argProbe struct {
+	name, args string
+	probe      string // the entry of argTable
+	ctx        server.Context
+	mosaicErr  error
+	nginxEmerg string // "" when NGINX accepts it
+}
+
+func (p *argProbe) line() string {
+	if p.args == "" {
+		return p.name + ";"
+	}
+	return p.name + " " + p.args + ";"
+}
+
+// argContexts are the contexts tried for a directive, in order, with the
+// configuration that wraps it there (on one line).
+var argContexts = []struct {
+	ctx  server.Context
+	wrap string // %d: the probe's number
+}{
+	{server.CtxLocation, "location /p%d { %s }"},
+	{server.CtxServer, "server { listen 127.0.0.2:%d; %s }"},
+	{server.CtxHTTP, "%[2]s"},
+	{server.CtxUpstream, "upstream u%d { server 127.0.0.1:1; %s }"},
+	{server.CtxMain, "%[2]s"},
+}
+
+type argRunner struct {
+	t   *testing.T
+	dir string
+	n   int
+	mu  sync.Mutex
+}
+
+// file writes probes into a configuration of their own and returns its
+// path and the line of each probe.
+func (r *argRunner) file(probes []*argProbe) (string, map[int]*argProbe) {
+	r.mu.Lock()
+	r.n++
+	path := filepath.Join(r.dir, fmt.Sprintf("p%d.conf", r.n))
+	r.mu.Unlock()
+	var main, http, servers, locs []*argProbe
+	for _, p := range probes {
+		switch p.ctx {
+		case server.CtxMain:
+			main = append(main, p)
+		case server.CtxServer:
+			servers = append(servers, p)
+		case server.CtxLocation:
+			locs = append(locs, p)
+		default:
+			http = append(http, p)
+		}
+	}
+	lines := map[int]*argProbe{}
+	var b strings.Builder
+	n := 0
+	add := func(s string, p *argProbe) {
+		n++
+		b.WriteString(s + "\n")
+		if p != nil {
+			lines[n] = p
+		}
+	}
+	wrap := func(i int, p *argProbe) string {
+		for _, c := range argContexts {
+			if c.ctx == p.ctx {
+				return fmt.Sprintf(c.wrap, i+1, p.line())
+			}
+		}
+		panic("no context")
+	}
+	for i, p := range main {
+		add(wrap(i, p), p)
+	}
+	add("http {", nil)
+	for i, p := range http {
+		add(wrap(i, p), p)
+	}
+	for i, p := range servers {
+		add(wrap(i, p), p)
+	}
+	add("server { listen 127.0.0.1:1;", nil)
+	for i, p := range locs {
+		add(wrap(i, p), p)
+	}
+	add("} }", nil)
+	writeFile(r.t, path, b.String())
+	return path, lines
+}
+
+// mosaic loads probes as "mosaic -t" does.
+func (r *argRunner) mosaic(probes []*argProbe) error {
+	path, _ := r.file(probes)
+	cfg, err := server.Load(path)
+	if err == nil {
+		cfg.Close()
+	}
+	return err
+}
+
+var nginxErrLine = regexp.MustCompile(`\[emerg\] (.*) in (\S+):(\d+)$`)
+
+// nginx runs "nginx -t" on probes and returns its [emerg] line ("" when it
+// loads) and the probe that line names, if any.
+func (r *argRunner) nginx(probes []*argProbe) (string, *argProbe) {
+	path, lines := r.file(probes)
+	out, err := nginxTest(r.t, path).CombinedOutput()
+	if err == nil {
+		return "", nil
+	}
+	emerg := strings.TrimSpace(string(out))
+	for _, l := range strings.Split(string(out), "\n") {
+		if k := strings.Index(l, "[emerg]"); k >= 0 {
+			emerg = l[k:]
+			if m := nginxErrLine.FindStringSubmatch(emerg); m != nil && m[2] == path {
+				n, _ := strconv.Atoi(m[3])
+				return emerg, lines[n]
+			}
+			return emerg, nil
+		}
+	}
+	return emerg, nil
+}
+
+// nginxBatch runs probes together, at most one of a directive per
+// configuration (two would be duplicates): a probe NGINX's error names,
+// or found by halving when the error names none, is run alone.
+func (r *argRunner) nginxBatch(probes []*argProbe) {
+	byArgs := map[string][]*argProbe{}
+	var keys []string
+	for _, p := range probes {
+		if byArgs[p.args] == nil {
+			keys = append(keys, p.args)
+		}
+		byArgs[p.args] = append(byArgs[p.args], p)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		r.settle(byArgs[k])
+	}
+}
+
+// settle finds NGINX's verdict for every probe of a batch.
+func (r *argRunner) settle(batch []*argProbe) {
+	for len(batch) > 0 {
+		emerg, named := r.nginx(batch)
+		if emerg == "" {
+			return
+		}
+		if len(batch) == 1 {
+			batch[0].nginxEmerg = emerg
+			return
+		}
+		if named == nil {
+			half := len(batch) / 2
+			r.settle(batch[:half])
+			r.settle(batch[half:])
+			return
+		}
+		named.nginxEmerg, _ = r.nginx([]*argProbe{named})
+		rest := batch[:0:0]
+		for _, p := range batch {
+			if p != named {
+				rest = append(rest, p)
+			}
+		}
+		batch = rest
+	}
+}
+
+// context returns the first context, in argContexts' order, that mosaic
+// allows d in and NGINX knows it in; false if NGINX does not know it.
+func (r *argRunner) context(d server.DirectiveInfo) (server.Context, bool) {
+	for _, c := range argContexts {
+		if d.Context&c.ctx == 0 {
+			continue
+		}
+		// Twelve arguments: too many or wrong for every directive, so
+		// that NGINX's error says whether it knows the name here.
+		p := &argProbe{name: d.Name, ctx: c.ctx, args: strings.TrimSpace(strings.Repeat("x ", 12))}
+		emerg, _ := r.nginx([]*argProbe{p})
+		switch {
+		case strings.Contains(emerg, "unknown directive"):
+			return 0, false
+		case strings.Contains(emerg, "is not allowed here"):
+			continue
+		}
+		return c.ctx, true
+	}
+	return 0, false
+}
+
+func describe(ok bool, why string) string {
+	if ok {
+		return "accepts"
+	}
+	return "refuses (" + why + ")"
+}
