@@ -153,7 +153,8 @@ func TestCoreDirectiveErrors(t *testing.T) {
 		{"http { server { location / { limit_except GET {\ndeny all;\n} } } }", `unknown directive "deny" in t.conf:2`},
 		{"http { server { limit_except GET { } } }", `"limit_except" directive is not allowed here in t.conf:1`},
 		{"http { merge_slashes maybe; }", `invalid value "maybe"`},
-		{"http { client_body_temp_path /tmp/b 1 3; }", `invalid value "3" in "client_body_temp_path" directive in t.conf:1`},
+		{"http { client_body_temp_path /tmp/b 1 0; }", `"client_body_temp_path" directive invalid value in t.conf:1`},
+		{"http { client_body_temp_path /tmp/b 5 6; }", `"client_body_temp_path" directive invalid value in t.conf:1`},
 		{"http { client_header_buffer_size 0; }", `invalid value "0" in "client_header_buffer_size" directive in t.conf:1`},
 	} {
 		cfg, err := LoadString("t.conf", tc.src)

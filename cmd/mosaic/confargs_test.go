@@ -142,11 +142,7 @@ var argDifferences = []argDifference{
 		"mosaic checks a TLS value (a cipher, a curve, a URL, a file) wherever it is written; NGINX only in a server with a certificate or a location that proxies over TLS"},
 	{"load_module", nil, "mosaic loads no modules and does not open the file; NGINX fails on a path that is no module"},
 	{"aio", []string{"on", "ON"}, "file AIO depends on how NGINX was built (Debian's is not); mosaic ignores aio"},
-	{"proxy_busy_buffers_size proxy_buffer_size proxy_buffers proxy_max_temp_file_size proxy_temp_file_write_size " +
-		"fastcgi_busy_buffers_size fastcgi_buffer_size fastcgi_buffers fastcgi_max_temp_file_size fastcgi_temp_file_write_size " +
-		"uwsgi_busy_buffers_size uwsgi_buffer_size uwsgi_buffers uwsgi_max_temp_file_size uwsgi_temp_file_write_size " +
-		"connection_pool_size", nil,
-		"NGINX checks the buffer sizes against each other (busy buffers against the buffer size and the buffers, the connection pool against large_client_header_buffers); mosaic ignores them, checks each alone"},
+	{"connection_pool_size", []string{"1m", "1M"}, "NGINX checks the connection pool against large_client_header_buffers; mosaic ignores the pool and checks its size alone"},
 	{"client_header_buffer_size subrequest_output_buffer_size ssi_value_length grpc_buffer_size fastcgi_buffer_size uwsgi_buffer_size " +
 		"large_client_header_buffers gzip_buffers output_buffers", []string{"0", "9223372036854775807"},
 		"mosaic allocates these buffers and bounds them (above 0, at most what its README gives); NGINX takes any size and fails, or truncates, when it allocates"},
@@ -389,4 +385,33 @@ func describe(ok bool, why string) string {
 		return "accepts"
 	}
 	return "refuses (" + why + ")"
+}
+
+// The sizes of response buffering, which mosaic ignores, are checked
+// against each other at every level as NGINX checks them: what one
+// server loads, the other does.
+func TestBufferSizesCheckedAsNGINX(t *testing.T) {
+	dir := t.TempDir()
+	for i, conf := range []string{
+		`proxy_buffer_size 16k;`,
+		`proxy_buffer_size 16k; proxy_buffers 8 16k;`,
+		`proxy_buffers 4 256k; proxy_buffer_size 128k; proxy_busy_buffers_size 256k;`,
+		`proxy_buffers 1 8k;`,
+		`proxy_buffers 4 16k; proxy_busy_buffers_size 64k;`,
+		`proxy_temp_file_write_size 2k;`,
+		`server { location / { proxy_buffers 2 4k; } }`,
+		`proxy_busy_buffers_size 16k; server { location / { proxy_buffers 3 8k; } }`,
+		`fastcgi_max_temp_file_size 0;`,
+		`fastcgi_max_temp_file_size 1k;`,
+		`fastcgi_buffer_size 32k;`,
+		`fastcgi_buffers 16 16k; fastcgi_buffer_size 32k;`,
+		`uwsgi_temp_file_write_size 2k;`,
+		`uwsgi_buffers 2 4k; uwsgi_busy_buffers_size 4k;`,
+		`grpc_buffer_size 1m;`,
+	} {
+		mout, merr, emerg := testBoth(t, dir, i, conf)
+		if (merr == nil) != (emerg == "") {
+			t.Errorf("%s: nginx says %q, mosaic %v: %s", conf, emerg, merr, mout)
+		}
+	}
 }

@@ -105,8 +105,9 @@ func probeDirective(d server.DirectiveInfo, arg string) (*server.Config, error) 
 
 // probeArgs are tried in turn as a probed directive's arguments: one of
 // them suits each of the directives that load with a notice ("root" is
-// a user and a group, "1" a CPU mask).
-var probeArgs = []string{"64", "on", "off", "1s", "4k", "root", "1"}
+// a user and a group, "1" a CPU mask, "4096 4096" buffers that pass
+// NGINX's checks of buffer sizes).
+var probeArgs = []string{"64", "on", "off", "1s", "4k", "root", "1", "4096"}
 
 func TestDirectiveTableMatchesRegistry(t *testing.T) {
 	checkDirectiveTable(t, filepath.Join("..", "..", "server", "README.md"))

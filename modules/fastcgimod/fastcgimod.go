@@ -46,7 +46,7 @@ var module = &server.Module{
 		if !child.ownCatch {
 			child.catch = parent.catch
 		}
-		return nil
+		return child.gw.CheckBuffers("fastcgi")
 	},
 }
 

@@ -53,6 +53,7 @@ type Conf struct {
 	nextTries   server.Setting[int]
 	nextTimeout server.Setting[time.Duration]
 	shared      proxymod.SharedConf // *_bind, *_limit_rate, *_store, ...
+	buffers     proxymod.Buffers
 }
 
 // Merge fills what c's level does not set from its parent's, as NGINX
@@ -81,6 +82,14 @@ func (c *Conf) Merge(parent *Conf) {
 	c.nextTries.Merge(parent.nextTries)
 	c.nextTimeout.Merge(parent.nextTimeout)
 	c.shared.Merge(&parent.shared)
+	c.buffers.Merge(&parent.buffers)
+}
+
+// CheckBuffers checks the merged buffer sizes of prefix's directives
+// against each other as NGINX does (proxymod.Buffers.Check): for the
+// modules that have *_buffers (FastCGI and uwsgi, not gRPC).
+func (c *Conf) CheckBuffers(prefix string) error {
+	return c.buffers.Check(prefix, c.bufferSize.Or(4096))
 }
 
 // IgnoredHeaders is *_ignore_headers' list, for the cache.
@@ -95,10 +104,10 @@ func (c *Conf) Params() *gateway.Params {
 // (NGINX's default, one memory page).
 func (c *Conf) BufferSize() int { return int(c.bufferSize.Or(4096)) }
 
-// tuning are directives read and noticed: sizes NGINX's response
-// buffering has and mosaic's has not (the body read ahead is bounded by
-// *_buffers and *_max_temp_file_size).
-var tuning = []string{"busy_buffers_size", "temp_file_write_size"}
+// tuning are the sizes of the response's buffering (proxymod.Buffers):
+// *_buffers and *_max_temp_file_size bound the answer read ahead of the
+// client, the others are checked and noticed.
+var tuning = []string{"buffers", "busy_buffers_size", "max_temp_file_size", "temp_file_write_size"}
 
 // Directives returns the shared directives under prefix ("fastcgi"), for
 // a module whose location settings are T, with get returning their Conf.
@@ -171,8 +180,12 @@ func Directives[T any](prefix string, get func(T) *Conf) []server.Directive {
 	}
 	ds = append(ds, proxymod.SharedDirectives(prefix, func(l T) *proxymod.SharedConf { return &get(l).shared })...)
 	for _, name := range tuning {
-		ds = append(ds, server.Directive{Name: prefix + "_" + name, Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
-			Set: proxymod.SetTuning})
+		n := 1
+		if name == "buffers" {
+			n = 2
+		}
+		ds = append(ds, server.Directive{Name: prefix + "_" + name, Context: server.CtxHTTPAll, MinArgs: n, MaxArgs: n,
+			Set: proxymod.TuningSetter(func(c *server.Cmd) *proxymod.Buffers { return &conf(c).buffers })})
 	}
 	return ds
 }
@@ -284,6 +297,7 @@ func Options(l *server.Location, g *Conf, wire proxy.Wire) (proxy.Options, error
 		AccelRedirect:       proxymod.AccelRedirect,
 		Logger:              l.Logger(),
 	}
+	g.buffers.Apply(&opts)
 	if err := g.shared.Apply(l, &opts); err != nil {
 		return proxy.Options{}, err
 	}

@@ -1,7 +1,6 @@
 package proxymod
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -28,6 +27,7 @@ type reqConf struct {
 	cookieDomain ruleList[proxy.CookieRule]
 	cookiePath   ruleList[proxy.CookieRule]
 	cookieFlags  ruleList[proxy.CookieFlags]
+	buffers      Buffers
 }
 
 var reqModule = &core.Module{
@@ -45,7 +45,8 @@ var reqModule = &core.Module{
 		child.cookieDomain.merge(parent.cookieDomain)
 		child.cookiePath.merge(parent.cookiePath)
 		child.cookieFlags.merge(parent.cookieFlags)
-		return nil
+		child.buffers.Merge(&parent.buffers)
+		return child.buffers.Check("proxy", 0)
 	},
 }
 
@@ -61,8 +62,9 @@ func init() {
 		}
 	}
 	named := func(name string, d core.Directive) core.Directive { d.Name = name; return d }
+	setTuning := TuningSetter(func(c *core.Cmd) *Buffers { return &c.Loc().(*reqConf).buffers })
 	tuning := func(minArgs, maxArgs int) core.Directive {
-		return core.Directive{Context: core.CtxHTTPAll, MinArgs: minArgs, MaxArgs: maxArgs, Set: SetTuning}
+		return core.Directive{Context: core.CtxHTTPAll, MinArgs: minArgs, MaxArgs: maxArgs, Set: setTuning}
 	}
 	reqModule.Directives = []core.Directive{
 		{Name: "proxy_method", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
@@ -79,8 +81,10 @@ func init() {
 			Set: flag(func(l *reqConf) *core.Setting[bool] { return &l.intercept })},
 		{Name: "proxy_ignore_client_abort", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
 			Set: flag(func(l *reqConf) *core.Setting[bool] { return &l.ignoreAbort })},
+		named("proxy_buffers", tuning(2, 2)),
 		named("proxy_buffer_size", tuning(1, 1)),
 		named("proxy_busy_buffers_size", tuning(1, 1)),
+		named("proxy_max_temp_file_size", tuning(1, 1)),
 		named("proxy_temp_file_write_size", tuning(1, 1)),
 	}
 	reqModule.Directives = append(reqModule.Directives, cookieDirectives()...)
@@ -106,6 +110,7 @@ func applyRequestOptions(l *core.Location, opts *proxy.Options) {
 	opts.IgnoreClientAbort = rc.ignoreAbort.V
 	opts.NoClientHeaders = rc.passHeaders.Set && !rc.passHeaders.V
 	opts.Cookies = cookieOptions(rc)
+	rc.buffers.Apply(opts)
 }
 
 // wrapRequest returns h behind the changes that proxy_method,
@@ -159,25 +164,4 @@ func withoutBodyFields(h http.Header) http.Header {
 	delete(h, "Content-Length")
 	delete(h, "Transfer-Encoding")
 	return h
-}
-
-// SetTuning reads a size of NGINX's response buffering that mosaic's has
-// not (*_buffer_size of the proxy's body, *_busy_buffers_size,
-// *_temp_file_write_size), checked as NGINX's handlers check a size, and
-// ignores it with a notice: the response head is read with its own bound,
-// and the body read ahead (*_buffers, *_max_temp_file_size) goes to the
-// client as it can take it and to the temporary file as it is read.
-func SetTuning(c *core.Cmd) error {
-	if _, err := c.Size(c.Args[0]); err != nil {
-		return err
-	}
-	c.Notice(fmt.Sprintf("ignoring %q directive: the body read ahead is bounded by %s and %s",
-		c.Name, prefixOf(c.Name)+"_buffers", prefixOf(c.Name)+"_max_temp_file_size"))
-	return nil
-}
-
-// prefixOf is the module prefix of a directive name ("fastcgi").
-func prefixOf(name string) string {
-	p, _, _ := strings.Cut(name, "_")
-	return p
 }

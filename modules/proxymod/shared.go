@@ -27,17 +27,8 @@ type SharedConf struct {
 	forceRanges core.Setting[bool]
 	store       core.Setting[storeConf]
 	storeAccess core.Setting[os.FileMode]
-	buffers     core.Setting[int64] // *_buffers: number × size
-	maxTemp     core.Setting[int64] // *_max_temp_file_size
-	tempPath    core.Setting[core.TempPath]
+	tempPath    core.Setting[core.TempPath] // *_temp_path
 }
-
-// Defaults of NGINX's response buffering on Linux: 8 buffers of a memory
-// page, and a temporary file of up to 1 GiB.
-const (
-	defaultBuffers = 8 * 4096
-	defaultMaxTemp = 1 << 30
-)
 
 // bindConf is a *_bind line: the local address (nil for "off"), which may
 // hold variables, and "transparent".
@@ -54,8 +45,6 @@ func (s *SharedConf) Merge(parent *SharedConf) {
 	s.forceRanges.Merge(parent.forceRanges)
 	s.store.Merge(parent.store)
 	s.storeAccess.Merge(parent.storeAccess)
-	s.buffers.Merge(parent.buffers)
-	s.maxTemp.Merge(parent.maxTemp)
 	s.tempPath.Merge(parent.tempPath)
 }
 
@@ -66,11 +55,8 @@ func (s *SharedConf) Apply(l *core.Location, o *proxy.Options) error {
 	o.SocketKeepalive = s.keepalive.V
 	o.LimitRate = s.limitRate.V
 	o.ForceRanges = s.forceRanges.V
-	// A buffered response is read ahead of the client as NGINX reads it:
-	// into the buffers, then a temporary file, so that a slow client
-	// does not hold the upstream (an application's worker) to its pace.
-	o.AheadMemory = int(s.buffers.Or(defaultBuffers))
-	o.AheadFileMax = s.maxTemp.Or(defaultMaxTemp)
+	// Where the body read ahead of the client (Buffers.Apply) goes once
+	// the buffers are full.
 	o.AheadTempFile = s.tempPath.V.Or("mosaic-response-").Create
 	if o.ForceRanges {
 		u, err := Unranged(l)
@@ -117,27 +103,6 @@ func SharedDirectives[T any](prefix string, get func(T) *SharedConf) []core.Dire
 				return err
 			}
 			return core.Put(c, &conf(c).limitRate, n)
-		}},
-		{Name: prefix + "_buffers", Context: core.CtxHTTPAll, MinArgs: 2, MaxArgs: 2, Set: func(c *core.Cmd) error {
-			n, err := c.Int(c.Args[0], 2, 1<<20)
-			if err != nil {
-				return err
-			}
-			size, err := c.Size(c.Args[1])
-			if err != nil {
-				return err
-			}
-			if size < 1 || size > 1<<30 {
-				return c.Invalid(c.Args[1], "")
-			}
-			return core.Put(c, &conf(c).buffers, int64(n)*size)
-		}},
-		{Name: prefix + "_max_temp_file_size", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
-			n, err := c.Size(c.Args[0])
-			if err != nil {
-				return err
-			}
-			return core.Put(c, &conf(c).maxTemp, n)
 		}},
 		{Name: prefix + "_temp_path", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 4, Set: func(c *core.Cmd) error {
 			p, err := core.ParseTempPath(c)

@@ -40,7 +40,7 @@ var module = &server.Module{
 		child.str.Merge(parent.str)
 		child.passBody.Merge(parent.passBody)
 		child.ssl.Merge(&parent.ssl)
-		return nil
+		return child.gw.CheckBuffers("uwsgi")
 	},
 }
 
