@@ -151,7 +151,6 @@ var argDifferences = []argDifference{
 	{"worker_processes", []string{"0", "9223372036854775807"}, "NGINX takes 0 (a master without workers) and any count; mosaic maps worker_processes onto GOMAXPROCS, 1 to 65536"},
 	{"variables_hash_max_size variables_hash_bucket_size", []string{"0", "9223372036854775807"}, "NGINX fails to build its variables hash with these sizes; mosaic, which has no such hash, checks a number only"},
 	{"proxy_cache_convert_head", []string{"off"}, "mosaic always fills a cached HEAD with a GET and refuses off rather than ignore it"},
-	{"zone", nil, "NGINX refuses an upstream zone that no line gives a size; mosaic, whose upstream state is in process, takes a zone without one"},
 }
 
 // listedDifference returns the entry of argDifferences that covers p.
@@ -408,6 +407,24 @@ func TestBufferSizesCheckedAsNGINX(t *testing.T) {
 		`uwsgi_temp_file_write_size 2k;`,
 		`uwsgi_buffers 2 4k; uwsgi_busy_buffers_size 4k;`,
 		`grpc_buffer_size 1m;`,
+	} {
+		mout, merr, emerg := testBoth(t, dir, i, conf)
+		if (merr == nil) != (emerg == "") {
+			t.Errorf("%s: nginx says %q, mosaic %v: %s", conf, emerg, merr, mout)
+		}
+	}
+}
+
+// An upstream zone needs a size of at least eight pages on one of the
+// zone lines of its name, in NGINX and in mosaic.
+func TestUpstreamZoneSizesAsNGINX(t *testing.T) {
+	dir := t.TempDir()
+	for i, conf := range []string{
+		`upstream u { zone z; server 127.0.0.1:1; }`,
+		`upstream u { zone z 64k; server 127.0.0.1:1; } upstream v { zone z; server 127.0.0.1:2; }`,
+		`upstream v { zone z; server 127.0.0.1:2; } upstream u { zone z 64k; server 127.0.0.1:1; }`,
+		`upstream u { zone z 1k; server 127.0.0.1:1; }`,
+		`upstream u { zone z 32k; server 127.0.0.1:1; }`,
 	} {
 		mout, merr, emerg := testBoth(t, dir, i, conf)
 		if (merr == nil) != (emerg == "") {

@@ -117,6 +117,7 @@ func setZone(c *core.Cmd) error {
 		if n < 8*4096 {
 			return c.Errorf("zone %q is too small", c.Args[0])
 		}
+		u.zoneSized = true
 	}
 	u.zone = c.Args[0]
 	return nil

@@ -49,6 +49,7 @@ type upstreamConf struct {
 	methodSet         bool
 	hashKey           func(*http.Request) string
 	zone              string // accepted; see setZone
+	zoneSized         bool   // the zone line gave a size
 	built             *proxy.Upstream
 	pos               string
 }
@@ -371,7 +372,19 @@ func templateValue(c *core.Cmd, arg string) (func(*http.Request) string, error) 
 // initMain builds each upstream group once; locations share them.
 func initMain(cfg *core.Config) error {
 	mc := core.MainConf[*mainConf](cfg, module)
-	for _, u := range mc.order {
+	ups := mc.order
+	// A zone named without a size shares one that another upstream
+	// sizes; NGINX refuses one that no line sizes.
+	sized := map[string]bool{}
+	for _, u := range ups {
+		sized[u.zone] = sized[u.zone] || u.zoneSized
+	}
+	for _, u := range ups {
+		if u.zone != "" && !sized[u.zone] {
+			return fmt.Errorf("zero size shared memory zone %q of upstream %q in %s", u.zone, u.name, u.pos)
+		}
+	}
+	for _, u := range ups {
 		up, err := proxy.NewUpstream(u.name, u.servers, u.keepalive.V)
 		if err != nil {
 			return fmt.Errorf("upstream %q in %s: %w", u.name, u.pos, err)
