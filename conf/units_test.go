@@ -2,6 +2,8 @@ package conf
 
 import (
 	"math"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -86,4 +88,33 @@ func TestParseOffset(t *testing.T) {
 			t.Errorf("ParseOffset(%q) accepted", bad)
 		}
 	}
+}
+
+// FuzzUnits checks the parsers of sizes and times against each other:
+// none panics or returns a negative value, an offset reads every size
+// the same, a plain number is its decimal value, and a time without ms,
+// M or y means the same in both modes wherever the milliseconds mode
+// reads it ("set $limit_rate" hands ParseSize values from requests).
+func FuzzUnits(f *testing.F) {
+	for _, s := range []string{"0", "1k", "1g", "9223372036854775807", "1h 30m", "1ms 2", "1y2M", "h1", "+1", "1 1", " "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		size, errSize := ParseSize(s)
+		off, errOff := ParseOffset(s)
+		if errSize == nil && (size < 0 || errOff != nil || off != size) {
+			t.Errorf("%q: size %d, offset %d, %v", s, size, off, errOff)
+		}
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil && s[0] != '+' && s[0] != '-' && (errSize != nil || size != n) {
+			t.Errorf("%q: size %d, %v; want %d", s, size, errSize, n)
+		}
+		ms, errMs := ParseTime(s)
+		sec, errSec := ParseSeconds(s)
+		if errMs == nil && ms < 0 || errSec == nil && sec < 0 {
+			t.Errorf("%q: negative time %v or %v", s, ms, sec)
+		}
+		if errMs == nil && !strings.ContainsAny(s, "My") && !strings.Contains(s, "ms") && (errSec != nil || sec != ms) {
+			t.Errorf("%q: %v in milliseconds mode, %v (%v) in seconds mode", s, ms, sec, errSec)
+		}
+	})
 }
