@@ -279,7 +279,10 @@ func init() {
 			// NGINX's $arg_ finds no argument, not even "=1".
 			return func(*http.Request, *State) string { return "" }
 		}
-		return func(r *http.Request, st *State) string { return queryArg(curURL(r, st).RawQuery, name) }
+		return func(r *http.Request, st *State) string {
+			v, _ := queryArg(curURL(r, st).RawQuery, name)
+			return v
+		}
 	})
 	RegisterPrefix("cookie_", func(name string) Getter {
 		return func(r *http.Request, _ *State) string { return cookieValue(r.Header["Cookie"], name) }
@@ -465,15 +468,24 @@ func first(v []string) string {
 // queryArg returns the raw value of the first argument called name, as
 // NGINX's $arg_NAME does: no percent-decoding, the name compared without
 // regard to case, and only an argument with "=" counts ("a&a=1" gives 1).
-func queryArg(q, name string) string {
+// ok tells an empty value ("a=") from none.
+func queryArg(q, name string) (v string, ok bool) {
 	for q != "" {
 		var kv string
 		kv, q, _ = strings.Cut(q, "&")
 		if len(kv) > len(name) && kv[len(name)] == '=' && strings.EqualFold(kv[:len(name)], name) {
-			return kv[len(name)+1:]
+			return kv[len(name)+1:], true
 		}
 	}
-	return ""
+	return "", false
+}
+
+// Arg returns the raw value of the request's argument called name as
+// NGINX's ngx_http_arg finds it (the value $arg_NAME has), with the
+// arguments a rewrite or "set $args" gave the request; ok is false when
+// there is no such argument.
+func Arg(r *http.Request, name string) (v string, ok bool) {
+	return queryArg(curURL(r, FromContext(r.Context())).RawQuery, name)
 }
 
 // cookieValue is $cookie_NAME, read from the Cookie lines as NGINX reads

@@ -287,19 +287,23 @@ func TestVariablesOtherConnections(t *testing.T) {
 }
 
 func TestQueryArg(t *testing.T) {
-	for _, c := range []struct{ q, name, want string }{
-		{"a=1", "a", "1"},
-		{"a&a=2", "a", "2"},
-		{"xa=1&a=2", "a", "2"},
-		{"A=up", "a", "up"},
-		{"ab=1", "a", ""},
-		{"a=", "a", ""},
-		{"a=1=2", "a", "1=2"},
-		{"", "a", ""},
-		{"b=1&&a=3", "a", "3"},
+	for _, c := range []struct {
+		q, name, want string
+		found         bool
+	}{
+		{"a=1", "a", "1", true},
+		{"a&a=2", "a", "2", true},
+		{"xa=1&a=2", "a", "2", true},
+		{"A=up", "a", "up", true},
+		{"ab=1", "a", "", false},
+		{"a=", "a", "", true},
+		{"a", "a", "", false},
+		{"a=1=2", "a", "1=2", true},
+		{"", "a", "", false},
+		{"b=1&&a=3", "a", "3", true},
 	} {
-		if got := queryArg(c.q, c.name); got != c.want {
-			t.Errorf("queryArg(%q, %q) = %q, want %q", c.q, c.name, got, c.want)
+		if got, found := queryArg(c.q, c.name); got != c.want || found != c.found {
+			t.Errorf("queryArg(%q, %q) = %q, %v, want %q, %v", c.q, c.name, got, found, c.want, c.found)
 		}
 	}
 }
@@ -459,7 +463,8 @@ func FuzzCookieArgs(f *testing.F) {
 	f.Add("a&a=1&A=2", "a")
 	f.Add(";,=; =", "")
 	f.Fuzz(func(t *testing.T, text, name string) {
-		for _, v := range []string{cookieValue([]string{text}, name), queryArg(text, name), setCookieValue([]string{text}, name)} {
+		arg, _ := queryArg(text, name)
+		for _, v := range []string{cookieValue([]string{text}, name), arg, setCookieValue([]string{text}, name)} {
 			if !strings.Contains(text, v) {
 				t.Fatalf("%q from %q", v, text)
 			}
