@@ -67,6 +67,7 @@ var (
 		"memcached", // memcached_pass
 		"grpc",      // grpc_pass
 		"empty_gif", // the 1x1 GIF
+		"flv",       // files, "?start=" cut behind the FLV header
 		"dav",       // PUT, DELETE, MKCOL, COPY, MOVE; the other methods go to static
 		"static",    // files: the content of a location nothing else claims
 	}

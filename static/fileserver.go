@@ -46,6 +46,7 @@ type FileServer struct {
 	root          *os.Root
 	listing       func(http.ResponseWriter, *http.Request, fs.FS, string)
 	randomIndex   bool
+	cut           Cutter
 
 	// escapes is the error os.Root returns for a path that leaves the root.
 	// The value is unexported by package os, so New captures it from a
@@ -117,6 +118,7 @@ func New(opts Options) (*FileServer, error) {
 		root:          root,
 		listing:       opts.Listing,
 		randomIndex:   opts.RandomIndex,
+		cut:           opts.Cut,
 		policy: cachePolicy{
 			valid:   opts.OpenFileCacheValid,
 			minUses: max(opts.OpenFileCacheMinUses, 1),
@@ -194,7 +196,7 @@ func (h *FileServer) ServePath(w http.ResponseWriter, r *http.Request, rel, uri 
 		h.serveIndex(w, r, rel, uri)
 		return
 	}
-	if h.variants != nil && h.serveVariant(w, r, rel) {
+	if h.variants != nil && h.cut == nil && h.serveVariant(w, r, rel) {
 		return
 	}
 	f, err := h.open(rel)
@@ -294,7 +296,7 @@ func (h *FileServer) serveIndex(w http.ResponseWriter, r *http.Request, dir, uri
 			return
 		}
 		if err == nil {
-			if h.variants != nil && h.serveVariant(w, r, rel) {
+			if h.variants != nil && h.cut == nil && h.serveVariant(w, r, rel) {
 				f.close()
 				return
 			}

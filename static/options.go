@@ -155,6 +155,11 @@ type Options struct {
 	// runs the PHP location). nil serves the file directly.
 	IndexRedirect func(w http.ResponseWriter, r *http.Request, uri string)
 
+	// Cut, when set, decides the body of a GET or HEAD of a regular file
+	// (NGINX's flv and mp4 modules: see Cutter). Precompressed variants
+	// are not looked for then, as those modules do not look for them.
+	Cut Cutter
+
 	// Symlinks says what a symbolic link on the way to a file does
 	// (NGINX's disable_symlinks); the zero value follows links that stay
 	// below the root.

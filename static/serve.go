@@ -17,6 +17,18 @@ import (
 func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, rel string, v Variant) {
 	encoding := v.Encoding
 	size, mtime := f.info.size, f.info.mtime
+	body := Cut{To: size}
+	if h.cut != nil && encoding == "" {
+		// Cut before the preconditions, as NGINX's content handler runs
+		// before its not-modified filter: a bad request is refused even
+		// when the client holds the file.
+		c, status := h.cut(r, f.d, size)
+		if status != 0 {
+			h.fail(w, r, status)
+			return
+		}
+		body, size = c, c.size()
+	}
 	ctype := h.contentType(rel)
 	if ctype == "" {
 		ctype = h.defaultType
@@ -81,7 +93,7 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 		w.Header()["Content-Encoding"] = []string{encoding}
 	}
 	if len(ranges) > 1 {
-		h.serveMultipart(w, r, f, rel, b[:validatorsLen], etagLen, ctype, size, ranges)
+		h.serveMultipart(w, r, f, body, rel, b[:validatorsLen], etagLen, ctype, size, ranges)
 		return
 	}
 
@@ -122,7 +134,7 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 	if r.Method == http.MethodHead {
 		return
 	}
-	if err := f.send(w, start, length, inline); err != nil {
+	if err := body.send(w, f, start, length, inline); err != nil {
 		h.log.LogAttrs(r.Context(), slog.LevelInfo, "static: sending file failed",
 			slog.String("path", h.fsPath(rel)), slog.Any("error", err))
 	}
@@ -145,10 +157,10 @@ func (h *FileServer) ranges(r *http.Request, etag []byte, mtime, size int64, who
 	return byterange.Parse(spec, size, h.maxRanges, out)
 }
 
-// serveMultipart answers with several ranges of f as a
-// multipart/byteranges body laid out like NGINX's. validators holds the
-// formatted ETag (its first etagLen bytes) and Last-Modified.
-func (h *FileServer) serveMultipart(w http.ResponseWriter, r *http.Request, f *file, rel string,
+// serveMultipart answers with several ranges of the body that body makes
+// of f as a multipart/byteranges body laid out like NGINX's. validators
+// holds the formatted ETag (its first etagLen bytes) and Last-Modified.
+func (h *FileServer) serveMultipart(w http.ResponseWriter, r *http.Request, f *file, body Cut, rel string,
 	validators []byte, etagLen int, ctype string, size int64, ranges []byterange.Range) {
 	boundary := byterange.NextBoundary()
 	// Every part header is formatted up front: the sum gives Content-Length,
@@ -175,13 +187,13 @@ func (h *FileServer) serveMultipart(w http.ResponseWriter, r *http.Request, f *f
 	if r.Method == http.MethodHead {
 		return
 	}
-	if err := writeParts(w, f, heads, ends, closing, ranges); err != nil {
+	if err := writeParts(w, f, body, heads, ends, closing, ranges); err != nil {
 		h.log.LogAttrs(r.Context(), slog.LevelInfo, "static: sending file failed",
 			slog.String("path", h.fsPath(rel)), slog.Any("error", err))
 	}
 }
 
-func writeParts(w http.ResponseWriter, f *file, heads []byte, ends []int, closing []byte, ranges []byterange.Range) error {
+func writeParts(w http.ResponseWriter, f *file, body Cut, heads []byte, ends []int, closing []byte, ranges []byterange.Range) error {
 	prev := 0
 	for i, rg := range ranges {
 		if _, err := w.Write(heads[prev:ends[i]]); err != nil {
@@ -191,7 +203,7 @@ func writeParts(w http.ResponseWriter, f *file, heads []byte, ends []int, closin
 		// A part no longer than the connection buffer is copied into it
 		// with the part headers; a longer one goes out with sendfile.
 		n := rg.End - rg.Start
-		if err := f.send(w, rg.Start, n, n <= inlineMax); err != nil {
+		if err := body.send(w, f, rg.Start, n, n <= inlineMax); err != nil {
 			return err
 		}
 	}

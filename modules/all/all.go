@@ -17,6 +17,7 @@ import (
 	_ "github.com/mosaic-edge/mosaic/modules/emptygifmod"
 	_ "github.com/mosaic-edge/mosaic/modules/esimod"
 	_ "github.com/mosaic-edge/mosaic/modules/fastcgimod"
+	_ "github.com/mosaic-edge/mosaic/modules/flvmod"
 	_ "github.com/mosaic-edge/mosaic/modules/geomod"
 	_ "github.com/mosaic-edge/mosaic/modules/grpcmod"
 	_ "github.com/mosaic-edge/mosaic/modules/headersmod"

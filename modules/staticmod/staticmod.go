@@ -305,7 +305,15 @@ func options(l *server.Location) static.Options {
 // Content builds the file-serving content of a location; the WebDAV
 // module serves the methods it does not take with it.
 func Content(l *server.Location) (http.Handler, error) {
-	h := &locHandler{loc: l, opts: options(l)}
+	return CutContent(l, nil)
+}
+
+// CutContent is Content whose regular files are served through cut, the
+// flv and mp4 modules' content; nil serves them whole.
+func CutContent(l *server.Location, cut static.Cutter) (http.Handler, error) {
+	opts := options(l)
+	opts.Cut = cut
+	h := &locHandler{loc: l, opts: opts}
 	if srv := l.Server(); srv != nil {
 		srv.Config().OnClose(h.close)
 	}

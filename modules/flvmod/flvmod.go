@@ -1,0 +1,62 @@
+// Package flvmod wires NGINX's ngx_http_flv_module to the server: "flv;"
+// in a location makes its files answer "?start=N" with the FLV header and
+// the file from byte N (static.FLV), the rest as the static module does.
+package flvmod
+
+import (
+	"net/http"
+
+	"github.com/mosaic-edge/mosaic/modules/staticmod"
+	"github.com/mosaic-edge/mosaic/server"
+	"github.com/mosaic-edge/mosaic/static"
+)
+
+// locConf holds the location's own "flv" line: like NGINX's content
+// handler, it is not inherited by nested locations, only by the "if"
+// blocks inside the location.
+type locConf struct{ on bool }
+
+var module = &server.Module{
+	Name: "flv",
+	Directives: []server.Directive{
+		{Name: "flv", Context: server.CtxLocation, Set: func(c *server.Cmd) error {
+			c.Loc().(*locConf).on = true
+			return nil
+		}},
+	},
+	NewLoc: func() any { return &locConf{} },
+}
+
+func init() {
+	module.Content = content
+	server.Register(module)
+}
+
+func content(l *server.Location) (http.Handler, error) {
+	own := l
+	for own.IsImplicit() {
+		own = own.Parent()
+	}
+	if !server.LocConf[*locConf](own, module).on {
+		return nil, nil
+	}
+	files, err := staticmod.CutContent(l, static.FLV)
+	if err != nil {
+		return nil, err
+	}
+	return getOrHead(files), nil
+}
+
+// getOrHead answers 405 to every method but GET and HEAD before it looks
+// at the URI, as NGINX's flv and mp4 handlers do: a POST is refused even
+// for a missing file or a directory, which the static module would
+// answer 404 or 301.
+func getOrHead(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			server.Error(w, r, http.StatusMethodNotAllowed)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
