@@ -68,6 +68,7 @@ var (
 		"grpc",      // grpc_pass
 		"empty_gif", // the 1x1 GIF
 		"flv",       // files, "?start=" cut behind the FLV header
+		"mp4",       // files, "?start=&end=" cut to an MP4 file of its own
 		"dav",       // PUT, DELETE, MKCOL, COPY, MOVE; the other methods go to static
 		"static",    // files: the content of a location nothing else claims
 	}

@@ -20,9 +20,12 @@ import (
 type Cutter func(r *http.Request, f io.ReaderAt, size int64) (c Cut, status int)
 
 // Cut is a body made of Head followed by the bytes [From, To) of a file.
+// SingleRange takes at most one range of it: a request for several gets
+// the whole body, as NGINX's mp4 module asks of its range filter.
 type Cut struct {
-	Head     []byte
-	From, To int64
+	Head        []byte
+	From, To    int64
+	SingleRange bool
 }
 
 // size is the length of the body.

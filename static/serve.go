@@ -81,7 +81,11 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 	// An empty file is not rewritten (NGINX's sub filter passes over a
 	// Content-Length of 0), so it keeps its ranges.
 	unranged := size > 0 && h.unranged != nil && h.unranged(ctype)
-	ranges, verdict := h.ranges(r, b[:etagLen], mtime, size, whole || v.Whole || unranged, one[:0])
+	maxRanges := h.maxRanges
+	if body.SingleRange && maxRanges != 1 && maxRanges >= 0 {
+		maxRanges = 1
+	}
+	ranges, verdict := h.ranges(r, b[:etagLen], mtime, size, maxRanges, whole || v.Whole || unranged, one[:0])
 	if verdict == byterange.NotSatisfiable {
 		b = append(b[:0], "bytes */"...)
 		w.Header()["Content-Range"] = []string{string(strconv.AppendInt(b, size, 10))}
@@ -141,10 +145,11 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 }
 
 // ranges decides what the request's Range header asks for, honouring
-// If-Range and MaxRanges; with whole set it asks for nothing.
-func (h *FileServer) ranges(r *http.Request, etag []byte, mtime, size int64, whole bool, out []byterange.Range) ([]byterange.Range, byterange.Verdict) {
+// If-Range and maxRanges (MaxRanges, or less for this body); with whole
+// set it asks for nothing.
+func (h *FileServer) ranges(r *http.Request, etag []byte, mtime, size int64, maxRanges int, whole bool, out []byterange.Range) ([]byterange.Range, byterange.Verdict) {
 	v := r.Header["Range"]
-	if len(v) == 0 || h.maxRanges < 0 || whole {
+	if len(v) == 0 || maxRanges < 0 || whole {
 		return nil, byterange.Whole
 	}
 	spec, ok := byterange.Spec(v[0])
@@ -154,7 +159,7 @@ func (h *FileServer) ranges(r *http.Request, etag []byte, mtime, size int64, who
 	if ir := r.Header["If-Range"]; len(ir) > 0 && !ifRangeAllows(ir[0], etag, mtime) {
 		return nil, byterange.Whole
 	}
-	return byterange.Parse(spec, size, h.maxRanges, out)
+	return byterange.Parse(spec, size, maxRanges, out)
 }
 
 // serveMultipart answers with several ranges of the body that body makes

@@ -25,6 +25,7 @@ import (
 	_ "github.com/mosaic-edge/mosaic/modules/mapmod"
 	_ "github.com/mosaic-edge/mosaic/modules/memcachedmod"
 	_ "github.com/mosaic-edge/mosaic/modules/mirrormod"
+	_ "github.com/mosaic-edge/mosaic/modules/mp4mod"
 	_ "github.com/mosaic-edge/mosaic/modules/proxymod"
 	_ "github.com/mosaic-edge/mosaic/modules/randomindexmod"
 	_ "github.com/mosaic-edge/mosaic/modules/realipmod"

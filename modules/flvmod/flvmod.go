@@ -44,19 +44,5 @@ func content(l *server.Location) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return getOrHead(files), nil
-}
-
-// getOrHead answers 405 to every method but GET and HEAD before it looks
-// at the URI, as NGINX's flv and mp4 handlers do: a POST is refused even
-// for a missing file or a directory, which the static module would
-// answer 404 or 301.
-func getOrHead(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			server.Error(w, r, http.StatusMethodNotAllowed)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+	return staticmod.GetOrHead(files), nil
 }

@@ -320,6 +320,20 @@ func CutContent(l *server.Location, cut static.Cutter) (http.Handler, error) {
 	return h, nil
 }
 
+// GetOrHead answers 405 to every method but GET and HEAD before it looks
+// at the URI, as NGINX's flv and mp4 handlers do: a POST is refused even
+// for a missing file or a directory, which the static module would
+// answer 404 or 301.
+func GetOrHead(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			server.Error(w, r, http.StatusMethodNotAllowed)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // indexFallback redirects a directory request to the absolute last index
 // name when no other index file exists, as NGINX's index module does
 // without testing that file: the name is the new URI as it is, "?"
