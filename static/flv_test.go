@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -90,4 +91,27 @@ func TestFLVCut(t *testing.T) {
 			t.Errorf("part %q, want %q", got, want)
 		}
 	}
+}
+
+// FuzzFLV reads random "start" values: the cut is the whole file or the
+// header and a tail of it, never outside it, and a start that parses is
+// the number the digits say.
+func FuzzFLV(f *testing.F) {
+	for _, s := range []string{"100", "0", "", "%31", "9223372036854775808", "-5", "007"} {
+		f.Add(s, int64(1000))
+	}
+	f.Fuzz(func(t *testing.T, start string, size int64) {
+		if size < 0 {
+			size = -size
+		}
+		if n, ok := parseOffset(start); ok && strconv.FormatInt(n, 10) != strings.TrimLeft(start, "0") && n != 0 {
+			t.Fatalf("parseOffset(%q) = %d", start, n)
+		}
+		r := httptest.NewRequest("GET", "/a.flv", nil)
+		r.URL.RawQuery = "start=" + start
+		c, status := FLV(r, nil, size)
+		if status != 0 || c.From < 0 || c.To != size || c.From > c.To || c.From > 0 && len(c.Head) != 13 {
+			t.Fatalf("start %q size %d: %+v %d", start, size, c, status)
+		}
+	})
 }
