@@ -11,6 +11,10 @@ type Options struct {
 	MoovFirst bool // moov before mdat (a "fast start" file)
 	Co64      bool // 64-bit chunk offsets
 	Version1  bool // 64-bit times in mvhd, tkhd and mdhd
+	// Short makes a file of 30 video and 10 audio samples (1.2 s), for
+	// seeds of fuzz targets, whose mutations and shrinking take time in
+	// proportion to the input.
+	Short bool
 }
 
 var be = binary.BigEndian
@@ -56,9 +60,9 @@ func (t *track) duration() uint64 {
 	return d
 }
 
-func video() *track {
+func video(n int) *track {
 	t := &track{handler: "vide", timescale: 1000}
-	for i := 0; i < 250; i++ {
+	for i := 0; i < n; i++ {
 		d := uint32(40)
 		if i >= 120 {
 			d = 38
@@ -66,49 +70,49 @@ func video() *track {
 		t.deltas = append(t.deltas, d)
 		t.sizes = append(t.sizes, uint32(50+(i*37)%90))
 	}
-	for s := uint32(1); s <= 250; s += 25 {
-		t.sync = append(t.sync, s)
+	for s := 1; s <= n; s += 25 {
+		t.sync = append(t.sync, uint32(s))
 	}
-	for n := 0; n < 250; {
-		c := uint32(1 + n%3)
-		if n+int(c) > 250 {
-			c = uint32(250 - n)
-		}
-		t.ctts = append(t.ctts, [2]uint32{c, uint32(40 * (n % 4))})
-		n += int(c)
+	for k := 0; k < n; {
+		c := min(1+k%3, n-k)
+		t.ctts = append(t.ctts, [2]uint32{uint32(c), uint32(40 * (k % 4))})
+		k += c
 	}
-	for n := 0; n < 250; {
-		c := uint32(10)
+	for k := 0; k < n; {
+		c := 10
 		switch {
-		case n >= 200:
+		case k >= n*4/5:
 			c = 3
-		case n >= 50:
+		case k >= n/5:
 			c = 7
 		}
-		c = min(c, uint32(250-n))
-		t.chunkCounts = append(t.chunkCounts, c)
-		n += int(c)
+		c = min(c, n-k)
+		t.chunkCounts = append(t.chunkCounts, uint32(c))
+		k += c
 	}
 	return t
 }
 
-func audio() *track {
+func audio(n int) *track {
 	t := &track{handler: "soun", timescale: 8000, uniform: 24}
-	for i := 0; i < 78; i++ {
+	for i := 0; i < n; i++ {
 		t.deltas = append(t.deltas, 1024)
 		t.sizes = append(t.sizes, 24)
 	}
-	for n := 0; n < 78; {
-		c := min(uint32(4), uint32(78-n))
-		t.chunkCounts = append(t.chunkCounts, c)
-		n += int(c)
+	for k := 0; k < n; {
+		c := min(4, n-k)
+		t.chunkCounts = append(t.chunkCounts, uint32(c))
+		k += c
 	}
 	return t
 }
 
 // Build returns the file.
 func Build(o Options) []byte {
-	tracks := []*track{video(), audio()}
+	tracks := []*track{video(250), audio(78)}
+	if o.Short {
+		tracks = []*track{video(30), audio(10)}
+	}
 	ftyp := box("ftyp", []byte("isom"), u32s(512), []byte("isomavc1"))
 	// The chunks, interleaved track by track, and their offsets from the
 	// start of mdat's data.
