@@ -17,8 +17,9 @@ import (
 // offsets, version 1 headers), headers and bodies byte for byte: starts
 // and ends in whole seconds and fractions, 0, past the duration, an end
 // before the start, arguments that do not parse, mp4_start_key_frame,
-// mp4_max_buffer_size too small for moov, a file that is not MP4, HEAD,
-// conditional requests and ranges of the cut file.
+// mp4_max_buffer_size too small for moov, buffer sizes of 0, files cut
+// short, a file that is not MP4, HEAD, conditional requests and ranges
+// of the cut file.
 func TestMP4MatchesNGINX(t *testing.T) {
 	nginxPath(t)
 	dir := t.TempDir()
@@ -30,6 +31,9 @@ func TestMP4MatchesNGINX(t *testing.T) {
 		"v/co64.mp4":  testmp4.Build(testmp4.Options{Co64: true, Version1: true}),
 		"v/text.mp4":  []byte("this is not an MP4 file at all, only text\n"),
 	}
+	// Cut short: inside moov (at the end), inside mdat (after moov).
+	files["v/trunc-moov.mp4"] = files["v/end.mp4"][:len(files["v/end.mp4"])-100]
+	files["v/trunc-mdat.mp4"] = files["v/first.mp4"][:len(files["v/first.mp4"])/2]
 	for name, data := range files {
 		writeFile(t, filepath.Join(root, name), string(data))
 		if err := os.Chtimes(filepath.Join(root, name), mtime, mtime); err != nil {
@@ -43,6 +47,7 @@ func TestMP4MatchesNGINX(t *testing.T) {
 			location /v/ { mp4; }
 			location /key/ { mp4; mp4_start_key_frame on; alias %[2]s/v/; }
 			location /small/ { mp4; mp4_max_buffer_size 1k; mp4_buffer_size 1k; alias %[2]s/v/; }
+			location /zero/ { mp4; mp4_max_buffer_size 0; mp4_buffer_size 0; alias %[2]s/v/; }
 		}`, port, root)
 	})
 	args := []string{
@@ -70,9 +75,13 @@ func TestMP4MatchesNGINX(t *testing.T) {
 		}
 		for _, a := range []string{"start=2", "", "start=0"} {
 			sameFull(t, mport, nport, "GET /small/"+name+"?"+a+" HTTP/1.1\r\nHost: a.test")
+			sameFull(t, mport, nport, "GET /zero/"+name+"?"+a+" HTTP/1.1\r\nHost: a.test")
 		}
 	}
 	for _, h := range []string{
+		"GET /v/trunc-moov.mp4?start=1 HTTP/1.1",
+		"GET /v/trunc-mdat.mp4?start=1 HTTP/1.1",
+		"GET /v/trunc-mdat.mp4?start=0 HTTP/1.1",
 		"GET /v/text.mp4?start=1 HTTP/1.1",
 		"GET /v/text.mp4 HTTP/1.1",
 		"HEAD /v/end.mp4?start=2 HTTP/1.1",
@@ -90,7 +99,7 @@ func TestMP4MatchesNGINX(t *testing.T) {
 	// The cut is a cut: an MP4 file shorter than the original, its moov
 	// box rebuilt and its mdat the bytes of the samples kept.
 	for name, data := range files {
-		if name == "v/text.mp4" {
+		if name == "v/text.mp4" || strings.HasPrefix(name, "v/trunc") {
 			continue
 		}
 		resp, body := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), "GET /"+name+"?start=2&end=5 HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")

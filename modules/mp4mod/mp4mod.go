@@ -77,9 +77,12 @@ func content(l *server.Location) (http.Handler, error) {
 		return nil, nil
 	}
 	lc := server.LocConf[*locConf](l, module)
+	// A size of 0 is NGINX's too (no read is ever large enough: every
+	// cut fails); 1 byte does the same where mp4.Options reads 0 as
+	// its default.
 	opts := mp4.Options{
-		BufferSize:    lc.bufferSize.Or(512 << 10),
-		MaxBufferSize: lc.maxBufferSize.Or(10 << 20),
+		BufferSize:    max(lc.bufferSize.Or(512<<10), 1),
+		MaxBufferSize: max(lc.maxBufferSize.Or(10<<20), 1),
 		StartKeyFrame: lc.startKeyFrame.V,
 	}
 	files, err := staticmod.CutContent(l, cutter(opts, l.Logger()))
