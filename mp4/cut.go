@@ -226,11 +226,10 @@ func (t *trak) append(b []byte) []byte {
 		b = be.AppendUint32(be.AppendUint32(be.AppendUint32(b, e.chunk), e.samples), e.id)
 	}
 	if t.stszUniform != nil {
-		// The box's header and first 12 bytes of data, its size the
-		// whole box's, as NGINX sends it.
-		b = be.AppendUint32(b, uint32(8+len(t.stszUniform)))
-		b = append(b, "stsz"...)
-		b = append(b, t.stszUniform[:12]...)
+		// The box as it is. NGINX sends only its first 12 bytes of
+		// data but counts them all in moov's size and Content-Length,
+		// which a box with bytes past its header makes a short body.
+		b = appendBox(b, "stsz", t.stszUniform)
 	} else if t.stsz.present {
 		b = be.AppendUint32(b, uint32(20+4*len(t.stsz.e)))
 		b = append(b, "stsz"...)

@@ -61,6 +61,29 @@ func boxes(t *testing.T, b []byte) map[string]int {
 	return out
 }
 
+// checkSizes walks the boxes in b, and those inside the containers the
+// cut writes, and fails where a box's size is not its bytes.
+func checkSizes(t *testing.T, b []byte, path string) {
+	t.Helper()
+	for len(b) > 0 {
+		if len(b) < 8 {
+			t.Fatalf("%s: %d bytes left over", path, len(b))
+		}
+		n, typ := int(binary.BigEndian.Uint32(b)), string(b[4:8])
+		if typ == "mdat" && path == "" {
+			return // its data is the file's, after the head
+		}
+		if n < 8 || n > len(b) {
+			t.Fatalf("%s/%s: size %d of %d bytes", path, typ, n, len(b))
+		}
+		switch typ {
+		case "moov", "trak", "edts", "mdia", "minf", "stbl":
+			checkSizes(t, b[8:n], path+"/"+typ)
+		}
+		b = b[n:]
+	}
+}
+
 // TestProcess cuts the generated files: the head is ftyp, a moov box of
 // the size it says and mdat's header, whose size covers the file bytes
 // cut; a start past the end is an error, a fast-start file asked for
@@ -81,6 +104,7 @@ func TestProcess(t *testing.T) {
 			string(mdat[4:]) != "mdat" || int64(binary.BigEndian.Uint32(mdat)) != 8+c.To-c.From {
 			t.Errorf("%+v: head %q", o, c.Head)
 		}
+		checkSizes(t, c.Head, "")
 		if c.From <= 0 || c.To <= c.From || c.To > int64(len(data)) {
 			t.Errorf("%+v: bytes %d-%d of %d", o, c.From, c.To, len(data))
 		}
@@ -101,6 +125,23 @@ func TestProcess(t *testing.T) {
 	if got := boxes(t, testmp4.Build(testmp4.Options{})); got["moov"] == 0 || got["mdat"] == 0 {
 		t.Errorf("fixture boxes %v", got)
 	}
+}
+
+// TestUniformSizesWithTable: an stsz box that gives one size for every
+// sample and still carries a table goes whole, so that the sizes of the
+// boxes around it, which NGINX counts it in whole, are their bytes.
+func TestUniformSizesWithTable(t *testing.T) {
+	data := testmp4.Build(testmp4.Options{})
+	i := bytes.Index(data, []byte("stsz\x00\x00\x00\x00\x00\x00\x00\x00")) // the video's, with a table
+	if i < 0 {
+		t.Fatal("no stsz table in the fixture")
+	}
+	binary.BigEndian.PutUint32(data[i+8:], 77)
+	c, err := Process(bytes.NewReader(data), int64(len(data)), 2000, 0, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSizes(t, c.Head, "")
 }
 
 // FuzzProcess cuts random input, seeded with the generated files and
