@@ -304,9 +304,9 @@ func (f *file) cropStsz(t *trak) error {
 			return errorf("stsc and stsz boxes disagree")
 		}
 		for _, s := range e[n-t.endChunkSamples:] {
-			t.endChunkSz += uint64(s)
+			t.endChunkSize += uint64(s)
 		}
-		if t.endChunkSz > uint64(f.end) {
+		if t.endChunkSize > uint64(f.end) {
 			return errorf("too large end samples size")
 		}
 	}
@@ -361,7 +361,7 @@ func (f *file) cropChunks(t *trak) error {
 	if f.length == 0 {
 		t.endOffset = f.mdatEnd
 	} else if entries > 0 {
-		offset, size = at(first+entries-1), t.endChunkSz
+		offset, size = at(first+entries-1), t.endChunkSize
 		if offset > uint64(f.end)-size || !wide && offset+size > 0xffffffff {
 			return errorf("too large chunk offset")
 		}

@@ -48,16 +48,16 @@ type trak struct {
 	co64               table[uint64]
 	chunks             uint32
 
-	startSample, endSample     uint64
-	startChunk, endChunk       uint64
-	startChunkSamples          uint64
-	endChunkSamples            uint64
-	startChunkSize, endChunkSz uint64
-	prefix                     uint64
-	startOffset, endOffset     int64
+	startSample, endSample       uint64
+	startChunk, endChunk         uint64
+	startChunkSamples            uint64
+	endChunkSamples              uint64
+	startChunkSize, endChunkSize uint64
+	prefix                       uint64
+	startOffset, endOffset       int64
 }
 
-// box is a walk over the boxes inside data, as NGINX's: size 0 ends the
+// eachBox walks the boxes inside data as NGINX does: size 0 ends the
 // level, size 1 is a 64-bit size, a box that overruns its parent is an
 // error.
 func eachBox(data []byte, fn func(typ string, payload []byte) error) error {
