@@ -150,6 +150,7 @@ func ReadHeaderInto(resp *http.Response, br *bufio.Reader, statusLine bool, max 
 // readLine appends one line without its end to dst, failing beyond max
 // bytes in all.
 func readLine(br *bufio.Reader, dst []byte, total, max int) ([]byte, int, error) {
+	start := len(dst)
 	for {
 		frag, err := br.ReadSlice('\n')
 		total += len(frag)
@@ -165,10 +166,16 @@ func readLine(br *bufio.Reader, dst []byte, total, max int) ([]byte, int, error)
 		}
 	}
 	dst = dst[:len(dst)-1]
-	if n := len(dst); n > 0 && dst[n-1] == '\r' {
-		dst = dst[:n-1]
+	// NGINX ends a line at its first CR when only CRs follow ("X: 1\r\r\n"),
+	// but not the empty line that ends the head: "\r\r\n" is invalid.
+	n := len(dst)
+	for n > start && dst[n-1] == '\r' {
+		n--
 	}
-	return dst, total, nil
+	if n == start && len(dst)-start > 1 {
+		return nil, total, invalidLine(dst[start:])
+	}
+	return dst[:n], total, nil
 }
 
 // checkLine checks a "Name: value" line. As NGINX reads an upstream's

@@ -60,6 +60,10 @@ func TestReadHeader(t *testing.T) {
 		{"HTTP/1000.1 201 x\r\n\r\n", true, 200, nil},
 		{"HTTP/1.1 201x\r\nHTTP/1.1 203 y\r\n\r\n", true, 200, nil},
 		{"HTTP/1.1 099 x\r\n\r\n", true, 0, ErrInvalidHeader},
+		// A line may end with CRs before its LF, not the last one.
+		{"X-A: 1\r\r\nStatus: 201\r\r\r\n\r\n", false, 201, nil},
+		{"X-A: 1\r\n\r\r\n", false, 0, ErrInvalidHeader},
+		{"X-A: 1\rb\r\n\r\n", false, 0, ErrInvalidHeader},
 		{"Status : 404\r\n\r\n", false, 0, ErrInvalidHeader},
 		{"X\tY: 1\r\n\r\n", false, 0, ErrInvalidHeader},
 		{"X\x7fY: 1\r\n\r\n", false, 0, ErrInvalidHeader},
