@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"net"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/gateway"
 	"github.com/mosaic-edge/mosaic/internal/rawsock"
 )
 
@@ -19,7 +19,9 @@ import (
 // with 502 ("upstream sent too big header").
 const maxHeaderBytes = 64 << 10
 
-var errHeaderTooBig = errors.New("upstream sent too big header")
+// errHeaderTooBig is the gateways' own (a Wire's ReadResponse returns it
+// for a head over its limit), so that the log says so for them too.
+var errHeaderTooBig = gateway.ErrHeaderTooBig
 
 var (
 	readerPool sync.Pool // *bufio.Reader
