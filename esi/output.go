@@ -187,10 +187,16 @@ func (o *output) waitHeld() {
 	}
 }
 
-// heldBy is what a queued segment counts towards held.
+// heldBy is what a queued segment counts towards held. A stored run
+// counts the text it stands for, though it holds no copy of it: a try's
+// bound (a collector's) is then decided alike whether the page's runs
+// come as text (a parse) or stored (a stitched replay).
 func heldBy(s *seg) int {
-	if s.f != nil {
+	switch {
+	case s.f != nil:
 		return slotCost + s.f.held
+	case s.st != nil:
+		return int(s.st.n)
 	}
 	return len(s.data)
 }
@@ -203,10 +209,15 @@ func (o *output) stored(st *step) error {
 	if o.err != nil {
 		return o.err
 	}
+	sg := seg{st: st}
 	if o.writable() {
-		return o.writeNow(seg{st: st})
+		return o.writeNow(sg)
 	}
-	o.segs = append(o.segs, seg{st: st})
+	if o.full(heldBy(&sg)) {
+		return nil
+	}
+	o.segs = append(o.segs, sg)
+	o.held += heldBy(&sg)
 	return nil
 }
 
@@ -295,7 +306,7 @@ func (o *output) complete(s *slot, parts []seg) {
 func (o *output) completeHeld(s *slot, parts []seg) {
 	n := 0
 	for i := range parts {
-		n += len(parts[i].data)
+		n += heldBy(&parts[i])
 	}
 	o.mu.Lock()
 	o.charge(s, n)
