@@ -509,6 +509,18 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 		_ = rc.EnableFullDuplex()
 	}
 	var ahead *ahead
+	defer func() {
+		if ahead != nil {
+			// A writer that panicked (a filter cutting the response, as
+			// ESI's replay does with http.ErrAbortHandler) skipped
+			// endAhead: the reading ahead ends here, before the exchange
+			// is recycled, as it does for a client that has gone.
+			if ahead.stop() {
+				c.abort()
+			}
+			ahead.close()
+		}
+	}()
 	var startAhead func(base int64) io.Reader
 	if !flush && (h.aheadMemory > 0 || h.aheadFileMax > 0) {
 		startAhead = func(base int64) io.Reader {
@@ -529,6 +541,7 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 	}
 	if ahead != nil {
 		x.endAhead(ahead, c, &res)
+		ahead = nil
 	} else {
 		if res.clientErr != nil && h.ignoreClientAbort {
 			// *_ignore_client_abort: the client has gone, but the

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -374,4 +375,78 @@ func TestAheadUploadOutlastsResponse(t *testing.T) {
 		t.Fatal("the answer did not arrive whole while the upload went on")
 	}
 	pw.Close()
+}
+
+// panicWriter is a filter in front of the proxy whose Write panics with
+// http.ErrAbortHandler once the first piece has gone through: as ESI's
+// replay does when the stored page differs from its plan after a run was
+// sent, cutting the response.
+type panicWriter struct {
+	http.ResponseWriter
+	writes int
+}
+
+func (w *panicWriter) Write(p []byte) (int, error) {
+	if w.writes++; w.writes > 1 {
+		panic(http.ErrAbortHandler)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// TestAheadEndsWhenWriterPanics: a writer that panics while the body is
+// read ahead unwinds the handler; the reading ahead is stopped with it,
+// its temporary file removed and the upstream connection closed, before
+// the exchange is recycled (its goroutine must not end an exchange that
+// another request may already use).
+func TestAheadEndsWhenWriterPanics(t *testing.T) {
+	release := make(chan struct{})
+	originErr := make(chan error, 1)
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		chunk := bytes.Repeat([]byte("x"), 64<<10)
+		w.Write(chunk)
+		w.(http.Flusher).Flush()
+		<-release
+		var err error
+		for range 64 {
+			if _, err = w.Write(chunk); err != nil {
+				break
+			}
+			w.(http.Flusher).Flush()
+		}
+		originErr <- err
+	}))
+	defer origin.Close()
+	defer close(release)
+	dir := t.TempDir()
+	h := proxyTo(t, origin.URL, proxy.Options{HTTPVersion: "1.1", AheadMemory: 32 << 10, AheadFileMax: 1 << 30,
+		AheadTempFile: func() (*os.File, error) { return os.CreateTemp(dir, "ahead-") }})
+	returned := make(chan struct{})
+	f := newFront(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer close(returned)
+		h.ServeHTTP(&panicWriter{ResponseWriter: w}, r)
+	}))
+	resp, err := http.Get(f.URL + "/big")
+	if err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	<-returned
+	// The handler has unwound: nothing of the exchange may go on.
+	release <- struct{}{}
+	select {
+	case err := <-originErr:
+		if err == nil {
+			t.Error("the upstream was read to its end after the handler had unwound")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the origin is still being read")
+	}
+	// A later request, which may take the recycled exchange.
+	if resp, err := http.Get(f.URL + "/again"); err == nil {
+		resp.Body.Close()
+	}
+	time.Sleep(100 * time.Millisecond)
+	if left, _ := os.ReadDir(dir); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
 }
