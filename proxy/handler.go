@@ -509,16 +509,21 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 		_ = rc.EnableFullDuplex()
 	}
 	var ahead *ahead
+	ended := false // upstreamEnded has run, or the reading ahead will run it
 	defer func() {
-		if ahead != nil {
-			// A writer that panicked (a filter cutting the response, as
-			// ESI's replay does with http.ErrAbortHandler) skipped
-			// endAhead: the reading ahead ends here, before the exchange
-			// is recycled, as it does for a client that has gone.
+		// A writer that panicked (a filter cutting the response, as
+		// ESI's replay does with http.ErrAbortHandler) skipped the
+		// upstream's end. The reading ahead ends here, before the
+		// exchange is recycled, as for a client that has gone; without
+		// it, the request stops counting at the server (max_conns).
+		switch {
+		case ahead != nil:
 			if ahead.stop() {
 				c.abort()
 			}
 			ahead.close()
+		case !ended:
+			h.up.release(p, false, time.Now())
 		}
 	}()
 	var startAhead func(base int64) io.Reader
@@ -527,6 +532,7 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 			// The upstream's end is seen to on the goroutine that reads it:
 			// its connection goes back to the pool, or is closed, as soon as
 			// the body is in, however long the client takes.
+			ended = true
 			ahead = newAhead(resp.Body, base, h.aheadMemory, h.aheadFileMax, h.aheadTemp, h.relayPool, func(n int64, err error) {
 				x.upstreamEnded(p, c, resp, n, err, nil)
 			})
@@ -553,6 +559,7 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 			res.clientErr, res.upErr = nil, err
 		}
 		x.upstreamEnded(p, c, resp, res.n, res.upErr, res.clientErr)
+		ended = true
 	}
 	if x.st != nil && len(resp.Trailer) > 0 {
 		// Read once the body has ended ($upstream_trailer_NAME).

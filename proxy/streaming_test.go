@@ -450,3 +450,47 @@ func TestAheadEndsWhenWriterPanics(t *testing.T) {
 		t.Errorf("temporary files left: %v", left)
 	}
 }
+
+// TestMaxConnsFreedWhenWriterPanics: a request whose writer panics
+// (http.ErrAbortHandler from a filter) still frees its place at the
+// server: with max_conns=1 the next request is served, not refused as if
+// the server were still busy.
+func TestMaxConnsFreedWhenWriterPanics(t *testing.T) {
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(bytes.Repeat([]byte("x"), 256<<10))
+	}))
+	defer origin.Close()
+	up, err := proxy.NewUpstream("backend", []proxy.Server{{Addr: origin.Listener.Addr().String(), MaxConns: 1}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass, _ := proxy.ParsePass("http://backend")
+	for _, buffering := range []string{"on", "off"} {
+		t.Run("buffering "+buffering, func(t *testing.T) {
+			h, err := proxy.New(proxy.Options{Pass: pass, Upstream: up, HTTPVersion: "1.1",
+				BufferingOff: buffering == "off", AheadMemory: 32 << 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := newFront(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/cut" {
+					w = &panicWriter{ResponseWriter: w}
+				}
+				h.ServeHTTP(w, r)
+			}))
+			if resp, err := http.Get(f.URL + "/cut"); err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			resp, err := http.Get(f.URL + "/next")
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("next request: %d, want 200 (the cut one still counts at max_conns)", resp.StatusCode)
+			}
+		})
+	}
+}
