@@ -35,7 +35,7 @@ type ahead struct {
 	fileR, fileW   int64 // read and write offsets in file
 	fileMax        int64 // the most the file may hold; 0: no file
 	temp           func() (*os.File, error)
-	tempErr        error // making the file failed: memory only from then on
+	tempErr        error // making or writing the file failed: the reading ended with it
 	stopped, drain bool  // the client is gone: stop reading / read on and drop
 	finishing      bool  // fill has stopped reading and is seeing to the end
 	end            error // the upstream's body ended: io.EOF or its error
@@ -71,10 +71,13 @@ func (a *ahead) fill(src io.Reader, pool *sync.Pool, ended func(n int64, err err
 		}
 	}
 	a.mu.Lock()
-	if a.stopped {
+	switch {
+	case a.stopped:
 		// Stopped while the last read came in: the upstream connection
 		// is being shut, whatever that read said.
 		err = errAheadStopped
+	case a.tempErr != nil:
+		err = a.tempErr
 	}
 	a.finishing = true
 	a.end = err
@@ -102,10 +105,13 @@ func (a *ahead) put(p []byte) bool {
 			a.toMem(p)
 			a.cond.Broadcast()
 			return true
-		case a.fileMax > 0 && a.tempErr == nil && a.fileW+int64(len(p)) <= a.fileMax:
+		case a.fileMax > 0 && a.fileW+int64(len(p)) <= a.fileMax:
 			if err := a.toFile(p); err != nil {
+				// NGINX gives the response up when its temporary file
+				// cannot be made or written (disk full, no directory):
+				// the upstream is closed and the client's answer cut.
 				a.tempErr = err
-				continue
+				return false
 			}
 			a.cond.Broadcast()
 			return true

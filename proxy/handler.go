@@ -586,8 +586,9 @@ func (x *exchange) endAhead(a *ahead, c *conn, res *relayed) {
 		res.clientErr = nil
 	}
 	a.close()
-	if a.tempErr != nil {
-		x.logFailure(slog.LevelError, "writing a temporary file for the response failed, it waited for memory", c.peer.addr, a.tempErr)
+	if a.tempErr != nil && !gone {
+		x.logFailure(slog.LevelError, "writing a temporary file for the response failed", c.peer.addr, a.tempErr)
+		res.logged = true
 	}
 	res.n = a.n
 	if !gone && a.end != io.EOF {
@@ -636,7 +637,9 @@ func (x *exchange) bodyFailed(p *peer, rc *http.ResponseController, res relayed)
 		}
 		return
 	}
-	x.logFailure(slog.LevelError, f.message(), p.addr, res.upErr, slog.Int64("bytes", res.n))
+	if !res.logged {
+		x.logFailure(slog.LevelError, f.message(), p.addr, res.upErr, slog.Int64("bytes", res.n))
+	}
 	if !res.committed {
 		x.upstreamFailed(f.kind, f.status())
 		return

@@ -161,6 +161,7 @@ type relayed struct {
 	committed bool  // the response header went to the client's writer
 	upErr     error // the upstream's body broke off
 	clientErr error // the client's side failed
+	logged    bool  // upErr is in the error log already
 }
 
 // relay copies the upstream's body to the client, writing the response

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -181,5 +182,41 @@ for ($i = 0; $i < %d; $i++) { echo $s; }
 			}
 		}
 		readWhole(t, who, conn, br)
+	}
+}
+
+// TestProxyTempFileFailsAsNGINX: when the temporary file a response is
+// read ahead into cannot be made (proxy_temp_path is not a directory any
+// more), NGINX gives the response up ([crit] open() failed): the client
+// gets it cut short, never whole. mosaic does the same rather than go on
+// at the client's pace.
+func TestProxyTempFileFailsAsNGINX(t *testing.T) {
+	dir := t.TempDir()
+	origins := map[string]*aheadOrigin{"m": newAheadOrigin(t), "n": newAheadOrigin(t)}
+	temp := func(who string) string { return filepath.Join(dir, who+"-temp") }
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
+				location / { proxy_pass http://%s; proxy_temp_path %s; } }`,
+			port, origins[who].Listener.Addr(), temp(who))
+	})
+	for who, port := range map[string]int{"m": mport, "n": nport} {
+		// A file where the directory was: no temporary file can be made.
+		if err := os.RemoveAll(temp(who)); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(temp(who), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		conn, br := stalledGet(t, port, "/big")
+		time.Sleep(time.Second)
+		conn.SetDeadline(time.Now().Add(20 * time.Second))
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := io.Copy(io.Discard, resp.Body)
+		if err == nil && n == aheadBody {
+			t.Errorf("%s: the whole body of %d bytes came, want it cut short", who, n)
+		}
 	}
 }
