@@ -11,8 +11,8 @@ import (
 
 // TempPath is a *_temp_path line (client_body_temp_path,
 // proxy_temp_path, ...): the directory where temporary files are kept,
-// and NGINX's hashed sub-directory levels (1 or 2 digits each) taken from
-// the end of each file's number.
+// and NGINX's hashed sub-directory levels (up to 3, of at most 10 digits
+// in all) taken from the end of each file's number.
 type TempPath struct {
 	dir    string
 	levels []int
@@ -40,6 +40,10 @@ func setBodyTempPath(c *Cmd) error {
 	return Put(c, &c.Loc().(*coreLoc).bodyTemp, p)
 }
 
+// tempNameDigits is the least number of digits of a temporary file's
+// name, from whose end the levels' directory names are taken.
+const tempNameDigits = 10
+
 // tempSeq numbers temporary files, as NGINX names them by a counter.
 var tempSeq atomic.Uint64
 
@@ -64,7 +68,7 @@ func (p TempPath) Create() (*os.File, error) {
 		return os.CreateTemp("", prefix)
 	}
 	for range 8 {
-		name := fmt.Sprintf("%010d", tempSeq.Add(1)+uint64(os.Getpid())<<32)
+		name := fmt.Sprintf("%0*d", tempNameDigits, tempSeq.Add(1)+uint64(os.Getpid())<<32)
 		dir, end := p.dir, len(name)
 		for _, n := range p.levels {
 			dir = filepath.Join(dir, name[end-n:end])

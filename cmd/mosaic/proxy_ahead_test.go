@@ -220,3 +220,20 @@ func TestProxyTempFileFailsAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestTempPathLevelsAsNGINX: a *_temp_path takes up to three levels of
+// any width whose widths add up to at most 10 (the digits of a temporary
+// file's number), as NGINX's; a level of 0 or wider ones are refused.
+func TestTempPathLevelsAsNGINX(t *testing.T) {
+	dir := t.TempDir()
+	for i, line := range []string{
+		"proxy_temp_path t 3;", "proxy_temp_path t 5 5;", "client_body_temp_path b 3 1;",
+		"fastcgi_temp_path f 2 2 2;", "proxy_temp_path t 6 5;", "proxy_temp_path t 0;",
+		"client_body_temp_path b 4 4 3;",
+	} {
+		mout, err, nginx := testBoth(t, dir, i, line)
+		if (err == nil) != (nginx == "") {
+			t.Errorf("%q:\nmosaic %s (%v)\nnginx  %s", line, mout, err, nginx)
+		}
+	}
+}
