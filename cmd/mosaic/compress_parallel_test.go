@@ -273,7 +273,10 @@ http {
     gzip_parallel_tasks 2;
     server {
         listen 127.0.0.1:{port};
-        location / { proxy_pass `+origin.URL+`; }
+        # The proxy reads no further ahead than its buffers: with a
+        # temporary file it would read the whole body (as NGINX does),
+        # and the pause would not reach the origin.
+        location / { proxy_pass `+origin.URL+`; proxy_max_temp_file_size 0; }
     }
 }`, port)
 	c, err := net.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", port))

@@ -143,7 +143,7 @@ var argDifferences = []argDifference{
 	{"load_module", nil, "mosaic loads no modules and does not open the file; NGINX fails on a path that is no module"},
 	{"aio", []string{"on", "ON"}, "file AIO depends on how NGINX was built (Debian's is not); mosaic ignores aio"},
 	{"connection_pool_size", []string{"1m", "1M"}, "NGINX checks the connection pool against large_client_header_buffers; mosaic ignores the pool and checks its size alone"},
-	{"client_header_buffer_size subrequest_output_buffer_size ssi_value_length grpc_buffer_size fastcgi_buffer_size uwsgi_buffer_size " +
+	{"client_header_buffer_size subrequest_output_buffer_size ssi_value_length grpc_buffer_size fastcgi_buffer_size uwsgi_buffer_size scgi_buffer_size memcached_buffer_size " +
 		"large_client_header_buffers gzip_buffers output_buffers", []string{"0", "9223372036854775807"},
 		"mosaic allocates these buffers and bounds them (above 0, at most what its README gives); NGINX takes any size and fails, or truncates, when it allocates"},
 	{"ssl_verify_depth proxy_ssl_verify_depth grpc_ssl_verify_depth uwsgi_ssl_verify_depth", []string{"9223372036854775807"},

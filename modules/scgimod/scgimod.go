@@ -28,7 +28,7 @@ var module = &server.Module{
 		parent, child := p.(*locConf), c.(*locConf)
 		child.gw.Merge(&parent.gw)
 		child.passBody.Merge(parent.passBody)
-		return nil
+		return child.gw.CheckBuffers("scgi")
 	},
 }
 
