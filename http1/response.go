@@ -62,8 +62,8 @@ type response struct {
 	// response ended.
 	pipelined bool
 
-	// reason is the phrase of the status line when the status is
-	// reasonCode (SetReason); reasonCode 0 for NGINX's.
+	// reason is what follows the code in the status line when the
+	// status is reasonCode (SetReason); reasonCode 0 for NGINX's phrase.
 	reason     string
 	reasonCode int
 
@@ -84,18 +84,19 @@ type response struct {
 
 func (w *response) Header() http.Header { return w.header }
 
-// SetReason makes phrase the reason phrase of the status line should the
-// response's status be code, in place of NGINX's: NGINX passes on the
-// status line of a proxied response as the upstream wrote it. A phrase
-// with a byte a status line may not hold (RFC 9112, section 4: tab,
-// space, visible characters, obs-text) is not used.
-func (w *response) SetReason(code int, phrase string) {
-	for i := 0; i < len(phrase); i++ {
-		if b := phrase[i]; b < ' ' && b != '\t' || b == 0x7f {
+// SetReason makes rest what follows the code in the status line should
+// the response's status be code, in place of NGINX's phrase: NGINX
+// passes on the status line of a proxied response as the upstream wrote
+// it, " Fine" after "200", or nothing (a FastCGI "Status: 302" goes out
+// as "HTTP/1.1 302"). A rest with a byte a status line may not hold (RFC
+// 9112, section 4: tab, space, visible characters, obs-text) is not used.
+func (w *response) SetReason(code int, rest string) {
+	for i := 0; i < len(rest); i++ {
+		if b := rest[i]; b < ' ' && b != '\t' || b == 0x7f {
 			return
 		}
 	}
-	w.reason, w.reasonCode = phrase, code
+	w.reason, w.reasonCode = rest, code
 }
 
 // SetChunking says whether a body of unknown length goes out chunked or
@@ -322,7 +323,7 @@ func (w *response) headerFields() {
 	if w.reasonCode != 0 && w.reasonCode == w.status && w.status >= 100 && w.status <= 999 {
 		h = append(c.mem.hdr[:0], "HTTP/1.1 "...)
 		h = strconv.AppendInt(h, int64(w.status), 10)
-		h = append(append(append(h, ' '), w.reason...), "\r\n"...)
+		h = append(append(h, w.reason...), "\r\n"...)
 	} else {
 		h = append(c.mem.hdr[:0], statusLine(w.status)...)
 	}

@@ -1298,18 +1298,20 @@ func TestRefusedAnswer(t *testing.T) {
 	}
 }
 
-// SetReason's phrase goes out with its code only, and not when it holds
+// SetReason's text goes out after its code only, and not when it holds
 // a control byte; the status lines are NGINX's otherwise.
 func TestServeSetReason(t *testing.T) {
 	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rs := w.(interface{ SetReason(int, string) })
 		switch r.URL.Path {
 		case "/fine":
-			rs.SetReason(200, "Fine")
+			rs.SetReason(200, " Fine")
 		case "/other":
-			rs.SetReason(404, "Nope")
+			rs.SetReason(404, " Nope")
 		case "/bad":
-			rs.SetReason(200, "Fine\r\nX-Injected: 1")
+			rs.SetReason(200, " Fine\r\nX-Injected: 1")
+		case "/bare":
+			rs.SetReason(200, "")
 		case "/418":
 			w.WriteHeader(418)
 			return
@@ -1319,6 +1321,7 @@ func TestServeSetReason(t *testing.T) {
 	c := dial(t, ts.addr)
 	for path, want := range map[string]string{
 		"/fine": "HTTP/1.1 200 Fine", "/other": "HTTP/1.1 200 OK", "/bad": "HTTP/1.1 200 OK", "/418": "HTTP/1.1 418 ",
+		"/bare": "HTTP/1.1 200",
 	} {
 		c.send(get(path))
 		if lines := c.rawHead(); lines[0] != want {

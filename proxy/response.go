@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -255,17 +256,20 @@ func (x *exchange) commit(resp *http.Response) io.Writer {
 // choosing with a status (mosaic's HTTP/1 server's).
 type reasonSetter interface{ SetReason(code int, phrase string) }
 
-// passReason hands the upstream's reason phrase to the first writer
-// under w that sends one: NGINX passes on an upstream's status line as
-// the upstream wrote it ("200 Fine", "422 Unprocessable Entity").
+// passReason hands what follows the code in the upstream's status line
+// to the first writer under w that sends it: NGINX passes on an
+// upstream's status line as the upstream wrote it ("200 Fine", "422
+// Unprocessable Entity", a FastCGI "Status: 302" as "302", with no
+// phrase). resp.Status starts with the code; one without (a response
+// mosaic made) leaves NGINX's phrase.
 func passReason(w http.ResponseWriter, resp *http.Response) {
-	_, phrase, ok := strings.Cut(resp.Status, " ")
-	if !ok {
+	if len(resp.Status) < 3 || resp.Status[:3] != strconv.Itoa(resp.StatusCode) {
 		return
 	}
+	rest := resp.Status[3:]
 	for w != nil {
 		if rs, ok := w.(reasonSetter); ok {
-			rs.SetReason(resp.StatusCode, phrase)
+			rs.SetReason(resp.StatusCode, rest)
 			return
 		}
 		u, ok := w.(interface{ Unwrap() http.ResponseWriter })

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -104,6 +106,41 @@ func TestUpstreamReasonPassedAsNGINX(t *testing.T) {
 		n, _, _ := strings.Cut(sendUntilClosed(t, nport, req), "\r\n")
 		if m != n {
 			t.Errorf("%s: mosaic %q, nginx %q", path, m, n)
+		}
+	}
+}
+
+// A FastCGI application's Status field is NGINX's status line as it
+// came, phrase or none ("Status: 302" goes out as "HTTP/1.1 302"); a
+// head without one is "200 OK", or "302 Moved Temporarily" with a
+// Location.
+func TestFastCGIStatusLineAsNGINX(t *testing.T) {
+	nginxPath(t)
+	fpmPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www", "s.php"), `<?php
+$s = $_GET['s'] ?? '';
+if ($s === 'loc') { header('Location: http://example.com/'); exit; }
+if ($s !== '') { header('Status: ' . $s); }
+echo "ok\n";
+`)
+	fpm := startFPM(t, filepath.Join(dir, "fpm"), filepath.Join(dir, "php.sock"), 1)
+	b, err := os.ReadFile(filepath.Join("..", "..", "modules", "fastcgimod", "nginx", "fastcgi_params"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "fastcgi_params"), string(b))
+	mport, nport := startBoth(t, dir, func(_ string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s/www;
+			location / { include %s/fastcgi_params; fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
+				fastcgi_pass %s; } }`, port, dir, dir, fpm.addr)
+	})
+	for _, s := range []string{"", "loc", "302", "404", "404%20Not%20here", "200", "201%20Made"} {
+		req := "GET /s.php?s=" + s + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+		m, _, _ := strings.Cut(sendUntilClosed(t, mport, req), "\r\n")
+		n, _, _ := strings.Cut(sendUntilClosed(t, nport, req), "\r\n")
+		if m != n {
+			t.Errorf("Status %q: mosaic %q, nginx %q", s, m, n)
 		}
 	}
 }

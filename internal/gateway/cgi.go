@@ -247,10 +247,9 @@ func inferStatus(resp *http.Response) error {
 			// NGINX would send it; net/http cannot write such a status.
 			return fmt.Errorf("upstream sent invalid status %q: %w", s, ErrInvalidHeader)
 		}
+		// The field's value is the status line as NGINX sends it on,
+		// phrase or none ("302" goes out as "HTTP/1.1 302").
 		resp.StatusCode, resp.Status = code, s
-		if len(s) <= 3 {
-			resp.Status = s + " " + http.StatusText(code)
-		}
 		return nil
 	}
 	if _, ok := resp.Header["Location"]; ok {
