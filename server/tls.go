@@ -220,12 +220,22 @@ func tlsConfig(cur *atomic.Pointer[Config], bound string) *tls.Config {
 // takes them from the server that SNI chose, so there is one http.Server
 // for each set of settings among the address's servers, and take hands a
 // connection to the one of its SNI server (of the default server without
-// TLS or a name that chooses one).
+// TLS or a name that chooses one). A reload that keeps the socket hands
+// over its servers (regroup), and a server for each set of settings they
+// bring that the socket had none for.
 type h2Server struct {
+	// mu guards what a reload changes: byParams, group, and whether the
+	// variants serve (serving) or have shut down (stopped).
+	mu       sync.Mutex
 	byParams map[h2Params]*h2Variant
-	// group is the address's servers when the socket opened, whose
+	// group is the address's servers in the configuration in force, whose
 	// settings the variants were made with.
-	group *addrGroup
+	group            *addrGroup
+	variantOf        func(h2Params, http1.Limits) *h2Variant
+	serving, stopped bool
+	// served waits for the variants' Serve, errs holds what they returned.
+	served sync.WaitGroup
+	errs   []error
 	// prefaceTimeout is client_header_timeout, for the connections with
 	// prior knowledge, which http1 hands over without a deadline: how
 	// long the rest of the preface may take. A TLS connection comes with
@@ -248,15 +258,37 @@ type h2Variant struct {
 }
 
 func newH2Server(addr net.Addr, h http.Handler, lim http1.Limits, g *addrGroup, connContext func(context.Context, net.Conn) context.Context, logger *slog.Logger) *h2Server {
-	s := &h2Server{prefaceTimeout: lim.HeaderTimeout, group: g, byParams: map[h2Params]*h2Variant{}}
+	s := &h2Server{prefaceTimeout: lim.HeaderTimeout, byParams: map[h2Params]*h2Variant{}}
 	handler := countRequests(h)
+	s.variantOf = func(p h2Params, lim http1.Limits) *h2Variant {
+		return s.newVariant(addr, handler, lim, p, connContext, logger)
+	}
+	s.regroup(g, lim)
+	return s
+}
+
+// regroup makes g the address's servers, with a variant for each set of
+// settings among them that has none yet (made with lim), serving at once
+// if the others are. Variants no server uses any more serve the
+// connections they have, and shut down with the others.
+func (s *h2Server) regroup(g *addrGroup, lim http1.Limits) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return
+	}
+	s.group = g
 	for _, srv := range g.servers {
 		p := h2Settings(srv)
-		if s.byParams[p] == nil {
-			s.byParams[p] = s.newVariant(addr, handler, lim, p, connContext, logger)
+		if s.byParams[p] != nil {
+			continue
+		}
+		v := s.variantOf(p, lim)
+		s.byParams[p] = v
+		if s.serving {
+			s.start(v)
 		}
 	}
-	return s
 }
 
 func (s *h2Server) newVariant(addr net.Addr, h http.Handler, lim http1.Limits, p h2Params, connContext func(context.Context, net.Conn) context.Context, logger *slog.Logger) *h2Variant {
@@ -266,8 +298,8 @@ func (s *h2Server) newVariant(addr net.Addr, h http.Handler, lim http1.Limits, p
 	protos.SetHTTP2(true)
 	protos.SetUnencryptedHTTP2(true)
 	v := &h2Variant{queue: connQueue{addr: addr, conns: make(chan net.Conn), done: make(chan struct{})}}
-	// Its settings cannot change while it serves: a reload applies new
-	// ones to the HTTP/2 of sockets it opens anew only. No WriteTimeout:
+	// Its settings cannot change while it serves: a reload that brings
+	// new stream settings adds a variant (regroup). No WriteTimeout:
 	// it would end a stream that is merely idle (a long poll); send_timeout
 	// is applied on writes, per stream by the recorder and per connection
 	// as HTTP/2's WriteByteTimeout, which closes a connection on which
@@ -300,12 +332,18 @@ func (s *h2Server) newVariant(addr net.Addr, h http.Handler, lim http1.Limits, p
 }
 
 // variant returns the HTTP/2 server for c: that of the server its TLS
-// server name chose, as NGINX reads the HTTP/2 settings there.
+// server name chose, as NGINX reads the HTTP/2 settings there; nil once
+// the variants have shut down.
 func (s *h2Server) variant(c net.Conn) *h2Variant {
 	var cs *tls.ConnectionState
 	if tc, ok := c.(*tls.Conn); ok {
 		st := tc.ConnectionState()
 		cs = &st
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return nil
 	}
 	return s.byParams[h2Settings(s.group.initial(cs))]
 }
@@ -320,6 +358,11 @@ func (s *h2Server) take(c net.Conn) {
 		_ = c.SetReadDeadline(time.Now().Add(s.prefaceTimeout))
 	}
 	v := s.variant(c)
+	if v == nil {
+		s.awaiting.Delete(c)
+		_ = c.Close()
+		return
+	}
 	select {
 	case v.queue.conns <- c:
 	case <-v.queue.done:
@@ -341,33 +384,59 @@ func (s *h2Server) connState(c net.Conn, st http.ConnState) {
 	}
 }
 
-// serve runs every variant until it shuts down.
+// serve runs every variant, those a reload adds included, until they
+// shut down.
 func (s *h2Server) serve() error {
-	return s.each(func(v *h2Variant) error { return v.srv.Serve(&v.queue) })
+	s.mu.Lock()
+	if !s.stopped {
+		s.serving = true
+		for _, v := range s.byParams {
+			s.start(v)
+		}
+	}
+	s.mu.Unlock()
+	s.served.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return errors.Join(s.errs...)
+}
+
+// start runs v's Serve; s.mu is held.
+func (s *h2Server) start(v *h2Variant) {
+	s.served.Add(1)
+	go func() {
+		defer s.served.Done()
+		err := v.srv.Serve(&v.queue)
+		s.mu.Lock()
+		s.errs = append(s.errs, err)
+		s.mu.Unlock()
+	}()
 }
 
 // shutdown sends GOAWAY on every connection and waits for their streams
 // to finish; if ctx ends first, it closes what remains, as http1's
 // Shutdown does.
 func (s *h2Server) shutdown(ctx context.Context) error {
-	return s.each(func(v *h2Variant) error {
-		_ = v.queue.Close() // Serve may not have started: take must not wait for it
-		err := v.srv.Shutdown(ctx)
-		if err != nil {
-			_ = v.srv.Close()
-		}
-		return err
-	})
-}
-
-// each runs f for every variant at once and returns their errors joined.
-func (s *h2Server) each(f func(*h2Variant) error) error {
-	errs := make(chan error, len(s.byParams))
+	s.mu.Lock()
+	s.stopped = true // no variant is added or started from now on
+	vs := make([]*h2Variant, 0, len(s.byParams))
 	for _, v := range s.byParams {
-		go func() { errs <- f(v) }()
+		vs = append(vs, v)
+	}
+	s.mu.Unlock()
+	errs := make(chan error, len(vs))
+	for _, v := range vs {
+		go func() {
+			_ = v.queue.Close() // Serve may not have started: take must not wait for it
+			err := v.srv.Shutdown(ctx)
+			if err != nil {
+				_ = v.srv.Close()
+			}
+			errs <- err
+		}()
 	}
 	var all []error
-	for range s.byParams {
+	for range vs {
 		all = append(all, <-errs)
 	}
 	return errors.Join(all...)

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -347,29 +349,65 @@ func TestH2SettingsOfSNIServerAsNGINX(t *testing.T) {
 				http2_max_concurrent_streams 20; http2_body_preread_size 16k; }
 			server { listen 127.0.0.1:%[1]d ssl http2; server_name c; }`, port, cert, key)
 	})
-	settings := func(port int, name string) string {
-		c, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port),
-			&tls.Config{InsecureSkipVerify: true, ServerName: name, NextProtos: []string{"h2"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := startH2(t, c)
-		_ = h.SetReadDeadline(time.Now().Add(3 * time.Second))
-		for {
-			f, err := h.fr.ReadFrame()
-			if err != nil {
-				return "no SETTINGS: " + err.Error()
-			}
-			if f, ok := f.(*http2.SettingsFrame); ok && !f.IsAck() {
-				streams, _ := f.Value(http2.SettingMaxConcurrentStreams)
-				window, _ := f.Value(http2.SettingInitialWindowSize)
-				return fmt.Sprintf("streams %d, window %d", streams, window)
-			}
+	for _, name := range []string{"", "a", "b", "c", "other"} {
+		if m, n := sniH2Settings(t, mport, name), sniH2Settings(t, nport, name); m != n {
+			t.Errorf("server name %q: mosaic %s, nginx %s", name, m, n)
 		}
 	}
-	for _, name := range []string{"", "a", "b", "c", "other"} {
-		if m, n := settings(mport, name), settings(nport, name); m != n {
-			t.Errorf("server name %q: mosaic %s, nginx %s", name, m, n)
+}
+
+// sniH2Settings opens an HTTP/2 connection over TLS with server name
+// name and returns the streams and window of the server's SETTINGS.
+func sniH2Settings(t *testing.T, port int, name string) string {
+	t.Helper()
+	c, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port),
+		&tls.Config{InsecureSkipVerify: true, ServerName: name, NextProtos: []string{"h2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := startH2(t, c)
+	_ = h.SetReadDeadline(time.Now().Add(3 * time.Second))
+	for {
+		f, err := h.fr.ReadFrame()
+		if err != nil {
+			return "no SETTINGS: " + err.Error()
+		}
+		if f, ok := f.(*http2.SettingsFrame); ok && !f.IsAck() {
+			streams, _ := f.Value(http2.SettingMaxConcurrentStreams)
+			window, _ := f.Value(http2.SettingInitialWindowSize)
+			return fmt.Sprintf("streams %d, window %d", streams, window)
+		}
+	}
+}
+
+// A reload that keeps the socket gives new HTTP/2 connections the
+// settings of the reloaded server that SNI chooses, as NGINX's new
+// workers take them: a changed value, and a new server's.
+func TestH2SettingsAfterReload(t *testing.T) {
+	dir := t.TempDir()
+	cert, key := selfSigned(t, dir)
+	conf := func(extra string) string {
+		return fmt.Sprintf(`http { ssl_certificate %s; ssl_certificate_key %s;
+			server { listen 127.0.0.1:{port} ssl http2; server_name a; %s } }`, cert, key, extra)
+	}
+	port := freePort(t)
+	p := startMosaic(t, dir, conf("http2_max_concurrent_streams 10;"), port)
+	if got := sniH2Settings(t, port, "a"); got != "streams 10, window 65536" {
+		t.Fatalf("before the reload: %s", got)
+	}
+	writeFile(t, filepath.Join(dir, "mosaic.conf"), strings.ReplaceAll(conf(`http2_max_concurrent_streams 30; }
+		server { listen 127.0.0.1:{port} ssl http2; server_name b; http2_max_concurrent_streams 20;`), "{port}", fmt.Sprint(port)))
+	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a": "streams 30, window 65536", "b": "streams 20, window 65536"}
+	deadline := time.Now().Add(5 * time.Second)
+	for name, w := range want {
+		for got := sniH2Settings(t, port, name); got != w; got = sniH2Settings(t, port, name) {
+			if time.Now().After(deadline) {
+				t.Fatalf("server name %s after the reload: %s, want %s", name, got, w)
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
 	}
 }
