@@ -247,7 +247,14 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 	// The URI is parsed before Host chooses the server, so the
 	// merge_slashes of the server SNI chose, or of the address's default
 	// server, applies, as in NGINX.
-	if !normalizeURI(r, LocConf[*coreLoc](g.initial(r.TLS).level, coreModule).mergeSlashes.V) {
+	initial := g.initial(r.TLS)
+	if !normalizeURI(r, LocConf[*coreLoc](initial.level, coreModule).mergeSlashes.V) {
+		if r.ProtoMajor == 1 {
+			// NGINX refuses the path with the request line, before it
+			// reads a field: in that server, with no Host and no field.
+			srv, r.Host, r.Header = initial, "", http.Header{}
+			ri.srv, st.ServerName, st.Host = srv, srv.Name(), ""
+		}
 		refuseAtServer(rw, r, srv, ri, http.StatusBadRequest)
 		return
 	}

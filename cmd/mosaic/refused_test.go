@@ -454,6 +454,7 @@ func TestRefusalServerChosenAsNGINX(t *testing.T) {
 		"get / HTTP/1.1\r\nHost: b\r\n\r\n",
 		"GARBAGE\r\n\r\n",
 		"GET /" + strings.Repeat("a", 1300) + " HTTP/1.1\r\nHost: b\r\n\r\n",
+		"GET /../x HTTP/1.1\r\nHost: b\r\nX-A: 4\r\n\r\n",
 	}
 	// The status line, the server's field and its page, or the built-in
 	// page's title.
