@@ -901,6 +901,16 @@ func (s *statusWriter) WriteHeader(code int) {
 	s.ResponseWriter.WriteHeader(code)
 }
 
+// SetReason passes an upstream's phrase on only when the page keeps its
+// response's status ("="): NGINX sends a status that error_page sets
+// (error_page 404 @x, =200 @x) with its own phrase, whatever the page's
+// upstream wrote.
+func (s *statusWriter) SetReason(code int, rest string) {
+	if s.status == 0 {
+		passReason(s.ResponseWriter, code, rest)
+	}
+}
+
 func (s *statusWriter) Write(b []byte) (int, error) {
 	if !s.done {
 		s.WriteHeader(http.StatusOK)

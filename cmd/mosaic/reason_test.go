@@ -144,3 +144,53 @@ echo "ok\n";
 		}
 	}
 }
+
+// A page that error_page serves from an upstream keeps that upstream's
+// phrase only when it keeps its own status ("error_page 404 = @x"): a
+// status error_page sets (the caught one, or "=200") goes out with
+// NGINX's phrase, as NGINX clears the status line of a response whose
+// status error_page chose.
+func TestErrorPageUpstreamReasonAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		line := "404 Nope"
+		switch req.Header.Get("X-Which") {
+		case "other":
+			line = "404 Other"
+		case "ok":
+			line = "200 PageOK"
+		case "201":
+			line = "201 Made It"
+		}
+		fmt.Fprintf(c, "HTTP/1.1 %s\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc", line)
+	})
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
+			proxy_intercept_errors on;
+			location /n1 { proxy_pass http://%[2]s; error_page 404 @other; }
+			location /n2 { proxy_pass http://%[2]s; error_page 404 = @other; }
+			location /n3 { proxy_pass http://%[2]s; error_page 404 =200 @ok; }
+			location /n4 { proxy_pass http://%[2]s; error_page 404 /page; }
+			location /n5 { proxy_pass http://%[2]s; error_page 404 = /page; }
+			location /n6 { proxy_pass http://%[2]s; error_page 404 = @made; }
+			location /n7 { proxy_pass http://%[2]s; error_page 404 =201 /page; }
+			location /n8 { proxy_pass http://%[2]s; error_page 404 @ok; }
+			location = /page { proxy_pass http://%[2]s; proxy_set_header X-Which ok; }
+			location @other { proxy_pass http://%[2]s; proxy_set_header X-Which other; }
+			location @ok { proxy_pass http://%[2]s; proxy_set_header X-Which ok; }
+			location @made { proxy_pass http://%[2]s; proxy_set_header X-Which 201; } }`, port, origin.Addr())
+	})
+	for _, path := range []string{"/n1", "/n2", "/n3", "/n4", "/n5", "/n6", "/n7", "/n8"} {
+		req := "GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+		m, _, _ := strings.Cut(sendUntilClosed(t, mport, req), "\r\n")
+		n, _, _ := strings.Cut(sendUntilClosed(t, nport, req), "\r\n")
+		if m != n {
+			t.Errorf("%s: mosaic %q, nginx %q", path, m, n)
+		}
+	}
+}
