@@ -90,7 +90,7 @@ func TestUpstreamReasonPassedAsNGINX(t *testing.T) {
 			return
 		}
 		line := map[string]string{"/fine": "200 Fine", "/found": "302 Found", "/unprocessable": "422 Unprocessable Entity",
-			"/nope": "404 Nope", "/caught": "404 Nope"}[req.URL.Path]
+			"/nope": "404 Nope", "/caught": "404 Nope", "/bare": "200", "/empty": "200 ", "/two": "200  two"}[req.URL.Path]
 		fmt.Fprintf(c, "HTTP/1.1 %s\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc", line)
 	})
 	dir := t.TempDir()
@@ -100,7 +100,7 @@ func TestUpstreamReasonPassedAsNGINX(t *testing.T) {
 			location /caught { proxy_pass http://%[2]s; proxy_intercept_errors on; error_page 404 /page; }
 			location = /page { return 200 "page\n"; } }`, port, origin.Addr())
 	})
-	for _, path := range []string{"/fine", "/found", "/unprocessable", "/nope", "/caught"} {
+	for _, path := range []string{"/fine", "/found", "/unprocessable", "/nope", "/caught", "/bare", "/empty", "/two"} {
 		req := "GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
 		m, _, _ := strings.Cut(sendUntilClosed(t, mport, req), "\r\n")
 		n, _, _ := strings.Cut(sendUntilClosed(t, nport, req), "\r\n")
