@@ -3,6 +3,7 @@ package inet
 import (
 	"context"
 	"errors"
+	"math/bits"
 	"net"
 	"net/netip"
 	"slices"
@@ -83,16 +84,32 @@ func configuredFamilies() (v4, v6 bool) {
 }
 
 // sourceOf returns the address this host would send from to reach a,
-// or false when it has no route there. A UDP socket connected to a
-// sends nothing.
-func sourceOf(a netip.Addr) (netip.Addr, bool) {
+// with the prefix length of the interface address it is (glibc's
+// prefixlen, for rule 9 of sortAddrs), or false when it has no route
+// there. A UDP socket connected to a sends nothing.
+func sourceOf(a netip.Addr) (netip.Prefix, bool) {
 	c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(netip.AddrPortFrom(a, 9)))
 	if err != nil {
-		return netip.Addr{}, false
+		return netip.Prefix{}, false
 	}
 	defer c.Close()
-	src := c.LocalAddr().(*net.UDPAddr).AddrPort().Addr().Unmap()
-	return src, src.IsValid()
+	// A link-local source's zone would make its prefix invalid.
+	src := c.LocalAddr().(*net.UDPAddr).AddrPort().Addr().Unmap().WithZone("")
+	if !src.IsValid() {
+		return netip.Prefix{}, false
+	}
+	ones := src.BitLen() // an address on no interface: its own subnet
+	if ifaddrs, err := net.InterfaceAddrs(); err == nil {
+		for _, ia := range ifaddrs {
+			if n, ok := ia.(*net.IPNet); ok {
+				if ip, ok := netip.AddrFromSlice(n.IP); ok && ip.Unmap() == src {
+					ones, _ = n.Mask.Size()
+					break
+				}
+			}
+		}
+	}
+	return netip.PrefixFrom(src, ones), true
 }
 
 // sortAddrs orders destination addresses as glibc's getaddrinfo does,
@@ -100,18 +117,21 @@ func sourceOf(a netip.Addr) (netip.Addr, bool) {
 // empty /etc/gai.conf, Debian's): reachable addresses first (rule 1),
 // then one whose scope matches its source's (2), whose label matches its
 // source's (5), of higher precedence (6), of smaller scope (8), sharing
-// the longer prefix with its source, IPv6 only (9), and otherwise in
-// the order found (10). Rules 3, 4 and 7 (deprecated, home and tunnelled
+// the longer prefix with its source (9), and otherwise in the order
+// found (10). Rule 9 compares IPv6 addresses over all their
+// bits, and IPv4 ones only within the source's subnet: one outside it
+// shares no prefix. Rules 3, 4 and 7 (deprecated, home and tunnelled
 // addresses) do not arise for the addresses a server has.
-func sortAddrs(addrs []netip.Addr, source func(netip.Addr) (netip.Addr, bool)) {
+func sortAddrs(addrs []netip.Addr, source func(netip.Addr) (netip.Prefix, bool)) {
 	type dest struct {
 		addr, src netip.Addr
+		subnet    netip.Prefix // the source's, on its interface
 		ok        bool
 	}
 	ds := make([]dest, len(addrs))
 	for i, a := range addrs {
-		src, ok := source(a)
-		ds[i] = dest{a, src, ok}
+		p, ok := source(a)
+		ds[i] = dest{a, p.Addr(), p.Masked(), ok}
 	}
 	slices.SortStableFunc(ds, func(a, b dest) int {
 		if a.ok != b.ok { // rule 1
@@ -134,8 +154,8 @@ func sortAddrs(addrs []netip.Addr, source func(netip.Addr) (netip.Addr, bool)) {
 		if sa, sb := scope(a.addr), scope(b.addr); sa != sb { // rule 8
 			return sa - sb
 		}
-		if a.addr.Is6() && b.addr.Is6() { // rule 9
-			return commonPrefix(b.addr, b.src) - commonPrefix(a.addr, a.src)
+		if a.addr.Is4() == b.addr.Is4() { // rule 9
+			return sharedPrefix(b.addr, b.src, b.subnet) - sharedPrefix(a.addr, a.src, a.subnet)
 		}
 		return 0
 	})
@@ -221,22 +241,27 @@ func label(a netip.Addr) int {
 	return 1
 }
 
-// commonPrefix is the number of leading bits two IPv6 addresses share,
-// at most 64 (RFC 6724 counts no further than the interface identifier).
-func commonPrefix(a, b netip.Addr) int {
-	x, y := a.As16(), b.As16()
+// sharedPrefix is the number of leading bits a destination shares with
+// its source, as glibc's rule 9 counts them: all 128 for IPv6; for IPv4
+// one more than the bits shared when the destination is in the source's
+// subnet, and none outside it, where a shared prefix means nothing.
+func sharedPrefix(dst, src netip.Addr, subnet netip.Prefix) int {
+	if dst.Is4() && !subnet.Contains(dst) {
+		return 0
+	}
+	x, y := dst.AsSlice(), src.AsSlice()
 	n := 0
-	for i := 0; i < 8; i++ {
+	for i := range x {
 		d := x[i] ^ y[i]
 		if d == 0 {
 			n += 8
 			continue
 		}
-		for d&0x80 == 0 {
-			n++
-			d <<= 1
-		}
+		n += bits.LeadingZeros8(d)
 		break
+	}
+	if dst.Is4() {
+		n++
 	}
 	return n
 }

@@ -29,26 +29,38 @@ func TestResolveHostLiteralsAndUnknownNames(t *testing.T) {
 
 // The order glibc's getaddrinfo gives (its default tables): loopback
 // IPv6 before IPv4, global IPv6 before IPv4, unreachable addresses last,
-// and otherwise the order found.
+// the longer prefix shared with the source first (IPv4 addresses only
+// within the source's subnet; IPv6 ones over all 128 bits), and
+// otherwise the order found. The cases with a shared prefix are what
+// Debian's getaddrinfo ("getent ahosts") answers on a host with
+// 127.0.0.1/8, 192.0.2.2/24 and fd00::2/64.
 func TestSortAddrsAsGlibc(t *testing.T) {
 	src := map[string]string{
-		"127.0.0.1": "127.0.0.1", "::1": "::1",
-		"192.0.2.7": "192.0.2.2", "2001:db8::7": "2001:db8::2",
-		"198.51.100.1": "192.0.2.2", "fe80::9": "fe80::1",
+		"127.0.0.1": "127.0.0.1/8", "::1": "::1/128",
+		"192.0.2.7": "192.0.2.2/24", "2001:db8::7": "2001:db8::2/64",
+		"198.51.100.1": "192.0.2.2/24", "fe80::9": "fe80::1/64",
+		"127.0.0.2": "127.0.0.1/8", "127.0.0.3": "127.0.0.1/8", "127.0.0.5": "127.0.0.1/8",
+		"192.0.2.200": "192.0.2.2/24", "192.0.2.3": "192.0.2.2/24", "192.0.2.130": "192.0.2.2/24",
+		"198.18.0.1": "192.0.2.2/24", "10.0.0.1": "192.0.2.2/24", "192.0.3.1": "192.0.2.2/24",
+		"fd00::8000:0:0:5": "fd00::2/64", "fd00::3": "fd00::2/64", "fd00::1:0:0:5": "fd00::2/64", "fd00:0:0:1::9": "fd00::2/64",
 	}
-	source := func(a netip.Addr) (netip.Addr, bool) {
+	source := func(a netip.Addr) (netip.Prefix, bool) {
 		s, ok := src[a.String()]
 		if !ok {
-			return netip.Addr{}, false
+			return netip.Prefix{}, false
 		}
-		return netip.MustParseAddr(s), true
+		return netip.MustParsePrefix(s), true
 	}
 	for _, c := range []struct{ in, want []string }{
 		{[]string{"127.0.0.1", "::1"}, []string{"::1", "127.0.0.1"}},
 		{[]string{"192.0.2.7", "2001:db8::7"}, []string{"2001:db8::7", "192.0.2.7"}},
 		{[]string{"2001:db8::99", "192.0.2.7"}, []string{"192.0.2.7", "2001:db8::99"}}, // no route to the first
-		{[]string{"198.51.100.1", "192.0.2.7"}, []string{"198.51.100.1", "192.0.2.7"}},
-		{[]string{"2001:db8::7", "fe80::9"}, []string{"fe80::9", "2001:db8::7"}}, // the smaller scope
+		{[]string{"198.51.100.1", "192.0.2.7"}, []string{"192.0.2.7", "198.51.100.1"}}, // the second is in the source's subnet
+		{[]string{"2001:db8::7", "fe80::9"}, []string{"fe80::9", "2001:db8::7"}},       // the smaller scope
+		{[]string{"127.0.0.2", "127.0.0.5", "127.0.0.3"}, []string{"127.0.0.2", "127.0.0.3", "127.0.0.5"}},
+		{[]string{"192.0.2.200", "192.0.2.3", "198.18.0.1", "192.0.2.130"}, []string{"192.0.2.3", "192.0.2.200", "192.0.2.130", "198.18.0.1"}},
+		{[]string{"198.18.0.1", "10.0.0.1", "192.0.3.1"}, []string{"198.18.0.1", "10.0.0.1", "192.0.3.1"}}, // none in the subnet
+		{[]string{"fd00::8000:0:0:5", "fd00::3", "fd00::1:0:0:5", "fd00:0:0:1::9"}, []string{"fd00::3", "fd00::1:0:0:5", "fd00::8000:0:0:5", "fd00:0:0:1::9"}},
 	} {
 		addrs := make([]netip.Addr, len(c.in))
 		for i, s := range c.in {
