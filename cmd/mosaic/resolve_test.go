@@ -45,6 +45,9 @@ func TestUpstreamHostNotFoundAsNGINX(t *testing.T) {
 		{"upstream b {\nserver localhost:8080;\nserver localhost:8081 backup;\n}\n" + loc("proxy_pass http://b;"), ""},
 		{loc("proxy_pass http://localhost:8080/x;"), ""},
 		{loc("fastcgi_pass localhost:9000;"), ""},
+		// Numbers that getaddrinfo reads as inet_aton does.
+		{"upstream b {\nserver 127.1:8080;\n}\n" + loc("proxy_pass http://b;"), ""},
+		{loc("proxy_pass http://0x7f.1:8080;"), ""},
 		// With variables the name is looked up per request.
 		{loc("proxy_pass http://nosuch.invalid$uri;"), ""},
 	} {

@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/netip"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // ErrHostNotFound is ResolveHost's error for a name with no address, in
@@ -31,9 +33,16 @@ func ResolveHost(ctx context.Context, host string) ([]netip.Addr, error) {
 	if a, ok := ParseIPv4(host); ok {
 		return []netip.Addr{a}, nil
 	}
-	found, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-	if err != nil {
-		return nil, ErrHostNotFound
+	var found []netip.Addr
+	if a, ok := parseInetAton(host); ok {
+		// getaddrinfo reads the numbers inet_aton reads before it
+		// looks a name up: "127.1" is 127.0.0.1.
+		found = []netip.Addr{a}
+	} else {
+		var err error
+		if found, err = net.DefaultResolver.LookupNetIP(ctx, "ip", host); err != nil {
+			return nil, ErrHostNotFound
+		}
 	}
 	v4, v6 := configuredFamilies()
 	var addrs []netip.Addr
@@ -53,6 +62,54 @@ func ResolveHost(ctx context.Context, host string) ([]netip.Addr, error) {
 	}
 	sortAddrs(addrs, sourceOf)
 	return addrs, nil
+}
+
+// parseInetAton reads an IPv4 address in the forms glibc's inet_aton
+// accepts (as getaddrinfo does, whole string only): one to four numbers
+// separated by dots, each decimal, octal after a leading 0 or hex after
+// 0x, the last filling the bytes the others leave ("10.1" is 10.0.0.1,
+// "2130706433" 127.0.0.1).
+func parseInetAton(s string) (netip.Addr, bool) {
+	fields := strings.Split(s, ".")
+	if len(fields) > 4 {
+		return netip.Addr{}, false
+	}
+	var v uint64
+	for i, f := range fields {
+		n, ok := parseAtonNumber(f)
+		if !ok {
+			return netip.Addr{}, false
+		}
+		if i < len(fields)-1 {
+			if n > 0xff {
+				return netip.Addr{}, false
+			}
+			v |= n << (8 * (3 - i))
+			continue
+		}
+		if n >= 1<<(8*(5-len(fields))) { // the bytes left for the last
+			return netip.Addr{}, false
+		}
+		v |= n
+	}
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
+}
+
+// parseAtonNumber reads one number of parseInetAton's: decimal, octal
+// after a leading 0, hex after 0x; at most 32 bits.
+func parseAtonNumber(f string) (uint64, bool) {
+	base := 10
+	switch {
+	case len(f) > 2 && f[0] == '0' && (f[1] == 'x' || f[1] == 'X'):
+		base, f = 16, f[2:]
+	case len(f) > 1 && f[0] == '0':
+		base = 8
+	}
+	if f == "" {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(f, base, 32)
+	return n, err == nil
 }
 
 // configuredFamilies reports whether an interface has an IPv4 address

@@ -76,3 +76,23 @@ func TestSortAddrsAsGlibc(t *testing.T) {
 		}
 	}
 }
+
+// A host written as inet_aton writes IPv4 addresses is that address, as
+// getaddrinfo reads it; these are Debian's "getent ahosts" answers.
+func TestResolveHostNumbersAsInetAton(t *testing.T) {
+	ctx := context.Background()
+	for host, want := range map[string]string{
+		"10.1": "10.0.0.1", "0x7f.1": "127.0.0.1", "0X7F.0.1": "127.0.0.1", "1.256": "1.0.1.0",
+		"4294967295": "255.255.255.255", "1.2.65535": "1.2.255.255", "012.1": "10.0.0.1", "00": "0.0.0.0",
+	} {
+		got, err := ResolveHost(ctx, host)
+		if err != nil || len(got) != 1 || got[0] != netip.MustParseAddr(want) {
+			t.Errorf("%s: %v, %v; want %s", host, got, err, want)
+		}
+	}
+	for _, host := range []string{"256.1", "08.1", "0x", "1.2.3.4.5", "4294967296", "1.2.65536", "1.2.", "+1.2", "0x_1.2"} {
+		if a, ok := parseInetAton(host); ok {
+			t.Errorf("%s read as %v", host, a)
+		}
+	}
+}
