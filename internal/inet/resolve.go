@@ -15,6 +15,10 @@ import (
 // NGINX's words ("host not found in upstream ...").
 var ErrHostNotFound = errors.New("host not found")
 
+// ErrInvalidIPv6 is ResolveHost's error for a host in brackets that is
+// no IPv6 address NGINX reads (a zone, "[fe80::1%eth0]", is none).
+var ErrInvalidIPv6 = errors.New("invalid IPv6 address")
+
 // ResolveHost returns the addresses of host as NGINX finds them when a
 // configuration loads (ngx_inet_resolve_host: getaddrinfo with
 // AF_UNSPEC, SOCK_STREAM and AI_ADDRCONFIG): an IP address is itself; a
@@ -28,7 +32,7 @@ func ResolveHost(ctx context.Context, host string) ([]netip.Addr, error) {
 		if a, ok := ParseIPv6(host[1 : len(host)-1]); ok {
 			return []netip.Addr{a}, nil
 		}
-		return nil, ErrHostNotFound
+		return nil, ErrInvalidIPv6
 	}
 	if a, ok := ParseIPv4(host); ok {
 		return []netip.Addr{a}, nil

@@ -16,9 +16,14 @@ func TestResolveHostLiteralsAndUnknownNames(t *testing.T) {
 			t.Errorf("%s: %v, %v; want %s", host, got, err, want)
 		}
 	}
-	for _, host := range []string{"no-such-host.invalid", "[127.0.0.1]", "[::1"} {
+	for _, host := range []string{"no-such-host.invalid", "[::1"} {
 		if got, err := ResolveHost(ctx, host); !errors.Is(err, ErrHostNotFound) {
 			t.Errorf("%s: %v, %v; want host not found", host, got, err)
+		}
+	}
+	for _, host := range []string{"[127.0.0.1]", "[fe80::1%eth0]", "[zz]"} {
+		if got, err := ResolveHost(ctx, host); !errors.Is(err, ErrInvalidIPv6) {
+			t.Errorf("%s: %v, %v; want invalid IPv6 address", host, got, err)
 		}
 	}
 	got, err := ResolveHost(ctx, "localhost")
