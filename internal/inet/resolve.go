@@ -49,23 +49,29 @@ func ResolveHost(ctx context.Context, host string) ([]netip.Addr, error) {
 		}
 	}
 	v4, v6 := configuredFamilies()
-	var addrs []netip.Addr
-	for _, a := range found {
-		a = a.Unmap().WithZone("")
-		// AI_ADDRCONFIG: with addresses of one family only, glibc asks
-		// for that family alone; with none (or both), for either.
-		if v4 != v6 && a.Is4() != v4 {
-			continue
-		}
-		if !slices.Contains(addrs, a) {
-			addrs = append(addrs, a)
-		}
-	}
+	addrs := ofFamilies(found, v4, v6)
 	if len(addrs) == 0 {
 		return nil, ErrHostNotFound
 	}
 	sortAddrs(addrs, sourceOf)
 	return addrs, nil
+}
+
+// ofFamilies keeps the addresses of the families getaddrinfo asks for
+// with AI_ADDRCONFIG, given whether this host has addresses of each: with
+// addresses of one family only, that family alone; with none (or both),
+// either. An address found twice (two lines of /etc/hosts) is kept
+// twice, as glibc keeps it: NGINX makes a server of each.
+func ofFamilies(found []netip.Addr, v4, v6 bool) []netip.Addr {
+	var addrs []netip.Addr
+	for _, a := range found {
+		a = a.Unmap().WithZone("")
+		if v4 != v6 && a.Is4() != v4 {
+			continue
+		}
+		addrs = append(addrs, a)
+	}
+	return addrs
 }
 
 // parseInetAton reads an IPv4 address in the forms glibc's inet_aton

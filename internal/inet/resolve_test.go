@@ -3,6 +3,7 @@ package inet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/netip"
 	"slices"
 	"testing"
@@ -98,6 +99,29 @@ func TestResolveHostNumbersAsInetAton(t *testing.T) {
 	for _, host := range []string{"256.1", "08.1", "0x", "1.2.3.4.5", "4294967296", "1.2.65536", "1.2.", "+1.2", "0x_1.2"} {
 		if a, ok := parseInetAton(host); ok {
 			t.Errorf("%s read as %v", host, a)
+		}
+	}
+}
+
+// The families kept are AI_ADDRCONFIG's, and an address found twice is
+// kept twice, as glibc's getaddrinfo keeps it ("getent ahosts" on a
+// name that two lines of /etc/hosts give the same address).
+func TestOfFamiliesAsAddrconfig(t *testing.T) {
+	var found []netip.Addr
+	for _, s := range []string{"127.0.0.2", "::1", "127.0.0.3", "127.0.0.2"} {
+		found = append(found, netip.MustParseAddr(s))
+	}
+	for _, c := range []struct {
+		v4, v6 bool
+		want   string
+	}{
+		{true, true, "[127.0.0.2 ::1 127.0.0.3 127.0.0.2]"},
+		{false, false, "[127.0.0.2 ::1 127.0.0.3 127.0.0.2]"},
+		{true, false, "[127.0.0.2 127.0.0.3 127.0.0.2]"},
+		{false, true, "[::1]"},
+	} {
+		if got := fmt.Sprint(ofFamilies(found, c.v4, c.v6)); got != c.want {
+			t.Errorf("IPv4 %v, IPv6 %v: %s, want %s", c.v4, c.v6, got, c.want)
 		}
 	}
 }
