@@ -40,6 +40,8 @@ func TestUpstreamHostNotFoundAsNGINX(t *testing.T) {
 		{loc("uwsgi_pass nosuch.invalid:9000;"), `host not found in upstream "nosuch.invalid"`},
 		{loc("grpc_pass grpc://nosuch.invalid:9000;"), `host not found in upstream "nosuch.invalid"`},
 		{"upstream b {\nserver [fe80::1%eth0]:8080;\n}\n" + loc("proxy_pass http://b;"), `invalid IPv6 address in upstream "[fe80::1%eth0]:8080"`},
+		{loc("proxy_pass http://[fe80::1%eth0]:8080/x;"), `invalid IPv6 address in upstream "[fe80::1%eth0]:8080/x"`},
+		{loc("grpc_pass grpc://[zz]:9000;"), `invalid IPv6 address in upstream "[zz]:9000"`},
 		{"upstream b {\nserver localhost:8080 resolve;\n}\n" + loc("proxy_pass http://b;"), `invalid parameter "resolve"`},
 		{"upstream b {\nserver localhost:8080;\n}\n" + loc("proxy_pass http://b:8080;"), `upstream "b" may not have port 8080`},
 		{loc("fastcgi_pass nosuch.invalid;"), `no port in upstream "nosuch.invalid"`},

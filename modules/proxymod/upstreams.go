@@ -2,6 +2,7 @@ package proxymod
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -55,6 +56,7 @@ func (mc *mainConf) passUpstream(pass proxy.Pass) (*proxy.Upstream, error) {
 // every line that names the same host and port.
 type implicitTarget struct {
 	host, port string
+	url        string // the first line's target after its scheme, as NGINX quotes it
 	pos        string // the first line naming it, for the errors
 	built      *proxy.Upstream
 }
@@ -69,7 +71,11 @@ func AddTarget(c *core.Cmd, p proxy.Pass) {
 	mc := core.MainConf[*mainConf](c.Config(), module)
 	key := targetKey(p)
 	if mc.targets[key] == nil {
-		mc.targets[key] = &implicitTarget{host: p.Host, port: p.ProxyPort(), pos: c.Pos()}
+		url := c.Args[0]
+		if i := strings.Index(url, "://"); i >= 0 {
+			url = url[i+len("://"):]
+		}
+		mc.targets[key] = &implicitTarget{host: p.Host, port: p.ProxyPort(), url: url, pos: c.Pos()}
 		mc.targetOrder = append(mc.targetOrder, mc.targets[key])
 	}
 }
@@ -120,7 +126,11 @@ func (mc *mainConf) buildImplicit() error {
 		ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
 		ips, err := inet.ResolveHost(ctx, t.host)
 		cancel()
-		if err != nil {
+		switch {
+		case errors.Is(err, inet.ErrInvalidIPv6):
+			// NGINX refuses it as it reads the line, quoting all of it.
+			return fmt.Errorf("%v in upstream %q in %s", err, t.url, t.pos)
+		case err != nil:
 			return fmt.Errorf("%v in upstream %q in %s", err, t.host, t.pos)
 		}
 		servers := make([]proxy.Server, len(ips))
