@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -179,10 +180,14 @@ func checkHost(h string) error {
 	return nil
 }
 
+// errInvalidPort is checkPort's error, which NGINX's messages name
+// without the port ("invalid port in upstream ...").
+var errInvalidPort = errors.New("invalid port")
+
 func checkPort(p string) error {
 	n, err := strconv.Atoi(p)
 	if err != nil || n < 1 || n > 65535 || p[0] == '+' {
-		return fmt.Errorf("invalid port %q", p)
+		return fmt.Errorf("%w %q", errInvalidPort, p)
 	}
 	return nil
 }

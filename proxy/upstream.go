@@ -184,7 +184,10 @@ func ResolveServers(ctx context.Context, servers []Server) ([]Server, error) {
 			continue
 		}
 		addr, err := withDefaultPort(s.Addr)
-		if err != nil {
+		switch {
+		case errors.Is(err, errInvalidPort):
+			return nil, fmt.Errorf("%w in upstream %q", errInvalidPort, s.Addr)
+		case err != nil:
 			return nil, err
 		}
 		host, port, _ := splitAuthority(addr)
