@@ -185,6 +185,9 @@ func ResolveServers(ctx context.Context, servers []Server) ([]Server, error) {
 		}
 		addr, err := withDefaultPort(s.Addr)
 		switch {
+		case strings.ContainsAny(s.Addr, "/?"):
+			// NGINX reads a URI there, which a server line may not have.
+			return nil, fmt.Errorf("invalid host in upstream %q", s.Addr)
 		case errors.Is(err, errInvalidPort):
 			return nil, fmt.Errorf("%w in upstream %q", errInvalidPort, s.Addr)
 		case err != nil:

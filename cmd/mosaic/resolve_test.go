@@ -44,6 +44,8 @@ func TestUpstreamHostNotFoundAsNGINX(t *testing.T) {
 		{loc("grpc_pass grpc://[zz]:9000;"), `invalid IPv6 address in upstream "[zz]:9000"`},
 		{"upstream b {\nserver localhost:0;\n}\n" + loc("proxy_pass http://b;"), `invalid port in upstream "localhost:0"`},
 		{"upstream b {\nserver localhost:70000 backup;\n}\n" + loc("proxy_pass http://b;"), `invalid port in upstream "localhost:70000"`},
+		{"upstream b {\nserver localhost:80/x;\n}\n" + loc("proxy_pass http://b;"), `invalid host in upstream "localhost:80/x"`},
+		{"upstream b {\nserver localhost?x;\n}\n" + loc("proxy_pass http://b;"), `invalid host in upstream "localhost?x"`},
 		{"upstream b {\nserver localhost:8080 resolve;\n}\n" + loc("proxy_pass http://b;"), `invalid parameter "resolve"`},
 		{"upstream b {\nserver localhost:8080;\n}\n" + loc("proxy_pass http://b:8080;"), `upstream "b" may not have port 8080`},
 		{loc("fastcgi_pass nosuch.invalid;"), `no port in upstream "nosuch.invalid"`},
