@@ -180,6 +180,9 @@ func ResolveServers(ctx context.Context, servers []Server) ([]Server, error) {
 	out := make([]Server, 0, len(servers))
 	for _, s := range servers {
 		if hasPrefixFold(s.Addr, "unix:") {
+			if err := checkUnixPath(s.Addr[len("unix:"):]); err != nil {
+				return nil, fmt.Errorf("%v in upstream %q", err, s.Addr)
+			}
 			out = append(out, s)
 			continue
 		}

@@ -46,6 +46,7 @@ func TestUpstreamHostNotFoundAsNGINX(t *testing.T) {
 		{"upstream b {\nserver localhost:70000 backup;\n}\n" + loc("proxy_pass http://b;"), `invalid port in upstream "localhost:70000"`},
 		{"upstream b {\nserver localhost:80/x;\n}\n" + loc("proxy_pass http://b;"), `invalid host in upstream "localhost:80/x"`},
 		{"upstream b {\nserver localhost?x;\n}\n" + loc("proxy_pass http://b;"), `invalid host in upstream "localhost?x"`},
+		{"upstream b {\nserver 127.0.0.1;\nserver unix:;\n}\n" + loc("proxy_pass http://b;"), `no path in the unix domain socket in upstream "unix:"`},
 		{"upstream b {\nserver localhost:8080 resolve;\n}\n" + loc("proxy_pass http://b;"), `invalid parameter "resolve"`},
 		{"upstream b {\nserver localhost:8080;\n}\n" + loc("proxy_pass http://b:8080;"), `upstream "b" may not have port 8080`},
 		{loc("fastcgi_pass nosuch.invalid;"), `no port in upstream "nosuch.invalid"`},

@@ -52,7 +52,7 @@ func TestUnixSocketOrigin(t *testing.T) {
 func TestUnixSocketErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{`http { server { location / { proxy_pass http://unix:; } } }`, `no path in the unix domain socket in "http://unix:" in test.conf:1`},
-		{`http { upstream u { server unix:; } server { location / { proxy_pass http://u; } } }`, `no path in the unix domain socket "unix:"`},
+		{`http { upstream u { server unix:; } server { location / { proxy_pass http://u; } } }`, `no path in the unix domain socket in upstream "unix:" in test.conf:1`},
 	} {
 		servertest.WantError(t, tc.src, tc.want)
 	}
