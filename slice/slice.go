@@ -46,6 +46,15 @@ type Options struct {
 	// cannot satisfy (416), with its Content-Range already set; nil
 	// writes a short text/plain page.
 	Error func(w http.ResponseWriter, r *http.Request, code int)
+	// Conditional reports whether the assembled response answers the
+	// client's If-Match, If-Unmodified-Since, If-None-Match and
+	// If-Modified-Since (412, 304), as NGINX's not-modified filter, which
+	// follows its slice filter, answers a response its cache may store or
+	// served (disable_not_modified off); nil never does.
+	Conditional func(r *http.Request) bool
+	// IfModifiedSince is if_modified_since for those: "exact" (or ""),
+	// "before" or "off".
+	IfModifiedSince string
 }
 
 // Handler is the slice filter in front of a content.
@@ -55,6 +64,8 @@ type Handler struct {
 	fetch     func(r *http.Request) (*http.Response, error)
 	log       *slog.Logger
 	errorPage func(w http.ResponseWriter, r *http.Request, code int)
+	cond      func(r *http.Request) bool
+	ims       string
 }
 
 // New returns next behind the slice filter.
@@ -62,7 +73,7 @@ func New(next http.Handler, o Options) (*Handler, error) {
 	if o.Size <= 0 {
 		return nil, fmt.Errorf("slice size %d: must be positive", o.Size)
 	}
-	h := &Handler{next: next, size: o.Size, fetch: o.Fetch, log: o.Logger, errorPage: o.Error}
+	h := &Handler{next: next, size: o.Size, fetch: o.Fetch, log: o.Logger, errorPage: o.Error, cond: o.Conditional, ims: o.IfModifiedSince}
 	if h.fetch == nil {
 		h.fetch = h.runNext
 	}
@@ -129,7 +140,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// The client has nothing yet; NGINX closes the connection.
 		panic(http.ErrAbortHandler)
 	}
-	if r.Method == http.MethodHead || sw.mode == modeUnsatisfiable {
+	if r.Method == http.MethodHead || sw.mode == modeAnswered {
 		return
 	}
 	if sw.pos != sw.sliceEnd {
@@ -189,11 +200,11 @@ func (h *Handler) copySlice(sw *writer, r *http.Request, start int64) (int64, er
 
 // The states of a writer.
 const (
-	modePending       = iota // no status yet
-	modePass                 // not sliced: everything passes
-	modeSliced               // the first slice's header is out
-	modeUnsatisfiable        // 416 sent for the client's range
-	modeFailed               // the first slice was refused
+	modePending  = iota // no status yet
+	modePass            // not sliced: everything passes
+	modeSliced          // the first slice's header is out
+	modeAnswered        // 416, 304 or 412 sent: the client gets no slice
+	modeFailed          // the first slice was refused
 )
 
 // writer stands between the content and the client for the first slice.
@@ -252,6 +263,21 @@ func (sw *writer) WriteHeader(code int) {
 	delete(h, "Content-Range")
 	delete(h, "Accept-Ranges")
 	code = http.StatusOK
+	if sw.h.cond != nil && sw.h.cond(sw.r) {
+		switch c := preconditions(sw.r, h, sw.h.ims); c {
+		case http.StatusNotModified:
+			sw.mode = modeAnswered
+			for _, k := range [...]string{"Content-Length", "Content-Type", "Content-Encoding"} {
+				delete(h, k)
+			}
+			sw.ResponseWriter.WriteHeader(c)
+			return
+		case http.StatusPreconditionFailed:
+			sw.mode = modeAnswered
+			sw.h.fail(sw.ResponseWriter, sw.r, c)
+			return
+		}
+	}
 	sw.want = byterange.Range{Start: 0, End: sw.total}
 	switch ranges, verdict := clientRange(sw.r, h, sw.total); verdict {
 	case byterange.Partial:
@@ -260,7 +286,7 @@ func (sw *writer) WriteHeader(code int) {
 		h["Content-Range"] = []string{string(byterange.AppendContentRange([]byte("bytes "), sw.want, sw.total))}
 		h["Content-Length"] = []string{strconv.FormatInt(sw.want.End-sw.want.Start, 10)}
 	case byterange.NotSatisfiable:
-		sw.mode = modeUnsatisfiable
+		sw.mode = modeAnswered
 		if sw.h.errorPage != nil {
 			h["Content-Range"] = []string{"bytes */" + strconv.FormatInt(sw.total, 10)}
 			sw.h.errorPage(sw.ResponseWriter, sw.r, http.StatusRequestedRangeNotSatisfiable)
@@ -289,7 +315,7 @@ func (sw *writer) Write(p []byte) (int, error) {
 		return sw.ResponseWriter.Write(p)
 	case modeSliced:
 		return clipper{sw}.Write(p)
-	case modeUnsatisfiable:
+	case modeAnswered:
 		// The slice's body is not the client's; a cache filling
 		// behind it still wants it read.
 		return len(p), nil

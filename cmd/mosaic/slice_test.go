@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // sliceBody is the representation sliceOrigin serves: 1000 bytes, four
@@ -172,6 +173,11 @@ func TestSliceAsNGINX(t *testing.T) {
 		{"a range past the end: the origin's 416", "GET", "/ok/f", "Range: bytes=2000-", 1},
 		{"a range that cannot be read: 416", "GET", "/ok/g", "Range: bytes=5-2", 1},
 		{"HEAD with a range", "HEAD", "/ok/h", "Range: bytes=300-310", 1},
+		{"If-None-Match that matches, through the cache: 304", "GET", "/ok/i", "If-None-Match: \"e1\"", 1},
+		{"If-None-Match that matches, with a range: 304", "GET", "/ok/i", "If-None-Match: W/\"x\", \"e1\"\r\nRange: bytes=300-310", 1},
+		{"If-None-Match that does not match: the whole file", "GET", "/ok/i", "If-None-Match: \"e2\"", 2},
+		{"If-Match that does not match: 412", "GET", "/ok/i", "If-Match: \"e2\"", 0},
+		{"If-Unmodified-Since without Last-Modified: 412", "GET", "/ok/i", "If-Unmodified-Since: Sat, 05 Dec 2026 10:00:00 GMT", 0},
 		{"$slice_range never read: no slices", "GET", "/unused/a", "Range: bytes=300-310", 1},
 		{"an origin that ignores Range: its 200", "GET", "/norange/a", "", 1},
 		{"an origin that ignores Range, with a client range", "GET", "/norange/a", "Range: bytes=300-310", 1},
@@ -198,6 +204,49 @@ func TestSliceAsNGINX(t *testing.T) {
 		}
 		if len(mo) != c.asks {
 			t.Errorf("%s (%s %s %q): %d origin requests, want %d:\n%s", c.what, c.method, c.path, c.header, len(mo), c.asks, strings.Join(mo, "\n"))
+		}
+	}
+}
+
+// TestSliceConditionalAsNGINX: NGINX's not-modified filter judges a
+// sliced response through a cache by the first slice's validators, with
+// if_modified_since as the location sets it; both servers must answer
+// each conditional with the same status, from the cache alike.
+func TestSliceConditionalAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `W/"w1"`)
+		http.ServeContent(w, r, "", time.Unix(1700000000, 0), strings.NewReader("0123456789"))
+	})
+	const loc = `slice 4; proxy_cache_key $uri$slice_range; proxy_set_header Range $slice_range;
+		proxy_cache_valid 200 206 1h; proxy_pass http://{origin};`
+	mport, nport := startCacheBoth(t, o, `
+		location /exact/ { `+loc+` }
+		location /before/ { if_modified_since before; `+loc+` }
+		location /off/ { if_modified_since off; `+loc+` }`)
+	for _, p := range []string{"/exact/a", "/before/a", "/off/a"} {
+		for _, h := range [][]string{
+			{}, {"If-Modified-Since", "Tue, 14 Nov 2023 22:13:20 GMT"},
+			{"If-Modified-Since", "Tue, 14 Nov 2023 22:13:21 GMT"},
+			{"If-Modified-Since", "Tue, 14 Nov 2023 22:13:19 GMT"},
+			{"If-Modified-Since", "garbage"},
+			{"If-Unmodified-Since", "Tue, 14 Nov 2023 22:13:19 GMT"},
+			{"If-Unmodified-Since", "Tue, 14 Nov 2023 22:13:20 GMT"},
+			{"If-None-Match", `"w1"`}, {"If-None-Match", `"x", W/"w1"`}, {"If-None-Match", `*`},
+			{"If-Match", `W/"w1"`}, {"If-Match", `*`},
+		} {
+			var got [2]string
+			for i, port := range []int{mport, nport} {
+				r := cacheDo(t, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d%s", port, p), h...)
+				got[i] = fmt.Sprintf("%d/%s", r.status, r.cacheStatus())
+				if r.status != http.StatusPreconditionFailed {
+					// An error page names its server.
+					got[i] += fmt.Sprintf(" Content-Length %q %q", r.header.Values("Content-Length"), r.body)
+				}
+			}
+			if got[0] != got[1] {
+				t.Errorf("GET %s %q: mosaic %s, nginx %s", p, h, got[0], got[1])
+			}
 		}
 	}
 }

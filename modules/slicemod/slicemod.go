@@ -11,8 +11,10 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mosaic-edge/mosaic/modules/staticmod"
 	"github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/slice"
+	"github.com/mosaic-edge/mosaic/static"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -70,5 +72,23 @@ func wrap(l *server.Location, next http.Handler) (http.Handler, error) {
 		},
 		Logger: l.Logger(),
 		Error:  server.Error,
+		// NGINX's not-modified filter answers a sliced response that
+		// its cache may store or served: one that went through a cache.
+		Conditional: func(r *http.Request) bool {
+			v, _ := vars.FromContext(r.Context()).Get("upstream_cache_status")
+			return v != ""
+		},
+		IfModifiedSince: ims(staticmod.IfModifiedSince(l)),
 	})
+}
+
+// ims names if_modified_since for slice.Options.IfModifiedSince.
+func ims(m static.ModifiedSince) string {
+	switch m {
+	case static.ModifiedSinceOff:
+		return "off"
+	case static.ModifiedSinceBefore:
+		return "before"
+	}
+	return "exact"
 }
