@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,6 +42,16 @@ var ErrNotInServer = errors.New("subrequest outside the server")
 // $request_uri"), not its own. An include uses Include instead.
 func Subrequest(parent *http.Request, uri string, header http.Header) (*http.Response, error) {
 	return issue(parent, uri, header, subPlain)
+}
+
+// SubrequestClone is Subrequest for parent's current URI, served by the
+// location parent is in, without the rewrite phases or a location
+// search, as NGINX's clone subrequests (the slice module's) start at the
+// content of their parent's location: a URI that "rewrite ... break"
+// made stays in the location that rewrote it, as do the regex captures
+// its directives read.
+func SubrequestClone(parent *http.Request) (*http.Response, error) {
+	return issue(parent, parent.URL.RequestURI(), nil, subClone)
 }
 
 // SubrequestHeader is Subrequest for a caller that wants only the status
@@ -87,6 +98,7 @@ const (
 	subPlain      = iota // Subrequest
 	subInclude           // Include: its own $request_uri
 	subHeaderOnly        // SubrequestHeader: vars.State.HeaderOnly
+	subClone             // SubrequestClone: the parent's location
 )
 
 func issue(parent *http.Request, uri string, header http.Header, kind int) (*http.Response, error) {
@@ -226,9 +238,16 @@ func begin(parent *http.Request, uri string, header http.Header, kind int, send 
 		// was, as a rewrite leaves a page's.
 		st.RequestURI = r.RequestURI
 	}
-	// A subrequest runs the rewrite phases as NGINX's do; an answer they
-	// give is served by the chain of the location they end in.
-	loc := sri.route(r, nil)
+	var loc *Location
+	if kind == subClone && ri.loc != nil {
+		loc = ri.loc
+		sri.prefixLost = ri.prefixLost
+		st.Captures = slices.Clone(ri.st.Captures)
+	} else {
+		// A subrequest runs the rewrite phases as NGINX's do; an answer
+		// they give is served by the chain of the location they end in.
+		loc = sri.route(r, nil)
+	}
 	sri.loc = loc
 
 	pipe := &sub.pipe

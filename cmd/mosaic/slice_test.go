@@ -147,6 +147,14 @@ func TestSliceAsNGINX(t *testing.T) {
 				proxy_set_header X-Who %s;
 				proxy_pass http://%[5]s;
 			}
+			location /moved/ {
+				rewrite ^/moved/(.*)$ /gone/$1 break;
+				slice 256;
+				proxy_set_header Range $slice_range;
+				proxy_set_header X-Who %[4]s;
+				proxy_pass http://%[5]s;
+			}
+			location /gone/ { return 404; }
 			location /unused/ {
 				slice 256;
 				proxy_cache slices;
@@ -178,6 +186,7 @@ func TestSliceAsNGINX(t *testing.T) {
 		{"If-None-Match that does not match: the whole file", "GET", "/ok/i", "If-None-Match: \"e2\"", 2},
 		{"If-Match that does not match: 412", "GET", "/ok/i", "If-Match: \"e2\"", 0},
 		{"If-Unmodified-Since without Last-Modified: 412", "GET", "/ok/i", "If-Unmodified-Since: Sat, 05 Dec 2026 10:00:00 GMT", 0},
+		{"a rewrite ... break: the slices stay in its location", "GET", "/moved/a", "Range: bytes=200-600", 3},
 		{"$slice_range never read: no slices", "GET", "/unused/a", "Range: bytes=300-310", 1},
 		{"an origin that ignores Range: its 200", "GET", "/norange/a", "", 1},
 		{"an origin that ignores Range, with a client range", "GET", "/norange/a", "Range: bytes=300-310", 1},

@@ -3,8 +3,9 @@
 // merges it (0, the default, turns slicing off), the $slice_range
 // variable, and the "slice" filter, nearest the content as NGINX's slice
 // filter is the first to see a response's header. Further slices are
-// subrequests (server.Subrequest) for the request's URI, which run the
-// location's content (a cache in front of the proxy) again.
+// subrequests (server.SubrequestClone) for the request's URI in its
+// location, which run the location's content (a cache in front of the
+// proxy) again.
 package slicemod
 
 import (
@@ -68,7 +69,7 @@ func wrap(l *server.Location, next http.Handler) (http.Handler, error) {
 	return slice.New(next, slice.Options{
 		Size: size,
 		Fetch: func(r *http.Request) (*http.Response, error) {
-			return server.Subrequest(r, r.URL.RequestURI(), nil)
+			return server.SubrequestClone(r)
 		},
 		Logger: l.Logger(),
 		Error:  server.Error,
