@@ -48,8 +48,8 @@ func Subrequest(parent *http.Request, uri string, header http.Header) (*http.Res
 // location parent is in, without the rewrite phases or a location
 // search, as NGINX's clone subrequests (the slice module's) start at the
 // content of their parent's location: a URI that "rewrite ... break"
-// made stays in the location that rewrote it, as do the regex captures
-// its directives read.
+// made stays in the location that rewrote it, with the regex captures
+// and the variables ("set") its directives read.
 func SubrequestClone(parent *http.Request) (*http.Response, error) {
 	return issue(parent, parent.URL.RequestURI(), nil, subClone)
 }
@@ -243,6 +243,7 @@ func begin(parent *http.Request, uri string, header http.Header, kind int, send 
 		loc = ri.loc
 		sri.prefixLost = ri.prefixLost
 		st.Captures = slices.Clone(ri.st.Captures)
+		st.CopyVars(ri.st)
 	} else {
 		// A subrequest runs the rewrite phases as NGINX's do; an answer
 		// they give is served by the chain of the location they end in.

@@ -231,3 +231,21 @@ func (v *Var) Set(st *State, val string) {
 	sl.val, sl.state = val, slotValid
 	st.mu.Unlock()
 }
+
+// CopyVars gives st the values parent's configuration variables have
+// ("set"), as NGINX's subrequests share their parent's variables
+// (sr->variables = r->variables): for a subrequest that skips the
+// rewrite phase where they were set.
+func (st *State) CopyVars(parent *State) {
+	parent.mu.Lock()
+	slots := make([]slot, len(parent.slots))
+	for i, s := range parent.slots {
+		if s.state == slotValid {
+			slots[i] = s
+		}
+	}
+	parent.mu.Unlock()
+	st.mu.Lock()
+	st.slots = slots
+	st.mu.Unlock()
+}

@@ -155,6 +155,13 @@ func TestSliceAsNGINX(t *testing.T) {
 				proxy_pass http://%[5]s;
 			}
 			location /gone/ { return 404; }
+			location /set/ {
+				set $file /ok/set;
+				slice 256;
+				proxy_set_header Range $slice_range;
+				proxy_set_header X-Who %[4]s;
+				proxy_pass http://%[5]s$file;
+			}
 			location /unused/ {
 				slice 256;
 				proxy_cache slices;
@@ -187,6 +194,7 @@ func TestSliceAsNGINX(t *testing.T) {
 		{"If-Match that does not match: 412", "GET", "/ok/i", "If-Match: \"e2\"", 0},
 		{"If-Unmodified-Since without Last-Modified: 412", "GET", "/ok/i", "If-Unmodified-Since: Sat, 05 Dec 2026 10:00:00 GMT", 0},
 		{"a rewrite ... break: the slices stay in its location", "GET", "/moved/a", "Range: bytes=200-600", 3},
+		{"a variable set in the location: the slices see it", "GET", "/set/a", "Range: bytes=200-600", 3},
 		{"$slice_range never read: no slices", "GET", "/unused/a", "Range: bytes=300-310", 1},
 		{"an origin that ignores Range: its 200", "GET", "/norange/a", "", 1},
 		{"an origin that ignores Range, with a client range", "GET", "/norange/a", "Range: bytes=300-310", 1},
