@@ -93,6 +93,7 @@ func (m *Mirror) serve(w http.ResponseWriter, r *http.Request, next http.Handler
 				st.RequestBody = sp.Mem
 			} else {
 				st.RequestBodyFile = sp.File.Name()
+				st.SavedBody = sp // open until end has run, after the response
 			}
 			if r.ContentLength < 0 {
 				// A body sent without a length (chunked, HTTP/2) has

@@ -95,6 +95,11 @@ func (x *exchange) prepareBody() error {
 		} else if x.st != nil {
 			// Past client_body_buffer_size: $request_body_file names it.
 			x.st.RequestBodyFile = sp.File.Name()
+			if x.h.bodyAtEnd != nil && x.h.bodyAtEnd(r, sp.Close) {
+				// The request's from now on, for an error page.
+				b.borrowed = true
+				x.st.SavedBody = sp
+			}
 		}
 		if x.h.wire != nil && r.ContentLength <= 0 {
 			// A gateway's CONTENT_LENGTH comes from $content_length (or

@@ -79,6 +79,13 @@ type Options struct {
 	BodyBufferSize int64
 	BodyTempFile   func() (*os.File, error)
 	BodyKeepFile   bool
+	// BodyAtEnd, when set, arranges for f (which closes the body's
+	// temporary file) to run when the client's request ends rather than
+	// when the proxy is done with the body, so that an error page's
+	// request sends the same body again, as NGINX's request keeps its
+	// body (vars.State.SavedBody); false: the proxy closes the file
+	// itself. The server's is server.AtRequestEnd.
+	BodyAtEnd func(r *http.Request, f func()) bool
 
 	// BufferingOff is "proxy_buffering off": every chunk read from the
 	// upstream is flushed to the client at once.
@@ -279,6 +286,7 @@ type Handler struct {
 	bodyMemory   int64
 	bodyTemp     func() (*os.File, error)
 	bodyKeep     bool
+	bodyAtEnd    func(*http.Request, func()) bool
 	bufferingOff bool
 	relayPool    *sync.Pool
 	aheadMemory  int
@@ -422,6 +430,7 @@ func New(opts Options) (*Handler, error) {
 		h.log = slog.Default()
 	}
 	h.bodyMemory, h.bodyTemp, h.bodyKeep = opts.BodyBufferSize, opts.BodyTempFile, opts.BodyKeepFile
+	h.bodyAtEnd = opts.BodyAtEnd
 	h.absRedirect = opts.AbsoluteRedirect
 	if h.bodyMemory == 0 {
 		h.bodyMemory = defaultBodyMemory

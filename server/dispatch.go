@@ -649,7 +649,8 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 	// As NGINX: a URI is asked for with GET (a HEAD stays a HEAD), a named
 	// location gets the method as it came (its limit_except sees it, a
 	// fallback upstream gets the POST). The body goes with either when it
-	// can go whole: unread, or read into memory by a proxy that failed.
+	// can go whole: unread, or read by a proxy that failed, into memory
+	// or a file.
 	// One read in part cannot, nor one refused as too large (413), which
 	// NGINX discards: the page gets none rather than a short one.
 	if uri[0] != '@' && r2.Method != http.MethodHead {
@@ -663,6 +664,10 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 	case code != http.StatusRequestEntityTooLarge && ri.st != nil && ri.st.RequestBody != nil:
 		r2.Body = io.NopCloser(bytes.NewReader(ri.st.RequestBody))
 		r2.ContentLength = int64(len(ri.st.RequestBody))
+	case code != http.StatusRequestEntityTooLarge && ri.st != nil && ri.st.SavedBody != nil:
+		// Saved in a file, which stays open until the request ends: a
+		// proxy behind the page sends it from there.
+		r2.Body, r2.ContentLength = ri.st.SavedBody.Body(), ri.st.SavedBody.Size
 	case code == http.StatusRequestEntityTooLarge || !bodyUnread(r.Body):
 		r2.Body, r2.ContentLength, r2.TransferEncoding = http.NoBody, 0, nil
 		r2.Header = without(r2.Header, framing)

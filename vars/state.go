@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/spool"
 )
 
 // State is the per-request record that variables read from. The server puts
@@ -118,6 +120,11 @@ type State struct {
 	// ($request_body_file); empty when the body stayed in memory or was
 	// streamed.
 	RequestBodyFile string
+	// SavedBody is the request body a module saved in a file, open
+	// until the request ends, so that an error page's request sends it
+	// again as NGINX's r->request_body; nil otherwise (a body in memory
+	// is RequestBody).
+	SavedBody *spool.Spool
 	// UpstreamTrailer is the trailer of the last upstream response, once
 	// its body has been read whole ($upstream_trailer_NAME).
 	UpstreamTrailer http.Header

@@ -113,6 +113,54 @@ func TestClientBodyInFileOnlyAsNGINX(t *testing.T) {
 	}
 }
 
+// TestErrorPageResendsBodyFileAsNGINX: a body saved in a file (past
+// client_body_buffer_size, under client_body_in_file_only, or by mirror)
+// is the request's, as NGINX's r->request_body: an error_page after a
+// failed upstream sends it again whole to the page's upstream, as a body
+// kept in memory is sent, not an empty one.
+func TestErrorPageResendsBodyFileAsNGINX(t *testing.T) {
+	nginxPath(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if strings.HasPrefix(r.URL.Path, "/fail") {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		// NGINX keeps a short body that came with the header in memory
+		// whatever client_body_buffer_size says (server/README.md), so
+		// whether a file is named is compared where every body has one.
+		file := ""
+		if strings.HasPrefix(r.URL.Path, "/on/") || strings.HasPrefix(r.URL.Path, "/clean/") {
+			file = fmt.Sprintf(" file=%v", r.Header.Get("X-File") != "")
+		}
+		fmt.Fprintf(w, "%s %s body=%q%s\n", r.Method, r.URL.RequestURI(), b, file)
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`server {
+			listen 127.0.0.1:%[1]d;
+			client_body_temp_path %[3]s/%[4]s-body 1;
+			proxy_set_header X-File $request_body_file;
+			proxy_intercept_errors on;
+			error_page 503 = @fallback;
+			location /mem/ { proxy_pass http://%[2]s/fail; }
+			location /big/ { client_body_buffer_size 8; proxy_pass http://%[2]s/fail; }
+			location /clean/ { client_body_in_file_only clean; proxy_pass http://%[2]s/fail; }
+			location /on/ { client_body_in_file_only on; proxy_pass http://%[2]s/fail; }
+			location /mirror/ { client_body_buffer_size 8; mirror /m; proxy_pass http://%[2]s/fail; }
+			location = /m { internal; return 204; }
+			location @fallback { proxy_pass http://%[2]s; }
+		}`, port, srv.Listener.Addr().String(), dir, who)
+	})
+	for _, p := range []string{"/mem/", "/big/", "/clean/", "/on/", "/mirror/"} {
+		for _, body := range []string{"abc", "a body past eight bytes"} {
+			sameAnswer(t, mport, nport, fmt.Sprintf("POST %s HTTP/1.1\r\nHost: a.test\r\nContent-Length: %d", p, len(body)), body)
+		}
+		sameAnswer(t, mport, nport, "POST "+p+" HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked", "a\r\nchunked 10\r\n0\r\n\r\n")
+	}
+}
+
 // The body directives are refused where NGINX refuses them, with its
 // message and the line named.
 func TestClientBodyInFileOnlyErrorsAsNGINX(t *testing.T) {

@@ -285,6 +285,7 @@ func Options(l *server.Location, g *Conf, wire proxy.Wire) (proxy.Options, error
 		BodyBufferSize:      bodyBuf,
 		BodyTempFile:        bodyTemp,
 		BodyKeepFile:        l.ClientBodyKeep(),
+		BodyAtEnd:           server.AtRequestEnd,
 		BufferingOff:        !g.buffering.Or(true),
 		RequestBuffering:    g.reqBuffer.Or(true),
 		HideHeaders:         g.hide,

@@ -451,6 +451,7 @@ func locationOptions(l *core.Location, pass proxy.Pass, withTLS bool) (proxy.Opt
 		BodyBufferSize: bodyBuf,
 		BodyTempFile:   bodyTemp,
 		BodyKeepFile:   l.ClientBodyKeep(),
+		BodyAtEnd:      core.AtRequestEnd,
 		BufferingOff:   !lc.buffering.Or(true),
 		RedirectOff:    lc.redirects.off,
 		Redirects:      lc.redirects.rules,
