@@ -68,15 +68,20 @@ func RegisterSettable(name string) {
 	markSettable(name)
 }
 
-// RegisterChangeable makes $name computed by g until "set" gives it a
-// value, which is then read for the rest of the request: NGINX's
-// changeable variables ($modern_browser).
+// RegisterChangeable makes $name computed by g when first read in a
+// request, and that value, or the one "set" gives it, read for the rest
+// of the request: NGINX's changeable variables ($modern_browser), whose
+// value NGINX caches in the request on the first read, so that a
+// location with other settings, or one reached by an internal redirect,
+// reads the value found before.
 func RegisterChangeable(name string, g Getter) {
 	Register(name, func(r *http.Request, st *State) string {
 		if v, ok := st.Get(name); ok {
 			return v
 		}
-		return g(r, st)
+		v := g(r, st)
+		st.Set(name, v)
+		return v
 	})
 	markSettable(name)
 }

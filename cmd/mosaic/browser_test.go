@@ -107,3 +107,32 @@ func TestBrowserErrorsAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserValueKeptAsNGINX: NGINX caches $modern_browser and
+// $ancient_browser in the request when first read, so a value read at the
+// server level (a set, an if) is the one a location with other rules
+// reads, and an internal redirect keeps it; mosaic judged the browser
+// again by each location's rules.
+func TestBrowserValueKeptAsNGINX(t *testing.T) {
+	nginxPath(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server {
+			listen 127.0.0.1:%d;
+			modern_browser unlisted; modern_browser_value srv;
+			location /read/ {
+				modern_browser msie 9.0;
+				set $first "$ancient_browser";
+				rewrite ^ /after/ last;
+			}
+			location /again/ { modern_browser msie 9.0; error_page 404 /after/; }
+			location /after/ { return 200 "m=$modern_browser a=$ancient_browser\n"; }
+			location /srv/ { modern_browser msie 9.0; return 200 "m=$modern_browser a=$ancient_browser pre=$pre\n"; }
+			set $pre "$modern_browser";
+		}`, port)
+	})
+	for _, path := range []string{"/read/", "/srv/", "/after/", "/again/x"} {
+		for _, ua := range []string{"Mozilla/4.0 (compatible; MSIE 6.0; Windows NT 5.1)", "curl/8"} {
+			sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test\r\nUser-Agent: "+ua, "")
+		}
+	}
+}
