@@ -5,11 +5,16 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 )
 
 // aheadChunk is the unit of the memory an ahead holds: small reads are
-// packed into chunks rather than each keeping a buffer of its own.
-const aheadChunk = 4 << 10
+// packed into chunks rather than each keeping a buffer of its own, and
+// chunks read are kept for the next pieces (free).
+const aheadChunk = 16 << 10
+
+// chunkPool keeps the chunks of aheads that have ended for the next ones.
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, aheadChunk); return &b }}
 
 // ahead reads an upstream's body ahead of the client, as NGINX's buffered
 // proxying does: into memory (*_buffers), then into a temporary file
@@ -27,6 +32,7 @@ type ahead struct {
 	cond sync.Cond
 
 	mem      [][]byte // chunks waiting in memory, oldest first; the last may have room
+	free     [][]byte // chunks read, for reuse
 	memBytes int      // bytes waiting in mem
 	memMax   int      // bytes of chunks mem may hold
 	off      int      // bytes of mem[0] already read
@@ -37,10 +43,15 @@ type ahead struct {
 	temp           func() (*os.File, error)
 	tempErr        error // making or writing the file failed: the reading ended with it
 	stopped, drain bool  // the client is gone: stop reading / read on and drop
-	finishing      bool  // fill has stopped reading and is seeing to the end
-	end            error // the upstream's body ended: io.EOF or its error
-	n              int64 // bytes read from the upstream
-	done           chan struct{}
+	// spill: the memory has stayed full for spillDelay, so the client is
+	// slower than the upstream: the next pieces go to the file. A client
+	// that keeps up empties the memory sooner and never costs a file.
+	spill     bool
+	timer     *time.Timer
+	finishing bool  // fill has stopped reading and is seeing to the end
+	end       error // the upstream's body ended: io.EOF or its error
+	n         int64 // bytes read from the upstream
+	done      chan struct{}
 }
 
 // newAhead starts reading src, of which base bytes were read before, with
@@ -90,12 +101,17 @@ func (a *ahead) fill(src io.Reader, pool *sync.Pool, ended func(n int64, err err
 // errAheadStopped ends a fill that the client's leaving stopped.
 var errAheadStopped = errors.New("read ahead stopped: the client is gone")
 
+// spillDelay is how long the memory may stay full before the reading
+// goes on into the file.
+const spillDelay = 5 * time.Millisecond
+
 // put keeps p, waiting for room; false when reading should stop.
 func (a *ahead) put(p []byte) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.n += int64(len(p))
 	for {
+		fileRoom := a.fileMax > 0 && a.fileW+int64(len(p)) <= a.fileMax
 		switch {
 		case a.stopped:
 			return false
@@ -105,7 +121,7 @@ func (a *ahead) put(p []byte) bool {
 			a.toMem(p)
 			a.cond.Broadcast()
 			return true
-		case a.fileMax > 0 && a.fileW+int64(len(p)) <= a.fileMax:
+		case fileRoom && (a.fileW > 0 || a.spill):
 			if err := a.toFile(p); err != nil {
 				// NGINX gives the response up when its temporary file
 				// cannot be made or written (disk full, no directory):
@@ -113,11 +129,29 @@ func (a *ahead) put(p []byte) bool {
 				a.tempErr = err
 				return false
 			}
+			a.spill = false
 			a.cond.Broadcast()
 			return true
+		case fileRoom:
+			a.armSpill()
 		}
 		a.cond.Wait()
 	}
+}
+
+// armSpill starts the wait after which a full memory spills into the
+// file. a.mu is held.
+func (a *ahead) armSpill() {
+	if a.timer == nil {
+		a.timer = time.AfterFunc(spillDelay, func() {
+			a.mu.Lock()
+			a.spill = true
+			a.cond.Broadcast()
+			a.mu.Unlock()
+		})
+		return
+	}
+	a.timer.Reset(spillDelay)
 }
 
 // memRoom is how many more bytes mem can take. a.mu is held.
@@ -136,7 +170,13 @@ func (a *ahead) toMem(p []byte) {
 	for len(p) > 0 {
 		k := len(a.mem)
 		if k == 0 || len(a.mem[k-1]) == cap(a.mem[k-1]) {
-			a.mem = append(a.mem, make([]byte, 0, aheadChunk))
+			var c []byte
+			if n := len(a.free); n > 0 {
+				c, a.free = a.free[n-1][:0], a.free[:n-1]
+			} else {
+				c = (*chunkPool.Get().(*[]byte))[:0]
+			}
+			a.mem = append(a.mem, c)
 			k++
 		}
 		last := a.mem[k-1]
@@ -173,13 +213,20 @@ func (a *ahead) Read(p []byte) (int, error) {
 	defer a.mu.Unlock()
 	for {
 		if a.memBytes > 0 {
-			n := copy(p, a.mem[0][a.off:])
-			a.off += n
-			a.memBytes -= n
-			if a.off == len(a.mem[0]) {
-				a.mem[0] = nil
-				a.mem = a.mem[1:]
-				a.off = 0
+			// As much as p takes, across chunks: each Read is a hand-over
+			// between two goroutines, which costs more than the copy.
+			n := 0
+			for n < len(p) && a.memBytes > 0 {
+				m := copy(p[n:], a.mem[0][a.off:])
+				n += m
+				a.off += m
+				a.memBytes -= m
+				if a.off == len(a.mem[0]) && (len(a.mem) > 1 || a.memBytes == 0) {
+					a.free = append(a.free, a.mem[0])
+					a.mem[0] = nil
+					a.mem = a.mem[1:]
+					a.off = 0
+				}
 			}
 			a.cond.Broadcast()
 			return n, nil
@@ -230,6 +277,14 @@ func (a *ahead) dropRest() {
 // close waits for the reading goroutine and removes the file.
 func (a *ahead) close() {
 	<-a.done
+	if a.timer != nil {
+		a.timer.Stop()
+	}
+	for _, c := range append(a.mem, a.free...) {
+		c = c[:cap(c)]
+		chunkPool.Put(&c)
+	}
+	a.mem, a.free = nil, nil
 	if a.file != nil {
 		name := a.file.Name()
 		_ = a.file.Close()

@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -16,14 +17,17 @@ var originBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &
 
 // fastOrigin answers every request head with the same small response,
 // without allocating, so that allocations measured are the proxy's.
-func fastOrigin(b *testing.B) string {
+func fastOrigin(b *testing.B) string { return originOf(b, []byte("Hello, world!")) }
+
+// originOf answers every request on a kept-alive connection with body.
+func originOf(b *testing.B, body []byte) string {
 	b.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { ln.Close() })
-	response := []byte("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n\r\nHello, world!")
+	response := append(fmt.Appendf(nil, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n", len(body)), body...)
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -94,6 +98,45 @@ func BenchmarkServeHTTP(b *testing.B) {
 			req.Header.Set("Accept", "*/*")
 			req.Header.Set("Accept-Encoding", "gzip, br")
 			w := &discardWriter{h: make(http.Header)}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				clear(w.h)
+				h.ServeHTTP(w, req)
+			}
+		})
+	}
+}
+
+// BenchmarkLargeBody relays a 1 MiB body to a client that takes it at
+// once, read as the client takes it or read ahead (the defaults of
+// proxy_buffers and proxy_max_temp_file_size): the cost of the reading
+// goroutine and its copy where a fast client gains nothing from it.
+func BenchmarkLargeBody(b *testing.B) {
+	addr := originOf(b, bytes.Repeat([]byte("0123456789abcdef"), 1<<16))
+	for _, bc := range []struct {
+		name string
+		opts proxy.Options
+	}{
+		{"streamed", proxy.Options{}},
+		{"read ahead", proxy.Options{AheadMemory: 8 << 12, AheadFileMax: 1 << 30}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			up, err := proxy.NewUpstream("backend", []proxy.Server{{Addr: addr}}, 8)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer up.CloseIdle()
+			pass, _ := proxy.ParsePass("http://backend")
+			opts := bc.opts
+			opts.Pass, opts.Upstream, opts.HTTPVersion, opts.SetHeaders = pass, up, "1.1", keepaliveHeaders
+			h, err := proxy.New(opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			req := httptest.NewRequest(http.MethodGet, "/big", nil)
+			w := &discardWriter{h: make(http.Header)}
+			b.SetBytes(1 << 20)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
