@@ -2,10 +2,14 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/resolver/resolvertest"
 )
 
 // A timeout of 0, which NGINX takes, times a wait for the peer out at
@@ -39,6 +43,31 @@ func TestZeroTimeoutsAsNGINX(t *testing.T) {
 		}
 		if want := map[bool]int{true: 504, false: 200}[path != "/small" && path != "/send"]; n.StatusCode != want {
 			t.Errorf("%s: nginx answered %d, the test expects %d", path, n.StatusCode, want)
+		}
+	}
+}
+
+// resolver_timeout 0 is no timeout in NGINX (ngx_resolver_set_timeout
+// arms no timer for it), not one that expires at once: a name the DNS
+// server answers is proxied to, in both servers.
+func TestZeroResolverTimeoutAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "origin\n")
+	}))
+	defer origin.Close()
+	_, originPort, _ := net.SplitHostPort(origin.Listener.Addr().String())
+	dns := resolvertest.Start(t, map[string][]resolvertest.Record{
+		"origin.test": {{Addr: netip.MustParseAddr("127.0.0.1"), TTL: 60}},
+	})
+	mport, nport := startBoth(t, t.TempDir(), func(_ string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
+			resolver %s ipv6=off; resolver_timeout 0;
+			location / { set $h origin.test; proxy_pass http://$h:%s; } }`, port, dns.Addr, originPort)
+	})
+	for who, port := range map[string]int{"mosaic": mport, "nginx": nport} {
+		if r, body := do(t, "GET", fmt.Sprintf("http://127.0.0.1:%d/", port), nil); r.StatusCode != 200 || body != "origin\n" {
+			t.Errorf("%s: %d %q, want 200 \"origin\\n\"", who, r.StatusCode, body)
 		}
 	}
 }

@@ -152,9 +152,13 @@ func (d *dynamicPass) resolve(ctx context.Context, p proxy.Pass) (*proxy.Upstrea
 		d.log.Error(fmt.Sprintf("no resolver defined to resolve %s", p.Host))
 		return nil, http.StatusBadGateway
 	}
-	ctx, cancel := context.WithTimeout(ctx, d.timeout)
-	ips, err := d.resolver.Lookup(ctx, p.Host)
-	cancel()
+	lookupCtx := ctx
+	if d.timeout > 0 { // resolver_timeout 0: no bound of its own
+		var cancel context.CancelFunc
+		lookupCtx, cancel = context.WithTimeout(ctx, d.timeout)
+		defer cancel()
+	}
+	ips, err := d.resolver.Lookup(lookupCtx, p.Host)
 	if err != nil {
 		d.log.Error(fmt.Sprintf("%s could not be resolved (%v)", p.Host, err))
 		return nil, http.StatusBadGateway

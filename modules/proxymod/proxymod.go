@@ -151,8 +151,17 @@ func init() {
 		{Name: "proxy_pass", Context: core.CtxLocation | core.CtxLocationIf | core.CtxLimitExcept, MinArgs: 1, MaxArgs: 1, Set: setPass},
 		{Name: "proxy_set_header", Context: core.CtxHTTPAll, MinArgs: 2, MaxArgs: 2, Set: setProxyHeader},
 		{Name: "resolver", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: core.Unlimited, Set: setResolver},
-		{Name: "resolver_timeout", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1,
-			Set: timeout(func(l *locConf) *core.Setting[time.Duration] { return &l.resolveTime })},
+		// Not a timeout of PutTime's kind: NGINX arms no timer for a
+		// resolver_timeout of 0 (ngx_resolver_set_timeout), so that a
+		// lookup waits for the answer; mosaic's then waits as long as the
+		// resolver lets one (internal/resolver's 30 seconds).
+		{Name: "resolver_timeout", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
+			d, err := c.Duration(c.Args[0])
+			if err != nil {
+				return err
+			}
+			return core.Put(c, &c.Loc().(*locConf).resolveTime, d)
+		}},
 		{Name: "proxy_http_version", Context: core.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
 			if c.Args[0] != "1.0" && c.Args[0] != "1.1" {
 				return c.Invalid(c.Args[0], `it must be "1.0" or "1.1"`)
