@@ -416,7 +416,8 @@ func TestBufferSizesCheckedAsNGINX(t *testing.T) {
 }
 
 // An upstream zone needs a size of at least eight pages on one of the
-// zone lines of its name, in NGINX and in mosaic.
+// zone lines of its name, in NGINX and in mosaic; two lines that size
+// one zone differently are refused by both.
 func TestUpstreamZoneSizesAsNGINX(t *testing.T) {
 	dir := t.TempDir()
 	for i, conf := range []string{
@@ -425,6 +426,9 @@ func TestUpstreamZoneSizesAsNGINX(t *testing.T) {
 		`upstream v { zone z; server 127.0.0.1:2; } upstream u { zone z 64k; server 127.0.0.1:1; }`,
 		`upstream u { zone z 1k; server 127.0.0.1:1; }`,
 		`upstream u { zone z 32k; server 127.0.0.1:1; }`,
+		`upstream u { zone z 64k; server 127.0.0.1:1; } upstream v { zone z 128k; server 127.0.0.1:2; }`,
+		`upstream u { zone z 64k; server 127.0.0.1:1; } upstream v { zone z 64k; server 127.0.0.1:2; }`,
+		`upstream u { zone z 64k; server 127.0.0.1:1; } upstream v { zone z; server 127.0.0.1:2; } upstream w { zone z 65536; server 127.0.0.1:3; }`,
 	} {
 		mout, merr, emerg := testBoth(t, dir, i, conf)
 		if (merr == nil) != (emerg == "") {

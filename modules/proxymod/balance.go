@@ -117,7 +117,14 @@ func setZone(c *core.Cmd) error {
 		if n < 8*4096 {
 			return c.Errorf("zone %q is too small", c.Args[0])
 		}
-		u.zoneSized = true
+		// One zone, one size: NGINX refuses a second line that sizes
+		// the zone of the same name otherwise.
+		for _, o := range c.Main().(*mainConf).order {
+			if o.zone == c.Args[0] && o.zoneSize > 0 && o.zoneSize != n {
+				return c.Errorf("the size %d of shared memory zone %q conflicts with already declared size %d", n, c.Args[0], o.zoneSize)
+			}
+		}
+		u.zoneSize = n
 	}
 	u.zone = c.Args[0]
 	return nil

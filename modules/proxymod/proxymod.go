@@ -49,7 +49,7 @@ type upstreamConf struct {
 	methodSet         bool
 	hashKey           func(*http.Request) string
 	zone              string // accepted; see setZone
-	zoneSized         bool   // the zone line gave a size
+	zoneSize          int64  // the zone line's size; 0 when it gave none
 	built             *proxy.Upstream
 	pos               string
 }
@@ -386,7 +386,7 @@ func initMain(cfg *core.Config) error {
 	// sizes; NGINX refuses one that no line sizes.
 	sized := map[string]bool{}
 	for _, u := range ups {
-		sized[u.zone] = sized[u.zone] || u.zoneSized
+		sized[u.zone] = sized[u.zone] || u.zoneSize > 0
 	}
 	for _, u := range ups {
 		if u.zone != "" && !sized[u.zone] {
