@@ -436,3 +436,22 @@ func TestUpstreamZoneSizesAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// The directives of the upstream block whose names the http level has
+// too (keepalive_requests, keepalive_timeout, keepalive_time), which
+// TestDirectiveArgumentsAsNGINX probes at the http level only, read their
+// arguments as NGINX's.
+func TestUpstreamArgumentsAsNGINX(t *testing.T) {
+	dir := t.TempDir()
+	i := 0
+	for _, name := range []string{"keepalive_requests", "keepalive_timeout", "keepalive_time"} {
+		for _, arg := range []string{"0", "+1", "1500ms", "1M", "9223372036854775807", "10000000000000000000"} {
+			conf := fmt.Sprintf("upstream u { server 127.0.0.1:1; %s %s; }", name, arg)
+			mout, merr, emerg := testBoth(t, dir, i, conf)
+			i++
+			if (merr == nil) != (emerg == "") {
+				t.Errorf("%s: nginx says %q, mosaic %v: %s", conf, emerg, merr, mout)
+			}
+		}
+	}
+}

@@ -141,8 +141,9 @@ func init() {
 			return core.Put(c, &c.BlockState().(*upstreamConf).keepaliveTimeout, d)
 		}},
 		{Name: "keepalive_requests", Context: core.CtxUpstream, MinArgs: 1, MaxArgs: 1, Set: func(c *core.Cmd) error {
-			// 0 is valid, as in NGINX: no connection is kept.
-			n, err := c.Int(c.Args[0], 0, 1<<30)
+			// 0 is valid, as in NGINX: no connection is kept; and, as
+			// NGINX's ngx_conf_set_num_slot, any larger number loads.
+			n, err := c.Count(c.Args[0], 0)
 			if err != nil {
 				return err
 			}
