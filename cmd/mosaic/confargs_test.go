@@ -455,3 +455,22 @@ func TestUpstreamArgumentsAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// The parameters of proxy_cache_path that tune NGINX's cache loader and
+// manager, which mosaic accepts without effect, are still checked as
+// NGINX checks them: a word where a number, a time or on|off belongs is
+// refused by both.
+func TestCachePathParametersAsNGINX(t *testing.T) {
+	dir := t.TempDir()
+	i := 0
+	for _, p := range []string{"use_temp_path=off", "use_temp_path=abc", "loader_files=0", "loader_files=abc",
+		"manager_files=-1", "loader_sleep=50ms", "loader_sleep=abc", "loader_threshold=1M", "manager_sleep=1500ms",
+		"manager_threshold=abc", "min_free=1g", "min_free=abc", "loader_files="} {
+		conf := fmt.Sprintf("proxy_cache_path %s keys_zone=a:1m %s;", filepath.Join(dir, "cache"), p)
+		mout, merr, emerg := testBoth(t, dir, i, conf)
+		i++
+		if (merr == nil) != (emerg == "") {
+			t.Errorf("%s: nginx says %q, mosaic %v: %s", conf, emerg, merr, mout)
+		}
+	}
+}

@@ -189,12 +189,29 @@ func parseZone(args []string, parseSize func(string) (int64, error), parseTime f
 				return nil, fmt.Errorf("invalid \"levels\" %q", a)
 			}
 			z.levels = lv
-		case "use_temp_path", "loader_files", "loader_sleep", "loader_threshold",
-			"manager_files", "manager_sleep", "manager_threshold", "purger",
-			"purger_files", "purger_sleep", "purger_threshold", "min_free":
-			// Tuning of NGINX's cache loader and manager processes, which
-			// mosaic does not have: its loader runs once at start and its
-			// sweeper in the background (see README.md).
+		// Tuning of NGINX's cache loader and manager processes, which
+		// mosaic does not have: its loader runs once at start and its
+		// sweeper in the background (see README.md). The values are
+		// still checked as NGINX checks them.
+		case "use_temp_path":
+			if val != "on" && val != "off" {
+				return nil, fmt.Errorf("invalid use_temp_path value %q, it must be \"on\" or \"off\"", a)
+			}
+		case "loader_files", "manager_files":
+			if _, ok := conf.Atoi(val); !ok {
+				return nil, fmt.Errorf("invalid %s value %q", name, a)
+			}
+		case "loader_sleep", "loader_threshold", "manager_sleep", "manager_threshold":
+			if _, err := conf.ParseTime(val); err != nil {
+				return nil, fmt.Errorf("invalid %s value %q", name, a)
+			}
+		case "min_free":
+			if _, err := conf.ParseOffset(val); err != nil {
+				return nil, fmt.Errorf("invalid %s value %q", name, a)
+			}
+		case "purger", "purger_files", "purger_sleep", "purger_threshold":
+			// NGINX Plus's purger, which Debian's NGINX refuses; accepted
+			// without effect (README.md).
 		default:
 			return nil, fmt.Errorf("invalid parameter %q", a)
 		}
