@@ -407,6 +407,12 @@ func TestBufferSizesCheckedAsNGINX(t *testing.T) {
 		`uwsgi_temp_file_write_size 2k;`,
 		`uwsgi_buffers 2 4k; uwsgi_busy_buffers_size 4k;`,
 		`grpc_buffer_size 1m;`,
+		// Sizes whose double passes int64 and any count of buffers:
+		// NGINX's arithmetic is that of size_t.
+		`proxy_buffers 3 9223372036854775807; proxy_max_temp_file_size 0;`,
+		`fastcgi_buffers 3 4611686018427387904; fastcgi_max_temp_file_size 0;`,
+		`proxy_buffer_size 4611686018427387904; proxy_max_temp_file_size 0;`,
+		`proxy_buffers 2000000 4k;`,
 	} {
 		mout, merr, emerg := testBoth(t, dir, i, conf)
 		if (merr == nil) != (emerg == "") {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/proxy"
 	core "github.com/mosaic-edge/mosaic/server"
 )
@@ -18,8 +19,8 @@ import (
 // each other at every level of the configuration, and a file it refuses
 // for that is refused here too (Check).
 type Buffers struct {
-	num                                        core.Setting[int]
 	size, bufferSize, busy, tempWrite, maxTemp core.Setting[int64]
+	num                                        core.Setting[int64]
 }
 
 // Merge takes what b's level does not set from parent's.
@@ -46,23 +47,31 @@ func (b *Buffers) Check(prefix string, bufferSize int64) error {
 	if bufferSize == 0 {
 		bufferSize = b.bufferSize.Or(pageSize)
 	}
-	num, one := b.num.Or(defaultBuffers), b.size.Or(pageSize)
-	if num < 2 {
+	if b.num.Or(defaultBuffers) < 2 {
 		return fmt.Errorf("there must be at least 2 %q", prefix+"_buffers")
 	}
-	size := max(bufferSize, one)
+	// NGINX computes in size_t: sizes up to int64's largest, whose
+	// doubles fit, and a product of the count that wraps around.
+	num, one := uint64(b.num.Or(defaultBuffers)), uint64(b.size.Or(pageSize))
+	size := max(uint64(bufferSize), one)
+	or := func(s core.Setting[int64], def uint64) uint64 {
+		if s.Set {
+			return uint64(s.V)
+		}
+		return def
+	}
 	both := fmt.Sprintf("the maximum of the value of %q and one of the %q", prefix+"_buffer_size", prefix+"_buffers")
-	busy := b.busy.Or(2 * size)
+	busy := or(b.busy, 2*size)
 	if busy < size {
 		return fmt.Errorf("%q must be equal to or greater than %s", prefix+"_busy_buffers_size", both)
 	}
-	if busy > int64(num-1)*one {
+	if busy > (num-1)*one {
 		return fmt.Errorf("%q must be less than the size of all %q minus one buffer", prefix+"_busy_buffers_size", prefix+"_buffers")
 	}
-	if b.tempWrite.Or(2*size) < size {
+	if or(b.tempWrite, 2*size) < size {
 		return fmt.Errorf("%q must be equal to or greater than %s", prefix+"_temp_file_write_size", both)
 	}
-	if m := b.maxTemp.Or(defaultMaxTemp); m != 0 && m < size {
+	if m := or(b.maxTemp, defaultMaxTemp); m != 0 && m < size {
 		return fmt.Errorf("%q must be equal to zero to disable temporary files usage or must be equal to or greater than %s",
 			prefix+"_max_temp_file_size", both)
 	}
@@ -103,17 +112,30 @@ func TuningSetter(get func(*core.Cmd) *Buffers) func(*core.Cmd) error {
 	}
 }
 
+// maxAheadMemory bounds the memory one response is read ahead into,
+// whatever *_buffers says (any count loads, as in NGINX): beyond it, the
+// body read ahead goes to the temporary file.
+const maxAheadMemory = 64 << 20
+
 // Apply sets the bounds of the body read ahead of the client: the
-// buffers' memory, then the temporary file (0: none).
+// buffers' memory (at most maxAheadMemory), then the temporary file (0:
+// none).
 func (b *Buffers) Apply(o *proxy.Options) {
-	o.AheadMemory = b.num.Or(defaultBuffers) * int(b.size.Or(pageSize))
+	num, size := b.num.Or(defaultBuffers), b.size.Or(pageSize)
+	mem := int64(maxAheadMemory)
+	if num <= mem/size {
+		mem = num * size
+	}
+	o.AheadMemory = int(mem)
 	o.AheadFileMax = b.maxTemp.Or(defaultMaxTemp)
 }
 
 func putBufs(c *core.Cmd, b *Buffers) error {
-	n, err := c.Int(c.Args[0], 1, 1<<20)
-	if err != nil {
-		return err
+	// Any count loads, as NGINX's ngx_atoi reads it: mosaic allocates
+	// none of these buffers.
+	n, ok := conf.Atoi(c.Args[0])
+	if !ok || n == 0 {
+		return c.Invalid(c.Args[0], "")
 	}
 	size, err := c.Size(c.Args[1])
 	if err != nil || size == 0 {
