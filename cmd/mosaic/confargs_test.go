@@ -480,3 +480,17 @@ func TestCachePathParametersAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// limit_req's burst= and delay= are numbers as ngx_atoi reads them, up
+// to int64's limit, in NGINX and in mosaic.
+func TestLimitReqArgumentsAsNGINX(t *testing.T) {
+	dir := t.TempDir()
+	for i, args := range []string{"burst=9223372036854775807", "burst=5 delay=9223372036854775807",
+		"burst=10000000000000000000", "burst=+5", "burst=0", "burst=5 delay=0"} {
+		conf := "limit_req_zone $binary_remote_addr zone=z:1m rate=1r/s; limit_req zone=z " + args + ";"
+		mout, merr, emerg := testBoth(t, dir, i, conf)
+		if (merr == nil) != (emerg == "") {
+			t.Errorf("%s: nginx says %q, mosaic %v: %s", conf, emerg, merr, mout)
+		}
+	}
+}

@@ -251,19 +251,13 @@ func setConn(c *server.Cmd) error {
 	return nil
 }
 
-// positive reads NGINX's ngx_atoi of a count that must be above 0.
+// positive reads a number above 0 as NGINX's ngx_atoi does (digits
+// only, up to int64's limit), held at server.MaxCount: a burst, a delay
+// or a limit that large is reached by nothing, and burst*1000 stays far
+// from overflowing.
 func positive(s string) (int, bool) {
-	if s == "" || len(s) > 9 {
-		return 0, false
-	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-		n = n*10 + int(s[i]-'0')
-	}
-	return n, n > 0
+	n, ok := conf.Atoi(s)
+	return int(min(n, server.MaxCount)), ok && n > 0
 }
 
 // levels are the levels limit_*_log_level accepts.
