@@ -107,19 +107,19 @@ func (f *file) parseMoov(data []byte) error {
 		case "mvhd":
 			return f.readMvhd(p)
 		case "trak":
-			// A track needs at least stbl's stts, stsc and stco inside
-			// mdia and minf: a smaller one fails the file later, in
-			// NGINX as here; refusing it now bounds the tracks held.
-			if len(p) < minTrak {
-				return errorf("trak box too small: %d", len(p))
-			}
 			t := &trak{}
 			err := eachBox(p, func(typ string, p []byte) error { return f.readTrak(t, typ, p) })
 			if err == errSkip {
-				return nil
+				return nil // skipped whatever its size, as NGINX skips it
 			}
 			if err != nil {
 				return err
+			}
+			// A track kept needs at least stbl's stts, stsc and stco
+			// inside mdia and minf: a smaller one fails the file later,
+			// in NGINX as here; refusing it now bounds the tracks held.
+			if len(p) < minTrak {
+				return errorf("trak box too small: %d", len(p))
 			}
 			f.traks = append(f.traks, t)
 		case "cmov":

@@ -174,3 +174,34 @@ func FuzzProcess(f *testing.F) {
 		}
 	})
 }
+
+// TestSmallSkippedTrak: a trak box whose mdhd says the track ends before
+// the start is skipped, as NGINX skips it, however small the box: the
+// cut is that of the file without it.
+func TestSmallSkippedTrak(t *testing.T) {
+	data := testmp4.Build(testmp4.Options{}) // moov last
+	i := bytes.LastIndex(data, []byte("moov")) - 4
+	if i < 0 || int(binary.BigEndian.Uint32(data[i:])) != len(data)-i {
+		t.Fatal("moov is not the fixture's last box")
+	}
+	// trak > mdia > mdhd version 0: timescale 1000, duration 0.
+	mdhd := append([]byte("\x00\x00\x00\x20mdhd"), make([]byte, 4+8)...)
+	mdhd = binary.BigEndian.AppendUint32(mdhd, 1000)
+	mdhd = binary.BigEndian.AppendUint32(mdhd, 0)
+	mdhd = binary.BigEndian.AppendUint32(mdhd, 0)
+	trak := append([]byte("\x00\x00\x00\x30trak\x00\x00\x00\x28mdia"), mdhd...)
+	withTrak := append(append([]byte(nil), data...), trak...)
+	binary.BigEndian.PutUint32(withTrak[i:], uint32(len(withTrak)-i))
+
+	want, err := Process(bytes.NewReader(data), int64(len(data)), 1000, 0, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Process(bytes.NewReader(withTrak), int64(len(withTrak)), 1000, 0, Options{})
+	if err != nil {
+		t.Fatalf("a small trak that ends before the start: %v", err)
+	}
+	if !bytes.Equal(got.Head, want.Head) || got.From != want.From || got.To != want.To {
+		t.Errorf("cut %d-%d, want %d-%d", got.From, got.To, want.From, want.To)
+	}
+}
