@@ -89,7 +89,9 @@ func (f *file) read(n int64) error {
 	if !f.pinned && int64(cap(f.buf)) >= f.bufSize {
 		f.buf = f.buf[:f.bufSize]
 	} else {
-		f.buf = make([]byte, f.bufSize)
+		// A new buffer leaves the pinned moov box alone, and nothing
+		// points into the new one: the reads after it reuse it.
+		f.buf, f.pinned = make([]byte, f.bufSize), false
 	}
 	if _, err := f.r.ReadAt(f.buf, f.off); err != nil && !(errors.Is(err, io.EOF)) {
 		return fmt.Errorf("mp4: read: %w", err)
@@ -109,34 +111,36 @@ func (f *file) at(off, n int64) []byte {
 // header reads the box header at f.off, bounded by end: its type, the
 // size of its header and the size of the whole box; size 0 ends the walk
 // of this level, as NGINX reads it.
-func (f *file) header(end int64) (typ string, hsize, size int64, err error) {
+func (f *file) header(end int64) (typ [4]byte, hsize, size int64, err error) {
 	if err := f.read(4); err != nil {
-		return "", 0, 0, err
+		return typ, 0, 0, err
 	}
 	size = int64(binary.BigEndian.Uint32(f.at(f.off, 4)))
 	hsize = 8
 	if size == 0 {
-		return "", 0, 0, nil
+		return typ, 0, 0, nil
 	}
 	if size < 8 {
 		if size != 1 {
-			return "", 0, 0, errorf("box is too small: %d", size)
+			return typ, 0, 0, errorf("box is too small: %d", size)
 		}
 		if err := f.read(16); err != nil {
-			return "", 0, 0, err
+			return typ, 0, 0, err
 		}
 		big := binary.BigEndian.Uint64(f.at(f.off+8, 8))
 		if big < 16 || big > 1<<62 {
-			return "", 0, 0, errorf("box is too small or too large: %d", big)
+			return typ, 0, 0, errorf("box is too small or too large: %d", big)
 		}
 		size, hsize = int64(big), 16
 	}
 	if err := f.read(8); err != nil {
-		return "", 0, 0, err
+		return typ, 0, 0, err
 	}
-	typ = string(f.at(f.off+4, 4))
+	// An array, not a string: a file of many small boxes costs no
+	// allocation per box.
+	copy(typ[:], f.at(f.off+4, 4))
 	if size > end-f.off {
-		return "", 0, 0, errorf("%q box too large: %d", typ, size)
+		return typ, 0, 0, errorf("%q box too large: %d", string(typ[:]), size)
 	}
 	return typ, hsize, size, nil
 }
@@ -175,7 +179,7 @@ func (f *file) walk() error {
 			return err
 		}
 		dataOff, dataSize := f.off+hsize, size-hsize
-		switch typ {
+		switch string(typ[:]) {
 		case "ftyp":
 			f.off = dataOff
 			if dataSize > 1024 || dataOff+dataSize > f.bufOff+int64(len(f.buf)) {

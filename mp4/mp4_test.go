@@ -205,3 +205,29 @@ func TestSmallSkippedTrak(t *testing.T) {
 		t.Errorf("cut %d-%d, want %d-%d", got.From, got.To, want.From, want.To)
 	}
 }
+
+// TestBoxesAfterMoovReuseBuffer: the boxes between a moov box that comes
+// first and mdat are walked through one small buffer, as NGINX walks
+// them: a file of many such boxes costs reads, not memory per box.
+func TestBoxesAfterMoovReuseBuffer(t *testing.T) {
+	data := testmp4.Build(testmp4.Options{Short: true, MoovFirst: true})
+	i := bytes.Index(data, []byte("mdat")) - 4
+	if i < 0 {
+		t.Fatal("no mdat in the fixture")
+	}
+	const junk = 8 << 20
+	withJunk := append([]byte(nil), data[:i]...)
+	for range junk / 8 {
+		withJunk = append(withJunk, "\x00\x00\x00\x08free"...)
+	}
+	withJunk = append(withJunk, data[i:]...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	// The chunk offsets now point before the junk: whether the cut
+	// succeeds does not matter, only what the walk to mdat costs.
+	_, _ = Process(bytes.NewReader(withJunk), int64(len(withJunk)), 100, 0, Options{})
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 2<<20 {
+		t.Errorf("allocated %d bytes to walk %d bytes of boxes", grew, junk)
+	}
+}
