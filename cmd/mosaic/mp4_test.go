@@ -19,7 +19,10 @@ import (
 // before the start, arguments that do not parse, mp4_start_key_frame,
 // mp4_max_buffer_size too small for moov, buffer sizes of 0, files cut
 // short, a file that is not MP4, HEAD, conditional requests and ranges
-// of the cut file.
+// of the cut file; arguments percent-encoded, repeated or with "+" and
+// ";", read raw as NGINX reads them; a symbolic link under
+// disable_symlinks (on, if_not_owner with open_file_cache) and a
+// location with gzip_static, whose .gz file mp4 does not send.
 func TestMP4MatchesNGINX(t *testing.T) {
 	nginxPath(t)
 	dir := t.TempDir()
@@ -40,6 +43,10 @@ func TestMP4MatchesNGINX(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := os.Symlink("first.mp4", filepath.Join(root, "v/link.mp4")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(root, "v/first.mp4.gz"), "gzipped")
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
 		return fmt.Sprintf(`types { video/mp4 mp4; }
 		server {
@@ -47,6 +54,10 @@ func TestMP4MatchesNGINX(t *testing.T) {
 			location /v/ { mp4; }
 			location /key/ { mp4; mp4_start_key_frame on; alias %[2]s/v/; }
 			location /small/ { mp4; mp4_max_buffer_size 1k; mp4_buffer_size 1k; alias %[2]s/v/; }
+			location /sym/ { mp4; disable_symlinks on; alias %[2]s/v/; }
+			location /symo/ { mp4; disable_symlinks if_not_owner; open_file_cache max=10; alias %[2]s/v/; }
+			location /symn/ { mp4; disable_symlinks if_not_owner; alias %[2]s/v/; }
+			location /gz/ { mp4; gzip_static on; alias %[2]s/v/; }
 			location /zero/ { mp4; mp4_max_buffer_size 0; mp4_buffer_size 0; alias %[2]s/v/; }
 		}`, port, root)
 	})
@@ -92,6 +103,39 @@ func TestMP4MatchesNGINX(t *testing.T) {
 		"GET /v/end.mp4?start=2 HTTP/1.1\r\nRange: bytes=0-1,5-9",
 		"GET /v/end.mp4 HTTP/1.1\r\nRange: bytes=0-1,5-9",
 		"GET /v/first.mp4?start=0 HTTP/1.1\r\nRange: bytes=0-1,5-9",
+		"GET /v/end.mp4?start=%32 HTTP/1.1",
+		"GET /v/end.mp4?start=2&start=3 HTTP/1.1",
+		"GET /v/end.mp4?start=2+ HTTP/1.1",
+		"GET /v/end.mp4?start=+2 HTTP/1.1",
+		"GET /v/end.mp4?start=2;x HTTP/1.1",
+		"GET /v/end.mp4?start=2%2e5 HTTP/1.1",
+		"GET /v/end.mp4?end=%35 HTTP/1.1",
+		"GET /v/end.mp4?x=1&START=2&End=4 HTTP/1.1",
+		"GET /v/end.mp4?start=2&end=4&end=6 HTTP/1.1",
+		"GET /v/end.mp4?start=2 HTTP/1.1\r\nRange: bytes=-100",
+		"GET /v/end.mp4?start=2 HTTP/1.1\r\nRange: bytes=100000000-",
+		"GET /v/first.mp4?start=2 HTTP/1.1\r\nRange: bytes=10-20\r\nIf-Range: Sun, 13 Sep 2020 12:26:40 GMT",
+		"GET /v/first.mp4?start=2 HTTP/1.1\r\nRange: bytes=10-20\r\nIf-Range: Sun, 13 Sep 2020 12:26:41 GMT",
+		"HEAD /v/text.mp4?start=2 HTTP/1.1",
+		"HEAD /v/first.mp4?start=2&end=3 HTTP/1.1\r\nRange: bytes=5-10",
+		"GET /v/first.mp4?start=2 HTTP/1.1\r\nIf-None-Match: *",
+		"GET /v/first.mp4?start=2 HTTP/1.1\r\nIf-Match: \"x\"",
+		"GET /v/first.mp4?start=2 HTTP/1.1\r\nIf-Unmodified-Since: Sun, 13 Sep 2020 12:26:39 GMT",
+		"GET /v/ HTTP/1.1",
+		"GET /sym/link.mp4?start=2 HTTP/1.1",
+		"GET /sym/link.mp4 HTTP/1.1",
+		"GET /symo/link.mp4?start=2 HTTP/1.1",
+		"GET /v/link.mp4?start=2 HTTP/1.1",
+		"GET /symn/link.mp4?start=2 HTTP/1.1",
+		"GET /symn/link.mp4 HTTP/1.1",
+		"GET /symo/link.mp4 HTTP/1.1",
+		"GET /gz/first.mp4?start=2 HTTP/1.1\r\nAccept-Encoding: gzip",
+		"GET /gz/first.mp4 HTTP/1.1\r\nAccept-Encoding: gzip",
+		"HEAD /gz/first.mp4 HTTP/1.1\r\nAccept-Encoding: gzip",
+		"GET /v HTTP/1.1",
+		"GET /v/missing.mp4?start=2 HTTP/1.1",
+		"GET /v/trunc-moov.mp4?start=0 HTTP/1.1",
+		"GET /v/trunc-moov.mp4?end=1 HTTP/1.1",
 	} {
 		sameFull(t, mport, nport, h+"\r\nHost: a.test")
 	}
