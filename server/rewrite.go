@@ -163,6 +163,16 @@ func (c *Cmd) RewriteIf(cond RewriteCond) error {
 // parent.
 func (l *Location) IsImplicit() bool { return l.kind == levelIf || l.kind == levelLimitExcept }
 
+// Own returns the location whose own lines l has: l, or for an "if" or
+// "limit_except" block the location it is in. A content directive that
+// nested locations do not inherit ("empty_gif", "flv") is read there.
+func (l *Location) Own() *Location {
+	for l.IsImplicit() {
+		l = l.parent
+	}
+	return l
+}
+
 // Parent returns the enclosing level (the location, server or http
 // level), nil at http level.
 func (l *Location) Parent() *Location { return l.parent }

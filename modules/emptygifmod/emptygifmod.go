@@ -34,11 +34,7 @@ func init() {
 }
 
 func content(l *server.Location) (http.Handler, error) {
-	own := l
-	for own.IsImplicit() {
-		own = own.Parent()
-	}
-	if !server.LocConf[*locConf](own, module).on {
+	if !server.LocConf[*locConf](l.Own(), module).on {
 		return nil, nil
 	}
 	ims := staticmod.IfModifiedSince(l)

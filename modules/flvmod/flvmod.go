@@ -33,11 +33,7 @@ func init() {
 }
 
 func content(l *server.Location) (http.Handler, error) {
-	own := l
-	for own.IsImplicit() {
-		own = own.Parent()
-	}
-	if !server.LocConf[*locConf](own, module).on {
+	if !server.LocConf[*locConf](l.Own(), module).on {
 		return nil, nil
 	}
 	files, err := staticmod.CutContent(l, static.FLV)
