@@ -73,11 +73,19 @@ func (a *ahead) fill(src io.Reader, pool *sync.Pool, ended func(n int64, err err
 	defer close(a.done)
 	bp := pool.Get().(*[]byte)
 	defer pool.Put(bp)
+	// The buffer is output_buffers' size, which nothing ties to the
+	// bounds here: a piece never larger than the memory always fits once
+	// the client has read what waits, where a larger one would wait for
+	// room that never comes.
+	buf := *bp
+	if len(buf) > a.memMax {
+		buf = buf[:a.memMax]
+	}
 	var err error
 	for err == nil {
 		var n int
-		n, err = src.Read(*bp)
-		if n > 0 && !a.put((*bp)[:n]) {
+		n, err = src.Read(buf)
+		if n > 0 && !a.put(buf[:n]) {
 			err = errAheadStopped
 		}
 	}

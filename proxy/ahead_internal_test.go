@@ -164,3 +164,33 @@ func TestAheadDropRest(t *testing.T) {
 		t.Errorf("%d bytes kept after dropRest", a.memBytes)
 	}
 }
+
+// TestAheadReadsLargerThanItsBounds: the relay buffer is output_buffers'
+// size, which no check ties to *_buffers or *_max_temp_file_size
+// (output_buffers 1 128k with proxy_buffers 8 4k and
+// proxy_max_temp_file_size 0 or 64k loads in NGINX). A read larger than
+// the memory and the file can hold still gets through, in pieces, rather
+// than waiting for room that never comes.
+func TestAheadReadsLargerThanItsBounds(t *testing.T) {
+	for _, fileMax := range []int64{0, 64 << 10} {
+		made := 0
+		data := make([]byte, 1<<20)
+		for i := range data {
+			data[i] = byte(i * 7)
+		}
+		pool := &sync.Pool{New: func() any { b := make([]byte, 128<<10); return &b }}
+		a := newAhead(bytes.NewReader(data), 0, 32<<10, fileMax, tempIn(t, &made), pool, func(int64, error) {})
+		got := make(chan []byte, 1)
+		go func() { b, _ := io.ReadAll(a); got <- b }()
+		select {
+		case b := <-got:
+			if !bytes.Equal(b, data) {
+				t.Errorf("file max %d: body of %d bytes differs", fileMax, len(b))
+			}
+		case <-time.After(5 * time.Second):
+			a.stop()
+			t.Fatalf("file max %d: the body stalled", fileMax)
+		}
+		a.close()
+	}
+}
