@@ -523,7 +523,7 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 			}
 			ahead.close()
 		case !ended:
-			h.up.release(p, false, time.Now())
+			x.up.release(p, false, time.Now())
 		}
 	}()
 	var startAhead func(base int64) io.Reader

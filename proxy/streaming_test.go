@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -492,5 +493,38 @@ func TestMaxConnsFreedWhenWriterPanics(t *testing.T) {
 				t.Errorf("next request: %d, want 200 (the cut one still counts at max_conns)", resp.StatusCode)
 			}
 		})
+	}
+}
+
+// TestServeViaWriterPanicsReleasesOwnGroup: a request sent with ServeVia
+// whose writer panics ends its count at the server under the lock of the
+// request's own group, not the handler's: run with -race, requests on the
+// same group at the same time see no race on the server's count.
+func TestServeViaWriterPanicsReleasesOwnGroup(t *testing.T) {
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(bytes.Repeat([]byte("x"), 64<<10))
+	}))
+	defer origin.Close()
+	h := proxyTo(t, "http://name.test", proxy.Options{HTTPVersion: "1.1"})
+	up := mustUpstream(t, "name.test", 0, server(hostOf(origin)))
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { _ = recover() }()
+			var w http.ResponseWriter = httptest.NewRecorder()
+			if i%2 == 0 {
+				w = &panicWriter{ResponseWriter: w}
+			}
+			h.ServeVia(w, httptest.NewRequest("GET", "/", nil), up, "")
+		}()
+	}
+	wg.Wait()
+	// Every request has ended its count: the group's server takes more.
+	rec := httptest.NewRecorder()
+	h.ServeVia(rec, httptest.NewRequest("GET", "/", nil), up, "")
+	if rec.Code != http.StatusOK {
+		t.Errorf("after the requests: %d", rec.Code)
 	}
 }
