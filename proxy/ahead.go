@@ -46,7 +46,12 @@ type ahead struct {
 	// spill: the memory has stayed full for spillDelay, so the client is
 	// slower than the upstream: the next pieces go to the file. A client
 	// that keeps up empties the memory sooner and never costs a file.
-	spill     bool
+	spill bool
+	// full: put waits for room since the timer was armed (armed counts
+	// the armings, so that a timer from an earlier wait, firing late,
+	// spills nothing).
+	full      bool
+	armed     uint64
 	timer     *time.Timer
 	finishing bool  // fill has stopped reading and is seeing to the end
 	end       error // the upstream's body ended: io.EOF or its error
@@ -126,6 +131,7 @@ func (a *ahead) put(p []byte) bool {
 		case a.drain:
 			return true
 		case a.fileW == 0 && a.memRoom() >= len(p):
+			a.full, a.spill = false, false
 			a.toMem(p)
 			a.cond.Broadcast()
 			return true
@@ -137,10 +143,14 @@ func (a *ahead) put(p []byte) bool {
 				a.tempErr = err
 				return false
 			}
-			a.spill = false
+			a.full, a.spill = false, false
 			a.cond.Broadcast()
 			return true
-		case fileRoom:
+		case fileRoom && !a.full:
+			// Armed once per wait: the client's reads, each of which
+			// wakes this loop, do not put the spill off while the
+			// memory stays full.
+			a.full = true
 			a.armSpill()
 		}
 		a.cond.Wait()
@@ -150,16 +160,19 @@ func (a *ahead) put(p []byte) bool {
 // armSpill starts the wait after which a full memory spills into the
 // file. a.mu is held.
 func (a *ahead) armSpill() {
-	if a.timer == nil {
-		a.timer = time.AfterFunc(spillDelay, func() {
-			a.mu.Lock()
+	if a.timer != nil {
+		a.timer.Stop()
+	}
+	a.armed++
+	armed := a.armed
+	a.timer = time.AfterFunc(spillDelay, func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if a.full && a.armed == armed {
 			a.spill = true
 			a.cond.Broadcast()
-			a.mu.Unlock()
-		})
-		return
-	}
-	a.timer.Reset(spillDelay)
+		}
+	})
 }
 
 // memRoom is how many more bytes mem can take. a.mu is held.

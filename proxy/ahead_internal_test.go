@@ -194,3 +194,57 @@ func TestAheadReadsLargerThanItsBounds(t *testing.T) {
 		a.close()
 	}
 }
+
+// TestAheadSpillsForSteadySlowClient: a client that reads a little at a
+// time, often but far slower than the upstream, keeps the memory full:
+// after spillDelay the rest goes to the file and the upstream is read to
+// its end, however often the client takes a few bytes.
+func TestAheadSpillsForSteadySlowClient(t *testing.T) {
+	made := 0
+	ended := make(chan int64, 1)
+	a := newAhead(bytes.NewReader(make([]byte, 1<<20)), 0, 16<<10, 1<<20, tempIn(t, &made), aheadPool(), func(n int64, _ error) { ended <- n })
+	stop := make(chan struct{})
+	go func() {
+		p := make([]byte, 512)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+			}
+			if _, err := a.Read(p); err != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case <-ended:
+	case <-time.After(250 * time.Millisecond):
+		t.Error("the upstream is still read at the client's pace")
+		a.stop()
+	}
+	close(stop)
+	a.close()
+}
+
+// TestAheadSpillNotLeftOver: a client that empties the memory before
+// spillDelay leaves no spill behind for the next time the memory is
+// full, which would send that piece to the file at once.
+func TestAheadSpillNotLeftOver(t *testing.T) {
+	made := 0
+	pr, pw := io.Pipe()
+	a := newAhead(pr, 0, 16<<10, 1<<20, tempIn(t, &made), aheadPool(), func(int64, error) {})
+	defer a.close()
+	defer pw.Close()
+	pw.Write(make([]byte, 16<<10)) // fills the memory
+	go pw.Write([]byte{1})         // waits for room
+	time.Sleep(time.Millisecond)
+	io.ReadFull(a, make([]byte, 16<<10)) // room again before spillDelay
+	time.Sleep(4 * spillDelay)
+	a.mu.Lock()
+	spill := a.spill
+	a.mu.Unlock()
+	if spill {
+		t.Error("spill left set after the client emptied the memory")
+	}
+}
