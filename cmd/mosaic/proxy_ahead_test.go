@@ -102,6 +102,8 @@ func TestProxyReadsAheadOfSlowClientAsNGINX(t *testing.T) {
 	}{
 		{"temporary file", "", true},
 		{"buffers only", "proxy_max_temp_file_size 0; proxy_buffers 4 8k;", false},
+		// Reads of output_buffers' size, larger than all of proxy_buffers.
+		{"buffers only, large reads", "proxy_max_temp_file_size 0; proxy_buffers 8 4k; output_buffers 1 128k;", false},
 		{"buffering off", "proxy_buffering off;", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
