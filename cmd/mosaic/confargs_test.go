@@ -133,7 +133,7 @@ type argDifference struct {
 // argDifferences are the verdicts that stay different, with the reason;
 // server/README.md (Arguments as NGINX reads them) gives the same table.
 var argDifferences = []argDifference{
-	{"listen server resolver", nil, "host names are resolved when mosaic binds or connects, not while the file is read (NGINX refuses a name it cannot resolve, and tries to bind an address that is not local in -t)"},
+	{"listen resolver", nil, "host names are resolved when mosaic binds or connects, not while the file is read (NGINX refuses a name it cannot resolve, and tries to bind an address that is not local in -t)"},
 	{"set_real_ip_from", []string{"0", "1", "1.5"}, "NGINX resolves these through getaddrinfo as the inet_aton shorthands of 0.0.0.0, 0.0.0.1 and 1.0.0.5; mosaic takes addresses and networks written out"},
 	{"ssl_ciphers ssl_ecdh_curve ssl_ocsp_responder ssl_stapling_responder ssl_conf_command " +
 		"proxy_ssl_ciphers proxy_ssl_conf_command proxy_ssl_password_file proxy_ssl_trusted_certificate " +
