@@ -47,11 +47,10 @@ type ahead struct {
 	// slower than the upstream: the next pieces go to the file. A client
 	// that keeps up empties the memory sooner and never costs a file.
 	spill bool
-	// full: put waits for room since the timer was armed (armed counts
-	// the armings, so that a timer from an earlier wait, firing late,
-	// spills nothing).
+	// full: put waits for room, since fullSince; a timer of an earlier
+	// wait, firing late, spills nothing.
 	full      bool
-	armed     uint64
+	fullSince time.Time
 	timer     *time.Timer
 	finishing bool  // fill has stopped reading and is seeing to the end
 	end       error // the upstream's body ended: io.EOF or its error
@@ -160,15 +159,15 @@ func (a *ahead) put(p []byte) bool {
 // armSpill starts the wait after which a full memory spills into the
 // file. a.mu is held.
 func (a *ahead) armSpill() {
+	a.fullSince = time.Now()
 	if a.timer != nil {
-		a.timer.Stop()
+		a.timer.Reset(spillDelay)
+		return
 	}
-	a.armed++
-	armed := a.armed
 	a.timer = time.AfterFunc(spillDelay, func() {
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		if a.full && a.armed == armed {
+		if a.full && time.Since(a.fullSince) >= spillDelay {
 			a.spill = true
 			a.cond.Broadcast()
 		}
