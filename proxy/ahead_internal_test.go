@@ -203,8 +203,9 @@ func TestAheadSpillsForSteadySlowClient(t *testing.T) {
 	made := 0
 	ended := make(chan int64, 1)
 	a := newAhead(bytes.NewReader(make([]byte, 1<<20)), 0, 16<<10, 1<<20, tempIn(t, &made), aheadPool(), func(n int64, _ error) { ended <- n })
-	stop := make(chan struct{})
+	stop, read := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(read)
 		p := make([]byte, 512)
 		for {
 			select {
@@ -224,6 +225,7 @@ func TestAheadSpillsForSteadySlowClient(t *testing.T) {
 		a.stop()
 	}
 	close(stop)
+	<-read // close is for after the last Read
 	a.close()
 }
 
