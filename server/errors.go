@@ -160,16 +160,30 @@ func Error(w http.ResponseWriter, r *http.Request, code int) {
 		h["Content-Type"] = []string{"text/html"}
 	}
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
-	// NGINX closes an HTTP/1.x connection whose request body it will not
-	// read; on HTTP/2 it resets the stream and keeps the connection, which
-	// "Connection: close" would end (GOAWAY).
-	if (code == http.StatusMethodNotAllowed || code == http.StatusRequestEntityTooLarge) && r.ProtoMajor == 1 {
+	// NGINX ends an HTTP/1.x connection after its own page for these
+	// codes (ngx_http_special_response_handler); after any other, a 405
+	// among them, it discards the request body and keeps the connection.
+	// On HTTP/2 "Connection: close" would end the connection (GOAWAY).
+	if closesConnection(code) && r.ProtoMajor == 1 {
 		h["Connection"] = []string{"close"}
 	}
 	w.WriteHeader(code)
 	if r.Method != http.MethodHead && body != "" {
 		_, _ = w.Write([]byte(body))
 	}
+}
+
+// closesConnection reports the codes after whose page of its own NGINX
+// keeps no connection: the request is in doubt (400, 414, the TLS
+// refusals 495-497), its body is not read (413), or the server failed
+// (500, 501).
+func closesConnection(code int) bool {
+	switch code {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusRequestURITooLong,
+		495, 496, 497, http.StatusInternalServerError, http.StatusNotImplemented:
+		return true
+	}
+	return false
 }
 
 // markError tells the error_page writer under w, if any, that the server
