@@ -52,10 +52,11 @@ type ahead struct {
 	full      bool
 	fullSince time.Time
 	timer     *time.Timer
-	finishing bool  // fill has stopped reading and is seeing to the end
-	end       error // the upstream's body ended: io.EOF or its error
-	n         int64 // bytes read from the upstream
-	done      chan struct{}
+	// end: the reading has ended, with io.EOF or the upstream's error,
+	// and fill is seeing to the upstream's end.
+	end  error
+	n    int64 // bytes read from the upstream
+	done chan struct{}
 }
 
 // newAhead starts reading src, of which base bytes were read before, with
@@ -102,7 +103,6 @@ func (a *ahead) fill(src io.Reader, pool *sync.Pool, ended func(n int64, err err
 	case a.tempErr != nil:
 		err = a.tempErr
 	}
-	a.finishing = true
 	a.end = err
 	n := a.n
 	a.cond.Broadcast()
@@ -280,7 +280,7 @@ func (a *ahead) stop() bool {
 	defer a.mu.Unlock()
 	a.stopped = true
 	a.cond.Broadcast()
-	return !a.finishing
+	return a.end == nil
 }
 
 // dropRest lets the reading go on to the upstream's end, dropping what it
