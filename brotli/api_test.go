@@ -76,6 +76,7 @@ func TestHeaderWindow(t *testing.T) {
 // window allows and one byte beyond it: a reference beyond the window
 // would decode as a static dictionary word, or fail.
 func TestWindowBoundary(t *testing.T) {
+	oneGoroutine(t)
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, lgwin := range []int{10, 11, 16} {
 		max := 1<<lgwin - 16
@@ -126,6 +127,7 @@ func TestQualityRefused(t *testing.T) {
 // TestFlush checks that after every Flush the output so far decodes to
 // everything written so far.
 func TestFlush(t *testing.T) {
+	oneGoroutine(t)
 	in := corpus(t)["jquery.min.js"]
 	rng := rand.New(rand.NewPCG(7, 8))
 	for q := MinQuality; q <= MaxQuality; q++ {
@@ -169,6 +171,7 @@ func TestSegments(t *testing.T) {
 	inputs := corpus(t)
 	inputs["text"] = edgeInputs()["text"]
 	for name, in := range inputs {
+		in = raceCut(in)
 		for _, n := range []int{1, 2, 5, 16} {
 			q := rng.IntN(MaxQuality + 1)
 			pieces := split(rng, in, n)
@@ -203,6 +206,7 @@ func TestSegments(t *testing.T) {
 // TestZeroAllocs checks that a reused Writer and Encoder allocate nothing
 // per response once warm.
 func TestZeroAllocs(t *testing.T) {
+	oneGoroutine(t)
 	in := corpus(t)["api-listing.json"]
 	for q := MinQuality; q <= MaxQuality; q++ {
 		runs := 5
@@ -268,6 +272,17 @@ func TestShortDistanceCodes(t *testing.T) {
 	}
 }
 
+// raceCut shortens an input under the race detector, where the encoders
+// run ten to twenty times slower: what it checks there (encoders at work
+// on several goroutines at once) needs no long input, and the run without
+// -race takes the whole of it.
+func raceCut(in []byte) []byte {
+	if raceEnabled {
+		return in[:min(len(in), 100_000)]
+	}
+	return in
+}
+
 // TestSegmentsPrefix compresses pieces that may copy from the content
 // before them: the stream must decode, and be smaller than with
 // independent pieces.
@@ -277,6 +292,7 @@ func TestSegmentsPrefix(t *testing.T) {
 		if len(in) < 50_000 {
 			continue
 		}
+		in = raceCut(in)
 		q := 1 + rng.IntN(MaxQuality)
 		cuts := []int{0}
 		for c := 0; c < len(in); {
@@ -322,6 +338,7 @@ func TestSegmentsPrefix(t *testing.T) {
 // smaller told their offsets than not (they are then the first of their
 // text, and the dictionary has the words).
 func TestSegmentsOffsetDictionary(t *testing.T) {
+	oneGoroutine(t)
 	in := corpus(t)["api-listing.json"]
 	if len(in) < 90_000 {
 		t.Skip("api-listing.json missing from the corpus")
@@ -361,6 +378,7 @@ func TestSegmentsOffsetDictionary(t *testing.T) {
 // 0-3 test a candidate by its distance alone, and once read an emptied
 // slot (position 0) as a candidate in reach before the history.
 func TestWriterPositionRestart(t *testing.T) {
+	oneGoroutine(t)
 	body := wordText(3, 300_000)
 	for q := MinQuality; q <= MaxQuality; q++ {
 		writerRestart(t, q, 18, body)

@@ -12,6 +12,7 @@ import (
 // literals must be split into trees by context, and the output must come
 // out well below what one tree achieves (quality 4).
 func TestContextModeling(t *testing.T) {
+	oneGoroutine(t)
 	rng := rand.New(rand.NewPCG(7, 8))
 	in := make([]byte, 64<<10)
 	for i := 0; i < len(in); i += 2 {
@@ -123,6 +124,7 @@ func TestBlockLenCode(t *testing.T) {
 // then long copies of long words far apart): the commands or distances
 // must be split into block types, and the stream decode.
 func TestBlockSplitting(t *testing.T) {
+	oneGoroutine(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	short := []string{"ab", "cd", "ef", "gh"}
 	var in []byte
@@ -156,6 +158,7 @@ func TestBlockSplitting(t *testing.T) {
 // the two bytes before it, which literal contexts need, and stores them
 // as they are first.
 func TestDeepSegments(t *testing.T) {
+	oneGoroutine(t)
 	in := corpus(t)["jquery.min.js"][:60_000]
 	cuts := []int{0, 1, 3, 5000, 5001, 20_000, 41_000, len(in)}
 	for q := 5; q <= MaxQuality; q++ {

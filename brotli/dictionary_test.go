@@ -171,6 +171,7 @@ func dictTexts() map[string][]byte {
 // restore them, and that the qualities that search the dictionary make
 // references.
 func TestDictionaryRoundTrip(t *testing.T) {
+	oneGoroutine(t)
 	for name, in := range dictTexts() {
 		for q := MinQuality; q <= MaxQuality; q++ {
 			for _, lgwin := range []int{10, 16, 22} {
@@ -217,6 +218,7 @@ func TestDictionaryRoundTrip(t *testing.T) {
 // flushes (each flush starts a meta-block, whose references must still
 // use the stream's position).
 func TestDictionaryRandom(t *testing.T) {
+	oneGoroutine(t)
 	rng := rand.New(rand.NewPCG(7, 9))
 	hits := 0
 	defer func() {
@@ -308,6 +310,7 @@ func TestDictionaryRing(t *testing.T) {
 // a body made of dictionary words, each once, is searched all along
 // otherwise.
 func TestDictionarySpan(t *testing.T) {
+	oneGoroutine(t)
 	var b []byte
 	for k := 0; len(b) < 256<<10; k++ {
 		l := minWordLen + k%(maxWordLen-minWordLen+1)
@@ -348,6 +351,7 @@ func TestDictionarySpan(t *testing.T) {
 // omit-last, omit-first and whole-word transforms: checked against a
 // search of every word and transform.
 func TestRefLengths(t *testing.T) {
+	oneGoroutine(t)
 	in := []byte(`The information was unavailable; "Services" in the Country, and Home. THE PEOPLE, ` +
 		`Within the window: contentType="text", returned(Number) for the people of the world. ` +
 		`International, internationally, informational. Moreover the .com/about page`)
@@ -474,6 +478,7 @@ func TestRefLengthBound(t *testing.T) {
 // bootstrap comes out 43 bytes larger, while the corpus is 325 bytes
 // smaller).
 func TestQuality11Parse(t *testing.T) {
+	oneGoroutine(t)
 	files := corpus(t)
 	var ins [][]byte
 	for _, name := range []string{"react-dom.development.js", "bootstrap.min.css"} {
@@ -505,6 +510,7 @@ func TestQuality11Parse(t *testing.T) {
 // that a text opening with what no word matches (here 3 KB of capitals
 // and digits) still refers to the dictionary in the prose that follows.
 func TestDictionaryOpen(t *testing.T) {
+	oneGoroutine(t)
 	rng := rand.New(rand.NewPCG(5, 6))
 	var head []byte
 	for len(head) < 3000 {

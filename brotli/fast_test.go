@@ -54,6 +54,7 @@ func runFast[R fastVariant](t *testing.T, q, lgwin int, earlier, in []byte) fast
 // reach, until the body enters its own), with the largest window and the
 // smallest (where many candidates lie just beyond reach).
 func TestFastFold(t *testing.T) {
+	oneGoroutine(t)
 	inputs := map[string][]byte{"words-1": wordText(1, 200_000), "words-2": wordText(2, 100_000)}
 	files, _ := filepath.Glob("../../shared/corpus/*.j*")
 	for _, f := range files {

@@ -53,6 +53,7 @@ func TestBuildLengthsLimited(t *testing.T) {
 // limited to 15 bits, and alphabets of every small size (the simple
 // prefix codes of one to four symbols).
 func TestSkewedLiterals(t *testing.T) {
+	oneGoroutine(t)
 	rng := rand.New(rand.NewPCG(11, 12))
 	hist := fibHist(24)
 	var in []byte

@@ -13,6 +13,7 @@ import (
 // TestOptimalSmaller: the optimal parse makes quality 10 smaller than 9
 // and 11 smaller than 10, summed over the corpus, and each output decodes.
 func TestOptimalSmaller(t *testing.T) {
+	oneGoroutine(t)
 	files, names := corpusNames(t)
 	var sum [MaxQuality + 1]int
 	for _, q := range []int{9, 10, 11} {
@@ -37,6 +38,7 @@ func TestOptimalSmaller(t *testing.T) {
 // real, longer than the one before, within reach and no longer than
 // asked, on input with long repeats, near repeats and noise.
 func TestOptimalTreeMatches(t *testing.T) {
+	oneGoroutine(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	data := make([]byte, 0, 200_000)
 	for len(data) < 190_000 {
@@ -84,6 +86,7 @@ func TestOptimalTreeMatches(t *testing.T) {
 // most about four times as long): the parse takes such a copy whole and
 // does not search the positions inside it.
 func TestOptimalLongRuns(t *testing.T) {
+	oneGoroutine(t)
 	for name, unit := range map[string]string{"run": "a", "period-2": "ab", "period-9": "abcdefghi"} {
 		var took [2]time.Duration
 		for k, n := range []int{32 << 10, 128 << 10} {
@@ -117,6 +120,7 @@ func TestOptimalLongRuns(t *testing.T) {
 // KB back is coded as a copy, and a short body does not pay for a tree
 // the size of the window.
 func TestOptimalTreeGrows(t *testing.T) {
+	oneGoroutine(t)
 	rng := rand.New(rand.NewPCG(5, 6))
 	noise := make([]byte, 600<<10)
 	for i := range noise {
@@ -194,6 +198,7 @@ func mixedLiterals(seed uint64) []byte {
 // get block types of their own, which make the output smaller than one
 // type would, and decode.
 func TestLiteralBlockTypes(t *testing.T) {
+	oneGoroutine(t)
 	in := mixedLiterals(1)
 	for _, q := range []int{10, 11} {
 		enc, err := NewEncoder(Options{Quality: q})
@@ -217,6 +222,7 @@ func TestLiteralBlockTypes(t *testing.T) {
 // types of its quick parse's literals, which on literals of changing
 // character makes the output smaller than prices from all of them.
 func TestTypedLiteralCosts(t *testing.T) {
+	oneGoroutine(t)
 	in := mixedLiterals(2)
 	typed, err := Encode(nil, in, Options{Quality: 10})
 	if err != nil {
@@ -233,6 +239,7 @@ func TestTypedLiteralCosts(t *testing.T) {
 // here all near, and of long ones, all far, get trees of their own
 // through the distance contexts (RFC 7932 section 7.2).
 func TestDistanceContexts(t *testing.T) {
+	oneGoroutine(t)
 	rng := rand.New(rand.NewPCG(5, 6))
 	var b bytes.Buffer
 	for b.Len() < 200<<10 {
@@ -274,6 +281,7 @@ func TestDistanceContexts(t *testing.T) {
 // boundary) join the next piece's first command. The output decodes, streamed and with a window smaller
 // than the meta-block too, and is smaller than meta-blocks of one piece.
 func TestOptimalPieces(t *testing.T) {
+	oneGoroutine(t)
 	rng := rand.New(rand.NewPCG(8, 9))
 	base := mixedLiterals(3)
 	var b bytes.Buffer
@@ -333,6 +341,7 @@ func codeTable(lines int) []byte {
 // characters with consecutive code points smaller than literals do; text
 // that is mostly ASCII is not searched for them.
 func TestNearPairs(t *testing.T) {
+	oneGoroutine(t)
 	in := codeTable(400)
 	if !multiByteText(in) {
 		t.Fatal("the code table is not taken for multi-byte text")
@@ -381,6 +390,7 @@ func TestNearPairs(t *testing.T) {
 // distance postfix, which puts those low bits in the symbols, and comes
 // out smaller than with NPOSTFIX 0.
 func TestDistanceParams(t *testing.T) {
+	oneGoroutine(t)
 	rng := rand.New(rand.NewPCG(17, 18))
 	var in []byte
 	for range 64 {

@@ -90,6 +90,7 @@ func versions(seed uint64, n int) (older, newer []byte) {
 // (43-51%: their tables hold few of the dictionary's positions) and under
 // a quarter at 4-11 (19-20%).
 func TestRawDictionary(t *testing.T) {
+	oneGoroutine(t)
 	older, newer := versions(1, 80_000)
 	// Words the dictionary lacks, which the static dictionary has: its
 	// references count their distances past the raw dictionary.
@@ -140,6 +141,7 @@ func TestRawDictionary(t *testing.T) {
 // body that repeats the dictionary's end followed by its own start tempts
 // every match finder to make one, at every quality.
 func TestRawDictionaryCopyEndsInIt(t *testing.T) {
+	oneGoroutine(t)
 	rng := rand.New(rand.NewPCG(5, 6))
 	random := func(n int) []byte {
 		b := make([]byte, n)
@@ -181,6 +183,7 @@ func TestRawDictionaryCopyEndsInIt(t *testing.T) {
 // Random bodies and dictionaries that share pieces, at random qualities
 // and windows (some smaller than dictionary and body together).
 func TestRawDictionaryRandom(t *testing.T) {
+	oneGoroutine(t)
 	rng := rand.New(rand.NewPCG(7, 8))
 	pool, _ := versions(3, 400_000)
 	for range 60 {
@@ -257,6 +260,7 @@ func TestDictionaryShared(t *testing.T) {
 // not grow with the dictionary; at 4-9 the index still finds the long
 // copies from its start, and every stream decodes.
 func TestRawDictionaryFillSpan(t *testing.T) {
+	oneGoroutine(t)
 	older, newer := versions(5, 60_000)
 	// The older text, then 1.2 MiB of random bytes: the text lies beyond
 	// the span from the dictionary's end.

@@ -120,6 +120,7 @@ func edgeInputs() map[string][]byte {
 }
 
 func TestRoundTripEdges(t *testing.T) {
+	oneGoroutine(t)
 	for name, in := range edgeInputs() {
 		for q := MinQuality; q <= MaxQuality; q++ {
 			for _, lgwin := range []int{10, 16, 17, 18, 24} {
@@ -152,6 +153,7 @@ func slowAt(q, n int) bool { return q >= 10 && n > 256<<10 }
 // TestRoundTripTool decodes every quality's output of the edge inputs and
 // the corpus with Google's decoder (the brotli tool) as well.
 func TestRoundTripTool(t *testing.T) {
+	oneGoroutine(t)
 	if _, err := exec.LookPath("brotli"); err != nil {
 		t.Skip("brotli tool not installed")
 	}
@@ -177,6 +179,7 @@ func TestRoundTripTool(t *testing.T) {
 // storing: the corpus must shrink at every quality, and a highly
 // repetitive input must shrink to almost nothing.
 func TestCompresses(t *testing.T) {
+	oneGoroutine(t)
 	for name, in := range corpus(t) {
 		for q := MinQuality; q <= MaxQuality; q++ {
 			if slowAt(q, len(in)) {
@@ -197,6 +200,7 @@ func TestCompresses(t *testing.T) {
 // TestLargeSmallWindow compresses more than 16 MiB, the longest meta-block
 // length, with small windows, streaming and in one shot.
 func TestLargeSmallWindow(t *testing.T) {
+	oneGoroutine(t)
 	if testing.Short() {
 		t.Skip("17 MiB")
 	}
@@ -248,6 +252,7 @@ func TestLargeSmallWindow(t *testing.T) {
 // stream's positions, which hash and compare like the current ones but
 // are not in the decoder's window, so none may be referred to.
 func TestReuseAcrossStreams(t *testing.T) {
+	oneGoroutine(t)
 	in := edgeInputs()["mixed"]
 	small := in[:3000]
 	for q := MinQuality; q <= MaxQuality; q++ {
@@ -291,6 +296,7 @@ func TestReuseAcrossStreams(t *testing.T) {
 // at 5-9) must not leak into the header of one without. Each quality
 // follows 11 and 10 once.
 func TestReuseAcrossQualities(t *testing.T) {
+	oneGoroutine(t)
 	in := mixedLiterals(5)[:48<<10]
 	var order []int
 	for q := MinQuality; q <= MaxQuality; q++ {

@@ -30,6 +30,7 @@ func segmented(t *testing.T, body []byte, q, n, bodyLen int, prefix func(off int
 // come out smaller than given only its last 256 KiB: the body is taken to
 // be at least the whole Prefix and the piece long.
 func TestSegmentBodyLen(t *testing.T) {
+	oneGoroutine(t)
 	body := corpus(t)["react-dom.development.js"]
 	if len(body) < 1<<20 {
 		t.Skip("react-dom.development.js missing from the corpus")
