@@ -96,10 +96,7 @@ func (b *Builder) Line(name string, args []string) (warn []string, err error) {
 // network reads a network as geo does: 255.255.255.255 is allowed (the
 // address that clients without one are looked up as).
 func network(s string) (netip.Prefix, []string, error) {
-	if s == "255.255.255.255" {
-		return netip.PrefixFrom(none, 32), nil, nil
-	}
-	p, exact, err := inet.ParseCIDR(s)
+	p, exact, err := inet.ParseNetwork(s)
 	if err != nil {
 		return p, nil, fmt.Errorf("invalid network %q", s)
 	}
@@ -327,23 +324,8 @@ func (t *Table) Find(a netip.Addr, ok bool) string {
 // first, walked as NGINX's realip module walks it.
 func (t *Table) Lookup(addr string, h http.Header) string {
 	a, ok := inet.ParseAddr(addr)
-	if xff := h["X-Forwarded-For"]; ok && len(t.Proxies) > 0 && len(xff) > 0 {
-		p := forwarded.Peer{Addr: a}
-		if forwarded.WalkFields(&p, xff, t.Recursive, t.trusted) != forwarded.Declined {
-			a = p.Addr
-		}
+	if ok {
+		a = forwarded.Behind(a, h["X-Forwarded-For"], t.Proxies, t.Recursive)
 	}
 	return t.Find(a, ok)
-}
-
-// trusted reports whether p is one of the block's proxies; an
-// IPv4-mapped address is matched as IPv4, as NGINX's ngx_cidr_match does.
-func (t *Table) trusted(p forwarded.Peer) bool {
-	a := p.Addr.Unmap()
-	for _, pr := range t.Proxies {
-		if pr.Contains(a) {
-			return true
-		}
-	}
-	return false
 }

@@ -15,6 +15,7 @@
 //	modules/fastcgimod    fastcgi_pass, fastcgi_*        -> fastcgi (+ proxy, as its Wire; gatewaymod)
 //	modules/gatewaymod    the *_pass, *_param... every gateway shares (a helper for fastcgimod, uwsgimod, scgimod, memcachedmod)
 //	modules/geomod        geo                            -> geo (a variable per geo block)
+//	modules/geoipmod      geoip_country, geoip_city…     -> geoip ($geoip_* variables from legacy MaxMind databases)
 //	modules/grpcmod       grpc_pass, grpc_*              -> grpcproxy (HTTP/2 to gRPC servers; proxy's balancer)
 //	modules/headersmod    add_header, expires            -> headers
 //	modules/limitmod      limit_req*, limit_conn*        -> limit (the preaccess phase)

@@ -60,7 +60,9 @@ func nginxTest(t *testing.T, path string) *exec.Cmd {
 	}
 	dir := filepath.Dir(path)
 	main := path + ".main"
-	writeFile(t, main, fmt.Sprintf("events {} include %s;\n", path))
+	// The file first: its main-level lines (load_module) must come before
+	// any block.
+	writeFile(t, main, fmt.Sprintf("include %s;\nevents {}\n", path))
 	return exec.Command("/usr/sbin/nginx", "-t", "-p", dir, "-c", main, "-e", filepath.Join(dir, "error.log"))
 }
 
@@ -70,8 +72,15 @@ func nginxTest(t *testing.T, path string) *exec.Cmd {
 // skips the test without NGINX.
 func testBoth(t *testing.T, dir string, i int, http string) (mout string, merr error, nginxEmerg string) {
 	t.Helper()
+	return testBothMain(t, dir, i, "", http)
+}
+
+// testBothMain is testBoth with main-level lines (load_module) before the
+// http block.
+func testBothMain(t *testing.T, dir string, i int, main, http string) (mout string, merr error, nginxEmerg string) {
+	t.Helper()
 	path := filepath.Join(dir, fmt.Sprintf("bad%d.conf", i))
-	writeFile(t, path, "http {\n"+http+"\nserver { listen 127.0.0.1:1; }\n}\n")
+	writeFile(t, path, main+"http {\n"+http+"\nserver { listen 127.0.0.1:1; }\n}\n")
 	n := nginxTest(t, path)
 	if n == nil {
 		t.Skip("nginx is not installed")

@@ -255,15 +255,22 @@ func nginxPath(t *testing.T) string {
 // for port.
 func startNGINX(t *testing.T, dir, httpBlock string, port int) {
 	t.Helper()
+	startNGINXMain(t, dir, "", httpBlock, port)
+}
+
+// startNGINXMain is startNGINX with main-level lines (load_module) first.
+func startNGINXMain(t *testing.T, dir, main, httpBlock string, port int) {
+	t.Helper()
 	nginx := nginxPath(t)
-	conf := fmt.Sprintf(`daemon off; master_process off; worker_processes 1;
+	conf := fmt.Sprintf(`%[3]s
+		daemon off; master_process off; worker_processes 1;
 		error_log %[1]s/error.log info; pid %[1]s/nginx.pid;
 		events { worker_connections 64; }
 		http {
 			client_body_temp_path %[1]s/body; proxy_temp_path %[1]s/proxy; fastcgi_temp_path %[1]s/fcgi;
 			uwsgi_temp_path %[1]s/uwsgi; scgi_temp_path %[1]s/scgi;
 			%[2]s
-		}`, dir, httpBlock)
+		}`, dir, httpBlock, main)
 	writeFile(t, filepath.Join(dir, "nginx.conf"), conf)
 	cmd := exec.Command(nginx, "-p", dir, "-c", filepath.Join(dir, "nginx.conf"), "-e", filepath.Join(dir, "error.log"))
 	out := &syncBuffer{}
@@ -283,14 +290,21 @@ func startNGINX(t *testing.T, dir, httpBlock string, port int) {
 // who it is for ("m" or "n").
 func startBoth(t *testing.T, dir string, block func(who string, port int) string) (mport, nport int) {
 	t.Helper()
+	return startBothMain(t, dir, "", block)
+}
+
+// startBothMain is startBoth with main-level lines (load_module) before
+// the http block, the same for both.
+func startBothMain(t *testing.T, dir, main string, block func(who string, port int) string) (mport, nport int) {
+	t.Helper()
 	mport, nport = freePort(t), freePort(t)
 	for _, sub := range []string{"nginx", "mosaic"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	startNGINX(t, filepath.Join(dir, "nginx"), block("n", nport), nport)
-	startMosaic(t, filepath.Join(dir, "mosaic"), "http {\n"+block("m", mport)+"\n}\n", mport)
+	startNGINXMain(t, filepath.Join(dir, "nginx"), main, block("n", nport), nport)
+	startMosaic(t, filepath.Join(dir, "mosaic"), main+"http {\n"+block("m", mport)+"\n}\n", mport)
 	return mport, nport
 }
 

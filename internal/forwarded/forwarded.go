@@ -96,6 +96,31 @@ func WalkFields(p *Peer, fields []string, recursive bool, trusted func(Peer) boo
 	return rc
 }
 
+// Behind returns the address of the client at a once the X-Forwarded-For
+// lines fields are walked back past the trusted proxies, as the geo and
+// geoip modules find it: a itself when it is not one of proxies or the
+// lines hold no address to take. An IPv4-mapped address is matched
+// against the proxies as IPv4, as NGINX's ngx_cidr_match does.
+func Behind(a netip.Addr, fields []string, proxies []netip.Prefix, recursive bool) netip.Addr {
+	if len(proxies) == 0 || len(fields) == 0 {
+		return a
+	}
+	trusted := func(p Peer) bool {
+		u := p.Addr.Unmap()
+		for _, pr := range proxies {
+			if pr.Contains(u) {
+				return true
+			}
+		}
+		return false
+	}
+	p := Peer{Addr: a}
+	if WalkFields(&p, fields, recursive, trusted) == Declined {
+		return a
+	}
+	return p.Addr
+}
+
 // ParseAddrPort reads an element of a forwarded list as NGINX's
 // ngx_parse_addr_port: an address, "a.b.c.d:port" or "[v6]:port" with a
 // port from 1 to 65535. port is 0 when none was given.

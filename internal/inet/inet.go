@@ -40,6 +40,16 @@ func ParseCIDR(s string) (p netip.Prefix, exact bool, err error) {
 	return masked, masked.Addr() == addr, nil
 }
 
+// ParseNetwork reads a network of the geo and geoip modules' lists as
+// ParseCIDR does, except that 255.255.255.255 is taken (as a /32): those
+// modules look up clients without an address under it.
+func ParseNetwork(s string) (p netip.Prefix, exact bool, err error) {
+	if s == "255.255.255.255" {
+		return netip.PrefixFrom(netip.AddrFrom4([4]byte{255, 255, 255, 255}), 32), true, nil
+	}
+	return ParseCIDR(s)
+}
+
 // ParseAddr reads an IPv4 or IPv6 address as NGINX's ngx_parse_addr does:
 // IPv4 as four decimal numbers up to 255 (leading zeros allowed, as
 // inet_addr-style parsing takes them; an empty one is 0; 255.255.255.255

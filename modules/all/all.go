@@ -18,6 +18,7 @@ import (
 	_ "github.com/mosaic-edge/mosaic/modules/esimod"
 	_ "github.com/mosaic-edge/mosaic/modules/fastcgimod"
 	_ "github.com/mosaic-edge/mosaic/modules/flvmod"
+	_ "github.com/mosaic-edge/mosaic/modules/geoipmod"
 	_ "github.com/mosaic-edge/mosaic/modules/geomod"
 	_ "github.com/mosaic-edge/mosaic/modules/grpcmod"
 	_ "github.com/mosaic-edge/mosaic/modules/headersmod"
