@@ -404,9 +404,10 @@ func (db *DB) Org(a netip.Addr) (string, bool) {
 
 // record returns where the record that the tree's pointer x leads to
 // begins in the file, and false when x is the "no record" pointer or the
-// record lies outside the file.
+// record lies outside the file. A walk that failed (x is 0) is read as
+// libGeoIP reads it, as any other pointer: a record inside the tree.
 func (db *DB) record(x uint32) (int, bool) {
-	if x == 0 || x == db.seg {
+	if x == db.seg {
 		return 0, false
 	}
 	p := uint64(x) + uint64(2*db.recLen-1)*uint64(db.seg)

@@ -239,3 +239,28 @@ func FuzzDatabase(f *testing.F) {
 		}
 	})
 }
+
+// A walk that never reaches a leaf (the first node points back at
+// itself) ends on pointer 0, which libGeoIP reads as a record as it reads
+// any other pointer: (2*record length-1)*segment bytes into the file;
+// the countries of a Country edition are then not found.
+func TestLoopingTree(t *testing.T) {
+	org := testgeoip.Build(testgeoip.Org, []testgeoip.Net{{Prefix: pfx("192.0.2.0/24"), Record: testgeoip.Name("x")}})
+	clear(org[:8])
+	db := open(t, org)
+	at := 7 * int(db.seg)
+	if s, ok := db.Org(addr("192.0.2.1")); !ok || s != string(org[at:at+indexNUL(org[at:])]) {
+		t.Errorf("org %q %v", s, ok)
+	}
+	city := testgeoip.Build(testgeoip.CityRev1, []testgeoip.Net{{Prefix: pfx("192.0.2.0/24"), Record: testgeoip.City{Country: 225, Region: "CA"}.Bytes(2)}})
+	clear(city[:6])
+	db = open(t, city)
+	if r, ok := db.City(addr("10.0.0.1")); !ok || r.CountryID != int(city[5*db.seg]) {
+		t.Errorf("city %+v %v", r, ok)
+	}
+	country := testgeoip.Build(testgeoip.Country, []testgeoip.Net{{Prefix: pfx("192.0.2.0/24"), Country: 3}})
+	clear(country[:6])
+	if _, _, _, ok := open(t, country).Country(addr("192.0.2.1")); ok {
+		t.Error("a country from a looping tree")
+	}
+}

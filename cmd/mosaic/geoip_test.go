@@ -283,3 +283,36 @@ func TestGeoIPMapBlocksCountriesAsNGINX(t *testing.T) {
 		t.Errorf("81.2.69.160 gets %q", got)
 	}
 }
+
+// TestGeoIPLoopingTreeAsNGINX: a database whose tree never reaches a
+// leaf (its first node points back at itself) opens in libGeoIP, and
+// each lookup then answers the record where the record section begins,
+// as a walk that fails ends on pointer 0; compared for city and
+// organization editions, IPv4 and IPv6.
+func TestGeoIPLoopingTreeAsNGINX(t *testing.T) {
+	geoipNeeds(t)
+	dir := t.TempDir()
+	for _, c := range []struct{ city, org, orgLen int }{
+		{testgeoip.CityRev1, testgeoip.Org, 4},
+		{testgeoip.CityRev0V6, testgeoip.ASNumV6, 3},
+	} {
+		city, org := geoipWrite(t, dir, c.city, false), geoipWrite(t, dir, c.org, true)
+		for path, n := range map[string]int{city: 6, org: 2 * c.orgLen} {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			clear(b[:n])
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mport, nport := geoipServe(t, fmt.Sprintf("geoip_city %s; geoip_org %s; geoip_proxy 127.0.0.1;", city, org))
+		if got := geoipAnswer(t, mport, "192.0.2.1"); strings.Trim(got, "|\n") == "" {
+			t.Errorf("edition %d: no record for a looping tree: %q", c.city, got)
+		}
+		for _, a := range []string{"192.0.2.1", "10.0.0.1", "2001:db8::1", ""} {
+			sameGeoIP(t, mport, nport, a)
+		}
+	}
+}
