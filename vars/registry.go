@@ -75,6 +75,16 @@ func RegisterSettable(name string) {
 // location with other settings, or one reached by an internal redirect,
 // reads the value found before.
 func RegisterChangeable(name string, g Getter) {
+	RegisterCached(name, g)
+	markSettable(name)
+}
+
+// RegisterCached makes $name computed by g when first read in a request,
+// and that value read for the rest of the request, as RegisterChangeable
+// does, but "set" cannot give it one: NGINX's cacheable variables whose
+// inputs may change within a request ($geoip_*, which read the client's
+// address that a location's realip module may set after a first read).
+func RegisterCached(name string, g Getter) {
 	Register(name, func(r *http.Request, st *State) string {
 		if v, ok := st.Get(name); ok {
 			return v
@@ -83,7 +93,6 @@ func RegisterChangeable(name string, g Getter) {
 		st.Set(name, v)
 		return v
 	})
-	markSettable(name)
 }
 
 func markSettable(name string) {

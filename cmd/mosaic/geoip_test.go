@@ -316,3 +316,27 @@ func TestGeoIPLoopingTreeAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestGeoIPValueKeptAsNGINX: NGINX keeps a $geoip_* value once read in a
+// request, as it keeps its cacheable variables: read in the server's
+// rewrite phase, before the location's realip module sets the client's
+// address, it is the value the response's fields read afterwards.
+func TestGeoIPValueKeptAsNGINX(t *testing.T) {
+	geoipNeeds(t, geoipV4)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www", "f.txt"), "f\n")
+	mport, nport := startBothMain(t, dir, geoipLoad, func(_ string, port int) string {
+		return fmt.Sprintf(`geoip_country %s;
+			server { listen 127.0.0.1:%d; root %s/www;
+				set $before $geoip_country_code;
+				location / { set_real_ip_from 127.0.0.1; real_ip_header X-Real-IP;
+					add_header X-Geo "$before|$geoip_country_code|$geoip_country_name|$remote_addr"; } }`,
+			geoipV4, port, dir)
+	})
+	req := "GET /f.txt HTTP/1.1\r\nHost: a.test\r\nX-Real-IP: 8.8.8.8\r\nConnection: close\r\n\r\n"
+	m, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
+	n, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
+	if mg, ng := m.Header.Get("X-Geo"), n.Header.Get("X-Geo"); mg != ng {
+		t.Errorf("X-Geo: mosaic %q, nginx %q", mg, ng)
+	}
+}

@@ -53,6 +53,8 @@ func init() {
 	remoteAddr, _ = vars.Lookup("remote_addr")
 	// NGINX's module defines its variables in every configuration, with
 	// or without a database: without one they are not found (empty).
+	// NGINX keeps each value once read in a request, though the realip
+	// module of a location may change the client's address afterwards.
 	country := func(pick func(code, code3, name string) string) vars.Getter {
 		return lookup(func(m *mainConf, a netip.Addr) string {
 			if m.country == nil {
@@ -62,10 +64,10 @@ func init() {
 			return pick(code, code3, name)
 		})
 	}
-	vars.Register("geoip_country_code", country(func(c, _, _ string) string { return c }))
-	vars.Register("geoip_country_code3", country(func(_, c3, _ string) string { return c3 }))
-	vars.Register("geoip_country_name", country(func(_, _, n string) string { return n }))
-	vars.Register("geoip_org", lookup(func(m *mainConf, a netip.Addr) string {
+	vars.RegisterCached("geoip_country_code", country(func(c, _, _ string) string { return c }))
+	vars.RegisterCached("geoip_country_code3", country(func(_, c3, _ string) string { return c3 }))
+	vars.RegisterCached("geoip_country_name", country(func(_, _, n string) string { return n }))
+	vars.RegisterCached("geoip_org", lookup(func(m *mainConf, a netip.Addr) string {
 		if m.org == nil {
 			return ""
 		}
@@ -86,7 +88,7 @@ func init() {
 		"geoip_dma_code":            func(r *geoip.Record) string { return strconv.Itoa(r.MetroCode) },
 		"geoip_area_code":           func(r *geoip.Record) string { return strconv.Itoa(r.AreaCode) },
 	} {
-		vars.Register(name, lookup(func(m *mainConf, a netip.Addr) string {
+		vars.RegisterCached(name, lookup(func(m *mainConf, a netip.Addr) string {
 			if m.city == nil {
 				return ""
 			}
