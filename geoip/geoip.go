@@ -92,19 +92,25 @@ type DB struct {
 	UTF8 bool
 }
 
-// Open reads the database at path.
+// Open reads the database at path: as many bytes as its size says, as
+// libGeoIP reads them, so that a device without a size (/dev/zero) is an
+// empty file, not one read up to MaxSize.
 func Open(path string) (*DB, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	st, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > MaxSize {
+	if st.Size() > MaxSize {
 		return nil, fmt.Errorf("geoip: %s is larger than %d bytes", path, MaxSize)
+	}
+	data := make([]byte, st.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, fmt.Errorf("geoip: reading %s: %w", path, err)
 	}
 	return New(data)
 }

@@ -149,6 +149,19 @@ func TestOpenErrors(t *testing.T) {
 	if _, err := Open("/nonexistent/GeoIP.dat"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
+	// A device without a size is read as libGeoIP reads it, as empty:
+	// not up to MaxSize (gigabytes of memory, seconds) before refusing it.
+	if _, err := Open(os.DevNull); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("%s: %v", os.DevNull, err)
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if _, err := Open("/dev/zero"); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("/dev/zero: %v", err)
+		}
+	}
+	if _, err := Open(t.TempDir()); err == nil {
+		t.Error("a directory opens")
+	}
 	city := testgeoip.Build(testgeoip.CityRev1, []testgeoip.Net{{Prefix: pfx("192.0.2.0/24"), Record: testgeoip.City{Country: 1}.Bytes(2)}})
 	for name, data := range map[string][]byte{
 		"empty":            nil,

@@ -247,6 +247,7 @@ func TestGeoIPErrorsAsNGINX(t *testing.T) {
 		"geoip_country " + city + ";",
 		"geoip_country " + junk + ";",
 		"geoip_country " + zeros + ";",
+		"geoip_country /dev/zero;",
 		"geoip_city " + geoipV4 + ";",
 		"geoip_city " + org + ";",
 		"geoip_org " + city + " utf8;",
