@@ -13,6 +13,8 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"sort"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -329,7 +331,12 @@ func RegionName(country, region string) string {
 	if len(region) < 2 || !codeChar(region[0]) || !codeChar(region[1]) {
 		return ""
 	}
-	return regionNames[country+region[:2]]
+	key := country + region[:2]
+	i, ok := sort.Find(len(regionNames), func(i int) int { return strings.Compare(key, regionNames[i].code) })
+	if !ok {
+		return ""
+	}
+	return regionNames[i].name
 }
 
 func codeChar(c byte) bool { return c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' }

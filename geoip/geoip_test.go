@@ -228,6 +228,16 @@ func TestRegionName(t *testing.T) {
 			t.Errorf("%s %s: %q, want %q", c.country, c.region, got, c.want)
 		}
 	}
+	// RegionName searches the table by halves: it must be sorted, each
+	// code once, and every entry found.
+	for i, r := range regionNames {
+		if i > 0 && r.code <= regionNames[i-1].code {
+			t.Fatalf("regionNames: %q after %q", r.code, regionNames[i-1].code)
+		}
+		if got := RegionName(r.code[:2], r.code[2:]); got != r.name {
+			t.Errorf("%s: %q, want %q", r.code, got, r.name)
+		}
+	}
 }
 
 // FuzzDatabase opens any bytes as a database and looks addresses up in
