@@ -1,4 +1,4 @@
-// Code generated from libGeoIP 1.6.12's country tables (GeoIP.c); DO NOT EDIT.
+// The country table of libGeoIP 1.6.12 (its GeoIP.c), in its numbering.
 
 package geoip
 
