@@ -5,13 +5,47 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+
+	"github.com/mosaic-edge/mosaic/charset"
+	"github.com/mosaic-edge/mosaic/conf"
 )
 
-// The charset directives (NGINX's ngx_http_charset_module) without its
-// conversion tables: mosaic names the charset of a response in its
-// Content-Type but never recodes a body, so "charset_map" is refused and
-// so is a charset that differs from source_charset at the same level,
-// which NGINX could serve only with such a map.
+// The charset directives (NGINX's ngx_http_charset_module). The core
+// names the charset of a response in its Content-Type (the recorder's
+// finalHeader); a body that must be converted between two charsets, by
+// a charset_map, is recoded by the "charset" output filter
+// (modules/charsetmod) through CharsetRecoding, which also names the new
+// charset, so that the recorder then finds nothing left to do.
+
+// charsetMaps are the configuration's charset_map tables.
+type charsetMaps struct {
+	tables []*charset.Table
+}
+
+// find returns the table between src and dst, and whether it converts
+// To to From; nil for none.
+func (m *charsetMaps) find(src, dst string) (*charset.Table, bool) {
+	if m == nil {
+		return nil, false
+	}
+	for _, t := range m.tables {
+		if strings.EqualFold(t.From, src) && strings.EqualFold(t.To, dst) {
+			return t, false
+		}
+		if strings.EqualFold(t.From, dst) && strings.EqualFold(t.To, src) {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// declareCharset adds a name to the charsets an X-Accel-Charset may name.
+func declareCharset(cfg *Config, name string) {
+	if cfg.charsets == nil {
+		cfg.charsets = make(map[string]bool)
+	}
+	cfg.charsets[strings.ToLower(name)] = true
+}
 
 // charsetTypes is the list of charset_types: text/html always, or any
 // type for "*".
@@ -49,12 +83,10 @@ func setCharset(source bool) func(*Cmd) error {
 			name = ""
 		}
 		*at = c.Pos()
+		cfg := c.Config()
+		cl.charsetMaps = &cfg.charsetMaps
 		if name != "" {
-			cfg := c.Config()
-			if cfg.charsets == nil {
-				cfg.charsets = make(map[string]bool)
-			}
-			cfg.charsets[strings.ToLower(name)] = true
+			declareCharset(cfg, name)
 		}
 		return Put(c, s, name)
 	}
@@ -77,14 +109,47 @@ func setCharsetTypes(c *Cmd) error {
 	return nil
 }
 
+// setCharsetMap reads a "charset_map from to { byte value; ... }" block,
+// with NGINX's checks and wording.
+func setCharsetMap(c *Cmd) error {
+	cfg := c.Config()
+	from, to := c.Args[0], c.Args[1]
+	t, err := charset.NewTable(from, to)
+	if err != nil {
+		return c.Errorf("%s", err)
+	}
+	if m, _ := cfg.charsetMaps.find(from, to); m != nil {
+		return c.Errorf("duplicate \"charset_map\" between %q and %q", from, to)
+	}
+	declareCharset(cfg, from)
+	declareCharset(cfg, to)
+	for _, d := range c.Block {
+		if d.Block != nil {
+			return conf.Errorf(d, "unexpected \"{\"")
+		}
+		if len(d.Args) != 1 {
+			return conf.Errorf(d, "invalid parameters number")
+		}
+		if err := t.Map(d.Name, d.Args[0]); err != nil {
+			return conf.Errorf(d, "%s", err)
+		}
+	}
+	cfg.charsetMaps.tables = append(cfg.charsetMaps.tables, t)
+	return nil
+}
+
 // checkCharsets refuses, once a level is merged, a charset that would
-// have to be converted from source_charset.
+// have to be converted from source_charset without a charset_map
+// between them (NGINX's check after reading the configuration).
 func checkCharsets(cl *coreLoc) error {
 	dst, src := cl.charset.V, cl.sourceCharset.V
 	if dst == "" || src == "" || strings.EqualFold(dst, src) {
 		return nil
 	}
-	return fmt.Errorf("no \"charset_map\" between the charsets %q and %q (source_charset in %s, charset in %s): mosaic does not convert between charsets",
+	if t, _ := cl.charsetMaps.find(src, dst); t != nil {
+		return nil
+	}
+	return fmt.Errorf("no \"charset_map\" between the charsets %q and %q (source_charset in %s, charset in %s)",
 		src, dst, cl.sourceCharsetAt, cl.charsetAt)
 }
 
@@ -103,7 +168,7 @@ func (l *Location) Charset(mimeType string) string {
 // applyCharset adds or corrects the charset parameter of a client
 // response's Content-Type as NGINX's charset filter does when no
 // conversion is needed. A response that names another charset, with
-// override_charset on, would need one: it is logged and sent unchanged.
+// override_charset on, would need one: it is sent unchanged.
 func (cl *coreLoc) applyCharset(h http.Header, code int, log *slog.Logger) {
 	dst := cl.charset.V
 	if dst == "" {
@@ -134,7 +199,9 @@ func (cl *coreLoc) applyCharset(h http.Header, code int, log *slog.Logger) {
 		src = cl.sourceCharset.V
 	}
 	if src != "" && !strings.EqualFold(src, dst) {
-		log.Error(fmt.Sprintf("no \"charset_map\" between the charsets %q and %q", src, dst))
+		// With a charset_map, the filter recoded the body and named dst,
+		// or the body is encoded and NGINX leaves it alone.
+		noMap(cl.charsetMaps, src, dst, log)
 		return
 	}
 	if code == http.StatusMovedPermanently || code == http.StatusFound {
@@ -153,8 +220,9 @@ func (cl *coreLoc) applyCharset(h http.Header, code int, log *slog.Logger) {
 // is logged and nothing changes. The response's own charset, or
 // source_charset, is the source: with none, dst is named; the same,
 // dst replaces it (a 301 or 302 then names none, as NGINX sends them);
-// another would need a conversion, which is logged and not done.
-func (cl *coreLoc) applyAccelCharset(known map[string]bool, dst string, h http.Header, code int, log *slog.Logger) {
+// another needs a conversion: CharsetRecoding made it with a charset_map
+// (dst is then named already), and without one it is logged.
+func (cl *coreLoc) applyAccelCharset(known map[string]bool, maps *charsetMaps, dst string, h http.Header, code int, log *slog.Logger) {
 	ct := h["Content-Type"]
 	if len(ct) == 0 || ct[0] == "" {
 		return
@@ -165,16 +233,9 @@ func (cl *coreLoc) applyAccelCharset(known map[string]bool, dst string, h http.H
 	}
 	// stem is the type without its charset parameter: what NGINX sends
 	// before the charset it names.
-	stem, src := ct[0], ""
-	for i := 0; i < len(ct[0]); i++ {
-		if ct[0][i] != ';' {
-			continue
-		}
-		rest := strings.TrimLeft(ct[0][i+1:], " ")
-		if len(rest) >= 8 && strings.EqualFold(rest[:8], "charset=") {
-			stem, src = ct[0][:i], strings.Trim(rest[8:], "\"")
-			break
-		}
+	stem, src := charsetStem(ct[0]), ""
+	if len(stem) < len(ct[0]) {
+		src = strings.Trim(strings.TrimLeft(ct[0][len(stem)+1:], " ")[8:], "\"")
 	}
 	redirect := code == http.StatusMovedPermanently || code == http.StatusFound
 	switch {
@@ -184,15 +245,139 @@ func (cl *coreLoc) applyAccelCharset(known map[string]bool, dst string, h http.H
 			return
 		}
 	case src != "":
-		log.Error(fmt.Sprintf("no \"charset_map\" between the charsets %q and %q", src, dst))
+		noMap(maps, src, dst, log)
 		return
 	case cl.sourceCharset.V != "" && !strings.EqualFold(cl.sourceCharset.V, dst):
-		log.Error(fmt.Sprintf("no \"charset_map\" between the charsets %q and %q", cl.sourceCharset.V, dst))
+		noMap(maps, cl.sourceCharset.V, dst, log)
 		return
 	case redirect:
 		return
 	}
 	h["Content-Type"] = []string{stem + "; charset=" + dst}
+}
+
+// noMap logs NGINX's error for a response that needs a conversion from
+// src to dst that no charset_map gives.
+func noMap(maps *charsetMaps, src, dst string, log *slog.Logger) {
+	if t, _ := maps.find(src, dst); t == nil {
+		log.Error(fmt.Sprintf("no \"charset_map\" between the charsets %q and %q", src, dst))
+	}
+}
+
+// CharsetMapped says whether the configuration of l has a charset_map:
+// without one no body is recoded.
+func (l *Location) CharsetMapped() bool {
+	return l.server != nil && len(l.server.cfg.charsetMaps.tables) > 0
+}
+
+// CharsetUnranged returns, for the file server's and an upstream's
+// ranges, the test of the Content-Types whose body l recodes to or from
+// UTF-8, or nil for none: NGINX's filter then drops the length, and its
+// range filter, behind it, offers no range.
+func (l *Location) CharsetUnranged() func(contentType string) bool {
+	cl := LocConf[*coreLoc](l, coreModule)
+	if !l.CharsetMapped() || cl.charset.V == "" {
+		return nil
+	}
+	maps := &l.server.cfg.charsetMaps
+	return func(ct string) bool {
+		mt, params, hasParams := strings.Cut(ct, ";")
+		src := ""
+		if hasParams {
+			src = paramCharset(params)
+		}
+		switch {
+		case src != "" && !cl.overrideCharset.V:
+			return false
+		case src == "" && (hasParams || !cl.charsetTypes.V.has(strings.ToLower(strings.TrimSpace(mt)))):
+			return false
+		case src == "":
+			src = cl.sourceCharset.V
+		}
+		t, _ := maps.find(src, cl.charset.V)
+		return t != nil && t.UTF8()
+	}
+}
+
+// CharsetRecoding is NGINX's charset header filter for a response to the
+// client whose body goes from one charset to another by a charset_map:
+// the charset directive's (or the upstream's X-Accel-Charset) for a type
+// of charset_types, from the response's own charset (with
+// override_charset on) or source_charset. It names the new charset in
+// the Content-Type (none on a 301 or 302, as NGINX), drops the
+// Content-Length when the length may change (to or from UTF-8), and
+// returns the table and whether it converts To to From; nil when the
+// body stays as it is, which a subrequest's, an encoded one's and one
+// without a map do.
+func CharsetRecoding(r *http.Request, loc *Location, h http.Header, code int) (*charset.Table, bool) {
+	ri := infoFrom(r.Context())
+	if ri == nil || ri.cfg == nil || ri.st == nil || ri.subDepth > 0 || len(ri.cfg.charsetMaps.tables) == 0 {
+		return nil, false
+	}
+	ct := h["Content-Type"]
+	if len(ct) == 0 || ct[0] == "" || h.Get("Content-Encoding") != "" {
+		return nil, false
+	}
+	cl := LocConf[*coreLoc](loc, coreModule)
+	mt, params, hasParams := strings.Cut(ct[0], ";")
+	src := ""
+	if hasParams {
+		src = paramCharset(params)
+	}
+	var dst string
+	if accel := ri.st.AccelCharset; accel != "" {
+		if !ri.cfg.charsets[strings.ToLower(accel)] {
+			return nil, false
+		}
+		dst = accel
+	} else {
+		dst = cl.charset.V
+		switch {
+		case dst == "":
+			return nil, false
+		case src != "":
+			if !cl.overrideCharset.V {
+				return nil, false
+			}
+		case hasParams || !cl.charsetTypes.V.has(strings.ToLower(strings.TrimSpace(mt))):
+			return nil, false
+		}
+	}
+	if src == "" {
+		src = cl.sourceCharset.V
+	}
+	if src == "" || strings.EqualFold(src, dst) {
+		return nil, false
+	}
+	t, reverse := ri.cfg.charsetMaps.find(src, dst)
+	if t == nil {
+		return nil, false
+	}
+	stem := charsetStem(ct[0])
+	if code == http.StatusMovedPermanently || code == http.StatusFound {
+		h["Content-Type"] = []string{stem}
+	} else {
+		h["Content-Type"] = []string{stem + "; charset=" + dst}
+	}
+	if t.UTF8() {
+		h.Del("Content-Length")
+	}
+	return t, reverse
+}
+
+// charsetStem is a Content-Type without its charset parameter and what
+// follows it, as NGINX cuts an upstream's.
+func charsetStem(ct string) string {
+	for i := 0; i < len(ct); i++ {
+		if ct[i] != ';' {
+			continue
+		}
+		rest := strings.TrimLeft(ct[i+1:], " ")
+		if len(rest) >= 8 && strings.EqualFold(rest[:8], "charset=") {
+			return ct[:i]
+		}
+	}
+	return ct
 }
 
 // paramCharset returns the charset parameter among a Content-Type's
@@ -205,9 +390,4 @@ func paramCharset(params string) string {
 		}
 	}
 	return ""
-}
-
-// refuseCharsetMap is "charset_map": conversion tables are not supported.
-func refuseCharsetMap(c *Cmd) error {
-	return c.Errorf("\"charset_map\" is not supported: mosaic does not convert between charsets")
 }

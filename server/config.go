@@ -41,10 +41,12 @@ type Config struct {
 	logFiles map[string]*logFile
 	// reopeners run before the log files are reopened (OnReopen).
 	reopeners []func() error
-	// charsets are the charset names that "charset" and
-	// "source_charset" declare, lower-cased: those an upstream's
-	// X-Accel-Charset may name (NGINX's charset module list).
+	// charsets are the charset names that "charset",
+	// "source_charset" and "charset_map" declare, lower-cased: those an
+	// upstream's X-Accel-Charset may name (NGINX's charset module list).
 	charsets map[string]bool
+	// charsetMaps are the charset_map blocks.
+	charsetMaps charsetMaps
 
 	// refs counts the requests being served with the configuration, plus
 	// one while it is the runtime's current one: a retired configuration

@@ -71,6 +71,10 @@ type coreLoc struct {
 	sourceCharsetAt string
 	overrideCharset Setting[bool]
 	charsetTypes    Setting[charsetTypes]
+	// charsetMaps are the configuration's charset_map tables, set with
+	// charset or source_charset and inherited with them: what
+	// checkCharsets looks in once the levels are merged.
+	charsetMaps *charsetMaps
 	// Request buffers.
 	bodyBuffer    Setting[int64] // client_body_buffer_size
 	bodyTemp      Setting[TempPath]
@@ -187,7 +191,7 @@ func init() {
 		{Name: "source_charset", Context: CtxHTTPAll | CtxLocationIf, MinArgs: 1, MaxArgs: 1, Set: setCharset(true)},
 		{Name: "override_charset", Context: CtxHTTPAll | CtxLocationIf, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.overrideCharset })},
 		{Name: "charset_types", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: Unlimited, Set: setCharsetTypes},
-		{Name: "charset_map", Context: CtxHTTP, Block: true, MinArgs: 2, MaxArgs: 2, Set: refuseCharsetMap},
+		{Name: "charset_map", Context: CtxHTTP, Block: true, MinArgs: 2, MaxArgs: 2, Set: setCharsetMap},
 		{Name: "client_body_buffer_size", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
 			n, err := c.Size(c.Args[0])
 			if err != nil {
@@ -288,6 +292,9 @@ func mergeCoreLoc(p, c any) error {
 	}
 	if !child.sourceCharset.Set {
 		child.sourceCharset, child.sourceCharsetAt = parent.sourceCharset, parent.sourceCharsetAt
+	}
+	if child.charsetMaps == nil {
+		child.charsetMaps = parent.charsetMaps
 	}
 	child.charsetTypes.Merge(parent.charsetTypes)
 	child.bodyBuffer.Merge(parent.bodyBuffer)

@@ -24,6 +24,7 @@ var (
 		"addition",  // add_*_body: its parts skip the page's SSI and sub, as NGINX's subrequest output does
 		"esi",       // assembles pages; its fragments run the contents below
 		"ssi",       // NGINX's SSI, inside compression as in NGINX; its includes are subrequests
+		"charset",   // charset_map: recodes the body SSI reads, after sub_filter's rewriting, as NGINX's filter
 		"sub",       // sub_filter: inside SSI, so that SSI reads the rewritten text, as in NGINX
 		"userid",    // the userid cookie, set after add_header's fields, as NGINX's filter
 		// add_header, expires: on the content's response, before SSI and

@@ -171,10 +171,11 @@ func (rw *recorder) finalHeader(code int) {
 	cl := LocConf[*coreLoc](loc, coreModule)
 	if rw.st != nil && rw.st.AccelCharset != "" {
 		var known map[string]bool
+		var maps *charsetMaps
 		if ri.cfg != nil {
-			known = ri.cfg.charsets
+			known, maps = ri.cfg.charsets, &ri.cfg.charsetMaps
 		}
-		cl.applyAccelCharset(known, rw.st.AccelCharset, rw.w.Header(), code, loc.Logger())
+		cl.applyAccelCharset(known, maps, rw.st.AccelCharset, rw.w.Header(), code, loc.Logger())
 		return
 	}
 	if cl.charset.V != "" {

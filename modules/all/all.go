@@ -12,6 +12,7 @@ import (
 	_ "github.com/mosaic-edge/mosaic/modules/authmod"
 	_ "github.com/mosaic-edge/mosaic/modules/browsermod"
 	_ "github.com/mosaic-edge/mosaic/modules/cachemod"
+	_ "github.com/mosaic-edge/mosaic/modules/charsetmod"
 	_ "github.com/mosaic-edge/mosaic/modules/compressmod"
 	_ "github.com/mosaic-edge/mosaic/modules/davmod"
 	_ "github.com/mosaic-edge/mosaic/modules/emptygifmod"

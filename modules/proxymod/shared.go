@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/mosaic-edge/mosaic/compress"
+	"github.com/mosaic-edge/mosaic/modules/charsetmod"
 	"github.com/mosaic-edge/mosaic/modules/compressmod"
 	"github.com/mosaic-edge/mosaic/modules/ssimod"
 	"github.com/mosaic-edge/mosaic/modules/staticmod"
@@ -78,7 +79,7 @@ func Unranged(l *core.Location) (func(*http.Request, http.Header) bool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("forced ranges: %w", err)
 	}
-	processed := staticmod.AnyType(ssimod.Transformed(l), submod.Unranged(l))
+	processed := staticmod.AnyType(ssimod.Transformed(l), submod.Unranged(l), charsetmod.Unranged(l))
 	if gunzips == nil && processed == nil {
 		return nil, nil
 	}

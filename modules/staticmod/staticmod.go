@@ -18,6 +18,7 @@ import (
 
 	"github.com/mosaic-edge/mosaic/modules/additionmod"
 	"github.com/mosaic-edge/mosaic/modules/autoindexmod"
+	"github.com/mosaic-edge/mosaic/modules/charsetmod"
 	"github.com/mosaic-edge/mosaic/modules/compressmod"
 	"github.com/mosaic-edge/mosaic/modules/esimod"
 	"github.com/mosaic-edge/mosaic/modules/randomindexmod"
@@ -277,7 +278,7 @@ func options(l *server.Location) static.Options {
 		VaryEncoding:   compressmod.VaryEncoding(l),
 		VaryDictionary: compressmod.VaryDictionary(l),
 		Transformed:    AnyType(esimod.Transformed(l), ssimod.Transformed(l)),
-		Unranged:       AnyType(submod.Unranged(l), additionmod.Unranged(l)),
+		Unranged:       AnyType(submod.Unranged(l), additionmod.Unranged(l), charsetmod.Unranged(l)),
 		Listing:        autoindexmod.Listing(l),
 		RandomIndex:    randomindexmod.Enabled(l),
 		// The index file is served by the location its URI matches, after
