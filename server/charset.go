@@ -307,22 +307,37 @@ func (l *Location) CharsetUnranged() func(contentType string) bool {
 // the Content-Type (none on a 301 or 302, as NGINX), drops the
 // Content-Length when the length may change (to or from UTF-8), and
 // returns the table and whether it converts To to From; nil when the
-// body stays as it is, which a subrequest's, an encoded one's and one
-// without a map do.
+// body stays as it is, as an encoded one and one without a map do. An
+// include (server.Include: SSI, ESI) or a Subrequest (addition's parts)
+// is recoded from its own charset, or its location's source_charset,
+// into the one its main response names, whatever its type, as NGINX
+// recodes a subrequest.
 func CharsetRecoding(r *http.Request, loc *Location, h http.Header, code int) (*charset.Table, bool) {
 	ri := infoFrom(r.Context())
-	if ri == nil || ri.cfg == nil || ri.st == nil || ri.subDepth > 0 || len(ri.cfg.charsetMaps.tables) == 0 {
-		return nil, false
-	}
-	ct := h["Content-Type"]
-	if len(ct) == 0 || ct[0] == "" || h.Get("Content-Encoding") != "" {
+	if ri == nil || ri.cfg == nil || ri.st == nil || len(ri.cfg.charsetMaps.tables) == 0 {
 		return nil, false
 	}
 	cl := LocConf[*coreLoc](loc, coreModule)
-	mt, params, hasParams := strings.Cut(ct[0], ";")
-	src := ""
+	ct := h.Get("Content-Type")
+	mt, params, hasParams := strings.Cut(ct, ";")
+	own := ""
 	if hasParams {
-		src = paramCharset(params)
+		own = paramCharset(params)
+	}
+	if ri.subDepth > 0 {
+		if ri.includer == nil || ri.includer.charsetName == "" {
+			return nil, false
+		}
+		src := own
+		if src == "" {
+			src = cl.sourceCharset.V
+		}
+		return recodeBetween(ri.cfg, src, ri.includer.charsetName, h)
+	}
+	// Unless the filter names another, the response names its own.
+	ri.charsetName = own
+	if ct == "" {
+		return nil, false
 	}
 	var dst string
 	if accel := ri.st.AccelCharset; accel != "" {
@@ -335,7 +350,7 @@ func CharsetRecoding(r *http.Request, loc *Location, h http.Header, code int) (*
 		switch {
 		case dst == "":
 			return nil, false
-		case src != "":
+		case own != "":
 			if !cl.overrideCharset.V {
 				return nil, false
 			}
@@ -343,18 +358,27 @@ func CharsetRecoding(r *http.Request, loc *Location, h http.Header, code int) (*
 			return nil, false
 		}
 	}
+	src := own
 	if src == "" {
 		src = cl.sourceCharset.V
 	}
+	redirect := code == http.StatusMovedPermanently || code == http.StatusFound
 	if src == "" || strings.EqualFold(src, dst) {
+		// Named, not recoded (the recorder writes it).
+		ri.charsetName = dst
+		if redirect {
+			ri.charsetName = ""
+		}
 		return nil, false
 	}
-	t, reverse := ri.cfg.charsetMaps.find(src, dst)
+	t, reverse := recodeBetween(ri.cfg, src, dst, h)
 	if t == nil {
 		return nil, false
 	}
-	stem := charsetStem(ct[0])
-	if code == http.StatusMovedPermanently || code == http.StatusFound {
+	ri.charsetName = dst
+	stem := charsetStem(ct)
+	if redirect {
+		ri.charsetName = ""
 		h["Content-Type"] = []string{stem}
 	} else {
 		h["Content-Type"] = []string{stem + "; charset=" + dst}
@@ -363,6 +387,15 @@ func CharsetRecoding(r *http.Request, loc *Location, h http.Header, code int) (*
 		h.Del("Content-Length")
 	}
 	return t, reverse
+}
+
+// recodeBetween returns the table from src to dst for a body that is
+// not encoded (NGINX leaves an encoded one alone), nil for none.
+func recodeBetween(cfg *Config, src, dst string, h http.Header) (*charset.Table, bool) {
+	if src == "" || strings.EqualFold(src, dst) || h.Get("Content-Encoding") != "" {
+		return nil, false
+	}
+	return cfg.charsetMaps.find(src, dst)
 }
 
 // charsetStem is a Content-Type without its charset parameter and what

@@ -55,6 +55,13 @@ type reqInfo struct {
 	// redir is set in the record of an internal redirect: its target's
 	// chain runs the content on the writer the redirect was given.
 	redir *redirTarget
+	// charsetName is the charset the main response names once the
+	// charset filter has seen its header (NGINX's headers_out.charset):
+	// the includes in its body are recoded into it (CharsetRecoding).
+	// includer is, in the record of an include or of an addition's
+	// part, the main request's.
+	charsetName string
+	includer    *reqInfo
 }
 
 type reqInfoKey struct{}

@@ -204,6 +204,14 @@ func begin(parent *http.Request, uri string, header http.Header, kind int, send 
 		remote = st.RemoteAddr
 	}
 	*sri = reqInfo{cfg: ri.cfg, srv: ri.srv, st: st, internal: true, subDepth: ri.subDepth + 1, fl: &sub.root.fl}
+	if kind == subInclude || kind == subPlain {
+		// Its body goes into the parent's (SSI, ESI, addition), in
+		// the main response's charset.
+		sri.includer = ri
+		if ri.includer != nil {
+			sri.includer = ri.includer
+		}
+	}
 	ctx = &sub.root
 	// Built in place and copied once by WithContext, the only way to set
 	// a request's context.

@@ -112,6 +112,9 @@ func TestCharsetMapMatchesNGINX(t *testing.T) {
 		// they are, unmapped ones included, to UTF-8).
 		"cut.html": utf8Body + "\xd0", "plain.html": "ascii \x80\x81 only\n",
 		"utf.json": utf8Body,
+		// Includes are recoded from their own charset into the page's.
+		"ssi.html": "Привет <!--# include virtual=\"/inc/koi.html\" --> | <!--# include virtual=\"/incx/utf.html\" --> | " +
+			"<!--# include virtual=\"/incu/utf.html\" --> | <!--# include virtual=\"/incp/koi\" -->\n",
 	} {
 		writeFile(t, filepath.Join(files, name), body)
 	}
@@ -167,6 +170,13 @@ func TestCharsetMapMatchesNGINX(t *testing.T) {
 				location /keep/ { proxy_pass http://%[2]s; charset windows-1251; }
 				location /src/ { proxy_pass http://%[2]s; charset utf-8; source_charset windows-1251; }
 				location /off/ { proxy_pass http://%[2]s; charset off; source_charset koi8-r; }
+				location /ssi/ { alias %[3]s/files/; ssi on; charset windows-1251; source_charset utf-8; }
+				location /ssik/ { alias %[3]s/files/; ssi on; charset koi8-r; source_charset utf-8; }
+				location /add/ { alias %[3]s/files/; add_before_body /inc/koi.html; add_after_body /incx/utf.html; charset windows-1251; source_charset utf-8; }
+				location /inc/ { alias %[3]s/files/; source_charset koi8-r; }
+				location /incx/ { alias %[3]s/files/; source_charset utf-8; }
+				location /incu/ { alias %[3]s/files/; }
+				location /incp/ { proxy_pass http://%[2]s; }
 				location = /text { charset koi8-r; source_charset utf-8; return 200 "ёжик и €\n"; }
 				location = /moved { charset koi8-r; source_charset utf-8; return 301 /elsewhere; }
 			}`, port, originAddr, dir)
@@ -183,6 +193,7 @@ func TestCharsetMapMatchesNGINX(t *testing.T) {
 		"/w2u/win.html", "/u2w/utf.html", "/u2w/cut.html", "/u2k/cut.html", "/u2w/utf.json",
 		"/p/utf", "/p/koi", "/p/win", "/keep/utf", "/src/win", "/off/koi", "/p/accel", "/off/accel",
 		"/p/moved", "/src/moved", "/p/enc", "/u2w/missing", "/text", "/moved",
+		"/ssi/ssi.html", "/ssik/ssi.html", "/add/utf.html",
 	} {
 		sameCharsetAnswer(t, mport, nport, "GET "+path+" HTTP/1.1", "")
 	}

@@ -17,8 +17,9 @@ import (
 var module = &server.Module{
 	Name: "charset",
 	Filter: &server.Filter{
-		// NGINX recodes a subrequest's output into the main request's
-		// charset; mosaic recodes only the main response (README).
+		// An include's body is recoded into the charset of the page it
+		// goes into, as NGINX recodes a subrequest's.
+		InSubrequest: true,
 		Wrap: func(l *server.Location, next http.Handler) (http.Handler, error) {
 			if !l.CharsetMapped() {
 				return next, nil
