@@ -36,3 +36,31 @@ func FuzzApplyCharset(f *testing.F) {
 		}
 	})
 }
+
+// TestCharsetMapLoads: a charset_map read after the levels that need it
+// lets their charset and source_charset differ (NGINX checks once the
+// whole configuration is read); it serves both ways and declares both
+// names for X-Accel-Charset.
+func TestCharsetMapLoads(t *testing.T) {
+	cfg, err := LoadString("t.conf", `http {
+		charset koi8-r;
+		server { source_charset utf-8; location / { charset windows-1251; } }
+		charset_map koi8-r utf-8 { C1 D0B0; }
+		charset_map WINDOWS-1251 utf-8 { E0 D0B0; }
+	}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cfg.Close()
+	for _, n := range []string{"koi8-r", "utf-8", "windows-1251"} {
+		if !cfg.charsets[n] {
+			t.Errorf("%s not declared", n)
+		}
+	}
+	if tb, reverse := cfg.charsetMaps.find("UTF-8", "windows-1251"); tb == nil || !reverse || tb.From != "WINDOWS-1251" {
+		t.Errorf("utf-8 to windows-1251: %v %v", tb, reverse)
+	}
+	if tb, _ := cfg.charsetMaps.find("koi8-r", "windows-1251"); tb != nil {
+		t.Error("a table between koi8-r and windows-1251")
+	}
+}
