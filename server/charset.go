@@ -167,8 +167,11 @@ func (l *Location) Charset(mimeType string) string {
 
 // applyCharset adds or corrects the charset parameter of a client
 // response's Content-Type as NGINX's charset filter does when no
-// conversion is needed. A response that names another charset, with
-// override_charset on, would need one: it is sent unchanged.
+// conversion is needed. A response whose charset (its own, with
+// override_charset on, or source_charset) is another needs one: with a
+// charset_map CharsetRecoding made it and named dst already (or left an
+// encoded body alone, as NGINX), and without one it is logged; either
+// way nothing changes here.
 func (cl *coreLoc) applyCharset(h http.Header, code int, log *slog.Logger) {
 	dst := cl.charset.V
 	if dst == "" {
