@@ -173,6 +173,7 @@ func TestCharsetMapMatchesNGINX(t *testing.T) {
 				location /ssi/ { alias %[3]s/files/; ssi on; charset windows-1251; source_charset utf-8; }
 				location /ssik/ { alias %[3]s/files/; ssi on; charset koi8-r; source_charset utf-8; }
 				location /gz/ { alias %[3]s/files/; gzip on; gzip_min_length 1; charset koi8-r; source_charset utf-8; }
+				location /if/ { alias %[3]s/files/; source_charset utf-8; if ($arg_k) { charset koi8-r; } }
 				location /add/ { alias %[3]s/files/; add_before_body /inc/koi.html; add_after_body /incx/utf.html; charset windows-1251; source_charset utf-8; }
 				location /inc/ { alias %[3]s/files/; source_charset koi8-r; }
 				location /incx/ { alias %[3]s/files/; source_charset utf-8; }
@@ -196,7 +197,7 @@ func TestCharsetMapMatchesNGINX(t *testing.T) {
 		"/w2u/win.html", "/u2w/utf.html", "/u2w/cut.html", "/u2k/cut.html", "/u2w/utf.json",
 		"/p/utf", "/p/koi", "/p/win", "/keep/utf", "/src/win", "/off/koi", "/p/accel", "/off/accel",
 		"/p/moved", "/src/moved", "/p/enc", "/u2w/missing", "/text", "/moved",
-		"/ssi/ssi.html", "/ssik/ssi.html", "/add/utf.html",
+		"/ssi/ssi.html", "/ssik/ssi.html", "/add/utf.html", "/if/utf.html", "/if/utf.html?k=1",
 	} {
 		sameCharsetAnswer(t, mport, nport, "GET "+path+" HTTP/1.1", "")
 	}
