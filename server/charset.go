@@ -181,12 +181,9 @@ func (cl *coreLoc) applyCharset(h http.Header, code int, log *slog.Logger) {
 	if len(ct) == 0 || ct[0] == "" {
 		return
 	}
-	mt, params, hasParams := strings.Cut(ct[0], ";")
+	mt, _, hasParams := strings.Cut(ct[0], ";")
 	mt = strings.ToLower(strings.TrimSpace(mt))
-	var src string
-	if hasParams {
-		src = paramCharset(params)
-	}
+	src := ctCharset(ct[0])
 	switch {
 	case src != "":
 		if !cl.overrideCharset.V {
@@ -236,10 +233,7 @@ func (cl *coreLoc) applyAccelCharset(known map[string]bool, maps *charsetMaps, d
 	}
 	// stem is the type without its charset parameter: what NGINX sends
 	// before the charset it names.
-	stem, src := charsetStem(ct[0]), ""
-	if len(stem) < len(ct[0]) {
-		src = strings.Trim(strings.TrimLeft(ct[0][len(stem)+1:], " ")[8:], "\"")
-	}
+	stem, src := charsetStem(ct[0]), ctCharset(ct[0])
 	redirect := code == http.StatusMovedPermanently || code == http.StatusFound
 	switch {
 	case src != "" && strings.EqualFold(src, dst):
@@ -284,11 +278,8 @@ func (l *Location) CharsetUnranged() func(contentType string) bool {
 	}
 	maps := &l.server.cfg.charsetMaps
 	return func(ct string) bool {
-		mt, params, hasParams := strings.Cut(ct, ";")
-		src := ""
-		if hasParams {
-			src = paramCharset(params)
-		}
+		mt, _, hasParams := strings.Cut(ct, ";")
+		src := ctCharset(ct)
 		switch {
 		case src != "" && !cl.overrideCharset.V:
 			return false
@@ -322,11 +313,8 @@ func CharsetRecoding(r *http.Request, loc *Location, h http.Header, code int) (*
 	}
 	cl := LocConf[*coreLoc](loc, coreModule)
 	ct := h.Get("Content-Type")
-	mt, params, hasParams := strings.Cut(ct, ";")
-	own := ""
-	if hasParams {
-		own = paramCharset(params)
-	}
+	mt, _, hasParams := strings.Cut(ct, ";")
+	own := ctCharset(ct)
 	if ri.subDepth > 0 {
 		if ri.includer == nil || ri.includer.charsetName == "" {
 			return nil, false
@@ -416,14 +404,18 @@ func charsetStem(ct string) string {
 	return ct
 }
 
-// paramCharset returns the charset parameter among a Content-Type's
-// parameters (after the first ";"), unquoted, or "".
-func paramCharset(params string) string {
-	for _, p := range strings.Split(params, ";") {
-		k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
-		if ok && strings.EqualFold(strings.TrimSpace(k), "charset") {
-			return strings.Trim(strings.TrimSpace(v), "\"")
-		}
+// ctCharset returns the charset a Content-Type names, as NGINX reads an
+// upstream's: after the first ";" that spaces and "charset=" follow,
+// everything to the end of the value, less one quote at either end. A
+// parameter after the charset thus stays in it ("koi8-r; q=1"), which
+// then names no charset NGINX knows: the body is neither recoded nor
+// renamed.
+func ctCharset(ct string) string {
+	stem := charsetStem(ct)
+	if len(stem) == len(ct) {
+		return ""
 	}
-	return ""
+	v := strings.TrimLeft(ct[len(stem)+1:], " ")[len("charset="):]
+	v = strings.TrimPrefix(v, "\"")
+	return strings.TrimSuffix(v, "\"")
 }

@@ -1,11 +1,15 @@
 package server
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // FuzzApplyCharset feeds the charset filter Content-Type values as an
@@ -62,5 +66,30 @@ func TestCharsetMapLoads(t *testing.T) {
 	}
 	if tb, _ := cfg.charsetMaps.find("koi8-r", "windows-1251"); tb != nil {
 		t.Error("a table between koi8-r and windows-1251")
+	}
+}
+
+// TestCharsetRecodingNoAllocs: the charset filter's header decision costs
+// no allocation for a response it leaves as it is, one that names its
+// charset (the configured one, or another without override_charset) or
+// one with other parameters.
+func TestCharsetRecodingNoAllocs(t *testing.T) {
+	cfg, err := LoadString("t.conf", `http { charset utf-8; charset_map koi8-r utf-8 { C1 D0B0; } }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cfg.Close()
+	ri := &reqInfo{cfg: cfg, st: &vars.State{}}
+	r := httptest.NewRequest("GET", "/", nil)
+	r = r.WithContext(context.WithValue(r.Context(), reqInfoKey{}, ri))
+	for _, ct := range []string{"text/html; charset=utf-8", "text/html; charset=koi8-r", "text/html; q=1", "image/png"} {
+		h := http.Header{"Content-Type": {ct}}
+		if n := testing.AllocsPerRun(100, func() {
+			if tb, _ := CharsetRecoding(r, cfg.HTTP(), h, http.StatusOK); tb != nil {
+				t.Fatalf("%s recoded", ct)
+			}
+		}); n != 0 {
+			t.Errorf("%s: %v allocations", ct, n)
+		}
 	}
 }
