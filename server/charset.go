@@ -209,8 +209,9 @@ func (cl *coreLoc) applyCharset(h http.Header, code int, log *slog.Logger) {
 		// it for the next page's); a charset already there stays.
 		return
 	}
-	base, _, _ := strings.Cut(ct[0], ";")
-	h["Content-Type"] = []string{strings.TrimRight(base, " \t") + "; charset=" + dst}
+	// NGINX sends the type up to the charset parameter as it came,
+	// other parameters and spaces before it included.
+	h["Content-Type"] = []string{charsetStem(ct[0]) + "; charset=" + dst}
 }
 
 // applyAccelCharset is NGINX's charset filter for a response whose

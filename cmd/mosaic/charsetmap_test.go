@@ -131,6 +131,11 @@ func TestCharsetMapMatchesNGINX(t *testing.T) {
 			// NGINX takes all that follows "charset=" for the charset,
 			// here one it does not know: nothing is recoded.
 			body, ct = koiBody, "text/html; charset=koi8-r; q=1"
+		case strings.HasSuffix(r.URL.Path, "/qfirst"):
+			// What comes before the charset stays, spaces included.
+			body, ct = koiBody, "text/html; q=1; charset=koi8-r"
+		case strings.HasSuffix(r.URL.Path, "/spaced"):
+			body, ct = koiBody, "text/html ; charset=koi8-r"
 		case strings.HasSuffix(r.URL.Path, "/quoted"):
 			body, ct = koiBody, `text/html; charset="koi8-r"`
 		case strings.HasSuffix(r.URL.Path, "/win"):
@@ -201,7 +206,7 @@ func TestCharsetMapMatchesNGINX(t *testing.T) {
 	for _, path := range []string{
 		"/k2w/koi.html", "/w2k/win.html", "/k2u/koi.html", "/k2u/plain.html", "/u2k/utf.html",
 		"/w2u/win.html", "/u2w/utf.html", "/u2w/cut.html", "/u2k/cut.html", "/u2w/utf.json",
-		"/p/utf", "/p/koi", "/p/params", "/p/quoted", "/p/win", "/keep/utf", "/src/win", "/off/koi", "/p/accel", "/off/accel",
+		"/p/utf", "/p/koi", "/p/params", "/p/qfirst", "/p/spaced", "/p/quoted", "/p/win", "/keep/utf", "/src/win", "/off/koi", "/p/accel", "/off/accel",
 		"/p/moved", "/src/moved", "/p/enc", "/u2w/missing", "/text", "/moved",
 		"/ssi/ssi.html", "/ssik/ssi.html", "/add/utf.html", "/if/utf.html", "/if/utf.html?k=1",
 	} {
