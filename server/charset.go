@@ -279,7 +279,7 @@ func (l *Location) CharsetUnranged() func(contentType string) bool {
 	}
 	maps := &l.server.cfg.charsetMaps
 	return func(ct string) bool {
-		mt, _, hasParams := strings.Cut(ct, ";")
+		mt, _, hasParams := strings.Cut(charsetStem(ct), ";")
 		src := ctCharset(ct)
 		switch {
 		case src != "" && !cl.overrideCharset.V:
@@ -314,7 +314,11 @@ func CharsetRecoding(r *http.Request, loc *Location, h http.Header, code int) (*
 	}
 	cl := LocConf[*coreLoc](loc, coreModule)
 	ct := h.Get("Content-Type")
-	mt, _, hasParams := strings.Cut(ct, ";")
+	// The type is what precedes the charset parameter: NGINX tests that
+	// against charset_types, so "text/html;charset=" names no charset
+	// and is text/html.
+	stem := charsetStem(ct)
+	mt, _, hasParams := strings.Cut(stem, ";")
 	own := ctCharset(ct)
 	if ri.subDepth > 0 {
 		if ri.includer == nil || ri.includer.charsetName == "" {
@@ -368,7 +372,6 @@ func CharsetRecoding(r *http.Request, loc *Location, h http.Header, code int) (*
 		return nil, false
 	}
 	ri.charsetName = dst
-	stem := charsetStem(ct)
 	if redirect {
 		ri.charsetName = ""
 		h["Content-Type"] = []string{stem}

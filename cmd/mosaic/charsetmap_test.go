@@ -136,6 +136,9 @@ func TestCharsetMapMatchesNGINX(t *testing.T) {
 			body, ct = koiBody, "text/html; q=1; charset=koi8-r"
 		case strings.HasSuffix(r.URL.Path, "/spaced"):
 			body, ct = koiBody, "text/html ; charset=koi8-r"
+		case strings.HasSuffix(r.URL.Path, "/empty"):
+			// No charset: NGINX takes source_charset's.
+			body, ct = winBody, "text/html;charset="
 		case strings.HasSuffix(r.URL.Path, "/quoted"):
 			body, ct = koiBody, `text/html; charset="koi8-r"`
 		case strings.HasSuffix(r.URL.Path, "/win"):
@@ -206,7 +209,7 @@ func TestCharsetMapMatchesNGINX(t *testing.T) {
 	for _, path := range []string{
 		"/k2w/koi.html", "/w2k/win.html", "/k2u/koi.html", "/k2u/plain.html", "/u2k/utf.html",
 		"/w2u/win.html", "/u2w/utf.html", "/u2w/cut.html", "/u2k/cut.html", "/u2w/utf.json",
-		"/p/utf", "/p/koi", "/p/params", "/p/qfirst", "/p/spaced", "/p/quoted", "/p/win", "/keep/utf", "/src/win", "/off/koi", "/p/accel", "/off/accel",
+		"/p/utf", "/p/koi", "/p/params", "/p/qfirst", "/p/spaced", "/p/quoted", "/p/win", "/keep/utf", "/src/win", "/src/empty", "/off/koi", "/p/accel", "/off/accel",
 		"/p/moved", "/src/moved", "/p/enc", "/u2w/missing", "/text", "/moved",
 		"/ssi/ssi.html", "/ssik/ssi.html", "/add/utf.html", "/if/utf.html", "/if/utf.html?k=1",
 	} {
