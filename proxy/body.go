@@ -31,9 +31,12 @@ type reqBody struct {
 	spool  *spool.Spool // or the body saved for HTTP/1.0, replayable
 	// borrowed: spool is another handler's, which closes it.
 	borrowed bool
-	wire     Wire         // frames the bytes; nil: sent as they are
-	started  bool         // a read of src has begun, so it cannot be sent again
-	state    atomic.Int32 // sendWriting or sendReading, while a goroutine sends
+	// unsent: length is announced, yet no byte of the body goes (see
+	// prepareBody); the connection cannot serve another request.
+	unsent  bool
+	wire    Wire         // frames the bytes; nil: sent as they are
+	started bool         // a read of src has begun, so it cannot be sent again
+	state   atomic.Int32 // sendWriting or sendReading, while a goroutine sends
 }
 
 // clientError is a failure on the client's side of the exchange: its body
@@ -55,22 +58,32 @@ func (x *exchange) prepareBody() error {
 	// is NoBody.)
 	empty := r.Body == nil || r.Body == http.NoBody || (r.ContentLength == 0 && r.RequestURI != "")
 	_, declared := r.Header["Content-Length"]
+	// DropBody reads the body whole as NGINX does, to learn its length,
+	// then sends that length alone.
+	drop := x.h.dropBody && x.h.wire == nil
 	switch {
+	case r.Body == http.NoBody && r.ContentLength > 0 && x.h.wire == nil:
+		// A length without its body: a subrequest made before its
+		// parent read the body (auth_request), see below.
+		b.kind, b.length, b.unsent = bodyLength, r.ContentLength, true
+	case spool.Saved(r.Body) != nil:
+		// Saved whole before (mirror_request_body, a subrequest's share
+		// of its parent's body): sent from there, as NGINX reads a body
+		// once, with its length whatever proxy_request_buffering says,
+		// as NGINX sends a body already read; its owner removes the
+		// file.
+		sp := spool.Saved(r.Body)
+		b.kind, b.length, b.spool, b.borrowed = bodyLength, sp.Size, sp, true
 	case empty && !(declared && x.h.bodyMemory < 0):
 		// client_body_in_file_only makes a file for a body declared
 		// empty, not for a request without one, as NGINX.
 		if declared {
 			b.kind = bodyLength
 		}
-	case r.ContentLength > 0 && !x.h.requestBuffering:
+	case !drop && r.ContentLength > 0 && !x.h.requestBuffering:
 		b.kind, b.length, b.src = bodyLength, r.ContentLength, r.Body
-	case x.h.http11 && !x.h.requestBuffering:
+	case !drop && x.h.http11 && !x.h.requestBuffering:
 		b.kind, b.src = bodyChunked, r.Body
-	case spool.Saved(r.Body) != nil:
-		// Saved whole before (mirror_request_body): sent from there,
-		// as NGINX reads a body once; its owner removes the file.
-		sp := spool.Saved(r.Body)
-		b.kind, b.length, b.spool, b.borrowed = bodyLength, sp.Size, sp, true
 	default:
 		src := r.Body
 		if empty {
@@ -113,6 +126,16 @@ func (x *exchange) prepareBody() error {
 			}
 		}
 	}
+	if drop && b.length > 0 {
+		b.unsent = true
+	}
+	if b.unsent && x.h.dropLength {
+		// NGINX's Content-Length is the request's (content_length_n)
+		// whether or not the body goes, so without this the upstream
+		// waits for a body that never comes, until one side's timeout.
+		// "proxy_set_header Content-Length "";" is NGINX's way out.
+		b.kind, b.length, b.unsent = bodyNone, 0, false
+	}
 	b.wire = x.h.wire
 	return nil
 }
@@ -124,7 +147,7 @@ func (b *reqBody) replayable() bool {
 
 // hasBytes reports whether the body has any content to stream.
 func (b *reqBody) hasBytes() bool {
-	return b.kind == bodyChunked || b.length > 0
+	return !b.unsent && (b.kind == bodyChunked || b.length > 0)
 }
 
 func (b *reqBody) close() {

@@ -659,7 +659,9 @@ func (x *exchange) keepalive(resp *http.Response) bool {
 	if x.h.wire != nil {
 		return x.up.Keepalive > 0 && !resp.Close
 	}
-	return x.up.Keepalive > 0 && x.h.http11 && !x.sentClose && !resp.Close && resp.ProtoAtLeast(1, 1)
+	// After a length announced without its body (reqBody.unsent), the
+	// upstream would read the next request as that body.
+	return x.up.Keepalive > 0 && x.h.http11 && !x.sentClose && !x.body.unsent && !resp.Close && resp.ProtoAtLeast(1, 1)
 }
 
 // accelSettings applies an upstream's X-Accel-Limit-Rate: the client's

@@ -86,6 +86,20 @@ type Options struct {
 	// body (vars.State.SavedBody); false: the proxy closes the file
 	// itself. The server's is server.AtRequestEnd.
 	BodyAtEnd func(r *http.Request, f func()) bool
+	// DropBody is "proxy_pass_request_body off": the body is read whole
+	// (memory, then a temporary file, as BodyBufferSize says) but not
+	// sent, and its length is, as NGINX's Content-Length says what the
+	// request's body is, sent or not. A request whose Body is
+	// http.NoBody with a ContentLength above 0 is sent the same way:
+	// a subrequest of a parent whose body is not read yet
+	// (auth_request). The upstream then waits for a body that never
+	// comes, until its timeout or the proxy's; the connection is not
+	// kept.
+	DropBody bool
+	// DropLength sends no Content-Length for a body that is not sent,
+	// as NGINX's "proxy_set_header Content-Length "";" does. A body that
+	// is sent always goes with its length.
+	DropLength bool
 
 	// BufferingOff is "proxy_buffering off": every chunk read from the
 	// upstream is flushed to the client at once.
@@ -287,6 +301,8 @@ type Handler struct {
 	bodyTemp     func() (*os.File, error)
 	bodyKeep     bool
 	bodyAtEnd    func(*http.Request, func()) bool
+	dropBody     bool
+	dropLength   bool
 	bufferingOff bool
 	relayPool    *sync.Pool
 	aheadMemory  int
@@ -431,6 +447,7 @@ func New(opts Options) (*Handler, error) {
 	}
 	h.bodyMemory, h.bodyTemp, h.bodyKeep = opts.BodyBufferSize, opts.BodyTempFile, opts.BodyKeepFile
 	h.bodyAtEnd = opts.BodyAtEnd
+	h.dropBody, h.dropLength = opts.DropBody, opts.DropLength
 	h.absRedirect = opts.AbsoluteRedirect
 	if h.bodyMemory == 0 {
 		h.bodyMemory = defaultBodyMemory

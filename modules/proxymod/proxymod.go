@@ -63,6 +63,9 @@ type locConf struct {
 	resolveTime core.Setting[time.Duration] // resolver_timeout
 	headers     []proxy.Header
 	ownHeaders  bool
+	// dropLength: the level's proxy_set_header lines include
+	// "Content-Length """ (proxy.Options.DropLength).
+	dropLength  bool
 	httpVersion core.Setting[string]
 	connect     core.Setting[time.Duration]
 	read        core.Setting[time.Duration]
@@ -95,7 +98,7 @@ var module = &core.Module{
 	MergeLoc: func(p, c any) error {
 		parent, child := p.(*locConf), c.(*locConf)
 		if !child.ownHeaders {
-			child.headers = parent.headers
+			child.headers, child.dropLength = parent.headers, parent.dropLength
 		}
 		if !child.ownHide {
 			child.hide = parent.hide
@@ -351,10 +354,10 @@ func setProxyHeader(c *core.Cmd) error {
 	}
 	if c.Args[1] == "" && strings.EqualFold(c.Args[0], "Content-Length") {
 		// NGINX's idiom beside proxy_pass_request_body off (and in
-		// auth_request locations): the proxy frames the body it sends
-		// itself and never passes the client's length, so the line has
-		// nothing left to do (it still takes the level's
-		// proxy_set_header lines over, as any line does).
+		// auth_request locations): no length for a body that is not
+		// sent. The proxy frames a body it sends itself, so only the
+		// length it would announce without one is dropped.
+		lc.dropLength = true
 		return nil
 	}
 	v, err := templateValue(c, c.Args[1])
@@ -462,6 +465,7 @@ func locationOptions(l *core.Location, pass proxy.Pass, withTLS bool) (proxy.Opt
 		BodyTempFile:   bodyTemp,
 		BodyKeepFile:   l.ClientBodyKeep(),
 		BodyAtEnd:      core.AtRequestEnd,
+		DropLength:     lc.dropLength,
 		BufferingOff:   !lc.buffering.Or(true),
 		RedirectOff:    lc.redirects.off,
 		Redirects:      lc.redirects.rules,

@@ -109,18 +109,20 @@ func applyRequestOptions(l *core.Location, opts *proxy.Options) {
 	// The upstream exchange runs to its end when the client leaves.
 	opts.IgnoreClientAbort = rc.ignoreAbort.V
 	opts.NoClientHeaders = rc.passHeaders.Set && !rc.passHeaders.V
+	// proxy_set_body's body goes whatever proxy_pass_request_body says.
+	opts.DropBody = rc.passBody.Set && !rc.passBody.V && rc.setBody.V == nil
 	opts.Cookies = cookieOptions(rc)
 	rc.buffers.Apply(opts)
 }
 
-// wrapRequest returns h behind the changes that proxy_method,
-// proxy_pass_request_body off and proxy_set_body make to the request sent
-// upstream, or h itself when the location sets none.
+// wrapRequest returns h behind the changes that proxy_method and
+// proxy_set_body make to the request sent upstream, or h itself when the
+// location sets neither (proxy_pass_request_body off is the proxy's
+// DropBody).
 func wrapRequest(l *core.Location, h http.Handler) http.Handler {
 	rc := core.LocConf[*reqConf](l, reqModule)
 	method, setBody := rc.method.V, rc.setBody.V
-	dropBody := rc.passBody.Set && !rc.passBody.V
-	if method == nil && setBody == nil && !dropBody {
+	if method == nil && setBody == nil {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -139,9 +141,6 @@ func wrapRequest(l *core.Location, h http.Handler) http.Handler {
 				r2.Body = readCloser{strings.NewReader(b)}
 				r2.ContentLength = int64(len(b))
 			}
-			r2.Header = withoutBodyFields(r.Header)
-		} else if dropBody {
-			r2.Body, r2.ContentLength = http.NoBody, 0
 			r2.Header = withoutBodyFields(r.Header)
 		}
 		h.ServeHTTP(w, r2)
