@@ -15,6 +15,7 @@ import (
 	"github.com/mosaic-edge/mosaic/http1"
 	"github.com/mosaic-edge/mosaic/internal/endhook"
 	"github.com/mosaic-edge/mosaic/internal/proxyproto"
+	"github.com/mosaic-edge/mosaic/internal/spool"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -541,20 +542,29 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 		Error(w, r, http.StatusNotFound)
 		return
 	}
+	// A body saved whole before (a subrequest's share of its parent's,
+	// an error page's) is read from no client any more: no limit or
+	// timeout of the client's reads applies, and a proxy sends it from
+	// where it is rather than saving it again.
+	fromClient := r.Body != nil && r.Body != http.NoBody && spool.Saved(r.Body) == nil
 	if max := h.cl.clientMaxBody.V; max > 0 && r.Body != nil && r.Body != http.NoBody {
+		// NGINX compares a subrequest's length too: it has its
+		// parent's.
 		if r.ContentLength > max {
 			h.loc.Logger().Error(fmt.Sprintf("client intended to send too large body: %d bytes", r.ContentLength))
 			Error(w, r, http.StatusRequestEntityTooLarge)
 			return
 		}
-		if lb, ok := r.Body.(interface{ LimitBody(int64) }); ok {
-			lb.LimitBody(max) // a chunk too large is refused by its size (http1)
+		if fromClient {
+			if lb, ok := r.Body.(interface{ LimitBody(int64) }); ok {
+				lb.LimitBody(max) // a chunk too large is refused by its size (http1)
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, max)
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, max)
 	}
 	if ri != nil && ri.rec != nil {
 		ri.rec.setSendTimeout(h.cl.sendTimeout.V)
-		if r.Body != nil && r.Body != http.NoBody && ri.rec.deadlines != nil {
+		if fromClient && ri.rec.deadlines != nil {
 			// client_body_timeout: the time allowed between two reads.
 			db := &deadlineBody{ReadCloser: r.Body, d: ri.rec.deadlines, timeout: h.cl.bodyTimeout.V}
 			ri.rec.bodies = append(ri.rec.bodies, db)

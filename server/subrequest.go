@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/gopool"
+	"github.com/mosaic-edge/mosaic/internal/spool"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -110,7 +111,7 @@ func issue(parent *http.Request, uri string, header http.Header, kind int) (*htt
 }
 
 // subSend is what a subrequest sends other than its parent's: the
-// method and a body of size bytes (nil: none).
+// method and a body of size bytes (nil: the parent's, see sharedBody).
 type subSend struct {
 	method string
 	body   io.Reader
@@ -118,10 +119,11 @@ type subSend struct {
 }
 
 // Background starts a subrequest for uri as NGINX's background
-// subrequests (mirror): with method and a body of size bytes (nil for
-// none) rather than a GET, header-only (once its status and header are
-// in, it is stopped, as SubrequestHeader's), and without anything
-// waiting for it: the function returned does, until it has ended.
+// subrequests (mirror): with method and a body of size bytes (nil: the
+// parent's, as other subrequests have, see sharedBody) rather than a
+// GET, header-only (once its status and header are in, it is stopped,
+// as SubrequestHeader's), and without anything waiting for it: the
+// function returned does, until it has ended.
 // Cancelling parent's context stops it.
 func Background(parent *http.Request, uri, method string, header http.Header, body io.Reader, size int64) (wait func(), err error) {
 	if ri := infoFrom(parent.Context()); ri != nil {
@@ -230,9 +232,11 @@ func begin(parent *http.Request, uri string, header http.Header, kind int, send 
 	}
 	if send != nil {
 		proto.Method = send.method
-		if send.body != nil && send.size > 0 {
-			proto.Body, proto.ContentLength = io.NopCloser(send.body), send.size
-		}
+	}
+	if send != nil && send.body != nil && send.size > 0 {
+		proto.Body, proto.ContentLength = io.NopCloser(send.body), send.size
+	} else {
+		proto.Body, proto.ContentLength = sharedBody(parent, ri.st, st)
 	}
 	r := proto.WithContext(ctx)
 	if !normalizePath(r) {
@@ -315,6 +319,34 @@ func (sub *subrequest) await() (*http.Response, error) {
 		resp.ContentLength = cl
 	}
 	return resp, nil
+}
+
+// sharedBody is a subrequest's request body, its parent's, as NGINX's
+// subrequest shares its parent's (sr->request_body = r->request_body):
+// the body the parent has read whole (a proxy saved it, in memory or a
+// file, which stays open until the client's request ends), read again
+// from its start without being copied, or, while the parent has not
+// read it (an auth_request check runs first), none, with the length the
+// parent declared, which a proxy announces as NGINX's does (proxy's
+// Options.DropBody). A parent without a body, or without a
+// declared length (a chunked body not read yet), gives none. The
+// subrequest's State (sub) shares the parent's (pst) record of the body,
+// for its own subrequests, its error pages and $request_body.
+func sharedBody(parent *http.Request, pst, sub *vars.State) (io.ReadCloser, int64) {
+	if parent.Body == nil || parent.Body == http.NoBody && parent.ContentLength <= 0 {
+		// Nothing to share: ESI builds its fragments' requests without
+		// the page's body.
+		return http.NoBody, 0
+	}
+	sub.RequestBody, sub.RequestBodyFile, sub.SavedBody, sub.BodyLength = pst.RequestBody, pst.RequestBodyFile, pst.SavedBody, pst.BodyLength
+	switch {
+	case pst.SavedBody != nil:
+		return pst.SavedBody.Body(), pst.SavedBody.Size
+	case pst.RequestBody != nil:
+		sp := &spool.Spool{Mem: pst.RequestBody, Size: int64(len(pst.RequestBody))}
+		return sp.Body(), sp.Size
+	}
+	return http.NoBody, max(parent.ContentLength, 0)
 }
 
 // subrequestWorkers run subrequests' handlers: a goroutine that has been

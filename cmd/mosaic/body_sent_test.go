@@ -147,3 +147,81 @@ func TestPassRequestBodyOffAsNGINX(t *testing.T) {
 		{"/idiom/d", []string{"/idiom/d"}, lengthBody},
 	})
 }
+
+// TestSubrequestBodyAsNGINX: for a POST with a body, the upstreams behind
+// an SSI include, the addition module's parts, an auth_request check and
+// a mirror are sent what NGINX's are: the subrequest's method with the
+// request's Content-Length, and the body when the page had read it (in
+// memory or in a file) before the subrequest began, none when the check
+// or mirror came first or the subrequest's location says
+// proxy_pass_request_body off.
+func TestSubrequestBodyAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := startBodyRecorder(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
+			proxy_set_header X-Who %s; server_tokens off;
+			location /ssi/ { ssi on; proxy_pass http://%[3]s; }
+			location /file/ssi/ { ssi on; client_body_buffer_size 8; proxy_pass http://%[3]s; }
+			location /part/ { internal; proxy_pass http://%[3]s; }
+			location /off/ssi/ { ssi on; proxy_pass http://%[3]s; }
+			location /part/off/ { internal; proxy_pass http://%[3]s; proxy_pass_request_body off; }
+			location /add/ { add_before_body /part/before; add_after_body /part/after; proxy_pass http://%[3]s; }
+			location /auth/ { auth_request /check/auth; proxy_pass http://%[3]s; }
+			location /auth-off/ { auth_request /check/off; proxy_pass http://%[3]s; }
+			location /auth-idiom/ { auth_request /check/idiom; proxy_pass http://%[3]s; }
+			location /check/ { internal; proxy_pass http://%[3]s; }
+			location = /check/off { internal; proxy_pass http://%[3]s; proxy_pass_request_body off; }
+			location = /check/idiom { internal; proxy_pass http://%[3]s; proxy_pass_request_body off;
+				proxy_set_header Content-Length ""; proxy_set_header X-Who %[2]s; }
+			location /mirror/ { mirror /part/mirror; mirror_request_body off; proxy_pass http://%[3]s; }
+			# A subrequest's length meets its location's limit.
+			location /limit/ssi/ { ssi on; proxy_pass http://%[3]s; }
+			location /part/limit/ { internal; client_max_body_size 10; proxy_pass http://%[3]s; }
+		}`, port, who, o.Addr())
+	})
+	o.sameBodiesSent(t, mport, nport, []bodyCase{
+		{"/ssi/a", []string{"/ssi/a", "/part/ssi/a"}, lengthBody},
+		{"/ssi/b", []string{"/ssi/b", "/part/ssi/b"}, chunkedBody},
+		{"/file/ssi/c", []string{"/file/ssi/c", "/part/file/ssi/c"}, lengthBody},
+		{"/off/ssi/d", []string{"/off/ssi/d", "/part/off/ssi/d"}, lengthBody},
+		{"/add/e", []string{"/add/e", "/part/before", "/part/after"}, lengthBody},
+		{"/auth/f", []string{"/auth/f", "/check/auth"}, lengthBody},
+		{"/auth/g", []string{"/auth/g", "/check/auth"}, chunkedBody},
+		{"/auth-off/h", []string{"/auth-off/h", "/check/off"}, lengthBody},
+		{"/auth-idiom/i", []string{"/auth-idiom/i", "/check/idiom"}, lengthBody},
+		{"/mirror/j", []string{"/mirror/j", "/part/mirror"}, lengthBody},
+		{"/mirror/k", []string{"/mirror/k", "/part/mirror"}, chunkedBody},
+		{"/limit/ssi/l", []string{"/limit/ssi/l"}, lengthBody},
+	})
+}
+
+// TestSubrequestReadsParentsBodyFile: an include reads the body from the
+// temporary file its page's proxy saved it in, as NGINX's subrequest
+// shares r->request_body: its $request_body_file is the page's, not a
+// copy's.
+func TestSubrequestReadsParentsBodyFile(t *testing.T) {
+	nginxPath(t)
+	o := startBodyRecorder(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
+			client_body_buffer_size 8;
+			proxy_set_header X-Who %s; proxy_set_header X-File $request_body_file;
+			location /ssi/ { ssi on; proxy_pass http://%[3]s; }
+			location /part/ { internal; proxy_pass http://%[3]s; }
+		}`, port, who, o.Addr())
+	})
+	// Past what comes with the header (NGINX keeps that in memory).
+	body := strings.Repeat("0123456789abcdef", 256)
+	req := fmt.Sprintf("POST /ssi/a HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	for who, port := range map[string]int{"m": mport, "n": nport} {
+		if resp, body := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), req); resp.StatusCode != 200 || body != "[/part/ssi/a]" {
+			t.Errorf("%s: %d %q", who, resp.StatusCode, body)
+		}
+		page, part := o.take(who, "/ssi/a"), o.take(who, "/part/ssi/a")
+		want := fmt.Sprintf(`cl=["%d"] te=[] body=%q file=`, len(body), body)
+		if !strings.HasPrefix(page, "POST "+want+"/") || part != "GET "+page[len("POST "):] {
+			t.Errorf("%s: the page was sent %.80s ... %s,\nthe include %.80s ... %s", who, page, page[max(len(page)-40, 0):], part, part[max(len(part)-40, 0):])
+		}
+	}
+}
