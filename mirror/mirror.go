@@ -48,8 +48,9 @@ type Mirror struct {
 	// ("client_body_in_file_only on"); otherwise it is removed.
 	BodyKeep bool
 	// Start sends one mirror: uri (with the arguments), the client's
-	// method and a copy of its header, and body (nil for none) of size
-	// bytes, which stays readable until wait has returned. wait returns
+	// method and a copy of its header, and body (nil for none; an
+	// io.ReadCloser from spool's Body) of size bytes, which stays
+	// readable until wait has returned. wait returns
 	// once the mirror has ended. An error fails the request with 500, as
 	// NGINX's failure to create a subrequest does.
 	Start func(r *http.Request, uri, method string, header http.Header, body io.Reader, size int64) (wait func(), err error)
@@ -126,7 +127,9 @@ func (m *Mirror) serve(w http.ResponseWriter, r *http.Request, next http.Handler
 		var body io.Reader
 		var size int64
 		if sp != nil && sp.Size > 0 {
-			body, size = sp.Reader(), sp.Size
+			// Read from the one copy, which a proxy in the mirror's
+			// location sends from where it is (spool.Saved).
+			body, size = sp.Body(), sp.Size
 		}
 		wait, err := m.Start(r, uri, r.Method, r.Header.Clone(), body, size)
 		if err != nil {

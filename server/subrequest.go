@@ -234,7 +234,15 @@ func begin(parent *http.Request, uri string, header http.Header, kind int, send 
 		proto.Method = send.method
 	}
 	if send != nil && send.body != nil && send.size > 0 {
-		proto.Body, proto.ContentLength = io.NopCloser(send.body), send.size
+		// The parent's body too, which the caller saved (mirror): kept
+		// as it comes, so that a spool.Saved body stays one a proxy
+		// sends from where it is.
+		body, ok := send.body.(io.ReadCloser)
+		if !ok {
+			body = io.NopCloser(send.body)
+		}
+		proto.Body, proto.ContentLength = body, send.size
+		shareBodyRecord(ri.st, st)
 	} else {
 		proto.Body, proto.ContentLength = sharedBody(parent, ri.st, st)
 	}
@@ -338,7 +346,7 @@ func sharedBody(parent *http.Request, pst, sub *vars.State) (io.ReadCloser, int6
 		// the page's body.
 		return http.NoBody, 0
 	}
-	sub.RequestBody, sub.RequestBodyFile, sub.SavedBody, sub.BodyLength = pst.RequestBody, pst.RequestBodyFile, pst.SavedBody, pst.BodyLength
+	shareBodyRecord(pst, sub)
 	switch {
 	case pst.SavedBody != nil:
 		return pst.SavedBody.Body(), pst.SavedBody.Size
@@ -347,6 +355,12 @@ func sharedBody(parent *http.Request, pst, sub *vars.State) (io.ReadCloser, int6
 		return sp.Body(), sp.Size
 	}
 	return http.NoBody, max(parent.ContentLength, 0)
+}
+
+// shareBodyRecord gives a subrequest's State (sub) its parent's (pst)
+// record of the request body.
+func shareBodyRecord(pst, sub *vars.State) {
+	sub.RequestBody, sub.RequestBodyFile, sub.SavedBody, sub.BodyLength = pst.RequestBody, pst.RequestBodyFile, pst.SavedBody, pst.BodyLength
 }
 
 // subrequestWorkers run subrequests' handlers: a goroutine that has been

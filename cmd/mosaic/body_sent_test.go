@@ -197,9 +197,9 @@ func TestSubrequestBodyAsNGINX(t *testing.T) {
 }
 
 // TestSubrequestReadsParentsBodyFile: an include reads the body from the
-// temporary file its page's proxy saved it in, as NGINX's subrequest
-// shares r->request_body: its $request_body_file is the page's, not a
-// copy's.
+// temporary file its page's proxy saved it in, and a mirror's proxy from
+// the one the mirror saved it in, as NGINX's subrequest shares
+// r->request_body: its $request_body_file is the page's, not a copy's.
 func TestSubrequestReadsParentsBodyFile(t *testing.T) {
 	nginxPath(t)
 	o := startBodyRecorder(t)
@@ -209,19 +209,25 @@ func TestSubrequestReadsParentsBodyFile(t *testing.T) {
 			proxy_set_header X-Who %s; proxy_set_header X-File $request_body_file;
 			location /ssi/ { ssi on; proxy_pass http://%[3]s; }
 			location /part/ { internal; proxy_pass http://%[3]s; }
+			location /mirror/ { mirror /part/mirror; proxy_pass http://%[3]s; }
 		}`, port, who, o.Addr())
 	})
 	// Past what comes with the header (NGINX keeps that in memory).
 	body := strings.Repeat("0123456789abcdef", 256)
-	req := fmt.Sprintf("POST /ssi/a HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-	for who, port := range map[string]int{"m": mport, "n": nport} {
-		if resp, body := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), req); resp.StatusCode != 200 || body != "[/part/ssi/a]" {
-			t.Errorf("%s: %d %q", who, resp.StatusCode, body)
-		}
-		page, part := o.take(who, "/ssi/a"), o.take(who, "/part/ssi/a")
-		want := fmt.Sprintf(`cl=["%d"] te=[] body=%q file=`, len(body), body)
-		if !strings.HasPrefix(page, "POST "+want+"/") || part != "GET "+page[len("POST "):] {
-			t.Errorf("%s: the page was sent %.80s ... %s,\nthe include %.80s ... %s", who, page, page[max(len(page)-40, 0):], part, part[max(len(part)-40, 0):])
+	for _, c := range []struct{ page, part, method, answer string }{
+		{"/ssi/a", "/part/ssi/a", "GET", "[/part/ssi/a]"},
+		{"/mirror/b", "/part/mirror", "POST", "[/mirror/b]"},
+	} {
+		req := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", c.page, len(body), body)
+		for who, port := range map[string]int{"m": mport, "n": nport} {
+			if resp, body := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), req); resp.StatusCode != 200 || body != c.answer {
+				t.Errorf("%s %s: %d %q", who, c.page, resp.StatusCode, body)
+			}
+			page, part := o.take(who, c.page), o.take(who, c.part)
+			want := fmt.Sprintf(`cl=["%d"] te=[] body=%q file=`, len(body), body)
+			if !strings.HasPrefix(page, "POST "+want+"/") || part != c.method+" "+page[len("POST "):] {
+				t.Errorf("%s: %s was sent %.80s ... %s,\n%s %.80s ... %s", who, c.page, page, page[max(len(page)-40, 0):], c.part, part, part[max(len(part)-40, 0):])
+			}
 		}
 	}
 }
