@@ -547,9 +547,11 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 	// timeout of the client's reads applies, and a proxy sends it from
 	// where it is rather than saving it again.
 	fromClient := r.Body != nil && r.Body != http.NoBody && spool.Saved(r.Body) == nil
-	if max := h.cl.clientMaxBody.V; max > 0 && r.Body != nil && r.Body != http.NoBody {
-		// NGINX compares a subrequest's length too: it has its
-		// parent's.
+	// NGINX compares a subrequest's length too: it has its parent's,
+	// also where it has no body yet, only that length (an auth_request
+	// check made before the parent read the body, see sharedBody).
+	hasBody := r.Body != nil && (r.Body != http.NoBody || r.ContentLength > 0)
+	if max := h.cl.clientMaxBody.V; max > 0 && hasBody {
 		if r.ContentLength > max {
 			h.loc.Logger().Error(fmt.Sprintf("client intended to send too large body: %d bytes", r.ContentLength))
 			Error(w, r, http.StatusRequestEntityTooLarge)

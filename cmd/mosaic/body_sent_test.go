@@ -178,6 +178,10 @@ func TestSubrequestBodyAsNGINX(t *testing.T) {
 			# A subrequest's length meets its location's limit.
 			location /limit/ssi/ { ssi on; proxy_pass http://%[3]s; }
 			location /part/limit/ { internal; client_max_body_size 10; proxy_pass http://%[3]s; }
+			# Before the body is read too: the check answers 413, the
+			# request 500.
+			location /auth-limit/ { auth_request /check/limit; proxy_pass http://%[3]s; }
+			location = /check/limit { internal; client_max_body_size 10; proxy_pass http://%[3]s; }
 		}`, port, who, o.Addr())
 	})
 	o.sameBodiesSent(t, mport, nport, []bodyCase{
@@ -193,6 +197,7 @@ func TestSubrequestBodyAsNGINX(t *testing.T) {
 		{"/mirror/j", []string{"/mirror/j", "/part/mirror"}, lengthBody},
 		{"/mirror/k", []string{"/mirror/k", "/part/mirror"}, chunkedBody},
 		{"/limit/ssi/l", []string{"/limit/ssi/l"}, lengthBody},
+		{"/auth-limit/m", nil, lengthBody},
 	})
 }
 
