@@ -244,7 +244,9 @@ func begin(parent *http.Request, uri string, header http.Header, kind int, send 
 		proto.Body, proto.ContentLength = body, send.size
 		shareBodyRecord(ri.st, st)
 	} else {
-		proto.Body, proto.ContentLength = sharedBody(parent, ri.st, st)
+		// Only auth_request's checks and mirrors start before the
+		// parent's content; the others come from its output.
+		proto.Body, proto.ContentLength = sharedBody(parent, ri.st, st, kind != subHeaderOnly)
 	}
 	r := proto.WithContext(ctx)
 	if !normalizePath(r) {
@@ -337,10 +339,16 @@ func (sub *subrequest) await() (*http.Response, error) {
 // read it (an auth_request check runs first), none, with the length the
 // parent declared, which a proxy announces as NGINX's does (proxy's
 // Options.DropBody). A parent without a body, or without a
-// declared length (a chunked body not read yet), gives none. The
-// subrequest's State (sub) shares the parent's (pst) record of the body,
-// for its own subrequests, its error pages and $request_body.
-func sharedBody(parent *http.Request, pst, sub *vars.State) (io.ReadCloser, int64) {
+// declared length (a chunked body not read yet), gives none. A
+// subrequest made from the parent's output (afterContent: an include)
+// whose parent's content never read the body gets none either, of length
+// 0: NGINX's content discards a body it does not read, which leaves the
+// request's length at what is still to come, none of a body that came
+// with the head, where a length with no body would hold the upstream
+// waiting. The subrequest's State (sub) shares the parent's (pst) record
+// of the body, for its own subrequests, its error pages and
+// $request_body.
+func sharedBody(parent *http.Request, pst, sub *vars.State, afterContent bool) (io.ReadCloser, int64) {
 	if parent.Body == nil || parent.Body == http.NoBody && parent.ContentLength <= 0 {
 		// Nothing to share: ESI builds its fragments' requests without
 		// the page's body.
@@ -353,6 +361,9 @@ func sharedBody(parent *http.Request, pst, sub *vars.State) (io.ReadCloser, int6
 	case pst.RequestBody != nil:
 		sp := &spool.Spool{Mem: pst.RequestBody, Size: int64(len(pst.RequestBody))}
 		return sp.Body(), sp.Size
+	}
+	if afterContent && parent.Body != http.NoBody && bodyUnread(parent.Body) {
+		return http.NoBody, 0
 	}
 	return http.NoBody, max(parent.ContentLength, 0)
 }

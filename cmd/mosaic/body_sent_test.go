@@ -180,6 +180,10 @@ func TestSubrequestBodyAsNGINX(t *testing.T) {
 			location /part/limit/ { internal; client_max_body_size 10; proxy_pass http://%[3]s; }
 			# Before the body is read too: the check answers 413, the
 			# request 500.
+			# A page that never read the body, which NGINX discards
+			# (what is left of its length, 0, goes to the include).
+			location /ret/ssi/ { ssi on; default_type text/html; return 200 '<!--# include virtual="/part/ret" -->'; }
+			location /ret/add/ { default_type text/html; add_before_body /part/ret-add; return 200 "x"; }
 			location /auth-limit/ { auth_request /check/limit; proxy_pass http://%[3]s; }
 			location = /check/limit { internal; client_max_body_size 10; proxy_pass http://%[3]s; }
 		}`, port, who, o.Addr())
@@ -198,6 +202,8 @@ func TestSubrequestBodyAsNGINX(t *testing.T) {
 		{"/mirror/k", []string{"/mirror/k", "/part/mirror"}, chunkedBody},
 		{"/limit/ssi/l", []string{"/limit/ssi/l"}, lengthBody},
 		{"/auth-limit/m", nil, lengthBody},
+		{"/ret/ssi/n", []string{"/part/ret"}, lengthBody},
+		{"/ret/add/o", []string{"/part/ret-add"}, lengthBody},
 	})
 }
 
