@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 )
 
 // Spool holds a body read whole: in Mem when it fits the memory it was
@@ -26,6 +27,10 @@ type Spool struct {
 	Keep bool
 	// unlinked: the file's name was removed when it was made.
 	unlinked bool
+	// closed: Close has run. File stays set, so that a reader made as
+	// the owner closes the spool (a subrequest still sending the body
+	// of a request that has ended) races on nothing: its reads fail.
+	closed atomic.Bool
 }
 
 // SourceError is a failure reading the body's source (the client), told
@@ -109,15 +114,15 @@ type saved struct {
 
 func (*saved) Close() error { return nil }
 
-// Close removes the temporary file, if any, unless Keep is set.
+// Close closes the temporary file, if any, and removes it unless Keep is
+// set; readers of it fail from then on. A second Close does nothing.
 func (s *Spool) Close() {
-	if s.File != nil {
+	if s.File != nil && !s.closed.Swap(true) {
 		name := s.File.Name()
 		_ = s.File.Close()
 		if !s.Keep && !s.unlinked {
 			_ = os.Remove(name)
 		}
-		s.File = nil
 	}
 }
 

@@ -124,3 +124,25 @@ func TestSavedBody(t *testing.T) {
 		t.Error("Saved finds the wrong spool")
 	}
 }
+
+// A reader may still be made and read while the owner closes the spool:
+// an include's proxy, retrying after its client left, reads the page's
+// body as the page's request ends and closes it. The read fails; the
+// spool's fields are not raced on.
+func TestCloseWhileReading(t *testing.T) {
+	s, err := New(strings.NewReader("hello world"), 5, temp(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = io.ReadAll(s.Body())
+	}()
+	s.Close()
+	<-done
+	s.Close() // a second Close does nothing
+	if _, err := io.ReadAll(s.Reader()); err == nil {
+		t.Error("a closed spool's file read without error")
+	}
+}
