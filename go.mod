@@ -12,6 +12,8 @@ require (
 	golang.org/x/sys v0.47.0
 )
 
+require golang.org/x/image v0.44.0
+
 require (
 	golang.org/x/net v0.57.0
 	golang.org/x/text v0.41.0 // indirect

@@ -25,8 +25,12 @@ var (
 		"esi",       // assembles pages; its fragments run the contents below
 		"ssi",       // NGINX's SSI, inside compression as in NGINX; its includes are subrequests
 		"charset",   // charset_map: recodes the body SSI reads, after sub_filter's rewriting, as NGINX's filter
-		"sub",       // sub_filter: inside SSI, so that SSI reads the rewritten text, as in NGINX
-		"userid",    // the userid cookie, set after add_header's fields, as NGINX's filter
+		// image_filter: between charset and sub as in NGINX; it wipes the
+		// fields that add_header and userid set for its size JSON, as
+		// NGINX's does.
+		"image_filter",
+		"sub",    // sub_filter: inside SSI, so that SSI reads the rewritten text, as in NGINX
+		"userid", // the userid cookie, set after add_header's fields, as NGINX's filter
 		// add_header, expires: on the content's response, before SSI and
 		// compression see it, as NGINX's headers filter runs before theirs
 		// (gzip_proxied judges expires' Cache-Control, gzip weakens an

@@ -23,6 +23,7 @@ import (
 	_ "github.com/mosaic-edge/mosaic/modules/geomod"
 	_ "github.com/mosaic-edge/mosaic/modules/grpcmod"
 	_ "github.com/mosaic-edge/mosaic/modules/headersmod"
+	_ "github.com/mosaic-edge/mosaic/modules/imagefiltermod"
 	_ "github.com/mosaic-edge/mosaic/modules/limitmod"
 	_ "github.com/mosaic-edge/mosaic/modules/mapmod"
 	_ "github.com/mosaic-edge/mosaic/modules/memcachedmod"

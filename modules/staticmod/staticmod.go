@@ -21,6 +21,7 @@ import (
 	"github.com/mosaic-edge/mosaic/modules/charsetmod"
 	"github.com/mosaic-edge/mosaic/modules/compressmod"
 	"github.com/mosaic-edge/mosaic/modules/esimod"
+	"github.com/mosaic-edge/mosaic/modules/imagefiltermod"
 	"github.com/mosaic-edge/mosaic/modules/randomindexmod"
 	"github.com/mosaic-edge/mosaic/modules/ssimod"
 	"github.com/mosaic-edge/mosaic/modules/submod"
@@ -278,7 +279,7 @@ func options(l *server.Location) static.Options {
 		VaryEncoding:   compressmod.VaryEncoding(l),
 		VaryDictionary: compressmod.VaryDictionary(l),
 		Transformed:    AnyType(esimod.Transformed(l), ssimod.Transformed(l)),
-		Unranged:       AnyType(submod.Unranged(l), additionmod.Unranged(l), charsetmod.Unranged(l)),
+		Unranged:       AnyType(submod.Unranged(l), additionmod.Unranged(l), charsetmod.Unranged(l), imagefiltermod.Unranged(l)),
 		Listing:        autoindexmod.Listing(l),
 		RandomIndex:    randomindexmod.Enabled(l),
 		// The index file is served by the location its URI matches, after

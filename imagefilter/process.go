@@ -1,0 +1,422 @@
+package imagefilter
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
+	"io"
+	"math"
+
+	"golang.org/x/image/draw"
+	"golang.org/x/image/webp"
+)
+
+// Mode is what the filter does (the image_filter directive).
+type Mode int
+
+// The image_filter modes.
+const (
+	Off    Mode = iota
+	Test        // answer 415 unless the body is an image
+	Size        // answer with the image's size in JSON
+	Resize      // shrink into Width x Height, keeping the aspect ratio
+	Crop        // shrink to cover Width x Height, then cut its middle
+	Rotate      // turn Angle degrees counter-clockwise
+)
+
+// Unbounded is the value of a "-" dimension: no bound on that side.
+const Unbounded = math.MaxUint64
+
+// DefaultMaxPixels is the largest image, in pixels, that Process decodes
+// unless told otherwise: 4096 x 4096. Its header is read first and a
+// larger image refused before any pixel is decoded, so a small body that
+// claims a huge picture (a decompression bomb) costs nothing. Decoding
+// one this size takes up to about 12 bytes a pixel (a progressive JPEG's
+// coefficients) plus 4 for the working copy.
+const DefaultMaxPixels = 4096 * 4096
+
+// ErrUnsupported is the error of a body the filter cannot handle: NGINX
+// answers 415 Unsupported Media Type.
+var ErrUnsupported = errors.New("imagefilter: unsupported image")
+
+// Params are one response's settings, the directives' values with their
+// variables evaluated. The numbers are as NGINX reads them: 0 for a
+// value that is no positive number, Unbounded for "-".
+type Params struct {
+	Mode                 Mode
+	Width, Height, Angle uint64
+	JPEGQuality          uint64 // image_filter_jpeg_quality (NGINX's default 75)
+	WebPQuality          uint64 // image_filter_webp_quality (NGINX's default 80)
+	Sharpen              uint64 // image_filter_sharpen, percent
+	// DropTransparency is "image_filter_transparency off": a palette
+	// image's transparent color becomes opaque.
+	DropTransparency bool
+	// MaxPixels bounds the images decoded; 0 is DefaultMaxPixels.
+	MaxPixels int64
+}
+
+// Result is the filter's answer for a body.
+type Result struct {
+	Body []byte
+	// Type is the format of Body; None for the size JSON.
+	Type Type
+	// AsIs reports that Body is the input, unchanged (NGINX keeps the
+	// validators then); otherwise Body is a new image or the JSON.
+	AsIs bool
+}
+
+// Process applies p to body, a whole response body, as NGINX's image
+// filter does once it has read it: ErrUnsupported (wrapped) where NGINX
+// answers 415.
+func Process(body []byte, p Params) (Result, error) {
+	t := Detect(body)
+	if t == None {
+		if p.Mode == Size {
+			return Result{Body: emptyJSON}, nil
+		}
+		return Result{}, fmt.Errorf("%w: not an image", ErrUnsupported)
+	}
+	if p.Mode == Test {
+		return Result{Body: body, Type: t, AsIs: true}, nil
+	}
+	w, h, force, ok := Dimensions(body, t)
+	if p.Mode == Size {
+		if !ok {
+			return Result{Body: emptyJSON}, nil
+		}
+		return Result{Body: sizeJSON(w, h, t)}, nil
+	}
+	if p.Mode == Rotate {
+		if p.Angle != 90 && p.Angle != 180 && p.Angle != 270 {
+			return Result{}, fmt.Errorf("%w: rotation by %d", ErrUnsupported, p.Angle)
+		}
+	} else if p.Width == 0 || p.Height == 0 {
+		return Result{}, fmt.Errorf("%w: no bound", ErrUnsupported)
+	}
+	if ok && uint64(w) <= p.Width && uint64(h) <= p.Height && p.Angle == 0 && !force {
+		return Result{Body: body, Type: t, AsIs: true}, nil
+	}
+	return transform(body, t, force, &p)
+}
+
+// decode decodes body of type t, its header first: an image over the
+// pixel bound is refused before its pixels are.
+func decode(body []byte, t Type, maxPixels int64) (image.Image, error) {
+	var cfg func(io.Reader) (image.Config, error)
+	var dec func(io.Reader) (image.Image, error)
+	switch t {
+	case JPEG:
+		cfg, dec = jpeg.DecodeConfig, jpeg.Decode
+	case GIF:
+		cfg, dec = gif.DecodeConfig, gif.Decode
+	case PNG:
+		cfg, dec = png.DecodeConfig, png.Decode
+	case WebP:
+		cfg, dec = webp.DecodeConfig, webp.Decode
+	}
+	c, err := cfg(bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	if maxPixels <= 0 {
+		maxPixels = DefaultMaxPixels
+	}
+	if c.Width <= 0 || c.Height <= 0 || int64(c.Width)*int64(c.Height) > maxPixels {
+		return nil, fmt.Errorf("%w: %dx%d pixels, more than %d", ErrUnsupported, c.Width, c.Height, maxPixels)
+	}
+	img, err := dec(bytes.NewReader(body))
+	if t == JPEG && (errors.Is(err, io.ErrUnexpectedEOF) || err == jpeg.FormatError("short Huffman data")) {
+		// libjpeg, under libgd, takes a truncated JPEG with a warning
+		// and fills the part that is missing; so does this, with zero
+		// bits (at most a few bytes a pixel) and the end marker.
+		pad := io.LimitReader(zeros{}, int64(c.Width)*int64(c.Height)*2+1024)
+		img, err = dec(io.MultiReader(bytes.NewReader(body), pad, bytes.NewReader([]byte{0xff, 0xd9})))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	if pm, ok := img.(*image.Paletted); ok && t == GIF && pm.Rect != image.Rect(0, 0, c.Width, c.Height) {
+		// A GIF's first frame may cover part of its screen; libgd's
+		// image is the screen, the rest of it the transparent color or
+		// the first.
+		screen := image.NewPaletted(image.Rect(0, 0, c.Width, c.Height), pm.Palette)
+		if i := transparentIndex(pm.Palette); i >= 0 {
+			for j := range screen.Pix {
+				screen.Pix[j] = uint8(i)
+			}
+		}
+		draw.Draw(screen, pm.Rect, pm, pm.Rect.Min, draw.Src)
+		img = screen
+	}
+	return img, nil
+}
+
+type zeros struct{}
+
+func (zeros) Read(b []byte) (int, error) {
+	clear(b)
+	return len(b), nil
+}
+
+func transparentIndex(p color.Palette) int {
+	for i, c := range p {
+		if _, _, _, a := c.RGBA(); a == 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// transform is NGINX's ngx_http_image_resize: decode, shrink, rotate,
+// cut, sharpen, encode again in the same format.
+func transform(body []byte, t Type, force bool, p *Params) (Result, error) {
+	src, err := decode(body, t, p.MaxPixels)
+	if err != nil {
+		return Result{}, err
+	}
+	b := src.Bounds()
+	sx, sy := b.Dx(), b.Dy()
+	if !force && p.Angle == 0 && uint64(sx) <= p.Width && uint64(sy) <= p.Height {
+		return Result{Body: body, Type: t, AsIs: true}, nil
+	}
+
+	// A palette image stays one, as libgd keeps it, with its palette;
+	// its transparent color is dropped unless transparency is kept.
+	pal, _ := src.(*image.Paletted)
+	if pal != nil && p.DropTransparency {
+		opaque := make(color.Palette, len(pal.Palette))
+		for i, c := range pal.Palette {
+			n := color.NRGBAModel.Convert(c).(color.NRGBA)
+			if n.A == 0 {
+				n.A = 0xff
+			}
+			opaque[i] = n
+		}
+		pal = &image.Paletted{Pix: pal.Pix, Stride: pal.Stride, Rect: pal.Rect, Palette: opaque}
+	}
+
+	dx, dy, resize := newSize(sx, sy, p)
+	var img image.Image = src
+	if pal != nil {
+		img = pal
+	}
+	if resize {
+		dst := image.NewRGBA(image.Rect(0, 0, dx, dy))
+		draw.BiLinear.Scale(dst, dst.Rect, img, b, draw.Src, nil)
+		img = dst
+		if pal != nil {
+			q := image.NewPaletted(dst.Rect, pal.Palette)
+			draw.FloydSteinberg.Draw(q, q.Rect, dst, image.Point{})
+			img = q
+		}
+	} else if pal == nil {
+		img = toRGBA(src)
+	}
+
+	img = rotate(img, p.Angle)
+
+	if p.Mode == Crop {
+		r := img.Bounds()
+		ox, oy := 0, 0
+		if uint64(r.Dx()) > p.Width {
+			ox = r.Dx() - int(p.Width)
+		}
+		if uint64(r.Dy()) > p.Height {
+			oy = r.Dy() - int(p.Height)
+		}
+		if ox != 0 || oy != 0 {
+			cut := image.Rect(ox/2, oy/2, ox/2+r.Dx()-ox, oy/2+r.Dy()-oy)
+			img = img.(interface {
+				SubImage(image.Rectangle) image.Image
+			}).SubImage(cut)
+		}
+	}
+
+	if rgba, ok := img.(*image.RGBA); ok && p.Sharpen > 0 && p.Sharpen <= math.MaxInt64 {
+		// libgd sharpens true-color images only.
+		sharpen(rgba, p.Sharpen)
+	}
+	out, ot, err := encode(img, t, p)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Body: out, Type: ot}, nil
+}
+
+// newSize is NGINX's arithmetic: resize fits the image into the bound
+// keeping its aspect ratio and never enlarges it; crop shrinks it until
+// it covers the bound on the side that is shorter for the ratio.
+// Integer division, never below 1.
+func newSize(sx, sy int, p *Params) (dx, dy int, resize bool) {
+	dx, dy = sx, sy
+	shrinkW := func() {
+		dy = max(int(uint64(dy)*p.Width/uint64(dx)), 1)
+		dx = int(p.Width)
+	}
+	shrinkH := func() {
+		dx = max(int(uint64(dx)*p.Height/uint64(dy)), 1)
+		dy = int(p.Height)
+	}
+	switch p.Mode {
+	case Resize:
+		if uint64(dx) > p.Width {
+			shrinkW()
+		}
+		if uint64(dy) > p.Height {
+			shrinkH()
+		}
+		return dx, dy, true
+	case Crop:
+		if float64(dx)/float64(dy) < float64(p.Width)/float64(p.Height) {
+			if uint64(dx) > p.Width {
+				shrinkW()
+				return dx, dy, true
+			}
+		} else if uint64(dy) > p.Height {
+			shrinkH()
+			return dx, dy, true
+		}
+	}
+	return dx, dy, false
+}
+
+func toRGBA(src image.Image) *image.RGBA {
+	if m, ok := src.(*image.RGBA); ok {
+		return m
+	}
+	b := src.Bounds()
+	m := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	draw.Draw(m, m.Rect, src, b.Min, draw.Src)
+	return m
+}
+
+// rotate turns img counter-clockwise by angle degrees, as NGINX's
+// rotation does; other angles leave it as it is (a variable angle that
+// is none of the three, under resize or crop).
+func rotate(img image.Image, angle uint64) image.Image {
+	if angle != 90 && angle != 180 && angle != 270 {
+		return img
+	}
+	var pix []uint8
+	var stride, bpp int
+	r := img.Bounds()
+	switch m := img.(type) {
+	case *image.RGBA:
+		pix, stride, bpp = m.Pix, m.Stride, 4
+	case *image.Paletted:
+		pix, stride, bpp = m.Pix, m.Stride, 1
+	}
+	w, h := r.Dx(), r.Dy()
+	nw, nh := h, w
+	if angle == 180 {
+		nw, nh = w, h
+	}
+	out := make([]uint8, nw*nh*bpp)
+	for y := 0; y < nh; y++ {
+		for x := 0; x < nw; x++ {
+			var sx, sy int
+			switch angle {
+			case 90:
+				sx, sy = w-1-y, x
+			case 180:
+				sx, sy = w-1-x, h-1-y
+			case 270:
+				sx, sy = y, h-1-x
+			}
+			copy(out[(y*nw+x)*bpp:(y*nw+x+1)*bpp], pix[sy*stride+sx*bpp:sy*stride+(sx+1)*bpp])
+		}
+	}
+	nr := image.Rect(0, 0, nw, nh)
+	if bpp == 1 {
+		return &image.Paletted{Pix: out, Stride: nw, Rect: nr, Palette: img.(*image.Paletted).Palette}
+	}
+	// libgd's rotated true-color image keeps no alpha: NGINX makes it
+	// without gdImageSaveAlpha, so the image is laid on black. Making
+	// the premultiplied pixels opaque is that.
+	for i := 3; i < len(out); i += 4 {
+		out[i] = 0xff
+	}
+	return &image.RGBA{Pix: out, Stride: nw * 4, Rect: nr}
+}
+
+// sharpen is libgd's gdImageSharpen: the filter [-s, 1+2s, -s], s =
+// pct/400, along the rows, then along the columns; the edges keep their
+// own value for the neighbour they lack.
+func sharpen(m *image.RGBA, pct uint64) {
+	s := float64(pct) / 400
+	w, h := m.Rect.Dx(), m.Rect.Dy()
+	pass := func(n, lines int, at func(line, i int) int) {
+		prev := make([]uint8, 4)
+		for l := 0; l < lines; l++ {
+			for i := 0; i < n; i++ {
+				o := at(l, i)
+				cur := m.Pix[o : o+4]
+				next := cur
+				if i+1 < n {
+					o := at(l, i+1)
+					next = m.Pix[o : o+4]
+				}
+				if i == 0 {
+					copy(prev, cur)
+				}
+				var keep [4]uint8
+				copy(keep[:], cur)
+				a := float64(cur[3])
+				for c := 0; c < 3; c++ {
+					v := (1+2*s)*float64(cur[c]) - s*float64(prev[c]) - s*float64(next[c])
+					cur[c] = uint8(math.Round(min(max(v, 0), a)))
+				}
+				copy(prev, keep[:])
+			}
+		}
+	}
+	pass(w, h, func(y, x int) int { return m.PixOffset(m.Rect.Min.X+x, m.Rect.Min.Y+y) })
+	pass(h, w, func(x, y int) int { return m.PixOffset(m.Rect.Min.X+x, m.Rect.Min.Y+y) })
+}
+
+// encode writes img in format t, as libgd does for NGINX: JPEG at the
+// quality asked, GIF and PNG with their palette when they have one.
+// WebP, which Go cannot encode, comes out as a JPEG at the WebP quality
+// when the image is opaque, and as a PNG when it is not, so that its
+// transparency survives.
+func encode(img image.Image, t Type, p *Params) ([]byte, Type, error) {
+	var buf bytes.Buffer
+	if t == WebP {
+		if o, ok := img.(interface{ Opaque() bool }); ok && !o.Opaque() {
+			t = PNG
+		} else {
+			return encodeJPEG(&buf, img, p.WebPQuality, WebP)
+		}
+	}
+	var err error
+	switch t {
+	case JPEG:
+		return encodeJPEG(&buf, img, p.JPEGQuality, JPEG)
+	case GIF:
+		err = gif.Encode(&buf, img, nil)
+	case PNG:
+		err = png.Encode(&buf, img)
+	}
+	if err != nil {
+		return nil, None, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	return buf.Bytes(), t, nil
+}
+
+// encodeJPEG encodes at quality q, which NGINX takes as a signed number:
+// "-" (Unbounded) and 0 are refused; above 100 counts as 100, as in
+// libjpeg.
+func encodeJPEG(buf *bytes.Buffer, img image.Image, q uint64, from Type) ([]byte, Type, error) {
+	if q == 0 || q > math.MaxInt64 {
+		return nil, None, fmt.Errorf("%w: %v quality %d", ErrUnsupported, from, int64(q))
+	}
+	if err := jpeg.Encode(buf, img, &jpeg.Options{Quality: int(min(q, 100))}); err != nil {
+		return nil, None, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	return buf.Bytes(), JPEG, nil
+}
