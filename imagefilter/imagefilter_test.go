@@ -390,6 +390,20 @@ func TestMiddleware(t *testing.T) {
 	}
 }
 
+// TestMultipartAborts: NGINX fails a multipart/x-mixed-replace response
+// under the filter; the handler aborts, which closes the connection.
+func TestMultipartAborts(t *testing.T) {
+	defer func() {
+		if v := recover(); v != http.ErrAbortHandler {
+			t.Fatalf("recovered %v, want http.ErrAbortHandler", v)
+		}
+	}()
+	serve(t, Options{Mode: Size}, []byte("--x"), func(h http.Header) int {
+		h.Set("Content-Type", "multipart/x-mixed-replace; boundary=x")
+		return 200
+	}, http.MethodGet)
+}
+
 func FuzzProcess(f *testing.F) {
 	f.Add(jpegOf(f, 40, 30), uint8(0))
 	f.Add(pngOf(f, 20, 10), uint8(1))

@@ -12,6 +12,7 @@ import (
 	"image/png"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -128,6 +129,28 @@ func TestImageFilterMatchesNGINX(t *testing.T) {
 		t.Fatal(err)
 	}
 	imageFiles(t, www)
+	writeFile(t, filepath.Join(www, "fallback.txt"), "fallback\n")
+	// The origin sends the files chunked, without a length, so that the
+	// buffer's bound is met while reading.
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := os.ReadFile(filepath.Join(www, filepath.Base(r.URL.Path)))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/octet-stream")
+		if r.URL.Query().Has("multipart") {
+			w.Header().Set("Content-Type", "multipart/x-mixed-replace; boundary=x")
+		}
+		w.WriteHeader(http.StatusOK)
+		for len(b) > 0 {
+			n := min(len(b), 1000)
+			_, _ = w.Write(b[:n])
+			w.(http.Flusher).Flush()
+			b = b[n:]
+		}
+	}))
+	t.Cleanup(origin.Close)
 	mport, nport := startBothMain(t, dir, load, func(who string, port int) string {
 		return fmt.Sprintf(`types { image/jpeg jpg; image/png png; image/gif gif; }
 		server {
@@ -147,7 +170,12 @@ func TestImageFilterMatchesNGINX(t *testing.T) {
 			location /opaque/ { alias %[2]s/; image_filter resize 75 75; image_filter_transparency off; image_filter_sharpen 50; }
 			location /ret/ { image_filter size; return 200 "hello"; }
 			location /hdr/ { alias %[2]s/; add_header X-Added 1; image_filter size; }
-		}`, port, www)
+			location /ep/ { alias %[2]s/; image_filter resize 10 10; error_page 415 /fallback.txt; }
+			location = /fallback.txt { }
+			location /up/ { proxy_pass http://%[3]s/; image_filter resize 100 100; image_filter_buffer 5k; }
+			location /upsize/ { proxy_pass http://%[3]s/; image_filter size; image_filter_buffer 5k; }
+			location /uptest/ { proxy_pass http://%[3]s/; image_filter test; image_filter_buffer 5k; }
+		}`, port, www, origin.Listener.Addr())
 	})
 
 	for _, c := range []struct {
@@ -177,6 +205,10 @@ func TestImageFilterMatchesNGINX(t *testing.T) {
 		{target: "/q/a.jpg?q=0"}, {target: "/q/a.jpg?q=-"}, {target: "/q/a.jpg?q=500", w: 50, h: 37},
 		{target: "/q/a.png?q=0", w: 50, h: 24},
 		{target: "/opaque/a.gif", w: 75, h: 45}, {target: "/opaque/a.jpg", w: 75, h: 56},
+		{target: "/ep/a.jpg", w: 10, h: 7},
+		{target: "/up/a.png", w: 100, h: 49}, {target: "/up/a.jpg"}, {target: "/up/not.jpg"},
+		{target: "/upsize/a.jpg"}, {target: "/upsize/not.jpg"}, {target: "/upsize/a.png"},
+		{target: "/uptest/a.jpg"}, {target: "/uptest/not.jpg"},
 	} {
 		method := c.method
 		if method == "" {
@@ -207,7 +239,10 @@ func TestImageFilterMatchesNGINX(t *testing.T) {
 			continue
 		}
 		if c.w == 0 {
-			if !bytes.Equal(m.body, n.body) || m.length != n.length {
+			// A proxied body that passes may be chunked by one and
+			// counted by the other (proxy buffering): lengths are
+			// compared where both give one.
+			if !bytes.Equal(m.body, n.body) || m.length != n.length && m.length != "" && n.length != "" {
 				t.Errorf("%s: mosaic %q (%s), nginx %q (%s)", what, short(m.body), m.length, short(n.body), n.length)
 			}
 			continue
