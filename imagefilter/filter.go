@@ -187,6 +187,10 @@ func (rw *responseWriter) Write(b []byte) (int, error) {
 	}
 	switch rw.state {
 	case passing:
+		if rw.r.Method == http.MethodHead && rw.code != http.StatusNotModified {
+			// The content was asked for a GET; a HEAD gets no body.
+			return len(b), nil
+		}
 		return rw.w.Write(b)
 	case refused:
 		return len(b), nil
@@ -199,7 +203,7 @@ func (rw *responseWriter) Write(b []byte) (int, error) {
 		if !rw.pass() {
 			return len(b), nil
 		}
-		if _, err := rw.w.Write(b[n:]); err != nil {
+		if _, err := rw.Write(b[n:]); err != nil {
 			return 0, err
 		}
 		return len(b), nil

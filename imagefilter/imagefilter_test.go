@@ -376,6 +376,9 @@ func TestMiddleware(t *testing.T) {
 	if rec := serve(t, Options{Mode: Test, Buffer: 10}, j, file, http.MethodGet); rec.Code != http.StatusUnsupportedMediaType {
 		t.Fatalf("test over the buffer: %d", rec.Code)
 	}
+	if rec := serve(t, Options{Mode: Test}, j, file, http.MethodHead); rec.Code != 200 || rec.Body.Len() != 0 || rec.Header().Get("Content-Type") != "image/jpeg" {
+		t.Fatalf("test of HEAD: %d, %d bytes", rec.Code, rec.Body.Len())
+	}
 	if rec := serve(t, Options{Mode: Test}, text, chunked, http.MethodGet); rec.Code != http.StatusUnsupportedMediaType {
 		t.Fatalf("test of text: %d", rec.Code)
 	}
