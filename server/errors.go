@@ -186,6 +186,26 @@ func closesConnection(code int) bool {
 	return false
 }
 
+// FilterError is Error for an output filter that fails the response
+// its content made, as NGINX's ngx_http_filter_finalize_request: the
+// content's fields are dropped, and the error_page of the location that
+// made the response serves code, if it has one. A filter runs outside
+// the location's own catching of errors, so the page is served here,
+// through the slot that the content wrote to: an internal redirect
+// closes the filters' gate, and the target's output goes on from the
+// slot.
+func FilterError(w http.ResponseWriter, r *http.Request, code int) {
+	clear(w.Header())
+	if ri := infoFrom(r.Context()); ri != nil && ri.loc != nil && !ri.errorPage && ri.fl.redirectable() {
+		cl := LocConf[*coreLoc](ri.loc, coreModule)
+		if page, ok := cl.errorPages[code]; ok {
+			serveErrorPage(&ri.fl.slot, r, code, page, cl.recursivePages.V)
+			return
+		}
+	}
+	Error(w, r, code)
+}
+
 // markError tells the error_page writer under w, if any, that the server
 // itself answers code: NGINX then sends that code (its special response
 // sets err_status), not the one error_page keeps, so an error page that

@@ -77,7 +77,7 @@ func init() {
 				DropTransparency: !lc.transparency.Or(true),
 				Interlace:        lc.interlace.V,
 				Buffer:           lc.buffer.Or(imagefilter.DefaultBuffer),
-				Error:            server.Error,
+				Error:            server.FilterError,
 			}), nil
 		},
 	}

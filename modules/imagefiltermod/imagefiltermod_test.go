@@ -17,8 +17,9 @@ import (
 )
 
 // TestDirectivesMerge: the mode travels with its arguments, "rotate"
-// adds its angle to a resize of the same location in either order, and
-// the qualities are inherited from the levels above.
+// adds its angle to a resize of the same location in either order, the
+// qualities are inherited from the levels above, and error_page catches
+// the filter's 415.
 func TestDirectivesMerge(t *testing.T) {
 	dir := t.TempDir()
 	m := image.NewRGBA(image.Rect(0, 0, 400, 300))
@@ -30,8 +31,10 @@ func TestDirectivesMerge(t *testing.T) {
 	if err := jpeg.Encode(&b, m, &jpeg.Options{Quality: 100}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "a.jpg"), b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
+	for name, body := range map[string][]byte{"a.jpg": b.Bytes(), "not.jpg": []byte("no image here, only text"), "fallback.txt": []byte("fallback\n")} {
+		if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	base := servertest.Start(t, fmt.Sprintf(`http { server { listen 127.0.0.1:0; root %s;
 		image_filter_jpeg_quality 5;
@@ -41,6 +44,7 @@ func TestDirectivesMerge(t *testing.T) {
 		location /low/ { alias %[1]s/; image_filter resize 200 200; }
 		location /high/ { alias %[1]s/; image_filter resize 200 200; image_filter_jpeg_quality 95; }
 		location /off/ { alias %[1]s/; image_filter resize 10 10; image_filter off; }
+		location /ep/ { alias %[1]s/; image_filter resize 10 10; error_page 415 /fallback.txt; }
 	} }`, dir))
 	get := func(path string) (int, string, []byte) {
 		resp, err := http.Get(base + path)
@@ -71,6 +75,10 @@ func TestDirectivesMerge(t *testing.T) {
 	}
 	if _, _, body := get("/off/a.jpg"); !bytes.Equal(body, b.Bytes()) {
 		t.Error("image_filter off filtered")
+	}
+	// The filter's 415 goes to the location's error_page, as in NGINX.
+	if code, _, body := get("/ep/not.jpg"); code != http.StatusUnsupportedMediaType || string(body) != "fallback\n" {
+		t.Errorf("error_page 415: %d %q", code, body)
 	}
 }
 
