@@ -139,6 +139,9 @@ func TestImageFilterMatchesNGINX(t *testing.T) {
 			return
 		}
 		w.Header().Set("Content-Type", "application/octet-stream")
+		if r.URL.Query().Has("len") {
+			w.Header().Set("Content-Length", fmt.Sprint(len(b)))
+		}
 		if r.URL.Query().Has("multipart") {
 			w.Header().Set("Content-Type", "multipart/x-mixed-replace; boundary=x")
 		}
@@ -179,6 +182,7 @@ func TestImageFilterMatchesNGINX(t *testing.T) {
 			# above keeps the test short).
 			location /up/ { proxy_pass http://%[3]s/; image_filter resize 100 100; image_filter_buffer 5k; }
 			location /upsize/ { proxy_pass http://%[3]s/; image_filter size; image_filter_buffer 5k; }
+			location /upr/ { proxy_pass http://%[3]s/; proxy_force_ranges on; image_filter resize 100 100; }
 			location /uptest/ { proxy_pass http://%[3]s/; image_filter test; image_filter_buffer 5k; }
 		}`, port, www, origin.Listener.Addr())
 	})
@@ -214,6 +218,7 @@ func TestImageFilterMatchesNGINX(t *testing.T) {
 		{target: "/up/a.png", w: 100, h: 49}, {target: "/up/a.jpg"}, {target: "/up/not.jpg"},
 		{target: "/upsize/a.jpg"}, {target: "/upsize/not.jpg"}, {target: "/upsize/a.png"},
 		{target: "/uptest/a.jpg"}, {target: "/uptest/not.jpg"},
+		{target: "/upr/a.png?len=1", hdr: []string{"Range", "bytes=0-10"}, w: 100, h: 49},
 	} {
 		method := c.method
 		if method == "" {

@@ -27,6 +27,7 @@ import (
 	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/modules/additionmod"
 	"github.com/mosaic-edge/mosaic/modules/esimod"
+	"github.com/mosaic-edge/mosaic/modules/imagefiltermod"
 	"github.com/mosaic-edge/mosaic/modules/proxymod"
 	"github.com/mosaic-edge/mosaic/modules/ssimod"
 	"github.com/mosaic-edge/mosaic/modules/staticmod"
@@ -597,9 +598,9 @@ func (lc *locConf) options(z *zoneConf, pass proxy.Pass, upstreamURI func(*http.
 		PostReuse:        lc.postReuse.V,
 		// SSI processes the whole body it gets: a range of the stored one
 		// would come out as a broken fragment (ESI replays slices itself);
-		// sub_filter and the addition filter change its length, so NGINX
-		// offers no ranges of it.
-		Transformed: staticmod.AnyType(ssimod.Transformed(l), submod.Unranged(l), additionmod.Unranged(l)),
+		// sub_filter, the addition and image filters change its length,
+		// so NGINX offers no ranges of it.
+		Transformed: staticmod.AnyType(ssimod.Transformed(l), submod.Unranged(l), additionmod.Unranged(l), imagefiltermod.Unranged(l)),
 		MaxRanges:   staticmod.MaxRanges(l),
 		// Unset, NGINX's limit is the largest offset: none.
 		LimitRangeOffset: lc.maxOffset.Set,

@@ -187,9 +187,10 @@ func setBuffer(c *server.Cmd) error {
 	return server.Put(c, &c.Loc().(*locConf).buffer, n)
 }
 
-// Unranged returns, for static.Options.Unranged, the test of the types
-// l's image filter rebuilds (all of them, told by their bytes), or nil
-// when it is off: NGINX offers no range of a filtered response.
+// Unranged returns, for static.Options.Unranged, the proxy's forced
+// ranges and the cache's Transformed, the test of the types l's image
+// filter rebuilds (all of them, told by their bytes), or nil when it is
+// off: NGINX offers no range of a filtered response.
 func Unranged(l *server.Location) func(contentType string) bool {
 	if server.LocConf[*locConf](l, module).filter.V.mode == imagefilter.Off {
 		return nil

@@ -8,6 +8,7 @@ import (
 	"github.com/mosaic-edge/mosaic/compress"
 	"github.com/mosaic-edge/mosaic/modules/charsetmod"
 	"github.com/mosaic-edge/mosaic/modules/compressmod"
+	"github.com/mosaic-edge/mosaic/modules/imagefiltermod"
 	"github.com/mosaic-edge/mosaic/modules/ssimod"
 	"github.com/mosaic-edge/mosaic/modules/staticmod"
 	"github.com/mosaic-edge/mosaic/modules/submod"
@@ -79,7 +80,7 @@ func Unranged(l *core.Location) (func(*http.Request, http.Header) bool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("forced ranges: %w", err)
 	}
-	processed := staticmod.AnyType(ssimod.Transformed(l), submod.Unranged(l), charsetmod.Unranged(l))
+	processed := staticmod.AnyType(ssimod.Transformed(l), submod.Unranged(l), charsetmod.Unranged(l), imagefiltermod.Unranged(l))
 	if gunzips == nil && processed == nil {
 		return nil, nil
 	}
