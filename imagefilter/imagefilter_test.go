@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+	"time"
 
 	"golang.org/x/image/webp"
 )
@@ -296,6 +297,27 @@ func TestDecompressionBombRefusedBeforeDecoding(t *testing.T) {
 	if grown := after.TotalAlloc - before.TotalAlloc; grown > 1<<20 {
 		t.Fatalf("refusing the bomb allocated %d bytes", grown)
 	}
+}
+
+// TestPixelBudgetWaits: a decoding that would go over the budget waits
+// for the pixels that others give back.
+func TestPixelBudgetWaits(t *testing.T) {
+	b := newPixelBudget(100)
+	first := b.take(60)
+	got := make(chan struct{})
+	go func() {
+		release := b.take(1000) // more than the budget: waits to be alone
+		close(got)
+		release()
+	}()
+	select {
+	case <-got:
+		t.Fatal("took pixels that were not free")
+	case <-time.After(50 * time.Millisecond):
+	}
+	first()
+	<-got
+	b.take(100)()
 }
 
 func TestParseValue(t *testing.T) {

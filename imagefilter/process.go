@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"sync"
 
 	"golang.org/x/image/draw"
 	"golang.org/x/image/webp"
@@ -106,7 +107,12 @@ func Process(body []byte, p Params) (Result, error) {
 
 // decode decodes body of type t, its header first: an image over the
 // pixel bound is refused before its pixels are.
-func decode(body []byte, t Type, maxPixels int64) (image.Image, error) {
+//
+// It also takes the image's pixels from the budget shared by every
+// decoding in the process; the caller gives them back with release once
+// done with the image, so that concurrent requests, each within the
+// bound, cannot together hold more than the budget.
+func decode(body []byte, t Type, maxPixels int64) (img image.Image, release func(), err error) {
 	var cfg func(io.Reader) (image.Config, error)
 	var dec func(io.Reader) (image.Image, error)
 	switch t {
@@ -121,15 +127,16 @@ func decode(body []byte, t Type, maxPixels int64) (image.Image, error) {
 	}
 	c, err := cfg(bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		return nil, nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
 	if maxPixels <= 0 {
 		maxPixels = DefaultMaxPixels
 	}
 	if c.Width <= 0 || c.Height <= 0 || int64(c.Width)*int64(c.Height) > maxPixels {
-		return nil, fmt.Errorf("%w: %dx%d pixels, more than %d", ErrUnsupported, c.Width, c.Height, maxPixels)
+		return nil, nil, fmt.Errorf("%w: %dx%d pixels, more than %d", ErrUnsupported, c.Width, c.Height, maxPixels)
 	}
-	img, err := dec(bytes.NewReader(body))
+	release = budget.take(int64(c.Width) * int64(c.Height))
+	img, err = dec(bytes.NewReader(body))
 	if t == JPEG && (errors.Is(err, io.ErrUnexpectedEOF) || err == jpeg.FormatError("short Huffman data")) {
 		// libjpeg, under libgd, takes a truncated JPEG with a warning
 		// and fills the part that is missing; so does this, with zero
@@ -138,7 +145,8 @@ func decode(body []byte, t Type, maxPixels int64) (image.Image, error) {
 		img, err = dec(io.MultiReader(bytes.NewReader(body), pad, bytes.NewReader([]byte{0xff, 0xd9})))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		release()
+		return nil, nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
 	if pm, ok := img.(*image.Paletted); ok && t == GIF && pm.Rect != image.Rect(0, 0, c.Width, c.Height) {
 		// A GIF's first frame may cover part of its screen; libgd's
@@ -153,7 +161,46 @@ func decode(body []byte, t Type, maxPixels int64) (image.Image, error) {
 		draw.Draw(screen, pm.Rect, pm, pm.Rect.Min, draw.Src)
 		img = screen
 	}
-	return img, nil
+	return img, release, nil
+}
+
+// DecodeBudget is the number of pixels that may be decoded at once in
+// the process, all requests together: four images of the default bound.
+// A decoding that would go over waits for others to end; one image over
+// the budget (a larger MaxPixels) waits until it is alone.
+const DecodeBudget = 4 * DefaultMaxPixels
+
+var budget = newPixelBudget(DecodeBudget)
+
+// pixelBudget is a counting semaphore of pixels.
+type pixelBudget struct {
+	mu          sync.Mutex
+	cond        sync.Cond
+	free, total int64
+}
+
+func newPixelBudget(n int64) *pixelBudget {
+	b := &pixelBudget{free: n, total: n}
+	b.cond.L = &b.mu
+	return b
+}
+
+// take waits until n pixels are free (all of them, for an n larger than
+// the budget) and returns the function that gives them back.
+func (b *pixelBudget) take(n int64) func() {
+	n = min(n, b.total)
+	b.mu.Lock()
+	for b.free < n {
+		b.cond.Wait()
+	}
+	b.free -= n
+	b.mu.Unlock()
+	return func() {
+		b.mu.Lock()
+		b.free += n
+		b.mu.Unlock()
+		b.cond.Broadcast()
+	}
 }
 
 type zeros struct{}
@@ -175,10 +222,11 @@ func transparentIndex(p color.Palette) int {
 // transform is NGINX's ngx_http_image_resize: decode, shrink, rotate,
 // cut, sharpen, encode again in the same format.
 func transform(body []byte, t Type, force bool, p *Params) (Result, error) {
-	src, err := decode(body, t, p.MaxPixels)
+	src, release, err := decode(body, t, p.MaxPixels)
 	if err != nil {
 		return Result{}, err
 	}
+	defer release()
 	b := src.Bounds()
 	sx, sy := b.Dx(), b.Dy()
 	if !force && p.Angle == 0 && uint64(sx) <= p.Width && uint64(sy) <= p.Height {
