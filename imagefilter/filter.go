@@ -123,8 +123,12 @@ const (
 	reading = iota // the body is held, up to the limit
 	probing        // "test": the first 16 bytes are held to tell the type
 	passing        // the response goes through as it is
-	refused        // too big: 415 once the content is done
+	refused        // 415 once the content is done
 )
+
+// A refused response is answered when the content is done, never while
+// it runs: error_page's internal redirect (server.FilterError) takes
+// over the writer the content writes to, which must have stopped.
 
 type responseWriter struct {
 	h     *handler
