@@ -199,6 +199,11 @@ func FilterError(w http.ResponseWriter, r *http.Request, code int) {
 	if ri := infoFrom(r.Context()); ri != nil && ri.loc != nil && !ri.errorPage && ri.fl.redirectable() {
 		cl := LocConf[*coreLoc](ri.loc, coreModule)
 		if page, ok := cl.errorPages[code]; ok {
+			// The slot leads into the filter, which is done with the
+			// response: a page answered without a redirect (a URL, or
+			// the 500 of a redirect cycle) goes on below it, as the
+			// filter's own answer would.
+			ri.fl.slot.w = w
 			serveErrorPage(&ri.fl.slot, r, code, page, cl.recursivePages.V)
 			return
 		}

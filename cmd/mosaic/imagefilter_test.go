@@ -177,6 +177,11 @@ func TestImageFilterMatchesNGINX(t *testing.T) {
 			location = /fallback.txt { }
 			location /ep2/ { alias %[2]s/; image_filter resize 10 10; error_page 415 /ep2/a.jpg; }
 			location /ep3/ { alias %[2]s/; image_filter size; error_page 404 /fallback.txt; }
+			# An error page that is no redirect (a URL), or a redirect that
+			# the cycle guard stops, is answered after the filter: it
+			# must reach the client.
+			location /epurl/ { alias %[2]s/; image_filter test; error_page 415 http://example.com/x; }
+			location /eprec/ { alias %[2]s/; image_filter test; recursive_error_pages on; error_page 415 /eprec/not.jpg; }
 			# NGINX sometimes holds its answer to a proxied body that it
 			# refuses or measures until send_timeout (the server's 1s
 			# above keeps the test short).
@@ -215,6 +220,7 @@ func TestImageFilterMatchesNGINX(t *testing.T) {
 		{target: "/q/a.png?q=0", w: 50, h: 24},
 		{target: "/opaque/a.gif", w: 75, h: 45}, {target: "/opaque/a.jpg", w: 75, h: 56},
 		{target: "/ep/not.jpg"}, {target: "/ep/a.jpg", w: 10, h: 7}, {target: "/ep2/not.jpg"}, {target: "/ep3/missing.jpg"},
+		{target: "/epurl/not.jpg"}, {target: "/eprec/not.jpg"},
 		{target: "/up/a.png", w: 100, h: 49}, {target: "/up/a.jpg"}, {target: "/up/not.jpg"},
 		{target: "/upsize/a.jpg"}, {target: "/upsize/not.jpg"}, {target: "/upsize/a.png"},
 		{target: "/uptest/a.jpg"}, {target: "/uptest/not.jpg"},
