@@ -281,7 +281,7 @@ func (rw *responseWriter) finish() {
 		rw.fail()
 		return
 	}
-	res, err := Process(rw.body, rw.h.params(rw.r))
+	res, err := ProcessContext(rw.r.Context(), rw.body, rw.h.params(rw.r))
 	switch {
 	case err != nil:
 		rw.fail()

@@ -2,6 +2,7 @@ package imagefilter
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"hash/crc32"
 	"image"
@@ -303,10 +304,10 @@ func TestDecompressionBombRefusedBeforeDecoding(t *testing.T) {
 // for the pixels that others give back.
 func TestPixelBudgetWaits(t *testing.T) {
 	b := newPixelBudget(100)
-	first := b.take(60)
+	first, _ := b.take(context.Background(), 60)
 	got := make(chan struct{})
 	go func() {
-		release := b.take(1000) // more than the budget: waits to be alone
+		release, _ := b.take(context.Background(), 1000) // more than the budget: waits to be alone
 		close(got)
 		release()
 	}()
@@ -317,7 +318,35 @@ func TestPixelBudgetWaits(t *testing.T) {
 	}
 	first()
 	<-got
-	b.take(100)()
+	r, _ := b.take(context.Background(), 100)
+	r()
+}
+
+// TestPixelBudgetWaitEndsWithClient: a request that waits for pixels
+// stops waiting when its client leaves, rather than holding its
+// goroutine and body until other decodings end.
+func TestPixelBudgetWaitEndsWithClient(t *testing.T) {
+	release, _ := budget.take(context.Background(), DecodeBudget)
+	defer release()
+	var j bytes.Buffer
+	if err := jpeg.Encode(&j, image.NewGray(image.Rect(0, 0, 400, 300)), nil); err != nil {
+		t.Fatal(err)
+	}
+	h := New(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(j.Bytes()) }),
+		Options{Mode: Resize, Width: Num(100), Height: Num(100), JPEGQuality: Num(75)})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/a.jpg", nil).WithContext(ctx))
+	}()
+	time.Sleep(20 * time.Millisecond)
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the request still waits for pixels after its client left")
+	}
 }
 
 func TestParseValue(t *testing.T) {

@@ -2,6 +2,7 @@ package imagefilter
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"image"
@@ -75,6 +76,12 @@ type Result struct {
 // filter does once it has read it: ErrUnsupported (wrapped) where NGINX
 // answers 415.
 func Process(body []byte, p Params) (Result, error) {
+	return ProcessContext(context.Background(), body, p)
+}
+
+// ProcessContext is Process that stops waiting for the pixel budget
+// (DecodeBudget) once ctx is done, with ctx's error.
+func ProcessContext(ctx context.Context, body []byte, p Params) (Result, error) {
 	t := Detect(body)
 	if t == None {
 		if p.Mode == Size {
@@ -102,7 +109,7 @@ func Process(body []byte, p Params) (Result, error) {
 	if ok && uint64(w) <= p.Width && uint64(h) <= p.Height && p.Angle == 0 && !force {
 		return Result{Body: body, Type: t, AsIs: true}, nil
 	}
-	return transform(body, t, force, &p)
+	return transform(ctx, body, t, force, &p)
 }
 
 // decode decodes body of type t, its header first: an image over the
@@ -112,7 +119,7 @@ func Process(body []byte, p Params) (Result, error) {
 // decoding in the process; the caller gives them back with release once
 // done with the image, so that concurrent requests, each within the
 // bound, cannot together hold more than the budget.
-func decode(body []byte, t Type, maxPixels int64) (img image.Image, release func(), err error) {
+func decode(ctx context.Context, body []byte, t Type, maxPixels int64) (img image.Image, release func(), err error) {
 	var cfg func(io.Reader) (image.Config, error)
 	var dec func(io.Reader) (image.Image, error)
 	switch t {
@@ -135,7 +142,9 @@ func decode(body []byte, t Type, maxPixels int64) (img image.Image, release func
 	if c.Width <= 0 || c.Height <= 0 || int64(c.Width)*int64(c.Height) > maxPixels {
 		return nil, nil, fmt.Errorf("%w: %dx%d pixels, more than %d", ErrUnsupported, c.Width, c.Height, maxPixels)
 	}
-	release = budget.take(int64(c.Width) * int64(c.Height))
+	if release, err = budget.take(ctx, int64(c.Width)*int64(c.Height)); err != nil {
+		return nil, nil, fmt.Errorf("imagefilter: waiting to decode: %w", err)
+	}
 	img, err = dec(bytes.NewReader(body))
 	if t == JPEG && (errors.Is(err, io.ErrUnexpectedEOF) || err == jpeg.FormatError("short Huffman data")) {
 		// libjpeg, under libgd, takes a truncated JPEG with a warning
@@ -186,11 +195,23 @@ func newPixelBudget(n int64) *pixelBudget {
 }
 
 // take waits until n pixels are free (all of them, for an n larger than
-// the budget) and returns the function that gives them back.
-func (b *pixelBudget) take(n int64) func() {
+// the budget) and returns the function that gives them back; it gives up
+// with ctx's error when ctx is done first (the client left).
+func (b *pixelBudget) take(ctx context.Context, n int64) (func(), error) {
 	n = min(n, b.total)
+	// The waiters are woken when ctx ends, to see it.
+	stop := context.AfterFunc(ctx, func() {
+		b.mu.Lock()
+		b.cond.Broadcast()
+		b.mu.Unlock()
+	})
+	defer stop()
 	b.mu.Lock()
 	for b.free < n {
+		if err := ctx.Err(); err != nil {
+			b.mu.Unlock()
+			return nil, err
+		}
 		b.cond.Wait()
 	}
 	b.free -= n
@@ -200,7 +221,7 @@ func (b *pixelBudget) take(n int64) func() {
 		b.free += n
 		b.mu.Unlock()
 		b.cond.Broadcast()
-	}
+	}, nil
 }
 
 type zeros struct{}
@@ -221,8 +242,8 @@ func transparentIndex(p color.Palette) int {
 
 // transform is NGINX's ngx_http_image_resize: decode, shrink, rotate,
 // cut, sharpen, encode again in the same format.
-func transform(body []byte, t Type, force bool, p *Params) (Result, error) {
-	src, release, err := decode(body, t, p.MaxPixels)
+func transform(ctx context.Context, body []byte, t Type, force bool, p *Params) (Result, error) {
+	src, release, err := decode(ctx, body, t, p.MaxPixels)
 	if err != nil {
 		return Result{}, err
 	}
