@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
 	"image"
 	"image/color"
@@ -297,6 +298,51 @@ func TestDecompressionBombRefusedBeforeDecoding(t *testing.T) {
 	}
 	if grown := after.TotalAlloc - before.TotalAlloc; grown > 1<<20 {
 		t.Fatalf("refusing the bomb allocated %d bytes", grown)
+	}
+}
+
+// scanBomb is a progressive grayscale JPEG of side x side pixels made
+// of scans AC scans, each a few bytes long (one end-of-band run over
+// every block): each scan costs a pass over all the blocks.
+func scanBomb(side, scans int) []byte {
+	var b bytes.Buffer
+	b.Write([]byte{0xff, 0xd8})
+	b.Write([]byte{0xff, 0xc2, 0, 11, 8, byte(side >> 8), byte(side), byte(side >> 8), byte(side), 1, 1, 0x11, 0})
+	b.Write(append([]byte{0xff, 0xdb, 0, 67, 0}, bytes.Repeat([]byte{1}, 64)...))
+	// One AC code, "0": an end-of-band run of 2^14 blocks.
+	b.Write(append([]byte{0xff, 0xc4, 0, 20, 0x10, 1}, append(make([]byte, 15), 0xe0)...))
+	runs := ((side/8)*(side/8) + 1<<14 - 1) >> 14
+	for range scans {
+		b.Write([]byte{0xff, 0xda, 0, 8, 1, 1, 0, 1, 63, 0})
+		b.Write(make([]byte, (runs*15+7)/8))
+	}
+	b.Write([]byte{0xff, 0xd9})
+	return b.Bytes()
+}
+
+// TestJPEGScanBombRefused: a JPEG of a few kilobytes with thousands of
+// scans would take minutes of CPU to decode (about 20 ms a scan at
+// 4096 x 4096), holding its pixels of the budget all along; it is
+// refused before decoding. A JPEG with a usual number of scans decodes.
+func TestJPEGScanBombRefused(t *testing.T) {
+	var j bytes.Buffer
+	if err := jpeg.Encode(&j, image.NewRGBA(image.Rect(0, 0, 40, 30)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := jpegScans(j.Bytes()); n != 1 {
+		t.Errorf("a baseline JPEG has %d scans", n)
+	}
+	if n := jpegScans(scanBomb(1024, 10)); n != 10 {
+		t.Errorf("a JPEG of 10 scans has %d", n)
+	}
+	p := Params{Mode: Resize, Width: 100, Height: 100, JPEGQuality: 75}
+	if _, err := Process(scanBomb(1024, 10), p); err != nil {
+		t.Fatalf("a JPEG of 10 scans: %v", err)
+	}
+	start := time.Now()
+	_, err := Process(scanBomb(1024, 2000), p)
+	if !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("a JPEG of 2000 scans decoded in %v (err %v)", time.Since(start), err)
 	}
 }
 

@@ -142,6 +142,9 @@ func decode(ctx context.Context, body []byte, t Type, maxPixels int64) (img imag
 	if c.Width <= 0 || c.Height <= 0 || int64(c.Width)*int64(c.Height) > maxPixels {
 		return nil, nil, fmt.Errorf("%w: %dx%d pixels, more than %d", ErrUnsupported, c.Width, c.Height, maxPixels)
 	}
+	if t == JPEG && jpegScans(body) > MaxScans {
+		return nil, nil, fmt.Errorf("%w: more than %d scans", ErrUnsupported, MaxScans)
+	}
 	if release, err = budget.take(ctx, int64(c.Width)*int64(c.Height)); err != nil {
 		return nil, nil, fmt.Errorf("imagefilter: waiting to decode: %w", err)
 	}
@@ -171,6 +174,42 @@ func decode(ctx context.Context, body []byte, t Type, maxPixels int64) (img imag
 		img = screen
 	}
 	return img, release, nil
+}
+
+// MaxScans bounds the scans of a JPEG decoded. Each scan of a
+// progressive JPEG is a pass over all the image's blocks, and one can
+// take a few bytes: a small body with thousands of them takes minutes
+// of CPU to decode (libjpeg-turbo's djpeg offers the same kind of
+// bound, -maxscans). Encoders write about ten.
+const MaxScans = 100
+
+// jpegScans counts the scans (SOS segments) of a JPEG: its segments are
+// walked by their lengths, a scan's entropy-coded data up to the next
+// marker (an 0xff followed by neither a stuffed 0 nor a restart marker).
+func jpegScans(p []byte) int {
+	n := 0
+	for i := 2; i+3 < len(p); {
+		m := p[i+1]
+		switch {
+		case p[i] != 0xff || m == 0xff:
+			i++ // bytes between segments, or fill: the decoder skips them
+			continue
+		case m == 0xd9:
+			return n
+		case m == 0x01 || m >= 0xd0 && m <= 0xd7:
+			i += 2 // a marker without a segment
+			continue
+		}
+		i += 2 + (int(p[i+2])<<8 | int(p[i+3]))
+		if m != 0xda {
+			continue
+		}
+		n++
+		for i+1 < len(p) && (p[i] != 0xff || p[i+1] == 0 || p[i+1] >= 0xd0 && p[i+1] <= 0xd7) {
+			i++
+		}
+	}
+	return n
 }
 
 // DecodeBudget is the number of pixels that may be decoded at once in
