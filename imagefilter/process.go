@@ -148,6 +148,15 @@ func decode(ctx context.Context, body []byte, t Type, maxPixels int64) (img imag
 	if release, err = budget.take(ctx, int64(c.Width)*int64(c.Height)); err != nil {
 		return nil, nil, fmt.Errorf("imagefilter: waiting to decode: %w", err)
 	}
+	// A decoder that panics gives its pixels back before the panic goes
+	// on: the server survives a handler's panic, and the budget would
+	// otherwise be smaller for good.
+	defer func() {
+		if p := recover(); p != nil {
+			release()
+			panic(p)
+		}
+	}()
 	img, err = dec(bytes.NewReader(body))
 	if t == JPEG && (errors.Is(err, io.ErrUnexpectedEOF) || err == jpeg.FormatError("short Huffman data")) {
 		// libjpeg, under libgd, takes a truncated JPEG with a warning
