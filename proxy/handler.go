@@ -621,13 +621,17 @@ func (x *exchange) upstreamEnded(p *peer, c *conn, resp *http.Response, n int64,
 	x.up.release(p, false, time.Now())
 }
 
-// bodyFailed handles an upstream body that broke off. While nothing has
-// gone to the client the proxy still answers for itself: 502, or 504 for
-// a timeout. Once the header has gone, the client gets every byte received
-// and then a broken connection, the only way left to say that the body is
-// incomplete: a short Content-Length body, or a chunked one without its
-// last chunk. An HTTP/1.0 client of a body without Content-Length cannot
-// be told; it gets what NGINX gives it, the bytes received and a close.
+// bodyFailed handles an upstream body that broke off (closed early, an
+// error, a read timeout) or was malformed. A malformed body that relay
+// still held gets a 502, as nothing has gone to the client. Otherwise the
+// header has gone, as NGINX sends it once read, so the client gets every
+// byte received and then a broken connection, the only way left to say
+// that the body is incomplete: a short Content-Length body, a chunked one
+// without its last chunk, an HTTP/2 stream reset. An HTTP/1.0 client of a
+// body without Content-Length cannot be told; it gets what NGINX gives
+// it, the bytes received and a close. The response's status stays the
+// upstream's, as $status and $upstream_status say in NGINX's access log,
+// and OnFailure is not told. A client that has gone is told nothing.
 func (x *exchange) bodyFailed(p *peer, rc *http.ResponseController, res relayed) {
 	f := x.classify(res.upErr, phaseBody, false, nil)
 	if x.ctx.Err() != nil {

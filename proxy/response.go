@@ -168,10 +168,15 @@ type relayed struct {
 // relay copies the upstream's body to the client, writing the response
 // header first. With flush set the header goes out at once and every
 // piece read is flushed. Otherwise the header waits until the buffer is
-// full or the body has ended: a body that breaks off before that has sent
-// the client nothing, and the proxy can still answer with an error status
-// instead of a response that ends early (the writers behind net/http and
-// http1 hold back their first kilobytes anyway, so nothing leaves later).
+// full or the body has ended, so that a small body leaves with its header
+// in one write and without the reading ahead's goroutine. A body that
+// breaks off before that (the upstream closed, failed or timed out) is a
+// response all the same: NGINX sends the header as soon as it has read
+// it and flushes it with the bytes received when the body breaks off, so
+// the client gets the upstream's status and those bytes, then a broken
+// connection (bodyFailed). A body that is malformed while still held is
+// answered with 502 (bodyFailed): NGINX ends the connection then without
+// flushing its header, and sends nothing.
 //
 // With ahead set, what is left of the body once the buffer is full is
 // read from the reader it returns (given the bytes read so far), which
@@ -197,7 +202,11 @@ func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush
 			if err == nil && held < len(buf) {
 				continue
 			}
-			if err != nil && err != io.EOF {
+			if err != nil && err != io.EOF && (x.ctx.Err() != nil || !isIOError(err)) {
+				// The client has gone: it is told nothing (499). Or the
+				// body is malformed (invalid chunks), which NGINX does
+				// not flush its header for: its client gets nothing, the
+				// one here a 502.
 				res.upErr = err
 				return res
 			}

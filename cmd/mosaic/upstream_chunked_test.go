@@ -57,8 +57,8 @@ var upstreamChunkings = []string{
 // status and body, or "refused" for a 502 or a connection closed with
 // nothing sent. The two are one: NGINX ends the connection when the chunks
 // are invalid before its header has left its buffer, where mosaic, which
-// holds the header back as long, can still answer 502 (as for a body cut
-// short, TestUpstreamTruncation).
+// holds the header back as long, can still answer 502 (a body cut short,
+// which NGINX flushes, goes out as received: TestUpstreamTruncationAsNGINX).
 func upstreamChunkedAnswer(t *testing.T, port, i int) string {
 	t.Helper()
 	c, err := net.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
