@@ -678,7 +678,12 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 			ri.st.Method = http.MethodGet
 		}
 	}
-	r2.Header = without(r.Header, preconditions)
+	// The client's Range and validators stay: NGINX's range and
+	// not-modified filters act on the page's response when its status is
+	// 200 ("=200", or "=" and a target that answers 200), and a proxied
+	// target gets them as any proxied request does. A page with its
+	// error's status is neither ranged nor validated (static's
+	// errorStatus).
 	switch {
 	case code != http.StatusRequestEntityTooLarge && ri.st != nil && ri.st.RequestBody != nil:
 		r2.Body = io.NopCloser(bytes.NewReader(ri.st.RequestBody))
@@ -698,7 +703,7 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 		if ep.override != 0 {
 			status = ep.override
 		}
-		sw = &statusWriter{ResponseWriter: w, status: status}
+		sw = &statusWriter{ResponseWriter: w, status: status, st: ri.st}
 	}
 	// A page caught inside another (recursive_error_pages) goes with its
 	// own error_page's status, "=" the page's: NGINX keeps one err_status
@@ -724,11 +729,6 @@ func bodyUnread(body io.ReadCloser) bool {
 	b, ok := body.(*deadlineBody)
 	return ok && !b.read.Load()
 }
-
-// preconditions are the request fields that make a response partial or
-// a 304. An error page answers with its own status, so they never apply
-// to it (NGINX ranges and validates only 200 responses).
-var preconditions = []string{"Range", "If-Range", "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since"}
 
 // framing are the request fields that delimit its body.
 var framing = []string{"Content-Length", "Transfer-Encoding"}
@@ -896,6 +896,7 @@ func (e *errorPageWriter) Unwrap() http.ResponseWriter { return e.ResponseWriter
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	st     *vars.State
 	done   bool
 }
 
@@ -908,6 +909,15 @@ func (s *statusWriter) WriteHeader(code int) {
 		return
 	}
 	s.done = true
+	if s.status == http.StatusOK && s.st != nil && !relayed(s.st, false) && rangedOrValidated(code) {
+		// "=200" makes the page a 200, which NGINX's range and
+		// not-modified filters then cut or validate: the content's 206,
+		// 416 or 304 stands. An upstream's goes out as 200, as NGINX
+		// overrides its status before those filters (which leave a
+		// proxied body alone).
+		s.ResponseWriter.WriteHeader(code)
+		return
+	}
 	if s.status != 0 {
 		code = s.status
 		if code != http.StatusOK {
@@ -923,6 +933,16 @@ func (s *statusWriter) WriteHeader(code int) {
 		}
 	}
 	s.ResponseWriter.WriteHeader(code)
+}
+
+// rangedOrValidated reports a status that NGINX's range and not-modified
+// filters make of a 200.
+func rangedOrValidated(code int) bool {
+	switch code {
+	case http.StatusPartialContent, http.StatusRequestedRangeNotSatisfiable, http.StatusNotModified, http.StatusPreconditionFailed:
+		return true
+	}
+	return false
 }
 
 // SetReason passes an upstream's phrase on only when the page keeps its

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mosaic-edge/mosaic/internal/byterange"
 	"github.com/mosaic-edge/mosaic/internal/header"
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // serveFile answers GET or HEAD with the regular file f, found at rel.
@@ -47,7 +48,16 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 	b = header.AppendDate(b, time.Unix(mtime, 0))
 	validatorsLen := len(b)
 
-	switch status := Preconditions(r, b[:etagLen], mtime, h.ims, whole); status {
+	// A file that an error page serves with its error's status
+	// ("error_page 404 /404.html") is neither validated nor ranged: NGINX's
+	// not-modified and range filters act on a 200 only, and the page's
+	// status is the response's by then. With "=" or "=200" it is a 200.
+	errorPage := errorStatus(r)
+	status := 0
+	if !errorPage {
+		status = Preconditions(r, b[:etagLen], mtime, h.ims, whole)
+	}
+	switch status {
 	case http.StatusNotModified:
 		// Like NGINX, a 304 carries the validators (a rebuilt body has
 		// none) and no representation headers. It also carries the Vary
@@ -85,7 +95,7 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 	if body.SingleRange && maxRanges != 1 && maxRanges >= 0 {
 		maxRanges = 1
 	}
-	ranges, verdict := h.ranges(r, b[:etagLen], mtime, size, maxRanges, whole || v.Whole || unranged, one[:0])
+	ranges, verdict := h.ranges(r, b[:etagLen], mtime, size, maxRanges, whole || v.Whole || unranged || errorPage, one[:0])
 	if verdict == byterange.NotSatisfiable {
 		b = append(b[:0], "bytes */"...)
 		w.Header()["Content-Range"] = []string{string(strconv.AppendInt(b, size, 10))}
@@ -142,6 +152,15 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 		h.log.LogAttrs(r.Context(), slog.LevelInfo, "static: sending file failed",
 			slog.String("path", h.fsPath(rel)), slog.Any("error", err))
 	}
+}
+
+// errorStatus reports whether r is answered with a status other than 200
+// set before its content handler ran: an error_page's (the server sets
+// it in the request's vars.State, as NGINX's err_status). Outside the
+// server there is none.
+func errorStatus(r *http.Request) bool {
+	st := vars.FromContext(r.Context())
+	return st != nil && st.Status != 0 && st.Status != http.StatusOK
 }
 
 // ranges decides what the request's Range header asks for, honouring

@@ -55,6 +55,7 @@ func TestErrorPageRangeAsNGINX(t *testing.T) {
 			"Range: bytes=2-5\r\nIf-Range: \"fb\"",
 			"Range: bytes=100-",
 			"If-None-Match: *",
+			"If-Match: \"other\"",
 			"If-Modified-Since: Thu, 01 Jan 2099 00:00:00 GMT",
 		} {
 			req := fmt.Sprintf("GET /%s/missing HTTP/1.1\r\nHost: a.test\r\n%s\r\nConnection: close\r\n\r\n", loc, hdr)

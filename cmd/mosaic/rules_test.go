@@ -435,8 +435,9 @@ func TestRequestRulesMatchNGINX(t *testing.T) {
 	}
 }
 
-// An error page answers with its own status: the Range or the validators
-// of the request that failed never make it partial or a 304.
+// An error page that answers with its error's status: the Range or the
+// validators of the request that failed never make it partial or a 304
+// (with "=" or "=200" they do: TestErrorPageRangeAsNGINX).
 func TestErrorPagesIgnorePreconditions(t *testing.T) {
 	dir := t.TempDir()
 	page := "<html>this page is gone</html>"
