@@ -420,11 +420,13 @@ func (w *response) HeaderSize() int64 {
 }
 
 // BodyOverhead reports the bytes of chunked framing around the body: sent,
-// and still to go if the handler returns now ($body_bytes_sent counts
-// them, as NGINX counts what it sends after the header).
-func (w *response) BodyOverhead() int64 {
+// and with complete still to go if the handler returns now
+// ($body_bytes_sent counts them, as NGINX counts what it sends after the
+// header). A response cut short (a handler that aborts, a client gone)
+// sends nothing more: complete is false for it.
+func (w *response) BodyOverhead(complete bool) int64 {
 	n := w.framed
-	if w.done || w.hijacked || !w.wroteHeader {
+	if w.done || w.hijacked || !w.wroteHeader || !complete {
 		return n
 	}
 	if _, chunked, _ := w.framingNow(); !chunked {

@@ -13,7 +13,7 @@ import (
 type wireSizes interface {
 	RequestSize() int64
 	HeaderSize() int64
-	BodyOverhead() int64
+	BodyOverhead(complete bool) int64
 }
 
 // countingConnReader counts the bytes a client reads.
@@ -66,7 +66,7 @@ func TestServeWireSizes(t *testing.T) {
 			wrote = 0
 		}
 		ws := w.(wireSizes)
-		got <- sizes{ws.RequestSize(), ws.HeaderSize() + ws.BodyOverhead() + wrote}
+		got <- sizes{ws.RequestSize(), ws.HeaderSize() + ws.BodyOverhead(true) + wrote}
 	}))
 	for _, req := range []string{
 		get("/small"),

@@ -38,6 +38,6 @@ func (b *countedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (b *countedBody) RequestSize() int64  { return b.n.Load() }
-func (b *countedBody) HeaderSize() int64   { return 0 }
-func (b *countedBody) BodyOverhead() int64 { return 0 }
+func (b *countedBody) RequestSize() int64      { return b.n.Load() }
+func (b *countedBody) HeaderSize() int64       { return 0 }
+func (b *countedBody) BodyOverhead(bool) int64 { return 0 }

@@ -198,7 +198,7 @@ func init() {
 		}
 		n := st.BodyBytes
 		if st.Wire != nil {
-			n += st.Wire.BodyOverhead()
+			n += st.Wire.BodyOverhead(st.Complete)
 		}
 		return strconv.FormatInt(n, 10)
 	})
@@ -208,7 +208,7 @@ func init() {
 		}
 		n := st.HeaderBytes + st.BodyBytes
 		if st.Wire != nil {
-			n += st.Wire.HeaderSize() + st.Wire.BodyOverhead()
+			n += st.Wire.HeaderSize() + st.Wire.BodyOverhead(st.Complete)
 		}
 		return strconv.FormatInt(n, 10)
 	})

@@ -44,7 +44,7 @@ type fakeWire struct {
 
 func (w fakeWire) RequestSize() int64               { return w.req }
 func (w fakeWire) HeaderSize() int64                { return w.head }
-func (w fakeWire) BodyOverhead() int64              { return w.framing }
+func (w fakeWire) BodyOverhead(bool) int64          { return w.framing }
 func (w fakeWire) Framing() (chunked, closing bool) { return w.chunked, w.closing }
 func (w fakeWire) Pipelined() bool                  { return w.pipelined }
 

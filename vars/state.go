@@ -275,8 +275,11 @@ type WireSizer interface {
 	RequestSize() int64
 	// HeaderSize is the size of the response's status line and header.
 	HeaderSize() int64
-	// BodyOverhead is what the body's framing adds to it (chunk sizes).
-	BodyOverhead() int64
+	// BodyOverhead is what the body's framing adds to it (chunk sizes):
+	// what was sent, and with complete (the response ends normally) what
+	// the end of the handler still sends (the last chunk), which a
+	// response cut short never sends.
+	BodyOverhead(complete bool) int64
 }
 
 // WireFramer is a WireSizer of an HTTP/1.x connection, which also tells
