@@ -257,9 +257,7 @@ func (l *logger) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer l.log(r, st) // also after a panic that ends the request: not complete
 	l.next.ServeHTTP(w, r)
-	// $request_completion: the handler returned, every write reached the
-	// connection, and the client did not leave first (499).
-	st.Complete = !st.WriteFailed && st.Status != 499 && r.Context().Err() == nil
+	st.MarkComplete(r.Context().Err())
 }
 
 func (l *logger) log(r *http.Request, st *vars.State) {

@@ -86,6 +86,9 @@ type coreLoc struct {
 	// The access phase (access.go).
 	satisfy   Setting[bool] // satisfyAny for "satisfy any"
 	authDelay Setting[time.Duration]
+	// postAction is post_action's URI or @name, run once the response
+	// has gone out (postaction.go); not set: none.
+	postAction Setting[string]
 }
 
 // OutputBuffers is the "number size" of output_buffers (and of
@@ -129,6 +132,11 @@ func init() {
 			return Put(c, &c.Loc().(*coreLoc).defaultType, c.Args[0])
 		}},
 		{Name: "root", Context: CtxHTTPAll | CtxLocationIf, MinArgs: 1, MaxArgs: 1, Set: setRoot(false)},
+		{Name: "post_action", Context: CtxHTTPAll | CtxLocationIf, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
+			// Any text, as NGINX's string slot takes it: "off" too, which
+			// names a location "off" (see postaction.go).
+			return Put(c, &c.Loc().(*coreLoc).postAction, c.Args[0])
+		}},
 		{Name: "alias", Context: CtxLocation, MinArgs: 1, MaxArgs: 1, Set: setRoot(true)},
 		{Name: "internal", Context: CtxLocation, MaxArgs: 0, Set: func(c *Cmd) error {
 			cl := c.Loc().(*coreLoc)
@@ -304,6 +312,7 @@ func mergeCoreLoc(p, c any) error {
 	child.headerBuffer.Merge(parent.headerBuffer)
 	child.satisfy.Merge(parent.satisfy)
 	child.authDelay.Merge(parent.authDelay)
+	child.postAction.Merge(parent.postAction)
 	// Defaults, applied where neither level set a value.
 	if !child.root.Set {
 		child.root.V = vars.MustCompile("html")

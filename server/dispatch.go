@@ -393,6 +393,12 @@ func InternalRedirectKeepArgs(w http.ResponseWriter, r *http.Request, path strin
 // redirect serves r again for path and query, or for the named location
 // uri.
 func redirect(w http.ResponseWriter, r *http.Request, uri, path, query string) {
+	redirectTo(w, r, uri, path, query, strings.HasPrefix(uri, "@"))
+}
+
+// redirectTo is redirect with named saying whether uri names a location
+// (a post_action that does not start with "/", as NGINX takes it).
+func redirectTo(w http.ResponseWriter, r *http.Request, uri, path, query string, named bool) {
 	ri := infoFrom(r.Context())
 	if ri == nil {
 		http.NotFound(w, r)
@@ -403,7 +409,7 @@ func redirect(w http.ResponseWriter, r *http.Request, uri, path, query string) {
 	}
 	if *ri.redirects >= maxRedirects {
 		what := "internally redirecting to"
-		if strings.HasPrefix(uri, "@") {
+		if named {
 			what = "redirect to named location" // NGINX's words
 		}
 		ri.loc.Logger().Error(fmt.Sprintf("rewrite or internal redirection cycle while %s %q", what, uri))
@@ -416,7 +422,7 @@ func redirect(w http.ResponseWriter, r *http.Request, uri, path, query string) {
 	nri.internal, nri.prefixLost = true, false
 	r2 := r.Clone(context.WithValue(r.Context(), reqInfoKey{}, &nri))
 	var loc *Location
-	if strings.HasPrefix(uri, "@") {
+	if named {
 		loc = ri.srv.named[uri]
 		if loc == nil {
 			ri.loc.Logger().Error(fmt.Sprintf("could not find named location %q", uri))
@@ -685,13 +691,7 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 	// error's status is neither ranged nor validated (static's
 	// errorStatus).
 	switch {
-	case code != http.StatusRequestEntityTooLarge && ri.st != nil && ri.st.RequestBody != nil:
-		r2.Body = io.NopCloser(bytes.NewReader(ri.st.RequestBody))
-		r2.ContentLength = int64(len(ri.st.RequestBody))
-	case code != http.StatusRequestEntityTooLarge && ri.st != nil && ri.st.SavedBody != nil:
-		// Saved in a file, which stays open until the request ends: a
-		// proxy behind the page sends it from there.
-		r2.Body, r2.ContentLength = ri.st.SavedBody.Body(), ri.st.SavedBody.Size
+	case code != http.StatusRequestEntityTooLarge && resendBody(r2, ri.st):
 	case code == http.StatusRequestEntityTooLarge || !bodyUnread(r.Body):
 		r2.Body, r2.ContentLength, r2.TransferEncoding = http.NoBody, 0, nil
 		r2.Header = without(r2.Header, framing)
@@ -710,6 +710,11 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 	// per request, which the outer page's writers under w must not
 	// replace with theirs.
 	markError(w, status)
+	if ri.rec != nil {
+		// With "=" NGINX's err_status is 0 again: the page's own status
+		// is the request's, which a post action's may replace.
+		ri.rec.special = status != 0
+	}
 	if ri.st != nil {
 		// Nothing has gone to the client: $status is the status the page
 		// goes with from now on (NGINX's err_status), which the page's
@@ -717,6 +722,23 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 		ri.st.Status = status
 	}
 	InternalRedirect(sw, r2, uri)
+}
+
+// resendBody gives r2 the request body that a handler read whole (NGINX's
+// r->request_body), to be sent again: from memory, or from the file it
+// was saved in, which stays open until the request ends. It reports
+// false, leaving r2 as it is, when there is none.
+func resendBody(r2 *http.Request, st *vars.State) bool {
+	switch {
+	case st != nil && st.RequestBody != nil:
+		r2.Body = io.NopCloser(bytes.NewReader(st.RequestBody))
+		r2.ContentLength = int64(len(st.RequestBody))
+	case st != nil && st.SavedBody != nil:
+		r2.Body, r2.ContentLength = st.SavedBody.Body(), st.SavedBody.Size
+	default:
+		return false
+	}
+	return true
 }
 
 // bodyUnread reports whether no handler has read from body yet: there is

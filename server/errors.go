@@ -124,6 +124,9 @@ var representationHeaders = []string{"Etag", "Last-Modified", "Content-Encoding"
 // the errors they generate, so that error_page can replace the body.
 func Error(w http.ResponseWriter, r *http.Request, code int) {
 	markError(w, code)
+	if ri := infoFrom(r.Context()); ri != nil && ri.rec != nil {
+		ri.rec.special = true
+	}
 	if code == 499 {
 		// The client went away: NGINX sends it nothing. HTTP/1's writer
 		// drops a 499's page itself; HTTP/2's would take it into a stream

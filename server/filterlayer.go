@@ -171,10 +171,12 @@ func (h *gateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ri.fl.cur = g
 	h.next.ServeHTTP(g.gated(), r)
 	if ri.rec != nil {
+		schedulePostAction(ri, r)
 		// The output filters are done with the response: it goes out
 		// whole, and what AfterResponse holds runs before the request
 		// filters (the access log) see the request end, as NGINX logs
-		// a request once its background subrequests have ended.
+		// a request once its background subrequests and its post action
+		// have ended.
 		ri.rec.settle()
 	}
 }

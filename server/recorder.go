@@ -37,6 +37,10 @@ type recorder struct {
 	// holds are AfterResponse's functions, run by settle once the
 	// response has gone out whole (by release after a panic).
 	holds []func()
+	// special says the client's answer is the server's own page for an
+	// error (Error), whose status stays the request's $status after a
+	// post action, as NGINX's err_status does.
+	special bool
 }
 
 type deadliner interface {
@@ -81,7 +85,7 @@ func newRecorder(w http.ResponseWriter, st *vars.State) *recorder {
 	rw := recorderPool.Get().(*recorder)
 	rw.w, rw.st = w, st
 	rw.deadlines, _ = w.(deadliner)
-	rw.sendTimeout, rw.armedAt, rw.final = 0, time.Time{}, false
+	rw.sendTimeout, rw.armedAt, rw.final, rw.special = 0, time.Time{}, false, false
 	st.Header = w.Header()
 	return rw
 }

@@ -174,6 +174,17 @@ func (st *State) BodyStarts() {
 	}
 }
 
+// MarkComplete decides $request_completion once the handler has
+// returned: complete when every write reached the connection and the
+// client did not leave first (a 499, or cut, the request context's
+// error). A decision for complete stands: NGINX makes it before a post
+// action runs, which a client leaving then does not undo.
+func (st *State) MarkComplete(cut error) {
+	if !st.Complete {
+		st.Complete = !st.WriteFailed && st.Status != 499 && cut == nil
+	}
+}
+
 // ctxKey is the type of the State's context key. It is unexported, and
 // the key is handed out only by value (StateKey), so that no package can
 // replace the key that every other one looks the State up with.

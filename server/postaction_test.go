@@ -1,0 +1,122 @@
+package server
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// postSeen records the requests that reach "subtest_post" locations.
+var postSeen struct {
+	sync.Mutex
+	reqs []string
+}
+
+// postTestModule: "subtest_post" makes a location whose content records
+// the request's method and URI and answers 202 with a body nobody should
+// see.
+var postTestModule = &Module{
+	Name:   "subtest_post",
+	NewLoc: func() any { return new(bool) },
+	Directives: []Directive{{Name: "subtest_post", Context: CtxLocation, Set: func(c *Cmd) error {
+		*c.Loc().(*bool) = true
+		return nil
+	}}},
+}
+
+func init() {
+	postTestModule.Content = func(l *Location) (http.Handler, error) {
+		if !*LocConf[*bool](l, postTestModule) {
+			return nil, nil
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			postSeen.Lock()
+			postSeen.reqs = append(postSeen.reqs, r.Method+" "+r.URL.RequestURI())
+			postSeen.Unlock()
+			w.WriteHeader(http.StatusAccepted)
+			_, _ = io.WriteString(w, "post action answer")
+		}), nil
+	}
+	contentOrder = append(contentOrder, postTestModule.Name)
+	Register(postTestModule)
+}
+
+func takePostSeen() []string {
+	postSeen.Lock()
+	defer postSeen.Unlock()
+	out := postSeen.reqs
+	postSeen.reqs = nil
+	return out
+}
+
+// A post action runs once the answer has gone, for every request on a
+// keep-alive connection, and writes nothing to the client: not its own
+// answer, not what its location's output filters write at their end.
+func TestPostActionAnswersNothing(t *testing.T) {
+	takePostSeen()
+	_, url := startRuntime(t, `http { server { listen 127.0.0.1:0;
+		location /a { post_action /pa; return 200 "main"; }
+		location /n { post_action @pa; return 200 "named"; }
+		location @pa { subtest_tag late; subtest_post; }
+		location /pa { internal; subtest_tag late; subtest_post; }
+	} }`)
+	c, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	br := bufio.NewReader(c)
+	for _, path := range []string{"/a?x=1", "/n?y=2", "/a"} {
+		if _, err := io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: a.test\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("X-Tag") != "" || resp.Header.Get("X-Late") != "" {
+			t.Errorf("%s: %d %v %q", path, resp.StatusCode, resp.Header, b)
+		}
+	}
+	// Nothing more comes on the connection once it is closed.
+	_, _ = io.WriteString(c, "GET /a HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
+	rest, _ := io.ReadAll(br)
+	if !strings.HasPrefix(string(rest), "HTTP/1.1 200") || !strings.HasSuffix(string(rest), "\r\n\r\nmain") {
+		t.Errorf("last answer: %q", rest)
+	}
+	want := []string{"GET /pa", "GET /n?y=2", "GET /pa", "GET /pa"}
+	if got := takePostSeen(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("post actions: %q, want %q", got, want)
+	}
+}
+
+// A post_action that its own location inherits runs again until the
+// request's internal redirects are spent, as in NGINX: ten times.
+func TestPostActionInheritedIsBounded(t *testing.T) {
+	takePostSeen()
+	_, url := startRuntime(t, `http { server { listen 127.0.0.1:0;
+		post_action /pa;
+		location /a { return 200 "main"; }
+		location /pa { subtest_post; }
+	} }`)
+	resp, body := get(t, url+"/a")
+	if resp.StatusCode != http.StatusOK || body != "main" {
+		t.Fatalf("%d %q", resp.StatusCode, body)
+	}
+	// The client has its answer before the post actions end.
+	var got []string
+	for end := time.Now().Add(2 * time.Second); len(got) < maxRedirects && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		got = append(got, takePostSeen()...)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if got = append(got, takePostSeen()...); len(got) != maxRedirects {
+		t.Errorf("%d post actions, want %d", len(got), maxRedirects)
+	}
+}
