@@ -230,6 +230,9 @@ func markError(w http.ResponseWriter, code int) {
 		if e, ok := w.(*errorPageWriter); ok {
 			e.special = true
 		}
+		if p, ok := w.(*postWriter); ok {
+			p.special = true
+		}
 		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
 		if !ok {
 			return

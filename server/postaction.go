@@ -98,13 +98,15 @@ func runPostAction(ri *reqInfo, r *http.Request, uri string) {
 
 // postWriter takes a post action's answer: its status becomes the
 // request's $status unless the server answered the client with a page of
-// its own (NGINX's err_status, which $status prefers); the rest is
-// dropped.
+// its own before (NGINX's err_status, which $status prefers), but the
+// server's own page for the post action (Error: a 502, the cycle's 500)
+// is the new err_status all the same; the rest is dropped.
 type postWriter struct {
-	header http.Header
-	st     *vars.State
-	keep   bool
-	wrote  bool
+	header  http.Header
+	st      *vars.State
+	keep    bool
+	special bool // set by markError
+	wrote   bool
 }
 
 func (w *postWriter) Header() http.Header { return w.header }
@@ -114,7 +116,7 @@ func (w *postWriter) WriteHeader(code int) {
 		return
 	}
 	w.wrote = true
-	if !w.keep {
+	if !w.keep || w.special {
 		w.st.Status = code
 	}
 }

@@ -83,6 +83,9 @@ func postActionBlock(dir, app, opts string, trackers map[string]*tracker, dead i
 				location /inner/quiet/ { post_action @none; }
 			}
 			location /hidden/ { post_action /untracked; }
+			location /timeout/ { post_action /timeoutt; }
+			location /if/ { if ($arg_t) { post_action /track; } }
+			location = /timeoutt { internal; proxy_read_timeout 1s; proxy_pass http://%[5]s/sleep; }
 			location /caught/ { post_action /deadep; }
 			location = /track { internal; proxy_pass http://%[5]s; }
 			location = /untracked { internal; access_log off; proxy_pass http://%[5]s; }
@@ -115,7 +118,7 @@ func TestPostActionMatchesNGINX(t *testing.T) {
 	defer app.Close()
 	trackers := map[string]*tracker{"m": newTracker(t), "n": newTracker(t)}
 	dir := t.TempDir()
-	for _, f := range []string{"static/f.txt", "caught/f.txt", "hidden/f.txt", "named/f.txt", "slow/f.txt", "dead/f.txt", "off/f.txt",
+	for _, f := range []string{"static/f.txt", "caught/f.txt", "hidden/f.txt", "timeout/f.txt", "if/f.txt", "named/f.txt", "slow/f.txt", "dead/f.txt", "off/f.txt",
 		"inner/f.txt", "inner/quiet/f.txt", "f.txt"} {
 		writeFile(t, filepath.Join(dir, "www", f), "file "+f+"\n")
 	}
@@ -136,6 +139,13 @@ func TestPostActionMatchesNGINX(t *testing.T) {
 		{"nested", "GET /inner/quiet/f.txt HTTP/1.1\r\nHost: a.test\r\n"},
 		{"outer", "GET /inner/f.txt HTTP/1.1\r\nHost: a.test\r\n"},
 		{"inherited loop", "GET /f.txt HTTP/1.1\r\nHost: loop.test\r\n"},
+		{"upstream timed out", "GET /timeout/f.txt HTTP/1.1\r\nHost: a.test\r\n"},
+		{"in if", "GET /if/f.txt?t=1 HTTP/1.1\r\nHost: a.test\r\n"},
+		{"if not taken", "GET /if/f.txt HTTP/1.1\r\nHost: a.test\r\n"},
+		// A page of the server's own keeps its status in the log, until
+		// the server answers the post action with one (the cycle's 500).
+		{"missing, inherited loop", "GET /none HTTP/1.1\r\nHost: loop.test\r\n"},
+		{"refused, inherited loop", "GET /f.txt HTTP/1.1\r\nHost: loop.test\r\nBad Header\r\n"},
 		{"error_page in the post action", "GET /caught/f.txt HTTP/1.1\r\nHost: a.test\r\n"},
 		// Logged with the post action's location's access_log: not at all.
 		{"not logged", "GET /hidden/f.txt HTTP/1.1\r\nHost: a.test\r\n"},
