@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/mosaic-edge/mosaic/vars"
@@ -76,8 +77,17 @@ func runPostAction(ri *reqInfo, r *http.Request, uri string) {
 	// A client that leaves once it has its answer (the download a
 	// tracker counts) does not stop the post action: NGINX's upstream
 	// does not watch the client's connection for one. The proxy's
-	// timeouts bound it.
-	r2 := r.WithContext(context.WithoutCancel(r.Context()))
+	// timeouts bound it, and the shutdown limit, which cuts it as it
+	// cuts the requests in flight.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	defer cancel()
+	stop := context.AfterFunc(r.Context(), func() {
+		if errors.Is(r.Context().Err(), errShutdownCut) {
+			cancel()
+		}
+	})
+	defer stop()
+	r2 := r.WithContext(ctx)
 	if ri.st.Method != "" {
 		r2.Method = ri.st.Method // an error page made the request a GET
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -17,27 +18,36 @@ var postSeen struct {
 	reqs []string
 }
 
+// postHung receives the error of a "subtest_post hang" request's
+// context once it ends.
+var postHung = make(chan error, 10)
+
 // postTestModule: "subtest_post" makes a location whose content records
 // the request's method and URI and answers 202 with a body nobody should
-// see.
+// see; "subtest_post hang" waits for its request's context to end first.
 var postTestModule = &Module{
 	Name:   "subtest_post",
-	NewLoc: func() any { return new(bool) },
-	Directives: []Directive{{Name: "subtest_post", Context: CtxLocation, Set: func(c *Cmd) error {
-		*c.Loc().(*bool) = true
+	NewLoc: func() any { return new(string) },
+	Directives: []Directive{{Name: "subtest_post", Context: CtxLocation, MaxArgs: 1, Set: func(c *Cmd) error {
+		*c.Loc().(*string) = "on " + strings.Join(c.Args, "")
 		return nil
 	}}},
 }
 
 func init() {
 	postTestModule.Content = func(l *Location) (http.Handler, error) {
-		if !*LocConf[*bool](l, postTestModule) {
+		mode := *LocConf[*string](l, postTestModule)
+		if mode == "" {
 			return nil, nil
 		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			postSeen.Lock()
 			postSeen.reqs = append(postSeen.reqs, r.Method+" "+r.URL.RequestURI())
 			postSeen.Unlock()
+			if mode == "on hang" {
+				<-r.Context().Done()
+				postHung <- r.Context().Err()
+			}
 			w.WriteHeader(http.StatusAccepted)
 			_, _ = io.WriteString(w, "post action answer")
 		}), nil
@@ -118,5 +128,32 @@ func TestPostActionInheritedIsBounded(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	if got = append(got, takePostSeen()...); len(got) != maxRedirects {
 		t.Errorf("%d post actions, want %d", len(got), maxRedirects)
+	}
+}
+
+// A post action outlives its client but not the shutdown limit, which
+// cuts it as it cuts the requests in flight.
+func TestPostActionCutByShutdown(t *testing.T) {
+	takePostSeen()
+	rt, url := startRuntime(t, `http { server { listen 127.0.0.1:0;
+		location /a { post_action /hang; return 200 "main"; }
+		location /hang { subtest_post hang; }
+	} }`)
+	resp, body := get(t, url+"/a")
+	if resp.StatusCode != http.StatusOK || body != "main" {
+		t.Fatalf("%d %q", resp.StatusCode, body)
+	}
+	select {
+	case err := <-postHung:
+		t.Fatalf("the post action ended with its client's answer: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_ = rt.Shutdown(ctx)
+	select {
+	case <-postHung:
+	case <-time.After(3 * time.Second):
+		t.Fatal("the post action outlived the shutdown limit")
 	}
 }
