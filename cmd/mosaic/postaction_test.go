@@ -83,6 +83,8 @@ func postActionBlock(dir, app, opts string, trackers map[string]*tracker, dead i
 				location /inner/quiet/ { post_action @none; }
 			}
 			location /hidden/ { post_action /untracked; }
+			location /q/ { post_action "/trackq?from=q"; }
+			location /trackq { internal; proxy_pass http://%[5]s; }
 			location /timeout/ { post_action /timeoutt; }
 			location /if/ { if ($arg_t) { post_action /track; } }
 			location = /timeoutt { internal; proxy_read_timeout 1s; proxy_pass http://%[5]s/sleep; }
@@ -118,7 +120,7 @@ func TestPostActionMatchesNGINX(t *testing.T) {
 	defer app.Close()
 	trackers := map[string]*tracker{"m": newTracker(t), "n": newTracker(t)}
 	dir := t.TempDir()
-	for _, f := range []string{"static/f.txt", "caught/f.txt", "hidden/f.txt", "timeout/f.txt", "if/f.txt", "named/f.txt", "slow/f.txt", "dead/f.txt", "off/f.txt",
+	for _, f := range []string{"static/f.txt", "caught/f.txt", "hidden/f.txt", "timeout/f.txt", "if/f.txt", "q/f.txt", "named/f.txt", "slow/f.txt", "dead/f.txt", "off/f.txt",
 		"inner/f.txt", "inner/quiet/f.txt", "f.txt"} {
 		writeFile(t, filepath.Join(dir, "www", f), "file "+f+"\n")
 	}
@@ -139,6 +141,8 @@ func TestPostActionMatchesNGINX(t *testing.T) {
 		{"nested", "GET /inner/quiet/f.txt HTTP/1.1\r\nHost: a.test\r\n"},
 		{"outer", "GET /inner/f.txt HTTP/1.1\r\nHost: a.test\r\n"},
 		{"inherited loop", "GET /f.txt HTTP/1.1\r\nHost: loop.test\r\n"},
+		// A "?" is part of the post action's path, not its arguments.
+		{"question mark", "GET /q/f.txt?a=1 HTTP/1.1\r\nHost: a.test\r\n"},
 		{"upstream timed out", "GET /timeout/f.txt HTTP/1.1\r\nHost: a.test\r\n"},
 		{"in if", "GET /if/f.txt?t=1 HTTP/1.1\r\nHost: a.test\r\n"},
 		{"if not taken", "GET /if/f.txt HTTP/1.1\r\nHost: a.test\r\n"},
