@@ -97,7 +97,8 @@ func runPostAction(ri *reqInfo, r *http.Request, uri string) {
 		// where the client declared a body.
 		r2.Body, r2.ContentLength, r2.TransferEncoding = http.NoBody, 0, nil
 		if _, ok := r.Header["Content-Length"]; ok || len(r.TransferEncoding) > 0 {
-			r2.Header = without(r.Header, framing)
+			r2.Header = r.Header.Clone()
+			delete(r2.Header, "Transfer-Encoding")
 			r2.Header["Content-Length"] = []string{"0"}
 		}
 	}

@@ -29,9 +29,9 @@ func newTracker(t *testing.T) *tracker {
 	k.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		k.mu.Lock()
-		k.seen = append(k.seen, fmt.Sprintf("%s %s x-test=%q cl=%q ct=%q ua=%q body=%q",
+		k.seen = append(k.seen, fmt.Sprintf("%s %s x-test=%q cl=%q te=%q ct=%q ua=%q body=%q",
 			r.Method, r.RequestURI, r.Header.Get("X-Test"), r.Header.Values("Content-Length"),
-			r.Header.Get("Content-Type"), r.Header.Get("User-Agent"), b))
+			r.TransferEncoding, r.Header.Get("Content-Type"), r.Header.Get("User-Agent"), b))
 		k.mu.Unlock()
 		if r.URL.Path == "/sleep" {
 			select {
@@ -129,6 +129,7 @@ func TestPostActionMatchesNGINX(t *testing.T) {
 		{"static", "GET /static/f.txt?a=1 HTTP/1.1\r\nHost: a.test\r\nX-Test: one\r\nUser-Agent: ua\r\n"},
 		{"proxied POST", "POST /app/x?b=2 HTTP/1.1\r\nHost: a.test\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello"},
 		{"chunked POST", "POST /app/c HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"},
+		{"chunked POST to a file", "POST /static/f.txt HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"},
 		{"POST to a file", "POST /static/f.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 3\r\n\r\nabc"},
 		{"missing", "GET /static/missing?c=3 HTTP/1.1\r\nHost: a.test\r\n"},
 		{"HEAD", "HEAD /static/f.txt HTTP/1.1\r\nHost: a.test\r\n"},
