@@ -124,7 +124,9 @@ var representationHeaders = []string{"Etag", "Last-Modified", "Content-Encoding"
 // the errors they generate, so that error_page can replace the body.
 func Error(w http.ResponseWriter, r *http.Request, code int) {
 	markError(w, code)
-	if ri := infoFrom(r.Context()); ri != nil && ri.rec != nil {
+	if ri := infoFrom(r.Context()); ri != nil && ri.rec != nil && code != 499 {
+		// A 499 is no page: NGINX ends the request without one, its
+		// err_status unset, so a post action's status is logged.
 		ri.rec.special = true
 	}
 	if code == 499 {

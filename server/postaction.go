@@ -54,6 +54,12 @@ func runPostActions(ri *reqInfo, r *http.Request) {
 	// NGINX knows the request complete before its post action runs
 	// ($request_completion there, and in the log whatever follows).
 	ri.st.MarkComplete(r.Context().Err())
+	if ri.st.Status == 499 {
+		// The client left before any header went out: NGINX's request
+		// has no status then, and its post action, an HTTP/0.9 request,
+		// reads $status as 009.
+		ri.st.Status = 9
+	}
 	if ri.redirects == nil {
 		ri.redirects = new(int)
 	}

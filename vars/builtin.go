@@ -185,8 +185,13 @@ func init() {
 	})
 
 	Register("status", func(_ *http.Request, st *State) string {
-		if st == nil || st.Status == 0 {
+		if st == nil {
 			return "000"
+		}
+		if st.Status < 100 {
+			// Three digits, as NGINX prints it: 000 for none, 009 for
+			// a post action's HTTP/0.9 request without one.
+			return strconv.Itoa(1000 + st.Status)[1:]
 		}
 		return strconv.Itoa(st.Status)
 	})

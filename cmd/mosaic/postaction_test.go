@@ -277,3 +277,70 @@ func TestPostActionHTTP2AsNGINX(t *testing.T) {
 	}
 	sameAccessLogs(t, dir, len(reqs))
 }
+
+// TestPostActionClientGoneAsNGINX: a client that leaves before its
+// answer's header (the proxy's 499) or during its body still gets its
+// post action, as in NGINX. Before the header, no status went out: the
+// post action sees $status as NGINX's HTTP/0.9 request has it, 009, and
+// the log has the post action's status, since a 499 is no page of the
+// server's own (NGINX's err_status); during the body, the status sent.
+func TestPostActionClientGoneAsNGINX(t *testing.T) {
+	nginxPath(t)
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/stream" {
+			w.Header().Set("Content-Length", "100000000")
+			for range 1000 {
+				if _, err := w.Write(make([]byte, 100000)); err != nil {
+					return
+				}
+			}
+			return
+		}
+		select {
+		case <-time.After(3 * time.Second):
+		case <-r.Context().Done():
+		}
+	}))
+	defer app.Close()
+	trackers := map[string]*tracker{"m": newTracker(t), "n": newTracker(t)}
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`
+		log_format pa '$request|$status|$uri';
+		access_log %[1]s/%[2]s/access.log pa;
+		server {
+			listen 127.0.0.1:%[3]d;
+			location / { post_action /track; proxy_pass http://%[4]s; }
+			location = /track {
+				internal;
+				proxy_set_header X-Test "$status $request_completion";
+				proxy_pass http://%[5]s;
+			}
+		}`, dir, map[string]string{"m": "mosaic", "n": "nginx"}[who], port, app.Listener.Addr().String(),
+			trackers[who].srv.Listener.Addr().String())
+	})
+	for _, path := range []string{"/slow", "/stream"} {
+		for _, port := range []int{mport, nport} {
+			c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: a.test\r\n\r\n")
+			if path == "/stream" {
+				// Some of the body, then away.
+				if _, err := io.ReadFull(c, make([]byte, 1000)); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				time.Sleep(300 * time.Millisecond)
+			}
+			c.Close()
+		}
+		time.Sleep(500 * time.Millisecond)
+		m, n := trackers["m"].take(), trackers["n"].take()
+		if !slices.Equal(m, n) || len(m) != 1 {
+			t.Errorf("%s: the tracker got from mosaic\n%q\nfrom nginx\n%q", path, m, n)
+		}
+	}
+	sameAccessLogs(t, dir, 2)
+}
