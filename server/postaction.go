@@ -86,13 +86,15 @@ func runPostAction(ri *reqInfo, r *http.Request, uri string) {
 	// timeouts bound it, and the shutdown limit, which cuts it as it
 	// cuts the requests in flight.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	defer cancel()
 	stop := context.AfterFunc(r.Context(), func() {
 		if errors.Is(r.Context().Err(), errShutdownCut) {
 			cancel()
 		}
 	})
-	defer stop()
+	// The context lives until the request ends, not the post action's
+	// handler: a mirror in its location runs on after it (AfterResponse),
+	// its subrequests under this context.
+	ri.rec.ends = append(ri.rec.ends, func() { stop(); cancel() })
 	r2 := r.WithContext(ctx)
 	if ri.st.Method != "" {
 		r2.Method = ri.st.Method // an error page made the request a GET

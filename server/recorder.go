@@ -108,8 +108,10 @@ func (rw *recorder) settle() {
 }
 
 func (rw *recorder) runHolds() {
-	for _, f := range rw.holds {
-		f()
+	// By index: a hold may add more (a post action that ends in a
+	// location with mirror), which run in turn.
+	for i := 0; i < len(rw.holds); i++ {
+		rw.holds[i]()
 	}
 	clear(rw.holds)
 	rw.holds = rw.holds[:0]

@@ -76,6 +76,8 @@ func postActionBlock(dir, app, opts string, trackers map[string]*tracker, dead i
 			location /err { post_action /track; return 404; }
 			location /tf/ { try_files $uri /static/f.txt; }
 			location /slow/ { post_action /slowt; }
+			location /mirrored/ { post_action /trackmir; }
+			location = /trackmir { internal; mirror /slowt; proxy_pass http://%[5]s; }
 			location /dead/ { post_action /deadt; }
 			location /off/ { post_action off; }
 			location /inner/ {
@@ -223,6 +225,31 @@ func TestPostActionTimingAsNGINX(t *testing.T) {
 		t.Errorf("the tracker got from mosaic\n%q\nfrom nginx\n%q", m, n)
 	}
 	sameAccessLogs(t, dir, 3)
+}
+
+// TestPostActionMirrorHeldAsNGINX: a mirror in the post action's
+// location holds the request until it ends, as the client's own
+// location's would: the connection closes after the slow mirror, and the
+// access log has the request once.
+func TestPostActionMirrorHeldAsNGINX(t *testing.T) {
+	nginxPath(t)
+	trackers := map[string]*tracker{"m": newTracker(t), "n": newTracker(t)}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www/mirrored/f.txt"), "m\n")
+	mport, nport := startBoth(t, dir, postActionBlock(dir, "127.0.0.1:1", "", trackers, freePort(t)))
+	for who, port := range map[string]int{"mosaic": mport, "nginx": nport} {
+		status, body, answered, closed := mirrorAsk(t, port, "GET /mirrored/f.txt HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
+		if status != http.StatusOK || body != "m\n" || answered > time.Second {
+			t.Errorf("%s: %d %q after %v", who, status, body, answered)
+		}
+		if closed < 1500*time.Millisecond {
+			t.Errorf("%s: the connection ended after %v, before the post action's mirror (2s)", who, closed)
+		}
+	}
+	if m, n := trackers["m"].take(), trackers["n"].take(); !slices.Equal(m, n) || len(m) != 2 {
+		t.Errorf("the tracker got from mosaic\n%q\nfrom nginx\n%q", m, n)
+	}
+	sameAccessLogs(t, dir, 1)
 }
 
 // TestPostActionHTTP2AsNGINX: over HTTP/2 (h2c) the tracker gets the
