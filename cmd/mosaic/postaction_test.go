@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -370,4 +371,59 @@ func TestPostActionClientGoneAsNGINX(t *testing.T) {
 		}
 	}
 	sameAccessLogs(t, dir, 2)
+}
+
+// TestPostActionSpooledBodyAgainstNGINX pins a documented difference
+// (server/README.md): a body that the client's proxy saved past
+// client_body_buffer_size is sent again to the post action's upstream by
+// mosaic, from the same temporary file, which is removed once the
+// request ends. NGINX 1.22 closes that file once the client's upstream
+// is done with it: its post action fails to read it ("pread() failed"),
+// logs 502 and sends the tracker nothing.
+func TestPostActionSpooledBodyAgainstNGINX(t *testing.T) {
+	nginxPath(t)
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+	}))
+	defer app.Close()
+	trackers := map[string]*tracker{"m": newTracker(t), "n": newTracker(t)}
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`
+		log_format pa '$request|$status|$uri';
+		access_log %[1]s/%[2]s/access.log pa;
+		server {
+			listen 127.0.0.1:%[3]d;
+			client_body_buffer_size 1k;
+			client_body_temp_path %[1]s/%[2]s/body;
+			location / { post_action /track; proxy_pass http://%[4]s; }
+			location = /track { internal; proxy_pass http://%[5]s; }
+		}`, dir, map[string]string{"m": "mosaic", "n": "nginx"}[who], port, app.Listener.Addr().String(),
+			trackers[who].srv.Listener.Addr().String())
+	})
+	body := strings.Repeat("b", 4000)
+	for _, port := range []int{mport, nport} {
+		status, _, _, _ := mirrorAsk(t, port, fmt.Sprintf("POST /up HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(body), body))
+		if status != http.StatusOK {
+			t.Errorf("port %d: %d", port, status)
+		}
+	}
+	want := fmt.Sprintf("POST /track x-test=\"\" cl=[\"4000\"] te=[] ct=\"\" ua=\"\" body=%q", body)
+	if m := trackers["m"].take(); len(m) != 1 || m[0] != want {
+		t.Errorf("the tracker got from mosaic %.200q", m)
+	}
+	if n := trackers["n"].take(); len(n) != 0 {
+		t.Errorf("the tracker got from nginx %.200q: NGINX sends the saved body again now", n)
+	}
+	if m := refusedLines(t, filepath.Join(dir, "mosaic/access.log"), 1); m[0] != "POST /up HTTP/1.1|201|/track" {
+		t.Errorf("mosaic logged %q", m)
+	}
+	if n := refusedLines(t, filepath.Join(dir, "nginx/access.log"), 1); n[0] != "POST /up HTTP/1.1|502|/track" {
+		t.Errorf("nginx logged %q", n)
+	}
+	for _, who := range []string{"mosaic", "nginx"} {
+		if left, _ := os.ReadDir(filepath.Join(dir, who, "body")); len(left) != 0 {
+			t.Errorf("%s left %d temporary files", who, len(left))
+		}
+	}
 }
