@@ -140,7 +140,16 @@ func (w *postWriter) WriteHeader(code int) {
 	}
 }
 
+// errHeaderOnly ends a post action's body: nobody reads it, and NGINX's
+// header_only request ends once its header is in, so a handler stops
+// making it (a proxy stops reading an upstream that may stream for
+// ever, a static file is not read through).
+var errHeaderOnly = errors.New("a post action's answer has no body")
+
 func (w *postWriter) Write(b []byte) (int, error) {
 	w.WriteHeader(http.StatusOK)
-	return len(b), nil
+	if len(b) == 0 {
+		return 0, nil
+	}
+	return 0, errHeaderOnly
 }

@@ -427,3 +427,50 @@ func TestPostActionSpooledBodyAgainstNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestPostActionEndsAtHeaderAsNGINX: a post action's request is NGINX's
+// header_only, which ends once its upstream's header is in: an upstream
+// that streams its body for long (or for ever) does not hold the
+// client's connection, with or without proxy_buffering.
+func TestPostActionEndsAtHeaderAsNGINX(t *testing.T) {
+	nginxPath(t)
+	stream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for range 50 {
+			if _, err := io.WriteString(w, "chunk\n"); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-time.After(100 * time.Millisecond):
+			case <-r.Context().Done():
+				return
+			}
+		}
+	}))
+	defer stream.Close()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www/b/f.txt"), "f\n")
+	writeFile(t, filepath.Join(dir, "www/nb/f.txt"), "f\n")
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`
+		log_format pa '$request|$status|$uri';
+		access_log %[1]s/%[2]s/access.log pa;
+		server {
+			listen 127.0.0.1:%[3]d;
+			root %[1]s/www;
+			location /b/ { post_action /track; }
+			location /nb/ { post_action /tracknb; }
+			location = /track { internal; proxy_pass http://%[4]s; }
+			location = /tracknb { internal; proxy_buffering off; proxy_pass http://%[4]s; }
+		}`, dir, map[string]string{"m": "mosaic", "n": "nginx"}[who], port, stream.Listener.Addr().String())
+	})
+	for _, path := range []string{"/b/f.txt", "/nb/f.txt"} {
+		for who, port := range map[string]int{"mosaic": mport, "nginx": nport} {
+			status, body, _, closed := mirrorAsk(t, port, "GET "+path+" HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
+			if status != http.StatusOK || body != "f\n" || closed > 2*time.Second {
+				t.Errorf("%s %s: %d %q, the connection ended after %v (the upstream streams for 5s)", who, path, status, body, closed)
+			}
+		}
+	}
+	sameAccessLogs(t, dir, 2)
+}
