@@ -189,7 +189,10 @@ func TestSendfileStallTimesOut(t *testing.T) {
 func TestSendfileSlowReaderServed(t *testing.T) {
 	const size = 12 << 20
 	done := make(chan error, 1)
-	timeout := 200 * time.Millisecond
+	// Long enough that a reader the scheduler leaves waiting (-race, one
+	// loaded CPU: 200 ms failed about one run in twenty) still reads
+	// within it; the reading takes about four of them.
+	timeout := 500 * time.Millisecond
 	ts := startServer(t, serveFile(sparseFile(t, size), size, done),
 		func(s *Server) { s.WriteTimeout = timeout })
 	c := dial(t, ts.addr)
@@ -208,7 +211,7 @@ func TestSendfileSlowReaderServed(t *testing.T) {
 		if err != nil {
 			break
 		}
-		time.Sleep(5 * time.Millisecond) // about 13 MB/s at most
+		time.Sleep(10 * time.Millisecond) // about 6.5 MB/s at most
 	}
 	took := time.Since(start)
 	if got != size {
