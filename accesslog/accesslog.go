@@ -67,13 +67,14 @@ var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b 
 func (f *Format) AppendLine(b []byte, r *http.Request, st *vars.State) []byte {
 	f.tpl.Parts(func(lit string) {
 		b = append(b, lit...)
-	}, func(g vars.Getter) {
-		v := g(r, st)
-		if v == "" {
+	}, func(val vars.Value) {
+		v, ok := val(r, st)
+		if !ok {
 			// NGINX writes "-" for a variable without a value only
 			// with the default escaping; escape=json and escape=none
 			// write nothing (ngx_http_log_json_variable), so that a
-			// JSON field reads "" rather than "-".
+			// JSON field reads "" rather than "-". A variable whose
+			// value is empty is nothing in every escaping.
 			if f.Escape == EscapeDefault {
 				b = append(b, '-')
 			}

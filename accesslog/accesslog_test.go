@@ -44,6 +44,24 @@ func mustNew(t *testing.T, next http.Handler, targets ...accesslog.Target) http.
 	return h
 }
 
+// TestEmptyValueIsNothing: a field or argument sent empty is written as
+// nothing in every escaping, one not sent as "-" with the default
+// escaping only, as NGINX's ngx_http_log_variable does.
+func TestEmptyValueIsNothing(t *testing.T) {
+	r := httptest.NewRequest("GET", "/p?a=", nil)
+	r.Header["X-E"] = []string{""}
+	for esc, want := range map[accesslog.Escape]string{
+		accesslog.EscapeDefault: "[] [-] [] [-]\n",
+		accesslog.EscapeJSON:    "[] [] [] []\n",
+		accesslog.EscapeNone:    "[] [] [] []\n",
+	} {
+		f := mustFormat(t, "t", "[$http_x_e] [$http_x_none] [$arg_a] [$arg_none]", esc)
+		if got := string(f.AppendLine(nil, r, &vars.State{})); got != want {
+			t.Errorf("escape %d: got %q want %q", esc, got, want)
+		}
+	}
+}
+
 func TestEscaping(t *testing.T) {
 	r := httptest.NewRequest("GET", "/p?q=1", nil)
 	r.Header.Set("User-Agent", "a\"b\\c\x01d\xffe\n")

@@ -252,52 +252,59 @@ func init() {
 		return time.Now().Format(ssiTimeFmt + " MST")
 	})
 
-	RegisterPrefix("http_", func(name string) Getter {
+	// A field, argument or cookie sent with an empty value has that value;
+	// one not sent has none (the access log writes "-" for it).
+	RegisterPrefixValue("http_", func(name string) Value {
 		// NGINX 1.22 joins the lines of two fields it knows as lists;
 		// of any other field it takes the first line.
 		switch name {
 		case "cookie":
-			return func(r *http.Request, _ *State) string { return strings.Join(r.Header["Cookie"], "; ") }
+			return func(r *http.Request, _ *State) (string, bool) {
+				v := r.Header["Cookie"]
+				return strings.Join(v, "; "), len(v) > 0
+			}
 		case "x_forwarded_for":
-			return func(r *http.Request, _ *State) string { return strings.Join(r.Header["X-Forwarded-For"], ", ") }
+			return func(r *http.Request, _ *State) (string, bool) {
+				v := r.Header["X-Forwarded-For"]
+				return strings.Join(v, ", "), len(v) > 0
+			}
 		case "host":
 			// Servers keep the Host field out of the header map, in
 			// r.Host (HTTP/2's :authority too, which NGINX makes the Host
 			// field): "proxy_set_header Host $http_host" must see it.
 			// With an absolute-form target r.Host is the target's host,
 			// and the field, if any, is in the header.
-			return func(r *http.Request, _ *State) string {
+			return func(r *http.Request, _ *State) (string, bool) {
 				if v := r.Header["Host"]; len(v) > 0 {
-					return v[0]
+					return v[0], true
 				}
 				if r.URL != nil && r.URL.Host != "" {
-					return ""
+					return "", false
 				}
-				return r.Host
+				return r.Host, r.Host != ""
 			}
 		}
-		return func(r *http.Request, _ *State) string { return headerVar(r.Header, name) }
+		return func(r *http.Request, _ *State) (string, bool) { return headerValue(r.Header, name) }
 	})
-	RegisterPrefix("sent_http_", sentHeaderVar)
-	RegisterPrefix("arg_", func(name string) Getter {
+	RegisterPrefixValue("sent_http_", sentHeaderVar)
+	RegisterPrefixValue("arg_", func(name string) Value {
 		if name == "" {
 			// NGINX's $arg_ finds no argument, not even "=1".
-			return func(*http.Request, *State) string { return "" }
+			return func(*http.Request, *State) (string, bool) { return "", false }
 		}
-		return func(r *http.Request, st *State) string {
-			v, _ := queryArg(curURL(r, st).RawQuery, name)
-			return v
+		return func(r *http.Request, st *State) (string, bool) {
+			return queryArg(curURL(r, st).RawQuery, name)
 		}
 	})
-	RegisterPrefix("cookie_", func(name string) Getter {
-		return func(r *http.Request, _ *State) string { return cookieValue(r.Header["Cookie"], name) }
+	RegisterPrefixValue("cookie_", func(name string) Value {
+		return func(r *http.Request, _ *State) (string, bool) { return cookieValue(r.Header["Cookie"], name) }
 	})
-	RegisterPrefix("upstream_http_", func(name string) Getter {
-		return func(_ *http.Request, st *State) string {
+	RegisterPrefixValue("upstream_http_", func(name string) Value {
+		return func(_ *http.Request, st *State) (string, bool) {
 			if st == nil {
-				return ""
+				return "", false
 			}
-			return headerVar(st.UpstreamHeader, name)
+			return headerValue(st.UpstreamHeader, name)
 		}
 	})
 	RegisterPrefix("upstream_cookie_", func(name string) Getter {
@@ -368,23 +375,30 @@ func requestURI(r *http.Request, st *State) string {
 	return reqrule.OriginForm(requestTarget(r, st))
 }
 
-// headerVar finds the field that NGINX's $http_NAME finds: the first
+// headerValue finds the field that NGINX's $http_NAME finds: the first
 // line of the field whose name, lower-cased with "-" read as "_", is
-// name. The canonical form of the name is tried first; a field whose
-// name holds "_" (kept with underscores_in_headers) is found by a scan.
-func headerVar(h http.Header, name string) string {
+// name; ok is false when there is none. The canonical form of the name
+// is tried first; a field whose name holds "_" (kept with
+// underscores_in_headers) is found by a scan.
+func headerValue(h http.Header, name string) (v string, ok bool) {
 	if h == nil {
-		return ""
+		return "", false
 	}
 	if v := h[headerKey(name)]; len(v) > 0 {
-		return v[0]
+		return v[0], true
 	}
 	for k, v := range h {
 		if len(k) == len(name) && len(v) > 0 && varName(k) == name {
-			return v[0]
+			return v[0], true
 		}
 	}
-	return ""
+	return "", false
+}
+
+// headerVar is headerValue's value alone.
+func headerVar(h http.Header, name string) string {
+	v, _ := headerValue(h, name)
+	return v
 }
 
 // varName is the variable suffix a field name answers to.
@@ -407,18 +421,20 @@ func varName(k string) string {
 // report all the same (they come from the writer, where it says how).
 // Of a repeated field NGINX 1.22 gives the first line, except of the two
 // it keeps as lists.
-func sentHeaderVar(name string) Getter {
+func sentHeaderVar(name string) Value {
 	key := headerKey(name)
 	switch name {
 	case "cache_control", "link":
-		return func(_ *http.Request, st *State) string {
+		return func(_ *http.Request, st *State) (string, bool) {
 			if st == nil {
-				return ""
+				return "", false
 			}
-			return strings.Join(st.Header[key], ", ")
+			v := st.Header[key]
+			return strings.Join(v, ", "), len(v) > 0
 		}
 	case "connection", "keep_alive", "transfer_encoding":
-		return func(r *http.Request, st *State) string {
+		// What the writer says is either a value or none.
+		return presence(func(r *http.Request, st *State) string {
 			if st == nil {
 				return ""
 			}
@@ -447,13 +463,13 @@ func sentHeaderVar(name string) Getter {
 				return "keep-alive"
 			}
 			return headerVar(st.Header, name)
-		}
+		})
 	}
-	return func(_ *http.Request, st *State) string {
+	return func(_ *http.Request, st *State) (string, bool) {
 		if st == nil {
-			return ""
+			return "", false
 		}
-		return headerVar(st.Header, name)
+		return headerValue(st.Header, name)
 	}
 }
 
@@ -495,8 +511,9 @@ func Arg(r *http.Request, name string) (v string, ok bool) {
 
 // cookieValue is $cookie_NAME, read from the Cookie lines as NGINX reads
 // them: pairs separated by ";" or ",", the name compared without regard
-// to case, spaces around "=" skipped, the value raw up to the next ";".
-func cookieValue(lines []string, name string) string {
+// to case, spaces around "=" skipped, the value raw up to the next ";";
+// ok is false when no pair names it.
+func cookieValue(lines []string, name string) (v string, ok bool) {
 	for _, line := range lines {
 		s := line
 		for s != "" {
@@ -507,7 +524,7 @@ func cookieValue(lines []string, name string) string {
 					if i := strings.IndexByte(v, ';'); i >= 0 {
 						v = v[:i]
 					}
-					return v
+					return v, true
 				}
 				if rest == "" {
 					break
@@ -524,7 +541,7 @@ func cookieValue(lines []string, name string) string {
 			s = strings.TrimLeft(s[i+1:], " ")
 		}
 	}
-	return ""
+	return "", false
 }
 
 // setCookieValue is $upstream_cookie_NAME: the value of the first

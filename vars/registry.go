@@ -12,15 +12,34 @@ import (
 // handler runs outside the server.
 type Getter func(r *http.Request, st *State) string
 
+// Value computes a variable's value and whether it has one. NGINX tells
+// a variable with an empty value (a field sent empty, an empty "map"
+// result) from one with no value at all (a field not sent: "not found"),
+// and its access log writes "-" for the second only. A variable
+// registered with a plain Getter has no value when it is empty.
+type Value func(r *http.Request, st *State) (v string, ok bool)
+
 // PrefixFactory builds the Getter of a family of variables such as
 // $http_NAME, given NAME, once when a template is compiled.
 type PrefixFactory func(suffix string) Getter
 
+// PrefixValueFactory is PrefixFactory for a family whose members may
+// have an empty value (RegisterPrefixValue).
+type PrefixValueFactory func(suffix string) Value
+
+// binding is what a template reads for one variable: get always, val
+// where the variable tells an empty value from none.
+type binding struct {
+	get Getter
+	val Value
+}
+
 var (
 	regMu    sync.RWMutex
 	getters  = map[string]Getter{}
+	values   = map[string]Value{}  // RegisterValue's, by name
 	consts   = map[string]string{} // the getters of RegisterConst, by value
-	prefixes = map[string]PrefixFactory{}
+	prefixes = map[string]PrefixValueFactory{}
 	settable = map[string]bool{} // RegisterSettable's names
 )
 
@@ -33,6 +52,33 @@ func Register(name string, g Getter) {
 		panic("vars: variable $" + name + " registered twice")
 	}
 	getters[name] = g
+}
+
+// RegisterValue makes $name available, computed by f, for a variable
+// that may have an empty value, which the access log writes as nothing
+// where it writes "-" for no value.
+func RegisterValue(name string, f Value) {
+	Register(name, valueGetter(f))
+	regMu.Lock()
+	values[name] = f
+	regMu.Unlock()
+}
+
+// valueGetter is the Getter of a Value: the value, empty when there is
+// none.
+func valueGetter(f Value) Getter {
+	return func(r *http.Request, st *State) string {
+		v, _ := f(r, st)
+		return v
+	}
+}
+
+// presence is the Value of a plain Getter: an empty value is none.
+func presence(g Getter) Value {
+	return func(r *http.Request, st *State) (string, bool) {
+		v := g(r, st)
+		return v, v != ""
+	}
 }
 
 // RegisterConst makes $name a constant ($nginx_version): templates
@@ -110,6 +156,12 @@ func Settable(name string) bool {
 
 // RegisterPrefix makes every $<prefix>NAME available.
 func RegisterPrefix(prefix string, f PrefixFactory) {
+	RegisterPrefixValue(prefix, func(suffix string) Value { return presence(f(suffix)) })
+}
+
+// RegisterPrefixValue is RegisterPrefix for a family whose members may
+// have an empty value ($http_NAME of a field sent empty).
+func RegisterPrefixValue(prefix string, f PrefixValueFactory) {
 	regMu.Lock()
 	defer regMu.Unlock()
 	if _, dup := prefixes[prefix]; dup {
@@ -123,13 +175,19 @@ func RegisterPrefix(prefix string, f PrefixFactory) {
 // A prefix alone names a member too ($arg_, $cookie_), as in NGINX, whose
 // configurations may hold them.
 func Lookup(name string) (Getter, bool) {
+	b, ok := lookup(name)
+	return b.get, ok
+}
+
+// lookup is Lookup with the variable's Value, if it has one.
+func lookup(name string) (binding, bool) {
 	// NGINX lower-cases variable names, those of families included
 	// ($HTTP_User_Agent is $http_user_agent).
 	name = strings.ToLower(name)
 	regMu.RLock()
 	defer regMu.RUnlock()
 	if g, ok := getters[name]; ok {
-		return g, true
+		return binding{get: g, val: values[name]}, true
 	}
 	var best string
 	for p := range prefixes {
@@ -138,9 +196,10 @@ func Lookup(name string) (Getter, bool) {
 		}
 	}
 	if best == "" {
-		return nil, false
+		return binding{}, false
 	}
-	return prefixes[best](name[len(best):]), true
+	val := prefixes[best](name[len(best):])
+	return binding{get: valueGetter(val), val: val}, true
 }
 
 // Names lists the registered variable names and prefixes (prefixes end
@@ -169,6 +228,7 @@ type Template struct {
 type part struct {
 	lit string
 	get Getter // nil for a literal
+	val Value  // get's, telling an empty value from none
 }
 
 // Compile parses s. "$name" and "${name}" refer to variables, "$1".."$9" to
@@ -179,7 +239,7 @@ func Compile(s string) (*Template, error) { return compile(s, resolve) }
 // compile parses s, asking bind for the getter of each variable name: the
 // registry's for Compile, a configuration's own names first for
 // Scope.Compile.
-func compile(s string, bind func(name string) (Getter, error)) (*Template, error) {
+func compile(s string, bind func(name string) (binding, error)) (*Template, error) {
 	t := &Template{raw: s}
 	lit := strings.Builder{}
 	flush := func() {
@@ -222,11 +282,14 @@ func compile(s string, bind func(name string) (Getter, error)) (*Template, error
 			continue
 		}
 		flush()
-		g, err := bind(name)
+		b, err := bind(name)
 		if err != nil {
 			return nil, err
 		}
-		t.parts = append(t.parts, part{get: g})
+		if b.val == nil {
+			b.val = presence(b.get)
+		}
+		t.parts = append(t.parts, part{get: b.get, val: b.val})
 	}
 	flush()
 	return t, nil
@@ -241,21 +304,21 @@ func MustCompile(s string) *Template {
 	return t
 }
 
-func resolve(name string) (Getter, error) {
+func resolve(name string) (binding, error) {
 	if len(name) == 1 && name[0] >= '0' && name[0] <= '9' {
 		n := int(name[0] - '0')
-		return func(_ *http.Request, st *State) string {
+		return binding{get: func(_ *http.Request, st *State) string {
 			if st == nil || n >= len(st.Captures) {
 				return ""
 			}
 			return st.Captures[n]
-		}, nil
+		}}, nil
 	}
-	g, ok := Lookup(name)
+	b, ok := lookup(name)
 	if !ok {
-		return nil, fmt.Errorf("unknown %q variable", name)
+		return binding{}, fmt.Errorf("unknown %q variable", name)
 	}
-	return g, nil
+	return b, nil
 }
 
 func isNameByte(c byte) bool {
@@ -327,13 +390,14 @@ func (t *Template) EvalState(r *http.Request, st *State) string {
 }
 
 // Parts calls lit for each literal and get for each variable in order;
-// the access log uses it to escape variable values but not literals.
-func (t *Template) Parts(lit func(string), get func(Getter)) {
+// the access log uses it to escape variable values but not literals, and
+// to write "-" for a variable that has no value.
+func (t *Template) Parts(lit func(string), get func(Value)) {
 	for _, p := range t.parts {
 		if p.get == nil {
 			lit(p.lit)
 		} else {
-			get(p.get)
+			get(p.val)
 		}
 	}
 }

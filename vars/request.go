@@ -10,11 +10,12 @@ import (
 // it completed, the file its body was saved in, the trailers sent and
 // received, and the kernel's view of the client's TCP connection.
 func init() {
-	Register("request_completion", func(_ *http.Request, st *State) string {
+	// $request_completion is "OK" or empty, never without a value.
+	RegisterValue("request_completion", func(_ *http.Request, st *State) (string, bool) {
 		if st != nil && st.Complete {
-			return "OK"
+			return "OK", true
 		}
-		return ""
+		return "", true
 	})
 	Register("request_body_file", func(_ *http.Request, st *State) string {
 		if st == nil {

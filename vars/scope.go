@@ -33,6 +33,7 @@ type Var struct {
 	slot     int
 	scope    *Scope
 	get      Getter
+	val      Value // of a registered family (direct), if it has one
 	defined  bool
 	volatile bool
 	direct   bool // bound by Resolve to a registered family: never cached
@@ -65,11 +66,11 @@ func (s *Scope) ref(name string, tag any) *Var {
 
 // registered reports whether the shared registry holds exactly name (not
 // through a family).
-func registered(name string) (Getter, bool) {
+func registered(name string) (binding, bool) {
 	regMu.RLock()
 	defer regMu.RUnlock()
 	g, ok := getters[name]
-	return g, ok
+	return binding{get: g, val: values[name]}, ok
 }
 
 // Define makes $name a variable of the scope, computed by get. volatile
@@ -103,22 +104,22 @@ func (s *Scope) Lookup(name string) (*Var, bool) {
 // which Resolve completes. tag records the first use of an unknown name
 // for Resolve's error (the server passes the directive).
 func (s *Scope) Compile(text string, tag any) (*Template, error) {
-	return compile(text, func(name string) (Getter, error) {
+	return compile(text, func(name string) (binding, error) {
 		if isCapture(name) {
 			return resolve(name)
 		}
-		if g, ok := registered(name); ok {
-			return g, nil
+		if b, ok := registered(name); ok {
+			return b, nil
 		}
 		v := s.ref(name, tag)
 		if s.resolved && !v.defined {
 			// Compiled after the configuration was read (while handlers
 			// are built): nothing can define the name any more.
 			if err := s.resolve(v); err != nil {
-				return nil, err
+				return binding{}, err
 			}
 		}
-		return v.eval, nil
+		return binding{get: v.eval, val: v.value}, nil
 	})
 }
 
@@ -141,11 +142,11 @@ func (s *Scope) Resolve() error {
 }
 
 func (s *Scope) resolve(v *Var) error {
-	g, ok := Lookup(v.name)
+	b, ok := lookup(v.name)
 	if !ok {
 		return &UnknownError{Name: v.name, Tag: v.tag}
 	}
-	v.get, v.defined, v.direct = g, true, true
+	v.get, v.val, v.defined, v.direct = b.get, b.val, true, true
 	return nil
 }
 
@@ -214,6 +215,18 @@ func (v *Var) eval(r *http.Request, st *State) string {
 	}
 	st.mu.Unlock()
 	return val
+}
+
+// value is the Value of v. A variable the configuration defines (map,
+// set, a named capture) always has one, empty or not, as NGINX's do
+// (a "set" not run in this request reads as empty, with a warning in
+// NGINX's log); one bound to a registered family has that family's.
+func (v *Var) value(r *http.Request, st *State) (string, bool) {
+	if v.direct && v.val != nil {
+		return v.val(r, st)
+	}
+	val := v.eval(r, st)
+	return val, !v.direct || val != ""
 }
 
 // Eval computes v for r, as a template naming it would: a module that

@@ -2,6 +2,7 @@ package vars
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -116,5 +117,39 @@ func BenchmarkTemplateEval(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = tpl.Eval(r)
+	}
+}
+
+// TestPartsTellEmptyFromNone: Parts gives each variable's value and
+// whether it has one, as NGINX's access log needs them: a field, argument
+// or cookie sent empty has an empty value, one not sent has none, and a
+// variable of the configuration (map, set) always has one.
+func TestPartsTellEmptyFromNone(t *testing.T) {
+	sc := NewScope()
+	if _, err := sc.Define("m", func(*http.Request, *State) string { return "" }, false); err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := sc.Compile("$http_x_e $http_x_none $arg_a $arg_none $cookie_c $cookie_none $m $http_x_fam", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	r := httptest.NewRequest("GET", "/?a=", nil)
+	r.Header["X-E"] = []string{""}
+	r.Header["X-Fam"] = []string{""}
+	r.Header["Cookie"] = []string{"c="}
+	var got []bool
+	tpl.Parts(func(string) {}, func(val Value) {
+		v, ok := val(r, &State{})
+		if v != "" {
+			t.Errorf("value %q, want empty", v)
+		}
+		got = append(got, ok)
+	})
+	want := []bool{true, false, true, false, true, false, true, true}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("has a value: %v, want %v", got, want)
 	}
 }

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
+)
+
+// TestLogEmptyAsNGINX: NGINX's access log writes "-" for a variable that
+// has no value (not found: a field, argument or cookie that was not
+// sent, no upstream) and nothing for one that has an empty value (a
+// field, argument or cookie sent empty, a "map" or "set" result that is
+// empty, $args after a bare "?"), in each of the three escapings. Whole
+// lines are compared with Debian's NGINX.
+func TestLogEmptyAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header()["X-E"] = []string{""} // sent as "X-E: "
+		_, _ = fmt.Fprint(w, "up")
+	}))
+	t.Cleanup(origin.Close)
+	dir := t.TempDir()
+	const vars = `$http_x_e|$http_x_none|$arg_a|$arg_none|$cookie_c|$cookie_none|$args|$m|$v|` +
+		`$upstream_addr|$upstream_status|$upstream_http_x_e|$upstream_http_x_none|$sent_http_x_e|$sent_http_x_none`
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		logs := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who])
+		return fmt.Sprintf(`
+			map $http_x_m $m { default ""; a "ma"; }
+			log_format d '%[3]s';
+			log_format j escape=json '%[3]s';
+			log_format n escape=none '%[3]s';
+			server { listen 127.0.0.1:%[1]d;
+				access_log %[2]s/access.log d; access_log %[2]s/access.log j; access_log %[2]s/access.log n;
+				location / { set $v ""; return 200 "ok"; }
+				location /up { set $v "$arg_a"; proxy_pass http://%[4]s; }
+			}`, port, logs, vars, origin.Listener.Addr())
+	})
+	reqs := []string{
+		"GET / HTTP/1.1\r\nHost: a.test",
+		"GET /? HTTP/1.1\r\nHost: a.test\r\nX-E: \r\nCookie: c=",
+		"GET /?a=&b HTTP/1.1\r\nHost: a.test\r\nX-M: a\r\nCookie: c=1; d=",
+		"GET /up?a= HTTP/1.1\r\nHost: a.test",
+		"GET /up HTTP/1.1\r\nHost: a.test",
+	}
+	for _, port := range []int{mport, nport} {
+		for _, req := range reqs {
+			testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), req+"\r\nConnection: close\r\n\r\n")
+		}
+	}
+	sameAccessLogs(t, dir, 3*len(reqs))
+}
