@@ -596,8 +596,12 @@ func TestEndOfRequestVariables(t *testing.T) {
 			t.Errorf("%s = %q, want %q", c.tpl, got, c.want)
 		}
 	}
+	// As NGINX, the value first read stays for the rest of the request.
 	st.Complete = true
-	if got := MustCompile("$request_completion").EvalState(r, st); got != "OK" {
+	if got := MustCompile("$request_completion").EvalState(r, st); got != "" {
+		t.Errorf("$request_completion read before the end, then at the end = %q, want the first value", got)
+	}
+	if got := MustCompile("$request_completion").EvalState(r, &State{Complete: true}); got != "OK" {
 		t.Errorf("$request_completion of a completed request = %q", got)
 	}
 	if got := MustCompile("$request_completion$sent_trailer_x$upstream_trailer_x$request_body_file").EvalState(r, nil); got != "" {

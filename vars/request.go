@@ -10,12 +10,23 @@ import (
 // it completed, the file its body was saved in, the trailers sent and
 // received, and the kernel's view of the client's TCP connection.
 func init() {
-	// $request_completion is "OK" or empty, never without a value.
+	// $request_completion is "OK" or empty, never without a value. NGINX
+	// keeps a variable's value as first read in a request: a response
+	// that reads it before the request has ended (return "...
+	// $request_completion") leaves it empty for the access log too.
 	RegisterValue("request_completion", func(_ *http.Request, st *State) (string, bool) {
-		if st != nil && st.Complete {
-			return "OK", true
+		if st == nil {
+			return "", true
 		}
-		return "", true
+		if v, ok := st.Get("request_completion"); ok {
+			return v, true
+		}
+		v := ""
+		if st.Complete {
+			v = "OK"
+		}
+		st.Set("request_completion", v)
+		return v, true
 	})
 	Register("request_body_file", func(_ *http.Request, st *State) string {
 		if st == nil {

@@ -53,3 +53,26 @@ func TestLogEmptyAsNGINX(t *testing.T) {
 	}
 	sameAccessLogs(t, dir, 3*len(reqs))
 }
+
+// TestRequestCompletionFirstReadAsNGINX: NGINX keeps $request_completion
+// as it was first read in the request. A response that reads it (empty:
+// the request has not ended) leaves it empty for the access log, which
+// writes nothing for it, not "-"; a request that does not read it before
+// is logged "OK".
+func TestRequestCompletionFirstReadAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		logs := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who])
+		return fmt.Sprintf(`
+			log_format d '$uri [$request_completion]';
+			server { listen 127.0.0.1:%[1]d; access_log %[2]s/access.log d;
+				location /read { return 200 "[$request_completion]"; }
+				location / { return 200 "ok"; }
+			}`, port, logs)
+	})
+	for _, path := range []string{"/read", "/"} {
+		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
+	}
+	sameAccessLogs(t, dir, 2)
+}
