@@ -41,6 +41,12 @@ type reqInfo struct {
 	errorPage bool // serving an error_page: no further interception
 	subDepth  int
 	rec       *recorder // the client connection's writer; nil in subrequests
+	// h2conn holds, for an HTTP/2 request, the settings its connection
+	// takes: those of the server SNI chose (else the default server), at
+	// the server level, which NGINX reads for keepalive_requests,
+	// keepalive_time and keepalive_timeout whatever server :authority
+	// chose and whatever the location says.
+	h2conn *coreLoc
 	// pending is the answer a rewrite step (return, a redirect) gave;
 	// the core step of the location's chain serves it (route).
 	pending http.Handler
@@ -234,6 +240,9 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 		st.ConnRequests = ci.requests.Add(1)
 		st.ConnStart = ci.start
 		st.Sock, st.Hello = ci.sock, ci.hello
+	}
+	if r.ProtoMajor == 2 {
+		ri.h2conn = LocConf[*coreLoc](g.initial(r.TLS).level, coreModule)
 	}
 	st.URL = r.URL // normalisation and rewrites change it in place
 	setWire(st, w, r)
@@ -589,8 +598,11 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 			ri.noChunks = off
 		}
 	}
-	if h.cl.keepalive.V == 0 || keptTooLong(ri, h.cl.keepaliveTime.V) || keepaliveDisabled(r, h.cl.keepaliveOff.V) ||
-		r.ProtoMajor == 2 && servedEnough(ri, h.cl.keepaliveReqs.V) {
+	if r.ProtoMajor == 2 {
+		if h2ConnEnds(ri) {
+			w.Header()["Connection"] = []string{"close"} // Go's server sends GOAWAY
+		}
+	} else if h.cl.keepalive.V == 0 || keptTooLong(ri, h.cl.keepaliveTime.V) || keepaliveDisabled(r, h.cl.keepaliveOff.V) {
 		w.Header()["Connection"] = []string{"close"}
 	} else if h.cl.keepaliveHdr.V != nil && r.ProtoMajor == 1 {
 		w.Header()["Keep-Alive"] = h.cl.keepaliveHdr.V
@@ -629,13 +641,20 @@ func keptTooLong(ri *reqInfo, d time.Duration) bool {
 	return d > 0 && ri != nil && ri.st != nil && !ri.st.ConnStart.IsZero() && time.Since(ri.st.ConnStart) > d
 }
 
-// servedEnough reports whether the request is the last that
-// keepalive_requests (n) allows its connection. http1 counts a
-// connection's requests itself; on HTTP/2 the response's "Connection:
-// close" makes Go's server send GOAWAY, as NGINX does after the last
-// stream it allows.
-func servedEnough(ri *reqInfo, n int) bool {
-	return n > 0 && ri != nil && ri.st != nil && ri.st.ConnRequests >= uint64(n)
+// h2ConnEnds reports whether an HTTP/2 request is the last its
+// connection serves, as NGINX decides when the stream opens, with the
+// settings of the server SNI chose (ri.h2conn): keepalive_timeout 0, the
+// last stream keepalive_requests allows, or keepalive_time passed. http1
+// counts a connection's requests itself; on HTTP/2 the response's
+// "Connection: close" makes Go's server send GOAWAY, as NGINX does. A
+// subrequest has no connection of its own.
+func h2ConnEnds(ri *reqInfo) bool {
+	if ri == nil || ri.h2conn == nil || ri.st == nil {
+		return false
+	}
+	cl := ri.h2conn
+	n := cl.keepaliveReqs.V
+	return cl.keepalive.V == 0 || keptTooLong(ri, cl.keepaliveTime.V) || n > 0 && ri.st.ConnRequests >= uint64(n)
 }
 
 // serveErrorPage answers with the error_page target for code.

@@ -121,8 +121,12 @@ func h2Directives(ctx Context) []Directive {
 }
 
 // h2Settings are the HTTP/2 settings of srv, which a connection takes
-// from the server that SNI chose (the default server without a name).
+// from the server that SNI chose (the default server without a name), as
+// NGINX reads them there. A field may be as large as HTTP/1's first
+// buffer, or the large buffers together: HTTP/2's fields are not laid
+// out in buffers.
 func h2Settings(srv *VServer) h2Params {
+	cl := LocConf[*coreLoc](srv.level, coreModule)
 	sl := sslOf(srv)
 	streams, preread := sl.h2Streams.Or(h2DefaultStreams), sl.h2Preread.Or(h2DefaultPreread)
 	if streams == 0 {
@@ -130,5 +134,7 @@ func h2Settings(srv *VServer) h2Params {
 		// default, so the smallest count it takes stands for it.
 		streams = 1
 	}
-	return h2Params{streams: streams, preread: min(preread, math.MaxInt32)}
+	return h2Params{streams: streams, preread: min(preread, math.MaxInt32),
+		maxHeader: max(cl.headerBufs.V.Number*cl.headerBufs.V.Size, int(cl.headerBuffer.V)),
+		idle:      cl.keepalive.V, write: cl.sendTimeout.V}
 }

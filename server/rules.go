@@ -78,9 +78,11 @@ func admit(r *http.Request, g *addrGroup, st *vars.State) (*VServer, string, int
 // size, as a line is on HTTP/1.1 (414 for :path, NGINX's 494 for a field, as
 // http1 answers; NGINX ends the connection with ENHANCE_YOUR_CALM);
 // cookie crumbs, which the client may send as fields of their own and
-// Go joins, count one by one.
+// Go joins, count one by one. The buffers are those of the server SNI
+// chose (else the default server's), which NGINX reads for the whole
+// connection.
 func admitH2(r *http.Request, g *addrGroup) int {
-	maxLine := lineLimit(LocConf[*coreLoc](g.def.level, coreModule))
+	maxLine := lineLimit(LocConf[*coreLoc](g.initial(r.TLS).level, coreModule))
 	if len(r.RequestURI) > maxLine {
 		return http.StatusRequestURITooLong
 	}

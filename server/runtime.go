@@ -109,7 +109,7 @@ func (rt *Runtime) Apply(cfg *Config) error {
 					l.sock = g.sock
 				}
 				l.srv.SetLimits(limitsFor(g))
-				l.h2.regroup(g, limitsFor(g))  // new HTTP/2 connections take the reloaded stream settings
+				l.h2.regroup(g)                // new HTTP/2 connections take the reloaded settings
 				l.proxyProt.Store(g.proxyProt) // for connections accepted from now on
 			})
 			continue

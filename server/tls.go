@@ -216,9 +216,10 @@ func tlsConfig(cur *atomic.Pointer[Config], bound string) *tls.Config {
 // HTTP/2).
 //
 // Go's HTTP/2 settings (the streams a connection may open, a stream's
-// receive window) are an http.Server's, fixed while it serves. NGINX
-// takes them from the server that SNI chose, so there is one http.Server
-// for each set of settings among the address's servers, and take hands a
+// receive window, the idle and write timeouts, the header's size) are an
+// http.Server's, fixed while it serves. NGINX takes them from the server
+// that SNI chose, so there is one http.Server for each set of settings
+// among the address's servers, and take hands a
 // connection to the one of its SNI server (of the default server without
 // TLS or a name that chooses one). A reload that keeps the socket hands
 // over its servers (regroup), and a server for each set of settings they
@@ -231,7 +232,7 @@ type h2Server struct {
 	// group is the address's servers in the configuration in force, whose
 	// settings the variants were made with.
 	group            *addrGroup
-	variantOf        func(h2Params, http1.Limits) *h2Variant
+	variantOf        func(h2Params) *h2Variant
 	serving, stopped bool
 	// served waits for the variants' Serve, errs holds what they returned.
 	served sync.WaitGroup
@@ -247,8 +248,13 @@ type h2Server struct {
 	awaiting       sync.Map // net.Conn -> struct{}
 }
 
-// h2Params are the HTTP/2 settings of a server (h2Settings).
-type h2Params struct{ streams, preread int }
+// h2Params are the HTTP/2 settings of a server (h2Settings): the
+// streams a connection may open, a stream's receive window, and the
+// connection's keepalive_timeout, send_timeout and header size.
+type h2Params struct {
+	streams, preread, maxHeader int
+	idle, write                 time.Duration
+}
 
 // h2Variant is the HTTP/2 server of one set of settings, and the queue
 // its connections reach it through.
@@ -260,18 +266,18 @@ type h2Variant struct {
 func newH2Server(addr net.Addr, h http.Handler, lim http1.Limits, g *addrGroup, connContext func(context.Context, net.Conn) context.Context, logger *slog.Logger) *h2Server {
 	s := &h2Server{prefaceTimeout: lim.HeaderTimeout, byParams: map[h2Params]*h2Variant{}}
 	handler := countRequests(h)
-	s.variantOf = func(p h2Params, lim http1.Limits) *h2Variant {
-		return s.newVariant(addr, handler, lim, p, connContext, logger)
+	s.variantOf = func(p h2Params) *h2Variant {
+		return s.newVariant(addr, handler, p, connContext, logger)
 	}
-	s.regroup(g, lim)
+	s.regroup(g)
 	return s
 }
 
 // regroup makes g the address's servers, with a variant for each set of
-// settings among them that has none yet (made with lim), serving at once
-// if the others are. Variants no server uses any more serve the
-// connections they have, and shut down with the others.
-func (s *h2Server) regroup(g *addrGroup, lim http1.Limits) {
+// settings among them that has none yet, serving at once if the others
+// are. Variants no server uses any more serve the connections they have,
+// and shut down with the others.
+func (s *h2Server) regroup(g *addrGroup) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {
@@ -283,7 +289,7 @@ func (s *h2Server) regroup(g *addrGroup, lim http1.Limits) {
 		if s.byParams[p] != nil {
 			continue
 		}
-		v := s.variantOf(p, lim)
+		v := s.variantOf(p)
 		s.byParams[p] = v
 		if s.serving {
 			s.start(v)
@@ -291,7 +297,7 @@ func (s *h2Server) regroup(g *addrGroup, lim http1.Limits) {
 	}
 }
 
-func (s *h2Server) newVariant(addr net.Addr, h http.Handler, lim http1.Limits, p h2Params, connContext func(context.Context, net.Conn) context.Context, logger *slog.Logger) *h2Variant {
+func (s *h2Server) newVariant(addr net.Addr, h http.Handler, p h2Params, connContext func(context.Context, net.Conn) context.Context, logger *slog.Logger) *h2Variant {
 	// HTTP/2 only, over TLS and with prior knowledge on plain
 	// connections: a connection that would speak HTTP/1.x stays in http1.
 	var protos http.Protocols
@@ -299,7 +305,7 @@ func (s *h2Server) newVariant(addr net.Addr, h http.Handler, lim http1.Limits, p
 	protos.SetUnencryptedHTTP2(true)
 	v := &h2Variant{queue: connQueue{addr: addr, conns: make(chan net.Conn), done: make(chan struct{})}}
 	// Its settings cannot change while it serves: a reload that brings
-	// new stream settings adds a variant (regroup). No WriteTimeout:
+	// new settings adds a variant (regroup). No WriteTimeout:
 	// it would end a stream that is merely idle (a long poll); send_timeout
 	// is applied on writes, per stream by the recorder and per connection
 	// as HTTP/2's WriteByteTimeout, which closes a connection on which
@@ -308,16 +314,15 @@ func (s *h2Server) newVariant(addr net.Addr, h http.Handler, lim http1.Limits, p
 	// them included, and would hold the connection for good.
 	// MaxConcurrentStreams is http2_max_concurrent_streams (NGINX's 128
 	// by default, where Go's is 250): a stream past it is refused; a
-	// stream's receive window is http2_body_preread_size. A header may be
-	// as large as HTTP/1's first buffer, or its large buffers together:
-	// HTTP/2's fields are not laid out in buffers.
+	// stream's receive window is http2_body_preread_size; the idle
+	// timeout is keepalive_timeout.
 	v.srv = &http.Server{
 		Handler:        h,
 		ConnState:      s.connState,
 		Protocols:      &protos,
-		IdleTimeout:    lim.KeepAliveTimeout,
-		MaxHeaderBytes: max(lim.MaxHeaderBytes, lim.HeaderBufferBytes),
-		HTTP2: &http.HTTP2Config{WriteByteTimeout: lim.WriteTimeout, MaxConcurrentStreams: p.streams,
+		IdleTimeout:    p.idle,
+		MaxHeaderBytes: p.maxHeader,
+		HTTP2: &http.HTTP2Config{WriteByteTimeout: p.write, MaxConcurrentStreams: p.streams,
 			MaxReceiveBufferPerStream: p.preread},
 		ErrorLog:    slog.NewLogLogger(logger.Handler(), slog.LevelInfo),
 		ConnContext: connContext,
@@ -325,7 +330,7 @@ func (s *h2Server) newVariant(addr net.Addr, h http.Handler, lim http1.Limits, p
 		// it on every listener, instead of Go's built-in answer.
 		DisableGeneralOptionsHandler: true,
 	}
-	if lim.KeepAliveTimeout == 0 {
+	if p.idle == 0 {
 		v.srv.SetKeepAlivesEnabled(false)
 	}
 	return v

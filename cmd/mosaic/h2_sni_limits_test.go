@@ -1,0 +1,123 @@
+package main
+
+import (
+	"crypto/tls"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/net/http2"
+)
+
+// TestH2ConnectionLimitsOfSNIServerAsNGINX: an HTTP/2 connection takes
+// its connection settings from the server that SNI chose, as NGINX reads
+// them in that server (hc->conf_ctx), whatever server each stream's
+// :authority chooses and whatever its location says:
+// large_client_header_buffers bounds each field, keepalive_requests ends
+// the connection (GOAWAY) at the stream that reaches it, keepalive_timeout
+// closes it when idle. The default server's, and a location's, do not
+// apply.
+func TestH2ConnectionLimitsOfSNIServerAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	cert, key := selfSigned(t, dir)
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`ssl_certificate %[2]s; ssl_certificate_key %[3]s;
+			server { listen 127.0.0.1:%[1]d ssl http2; server_name a;
+				large_client_header_buffers 4 1k; location / { keepalive_requests 1; return 200 "a"; } }
+			server { listen 127.0.0.1:%[1]d ssl http2; server_name b;
+				large_client_header_buffers 4 8k; keepalive_requests 3; return 200 "b"; }
+			server { listen 127.0.0.1:%[1]d ssl http2; server_name c; keepalive_timeout 1s; return 200 "c"; }`, port, cert, key)
+	})
+	big := strings.Repeat("x", 2000)
+	for _, c := range []struct{ sni, authority, field string }{
+		{"b", "b", big}, // b's 8k buffers, not the default server's 1k
+		{"b", "a", big}, // the SNI server's, not :authority's
+		{"a", "a", "y"}, // a location's keepalive_requests does not end it
+		{"b", "a", "y"}, // b's keepalive_requests
+		{"c", "a", "y"}, // c's keepalive_timeout closes it once idle
+		{"", "c", "y"},  // no name: the default server's
+		{"a", "b", "y"}, // a's, which the default server has too
+	} {
+		m, n := h2Streams(t, mport, c.sni, c.authority, c.field), h2Streams(t, nport, c.sni, c.authority, c.field)
+		if m != n {
+			t.Errorf("server name %q, :authority %q: mosaic %q, nginx %q", c.sni, c.authority, m, n)
+		}
+	}
+}
+
+// h2Streams opens an HTTP/2 connection over TLS with server name sni and
+// sends up to four GETs of :authority, one after the other, each with a
+// field X-F of value field; it says how each ended, where the server sent
+// GOAWAY, and whether the server closed the connection within 2.5
+// seconds of the last.
+func h2Streams(t *testing.T, port int, sni, authority, field string) string {
+	t.Helper()
+	c, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port),
+		&tls.Config{InsecureSkipVerify: true, ServerName: sni, NextProtos: []string{"h2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := startH2(t, c)
+	var out []string
+	for id := uint32(1); id <= 7; id += 2 {
+		h.headers(t, id, true, ":method", "GET", ":scheme", "https", ":authority", authority, ":path", "/", "x-f", field)
+		ended, goaway := h.streamEnd(id)
+		out = append(out, ended)
+		if goaway {
+			out = append(out, "goaway")
+			break
+		}
+		if !strings.HasPrefix(ended, "200") {
+			break
+		}
+	}
+	_ = h.SetReadDeadline(time.Now().Add(2500 * time.Millisecond))
+	for {
+		if _, err := h.fr.ReadFrame(); err != nil {
+			if !strings.Contains(err.Error(), "timeout") {
+				out = append(out, "closed")
+			}
+			return strings.Join(out, " ")
+		}
+	}
+}
+
+// streamEnd reads frames until stream id ends: its status (and body) or
+// its reset, and whether a GOAWAY came before its end.
+func (h *h2cConn) streamEnd(id uint32) (ended string, goaway bool) {
+	_ = h.SetReadDeadline(time.Now().Add(3 * time.Second))
+	for {
+		f, err := h.fr.ReadFrame()
+		if err != nil {
+			return ended + " no end", goaway
+		}
+		switch f := f.(type) {
+		case *http2.SettingsFrame:
+			if !f.IsAck() {
+				_ = h.fr.WriteSettingsAck()
+			}
+		case *http2.GoAwayFrame:
+			goaway = true
+		case *http2.MetaHeadersFrame:
+			if f.StreamID == id {
+				ended = f.PseudoValue("status")
+				if f.StreamEnded() {
+					return ended, goaway
+				}
+			}
+		case *http2.DataFrame:
+			if f.StreamID == id {
+				ended += " " + string(f.Data())
+				if f.StreamEnded() {
+					return ended, goaway
+				}
+			}
+		case *http2.RSTStreamFrame:
+			if f.StreamID == id {
+				return "reset " + f.ErrCode.String(), goaway
+			}
+		}
+	}
+}
