@@ -74,7 +74,9 @@ func init() {
 		}
 		return "."
 	})
-	Register("http2", func(r *http.Request, _ *State) string {
+	// $http2, $is_args and $https are empty, not without a value, when
+	// the request is not HTTP/2, has no arguments, is not over TLS.
+	RegisterValue("http2", Always(func(r *http.Request, _ *State) string {
 		switch {
 		case r.ProtoMajor != 2:
 			return ""
@@ -82,7 +84,7 @@ func init() {
 			return "h2"
 		}
 		return "h2c"
-	})
+	}))
 
 	Register("request", func(r *http.Request, st *State) string {
 		if st != nil && st.RequestLine != "" {
@@ -133,12 +135,12 @@ func init() {
 	args := func(r *http.Request, st *State) string { return curURL(r, st).RawQuery }
 	Register("args", args)
 	Register("query_string", args)
-	Register("is_args", func(r *http.Request, st *State) string {
+	RegisterValue("is_args", Always(func(r *http.Request, st *State) string {
 		if curURL(r, st).RawQuery != "" {
 			return "?"
 		}
 		return ""
-	})
+	}))
 	Register("document_root", func(r *http.Request, st *State) string {
 		if st == nil || st.Paths == nil {
 			return ""
@@ -170,13 +172,16 @@ func init() {
 		}
 		return "http"
 	})
-	Register("https", func(r *http.Request, _ *State) string {
+	RegisterValue("https", Always(func(r *http.Request, _ *State) string {
 		if r.TLS != nil {
 			return "on"
 		}
 		return ""
+	}))
+	RegisterValue("content_type", func(r *http.Request, _ *State) (string, bool) {
+		v := r.Header["Content-Type"]
+		return first(v), len(v) > 0
 	})
-	Register("content_type", func(r *http.Request, _ *State) string { return first(r.Header["Content-Type"]) })
 	Register("content_length", func(r *http.Request, st *State) string {
 		if v, ok := r.Header["Content-Length"]; ok || st == nil {
 			return first(v)

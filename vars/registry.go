@@ -64,6 +64,13 @@ func RegisterValue(name string, f Value) {
 	regMu.Unlock()
 }
 
+// Always is the Value of a variable that always has one, empty or not:
+// NGINX's "$https" over plain HTTP, or "$is_args" without arguments,
+// which its access log writes as nothing.
+func Always(g Getter) Value {
+	return func(r *http.Request, st *State) (string, bool) { return g(r, st), true }
+}
+
 // valueGetter is the Getter of a Value: the value, empty when there is
 // none.
 func valueGetter(f Value) Getter {
@@ -119,26 +126,34 @@ func RegisterSettable(name string) {
 // of the request: NGINX's changeable variables ($modern_browser), whose
 // value NGINX caches in the request on the first read, so that a
 // location with other settings, or one reached by an internal redirect,
-// reads the value found before.
+// reads the value found before. Such a variable always has a value,
+// empty or not, as NGINX's browser variables do.
 func RegisterChangeable(name string, g Getter) {
-	RegisterCached(name, g)
+	RegisterValue(name, Always(cached(name, g)))
 	markSettable(name)
 }
 
 // RegisterCached makes $name computed by g when first read in a request,
 // and that value read for the rest of the request, as RegisterChangeable
-// does, but "set" cannot give it one: NGINX's cacheable variables whose
-// inputs may change within a request ($geoip_*, which read the client's
-// address that a location's realip module may set after a first read).
+// does, but "set" cannot give it one, and an empty value is none (the
+// access log's "-"): NGINX's cacheable variables whose inputs may change
+// within a request ($geoip_*, which read the client's address that a
+// location's realip module may set after a first read).
 func RegisterCached(name string, g Getter) {
-	Register(name, func(r *http.Request, st *State) string {
+	Register(name, cached(name, g))
+}
+
+// cached is g with the value of its first read in a request kept in the
+// request's State for the reads after.
+func cached(name string, g Getter) Getter {
+	return func(r *http.Request, st *State) string {
 		if v, ok := st.Get(name); ok {
 			return v
 		}
 		v := g(r, st)
 		st.Set(name, v)
 		return v
-	})
+	}
 }
 
 func markSettable(name string) {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mosaic-edge/mosaic/internal/testclient"
@@ -73,6 +74,38 @@ func TestRequestCompletionFirstReadAsNGINX(t *testing.T) {
 	})
 	for _, path := range []string{"/read", "/"} {
 		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
+	}
+	sameAccessLogs(t, dir, 2)
+}
+
+// TestLogDefinedEmptyAsNGINX: variables that NGINX always gives a value,
+// empty or not ($is_args without arguments, $https and $http2 over plain
+// HTTP/1.1, the browser variables, $invalid_referer of a valid referer,
+// $fastcgi_path_info), and $content_type sent empty, are written as
+// nothing; those without a value ($content_length, $remote_user,
+// $gzip_ratio here) as "-".
+func TestLogDefinedEmptyAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	var format strings.Builder
+	for _, name := range strings.Fields(`is_args https http2 content_type invalid_referer modern_browser
+		ancient_browser msie fastcgi_path_info content_length remote_user gzip_ratio request_body`) {
+		format.WriteString(name + "=$" + name + " ")
+	}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		logs := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who])
+		return fmt.Sprintf(`log_format d '%[3]s';
+			server { listen 127.0.0.1:%[1]d; access_log %[2]s/access.log d;
+				valid_referers none a.test; ancient_browser msie; modern_browser unlisted;
+				location / { return 200 "ok"; } }`, port, logs, format.String())
+	})
+	for _, port := range []int{mport, nport} {
+		for _, req := range []string{
+			"GET / HTTP/1.1\r\nHost: a.test\r\nContent-Type: ",
+			"GET /?a HTTP/1.1\r\nHost: a.test\r\nReferer: http://b.test/\r\nUser-Agent: Mozilla/4.0 (compatible; MSIE 6.0)",
+		} {
+			testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), req+"\r\nConnection: close\r\n\r\n")
+		}
 	}
 	sameAccessLogs(t, dir, 2)
 }

@@ -42,7 +42,7 @@ var module = &server.Module{
 }
 
 func init() {
-	vars.Register("invalid_referer", invalidReferer)
+	vars.RegisterValue("invalid_referer", vars.Always(invalidReferer)) // "" or "1"
 	server.Register(module)
 }
 
