@@ -47,6 +47,52 @@ func TestH2ConnectionLimitsOfSNIServerAsNGINX(t *testing.T) {
 	}
 }
 
+// TestH2LimitConnOfAuthorityServerAsNGINX: limit_conn counts each HTTP/2
+// stream as a request of the location that its :authority chose, as
+// NGINX does (its preaccess phase runs in that location), whatever server
+// SNI chose: with SNI naming a server without limits, a second stream to
+// the limited server's location, while the first is held at the origin,
+// is refused; a stream to the unlimited server passes.
+func TestH2LimitConnOfAuthorityServerAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	cert, key := selfSigned(t, dir)
+	origins := map[string]*heldOrigin{"m": newHeldOrigin(t, "up"), "n": newHeldOrigin(t, "up")}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`ssl_certificate %[2]s; ssl_certificate_key %[3]s;
+			limit_conn_zone $binary_remote_addr zone=one:1m;
+			server { listen 127.0.0.1:%[1]d ssl http2; server_name a; return 200 "a"; }
+			server { listen 127.0.0.1:%[1]d ssl http2; server_name b;
+				location / { limit_conn one 1; limit_conn_status 429; proxy_pass http://%[4]s; } }`,
+			port, cert, key, origins[who].addr)
+	})
+	for who, port := range map[string]int{"m": mport, "n": nport} {
+		c, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port),
+			&tls.Config{InsecureSkipVerify: true, ServerName: "a", NextProtos: []string{"h2"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := startH2(t, c)
+		get := func(id uint32, authority, path string) {
+			h.headers(t, id, true, ":method", "GET", ":scheme", "https", ":authority", authority, ":path", path)
+		}
+		get(1, "b", "/slow")
+		select {
+		case <-origins[who].arrived:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: the first stream never reached the origin", who)
+		}
+		get(3, "b", "/fast")
+		second := h.status(3)
+		get(5, "a", "/")
+		third := h.status(5)
+		close(origins[who].release)
+		if got := second + " " + third; got != "429 200" {
+			t.Errorf("%s: second stream to b, stream to a: %s, want 429 200", who, got)
+		}
+	}
+}
+
 // h2Streams opens an HTTP/2 connection over TLS with server name sni and
 // sends up to four GETs of :authority, one after the other, each with a
 // field X-F of value field; it says how each ended, where the server sent
