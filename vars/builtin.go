@@ -39,12 +39,15 @@ func init() {
 	Register("server_addr", func(r *http.Request, _ *State) string { return splitHost(localAddr(r)) })
 	Register("server_port", func(r *http.Request, _ *State) string { return splitPort(localAddr(r)) })
 	Register("server_protocol", func(r *http.Request, _ *State) string { return r.Proto })
-	Register("server_name", func(_ *http.Request, st *State) string {
+	// $server_name of a server without a name, and $host that falls back
+	// on it, are empty, not without a value (the access log writes
+	// nothing for them).
+	RegisterValue("server_name", Always(func(_ *http.Request, st *State) string {
 		if st == nil {
 			return ""
 		}
 		return st.ServerName
-	})
+	}))
 	Register("hostname", func(*http.Request, *State) string { return host })
 	Register("pid", func(*http.Request, *State) string { return pid })
 	RegisterConst("nginx_version", NGINXVersion)
@@ -165,7 +168,7 @@ func init() {
 		}
 		return st.Paths.RequestFilename(r, curURL(r, st).Path)
 	})
-	Register("host", hostVar)
+	RegisterValue("host", Always(hostVar))
 	Register("scheme", func(r *http.Request, _ *State) string {
 		if r.TLS != nil {
 			return "https"

@@ -109,3 +109,23 @@ func TestLogDefinedEmptyAsNGINX(t *testing.T) {
 	}
 	sameAccessLogs(t, dir, 2)
 }
+
+// TestLogEmptyServerNameAsNGINX: $server_name of a server without a name
+// is empty, not without a value, and so is $host of a request that names
+// no host there (HTTP/1.0 without Host): NGINX's access log writes
+// nothing for them, not "-".
+func TestLogEmptyServerNameAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		logs := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who])
+		return fmt.Sprintf(`log_format d '[$server_name] [$host]';
+			server { listen 127.0.0.1:%[1]d; access_log %[2]s/access.log d; return 200 "ok"; }`, port, logs)
+	})
+	for _, port := range []int{mport, nport} {
+		for _, req := range []string{"GET / HTTP/1.0\r\n\r\n", "GET / HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"} {
+			testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), req)
+		}
+	}
+	sameAccessLogs(t, dir, 2)
+}
