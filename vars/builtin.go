@@ -315,10 +315,10 @@ func init() {
 			return headerValue(st.UpstreamHeader, name)
 		}
 	})
-	RegisterPrefix("upstream_cookie_", func(name string) Getter {
-		return func(_ *http.Request, st *State) string {
+	RegisterPrefixValue("upstream_cookie_", func(name string) Value {
+		return func(_ *http.Request, st *State) (string, bool) {
 			if st == nil {
-				return ""
+				return "", false
 			}
 			return setCookieValue(st.UpstreamHeader["Set-Cookie"], name)
 		}
@@ -554,8 +554,8 @@ func cookieValue(lines []string, name string) (v string, ok bool) {
 
 // setCookieValue is $upstream_cookie_NAME: the value of the first
 // Set-Cookie line that sets NAME (compared without regard to case), up to
-// its attributes.
-func setCookieValue(lines []string, name string) string {
+// its attributes; ok is false when no line sets it.
+func setCookieValue(lines []string, name string) (v string, ok bool) {
 	for _, line := range lines {
 		if len(line) <= len(name) || !strings.EqualFold(line[:len(name)], name) {
 			continue
@@ -569,9 +569,9 @@ func setCookieValue(lines []string, name string) string {
 		if i := strings.IndexByte(v, ';'); i >= 0 {
 			v = v[:i]
 		}
-		return v
+		return v, true
 	}
-	return ""
+	return "", false
 }
 
 // hostVar follows NGINX's $host: the host from the request line or Host

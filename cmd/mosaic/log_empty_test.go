@@ -129,3 +129,26 @@ func TestLogEmptyServerNameAsNGINX(t *testing.T) {
 	}
 	sameAccessLogs(t, dir, 2)
 }
+
+// TestLogUpstreamCookieEmptyAsNGINX: $upstream_cookie_NAME of a cookie
+// the upstream set with an empty value is empty, which NGINX's access log
+// writes as nothing; one it did not set has no value ("-").
+func TestLogUpstreamCookieEmptyAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header()["Set-Cookie"] = []string{"a=", "b=1"}
+		_, _ = fmt.Fprint(w, "up")
+	}))
+	t.Cleanup(origin.Close)
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		logs := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who])
+		return fmt.Sprintf(`log_format d '[$upstream_cookie_a] [$upstream_cookie_b] [$upstream_cookie_none]';
+			server { listen 127.0.0.1:%[1]d; access_log %[2]s/access.log d; location / { proxy_pass http://%[3]s; } }`,
+			port, logs, origin.Listener.Addr())
+	})
+	for _, port := range []int{mport, nport} {
+		testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), "GET / HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
+	}
+	sameAccessLogs(t, dir, 1)
+}
