@@ -194,6 +194,20 @@ func Lookup(name string) (Getter, bool) {
 	return b.get, ok
 }
 
+// LookupValue is Lookup for a module that reads a variable by name at
+// run time and tells an empty value from none (SSI's echo prints its
+// default for none, as NGINX's does).
+func LookupValue(name string) (Value, bool) {
+	b, ok := lookup(name)
+	if !ok {
+		return nil, false
+	}
+	if b.val == nil {
+		return presence(b.get), true
+	}
+	return b.val, true
+}
+
 // lookup is Lookup with the variable's Value, if it has one.
 func lookup(name string) (binding, bool) {
 	// NGINX lower-cases variable names, those of families included

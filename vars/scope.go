@@ -119,7 +119,7 @@ func (s *Scope) Compile(text string, tag any) (*Template, error) {
 				return binding{}, err
 			}
 		}
-		return binding{get: v.eval, val: v.value}, nil
+		return binding{get: v.eval, val: v.Value}, nil
 	})
 }
 
@@ -217,11 +217,12 @@ func (v *Var) eval(r *http.Request, st *State) string {
 	return val
 }
 
-// value is the Value of v. A variable the configuration defines (map,
+// Value computes v and whether it has a value, as a template naming it
+// would (SSI's echo prints its default for none). A variable the configuration defines (map,
 // set, a named capture) always has one, empty or not, as NGINX's do
 // (a "set" not run in this request reads as empty, with a warning in
 // NGINX's log); one bound to a registered family has that family's.
-func (v *Var) value(r *http.Request, st *State) (string, bool) {
+func (v *Var) Value(r *http.Request, st *State) (string, bool) {
 	if v.direct && v.val != nil {
 		return v.val(r, st)
 	}

@@ -8,7 +8,6 @@ package ssimod
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/ssi"
@@ -119,31 +118,22 @@ func Transformed(l *server.Location) func(contentType string) bool {
 }
 
 // variable looks a request variable up by name at run time: one the
-// configuration defines (set, map), else one of the registry. NGINX says
-// "not found" for an absent header, argument or cookie, so echo prints its
-// default for them; mosaic's getters answer "" and the families below are
-// read the same way.
+// configuration defines (set, map), else one of the registry. It tells an
+// empty value (a field sent empty) from none (a field not sent), for
+// which echo prints its default, as NGINX's does.
 func variable(scope *vars.Scope) func(r *http.Request, name string) (string, bool) {
 	return func(r *http.Request, name string) (string, bool) {
 		st := vars.FromContext(r.Context())
 		if scope != nil {
 			if v, ok := scope.Lookup(name); ok {
-				return v.Eval(r, st), true
+				return v.Value(r, st)
 			}
 		}
-		g, ok := vars.Lookup(name)
+		val, ok := vars.LookupValue(name)
 		if !ok {
 			return "", false
 		}
-		val := g(r, st)
-		if val == "" {
-			for _, p := range []string{"http_", "arg_", "cookie_", "sent_http_", "upstream_http_"} {
-				if strings.HasPrefix(name, p) {
-					return "", false
-				}
-			}
-		}
-		return val, true
+		return val(r, st)
 	}
 }
 
