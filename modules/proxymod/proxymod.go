@@ -211,7 +211,16 @@ func init() {
 		}
 		return nil
 	}
-	for _, n := range []string{"proxy_host", "proxy_port", "proxy_add_x_forwarded_for", "upstream_addr",
+	// NGINX computes $proxy_add_x_forwarded_for in any request, one that
+	// is not proxied included; a proxied one reads what the proxy
+	// published.
+	vars.Register("proxy_add_x_forwarded_for", func(r *http.Request, st *vars.State) string {
+		if v, ok := st.Get("proxy_add_x_forwarded_for"); ok {
+			return v
+		}
+		return proxy.ForwardedFor(r)
+	})
+	for _, n := range []string{"proxy_host", "proxy_port", "upstream_addr",
 		"upstream_status", "upstream_response_time", "upstream_connect_time", "upstream_header_time",
 		"upstream_response_length", "upstream_bytes_received", "upstream_bytes_sent"} {
 		vars.RegisterState(n)
