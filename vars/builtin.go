@@ -448,6 +448,11 @@ func sentHeaderVar(name string) Value {
 			}
 			f, ok := st.Wire.(WireFramer)
 			if !ok {
+				if r.ProtoMajor == 2 && name == "connection" {
+					// NGINX keeps no HTTP/2 stream alive in the HTTP/1.1
+					// sense: its $sent_http_connection says "close".
+					return "close"
+				}
 				return headerVar(st.Header, name)
 			}
 			chunked, closing := f.Framing()

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"crypto/tls"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -149,6 +151,35 @@ func TestLogUpstreamCookieEmptyAsNGINX(t *testing.T) {
 	})
 	for _, port := range []int{mport, nport} {
 		testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), "GET / HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
+	}
+	sameAccessLogs(t, dir, 1)
+}
+
+// TestLogSentConnectionH2AsNGINX: over HTTP/2 NGINX's
+// $sent_http_connection is "close" (a stream is never kept alive in the
+// HTTP/1.1 sense), and $sent_http_keep_alive and
+// $sent_http_transfer_encoding have no value, as its access log writes
+// them.
+func TestLogSentConnectionH2AsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	cert, key := selfSigned(t, dir)
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		logs := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who])
+		return fmt.Sprintf(`log_format d '$server_protocol [$sent_http_connection] [$sent_http_keep_alive] [$sent_http_transfer_encoding]';
+			ssl_certificate %[3]s; ssl_certificate_key %[4]s; keepalive_timeout 60 60;
+			server { listen 127.0.0.1:%[1]d ssl http2; access_log %[2]s/access.log d; return 200 "ok"; }`,
+			port, logs, cert, key)
+	})
+	for _, port := range []int{mport, nport} {
+		cl := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, ForceAttemptHTTP2: true}}
+		resp, err := cl.Get(fmt.Sprintf("https://127.0.0.1:%d/", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		cl.CloseIdleConnections()
 	}
 	sameAccessLogs(t, dir, 1)
 }
