@@ -259,10 +259,11 @@ func init() {
 		}
 		return a
 	})
-	vars.Register("realip_remote_port", func(r *http.Request, st *vars.State) string {
+	// Empty over a Unix-domain socket, not without a value, as NGINX's.
+	vars.RegisterValue("realip_remote_port", vars.Always(func(r *http.Request, st *vars.State) string {
 		if _, p, err := net.SplitHostPort(original(r, st)); err == nil {
 			return p
 		}
 		return ""
-	})
+	}))
 }

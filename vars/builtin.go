@@ -29,7 +29,8 @@ func init() {
 
 	Register("remote_addr", func(r *http.Request, st *State) string { return splitHost(remoteAddr(r, st)) })
 	Register("binary_remote_addr", func(r *http.Request, st *State) string { return binaryAddr(splitHost(remoteAddr(r, st))) })
-	Register("remote_port", func(r *http.Request, st *State) string { return splitPort(remoteAddr(r, st)) })
+	// The ports of a Unix-domain socket are empty, not without a value.
+	RegisterValue("remote_port", Always(func(r *http.Request, st *State) string { return splitPort(remoteAddr(r, st)) }))
 	Register("remote_user", func(r *http.Request, _ *State) string {
 		// As NGINX: the user of a Basic Authorization header, whether or
 		// not anything checks the password.
@@ -37,7 +38,7 @@ func init() {
 		return u
 	})
 	Register("server_addr", func(r *http.Request, _ *State) string { return splitHost(localAddr(r)) })
-	Register("server_port", func(r *http.Request, _ *State) string { return splitPort(localAddr(r)) })
+	RegisterValue("server_port", Always(func(r *http.Request, _ *State) string { return splitPort(localAddr(r)) }))
 	Register("server_protocol", func(r *http.Request, _ *State) string { return r.Proto })
 	// $server_name of a server without a name, and $host that falls back
 	// on it, are empty, not without a value (the access log writes

@@ -183,3 +183,21 @@ func TestLogSentConnectionH2AsNGINX(t *testing.T) {
 	}
 	sameAccessLogs(t, dir, 1)
 }
+
+// TestLogUnixPortsAsNGINX: over a Unix-domain socket $remote_port,
+// $server_port and $realip_remote_port are empty, not without a value:
+// NGINX's access log writes nothing for them.
+func TestLogUnixPortsAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	startBoth(t, dir, func(who string, port int) string {
+		logs := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who])
+		return fmt.Sprintf(`log_format d '[$remote_port] [$server_port] [$realip_remote_port] [$remote_addr]';
+			server { listen 127.0.0.1:%[1]d; listen unix:%[2]s/sock; access_log %[2]s/access.log d; return 200 "ok"; }`,
+			port, logs)
+	})
+	for _, who := range []string{"mosaic", "nginx"} {
+		testclient.RawOn(t, "unix", filepath.Join(dir, who, "sock"), "GET / HTTP/1.0\r\n\r\n")
+	}
+	sameAccessLogs(t, dir, 1)
+}
