@@ -163,6 +163,9 @@ func ForwardedFor(r *http.Request) string {
 
 // clientIP is $remote_addr: the host part of the request's RemoteAddr.
 func clientIP(r *http.Request) string {
+	if strings.HasPrefix(r.RemoteAddr, "unix:") {
+		return r.RemoteAddr // a Unix-domain socket's peer, "unix:" as NGINX's
+	}
 	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
 		return host
 	}
