@@ -441,6 +441,15 @@ func sentHeaderVar(name string) Value {
 			v := st.Header[key]
 			return strings.Join(v, ", "), len(v) > 0
 		}
+	case "content_type":
+		// NGINX reads the response's type: none when it is empty
+		// (default_type ""), never an empty value.
+		return presence(func(_ *http.Request, st *State) string {
+			if st == nil {
+				return ""
+			}
+			return headerVar(st.Header, name)
+		})
 	case "connection", "keep_alive", "transfer_encoding":
 		// What the writer says is either a value or none.
 		return presence(func(r *http.Request, st *State) string {

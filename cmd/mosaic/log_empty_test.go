@@ -201,3 +201,22 @@ func TestLogUnixPortsAsNGINX(t *testing.T) {
 	}
 	sameAccessLogs(t, dir, 1)
 }
+
+// TestLogSentContentTypeEmptyAsNGINX: a response without a type
+// (default_type "") has no $sent_http_content_type: NGINX's access log
+// writes "-" for it, as for any field not sent.
+func TestLogSentContentTypeEmptyAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		logs := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who])
+		return fmt.Sprintf(`log_format d '$uri [$sent_http_content_type]';
+			server { listen 127.0.0.1:%[1]d; access_log %[2]s/access.log d;
+				location / { types { } default_type ""; return 200 "ok"; }
+				location /t { default_type text/x-a; return 200 "ok"; } }`, port, logs)
+	})
+	for _, path := range []string{"/", "/t"} {
+		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
+	}
+	sameAccessLogs(t, dir, 2)
+}
