@@ -169,6 +169,23 @@ func (h *gateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g := &ri.fl.base
 	g.w = w
 	ri.fl.cur = g
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler && ri.rec != nil {
+				// A response broken off after its header (an upstream
+				// body cut short) still has its post action, as NGINX
+				// runs it for a request finalized with an error, and
+				// the access log, written as the panic unwinds, shows
+				// it. The connection breaks after, as it would have,
+				// without the last chunk that the post action's
+				// completion would otherwise count as sent.
+				ri.st.Aborted = true
+				schedulePostAction(ri, r)
+				ri.rec.runHolds()
+			}
+			panic(p)
+		}
+	}()
 	h.next.ServeHTTP(g.gated(), r)
 	if ri.rec != nil {
 		schedulePostAction(ri, r)

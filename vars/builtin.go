@@ -212,7 +212,7 @@ func init() {
 		}
 		n := st.BodyBytes
 		if st.Wire != nil {
-			n += st.Wire.BodyOverhead(st.Complete)
+			n += st.Wire.BodyOverhead(st.Complete && !st.Aborted)
 		}
 		return strconv.FormatInt(n, 10)
 	})
@@ -222,7 +222,7 @@ func init() {
 		}
 		n := st.HeaderBytes + st.BodyBytes
 		if st.Wire != nil {
-			n += st.Wire.HeaderSize() + st.Wire.BodyOverhead(st.Complete)
+			n += st.Wire.HeaderSize() + st.Wire.BodyOverhead(st.Complete && !st.Aborted)
 		}
 		return strconv.FormatInt(n, 10)
 	})

@@ -141,6 +141,10 @@ type State struct {
 	// has returned normally, without a failed write, before it logs.
 	WriteFailed bool
 	Complete    bool
+	// Aborted says the response was broken off after its header (an
+	// upstream body cut short): a chunked body never gets its last
+	// chunk, though a post action may make the request Complete.
+	Aborted bool
 
 	requestID string // $request_id, made on first use
 	idFrom    *State // a subrequest's parent, whose $request_id it shares

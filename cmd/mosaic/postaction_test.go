@@ -474,3 +474,39 @@ func TestPostActionEndsAtHeaderAsNGINX(t *testing.T) {
 	}
 	sameAccessLogs(t, dir, 2)
 }
+
+// A proxied body cut short ends the request with an error after its
+// header, and NGINX runs the post action all the same: the tracker is
+// called, and the access log shows the post action's $uri and status,
+// the request complete, and the body as it went out, a chunked one
+// without its last chunk, with or without a charset recoding it.
+func TestPostActionAfterTruncatedBodyMatchesNGINX(t *testing.T) {
+	nginxPath(t)
+	trackers := map[string]*tracker{"m": newTracker(t), "n": newTracker(t)}
+	o := truncationOrigin(t, "http")
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`
+		log_format pa '$request|$status|$uri|$body_bytes_sent|$request_completion';
+		access_log %[1]s/%[2]s/access.log pa;
+		charset_map koi8-r utf-8 { C1 D090; }
+		server {
+			listen 127.0.0.1:%[3]d;
+			location /tr/ { post_action /track; proxy_pass http://%[5]s; }
+			location /trc/ { post_action /track; charset utf-8; source_charset koi8-r; proxy_pass http://%[5]s; }
+			location = /track { internal; proxy_pass http://%[4]s; }
+		}`, dir, map[string]string{"m": "mosaic", "n": "nginx"}[who], port, trackers[who].srv.Listener.Addr().String(), o.Addr())
+	})
+	reqs := []string{"/tr/length/3000", "/tr/chunked/3000", "/trc/length/3000", "/trc/chunked/3000"}
+	for _, p := range reqs {
+		req := "GET " + p + " HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
+		m, n := sendUntilClosed(t, mport, req), sendUntilClosed(t, nport, req)
+		if strings.HasSuffix(m, "0\r\n\r\n") != strings.HasSuffix(n, "0\r\n\r\n") {
+			t.Errorf("%s: last chunk: mosaic %q, nginx %q", p, m[max(0, len(m)-20):], n[max(0, len(n)-20):])
+		}
+	}
+	sameAccessLogs(t, dir, len(reqs))
+	if m, n := trackers["m"].take(), trackers["n"].take(); !slices.Equal(m, n) || len(n) != len(reqs) {
+		t.Errorf("post actions: mosaic %q, nginx %q", m, n)
+	}
+}
