@@ -341,3 +341,41 @@ func TestGeoIPValueKeptAsNGINX(t *testing.T) {
 		t.Errorf("X-Geo: mosaic %q, nginx %q", mg, ng)
 	}
 }
+
+// TestGeoIPAndBrowserLoggedAsNGINX compares the access log of the geoip
+// and browser variables: a $geoip_* value not found is none ("-"), and
+// so is a field a city record lacks, while $modern_browser, $ancient_browser
+// and $msie always have a value, empty or not (written as nothing), as
+// RegisterCached and RegisterChangeable make them.
+func TestGeoIPAndBrowserLoggedAsNGINX(t *testing.T) {
+	geoipNeeds(t, geoipV4)
+	dir := t.TempDir()
+	lines := fmt.Sprintf("geoip_country %s; geoip_city %s; geoip_org %s; geoip_proxy 127.0.0.1;", geoipV4,
+		geoipWrite(t, dir, testgeoip.CityRev1, false), geoipWrite(t, dir, testgeoip.Org, true))
+	addrs := []string{"192.0.2.200", "203.0.113.200", "10.0.0.1", "8.8.8.8", "", "::1"}
+	for _, c := range geoipCities {
+		addrs = append(addrs, netip.MustParsePrefix(c.net).Addr().String())
+	}
+	mport, nport := startBothMain(t, dir, geoipLoad, func(who string, port int) string {
+		return fmt.Sprintf(`%s
+		log_format g '%s|$modern_browser|$ancient_browser|$msie';
+		access_log %s/%s/access.log g;
+		modern_browser msie 9.0; ancient_browser Links;
+		server { listen 127.0.0.1:%d; location / { return 204; } }`,
+			lines, geoipVars, dir, map[string]string{"m": "mosaic", "n": "nginx"}[who], port)
+	})
+	uas := []string{"", "Links (2.1)", "Mozilla/4.0 (compatible; MSIE 8.0)", "Mozilla/5.0 (compatible; MSIE 10.0)"}
+	for _, a := range addrs {
+		for _, ua := range uas {
+			head := "GET / HTTP/1.1\r\nHost: a.test\r\nX-Forwarded-For: " + a
+			if ua != "" {
+				head += "\r\nUser-Agent: " + ua
+			}
+			sameAnswer(t, mport, nport, head, "")
+		}
+	}
+	sameAccessLogs(t, dir, len(addrs)*len(uas))
+	if got := strings.Join(refusedLines(t, filepath.Join(dir, "mosaic/access.log"), len(addrs)*len(uas)), "\n"); !strings.Contains(got, "|-|") || !strings.Contains(got, "||") {
+		t.Errorf("the log has no value without one, or none empty: %q", got)
+	}
+}
