@@ -398,6 +398,12 @@ func truncationLog(t *testing.T, path string, n int) []string {
 			f[1] == "HTTP/1.1" && strings.Contains(f[0], "/chunked/") && (!oneChunk || strings.HasPrefix(loc, "f")) {
 			f[3] = "-"
 		}
+		// NGINX's buffers may send 12000 bytes as one chunk or two
+		// (8192 and 3808 bytes), by how the reads fell: either is the
+		// body without its last chunk (which would add 5).
+		if f[1] == "HTTP/1.1" && strings.HasSuffix(f[0], "/chunked/12000") && (f[3] == "12008" || f[3] == "12015") {
+			f[3] = "12000+chunks"
+		}
 		lines[i] = strings.Join(f, " ")
 	}
 	slices.Sort(lines)
