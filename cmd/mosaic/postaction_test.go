@@ -47,6 +47,18 @@ func newTracker(t *testing.T) *tracker {
 	return k
 }
 
+// newEchoApp starts an application that answers with the method, URI
+// and body it was sent: the client's answer the tests compare.
+func newEchoApp(t *testing.T) *httptest.Server {
+	t.Helper()
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "app %s %s %q", r.Method, r.RequestURI, b)
+	}))
+	t.Cleanup(app.Close)
+	return app
+}
+
 func (k *tracker) take() []string {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -116,11 +128,7 @@ func postActionBlock(dir, app, opts string, trackers map[string]*tracker, dead i
 // client's answer was an error page of the server's own).
 func TestPostActionMatchesNGINX(t *testing.T) {
 	nginxPath(t)
-	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		fmt.Fprintf(w, "app %s %s %q", r.Method, r.RequestURI, b)
-	}))
-	defer app.Close()
+	app := newEchoApp(t)
 	trackers := map[string]*tracker{"m": newTracker(t), "n": newTracker(t)}
 	dir := t.TempDir()
 	for _, f := range []string{"static/f.txt", "caught/f.txt", "hidden/f.txt", "timeout/f.txt", "if/f.txt", "q/f.txt", "named/f.txt", "slow/f.txt", "dead/f.txt", "off/f.txt",
@@ -259,11 +267,7 @@ func TestPostActionMirrorHeldAsNGINX(t *testing.T) {
 // action, NGINX before.
 func TestPostActionHTTP2AsNGINX(t *testing.T) {
 	nginxPath(t)
-	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		fmt.Fprintf(w, "app %s %s %q", r.Method, r.RequestURI, b)
-	}))
-	defer app.Close()
+	app := newEchoApp(t)
 	trackers := map[string]*tracker{"m": newTracker(t), "n": newTracker(t)}
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "www/static/f.txt"), "file\n")
