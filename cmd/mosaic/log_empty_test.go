@@ -188,16 +188,24 @@ func TestLogSentConnectionH2AsNGINX(t *testing.T) {
 // $server_port and $realip_remote_port are empty, not without a value:
 // NGINX's access log writes nothing for them.
 func TestLogUnixPortsAsNGINX(t *testing.T) {
+	sameUnixLogs(t, "[$remote_port] [$server_port] [$realip_remote_port] [$remote_addr]", "GET / HTTP/1.0\r\n\r\n")
+}
+
+// sameUnixLogs sends req to both servers on a Unix-domain socket, where
+// each answers with a "return", and compares their access logs written
+// with format.
+func sameUnixLogs(t *testing.T, format, req string) {
+	t.Helper()
 	nginxPath(t)
 	dir := t.TempDir()
 	startBoth(t, dir, func(who string, port int) string {
 		logs := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who])
-		return fmt.Sprintf(`log_format d '[$remote_port] [$server_port] [$realip_remote_port] [$remote_addr]';
+		return fmt.Sprintf(`log_format d '%[3]s';
 			server { listen 127.0.0.1:%[1]d; listen unix:%[2]s/sock; access_log %[2]s/access.log d; return 200 "ok"; }`,
-			port, logs)
+			port, logs, format)
 	})
 	for _, who := range []string{"mosaic", "nginx"} {
-		testclient.RawOn(t, "unix", filepath.Join(dir, who, "sock"), "GET / HTTP/1.0\r\n\r\n")
+		testclient.RawOn(t, "unix", filepath.Join(dir, who, "sock"), req)
 	}
 	sameAccessLogs(t, dir, 1)
 }
