@@ -279,19 +279,29 @@ func (l *Location) CharsetUnranged() func(contentType string) bool {
 	}
 	maps := &l.server.cfg.charsetMaps
 	return func(ct string) bool {
-		mt, _, hasParams := strings.Cut(charsetStem(ct), ";")
 		src := ctCharset(ct)
-		switch {
-		case src != "" && !cl.overrideCharset.V:
+		if !cl.recodes(src, charsetStem(ct)) {
 			return false
-		case src == "" && (hasParams || !cl.charsetTypes.V.has(strings.ToLower(strings.TrimSpace(mt)))):
-			return false
-		case src == "":
+		}
+		if src == "" {
 			src = cl.sourceCharset.V
 		}
 		t, _ := maps.find(src, cl.charset.V)
 		return t != nil && t.UTF8()
 	}
+}
+
+// recodes reports whether cl's charset applies to a response that names
+// charset own ("" for none), of Content-Type stem (less its charset), as
+// NGINX decides for a location's charset: one that names its own with
+// override_charset on, one that names none with a type of charset_types
+// and no other parameter.
+func (cl *coreLoc) recodes(own, stem string) bool {
+	if own != "" {
+		return cl.overrideCharset.V
+	}
+	mt, _, hasParams := strings.Cut(stem, ";")
+	return !hasParams && cl.charsetTypes.V.has(strings.ToLower(strings.TrimSpace(mt)))
 }
 
 // CharsetRecoding is NGINX's charset header filter for a response to the
@@ -318,7 +328,6 @@ func CharsetRecoding(r *http.Request, loc *Location, h http.Header, code int) (*
 	// against charset_types, so "text/html;charset=" names no charset
 	// and is text/html.
 	stem := charsetStem(ct)
-	mt, _, hasParams := strings.Cut(stem, ";")
 	own := ctCharset(ct)
 	if ri.subDepth > 0 {
 		if ri.includer == nil || ri.includer.charsetName == "" {
@@ -343,14 +352,7 @@ func CharsetRecoding(r *http.Request, loc *Location, h http.Header, code int) (*
 		dst = accel
 	} else {
 		dst = cl.charset.V
-		switch {
-		case dst == "":
-			return nil, false
-		case own != "":
-			if !cl.overrideCharset.V {
-				return nil, false
-			}
-		case hasParams || !cl.charsetTypes.V.has(strings.ToLower(strings.TrimSpace(mt))):
+		if dst == "" || !cl.recodes(own, stem) {
 			return nil, false
 		}
 	}
