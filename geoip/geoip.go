@@ -15,6 +15,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -332,12 +333,25 @@ func RegionName(country, region string) string {
 		return ""
 	}
 	key := country + region[:2]
-	i, ok := sort.Find(len(regionNames), func(i int) int { return strings.Compare(key, regionNames[i].code) })
+	lines := regionLines()
+	i, ok := sort.Find(len(lines), func(i int) int { return strings.Compare(key, regionTable[lines[i]:lines[i]+4]) })
 	if !ok {
 		return ""
 	}
-	return regionNames[i].name
+	name := regionTable[lines[i]+4:]
+	return name[:strings.IndexByte(name, '\n')]
 }
+
+// regionLines returns where each line of regionTable starts, found at
+// the first use.
+var regionLines = sync.OnceValue(func() []uint32 {
+	lines := make([]uint32, 0, strings.Count(regionTable, "\n"))
+	for at := 0; at < len(regionTable); {
+		lines = append(lines, uint32(at))
+		at += strings.IndexByte(regionTable[at:], '\n') + 1
+	}
+	return lines
+})
 
 func codeChar(c byte) bool { return c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' }
 

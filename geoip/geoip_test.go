@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/netip"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/mosaic-edge/mosaic/internal/testgeoip"
@@ -230,12 +231,17 @@ func TestRegionName(t *testing.T) {
 	}
 	// RegionName searches the table by halves: it must be sorted, each
 	// code once, and every entry found.
-	for i, r := range regionNames {
-		if i > 0 && r.code <= regionNames[i-1].code {
-			t.Fatalf("regionNames: %q after %q", r.code, regionNames[i-1].code)
+	lines := strings.Split(strings.TrimSuffix(regionTable, "\n"), "\n")
+	if len(lines) != len(regionLines()) {
+		t.Fatalf("%d lines, %d found", len(lines), len(regionLines()))
+	}
+	for i, l := range lines {
+		code, name := l[:4], l[4:]
+		if i > 0 && code <= lines[i-1][:4] {
+			t.Fatalf("regionTable: %q after %q", code, lines[i-1][:4])
 		}
-		if got := RegionName(r.code[:2], r.code[2:]); got != r.name {
-			t.Errorf("%s: %q, want %q", r.code, got, r.name)
+		if got := RegionName(code[:2], code[2:]); got != name {
+			t.Errorf("%s: %q, want %q", code, got, name)
 		}
 	}
 }
