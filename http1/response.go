@@ -146,15 +146,52 @@ func (w *response) WriteHeader(code int) {
 	}
 	w.bodyless = w.req.Method == http.MethodHead || code < 200 ||
 		code == http.StatusNoContent || code == http.StatusNotModified
-	if v := w.header["Content-Length"]; len(v) > 0 && !w.trailered() {
+	f := w.collectFields()
+	if v := f.contentLength; len(v) > 0 && !w.trailered() {
 		if n, err := strconv.ParseUint(v[0], 10, 63); err == nil {
 			w.cl = int64(n)
 		}
 	}
-	if header.HasToken(w.header["Connection"], "close") || code == http.StatusSwitchingProtocols {
+	if header.HasToken(f.connection, "close") || code == http.StatusSwitchingProtocols {
 		w.closeAfter = true
 	}
-	w.headerFields()
+	w.headerFields(f)
+}
+
+// fieldScan is what one pass over the handler's header found besides
+// the fields that go out as they are (respMem.fields): a lookup in the
+// map for each of these cost more than the pass.
+type fieldScan struct {
+	contentLength, connection, trailer []string
+	date                               bool
+}
+
+// collectFields gathers into c.mem.fields the header's fields that may go
+// out as the handler set them, and returns the others it met.
+func (w *response) collectFields() (f fieldScan) {
+	fields := w.c.mem.fields[:0]
+	for k, vv := range w.header {
+		switch k {
+		case "Content-Length":
+			f.contentLength = vv
+			continue
+		case "Connection":
+			f.connection = vv
+			continue
+		case "Transfer-Encoding":
+			continue
+		case "Date":
+			f.date = true
+		case "Trailer":
+			f.trailer = vv
+		}
+		if strings.HasPrefix(k, http.TrailerPrefix) {
+			continue
+		}
+		fields = append(fields, headerField{k, vv})
+	}
+	w.c.mem.fields = fields
+	return f
 }
 
 func (w *response) Write(p []byte) (int, error) {
@@ -316,7 +353,7 @@ func (w *response) framingFor(final bool, size int64) (cl int64, chunked, closeA
 // space, so that no value can start a line of its own. The fields that
 // delimit the body and the connection follow when the header is sent
 // (framing).
-func (w *response) headerFields() {
+func (w *response) headerFields(f fieldScan) {
 	c := w.c
 	w.now = time.Now()
 	var h []byte
@@ -327,38 +364,35 @@ func (w *response) headerFields() {
 	} else {
 		h = append(c.mem.hdr[:0], statusLine(w.status)...)
 	}
-	if _, ok := w.header["Date"]; !ok {
+	if !f.date {
 		h = appendDate(h, w.now)
 	}
-	trailers := w.header["Trailer"]
-	fields := c.mem.fields[:0]
-	for k, vv := range w.header {
-		switch k {
-		case "Content-Length", "Transfer-Encoding", "Connection":
-			continue
-		case "Keep-Alive":
-			if w.closeAfter {
-				continue // it describes a connection that stays open
+	fields := c.mem.fields
+	if w.closeAfter || len(f.trailer) > 0 {
+		kept := fields[:0]
+		for _, fl := range fields {
+			// Keep-Alive describes a connection that stays open.
+			if fl.name == "Keep-Alive" && w.closeAfter || header.HasToken(f.trailer, fl.name) {
+				continue
 			}
+			kept = append(kept, fl)
 		}
-		if strings.HasPrefix(k, http.TrailerPrefix) || header.HasToken(trailers, k) {
-			continue
-		}
-		fields = append(fields, headerField{k, vv})
+		clear(fields[len(kept):])
+		fields = kept
 	}
 	sortFields(fields)
-	for _, f := range fields {
-		if !isToken(f.name) {
+	for _, fl := range fields {
+		if !isToken(fl.name) {
 			continue
 		}
-		for _, v := range f.values {
-			h = appendField(h, f.name, v)
+		for _, v := range fl.values {
+			h = appendField(h, fl.name, v)
 		}
 	}
 	clear(fields) // the values are the handler's: not kept past the request
 	c.mem.fields = fields[:0]
 	if w.status == http.StatusSwitchingProtocols {
-		for _, v := range w.header["Connection"] {
+		for _, v := range f.connection {
 			h = appendField(h, "Connection", v)
 		}
 	}

@@ -770,6 +770,43 @@ func TestServeHeaderValueNewlines(t *testing.T) {
 	}
 }
 
+// TestServeKeepAliveAndTrailerFields: a handler's Keep-Alive field goes
+// out while the connection stays open and not with a response that
+// closes it; a field the Trailer field names waits for the trailer, and
+// the Trailer field itself goes out in the header.
+func TestServeKeepAliveAndTrailerFields(t *testing.T) {
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Keep-Alive", "timeout=5")
+		w.Header().Set("X-Kept", "1")
+		if r.URL.Path == "/close" {
+			w.Header().Set("Connection", "close")
+		}
+		if r.URL.Path == "/trailer" {
+			w.Header().Set("Trailer", "X-Sum")
+			w.Header().Set("X-Sum", "early")
+		}
+	}))
+	c := dial(t, ts.addr)
+	c.send(get("/trailer"))
+	head := c.rawHead()
+	for name, want := range map[string]int{"Keep-Alive": 1, "X-Kept": 1, "Trailer": 1, "X-Sum": 0} {
+		if _, n := field(head, name); n != want {
+			t.Errorf("/trailer: %d %s lines, want %d", n, name, want)
+		}
+	}
+	c = dial(t, ts.addr) // a fresh connection: the body above is not read
+	c.send(get("/close"))
+	head = c.rawHead()
+	for name, want := range map[string]int{"Keep-Alive": 0, "X-Kept": 1} {
+		if _, n := field(head, name); n != want {
+			t.Errorf("/close: %d %s lines, want %d", n, name, want)
+		}
+	}
+	if v, _ := field(head, "Connection"); v != "close" {
+		t.Errorf("/close: Connection %q", v)
+	}
+}
+
 func TestServeDate(t *testing.T) {
 	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
