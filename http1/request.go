@@ -144,7 +144,7 @@ func parseFields(rest string, r *http.Request, vals []string) (err error) {
 	}
 	var host, cl, te string
 	hosts := 0
-	hasCL, hasTE := false, false
+	hasCL, hasTE, hasConn := false, false, false
 	defer func() {
 		if err == nil {
 			return
@@ -193,6 +193,8 @@ func parseFields(rest string, r *http.Request, vals []string) (err error) {
 			cl, hasCL = value, true
 		case "Transfer-Encoding":
 			te, hasTE = value, true
+		case "Connection":
+			hasConn = true
 		}
 		if old, ok := h[name]; ok {
 			if header.Unique(name) {
@@ -236,7 +238,12 @@ func parseFields(rest string, r *http.Request, vals []string) (err error) {
 		r.TransferEncoding = []string{"chunked"}
 		r.ContentLength = -1
 	}
-	r.Close = shouldClose(r)
+	// Without a Connection field (most requests) the version decides,
+	// and the map need not be searched for one.
+	r.Close = r.ProtoMinor == 0
+	if hasConn {
+		r.Close = shouldClose(r)
+	}
 	return nil
 }
 
