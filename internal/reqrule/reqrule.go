@@ -208,11 +208,19 @@ func (n HeaderNames) Filter(h http.Header) []string {
 
 func (n HeaderNames) allows(name string) bool {
 	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' && n.Underscores {
-			continue
+		if c := name[i]; !plainNameChars[c] && !(c == '_' && n.Underscores) {
+			return false
 		}
-		return false
 	}
 	return true
 }
+
+// plainNameChars marks the bytes of a name that always passes: letters,
+// digits and '-'. One load a byte, where four range tests took about
+// twice the instructions for every name of every request.
+var plainNameChars = func() (t [256]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-'
+	}
+	return t
+}()
