@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"net/http"
+	"net/textproto"
 	"net/url"
 	"reflect"
 	"strings"
@@ -397,6 +398,43 @@ func TestPlainTarget(t *testing.T) {
 		}
 		if got != *want {
 			t.Errorf("%q: fast path %#v, url.ParseRequestURI %#v", target, got, *want)
+		}
+	}
+}
+
+// TestCanonicalNameAndValue checks the table-driven canonicalName and
+// validValue against their definitions: a name is a token, put in
+// textproto's canonical form; a value holds no control byte but HTAB.
+func TestCanonicalNameAndValue(t *testing.T) {
+	isTok := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if !strings.ContainsRune("!#$%&'*+-.^_`|~", rune(s[i])) &&
+				!('0' <= s[i] && s[i] <= '9' || 'a' <= s[i] && s[i] <= 'z' || 'A' <= s[i] && s[i] <= 'Z') {
+				return false
+			}
+		}
+		return s != ""
+	}
+	names := []string{"", "a", "A", "host", "Host", "HOST", "x-forwarded-for", "X-Forwarded-For", "X-FORWARDED-for",
+		"-a", "a-", "a--b", "A_b", "a.b", "Content-Length", "content-length", "1a-2b", "a b", "a:b", "é", "a\x00"}
+	for c := range 256 {
+		names = append(names, string(rune(c))[:1], "a"+string([]byte{byte(c)}), "-"+string([]byte{byte(c)}))
+	}
+	for _, s := range names {
+		got, ok := canonicalName(s)
+		want := ""
+		if isTok(s) {
+			want = textproto.CanonicalMIMEHeaderKey(s)
+		}
+		if ok != isTok(s) || got != want {
+			t.Errorf("canonicalName(%q) = %q, %v; want %q, %v", s, got, ok, want, isTok(s))
+		}
+	}
+	for c := range 256 {
+		v := "ab" + string([]byte{byte(c)}) + "cd"
+		want := !(c < ' ' && c != '\t' || c == 0x7f)
+		if got := validValue(v); got != want {
+			t.Errorf("validValue(%q) = %v", v, got)
 		}
 	}
 }
