@@ -19,8 +19,11 @@
 # server instead of timing it (instructions_per_request in
 # internal/bench/wrk.sh), which the machine's load does not move. valgrind
 # 3.19 does not know openat2, so mosaic's static files take the os.Root
-# path there (a few hundred instructions more). Needs valgrind; ROUNDS is
-# ignored.
+# path there (a few hundred instructions more), and offers RDTSCP, which
+# it cannot run and Go's clock uses: mosaic runs there with
+# GODEBUG=cpu.rdtscp=off. Needs valgrind; ROUNDS is ignored. With
+# NGINX=none it counts mosaic alone (where NGINX lacks the brotli
+# module), and PATHS (default "id l1 l6") picks the locations.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -37,7 +40,7 @@ cp "$FILE" "$tmp/www/body.json"
 # Debian ships ngx_brotli as dynamic modules that its own nginx.conf loads;
 # mosaic notes the lines and goes on.
 modules=$(sed -n 's/^[[:space:]]*\(load_module[^;]*brotli[^;]*;\).*/\1/p' /etc/nginx/modules-enabled/*.conf 2>/dev/null || true)
-[[ -n $modules ]] || { echo "nginx loads no brotli module: apt-get install libnginx-mod-http-brotli-filter" >&2; exit 1; }
+[[ -n $modules || ($NGINX == none && -n ${INSTRUCTIONS:-}) ]] || { echo "nginx loads no brotli module: apt-get install libnginx-mod-http-brotli-filter" >&2; exit 1; }
 
 # conf NAME PORT: the same configuration for both servers.
 conf() {
@@ -67,15 +70,17 @@ conf mosaic 18150 >"$tmp/mosaic.conf"
 conf nginx 18151 >"$tmp/nginx.conf"
 
 export WRK_HEADER="Accept-Encoding: br"
-names=(mosaic nginx) paths=(id l1 l6)
+names=(mosaic nginx)
+read -r -a paths <<<"${PATHS:-id l1 l6}"
 
 if [[ -n ${INSTRUCTIONS:-} ]]; then
 	echo "| answer | mosaic instructions/request | nginx instructions/request | mosaic/nginx |"
 	echo "| --- | ---: | ---: | ---: |"
 	for p in "${paths[@]}"; do
-		m=$(GOMAXPROCS=1 instructions_per_request 18150 "$p/body.json" "$mosaic" -c "$tmp/mosaic.conf")
-		n=$(instructions_per_request 18151 "$p/body.json" "$NGINX" -c "$tmp/nginx.conf" -g 'daemon off; master_process off;')
-		awk -v p="$p" -v m="$m" -v n="$n" 'BEGIN {printf "| /%s/ | %d | %d | %.2fx |\n", p, m, n, m / n}'
+		m=$(GODEBUG=${GODEBUG:+$GODEBUG,}cpu.rdtscp=off GOMAXPROCS=1 instructions_per_request 18150 "$p/body.json" "$mosaic" -c "$tmp/mosaic.conf")
+		n=0
+		[[ $NGINX == none ]] || n=$(instructions_per_request 18151 "$p/body.json" "$NGINX" -c "$tmp/nginx.conf" -g 'daemon off; master_process off;')
+		awk -v p="$p" -v m="$m" -v n="$n" 'BEGIN {printf "| /%s/ | %d | %s | %s |\n", p, m, n ? n : "-", n ? sprintf("%.2fx", m / n) : "-"}'
 	done
 	exit 0
 fi
