@@ -106,12 +106,22 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 	limit := len(data) - 8
 	for i <= limit {
 		var d uint32
+		x := load64(data, i)
+		h := (x << 16) * hashMul >> hs
+		cand := table[h]
 		for misses := 0; ; misses++ {
-			x := load64(data, i)
-			h := (x << 16) * hashMul >> hs
-			cand := table[h]
 			abs := base + uint32(i)
 			table[h] = abs
+			// The next position's slot is read before this one's
+			// candidate is tested (and after this one's store, which it
+			// may be), so that its load is under way when a mispredicted
+			// test sends the core back here: on react-dom a probe after
+			// a copy matches about as often as not (brotli README, *The
+			// next slot read a probe ahead*).
+			next := i + 1 + misses>>skip
+			xn := load64(data, min(next, limit))
+			hn := (xn << 16) * hashMul >> hs
+			candN := table[hn]
 			// The last distance, a few bytes after the copy that used it
 			// (quality 1; right after, the copy would have gone on had it
 			// matched). (rawCap: a copy from a raw dictionary before the
@@ -131,10 +141,11 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 			} else if d-1 < maxDist && load32(data, i-int(d)) == uint32(x) && (!raw || w.rawCap(abs, d, minMatch) > 0) {
 				break
 			}
-			i += 1 + misses>>skip
+			i = next
 			if i > limit {
 				goto done
 			}
+			x, h, cand = xn, hn, candN
 		}
 		{
 			// Most copies end within the 8 bytes after the 4 verified:
