@@ -227,7 +227,7 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 			}
 		}
 	}
-	if m.len < e.q.dictBelow && e.dictOn {
+	if m.len < e.q.dictBelow && e.dictOn && !e.dictFiltered(x32) {
 		if l, d, s, cut := e.searchDict(data, i, maxLen, w.dictReach(i, e.maxDist), 16, m.score); l > 0 {
 			m = match{len: l, dist: d, score: s, word: uint8(cut) + 1}
 		}

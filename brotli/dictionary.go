@@ -267,6 +267,20 @@ func (e *encoder) searchDict(data []byte, i, maxLen int, reach uint32, perByte, 
 	return l, d, score, cut
 }
 
+// dictFiltered reports whether the dictionary's filter rules out every
+// word that starts with the four bytes x, and then counts the search as
+// searchDict would have. Most searches end there (7 in 8 on jquery at
+// quality 6): tested in line, before the call, they spare the finder
+// the call's saving and reloading of its values.
+func (e *encoder) dictFiltered(x uint32) bool {
+	if w, b := filterBit(x); e.dict.filter[w]&b != 0 {
+		return false
+	}
+	e.dictSearches++
+	e.dictOn = e.dictOpen()
+	return true
+}
+
 // lookup returns where the words whose first four bytes are x start in
 // t.pre and t.ent, and where their key's entries end; k == hi when there
 // are none. (searchDict, the search of qualities 4-9, does the same in
