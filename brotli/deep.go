@@ -353,7 +353,10 @@ func findMatchesDeep[B deepBucket](e *encoder, w *window, start int) {
 	e.dictOn = e.q.dictDepth > 0 && !w.noDict && e.dictOpen()
 	dictEnd := w.dictEnd(e.q.dictSpan)
 	for i <= limit {
-		e.dictOn = e.dictOn && i < dictEnd
+		if i >= dictEnd {
+			// A test without a store: this runs for every search.
+			e.dictOn = false
+		}
 		m := searchDeep(e, w, i, &ring, &sc, 0)
 		if m.len < minMatch {
 			i += sparseStep(misses)
