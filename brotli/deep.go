@@ -227,10 +227,16 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 			}
 		}
 	}
-	if m.len < e.q.dictBelow && e.dictOn && !e.dictFiltered(x32) {
-		if l, d, s, cut := e.searchDict(data, i, maxLen, w.dictReach(i, e.maxDist), 16, m.score); l > 0 {
-			m = match{len: l, dist: d, score: s, word: uint8(cut) + 1}
-		}
+	return m
+}
+
+// withDict is m, or a static dictionary reference at i that scores
+// better. The caller tests the dictionary's filter first (most searches
+// end there), outside searchDeep, whose values would otherwise crowd the
+// registers for every search.
+func (e *encoder) withDict(w *window, i int, m match) match {
+	if l, d, s, cut := e.searchDict(w.data, i, w.end-i, w.dictReach(i, e.maxDist), 16, m.score); l > 0 {
+		m = match{len: l, dist: d, score: s, word: uint8(cut) + 1}
 	}
 	return m
 }
@@ -358,6 +364,9 @@ func findMatchesDeep[B deepBucket](e *encoder, w *window, start int) {
 			e.dictOn = false
 		}
 		m := searchDeep(e, w, i, &ring, &sc, 0)
+		if m.len < q.dictBelow && e.dictOn && !e.dictFiltered(load32(w.data, i)) {
+			m = e.withDict(w, i, m)
+		}
 		if m.len < minMatch {
 			i += sparseStep(misses)
 			misses++
@@ -368,6 +377,9 @@ func findMatchesDeep[B deepBucket](e *encoder, w *window, start int) {
 		// made for shorter matches only, and looks at fewer positions.
 		for step := 0; step < q.lazySteps && m.len < q.lazyBelow && i+1 <= limit; step++ {
 			next := searchDeep(e, w, i+1, &ring, &sc, q.lazyWays)
+			if next.len < q.dictBelow && e.dictOn && !e.dictFiltered(load32(w.data, i+1)) {
+				next = e.withDict(w, i+1, next)
+			}
 			searched = i + 1
 			if next.score <= m.score+lazyMargin {
 				break
