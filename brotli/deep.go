@@ -220,11 +220,21 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 	}
 	b[c&mask] = abs
 	*head = c + 1
-	if w.raw != nil && m.len < limitLen {
-		if l, d := w.rawMatch(i, maxLen, reach); l > m.len {
-			if s := 16*l - 4*bits.Len32(d) - 16; s > m.score {
-				m = match{len: l, dist: d, score: s}
-			}
+	return m
+}
+
+// withRaw is m, or a copy from the raw dictionary at i that scores
+// better, where m is shorter than the quality's niceLen. Outside
+// searchDeep, as withDict: most streams have no raw dictionary.
+func (e *encoder) withRaw(w *window, i int, m match) match {
+	maxLen := w.end - i
+	if m.len >= min(maxLen, e.q.niceLen) {
+		return m
+	}
+	reach := min(w.base+uint32(i)-w.streamA, e.maxDist)
+	if l, d := w.rawMatch(i, maxLen, reach); l > m.len {
+		if s := 16*l - 4*bits.Len32(d) - 16; s > m.score {
+			m = match{len: l, dist: d, score: s}
 		}
 	}
 	return m
@@ -364,6 +374,9 @@ func findMatchesDeep[B deepBucket](e *encoder, w *window, start int) {
 			e.dictOn = false
 		}
 		m := searchDeep(e, w, i, &ring, &sc, 0)
+		if w.raw != nil {
+			m = e.withRaw(w, i, m)
+		}
 		if m.len < q.dictBelow && e.dictOn && !e.dictFiltered(load32(w.data, i)) {
 			m = e.withDict(w, i, m)
 		}
@@ -377,6 +390,9 @@ func findMatchesDeep[B deepBucket](e *encoder, w *window, start int) {
 		// made for shorter matches only, and looks at fewer positions.
 		for step := 0; step < q.lazySteps && m.len < q.lazyBelow && i+1 <= limit; step++ {
 			next := searchDeep(e, w, i+1, &ring, &sc, q.lazyWays)
+			if w.raw != nil {
+				next = e.withRaw(w, i+1, next)
+			}
 			if next.len < q.dictBelow && e.dictOn && !e.dictFiltered(load32(w.data, i+1)) {
 				next = e.withDict(w, i+1, next)
 			}
