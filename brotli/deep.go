@@ -292,45 +292,71 @@ var neighbourDeltas = [6]int32{-1, 1, -2, 2, -3, 3}
 
 // ringNeighbours improves m with the distances next to the ring's
 // (±1..3 of the last one, from ringCands 16 of the second to last too),
-// which the ring codes without extra bits.
+// which the ring codes without extra bits. They are tested first, into
+// a mask of 6 bits per ring distance (bit 6j+k: ring distance j plus
+// neighbourDeltas[k] holds the 4 bytes at i), and the rare hits measured
+// after, by a call that nothing follows: most searches find none, and
+// this way the function keeps its values in registers. (With matchLen's
+// calls inside the loop over ring distances and the words in an array
+// that it indexed, the compiler stored the arguments and kept the words
+// in memory on every call: about 130 instructions a search at quality
+// 8.)
 func (e *encoder) ringNeighbours(data []byte, i int, ring *distRing, reach uint32, maxLen int, m match) match {
 	x32 := load32(data, i)
-	best := m.score
+	var hits uint
 	for j := range min(ring.known, (e.q.ringCands-4)/6) {
-		r := int(ring.d[j])
-		var words [6]uint32 // the 4 bytes at each neighbour, in neighbourDeltas' order
+		r := int(ring.d[j&3])
+		var h uint
 		if r >= 4 && uint32(r+3) <= reach {
 			// The six lie in the 10 bytes from i-r-3: two loads, each
 			// word a shift of one of them (one check per distance was
 			// a fifth of the instructions at quality 8).
 			lo := i - r - 3
 			a, b := load64(data, lo), load64(data, lo+3)
-			words = [6]uint32{uint32(a >> 32), uint32(a >> 16), uint32(b >> 16), uint32(a >> 8), uint32(b >> 24), uint32(a)}
+			w0, w1, w2 := uint32(a>>32), uint32(a>>16), uint32(b>>16)
+			w3, w4, w5 := uint32(a>>8), uint32(b>>24), uint32(a)
+			if w0 != x32 && w1 != x32 && w2 != x32 && w3 != x32 && w4 != x32 && w5 != x32 {
+				continue // the usual case
+			}
+			h = eq32(w0, x32) | eq32(w1, x32)<<1 | eq32(w2, x32)<<2 |
+				eq32(w3, x32)<<3 | eq32(w4, x32)<<4 | eq32(w5, x32)<<5
 		} else {
-			// Near the stream's start some are out of reach: never
-			// equal to x32 there (its complement stands in).
+			// Near the stream's start some are out of reach.
 			for k, delta := range neighbourDeltas {
-				words[k] = ^x32
-				if d := uint32(r + int(delta)); d-1 < reach {
-					words[k] = load32(data, i-int(d))
+				if d := uint32(r + int(delta)); d-1 < reach && load32(data, i-int(d)) == x32 {
+					h |= 1 << k
 				}
 			}
 		}
-		if words[0] != x32 && words[1] != x32 && words[2] != x32 && words[3] != x32 && words[4] != x32 && words[5] != x32 {
-			continue // the usual case, without a loop
-		}
-		for k, w := range words {
-			if w != x32 {
-				continue
-			}
-			d := uint32(r + int(neighbourDeltas[k]))
-			l := minMatch + matchLen(data, i-int(d)+minMatch, i+minMatch, maxLen-minMatch)
-			if s := ringScore(l); s > best {
-				m, best = match{len: l, dist: d, score: s}, s
-			}
+		hits |= h << (6 * j)
+	}
+	if hits == 0 {
+		return m
+	}
+	return nearMatches(data, i, ring, hits, maxLen, m)
+}
+
+// nearMatches improves m with the neighbours of ring distances that
+// ringNeighbours found, in the order of their bits.
+func nearMatches(data []byte, i int, ring *distRing, hits uint, maxLen int, m match) match {
+	best := m.score
+	for ; hits != 0; hits &= hits - 1 {
+		k := bits.TrailingZeros(hits)
+		d := uint32(int(ring.d[k/6&3]) + int(neighbourDeltas[k%6]))
+		l := minMatch + matchLen(data, i-int(d)+minMatch, i+minMatch, maxLen-minMatch)
+		if s := ringScore(l); s > best {
+			m, best = match{len: l, dist: d, score: s}, s
 		}
 	}
 	return m
+}
+
+// eq32 is 1 if a == b, else 0.
+func eq32(a, b uint32) uint {
+	if a == b {
+		return 1
+	}
+	return 0
 }
 
 // sparseAfter is how many searches in a row must find nothing before
