@@ -237,3 +237,54 @@ func TestSparseSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestRingNeighbours: at quality 8 (ringCands 10) the deep finder tries
+// the last distance ±1..3, and with ringCands 16 the second to last's
+// too; a copy planted at each of those distances is found, with its
+// length, where it is in reach (in the loads' fast case and in the
+// case near the stream's start, where some are not), and one out of
+// reach is not. Where several match as long, the first in
+// neighbourDeltas' order of the first ring distance wins. Round trips
+// pass without the neighbours: only this sees them lost.
+func TestRingNeighbours(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	const i, copyLen = 200, 12
+	ring := distRing{d: [4]uint32{40, 70, 90, 100}, known: 4}
+	for _, cands := range []int{10, 16} {
+		e := &encoder{q: qualities[8]}
+		e.q.ringCands = cands
+		for j := range (cands - 4) / 6 {
+			r := int(ring.d[j])
+			for _, delta := range neighbourDeltas {
+				d := r + int(delta)
+				for _, reach := range []int{i, r + 3, d, d - 1} {
+					data := make([]byte, i+64)
+					for k := range data {
+						data[k] = byte(rng.Uint32())
+					}
+					copy(data[i-d:], data[i:i+copyLen])
+					got := e.ringNeighbours(data, i, &ring, uint32(reach), len(data)-i, match{})
+					want := match{len: copyLen, dist: uint32(d), score: ringScore(copyLen)}
+					if reach < d {
+						want = match{}
+					}
+					if got != want {
+						t.Errorf("ringCands %d, distance %d%+d, reach %d: got %+v, want %+v", cands, r, delta, reach, got, want)
+					}
+				}
+			}
+		}
+		// Period 2: every even distance matches to the end.
+		data := bytes.Repeat([]byte("ab"), (i+64)/2)
+		odd := distRing{d: [4]uint32{41, 71, 91, 101}, known: 4}
+		got := e.ringNeighbours(data, i, &odd, i, 64, match{})
+		if want := (match{len: 64, dist: 40, score: ringScore(64)}); got != want {
+			t.Errorf("ringCands %d, period 2: got %+v, want %+v", cands, got, want)
+		}
+		// A better match already found stays.
+		m := match{len: 70, dist: 2, score: ringScore(70)}
+		if got := e.ringNeighbours(data, i, &odd, i, 64, m); got != m {
+			t.Errorf("ringCands %d: a better match given, got %+v", cands, got)
+		}
+	}
+}
