@@ -3,6 +3,7 @@ package brotli
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -285,6 +286,63 @@ func TestRingNeighbours(t *testing.T) {
 		m := match{len: 70, dist: 2, score: ringScore(70)}
 		if got := e.ringNeighbours(data, i, &odd, i, 64, m); got != m {
 			t.Errorf("ringCands %d: a better match given, got %+v", cands, got)
+		}
+	}
+}
+
+// TestDeepDictionaryStages: the deep finder tries the static dictionary
+// at the lazy step's position too, and the raw dictionary's index at
+// the position it searches (both stages follow searchDeep in
+// findMatchesDeep, once for each). At i, "~inf" has a 4-byte copy from
+// the window and, one byte on, "information" is a static dictionary
+// word, which the lazy step must take; with a raw dictionary whose start
+// (a MiB before its end: past what enters the tables, so only its index
+// finds it) holds "~information ...", the copy of all of it must start
+// at i. At qualities 5-9.
+func TestDeepDictionaryStages(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	noise := func(n int) []byte { // high bytes, unlike the text
+		b := make([]byte, n)
+		for k := range b {
+			b[k] = 0x80 | byte(rng.Uint32())
+		}
+		return b
+	}
+	const text = "information is what the lazy step finds here"
+	in := slices.Concat(noise(20), []byte("~infz"), noise(20))
+	at := len(in)
+	in = slices.Concat(in, []byte("~"+text), noise(30))
+	for _, c := range []struct {
+		name string
+		raw  []byte
+		pos  int  // where the copy starts
+		len  int  // how long it is, at least
+		word bool // whether it is a static dictionary word
+	}{
+		{"static, lazy", nil, at + 1, len("information"), true},
+		{"raw, at i", slices.Concat([]byte("~"+text), noise(rawFillSpan+1000)), at, len(text) + 1, false},
+	} {
+		var dict *Dictionary
+		if c.raw != nil {
+			dict = prepared(t, c.raw)
+		}
+		for q := 5; q <= 9; q++ {
+			enc, err := NewEncoder(Options{Quality: q, Dictionary: dict})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkWithDict(t, c.name, enc.Encode(nil, in), c.raw, in)
+			pos, found := 0, false
+			for _, cmd := range enc.e.cmds {
+				pos += int(cmd.insert)
+				if pos == c.pos {
+					found = int(cmd.copy) >= c.len && cmd.dict == c.word
+				}
+				pos += int(cmd.copy)
+			}
+			if !found {
+				t.Errorf("%s, quality %d: no copy of %d bytes or more at %d (dictionary word %v): %+v", c.name, q, c.len, c.pos, c.word, enc.e.cmds)
+			}
 		}
 	}
 }
