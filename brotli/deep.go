@@ -416,6 +416,9 @@ func findMatchesDeep[B deepBucket](e *encoder, w *window, start int) {
 		// made for shorter matches only, and looks at fewer positions.
 		for step := 0; step < q.lazySteps && m.len < q.lazyBelow && i+1 <= limit; step++ {
 			next := searchDeep(e, w, i+1, &ring, &sc, q.lazyWays)
+			// The dictionary stages as after the main search: in a
+			// function of their own for both (not inlined) they took
+			// 2.1% more instructions on jquery at 6.
 			if w.raw != nil {
 				next = e.withRaw(w, i+1, next)
 			}
