@@ -290,15 +290,16 @@ func TestRingNeighbours(t *testing.T) {
 	}
 }
 
-// TestDeepDictionaryStages: the deep finder tries the static dictionary
-// at the lazy step's position too, and the raw dictionary's index at
-// the position it searches (both stages follow searchDeep in
-// findMatchesDeep, once for each). At i, "~inf" has a 4-byte copy from
-// the window and, one byte on, "information" is a static dictionary
-// word, which the lazy step must take; with a raw dictionary whose start
-// (a MiB before its end: past what enters the tables, so only its index
-// finds it) holds "~information ...", the copy of all of it must start
-// at i. At qualities 5-9.
+// TestDeepDictionaryStages: the deep finder tries the static and the
+// raw dictionary at the lazy step's position too, not only at the
+// position it searches first (both stages follow each searchDeep call
+// in findMatchesDeep). At i, the window has a short copy ("~inf", or
+// "~info" where a raw dictionary of over a MiB has the finder hash 5
+// bytes) and, one byte on, "information" is a static dictionary word,
+// which the lazy step must take. A raw dictionary's start (a MiB before
+// its end: past what enters the tables, so only its index finds it)
+// holds the text from i+1, which the lazy step must copy whole, or the
+// text from i, which the first search must. At qualities 5-9.
 func TestDeepDictionaryStages(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	noise := func(n int) []byte { // high bytes, unlike the text
@@ -309,19 +310,27 @@ func TestDeepDictionaryStages(t *testing.T) {
 		return b
 	}
 	const text = "information is what the lazy step finds here"
-	in := slices.Concat(noise(20), []byte("~infz"), noise(20))
-	at := len(in)
-	in = slices.Concat(in, []byte("~"+text), noise(30))
+	rawDict := func(start string) []byte {
+		return slices.Concat([]byte(start), noise(rawFillSpan+1000))
+	}
 	for _, c := range []struct {
-		name string
-		raw  []byte
-		pos  int  // where the copy starts
-		len  int  // how long it is, at least
-		word bool // whether it is a static dictionary word
+		name   string
+		window string // the short copy's source
+		raw    []byte
+		next   bool // the copy starts at i+1, not i
+		len    int  // how long it is, at least
+		word   bool // whether it is a static dictionary word
 	}{
-		{"static, lazy", nil, at + 1, len("information"), true},
-		{"raw, at i", slices.Concat([]byte("~"+text), noise(rawFillSpan+1000)), at, len(text) + 1, false},
+		{"static, lazy", "~infz", nil, true, len("information"), true},
+		{"raw, lazy", "~infoz", rawDict("\n" + text), true, len(text), false},
+		{"raw, at i", "~infoz", rawDict("~" + text), false, len(text) + 1, false},
 	} {
+		in := slices.Concat(noise(20), []byte(c.window), noise(20))
+		pos := len(in)
+		if c.next {
+			pos++
+		}
+		in = slices.Concat(in, []byte("~"+text), noise(30))
 		var dict *Dictionary
 		if c.raw != nil {
 			dict = prepared(t, c.raw)
@@ -332,16 +341,16 @@ func TestDeepDictionaryStages(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkWithDict(t, c.name, enc.Encode(nil, in), c.raw, in)
-			pos, found := 0, false
+			p, found := 0, false
 			for _, cmd := range enc.e.cmds {
-				pos += int(cmd.insert)
-				if pos == c.pos {
+				p += int(cmd.insert)
+				if p == pos {
 					found = int(cmd.copy) >= c.len && cmd.dict == c.word
 				}
-				pos += int(cmd.copy)
+				p += int(cmd.copy)
 			}
 			if !found {
-				t.Errorf("%s, quality %d: no copy of %d bytes or more at %d (dictionary word %v): %+v", c.name, q, c.len, c.pos, c.word, enc.e.cmds)
+				t.Errorf("%s, quality %d: no copy of %d bytes or more at %d (dictionary word %v): %+v", c.name, q, c.len, pos, c.word, enc.e.cmds)
 			}
 		}
 	}
