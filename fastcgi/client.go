@@ -7,22 +7,22 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/mosaic-edge/mosaic/internal/gateway"
 )
 
-// Param is a parameter as sent: CGI/1.1's variables (SCRIPT_FILENAME,
-// QUERY_STRING, ...) and the request's header lines as HTTP_*.
-type Param = gateway.Var
-
 // Client encodes FastCGI requests and decodes their responses. Its methods
 // are those of proxy.Wire. The zero value sends no parameters; a Client
 // is safe for concurrent use once set up.
 type Client struct {
-	// Params appends the parameters of r to dst; nil sends none.
-	Params func(dst []Param, r *http.Request) []Param
+	// Params appends the parameters of r to dst, each name and value
+	// encoded with AppendPair: CGI/1.1's variables (SCRIPT_FILENAME,
+	// QUERY_STRING, ...) and the request's header lines as HTTP_*. nil
+	// sends none.
+	Params func(dst []byte, r *http.Request) []byte
 	// KeepConn asks the application to keep the connection open after the
 	// response (fastcgi_keep_conn on); without it the application closes
 	// it, and the Response says so.
@@ -56,9 +56,6 @@ var ErrCaught = errors.New("FastCGI error stream matched fastcgi_catch_stderr")
 // headPool holds the readers response heads are parsed from.
 var headPool sync.Pool
 
-var pairPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
-var paramPool = sync.Pool{New: func() any { p := make([]Param, 0, 48); return &p }}
-
 // The BEGIN_REQUEST records, with and without the keep-connection flag.
 var (
 	beginClose = AppendRecord(nil, TypeBeginRequest, []byte{0, roleResponder, 0, 0, 0, 0, 0, 0})
@@ -74,29 +71,28 @@ func (c *Client) AppendHead(dst []byte, r *http.Request, _ int64) ([]byte, error
 	} else {
 		dst = append(dst, beginClose...)
 	}
-
-	bp := pairPool.Get().(*[]byte)
-	pp := paramPool.Get().(*[]Param)
-	enc := (*bp)[:0]
-	params := (*pp)[:0]
-	if c.Params != nil {
-		params = c.Params(params, r)
+	if c.Params == nil {
+		return appendRecords(dst, TypeParams, nil), nil
 	}
-	for _, p := range params {
-		enc = AppendPair(enc, p.Name, p.Value)
+	// The pairs are encoded in place, after room for the record's header,
+	// which is written once their length is known.
+	start := len(dst)
+	dst = c.Params(append(dst, zeros[:headerLen]...), r)
+	n := len(dst) - start - headerLen
+	if n <= maxContent {
+		// (Appended to an empty slice at start, the header overwrites the
+		// room left for it.)
+		appendHeader(dst[start:start], TypeParams, n)
+		if n == 0 {
+			return dst, nil // no pairs: that record ends the stream
+		}
+		dst = append(dst, zeros[:dst[start+6]]...)
+	} else {
+		// More than one record: they are made from a copy of the pairs.
+		pairs := slices.Clone(dst[start+headerLen:])
+		dst = appendRecords(dst[:start], TypeParams, pairs)
 	}
-	dst = appendRecords(dst, TypeParams, enc)
-	if len(enc) > 0 {
-		dst = appendRecords(dst, TypeParams, nil)
-	}
-	clear(params)
-	*pp = params[:0]
-	paramPool.Put(pp)
-	if cap(enc) <= 64<<10 {
-		*bp = enc[:0]
-		pairPool.Put(bp)
-	}
-	return dst, nil
+	return appendRecords(dst, TypeParams, nil), nil
 }
 
 // WriteBody writes a piece of the body as STDIN records.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -92,8 +93,8 @@ func TestReadResponseErrors(t *testing.T) {
 }
 
 func TestWriteRequest(t *testing.T) {
-	c := &Client{KeepConn: true, Params: func(dst []Param, r *http.Request) []Param {
-		return append(dst, Param{Name: "REQUEST_METHOD", Value: r.Method}, Param{Name: "LONG", Value: strings.Repeat("v", 70000)})
+	c := &Client{KeepConn: true, Params: func(dst []byte, r *http.Request) []byte {
+		return AppendPair(AppendPair(dst, "REQUEST_METHOD", r.Method), "LONG", strings.Repeat("v", 70000))
 	}}
 	var buf bytes.Buffer
 	bw := bufio.NewWriter(&buf)
@@ -176,4 +177,38 @@ func FuzzParsePairs(f *testing.F) {
 			t.Fatalf("%q %q: %v %v", name, value, pairs, err)
 		}
 	})
+}
+
+// TestParamsRecords checks the PARAMS stream of requests whose parameters
+// fit one record, or are none: each ends with an empty record, and no
+// parameters are that record alone.
+func TestParamsRecords(t *testing.T) {
+	none := func(dst []byte, _ *http.Request) []byte { return dst }
+	one := func(dst []byte, r *http.Request) []byte { return AppendPair(dst, "REQUEST_METHOD", r.Method) }
+	for _, c := range []struct {
+		params func([]byte, *http.Request) []byte
+		want   [][]byte // the PARAMS records' contents
+	}{
+		{nil, [][]byte{{}}},
+		{none, [][]byte{{}}},
+		{one, [][]byte{AppendPair(nil, "REQUEST_METHOD", "GET"), {}}},
+	} {
+		head, _ := (&Client{Params: c.params}).AppendHead(nil, httptest.NewRequest("GET", "/", nil), 0)
+		var got [][]byte
+		for rd := bytes.NewReader(head); rd.Len() > 0; {
+			h, content, err := ReadRecord(rd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (int(h.ContentLength)+int(h.PaddingLength))%8 != 0 {
+				t.Errorf("record %+v", h)
+			}
+			if h.Type == TypeParams {
+				got = append(got, content)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("PARAMS records %q, want %q", got, c.want)
+		}
+	}
 }

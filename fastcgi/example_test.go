@@ -21,12 +21,10 @@ import (
 func Example() {
 	addr := startApp() // "127.0.0.1:9000" for a php-fpm
 	client := &fastcgi.Client{
-		Params: func(dst []fastcgi.Param, r *http.Request) []fastcgi.Param {
-			return append(dst,
-				fastcgi.Param{Name: "REQUEST_METHOD", Value: r.Method},
-				fastcgi.Param{Name: "SCRIPT_FILENAME", Value: "/srv/www" + r.URL.Path},
-				fastcgi.Param{Name: "QUERY_STRING", Value: r.URL.RawQuery},
-			)
+		Params: func(dst []byte, r *http.Request) []byte {
+			dst = fastcgi.AppendPair(dst, "REQUEST_METHOD", r.Method)
+			dst = fastcgi.AppendPair(dst, "SCRIPT_FILENAME", "/srv/www"+r.URL.Path)
+			return fastcgi.AppendPair(dst, "QUERY_STRING", r.URL.RawQuery)
 		},
 	}
 	pass := proxy.Pass{Scheme: "fastcgi", Host: "127.0.0.1", Port: addr[strings.LastIndexByte(addr, ':')+1:]}

@@ -80,7 +80,7 @@ func CGIVars(dst []Var, r *http.Request) []Var {
 
 var cgiParams = gateway.NewParams(slices.Concat(
 	gateway.CGIParams("REQUEST_METHOD", "REQUEST_URI", "QUERY_STRING", "CONTENT_TYPE", "DOCUMENT_URI"),
-	[]gateway.Param{{Name: "SCGI", Value: func(*http.Request) string { return "1" }}},
+	[]gateway.Param{{Name: "SCGI", Literal: "1"}},
 	gateway.CGIParams("SERVER_PROTOCOL", "REQUEST_SCHEME", "HTTPS", "REMOTE_ADDR", "REMOTE_PORT",
 		"SERVER_PORT", "SERVER_NAME"),
 ), true)

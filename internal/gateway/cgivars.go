@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // cgiValues compute the CGI variables of Debian's *_params files from a
@@ -70,7 +71,7 @@ func CGIParams(names ...string) []Param {
 		if !ok {
 			panic("gateway: no request value for CGI variable " + name)
 		}
-		list[i] = Param{Name: name, Value: v, IfNotEmpty: name == "HTTPS"}
+		list[i] = Param{Name: name, Value: func(r *http.Request, _ *vars.State) string { return v(r) }, IfNotEmpty: name == "HTTPS"}
 	}
 	return list
 }

@@ -3,20 +3,17 @@ package gateway
 import (
 	"bufio"
 	"errors"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 )
 
-func static(v string) func(*http.Request) string { return func(*http.Request) string { return v } }
-
 func TestParams(t *testing.T) {
 	p := NewParams([]Param{
-		{Name: "SCRIPT_NAME", Value: static("/a.php")},
-		{Name: "HTTPS", Value: static(""), IfNotEmpty: true},
-		{Name: "EMPTY", Value: static("")},
-		{Name: "HTTP_PROXY", Value: static(""), Hide: true},
+		{Name: "SCRIPT_NAME", Literal: "/a.php"},
+		{Name: "HTTPS", IfNotEmpty: true},
+		{Name: "EMPTY"},
+		{Name: "HTTP_PROXY", Hide: true},
 	}, true)
 	r := httptest.NewRequest("GET", "http://site.test/", nil)
 	r.Header.Set("Proxy", "http://evil")

@@ -4,15 +4,18 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
-// Param is one configured parameter (fastcgi_param, uwsgi_param). Value is
-// evaluated for each request; with IfNotEmpty an empty value is not sent.
-// A Hide parameter is never sent: it only keeps back the header lines its
-// HTTP_* name stands for.
+// Param is one configured parameter (fastcgi_param, uwsgi_param). Value,
+// when set, computes it for each request; without, Literal is the value.
+// With IfNotEmpty an empty value is not sent. A Hide parameter is never
+// sent: it only keeps back the header lines its HTTP_* name stands for.
 type Param struct {
 	Name       string
-	Value      func(*http.Request) string
+	Value      func(r *http.Request, st *vars.State) string // st: r's variables, nil outside the server
+	Literal    string
 	IfNotEmpty bool
 	Hide       bool
 }
@@ -52,15 +55,35 @@ func NewParams(list []Param, passHeaders bool) *Params {
 // lines are sent in the order of their sorted names, each value of a
 // repeated header as its own parameter, as NGINX 1.22 sends every line.
 func (p *Params) Append(dst []Var, r *http.Request) []Var {
-	for _, pa := range p.list {
+	return appendParams(p, dst, r, appendVar)
+}
+
+func appendVar(dst []Var, name, value string) []Var { return append(dst, Var{name, value}) }
+
+// AppendEncoded is Append writing each parameter with enc (a protocol's
+// encoding of a name and a value, such as FastCGI's name-value pairs)
+// straight into dst, without the Vars in between.
+func (p *Params) AppendEncoded(dst []byte, r *http.Request, enc func(dst []byte, name, value string) []byte) []byte {
+	return appendParams(p, dst, r, enc)
+}
+
+// appendParams is Append and AppendEncoded: add appends one parameter to
+// dst. r's variables are looked up once, not by every value.
+func appendParams[S any](p *Params, dst S, r *http.Request, add func(dst S, name, value string) S) S {
+	st := vars.FromContext(r.Context())
+	for i := range p.list {
+		pa := &p.list[i]
 		if pa.Hide {
 			continue
 		}
-		v := pa.Value(r)
+		v := pa.Literal
+		if pa.Value != nil {
+			v = pa.Value(r, st)
+		}
 		if v == "" && pa.IfNotEmpty {
 			continue
 		}
-		dst = append(dst, Var{pa.Name, v})
+		dst = add(dst, pa.Name, v)
 	}
 	if !p.passHeaders {
 		return dst
@@ -91,15 +114,15 @@ func (p *Params) Append(dst []Var, r *http.Request) []Var {
 			continue
 		}
 		if k == "Host" && !hostListed {
-			dst = append(dst, Var{name, r.Host})
+			dst = add(dst, name, r.Host)
 			continue
 		}
 		if chunked && k == "Transfer-Encoding" {
-			dst = append(dst, Var{name, strings.Join(r.TransferEncoding, ", ")})
+			dst = add(dst, name, strings.Join(r.TransferEncoding, ", "))
 			continue
 		}
 		for _, v := range r.Header[k] {
-			dst = append(dst, Var{name, v})
+			dst = add(dst, name, v)
 		}
 	}
 	return dst

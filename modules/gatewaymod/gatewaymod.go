@@ -242,10 +242,11 @@ func setParam(c *server.Cmd, g *Conf) error {
 	if err != nil {
 		return err
 	}
-	value := t.Eval
+	param := gateway.Param{Name: c.Args[0], IfNotEmpty: ifNotEmpty}
 	if t.Static() {
-		v := t.Literal()
-		value = func(*http.Request) string { return v }
+		param.Literal = t.Literal()
+	} else {
+		param.Value = t.EvalState
 	}
 	if !g.ownParams {
 		g.params, g.ownParams = nil, true
@@ -254,8 +255,8 @@ func setParam(c *server.Cmd, g *Conf) error {
 	// configuration ("fastcgi_param HTTP_PROXY \"\""): it only keeps back
 	// the client's header lines of that name. One empty from a variable
 	// is sent.
-	hide := len(c.Args[0]) > len("HTTP_") && strings.HasPrefix(c.Args[0], "HTTP_") && c.Args[1] == ""
-	g.params = append(g.params, gateway.Param{Name: c.Args[0], Value: value, IfNotEmpty: ifNotEmpty, Hide: hide})
+	param.Hide = len(c.Args[0]) > len("HTTP_") && strings.HasPrefix(c.Args[0], "HTTP_") && c.Args[1] == ""
+	g.params = append(g.params, param)
 	return nil
 }
 
