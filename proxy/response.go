@@ -5,11 +5,11 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/mosaic-edge/mosaic/internal/header"
+	"github.com/mosaic-edge/mosaic/internal/reason"
 )
 
 // relayBufferSize is the copy buffer for response bodies and tunnels.
@@ -272,10 +272,18 @@ type reasonSetter interface{ SetReason(code int, phrase string) }
 // phrase). resp.Status starts with the code; one without (a response
 // mosaic made) leaves NGINX's phrase.
 func passReason(w http.ResponseWriter, resp *http.Response) {
-	if len(resp.Status) < 3 || resp.Status[:3] != strconv.Itoa(resp.StatusCode) {
-		return
+	if c := resp.StatusCode; c < 100 || c > 999 || len(resp.Status) < 3 ||
+		resp.Status[0] != byte('0'+c/100) || resp.Status[1] != byte('0'+c/10%10) || resp.Status[2] != byte('0'+c%10) {
+		return // (compared digit by digit: strconv.Itoa would allocate)
 	}
 	rest := resp.Status[3:]
+	if p := reason.Phrase(resp.StatusCode); p != "" && len(rest) == 1+len(p) && rest[0] == ' ' && rest[1:] == p {
+		// NGINX's own phrase ("200 OK", what a FastCGI answer without a
+		// Status line gets), which every writer sends with the code
+		// anyway: the walk through the writers, a type assertion at each,
+		// would change nothing.
+		return
+	}
 	for w != nil {
 		if rs, ok := w.(reasonSetter); ok {
 			rs.SetReason(resp.StatusCode, rest)
