@@ -177,16 +177,22 @@ func (x *exchange) run() {
 	var p *peer
 	fresh := false // retry p on a new connection: a kept-alive one was stale
 	x.start = time.Now()
-	for {
+	// The first choice and try take the time of the start: a clock read
+	// costs as much as a small function, and the request reads it often.
+	now := x.start
+	for n := 0; ; n++ {
+		if n > 0 {
+			now = time.Now()
+		}
 		if !fresh {
-			if p = x.sel.next(time.Now()); p == nil {
+			if p = x.sel.next(now); p == nil {
 				x.attempts = append(x.attempts, attempt{addr: x.up.Name, status: http.StatusBadGateway, connect: -1, header: -1})
 				x.logFailure(slog.LevelError, "no live upstreams while "+phaseConnect, x.up.Name, nil)
 				x.upstreamFailed(FailError, http.StatusBadGateway)
 				return
 			}
 		}
-		c, resp, f := x.try(p, fresh)
+		c, resp, f := x.try(p, fresh, now)
 		if f == nil {
 			if x.nextOnStatus(p, c, resp) {
 				fresh = false
@@ -301,10 +307,10 @@ func (x *exchange) nextOnStatus(p *peer, c *conn, resp *http.Response) bool {
 	return true
 }
 
-// try sends the request to p and reads the response header.
-func (x *exchange) try(p *peer, fresh bool) (*conn, *http.Response, *failure) {
+// try sends the request to p and reads the response header; it starts
+// at start, a time just read.
+func (x *exchange) try(p *peer, fresh bool, start time.Time) (*conn, *http.Response, *failure) {
 	h := x.h
-	start := time.Now()
 	x.attempts = append(x.attempts, attempt{addr: p.addr, start: start, connect: -1, header: -1})
 	a := &x.attempts[len(x.attempts)-1]
 	var c *conn
@@ -602,7 +608,8 @@ func (x *exchange) endAhead(a *ahead, c *conn, res *relayed) {
 // body is relayed, or the reading ahead once the body is read.
 func (x *exchange) upstreamEnded(p *peer, c *conn, resp *http.Response, n int64, upErr, clientErr error) {
 	a := &x.attempts[len(x.attempts)-1]
-	a.total = time.Since(a.start)
+	now := time.Now() // the end of the try, for its connection and peer too
+	a.total = now.Sub(a.start)
 	a.length = n
 	if rl, ok := resp.Body.(ReceivedLength); ok {
 		a.length = rl.ReceivedLength()
@@ -612,13 +619,13 @@ func (x *exchange) upstreamEnded(p *peer, c *conn, resp *http.Response, n int64,
 	a.count(c) // before the connection may serve another request
 	ended := upErr == nil || upErr == io.EOF
 	if ended && clientErr == nil && sent && stopped && x.keepalive(resp) && c.br.Buffered() == 0 {
-		x.up.putIdle(c, time.Now())
+		x.up.putIdle(c, now)
 	} else {
 		c.close()
 	}
 	// The server counts the request as active (least_conn, max_conns)
 	// until its response has ended.
-	x.up.release(p, false, time.Now())
+	x.up.release(p, false, now)
 }
 
 // bodyFailed handles an upstream body that broke off (closed early, an
