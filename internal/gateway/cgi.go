@@ -112,11 +112,20 @@ func ReadHeaderInto(resp *http.Response, br *bufio.Reader, statusLine bool, max 
 	// One value slot per line: a name's first value is a one-element
 	// piece of vals, which a second value of that name reallocates.
 	vals := make([]string, fields)
+	var named uint8 // which of the fields read below the head holds
 	for i := 0; text != ""; i++ {
 		var line string
 		line, text, _ = strings.Cut(text, "\n")
 		name, value, _ := strings.Cut(line, ":")
 		key := canonicalKey(strings.TrimRight(name, " \t"))
+		switch key {
+		case "Status":
+			named |= namedStatus
+		case "Location":
+			named |= namedLocation
+		case "Content-Length":
+			named |= namedLength
+		}
 		if v, ok := resp.Header[key]; ok {
 			resp.Header[key] = append(v, strings.Trim(value, " \t"))
 			continue
@@ -125,11 +134,12 @@ func ReadHeaderInto(resp *http.Response, br *bufio.Reader, statusLine bool, max 
 		resp.Header[key] = vals[i : i+1 : i+1]
 	}
 	if resp.StatusCode == 0 {
-		if err := inferStatus(resp); err != nil {
+		if err := inferStatus(resp, named); err != nil {
 			return err
 		}
 	}
-	if v := resp.Header["Content-Length"]; len(v) > 0 {
+	if named&namedLength != 0 {
+		v := resp.Header["Content-Length"]
 		// Two lengths that disagree leave the body's end unknown: relayed,
 		// either one truncates the answer or lets the client read part of
 		// the next. NGINX (1.23 on) refuses the head: "upstream sent
@@ -201,15 +211,33 @@ func checkLine(line []byte) error {
 	return nil
 }
 
-// canonicalKey is textproto.CanonicalMIMEHeaderKey(name), which returns
-// name itself when it is canonical already; the usual other spellings of
-// common response header names are answered from a table, without the
-// allocation of a new string.
+// The fields of a head that ReadHeaderInto reads after parsing it, noted
+// as the lines come so that a head without them (PHP's usual) is not
+// searched for them.
+const (
+	namedStatus uint8 = 1 << iota
+	namedLocation
+	namedLength
+)
+
+// canonicalKey is textproto.CanonicalMIMEHeaderKey(name). A name that is
+// canonical already (a letter after '-' or at the start upper-case, the
+// others lower) is name itself, as textproto returns it, found without a
+// lookup; the usual other spellings of common response header names are
+// answered from a table, without the allocation of a new string.
 func canonicalKey(name string) string {
-	if k, ok := spellings[name]; ok {
-		return k
+	upper := true
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if upper && 'a' <= c && c <= 'z' || !upper && 'A' <= c && c <= 'Z' {
+			if k, ok := spellings[name]; ok {
+				return k
+			}
+			return textproto.CanonicalMIMEHeaderKey(name)
+		}
+		upper = c == '-'
 	}
-	return textproto.CanonicalMIMEHeaderKey(name)
+	return name
 }
 
 // spellings maps the lower-case and the only-first-letter-capital forms
@@ -232,10 +260,11 @@ var spellings = func() map[string]string {
 	return m
 }()
 
-// inferStatus sets the status of a head without a status line.
-func inferStatus(resp *http.Response) error {
-	if v := resp.Header["Status"]; len(v) > 0 {
-		s := v[0]
+// inferStatus sets the status of a head without a status line; named
+// says which of Status and Location it holds.
+func inferStatus(resp *http.Response, named uint8) error {
+	if named&namedStatus != 0 {
+		s := resp.Header["Status"][0]
 		code := 0
 		for i := 0; i < 3; i++ {
 			if i >= len(s) || s[i] < '0' || s[i] > '9' {
@@ -252,7 +281,7 @@ func inferStatus(resp *http.Response) error {
 		resp.StatusCode, resp.Status = code, s
 		return nil
 	}
-	if _, ok := resp.Header["Location"]; ok {
+	if named&namedLocation != 0 {
 		resp.StatusCode, resp.Status = http.StatusFound, "302 Moved Temporarily"
 		return nil
 	}

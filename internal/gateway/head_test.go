@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"net/http"
+	"net/textproto"
 	"reflect"
 	"strings"
 	"testing"
@@ -105,6 +106,17 @@ func TestReadHeaderConflictingContentLength(t *testing.T) {
 			t.Errorf("%q: %v, want an invalid header", head, err)
 		case want >= 0 && (err != nil || resp.ContentLength != want):
 			t.Errorf("%q: %v, want length %d", head, err, want)
+		}
+	}
+}
+
+// canonicalKey answers as textproto does, whether the name is canonical
+// already, a common spelling, or neither.
+func TestCanonicalKey(t *testing.T) {
+	for _, name := range []string{"X-Powered-By", "x-powered-by", "Content-type", "CONTENT-LENGTH", "X-pOWERED",
+		"Etag", "ETag", "A", "a", "-x", "X--Y", "X-Y-", "Foo(bar", "foo(bar", "x_y", "X-1a", "X-1A", "Ünicode"} {
+		if got, want := canonicalKey(name), textproto.CanonicalMIMEHeaderKey(name); got != want {
+			t.Errorf("%q: %q, want %q", name, got, want)
 		}
 	}
 }
