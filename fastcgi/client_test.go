@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mosaic-edge/mosaic/internal/gateway"
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // stream builds an application's answer from records.
@@ -210,5 +211,54 @@ func TestParamsRecords(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("PARAMS records %q, want %q", got, c.want)
 		}
+	}
+}
+
+// TestParamsEncoded pins the bytes of the PARAMS stream that gateway's
+// parameters make through AppendEncoded: lengths from 128 on in four bytes
+// with the top bit set, shorter ones in one, an empty value as a zero
+// length, if_not_empty's empty value left out, the header lines after the
+// configured parameters. They are the bytes the parameters made when they
+// were gathered as name-value pairs and encoded one by one.
+func TestParamsEncoded(t *testing.T) {
+	long := strings.Repeat("N", 200)
+	p := gateway.NewParams([]gateway.Param{
+		{Name: long, Literal: strings.Repeat("v", 128)},
+		{Name: "EMPTY"},
+		{Name: "SKIPPED", IfNotEmpty: true},
+		{Name: "M", Value: func(r *http.Request, _ *vars.State) string { return strings.Repeat("m", 127) }},
+	}, true)
+	r := httptest.NewRequest("GET", "http://site.test/", nil)
+	r.Header.Set("X-Empty", "")
+	r.Header.Set("X-Long", strings.Repeat("h", 300))
+	head, _ := (&Client{Params: func(dst []byte, r *http.Request) []byte {
+		return p.AppendEncoded(dst, r, AppendPair)
+	}}).AppendHead(nil, r, 0)
+
+	var pairs []byte
+	for _, b := range [][]byte{
+		{0x80, 0, 0, 200, 0x80, 0, 0, 128}, []byte(long + strings.Repeat("v", 128)),
+		{5, 0}, []byte("EMPTY"),
+		{1, 127}, []byte("M" + strings.Repeat("m", 127)),
+		{9, 9}, []byte("HTTP_HOSTsite.test"),
+		{12, 0}, []byte("HTTP_X_EMPTY"),
+		{11, 0x80, 0, 1, 44}, []byte("HTTP_X_LONG" + strings.Repeat("h", 300)),
+	} {
+		pairs = append(pairs, b...)
+	}
+	var old []byte // the encoding before AppendEncoded: Append's Vars, one by one
+	for _, v := range p.Append(nil, r) {
+		old = AppendPair(old, v.Name, v.Value)
+	}
+	if !bytes.Equal(old, pairs) {
+		t.Errorf("Append's pairs encode as\n%q, want\n%q", old, pairs)
+	}
+	pad := (8 - len(pairs)%8) % 8
+	want := append([]byte{1, TypeBeginRequest, 0, 1, 0, 8, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0,
+		1, TypeParams, 0, 1, byte(len(pairs) >> 8), byte(len(pairs)), byte(pad), 0}, pairs...)
+	want = append(want, make([]byte, pad)...)
+	want = append(want, 1, TypeParams, 0, 1, 0, 0, 0, 0)
+	if !bytes.Equal(head, want) {
+		t.Errorf("head\n%q, want\n%q", head, want)
 	}
 }
