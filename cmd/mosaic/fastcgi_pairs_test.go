@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The application sees the same parameters through mosaic as through
+// NGINX where their names or values are long enough (128 bytes and more)
+// for FastCGI's four-byte lengths, or empty: configured ones, one left
+// out by if_not_empty, and the request's header lines. (A configured
+// name of 128 bytes or more is not among them: php-fpm drops NGINX
+// 1.22's connection for it, a 502, where mosaic's request is served.)
+func TestFastCGILongAndEmptyPairsAsNGINX(t *testing.T) {
+	nginxPath(t)
+	fpmPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www", "p.php"), `<?php
+$out = [];
+foreach ($_SERVER as $k => $v) {
+	if (str_starts_with($k, 'HTTP_') || str_starts_with($k, 'P_')) { $out[$k] = $v; }
+}
+ksort($out);
+foreach ($out as $k => $v) { echo $k, '=', strlen($v), ':', $v, "\n"; }
+`)
+	fpm := startFPM(t, filepath.Join(dir, "fpm"), filepath.Join(dir, "php.sock"), 1)
+	b, err := os.ReadFile(filepath.Join("..", "..", "modules", "fastcgimod", "nginx", "fastcgi.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "fastcgi.conf"), string(b))
+	mport, nport := startBoth(t, dir, func(_ string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s/www;
+			location / { include %s/fastcgi.conf; fastcgi_param SCRIPT_FILENAME $document_root/p.php;
+				fastcgi_param P_URI $request_uri; fastcgi_param P_EMPTY "";
+				fastcgi_param P_EMPTY_VAR $http_x_none; fastcgi_param P_SKIPPED $http_x_none if_not_empty;
+				fastcgi_param P_LONG_LITERAL %s;
+				fastcgi_pass %s; } }`, port, dir, dir, strings.Repeat("l", 127)+"x", fpm.addr)
+	})
+	uri := "/" + strings.Repeat("u", 200)
+	var bodies [2]string
+	for i, port := range []int{mport, nport} {
+		req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d%s", port, uri), nil)
+		req.Host = "site.test"
+		req.Header["X-Empty"] = []string{""}
+		req.Header.Set("X-"+strings.Repeat("a", 130), "v")
+		req.Header.Set("X-Long", strings.Repeat("h", 300))
+		req.Header.Set("X-Short", "127"+strings.Repeat("s", 124))
+		_, bodies[i] = doRequest(t, req)
+	}
+	mb, nb := bodies[0], bodies[1]
+	if !strings.Contains(nb, "P_URI=201:"+uri) || !strings.Contains(nb, "HTTP_X_EMPTY=0:") {
+		t.Fatalf("NGINX's answer is not the script's:\n%s", nb)
+	}
+	if mb != nb {
+		t.Errorf("the parameters\nmosaic: %s\nnginx:  %s", mb, nb)
+	}
+}
