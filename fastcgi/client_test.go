@@ -262,3 +262,22 @@ func TestParamsEncoded(t *testing.T) {
 		t.Errorf("head\n%q, want\n%q", head, want)
 	}
 }
+
+// TestParamsRecordBoundary: pairs that fill one record exactly, or one
+// byte more, make the records that splitting the encoded pairs makes.
+func TestParamsRecordBoundary(t *testing.T) {
+	for _, n := range []int{maxContent - 1, maxContent, maxContent + 1, 2*maxContent + 7} {
+		value := strings.Repeat("v", n-len(AppendPair(nil, "V", strings.Repeat("v", 200)))+200)
+		pairs := AppendPair(nil, "V", value)
+		if len(pairs) != n {
+			t.Fatalf("%d bytes of pairs, want %d", len(pairs), n)
+		}
+		head, _ := (&Client{Params: func(dst []byte, _ *http.Request) []byte {
+			return AppendPair(dst, "V", value)
+		}}).AppendHead([]byte("x"), httptest.NewRequest("GET", "/", nil), 0)
+		want := appendRecords(appendRecords(append([]byte("x"), beginClose...), TypeParams, pairs), TypeParams, nil)
+		if !bytes.Equal(head, want) {
+			t.Errorf("%d bytes of pairs: the head differs from the records split from them", n)
+		}
+	}
+}
