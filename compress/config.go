@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // cacheScopes numbers the handlers New builds. A body cache is shared by
@@ -21,12 +23,11 @@ var cacheScopes atomic.Uint64
 // request parses a list or looks up a default.
 type config struct {
 	table     *Table // the enabled codings, for negotiation
-	gzipTable *Table // gzip alone: does the client take gzip, for gunzip
+	gzipTable *Table // gzip alone: does the client take gzip, for GunzipTest
 	coding    [numCodings + 1]codingConfig
 	anyCoding bool
 	skip      typeSet
 	vary      bool
-	gunzip    bool
 	gzipGate  GzipOptions
 
 	brotliBits  int
@@ -57,7 +58,6 @@ func newConfig(opts Options) (*config, error) {
 	c := &config{
 		skip:        newTypeSet(opts.SkipTypes, false),
 		vary:        opts.Vary,
-		gunzip:      opts.Gunzip,
 		gzipGate:    opts.Gzip,
 		brotliBits:  windowBits(opts.Brotli.Window),
 		brotliReuse: opts.Brotli.ReuseMemory,
@@ -140,16 +140,15 @@ func PreferredOffer(prefer []Encoding, enabled ...Encoding) Offer {
 // compressible says its status and headers allow compression: its coding
 // then depends on Accept-Encoding, and that holds as well when it is
 // skipped for its size or type, since the same resource may be compressed
-// at another size. gzipBody says its body is gzip that gunzip decodes for
-// the clients that cannot take it, which depends on Accept-Encoding too.
-func (c *config) varies(compressible, gzipBody bool) bool {
-	return c.vary && (gzipBody || (compressible && c.anyCoding))
+// at another size.
+func (c *config) varies(compressible bool) bool {
+	return c.vary && compressible && c.anyCoding
 }
 
 // addVary adds what a response varies on: Accept-Encoding, and with
 // dictionaries Available-Dictionary, which the coding depends on too.
 func (c *config) addVary(h http.Header) {
-	addVary(h)
+	header.VaryAcceptEncoding(h)
 	if c.dicts != nil {
 		addVaryToken(h, "Available-Dictionary")
 	}
@@ -174,4 +173,4 @@ func (o Options) VariesOnEncoding() bool {
 }
 
 // active reports whether a handler has anything to do.
-func (c *config) active() bool { return c.anyCoding || c.gunzip }
+func (c *config) active() bool { return c.anyCoding }

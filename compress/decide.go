@@ -12,7 +12,7 @@ import (
 // headers that go with it.
 func (w *responseWriter) decide(empty bool) {
 	h := w.rw.Header()
-	if w.cfg.varies(true, w.gzipBody) {
+	if w.cfg.varies(true) {
 		w.cfg.addVary(h)
 	}
 	length := w.declared
@@ -24,7 +24,7 @@ func (w *responseWriter) decide(empty bool) {
 		// A dictionary-compressed response must vary on both, gzip_vary
 		// or not (RFC 9842 section 6.2): a cache must not hand it to a
 		// client without the dictionary.
-		addVary(h)
+		header.VaryAcceptEncoding(h)
 		addVaryToken(h, "Available-Dictionary")
 	}
 	// The body cache keeps one body per coding; a dictionary's are not

@@ -100,3 +100,32 @@ func bareDirective(values []string, name string) bool {
 	}
 	return false
 }
+
+// refusesGzip reports whether the client of r does not take gzip, by
+// Accept-Encoding or by the gzip_* checks: with gunzip on, a gzip body of
+// header h goes to it decoded.
+func (c *config) refusesGzip(r *http.Request, h http.Header) bool {
+	takesGzip := c.gzipTable.Negotiate(acceptEncoding(r.Header)).Contains(Gzip)
+	return !takesGzip || !c.gzipAllowed(r, h)
+}
+
+// GunzipTest returns NGINX's test of whether its gunzip filter decodes the
+// body of a response with header h to request r, with the gzip directives
+// of opts: gunzip is on, the body is gzip (that coding alone), and the
+// client does not take gzip (Accept-Encoding, gzip_http_version,
+// gzip_proxied, gzip_disable). nil when gunzip is off. Package gunzip
+// decodes by it; a handler that cuts byte ranges out of whole responses
+// (a proxy's forced ranges) sends such a response whole, as NGINX's range
+// filter, which runs after gunzip, finds no length to cut.
+func GunzipTest(opts Options) (func(r *http.Request, h http.Header) bool, error) {
+	if !opts.Gunzip {
+		return nil, nil
+	}
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	return func(r *http.Request, h http.Header) bool {
+		return isGzipBody(h) && cfg.refusesGzip(r, h)
+	}, nil
+}

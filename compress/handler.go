@@ -1,7 +1,7 @@
 // Package compress compresses HTTP responses with brotli, zstd and gzip, as
-// NGINX's gzip module and ngx_brotli do, and decompresses gzip responses for
-// clients that cannot take them. It is plain net/http middleware: see New
-// and Options. Negotiate and Table pick a coding from Accept-Encoding, and
+// NGINX's gzip module and ngx_brotli do. It is plain net/http middleware:
+// see New and Options. Decoding gzip for clients that cannot take it is
+// package gunzip's, whose test of the client GunzipTest provides. Negotiate and Table pick a coding from Accept-Encoding, and
 // Precompressed the precompressed copies of a file (brotli_static,
 // zstd_static, gzip_static), for callers that serve files.
 //
@@ -9,14 +9,11 @@
 // the configuration in package modules/compressmod.
 package compress
 
-import (
-	"log/slog"
-	"net/http"
-)
+import "net/http"
 
 // New returns next wrapped so that its responses are compressed as opts
 // say, or an error naming the options that do not pass Validate. With
-// every coding and gunzip off it returns next itself.
+// every coding off it returns next itself.
 func New(next http.Handler, opts Options) (http.Handler, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
@@ -40,7 +37,7 @@ func (h *handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	ranked := h.cfg.table.Negotiate(acceptEncoding(r.Header))
 	dreq := h.cfg.dicts.lookup(r)
-	if ranked.Len() == 0 && dreq.dict == nil && !h.cfg.vary && !h.cfg.gunzip {
+	if ranked.Len() == 0 && dreq.dict == nil && !h.cfg.vary {
 		// Nothing to compress for this client and no header to add:
 		// leave the response writer as it is.
 		h.next.ServeHTTP(rw, r)
@@ -62,16 +59,6 @@ func (h *handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	h.next.ServeHTTP(w, r)
-	err := w.finish()
+	w.finish()
 	finished = true
-	if err != nil {
-		// Part of the response may be out with headers that promise a
-		// complete body; closing the connection is the only honest end.
-		lg := h.cfg.logger
-		if lg == nil {
-			lg = slog.Default()
-		}
-		lg.Warn("compress: aborting response", "method", r.Method, "uri", r.RequestURI, "err", err)
-		panic(http.ErrAbortHandler)
-	}
 }

@@ -16,18 +16,6 @@ func compressibleStatus(code int) bool {
 	return code == http.StatusOK || code == http.StatusForbidden || code == http.StatusNotFound
 }
 
-// addVary adds "Vary: Accept-Encoding" unless the header already says so,
-// or says "*", which covers it. It goes first, where NGINX writes
-// gzip_vary's line: before the response's own Vary lines, an upstream's
-// or add_header's (which runs before compression).
-func addVary(h http.Header) {
-	v := h["Vary"]
-	if header.HasToken(v, "Accept-Encoding") || header.HasToken(v, "*") {
-		return
-	}
-	h["Vary"] = append([]string{"Accept-Encoding"}, v...)
-}
-
 // addVaryToken adds name to Vary unless it is there or Vary is "*".
 func addVaryToken(h http.Header, name string) {
 	v := h["Vary"]

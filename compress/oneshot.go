@@ -115,11 +115,7 @@ func (w *responseWriter) streamHeld() error {
 
 // closeOneShot compresses a held body in one burst and sends it. The
 // encoder is back in the pool before any byte goes to the client.
-func (w *responseWriter) closeOneShot(complete bool) {
-	if !complete {
-		w.dropEncoder()
-		return
-	}
+func (w *responseWriter) closeOneShot() {
 	w.holdOutput = true
 	err := w.burst()
 	w.holdOutput = false

@@ -17,9 +17,11 @@ type Options struct {
 	Zstd   ZstdOptions
 	Gzip   GzipOptions
 
-	// Gunzip decompresses responses that carry Content-Encoding: gzip for
-	// clients that cannot take gzip (gunzip on|off). The decompressed body
-	// may then be compressed with br or zstd.
+	// Gunzip says that gzip bodies are decoded for clients that cannot
+	// take gzip (gunzip on|off) by a gunzip filter inside this handler
+	// (package gunzip, which decodes by GunzipTest). New's handler decodes
+	// nothing itself, and may compress the decoded body with any coding
+	// on; NewPrecompressed and GunzipTest take it into account.
 	Gunzip bool
 
 	// Vary adds "Vary: Accept-Encoding" to responses whose coding depends on

@@ -203,17 +203,16 @@ func (w *responseWriter) flushEncoder() error {
 
 // closeEncoder ends the stream and sends the rest. A response small enough
 // that its whole compressed form is still held goes out with its
-// Content-Length. When complete is false the body is broken and nothing
-// more is sent: the caller aborts the response.
-func (w *responseWriter) closeEncoder(complete bool) {
+// Content-Length.
+func (w *responseWriter) closeEncoder() {
 	if w.pending != nil {
-		w.closeOneShot(complete)
+		w.closeOneShot()
 		return
 	}
 	w.beginWork()
 	defer w.endWork()
 	err := w.enc.Close()
-	if complete && err == nil {
+	if err == nil {
 		length := int64(len(w.out))
 		if hasTrailers(w.rw.Header()) {
 			length = -1 // trailers need a chunked body

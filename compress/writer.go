@@ -42,14 +42,11 @@ type responseWriter struct {
 
 	status     int  // the final status; 0 until the handler sets one
 	begun      bool // start has run
-	gzipBody   bool // the handler's body is gzip and gunzip is on
 	state      bodyState
 	headerSent bool
 	declared   int64 // Content-Length, -1 when unknown
 	needSniff  bool
 	sniff      []byte // body held back to sniff its type
-
-	gz *gunzipper
 
 	compression
 }
@@ -81,9 +78,6 @@ func (w *responseWriter) Write(p []byte) (int, error) {
 	}
 	if !w.begun {
 		w.start()
-	}
-	if w.gz != nil {
-		return w.gz.write(p)
 	}
 	return w.body(p)
 }
@@ -139,28 +133,14 @@ func (w *responseWriter) start() {
 	}
 	h := w.rw.Header()
 	w.declared = declaredLength(h)
-	if w.cfg.gunzip && isGzipBody(h) {
-		w.gzipBody = true
-		if w.mustGunzip(h) {
-			delete(h, "Content-Encoding")
-			h.Del("Content-Length")
-			h.Del("Accept-Ranges")
-			header.WeakenETag(h)
-			w.declared = -1
-			if !w.head {
-				w.gz = newGunzipper(w.body)
-			}
-		}
-	}
 	switch {
 	case len(h["Content-Encoding"]) > 0 && h["Content-Encoding"][0] != "",
 		header.HasToken(h["Cache-Control"], "no-transform"):
-		// With gunzip on, a gzip body depends on Accept-Encoding whatever
-		// becomes of it, so NGINX varies it; other bodies here never
-		// depend on it.
-		w.passThrough(w.cfg.varies(false, w.gzipBody))
+		// Never compressed here, whatever the request: no Vary of ours
+		// (the gunzip filter inside varies a gzip body itself).
+		w.passThrough(false)
 	case !compressibleStatus(w.status):
-		w.passThrough(w.cfg.varies(standsFor200(w.status, h), w.gzipBody))
+		w.passThrough(w.cfg.varies(standsFor200(w.status, h)))
 	default:
 		_, typed := h["Content-Type"]
 		w.needSniff = !typed && bodyAllowed(w.status)
@@ -188,16 +168,6 @@ func isGzipBody(h http.Header) bool {
 	return len(ce) == 1 && header.EqualFoldASCII(header.TrimOWS(ce[0]), "gzip")
 }
 
-// mustGunzip reports whether a gzip body has to be decoded: the client does
-// not take gzip, by Accept-Encoding or by the gzip_* checks, and the body
-// is a whole one (a 206 carries a slice of gzip that cannot be decoded).
-func (w *responseWriter) mustGunzip(h http.Header) bool {
-	if !bodyAllowed(w.status) || w.status == http.StatusPartialContent {
-		return false
-	}
-	return w.cfg.refusesGzip(w.req, h)
-}
-
 // bodyAllowed reports statuses that may carry a body.
 func bodyAllowed(code int) bool {
 	return code >= 200 && code != http.StatusNoContent && code != http.StatusNotModified
@@ -212,7 +182,7 @@ func (w *responseWriter) passThrough(vary bool) {
 	w.sendHeader(-1)
 }
 
-// body takes plain body bytes: the handler's, or those gunzip decoded.
+// body takes plain body bytes.
 func (w *responseWriter) body(p []byte) (int, error) {
 	switch w.state {
 	case statePending:
@@ -284,19 +254,13 @@ func (w *responseWriter) sendHeader(length int64) {
 	w.rw.WriteHeader(w.status)
 }
 
-// finish completes the response after the handler has returned. It returns
-// an error only when the response must be aborted.
-func (w *responseWriter) finish() error {
+// finish completes the response after the handler has returned.
+func (w *responseWriter) finish() {
 	if w.state == stateDone {
-		return nil
+		return
 	}
 	if !w.begun {
 		w.start()
-	}
-	var gzErr error
-	if w.gz != nil {
-		gzErr = w.gz.close()
-		w.gz = nil
 	}
 	if w.state == statePending {
 		empty := len(w.sniff) == 0
@@ -304,20 +268,15 @@ func (w *responseWriter) finish() error {
 	}
 	switch w.state {
 	case stateCompress:
-		w.closeEncoder(gzErr == nil)
+		w.closeEncoder()
 	case stateHeadOnly:
 		w.sendHeader(-1)
 	}
-	return gzErr
 }
 
 // abort stops the response after a panic in the handler or a hijack:
 // encoders are dropped rather than pooled, since their state is unknown.
 func (w *responseWriter) abort() {
 	w.state = stateDone
-	if w.gz != nil {
-		_ = w.gz.close() // its sink now refuses bytes; the error says only that
-		w.gz = nil
-	}
 	w.dropEncoder()
 }

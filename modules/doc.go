@@ -17,6 +17,7 @@
 //	modules/geomod        geo                            -> geo (a variable per geo block)
 //	modules/geoipmod      geoip_country, geoip_city…     -> geoip ($geoip_* variables from legacy MaxMind databases)
 //	modules/grpcmod       grpc_pass, grpc_*              -> grpcproxy (HTTP/2 to gRPC servers; proxy's balancer)
+//	modules/gunzipmod     (compressmod's gunzip)          -> gunzip (a filter inside sub, SSI, charset; also in subrequests)
 //	modules/headersmod    add_header, expires            -> headers
 //	modules/limitmod      limit_req*, limit_conn*        -> limit (the preaccess phase)
 //	modules/mapmod        map, map_hash_*                -> vmap (a variable per map)

@@ -11,7 +11,7 @@ import (
 const mod = "github.com/mosaic-edge/mosaic/"
 
 // libraries are the packages usable as net/http handlers on their own.
-var libraries = []string{"access", "accesslog", "addition", "auth", "autoindex", "browser", "cache", "compress", "dav", "emptygif", "esi", "fastcgi", "geo", "grpcproxy", "headers", "limit", "memcached", "proxy", "realip", "referer", "rewrite", "scgi", "securelink", "slice", "splitclients", "ssi", "static", "status", "sub", "throttle", "userid", "uwsgi", "vmap"}
+var libraries = []string{"access", "accesslog", "addition", "auth", "autoindex", "browser", "cache", "compress", "dav", "emptygif", "esi", "fastcgi", "geo", "grpcproxy", "gunzip", "headers", "limit", "memcached", "proxy", "realip", "referer", "rewrite", "scgi", "securelink", "slice", "splitclients", "ssi", "static", "status", "sub", "throttle", "userid", "uwsgi", "vmap"}
 
 // codecs are public packages that are not handlers: formats any layer
 // may use, which themselves import nothing of the repository but internal/*

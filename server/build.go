@@ -87,7 +87,7 @@ var ignored = map[string]ignoredDirective{
 	"gzip_hash":         take1.in(CtxHTTPAll).checked(checkPowerOfTwo(512, 128<<10)).because("Go's deflate sizes its hash table itself"),
 	"gzip_no_buffer":    takeFlag.in(CtxHTTPAll),
 	"postpone_gzipping": takeSize.in(CtxHTTPAll),
-	"gunzip_buffers":    {ctx: CtxHTTPAll, min: 2, max: 2, check: checkBufs, why: "gunzip decodes into the response's own buffers"},
+	"gunzip_buffers":    {ctx: CtxHTTPAll, min: 2, max: 2, check: checkBufs, why: "gunzip decodes through one 32k buffer, passed on before the next input is read"},
 	"aio_write":         takeFlag.in(CtxHTTPAll),
 	// One process, no workers: nothing of NGINX's process management
 	// applies. "env VAR=value" in particular does not set the variable

@@ -29,7 +29,11 @@ var (
 		// fields that add_header and userid set for its size JSON, as
 		// NGINX's does.
 		"image_filter",
-		"sub",    // sub_filter: inside SSI, so that SSI reads the rewritten text, as in NGINX
+		"sub", // sub_filter: inside SSI, so that SSI reads the rewritten text, as in NGINX
+		// gunzip: inside sub, charset, SSI and addition, which read the
+		// text it decodes, and compression, which may encode it again,
+		// as NGINX's filter sits.
+		"gunzip",
 		"userid", // the userid cookie, set after add_header's fields, as NGINX's filter
 		// add_header, expires: on the content's response, before SSI and
 		// compression see it, as NGINX's headers filter runs before theirs

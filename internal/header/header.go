@@ -203,3 +203,15 @@ func WeakenETag(h http.Header) {
 		h.Del("Etag")
 	}
 }
+
+// VaryAcceptEncoding adds "Vary: Accept-Encoding" unless h already says
+// so, or says "*", which covers it. It goes first, where NGINX writes
+// gzip_vary's line: before the response's own Vary lines, an upstream's
+// or add_header's.
+func VaryAcceptEncoding(h http.Header) {
+	v := h["Vary"]
+	if HasToken(v, "Accept-Encoding") || HasToken(v, "*") {
+		return
+	}
+	h["Vary"] = append([]string{"Accept-Encoding"}, v...)
+}

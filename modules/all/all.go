@@ -22,6 +22,7 @@ import (
 	_ "github.com/mosaic-edge/mosaic/modules/geoipmod"
 	_ "github.com/mosaic-edge/mosaic/modules/geomod"
 	_ "github.com/mosaic-edge/mosaic/modules/grpcmod"
+	_ "github.com/mosaic-edge/mosaic/modules/gunzipmod"
 	_ "github.com/mosaic-edge/mosaic/modules/headersmod"
 	_ "github.com/mosaic-edge/mosaic/modules/imagefiltermod"
 	_ "github.com/mosaic-edge/mosaic/modules/limitmod"
