@@ -442,6 +442,7 @@ func redirectTo(w http.ResponseWriter, r *http.Request, uri, path, query string,
 		r2.URL.Path, r2.URL.RawPath = path, ""
 		r2.RequestURI = "" // the URI changed: a proxy sends the new one
 		r2.URL.RawQuery, r2.URL.ForceQuery = query, false
+		ri.st.ArgsKept = false
 		if !normalizePath(r2) {
 			Error(w, r, http.StatusBadRequest)
 			return

@@ -136,9 +136,16 @@ func init() {
 	uri := func(r *http.Request, st *State) string { return curURL(r, st).Path }
 	Register("uri", uri)
 	Register("document_uri", uri)
-	args := func(r *http.Request, st *State) string { return curURL(r, st).RawQuery }
-	Register("args", args)
-	Register("query_string", args)
+	// $args has no value (the access log's "-") only when the request has
+	// no arguments (a "?" with nothing after it included): NGINX's
+	// r->args.data is NULL. "set $args", or a rewrite that empties the
+	// arguments of a request that had some, leave it an empty value.
+	args := func(r *http.Request, st *State) (string, bool) {
+		u := curURL(r, st)
+		return u.RawQuery, u.RawQuery != "" || st != nil && st.ArgsKept
+	}
+	RegisterValue("args", args)
+	RegisterValue("query_string", args)
 	RegisterValue("is_args", Always(func(r *http.Request, st *State) string {
 		if curURL(r, st).RawQuery != "" {
 			return "?"

@@ -81,6 +81,12 @@ type State struct {
 	// (the access log) reads the URI that was served last, as NGINX logs
 	// it. Nil: the URL of the request given to the getter.
 	URL *url.URL
+	// ArgsKept says that $args has an empty value rather than none when
+	// URL has no query: NGINX empties the arguments of "set $args" and
+	// of a rewrite ending in "?" by their length and keeps their place,
+	// so its access log writes nothing where it writes "-" for a request
+	// that never had arguments. An internal redirect to a URI clears it.
+	ArgsKept bool
 	// Paths maps the current URI to the file system for the location
 	// serving the request ($document_root, $realpath_root,
 	// $request_filename); the server sets it as locations take over.

@@ -130,6 +130,11 @@ func (s ruleStep) Rewrite(r *http.Request, run *server.RewriteRun) server.Flow {
 		})
 		return server.FlowRespond
 	}
+	// Arguments emptied by the rewrite still have a place, as in NGINX,
+	// when the request had some.
+	if st != nil {
+		st.ArgsKept = st.ArgsKept || r.URL.RawQuery != ""
+	}
 	server.SetURI(r, res.Path, res.Query)
 	run.URIChanged = true
 	switch s.ru.Flag() {
@@ -266,6 +271,9 @@ type setArgsStep struct{ value *vars.Template }
 func (s setArgsStep) Rewrite(r *http.Request, _ *server.RewriteRun) server.Flow {
 	r.URL.RawQuery = s.value.Eval(r)
 	r.URL.ForceQuery = false
+	if st := vars.FromContext(r.Context()); st != nil {
+		st.ArgsKept = true // set, even to nothing: $args has a value
+	}
 	r.RequestURI = ""
 	return server.FlowNext
 }
