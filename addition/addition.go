@@ -117,6 +117,7 @@ func (rw *responseWriter) WriteHeader(code int) {
 		// Last-Modified stays. A HEAD gets the same header and no
 		// subrequests.
 		hdr.Del("Content-Length")
+		header.UnknownLength(rw.w)
 		hdr.Del("Accept-Ranges")
 		header.WeakenETag(hdr)
 		rw.adding = rw.r.Method != http.MethodHead

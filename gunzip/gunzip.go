@@ -143,6 +143,7 @@ func (w *writer) start(code int) {
 	}
 	delete(h, "Content-Encoding")
 	h.Del("Content-Length")
+	header.UnknownLength(w.rw)
 	h.Del("Accept-Ranges")
 	header.WeakenETag(h)
 	if w.r.Method == http.MethodHead || code < 200 || code == http.StatusNoContent || code == http.StatusNotModified {

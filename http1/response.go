@@ -73,6 +73,7 @@ type response struct {
 	bodyless    bool // HEAD, 1xx, 204, 304: no body goes out
 	closeAfter  bool // close the connection after this response
 	noChunking  bool // SetChunking(false): a body of unknown length ends with the connection
+	unknownLen  bool // UnknownLength: no length counted when the handler returns
 	// expectTrailers: ExpectTrailers was called; trailers are the
 	// fields AddTrailer gave, sent after the last chunk in that order.
 	expectTrailers bool
@@ -104,6 +105,15 @@ func (w *response) SetReason(code int, rest string) {
 // come before the header is sent; the last call decides, as each location
 // a request enters sets it again.
 func (w *response) SetChunking(on bool) { w.noChunking = !on }
+
+// UnknownLength says that a filter took the body's length away, as
+// NGINX's filters set its content_length_n to -1: the body is then
+// framed as one of unknown length (chunked on HTTP/1.1) even when it ends
+// in the output buffer before the header has gone, where a response that
+// never had a length gets the length of what was buffered. NGINX's
+// chunked filter decides by the header alone. It must come before the
+// header is sent.
+func (w *response) UnknownLength() { w.unknownLen = true }
 
 // ExpectTrailers says that the response ends with trailer fields
 // (AddTrailer), as NGINX's expect_trailers (add_trailer): on HTTP/1.1
@@ -336,7 +346,7 @@ func (w *response) framingFor(final bool, size int64) (cl int64, chunked, closeA
 		return
 	}
 	switch {
-	case final && len(w.header["Trailer"]) == 0 && !w.trailered():
+	case final && !w.unknownLen && len(w.header["Trailer"]) == 0 && !w.trailered():
 		cl = size
 	case w.req.ProtoMinor > 0 && !w.noChunking:
 		chunked = true

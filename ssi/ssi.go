@@ -161,6 +161,7 @@ func (rw *responseWriter) WriteHeader(code int) {
 	if code != http.StatusNoContent && code != http.StatusNotModified &&
 		hdr.Get("Content-Length") != "0" && hdr.Get("Content-Encoding") == "" && rw.h.processed(hdr.Get("Content-Type")) {
 		hdr.Del("Content-Length")
+		header.UnknownLength(rw.w)
 		hdr.Del("Accept-Ranges")
 		if rw.h.opts.LastModified {
 			if et := hdr.Get("Etag"); et != "" && !strings.HasPrefix(et, "W/") {

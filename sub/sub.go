@@ -138,6 +138,7 @@ func (rw *responseWriter) start(code int) {
 	// neither offers ranges nor adds Accept-Ranges (the file server's
 	// Unranged); an upstream's Accept-Ranges stays, as in NGINX.
 	hdr.Del("Content-Length")
+	header.UnknownLength(rw.w)
 	if h.opts.Subrequest == nil || !h.opts.Subrequest(rw.r) {
 		if h.opts.LastModified {
 			header.WeakenETag(hdr)

@@ -243,8 +243,8 @@ func pieces(s string) []string {
 }
 
 // sameCharsetAnswer compares status, body, Content-Type and, where NGINX
-// sends one, Content-Length (mosaic also sends one for a short body
-// whose length it knows once the content ends, where NGINX chunks).
+// sends one, Content-Length (mosaic's compression also sends one for a
+// short body it compressed whole, where NGINX's gzip chunks).
 func sameCharsetAnswer(t *testing.T, mport, nport int, head, body string) {
 	t.Helper()
 	req := head + "\r\nHost: a.test\r\nConnection: close\r\n\r\n" + body

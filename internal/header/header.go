@@ -204,6 +204,25 @@ func WeakenETag(h http.Header) {
 	}
 }
 
+// UnknownLength tells the server's writer under w, through the writers
+// that wrap it (Unwrap), that a filter took the body's length away
+// (mosaic's HTTP/1 writer then frames the body as NGINX does one whose
+// content_length_n is -1: chunked, even when it is short). A writer that
+// has no such notion (net/http's, a subrequest's) is left alone.
+func UnknownLength(w http.ResponseWriter) {
+	for w != nil {
+		if u, ok := w.(interface{ UnknownLength() }); ok {
+			u.UnknownLength()
+			return
+		}
+		uw, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return
+		}
+		w = uw.Unwrap()
+	}
+}
+
 // VaryAcceptEncoding adds "Vary: Accept-Encoding" unless h already says
 // so, or says "*", which covers it. It goes first, where NGINX writes
 // gzip_vary's line: before the response's own Vary lines, an upstream's

@@ -11,6 +11,7 @@ import (
 	"net/http"
 
 	"github.com/mosaic-edge/mosaic/charset"
+	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/server"
 )
 
@@ -62,6 +63,9 @@ func (rw *writer) WriteHeader(code int) {
 		rw.wrote = true
 		if t, reverse := server.CharsetRecoding(rw.r, rw.loc, rw.w.Header(), code); t != nil && rw.r.Method != http.MethodHead {
 			rw.z = t.NewWriter(rw.w, reverse)
+			if t.UTF8() { // CharsetRecoding took the length away
+				header.UnknownLength(rw.w)
+			}
 		}
 	}
 	rw.w.WriteHeader(code)
