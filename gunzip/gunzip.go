@@ -9,6 +9,7 @@ package gunzip
 
 import (
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 
@@ -113,6 +114,18 @@ func (w *writer) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return w.rw.Write(p)
+}
+
+// ReadFrom keeps the writers' sendfile for the bodies that are not
+// decoded (a location with gunzip on serves plain files too).
+func (w *writer) ReadFrom(src io.Reader) (int64, error) {
+	if !w.started {
+		w.WriteHeader(http.StatusOK)
+	}
+	if rf, ok := w.rw.(io.ReaderFrom); ok && w.dec == nil && !w.drop {
+		return rf.ReadFrom(src)
+	}
+	return io.Copy(struct{ io.Writer }{w}, src)
 }
 
 // Flush passes a flush on: a write returns only once the decoder has

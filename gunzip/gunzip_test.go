@@ -307,3 +307,39 @@ func TestGunzipBombBounded(t *testing.T) {
 		t.Errorf("%d bytes allocated to decode 256 MiB", alloc)
 	}
 }
+
+// readFromRecorder is a response writer that notes whether a body came
+// through ReadFrom.
+type readFromRecorder struct {
+	countingWriter
+	readFrom bool
+}
+
+func (r *readFromRecorder) ReadFrom(src io.Reader) (int64, error) {
+	r.readFrom = true
+	return io.Copy(&r.countingWriter, src)
+}
+
+// A body that is not decoded keeps the writer's ReadFrom (sendfile); one
+// that is decoded goes through the decoder.
+func TestGunzipReadFrom(t *testing.T) {
+	gz := gzipped(t, page(1000))
+	for _, tc := range []struct {
+		ce       string
+		body     []byte
+		readFrom bool
+		n        int64
+	}{{"", page(1000), true, 1000}, {"gzip", gz, false, 1000}} {
+		h := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if tc.ce != "" {
+				w.Header().Set("Content-Encoding", tc.ce)
+			}
+			w.(io.ReaderFrom).ReadFrom(bytes.NewReader(tc.body))
+		}), gunzip.Options{Decode: gunzipTest(t)})
+		rec := &readFromRecorder{countingWriter: countingWriter{h: http.Header{}}}
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+		if rec.readFrom != tc.readFrom || rec.n != tc.n {
+			t.Errorf("Content-Encoding %q: ReadFrom used %v, %d bytes", tc.ce, rec.readFrom, rec.n)
+		}
+	}
+}
