@@ -14,12 +14,15 @@ import (
 // waits until the reader has used them all and asks for more, so when Write
 // returns, everything decodable so far has reached the sink. That keeps the
 // response writer single-threaded and makes a handler's Flush see all of
-// its output.
+// its output. A panic in the sink (a filter outside cutting the response
+// with http.ErrAbortHandler) is carried over to the handler's goroutine,
+// where the server recovers it: on the reader's it would end the process.
 type decoder struct {
-	in   chan []byte   // handler -> reader: the next input
-	idle chan struct{} // reader -> handler: input used up
-	done chan struct{} // closed when the reader has stopped
-	err  error         // why it stopped; read only after done
+	in       chan []byte   // handler -> reader: the next input
+	idle     chan struct{} // reader -> handler: input used up
+	done     chan struct{} // closed when the reader has stopped
+	err      error         // why it stopped; read only after done
+	panicked any           // what the sink panicked with; read only after done
 
 	cur     []byte
 	started bool
@@ -43,6 +46,7 @@ func newDecoder(sink func([]byte) (int, error)) *decoder {
 
 func (g *decoder) run() {
 	defer close(g.done)
+	defer func() { g.panicked = recover() }()
 	zr, err := gzip.NewReader(g)
 	if err != nil {
 		if err != io.EOF { // no body at all is not an error
@@ -107,7 +111,10 @@ func (g *decoder) write(p []byte) (int, error) {
 	}
 }
 
+// result is what a write gets once the reader has stopped: the sink's
+// panic, raised again here, or the reader's error.
 func (g *decoder) result(n int) (int, error) {
+	g.repanic()
 	if g.err != nil {
 		return 0, g.err
 	}
@@ -118,5 +125,15 @@ func (g *decoder) result(n int) (int, error) {
 func (g *decoder) close() error {
 	close(g.in)
 	<-g.done
+	g.repanic()
 	return g.err
+}
+
+// repanic raises on the caller's goroutine the panic of the sink, once:
+// a handler unwinding from it still closes the decoder.
+func (g *decoder) repanic() {
+	if p := g.panicked; p != nil {
+		g.panicked = nil
+		panic(p)
+	}
 }

@@ -343,3 +343,26 @@ func TestGunzipReadFrom(t *testing.T) {
 		}
 	}
 }
+
+// abortingWriter panics on its first body write with http.ErrAbortHandler,
+// as a filter outside gunzip does when its response must be cut
+// (add_before_body whose subrequest failed, ESI's broken replay).
+type abortingWriter struct{ countingWriter }
+
+func (a *abortingWriter) Write([]byte) (int, error) { panic(http.ErrAbortHandler) }
+
+// A panic in the writers that the decoded body goes to reaches the
+// handler's goroutine, where the server recovers it and closes the
+// connection; on the decoder's goroutine it would end the process.
+func TestGunzipSinkPanic(t *testing.T) {
+	gz := gzipped(t, page(100_000))
+	h := mustNew(t, gzipOrigin(http.StatusOK, gz), gunzip.Options{Decode: gunzipTest(t)})
+	var got any
+	func() {
+		defer func() { got = recover() }()
+		h.ServeHTTP(&abortingWriter{countingWriter{h: http.Header{}}}, httptest.NewRequest(http.MethodGet, "/", nil))
+	}()
+	if got != http.ErrAbortHandler {
+		t.Fatalf("ServeHTTP panicked with %v, want http.ErrAbortHandler", got)
+	}
+}

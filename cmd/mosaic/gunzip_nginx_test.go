@@ -337,3 +337,33 @@ func peakRSS(t *testing.T, pid int) int64 {
 	t.Fatal("no VmHWM")
 	return 0
 }
+
+// TestGunzipAdditionFailsAsNGINX: add_before_body, whose part fails (a
+// body that stops being gzip), runs when gunzip passes on the first
+// decoded bytes of the page. Both servers cut that response and go on
+// serving; mosaic's cut (a panic in the filter) must reach the request's
+// goroutine, not the decoder's, where it would end the process.
+func TestGunzipAdditionFailsAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	origin := gunzipOrigin(t)
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`server {
+			listen 127.0.0.1:%[1]d; server_tokens off;
+			gunzip on;
+			location /add/ { proxy_pass http://%[2]s/; add_before_body /part/bad; }
+			location /part/ { proxy_pass http://%[2]s/; }
+		}`, port, origin)
+	})
+	raw := "GET /add/page HTTP/1.1\r\nHost: a.test\r\n\r\n"
+	for who, port := range map[string]int{"mosaic": mport, "nginx": nport} {
+		if w := wireBytes(t, port, raw); strings.HasSuffix(w, "\r\n0\r\n\r\n") || strings.Contains(w, "hello end") {
+			t.Errorf("%s: the page went out whole after its part failed:\n%q", who, clip(w))
+		}
+		// The server is still there.
+		m, body := wireResponse(t, who, port, "GET /part/after HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
+		if m == nil || m.StatusCode != http.StatusOK || body != "AFTER hello\n" {
+			t.Errorf("%s after the cut: %v %q", who, m, body)
+		}
+	}
+}
