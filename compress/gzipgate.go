@@ -126,6 +126,6 @@ func GunzipTest(opts Options) (func(r *http.Request, h http.Header) bool, error)
 		return nil, err
 	}
 	return func(r *http.Request, h http.Header) bool {
-		return isGzipBody(h) && cfg.refusesGzip(r, h)
+		return header.GzipBody(h) && cfg.refusesGzip(r, h)
 	}, nil
 }

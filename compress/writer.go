@@ -162,12 +162,6 @@ func standsFor200(status int, h http.Header) bool {
 	return len(h["Content-Type"]) > 0 && h["Content-Type"][0] != ""
 }
 
-// isGzipBody reports Content-Encoding: gzip and nothing else.
-func isGzipBody(h http.Header) bool {
-	ce := h["Content-Encoding"]
-	return len(ce) == 1 && header.EqualFoldASCII(header.TrimOWS(ce[0]), "gzip")
-}
-
 // bodyAllowed reports statuses that may carry a body.
 func bodyAllowed(code int) bool {
 	return code >= 200 && code != http.StatusNoContent && code != http.StatusNotModified

@@ -145,7 +145,7 @@ func (w *writer) FlushError() error {
 func (w *writer) start(code int) {
 	w.started = true
 	h := w.rw.Header()
-	if !isGzipBody(h) {
+	if !header.GzipBody(h) {
 		return
 	}
 	if w.opts.Vary {
@@ -173,10 +173,4 @@ func (w *writer) release() {
 		_ = w.dec.close()
 		w.dec = nil
 	}
-}
-
-// isGzipBody reports Content-Encoding: gzip and nothing else.
-func isGzipBody(h http.Header) bool {
-	ce := h["Content-Encoding"]
-	return len(ce) == 1 && header.EqualFoldASCII(header.TrimOWS(ce[0]), "gzip")
 }

@@ -223,6 +223,14 @@ func UnknownLength(w http.ResponseWriter) {
 	}
 }
 
+// GzipBody reports a body whose Content-Encoding is gzip and nothing
+// else, the one body NGINX's gunzip filter decodes: package gunzip
+// decodes it, compress.GunzipTest tests its client.
+func GzipBody(h http.Header) bool {
+	ce := h["Content-Encoding"]
+	return len(ce) == 1 && EqualFoldASCII(TrimOWS(ce[0]), "gzip")
+}
+
 // VaryAcceptEncoding adds "Vary: Accept-Encoding" unless h already says
 // so, or says "*", which covers it. It goes first, where NGINX writes
 // gzip_vary's line: before the response's own Vary lines, an upstream's
