@@ -387,8 +387,14 @@ func normalizeURI(r *http.Request, merge bool) bool {
 // final location's access_log). Nothing must have been written to w.
 func InternalRedirect(w http.ResponseWriter, r *http.Request, uri string) {
 	// As NGINX: the arguments are those of uri, none if it has none
-	// (try_files and error_page targets name $args to keep them).
-	path, query, _ := strings.Cut(uri, "?")
+	// (try_files and error_page targets name $args to keep them). A "?"
+	// gives them a place even when nothing follows it: NGINX splits them
+	// off by pointer and length, so $args is then empty, not without a
+	// value (State.ArgsKept).
+	path, query, split := strings.Cut(uri, "?")
+	if st := vars.FromContext(r.Context()); st != nil && uri[0] != '@' {
+		st.ArgsKept = split
+	}
 	redirect(w, r, uri, path, query)
 }
 
@@ -442,7 +448,6 @@ func redirectTo(w http.ResponseWriter, r *http.Request, uri, path, query string,
 		r2.URL.Path, r2.URL.RawPath = path, ""
 		r2.RequestURI = "" // the URI changed: a proxy sends the new one
 		r2.URL.RawQuery, r2.URL.ForceQuery = query, false
-		ri.st.ArgsKept = false
 		if !normalizePath(r2) {
 			Error(w, r, http.StatusBadRequest)
 			return

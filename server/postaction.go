@@ -112,6 +112,7 @@ func runPostAction(ri *reqInfo, r *http.Request, uri string) {
 	}
 	// The URI is taken whole, without arguments: NGINX's redirect for a
 	// post action passes none and looks a "?" up as part of the path.
+	ri.st.ArgsKept = false
 	redirectTo(w, r2, uri, uri, "", uri[0] != '/')
 }
 

@@ -85,7 +85,9 @@ type State struct {
 	// URL has no query: NGINX empties the arguments of "set $args" and
 	// of a rewrite ending in "?" by their length and keeps their place,
 	// so its access log writes nothing where it writes "-" for a request
-	// that never had arguments. An internal redirect to a URI clears it.
+	// that never had arguments. An internal redirect to a URI sets it
+	// when the URI has a "?", as NGINX splits the arguments off there,
+	// and clears it otherwise.
 	ArgsKept bool
 	// Paths maps the current URI to the file system for the location
 	// serving the request ($document_root, $realpath_root,
