@@ -23,6 +23,7 @@ type decoder struct {
 	done     chan struct{} // closed when the reader has stopped
 	err      error         // why it stopped; read only after done
 	panicked any           // what the sink panicked with; read only after done
+	dropping bool          // abandon: decoded bytes are no longer passed on
 
 	cur     []byte
 	started bool
@@ -57,7 +58,7 @@ func (g *decoder) run() {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := zr.Read(buf)
-		if n > 0 {
+		if n > 0 && !g.dropping {
 			if _, werr := g.sink(buf[:n]); werr != nil {
 				g.err = werr
 				return
@@ -127,6 +128,17 @@ func (g *decoder) close() error {
 	<-g.done
 	g.repanic()
 	return g.err
+}
+
+// abandon stops the reader for a handler that panicked: the rest it
+// decodes is dropped rather than passed on to a response being cut, and a
+// panic of the sink's is not raised, so that the handler's goes on. The
+// reader reads dropping only after it takes the closed input.
+func (g *decoder) abandon() {
+	g.dropping = true
+	close(g.in)
+	<-g.done
+	g.panicked = nil
 }
 
 // repanic raises on the caller's goroutine the panic of the sink, once:

@@ -167,10 +167,11 @@ func (w *writer) start(code int) {
 }
 
 // release stops the decoder of a handler that panicked, so that its
-// goroutine ends.
+// goroutine ends; nothing more goes to the client, and the handler's
+// panic is the one that goes on.
 func (w *writer) release() {
 	if w.dec != nil {
-		_ = w.dec.close()
+		w.dec.abandon()
 		w.dec = nil
 	}
 }

@@ -366,3 +366,45 @@ func TestGunzipSinkPanic(t *testing.T) {
 		t.Fatalf("ServeHTTP panicked with %v, want http.ErrAbortHandler", got)
 	}
 }
+
+// armedWriter panics with http.ErrAbortHandler on the writes that come
+// once armed is set.
+type armedWriter struct {
+	countingWriter
+	armed *bool
+}
+
+func (a *armedWriter) Write(p []byte) (int, error) {
+	if *a.armed {
+		panic(http.ErrAbortHandler)
+	}
+	return a.countingWriter.Write(p)
+}
+
+// A handler that panics halfway through a gzip body: what the decoder
+// still holds is not passed on to the response being cut, and the
+// handler's own panic is the one the server sees, not one of the
+// writers' it would cause.
+func TestGunzipHandlerPanic(t *testing.T) {
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.NoCompression)
+	zw.Write(page(100_000))
+	zw.Close()
+	for _, cut := range []int{1000, 40_000, 70_000} {
+		armed := false
+		h := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(gz.Bytes()[:cut])
+			armed = true
+			panic("handler bug")
+		}), gunzip.Options{Decode: gunzipTest(t)})
+		var got any
+		func() {
+			defer func() { got = recover() }()
+			h.ServeHTTP(&armedWriter{countingWriter{h: http.Header{}}, &armed}, httptest.NewRequest(http.MethodGet, "/", nil))
+		}()
+		if got != "handler bug" {
+			t.Errorf("cut at %d: ServeHTTP panicked with %v, want the handler's panic", cut, got)
+		}
+	}
+}
