@@ -1,0 +1,220 @@
+package zstdenc
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// minMatch is the shortest match the finder reports; its hash covers as
+// many bytes.
+const minMatch = 5
+
+// matcher finds matches with hash chains: head holds the latest position
+// (plus one) of each hash, chain the previous position of the same hash
+// for each position, in a ring as long as the window, or the input if
+// shorter. Positions are indices into Encoder.buf.
+type matcher struct {
+	head      []int32
+	chain     []int32
+	chainMask int
+	hashShift uint
+	window    int
+	next      int // the first position not entered yet
+}
+
+// reset prepares the tables for a buffer whose input starts at start: the
+// history before it within the window is entered as the search reaches
+// it.
+func (m *matcher) reset(e *Encoder, wlog, start int) {
+	n := len(e.buf)
+	m.window = 1 << wlog
+	clog := min(wlog, max(10, bits.Len(uint(n-1))))
+	if cap(m.chain) < 1<<clog {
+		m.chain = make([]int32, 1<<clog)
+	}
+	m.chain = m.chain[:1<<clog]
+	m.chainMask = 1<<clog - 1
+	hlog := min(20, max(12, bits.Len(uint(n))))
+	if cap(m.head) < 1<<hlog {
+		m.head = make([]int32, 1<<hlog)
+	}
+	m.head = m.head[:1<<hlog]
+	clear(m.head)
+	m.hashShift = uint(64 - hlog)
+	m.next = max(0, start-m.window)
+}
+
+const hashMul = 0xcf1bbcdcb7a56463
+
+func (m *matcher) hash(v uint64) uint32 {
+	return uint32(((v << (64 - 8*minMatch)) * hashMul) >> m.hashShift)
+}
+
+// insert enters positions up to p (excluded), never one whose hash would
+// read past the buffer.
+func (m *matcher) insert(buf []byte, p int) {
+	p = min(p, len(buf)-8)
+	for ; m.next < p; m.next++ {
+		h := m.hash(binary.LittleEndian.Uint64(buf[m.next:]))
+		m.chain[m.next&m.chainMask] = m.head[h]
+		m.head[h] = int32(m.next + 1)
+	}
+}
+
+// matchLen is how many bytes from a and b agree, at most n; a < b.
+func matchLen(buf []byte, a, b, n int) int {
+	l := 0
+	for l+8 <= n {
+		x := binary.LittleEndian.Uint64(buf[a+l:]) ^ binary.LittleEndian.Uint64(buf[b+l:])
+		if x != 0 {
+			return l + bits.TrailingZeros64(x)>>3
+		}
+		l += 8
+	}
+	for l < n && buf[a+l] == buf[b+l] {
+		l++
+	}
+	return l
+}
+
+// search returns the longest match at p found in depth candidates, and
+// its offset, of at most n bytes; a length below minMatch is none.
+func (m *matcher) search(buf []byte, p, n, depth int) (int, int) {
+	m.insert(buf, p)
+	best, off := minMatch-1, 0
+	if n < minMatch || p+8 > len(buf) {
+		return 0, 0
+	}
+	lowest := max(0, p-m.window, p-m.chainMask)
+	cand := int(m.head[m.hash(binary.LittleEndian.Uint64(buf[p:]))]) - 1
+	for ; cand >= lowest && depth > 0; depth-- {
+		if buf[cand+best] == buf[p+best] {
+			if l := matchLen(buf, cand, p, n); l > best {
+				best, off = l, p-cand
+				if l == n {
+					break
+				}
+			}
+		}
+		cand = int(m.chain[cand&m.chainMask]) - 1
+	}
+	if off == 0 {
+		return 0, 0
+	}
+	return best, off
+}
+
+// gain weighs a match for the lazy choice, as zstd's lazy strategies do:
+// four per byte copied, less the offset's bit count.
+func gain(l int, offBase uint32) int { return 4*l - int(highBit(offBase)) }
+
+// parse covers buf[bs:be] with sequences and literals, appended to lits
+// and seqs, updating e.rep as the decoder will.
+func (m *matcher) parse(e *Encoder, bs, be int, lits []byte, seqs []seq) ([]byte, []seq) {
+	buf := e.buf
+	anchor := bs
+	lowest := max(0, bs-m.window)
+	for p := bs; p < be; {
+		l, off := m.best(e, p, be, anchor)
+		if l == 0 {
+			p += 1 + (p-anchor)>>8
+			continue
+		}
+		g := gain(l, e.offBase(uint32(off), p > anchor))
+		// Lazy: a better match one or two bytes on is worth the literals.
+		for bias := 4; bias <= 7 && p+1 < be; bias += 3 {
+			l2, off2 := m.best(e, p+1, be, anchor)
+			if l2 == 0 {
+				break
+			}
+			g2 := gain(l2, e.offBase(uint32(off2), true))
+			if g2 <= g+bias {
+				break
+			}
+			p, l, off, g = p+1, l2, off2, g2
+		}
+		for p > anchor && p-off > lowest && buf[p-1] == buf[p-off-1] {
+			p--
+			l++
+		}
+		ll := uint32(p - anchor)
+		ob := e.offBase(uint32(off), ll > 0)
+		e.updateRep(ob, ll > 0, uint32(off))
+		lits = append(lits, buf[anchor:p]...)
+		seqs = append(seqs, seq{litLen: ll, matchLen: uint32(l), offBase: ob})
+		p += l
+		anchor = p
+	}
+	lits = append(lits, buf[anchor:be]...)
+	return lits, seqs
+}
+
+// best is the better of the chain's longest match at p and the repeat
+// offsets' matches there.
+func (m *matcher) best(e *Encoder, p, be, anchor int) (int, int) {
+	n := be - p
+	l, off := m.search(e.buf, p, n, e.depth)
+	g := 0
+	if l > 0 {
+		g = gain(l, uint32(off)+3)
+	}
+	for _, r := range e.rep {
+		if r == 0 || int(r) > p || int(r) > m.window || n < minMatch {
+			continue
+		}
+		lr := matchLen(e.buf, p-int(r), p, n)
+		if lr < minMatch {
+			continue
+		}
+		if gr := gain(lr, e.offBase(r, p > anchor)); gr > g {
+			l, off, g = lr, int(r), gr
+		}
+	}
+	return l, off
+}
+
+// offBase codes offset off for a sequence with (or without) literals
+// before its match: a repeat code when the decoder holds off as one.
+func (e *Encoder) offBase(off uint32, lits bool) uint32 {
+	r := e.rep
+	if lits {
+		switch off {
+		case r[0]:
+			return 1
+		case r[1]:
+			return 2
+		case r[2]:
+			return 3
+		}
+		return off + 3
+	}
+	switch {
+	case off == r[1]:
+		return 1
+	case off == r[2]:
+		return 2
+	case r[0] > 1 && off == r[0]-1:
+		return 3
+	}
+	return off + 3
+}
+
+// updateRep moves the repeat offsets as the decoder does after a sequence
+// coded with ob.
+func (e *Encoder) updateRep(ob uint32, lits bool, off uint32) {
+	r := &e.rep
+	if ob > 3 {
+		r[0], r[1], r[2] = off, r[0], r[1]
+		return
+	}
+	i := ob - 1
+	if !lits {
+		i++
+	}
+	switch i {
+	case 1:
+		r[0], r[1] = r[1], r[0]
+	case 2, 3:
+		r[0], r[1], r[2] = off, r[0], r[1]
+	}
+}

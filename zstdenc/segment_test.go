@@ -1,0 +1,84 @@
+package zstdenc
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// encodeSegments compresses in cut every seg bytes, each piece by a fresh
+// encoder (as pool workers would) given up to prefix bytes before it, and
+// joins the pieces.
+func encodeSegments(t testing.TB, in []byte, seg, prefix int, known bool, opts Options) []byte {
+	t.Helper()
+	var size int64
+	if known {
+		size = int64(len(in))
+	}
+	var out []byte
+	for start := 0; start == 0 || start < len(in); start += seg {
+		enc, err := NewEncoder(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		end := min(start+seg, len(in))
+		s := Segment{First: start == 0, Last: end == len(in), Prefix: in[max(0, start-prefix):start], ContentSize: size}
+		out = enc.EncodeSegment(out, in[start:end], s)
+	}
+	return out
+}
+
+func TestSegmentsJoinIntoOneFrame(t *testing.T) {
+	inputs := edgeInputs()
+	for name, in := range corpus(t) {
+		inputs[name] = in
+	}
+	for name, in := range inputs {
+		for _, seg := range []int{1000, 64 << 10, 256 << 10} {
+			for _, known := range []bool{true, false} {
+				t.Run(fmt.Sprintf("%s/%d/%v", name, seg, known), func(t *testing.T) {
+					out := encodeSegments(t, in, seg, 1<<20, known, Options{})
+					decodeBoth(t, out, in)
+					// One frame: its header declares the whole input.
+					var h zstd.Header
+					if err := h.Decode(out); err != nil {
+						t.Fatal(err)
+					}
+					if h.HasFCS != (known && len(in) > 0) || (known && h.FrameContentSize != uint64(len(in))) {
+						t.Fatalf("frame content size %v %d, want %v %d", h.HasFCS, h.FrameContentSize, known, len(in))
+					}
+				})
+			}
+		}
+	}
+}
+
+// A piece after the first may not rely on the repeat offsets the one
+// before it left in the decoder: pieces of a text whose every match is a
+// repeat of the last offset decode only if each piece sets its own.
+func TestSegmentRepeatOffsetsStartUnknown(t *testing.T) {
+	var in []byte
+	for i := range 4000 {
+		in = fmt.Appendf(in, "%d:abcdefgh-%d;", i%7, i%5)
+	}
+	out := encodeSegments(t, in, 3001, 1<<20, true, Options{})
+	decodeBoth(t, out, in)
+}
+
+// The window a piece declares bounds its offsets: with a 1 KiB window a
+// piece may not copy from further back in its prefix.
+func TestSegmentWindowBoundsOffsets(t *testing.T) {
+	in := edgeInputs()["mixed"]
+	out := encodeSegments(t, in, 50_000, 1<<20, false, Options{WindowLog: MinWindowLog})
+	d, err := zstd.NewReader(nil, zstd.WithDecoderMaxWindow(1<<MinWindowLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	got, err := d.DecodeAll(out, nil)
+	if err != nil || !bytes.Equal(got, in) {
+		t.Fatalf("decoder limited to a 1 KiB window: %v, equal %v", err, bytes.Equal(got, in))
+	}
+}
