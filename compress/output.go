@@ -93,7 +93,13 @@ func (w *responseWriter) startEncoder(e Encoding, length int64) error {
 		}
 	case Zstd, Gzip:
 		if w.dict == nil && c.par.takes(length) {
-			w.startParallel(compressorKey{coding: e}, c.par, length)
+			key := compressorKey{coding: e}
+			if e == Zstd && zstdJoined(c.level) {
+				// The window the serial encoder would declare, which the
+				// first segment declares for all.
+				key.window = zstdWindowLog(length)
+			}
+			w.startParallel(key, c.par, length)
 			break
 		}
 		if e == Gzip {

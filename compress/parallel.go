@@ -16,6 +16,7 @@ import (
 
 	"github.com/mosaic-edge/mosaic/brotli"
 	"github.com/mosaic-edge/mosaic/internal/crc32combine"
+	"github.com/mosaic-edge/mosaic/zstdenc"
 )
 
 // Parallel compression.
@@ -31,9 +32,13 @@ import (
 //     (byte-aligned, not final) and the last one with the final block, so
 //     the segments concatenate into one deflate stream, wrapped in one gzip
 //     member whose CRC-32 is combined from the segments' (pigz's scheme);
-//   - zstd: every segment is a frame of its own; a zstd body may be several
-//     frames (RFC 8878, section 3.1). Frames share no history, so each
-//     segment starts from an empty window.
+//   - zstd at levels 10-22 (zstdJoined): every segment is a piece of one
+//     frame from mosaic's own encoder (zstdenc.Encoder.EncodeSegment),
+//     which may copy from the input before it (history); the first carries
+//     the frame header, the last the last block. Below 10: every segment is
+//     a frame of its own; a zstd body may be several frames (RFC 8878,
+//     section 3.1). Frames share no history, so each segment starts from
+//     an empty window.
 //   - brotli: every segment is a catable segment of mosaic's own encoder
 //     (brotli.Encoder.EncodeSegment), which may copy from the input before
 //     it, as much as one segment and at least 256 KiB (history); the first
@@ -172,7 +177,7 @@ func cutLengths(segment int, length int64, h int, prime float64) (first, rest in
 // it is the last history bytes of the input before the segment, of which
 // only the second segment may have fewer (the first, when it is shorter).
 func segmentLengths(e Encoding, level, segment, lgwin int, length int64) (first, rest, even int) {
-	h := history(e, segment)
+	h := history(e, level, segment)
 	if e == Brotli {
 		h = min(h, 1<<lgwin-16)
 	}
@@ -193,7 +198,7 @@ func segmentLengths(e Encoding, level, segment, lgwin int, length int64) (first,
 // first segment made react-dom's halves, which cost about as much without
 // it, finish later (compress README, "A longer first segment below level
 // 10, tried"), so those levels cut evenly. gzip's prefix is 32 KiB and
-// zstd has none.
+// zstd's joined segments take none (see zstdJoined).
 func primeCost(e Encoding, level int) float64 {
 	if e != Brotli {
 		return 0
@@ -223,9 +228,10 @@ var compressing atomic.Int64
 // pools. A body is cut only when at least two are free, one for the
 // response's goroutine and one for a segment beside it. With fewer, cutting
 // gains no speed, since no CPU is free to run its segments alongside, and
-// it costs: CPU time for gzip and brotli (each segment begins by entering
-// the 32 KiB, or for brotli up to 1 MiB, before it again), size for zstd
-// (each frame starts without history). Such a response is compressed
+// it costs: CPU time for gzip, brotli and joined zstd (each segment begins
+// by entering the 32 KiB, or for brotli up to 1 MiB, for zstd at least 512
+// KiB, before it again), size for zstd's frames (each starts without
+// history). Such a response is compressed
 // serially, as if the pool were off, so that a loaded server keeps the
 // throughput and the output of serial compression. Counting the pools
 // alone is not enough: under load most responses compress serially on
@@ -236,19 +242,29 @@ func cpusFree() int64 {
 }
 
 // history is how much input before a segment of a body cut every segment
-// bytes its encoder is primed with: deflate's whole window for gzip; for
-// brotli the longest segment (maxCut), at least minBrotliPrefix and at most
-// what mosaic's encoder takes as a prefix (brotli.MaxPrefix); none for zstd, whose frames
-// share nothing. A brotli segment that sees the whole segment before it
+// bytes its encoder is primed with at level: deflate's whole window for
+// gzip; for brotli the longest segment (maxCut), at least minBrotliPrefix
+// and at most what mosaic's encoder takes as a prefix (brotli.MaxPrefix);
+// for zstd's joined segments half the longest segment, at least
+// minZstdPrefix (the encoder keeps what its window holds of it): a zstd
+// segment's searches walk chains the prefix fills, so a prefix costs it
+// nearly what compressing as many bytes does, and only half a segment's
+// worth keeps the later segments about as quick as the first, which has
+// none; none for zstd's frames,
+// which share nothing. A brotli segment that sees the whole segment before it
 // comes out nearly as small as one stream, and entering a prefix costs
 // far less than compressing it; bounded by the segment, short segments do
 // not each enter a long prefix, which would cost more than they save.
-func history(e Encoding, segment int) int {
+func history(e Encoding, level, segment int) int {
 	switch e {
 	case Gzip:
 		return 32 << 10
 	case Brotli:
 		return min(brotli.MaxPrefix, max(minBrotliPrefix, maxCut(segment)))
+	case Zstd:
+		if zstdJoined(level) {
+			return max(minZstdPrefix, maxCut(segment)/2)
+		}
 	}
 	return 0
 }
@@ -256,11 +272,25 @@ func history(e Encoding, segment int) int {
 // minBrotliPrefix is the prefix a brotli segment gets whatever its size.
 const minBrotliPrefix = 256 << 10
 
+// minZstdPrefix is the prefix a joined zstd segment gets whatever its
+// size: on react-dom at level 19, primed with 256 KiB, 512k segments come
+// out 0.24% over serial compression and 256k ones 0.79% (zstdenc README).
+const minZstdPrefix = 256 << 10
+
+// zstdJoined reports whether zstd segments at level are pieces of one
+// frame from mosaic's own encoder rather than frames of their own: from
+// level 10, where klauspost/compress's best encoder serves serial
+// responses and the own encoder is about as fast with output no larger,
+// so its joined segments stay within 1% of serial compression. Below,
+// klauspost's faster encoders serve, and a segment costs the own
+// encoder's speed.
+func zstdJoined(level int) bool { return level >= 10 }
+
 // segment is one task: input, and the compressed output it becomes.
 type segment struct {
-	buf   []byte // the dictionary (input before the segment, gzip and brotli), then the segment's input
+	buf   []byte // the dictionary (input before the segment: gzip, brotli, joined zstd), then the segment's input
 	dict  int    // length of the dictionary at the start of buf
-	first bool   // brotli: the stream header starts the segment
+	first bool   // brotli, joined zstd: the stream or frame header starts the segment
 	// bodyLen is the body's Content-Length, 0 if unknown: brotli sizes a
 	// segment's match finder for the whole body, as serial compression
 	// does.
@@ -268,7 +298,7 @@ type segment struct {
 	// offset is where the segment's input starts in the body: a brotli
 	// segment that knows it may refer to the static dictionary.
 	offset int
-	last   bool // gzip, brotli: the final block; otherwise the segment ends byte-aligned, not final
+	last   bool // gzip, brotli, joined zstd: the final block; otherwise the segment ends byte-aligned, not final
 	out    []byte
 	crc    uint32        // gzip: CRC-32 of the segment's input
 	wait   time.Duration // on the pool: from Submit until a worker took it
@@ -323,6 +353,19 @@ func (e zstdSegments) encode(seg *segment) error {
 	return nil
 }
 
+// zstdJoinedSegments are pieces of one frame; the encoder's window (the
+// compressor's key) is the one serial compression would declare, and the
+// frame does not declare its content size: Content-Length is the
+// handler's word, and a frame whose declared size its blocks do not meet
+// fails to decode.
+type zstdJoinedSegments struct{ enc *zstdenc.Encoder }
+
+func (e zstdJoinedSegments) encode(seg *segment) error {
+	seg.out = e.enc.EncodeSegment(seg.out, seg.input(),
+		zstdenc.Segment{First: seg.first, Last: seg.last, Prefix: seg.buf[:seg.dict]})
+	return nil
+}
+
 type brotliSegments struct{ enc *brotli.Encoder }
 
 func (e brotliSegments) encode(seg *segment) error {
@@ -336,8 +379,8 @@ type compressorKey struct {
 	coding  Encoding
 	level   int
 	segment int
-	// brotli: the window every segment shares (the first declares it) and
-	// font mode; an Encoder is made for both.
+	// brotli and joined zstd: the window every segment shares (the first
+	// declares it); brotli's font mode. An Encoder is made for both.
 	window int
 	font   bool
 }
@@ -372,6 +415,13 @@ func (c *compressor) takeEncoder() (segmentEncoder, error) {
 		}
 		return flateSegments{fw}, nil
 	case Zstd:
+		if zstdJoined(c.key.level) {
+			enc, err := zstdenc.NewEncoder(zstdenc.Options{WindowLog: c.key.window})
+			if err != nil {
+				return nil, fmt.Errorf("zstd segment encoder with window 2^%d: %w", c.key.window, err)
+			}
+			return zstdJoinedSegments{enc}, nil
+		}
 		// Segments are independent frames: one goroutine each, a window
 		// that holds a whole segment, and an empty segment still a frame.
 		enc, err := zstd.NewWriter(nil,
@@ -412,7 +462,7 @@ func (c *compressor) takeSegment() *segment {
 		c.segments = c.segments[:n-1]
 		return s
 	}
-	return &segment{buf: make([]byte, 0, maxCut(c.key.segment)+history(c.key.coding, c.key.segment))}
+	return &segment{buf: make([]byte, 0, maxCut(c.key.segment)+history(c.key.coding, c.key.level, c.key.segment))}
 }
 
 func (c *compressor) putSegment(s *segment) {
@@ -569,7 +619,7 @@ func (s *parallelStream) Write(p []byte) (int, error) {
 }
 
 // newSegment starts the current segment, with the dictionary the last one
-// left (gzip, brotli; zstd's is empty).
+// left (gzip, brotli, joined zstd; empty for zstd frames).
 func (s *parallelStream) newSegment() {
 	s.cur = s.comp.takeSegment()
 	s.cur.buf = append(s.cur.buf, s.comp.tail...)
@@ -599,10 +649,10 @@ func (s *parallelStream) Flush() error {
 // Close compresses the last segment here, sends every segment and, for
 // gzip, the trailer.
 func (s *parallelStream) Close() error {
-	// gzip and brotli always end with a final block, and a zstd body with
-	// at least one frame; a zstd segment flushed last needs no empty frame
-	// after it.
-	if s.cur != nil || s.segments == 0 || s.coding != Zstd {
+	// gzip, brotli and joined zstd always end with a final block, and a
+	// zstd body of frames with at least one frame; a zstd frame flushed
+	// last needs no empty frame after it.
+	if s.cur != nil || s.segments == 0 || s.coding != Zstd || zstdJoined(s.level) {
 		if s.cur == nil {
 			s.newSegment()
 		}
@@ -634,7 +684,7 @@ func (s *parallelStream) handOut(last, here bool) error {
 	if seg.first {
 		s.firstLen = len(seg.input())
 	}
-	if h := history(s.coding, s.cfg.segment); h > 0 {
+	if h := history(s.coding, s.level, s.cfg.segment); h > 0 {
 		// The next segment's dictionary: the last h bytes of the input so
 		// far, which seg's buf ends with (a short segment after a flush
 		// has the previous dictionary before it).
