@@ -3,6 +3,7 @@ package zstdenc
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -56,14 +57,20 @@ func TestSegmentsJoinIntoOneFrame(t *testing.T) {
 }
 
 // A piece after the first may not rely on the repeat offsets the one
-// before it left in the decoder: pieces of a text whose every match is a
-// repeat of the last offset decode only if each piece sets its own.
+// before it left in the decoder: here the first piece leaves 1000 in
+// front, and the second starts with a run of period 4, which an encoder
+// that assumed the frame's initial offsets (1, 4, 8) would code as a
+// repeat of 4, decoded as something else.
 func TestSegmentRepeatOffsetsStartUnknown(t *testing.T) {
-	var in []byte
-	for i := range 4000 {
-		in = fmt.Appendf(in, "%d:abcdefgh-%d;", i%7, i%5)
+	rng := rand.New(rand.NewPCG(5, 6))
+	block := make([]byte, 1000)
+	for i := range block {
+		block[i] = byte(rng.Uint32())
 	}
-	out := encodeSegments(t, in, 3001, 1<<20, true, Options{})
+	in := append(append([]byte{}, block...), block...)
+	in = append(in, "xyz"...)
+	in = append(in, bytes.Repeat([]byte("abcd"), 100)...)
+	out := encodeSegments(t, in, 2000, 1<<20, true, Options{})
 	decodeBoth(t, out, in)
 }
 
