@@ -104,7 +104,9 @@ var maxLogs = [3]uint8{9, 8, 9}
 // appendBlock appends src as one block (header included): compressed from
 // lits and seqs when that is shorter, else raw, or RLE when src repeats
 // one byte. The literals not covered by a sequence follow the last one.
-func (b *blockCoder) appendBlock(dst, src, lits []byte, seqs []seq, last bool) []byte {
+// It reports whether the block is compressed, the only type whose
+// sequences move the decoder's repeat offsets.
+func (b *blockCoder) appendBlock(dst, src, lits []byte, seqs []seq, last bool) ([]byte, bool) {
 	hdr := len(dst)
 	dst = append(dst, 0, 0, 0)
 	var typ uint32
@@ -126,7 +128,7 @@ func (b *blockCoder) appendBlock(dst, src, lits []byte, seqs []seq, last bool) [
 		v |= 1
 	}
 	dst[hdr], dst[hdr+1], dst[hdr+2] = byte(v), byte(v>>8), byte(v>>16)
-	return dst
+	return dst, typ == 2
 }
 
 func allSame(p []byte) bool {

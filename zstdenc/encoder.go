@@ -130,8 +130,15 @@ func (e *Encoder) EncodeSegment(dst, src []byte, s Segment) []byte {
 	blockMax := min(maxBlock, window)
 	for bs := start; bs < len(e.buf); {
 		be := min(bs+blockMax, len(e.buf))
+		rep := e.rep
 		e.lits, e.seqs = e.mf.parse(e, bs, be, e.lits[:0], e.seqs[:0])
-		dst = e.bc.appendBlock(dst, e.buf[bs:be], e.lits, e.seqs, s.Last && be == len(e.buf))
+		var compressed bool
+		dst, compressed = e.bc.appendBlock(dst, e.buf[bs:be], e.lits, e.seqs, s.Last && be == len(e.buf))
+		if !compressed {
+			// A raw or RLE block has no sequences: the decoder's repeat
+			// offsets stay as they were before it.
+			e.rep = rep
+		}
 		bs = be
 	}
 	return dst
