@@ -396,7 +396,7 @@ type compressor struct {
 	mu       sync.Mutex
 	encoders []segmentEncoder
 	segments []*segment
-	tail     []byte // gzip, brotli: the dictionary of the next segment
+	tail     []byte // gzip, brotli, joined zstd: the dictionary of the next segment
 }
 
 func (c *compressor) takeEncoder() (segmentEncoder, error) {

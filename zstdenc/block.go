@@ -140,7 +140,7 @@ func allSame(p []byte) bool {
 	return true
 }
 
-// appendRawLiterals appends a raw (typ 0) or RLE (typ 1) literals header
+// appendRawHeader appends a raw (typ 0) or RLE (typ 1) literals header
 // for n literals.
 func appendRawHeader(dst []byte, typ byte, n int) []byte {
 	switch {
