@@ -5,13 +5,12 @@ import (
 	"io"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	ab "github.com/andybalholm/brotli"
+	"github.com/mosaic-edge/mosaic/internal/testcorpus"
 )
 
 // decodeAB decodes with andybalholm/brotli's decoder and fails the test on
@@ -71,25 +70,8 @@ func firstDiff(a, b []byte) int {
 	return min(len(a), len(b))
 }
 
-// corpus returns the shared corpus files, skipping when absent.
-func corpus(t testing.TB) map[string][]byte {
-	t.Helper()
-	files, _ := filepath.Glob("../../shared/corpus/*.j*")
-	css, _ := filepath.Glob("../../shared/corpus/*.css")
-	files = append(files, css...)
-	if len(files) == 0 {
-		t.Skip("no ../../shared/corpus")
-	}
-	m := map[string][]byte{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m[filepath.Base(f)] = b
-	}
-	return m
-}
+// corpus reads the shared corpus; tests that need it skip without it.
+var corpus = testcorpus.Files
 
 // corpusNames returns the corpus and its names in order.
 func corpusNames(t testing.TB) (map[string][]byte, []string) {

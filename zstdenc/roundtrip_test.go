@@ -4,33 +4,15 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/mosaic-edge/mosaic/internal/testcorpus"
 )
 
 // corpus reads the shared corpus; tests that need it skip without it.
-func corpus(t testing.TB) map[string][]byte {
-	t.Helper()
-	files, _ := filepath.Glob("../../shared/corpus/*.j*")
-	css, _ := filepath.Glob("../../shared/corpus/*.css")
-	files = append(files, css...)
-	if len(files) == 0 {
-		t.Skip("no ../../shared/corpus")
-	}
-	m := map[string][]byte{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m[filepath.Base(f)] = b
-	}
-	return m
-}
+var corpus = testcorpus.Files
 
 // edgeInputs exercise every block and section type.
 func edgeInputs() map[string][]byte {
