@@ -28,7 +28,7 @@ func TestFilteredBodyFramingAsNGINX(t *testing.T) {
 	writeFile(t, filepath.Join(www, "plain/page.html"), "<p>plain</p>")
 	writeFile(t, filepath.Join(www, "sub/page.html"), "<p>hello</p>")
 	writeFile(t, filepath.Join(www, "add/page.html"), "<p>page</p>")
-	writeFile(t, filepath.Join(www, "gz/page.html.gz"), string(gzipOf(t, "<p>gzip</p>")))
+	writeFile(t, filepath.Join(www, "gz/page.html.gz"), string(gzipBytes(t, "<p>gzip</p>")))
 	mport, nport := startBothMain(t, dir, load, func(who string, port int) string {
 		return fmt.Sprintf(`include %[2]s/koi-utf;
 		server {

@@ -17,20 +17,6 @@ import (
 	"time"
 )
 
-// gzipOf returns s gzip-encoded.
-func gzipOf(t *testing.T, s string) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	if _, err := io.WriteString(zw, s); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
 // gunzipOrigin answers every path with a gzip body, in pieces, with its
 // length and a strong ETag: /page a page for sub_filter, SSI and charset,
 // /before and /after the parts of add_*_body, /inc an SSI include, /bad
@@ -46,15 +32,15 @@ func gunzipOrigin(t *testing.T) string {
 	for i := range 60000 {
 		fmt.Fprintf(&noise, "hello %x ", i*2654435761%(1<<32))
 	}
-	bad := gzipOf(t, noise.String())
+	bad := gzipBytes(t, noise.String())
 	for i := len(bad) * 3 / 4; i < len(bad)*3/4+64; i++ {
 		bad[i] ^= 0x5a
 	}
 	bodies := map[string][]byte{
-		"/page":   gzipOf(t, page),
-		"/before": gzipOf(t, "BEFORE hello\n"),
-		"/after":  gzipOf(t, "AFTER hello\n"),
-		"/inc":    gzipOf(t, "[included hello]"),
+		"/page":   gzipBytes(t, page),
+		"/before": gzipBytes(t, "BEFORE hello\n"),
+		"/after":  gzipBytes(t, "AFTER hello\n"),
+		"/inc":    gzipBytes(t, "[included hello]"),
 		"/bad":    bad,
 		"/empty":  {},
 	}
