@@ -1,0 +1,46 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// TestSetArgsProxiedAsNGINX: the request line an upstream gets after
+// "set $args" (to a value, or to nothing) or a rewrite that empties the
+// arguments, for proxy_pass with and without a URI, as from NGINX.
+func TestSetArgsProxiedAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, r.RequestURI)
+	}))
+	t.Cleanup(origin.Close)
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(_ string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%[1]d;
+			location /set/ { set $args "a=1"; proxy_pass http://%[2]s; }
+			location /empty/ { set $args ""; proxy_pass http://%[2]s; }
+			location /uri/ { set $args "a=1"; proxy_pass http://%[2]s/u/; }
+			location /uriempty/ { set $args ""; proxy_pass http://%[2]s/u/; }
+			location /rw/ { rewrite ^ /rw/x? break; proxy_pass http://%[2]s; }
+			location /var/ { set $args ""; proxy_pass http://%[2]s$uri$is_args$args; }
+		}`, port, origin.Listener.Addr())
+	})
+	for _, p := range []string{"/set/x?z=9", "/set/x", "/empty/x?z=9", "/empty/x", "/uri/x?z=9", "/uriempty/x?z=9",
+		"/rw/x?z=9", "/var/x?z=9"} {
+		_, mb := doGet(t, mport, p)
+		_, nb := doGet(t, nport, p)
+		if mb != nb {
+			t.Errorf("%s: mosaic sent %q, nginx %q", p, mb, nb)
+		}
+	}
+}
+
+// doGet is a GET of p on 127.0.0.1:port.
+func doGet(t *testing.T, port int, p string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d%s", port, p), nil)
+	return doRequest(t, req)
+}
