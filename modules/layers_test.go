@@ -16,7 +16,7 @@ var libraries = []string{"access", "accesslog", "addition", "auth", "autoindex",
 // codecs are public packages that are not handlers: formats any layer
 // may use, which themselves import nothing of the repository but internal/*
 // (the layer rule for libraries checks that).
-var codecs = []string{"brotli", "charset", "geoip", "mp4"}
+var codecs = []string{"brotli", "charset", "geoip", "mp4", "zstdenc"}
 
 // allowed says which of the repository's packages a layer may import
 // (directly or not): a library, the standard library and its chosen
