@@ -276,20 +276,32 @@ func decodedPrefix(w string) string {
 }
 
 // TestGunzipBombStreams: an upstream's small gzip body that decodes to
-// 512 MiB goes through gunzip and sub_filter to the client as it is
-// decoded: the server's peak resident memory stays far below the body.
+// 128 MiB goes through gunzip and sub_filter to the client as it is
+// decoded: the server's peak resident memory grows by far less than the
+// body over what a small answer of the same location left it at. (The
+// gunzip package's own test decodes 256 MiB with a bound on allocation;
+// this one, through the race-built binary in CI, is kept to what proves
+// the filters in between stream too.)
 func TestGunzipBombStreams(t *testing.T) {
-	var gz bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	const size = 128 << 20
 	line := []byte(strings.Repeat("hello zero ", 93) + "\n") // 1 KiB
-	for range 512 << 10 {
-		zw.Write(line)
+	gzipOfLines := func(n int) []byte {
+		var gz bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+		for range n {
+			zw.Write(line)
+		}
+		zw.Close()
+		return gz.Bytes()
 	}
-	zw.Close()
-	bomb := gz.Bytes()
+	small, bomb := gzipOfLines(64), gzipOfLines(size/len(line))
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Header().Set("Content-Encoding", "gzip")
+		if r.URL.Path == "/small" {
+			w.Write(small)
+			return
+		}
 		w.Write(bomb)
 	}))
 	defer origin.Close()
@@ -298,19 +310,25 @@ func TestGunzipBombStreams(t *testing.T) {
 		listen 127.0.0.1:{port};
 		location / { proxy_pass http://%s; gunzip on; sub_filter zero ZERO; sub_filter_once off; }
 	} }`, origin.Listener.Addr()), port)
-	req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/bomb", port), nil)
-	req.Header.Set("Accept-Encoding", "identity")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	get := func(path string, want int64) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d%s", port, path), nil)
+		req.Header.Set("Accept-Encoding", "identity")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		n, err := io.Copy(io.Discard, resp.Body)
+		if err != nil || n != want {
+			t.Fatalf("%s: %d bytes, %v; want %d", path, n, err, want)
+		}
 	}
-	defer resp.Body.Close()
-	n, err := io.Copy(io.Discard, resp.Body)
-	if err != nil || n != 512<<20 {
-		t.Fatalf("%d bytes, %v; want %d", n, err, 512<<20)
-	}
-	if hwm := peakRSS(t, p.cmd.Process.Pid); hwm > 256<<20 {
-		t.Errorf("peak resident memory %d MiB for a 512 MiB body", hwm>>20)
+	get("/small", int64(64*len(line)))
+	before := peakRSS(t, p.cmd.Process.Pid)
+	get("/bomb", size)
+	if grew := peakRSS(t, p.cmd.Process.Pid) - before; grew > 32<<20 {
+		t.Errorf("peak resident memory grew by %d MiB for a %d MiB body", grew>>20, size>>20)
 	}
 }
 
