@@ -3,7 +3,7 @@ GO ?= go
 # A count rather than a duration: with a duration, Go 1.26's fuzzing
 # coordinator can fail a target with "context deadline exceeded" at the end
 # of the run on a loaded machine (golang/go#75804, fixed in Go 1.27).
-FUZZTIME ?= 50000x
+FUZZTIME ?= 25000x
 # When an input finds new coverage (or fails), the fuzzer shrinks it before
 # going on, by default for up to a minute in which no input counts: on
 # targets whose inputs take milliseconds that was much of their run
