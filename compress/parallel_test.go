@@ -594,8 +594,9 @@ func TestParallelRandomWritesAndFlushes(t *testing.T) {
 	}
 }
 
-// At brotli's levels 10 and 11, where a segment's prefix costs it a part
-// of compressing as many bytes, the first segment of a body of known
+// At brotli's levels 10 and 11 and zstd's joined levels 10-22, where a
+// segment's prefix costs it a part of compressing as many bytes, the
+// first segment of a body of known
 // length, which has none, is the longer, within the slack, by the part of
 // the prefix the window holds; the body is still cut into as many
 // segments, and covered. Other codings and levels, and bodies of unknown
@@ -626,7 +627,13 @@ func TestParallelSegmentsPrimed(t *testing.T) {
 		{compress.Brotli, 11, 1024 * k, 19, 1080227, 0, 0}, // one segment
 		{compress.Brotli, 9, 512 * k, 19, 1080227, 0, 0},
 		{compress.Gzip, 9, 512 * k, 0, 1080227, 0, 0},
-		{compress.Zstd, 19, 512 * k, 0, 1080227, 0, 0},
+		// Joined zstd segments: 294,912 bytes of prefix (half the
+		// longest segment) at 0.68 of a byte, stopped by the slack;
+		// in 256k segments, 256 KiB of prefix, stopped by it too.
+		{compress.Zstd, 19, 512 * k, 0, 1080227, 589_824, 490_403},
+		{compress.Zstd, 10, 256 * k, 0, 1080227, 294_912, 261_772},
+		{compress.Zstd, 19, 512 * k, 0, -1, 0, 0},
+		{compress.Zstd, 9, 512 * k, 0, 1080227, 0, 0}, // frames: nothing to enter
 	} {
 		name := fmt.Sprintf("%v %d, segment %d, window 2^%d, body %d", c.coding, c.level, c.segment, c.lgwin, c.length)
 		first, rest := compress.CutLengths(c.coding, c.level, c.segment, c.lgwin, c.length)
