@@ -94,7 +94,6 @@ func matchLen(buf []byte, a, b, n int) int {
 // search returns the longest match at p found in depth candidates, and
 // its offset, of at most n bytes; a length below minMatch is none.
 func (m *matcher) search(buf []byte, p, n, depth int) (int, int) {
-	m.insert(buf, p)
 	if n < minMatch || p+8 > len(buf) {
 		return 0, 0
 	}
@@ -182,6 +181,7 @@ func (m *matcher) parse(e *Encoder, bs, be int, lits []byte, seqs []seq) ([]byte
 func (m *matcher) best(e *Encoder, p, be, anchor int) (int, int) {
 	n := be - p
 	buf := e.buf
+	m.insert(buf, p)
 	l, off := m.search(buf, p, n, e.depth)
 	if n < minMatch {
 		return l, off
