@@ -94,3 +94,34 @@ func BenchmarkSegment(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSegmentCut compresses react-dom's two pieces as compress cuts
+// it in 512k segments at levels 10-22: the first 589,824 bytes starting
+// the frame, and the rest primed with the 294,912 bytes before it (half
+// the longest segment). On two CPUs the response waits for the slower.
+func BenchmarkSegmentCut(b *testing.B) {
+	body := reactDOM(b)
+	const first, prefix = 589_824, 294_912
+	for _, c := range []struct {
+		name string
+		in   []byte
+		s    Segment
+	}{
+		{"first", body[:first], Segment{First: true, ContentSize: int64(len(body))}},
+		{"second", body[first:], Segment{Last: true, Prefix: body[first-prefix : first], ContentSize: int64(len(body))}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			enc, err := NewEncoder(Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var out []byte
+			cpu := cpuTime()
+			for b.Loop() {
+				out = enc.EncodeSegment(out[:0], c.in, c.s)
+			}
+			reportCPU(b, cpu, len(c.in))
+			b.ReportMetric(float64(len(out)), "bytes")
+		})
+	}
+}
