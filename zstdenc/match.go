@@ -92,7 +92,8 @@ func matchLen(buf []byte, a, b, n int) int {
 }
 
 // search returns the longest match at p found in depth candidates, and
-// its offset, of at most n bytes; a length below minMatch is none.
+// its offset, of at most n bytes; a length below minMatch is none. The
+// positions before p must be entered (insert).
 func (m *matcher) search(buf []byte, p, n, depth int) (int, int) {
 	if n < minMatch || p+8 > len(buf) {
 		return 0, 0
