@@ -279,15 +279,15 @@ const minBrotliPrefix = 256 << 10
 
 // minZstdPrefix is the prefix a joined zstd segment gets whatever its
 // size: on react-dom at level 19 (ParallelSizes/zstd), 512k segments
-// (primed with 288 KiB) come out 0.18% over serial compression and 256k
-// ones (256 KiB) 0.79%.
+// (primed with 288 KiB) come out 0.32% over serial compression and 256k
+// ones (256 KiB) 0.90%.
 const minZstdPrefix = 256 << 10
 
 // zstdJoined reports whether zstd segments at level are pieces of one
 // frame from mosaic's own encoder rather than frames of their own: from
 // level 10, where klauspost/compress's best encoder serves serial
-// responses and the own encoder's output is 0.6% smaller for about 9%
-// more CPU time (react-dom), so its joined segments stay within 1% of
+// responses and the own encoder's output is 0.4% smaller for 8% more
+// instructions (react-dom), so its joined segments stay within 1% of
 // serial compression. Below, klauspost's faster encoders serve, which
 // the own encoder is far slower than.
 func zstdJoined(level int) bool { return level >= 10 }
