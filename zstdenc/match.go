@@ -14,7 +14,9 @@ const minMatch = 5
 // for each position, in a ring as long as the window, or the input if
 // shorter. Positions are indices into Encoder.buf.
 type matcher struct {
-	head      []int32
+	// head's first 2^(maxHashLog-hashDrop) entries are the table in use.
+	head      *[1 << maxHashLog]int32
+	hashDrop  uint
 	chain     []int32
 	chainMask int
 	window    int
@@ -37,11 +39,11 @@ func (m *matcher) reset(e *Encoder, wlog, start int) {
 	// 18 bytes), at a median 94 CPU ms against 108 (six rounds): a table
 	// of a quarter the size misses the caches less.
 	hlog := min(maxHashLog, max(12, bits.Len(uint(n))))
-	if cap(m.head) < 1<<hlog {
-		m.head = make([]int32, 1<<hlog)
+	if m.head == nil {
+		m.head = new([1 << maxHashLog]int32)
 	}
-	m.head = m.head[:1<<hlog]
-	clear(m.head)
+	clear(m.head[:1<<hlog])
+	m.hashDrop = uint(maxHashLog - hlog)
 	m.next = max(0, start-m.window)
 }
 
@@ -50,11 +52,14 @@ const hashMul = 0xcf1bbcdcb7a56463
 // maxHashLog bounds the table of chain heads: 2^18 entries (reset).
 const maxHashLog = 18
 
-// hashAt hashes the minMatch bytes at buf[i:] for a table of mask+1 heads:
-// the low bits of an 18-bit hash, a constant shift the compiler keeps
-// out of the CX register its variable shifts need.
-func hashAt(buf []byte, i int, mask uint) uint {
-	return uint(((binary.LittleEndian.Uint64(buf[i:])<<(64-8*minMatch))*hashMul)>>(64-maxHashLog)) & mask
+// hashAt hashes the minMatch bytes at buf[i:] for a table of
+// 2^(maxHashLog-drop) heads: the product's top bits, which every byte
+// reaches (its low bits see only the first bytes: a table of 2^12 heads
+// indexed by them hashed four bytes and two bits of the fifth). The
+// constant shift bounds the index by maxHashLog bits, which head's array
+// type lets the compiler see.
+func hashAt(buf []byte, i int, drop uint) uint {
+	return uint(((binary.LittleEndian.Uint64(buf[i:])<<(64-8*minMatch))*hashMul)>>(64-maxHashLog)) >> (drop & 31)
 }
 
 // insert enters positions up to p (excluded), never one whose hash would
@@ -66,9 +71,9 @@ func (m *matcher) insert(buf []byte, p int) {
 	if m.next >= p {
 		return
 	}
-	head, chain := m.head, m.chain
+	head, chain, drop := m.head, m.chain, m.hashDrop
 	for i := uint(m.next); i < uint(p); i++ {
-		h := hashAt(buf, int(i), uint(len(head)-1))
+		h := hashAt(buf, int(i), drop)
 		chain[i&uint(len(chain)-1)] = head[h]
 		head[h] = int32(i + 1)
 	}
@@ -104,7 +109,7 @@ func (m *matcher) search(buf []byte, p, n, depth int) (int, int) {
 	// A candidate longer than best agrees with p's bytes at best: one
 	// byte rejects most.
 	want := buf[p+best]
-	cand := int(m.head[hashAt(buf, p, uint(len(m.head)-1))]) - 1
+	cand := int(m.head[hashAt(buf, p, m.hashDrop)]) - 1
 	for ; cand >= lowest && depth > 0; depth-- {
 		if buf[cand+best] == want {
 			if l := matchLen(buf, cand, p, n); l > best {
