@@ -79,20 +79,25 @@ func BenchmarkSegment(b *testing.B) {
 	half := len(body) / 2
 	for _, prefix := range []int{0, half / 2, half} {
 		b.Run(fmt.Sprintf("prefix=%d", prefix), func(b *testing.B) {
-			enc, err := NewEncoder(Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			s := Segment{Last: true, Prefix: body[half-prefix : half], ContentSize: int64(len(body))}
-			var out []byte
-			cpu := cpuTime()
-			for b.Loop() {
-				out = enc.EncodeSegment(out[:0], body[half:], s)
-			}
-			reportCPU(b, cpu, len(body)-half)
-			b.ReportMetric(float64(len(out)), "bytes")
+			benchSegment(b, body[half:], Segment{Last: true, Prefix: body[half-prefix : half], ContentSize: int64(len(body))})
 		})
 	}
+}
+
+// benchSegment compresses in as segment s on one encoder, reporting the
+// CPU time and the piece's size.
+func benchSegment(b *testing.B, in []byte, s Segment) {
+	enc, err := NewEncoder(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out []byte
+	cpu := cpuTime()
+	for b.Loop() {
+		out = enc.EncodeSegment(out[:0], in, s)
+	}
+	reportCPU(b, cpu, len(in))
+	b.ReportMetric(float64(len(out)), "bytes")
 }
 
 // BenchmarkSegmentCut compresses react-dom's two pieces as compress cuts
@@ -110,18 +115,6 @@ func BenchmarkSegmentCut(b *testing.B) {
 		{"first", body[:first], Segment{First: true, ContentSize: int64(len(body))}},
 		{"second", body[first:], Segment{Last: true, Prefix: body[first-prefix : first], ContentSize: int64(len(body))}},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			enc, err := NewEncoder(Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			var out []byte
-			cpu := cpuTime()
-			for b.Loop() {
-				out = enc.EncodeSegment(out[:0], c.in, c.s)
-			}
-			reportCPU(b, cpu, len(c.in))
-			b.ReportMetric(float64(len(out)), "bytes")
-		})
+		b.Run(c.name, func(b *testing.B) { benchSegment(b, c.in, c.s) })
 	}
 }
