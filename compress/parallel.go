@@ -234,7 +234,7 @@ var compressing atomic.Int64
 // response's goroutine and one for a segment beside it. With fewer, cutting
 // gains no speed, since no CPU is free to run its segments alongside, and
 // it costs: CPU time for gzip, brotli and joined zstd (each segment begins
-// by entering the 32 KiB, or for brotli up to 1 MiB, for zstd at least 512
+// by entering the 32 KiB, or for brotli up to 1 MiB, for zstd at least 256
 // KiB, before it again), size for zstd's frames (each starts without
 // history). Such a response is compressed
 // serially, as if the pool were off, so that a loaded server keeps the
