@@ -23,17 +23,21 @@ type clusterer struct {
 	// counted and the next prepare then visit those counts alone, not the
 	// whole table (a block split's 64 chunks × 704 command symbols hold a
 	// few thousand counts).
-	marks   []markRow
-	words   int
-	total   []uint32
-	syms    []uint16 // each item's symbols with a count: the first nsyms[i] of its row
-	nsyms   []int
+	marks []markRow
+	words int
+	total []uint32
+	syms  []uint16 // each item's symbols with a count: the first nsyms[i] of its row
+	nsyms []int
+	// fcnt holds the counts of syms as float32, beside them: crossBits,
+	// which runs for every item each cluster added, then reads one array
+	// and converts nothing.
+	fcnt    []float32
 	own     []float32 // each item's entropy: the bits of a code of its own
 	clHist  []uint32  // the clusters' counts, maxTrees × alpha
 	clTotal [maxTrees]uint32
 	clBits  [maxTrees]float64 // each cluster's estimated bits (clusterBits), kept by run
 	moved   []uint16          // the items a round moved, with their old cluster
-	cost    []float32         // per cluster, -log2 of each symbol's probability (unseen: 2 bits more than seen once)
+	cost    []float32         // per cluster, -log2 of each symbol's probability (unseen: 2 bits more than seen once), costStride apart
 	// costVer numbers each cluster's cost table: costs gives it the next
 	// value of gen, never reused. An item's bits with its own cluster's
 	// code (crossBits), which the seed search and every round need, are
@@ -74,6 +78,7 @@ func (c *clusterer) prepare(n, alpha int) []uint32 {
 	c.n, c.alpha = n, alpha
 	c.hist = grow(c.hist, n*alpha)
 	c.syms = grow(c.syms, n*alpha)
+	c.fcnt = grow(c.fcnt, n*alpha)
 	c.total = grow(c.total, n)
 	c.nsyms = grow(c.nsyms, n)
 	c.own = grow(c.own, n)
@@ -86,9 +91,15 @@ func (c *clusterer) prepare(n, alpha int) []uint32 {
 		c.moved = make([]uint16, 0, 2*n)
 	}
 	c.clHist = grow(c.clHist, maxTrees*alpha)
-	c.cost = grow(c.cost, maxTrees*alpha)
+	c.cost = grow(c.cost, maxTrees*costStride)
 	return c.hist
 }
+
+// costStride is how far apart the clusters' cost tables lie: a power of
+// two above every alphabet clustered (704 insert-and-copy symbols, 400
+// distance symbols), so that crossBits indexes a table by the symbol
+// masked, without a bounds check.
+const costStride = 1024
 
 // markRow holds an item's marks: bit s%64 of word s/64 for symbol s,
 // below 1,024 (so that s>>6&15 is an index the compiler need not check).
@@ -135,10 +146,12 @@ func (c *clusterer) counted() {
 			}
 		}
 		n, sum := uint32(0), 0.0
-		for _, s := range syms[:ns] {
+		fcnt := c.fcnt[i*c.alpha : i*c.alpha+ns]
+		for j, s := range syms[:ns] {
 			v := row[s]
 			n += v
 			sum += xlog2x(v)
+			fcnt[j] = float32(v)
 		}
 		c.total[i], c.nsyms[i] = n, ns
 		c.own[i] = float32(xlog2x(n) - sum)
@@ -233,7 +246,7 @@ func (c *clusterer) costs(t int) {
 	unseen := float32(lt + 2)
 	c.gen++
 	c.costVer[t] = c.gen
-	cost := c.cost[t*a : (t+1)*a]
+	cost := c.cost[t*costStride : t*costStride+a]
 	for s, v := range c.clHist[t*a : (t+1)*a] {
 		if v == 0 {
 			cost[s] = unseen
@@ -258,12 +271,13 @@ func (c *clusterer) move(i, from, to int) {
 
 // crossBits is what item i's symbols cost with cluster t's code.
 func (c *clusterer) crossBits(i, t int) float32 {
-	a := c.alpha
+	o := i * c.alpha
+	syms := c.syms[o : o+c.nsyms[i]]
+	fcnt := c.fcnt[o : o+len(syms)]
+	cost := (*[costStride]float32)(c.cost[t*costStride:])
 	sum := float32(0)
-	cost := c.cost[t*a : (t+1)*a]
-	row := c.hist[i*a : (i+1)*a]
-	for _, s := range c.syms[i*a : i*a+c.nsyms[i]] {
-		sum += float32(row[s]) * cost[s]
+	for j, s := range syms {
+		sum += fcnt[j] * cost[s&(costStride-1)]
 	}
 	return sum
 }
