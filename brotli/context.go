@@ -146,31 +146,50 @@ type ctxState struct {
 // and p2 are the two bytes before start, and runs the literals' blocks
 // (nil for one type).
 func (c *ctxState) count(cmds []command, data []byte, start int, p1, p2 byte, runs []blockRun) {
-	lut := c.lut
 	c.ntypes = 1
-	left, off := ^uint32(0), 0
 	if len(runs) > 1 {
 		for _, r := range runs {
 			c.ntypes = max(c.ntypes, int(r.typ)+1)
 		}
-		left = runs[0].n
-		runs = runs[1:]
+		countIn[[1]byte](c.lut, c.cl.prepare(64*c.ntypes, 256), cmds, data, start, p1, p2, runs)
+		return
 	}
-	hist := c.cl.prepare(64*c.ntypes, 256)
-	p := start
+	countIn[[0]byte](c.lut, c.cl.prepare(64, 256), cmds, data, start, p1, p2, nil)
+}
+
+// countIn is count compiled for literals of several block types
+// ([1]byte) and of one ([0]byte), most meta-blocks below quality 10:
+// there the counts are one array of 64 contexts whose index needs no
+// bounds check, and no block is counted down per literal.
+func countIn[S variant](lut *ctxLut, hist []uint32, cmds []command, data []byte, p int, p1, p2 byte, runs []blockRun) {
+	var mode S
+	split := len(mode) == 1
+	var one *[64 << 8]uint32
+	if !split {
+		one = (*[64 << 8]uint32)(hist)
+	}
+	left, off := ^uint32(0), 0
+	if split {
+		left, runs = runs[0].n, runs[1:]
+	}
 	for k := range cmds {
 		cmd := &cmds[k]
-		for end := p + int(cmd.insert); p < end; p++ {
-			if left == 0 {
-				left, off = runs[0].n, int(runs[0].typ)<<14
-				runs = runs[1:]
+		lits := data[p : p+int(cmd.insert)]
+		for _, b := range lits {
+			id := int(lut[0][p1]|lut[1][p2]) & 63
+			if split {
+				if left == 0 {
+					left, off = runs[0].n, int(runs[0].typ)<<14
+					runs = runs[1:]
+				}
+				left--
+				hist[off|id<<8|int(b)]++
+			} else {
+				one[id<<8|int(b)]++
 			}
-			left--
-			b := data[p]
-			id := lut[0][p1] | lut[1][p2]
-			hist[off|int(id)<<8|int(b)]++
 			p2, p1 = p1, b
 		}
+		p += len(lits)
 		if cmd.copy > 0 {
 			p += int(cmd.copy)
 			p2, p1 = data[p-2], data[p-1]
