@@ -21,7 +21,7 @@ type clusterer struct {
 	// item, when the caller filled it beside the counts (prepareMarked;
 	// words, the uint64s of a row that the alphabet uses, is 0 otherwise):
 	// counted and the next prepare then visit those counts alone, not the
-	// whole table (a block split's 64 chunks × 704 command symbols hold a
+	// whole table (a block split's 16 chunks × 704 command symbols hold a
 	// few thousand counts).
 	marks []markRow
 	words int
