@@ -101,13 +101,11 @@ func (b *blockSplit) plan(seq []uint16, alpha, minChunk, limit, rounds int, r re
 	}
 	chunk := max(minChunk, (len(seq)+maxChunks-1)/maxChunks)
 	items := max((len(seq)+chunk-1)/chunk, 1)
-	hist, marks := b.cl.prepareMarked(items, alpha)
+	hist := b.cl.prepare(items, alpha)
 	for i := range items {
 		h := hist[i*alpha : (i+1)*alpha]
-		m := &marks[i]
 		for _, s := range seq[i*chunk : min((i+1)*chunk, len(seq))] {
 			h[s]++
-			m[s>>6&15] |= 1 << (s & 63)
 		}
 	}
 	if items < 2 {

@@ -2,7 +2,6 @@ package brotli
 
 import (
 	"math"
-	"math/bits"
 )
 
 // clusterer groups histograms (of literal contexts, or of stretches of
@@ -17,17 +16,9 @@ import (
 type clusterer struct {
 	n, alpha int
 	hist     []uint32 // n × alpha counts
-	// marks has a bit per item and symbol with a count, a markRow per
-	// item, when the caller filled it beside the counts (prepareMarked;
-	// words, the uint64s of a row that the alphabet uses, is 0 otherwise):
-	// counted and the next prepare then visit those counts alone, not the
-	// whole table (a block split's 16 chunks × 704 command symbols hold a
-	// few thousand counts).
-	marks []markRow
-	words int
-	total []uint32
-	syms  []uint16 // each item's symbols with a count: the first nsyms[i] of its row
-	nsyms []int
+	total    []uint32
+	syms     []uint16 // each item's symbols with a count: the first nsyms[i] of its row
+	nsyms    []int
 	// fcnt holds the counts of syms as float32, beside them: crossBits,
 	// which runs for every item each cluster added, then reads one array
 	// and converts nothing.
@@ -60,21 +51,11 @@ type clusterer struct {
 // prepare makes room for n items over alpha symbols and returns their
 // counts, zeroed, for the caller to fill before run.
 func (c *clusterer) prepare(n, alpha int) []uint32 {
-	// The last caller's counts go first: by its marks, else all it used.
-	if c.words > 0 {
-		for i := range c.n {
-			row := c.hist[i*c.alpha : (i+1)*c.alpha]
-			for j, m := range c.marks[i][:c.words] {
-				for ; m != 0; m &= m - 1 {
-					row[j*64+bits.TrailingZeros64(m)] = 0
-				}
-			}
-		}
-		clear(c.marks[:c.n])
-		c.words = 0
-	} else {
-		clear(c.hist[:c.n*c.alpha])
-	}
+	// The last caller's counts go first. (A block split's counts were
+	// once marked by a bit per item and symbol, so that this and counted
+	// visited those alone; since splits take 16 chunks, not 64, the
+	// marks cost more than the scans of 16 × 704 counts they saved.)
+	clear(c.hist[:c.n*c.alpha])
 	c.n, c.alpha = n, alpha
 	c.hist = grow(c.hist, n*alpha)
 	c.syms = grow(c.syms, n*alpha)
@@ -101,19 +82,6 @@ func (c *clusterer) prepare(n, alpha int) []uint32 {
 // masked, without a bounds check.
 const costStride = 1024
 
-// markRow holds an item's marks: bit s%64 of word s/64 for symbol s,
-// below 1,024 (so that s>>6&15 is an index the compiler need not check).
-type markRow [16]uint64
-
-// prepareMarked is prepare for a caller that also sets, for each count it
-// makes, the bit of its symbol in its item's marks, returned zeroed.
-func (c *clusterer) prepareMarked(n, alpha int) (hist []uint32, marks []markRow) {
-	hist = c.prepare(n, alpha)
-	c.words = (alpha + 63) / 64
-	c.marks = grow(c.marks, n)
-	return hist, c.marks
-}
-
 // grow returns s with length n, reallocating only when it must.
 func grow[T any](s []T, n int) []T {
 	if cap(s) < n {
@@ -122,27 +90,17 @@ func grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// counted lists each item's symbols and totals once its counts are in:
-// found by the marks when the caller made them, else by a scan of the
-// row, in ascending order either way.
+// counted lists each item's symbols, in ascending order, and totals
+// once its counts are in.
 func (c *clusterer) counted() {
 	for i := range c.n {
 		row := c.hist[i*c.alpha : (i+1)*c.alpha]
 		syms := c.syms[i*c.alpha:]
 		ns := 0
-		if c.words > 0 {
-			for j, m := range c.marks[i][:c.words] {
-				for ; m != 0; m &= m - 1 {
-					syms[ns] = uint16(j*64 + bits.TrailingZeros64(m))
-					ns++
-				}
-			}
-		} else {
-			for s, v := range row {
-				if v != 0 {
-					syms[ns] = uint16(s)
-					ns++
-				}
+		for s, v := range row {
+			if v != 0 {
+				syms[ns] = uint16(s)
+				ns++
 			}
 		}
 		n, sum := uint32(0), 0.0

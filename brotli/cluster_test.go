@@ -6,32 +6,19 @@ import (
 	"testing"
 )
 
-// TestClustererReuse runs one clusterer through uses of changing shape,
-// with and without marks (block splits and literal contexts share the
-// type), and checks that each use starts from zeroed counts and lists each
-// item's symbols, totals and entropy as a full scan of its counts would:
-// a marked use clears only what it marked.
+// TestClustererReuse runs one clusterer through uses of changing shape
+// (block splits and literal contexts share the type), and checks that
+// each use starts from zeroed counts and lists each item's symbols,
+// totals and entropy as a full scan of its counts would.
 func TestClustererReuse(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var c clusterer
 	alphas := []int{64, 124, 256, 704}
 	for use := range 200 {
 		n, alpha := 1+rng.IntN(64), alphas[rng.IntN(len(alphas))]
-		marked := rng.IntN(2) == 0
-		var hist []uint32
-		var marks []markRow
-		if marked {
-			hist, marks = c.prepareMarked(n, alpha)
-		} else {
-			hist = c.prepare(n, alpha)
-		}
+		hist := c.prepare(n, alpha)
 		if i := slices.IndexFunc(hist[:n*alpha], func(v uint32) bool { return v != 0 }); i >= 0 {
 			t.Fatalf("use %d (%d×%d): count %d is %d before filling", use, n, alpha, i, hist[i])
-		}
-		for i := range marks {
-			if marks[i] != (markRow{}) {
-				t.Fatalf("use %d: item %d has marks before filling", use, i)
-			}
 		}
 		for i := range n {
 			if rng.IntN(5) == 0 {
@@ -40,9 +27,6 @@ func TestClustererReuse(t *testing.T) {
 			for range rng.IntN(300) {
 				s := rng.IntN(alpha)
 				hist[i*alpha+s]++
-				if marked {
-					marks[i][s>>6] |= 1 << (s & 63)
-				}
 			}
 		}
 		c.counted()
@@ -59,8 +43,8 @@ func TestClustererReuse(t *testing.T) {
 			}
 			got := c.syms[i*alpha : i*alpha+c.nsyms[i]]
 			if !slices.Equal(got, syms) || c.total[i] != total || c.own[i] != float32(xlog2x(total)-sum) {
-				t.Fatalf("use %d (marked %v): item %d lists %v, total %d, own %v; its counts have %v, %d, %v",
-					use, marked, i, got, c.total[i], c.own[i], syms, total, float32(xlog2x(total)-sum))
+				t.Fatalf("use %d: item %d lists %v, total %d, own %v; its counts have %v, %d, %v",
+					use, i, got, c.total[i], c.own[i], syms, total, float32(xlog2x(total)-sum))
 			}
 		}
 		if rng.IntN(3) == 0 {
