@@ -801,7 +801,9 @@ func writeCommandsIn[S variant](e *encoder, data []byte, nbits int, p1, p2 byte)
 			}
 			litLeft--
 			b := data[p]
-			bs.put(ctxCodes[lookup[lut[0][p1]|lut[1][p2]]|uint16(b)])
+			// Masked indexes, which need no bounds checks: a context id
+			// is below 64, a tree's offset below maxTrees*256.
+			bs.put(ctxCodes[(lookup[(lut[0][p1]|lut[1][p2])&63]|uint16(b))&(maxTrees*256-1)])
 			p2, p1 = p1, b
 			if p&1 == 1 {
 				bs.flush()
