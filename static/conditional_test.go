@@ -1,6 +1,10 @@
 package static
 
-import "testing"
+import (
+	"fmt"
+	"net/http"
+	"testing"
+)
 
 const (
 	etagA   = `"5f5e1000-1a"` // a.txt
@@ -52,6 +56,14 @@ func TestConditionalRequests(t *testing.T) {
 		{"IM miss beats INM hit", []string{"If-Match", `"x"`, "If-None-Match", etagA}, 412},
 		{"IM hit then INM hit", []string{"If-Match", etagA, "If-None-Match", etagA}, 304},
 		{"IUMS miss beats IMS hit", []string{"If-Unmodified-Since", before, "If-Modified-Since", after}, 412},
+	}
+	// With more fields than askedFor scans, the header is looked up
+	// field by field: the same answers.
+	for _, c := range cases {
+		t.Run(c.name+" past scanFields", func(t *testing.T) {
+			resp, _ := fx.do("GET", "/a.txt", append(padding(scanFields), c.header...)...)
+			expect(t, resp, c.status)
+		})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -127,5 +139,45 @@ func TestETagMatchUnit(t *testing.T) {
 	}
 	if got := string(appendETag(nil, 0x5f5e1000, 0x1000)); got != `"5f5e1000-1000"` {
 		t.Errorf("appendETag = %s", got)
+	}
+}
+
+// padding returns n header fields that no condition reads, as do's
+// name-value pairs.
+func padding(n int) []string {
+	var h []string
+	for i := range n {
+		h = append(h, fmt.Sprintf("X-Pad-%d", i), "1")
+	}
+	return h
+}
+
+// askedFor must see every field of the conditions and ranges among others,
+// and report both possible past scanFields, where it does not look.
+func TestAskedFor(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		want  asked
+	}{
+		{nil, asked{}},
+		{[]string{"Accept", "User-Agent", "Accept-Encoding"}, asked{}},
+		{[]string{"Accept", "If-None-Match"}, asked{conditions: true}},
+		{[]string{"If-Modified-Since"}, asked{conditions: true}},
+		{[]string{"If-Match", "Cookie"}, asked{conditions: true}},
+		{[]string{"If-Unmodified-Since"}, asked{conditions: true}},
+		{[]string{"Range", "Accept"}, asked{ranges: true}},
+		{[]string{"Range", "If-Range"}, asked{conditions: true, ranges: true}},
+		// Not canonical: no lookup would find it either.
+		{[]string{"if-none-match", "range"}, asked{}},
+		{[]string{"A", "B", "C", "D", "E", "F", "G", "H"}, asked{}},
+		{[]string{"A", "B", "C", "D", "E", "F", "G", "H", "I"}, asked{true, true}},
+	} {
+		h := http.Header{}
+		for _, n := range c.names {
+			h[n] = []string{"x"}
+		}
+		if got := askedFor(h); got != c.want {
+			t.Errorf("askedFor(%v) = %+v, want %+v", c.names, got, c.want)
+		}
 	}
 }

@@ -54,8 +54,9 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 	// status is the response's by then. With "=" or "=200" it is a 200.
 	errorPage := errorStatus(r)
 	status := 0
-	if !errorPage {
-		status = Preconditions(r, b[:etagLen], mtime, h.ims, whole)
+	asked := askedFor(r.Header)
+	if !errorPage && asked.conditions {
+		status = preconditions(r.Header, b[:etagLen], mtime, h.ims, whole)
 	}
 	switch status {
 	case http.StatusNotModified:
@@ -95,7 +96,7 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 	if body.SingleRange && maxRanges != 1 && maxRanges >= 0 {
 		maxRanges = 1
 	}
-	ranges, verdict := h.ranges(r, b[:etagLen], mtime, size, maxRanges, whole || v.Whole || unranged || errorPage, one[:0])
+	ranges, verdict := h.ranges(r, b[:etagLen], mtime, size, maxRanges, !asked.ranges || whole || v.Whole || unranged || errorPage, one[:0])
 	if verdict == byterange.NotSatisfiable {
 		b = append(b[:0], "bytes */"...)
 		w.Header()["Content-Range"] = []string{string(strconv.AppendInt(b, size, 10))}
@@ -167,8 +168,11 @@ func errorStatus(r *http.Request) bool {
 // If-Range and maxRanges (MaxRanges, or less for this body); with whole
 // set it asks for nothing.
 func (h *FileServer) ranges(r *http.Request, etag []byte, mtime, size int64, maxRanges int, whole bool, out []byterange.Range) ([]byterange.Range, byterange.Verdict) {
+	if maxRanges < 0 || whole {
+		return nil, byterange.Whole
+	}
 	v := r.Header["Range"]
-	if len(v) == 0 || maxRanges < 0 || whole {
+	if len(v) == 0 {
 		return nil, byterange.Whole
 	}
 	spec, ok := byterange.Spec(v[0])

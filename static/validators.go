@@ -28,10 +28,18 @@ func appendETag(b []byte, mtime, size int64) []byte {
 // the file. Content of another kind with a modification time (empty_gif)
 // uses it as NGINX's not-modified filter serves every response.
 func Preconditions(r *http.Request, etag []byte, mtime int64, ims ModifiedSince, noValidators bool) int {
+	if !askedFor(r.Header).conditions {
+		return 0
+	}
+	return preconditions(r.Header, etag, mtime, ims, noValidators)
+}
+
+// preconditions is Preconditions once the header is known to hold a field
+// named "If-...".
+func preconditions(hdr http.Header, etag []byte, mtime int64, ims ModifiedSince, noValidators bool) int {
 	if noValidators {
 		etag = nil
 	}
-	hdr := r.Header
 	if match, present := etagsMatch(hdr["If-Match"], etag, false); present {
 		if !match {
 			return http.StatusPreconditionFailed
@@ -61,6 +69,35 @@ func Preconditions(r *http.Request, etag []byte, mtime int64, ims ModifiedSince,
 		}
 	}
 	return 0
+}
+
+// asked says which of the request header's fields about conditions and
+// ranges it may hold. Most requests carry none, and for a header of a few
+// fields one pass over its names costs less than the six lookups (If-Match,
+// If-None-Match, If-Unmodified-Since, If-Modified-Since, Range, If-Range)
+// that would find nothing: a lookup in a small map compares the name with
+// every key anyway. Names are compared as the lookups would, canonical.
+type asked struct{ conditions, ranges bool }
+
+// scanFields is the most fields that askedFor scans; in a larger header a
+// lookup, which hashes, costs less than a pass, and both are reported
+// possible.
+const scanFields = 8
+
+func askedFor(hdr http.Header) asked {
+	if len(hdr) > scanFields {
+		return asked{true, true}
+	}
+	var a asked
+	for name := range hdr {
+		switch {
+		case strings.HasPrefix(name, "If-"):
+			a.conditions = true
+		case name == "Range":
+			a.ranges = true
+		}
+	}
+	return a
 }
 
 // etagsMatch reports whether the entity-tag lists in values name etag, and
