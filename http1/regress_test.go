@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -397,4 +399,69 @@ func dialSmallWindow(t *testing.T, addr string) net.Conn {
 	}
 	_ = nc.SetDeadline(time.Now().Add(testTimeout))
 	return nc
+}
+
+// oneByteConn hands its input over a byte per read, so that readHead never
+// finds a whole header buffered and takes every one line by line.
+type oneByteConn struct{ memConn }
+
+func (c *oneByteConn) Read(p []byte) (int, error) { return c.src.Read(p[:min(len(p), 1)]) }
+
+// TestHeadAtOnce holds readHead's taking of a header that is whole in the
+// read buffer in one piece (headAtOnce) to what its loop makes of the same
+// bytes a line at a time: the same header, length and error, and the same
+// place for the next request, over line endings, empty lines before the
+// request line, a line without a version, and headers at and over the
+// first buffer's size.
+func TestHeadAtOnce(t *testing.T) {
+	pad := func(n int) string { // a header of n bytes with its empty line
+		h := "GET / HTTP/1.1\r\nX: "
+		return h + strings.Repeat("a", n-len(h)-4) + "\r\n\r\n"
+	}
+	heads := []string{
+		"GET / HTTP/1.1\r\nHost: a\r\n\r\n",
+		"GET / HTTP/1.1\nHost: a\n\n",
+		"GET / HTTP/1.1\r\nHost: a\n\r\n",
+		"GET / HTTP/1.1\r\nHost: a\r\n \r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: a\r\n folded\r\n\r\n",
+		"GET / HTTP/1.1\r\n\r\n",
+		"\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n",
+		"\nGET / HTTP/1.1\r\nHost: a\r\n\r\n",
+		"GET /\r\n",
+		"GET /\r\nHost: a\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: a\r\r\n\r\n",
+		pad(fuzzFirstBuffer - 1),
+		pad(fuzzFirstBuffer),
+		pad(fuzzFirstBuffer + 1),
+		pad(fuzzFirstBuffer + fuzzMaxLine),
+	}
+	// What readHead makes of each request of in, in turn.
+	read := func(src *strings.Reader, nc net.Conn) []string {
+		c := newConn(&Server{Limits: fuzzLimits}, nc)
+		var out []string
+		for range 3 {
+			head, err := c.readHead()
+			taken := int(src.Size()) - src.Len()
+			if c.br != nil {
+				taken -= c.br.Buffered()
+			}
+			out = append(out, fmt.Sprintf("%q %d %v, next at %d", head, c.headLen, err, taken))
+			c.releaseHead()
+			if err != nil {
+				break
+			}
+		}
+		return out
+	}
+	const first = "GET /first HTTP/1.1\r\nHost: a\r\n\r\n"
+	for _, h := range heads {
+		in := first + h + first
+		src := strings.NewReader(in)
+		atOnce := read(src, &memConn{src: src})
+		src = strings.NewReader(in)
+		byLine := read(src, &oneByteConn{memConn{src: src}})
+		if !slices.Equal(atOnce, byLine) {
+			t.Errorf("%q:\nat once %q\nby line %q", h, atOnce, byLine)
+		}
+	}
 }
