@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/base64"
 	"encoding/pem"
 	"math/big"
 	"net"
@@ -650,6 +651,25 @@ func TestRequestURIOfAbsoluteFormTarget(t *testing.T) {
 	} {
 		if got := MustCompile(src).Eval(r); got != want {
 			t.Errorf("%s = %q, want %q", src, got, want)
+		}
+	}
+}
+
+// $remote_user is BasicAuth's user whatever the Authorization lines: none,
+// empty, of another scheme, or more than one (the first counts).
+func TestRemoteUser(t *testing.T) {
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("ann:pw"))
+	for _, lines := range [][]string{
+		nil, {}, {""}, {basic}, {"basic " + base64.StdEncoding.EncodeToString([]byte("bob:pw"))},
+		{"Bearer xyz"}, {"Basic !!!"}, {"", basic}, {basic, "Basic eDp5"},
+	} {
+		r := httptest.NewRequest("GET", "/", nil)
+		if lines != nil {
+			r.Header["Authorization"] = lines
+		}
+		want, _, _ := r.BasicAuth()
+		if got := MustCompile("$remote_user").Eval(r); got != want {
+			t.Errorf("Authorization %q: $remote_user %q, want %q", lines, got, want)
 		}
 	}
 }
