@@ -235,18 +235,18 @@ func (s *State) Set(name, value string) {
 	if s == nil {
 		return
 	}
+	// No defer: a proxied request sets eleven values, and nothing here
+	// can panic with the lock held but an append out of memory.
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if v := s.find(name); v != nil {
 		v.value = value
-		return
-	}
-	if s.nvalue < len(s.values) {
+	} else if s.nvalue < len(s.values) {
 		s.values[s.nvalue] = namedValue{name, value}
 		s.nvalue++
-		return
+	} else {
+		s.more = append(s.more, namedValue{name, value})
 	}
-	s.more = append(s.more, namedValue{name, value})
+	s.mu.Unlock()
 }
 
 // namedValue is one value of Set.
@@ -273,11 +273,14 @@ func (s *State) Get(name string) (string, bool) {
 		return "", false
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if v := s.find(name); v != nil {
-		return v.value, true
+	v := s.find(name)
+	if v == nil {
+		s.mu.Unlock()
+		return "", false
 	}
-	return "", false
+	value := v.value
+	s.mu.Unlock()
+	return value, true
 }
 
 // PathMapper maps a request's URI to the file system as the root or alias
