@@ -30,17 +30,23 @@ const cycleHit = maxRedirects + 1
 
 // reqInfo is the core's per-request record, in the request context.
 type reqInfo struct {
+	// The flags go together, so that the record (reqRoot) keeps to its
+	// size class (TestRequestRecordSize).
+	//
 	// noChunks says chunked_transfer_encoding off reached the writer.
 	noChunks  bool
-	cfg       *Config
-	srv       *VServer
-	st        *vars.State
-	loc       *Location
 	internal  bool // an internal redirect or a subrequest: internal locations allowed
-	redirects *int // shared by every redirect of one request, like NGINX's uri_changes
 	errorPage bool // serving an error_page: no further interception
-	subDepth  int
-	rec       *recorder // the client connection's writer; nil in subrequests
+	// prefixLost: a rewrite changed the URI and stopped with "break"
+	// (PrefixLost).
+	prefixLost bool
+	cfg        *Config
+	srv        *VServer
+	st         *vars.State
+	loc        *Location
+	redirects  *int // shared by every redirect of one request, like NGINX's uri_changes
+	subDepth   int
+	rec        *recorder // the client connection's writer; nil in subrequests
 	// h2conn holds, for an HTTP/2 request, the settings its connection
 	// takes: those of the server SNI chose (else the default server), at
 	// the server level, which NGINX reads for keepalive_requests,
@@ -50,9 +56,6 @@ type reqInfo struct {
 	// pending is the answer a rewrite step (return, a redirect) gave;
 	// the core step of the location's chain serves it (route).
 	pending http.Handler
-	// prefixLost: a rewrite changed the URI and stopped with "break"
-	// (PrefixLost).
-	prefixLost bool
 	// refusal is set for a request the HTTP/1 reader refused, served
 	// only to be logged (refusal.go).
 	refusal *http1.Refusal

@@ -158,11 +158,11 @@ type State struct {
 	idFrom    *State // a subrequest's parent, whose $request_id it shares
 
 	mu sync.Mutex
-	// values are those of Set: the first ones in place (a proxied
-	// request sets nine), any others in more. A request sets few, so a
-	// scan finds one sooner than a map, which would take several
-	// allocations to fill.
-	values [10]namedValue
+	// values are those of Set: the first ones in place (a proxied or
+	// FastCGI request sets eleven), any others in more. A request sets
+	// few, so a scan finds one sooner than a map, which would take
+	// several allocations to fill.
+	values [11]namedValue
 	nvalue int
 	more   []namedValue
 	// slots caches the values of a configuration's own variables (see
