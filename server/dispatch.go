@@ -93,10 +93,13 @@ type reqRoot struct {
 func newRequestRoot(ctx context.Context) context.Context { return &reqRoot{Context: ctx} }
 
 func (rr *reqRoot) Value(key any) any {
-	switch key {
-	case reqInfoKey{}:
+	// Tests of the key's type: comparing it with a key value (==) calls
+	// the type's equality function on a match, and a request asks for
+	// these two a dozen times.
+	if _, ok := key.(reqInfoKey); ok {
 		return &rr.info
-	case vars.StateKey():
+	}
+	if vars.IsStateKey(key) {
 		return &rr.state
 	}
 	return rr.Context.Value(key)

@@ -208,6 +208,15 @@ type ctxKey struct{}
 // NewContext per request; everyone else uses NewContext and FromContext.
 func StateKey() any { return ctxKey{} }
 
+// IsStateKey reports whether key is StateKey's, for a context's Value.
+// It tests the key's type alone: "key == StateKey()" compares two
+// interfaces of one type by calling the type's equality function, which a
+// request's many Value calls pay each time.
+func IsStateKey(key any) bool {
+	_, ok := key.(ctxKey)
+	return ok
+}
+
 // NewContext returns ctx carrying st.
 func NewContext(ctx context.Context, st *State) context.Context {
 	return context.WithValue(ctx, ctxKey{}, st)

@@ -15,7 +15,7 @@ type stateHolder struct {
 }
 
 func (h *stateHolder) Value(key any) any {
-	if key == vars.StateKey() {
+	if vars.IsStateKey(key) {
 		return &h.st
 	}
 	return h.Context.Value(key)
@@ -32,5 +32,14 @@ func TestStateKey(t *testing.T) {
 	}
 	if got := vars.FromContext(context.Background()); got != nil {
 		t.Fatalf("FromContext of a bare context: %p", got)
+	}
+	type otherKey struct{}
+	for _, key := range []any{nil, struct{}{}, otherKey{}, "StateKey", &h.st} {
+		if vars.IsStateKey(key) {
+			t.Errorf("IsStateKey(%#v) is true", key)
+		}
+	}
+	if !vars.IsStateKey(vars.StateKey()) {
+		t.Error("IsStateKey(StateKey()) is false")
 	}
 }
