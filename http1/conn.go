@@ -909,10 +909,12 @@ func (hb *headBuffers) hold(start, n int) error {
 
 // readHead reads the request line and header fields up to the empty line
 // that ends them, skipping empty lines before the request line. The
-// result is valid until releaseHead. It takes what is buffered line by
-// line and waits for more through fill, so that a header that trickles
-// in holds only the header buffer while it waits (see fill). It holds no
-// more of a header than NGINX's buffers would (headBuffers), and a byte.
+// result is valid until releaseHead. A header already whole in the read
+// buffer is taken in one piece (headAtOnce); otherwise it takes what is
+// buffered line by line and waits for more through fill, so that a
+// header that trickles in holds only the header buffer while it waits
+// (see fill). It holds no more of a header than NGINX's buffers would
+// (headBuffers), and a byte.
 func (c *conn) readHead() ([]byte, error) {
 	if c.head == nil {
 		c.head = headPool.Get().(*[]byte)
