@@ -1004,10 +1004,11 @@ func (c *conn) readHead() ([]byte, error) {
 // a time, when the loop would take it the same way: a fresh read, no empty
 // line before the request line, a request line with a version, and the
 // whole within the first header buffer, so that no line can overflow one.
-// It appends the header to *acc and returns where its empty line begins;
-// 0 when the loop is to read it.
+// It appends the header to *acc, which readHead passes empty (a request
+// not yet begun), and returns where its empty line begins; 0 when the loop
+// is to read it.
 func (c *conn) headAtOnce(acc *[]byte) int {
-	if len(*acc) > 0 || c.br == nil || c.br.Buffered() == 0 {
+	if c.br == nil || c.br.Buffered() == 0 {
 		return 0
 	}
 	buf, _ := c.br.Peek(c.br.Buffered())
