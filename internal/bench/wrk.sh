@@ -66,7 +66,10 @@ serve_and_measure() {
 # runs under valgrind's cachegrind (pinned to $SERVER_CPU, curl to
 # $CLIENT_CPU, under $LOCK) and answers 200 requests, then, started again,
 # 2,200, each time on one kept connection (curl, with $WRK_HEADER when
-# set); the difference over 2,000 leaves out starting and stopping. It
+# set); the difference over 2,000 leaves out starting and stopping.
+# IPR_FIRST and IPR_MORE change the 200 and the 2,000: a response that
+# takes milliseconds (a large body compressed) takes a hundred times
+# that under cachegrind, where a few dozen requests average well. It
 # counts the server's code, its libraries and, for a Go server, the
 # runtime and its collector (run it with GOMAXPROCS=1 in the environment,
 # as the timed runs do), not the kernel. On a quiet machine the counts
@@ -76,18 +79,18 @@ serve_and_measure() {
 # server waits), so builds are compared in one sitting. It fails when a
 # run does not answer every request. Needs valgrind.
 instructions_per_request() {
-	local port=$1 path=$2 a b lock
+	local port=$1 path=$2 a b lock first=${IPR_FIRST:-200} more=${IPR_MORE:-2000}
 	shift 2
 	exec {lock}>>"$LOCK"
 	flock "$lock"
 	# (errexit is off in a command substitution: each failure is passed on.)
-	a=$(instructions_of "$port" "$path" 200 "$@") &&
-		b=$(instructions_of "$port" "$path" 2200 "$@") || {
+	a=$(instructions_of "$port" "$path" "$first" "$@") &&
+		b=$(instructions_of "$port" "$path" $((first + more)) "$@") || {
 		exec {lock}>&-
 		return 1
 	}
 	exec {lock}>&-
-	echo $(((b - a) / 2000))
+	echo $(((b - a) / more))
 }
 
 # instructions_of PORT PATH N CMD...: cachegrind's instruction count of one

@@ -1,0 +1,55 @@
+package compress
+
+import (
+	"fmt"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkServerEncoder is the brotli encoder alone, called as a one-shot
+// response calls it (burst, in oneshot.go): started with the window that
+// brotli_window's default and the body's length give, the size hint from
+// Content-Length, the whole body in one Write, Close, and the reset an
+// encoder going back to the pool gets. Counted under cachegrind beside the
+// whole server answering the same file (compress/bench/small-body.sh), it
+// splits a response's cost into the encoder's and the rest (README, "What
+// a request costs outside the encoder"). The cells are those of
+// ../shared/bench/compress.sh that read below NGINX's.
+func BenchmarkServerEncoder(b *testing.B) {
+	for _, c := range []struct {
+		file  string
+		level int
+	}{{"jquery.min.js", 6}, {"bootstrap.min.css", 6}, {"api-listing.json", 6}, {"react-dom.development.js", 1}} {
+		data, err := os.ReadFile(filepath.Join("../../shared/corpus", c.file))
+		if err != nil {
+			b.Skip("no ../../shared/corpus")
+		}
+		b.Run(fmt.Sprintf("q%d/%s", c.level, c.file), func(b *testing.B) {
+			body := brotliBody{length: int64(len(data))}
+			key := encoderKey{quality: c.level, lgwin: brotliWindowBits(bits.Len(DefaultBrotliWindow)-1, body.length)}
+			var out byteCounter
+			w := newBrotli(key, &out, body)
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				out = 0
+				startBrotli(w, key, &out, body)
+				if _, err := w.Write(data); err != nil {
+					b.Fatal(err)
+				}
+				if err := w.Close(); err != nil {
+					b.Fatal(err)
+				}
+				detachBrotli(w, key)
+			}
+			b.ReportMetric(float64(out), "out-bytes")
+		})
+	}
+}
+
+// byteCounter counts what is written to it.
+type byteCounter int
+
+func (c *byteCounter) Write(p []byte) (int, error) { *c += byteCounter(len(p)); return len(p), nil }
