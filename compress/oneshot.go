@@ -33,15 +33,24 @@ import (
 // written.
 const oneShotMax = 2 << 20
 
-// maxPooledIn keeps the input buffers of the largest bodies out of the
-// pool, so that idle buffers stay small.
-const maxPooledIn = 256 << 10
+// The buffers that hold one-shot bodies are recycled in two pools, so
+// that a small body does not take (and keep from the next large body) a
+// buffer of megabytes, and a large body finds one its size: bodies up to
+// smallInMax share inBuffers, larger ones bigInBuffers. A large body's
+// buffer was once left to the collector; a 1 MiB body then allocated its
+// megabyte per response, and the collector ran every four responses
+// (README, "What a request costs outside the encoder"). A pool keeps no
+// more buffers than responses held bodies at once, and the collector
+// empties it when it goes unused.
+const smallInMax = 256 << 10
 
-// inBuffers recycles the buffers that hold one-shot bodies.
-var inBuffers = sync.Pool{New: func() any {
-	b := make([]byte, 0, 32<<10)
-	return &b
-}}
+var (
+	inBuffers = sync.Pool{New: func() any {
+		b := make([]byte, 0, 32<<10)
+		return &b
+	}}
+	bigInBuffers sync.Pool
+)
 
 // cpuSlots bounds the bursts that run at once to GOMAXPROCS, read at each
 // burst so that worker_processes takes effect.
@@ -79,7 +88,11 @@ func (s *cpuSlots) release() {
 // holdInput starts a one-shot response: the body is collected until the
 // handler returns. length is the declared Content-Length.
 func (w *responseWriter) holdInput(length int64) {
-	w.pending = inBuffers.Get().(*[]byte)
+	if length <= smallInMax {
+		w.pending = inBuffers.Get().(*[]byte)
+	} else if w.pending, _ = bigInBuffers.Get().(*[]byte); w.pending == nil {
+		w.pending = new([]byte)
+	}
 	if int64(cap(*w.pending)) < length {
 		*w.pending = make([]byte, 0, length)
 	}
@@ -163,9 +176,12 @@ func (w *responseWriter) releaseInput() {
 	if w.pending == nil {
 		return
 	}
-	if cap(*w.pending) <= maxPooledIn {
-		*w.pending = (*w.pending)[:0]
+	*w.pending = (*w.pending)[:0]
+	switch c := cap(*w.pending); {
+	case c <= smallInMax:
 		inBuffers.Put(w.pending)
+	case c <= oneShotMax:
+		bigInBuffers.Put(w.pending)
 	}
 	w.pending = nil
 }

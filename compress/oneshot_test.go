@@ -3,7 +3,9 @@ package compress_test
 import (
 	"bytes"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"testing"
@@ -83,6 +85,46 @@ func TestOneShotBecomesStreamed(t *testing.T) {
 		// A flush sends the headers: no Content-Length can follow.
 		if tc.flush && resp.ContentLength != -1 {
 			t.Errorf("%s: Content-Length %d after a flush", tc.name, resp.ContentLength)
+		}
+	}
+}
+
+// A one-shot body is held in a buffer the next response reuses, at every
+// size up to compress.OneShotMax: a 1 MiB body allocated its megabyte per
+// response, which made the collector run every few responses.
+func TestOneShotReusesInputBuffer(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items on purpose under -race")
+	}
+	// No collection during the test, which would empty the pools, and
+	// one P: what a P puts in a sync.Pool last, another P cannot get.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	for _, n := range []int{100 << 10, 1 << 20, compress.OneShotMax} {
+		body := text(n)
+		h := mustNew(t, respond(200, body, "Content-Type: text/html", "Content-Length: "+strconv.Itoa(n)),
+			allOn(func(o *compress.Options) { o.Brotli.Level = 1 }))
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		req.Header.Set("Accept-Encoding", "br")
+		w := &discardWriter{h: http.Header{}}
+		serve := func() {
+			clear(w.h)
+			h.ServeHTTP(w, req)
+		}
+		serve()
+		if w.h.Get("Content-Encoding") != "br" {
+			t.Fatalf("%d bytes: not compressed", n)
+		}
+		serve()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		const responses = 10
+		for range responses {
+			serve()
+		}
+		runtime.ReadMemStats(&after)
+		if per := (after.TotalAlloc - before.TotalAlloc) / responses; per > 16<<10 {
+			t.Errorf("%d-byte body: %d bytes allocated per response, want at most 16 KiB", n, per)
 		}
 	}
 }
