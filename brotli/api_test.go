@@ -425,3 +425,76 @@ func writerRestart(t *testing.T, q, lgwin int, body []byte) {
 		t.Fatalf("quality %d, window %d: %d bytes decoded, want %d (first difference at %d)", q, lgwin, len(got), len(body), firstDiff(got, body))
 	}
 }
+
+// WriteLast writes what Write and Close write, and on a fresh or reset
+// Writer without a dictionary leaves the history empty: the body is
+// compressed where it lies. The Writer compared is one that served another
+// stream before, as a pooled one has.
+func TestWriteLast(t *testing.T) {
+	oneGoroutine(t)
+	files := corpus(t)
+	long := wordText(5, 1_400_000) // slides the history of a 2^19 window at every quality
+	for q := MinQuality; q <= MaxQuality; q++ {
+		bodies := [][]byte{files["api-listing.json"], files["jquery.min.js"][:1000], {'x'}}
+		if q <= 9 {
+			bodies = append(bodies, long)
+		}
+		for _, body := range bodies {
+			opts := Options{Quality: q, LGWin: 19, SizeHint: len(body)}
+			var want bytes.Buffer
+			ww, _ := NewWriter(&want, opts)
+			ww.Write(body)
+			ww.Close()
+
+			var got bytes.Buffer
+			w, _ := NewWriter(io.Discard, opts)
+			w.Write(files["api-small.json"])
+			w.Close()
+			w.ResetOptions(&got, opts)
+			held := cap(w.hist)
+			if err := w.WriteLast(body); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Fatalf("q%d, %d bytes: WriteLast wrote %d bytes, Write and Close %d", q, len(body), got.Len(), want.Len())
+			}
+			if cap(w.hist) != held {
+				t.Errorf("q%d, %d bytes: the history grew from %d to %d bytes", q, len(body), held, cap(w.hist))
+			}
+			if _, err := w.Write([]byte("more")); !errors.Is(err, errClosed) {
+				t.Errorf("q%d: Write after WriteLast: %v, want errClosed", q, err)
+			}
+		}
+	}
+	checkBoth(t, func() []byte {
+		var b bytes.Buffer
+		w, _ := NewWriter(&b, Options{Quality: 5})
+		w.WriteLast(long)
+		return b.Bytes()
+	}(), long)
+
+	// Where the body cannot be compressed where it lies (part of it
+	// written already, a dictionary before it), the output is still Write
+	// and Close's.
+	body := files["api-listing.json"]
+	dict := prepared(t, files["jquery.min.js"])
+	for _, opts := range []Options{{Quality: 6}, {Quality: 6, Dictionary: dict}} {
+		var want, got bytes.Buffer
+		ww, _ := NewWriter(&want, opts)
+		ww.Write(body)
+		ww.Close()
+		w, _ := NewWriter(&got, opts)
+		w.Write(body[:30_000])
+		if err := w.WriteLast(body[30_000:]); err != nil {
+			t.Fatal(err)
+		}
+		if opts.Dictionary != nil {
+			got.Reset()
+			w.ResetOptions(&got, opts)
+			w.WriteLast(body)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("dictionary %v: WriteLast wrote %d bytes, Write and Close %d", opts.Dictionary != nil, got.Len(), want.Len())
+		}
+	}
+}

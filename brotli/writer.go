@@ -188,6 +188,37 @@ func (w *Writer) Flush() error {
 	return w.emit()
 }
 
+// WriteLast compresses p as the rest of the stream and ends it: the
+// output is Write(p) and Close's. When nothing was written since the
+// Writer was made or reset and it has no Dictionary, p is compressed
+// where it lies instead of being copied into the Writer's history, so a
+// body held whole (a server's response of known length) is not copied
+// again, and the history does not grow to its size in a Writer that is
+// kept for reuse. p is not retained.
+func (w *Writer) WriteLast(p []byte) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return errClosed
+	}
+	// Positions that would reach the limit restart the tables mid-stream
+	// (compressPending): that rare case takes the copying path.
+	if len(w.hist) > 0 || len(p) == 0 || uint64(w.base)+uint64(len(p)) >= positionLimit {
+		if _, err := w.Write(p); err != nil {
+			return err
+		}
+		return w.Close()
+	}
+	// As compressPending with p for the history, which starts the stream.
+	win := window{data: p, base: w.base, streamA: w.base}
+	w.e.compress(&win, 0, len(p))
+	w.e.next = max(w.e.next, w.base+uint32(len(p)))
+	w.e.writeLast()
+	w.closed = true
+	return w.emit()
+}
+
 // Close compresses what is pending and ends the stream. It does not close
 // the destination.
 func (w *Writer) Close() error {
