@@ -11,7 +11,7 @@ import (
 // BenchmarkServerEncoder is the brotli encoder alone, called as a one-shot
 // response calls it (burst, in oneshot.go): started with the window that
 // brotli_window's default and the body's length give, the size hint from
-// Content-Length, the whole body in one Write, Close, and the reset an
+// Content-Length, the whole body in one WriteLast, and the reset an
 // encoder going back to the pool gets. Counted under cachegrind beside the
 // whole server answering the same file (compress/bench/small-body.sh), it
 // splits a response's cost into the encoder's and the rest (README, "What
@@ -36,10 +36,7 @@ func BenchmarkServerEncoder(b *testing.B) {
 			for b.Loop() {
 				out = 0
 				startBrotli(w, key, &out, body)
-				if _, err := w.Write(data); err != nil {
-					b.Fatal(err)
-				}
-				if err := w.Close(); err != nil {
+				if err := w.WriteLast(data); err != nil {
 					b.Fatal(err)
 				}
 				detachBrotli(w, key)

@@ -159,10 +159,10 @@ func (w *responseWriter) burst() error {
 	bursts.acquire()
 	defer bursts.release()
 	w.takeBrotli()
-	_, err := w.enc.Write(*w.pending)
-	if err == nil {
-		err = w.enc.Close()
-	}
+	// The encoder reads the held body where it lies: no copy into its
+	// history, which then does not grow to the body's size in an encoder
+	// the pool keeps.
+	err := w.bw.WriteLast(*w.pending)
 	w.releaseInput()
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package compress_test
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mosaic-edge/mosaic/brotli"
 	"github.com/mosaic-edge/mosaic/compress"
 )
 
@@ -126,5 +128,45 @@ func TestOneShotReusesInputBuffer(t *testing.T) {
 		if per := (after.TotalAlloc - before.TotalAlloc) / responses; per > 16<<10 {
 			t.Errorf("%d-byte body: %d bytes allocated per response, want at most 16 KiB", n, per)
 		}
+	}
+}
+
+// The encoder compresses a one-shot body where it lies: going back to the
+// pool, it holds its tables but no copy of the body, which a bounded
+// retention policy between the two keeps (it freed such encoders when
+// their history had grown to the body's size).
+func TestOneShotEncoderHoldsNoBody(t *testing.T) {
+	body := text(1 << 20)
+	opts := brotli.Options{Quality: 1, LGWin: 19, SizeHint: len(body)}
+	bw, err := brotli.NewWriter(io.Discard, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bw.WriteLast(body); err != nil {
+		t.Fatal(err)
+	}
+	// As the pool resets an encoder going idle (detachBrotli).
+	opts.SizeHint = 1
+	bw.ResetOptions(nil, opts)
+	tables := compress.EncoderFootprint(bw)
+
+	pool := compress.NewEncoderPool(1)
+	h := mustNew(t, respond(200, body, "Content-Type: text/html", "Content-Length: "+strconv.Itoa(len(body))),
+		allOn(func(o *compress.Options) {
+			o.Brotli.Level = 1
+			o.Brotli.Encoders = pool
+			o.Brotli.Retention = compress.Retention{Policy: compress.RetainBounded, Bound: tables + int64(len(body))/2}
+		}))
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	req.Header.Set("Accept-Encoding", "br")
+	for range 2 {
+		w := &discardWriter{h: http.Header{}}
+		h.ServeHTTP(w, req)
+		if w.h.Get("Content-Encoding") != "br" {
+			t.Fatal("not compressed")
+		}
+	}
+	if st := pool.Stats(); st.Released != 0 || st.Reused != 1 {
+		t.Errorf("two 1 MiB responses, bound %d bytes (tables %d): %+v, want the encoder kept and reused", tables+int64(len(body))/2, tables, st)
 	}
 }
