@@ -498,3 +498,41 @@ func TestWriteLast(t *testing.T) {
 		}
 	}
 }
+
+// WriteLast hands its output on a meta-block at a time, as Write does,
+// so that the Writer's output buffer stays a block's size: an
+// incompressible body (stored meta-blocks) once left a copy of itself in
+// the buffer of a Writer kept for reuse.
+func TestWriteLastEmitsPerBlock(t *testing.T) {
+	oneGoroutine(t)
+	rng := rand.New(rand.NewPCG(21, 22))
+	body := make([]byte, 1<<20)
+	for i := range body {
+		body[i] = byte(rng.Uint32())
+	}
+	for _, q := range []int{1, 6} {
+		opts := Options{Quality: q, LGWin: 19, SizeHint: len(body)}
+		var want, got chunks
+		ww, _ := NewWriter(&want, opts)
+		ww.Write(body)
+		ww.Close()
+		w, _ := NewWriter(&got, opts)
+		if err := w.WriteLast(body); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.sizes, want.sizes) {
+			t.Errorf("q%d: WriteLast wrote pieces of %v bytes, Write and Close %v", q, got.sizes, want.sizes)
+		}
+		if c := cap(w.e.bw.buf); c > len(body)/2 {
+			t.Errorf("q%d: the output buffer holds %d bytes after a %d-byte body", q, c, len(body))
+		}
+	}
+}
+
+// chunks records the sizes of the writes it is given.
+type chunks struct{ sizes []int }
+
+func (c *chunks) Write(p []byte) (int, error) {
+	c.sizes = append(c.sizes, len(p))
+	return len(p), nil
+}

@@ -211,9 +211,17 @@ func (w *Writer) WriteLast(p []byte) error {
 		return w.Close()
 	}
 	// As compressPending with p for the history, which starts the stream.
+	// Each meta-block's output goes on as Write's does, so that the
+	// output buffer of a Writer kept for reuse stays a block's size, not
+	// the body's compressed size (a stored body's whole size).
 	win := window{data: p, base: w.base, streamA: w.base}
-	w.e.compress(&win, 0, len(p))
 	w.e.next = max(w.e.next, w.base+uint32(len(p)))
+	for start := 0; start < len(p); start += w.blockLen() {
+		w.e.compress(&win, start, min(start+w.blockLen(), len(p)))
+		if err := w.emit(); err != nil {
+			return err
+		}
+	}
 	w.e.writeLast()
 	w.closed = true
 	return w.emit()
