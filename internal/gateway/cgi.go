@@ -58,12 +58,16 @@ func ReadHeaderInto(resp *http.Response, br *bufio.Reader, statusLine bool, max 
 		max = 64 << 10
 	}
 	*resp = http.Response{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, ContentLength: -1}
-	// The lines, without their ends, each followed by '\n' (which no line
-	// holds), checked as they come so that a bad line fails before the
-	// rest of the head is waited for, as when each was parsed at once.
+	// The lines, without their ends, one after the other, checked as they
+	// come so that a bad line fails before the rest of the head is waited
+	// for, as when each was parsed at once. Where each line, its colon and
+	// its value lie is noted while it is checked, so that the fields are
+	// cut out of the head's string without a second search.
 	var stack [1024]byte
 	head := stack[:0]
-	total, lines := 0, 0
+	var spanStack [32]fieldSpan
+	spans := spanStack[:0]
+	total := 0
 	begun := false // a line has been read
 	for {
 		var (
@@ -100,24 +104,22 @@ func ReadHeaderInto(resp *http.Response, br *bufio.Reader, statusLine bool, max 
 			// skips the line.
 			head = head[:start]
 			continue
-		} else if err := checkLine(line); err != nil {
+		}
+		colon, err := checkLine(line)
+		if err != nil {
 			return err
 		}
-		head = append(head, '\n')
-		lines++
+		spans = append(spans, valueSpan(line, start, colon))
 	}
 	text := string(head)
-	fields := lines
-	resp.Header = make(http.Header, fields)
+	resp.Header = make(http.Header, len(spans))
 	// One value slot per line: a name's first value is a one-element
 	// piece of vals, which a second value of that name reallocates.
-	vals := make([]string, fields)
+	vals := make([]string, len(spans))
 	var named uint8 // which of the fields read below the head holds
-	for i := 0; text != ""; i++ {
-		var line string
-		line, text, _ = strings.Cut(text, "\n")
-		name, value, _ := strings.Cut(line, ":")
-		key := canonicalKey(strings.TrimRight(name, " \t"))
+	for i, sp := range spans {
+		// (checkLine let no white space into the name.)
+		key := canonicalKey(text[sp.start:sp.colon])
 		switch key {
 		case "Status":
 			named |= namedStatus
@@ -126,11 +128,12 @@ func ReadHeaderInto(resp *http.Response, br *bufio.Reader, statusLine bool, max 
 		case "Content-Length":
 			named |= namedLength
 		}
+		value := text[sp.value:sp.end]
 		if v, ok := resp.Header[key]; ok {
-			resp.Header[key] = append(v, strings.Trim(value, " \t"))
+			resp.Header[key] = append(v, value)
 			continue
 		}
-		vals[i] = strings.Trim(value, " \t")
+		vals[i] = value
 		resp.Header[key] = vals[i : i+1 : i+1]
 	}
 	if resp.StatusCode == 0 {
@@ -188,27 +191,52 @@ func readLine(br *bufio.Reader, dst []byte, total, max int) ([]byte, int, error)
 	return dst[:n], total, nil
 }
 
-// checkLine checks a "Name: value" line. As NGINX reads an upstream's
+// checkLine checks a "Name: value" line and returns the index of its
+// colon, or its length when it has none. As NGINX reads an upstream's
 // header, a line without a colon is a name with an empty value, and a
 // NUL, a bare CR, a line starting with white space and a name with a
 // space in it are invalid.
-func checkLine(line []byte) error {
+func checkLine(line []byte) (int, error) {
 	if line[0] == ' ' || line[0] == '\t' || bytes.IndexByte(line, 0) >= 0 || bytes.IndexByte(line, '\r') >= 0 {
-		return invalidLine(line)
+		return 0, invalidLine(line)
 	}
 	// A name with a space, a control or DEL in it ("Status : 404") is
 	// refused, as NGINX refuses it since 1.21.1: which field it means is
 	// anyone's guess.
-	name, _, _ := bytes.Cut(line, []byte(":"))
-	if len(name) == 0 {
-		return invalidLine(line)
+	colon := bytes.IndexByte(line, ':')
+	if colon < 0 {
+		colon = len(line)
 	}
-	for _, c := range name {
+	if colon == 0 {
+		return 0, invalidLine(line)
+	}
+	for _, c := range line[:colon] {
 		if c <= ' ' || c == 0x7f {
-			return invalidLine(line)
+			return 0, invalidLine(line)
 		}
 	}
-	return nil
+	return colon, nil
+}
+
+// fieldSpan is where a field line lies in the head: its name from start
+// to colon, its value, without the white space around it, from value to
+// end.
+type fieldSpan struct{ start, colon, value, end int }
+
+// valueSpan is the span of line, which starts at start in the head and
+// has its colon at colon (its length when none).
+func valueSpan(line []byte, start, colon int) fieldSpan {
+	v, end := colon+1, len(line)
+	if v > end {
+		v = end
+	}
+	for v < end && (line[v] == ' ' || line[v] == '\t') {
+		v++
+	}
+	for end > v && (line[end-1] == ' ' || line[end-1] == '\t') {
+		end--
+	}
+	return fieldSpan{start, start + colon, start + v, start + end}
 }
 
 // The fields of a head that ReadHeaderInto reads after parsing it, noted

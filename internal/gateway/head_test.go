@@ -44,6 +44,27 @@ func TestReadHeaderFields(t *testing.T) {
 	}
 }
 
+// A head of more lines than ReadHeaderInto notes on its stack keeps
+// every field, each name with its values in order.
+func TestReadHeaderManyFields(t *testing.T) {
+	var in strings.Builder
+	want := http.Header{}
+	for i := range 70 {
+		name := "X-F" + strings.Repeat("a", i%40)
+		value := strings.Repeat("v", i)
+		in.WriteString(name + ":\t" + value + " \r\n")
+		want[name] = append(want[name], value)
+	}
+	in.WriteString("\r\n")
+	resp, err := ReadHeader(bufio.NewReader(strings.NewReader(in.String())), false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(resp.Header, want) {
+		t.Errorf("header %q\nwant   %q", resp.Header, want)
+	}
+}
+
 // A head as PHP writes it costs the Response's few allocations, not
 // several per line.
 func TestReadHeaderAllocations(t *testing.T) {
