@@ -288,6 +288,10 @@ type Handler struct {
 	set     []setHeader         // SetHeaders merged with the defaults, in NGINX's order
 	managed map[string]struct{} // request headers the client does not pass
 	hide    map[string]struct{} // response headers not passed to the client
+	// hideLens has bit n set when a name in hide is n bytes long (bit 63:
+	// 63 or more), so that most of an answer's names are let through
+	// without a lookup.
+	hideLens uint64
 
 	connectTimeout time.Duration
 	readTimeout    time.Duration
@@ -482,6 +486,9 @@ func New(opts Options) (*Handler, error) {
 	}
 	for _, name := range opts.PassHeaders {
 		delete(h.hide, textproto.CanonicalMIMEHeaderKey(name))
+	}
+	for name := range h.hide {
+		h.hideLens |= lengthBit(name)
 	}
 	return h, nil
 }

@@ -22,8 +22,12 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, relayBufferSize); re
 // Connection of a 101).
 func (h *Handler) copyHeader(dst, src http.Header, switching bool) {
 	connection := src["Connection"]
+	typed := false
 	for k, vv := range src {
-		if _, hidden := h.hide[k]; hidden {
+		if k == "Content-Type" {
+			typed = true
+		}
+		if h.hidden(k) {
 			continue
 		}
 		if switching {
@@ -40,11 +44,26 @@ func (h *Handler) copyHeader(dst, src http.Header, switching bool) {
 		}
 		dst[k] = vv
 	}
-	if _, ok := src["Content-Type"]; !ok && !switching {
+	if !typed && !switching {
 		// The upstream sent none, so the client gets none: a nil entry stops
 		// net/http from sniffing one.
 		dst["Content-Type"] = nil
 	}
+}
+
+// hidden reports whether the response header k is not passed to the
+// client. A name of a length no hidden one has is not looked up.
+func (h *Handler) hidden(k string) bool {
+	if h.hideLens&lengthBit(k) == 0 {
+		return false
+	}
+	_, ok := h.hide[k]
+	return ok
+}
+
+// lengthBit is name's bit in Handler.hideLens.
+func lengthBit(name string) uint64 {
+	return 1 << min(len(name), 63)
 }
 
 func isHopByHop(k string) bool {
