@@ -31,9 +31,15 @@ func (a *attempt) count(c *conn) {
 }
 
 // publishProxy sets the variables that header values may refer to.
+// A Wire's request (FastCGI, uwsgi, ...) has no $proxy_port, as NGINX's
+// has none outside the proxy module; it keeps $proxy_host, the upstream's
+// name in the status module's metrics. (A FastCGI request then sets ten
+// values, which the State holds without an allocation.)
 func (x *exchange) publishProxy() {
 	x.st.Set("proxy_host", x.h.proxyHost)
-	x.st.Set("proxy_port", x.h.proxyPort)
+	if x.h.wire == nil {
+		x.st.Set("proxy_port", x.h.proxyPort)
+	}
 	x.st.Set("proxy_add_x_forwarded_for", ForwardedFor(x.r))
 }
 

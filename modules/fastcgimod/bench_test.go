@@ -35,15 +35,46 @@ var phpAnswer = func() []byte {
 // application allocate nothing once started, so allocs/op is the
 // server's.
 func BenchmarkPHP(b *testing.B) {
-	sock := filepath.Join(b.TempDir(), "php.sock")
+	exchange := startPHP(b)
+	b.ReportAllocs()
+	user, sys := cpuTime()
+	for b.Loop() {
+		exchange()
+	}
+	// The process's CPU time in user space and in the kernel, steadier
+	// than the elapsed time on a busy machine; the client's and the
+	// application's share is the same whatever the server does.
+	user2, sys2 := cpuTime()
+	b.ReportMetric(float64(user2-user)/float64(b.N), "user-ns/op")
+	b.ReportMetric(float64(sys2-sys)/float64(b.N), "sys-ns/op")
+}
+
+// TestPHPAllocations bounds what BenchmarkPHP's request allocates: the
+// server's allocations for a request through the FastCGI gateway, the
+// gateway's (the answer's head, its map and values, the body reader, the
+// upstream timings' text) among them. 13 on 2026-12-05, when a FastCGI
+// request stopped setting $proxy_port, its eleventh value in the State.
+func TestPHPAllocations(t *testing.T) {
+	exchange := startPHP(t)
+	if n := testing.AllocsPerRun(200, exchange); n > 13 {
+		t.Errorf("%v allocations a request, want at most 13", n)
+	}
+}
+
+// startPHP starts a server with the configuration of compare-nginx.sh in
+// front of an application that answers as php-fpm does, and returns a
+// function that sends it one request on a kept connection and checks the
+// answer. The upstream connection is opened and kept before it returns.
+func startPHP(tb testing.TB) (exchange func()) {
+	sock := filepath.Join(tb.TempDir(), "php.sock")
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	b.Cleanup(func() { ln.Close() })
+	tb.Cleanup(func() { ln.Close() })
 	go serveApp(ln)
 
-	base := servertest.Start(b, `http {
+	base := servertest.Start(tb, `http {
 		access_log off; keepalive_requests 1000000;
 		upstream php { server unix:`+sock+`; keepalive 16; }
 		server {
@@ -59,36 +90,26 @@ func BenchmarkPHP(b *testing.B) {
 	}`)
 	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	defer c.Close()
+	tb.Cleanup(func() { c.Close() })
 	req := []byte("GET / HTTP/1.1\r\nHost: " + strings.TrimPrefix(base, "http://") + "\r\n\r\n")
 	br := bufio.NewReader(c)
 	body := make([]byte, 0, 64)
-	exchange := func() {
+	exchange = func() {
 		if _, err := c.Write(req); err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
 		var err error
 		if body, err = servertest.ReadResponse(br, body[:0]); err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
 		if string(body) != "hello from php\n" {
-			b.Fatalf("body %q", body)
+			tb.Fatalf("body %q", body)
 		}
 	}
-	exchange() // the upstream connection is opened and kept
-	b.ReportAllocs()
-	user, sys := cpuTime()
-	for b.Loop() {
-		exchange()
-	}
-	// The process's CPU time in user space and in the kernel, steadier
-	// than the elapsed time on a busy machine; the client's and the
-	// application's share is the same whatever the server does.
-	user2, sys2 := cpuTime()
-	b.ReportMetric(float64(user2-user)/float64(b.N), "user-ns/op")
-	b.ReportMetric(float64(sys2-sys)/float64(b.N), "sys-ns/op")
+	exchange()
+	return exchange
 }
 
 // cpuTime is the CPU time the process has used in user space and in the

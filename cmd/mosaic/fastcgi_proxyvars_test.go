@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// $proxy_port belongs to the proxy module: in a FastCGI location NGINX
+// has none (its proxy context is not there), whether fastcgi_pass names
+// a group or an address, and the application gets an empty parameter.
+// (Four workers: each server keeps one connection, which holds one.)
+func TestFastCGIProxyPortAsNGINX(t *testing.T) {
+	nginxPath(t)
+	fpmPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www", "p.php"), `<?php echo '[', $_SERVER['P_PORT'], "]\n";`)
+	port := freePort(t)
+	fpm := startFPM(t, filepath.Join(dir, "fpm"), "127.0.0.1:"+strconv.Itoa(port), 4)
+	b, err := os.ReadFile(filepath.Join("..", "..", "modules", "fastcgimod", "nginx", "fastcgi.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "fastcgi.conf"), string(b))
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`upstream php_%s { server %s; keepalive 2; }
+			server { listen 127.0.0.1:%d; root %s/www;
+			location /group { include %s/fastcgi.conf; fastcgi_param SCRIPT_FILENAME $document_root/p.php;
+				fastcgi_param P_PORT $proxy_port; fastcgi_keep_conn on; fastcgi_pass php_%s; }
+			location /addr { include %s/fastcgi.conf; fastcgi_param SCRIPT_FILENAME $document_root/p.php;
+				fastcgi_param P_PORT $proxy_port; fastcgi_pass %s; } }`,
+			who, fpm.addr, port, dir, dir, who, dir, fpm.addr)
+	})
+	for _, path := range []string{"/group", "/addr", "/group"} {
+		var bodies [2]string
+		for i, port := range []int{mport, nport} {
+			req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d%s", port, path), nil)
+			_, bodies[i] = doRequest(t, req)
+		}
+		if bodies[1] != "[]\n" {
+			t.Fatalf("%s: NGINX's answer is not the script's: %q", path, bodies[1])
+		}
+		if bodies[0] != bodies[1] {
+			t.Errorf("%s: mosaic %q, nginx %q", path, bodies[0], bodies[1])
+		}
+	}
+}
