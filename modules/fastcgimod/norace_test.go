@@ -1,0 +1,5 @@
+//go:build !race
+
+package fastcgimod_test
+
+const raceEnabled = false
