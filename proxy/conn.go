@@ -118,11 +118,19 @@ func (c *conn) Write(p []byte) (int, error) {
 // (streamed) has its reads untimed until then, while without one the
 // read deadline that the previous request left stays in place until
 // arm, before any read, renews it.
-func (c *conn) begin(read, send time.Duration, streamed bool) {
+//
+// now is a time just read. A request without a body is written at once,
+// by the caller: its first write takes now for the time its deadline is
+// set from rather than reading the clock again.
+func (c *conn) begin(read, send time.Duration, streamed bool, now time.Time) {
 	c.dc.read, c.dc.send = read, send
 	c.dc.armed.Store(false)
 	if streamed || read <= 0 {
 		c.dc.untimeReads()
+	}
+	c.dc.clock = time.Time{}
+	if !streamed {
+		c.dc.clock = now
 	}
 	c.nread = 0
 	c.nsent.Store(0)
@@ -207,6 +215,9 @@ type deadlineConn struct {
 	net.Conn
 	read, send time.Duration
 	armed      atomic.Bool // reads are timed: the request has been sent
+	// clock, when set, is a time just read, which the next Write takes
+	// for now (see conn.begin).
+	clock time.Time
 	// rd is the read deadline as set last, by Read or arm (which the body's
 	// goroutine may call while a Read waits); wd the write deadline, which
 	// only the goroutine writing at the time uses.
@@ -239,7 +250,13 @@ func (d *deadlineConn) Read(p []byte) (int, error) {
 
 func (d *deadlineConn) Write(p []byte) (int, error) {
 	if d.send > 0 {
-		if now := time.Now(); !d.wd.fresh(now, d.send) {
+		now := d.clock
+		if now.IsZero() {
+			now = time.Now()
+		} else {
+			d.clock = time.Time{}
+		}
+		if !d.wd.fresh(now, d.send) {
 			if err := d.Conn.SetWriteDeadline(now.Add(d.send)); err != nil {
 				return 0, err
 			}
@@ -250,10 +267,17 @@ func (d *deadlineConn) Write(p []byte) (int, error) {
 }
 
 // arm starts the read timeout once the request is sent; a read already
-// waiting picks up the new deadline.
+// waiting (a body sent while the response may come) picks up the new
+// deadline.
 func (d *deadlineConn) arm() {
 	d.armed.Store(true)
 	d.refreshReads()
+}
+
+// armIdle is arm where no read is waiting: the next Read sets the
+// deadline, which a clock read and a lock here would only repeat.
+func (d *deadlineConn) armIdle() {
+	d.armed.Store(true)
 }
 
 // timeReads sets the read deadline to the read timeout from now, unless

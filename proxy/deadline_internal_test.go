@@ -33,7 +33,7 @@ func TestDeadlinesMovedWhenStale(t *testing.T) {
 	log := &deadlineLog{}
 	c := &conn{dc: &deadlineConn{Conn: log}}
 	request := func(read time.Duration, streamed bool) {
-		c.begin(read, time.Minute, streamed)
+		c.begin(read, time.Minute, streamed, time.Now())
 		c.dc.Write([]byte("request"))
 		c.dc.arm()
 		c.dc.Read(make([]byte, 8))
@@ -69,11 +69,44 @@ func TestDeadlinesMovedWhenStale(t *testing.T) {
 	// A deadline older than a tenth of its timeout is renewed.
 	log = &deadlineLog{}
 	c = &conn{dc: &deadlineConn{Conn: log}}
-	c.begin(20*time.Millisecond, 20*time.Millisecond, false)
+	c.begin(20*time.Millisecond, 20*time.Millisecond, false, time.Now())
 	c.dc.arm()
 	c.dc.Write(nil)
 	time.Sleep(5 * time.Millisecond)
 	c.dc.Read(nil)
 	c.dc.Write(nil)
 	count("after a quarter of the timeout", 2, 2)
+}
+
+// The write of a request without a body takes the time begin was given
+// (one the caller has just read) for its deadline, the writes after it
+// the clock's; after armIdle the first read sets the read deadline.
+func TestDeadlinesFromBeginsTime(t *testing.T) {
+	log := &deadlineLog{}
+	c := &conn{dc: &deadlineConn{Conn: log}}
+	given := time.Now().Add(-time.Hour) // stale: the next write renews it
+	c.begin(time.Minute, time.Minute, false, given)
+	c.dc.Write([]byte("request"))
+	if len(log.writes) != 1 || !log.writes[0].Equal(given.Add(time.Minute)) {
+		t.Fatalf("write deadlines %v, want %v", log.writes, given.Add(time.Minute))
+	}
+	c.dc.Write([]byte("more"))
+	if len(log.writes) != 2 || time.Until(log.writes[1]) < 59*time.Second {
+		t.Errorf("write deadlines %v: the second one not from the clock", log.writes)
+	}
+	c.dc.armIdle()
+	if len(log.reads) != 0 {
+		t.Fatalf("armIdle set read deadlines %v", log.reads)
+	}
+	c.dc.Read(make([]byte, 8))
+	if len(log.reads) != 1 || time.Until(log.reads[0]) < 59*time.Second {
+		t.Errorf("read deadlines %v, want one a minute ahead", log.reads)
+	}
+
+	// A streamed body's writes read the clock, however late they come.
+	c.begin(time.Minute, time.Hour, true, given)
+	c.dc.Write([]byte("body"))
+	if d := time.Until(log.writes[len(log.writes)-1]); d < 59*time.Minute {
+		t.Errorf("a streamed body's write deadline %v ahead, want an hour", d)
+	}
 }

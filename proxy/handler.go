@@ -327,14 +327,19 @@ func (x *exchange) try(p *peer, fresh bool, start time.Time) (*conn, *http.Respo
 		c = x.up.getIdle(p, x.id, start)
 	}
 	reused := c != nil
+	now := start
 	if c == nil {
 		var err error
 		if c, err = h.dial(x.ctx, p, x.id); err != nil {
 			return fail(x.classify(err, phaseConnect, false, nil))
 		}
+		now = time.Now()
 	}
-	a.connect = time.Since(start)
-	c.begin(h.readTimeout, h.sendTimeout, x.body.hasBytes())
+	// A kept connection takes no time to connect: 0, as NGINX's
+	// $upstream_connect_time reads for one (its clock is the event
+	// loop's, not read again within the handler).
+	a.connect = now.Sub(start)
+	c.begin(h.readTimeout, h.sendTimeout, x.body.hasBytes(), now)
 	x.stop = endhook.After(x.ctx, c.abortFn)
 
 	var err error
@@ -359,7 +364,7 @@ func (x *exchange) try(p *peer, fresh bool, start time.Time) (*conn, *http.Respo
 	if x.body.hasBytes() {
 		x.startSending(c)
 	} else {
-		c.dc.arm()
+		c.dc.armIdle() // the response is read below, on this goroutine
 	}
 
 	resp, err := x.readHeader(c)
