@@ -65,7 +65,7 @@ func ReadHeaderInto(resp *http.Response, br *bufio.Reader, statusLine bool, max 
 	// cut out of the head's string without a second search.
 	var stack [1024]byte
 	head := stack[:0]
-	var spanStack [32]fieldSpan
+	var spanStack [16]fieldSpan // (zeroed on each call: kept small)
 	spans := spanStack[:0]
 	total := 0
 	begun := false // a line has been read
@@ -221,7 +221,7 @@ func checkLine(line []byte) (int, error) {
 // fieldSpan is where a field line lies in the head: its name from start
 // to colon, its value, without the white space around it, from value to
 // end.
-type fieldSpan struct{ start, colon, value, end int }
+type fieldSpan struct{ start, colon, value, end int32 }
 
 // valueSpan is the span of line, which starts at start in the head and
 // has its colon at colon (its length when none).
@@ -236,7 +236,7 @@ func valueSpan(line []byte, start, colon int) fieldSpan {
 	for end > v && (line[end-1] == ' ' || line[end-1] == '\t') {
 		end--
 	}
-	return fieldSpan{start, start + colon, start + v, start + end}
+	return fieldSpan{int32(start), int32(start + colon), int32(start + v), int32(start + end)}
 }
 
 // The fields of a head that ReadHeaderInto reads after parsing it, noted
