@@ -198,8 +198,11 @@ func editFlags(attrs []cookieAttr, words []string) ([]cookieAttr, bool) {
 // rewriteCookies applies the handler's cookie rules to the Set-Cookie
 // fields that go to the client.
 func (h *Handler) rewriteCookies(r *http.Request, hdr http.Header) {
+	if h.cookies == nil {
+		return // no rules: the header is not even looked at
+	}
 	vv := hdr["Set-Cookie"]
-	if h.cookies == nil || len(vv) == 0 {
+	if len(vv) == 0 {
 		return
 	}
 	var out []string
