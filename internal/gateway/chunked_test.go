@@ -25,3 +25,17 @@ func TestParamsChunkedRequest(t *testing.T) {
 		t.Errorf("a Content-Length the client sent is passed: %v", got)
 	}
 }
+
+// Host and Transfer-Encoding lines a handler left in Header are passed as
+// they are there, once each, not again from the request's own fields.
+func TestParamsListedHostAndCoding(t *testing.T) {
+	r := httptest.NewRequest("POST", "/", nil)
+	r.TransferEncoding = []string{"chunked"}
+	r.Header["Host"] = []string{"listed.test"}
+	r.Header["Transfer-Encoding"] = []string{"gzip, chunked"}
+	got := NewParams(nil, true).Append(nil, r)
+	want := []Var{{"HTTP_HOST", "listed.test"}, {"HTTP_TRANSFER_ENCODING", "gzip, chunked"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}

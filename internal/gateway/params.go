@@ -89,12 +89,20 @@ func appendParams[S any](p *Params, dst S, r *http.Request, add func(dst S, name
 		return dst
 	}
 	// The names, sorted on the stack unless the request has very many.
+	// Whether Host and Transfer-Encoding are among them is seen on the
+	// way, without a lookup of each.
 	var buf [32]string
 	keys := buf[:0]
+	hostListed, teListed := false, false
 	for k := range r.Header {
 		keys = append(keys, k)
+		switch k {
+		case "Host":
+			hostListed = true
+		case "Transfer-Encoding":
+			teListed = true
+		}
 	}
-	_, hostListed := r.Header["Host"]
 	if r.Host != "" && !hostListed {
 		// net/http keeps the Host line out of Header.
 		keys = append(keys, "Host")
@@ -102,7 +110,6 @@ func appendParams[S any](p *Params, dst S, r *http.Request, add func(dst S, name
 	// The server takes a chunked body's Transfer-Encoding line out of
 	// Header: the application gets the lines the client sent, as NGINX
 	// passes them.
-	_, teListed := r.Header["Transfer-Encoding"]
 	chunked := len(r.TransferEncoding) > 0 && !teListed
 	if chunked {
 		keys = append(keys, "Transfer-Encoding")
