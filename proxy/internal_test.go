@@ -15,6 +15,8 @@ func TestAppendSeconds(t *testing.T) {
 	for d, want := range map[time.Duration]string{
 		0: "0.000", 12 * time.Millisecond: "0.012", 1500 * time.Millisecond: "1.500",
 		62*time.Second + 7*time.Millisecond: "62.007", -1: "-",
+		9*time.Second + 999*time.Millisecond + 999*time.Microsecond: "9.999",
+		10 * time.Second: "10.000", 100*time.Millisecond + 50*time.Microsecond: "0.100",
 	} {
 		if got := string(appendSeconds(nil, d)); got != want {
 			t.Errorf("%v -> %q, want %q", d, got, want)

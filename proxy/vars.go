@@ -144,16 +144,15 @@ func appendSeconds(b []byte, d time.Duration) []byte {
 		return append(b, '-')
 	}
 	ms := d.Milliseconds()
-	b = strconv.AppendInt(b, ms/1000, 10)
-	b = append(b, '.')
+	// The milliseconds are always three digits, written by hand: three
+	// such values are formatted for every request.
+	if s := ms / 1000; s < 10 {
+		b = append(b, byte('0'+s))
+	} else {
+		b = strconv.AppendInt(b, s, 10)
+	}
 	frac := ms % 1000
-	if frac < 100 {
-		b = append(b, '0')
-	}
-	if frac < 10 {
-		b = append(b, '0')
-	}
-	return strconv.AppendInt(b, frac, 10)
+	return append(b, '.', byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10))
 }
 
 // ForwardedFor is $proxy_add_x_forwarded_for: the client's X-Forwarded-For
