@@ -12,6 +12,9 @@ import (
 // $proxy_port belongs to the proxy module: in a FastCGI location NGINX
 // has none (its proxy context is not there), whether fastcgi_pass names
 // a group or an address, and the application gets an empty parameter.
+// Nor has it one after an internal redirect from a proxied location
+// (error_page to a FastCGI one): NGINX forgets the proxy's context with
+// the location, and the port the proxy had is not passed on.
 // (Four workers: each server keeps one connection, which holds one.)
 func TestFastCGIProxyPortAsNGINX(t *testing.T) {
 	nginxPath(t)
@@ -19,6 +22,7 @@ func TestFastCGIProxyPortAsNGINX(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "www", "p.php"), `<?php echo '[', $_SERVER['P_PORT'], "]\n";`)
 	port := freePort(t)
+	closed := freePort(t) // the proxied location's server: none listens
 	fpm := startFPM(t, filepath.Join(dir, "fpm"), "127.0.0.1:"+strconv.Itoa(port), 4)
 	b, err := os.ReadFile(filepath.Join("..", "..", "modules", "fastcgimod", "nginx", "fastcgi.conf"))
 	if err != nil {
@@ -31,10 +35,11 @@ func TestFastCGIProxyPortAsNGINX(t *testing.T) {
 			location /group { include %s/fastcgi.conf; fastcgi_param SCRIPT_FILENAME $document_root/p.php;
 				fastcgi_param P_PORT $proxy_port; fastcgi_keep_conn on; fastcgi_pass php_%s; }
 			location /addr { include %s/fastcgi.conf; fastcgi_param SCRIPT_FILENAME $document_root/p.php;
-				fastcgi_param P_PORT $proxy_port; fastcgi_pass %s; } }`,
-			who, fpm.addr, port, dir, dir, who, dir, fpm.addr)
+				fastcgi_param P_PORT $proxy_port; fastcgi_pass %s; }
+			location /proxied { proxy_pass http://127.0.0.1:%d; error_page 502 = /addr; } }`,
+			who, fpm.addr, port, dir, dir, who, dir, fpm.addr, closed)
 	})
-	for _, path := range []string{"/group", "/addr", "/group"} {
+	for _, path := range []string{"/group", "/addr", "/group", "/proxied"} {
 		var bodies [2]string
 		for i, port := range []int{mport, nport} {
 			req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d%s", port, path), nil)
