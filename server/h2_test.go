@@ -282,6 +282,14 @@ func TestH2SendTimeoutClosesStalledConnection(t *testing.T) {
 	}
 	h.request(t, 1, h2Get("/")...)
 	time.Sleep(3 * time.Second) // the client does not read
+	// The server's socket holds up to tcp_wmem's maximum (4 MiB) queued
+	// ahead of its close; through the 16 KiB receive buffer that made the
+	// stall quick, a 64 KiB-MTU loopback delivers it in persist-timer
+	// trickles (about 150 KB/s on Linux 6.18), past the deadline below.
+	// A large buffer now drains it at once, so a close is seen in time.
+	if err := h.NetConn().(*net.TCPConn).SetReadBuffer(8 << 20); err != nil {
+		t.Fatal(err)
+	}
 	a := h.answer(1, 10*time.Second)
 	var ne net.Error
 	if a.status != "200" || a.err == nil || errors.As(a.err, &ne) && ne.Timeout() || a.reset || len(a.body) == 64<<20 {
