@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,7 +32,7 @@ func TestH2ConnectionLimitsOfSNIServerAsNGINX(t *testing.T) {
 			server { listen 127.0.0.1:%[1]d ssl http2; server_name c; keepalive_timeout 1s; return 200 "c"; }`, port, cert, key)
 	})
 	big := strings.Repeat("x", 2000)
-	for _, c := range []struct{ sni, authority, field string }{
+	cases := []struct{ sni, authority, field string }{
 		{"b", "b", big}, // b's 8k buffers, not the default server's 1k
 		{"b", "a", big}, // the SNI server's, not :authority's
 		{"a", "a", "y"}, // a location's keepalive_requests does not end it
@@ -39,9 +40,26 @@ func TestH2ConnectionLimitsOfSNIServerAsNGINX(t *testing.T) {
 		{"c", "a", "y"}, // c's keepalive_timeout closes it once idle
 		{"", "c", "y"},  // no name: the default server's
 		{"a", "b", "y"}, // a's, which the default server has too
-	} {
-		m, n := h2Streams(t, mport, c.sni, c.authority, c.field), h2Streams(t, nport, c.sni, c.authority, c.field)
-		if m != n {
+	}
+	// Every connection's streams first, then all of them read at once
+	// until one deadline: each still has at least 2.5 seconds after its
+	// last stream to be closed, and the test waits them out once rather
+	// than once a connection (14 times).
+	conns := make([][2]*h2Outcome, len(cases))
+	for i, c := range cases {
+		conns[i] = [2]*h2Outcome{h2Streams(t, mport, c.sni, c.authority, c.field), h2Streams(t, nport, c.sni, c.authority, c.field)}
+	}
+	deadline := time.Now().Add(2500 * time.Millisecond)
+	ends := make([][2]string, len(cases))
+	var wg sync.WaitGroup
+	for i := range conns {
+		for j, o := range conns[i] {
+			wg.Go(func() { ends[i][j] = o.closedBy(deadline) })
+		}
+	}
+	wg.Wait()
+	for i, c := range cases {
+		if m, n := ends[i][0], ends[i][1]; m != n {
 			t.Errorf("server name %q, :authority %q: mosaic %q, nginx %q", c.sni, c.authority, m, n)
 		}
 	}
@@ -93,12 +111,17 @@ func TestH2LimitConnOfAuthorityServerAsNGINX(t *testing.T) {
 	}
 }
 
+// h2Outcome is a connection of h2Streams and how its streams ended.
+type h2Outcome struct {
+	h   *h2cConn
+	out []string
+}
+
 // h2Streams opens an HTTP/2 connection over TLS with server name sni and
 // sends up to four GETs of :authority, one after the other, each with a
-// field X-F of value field; it says how each ended, where the server sent
-// GOAWAY, and whether the server closed the connection within 2.5
-// seconds of the last.
-func h2Streams(t *testing.T, port int, sni, authority, field string) string {
+// field X-F of value field; its outcome says how each ended and where the
+// server sent GOAWAY.
+func h2Streams(t *testing.T, port int, sni, authority, field string) *h2Outcome {
 	t.Helper()
 	c, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port),
 		&tls.Config{InsecureSkipVerify: true, ServerName: sni, NextProtos: []string{"h2"}})
@@ -119,13 +142,19 @@ func h2Streams(t *testing.T, port int, sni, authority, field string) string {
 			break
 		}
 	}
-	_ = h.SetReadDeadline(time.Now().Add(2500 * time.Millisecond))
+	return &h2Outcome{h: h, out: out}
+}
+
+// closedBy reads the connection until deadline and returns the outcome,
+// with "closed" where the server closed it by then.
+func (o *h2Outcome) closedBy(deadline time.Time) string {
+	_ = o.h.SetReadDeadline(deadline)
 	for {
-		if _, err := h.fr.ReadFrame(); err != nil {
+		if _, err := o.h.fr.ReadFrame(); err != nil {
 			if !strings.Contains(err.Error(), "timeout") {
-				out = append(out, "closed")
+				o.out = append(o.out, "closed")
 			}
-			return strings.Join(out, " ")
+			return strings.Join(o.out, " ")
 		}
 	}
 }
