@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -197,15 +198,17 @@ func TestCharsetMapMatchesNGINX(t *testing.T) {
 				location = /moved { charset koi8-r; source_charset utf-8; return 301 /elsewhere; }
 			}`, port, originAddr, dir)
 	})
-	sameCharsetAnswer(t, mport, nport, "POST /p/echo HTTP/1.1\r\nContent-Length: 8", "ёжик")
-	sameCharsetAnswer(t, mport, nport, "HEAD /u2w/utf.html HTTP/1.1", "")
-	// Compression takes the recoded text, in both.
-	sameCharsetAnswer(t, mport, nport, "GET /gz/utf.html HTTP/1.1\r\nAccept-Encoding: gzip", "")
-	// A range of a body recoded to or from UTF-8 is not offered (its
-	// length is unknown); between single-byte charsets it is.
-	sameCharsetAnswer(t, mport, nport, "GET /u2w/utf.html HTTP/1.1\r\nRange: bytes=0-9", "")
-	sameCharsetAnswer(t, mport, nport, "GET /k2u/koi.html HTTP/1.1\r\nRange: bytes=0-9", "")
-	sameCharsetAnswer(t, mport, nport, "GET /k2w/koi.html HTTP/1.1\r\nRange: bytes=0-9", "")
+	reqs := [][2]string{
+		{"POST /p/echo HTTP/1.1\r\nContent-Length: 8", "ёжик"},
+		{"HEAD /u2w/utf.html HTTP/1.1", ""},
+		// Compression takes the recoded text, in both.
+		{"GET /gz/utf.html HTTP/1.1\r\nAccept-Encoding: gzip", ""},
+		// A range of a body recoded to or from UTF-8 is not offered (its
+		// length is unknown); between single-byte charsets it is.
+		{"GET /u2w/utf.html HTTP/1.1\r\nRange: bytes=0-9", ""},
+		{"GET /k2u/koi.html HTTP/1.1\r\nRange: bytes=0-9", ""},
+		{"GET /k2w/koi.html HTTP/1.1\r\nRange: bytes=0-9", ""},
+	}
 	for _, path := range []string{
 		"/k2w/koi.html", "/w2k/win.html", "/k2u/koi.html", "/k2u/plain.html", "/u2k/utf.html",
 		"/w2u/win.html", "/u2w/utf.html", "/u2w/cut.html", "/u2k/cut.html", "/u2w/utf.json",
@@ -213,8 +216,9 @@ func TestCharsetMapMatchesNGINX(t *testing.T) {
 		"/p/moved", "/src/moved", "/p/enc", "/u2w/missing", "/text", "/moved",
 		"/ssi/ssi.html", "/ssik/ssi.html", "/add/utf.html", "/if/utf.html", "/if/utf.html?k=1",
 	} {
-		sameCharsetAnswer(t, mport, nport, "GET "+path+" HTTP/1.1", "")
+		reqs = append(reqs, [2]string{"GET " + path + " HTTP/1.1", ""})
 	}
+	sameCharsetAnswers(t, mport, nport, reqs)
 }
 
 // pieces cuts s after the first byte of every third multi-byte UTF-8
@@ -242,14 +246,43 @@ func pieces(s string) []string {
 	return append(out, s[start:])
 }
 
+// sameCharsetAnswers sends each request (head and body) to mosaic and
+// NGINX, all at once: the origin sends its bodies in pieces 5 ms apart,
+// and one request after the other waited most of half a minute. It then
+// compares each pair of answers as sameCharsetAnswer does.
+func sameCharsetAnswers(t *testing.T, mport, nport int, reqs [][2]string) {
+	t.Helper()
+	type answer struct {
+		resp *http.Response
+		body string
+		err  error
+	}
+	answers := make([][2]answer, len(reqs))
+	var wg sync.WaitGroup
+	for i, r := range reqs {
+		req := r[0] + "\r\nHost: a.test\r\nConnection: close\r\n\r\n" + r[1]
+		for j, port := range []int{mport, nport} {
+			wg.Go(func() {
+				a := &answers[i][j]
+				a.resp, a.body, a.err = testclient.RawTry("tcp", net.JoinHostPort("127.0.0.1", fmt.Sprint(port)), req)
+			})
+		}
+	}
+	wg.Wait()
+	for i, r := range reqs {
+		m, n := answers[i][0], answers[i][1]
+		if m.err != nil || n.err != nil {
+			t.Fatalf("%s: mosaic %v, nginx %v", r[0], m.err, n.err)
+		}
+		sameCharsetAnswer(t, r[0], m.resp, n.resp, m.body, n.body)
+	}
+}
+
 // sameCharsetAnswer compares status, body, Content-Type and, where NGINX
 // sends one, Content-Length (mosaic's compression also sends one for a
 // short body it compressed whole, where NGINX's gzip chunks).
-func sameCharsetAnswer(t *testing.T, mport, nport int, head, body string) {
+func sameCharsetAnswer(t *testing.T, head string, m, n *http.Response, mb, nb string) {
 	t.Helper()
-	req := head + "\r\nHost: a.test\r\nConnection: close\r\n\r\n" + body
-	m, mb := testclient.Raw(t, net.JoinHostPort("127.0.0.1", fmt.Sprint(mport)), req)
-	n, nb := testclient.Raw(t, net.JoinHostPort("127.0.0.1", fmt.Sprint(nport)), req)
 	if m.Header.Get("Content-Encoding") != n.Header.Get("Content-Encoding") {
 		t.Errorf("%s: Content-Encoding mosaic %q, nginx %q", head, m.Header.Get("Content-Encoding"), n.Header.Get("Content-Encoding"))
 	}

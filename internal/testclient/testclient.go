@@ -133,22 +133,32 @@ func Raw(t testing.TB, addr, request string) (*http.Response, string) {
 // RawOn is Raw over another network: "unix" with a socket's path.
 func RawOn(t testing.TB, network, addr, request string) (*http.Response, string) {
 	t.Helper()
-	c, err := net.DialTimeout(network, addr, 5*time.Second)
+	resp, body, err := RawTry(network, addr, request)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return resp, body
+}
+
+// RawTry is RawOn returning its error rather than failing a test, for
+// requests sent from goroutines of their own.
+func RawTry(network, addr, request string) (*http.Response, string, error) {
+	c, err := net.DialTimeout(network, addr, 5*time.Second)
+	if err != nil {
+		return nil, "", err
 	}
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
 	if _, err := io.WriteString(c, request); err != nil {
-		t.Fatal(err)
+		return nil, "", fmt.Errorf("sending to %s: %w", addr, err)
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
-		t.Fatal(err)
+		return nil, "", fmt.Errorf("reading %s's answer: %w", addr, err)
 	}
 	// What came before the connection ended: a test may be looking at a
 	// body cut short.
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	return resp, string(b)
+	return resp, string(b), nil
 }
