@@ -35,12 +35,24 @@ func TestDirectiveArgumentsAsNGINX(t *testing.T) {
 	t.Chdir(dir)
 	r := &argRunner{t: t, dir: dir}
 
-	var probes []*argProbe
+	// Each directive's context, two nginx -t at a time as the probes'.
+	type placed struct {
+		d   server.DirectiveInfo
+		ctx server.Context
+		ok  bool
+	}
+	var dirs []*placed
 	for _, d := range argDirectives() {
-		ctx, ok := r.context(d)
-		if !ok {
+		dirs = append(dirs, &placed{d: d})
+	}
+	parallel(dirs, func(pl *placed) { pl.ctx, pl.ok = r.context(pl.d) })
+
+	var probes []*argProbe
+	for _, pl := range dirs {
+		if !pl.ok {
 			continue
 		}
+		d, ctx := pl.d, pl.ctx
 		for _, args := range argTable {
 			p := &argProbe{name: d.Name, ctx: ctx, args: args, probe: args}
 			if len(strings.Fields(args)) == 1 && d.MinArgs > 1 {
@@ -93,10 +105,10 @@ func TestDirectiveArgumentsAsNGINX(t *testing.T) {
 		len(probes), len(bad), diffs, time.Since(start).Round(time.Second))
 }
 
-// parallel runs f on every probe, two at a time.
-func parallel(probes []*argProbe, f func(*argProbe)) {
+// parallel runs f on every item, two at a time.
+func parallel[T any](items []T, f func(T)) {
 	var wg sync.WaitGroup
-	work := make(chan *argProbe)
+	work := make(chan T)
 	for w := 0; w < 2; w++ {
 		wg.Add(1)
 		go func() {
@@ -106,8 +118,8 @@ func parallel(probes []*argProbe, f func(*argProbe)) {
 			}
 		}()
 	}
-	for _, p := range probes {
-		work <- p
+	for _, it := range items {
+		work <- it
 	}
 	close(work)
 	wg.Wait()
@@ -313,7 +325,8 @@ func (r *argRunner) nginx(probes []*argProbe) (string, *argProbe) {
 
 // nginxBatch runs probes together, at most one of a directive per
 // configuration (two would be duplicates): a probe NGINX's error names,
-// or found by halving when the error names none, is run alone.
+// or found by halving when the error names none, is run alone. The
+// batches, of disjoint probes, are settled two at a time.
 func (r *argRunner) nginxBatch(probes []*argProbe) {
 	byArgs := map[string][]*argProbe{}
 	var keys []string
@@ -324,9 +337,7 @@ func (r *argRunner) nginxBatch(probes []*argProbe) {
 		byArgs[p.args] = append(byArgs[p.args], p)
 	}
 	sort.Strings(keys)
-	for _, k := range keys {
-		r.settle(byArgs[k])
-	}
+	parallel(keys, func(k string) { r.settle(byArgs[k]) })
 }
 
 // settle finds NGINX's verdict for every probe of a batch.
