@@ -84,6 +84,11 @@ func originDone(o *aheadOrigin, within time.Duration) bool {
 	select {
 	case <-o.done:
 		return true
+	default: // within may be spent: the origin is looked at first
+	}
+	select {
+	case <-o.done:
+		return true
 	case <-time.After(within):
 		return false
 	}
@@ -116,20 +121,37 @@ func TestProxyReadsAheadOfSlowClientAsNGINX(t *testing.T) {
 							proxy_temp_path %s 1 2; %s } }`,
 					origins[who].Listener.Addr(), port, filepath.Join(dir, who+"-temp"), c.conf)
 			})
-			for who, port := range map[string]int{"m": mport, "n": nport} {
-				o := origins[who]
+			// Both clients stall first, then both origins are watched
+			// until one deadline: each has at least its time since its
+			// own request, and the wait that the origin is not done (2 s)
+			// is waited once for the two servers.
+			ports := map[string]int{"m": mport, "n": nport}
+			type stalled struct {
+				conn net.Conn
+				br   *bufio.Reader
+			}
+			clients := map[string]stalled{}
+			for who, port := range ports {
 				conn, br := stalledGet(t, port, "/big")
-				// An origin the proxy reads to its end is done within
-				// milliseconds on loopback; 5 s leaves room for a loaded
-				// machine. That it is not done is a wait of its own: 2 s
-				// (six of these made up most of the test's time).
-				within := 2 * time.Second
-				if c.free {
-					within = 5 * time.Second
-				}
-				if got := originDone(o, within); got != c.free {
+				clients[who] = stalled{conn, br}
+			}
+			// An origin the proxy reads to its end is done within
+			// milliseconds on loopback; 5 s leaves room for a loaded
+			// machine. That it is not done is a wait of its own: 2 s
+			// (six of these made up most of the test's time).
+			within := 2 * time.Second
+			if c.free {
+				within = 5 * time.Second
+			}
+			deadline := time.Now().Add(within)
+			for who := range ports {
+				if got := originDone(origins[who], time.Until(deadline)); got != c.free {
 					t.Errorf("%s: the origin had written the whole body while the client stalled: %v, want %v", who, got, c.free)
 				}
+			}
+			for who, port := range ports {
+				o := origins[who]
+				conn, br := clients[who].conn, clients[who].br
 				if c.free {
 					// The upstream connection is back in the pool once the
 					// proxy has read what the sockets still hold: the next
