@@ -25,12 +25,13 @@ check:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-# Every package's tests, with the race detector; and brotli's once more
-# without it, where its tests that run the encoder on one goroutine skip
-# under -race (brotli/race_test.go says why).
+# Every package's tests, with the race detector; and brotli's and
+# compress's once more without it, where their tests that run the encoder
+# on one goroutine, or only weigh its output, skip under -race
+# (brotli/race_test.go and compress/race_test.go say why).
 unit:
 	$(GO) test -race -count=1 -timeout 15m ./...
-	$(GO) test -count=1 -timeout 15m ./brotli
+	$(GO) test -count=1 -timeout 15m ./brotli ./compress
 
 # A short run of every fuzz target over its seeds and fresh inputs. The
 # targets are found in the test files' text: asking `go test -list` built
