@@ -195,24 +195,31 @@ func TestPostActionTimingAsNGINX(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "www/slow/f.txt"), "slow\n")
 	mport, nport := startBoth(t, dir, postActionBlock(dir, "127.0.0.1:1", "", trackers, freePort(t)))
-	for who, port := range map[string]int{"mosaic": mport, "nginx": nport} {
-		// Two requests on one connection, the second closing it.
-		req := "GET /slow/f.txt HTTP/1.1\r\nHost: a.test\r\n\r\n" +
-			"GET /slow/f.txt HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
-		status, body, answered, closed := mirrorAsk(t, port, req)
-		if status != http.StatusOK || body != "slow\n" {
-			t.Errorf("%s: %d %q", who, status, body)
+	// The two servers at once (parallel subtests, whose group ends when
+	// both have): each connection lasts about 4 s of waiting.
+	t.Run("connection", func(t *testing.T) {
+		for who, port := range map[string]int{"mosaic": mport, "nginx": nport} {
+			t.Run(who, func(t *testing.T) {
+				t.Parallel()
+				// Two requests on one connection, the second closing it.
+				req := "GET /slow/f.txt HTTP/1.1\r\nHost: a.test\r\n\r\n" +
+					"GET /slow/f.txt HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
+				status, body, answered, closed := mirrorAsk(t, port, req)
+				if status != http.StatusOK || body != "slow\n" {
+					t.Errorf("%s: %d %q", who, status, body)
+				}
+				if answered > time.Second {
+					t.Errorf("%s: the first answer took %v: the post action held it", who, answered)
+				}
+				// The second request waits for the first post action (2s),
+				// its own answer comes at once, then the connection ends
+				// after its post action (2s more).
+				if closed < 3500*time.Millisecond || closed > 8*time.Second {
+					t.Errorf("%s: the connection ended after %v, want about 4s", who, closed)
+				}
+			})
 		}
-		if answered > time.Second {
-			t.Errorf("%s: the first answer took %v: the post action held it", who, answered)
-		}
-		// The second request waits for the first post action (2s), its
-		// own answer comes at once, then the connection ends after its
-		// post action (2s more).
-		if closed < 3500*time.Millisecond || closed > 8*time.Second {
-			t.Errorf("%s: the connection ended after %v, want about 4s", who, closed)
-		}
-	}
+	})
 	// The client leaves as soon as it has the answer: the post action
 	// goes on to the tracker's answer, logged with its status.
 	for _, port := range []int{mport, nport} {
