@@ -330,7 +330,7 @@ func TestGunzipBombStreams(t *testing.T) {
 }
 
 // gzipBomb returns one gzip member that decodes to size bytes of chunk
-// repeated (size a multiple of its length, chunk a multiple of the
+// repeated (size a positive multiple of its length, chunk a multiple of the
 // period of its text). Compressing the whole body took the race-built
 // test 12 s of CPU for 128 MiB; here the compressor sees two chunks: the
 // deflate blocks of the second, written after a flush in the middle of
@@ -346,17 +346,34 @@ func gzipBomb(chunk []byte, size int) []byte {
 	zw.Write(chunk)
 	zw.Flush()
 	again := bytes.Clone(gz.Bytes()[first:])
+	gz.Truncate(first) // the second chunk is written with the others
 	crc := crc32.ChecksumIEEE(chunk)
 	for n := len(chunk); n < size; n += len(chunk) {
-		if n > len(chunk) {
-			gz.Write(again)
-		}
+		gz.Write(again)
 		crc = crc32.Update(crc, crc32.IEEETable, chunk)
 	}
 	gz.Write([]byte{0x03, 0x00}) // a final block of fixed codes, empty
 	gz.Write(binary.LittleEndian.AppendUint32(nil, crc))
 	gz.Write(binary.LittleEndian.AppendUint32(nil, uint32(size)))
 	return gz.Bytes()
+}
+
+// TestGzipBombDecodes: gzipBomb's member decodes, CRC and length
+// checked by gzip.Reader, to exactly the chunks asked for, from one
+// chunk up (the bomb test relies on it for its 128 MiB).
+func TestGzipBombDecodes(t *testing.T) {
+	chunk := bytes.Repeat([]byte(strings.Repeat("hello zero ", 93)+"\n"), 64)
+	for n := 1; n <= 3; n++ {
+		zr, err := gzip.NewReader(bytes.NewReader(gzipBomb(chunk, n*len(chunk))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr.Multistream(false)
+		got, err := io.ReadAll(zr)
+		if err != nil || !bytes.Equal(got, bytes.Repeat(chunk, n)) {
+			t.Errorf("%d chunks: %d bytes decoded, %v", n, len(got), err)
+		}
+	}
 }
 
 // peakRSS returns the process's peak resident set (VmHWM), in bytes.
