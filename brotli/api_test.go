@@ -404,6 +404,7 @@ func writerRestart(t *testing.T, q, lgwin int, body []byte) {
 	// Positions as a Writer reused for long: the restart comes
 	// within the first meta-blocks.
 	w.base = positionLimit - 200_000
+	w.streamA = w.base
 	w.e.next = w.base
 	for p := body; len(p) > 0; {
 		n := min(len(p), 50_000)
@@ -495,6 +496,31 @@ func TestWriteLast(t *testing.T) {
 		}
 		if !bytes.Equal(got.Bytes(), want.Bytes()) {
 			t.Errorf("dictionary %v: WriteLast wrote %d bytes, Write and Close %d", opts.Dictionary != nil, got.Len(), want.Len())
+		}
+	}
+}
+
+// WriteLast writes what Write and Close write with windows small enough
+// that Write's history slides after every meta-block: the static
+// dictionary's span (qualities 4 and 5) is counted from the stream's
+// start in both, where Write once counted it again from each slide's.
+func TestWriteLastSlidingWindow(t *testing.T) {
+	oneGoroutine(t)
+	body := corpus(t)["react-dom.development.js"]
+	for q := MinQuality; q <= 9; q++ {
+		for _, lgwin := range []int{10, 12, 22} {
+			opts := Options{Quality: q, LGWin: lgwin, SizeHint: len(body)}
+			var want, got bytes.Buffer
+			ww, _ := NewWriter(&want, opts)
+			ww.Write(body)
+			ww.Close()
+			w, _ := NewWriter(&got, opts)
+			if err := w.WriteLast(body); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Errorf("q%d, window %d: WriteLast wrote %d bytes, Write and Close %d", q, lgwin, got.Len(), want.Len())
+			}
 		}
 	}
 }

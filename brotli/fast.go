@@ -85,7 +85,7 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 	// last is the decoder's last distance, or one never valid; one that
 	// would reach before the stream from start on is not used.
 	last := ^uint32(0)
-	if d := e.ring.d[0]; e.ring.known > 0 && int(d) <= start-int(w.streamA-base) {
+	if d := e.ring.d[0]; e.ring.known > 0 && int64(d) <= int64(start)-max(int64(w.streamA)-int64(base), 0) {
 		last = d
 	}
 	var tail T

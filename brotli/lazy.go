@@ -41,7 +41,7 @@ func findLazyIn[B lazyBucket, R variant](e *encoder, w *window, start int) (extr
 	// decoder's last distance, or 0 (never valid) when it is unknown or
 	// reaches before the stream at start.
 	last := uint32(0)
-	if d := e.ring.d[0]; e.ring.known > 0 && int(d) <= start-int(w.streamA-base) {
+	if d := e.ring.d[0]; e.ring.known > 0 && int64(d) <= int64(start)-max(int64(w.streamA)-int64(base), 0) {
 		last = d
 	}
 	skip := e.q.skipShift & 63

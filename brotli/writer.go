@@ -16,14 +16,16 @@ type Writer struct {
 	err  error
 
 	// hist holds the window before the pending bytes and the pending bytes
-	// themselves: hist[done:] is not yet compressed, hist[lo:] belongs to
-	// this stream (a Dictionary comes first in it). hist[0] is at absolute
-	// position base.
-	hist   []byte
-	done   int
-	lo     int
-	base   uint32
-	closed bool
+	// themselves: hist[done:] is not yet compressed. hist[0] is at
+	// absolute position base; the stream (a Dictionary first) begins at
+	// streamA, which stays where it is when the history slides, so that
+	// what is measured from the stream's start (the static dictionary's
+	// span) is measured as WriteLast, which does not slide, measures it.
+	hist    []byte
+	done    int
+	base    uint32
+	streamA uint32
+	closed  bool
 	// restarted says positions were numbered again mid-stream: the
 	// stream's start is no longer known, which static dictionary
 	// references need.
@@ -78,8 +80,9 @@ func (w *Writer) ResetOptions(dst io.Writer, opts Options) error {
 	// finder as if compressed already.
 	dict := o.Dictionary.bytes()
 	w.hist = append(w.hist[:0], dict...)
-	w.done, w.lo = len(dict), 0
+	w.done = len(dict)
 	w.base = w.e.claim(len(dict))
+	w.streamA = w.base
 	w.rawEnd = 0
 	if len(dict) > 0 {
 		w.rawEnd = w.base + uint32(len(dict))
@@ -137,9 +140,9 @@ func (w *Writer) compressPending() {
 		w.restarted = true
 		w.rawEnd = 0 // the dictionary is out of reach from now on
 		w.base = w.e.claim(len(w.hist))
-		w.lo = w.done
+		w.streamA = w.base + uint32(w.done)
 	}
-	win := window{data: w.hist, base: w.base, streamA: w.base + uint32(w.lo), noDict: w.restarted,
+	win := window{data: w.hist, base: w.base, streamA: w.streamA, noDict: w.restarted,
 		rawLen: uint32(len(w.opts.Dictionary.bytes())), rawEnd: w.rawEnd}
 	if w.rawEnd != 0 && w.e.q.indexesRaw() {
 		win.raw = &w.e.raw
@@ -156,7 +159,6 @@ func (w *Writer) compressPending() {
 		w.hist = w.hist[:keep]
 		w.base += uint32(shift)
 		w.done -= shift
-		w.lo = max(w.lo-shift, 0)
 	}
 }
 
