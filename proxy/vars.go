@@ -39,11 +39,6 @@ func (x *exchange) publishProxy() {
 	x.st.Set("proxy_host", x.h.proxyHost)
 	if x.h.wire == nil {
 		x.st.Set("proxy_port", x.h.proxyPort)
-	} else if _, ok := x.st.Get("proxy_port"); ok {
-		// A proxied location the request left by an internal redirect
-		// (error_page) set one; NGINX forgets the proxy's context with
-		// its location. Empty reads as none, in a log "-".
-		x.st.Set("proxy_port", "")
 	}
 	x.st.Set("proxy_add_x_forwarded_for", ForwardedFor(x.r))
 }

@@ -461,6 +461,9 @@ func redirectTo(w http.ResponseWriter, r *http.Request, uri, path, query string,
 	}
 	// $uri and $args read the new URL from now on, in the access log too.
 	ri.st.URL = r2.URL
+	// What the location left has no value in the next (NGINX clears the
+	// modules' contexts of the request).
+	ri.st.LeaveLocation()
 	// NGINX runs the rewrite phases again for the new URI (for a named
 	// location, its own steps only).
 	loc = nri.route(r2, loc)

@@ -41,6 +41,7 @@ var (
 	consts   = map[string]string{} // the getters of RegisterConst, by value
 	prefixes = map[string]PrefixValueFactory{}
 	settable = map[string]bool{} // RegisterSettable's names
+	located  = map[string]bool{} // RegisterLocated's names
 )
 
 // Register makes $name available. Modules call it from init; registering
@@ -112,6 +113,17 @@ func RegisterState(name string) {
 		v, _ := st.Get(name)
 		return v
 	})
+}
+
+// RegisterLocated is RegisterState for a value that belongs to the
+// location that set it, as NGINX keeps it in its module's context of the
+// request, which an internal redirect clears ($proxy_port): after
+// State.LeaveLocation it reads as none.
+func RegisterLocated(name string) {
+	RegisterState(name)
+	regMu.Lock()
+	located[name] = true
+	regMu.Unlock()
 }
 
 // RegisterSettable is RegisterState for a variable that "set" may give a

@@ -258,6 +258,22 @@ func (s *State) Set(name, value string) {
 	s.mu.Unlock()
 }
 
+// LeaveLocation empties the values of RegisterLocated that the request
+// has, as an internal redirect leaves the location that set them: empty
+// reads as none ("-" in the access log, no parameter with if_not_empty).
+func (s *State) LeaveLocation() {
+	if s == nil {
+		return
+	}
+	regMu.RLock()
+	defer regMu.RUnlock()
+	for name := range located {
+		if _, ok := s.Get(name); ok {
+			s.Set(name, "")
+		}
+	}
+}
+
 // namedValue is one value of Set.
 type namedValue struct{ name, value string }
 

@@ -220,7 +220,12 @@ func init() {
 		}
 		return proxy.ForwardedFor(r)
 	})
-	for _, n := range []string{"proxy_host", "proxy_port", "upstream_addr",
+	// $proxy_port is the location's, as NGINX's proxy context is: an
+	// internal redirect from a proxied location leaves none (a FastCGI or
+	// static location it goes to has none in NGINX). $proxy_host stays
+	// for the status module's metrics.
+	vars.RegisterLocated("proxy_port")
+	for _, n := range []string{"proxy_host", "upstream_addr",
 		"upstream_status", "upstream_response_time", "upstream_connect_time", "upstream_header_time",
 		"upstream_response_length", "upstream_bytes_received", "upstream_bytes_sent"} {
 		vars.RegisterState(n)
