@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -62,11 +61,7 @@ echo "status ", $_GET['s'], "\n";
 	writeFile(t, filepath.Join(www, "inc.html"), `[<!--# include virtual="/qs/x?sub=1" -->|<!--# include virtual="/setargs/y?sub=2" -->|<!--# include virtual="/noargs/z" -->]`+"\n")
 	writeFile(t, filepath.Join(www, "static.html"), "<p>static hello</p>\n")
 	fpm := startFPM(t, filepath.Join(dir, "fpm"), filepath.Join(dir, "php.sock"), 2)
-	b, err := os.ReadFile(filepath.Join("..", "..", "modules", "fastcgimod", "nginx", "fastcgi.conf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(dir, "fastcgi.conf"), string(b))
+	shipFastCGIFile(t, dir, "fastcgi.conf")
 	mport, nport := startBoth(t, dir, func(_ string, port int) string {
 		return fmt.Sprintf(`server { listen 127.0.0.1:%[1]d; root %[2]s/www; server_tokens off;
 			location /sub/ { include %[2]s/fastcgi.conf; fastcgi_param SCRIPT_FILENAME $document_root/gz.php;

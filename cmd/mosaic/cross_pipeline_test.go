@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -28,11 +27,7 @@ for ($i = 0; $i < 30000; $i++) { $s .= "line " . ($i * 7919 % 10007) . "\n"; }
 header('Content-Type: text/plain'); header('Content-Length: ' . strlen($s)); echo $s;`)
 	port := freePort(t)
 	fpm := startFPM(t, filepath.Join(dir, "fpm"), "127.0.0.1:"+strconv.Itoa(port), 4)
-	b, err := os.ReadFile(filepath.Join("..", "..", "modules", "fastcgimod", "nginx", "fastcgi.conf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(dir, "fastcgi.conf"), string(b))
+	shipFastCGIFile(t, dir, "fastcgi.conf")
 	main := "load_module /usr/lib/nginx/modules/ngx_http_brotli_filter_module.so;"
 	mport, nport := startBothMain(t, dir, main, func(who string, port int) string {
 		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s/www;
@@ -67,7 +62,8 @@ header('Content-Type: text/plain'); header('Content-Length: ' . strlen($s)); ech
 			}
 			body, _ := io.ReadAll(resp.Body)
 			ce := resp.Header.Get("Content-Encoding")
-			out = append(out, fmt.Sprintf("%s %s %d %x", resp.Status, ce, len(decode(t, ce, body)), decode(t, ce, body)[:min(64, len(decode(t, ce, body)))]))
+			plain := decode(t, ce, body)
+			out = append(out, fmt.Sprintf("%s %s %d %x", resp.Status, ce, len(plain), plain[:min(64, len(plain))]))
 		}
 		return out
 	}

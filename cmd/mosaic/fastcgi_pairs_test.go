@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,11 +27,7 @@ ksort($out);
 foreach ($out as $k => $v) { echo $k, '=', strlen($v), ':', $v, "\n"; }
 `)
 	fpm := startFPM(t, filepath.Join(dir, "fpm"), filepath.Join(dir, "php.sock"), 1)
-	b, err := os.ReadFile(filepath.Join("..", "..", "modules", "fastcgimod", "nginx", "fastcgi.conf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(dir, "fastcgi.conf"), string(b))
+	shipFastCGIFile(t, dir, "fastcgi.conf")
 	mport, nport := startBoth(t, dir, func(_ string, port int) string {
 		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s/www;
 			location / { include %s/fastcgi.conf; fastcgi_param SCRIPT_FILENAME $document_root/p.php;

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -23,11 +22,7 @@ func TestFastCGIBlankedProxyPortAsUnset(t *testing.T) {
 	port := freePort(t)
 	closed := freePort(t)
 	fpm := startFPM(t, filepath.Join(dir, "fpm"), "127.0.0.1:"+strconv.Itoa(port), 4)
-	b, err := os.ReadFile(filepath.Join("..", "..", "modules", "fastcgimod", "nginx", "fastcgi.conf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(dir, "fastcgi.conf"), string(b))
+	shipFastCGIFile(t, dir, "fastcgi.conf")
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
 		return fmt.Sprintf(`log_format l "$uri [$proxy_port] $status";
 			server { listen 127.0.0.1:%d; root %s/www; access_log %s/%s/access.log l;

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -24,11 +23,7 @@ func TestFastCGIProxyPortAsNGINX(t *testing.T) {
 	port := freePort(t)
 	closed := freePort(t) // the proxied location's server: none listens
 	fpm := startFPM(t, filepath.Join(dir, "fpm"), "127.0.0.1:"+strconv.Itoa(port), 4)
-	b, err := os.ReadFile(filepath.Join("..", "..", "modules", "fastcgimod", "nginx", "fastcgi.conf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(dir, "fastcgi.conf"), string(b))
+	shipFastCGIFile(t, dir, "fastcgi.conf")
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
 		return fmt.Sprintf(`upstream php_%s { server %s; keepalive 2; }
 			server { listen 127.0.0.1:%d; root %s/www;

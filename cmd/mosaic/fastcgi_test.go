@@ -31,6 +31,18 @@ type phpFPM struct {
 	exited bool
 }
 
+// shipFastCGIFile copies one of the FastCGI files mosaic ships
+// (modules/fastcgimod/nginx: fastcgi_params, fastcgi.conf, snippets/...)
+// to dir/name, where a configuration of the test includes it.
+func shipFastCGIFile(t *testing.T, dir, name string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "modules", "fastcgimod", "nginx", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, name), string(b))
+}
+
 // fpmPath returns php-fpm's path, or skips the test.
 func fpmPath(t *testing.T) string {
 	t.Helper()
@@ -634,11 +646,7 @@ func TestFastCGIMatchesNGINX(t *testing.T) {
 	// NGINX reads the files mosaic ships, from its configuration folder.
 	ndir := filepath.Join(dir, "nginx")
 	for _, name := range []string{"fastcgi_params", "fastcgi.conf", "snippets/fastcgi-php.conf"} {
-		b, err := os.ReadFile(filepath.Join("..", "..", "modules", "fastcgimod", "nginx", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, filepath.Join(ndir, name), string(b))
+		shipFastCGIFile(t, ndir, name)
 	}
 	mport, nport := startBoth(t, dir, func(_ string, port int) string {
 		return strings.ReplaceAll(block, "{port}", strconv.Itoa(port))

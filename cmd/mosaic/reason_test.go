@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -125,11 +124,7 @@ if ($s !== '') { header('Status: ' . $s); }
 echo "ok\n";
 `)
 	fpm := startFPM(t, filepath.Join(dir, "fpm"), filepath.Join(dir, "php.sock"), 1)
-	b, err := os.ReadFile(filepath.Join("..", "..", "modules", "fastcgimod", "nginx", "fastcgi_params"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(dir, "fastcgi_params"), string(b))
+	shipFastCGIFile(t, dir, "fastcgi_params")
 	mport, nport := startBoth(t, dir, func(_ string, port int) string {
 		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s/www;
 			location / { include %s/fastcgi_params; fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
