@@ -439,7 +439,11 @@ func findMatchesDeep[B deepBucket](e *encoder, w *window, start int) {
 		end := min(i+m.len, limit+1)
 		stop := min(i+fillHead*4, end)
 		fillDeep[B](e, w.data, w.base, searched+1, stop)
-		fillDeep[B](e, w.data, w.base, max(stop, end-fillTail), end)
+		if stop < end {
+			// Only a copy longer than the head has a tail of its own: for
+			// the others the call alone cost 0.8% of quality 6 on jquery.
+			fillDeep[B](e, w.data, w.base, max(stop, end-fillTail), end)
+		}
 		i += m.len
 		lit = i
 		misses = 0
