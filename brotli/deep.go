@@ -135,21 +135,21 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 		// The usual case, unrolled: the loop kept its index and values
 		// on the stack.
 		d := &ring.d
-		if d[0]-1 < reach && load32(data, i-int(d[0])) == x32 {
+		if ringHit(data, i, d[0], reach, x32) {
 			hits |= 1
 		}
-		if d[1]-1 < reach && load32(data, i-int(d[1])) == x32 {
+		if ringHit(data, i, d[1], reach, x32) {
 			hits |= 2
 		}
-		if d[2]-1 < reach && load32(data, i-int(d[2])) == x32 {
+		if ringHit(data, i, d[2], reach, x32) {
 			hits |= 4
 		}
-		if d[3]-1 < reach && load32(data, i-int(d[3])) == x32 {
+		if ringHit(data, i, d[3], reach, x32) {
 			hits |= 8
 		}
 	} else {
 		for k, d := range ring.d[:ring.known] {
-			if d-1 < reach && load32(data, i-int(d)) == x32 {
+			if ringHit(data, i, d, reach, x32) {
 				hits |= 1 << k
 			}
 		}
@@ -221,6 +221,16 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 	b[c&mask] = abs
 	*head = c + 1
 	return m
+}
+
+// ringHit reports whether the distance d, in reach, copies the 4 bytes
+// x32 at data[i]. The test that the copy starts before i, which reach
+// implies, spares the load the bounds check of its start (0.4% of the
+// instructions at quality 6 on jquery); the same test as a start below
+// len(data) and 4 bytes left took 2.3% more.
+func ringHit(data []byte, i int, d, reach, x32 uint32) bool {
+	j := i - int(d)
+	return d-1 < reach && uint(j) < uint(i) && load32(data, j) == x32
 }
 
 // withRaw is m, or a copy from the raw dictionary at i that scores
