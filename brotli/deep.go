@@ -14,9 +14,10 @@ import (
 // of another table layout after ResetOptions, are below the stream's
 // start).
 
-// bucket is the index of the hash bucket for the bytes x.
+// bucket is the index of the hash bucket for the bytes x: x<<hashLeft
+// times hashMul is x times hashMulLeft, one shift by a variable fewer.
 func (e *encoder) bucket(x uint64) int {
-	return int((x << (e.hashLeft & 63)) * hashMul >> (e.hashShift & 63))
+	return int(x * e.hashMulLeft >> (e.hashShift & 63))
 }
 
 // deepBucket stands for a bucket size of the deep finder's table, one
@@ -73,11 +74,10 @@ func fillDeep[B deepBucket](e *encoder, data []byte, base uint32, from, to int) 
 	var probe B
 	ways := len(probe)
 	// The hash in locals: the stores below could, for all the compiler
-	// knows, change e's fields. x<<hashLeft*hashMul is x times
-	// hashMul<<hashLeft: x86 shifts by a variable only through one
-	// register, and several shift counts made the loop keep its values on
-	// the stack.
-	mul, hs := uint64(hashMul)<<(e.hashLeft&63), e.hashShift&63
+	// knows, change e's fields. One shift by a variable (hashMulLeft): x86
+	// shifts by a variable only through one register, and several shift
+	// counts made the loop keep its values on the stack.
+	mul, hs := e.hashMulLeft, e.hashShift&63
 	if from >= to {
 		return
 	}

@@ -20,7 +20,9 @@ type encoder struct {
 	heads     []uint16 // per bucket, where the next position goes (deep finder)
 	hashLeft  uint     // 64 - 8*hashed bytes
 	hashShift uint     // 64 - log2(buckets)
-	waysLog   uint
+	// hashMulLeft is hashMul<<hashLeft, the deep finder's multiplier.
+	hashMulLeft uint64
+	waysLog     uint
 	// next is the absolute position the next stream starts at. Positions
 	// only grow, so table entries of earlier streams fall below the new
 	// stream's start and need no clearing between streams.
@@ -159,6 +161,7 @@ func (e *encoder) setup(opts Options, lgwin, sizeHint int, ringKnown bool) {
 	}
 	e.hashLeft = 64 - 8*e.q.hashLen
 	e.hashShift = 64 - hb
+	e.hashMulLeft = hashMul << (e.hashLeft & 63)
 	e.waysLog = 0
 	for 1<<e.waysLog < e.q.ways {
 		e.waysLog++
