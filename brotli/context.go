@@ -172,6 +172,7 @@ func countIn[S variant](lut *ctxLut, hist []uint32, cmds []command, data []byte,
 	if split {
 		left, runs = runs[0].n, runs[1:]
 	}
+	_ = lut[0] // lut is not nil: the literal loop then tests it no more
 	for k := range cmds {
 		cmd := &cmds[k]
 		lits := data[p : p+int(cmd.insert)]

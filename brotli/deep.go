@@ -279,6 +279,7 @@ type bucketScan[B deepBucket] struct {
 // instructions per candidate here against 25 there).
 func (s *bucketScan[B]) next(k, stop uint16) (uint16, int) {
 	b, data := s.b, s.data
+	_ = b[0] // b is not nil: the loop then tests it no more
 	var probe B
 	mask := uint16(len(probe) - 1)
 	lo, want := s.lo, s.want

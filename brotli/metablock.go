@@ -757,6 +757,7 @@ func writeCommandsIn[S variant](e *encoder, data []byte, nbits int, p1, p2 byte)
 	// distances, each block announced before its first symbol (cmdLeft
 	// and dLeft count down to it).
 	ctxCodes, lut := &e.ctx.codes, e.ctx.lut
+	_ = lut[0] // lut is not nil: the literal loop then tests it no more
 	lookup := (*[64]uint16)(e.ctx.lookup[:64])
 	cmdLeft, dLeft, litLeft := ^uint32(0), ^uint32(0), ^uint32(0)
 	var cmdRuns, dRuns, litRuns []blockRun
