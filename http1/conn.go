@@ -324,6 +324,7 @@ func (c *conn) closeIfIdle() {
 		// A parked connection needs a goroutine to end it; it is taken
 		// out of the epoll set before its descriptor is closed.
 		c.wake()
+		closeAtOnce(c.rwc)
 		_ = c.rwc.Close()
 	}
 }
@@ -339,8 +340,8 @@ func (c *conn) serve() {
 	// another protocol gets its context there.
 	if tc, ok := c.rwc.(*tls.Conn); ok {
 		c.armHandshake(tc)
-		if c.srv.PlainHTTP && c.plainFirst(tc.NetConn()) {
-			c.becomePlain(tc.NetConn())
+		if c.srv.PlainHTTP && c.plainFirst(transport(tc)) {
+			c.becomePlain(transport(tc))
 		} else if !c.handshake(tc) {
 			c.end()
 			return
@@ -560,8 +561,11 @@ const busyGap = 50 * time.Millisecond
 // firstByte reports whether the wait for a request ended with data; a
 // first request that never came is logged as NGINX logs it.
 func (c *conn) firstByte(err error) bool {
-	if c.requests == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
-		c.timedOut("waiting for request")
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		closeAtOnce(c.rwc)
+		if c.requests == 0 {
+			c.timedOut("waiting for request")
+		}
 	}
 	return err == nil
 }
@@ -679,6 +683,7 @@ func (c *conn) releaseResp() {
 // close closes the connection, lingering first (see Server.Linger) when
 // the client may still be sending.
 func (c *conn) close() {
+	closeQuietIfTimedOut(c.rwc)
 	lim := c.lim
 	// The watch's byte (has) is a request the client began: the rest of
 	// it is still to come, as with bytes in the buffer.

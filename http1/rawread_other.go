@@ -26,3 +26,6 @@ func (c *conn) initRawWrite() {}
 
 // writeRaw is never called without a raw connection.
 func (c *conn) writeRaw() error { return errors.ErrUnsupported }
+
+// writeOnce cannot write without waiting here: it writes nothing.
+func writeOnce(net.Conn, []byte) (int, error) { return 0, errors.ErrUnsupported }

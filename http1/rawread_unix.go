@@ -91,3 +91,29 @@ func (c *conn) writevFD(fd uintptr) bool {
 	}
 	return true
 }
+
+// writeOnce writes p to nc's socket with one system call, without waiting
+// for room: EAGAIN says the socket takes nothing now. It looks through
+// the connections over the socket (the PROXY protocol reader).
+func writeOnce(nc net.Conn, p []byte) (int, error) {
+	for {
+		u, ok := nc.(interface{ NetConn() net.Conn })
+		if !ok {
+			break
+		}
+		nc = u.NetConn()
+	}
+	rc := rawConn(nc)
+	if rc == nil {
+		return 0, errors.ErrUnsupported
+	}
+	var n int
+	var err error
+	if rerr := rc.Write(func(fd uintptr) bool {
+		n, err = rawsock.Write(int(fd), p)
+		return true
+	}); rerr != nil {
+		return 0, rerr
+	}
+	return n, err
+}

@@ -275,7 +275,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		}
 		backoff = 0
 		if s.TLSConfig != nil {
-			rwc = tls.Server(rwc, s.TLSConfig) // handshaken by serve, off this loop
+			rwc = tls.Server(&tlsSock{Conn: rwc}, s.TLSConfig) // handshaken by serve, off this loop
 		}
 		c := newConn(s, rwc)
 		if !s.addConn(c) {
@@ -402,6 +402,7 @@ func (s *Server) closeAll() {
 	for c := range s.conns {
 		c.state.Store(stateClosed)
 		c.wake()
+		closeAtOnce(c.rwc) // under s.mu: no waiting on a client
 		_ = c.rwc.Close()
 	}
 }

@@ -164,7 +164,7 @@ func closeWrite(rwc net.Conn) error {
 		if err := tc.CloseWrite(); err != nil {
 			return err
 		}
-		rwc = tc.NetConn()
+		rwc = transport(tc)
 	}
 	cw, ok := rwc.(interface{ CloseWrite() error })
 	if !ok {

@@ -1,0 +1,127 @@
+package http1
+
+import (
+	"crypto/tls"
+	"errors"
+	"net"
+	"os"
+	"sync/atomic"
+	"time"
+)
+
+// Closing a TLS connection that timed out. tls.Conn's Close sends a
+// close_notify alert first and gives it a fixed 5 s: on a connection
+// whose client stopped reading, its socket buffer full, the socket and
+// the goroutine closing it would outlive the timeout that closed it by
+// 5 s, where NGINX closes at once (ngx_ssl_shutdown shuts a connection
+// that timed out down quietly, with no alert, and sends the alert of any
+// other close without waiting behind a full buffer for long). tlsSock,
+// the socket as tls.Server sees it, makes the alert's write give up:
+//
+//   - after a write timed out (send_timeout, HTTP/2's WriteByteTimeout):
+//     every write fails at once; tls.Conn fails its own writes from then
+//     on anyway, a record may have gone out cut short, and NGINX sends no
+//     alert after a send timeout;
+//   - when a connection whose last read timed out (client_header_timeout
+//     in the middle of a header, client_body_timeout) closes: the same,
+//     as NGINX's c->timedout makes its shutdown quiet;
+//   - when a connection closes after its wait for a request ended
+//     (keepalive_timeout, client_header_timeout before any byte) or a
+//     shutdown closes it idle: the alert goes if the socket takes it at
+//     once, and is dropped if it does not, as NGINX sends it there.
+//
+// Every other close (a response done, Connection: close, the last of
+// keepalive_requests, lingering close) sends the alert as before.
+
+// tlsSock modes: what a write does.
+const (
+	sockOpen   int32 = iota // as the socket's own
+	sockNoWait              // one attempt, no wait for room
+	sockQuiet               // fails at once
+)
+
+// errQuietClose is what a write on a connection closing quietly returns.
+var errQuietClose = errors.New("http1: connection timed out, closing without close_notify")
+
+type tlsSock struct {
+	net.Conn
+	mode atomic.Int32
+	// readTimedOut says the last read ended at its deadline; rWake that
+	// the read deadline was set in the past already, to wake a read (the
+	// watch, the idle sweeper), which is no timeout.
+	readTimedOut, rWake atomic.Bool
+}
+
+func (s *tlsSock) Read(p []byte) (int, error) {
+	n, err := s.Conn.Read(p)
+	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) && !s.rWake.Load() {
+		s.readTimedOut.Store(true)
+	} else if n > 0 {
+		s.readTimedOut.Store(false)
+	}
+	return n, err
+}
+
+func (s *tlsSock) Write(p []byte) (int, error) {
+	switch s.mode.Load() {
+	case sockQuiet:
+		return 0, errQuietClose
+	case sockNoWait:
+		return writeOnce(s.Conn, p)
+	}
+	n, err := s.Conn.Write(p)
+	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		s.mode.Store(sockQuiet)
+	}
+	return n, err
+}
+
+func (s *tlsSock) SetReadDeadline(t time.Time) error {
+	s.rWake.Store(!t.IsZero() && !t.After(time.Now()))
+	return s.Conn.SetReadDeadline(t)
+}
+
+func (s *tlsSock) SetDeadline(t time.Time) error {
+	s.rWake.Store(!t.IsZero() && !t.After(time.Now()))
+	return s.Conn.SetDeadline(t)
+}
+
+// NetConn returns the socket underneath, as tls.Conn's does, for those
+// that look through connections (the PROXY protocol reader, the socket's
+// $tcpinfo_ variables).
+func (s *tlsSock) NetConn() net.Conn { return s.Conn }
+
+// sockOf returns the tlsSock under a TLS connection made by Serve, nil
+// for any other.
+func sockOf(rwc net.Conn) *tlsSock {
+	tc, ok := rwc.(*tls.Conn)
+	if !ok {
+		return nil
+	}
+	s, _ := tc.NetConn().(*tlsSock)
+	return s
+}
+
+// transport returns the connection under TLS, past Serve's tlsSock.
+func transport(tc *tls.Conn) net.Conn {
+	if s, ok := tc.NetConn().(*tlsSock); ok {
+		return s.Conn
+	}
+	return tc.NetConn()
+}
+
+// closeAtOnce makes the close_notify alert of rwc, a TLS connection whose
+// wait for a request ended, go only if its socket takes it at once.
+func closeAtOnce(rwc net.Conn) {
+	if s := sockOf(rwc); s != nil {
+		s.mode.CompareAndSwap(sockOpen, sockNoWait)
+	}
+}
+
+// closeQuietIfTimedOut makes rwc, a TLS connection about to close, send
+// no close_notify alert when its last read timed out.
+func closeQuietIfTimedOut(rwc net.Conn) {
+	if s := sockOf(rwc); s != nil && s.readTimedOut.Load() {
+		s.mode.CompareAndSwap(sockOpen, sockQuiet)
+	}
+}
