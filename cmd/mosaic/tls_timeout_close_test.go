@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -22,7 +24,7 @@ import (
 
 // A TLS connection closed by a timeout closes its socket at once, as
 // NGINX's does, with no close_notify alert after send_timeout or
-// client_header_timeout (NGINX's quiet shutdown); before, Go's tls.Conn
+// client_header_timeout or client_body_timeout (NGINX's quiet shutdown); before, Go's tls.Conn
 // spent up to 5 s trying to send the alert to a client that had stopped
 // reading. A close that ends a connection normally (Connection: close,
 // keepalive_timeout) still sends the alert, as NGINX's does. The clients
@@ -43,12 +45,18 @@ func TestTLSTimeoutClosesAtOnceAsNGINX(t *testing.T) {
 	writeFile(t, filepath.Join(root, "big"), strings.Repeat("0123456789abcdef", 2<<20))
 	writeFile(t, filepath.Join(root, "small"), "small\n")
 	const timeout = time.Second
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+	}))
+	defer origin.Close()
 	// The TCP ports are startBoth's, to wait on; the clients use the
 	// Unix-domain sockets (see closeOf).
 	startBoth(t, dir, func(who string, port int) string {
 		return fmt.Sprintf(`send_timeout 1s; keepalive_timeout 1s; client_header_timeout 1s;
+			client_body_timeout 1s;
 			server { listen 127.0.0.1:%d ssl http2; listen unix:%s/%s.sock ssl http2;
-				ssl_certificate %s; ssl_certificate_key %s; root %s; } `, port, dir, who, cert, key, root)
+				ssl_certificate %s; ssl_certificate_key %s; root %s;
+				location /body { proxy_pass %s; } } `, port, dir, who, cert, key, root, origin.URL)
 	})
 	servers := []struct {
 		name, sock string
@@ -71,6 +79,9 @@ func TestTLSTimeoutClosesAtOnceAsNGINX(t *testing.T) {
 		}},
 		{"client_header_timeout", "http/1.1", false, false, func(t *testing.T, c *tls.Conn) {
 			fmt.Fprint(c, "GET /small HTTP/1.1\r\nHost: x\r\n")
+		}},
+		{"client_body_timeout", "http/1.1", false, false, func(t *testing.T, c *tls.Conn) {
+			fmt.Fprint(c, "POST /body HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n0123456789")
 		}},
 		{"send_timeout", "http/1.1", false, true, func(t *testing.T, c *tls.Conn) {
 			fmt.Fprint(c, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
