@@ -14,9 +14,9 @@ import (
 // whose client stopped reading, its socket buffer full, the socket and
 // the goroutine closing it would outlive the timeout that closed it by
 // 5 s, where NGINX closes at once (ngx_ssl_shutdown shuts a connection
-// that timed out down quietly, with no alert, and sends the alert of any
-// other close without waiting behind a full buffer for long). tlsSock,
-// the socket as tls.Server sees it, makes the alert's write give up:
+// that timed out down quietly, with no alert; the alert of any other
+// close gets up to 3 s in NGINX 1.22). tlsSock, the socket as tls.Server
+// sees it, makes the alert's write give up:
 //
 //   - after a write timed out (send_timeout, HTTP/2's WriteByteTimeout):
 //     every write fails at once; tls.Conn fails its own writes from then
@@ -28,7 +28,10 @@ import (
 //   - when a connection closes after its wait for a request ended
 //     (keepalive_timeout, client_header_timeout before any byte) or a
 //     shutdown closes it idle: the alert goes if the socket takes it at
-//     once, and is dropped if it does not, as NGINX sends it there.
+//     once, and is dropped if it does not. NGINX sends it there, with up
+//     to 3 s for it; here it gets no wait: Shutdown and Close close idle
+//     connections with the server's lock held, and a wait of 5 s for
+//     each client that stopped reading would hold them all up.
 //
 // Every other close (a response done, Connection: close, the last of
 // keepalive_requests, lingering close) sends the alert as before.
@@ -56,7 +59,7 @@ func (s *tlsSock) Read(p []byte) (int, error) {
 	n, err := s.Conn.Read(p)
 	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) && !s.rWake.Load() {
 		s.readTimedOut.Store(true)
-	} else if n > 0 {
+	} else if n > 0 && s.readTimedOut.Load() {
 		s.readTimedOut.Store(false)
 	}
 	return n, err
