@@ -93,8 +93,10 @@ func (c *conn) writevFD(fd uintptr) bool {
 }
 
 // writeOnce writes p to nc's socket with one system call, without waiting
-// for room: EAGAIN says the socket takes nothing now. It looks through
-// the connections over the socket (the PROXY protocol reader).
+// for room: EAGAIN says the socket takes nothing now, io.ErrShortWrite
+// that it took only a part (tls.Conn takes a write without an error for
+// a whole record sent). It looks through the connections over the socket
+// (the PROXY protocol reader).
 func writeOnce(nc net.Conn, p []byte) (int, error) {
 	for {
 		u, ok := nc.(interface{ NetConn() net.Conn })
@@ -114,6 +116,9 @@ func writeOnce(nc net.Conn, p []byte) (int, error) {
 		return true
 	}); rerr != nil {
 		return 0, rerr
+	}
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
 	}
 	return n, err
 }

@@ -134,3 +134,19 @@ func TestTLSCloseAfterReadTimeout(t *testing.T) {
 		t.Errorf("Close after a read timeout: %v; want no close_notify", err)
 	}
 }
+
+// A write that waits for no room and that the socket takes only in part
+// says so: tls.Conn takes a write without an error for its whole record
+// sent, and would go on after one cut short.
+func TestTLSSockNoWaitShortWrite(t *testing.T) {
+	_, sock, _ := tlsPair(t)
+	sock.mode.Store(sockNoWait)
+	p := make([]byte, 16<<20) // more than the socket's buffer takes
+	n, err := sock.Write(p)
+	if n == len(p) {
+		t.Fatalf("the socket took all %d bytes; the test needs a larger write", n)
+	}
+	if err == nil {
+		t.Errorf("Write took %d of %d bytes without an error", n, len(p))
+	}
+}
