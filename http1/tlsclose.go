@@ -50,8 +50,10 @@ type tlsSock struct {
 	net.Conn
 	mode atomic.Int32
 	// readTimedOut says the last read ended at its deadline; rWake that
-	// the read deadline was set in the past already, to wake a read (the
-	// watch, the idle sweeper), which is no timeout.
+	// the read deadline is aLongTimeAgo, set to wake a read (stopWatch,
+	// closeForHandler), which is no timeout. A deadline that has merely
+	// passed when it is set is a timeout: a timeout of 0 (NGINX's "at
+	// once", server.ZeroTimeout) sets one.
 	readTimedOut, rWake atomic.Bool
 }
 
@@ -80,14 +82,17 @@ func (s *tlsSock) Write(p []byte) (int, error) {
 }
 
 func (s *tlsSock) SetReadDeadline(t time.Time) error {
-	s.rWake.Store(!t.IsZero() && !t.After(time.Now()))
+	s.rWake.Store(isWake(t))
 	return s.Conn.SetReadDeadline(t)
 }
 
 func (s *tlsSock) SetDeadline(t time.Time) error {
-	s.rWake.Store(!t.IsZero() && !t.After(time.Now()))
+	s.rWake.Store(isWake(t))
 	return s.Conn.SetDeadline(t)
 }
+
+// isWake reports whether a read deadline of t is one set to wake a read.
+func isWake(t time.Time) bool { return !t.IsZero() && !t.After(aLongTimeAgo) }
 
 // NetConn returns the socket underneath, as tls.Conn's does, for those
 // that look through connections (the PROXY protocol reader, the socket's

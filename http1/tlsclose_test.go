@@ -111,8 +111,8 @@ func TestTLSCloseAtOnce(t *testing.T) {
 }
 
 // A connection whose last read timed out (client_header_timeout,
-// client_body_timeout) closes quietly; a read woken by a deadline set in
-// the past (the watch, the idle sweeper) is no timeout.
+// client_body_timeout) closes quietly; a read woken by aLongTimeAgo (the
+// watch stopped, the body taken from the handler) is no timeout.
 func TestTLSCloseAfterReadTimeout(t *testing.T) {
 	srv, _, _ := tlsPair(t)
 	_ = srv.SetReadDeadline(aLongTimeAgo)
@@ -132,6 +132,19 @@ func TestTLSCloseAfterReadTimeout(t *testing.T) {
 	closeQuietIfTimedOut(srv)
 	if _, err := closeTime(srv); !errors.Is(err, errQuietClose) {
 		t.Errorf("Close after a read timeout: %v; want no close_notify", err)
+	}
+
+	// A timeout of 0 (client_body_timeout 0: server.ZeroTimeout, 1 ns)
+	// sets a deadline that has passed by the time it is set: still a
+	// timeout, not a wake-up.
+	srv, _, _ = tlsPair(t)
+	_ = srv.SetReadDeadline(time.Now().Add(time.Nanosecond))
+	if _, err := srv.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read: %v", err)
+	}
+	closeQuietIfTimedOut(srv)
+	if _, err := closeTime(srv); !errors.Is(err, errQuietClose) {
+		t.Errorf("Close after a read timeout of 0: %v; want no close_notify", err)
 	}
 }
 

@@ -56,7 +56,9 @@ func TestTLSTimeoutClosesAtOnceAsNGINX(t *testing.T) {
 			client_body_timeout 1s;
 			server { listen 127.0.0.1:%d ssl http2; listen unix:%s/%s.sock ssl http2;
 				ssl_certificate %s; ssl_certificate_key %s; root %s;
-				location /body { proxy_pass %s; } } `, port, dir, who, cert, key, root, origin.URL)
+				location /body { proxy_pass %s; }
+				location /body0 { client_body_timeout 0; proxy_pass %[7]s; } } `,
+			port, dir, who, cert, key, root, origin.URL)
 	})
 	servers := []struct {
 		name, sock string
@@ -82,6 +84,10 @@ func TestTLSTimeoutClosesAtOnceAsNGINX(t *testing.T) {
 		}},
 		{"client_body_timeout", "http/1.1", false, false, func(t *testing.T, c *tls.Conn) {
 			fmt.Fprint(c, "POST /body HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n0123456789")
+		}},
+		// A timeout of 0 times out at once, as NGINX's timer of 0 does.
+		{"client_body_timeout 0", "http/1.1", false, false, func(t *testing.T, c *tls.Conn) {
+			fmt.Fprint(c, "POST /body0 HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n0123456789")
 		}},
 		{"send_timeout", "http/1.1", false, true, func(t *testing.T, c *tls.Conn) {
 			fmt.Fprint(c, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
