@@ -50,15 +50,22 @@ type tlsSock struct {
 	net.Conn
 	mode atomic.Int32
 	// readTimedOut says the last read ended at its deadline; rWake that
-	// the read deadline is aLongTimeAgo, set to wake a read (stopWatch,
-	// closeForHandler), which is no timeout. A deadline that has merely
-	// passed when it is set is a timeout: a timeout of 0 (NGINX's "at
-	// once", server.ZeroTimeout) sets one.
+	// the read deadline was set to wake a read, which is no timeout:
+	// aLongTimeAgo (stopWatch, closeForHandler), or any deadline already
+	// past set while a read waits (the proxy and uwsgi handlers cut a
+	// client's upload with time.Now() when their upstream fails). A
+	// deadline already past set before a read is a timeout: a timeout of
+	// 0 (NGINX's "at once", server.ZeroTimeout, 1 ns) sets one.
 	readTimedOut, rWake atomic.Bool
+	// reading says a Read waits on the socket (tls.Conn reads it from one
+	// goroutine at a time).
+	reading atomic.Bool
 }
 
 func (s *tlsSock) Read(p []byte) (int, error) {
+	s.reading.Store(true)
 	n, err := s.Conn.Read(p)
+	s.reading.Store(false)
 	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) && !s.rWake.Load() {
 		s.readTimedOut.Store(true)
 	} else if n > 0 && s.readTimedOut.Load() {
@@ -82,17 +89,20 @@ func (s *tlsSock) Write(p []byte) (int, error) {
 }
 
 func (s *tlsSock) SetReadDeadline(t time.Time) error {
-	s.rWake.Store(isWake(t))
+	s.rWake.Store(s.isWake(t))
 	return s.Conn.SetReadDeadline(t)
 }
 
 func (s *tlsSock) SetDeadline(t time.Time) error {
-	s.rWake.Store(isWake(t))
+	s.rWake.Store(s.isWake(t))
 	return s.Conn.SetDeadline(t)
 }
 
-// isWake reports whether a read deadline of t is one set to wake a read.
-func isWake(t time.Time) bool { return !t.IsZero() && !t.After(aLongTimeAgo) }
+// isWake reports whether a read deadline of t, set now, is one set to
+// wake a read (see rWake).
+func (s *tlsSock) isWake(t time.Time) bool {
+	return !t.IsZero() && (!t.After(aLongTimeAgo) || s.reading.Load() && !t.After(time.Now()))
+}
 
 // NetConn returns the socket underneath, as tls.Conn's does, for those
 // that look through connections (the PROXY protocol reader, the socket's

@@ -111,8 +111,9 @@ func TestTLSCloseAtOnce(t *testing.T) {
 }
 
 // A connection whose last read timed out (client_header_timeout,
-// client_body_timeout) closes quietly; a read woken by aLongTimeAgo (the
-// watch stopped, the body taken from the handler) is no timeout.
+// client_body_timeout) closes quietly; a read woken by a deadline in the
+// past set while it waits (the watch stopped, a proxy cutting an upload)
+// is no timeout.
 func TestTLSCloseAfterReadTimeout(t *testing.T) {
 	srv, _, _ := tlsPair(t)
 	_ = srv.SetReadDeadline(aLongTimeAgo)
@@ -132,6 +133,26 @@ func TestTLSCloseAfterReadTimeout(t *testing.T) {
 	closeQuietIfTimedOut(srv)
 	if _, err := closeTime(srv); !errors.Is(err, errQuietClose) {
 		t.Errorf("Close after a read timeout: %v; want no close_notify", err)
+	}
+
+	// A deadline that has passed when it is set, set while a read waits,
+	// wakes that read: the proxy and uwsgi handlers cut a client's upload
+	// so (ResponseController.SetReadDeadline(time.Now())) when their
+	// upstream fails, and then answer; that close is no timeout's.
+	srv, _, _ = tlsPair(t)
+	read := make(chan error, 1)
+	go func() {
+		_, err := srv.Read(make([]byte, 1))
+		read <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // the read waits on the socket
+	_ = srv.SetReadDeadline(time.Now())
+	if err := <-read; !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("cut read: %v", err)
+	}
+	closeQuietIfTimedOut(srv)
+	if _, err := closeTime(srv); err != nil {
+		t.Errorf("Close after a cut read: %v; want close_notify sent", err)
 	}
 
 	// A timeout of 0 (client_body_timeout 0: server.ZeroTimeout, 1 ns)
