@@ -401,7 +401,6 @@ type compressor struct {
 	mu       sync.Mutex
 	encoders []segmentEncoder
 	segments []*segment
-	tail     []byte // gzip, brotli, joined zstd: the dictionary of the next segment
 }
 
 func (c *compressor) takeEncoder() (segmentEncoder, error) {
@@ -605,7 +604,7 @@ func (s *parallelStream) Write(p []byte) (int, error) {
 	n := len(p)
 	for len(p) > 0 {
 		if s.cur == nil {
-			s.newSegment()
+			s.newSegment(nil)
 		}
 		room := s.cut - len(s.cur.input())
 		if s.cur.first {
@@ -624,12 +623,13 @@ func (s *parallelStream) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// newSegment starts the current segment, with the dictionary the last one
-// left (gzip, brotli, joined zstd; empty for zstd frames).
-func (s *parallelStream) newSegment() {
+// newSegment starts the current segment with dict, the input before it
+// that its encoder is primed with (none for the first segment and zstd's
+// frames).
+func (s *parallelStream) newSegment(dict []byte) {
 	s.cur = s.comp.takeSegment()
-	s.cur.buf = append(s.cur.buf, s.comp.tail...)
-	s.cur.dict = len(s.comp.tail)
+	s.cur.buf = append(s.cur.buf, dict...)
+	s.cur.dict = len(dict)
 	s.cur.first = s.segments == 0
 	s.cur.bodyLen = int(max(s.w.bbody.length, 0))
 	s.cur.offset = int(s.size)
@@ -637,7 +637,7 @@ func (s *parallelStream) newSegment() {
 
 // Flush ends the current segment early and sends everything so far.
 func (s *parallelStream) Flush() error {
-	if s.cur != nil {
+	if s.cur != nil && len(s.cur.input()) > 0 {
 		if s.cur.first && len(s.cur.input()) < s.first {
 			// Ended early, the first no longer stands for the others'
 			// prefixes: they are cut evenly.
@@ -660,7 +660,7 @@ func (s *parallelStream) Close() error {
 	// last needs no empty frame after it.
 	if s.cur != nil || s.segments == 0 || s.coding != Zstd || zstdJoined(s.level) {
 		if s.cur == nil {
-			s.newSegment()
+			s.newSegment(nil)
 		}
 		if err := s.handOut(true, true); err != nil {
 			return err
@@ -690,12 +690,6 @@ func (s *parallelStream) handOut(last, here bool) error {
 	if seg.first {
 		s.firstLen = len(seg.input())
 	}
-	if h := history(s.coding, s.level, s.cfg.segment); h > 0 {
-		// The next segment's dictionary: the last h bytes of the input so
-		// far, which seg's buf ends with (a short segment after a flush
-		// has the previous dictionary before it).
-		s.comp.tail = append(s.comp.tail[:0], seg.buf[max(0, len(seg.buf)-h):]...)
-	}
 	s.size += int64(len(seg.input()))
 	for len(s.queue) >= s.cfg.tasks {
 		if err := s.sendFirst(); err != nil {
@@ -715,6 +709,16 @@ func (s *parallelStream) handOut(last, here bool) error {
 	default:
 		s.refused++
 		s.compress(seg)
+	}
+	if h := history(s.coding, s.level, s.cfg.segment); h > 0 && !last {
+		// The next segment starts with its dictionary, the last h bytes of
+		// the input so far, which seg's buf ends with (a short segment
+		// after a flush has the previous dictionary before it). Copied
+		// straight from seg, once, and after seg is handed out, so that a
+		// worker does not wait for a copy of up to brotli.MaxPrefix bytes
+		// (which a buffer of the compressor's own took twice over before);
+		// seg is not given back to the compressor before it is sent, below.
+		s.newSegment(seg.buf[max(0, len(seg.buf)-h):])
 	}
 	// Send what is ready without waiting for the rest.
 	for len(s.queue) > 0 && s.queue[0].finished() {
@@ -813,7 +817,6 @@ func (s *parallelStream) release() {
 		s.comp.putSegment(s.cur)
 		s.cur = nil
 	}
-	s.comp.tail = s.comp.tail[:0]
 	s.cfg.compressors.put(s.comp)
 	if lg := s.w.cfg.logger; lg != nil && lg.Enabled(s.w.req.Context(), slog.LevelDebug) {
 		lg.DebugContext(s.w.req.Context(), "parallel compression", "coding", s.coding.String(),
