@@ -394,6 +394,36 @@ func TestParallelFlushEndsSegment(t *testing.T) {
 	}
 }
 
+// A flush with nothing written since the one before sends nothing more: it
+// makes no empty segment, so the body comes out as with one flush.
+func TestParallelFlushTwiceNoEmptySegment(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the busy-CPU rule needs two
+	const seg = 64 << 10
+	pool := newTestPool(t, 2, 64)
+	first, rest := words(2*seg+500), words(seg+300)
+	body := append(append([]byte(nil), first...), rest...)
+	for _, coding := range parallelCodings {
+		var raw [2][]byte
+		for flushes := 1; flushes <= 2; flushes++ {
+			h := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				w.Write(first)
+				for range flushes {
+					w.(http.Flusher).Flush()
+				}
+				w.Write(rest)
+			}), parallelOn(pool, seg, 4, nil))
+			_, raw[flushes-1] = fetch(t, http.MethodGet, serve(t, h), "Accept-Encoding: "+coding)
+		}
+		if got := cliDecode(t, coding, raw[1]); !bytes.Equal(got, body) {
+			t.Errorf("%s: flushed twice, %s -d gave %d bytes, want %d", coding, coding, len(got), len(body))
+		}
+		if !bytes.Equal(raw[0], raw[1]) {
+			t.Errorf("%s: flushed twice, %d bytes; once, %d", coding, len(raw[1]), len(raw[0]))
+		}
+	}
+}
+
 // The ratio variables count every segment, header and trailer: exact.
 func TestParallelRatioExact(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the busy-CPU rule needs two
