@@ -714,10 +714,9 @@ func (s *parallelStream) handOut(last, here bool) error {
 		// The next segment starts with its dictionary, the last h bytes of
 		// the input so far, which seg's buf ends with (a short segment
 		// after a flush has the previous dictionary before it). Copied
-		// straight from seg, once, and after seg is handed out, so that a
-		// worker does not wait for a copy of up to brotli.MaxPrefix bytes
-		// (which a buffer of the compressor's own took twice over before);
-		// seg is not given back to the compressor before it is sent, below.
+		// straight from seg, and only once seg is handed out, so that a
+		// worker need not wait for a copy of up to brotli.MaxPrefix bytes;
+		// seg goes back to the compressor only once sent, below.
 		s.newSegment(seg.buf[max(0, len(seg.buf)-h):])
 	}
 	// Send what is ready without waiting for the rest.
