@@ -18,8 +18,11 @@ import (
 // same, which is what cutLengths and primeCost aim at:
 //
 //	go test -c -o /tmp/c.test ./compress && cd compress
-//	GOMAXPROCS=1 GOGC=off valgrind --tool=cachegrind --cache-sim=no /tmp/c.test \
-//	    -test.run '^$' -test.bench 'SegmentPieces/gzip-6/piece=1$' -test.benchtime 3x   # and 1x
+//	GODEBUG=cpu.rdtscp=off GOMAXPROCS=1 GOGC=off valgrind --tool=cachegrind --cache-sim=no \
+//	    /tmp/c.test -test.run '^$' -test.bench 'SegmentPieces/gzip-6/piece=1$' -test.benchtime 3x   # and 1x
+//
+// (without the GODEBUG, the runtime's clock uses RDTSCP, which valgrind
+// cannot run: about half the runs die of SIGILL, even at GOMAXPROCS 1).
 //
 // On a loaded machine its CPU time per piece (cpu-ms/op, the process's,
 // so run it with GOMAXPROCS=1 GOGC=off) moves less than its wall time and
