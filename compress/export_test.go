@@ -2,6 +2,8 @@ package compress
 
 import (
 	"net/http"
+	"testing"
+	"time"
 
 	"github.com/mosaic-edge/mosaic/brotli"
 )
@@ -54,3 +56,6 @@ func CutLengths(e Encoding, level, segment, lgwin int, length int64) (first, res
 	first, rest, _ = segmentLengths(e, level, segment, lgwin, length)
 	return first, rest
 }
+
+// CPUTime is the process's user and system time so far.
+func CPUTime(b testing.TB) time.Duration { return cpuTime(b) }

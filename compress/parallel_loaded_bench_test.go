@@ -5,9 +5,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strconv"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/mosaic-edge/mosaic/compress"
 )
@@ -37,7 +35,7 @@ func BenchmarkParallelLoaded(b *testing.B) {
 				})
 				h := mustNew(b, respond(200, body, "Content-Type: text/html", "Content-Length: "+strconv.Itoa(len(body))), opts)
 				b.SetParallelism(4)
-				before := cpuTime(b)
+				before := compress.CPUTime(b)
 				b.RunParallel(func(pb *testing.PB) {
 					req := httptest.NewRequest(http.MethodGet, "/", nil)
 					req.Header.Set("Accept-Encoding", c.coding)
@@ -47,18 +45,9 @@ func BenchmarkParallelLoaded(b *testing.B) {
 						h.ServeHTTP(w, req)
 					}
 				})
-				b.ReportMetric(float64((cpuTime(b)-before).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+				b.ReportMetric(float64((compress.CPUTime(b)-before).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 				b.ReportMetric(float64(pool.submitted.Load())/float64(b.N), "pooled/op")
 			})
 		}
 	}
-}
-
-// cpuTime is the process's user and system time so far.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

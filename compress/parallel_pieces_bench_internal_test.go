@@ -65,14 +65,14 @@ func BenchmarkSegmentPieces(b *testing.B) {
 					bodyLen: len(body), offset: start,
 				}
 				b.SetBytes(int64(end - start))
-				cpu := cpuUsed(b)
+				cpu := cpuTime(b)
 				for b.Loop() {
 					seg.out = seg.out[:0]
 					if err := enc.encode(seg); err != nil {
 						b.Fatal(err)
 					}
 				}
-				b.ReportMetric(float64((cpuUsed(b)-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+				b.ReportMetric(float64((cpuTime(b)-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 				b.ReportMetric(float64(end-start), "in-bytes")
 				b.ReportMetric(float64(len(prefix)), "prefix-bytes")
 				b.ReportMetric(float64(len(seg.out)), "out-bytes")
@@ -82,8 +82,9 @@ func BenchmarkSegmentPieces(b *testing.B) {
 	}
 }
 
-// cpuUsed is the CPU time the process has used so far.
-func cpuUsed(b *testing.B) time.Duration {
+// cpuTime is the process's user and system time so far, every
+// goroutine's.
+func cpuTime(b testing.TB) time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		b.Fatal(err)
