@@ -120,8 +120,8 @@ func (c *Client) ReadResponse(br *bufio.Reader, r *http.Request) (*http.Response
 	} else {
 		s.hb = bufio.NewReaderSize(s, 4096)
 	}
-	resp := &s.head
-	if err := gateway.ReadHeaderInto(resp, s.hb, false, c.MaxHeader); err != nil {
+	resp := &s.head.Response
+	if err := gateway.ReadHeaderInto(&s.head, s.hb, false, c.MaxHeader); err != nil {
 		if errors.Is(err, io.EOF) {
 			// The stream ended inside the head: NGINX's "upstream
 			// prematurely closed FastCGI stdout".
@@ -145,7 +145,7 @@ type stdout struct {
 	hb     *bufio.Reader
 	client *Client
 	req    *http.Request
-	head   http.Response // the Response, allocated with its body reader
+	head   gateway.Head // the Response, allocated with its body reader
 	resp   *http.Response
 	left   int // content bytes left in the current STDOUT record
 	pad    int // padding after it

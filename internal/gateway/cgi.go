@@ -37,26 +37,40 @@ var ErrHeaderTooBig = errors.New("upstream sent too big header")
 // The returned Response has no Body; the caller reads the body from br.
 // Its ContentLength is the Content-Length header's value, or -1.
 func ReadHeader(br *bufio.Reader, statusLine bool, max int) (*http.Response, error) {
-	resp := new(http.Response)
-	if err := ReadHeaderInto(resp, br, statusLine, max); err != nil {
+	h := new(Head)
+	if err := ReadHeaderInto(h, br, statusLine, max); err != nil {
 		return nil, err
 	}
-	return resp, nil
+	return &h.Response, nil
 }
 
-// ReadHeaderInto is ReadHeader filling a Response the caller allocated
-// (with the body reader that holds it, in one allocation). resp is
-// overwritten; on an error its content is undefined.
+// Head is a response head as ReadHeaderInto reads it: the Response, and
+// room for the values of a head of a few lines. It is allocated by the
+// caller, with what holds it (FastCGI's body reader), so that the values
+// need no allocation of their own. A Head is filled once: the Response's
+// header values are pieces of it.
+type Head struct {
+	Response http.Response
+	// One value slot per line of a head of up to len(slots) lines: a
+	// name's first value is a one-element piece of them, which a second
+	// value of that name reallocates.
+	slots [8]string
+}
+
+// ReadHeaderInto is ReadHeader filling a Head the caller allocated (with
+// the body reader that holds it, in one allocation). h is overwritten; on
+// an error its content is undefined.
 //
 // The head is gathered in one buffer and copied into one string that
 // every name and value is a piece of; a name as applications write it
 // (PHP's "Content-type") is looked up among the common ones before it is
 // made canonical, so that a usual head costs a handful of allocations,
 // not several per line.
-func ReadHeaderInto(resp *http.Response, br *bufio.Reader, statusLine bool, max int) error {
+func ReadHeaderInto(h *Head, br *bufio.Reader, statusLine bool, max int) error {
 	if max <= 0 {
 		max = 64 << 10
 	}
+	resp := &h.Response
 	*resp = http.Response{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, ContentLength: -1}
 	// The lines, without their ends, one after the other, checked as they
 	// come so that a bad line fails before the rest of the head is waited
@@ -113,9 +127,14 @@ func ReadHeaderInto(resp *http.Response, br *bufio.Reader, statusLine bool, max 
 	}
 	text := string(head)
 	resp.Header = make(http.Header, len(spans))
-	// One value slot per line: a name's first value is a one-element
-	// piece of vals, which a second value of that name reallocates.
-	vals := make([]string, len(spans))
+	vals := h.slots[:]
+	if len(spans) > len(vals) {
+		vals = make([]string, len(spans))
+	}
+	// The names met so far, while they are few: a name is looked for
+	// among them rather than in the map.
+	var keyStack [len(h.slots)]string
+	keys := keyStack[:0]
 	var named uint8 // which of the fields read below the head holds
 	for i, sp := range spans {
 		// (checkLine let no white space into the name.)
@@ -129,9 +148,12 @@ func ReadHeaderInto(resp *http.Response, br *bufio.Reader, statusLine bool, max 
 			named |= namedLength
 		}
 		value := text[sp.value:sp.end]
-		if v, ok := resp.Header[key]; ok {
-			resp.Header[key] = append(v, value)
+		if seen(resp.Header, keys, key) {
+			resp.Header[key] = append(resp.Header[key], value)
 			continue
+		}
+		if len(keys) < cap(keys) {
+			keys = append(keys, key)
 		}
 		vals[i] = value
 		resp.Header[key] = vals[i : i+1 : i+1]
@@ -247,6 +269,22 @@ const (
 	namedLocation
 	namedLength
 )
+
+// seen reports whether key is a name of the head already: one of keys,
+// the names noted so far, while there is room for every name; else one
+// of header's.
+func seen(header http.Header, keys []string, key string) bool {
+	if len(keys) < cap(keys) {
+		for _, k := range keys {
+			if k == key {
+				return true
+			}
+		}
+		return false
+	}
+	_, ok := header[key]
+	return ok
+}
 
 // canonicalKey is textproto.CanonicalMIMEHeaderKey(name). A name that is
 // canonical already (a letter after '-' or at the start upper-case, the
