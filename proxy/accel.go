@@ -131,7 +131,7 @@ func (x *exchange) noteUpstreamType(resp *http.Response) {
 // request is served again for the target through Options.AccelRedirect.
 func (x *exchange) accelRedirect(p *peer, c *conn, resp *http.Response) bool {
 	h := x.h
-	v := resp.Header["X-Accel-Redirect"]
+	v := x.accelField(resp, "X-Accel-Redirect")
 	if h.accel == nil || h.ignoreAccelRedirect || len(v) == 0 ||
 		resp.StatusCode == http.StatusSwitchingProtocols && h.wire == nil ||
 		h.intercept != nil && h.intercept(x.r, resp.StatusCode) {

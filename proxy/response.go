@@ -19,9 +19,13 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, relayBufferSize); re
 
 // copyHeader passes the upstream's response header to the client's,
 // leaving out hidden headers and hop-by-hop ones (but the Upgrade and
-// Connection of a 101).
-func (h *Handler) copyHeader(dst, src http.Header, switching bool) {
-	connection := src["Connection"]
+// Connection of a 101). plain says that src has no Connection field
+// (exchange.plain), which is then not looked up.
+func (h *Handler) copyHeader(dst, src http.Header, switching, plain bool) {
+	var connection []string
+	if !plain {
+		connection = src["Connection"]
+	}
 	typed := false
 	for k, vv := range src {
 		if k == "Content-Type" {
@@ -262,7 +266,7 @@ func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush
 // and returns where the body goes: the writer, or for a range that
 // ForceRanges answers what cuts it out of the body.
 func (x *exchange) commit(resp *http.Response) io.Writer {
-	x.h.copyHeader(x.w.Header(), resp.Header, false)
+	x.h.copyHeader(x.w.Header(), resp.Header, false, x.plain)
 	if x.h.redirects != nil {
 		x.rewriteRedirects(x.w.Header())
 	}

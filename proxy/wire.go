@@ -44,3 +44,18 @@ type Wire interface {
 type ReceivedLength interface {
 	ReceivedLength() int64
 }
+
+// PlainHead is what a Wire's response body may implement when the Wire
+// notes, while it parses the head, whether it holds fields the Handler
+// acts on: Plain reports that the head has no Connection field and no
+// field whose name starts with "X-Accel-". The Handler then relays such a
+// head (a PHP script's usual) without looking each of them up.
+type PlainHead interface {
+	Plain() bool
+}
+
+// plainHead reports whether resp's head is known to be plain (PlainHead).
+func plainHead(resp *http.Response) bool {
+	p, ok := resp.Body.(PlainHead)
+	return ok && p.Plain()
+}

@@ -44,18 +44,24 @@ func ReadHeader(br *bufio.Reader, statusLine bool, max int) (*http.Response, err
 	return &h.Response, nil
 }
 
-// Head is a response head as ReadHeaderInto reads it: the Response, and
-// room for the values of a head of a few lines. It is allocated by the
-// caller, with what holds it (FastCGI's body reader), so that the values
-// need no allocation of their own. A Head is filled once: the Response's
-// header values are pieces of it.
+// Head is a response head as ReadHeaderInto reads it: the Response, room
+// for the values of a head of a few lines, and what the parse noted. It
+// is allocated by the caller, with what holds it (FastCGI's body reader),
+// so that the values need no allocation of their own. A Head is filled
+// once: the Response's header values are pieces of it.
 type Head struct {
 	Response http.Response
 	// One value slot per line of a head of up to len(slots) lines: a
 	// name's first value is a one-element piece of them, which a second
 	// value of that name reallocates.
 	slots [8]string
+	plain bool
 }
+
+// Plain reports that the head has no Connection field and no field whose
+// name starts with "X-Accel-", which a relaying server acts on: such a
+// head (PHP's usual) is relayed without looking them up.
+func (h *Head) Plain() bool { return h.plain }
 
 // ReadHeaderInto is ReadHeader filling a Head the caller allocated (with
 // the body reader that holds it, in one allocation). h is overwritten; on
@@ -72,6 +78,7 @@ func ReadHeaderInto(h *Head, br *bufio.Reader, statusLine bool, max int) error {
 	}
 	resp := &h.Response
 	*resp = http.Response{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, ContentLength: -1}
+	h.plain = false
 	// The lines, without their ends, one after the other, checked as they
 	// come so that a bad line fails before the rest of the head is waited
 	// for, as when each was parsed at once. Where each line, its colon and
@@ -146,6 +153,12 @@ func ReadHeaderInto(h *Head, br *bufio.Reader, statusLine bool, max int) error {
 			named |= namedLocation
 		case "Content-Length":
 			named |= namedLength
+		case "Connection":
+			named |= namedRelayed
+		default:
+			if strings.HasPrefix(key, "X-Accel-") {
+				named |= namedRelayed
+			}
 		}
 		value := text[sp.value:sp.end]
 		if seen(resp.Header, keys, key) {
@@ -158,6 +171,7 @@ func ReadHeaderInto(h *Head, br *bufio.Reader, statusLine bool, max int) error {
 		vals[i] = value
 		resp.Header[key] = vals[i : i+1 : i+1]
 	}
+	h.plain = named&namedRelayed == 0
 	if resp.StatusCode == 0 {
 		if err := inferStatus(resp, named); err != nil {
 			return err
@@ -268,6 +282,7 @@ const (
 	namedStatus uint8 = 1 << iota
 	namedLocation
 	namedLength
+	namedRelayed // Connection or X-Accel-*: Head.Plain
 )
 
 // seen reports whether key is a name of the head already: one of keys,

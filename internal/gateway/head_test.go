@@ -145,6 +145,34 @@ func TestCanonicalKey(t *testing.T) {
 	}
 }
 
+// Plain says whether a head has a Connection or an X-Accel-* field,
+// however spelled and wherever among the lines.
+func TestReadHeaderPlain(t *testing.T) {
+	many := ""
+	for i := range 20 {
+		many += fmt.Sprintf("X-F%d: %d\r\n", i, i)
+	}
+	for head, want := range map[string]bool{
+		"X-Powered-By: PHP/8.2\r\nContent-type: text/html\r\n": true,
+		many:                         true,
+		"X-Accel-Buffering: no\r\n":  false,
+		"x-accel-limit-rate: 10\r\n": false,
+		"Content-Type: a/b\r\nX-ACCEL-CHARSET: utf-8\r\n": false,
+		many + "x-accel-redirect: /a\r\n":                 false,
+		"connection: x-a\r\nX-A: 1\r\n":                   false,
+		"Connection: close\r\n":                           false,
+		"X-Accel: 1\r\nConnections: 2\r\n":                true,
+	} {
+		var h Head
+		if err := ReadHeaderInto(&h, bufio.NewReader(strings.NewReader(head+"\r\n")), false, 0); err != nil {
+			t.Fatal(err)
+		}
+		if h.Plain() != want {
+			t.Errorf("%q: Plain %v, want %v", head, h.Plain(), want)
+		}
+	}
+}
+
 // A name met again after more names than the parse compares in place
 // (8) gets its values together, in order.
 func TestReadHeaderRepeatAfterManyNames(t *testing.T) {

@@ -329,3 +329,35 @@ func TestConflictingContentLengthIsBadGateway(t *testing.T) {
 		t.Errorf("got %v %q, want 502", statuses, bodies)
 	}
 }
+
+// An X-Accel-Redirect however the application spells its name, and after
+// more fields than the head's parse keeps in place, is acted on, as by
+// NGINX: the request is served again for the target. (The parse notes
+// whether a head holds any X-Accel-* field, and a head without one is
+// relayed without looking them up.)
+func TestAccelRedirectSpellingsAsNGINX(t *testing.T) {
+	many := ""
+	for i := range 20 {
+		many += fmt.Sprintf("X-Field-%d: %d\r\n", i, i)
+	}
+	for _, tc := range []struct{ name, head string }{
+		{"canonical", "X-Accel-Redirect: /target\r\n"},
+		{"lower case", "x-accel-redirect: /target\r\n"},
+		{"after many fields", many + "X-ACCEL-REDIRECT: /target\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			answer := func(p map[string]string) string {
+				if p["DOCUMENT_URI"] == "/target" {
+					return "Content-Type: text/plain\r\n\r\ntarget"
+				}
+				return tc.head + "Content-Type: text/plain\r\n\r\nscript"
+			}
+			servers(t, answer, func(t *testing.T, app *scriptedApp, addr, errorLog string) {
+				statuses, bodies := exchange(t, addr, "GET /script HTTP/1.1\r\nHost: x\r\n\r\n")
+				if fmt.Sprint(statuses, bodies) != "[200] [target]" {
+					t.Errorf("got %v %q, want 200 %q", statuses, bodies, "target")
+				}
+			})
+		})
+	}
+}
