@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -358,6 +359,54 @@ func TestAccelRedirectSpellingsAsNGINX(t *testing.T) {
 					t.Errorf("got %v %q, want 200 %q", statuses, bodies, "target")
 				}
 			})
+		})
+	}
+}
+
+// An answer's fields reach the client as from NGINX: repeated names with
+// every value in order, the last Content-Type, Status hidden, whatever
+// the spelling, in a head of few names (which the parse lists, and the
+// proxy passes from the list) and of many (from the map).
+func TestAnswerFieldsAsNGINX(t *testing.T) {
+	few := "Content-type: text/plain\r\nSet-Cookie: a=1\r\nStatus: 201 Made\r\nX-Powered-By: PHP/8.2\r\n" +
+		"set-cookie: b=2\r\nContent-Type: text/html\r\nX-Powered-By: again\r\n"
+	many := few
+	for i := range 12 {
+		many += fmt.Sprintf("X-Field-%d: %d\r\nSet-Cookie: c%d=%d\r\n", i, i, i, i)
+	}
+	for _, tc := range []struct{ name, head string }{{"few names", few}, {"many names", many}} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := map[string]string{}
+			servers(t, func(map[string]string) string { return tc.head + "\r\nbody" },
+				func(t *testing.T, app *scriptedApp, addr, errorLog string) {
+					c, err := net.Dial("tcp", addr)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer c.Close()
+					c.SetDeadline(time.Now().Add(5 * time.Second))
+					io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+					resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					b, _ := io.ReadAll(resp.Body)
+					for _, k := range []string{"Date", "Server", "Connection", "Keep-Alive", "Content-Length"} {
+						resp.Header.Del(k)
+					}
+					var fields []string
+					for k, vv := range resp.Header {
+						fields = append(fields, k+": "+strings.Join(vv, " | "))
+					}
+					slices.Sort(fields)
+					got[t.Name()[strings.LastIndex(t.Name(), "/")+1:]] = fmt.Sprintf("%s\n%s\n%s", resp.Status, strings.Join(fields, "\n"), b)
+				})
+			if want, ok := got["nginx"]; ok && got["mosaic"] != want {
+				t.Errorf("mosaic:\n%s\nNGINX:\n%s", got["mosaic"], want)
+			}
+			if !strings.Contains(got["mosaic"], "Set-Cookie: a=1 | b=2") || strings.Contains(got["mosaic"], "Status") {
+				t.Errorf("mosaic:\n%s", got["mosaic"])
+			}
 		})
 	}
 }
