@@ -359,9 +359,6 @@ func (s *stdout) stderr(n, pad int) error {
 // Close is a no-op: the connection belongs to the caller.
 func (s *stdout) Close() error { return nil }
 
-// Plain and Fields give the proxy what the head's parse noted
-// (proxy.HeadFields): it then neither looks up the fields it acts on in a
-// head that has none nor walks the Header's map to relay it.
+// Plain tells the proxy that the head has no Connection and no X-Accel-*
+// field, so that it does not look them up (proxy.PlainHead).
 func (s *stdout) Plain() bool { return s.head.Plain() }
-
-func (s *stdout) Fields() ([]string, [][]string) { return s.head.Fields() }

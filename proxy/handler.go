@@ -47,10 +47,9 @@ type exchange struct {
 	cutClient bool          // the client's body read was cut short to stop it
 	// triedPublished: $upstream_addr and $upstream_status are set.
 	triedPublished bool
-	// plain: the current try's head, as its Wire's parse noted it, has
-	// no Connection and no X-Accel-* field (HeadFields): they are not
-	// looked up. nil when not known.
-	plain HeadFields
+	// plain: the current try's head has no Connection and no X-Accel-*
+	// field, as its Wire noted (PlainHead): they are not looked up.
+	plain bool
 }
 
 var exchangePool = sync.Pool{New: func() any { return new(exchange) }}
@@ -380,10 +379,7 @@ func (x *exchange) try(p *peer, fresh bool, start time.Time) (*conn, *http.Respo
 	}
 	a.header = time.Since(start)
 	a.status = resp.StatusCode
-	x.plain = nil
-	if hf, ok := resp.Body.(HeadFields); ok && h.wire != nil && hf.Plain() {
-		x.plain = hf
-	}
+	x.plain = h.wire != nil && plainHead(resp)
 	if x.st != nil {
 		// $upstream_http_NAME: the last server's header, as it came.
 		x.st.UpstreamHeader = resp.Header
@@ -474,7 +470,7 @@ func (x *exchange) interim(resp *http.Response) {
 		return
 	}
 	fields := make(http.Header, len(resp.Header))
-	x.h.copyHeader(fields, resp.Header, false, nil)
+	x.h.copyHeader(fields, resp.Header, false, false)
 	if fields["Content-Type"] == nil {
 		delete(fields, "Content-Type") // copyHeader's mark, for a final response
 	}
@@ -681,7 +677,7 @@ func (x *exchange) bodyFailed(p *peer, rc *http.ResponseController, res relayed)
 // accelField is the upstream's field name, an X-Accel-* one: none when
 // the head is known to have none (exchange.plain).
 func (x *exchange) accelField(resp *http.Response, name string) []string {
-	if x.plain != nil {
+	if x.plain {
 		return nil
 	}
 	return resp.Header[name]
@@ -703,7 +699,7 @@ func (x *exchange) keepalive(resp *http.Response) bool {
 // number ignored, as in NGINX; and its X-Accel-Charset, the charset the
 // server's charset filter names (vars.State.AccelCharset).
 func (x *exchange) accelSettings(resp *http.Response) {
-	if x.st == nil || x.plain != nil {
+	if x.st == nil || x.plain {
 		return
 	}
 	if v := resp.Header["X-Accel-Limit-Rate"]; len(v) > 0 && !x.h.ignoreAccelLimit {

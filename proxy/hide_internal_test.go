@@ -31,7 +31,7 @@ func TestCopyHeaderHidesByName(t *testing.T) {
 		"X-Accel-Redirectx":                {"/y"},
 	}
 	dst := http.Header{}
-	h.copyHeader(dst, src, false, nil)
+	h.copyHeader(dst, src, false, false)
 	want := http.Header{
 		"X-Public":                         {"p"},
 		"X-More" + strings.Repeat("m", 80): {"m"},

@@ -19,61 +19,40 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, relayBufferSize); re
 
 // copyHeader passes the upstream's response header to the client's,
 // leaving out hidden headers and hop-by-hop ones (but the Upgrade and
-// Connection of a 101). plain, when not nil, is the head's parse, which
-// found no Connection field (exchange.plain): src is then not searched
-// for one, and is passed from plain's list of fields when it has one,
-// without a walk over the map.
-func (h *Handler) copyHeader(dst, src http.Header, switching bool, plain HeadFields) {
-	typed := false
-	var names []string
-	var values [][]string
-	if plain != nil {
-		names, values = plain.Fields()
+// Connection of a 101). plain says that src has no Connection field
+// (exchange.plain), which is then not looked up.
+func (h *Handler) copyHeader(dst, src http.Header, switching, plain bool) {
+	var connection []string
+	if !plain {
+		connection = src["Connection"]
 	}
-	switch {
-	case names != nil:
-		for i, k := range names {
-			typed = h.passField(dst, k, values[i], nil, false) || typed
+	typed := false
+	for k, vv := range src {
+		if k == "Content-Type" {
+			typed = true
 		}
-	case plain != nil:
-		for k, vv := range src {
-			typed = h.passField(dst, k, vv, nil, switching) || typed
+		if h.hidden(k) {
+			continue
 		}
-	default:
-		connection := src["Connection"]
-		for k, vv := range src {
-			typed = h.passField(dst, k, vv, connection, switching) || typed
+		if switching {
+			if isHopByHop(k) && k != "Upgrade" && k != "Connection" {
+				continue
+			}
+		} else if isHopByHop(k) || header.HasToken(connection, k) {
+			continue
 		}
+		if k == "Content-Type" && len(vv) > 1 {
+			// The response has one type in NGINX: each line of the
+			// upstream's replaces it (ngx_http_upstream_copy_content_type).
+			vv = vv[len(vv)-1:]
+		}
+		dst[k] = vv
 	}
 	if !typed && !switching {
 		// The upstream sent none, so the client gets none: a nil entry stops
 		// net/http from sniffing one.
 		dst["Content-Type"] = nil
 	}
-}
-
-// passField puts the upstream's field k, with its values vv, into dst,
-// unless it is hidden or hop-by-hop (listed in connection, the upstream's
-// Connection values), and reports whether k is Content-Type.
-func (h *Handler) passField(dst http.Header, k string, vv, connection []string, switching bool) bool {
-	typed := k == "Content-Type"
-	if h.hidden(k) {
-		return typed
-	}
-	if switching {
-		if isHopByHop(k) && k != "Upgrade" && k != "Connection" {
-			return typed
-		}
-	} else if isHopByHop(k) || header.HasToken(connection, k) {
-		return typed
-	}
-	if typed && len(vv) > 1 {
-		// The response has one type in NGINX: each line of the
-		// upstream's replaces it (ngx_http_upstream_copy_content_type).
-		vv = vv[len(vv)-1:]
-	}
-	dst[k] = vv
-	return typed
 }
 
 // hidden reports whether the response header k is not passed to the

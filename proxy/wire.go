@@ -45,16 +45,17 @@ type ReceivedLength interface {
 	ReceivedLength() int64
 }
 
-// HeadFields is what a Wire's response body may implement when the Wire
-// notes the head's fields as it parses them. The Handler then relays a
-// plain head (a PHP script's usual) without looking up each of the fields
-// it acts on, and without walking the Header's map.
-type HeadFields interface {
-	// Plain reports that the head has no Connection field and no field
-	// whose name starts with "X-Accel-".
+// PlainHead is what a Wire's response body may implement when the Wire
+// notes, while it parses the head, whether it holds fields the Handler
+// acts on: Plain reports that the head has no Connection field and no
+// field whose name starts with "X-Accel-". The Handler then relays such a
+// head (a PHP script's usual) without looking each of them up.
+type PlainHead interface {
 	Plain() bool
-	// Fields returns the Response's Header as a list: its names, in the
-	// order they first came, and each one's values, the Header's own
-	// slices; or nil, nil when the Wire kept no such list.
-	Fields() (names []string, values [][]string)
+}
+
+// plainHead reports whether resp's head is known to be plain (PlainHead).
+func plainHead(resp *http.Response) bool {
+	p, ok := resp.Body.(PlainHead)
+	return ok && p.Plain()
 }

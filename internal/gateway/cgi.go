@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/textproto"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -56,35 +55,13 @@ type Head struct {
 	// name's first value is a one-element piece of them, which a second
 	// value of that name reallocates.
 	slots [8]string
-	// The names of a head of up to len(names) names, in the order they
-	// first came, and each one's values: what the Header holds, as a list.
-	names  [8]string
-	values [8][]string
-	listed int // names listed, or -1: the head had more
-	plain  bool
+	plain bool
 }
 
 // Plain reports that the head has no Connection field and no field whose
 // name starts with "X-Accel-", which a relaying server acts on: such a
 // head (PHP's usual) is relayed without looking them up.
 func (h *Head) Plain() bool { return h.plain }
-
-// Fields returns the Response's Header as a list: its names, in the order
-// they first came, and each one's values (the Header's own slices). It
-// returns nil, nil for a head of more names than the list holds.
-func (h *Head) Fields() ([]string, [][]string) {
-	if h.listed < 0 {
-		return nil, nil
-	}
-	return h.names[:h.listed], h.values[:h.listed]
-}
-
-// fill puts the first n listed names with their values into the Header.
-func (h *Head) fill(n int) {
-	for j, k := range h.names[:n] {
-		h.Response.Header[k] = h.values[j]
-	}
-}
 
 // ReadHeaderInto is ReadHeader filling a Head the caller allocated (with
 // the body reader that holds it, in one allocation). h is overwritten; on
@@ -161,11 +138,10 @@ func ReadHeaderInto(h *Head, br *bufio.Reader, statusLine bool, max int) error {
 	if len(spans) > len(vals) {
 		vals = make([]string, len(spans))
 	}
-	// While the head has few names (up to len(h.names)), each one's
-	// values are gathered in h.values, a name found again by comparing
-	// with the others, and the map is filled from them at the end; from
-	// the name after that on, the fields go into the map as they come.
-	listed := 0     // names in h.names, or -1 once they did not fit
+	// The names met so far, while they are few: a name is looked for
+	// among them rather than in the map.
+	var keyStack [len(h.slots)]string
+	keys := keyStack[:0]
 	var named uint8 // which of the fields read below the head holds
 	for i, sp := range spans {
 		// (checkLine let no white space into the name.)
@@ -185,30 +161,15 @@ func ReadHeaderInto(h *Head, br *bufio.Reader, statusLine bool, max int) error {
 			}
 		}
 		value := text[sp.value:sp.end]
-		if listed >= 0 {
-			if j := slices.Index(h.names[:listed], key); j >= 0 {
-				h.values[j] = append(h.values[j], value)
-				continue
-			}
-			if listed < len(h.names) {
-				vals[i] = value
-				h.names[listed], h.values[listed] = key, vals[i:i+1:i+1]
-				listed++
-				continue
-			}
-			h.fill(listed)
-			listed = -1
-		}
-		if v, ok := resp.Header[key]; ok {
-			resp.Header[key] = append(v, value)
+		if seen(resp.Header, keys, key) {
+			resp.Header[key] = append(resp.Header[key], value)
 			continue
+		}
+		if len(keys) < cap(keys) {
+			keys = append(keys, key)
 		}
 		vals[i] = value
 		resp.Header[key] = vals[i : i+1 : i+1]
-	}
-	h.listed = listed
-	if listed >= 0 {
-		h.fill(listed)
 	}
 	h.plain = named&namedRelayed == 0
 	if resp.StatusCode == 0 {
@@ -323,6 +284,22 @@ const (
 	namedLength
 	namedRelayed // Connection or X-Accel-*: Head.Plain
 )
+
+// seen reports whether key is a name of the head already: one of keys,
+// the names noted so far, while there is room for every name; else one
+// of header's.
+func seen(header http.Header, keys []string, key string) bool {
+	if len(keys) < cap(keys) {
+		for _, k := range keys {
+			if k == key {
+				return true
+			}
+		}
+		return false
+	}
+	_, ok := header[key]
+	return ok
+}
 
 // canonicalKey is textproto.CanonicalMIMEHeaderKey(name). A name that is
 // canonical already (a letter after '-' or at the start upper-case, the

@@ -194,32 +194,3 @@ func TestReadHeaderRepeatAfterManyNames(t *testing.T) {
 		t.Errorf("header %q\nwant   %q", resp.Header, want)
 	}
 }
-
-// Fields lists a head of up to eight names as its Header holds them, in
-// the order the names first came; a head of more has no list.
-func TestReadHeaderFieldList(t *testing.T) {
-	var h Head
-	head := "Set-Cookie: a=1\r\ncontent-type: t\r\nset-cookie: b=2\r\nX-A: 1\r\n\r\n"
-	if err := ReadHeaderInto(&h, bufio.NewReader(strings.NewReader(head)), false, 0); err != nil {
-		t.Fatal(err)
-	}
-	names, values := h.Fields()
-	if fmt.Sprint(names, values) != "[Set-Cookie Content-Type X-A] [[a=1 b=2] [t] [1]]" {
-		t.Errorf("Fields %q %q", names, values)
-	}
-	for i, k := range names {
-		if !reflect.DeepEqual(h.Response.Header[k], values[i]) || len(h.Response.Header) != len(names) {
-			t.Errorf("%s: %q in the Header, %q listed", k, h.Response.Header[k], values[i])
-		}
-	}
-	head = ""
-	for i := range 9 {
-		head += fmt.Sprintf("X-N%d: v\r\n", i)
-	}
-	if err := ReadHeaderInto(&h, bufio.NewReader(strings.NewReader(head+"\r\n")), false, 0); err != nil {
-		t.Fatal(err)
-	}
-	if names, values := h.Fields(); names != nil || values != nil || len(h.Response.Header) != 9 {
-		t.Errorf("nine names: Fields %q %q, Header %q", names, values, h.Response.Header)
-	}
-}

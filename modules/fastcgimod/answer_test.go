@@ -365,8 +365,9 @@ func TestAccelRedirectSpellingsAsNGINX(t *testing.T) {
 
 // An answer's fields reach the client as from NGINX: repeated names with
 // every value in order, the last Content-Type, Status hidden, whatever
-// the spelling, in a head of few names (which the parse lists, and the
-// proxy passes from the list) and of many (from the map).
+// the spelling, in a head of few names (whose values the parse keeps in
+// the Head's slots, a name found again among the names before it) and of
+// many (in the map).
 func TestAnswerFieldsAsNGINX(t *testing.T) {
 	few := "Content-type: text/plain\r\nSet-Cookie: a=1\r\nStatus: 201 Made\r\nX-Powered-By: PHP/8.2\r\n" +
 		"set-cookie: b=2\r\nContent-Type: text/html\r\nX-Powered-By: again\r\n"
