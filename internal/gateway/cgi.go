@@ -311,6 +311,9 @@ func canonicalKey(name string) string {
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		if upper && 'a' <= c && c <= 'z' || !upper && 'A' <= c && c <= 'Z' {
+			if name == "Content-type" {
+				return "Content-Type" // PHP's, in every answer: no lookup
+			}
 			if k, ok := spellings[name]; ok {
 				return k
 			}

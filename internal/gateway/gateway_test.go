@@ -68,6 +68,12 @@ func TestReadHeader(t *testing.T) {
 		{"Status: 099\r\n\r\n", false, 0, ErrInvalidHeader},
 		{" folded: x\r\n\r\n", false, 0, ErrInvalidHeader},
 		{"A: b\x00c\r\n\r\n", false, 0, ErrInvalidHeader},
+		{"A\x00: b\r\n\r\n", false, 0, ErrInvalidHeader},
+		{"A\rB: b\r\n\r\n", false, 0, ErrInvalidHeader},
+		{"AB\x00\r\n\r\n", false, 0, ErrInvalidHeader},
+		{": b\r\n\r\n", false, 0, ErrInvalidHeader},
+		{"\tA: b\r\n\r\n", false, 0, ErrInvalidHeader},
+		{"A: b: c\x00\r\n\r\n", false, 0, ErrInvalidHeader},
 		{strings.Repeat("X-Long: y\r\n", 100) + "\r\n", false, 0, ErrHeaderTooBig},
 	} {
 		resp, err := ReadHeader(bufio.NewReaderSize(strings.NewReader(c.in), 16), c.statusLine, 512)
