@@ -655,8 +655,18 @@ func (c *Cache) startBackground(r *http.Request, lk lookup, release func()) {
 // hop-by-hop fields, Age (recomputed on every hit), X-Accel-Expires,
 // Cache-Status, the tag fields unless kept, and the fields in strip; every
 // slice is full so that appends by later handlers copy.
+//
+// The values are copied, all into one array: the handler's slices may be
+// pieces of what produced them (FastCGI's body reader keeps an answer's
+// values beside the request it served and the upstream connection's
+// reader), which an entry that lives for days must not hold.
 func (c *Cache) storedHeader(h http.Header, strip []string) http.Header {
 	out := make(http.Header, len(h))
+	n := 0
+	for _, vv := range h {
+		n += len(vv)
+	}
+	vals := make([]string, 0, n)
 	for k, vv := range h {
 		switch k {
 		case "Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding",
@@ -666,7 +676,13 @@ func (c *Cache) storedHeader(h http.Header, strip []string) http.Header {
 		if !c.keepTags && c.isTagHeader(k) {
 			continue
 		}
-		out[k] = vv[:len(vv):len(vv)]
+		if vv == nil {
+			out[k] = nil // (copyHeader's mark: no type, none sniffed)
+			continue
+		}
+		start := len(vals)
+		vals = append(vals, vv...)
+		out[k] = vals[start:len(vals):len(vals)]
 	}
 	for _, k := range strip {
 		delete(out, k)
