@@ -191,6 +191,7 @@ type connInfo struct {
 	proxy    *proxyproto.Conn  // listen ... proxy_protocol: the connection that read the header; nil without
 	sock     syscall.RawConn   // the socket, for $tcpinfo_*; nil without
 	hello    *vars.ClientHello // what the TLS client offered; nil without TLS
+	addrs    *vars.ConnAddrs   // its addresses, split once for their variables
 }
 
 type connInfoKey struct{}
@@ -245,7 +246,7 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 		st.ConnID = ci.id
 		st.ConnRequests = ci.requests.Add(1)
 		st.ConnStart = ci.start
-		st.Sock, st.Hello = ci.sock, ci.hello
+		st.Sock, st.Hello, st.Addrs = ci.sock, ci.hello, ci.addrs
 	}
 	if r.ProtoMajor == 2 {
 		ri.h2conn = LocConf[*coreLoc](g.initial(r.TLS).level, coreModule)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mosaic-edge/mosaic/http1"
 	"github.com/mosaic-edge/mosaic/internal/proxyproto"
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // ShutdownTimeout bounds how long a graceful stop, or the retirement of
@@ -202,7 +203,7 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 	}}
 	connContext := func(ctx context.Context, c net.Conn) context.Context {
 		return context.WithValue(ctx, connInfoKey{}, &connInfo{id: connCounter.Add(1), cut: &l.cut, start: time.Now(), proxy: proxyConn(c),
-			sock: sockOf(c), hello: clientHellos.take(c)})
+			sock: sockOf(c), hello: clientHellos.take(c), addrs: vars.NewConnAddrs(c.LocalAddr())})
 	}
 	logger := slog.New(currentLog{&rt.cur})
 	srv := &http1.Server{Handler: d, Limits: lim, ConnContext: connContext, RequestContext: newRequestRoot, Logger: logger,

@@ -27,10 +27,10 @@ func init() {
 	pid := strconv.Itoa(os.Getpid())
 	host, _ := os.Hostname()
 
-	Register("remote_addr", func(r *http.Request, st *State) string { return splitHost(remoteAddr(r, st)) })
-	Register("binary_remote_addr", func(r *http.Request, st *State) string { return binaryAddr(splitHost(remoteAddr(r, st))) })
+	Register("remote_addr", func(r *http.Request, st *State) string { return peerAddr(r, st).host })
+	Register("binary_remote_addr", func(r *http.Request, st *State) string { return binaryAddr(peerAddr(r, st).host) })
 	// The ports of a Unix-domain socket are empty, not without a value.
-	RegisterValue("remote_port", Always(func(r *http.Request, st *State) string { return splitPort(remoteAddr(r, st)) }))
+	RegisterValue("remote_port", Always(func(r *http.Request, st *State) string { return peerAddr(r, st).port }))
 	Register("remote_user", func(r *http.Request, _ *State) string {
 		// As NGINX: the user of a Basic Authorization header, whether or
 		// not anything checks the password. Most requests have none, which
@@ -43,8 +43,8 @@ func init() {
 		u, _, _ := r.BasicAuth()
 		return u
 	})
-	Register("server_addr", func(r *http.Request, _ *State) string { return splitHost(localAddr(r)) })
-	RegisterValue("server_port", Always(func(r *http.Request, _ *State) string { return splitPort(localAddr(r)) }))
+	Register("server_addr", func(r *http.Request, st *State) string { return ownAddr(r, st).host })
+	RegisterValue("server_port", Always(func(r *http.Request, st *State) string { return ownAddr(r, st).port }))
 	Register("server_protocol", func(r *http.Request, _ *State) string { return r.Proto })
 	// $server_name of a server without a name, and $host that falls back
 	// on it, are empty, not without a value (the access log writes
@@ -631,16 +631,6 @@ func binaryAddr(host string) string {
 	return string(ip.To16())
 }
 
-func localAddr(r *http.Request) string {
-	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
-		if a.Network() == "unix" {
-			return "unix:" + a.String() // NGINX's $server_addr of a socket
-		}
-		return a.String()
-	}
-	return ""
-}
-
 // remoteAddr is the client's address: the one a module put in the State
 // (realip), else the request's.
 func remoteAddr(r *http.Request, st *State) string {
@@ -648,28 +638,6 @@ func remoteAddr(r *http.Request, st *State) string {
 		return st.RemoteAddr
 	}
 	return r.RemoteAddr
-}
-
-func splitHost(addr string) string {
-	if strings.HasPrefix(addr, "unix:") {
-		return addr // a Unix-domain socket, "unix:" for a peer: no port to cut
-	}
-	h, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return addr
-	}
-	return h
-}
-
-func splitPort(addr string) string {
-	if strings.HasPrefix(addr, "unix:") {
-		return "" // a Unix-domain socket has no port
-	}
-	_, p, err := net.SplitHostPort(addr)
-	if err != nil {
-		return ""
-	}
-	return p
 }
 
 // seconds formats d as NGINX's timings do: seconds with milliseconds.

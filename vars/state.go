@@ -136,6 +136,10 @@ type State struct {
 	// UpstreamTrailer is the trailer of the last upstream response, once
 	// its body has been read whole ($upstream_trailer_NAME).
 	UpstreamTrailer http.Header
+	// Addrs keeps the connection's addresses split (ConnAddrs), for
+	// $remote_addr, $remote_port, $server_addr and $server_port; nil:
+	// each read splits the address again.
+	Addrs *ConnAddrs
 	// Sock is the client connection's socket, for $tcpinfo_*; nil when
 	// there is none (a Unix-domain or in-process connection reads as
 	// none for TCP_INFO too).

@@ -1,0 +1,95 @@
+package vars
+
+import (
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+)
+
+// ConnAddrs keeps a connection's addresses split into host and port for
+// $remote_addr, $remote_port, $server_addr and $server_port: FastCGI's
+// parameters read all four on every request, and splitting the text
+// each time (net.SplitHostPort) cost four splits a request. Each address
+// is split on the first request that reads it and kept for the
+// connection's later ones (the streams of an HTTP/2 connection read them
+// from several goroutines). The server makes one per connection and puts
+// it in each request's State (State.Addrs).
+type ConnAddrs struct {
+	local net.Addr
+	peer  atomic.Pointer[splitAddr] // the client's, keyed by its text
+	own   atomic.Pointer[splitAddr] // the local one
+}
+
+// NewConnAddrs returns the ConnAddrs of a connection whose local address
+// is local, the one its requests' contexts carry
+// (http.LocalAddrContextKey).
+func NewConnAddrs(local net.Addr) *ConnAddrs { return &ConnAddrs{local: local} }
+
+// splitAddr is an address's text with its host and port, as $remote_addr
+// and $remote_port (or $server_addr and $server_port) give them.
+type splitAddr struct{ text, host, port string }
+
+func split(text string) splitAddr {
+	s := splitAddr{text: text, host: text}
+	if strings.HasPrefix(text, "unix:") {
+		return s // a Unix-domain socket ("unix:" for a peer): no port
+	}
+	if h, p, err := net.SplitHostPort(text); err == nil {
+		s.host, s.port = h, p
+	}
+	return s
+}
+
+// peerAddr is the client's address of r, split. The connection's is
+// kept; one that realip found in its place (State.RemoteAddr) differs
+// from it by its text, and is split each time, as NGINX's variables then
+// read the request's own address.
+func peerAddr(r *http.Request, st *State) splitAddr {
+	text := remoteAddr(r, st)
+	if st == nil || st.Addrs == nil {
+		return split(text)
+	}
+	if s := st.Addrs.peer.Load(); s != nil && s.text == text {
+		return *s
+	}
+	s := split(text)
+	if st.RemoteAddr == "" {
+		// The connection's own (realip keeps its address out of
+		// the cache, so a request that replaces it does not evict it).
+		st.Addrs.peer.Store(&s)
+	}
+	return s
+}
+
+// ownAddr is the server's address of r's connection, split.
+func ownAddr(r *http.Request, st *State) splitAddr {
+	if st == nil || st.Addrs == nil {
+		return split(localAddr(r))
+	}
+	if s := st.Addrs.own.Load(); s != nil {
+		return *s
+	}
+	s := split(addrText(st.Addrs.local))
+	st.Addrs.own.Store(&s)
+	return s
+}
+
+// localAddr is the text of r's connection's local address, from its
+// context.
+func localAddr(r *http.Request) string {
+	a, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	return addrText(a)
+}
+
+// addrText is the text of a server's address as $server_addr reads it:
+// "unix:" and the path for a Unix-domain socket, as NGINX's.
+func addrText(a net.Addr) string {
+	switch {
+	case a == nil:
+		return ""
+	case a.Network() == "unix":
+		return "unix:" + a.String()
+	}
+	return a.String()
+}
