@@ -30,7 +30,7 @@ func init() {
 	Register("remote_addr", func(r *http.Request, st *State) string { return peerAddr(r, st).host })
 	Register("binary_remote_addr", func(r *http.Request, st *State) string { return binaryAddr(peerAddr(r, st).host) })
 	// The ports of a Unix-domain socket are empty, not without a value.
-	RegisterValue("remote_port", Always(func(r *http.Request, st *State) string { return peerAddr(r, st).port }))
+	RegisterAlways("remote_port", func(r *http.Request, st *State) string { return peerAddr(r, st).port })
 	Register("remote_user", func(r *http.Request, _ *State) string {
 		// As NGINX: the user of a Basic Authorization header, whether or
 		// not anything checks the password. Most requests have none, which
@@ -44,17 +44,17 @@ func init() {
 		return u
 	})
 	Register("server_addr", func(r *http.Request, st *State) string { return ownAddr(r, st).host })
-	RegisterValue("server_port", Always(func(r *http.Request, st *State) string { return ownAddr(r, st).port }))
+	RegisterAlways("server_port", func(r *http.Request, st *State) string { return ownAddr(r, st).port })
 	Register("server_protocol", func(r *http.Request, _ *State) string { return r.Proto })
 	// $server_name of a server without a name, and $host that falls back
 	// on it, are empty, not without a value (the access log writes
 	// nothing for them).
-	RegisterValue("server_name", Always(func(_ *http.Request, st *State) string {
+	RegisterAlways("server_name", func(_ *http.Request, st *State) string {
 		if st == nil {
 			return ""
 		}
 		return st.ServerName
-	}))
+	})
 	Register("hostname", func(*http.Request, *State) string { return host })
 	Register("pid", func(*http.Request, *State) string { return pid })
 	RegisterConst("nginx_version", NGINXVersion)
@@ -86,7 +86,7 @@ func init() {
 	})
 	// $http2, $is_args and $https are empty, not without a value, when
 	// the request is not HTTP/2, has no arguments, is not over TLS.
-	RegisterValue("http2", Always(func(r *http.Request, _ *State) string {
+	RegisterAlways("http2", func(r *http.Request, _ *State) string {
 		switch {
 		case r.ProtoMajor != 2:
 			return ""
@@ -94,7 +94,7 @@ func init() {
 			return "h2"
 		}
 		return "h2c"
-	}))
+	})
 
 	Register("request", func(r *http.Request, st *State) string {
 		if st != nil && st.RequestLine != "" {
@@ -150,14 +150,15 @@ func init() {
 		u := curURL(r, st)
 		return u.RawQuery, u.RawQuery != "" || st != nil && st.ArgsKept
 	}
-	RegisterValue("args", args)
-	RegisterValue("query_string", args)
-	RegisterValue("is_args", Always(func(r *http.Request, st *State) string {
+	query := func(r *http.Request, st *State) string { return curURL(r, st).RawQuery }
+	registerBoth("args", query, args)
+	registerBoth("query_string", query, args)
+	RegisterAlways("is_args", func(r *http.Request, st *State) string {
 		if curURL(r, st).RawQuery != "" {
 			return "?"
 		}
 		return ""
-	}))
+	})
 	Register("document_root", func(r *http.Request, st *State) string {
 		if st == nil || st.Paths == nil {
 			return ""
@@ -182,20 +183,22 @@ func init() {
 		}
 		return st.Paths.RequestFilename(r, curURL(r, st).Path)
 	})
-	RegisterValue("host", Always(hostVar))
+	RegisterAlways("host", hostVar)
 	Register("scheme", func(r *http.Request, _ *State) string {
 		if r.TLS != nil {
 			return "https"
 		}
 		return "http"
 	})
-	RegisterValue("https", Always(func(r *http.Request, _ *State) string {
+	RegisterAlways("https", func(r *http.Request, _ *State) string {
 		if r.TLS != nil {
 			return "on"
 		}
 		return ""
-	}))
-	RegisterValue("content_type", func(r *http.Request, _ *State) (string, bool) {
+	})
+	registerBoth("content_type", func(r *http.Request, _ *State) string {
+		return first(r.Header["Content-Type"])
+	}, func(r *http.Request, _ *State) (string, bool) {
 		v := r.Header["Content-Type"]
 		return first(v), len(v) > 0
 	})

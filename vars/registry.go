@@ -65,6 +65,21 @@ func RegisterValue(name string, f Value) {
 	regMu.Unlock()
 }
 
+// RegisterAlways makes $name available, computed by g, for a variable
+// that always has a value, empty or not (Always): templates call g
+// itself, not through the Value.
+func RegisterAlways(name string, g Getter) { registerBoth(name, g, Always(g)) }
+
+// registerBoth is RegisterValue with the Getter given: the same value as
+// f's, computed without f's second result and the call through
+// valueGetter, for the variables read on every request.
+func registerBoth(name string, g Getter, f Value) {
+	Register(name, g)
+	regMu.Lock()
+	values[name] = f
+	regMu.Unlock()
+}
+
 // Always is the Value of a variable that always has one, empty or not:
 // NGINX's "$https" over plain HTTP, or "$is_args" without arguments,
 // which its access log writes as nothing.
@@ -141,7 +156,7 @@ func RegisterSettable(name string) {
 // reads the value found before. Such a variable always has a value,
 // empty or not, as NGINX's browser variables do.
 func RegisterChangeable(name string, g Getter) {
-	RegisterValue(name, Always(cached(name, g)))
+	RegisterAlways(name, cached(name, g))
 	markSettable(name)
 }
 
@@ -368,6 +383,17 @@ func isNameByte(c byte) bool {
 
 // String returns the template's source text.
 func (t *Template) String() string { return t.raw }
+
+// Getter returns a function computing the template, as EvalState does:
+// where the template is one variable and nothing else, the variable's
+// own getter, without the walk over the parts (most of FastCGI's
+// parameters are one variable each).
+func (t *Template) Getter() Getter {
+	if len(t.parts) == 1 && t.parts[0].get != nil {
+		return t.parts[0].get
+	}
+	return t.EvalState
+}
 
 // Static reports whether the template holds no variables, so callers can
 // use Literal and skip evaluation per request.

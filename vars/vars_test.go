@@ -49,6 +49,10 @@ func TestTemplate(t *testing.T) {
 		if got := tpl.Eval(r); got != want {
 			t.Errorf("%q = %q, want %q", src, got, want)
 		}
+		// Getter, which FastCGI's parameters call, computes the same.
+		if got := tpl.Getter()(r, st); got != want {
+			t.Errorf("%q: Getter gives %q, want %q", src, got, want)
+		}
 	}
 	if !MustCompile("abc").Static() || MustCompile("a$uri").Static() {
 		t.Fatal("Static")
@@ -151,5 +155,25 @@ func TestPartsTellEmptyFromNone(t *testing.T) {
 	want := []bool{true, false, true, false, true, false, true, true}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("has a value: %v, want %v", got, want)
+	}
+
+	// The registry's variables whose templates call a plain getter
+	// (RegisterAlways, registerBoth) keep their Value's presence: an
+	// empty Content-Type is a value, no arguments none, the ports and
+	// $https (plain HTTP) always one.
+	tpl = MustCompile("$content_type $args $query_string $https $remote_port $server_port $content_type")
+	r = httptest.NewRequest("GET", "/", nil)
+	got = got[:0]
+	for i, h := range []http.Header{{}, {"Content-Type": {""}}} {
+		r.Header = h
+		tpl.Parts(func(string) {}, func(val Value) {
+			_, ok := val(r, &State{})
+			got = append(got, ok)
+		})
+		want := []bool{i == 1, false, false, true, true, true, i == 1}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("header %v: has a value: %v, want %v", h, got, want)
+		}
+		got = got[:0]
 	}
 }

@@ -92,10 +92,10 @@ func init() {
 		}
 		return name
 	})
-	vars.RegisterValue("fastcgi_path_info", vars.Always(func(r *http.Request, st *vars.State) string {
+	vars.RegisterAlways("fastcgi_path_info", func(r *http.Request, st *vars.State) string {
 		_, info := split(current(r), uri(r, st))
 		return info
-	}))
+	})
 	module.Content = gateway.Content
 	server.Register(module)
 }

@@ -246,7 +246,7 @@ func setParam(c *server.Cmd, g *Conf) error {
 	if t.Static() {
 		param.Literal = t.Literal()
 	} else {
-		param.Value = t.EvalState
+		param.Value = t.Getter()
 	}
 	if !g.ownParams {
 		g.params, g.ownParams = nil, true
