@@ -215,11 +215,14 @@ func TestParamsRecords(t *testing.T) {
 }
 
 // TestParamsEncoded pins the bytes of the PARAMS stream that gateway's
-// parameters make through AppendEncoded: lengths from 128 on in four bytes
-// with the top bit set, shorter ones in one, an empty value as a zero
-// length, if_not_empty's empty value left out, the header lines after the
-// configured parameters. They are the bytes the parameters made when they
-// were gathered as name-value pairs and encoded one by one.
+// parameters make through their Encoder: lengths from 128 on in four
+// bytes with the top bit set, shorter ones in one, an empty value as a
+// zero length, if_not_empty's empty value left out (a variable's, or a
+// fixed one's, which the Encoder drops once), a Hide parameter never
+// sent, the fixed values (encoded once, together where they follow each
+// other) in their place among the others, the header lines after the
+// configured parameters. They are the bytes the parameters made when
+// they were gathered as name-value pairs and encoded one by one.
 func TestParamsEncoded(t *testing.T) {
 	long := strings.Repeat("N", 200)
 	p := gateway.NewParams([]gateway.Param{
@@ -227,26 +230,31 @@ func TestParamsEncoded(t *testing.T) {
 		{Name: "EMPTY"},
 		{Name: "SKIPPED", IfNotEmpty: true},
 		{Name: "M", Value: func(r *http.Request, _ *vars.State) string { return strings.Repeat("m", 127) }},
+		{Name: "GONE", IfNotEmpty: true, Value: func(*http.Request, *vars.State) string { return "" }},
+		{Name: "HTTP_PROXY", Hide: true},
+		{Name: "FIXED", Literal: "f"},
+		{Name: "M", Value: func(r *http.Request, _ *vars.State) string { return "again" }},
 	}, true)
 	r := httptest.NewRequest("GET", "http://site.test/", nil)
 	r.Header.Set("X-Empty", "")
 	r.Header.Set("X-Long", strings.Repeat("h", 300))
-	head, _ := (&Client{Params: func(dst []byte, r *http.Request) []byte {
-		return p.AppendEncoded(dst, r, AppendPair)
-	}}).AppendHead(nil, r, 0)
+	r.Header.Set("Proxy", "hidden")
+	head, _ := (&Client{Params: p.Encoder(AppendPair)}).AppendHead(nil, r, 0)
 
 	var pairs []byte
 	for _, b := range [][]byte{
 		{0x80, 0, 0, 200, 0x80, 0, 0, 128}, []byte(long + strings.Repeat("v", 128)),
 		{5, 0}, []byte("EMPTY"),
 		{1, 127}, []byte("M" + strings.Repeat("m", 127)),
+		{5, 1}, []byte("FIXEDf"),
+		{1, 5}, []byte("Magain"),
 		{9, 9}, []byte("HTTP_HOSTsite.test"),
 		{12, 0}, []byte("HTTP_X_EMPTY"),
 		{11, 0x80, 0, 1, 44}, []byte("HTTP_X_LONG" + strings.Repeat("h", 300)),
 	} {
 		pairs = append(pairs, b...)
 	}
-	var old []byte // the encoding before AppendEncoded: Append's Vars, one by one
+	var old []byte // the encoding before the Encoder: Append's Vars, one by one
 	for _, v := range p.Append(nil, r) {
 		old = AppendPair(old, v.Name, v.Value)
 	}

@@ -55,22 +55,7 @@ func NewParams(list []Param, passHeaders bool) *Params {
 // lines are sent in the order of their sorted names, each value of a
 // repeated header as its own parameter, as NGINX 1.22 sends every line.
 func (p *Params) Append(dst []Var, r *http.Request) []Var {
-	return appendParams(p, dst, r, appendVar)
-}
-
-func appendVar(dst []Var, name, value string) []Var { return append(dst, Var{name, value}) }
-
-// AppendEncoded is Append writing each parameter with enc (a protocol's
-// encoding of a name and a value, such as FastCGI's name-value pairs)
-// straight into dst, without the Vars in between.
-func (p *Params) AppendEncoded(dst []byte, r *http.Request, enc func(dst []byte, name, value string) []byte) []byte {
-	return appendParams(p, dst, r, enc)
-}
-
-// appendParams is Append and AppendEncoded: add appends one parameter to
-// dst. r's variables are looked up once, not by every value.
-func appendParams[S any](p *Params, dst S, r *http.Request, add func(dst S, name, value string) S) S {
-	st := vars.FromContext(r.Context())
+	st := vars.FromContext(r.Context()) // looked up once, not by every value
 	for i := range p.list {
 		pa := &p.list[i]
 		if pa.Hide {
@@ -83,8 +68,62 @@ func appendParams[S any](p *Params, dst S, r *http.Request, add func(dst S, name
 		if v == "" && pa.IfNotEmpty {
 			continue
 		}
-		dst = add(dst, pa.Name, v)
+		dst = append(dst, Var{pa.Name, v})
 	}
+	return appendHeaders(p, dst, r, appendVar)
+}
+
+func appendVar(dst []Var, name, value string) []Var { return append(dst, Var{name, value}) }
+
+// Encoder returns Append for a protocol's encoding of a name and a
+// value (enc, such as FastCGI's name-value pairs): each parameter
+// written with enc straight into dst, without the Vars in between. The
+// parameters whose value is fixed in the configuration are encoded here,
+// once, and copied on each request.
+func (p *Params) Encoder(enc func(dst []byte, name, value string) []byte) func(dst []byte, r *http.Request) []byte {
+	var steps []encStep
+	for i := range p.list {
+		pa := &p.list[i]
+		switch {
+		case pa.Hide, pa.Value == nil && pa.Literal == "" && pa.IfNotEmpty:
+			continue // never sent
+		case pa.Value != nil:
+			steps = append(steps, encStep{param: pa})
+		case len(steps) > 0 && steps[len(steps)-1].param == nil:
+			last := &steps[len(steps)-1]
+			last.encoded = enc(last.encoded, pa.Name, pa.Literal)
+		default:
+			steps = append(steps, encStep{encoded: enc(nil, pa.Name, pa.Literal)})
+		}
+	}
+	return func(dst []byte, r *http.Request) []byte {
+		st := vars.FromContext(r.Context())
+		for i := range steps {
+			s := &steps[i]
+			if s.param == nil {
+				dst = append(dst, s.encoded...)
+				continue
+			}
+			v := s.param.Value(r, st)
+			if v == "" && s.param.IfNotEmpty {
+				continue
+			}
+			dst = enc(dst, s.param.Name, v)
+		}
+		return appendHeaders(p, dst, r, enc)
+	}
+}
+
+// encStep is one step of an Encoder: a parameter computed per request, or
+// (param nil) consecutive fixed ones, encoded.
+type encStep struct {
+	param   *Param
+	encoded []byte
+}
+
+// appendHeaders appends the request's header lines with add, after the
+// configured parameters, unless the location passes none.
+func appendHeaders[S any](p *Params, dst S, r *http.Request, add func(dst S, name, value string) S) S {
 	if !p.passHeaders {
 		return dst
 	}

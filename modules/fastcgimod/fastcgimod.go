@@ -152,11 +152,8 @@ var gateway = gatewaymod.Gateway{
 				slog.String("upstream", upstream),
 				slog.String("host", r.Host))
 		}
-		params := g.Params()
 		return &fastcgi.Client{
-			Params: func(dst []byte, r *http.Request) []byte {
-				return params.AppendEncoded(dst, r, fastcgi.AppendPair)
-			},
+			Params:      g.Params().Encoder(fastcgi.AppendPair),
 			KeepConn:    lc.keepConn.V,
 			MaxHeader:   g.BufferSize(),
 			DropBody:    !lc.passBody.Or(true),
