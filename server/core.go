@@ -17,8 +17,13 @@ import (
 
 // coreLoc is the core's per-location settings.
 type coreLoc struct {
-	root          Setting[*vars.Template]
-	alias         bool
+	root  Setting[*vars.Template]
+	alias bool
+	// docRoot is $document_root where root has no variables: made once,
+	// when the level is merged, for the requests that read it (FastCGI's
+	// parameters, twice each); docRootFixed says it is.
+	docRoot       string
+	docRootFixed  bool
 	internal      bool
 	tryFiles      []string
 	steps         *[]RewriteStep // return, rewrite, set, if...: not inherited
@@ -371,6 +376,9 @@ func mergeCoreLoc(p, c any) error {
 	}
 	if !child.headerBuffer.Set {
 		child.headerBuffer.V = 1 << 10
+	}
+	if t := child.root.V; t != nil && t.Static() {
+		child.docRoot, child.docRootFixed = documentRoot(t.Literal(), t.String(), child.alias), true
 	}
 	return checkCharsets(child)
 }

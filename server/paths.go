@@ -11,12 +11,20 @@ import (
 // the URI after the location's prefix is appended to it.
 func (l *Location) DocumentRoot(r *http.Request) string {
 	cl := LocConf[*coreLoc](l, coreModule)
+	if cl.docRootFixed {
+		return cl.docRoot
+	}
 	t := cl.root.V
 	if t == nil {
 		return ""
 	}
-	root := t.Eval(r)
-	if !cl.alias && strings.HasSuffix(t.String(), "/") {
+	return documentRoot(t.Eval(r), t.String(), cl.alias)
+}
+
+// documentRoot is DocumentRoot of a root (or alias) written as src that
+// evaluated to root.
+func documentRoot(root, src string, alias bool) string {
+	if !alias && strings.HasSuffix(src, "/") {
 		root = strings.TrimSuffix(root, "/")
 	}
 	if root == "" {

@@ -32,7 +32,13 @@ func TestPathVariables(t *testing.T) {
 		location /vr/ { root %[1]s/$host; return 200 %[2]s; }
 		location /tf/ { try_files /none /r/fallback; }
 		location = /ep { error_page 404 /r/page?p=1; return 404; }
+		location /rel/ { root rel/; return 200 %[2]s; }
+		location /rela/ { alias rel/; return 200 %[2]s; }
 	} }`, dir, vars))
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for uri, want := range map[string]string{
 		"/r/x?q=1":  dir + "/www|" + dir + "/www/r/x|" + real + "/www|/r/x|q=1",
 		"/a/b/c":    dir + "/current/|" + dir + "/current/b/c|" + real + "/www|/a/b/c|",
@@ -40,6 +46,10 @@ func TestPathVariables(t *testing.T) {
 		"/vr/x":     dir + "/h.test|" + dir + "/h.test/vr/x||/vr/x|",
 		"/tf/x?q=1": dir + "/www|" + dir + "/www/r/fallback|" + real + "/www|/r/fallback|",
 		"/ep?q=2":   dir + "/www|" + dir + "/www/r/page|" + real + "/www|/r/page|p=1",
+		// A fixed root, made once at load: relative ones from the
+		// working directory, a root's last "/" dropped, an alias's kept.
+		"/rel/x":  cwd + "/rel|" + cwd + "/rel/rel/x||/rel/x|",
+		"/rela/x": cwd + "/rel/|" + cwd + "/rel/x||/rela/x|",
 	} {
 		_, got := serveText(t, cfg, "h.test", uri)
 		if got != want {
