@@ -87,8 +87,8 @@ func init() {
 	vars.Register("fastcgi_script_name", func(r *http.Request, st *vars.State) string {
 		lc := current(r)
 		name, _ := split(lc, uri(r, st))
-		if lc != nil && strings.HasSuffix(name, "/") {
-			name += lc.index.V
+		if lc != nil && lc.index.V != "" && strings.HasSuffix(name, "/") {
+			name += lc.index.V // (without fastcgi_index, no concatenation to make)
 		}
 		return name
 	})
