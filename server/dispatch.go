@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/http1"
@@ -189,9 +188,8 @@ type connInfo struct {
 	requests atomic.Uint64     // requests taken up ($connection_requests)
 	start    time.Time         // accepted ($connection_time)
 	proxy    *proxyproto.Conn  // listen ... proxy_protocol: the connection that read the header; nil without
-	sock     syscall.RawConn   // the socket, for $tcpinfo_*; nil without
 	hello    *vars.ClientHello // what the TLS client offered; nil without TLS
-	addrs    *vars.ConnAddrs   // its addresses, split once for their variables
+	conn     *vars.Conn        // its socket ($tcpinfo_*) and addresses, split once
 }
 
 type connInfoKey struct{}
@@ -246,7 +244,7 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 		st.ConnID = ci.id
 		st.ConnRequests = ci.requests.Add(1)
 		st.ConnStart = ci.start
-		st.Sock, st.Hello, st.Addrs = ci.sock, ci.hello, ci.addrs
+		st.Hello, st.Conn = ci.hello, ci.conn
 	}
 	if r.ProtoMajor == 2 {
 		ri.h2conn = LocConf[*coreLoc](g.initial(r.TLS).level, coreModule)

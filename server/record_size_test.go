@@ -10,8 +10,12 @@ import (
 // the Go allocator's 1,152-byte size class: past it the next class is
 // 1,280 bytes, 128 more for every request to allocate and the collector
 // to sweep. A field added to reqInfo or vars.State must find its room.
+// An object of more than 512 bytes that holds pointers carries an
+// 8-byte header in the allocator (mallocgcSmallScanHeader): the record
+// itself must be 1,144 bytes at most (at 1,152 BenchmarkPHP's B/op rose
+// by 128).
 func TestRequestRecordSize(t *testing.T) {
-	if n := unsafe.Sizeof(reqRoot{}); n > 1152 {
-		t.Errorf("reqRoot is %d bytes, past the 1,152-byte size class", n)
+	if n := unsafe.Sizeof(reqRoot{}); n > 1152-8 {
+		t.Errorf("reqRoot is %d bytes, past the 1,152-byte size class with its 8-byte header", n)
 	}
 }

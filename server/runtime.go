@@ -203,7 +203,7 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 	}}
 	connContext := func(ctx context.Context, c net.Conn) context.Context {
 		return context.WithValue(ctx, connInfoKey{}, &connInfo{id: connCounter.Add(1), cut: &l.cut, start: time.Now(), proxy: proxyConn(c),
-			sock: sockOf(c), hello: clientHellos.take(c), addrs: vars.NewConnAddrs(c.LocalAddr())})
+			hello: clientHellos.take(c), conn: vars.NewConn(c.LocalAddr(), sockOf(c))})
 	}
 	logger := slog.New(currentLog{&rt.cur})
 	srv := &http1.Server{Handler: d, Limits: lim, ConnContext: connContext, RequestContext: newRequestRoot, Logger: logger,

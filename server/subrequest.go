@@ -174,8 +174,7 @@ func begin(parent *http.Request, uri string, header http.Header, kind int, send 
 	sub.root.Context = ctx
 	st, sri := &sub.root.state, &sub.root.info
 	*st = vars.State{Start: time.Now(), ConnID: ri.st.ConnID, ServerName: ri.st.ServerName, Host: ri.st.Host,
-		ConnRequests: ri.st.ConnRequests, ConnStart: ri.st.ConnStart, RemoteAddr: ri.st.RemoteAddr, ConnAddr: ri.st.ConnAddr,
-		Addrs: ri.st.Addrs}
+		ConnRequests: ri.st.ConnRequests, ConnStart: ri.st.ConnStart, RemoteAddr: ri.st.RemoteAddr, ConnAddr: ri.st.ConnAddr}
 	st.HeaderOnly = kind == subHeaderOnly
 	st.ShareRequestID(ri.st)
 	// $request is the main request's line in a subrequest, as in NGINX.

@@ -627,7 +627,7 @@ func TestTCPInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := MustCompile("$tcpinfo_rtt|$tcpinfo_rttvar|$tcpinfo_snd_cwnd|$tcpinfo_rcv_space").EvalState(httptest.NewRequest("GET", "/", nil), &State{Sock: rc})
+	got := MustCompile("$tcpinfo_rtt|$tcpinfo_rttvar|$tcpinfo_snd_cwnd|$tcpinfo_rcv_space").EvalState(httptest.NewRequest("GET", "/", nil), &State{Conn: NewConn(nil, rc)})
 	want := `^[0-9]+\|[0-9]+\|[1-9][0-9]*\|[1-9][0-9]*$`
 	if runtime.GOOS != "linux" {
 		want = `^\|\|\|$`

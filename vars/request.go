@@ -52,10 +52,10 @@ func init() {
 	})
 	for i, n := range []string{"tcpinfo_rtt", "tcpinfo_rttvar", "tcpinfo_snd_cwnd", "tcpinfo_rcv_space"} {
 		Register(n, func(_ *http.Request, st *State) string {
-			if st == nil || st.Sock == nil {
+			if st == nil || st.Conn == nil || st.Conn.sock == nil {
 				return ""
 			}
-			v, ok := tcpInfo(st.Sock)
+			v, ok := tcpInfo(st.Conn.sock)
 			if !ok {
 				return ""
 			}

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/spool"
@@ -136,14 +135,10 @@ type State struct {
 	// UpstreamTrailer is the trailer of the last upstream response, once
 	// its body has been read whole ($upstream_trailer_NAME).
 	UpstreamTrailer http.Header
-	// Addrs keeps the connection's addresses split (ConnAddrs), for
-	// $remote_addr, $remote_port, $server_addr and $server_port; nil:
-	// each read splits the address again.
-	Addrs *ConnAddrs
-	// Sock is the client connection's socket, for $tcpinfo_*; nil when
-	// there is none (a Unix-domain or in-process connection reads as
-	// none for TCP_INFO too).
-	Sock syscall.RawConn
+	// Conn is what the connection's variables read ($tcpinfo_*, the
+	// addresses split once); nil outside the server, where each read
+	// splits the address again and $tcpinfo_* read as none.
+	Conn *Conn
 	// Hello is what the client offered in its TLS ClientHello
 	// ($ssl_ciphers, $ssl_curves); nil without TLS.
 	Hello *ClientHello

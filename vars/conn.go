@@ -5,26 +5,30 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
+	"syscall"
 )
 
-// ConnAddrs keeps a connection's addresses split into host and port for
-// $remote_addr, $remote_port, $server_addr and $server_port: FastCGI's
+// Conn is what a connection's variables read beyond its requests: its
+// socket ($tcpinfo_*), and its addresses split into host and port for
+// $remote_addr, $remote_port, $server_addr and $server_port. FastCGI's
 // parameters read all four on every request, and splitting the text
-// each time (net.SplitHostPort) cost four splits a request. Each address
+// each time (net.SplitHostPort) cost four splits a request: each address
 // is split on the first request that reads it and kept for the
 // connection's later ones (the streams of an HTTP/2 connection read them
 // from several goroutines). The server makes one per connection and puts
-// it in each request's State (State.Addrs).
-type ConnAddrs struct {
+// it in each request's State (State.Conn).
+type Conn struct {
 	local net.Addr
+	sock  syscall.RawConn
 	peer  atomic.Pointer[splitAddr] // the client's, keyed by its text
 	own   atomic.Pointer[splitAddr] // the local one
 }
 
-// NewConnAddrs returns the ConnAddrs of a connection whose local address
-// is local, the one its requests' contexts carry
-// (http.LocalAddrContextKey).
-func NewConnAddrs(local net.Addr) *ConnAddrs { return &ConnAddrs{local: local} }
+// NewConn returns the Conn of a connection whose local address is local,
+// the one its requests' contexts carry (http.LocalAddrContextKey), and
+// whose socket is sock (nil where there is none: a Unix-domain or
+// in-process connection reads as none for TCP_INFO too).
+func NewConn(local net.Addr, sock syscall.RawConn) *Conn { return &Conn{local: local, sock: sock} }
 
 // splitAddr is an address's text with its host and port, as $remote_addr
 // and $remote_port (or $server_addr and $server_port) give them.
@@ -47,31 +51,31 @@ func split(text string) splitAddr {
 // read the request's own address.
 func peerAddr(r *http.Request, st *State) splitAddr {
 	text := remoteAddr(r, st)
-	if st == nil || st.Addrs == nil {
+	if st == nil || st.Conn == nil {
 		return split(text)
 	}
-	if s := st.Addrs.peer.Load(); s != nil && s.text == text {
+	if s := st.Conn.peer.Load(); s != nil && s.text == text {
 		return *s
 	}
 	s := split(text)
 	if st.RemoteAddr == "" {
 		// The connection's own (realip keeps its address out of
 		// the cache, so a request that replaces it does not evict it).
-		st.Addrs.peer.Store(&s)
+		st.Conn.peer.Store(&s)
 	}
 	return s
 }
 
 // ownAddr is the server's address of r's connection, split.
 func ownAddr(r *http.Request, st *State) splitAddr {
-	if st == nil || st.Addrs == nil {
+	if st == nil || st.Conn == nil {
 		return split(localAddr(r))
 	}
-	if s := st.Addrs.own.Load(); s != nil {
+	if s := st.Conn.own.Load(); s != nil {
 		return *s
 	}
-	s := split(addrText(st.Addrs.local))
-	st.Addrs.own.Store(&s)
+	s := split(addrText(st.Conn.local))
+	st.Conn.own.Store(&s)
 	return s
 }
 
