@@ -220,11 +220,15 @@ func TestParamsRecords(t *testing.T) {
 // zero length, if_not_empty's empty value left out (a variable's, or a
 // fixed one's, which the Encoder drops once), a Hide parameter never
 // sent, the fixed values (encoded once, together where they follow each
-// other) in their place among the others, the header lines after the
+// other) in their place among the others, a value of several pieces
+// written piece by piece (left out with if_not_empty when they are all
+// empty), the header lines after the
 // configured parameters. They are the bytes the parameters made when
 // they were gathered as name-value pairs and encoded one by one.
 func TestParamsEncoded(t *testing.T) {
 	long := strings.Repeat("N", 200)
+	pieces := vars.MustCompile("<$request_method|" + strings.Repeat("p", 130) + "$uri>")
+	none := vars.MustCompile("$args$is_args")
 	p := gateway.NewParams([]gateway.Param{
 		{Name: long, Literal: strings.Repeat("v", 128)},
 		{Name: "EMPTY"},
@@ -234,12 +238,16 @@ func TestParamsEncoded(t *testing.T) {
 		{Name: "HTTP_PROXY", Hide: true},
 		{Name: "FIXED", Literal: "f"},
 		{Name: "M", Value: func(r *http.Request, _ *vars.State) string { return "again" }},
+		// Of several pieces, written one by one.
+		{Name: "PIECES", Value: pieces.EvalState, Template: pieces},
+		{Name: "NOPIECES", Value: none.EvalState, Template: none, IfNotEmpty: true},
+		{Name: "EMPTYPIECES", Value: none.EvalState, Template: none},
 	}, true)
 	r := httptest.NewRequest("GET", "http://site.test/", nil)
 	r.Header.Set("X-Empty", "")
 	r.Header.Set("X-Long", strings.Repeat("h", 300))
 	r.Header.Set("Proxy", "hidden")
-	head, _ := (&Client{Params: p.Encoder(AppendPair)}).AppendHead(nil, r, 0)
+	head, _ := (&Client{Params: p.Encoder(AppendPair, AppendPairHead)}).AppendHead(nil, r, 0)
 
 	var pairs []byte
 	for _, b := range [][]byte{
@@ -248,6 +256,8 @@ func TestParamsEncoded(t *testing.T) {
 		{1, 127}, []byte("M" + strings.Repeat("m", 127)),
 		{5, 1}, []byte("FIXEDf"),
 		{1, 5}, []byte("Magain"),
+		{6, 0x80, 0, 0, 137}, []byte("PIECES<GET|" + strings.Repeat("p", 130) + "/>"),
+		{11, 0}, []byte("EMPTYPIECES"),
 		{9, 9}, []byte("HTTP_HOSTsite.test"),
 		{12, 0}, []byte("HTTP_X_EMPTY"),
 		{11, 0x80, 0, 1, 44}, []byte("HTTP_X_LONG" + strings.Repeat("h", 300)),

@@ -164,10 +164,15 @@ func unexpected(err error) error {
 // AppendPair appends a name-value pair in FastCGI's encoding: each length
 // in one byte below 128, else in four with the high bit set.
 func AppendPair(dst []byte, name, value string) []byte {
+	return append(AppendPairHead(dst, name, len(value)), value...)
+}
+
+// AppendPairHead appends what comes before the value in the pair of name
+// and a value n bytes long: the value's bytes are to follow.
+func AppendPairHead(dst []byte, name string, n int) []byte {
 	dst = appendLength(dst, len(name))
-	dst = appendLength(dst, len(value))
-	dst = append(dst, name...)
-	return append(dst, value...)
+	dst = appendLength(dst, n)
+	return append(dst, name...)
 }
 
 func appendLength(dst []byte, n int) []byte {

@@ -389,11 +389,14 @@ func (t *Template) String() string { return t.raw }
 // own getter, without the walk over the parts (most of FastCGI's
 // parameters are one variable each).
 func (t *Template) Getter() Getter {
-	if len(t.parts) == 1 && t.parts[0].get != nil {
+	if t.Single() {
 		return t.parts[0].get
 	}
 	return t.EvalState
 }
+
+// Single reports whether the template is one variable and nothing else.
+func (t *Template) Single() bool { return len(t.parts) == 1 && t.parts[0].get != nil }
 
 // Static reports whether the template holds no variables, so callers can
 // use Literal and skip evaluation per request.
@@ -454,6 +457,21 @@ func (t *Template) EvalState(r *http.Request, st *State) string {
 		b.WriteString(v)
 	}
 	return b.String()
+}
+
+// AppendValues appends the template's pieces for r to dst, in order: the
+// literals and the variables' values, which joined are EvalState's
+// result. A caller that copies them on (a gateway's parameter) makes no
+// string of the whole; dst on the caller's stack stays there.
+func (t *Template) AppendValues(r *http.Request, st *State, dst []string) []string {
+	for _, p := range t.parts {
+		v := p.lit
+		if p.get != nil {
+			v = p.get(r, st)
+		}
+		dst = append(dst, v)
+	}
+	return dst
 }
 
 // Parts calls lit for each literal and get for each variable in order;

@@ -18,6 +18,11 @@ type Param struct {
 	Literal    string
 	IfNotEmpty bool
 	Hide       bool
+	// Template, when set, is the template that Value evaluates, of
+	// several pieces ("$document_root$fastcgi_script_name"): an
+	// Encoder with a head function writes its pieces one by one
+	// instead of joining them into a string first.
+	Template *vars.Template
 }
 
 // Var is a parameter as sent: a name and its value.
@@ -79,8 +84,10 @@ func appendVar(dst []Var, name, value string) []Var { return append(dst, Var{nam
 // value (enc, such as FastCGI's name-value pairs): each parameter
 // written with enc straight into dst, without the Vars in between. The
 // parameters whose value is fixed in the configuration are encoded here,
-// once, and copied on each request.
-func (p *Params) Encoder(enc func(dst []byte, name, value string) []byte) func(dst []byte, r *http.Request) []byte {
+// once, and copied on each request. head, when set, writes what enc
+// writes before the value, given the value's length: a parameter of
+// several pieces (Param.Template) is then written piece by piece.
+func (p *Params) Encoder(enc func(dst []byte, name, value string) []byte, head func(dst []byte, name string, n int) []byte) func(dst []byte, r *http.Request) []byte {
 	var steps []encStep
 	for i := range p.list {
 		pa := &p.list[i]
@@ -104,6 +111,10 @@ func (p *Params) Encoder(enc func(dst []byte, name, value string) []byte) func(d
 				dst = append(dst, s.encoded...)
 				continue
 			}
+			if s.param.Template != nil && head != nil {
+				dst = appendPieces(dst, s.param, r, st, head)
+				continue
+			}
 			v := s.param.Value(r, st)
 			if v == "" && s.param.IfNotEmpty {
 				continue
@@ -112,6 +123,25 @@ func (p *Params) Encoder(enc func(dst []byte, name, value string) []byte) func(d
 		}
 		return appendHeaders(p, dst, r, enc)
 	}
+}
+
+// appendPieces writes pa, whose value is its Template's pieces, with
+// head and the pieces after it.
+func appendPieces(dst []byte, pa *Param, r *http.Request, st *vars.State, head func(dst []byte, name string, n int) []byte) []byte {
+	var buf [8]string
+	pieces := pa.Template.AppendValues(r, st, buf[:0])
+	n := 0
+	for _, v := range pieces {
+		n += len(v)
+	}
+	if n == 0 && pa.IfNotEmpty {
+		return dst
+	}
+	dst = head(dst, pa.Name, n)
+	for _, v := range pieces {
+		dst = append(dst, v...)
+	}
+	return dst
 }
 
 // encStep is one step of an Encoder: a parameter computed per request, or

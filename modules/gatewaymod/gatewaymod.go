@@ -247,6 +247,9 @@ func setParam(c *server.Cmd, g *Conf) error {
 		param.Literal = t.Literal()
 	} else {
 		param.Value = t.Getter()
+		if !t.Single() {
+			param.Template = t
+		}
 	}
 	if !g.ownParams {
 		g.params, g.ownParams = nil, true
