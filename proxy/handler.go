@@ -37,7 +37,9 @@ type exchange struct {
 	sentClose bool     // a "Connection: close" goes upstream
 	body      reqBody
 	sel       selection
-	attempts  []attempt
+	attempts  []attempt // the tries: rec's, or spare's without a State
+	rec       *record   // what the request's variables read, nil without a State
+	spare     []attempt // the tries' room of a request without a State, kept
 	start     time.Time // of the first try, for proxy_next_upstream_timeout
 
 	stop      endhook.Stop  // cancels closing the connection when the client leaves
@@ -45,8 +47,6 @@ type exchange struct {
 	sendDone  chan struct{} // closed when it has finished
 	sendErr   error         // its outcome, readable once sendDone is closed
 	cutClient bool          // the client's body read was cut short to stop it
-	// triedPublished: $upstream_addr and $upstream_status are set.
-	triedPublished bool
 	// plain: the current try's head has no Connection and no X-Accel-*
 	// field, as its Wire noted (PlainHead): they are not looked up.
 	plain bool
@@ -95,6 +95,8 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, up *Upstream, ur
 
 	if x.st != nil {
 		x.publishProxy()
+	} else {
+		x.attempts = x.spare[:0]
 	}
 	// A body read whole is read first, as NGINX does before it builds the
 	// upstream request: proxy_set_header values may use $request_body.
@@ -170,7 +172,13 @@ func (x *exchange) finish() {
 	if cap(head) > 64<<10 {
 		head = nil // a rare big head is not kept for every request
 	}
-	*x = exchange{set: x.set[:0], keys: x.keys[:0], attempts: x.attempts[:0], head: head}
+	spare := x.spare
+	if x.rec == nil {
+		spare = x.attempts[:0]
+	}
+	// The tries of a request with a State stay with its record, which
+	// the State may still be read through.
+	*x = exchange{set: x.set[:0], keys: x.keys[:0], spare: spare, head: head}
 	exchangePool.Put(x)
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -30,91 +31,186 @@ func (a *attempt) count(c *conn) {
 	}
 }
 
-// publishProxy sets the variables that header values may refer to.
-// A Wire's request (FastCGI, uwsgi, ...) has no $proxy_port, as NGINX's
-// has none outside the proxy module; it keeps $proxy_host, the upstream's
-// name in the status module's metrics. (A FastCGI request then sets ten
-// values, which the State holds without an allocation.)
+// record is what a request's $upstream_* values and $proxy_host are
+// computed from when they are read (a vars.Source): NGINX's getters
+// compute them from the upstream's state of the request (u->state), and
+// setting each as it became known cost every request ten State.Set calls
+// and the timings' formatting, read or not. It is made for each request
+// that has a State and outlives the exchange, which is recycled: the
+// access log reads it after the response, from another goroutine too.
+//
+// What a reader may see grows by stages, each stored once its facts are
+// written: the tries' servers and statuses (published), then their
+// timings and lengths (done). Nothing it shows changes after its stage:
+// the tries are not appended to once published.
+type record struct {
+	h *Handler      // $proxy_host
+	r *http.Request // $proxy_add_x_forwarded_for
+	// prev is the request's record from a location before an internal
+	// redirect (error_page, X-Accel-Redirect): NGINX keeps one list of
+	// states per request, and the values show the earlier location's
+	// tries first, then " : " and this one's.
+	prev     *record
+	stage    atomic.Int32
+	attempts []attempt // the tries, readable from stagePublished on
+	first    [1]attempt
+}
+
+// The stages of a record.
+const (
+	stageProxy     = iota // $proxy_host and $proxy_add_x_forwarded_for
+	stagePublished        // $upstream_addr and $upstream_status too
+	stageDone             // the timings and lengths too
+)
+
+// sourceKey is the key of the request's record in its State.
+type sourceKey struct{}
+
+// upstreamVar is one of the per-try values of the record.
+type upstreamVar uint8
+
+const (
+	upAddr upstreamVar = iota
+	upStatus
+	upResponseTime // the first of those final only at stageDone
+	upConnectTime
+	upHeaderTime
+	upResponseLength
+	upBytesReceived
+	upBytesSent
+)
+
+// Value computes a variable of the request's upstream (vars.Source).
+func (rc *record) Value(name string) (string, bool) {
+	var v upstreamVar
+	switch name {
+	case "proxy_host":
+		return rc.h.proxyHost, true
+	case "proxy_add_x_forwarded_for":
+		return ForwardedFor(rc.r), true
+	case "upstream_addr":
+		v = upAddr
+	case "upstream_status":
+		v = upStatus
+	case "upstream_response_time":
+		v = upResponseTime
+	case "upstream_connect_time":
+		v = upConnectTime
+	case "upstream_header_time":
+		v = upHeaderTime
+	case "upstream_response_length":
+		v = upResponseLength
+	case "upstream_bytes_received":
+		v = upBytesReceived
+	case "upstream_bytes_sent":
+		v = upBytesSent
+	default:
+		return "", false
+	}
+	if rc.prev == nil && v <= upStatus {
+		// One server tried, the usual case: a value without an
+		// allocation.
+		if tries := rc.tries(v); len(tries) == 1 {
+			if v == upAddr {
+				return tries[0].addr, true
+			}
+			return statusText(tries[0].status), true
+		}
+	}
+	var buf [64]byte
+	b, ok := rc.appendValue(buf[:0], v)
+	return string(b), ok
+}
+
+// tries returns the tries whose value v may be read now.
+func (rc *record) tries(v upstreamVar) []attempt {
+	need := int32(stagePublished)
+	if v >= upResponseTime {
+		need = stageDone
+	}
+	if rc.stage.Load() < need {
+		return nil
+	}
+	return rc.attempts
+}
+
+// appendValue appends v of every try, the earlier locations' first, as
+// NGINX lists them: ", " between the servers of one location, " : "
+// between locations. It reports false where no try has the value yet.
+func (rc *record) appendValue(b []byte, v upstreamVar) ([]byte, bool) {
+	ok := false
+	if rc.prev != nil {
+		b, ok = rc.prev.appendValue(b, v)
+	}
+	tries := rc.tries(v)
+	if len(tries) == 0 {
+		return b, ok
+	}
+	if ok {
+		b = append(b, " : "...)
+	}
+	for i := range tries {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = tries[i].append(b, v)
+	}
+	return b, true
+}
+
+// append appends the try's value v.
+func (a *attempt) append(b []byte, v upstreamVar) []byte {
+	switch v {
+	case upAddr:
+		return append(b, a.addr...)
+	case upStatus:
+		return append(b, statusText(a.status)...)
+	case upResponseTime:
+		return appendSeconds(b, a.total)
+	case upConnectTime:
+		return appendSeconds(b, a.connect)
+	case upHeaderTime:
+		return appendSeconds(b, a.header)
+	case upResponseLength:
+		return strconv.AppendInt(b, a.length, 10)
+	case upBytesReceived:
+		return strconv.AppendInt(b, a.received, 10)
+	}
+	return strconv.AppendInt(b, a.sent, 10)
+}
+
+// publishProxy gives the request's State the record its variables are
+// computed from, the one of an earlier location of the request behind
+// it, and sets $proxy_port. A Wire's request (FastCGI, uwsgi, ...) has no
+// $proxy_port, as NGINX's has none outside the proxy module; it keeps
+// $proxy_host, the upstream's name in the status module's metrics.
 func (x *exchange) publishProxy() {
-	x.st.Set("proxy_host", x.h.proxyHost)
 	if x.h.wire == nil {
 		x.st.Set("proxy_port", x.h.proxyPort)
 	}
-	x.st.Set("proxy_add_x_forwarded_for", ForwardedFor(x.r))
+	rc := &record{h: x.h, r: x.r}
+	rc.prev, _ = x.st.Source(sourceKey{}).(*record)
+	x.rec, x.attempts = rc, rc.first[:0]
+	x.st.SetSource(sourceKey{}, rc)
 }
 
-// publishUpstream sets $upstream_addr, $upstream_status and the timings,
-// one entry per server tried, joined with ", " as NGINX does. The servers
-// and their statuses may have gone out already (publishTried); the
-// timings are final only now.
-func (x *exchange) publishUpstream() {
-	if x.st == nil || len(x.attempts) == 0 {
-		return
-	}
-	if !x.triedPublished {
-		x.publishTried()
-	}
-	// The six values are written one after the other and copied into one
-	// string that each is a piece of: one allocation for all.
-	var buf [192]byte
-	b := buf[:0]
-	var ends [6]int
-	for v := range ends {
-		for i, a := range x.attempts {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			switch v {
-			case 0:
-				b = appendSeconds(b, a.total)
-			case 1:
-				b = appendSeconds(b, a.connect)
-			case 2:
-				b = appendSeconds(b, a.header)
-			case 3:
-				b = strconv.AppendInt(b, a.length, 10)
-			case 4:
-				b = strconv.AppendInt(b, a.received, 10)
-			default:
-				b = strconv.AppendInt(b, a.sent, 10)
-			}
-		}
-		ends[v] = len(b)
-	}
-	all := string(b)
-	x.st.Set("upstream_response_time", all[:ends[0]])
-	x.st.Set("upstream_connect_time", all[ends[0]:ends[1]])
-	x.st.Set("upstream_header_time", all[ends[1]:ends[2]])
-	x.st.Set("upstream_response_length", all[ends[2]:ends[3]])
-	x.st.Set("upstream_bytes_received", all[ends[3]:ends[4]])
-	x.st.Set("upstream_bytes_sent", all[ends[4]:ends[5]])
-}
-
-// publishTried sets $upstream_addr and $upstream_status, which no longer
-// change once an upstream's answer is passed on.
+// publishTried lets $upstream_addr and $upstream_status be read: the
+// servers tried and their statuses no longer change once an upstream's
+// answer is passed on, or the server's own error page is.
 func (x *exchange) publishTried() {
-	if x.st == nil || len(x.attempts) == 0 {
-		return
+	if x.rec != nil && x.rec.stage.Load() < stagePublished {
+		x.rec.attempts = x.attempts
+		x.rec.stage.Store(stagePublished)
 	}
-	x.triedPublished = true
-	if len(x.attempts) == 1 {
-		// The usual case, without an allocation.
-		a := x.attempts[0]
-		x.st.Set("upstream_addr", a.addr)
-		x.st.Set("upstream_status", statusText(a.status))
-		return
+}
+
+// publishUpstream lets the timings and lengths be read too, once the
+// exchange is over.
+func (x *exchange) publishUpstream() {
+	if x.rec != nil {
+		x.publishTried()
+		x.rec.stage.Store(stageDone)
 	}
-	var addr, status []byte
-	for i, a := range x.attempts {
-		if i > 0 {
-			addr = append(addr, ", "...)
-			status = append(status, ", "...)
-		}
-		addr = append(addr, a.addr...)
-		status = append(status, statusText(a.status)...)
-	}
-	x.st.Set("upstream_addr", string(addr))
-	x.st.Set("upstream_status", string(status))
 }
 
 // statusTexts are the three digits of the statuses 100 to 599.

@@ -7,8 +7,7 @@ import (
 )
 
 // Set keeps every value by its name, replacing an earlier one, beyond
-// those it holds in place too, and a proxied request's eleven cost no
-// allocation.
+// those it holds in place too, and eleven cost no allocation.
 func TestStateSetGet(t *testing.T) {
 	st := &State{}
 	for i := 0; i < 25; i++ {

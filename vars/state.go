@@ -157,13 +157,16 @@ type State struct {
 	idFrom    *State // a subrequest's parent, whose $request_id it shares
 
 	mu sync.Mutex
-	// values are those of Set: the first ones in place (a proxied or
-	// FastCGI request sets eleven), any others in more. A request sets
-	// few, so a scan finds one sooner than a map, which would take
-	// several allocations to fill.
+	// values are those of Set: the first ones in place, any others in
+	// more. A request sets few, so a scan finds one sooner than a map,
+	// which would take several allocations to fill.
 	values [11]namedValue
 	nvalue int
 	more   []namedValue
+	// sources are those of SetSource: one in place (a proxied request's
+	// upstream record), any others in moreSources.
+	source      keyedSource
+	moreSources []keyedSource
 	// slots caches the values of a configuration's own variables (see
 	// Scope), indexed by Var.slot.
 	slots []slot
@@ -243,8 +246,8 @@ func (s *State) Set(name, value string) {
 	if s == nil {
 		return
 	}
-	// No defer: a proxied request sets eleven values, and nothing here
-	// can panic with the lock held but an append out of memory.
+	// No defer: a request may set several values, and nothing here can
+	// panic with the lock held but an append out of memory.
 	s.mu.Lock()
 	if v := s.find(name); v != nil {
 		v.value = value
@@ -291,7 +294,8 @@ func (s *State) find(name string) *namedValue {
 	return nil
 }
 
-// Get returns a value recorded with Set.
+// Get returns a value recorded with Set, or else one that a Source of
+// SetSource computes.
 func (s *State) Get(name string) (string, bool) {
 	if s == nil {
 		return "", false
@@ -299,12 +303,99 @@ func (s *State) Get(name string) (string, bool) {
 	s.mu.Lock()
 	v := s.find(name)
 	if v == nil {
+		value, ok := s.computed(name)
 		s.mu.Unlock()
-		return "", false
+		return value, ok
 	}
 	value := v.value
 	s.mu.Unlock()
 	return value, true
+}
+
+// Source computes values that State.Get returns from what a module
+// keeps about the request, when they are read, as NGINX's getters
+// compute $upstream_addr and the like from the upstream's state of the
+// request: a module that would Set each value as it became known pays
+// for every one in every request, read or not (a proxied request's ten).
+//
+// Value is called with the State's lock held, from whichever goroutine
+// reads the State (the access log's after the response, a mirror's, a
+// background cache update's): it must not call the State's methods, and
+// what it reads must be safe to read while its module goes on with the
+// request.
+type Source interface {
+	// Value returns the value of the variable name, and false when the
+	// Source has none for it (now, or ever).
+	Value(name string) (string, bool)
+}
+
+// keyedSource is one Source of SetSource.
+type keyedSource struct {
+	key any
+	src Source
+}
+
+// SetSource makes src compute values for Get under key, a value of the
+// module's own (as a context key is), in place of the Source an earlier
+// call gave with that key; a nil src removes it. A value Set under a
+// name comes before any Source's. It is safe on a nil State and from
+// several goroutines.
+func (s *State) SetSource(key any, src Source) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	if s.source.key == nil || s.source.key == key {
+		s.source = keyedSource{key, src}
+	} else {
+		i := 0
+		for i < len(s.moreSources) && s.moreSources[i].key != key {
+			i++
+		}
+		if i == len(s.moreSources) {
+			s.moreSources = append(s.moreSources, keyedSource{key: key})
+		}
+		s.moreSources[i].src = src
+	}
+	s.mu.Unlock()
+}
+
+// Source returns the Source that SetSource gave under key, or nil: a
+// module serving a request again after an internal redirect finds what
+// its first location recorded (NGINX joins the $upstream_* values of
+// both).
+func (s *State) Source(key any) Source {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.source.key == key {
+		return s.source.src
+	}
+	for _, ks := range s.moreSources {
+		if ks.key == key {
+			return ks.src
+		}
+	}
+	return nil
+}
+
+// computed asks the Sources for name's value; s.mu is held.
+func (s *State) computed(name string) (string, bool) {
+	if s.source.src != nil {
+		if v, ok := s.source.src.Value(name); ok {
+			return v, true
+		}
+	}
+	for _, ks := range s.moreSources {
+		if ks.src != nil {
+			if v, ok := ks.src.Value(name); ok {
+				return v, true
+			}
+		}
+	}
+	return "", false
 }
 
 // PathMapper maps a request's URI to the file system as the root or alias

@@ -43,3 +43,51 @@ func TestStateKey(t *testing.T) {
 		t.Error("IsStateKey(StateKey()) is false")
 	}
 }
+
+// mapSource is a Source of fixed values.
+type mapSource map[string]string
+
+func (m mapSource) Value(name string) (string, bool) {
+	v, ok := m[name]
+	return v, ok
+}
+
+// Get asks the Sources of SetSource for a name no Set gave, a value Set
+// coming first; a key's Source replaces the one given before with it,
+// which Source returns, and a nil one removes it.
+func TestStateSources(t *testing.T) {
+	type keyA struct{}
+	type keyB struct{}
+	st := &vars.State{}
+	if st.Source(keyA{}) != nil {
+		t.Fatal("a Source before any was given")
+	}
+	a1 := mapSource{"x": "a1", "y": "a1"}
+	st.SetSource(keyA{}, a1)
+	st.SetSource(keyB{}, mapSource{"z": "b"})
+	st.Set("y", "set")
+	for name, want := range map[string]string{"x": "a1", "y": "set", "z": "b"} {
+		if v, ok := st.Get(name); !ok || v != want {
+			t.Errorf("%s = %q %v, want %q", name, v, ok, want)
+		}
+	}
+	if _, ok := st.Get("none"); ok {
+		t.Error("a name no Source knows is found")
+	}
+	if src, ok := st.Source(keyA{}).(mapSource); !ok || src["x"] != "a1" {
+		t.Errorf("Source(keyA) = %v", src)
+	}
+	st.SetSource(keyA{}, mapSource{"x": "a2"})
+	if v, _ := st.Get("x"); v != "a2" {
+		t.Errorf("x = %q after the Source was replaced", v)
+	}
+	st.SetSource(keyB{}, nil)
+	if _, ok := st.Get("z"); ok || st.Source(keyB{}) != nil {
+		t.Error("a removed Source still answers")
+	}
+	var none *vars.State
+	none.SetSource(keyA{}, a1)
+	if none.Source(keyA{}) != nil {
+		t.Error("a nil State has a Source")
+	}
+}

@@ -52,11 +52,13 @@ func BenchmarkPHP(b *testing.B) {
 // TestPHPAllocations bounds what BenchmarkPHP's request allocates: the
 // server's allocations for a request through the FastCGI gateway, the
 // gateway's (the answer's head, its map and values, the body reader, the
-// upstream timings' text) among them. 13 on 2026-12-05, when a FastCGI
-// request stopped setting $proxy_port, its eleventh value in the State;
-// 12 since the answer's values have their slots with the body reader;
-// 11 since SCRIPT_FILENAME's two variables are written into the
-// parameters piece by piece, not joined into a string first.
+// record of the upstream's tries) among them. 13 on 2026-12-05, when a
+// FastCGI request stopped setting $proxy_port, its eleventh value in the
+// State, and still 13 when the $upstream_* values became computed when
+// read, their record taking the place of the timings' text; 12 since the
+// answer's values have their slots with the body reader; 11 since
+// SCRIPT_FILENAME's two variables are written into the parameters piece
+// by piece, not joined into a string first.
 func TestPHPAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates on its own")
