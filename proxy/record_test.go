@@ -1,0 +1,103 @@
+package proxy_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/proxy"
+	"github.com/mosaic-edge/mosaic/vars"
+)
+
+// The $upstream_* values are computed from the request's record when
+// read, from another goroutine too (as the access log reads them) while
+// the exchange goes on: the server and status once the header is passed
+// on, the timings and lengths once the exchange is over, and nothing
+// before. Run with -race.
+func TestUpstreamValuesReadDuringExchange(t *testing.T) {
+	release := make(chan struct{})
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "head")
+		w.(http.Flusher).Flush()
+		<-release
+		io.WriteString(w, "tail")
+	}))
+	t.Cleanup(origin.Close)
+	h := proxyTo(t, origin.URL, proxy.Options{BufferingOff: true})
+	st := &vars.State{Start: time.Now()}
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(vars.NewContext(r.Context(), st)))
+	}))
+	t.Cleanup(front.Close)
+	resp, err := http.Get(front.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	buf := make([]byte, 4)
+	if _, err := io.ReadFull(resp.Body, buf); err != nil || string(buf) != "head" {
+		t.Fatalf("first part %q, %v", buf, err)
+	}
+	addr := strings.TrimPrefix(origin.URL, "http://")
+	for name, want := range map[string]string{"upstream_addr": addr, "upstream_status": "200", "proxy_host": addr} {
+		if v, ok := st.Get(name); !ok || v != want {
+			t.Errorf("during the body: $%s = %q %v, want %q", name, v, ok, want)
+		}
+	}
+	for _, name := range []string{"upstream_response_time", "upstream_response_length", "upstream_bytes_received"} {
+		if v, ok := st.Get(name); ok {
+			t.Errorf("during the body: $%s = %q, before the exchange is over", name, v)
+		}
+	}
+	close(release)
+	if rest, _ := io.ReadAll(resp.Body); string(rest) != "tail" {
+		t.Fatalf("rest %q", rest)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		if v, ok := st.Get("upstream_response_length"); ok {
+			if v != "8" {
+				t.Errorf("$upstream_response_length = %q, want 8", v)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no $upstream_response_length after the exchange")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if v, _ := st.Get("upstream_response_time"); len(v) != 5 || v[1] != '.' {
+		t.Errorf("$upstream_response_time = %q", v)
+	}
+}
+
+// A request served twice through the proxy in one State, as an internal
+// redirect from one proxied location to another does, lists both
+// exchanges' tries, joined with " : " as NGINX joins its locations'.
+func TestUpstreamValuesJoinedAcrossRedirect(t *testing.T) {
+	a, b := newNamedOrigin(t, "a", modeOK), newNamedOrigin(t, "b", modeOK)
+	ha := proxyTo(t, "http://"+a.Addr(), proxy.Options{})
+	hb := proxyTo(t, "http://"+b.Addr(), proxy.Options{})
+	st := &vars.State{Start: time.Now()}
+	for _, h := range []http.Handler{ha, hb} {
+		r := httptest.NewRequest("GET", "/", nil)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r.WithContext(vars.NewContext(r.Context(), st)))
+		if w.Code != 200 {
+			t.Fatalf("status %d", w.Code)
+		}
+	}
+	for name, want := range map[string]string{
+		"upstream_addr":            a.Addr() + " : " + b.Addr(),
+		"upstream_status":          "200 : 200",
+		"upstream_response_length": "1 : 1",
+		"proxy_host":               b.Addr(),
+	} {
+		if v, _ := st.Get(name); v != want {
+			t.Errorf("$%s = %q, want %q", name, v, want)
+		}
+	}
+}
