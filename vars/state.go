@@ -167,6 +167,9 @@ type State struct {
 	// upstream record), any others in moreSources.
 	source      keyedSource
 	moreSources []keyedSource
+	// seq orders the values of Set and the Sources of SetSource: the
+	// newer answers for a name both have.
+	seq uint32
 	// slots caches the values of a configuration's own variables (see
 	// Scope), indexed by Var.slot.
 	slots []slot
@@ -249,13 +252,14 @@ func (s *State) Set(name, value string) {
 	// No defer: a request may set several values, and nothing here can
 	// panic with the lock held but an append out of memory.
 	s.mu.Lock()
+	s.seq++
 	if v := s.find(name); v != nil {
-		v.value = value
+		v.value, v.seq = value, s.seq
 	} else if s.nvalue < len(s.values) {
-		s.values[s.nvalue] = namedValue{name, value}
+		s.values[s.nvalue] = namedValue{name, value, s.seq}
 		s.nvalue++
 	} else {
-		s.more = append(s.more, namedValue{name, value})
+		s.more = append(s.more, namedValue{name, value, s.seq})
 	}
 	s.mu.Unlock()
 }
@@ -276,8 +280,11 @@ func (s *State) LeaveLocation() {
 	}
 }
 
-// namedValue is one value of Set.
-type namedValue struct{ name, value string }
+// namedValue is one value of Set, with its place in State.seq.
+type namedValue struct {
+	name, value string
+	seq         uint32
+}
 
 // find returns the value of Set by that name, or nil; s.mu is held.
 func (s *State) find(name string) *namedValue {
@@ -294,22 +301,24 @@ func (s *State) find(name string) *namedValue {
 	return nil
 }
 
-// Get returns a value recorded with Set, or else one that a Source of
-// SetSource computes.
+// Get returns a value recorded with Set, or one that a Source of
+// SetSource computes: the one given last where both have the name.
 func (s *State) Get(name string) (string, bool) {
 	if s == nil {
 		return "", false
 	}
 	s.mu.Lock()
 	v := s.find(name)
-	if v == nil {
-		value, ok := s.computed(name)
-		s.mu.Unlock()
-		return value, ok
+	var after uint32 // a Source given after the value of Set comes first
+	if v != nil {
+		after = v.seq
 	}
-	value := v.value
+	value, ok := s.computed(name, after)
+	if !ok && v != nil {
+		value, ok = v.value, true
+	}
 	s.mu.Unlock()
-	return value, true
+	return value, ok
 }
 
 // Source computes values that State.Get returns from what a module
@@ -329,24 +338,28 @@ type Source interface {
 	Value(name string) (string, bool)
 }
 
-// keyedSource is one Source of SetSource.
+// keyedSource is one Source of SetSource, with its place in State.seq.
 type keyedSource struct {
 	key any
 	src Source
+	seq uint32
 }
 
 // SetSource makes src compute values for Get under key, a value of the
 // module's own (as a context key is), in place of the Source an earlier
-// call gave with that key; a nil src removes it. A value Set under a
-// name comes before any Source's. It is safe on a nil State and from
-// several goroutines.
+// call gave with that key; a nil src removes it. Where a value Set under
+// a name and a Source both answer for it, the one given last does, as if
+// each had set its values when given: a gRPC location that Sets
+// $upstream_addr after a proxied one, or a proxied one after it. It is
+// safe on a nil State and from several goroutines.
 func (s *State) SetSource(key any, src Source) {
 	if s == nil {
 		return
 	}
 	s.mu.Lock()
+	s.seq++
 	if s.source.key == nil || s.source.key == key {
-		s.source = keyedSource{key, src}
+		s.source = keyedSource{key, src, s.seq}
 	} else {
 		i := 0
 		for i < len(s.moreSources) && s.moreSources[i].key != key {
@@ -355,7 +368,7 @@ func (s *State) SetSource(key any, src Source) {
 		if i == len(s.moreSources) {
 			s.moreSources = append(s.moreSources, keyedSource{key: key})
 		}
-		s.moreSources[i].src = src
+		s.moreSources[i].src, s.moreSources[i].seq = src, s.seq
 	}
 	s.mu.Unlock()
 }
@@ -381,15 +394,16 @@ func (s *State) Source(key any) Source {
 	return nil
 }
 
-// computed asks the Sources for name's value; s.mu is held.
-func (s *State) computed(name string) (string, bool) {
-	if s.source.src != nil {
+// computed asks the Sources given after seq after for name's value;
+// s.mu is held.
+func (s *State) computed(name string, after uint32) (string, bool) {
+	if s.source.src != nil && s.source.seq > after {
 		if v, ok := s.source.src.Value(name); ok {
 			return v, true
 		}
 	}
 	for _, ks := range s.moreSources {
-		if ks.src != nil {
+		if ks.src != nil && ks.seq > after {
 			if v, ok := ks.src.Value(name); ok {
 				return v, true
 			}

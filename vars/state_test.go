@@ -52,9 +52,11 @@ func (m mapSource) Value(name string) (string, bool) {
 	return v, ok
 }
 
-// Get asks the Sources of SetSource for a name no Set gave, a value Set
-// coming first; a key's Source replaces the one given before with it,
-// which Source returns, and a nil one removes it.
+// Get asks the Sources of SetSource for a name no Set gave; where both
+// have it, the one given last answers (a value Set after a Source, a
+// Source given after a value, or the value where that Source has none);
+// a key's Source replaces the one given before with it, which Source
+// returns, and a nil one removes it.
 func TestStateSources(t *testing.T) {
 	type keyA struct{}
 	type keyB struct{}
@@ -80,6 +82,17 @@ func TestStateSources(t *testing.T) {
 	st.SetSource(keyA{}, mapSource{"x": "a2"})
 	if v, _ := st.Get("x"); v != "a2" {
 		t.Errorf("x = %q after the Source was replaced", v)
+	}
+	st.Set("x", "set")
+	if v, _ := st.Get("x"); v != "set" {
+		t.Errorf("x = %q, Set after the Source", v)
+	}
+	st.SetSource(keyA{}, mapSource{"x": "a3"})
+	if v, _ := st.Get("x"); v != "a3" {
+		t.Errorf("x = %q, the Source given after Set", v)
+	}
+	if v, _ := st.Get("y"); v != "set" {
+		t.Errorf("y = %q, which the newer Source has not", v)
 	}
 	st.SetSource(keyB{}, nil)
 	if _, ok := st.Get("z"); ok || st.Source(keyB{}) != nil {
