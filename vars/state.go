@@ -158,9 +158,11 @@ type State struct {
 
 	mu sync.Mutex
 	// values are those of Set: the first ones in place, any others in
-	// more. A request sets few, so a scan finds one sooner than a map,
-	// which would take several allocations to fill.
-	values [11]namedValue
+	// more. A request sets few (the proxy's values are a Source's), so a
+	// scan finds one sooner than a map, which would take several
+	// allocations to fill; seven keep the server's record of a request
+	// within its size class (server's TestRequestRecordSize).
+	values [7]namedValue
 	nvalue int
 	more   []namedValue
 	// sources are those of SetSource: one in place (a proxied request's
