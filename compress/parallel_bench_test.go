@@ -9,9 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zstd"
@@ -122,22 +120,11 @@ func benchLargeResponse(b *testing.B, body []byte, coding string, level int, poo
 	h := mustNew(b, respond(200, body, "Content-Type: text/html", "Content-Length: "+strconv.Itoa(len(body))), opts)
 	req := httptest.NewRequest(http.MethodGet, "/", nil)
 	req.Header.Set("Accept-Encoding", coding)
-	cpu := processCPU()
+	cpu := compress.CPUTime(b)
 	w := benchServe(b, h, req, len(body))
-	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64((compress.CPUTime(b)-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(float64(w.n), "bytes")
 	return w.n
-}
-
-// processCPU is the CPU time the process has used, every goroutine's: on
-// a machine shared with other work a response's CPU time moves far less
-// than its latency, and it says what cutting a body costs in all.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkParallelCeiling is what GOMAXPROCS CPUs can give parallel gzip
