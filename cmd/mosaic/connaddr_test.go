@@ -12,7 +12,7 @@ import (
 )
 
 // TestConnAddrsKeptConnectionAsNGINX: the client's and the server's
-// addresses are split once per connection (vars.ConnAddrs) and kept for
+// addresses are split once per connection (vars.Conn) and kept for
 // its later requests, so a request whose address realip replaces, on a
 // kept connection, must read its own, and the requests after it the
 // connection's again; over TCP and over a Unix-domain socket, whose
