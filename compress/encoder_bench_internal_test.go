@@ -16,34 +16,36 @@ import (
 // whole server answering the same file (compress/bench/small-body.sh), it
 // splits a response's cost into the encoder's and the rest (README, "What
 // a request costs outside the encoder"). The cells are those of
-// ../shared/bench/compress.sh that read below NGINX's.
+// ../shared/bench/compress.sh: its five files at its five levels.
 func BenchmarkServerEncoder(b *testing.B) {
-	for _, c := range []struct {
-		file  string
-		level int
-	}{{"jquery.min.js", 6}, {"bootstrap.min.css", 6}, {"api-listing.json", 6}, {"react-dom.development.js", 1}} {
-		data, err := os.ReadFile(filepath.Join("../../shared/corpus", c.file))
+	for _, file := range []string{"jquery.min.js", "bootstrap.min.css", "react-dom.development.js", "api-small.json", "api-listing.json"} {
+		data, err := os.ReadFile(filepath.Join("../../shared/corpus", file))
 		if err != nil {
 			b.Skip("no ../../shared/corpus")
 		}
-		b.Run(fmt.Sprintf("q%d/%s", c.level, c.file), func(b *testing.B) {
-			body := brotliBody{length: int64(len(data))}
-			key := encoderKey{quality: c.level, lgwin: brotliWindowBits(bits.Len(DefaultBrotliWindow)-1, body.length)}
-			var out byteCounter
-			w := newBrotli(key, &out, body)
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			for b.Loop() {
-				out = 0
-				startBrotli(w, key, &out, body)
-				if err := w.WriteLast(data); err != nil {
-					b.Fatal(err)
-				}
-				detachBrotli(w, key)
-			}
-			b.ReportMetric(float64(out), "out-bytes")
-		})
+		for _, level := range []int{1, 4, 6, 9, 11} {
+			b.Run(fmt.Sprintf("q%d/%s", level, file), func(b *testing.B) { benchServerEncoder(b, data, level) })
+		}
 	}
+}
+
+// benchServerEncoder is one cell of BenchmarkServerEncoder.
+func benchServerEncoder(b *testing.B, data []byte, level int) {
+	body := brotliBody{length: int64(len(data))}
+	key := encoderKey{quality: level, lgwin: brotliWindowBits(bits.Len(DefaultBrotliWindow)-1, body.length)}
+	var out byteCounter
+	w := newBrotli(key, &out, body)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		out = 0
+		startBrotli(w, key, &out, body)
+		if err := w.WriteLast(data); err != nil {
+			b.Fatal(err)
+		}
+		detachBrotli(w, key)
+	}
+	b.ReportMetric(float64(out), "out-bytes")
 }
 
 // byteCounter counts what is written to it.

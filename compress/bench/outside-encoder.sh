@@ -13,13 +13,22 @@
 #
 # CELLS (default "jquery.min.js:6 bootstrap.min.css:6 api-listing.json:6
 # react-dom.development.js:1") picks files of ../shared/corpus and levels;
-# NGINX=none leaves NGINX out. Needs valgrind, curl, go. Counts repeat
-# within about 1% on a quiet machine (compress README, "What a request
-# costs outside the encoder").
+# CELLS=all is compress.sh's 25 (its five files at levels 1, 4, 6, 9 and
+# 11). How many responses a cell counts follows what one costs (counts,
+# below): the slowest take minutes each under cachegrind, and a response
+# compressed from the same bytes by a warm encoder repeats its count, so
+# a few suffice there. NGINX=none leaves NGINX out. Needs valgrind, curl,
+# go. Counts repeat within about 1% on a quiet machine (compress README,
+# "What a request costs outside the encoder").
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 CELLS=${CELLS:-"jquery.min.js:6 bootstrap.min.css:6 api-listing.json:6 react-dom.development.js:1"}
+if [[ $CELLS == all ]]; then
+	CELLS=$(for f in jquery.min.js bootstrap.min.css react-dom.development.js api-small.json api-listing.json; do
+		for l in 1 4 6 9 11; do echo "$f:$l"; done
+	done)
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 (cd "$repo" && go test -c -o "$work/compress.test" ./compress)
@@ -37,17 +46,41 @@ encoder() {
 		awk '/I *refs/ {gsub(",", "", $4); print $4}'
 }
 
-echo "| file | level | mosaic, whole server | encoder alone | outside the encoder | nginx, whole server |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+# counts FILE LEVEL: "FIRST MORE ITERATIONS" for a cell: the server's
+# responses are the difference of FIRST+MORE and FIRST over MORE, the
+# encoder's the difference of ITERATIONS+1 and 1 over ITERATIONS. The
+# 2 KB body takes tens of microseconds below level 10 (the first
+# response's setup and the collector's cycles need many to average out);
+# NGINX's level 9 and either server's 11 take a tenth of a second to two
+# seconds on the larger files.
+counts() {
+	local size
+	size=$(stat -c %s "$repo/../shared/corpus/$1")
+	if ((size < 65536)); then
+		(($2 < 10)) && echo "200 2000 1000" || echo "10 40 20"
+	elif (($2 < 7)) && ((size < 524288 || $2 < 5)); then
+		echo "10 40 10"
+	elif ((size < 524288)); then
+		echo "2 6 3"
+	else
+		echo "1 2 1"
+	fi
+}
+
+echo "| file | level | mosaic, whole server | encoder alone | outside the encoder | nginx, whole server | mosaic/nginx |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 for cell in $CELLS; do
 	file=${cell%:*} level=${cell#*:}
-	row=$(INSTRUCTIONS=1 IPR_FIRST=10 IPR_MORE=40 PATHS="l$level" FILE="$repo/../shared/corpus/$file" \
+	read -r first more iters < <(counts "$file" "$level")
+	row=$(INSTRUCTIONS=1 IPR_FIRST=$first IPR_MORE=$more PATHS="l$level" FILE="$repo/../shared/corpus/$file" \
 		"$here/small-body.sh" "$mosaic" | tail -1)
 	whole=$(awk -F'|' '{gsub(/ /, "", $3); print $3}' <<<"$row")
 	nginx=$(awk -F'|' '{gsub(/ /, "", $4); print $4}' <<<"$row")
-	a=$(encoder "q$level/$file" 3)
-	b=$(encoder "q$level/$file" 13)
-	enc=$(((b - a) / 10))
+	# b.Loop runs a benchmark's body once per iteration of -test.benchtime Nx.
+	a=$(encoder "q$level/$file" 1)
+	b=$(encoder "q$level/$file" $((iters + 1)))
+	enc=$(((b - a) / iters))
 	awk -v f="$file" -v l="$level" -v w="$whole" -v e="$enc" -v n="$nginx" 'BEGIN {
-		printf "| %s | %d | %d | %d | %d (%.1f%%) | %s |\n", f, l, w, e, w - e, 100 * (w - e) / w, n == "-" ? "-" : sprintf("%d", n)}'
+		printf "| %s | %d | %d | %d | %d (%.1f%%) | %s | %s |\n", f, l, w, e, w - e, 100 * (w - e) / w,
+			n == "-" ? "-" : sprintf("%d", n), n == "-" ? "-" : sprintf("%.2fx", w / n)}'
 done
