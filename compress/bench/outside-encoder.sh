@@ -38,11 +38,12 @@ if [[ -z $mosaic ]]; then
 	(cd "$repo" && go build -o "$mosaic" ./cmd/mosaic)
 fi
 
-# encoder NAME N: instructions of N iterations of the benchmark NAME.
+# encoder LEVEL FILE N: instructions of N iterations of the benchmark's
+# cell (each part of the name anchored: q1 would also match q11).
 encoder() {
 	(cd "$repo/compress" && GOMAXPROCS=1 GODEBUG=cpu.rdtscp=off valgrind --tool=cachegrind --cache-sim=no \
 		--cachegrind-out-file=/dev/null "$work/compress.test" -test.run '^$' \
-		-test.bench "^BenchmarkServerEncoder/$1\$" -test.benchtime "${2}x" 2>&1 >/dev/null) |
+		-test.bench "^BenchmarkServerEncoder\$/^q$1\$/^$2\$" -test.benchtime "${3}x" 2>&1 >/dev/null) |
 		awk '/I *refs/ {gsub(",", "", $4); print $4}'
 }
 
@@ -77,8 +78,8 @@ for cell in $CELLS; do
 	whole=$(awk -F'|' '{gsub(/ /, "", $3); print $3}' <<<"$row")
 	nginx=$(awk -F'|' '{gsub(/ /, "", $4); print $4}' <<<"$row")
 	# b.Loop runs a benchmark's body once per iteration of -test.benchtime Nx.
-	a=$(encoder "q$level/$file" 1)
-	b=$(encoder "q$level/$file" $((iters + 1)))
+	a=$(encoder "$level" "$file" 1)
+	b=$(encoder "$level" "$file" $((iters + 1)))
 	enc=$(((b - a) / iters))
 	awk -v f="$file" -v l="$level" -v w="$whole" -v e="$enc" -v n="$nginx" 'BEGIN {
 		printf "| %s | %d | %d | %d | %d (%.1f%%) | %s | %s |\n", f, l, w, e, w - e, 100 * (w - e) / w,
