@@ -64,8 +64,8 @@ func (w *responseWriter) decide(empty bool) {
 // content coding token.
 func setCodingHeaders(h http.Header, token string) {
 	h["Content-Encoding"] = []string{token}
-	h.Del("Content-Length")
-	h.Del("Accept-Ranges")
+	delete(h, "Content-Length")
+	delete(h, "Accept-Ranges")
 	header.WeakenETag(h)
 }
 
@@ -83,7 +83,8 @@ func (w *responseWriter) choose(h http.Header, length int64) Encoding {
 	if len(w.req.Header["Range"]) > 0 {
 		return Identity
 	}
-	mt := lowerMediaType(h.Get("Content-Type"))
+	mt := lowerMediaType(header.First(h, "Content-Type"))
+	w.mediaType = mt
 	skipped := w.cfg.skip.contains(mt)
 	takes := func(e Encoding) bool {
 		c := &w.cfg.coding[e]

@@ -59,7 +59,7 @@ func isUpgrade(r *http.Request) bool {
 	if r.Method == http.MethodConnect {
 		return true
 	}
-	return r.Header.Get("Upgrade") != "" && header.HasToken(r.Header["Connection"], "upgrade")
+	return header.First(r.Header, "Upgrade") != "" && header.HasToken(r.Header["Connection"], "upgrade")
 }
 
 // formatRatio renders original/compressed the way NGINX renders

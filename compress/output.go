@@ -81,7 +81,7 @@ func (w *responseWriter) startEncoder(e Encoding, length int64) error {
 			w.bkey.lgwin, w.bkey.dict = brotli.MaxLGWin, w.dict
 			w.bkey.quality = min(w.bkey.quality, maxDictLevel)
 		}
-		w.bbody = brotliBody{length: length, font: fontType(lowerMediaType(w.rw.Header().Get("Content-Type")))}
+		w.bbody = brotliBody{length: length, font: fontType(w.mediaType)}
 		if w.dict == nil && c.par.takes(length) {
 			// The window the serial encoder would declare: every segment
 			// shares it, and the first declares it before the rest is seen.

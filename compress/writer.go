@@ -44,7 +44,8 @@ type responseWriter struct {
 	begun      bool // start has run
 	state      bodyState
 	headerSent bool
-	declared   int64 // Content-Length, -1 when unknown
+	declared   int64  // Content-Length, -1 when unknown
+	mediaType  string // Content-Type's media type, lowercased, as choose read it
 	needSniff  bool
 	sniff      []byte // body held back to sniff its type
 

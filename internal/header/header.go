@@ -22,6 +22,17 @@ func Join(h http.Header, key string) string {
 	return strings.Join(v, ", ")
 }
 
+// First returns the first line of a header by its canonical name, what
+// h.Get returns, without canonicalizing key: callers on a response's path
+// pass a literal already canonical, where Get would check its every
+// letter again (about 300 instructions a call, CanonicalMIMEHeaderKey).
+func First(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
 // HasToken reports whether a comma-separated list header (all its lines)
 // names token, compared case-insensitively. A member's parameters
 // ("no-cache=x", "a;q=1") do not hide its name.
@@ -194,13 +205,13 @@ func Unique(name string) bool {
 // those the strong ETag names, but they are semantically equivalent. A value that is neither a weak nor
 // a quoted strong validator is removed.
 func WeakenETag(h http.Header) {
-	v := h.Get("Etag")
+	v := First(h, "Etag")
 	switch {
 	case v == "" || strings.HasPrefix(v, "W/"):
 	case strings.HasPrefix(v, `"`):
-		h.Set("Etag", "W/"+v)
+		h["Etag"] = []string{"W/" + v}
 	default:
-		h.Del("Etag")
+		delete(h, "Etag")
 	}
 }
 

@@ -14,6 +14,41 @@ func TestJoin(t *testing.T) {
 	}
 }
 
+// First answers what Get answers for a canonical name, an empty line
+// included.
+func TestFirst(t *testing.T) {
+	h := http.Header{}
+	h.Add("Content-Type", "text/css")
+	h.Add("Content-Type", "text/plain")
+	h["Upgrade"] = []string{""}
+	h["Vary"] = nil
+	for _, k := range []string{"Content-Type", "Upgrade", "Vary", "Etag"} {
+		if got, want := First(h, k), h.Get(k); got != want {
+			t.Errorf("First(%s) = %q, Get = %q", k, got, want)
+		}
+	}
+}
+
+// WeakenETag weakens a strong validator, keeps a weak one and drops one
+// that is neither, whichever way the handler spelled ETag.
+func TestWeakenETag(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`"x"`, `W/"x"`}, {`W/"x"`, `W/"x"`}, {"x", ""}, {"", ""},
+	} {
+		h := http.Header{}
+		if c.in != "" {
+			h.Set("ETag", c.in)
+		}
+		WeakenETag(h)
+		if got := h.Get("ETag"); got != c.want || len(h["Etag"]) > 1 {
+			t.Errorf("%q: %q (%q)", c.in, got, h["Etag"])
+		}
+		if c.want == "" && h["Etag"] != nil {
+			t.Errorf("%q: kept %q", c.in, h["Etag"])
+		}
+	}
+}
+
 func TestHasToken(t *testing.T) {
 	for _, c := range []struct {
 		values []string
