@@ -82,6 +82,6 @@ for cell in $CELLS; do
 	b=$(encoder "$level" "$file" $((iters + 1)))
 	enc=$(((b - a) / iters))
 	awk -v f="$file" -v l="$level" -v w="$whole" -v e="$enc" -v n="$nginx" 'BEGIN {
-		printf "| %s | %d | %d | %d | %d (%.1f%%) | %s | %s |\n", f, l, w, e, w - e, 100 * (w - e) / w,
-			n == "-" ? "-" : sprintf("%d", n), n == "-" ? "-" : sprintf("%.2fx", w / n)}'
+		printf "| %s | %d | %.0f | %.0f | %.0f (%.1f%%) | %s | %s |\n", f, l, w, e, w - e, 100 * (w - e) / w,
+			n == "-" ? "-" : sprintf("%.0f", n), n == "-" ? "-" : sprintf("%.2fx", w / n)}'
 done

@@ -82,7 +82,7 @@ if [[ -n ${INSTRUCTIONS:-} ]]; then
 		m=$(GODEBUG=${GODEBUG:+$GODEBUG,}cpu.rdtscp=off GOMAXPROCS=1 instructions_per_request 18150 "$p/body.json" "$mosaic" -c "$tmp/mosaic.conf")
 		n=0
 		[[ $NGINX == none ]] || n=$(instructions_per_request 18151 "$p/body.json" "$NGINX" -c "$tmp/nginx.conf" -g 'daemon off; master_process off;')
-		awk -v p="$p" -v m="$m" -v n="$n" 'BEGIN {printf "| /%s/ | %d | %s | %s |\n", p, m, n ? n : "-", n ? sprintf("%.2fx", m / n) : "-"}'
+		awk -v p="$p" -v m="$m" -v n="$n" 'BEGIN {printf "| /%s/ | %.0f | %s | %s |\n", p, m, n ? n : "-", n ? sprintf("%.2fx", m / n) : "-"}'
 	done
 	exit 0
 fi
