@@ -21,11 +21,9 @@ NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
 # shellcheck source=../../internal/bench/wrk.sh
 . "$repo/internal/bench/wrk.sh"
 setup_mosaic "${1:-}"
-if [[ -z ${CELLS:-} ]]; then
-	for f in jquery.min.js bootstrap.min.css react-dom.development.js api-small.json api-listing.json; do
-		for l in 1 4 6 9 11; do CELLS+=" $f:$l"; done
-	done
-fi
+# shellcheck source=cells.sh
+. "$here/cells.sh"
+CELLS=${CELLS:-$(compress_cells)}
 modules=$(sed -n 's/^[[:space:]]*\(load_module[^;]*brotli[^;]*;\).*/\1/p' /etc/nginx/modules-enabled/*.conf 2>/dev/null || true)
 [[ -n $modules ]] || { echo "nginx loads no brotli module: apt-get install libnginx-mod-http-brotli-filter" >&2; exit 1; }
 cat >"$tmp/server.conf" <<CONF

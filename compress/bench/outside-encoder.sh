@@ -24,11 +24,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 CELLS=${CELLS:-"jquery.min.js:6 bootstrap.min.css:6 api-listing.json:6 react-dom.development.js:1"}
-if [[ $CELLS == all ]]; then
-	CELLS=$(for f in jquery.min.js bootstrap.min.css react-dom.development.js api-small.json api-listing.json; do
-		for l in 1 4 6 9 11; do echo "$f:$l"; done
-	done)
-fi
+# shellcheck source=cells.sh
+. "$here/cells.sh"
+[[ $CELLS != all ]] || CELLS=$(compress_cells)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 (cd "$repo" && go test -c -o "$work/compress.test" ./compress)
