@@ -171,6 +171,10 @@ func (x *exchange) accelRedirect(p *peer, c *conn, resp *http.Response) bool {
 		c.close()
 	}
 	x.up.release(p, false, time.Now())
+	// This location's tries are over: the location served instead reads
+	// them ($upstream_addr in its parameters, before its own tries), as
+	// NGINX's finalizes them before the internal redirect.
+	x.publishUpstream()
 
 	if strings.HasPrefix(target, "@") {
 		// The method stays, and so does the body: the one read whole is

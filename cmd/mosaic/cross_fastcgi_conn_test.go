@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Requests pipelined on one keep-alive connection through FastCGI, with
+// realip replacing the client's address on some of them and a PHP
+// script's X-Accel-Redirect to another: the addresses PHP is given
+// (split once per connection, the realip ones each time), the
+// $proxy_add_x_forwarded_for computed from the request's upstream record,
+// and the $upstream_* values joined with " : " across the redirect, in
+// the answers and the access log, are NGINX's. The client's and the
+// server's ports, which differ between the two servers, are compared as
+// their names.
+func TestFastCGIConnAddrsRealIPAccelAsNGINX(t *testing.T) {
+	nginxPath(t)
+	fpmPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www", "a.php"), `<?php header("X-Accel-Redirect: /b.php?from=a"); echo "not this\n";`)
+	writeFile(t, filepath.Join(dir, "www", "b.php"), `<?php foreach (['REMOTE_ADDR', 'REMOTE_PORT', 'SERVER_ADDR', 'SERVER_PORT', 'FWD', 'UP', 'QUERY_STRING'] as $k) {
+	echo $k, '=', $_SERVER[$k] ?? '(none)', "\n"; }`)
+	port := freePort(t)
+	fpm := startFPM(t, filepath.Join(dir, "fpm"), "127.0.0.1:"+strconv.Itoa(port), 2)
+	shipFastCGIFile(t, dir, "fastcgi.conf")
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`log_format x "$uri|$status|$remote_addr|$remote_port|$realip_remote_addr|$server_addr|$server_port|$upstream_addr|$upstream_status|$proxy_add_x_forwarded_for";
+			server { listen 127.0.0.1:%d; root %s/www; access_log %s/%s/access.log x;
+			set_real_ip_from 127.0.0.1; real_ip_header X-Real-IP;
+			location ~ \.php$ { include %s/fastcgi.conf; fastcgi_param FWD $proxy_add_x_forwarded_for;
+				fastcgi_param UP "$upstream_addr"; fastcgi_pass %s; } }`,
+			port, dir, dir, map[string]string{"m": "mosaic", "n": "nginx"}[who], dir, fpm.addr)
+	})
+	reqs := []string{
+		"GET /a.php HTTP/1.1\r\nHost: a\r\nX-Real-IP: 10.1.2.3\r\nX-Forwarded-For: 9.9.9.9\r\n\r\n",
+		"GET /b.php HTTP/1.1\r\nHost: a\r\n\r\n",
+		"GET /b.php HTTP/1.1\r\nHost: a\r\nX-Real-IP: 10.4.5.6\r\n\r\n",
+		"GET /b.php HTTP/1.1\r\nHost: a\r\nX-Forwarded-For: 8.8.8.8\r\n\r\n",
+		"GET /a.php HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+	}
+	// names replaces the ports of the connection with their names.
+	names := func(s string, c net.Conn, port int) string {
+		_, cport, _ := net.SplitHostPort(c.LocalAddr().String())
+		s = strings.ReplaceAll(s, "="+cport+"\n", "=CPORT\n")
+		s = strings.ReplaceAll(s, "|"+cport+"|", "|CPORT|")
+		s = strings.ReplaceAll(s, "="+strconv.Itoa(port)+"\n", "=SPORT\n")
+		return strings.ReplaceAll(s, "|"+strconv.Itoa(port)+"|", "|SPORT|")
+	}
+	get := func(port int, who string) (out []string, log []string) {
+		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		io.WriteString(c, strings.Join(reqs, ""))
+		br := bufio.NewReader(c)
+		for range reqs {
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("%s: %v", who, err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			out = append(out, names(resp.Status+"\n"+string(body), c, port))
+		}
+		for _, l := range refusedLines(t, filepath.Join(dir, who, "access.log"), len(reqs)) {
+			log = append(log, names(l, c, port))
+		}
+		return out, log
+	}
+	m, mlog := get(mport, "mosaic")
+	n, nlog := get(nport, "nginx")
+	if !strings.Contains(n[0], "REMOTE_ADDR=10.1.2.3\n") || !strings.Contains(nlog[0], " : ") {
+		t.Fatalf("NGINX's answers are not as expected: %q %q", n, nlog)
+	}
+	for i := range n {
+		if m[i] != n[i] {
+			t.Errorf("request %d: mosaic\n%s\nnginx\n%s", i, m[i], n[i])
+		}
+	}
+	for i := range nlog {
+		if i >= len(mlog) || mlog[i] != nlog[i] {
+			t.Errorf("access log: mosaic\n%s\nnginx\n%s", strings.Join(mlog, "\n"), strings.Join(nlog, "\n"))
+			break
+		}
+	}
+}
