@@ -190,6 +190,10 @@ type connInfo struct {
 	proxy    *proxyproto.Conn  // listen ... proxy_protocol: the connection that read the header; nil without
 	hello    *vars.ClientHello // what the TLS client offered; nil without TLS
 	conn     *vars.Conn        // its socket ($tcpinfo_*) and addresses, split once
+	// unixPeer: the client came through a Unix-domain socket, which has
+	// no address ("unix:" for NGINX's $remote_addr, where Go's HTTP/2
+	// server gives "@" or "": http1 gives "unix:" itself).
+	unixPeer bool
 }
 
 type connInfoKey struct{}
@@ -245,6 +249,9 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 		st.ConnRequests = ci.requests.Add(1)
 		st.ConnStart = ci.start
 		st.Hello, st.Conn = ci.hello, ci.conn
+		if ci.unixPeer && r.ProtoMajor == 2 {
+			r.RemoteAddr = "unix:"
+		}
 	}
 	if r.ProtoMajor == 2 {
 		ri.h2conn = LocConf[*coreLoc](g.initial(r.TLS).level, coreModule)

@@ -203,7 +203,7 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 	}}
 	connContext := func(ctx context.Context, c net.Conn) context.Context {
 		return context.WithValue(ctx, connInfoKey{}, &connInfo{id: connCounter.Add(1), cut: &l.cut, start: time.Now(), proxy: proxyConn(c),
-			hello: clientHellos.take(c), conn: vars.NewConn(c.LocalAddr(), sockOf(c))})
+			hello: clientHellos.take(c), conn: vars.NewConn(c.LocalAddr(), sockOf(c)), unixPeer: isUnix(c.RemoteAddr())})
 	}
 	logger := slog.New(currentLog{&rt.cur})
 	srv := &http1.Server{Handler: d, Limits: lim, ConnContext: connContext, RequestContext: newRequestRoot, Logger: logger,
@@ -342,3 +342,6 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// isUnix reports whether a is a Unix-domain socket's address.
+func isUnix(a net.Addr) bool { return a != nil && a.Network() == "unix" }
