@@ -94,3 +94,92 @@ func TestFastCGIConnAddrsRealIPAccelAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// Requests pipelined on one keep-alive connection to proxied locations,
+// through an upstream group whose first server refuses (", "), with
+// realip on some and an X-Accel-Redirect to another proxied location
+// (" : "): the upstream's values computed from each request's record,
+// and $proxy_add_x_forwarded_for in the request sent upstream and in
+// the log, are NGINX's.
+func TestProxyPipelinedRecordsAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	origin := newOriginEcho(t)
+	closed := freePort(t) // none listens
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`log_format x "$uri|$status|$remote_addr|$upstream_addr|$upstream_status|$proxy_add_x_forwarded_for|$proxy_host|$proxy_port";
+			upstream g_%[1]s { server 127.0.0.1:%[5]d; server %[4]s; }
+			server { listen 127.0.0.1:%[2]d; access_log %[3]s/%[6]s/access.log x;
+			set_real_ip_from 127.0.0.1; real_ip_header X-Real-IP;
+			proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+			proxy_set_header X-Up "$upstream_addr|$upstream_status";
+			location /g/ { proxy_pass http://g_%[1]s; }
+			location /one/ { proxy_pass http://%[4]s; } }`,
+			who, port, dir, origin, closed, map[string]string{"m": "mosaic", "n": "nginx"}[who])
+	})
+	reqs := []string{
+		"GET /g/a HTTP/1.1\r\nHost: a\r\nX-Real-IP: 10.1.2.3\r\nX-Forwarded-For: 9.9.9.9\r\n\r\n",
+		"GET /one/b HTTP/1.1\r\nHost: a\r\n\r\n",
+		"GET /one/accel HTTP/1.1\r\nHost: a\r\nX-Real-IP: 10.4.5.6\r\n\r\n",
+		"GET /g/accel HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+	}
+	get := func(port int, who string) (out []string, log []string) {
+		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		io.WriteString(c, strings.Join(reqs, ""))
+		br := bufio.NewReader(c)
+		for range reqs {
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("%s: %v", who, err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			out = append(out, strings.ReplaceAll(resp.Status+"\n"+string(body), "_"+who[:1], "_W"))
+		}
+		for _, l := range refusedLines(t, filepath.Join(dir, who, "access.log"), len(reqs)) {
+			log = append(log, strings.ReplaceAll(l, "_"+who[:1], "_W"))
+		}
+		return out, log
+	}
+	m, mlog := get(mport, "mosaic")
+	n, nlog := get(nport, "nginx")
+	if !strings.Contains(nlog[2], " : ") || !strings.Contains(nlog[0], ", ") {
+		t.Fatalf("NGINX's answers are not as expected: %q %q", n, nlog)
+	}
+	for i := range n {
+		if m[i] != n[i] {
+			t.Errorf("request %d: mosaic\n%s\nnginx\n%s", i, m[i], n[i])
+		}
+	}
+	for i := range nlog {
+		if i >= len(mlog) || mlog[i] != nlog[i] {
+			t.Errorf("access log: mosaic\n%s\nnginx\n%s", strings.Join(mlog, "\n"), strings.Join(nlog, "\n"))
+			break
+		}
+	}
+}
+
+// newOriginEcho is an upstream that answers with the request's
+// X-Forwarded-For and X-Up fields, and whose /accel paths redirect
+// (X-Accel-Redirect) to /one/b.
+func newOriginEcho(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/accel") {
+			w.Header().Set("X-Accel-Redirect", "/one/b")
+			return
+		}
+		fmt.Fprintf(w, "%s xff=%q up=%q\n", r.URL.Path, r.Header.Get("X-Forwarded-For"), r.Header.Get("X-Up"))
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
+}
