@@ -6,7 +6,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -182,4 +184,38 @@ func newOriginEcho(t *testing.T) string {
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return ln.Addr().String()
+}
+
+// The location an upstream's failure sends a request to (error_page,
+// after an intercepted status or a refused connection) reads the failed
+// tries' values, timings and byte counts included, as NGINX's: it
+// finalizes them before the error page.
+func TestUpstreamTimingsInErrorPageAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+		io.WriteString(w, "failed\n")
+	}))
+	defer origin.Close()
+	closed := freePort(t) // none listens
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
+			location /i { proxy_pass %s; proxy_intercept_errors on; error_page 500 = /fb; }
+			location /r { proxy_pass http://127.0.0.1:%d; error_page 502 = /fb; }
+			location /fb { return 200 "$upstream_addr|$upstream_status|$upstream_response_time|$upstream_connect_time|$upstream_header_time|$upstream_bytes_received|$upstream_response_length\n"; } }`,
+			port, origin.URL, closed)
+	})
+	digits := regexp.MustCompile(`[0-9]+`)
+	for _, path := range []string{"/i", "/r"} {
+		var bodies [2]string
+		for i, port := range []int{mport, nport} {
+			req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d%s", port, path), nil)
+			_, body := doRequest(t, req)
+			bodies[i] = digits.ReplaceAllString(body, "N")
+		}
+		if bodies[0] != bodies[1] {
+			t.Errorf("%s: mosaic %q, nginx %q", path, bodies[0], bodies[1])
+		}
+	}
 }
