@@ -142,3 +142,90 @@ echo 'RTT=', ($_SERVER['RTT'] ?? '') === '' ? 'empty' : 'set', "\n";`)
 		t.Errorf("access log: mosaic\n%s\nnginx\n%s", m, n)
 	}
 }
+
+// FastCGI requests over a PROXY protocol listener with realip taking the
+// header's address, on HTTP/1.1 keep-alive and on HTTP/2 with prior
+// knowledge: REMOTE_ADDR and REMOTE_PORT are the header's, SERVER_ADDR
+// and SERVER_PORT the socket's, for every request of the connection, as
+// NGINX gives them.
+func TestFastCGIProxyProtocolAddrsAsNGINX(t *testing.T) {
+	nginxPath(t)
+	fpmPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www", "e.php"), `<?php foreach (['REMOTE_ADDR', 'REMOTE_PORT', 'SERVER_ADDR', 'SERVER_PORT', 'PP', 'SERVER_PROTOCOL'] as $k) {
+	echo $k, '=', $_SERVER[$k] ?? '(none)', "\n"; }`)
+	port := freePort(t)
+	fpm := startFPM(t, filepath.Join(dir, "fpm"), "127.0.0.1:"+strconv.Itoa(port), 2)
+	shipFastCGIFile(t, dir, "fastcgi.conf")
+	// NGINX 1.22's "listen ... http2" on a plain socket takes HTTP/2
+	// alone: each server has a second port for it.
+	h2port := map[string]int{"m": freePort(t), "n": freePort(t)}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d proxy_protocol; listen 127.0.0.1:%d http2 proxy_protocol; root %s/www;
+			set_real_ip_from 127.0.0.1; real_ip_header proxy_protocol;
+			location ~ \.php$ { include %s/fastcgi.conf; fastcgi_param PP "$proxy_protocol_addr:$proxy_protocol_port|$realip_remote_addr";
+				fastcgi_pass %s; } }`, port, h2port[who], dir, dir, fpm.addr)
+	})
+	const header = "PROXY TCP4 192.0.2.7 198.51.100.1 40001 443\r\n"
+	dial := func(port int) net.Conn {
+		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		io.WriteString(c, header)
+		return c
+	}
+	h1 := func(port int) (out []string) {
+		c := dial(port)
+		defer c.Close()
+		br := bufio.NewReader(c)
+		for i := range 2 {
+			fmt.Fprintf(c, "GET /e.php?n=%d HTTP/1.1\r\nHost: a\r\n\r\n", i)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("%d: %v", port, err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			out = append(out, strings.ReplaceAll(resp.Status+"\n"+string(body), "="+strconv.Itoa(port)+"\n", "=SPORT\n"))
+		}
+		return out
+	}
+	h2 := func(port int) (out []string) {
+		var protos http.Protocols
+		protos.SetUnencryptedHTTP2(true)
+		dials := 0
+		tr := &http.Transport{Protocols: &protos, DialContext: func(context.Context, string, string) (net.Conn, error) {
+			dials++
+			return dial(port), nil
+		}}
+		defer tr.CloseIdleConnections()
+		client := &http.Client{Transport: tr, Timeout: 20 * time.Second}
+		for i := range 2 {
+			resp, err := client.Get(fmt.Sprintf("http://a/e.php?n=%d", i))
+			if err != nil {
+				t.Fatalf("%d: %v", port, err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			out = append(out, strings.ReplaceAll(resp.Status+"\n"+string(body), "="+strconv.Itoa(port)+"\n", "=SPORT\n"))
+		}
+		if dials != 1 {
+			t.Errorf("%d: %d connections", port, dials)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		run  func(int) []string
+		m, n int
+	}{{"h1", h1, mport, nport}, {"h2", h2, h2port["m"], h2port["n"]}} {
+		m, n := c.run(c.m), c.run(c.n)
+		if !strings.Contains(n[0], "REMOTE_ADDR=192.0.2.7\n") {
+			t.Fatalf("%s: NGINX's answers are not as expected: %q", c.name, n)
+		}
+		if fmt.Sprint(m) != fmt.Sprint(n) {
+			t.Errorf("%s: mosaic\n%q\nnginx\n%q", c.name, m, n)
+		}
+	}
+}
