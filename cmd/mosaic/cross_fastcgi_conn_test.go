@@ -23,10 +23,18 @@ import (
 // and the $upstream_* values joined with " : " across the redirect, in
 // the answers and the access log, are NGINX's. The client's and the
 // server's ports, which differ between the two servers, are compared as
-// their names.
+// their names. Each connection to php-fpm serves one request, or several
+// (fastcgi_keep_conn, an upstream's keepalive: the redirect's empty
+// answer leaves the connection fit for the next).
 func TestFastCGIConnAddrsRealIPAccelAsNGINX(t *testing.T) {
 	nginxPath(t)
 	fpmPath(t)
+	for _, keep := range []bool{false, true} {
+		t.Run(map[bool]string{false: "closed", true: "kept"}[keep], func(t *testing.T) { fastcgiConnAddrs(t, keep) })
+	}
+}
+
+func fastcgiConnAddrs(t *testing.T, keep bool) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "www", "a.php"), `<?php header("X-Accel-Redirect: /b.php?from=a"); echo "not this\n";`)
 	writeFile(t, filepath.Join(dir, "www", "b.php"), `<?php foreach (['REMOTE_ADDR', 'REMOTE_PORT', 'SERVER_ADDR', 'SERVER_PORT', 'FWD', 'UP', 'QUERY_STRING'] as $k) {
@@ -34,13 +42,18 @@ func TestFastCGIConnAddrsRealIPAccelAsNGINX(t *testing.T) {
 	port := freePort(t)
 	fpm := startFPM(t, filepath.Join(dir, "fpm"), "127.0.0.1:"+strconv.Itoa(port), 2)
 	shipFastCGIFile(t, dir, "fastcgi.conf")
+	pass, group := fpm.addr, ""
+	if keep {
+		pass, group = "fpm", fmt.Sprintf("upstream fpm { server %s; keepalive 4; }", fpm.addr)
+	}
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
 		return fmt.Sprintf(`log_format x "$uri|$status|$remote_addr|$remote_port|$realip_remote_addr|$server_addr|$server_port|$upstream_addr|$upstream_status|$proxy_add_x_forwarded_for";
+			fastcgi_keep_conn %v; `+group+`
 			server { listen 127.0.0.1:%d; root %s/www; access_log %s/%s/access.log x;
 			set_real_ip_from 127.0.0.1; real_ip_header X-Real-IP;
 			location ~ \.php$ { include %s/fastcgi.conf; fastcgi_param FWD $proxy_add_x_forwarded_for;
 				fastcgi_param UP "$upstream_addr"; fastcgi_pass %s; } }`,
-			port, dir, dir, map[string]string{"m": "mosaic", "n": "nginx"}[who], dir, fpm.addr)
+			map[bool]string{false: "off", true: "on"}[keep], port, dir, dir, map[string]string{"m": "mosaic", "n": "nginx"}[who], dir, pass)
 	})
 	reqs := []string{
 		"GET /a.php HTTP/1.1\r\nHost: a\r\nX-Real-IP: 10.1.2.3\r\nX-Forwarded-For: 9.9.9.9\r\n\r\n",
@@ -74,6 +87,8 @@ func TestFastCGIConnAddrsRealIPAccelAsNGINX(t *testing.T) {
 			body, _ := io.ReadAll(resp.Body)
 			out = append(out, names(resp.Status+"\n"+string(body), c, port))
 		}
+		// NGINX logs the last request once its lingering close ends.
+		c.Close()
 		for _, l := range refusedLines(t, filepath.Join(dir, who, "access.log"), len(reqs)) {
 			log = append(log, names(l, c, port))
 		}
@@ -81,7 +96,7 @@ func TestFastCGIConnAddrsRealIPAccelAsNGINX(t *testing.T) {
 	}
 	m, mlog := get(mport, "mosaic")
 	n, nlog := get(nport, "nginx")
-	if !strings.Contains(n[0], "REMOTE_ADDR=10.1.2.3\n") || !strings.Contains(nlog[0], " : ") {
+	if !strings.Contains(n[0], "REMOTE_ADDR=10.1.2.3\n") || len(nlog) != len(reqs) || !strings.Contains(nlog[4], " : ") {
 		t.Fatalf("NGINX's answers are not as expected: %q %q", n, nlog)
 	}
 	for i := range n {
@@ -90,7 +105,7 @@ func TestFastCGIConnAddrsRealIPAccelAsNGINX(t *testing.T) {
 		}
 	}
 	for i := range nlog {
-		if i >= len(mlog) || mlog[i] != nlog[i] {
+		if len(mlog) != len(nlog) || mlog[i] != nlog[i] {
 			t.Errorf("access log: mosaic\n%s\nnginx\n%s", strings.Join(mlog, "\n"), strings.Join(nlog, "\n"))
 			break
 		}
@@ -142,6 +157,7 @@ func TestProxyPipelinedRecordsAsNGINX(t *testing.T) {
 			body, _ := io.ReadAll(resp.Body)
 			out = append(out, strings.ReplaceAll(resp.Status+"\n"+string(body), "_"+who[:1], "_W"))
 		}
+		c.Close() // NGINX logs the last request once its lingering close ends
 		for _, l := range refusedLines(t, filepath.Join(dir, who, "access.log"), len(reqs)) {
 			log = append(log, strings.ReplaceAll(l, "_"+who[:1], "_W"))
 		}
@@ -149,7 +165,7 @@ func TestProxyPipelinedRecordsAsNGINX(t *testing.T) {
 	}
 	m, mlog := get(mport, "mosaic")
 	n, nlog := get(nport, "nginx")
-	if !strings.Contains(nlog[2], " : ") || !strings.Contains(nlog[0], ", ") {
+	if len(nlog) != len(reqs) || !strings.Contains(nlog[3], " : ") || !strings.Contains(nlog[0], ", ") {
 		t.Fatalf("NGINX's answers are not as expected: %q %q", n, nlog)
 	}
 	for i := range n {
@@ -158,7 +174,7 @@ func TestProxyPipelinedRecordsAsNGINX(t *testing.T) {
 		}
 	}
 	for i := range nlog {
-		if i >= len(mlog) || mlog[i] != nlog[i] {
+		if len(mlog) != len(nlog) || mlog[i] != nlog[i] {
 			t.Errorf("access log: mosaic\n%s\nnginx\n%s", strings.Join(mlog, "\n"), strings.Join(nlog, "\n"))
 			break
 		}
