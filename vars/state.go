@@ -396,22 +396,28 @@ func (s *State) Source(key any) Source {
 	return nil
 }
 
-// computed asks the Sources given after seq after for name's value;
-// s.mu is held.
+// computed asks the Sources given after seq after for name's value: the
+// one given last that has it answers; s.mu is held.
 func (s *State) computed(name string, after uint32) (string, bool) {
+	value, found := "", false
 	if s.source.src != nil && s.source.seq > after {
 		if v, ok := s.source.src.Value(name); ok {
-			return v, true
+			if len(s.moreSources) == 0 {
+				return v, true // the usual case: one Source
+			}
+			value, found, after = v, true, s.source.seq
 		}
 	}
+	// moreSources are in the order of their keys' first SetSource, not of
+	// the last: each newer one that has the name takes over.
 	for _, ks := range s.moreSources {
 		if ks.src != nil && ks.seq > after {
 			if v, ok := ks.src.Value(name); ok {
-				return v, true
+				value, found, after = v, true, ks.seq
 			}
 		}
 	}
-	return "", false
+	return value, found
 }
 
 // PathMapper maps a request's URI to the file system as the root or alias

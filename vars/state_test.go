@@ -94,6 +94,16 @@ func TestStateSources(t *testing.T) {
 	if v, _ := st.Get("y"); v != "set" {
 		t.Errorf("y = %q, which the newer Source has not", v)
 	}
+	// Two Sources that have a name: the one given last answers, whichever
+	// key it has.
+	st.SetSource(keyB{}, mapSource{"x": "b", "z": "b"})
+	if v, _ := st.Get("x"); v != "b" {
+		t.Errorf("x = %q, the second key's Source given last", v)
+	}
+	st.SetSource(keyA{}, mapSource{"x": "a4"})
+	if v, _ := st.Get("x"); v != "a4" {
+		t.Errorf("x = %q, the first key's Source given again", v)
+	}
 	st.SetSource(keyB{}, nil)
 	if _, ok := st.Get("z"); ok || st.Source(keyB{}) != nil {
 		t.Error("a removed Source still answers")
