@@ -84,9 +84,9 @@ func appendVar(dst []Var, name, value string) []Var { return append(dst, Var{nam
 // value (enc, such as FastCGI's name-value pairs): each parameter
 // written with enc straight into dst, without the Vars in between. The
 // parameters whose value is fixed in the configuration are encoded here,
-// once, and copied on each request. head, when set, writes what enc
-// writes before the value, given the value's length: a parameter of
-// several pieces (Param.Template) is then written piece by piece.
+// once, and copied on each request. head writes what enc writes before
+// the value, given the value's length, so that a parameter of several
+// pieces (Param.Template) is written piece by piece.
 func (p *Params) Encoder(enc func(dst []byte, name, value string) []byte, head func(dst []byte, name string, n int) []byte) func(dst []byte, r *http.Request) []byte {
 	var steps []encStep
 	for i := range p.list {
@@ -111,7 +111,7 @@ func (p *Params) Encoder(enc func(dst []byte, name, value string) []byte, head f
 				dst = append(dst, s.encoded...)
 				continue
 			}
-			if s.param.Template != nil && head != nil {
+			if s.param.Template != nil {
 				dst = appendPieces(dst, s.param, r, st, head)
 				continue
 			}
