@@ -45,7 +45,7 @@ func TestReadHeaderFields(t *testing.T) {
 	}
 }
 
-// A head of more lines than ReadHeaderInto notes on its stack (16) keeps
+// A head of more lines than ReadHeaderInto notes on its stack (8) keeps
 // every field, each name with its values in order.
 func TestReadHeaderManyFields(t *testing.T) {
 	var in strings.Builder
