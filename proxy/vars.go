@@ -63,9 +63,6 @@ const (
 	stageDone             // the timings and lengths too
 )
 
-// sourceKey is the key of the request's record in its State.
-type sourceKey struct{}
-
 // upstreamVar is one of the per-try values of the record.
 type upstreamVar uint8
 
@@ -189,9 +186,9 @@ func (x *exchange) publishProxy() {
 		x.st.Set("proxy_port", x.h.proxyPort)
 	}
 	rc := &record{h: x.h, r: x.r}
-	rc.prev, _ = x.st.Source(sourceKey{}).(*record)
+	rc.prev, _ = x.st.Source().(*record)
 	x.rec, x.attempts = rc, rc.first[:0]
-	x.st.SetSource(sourceKey{}, rc)
+	x.st.SetSource(rc)
 }
 
 // publishTried lets $upstream_addr and $upstream_status be read: the

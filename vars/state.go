@@ -165,11 +165,11 @@ type State struct {
 	values [7]namedValue
 	nvalue int
 	more   []namedValue
-	// sources are those of SetSource: one in place (a proxied request's
-	// upstream record), any others in moreSources.
-	source      keyedSource
-	moreSources []keyedSource
-	// seq orders the values of Set and the Sources of SetSource: the
+	// source is the Source of SetSource (a proxied request's upstream
+	// record), and sourceSeq its place in seq.
+	source    Source
+	sourceSeq uint32
+	// seq orders the values of Set and the Source of SetSource: the
 	// newer answers for a name both have.
 	seq uint32
 	// slots caches the values of a configuration's own variables (see
@@ -303,7 +303,7 @@ func (s *State) find(name string) *namedValue {
 	return nil
 }
 
-// Get returns a value recorded with Set, or one that a Source of
+// Get returns a value recorded with Set, or one that the Source of
 // SetSource computes: the one given last where both have the name.
 func (s *State) Get(name string) (string, bool) {
 	if s == nil {
@@ -311,11 +311,12 @@ func (s *State) Get(name string) (string, bool) {
 	}
 	s.mu.Lock()
 	v := s.find(name)
-	var after uint32 // a Source given after the value of Set comes first
-	if v != nil {
-		after = v.seq
+	var value string
+	ok := false
+	// The Source answers first when given after the value of Set.
+	if s.source != nil && (v == nil || s.sourceSeq > v.seq) {
+		value, ok = s.source.Value(name)
 	}
-	value, ok := s.computed(name, after)
 	if !ok && v != nil {
 		value, ok = v.value, true
 	}
@@ -340,84 +341,32 @@ type Source interface {
 	Value(name string) (string, bool)
 }
 
-// keyedSource is one Source of SetSource, with its place in State.seq.
-type keyedSource struct {
-	key any
-	src Source
-	seq uint32
-}
-
-// SetSource makes src compute values for Get under key, a value of the
-// module's own (as a context key is), in place of the Source an earlier
-// call gave with that key; a nil src removes it. Where a value Set under
-// a name and a Source both answer for it, the one given last does, as if
-// each had set its values when given: a gRPC location that Sets
+// SetSource makes src compute values for Get, in place of the Source an
+// earlier call gave; a nil src removes it. Where a value Set under a
+// name and the Source both answer for it, the one given last does, as if
+// the Source had set its values when given: a gRPC location that Sets
 // $upstream_addr after a proxied one, or a proxied one after it. It is
 // safe on a nil State and from several goroutines.
-func (s *State) SetSource(key any, src Source) {
+func (s *State) SetSource(src Source) {
 	if s == nil {
 		return
 	}
 	s.mu.Lock()
 	s.seq++
-	if s.source.key == nil || s.source.key == key {
-		s.source = keyedSource{key, src, s.seq}
-	} else {
-		i := 0
-		for i < len(s.moreSources) && s.moreSources[i].key != key {
-			i++
-		}
-		if i == len(s.moreSources) {
-			s.moreSources = append(s.moreSources, keyedSource{key: key})
-		}
-		s.moreSources[i].src, s.moreSources[i].seq = src, s.seq
-	}
+	s.source, s.sourceSeq = src, s.seq
 	s.mu.Unlock()
 }
 
-// Source returns the Source that SetSource gave under key, or nil: a
-// module serving a request again after an internal redirect finds what
-// its first location recorded (NGINX joins the $upstream_* values of
-// both).
-func (s *State) Source(key any) Source {
+// Source returns the Source that SetSource gave, or nil: a module
+// serving a request again after an internal redirect finds what its
+// first location recorded (NGINX joins the $upstream_* values of both).
+func (s *State) Source() Source {
 	if s == nil {
 		return nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.source.key == key {
-		return s.source.src
-	}
-	for _, ks := range s.moreSources {
-		if ks.key == key {
-			return ks.src
-		}
-	}
-	return nil
-}
-
-// computed asks the Sources given after seq after for name's value: the
-// one given last that has it answers; s.mu is held.
-func (s *State) computed(name string, after uint32) (string, bool) {
-	value, found := "", false
-	if s.source.src != nil && s.source.seq > after {
-		if v, ok := s.source.src.Value(name); ok {
-			if len(s.moreSources) == 0 {
-				return v, true // the usual case: one Source
-			}
-			value, found, after = v, true, s.source.seq
-		}
-	}
-	// moreSources are in the order of their keys' first SetSource, not of
-	// the last: each newer one that has the name takes over.
-	for _, ks := range s.moreSources {
-		if ks.src != nil && ks.seq > after {
-			if v, ok := ks.src.Value(name); ok {
-				value, found, after = v, true, ks.seq
-			}
-		}
-	}
-	return value, found
+	return s.source
 }
 
 // PathMapper maps a request's URI to the file system as the root or alias

@@ -52,23 +52,20 @@ func (m mapSource) Value(name string) (string, bool) {
 	return v, ok
 }
 
-// Get asks the Sources of SetSource for a name no Set gave; where both
-// have it, the one given last answers (a value Set after a Source, a
+// Get asks the Source of SetSource for a name no Set gave; where both
+// have it, the one given last answers (a value Set after the Source, a
 // Source given after a value, or the value where that Source has none);
-// a key's Source replaces the one given before with it, which Source
-// returns, and a nil one removes it.
+// a Source replaces the one given before, which Source returns, and a
+// nil one removes it.
 func TestStateSources(t *testing.T) {
-	type keyA struct{}
-	type keyB struct{}
 	st := &vars.State{}
-	if st.Source(keyA{}) != nil {
+	if st.Source() != nil {
 		t.Fatal("a Source before any was given")
 	}
 	a1 := mapSource{"x": "a1", "y": "a1"}
-	st.SetSource(keyA{}, a1)
-	st.SetSource(keyB{}, mapSource{"z": "b"})
+	st.SetSource(a1)
 	st.Set("y", "set")
-	for name, want := range map[string]string{"x": "a1", "y": "set", "z": "b"} {
+	for name, want := range map[string]string{"x": "a1", "y": "set"} {
 		if v, ok := st.Get(name); !ok || v != want {
 			t.Errorf("%s = %q %v, want %q", name, v, ok, want)
 		}
@@ -76,10 +73,10 @@ func TestStateSources(t *testing.T) {
 	if _, ok := st.Get("none"); ok {
 		t.Error("a name no Source knows is found")
 	}
-	if src, ok := st.Source(keyA{}).(mapSource); !ok || src["x"] != "a1" {
-		t.Errorf("Source(keyA) = %v", src)
+	if src, ok := st.Source().(mapSource); !ok || src["x"] != "a1" {
+		t.Errorf("Source() = %v", src)
 	}
-	st.SetSource(keyA{}, mapSource{"x": "a2"})
+	st.SetSource(mapSource{"x": "a2"})
 	if v, _ := st.Get("x"); v != "a2" {
 		t.Errorf("x = %q after the Source was replaced", v)
 	}
@@ -87,30 +84,20 @@ func TestStateSources(t *testing.T) {
 	if v, _ := st.Get("x"); v != "set" {
 		t.Errorf("x = %q, Set after the Source", v)
 	}
-	st.SetSource(keyA{}, mapSource{"x": "a3"})
+	st.SetSource(mapSource{"x": "a3"})
 	if v, _ := st.Get("x"); v != "a3" {
 		t.Errorf("x = %q, the Source given after Set", v)
 	}
 	if v, _ := st.Get("y"); v != "set" {
 		t.Errorf("y = %q, which the newer Source has not", v)
 	}
-	// Two Sources that have a name: the one given last answers, whichever
-	// key it has.
-	st.SetSource(keyB{}, mapSource{"x": "b", "z": "b"})
-	if v, _ := st.Get("x"); v != "b" {
-		t.Errorf("x = %q, the second key's Source given last", v)
-	}
-	st.SetSource(keyA{}, mapSource{"x": "a4"})
-	if v, _ := st.Get("x"); v != "a4" {
-		t.Errorf("x = %q, the first key's Source given again", v)
-	}
-	st.SetSource(keyB{}, nil)
-	if _, ok := st.Get("z"); ok || st.Source(keyB{}) != nil {
-		t.Error("a removed Source still answers")
+	st.SetSource(nil)
+	if v, ok := st.Get("x"); !ok || v != "set" || st.Source() != nil {
+		t.Errorf("x = %q %v after the Source was removed", v, ok)
 	}
 	var none *vars.State
-	none.SetSource(keyA{}, a1)
-	if none.Source(keyA{}) != nil {
+	none.SetSource(a1)
+	if none.Source() != nil {
 		t.Error("a nil State has a Source")
 	}
 }
