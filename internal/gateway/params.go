@@ -20,8 +20,8 @@ type Param struct {
 	Hide       bool
 	// Template, when set, is the template that Value evaluates, of
 	// several pieces ("$document_root$fastcgi_script_name"): an
-	// Encoder with a head function writes its pieces one by one
-	// instead of joining them into a string first.
+	// Encoder writes its pieces one by one instead of joining them
+	// into a string first.
 	Template *vars.Template
 }
 
