@@ -70,46 +70,12 @@ func fastcgiConnAddrs(t *testing.T, keep bool) {
 		s = strings.ReplaceAll(s, "="+strconv.Itoa(port)+"\n", "=SPORT\n")
 		return strings.ReplaceAll(s, "|"+strconv.Itoa(port)+"|", "|SPORT|")
 	}
-	get := func(port int, who string) (out []string, log []string) {
-		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(20 * time.Second))
-		io.WriteString(c, strings.Join(reqs, ""))
-		br := bufio.NewReader(c)
-		for range reqs {
-			resp, err := http.ReadResponse(br, nil)
-			if err != nil {
-				t.Fatalf("%s: %v", who, err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			out = append(out, names(resp.Status+"\n"+string(body), c, port))
-		}
-		// NGINX logs the last request once its lingering close ends.
-		c.Close()
-		for _, l := range refusedLines(t, filepath.Join(dir, who, "access.log"), len(reqs)) {
-			log = append(log, names(l, c, port))
-		}
-		return out, log
-	}
-	m, mlog := get(mport, "mosaic")
-	n, nlog := get(nport, "nginx")
+	m, mlog := pipelinedLogged(t, mport, reqs, filepath.Join(dir, "mosaic", "access.log"), names)
+	n, nlog := pipelinedLogged(t, nport, reqs, filepath.Join(dir, "nginx", "access.log"), names)
 	if !strings.Contains(n[0], "REMOTE_ADDR=10.1.2.3\n") || len(nlog) != len(reqs) || !strings.Contains(nlog[4], " : ") {
 		t.Fatalf("NGINX's answers are not as expected: %q %q", n, nlog)
 	}
-	for i := range n {
-		if m[i] != n[i] {
-			t.Errorf("request %d: mosaic\n%s\nnginx\n%s", i, m[i], n[i])
-		}
-	}
-	for i := range nlog {
-		if len(mlog) != len(nlog) || mlog[i] != nlog[i] {
-			t.Errorf("access log: mosaic\n%s\nnginx\n%s", strings.Join(mlog, "\n"), strings.Join(nlog, "\n"))
-			break
-		}
-	}
+	sameAnswersAndLogs(t, m, n, mlog, nlog)
 }
 
 // Requests pipelined on one keep-alive connection to proxied locations,
@@ -140,45 +106,16 @@ func TestProxyPipelinedRecordsAsNGINX(t *testing.T) {
 		"GET /one/accel HTTP/1.1\r\nHost: a\r\nX-Real-IP: 10.4.5.6\r\n\r\n",
 		"GET /g/accel HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
 	}
-	get := func(port int, who string) (out []string, log []string) {
-		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(20 * time.Second))
-		io.WriteString(c, strings.Join(reqs, ""))
-		br := bufio.NewReader(c)
-		for range reqs {
-			resp, err := http.ReadResponse(br, nil)
-			if err != nil {
-				t.Fatalf("%s: %v", who, err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			out = append(out, strings.ReplaceAll(resp.Status+"\n"+string(body), "_"+who[:1], "_W"))
-		}
-		c.Close() // NGINX logs the last request once its lingering close ends
-		for _, l := range refusedLines(t, filepath.Join(dir, who, "access.log"), len(reqs)) {
-			log = append(log, strings.ReplaceAll(l, "_"+who[:1], "_W"))
-		}
-		return out, log
+	// The two servers' upstream groups are named g_m and g_n.
+	group := func(who string) func(string, net.Conn, int) string {
+		return func(s string, _ net.Conn, _ int) string { return strings.ReplaceAll(s, "_"+who, "_W") }
 	}
-	m, mlog := get(mport, "mosaic")
-	n, nlog := get(nport, "nginx")
+	m, mlog := pipelinedLogged(t, mport, reqs, filepath.Join(dir, "mosaic", "access.log"), group("m"))
+	n, nlog := pipelinedLogged(t, nport, reqs, filepath.Join(dir, "nginx", "access.log"), group("n"))
 	if len(nlog) != len(reqs) || !strings.Contains(nlog[3], " : ") || !strings.Contains(nlog[0], ", ") {
 		t.Fatalf("NGINX's answers are not as expected: %q %q", n, nlog)
 	}
-	for i := range n {
-		if m[i] != n[i] {
-			t.Errorf("request %d: mosaic\n%s\nnginx\n%s", i, m[i], n[i])
-		}
-	}
-	for i := range nlog {
-		if len(mlog) != len(nlog) || mlog[i] != nlog[i] {
-			t.Errorf("access log: mosaic\n%s\nnginx\n%s", strings.Join(mlog, "\n"), strings.Join(nlog, "\n"))
-			break
-		}
-	}
+	sameAnswersAndLogs(t, m, n, mlog, nlog)
 }
 
 // newOriginEcho is an upstream that answers with the request's
@@ -232,6 +169,53 @@ func TestUpstreamTimingsInErrorPageAsNGINX(t *testing.T) {
 		}
 		if bodies[0] != bodies[1] {
 			t.Errorf("%s: mosaic %q, nginx %q", path, bodies[0], bodies[1])
+		}
+	}
+}
+
+// pipelinedLogged sends reqs on one connection to port at once and
+// returns each answer's status line and body, then the access log's
+// lines at logPath, each passed through rename with the connection and
+// the port (for what differs between the two servers).
+func pipelinedLogged(t *testing.T, port int, reqs []string, logPath string, rename func(string, net.Conn, int) string) (out, log []string) {
+	t.Helper()
+	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	io.WriteString(c, strings.Join(reqs, ""))
+	br := bufio.NewReader(c)
+	for range reqs {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("port %d: %v", port, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		out = append(out, rename(resp.Status+"\n"+string(body), c, port))
+	}
+	// NGINX logs the last request once its lingering close ends.
+	c.Close()
+	for _, l := range refusedLines(t, logPath, len(reqs)) {
+		log = append(log, rename(l, c, port))
+	}
+	return out, log
+}
+
+// sameAnswersAndLogs reports where mosaic's answers or access log differ
+// from NGINX's; pipelinedLogged returned one answer for each request.
+func sameAnswersAndLogs(t *testing.T, m, n, mlog, nlog []string) {
+	t.Helper()
+	for i := range n {
+		if m[i] != n[i] {
+			t.Errorf("request %d: mosaic\n%s\nnginx\n%s", i, m[i], n[i])
+		}
+	}
+	for i := range nlog {
+		if len(mlog) != len(nlog) || mlog[i] != nlog[i] {
+			t.Errorf("access log: mosaic\n%s\nnginx\n%s", strings.Join(mlog, "\n"), strings.Join(nlog, "\n"))
+			break
 		}
 	}
 }
