@@ -684,6 +684,7 @@ func (c *conn) releaseResp() {
 // the client may still be sending.
 func (c *conn) close() {
 	closeQuietIfTimedOut(c.rwc)
+	closeBounded(c.rwc)
 	lim := c.lim
 	// The watch's byte (has) is a request the client began: the rest of
 	// it is still to come, as with bytes in the buffer.

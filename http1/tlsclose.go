@@ -34,14 +34,30 @@ import (
 //     each client that stopped reading would hold them all up.
 //
 // Every other close (a response done, Connection: close, the last of
-// keepalive_requests, lingering close) sends the alert as before.
+// keepalive_requests, the alert that starts a lingering close, and the
+// closes of the server a connection was handed over to, HTTP/2's)
+// gives the alert alertWait, as NGINX's ngx_ssl_shutdown gives a socket
+// that did not take it 3 s, and then closes quietly; tls.Conn alone gave
+// it 5 s. http1 says so before its own closes (closeBounded); the other
+// server closes with tls.Conn.Close unannounced, so for a connection
+// handed over tlsSock knows the alert by its record (alertRecord).
 
 // tlsSock modes: what a write does.
 const (
-	sockOpen   int32 = iota // as the socket's own
-	sockNoWait              // one attempt, no wait for room
-	sockQuiet               // fails at once
+	sockOpen    int32 = iota // as the socket's own
+	sockNoWait               // one attempt, no wait for room
+	sockQuiet                // fails at once
+	sockBounded              // the alert of a normal close: alertWait at most
 )
+
+// alertWait is how long a normal close waits for room for its
+// close_notify alert: NGINX's ngx_ssl_shutdown arms a timer of 3 s when
+// SSL_shutdown cannot write it, and closes quietly when it fires.
+const alertWait = 3 * time.Second
+
+// tlsCloseWait is the write deadline tls.Conn sets for its close_notify
+// alert (crypto/tls's closeNotify: 5 s from the close).
+const tlsCloseWait = 5 * time.Second
 
 // errQuietClose is what a write on a connection closing quietly returns.
 var errQuietClose = errors.New("http1: connection timed out, closing without close_notify")
@@ -60,6 +76,10 @@ type tlsSock struct {
 	// reading says a Read waits on the socket (tls.Conn reads it from one
 	// goroutine at a time).
 	reading atomic.Bool
+	// handedOver says the connection went to another server (HTTP/2),
+	// which closes it unannounced; closeDeadline that the last write
+	// deadline set was tls.Conn's for its alert (see alertRecord).
+	handedOver, closeDeadline atomic.Bool
 }
 
 func (s *tlsSock) Read(p []byte) (int, error) {
@@ -80,6 +100,14 @@ func (s *tlsSock) Write(p []byte) (int, error) {
 		return 0, errQuietClose
 	case sockNoWait:
 		return writeOnce(s.Conn, p)
+	case sockOpen:
+		if !s.handedOver.Load() || !alertRecord(p, s.closeDeadline.Load()) {
+			break
+		}
+		s.mode.CompareAndSwap(sockOpen, sockBounded)
+		fallthrough
+	case sockBounded:
+		_ = s.Conn.SetWriteDeadline(time.Now().Add(alertWait))
 	}
 	n, err := s.Conn.Write(p)
 	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
@@ -95,7 +123,40 @@ func (s *tlsSock) SetReadDeadline(t time.Time) error {
 
 func (s *tlsSock) SetDeadline(t time.Time) error {
 	s.rWake.Store(s.isWake(t))
+	s.closeDeadline.Store(isCloseDeadline(t))
 	return s.Conn.SetDeadline(t)
+}
+
+func (s *tlsSock) SetWriteDeadline(t time.Time) error {
+	s.closeDeadline.Store(isCloseDeadline(t))
+	return s.Conn.SetWriteDeadline(t)
+}
+
+// isCloseDeadline reports whether a write deadline of t, set now, is the
+// one tls.Conn sets before its close_notify alert, tlsCloseWait from the
+// moment it read the clock.
+func isCloseDeadline(t time.Time) bool {
+	d := time.Until(t)
+	return d > tlsCloseWait-100*time.Millisecond && d <= tlsCloseWait
+}
+
+// alertRecord reports whether p, a write of tls.Conn, is an alert
+// record: of type alert (21) up to TLS 1.2; TLS 1.3 disguises it as
+// application data (23), and its 2 bytes, with the inner type and the
+// AEAD's 16-byte tag, make a record of 19 bytes. A write of 2 bytes of
+// data makes one as well, so in TLS 1.3 it counts only after the write
+// deadline tls.Conn sets for the alert (afterClose): a short record of
+// data written with a send_timeout of 5 s would be mistaken, and given
+// alertWait.
+func alertRecord(p []byte, afterClose bool) bool {
+	const hdr = 5
+	switch {
+	case len(p) < hdr:
+		return false
+	case p[0] == 21:
+		return true
+	}
+	return afterClose && p[0] == 23 && len(p) == hdr+19 && int(p[3])<<8|int(p[4]) == 19
 }
 
 // isWake reports whether a read deadline of t, set now, is one set to
@@ -133,6 +194,14 @@ func transport(tc *tls.Conn) net.Conn {
 func closeAtOnce(rwc net.Conn) {
 	if s := sockOf(rwc); s != nil {
 		s.mode.CompareAndSwap(sockOpen, sockNoWait)
+	}
+}
+
+// closeBounded gives the close_notify alert of rwc, a TLS connection
+// about to close normally, alertWait.
+func closeBounded(rwc net.Conn) {
+	if s := sockOf(rwc); s != nil {
+		s.mode.CompareAndSwap(sockOpen, sockBounded)
 	}
 }
 

@@ -3,14 +3,18 @@
 package http1
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // tlsPair returns both ends of a TLS connection over a Unix-domain
@@ -19,6 +23,13 @@ import (
 // its buffer is full, whatever the size of the write (on the loopback,
 // TCP's late acknowledgements often leave room for a short one).
 func tlsPair(t *testing.T) (srv *tls.Conn, sock *tlsSock, cli *tls.Conn) {
+	t.Helper()
+	return tlsPairUpTo(t, 0)
+}
+
+// tlsPairUpTo is tlsPair with the client's highest TLS version max (0:
+// crypto/tls's, TLS 1.3).
+func tlsPairUpTo(t *testing.T, max uint16) (srv *tls.Conn, sock *tlsSock, cli *tls.Conn) {
 	t.Helper()
 	ln, err := net.Listen("unix", filepath.Join(t.TempDir(), "s"))
 	if err != nil {
@@ -36,7 +47,7 @@ func tlsPair(t *testing.T) (srv *tls.Conn, sock *tlsSock, cli *tls.Conn) {
 			ch <- dialed{nil, err}
 			return
 		}
-		c := tls.Client(nc, &tls.Config{InsecureSkipVerify: true, ServerName: "test"})
+		c := tls.Client(nc, &tls.Config{InsecureSkipVerify: true, ServerName: "test", MaxVersion: max})
 		ch <- dialed{c, c.Handshake()}
 	}()
 	raw, err := ln.Accept()
@@ -183,4 +194,194 @@ func TestTLSSockNoWaitShortWrite(t *testing.T) {
 	if err == nil {
 		t.Errorf("Write took %d of %d bytes without an error", n, len(p))
 	}
+}
+
+// alertWaited says whether a Close of a full socket that took d gave its
+// close_notify alert alertWait, with a margin for a loaded machine, and
+// not tls.Conn's 5 s.
+func alertWaited(d time.Duration) bool {
+	return d >= alertWait-100*time.Millisecond && d < alertWait+time.Second
+}
+
+// A normal close (Connection: close, keepalive_requests, lingering)
+// gives its close_notify alert 3 s, as NGINX does, where tls.Conn alone
+// waits 5 s for room.
+func TestTLSCloseBounded(t *testing.T) {
+	t.Parallel()
+	srv, sock, _ := tlsPair(t)
+	fill(t, sock.Conn)
+	closeBounded(srv)
+	if d, err := closeTime(srv); !alertWaited(d) || err == nil {
+		t.Errorf("Close of a full socket took %v (%v); want %v, the alert dropped", d, err, alertWait)
+	}
+
+	srv, _, cli := tlsPair(t)
+	closeBounded(srv)
+	if d, err := closeTime(srv); d > time.Second || err != nil {
+		t.Errorf("Close with room took %v: %v; want the alert sent at once", d, err)
+	}
+	if _, err := cli.Read(make([]byte, 1)); err != io.EOF {
+		t.Errorf("client read %v; want io.EOF", err)
+	}
+}
+
+// The server a connection was handed over to (HTTP/2) closes it with
+// tls.Conn.Close unannounced: its alert gets 3 s too, in TLS 1.2, where
+// its record says it is one, and in TLS 1.3, where the deadline tls.Conn
+// sets for it does.
+func TestTLSCloseHandedOver(t *testing.T) {
+	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+		t.Run(tls.VersionName(v), func(t *testing.T) {
+			t.Parallel()
+			srv, sock, _ := tlsPairUpTo(t, v)
+			if st := srv.ConnectionState(); st.Version != v {
+				t.Fatalf("negotiated %s", tls.VersionName(st.Version))
+			}
+			sock.handedOver.Store(true)
+			fill(t, sock.Conn)
+			if d, err := closeTime(srv); !alertWaited(d) || err == nil {
+				t.Errorf("Close of a full socket took %v (%v); want %v, the alert dropped", d, err, alertWait)
+			}
+		})
+	}
+}
+
+// records notes the sizes and types of the TLS records written through
+// it, one a write, as tls.Conn writes them.
+type records struct {
+	net.Conn
+	writes [][]byte
+}
+
+func (r *records) Write(p []byte) (int, error) {
+	r.writes = append(r.writes, append([]byte(nil), p...))
+	return r.Conn.Write(p)
+}
+
+// alertRecord tells the alert of a close from data, 2 bytes of which
+// make a record of its size in TLS 1.3.
+func TestAlertRecord(t *testing.T) {
+	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+		t.Run(tls.VersionName(v), func(t *testing.T) {
+			srv, sock, cli := tlsPairUpTo(t, v)
+			go func() { _, _ = io.Copy(io.Discard, cli) }()
+			rec := &records{Conn: sock.Conn}
+			sock.Conn = rec
+			_ = srv.SetWriteDeadline(time.Now().Add(time.Minute))
+			if _, err := srv.Write([]byte("ab")); err != nil {
+				t.Fatal(err)
+			}
+			data := rec.writes[len(rec.writes)-1]
+			if alertRecord(data, sock.closeDeadline.Load()) {
+				t.Errorf("a record of 2 bytes of data, % x, taken for an alert", data[:5])
+			}
+			if v == tls.VersionTLS13 && !alertRecord(data, true) {
+				t.Errorf("a record of 2 bytes of data, % x, unlike an alert's: the deadline need not tell them apart", data[:5])
+			}
+			_ = srv.Close()
+			if alert := rec.writes[len(rec.writes)-1]; !alertRecord(alert, true) {
+				t.Errorf("the close's record, % x (%d bytes), not taken for an alert", alert[:5], len(alert))
+			}
+		})
+	}
+}
+
+// connKey keys the connection in the contexts of
+// TestTLSNormalClosesBounded's requests.
+type connKey struct{}
+
+// A connection that closes normally after its response went out whole,
+// the client having left the socket full, closes within alertWait of the
+// response's end: its close_notify alert gets 3 s, as NGINX's, where it
+// got tls.Conn's 5 s. The socket is filled under TLS once the response
+// has gone, as a client that stops reading leaves it when the response
+// happens to end at its buffer's end.
+func TestTLSNormalClosesBounded(t *testing.T) {
+	cases := []struct {
+		name, req string
+		maxReqs   int
+	}{
+		{"Connection: close", "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 0},
+		{"keepalive_requests", "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 1},
+		// The body left unread: the close lingers, after the alert.
+		{"lingering", "POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 100\r\n\r\n0123456789", 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ln, err := net.Listen("unix", filepath.Join(t.TempDir(), "s"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			answered := make(chan time.Time, 1)
+			s := &Server{Logger: quietLogger, TLSConfig: testServerTLS(t),
+				Limits: Limits{KeepAliveTimeout: time.Minute, MaxRequests: tc.maxReqs},
+				ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+					return context.WithValue(ctx, connKey{}, c)
+				},
+				Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Length", "3")
+					_, _ = io.WriteString(w, "ok\n")
+					if err := http.NewResponseController(w).Flush(); err != nil {
+						t.Error(err)
+					}
+					fillSocket(t, sockOf(r.Context().Value(connKey{}).(net.Conn)).Conn)
+					answered <- time.Now()
+				})}
+			served := make(chan error, 1)
+			go func() { served <- s.Serve(ln) }()
+			t.Cleanup(func() {
+				_ = s.Close()
+				<-served
+			})
+			raw, err := net.Dial("unix", ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer raw.Close()
+			c := tls.Client(raw, &tls.Config{InsecureSkipVerify: true, ServerName: "x"})
+			if _, err := io.WriteString(c, tc.req); err != nil {
+				t.Fatal(err)
+			}
+			end := <-answered
+			for !hungUp(t, raw.(*net.UnixConn)) && time.Since(end) < 10*time.Second {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if d := time.Since(end); !alertWaited(d) {
+				t.Errorf("the server closed %v after its response; want %v, the alert's wait", d, alertWait)
+			}
+		})
+	}
+}
+
+// fillSocket writes to nc, a socket whose peer reads nothing, until it
+// takes no more.
+func fillSocket(t *testing.T, nc net.Conn) {
+	buf := make([]byte, 64<<10)
+	for {
+		_ = nc.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
+		if _, err := nc.Write(buf); err != nil {
+			if !errors.Is(err, os.ErrDeadlineExceeded) {
+				t.Errorf("filling: %v", err)
+			}
+			return
+		}
+	}
+}
+
+// hungUp reports whether the other end of c has closed, whatever c has
+// left to read: poll says POLLHUP then.
+func hungUp(t *testing.T, c *net.UnixConn) bool {
+	rc, err := c.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hup bool
+	_ = rc.Control(func(fd uintptr) {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLRDHUP}}
+		if n, err := unix.Poll(fds, 0); err == nil && n > 0 {
+			hup = fds[0].Revents&unix.POLLHUP != 0
+		}
+	})
+	return hup
 }
