@@ -80,6 +80,10 @@ type tlsSock struct {
 	// which closes it unannounced; closeDeadline that the last write
 	// deadline set was tls.Conn's for its alert (see alertRecord).
 	handedOver, closeDeadline atomic.Bool
+	// idleEnd is when the idle connection handed over closes (its
+	// server's idle timeout, or a shutdown), in Unix nanoseconds; 0 while
+	// a request is open (see IdleUntil).
+	idleEnd atomic.Int64
 }
 
 func (s *tlsSock) Read(p []byte) (int, error) {
@@ -101,7 +105,13 @@ func (s *tlsSock) Write(p []byte) (int, error) {
 	case sockNoWait:
 		return writeOnce(s.Conn, p)
 	case sockOpen:
-		if !s.handedOver.Load() || !alertRecord(p, s.closeDeadline.Load()) {
+		if !s.handedOver.Load() {
+			break
+		}
+		if e := s.idleEnd.Load(); e != 0 && time.Now().UnixNano() >= e {
+			return writeOnce(s.Conn, p) // the idle close's GOAWAY, its alert
+		}
+		if !alertRecord(p, s.closeDeadline.Load()) {
 			break
 		}
 		s.mode.CompareAndSwap(sockOpen, sockBounded)
@@ -203,6 +213,28 @@ func closeBounded(rwc net.Conn) {
 	if s := sockOf(rwc); s != nil {
 		s.mode.CompareAndSwap(sockOpen, sockBounded)
 	}
+}
+
+// IdleUntil tells Serve that c, a TLS connection it handed over
+// (TLSNextProto), is idle and closes at t if it still is then; the zero
+// t, that it serves a request again. From t on its writes (the GOAWAY
+// with which HTTP/2 ends an idle connection, the close_notify alert) go
+// only if the socket takes them at once, as those of a connection of
+// Serve's own that its keep-alive wait ends: a client that left the
+// socket full would hold it until the write timeout (HTTP/2's
+// WriteByteTimeout, send_timeout), where NGINX sends its GOAWAY once,
+// closes quietly what its socket did not take and lingers for
+// lingering_timeout at most. Any other connection is left as it is.
+func IdleUntil(c net.Conn, t time.Time) {
+	s := sockOf(c)
+	if s == nil {
+		return
+	}
+	var at int64
+	if !t.IsZero() {
+		at = t.UnixNano()
+	}
+	s.idleEnd.Store(at)
 }
 
 // closeQuietIfTimedOut makes rwc, a TLS connection about to close, send

@@ -385,3 +385,37 @@ func hungUp(t *testing.T, c *net.UnixConn) bool {
 	})
 	return hup
 }
+
+// A connection handed over whose idle time has ended (IdleUntil) writes
+// only what its socket takes at once: its server's GOAWAY and its
+// close_notify alert do not wait for room; before that time, and once
+// it serves a request again, its writes wait as any.
+func TestIdleUntil(t *testing.T) {
+	t.Parallel()
+	srv, sock, _ := tlsPair(t)
+	sock.handedOver.Store(true)
+	fill(t, sock.Conn)
+	IdleUntil(srv, time.Now().Add(time.Hour))
+	_ = srv.SetWriteDeadline(time.Now().Add(200 * time.Millisecond))
+	start := time.Now()
+	if _, err := srv.Write([]byte("goaway")); time.Since(start) < 150*time.Millisecond || err == nil {
+		t.Errorf("a write while idle took %v (%v); want it to wait for room until its deadline", time.Since(start), err)
+	}
+
+	srv, sock, _ = tlsPair(t)
+	sock.handedOver.Store(true)
+	fill(t, sock.Conn)
+	IdleUntil(srv, time.Now())
+	if d, err := closeTime(srv); d > time.Second || err == nil {
+		t.Errorf("Close of a full socket after the idle time took %v (%v); want at once, the alert dropped", d, err)
+	}
+
+	srv, sock, _ = tlsPair(t)
+	sock.handedOver.Store(true)
+	fill(t, sock.Conn)
+	IdleUntil(srv, time.Now())
+	IdleUntil(srv, time.Time{}) // a stream opened
+	if d, err := closeTime(srv); !alertWaited(d) || err == nil {
+		t.Errorf("Close of a full socket once active again took %v (%v); want %v", d, err, alertWait)
+	}
+}

@@ -246,6 +246,9 @@ type h2Server struct {
 	// awaiting holds the connections whose preface has not come.
 	prefaceTimeout time.Duration
 	awaiting       sync.Map // net.Conn -> struct{}
+	// idle holds the connections with no stream open, which a shutdown
+	// closes at once (see connState).
+	idle sync.Map // net.Conn -> struct{}
 }
 
 // h2Params are the HTTP/2 settings of a server (h2Settings): the
@@ -318,7 +321,7 @@ func (s *h2Server) newVariant(addr net.Addr, h http.Handler, p h2Params, connCon
 	// timeout is keepalive_timeout.
 	v.srv = &http.Server{
 		Handler:        h,
-		ConnState:      s.connState,
+		ConnState:      func(c net.Conn, st http.ConnState) { s.connState(c, st, p.idle) },
 		Protocols:      &protos,
 		IdleTimeout:    p.idle,
 		MaxHeaderBytes: p.maxHeader,
@@ -379,9 +382,25 @@ func (s *h2Server) take(c net.Conn) {
 // connState counts the connection's states (countH2Conn) and lifts the
 // preface's read deadline once the preface has come: Go's server reports
 // the connection active first then (net/http's own report of it, before
-// the preface, skips the hooks).
-func (s *h2Server) connState(c net.Conn, st http.ConnState) {
+// the preface, skips the hooks). It tells http1 when an idle TLS
+// connection closes, idle (keepalive_timeout) after its last stream
+// ended, as Go's server times it from just after this report: its
+// GOAWAY and close_notify then go only if the socket takes them at once
+// (http1.IdleUntil), as NGINX's GOAWAY gets one try.
+func (s *h2Server) connState(c net.Conn, st http.ConnState, idle time.Duration) {
 	countH2Conn(c, st)
+	switch st {
+	case http.StateIdle:
+		s.idle.Store(c, struct{}{})
+		if idle > 0 {
+			http1.IdleUntil(c, time.Now().Add(idle))
+		}
+	case http.StateActive:
+		s.idle.Delete(c)
+		http1.IdleUntil(c, time.Time{})
+	case http.StateClosed, http.StateHijacked:
+		s.idle.Delete(c)
+	}
 	if st == http.StateActive || st == http.StateClosed || st == http.StateHijacked {
 		if _, ok := s.awaiting.LoadAndDelete(c); ok && st == http.StateActive {
 			_ = c.SetReadDeadline(time.Time{})
@@ -429,6 +448,18 @@ func (s *h2Server) shutdown(ctx context.Context) error {
 		vs = append(vs, v)
 	}
 	s.mu.Unlock()
+	// The idle connections end at once, as http1's do and NGINX's: their
+	// GOAWAY goes if the socket takes it, else the connection closes.
+	now := time.Now()
+	s.idle.Range(func(c, _ any) bool {
+		http1.IdleUntil(c.(net.Conn), now)
+		if _, still := s.idle.Load(c); !still {
+			// A stream opened meanwhile; its report may have come
+			// before the line above.
+			http1.IdleUntil(c.(net.Conn), time.Time{})
+		}
+		return true
+	})
 	errs := make(chan error, len(vs))
 	for _, v := range vs {
 		go func() {

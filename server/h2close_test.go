@@ -1,0 +1,148 @@
+//go:build linux
+
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"golang.org/x/net/http2"
+	"golang.org/x/sys/unix"
+
+	"github.com/mosaic-edge/mosaic/internal/testpki"
+)
+
+// idleFullH2 serves HTTP/2 over TLS on a Unix-domain socket with
+// keepalive_timeout idle and send_timeout 30s, opens a connection that
+// sends the preface and then reads nothing, and fills the server's end
+// of it under TLS once the server reports it idle, as a client that
+// stopped reading leaves a socket whose last response ended at its
+// buffer's end. (A Unix-domain socket whose buffer is full takes nothing
+// more; on the loopback TCP's late acknowledgements often leave room.)
+// It returns the runtime and the client's socket.
+func idleFullH2(t *testing.T, idle string) (*Runtime, *net.UnixConn) {
+	t.Helper()
+	dir := t.TempDir()
+	cert, key := testpki.WriteKeyPair(t, dir, "tls", testpki.SelfSigned(t, "a.example"))
+	sock := filepath.Join(dir, "s.sock")
+	rt := NewRuntime()
+	if err := rt.Apply(mustLoadNoCleanup(t, fmt.Sprintf(`http { keepalive_timeout %s; send_timeout 30s;
+		server { listen unix:%s ssl http2; ssl_certificate %s; ssl_certificate_key %s; return 200 ok; } }`,
+		idle, sock, cert, key))); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = rt.Shutdown(ctx)
+	})
+	var h2 *h2Server
+	for _, l := range rt.listeners {
+		h2 = l.h2
+	}
+	raw, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = raw.Close() })
+	c := tls.Client(raw, &tls.Config{InsecureSkipVerify: true, ServerName: "a.example", NextProtos: []string{"h2"}})
+	if _, err := io.WriteString(c, http2.ClientPreface); err != nil {
+		t.Fatal(err)
+	}
+	if err := http2.NewFramer(c, c).WriteSettings(); err != nil {
+		t.Fatal(err)
+	}
+	var srv net.Conn
+	for start := time.Now(); srv == nil && time.Since(start) < 5*time.Second; time.Sleep(5 * time.Millisecond) {
+		h2.idle.Range(func(k, _ any) bool {
+			srv = k.(net.Conn)
+			return false
+		})
+	}
+	tc, ok := srv.(*tls.Conn)
+	if !ok {
+		t.Fatalf("the server's connection: %T", srv)
+	}
+	// Under TLS, and under http1's wrapper of the socket.
+	under := tc.NetConn().(interface{ NetConn() net.Conn }).NetConn()
+	buf := make([]byte, 64<<10)
+	for {
+		_ = under.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
+		if _, err := under.Write(buf); err != nil {
+			break
+		}
+	}
+	return rt, raw.(*net.UnixConn)
+}
+
+// hangUp waits up to limit for the server to close its end of c and
+// says how long that took.
+func hangUp(t *testing.T, c *net.UnixConn, limit time.Duration) time.Duration {
+	t.Helper()
+	rc, err := c.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for time.Since(start) < limit {
+		var hup bool
+		_ = rc.Control(func(fd uintptr) {
+			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLRDHUP}}
+			if n, err := unix.Poll(fds, 0); err == nil && n > 0 {
+				hup = fds[0].Revents&unix.POLLHUP != 0
+			}
+		})
+		if hup {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return time.Since(start)
+}
+
+// An idle HTTP/2 connection whose client left its socket full closes at
+// keepalive_timeout and Go's wait of 1 s after its GOAWAY: the GOAWAY and
+// close_notify go only if the socket takes them at once. Before, the
+// GOAWAY waited for room until send_timeout (30 s here); NGINX sends it
+// once, closes quietly what its socket did not take and lingers for
+// lingering_timeout (5 s) at most.
+func TestH2IdleCloseOfFullSocket(t *testing.T) {
+	t.Parallel()
+	_, c := idleFullH2(t, "1s")
+	d := hangUp(t, c, 8*time.Second)
+	t.Logf("closed %v after the socket filled", d.Round(10*time.Millisecond))
+	if d > 2500*time.Millisecond {
+		t.Errorf("the server closed its idle connection %v after its socket filled; want keepalive_timeout (1s)", d.Round(10*time.Millisecond))
+	}
+}
+
+// A graceful shutdown ends an idle HTTP/2 connection whose client left
+// its socket full without waiting for room, as NGINX closes its idle
+// connections and as http1 does: its GOAWAY goes if the socket takes it,
+// and Go's server closes the connection 1 s later. Before, the GOAWAY
+// waited for room until send_timeout (30 s), and the shutdown until its
+// limit (8 s here).
+func TestH2ShutdownOfFullIdleConnection(t *testing.T) {
+	t.Parallel()
+	rt, c := idleFullH2(t, "60s")
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := rt.Shutdown(ctx); err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+	d := time.Since(start)
+	t.Logf("Shutdown took %v", d.Round(10*time.Millisecond))
+	if d > 1500*time.Millisecond {
+		t.Errorf("Shutdown took %v; want the idle connection closed without waiting for room", d.Round(10*time.Millisecond))
+	}
+	if d := hangUp(t, c, time.Second); d >= time.Second {
+		t.Error("the connection is still open after Shutdown")
+	}
+}
