@@ -27,7 +27,8 @@ import (
 // client_header_timeout or client_body_timeout (NGINX's quiet shutdown); before, Go's tls.Conn
 // spent up to 5 s trying to send the alert to a client that had stopped
 // reading. A close that ends a connection normally (Connection: close,
-// keepalive_timeout) still sends the alert, as NGINX's does. The clients
+// keepalive_timeout, HTTP/2's GOAWAY after keepalive_timeout) still
+// sends the alert, as NGINX's does. The clients
 // speak TLS 1.2, whose record headers name an alert as one (21) where TLS
 // 1.3 disguises it as application data.
 func TestTLSTimeoutClosesAtOnceAsNGINX(t *testing.T) {
@@ -93,6 +94,9 @@ func TestTLSTimeoutClosesAtOnceAsNGINX(t *testing.T) {
 			fmt.Fprint(c, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
 		}},
 		{"HTTP/2 send_timeout", "h2", false, true, stalledH2},
+		// The GOAWAY at keepalive_timeout goes only if the socket takes
+		// it at once, as does the alert after it: here both have room.
+		{"HTTP/2 keepalive_timeout", "h2", true, false, idleH2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -114,6 +118,17 @@ func TestTLSTimeoutClosesAtOnceAsNGINX(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// idleH2 opens an HTTP/2 connection and leaves it idle.
+func idleH2(t *testing.T, c *tls.Conn) {
+	if _, err := io.WriteString(c, http2.ClientPreface); err != nil {
+		t.Error(err)
+		return
+	}
+	if err := http2.NewFramer(c, c).WriteSettings(); err != nil {
+		t.Error(err)
 	}
 }
 
