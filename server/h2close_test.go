@@ -3,6 +3,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
 	"golang.org/x/sys/unix"
 
 	"github.com/mosaic-edge/mosaic/internal/testpki"
@@ -28,13 +30,20 @@ import (
 // It returns the runtime and the client's socket.
 func idleFullH2(t *testing.T, idle string) (*Runtime, *net.UnixConn) {
 	t.Helper()
+	return fullH2(t, idle, "return 200 ok;", "")
+}
+
+// fullH2 is idleFullH2 with the server's content conf, and then, before
+// the socket is filled, a request sent if any (a GET of path on stream 1).
+func fullH2(t *testing.T, idle, conf, path string) (*Runtime, *net.UnixConn) {
+	t.Helper()
 	dir := t.TempDir()
 	cert, key := testpki.WriteKeyPair(t, dir, "tls", testpki.SelfSigned(t, "a.example"))
 	sock := filepath.Join(dir, "s.sock")
 	rt := NewRuntime()
 	if err := rt.Apply(mustLoadNoCleanup(t, fmt.Sprintf(`http { keepalive_timeout %s; send_timeout 30s;
-		server { listen unix:%s ssl http2; ssl_certificate %s; ssl_certificate_key %s; return 200 ok; } }`,
-		idle, sock, cert, key))); err != nil {
+		server { listen unix:%s ssl http2; ssl_certificate %s; ssl_certificate_key %s; %s } }`,
+		idle, sock, cert, key, conf))); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -55,7 +64,8 @@ func idleFullH2(t *testing.T, idle string) (*Runtime, *net.UnixConn) {
 	if _, err := io.WriteString(c, http2.ClientPreface); err != nil {
 		t.Fatal(err)
 	}
-	if err := http2.NewFramer(c, c).WriteSettings(); err != nil {
+	fr := http2.NewFramer(c, c)
+	if err := fr.WriteSettings(); err != nil {
 		t.Fatal(err)
 	}
 	var srv net.Conn
@@ -68,6 +78,21 @@ func idleFullH2(t *testing.T, idle string) (*Runtime, *net.UnixConn) {
 	tc, ok := srv.(*tls.Conn)
 	if !ok {
 		t.Fatalf("the server's connection: %T", srv)
+	}
+	if path != "" {
+		var hb bytes.Buffer
+		enc := hpack.NewEncoder(&hb)
+		for _, f := range [][2]string{{":method", "GET"}, {":scheme", "https"}, {":authority", "a.example"}, {":path", path}} {
+			_ = enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]})
+		}
+		if err := fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: hb.Bytes(), EndStream: true, EndHeaders: true}); err != nil {
+			t.Fatal(err)
+		}
+		for start := time.Now(); time.Since(start) < 5*time.Second; time.Sleep(5 * time.Millisecond) {
+			if _, idle := h2.idle.Load(srv); !idle {
+				break
+			}
+		}
 	}
 	// Under TLS, and under http1's wrapper of the socket.
 	under := tc.NetConn().(interface{ NetConn() net.Conn }).NetConn()
@@ -144,5 +169,30 @@ func TestH2ShutdownOfFullIdleConnection(t *testing.T) {
 	}
 	if d := hangUp(t, c, time.Second); d >= time.Second {
 		t.Error("the connection is still open after Shutdown")
+	}
+}
+
+// A stop whose limit ends while a stream waits on a connection whose
+// client left its socket full ends within its limit (worker_shutdown_timeout,
+// 1 s here): the GOAWAY waits for room, and the close at the limit
+// breaks that write off without an alert.
+func TestH2ShutdownLimitWithFullSocket(t *testing.T) {
+	rt, c := fullH2(t, "60s", "location /hang { subtest_post hang; }", "/hang")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	start := time.Now()
+	_ = rt.Shutdown(ctx)
+	d := time.Since(start)
+	t.Logf("Shutdown took %v", d.Round(10*time.Millisecond))
+	if d > 1500*time.Millisecond {
+		t.Errorf("Shutdown took %v; want its limit, 1s", d.Round(10*time.Millisecond))
+	}
+	if d := hangUp(t, c, time.Second); d >= time.Second {
+		t.Error("the connection is still open after Shutdown")
+	}
+	select {
+	case <-postHung: // subtest_post's report, which no other test is to see
+	case <-time.After(5 * time.Second):
+		t.Error("the request did not end")
 	}
 }
