@@ -869,6 +869,7 @@ func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		}
 	}
 	w.hijacked, c.hijacked = true, true
+	handOver(c.rwc)
 	w.release()
 	c.srv.removeConn(c)
 	_ = c.rwc.SetDeadline(time.Time{})

@@ -51,9 +51,7 @@ func (c *conn) handshake(tc *tls.Conn) bool {
 	// client_header_timeout covers HTTP/2's preface too, as it covers
 	// HTTP/1's first header, and the other server lifts it.
 	_ = tc.SetWriteDeadline(time.Time{})
-	if s := sockOf(tc); s != nil {
-		s.handedOver.Store(true) // its closes are unannounced (alertRecord)
-	}
+	handOver(tc)
 	next(tc)
 	return false
 }

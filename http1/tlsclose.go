@@ -35,12 +35,14 @@ import (
 //
 // Every other close (a response done, Connection: close, the last of
 // keepalive_requests, the alert that starts a lingering close, and the
-// closes of the server a connection was handed over to, HTTP/2's)
+// closes of the server a connection was handed over to, HTTP/2's, or of
+// the handler that hijacked it, the proxy's of an upgraded connection)
 // gives the alert alertWait, as NGINX's ngx_ssl_shutdown gives a socket
 // that did not take it 3 s, and then closes quietly; tls.Conn alone gave
 // it 5 s. http1 says so before its own closes (closeBounded); the other
-// server closes with tls.Conn.Close unannounced, so for a connection
-// handed over tlsSock knows the alert by its record (alertRecord).
+// server and the hijacker close with tls.Conn.Close unannounced, so for
+// a connection handed over tlsSock knows the alert by its record
+// (alertRecord).
 
 // tlsSock modes: what a write does.
 const (
@@ -76,8 +78,9 @@ type tlsSock struct {
 	// reading says a Read waits on the socket (tls.Conn reads it from one
 	// goroutine at a time).
 	reading atomic.Bool
-	// handedOver says the connection went to another server (HTTP/2),
-	// which closes it unannounced; closeDeadline that the last write
+	// handedOver says the connection went to another server (HTTP/2) or
+	// to a handler that hijacked it, which close it unannounced;
+	// closeDeadline that the last write
 	// deadline set was tls.Conn's for its alert (see alertRecord).
 	handedOver, closeDeadline atomic.Bool
 	// idleEnd is when the idle connection handed over closes (its
@@ -204,6 +207,14 @@ func transport(tc *tls.Conn) net.Conn {
 func closeAtOnce(rwc net.Conn) {
 	if s := sockOf(rwc); s != nil {
 		s.mode.CompareAndSwap(sockOpen, sockNoWait)
+	}
+}
+
+// handOver notes that rwc, a TLS connection, is no longer Serve's: its
+// closes are unannounced (alertRecord).
+func handOver(rwc net.Conn) {
+	if s := sockOf(rwc); s != nil {
+		s.handedOver.Store(true)
 	}
 }
 

@@ -419,3 +419,47 @@ func TestIdleUntil(t *testing.T) {
 		t.Errorf("Close of a full socket once active again took %v (%v); want %v", d, err, alertWait)
 	}
 }
+
+// A handler that hijacked a TLS connection (the proxy's upgrade) closes
+// it unannounced too: its alert gets 3 s on a full socket, as NGINX's
+// close of an upgraded connection gives it.
+func TestTLSHijackedCloseBounded(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("unix", filepath.Join(t.TempDir(), "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := make(chan time.Duration, 1)
+	s := &Server{Logger: quietLogger, TLSConfig: testServerTLS(t), Limits: Limits{KeepAliveTimeout: time.Minute},
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			nc, _, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				t.Error(err)
+				took <- 0
+				return
+			}
+			_, _ = io.WriteString(nc, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: upgrade\r\n\r\n")
+			fillSocket(t, sockOf(nc).Conn)
+			start := time.Now()
+			_ = nc.Close()
+			took <- time.Since(start)
+		})}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	t.Cleanup(func() {
+		_ = s.Close()
+		<-served
+	})
+	raw, err := net.Dial("unix", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	c := tls.Client(raw, &tls.Config{InsecureSkipVerify: true, ServerName: "x"})
+	if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\nConnection: upgrade\r\nUpgrade: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	if d := <-took; !alertWaited(d) {
+		t.Errorf("the hijacker's Close of a full socket took %v; want %v", d, alertWait)
+	}
+}
