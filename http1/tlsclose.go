@@ -149,6 +149,9 @@ func (s *tlsSock) SetWriteDeadline(t time.Time) error {
 // one tls.Conn sets before its close_notify alert, tlsCloseWait from the
 // moment it read the clock.
 func isCloseDeadline(t time.Time) bool {
+	if t.IsZero() {
+		return false // HTTP/2 clears its deadline after every write
+	}
 	d := time.Until(t)
 	return d > tlsCloseWait-100*time.Millisecond && d <= tlsCloseWait
 }
