@@ -80,8 +80,8 @@ type tlsSock struct {
 	reading atomic.Bool
 	// handedOver says the connection went to another server (HTTP/2) or
 	// to a handler that hijacked it, which close it unannounced;
-	// closeDeadline that the last write
-	// deadline set was tls.Conn's for its alert (see alertRecord).
+	// closeDeadline, that the last write deadline set was tls.Conn's for
+	// its alert (see alertRecord).
 	handedOver, closeDeadline atomic.Bool
 	// idleEnd is when the idle connection handed over closes (its
 	// server's idle timeout, or a shutdown), in Unix nanoseconds; 0 while
