@@ -540,6 +540,15 @@ func (c *conn) handToHTTP2() {
 type replayConn struct {
 	net.Conn
 	buf []byte
+	// idleEnd is when the connection, idle, closes (see IdleUntil).
+	idleEnd atomic.Int64
+}
+
+func (c *replayConn) Write(p []byte) (int, error) {
+	if e := c.idleEnd.Load(); e != 0 && time.Now().UnixNano() >= e {
+		return writeOnce(c.Conn, p) // the idle close's GOAWAY
+	}
+	return c.Conn.Write(p)
 }
 
 func (c *replayConn) Read(p []byte) (int, error) {

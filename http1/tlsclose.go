@@ -229,26 +229,26 @@ func closeBounded(rwc net.Conn) {
 	}
 }
 
-// IdleUntil tells Serve that c, a TLS connection it handed over
-// (TLSNextProto), is idle and closes at t if it still is then; the zero
-// t, that it serves a request again. From t on its writes (the GOAWAY
-// with which HTTP/2 ends an idle connection, the close_notify alert) go
-// only if the socket takes them at once, as those of a connection of
-// Serve's own that its keep-alive wait ends: a client that left the
-// socket full would hold it until the write timeout (HTTP/2's
-// WriteByteTimeout, send_timeout), where NGINX sends its GOAWAY once,
-// closes quietly what its socket did not take and lingers for
-// lingering_timeout at most. Any other connection is left as it is.
+// IdleUntil tells Serve that c, a connection it handed over to HTTP/2
+// (TLSNextProto, PriorKnowledge), is idle and closes at t if it still is
+// then; the zero t, that it serves a request again. From t on its writes
+// (the GOAWAY with which HTTP/2 ends an idle connection, the
+// close_notify alert) go only if the socket takes them at once, as those
+// of a connection of Serve's own that its keep-alive wait ends: a client
+// that left the socket full would hold it until the write timeout
+// (HTTP/2's WriteByteTimeout, send_timeout), where NGINX sends its
+// GOAWAY once, closes quietly what its socket did not take and lingers
+// for lingering_timeout at most. Any other connection is left as it is.
 func IdleUntil(c net.Conn, t time.Time) {
-	s := sockOf(c)
-	if s == nil {
-		return
-	}
 	var at int64
 	if !t.IsZero() {
 		at = t.UnixNano()
 	}
-	s.idleEnd.Store(at)
+	if rc, ok := c.(*replayConn); ok {
+		rc.idleEnd.Store(at)
+	} else if s := sockOf(c); s != nil {
+		s.idleEnd.Store(at)
+	}
 }
 
 // closeQuietIfTimedOut makes rwc, a TLS connection about to close, send

@@ -30,20 +30,21 @@ import (
 // It returns the runtime and the client's socket.
 func idleFullH2(t *testing.T, idle string) (*Runtime, *net.UnixConn) {
 	t.Helper()
-	return fullH2(t, idle, "return 200 ok;", "")
+	return fullH2(t, true, idle, "return 200 ok;", "")
 }
 
-// fullH2 is idleFullH2 with the server's content conf, and then, before
-// the socket is filled, a request sent if any (a GET of path on stream 1).
-func fullH2(t *testing.T, idle, conf, path string) (*Runtime, *net.UnixConn) {
+// fullH2 is idleFullH2 over TLS or not (HTTP/2 with prior knowledge),
+// with the server's content conf, and then, before the socket is filled,
+// a request sent if any (a GET of path on stream 1).
+func fullH2(t *testing.T, overTLS bool, idle, conf, path string) (*Runtime, *net.UnixConn) {
 	t.Helper()
 	dir := t.TempDir()
 	cert, key := testpki.WriteKeyPair(t, dir, "tls", testpki.SelfSigned(t, "a.example"))
 	sock := filepath.Join(dir, "s.sock")
 	rt := NewRuntime()
 	if err := rt.Apply(mustLoadNoCleanup(t, fmt.Sprintf(`http { keepalive_timeout %s; send_timeout 30s;
-		server { listen unix:%s ssl http2; ssl_certificate %s; ssl_certificate_key %s; %s } }`,
-		idle, sock, cert, key, conf))); err != nil {
+		server { listen unix:%s %s http2; ssl_certificate %s; ssl_certificate_key %s; %s } }`,
+		idle, sock, map[bool]string{true: "ssl"}[overTLS], cert, key, conf))); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -60,7 +61,10 @@ func fullH2(t *testing.T, idle, conf, path string) (*Runtime, *net.UnixConn) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = raw.Close() })
-	c := tls.Client(raw, &tls.Config{InsecureSkipVerify: true, ServerName: "a.example", NextProtos: []string{"h2"}})
+	var c net.Conn = raw
+	if overTLS {
+		c = tls.Client(raw, &tls.Config{InsecureSkipVerify: true, ServerName: "a.example", NextProtos: []string{"h2"}})
+	}
 	if _, err := io.WriteString(c, http2.ClientPreface); err != nil {
 		t.Fatal(err)
 	}
@@ -75,9 +79,8 @@ func fullH2(t *testing.T, idle, conf, path string) (*Runtime, *net.UnixConn) {
 			return false
 		})
 	}
-	tc, ok := srv.(*tls.Conn)
-	if !ok {
-		t.Fatalf("the server's connection: %T", srv)
+	if srv == nil {
+		t.Fatal("no idle connection")
 	}
 	if path != "" {
 		var hb bytes.Buffer
@@ -94,8 +97,16 @@ func fullH2(t *testing.T, idle, conf, path string) (*Runtime, *net.UnixConn) {
 			}
 		}
 	}
-	// Under TLS, and under http1's wrapper of the socket.
-	under := tc.NetConn().(interface{ NetConn() net.Conn }).NetConn()
+	// Under TLS and http1's wrapper of the socket, or the wrapper that
+	// replays the preface.
+	under := srv
+	for {
+		u, ok := under.(interface{ NetConn() net.Conn })
+		if !ok {
+			break
+		}
+		under = u.NetConn()
+	}
 	buf := make([]byte, 64<<10)
 	for {
 		_ = under.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
@@ -147,6 +158,18 @@ func TestH2IdleCloseOfFullSocket(t *testing.T) {
 	}
 }
 
+// So does one of HTTP/2 with prior knowledge on a plain socket: its
+// GOAWAY too waited for room until send_timeout.
+func TestH2PlainIdleCloseOfFullSocket(t *testing.T) {
+	t.Parallel()
+	_, c := fullH2(t, false, "1s", "return 200 ok;", "")
+	d := hangUp(t, c, 8*time.Second)
+	t.Logf("closed %v after the socket filled", d.Round(10*time.Millisecond))
+	if d > 2500*time.Millisecond {
+		t.Errorf("the server closed its idle connection %v after its socket filled; want keepalive_timeout (1s)", d.Round(10*time.Millisecond))
+	}
+}
+
 // A graceful shutdown ends an idle HTTP/2 connection whose client left
 // its socket full without waiting for room, as NGINX closes its idle
 // connections and as http1 does: its GOAWAY goes if the socket takes it,
@@ -177,7 +200,7 @@ func TestH2ShutdownOfFullIdleConnection(t *testing.T) {
 // 1 s here): the GOAWAY waits for room, and the close at the limit
 // breaks that write off without an alert.
 func TestH2ShutdownLimitWithFullSocket(t *testing.T) {
-	rt, c := fullH2(t, "60s", "location /hang { subtest_post hang; }", "/hang")
+	rt, c := fullH2(t, true, "60s", "location /hang { subtest_post hang; }", "/hang")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	start := time.Now()

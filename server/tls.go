@@ -382,7 +382,7 @@ func (s *h2Server) take(c net.Conn) {
 // connState counts the connection's states (countH2Conn) and lifts the
 // preface's read deadline once the preface has come: Go's server reports
 // the connection active first then (net/http's own report of it, before
-// the preface, skips the hooks). It tells http1 when an idle TLS
+// the preface, skips the hooks). It tells http1 when an idle
 // connection closes, idle (keepalive_timeout) after its last stream
 // ended, as Go's server times it from just after this report: its
 // GOAWAY and close_notify then go only if the socket takes them at once
