@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"runtime"
 	"sync/atomic"
 	"time"
 )
@@ -41,8 +42,8 @@ import (
 // that did not take it 3 s, and then closes quietly; tls.Conn alone gave
 // it 5 s. http1 says so before its own closes (closeBounded); the other
 // server and the hijacker close with tls.Conn.Close unannounced, so for
-// a connection handed over tlsSock knows the alert by its record
-// (alertRecord).
+// a connection handed over tlsSock knows the alert when tls.Conn writes
+// it (alertRecord).
 
 // tlsSock modes: what a write does.
 const (
@@ -56,10 +57,6 @@ const (
 // close_notify alert: NGINX's ngx_ssl_shutdown arms a timer of 3 s when
 // SSL_shutdown cannot write it, and closes quietly when it fires.
 const alertWait = 3 * time.Second
-
-// tlsCloseWait is the write deadline tls.Conn sets for its close_notify
-// alert (crypto/tls's closeNotify: 5 s from the close).
-const tlsCloseWait = 5 * time.Second
 
 // errQuietClose is what a write on a connection closing quietly returns.
 var errQuietClose = errors.New("http1: connection timed out, closing without close_notify")
@@ -79,10 +76,9 @@ type tlsSock struct {
 	// goroutine at a time).
 	reading atomic.Bool
 	// handedOver says the connection went to another server (HTTP/2) or
-	// to a handler that hijacked it, which close it unannounced;
-	// closeDeadline, that the last write deadline set was tls.Conn's for
-	// its alert (see alertRecord).
-	handedOver, closeDeadline atomic.Bool
+	// to a handler that hijacked it, which close it unannounced (see
+	// alertRecord).
+	handedOver atomic.Bool
 	// idleEnd is when the idle connection handed over closes (its
 	// server's idle timeout, or a shutdown), in Unix nanoseconds; 0 while
 	// a request is open (see IdleUntil).
@@ -114,7 +110,7 @@ func (s *tlsSock) Write(p []byte) (int, error) {
 		if e := s.idleEnd.Load(); e != 0 && time.Now().UnixNano() >= e {
 			return writeOnce(s.Conn, p) // the idle close's GOAWAY, its alert
 		}
-		if !alertRecord(p, s.closeDeadline.Load()) {
+		if !alertRecord(p) {
 			break
 		}
 		s.mode.CompareAndSwap(sockOpen, sockBounded)
@@ -136,35 +132,20 @@ func (s *tlsSock) SetReadDeadline(t time.Time) error {
 
 func (s *tlsSock) SetDeadline(t time.Time) error {
 	s.rWake.Store(s.isWake(t))
-	s.closeDeadline.Store(isCloseDeadline(t))
 	return s.Conn.SetDeadline(t)
 }
 
-func (s *tlsSock) SetWriteDeadline(t time.Time) error {
-	s.closeDeadline.Store(isCloseDeadline(t))
-	return s.Conn.SetWriteDeadline(t)
-}
-
-// isCloseDeadline reports whether a write deadline of t, set now, is the
-// one tls.Conn sets before its close_notify alert, tlsCloseWait from the
-// moment it read the clock.
-func isCloseDeadline(t time.Time) bool {
-	if t.IsZero() {
-		return false // HTTP/2 clears its deadline after every write
-	}
-	d := time.Until(t)
-	return d > tlsCloseWait-100*time.Millisecond && d <= tlsCloseWait
-}
-
-// alertRecord reports whether p, a write of tls.Conn, is an alert
-// record: of type alert (21) up to TLS 1.2; TLS 1.3 disguises it as
-// application data (23), and its 2 bytes, with the inner type and the
-// AEAD's 16-byte tag, make a record of 19 bytes. A write of 2 bytes of
-// data makes one as well, so in TLS 1.3 it counts only after the write
-// deadline tls.Conn sets for the alert (afterClose): a short record of
-// data written with a send_timeout of 5 s would be mistaken, and given
-// alertWait.
-func alertRecord(p []byte, afterClose bool) bool {
+// alertRecord reports whether p, a record tls.Conn writes (one a Write),
+// is an alert. Up to TLS 1.2 its type says so (21). TLS 1.3 disguises an
+// alert as application data (23): its 2 bytes, with the inner type and
+// the AEAD's 16-byte tag, make a record of 19 bytes, as do 2 bytes of
+// data (a WebSocket ping that the proxy relays, the end of a write that
+// tls.Conn cuts into records), and neither its deadline (tls.Conn's 5 s,
+// send_timeout 5s) nor its place tells them apart; so a record of that
+// size is an alert only when tls.Conn writes it while sending one
+// (inSendAlert). Mistaking data for the alert would give every later
+// write of the connection alertWait, whatever its send_timeout.
+func alertRecord(p []byte) bool {
 	const hdr = 5
 	switch {
 	case len(p) < hdr:
@@ -172,7 +153,28 @@ func alertRecord(p []byte, afterClose bool) bool {
 	case p[0] == 21:
 		return true
 	}
-	return afterClose && p[0] == 23 && len(p) == hdr+19 && int(p[3])<<8|int(p[4]) == 19
+	return p[0] == 23 && len(p) == hdr+19 && int(p[3])<<8|int(p[4]) == 19 && inSendAlert()
+}
+
+// sendAlert is the function through which tls.Conn sends every alert,
+// close_notify (Close, CloseWrite) included.
+const sendAlert = "crypto/tls.(*Conn).sendAlertLocked"
+
+// inSendAlert reports whether its caller runs under tls.Conn's
+// sendAlert. It walks the stack: only a record of an alert's size on a
+// connection handed over asks.
+func inSendAlert() bool {
+	var pcs [16]uintptr
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs[:])])
+	for {
+		f, more := frames.Next()
+		if f.Function == sendAlert {
+			return true
+		}
+		if !more {
+			return false
+		}
+	}
 }
 
 // isWake reports whether a read deadline of t, set now, is one set to

@@ -246,20 +246,24 @@ func TestTLSCloseHandedOver(t *testing.T) {
 	}
 }
 
-// records notes the sizes and types of the TLS records written through
-// it, one a write, as tls.Conn writes them.
+// records notes the TLS records written through it, one a write, as
+// tls.Conn writes them, and whether alertRecord took each for an alert
+// (asked there, under tls.Conn's Write or Close, as tlsSock asks).
 type records struct {
 	net.Conn
 	writes [][]byte
+	alert  []bool
 }
 
 func (r *records) Write(p []byte) (int, error) {
 	r.writes = append(r.writes, append([]byte(nil), p...))
+	r.alert = append(r.alert, alertRecord(p))
 	return r.Conn.Write(p)
 }
 
 // alertRecord tells the alert of a close from data, 2 bytes of which
-// make a record of its size in TLS 1.3.
+// make a record of its size in TLS 1.3, even written with the 5 s
+// deadline that tls.Conn gives its alert.
 func TestAlertRecord(t *testing.T) {
 	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
 		t.Run(tls.VersionName(v), func(t *testing.T) {
@@ -267,20 +271,21 @@ func TestAlertRecord(t *testing.T) {
 			go func() { _, _ = io.Copy(io.Discard, cli) }()
 			rec := &records{Conn: sock.Conn}
 			sock.Conn = rec
-			_ = srv.SetWriteDeadline(time.Now().Add(time.Minute))
+			_ = srv.SetWriteDeadline(time.Now().Add(5 * time.Second))
 			if _, err := srv.Write([]byte("ab")); err != nil {
 				t.Fatal(err)
 			}
-			data := rec.writes[len(rec.writes)-1]
-			if alertRecord(data, sock.closeDeadline.Load()) {
+			last := len(rec.writes) - 1
+			if data := rec.writes[last]; rec.alert[last] {
 				t.Errorf("a record of 2 bytes of data, % x, taken for an alert", data[:5])
 			}
-			if v == tls.VersionTLS13 && !alertRecord(data, true) {
-				t.Errorf("a record of 2 bytes of data, % x, unlike an alert's: the deadline need not tell them apart", data[:5])
-			}
 			_ = srv.Close()
-			if alert := rec.writes[len(rec.writes)-1]; !alertRecord(alert, true) {
+			alert := rec.writes[len(rec.writes)-1]
+			if !rec.alert[len(rec.writes)-1] {
 				t.Errorf("the close's record, % x (%d bytes), not taken for an alert", alert[:5], len(alert))
+			}
+			if data := rec.writes[last]; v == tls.VersionTLS13 && len(data) != len(alert) {
+				t.Errorf("a record of 2 bytes of data has %d bytes, the alert's %d: the test needs them alike", len(data), len(alert))
 			}
 		})
 	}
@@ -461,5 +466,37 @@ func TestTLSHijackedCloseBounded(t *testing.T) {
 	}
 	if d := <-took; !alertWaited(d) {
 		t.Errorf("the hijacker's Close of a full socket took %v; want %v", d, alertWait)
+	}
+}
+
+// A record of 2 bytes of data on a TLS 1.3 connection handed over,
+// written with a deadline of 5 s (send_timeout 5s: HTTP/2's
+// WriteByteTimeout, the proxy's upgraded connection), has an alert's
+// size and a close's deadline: it is still data, and the writes after it
+// keep their own deadlines rather than the alert's 3 s.
+func TestTLSShortDataIsNoAlert(t *testing.T) {
+	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+		t.Run(tls.VersionName(v), func(t *testing.T) {
+			t.Parallel()
+			srv, sock, cli := tlsPairUpTo(t, v)
+			sock.handedOver.Store(true)
+			_ = srv.SetWriteDeadline(time.Now().Add(5 * time.Second))
+			if _, err := srv.Write([]byte("ab")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.ReadFull(cli, make([]byte, 2)); err != nil {
+				t.Fatal(err)
+			}
+			fill(t, sock.Conn)
+			const wait = alertWait + 500*time.Millisecond
+			_ = srv.SetWriteDeadline(time.Now().Add(wait))
+			start := time.Now()
+			if _, err := srv.Write([]byte("cd")); !errors.Is(err, os.ErrDeadlineExceeded) {
+				t.Errorf("a write to a full socket: %v; want its deadline passed", err)
+			}
+			if d := time.Since(start); d < wait-100*time.Millisecond {
+				t.Errorf("a write to a full socket gave up after %v; want its own deadline, %v", d, wait)
+			}
+		})
 	}
 }
