@@ -34,6 +34,55 @@ func TestContextModeling(t *testing.T) {
 	}
 }
 
+// TestStaticContextMap holds quality 6 to its fixed map of context ids to
+// trees (staticMap) on a meta-block with enough literals: each byte is
+// drawn, three times in four, from four that depend on the byte before
+// (else from all), so that the clusterer
+// would give each last byte's ids a tree (where the map joins some
+// classes) and one tree to the ids the map splits by the byte before
+// them. The trees must be the map's groups that have literals, ids
+// sharing a tree exactly when the map groups them, and the stream must
+// decode.
+func TestStaticContextMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const chars = " \n\"%(),.:=09AZaebz-"
+	in := make([]byte, 64<<10)
+	last := 0
+	for i := range in {
+		if rng.IntN(4) == 0 {
+			last = rng.IntN(len(chars))
+		} else {
+			last = (last*7 + rng.IntN(4)) % len(chars)
+		}
+		in[i] = chars[last]
+	}
+	enc, _ := NewEncoder(Options{Quality: 6})
+	comp := enc.Encode(nil, in)
+	checkBoth(t, comp, in)
+	c := &enc.e.ctx
+	// The ids the input has literals in (a stream starts after two
+	// zeros), and the trees the map names.
+	var used [64]bool
+	groups := map[uint8]bool{}
+	p1, p2 := byte(0), byte(0)
+	for _, b := range in {
+		id := utf8Lut[0][p1] | utf8Lut[1][p2]
+		used[id] = true
+		groups[staticMap[id]] = true
+		p2, p1 = p1, b
+	}
+	if c.ntrees != len(groups) {
+		t.Fatalf("%d trees, the map groups the ids with literals into %d", c.ntrees, len(groups))
+	}
+	for a := range 64 {
+		for b := range 64 {
+			if used[a] && used[b] && (c.cmap[a] == c.cmap[b]) != (staticMap[a] == staticMap[b]) {
+				t.Fatalf("ids %d and %d: trees %d and %d, map groups %d and %d", a, b, c.cmap[a], c.cmap[b], staticMap[a], staticMap[b])
+			}
+		}
+	}
+}
+
 // TestBlockPlan splits a sequence whose symbols change at a chunk
 // boundary: two block types, switching there.
 func TestBlockPlan(t *testing.T) {

@@ -521,6 +521,7 @@ func (e *encoder) clusterDistances() {
 const (
 	minClusterLiterals = 1024
 	minContextLiterals = 256
+	minStaticLiterals  = 8192
 )
 
 // clusterLiterals counts the meta-block's literals by context and groups
@@ -538,6 +539,10 @@ func (e *encoder) clusterLiterals(w *window, start int) int {
 	if e.q.litTypes > 1 && clustered {
 		e.splitLiterals(w.data, start)
 		runs = e.litSplit.runs
+	}
+	if e.q.staticCtx && clustered && nlits >= minStaticLiterals && c.lut == &utf8Lut && len(runs) == 0 {
+		c.count(e.cmds, w.data, start, p1, p2, nil)
+		return c.static()
 	}
 	limit := 1
 	if clustered {
