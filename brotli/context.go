@@ -249,13 +249,13 @@ func (c *ctxState) group(limit, rounds int) {
 	}
 }
 
-// static maps the UTF8 context ids to trees by staticMap (quality 6),
-// the trees numbered in order of first use by the ids that have
+// static maps the UTF8 context ids to trees by staticMap (qualities 5
+// and 6), the trees numbered in order of first use by the ids that have
 // literals, and sums the counts of each tree's ids (count has counted
 // them by id); it returns the number of trees. The map replaces the
 // clustering of the 64 ids (the clusterer's rounds were 3.6% of jquery's
 // instructions at 6) at the cost of trees fitted to the data: brotli
-// README, "A static context map at 6".
+// README, "A static context map at 5 and 6".
 func (c *ctxState) static() int {
 	var tree [maxTrees]int8
 	for i := range tree {

@@ -34,15 +34,14 @@ func TestContextModeling(t *testing.T) {
 	}
 }
 
-// TestStaticContextMap holds quality 6 to its fixed map of context ids to
-// trees (staticMap) on a meta-block with enough literals: each byte is
-// drawn, three times in four, from four that depend on the byte before
-// (else from all), so that the clusterer
-// would give each last byte's ids a tree (where the map joins some
-// classes) and one tree to the ids the map splits by the byte before
-// them. The trees must be the map's groups that have literals, ids
-// sharing a tree exactly when the map groups them, and the stream must
-// decode.
+// TestStaticContextMap holds qualities 5 and 6 to their fixed map of
+// context ids to trees (staticMap) on a meta-block with enough literals:
+// each byte is drawn, three times in four, from four that depend on the
+// byte before (else from all), so that the clusterer would give each last
+// byte's ids a tree (where the map joins some classes) and one tree to
+// the ids the map splits by the byte before them. The trees must be the
+// map's groups that have literals, ids sharing a tree exactly when the
+// map groups them, and the stream must decode.
 func TestStaticContextMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	const chars = " \n\"%(),.:=09AZaebz-"
@@ -56,10 +55,17 @@ func TestStaticContextMap(t *testing.T) {
 		}
 		in[i] = chars[last]
 	}
-	enc, _ := NewEncoder(Options{Quality: 6})
-	comp := enc.Encode(nil, in)
-	checkBoth(t, comp, in)
-	c := &enc.e.ctx
+	for q := 5; q <= 6; q++ {
+		enc, _ := NewEncoder(Options{Quality: q})
+		comp := enc.Encode(nil, in)
+		checkBoth(t, comp, in)
+		checkStaticTrees(t, q, &enc.e.ctx, in)
+	}
+}
+
+// checkStaticTrees checks that c's trees for in are staticMap's groups.
+func checkStaticTrees(t *testing.T, q int, c *ctxState, in []byte) {
+	t.Helper()
 	// The ids the input has literals in (a stream starts after two
 	// zeros), and the trees the map names.
 	var used [64]bool
@@ -72,12 +78,12 @@ func TestStaticContextMap(t *testing.T) {
 		p2, p1 = p1, b
 	}
 	if c.ntrees != len(groups) {
-		t.Fatalf("%d trees, the map groups the ids with literals into %d", c.ntrees, len(groups))
+		t.Fatalf("q%d: %d trees, the map groups the ids with literals into %d", q, c.ntrees, len(groups))
 	}
 	for a := range 64 {
 		for b := range 64 {
 			if used[a] && used[b] && (c.cmap[a] == c.cmap[b]) != (staticMap[a] == staticMap[b]) {
-				t.Fatalf("ids %d and %d: trees %d and %d, map groups %d and %d", a, b, c.cmap[a], c.cmap[b], staticMap[a], staticMap[b])
+				t.Fatalf("q%d: ids %d and %d: trees %d and %d, map groups %d and %d", q, a, b, c.cmap[a], c.cmap[b], staticMap[a], staticMap[b])
 			}
 		}
 	}

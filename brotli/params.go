@@ -179,7 +179,7 @@ var qualities = [MaxQuality + 1]quality{
 	2:  {hashBits: 16, ways: 1, hashLen: 5, lazyLoop: true, skipShift: 6, blockBits: 17},
 	3:  {hashBits: 16, ways: 2, hashLen: 5, lazyLoop: true, skipShift: 7, blockBits: 17},
 	4:  {hashBits: 16, ways: 4, hashLen: 5, skipShift: 8, blockBits: 18, lazyBelow: 10, dictDepth: 32, dictSpan: 32 << 10},
-	5:  {rounds: 1, hashBits: 14, ways: 16, hashLen: 4, blockBits: 18, deep: true, ringCands: 4, lazySteps: 1, niceLen: 48, lazyBelow: 24, lazyWays: 8, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
+	5:  {staticCtx: true, rounds: 1, hashBits: 14, ways: 16, hashLen: 4, blockBits: 18, deep: true, ringCands: 4, lazySteps: 1, niceLen: 48, lazyBelow: 24, lazyWays: 8, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch, dictSpan: 32 << 10},
 	6:  {staticCtx: true, rounds: 1, hashBits: 14, ways: 32, hashLen: 4, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 64, lazyBelow: 16, lazyWays: 8, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch},
 	7:  {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, blockBits: 18, deep: true, ringCands: 4, lazySteps: 2, niceLen: 96, lazyBelow: 24, lazyWays: 16, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch},
 	8:  {rounds: 2, hashBits: 15, ways: 64, hashLen: 4, blockBits: 18, deep: true, ringCands: 10, lazySteps: 3, niceLen: 128, lazyBelow: 32, lazyWays: 16, maxTrees: 16, cmdTypes: 8, distTypes: 8, dictDepth: 32, dictBelow: minMatch},
