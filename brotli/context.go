@@ -250,42 +250,53 @@ func (c *ctxState) group(limit, rounds int) {
 }
 
 // static maps the UTF8 context ids to trees by staticMap (qualities 5
-// and 6), the trees numbered in order of first use by the ids that have
+// and 6), the trees numbered in the map's order of the groups that have
 // literals, and sums the counts of each tree's ids (count has counted
 // them by id); it returns the number of trees. The map replaces the
 // clustering of the 64 ids (the clusterer's rounds were 3.6% of jquery's
 // instructions at 6) at the cost of trees fitted to the data: brotli
 // README, "A static context map at 5 and 6".
 func (c *ctxState) static() int {
-	var tree [maxTrees]int8
-	for i := range tree {
-		tree[i] = -1
-	}
 	c.cl.clHist = grow(c.cl.clHist, maxTrees*256)
 	hist := c.cl.clHist
-	c.ntypes, c.ntrees = 1, 0
-	prev := uint8(0)
+	clear(hist[:maxTrees*256])
+	// Each id's counts added to its group's in one pass, which also
+	// tells which ids have literals.
+	var idTotal [64]uint32
+	var groupTotal [maxTrees]uint32
 	for id := range 64 {
 		row := (*[256]uint32)(c.cl.hist[id*256:])
-		seen := uint32(0)
-		for _, v := range row {
-			seen |= v
+		g := int(staticMap[id])
+		h := (*[256]uint32)(hist[g*256:])
+		n := uint32(0)
+		for b, v := range row {
+			h[b] += v
+			n += v
 		}
-		if seen != 0 {
-			g := staticMap[id]
-			if tree[g] < 0 {
-				tree[g] = int8(c.ntrees)
-				clear(hist[c.ntrees*256 : c.ntrees*256+256])
-				c.ntrees++
-			}
-			prev = uint8(tree[g])
-			h := (*[256]uint32)(hist[int(prev)*256:])
-			for b, v := range row {
-				h[b] += v
-			}
+		idTotal[id] = n
+		groupTotal[g] += n
+	}
+	// The groups with literals become the trees, in the map's order,
+	// their counts moved down over the empty groups'.
+	var tree [maxTrees]uint8
+	c.ntypes, c.ntrees = 1, 0
+	for g, n := range groupTotal {
+		if n == 0 {
+			continue
 		}
+		if g != c.ntrees {
+			copy(hist[c.ntrees*256:c.ntrees*256+256], hist[g*256:g*256+256])
+		}
+		tree[g] = uint8(c.ntrees)
+		c.ntrees++
+	}
+	prev := uint8(0)
+	for id, n := range idTotal {
 		// An id without literals takes the tree before it, which costs
 		// next to nothing in the map.
+		if n != 0 {
+			prev = tree[staticMap[id]]
+		}
 		c.cmap[id] = prev
 		c.lookup[id] = uint16(prev) << 8
 	}
@@ -295,18 +306,17 @@ func (c *ctxState) static() int {
 	flat := &c.flat
 	clear(flat[:])
 	split := 0.0
-	for t := range c.ntrees {
-		h := (*[256]uint32)(hist[t*256:])
-		total := uint32(0)
+	total := uint32(0)
+	for t, n := range groupTotal {
+		if n == 0 {
+			continue
+		}
+		h := (*[256]uint32)(hist[int(tree[t])*256:])
 		for b, v := range h {
 			flat[b] += v
-			total += v
 		}
-		split += histBits(h[:], total)
-	}
-	total := uint32(0)
-	for _, v := range flat {
-		total += v
+		split += histBits(h[:], n)
+		total += n
 	}
 	if histBits(flat[:], total) <= split {
 		c.ntrees = c.cl.single(flat[:])
