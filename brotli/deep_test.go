@@ -63,6 +63,32 @@ func TestStaticContextMap(t *testing.T) {
 	}
 }
 
+// TestStaticMapMixed codes, at 5 and 6, one meta-block of random bytes
+// (as compressed data looks) followed by JavaScript: the static map's
+// trees do not pay there against one tree, but one tree loses the
+// script's contexts, which the clusterer keeps in a few trees. The
+// literals must take more than one tree, and the output be within 1% of
+// Google's (one tree made it 3-4% larger).
+func TestStaticMapMixed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	in := make([]byte, 20_000, 60_000)
+	for i := range in {
+		in[i] = byte(rng.Uint32())
+	}
+	in = append(in, corpus(t)["jquery.min.js"][:40_000]...)
+	for q := 5; q <= 6; q++ {
+		enc, _ := NewEncoder(Options{Quality: q, LGWin: 22})
+		comp := enc.Encode(nil, in)
+		checkBoth(t, comp, in)
+		if n := enc.e.ctx.ntrees; n < 2 {
+			t.Errorf("q%d: %d literal tree for the script's contexts", q, n)
+		}
+		if c := len(encodeTool(t, in, q)); len(comp)*100 > c*101 {
+			t.Errorf("q%d: %d bytes, Google's %d", q, len(comp), c)
+		}
+	}
+}
+
 // checkStaticTrees checks that c's trees for in are staticMap's groups.
 func checkStaticTrees(t *testing.T, q int, c *ctxState, in []byte) {
 	t.Helper()

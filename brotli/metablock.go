@@ -540,13 +540,16 @@ func (e *encoder) clusterLiterals(w *window, start int) int {
 		e.splitLiterals(w.data, start)
 		runs = e.litSplit.runs
 	}
-	if e.q.staticCtx && clustered && nlits >= minStaticLiterals && c.lut == &utf8Lut && len(runs) == 0 {
-		c.count(e.cmds, w.data, start, p1, p2, nil)
-		return c.static()
-	}
 	limit := 1
 	if clustered {
 		limit = min(e.q.maxTrees, 1+nlits/minContextLiterals)
+	}
+	if e.q.staticCtx && clustered && nlits >= minStaticLiterals && c.lut == &utf8Lut && len(runs) == 0 {
+		c.count(e.cmds, w.data, start, p1, p2, nil)
+		if !c.static() {
+			c.group(limit, e.q.rounds)
+		}
+		return c.ntrees
 	}
 	// Context histograms only for clustering; one tree takes the flat
 	// counts (group says which it reads).
