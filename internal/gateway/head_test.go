@@ -107,10 +107,23 @@ func TestParamsAllocations(t *testing.T) {
 	if len(dst) != 9 || dst[0].Name != "HTTP_ACCEPT" || dst[4].Name != "HTTP_HOST" || dst[4].Value != "example.com" {
 		t.Errorf("%v", dst)
 	}
-	for name, param := range commonParamNames {
-		if param != headerParamName(name) {
-			t.Errorf("%s: %s", name, param)
+	for _, name := range commonHeaders {
+		if param, ok := commonParamName(name); !ok || param != headerParamName(name) {
+			t.Errorf("%s: %s %v", name, param, ok)
 		}
+	}
+}
+
+// A name not among the common ones, of any length (the empty one
+// included), is not found in the table, and its parameter is still made.
+func TestCommonParamNameMiss(t *testing.T) {
+	for _, name := range []string{"", "X", "Hos", "Hostx", "host", "X-Custom-Header", "Content-Typ", "User-Agent-"} {
+		if param, ok := commonParamName(name); ok {
+			t.Errorf("%q found as %q", name, param)
+		}
+	}
+	if got := HeaderParamName("X-Custom-Header"); got != "HTTP_X_CUSTOM_HEADER" {
+		t.Error(got)
 	}
 }
 

@@ -208,7 +208,7 @@ func appendHeaders[S any](p *Params, dst S, r *http.Request, add func(dst S, nam
 // "X-Forwarded-For" becomes "HTTP_X_FORWARDED_FOR". The names of common
 // headers come from a table made once, without an allocation each.
 func HeaderParamName(header string) string {
-	if name, ok := commonParamNames[header]; ok {
+	if name, ok := commonParamName(header); ok {
 		return name
 	}
 	return headerParamName(header)
@@ -230,21 +230,54 @@ func headerParamName(header string) string {
 	return string(b)
 }
 
-// commonParamNames are the parameter names of the header fields browsers
-// and proxies commonly send, by their canonical names (as a request's
-// Header map holds them).
-var commonParamNames = func() map[string]string {
-	m := map[string]string{}
-	for _, h := range []string{"Host", "User-Agent", "Accept", "Accept-Encoding", "Accept-Language",
-		"Accept-Charset", "Cookie", "Referer", "Origin", "Connection", "Cache-Control", "Pragma",
-		"Content-Type", "Content-Length", "Transfer-Encoding", "Authorization", "Range", "If-Range",
-		"If-Modified-Since", "If-None-Match", "If-Match", "If-Unmodified-Since", "Upgrade",
-		"Upgrade-Insecure-Requests", "Dnt", "Te", "Priority", "Expect", "Via", "Forwarded",
-		"X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host", "X-Forwarded-Port", "X-Real-Ip",
-		"X-Requested-With", "X-Csrf-Token", "Sec-Fetch-Dest", "Sec-Fetch-Mode", "Sec-Fetch-Site",
-		"Sec-Fetch-User", "Sec-Ch-Ua", "Sec-Ch-Ua-Mobile", "Sec-Ch-Ua-Platform", "Sec-Gpc",
-		"Sec-Websocket-Key", "Sec-Websocket-Version", "Sec-Websocket-Extensions", "Sec-Websocket-Protocol"} {
-		m[h] = headerParamName(h)
+// commonHeaders are the header fields browsers and proxies commonly send,
+// by their canonical names (as a request's Header map holds them).
+var commonHeaders = []string{"Host", "User-Agent", "Accept", "Accept-Encoding", "Accept-Language",
+	"Accept-Charset", "Cookie", "Referer", "Origin", "Connection", "Cache-Control", "Pragma",
+	"Content-Type", "Content-Length", "Transfer-Encoding", "Authorization", "Range", "If-Range",
+	"If-Modified-Since", "If-None-Match", "If-Match", "If-Unmodified-Since", "Upgrade",
+	"Upgrade-Insecure-Requests", "Dnt", "Te", "Priority", "Expect", "Via", "Forwarded",
+	"X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host", "X-Forwarded-Port", "X-Real-Ip",
+	"X-Requested-With", "X-Csrf-Token", "Sec-Fetch-Dest", "Sec-Fetch-Mode", "Sec-Fetch-Site",
+	"Sec-Fetch-User", "Sec-Ch-Ua", "Sec-Ch-Ua-Mobile", "Sec-Ch-Ua-Platform", "Sec-Gpc",
+	"Sec-Websocket-Key", "Sec-Websocket-Version", "Sec-Websocket-Extensions", "Sec-Websocket-Protocol"}
+
+// paramNames holds commonHeaders' parameter names in open addressing,
+// found from a header name's length and two of its bytes (paramSlot):
+// a lookup is a few arithmetic steps and one string comparison, about a
+// quarter of what a Go map's hashing of the name costs, on every header
+// line of every request. Its size, a power of two, leaves most slots
+// empty, so that a name not in it (a miss ends at an empty slot) is
+// seldom compared more than once.
+var paramNames = func() (t [paramSlots]struct{ header, param string }) {
+	for _, h := range commonHeaders {
+		i := paramSlot(h)
+		for t[i].header != "" {
+			i = (i + 1) % paramSlots
+		}
+		t[i].header, t[i].param = h, headerParamName(h)
 	}
-	return m
+	return t
 }()
+
+const paramSlots = 256
+
+// paramSlot is where the lookup of the non-empty name h in paramNames
+// starts.
+func paramSlot(h string) int {
+	return (len(h)*37 + int(h[len(h)/2])*5 + int(h[len(h)-1])) % paramSlots
+}
+
+// commonParamName is the parameter name of header when it is one of
+// commonHeaders.
+func commonParamName(header string) (string, bool) {
+	if header == "" {
+		return "", false
+	}
+	for i := paramSlot(header); paramNames[i].header != ""; i = (i + 1) % paramSlots {
+		if paramNames[i].header == header {
+			return paramNames[i].param, true
+		}
+	}
+	return "", false
+}
