@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/textproto"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -205,5 +207,38 @@ func TestReadHeaderRepeatAfterManyNames(t *testing.T) {
 	}
 	if !reflect.DeepEqual(resp.Header, want) {
 		t.Errorf("header %q\nwant   %q", resp.Header, want)
+	}
+}
+
+// The header lines go out sorted by name, each value of a repeated field
+// as its own parameter in its order, however many fields a request has
+// (a few are sorted by insertion, many otherwise).
+func TestParamsHeaderOrder(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 5, 12, 13, 40} {
+		r, _ := http.NewRequest("GET", "http://example.com/", nil)
+		var want []string
+		for i := range n {
+			k := fmt.Sprintf("X-F%02d", (i*7)%n)
+			r.Header[k] = []string{"a" + k, "b" + k}
+		}
+		r.Header["Accept"] = []string{"*/*"}
+		keys := slices.Sorted(maps.Keys(r.Header))
+		keys = slices.Insert(keys, slices.Index(keys, "Accept")+1, "Host")
+		for _, k := range keys {
+			if k == "Host" {
+				want = append(want, "HTTP_HOST=example.com")
+				continue
+			}
+			for _, v := range r.Header[k] {
+				want = append(want, headerParamName(k)+"="+v)
+			}
+		}
+		var got []string
+		for _, v := range NewParams(nil, true).Append(nil, r) {
+			got = append(got, v.Name+"="+v.Value)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%d fields:\ngot  %v\nwant %v", n, got, want)
+		}
 	}
 }

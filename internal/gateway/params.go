@@ -157,14 +157,15 @@ func appendHeaders[S any](p *Params, dst S, r *http.Request, add func(dst S, nam
 	if !p.passHeaders {
 		return dst
 	}
-	// The names, sorted on the stack unless the request has very many.
-	// Whether Host and Transfer-Encoding are among them is seen on the
-	// way, without a lookup of each.
-	var buf [32]string
-	keys := buf[:0]
+	// The fields, with their values, gathered in the one walk over the
+	// map (a lookup of each name again would cost a hash each) and
+	// sorted on the stack unless the request has very many. Whether Host
+	// and Transfer-Encoding are among them is seen on the way.
+	var buf [32]headerField
+	fields := buf[:0]
 	hostListed, teListed := false, false
-	for k := range r.Header {
-		keys = append(keys, k)
+	for k, vv := range r.Header {
+		fields = append(fields, headerField{k, vv})
 		switch k {
 		case "Host":
 			hostListed = true
@@ -174,34 +175,66 @@ func appendHeaders[S any](p *Params, dst S, r *http.Request, add func(dst S, nam
 	}
 	if r.Host != "" && !hostListed {
 		// net/http keeps the Host line out of Header.
-		keys = append(keys, "Host")
+		fields = append(fields, headerField{name: "Host"})
 	}
 	// The server takes a chunked body's Transfer-Encoding line out of
 	// Header: the application gets the lines the client sent, as NGINX
 	// passes them.
 	chunked := len(r.TransferEncoding) > 0 && !teListed
 	if chunked {
-		keys = append(keys, "Transfer-Encoding")
+		fields = append(fields, headerField{name: "Transfer-Encoding"})
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		name := HeaderParamName(k)
+	sortFields(fields)
+	for _, f := range fields {
+		name := HeaderParamName(f.name)
 		if _, ok := p.set[name]; ok {
 			continue
 		}
-		if k == "Host" && !hostListed {
+		if f.name == "Host" && !hostListed {
 			dst = add(dst, name, r.Host)
 			continue
 		}
-		if chunked && k == "Transfer-Encoding" {
+		if chunked && f.name == "Transfer-Encoding" {
 			dst = add(dst, name, strings.Join(r.TransferEncoding, ", "))
 			continue
 		}
-		for _, v := range r.Header[k] {
+		for _, v := range f.values {
 			dst = add(dst, name, v)
 		}
 	}
 	return dst
+}
+
+// headerField is a request header field's name and values.
+type headerField struct {
+	name   string
+	values []string
+}
+
+// sortFields sorts fields by name. A request's few are sorted by
+// insertion, as slices.Sort sorts so few, comparing first bytes before
+// whole names and without the call through a comparison function that
+// slices.SortFunc makes for each pair (which cost more than the lookups
+// gathering the values saves); many, by slices.SortFunc, whose time
+// grows as n log n, not as n².
+func sortFields(fields []headerField) {
+	if len(fields) > 12 {
+		slices.SortFunc(fields, func(a, b headerField) int { return strings.Compare(a.name, b.name) })
+		return
+	}
+	for i := 1; i < len(fields); i++ {
+		for j := i; j > 0 && nameLess(fields[j].name, fields[j-1].name); j-- {
+			fields[j], fields[j-1] = fields[j-1], fields[j]
+		}
+	}
+}
+
+// nameLess reports whether a sorts before b.
+func nameLess(a, b string) bool {
+	if a != "" && b != "" && a[0] != b[0] {
+		return a[0] < b[0]
+	}
+	return a < b
 }
 
 // HeaderParamName is the parameter a request header travels as:
