@@ -145,6 +145,11 @@ func parseFields(rest string, r *http.Request, vals []string) (err error) {
 	var host, cl, te string
 	hosts := 0
 	hasCL, hasTE, hasConn := false, false, false
+	// The names met so far, while they are few: whether a line repeats
+	// one is found by comparing with them, not by a lookup in the map,
+	// which hashes the name and misses for nearly every line.
+	var nameStack [8]string
+	names := nameStack[:0]
 	defer func() {
 		if err == nil {
 			return
@@ -196,12 +201,15 @@ func parseFields(rest string, r *http.Request, vals []string) (err error) {
 		case "Connection":
 			hasConn = true
 		}
-		if old, ok := h[name]; ok {
+		if repeated(h, names, name) {
 			if header.Unique(name) {
 				return badRequest("duplicate " + name + " header")
 			}
-			h[name] = append(old, value)
+			h[name] = append(h[name], value)
 			continue
+		}
+		if len(names) < cap(names) {
+			names = append(names, name)
 		}
 		vals[0] = value
 		h[name] = vals[:1:1]
@@ -476,4 +484,20 @@ func validHost(s string) bool {
 		}
 	}
 	return true
+}
+
+// repeated reports whether name is a field of h already: one of names,
+// the names entered so far, while there is room for every name; else one
+// of h's.
+func repeated(h http.Header, names []string, name string) bool {
+	if len(names) < cap(names) {
+		for _, n := range names {
+			if n == name {
+				return true
+			}
+		}
+		return false
+	}
+	_, ok := h[name]
+	return ok
 }

@@ -2,6 +2,7 @@ package http1
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/textproto"
@@ -435,6 +436,36 @@ func TestCanonicalNameAndValue(t *testing.T) {
 		want := !(c < ' ' && c != '\t' || c == 0x7f)
 		if got := validValue(v); got != want {
 			t.Errorf("validValue(%q) = %v", v, got)
+		}
+	}
+}
+
+// A repeated field is found whether its name is among the first eight
+// (compared with the names noted on the stack) or after them (looked up
+// in the map): its values are kept in order, and a second line of a
+// field that may appear once is refused.
+func TestParseHeadRepeatedFields(t *testing.T) {
+	for _, distinct := range []int{2, 7, 8, 9, 12} {
+		head := "GET / HTTP/1.1\r\nHost: a\r\n"
+		for i := range distinct {
+			head += fmt.Sprintf("X-F%d: %d\r\n", i, i)
+		}
+		last := fmt.Sprintf("X-F%d", distinct-1)
+		r := parseOK(t, head+"X-F0: again\r\n"+last+": again\r\n")
+		if got := r.Header["X-F0"]; len(got) != 2 || got[0] != "0" || got[1] != "again" {
+			t.Errorf("%d names: X-F0 %q", distinct, got)
+		}
+		if got := r.Header[last]; len(got) != 2 || got[1] != "again" {
+			t.Errorf("%d names: %s %q", distinct, last, got)
+		}
+		if len(r.Header) != distinct {
+			t.Errorf("%d names: %d in the map", distinct, len(r.Header))
+		}
+		var r2 http.Request
+		err := parseHead(head+"Authorization: a\r\nAuthorization: b\r\n", &r2, new(reqMem))
+		var re *requestError
+		if !errors.As(err, &re) || re.status != http.StatusBadRequest {
+			t.Errorf("%d names: a second Authorization gave %v", distinct, err)
 		}
 	}
 }
