@@ -157,12 +157,26 @@ func appendHeaders[S any](p *Params, dst S, r *http.Request, add func(dst S, nam
 	if !p.passHeaders {
 		return dst
 	}
-	// The fields, with their values, gathered in the one walk over the
-	// map (a lookup of each name again would cost a hash each) and
-	// sorted on the stack unless the request has very many. Whether Host
-	// and Transfer-Encoding are among them is seen on the way.
-	var buf [32]headerField
-	fields := buf[:0]
+	// The fields are gathered on the stack, in room for a usual request's
+	// (with Host and Transfer-Encoding, which net/http keeps out of the
+	// map), or, for a longer header, in more room that only such a
+	// request pays the zeroing of.
+	if len(r.Header) > fewFields-2 {
+		var buf [32]headerField
+		return appendFields(p, dst, r, add, buf[:0])
+	}
+	var buf [fewFields]headerField
+	return appendFields(p, dst, r, add, buf[:0])
+}
+
+// fewFields is the room appendHeaders gives a usual request's fields.
+const fewFields = 12
+
+// appendFields is appendHeaders gathering the fields in fields' room,
+// with their values, in the one walk over the map (a lookup of each name
+// again would cost a hash each). Whether Host and Transfer-Encoding are
+// among them is seen on the way.
+func appendFields[S any](p *Params, dst S, r *http.Request, add func(dst S, name, value string) S, fields []headerField) S {
 	hostListed, teListed := false, false
 	for k, vv := range r.Header {
 		fields = append(fields, headerField{k, vv})
@@ -218,7 +232,7 @@ type headerField struct {
 // gathering the values saves); many, by slices.SortFunc, whose time
 // grows as n log n, not as n².
 func sortFields(fields []headerField) {
-	if len(fields) > 12 {
+	if len(fields) > fewFields {
 		slices.SortFunc(fields, func(a, b headerField) int { return strings.Compare(a.name, b.name) })
 		return
 	}
