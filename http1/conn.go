@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/internal/reason"
 )
 
@@ -644,12 +645,6 @@ func (c *conn) serveOne() (keep, park bool) {
 	return true, false
 }
 
-// headerField is one name of a response header with its values.
-type headerField struct {
-	name   string
-	values []string
-}
-
 // respMem is what a connection's responses reuse: the header map,
 // cleared for each request, the header being written and its fields.
 // A connection that goes idle on a fresh goroutine gives it back to
@@ -657,7 +652,7 @@ type headerField struct {
 type respMem struct {
 	header http.Header
 	hdr    []byte
-	fields []headerField // sorted for output
+	fields []header.Field // sorted for output
 }
 
 var respPool = sync.Pool{New: func() any { return new(respMem) }}

@@ -207,18 +207,3 @@ func TestResponseHeaderFreshPerRequest(t *testing.T) {
 		}
 	}
 }
-
-func TestSortFields(t *testing.T) {
-	for _, n := range []int{0, 1, 2, 5, 16, 17, 40} {
-		fs := make([]headerField, n)
-		for i := range fs {
-			fs[i].name = fmt.Sprintf("X-%03d", (i*37)%n)
-		}
-		sortFields(fs)
-		for i := 1; i < n; i++ {
-			if fs[i-1].name >= fs[i].name {
-				t.Fatalf("n=%d: %q before %q", n, fs[i-1].name, fs[i].name)
-			}
-		}
-	}
-}

@@ -7,7 +7,6 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -77,7 +76,7 @@ type response struct {
 	// expectTrailers: ExpectTrailers was called; trailers are the
 	// fields AddTrailer gave, sent after the last chunk in that order.
 	expectTrailers bool
-	trailers       []headerField
+	trailers       []header.Field
 	hijacked       bool
 	done           bool // the handler returned
 	err            error
@@ -127,7 +126,7 @@ func (w *response) ExpectTrailers() { w.expectTrailers = true }
 // that ExpectTrailers made chunked, in the order added; a name that is
 // not a token is dropped, and a CR or LF in the value becomes a space.
 func (w *response) AddTrailer(name, value string) {
-	w.trailers = append(w.trailers, headerField{name, []string{value}})
+	w.trailers = append(w.trailers, header.Field{Name: name, Values: []string{value}})
 }
 
 // trailered reports whether the body goes out chunked for trailers.
@@ -198,7 +197,7 @@ func (w *response) collectFields() (f fieldScan) {
 		if strings.HasPrefix(k, http.TrailerPrefix) {
 			continue
 		}
-		fields = append(fields, headerField{k, vv})
+		fields = append(fields, header.Field{Name: k, Values: vv})
 	}
 	w.c.mem.fields = fields
 	return f
@@ -382,7 +381,7 @@ func (w *response) headerFields(f fieldScan) {
 		kept := fields[:0]
 		for _, fl := range fields {
 			// Keep-Alive describes a connection that stays open.
-			if fl.name == "Keep-Alive" && w.closeAfter || header.HasToken(f.trailer, fl.name) {
+			if fl.Name == "Keep-Alive" && w.closeAfter || header.HasToken(f.trailer, fl.Name) {
 				continue
 			}
 			kept = append(kept, fl)
@@ -390,13 +389,13 @@ func (w *response) headerFields(f fieldScan) {
 		clear(fields[len(kept):])
 		fields = kept
 	}
-	sortFields(fields)
+	header.SortFields(fields)
 	for _, fl := range fields {
-		if !isToken(fl.name) {
+		if !isToken(fl.Name) {
 			continue
 		}
-		for _, v := range fl.values {
-			h = appendField(h, fl.name, v)
+		for _, v := range fl.Values {
+			h = appendField(h, fl.Name, v)
 		}
 	}
 	clear(fields) // the values are the handler's: not kept past the request
@@ -522,21 +521,6 @@ func (w *response) RequestSize() int64 {
 	return n
 }
 
-// sortFields sorts a response's fields by name (names differ: stability
-// does not matter). The usual dozen or fewer are sorted by insertion,
-// several times faster than the general sort for so few.
-func sortFields(fs []headerField) {
-	if len(fs) > 16 {
-		slices.SortFunc(fs, func(a, b headerField) int { return strings.Compare(a.name, b.name) })
-		return
-	}
-	for i := 1; i < len(fs); i++ {
-		for j := i; j > 0 && fs[j].name < fs[j-1].name; j-- {
-			fs[j], fs[j-1] = fs[j-1], fs[j]
-		}
-	}
-}
-
 func appendField(h []byte, k, v string) []byte {
 	h = append(h, k...)
 	h = append(h, ": "...)
@@ -570,8 +554,8 @@ func (w *response) lastChunk() []byte {
 		}
 	}
 	for _, f := range w.trailers {
-		if isToken(f.name) {
-			t = appendField(t, f.name, f.values[0])
+		if isToken(f.Name) {
+			t = appendField(t, f.Name, f.Values[0])
 		}
 	}
 	return append(t, "\r\n"...)

@@ -2,9 +2,9 @@ package gateway
 
 import (
 	"net/http"
-	"slices"
 	"strings"
 
+	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -162,10 +162,10 @@ func appendHeaders[S any](p *Params, dst S, r *http.Request, add func(dst S, nam
 	// map), or, for a longer header, in more room that only such a
 	// request pays the zeroing of.
 	if len(r.Header) > fewFields-2 {
-		var buf [32]headerField
+		var buf [32]header.Field
 		return appendFields(p, dst, r, add, buf[:0])
 	}
-	var buf [fewFields]headerField
+	var buf [fewFields]header.Field
 	return appendFields(p, dst, r, add, buf[:0])
 }
 
@@ -176,10 +176,10 @@ const fewFields = 12
 // with their values, in the one walk over the map (a lookup of each name
 // again would cost a hash each). Whether Host and Transfer-Encoding are
 // among them is seen on the way.
-func appendFields[S any](p *Params, dst S, r *http.Request, add func(dst S, name, value string) S, fields []headerField) S {
+func appendFields[S any](p *Params, dst S, r *http.Request, add func(dst S, name, value string) S, fields []header.Field) S {
 	hostListed, teListed := false, false
 	for k, vv := range r.Header {
-		fields = append(fields, headerField{k, vv})
+		fields = append(fields, header.Field{Name: k, Values: vv})
 		switch k {
 		case "Host":
 			hostListed = true
@@ -189,66 +189,34 @@ func appendFields[S any](p *Params, dst S, r *http.Request, add func(dst S, name
 	}
 	if r.Host != "" && !hostListed {
 		// net/http keeps the Host line out of Header.
-		fields = append(fields, headerField{name: "Host"})
+		fields = append(fields, header.Field{Name: "Host"})
 	}
 	// The server takes a chunked body's Transfer-Encoding line out of
 	// Header: the application gets the lines the client sent, as NGINX
 	// passes them.
 	chunked := len(r.TransferEncoding) > 0 && !teListed
 	if chunked {
-		fields = append(fields, headerField{name: "Transfer-Encoding"})
+		fields = append(fields, header.Field{Name: "Transfer-Encoding"})
 	}
-	sortFields(fields)
+	header.SortFields(fields)
 	for _, f := range fields {
-		name := HeaderParamName(f.name)
+		name := HeaderParamName(f.Name)
 		if _, ok := p.set[name]; ok {
 			continue
 		}
-		if f.name == "Host" && !hostListed {
+		if f.Name == "Host" && !hostListed {
 			dst = add(dst, name, r.Host)
 			continue
 		}
-		if chunked && f.name == "Transfer-Encoding" {
+		if chunked && f.Name == "Transfer-Encoding" {
 			dst = add(dst, name, strings.Join(r.TransferEncoding, ", "))
 			continue
 		}
-		for _, v := range f.values {
+		for _, v := range f.Values {
 			dst = add(dst, name, v)
 		}
 	}
 	return dst
-}
-
-// headerField is a request header field's name and values.
-type headerField struct {
-	name   string
-	values []string
-}
-
-// sortFields sorts fields by name. A request's few are sorted by
-// insertion, as slices.Sort sorts so few, comparing first bytes before
-// whole names and without the call through a comparison function that
-// slices.SortFunc makes for each pair (which cost more than the lookups
-// gathering the values saves); many, by slices.SortFunc, whose time
-// grows as n log n, not as n².
-func sortFields(fields []headerField) {
-	if len(fields) > fewFields {
-		slices.SortFunc(fields, func(a, b headerField) int { return strings.Compare(a.name, b.name) })
-		return
-	}
-	for i := 1; i < len(fields); i++ {
-		for j := i; j > 0 && nameLess(fields[j].name, fields[j-1].name); j-- {
-			fields[j], fields[j-1] = fields[j-1], fields[j]
-		}
-	}
-}
-
-// nameLess reports whether a sorts before b.
-func nameLess(a, b string) bool {
-	if a != "" && b != "" && a[0] != b[0] {
-		return a[0] < b[0]
-	}
-	return a < b
 }
 
 // HeaderParamName is the parameter a request header travels as:

@@ -1,8 +1,10 @@
 package header
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 )
@@ -108,6 +110,40 @@ func TestLowerASCII(t *testing.T) {
 	for in, want := range map[string]string{"": "", "abc": "abc", "A.Example.COM": "a.example.com", "ÄB\xff": "Äb\xff"} {
 		if got := LowerASCII(in); got != want {
 			t.Errorf("LowerASCII(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// SortFields orders names as strings order, by insertion or not, whether
+// their first bytes differ or not (an empty name first), and keeps each
+// name's values with it.
+func TestSortFields(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 5, 12, 16, 17, 40} {
+		var fs []Field
+		for i := range n {
+			name := fmt.Sprintf("X-%03d", (i*37)%n)
+			switch i % 4 {
+			case 1:
+				name = fmt.Sprintf("%c-%d", 'A'+(i*7)%26, i)
+			case 2:
+				name = fmt.Sprintf("x%d", i) // lower case sorts after upper
+			}
+			if i == n/2 && n > 2 {
+				name = ""
+			}
+			fs = append(fs, Field{Name: name, Values: []string{"v" + name}})
+		}
+		rand.Shuffle(len(fs), func(i, j int) { fs[i], fs[j] = fs[j], fs[i] })
+		want := make([]string, len(fs))
+		for i, f := range fs {
+			want[i] = f.Name
+		}
+		slices.Sort(want)
+		SortFields(fs)
+		for i, f := range fs {
+			if f.Name != want[i] || len(f.Values) != 1 || f.Values[0] != "v"+f.Name {
+				t.Fatalf("n=%d: at %d %q %q, want %q", n, i, f.Name, f.Values, want[i])
+			}
 		}
 	}
 }
