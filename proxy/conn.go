@@ -58,6 +58,20 @@ type conn struct {
 	// again when net/http refuses its Transfer-Encoding (see coding.go).
 	head      []byte
 	recording bool
+	// sr is dc's socket where it writes and then reads in one wait, nil
+	// otherwise. holding makes the next Write, a request's last, held
+	// for the first Read to make (hold); held is that write, and
+	// heldErr what failed it.
+	sr      writeReader
+	holding bool
+	held    []byte
+	heldErr error
+}
+
+// writeReader is a socket that writes a request and reads its answer
+// without a read that finds nothing (rawsock.Conn.WriteRead).
+type writeReader interface {
+	WriteRead(w, p []byte) (wn, rn int, err error)
 }
 
 func newConn(dc *deadlineConn, nc net.Conn, p *peer, id connID) *conn {
@@ -65,6 +79,9 @@ func newConn(dc *deadlineConn, nc net.Conn, p *peer, id connID) *conn {
 	c.probe, c.abortFn = c.probeFD, c.abort
 	if sc, ok := dc.Conn.(syscall.Conn); ok {
 		c.rc, _ = sc.SyscallConn()
+	}
+	if nc == net.Conn(dc) { // TLS reads records, not the answer's bytes
+		c.sr, _ = dc.Conn.(writeReader)
 	}
 	if v, ok := readerPool.Get().(*bufio.Reader); ok {
 		v.Reset(c)
@@ -93,7 +110,13 @@ func (c *conn) Read(p []byte) (int, error) {
 			p = p[:c.limit]
 		}
 	}
-	n, err := c.nc.Read(p)
+	var n int
+	var err error
+	if c.held != nil {
+		n, err = c.sendAndRead(p)
+	} else {
+		n, err = c.nc.Read(p)
+	}
 	c.nread += int64(n)
 	if c.recording {
 		c.head = append(c.head, p[:n]...)
@@ -107,6 +130,11 @@ func (c *conn) Read(p []byte) (int, error) {
 // Write is what c.bw writes through: it counts the bytes sent, after TLS
 // has been taken off as NGINX counts them.
 func (c *conn) Write(p []byte) (int, error) {
+	if c.holding {
+		c.holding = false
+		c.held = p
+		return len(p), nil
+	}
 	n, err := c.nc.Write(p)
 	c.nsent.Add(int64(n))
 	return n, err
@@ -133,8 +161,45 @@ func (c *conn) begin(read, send time.Duration, streamed bool, now time.Time) {
 		c.dc.clock = now
 	}
 	c.nread = 0
+	c.heldErr = nil
 	c.nsent.Store(0)
 	c.requests++
+}
+
+// flush writes what c.bw holds, the whole request, whose answer is read
+// next on this goroutine. Where the socket can (c.sr), the write is held
+// for the first Read to make with its wait (sendAndRead): NGINX, told by
+// its event loop when the answer comes, makes no read before it, and
+// Go's poller needs one unless the write is made within the read. The
+// bytes held stay in c.bw's buffer, which nothing writes to before the
+// answer is read. An error of the held write is the send's: c.heldErr.
+func (c *conn) flush() error {
+	c.holding = c.sr != nil
+	err := c.bw.Flush()
+	c.holding = false
+	return err
+}
+
+// sendAndRead writes the held request and reads the first of its answer
+// into p, in one wait where the socket took the request whole, or else
+// after writing the rest the ordinary way.
+func (c *conn) sendAndRead(p []byte) (int, error) {
+	w := c.held
+	c.held = nil
+	wn, n, err := c.dc.writeRead(c.sr, w, p)
+	c.nsent.Add(int64(wn))
+	if wn == len(w) {
+		return n, err
+	}
+	if err == nil {
+		n, err = c.dc.Write(w[wn:])
+		c.nsent.Add(int64(n))
+	}
+	if err != nil {
+		c.heldErr = err
+		return 0, err
+	}
+	return c.dc.Read(p)
 }
 
 // alive reports whether an idle connection is still open and silent: the
@@ -264,6 +329,17 @@ func (d *deadlineConn) Write(p []byte) (int, error) {
 		}
 	}
 	return d.Conn.Write(p)
+}
+
+// writeRead writes w and reads into p through sr, its socket, in one
+// wait, the read timed as Read times it (the write does not wait).
+func (d *deadlineConn) writeRead(sr writeReader, w, p []byte) (int, int, error) {
+	if d.read > 0 && d.armed.Load() {
+		if err := d.timeReads(); err != nil {
+			return 0, 0, err
+		}
+	}
+	return sr.WriteRead(w, p)
 }
 
 // arm starts the read timeout once the request is sent; a read already

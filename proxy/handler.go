@@ -365,7 +365,7 @@ func (x *exchange) try(p *peer, fresh bool, start time.Time) (*conn, *http.Respo
 		x.writeHead(c.bw)
 	}
 	if err == nil && !x.body.hasBytes() {
-		err = c.bw.Flush()
+		err = c.flush()
 	}
 	if err != nil {
 		x.stop.Stop()
@@ -380,7 +380,12 @@ func (x *exchange) try(p *peer, fresh bool, start time.Time) (*conn, *http.Respo
 
 	resp, err := x.readHeader(c)
 	if err != nil {
-		f := x.headerFailure(c, err, reused)
+		var f *failure
+		if c.heldErr != nil { // the request's write, made by the read
+			f = x.classify(c.heldErr, phaseSend, reused, c)
+		} else {
+			f = x.headerFailure(c, err, reused)
+		}
 		x.stop.Stop()
 		c.close()
 		return fail(f)

@@ -106,13 +106,13 @@ type Conn struct {
 
 	// The operation in progress, for the functions handed to rc, made
 	// once per connection rather than per call.
-	rp       []byte
-	rn       int
-	rerr     error
-	wp       []byte
-	wn       int
-	werr     error
-	rfn, wfn func(fd uintptr) bool
+	rp            []byte
+	rn            int
+	rerr          error
+	wp            []byte
+	wn            int
+	werr          error
+	rfn, wfn, wrf func(fd uintptr) bool
 }
 
 // Wrap returns a *Conn over c when c is a *net.TCPConn or a
@@ -128,7 +128,7 @@ func Wrap(c net.Conn) net.Conn {
 		return c
 	}
 	r := &Conn{Conn: c, rc: rc}
-	r.rfn, r.wfn = r.read, r.write
+	r.rfn, r.wfn, r.wrf = r.read, r.write, r.writeRead
 	return r
 }
 
@@ -151,6 +151,59 @@ func (c *Conn) write(fd uintptr) bool {
 		}
 	}
 	return true
+}
+
+// writeRead is WriteRead's function: its first call writes, and has the
+// poller wait for the answer, without reading, once all is written; the
+// calls after that read.
+func (c *Conn) writeRead(fd uintptr) bool {
+	if len(c.wp) > 0 {
+		// Stop on an error or a socket without room: WriteRead's caller
+		// writes the rest the ordinary way.
+		return !c.write(fd) || c.werr != nil
+	}
+	return c.read(fd)
+}
+
+// WriteRead writes w and then reads the answer into p, as Write and Read
+// would, but without a read that finds nothing. A Read must try the
+// socket before it waits, since the runtime forgets what its poller saw
+// of the socket when a read begins: an answer that came before would
+// never wake the wait. Here the write is made within the read, after
+// that point, so the answer to it, whenever it comes, wakes the wait, and
+// the first read finds it: one system call fewer per exchange (the read
+// that would find nothing, made before the peer had answered).
+//
+// The write does not wait: wn less than len(w) with a nil error says the
+// socket had no room for the rest, which the caller then writes (Write)
+// before it reads (Read); nothing has been read. An error with wn less
+// than len(w) is the write's, one with wn equal to len(w) the read's.
+// w's bytes are sent before the answer is read: p must not be w.
+func (c *Conn) WriteRead(w, p []byte) (wn, rn int, err error) {
+	c.wp, c.wn, c.werr = w, 0, nil
+	c.rp, c.rn, c.rerr = p, 0, nil
+	err = c.rc.Read(c.wrf)
+	wn = c.wn
+	c.wp, c.rp = nil, nil
+	if wn < len(w) {
+		if err == nil {
+			err = c.werr
+		}
+		if err != nil {
+			return wn, 0, c.opError("write", err)
+		}
+		return wn, 0, nil
+	}
+	if err == nil {
+		if c.rerr == io.EOF {
+			return wn, 0, io.EOF
+		}
+		err = c.rerr
+	}
+	if err != nil {
+		return wn, c.rn, c.opError("read", err)
+	}
+	return wn, c.rn, nil
 }
 
 // Read reads into p, waiting for data if there is none yet.
