@@ -257,6 +257,7 @@ func (c *conn) abort() {
 // calls it, once no other goroutine uses c.
 func (c *conn) close() {
 	c.abort()
+	c.held = nil // c.bw's buffer, which goes back to the pool
 	if c.br != nil {
 		c.br.Reset(nil)
 		readerPool.Put(c.br)
