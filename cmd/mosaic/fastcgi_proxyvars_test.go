@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // $proxy_port belongs to the proxy module: in a FastCGI location NGINX
@@ -45,6 +47,40 @@ func TestFastCGIProxyPortAsNGINX(t *testing.T) {
 		}
 		if bodies[0] != bodies[1] {
 			t.Errorf("%s: mosaic %q, nginx %q", path, bodies[0], bodies[1])
+		}
+	}
+}
+
+// TestFastCGIMaxRequestsAsNGINX: a php-fpm worker that has served its
+// pm.max_requests exits, closing the connection the server keeps, just
+// after its last answer; the next request on that connection, whether
+// the close has come in before it (the idle check) or after its write
+// (the request written by the read of its answer), goes to a new
+// connection, and no client sees an error, as with NGINX. (Two workers:
+// a worker serves one kept connection, each server's, until it exits.)
+func TestFastCGIMaxRequestsAsNGINX(t *testing.T) {
+	nginxPath(t)
+	fpmPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www", "p.php"), `<?php echo "hello\n";`)
+	fpm := startFPM(t, filepath.Join(dir, "fpm"), filepath.Join(dir, "php.sock"), 2, "pm.max_requests = 2")
+	shipFastCGIFile(t, dir, "fastcgi.conf")
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`upstream php_%s { server %s; keepalive 2; }
+			server { listen 127.0.0.1:%d; root %s/www;
+			location / { include %s/fastcgi.conf; fastcgi_param SCRIPT_FILENAME $document_root/p.php;
+				fastcgi_keep_conn on; fastcgi_pass php_%s; } }`,
+			who, fpm.addr, port, dir, dir, who)
+	})
+	for i := range 12 {
+		for j, port := range []int{mport, nport} {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			req, _ := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("http://127.0.0.1:%d/r%d", port, i), nil)
+			resp, body := doRequest(t, req)
+			cancel()
+			if resp.StatusCode != 200 || body != "hello\n" {
+				t.Errorf("request %d to %s: %d %q", i, [2]string{"mosaic", "nginx"}[j], resp.StatusCode, body)
+			}
 		}
 	}
 }

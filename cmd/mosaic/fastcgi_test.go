@@ -60,8 +60,9 @@ func fpmPath(t *testing.T) string {
 
 // startFPM runs php-fpm in dir (its own configuration, no php.ini, no
 // system service) with a pool of workers listening on listen: a socket
-// path or a port. It stops when the test ends.
-func startFPM(t *testing.T, dir, listen string, workers int) *phpFPM {
+// path or a port, and the pool's further settings, one a line. It stops
+// when the test ends.
+func startFPM(t *testing.T, dir, listen string, workers int, pool ...string) *phpFPM {
 	t.Helper()
 	bin := fpmPath(t)
 	conf := fmt.Sprintf(`[global]
@@ -78,7 +79,7 @@ php_admin_flag[display_errors] = off
 php_admin_flag[log_errors] = on
 php_admin_value[upload_max_filesize] = 32M
 php_admin_value[post_max_size] = 32M
-`, dir, listen, workers)
+`, dir, listen, workers) + strings.Join(pool, "\n") + "\n"
 	writeFile(t, filepath.Join(dir, "fpm.conf"), conf)
 	args := []string{"-n", "-F", "-y", filepath.Join(dir, "fpm.conf"), "-p", dir}
 	if os.Getuid() == 0 {
