@@ -333,8 +333,12 @@ func (d *deadlineConn) Write(p []byte) (int, error) {
 }
 
 // writeRead writes w and reads into p through sr, its socket, in one
-// wait, the read timed as Read times it (the write does not wait).
+// wait, the read timed as Read times it. The write does not wait, so it
+// takes no deadline, nor the clock begin left for the request's first
+// write: a later Write (the rest of w, an upgraded connection's tunnel)
+// would set its deadline from that old time.
 func (d *deadlineConn) writeRead(sr writeReader, w, p []byte) (int, int, error) {
+	d.clock = time.Time{}
 	if d.read > 0 && d.armed.Load() {
 		if err := d.timeReads(); err != nil {
 			return 0, 0, err

@@ -135,6 +135,26 @@ func TestUpgradeTunnelKeptByClientTraffic(t *testing.T) {
 	}
 }
 
+// TestUpgradeTunnelSendTimeoutFromWrite: the tunnel's first write to the
+// origin gets proxy_send_timeout from when it is made, not from when the
+// request began: the upgrade request, without a body, is written by the
+// read of its answer, which sets no write deadline, and the clock its
+// ordinary write would have taken must not be left for the tunnel's.
+func TestUpgradeTunnelSendTimeoutFromWrite(t *testing.T) {
+	o := echoUpgradeOrigin(t)
+	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{HTTPVersion: "1.1", SetHeaders: upgradeHeaders, SendTimeout: 200 * time.Millisecond}))
+	c, br, resp := dialUpgrade(t, hostOf(f.Server), "")
+	if resp.StatusCode != 101 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	time.Sleep(400 * time.Millisecond) // past the send timeout from the request's start
+	io.WriteString(c, "hello\n")
+	c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if line, err := br.ReadString('\n'); line != "HELLO\n" {
+		t.Errorf("a message 400ms after the switch: got %q, %v; want \"HELLO\\n\"", line, err)
+	}
+}
+
 func TestUpgradeNotForwardedByDefault(t *testing.T) {
 	// Without the Upgrade header configured the origin never sees one.
 	o := echoUpgradeOrigin(t)
