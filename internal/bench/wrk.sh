@@ -7,9 +7,12 @@
 # server process PID's user + system clock ticks from /proc/PID/stat
 # (read after the command name, which may hold spaces). A run with non-2xx
 # answers or no requests prints "0 0". $WRK_HEADER, when set, is a header
-# every request carries (for example "Accept-Encoding: br").
+# every request carries (for example "Accept-Encoding: br"). With
+# LOCK_HELD set the caller holds the lock already (serve_and_measure).
 measure() {
-	flock "$LOCK" bash -c '
+	local lock=(flock "$LOCK")
+	[[ -z ${LOCK_HELD:-} ]] || lock=()
+	"${lock[@]}" bash -c '
 		ticks() { local s; s=$(<"/proc/$1/stat"); s=${s##*) }; awk "{print \$12 + \$13}" <<<"$s"; }
 		t0=$(ticks "$2")
 		hdr=()
@@ -47,18 +50,24 @@ median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print (NR % 2
 # serve_and_measure PORT PATH SECONDS CMD...: starts the server CMD pinned
 # to $SERVER_CPU (its output to $tmp/server.out), waits until
 # http://127.0.0.1:PORT/PATH answers, prints what measure prints for it,
-# and stops it.
+# and stops it, all under $LOCK: another run of the same script, waiting
+# for the lock, must not find PORT taken (its server would not start,
+# and its wait and wrk would reach this one's).
 serve_and_measure() {
-	local port=$1 path=$2 secs=$3 pid
+	local port=$1 path=$2 secs=$3 pid lock
 	shift 3
-	taskset -c "$SERVER_CPU" "$@" 2>>"$tmp/server.out" &
+	exec {lock}>>"$LOCK"
+	flock "$lock"
+	# The server does not keep the lock once this function has let it go.
+	taskset -c "$SERVER_CPU" "$@" 2>>"$tmp/server.out" {lock}>&- &
 	pid=$!
 	echo "$pid" >"$tmp/pids" # one server at a time
 	for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/$path" && break; sleep 0.1; done
-	measure "$port" "$pid" "$path" "$secs"
+	LOCK_HELD=1 measure "$port" "$pid" "$path" "$secs"
 	kill "$pid"
 	wait "$pid" 2>/dev/null || true
 	rm -f "$tmp/pids"
+	exec {lock}>&-
 }
 
 # instructions_per_request PORT PATH CMD...: the user-space instructions
