@@ -179,6 +179,9 @@ func (c *Conn) writeRead(fd uintptr) bool {
 // before it reads (Read); nothing has been read. An error with wn less
 // than len(w) is the write's, one with wn equal to len(w) the read's.
 // w's bytes are sent before the answer is read: p must not be w.
+// WriteRead is the connection's reader and its writer at once (it uses
+// Write's state, under the poller's read lock only): no Write may run
+// beside it.
 func (c *Conn) WriteRead(w, p []byte) (wn, rn int, err error) {
 	c.wp, c.wn, c.werr = w, 0, nil
 	c.rp, c.rn, c.rerr = p, 0, nil
