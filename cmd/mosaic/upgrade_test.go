@@ -112,3 +112,43 @@ func TestUpgradeBytesMatchNGINX(t *testing.T) {
 		t.Errorf("$status|$body_bytes_sent|$upstream_bytes_sent|$upstream_bytes_received: %q, NGINX %q", m[0], n[0])
 	}
 }
+
+// A tunnel's message sent after proxy_send_timeout has passed since the
+// upgrade request reaches the origin behind both servers: the send
+// timeout limits a write that waits, counted from that write.
+func TestUpgradeLateMessageAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := echoOrigin(t, 1)
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
+			location /ws { proxy_pass http://%s; proxy_http_version 1.1; proxy_send_timeout 1s;
+				proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection "upgrade"; } }`,
+			port, origin.Addr())
+	})
+	ports := []int{mport, nport}
+	conns := make([]net.Conn, len(ports))
+	readers := make([]*bufio.Reader, len(ports))
+	for i, port := range ports {
+		c, err := net.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		fmt.Fprint(c, "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
+		br := bufio.NewReader(c)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil || resp.StatusCode != 101 {
+			t.Fatalf("port %d: %v %v", port, resp, err)
+		}
+		conns[i], readers[i] = c, br
+	}
+	time.Sleep(1500 * time.Millisecond)
+	for i, c := range conns {
+		fmt.Fprint(c, "late\n")
+		if got, err := readers[i].ReadString('\n'); err != nil || got != "LATE\n" {
+			t.Errorf("%s: %q %v, want \"LATE\\n\"", [2]string{"mosaic", "nginx"}[i], got, err)
+		}
+	}
+}
