@@ -75,9 +75,12 @@ func TestConnDeadlines(t *testing.T) {
 		t.Errorf("the read waited %v", d)
 	}
 	// Nobody reads the other end: the socket's buffers fill and the
-	// write waits until its deadline, having written part.
+	// write waits until its deadline, having written part. (The buffer
+	// is made first: making 64 MiB under -race on a busy machine took
+	// longer than the deadline, and the write found it past.)
+	big := make([]byte, 64<<20)
 	c.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
-	n, err := c.Write(make([]byte, 64<<20))
+	n, err := c.Write(big)
 	if !errors.Is(err, os.ErrDeadlineExceeded) || n == 0 || n == 64<<20 {
 		t.Fatalf("write past its deadline: %d %v", n, err)
 	}
