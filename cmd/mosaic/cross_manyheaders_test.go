@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -20,8 +21,9 @@ import (
 // first eight names and after them, in other cases, and more names than
 // the sorts' and the parser's small paths hold: pipelined on one HTTP/1.1
 // connection over TLS and as concurrent HTTP/2 streams over TLS, to
-// php-fpm (the HTTP_* parameters PHP is given) and to a proxied upstream
-// (the header lines it is sent), the answers are NGINX's.
+// php-fpm (the HTTP_* parameters PHP is given), to an SCGI application
+// (those it is given) and to a proxied upstream (the header lines it is
+// sent), the answers are NGINX's.
 func TestManyHeadersGatewaysOverTLSAsNGINX(t *testing.T) {
 	nginxPath(t)
 	fpmPath(t)
@@ -34,12 +36,14 @@ ksort($a); foreach ($a as $k => $v) { echo $k, '=', $v, "\n"; }`)
 	fpm := startFPM(t, filepath.Join(dir, "fpm"), "127.0.0.1:"+strconv.Itoa(port), 2)
 	shipFastCGIFile(t, dir, "fastcgi.conf")
 	origin := headEcho(t)
+	app := scgiApp(t, new(atomic.Int32))
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
 		return fmt.Sprintf(`server { listen 127.0.0.1:%[1]d ssl http2;
 			ssl_certificate %[3]s; ssl_certificate_key %[4]s; root %[2]s/www; access_log off;
 			location ~ \.php$ { include %[2]s/fastcgi.conf; fastcgi_pass %[5]s; }
-			location /p/ { proxy_pass http://%[6]s; } }`,
-			port, dir, cert, key, fpm.addr, origin)
+			location /p/ { proxy_pass http://%[6]s; }
+			location = /echo { scgi_param DOCUMENT_URI /echo; scgi_pass %[7]s; } }`,
+			port, dir, cert, key, fpm.addr, origin, app)
 	})
 	// fields are the request's lines after Host, in the order sent.
 	fields := func(i int) []string {
@@ -51,7 +55,7 @@ ksort($a); foreach ($a as $k => $v) { echo $k, '=', $v, "\n"; }`)
 		}
 		return append(f, "X-G: late")
 	}
-	paths := []string{"/h.php", "/p/a", "/h.php?x", "/p/b"}
+	paths := []string{"/h.php", "/p/a", "/h.php?x", "/p/b", "/echo"}
 	h1 := func(port int) (out []string) {
 		c, err := tls.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port), &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}})
 		if err != nil {
@@ -116,7 +120,7 @@ ksort($a); foreach ($a as $k => $v) { echo $k, '=', $v, "\n"; }`)
 		run  func(int) []string
 	}{{"h1 pipelined", h1}, {"h2", h2}} {
 		m, n := c.run(mport), c.run(nport)
-		if !strings.Contains(n[0], "HTTP_X_MANY_01=19") || !strings.Contains(strings.ToLower(n[1]), "x-many-01: 19") {
+		if !strings.Contains(n[0], "HTTP_X_MANY_01=19") || !strings.Contains(n[4], "HTTP_X_MANY_01=19") || !strings.Contains(strings.ToLower(n[1]), "x-many-01: 19") {
 			t.Fatalf("%s: NGINX's answers are not as expected: %q", c.name, n)
 		}
 		for i := range n {
