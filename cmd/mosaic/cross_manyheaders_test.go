@@ -18,8 +18,9 @@ import (
 )
 
 // Requests with many header fields, some names repeated both among the
-// first eight names and after them, in other cases, and more names than
-// the sorts' and the parser's small paths hold: pipelined on one HTTP/1.1
+// first eight names and after them, in other cases, names NGINX ignores
+// (an underscore, a dot), and more names than the sorts' and the
+// parser's small paths hold: pipelined on one HTTP/1.1
 // connection over TLS and as concurrent HTTP/2 streams over TLS, to
 // php-fpm (the HTTP_* parameters PHP is given), to an SCGI application
 // (those it is given) and to a proxied upstream (the header lines it is
@@ -49,7 +50,7 @@ ksort($a); foreach ($a as $k => $v) { echo $k, '=', $v, "\n"; }`)
 	fields := func(i int) []string {
 		f := []string{"User-Agent: t", "Accept: */*", "X-A: 1", "X-B: 2", "Accept: again",
 			"X-C: 3", "X-D: 4", "X-E: 5", "X-F: 6", "X-G: 7", "x-a: late", "X-B: late",
-			"Cookie: a=1", "X-H: 8", "Cookie: b=2", "X-N: " + strconv.Itoa(i)}
+			"Cookie: a=1", "X-H: 8", "Cookie: b=2", "X-N: " + strconv.Itoa(i), "X_Under: u", "X.Dot: d"}
 		for j := range 20 {
 			f = append(f, fmt.Sprintf("X-Many-%02d: %d", 20-j, j))
 		}
