@@ -48,7 +48,7 @@ type Dictionary struct {
 	brotli *brotli.Dictionary
 
 	mu   sync.Mutex
-	zstd map[zstdKey]*sync.Pool // encoders primed with data, per level and window
+	zstd map[zstdKey]*zstdPool // encoders primed with data, per level and window
 }
 
 type zstdKey struct {
@@ -228,7 +228,7 @@ func (d *Dictionary) zstdWindowLog(length int64) int {
 // getZstd returns a zstd encoder primed with d, started on dst.
 func (d *Dictionary) getZstd(level zstd.EncoderLevel, windowLog int, dst io.Writer) (*zstd.Encoder, error) {
 	p := d.zstdPool(level, windowLog)
-	if e, ok := p.Get().(*zstd.Encoder); ok {
+	if e := p.get(); e != nil {
 		e.Reset(dst)
 		return e, nil
 	}
@@ -244,19 +244,19 @@ func (d *Dictionary) getZstd(level zstd.EncoderLevel, windowLog int, dst io.Writ
 
 func (d *Dictionary) putZstd(level zstd.EncoderLevel, windowLog int, e *zstd.Encoder) {
 	e.Reset(nil)
-	d.zstdPool(level, windowLog).Put(e)
+	d.zstdPool(level, windowLog).put(e)
 }
 
-func (d *Dictionary) zstdPool(level zstd.EncoderLevel, windowLog int) *sync.Pool {
+func (d *Dictionary) zstdPool(level zstd.EncoderLevel, windowLog int) *zstdPool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	k := zstdKey{level, windowLog}
 	p := d.zstd[k]
 	if p == nil {
 		if d.zstd == nil {
-			d.zstd = make(map[zstdKey]*sync.Pool)
+			d.zstd = make(map[zstdKey]*zstdPool)
 		}
-		p = new(sync.Pool)
+		p = new(zstdPool)
 		d.zstd[k] = p
 	}
 	return p

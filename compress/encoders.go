@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -118,16 +119,45 @@ func zstdWindowLog(length int64) int {
 	return min(max(bits.Len64(uint64(max(length, 1)-1)), zstdMinWindowLog), zstdMaxWindowLog)
 }
 
-// zstd and gzip encoders are pooled per level (and zstd per window), in
-// sync.Pools: unlike brotli's, their working memory is small enough that
-// the garbage collector may drop idle ones without a retention policy.
+// zstd and gzip encoders are pooled per level (and zstd per window). A
+// gzip encoder's working memory is small enough that a sync.Pool, which
+// the garbage collector may empty, serves; a zstd one is not (a level-19
+// encoder allocates about 45 MB), so zstd's pools keep one back from it.
 var (
-	zstdPools [zstd.SpeedBestCompression][zstdMaxWindowLog + 1]sync.Pool
+	zstdPools [zstd.SpeedBestCompression][zstdMaxWindowLog + 1]zstdPool
 	gzipPools [gzip.BestCompression + 1]sync.Pool
 )
 
+// zstdPool holds idle zstd encoders of one configuration. A sync.Pool alone
+// lets sequential responses miss: what one response puts back stays in the
+// private slot of the P it ran on, which a response on another P does not
+// search, and two collections empty it: in process on 2 CPUs, 3 of 8
+// sequential react-dom responses at level 19 built a new encoder. The
+// last encoder put back is therefore kept in a slot every P sees and no
+// collection clears; only encoders beyond it, returned while that slot is
+// taken by concurrent responses, go to the sync.Pool.
+type zstdPool struct {
+	last atomic.Pointer[zstd.Encoder]
+	more sync.Pool
+}
+
+// get returns an idle encoder, or nil.
+func (p *zstdPool) get() *zstd.Encoder {
+	if e := p.last.Swap(nil); e != nil {
+		return e
+	}
+	e, _ := p.more.Get().(*zstd.Encoder)
+	return e
+}
+
+func (p *zstdPool) put(e *zstd.Encoder) {
+	if !p.last.CompareAndSwap(nil, e) {
+		p.more.Put(e)
+	}
+}
+
 func getZstd(level zstd.EncoderLevel, windowLog int, dst io.Writer) (*zstd.Encoder, error) {
-	if e, ok := zstdPools[level-1][windowLog].Get().(*zstd.Encoder); ok {
+	if e := zstdPools[level-1][windowLog].get(); e != nil {
 		e.Reset(dst)
 		return e, nil
 	}
@@ -153,7 +183,7 @@ func newZstd(level zstd.EncoderLevel, windowLog int, dst io.Writer, more ...zstd
 
 func putZstd(level zstd.EncoderLevel, windowLog int, e *zstd.Encoder) {
 	e.Reset(nil)
-	zstdPools[level-1][windowLog].Put(e)
+	zstdPools[level-1][windowLog].put(e)
 }
 
 func getGzip(level int, dst io.Writer) (*gzip.Writer, error) {

@@ -2,6 +2,7 @@ package compress_test
 
 import (
 	"net/http"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -78,5 +79,37 @@ func TestZstdLevels(t *testing.T) {
 	}
 	if !(size[1] > size[3] && size[3] > size[7] && size[7] > size[19]) {
 		t.Errorf("zstd_comp_level has no effect: %v", size)
+	}
+}
+
+// A server answering one request at a time reuses its zstd encoder, whichever
+// P a response runs on and however many collections run between responses:
+// at level 19 a new encoder is most of a response's allocation.
+func TestZstdEncoderReusedSequentially(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	js := jquery(t)
+	url := serve(t, mustNew(t, respond(200, js, "Content-Type: text/html"), allOn(func(o *compress.Options) { o.Zstd.Level = 19 })))
+	allocated := func() uint64 {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.TotalAlloc
+	}
+	// The first response may build the encoder (or find one an earlier
+	// test left); each after it must not: a level-19 encoder is about 45
+	// MB of allocation, a response with one reused about 0.14 MB.
+	const bound = 4 << 20
+	for i := range 9 {
+		rawClient.CloseIdleConnections()
+		runtime.GC()
+		runtime.GC()
+		before := allocated()
+		_, raw := fetch(t, http.MethodGet, url, "Accept-Encoding: zstd")
+		n := allocated() - before
+		if string(decode(t, "zstd", raw)) != string(js) {
+			t.Fatalf("response %d: no zstd round trip", i)
+		}
+		if i > 0 && n > bound {
+			t.Errorf("response %d allocated %d bytes, more than the %d of one that reuses the encoder", i, n, bound)
+		}
 	}
 }
