@@ -9,11 +9,20 @@
 #   compress/bench/parallel.sh [--file PATH] [--segment 512k] [--tasks 4]
 #                              [--requests 10] [--seconds 5] [--cpus 0,1]
 #                              [--compressors 4] [--only "brotli 4"]
-#                              [--rounds 1]
+#                              [--rounds 1] [--warmup 3]
 #
 # With --rounds N each row is measured N times, serial and parallel in
 # turn and the order swapped every round (serial first in odd rounds), so
 # that a machine whose speed drifts favours neither; one line per run.
+#
+# Each fresh server answers --warmup compressed requests (the first
+# checks the body) before the timed ones: its first response builds the
+# encoders and collects (0-7 GCs, 360-19,500 minor page faults) and its
+# second still faults in up to 606 pages and ran up to 1.4x the later
+# ones; from the third on at most 94 pages faulted and no collection ran,
+# but in serial gzip 6, which collects every few responses for good
+# (GODEBUG=gctrace=1 and /proc/PID/stat around each request, fresh servers
+# of brotli 9 and 11, zstd 19 and gzip 6, serial and parallel, 2026-12-06).
 #
 # The default file is react-dom.development.js (1,080,227 bytes) from the
 # shared corpus. Every compressed body is checked with gzip -d, zstd -d or
@@ -21,7 +30,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 file=../shared/corpus/react-dom.development.js
-segment=512k tasks=4 compressors=4 requests=10 seconds=5 cpus=0,1 rounds=1
+segment=512k tasks=4 compressors=4 requests=10 seconds=5 cpus=0,1 rounds=1 warmup=3
 rows=("gzip 6" "zstd 19" "brotli 4")
 while (($#)); do
     case $1 in
@@ -34,6 +43,7 @@ while (($#)); do
     --cpus) cpus=$2 ;;
     --only) rows=("$2") ;;
     --rounds) rounds=$2 ;;
+    --warmup) warmup=$2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
     esac
     shift 2
@@ -78,6 +88,9 @@ CONF
     for _ in $(seq 50); do curl -fs -o /dev/null "$url" && break; sleep 0.1; done
     curl -fs -H "Accept-Encoding: $ae" "$url" | "$coding" -d -c | cmp - "$file" ||
         { echo "$coding $level $mode: the body does not decode to the file" >&2; exit 1; }
+    for _ in $(seq 2 "$warmup"); do
+        curl -fs -o /dev/null -H "Accept-Encoding: $ae" "$url"
+    done
     local times size
     times=$(for _ in $(seq "$requests"); do
         curl -fs -o /dev/null -H "Accept-Encoding: $ae" -w '%{time_total}\n' "$url"
