@@ -98,3 +98,33 @@ func TestParallelWaitingResponseNotCounted(t *testing.T) {
 		t.Errorf("%d counted compressing while the only response waits for its handler, want 0", n)
 	}
 }
+
+// A body compressed serially because the CPUs are busy takes the serial
+// path of a coding whose pool is off: the one-shot burst and the
+// brotli_idle_encoders pool, whose encoder the next such response reuses.
+// Neither a compressor's segment encoders nor a fresh encoder per
+// response (README, "The 8-connection rows' warm-up").
+func TestParallelBusySerialReusesEncoder(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // one CPU: nothing is cut
+	const seg = 64 << 10
+	pool := newTestPool(t, 2, 64)
+	encoders := compress.NewEncoderPool(4)
+	body := words(6 * seg)
+	url := serve(t, mustNew(t, respond(200, body, "Content-Type: text/html",
+		"Content-Length: "+strconv.Itoa(len(body))), parallelOn(pool, seg, 4, func(o *compress.Options) {
+		o.Brotli.Encoders = encoders
+	})))
+	const n = 4
+	for i := range n {
+		_, raw := fetch(t, http.MethodGet, url, "Accept-Encoding: br")
+		if got := decode(t, "br", raw); !bytes.Equal(got, body) {
+			t.Fatalf("response %d decodes to %d bytes, want %d", i, len(got), len(body))
+		}
+	}
+	if got := pool.submitted.Load(); got != 0 {
+		t.Errorf("%d segments pooled with one CPU, want 0", got)
+	}
+	if s := encoders.Stats(); s.Allocated != 1 || s.Reused != n-1 {
+		t.Errorf("%d serial responses: %+v, want 1 encoder allocated and reused %d times", n, s, n-1)
+	}
+}
