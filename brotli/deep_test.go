@@ -91,9 +91,7 @@ func TestStaticMapMixed(t *testing.T) {
 			if n := enc.e.ctx.ntrees; n < 2 {
 				t.Errorf("%s q%d: %d literal tree for the script's contexts", name, q, n)
 			}
-			qualities[q].staticCtx = false
-			clustered, _ := Encode(nil, in, Options{Quality: q})
-			qualities[q].staticCtx = true
+			clustered := encodeAltered(t, in, q, func(p *quality) { p.staticCtx = false })
 			if len(comp) > len(clustered) {
 				t.Errorf("%s q%d: %d bytes, clustered %d", name, q, len(comp), len(clustered))
 			}

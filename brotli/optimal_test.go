@@ -156,7 +156,9 @@ func TestOptimalTreeGrows(t *testing.T) {
 }
 
 // encodeAltered encodes in at quality q with that quality's settings
-// changed by alter for the call.
+// changed by alter for the call, restored when it returns, panic or not.
+// The settings are the package's: no test that runs alongside (t.Parallel)
+// may call it.
 func encodeAltered(t *testing.T, in []byte, q int, alter func(*quality)) []byte {
 	t.Helper()
 	saved := qualities[q]
