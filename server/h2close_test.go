@@ -20,22 +20,16 @@ import (
 	"github.com/mosaic-edge/mosaic/internal/testpki"
 )
 
-// idleFullH2 serves HTTP/2 over TLS on a Unix-domain socket with
-// keepalive_timeout idle and send_timeout 30s, opens a connection that
-// sends the preface and then reads nothing, and fills the server's end
-// of it under TLS once the server reports it idle, as a client that
-// stopped reading leaves a socket whose last response ended at its
-// buffer's end. (A Unix-domain socket whose buffer is full takes nothing
-// more; on the loopback TCP's late acknowledgements often leave room.)
-// It returns the runtime and the client's socket.
-func idleFullH2(t *testing.T, idle string) (*Runtime, *net.UnixConn) {
-	t.Helper()
-	return fullH2(t, true, idle, "return 200 ok;", "")
-}
-
-// fullH2 is idleFullH2 over TLS or not (HTTP/2 with prior knowledge),
-// with the server's content conf, and then, before the socket is filled,
-// a request sent if any (a GET of path on stream 1).
+// fullH2 serves HTTP/2 over TLS, or with prior knowledge if not
+// overTLS, on a Unix-domain socket with keepalive_timeout idle,
+// send_timeout 30s and the server's content conf; opens a connection
+// that sends the preface, and a request if path is not empty (a GET of
+// path on stream 1), and then reads nothing; and fills the server's end
+// of it once the server reports it idle (or, with the request, busy), as
+// a client that stopped reading leaves a socket whose last response
+// ended at its buffer's end. (A Unix-domain socket whose buffer is full
+// takes nothing more; on the loopback TCP's late acknowledgements often
+// leave room.) It returns the runtime and the client's socket.
 func fullH2(t *testing.T, overTLS bool, idle, conf, path string) (*Runtime, *net.UnixConn) {
 	t.Helper()
 	dir := t.TempDir()
@@ -147,26 +141,20 @@ func hangUp(t *testing.T, c *net.UnixConn, limit time.Duration) time.Duration {
 // close_notify go only if the socket takes them at once. Before, the
 // GOAWAY waited for room until send_timeout (30 s here); NGINX sends it
 // once, closes quietly what its socket did not take and lingers for
-// lingering_timeout (5 s) at most.
+// lingering_timeout (5 s) at most. So does one of HTTP/2 with prior
+// knowledge on a plain socket: its GOAWAY too waited for room.
 func TestH2IdleCloseOfFullSocket(t *testing.T) {
 	t.Parallel()
-	_, c := idleFullH2(t, "1s")
-	d := hangUp(t, c, 8*time.Second)
-	t.Logf("closed %v after the socket filled", d.Round(10*time.Millisecond))
-	if d > 2500*time.Millisecond {
-		t.Errorf("the server closed its idle connection %v after its socket filled; want keepalive_timeout (1s)", d.Round(10*time.Millisecond))
-	}
-}
-
-// So does one of HTTP/2 with prior knowledge on a plain socket: its
-// GOAWAY too waited for room until send_timeout.
-func TestH2PlainIdleCloseOfFullSocket(t *testing.T) {
-	t.Parallel()
-	_, c := fullH2(t, false, "1s", "return 200 ok;", "")
-	d := hangUp(t, c, 8*time.Second)
-	t.Logf("closed %v after the socket filled", d.Round(10*time.Millisecond))
-	if d > 2500*time.Millisecond {
-		t.Errorf("the server closed its idle connection %v after its socket filled; want keepalive_timeout (1s)", d.Round(10*time.Millisecond))
+	for name, overTLS := range map[string]bool{"tls": true, "plain": false} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, c := fullH2(t, overTLS, "1s", "return 200 ok;", "")
+			d := hangUp(t, c, 8*time.Second)
+			t.Logf("closed %v after the socket filled", d.Round(10*time.Millisecond))
+			if d > 2500*time.Millisecond {
+				t.Errorf("the server closed its idle connection %v after its socket filled; want keepalive_timeout (1s)", d.Round(10*time.Millisecond))
+			}
+		})
 	}
 }
 
@@ -178,7 +166,7 @@ func TestH2PlainIdleCloseOfFullSocket(t *testing.T) {
 // limit (8 s here).
 func TestH2ShutdownOfFullIdleConnection(t *testing.T) {
 	t.Parallel()
-	rt, c := idleFullH2(t, "60s")
+	rt, c := fullH2(t, true, "60s", "return 200 ok;", "")
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 	defer cancel()
 	start := time.Now()
