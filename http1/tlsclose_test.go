@@ -68,7 +68,9 @@ func tlsPairUpTo(t *testing.T, max uint16) (srv *tls.Conn, sock *tlsSock, cli *t
 	return srv, sock, d.c
 }
 
-// fill writes to c until a write times out: its peer reads nothing.
+// fill writes to c until a write times out: its peer reads nothing. It
+// reports a failure with t.Errorf, so that a handler's goroutine may call
+// it.
 func fill(t *testing.T, c net.Conn) {
 	t.Helper()
 	buf := make([]byte, 64<<10)
@@ -76,7 +78,7 @@ func fill(t *testing.T, c net.Conn) {
 		_ = c.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
 		if _, err := c.Write(buf); err != nil {
 			if !errors.Is(err, os.ErrDeadlineExceeded) {
-				t.Fatalf("filling: %v", err)
+				t.Errorf("filling: %v", err)
 			}
 			return
 		}
@@ -330,26 +332,12 @@ func TestTLSNormalClosesBounded(t *testing.T) {
 					if err := http.NewResponseController(w).Flush(); err != nil {
 						t.Error(err)
 					}
-					fillSocket(t, sockOf(r.Context().Value(connKey{}).(net.Conn)).Conn)
+					fill(t, sockOf(r.Context().Value(connKey{}).(net.Conn)).Conn)
 					answered <- time.Now()
 				})}
-			served := make(chan error, 1)
-			go func() { served <- s.Serve(ln) }()
-			t.Cleanup(func() {
-				_ = s.Close()
-				<-served
-			})
-			raw, err := net.Dial("unix", ln.Addr().String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer raw.Close()
-			c := tls.Client(raw, &tls.Config{InsecureSkipVerify: true, ServerName: "x"})
-			if _, err := io.WriteString(c, tc.req); err != nil {
-				t.Fatal(err)
-			}
+			raw := serveTLSRequest(t, s, ln, tc.req)
 			end := <-answered
-			for !hungUp(t, raw.(*net.UnixConn)) && time.Since(end) < 10*time.Second {
+			for !hungUp(t, raw) && time.Since(end) < 10*time.Second {
 				time.Sleep(10 * time.Millisecond)
 			}
 			if d := time.Since(end); !alertWaited(d) {
@@ -359,19 +347,27 @@ func TestTLSNormalClosesBounded(t *testing.T) {
 	}
 }
 
-// fillSocket writes to nc, a socket whose peer reads nothing, until it
-// takes no more.
-func fillSocket(t *testing.T, nc net.Conn) {
-	buf := make([]byte, 64<<10)
-	for {
-		_ = nc.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
-		if _, err := nc.Write(buf); err != nil {
-			if !errors.Is(err, os.ErrDeadlineExceeded) {
-				t.Errorf("filling: %v", err)
-			}
-			return
-		}
+// serveTLSRequest serves s on ln, a Unix-domain listener, until the test
+// ends, and sends req over TLS on a connection to it that then reads
+// nothing. It returns the client's socket, closed when the test ends.
+func serveTLSRequest(t *testing.T, s *Server, ln net.Listener, req string) *net.UnixConn {
+	t.Helper()
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	t.Cleanup(func() {
+		_ = s.Close()
+		<-served
+	})
+	raw, err := net.Dial("unix", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = raw.Close() })
+	c := tls.Client(raw, &tls.Config{InsecureSkipVerify: true, ServerName: "x"})
+	if _, err := io.WriteString(c, req); err != nil {
+		t.Fatal(err)
+	}
+	return raw.(*net.UnixConn)
 }
 
 // hungUp reports whether the other end of c has closed, whatever c has
@@ -444,26 +440,12 @@ func TestTLSHijackedCloseBounded(t *testing.T) {
 				return
 			}
 			_, _ = io.WriteString(nc, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: upgrade\r\n\r\n")
-			fillSocket(t, sockOf(nc).Conn)
+			fill(t, sockOf(nc).Conn)
 			start := time.Now()
 			_ = nc.Close()
 			took <- time.Since(start)
 		})}
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ln) }()
-	t.Cleanup(func() {
-		_ = s.Close()
-		<-served
-	})
-	raw, err := net.Dial("unix", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	c := tls.Client(raw, &tls.Config{InsecureSkipVerify: true, ServerName: "x"})
-	if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\nConnection: upgrade\r\nUpgrade: x\r\n\r\n"); err != nil {
-		t.Fatal(err)
-	}
+	serveTLSRequest(t, s, ln, "GET / HTTP/1.1\r\nHost: x\r\nConnection: upgrade\r\nUpgrade: x\r\n\r\n")
 	if d := <-took; !alertWaited(d) {
 		t.Errorf("the hijacker's Close of a full socket took %v; want %v", d, alertWait)
 	}
