@@ -82,12 +82,14 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 	base, maxDist := w.base, e.maxDist
 	// Positions of earlier streams in the table are more than maxDist
 	// back (claim), so a candidate is tested by its distance alone.
-	// last is the decoder's last distance, or one never valid: a copy
-	// found at that distance is coded with distance code 0. One that
-	// would reach before the stream from start on is not used.
+	// last is the decoder's last distance, or one never valid when the
+	// ring is unknown: a copy found at that distance is coded with
+	// distance code 0. It is only compared with copies found and checked,
+	// never probed, so one that would reach before the stream needs no
+	// guard: no such copy is found.
 	last := ^uint32(0)
-	if d := e.ring.d[0]; e.ring.known > 0 && int64(d) <= int64(start)-max(int64(w.streamA)-int64(base), 0) {
-		last = d
+	if e.ring.known > 0 {
+		last = e.ring.d[0]
 	}
 	var tail T
 	tail5 := len(tail) == 5

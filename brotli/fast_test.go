@@ -109,3 +109,20 @@ func wordText(seed uint64, n int) []byte {
 	}
 	return out[:n]
 }
+
+// TestFastLastAtStart: a copy whose distance is the decoder's last one
+// (4, the ring's first entry at a stream's start) is coded as the last
+// distance, with no distance of its own, wherever the stream begins: the
+// copy found is valid, so the last distance it repeats is too.
+func TestFastLastAtStart(t *testing.T) {
+	in := []byte("wxyzwxyzwx0123456789abcdefghij")
+	for q := range 2 {
+		r := runFast[[0]byte](t, q, 16, nil, in)
+		if len(r.syms) == 0 || r.syms[0].copied == 0 {
+			t.Fatalf("q%d: no copy found in %q", q, in)
+		}
+		if ds := r.syms[0].distSym(); ds != noDist && ds != 0 {
+			t.Errorf("q%d: the copy at distance 4 has distance symbol %d; want the last distance's", q, ds)
+		}
+	}
+}
