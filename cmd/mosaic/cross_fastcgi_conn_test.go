@@ -184,16 +184,8 @@ func pipelinedLogged(t *testing.T, port int, reqs []string, logPath string, rena
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(20 * time.Second))
-	io.WriteString(c, strings.Join(reqs, ""))
-	br := bufio.NewReader(c)
-	for range reqs {
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil {
-			t.Fatalf("port %d: %v", port, err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		out = append(out, rename(resp.Status+"\n"+string(body), c, port))
+	for _, a := range pipelineOn(t, c, reqs) {
+		out = append(out, rename(a, c, port))
 	}
 	// NGINX logs the last request once its lingering close ends.
 	c.Close()
@@ -201,6 +193,24 @@ func pipelinedLogged(t *testing.T, port int, reqs []string, logPath string, rena
 		log = append(log, rename(l, c, port))
 	}
 	return out, log
+}
+
+// pipelineOn sends reqs on c at once and returns each answer's status
+// line and body, all within 20 s.
+func pipelineOn(t *testing.T, c net.Conn, reqs []string) (out []string) {
+	t.Helper()
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	io.WriteString(c, strings.Join(reqs, ""))
+	br := bufio.NewReader(c)
+	for range reqs {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.RemoteAddr(), err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		out = append(out, resp.Status+"\n"+string(body))
+	}
+	return out
 }
 
 // sameAnswersAndLogs reports where mosaic's answers or access log differ

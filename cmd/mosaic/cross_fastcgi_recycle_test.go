@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -80,23 +78,12 @@ func TestFastCGIRecycledWorkersOverTLSAsNGINX(t *testing.T) {
 
 // tlsPipelined sends reqs at once on one HTTP/1.1 connection over TLS to
 // addr and returns each answer's status and body.
-func tlsPipelined(t *testing.T, addr string, reqs []string) (out []string) {
+func tlsPipelined(t *testing.T, addr string, reqs []string) []string {
 	t.Helper()
 	c, err := tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(20 * time.Second))
-	io.WriteString(c, strings.Join(reqs, ""))
-	br := bufio.NewReader(c)
-	for range reqs {
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", addr, err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		out = append(out, resp.Status+"\n"+string(b))
-	}
-	return out
+	return pipelineOn(t, c, reqs)
 }
