@@ -63,20 +63,13 @@ ksort($a); foreach ($a as $k => $v) { echo $k, '=', $v, "\n"; }`)
 			t.Fatal(err)
 		}
 		defer c.Close()
-		c.SetDeadline(time.Now().Add(20 * time.Second))
-		var reqs strings.Builder
+		var reqs []string
 		for i, p := range paths {
-			fmt.Fprintf(&reqs, "GET %s HTTP/1.1\r\nHost: a\r\n%s\r\n\r\n", p, strings.Join(fields(i), "\r\n"))
+			reqs = append(reqs, fmt.Sprintf("GET %s HTTP/1.1\r\nHost: a\r\n%s\r\n\r\n", p, strings.Join(fields(i), "\r\n")))
 		}
-		io.WriteString(c, reqs.String())
-		br := bufio.NewReader(c)
-		for range paths {
-			resp, err := http.ReadResponse(br, nil)
-			if err != nil {
-				t.Fatalf("port %d: %v", port, err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			out = append(out, resp.Status+"\n"+byName(string(body)))
+		for _, a := range pipelineOn(t, c, reqs) {
+			status, body, _ := strings.Cut(a, "\n")
+			out = append(out, status+"\n"+byName(body))
 		}
 		return out
 	}
