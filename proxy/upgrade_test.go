@@ -91,13 +91,23 @@ func TestUpgradeTunnel(t *testing.T) {
 	}
 }
 
-func TestUpgradeTunnelIdleTimeout(t *testing.T) {
+// echoTunnel opens a tunnel through a proxy with opts (an HTTP/1.1
+// upstream and the upgrade headers added) to echoUpgradeOrigin, and
+// returns the client's end.
+func echoTunnel(t *testing.T, opts proxy.Options) (net.Conn, *bufio.Reader) {
+	t.Helper()
 	o := echoUpgradeOrigin(t)
-	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{HTTPVersion: "1.1", SetHeaders: upgradeHeaders, ReadTimeout: 200 * time.Millisecond}))
+	opts.HTTPVersion, opts.SetHeaders = "1.1", upgradeHeaders
+	f := newFront(t, proxyTo(t, "http://"+o.Addr(), opts))
 	c, br, resp := dialUpgrade(t, hostOf(f.Server), "")
 	if resp.StatusCode != 101 {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
+	return c, br
+}
+
+func TestUpgradeTunnelIdleTimeout(t *testing.T) {
+	c, br := echoTunnel(t, proxy.Options{ReadTimeout: 200 * time.Millisecond})
 	io.WriteString(c, "quiet\n") // the origin answers nothing
 	start := time.Now()
 	c.SetReadDeadline(time.Now().Add(3 * time.Second))
@@ -116,12 +126,7 @@ func TestUpgradeTunnelIdleTimeout(t *testing.T) {
 // keeps a tunnel with a 300ms read timeout, and the origin's later answer
 // arrives.
 func TestUpgradeTunnelKeptByClientTraffic(t *testing.T) {
-	o := echoUpgradeOrigin(t)
-	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{HTTPVersion: "1.1", SetHeaders: upgradeHeaders, ReadTimeout: 300 * time.Millisecond}))
-	c, br, resp := dialUpgrade(t, hostOf(f.Server), "")
-	if resp.StatusCode != 101 {
-		t.Fatalf("status %d", resp.StatusCode)
-	}
+	c, br := echoTunnel(t, proxy.Options{ReadTimeout: 300 * time.Millisecond})
 	for range 8 {
 		if _, err := io.WriteString(c, "quiet\n"); err != nil {
 			t.Fatalf("client write: %v", err)
@@ -141,12 +146,7 @@ func TestUpgradeTunnelKeptByClientTraffic(t *testing.T) {
 // read of its answer, which sets no write deadline, and the clock its
 // ordinary write would have taken must not be left for the tunnel's.
 func TestUpgradeTunnelSendTimeoutFromWrite(t *testing.T) {
-	o := echoUpgradeOrigin(t)
-	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{HTTPVersion: "1.1", SetHeaders: upgradeHeaders, SendTimeout: 200 * time.Millisecond}))
-	c, br, resp := dialUpgrade(t, hostOf(f.Server), "")
-	if resp.StatusCode != 101 {
-		t.Fatalf("status %d", resp.StatusCode)
-	}
+	c, br := echoTunnel(t, proxy.Options{SendTimeout: 200 * time.Millisecond})
 	time.Sleep(400 * time.Millisecond) // past the send timeout from the request's start
 	io.WriteString(c, "hello\n")
 	c.SetReadDeadline(time.Now().Add(2 * time.Second))
