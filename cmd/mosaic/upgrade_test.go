@@ -34,6 +34,30 @@ func echoOrigin(t *testing.T, times int) *testorigin.Raw {
 	})
 }
 
+// upgradeToEcho asks the server on port for /ws upgraded to echoOrigin's
+// protocol and returns the tunnel's client end, 101 checked, closed when
+// the test ends, with 10 s for all it does.
+func upgradeToEcho(t *testing.T, port int) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	c, err := net.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	fmt.Fprint(c, "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("port %d: %v", port, err)
+	}
+	if resp.StatusCode != 101 {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("port %d: status %d %q", port, resp.StatusCode, b)
+	}
+	return c, br
+}
+
 // An upgrade configured as NGINX needs it tunnels bytes both ways.
 func TestWebSocketUpgradeThroughBinary(t *testing.T) {
 	origin := echoOrigin(t, 1)
@@ -43,22 +67,7 @@ func TestWebSocketUpgradeThroughBinary(t *testing.T) {
 		location /ws { proxy_pass http://%s; proxy_http_version 1.1;
 			proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection "upgrade"; } } }`, origin.Addr()), port)
 
-	c, err := net.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
-	fmt.Fprint(c, "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
-	br := bufio.NewReader(c)
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != 101 {
-		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("status %d %q", resp.StatusCode, b)
-	}
+	c, br := upgradeToEcho(t, port)
 	for _, msg := range []string{"hello\n", "second line\n"} {
 		fmt.Fprint(c, msg)
 		got, err := br.ReadString('\n')
@@ -85,17 +94,7 @@ func TestUpgradeBytesMatchNGINX(t *testing.T) {
 			dir, who, port, origin.Addr())
 	})
 	for _, port := range []int{mport, nport} {
-		c, err := net.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.SetDeadline(time.Now().Add(5 * time.Second))
-		fmt.Fprint(c, "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
-		br := bufio.NewReader(c)
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil || resp.StatusCode != 101 {
-			t.Fatalf("port %d: %v %v", port, resp, err)
-		}
+		c, br := upgradeToEcho(t, port)
 		for _, msg := range []string{"hello\n", "second line\n"} {
 			fmt.Fprint(c, msg)
 			for range 2 {
@@ -130,19 +129,7 @@ func TestUpgradeLateMessageAsNGINX(t *testing.T) {
 	conns := make([]net.Conn, len(ports))
 	readers := make([]*bufio.Reader, len(ports))
 	for i, port := range ports {
-		c, err := net.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(10 * time.Second))
-		fmt.Fprint(c, "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
-		br := bufio.NewReader(c)
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil || resp.StatusCode != 101 {
-			t.Fatalf("port %d: %v %v", port, resp, err)
-		}
-		conns[i], readers[i] = c, br
+		conns[i], readers[i] = upgradeToEcho(t, port)
 	}
 	time.Sleep(1500 * time.Millisecond)
 	for i, c := range conns {
