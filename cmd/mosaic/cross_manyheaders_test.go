@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
 )
 
 // Requests with many header fields, some names repeated both among the
@@ -148,35 +150,19 @@ func byName(s string) string {
 // lines after the request line, as they came, and closes.
 func headEcho(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				c.SetDeadline(time.Now().Add(20 * time.Second))
-				br := bufio.NewReader(c)
-				if _, err := br.ReadString('\n'); err != nil {
-					return
-				}
-				var head strings.Builder
-				for {
-					l, err := br.ReadString('\n')
-					if err != nil || l == "\r\n" {
-						break
-					}
-					head.WriteString(strings.TrimSuffix(l, "\r\n") + "\n")
-				}
-				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", head.Len(), head.String())
-			}()
+	return testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		if _, err := br.ReadString('\n'); err != nil {
+			return
 		}
-	}()
-	return ln.Addr().String()
+		var head strings.Builder
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil || l == "\r\n" {
+				break
+			}
+			head.WriteString(strings.TrimSuffix(l, "\r\n") + "\n")
+		}
+		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", head.Len(), head.String())
+	}).Addr()
 }
