@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 // tlsPair returns both ends of a TLS connection over a Unix-domain
@@ -337,7 +337,7 @@ func TestTLSNormalClosesBounded(t *testing.T) {
 				})}
 			raw := serveTLSRequest(t, s, ln, tc.req)
 			end := <-answered
-			for !hungUp(t, raw) && time.Since(end) < 10*time.Second {
+			for !testclient.HungUp(t, raw) && time.Since(end) < 10*time.Second {
 				time.Sleep(10 * time.Millisecond)
 			}
 			if d := time.Since(end); !alertWaited(d) {
@@ -368,23 +368,6 @@ func serveTLSRequest(t *testing.T, s *Server, ln net.Listener, req string) *net.
 		t.Fatal(err)
 	}
 	return raw.(*net.UnixConn)
-}
-
-// hungUp reports whether the other end of c has closed, whatever c has
-// left to read: poll says POLLHUP then.
-func hungUp(t *testing.T, c *net.UnixConn) bool {
-	rc, err := c.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var hup bool
-	_ = rc.Control(func(fd uintptr) {
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLRDHUP}}
-		if n, err := unix.Poll(fds, 0); err == nil && n > 0 {
-			hup = fds[0].Revents&unix.POLLHUP != 0
-		}
-	})
-	return hup
 }
 
 // A connection handed over whose idle time has ended (IdleUntil) writes

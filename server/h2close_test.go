@@ -15,8 +15,8 @@ import (
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
-	"golang.org/x/sys/unix"
 
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 	"github.com/mosaic-edge/mosaic/internal/testpki"
 )
 
@@ -115,22 +115,8 @@ func fullH2(t *testing.T, overTLS bool, idle, conf, path string) (*Runtime, *net
 // says how long that took.
 func hangUp(t *testing.T, c *net.UnixConn, limit time.Duration) time.Duration {
 	t.Helper()
-	rc, err := c.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
 	start := time.Now()
-	for time.Since(start) < limit {
-		var hup bool
-		_ = rc.Control(func(fd uintptr) {
-			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLRDHUP}}
-			if n, err := unix.Poll(fds, 0); err == nil && n > 0 {
-				hup = fds[0].Revents&unix.POLLHUP != 0
-			}
-		})
-		if hup {
-			break
-		}
+	for !testclient.HungUp(t, c) && time.Since(start) < limit {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return time.Since(start)

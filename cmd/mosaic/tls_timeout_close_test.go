@@ -19,7 +19,8 @@ import (
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
-	"golang.org/x/sys/unix"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 // A TLS connection closed by a timeout closes its socket at once, as
@@ -180,7 +181,7 @@ func closeOf(t *testing.T, sock, proto string, stalls bool, timeout time.Duratio
 	run(t, c)
 	verdict := "closed in time"
 	if stalls {
-		for !peerClosed(t, raw.(*net.UnixConn)) && time.Since(start) < 4*timeout+5*time.Second {
+		for !testclient.HungUp(t, raw.(*net.UnixConn)) && time.Since(start) < 4*timeout+5*time.Second {
 			time.Sleep(20 * time.Millisecond)
 		}
 		if d := time.Since(start); d > timeout+2*time.Second {
@@ -192,23 +193,6 @@ func closeOf(t *testing.T, sock, proto string, stalls bool, timeout time.Duratio
 	_, _ = io.Copy(io.Discard, bufio.NewReader(c))
 	_, _ = io.Copy(io.Discard, rec)
 	return fmt.Sprintf("%s, close_notify %v", verdict, rec.alert)
-}
-
-// peerClosed reports whether the other end of c has closed, whatever c
-// has left to read: poll says POLLHUP then.
-func peerClosed(t *testing.T, c *net.UnixConn) bool {
-	rc, err := c.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var hup bool
-	_ = rc.Control(func(fd uintptr) {
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLRDHUP}}
-		if n, err := unix.Poll(fds, 0); err == nil && n > 0 {
-			hup = fds[0].Revents&unix.POLLHUP != 0
-		}
-	})
-	return hup
 }
 
 // recordTypes reads a TLS connection's socket and notes whether a record
