@@ -91,6 +91,14 @@ func TestIdleCheckedOnEveryReuse(t *testing.T) {
 // server's end.
 func dialConn(t *testing.T, ln net.Listener, p *peer) (*conn, net.Conn) {
 	t.Helper()
+	raw, s := dialPair(t, ln)
+	return newConn(&deadlineConn{Conn: rawsock.Wrap(raw)}, nil, p, connID{}), s
+}
+
+// dialPair connects to ln and returns the client's end and the
+// server's.
+func dialPair(t *testing.T, ln net.Listener) (net.Conn, net.Conn) {
+	t.Helper()
 	raw, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -99,5 +107,5 @@ func dialConn(t *testing.T, ln net.Listener, p *peer) (*conn, net.Conn) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newConn(&deadlineConn{Conn: rawsock.Wrap(raw)}, nil, p, connID{}), s
+	return raw, s
 }

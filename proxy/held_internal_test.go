@@ -67,14 +67,7 @@ func TestRequestWrittenByTheFirstRead(t *testing.T) {
 		{"in part", 5, nil, []string{"writeread", "write", "read"}},
 		{"failed", 0, syscall.EPIPE, []string{"writeread"}},
 	} {
-		raw, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := ln.Accept()
-		if err != nil {
-			t.Fatal(err)
-		}
+		raw, s := dialPair(t, ln)
 		sock := &callSocket{Conn: rawsock.Wrap(raw), short: tc.short, fail: tc.fail}
 		dc := &deadlineConn{Conn: sock}
 		c := newConn(dc, dc, nil, connID{})
