@@ -124,8 +124,10 @@ func TestWriteReadShortAndFailed(t *testing.T) {
 		t.Fatalf("a write without room: wrote %d, read %d, %v", wn, rn, err)
 	}
 
+	// The deadline leaves room for a loaded machine to reach the write
+	// first: one already past when WriteRead starts fails its write.
 	c2, s2 := unixPair(t)
-	c2.SetReadDeadline(time.Now().Add(30 * time.Millisecond))
+	c2.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
 	wn, rn, err = c2.WriteRead([]byte("ping"), make([]byte, 8))
 	var op *net.OpError
 	if wn != 4 || rn != 0 || !errors.Is(err, os.ErrDeadlineExceeded) || !errors.As(err, &op) || op.Op != "read" {
