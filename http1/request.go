@@ -201,7 +201,7 @@ func parseFields(rest string, r *http.Request, vals []string) (err error) {
 		case "Connection":
 			hasConn = true
 		}
-		if repeated(h, names, name) {
+		if header.Seen(h, names, name) {
 			if header.Unique(name) {
 				return badRequest("duplicate " + name + " header")
 			}
@@ -484,20 +484,4 @@ func validHost(s string) bool {
 		}
 	}
 	return true
-}
-
-// repeated reports whether name is a field of h already: one of names,
-// the names entered so far, while there is room for every name; else one
-// of h's.
-func repeated(h http.Header, names []string, name string) bool {
-	if len(names) < cap(names) {
-		for _, n := range names {
-			if n == name {
-				return true
-			}
-		}
-		return false
-	}
-	_, ok := h[name]
-	return ok
 }

@@ -9,6 +9,8 @@ import (
 	"net/textproto"
 	"strconv"
 	"strings"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // HiddenHeaders are the response headers NGINX's FastCGI and uwsgi modules
@@ -161,7 +163,7 @@ func ReadHeaderInto(h *Head, br *bufio.Reader, statusLine bool, max int) error {
 			}
 		}
 		value := text[sp.value:sp.end]
-		if seen(resp.Header, keys, key) {
+		if header.Seen(resp.Header, keys, key) {
 			resp.Header[key] = append(resp.Header[key], value)
 			continue
 		}
@@ -284,22 +286,6 @@ const (
 	namedLength
 	namedRelayed // Connection or X-Accel-*: Head.Plain
 )
-
-// seen reports whether key is a name of the head already: one of keys,
-// the names noted so far, while there is room for every name; else one
-// of header's.
-func seen(header http.Header, keys []string, key string) bool {
-	if len(keys) < cap(keys) {
-		for _, k := range keys {
-			if k == key {
-				return true
-			}
-		}
-		return false
-	}
-	_, ok := header[key]
-	return ok
-}
 
 // canonicalKey is textproto.CanonicalMIMEHeaderKey(name). A name that is
 // canonical already (a letter after '-' or at the start upper-case, the

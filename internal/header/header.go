@@ -287,3 +287,16 @@ func nameLess(a, b string) bool {
 	}
 	return a < b
 }
+
+// Seen reports whether name, canonical, is a field of h already, for a
+// parser filling h line by line: it looks among names, the names entered
+// so far, while there was room in names for every one (a linear scan of
+// a few names beats a map lookup that misses on nearly every line), and
+// in h once names is full.
+func Seen(h http.Header, names []string, name string) bool {
+	if len(names) < cap(names) {
+		return slices.Contains(names, name)
+	}
+	_, ok := h[name]
+	return ok
+}

@@ -147,3 +147,17 @@ func TestSortFields(t *testing.T) {
 		}
 	}
 }
+
+// Seen finds a name among names while names had room for all, and in the
+// header once it is full.
+func TestSeen(t *testing.T) {
+	h := http.Header{"A": {"1"}, "B": {"2"}}
+	room := append(make([]string, 0, 4), "A", "B")
+	if !Seen(h, room, "B") || Seen(h, room, "C") {
+		t.Error("names with room: B not seen or C seen")
+	}
+	full := append(make([]string, 0, 1), "A")
+	if !Seen(h, full, "B") || Seen(h, full, "C") {
+		t.Error("names full: B not seen in the header or C seen")
+	}
+}
