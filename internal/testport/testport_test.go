@@ -22,3 +22,38 @@ func TestFreeIsFreeAndBelowEphemeral(t *testing.T) {
 		l.Close()
 	}
 }
+
+// Ports asked for in one process are all different: 300 random picks in
+// the range would repeat about three.
+func TestFreeNeverTwice(t *testing.T) {
+	seen := map[int]bool{}
+	for range 300 {
+		p, err := Free()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen[p] {
+			t.Fatalf("port %d given twice", p)
+		}
+		seen[p] = true
+	}
+}
+
+// A port whose lock another holder keeps is not claimed: the lock is
+// what keeps parallel test binaries apart.
+func TestClaimHeldPort(t *testing.T) {
+	dir := t.TempDir()
+	first, err := claim(dir, 20001)
+	if err != nil || first == nil {
+		t.Fatalf("first claim: %v, %v", first, err)
+	}
+	if second, err := claim(dir, 20001); err != nil || second != nil {
+		t.Fatalf("second claim while held: %v, %v", second, err)
+	}
+	first.Close()
+	again, err := claim(dir, 20001)
+	if err != nil || again == nil {
+		t.Fatalf("claim after release: %v, %v", again, err)
+	}
+	again.Close()
+}
