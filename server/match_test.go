@@ -2,12 +2,14 @@ package server
 
 import (
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// whichLocation loads src and reports the body "return" gives for each
-// URI, which names the location that matched.
+// serveText serves a request for host and uri in the configuration's
+// address group (its only one) and returns the status and the body, whose
+// "return" names the server or location that answered.
 func serveText(t *testing.T, cfg *Config, host, uri string) (int, string) {
 	t.Helper()
 	var g *addrGroup
@@ -121,6 +123,33 @@ func TestServerNamePriority(t *testing.T) {
 		if _, got := serveText(t, cfg, host, "/"); got != want {
 			t.Errorf("Host %q -> %q, want %q", host, got, want)
 		}
+	}
+}
+
+// A name two servers of an address claim stays with the first, and the
+// load says so in NGINX's words; one server alone is not looked up by
+// name, so it has nothing to warn about.
+func TestConflictingServerNames(t *testing.T) {
+	cfg := mustLoad(t, `http {
+		server { listen 127.0.0.1:0; server_name a.test .b.test *.c.test; return 200 first; }
+		server { listen 127.0.0.1:0; server_name a.test b.test .c.test www.d.* www.d.*; return 200 second; }
+	}`)
+	want := []string{
+		`conflicting server name "a.test" on 127.0.0.1:0, ignored`,
+		`conflicting server name "b.test" on 127.0.0.1:0, ignored`,
+		`conflicting server name ".c.test" on 127.0.0.1:0, ignored`,
+		`conflicting server name "www.d.*" on 127.0.0.1:0, ignored`,
+	}
+	if got := cfg.Notices(); !slices.Equal(got, want) {
+		t.Errorf("notices:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for host, want := range map[string]string{"a.test": "first", "b.test": "first", "x.c.test": "first", "c.test": "second", "www.d.org": "second"} {
+		if _, got := serveText(t, cfg, host, "/"); got != want {
+			t.Errorf("Host %q -> %q, want %q", host, got, want)
+		}
+	}
+	if n := mustLoad(t, "http { server { listen 127.0.0.1:0; server_name one.test one.test; } }").Notices(); len(n) != 0 {
+		t.Errorf("one server: notices %q", n)
 	}
 }
 

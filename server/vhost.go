@@ -36,6 +36,7 @@ type addrGroup struct {
 	wildStart []wildName // "*.example.com" stored as ".example.com"
 	wildEnd   []wildName // "www.example.*" stored as "www.example."
 	regexes   []regexName
+	conflicts []string // names a later server also claimed
 	// via is the wildcard address whose socket serves this specific
 	// address; covers marks a wildcard group serving such addresses, the
 	// only case where a connection's local address must be looked at.
@@ -66,34 +67,57 @@ func (g *addrGroup) add(s *VServer, l Listen) error {
 		}
 		g.def = s
 	}
+	// The first server to claim a name keeps it, as in NGINX, which
+	// warns about the others once the address has several servers.
+	conflict := func(name string) { g.conflicts = append(g.conflicts, name) }
+	claim := func(name, as string) bool {
+		if _, ok := g.exact[name]; ok {
+			conflict(as)
+			return false
+		}
+		g.exact[name] = s
+		return true
+	}
+	wild := func(list []wildName, part, name string) []wildName {
+		for _, w := range list {
+			if w.part == part {
+				conflict(name)
+				return list
+			}
+		}
+		return append(list, wildName{part, s})
+	}
 	for _, n := range s.names {
 		switch {
 		case n.re != nil:
 			g.regexes = append(g.regexes, regexName{n.re, s})
 		case strings.HasPrefix(n.raw, "*."):
-			g.wildStart = append(g.wildStart, wildName{n.raw[1:], s})
+			g.wildStart = wild(g.wildStart, n.raw[1:], n.raw)
 		case strings.HasPrefix(n.raw, "."):
 			// ".example.com" is both "example.com" and "*.example.com".
-			g.wildStart = append(g.wildStart, wildName{n.raw, s})
-			if _, ok := g.exact[n.raw[1:]]; !ok {
-				g.exact[n.raw[1:]] = s
+			if claim(n.raw[1:], n.raw) {
+				g.wildStart = wild(g.wildStart, n.raw, n.raw)
 			}
 		case strings.HasSuffix(n.raw, ".*"):
-			g.wildEnd = append(g.wildEnd, wildName{n.raw[:len(n.raw)-1], s})
+			g.wildEnd = wild(g.wildEnd, n.raw[:len(n.raw)-1], n.raw)
 		default:
-			// The first server to claim a name keeps it, as in NGINX
-			// (which warns about the conflict).
-			if _, ok := g.exact[n.raw]; !ok {
-				g.exact[n.raw] = s
-			}
+			claim(n.raw, n.raw)
 		}
 	}
 	return nil
 }
 
-func (g *addrGroup) finish() {
+// finish sets the default server and sorts the wildcards; notice gets
+// the conflicting names, which NGINX reports only where names choose a
+// server.
+func (g *addrGroup) finish(notice func(string)) {
 	if g.def == nil && len(g.servers) > 0 {
 		g.def = g.servers[0]
+	}
+	if len(g.servers) > 1 {
+		for _, name := range g.conflicts {
+			notice(fmt.Sprintf("conflicting server name %q on %s, ignored", name, g.addr))
+		}
 	}
 	sort.SliceStable(g.wildStart, func(i, j int) bool { return len(g.wildStart[i].part) > len(g.wildStart[j].part) })
 	sort.SliceStable(g.wildEnd, func(i, j int) bool { return len(g.wildEnd[i].part) > len(g.wildEnd[j].part) })
@@ -291,7 +315,7 @@ func (b *builder) groupListeners() error {
 		}
 	}
 	for _, g := range cfg.addrs {
-		g.finish()
+		g.finish(tb.notice)
 		// As NGINX decides at accept time: an address speaks TLS when a
 		// listen says ssl, or when its default server says "ssl on". Its
 		// default server must have a certificate; the others fall back
