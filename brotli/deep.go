@@ -89,9 +89,12 @@ func fillDeep[B deepBucket](e *encoder, data []byte, base uint32, from, to int) 
 	abs := base + uint32(from)
 	for len(data) >= 8 {
 		h := int(binary.LittleEndian.Uint64(data) * mul >> hs)
-		c := heads[h]
+		// The counter's increment stored before the entry: the other
+		// way round, the compiler kept c on the stack across the store.
+		hd := &heads[h]
+		c := *hd
+		*hd = c + 1
 		table[h*ways+int(c)&(ways-1)] = abs
-		heads[h] = c + 1
 		abs++
 		data = data[1:]
 	}
