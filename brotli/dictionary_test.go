@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -559,5 +560,62 @@ func TestDictionaryOpen(t *testing.T) {
 			t.Errorf("q%d: random bytes searched %d times (%d found a word), still searching: %v",
 				q, enc.e.dictSearches, enc.e.dictHit, enc.e.dictOn)
 		}
+	}
+}
+
+// TestSearchDictBest checks searchDict's shortcuts (words that cannot
+// beat the score are passed over, and the first too short ends the
+// search) against scoring every word it may try: the same word, cut,
+// distance and score, for words of every length with and without their
+// last bytes, reaches from 0 to beyond a 16 MiB window and a raw
+// dictionary, both weights of a byte and scores to beat below and above
+// what a word makes.
+func TestSearchDictBest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 62))
+	e := &encoder{q: qualities[6], dict: getDictIndex()}
+	reaches := []uint32{0, 1, 3, 4, 1000, 1<<10 - 2, 1<<16 - 17, 1<<22 - 16, 1<<24 - 16, 1<<24 - 16 + MaxDictionary}
+	found := 0
+	for range 20000 {
+		l := minWordLen + rng.IntN(maxWordLen-minWordLen+1)
+		w := dictWord(l, rng.IntN(1<<dictBits[l]))
+		data := append(slices.Clone(w[:max(minWordLen, l-rng.IntN(12))]), " xyz 01234567890123456789"...)
+		maxLen := 4 + rng.IntN(len(data)-12)
+		reach := reaches[rng.IntN(len(reaches))] + uint32(rng.IntN(3))
+		perByte := []int{16, 22}[rng.IntN(2)]
+		// Half the scores to beat at or next to what a word of a random
+		// length makes at the least distance cost, where a bound one off
+		// would pass over the word that wins.
+		minScore := rng.IntN(400) - 50
+		if rng.IntN(2) == 0 {
+			minScore = perByte*(minWordLen+rng.IntN(maxWordLen-minWordLen+1)) - 4*bits.Len32(reach+1) - 16 - rng.IntN(3)
+		}
+
+		wantL, wantD, wantScore, wantCut := 0, uint32(0), minScore, 0
+		x := load32(data, 0)
+		k, hi := e.dict.lookup(x)
+		for end := min(hi, k+e.q.dictDepth); k < end && uint32(e.dict.pre[k]) == x; k++ {
+			wl, idx := int(e.dict.ent[k]>>11), int(e.dict.ent[k]&(1<<11-1))
+			word, m := dictWord(wl, idx), 0
+			for m < min(wl, maxLen) && word[m] == data[m] {
+				m++
+			}
+			if c := wl - m; c <= maxCut {
+				d := dictDistance(reach, wl, idx, omitLast[c])
+				if s := perByte*m - 4*bits.Len32(d) - 16; s > wantScore {
+					wantL, wantD, wantScore, wantCut = m, d, s, c
+				}
+			}
+		}
+		l2, d2, score, cut := e.searchDict(data, 0, maxLen, reach, perByte, minScore)
+		if l2 != wantL || d2 != wantD || score != wantScore || cut != wantCut {
+			t.Fatalf("%q maxLen %d reach %d perByte %d minScore %d: got length %d distance %d score %d cut %d, want %d %d %d %d",
+				data, maxLen, reach, perByte, minScore, l2, d2, score, cut, wantL, wantD, wantScore, wantCut)
+		}
+		if wantL > 0 {
+			found++
+		}
+	}
+	if found < 2000 {
+		t.Errorf("%d of 20000 searches found a word, want more", found)
 	}
 }
