@@ -98,3 +98,10 @@ func (s *ConnStats) move(st int8, n int64) {
 		s.writing.Add(n)
 	}
 }
+
+// othersInFlight reports whether any request is being read or served on
+// the connections s counts, other than that of the caller, which counts
+// as waiting. Without counts (nil) it says yes: it cannot tell.
+func (s *ConnStats) othersInFlight() bool {
+	return s == nil || s.reading.Load()+s.writing.Load() > 0
+}
