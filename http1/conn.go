@@ -833,6 +833,7 @@ func (c *conn) readRequest(x *exchange) (*http.Request, error) {
 	if r.ContentLength != 0 {
 		r.Body = newBody(c, &r)
 	}
+	x.ctx.plainNames = !x.mem.oddNames
 	var ctx context.Context = &x.ctx
 	if c.srv.RequestContext != nil {
 		ctx = c.srv.RequestContext(ctx)

@@ -28,6 +28,22 @@ type requestCtx struct {
 	// and endToken the token of the last one taken; guarded by mu.
 	end      func()
 	endToken uint64
+	// plainNames: every field name of the request, as read, is letters,
+	// digits and '-' (PlainFieldNames).
+	plainNames bool
+}
+
+// PlainFieldNames reports whether ctx is the context this server made
+// for a request (the one RequestContext is given) and every field name
+// of that request's header, as read, is made of letters,
+// digits and '-': the names NGINX's ignore_invalid_headers and
+// underscores_in_headers let through whatever their setting, so that a
+// filter of the names (reqrule.HeaderNames) need not walk the header.
+// The parse knows it at no cost; the walk costs a map iteration, with
+// its random start, on every request.
+func PlainFieldNames(ctx context.Context) bool {
+	c, ok := ctx.(*requestCtx)
+	return ok && c.plainNames
 }
 
 type cancelPair struct {

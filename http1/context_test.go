@@ -1,9 +1,12 @@
 package http1
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"runtime"
 	"strings"
@@ -205,5 +208,56 @@ func TestResponseHeaderFreshPerRequest(t *testing.T) {
 		if v, count := field(head, "X-Every"); v != fmt.Sprint(i) || count != 1 {
 			t.Errorf("response %d: X-Every = %q (%d lines)", i, v, count)
 		}
+	}
+}
+
+// TestPlainFieldNames checks what the parse tells of a request's field
+// names through its context: plain when all are letters, digits and '-',
+// not when one has '_' or another token byte.
+func TestPlainFieldNames(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan bool, 1)
+	srv := &Server{Limits: Limits{HeaderTimeout: 5 * time.Second, KeepAliveTimeout: 5 * time.Second},
+		RequestContext: func(ctx context.Context) context.Context {
+			return context.WithValue(ctx, testKey{}, ctx) // a context over the server's, as mosaic's
+		},
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			base, _ := r.Context().Value(testKey{}).(context.Context)
+			got <- base != nil && PlainFieldNames(base)
+		})}
+	go srv.Serve(ln)
+	defer srv.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for _, tc := range []struct {
+		fields string
+		plain  bool
+	}{
+		{"Host: x\r\n", true},
+		{"host: x\r\nX-Forwarded-For: 1\r\naccept: */*\r\nX-2: y\r\n", true},
+		{"Host: x\r\nX_Forwarded_For: 1\r\n", false},
+		{"Host: x\r\nx.y: 1\r\n", false},
+		{"X~: 1\r\nHost: x\r\n", false},
+		{"Host: x\r\n", true},
+	} {
+		io.WriteString(c, "GET / HTTP/1.1\r\n"+tc.fields+"\r\n")
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.ReadAll(resp.Body)
+		if p := <-got; p != tc.plain {
+			t.Errorf("%q: PlainFieldNames %v, want %v", tc.fields, p, tc.plain)
+		}
+	}
+	if PlainFieldNames(context.Background()) {
+		t.Error("PlainFieldNames of another context: true")
 	}
 }

@@ -39,6 +39,9 @@ func badHeader(msg string) error {
 type reqMem struct {
 	url  url.URL
 	vals [8]string
+	// oddNames says a field name has a byte other than a letter, a digit
+	// or '-' (see PlainFieldNames).
+	oddNames bool
 }
 
 // parseHead parses a request header block, the request line and the
@@ -58,7 +61,9 @@ func parseHead(head string, r *http.Request, mem *reqMem) error {
 	if err := parseLine(line, r); err != nil {
 		return err
 	}
-	if err := parseFields(rest, r, mem.vals[:]); err != nil {
+	odd, err := parseFields(rest, r, mem.vals[:])
+	mem.oddNames = odd
+	if err != nil {
 		// NGINX parses the target before the fields: a bad one was
 		// refused before any field, and an absolute-form target's host
 		// chose the server whatever the Host field says.
@@ -131,12 +136,13 @@ func parseLine(line string, r *http.Request) error {
 
 // parseFields reads the header fields into r.Header, takes Host out of
 // it (into r.Host, as net/http does) and settles the body's framing. The
-// values of the first names go in vals. Refused, it leaves in r.Header
+// values of the first names go in vals. odd says a name has a byte other
+// than a letter, a digit or '-'. Refused, it leaves in r.Header
 // the fields before the refused line, Host as sent among them, and in
 // r.Host the first Host field when it was valid: NGINX chooses the
 // server as soon as it reads a valid Host, and refuses a second one, an
 // invalid one or any later bad line in the server the first chose.
-func parseFields(rest string, r *http.Request, vals []string) (err error) {
+func parseFields(rest string, r *http.Request, vals []string) (odd bool, err error) {
 	n := strings.Count(rest, "\n") + 1
 	h := make(http.Header, n)
 	if n > len(vals) {
@@ -169,29 +175,30 @@ func parseFields(rest string, r *http.Request, vals []string) (err error) {
 			continue
 		}
 		if line[0] == ' ' || line[0] == '\t' {
-			return badRequest("obsolete header line folding")
+			return odd, badRequest("obsolete header line folding")
 		}
 		colon := strings.IndexByte(line, ':')
 		if colon < 0 {
-			return badRequest("invalid header line")
+			return odd, badRequest("invalid header line")
 		}
-		name, ok := canonicalName(line[:colon])
+		name, ok, oddName := canonicalName(line[:colon])
 		if !ok {
-			return badRequest("invalid header line")
+			return odd, badRequest("invalid header line")
 		}
+		odd = odd || oddName
 		value := header.TrimOWS(line[colon+1:])
 		if !validValue(value) {
-			return badRequest("invalid header value")
+			return odd, badRequest("invalid header value")
 		}
 		switch name {
 		case "Host":
 			// NGINX refuses a second Host, and an invalid one, at its line.
 			if hosts > 0 {
-				return badRequest("more than one Host header")
+				return odd, badRequest("more than one Host header")
 			}
 			host, hosts = value, 1
 			if !validHost(host) {
-				return badRequest("invalid Host header")
+				return odd, badRequest("invalid Host header")
 			}
 			continue
 		case "Content-Length":
@@ -203,7 +210,7 @@ func parseFields(rest string, r *http.Request, vals []string) (err error) {
 		}
 		if header.Seen(h, names, name) {
 			if header.Unique(name) {
-				return badRequest("duplicate " + name + " header")
+				return odd, badRequest("duplicate " + name + " header")
 			}
 			h[name] = append(h[name], value)
 			continue
@@ -217,7 +224,7 @@ func parseFields(rest string, r *http.Request, vals []string) (err error) {
 	}
 	r.Header = h
 	if hosts == 0 && r.ProtoMinor > 0 {
-		return badHeader("missing Host header")
+		return odd, badHeader("missing Host header")
 	}
 	r.Host = host
 
@@ -228,19 +235,19 @@ func parseFields(rest string, r *http.Request, vals []string) (err error) {
 	if hasCL {
 		n, err := strconv.ParseUint(cl, 10, 63)
 		if err != nil {
-			return badHeader("invalid Content-Length")
+			return odd, badHeader("invalid Content-Length")
 		}
 		r.ContentLength = int64(n)
 	}
 	if hasTE {
 		if r.ProtoMinor == 0 {
-			return badHeader("Transfer-Encoding in an HTTP/1.0 request")
+			return odd, badHeader("Transfer-Encoding in an HTTP/1.0 request")
 		}
 		if !strings.EqualFold(te, "chunked") {
-			return &requestError{status: http.StatusNotImplemented, msg: "unsupported Transfer-Encoding", atEnd: true}
+			return odd, &requestError{status: http.StatusNotImplemented, msg: "unsupported Transfer-Encoding", atEnd: true}
 		}
 		if hasCL {
-			return badHeader("both Content-Length and Transfer-Encoding")
+			return odd, badHeader("both Content-Length and Transfer-Encoding")
 		}
 		delete(h, "Transfer-Encoding")
 		r.TransferEncoding = []string{"chunked"}
@@ -252,7 +259,7 @@ func parseFields(rest string, r *http.Request, vals []string) (err error) {
 	if hasConn {
 		r.Close = shouldClose(r)
 	}
-	return nil
+	return odd, nil
 }
 
 // parseTarget parses the request target into r.URL, which is u for the
@@ -348,10 +355,11 @@ func shouldClose(r *http.Request) bool {
 // form (as textproto.CanonicalMIMEHeaderKey), without allocating when it
 // already is, as most clients send names. Each byte costs two table
 // loads (nameClass) where tests for a token byte and then for the case
-// of a letter took a sixth more instructions.
-func canonicalName(s string) (string, bool) {
+// of a letter took a sixth more instructions. odd says s has a byte
+// other than a letter, a digit or '-', which the same loads tell.
+func canonicalName(s string) (name string, ok, odd bool) {
 	if s == "" {
-		return "", false
+		return "", false, false
 	}
 	all, some := uint8(nameOK), uint8(0)
 	upper := true
@@ -366,21 +374,23 @@ func canonicalName(s string) (string, bool) {
 		upper = c == '-'
 	}
 	if all == 0 {
-		return "", false
+		return "", false, false
 	}
+	odd = some&nameOdd != 0
 	if some&nameRecase == 0 {
-		return s, true
+		return s, true, odd
 	}
-	return textproto.CanonicalMIMEHeaderKey(s), true
+	return textproto.CanonicalMIMEHeaderKey(s), true, odd
 }
 
 // nameClass tells, for a byte of a header name inside a word ([0]) and
 // at the start of one ([1]: first, or after '-'), 0 when it is not a
 // token byte, else nameOK, with nameRecase where the canonical form
-// changes its case.
+// changes its case and nameOdd where it is not a letter, a digit or '-'.
 const (
 	nameOK     = 1
 	nameRecase = 2
+	nameOdd    = 4
 )
 
 var nameClass = func() (t [2][256]uint8) {
@@ -389,6 +399,9 @@ var nameClass = func() (t [2][256]uint8) {
 			continue
 		}
 		t[0][c], t[1][c] = nameOK, nameOK
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
+			t[0][c], t[1][c] = nameOK|nameOdd, nameOK|nameOdd
+		}
 		if 'A' <= c && c <= 'Z' {
 			t[0][c] |= nameRecase
 		}

@@ -422,13 +422,18 @@ func TestCanonicalNameAndValue(t *testing.T) {
 		names = append(names, string(rune(c))[:1], "a"+string([]byte{byte(c)}), "-"+string([]byte{byte(c)}))
 	}
 	for _, s := range names {
-		got, ok := canonicalName(s)
+		got, ok, odd := canonicalName(s)
 		want := ""
 		if isTok(s) {
 			want = textproto.CanonicalMIMEHeaderKey(s)
 		}
-		if ok != isTok(s) || got != want {
-			t.Errorf("canonicalName(%q) = %q, %v; want %q, %v", s, got, ok, want, isTok(s))
+		// Odd: what NGINX's ignore_invalid_headers may drop
+		// (reqrule.HeaderNames), a byte not a letter, a digit or '-'.
+		wantOdd := isTok(s) && strings.IndexFunc(s, func(r rune) bool {
+			return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-')
+		}) >= 0
+		if ok != isTok(s) || got != want || odd != wantOdd {
+			t.Errorf("canonicalName(%q) = %q, %v, %v; want %q, %v, %v", s, got, ok, odd, want, isTok(s), wantOdd)
 		}
 	}
 	for c := range 256 {

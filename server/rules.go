@@ -60,9 +60,12 @@ func admit(r *http.Request, g *addrGroup, st *vars.State) (*VServer, string, int
 	}
 	cl := LocConf[*coreLoc](srv.level, coreModule)
 	names := reqrule.HeaderNames{Underscores: cl.underscores.V, IgnoreInvalid: cl.ignoreInvalid.V}
-	if dropped := names.Filter(r.Header); dropped != nil {
-		srv.level.Logger().LogAttrs(r.Context(), slog.LevelInfo, "client sent invalid header names, ignored",
-			slog.Any("names", dropped))
+	// HTTP/1.1's parse tells a header with nothing to drop: no walk.
+	if !plainNames(r) {
+		if dropped := names.Filter(r.Header); dropped != nil {
+			srv.level.Logger().LogAttrs(r.Context(), slog.LevelInfo, "client sent invalid header names, ignored",
+				slog.Any("names", dropped))
+		}
 	}
 	return srv, host, method
 }
@@ -123,4 +126,13 @@ func admitH2(r *http.Request, g *addrGroup) int {
 // HTTPS's port 443 is the port an authority without one means.
 func sameAuthority(a, b string) bool {
 	return strings.EqualFold(strings.TrimSuffix(a, ":443"), strings.TrimSuffix(b, ":443"))
+}
+
+// plainNames reports whether every field name of r, a client request
+// that admit has not yet changed, is one that reqrule.HeaderNames passes
+// whatever its settings, as HTTP/1.1's parse tells (http1.PlainFieldNames);
+// false when no parse told (HTTP/2).
+func plainNames(r *http.Request) bool {
+	root, ok := r.Context().(*reqRoot)
+	return ok && http1.PlainFieldNames(root.Context)
 }
