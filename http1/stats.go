@@ -99,9 +99,12 @@ func (s *ConnStats) move(st int8, n int64) {
 	}
 }
 
-// othersInFlight reports whether any request is being read or served on
-// the connections s counts, other than that of the caller, which counts
-// as waiting. Without counts (nil) it says yes: it cannot tell.
-func (s *ConnStats) othersInFlight() bool {
-	return s == nil || s.reading.Load()+s.writing.Load() > 0
+// othersOpen reports whether a connection other than the caller's is
+// open on the servers s counts, whose next request may be ready before
+// the caller's. Requests being read or served do not tell it: a
+// connection whose request has arrived, and whose goroutine the poller
+// has made ready, counts as waiting until that goroutine runs and takes
+// the first byte. Without counts (nil) it says yes: it cannot tell.
+func (s *ConnStats) othersOpen() bool {
+	return s == nil || s.active.Load() > 1
 }

@@ -65,38 +65,40 @@ func TestConnStats(t *testing.T) {
 	expect("closed", ConnCounts{Accepted: 1, Requests: 1})
 }
 
-// TestOthersInFlight checks what decides whether a kept connection yields
-// before it reads the next request (awaitRequest): a request another
-// connection is reading or serving, not an idle connection.
-func TestOthersInFlight(t *testing.T) {
-	if !(*ConnStats)(nil).othersInFlight() {
+// TestOthersOpen checks what decides whether a kept connection yields
+// before it reads the next request (awaitRequest): another open
+// connection, idle between requests or not. An idle one counts: its next
+// request may have arrived, and its goroutine be ready to run, while it
+// still counts as waiting (under wrk -c8 on a static file, a test of
+// requests being read or served skipped 95% of the yields, and the
+// failed reads they save came back: http1 README).
+func TestOthersOpen(t *testing.T) {
+	if !(*ConnStats)(nil).othersOpen() {
 		t.Fatal("without counts: no yield, want one (it cannot tell)")
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	release := make(chan struct{})
-	inHandler := make(chan struct{})
 	stats := &ConnStats{}
 	srv := &Server{Stats: stats, Limits: Limits{HeaderTimeout: 5 * time.Second, KeepAliveTimeout: 5 * time.Second},
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/slow" {
-				inHandler <- struct{}{}
-				<-release
-			}
-			io.WriteString(w, "ok")
-		})}
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })}
 	go srv.Serve(ln)
 	defer srv.Close()
-	expect := func(what string, want bool) {
+	// expect waits until the connections open are all waiting (idle
+	// between requests, none being read or served), then checks the
+	// decision.
+	expect := func(what string, open int64, want bool) {
 		t.Helper()
 		deadline := time.Now().Add(3 * time.Second)
-		for stats.othersInFlight() != want {
+		for n := stats.Counts(); n.Active != open || n.Waiting != open || n.Reading+n.Writing != 0; n = stats.Counts() {
 			if time.Now().After(deadline) {
-				t.Fatalf("%s: others in flight %v, want %v (%+v)", what, !want, want, stats.Counts())
+				t.Fatalf("%s: counts %+v, want %d connections waiting", what, n, open)
 			}
 			time.Sleep(5 * time.Millisecond)
+		}
+		if got := stats.othersOpen(); got != want {
+			t.Fatalf("%s: others open %v, want %v (%+v)", what, got, want, stats.Counts())
 		}
 	}
 	dial := func() net.Conn {
@@ -107,26 +109,22 @@ func TestOthersInFlight(t *testing.T) {
 		t.Cleanup(func() { c.Close() })
 		return c
 	}
-	get := func(c net.Conn, br *bufio.Reader) {
+	get := func(c net.Conn) {
 		t.Helper()
-		resp, err := http.ReadResponse(br, nil)
+		io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		io.ReadAll(resp.Body)
 	}
-	idle := dial()
-	io.WriteString(idle, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-	get(idle, bufio.NewReader(idle))
-	expect("one connection kept alive, idle", false)
+	first := dial()
+	get(first)
+	expect("one connection kept alive, idle", 1, false)
 
-	busy := dial()
-	io.WriteString(busy, "GET /slow HTTP/1.1\r\n")
-	expect("another's header begun", true)
-	io.WriteString(busy, "Host: x\r\n\r\n")
-	<-inHandler
-	expect("another's handler running", true)
-	close(release)
-	get(busy, bufio.NewReader(busy))
-	expect("both idle", false)
+	second := dial()
+	get(second)
+	expect("two connections kept alive, both idle", 2, true)
+	second.Close()
+	expect("the other closed", 1, false)
 }
