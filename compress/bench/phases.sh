@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# Where one response's time goes, serial against parallel, through the
+# binary: a build of HEAD with phases.patch applied (timestamps along each
+# response, printed to the server's stderr; not part of mosaic) serves the
+# file with parallel.sh's two configurations, a fresh server per run,
+# serial and parallel in turn and the order swapped every round. Each
+# request is timed by curl and marked in the server, and the medians of
+# these parts are printed per mode (milliseconds):
+#
+#   total   curl's time_total
+#   span    compression: serial brotli (one-shot), the burst; serial gzip
+#           and zstd (streamed), from the first body write to the
+#           handler's return; parallel, from the first segment begun (by
+#           the pool or the response) to the last one ended
+#   fixed   total less span: what no encoder speed changes
+#   pre     from the compress handler taking the request to span's start
+#   tail    from span's end to the response finished (the last writes)
+#   client  curl's total less the server's finish: connecting, the request
+#           reaching the handler, the last bytes read, the close
+#   pool, own   parallel: the pool's segment and the response's own
+#   wake    parallel: from the Submit to the pool's worker starting
+#   wait    parallel: from the pool's segment ending to its being sent,
+#           when it ended last (the response goroutine's wake)
+#
+#   compress/bench/phases.sh [--only "brotli 9"] [--rounds 2] [--requests 12]
+#                            [--segment 512k] [--cpus 0,1] [--file PATH]
+#
+# The patch marks the compress handler's start, its first body write, each
+# Submit, a worker's start and end of a segment, the response's own
+# segment, each segment sent, each write to the client, a one-shot burst,
+# the handler's return and the response's end (compress README, "Where a
+# response's time goes, serial against parallel").
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+file=../shared/corpus/react-dom.development.js
+rows=("gzip 6" "zstd 19" "brotli 9") segment=512k rounds=2 requests=12 cpus=0,1
+while (($#)); do
+    case $1 in
+    --file) file=$2 ;;
+    --only) rows=("$2") ;;
+    --segment) segment=$2 ;;
+    --rounds) rounds=$2 ;;
+    --requests) requests=$2 ;;
+    --cpus) cpus=$2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+    esac
+    shift 2
+done
+for c in curl taskset git; do
+    command -v "$c" >/dev/null || { echo "missing command: $c" >&2; exit 1; }
+done
+port=18137
+tmp=$(mktemp -d)
+pid=""
+trap 'if [[ -n $pid ]]; then kill "$pid" 2>/dev/null || true; fi; rm -rf "$tmp"' EXIT
+mkdir "$tmp/src" "$tmp/files"
+git archive HEAD | tar -x -C "$tmp/src"
+git -C "$tmp/src" apply "$PWD/compress/bench/phases.patch"
+(cd "$tmp/src" && go build -o "$tmp/mosaic" ./cmd/mosaic)
+cp "$file" "$tmp/files/big.js"
+url="http://127.0.0.1:$port/big.js"
+threads=$(($(tr ',' '\n' <<<"$cpus" | wc -l)))
+
+# run CODING LEVEL MODE: one fresh server, 3 warm-up requests, then the timed ones;
+# appends "curl's times, PT marks" lines to $tmp/MODE.
+run() {
+    local coding=$1 level=$2 mode=$3 pool ae=$1
+    [[ $coding == brotli ]] && ae=br
+    if [[ $mode == parallel ]]; then
+        pool="${coding}_thread_pool bench; ${coding}_parallel_segment_size $segment;"
+    else
+        pool="${coding}_thread_pool off;"
+    fi
+    cat >"$tmp/mosaic.conf" <<CONF
+worker_processes $threads;
+thread_pool bench threads=$threads;
+http {
+    access_log off;
+    $coding on;
+    ${coding}_types application/javascript;
+    ${coding}_comp_level $level;
+    $pool
+    server { listen 127.0.0.1:$port; root $tmp/files; }
+}
+CONF
+    taskset -c "$cpus" "$tmp/mosaic" -c "$tmp/mosaic.conf" 2>"$tmp/err.log" &
+    pid=$!
+    for _ in $(seq 50); do curl -fs -o /dev/null "$url" && break; sleep 0.1; done
+    for _ in 1 2 3; do curl -fs -o /dev/null -H "Accept-Encoding: $ae" "$url"; done
+    for _ in $(seq "$requests"); do
+        curl -fs -o /dev/null -H "Accept-Encoding: $ae" -w '%{time_total}\n' "$url"
+    done >"$tmp/curl"
+    kill "$pid"
+    wait "$pid" 2>/dev/null || true
+    pid=""
+    grep '^PT ' "$tmp/err.log" | tail -n "$requests" | paste -d' ' "$tmp/curl" - >>"$tmp/$mode"
+}
+
+# table CODING LEVEL: the rounds of one row and their medians.
+table() {
+    local coding=$1 level=$2 mode n line col m
+    rm -f "$tmp/serial" "$tmp/parallel"
+    echo "$coding $level, file $(basename "$file"), CPUs $cpus, segments $segment, $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
+    for r in $(seq "$rounds"); do
+        modes=(serial parallel)
+        ((r % 2)) || modes=(parallel serial)
+        for mode in "${modes[@]}"; do run "$coding" "$level" "$mode"; done
+    done
+    echo "load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo
+    echo "| mode | requests | total | span | fixed | pre | tail | client | pool | own | wake | wait |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    for mode in serial parallel; do
+        # One line of parts per request, then the median of each column.
+        awk '{
+            total = $1 * 1000
+            delete t
+            for (i = 3; i <= NF; i++) {
+                split($i, kv, "=")
+                if (!(kv[1] in t)) t[kv[1]] = kv[2]
+            }
+            if ("submit" in t) {
+                if (!("wend" in t) || !("own" in t)) next
+                s = t["own"] < t["wstart"] ? t["own"] : t["wstart"]
+                e = t["wend"] > t["ownend"] ? t["wend"] : t["ownend"]
+                pool = t["wend"] - t["wstart"]; own = t["ownend"] - t["own"]
+                wake = t["wstart"] - t["submit"]
+                wait = t["wend"] > t["ownend"] ? t["send"] - t["wend"] : 0
+            } else if ("burst" in t) {
+                s = t["burst"]; e = t["burstend"]; pool = own = wake = wait = "-"
+            } else {
+                s = t["write0"]; e = t["handler"]; pool = own = wake = wait = "-"
+            }
+            print total, e - s, total - (e - s), s, t["finish"] - e, total - t["finish"], pool, own, wake, wait
+        }' "$tmp/$mode" >"$tmp/$mode.parts"
+        n=$(wc -l <"$tmp/$mode.parts")
+        line="| $mode | $n"
+        for col in $(seq 10); do
+            m=$(awk -v c="$col" '{print $c}' "$tmp/$mode.parts" | sort -g | awk '
+                $1 == "-" {next}
+                {a[++k] = $1}
+                END {
+                    if (!k) {print "-"; exit}
+                    printf "%.2f", (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+                }')
+            line+=" | $m"
+        done
+        echo "$line |"
+    done
+}
+
+for cl in "${rows[@]}"; do
+    # shellcheck disable=SC2086 # "coding level"
+    table $cl
+    echo
+done
