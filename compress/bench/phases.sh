@@ -9,8 +9,9 @@
 #
 #   total   curl's time_total
 #   span    compression: serial brotli (one-shot), the burst; serial gzip
-#           and zstd (streamed), from the first body write to the
-#           handler's return; parallel, from the first segment begun (by
+#           and zstd (streamed, reading and writing as they go), from the
+#           first body write to the encoder's Close returning (the last
+#           block compressed); parallel, from the first segment begun (by
 #           the pool or the response) to the last one ended
 #   fixed   total less span: what no encoder speed changes
 #   pre     from the compress handler taking the request to span's start
@@ -28,7 +29,7 @@
 # The patch marks the compress handler's start, its first body write, each
 # Submit, a worker's start and end of a segment, the response's own
 # segment, each segment sent, each write to the client, a one-shot burst,
-# the handler's return and the response's end (compress README, "Where a
+# the handler's return, the encoder's Close and the response's end (compress README, "Where a
 # response's time goes, serial against parallel").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -129,7 +130,7 @@ table() {
             } else if ("burst" in t) {
                 s = t["burst"]; e = t["burstend"]; pool = own = wake = wait = "-"
             } else {
-                s = t["write0"]; e = t["handler"]; pool = own = wake = wait = "-"
+                s = t["write0"]; e = t["closed"]; pool = own = wake = wait = "-"
             }
             print total, e - s, total - (e - s), s, t["finish"] - e, total - t["finish"], pool, own, wake, wait
         }' "$tmp/$mode" >"$tmp/$mode.parts"
