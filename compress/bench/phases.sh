@@ -87,6 +87,8 @@ CONF
     taskset -c "$cpus" "$tmp/mosaic" -c "$tmp/mosaic.conf" 2>"$tmp/err.log" &
     pid=$!
     for _ in $(seq 50); do curl -fs -o /dev/null "$url" && break; sleep 0.1; done
+    # Another server on the port would answer in its place.
+    kill -0 "$pid" 2>/dev/null || { echo "mosaic did not start:" >&2; cat "$tmp/err.log" >&2; exit 1; }
     for _ in 1 2 3; do curl -fs -o /dev/null -H "Accept-Encoding: $ae" "$url"; done
     for _ in $(seq "$requests"); do
         curl -fs -o /dev/null -H "Accept-Encoding: $ae" -w '%{time_total}\n' "$url"
