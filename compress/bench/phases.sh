@@ -56,7 +56,10 @@ pid=""
 trap 'if [[ -n $pid ]]; then kill "$pid" 2>/dev/null || true; fi; rm -rf "$tmp"' EXIT
 mkdir "$tmp/src" "$tmp/files"
 git archive HEAD | tar -x -C "$tmp/src"
-git -C "$tmp/src" apply "$PWD/compress/bench/phases.patch"
+git -C "$tmp/src" apply "$PWD/compress/bench/phases.patch" || {
+    echo "compress/bench/phases.patch no longer applies to HEAD: update its marks" >&2
+    exit 1
+}
 (cd "$tmp/src" && go build -o "$tmp/mosaic" ./cmd/mosaic)
 cp "$file" "$tmp/files/big.js"
 url="http://127.0.0.1:$port/big.js"
