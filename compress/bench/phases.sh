@@ -60,7 +60,7 @@ git -C "$tmp/src" apply "$PWD/compress/bench/phases.patch" || {
     echo "compress/bench/phases.patch no longer applies to HEAD: update its marks" >&2
     exit 1
 }
-(cd "$tmp/src" && go build -o "$tmp/mosaic" ./cmd/mosaic)
+(cd "$tmp/src" && go build -trimpath -o "$tmp/mosaic" ./cmd/mosaic)
 cp "$file" "$tmp/files/big.js"
 url="http://127.0.0.1:$port/big.js"
 threads=$(($(tr ',' '\n' <<<"$cpus" | wc -l)))
