@@ -28,9 +28,9 @@
 #
 # The patch marks the compress handler's start, its first body write, each
 # Submit, a worker's start and end of a segment, the response's own
-# segment, each segment sent, each write to the client, a one-shot burst,
-# the handler's return, the encoder's Close and the response's end (compress README, "Where a
-# response's time goes, serial against parallel").
+# segment, each segment sent, a one-shot burst, the streamed encoder's
+# Close and the response's end (compress README, "Where a response's time
+# goes, serial against parallel").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 file=../shared/corpus/react-dom.development.js
