@@ -18,10 +18,12 @@
 #   tail    from span's end to the response finished (the last writes)
 #   client  curl's total less the server's finish: connecting, the request
 #           reaching the handler, the last bytes read, the close
-#   pool, own   parallel: the pool's segment and the response's own
-#   wake    parallel: from the Submit to the pool's worker starting
-#   wait    parallel: from the pool's segment ending to its being sent,
-#           when it ended last (the response goroutine's wake)
+#   pool, own   parallel: the pool's segments (the first begun to the
+#           last ended; one, in two even halves) and the response's own
+#   wake    parallel: from the first Submit to a worker starting
+#   wait    parallel: from the pool's last segment ending to the next
+#           segment sent, when the pool's ended last (the response
+#           goroutine's wake)
 #
 #   compress/bench/phases.sh [--only "brotli 9"] [--rounds 2] [--requests 12]
 #                            [--segment 512k] [--cpus 0,1] [--file PATH]
@@ -121,17 +123,25 @@ table() {
         awk '{
             total = $1 * 1000
             delete t
+            ns = 0
+            # The first of each mark; of the ends in the pool (segments
+            # are not named: with more than two they end in any order)
+            # the last, and every send.
             for (i = 3; i <= NF; i++) {
                 split($i, kv, "=")
-                if (!(kv[1] in t)) t[kv[1]] = kv[2]
+                if (!(kv[1] in t)) t[kv[1]] = kv[2] + 0
+                if (kv[1] == "wend") t["wlast"] = kv[2] + 0
+                if (kv[1] == "send") sends[++ns] = kv[2] + 0
             }
             if ("submit" in t) {
-                if (!("wend" in t) || !("own" in t)) next
+                if (!("wlast" in t) || !("own" in t)) next
                 s = t["own"] < t["wstart"] ? t["own"] : t["wstart"]
-                e = t["wend"] > t["ownend"] ? t["wend"] : t["ownend"]
-                pool = t["wend"] - t["wstart"]; own = t["ownend"] - t["own"]
+                e = t["wlast"] > t["ownend"] ? t["wlast"] : t["ownend"]
+                pool = t["wlast"] - t["wstart"]; own = t["ownend"] - t["own"]
                 wake = t["wstart"] - t["submit"]
-                wait = t["wend"] > t["ownend"] ? t["send"] - t["wend"] : 0
+                wait = 0
+                for (j = 1; j <= ns && t["wlast"] > t["ownend"]; j++)
+                    if (sends[j] >= e) { wait = sends[j] - e; break }
             } else if ("burst" in t) {
                 s = t["burst"]; e = t["burstend"]; pool = own = wake = wait = "-"
             } else {
