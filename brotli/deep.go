@@ -188,6 +188,7 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 		// of equally long matches the nearest comes first and wins.
 		// Positions from lo up are in reach.
 		sc.b, sc.lo, sc.best, sc.want = b, abs-reach, m.len, data[i+m.len]
+		sc.m = m
 		if depth <= 0 || depth > ways {
 			depth = ways
 		}
@@ -212,14 +213,15 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 				l = minMatch + matchLen(data, j+minMatch, i+minMatch, maxLen-minMatch)
 			}
 			d := uint32(i - j)
-			if s := 16*l - 4*bits.Len32(d) - 16; s > m.score {
-				m = match{len: l, dist: d, score: s}
+			if s := 16*l - 4*bits.Len32(d) - 16; s > sc.m.score {
+				sc.m = match{len: l, dist: d, score: s}
 				if l >= limitLen {
 					break
 				}
 				sc.best, sc.want = l, data[i+l]
 			}
 		}
+		m = sc.m
 	}
 	b[c&mask] = abs
 	*head = c + 1
@@ -272,6 +274,10 @@ type bucketScan[B deepBucket] struct {
 	lo, base uint32 // positions below lo are out of reach; data[0] is at base
 	best     int    // the length a candidate must pass
 	want     byte   // the byte at best that it needs for that
+	// m is the best match so far. Kept here, not in searchDeep's
+	// registers: Go saves no register across a call, so its fields were
+	// stored and reloaded around every call of next.
+	m match
 }
 
 // next walks the ring from k down to stop (exclusive) and returns the
