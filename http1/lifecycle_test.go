@@ -227,18 +227,22 @@ func TestSendfileSlowReaderServed(t *testing.T) {
 
 // A goroutine the handler left reading the body gets errBodyClosed while
 // the server drains the rest, not the bytes (the drain once reopened the
-// body for itself, unlocked: a data race, and a thief).
+// body for itself, unlocked: a data race, and a thief). The goroutine
+// starts reading once the client has the response, which the server
+// writes after it has closed the body to the handler: a goroutine woken
+// when the handler is about to return may read before the server closes
+// the body, and what it reads then is still the handler's.
 func TestBodyClosedWhileDrained(t *testing.T) {
 	var stolen atomic.Int64
+	answered := make(chan struct{})
 	done := make(chan struct{})
 	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/1" {
 			return
 		}
-		returned := make(chan struct{})
 		go func() {
 			defer close(done)
-			<-returned
+			<-answered
 			buf := make([]byte, 100)
 			end := time.Now().Add(300 * time.Millisecond)
 			for time.Now().Before(end) {
@@ -246,17 +250,20 @@ func TestBodyClosedWhileDrained(t *testing.T) {
 				stolen.Add(int64(n))
 			}
 		}()
-		close(returned)
 	}))
 	c := dial(t, ts.addr)
 	c.send("POST /1 HTTP/1.1\r\nHost: t\r\nContent-Length: 20000\r\n\r\n")
 	c.send(strings.Repeat("a", 1000))
-	time.Sleep(50 * time.Millisecond)
+	c.response("POST").Body.Close()
+	close(answered)
 	for i := 0; i < 19; i++ {
 		c.send(strings.Repeat("a", 1000))
 		time.Sleep(5 * time.Millisecond)
 	}
-	c.response("POST")
+	// The drain took the rest: the next request is read from its start.
+	if resp, _ := c.roundTrip("GET", get("/2")); resp.StatusCode != http.StatusOK {
+		t.Errorf("the request after the drained body: %s", resp.Status)
+	}
 	<-done
 	if n := stolen.Load(); n > 0 {
 		t.Errorf("a read after the handler returned got %d bytes", n)
