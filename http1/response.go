@@ -853,7 +853,7 @@ func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		}
 	}
 	w.hijacked, c.hijacked = true, true
-	handOver(c.rwc)
+	handOver(c.rwc, true)
 	w.release()
 	c.srv.removeConn(c)
 	_ = c.rwc.SetDeadline(time.Time{})

@@ -51,7 +51,7 @@ func (c *conn) handshake(tc *tls.Conn) bool {
 	// client_header_timeout covers HTTP/2's preface too, as it covers
 	// HTTP/1's first header, and the other server lifts it.
 	_ = tc.SetWriteDeadline(time.Time{})
-	handOver(tc)
+	handOver(tc, false)
 	next(tc)
 	return false
 }

@@ -34,6 +34,12 @@ import (
 //     connections with the server's lock held, and a wait of 5 s for
 //     each client that stopped reading would hold them all up.
 //
+// A handler that hijacked a connection and closes it after a read of
+// its timed out (a deadline of its own) closes it quietly too, as NGINX
+// shuts down quietly any connection whose client timed out. HTTP/2's
+// server is no hijacker: NGINX's own HTTP/2 sends the alert after a read
+// timeout (the preface's client_header_timeout), its GOAWAY before it.
+//
 // Every other close (a response done, Connection: close, the last of
 // keepalive_requests, the alert that starts a lingering close, and the
 // closes of the server a connection was handed over to, HTTP/2's, or of
@@ -79,6 +85,9 @@ type tlsSock struct {
 	// to a handler that hijacked it, which close it unannounced (see
 	// alertRecord).
 	handedOver atomic.Bool
+	// hijacked says a handler took the connection (Hijack): its close
+	// after a read timed out is quiet.
+	hijacked atomic.Bool
 	// idleEnd is when the idle connection handed over closes (its
 	// server's idle timeout, or a shutdown), in Unix nanoseconds; 0 while
 	// a request is open (see IdleUntil).
@@ -112,6 +121,10 @@ func (s *tlsSock) Write(p []byte) (int, error) {
 		}
 		if !alertRecord(p) {
 			break
+		}
+		if s.hijacked.Load() && s.readTimedOut.Load() {
+			s.mode.CompareAndSwap(sockOpen, sockQuiet)
+			return 0, errQuietClose
 		}
 		s.mode.CompareAndSwap(sockOpen, sockBounded)
 		fallthrough
@@ -216,9 +229,14 @@ func closeAtOnce(rwc net.Conn) {
 }
 
 // handOver notes that rwc, a TLS connection, is no longer Serve's: its
-// closes are unannounced (alertRecord).
-func handOver(rwc net.Conn) {
+// closes are unannounced (alertRecord). hijacked says a handler took it;
+// whether its close is quiet then depends on the handler's reads alone.
+func handOver(rwc net.Conn, hijacked bool) {
 	if s := sockOf(rwc); s != nil {
+		if hijacked {
+			s.readTimedOut.Store(false)
+			s.hijacked.Store(true)
+		}
 		s.handedOver.Store(true)
 	}
 }

@@ -406,31 +406,55 @@ func TestIdleUntil(t *testing.T) {
 
 // A handler that hijacked a TLS connection (the proxy's upgrade) closes
 // it unannounced too: its alert gets 3 s on a full socket, as NGINX's
-// close of an upgraded connection gives it.
+// close of an upgraded connection gives it; but a close after a read of
+// the handler's timed out is quiet and at once, as NGINX's shutdown of a
+// connection whose client timed out.
 func TestTLSHijackedCloseBounded(t *testing.T) {
-	t.Parallel()
-	ln, err := net.Listen("unix", filepath.Join(t.TempDir(), "s"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	took := make(chan time.Duration, 1)
-	s := &Server{Logger: quietLogger, TLSConfig: testServerTLS(t), Limits: Limits{KeepAliveTimeout: time.Minute},
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			nc, _, err := http.NewResponseController(w).Hijack()
+	for _, tc := range []struct {
+		name        string
+		readTimeout bool // the hijacker's read times out before it closes
+	}{{"normal", false}, {"after a read timeout", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ln, err := net.Listen("unix", filepath.Join(t.TempDir(), "s"))
 			if err != nil {
-				t.Error(err)
-				took <- 0
-				return
+				t.Fatal(err)
 			}
-			_, _ = io.WriteString(nc, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: upgrade\r\n\r\n")
-			fill(t, sockOf(nc).Conn)
-			start := time.Now()
-			_ = nc.Close()
-			took <- time.Since(start)
-		})}
-	serveTLSRequest(t, s, ln, "GET / HTTP/1.1\r\nHost: x\r\nConnection: upgrade\r\nUpgrade: x\r\n\r\n")
-	if d := <-took; !alertWaited(d) {
-		t.Errorf("the hijacker's Close of a full socket took %v; want %v", d, alertWait)
+			type closed struct {
+				took time.Duration
+				err  error
+			}
+			result := make(chan closed, 1)
+			s := &Server{Logger: quietLogger, TLSConfig: testServerTLS(t), Limits: Limits{KeepAliveTimeout: time.Minute},
+				Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					nc, _, err := http.NewResponseController(w).Hijack()
+					if err != nil {
+						t.Error(err)
+						result <- closed{}
+						return
+					}
+					_, _ = io.WriteString(nc, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: upgrade\r\n\r\n")
+					if tc.readTimeout {
+						_ = nc.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+						if _, err := nc.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
+							t.Errorf("the hijacker's read: %v; want its deadline passed", err)
+						}
+					}
+					fill(t, sockOf(nc).Conn)
+					start := time.Now()
+					err = nc.Close()
+					result <- closed{time.Since(start), err}
+				})}
+			serveTLSRequest(t, s, ln, "GET / HTTP/1.1\r\nHost: x\r\nConnection: upgrade\r\nUpgrade: x\r\n\r\n")
+			got := <-result
+			switch {
+			case !tc.readTimeout && !alertWaited(got.took):
+				t.Errorf("the hijacker's Close of a full socket took %v; want %v", got.took, alertWait)
+			case tc.readTimeout && (got.took > 500*time.Millisecond || !errors.Is(got.err, errQuietClose)):
+				t.Errorf("the hijacker's Close of a full socket after a read timeout took %v (%v); want at once, quietly",
+					got.took, got.err)
+			}
+		})
 	}
 }
 
