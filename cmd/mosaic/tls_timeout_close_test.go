@@ -98,6 +98,12 @@ func TestTLSTimeoutClosesAtOnceAsNGINX(t *testing.T) {
 		// The GOAWAY at keepalive_timeout goes only if the socket takes
 		// it at once, as does the alert after it: here both have room.
 		{"HTTP/2 keepalive_timeout", "h2", true, false, idleH2},
+		// A preface that never comes times out a read
+		// (client_header_timeout): NGINX's HTTP/2 then sends its GOAWAY
+		// and the alert; it sets no c->timedout for a shutdown as quiet
+		// as HTTP/1's, nor does mosaic, whose HTTP/2 server is no
+		// hijacker (a hijacker's close after a read timeout is quiet).
+		{"HTTP/2 client_header_timeout", "h2", true, false, func(t *testing.T, c *tls.Conn) {}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
