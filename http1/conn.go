@@ -693,9 +693,13 @@ func (c *conn) close() {
 	closeBounded(c.rwc)
 	lim := c.lim
 	// The watch's byte (has) is a request the client began: the rest of
-	// it is still to come, as with bytes in the buffer.
+	// it is still to come, as with bytes in the buffer, or in the socket
+	// that nothing read (a request pipelined while the handler ran, the
+	// watch not yet begun): NGINX lingers when its read event says bytes
+	// came (read->ready).
 	linger := lim.Linger == LingerAlways && c.requests > 0 ||
-		lim.Linger == LingerOn && (c.unread || c.has.Load() || c.br != nil && c.br.Buffered() > 0)
+		lim.Linger == LingerOn && (c.unread || c.has.Load() || c.br != nil && c.br.Buffered() > 0 ||
+			!c.gone && bytesWaiting(c.rwc))
 	if !linger || c.gone || closeWrite(c.rwc) != nil {
 		_ = c.rwc.Close()
 		return

@@ -48,6 +48,40 @@ func TestLingerWithWatchByte(t *testing.T) {
 	}
 }
 
+// A request pipelined while a quick handler runs, before the watch has
+// begun (within watchDelay, or later when the sweeper is late on a
+// loaded machine): its bytes wait in the socket, read by no one, when
+// the connection closes after this response (MaxRequests 1). It must
+// linger, as NGINX does when its read event says bytes came
+// (read->ready); closing with them unread resets the connection, and
+// the reset destroys the response the client has not read yet.
+func TestLingerWithBytesUnwatched(t *testing.T) {
+	running, sent := make(chan struct{}), make(chan struct{})
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(running)
+		<-sent
+		_, _ = io.WriteString(w, strings.Repeat("x", 1000))
+	}), func(s *Server) { s.MaxRequests = 1; s.Linger = LingerOn })
+	c := dial(t, ts.addr)
+	c.send(get("/1"))
+	<-running
+	// On the loopback the bytes are in the server's socket once the
+	// write returns.
+	c.send(get("/2") + strings.Repeat("GET /3 HTTP/1.1\r\nHost: t\r\n\r\n", 50))
+	close(sent)
+	time.Sleep(100 * time.Millisecond) // the response and the close have come
+	resp, err := http.ReadResponse(c.br, nil)
+	if err != nil {
+		t.Fatalf("reading response: %v", err)
+	}
+	if b, err := io.ReadAll(resp.Body); err != nil || len(b) != 1000 {
+		t.Fatalf("body %d bytes, %v", len(b), err)
+	}
+	if _, err := io.ReadAll(c.br); err != nil {
+		t.Errorf("the server did not linger: %v", err)
+	}
+}
+
 // The same with a response larger than the client's receive window: the
 // reset destroys what the server's kernel still holds of it.
 func TestLingerWithWatchByteKeepsResponse(t *testing.T) {

@@ -16,6 +16,10 @@ func rawConn(net.Conn) syscall.RawConn { return nil }
 // client for a TLS one.
 func peekSocket(net.Conn) (byte, error) { return 0, errors.ErrUnsupported }
 
+// bytesWaiting cannot look into a socket here: only the bytes a read
+// took tell that the client sent more.
+func bytesWaiting(net.Conn) bool { return false }
+
 // readFD is never called without a raw connection.
 func readFD(int, []byte) (int, error) { return 0, errors.ErrUnsupported }
 

@@ -3,6 +3,7 @@
 package http1
 
 import (
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -49,6 +50,26 @@ func peekSocket(nc net.Conn) (byte, error) {
 		return 0, io.EOF
 	}
 	return b[0], nil
+}
+
+// bytesWaiting reports whether bytes wait unread on the socket under nc
+// (under TLS, its transport's), without waiting or taking them
+// (MSG_PEEK|MSG_DONTWAIT): an end of file or an error is none.
+func bytesWaiting(nc net.Conn) bool {
+	if tc, ok := nc.(*tls.Conn); ok {
+		nc = transport(tc)
+	}
+	rc := rawConn(nc)
+	if rc == nil {
+		return false
+	}
+	var b [1]byte
+	n := 0
+	_ = rc.Read(func(fd uintptr) bool {
+		n, _, _ = syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		return true // one look, no wait
+	})
+	return n > 0
 }
 
 // readFD reads the non-blocking socket fd once, as net.Conn's Read would
