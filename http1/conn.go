@@ -544,11 +544,11 @@ type replayConn struct {
 	net.Conn
 	buf []byte
 	// idleEnd is when the connection, idle, closes (see IdleUntil).
-	idleEnd atomic.Int64
+	idleEnd idleDeadline
 }
 
 func (c *replayConn) Write(p []byte) (int, error) {
-	if e := c.idleEnd.Load(); e != 0 && time.Now().UnixNano() >= e {
+	if c.idleEnd.passed() {
 		return writeOnce(c.Conn, p) // the idle close's GOAWAY
 	}
 	return c.Conn.Write(p)

@@ -89,9 +89,9 @@ type tlsSock struct {
 	// after a read timed out is quiet.
 	hijacked atomic.Bool
 	// idleEnd is when the idle connection handed over closes (its
-	// server's idle timeout, or a shutdown), in Unix nanoseconds; 0 while
-	// a request is open (see IdleUntil).
-	idleEnd atomic.Int64
+	// server's idle timeout, or a shutdown); unset while a request is
+	// open (see IdleUntil).
+	idleEnd idleDeadline
 }
 
 func (s *tlsSock) Read(p []byte) (int, error) {
@@ -116,7 +116,7 @@ func (s *tlsSock) Write(p []byte) (int, error) {
 		if !s.handedOver.Load() {
 			break
 		}
-		if e := s.idleEnd.Load(); e != 0 && time.Now().UnixNano() >= e {
+		if s.idleEnd.passed() {
 			return writeOnce(s.Conn, p) // the idle close's GOAWAY, its alert
 		}
 		if !alertRecord(p) {
@@ -259,16 +259,45 @@ func closeBounded(rwc net.Conn) {
 // (HTTP/2's WriteByteTimeout, send_timeout), where NGINX sends its
 // GOAWAY once, closes quietly what its socket did not take and lingers
 // for lingering_timeout at most. Any other connection is left as it is.
+//
+// t is measured on the monotonic clock, which a step of the wall clock
+// does not move: a t from time.Now (plus a duration) carries its
+// monotonic reading, and IdleUntil keeps it; a t without one (Round(0),
+// time.Unix) is taken by the wall clock at the call.
 func IdleUntil(c net.Conn, t time.Time) {
+	if rc, ok := c.(*replayConn); ok {
+		rc.idleEnd.set(t)
+	} else if s := sockOf(c); s != nil {
+		s.idleEnd.set(t)
+	}
+}
+
+// monoBase is the instant idleDeadline measures from; it carries a
+// monotonic reading, so differences from it are monotonic ones.
+var monoBase = time.Now()
+
+// idleDeadline is when an idle connection handed over closes, as
+// nanoseconds after monoBase on the monotonic clock; 0 is none. In Unix nanoseconds,
+// as it was, a step of the wall clock moved every idle close with it:
+// back by an hour, the GOAWAY and the alert of an idle close waited for
+// room again; forward, those of a connection still in its idle time went
+// only if the socket took them at once.
+type idleDeadline struct{ at atomic.Int64 }
+
+// set makes t the end; the zero t unsets it.
+func (e *idleDeadline) set(t time.Time) {
 	var at int64
 	if !t.IsZero() {
-		at = t.UnixNano()
+		// At least 1: an end at or before monoBase has passed.
+		at = max(int64(t.Sub(monoBase)), 1)
 	}
-	if rc, ok := c.(*replayConn); ok {
-		rc.idleEnd.Store(at)
-	} else if s := sockOf(c); s != nil {
-		s.idleEnd.Store(at)
-	}
+	e.at.Store(at)
+}
+
+// passed reports whether the end is set and has come.
+func (e *idleDeadline) passed() bool {
+	at := e.at.Load()
+	return at != 0 && int64(time.Since(monoBase)) >= at
 }
 
 // closeQuietIfTimedOut makes rwc, a TLS connection about to close, send

@@ -404,6 +404,47 @@ func TestIdleUntil(t *testing.T) {
 	}
 }
 
+// An idle deadline passes when the monotonic clock reaches it. A step of
+// the wall clock, which moved it when it was kept in Unix nanoseconds,
+// takes a privilege (CAP_SYS_TIME) and would move every clock of the
+// machine; what is checked here: the deadline passes on time from a t
+// with a monotonic reading (time.Now().Add, as server/tls.go makes it)
+// and from one without (Round(0): converted at the call), at once when
+// t is long past, and never once unset.
+func TestIdleDeadline(t *testing.T) {
+	t.Parallel()
+	const wait = 100 * time.Millisecond
+	for _, tc := range []struct {
+		name string
+		end  func() time.Time
+	}{
+		{"monotonic", func() time.Time { return time.Now().Add(wait) }},
+		{"wall only", func() time.Time { return time.Now().Round(0).Add(wait) }},
+	} {
+		var d idleDeadline
+		start := time.Now()
+		d.set(tc.end())
+		for !d.passed() && time.Since(start) < 5*time.Second {
+			time.Sleep(time.Millisecond)
+		}
+		if took := time.Since(start); took < wait || took > wait+time.Second {
+			t.Errorf("%s: a deadline %v away passed after %v", tc.name, wait, took)
+		}
+		d.set(time.Time{})
+		if d.passed() {
+			t.Errorf("%s: an unset deadline has passed", tc.name)
+		}
+	}
+	var d idleDeadline
+	if d.passed() {
+		t.Error("a deadline never set has passed")
+	}
+	d.set(time.Unix(1, 0))
+	if !d.passed() {
+		t.Error("a deadline of 1970 has not passed")
+	}
+}
+
 // A handler that hijacked a TLS connection (the proxy's upgrade) closes
 // it unannounced too: its alert gets 3 s on a full socket, as NGINX's
 // close of an upgraded connection gives it; but a close after a read of
