@@ -221,12 +221,16 @@ func TestSendfileStallTimesOut(t *testing.T) {
 // The send timeout bounds each piece of a file, not the whole: a client
 // that reads steadily gets a file that takes several timeouts to send.
 func TestSendfileSlowReaderServed(t *testing.T) {
-	const size = 12 << 20
+	const size = 16 << 20
 	done := make(chan error, 1)
-	// Long enough that a reader the scheduler leaves waiting (-race, one
-	// loaded CPU: 200 ms failed about one run in twenty) still reads
-	// within it; the reading takes about four of them.
-	timeout := 500 * time.Millisecond
+	// Long enough that a reader the scheduler leaves waiting still takes
+	// a piece (256 KiB) within it, whose deadline is armed up to a tenth
+	// early: under -race on a loaded machine (three busy loops and a
+	// second copy of the package's tests on two cores), 200 ms failed
+	// about one run in twenty, 500 ms 5 of 30 of the package's runs (a
+	// reader whose reads came at most 339 ms apart cut off at 9.7 MB).
+	// The reading takes at least 2.5 of them (6.5 MB/s at most).
+	timeout := time.Second
 	ts := startServer(t, serveFile(sparseFile(t, size), size, done),
 		func(s *Server) { s.WriteTimeout = timeout })
 	c := dial(t, ts.addr)
@@ -239,9 +243,12 @@ func TestSendfileSlowReaderServed(t *testing.T) {
 	}
 	buf := make([]byte, 64<<10)
 	var got int64
+	var gap time.Duration // the longest time between two reads' ends
+	last := time.Now()
 	for {
 		n, err := io.ReadFull(resp.Body, buf)
 		got += int64(n)
+		gap, last = max(gap, time.Since(last)), time.Now()
 		if err != nil {
 			break
 		}
@@ -249,7 +256,7 @@ func TestSendfileSlowReaderServed(t *testing.T) {
 	}
 	took := time.Since(start)
 	if got != size {
-		t.Fatalf("%d of %d bytes in %v (send timeout %v)", got, size, took, timeout)
+		t.Fatalf("%d of %d bytes in %v, reads up to %v apart (send timeout %v)", got, size, took, gap, timeout)
 	}
 	if err := <-done; err != nil {
 		t.Fatalf("handler: %v", err)
