@@ -153,11 +153,15 @@ func TestServeTLSState(t *testing.T) {
 // Shutdown neither waits for it nor closes it.
 func TestServeTLSNextProto(t *testing.T) {
 	handed := make(chan *tls.Conn, 1)
+	// The handshake must end within it: 100 ms, under -race on a loaded
+	// machine, once cut it short, and nothing was handed over.
+	const headerTimeout = time.Second
 	ts := startServer(t, http.NotFoundHandler(), func(s *Server) {
 		s.TLSConfig = testServerTLS(t)
-		s.HeaderTimeout = 100 * time.Millisecond
+		s.HeaderTimeout = headerTimeout
 		s.TLSNextProto = map[string]func(*tls.Conn){"h2": func(c *tls.Conn) { handed <- c }}
 	})
+	dialed := time.Now()
 	client := dialTLS(t, ts.addr, "h2", "http/1.1").c
 	var server *tls.Conn
 	select {
@@ -174,7 +178,7 @@ func TestServeTLSNextProto(t *testing.T) {
 	if err := ts.Shutdown(ctx); err != nil {
 		t.Fatalf("Shutdown = %v", err)
 	}
-	time.Sleep(200 * time.Millisecond) // past the handshake's deadline
+	time.Sleep(time.Until(dialed.Add(headerTimeout + 100*time.Millisecond))) // past the handshake's deadline
 	go func() { _, _ = io.WriteString(server, "still here") }()
 	buf := make([]byte, len("still here"))
 	if _, err := io.ReadFull(client, buf); err != nil || string(buf) != "still here" {
