@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -68,20 +69,31 @@ func tlsPairUpTo(t *testing.T, max uint16) (srv *tls.Conn, sock *tlsSock, cli *t
 	return srv, sock, d.c
 }
 
-// fill writes to c until a write times out: its peer reads nothing. It
-// reports a failure with t.Errorf, so that a handler's goroutine may call
-// it.
+// fill writes to c, whose peer reads nothing, until its socket takes no
+// more: a write without waiting says EAGAIN. It reports a failure with
+// t.Errorf, so that a handler's goroutine may call it. (A write that
+// timed out said so before, with a deadline of 50 ms set just before
+// it: on a loaded machine that deadline could pass before the write
+// began, and the socket was left with room.)
 func fill(t *testing.T, c net.Conn) {
 	t.Helper()
+	rc := rawConn(c)
+	if rc == nil {
+		t.Errorf("filling: %T is no socket", c)
+		return
+	}
 	buf := make([]byte, 64<<10)
-	for {
-		_ = c.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
-		if _, err := c.Write(buf); err != nil {
-			if !errors.Is(err, os.ErrDeadlineExceeded) {
-				t.Errorf("filling: %v", err)
-			}
-			return
+	var err error
+	if rerr := rc.Write(func(fd uintptr) bool {
+		for err == nil {
+			_, err = syscall.Write(int(fd), buf)
 		}
+		return true // no wait for room: full is what is sought
+	}); rerr != nil {
+		err = rerr
+	}
+	if !errors.Is(err, syscall.EAGAIN) {
+		t.Errorf("filling: %v", err)
 	}
 }
 
@@ -95,8 +107,12 @@ func closeTime(c *tls.Conn) (time.Duration, error) {
 // After a write timed out (send_timeout), Close sends no close_notify
 // and returns at once, where tls.Conn alone waits 5 s for room.
 func TestTLSCloseAfterWriteTimeout(t *testing.T) {
-	srv, _, _ := tlsPair(t)
-	fill(t, srv)
+	srv, sock, _ := tlsPair(t)
+	fill(t, sock.Conn)
+	_ = srv.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
+	if _, err := srv.Write(make([]byte, 1024)); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("a write to a full socket: %v; want its deadline passed", err)
+	}
 	d, err := closeTime(srv)
 	if d > time.Second || !errors.Is(err, errQuietClose) {
 		t.Errorf("Close after a write timeout took %v (%v); want at once, without close_notify", d, err)
@@ -380,8 +396,8 @@ func TestIdleUntil(t *testing.T) {
 	sock.handedOver.Store(true)
 	fill(t, sock.Conn)
 	IdleUntil(srv, time.Now().Add(time.Hour))
-	_ = srv.SetWriteDeadline(time.Now().Add(200 * time.Millisecond))
-	start := time.Now()
+	start := time.Now() // before the deadline: a pause between the two cannot shorten the wait seen
+	_ = srv.SetWriteDeadline(start.Add(200 * time.Millisecond))
 	if _, err := srv.Write([]byte("goaway")); time.Since(start) < 150*time.Millisecond || err == nil {
 		t.Errorf("a write while idle took %v (%v); want it to wait for room until its deadline", time.Since(start), err)
 	}
@@ -519,8 +535,8 @@ func TestTLSShortDataIsNoAlert(t *testing.T) {
 			}
 			fill(t, sock.Conn)
 			const wait = alertWait + 500*time.Millisecond
-			_ = srv.SetWriteDeadline(time.Now().Add(wait))
-			start := time.Now()
+			start := time.Now() // before the deadline, as in TestIdleUntil
+			_ = srv.SetWriteDeadline(start.Add(wait))
 			if _, err := srv.Write([]byte("cd")); !errors.Is(err, os.ErrDeadlineExceeded) {
 				t.Errorf("a write to a full socket: %v; want its deadline passed", err)
 			}
