@@ -112,6 +112,7 @@ func TestServeOverTLS(t *testing.T) {
 		{"HeaderTimeout", TestServeHeaderTimeout},
 		{"MaxRequests", TestServeMaxRequests},
 		{"LingeringClose", TestServeLingeringClose},
+		{"LingerWithBytesUnwatched", TestLingerWithBytesUnwatched},
 		{"WriteTimeout", TestServeWriteTimeout},
 		{"Informational", TestServeInformational},
 		{"Context", TestServeContext},
