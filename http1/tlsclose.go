@@ -263,7 +263,8 @@ func closeBounded(rwc net.Conn) {
 // t is measured on the monotonic clock, which a step of the wall clock
 // does not move: a t from time.Now (plus a duration) carries its
 // monotonic reading, and IdleUntil keeps it; a t without one (Round(0),
-// time.Unix) is taken by the wall clock at the call.
+// time.Unix) is measured from monoBase's wall reading, so a step of the
+// wall clock since the start moves it.
 func IdleUntil(c net.Conn, t time.Time) {
 	if rc, ok := c.(*replayConn); ok {
 		rc.idleEnd.set(t)
@@ -277,8 +278,8 @@ func IdleUntil(c net.Conn, t time.Time) {
 var monoBase = time.Now()
 
 // idleDeadline is when an idle connection handed over closes, as
-// nanoseconds after monoBase on the monotonic clock; 0 is none. In Unix nanoseconds,
-// as it was, a step of the wall clock moved every idle close with it:
+// nanoseconds after monoBase on the monotonic clock; 0 is none. In Unix
+// nanoseconds, as it was, a step of the wall clock moved every idle close with it:
 // back by an hour, the GOAWAY and the alert of an idle close waited for
 // room again; forward, those of a connection still in its idle time went
 // only if the socket took them at once.
