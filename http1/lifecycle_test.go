@@ -3,6 +3,7 @@ package http1
 import (
 	"bufio"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -10,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/proxyproto"
 )
 
 // Regressions found by an audit of the connection's lifecycle
@@ -54,15 +57,46 @@ func TestLingerWithWatchByte(t *testing.T) {
 // the connection closes after this response (MaxRequests 1). It must
 // linger, as NGINX does when its read event says bytes came
 // (read->ready); closing with them unread resets the connection, and
-// the reset destroys the response the client has not read yet.
+// the reset destroys the response the client has not read yet. Behind
+// the PROXY protocol (listen ... proxy_protocol) the socket is under the
+// connection that read the header.
 func TestLingerWithBytesUnwatched(t *testing.T) {
+	for _, proxied := range []bool{false, true} {
+		t.Run("proxy_protocol="+strconv.FormatBool(proxied), func(t *testing.T) {
+			lingerWithBytesUnwatched(t, proxied)
+		})
+	}
+}
+
+func lingerWithBytesUnwatched(t *testing.T, proxied bool) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if proxied {
+		on := new(atomic.Bool)
+		on.Store(true)
+		ln = &proxyproto.Listener{Listener: ln, Enabled: on}
+	}
 	running, sent := make(chan struct{}), make(chan struct{})
-	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ts := startServerOn(t, ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(running)
 		<-sent
 		_, _ = io.WriteString(w, strings.Repeat("x", 1000))
 	}), func(s *Server) { s.MaxRequests = 1; s.Linger = LingerOn })
-	c := dial(t, ts.addr)
+	nc, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = nc.SetDeadline(time.Now().Add(testTimeout))
+	if proxied {
+		if _, err := io.WriteString(nc, "PROXY TCP4 192.0.2.1 192.0.2.2 1000 80\r\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cc := clientConn(t, nc)
+	t.Cleanup(func() { _ = cc.Close() })
+	c := &client{t: t, c: cc, br: bufio.NewReader(cc)}
 	c.send(get("/1"))
 	<-running
 	// On the loopback the bytes are in the server's socket once the

@@ -3,7 +3,6 @@
 package http1
 
 import (
-	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -53,13 +52,11 @@ func peekSocket(nc net.Conn) (byte, error) {
 }
 
 // bytesWaiting reports whether bytes wait unread on the socket under nc
-// (under TLS, its transport's), without waiting or taking them
-// (MSG_PEEK|MSG_DONTWAIT): an end of file or an error is none.
+// (socketUnder), without waiting or taking them (MSG_PEEK|MSG_DONTWAIT):
+// an end of file or an error is none. What a wrapper holds in a buffer
+// of its own is out of the kernel's and resets nothing.
 func bytesWaiting(nc net.Conn) bool {
-	if tc, ok := nc.(*tls.Conn); ok {
-		nc = transport(tc)
-	}
-	rc := rawConn(nc)
+	rc := rawConn(socketUnder(nc))
 	if rc == nil {
 		return false
 	}

@@ -49,6 +49,12 @@ func startServer(t *testing.T, h http.Handler, configure ...func(*Server)) *test
 	if err != nil {
 		t.Fatal(err)
 	}
+	return startServerOn(t, ln, h, configure...)
+}
+
+// startServerOn is startServer on the listener ln.
+func startServerOn(t *testing.T, ln net.Listener, h http.Handler, configure ...func(*Server)) *testServer {
+	t.Helper()
 	s := &Server{Handler: h, Limits: Limits{KeepAliveTimeout: time.Minute}, Logger: quietLogger}
 	if overTLS {
 		s.TLSConfig = testServerTLS(t)

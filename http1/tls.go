@@ -165,11 +165,25 @@ func closeWrite(rwc net.Conn) error {
 		if err := tc.CloseWrite(); err != nil {
 			return err
 		}
-		rwc = transport(tc)
 	}
-	cw, ok := rwc.(interface{ CloseWrite() error })
+	cw, ok := socketUnder(rwc).(interface{ CloseWrite() error })
 	if !ok {
 		return errors.ErrUnsupported
 	}
 	return cw.CloseWrite()
+}
+
+// socketUnder returns the connection under every wrapper of nc that
+// names what it wraps (NetConn: TLS, Serve's tlsSock, the PROXY
+// protocol's reader, replayConn): the socket, which the lingering close
+// shuts down and looks into. The PROXY protocol's reader hid it, and a
+// connection that came through it closed without lingering.
+func socketUnder(nc net.Conn) net.Conn {
+	for {
+		w, ok := nc.(interface{ NetConn() net.Conn })
+		if !ok {
+			return nc
+		}
+		nc = w.NetConn()
+	}
 }
