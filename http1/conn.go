@@ -102,6 +102,11 @@ type conn struct {
 	gone       bool        // the peer closed its side
 	reqCtx     *requestCtx // the running request's, cancelled when the peer goes
 
+	// writeTimedOut says a write of a response ran past its deadline
+	// (send_timeout): the connection closes without lingering, as NGINX
+	// closes one whose client timed out (c->timedout) at once.
+	writeTimedOut bool
+
 	// idleSince is the sweep tick (plus one) at which the connection
 	// began to wait for a request, 0 while it does not, idleAsked once
 	// the sweeper asked it to park (idle.go).
@@ -635,6 +640,7 @@ func (c *conn) serveOne() (keep, park bool) {
 	}
 	w.finish()
 	if w.closeAfter || c.gone || w.err != nil {
+		c.writeTimedOut = errors.Is(w.err, os.ErrDeadlineExceeded)
 		return false, false
 	}
 	if b != nil && !b.finish() {
@@ -697,9 +703,12 @@ func (c *conn) close() {
 	// that nothing read (a request pipelined while the handler ran, the
 	// watch not yet begun): NGINX lingers when its read event says bytes
 	// came (read->ready).
-	linger := lim.Linger == LingerAlways && c.requests > 0 ||
+	// After a send timeout NGINX finalizes the request as timed out and
+	// closes at once, whatever the client still sends: unread bytes then
+	// make the kernel reset the connection, as NGINX's close does.
+	linger := !c.writeTimedOut && (lim.Linger == LingerAlways && c.requests > 0 ||
 		lim.Linger == LingerOn && (c.unread || c.has.Load() || c.br != nil && c.br.Buffered() > 0 ||
-			!c.gone && bytesWaiting(c.rwc))
+			!c.gone && bytesWaiting(c.rwc)))
 	if !linger || c.gone || closeWrite(c.rwc) != nil {
 		_ = c.rwc.Close()
 		return
