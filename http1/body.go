@@ -148,12 +148,12 @@ func (b *body) readTrailer() error {
 		if size += len(line); size > max {
 			return errors.New("http: trailer too large")
 		}
-		s, _ := cutLine(string(line))
+		s, _ := header.CutLine(string(line))
 		if s == "" {
 			return io.EOF
 		}
 		name, value, ok := strings.Cut(s, ":")
-		if !ok || !isToken(name) {
+		if !ok || !header.IsToken(name) {
 			return errors.New("http: malformed trailer line")
 		}
 		value = header.TrimOWS(value)

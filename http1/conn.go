@@ -140,6 +140,11 @@ type conn struct {
 	refusedHeader http.Header
 	refusedHost   string
 	refusedAtEnd  bool
+	// fields are the header lines of the request being served, after
+	// its request line, as received (RequestLines). The connection holds
+	// them, not the request's exchange, which every request allocates:
+	// one request is served at a time.
+	fields string
 	// Parking (park_linux.go): the connection waits in the process's
 	// epoll set with no goroutine; parkState says so, parkFD and parkSeq
 	// name it there, parkTimer ends the wait at the keep-alive deadline.
@@ -626,6 +631,7 @@ func (c *conn) serveOne() (keep, park bool) {
 	}
 	c.startWatch(&x.ctx, b == nil)
 	panicked := c.runHandler(w, req)
+	c.fields = "" // a waiting connection keeps no request's header
 	c.stopWatch()
 	x.ctx.cancel()
 	if w.hijacked {
@@ -840,6 +846,7 @@ func (c *conn) readRequest(x *exchange) (*http.Request, error) {
 		c.refusedHeader, c.refusedHost = r.Header, r.Host
 		return nil, err
 	}
+	_, c.fields = header.CutLine(head)
 	r.RemoteAddr = c.remoteAddr
 	r.TLS = c.tlsState
 	r.Body = http.NoBody

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 var fuzzSeeds = []string{
@@ -85,7 +87,7 @@ func FuzzParseHead(f *testing.F) {
 // satisfy.
 func checkAccepted(t *testing.T, head string, r *http.Request) {
 	t.Helper()
-	if !isToken(r.Method) {
+	if !header.IsToken(r.Method) {
 		t.Errorf("parseHead(%q): method %q is not a token", head, r.Method)
 	}
 	if r.RequestURI == "" || strings.ContainsAny(r.RequestURI, " \r\n\x00") {
@@ -98,7 +100,7 @@ func checkAccepted(t *testing.T, head string, r *http.Request) {
 		t.Errorf("parseHead(%q): ProtoMajor %d", head, r.ProtoMajor)
 	}
 	for k, vs := range r.Header {
-		if !isToken(k) || textproto.CanonicalMIMEHeaderKey(k) != k {
+		if !header.IsToken(k) || textproto.CanonicalMIMEHeaderKey(k) != k {
 			t.Errorf("parseHead(%q): header name %q is not a canonical token", head, k)
 		}
 		if k == "Host" && r.URL.Host == "" {

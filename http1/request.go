@@ -4,7 +4,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"net/textproto"
 	"net/url"
 	"strconv"
 	"strings"
@@ -57,7 +56,7 @@ type reqMem struct {
 // fields before the refused line, the Host field among them as sent, and
 // r.Host the host that chose the server, "" when none had.
 func parseHead(head string, r *http.Request, mem *reqMem) error {
-	line, rest := cutLine(head)
+	line, rest := header.CutLine(head)
 	if err := parseLine(line, r); err != nil {
 		return err
 	}
@@ -103,7 +102,7 @@ func knownFields(head string) (http.Header, string) {
 // r.Method stays empty when the line is refused.
 func parseLine(line string, r *http.Request) error {
 	method, target, ok := strings.Cut(line, " ")
-	if !ok || !isToken(method) {
+	if !ok || !header.IsToken(method) {
 		return badRequest("invalid request line")
 	}
 	target, proto, ok := strings.Cut(target, " ")
@@ -170,7 +169,7 @@ func parseFields(rest string, r *http.Request, vals []string) (odd bool, err err
 	}()
 	for rest != "" {
 		var line string
-		line, rest = cutLine(rest)
+		line, rest = header.CutLine(rest)
 		if line == "" {
 			continue
 		}
@@ -181,7 +180,7 @@ func parseFields(rest string, r *http.Request, vals []string) (odd bool, err err
 		if colon < 0 {
 			return odd, badRequest("invalid header line")
 		}
-		name, ok, oddName := canonicalName(line[:colon])
+		name, ok, oddName := header.CanonicalName(line[:colon])
 		if !ok {
 			return odd, badRequest("invalid header line")
 		}
@@ -349,107 +348,6 @@ func plainTarget(t string, u *url.URL) bool {
 func shouldClose(r *http.Request) bool {
 	v := r.Header["Connection"]
 	return header.HasToken(v, "close") || r.ProtoMinor == 0 && !header.HasToken(v, "keep-alive")
-}
-
-// canonicalName checks that s is a token and returns it in canonical
-// form (as textproto.CanonicalMIMEHeaderKey), without allocating when it
-// already is, as most clients send names. Each byte costs two table
-// loads (nameClass) where tests for a token byte and then for the case
-// of a letter took a sixth more instructions. odd says s has a byte
-// other than a letter, a digit or '-', which the same loads tell.
-func canonicalName(s string) (name string, ok, odd bool) {
-	if s == "" {
-		return "", false, false
-	}
-	all, some := uint8(nameOK), uint8(0)
-	upper := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		v := nameClass[0][c]
-		if upper {
-			v = nameClass[1][c]
-		}
-		all &= v
-		some |= v
-		upper = c == '-'
-	}
-	if all == 0 {
-		return "", false, false
-	}
-	odd = some&nameOdd != 0
-	if some&nameRecase == 0 {
-		return s, true, odd
-	}
-	return textproto.CanonicalMIMEHeaderKey(s), true, odd
-}
-
-// nameClass tells, for a byte of a header name inside a word ([0]) and
-// at the start of one ([1]: first, or after '-'), 0 when it is not a
-// token byte, else nameOK, with nameRecase where the canonical form
-// changes its case and nameOdd where it is not a letter, a digit or '-'.
-const (
-	nameOK     = 1
-	nameRecase = 2
-	nameOdd    = 4
-)
-
-var nameClass = func() (t [2][256]uint8) {
-	for c := range 256 {
-		if !tokenChars[c] {
-			continue
-		}
-		t[0][c], t[1][c] = nameOK, nameOK
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
-			t[0][c], t[1][c] = nameOK|nameOdd, nameOK|nameOdd
-		}
-		if 'A' <= c && c <= 'Z' {
-			t[0][c] |= nameRecase
-		}
-		if 'a' <= c && c <= 'z' {
-			t[1][c] |= nameRecase
-		}
-	}
-	return t
-}()
-
-// cutLine splits s after its first line, dropping the line's CRLF or LF.
-func cutLine(s string) (line, rest string) {
-	i := strings.IndexByte(s, '\n')
-	if i < 0 {
-		line = s
-	} else {
-		line, rest = s[:i], s[i+1:]
-	}
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
-	return line, rest
-}
-
-// tokenChars marks the bytes allowed in a token (RFC 9110, section 5.6.2).
-var tokenChars = func() (t [256]bool) {
-	for c := '0'; c <= '9'; c++ {
-		t[c] = true
-	}
-	for c := 'a'; c <= 'z'; c++ {
-		t[c], t[c-'a'+'A'] = true, true
-	}
-	for _, c := range "!#$%&'*+-.^_`|~" {
-		t[c] = true
-	}
-	return t
-}()
-
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !tokenChars[s[i]] {
-			return false
-		}
-	}
-	return true
 }
 
 // validValue refuses control characters other than HTAB in a field value

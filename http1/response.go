@@ -84,6 +84,13 @@ type response struct {
 
 func (w *response) Header() http.Header { return w.header }
 
+// RequestLines returns the request's header lines after its request
+// line, as the client sent them (each ending with CRLF or LF, without
+// the empty line that ends them): the order and case of the names that
+// the map lost, which header.Lines walks. Asked for once, before the
+// handler has returned, as the server does when it takes the request.
+func (w *response) RequestLines() string { return w.c.fields }
+
 // SetReason makes rest what follows the code in the status line should
 // the response's status be code, in place of NGINX's phrase: NGINX
 // passes on the status line of a proxied response as the upstream wrote
@@ -391,7 +398,7 @@ func (w *response) headerFields(f fieldScan) {
 	}
 	header.SortFields(fields)
 	for _, fl := range fields {
-		if !isToken(fl.Name) {
+		if !header.IsToken(fl.Name) {
 			continue
 		}
 		for _, v := range fl.Values {
@@ -546,7 +553,7 @@ func (w *response) lastChunk() []byte {
 		if !isTrailer && !header.HasToken(w.header["Trailer"], k) {
 			continue
 		}
-		if !isToken(name) {
+		if !header.IsToken(name) {
 			continue
 		}
 		for _, v := range vs {
@@ -554,7 +561,7 @@ func (w *response) lastChunk() []byte {
 		}
 	}
 	for _, f := range w.trailers {
-		if isToken(f.Name) {
+		if header.IsToken(f.Name) {
 			t = appendField(t, f.Name, f.Values[0])
 		}
 	}
@@ -574,7 +581,7 @@ func (w *response) sendInformational(code int) {
 		case "Content-Length", "Transfer-Encoding", "Connection", "Trailer":
 			continue
 		}
-		if isToken(k) {
+		if header.IsToken(k) {
 			for _, v := range vs {
 				h = appendField(h, k, v)
 			}

@@ -30,11 +30,11 @@ type exchange struct {
 	st  *vars.State
 
 	uri       string
-	head      []byte   // a Wire's encoding of the request, before its body
-	id        connID   // the connections this request may use
-	set       []field  // configured headers with their values
-	keys      []string // client header names to pass, sorted
-	sentClose bool     // a "Connection: close" goes upstream
+	head      []byte  // a Wire's encoding of the request, before its body
+	id        connID  // the connections this request may use
+	set       []field // configured headers with their values
+	pass      []field // the client's header lines to pass, in order
+	sentClose bool    // a "Connection: close" goes upstream
 	body      reqBody
 	sel       selection
 	attempts  []attempt // the tries: rec's, or spare's without a State
@@ -167,7 +167,7 @@ func (x *exchange) finish() {
 	x.publishUpstream()
 	x.body.close()
 	clear(x.set)
-	clear(x.keys)
+	clear(x.pass)
 	head := x.head[:0]
 	if cap(head) > 64<<10 {
 		head = nil // a rare big head is not kept for every request
@@ -178,7 +178,7 @@ func (x *exchange) finish() {
 	}
 	// The tries of a request with a State stay with its record, which
 	// the State may still be read through.
-	*x = exchange{set: x.set[:0], keys: x.keys[:0], spare: spare, head: head}
+	*x = exchange{set: x.set[:0], pass: x.pass[:0], spare: spare, head: head}
 	exchangePool.Put(x)
 }
 

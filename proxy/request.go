@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"net/http"
 	"net/textproto"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -85,10 +84,13 @@ func pathAsSent(r *http.Request) bool {
 // client had to send them.
 var lineEscapes = percent.NewSet(func(c byte) bool { return c <= ' ' || c == 0x7f })
 
-// prepareHeaders evaluates the configured headers and picks the client
-// headers to pass: all but the configured, the hop-by-hop ones and those
-// the client's Connection header names. Keys are sorted so that the
-// upstream sees a stable order.
+// prepareHeaders evaluates the configured headers and picks the client's
+// header lines to pass: all but those of the configured names, the
+// hop-by-hop ones and those the client's Connection header names. They
+// go in the client's order and case, each line of a repeated name where
+// it came, as NGINX walks its list of the lines, where the server knows
+// them (vars.State.HeaderLines, HTTP/1.x); else sorted by name, in Go's
+// canonical case.
 func (x *exchange) prepareHeaders() {
 	r := x.r
 	for _, sh := range x.h.set {
@@ -109,17 +111,55 @@ func (x *exchange) prepareHeaders() {
 		return
 	}
 	connection := r.Header["Connection"]
-	for k, vv := range r.Header {
-		ck := textproto.CanonicalMIMEHeaderKey(k)
-		if _, ok := x.h.managed[ck]; ok || len(vv) == 0 || header.HasToken(connection, ck) {
-			continue
+	if x.st != nil && x.st.HeaderLines != "" {
+		lines := header.NewLines(x.st.HeaderLines, r.Header)
+		for {
+			name, key, value, mapped, ok := lines.Next()
+			if !ok {
+				break
+			}
+			// Unmapped: Host and a chunked body's Transfer-Encoding,
+			// which the proxy sets itself, or a name taken out since.
+			if mapped && x.passes(key, connection) && validValue(value) {
+				x.pass = append(x.pass, field{name, value})
+			}
 		}
-		x.keys = append(x.keys, k)
+		x.passFields(lines.Rest(nil), connection) // nothing, unless a module changed the map
+		return
 	}
-	slices.Sort(x.keys)
+	var buf [16]header.Field
+	fields := buf[:0]
+	for k, vv := range r.Header {
+		fields = append(fields, header.Field{Name: k, Values: vv})
+	}
+	header.SortFields(fields)
+	x.passFields(fields, connection)
 }
 
-// writeHead writes the request line and header into bw.
+// passFields adds the values of the fields that pass to the lines sent.
+func (x *exchange) passFields(fields []header.Field, connection []string) {
+	for _, f := range fields {
+		if !x.passes(textproto.CanonicalMIMEHeaderKey(f.Name), connection) {
+			continue
+		}
+		for _, v := range f.Values {
+			if validValue(v) {
+				x.pass = append(x.pass, field{f.Name, v})
+			}
+		}
+	}
+}
+
+// passes reports whether the client's field of the canonical name key
+// goes upstream.
+func (x *exchange) passes(key string, connection []string) bool {
+	_, managed := x.h.managed[key]
+	return !managed && !header.HasToken(connection, key)
+}
+
+// writeHead writes the request line and header into bw: the configured
+// fields, the body's framing, which NGINX's defaults put after them
+// (Content-Length, Transfer-Encoding), then the client's.
 func (x *exchange) writeHead(bw *bufio.Writer) {
 	r := x.r
 	bw.WriteString(r.Method)
@@ -129,13 +169,6 @@ func (x *exchange) writeHead(bw *bufio.Writer) {
 	for _, f := range x.set {
 		writeField(bw, f.name, f.value)
 	}
-	for _, k := range x.keys {
-		for _, v := range r.Header[k] {
-			if validValue(v) {
-				writeField(bw, k, v)
-			}
-		}
-	}
 	switch x.body.kind {
 	case bodyLength:
 		var num [20]byte
@@ -144,6 +177,9 @@ func (x *exchange) writeHead(bw *bufio.Writer) {
 		bw.WriteString("\r\n")
 	case bodyChunked:
 		bw.WriteString("Transfer-Encoding: chunked\r\n")
+	}
+	for _, f := range x.pass {
+		writeField(bw, f.name, f.value)
 	}
 	bw.WriteString("\r\n")
 }

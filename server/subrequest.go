@@ -173,8 +173,11 @@ func begin(parent *http.Request, uri string, header http.Header, kind int, send 
 	sub := &subrequest{}
 	sub.root.Context = ctx
 	st, sri := &sub.root.state, &sub.root.info
+	// HeaderLines are the page's: an NGINX subrequest shares its
+	// parent's headers_in, which it passes upstream in their order.
 	*st = vars.State{Start: time.Now(), ConnID: ri.st.ConnID, ServerName: ri.st.ServerName, Host: ri.st.Host,
-		ConnRequests: ri.st.ConnRequests, ConnStart: ri.st.ConnStart, RemoteAddr: ri.st.RemoteAddr, ConnAddr: ri.st.ConnAddr}
+		ConnRequests: ri.st.ConnRequests, ConnStart: ri.st.ConnStart, RemoteAddr: ri.st.RemoteAddr, ConnAddr: ri.st.ConnAddr,
+		HeaderLines: ri.st.HeaderLines}
 	st.HeaderOnly = kind == subHeaderOnly
 	st.ShareRequestID(ri.st)
 	// $request is the main request's line in a subrequest, as in NGINX.

@@ -9,12 +9,16 @@ import (
 )
 
 // setWire gives st what reports the request's and the response's sizes
-// on the wire ($request_length, $bytes_sent). mosaic's HTTP/1.x server
+// on the wire ($request_length, $bytes_sent), and the request's header
+// lines as they came, where the server knows them. mosaic's HTTP/1.x server
 // knows them; Go's HTTP/2 server reports no frame sizes, so there the
 // request's length counts the body bytes read and no header.
 func setWire(st *vars.State, w http.ResponseWriter, r *http.Request) {
 	if ws, ok := w.(vars.WireSizer); ok {
 		st.Wire = ws
+		if rl, ok := ws.(requestLines); ok {
+			st.HeaderLines = rl.RequestLines()
+		}
 		return
 	}
 	cb := &countedBody{ReadCloser: r.Body}
@@ -25,6 +29,10 @@ func setWire(st *vars.State, w http.ResponseWriter, r *http.Request) {
 	r.Body = cb
 	st.Wire = cb
 }
+
+// requestLines is the HTTP/1.x server's writer, which knows the
+// request's header lines as they came (vars.State.HeaderLines).
+type requestLines interface{ RequestLines() string }
 
 // countedBody counts the bytes a handler reads of a request body.
 type countedBody struct {

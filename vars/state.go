@@ -54,6 +54,12 @@ type State struct {
 	// ($realip_remote_addr, $realip_remote_port). A subrequest copies
 	// both, as NGINX's see the connection.
 	ConnAddr string
+	// HeaderLines are the request's header lines as an HTTP/1.x client
+	// sent them, after the request line (see header.Lines): a proxy and
+	// a gateway pass the header on in their order and case, as NGINX
+	// does. Empty where the server does not know them (HTTP/2, whose
+	// fields Go's server hands over in a map only).
+	HeaderLines string
 	// HeaderOnly says that only the response's status and header are
 	// wanted (NGINX's r->header_only, which an auth_request subrequest
 	// has): a handler that would hold the header back while it buffers

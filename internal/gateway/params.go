@@ -57,7 +57,7 @@ func NewParams(list []Param, passHeaders bool) *Params {
 }
 
 // Append evaluates the parameters for r and appends them to dst. Header
-// lines are sent in the order of their sorted names, each value of a
+// lines are sent in the client's order (appendHeaders), each line of a
 // repeated header as its own parameter, as NGINX 1.22 sends every line.
 func (p *Params) Append(dst []Var, r *http.Request) []Var {
 	st := vars.FromContext(r.Context()) // looked up once, not by every value
@@ -75,7 +75,7 @@ func (p *Params) Append(dst []Var, r *http.Request) []Var {
 		}
 		dst = append(dst, Var{pa.Name, v})
 	}
-	return appendHeaders(p, dst, r, appendVar)
+	return appendHeaders(p, dst, r, st, appendVar)
 }
 
 func appendVar(dst []Var, name, value string) []Var { return append(dst, Var{name, value}) }
@@ -121,7 +121,7 @@ func (p *Params) Encoder(enc func(dst []byte, name, value string) []byte, head f
 			}
 			dst = enc(dst, s.param.Name, v)
 		}
-		return appendHeaders(p, dst, r, enc)
+		return appendHeaders(p, dst, r, st, enc)
 	}
 }
 
@@ -152,10 +152,16 @@ type encStep struct {
 }
 
 // appendHeaders appends the request's header lines with add, after the
-// configured parameters, unless the location passes none.
-func appendHeaders[S any](p *Params, dst S, r *http.Request, add func(dst S, name, value string) S) S {
+// configured parameters, unless the location passes none: in the order
+// and, for each line of a repeated name, at the place the client sent
+// them, as NGINX walks its list of the lines, where the server knows it
+// (st.HeaderLines, HTTP/1.x), else sorted by name.
+func appendHeaders[S any](p *Params, dst S, r *http.Request, st *vars.State, add func(dst S, name, value string) S) S {
 	if !p.passHeaders {
 		return dst
+	}
+	if st != nil && st.HeaderLines != "" {
+		return appendLines(p, dst, r, st.HeaderLines, add)
 	}
 	// The fields are gathered on the stack, in room for a usual request's
 	// (with Host and Transfer-Encoding, which net/http keeps out of the
@@ -167,6 +173,39 @@ func appendHeaders[S any](p *Params, dst S, r *http.Request, add func(dst S, nam
 	}
 	var buf [fewFields]header.Field
 	return appendFields(p, dst, r, add, buf[:0])
+}
+
+// appendLines is appendHeaders walking the lines as the client sent
+// them. The parse keeps two of them out of the map, and they go with the
+// line's value: Host (net/http's r.Host; the map has it back when an
+// absolute-form target's host took its place), and the Transfer-Encoding
+// of a chunked body.
+func appendLines[S any](p *Params, dst S, r *http.Request, text string, add func(dst S, name, value string) S) S {
+	lines := header.NewLines(text, r.Header)
+	for {
+		_, key, value, mapped, ok := lines.Next()
+		if !ok {
+			break
+		}
+		if !mapped && !(key == "Host" && r.Host != "" || key == "Transfer-Encoding" && len(r.TransferEncoding) > 0) {
+			continue // taken out since the parse (a name NGINX ignores)
+		}
+		name := HeaderParamName(key)
+		if _, ok := p.set[name]; ok {
+			continue
+		}
+		dst = add(dst, name, value)
+	}
+	for _, f := range lines.Rest(nil) { // nothing, unless a module changed the map
+		name := HeaderParamName(f.Name)
+		if _, ok := p.set[name]; ok {
+			continue
+		}
+		for _, v := range f.Values {
+			dst = add(dst, name, v)
+		}
+	}
+	return dst
 }
 
 // fewFields is the room appendHeaders gives a usual request's fields.

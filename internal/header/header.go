@@ -102,20 +102,6 @@ func LowerASCII(s string) string {
 	return s
 }
 
-// IsToken reports whether s is an HTTP token (RFC 9110 section 5.6.2):
-// a field name, a method, a list member such as a transfer coding.
-func IsToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // AppendDate appends t as an HTTP-date (RFC 9110 §5.6.7, the form of
 // http.TimeFormat). It formats the fixed layout directly, several times
 // faster than time.Time.AppendFormat, which matters on paths that format

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http/httputil"
+	"net/textproto"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
+	"github.com/mosaic-edge/mosaic/scgi"
+)
+
+// A client's header lines in an unusual order and case, names repeated
+// (Cookie, a custom one) apart from each other, a proxy_set_header or a
+// fastcgi_param/scgi_param naming one of them, a body of known length
+// and a chunked one: the upstream gets them in the client's order and
+// case, as from NGINX. The proxied upstream records the raw request
+// bytes; php-fpm's script writes $_SERVER's HTTP_* keys in the order PHP
+// has them reversed (php-fpm registers the parameters last first: the
+// order sent, a repeated name where its last line came), the SCGI
+// application its variables in the order sent.
+func TestHeaderOrderAsNGINX(t *testing.T) {
+	nginxPath(t)
+	fpmPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www", "h.php"), `<?php
+foreach (array_reverse($_SERVER) as $k => $v) { if (strncmp($k, 'HTTP_', 5) == 0) { echo $k, '=', $v, "\n"; } }
+echo 'body=', file_get_contents('php://input'), "\n";`)
+	fpm := startFPM(t, filepath.Join(dir, "fpm"), "127.0.0.1:"+strconv.Itoa(freePort(t)), 2)
+	shipFastCGIFile(t, dir, "fastcgi.conf")
+	origin := rawEcho(t)
+	app := scgiOrderApp(t)
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%[1]d; root %[2]s/www; access_log off;
+			location ~ \.php$ { include %[2]s/fastcgi.conf; fastcgi_param HTTP_X_OVER fcgi; fastcgi_pass %[3]s; }
+			location /p/ { proxy_set_header X-Over proxied; proxy_set_header X-Empty ""; proxy_pass http://%[4]s; }
+			location /s { include /etc/nginx/scgi_params; scgi_param HTTP_X_OVER scgi; scgi_pass %[5]s; } }`,
+			port, dir, fpm.addr, origin, app)
+	})
+	lines := "X-b: 1\r\nx-A: 2\r\nCookie: c=1\r\nX-Rep: r1\r\nx-over: client\r\nCOOKIE: c=2\r\nuser-agent: t\r\n" +
+		"x-rep: r2\r\nX-Empty: e\r\nContent-Type: text/plain\r\naccept:  */* \r\n"
+	var reqs []string
+	for _, path := range []string{"/h.php", "/p/a", "/s"} {
+		reqs = append(reqs,
+			"GET "+path+" HTTP/1.1\r\nx-first: 0\r\nHost: a\r\n"+lines+"\r\n",
+			"POST "+path+" HTTP/1.1\r\nHost: a\r\n"+lines+"Content-Length: 4\r\nx-last: 9\r\n\r\nbody",
+			"POST "+path+" HTTP/1.1\r\nHost: a\r\n"+lines+"transfer-encoding: chunked\r\nx-last: 9\r\n\r\n4\r\nbody\r\n0\r\n\r\n")
+	}
+	// An absolute-form target: its host chooses the server, the Host
+	// line's value goes as sent; without a Host line (HTTP/1.0), none
+	// goes, as NGINX passes only the lines the client sent. Last: the
+	// HTTP/1.0 request ends the connection.
+	reqs = append(reqs, "GET http://b/h.php HTTP/1.1\r\nx-b: 1\r\nhost: a\r\n\r\n",
+		"GET http://a/p/x HTTP/1.1\r\nx-b: 1\r\nhost: a\r\n\r\n",
+		"GET http://a/h.php HTTP/1.0\r\nx-b: 1\r\n\r\n")
+	ask := func(port int) []string {
+		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		return pipelineOn(t, c, reqs)
+	}
+	m, n := ask(mport), ask(nport)
+	// NGINX's answers show what the test is about: the client's order
+	// and case, its overridden line left out.
+	for i, want := range []string{"HTTP_X_OVER=fcgi\nHTTP_X_FIRST=0\nHTTP_HOST=a\nHTTP_X_B=1\nHTTP_X_A=2\nHTTP_COOKIE=c=2\nHTTP_X_REP=r2\nHTTP_USER_AGENT=t\n",
+		"Host: " + origin + "\nConnection: close\nContent-Length: 4\nX-b: 1\nx-A: 2\nCookie: c=1\nX-Rep: r1\nCOOKIE: c=2\nuser-agent: t\nx-rep: r2\n",
+		"HTTP_X_B=1\nHTTP_X_A=2\nHTTP_COOKIE=c=1\nHTTP_X_REP=r1\nHTTP_COOKIE=c=2\nHTTP_USER_AGENT=t\nHTTP_X_REP=r2\n"} {
+		if !strings.Contains(n[[]int{0, 4, 7}[i]], want) {
+			t.Fatalf("NGINX's answer is not as expected:\n%s\nwant in it\n%s", n[[]int{0, 4, 7}[i]], want)
+		}
+	}
+	if last := n[len(n)-1]; strings.Contains(last, "HTTP_HOST") || !strings.Contains(last, "HTTP_X_B=1") {
+		t.Fatalf("NGINX's answer to an HTTP/1.0 request without Host:\n%s", last)
+	}
+	for i := range n {
+		if m[i] != n[i] {
+			t.Errorf("%q:\nmosaic\n%s\nnginx\n%s", reqs[i], m[i], n[i])
+		}
+	}
+}
+
+// rawEcho is an upstream that answers each request with its header lines
+// after the request line as they came, then its body (of Content-Length
+// or chunked, as read), and closes.
+func rawEcho(t *testing.T) string {
+	t.Helper()
+	return testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		if _, err := br.ReadString('\n'); err != nil {
+			return
+		}
+		var head strings.Builder
+		length, chunked := 0, false
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil || l == "\r\n" {
+				break
+			}
+			head.WriteString(strings.TrimSuffix(l, "\r\n") + "\n")
+			name, value, _ := strings.Cut(strings.TrimSpace(l), ":")
+			switch textproto.CanonicalMIMEHeaderKey(name) {
+			case "Content-Length":
+				length, _ = strconv.Atoi(strings.TrimSpace(value))
+			case "Transfer-Encoding":
+				chunked = true
+			}
+		}
+		var body []byte
+		if chunked {
+			b, err := io.ReadAll(httputil.NewChunkedReader(br))
+			if err != nil {
+				return
+			}
+			body = b
+		} else {
+			body = make([]byte, length)
+			if _, err := io.ReadFull(br, body); err != nil {
+				return
+			}
+		}
+		out := head.String() + "body=" + string(body) + "\n"
+		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(out), out)
+	}).Addr()
+}
+
+// scgiOrderApp is an SCGI application that answers with the HTTP_*
+// variables it was sent, in their order, and the body.
+func scgiOrderApp(t *testing.T) string {
+	t.Helper()
+	return testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		req, err := scgi.ReadRequest(br, 0)
+		if err != nil {
+			t.Errorf("a malformed SCGI request: %v", err)
+			return
+		}
+		body := make([]byte, req.ContentLength)
+		if _, err := io.ReadFull(br, body); err != nil {
+			t.Errorf("the body: %v", err)
+			return
+		}
+		var out strings.Builder
+		for _, v := range req.Vars {
+			if strings.HasPrefix(v.Name, "HTTP_") {
+				out.WriteString(v.Name + "=" + v.Value + "\n")
+			}
+		}
+		fmt.Fprintf(c, "Content-Type: text/plain\r\n\r\n%sbody=%s\n", out.String(), body)
+	}).Addr()
+}

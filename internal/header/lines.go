@@ -1,0 +1,238 @@
+package header
+
+import (
+	"net/http"
+	"net/textproto"
+	"strings"
+)
+
+// CutLine splits s after its first line, dropping the line's CRLF or LF.
+func CutLine(s string) (line, rest string) {
+	i := strings.IndexByte(s, '\n')
+	if i < 0 {
+		line = s
+	} else {
+		line, rest = s[:i], s[i+1:]
+	}
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	return line, rest
+}
+
+// tokenChars marks the bytes allowed in a token (RFC 9110, section 5.6.2).
+var tokenChars = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for _, c := range "!#$%&'*+-.^_`|~" {
+		t[c] = true
+	}
+	return t
+}()
+
+// IsToken reports whether s is an HTTP token (RFC 9110 section 5.6.2):
+// a field name, a method, a list member such as a transfer coding. One
+// table load a byte.
+func IsToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !tokenChars[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+// CanonicalName checks that s is a token and returns it in canonical
+// form (as textproto.CanonicalMIMEHeaderKey), without allocating when it
+// already is, as most clients send names. Each byte costs two table
+// loads (nameClass) where tests for a token byte and then for the case
+// of a letter took a sixth more instructions. odd says s has a byte
+// other than a letter, a digit or '-' (what ignore_invalid_headers may
+// drop), which the same loads tell.
+func CanonicalName(s string) (name string, ok, odd bool) {
+	if s == "" {
+		return "", false, false
+	}
+	all, some := uint8(nameOK), uint8(0)
+	upper := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		v := nameClass[0][c]
+		if upper {
+			v = nameClass[1][c]
+		}
+		all &= v
+		some |= v
+		upper = c == '-'
+	}
+	if all == 0 {
+		return "", false, false
+	}
+	odd = some&nameOdd != 0
+	if some&nameRecase == 0 {
+		return s, true, odd
+	}
+	return textproto.CanonicalMIMEHeaderKey(s), true, odd
+}
+
+// nameClass tells, for a byte of a header name inside a word ([0]) and
+// at the start of one ([1]: first, or after '-'), 0 when it is not a
+// token byte, else nameOK, with nameRecase where the canonical form
+// changes its case and nameOdd where it is not a letter, a digit or '-'.
+const (
+	nameOK     = 1
+	nameRecase = 2
+	nameOdd    = 4
+)
+
+var nameClass = func() (t [2][256]uint8) {
+	for c := range 256 {
+		if !tokenChars[c] {
+			continue
+		}
+		t[0][c], t[1][c] = nameOK, nameOK
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
+			t[0][c], t[1][c] = nameOK|nameOdd, nameOK|nameOdd
+		}
+		if 'A' <= c && c <= 'Z' {
+			t[0][c] |= nameRecase
+		}
+		if 'a' <= c && c <= 'z' {
+			t[1][c] |= nameRecase
+		}
+	}
+	return t
+}()
+
+// Lines walks the field lines of an HTTP/1.x request as the client sent
+// them, in their order and with their names' case, as NGINX passes a
+// request's header to an upstream (its headers_in list), against the
+// request's header map as it is now: the parse made the map from these
+// lines, but the server and modules may have changed it since (names
+// NGINX ignores taken out, a subrequest's copy without the body's
+// fields, a field added), and what the map says wins.
+//
+// The text is kept rather than a list of the lines: the parse's list
+// would grow every request's memory, which the collector pays for on
+// every request, where walking the text again costs only the requests
+// that pass their header on (an upstream's).
+type Lines struct {
+	text string // what is left to walk
+	all  string // the whole text, for Rest
+	h    http.Header
+	// found counts the names of h that lines gave; rep, the lines met
+	// so far of each name of several values in h, the few there are.
+	found int
+	rep   []repeated
+}
+
+type repeated struct {
+	key string
+	n   int
+}
+
+// NewLines walks text, the lines after the request line (each ending
+// with CRLF or LF, the empty line that ends the header left out, as the
+// parse accepted them), against h, the request's header now.
+func NewLines(text string, h http.Header) Lines {
+	return Lines{text: text, all: text, h: h}
+}
+
+// Next returns the next line: its name as the client sent it, its
+// canonical name (h's key) and its value. With mapped, the value is h's,
+// the one at the line's place among its name's lines; without, h has no
+// such name now (a field the parse keeps out of the map, Host and a
+// chunked Transfer-Encoding, or one taken out since) and the value is
+// the line's: the caller decides whether it goes. ok is false after the
+// last line. A name that h holds once is given its value at each of its
+// lines, as a map the parse made holds one value for each line.
+func (l *Lines) Next() (name, key, value string, mapped, ok bool) {
+	for l.text != "" {
+		var line string
+		line, l.text = CutLine(l.text)
+		colon := strings.IndexByte(line, ':')
+		if colon <= 0 {
+			continue // the parse accepted none such: defensive
+		}
+		name = line[:colon]
+		key, ok, _ = CanonicalName(name)
+		if !ok {
+			// Not a token: no map key was ever made of it, as the parse
+			// refuses it, yet the line is given, unmapped, for what
+			// the caller knows.
+			key = name
+		}
+		value = TrimOWS(line[colon+1:])
+		vv, in := l.h[key]
+		if !in {
+			return name, key, value, false, true
+		}
+		if len(vv) == 1 {
+			l.found++
+			return name, key, vv[0], true, true
+		}
+		// A name of several lines: which of its values is this line's.
+		i := 0
+		for i < len(l.rep) && l.rep[i].key != key {
+			i++
+		}
+		if i == len(l.rep) {
+			l.rep = append(l.rep, repeated{key: key})
+			l.found++
+		}
+		n := l.rep[i].n
+		l.rep[i].n++
+		if n < len(vv) {
+			return name, key, vv[n], true, true
+		}
+		// h holds fewer values than the client sent lines.
+	}
+	return "", "", "", false, false
+}
+
+// Rest appends to fields what h holds that the lines did not give, once
+// Next has returned them all: the fields a module added, sorted by name,
+// and the values appended to a name the client sent (each such name
+// with its values after its last line's). Nothing, when h is as the
+// parse made it, which is found without a walk over the map.
+func (l *Lines) Rest(fields []Field) []Field {
+	more := false
+	for _, r := range l.rep {
+		if r.n < len(l.h[r.key]) {
+			more = true
+		}
+	}
+	if !more && l.found >= len(l.h) {
+		return fields
+	}
+	sent := map[string]bool{}
+	for rest := l.all; rest != ""; {
+		var line string
+		line, rest = CutLine(rest)
+		if name, _, ok := strings.Cut(line, ":"); ok {
+			if key, ok, _ := CanonicalName(name); ok {
+				sent[key] = true
+			}
+		}
+	}
+	start := len(fields)
+	for k, vv := range l.h {
+		if !sent[k] {
+			fields = append(fields, Field{Name: k, Values: vv})
+		}
+	}
+	SortFields(fields[start:])
+	for _, r := range l.rep {
+		if vv := l.h[r.key]; r.n < len(vv) {
+			fields = append(fields, Field{Name: r.key, Values: vv[r.n:]})
+		}
+	}
+	return fields
+}

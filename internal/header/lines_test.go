@@ -1,0 +1,132 @@
+package header
+
+import (
+	"net/http"
+	"net/textproto"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestCanonicalNameAndToken checks the table-driven CanonicalName and
+// IsToken against their definitions: a name is a token, put in
+// textproto's canonical form, odd when it has a byte other than a letter,
+// a digit or '-' (what NGINX's ignore_invalid_headers may drop).
+func TestCanonicalNameAndToken(t *testing.T) {
+	isTok := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if !strings.ContainsRune("!#$%&'*+-.^_`|~", rune(s[i])) &&
+				!('0' <= s[i] && s[i] <= '9' || 'a' <= s[i] && s[i] <= 'z' || 'A' <= s[i] && s[i] <= 'Z') {
+				return false
+			}
+		}
+		return s != ""
+	}
+	names := []string{"", "a", "A", "host", "Host", "HOST", "x-forwarded-for", "X-Forwarded-For", "X-FORWARDED-for",
+		"-a", "a-", "a--b", "A_b", "a.b", "Content-Length", "content-length", "1a-2b", "a b", "a:b", "é", "a\x00"}
+	for c := range 256 {
+		names = append(names, string(rune(c))[:1], "a"+string([]byte{byte(c)}), "-"+string([]byte{byte(c)}))
+	}
+	for _, s := range names {
+		got, ok, odd := CanonicalName(s)
+		want := ""
+		if isTok(s) {
+			want = textproto.CanonicalMIMEHeaderKey(s)
+		}
+		wantOdd := isTok(s) && strings.IndexFunc(s, func(r rune) bool {
+			return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-')
+		}) >= 0
+		if ok != isTok(s) || got != want || odd != wantOdd {
+			t.Errorf("CanonicalName(%q) = %q, %v, %v; want %q, %v, %v", s, got, ok, odd, want, isTok(s), wantOdd)
+		}
+		if IsToken(s) != isTok(s) {
+			t.Errorf("IsToken(%q) = %v", s, !isTok(s))
+		}
+	}
+}
+
+// walk returns what Lines gives for text against h: "name: value" for
+// each line, "-name: value" for an unmapped one, then "+Name: value" for
+// each value of Rest.
+func walk(text string, h http.Header) []string {
+	var out []string
+	l := NewLines(text, h)
+	for {
+		name, key, value, mapped, ok := l.Next()
+		if !ok {
+			break
+		}
+		if key != textproto.CanonicalMIMEHeaderKey(name) {
+			out = append(out, "bad key "+key)
+		}
+		if !mapped {
+			name = "-" + name
+		}
+		out = append(out, name+": "+value)
+	}
+	for _, f := range l.Rest(nil) {
+		for _, v := range f.Values {
+			out = append(out, "+"+f.Name+": "+v)
+		}
+	}
+	return out
+}
+
+// The lines come in the client's order and case, each value of a
+// repeated name at its own line, with the map's values: what a module
+// took out is left out, what it changed or added shows.
+func TestLines(t *testing.T) {
+	text := "Host: a\r\nx-B: 1\r\ncookie: c=1\nX-a:  2 \r\nCookie: c=2\r\nX-B: 3\r\n"
+	parsed := http.Header{"X-B": {"1", "3"}, "Cookie": {"c=1", "c=2"}, "X-A": {"2"}}
+	for _, c := range []struct {
+		name string
+		h    http.Header
+		want []string
+	}{
+		{"as parsed", parsed, []string{"-Host: a", "x-B: 1", "cookie: c=1", "X-a: 2", "Cookie: c=2", "X-B: 3"}},
+		{"a name taken out", http.Header{"X-B": {"1", "3"}, "X-A": {"2"}},
+			[]string{"-Host: a", "x-B: 1", "-cookie: c=1", "X-a: 2", "-Cookie: c=2", "X-B: 3"}},
+		{"values changed", http.Header{"X-B": {"9"}, "Cookie": {"c=1", "c=2", "c=3"}, "X-A": {"2"}},
+			[]string{"-Host: a", "x-B: 9", "cookie: c=1", "X-a: 2", "Cookie: c=2", "X-B: 9", "+Cookie: c=3"}},
+		{"fields added", http.Header{"X-B": {"1", "3"}, "Cookie": {"c=1", "c=2"}, "X-A": {"2"}, "Z": {"z"}, "Host": {"h"}, "B": {"b"}},
+			[]string{"Host: h", "x-B: 1", "cookie: c=1", "X-a: 2", "Cookie: c=2", "X-B: 3", "+B: b", "+Z: z"}},
+		{"fewer values", http.Header{"X-B": {"1", "3"}, "Cookie": {"c=1"}, "X-A": {"2"}},
+			[]string{"-Host: a", "x-B: 1", "cookie: c=1", "X-a: 2", "Cookie: c=1", "X-B: 3"}},
+	} {
+		if got := walk(text, c.h); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+	}
+	if got := walk("", http.Header{"B": {"1"}, "A": {"2", "3"}}); !reflect.DeepEqual(got, []string{"+A: 2", "+A: 3", "+B: 1"}) {
+		t.Errorf("no text: %q", got)
+	}
+}
+
+// BenchmarkLines walks a browser's usual dozen lines.
+func BenchmarkLines(b *testing.B) {
+	text := "Host: example.com\r\nUser-Agent: Mozilla/5.0 (X11; Linux x86_64)\r\nAccept: text/html\r\n" +
+		"Accept-Language: en-US,en;q=0.5\r\nAccept-Encoding: gzip, deflate, br\r\nConnection: keep-alive\r\n" +
+		"Cookie: a=1; b=2\r\nUpgrade-Insecure-Requests: 1\r\nSec-Fetch-Dest: document\r\nSec-Fetch-Mode: navigate\r\n" +
+		"Sec-Fetch-Site: none\r\nPriority: u=0, i\r\n"
+	h := http.Header{}
+	for rest := text; rest != ""; {
+		var line string
+		line, rest = CutLine(rest)
+		name, value, _ := strings.Cut(line, ": ")
+		if name != "Host" {
+			h[name] = append(h[name], value)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		l := NewLines(text, h)
+		for {
+			if _, _, _, _, ok := l.Next(); !ok {
+				break
+			}
+		}
+		if l.Rest(nil) != nil {
+			b.Fatal("rest")
+		}
+	}
+}
