@@ -846,7 +846,7 @@ func (c *conn) readRequest(x *exchange) (*http.Request, error) {
 		c.refusedHeader, c.refusedHost = r.Header, r.Host
 		return nil, err
 	}
-	_, c.fields = header.CutLine(head)
+	c.fields = fieldsOf(head, &r)
 	r.RemoteAddr = c.remoteAddr
 	r.TLS = c.tlsState
 	r.Body = http.NoBody

@@ -82,6 +82,20 @@ func parseHead(head string, r *http.Request, mem *reqMem) error {
 	return nil
 }
 
+// fieldsOf returns the field lines of head, which parseHead read into r:
+// they follow the request line, whose three parts the parse kept as they
+// came, with a space between them, and its CRLF or LF.
+func fieldsOf(head string, r *http.Request) string {
+	rest := head[len(r.Method)+1+len(r.RequestURI)+1+len(r.Proto):]
+	if rest != "" && rest[0] == '\r' {
+		rest = rest[1:]
+	}
+	if rest != "" && rest[0] == '\n' {
+		rest = rest[1:]
+	}
+	return rest
+}
+
 // knownFields returns what NGINX knows of a request refused in the
 // middle of its header (too large, not whole in time, cut by the client),
 // head being the lines that came whole before: the fields, Host among

@@ -87,8 +87,9 @@ func (w *response) Header() http.Header { return w.header }
 // RequestLines returns the request's header lines after its request
 // line, as the client sent them (each ending with CRLF or LF, without
 // the empty line that ends them): the order and case of the names that
-// the map lost, which header.Lines walks. Asked for once, before the
-// handler has returned, as the server does when it takes the request.
+// the map lost, which header.Lines walks (vars.WireSizer). Asked for
+// once, before the handler has returned, as the server does when it
+// takes the request.
 func (w *response) RequestLines() string { return w.c.fields }
 
 // SetReason makes rest what follows the code in the status line should

@@ -15,10 +15,7 @@ import (
 // request's length counts the body bytes read and no header.
 func setWire(st *vars.State, w http.ResponseWriter, r *http.Request) {
 	if ws, ok := w.(vars.WireSizer); ok {
-		st.Wire = ws
-		if rl, ok := ws.(requestLines); ok {
-			st.HeaderLines = rl.RequestLines()
-		}
+		st.Wire, st.HeaderLines = ws, ws.RequestLines()
 		return
 	}
 	cb := &countedBody{ReadCloser: r.Body}
@@ -29,10 +26,6 @@ func setWire(st *vars.State, w http.ResponseWriter, r *http.Request) {
 	r.Body = cb
 	st.Wire = cb
 }
-
-// requestLines is the HTTP/1.x server's writer, which knows the
-// request's header lines as they came (vars.State.HeaderLines).
-type requestLines interface{ RequestLines() string }
 
 // countedBody counts the bytes a handler reads of a request body.
 type countedBody struct {
@@ -49,3 +42,4 @@ func (b *countedBody) Read(p []byte) (int, error) {
 func (b *countedBody) RequestSize() int64      { return b.n.Load() }
 func (b *countedBody) HeaderSize() int64       { return 0 }
 func (b *countedBody) BodyOverhead(bool) int64 { return 0 }
+func (b *countedBody) RequestLines() string    { return "" }

@@ -48,6 +48,7 @@ func (w fakeWire) HeaderSize() int64                { return w.head }
 func (w fakeWire) BodyOverhead(bool) int64          { return w.framing }
 func (w fakeWire) Framing() (chunked, closing bool) { return w.chunked, w.closing }
 func (w fakeWire) Pipelined() bool                  { return w.pipelined }
+func (w fakeWire) RequestLines() string             { return "" }
 
 // varRequest is a request as the server hands it to handlers, with a
 // State that the server would have filled in.

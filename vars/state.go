@@ -398,6 +398,10 @@ type WireSizer interface {
 	// the end of the handler still sends (the last chunk), which a
 	// response cut short never sends.
 	BodyOverhead(complete bool) int64
+	// RequestLines is the request's header lines as received, after the
+	// request line, where the connection keeps them (HTTP/1.x's), else
+	// "": State.HeaderLines.
+	RequestLines() string
 }
 
 // WireFramer is a WireSizer of an HTTP/1.x connection, which also tells

@@ -155,22 +155,32 @@ func NewLines(text string, h http.Header) Lines {
 // lines, as a map the parse made holds one value for each line.
 func (l *Lines) Next() (name, key, value string, mapped, ok bool) {
 	for l.text != "" {
-		var line string
-		line, l.text = CutLine(l.text)
-		colon := strings.IndexByte(line, ':')
+		// The parse accepted the text: each line is a name, which
+		// holds no line end, a colon and a value.
+		colon := strings.IndexByte(l.text, ':')
 		if colon <= 0 {
-			continue // the parse accepted none such: defensive
+			break
 		}
-		name = line[:colon]
-		key, ok, _ = CanonicalName(name)
-		if !ok {
-			// Not a token: no map key was ever made of it, as the parse
-			// refuses it, yet the line is given, unmapped, for what
-			// the caller knows.
-			key = name
+		name, value = l.text[:colon], l.text[colon+1:]
+		if end := strings.IndexByte(value, '\n'); end >= 0 {
+			value, l.text = value[:end], value[end+1:]
+		} else {
+			l.text = ""
 		}
-		value = TrimOWS(line[colon+1:])
+		value = TrimOWS(strings.TrimSuffix(value, "\r"))
+		// Most clients send names in canonical case, which the map's
+		// keys are: the name is looked up as sent first, and put in
+		// canonical case only when it is not found so.
+		key = name
 		vv, in := l.h[key]
+		if !in && name != "Host" { // every request's Host, never in the map as parsed
+			if key, ok, _ = CanonicalName(name); !ok {
+				break // no map key was made of a line so cut
+			}
+			if key != name {
+				vv, in = l.h[key]
+			}
+		}
 		if !in {
 			return name, key, value, false, true
 		}
@@ -194,6 +204,7 @@ func (l *Lines) Next() (name, key, value string, mapped, ok bool) {
 		}
 		// h holds fewer values than the client sent lines.
 	}
+	l.text = ""
 	return "", "", "", false, false
 }
 
@@ -203,6 +214,13 @@ func (l *Lines) Next() (name, key, value string, mapped, ok bool) {
 // with its values after its last line's). Nothing, when h is as the
 // parse made it, which is found without a walk over the map.
 func (l *Lines) Rest(fields []Field) []Field {
+	if l.rep == nil && l.found >= len(l.h) {
+		return fields // no name repeated, none added: the usual request
+	}
+	return l.rest(fields)
+}
+
+func (l *Lines) rest(fields []Field) []Field {
 	more := false
 	for _, r := range l.rep {
 		if r.n < len(l.h[r.key]) {
