@@ -151,8 +151,8 @@ func NewLines(text string, h http.Header) Lines {
 // such name now (a field the parse keeps out of the map, Host and a
 // chunked Transfer-Encoding, or one taken out since) and the value is
 // the line's: the caller decides whether it goes. ok is false after the
-// last line. A name that h holds once is given its value at each of its
-// lines, as a map the parse made holds one value for each line.
+// last line. The lines of a name beyond the values h holds for it now
+// are left out: the first line of a name gives its first value.
 func (l *Lines) Next() (name, key, value string, mapped, ok bool) {
 	for l.text != "" {
 		// The parse accepted the text: each line is a name, which
@@ -184,18 +184,30 @@ func (l *Lines) Next() (name, key, value string, mapped, ok bool) {
 		if !in {
 			return name, key, value, false, true
 		}
-		if len(vv) == 1 {
+		if len(vv) == 1 && vv[0] == value {
+			// The usual line: its name once in the map, with its value
+			// (the same string: the map's values are the text's).
 			l.found++
 			return name, key, vv[0], true, true
 		}
-		// A name of several lines: which of its values is this line's.
+		// A name of several lines, or whose value a module changed
+		// (several lines joined into one, as ESI joins Cookie lines):
+		// which of its values is this line's.
 		i := 0
 		for i < len(l.rep) && l.rep[i].key != key {
 			i++
 		}
 		if i == len(l.rep) {
-			l.rep = append(l.rep, repeated{key: key})
-			l.found++
+			prev := 0
+			if len(vv) == 1 {
+				// Lines of the name before this one took the way
+				// above, uncounted.
+				prev = l.count(key, len(l.all)-len(l.text)) - 1
+			}
+			l.rep = append(l.rep, repeated{key: key, n: prev})
+			if prev == 0 {
+				l.found++
+			}
 		}
 		n := l.rep[i].n
 		l.rep[i].n++
@@ -206,6 +218,22 @@ func (l *Lines) Next() (name, key, value string, mapped, ok bool) {
 	}
 	l.text = ""
 	return "", "", "", false, false
+}
+
+// count counts the lines of the name key in the text before end, the
+// line that ends there included.
+func (l *Lines) count(key string, end int) int {
+	n := 0
+	for rest := l.all[:end]; rest != ""; {
+		var line string
+		line, rest = CutLine(rest)
+		if name, _, ok := strings.Cut(line, ":"); ok {
+			if k, ok, _ := CanonicalName(name); ok && k == key {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // Rest appends to fields what h holds that the lines did not give, once

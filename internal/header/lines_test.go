@@ -86,12 +86,14 @@ func TestLines(t *testing.T) {
 		{"as parsed", parsed, []string{"-Host: a", "x-B: 1", "cookie: c=1", "X-a: 2", "Cookie: c=2", "X-B: 3"}},
 		{"a name taken out", http.Header{"X-B": {"1", "3"}, "X-A": {"2"}},
 			[]string{"-Host: a", "x-B: 1", "-cookie: c=1", "X-a: 2", "-Cookie: c=2", "X-B: 3"}},
-		{"values changed", http.Header{"X-B": {"9"}, "Cookie": {"c=1", "c=2", "c=3"}, "X-A": {"2"}},
-			[]string{"-Host: a", "x-B: 9", "cookie: c=1", "X-a: 2", "Cookie: c=2", "X-B: 9", "+Cookie: c=3"}},
+		{"values changed", http.Header{"X-B": {"9"}, "Cookie": {"c=1", "c=2", "c=3"}, "X-A": {"7"}},
+			[]string{"-Host: a", "x-B: 9", "cookie: c=1", "X-a: 7", "Cookie: c=2", "+Cookie: c=3"}},
 		{"fields added", http.Header{"X-B": {"1", "3"}, "Cookie": {"c=1", "c=2"}, "X-A": {"2"}, "Z": {"z"}, "Host": {"h"}, "B": {"b"}},
 			[]string{"Host: h", "x-B: 1", "cookie: c=1", "X-a: 2", "Cookie: c=2", "X-B: 3", "+B: b", "+Z: z"}},
 		{"fewer values", http.Header{"X-B": {"1", "3"}, "Cookie": {"c=1"}, "X-A": {"2"}},
-			[]string{"-Host: a", "x-B: 1", "cookie: c=1", "X-a: 2", "Cookie: c=1", "X-B: 3"}},
+			[]string{"-Host: a", "x-B: 1", "cookie: c=1", "X-a: 2", "X-B: 3"}},
+		{"lines joined", http.Header{"X-B": {"1", "3"}, "Cookie": {"c=1; c=2"}, "X-A": {"2"}},
+			[]string{"-Host: a", "x-B: 1", "cookie: c=1; c=2", "X-a: 2", "X-B: 3"}},
 	} {
 		if got := walk(text, c.h); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
