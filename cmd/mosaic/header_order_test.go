@@ -156,3 +156,65 @@ func scgiOrderApp(t *testing.T) string {
 		fmt.Fprintf(c, "Content-Type: text/plain\r\n\r\n%sbody=%s\n", out.String(), body)
 	}).Addr()
 }
+
+// A client's two Accept-Encoding lines of one value, which the cache
+// makes one value, go upstream once, and the cache's If-None-Match of a
+// revalidation goes beside them: walking the lines must neither repeat
+// the name nor, counting it twice, take the map's added field for none.
+func TestHeaderLinesCacheRevalidation(t *testing.T) {
+	heads := make(chan string, 4)
+	origin := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		var head strings.Builder
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil || l == "\r\n" {
+				break
+			}
+			head.WriteString(l)
+		}
+		heads <- head.String()
+		if strings.Contains(head.String(), "\r\nIf-None-Match: \"e1\"\r\n") {
+			io.WriteString(c, "HTTP/1.1 304 Not Modified\r\nETag: \"e1\"\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n")
+			return
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nETag: \"e1\"\r\nCache-Control: no-cache\r\nContent-Length: 2\r\nConnection: close\r\n\r\nv1")
+	}).Addr()
+	port := freePort(t)
+	startMosaic(t, t.TempDir(), `http {
+    access_log off;
+    proxy_cache_path memory keys_zone=z:16m;
+    server {
+        listen 127.0.0.1:{port};
+        add_header X-Cache $upstream_cache_status always;
+        location / { proxy_pass http://`+origin+`; proxy_cache z; proxy_cache_revalidate on; }
+    }
+}`, port)
+	ask := func() string {
+		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		out := pipelineOn(t, c, []string{"GET /r HTTP/1.1\r\nHost: a\r\nAccept-Encoding: gzip\r\nX-A: 1\r\nAccept-Encoding: gzip\r\n\r\n"})
+		return out[0]
+	}
+	for i, want := range []string{"MISS", "REVALIDATED"} {
+		answer := ask()
+		var head string
+		select {
+		case head = <-heads:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("request %d: the upstream got nothing", i)
+		}
+		if n := strings.Count(head, "Accept-Encoding:"); n != 1 {
+			t.Errorf("request %d: %d Accept-Encoding lines upstream:\n%s", i, n, head)
+		}
+		if inm := strings.Contains(head, "If-None-Match: \"e1\"\r\n"); inm != (i == 1) {
+			t.Errorf("request %d: If-None-Match upstream %v:\n%s", i, inm, head)
+		}
+		if !strings.Contains(answer, "v1") {
+			t.Errorf("request %d (%s): answer\n%s", i, want, answer)
+		}
+	}
+}

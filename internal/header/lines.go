@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"strings"
+	"unsafe"
 )
 
 // CutLine splits s after its first line, dropping the line's CRLF or LF.
@@ -184,24 +185,26 @@ func (l *Lines) Next() (name, key, value string, mapped, ok bool) {
 		if !in {
 			return name, key, value, false, true
 		}
-		if len(vv) == 1 && vv[0] == value {
-			// The usual line: its name once in the map, with its value
-			// (the same string: the map's values are the text's).
+		i := 0 // the name's place in rep: none there, in the usual request
+		for i < len(l.rep) && l.rep[i].key != key {
+			i++
+		}
+		if i == len(l.rep) && len(vv) == 1 && sameText(vv[0], value) {
+			// The usual line: its name once in the map, with the value
+			// the parse made of this very line. Equal text is not
+			// enough: two lines of one value, made one by a module
+			// (the cache's Accept-Encoding), would both pass.
 			l.found++
 			return name, key, vv[0], true, true
 		}
 		// A name of several lines, or whose value a module changed
 		// (several lines joined into one, as ESI joins Cookie lines):
 		// which of its values is this line's.
-		i := 0
-		for i < len(l.rep) && l.rep[i].key != key {
-			i++
-		}
 		if i == len(l.rep) {
 			prev := 0
 			if len(vv) == 1 {
-				// Lines of the name before this one took the way
-				// above, uncounted.
+				// A line of the name before this one may have
+				// taken the way above, uncounted.
 				prev = l.count(key, len(l.all)-len(l.text)) - 1
 			}
 			l.rep = append(l.rep, repeated{key: key, n: prev})
@@ -218,6 +221,13 @@ func (l *Lines) Next() (name, key, value string, mapped, ok bool) {
 	}
 	l.text = ""
 	return "", "", "", false, false
+}
+
+// sameText reports whether a and b are the same bytes in memory, not
+// only equal: a value of the map is a line's own when the parse made it
+// of that line. An empty value is no line's own.
+func sameText(a, b string) bool {
+	return len(a) == len(b) && len(a) > 0 && unsafe.StringData(a) == unsafe.StringData(b)
 }
 
 // count counts the lines of the name key in the text before end, the

@@ -104,6 +104,46 @@ func TestLines(t *testing.T) {
 	}
 }
 
+// A name the client sent on two lines with the same value, which a module
+// made one value (the cache's Accept-Encoding, normalized), goes once:
+// each line's value equals the map's, but the map holds it once; and a
+// field added beside it is not lost for the name counted twice.
+func TestLinesSameValueReduced(t *testing.T) {
+	text := "Host: a\r\nA: gzip\r\nB: b\r\nA: gzip\r\n"
+	lines := func(text string) (v []string) { // the values as the parse makes them, substrings of text
+		for rest := text; rest != ""; {
+			var line string
+			line, rest = CutLine(rest)
+			_, value, _ := strings.Cut(line, ": ")
+			v = append(v, value)
+		}
+		return v
+	}(text)
+	for _, c := range []struct {
+		name string
+		h    http.Header
+		want []string
+	}{
+		{"a new value", http.Header{"A": {"gzip"}, "B": {"b"}},
+			[]string{"-Host: a", "A: gzip", "B: b"}},
+		{"the first line's value", http.Header{"A": {lines[1]}, "B": {lines[2]}},
+			[]string{"-Host: a", "A: gzip", "B: b"}},
+		{"the second line's value", http.Header{"A": {lines[3]}, "B": {lines[2]}},
+			[]string{"-Host: a", "A: gzip", "B: b"}},
+		{"a field added", http.Header{"A": {"gzip"}, "B": {lines[2]}, "If-None-Match": {`"e"`}},
+			[]string{"-Host: a", "A: gzip", "B: b", `+If-None-Match: "e"`}},
+		{"empty values", http.Header{"A": {""}}, nil},
+	} {
+		text := text
+		if c.h["A"][0] == "" {
+			text, c.want = "A:\r\nA: \r\n", []string{"A: "}
+		}
+		if got := walk(text, c.h); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+	}
+}
+
 // BenchmarkLines walks a browser's usual dozen lines.
 func BenchmarkLines(b *testing.B) {
 	text := "Host: example.com\r\nUser-Agent: Mozilla/5.0 (X11; Linux x86_64)\r\nAccept: text/html\r\n" +
