@@ -8,6 +8,7 @@ import (
 	"net/http/httputil"
 	"net/textproto"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -216,5 +217,95 @@ func TestHeaderLinesCacheRevalidation(t *testing.T) {
 		if !strings.Contains(answer, "v1") {
 			t.Errorf("request %d (%s): answer\n%s", i, want, answer)
 		}
+	}
+}
+
+// The header lines a mirror's subrequest and a cache's background update
+// walk are their request's, however late they walk them: the text stays
+// with the request while the connection reads the next pipelined ones
+// (each of another length, its lines marked with its number). Run with
+// -race, the binary is built with the race detector too.
+func TestHeaderLinesOutliveTheirRequest(t *testing.T) {
+	heads := make(chan string, 16)
+	origin := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		var head strings.Builder
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil || l == "\r\n" {
+				break
+			}
+			head.WriteString(l)
+		}
+		if strings.HasPrefix(head.String(), "GET /slow") {
+			time.Sleep(300 * time.Millisecond)
+		}
+		heads <- head.String()
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nCache-Control: max-age=1\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+	}).Addr()
+	port := freePort(t)
+	p := startMosaic(t, t.TempDir(), `http {
+    access_log off;
+    proxy_cache_path memory keys_zone=z:16m;
+    server {
+        listen 127.0.0.1:{port};
+        location /b { proxy_pass http://`+origin+`; proxy_cache z;
+            proxy_cache_use_stale updating; proxy_cache_background_update on; }
+        location /m { mirror /mm; proxy_pass http://`+origin+`; }
+        location = /mm { internal; proxy_pass http://`+origin+`/slow; }
+    }
+}`, port)
+	req := func(path string, n int) string {
+		return fmt.Sprintf("GET %s HTTP/1.1\r\nHost: a\r\nx-n: %d\r\nX-Pad-%d: %s\r\nCookie: n=%d\r\n\r\n",
+			path, n, n, strings.Repeat("p", 10*n), n)
+	}
+	ask := func(reqs ...string) {
+		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		for i, a := range pipelineOn(t, c, reqs) {
+			if !strings.HasPrefix(a, "200") {
+				t.Errorf("request %d: %s", i, a)
+			}
+		}
+	}
+	ask(req("/b", 0))
+	<-heads
+	time.Sleep(1100 * time.Millisecond) // the entry is stale: the next /b updates it after answering
+	ask(req("/b", 1), req("/m", 2), req("/m", 3), req("/m", 4))
+	seen := map[int]int{}
+	for range 7 { // /b's update; /m's and its mirror's for 2, 3 and 4
+		var head string
+		select {
+		case head = <-heads:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the upstream got %d of the requests: %v", len(seen), seen)
+		}
+		var n int
+		// The background update goes without the request's State: its
+		// lines go sorted, in canonical case (X-N).
+		at := strings.Index(strings.ToLower(head), "\r\nx-n: ")
+		if _, err := fmt.Sscanf(head[at+len("\r\nx-n: "):], "%d", &n); at < 0 || err != nil {
+			t.Fatalf("no x-n line upstream:\n%s", head)
+		}
+		seen[n]++
+		if !strings.HasPrefix(head, "GET /b") && !(strings.Index(head, "\r\nx-n:") < strings.Index(head, "\r\nX-Pad-") &&
+			strings.Index(head, "\r\nX-Pad-") < strings.Index(head, "\r\nCookie:")) {
+			t.Errorf("request %d's lines upstream are not in its order:\n%s", n, head)
+		}
+		for _, want := range []string{fmt.Sprintf("\r\nX-Pad-%d: %s\r\n", n, strings.Repeat("p", 10*n)), fmt.Sprintf("\r\nCookie: n=%d\r\n", n)} {
+			if strings.Count(head, want) != 1 || strings.Count(head, "X-Pad-") != 1 || strings.Count(head, "Cookie:") != 1 {
+				t.Errorf("request %d's lines upstream are not its own:\n%s", n, head)
+			}
+		}
+	}
+	if !reflect.DeepEqual(seen, map[int]int{1: 1, 2: 2, 3: 2, 4: 2}) {
+		t.Errorf("requests upstream by number: %v", seen)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if out := p.out.String(); strings.Contains(out, "DATA RACE") {
+		t.Errorf("a race:\n%s", out)
 	}
 }
