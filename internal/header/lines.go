@@ -129,9 +129,13 @@ type Lines struct {
 	all  string // the whole text, for Rest
 	h    http.Header
 	// found counts the names of h that lines gave; rep, the lines met
-	// so far of each name of several values in h, the few there are.
+	// so far of each name that took the slower way (several values in
+	// h, or a value a module changed), the few there usually are; repAt
+	// indexes rep once it is long, which a client's header of thousands
+	// of such names makes it: no walk over it for each line.
 	found int
 	rep   []repeated
+	repAt map[string]int
 }
 
 type repeated struct {
@@ -156,6 +160,7 @@ func NewLines(text string, h http.Header) Lines {
 // are left out: the first line of a name gives its first value.
 func (l *Lines) Next() (name, key, value string, mapped, ok bool) {
 	for l.text != "" {
+		start := len(l.all) - len(l.text) // where the line starts
 		// The parse accepted the text: each line is a name, which
 		// holds no line end, a colon and a value.
 		colon := strings.IndexByte(l.text, ':')
@@ -185,10 +190,7 @@ func (l *Lines) Next() (name, key, value string, mapped, ok bool) {
 		if !in {
 			return name, key, value, false, true
 		}
-		i := 0 // the name's place in rep: none there, in the usual request
-		for i < len(l.rep) && l.rep[i].key != key {
-			i++
-		}
+		i := l.repIndex(key) // len(l.rep): none there, as in the usual request
 		if i == len(l.rep) && len(vv) == 1 && sameText(vv[0], value) {
 			// The usual line: its name once in the map, with the value
 			// the parse made of this very line. Equal text is not
@@ -202,12 +204,10 @@ func (l *Lines) Next() (name, key, value string, mapped, ok bool) {
 		// which of its values is this line's.
 		if i == len(l.rep) {
 			prev := 0
-			if len(vv) == 1 {
-				// A line of the name before this one may have
-				// taken the way above, uncounted.
-				prev = l.count(key, len(l.all)-len(l.text)) - 1
+			if len(vv) == 1 && l.gaveBefore(key, vv[0], start) {
+				prev = 1 // a line before this one took the way above, uncounted
 			}
-			l.rep = append(l.rep, repeated{key: key, n: prev})
+			l.addRep(key, prev)
 			if prev == 0 {
 				l.found++
 			}
@@ -230,20 +230,54 @@ func sameText(a, b string) bool {
 	return len(a) == len(b) && len(a) > 0 && unsafe.StringData(a) == unsafe.StringData(b)
 }
 
-// count counts the lines of the name key in the text before end, the
-// line that ends there included.
-func (l *Lines) count(key string, end int) int {
-	n := 0
-	for rest := l.all[:end]; rest != ""; {
-		var line string
-		line, rest = CutLine(rest)
-		if name, _, ok := strings.Cut(line, ":"); ok {
-			if k, ok, _ := CanonicalName(name); ok && k == key {
-				n++
-			}
+// repIndex is the place of key in rep, len(rep) when not there.
+func (l *Lines) repIndex(key string) int {
+	if l.repAt != nil {
+		if i, ok := l.repAt[key]; ok {
+			return i
 		}
+		return len(l.rep)
 	}
-	return n
+	i := 0
+	for i < len(l.rep) && l.rep[i].key != key {
+		i++
+	}
+	return i
+}
+
+// repShort is how long rep grows before repAt indexes it.
+const repShort = 8
+
+func (l *Lines) addRep(key string, n int) {
+	l.rep = append(l.rep, repeated{key: key, n: n})
+	if l.repAt == nil && len(l.rep) > repShort {
+		l.repAt = make(map[string]int, 2*len(l.rep))
+		for i, r := range l.rep {
+			l.repAt[r.key] = i
+		}
+	} else if l.repAt != nil {
+		l.repAt[key] = len(l.rep) - 1
+	}
+}
+
+// gaveBefore reports whether v, the one value h holds for key, lies in
+// a line of key in the text before end (where the line being walked
+// starts): with key not yet in rep, that line took the fast way of
+// Next, uncounted. The line is found from where v lies in the text,
+// without a walk over the lines before.
+func (l *Lines) gaveBefore(key, v string, end int) bool {
+	if v == "" {
+		return false // an empty value never takes the fast way
+	}
+	base := uintptr(unsafe.Pointer(unsafe.StringData(l.all)))
+	at := uintptr(unsafe.Pointer(unsafe.StringData(v))) - base // wraps round when v lies before the text
+	if at >= uintptr(end) {
+		return false // not the text's, or of the line being walked or after
+	}
+	start := strings.LastIndexByte(l.all[:at], '\n') + 1
+	name, _, _ := strings.Cut(l.all[start:at], ":")
+	k, ok, _ := CanonicalName(name)
+	return ok && k == key
 }
 
 // Rest appends to fields what h holds that the lines did not give, once

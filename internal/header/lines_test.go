@@ -1,11 +1,13 @@
 package header
 
 import (
+	"fmt"
 	"net/http"
 	"net/textproto"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCanonicalNameAndToken checks the table-driven CanonicalName and
@@ -142,6 +144,11 @@ func TestLinesSameValueReduced(t *testing.T) {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
 		}
 	}
+	// A value a module cut out of the line's own: the line gives it.
+	own := "A: gzip, br\r\n"
+	if got := walk(own, http.Header{"A": {own[3:7]}}); !reflect.DeepEqual(got, []string{"A: gzip"}) {
+		t.Errorf("part of the line's value: %q", got)
+	}
 }
 
 // BenchmarkLines walks a browser's usual dozen lines.
@@ -169,6 +176,50 @@ func BenchmarkLines(b *testing.B) {
 		}
 		if l.Rest(nil) != nil {
 			b.Fatal("rest")
+		}
+	}
+}
+
+// A header of thousands of names, each on two lines or each with an
+// empty value (which take Next's slower way), walks in time linear in its
+// lines: a client's 64 KB header must not cost the square of its lines.
+// Eight times the lines may take about eight times as long, far from
+// the sixty-four times of a walk over the names met for each line.
+func TestLinesLinear(t *testing.T) {
+	walkTime := func(line func(b *strings.Builder, i int), size int) time.Duration {
+		var b strings.Builder
+		for i := 0; b.Len() < size; i++ {
+			line(&b, i)
+		}
+		text := b.String()
+		h := http.Header{}
+		for rest := text; rest != ""; {
+			var line string
+			line, rest = CutLine(rest)
+			name, value, _ := strings.Cut(line, ":")
+			k, _, _ := CanonicalName(name)
+			h[k] = append(h[k], value)
+		}
+		best := time.Duration(1 << 62)
+		for range 5 {
+			start := time.Now()
+			l := NewLines(text, h)
+			for {
+				if _, _, _, _, ok := l.Next(); !ok {
+					break
+				}
+			}
+			best = min(best, time.Since(start))
+		}
+		return best
+	}
+	for name, line := range map[string]func(b *strings.Builder, i int){
+		"two lines a name": func(b *strings.Builder, i int) { fmt.Fprintf(b, "x%d:a\r\nx%d:b\r\n", i, i) },
+		"empty values":     func(b *strings.Builder, i int) { fmt.Fprintf(b, "x%d:\r\n", i) },
+	} {
+		small, large := walkTime(line, 8<<10), walkTime(line, 64<<10)
+		if large > 24*small {
+			t.Errorf("%s: 8 KB walked in %v, 64 KB in %v", name, small, large)
 		}
 	}
 }
