@@ -113,17 +113,10 @@ func (c *conn) writevFD(fd uintptr) bool {
 // writeOnce writes p to nc's socket with one system call, without waiting
 // for room: EAGAIN says the socket takes nothing now, io.ErrShortWrite
 // that it took only a part (tls.Conn takes a write without an error for
-// a whole record sent). It looks through the connections over the socket
-// (the PROXY protocol reader).
+// a whole record sent). It writes to the socket under the connections
+// over it (socketUnder: the PROXY protocol reader).
 func writeOnce(nc net.Conn, p []byte) (int, error) {
-	for {
-		u, ok := nc.(interface{ NetConn() net.Conn })
-		if !ok {
-			break
-		}
-		nc = u.NetConn()
-	}
-	rc := rawConn(nc)
+	rc := rawConn(socketUnder(nc))
 	if rc == nil {
 		return 0, errors.ErrUnsupported
 	}

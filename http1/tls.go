@@ -176,8 +176,9 @@ func closeWrite(rwc net.Conn) error {
 // socketUnder returns the connection under every wrapper of nc that
 // names what it wraps (NetConn: TLS, Serve's tlsSock, the PROXY
 // protocol's reader, replayConn): the socket, which the lingering close
-// shuts down and looks into. The PROXY protocol's reader hid it, and a
-// connection that came through it closed without lingering.
+// shuts down and looks into and writeOnce writes to. The PROXY
+// protocol's reader hid it, and a connection that came through it closed
+// without lingering.
 func socketUnder(nc net.Conn) net.Conn {
 	for {
 		w, ok := nc.(interface{ NetConn() net.Conn })
