@@ -33,6 +33,8 @@
 # brotli -d.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=pool-server.sh
+. compress/bench/pool-server.sh
 file=../shared/corpus/react-dom.development.js
 segment=512k tasks=4 compressors=4 requests=10 seconds=5 cpus=0,1 rounds=1 warmup=3
 rows=("gzip 6" "zstd 19" "brotli 4")
@@ -75,21 +77,7 @@ row() {
     else
         pool="${coding}_thread_pool off;"
     fi
-    cat >"$tmp/mosaic.conf" <<CONF
-worker_processes $threads;
-thread_pool bench threads=$threads;
-http {
-    access_log off;
-    $coding on;
-    ${coding}_types application/javascript;
-    ${coding}_comp_level $level;
-    $pool
-    server { listen 127.0.0.1:$port; root $tmp/files; }
-}
-CONF
-    taskset -c "$cpus" "$tmp/mosaic" -c "$tmp/mosaic.conf" 2>"$tmp/err.log" &
-    pid=$!
-    for _ in $(seq 50); do curl -fs -o /dev/null "$url" && break; sleep 0.1; done
+    start_server "$coding" "$level" "$pool"
     curl -fs -H "Accept-Encoding: $ae" "$url" | "$coding" -d -c | cmp - "$file" ||
         { echo "$coding $level $mode: the body does not decode to the file" >&2; exit 1; }
     for _ in $(seq 2 "$warmup"); do
@@ -128,9 +116,7 @@ CONF
     cpu=$(awk -v d=$((t1 - t0)) -v n="$n" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.1f", n ? d / hz * 1000 / n : 0}')
     faults=$(awk -v d=$((f1 - f0)) -v n="$n" 'BEGIN {printf "%.0f", n ? d / n : 0}')
     hwm=$(awk '/VmHWM/ {printf "%.0f", $2/1024}' "/proc/$pid/status")
-    kill "$pid"
-    wait "$pid" 2>/dev/null || true
-    pid=""
+    stop_server
     printf '| %s %s | %s | %s | %s | %s | %s | %s | %s |\n' "$coding" "$level" "$mode" "$median" "$size" "$rps" "$cpu" "$faults" "$hwm"
 }
 

@@ -35,6 +35,8 @@
 # goes, serial against parallel").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=pool-server.sh
+. compress/bench/pool-server.sh
 file=../shared/corpus/react-dom.development.js
 rows=("gzip 6" "zstd 19" "brotli 9") segment=512k rounds=2 requests=12 cpus=0,1
 while (($#)); do
@@ -77,30 +79,12 @@ run() {
     else
         pool="${coding}_thread_pool off;"
     fi
-    cat >"$tmp/mosaic.conf" <<CONF
-worker_processes $threads;
-thread_pool bench threads=$threads;
-http {
-    access_log off;
-    $coding on;
-    ${coding}_types application/javascript;
-    ${coding}_comp_level $level;
-    $pool
-    server { listen 127.0.0.1:$port; root $tmp/files; }
-}
-CONF
-    taskset -c "$cpus" "$tmp/mosaic" -c "$tmp/mosaic.conf" 2>"$tmp/err.log" &
-    pid=$!
-    for _ in $(seq 50); do curl -fs -o /dev/null "$url" && break; sleep 0.1; done
-    # Another server on the port would answer in its place.
-    kill -0 "$pid" 2>/dev/null || { echo "mosaic did not start:" >&2; cat "$tmp/err.log" >&2; exit 1; }
+    start_server "$coding" "$level" "$pool"
     for _ in 1 2 3; do curl -fs -o /dev/null -H "Accept-Encoding: $ae" "$url"; done
     for _ in $(seq "$requests"); do
         curl -fs -o /dev/null -H "Accept-Encoding: $ae" -w '%{time_total}\n' "$url"
     done >"$tmp/curl"
-    kill "$pid"
-    wait "$pid" 2>/dev/null || true
-    pid=""
+    stop_server
     grep '^PT ' "$tmp/err.log" | tail -n "$requests" | paste -d' ' "$tmp/curl" - >>"$tmp/$mode"
 }
 
