@@ -28,11 +28,19 @@
 #   compress/bench/phases.sh [--only "brotli 9"] [--rounds 2] [--requests 12]
 #                            [--segment 512k] [--cpus 0,1] [--file PATH]
 #
+# It needs git, go, curl and taskset, and the file (by default the shared
+# corpus's react-dom.development.js, as parallel.sh). It builds the
+# committed HEAD: changes not committed are not traced, except to
+# phases.patch, which is read from the working tree.
+#
 # The patch marks the compress handler's start, its first body write, each
 # Submit, a worker's start and end of a segment, the response's own
 # segment, each segment sent, a one-shot burst, the streamed encoder's
 # Close and the response's end (compress README, "Where a response's time
-# goes, serial against parallel").
+# goes, serial against parallel"). They are a patch, not code behind a
+# build tag, so that mosaic carries no hooks that only this script reads;
+# when the code under them moves, the script stops and says the patch no
+# longer applies, and the marks move with the code.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=pool-server.sh
@@ -51,7 +59,7 @@ while (($#)); do
     esac
     shift 2
 done
-for c in curl taskset git; do
+for c in curl taskset git go; do
     command -v "$c" >/dev/null || { echo "missing command: $c" >&2; exit 1; }
 done
 port=18137
