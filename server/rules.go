@@ -60,7 +60,7 @@ func admit(r *http.Request, g *addrGroup, st *vars.State) (*VServer, string, int
 	}
 	cl := LocConf[*coreLoc](srv.level, coreModule)
 	names := reqrule.HeaderNames{Underscores: cl.underscores.V, IgnoreInvalid: cl.ignoreInvalid.V}
-	// HTTP/1.1's parse tells a header with nothing to drop: no walk.
+	// HTTP/1.x's parse tells a header with nothing to drop: no walk.
 	if !plainNames(r) {
 		if dropped := names.Filter(r.Header); dropped != nil {
 			srv.level.Logger().LogAttrs(r.Context(), slog.LevelInfo, "client sent invalid header names, ignored",
@@ -130,7 +130,7 @@ func sameAuthority(a, b string) bool {
 
 // plainNames reports whether every field name of r, a client request
 // that admit has not yet changed, is one that reqrule.HeaderNames passes
-// whatever its settings, as HTTP/1.1's parse tells (http1.PlainFieldNames);
+// whatever its settings, as HTTP/1.x's parse tells (http1.PlainFieldNames);
 // false when no parse told (HTTP/2).
 func plainNames(r *http.Request) bool {
 	root, ok := r.Context().(*reqRoot)
