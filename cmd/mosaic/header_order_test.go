@@ -158,6 +158,20 @@ func scgiOrderApp(t *testing.T) string {
 	}).Addr()
 }
 
+// rawHead reads a request's head as it came, up to the empty line, with
+// a deadline for the whole exchange.
+func rawHead(c net.Conn, br *bufio.Reader) string {
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	var head strings.Builder
+	for {
+		l, err := br.ReadString('\n')
+		if err != nil || l == "\r\n" {
+			return head.String()
+		}
+		head.WriteString(l)
+	}
+}
+
 // A client's two Accept-Encoding lines of one value, which the cache
 // makes one value, go upstream once, and the cache's If-None-Match of a
 // revalidation goes beside them: walking the lines must neither repeat
@@ -165,17 +179,9 @@ func scgiOrderApp(t *testing.T) string {
 func TestHeaderLinesCacheRevalidation(t *testing.T) {
 	heads := make(chan string, 4)
 	origin := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
-		c.SetDeadline(time.Now().Add(20 * time.Second))
-		var head strings.Builder
-		for {
-			l, err := br.ReadString('\n')
-			if err != nil || l == "\r\n" {
-				break
-			}
-			head.WriteString(l)
-		}
-		heads <- head.String()
-		if strings.Contains(head.String(), "\r\nIf-None-Match: \"e1\"\r\n") {
+		head := rawHead(c, br)
+		heads <- head
+		if strings.Contains(head, "\r\nIf-None-Match: \"e1\"\r\n") {
 			io.WriteString(c, "HTTP/1.1 304 Not Modified\r\nETag: \"e1\"\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n")
 			return
 		}
@@ -228,19 +234,11 @@ func TestHeaderLinesCacheRevalidation(t *testing.T) {
 func TestHeaderLinesOutliveTheirRequest(t *testing.T) {
 	heads := make(chan string, 16)
 	origin := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
-		c.SetDeadline(time.Now().Add(20 * time.Second))
-		var head strings.Builder
-		for {
-			l, err := br.ReadString('\n')
-			if err != nil || l == "\r\n" {
-				break
-			}
-			head.WriteString(l)
-		}
-		if strings.HasPrefix(head.String(), "GET /slow") {
+		head := rawHead(c, br)
+		if strings.HasPrefix(head, "GET /slow") {
 			time.Sleep(300 * time.Millisecond)
 		}
-		heads <- head.String()
+		heads <- head
 		io.WriteString(c, "HTTP/1.1 200 OK\r\nCache-Control: max-age=1\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
 	}).Addr()
 	port := freePort(t)
