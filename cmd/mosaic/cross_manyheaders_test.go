@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -15,8 +14,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/mosaic-edge/mosaic/internal/testorigin"
 )
 
 // Requests with many header fields, some names repeated both among the
@@ -38,7 +35,7 @@ ksort($a); foreach ($a as $k => $v) { echo $k, '=', $v, "\n"; }`)
 	port := freePort(t)
 	fpm := startFPM(t, filepath.Join(dir, "fpm"), "127.0.0.1:"+strconv.Itoa(port), 2)
 	shipFastCGIFile(t, dir, "fastcgi.conf")
-	origin := headEcho(t)
+	origin := rawEcho(t)
 	app := scgiApp(t, new(atomic.Int32))
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
 		return fmt.Sprintf(`server { listen 127.0.0.1:%[1]d ssl http2;
@@ -142,25 +139,4 @@ func byName(s string) string {
 		return strings.Compare(an, bn)
 	})
 	return strings.Join(lines, "\n")
-}
-
-// headEcho is an upstream that answers each request with its header
-// lines after the request line, as they came, and closes.
-func headEcho(t *testing.T) string {
-	t.Helper()
-	return testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
-		c.SetDeadline(time.Now().Add(20 * time.Second))
-		if _, err := br.ReadString('\n'); err != nil {
-			return
-		}
-		var head strings.Builder
-		for {
-			l, err := br.ReadString('\n')
-			if err != nil || l == "\r\n" {
-				break
-			}
-			head.WriteString(strings.TrimSuffix(l, "\r\n") + "\n")
-		}
-		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", head.Len(), head.String())
-	}).Addr()
 }
