@@ -65,7 +65,7 @@ go build -o "$tmp/mosaic" ./cmd/mosaic
 mkdir "$tmp/files"
 cp "$file" "$tmp/files/big.js"
 url="http://127.0.0.1:$port/big.js"
-threads=$(($(tr ',' '\n' <<<"$cpus" | wc -l)))
+threads=$(cpu_count "$cpus")
 
 # row CODING LEVEL MODE: one line of the table.
 row() {

@@ -75,7 +75,7 @@ git -C "$tmp/src" apply "$PWD/compress/bench/phases.patch" || {
 (cd "$tmp/src" && go build -trimpath -o "$tmp/mosaic" ./cmd/mosaic)
 cp "$file" "$tmp/files/big.js"
 url="http://127.0.0.1:$port/big.js"
-threads=$(($(tr ',' '\n' <<<"$cpus" | wc -l)))
+threads=$(cpu_count "$cpus")
 
 # run CODING LEVEL MODE: one fresh server, 3 warm-up requests, then the timed ones;
 # appends "curl's times, PT marks" lines to $tmp/MODE.
