@@ -609,10 +609,15 @@ func (e *encoder) symbolize() int {
 	}
 	syms := e.syms[:len(cmds)]
 	z := e.symbolizer()
+	plain := z.plain
 	for k := 0; k < len(cmds); k++ {
 		// The usual commands by a loop without calls; the others here.
-		if k = z.usual(cmds, syms, k); k == len(cmds) {
-			break
+		// The font mode's distance code has none: its commands would
+		// each pay a call of usual for nothing (0.6% of jquery at 6).
+		if plain {
+			if k = z.usual(cmds, syms, k); k == len(cmds) {
+				break
+			}
 		}
 		c := &cmds[k]
 		if c.copy == 0 {
@@ -630,12 +635,13 @@ func (e *encoder) symbolize() int {
 // to the first command that is not a usual one, whose index it returns
 // (len(cmds) if none). A usual command has short lengths (below 256), a
 // distance that is the last one or not one the ring codes, with a known
-// ring and the plain distance code. A loop that calls nothing, so that
-// its values stay in registers: a call of command per command, with its
-// arguments stored on entry and its result returned in registers, took
-// about 150 instructions a command on jquery at quality 6.
+// ring and the plain distance code, which the caller checks (z.plain).
+// A loop that calls nothing, so that its values stay in registers: a call
+// of command per command, with its arguments stored on entry and its
+// result returned in registers, took about 150 instructions a command on
+// jquery at quality 6.
 func (z *symbolizer) usual(cmds []command, syms []cmdSyms, k int) int {
-	if !z.plain || z.ring.known != 4 {
+	if z.ring.known != 4 {
 		return k
 	}
 	syms = syms[:len(cmds)]
