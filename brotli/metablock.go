@@ -667,7 +667,8 @@ func (z *symbolizer) usual(cmds []command, syms []cmdSyms, k int) int {
 				dist = 0
 				dhist[0]++
 			}
-		} else if d != r1 && d != ring[2] && d != ring[3] && d-r0+3 >= 7 && d-r1+3 >= 7 {
+		} else if d != ring[2] && d != ring[3] && d-r0+3 >= 7 && d-r1+3 >= 7 {
+			// (r1 itself fails the last test, as its neighbours do.)
 			sym = cmdSymbols[0][ic&31][cc&31]
 			ds, db, dx := plainDistCode(d)
 			// RFC 7932 section 4: a static dictionary reference does
