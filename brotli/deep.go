@@ -187,7 +187,15 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 		// far rejects most candidates with one comparison. Newest first:
 		// of equally long matches the nearest comes first and wins.
 		// Positions from lo up are in reach.
-		sc.b, sc.lo, sc.best, sc.want = b, abs-reach, m.len, data[i+m.len]
+		// Most searches start with no match (the ring's distances
+		// rarely hold i's 4 bytes): the byte they need is then x's
+		// first, in a register, and the load and its bounds check are
+		// spared (0.8% of quality 6's instructions on jquery).
+		want := byte(x)
+		if m.len != 0 {
+			want = data[i+m.len]
+		}
+		sc.b, sc.lo, sc.best, sc.want = b, abs-reach, m.len, want
 		sc.m = m
 		if depth <= 0 || depth > ways {
 			depth = ways
