@@ -249,8 +249,7 @@ func (c *conn) fill() error {
 			return nil
 		}
 		if c.raw != nil && !c.has.Load() {
-			c.releaseReader()
-			return c.fillRaw()
+			return c.fillRaw() // readRaw reads into the empty buffer, or gives it back
 		}
 	} else if !c.has.Load() {
 		if c.raw != nil {
@@ -280,29 +279,41 @@ func (c *conn) fill() error {
 // than a plain read), and one that would block gives its buffer back
 // before the goroutine parks. The read deadline applies as to any read.
 func (c *conn) fillRaw() error {
-	if err := c.raw.Read(c.rawWait); err != nil {
-		return err
-	}
-	return c.rawErr
+	return c.rawRead(c.rawWait)
 }
 
 // tryRaw is fillRaw's first attempt alone: EAGAIN says nothing has come.
 func (c *conn) tryRaw() error {
-	if err := c.raw.Read(c.rawOnce); err != nil {
+	return c.rawRead(c.rawOnce)
+}
+
+// rawRead runs the raw read f. A wait that ends before f has read (a
+// deadline already past, a closed socket) gives back the empty buffer
+// that readRaw would have read into.
+func (c *conn) rawRead(f func(uintptr) bool) error {
+	if err := c.raw.Read(f); err != nil {
+		c.releaseReader()
 		return err
 	}
 	return c.rawErr
 }
 
-// readRaw reads the socket fd into a buffer from the pool, which it keeps
-// unless the read would block (EAGAIN).
+// readRaw reads the socket fd into the connection's read buffer, empty,
+// or one from the pool, which it keeps unless the read would block
+// (EAGAIN). The buffer the last request emptied is read into at once, not
+// given back and taken again: a request that has already come costs the
+// pool nothing, one still to come one round trip, as before.
 func (c *conn) readRaw(fd uintptr) error {
-	br := readerPool.Get().(*bufio.Reader)
+	br := c.br
+	if br == nil {
+		br = readerPool.Get().(*bufio.Reader)
+	}
 	c.rawFD = int(fd)
 	br.Reset(connReader{c})
 	_, err := br.Peek(1)
 	c.rawFD = -1
 	if errors.Is(err, syscall.EAGAIN) {
+		c.br = nil
 		br.Reset(nil)
 		readerPool.Put(br)
 		return err
@@ -470,7 +481,11 @@ func (c *conn) awaitRequest(waited bool) (ok, park bool) {
 	if c.br != nil && c.br.Buffered() > 0 {
 		return true, false
 	}
-	c.releaseReader()
+	if c.raw == nil || waited {
+		// (A plain connection's empty buffer is readRaw's to keep or give
+		// back.)
+		c.releaseReader()
+	}
 	if waited {
 		err := c.waitIdle()
 		c.busy = c.requests > 0 && err == nil && time.Since(c.idleFrom) < busyGap
