@@ -23,14 +23,14 @@ type requestCtx struct {
 	mu       sync.Mutex
 	inner    atomic.Pointer[cancelPair]
 	canceled atomic.Bool
-	err      error // once canceled without an inner context; guarded by mu
+	// plainNames: every field name of the request, as read, is letters,
+	// digits and '-' (PlainFieldNames). (Beside canceled, in its padding.)
+	plainNames bool
+	err        error // once canceled without an inner context; guarded by mu
 	// end is the function AfterEnd holds, to run when the context ends,
 	// and endToken the token of the last one taken; guarded by mu.
 	end      func()
 	endToken uint64
-	// plainNames: every field name of the request, as read, is letters,
-	// digits and '-' (PlainFieldNames).
-	plainNames bool
 }
 
 // PlainFieldNames reports whether ctx is the context this server made

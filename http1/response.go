@@ -46,7 +46,6 @@ type response struct {
 	// sendTimeout bounds each write (see armWrite), unless the handler
 	// set a write deadline itself (ownDeadline).
 	sendTimeout time.Duration
-	ownDeadline bool
 	now         time.Time // when the status was set
 
 	// reqHeadLen is the size of the request line and header as received.
@@ -57,9 +56,6 @@ type response struct {
 	// framed counts the bytes of chunked framing sent.
 	headLen int64
 	framed  int64
-	// pipelined: the request had begun to arrive before the previous
-	// response ended.
-	pipelined bool
 
 	// reason is what follows the code in the status line when the
 	// status is reasonCode (SetReason); reasonCode 0 for NGINX's phrase.
@@ -74,12 +70,21 @@ type response struct {
 	noChunking  bool // SetChunking(false): a body of unknown length ends with the connection
 	unknownLen  bool // UnknownLength: no length counted when the handler returns
 	// expectTrailers: ExpectTrailers was called; trailers are the
-	// fields AddTrailer gave, sent after the last chunk in that order.
+	// fields AddTrailer gave, sent after the last chunk in that order
+	// (behind a pointer: few responses have any, and every request
+	// allocates the response, which TestExchangeSize bounds).
 	expectTrailers bool
-	trailers       []header.Field
+	trailers       *[]header.Field
 	hijacked       bool
 	done           bool // the handler returned
-	err            error
+	// ownDeadline: the handler set a write deadline (see sendTimeout).
+	ownDeadline bool
+	// pipelined: the request had begun to arrive before the previous
+	// response ended.
+	pipelined bool
+	// (The bools are together: the exchange that holds the response is
+	// allocated per request, and TestExchangeSize bounds it.)
+	err error
 }
 
 func (w *response) Header() http.Header { return w.header }
@@ -134,7 +139,10 @@ func (w *response) ExpectTrailers() { w.expectTrailers = true }
 // that ExpectTrailers made chunked, in the order added; a name that is
 // not a token is dropped, and a CR or LF in the value becomes a space.
 func (w *response) AddTrailer(name, value string) {
-	w.trailers = append(w.trailers, header.Field{Name: name, Values: []string{value}})
+	if w.trailers == nil {
+		w.trailers = new([]header.Field)
+	}
+	*w.trailers = append(*w.trailers, header.Field{Name: name, Values: []string{value}})
 }
 
 // trailered reports whether the body goes out chunked for trailers.
@@ -561,9 +569,11 @@ func (w *response) lastChunk() []byte {
 			t = appendField(t, name, v)
 		}
 	}
-	for _, f := range w.trailers {
-		if header.IsToken(f.Name) {
-			t = appendField(t, f.Name, f.Values[0])
+	if w.trailers != nil {
+		for _, f := range *w.trailers {
+			if header.IsToken(f.Name) {
+				t = appendField(t, f.Name, f.Values[0])
+			}
 		}
 	}
 	return append(t, "\r\n"...)
