@@ -957,13 +957,21 @@ func (hb *headBuffers) hold(start, n int) error {
 
 // readHead reads the request line and header fields up to the empty line
 // that ends them, skipping empty lines before the request line. The
-// result is valid until releaseHead. A header already whole in the read
-// buffer is taken in one piece (headAtOnce); otherwise it takes what is
+// result is valid until releaseHead, or, for a header already whole in
+// the read buffer, until the connection is read again: that one is
+// returned where it lies (headAtOnce), not copied into a header buffer
+// from the pool (readRequest copies it into its string at once). Otherwise it takes what is
 // buffered line by line and waits for more through fill, so that a
 // header that trickles in holds only the header buffer while it waits
 // (see fill). It holds no more of a header than NGINX's buffers would
 // (headBuffers), and a byte.
 func (c *conn) readHead() ([]byte, error) {
+	if !c.midHead {
+		c.headBufs = newHeadBuffers(c.lim)
+		if head := c.headAtOnce(); head != nil {
+			return head, nil
+		}
+	}
 	if c.head == nil {
 		c.head = headPool.Get().(*[]byte)
 	}
@@ -976,16 +984,9 @@ func (c *conn) readHead() ([]byte, error) {
 	if c.midHead {
 		// Resumed after parking: the header so far is in c.head.
 		acc, start, c.midHead = *c.head, c.headStart, false
-	} else {
-		c.headBufs = newHeadBuffers(c.lim)
 	}
 	hb := &c.headBufs
 	defer func() { *c.head = acc }()
-	if !began {
-		if end := c.headAtOnce(&acc); end > 0 {
-			return acc[:end], nil
-		}
-	}
 	for {
 		if err := c.fillHead(); err != nil {
 			switch {
@@ -1052,28 +1053,27 @@ func (c *conn) readHead() ([]byte, error) {
 // a time, when the loop would take it the same way: a fresh read, no empty
 // line before the request line, a request line with a version, and the
 // whole within the first header buffer, so that no line can overflow one.
-// It appends the header to *acc, which readHead passes empty (a request
-// not yet begun), and returns where its empty line begins; 0 when the loop
-// is to read it.
-func (c *conn) headAtOnce(acc *[]byte) int {
+// It returns the header up to its empty line, in the read buffer (valid
+// until the next read), the whole header discarded from it; nil when the
+// loop is to read it.
+func (c *conn) headAtOnce() []byte {
 	if c.br == nil || c.br.Buffered() == 0 {
-		return 0
+		return nil
 	}
 	buf, _ := c.br.Peek(c.br.Buffered())
 	if buf[0] == '\n' || buf[0] == '\r' {
-		return 0
+		return nil
 	}
 	end, n := wholeHead(buf)
 	if n == 0 || n > c.headBufs.limit {
-		return 0
+		return nil
 	}
 	if line := buf[:bytes.IndexByte(buf, '\n')]; bytes.Count(line, []byte(" ")) < 2 {
-		return 0 // HTTP/0.9's line: the loop takes it alone
+		return nil // HTTP/0.9's line: the loop takes it alone
 	}
-	*acc = append(*acc, buf[:n]...)
 	_, _ = c.br.Discard(n)
 	c.headLen = n
-	return end
+	return buf[:end]
 }
 
 // fillHead is fill for a header being read: on a plain connection with
