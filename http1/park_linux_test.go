@@ -276,3 +276,62 @@ func acceptParkable(t *testing.T, ln net.Listener) (*conn, net.Conn, int) {
 	c.state.Store(stateIdle)
 	return c, sc, fd
 }
+
+// A connection parked between requests, or in the middle of a header,
+// holds no read buffer: the epoll set has it, and nothing of a 4 KB
+// buffer (see fill and readRaw, which reads a request into the buffer
+// the last one emptied and gives it back when the read would block).
+func TestParkedConnectionHoldsNoReadBuffer(t *testing.T) {
+	if overTLS {
+		t.Skip("TLS connections do not park")
+	}
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "ok")
+	}))
+	const n = 4
+	conns := make([]*client, n)
+	for i := range conns {
+		conns[i] = dial(t, ts.addr)
+		// One request: the wait after it reads once (tryRaw) and parks
+		// at once.
+		conns[i].roundTrip("GET", get("/a"))
+	}
+	// Half of them begin a header and stop.
+	for _, c := range conns[:n/2] {
+		c.send("GET /c HTTP/1.1\r\nHo")
+	}
+	// Each parked, the half mid-header after the idle sweeper asked them.
+	p := &idleParker
+	holding := 0
+	waitFor(t, func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		parked, mid := 0, 0
+		holding = 0
+		for _, c := range p.parked {
+			if c.srv != ts.Server {
+				continue
+			}
+			parked++
+			if c.midHead {
+				mid++
+			}
+			if c.br != nil {
+				holding++
+			}
+		}
+		return parked == n && mid == n/2
+	}, "every connection to park, half of them mid-header")
+	if holding > 0 {
+		t.Errorf("%d of %d parked connections hold a read buffer", holding, n)
+	}
+	for i, c := range conns {
+		req := get("/d")
+		if i < n/2 {
+			req = "st: test\r\n\r\n"
+		}
+		if _, body := c.roundTrip("GET", req); body != "ok" {
+			t.Fatalf("connection %d after parking: %q", i, body)
+		}
+	}
+}
