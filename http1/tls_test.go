@@ -117,6 +117,7 @@ func TestServeOverTLS(t *testing.T) {
 		{"Informational", TestServeInformational},
 		{"Context", TestServeContext},
 		{"WireSizes", TestServeWireSizes},
+		{"HeaderTextOutlivesReadBuffer", TestHeaderTextOutlivesReadBuffer},
 	}
 	overTLS = true
 	t.Cleanup(func() { overTLS = false })
