@@ -594,6 +594,7 @@ func (w *responseWriter) startParallel(key compressorKey, c *parallelConfig, len
 	key.level, key.segment = w.cfg.coding[e].level, c.segment
 	comp, how := c.compressors.get(key)
 	w.par = &parallelStream{w: w, cfg: c, comp: comp, how: how, coding: e, level: key.level}
+	w.parallel = true
 	w.par.first, w.par.cut, w.par.even = segmentLengths(e, key.level, c.segment, key.window, length)
 	w.enc = w.par
 }

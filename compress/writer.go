@@ -48,6 +48,7 @@ type responseWriter struct {
 	mediaType  string // Content-Type's media type, lowercased, as choose read it
 	needSniff  bool
 	sniff      []byte // body held back to sniff its type
+	parallel   bool   // the body went to a parallel stream (recycle)
 
 	compression
 }
