@@ -103,7 +103,6 @@ func (p *EncoderPool) get(key encoderKey, dst io.Writer, body brotliBody) (w *br
 // put returns an encoder after its response, or frees it as the retention
 // policy and the pool's size say.
 func (p *EncoderPool) put(key encoderKey, w *brotli.Writer) {
-	detachBrotli(w, key)
 	keep := true
 	switch key.retention.Policy {
 	case RetainReleaseAll:
@@ -111,7 +110,12 @@ func (p *EncoderPool) put(key encoderKey, w *brotli.Writer) {
 		// keeping it would save nothing measurable, so nothing is kept.
 		keep = false
 	case RetainBounded:
+		detachBrotli(w, key)
 		keep = encoderFootprint(w) <= key.retention.Bound
+	default:
+		if key.dict != nil {
+			detachBrotli(w, key)
+		}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
