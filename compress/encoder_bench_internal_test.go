@@ -11,8 +11,9 @@ import (
 // BenchmarkServerEncoder is the brotli encoder alone, called as a one-shot
 // response calls it (burst, in oneshot.go): started with the window that
 // brotli_window's default and the body's length give, the size hint from
-// Content-Length, the whole body in one WriteLast, and the reset an
-// encoder going back to the pool gets. Counted under cachegrind beside the
+// Content-Length, the whole body in one WriteLast, and the pool's get and
+// put, so that an encoder going idle is reset exactly when a response's is
+// (EncoderPool.put). Counted under cachegrind beside the
 // whole server answering the same file (compress/bench/small-body.sh), it
 // splits a response's cost into the encoder's and the rest (README, "What
 // a request costs outside the encoder"). The cells are those of
@@ -34,16 +35,17 @@ func benchServerEncoder(b *testing.B, data []byte, level int) {
 	body := brotliBody{length: int64(len(data))}
 	key := encoderKey{quality: level, lgwin: brotliWindowBits(bits.Len(DefaultBrotliWindow)-1, body.length)}
 	var out byteCounter
-	w := newBrotli(key, &out, body)
+	pool := NewEncoderPool(1)
+	pool.put(key, newBrotli(key, &out, body))
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
 		out = 0
-		startBrotli(w, key, &out, body)
+		w, _ := pool.get(key, &out, body)
 		if err := w.WriteLast(data); err != nil {
 			b.Fatal(err)
 		}
-		detachBrotli(w, key)
+		pool.put(key, w)
 	}
 	b.ReportMetric(float64(out), "out-bytes")
 }
