@@ -562,3 +562,40 @@ func (c *chunks) Write(p []byte) (int, error) {
 	c.sizes = append(c.sizes, len(p))
 	return len(p), nil
 }
+
+// A closed Writer keeps no hold on its destination: a server keeps
+// closed encoders idle for reuse, and the last response's writer must not
+// stay reachable through one until its next Reset.
+func TestClosedWriterReleasesDestination(t *testing.T) {
+	for _, last := range []bool{false, true} {
+		w, err := NewWriter(io.Discard, Options{Quality: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := new(bytes.Buffer)
+		w.Reset(dst)
+		if last {
+			err = w.WriteLast([]byte("a body written and ended at once"))
+		} else {
+			_, err = w.Write([]byte("a body written, then closed"))
+			if err == nil {
+				err = w.Close()
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dst.Len() == 0 {
+			t.Fatal("nothing written")
+		}
+		if w.dst != nil {
+			t.Errorf("WriteLast %v: the closed Writer still holds its destination", last)
+		}
+		if err := w.Flush(); !errors.Is(err, errClosed) {
+			t.Errorf("Flush after close: %v, want errClosed", err)
+		}
+		if err := w.Close(); err != nil {
+			t.Errorf("second Close: %v", err)
+		}
+	}
+}

@@ -225,8 +225,7 @@ func (w *Writer) WriteLast(p []byte) error {
 		}
 	}
 	w.e.writeLast()
-	w.closed = true
-	return w.emit()
+	return w.finish()
 }
 
 // Close compresses what is pending and ends the stream. It does not close
@@ -240,6 +239,16 @@ func (w *Writer) Close() error {
 	}
 	w.compressPending()
 	w.e.writeLast()
+	return w.finish()
+}
+
+// finish hands the stream's last bytes to the destination and lets it go:
+// a closed Writer writes nothing more, and one kept idle for reuse (a
+// server's encoder pool) must not keep its last response's writer, and
+// the request behind it, alive until its next Reset.
+func (w *Writer) finish() error {
 	w.closed = true
-	return w.emit()
+	err := w.emit()
+	w.dst = nil
+	return err
 }

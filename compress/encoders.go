@@ -49,8 +49,8 @@ func newBrotli(key encoderKey, dst io.Writer, body brotliBody) *brotli.Writer {
 // bounded retention policy measures what it held. Without a dictionary
 // or that policy the reset is skipped (EncoderPool.put): it cost about 800
 // instructions a response, the next response resets the encoder anyway,
-// and the destination the idle encoder still holds is a response writer
-// that its response emptied on the way back to its pool (recycle).
+// and an encoder comes back closed, which lets go of its destination (the
+// response's writer), so an idle one keeps no finished request alive.
 func detachBrotli(w *brotli.Writer, key encoderKey) {
 	// This cannot fail: the options are those the encoder was made with.
 	_ = w.ResetOptions(nil, brotli.Options{Quality: key.quality, LGWin: key.lgwin, SizeHint: 1})
