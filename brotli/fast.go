@@ -140,6 +140,12 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 			} else if d-1 < maxDist && load32(data, i-int(d)) == uint32(x) && (!raw || w.rawCap(abs, d, minMatch) > 0) {
 				break
 			}
+			// A position that starts no copy is a literal: counted here,
+			// from the byte the probe holds, rather than in a loop over
+			// the command's literals whose exit varies from one command
+			// to the next (unprobe mends the counts of a run the probes
+			// crossed in steps).
+			lh[uint8(x)]++
 			i = next
 			if i > limit {
 				goto done
@@ -162,7 +168,10 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 			}
 			// The command's symbols, chosen and counted here: a call
 			// per command cost more than choosing them.
-			countLiterals(lh, data[lit:i])
+			if f := lit + 1<<skip; i > f {
+				unprobe(lh, data, f, i, skip)
+				countLiterals(lh, data[f:i])
+			}
 			ip, cp := insLength(uint32(i-lit)), copyLength(uint32(l))
 			ic, cc, nlen := uint8(ip), uint8(cp), uint8(ip>>8)+uint8(cp>>8)
 			extraBits += int(nlen)
@@ -212,9 +221,12 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 		}
 	}
 done:
-	if lit < w.end {
+	if lit < len(data) {
 		// The literals that end the meta-block: no copy, no distance.
-		countLiterals(lh, data[lit:])
+		// The probes counted those they tested.
+		f := min(i, lit+1<<skip)
+		unprobe(lh, data, f, i, skip)
+		countLiterals(lh, data[f:])
 		ip := insLength(uint32(len(data) - lit))
 		sym := cmdSymbols[1][uint8(ip)][0]
 		ch[sym]++
@@ -229,4 +241,15 @@ done:
 		e.ring.push(pushed[k&3])
 	}
 	return extraBits
+}
+
+// unprobe takes back findFastIn's counts of the literals its probes
+// tested in the run from..to-1, which they crossed in steps from 1<<skip
+// positions past the last copy on, by walking the same steps; the caller
+// then counts every byte of the run. Runs that long are rare.
+func unprobe(lh *[256]uint32, data []byte, from, to int, skip int) {
+	for p, k := from, 1<<skip; p < to; k++ {
+		lh[data[p]]--
+		p += 1 + k>>skip
+	}
 }

@@ -126,3 +126,54 @@ func TestFastLastAtStart(t *testing.T) {
 		}
 	}
 }
+
+// TestFastLiteralCounts checks findFastIn's literal histogram, which its
+// probes count as they pass (unprobe mends runs crossed in steps), against
+// the bytes its commands insert, at qualities 0 and 1 and in each variant:
+// on text, on random bytes (runs long enough for the search to step, with
+// and without a copy after them) and on lengths that end the meta-block
+// inside such a run, or with a copy, or within the last 8 bytes.
+func TestFastLiteralCounts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	noise := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		return b
+	}
+	text := wordText(3, 100_000)
+	inputs := map[string][]byte{"text": text}
+	for _, n := range []int{1, 7, 8, 9, 40, 600, 5000, 70_000} {
+		inputs[fmt.Sprintf("noise-%d", n)] = noise(n)
+		inputs[fmt.Sprintf("text+noise-%d", n)] = append(slices.Clone(text[:30_000]), noise(n)...)
+		inputs[fmt.Sprintf("noise-%d+text", n)] = append(noise(n), text[:3000]...)
+	}
+	long := noise(90_000)
+	copy(long[40_000:], long[:20_000]) // a copy after a long stepped run
+	inputs["noise-copy-noise"] = long
+	for name, in := range inputs {
+		for _, q := range []int{0, 1} {
+			t.Run(fmt.Sprintf("q%d/%s", q, name), func(t *testing.T) {
+				for _, r := range []fastRun{
+					runFast[[0]byte](t, q, 22, nil, in),
+					runFast[[2]byte](t, q, 22, nil, in),
+					runFast[[3]byte](t, q, 22, in, in),
+				} {
+					var want [256]uint32
+					p := 0
+					for _, s := range r.syms {
+						countLiterals(&want, in[p:p+int(s.insert)])
+						p += int(s.insert) + int(s.copied)
+					}
+					if p != min(len(in), 1<<17) {
+						t.Fatalf("commands cover %d bytes of %d", p, len(in))
+					}
+					if r.lit != want {
+						t.Fatalf("literal counts differ from the commands' literals")
+					}
+				}
+			})
+		}
+	}
+}
