@@ -169,7 +169,7 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 			// The command's symbols, chosen and counted here: a call
 			// per command cost more than choosing them.
 			if f := lit + 1<<skip; i > f {
-				unprobe(lh, data, f, i, skip)
+				unprobe(lh, data, f, i, uint(skip))
 				countLiterals(lh, data[f:i])
 			}
 			ip, cp := insLength(uint32(i-lit)), copyLength(uint32(l))
@@ -225,7 +225,7 @@ done:
 		// The literals that end the meta-block: no copy, no distance.
 		// The probes counted those they tested.
 		f := min(i, lit+1<<skip)
-		unprobe(lh, data, f, i, skip)
+		unprobe(lh, data, f, i, uint(skip))
 		countLiterals(lh, data[f:])
 		ip := insLength(uint32(len(data) - lit))
 		sym := cmdSymbols[1][uint8(ip)][0]
@@ -241,15 +241,4 @@ done:
 		e.ring.push(pushed[k&3])
 	}
 	return extraBits
-}
-
-// unprobe takes back findFastIn's counts of the literals its probes
-// tested in the run from..to-1, which they crossed in steps from 1<<skip
-// positions past the last copy on, by walking the same steps; the caller
-// then counts every byte of the run. Runs that long are rare.
-func unprobe(lh *[256]uint32, data []byte, from, to int, skip int) {
-	for p, k := from, 1<<skip; p < to; k++ {
-		lh[data[p]]--
-		p += 1 + k>>skip
-	}
 }

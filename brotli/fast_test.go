@@ -24,6 +24,18 @@ type fastRun struct {
 // positions as a reused encoder's does.
 func runFast[R fastVariant](t *testing.T, q, lgwin int, earlier, in []byte) fastRun {
 	t.Helper()
+	return runFinder(t, q, lgwin, earlier, in, func(e *encoder, w *window) int {
+		if q == 0 {
+			return findFastIn[[2]byte, R](e, w, 0)
+		}
+		return findFastIn[[5]byte, R](e, w, 0)
+	})
+}
+
+// runFinder is runFast with the finder find, the call that fills the
+// encoder's commands and histograms for the window.
+func runFinder(t *testing.T, q, lgwin int, earlier, in []byte, find func(e *encoder, w *window) int) fastRun {
+	t.Helper()
 	enc, err := NewEncoder(Options{Quality: q})
 	if err != nil {
 		t.Fatal(err)
@@ -37,12 +49,7 @@ func runFast[R fastVariant](t *testing.T, q, lgwin int, earlier, in []byte) fast
 	clear(e.cmdHist[:])
 	clear(e.distHist[:])
 	e.syms = e.syms[:0]
-	var extra int
-	if q == 0 {
-		extra = findFastIn[[2]byte, R](e, &w, 0)
-	} else {
-		extra = findFastIn[[5]byte, R](e, &w, 0)
-	}
+	extra := find(e, &w)
 	return fastRun{syms: slices.Clone(e.syms), extra: extra, lit: e.litHist, cmd: e.cmdHist}
 }
 
@@ -127,13 +134,14 @@ func TestFastLastAtStart(t *testing.T) {
 	}
 }
 
-// TestFastLiteralCounts checks findFastIn's literal histogram, which its
-// probes count as they pass (unprobe mends runs crossed in steps), against
-// the bytes its commands insert, at qualities 0 and 1 and in each variant:
+// TestLiteralCounts checks the literal histogram of findFastIn and
+// findLazyIn, whose probes count literals as they pass (unprobe mends runs
+// crossed in steps), against the bytes their commands insert, at
+// qualities 0 and 1 in each of findFastIn's variants and at 2 and 3:
 // on text, on random bytes (runs long enough for the search to step, with
 // and without a copy after them) and on lengths that end the meta-block
 // inside such a run, or with a copy, or within the last 8 bytes.
-func TestFastLiteralCounts(t *testing.T) {
+func TestLiteralCounts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 9))
 	noise := func(n int) []byte {
 		b := make([]byte, n)
@@ -153,13 +161,22 @@ func TestFastLiteralCounts(t *testing.T) {
 	copy(long[40_000:], long[:20_000]) // a copy after a long stepped run
 	inputs["noise-copy-noise"] = long
 	for name, in := range inputs {
-		for _, q := range []int{0, 1} {
+		for _, q := range []int{0, 1, 2, 3} {
 			t.Run(fmt.Sprintf("q%d/%s", q, name), func(t *testing.T) {
-				for _, r := range []fastRun{
-					runFast[[0]byte](t, q, 22, nil, in),
-					runFast[[2]byte](t, q, 22, nil, in),
-					runFast[[3]byte](t, q, 22, in, in),
-				} {
+				var runs []fastRun
+				switch q {
+				case 0, 1:
+					runs = []fastRun{
+						runFast[[0]byte](t, q, 22, nil, in),
+						runFast[[2]byte](t, q, 22, nil, in),
+						runFast[[3]byte](t, q, 22, in, in),
+					}
+				case 2:
+					runs = []fastRun{runFinder(t, q, 22, in, in, func(e *encoder, w *window) int { return findLazy[[1]uint32](e, w, 0) })}
+				case 3:
+					runs = []fastRun{runFinder(t, q, 22, in, in, func(e *encoder, w *window) int { return findLazy[[2]uint32](e, w, 0) })}
+				}
+				for _, r := range runs {
 					var want [256]uint32
 					p := 0
 					for _, s := range r.syms {

@@ -128,9 +128,15 @@ func findLazyIn[B lazyBucket, R variant](e *encoder, w *window, start int) (extr
 		switch {
 		case pending != 0 && sc > int(pending&0xffff)+lazyMargin:
 			// The match one byte later, after a literal more.
+			e.litHist[data[i-1]]++
 		case pending != 0:
 			at, l, d = i-1, int(pending>>16&0xffff), uint32(pending>>32)
 		case sc <= 0:
+			// A position that starts no match is a literal: counted
+			// here, as findFastIn's probes count theirs, rather than in
+			// a loop over the command's literals (unprobe mends a run
+			// crossed in steps).
+			e.litHist[uint8(x)]++
 			i += 1 + misses>>skip
 			misses++
 			continue
@@ -140,7 +146,10 @@ func findLazyIn[B lazyBucket, R variant](e *encoder, w *window, start int) (extr
 			continue
 		}
 		pending, misses = 0, 0
-		countLiterals(&e.litHist, data[lit:at])
+		if f := lit + 1<<skip; at > f {
+			unprobe(&e.litHist, data, f, at, skip)
+			countLiterals(&e.litHist, data[f:at])
+		}
 		syms = append(syms, z.command(uint32(at-lit), uint32(l), 0, d, false))
 		last = d
 		// The copy's positions after those probed enter the table (of a
@@ -155,7 +164,10 @@ func findLazyIn[B lazyBucket, R variant](e *encoder, w *window, start int) (extr
 		lit = i
 	}
 	if lit < w.end {
-		countLiterals(&e.litHist, w.data[lit:w.end])
+		// The probes counted the literals they tested.
+		f := min(i, lit+1<<skip)
+		unprobe(&e.litHist, data, f, i, skip)
+		countLiterals(&e.litHist, data[f:])
 		syms = append(syms, z.tail(uint32(w.end-lit)))
 	}
 	e.syms, e.ring = syms, z.ring

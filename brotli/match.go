@@ -380,3 +380,16 @@ func countLiterals(h *[256]uint32, lits []byte) {
 		h[b]++
 	}
 }
+
+// unprobe takes back the literal counts of a finder whose probes count
+// each position they pass without a match (findFastIn, findLazyIn), for
+// the positions they tested in the run from..to-1, which they crossed in
+// steps from 1<<skip positions past the last copy on, by walking the same
+// steps; the caller then counts every byte of the run. Runs that long are
+// rare.
+func unprobe(lh *[256]uint32, data []byte, from, to int, skip uint) {
+	for p, k := from, 1<<skip; p < to; k++ {
+		lh[data[p]]--
+		p += 1 + k>>skip
+	}
+}
