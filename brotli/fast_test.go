@@ -140,7 +140,8 @@ func TestFastLastAtStart(t *testing.T) {
 // qualities 0 and 1 in each of findFastIn's variants and at 2 and 3:
 // on text, on random bytes (runs long enough for the search to step, with
 // and without a copy after them) and on lengths that end the meta-block
-// inside such a run, or with a copy, or within the last 8 bytes.
+// inside such a run, or with a copy, or within the last 8 bytes, and on
+// text cut by many such runs.
 func TestLiteralCounts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 9))
 	noise := func(n int) []byte {
@@ -160,6 +161,16 @@ func TestLiteralCounts(t *testing.T) {
 	long := noise(90_000)
 	copy(long[40_000:], long[:20_000]) // a copy after a long stepped run
 	inputs["noise-copy-noise"] = long
+	// Many runs long enough to step, each ended by a snippet of the text:
+	// at 2 and 3 a match found by a stepping probe then waits a byte, and
+	// is sometimes displaced by the match one byte later (the displaced
+	// position counted as a literal, unprobe then taking it back).
+	mix := slices.Clone(text[:20_000])
+	for range 100 {
+		at := rng.IntN(19_000)
+		mix = slices.Concat(mix, noise(200+rng.IntN(1300)), text[at:at+40+rng.IntN(100)])
+	}
+	inputs["text-noise-mix"] = mix
 	for name, in := range inputs {
 		for _, q := range []int{0, 1, 2, 3} {
 			t.Run(fmt.Sprintf("q%d/%s", q, name), func(t *testing.T) {
