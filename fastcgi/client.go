@@ -113,14 +113,15 @@ func (c *Client) EndBody(bw *bufio.Writer) error {
 // io.EOF at the END_REQUEST record; Close is false only when KeepConn
 // was asked for and the END_REQUEST record has been read.
 func (c *Client) ReadResponse(br *bufio.Reader, r *http.Request) (*http.Response, error) {
-	s := &stdout{src: br, client: c, req: r}
+	s := &stdout{src: br, client: c}
+	resp := &s.head.Response
+	resp.Request = r // for the log lines of STDERR records before the head's end
 	if hb, ok := headPool.Get().(*bufio.Reader); ok {
 		hb.Reset(s)
 		s.hb = hb
 	} else {
 		s.hb = bufio.NewReaderSize(s, 4096)
 	}
-	resp := &s.head.Response
 	if err := gateway.ReadHeaderInto(&s.head, s.hb, false, c.MaxHeader); err != nil {
 		if errors.Is(err, io.EOF) {
 			// The stream ended inside the head: NGINX's "upstream
@@ -129,9 +130,8 @@ func (c *Client) ReadResponse(br *bufio.Reader, r *http.Request) (*http.Response
 		}
 		return nil, err
 	}
-	resp.Request = r
 	resp.Close = true
-	s.resp = resp
+	s.body = true
 	s.limit = resp.ContentLength
 	resp.Body = s
 	return resp, nil
@@ -140,15 +140,18 @@ func (c *Client) ReadResponse(br *bufio.Reader, r *http.Request) (*http.Response
 // stdout reads the STDOUT stream of one response out of its records,
 // logging STDERR records on the way. Read, through hb, serves the head;
 // the Body reads hb's buffered rest, then the records.
+//
+// Every response allocates one, so it keeps to the 320-byte size class
+// (TestStdoutSize): the request is the Response's, the record's lengths
+// are kept at the protocol's widths (16 and 8 bits; int32 for the
+// arithmetic) and share a word with the flags.
 type stdout struct {
 	src    *bufio.Reader
 	hb     *bufio.Reader
 	client *Client
-	req    *http.Request
 	head   gateway.Head // the Response, allocated with its body reader
-	resp   *http.Response
-	left   int // content bytes left in the current STDOUT record
-	pad    int // padding after it
+	left   int32        // content bytes left in the current STDOUT record
+	pad    uint8        // padding after it
 	done   bool
 	body   bool  // the head has been read: reads go through hb
 	limit  int64 // body bytes the head's Content-Length leaves; -1: none
@@ -167,7 +170,7 @@ const warnTooLong = `upstream sent more data than specified in "Content-Length" 
 // refuses a piece that crosses it, so the body ends there, as NGINX ends
 // it, with the warning NGINX logs (see dropRest).
 func (s *stdout) Read(p []byte) (int, error) {
-	if s.resp == nil || s.limit < 0 {
+	if !s.body || s.limit < 0 {
 		return s.content(p)
 	}
 	if s.limit == 0 {
@@ -219,7 +222,7 @@ func (s *stdout) restBuffered() bool {
 		return true
 	}
 	b, _ := s.src.Peek(s.src.Buffered())
-	i := s.left + s.pad
+	i := int(s.left) + int(s.pad)
 	for i+headerLen <= len(b) {
 		h, err := parseHeader(b[i : i+headerLen])
 		if err != nil {
@@ -238,17 +241,15 @@ func (s *stdout) restBuffered() bool {
 
 func (s *stdout) warn(text string) {
 	if s.client.Warn != nil {
-		s.client.Warn(s.req, text)
+		s.client.Warn(s.head.Response.Request, text)
 	} else {
-		slog.Warn(text, "request", s.req.Method+" "+s.req.URL.RequestURI())
+		r := s.head.Response.Request
+		slog.Warn(text, "request", r.Method+" "+r.URL.RequestURI())
 	}
 }
 
 // content returns STDOUT content, through hb once the head is parsed.
 func (s *stdout) content(p []byte) (int, error) {
-	if s.resp != nil && !s.body {
-		s.body = true
-	}
 	if s.body && s.hb != nil {
 		if s.hb.Buffered() > 0 {
 			return s.hb.Read(p)
@@ -264,10 +265,10 @@ func (s *stdout) content(p []byte) (int, error) {
 func (s *stdout) read(p []byte) (int, error) {
 	for s.left == 0 {
 		if s.done {
-			if s.resp != nil {
+			if s.body {
 				// The whole response is read: the connection can carry
 				// another request if the application was asked to keep it.
-				s.resp.Close = !s.client.KeepConn
+				s.head.Response.Close = !s.client.KeepConn
 			}
 			return 0, io.EOF
 		}
@@ -275,13 +276,13 @@ func (s *stdout) read(p []byte) (int, error) {
 			return 0, err
 		}
 	}
-	if len(p) > s.left {
+	if len(p) > int(s.left) {
 		p = p[:s.left]
 	}
 	n, err := s.src.Read(p)
-	s.left -= n
+	s.left -= int32(n)
 	if s.left == 0 && err == nil {
-		_, err = s.src.Discard(s.pad)
+		_, err = s.src.Discard(int(s.pad))
 	}
 	if err != nil {
 		err = unexpected(err)
@@ -310,7 +311,8 @@ func (s *stdout) next() error {
 				}
 				continue
 			}
-			s.left, s.pad = n, pad
+			// (The record's header holds them in 16 and 8 bits.)
+			s.left, s.pad = int32(n), uint8(pad)
 			return nil
 		case TypeStderr:
 			if err := s.stderr(n, pad); err != nil {
@@ -344,9 +346,10 @@ func (s *stdout) stderr(n, pad int) error {
 		return nil
 	}
 	if s.client.Stderr != nil {
-		s.client.Stderr(s.req, text)
+		s.client.Stderr(s.head.Response.Request, text)
 	} else {
-		slog.Error("FastCGI sent in stderr: \""+text+"\"", "request", s.req.Method+" "+s.req.URL.RequestURI())
+		r := s.head.Response.Request
+		slog.Error("FastCGI sent in stderr: \""+text+"\"", "request", r.Method+" "+r.URL.RequestURI())
 	}
 	for _, catch := range s.client.CatchStderr {
 		if strings.Contains(string(buf[:n]), catch) {

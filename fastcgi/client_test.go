@@ -38,7 +38,10 @@ func read(t *testing.T, c *Client, data []byte) (*http.Response, string, error) 
 
 func TestReadResponse(t *testing.T) {
 	var logged []string
-	c := &Client{KeepConn: true, Stderr: func(_ *http.Request, s string) { logged = append(logged, s) }}
+	c := &Client{KeepConn: true, Stderr: func(r *http.Request, s string) {
+		// A record amid the head is logged with the request too.
+		logged = append(logged, r.URL.Path+" "+s)
+	}}
 	// The head split across records, stderr in between, the body in two.
 	resp, body, err := read(t, c, stream(
 		[2]any{TypeStdout, "Status: 404 Not Found\r\nX-A: 1\r"},
@@ -57,7 +60,7 @@ func TestReadResponse(t *testing.T) {
 	if resp.Close {
 		t.Error("a complete response with KeepConn must leave the connection open")
 	}
-	if len(logged) != 1 || logged[0] != "PHP message: warning" {
+	if len(logged) != 1 || logged[0] != "/x.php PHP message: warning" {
 		t.Errorf("stderr %q", logged)
 	}
 

@@ -66,8 +66,11 @@ type Head struct {
 func (h *Head) Plain() bool { return h.plain }
 
 // ReadHeaderInto is ReadHeader filling a Head the caller allocated (with
-// the body reader that holds it, in one allocation). h is overwritten; on
-// an error its content is undefined.
+// the body reader that holds it, in one allocation). h is overwritten but
+// for Response.Request, which the caller may set first: a reader that logs
+// what the application says while the head comes in finds the request
+// there, and needs no field of its own for it. On an error h's content is
+// undefined.
 //
 // The head is gathered in one buffer and copied into one string that
 // every name and value is a piece of; a name as applications write it
@@ -79,7 +82,7 @@ func ReadHeaderInto(h *Head, br *bufio.Reader, statusLine bool, max int) error {
 		max = 64 << 10
 	}
 	resp := &h.Response
-	*resp = http.Response{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, ContentLength: -1}
+	*resp = http.Response{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, ContentLength: -1, Request: resp.Request}
 	h.plain = false
 	// The lines, without their ends, one after the other, checked as they
 	// come so that a bad line fails before the rest of the head is waited
