@@ -162,7 +162,7 @@ func (x *exchange) accelRedirect(p *peer, c *conn, resp *http.Response) bool {
 	// for another request, anything else closes it unread.
 	sent := x.waitSending(c, false) && x.sendErr == nil
 	stopped := x.stop.Stop()
-	a.total = time.Since(a.start)
+	a.total = time.Since(x.tryStart)
 	a.count(c)
 	if resp.ContentLength == 0 && sent && stopped && x.keepalive(resp) && c.br.Buffered() == 0 {
 		_, _ = io.Copy(io.Discard, resp.Body)

@@ -41,6 +41,7 @@ type exchange struct {
 	rec       *record   // what the request's variables read, nil without a State
 	spare     []attempt // the tries' room of a request without a State, kept
 	start     time.Time // of the first try, for proxy_next_upstream_timeout
+	tryStart  time.Time // of the current try (the last attempt), for its total
 
 	stop      endhook.Stop  // cancels closing the connection when the client leaves
 	sending   bool          // a goroutine streams the body of the current try
@@ -322,7 +323,8 @@ func (x *exchange) nextOnStatus(p *peer, c *conn, resp *http.Response) bool {
 // at start, a time just read.
 func (x *exchange) try(p *peer, fresh bool, start time.Time) (*conn, *http.Response, *failure) {
 	h := x.h
-	x.attempts = append(x.attempts, attempt{addr: p.addr, start: start, connect: -1, header: -1})
+	x.attempts = append(x.attempts, attempt{addr: p.addr, connect: -1, header: -1})
+	x.tryStart = start
 	a := &x.attempts[len(x.attempts)-1]
 	var c *conn
 	fail := func(f *failure) (*conn, *http.Response, *failure) {
@@ -631,7 +633,7 @@ func (x *exchange) endAhead(a *ahead, c *conn, res *relayed) {
 func (x *exchange) upstreamEnded(p *peer, c *conn, resp *http.Response, n int64, upErr, clientErr error) {
 	a := &x.attempts[len(x.attempts)-1]
 	now := time.Now() // the end of the try, for its connection and peer too
-	a.total = now.Sub(a.start)
+	a.total = now.Sub(x.tryStart)
 	a.length = n
 	if rl, ok := resp.Body.(ReceivedLength); ok {
 		a.length = rl.ReceivedLength()
@@ -744,7 +746,7 @@ func (x *exchange) interceptResponse(c *conn, resp *http.Response, a *attempt) {
 func (x *exchange) dropResponse(c *conn, resp *http.Response, a *attempt) {
 	sent := x.waitSending(c, false) && x.sendErr == nil
 	stopped := x.stop.Stop()
-	a.total = time.Since(a.start)
+	a.total = time.Since(x.tryStart)
 	a.count(c) // before the connection may serve another request
 	if x.h.wire != nil && resp.Body == http.NoBody && sent && stopped && x.keepalive(resp) && c.br.Buffered() == 0 {
 		x.up.putIdle(c, time.Now())

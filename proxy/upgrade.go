@@ -23,7 +23,7 @@ func (x *exchange) switchProtocols(c *conn, resp *http.Response, a *attempt) {
 	client, brw, err := http.NewResponseController(x.w).Hijack()
 	if err != nil {
 		c.close()
-		a.total = time.Since(a.start)
+		a.total = time.Since(x.tryStart)
 		a.count(c)
 		x.logFailure(slog.LevelError, "cannot switch protocols: the client connection cannot be taken over", c.peer.addr, err)
 		x.errorResponse(http.StatusBadGateway)
@@ -44,7 +44,7 @@ func (x *exchange) switchProtocols(c *conn, resp *http.Response, a *attempt) {
 	header := int64(brw.Writer.Buffered())
 	if err := brw.Writer.Flush(); err != nil {
 		c.close()
-		a.total = time.Since(a.start)
+		a.total = time.Since(x.tryStart)
 		a.count(c)
 		return
 	}
@@ -76,7 +76,7 @@ func (x *exchange) switchProtocols(c *conn, resp *http.Response, a *attempt) {
 	_ = client.Close()
 	<-done
 	c.close()
-	a.total = time.Since(a.start)
+	a.total = time.Since(x.tryStart)
 	a.count(c)
 }
 

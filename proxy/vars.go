@@ -9,11 +9,13 @@ import (
 	"time"
 )
 
-// attempt is one try of one server, for the $upstream_* variables.
+// attempt is one try of one server, for the $upstream_* variables. Its
+// start is the exchange's tryStart, as only the last try is being timed:
+// without it the record, which holds the first try and is allocated for
+// every request, keeps to the 128-byte size class (TestRecordSize).
 type attempt struct {
 	addr    string
-	status  int // 0: no response
-	start   time.Time
+	status  int           // 0: no response
 	connect time.Duration // -1: never connected
 	header  time.Duration // -1: no response header
 	total   time.Duration
