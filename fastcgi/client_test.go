@@ -302,3 +302,48 @@ func TestParamsRecordBoundary(t *testing.T) {
 		}
 	}
 }
+
+// TestReadResponseRecordLimits reads records at the protocol's widest, a
+// STDOUT record of 65535 content bytes and records with 255 padding
+// bytes (which the body reader keeps in 16 and 8 bits), the padding of
+// bytes that would show in the body were it miscounted: with a
+// Content-Length, whose reads look ahead through the buffered records
+// (restBuffered), and without.
+func TestReadResponseRecordLimits(t *testing.T) {
+	record := func(typ uint8, content string, pad int) []byte {
+		n := len(content)
+		b := append([]byte{version1, typ, 0, requestID, byte(n >> 8), byte(n), byte(pad), 0}, content...)
+		return append(b, bytes.Repeat([]byte{'P'}, pad)...)
+	}
+	const tail = "tail"
+	for _, withLength := range []bool{false, true} {
+		head := "Status: 200\r\n\r\n"
+		if withLength {
+			// Five digits whatever they are: the head's length is known.
+			n := 65535 - len("Content-Length: 00000\r\n\r\n") + len(tail)
+			head = fmt.Sprintf("Content-Length: %d\r\n\r\n", n)
+		}
+		body := strings.Repeat("b", 65535-len(head))
+		var data []byte
+		data = append(data, record(TypeStdout, head+body, 255)...)
+		data = append(data, record(TypeStderr, "e", 255)...)
+		data = append(data, record(TypeStdout, tail, 255)...)
+		data = append(data, record(TypeStdout, "", 255)...)
+		data = append(data, record(TypeEndRequest, string(make([]byte, 8)), 255)...)
+		var logged []string
+		c := &Client{KeepConn: true, Stderr: func(_ *http.Request, s string) { logged = append(logged, s) }}
+		resp, got, err := read(t, c, data)
+		if err != nil {
+			t.Fatalf("Content-Length %v: %v", withLength, err)
+		}
+		if got != body+tail {
+			t.Errorf("Content-Length %v: body of %d bytes, want %d (%q at its end)", withLength, len(got), len(body+tail), got[max(0, len(got)-8):])
+		}
+		if len(logged) != 1 || logged[0] != "e" {
+			t.Errorf("Content-Length %v: stderr %q", withLength, logged)
+		}
+		if resp.Close {
+			t.Errorf("Content-Length %v: the END_REQUEST record was not reached", withLength)
+		}
+	}
+}
