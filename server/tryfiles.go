@@ -37,12 +37,15 @@ func (l *Location) FilePath(r *http.Request, uri string) (dir, rel string) {
 		}
 		return filepath.Dir(full), filepath.Base(full)
 	}
-	full := root + strings.TrimPrefix(uri, l.pattern)
+	tail := strings.TrimPrefix(uri, l.pattern)
 	cut := strings.LastIndexByte(root, '/')
 	if cut < 0 {
-		return absPath("."), full
+		return absPath("."), root + tail
 	}
-	return absPath(root[:cut+1]), full[cut+1:]
+	// An alias ending in a slash (the usual "alias /srv/www/;") bounds the
+	// lookup by itself: the path below it is the URI's tail as it is, so
+	// no string is built for it per request.
+	return absPath(root[:cut+1]), root[cut+1:] + tail
 }
 
 // absPath makes a relative root absolute against the working directory,

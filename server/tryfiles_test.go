@@ -2,10 +2,13 @@ package server
 
 import (
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // try_files counts a candidate as existing only inside its root, links
@@ -97,5 +100,38 @@ func TestRootSetBounds(t *testing.T) {
 	}
 	if _, err := rs.stat(filepath.Join(base, "nope"), "f", 0, time.Now()); err == nil {
 		t.Error("a missing directory answered")
+	}
+}
+
+// An alias ending in a slash maps a URI without building a string per
+// request: the file's path below the alias is the URI's tail itself. One
+// without the slash joins its last element with the tail, as before.
+func TestAliasFilePathAllocs(t *testing.T) {
+	cfg := mustLoad(t, `http { server { listen 127.0.0.1:0;
+		location /id/ { alias /srv/www/; }
+		location /f/ { alias /srv/www/pre; }
+	} }`)
+	r := httptest.NewRequest("GET", "/id/body.json", nil)
+	for _, c := range []struct{ uri, dir, rel string }{
+		{"/id/body.json", "/srv/www/", "body.json"},
+		{"/id/a/b.txt", "/srv/www/", "a/b.txt"},
+		{"/f/x.txt", "/srv/www/", "prex.txt"},
+	} {
+		loc, err := cfg.servers[0].locs.match(c.uri, &vars.State{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir, rel := loc.FilePath(r, c.uri)
+		if dir != c.dir || rel != c.rel {
+			t.Errorf("%s: %q %q, want %q %q", c.uri, dir, rel, c.dir, c.rel)
+		}
+	}
+	loc, err := cfg.servers[0].locs.match("/id/body.json", &vars.State{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri := "/id/body.json"
+	if n := testing.AllocsPerRun(100, func() { loc.FilePath(r, uri) }); n != 0 {
+		t.Errorf("FilePath under an alias with a slash: %v allocations, want 0", n)
 	}
 }
