@@ -19,7 +19,10 @@
 # server instead of timing it (instructions_per_request in
 # internal/bench/wrk.sh), which the machine's load does not move. valgrind
 # 3.19 does not know openat2, so mosaic's static files take the os.Root
-# path there (a few hundred instructions more), and offers RDTSCP, which
+# path there, which opens and closes the file on every request where the
+# native binary's checked cache stats it by name (about 6,000 instructions
+# a response under callgrind; compress README, "Where /id/'s 41,500 go"),
+# and valgrind offers RDTSCP, which
 # it cannot run and Go's clock uses: mosaic runs there with
 # GODEBUG=cpu.rdtscp=off. Needs valgrind; ROUNDS is ignored. With
 # NGINX=none it counts mosaic alone (where NGINX lacks the brotli
