@@ -288,7 +288,12 @@ func (h *FileServer) serveIndex(w http.ResponseWriter, r *http.Request, dir, uri
 	}
 	dirTested := false
 	for _, name := range h.index {
-		rel := joinRel(dir, name)
+		// The name goes after the mapped path as it is, as NGINX's index
+		// module appends it: where that path lacks its slash (a URI equal
+		// to the prefix of a location whose alias has none), the file is
+		// the one the internal redirect to uri+name maps to, and a
+		// missing one leaves the directory's answer (403) to testDir.
+		rel := dir + name
 		f, err := h.open(rel)
 		if err == nil && h.indexRedirect != nil {
 			f.close()

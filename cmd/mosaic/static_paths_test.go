@@ -169,3 +169,40 @@ func TestAutoindexLenientUTF8NamesAsNGINX(t *testing.T) {
 	})
 	sameAnswer(t, mport, nport, "GET /u/ HTTP/1.1\r\nHost: a.test", "")
 }
+
+// TestAliasPathsAsNGINX: which file a prefix location's alias names, and
+// what stays out of reach, against NGINX: an alias with and without its
+// trailing slash, a location without one, a URI equal to the prefix, a
+// regex location's captures (one naming a directory without its slash:
+// the index name goes after it as it is), and ".." segments, plain and encoded
+// (%2e, %2f), that would climb out of the alias to a file beside it.
+func TestAliasPathsAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "secret.txt"), "secret")
+	writeFile(t, filepath.Join(dir, "www", "index.html"), "index")
+	writeFile(t, filepath.Join(dir, "www", "a.txt"), "a")
+	writeFile(t, filepath.Join(dir, "www", "sub", "b.txt"), "b")
+	writeFile(t, filepath.Join(dir, "www", "sub", "index.html"), "sub index")
+	writeFile(t, filepath.Join(dir, "www", "prea.txt"), "pre a")
+	writeFile(t, filepath.Join(dir, "wwwa.txt"), "beside")
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; absolute_redirect off;
+			location /s/ { alias %[2]s/www/; }
+			location /n { alias %[2]s/www/; }
+			location /p/ { alias %[2]s/www/pre; }
+			location /w/ { alias %[2]s/www; }
+			location ~ ^/x/(\w+)/$ { alias %[2]s/www/$1; }
+			location ~ ^/r/(\w+)/(.*)$ { alias %[2]s/www/$1/$2; } }`, port, dir)
+	})
+	for _, path := range []string{
+		"/s/", "/s", "/s/a.txt", "/s/sub/b.txt", "/s/sub", "/s//a.txt",
+		"/n", "/n/", "/n/a.txt", "/na.txt", "/n/sub/b.txt",
+		"/p/a.txt", "/p/", "/w/a.txt", "/w/", "/w",
+		"/r/sub/b.txt", "/r/sub/", "/x/sub/", "/x/www/", "/r/sub/../a.txt", "/r/sub/%2e%2e/a.txt",
+		"/s/../secret.txt", "/s/%2e%2e/secret.txt", "/s/..%2fsecret.txt", "/s/sub/..%2f..%2fsecret.txt",
+		"/s/sub%2fb.txt", "/n/..%2fsecret.txt", "/w/..%2fsecret.txt",
+	} {
+		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
+	}
+}
