@@ -151,7 +151,13 @@ func TestProxyThroughBinary(t *testing.T) {
 	origin := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == "/slow":
-			time.Sleep(3 * time.Second)
+			// Past the 500ms proxy_read_timeout; mosaic's 504 closes the
+			// upstream connection, which ends the wait (origin.Close
+			// waits for this handler).
+			select {
+			case <-time.After(3 * time.Second):
+			case <-r.Context().Done():
+			}
 		case r.URL.Path == "/events":
 			f := w.(http.Flusher)
 			w.Header().Set("Content-Type", "text/event-stream")
