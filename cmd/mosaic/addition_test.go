@@ -159,6 +159,7 @@ func TestAdditionMatchesNGINX(t *testing.T) {
 // The addition directives are refused where NGINX refuses them, with its
 // message and the line named.
 func TestAdditionErrorsAsNGINX(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for i, block := range []string{
 		"add_before_body /a;\nadd_before_body /b;",

@@ -164,6 +164,7 @@ func TestErrorPageResendsBodyFileAsNGINX(t *testing.T) {
 // The body directives are refused where NGINX refuses them, with its
 // message and the line named.
 func TestClientBodyInFileOnlyErrorsAsNGINX(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for i, block := range []string{
 		"client_body_in_file_only maybe;",

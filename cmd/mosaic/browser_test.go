@@ -86,6 +86,7 @@ func TestBrowserMatchesNGINX(t *testing.T) {
 // message and the line named; a single word other than "unlisted", which
 // NGINX refuses without a message, is refused with one.
 func TestBrowserErrorsAsNGINX(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for i, block := range []string{
 		"modern_browser netscape 4;",

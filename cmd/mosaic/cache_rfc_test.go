@@ -234,6 +234,7 @@ func cachingFront(t *testing.T, o *cacheOrigin, extra ...string) string {
 // directives of targeted fields and heuristics, and that the gateways have
 // them under their names.
 func TestCacheConformanceDirectives(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for i, c := range []struct{ conf, want string }{
 		{"proxy_cache_targeted_headers off CDN-Cache-Control;", `invalid value "off" in "proxy_cache_targeted_headers" directive`},

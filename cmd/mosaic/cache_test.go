@@ -1460,6 +1460,7 @@ func TestCacheStatusEndpoint(t *testing.T) {
 // TestCacheConfigErrors checks that mistakes in the cache directives are
 // refused by "mosaic -t" with NGINX-style messages naming the place.
 func TestCacheConfigErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cases := []struct{ conf, want string }{
 		{"proxy_cache nowhere;", `"proxy_cache" zone "nowhere" is unknown in`},

@@ -106,6 +106,7 @@ func TestCompressDictionaryThroughBinary(t *testing.T) {
 
 // "mosaic -t" names the file and line of a dictionary it cannot use.
 func TestCompressDictionaryConfigErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	empty := filepath.Join(dir, "empty.dict")
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {

@@ -170,6 +170,7 @@ http {
 }
 
 func TestCompressParallelConfigErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "t.conf")
 	for _, tc := range []struct{ line, want string }{

@@ -792,6 +792,7 @@ http {
 }
 
 func TestCompressDirectiveErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct{ line, want string }{
 		{"brotli_comp_level 12;", `invalid value "12" in "brotli_comp_level" directive, it must be 0..11`},
@@ -901,6 +902,7 @@ func TestSeed000SampleConfiguration(t *testing.T) {
 // TestDebianNginxConfLoads checks Debian's stock nginx.conf and default
 // site, with their absolute paths moved into a temporary directory.
 func TestDebianNginxConfLoads(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, sub := range []string{"sites-enabled", "conf.d", "modules-enabled", "log"} {
 		if err := os.Mkdir(filepath.Join(dir, sub), 0o755); err != nil {

@@ -401,6 +401,7 @@ func describe(ok bool, why string) string {
 // against each other at every level as NGINX checks them: what one
 // server loads, the other does.
 func TestBufferSizesCheckedAsNGINX(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for i, conf := range []string{
 		`proxy_buffer_size 16k;`,
@@ -436,6 +437,7 @@ func TestBufferSizesCheckedAsNGINX(t *testing.T) {
 // zone lines of its name, in NGINX and in mosaic; two lines that size
 // one zone differently are refused by both.
 func TestUpstreamZoneSizesAsNGINX(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for i, conf := range []string{
 		`upstream u { zone z; server 127.0.0.1:1; }`,
@@ -459,6 +461,7 @@ func TestUpstreamZoneSizesAsNGINX(t *testing.T) {
 // TestDirectiveArgumentsAsNGINX probes at the http level only, read their
 // arguments as NGINX's.
 func TestUpstreamArgumentsAsNGINX(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	i := 0
 	for _, name := range []string{"keepalive_requests", "keepalive_timeout", "keepalive_time"} {
@@ -478,6 +481,7 @@ func TestUpstreamArgumentsAsNGINX(t *testing.T) {
 // NGINX checks them: a word where a number, a time or on|off belongs is
 // refused by both.
 func TestCachePathParametersAsNGINX(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	i := 0
 	for _, p := range []string{"use_temp_path=off", "use_temp_path=abc", "loader_files=0", "loader_files=abc",
@@ -495,6 +499,7 @@ func TestCachePathParametersAsNGINX(t *testing.T) {
 // limit_req's burst= and delay= are numbers as ngx_atoi reads them, up
 // to int64's limit, in NGINX and in mosaic.
 func TestLimitReqArgumentsAsNGINX(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for i, args := range []string{"burst=9223372036854775807", "burst=5 delay=9223372036854775807",
 		"burst=10000000000000000000", "burst=+5", "burst=0", "burst=5 delay=0"} {

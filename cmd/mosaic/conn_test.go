@@ -135,6 +135,7 @@ func TestLargeClientHeaderBuffersAsNGINX(t *testing.T) {
 }
 
 func TestConnectionDirectiveErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cases := []struct{ conf, want string }{
 		{`keepalive_requests -1;`, `invalid value "-1" in "keepalive_requests" directive`},

@@ -417,6 +417,7 @@ func TestAccessLogAndHeaders(t *testing.T) {
 // Configurations from NGINX's documentation of location and server_name,
 // and Debian's default site, load with -t.
 func TestNginxDocConfigsLoad(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("testdata/nginx-docs-*.conf")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no testdata: %v", err)

@@ -241,6 +241,7 @@ func TestDAVMatchesNGINX(t *testing.T) {
 // TestDAVDirectiveErrorsMatchNGINX: the WebDAV directives' bad lines are
 // refused with NGINX's words, at the same line.
 func TestDAVDirectiveErrorsMatchNGINX(t *testing.T) {
+	t.Parallel()
 	nginx := nginxPath(t)
 	srv := "events {}\nhttp {\nserver {\nlisten 127.0.0.1:1;\nlocation / {\n"
 	for _, c := range []struct{ line, want string }{

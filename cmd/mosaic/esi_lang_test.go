@@ -115,6 +115,7 @@ func TestESISurrogateThroughBinary(t *testing.T) {
 }
 
 func TestESISurrogateConfig(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "bad.conf")
 	writeFile(t, path, "http { esi_surrogate yes; server { listen 127.0.0.1:1; } }\n")

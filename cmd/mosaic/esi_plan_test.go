@@ -191,6 +191,7 @@ func TestSeed003PlanStitchConfiguration(t *testing.T) {
 // The seed's fragment-caching example loads unchanged (its load_module is
 // ignored with a notice).
 func TestSeed003FragmentCachingConfiguration(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "seed.conf")
 	if err := os.WriteFile(path, []byte(testdataConf(t, "seed003-fragment-caching.conf")), 0o644); err != nil {
@@ -259,6 +260,7 @@ func TestESIPlanThroughBinary(t *testing.T) {
 // esi_plan naming no zone, esi_stitch without esi_plan, a zone too small
 // and esi_stitch_level out of range are configuration errors.
 func TestESIPlanConfigErrors(t *testing.T) {
+	t.Parallel()
 	for conf, want := range map[string]string{
 		`esi on; esi_plan nope;`:                                      `unknown esi_plan_zone "nope"`,
 		`esi on; esi_stitch on;`:                                      `"esi_stitch on" requires "esi_plan"`,

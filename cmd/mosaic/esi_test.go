@@ -823,6 +823,7 @@ func TestESIBufferSize(t *testing.T) {
 }
 
 func TestESIConfigErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cases := []struct{ conf, want string }{
 		{`esi maybe;`, `invalid value "maybe" in "esi" directive, it must be "on" or "off" in %s:1`},

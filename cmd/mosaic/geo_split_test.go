@@ -121,6 +121,7 @@ func TestGeoAndSplitClientsAsNGINX(t *testing.T) {
 // A geo or split_clients block NGINX refuses is refused with its message
 // and the line named.
 func TestGeoAndSplitClientsErrorsAsNGINX(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for i, block := range []string{
 		"geo $g {\n10.0.0.0/8 a;\nranges;\n}",

@@ -231,6 +231,7 @@ func TestGeoIPCityAndOrgAsNGINX(t *testing.T) {
 
 // TestGeoIPErrorsAsNGINX compares the errors of bad lines.
 func TestGeoIPErrorsAsNGINX(t *testing.T) {
+	t.Parallel()
 	geoipNeeds(t, geoipV4)
 	dir := t.TempDir()
 	city := geoipWrite(t, dir, testgeoip.CityRev1, false)

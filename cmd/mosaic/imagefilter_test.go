@@ -311,6 +311,7 @@ func near(a, b color.Color) bool {
 // filter loaded, and mosaic's loader the same lines and compares the
 // verdicts and the wording of the errors.
 func TestImageFilterDirectivesAsNGINX(t *testing.T) {
+	t.Parallel()
 	load := imageFilterNGINX(t)
 	dir := t.TempDir()
 	for i, line := range []string{

@@ -272,6 +272,7 @@ func TestLimitConn(t *testing.T) {
 
 // TestLimitConfigErrors: NGINX's messages, with file and line.
 func TestLimitConfigErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ conf, want string }{
 		{`limit_req_zone $binary_remote_addr zone=a rate=1r/s;`, `invalid zone size "zone=a" in`},
 		{`limit_req_zone $binary_remote_addr zone=a:1k rate=1r/s;`, `zone "zone=a:1k" is too small in`},

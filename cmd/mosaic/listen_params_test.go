@@ -14,6 +14,7 @@ import (
 // The socket parameters of listen are read with NGINX's errors (the line
 // named), and one listen line of an address may set them.
 func TestListenParameterErrorsAsNGINX(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cases := []struct{ servers, want string }{
 		{`server { listen 127.0.0.1:1 backlog=0; }`, `invalid backlog "backlog=0" in `},

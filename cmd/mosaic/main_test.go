@@ -144,6 +144,7 @@ func httpGet(t *testing.T, url string) (*http.Response, string) {
 }
 
 func TestVersionAndConfigTest(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command(binPath, "-v").CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(out), "mosaic version ") {
 		t.Fatalf("-v: %v %q", err, out)

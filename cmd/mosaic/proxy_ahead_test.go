@@ -263,6 +263,7 @@ func TestProxyTempFileFailsAsNGINX(t *testing.T) {
 // any width whose widths add up to at most 10 (the digits of a temporary
 // file's number), as NGINX's; a level of 0 or wider ones are refused.
 func TestTempPathLevelsAsNGINX(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for i, line := range []string{
 		"proxy_temp_path t 3;", "proxy_temp_path t 5 5;", "client_body_temp_path b 3 1;",

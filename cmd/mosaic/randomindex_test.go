@@ -78,6 +78,7 @@ func TestRandomIndexMatchesNGINX(t *testing.T) {
 // TestRandomIndexErrorsMatchNGINX: random_index takes on or off, in a
 // location only.
 func TestRandomIndexErrorsMatchNGINX(t *testing.T) {
+	t.Parallel()
 	nginx := nginxPath(t)
 	srv := "events {}\nhttp {\nserver {\nlisten 127.0.0.1:1;\n"
 	for _, c := range []struct{ conf, want string }{

@@ -124,6 +124,7 @@ func TestProxyRedirectThroughBinary(t *testing.T) {
 // TestProxyRedirectConfigErrors checks the lines NGINX refuses, with its
 // messages.
 func TestProxyRedirectConfigErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, c := range []struct{ loc, want string }{
 		{"proxy_redirect default; proxy_pass http://127.0.0.1:1/;", `"proxy_redirect default" should be placed after the "proxy_pass" directive`},

@@ -80,6 +80,7 @@ func TestRefererMatchesNGINX(t *testing.T) {
 // where it names the end of the server block or no line at all; mosaic
 // names the valid_referers line.
 func TestRefererErrorsMatchNGINX(t *testing.T) {
+	t.Parallel()
 	nginx := nginxPath(t)
 	srv := "server {\nlisten 127.0.0.1:1; server_name s1.test;\nlocation / {\n"
 	for _, c := range []struct{ line, want string }{

@@ -27,6 +27,7 @@ import (
 // name that resolves loads. The messages name the place once, as
 // NGINX's do.
 func TestUpstreamHostNotFoundAsNGINX(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	loc := func(pass string) string {
 		return "server { listen 127.0.0.1:2;\nlocation / { " + pass + " } }"

@@ -285,6 +285,7 @@ func TestRewriteThroughBinary(t *testing.T) {
 
 // TestRewriteConfigErrors checks NGINX's refusals, with file:line.
 func TestRewriteConfigErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, c := range []struct{ conf, want string }{
 		{`http { server { if ($a) { } } }`, `unknown "a" variable`},

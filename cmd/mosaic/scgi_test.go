@@ -357,6 +357,7 @@ func TestSCGIAnswersAsNGINX(t *testing.T) {
 // the scgi_* directives, and refuses, naming the file and line, what
 // NGINX refuses.
 func TestSCGIConfigAsNGINX(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	params, err := os.ReadFile("../../modules/scgimod/nginx/scgi_params")
 	if err != nil {

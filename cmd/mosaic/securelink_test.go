@@ -139,6 +139,7 @@ func TestSecureLinkMatchesNGINX(t *testing.T) {
 // where NGINX names the end of the block and mosaic the
 // secure_link_secret line.
 func TestSecureLinkErrorsMatchNGINX(t *testing.T) {
+	t.Parallel()
 	nginx := nginxPath(t)
 	srv := "server {\nlisten 127.0.0.1:1;\nlocation / {\n"
 	for _, c := range []struct{ line, want string }{

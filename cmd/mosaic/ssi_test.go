@@ -134,6 +134,7 @@ func TestSSIMatchNGINX(t *testing.T) {
 // TestSSIConfigErrors checks the refusals and notices of the ssi_*
 // directives, with file:line.
 func TestSSIConfigErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, c := range []struct{ conf, want string }{
 		{`http { ssi maybe; }`, `invalid value "maybe" in "ssi" directive`},

@@ -177,6 +177,7 @@ func gunzipped(t *testing.T, r *http.Response, body string) string {
 // TestSubFilterConfigErrorsAsNGINX checks the refusals of the sub_filter
 // directives, with file:line, against NGINX's wording.
 func TestSubFilterConfigErrorsAsNGINX(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var many bytes.Buffer
 	for i := range 256 {

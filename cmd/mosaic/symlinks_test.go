@@ -92,6 +92,7 @@ func TestDisableSymlinksMatchesNGINX(t *testing.T) {
 // The errors of disable_symlinks are NGINX's, checked with both on the
 // same lines.
 func TestDisableSymlinksConfigErrors(t *testing.T) {
+	t.Parallel()
 	nginx := nginxPath(t)
 	for _, c := range []struct{ conf, want string }{
 		{"disable_symlinks;", `invalid number of arguments in "disable_symlinks" directive`},

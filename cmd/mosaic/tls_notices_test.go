@@ -12,6 +12,7 @@ import (
 // ssl_ciphers names the items it drops (the suites OpenSSL has and Go
 // lacks, such as the DHE ones of Mozilla's intermediate list).
 func TestSSLDhparamNoticeGivesReason(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "mosaic.conf")
 	writeFile(t, path, "http { ssl_dhparam /nonexistent/dh.pem; ssl_buffer_size 4k;\n"+
@@ -35,6 +36,7 @@ func TestSSLDhparamNoticeGivesReason(t *testing.T) {
 // proxy_protocol towards an upstream is a directive of NGINX's stream
 // module: NGINX's http refuses it as unknown, and so does mosaic.
 func TestHTTPProxyProtocolRefusedAsNGINX(t *testing.T) {
+	t.Parallel()
 	const block = `server { listen 127.0.0.1:1; location / { proxy_pass http://127.0.0.1:2; proxy_protocol on; } }`
 	dir := t.TempDir()
 	mconf := filepath.Join(dir, "mosaic.conf")
@@ -57,6 +59,7 @@ func TestHTTPProxyProtocolRefusedAsNGINX(t *testing.T) {
 // values only: each configuration here is given to both, which must both
 // refuse it with the same message and line, or both load it.
 func TestIgnoredDirectivesCheckedAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginx := nginxPath(t)
 	const srv = "server { listen 127.0.0.1:1; "
 	for _, c := range []struct{ conf, want string }{

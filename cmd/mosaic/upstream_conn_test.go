@@ -192,6 +192,7 @@ func TestUpstreamBindThroughBinary(t *testing.T) {
 // TestUpstreamBindCheck: the configuration check refuses an address that
 // is none, and a second parameter other than transparent.
 func TestUpstreamBindCheck(t *testing.T) {
+	t.Parallel()
 	for _, line := range []string{"proxy_bind example.com;", "fastcgi_bind 127.0.0.1 opaque;", "uwsgi_bind 127.0.0.1; uwsgi_bind off;"} {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "mosaic.conf")

@@ -84,6 +84,7 @@ func TestUseridAsNGINX(t *testing.T) {
 
 // userid's directives refuse what NGINX's refuse, with its words.
 func TestUseridErrorsAsNGINX(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for i, line := range []string{"userid maybe;", "userid_mark ab;", "userid_mark -;", "userid_expires soon;",
 		"userid_flags secure sometimes;", "userid_service x;", "userid on; userid off;"} {
