@@ -75,7 +75,9 @@ func TestIgnoredDirectivesCheckedAsNGINX(t *testing.T) {
 		{"events {}\nhttp { " + srv + "location / { request_pool_size 4k; } } }", `"request_pool_size" directive is not allowed here`},
 		{"events {}\nhttp { " + srv + "location / { if ($uri) { tcp_nopush on; } } } }", `"tcp_nopush" directive is not allowed here`},
 		{"events {}\nhttp { " + srv + "location / { if ($uri) { sendfile on; } } } }", ""},
-		{"events { worker_connections 64; use epoll; }\nworker_cpu_affinity auto; http { proxy_temp_path /tmp/a 1 2; " + srv + "} }", ""},
+		// nginx -t creates a temporary path's directory: a relative one lies
+		// under its -p prefix, checkBothT's temporary directory.
+		{"events { worker_connections 64; use epoll; }\nworker_cpu_affinity auto; http { proxy_temp_path a 1 2; " + srv + "} }", ""},
 	} {
 		checkBothT(t, nginx, c.conf, c.want)
 	}
