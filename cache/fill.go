@@ -533,7 +533,9 @@ func (f *filler) finish(panicked bool) bool {
 func (f *filler) commit(ctx context.Context) bool {
 	c, m := f.c, f.meta
 	m.Size = f.written
-	if bodyAllowed(m.Status) {
+	if bodyAllowed(m.Status) && f.declared >= 0 {
+		// A response that came without a length is stored without one,
+		// for the hits to go out as the miss did (serve).
 		m.Header["Content-Length"] = []string{strconv.FormatInt(f.written, 10)}
 	}
 	if err := f.sw.Commit(ctx, m); err != nil {

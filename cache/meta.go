@@ -20,7 +20,7 @@ type Meta struct {
 	Status int
 	// Header is the stored response header: hop-by-hop fields, Age,
 	// X-Accel-Expires and the fields the cache must not share are gone, and
-	// Content-Length is set. Its slices are full (len == cap), so a handler
+	// Content-Length is set, unless the response came without one. Its slices are full (len == cap), so a handler
 	// that appends to a value it got from a hit copies instead of writing
 	// into the stored entry.
 	Header http.Header

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/byterange"
+	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -65,6 +66,11 @@ func (c *Cache) serveStored(w http.ResponseWriter, r *http.Request, obj Object, 
 		}
 	}
 	c.acceptRanges(h, code, m.Size, offered)
+	if code == m.Status && bodyAllowed(code) && len(m.Header["Content-Length"]) == 0 {
+		// Stored without a length (commit): NGINX's hit of such an
+		// answer keeps the upstream's want of one, and goes out chunked.
+		header.UnknownLength(w)
+	}
 	w.WriteHeader(code)
 	if r.Method == http.MethodHead || !bodyAllowed(code) || m.Size == 0 {
 		return

@@ -123,8 +123,8 @@ func (w *response) SetChunking(on bool) { w.noChunking = !on }
 // framed as one of unknown length (chunked on HTTP/1.1) even when it ends
 // in the output buffer before the header has gone, where a response that
 // never had a length gets the length of what was buffered. NGINX's
-// chunked filter decides by the header alone. It must come before the
-// header is sent.
+// chunked filter decides by the header alone; a HEAD answer gets no
+// length either. It must come before the header is sent.
 func (w *response) UnknownLength() { w.unknownLen = true }
 
 // ExpectTrailers says that the response ends with trailer fields
@@ -352,7 +352,7 @@ func (w *response) frame(final bool, size int64) {
 func (w *response) framingFor(final bool, size int64) (cl int64, chunked, closeAfter bool) {
 	cl, chunked, closeAfter = w.cl, w.chunked, w.closeAfter
 	if w.bodyless {
-		if cl < 0 && w.written > 0 && w.req.Method == http.MethodHead && final {
+		if cl < 0 && w.written > 0 && w.req.Method == http.MethodHead && final && !w.unknownLen {
 			cl = w.written // what a GET would have carried
 		}
 		return

@@ -277,6 +277,12 @@ func (x *exchange) commit(resp *http.Response) io.Writer {
 	// publishes the timings.
 	x.publishTried()
 	passReason(x.w, resp) // with its code only: a range cut is a 206 of NGINX's
+	if resp.ContentLength < 0 {
+		// NGINX keeps the upstream's want of a length (content_length_n
+		// -1) and chunks the body however short; the server's writer
+		// would count one that fits its buffer.
+		header.UnknownLength(x.w)
+	}
 	if x.h.forceRanges {
 		return x.forceRanges(resp)
 	}

@@ -88,8 +88,7 @@ var uwsgiRequests = []uwsgiRequest{
 	{"POST", "/echo", "sent in chunks", map[string]string{"Transfer-Encoding": "chunked"}},
 }
 
-// compared are the response headers both servers must agree on; not
-// Content-Length, which mosaic adds to a short answer NGINX sends chunked.
+// compared are the response headers both servers must agree on.
 var compared = []string{"Content-Type", "Location", "Set-Cookie", "X-App", "Status"}
 
 func uwsgiExchanges(t *testing.T, base string) []uwsgiExchange {
