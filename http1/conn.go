@@ -106,6 +106,11 @@ type conn struct {
 	// (send_timeout): the connection closes without lingering, as NGINX
 	// closes one whose client timed out (c->timedout) at once.
 	writeTimedOut bool
+	// bodyTimedOut says a read of the request body ran past the time
+	// allowed between two reads (client_body_timeout, BodyTimedOut): the
+	// connection closes without lingering too. Set from whichever
+	// goroutine reads the body.
+	bodyTimedOut atomic.Bool
 
 	// idleSince is the sweep tick (plus one) at which the connection
 	// began to wait for a request, 0 while it does not, idleAsked once
@@ -727,7 +732,10 @@ func (c *conn) close() {
 	// After a send timeout NGINX finalizes the request as timed out and
 	// closes at once, whatever the client still sends: unread bytes then
 	// make the kernel reset the connection, as NGINX's close does.
-	linger := !c.writeTimedOut && (lim.Linger == LingerAlways && c.requests > 0 ||
+	// A body read that timed out is finalized the same way (408, nothing
+	// sent); a read a handler cut short with a past deadline (the proxy's,
+	// when its upstream fails) is not, and lingers as NGINX's does.
+	linger := !c.writeTimedOut && !c.bodyTimedOut.Load() && (lim.Linger == LingerAlways && c.requests > 0 ||
 		lim.Linger == LingerOn && (c.unread || c.has.Load() || c.br != nil && c.br.Buffered() > 0 ||
 			!c.gone && bytesWaiting(c.rwc)))
 	if !linger || c.gone || closeWrite(c.rwc) != nil {

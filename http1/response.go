@@ -888,6 +888,12 @@ func (w *response) SetReadDeadline(t time.Time) error {
 	return w.c.rwc.SetReadDeadline(t)
 }
 
+// BodyTimedOut says that a read of the request body ran past the
+// deadline its reader set for it (client_body_timeout), not one a
+// handler set to cut the read short: the connection then closes without
+// lingering, as NGINX closes one whose body read timed out.
+func (w *response) BodyTimedOut() { w.c.bodyTimedOut.Store(true) }
+
 func (w *response) SetWriteDeadline(t time.Time) error {
 	w.ownDeadline, w.c.wd.valid = true, false
 	return w.c.rwc.SetWriteDeadline(t)

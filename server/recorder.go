@@ -2,9 +2,11 @@ package server
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,11 +67,23 @@ type deadlineBody struct {
 func (b *deadlineBody) Read(p []byte) (int, error) {
 	b.read.Store(true)
 	b.mu.Lock()
+	var deadline time.Time
 	if b.d != nil {
-		_ = b.d.SetReadDeadline(time.Now().Add(b.timeout))
+		deadline = time.Now().Add(b.timeout)
+		_ = b.d.SetReadDeadline(deadline)
 	}
 	b.mu.Unlock()
-	return b.ReadCloser.Read(p)
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && !deadline.IsZero() && errors.Is(err, os.ErrDeadlineExceeded) && !time.Now().Before(deadline) {
+		// The deadline set here ran out, not an earlier one a handler set
+		// to cut the read short: the writer closes without lingering.
+		b.mu.Lock()
+		if t, ok := b.d.(interface{ BodyTimedOut() }); ok {
+			t.BodyTimedOut()
+		}
+		b.mu.Unlock()
+	}
+	return n, err
 }
 
 // end lets the writer go: the request is over.
