@@ -341,14 +341,11 @@ type Handler struct {
 	log           *slog.Logger
 }
 
-// hopByHop are request headers that describe one connection, never
-// forwarded unless configured explicitly. Proxy-Authorization is among
-// them: it holds credentials for this proxy, a gateway, not for the
-// upstream.
-var hopByHop = []string{
-	"Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade",
-	"Proxy-Authorization",
-}
+// hopByHop are the client's request headers that describe its connection
+// and are never forwarded unless configured explicitly: those NGINX's
+// default proxy_set_header list empties. Proxy-Authorization,
+// Proxy-Connection and Trailer are not among them: NGINX passes them on.
+var hopByHop = []string{"Connection", "Keep-Alive", "Te", "Transfer-Encoding", "Upgrade"}
 
 // defaultHidden are the response headers not passed by default: NGINX's,
 // and Proxy-Authenticate, which challenges the proxy that sent the request
