@@ -255,6 +255,9 @@ func (c *Cache) upstreamRequest(r *http.Request, f *filler, base context.Context
 			h["If-Modified-Since"] = v[:1:1]
 			f.revalidating = true
 		}
+		if f.revalidating {
+			ur = ur.WithContext(header.WithRevalidation(ur.Context()))
+		}
 	}
 	return ur
 }

@@ -35,6 +35,7 @@ type exchange struct {
 	set       []field // configured headers with their values
 	pass      []field // the client's header lines to pass, in order
 	sentClose bool    // a "Connection: close" goes upstream
+	revalid   bool    // If-Modified-Since, If-None-Match are a cache's validators, first in pass
 	body      reqBody
 	sel       selection
 	attempts  []attempt // the tries: rec's, or spare's without a State

@@ -107,6 +107,17 @@ func (x *exchange) prepareHeaders() {
 			x.sentClose = true
 		}
 	}
+	if len(r.Header["If-Modified-Since"])+len(r.Header["If-None-Match"]) > 0 && header.Revalidation(r.Context()) {
+		// A cache's validators: NGINX's proxy_cache_headers send them
+		// after its other defaults and the body's framing, before the
+		// client's lines, which then leave these names out.
+		x.revalid = true
+		for _, k := range [...]string{"If-Modified-Since", "If-None-Match"} {
+			if _, managed := x.h.managed[k]; !managed && len(r.Header[k]) > 0 && validValue(r.Header[k][0]) {
+				x.pass = append(x.pass, field{k, r.Header[k][0]})
+			}
+		}
+	}
 	if x.h.noClientHeaders {
 		return
 	}
@@ -153,13 +164,17 @@ func (x *exchange) passFields(fields []header.Field, connection []string) {
 // passes reports whether the client's field of the canonical name key
 // goes upstream.
 func (x *exchange) passes(key string, connection []string) bool {
+	if x.revalid && (key == "If-Modified-Since" || key == "If-None-Match") {
+		return false // sent before the client's lines (prepareHeaders)
+	}
 	_, managed := x.h.managed[key]
 	return !managed && !header.HasToken(connection, key)
 }
 
 // writeHead writes the request line and header into bw: the configured
 // fields, the body's framing, which NGINX's defaults put after them
-// (Content-Length, Transfer-Encoding), then the client's.
+// (Content-Length, Transfer-Encoding), then x.pass: a cache's validators
+// and the client's lines.
 func (x *exchange) writeHead(bw *bufio.Writer) {
 	r := x.r
 	bw.WriteString(r.Method)

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
+)
+
+// TestCacheRevalidationHeaderOrderAsNGINX: revalidating an expired entry
+// (proxy_cache_revalidate), NGINX sends the entry's If-Modified-Since and
+// If-None-Match among its configured fields (proxy_cache_headers), after
+// Host, Connection and the body's length and before the client's lines;
+// the client's own conditionals are not sent. The upstream echoes the
+// lines it got, cacheable for a second.
+func TestCacheRevalidationHeaderOrderAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		if _, err := br.ReadString('\n'); err != nil {
+			return
+		}
+		var head strings.Builder
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil || l == "\r\n" {
+				break
+			}
+			head.WriteString(strings.TrimSuffix(l, "\r\n") + "\n")
+		}
+		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nCache-Control: max-age=1\r\nETag: \"e1\"\r\n"+
+			"Last-Modified: Sat, 01 Jan 2022 00:00:00 GMT\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", head.Len(), head.String())
+	}).Addr()
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`proxy_cache_path %s/%s-cache keys_zone=rv:1m;
+			server { listen 127.0.0.1:%d; access_log off;
+			location / { proxy_pass http://%s; proxy_cache rv; proxy_cache_revalidate on;
+				proxy_set_header X-Set 1; } }`, dir, who, port, origin)
+	})
+	req := "GET /a HTTP/1.1\r\nHost: a\r\nX-First: 1\r\nIf-None-Match: \"client\"\r\n" +
+		"If-Modified-Since: Sun, 02 Jan 2022 00:00:00 GMT\r\nX-Last: 2\r\nConnection: close\r\n\r\n"
+	get := func(port int) string {
+		resp, body := revalidationGet(t, port, req)
+		return resp.Status + "\n" + body
+	}
+	m1, n1 := get(mport), get(nport)
+	time.Sleep(1500 * time.Millisecond) // the entries expire
+	m2, n2 := get(mport), get(nport)
+	// NGINX's answer shows what the test is about.
+	want := "Connection: close\nIf-Modified-Since: Sat, 01 Jan 2022 00:00:00 GMT\nIf-None-Match: \"e1\"\nX-First: 1\nX-Last: 2\n"
+	if !strings.Contains(n2, want) {
+		t.Fatalf("NGINX's revalidation is not as expected:\n%s\nwant in it\n%s", n2, want)
+	}
+	if m1 != n1 || m2 != n2 {
+		t.Errorf("mosaic\n%s\n%s\nnginx\n%s\n%s", m1, m2, n1, n2)
+	}
+}
+
+// revalidationGet sends a raw request and reads one response.
+func revalidationGet(t *testing.T, port int, raw string) (*http.Response, string) {
+	t.Helper()
+	c, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	io.WriteString(c, raw)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
