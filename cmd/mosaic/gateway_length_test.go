@@ -101,7 +101,8 @@ func unlengthedApps(t *testing.T) (fcgiAddr, scgiAddr, uwsgiAddr string) {
 }
 
 // TestGatewayUnknownLengthAsNGINX: a FastCGI, SCGI or uwsgi answer
-// without Content-Length goes to an HTTP/1.1 client chunked, however
+// without Content-Length, or an HTTP upstream's (chunked, or ended by
+// the close), goes to an HTTP/1.1 client chunked, however
 // short, and the connection stays open; an HTTP/1.0 client that asked to
 // keep the connection gets the body up to the close; a HEAD gets neither
 // a length nor chunks. A fastcgi_cache hit of such an answer goes out as
@@ -109,6 +110,19 @@ func unlengthedApps(t *testing.T) (fcgiAddr, scgiAddr, uwsgiAddr string) {
 func TestGatewayUnknownLengthAsNGINX(t *testing.T) {
 	nginxPath(t)
 	fcgiAddr, scgiAddr, uwsgiAddr := unlengthedApps(t)
+	// An HTTP upstream without a length: chunked to HTTP/1.1, ended by
+	// the close to HTTP/1.0.
+	httpAddr := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		if req.ProtoMinor == 1 {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n6\r\nhello\n\r\n0\r\n\r\n")
+		} else {
+			io.WriteString(c, "HTTP/1.0 200 OK\r\n\r\nhello\n")
+		}
+	}).Addr()
 	dir := t.TempDir()
 	for _, who := range []string{"nginx", "mosaic"} {
 		if err := os.MkdirAll(filepath.Join(dir, who, "cache"), 0o755); err != nil {
@@ -125,12 +139,14 @@ func TestGatewayUnknownLengthAsNGINX(t *testing.T) {
 			location /cached/ { fastcgi_pass %[2]s; fastcgi_cache fc; fastcgi_cache_key $uri; fastcgi_cache_valid 200 1m; }
 			location /scgi/ { scgi_pass %[3]s; }
 			location /uwsgi/ { uwsgi_pass %[4]s; }
-		}`, port, fcgiAddr, scgiAddr, uwsgiAddr, dir, sub)
+			location /http11/ { proxy_pass http://%[7]s; proxy_http_version 1.1; }
+			location /http10/ { proxy_pass http://%[7]s; }
+		}`, port, fcgiAddr, scgiAddr, uwsgiAddr, dir, sub, httpAddr)
 	})
 	get11 := func(p string) string { return "GET " + p + " HTTP/1.1\r\nHost: a.test\r\n\r\n" }
 	head11 := func(p string) string { return "HEAD " + p + " HTTP/1.1\r\nHost: a.test\r\n\r\n" }
 	get10 := func(p string) string { return "GET " + p + " HTTP/1.0\r\nConnection: keep-alive\r\n\r\n" }
-	for _, p := range []string{"/fcgi/x", "/scgi/x", "/uwsgi/x"} {
+	for _, p := range []string{"/fcgi/x", "/scgi/x", "/uwsgi/x", "/http11/x", "/http10/x"} {
 		for _, reqs := range [][]string{
 			{get11(p), get11(p)},
 			{head11(p), get11(p)},
