@@ -507,9 +507,12 @@ func (w *response) RequestStart() time.Time { return w.start }
 
 // Framing reports whether the body goes chunked and whether the
 // connection closes after the response, as HeaderSize tells the size.
+// Before the header goes it reports no chunks: NGINX's chunked filter
+// runs after the header filters that read $sent_http_transfer_encoding
+// (add_header), which see none.
 func (w *response) Framing() (chunked, closing bool) {
 	_, chunked, closing = w.framingNow()
-	return chunked, closing
+	return chunked && w.sentHeader, closing
 }
 
 // framingNow is the framing the header went with, or will go with if the
