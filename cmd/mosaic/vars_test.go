@@ -163,9 +163,8 @@ var varsRequests = [][]string{
 	{"GET /files/f.txt HTTP/1.1\r\nHost: vars.test\r\n\r\n"},
 	{"GET /files HTTP/1.1\r\nHost: vars.test\r\n\r\n"},
 	{"GET /up/x?u=1 HTTP/1.1\r\nHost: vars.test\r\n\r\n"},
-	// Unbuffered, a body without a length goes chunked to HTTP/1.1
-	// clients from both (buffered, mosaic sends one that has ended in
-	// the buffer with its length).
+	// A body without a length goes chunked to HTTP/1.1 clients from
+	// both, buffered or not.
 	{"GET /stream/x?chunked HTTP/1.1\r\nHost: vars.test\r\n\r\n",
 		"GET /stream/x?chunked HTTP/1.0\r\nHost: vars.test\r\n\r\n"},
 	// A body of unknown length goes whole to the proxy's memory (HTTP/1.0
