@@ -47,6 +47,15 @@ func (c *Cache) serveStored(w http.ResponseWriter, r *http.Request, obj Object, 
 
 	code := m.Status
 	offered := len(m.Header["Accept-Ranges"]) > 0
+	// Stored without a length (commit): NGINX's hit of such an answer
+	// keeps the upstream's want of one (content_length_n -1), so it goes
+	// out chunked, and its range filter leaves it whole, without
+	// Accept-Ranges.
+	size := m.Size
+	unknown := bodyAllowed(code) && len(m.Header["Content-Length"]) == 0
+	if unknown {
+		size = -1
+	}
 	if code == http.StatusOK && notModified(r, m.Header, m.ResponseTime) {
 		delete(h, "Content-Length")
 		delete(h, "Accept-Ranges")
@@ -54,7 +63,7 @@ func (c *Cache) serveStored(w http.ResponseWriter, r *http.Request, obj Object, 
 		return
 	}
 	var body io.Writer = w
-	if code == http.StatusOK {
+	if code == http.StatusOK && !unknown {
 		if ranges, verdict := c.clientRanges(r, m.Header, m.Size, false); verdict != byterange.Whole {
 			rw := setRangeHeader(h, ranges, m.Size, w)
 			if rw == nil {
@@ -65,10 +74,8 @@ func (c *Cache) serveStored(w http.ResponseWriter, r *http.Request, obj Object, 
 			code, body = http.StatusPartialContent, rw
 		}
 	}
-	c.acceptRanges(h, code, m.Size, offered)
-	if code == m.Status && bodyAllowed(code) && len(m.Header["Content-Length"]) == 0 {
-		// Stored without a length (commit): NGINX's hit of such an
-		// answer keeps the upstream's want of one, and goes out chunked.
+	c.acceptRanges(h, code, size, offered)
+	if unknown {
 		header.UnknownLength(w)
 	}
 	w.WriteHeader(code)
