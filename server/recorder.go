@@ -298,3 +298,21 @@ func (rw *recorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 }
 
 func (rw *recorder) Unwrap() http.ResponseWriter { return rw.w }
+
+// UnknownLength (header.UnknownLength) says the body's length is not
+// known: mosaic's HTTP/1 writer then chunks it. net/http's writer
+// (HTTP/2) has no such notion and counts a body that ends in its buffer
+// into a content-length, where NGINX's HTTP/2 header filter sends one
+// only for a known length: a Content-Length key without a value keeps
+// net/http from adding it, and sends nothing. A length set after this
+// replaces the key.
+func (rw *recorder) UnknownLength() {
+	if u, ok := rw.w.(interface{ UnknownLength() }); ok {
+		u.UnknownLength()
+		return
+	}
+	h := rw.w.Header()
+	if _, ok := h["Content-Length"]; !ok {
+		h["Content-Length"] = nil
+	}
+}

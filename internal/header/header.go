@@ -206,8 +206,10 @@ func WeakenETag(h http.Header) {
 // UnknownLength tells the server's writer under w, through the writers
 // that wrap it (Unwrap), that a filter took the body's length away
 // (mosaic's HTTP/1 writer then frames the body as NGINX does one whose
-// content_length_n is -1: chunked, even when it is short). A writer that
-// has no such notion (net/http's, a subrequest's) is left alone.
+// content_length_n is -1: chunked, even when it is short; the server's
+// recorder keeps net/http's HTTP/2 writer from counting it). A writer
+// that has no such notion and nothing over it that has (a subrequest's)
+// is left alone.
 func UnknownLength(w http.ResponseWriter) {
 	for w != nil {
 		if u, ok := w.(interface{ UnknownLength() }); ok {
