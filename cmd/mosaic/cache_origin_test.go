@@ -260,7 +260,7 @@ http {
 		// The hit is chunked, as the miss (the origin gave no length),
 		// and carries no coding of the origin's.
 		if want == "HIT" && (!slices.Equal(resp.TransferEncoding, []string{"chunked"}) || resp.Header.Get("Transfer-Encoding") != "") {
-			t.Errorf("the hit has a Transfer-Encoding: %q", resp.TransferEncoding)
+			t.Errorf("the hit's Transfer-Encoding is %q (field %q), want chunked alone", resp.TransferEncoding, resp.Header.Get("Transfer-Encoding"))
 		}
 	}
 	if n := gzipHits.Load(); n != 1 {
