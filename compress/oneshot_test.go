@@ -96,40 +96,48 @@ func TestOneShotBecomesStreamed(t *testing.T) {
 // size up to compress.OneShotMax: a 1 MiB body allocated its megabyte per
 // response, which made the collector run every few responses.
 func TestOneShotReusesInputBuffer(t *testing.T) {
-	if raceEnabled {
-		t.Skip("sync.Pool drops items on purpose under -race")
-	}
-	// No collection during the test, which would empty the pools, and
-	// one P: what a P puts in a sync.Pool last, another P cannot get.
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	for _, n := range []int{100 << 10, 1 << 20, compress.OneShotMax} {
-		body := text(n)
-		h := mustNew(t, respond(200, body, "Content-Type: text/html", "Content-Length: "+strconv.Itoa(n)),
-			allOn(func(o *compress.Options) { o.Brotli.Level = 1 }))
-		req := httptest.NewRequest(http.MethodGet, "/", nil)
-		req.Header.Set("Accept-Encoding", "br")
-		w := &discardWriter{h: http.Header{}}
-		serve := func() {
-			clear(w.h)
-			h.ServeHTTP(w, req)
-		}
-		serve()
-		if w.h.Get("Content-Encoding") != "br" {
-			t.Fatalf("%d bytes: not compressed", n)
-		}
-		serve()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		const responses = 10
-		for range responses {
-			serve()
-		}
-		runtime.ReadMemStats(&after)
-		if per := (after.TotalAlloc - before.TotalAlloc) / responses; per > 16<<10 {
+		if per := brotliAllocs(t, n, 10); per > 16<<10 {
 			t.Errorf("%d-byte body: %d bytes allocated per response, want at most 16 KiB", n, per)
 		}
 	}
+}
+
+// brotliAllocs serves an n-byte text body of known length compressed at
+// brotli 1 until the pools are warm, then responses more times, and
+// returns the bytes allocated per response. It skips under -race, where
+// sync.Pool drops items on purpose.
+func brotliAllocs(t *testing.T, n, responses int) uint64 {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("sync.Pool drops items on purpose under -race")
+	}
+	// No collection during the count, which would empty the pools, and
+	// one P: what a P puts in a sync.Pool last, another P cannot get.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	body := text(n)
+	h := mustNew(t, respond(200, body, "Content-Type: text/html", "Content-Length: "+strconv.Itoa(n)),
+		allOn(func(o *compress.Options) { o.Brotli.Level = 1 }))
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	req.Header.Set("Accept-Encoding", "br")
+	w := &discardWriter{h: http.Header{}}
+	serve := func() {
+		clear(w.h)
+		h.ServeHTTP(w, req)
+	}
+	serve()
+	if w.h.Get("Content-Encoding") != "br" {
+		t.Fatalf("%d bytes: not compressed", n)
+	}
+	serve()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range responses {
+		serve()
+	}
+	runtime.ReadMemStats(&after)
+	return (after.TotalAlloc - before.TotalAlloc) / uint64(responses)
 }
 
 // The encoder compresses a one-shot body where it lies: going back to the
@@ -186,36 +194,10 @@ func TestOneShotEncoderHoldsNoBody(t *testing.T) {
 // the response writer (416 bytes, most of what the filter allocated) comes
 // back from a pool, and $brotli_ratio is formatted in one allocation.
 func TestSmallResponseAllocations(t *testing.T) {
-	if raceEnabled {
-		t.Skip("sync.Pool drops items on purpose under -race")
-	}
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	body := text(2 << 10)
-	h := mustNew(t, respond(200, body, "Content-Type: text/html", "Content-Length: "+strconv.Itoa(len(body))),
-		allOn(func(o *compress.Options) { o.Brotli.Level = 1 }))
-	req := httptest.NewRequest(http.MethodGet, "/", nil)
-	req.Header.Set("Accept-Encoding", "br")
-	w := &discardWriter{h: http.Header{}}
-	serve := func() {
-		clear(w.h)
-		h.ServeHTTP(w, req)
-	}
-	serve()
-	if w.h.Get("Content-Encoding") != "br" {
-		t.Fatal("not compressed")
-	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	const responses = 100
-	for range responses {
-		serve()
-	}
-	runtime.ReadMemStats(&after)
 	// The test's handler allocates its two header values; the filter its
 	// Content-Encoding, Content-Length, Vary and weak ETag values, and the
 	// ratio: about 110 bytes in all, where the writer alone was 416.
-	if per := (after.TotalAlloc - before.TotalAlloc) / responses; per > 256 {
+	if per := brotliAllocs(t, 2<<10, 100); per > 256 {
 		t.Errorf("%d bytes allocated per response, want at most 256", per)
 	}
 }
