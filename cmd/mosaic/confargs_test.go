@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -45,7 +46,9 @@ func TestDirectiveArgumentsAsNGINX(t *testing.T) {
 	for _, d := range argDirectives() {
 		dirs = append(dirs, &placed{d: d})
 	}
+	phase := phaseTimer(t)
 	parallel(dirs, func(pl *placed) { pl.ctx, pl.ok = r.context(pl.d) })
+	phase("contexts")
 
 	var probes []*argProbe
 	for _, pl := range dirs {
@@ -69,6 +72,7 @@ func TestDirectiveArgumentsAsNGINX(t *testing.T) {
 
 	// mosaic's verdicts, one configuration each.
 	parallel(probes, func(p *argProbe) { p.mosaicErr = r.mosaic([]*argProbe{p}) })
+	phase("mosaic's loads")
 
 	// NGINX's: the refused ones alone, the accepted ones in batches.
 	var good, bad []*argProbe
@@ -80,7 +84,9 @@ func TestDirectiveArgumentsAsNGINX(t *testing.T) {
 		}
 	}
 	parallel(bad, func(p *argProbe) { p.nginxEmerg, _ = r.nginx([]*argProbe{p}) })
+	phase("NGINX alone")
 	r.nginxBatch(good)
+	phase("NGINX in batches")
 
 	diffs, used := 0, map[*argDifference]bool{}
 	for _, p := range probes {
@@ -103,6 +109,29 @@ func TestDirectiveArgumentsAsNGINX(t *testing.T) {
 	}
 	t.Logf("%d probes (%d that mosaic refuses, run alone), %d differences not listed, in %v",
 		len(probes), len(bad), diffs, time.Since(start).Round(time.Second))
+}
+
+// phaseTimer returns a function that logs, under name, the CPU time
+// the test process and its children (the nginx -t runs) spent and the
+// wall time since the last call: the split CI's budget is checked by.
+func phaseTimer(t *testing.T) func(name string) {
+	read := func() (self, children time.Duration, at time.Time) {
+		var s, c syscall.Rusage
+		// Getrusage fails only for an unknown "who".
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &s)
+		_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &c)
+		cpu := func(u syscall.Rusage) time.Duration {
+			return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+		}
+		return cpu(s), cpu(c), time.Now()
+	}
+	self, children, at := read()
+	return func(name string) {
+		s, c, a := read()
+		t.Logf("%s: CPU %v here, %v in NGINX, %v wall", name, (s - self).Round(time.Millisecond),
+			(c - children).Round(time.Millisecond), a.Sub(at).Round(time.Millisecond))
+		self, children, at = s, c, a
+	}
 }
 
 // parallel runs f on every item, two at a time.
