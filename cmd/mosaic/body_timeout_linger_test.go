@@ -28,34 +28,23 @@ func TestBodyTimeoutClosesWithoutLingerAsNGINX(t *testing.T) {
 		return fmt.Sprintf(`client_body_timeout 300ms; lingering_close on; lingering_timeout 5s;
 			server { listen 127.0.0.1:%d; location / { proxy_pass %s; } }`, port, origin.URL)
 	})
-	for _, s := range []struct {
-		name string
-		port int
-	}{{"mosaic", mport}, {"NGINX", nport}} {
-		t.Run(s.name, func(t *testing.T) {
-			c, err := net.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", s.port))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-			fmt.Fprint(c, "POST /up HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n0123456789")
-			got, err := io.ReadAll(c) // the body stops: the server gives up
-			if err != nil || len(got) != 0 {
-				t.Errorf("the server sent %q and ended with %v; want nothing, then an end of file", got, err)
-			}
-			// A closed socket answers the first write with a reset, which
-			// the second meets; a lingering one reads and drops both.
-			var werr error
-			for i := 0; i < 2 && werr == nil; i++ {
-				_, werr = io.WriteString(c, "more of the body")
-				time.Sleep(100 * time.Millisecond)
-			}
-			if werr == nil {
-				t.Errorf("writes after the close went through: the server lingered")
-			} else if !errors.Is(werr, syscall.ECONNRESET) && !errors.Is(werr, syscall.EPIPE) {
-				t.Errorf("the write after the close failed with %v; want a reset", werr)
-			}
-		})
-	}
+	dialEach(t, mport, nport, func(t *testing.T, c net.Conn) {
+		fmt.Fprint(c, "POST /up HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n0123456789")
+		got, err := io.ReadAll(c) // the body stops: the server gives up
+		if err != nil || len(got) != 0 {
+			t.Errorf("the server sent %q and ended with %v; want nothing, then an end of file", got, err)
+		}
+		// A closed socket answers the first write with a reset, which
+		// the second meets; a lingering one reads and drops both.
+		var werr error
+		for i := 0; i < 2 && werr == nil; i++ {
+			_, werr = io.WriteString(c, "more of the body")
+			time.Sleep(100 * time.Millisecond)
+		}
+		if werr == nil {
+			t.Errorf("writes after the close went through: the server lingered")
+		} else if !errors.Is(werr, syscall.ECONNRESET) && !errors.Is(werr, syscall.EPIPE) {
+			t.Errorf("the write after the close failed with %v; want a reset", werr)
+		}
+	})
 }

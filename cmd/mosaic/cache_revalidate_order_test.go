@@ -48,7 +48,7 @@ func TestCacheRevalidationHeaderOrderAsNGINX(t *testing.T) {
 	req := "GET /a HTTP/1.1\r\nHost: a\r\nX-First: 1\r\nIf-None-Match: \"client\"\r\n" +
 		"If-Modified-Since: Sun, 02 Jan 2022 00:00:00 GMT\r\nX-Last: 2\r\nConnection: close\r\n\r\n"
 	get := func(port int) string {
-		resp, body := revalidationGet(t, port, req)
+		resp, body, _ := rawResponse(t, port, req)
 		return resp.Status + "\n" + body
 	}
 	m1, n1 := get(mport), get(nport)
@@ -67,8 +67,9 @@ func TestCacheRevalidationHeaderOrderAsNGINX(t *testing.T) {
 	}
 }
 
-// revalidationGet sends a raw request and reads one response.
-func revalidationGet(t *testing.T, port int, raw string) (*http.Response, string) {
+// rawResponse sends raw on a new connection and reads one response, its
+// body and the error that ended the body's read.
+func rawResponse(t *testing.T, port int, raw string) (*http.Response, string, error) {
 	t.Helper()
 	c, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
@@ -76,11 +77,13 @@ func revalidationGet(t *testing.T, port int, raw string) (*http.Response, string
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(10 * time.Second))
-	io.WriteString(c, raw)
+	if _, err := io.WriteString(c, raw); err != nil {
+		t.Fatal(err)
+	}
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
+	b, err := io.ReadAll(resp.Body)
+	return resp, string(b), err
 }

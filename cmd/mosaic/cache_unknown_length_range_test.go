@@ -9,9 +9,7 @@ import (
 	"net/http/fcgi"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
-	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/testorigin"
 )
@@ -20,20 +18,7 @@ import (
 // the range fields and the body.
 func unlengthedRangeAnswer(t *testing.T, port int, raw string) string {
 	t.Helper()
-	c, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(c, raw); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
+	resp, body, err := rawResponse(t, port, raw)
 	return fmt.Sprintf("%s TE %v CL %q Accept-Ranges %q Content-Range %q body %q err %v", resp.Status,
 		resp.TransferEncoding, resp.Header.Get("Content-Length"), resp.Header.Get("Accept-Ranges"),
 		resp.Header.Get("Content-Range"), body, err)

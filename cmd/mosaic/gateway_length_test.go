@@ -64,6 +64,22 @@ func wireExchange(t *testing.T, port int, reqs ...string) string {
 	return out.String()
 }
 
+// unlengthedOrigin starts an HTTP upstream that answers without a
+// length: chunked to HTTP/1.1, ended by the close to HTTP/1.0.
+func unlengthedOrigin(t *testing.T) string {
+	return testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		if req.ProtoMinor == 1 {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n6\r\nhello\n\r\n0\r\n\r\n")
+		} else {
+			io.WriteString(c, "HTTP/1.0 200 OK\r\n\r\nhello\n")
+		}
+	}).Addr()
+}
+
 // unlengthedApps starts a FastCGI, an SCGI and a uwsgi application that
 // answer every request with a short body and no Content-Length, and
 // returns their addresses.
@@ -110,19 +126,7 @@ func unlengthedApps(t *testing.T) (fcgiAddr, scgiAddr, uwsgiAddr string) {
 func TestGatewayUnknownLengthAsNGINX(t *testing.T) {
 	nginxPath(t)
 	fcgiAddr, scgiAddr, uwsgiAddr := unlengthedApps(t)
-	// An HTTP upstream without a length: chunked to HTTP/1.1, ended by
-	// the close to HTTP/1.0.
-	httpAddr := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
-		req, err := http.ReadRequest(br)
-		if err != nil {
-			return
-		}
-		if req.ProtoMinor == 1 {
-			io.WriteString(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n6\r\nhello\n\r\n0\r\n\r\n")
-		} else {
-			io.WriteString(c, "HTTP/1.0 200 OK\r\n\r\nhello\n")
-		}
-	}).Addr()
+	httpAddr := unlengthedOrigin(t)
 	dir := t.TempDir()
 	for _, who := range []string{"nginx", "mosaic"} {
 		if err := os.MkdirAll(filepath.Join(dir, who, "cache"), 0o755); err != nil {

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/mosaic-edge/mosaic/internal/testorigin"
 )
 
 // TestH2UnknownLengthAsNGINX: over HTTP/2, an answer that came without a
@@ -21,12 +17,7 @@ import (
 func TestH2UnknownLengthAsNGINX(t *testing.T) {
 	nginxPath(t)
 	fcgiAddr, _, _ := unlengthedApps(t)
-	httpAddr := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
-		if _, err := http.ReadRequest(br); err != nil {
-			return
-		}
-		io.WriteString(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n6\r\nhello\n\r\n0\r\n\r\n")
-	}).Addr()
+	httpAddr := unlengthedOrigin(t) // proxied as HTTP/1.1: chunked
 	dir := t.TempDir()
 	for _, who := range []string{"nginx", "mosaic"} {
 		if err := os.MkdirAll(filepath.Join(dir, who, "cache"), 0o755); err != nil {

@@ -31,6 +31,24 @@ func TestSendTimeoutClosesWithoutLingerAsNGINX(t *testing.T) {
 		return fmt.Sprintf(`send_timeout 300ms; lingering_close on;
 			server { listen 127.0.0.1:%d; root %s; }`, port, root)
 	})
+	dialEach(t, mport, nport, func(t *testing.T, c net.Conn) {
+		_ = c.(*net.TCPConn).SetReadBuffer(64 << 10)
+		fmt.Fprint(c, "GET /big HTTP/1.1\r\nHost: t\r\n\r\n")
+		// The second request comes while the server writes the
+		// first response, so it waits in the socket, unread.
+		time.Sleep(100 * time.Millisecond)
+		fmt.Fprint(c, "GET /big HTTP/1.1\r\nHost: t\r\n\r\n")
+		time.Sleep(1500 * time.Millisecond) // past send_timeout
+		n, err := io.Copy(io.Discard, c)
+		if !errors.Is(err, syscall.ECONNRESET) {
+			t.Errorf("after %d bytes the read ended with %v; want a reset, the server closing with the request unread", n, err)
+		}
+	})
+}
+
+// dialEach runs f in a subtest for mosaic and one for NGINX, each with a
+// new connection to its server that gives up after 10 s.
+func dialEach(t *testing.T, mport, nport int, f func(t *testing.T, c net.Conn)) {
 	for _, s := range []struct {
 		name string
 		port int
@@ -41,18 +59,8 @@ func TestSendTimeoutClosesWithoutLingerAsNGINX(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			_ = c.(*net.TCPConn).SetReadBuffer(64 << 10)
 			_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-			fmt.Fprint(c, "GET /big HTTP/1.1\r\nHost: t\r\n\r\n")
-			// The second request comes while the server writes the
-			// first response, so it waits in the socket, unread.
-			time.Sleep(100 * time.Millisecond)
-			fmt.Fprint(c, "GET /big HTTP/1.1\r\nHost: t\r\n\r\n")
-			time.Sleep(1500 * time.Millisecond) // past send_timeout
-			n, err := io.Copy(io.Discard, c)
-			if !errors.Is(err, syscall.ECONNRESET) {
-				t.Errorf("after %d bytes the read ended with %v; want a reset, the server closing with the request unread", n, err)
-			}
+			f(t, c)
 		})
 	}
 }
