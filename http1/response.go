@@ -557,9 +557,21 @@ func appendField(h []byte, k, v string) []byte {
 	return append(h, "\r\n"...)
 }
 
-// lastChunk is the end of a chunked body, with the trailer fields.
+// bareLastChunk ends a chunked body that has no trailer fields, as most
+// do (every answer of a FastCGI application without a length): shared, so
+// that such a response allocates nothing for its end.
+var bareLastChunk = []byte("0\r\n\r\n")
+
+// lastChunk is the end of a chunked body, with the trailer fields. Its
+// result may be bareLastChunk: callers only read it.
 func (w *response) lastChunk() []byte {
-	t := []byte("0\r\n")
+	var t []byte
+	add := func(name, v string) {
+		if t == nil {
+			t = append(t, "0\r\n"...)
+		}
+		t = appendField(t, name, v)
+	}
 	for k, vs := range w.header {
 		name, isTrailer := strings.CutPrefix(k, http.TrailerPrefix)
 		if !isTrailer && !header.HasToken(w.header["Trailer"], k) {
@@ -569,15 +581,18 @@ func (w *response) lastChunk() []byte {
 			continue
 		}
 		for _, v := range vs {
-			t = appendField(t, name, v)
+			add(name, v)
 		}
 	}
 	if w.trailers != nil {
 		for _, f := range *w.trailers {
 			if header.IsToken(f.Name) {
-				t = appendField(t, f.Name, f.Values[0])
+				add(f.Name, f.Values[0])
 			}
 		}
+	}
+	if t == nil {
+		return bareLastChunk
 	}
 	return append(t, "\r\n"...)
 }
