@@ -307,7 +307,7 @@ func (l deadline) fresh(now time.Time, timeout time.Duration) bool {
 
 func (d *deadlineConn) Read(p []byte) (int, error) {
 	if d.read > 0 && d.armed.Load() {
-		if err := d.timeReads(); err != nil {
+		if err := d.timeReads(time.Now()); err != nil {
 			return 0, err
 		}
 	}
@@ -334,13 +334,19 @@ func (d *deadlineConn) Write(p []byte) (int, error) {
 
 // writeRead writes w and reads into p through sr, its socket, in one
 // wait, the read timed as Read times it. The write does not wait, so it
-// takes no deadline, nor the clock begin left for the request's first
-// write: a later Write (the rest of w, an upgraded connection's tunnel)
-// would set its deadline from that old time.
+// takes no deadline. The clock begin left for the request's first write
+// is taken by the read instead, whose deadline it dates (as NGINX arms
+// its read timer with its event loop's time, read before the request
+// was made, not after the send): one clock read fewer a request. No later
+// Write (the rest of w, an upgraded connection's tunnel) takes that time.
 func (d *deadlineConn) writeRead(sr writeReader, w, p []byte) (int, int, error) {
+	now := d.clock
 	d.clock = time.Time{}
 	if d.read > 0 && d.armed.Load() {
-		if err := d.timeReads(); err != nil {
+		if now.IsZero() {
+			now = time.Now()
+		}
+		if err := d.timeReads(now); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -361,10 +367,9 @@ func (d *deadlineConn) armIdle() {
 	d.armed.Store(true)
 }
 
-// timeReads sets the read deadline to the read timeout from now, unless
-// the one in place is fresh.
-func (d *deadlineConn) timeReads() error {
-	now := time.Now()
+// timeReads sets the read deadline to the read timeout from now, a time
+// just read, unless the one in place is fresh.
+func (d *deadlineConn) timeReads(now time.Time) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.rd.fresh(now, d.read) {
@@ -381,7 +386,7 @@ func (d *deadlineConn) timeReads() error {
 // timeReads, when reads are timed at all.
 func (d *deadlineConn) refreshReads() {
 	if d.read > 0 {
-		_ = d.timeReads()
+		_ = d.timeReads(time.Now())
 	}
 }
 

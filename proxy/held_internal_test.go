@@ -112,3 +112,47 @@ func TestRequestWrittenByTheFirstRead(t *testing.T) {
 		s.Close()
 	}
 }
+
+// The read that writes a held request dates its deadline from the time
+// begin was given (the try's start, read before the request was made), as
+// NGINX arms its read timer with its event loop's time: a request begun
+// all but the read timeout ago times out at once, where a read of the
+// clock would wait the whole timeout.
+func TestHeldRequestReadDeadlineFromBegin(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	raw, s := dialPair(t, ln)
+	defer s.Close()
+	// The upstream reads the request and answers nothing; it closes after
+	// 10 s, which ends the read that this test finds too late.
+	go func() {
+		io.Copy(io.Discard, s)
+	}()
+	closer := time.AfterFunc(10*time.Second, func() { s.Close() })
+	defer closer.Stop()
+	dc := &deadlineConn{Conn: rawsock.Wrap(raw)}
+	c := newConn(dc, dc, nil, connID{})
+	defer c.close()
+	if c.sr == nil {
+		t.Fatal("the socket writes no request within its read")
+	}
+	const timeout = time.Minute
+	begun := time.Now().Add(-timeout + 200*time.Millisecond)
+	c.begin(timeout, time.Second, false, begun)
+	c.bw.WriteString("GET / HTTP/1.1\r\nHost: u\r\n\r\n")
+	if err := c.flush(); err != nil {
+		t.Fatal(err)
+	}
+	c.dc.armIdle()
+	start := time.Now()
+	_, err = c.br.ReadByte()
+	if took := time.Since(start); !isTimeout(err) || took > 5*time.Second {
+		t.Errorf("read: %v after %v, want a timeout within about 200ms", err, took)
+	}
+	if c.nsent.Load() == 0 || c.heldErr != nil {
+		t.Errorf("the request: %d bytes sent, error %v", c.nsent.Load(), c.heldErr)
+	}
+}
