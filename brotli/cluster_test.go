@@ -160,3 +160,44 @@ func TestClustererLookahead(t *testing.T) {
 		}
 	}
 }
+
+// TestClustererUsedSymbols checks what costs and clusterBits, which visit
+// only the symbols some item counts (c.used), give against a scan of a
+// cluster's whole row: the bits of each cluster, and the cost of each
+// symbol an item counts, which is all crossBits looks up. The items draw
+// from a few stretches of the alphabet, as commands and literals do.
+func TestClustererUsedSymbols(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var c clusterer
+	for use := range 100 {
+		n, alpha := 2+rng.IntN(40), []int{256, 704}[use%2]
+		hist := c.prepare(n, alpha)
+		lo := rng.IntN(alpha / 2)
+		for i := range n {
+			span := 1 + rng.IntN(alpha/4)
+			for range rng.IntN(400) {
+				hist[i*alpha+(lo+i%3*span/2+rng.IntN(span))%alpha]++
+			}
+		}
+		k := c.run(8, 2, func(k int) float64 { return float64(k) * 20 })
+		for cl := range k {
+			row := c.clHist[cl*alpha : (cl+1)*alpha]
+			if got, want := c.clusterBits(cl), histBits(row, c.clTotal[cl]); got != want {
+				t.Fatalf("use %d: cluster %d of %d: %v bits, a full scan %v", use, cl, k, got, want)
+			}
+			c.costs(cl)
+			lt := log2u(max(c.clTotal[cl], 1))
+			for i := range n {
+				for _, s := range c.syms[i*alpha : i*alpha+c.nsyms[i]] {
+					want := float32(lt + 2)
+					if v := row[s]; v != 0 {
+						want = float32(lt - log2u(v))
+					}
+					if got := c.cost[cl*costStride+int(s)]; got != want {
+						t.Fatalf("use %d: cluster %d, symbol %d (item %d): cost %v, want %v", use, cl, s, i, got, want)
+					}
+				}
+			}
+		}
+	}
+}
