@@ -79,14 +79,12 @@ const maxChunks = 16
 // rounds. With r.rounds > 0 the split is refined symbol by symbol instead
 // (refineSplit).
 func (b *blockSplit) plan(seq []uint16, alpha, minChunk, limit, rounds int, r refinement) {
-	b.runs = b.runs[:0]
 	if len(seq) == 0 {
-		// One (empty) block; only its type's code is written.
-		b.cl.prepare(1, alpha)
-		b.ntypes = b.cl.run(1, 0, nil)
+		b.empty(alpha)
 		return
 	}
 	if r.rounds > 0 && len(seq) >= 2*minChunk && limit > 1 {
+		b.runs = b.runs[:0]
 		b.refineSplit(seq, alpha, limit, r)
 		// Runs of symbols of one type are one block.
 		for _, t := range b.rs.types[:len(seq)] {
@@ -99,15 +97,38 @@ func (b *blockSplit) plan(seq []uint16, alpha, minChunk, limit, rounds int, r re
 		b.codes()
 		return
 	}
-	chunk := max(minChunk, (len(seq)+maxChunks-1)/maxChunks)
-	items := max((len(seq)+chunk-1)/chunk, 1)
-	hist := b.cl.prepare(items, alpha)
-	for i := range items {
+	chunk, hist := b.chunked(len(seq), alpha, minChunk)
+	for i := range b.cl.n {
 		h := hist[i*alpha : (i+1)*alpha]
 		for _, s := range seq[i*chunk : min((i+1)*chunk, len(seq))] {
 			h[s]++
 		}
 	}
+	b.group(len(seq), chunk, limit, rounds)
+}
+
+// empty plans a split of no symbols: one (empty) block, of which only
+// the type's code is written.
+func (b *blockSplit) empty(alpha int) {
+	b.runs = b.runs[:0]
+	b.cl.prepare(1, alpha)
+	b.ntypes = b.cl.run(1, 0, nil)
+}
+
+// chunked cuts n symbols (n > 0) below alpha into chunks of at least
+// minChunk, and returns the chunks' length and their counts, zeroed, a
+// row of alpha for each chunk, for the caller to fill before group.
+func (b *blockSplit) chunked(n, alpha, minChunk int) (chunk int, hist []uint32) {
+	chunk = max(minChunk, (n+maxChunks-1)/maxChunks)
+	return chunk, b.cl.prepare(max((n+chunk-1)/chunk, 1), alpha)
+}
+
+// group clusters the chunks that chunked made of n symbols, once
+// counted, into at most limit block types in rounds rounds; runs of
+// chunks of one type become blocks.
+func (b *blockSplit) group(n, chunk, limit, rounds int) {
+	b.runs = b.runs[:0]
+	items := b.cl.n
 	if items < 2 {
 		limit = 1
 	}
@@ -124,15 +145,14 @@ func (b *blockSplit) plan(seq []uint16, alpha, minChunk, limit, rounds int, r re
 		// The runs, and the codes for types and counts.
 		return float64(runs*switchBits) + 80
 	})
-	// Runs of chunks of one type are one block.
 	for i := 0; i < items; i++ {
-		n := uint32(min(chunk, len(seq)-i*chunk))
+		m := uint32(min(chunk, n-i*chunk))
 		t := b.cl.assign[i]
 		if k := len(b.runs) - 1; k >= 0 && b.runs[k].typ == t {
-			b.runs[k].n += n
+			b.runs[k].n += m
 			continue
 		}
-		b.runs = append(b.runs, blockRun{n: n, typ: t})
+		b.runs = append(b.runs, blockRun{n: m, typ: t})
 	}
 	b.codes()
 }
