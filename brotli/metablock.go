@@ -489,11 +489,12 @@ func (e *encoder) splitBlocks() {
 
 // splitChunks plans the splits of commands and distances at qualities
 // 5-9, by chunks, as plan does from the two sequences of symbols, but
-// counts each chunk from e.syms: building the sequences took more than
-// counting them (0.3M of jquery's 21.1M instructions at 6 for both).
-// A loop of its own for each kind, whose values fit the registers (one
-// loop for both took more than the sequences). It returns the number of
-// distance symbols, the sum of e.distHist, which sets their chunks.
+// counts each chunk from e.syms: building the sequences and counting
+// them took 0.28M of jquery's 21.1M instructions a call at 6, these loops
+// 0.04M less. A loop of its own for each kind, whose values fit the
+// registers (one loop for both took more than the sequences). It returns
+// the number of distance symbols, the sum of e.distHist, which sets
+// their chunks.
 func (e *encoder) splitChunks() int {
 	syms := e.syms
 	if len(syms) == 0 {
