@@ -28,6 +28,11 @@ func TestCanonicalNameAndToken(t *testing.T) {
 		"-a", "a-", "a--b", "A_b", "a.b", "Content-Length", "content-length", "1a-2b", "a b", "a:b", "é", "a\x00"}
 	for c := range 256 {
 		names = append(names, string(rune(c))[:1], "a"+string([]byte{byte(c)}), "-"+string([]byte{byte(c)}))
+		// IsToken reads four bytes a step, then the rest one by one: the
+		// byte at each place of a nine-byte name.
+		for at := range 9 {
+			names = append(names, strings.Repeat("a", at)+string([]byte{byte(c)})+strings.Repeat("B", 8-at))
+		}
 	}
 	for _, s := range names {
 		got, ok, odd := CanonicalName(s)
