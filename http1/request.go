@@ -246,11 +246,11 @@ func parseFields(rest string, r *http.Request, vals []string) (odd bool, err err
 	// other than chunked (501), and only then chunked with Content-Length.
 	r.ContentLength = 0
 	if hasCL {
-		n, err := strconv.ParseUint(cl, 10, 63)
-		if err != nil {
+		n, ok := parseLength(cl)
+		if !ok {
 			return odd, badHeader("invalid Content-Length")
 		}
-		r.ContentLength = int64(n)
+		r.ContentLength = n
 	}
 	if hasTE {
 		if r.ProtoMinor == 0 {
@@ -273,6 +273,31 @@ func parseFields(rest string, r *http.Request, vals []string) (odd bool, err err
 		r.Close = shouldClose(r)
 	}
 	return odd, nil
+}
+
+// parseLength parses a Content-Length value as strconv.ParseUint(s, 10,
+// 63) does: decimal digits only, no sign, at most 2^63-1. Up to 18
+// digits cannot overflow and are summed in a loop, a fifth of
+// ParseUint's instructions for the usual few digits (which every
+// response with a length pays again, its handler having formatted the
+// number as text); longer values take ParseUint, which checks overflow.
+func parseLength(s string) (int64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	if len(s) > 18 {
+		n, err := strconv.ParseUint(s, 10, 63)
+		return int64(n), err == nil
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(d)
+	}
+	return n, true
 }
 
 // parseTarget parses the request target into r.URL, which is u for the

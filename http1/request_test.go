@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -440,6 +441,26 @@ func TestParseHeadRepeatedFields(t *testing.T) {
 		var re *requestError
 		if !errors.As(err, &re) || re.status != http.StatusBadRequest {
 			t.Errorf("%d names: a second Authorization gave %v", distinct, err)
+		}
+	}
+}
+
+// TestParseLength checks the digit loop against strconv.ParseUint(s, 10,
+// 63), which it stands for: signs, spaces, underscores, prefixes and
+// empty values refused, leading zeros taken, and the values around 18
+// digits (the loop's limit) and 2^63 (ParseUint's).
+func TestParseLength(t *testing.T) {
+	values := []string{"", "0", "00", "7", "2048", "0002048", "+1", "-1", " 1", "1 ", "1_000", "0x10", "1e3", "١",
+		"999999999999999999", "1000000000000000000", "000000000000000000001",
+		"9223372036854775807", "9223372036854775808", "18446744073709551616", "99999999999999999999"}
+	for c := range 256 {
+		values = append(values, "12"+string([]byte{byte(c)})+"4")
+	}
+	for _, s := range values {
+		n, ok := parseLength(s)
+		want, err := strconv.ParseUint(s, 10, 63)
+		if ok != (err == nil) || ok && n != int64(want) {
+			t.Errorf("parseLength(%q) = %d, %v; ParseUint gives %d, %v", s, n, ok, want, err)
 		}
 	}
 }

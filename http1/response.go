@@ -173,8 +173,8 @@ func (w *response) WriteHeader(code int) {
 		code == http.StatusNoContent || code == http.StatusNotModified
 	f := w.collectFields()
 	if v := f.contentLength; len(v) > 0 && !w.trailered() {
-		if n, err := strconv.ParseUint(v[0], 10, 63); err == nil {
-			w.cl = int64(n)
+		if n, ok := parseLength(v[0]); ok {
+			w.cl = n
 		}
 	}
 	if header.HasToken(f.connection, "close") || code == http.StatusSwitchingProtocols {
