@@ -74,6 +74,9 @@ var notToken = func() (t [256]uint8) {
 // other than a letter, a digit or '-' (what ignore_invalid_headers may
 // drop), which the same loads tell.
 func CanonicalName(s string) (name string, ok, odd bool) {
+	if commonName(s) {
+		return s, true, false
+	}
 	if s == "" {
 		return "", false, false
 	}
@@ -97,6 +100,29 @@ func CanonicalName(s string) (name string, ok, odd bool) {
 		return s, true, odd
 	}
 	return textproto.CanonicalMIMEHeaderKey(s), true, odd
+}
+
+// commonName reports whether s is, byte for byte, one of the names
+// nearly every client sends, in canonical case. Found by its length and
+// then one comparison (the compiler compares a constant of a known length
+// in a few loads), such a name skips CanonicalName's two table loads a
+// byte: about 20 instructions where the loop over "User-Agent" took 100.
+func commonName(s string) bool {
+	switch len(s) {
+	case 4:
+		return s == "Host"
+	case 6:
+		return s == "Accept" || s == "Cookie"
+	case 7:
+		return s == "Referer"
+	case 10:
+		return s == "User-Agent" || s == "Connection"
+	case 13:
+		return s == "Cache-Control"
+	case 15:
+		return s == "Accept-Encoding" || s == "Accept-Language"
+	}
+	return false
 }
 
 // nameClass tells, for a byte of a header name inside a word ([0]) and

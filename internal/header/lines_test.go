@@ -25,7 +25,11 @@ func TestCanonicalNameAndToken(t *testing.T) {
 		return s != ""
 	}
 	names := []string{"", "a", "A", "host", "Host", "HOST", "x-forwarded-for", "X-Forwarded-For", "X-FORWARDED-for",
-		"-a", "a-", "a--b", "A_b", "a.b", "Content-Length", "content-length", "1a-2b", "a b", "a:b", "é", "a\x00"}
+		"-a", "a-", "a--b", "A_b", "a.b", "Content-Length", "content-length", "1a-2b", "a b", "a:b", "é", "a\x00",
+		// commonName's, as sent and not quite: another case, one byte off.
+		"Accept", "accept", "Cookie", "cookie", "Referer", "referer", "User-Agent", "user-agent", "Connection",
+		"connection", "Cache-Control", "cache-control", "Accept-Encoding", "accept-encoding", "Accept-Language",
+		"ACCEPT-LANGUAGE", "Hosu", "Accepu", "User-Agent_", "User_Agent", "Connection ", "Accept-Encodinh"}
 	for c := range 256 {
 		names = append(names, string(rune(c))[:1], "a"+string([]byte{byte(c)}), "-"+string([]byte{byte(c)}))
 		// IsToken reads four bytes a step, then the rest one by one: the
