@@ -403,14 +403,28 @@ func TestPlainTarget(t *testing.T) {
 	}
 }
 
-// TestValidValue checks the table-driven validValue against its
-// definition: a value holds no control byte but HTAB.
+// TestValidValue checks validValue against its definition: a value
+// holds no control byte but HTAB. Every byte goes at each place of
+// values that the word test reads in one, two and three words and a
+// tail, alone and after a tab (which sends the rest to the byte loop),
+// among bytes from 0x80 up (which the word test must not take for
+// control bytes).
 func TestValidValue(t *testing.T) {
 	for c := range 256 {
-		v := "ab" + string([]byte{byte(c)}) + "cd"
 		want := !(c < ' ' && c != '\t' || c == 0x7f)
-		if got := validValue(v); got != want {
-			t.Errorf("validValue(%q) = %v", v, got)
+		for _, fill := range []byte{'a', 0x80, 0xff, '\t'} {
+			for n := range 20 {
+				for at := range n {
+					v := []byte(strings.Repeat(string([]byte{fill}), n))
+					v[at] = byte(c)
+					if got := validValue(string(v)); got != want {
+						t.Errorf("validValue(%q) = %v", v, got)
+					}
+				}
+			}
+		}
+		if got := validValue("\tabcdefgh" + string([]byte{byte(c)}) + "ijklmnop"); got != want {
+			t.Errorf("validValue with a tab first and %#x = %v", c, got)
 		}
 	}
 }
