@@ -270,11 +270,7 @@ func (c *ctxState) static() bool {
 		row := (*[256]uint32)(c.cl.hist[id*256:])
 		g := int(staticMap[id])
 		h := (*[256]uint32)(hist[g*256:])
-		n := uint32(0)
-		for b, v := range row {
-			h[b] += v
-			n += v
-		}
+		n := addCounts(h, row)
 		idTotal[id] = n
 		groupTotal[g] += n
 	}
@@ -311,9 +307,7 @@ func (c *ctxState) static() bool {
 			continue
 		}
 		h := (*[256]uint32)(hist[int(tree[t])*256:])
-		for b, v := range h {
-			flat[b] += v
-		}
+		addCounts(flat, h)
 		split += histBits(h[:], n)
 		total += n
 	}
@@ -331,6 +325,23 @@ func (c *ctxState) static() bool {
 		c.lookup[id] = uint16(prev) << 8
 	}
 	return true
+}
+
+// addCounts adds src's counts to dst's and returns their sum. Four
+// counts a step: a loop of one count a step spent as much on its test
+// and index as on the adds (static passes over 64 rows of 256 counts a
+// meta-block; about 5 instructions a count that way, under 4 this way).
+func addCounts(dst, src *[256]uint32) uint32 {
+	n := uint32(0)
+	for b := 0; b < 256; b += 4 {
+		v0, v1, v2, v3 := src[b], src[b+1], src[b+2], src[b+3]
+		dst[b] += v0
+		dst[b+1] += v1
+		dst[b+2] += v2
+		dst[b+3] += v3
+		n += v0 + v1 + v2 + v3
+	}
+	return n
 }
 
 // staticSaving is the least share of the literals' estimated bits that

@@ -99,6 +99,22 @@ func TestStaticMapMixed(t *testing.T) {
 	}
 }
 
+// TestAddCounts checks static's four-a-step sum of two rows of counts
+// against one count a step.
+func TestAddCounts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var dst, src, want [256]uint32
+	sum := uint32(0)
+	for b := range src {
+		dst[b], src[b] = rng.Uint32N(1<<20), rng.Uint32N(1<<20)
+		want[b] = dst[b] + src[b]
+		sum += src[b]
+	}
+	if n := addCounts(&dst, &src); n != sum || dst != want {
+		t.Fatalf("sum %d, want %d; rows equal: %v", n, sum, dst == want)
+	}
+}
+
 // checkStaticTrees checks that c's trees for in are staticMap's groups.
 func checkStaticTrees(t *testing.T, q int, c *ctxState, in []byte) {
 	t.Helper()
