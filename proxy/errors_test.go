@@ -82,11 +82,12 @@ func slowBodyOrigin(t *testing.T, chunks int, gap time.Duration) *testorigin.Raw
 }
 
 func TestReadTimeoutIsBetweenReads(t *testing.T) {
-	// Six chunks 80ms apart take about 480ms, well over the 250ms limit,
-	// but no single wait exceeds it.
-	o := slowBodyOrigin(t, 6, 80*time.Millisecond)
-	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{ReadTimeout: 250 * time.Millisecond}))
-	if status, body, _ := get(t, f.URL+"/"); status != 200 || body != "abcdef" {
+	// Twelve chunks 100ms apart take at least 1.2s, over the 1s limit,
+	// but no single wait comes near it: a loaded machine (a -race build
+	// among other tests) lengthens a wait by a few hundred ms at worst.
+	o := slowBodyOrigin(t, 12, 100*time.Millisecond)
+	f := newFront(t, proxyTo(t, "http://"+o.Addr(), proxy.Options{ReadTimeout: time.Second}))
+	if status, body, _ := get(t, f.URL+"/"); status != 200 || body != "abcdefghijkl" {
 		t.Errorf("got %d %q", status, body)
 	}
 }
