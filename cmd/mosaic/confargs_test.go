@@ -27,8 +27,9 @@ import (
 // given to NGINX together, each on a line of its own; the line of NGINX's
 // error names the probe it refused, which is then run alone (it may have
 // failed only beside another) and taken out of the batch. The probes
-// that mosaic refuses are run one by one, except those that share a
-// number of arguments NGINX refuses for one (see nginxSolo).
+// that mosaic refuses are run one by one, except those whose verdict
+// NGINX gave another probe of their directive from the line alone (see
+// sharedVerdict).
 func TestDirectiveArgumentsAsNGINX(t *testing.T) {
 	nginxPath(t)
 	start := time.Now()
@@ -108,8 +109,8 @@ func TestDirectiveArgumentsAsNGINX(t *testing.T) {
 			t.Errorf("argDifferences lists %q %q (%s), but NGINX and mosaic agree there now", d.names, d.args, d.why)
 		}
 	}
-	t.Logf("%d probes (%d that mosaic refuses, run alone but %d refused by NGINX for their number of arguments as another), %d differences not listed, in %v",
-		len(probes), len(bad), r.byCount, diffs, time.Since(start).Round(time.Second))
+	t.Logf("%d probes (%d that mosaic refuses, run alone but %d refused by NGINX for their number of arguments and %d for a flag's value as another), %d differences not listed, in %v",
+		len(probes), len(bad), r.byCount, r.byFlag, diffs, time.Since(start).Round(time.Second))
 }
 
 // phaseTimer returns a function that logs, under name, the CPU time
@@ -260,8 +261,9 @@ type argRunner struct {
 	dir string
 	n   int
 	mu  sync.Mutex
-	// byCount counts the probes nginxSolo settled without a run.
-	byCount int
+	// byCount and byFlag count the probes nginxSolo settled without a
+	// run: refused for their number of arguments, or as a flag's value.
+	byCount, byFlag int
 }
 
 // file writes probes into a configuration of their own and returns its
@@ -379,28 +381,57 @@ func byArgCount(probes []*argProbe) [][]*argProbe {
 }
 
 // nginxSolo runs each probe of a group (one directive, context and
-// number of arguments) alone, but when NGINX refuses the first for its
-// number of arguments, the others share that verdict unrun. NGINX checks
-// the count in ngx_conf_handler from the directive's declared type
-// before it calls the directive's handler, so the verdict depends on
-// nothing else: not on the arguments' text, nor on other lines. (Two
-// handlers write the same words themselves: worker_cpu_affinity, after
-// "auto", which argTable never gives first, and include inside types,
-// which is a block.)
+// number of arguments) alone, but the others share the first's verdict
+// unrun where NGINX decided it from the line alone (sharedVerdict).
 func (r *argRunner) nginxSolo(group []*argProbe) {
 	first := group[0]
 	first.nginxEmerg, _ = r.nginx(group[:1])
-	countErr := fmt.Sprintf("invalid number of arguments in \"%s\" directive", first.name)
 	for _, p := range group[1:] {
-		if strings.Contains(first.nginxEmerg, countErr) {
-			p.nginxEmerg = first.nginxEmerg
+		if emerg, byCount, ok := sharedVerdict(first, p); ok {
+			p.nginxEmerg = emerg
 			r.mu.Lock()
-			r.byCount++
+			if byCount {
+				r.byCount++
+			} else {
+				r.byFlag++
+			}
 			r.mu.Unlock()
 			continue
 		}
 		p.nginxEmerg, _ = r.nginx([]*argProbe{p})
 	}
+}
+
+// sharedVerdict returns NGINX's verdict on p, of first's group, when
+// first's says what it is without a run; byCount when it is the number
+// of arguments.
+//
+// NGINX checks the count in ngx_conf_handler from the directive's
+// declared type before it calls the directive's handler, so that verdict
+// depends on nothing else: not on the arguments' text, nor on other
+// lines. (Two handlers write the same words themselves:
+// worker_cpu_affinity, after "auto", which argTable never gives first,
+// and include inside types, which is a block.)
+//
+// A value other than on or off (in any case, ngx_strcasecmp) is refused
+// by ngx_conf_set_flag_slot, the only writer of that message (in NGINX's
+// source and Debian's binary), before its post handler, the one part
+// that could look further: only a duplicate comes first, and a probe run
+// alone has none. So a directive refused with it for one such value is a
+// flag, refused the same way for any other.
+func sharedVerdict(first, p *argProbe) (emerg string, byCount, ok bool) {
+	countErr := fmt.Sprintf("invalid number of arguments in \"%s\" directive", first.name)
+	if strings.Contains(first.nginxEmerg, countErr) {
+		return first.nginxEmerg, true, true
+	}
+	notFlag := func(v string) string {
+		return fmt.Sprintf("invalid value \"%s\" in \"%s\" directive, it must be \"on\" or \"off\"", v, first.name)
+	}
+	if len(strings.Fields(first.args)) != 1 || !strings.Contains(first.nginxEmerg, notFlag(first.args)) ||
+		strings.EqualFold(p.args, "on") || strings.EqualFold(p.args, "off") {
+		return "", false, false
+	}
+	return strings.Replace(first.nginxEmerg, notFlag(first.args), notFlag(p.args), 1), false, true
 }
 
 // nginxBatch runs probes together, at most one of a directive per
