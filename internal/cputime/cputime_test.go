@@ -1,6 +1,8 @@
 package cputime
 
 import (
+	"runtime"
+	"sync"
 	"testing"
 	"time"
 )
@@ -30,5 +32,37 @@ func TestLeastKeepsEachOnesLeast(t *testing.T) {
 	got := Least(3, spin(20*time.Millisecond), spin(2*time.Millisecond))
 	if len(got) != 2 || got[0] < 20*time.Millisecond || got[1] < 2*time.Millisecond || got[1] >= got[0] {
 		t.Errorf("least of 20 ms and 2 ms of spinning: %v", got)
+	}
+}
+
+// TestOfKeepsItsThread: work that sleeps between steps resumes on
+// whichever thread the scheduler picks unless Of holds it on its own; the
+// two readings must come from one thread's clock, which cannot count more
+// than the wall time between them, nor go back. Threads that spun for
+// different times beforehand make a reading on another thread show.
+func TestOfKeepsItsThread(t *testing.T) {
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Held so that the time spun stays on one thread, which
+			// goes back to the pool once released.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			spin(time.Duration(i+1) * 30 * time.Millisecond)()
+		}()
+	}
+	wg.Wait()
+	for range 20 {
+		start := time.Now()
+		d := Of(func() {
+			for range 10 {
+				time.Sleep(time.Millisecond)
+			}
+		})
+		if wall := time.Since(start); d < 0 || d > wall {
+			t.Fatalf("%v of processor time in %v of wall time", d, wall)
+		}
 	}
 }
