@@ -336,9 +336,14 @@ func (h *FileServer) serveIndex(w http.ResponseWriter, r *http.Request, dir, uri
 		}
 	}
 	if h.listing != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		name := strings.TrimSuffix(dir, "/")
-		if name == "" {
-			name = "."
+		name := listedDir(dir)
+		if name != strings.TrimSuffix(dir, "/") && name != "." {
+			// An alias without its slash: the directory listed is not
+			// the one tested above.
+			if err := h.testDir(name); err != nil {
+				h.openFailed(w, r, name, err)
+				return
+			}
 		}
 		if sub, err := fs.Sub(h.root.FS(), name); err == nil {
 			h.listing(w, r, sub, uri)
@@ -361,6 +366,19 @@ func (h *FileServer) testDir(dir string) error {
 		return &fs.PathError{Op: "stat", Path: dir, Err: syscall.ENOTDIR}
 	}
 	return nil
+}
+
+// listedDir is the directory that autoindex and random_index read for a
+// request whose URI, ending in "/", maps to dir. NGINX's two modules drop
+// the mapped path's last byte, taking it for the URI's slash: under an
+// alias without its slash ("location /w/ { alias DIR/www; }") the path
+// has none, and "/w/" reads DIR/ww, a directory that is usually missing
+// (404), where the index module tests DIR/www itself.
+func listedDir(dir string) string {
+	if len(dir) <= 1 {
+		return "."
+	}
+	return dir[:len(dir)-1]
 }
 
 func joinRel(dir, name string) string {

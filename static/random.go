@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
-	"strings"
 	"syscall"
 )
 
@@ -25,10 +24,7 @@ const randomBatch = 256
 // opened (404, 403, 500), and one with a link that cannot be followed
 // (a loop) with 500, as NGINX.
 func (h *FileServer) serveRandom(w http.ResponseWriter, r *http.Request, dir, uri string) bool {
-	name := strings.TrimSuffix(dir, "/")
-	if name == "" {
-		name = "."
-	}
+	name := listedDir(dir)
 	root := h.root.FS()
 	d, err := root.Open(name)
 	if err == nil {
@@ -40,7 +36,7 @@ func (h *FileServer) serveRandom(w http.ResponseWriter, r *http.Request, dir, ur
 		if d != nil {
 			d.Close()
 		}
-		h.openFailed(w, r, dir, err)
+		h.openFailed(w, r, name, err)
 		return true
 	}
 	defer d.Close()
@@ -58,7 +54,7 @@ func (h *FileServer) serveRandom(w http.ResponseWriter, r *http.Request, dir, ur
 					// NGINX fails the request when it cannot stat an
 					// entry (ngx_http_random_index_error).
 					h.log.LogAttrs(r.Context(), slog.LevelError, "static: random index: stat failed",
-						slog.String("path", h.fsPath(joinRel(dir, n))), slog.Any("error", err))
+						slog.String("path", h.fsPath(joinRel(name, n))), slog.Any("error", err))
 					h.fail(w, r, http.StatusInternalServerError)
 					return true
 				}
@@ -74,7 +70,7 @@ func (h *FileServer) serveRandom(w http.ResponseWriter, r *http.Request, dir, ur
 			break
 		}
 		if err != nil {
-			h.openFailed(w, r, dir, err)
+			h.openFailed(w, r, name, err)
 			return true
 		}
 	}
@@ -85,7 +81,9 @@ func (h *FileServer) serveRandom(w http.ResponseWriter, r *http.Request, dir, ur
 		h.indexRedirect(w, r, uri+chosen)
 		return true
 	}
-	rel := joinRel(dir, chosen)
+	// The file is the one uri+chosen maps to, as the internal redirect
+	// above would find it: dir and the name, as the index module joins them.
+	rel := dir + chosen
 	f, err := h.open(rel)
 	if err != nil {
 		h.openFailed(w, r, rel, err)

@@ -206,3 +206,37 @@ func TestAliasPathsAsNGINX(t *testing.T) {
 		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
 	}
 }
+
+// TestAliasListingsAsNGINX: autoindex and random_index under an alias
+// without its trailing slash ("location /w/ { alias DIR/www; }"), the
+// URIs TestAliasPathsAsNGINX asks of index: the location itself, a
+// subdirectory, and ".." segments, plain and encoded, that would climb
+// out of the alias. NGINX's two modules read the mapped path less its
+// last byte: DIR/ww and DIR/rn, which exist here, and the file
+// random_index picks there is then looked up as /r/NAME (DIR/rndNAME).
+// random_index has one file to pick, so that the answers compare.
+func TestAliasListingsAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	when := time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
+	for _, f := range []string{"secret.txt", "wwwa.txt", "www/a.txt", "www/sub/b.txt", "rnd/one.html", "rnd/sub/two.html", "rndx.html", "ww/x.txt", "rn/x.html"} {
+		p := filepath.Join(dir, f)
+		writeFile(t, p, f)
+		for _, q := range []string{p, filepath.Dir(p)} {
+			if err := os.Chtimes(q, when, when); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; absolute_redirect off;
+			location /w/ { alias %[2]s/www; autoindex on; }
+			location /r/ { alias %[2]s/rnd; random_index on; } }`, port, dir)
+	})
+	for _, path := range []string{
+		"/w/", "/w", "/w/sub/", "/w/sub", "/w/../", "/w/%2e%2e/", "/w/..%2f", "/w/sub/../", "/w/sub/..%2f..%2f",
+		"/r/", "/r", "/r/sub/", "/r/../", "/r/%2e%2e/", "/r/..%2f", "/r/sub/..%2f..%2f",
+	} {
+		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
+	}
+}
