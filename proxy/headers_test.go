@@ -129,6 +129,7 @@ func TestRequestHeaders(t *testing.T) {
 		"Connection: close",
 		"Proxy-Connection: keep-alive", // passed, as NGINX passes it
 		"User-Agent: test-agent",
+		"X-Drop: secret", // named by the client's Connection, passed as NGINX does
 		"X-Keep: 1",
 		"X-Keep: 2",
 	}

@@ -85,8 +85,12 @@ func pathAsSent(r *http.Request) bool {
 var lineEscapes = percent.NewSet(func(c byte) bool { return c <= ' ' || c == 0x7f })
 
 // prepareHeaders evaluates the configured headers and picks the client's
-// header lines to pass: all but those of the configured names, the
-// hop-by-hop ones and those the client's Connection header names. They
+// header lines to pass: all but those of the configured names (among
+// them the hop-by-hop ones, which NGINX's defaults empty). The fields
+// the client's Connection header names pass like any other: NGINX does
+// not read its tokens, and a configured field is set whatever they say,
+// so that no client can strip X-Real-IP or X-Forwarded-For by naming
+// them there. They
 // go in the client's order and case, each line of a repeated name where
 // it came, as NGINX walks its list of the lines, where the server knows
 // them (vars.State.HeaderLines, HTTP/1.x); else sorted by name, in Go's
@@ -121,7 +125,6 @@ func (x *exchange) prepareHeaders() {
 	if x.h.noClientHeaders {
 		return
 	}
-	connection := r.Header["Connection"]
 	if x.st != nil && x.st.HeaderLines != "" {
 		lines := header.NewLines(x.st.HeaderLines, r.Header)
 		for {
@@ -131,11 +134,11 @@ func (x *exchange) prepareHeaders() {
 			}
 			// Unmapped: Host and a chunked body's Transfer-Encoding,
 			// which the proxy sets itself, or a name taken out since.
-			if mapped && x.passes(key, connection) && validValue(value) {
+			if mapped && x.passes(key) && validValue(value) {
 				x.pass = append(x.pass, field{name, value})
 			}
 		}
-		x.passFields(lines.Rest(nil), connection) // nothing, unless a module changed the map
+		x.passFields(lines.Rest(nil)) // nothing, unless a module changed the map
 		return
 	}
 	var buf [16]header.Field
@@ -144,13 +147,13 @@ func (x *exchange) prepareHeaders() {
 		fields = append(fields, header.Field{Name: k, Values: vv})
 	}
 	header.SortFields(fields)
-	x.passFields(fields, connection)
+	x.passFields(fields)
 }
 
 // passFields adds the values of the fields that pass to the lines sent.
-func (x *exchange) passFields(fields []header.Field, connection []string) {
+func (x *exchange) passFields(fields []header.Field) {
 	for _, f := range fields {
-		if !x.passes(textproto.CanonicalMIMEHeaderKey(f.Name), connection) {
+		if !x.passes(textproto.CanonicalMIMEHeaderKey(f.Name)) {
 			continue
 		}
 		for _, v := range f.Values {
@@ -163,12 +166,12 @@ func (x *exchange) passFields(fields []header.Field, connection []string) {
 
 // passes reports whether the client's field of the canonical name key
 // goes upstream.
-func (x *exchange) passes(key string, connection []string) bool {
+func (x *exchange) passes(key string) bool {
 	if x.revalid && (key == "If-Modified-Since" || key == "If-None-Match") {
 		return false // sent before the client's lines (prepareHeaders)
 	}
 	_, managed := x.h.managed[key]
-	return !managed && !header.HasToken(connection, key)
+	return !managed
 }
 
 // writeHead writes the request line and header into bw: the configured

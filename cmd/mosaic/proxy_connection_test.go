@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
+)
+
+// headEchoOrigin starts an upstream that answers each request with its
+// header lines, one a line, as the body, after the status line and the
+// response fields in fields ("Name: value\r\n" each), and closes the
+// connection.
+func headEchoOrigin(t *testing.T, fields string) string {
+	t.Helper()
+	return testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		if _, err := br.ReadString('\n'); err != nil {
+			return
+		}
+		var head strings.Builder
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil || l == "\r\n" {
+				break
+			}
+			head.WriteString(strings.TrimSuffix(l, "\r\n") + "\n")
+		}
+		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\n%sContent-Length: %d\r\n\r\n%s", fields, head.Len(), head.String())
+	}).Addr()
+}
+
+// TestProxyConnectionTokensAsNGINX: NGINX does not parse the tokens of the
+// client's Connection field: the fields it names go upstream like any
+// other, and one that proxy_set_header sets (X-Real-IP, X-Forwarded-For,
+// Host) is set all the same, the client's Connection line itself being
+// replaced by NGINX's "Connection: close". The upstream echoes what it
+// got.
+func TestProxyConnectionTokensAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := headEchoOrigin(t, "")
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; access_log off;
+			location / { proxy_pass http://%s;
+				proxy_set_header Host $host;
+				proxy_set_header X-Real-IP $remote_addr;
+				proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for; } }`, port, origin)
+	})
+	for _, conn := range []string{
+		"X-Real-IP, X-Forwarded-For, Host, X-Secret, Cookie",
+		"keep-alive, x-secret, Authorization, close",
+	} {
+		req := "GET /a HTTP/1.1\r\nHost: a.test\r\nX-Secret: s\r\nX-Real-IP: 9.9.9.9\r\nX-Forwarded-For: 8.8.8.8\r\n" +
+			"Cookie: c=1\r\nAuthorization: Basic eDp5\r\nConnection: " + conn + "\r\n\r\n"
+		_, mb, _ := rawResponse(t, mport, req)
+		_, nb, _ := rawResponse(t, nport, req)
+		if !strings.Contains(nb, "X-Secret: s\n") {
+			t.Fatalf("NGINX did not pass X-Secret:\n%s", nb)
+		}
+		if mb != nb {
+			t.Errorf("Connection: %s\nmosaic sent\n%s\nnginx sent\n%s", conn, mb, nb)
+		}
+	}
+}
