@@ -486,7 +486,7 @@ func (x *exchange) interim(resp *http.Response) {
 		return
 	}
 	fields := make(http.Header, len(resp.Header))
-	x.h.copyHeader(fields, resp.Header, false, false)
+	x.h.copyHeader(fields, resp.Header, false, x.r.ProtoMajor >= 2)
 	if fields["Content-Type"] == nil {
 		delete(fields, "Content-Type") // copyHeader's mark, for a final response
 	}

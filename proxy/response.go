@@ -18,27 +18,21 @@ const relayBufferSize = 32 << 10
 var bufPool = sync.Pool{New: func() any { b := make([]byte, relayBufferSize); return &b }}
 
 // copyHeader passes the upstream's response header to the client's,
-// leaving out hidden headers and hop-by-hop ones (but the Upgrade and
-// Connection of a 101). plain says that src has no Connection field
-// (exchange.plain), which is then not looked up.
-func (h *Handler) copyHeader(dst, src http.Header, switching, plain bool) {
-	var connection []string
-	if !plain {
-		connection = src["Connection"]
-	}
+// leaving out the hidden fields and those NGINX's upstream module keeps
+// back (ngx_http_upstream.c's headers_in table): Connection, Keep-Alive
+// and Transfer-Encoding (but the Connection of a 101), and Upgrade to an
+// HTTP/2 client. NGINX reads no tokens of the upstream's Connection: the
+// fields it names pass, and so do Proxy-Connection, TE and Trailer to an
+// HTTP/1.x client. To an HTTP/2 client those three are kept back, where
+// NGINX sends them: connection-specific fields make its response
+// malformed (RFC 9113, 8.2.2). h2 says the client speaks HTTP/2.
+func (h *Handler) copyHeader(dst, src http.Header, switching, h2 bool) {
 	typed := false
 	for k, vv := range src {
 		if k == "Content-Type" {
 			typed = true
 		}
-		if h.hidden(k) {
-			continue
-		}
-		if switching {
-			if isHopByHop(k) && k != "Upgrade" && k != "Connection" {
-				continue
-			}
-		} else if isHopByHop(k) || header.HasToken(connection, k) {
+		if h.hidden(k) || keptBack(k, switching, h2) {
 			continue
 		}
 		if k == "Content-Type" && len(vv) > 1 {
@@ -70,10 +64,16 @@ func lengthBit(name string) uint64 {
 	return 1 << min(len(name), 63)
 }
 
-func isHopByHop(k string) bool {
+// keptBack reports whether the upstream's response field k stays back
+// from the client (copyHeader).
+func keptBack(k string, switching, h2 bool) bool {
 	switch k {
-	case "Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade":
+	case "Keep-Alive", "Transfer-Encoding":
 		return true
+	case "Connection":
+		return !switching
+	case "Upgrade", "Proxy-Connection", "Te", "Trailer":
+		return h2
 	}
 	return false
 }
@@ -266,7 +266,7 @@ func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush
 // and returns where the body goes: the writer, or for a range that
 // ForceRanges answers what cuts it out of the body.
 func (x *exchange) commit(resp *http.Response) io.Writer {
-	x.h.copyHeader(x.w.Header(), resp.Header, false, x.plain)
+	x.h.copyHeader(x.w.Header(), resp.Header, false, x.r.ProtoMajor >= 2)
 	if x.h.redirects != nil {
 		x.rewriteRedirects(x.w.Header())
 	}

@@ -37,7 +37,7 @@ func (x *exchange) switchProtocols(c *conn, resp *http.Response, a *attempt) {
 	_ = client.SetDeadline(time.Time{})
 
 	hdr := make(http.Header, len(resp.Header))
-	h.copyHeader(hdr, resp.Header, true, false)
+	h.copyHeader(hdr, resp.Header, true, false) // a 101 answers HTTP/1.1 only
 	brw.Writer.WriteString("HTTP/1.1 101 Switching Protocols\r\n")
 	_ = hdr.Write(brw.Writer)
 	brw.Writer.WriteString("\r\n")

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"net"
+	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +34,21 @@ func headEchoOrigin(t *testing.T, fields string) string {
 		}
 		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\n%sContent-Length: %d\r\n\r\n%s", fields, head.Len(), head.String())
 	}).Addr()
+}
+
+// shownHeader is a response's header as text, sorted, less the fields
+// that differ by design (Date, Server).
+func shownHeader(h http.Header) string {
+	var lines []string
+	for k, vv := range h {
+		if k != "Date" && k != "Server" {
+			for _, v := range vv {
+				lines = append(lines, k+": "+v)
+			}
+		}
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
 }
 
 // TestProxyConnectionTokensAsNGINX: NGINX does not parse the tokens of the
@@ -63,6 +80,34 @@ func TestProxyConnectionTokensAsNGINX(t *testing.T) {
 		}
 		if mb != nb {
 			t.Errorf("Connection: %s\nmosaic sent\n%s\nnginx sent\n%s", conn, mb, nb)
+		}
+	}
+}
+
+// TestProxyResponseHopFieldsAsNGINX: of the upstream's response fields,
+// NGINX keeps back only Connection, Keep-Alive, Transfer-Encoding and
+// Upgrade (ngx_http_upstream.c's headers_in table) and its hide list
+// (Date, Server, X-Pad, X-Accel-*), Upgrade to HTTP/2 clients only:
+// Proxy-Connection, Te, Trailer, Upgrade and the fields that the
+// upstream's Connection names reach an HTTP/1.1 client, whether or not
+// that Connection also says close.
+func TestProxyResponseHopFieldsAsNGINX(t *testing.T) {
+	nginxPath(t)
+	fields := "X-Up: 1\r\nKeep-Alive: timeout=5\r\nProxy-Connection: keep-alive\r\nTe: trailers\r\n" +
+		"Trailer: X-T\r\nUpgrade: h2c\r\nX-Pad: p\r\nContent-Type: text/plain\r\n"
+	closing := headEchoOrigin(t, "Connection: X-Up, close\r\n"+fields)
+	naming := headEchoOrigin(t, "Connection: X-Up, X-Pad\r\n"+fields)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; access_log off;
+			location /c { proxy_pass http://%s; }
+			location /n { proxy_pass http://%s; } }`, port, closing, naming)
+	})
+	for _, path := range []string{"/c", "/n"} {
+		req := "GET " + path + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
+		m, _, _ := rawResponse(t, mport, req)
+		n, _, _ := rawResponse(t, nport, req)
+		if ms, ns := shownHeader(m.Header), shownHeader(n.Header); ms != ns {
+			t.Errorf("%s: mosaic\n%s\nnginx\n%s", path, ms, ns)
 		}
 	}
 }
