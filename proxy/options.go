@@ -347,11 +347,11 @@ type Handler struct {
 // Proxy-Connection and Trailer are not among them: NGINX passes them on.
 var hopByHop = []string{"Connection", "Keep-Alive", "Te", "Transfer-Encoding", "Upgrade"}
 
-// defaultHidden are the response headers not passed by default: NGINX's,
-// and Proxy-Authenticate, which challenges the proxy that sent the request
-// (this one) and which a client would take for its own proxy's challenge.
+// defaultHidden are the response headers not passed by default: NGINX's
+// (ngx_http_proxy_hide_headers). Proxy-Authenticate is not among them: it
+// reaches the client, as from NGINX.
 var defaultHidden = []string{
-	"Date", "Server", "X-Pad", "Proxy-Authenticate",
+	"Date", "Server", "X-Pad",
 	"X-Accel-Expires", "X-Accel-Redirect", "X-Accel-Limit-Rate", "X-Accel-Buffering", "X-Accel-Charset",
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -107,6 +108,33 @@ func TestProxyResponseHopFieldsAsNGINX(t *testing.T) {
 		m, _, _ := rawResponse(t, mport, req)
 		n, _, _ := rawResponse(t, nport, req)
 		if ms, ns := shownHeader(m.Header), shownHeader(n.Header); ms != ns {
+			t.Errorf("%s: mosaic\n%s\nnginx\n%s", path, ms, ns)
+		}
+	}
+}
+
+// TestProxyAuthenticateAsNGINX: NGINX's proxy hides no Proxy-Authenticate
+// by default (ngx_http_proxy_hide_headers; the upstream's headers_in table
+// has no entry for it): an upstream's 407 reaches the client with its
+// challenge, and proxy_hide_header keeps it back.
+func TestProxyAuthenticateAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		br.ReadString('\n')
+		io.WriteString(c, "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"p\"\r\n"+
+			"Content-Length: 2\r\nConnection: close\r\n\r\nno")
+	}).Addr()
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; access_log off;
+			location / { proxy_pass http://%[2]s; }
+			location /hidden { proxy_pass http://%[2]s; proxy_hide_header Proxy-Authenticate; } }`, port, origin)
+	})
+	for _, path := range []string{"/a", "/hidden"} {
+		req := "GET " + path + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
+		m, mb, _ := rawResponse(t, mport, req)
+		n, nb, _ := rawResponse(t, nport, req)
+		if ms, ns := m.Status+"\n"+shownHeader(m.Header)+"\n"+mb, n.Status+"\n"+shownHeader(n.Header)+"\n"+nb; ms != ns {
 			t.Errorf("%s: mosaic\n%s\nnginx\n%s", path, ms, ns)
 		}
 	}
