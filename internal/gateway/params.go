@@ -156,12 +156,27 @@ type encStep struct {
 // and, for each line of a repeated name, at the place the client sent
 // them, as NGINX walks its list of the lines, where the server knows it
 // (st.HeaderLines, HTTP/1.x), else sorted by name.
+//
+// A cache's revalidation (header.Revalidation) sends the entry's
+// validators first, as HTTP_IF_MODIFIED_SINCE then HTTP_IF_NONE_MATCH:
+// NGINX's cache parameters (ngx_http_fastcgi_cache_headers and uwsgi's,
+// SCGI's) go after the configured ones, before the client's lines, which
+// then leave these names out.
 func appendHeaders[S any](p *Params, dst S, r *http.Request, st *vars.State, add func(dst S, name, value string) S) S {
+	revalid := len(r.Header["If-Modified-Since"])+len(r.Header["If-None-Match"]) > 0 && header.Revalidation(r.Context())
+	if revalid {
+		for _, k := range [...]string{"If-Modified-Since", "If-None-Match"} {
+			name := HeaderParamName(k)
+			if _, ok := p.set[name]; !ok && len(r.Header[k]) > 0 {
+				dst = add(dst, name, r.Header[k][0])
+			}
+		}
+	}
 	if !p.passHeaders {
 		return dst
 	}
 	if st != nil && st.HeaderLines != "" {
-		return appendLines(p, dst, r, st.HeaderLines, add)
+		return appendLines(p, dst, r, st.HeaderLines, revalid, add)
 	}
 	// The fields are gathered on the stack, in room for a usual request's
 	// (with Host and Transfer-Encoding, which net/http keeps out of the
@@ -169,10 +184,20 @@ func appendHeaders[S any](p *Params, dst S, r *http.Request, st *vars.State, add
 	// request pays the zeroing of.
 	if len(r.Header) > fewFields-2 {
 		var buf [32]header.Field
-		return appendFields(p, dst, r, add, buf[:0])
+		return appendFields(p, dst, r, revalid, add, buf[:0])
 	}
 	var buf [fewFields]header.Field
-	return appendFields(p, dst, r, add, buf[:0])
+	return appendFields(p, dst, r, revalid, add, buf[:0])
+}
+
+// skipped reports whether the client's header key stays out of the
+// parameters: a configured parameter takes its name's place, and a
+// revalidation has sent its validators before (appendHeaders).
+func (p *Params) skipped(key, name string, revalid bool) bool {
+	if _, ok := p.set[name]; ok {
+		return true
+	}
+	return revalid && (key == "If-Modified-Since" || key == "If-None-Match")
 }
 
 // appendLines is appendHeaders walking the lines as the client sent
@@ -180,7 +205,7 @@ func appendHeaders[S any](p *Params, dst S, r *http.Request, st *vars.State, add
 // line's value: Host (net/http's r.Host; the map has it back when an
 // absolute-form target's host took its place), and the Transfer-Encoding
 // of a chunked body.
-func appendLines[S any](p *Params, dst S, r *http.Request, text string, add func(dst S, name, value string) S) S {
+func appendLines[S any](p *Params, dst S, r *http.Request, text string, revalid bool, add func(dst S, name, value string) S) S {
 	lines := header.NewLines(text, r.Header)
 	for {
 		_, key, value, mapped, ok := lines.Next()
@@ -191,14 +216,14 @@ func appendLines[S any](p *Params, dst S, r *http.Request, text string, add func
 			continue // taken out since the parse (a name NGINX ignores)
 		}
 		name := HeaderParamName(key)
-		if _, ok := p.set[name]; ok {
+		if p.skipped(key, name, revalid) {
 			continue
 		}
 		dst = add(dst, name, value)
 	}
 	for _, f := range lines.Rest(nil) { // nothing, unless a module changed the map
 		name := HeaderParamName(f.Name)
-		if _, ok := p.set[name]; ok {
+		if p.skipped(f.Name, name, revalid) {
 			continue
 		}
 		for _, v := range f.Values {
@@ -215,7 +240,7 @@ const fewFields = 12
 // with their values, in the one walk over the map (a lookup of each name
 // again would cost a hash each). Whether Host and Transfer-Encoding are
 // among them is seen on the way.
-func appendFields[S any](p *Params, dst S, r *http.Request, add func(dst S, name, value string) S, fields []header.Field) S {
+func appendFields[S any](p *Params, dst S, r *http.Request, revalid bool, add func(dst S, name, value string) S, fields []header.Field) S {
 	hostListed, teListed := false, false
 	for k, vv := range r.Header {
 		fields = append(fields, header.Field{Name: k, Values: vv})
@@ -240,7 +265,7 @@ func appendFields[S any](p *Params, dst S, r *http.Request, add func(dst S, name
 	header.SortFields(fields)
 	for _, f := range fields {
 		name := HeaderParamName(f.Name)
-		if _, ok := p.set[name]; ok {
+		if p.skipped(f.Name, name, revalid) {
 			continue
 		}
 		if f.Name == "Host" && !hostListed {

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/fastcgi"
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
+	"github.com/mosaic-edge/mosaic/scgi"
+	"github.com/mosaic-edge/mosaic/uwsgi"
+)
+
+// revalidAnswer is what the recording applications answer: cacheable for
+// a second, with validators, the HTTP_* parameters they got in order as
+// the body.
+func revalidAnswer(names []string, values []string) string {
+	var body strings.Builder
+	for i, n := range names {
+		if strings.HasPrefix(n, "HTTP_") {
+			body.WriteString(n + "=" + values[i] + "\n")
+		}
+	}
+	return fmt.Sprintf("Cache-Control: max-age=1\r\nETag: \"e1\"\r\nLast-Modified: Sat, 01 Jan 2022 00:00:00 GMT\r\n"+
+		"Content-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s", body.Len(), body.String())
+}
+
+// fastcgiRecorder is a FastCGI application that answers one request a
+// connection with revalidAnswer of the parameters it got.
+func fastcgiRecorder(t *testing.T) string {
+	t.Helper()
+	return testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		var params []byte
+		var id uint16
+		for {
+			h, content, err := fastcgi.ReadRecord(br)
+			if err != nil {
+				return
+			}
+			id = h.RequestID
+			if h.Type == 4 { // FCGI_PARAMS
+				params = append(params, content...)
+			}
+			if h.Type == 5 && len(content) == 0 { // the end of FCGI_STDIN
+				break
+			}
+		}
+		pairs, err := fastcgi.ParsePairs(params)
+		if err != nil {
+			t.Errorf("FastCGI params: %v", err)
+			return
+		}
+		var names, values []string
+		for _, p := range pairs {
+			names, values = append(names, p[0]), append(values, p[1])
+		}
+		record := func(typ byte, content []byte) {
+			h := []byte{1, typ, 0, 0, 0, 0, 0, 0}
+			binary.BigEndian.PutUint16(h[2:], id)
+			binary.BigEndian.PutUint16(h[4:], uint16(len(content)))
+			c.Write(append(h, content...))
+		}
+		record(6, []byte(revalidAnswer(names, values))) // FCGI_STDOUT
+		record(6, nil)
+		record(3, make([]byte, 8)) // FCGI_END_REQUEST, complete
+	}).Addr()
+}
+
+// uwsgiRecorder and scgiRecorder are the same for uwsgi and SCGI.
+func uwsgiRecorder(t *testing.T) string {
+	t.Helper()
+	return testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		p, err := uwsgi.ReadRequest(br)
+		if err != nil {
+			t.Errorf("uwsgi request: %v", err)
+			return
+		}
+		var names, values []string
+		for _, v := range p.Vars {
+			names, values = append(names, v.Name), append(values, v.Value)
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\n"+revalidAnswer(names, values))
+	}).Addr()
+}
+
+func scgiRecorder(t *testing.T) string {
+	t.Helper()
+	return testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		req, err := scgi.ReadRequest(br, 0)
+		if err != nil {
+			t.Errorf("SCGI request: %v", err)
+			return
+		}
+		var names, values []string
+		for _, v := range req.Vars {
+			names, values = append(names, v.Name), append(values, v.Value)
+		}
+		io.WriteString(c, "Status: 200 OK\r\n"+revalidAnswer(names, values))
+	}).Addr()
+}
+
+// TestGatewayRevalidationParamOrderAsNGINX: revalidating an expired
+// entry (fastcgi_cache_revalidate and uwsgi_, scgi_), NGINX sends the
+// entry's validators as HTTP_IF_MODIFIED_SINCE and HTTP_IF_NONE_MATCH
+// parameters where its cache's parameters go, and the client's own
+// conditionals not at all; the applications record the HTTP_*
+// parameters in the order they came.
+func TestGatewayRevalidationParamOrderAsNGINX(t *testing.T) {
+	nginxPath(t)
+	fcgi, uw, sc := fastcgiRecorder(t), uwsgiRecorder(t), scgiRecorder(t)
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`fastcgi_cache_path %[1]s/%[2]s-f keys_zone=f:1m;
+			uwsgi_cache_path %[1]s/%[2]s-u keys_zone=u:1m;
+			scgi_cache_path %[1]s/%[2]s-s keys_zone=s:1m;
+			server { listen 127.0.0.1:%[3]d; access_log off;
+			location /f { include /etc/nginx/fastcgi_params; fastcgi_param HTTP_X_SET 1; fastcgi_pass %[4]s;
+				fastcgi_cache f; fastcgi_cache_key $uri; fastcgi_cache_revalidate on; }
+			location /u { include /etc/nginx/uwsgi_params; uwsgi_param HTTP_X_SET 1; uwsgi_pass %[5]s;
+				uwsgi_cache u; uwsgi_cache_key $uri; uwsgi_cache_revalidate on; }
+			location /s { include /etc/nginx/scgi_params; scgi_param HTTP_X_SET 1; scgi_pass %[6]s;
+				scgi_cache s; scgi_cache_key $uri; scgi_cache_revalidate on; } }`, dir, who, port, fcgi, uw, sc)
+	})
+	ask := func(port int, path string) string {
+		req := "GET " + path + " HTTP/1.1\r\nHost: a\r\nX-First: 1\r\nIf-None-Match: \"client\"\r\n" +
+			"If-Modified-Since: Sun, 02 Jan 2022 00:00:00 GMT\r\nX-Last: 2\r\nConnection: close\r\n\r\n"
+		resp, body, _ := rawResponse(t, port, req)
+		return resp.Status + "\n" + body
+	}
+	paths := []string{"/f", "/u", "/s"}
+	var m1, n1 []string
+	for _, p := range paths {
+		m1, n1 = append(m1, ask(mport, p)), append(n1, ask(nport, p))
+	}
+	// The entries expire (as in TestCacheRevalidationHeaderOrderAsNGINX).
+	time.Sleep(2100 * time.Millisecond)
+	for i, p := range paths {
+		m2, n2 := ask(mport, p), ask(nport, p)
+		if !strings.Contains(n2, "HTTP_IF_NONE_MATCH=\"e1\"") {
+			t.Fatalf("%s: NGINX did not revalidate:\n%s", p, n2)
+		}
+		if m1[i] != n1[i] || m2 != n2 {
+			t.Errorf("%s: mosaic\n%s\n%s\nnginx\n%s\n%s", p, m1[i], m2, n1[i], n2)
+		}
+	}
+}
