@@ -30,9 +30,10 @@ func revalidAnswer(names []string, values []string) string {
 		"Content-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s", body.Len(), body.String())
 }
 
-// fastcgiRecorder is a FastCGI application that answers one request a
-// connection with revalidAnswer of the parameters it got.
-func fastcgiRecorder(t *testing.T) string {
+// fastcgiApp is a FastCGI application that answers one request a
+// connection with answer (a CGI-style head and body) of the parameters
+// it got, names and values in order.
+func fastcgiApp(t *testing.T, answer func(names, values []string) string) string {
 	t.Helper()
 	return testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		c.SetDeadline(time.Now().Add(20 * time.Second))
@@ -66,13 +67,14 @@ func fastcgiRecorder(t *testing.T) string {
 			binary.BigEndian.PutUint16(h[4:], uint16(len(content)))
 			c.Write(append(h, content...))
 		}
-		record(6, []byte(revalidAnswer(names, values))) // FCGI_STDOUT
+		record(6, []byte(answer(names, values))) // FCGI_STDOUT
 		record(6, nil)
 		record(3, make([]byte, 8)) // FCGI_END_REQUEST, complete
 	}).Addr()
 }
 
-// uwsgiRecorder and scgiRecorder are the same for uwsgi and SCGI.
+// uwsgiRecorder and scgiRecorder are fastcgiApp with revalidAnswer for
+// uwsgi and SCGI.
 func uwsgiRecorder(t *testing.T) string {
 	t.Helper()
 	return testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
@@ -115,7 +117,7 @@ func scgiRecorder(t *testing.T) string {
 // parameters in the order they came.
 func TestGatewayRevalidationParamOrderAsNGINX(t *testing.T) {
 	nginxPath(t)
-	fcgi, uw, sc := fastcgiRecorder(t), uwsgiRecorder(t), scgiRecorder(t)
+	fcgi, uw, sc := fastcgiApp(t, revalidAnswer), uwsgiRecorder(t), scgiRecorder(t)
 	dir := t.TempDir()
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
 		return fmt.Sprintf(`fastcgi_cache_path %[1]s/%[2]s-f keys_zone=f:1m;
@@ -149,6 +151,38 @@ func TestGatewayRevalidationParamOrderAsNGINX(t *testing.T) {
 		}
 		if m1[i] != n1[i] || m2 != n2 {
 			t.Errorf("%s: mosaic\n%s\n%s\nnginx\n%s\n%s", p, m1[i], m2, n1[i], n2)
+		}
+	}
+}
+
+// TestFastCGIHideHeaderAsNGINX: the fields FastCGI keeps from the client
+// by default (Status, X-Accel-*) and with fastcgi_hide_header (Laravel's
+// and Nextcloud's X-Powered-By), against NGINX, and what passes.
+func TestFastCGIHideHeaderAsNGINX(t *testing.T) {
+	nginxPath(t)
+	app := fastcgiApp(t, func([]string, []string) string {
+		return "Status: 201 Made\r\nX-Powered-By: PHP/8.2\r\nX-Accel-Charset: koi8-r\r\nX-Accel-Expires: 5\r\n" +
+			"X-Accel-Other: o\r\nX-Pad: p\r\nServer: app\r\nDate: Sat, 01 Jan 2022 00:00:00 GMT\r\nX-Other: x\r\n" +
+			"Content-Type: text/plain\r\nContent-Length: 2\r\n\r\nok"
+	})
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; access_log off;
+			location / { fastcgi_pass %[2]s; }
+			location /h { fastcgi_pass %[2]s; fastcgi_hide_header X-Powered-By; }
+			location /p { fastcgi_pass %[2]s; fastcgi_pass_header X-Accel-Expires; } }`, port, app)
+	})
+	for _, path := range []string{"/a", "/h", "/p"} {
+		req := "GET " + path + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
+		m, mb, _ := rawResponse(t, mport, req)
+		n, nb, _ := rawResponse(t, nport, req)
+		if ms, ns := m.Status+"\n"+shownHeader(m.Header)+"\n"+mb, n.Status+"\n"+shownHeader(n.Header)+"\n"+nb; ms != ns {
+			t.Errorf("%s: mosaic\n%s\nnginx\n%s", path, ms, ns)
+		}
+		// The application's own Server and Date are not hidden for FastCGI.
+		for _, k := range []string{"Server", "Date"} {
+			if m.Header.Get(k) != n.Header.Get(k) {
+				t.Errorf("%s: %s: mosaic %q, nginx %q", path, k, m.Header.Get(k), n.Header.Get(k))
+			}
 		}
 	}
 }
