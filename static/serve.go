@@ -91,12 +91,16 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 	var one [1]byterange.Range
 	// An empty file is not rewritten (NGINX's sub filter passes over a
 	// Content-Length of 0), so it keeps its ranges.
-	unranged := size > 0 && h.unranged != nil && h.unranged(ctype)
+	// A precompressed copy is sent whole, without Accept-Ranges: neither
+	// NGINX 1.22's gzip_static nor ngx_brotli's static module allows
+	// ranges (r->allow_ranges), and a range of the gzip bytes that gunzip
+	// decodes for a client could not be decoded anyway.
+	unranged := size > 0 && h.unranged != nil && h.unranged(ctype) || encoding != ""
 	maxRanges := h.maxRanges
 	if body.SingleRange && maxRanges != 1 && maxRanges >= 0 {
 		maxRanges = 1
 	}
-	ranges, verdict := h.ranges(r, b[:etagLen], mtime, size, maxRanges, !asked.ranges || whole || v.Whole || unranged || errorPage, one[:0])
+	ranges, verdict := h.ranges(r, b[:etagLen], mtime, size, maxRanges, !asked.ranges || whole || unranged || errorPage, one[:0])
 	if verdict == byterange.NotSatisfiable {
 		b = append(b[:0], "bytes */"...)
 		w.Header()["Content-Range"] = []string{string(strconv.AppendInt(b, size, 10))}

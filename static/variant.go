@@ -9,13 +9,11 @@ import (
 
 // Variant is a precompressed copy of a file, found beside it under the
 // file's name plus Suffix (".br", ".zst", ".gz") and sent with
-// Content-Encoding: Encoding. Whole says it is sent whole, whatever Range
-// asks: a filter decodes it for this client (gunzip, for one without
-// gzip), and a slice of the coded bytes cannot be decoded.
+// Content-Encoding: Encoding. It is sent whole, whatever Range asks, as
+// NGINX 1.22 sends its precompressed copies.
 type Variant struct {
 	Suffix   string
 	Encoding string
-	Whole    bool
 }
 
 // VariantFunc returns the precompressed variants to try for r, best first

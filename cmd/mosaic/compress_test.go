@@ -697,13 +697,14 @@ http {
 	variant("/br-only/app.css", "br", "br", "app.css.br")
 	s.expect(t, "/br-only/app.css", "", "app.css", ae, "gzip") // gzip_static is off there
 
-	// Ranges apply to the variant's bytes.
+	// The variant goes whole, Range ignored, as from NGINX 1.22
+	// (TestBrotliStaticAsNGINX).
 	br := s.files["app.css.br"]
 	resp, body = get(t, s.base+"/pre/app.css", ae, "br", "Range", "bytes=0-9")
-	if resp.StatusCode != http.StatusPartialContent || resp.Header.Get("Content-Encoding") != "br" ||
-		!bytes.Equal(body, br[:10]) || resp.Header.Get("Content-Range") != fmt.Sprintf("bytes 0-9/%d", len(br)) {
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != "br" ||
+		!bytes.Equal(body, br) || resp.Header.Get("Accept-Ranges") != "" {
 		t.Errorf("range on the variant: %d %q %q, %d bytes", resp.StatusCode, resp.Header.Get("Content-Encoding"),
-			resp.Header.Get("Content-Range"), len(body))
+			resp.Header.Get("Accept-Ranges"), len(body))
 	}
 
 	// Conditionals use the variant's validators.

@@ -650,10 +650,11 @@ func VaryVariants(l *server.Location) []static.Variant {
 	return compress.NewPrecompressed(locationOptions(l), staticVariant).VaryCopies()
 }
 
-// staticVariant is the file server's description of the copy of coding e,
-// sent whole when gunzip decodes it.
-func staticVariant(e compress.Encoding, decoded bool) static.Variant {
-	return static.Variant{Suffix: e.Extension(), Encoding: e.String(), Whole: decoded}
+// staticVariant is the file server's description of the copy of coding e:
+// the same whether or not gunzip decodes it, since every copy is sent
+// whole.
+func staticVariant(e compress.Encoding, _ bool) static.Variant {
+	return static.Variant{Suffix: e.Extension(), Encoding: e.String()}
 }
 
 // LocationOptions returns l's compression directives as compress.Options,
