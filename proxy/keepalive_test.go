@@ -348,3 +348,36 @@ func TestStaleRetryAsNextUpstream(t *testing.T) {
 		})
 	}
 }
+
+// TestClientConnectionCloseKeepsUpstream: a client's "Connection: close"
+// (and the fields it names, now passed as NGINX passes them) ends the
+// client's connection only: it is not sent upstream, and the upstream
+// connection stays in the keepalive pool for the next request.
+func TestClientConnectionCloseKeepsUpstream(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	origin, cc := countingOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, fmt.Sprintf("close=%v connection=%q x-hop=%q", r.Close, r.Header["Connection"], r.Header.Get("X-Hop")))
+		mu.Unlock()
+		io.WriteString(w, "hello")
+	})
+	up := mustUpstream(t, "backend", 4, server(hostOf(origin)))
+	f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up, HTTPVersion: "1.1", SetHeaders: keepaliveHeaders}))
+	for i := 0; i < 5; i++ {
+		resp, body := rawRequest(t, hostOf(f.Server), "GET / HTTP/1.1\r\nHost: a\r\nX-Hop: h\r\nConnection: close, X-Hop\r\n\r\n")
+		if resp.StatusCode != 200 || body != "hello" {
+			t.Fatalf("request %d: %d %q", i, resp.StatusCode, body)
+		}
+	}
+	if got := cc.count(); got != 1 {
+		t.Errorf("origin saw %d connections, want 1", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, s := range seen {
+		if s != `close=false connection=[] x-hop="h"` {
+			t.Errorf("origin got %s", s)
+		}
+	}
+}
