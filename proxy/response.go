@@ -22,10 +22,11 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, relayBufferSize); re
 // back (ngx_http_upstream.c's headers_in table): Connection, Keep-Alive
 // and Transfer-Encoding (but the Connection of a 101), and Upgrade to an
 // HTTP/2 client. NGINX reads no tokens of the upstream's Connection: the
-// fields it names pass, and so do Proxy-Connection, TE and Trailer to an
-// HTTP/1.x client. To an HTTP/2 client those three are kept back, where
-// NGINX sends them: connection-specific fields make its response
-// malformed (RFC 9113, 8.2.2). h2 says the client speaks HTTP/2.
+// fields it names pass, and so do Proxy-Connection and TE to an HTTP/1.x
+// client. To an HTTP/2 client those two are kept back, where NGINX sends
+// them: connection-specific fields make its response malformed (RFC 9113,
+// 8.2.2). Trailer is kept back (but in a 101), where NGINX passes it
+// (keptBack says why). h2 says the client speaks HTTP/2.
 func (h *Handler) copyHeader(dst, src http.Header, switching, h2 bool) {
 	typed := false
 	for k, vv := range src {
@@ -72,7 +73,13 @@ func keptBack(k string, switching, h2 bool) bool {
 		return true
 	case "Connection":
 		return !switching
-	case "Upgrade", "Proxy-Connection", "Te", "Trailer":
+	case "Trailer":
+		// The server's writers take the fields a handler's Trailer names
+		// for trailers (net/http's convention): passed, it would move the
+		// upstream's (or a later filter's) Content-Type, Set-Cookie... out
+		// of the header, and drop them from an answer with a length.
+		return !switching
+	case "Upgrade", "Proxy-Connection", "Te":
 		return h2
 	}
 	return false
