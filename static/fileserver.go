@@ -337,6 +337,9 @@ func (h *FileServer) serveIndex(w http.ResponseWriter, r *http.Request, dir, uri
 	}
 	if h.listing != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		name := listedDir(dir)
+		if h.refuseListed(w, r, name) {
+			return
+		}
 		if name != strings.TrimSuffix(dir, "/") && name != "." {
 			// An alias without its slash: the directory listed is not
 			// the one tested above.
@@ -379,6 +382,20 @@ func listedDir(dir string) string {
 		return "."
 	}
 	return dir[:len(dir)-1]
+}
+
+// refuseListed answers 404 where name, the directory listedDir gives,
+// climbs out of its parent: "pub/..." less a byte is "pub/..", which
+// NGINX reads as the directory above; ServePath refuses such a path so.
+func (h *FileServer) refuseListed(w http.ResponseWriter, r *http.Request, name string) bool {
+	why := refusePath(name)
+	if why == "" {
+		return false
+	}
+	h.log.LogAttrs(r.Context(), slog.LevelInfo, "static: listed path refused",
+		slog.String("rel", name), slog.String("reason", why))
+	h.fail(w, r, http.StatusNotFound)
+	return true
 }
 
 func joinRel(dir, name string) string {

@@ -25,6 +25,9 @@ const randomBatch = 256
 // (a loop) with 500, as NGINX.
 func (h *FileServer) serveRandom(w http.ResponseWriter, r *http.Request, dir, uri string) bool {
 	name := listedDir(dir)
+	if h.refuseListed(w, r, name) {
+		return true
+	}
 	root := h.root.FS()
 	d, err := root.Open(name)
 	if err == nil {
