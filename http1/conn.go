@@ -111,6 +111,9 @@ type conn struct {
 	// connection closes without lingering too. Set from whichever
 	// goroutine reads the body.
 	bodyTimedOut atomic.Bool
+	// headTimedOut says the client stopped in the middle of a header
+	// past client_header_timeout (NGINX's c->timedout there too).
+	headTimedOut bool
 
 	// idleSince is the sweep tick (plus one) at which the connection
 	// began to wait for a request, 0 while it does not, idleAsked once
@@ -735,7 +738,11 @@ func (c *conn) close() {
 	// A body read that timed out is finalized the same way (408, nothing
 	// sent); a read a handler cut short with a past deadline (the proxy's,
 	// when its upstream fails) is not, and lingers as NGINX's does.
-	linger := !c.writeTimedOut && !c.bodyTimedOut.Load() && (lim.Linger == LingerAlways && c.requests > 0 ||
+	timedOut := c.writeTimedOut || c.bodyTimedOut.Load() || c.headTimedOut
+	if timedOut && lim.ResetTimedOut {
+		resetOnClose(c.rwc)
+	}
+	linger := !timedOut && (lim.Linger == LingerAlways && c.requests > 0 ||
 		lim.Linger == LingerOn && (c.unread || c.has.Load() || c.br != nil && c.br.Buffered() > 0 ||
 			!c.gone && bytesWaiting(c.rwc)))
 	if !linger || c.gone || closeWrite(c.rwc) != nil {
@@ -1141,6 +1148,7 @@ func (c *conn) refuse(err error) {
 	}
 	var te *timeoutError
 	if errors.As(err, &te) {
+		c.headTimedOut = true
 		c.timedOut(te.while)
 		c.report(http.StatusRequestTimeout, line, method, nil)
 		return

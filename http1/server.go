@@ -65,6 +65,12 @@ type Limits struct {
 	// 32 KB. MaxHeaderBytes also bounds a chunked body's trailer.
 	HeaderBufferBytes, MaxLineBytes, MaxHeaderBytes int
 
+	// ResetTimedOut ends a connection whose client timed out (in the
+	// middle of its header, of its body, or of a response's sending) with
+	// a reset rather than a FIN, as reset_timedout_connection does: the
+	// kernel then drops what it still holds for that client at once.
+	ResetTimedOut bool
+
 	// WriteTimeout bounds the writes of each response, from the start of
 	// the request; handlers may move the deadline (http.ResponseController).
 	// It covers what the server writes after the handler returns: the

@@ -212,6 +212,17 @@ func sockOf(rwc net.Conn) *tlsSock {
 	return s
 }
 
+// resetOnClose makes the close of rwc a reset (SO_LINGER 0), over TLS
+// that of the connection under it.
+func resetOnClose(rwc net.Conn) {
+	if tc, ok := rwc.(*tls.Conn); ok {
+		rwc = transport(tc)
+	}
+	if t, ok := rwc.(*net.TCPConn); ok {
+		_ = t.SetLinger(0)
+	}
+}
+
 // transport returns the connection under TLS, past Serve's tlsSock.
 func transport(tc *tls.Conn) net.Conn {
 	if s, ok := tc.NetConn().(*tlsSock); ok {

@@ -64,7 +64,7 @@ var ignored = map[string]ignoredDirective{
 	"server_names_hash_max_size": takeNum.in(CtxHTTP), "server_names_hash_bucket_size": takeNum.in(CtxHTTP),
 	"variables_hash_max_size": takeNum.in(CtxHTTP), "variables_hash_bucket_size": takeNum.in(CtxHTTP),
 	"proxy_headers_hash_max_size": takeNum.in(CtxHTTPAll), "proxy_headers_hash_bucket_size": takeNum.in(CtxHTTPAll),
-	"reset_timedout_connection": takeFlag.in(CtxHTTPAll), "aio": take1.in(CtxHTTPAll).checked(checkAIO),
+	"aio":      take1.in(CtxHTTPAll).checked(checkAIO),
 	"directio": take1.in(CtxHTTPAll).checked(checkDirectio),
 	// Go's key exchange is ECDHE: there is no DH group to set.
 	"ssl_dhparam": take1.in(ctxHTTPServer).because("Go's TLS negotiates keys with ECDHE only and has no finite-field DH cipher suites to give the parameters to"),

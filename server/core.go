@@ -66,6 +66,7 @@ type coreLoc struct {
 	nameInRedirect Setting[bool]        // server_name_in_redirect
 	recursivePages Setting[bool]        // recursive_error_pages
 	msiePadding    Setting[bool]        // msie_padding
+	resetTimedOut  Setting[bool]        // reset_timedout_connection
 	chunkedOff     Setting[bool]        // chunked_transfer_encoding off
 	msieRefresh    Setting[bool]        // msie_refresh
 	symlinks       Setting[symlinkConf] // disable_symlinks
@@ -191,6 +192,7 @@ func init() {
 		{Name: "server_name_in_redirect", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.nameInRedirect })},
 		{Name: "recursive_error_pages", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.recursivePages })},
 		{Name: "msie_padding", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.msiePadding })},
+		{Name: "reset_timedout_connection", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.resetTimedOut })},
 		{Name: "chunked_transfer_encoding", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
 			on, err := c.Flag()
 			if err != nil {
@@ -293,6 +295,7 @@ func mergeCoreLoc(p, c any) error {
 	child.mergeSlashes.Merge(parent.mergeSlashes)
 	child.absRedirect.Merge(parent.absRedirect)
 	child.msiePadding.Merge(parent.msiePadding)
+	child.resetTimedOut.Merge(parent.resetTimedOut)
 	child.chunkedOff.Merge(parent.chunkedOff)
 	child.msieRefresh.Merge(parent.msieRefresh)
 	child.symlinks.Merge(parent.symlinks)

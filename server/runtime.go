@@ -251,7 +251,8 @@ func (h currentLog) WithGroup(name string) slog.Handler    { return h.handler().
 
 // limitsFor returns the connection limits of an address: those of its
 // default server (keepalive_timeout, client_header_timeout, send_timeout,
-// keepalive_requests, large_client_header_buffers, lingering_*); every
+// keepalive_requests, large_client_header_buffers, lingering_*,
+// reset_timedout_connection); every
 // address has one (the first of its servers unless one says
 // default_server).
 func limitsFor(g *addrGroup) http1.Limits {
@@ -267,6 +268,7 @@ func limitsFor(g *addrGroup) http1.Limits {
 		Linger:            cl.lingerMode.V,
 		LingerTime:        cl.lingerTime.V,
 		LingerTimeout:     cl.lingerTimeout.V,
+		ResetTimedOut:     cl.resetTimedOut.V,
 		// NGINX 1.22 speaks HTTP/2 on a plain "listen ... http2" (NGINX
 		// 1.25 also on a plain address whose default server says
 		// "http2 on"), and 1.25 keeps serving HTTP/1.x there too.
