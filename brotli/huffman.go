@@ -54,16 +54,38 @@ type prefixCode struct {
 // (RFC 7932 codes it with zero bits). Lengths of unused symbols are 0.
 // The used symbols are left in hs.syms.
 func (hs *huffScratch) buildLengths(hist []uint32, limit uint8, lens []uint8) int {
+	return hs.buildLengthsOf(hist, nil, limit, lens)
+}
+
+// buildLengthsOf is buildLengths given, when used is not nil, the set of
+// hist's used symbols (bit s%64 of used[s/64]), so that it visits those
+// alone instead of every count: on a 2 KB body at quality 1 the scan of
+// the 704 command counts was about a thirtieth of the encoder's
+// instructions.
+func (hs *huffScratch) buildLengthsOf(hist []uint32, used []uint64, limit uint8, lens []uint8) int {
 	clear(lens)
 	n := 0
 	keys, syms := hs.keys[:len(hist)], hs.syms[:len(hist)]
 	most := uint32(0)
-	for s, c := range hist {
-		if c != 0 {
-			keys[n] = uint64(c)<<16 | uint64(s)
-			syms[n] = uint16(s)
-			n++
-			most = max(most, c)
+	if used == nil {
+		for s, c := range hist {
+			if c != 0 {
+				keys[n] = uint64(c)<<16 | uint64(s)
+				syms[n] = uint16(s)
+				n++
+				most = max(most, c)
+			}
+		}
+	} else {
+		for wi, word := range used {
+			for ; word != 0; word &= word - 1 {
+				s := wi*64 + bits.TrailingZeros64(word)
+				c := hist[s]
+				keys[n] = uint64(c)<<16 | uint64(s)
+				syms[n] = uint16(s)
+				n++
+				most = max(most, c)
+			}
 		}
 	}
 	keys = keys[:n]
@@ -219,7 +241,13 @@ var (
 // to w and leaves it in pc. alphabetBits is the width of a symbol in a
 // simple prefix code. It returns the bits hist costs with the code.
 func (hs *huffScratch) storeCode(w *bitWriter, hist []uint32, pc *prefixCode, alphabetBits uint) int {
-	pc.nsym = hs.buildLengths(hist, 15, pc.lens)
+	return hs.storeCodeOf(w, hist, nil, pc, alphabetBits)
+}
+
+// storeCodeOf is storeCode given the set of hist's used symbols, or nil
+// (buildLengthsOf).
+func (hs *huffScratch) storeCodeOf(w *bitWriter, hist []uint32, used []uint64, pc *prefixCode, alphabetBits uint) int {
+	pc.nsym = hs.buildLengthsOf(hist, used, 15, pc.lens)
 	syms := hs.syms[:pc.nsym]
 	cost := 0
 	for _, s := range syms {

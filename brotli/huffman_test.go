@@ -197,3 +197,30 @@ func TestDescribeBits(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildLengthsOfUsed checks that the code built from a histogram's
+// set of used symbols is the code built by scanning it, from one used
+// symbol to all 704, clustered and spread, with counts past 2^16.
+func TestBuildLengthsOfUsed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	var scan, marked huffScratch
+	for _, k := range []int{0, 1, 2, 5, 17, 64, 65, 300, maxAlphabet} {
+		for round := range 20 {
+			hist := make([]uint32, maxAlphabet)
+			var used [maxAlphabet / 64]uint64
+			for _, s := range rng.Perm(maxAlphabet)[:k] {
+				if round%2 == 1 {
+					s %= 80 // clustered at the start
+				}
+				hist[s] += 1 + rng.Uint32N(1<<(1+rng.IntN(19)))
+				used[s/64] |= 1 << (s % 64)
+			}
+			want, got := make([]uint8, maxAlphabet), make([]uint8, maxAlphabet)
+			n := scan.buildLengths(hist, 15, want)
+			if m := marked.buildLengthsOf(hist, used[:], 15, got); m != n || !slices.Equal(got, want) ||
+				!slices.Equal(marked.syms[:m], scan.syms[:n]) {
+				t.Fatalf("%d symbols, round %d: %d used with lengths %v, want %d with %v", k, round, m, got, n, want)
+			}
+		}
+	}
+}
