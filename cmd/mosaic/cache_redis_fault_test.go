@@ -229,3 +229,36 @@ func TestCacheRedisPausedKeepsServing(t *testing.T) {
 		t.Fatalf("after the pause: %q %q", r.cacheStatus(), r.header.Get("Cache-Status"))
 	}
 }
+
+// TestCacheRedisTimeoutParameter: proxy_cache_path's redis_timeout= bounds
+// how long a request waits for a Redis that does not answer. With Redis
+// paused, the first request waits the configured 2 s (the default 250 ms
+// would send it to the origin after at most three timeouts, when the
+// breaker opens) and is then served from the origin.
+func TestCacheRedisTimeoutParameter(t *testing.T) {
+	rp := startRedisProc(t)
+	o := newCacheOrigin(t, func(n int64, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprint(w, "page")
+	})
+	const timeout = 2 * time.Second
+	conf := strings.Replace(redisZoneConf(rp.addr()), "keys_zone=shared:16m",
+		"keys_zone=shared:16m redis_timeout=2s", 1)
+	base, _, _ := startCacheSite(t, o, conf)
+	if r := cacheDo(t, http.MethodGet, base+"/warm"); r.status != 200 {
+		t.Fatalf("before the pause: %d", r.status)
+	}
+	if err := rp.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rp.cmd.Process.Signal(syscall.SIGCONT) })
+	start := time.Now()
+	r := cacheDo(t, http.MethodGet, base+"/cold")
+	took := time.Since(start)
+	if r.status != 200 || r.body != "page" {
+		t.Fatalf("with redis paused: %d %q", r.status, r.body)
+	}
+	if took < timeout {
+		t.Errorf("the request waited %v for a paused redis, want the redis_timeout %v", took, timeout)
+	}
+}

@@ -1017,16 +1017,21 @@ func TestCacheLockTimeoutAndAge(t *testing.T) {
 
 // TestCacheRedisSharedByTwoInstances: two mosaic processes sharing one
 // redis-server send one origin request for a cold key between them.
+// Each Redis operation may take 5 s (redis_timeout=) rather than the
+// default 250 ms: 100 requests against two -race processes on a loaded
+// machine take longer than that, and a timeout rightly opens the breaker
+// and sends requests around the cache, which is not what this test is
+// about (TestCacheRedisPausedKeepsServing is).
 func TestCacheRedisSharedByTwoInstances(t *testing.T) {
 	redisAddr := startRedisServer(t)
 	o := newCacheOrigin(t, slowOrigin(500*time.Millisecond))
 	conf := `http {
     access_log off;
-    proxy_cache_path redis://` + redisAddr + `/0 keys_zone=shared:16m;
+    proxy_cache_path redis://` + redisAddr + `/0 keys_zone=shared:16m redis_timeout=5s;
     server {
         listen 127.0.0.1:{port};
         add_header X-Cache $upstream_cache_status always;
-        location / { proxy_pass http://{origin}; proxy_cache shared; proxy_cache_lock on; }
+        location / { proxy_pass http://{origin}; proxy_cache shared; proxy_cache_lock on; proxy_cache_lock_timeout 30s; }
     }
 }`
 	a, _, _ := startCacheSite(t, o, conf)

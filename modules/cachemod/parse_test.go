@@ -68,8 +68,16 @@ func TestParseZone(t *testing.T) {
 	if z, err := parse("memory", "keys_zone=m:1m"); err != nil || z.kind != zoneMemory || z.path != "" {
 		t.Fatalf("memory: %+v %v", z, err)
 	}
-	if z, err := parse("valkey://10.0.0.1:6379/2", "keys_zone=r:1m"); err != nil || z.kind != zoneRedis || z.path != "valkey://10.0.0.1:6379/2" {
+	if z, err := parse("valkey://10.0.0.1:6379/2", "keys_zone=r:1m"); err != nil || z.kind != zoneRedis || z.path != "valkey://10.0.0.1:6379/2" || z.redisTimeout != 0 {
 		t.Fatalf("valkey: %+v %v", z, err)
+	}
+	z, err = parse("redis://10.0.0.1:6379/0", "keys_zone=r:1m", "redis_timeout=1500ms")
+	if err != nil || z.redisTimeout != 1500*time.Millisecond {
+		t.Fatalf("redis_timeout: %+v %v", z, err)
+	}
+	// A zone whose timeout changed is another store (reopened on reload).
+	if other, _ := parse("redis://10.0.0.1:6379/0", "keys_zone=r:1m"); other.signature() == z.signature() {
+		t.Errorf("redis_timeout left out of the signature %q", z.signature())
 	}
 	z, err = parse("rel/cache", "levels=1:2", "keys_zone=d:1m", "use_temp_path=off")
 	if err != nil || z.kind != zoneDisk || !strings.HasSuffix(z.path, "/rel/cache") || !strings.HasPrefix(z.path, "/") || len(z.levels) != 2 {
@@ -83,6 +91,10 @@ func TestParseZone(t *testing.T) {
 		{"/c", "keys_zone=x:1m", "levels=1:2:2:2"},
 		{"/c", "keys_zone=x:1m", "inactive=0"},
 		{"/c", "keys_zone=x:1m", "bogus"},
+		{"/c", "keys_zone=x:1m", "redis_timeout=1s"},
+		{"memory", "keys_zone=x:1m", "redis_timeout=1s"},
+		{"redis://h:6379/0", "keys_zone=x:1m", "redis_timeout=0"},
+		{"redis://h:6379/0", "keys_zone=x:1m", "redis_timeout=fast"},
 	} {
 		if _, err := parse(bad...); err == nil {
 			t.Errorf("%q accepted", bad)

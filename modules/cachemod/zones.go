@@ -40,7 +40,10 @@ type zoneConf struct {
 	maxSize  int64
 	inactive time.Duration
 	levels   []int
-	pos      string
+	// redisTimeout bounds each operation of a Redis zone (redis_timeout=,
+	// mosaic's own); 0 leaves the store's default.
+	redisTimeout time.Duration
+	pos          string
 
 	zone *sharedZone // acquired by InitMain
 }
@@ -64,7 +67,7 @@ func storeKind(path string) zoneKind {
 // is cached (as NGINX keeps its shared zones) and never opens a directory
 // or a Redis connection twice.
 func (z *zoneConf) signature() string {
-	return fmt.Sprintf("%s|%s|%s|%d|%d|%s|%v", z.kind, z.name, z.path, z.size, z.maxSize, z.inactive, z.levels)
+	return fmt.Sprintf("%s|%s|%s|%d|%d|%s|%v|%s", z.kind, z.name, z.path, z.size, z.maxSize, z.inactive, z.levels, z.redisTimeout)
 }
 
 // sharedZone is a store with its counters, shared by the configurations
@@ -121,7 +124,7 @@ func (z *zoneConf) open(log *slog.Logger) (cache.Store, error) {
 		}
 		return s, nil
 	case zoneRedis:
-		s, err := cache.NewRedisStore(z.path, cache.RedisOptions{Prefix: z.name + ":", Inactive: z.inactive, Logger: log, LocalSize: z.size})
+		s, err := cache.NewRedisStore(z.path, cache.RedisOptions{Prefix: z.name + ":", Inactive: z.inactive, Timeout: z.redisTimeout, Logger: log, LocalSize: z.size})
 		if err != nil {
 			return nil, err
 		}
@@ -189,6 +192,16 @@ func parseZone(args []string, parseSize func(string) (int64, error), parseTime f
 				return nil, fmt.Errorf("invalid \"levels\" %q", a)
 			}
 			z.levels = lv
+		case "redis_timeout":
+			// mosaic's own: how long a request waits for one Redis
+			// operation before it bypasses the store (cache.RedisOptions).
+			// Milliseconds are its natural unit, so it reads a time as
+			// NGINX's *_timeout directives do, not as inactive=.
+			d, err := conf.ParseTime(val)
+			if err != nil || d <= 0 {
+				return nil, fmt.Errorf("invalid redis_timeout value %q", a)
+			}
+			z.redisTimeout = d
 		// Tuning of NGINX's cache loader and manager processes, which
 		// mosaic does not have: its loader runs once at start and its
 		// sweeper in the background (see README.md). The values are
@@ -221,6 +234,9 @@ func parseZone(args []string, parseSize func(string) (int64, error), parseTime f
 	}
 	if z.levels != nil && z.kind != zoneDisk {
 		return nil, fmt.Errorf("\"levels\" applies to a directory, not to the %s store", z.kind)
+	}
+	if z.redisTimeout != 0 && z.kind != zoneRedis {
+		return nil, fmt.Errorf("\"redis_timeout\" applies to a Redis URL, not to the %s store", z.kind)
 	}
 	return z, nil
 }
