@@ -1031,7 +1031,7 @@ func TestCacheRedisSharedByTwoInstances(t *testing.T) {
     server {
         listen 127.0.0.1:{port};
         add_header X-Cache $upstream_cache_status always;
-        location / { proxy_pass http://{origin}; proxy_cache shared; proxy_cache_lock on; proxy_cache_lock_timeout 30s; }
+        location / { proxy_pass http://{origin}; proxy_cache shared; proxy_cache_lock on; proxy_cache_lock_timeout 30s; proxy_cache_lock_age 30s; }
     }
 }`
 	a, _, _ := startCacheSite(t, o, conf)
