@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/mosaic-edge/mosaic/internal/testorigin"
 )
 
 // TestCacheRevalidationHeaderOrderAsNGINX: revalidating an expired entry
@@ -22,22 +20,8 @@ import (
 // lines it got, cacheable for a second.
 func TestCacheRevalidationHeaderOrderAsNGINX(t *testing.T) {
 	nginxPath(t)
-	origin := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
-		c.SetDeadline(time.Now().Add(20 * time.Second))
-		if _, err := br.ReadString('\n'); err != nil {
-			return
-		}
-		var head strings.Builder
-		for {
-			l, err := br.ReadString('\n')
-			if err != nil || l == "\r\n" {
-				break
-			}
-			head.WriteString(strings.TrimSuffix(l, "\r\n") + "\n")
-		}
-		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nCache-Control: max-age=1\r\nETag: \"e1\"\r\n"+
-			"Last-Modified: Sat, 01 Jan 2022 00:00:00 GMT\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", head.Len(), head.String())
-	}).Addr()
+	origin := headEchoOrigin(t, "Cache-Control: max-age=1\r\nETag: \"e1\"\r\n"+
+		"Last-Modified: Sat, 01 Jan 2022 00:00:00 GMT\r\nConnection: close\r\n")
 	dir := t.TempDir()
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
 		return fmt.Sprintf(`proxy_cache_path %s/%s-cache keys_zone=rv:1m;
