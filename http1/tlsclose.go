@@ -212,14 +212,20 @@ func sockOf(rwc net.Conn) *tlsSock {
 	return s
 }
 
-// resetOnClose makes the close of rwc a reset (SO_LINGER 0), over TLS
-// that of the connection under it.
+// resetOnClose makes the close of rwc a reset (SO_LINGER 0): that of the
+// socket under it, through TLS, Serve's tlsSock and the PROXY protocol
+// reader (each says what it wraps with NetConn).
 func resetOnClose(rwc net.Conn) {
-	if tc, ok := rwc.(*tls.Conn); ok {
-		rwc = transport(tc)
-	}
-	if t, ok := rwc.(*net.TCPConn); ok {
-		_ = t.SetLinger(0)
+	for rwc != nil {
+		switch t := rwc.(type) {
+		case interface{ SetLinger(int) error }:
+			_ = t.SetLinger(0)
+			return
+		case interface{ NetConn() net.Conn }:
+			rwc = t.NetConn()
+		default:
+			return
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -13,24 +14,46 @@ import (
 
 // TestResetTimedoutConnectionAsNGINX: with reset_timedout_connection on, a
 // client that stops sending its header mid-way past client_header_timeout
-// gets a reset (RST), not an orderly close (FIN); with it off, a FIN.
+// gets a reset (RST), not an orderly close (FIN); with it off, a FIN. The
+// same over TLS and behind the PROXY protocol, whose readers wrap the
+// socket that takes the reset.
 func TestResetTimedoutConnectionAsNGINX(t *testing.T) {
 	nginxPath(t)
 	dir := t.TempDir()
-	// A second server, without the reset, on a port of its own.
+	cert, key := selfSigned(t, dir)
+	// Servers without the reset, with TLS and with the PROXY protocol,
+	// each on a port of its own.
 	plain := map[string]int{"m": freePort(t), "n": freePort(t)}
+	secure := map[string]int{"m": freePort(t), "n": freePort(t)}
+	proxied := map[string]int{"m": freePort(t), "n": freePort(t)}
 	origin := headerOrigin(t)
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
 		return fmt.Sprintf(`client_header_timeout 1s; client_body_timeout 1s;
 			server { listen 127.0.0.1:%d; reset_timedout_connection on; location / { proxy_pass http://%[3]s; } }
-			server { listen 127.0.0.1:%[2]d; location / { proxy_pass http://%[3]s; } }`, port, plain[who], origin)
+			server { listen 127.0.0.1:%[2]d; location / { proxy_pass http://%[3]s; } }
+			server { listen 127.0.0.1:%[4]d ssl; ssl_certificate %[6]s; ssl_certificate_key %[7]s;
+				reset_timedout_connection on; location / { proxy_pass http://%[3]s; } }
+			server { listen 127.0.0.1:%[5]d proxy_protocol; reset_timedout_connection on;
+				location / { proxy_pass http://%[3]s; } }`, port, plain[who], origin, secure[who], proxied[who], cert, key)
 	})
 	// How the connection ends after a partial request, "reset" or
 	// "close", and the status line that came before, if any.
 	end := func(port int, partial string) string {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		var c net.Conn
+		raw, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 		if err != nil {
 			t.Fatal(err)
+		}
+		c = raw
+		if port == secure["m"] || port == secure["n"] {
+			tc := tls.Client(raw, &tls.Config{InsecureSkipVerify: true, ServerName: "mosaic.test"})
+			if err := tc.Handshake(); err != nil {
+				t.Fatal(err)
+			}
+			c = tc
+		}
+		if port == proxied["m"] || port == proxied["n"] {
+			partial = "PROXY TCP4 1.2.3.4 5.6.7.8 1111 80\r\n" + partial
 		}
 		defer c.Close()
 		io.WriteString(c, partial)
@@ -45,8 +68,11 @@ func TestResetTimedoutConnectionAsNGINX(t *testing.T) {
 		}
 		return fmt.Sprintf("close after %q", b)
 	}
+	if m, n := end(mport, "GET"), end(nport, "GET"); !strings.HasPrefix(n, "reset") || m != n {
+		t.Fatalf("the check itself: mosaic %s, nginx %s; want both reset", m, n)
+	}
 	for _, partial := range []string{"GET / HTTP/1.1\r\nHost: a", "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc"} {
-		for _, p := range [][2]int{{mport, nport}, {plain["m"], plain["n"]}} {
+		for _, p := range [][2]int{{mport, nport}, {plain["m"], plain["n"]}, {secure["m"], secure["n"]}, {proxied["m"], proxied["n"]}} {
 			if m, n := end(p[0], partial), end(p[1], partial); m != n {
 				t.Errorf("%q on %d/%d: mosaic %s, nginx %s", partial, p[0], p[1], m, n)
 			}
