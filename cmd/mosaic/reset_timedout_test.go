@@ -71,6 +71,10 @@ func TestResetTimedoutConnectionAsNGINX(t *testing.T) {
 	if m, n := end(mport, "GET"), end(nport, "GET"); !strings.HasPrefix(n, "reset") || m != n {
 		t.Fatalf("the check itself: mosaic %s, nginx %s; want both reset", m, n)
 	}
+	// A client that sends nothing times out without a request: a FIN.
+	if m, n := end(mport, ""), end(nport, ""); !strings.HasPrefix(n, "close") || m != n {
+		t.Errorf("nothing sent: mosaic %s, nginx %s; want both close", m, n)
+	}
 	for _, partial := range []string{"GET / HTTP/1.1\r\nHost: a", "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc"} {
 		for _, p := range [][2]int{{mport, nport}, {plain["m"], plain["n"]}, {secure["m"], secure["n"]}, {proxied["m"], proxied["n"]}} {
 			if m, n := end(p[0], partial), end(p[1], partial); m != n {
