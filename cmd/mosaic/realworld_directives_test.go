@@ -152,16 +152,24 @@ func TestSendfileChunkAndTCPFlagsAsNGINX(t *testing.T) {
 func TestOpenFileCacheChangesAsNGINX(t *testing.T) {
 	nginxPath(t)
 	dir := t.TempDir()
-	root := bothFiles(t, dir, map[string]string{"gone.txt": "to be removed", "changed.txt": "version one", "later.txt": "x"})
+	// Each location has files of its own: the cache is keyed by file
+	// name, and locations sharing files would share their entries.
+	files := map[string]string{}
+	for _, sub := range []string{"", "e/", "u/"} {
+		files[sub+"gone.txt"], files[sub+"changed.txt"], files[sub+"later.txt"] = "to be removed", "version one", "x"
+	}
+	root := bothFiles(t, dir, files)
 	for _, who := range []string{"m", "n"} {
-		os.Remove(filepath.Join(root(who), "later.txt"))
+		for _, sub := range []string{"", "e/", "u/"} {
+			os.Remove(filepath.Join(root(who), sub+"later.txt"))
+		}
 	}
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
 		return fmt.Sprintf(`open_file_cache max=1000 inactive=20s; open_file_cache_valid 2s;
 			open_file_cache_min_uses 1; open_file_cache_errors on;
 			server { listen 127.0.0.1:%d; root %s;
-				location /e/ { alias %[2]s/; open_file_cache_errors off; }
-				location /u/ { alias %[2]s/; open_file_cache_min_uses 3; }
+				location /e/ { open_file_cache_errors off; }
+				location /u/ { open_file_cache_min_uses 3; }
 			}`, port, root(who))
 	})
 	type answer struct{ status, body string }
@@ -186,11 +194,14 @@ func TestOpenFileCacheChangesAsNGINX(t *testing.T) {
 	round("first")
 	round("second")
 	for _, who := range []string{"m", "n"} {
-		os.Remove(filepath.Join(root(who), "gone.txt"))
-		writeFile(t, filepath.Join(root(who), "later.txt"), "now here")
-		// Same size, so only the content and the time differ.
-		writeFile(t, filepath.Join(root(who), "changed.txt"), "version two")
-		os.Chtimes(filepath.Join(root(who), "changed.txt"), time.Now().Add(time.Minute), time.Now().Add(time.Minute))
+		for _, sub := range []string{"", "e/", "u/"} {
+			d := filepath.Join(root(who), sub)
+			os.Remove(filepath.Join(d, "gone.txt"))
+			writeFile(t, filepath.Join(d, "later.txt"), "now here")
+			// Same size, so only the content and the time differ.
+			writeFile(t, filepath.Join(d, "changed.txt"), "version two")
+			os.Chtimes(filepath.Join(d, "changed.txt"), time.Now().Add(time.Minute), time.Now().Add(time.Minute))
+		}
 	}
 	round("just after the changes")
 	time.Sleep(2500 * time.Millisecond)
