@@ -18,16 +18,24 @@ import (
 // Directives the real-world configurations (shared/nginx-configs/real-world)
 // set, against Debian's NGINX on the same configuration.
 
-// bothFiles writes the same files under dir/nginx/www and dir/mosaic/www
-// and returns a function giving each server's root.
+// bothFiles writes the same files, with the same modification time, under
+// dir/nginx/www and dir/mosaic/www and returns a function giving each
+// server's root.
 func bothFiles(t *testing.T, dir string, files map[string]string) func(who string) string {
 	t.Helper()
 	root := func(who string) string {
 		return filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who], "www")
 	}
+	// One modification time for both copies: it is in the ETag and
+	// Last-Modified, and the writes may straddle a second.
+	mtime := time.Now().Add(-time.Hour).Truncate(time.Second)
 	for _, who := range []string{"m", "n"} {
 		for name, body := range files {
-			writeFile(t, filepath.Join(root(who), name), body)
+			path := filepath.Join(root(who), name)
+			writeFile(t, path, body)
+			if err := os.Chtimes(path, mtime, mtime); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	return root
