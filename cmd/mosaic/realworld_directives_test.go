@@ -108,13 +108,14 @@ func TestGzipLevelsAndBuffersAsNGINX(t *testing.T) {
 				location /b16/ { alias %[2]s/; gzip_buffers 16 8k; gzip_comp_level 6; }
 				location /any/ { alias %[2]s/; gzip_proxied any; }
 				location /noetag/ { alias %[2]s/; gzip_proxied no_etag; }
+				location /off/ { alias %[2]s/; gzip_proxied off; }
 			}`, port, root(who), locs.String())
 	})
 	var paths []string
 	for l := 1; l <= 9; l++ {
 		paths = append(paths, fmt.Sprintf("/l%d/", l))
 	}
-	paths = append(paths, "/", "/b1/", "/b32/", "/b16/", "/any/", "/noetag/")
+	paths = append(paths, "/", "/b1/", "/b32/", "/b16/", "/any/", "/noetag/", "/off/")
 	for _, p := range paths {
 		for _, file := range []string{"a.html", "s.css", "tiny.css"} {
 			for _, extra := range []string{"", "\r\nVia: 1.1 p", "\r\nVia: 1.1 p\r\nAuthorization: x"} {
