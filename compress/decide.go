@@ -12,12 +12,19 @@ import (
 // headers that go with it.
 func (w *responseWriter) decide(empty bool) {
 	h := w.rw.Header()
-	if w.cfg.varies(true) {
-		w.cfg.addVary(h)
-	}
 	length := w.declared
 	if empty && !w.head {
 		length = 0
+	}
+	w.mediaType = lowerMediaType(header.First(h, "Content-Type"))
+	// As NGINX's gzip filter and ngx_brotli mark a response for Vary once
+	// their min_length check passes, before they look at the request
+	// (Accept-Encoding, gzip_proxied): a body too short for every coding
+	// is never compressed, whoever asks, so does not vary. (A type no
+	// coding takes still varies: the 304s the file server answers for it
+	// carry Vary, static.Options.VaryEncoding, and must match the 200.)
+	if w.cfg.varies(true) && w.cfg.longEnough(length) {
+		w.cfg.addVary(h)
 	}
 	enc := w.choose(h, length)
 	if w.dict != nil {
@@ -83,13 +90,8 @@ func (w *responseWriter) choose(h http.Header, length int64) Encoding {
 	if len(w.req.Header["Range"]) > 0 {
 		return Identity
 	}
-	mt := lowerMediaType(header.First(h, "Content-Type"))
-	w.mediaType = mt
-	skipped := w.cfg.skip.contains(mt)
-	takes := func(e Encoding) bool {
-		c := &w.cfg.coding[e]
-		return c.types.takes(mt, skipped) && !(length > 0 && length < c.minLength)
-	}
+	mt := w.mediaType
+	takes := func(e Encoding) bool { return w.cfg.takes(e, mt, length) }
 	// Compressed against the dictionary the client holds, a body comes out
 	// far smaller than in any other coding: dcb and dcz come first, in
 	// the order of the server's preference for br and zstd, each where
@@ -114,4 +116,24 @@ func (w *responseWriter) choose(h http.Header, length int64) Encoding {
 		return e
 	}
 	return Identity
+}
+
+// takes reports whether coding e's own directives (its types, its
+// min_length) take a response of media type mt whose body is length bytes
+// long, -1 when unknown.
+func (c *config) takes(e Encoding, mt string, length int64) bool {
+	cc := &c.coding[e]
+	return cc.types.takes(mt, c.skip.contains(mt)) && !(length >= 0 && length < cc.minLength)
+}
+
+// longEnough reports whether a body of length bytes (-1: unknown) reaches
+// the min length of an enabled coding.
+func (c *config) longEnough(length int64) bool {
+	offer := c.table.Offer()
+	for i := 0; i < offer.Len(); i++ {
+		if length < 0 || length >= c.coding[offer.At(i)].minLength {
+			return true
+		}
+	}
+	return false
 }

@@ -158,8 +158,15 @@ func TestMinLength(t *testing.T) {
 		if got := resp.Header.Get("Content-Encoding"); got != tc.want {
 			t.Errorf("min %d, %d bytes (declared %v): Content-Encoding %q, want %q", tc.min, tc.size, tc.declare, got, tc.want)
 		}
-		if resp.Header.Get("Vary") != "Accept-Encoding" {
-			t.Errorf("min %d, %d bytes: Vary %q", tc.min, tc.size, resp.Header.Get("Vary"))
+		// A body too short for every coding is never compressed, so does
+		// not vary, as in NGINX (gzip_min_length before gzip_vary); zstd
+		// and gzip keep their default min length, 20.
+		want := "Accept-Encoding"
+		if tc.want == "" && tc.size < 20 {
+			want = ""
+		}
+		if got := resp.Header.Get("Vary"); got != want {
+			t.Errorf("min %d, %d bytes: Vary %q, want %q", tc.min, tc.size, got, want)
 		}
 	}
 }

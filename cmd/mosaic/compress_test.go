@@ -388,10 +388,10 @@ http {
 	if v := resp.Header.Values("Vary"); len(v) != 1 || v[0] != "Accept-Encoding" {
 		t.Errorf("gzip_vary on: Vary %q", v)
 	}
-	// Vary also when the size rules compression out: another size of the
-	// same resource may be compressed.
+	// No Vary when the size rules compression out, as NGINX, whose
+	// gzip_min_length check comes before it marks the response.
 	resp, _ = s.expect(t, "/vary/tiny.js", "", "tiny.js", ae, "gzip")
-	if v := resp.Header.Get("Vary"); v != "Accept-Encoding" {
+	if v := resp.Header.Get("Vary"); v != "" {
 		t.Errorf("gzip_vary on, body below gzip_min_length: Vary %q", v)
 	}
 
