@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/fcgi"
 	"os"
 	"path/filepath"
 	"testing"
@@ -31,16 +30,11 @@ func unlengthedRangeAnswer(t *testing.T, port int, raw string) string {
 // leaves a response of unknown length alone (content_length_n -1).
 func TestCacheUnknownLengthRangeAsNGINX(t *testing.T) {
 	nginxPath(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go fcgi.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	fcgiAddr := fcgiServe(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		w.Header().Set("Accept-Ranges", "bytes")
 		io.WriteString(w, "hello fastcgi\n")
-	}))
+	})
 	httpAddr := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		if _, err := http.ReadRequest(br); err != nil {
 			return
@@ -66,7 +60,7 @@ func TestCacheUnknownLengthRangeAsNGINX(t *testing.T) {
 			fastcgi_param REQUEST_URI $request_uri;
 			location /fcgi/ { fastcgi_pass %[2]s; fastcgi_cache fc; fastcgi_cache_key $uri; fastcgi_cache_valid 200 1m; }
 			location /http/ { proxy_pass http://%[5]s; proxy_http_version 1.1; proxy_cache pc; }
-		}`, port, ln.Addr().String(), dir, sub, httpAddr)
+		}`, port, fcgiAddr, dir, sub, httpAddr)
 	})
 	for _, p := range []string{"/fcgi/x", "/http/x"} {
 		for _, raw := range []string{

@@ -76,6 +76,18 @@ func TestFastCGIRecycledWorkersOverTLSAsNGINX(t *testing.T) {
 	}
 }
 
+// pipelined sends reqs at once on one plain HTTP/1.1 connection to the
+// loopback port and returns each answer's status and body.
+func pipelined(t *testing.T, port int, reqs []string) []string {
+	t.Helper()
+	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return pipelineOn(t, c, reqs)
+}
+
 // tlsPipelined sends reqs at once on one HTTP/1.1 connection over TLS to
 // addr and returns each answer's status and body.
 func tlsPipelined(t *testing.T, addr string, reqs []string) []string {

@@ -84,16 +84,11 @@ func unlengthedOrigin(t *testing.T) string {
 // answer every request with a short body and no Content-Length, and
 // returns their addresses.
 func unlengthedApps(t *testing.T) (fcgiAddr, scgiAddr, uwsgiAddr string) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go fcgi.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	f := fcgiServe(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		w.Header().Set("Cache-Control", "max-age=60")
 		io.WriteString(w, "hello fastcgi\n")
-	}))
+	})
 	s := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		req, err := scgi.ReadRequest(br, 0)
 		if err != nil {
@@ -113,7 +108,20 @@ func unlengthedApps(t *testing.T) (fcgiAddr, scgiAddr, uwsgiAddr string) {
 		}
 		io.WriteString(c, "Status: 200 OK\r\nContent-Type: text/plain\r\n\r\nhello uwsgi\n")
 	})
-	return ln.Addr().String(), s.Addr(), u.Addr()
+	return f, s.Addr(), u.Addr()
+}
+
+// fcgiServe serves h as a FastCGI application (net/http/fcgi, which
+// answers without Content-Length) on a loopback port until the test ends,
+// and returns its address.
+func fcgiServe(t *testing.T, h http.HandlerFunc) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go fcgi.Serve(ln, h)
+	return ln.Addr().String()
 }
 
 // TestGatewayUnknownLengthAsNGINX: a FastCGI, SCGI or uwsgi answer

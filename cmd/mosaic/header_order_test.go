@@ -61,15 +61,7 @@ echo 'body=', file_get_contents('php://input'), "\n";`)
 	reqs = append(reqs, "GET http://b/h.php HTTP/1.1\r\nx-b: 1\r\nhost: a\r\n\r\n",
 		"GET http://a/p/x HTTP/1.1\r\nx-b: 1\r\nhost: a\r\n\r\n",
 		"GET http://a/h.php HTTP/1.0\r\nx-b: 1\r\n\r\n")
-	ask := func(port int) []string {
-		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		return pipelineOn(t, c, reqs)
-	}
-	m, n := ask(mport), ask(nport)
+	m, n := pipelined(t, mport, reqs), pipelined(t, nport, reqs)
 	// NGINX's answers show what the test is about: the client's order
 	// and case, its overridden line left out.
 	for i, want := range []string{"HTTP_X_OVER=fcgi\nHTTP_X_FIRST=0\nHTTP_HOST=a\nHTTP_X_B=1\nHTTP_X_A=2\nHTTP_COOKIE=c=2\nHTTP_X_REP=r2\nHTTP_USER_AGENT=t\n",
@@ -96,24 +88,9 @@ func rawEcho(t *testing.T) string {
 	t.Helper()
 	return testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		c.SetDeadline(time.Now().Add(20 * time.Second))
-		if _, err := br.ReadString('\n'); err != nil {
+		head, length, chunked, ok := readHead(br)
+		if !ok {
 			return
-		}
-		var head strings.Builder
-		length, chunked := 0, false
-		for {
-			l, err := br.ReadString('\n')
-			if err != nil || l == "\r\n" {
-				break
-			}
-			head.WriteString(strings.TrimSuffix(l, "\r\n") + "\n")
-			name, value, _ := strings.Cut(strings.TrimSpace(l), ":")
-			switch textproto.CanonicalMIMEHeaderKey(name) {
-			case "Content-Length":
-				length, _ = strconv.Atoi(strings.TrimSpace(value))
-			case "Transfer-Encoding":
-				chunked = true
-			}
 		}
 		var body []byte
 		if chunked {
@@ -128,9 +105,36 @@ func rawEcho(t *testing.T) string {
 				return
 			}
 		}
-		out := head.String() + "body=" + string(body) + "\n"
+		out := head + "body=" + string(body) + "\n"
 		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(out), out)
 	}).Addr()
+}
+
+// readHead reads a request's line and header from br and returns the
+// header lines after the request line as they came, one a line ("\n"
+// for "\r\n"), its Content-Length and whether its body is chunked; ok is
+// false when not even the request line came. A header cut short ends
+// where it was cut.
+func readHead(br *bufio.Reader) (head string, length int, chunked, ok bool) {
+	if _, err := br.ReadString('\n'); err != nil {
+		return "", 0, false, false
+	}
+	var b strings.Builder
+	for {
+		l, err := br.ReadString('\n')
+		if err != nil || l == "\r\n" {
+			break
+		}
+		b.WriteString(strings.TrimSuffix(l, "\r\n") + "\n")
+		name, value, _ := strings.Cut(strings.TrimSpace(l), ":")
+		switch textproto.CanonicalMIMEHeaderKey(name) {
+		case "Content-Length":
+			length, _ = strconv.Atoi(strings.TrimSpace(value))
+		case "Transfer-Encoding":
+			chunked = true
+		}
+	}
+	return b.String(), length, chunked, true
 }
 
 // scgiOrderApp is an SCGI application that answers with the HTTP_*

@@ -24,18 +24,11 @@ func headEchoOrigin(t *testing.T, fields string) string {
 	t.Helper()
 	return testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		c.SetDeadline(time.Now().Add(20 * time.Second))
-		if _, err := br.ReadString('\n'); err != nil {
+		head, _, _, ok := readHead(br)
+		if !ok {
 			return
 		}
-		var head strings.Builder
-		for {
-			l, err := br.ReadString('\n')
-			if err != nil || l == "\r\n" {
-				break
-			}
-			head.WriteString(strings.TrimSuffix(l, "\r\n") + "\n")
-		}
-		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\n%sContent-Length: %d\r\n\r\n%s", fields, head.Len(), head.String())
+		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\n%sContent-Length: %d\r\n\r\n%s", fields, len(head), head)
 	}).Addr()
 }
 

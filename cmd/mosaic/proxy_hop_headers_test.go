@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -30,15 +28,7 @@ func TestProxyHopHeadersAsNGINX(t *testing.T) {
 			"GET "+path+" HTTP/1.1\r\nHost: a\r\n"+lines+"\r\n",
 			"POST "+path+" HTTP/1.1\r\nHost: a\r\n"+lines+"Transfer-Encoding: chunked\r\n\r\n4\r\nbody\r\n0\r\nX-Sum: 1\r\n\r\n")
 	}
-	ask := func(port int) []string {
-		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		return pipelineOn(t, c, reqs)
-	}
-	m, n := ask(mport), ask(nport)
+	m, n := pipelined(t, mport, reqs), pipelined(t, nport, reqs)
 	// NGINX's answer shows what the test is about.
 	if want := "X-First: 1\nProxy-Authorization: Basic dXNlcjpwYXNz\nProxy-Connection: keep-alive\nTrailer: X-Sum\nX-Last: 2\n"; !strings.Contains(n[0], want) {
 		t.Fatalf("NGINX's answer is not as expected:\n%s\nwant in it\n%s", n[0], want)
