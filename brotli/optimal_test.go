@@ -420,3 +420,28 @@ func TestDistanceParams(t *testing.T) {
 		}
 	}
 }
+
+// TestRingDistances: the 16 short distance codes mean what RFC 7932
+// section 4 gives them, spelled out here as its table does (code,
+// which of the last four distances, offset), with the entries of an
+// unknown distance (0) left 0.
+func TestRingDistances(t *testing.T) {
+	table := [16]struct {
+		last int // 0: the last distance, 1: the one before, ...
+		off  int
+	}{{0, 0}, {1, 0}, {2, 0}, {3, 0}, {0, -1}, {0, 1}, {0, -2}, {0, 2}, {0, -3}, {0, 3}, {1, -1}, {1, 1}, {1, -2}, {1, 2}, {1, -3}, {1, 3}}
+	for _, ring := range [][4]uint32{{4, 11, 16, 15}, {100, 7, 0, 0}, {0, 0, 0, 0}, {1, 2, 3, 4}, {70000, 9, 300, 1}} {
+		var got [16]uint32
+		ringDistances(&ring, &got)
+		for code, e := range table {
+			base := ring[e.last]
+			want := uint32(0)
+			if base != 0 {
+				want = uint32(int64(base) + int64(e.off)) // below 1 wraps: out of reach
+			}
+			if got[code] != want {
+				t.Errorf("ring %v, code %d: %d, want %d", ring, code, got[code], want)
+			}
+		}
+	}
+}
