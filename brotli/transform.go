@@ -161,7 +161,12 @@ func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32, r *refLe
 				}
 				for _, tr := range list {
 					m := len(pre) + wl + len(tr.suffix)
-					if m > maxLen || string(data[j+wl:j+wl+len(tr.suffix)]) != tr.suffix {
+					if m > maxLen {
+						continue
+					}
+					// Most suffixes differ in their first byte: tested
+					// here, it saves a call to compare the rest.
+					if sfx := tr.suffix; sfx != "" && (data[j+wl] != sfx[0] || string(data[j+wl+1:j+wl+len(sfx)]) != sfx[1:]) {
 						continue
 					}
 					r.offer(m, dictDistance(reach, wl, idx, tr.id), wl-m)
