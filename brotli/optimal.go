@@ -69,7 +69,9 @@ type optimal struct {
 	// copyCost[ic][cc] is what the insert-and-copy symbol of insert code
 	// ic and copy code cc costs with the copy's extra bits; lastCost the
 	// same for a copy at the last distance, whose symbol may imply it.
-	copyCost, lastCost [24][24]float64
+	// Rows of 32 (codes go up to 23) let the parse's length loops index
+	// them with the code & 31, which needs no bound checked per length.
+	copyCost, lastCost [24][32]float64
 	cmds               []command // findOptimal's commands of the pieces parsed
 	counts             [256]uint32
 	total              int // of counts
@@ -631,7 +633,7 @@ func (o *optimal) parse(e *encoder, w *window, start, starts int) {
 				l := matchLen(data, i-int(d), i, maxLen)
 				for ; best < l; best++ {
 					cl := uint32(best + 1)
-					c := dc + costs[uint8(copyLength(cl))]
+					c := dc + costs[copyLength(cl)&31]
 					if c < reached[p+int(cl)] {
 						reached[p+int(cl)] = c
 						nodes[p+int(cl)] = optNode{insert: ins, copy: cl, dist: d}
@@ -660,7 +662,7 @@ func (o *optimal) parse(e *encoder, w *window, start, starts int) {
 				}
 				costs := &o.copyCost[ic]
 				for ; l <= m.len; l++ {
-					c := dc + costs[uint8(copyLength(l+uint32(int8(m.cut))))]
+					c := dc + costs[copyLength(l+uint32(int8(m.cut)))&31]
 					if c < reached[p+int(l)] {
 						reached[p+int(l)] = c
 						nodes[p+int(l)] = optNode{insert: ins, copy: l, dist: m.dist, cut: m.cut, dict: m.dict}
