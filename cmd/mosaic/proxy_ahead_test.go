@@ -16,23 +16,28 @@ import (
 )
 
 // aheadOrigin serves /big, a body larger than the sockets between it and
-// a client can hold, and tells when its handler has written all of it;
-// it counts the connections made to it.
+// a client can hold, and tells when its handler has written all of it,
+// or when a write failed (the proxy gave the response up); it counts the
+// connections made to it.
 type aheadOrigin struct {
 	*httptest.Server
-	done  chan struct{}
-	conns atomic.Int32
+	done, gone chan struct{}
+	conns      atomic.Int32
 }
 
 const aheadBody = 48 << 20
 
 func newAheadOrigin(t *testing.T) *aheadOrigin {
-	o := &aheadOrigin{done: make(chan struct{}, 4)}
+	o := &aheadOrigin{done: make(chan struct{}, 4), gone: make(chan struct{}, 4)}
 	o.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", fmt.Sprint(aheadBody))
 		chunk := []byte(strings.Repeat("0123456789abcdef", 4096))
 		for sent := 0; sent < aheadBody; sent += len(chunk) {
 			if _, err := w.Write(chunk); err != nil {
+				select {
+				case o.gone <- struct{}{}:
+				default: // nobody waits for more than a few
+				}
 				return
 			}
 		}
@@ -246,7 +251,13 @@ func TestProxyTempFileFailsAsNGINX(t *testing.T) {
 			t.Fatal(err)
 		}
 		conn, br := stalledGet(t, port, "/big")
-		time.Sleep(time.Second)
+		// The client reads on once the server has given the response
+		// up (the origin's write fails), or after a second, when it has
+		// had the time to fill its buffers and fail to make the file.
+		select {
+		case <-origins[who].gone:
+		case <-time.After(time.Second):
+		}
 		conn.SetDeadline(time.Now().Add(20 * time.Second))
 		resp, err := http.ReadResponse(br, nil)
 		if err != nil {
