@@ -215,7 +215,10 @@ func scgiApp(t *testing.T, counted *atomic.Int32) string {
 			fmt.Fprintf(c, "Content-Type: text/plain\r\nCache-Control: max-age=60\r\n\r\nanswer %d\n", counted.Add(1))
 			return
 		case "/slow/answer":
-			time.Sleep(time.Second)
+			// A second's pause, cut short when the server gives up
+			// first (scgi_read_timeout) and closes the connection.
+			c.SetReadDeadline(time.Now().Add(time.Second))
+			io.Copy(io.Discard, br)
 		case "/echo":
 			var vars []string
 			for _, v := range req.Vars {
