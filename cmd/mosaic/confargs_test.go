@@ -109,8 +109,8 @@ func TestDirectiveArgumentsAsNGINX(t *testing.T) {
 			t.Errorf("argDifferences lists %q %q (%s), but NGINX and mosaic agree there now", d.names, d.args, d.why)
 		}
 	}
-	t.Logf("%d probes (%d that mosaic refuses, run alone but %d refused by NGINX for their number of arguments and %d for a flag's value as another), %d differences not listed, in %v",
-		len(probes), len(bad), r.byCount, r.byFlag, diffs, time.Since(start).Round(time.Second))
+	t.Logf("%d probes (%d that mosaic refuses, run alone but %d refused by NGINX for their number of arguments, %d for a flag's value and %d for a value a slot's parser refuses as another), %d differences not listed, in %v",
+		len(probes), len(bad), r.byCount, r.byFlag, r.byParse, diffs, time.Since(start).Round(time.Second))
 }
 
 // phaseTimer returns a function that logs, under name, the CPU time
@@ -261,9 +261,10 @@ type argRunner struct {
 	dir string
 	n   int
 	mu  sync.Mutex
-	// byCount and byFlag count the probes nginxSolo settled without a
-	// run: refused for their number of arguments, or as a flag's value.
-	byCount, byFlag int
+	// byCount, byFlag and byParse count the probes nginxSolo settled
+	// without a run: refused for their number of arguments, as a flag's
+	// value, or as a value a slot's parser refuses.
+	byCount, byFlag, byParse int
 }
 
 // file writes probes into a configuration of their own and returns its
@@ -381,30 +382,53 @@ func byArgCount(probes []*argProbe) [][]*argProbe {
 }
 
 // nginxSolo runs each probe of a group (one directive, context and
-// number of arguments) alone, but the others share the first's verdict
-// unrun where NGINX decided it from the line alone (sharedVerdict).
+// number of arguments) alone, but a probe shares the verdict of one run
+// before it unrun where NGINX decided that from the line alone
+// (sharedVerdict).
 func (r *argRunner) nginxSolo(group []*argProbe) {
-	first := group[0]
-	first.nginxEmerg, _ = r.nginx(group[:1])
-	for _, p := range group[1:] {
-		if emerg, byCount, ok := sharedVerdict(first, p); ok {
-			p.nginxEmerg = emerg
-			r.mu.Lock()
-			if byCount {
-				r.byCount++
-			} else {
-				r.byFlag++
-			}
-			r.mu.Unlock()
+	var ran []*argProbe
+	for _, p := range group {
+		if r.share(ran, p) {
 			continue
 		}
 		p.nginxEmerg, _ = r.nginx([]*argProbe{p})
+		ran = append(ran, p)
 	}
 }
 
+// share gives p the verdict of a probe of ran that settles it, and
+// counts why; false when none does.
+func (r *argRunner) share(ran []*argProbe, p *argProbe) bool {
+	for _, q := range ran {
+		emerg, why, ok := sharedVerdict(q, p)
+		if !ok {
+			continue
+		}
+		p.nginxEmerg = emerg
+		r.mu.Lock()
+		switch why {
+		case byCount:
+			r.byCount++
+		case byFlag:
+			r.byFlag++
+		default:
+			r.byParse++
+		}
+		r.mu.Unlock()
+		return true
+	}
+	return false
+}
+
+// Why sharedVerdict settled a probe.
+const (
+	byCount = iota // the number of arguments
+	byFlag         // a flag's value other than on or off
+	byParse        // a value a slot's parser refuses (nginxSlots)
+)
+
 // sharedVerdict returns NGINX's verdict on p, of first's group, when
-// first's says what it is without a run; byCount when it is the number
-// of arguments.
+// first's, from a run, says what it is without a run, and why.
 //
 // NGINX checks the count in ngx_conf_handler from the directive's
 // declared type before it calls the directive's handler, so that verdict
@@ -419,19 +443,151 @@ func (r *argRunner) nginxSolo(group []*argProbe) {
 // that could look further: only a duplicate comes first, and a probe run
 // alone has none. So a directive refused with it for one such value is a
 // flag, refused the same way for any other.
-func sharedVerdict(first, p *argProbe) (emerg string, byCount, ok bool) {
+//
+// The size, offset and number slots (nginxSlots) are alike: after the
+// duplicate check, the value's parse alone decides, with words that do
+// not name the value, before any post handler. A directive of those
+// whose run refused a value the parser refuses, in those words, refuses
+// any other value the parser refuses in the same words.
+func sharedVerdict(first, p *argProbe) (emerg string, why int, ok bool) {
 	countErr := fmt.Sprintf("invalid number of arguments in \"%s\" directive", first.name)
 	if strings.Contains(first.nginxEmerg, countErr) {
-		return first.nginxEmerg, true, true
+		return first.nginxEmerg, byCount, true
+	}
+	if len(strings.Fields(first.args)) != 1 || len(strings.Fields(p.args)) != 1 {
+		return "", 0, false
 	}
 	notFlag := func(v string) string {
 		return fmt.Sprintf("invalid value \"%s\" in \"%s\" directive, it must be \"on\" or \"off\"", v, first.name)
 	}
-	if len(strings.Fields(first.args)) != 1 || !strings.Contains(first.nginxEmerg, notFlag(first.args)) ||
-		strings.EqualFold(p.args, "on") || strings.EqualFold(p.args, "off") {
-		return "", false, false
+	if strings.Contains(first.nginxEmerg, notFlag(first.args)) {
+		if strings.EqualFold(p.args, "on") || strings.EqualFold(p.args, "off") {
+			return "", 0, false
+		}
+		return strings.Replace(first.nginxEmerg, notFlag(first.args), notFlag(p.args), 1), byFlag, true
 	}
-	return strings.Replace(first.nginxEmerg, notFlag(first.args), notFlag(p.args), 1), false, true
+	slot, listed := nginxSlots[first.name]
+	if !listed || !strings.Contains(first.nginxEmerg, fmt.Sprintf("\"%s\" directive %s", first.name, slot.refusal())) ||
+		slot.parses(first.args) || slot.parses(p.args) {
+		return "", 0, false
+	}
+	return first.nginxEmerg, byParse, true
+}
+
+// ngxSlot is one of NGINX's generic handlers of a one-value directive.
+type ngxSlot int
+
+const (
+	sizeSlot ngxSlot = iota // ngx_conf_set_size_slot: ngx_parse_size
+	offSlot                 // ngx_conf_set_off_slot: ngx_parse_offset
+	numSlot                 // ngx_conf_set_num_slot: ngx_atoi
+)
+
+// nginxSlots are the directives whose every registration in NGINX
+// 1.22.1's sources (every module and context; Debian's build), found as
+// a variable's name too, takes one argument with one of the slots: the
+// names of a command table's entries with ngx_conf_set_size_slot,
+// ngx_conf_set_off_slot or ngx_conf_set_num_slot and NGX_CONF_TAKE1, less
+// those registered elsewhere with another handler (limit_conn_status,
+// limit_req_status, variables too). Names mosaic does not register are
+// never probed.
+var nginxSlots = func() map[string]ngxSlot {
+	m := map[string]ngxSlot{}
+	for slot, names := range map[ngxSlot]string{
+		sizeSlot: "client_body_buffer_size client_header_buffer_size connection_pool_size fastcgi_buffer_size " +
+			"fastcgi_busy_buffers_size fastcgi_limit_rate fastcgi_max_temp_file_size fastcgi_send_lowat " +
+			"fastcgi_temp_file_write_size grpc_buffer_size gzip_hash gzip_min_length gzip_window " +
+			"http2_body_preread_size http2_chunk_size http2_pool_size http2_recv_buffer_size image_filter_buffer " +
+			"imap_client_buffer memcached_buffer_size mp4_buffer_size mp4_max_buffer_size postpone_gzipping " +
+			"postpone_output preread_buffer_size proxy_buffer proxy_buffer_size proxy_busy_buffers_size " +
+			"proxy_downstream_buffer proxy_limit_rate proxy_max_temp_file_size proxy_send_lowat " +
+			"proxy_temp_file_write_size proxy_upstream_buffer read_ahead request_pool_size scgi_buffer_size " +
+			"scgi_busy_buffers_size scgi_limit_rate scgi_max_temp_file_size scgi_temp_file_write_size send_lowat " +
+			"sendfile_max_chunk slice smtp_client_buffer ssi_min_file_chunk ssi_value_length ssl_buffer_size " +
+			"subrequest_output_buffer_size uwsgi_buffer_size uwsgi_busy_buffers_size uwsgi_limit_rate " +
+			"uwsgi_max_temp_file_size uwsgi_temp_file_write_size",
+		offSlot: "client_max_body_size directio_alignment fastcgi_cache_max_range_offset proxy_cache_max_range_offset " +
+			"scgi_cache_max_range_offset uwsgi_cache_max_range_offset worker_rlimit_core",
+		numSlot: "devpoll_changes devpoll_events epoll_events eventport_events fastcgi_cache_min_uses " +
+			"fastcgi_next_upstream_tries grpc_next_upstream_tries grpc_ssl_verify_depth gzip_comp_level " +
+			"http2_max_concurrent_pushes http2_max_concurrent_streams http2_streams_index_size iocp_threads " +
+			"keepalive_requests kqueue_changes kqueue_events map_hash_bucket_size map_hash_max_size max_errors " +
+			"max_ranges memcached_gzip_flag memcached_next_upstream_tries min_delete_depth open_file_cache_min_uses " +
+			"post_acceptex proxy_cache_min_uses proxy_headers_hash_bucket_size proxy_headers_hash_max_size " +
+			"proxy_next_upstream_tries proxy_requests proxy_responses proxy_ssl_verify_depth " +
+			"referer_hash_bucket_size referer_hash_max_size scgi_cache_min_uses scgi_next_upstream_tries " +
+			"server_names_hash_bucket_size server_names_hash_max_size ssl_verify_depth types_hash_bucket_size " +
+			"types_hash_max_size userid_service uwsgi_cache_min_uses uwsgi_modifier1 uwsgi_modifier2 " +
+			"uwsgi_next_upstream_tries uwsgi_ssl_verify_depth variables_hash_bucket_size variables_hash_max_size " +
+			"worker_aio_requests worker_rlimit_nofile",
+	} {
+		for _, n := range strings.Fields(names) {
+			m[n] = slot
+		}
+	}
+	return m
+}()
+
+// refusal is the words the slot refuses a value with.
+func (s ngxSlot) refusal() string {
+	if s == numSlot {
+		return "invalid number"
+	}
+	return "invalid value"
+}
+
+// parses reports whether the slot's parser takes v, as NGINX's on amd64
+// (size_t, off_t and ngx_int_t all bounded by 2^63-1): decimal digits,
+// at least one, after the slot's unit is taken off the end (k or m for a
+// size, g too for an offset, any case; none for a number), the value
+// times the unit within the bound.
+func (s ngxSlot) parses(v string) bool {
+	units := map[byte]uint64{'k': 1 << 10, 'm': 1 << 20}
+	if s == offSlot {
+		units['g'] = 1 << 30
+	}
+	scale := uint64(1)
+	if n := len(v); n > 0 && s != numSlot {
+		if u, ok := units[v[n-1]|0x20]; ok {
+			scale, v = u, v[:n-1]
+		}
+	}
+	if v == "" {
+		return false
+	}
+	const most = 1<<63 - 1
+	var n uint64
+	for i := 0; i < len(v); i++ {
+		d := uint64(v[i] - '0')
+		if v[i] < '0' || v[i] > '9' || n > (most-d)/10 {
+			return false
+		}
+		n = n*10 + d
+	}
+	return n <= most/scale
+}
+
+// TestSlotParsersAsNGINX checks the parsers nginxSlots' sharing relies
+// on against NGINX: one directive of each slot, alone with each value
+// of argTable, is refused in the slot's words exactly when the slot's
+// parser (parses) refuses the value.
+func TestSlotParsersAsNGINX(t *testing.T) {
+	nginxPath(t)
+	t.Parallel()
+	r := &argRunner{t: t, dir: t.TempDir()}
+	for _, name := range []string{"client_body_buffer_size", "client_max_body_size", "keepalive_requests"} {
+		slot := nginxSlots[name]
+		for _, v := range argTable {
+			if len(strings.Fields(v)) != 1 {
+				continue
+			}
+			emerg, _ := r.nginx([]*argProbe{{name: name, ctx: server.CtxHTTP, args: v}})
+			refused := strings.Contains(emerg, fmt.Sprintf("\"%s\" directive %s", name, slot.refusal()))
+			if refused == slot.parses(v) {
+				t.Errorf("%s %s: NGINX says %q, the slot's parser takes it: %v", name, v, emerg, slot.parses(v))
+			}
+		}
+	}
 }
 
 // nginxBatch runs probes together, at most one of a directive per
