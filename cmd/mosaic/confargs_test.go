@@ -481,14 +481,17 @@ const (
 	sizeSlot ngxSlot = iota // ngx_conf_set_size_slot: ngx_parse_size
 	offSlot                 // ngx_conf_set_off_slot: ngx_parse_offset
 	numSlot                 // ngx_conf_set_num_slot: ngx_atoi
+	msecSlot                // ngx_conf_set_msec_slot: ngx_parse_time, milliseconds
+	secSlot                 // ngx_conf_set_sec_slot: ngx_parse_time, seconds
 )
 
 // nginxSlots are the directives whose every registration in NGINX
 // 1.22.1's sources (every module and context; Debian's build), found as
 // a variable's name too, takes one argument with one of the slots: the
 // names of a command table's entries with ngx_conf_set_size_slot,
-// ngx_conf_set_off_slot or ngx_conf_set_num_slot and NGX_CONF_TAKE1, less
-// those registered elsewhere with another handler (limit_conn_status,
+// ngx_conf_set_off_slot, ngx_conf_set_num_slot, ngx_conf_set_msec_slot or
+// ngx_conf_set_sec_slot and NGX_CONF_TAKE1, less those registered
+// elsewhere with another handler (keepalive_timeout, limit_conn_status,
 // limit_req_status, variables too). Names mosaic does not register are
 // never probed.
 var nginxSlots = func() map[string]ngxSlot {
@@ -520,6 +523,19 @@ var nginxSlots = func() map[string]ngxSlot {
 			"types_hash_max_size userid_service uwsgi_cache_min_uses uwsgi_modifier1 uwsgi_modifier2 " +
 			"uwsgi_next_upstream_tries uwsgi_ssl_verify_depth variables_hash_bucket_size variables_hash_max_size " +
 			"worker_aio_requests worker_rlimit_nofile",
+		msecSlot: "accept_mutex_delay auth_delay auth_http_timeout client_body_timeout client_header_timeout " +
+			"fastcgi_cache_lock_age fastcgi_cache_lock_timeout fastcgi_connect_timeout fastcgi_next_upstream_timeout " +
+			"fastcgi_read_timeout fastcgi_send_timeout grpc_connect_timeout grpc_next_upstream_timeout " +
+			"grpc_read_timeout grpc_send_timeout keepalive_time lingering_time lingering_timeout " +
+			"memcached_connect_timeout memcached_next_upstream_timeout memcached_read_timeout " +
+			"memcached_send_timeout preread_timeout proxy_cache_lock_age proxy_cache_lock_timeout " +
+			"proxy_connect_timeout proxy_next_upstream_timeout proxy_protocol_timeout proxy_read_timeout " +
+			"proxy_send_timeout proxy_timeout resolver_timeout scgi_cache_lock_age scgi_cache_lock_timeout " +
+			"scgi_connect_timeout scgi_next_upstream_timeout scgi_read_timeout scgi_send_timeout send_timeout " +
+			"smtp_greeting_delay ssl_handshake_timeout timeout timer_resolution uwsgi_cache_lock_age " +
+			"uwsgi_cache_lock_timeout uwsgi_connect_timeout uwsgi_next_upstream_timeout uwsgi_read_timeout " +
+			"uwsgi_send_timeout worker_shutdown_timeout",
+		secSlot: "open_file_cache_valid ssl_session_timeout",
 	} {
 		for _, n := range strings.Fields(names) {
 			m[n] = slot
@@ -542,6 +558,9 @@ func (s ngxSlot) refusal() string {
 // size, g too for an offset, any case; none for a number), the value
 // times the unit within the bound.
 func (s ngxSlot) parses(v string) bool {
+	if s == msecSlot || s == secSlot {
+		return ngxParseTime(v, s == secSlot)
+	}
 	units := map[byte]uint64{'k': 1 << 10, 'm': 1 << 20}
 	if s == offSlot {
 		units['g'] = 1 << 30
@@ -567,6 +586,98 @@ func (s ngxSlot) parses(v string) bool {
 	return n <= most/scale
 }
 
+// ngxParseTime reports whether ngx_parse_time takes v: numbers each
+// followed by a unit, larger units first (y M w d h m s, ms but for
+// seconds; y and M not for milliseconds), spaces after a unit, the last
+// number's unit optional (seconds), the total within 2^63-1 in the
+// slot's unit.
+func ngxParseTime(v string, isSec bool) bool {
+	const (
+		stStart = iota
+		stYear
+		stMonth
+		stWeek
+		stDay
+		stHour
+		stMin
+		stSec
+		stMsec
+		stLast
+	)
+	const most = 1<<63 - 1
+	step := stMonth
+	if isSec {
+		step = stStart
+	}
+	var value, total int64
+	valid := false
+	for i := 0; i < len(v); {
+		c := v[i]
+		i++
+		if c >= '0' && c <= '9' {
+			d := int64(c - '0')
+			if value > (most-d)/10 {
+				return false
+			}
+			value, valid = value*10+d, true
+			continue
+		}
+		// The unit's step, whether it may follow the step before, and
+		// its seconds.
+		var next int
+		var scale int64
+		switch {
+		case c == 'y' && step == stStart:
+			next, scale = stYear, 60*60*24*365
+		case c == 'M' && step < stMonth:
+			next, scale = stMonth, 60*60*24*30
+		case c == 'w' && step < stWeek:
+			next, scale = stWeek, 60*60*24*7
+		case c == 'd' && step < stDay:
+			next, scale = stDay, 60*60*24
+		case c == 'h' && step < stHour:
+			next, scale = stHour, 60*60
+		case c == 'm' && i < len(v) && v[i] == 's':
+			if isSec || step >= stMsec {
+				return false
+			}
+			i++
+			next, scale = stMsec, 1
+		case c == 'm' && step < stMin:
+			next, scale = stMin, 60
+		case c == 's' && step < stSec:
+			next, scale = stSec, 1
+		case c == ' ' && step < stSec:
+			next, scale = stLast, 1
+		default:
+			return false
+		}
+		step = next
+		limit := most / scale
+		if step != stMsec && !isSec {
+			scale *= 1000
+			limit /= 1000
+		}
+		if value > limit || total > most-value*scale {
+			return false
+		}
+		total, value = total+value*scale, 0
+		for i < len(v) && v[i] == ' ' {
+			i++
+		}
+	}
+	if !valid {
+		return false
+	}
+	if !isSec {
+		if value > most/1000 {
+			return false
+		}
+		value *= 1000
+	}
+	return total <= most-value
+}
+
 // TestSlotParsersAsNGINX checks the parsers nginxSlots' sharing relies
 // on against NGINX: one directive of each slot, alone with each value
 // of argTable, is refused in the slot's words exactly when the slot's
@@ -575,7 +686,8 @@ func TestSlotParsersAsNGINX(t *testing.T) {
 	nginxPath(t)
 	t.Parallel()
 	r := &argRunner{t: t, dir: t.TempDir()}
-	for _, name := range []string{"client_body_buffer_size", "client_max_body_size", "keepalive_requests"} {
+	for _, name := range []string{"client_body_buffer_size", "client_max_body_size", "keepalive_requests",
+		"send_timeout", "open_file_cache_valid"} {
 		slot := nginxSlots[name]
 		for _, v := range argTable {
 			if len(strings.Fields(v)) != 1 {
