@@ -444,7 +444,7 @@ const (
 // alone has none. So a directive refused with it for one such value is a
 // flag, refused the same way for any other.
 //
-// The size, offset and number slots (nginxSlots) are alike: after the
+// The size, offset, number and time slots (nginxSlots) are alike: after the
 // duplicate check, the value's parse alone decides, with words that do
 // not name the value, before any post handler. A directive of those
 // whose run refused a value the parser refuses, in those words, refuses
