@@ -115,6 +115,9 @@ type cacheEntry struct {
 type sharedFD struct {
 	d    descriptor
 	refs atomic.Int32
+	// formatted holds the validators of the file the descriptor was opened
+	// on, formatted at their first use (see validators).
+	formatted atomic.Pointer[validators]
 }
 
 func (s *sharedFD) release() {

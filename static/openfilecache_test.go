@@ -859,3 +859,80 @@ func newServer(t *testing.T, h http.Handler) string {
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
+
+// A file answered from a kept descriptor carries the validators and
+// length an uncached server formats for it, in every answer that uses
+// them (200, 304 by either condition, 206, HEAD, etag off on a server
+// sharing the cache), though they are formatted once per kept file; and
+// after a change, the new file's. Its 200 then allocates only the header
+// values' slice.
+func TestKeptFileValidators(t *testing.T) {
+	cf := serveCached(t, 10, 0, nil)
+	noETag, err := New(Options{Root: cf.root, OpenFileCache: cf.cache, DisableETag: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { noETag.Close() })
+	plain, err := New(Options{Root: cf.root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { plain.Close() })
+	plainNoETag, err := New(Options{Root: cf.root, DisableETag: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { plainNoETag.Close() })
+	pairs := []struct {
+		name          string
+		cached, plain string
+	}{
+		{"etag on", cf.srv.URL, newServer(t, plain)},
+		{"etag off", newServer(t, noETag), newServer(t, plainNoETag)},
+	}
+	check := func(when string) {
+		t.Helper()
+		first, _ := testclient.Do(t, "GET", pairs[0].plain+"/a.txt")
+		etag, since := first.Header.Get("Etag"), first.Header.Get("Last-Modified")
+		asks := [][]string{
+			nil,
+			{"If-None-Match", etag},
+			{"If-Modified-Since", since},
+			{"Range", "bytes=2-5"},
+			{"Range", "bytes=0-1,4-5"},
+		}
+		for _, p := range pairs {
+			for _, method := range []string{"GET", "HEAD"} {
+				for _, ask := range asks {
+					want, wantBody := testclient.Do(t, method, p.plain+"/a.txt", ask...)
+					got, gotBody := testclient.Do(t, method, p.cached+"/a.txt", ask...)
+					for _, name := range []string{"Etag", "Last-Modified", "Content-Length", "Content-Range", "Accept-Ranges"} {
+						if got.Header.Get(name) != want.Header.Get(name) {
+							t.Errorf("%s, %s, %s %v: %s %q, uncached %q", when, p.name, method, ask,
+								name, got.Header.Get(name), want.Header.Get(name))
+						}
+					}
+					if got.StatusCode != want.StatusCode || (method == "GET" && gotBody != wantBody && ask == nil) {
+						t.Errorf("%s, %s, %s %v: %d %q, uncached %d %q", when, p.name, method, ask,
+							got.StatusCode, gotBody, want.StatusCode, wantBody)
+					}
+				}
+			}
+		}
+	}
+	check("first")
+	check("kept")
+	if n := cf.counts.opens.Load(); n != 1 {
+		t.Fatalf("%d opens, want 1: the file was not kept", n)
+	}
+	w := &discardWriter{header: make(http.Header)}
+	req := httptest.NewRequest("GET", "/a.txt", nil)
+	if n := testing.AllocsPerRun(100, func() { clear(w.header); cf.fs.ServeHTTP(w, req) }); n > 1 {
+		t.Errorf("a kept file's 200 allocates %.0f objects, want 1", n)
+	}
+	// Changed: the entry is revalidated and the new file's descriptor kept.
+	testfs.Replace(t, cf.root, "a.txt", "a longer alphabet, changed", fixedMtime.Add(time.Hour))
+	cf.clock.advance(time.Hour)
+	check("changed")
+	check("changed, kept")
+}

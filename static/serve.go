@@ -38,14 +38,30 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 	// none of its byte offsets: only the whole file can become it.
 	whole := h.transformed != nil && h.transformed(ctype)
 	// The validators are formatted once into a stack buffer, compared as
-	// bytes, and turned into header strings with a single allocation.
+	// bytes, and turned into header strings with a single allocation. A
+	// file whose descriptor the open file cache keeps has them formatted
+	// already (sharedFD.validators): they are copied, and kept, what the
+	// string of the whole file's 200 header values would be, is reused.
 	var buf [128]byte
 	b := buf[:0]
-	if h.etag {
-		b = appendETag(b, mtime, size)
+	etagLen := 0
+	kept := ""
+	if f.shared != nil && size == f.info.size {
+		v := f.shared.validators(f.info)
+		kept = v.s
+		if h.etag {
+			etagLen = v.etagEnd
+		} else {
+			kept = v.s[v.etagEnd:]
+		}
+		b = append(b, kept[:len(kept)-(len(v.s)-v.dateEnd)]...)
+	} else {
+		if h.etag {
+			b = appendETag(b, mtime, size)
+		}
+		etagLen = len(b)
+		b = header.AppendDate(b, time.Unix(mtime, 0))
 	}
-	etagLen := len(b)
-	b = header.AppendDate(b, time.Unix(mtime, 0))
 	validatorsLen := len(b)
 
 	// A file that an error page serves with its error's status
@@ -66,9 +82,12 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 		// Content-Type to judge by.
 		hdr := w.Header()
 		if !whole {
-			s := string(b)
+			s := kept
+			if s == "" {
+				s = string(b)
+			}
 			vals := make([]string, 2)
-			vals[0] = s[etagLen:]
+			vals[0] = s[etagLen:validatorsLen]
 			hdr["Last-Modified"] = vals[0:1:1]
 			if etagLen > 0 {
 				vals[1] = s[:etagLen]
@@ -125,7 +144,10 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 	rangeEnd := len(b)
 	b = strconv.AppendInt(b, length, 10)
 
-	s := string(b)
+	s := kept
+	if s == "" || status != http.StatusOK {
+		s = string(b)
+	}
 	hdr := w.Header()
 	// One backing array holds every header value slice; the keys are in
 	// canonical form, so the map is written directly.

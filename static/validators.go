@@ -4,7 +4,9 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/internal/httpdate"
 )
 
@@ -17,6 +19,34 @@ func appendETag(b []byte, mtime, size int64) []byte {
 	b = append(b, '-')
 	b = strconv.AppendInt(b, size, 16)
 	return append(b, '"')
+}
+
+// validators is a file's ETag, Last-Modified and size in decimal, formatted
+// into one string: the header values of its whole, unranged answer.
+type validators struct {
+	s                string
+	etagEnd, dateEnd int
+}
+
+// validators returns the formatted validators of info, the file that s was
+// opened on, formatting them at the first call only. A kept descriptor's
+// file state does not change: an entry whose file has changed is replaced,
+// descriptor and all, so every response served from s reuses the strings
+// and NGINX's per-response formatting is saved. Two first calls at once
+// both format; either result is the same.
+func (s *sharedFD) validators(info fileInfo) *validators {
+	if v := s.formatted.Load(); v != nil {
+		return v
+	}
+	var buf [96]byte
+	b := appendETag(buf[:0], info.mtime, info.size)
+	etagEnd := len(b)
+	b = header.AppendDate(b, time.Unix(info.mtime, 0))
+	dateEnd := len(b)
+	b = strconv.AppendInt(b, info.size, 10)
+	v := &validators{s: string(b), etagEnd: etagEnd, dateEnd: dateEnd}
+	s.formatted.Store(v)
+	return v
 }
 
 // Preconditions evaluates the conditional request headers in RFC 9110's
