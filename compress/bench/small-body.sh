@@ -30,6 +30,19 @@
 # the locations. For a large FILE, which takes a tenth of a second a
 # response under cachegrind, set IPR_FIRST=10 IPR_MORE=40: the count is
 # then the difference of 50 and 10 responses over 40 (outside-encoder.sh).
+# SYSCALLS=1 counts the system calls a request costs each server instead
+# (syscalls_per_request): `perf trace -s` on the running server, all its
+# threads, over SYSCALLS_N (default 2,000) requests on one kept
+# connection; it prints each call's count a request and, in brackets,
+# its failures (a read that finds nothing yet). Needs perf; ROUNDS is
+# ignored. (strace -f -c slows the server enough that Go's sysmon takes
+# the processor from a thread in a system call, which adds signals and
+# futex wakes a native run does not have.)
+#
+# HTTP_EXTRA is added to both configurations' http block: with
+# HTTP_EXTRA='open_file_cache max=100;' mosaic keeps the file's descriptor
+# under valgrind too, as its checked cache does natively (NGINX then
+# keeps its own).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -58,6 +71,7 @@ error_log $tmp/$1-error.log;
 events { worker_connections 1024; }
 http {
 	access_log off;
+	${HTTP_EXTRA:-}
 	client_body_temp_path $tmp/body; proxy_temp_path $tmp/proxy;
 	fastcgi_temp_path $tmp/fcgi; uwsgi_temp_path $tmp/uwsgi; scgi_temp_path $tmp/scgi;
 	types { application/json json; }
@@ -86,6 +100,62 @@ if [[ -n ${INSTRUCTIONS:-} ]]; then
 		n=0
 		[[ $NGINX == none ]] || n=$(instructions_per_request 18151 "$p/body.json" "$NGINX" -c "$tmp/nginx.conf" -g 'daemon off; master_process off;')
 		awk -v p="$p" -v m="$m" -v n="$n" 'BEGIN {printf "| /%s/ | %.0f | %s | %s |\n", p, m, n ? n : "-", n ? sprintf("%.2fx", m / n) : "-"}'
+	done
+	exit 0
+fi
+# syscalls_per_request PORT PATH CMD...: prints "call calls failures"
+# a request, per call, for the server CMD answering $SYSCALLS_N requests
+# for PATH on one connection (under $LOCK).
+syscalls_per_request() {
+	local port=$1 path=$2 n=${SYSCALLS_N:-2000} pid tracer lock i
+	shift 2
+	exec {lock}>>"$LOCK"
+	flock "$lock"
+	taskset -c "$SERVER_CPU" "$@" 2>>"$tmp/server.out" {lock}>&- &
+	pid=$!
+	echo "$pid" >"$tmp/pids"
+	for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/$path" && break; sleep 0.1; done
+	for ((i = 0; i < n; i++)); do
+		printf 'url = "http://127.0.0.1:%s/%s"\noutput = "/dev/null"\n' "$port" "$path"
+	done >"$tmp/urls"
+	# perf follows the threads there are when it attaches: 200 requests
+	# first, so that Go has started those it uses.
+	head -400 "$tmp/urls" | taskset -c "$CLIENT_CPU" curl -sf --fail-early -H "$WRK_HEADER" -K -
+	perf trace -s -p "$pid" -o "$tmp/trace" 2>/dev/null {lock}>&- &
+	tracer=$!
+	sleep 1 # perf attaches
+	taskset -c "$CLIENT_CPU" curl -sf --fail-early -H "$WRK_HEADER" -K "$tmp/urls"
+	kill -INT "$tracer"
+	wait "$tracer" || true
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	rm -f "$tmp/pids"
+	exec {lock}>&-
+	# The summary lists each thread's calls: add them up.
+	awk -v n="$n" '$1 ~ /^[a-z_0-9]+$/ && $2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ {c[$1] += $2; e[$1] += $3}
+		END {for (s in c) printf "%s %.2f %.2f\n", s, c[s] / n, e[s] / n}' "$tmp/trace"
+}
+
+if [[ -n ${SYSCALLS:-} ]]; then
+	for p in "${paths[@]}"; do
+		m=$(syscalls_per_request 18150 "$p/body.json" env GOMAXPROCS=1 "$mosaic" -c "$tmp/mosaic.conf")
+		n=""
+		[[ $NGINX == none ]] || n=$(syscalls_per_request 18151 "$p/body.json" "$NGINX" -c "$tmp/nginx.conf" -g 'daemon off; master_process off;')
+		echo "| /$p/: calls a request (failed) | mosaic | nginx |"
+		echo "| --- | ---: | ---: |"
+		awk -v m="$m" -v n="$n" 'BEGIN {
+			split(m, ml, "\n"); for (i in ml) {split(ml[i], f, " "); if (f[1] != "") {mc[f[1]] = f[2]; me[f[1]] = f[3]; s[f[1]]}}
+			split(n, nl, "\n"); for (i in nl) {split(nl[i], f, " "); if (f[1] != "") {nc[f[1]] = f[2]; ne[f[1]] = f[3]; s[f[1]]}}
+			for (k in s) {
+				mv = (k in mc) ? mc[k] : 0; nv = (k in nc) ? nc[k] : 0
+				mf = (k in me) ? me[k] : 0; nf = (k in ne) ? ne[k] : 0
+				if (mv < 0.01 && nv < 0.01) continue
+				printf "| %s | %.2f%s | %s |\n", k, mv, (mf > 0 ? " (" mf ")" : ""), (n == "" ? "-" : sprintf("%.2f%s", nv, (nf > 0 ? " (" nf ")" : ""))) | "sort"
+				mt += mv; nt += nv
+			}
+			close("sort")
+			printf "| all | %.2f | %s |\n", mt, n == "" ? "-" : sprintf("%.2f", nt)
+		}'
 	done
 	exit 0
 fi
