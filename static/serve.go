@@ -40,8 +40,8 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 	// The validators are formatted once into a stack buffer, compared as
 	// bytes, and turned into header strings with a single allocation. A
 	// file whose descriptor the open file cache keeps has them formatted
-	// already (sharedFD.validators): they are copied, and kept, what the
-	// string of the whole file's 200 header values would be, is reused.
+	// already (sharedFD.validators): they are copied into b, and kept, the
+	// string a 200 for the whole file would build from b, is used as it is.
 	var buf [128]byte
 	b := buf[:0]
 	etagLen := 0

@@ -31,9 +31,9 @@ type validators struct {
 // validators returns the formatted validators of info, the file that s was
 // opened on, formatting them at the first call only. A kept descriptor's
 // file state does not change: an entry whose file has changed is replaced,
-// descriptor and all, so every response served from s reuses the strings
-// and NGINX's per-response formatting is saved. Two first calls at once
-// both format; either result is the same.
+// descriptor and all, so the responses served from s share one
+// formatting. Two first calls at once both format; either result is the
+// same.
 func (s *sharedFD) validators(info fileInfo) *validators {
 	if v := s.formatted.Load(); v != nil {
 		return v
