@@ -1134,7 +1134,12 @@ func (c *conn) refuse(err error) {
 	// then empty. Its parser has taken a method in once a space ended it,
 	// though, whatever comes after: a HEAD's page is its header alone.
 	req := &http.Request{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: http.Header{}}
-	if !whole || errors.Is(err, errLineTooLong) || parseLine(line, req) != nil {
+	parsed := whole && !errors.Is(err, errLineTooLong)
+	if parsed {
+		_, lineErr := parseLine(line, req)
+		parsed = lineErr == nil
+	}
+	if !parsed {
 		req.Method, req.RequestURI = "", ""
 		req.Proto, req.ProtoMajor, req.ProtoMinor = "HTTP/1.1", 1, 1
 		// NGINX counts no line it did not parse, and reads no field

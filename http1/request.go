@@ -57,7 +57,8 @@ type reqMem struct {
 // r.Host the host that chose the server, "" when none had.
 func parseHead(head string, r *http.Request, mem *reqMem) error {
 	line, rest := header.CutLine(head)
-	if err := parseLine(line, r); err != nil {
+	shape, err := parseLine(line, r)
+	if err != nil {
 		return err
 	}
 	odd, err := parseFields(rest, r, mem.vals[:])
@@ -68,14 +69,14 @@ func parseHead(head string, r *http.Request, mem *reqMem) error {
 		// chose the server whatever the Host field says.
 		fieldHost := r.Host
 		r.Host = ""
-		if parseTarget(r, &mem.url) != nil {
+		if parseTarget(r, shape, &mem.url) != nil {
 			r.Header = nil
 		} else if r.Host == "" {
 			r.Host = fieldHost
 		}
 		return err
 	}
-	if err := parseTarget(r, &mem.url); err != nil {
+	if err := parseTarget(r, shape, &mem.url); err != nil {
 		r.Header, r.Host = nil, ""
 		return err
 	}
@@ -112,21 +113,21 @@ func knownFields(head string) (http.Header, string) {
 	return r.Header, r.Host
 }
 
-// parseLine parses a request line into r's method, target and protocol;
-// r.Method stays empty when the line is refused.
-func parseLine(line string, r *http.Request) error {
+// parseLine parses a request line into r's method, target and protocol,
+// and returns what it saw of the target for parseTarget; r.Method stays
+// empty when the line is refused.
+func parseLine(line string, r *http.Request) (targetShape, error) {
 	method, target, ok := strings.Cut(line, " ")
 	if !ok || !header.IsToken(method) {
-		return badRequest("invalid request line")
+		return targetShape{}, badRequest("invalid request line")
 	}
 	target, proto, ok := strings.Cut(target, " ")
 	if !ok || target == "" || strings.IndexByte(proto, ' ') >= 0 {
-		return badRequest("invalid request line")
+		return targetShape{}, badRequest("invalid request line")
 	}
-	for i := 0; i < len(target); i++ {
-		if b := target[i]; b <= ' ' || b == 0x7f {
-			return badRequest("invalid request target")
-		}
+	shape, ok := scanTarget(target)
+	if !ok {
+		return targetShape{}, badRequest("invalid request target")
 	}
 	switch proto {
 	case "HTTP/1.1":
@@ -136,15 +137,65 @@ func parseLine(line string, r *http.Request) error {
 	default:
 		major, minor, ok := http.ParseHTTPVersion(proto)
 		if !ok {
-			return badRequest("invalid protocol version")
+			return targetShape{}, badRequest("invalid protocol version")
 		}
 		if major != 1 {
-			return &requestError{status: http.StatusHTTPVersionNotSupported, msg: "unsupported protocol version " + proto}
+			return targetShape{}, &requestError{status: http.StatusHTTPVersionNotSupported, msg: "unsupported protocol version " + proto}
 		}
 		r.Proto, r.ProtoMajor, r.ProtoMinor = proto, major, minor
 	}
 	r.Method, r.RequestURI = method, target
-	return nil
+	return shape, nil
+}
+
+// targetShape is what one pass over a request target saw (scanTarget):
+// plain says it is an origin-form target whose path url.ParseRequestURI
+// takes as it is (plainTarget); query is where its '?' is, its length
+// without one.
+type targetShape struct {
+	plain bool
+	query int
+}
+
+// Classes of a target's bytes (targetBytes).
+const (
+	refusedByte  = 1 << iota // a control byte or a space: the target is refused
+	notPlainByte             // not in plainChars: the path goes to url.ParseRequestURI
+)
+
+// targetBytes classes each byte for scanTarget: one table load a byte
+// tells both what the line's check refuses and what the URL's fast path
+// declines, which took a pass over the target each.
+var targetBytes = func() (t [256]uint8) {
+	for c := range 256 {
+		if c <= ' ' || c == 0x7f {
+			t[c] |= refusedByte
+		}
+		if !plainChars[c] {
+			t[c] |= notPlainByte
+		}
+	}
+	return t
+}()
+
+// scanTarget reports what a request target is made of in one pass; ok is
+// false for a target with a control byte or a space, which NGINX refuses.
+func scanTarget(t string) (s targetShape, ok bool) {
+	q := strings.IndexByte(t, '?')
+	if q < 0 {
+		q = len(t)
+	}
+	var path, query uint8
+	for i := 0; i < q; i++ {
+		path |= targetBytes[t[i]]
+	}
+	for i := q; i < len(t); i++ {
+		query |= targetBytes[t[i]]
+	}
+	if (path|query)&refusedByte != 0 {
+		return targetShape{}, false
+	}
+	return targetShape{plain: t != "" && t[0] == '/' && path&notPlainByte == 0, query: q}, true
 }
 
 // parseFields reads the header fields into r.Header, takes Host out of
@@ -304,7 +355,7 @@ func parseLength(s string) (int64, bool) {
 // usual origin-form target. An absolute-form target, and a CONNECT
 // request's authority, names the host itself, which wins over the Host
 // header (RFC 9112, sections 3.2.2 and 3.2.3).
-func parseTarget(r *http.Request, u *url.URL) error {
+func parseTarget(r *http.Request, shape targetShape, u *url.URL) error {
 	if r.Method == http.MethodConnect && !strings.HasPrefix(r.RequestURI, "/") {
 		if !validAuthority(r.RequestURI) {
 			return badRequest("invalid request target")
@@ -313,7 +364,7 @@ func parseTarget(r *http.Request, u *url.URL) error {
 		r.Host = r.RequestURI
 		return nil
 	}
-	if plainTarget(r.RequestURI, u) {
+	if plainTarget(r.RequestURI, shape, u) {
 		r.URL = u
 		return nil
 	}
@@ -365,17 +416,16 @@ var plainChars = func() (t [256]bool) {
 }()
 
 // plainTarget parses the usual origin-form target, a plain path and a
-// query, into u as url.ParseRequestURI would, with less work. It reports
-// false, leaving u alone, for any other target.
-func plainTarget(t string, u *url.URL) bool {
-	if t == "" || t[0] != '/' {
+// query, into u as url.ParseRequestURI would, with less work, from what
+// scanTarget saw of t. It reports false, leaving u alone, for any other
+// target.
+func plainTarget(t string, shape targetShape, u *url.URL) bool {
+	if !shape.plain {
 		return false
 	}
-	path, query, hasQuery := strings.Cut(t, "?")
-	for i := 0; i < len(path); i++ {
-		if !plainChars[path[i]] {
-			return false
-		}
+	path, query, hasQuery := t[:shape.query], "", shape.query < len(t)
+	if hasQuery {
+		query = t[shape.query+1:]
 	}
 	*u = url.URL{Path: path, RawQuery: query, ForceQuery: hasQuery && query == ""}
 	return true

@@ -385,11 +385,16 @@ func TestPlainTarget(t *testing.T) {
 		targets = append(targets, string(b))
 	}
 	for _, target := range targets {
-		if strings.ContainsFunc(target, func(c rune) bool { return c <= ' ' || c == 0x7f }) {
+		refused := strings.ContainsFunc(target, func(c rune) bool { return c <= ' ' || c == 0x7f })
+		shape, ok := scanTarget(target)
+		if ok == refused {
+			t.Errorf("%q: scanTarget ok %v, want %v", target, ok, !refused)
+		}
+		if refused {
 			continue // parseHead refuses these before it parses the target
 		}
 		var got url.URL
-		if !plainTarget(target, &got) {
+		if !plainTarget(target, shape, &got) {
 			continue
 		}
 		want, err := url.ParseRequestURI(target)
