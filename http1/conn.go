@@ -133,6 +133,10 @@ type conn struct {
 	midHead   bool
 	headStart int
 	headBufs  headBuffers
+	// whole is where headBuffered found the end of a header that begins
+	// the read buffer, for headAtOnce to take without searching again;
+	// its n is 0 when there is none to take.
+	whole headEnd
 	// stat is the state c is counted in (stats.go).
 	stat int8
 	// refusedLine is the request line of a header being parsed, for
@@ -787,28 +791,43 @@ func (c *conn) headBuffered() bool {
 			break
 		}
 	}
-	_, n := wholeHead(buf)
-	return n > 0
+	skipped := len(buf) < c.br.Buffered()
+	e := wholeHead(buf)
+	if !skipped {
+		// Nothing is read before readHead looks again (serveOne).
+		c.whole = e
+	}
+	return e.n > 0
 }
 
-// wholeHead finds the end of a request header that buf begins with: end
-// is where the empty line that ends it begins, n where that line ends; n
-// is 0 when buf holds no whole header. The first line is taken for the
-// request line, empty or not.
-func wholeHead(buf []byte) (end, n int) {
+// headEnd is where a request header that a buffer begins with ends (see
+// wholeHead).
+type headEnd struct {
+	line int // the request line's LF
+	end  int // where the empty line that ends the header begins
+	n    int // where that line ends; 0 when the buffer holds no whole header
+}
+
+// wholeHead finds the end of a request header that buf begins with. The
+// first line is taken for the request line, empty or not.
+func wholeHead(buf []byte) headEnd {
 	// From line end to line end: a byte at a time, this was 2% of the
 	// instructions of a small response.
+	line := -1
 	for at := 0; ; {
 		i := bytes.IndexByte(buf[at:], '\n')
 		if i < 0 {
-			return 0, 0
+			return headEnd{}
+		}
+		if line < 0 {
+			line = i
 		}
 		at += i + 1
 		switch rest := buf[at:]; {
 		case len(rest) > 0 && rest[0] == '\n':
-			return at, at + 1
+			return headEnd{line, at, at + 1}
 		case len(rest) > 1 && rest[0] == '\r' && rest[1] == '\n':
-			return at, at + 2
+			return headEnd{line, at, at + 2}
 		}
 	}
 }
@@ -1072,6 +1091,8 @@ func (c *conn) readHead() ([]byte, error) {
 // until the next read), the whole header discarded from it; nil when the
 // loop is to read it.
 func (c *conn) headAtOnce() []byte {
+	e := c.whole
+	c.whole = headEnd{}
 	if c.br == nil || c.br.Buffered() == 0 {
 		return nil
 	}
@@ -1079,16 +1100,20 @@ func (c *conn) headAtOnce() []byte {
 	if buf[0] == '\n' || buf[0] == '\r' {
 		return nil
 	}
-	end, n := wholeHead(buf)
-	if n == 0 || n > c.headBufs.limit {
+	if e.n == 0 || e.n > len(buf) {
+		// Not searched since the last read (a first request, or one whose
+		// wait had no header timeout to arm).
+		e = wholeHead(buf)
+	}
+	if e.n == 0 || e.n > c.headBufs.limit {
 		return nil
 	}
-	if line := buf[:bytes.IndexByte(buf, '\n')]; bytes.Count(line, []byte(" ")) < 2 {
+	if bytes.Count(buf[:e.line], []byte(" ")) < 2 {
 		return nil // HTTP/0.9's line: the loop takes it alone
 	}
-	_, _ = c.br.Discard(n)
-	c.headLen = n
-	return buf[:end]
+	_, _ = c.br.Discard(e.n)
+	c.headLen = e.n
+	return buf[:e.end]
 }
 
 // fillHead is fill for a header being read: on a plain connection with

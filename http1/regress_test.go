@@ -435,11 +435,17 @@ func TestHeadAtOnce(t *testing.T) {
 		pad(fuzzFirstBuffer + 1),
 		pad(fuzzFirstBuffer + fuzzMaxLine),
 	}
-	// What readHead makes of each request of in, in turn.
-	read := func(src *strings.Reader, nc net.Conn) []string {
+	// What readHead makes of each request of in, in turn; with scanned,
+	// each after headBuffered has looked at what is buffered, as serveOne
+	// does before a request after the first (headAtOnce takes the end it
+	// found rather than search again).
+	read := func(src *strings.Reader, nc net.Conn, scanned bool) []string {
 		c := newConn(&Server{Limits: fuzzLimits}, nc)
 		var out []string
 		for range 3 {
+			if scanned && c.br != nil && c.br.Buffered() > 0 {
+				c.headBuffered()
+			}
 			head, err := c.readHead()
 			taken := int(src.Size()) - src.Len()
 			if c.br != nil {
@@ -457,11 +463,16 @@ func TestHeadAtOnce(t *testing.T) {
 	for _, h := range heads {
 		in := first + h + first
 		src := strings.NewReader(in)
-		atOnce := read(src, &memConn{src: src})
+		atOnce := read(src, &memConn{src: src}, false)
 		src = strings.NewReader(in)
-		byLine := read(src, &oneByteConn{memConn{src: src}})
+		scanned := read(src, &memConn{src: src}, true)
+		src = strings.NewReader(in)
+		byLine := read(src, &oneByteConn{memConn{src: src}}, false)
 		if !slices.Equal(atOnce, byLine) {
 			t.Errorf("%q:\nat once %q\nby line %q", h, atOnce, byLine)
+		}
+		if !slices.Equal(scanned, byLine) {
+			t.Errorf("%q:\nafter headBuffered %q\nby line %q", h, scanned, byLine)
 		}
 	}
 }
