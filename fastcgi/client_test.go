@@ -347,3 +347,37 @@ func TestReadResponseRecordLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendPair checks the encoding of a pair against the specification's
+// (section 3.4: a length below 128 in one byte, else four with the high
+// bit set), at each length's edge and with no, too little, just enough and
+// more room after what dst holds, which must stay: AppendPair takes a
+// short pair's lengths in one append.
+func TestAppendPair(t *testing.T) {
+	spec := func(n int) []byte {
+		if n < 128 {
+			return []byte{byte(n)}
+		}
+		return []byte{byte(n>>24) | 0x80, byte(n >> 16), byte(n >> 8), byte(n)}
+	}
+	for _, nl := range []int{0, 1, 127, 128, 300} {
+		for _, vl := range []int{0, 1, 127, 128, 70000} {
+			name, value := strings.Repeat("N", nl), strings.Repeat("v", vl)
+			want := append(append([]byte("xy"), spec(nl)...), spec(vl)...)
+			want = append(append(want, name...), value...)
+			size := len(want) - 2
+			for _, room := range []int{0, size - 1, size, size + 9} {
+				dst := append(make([]byte, 0, 2+max(room, 0)), "xy"...)
+				if got := AppendPair(dst, name, value); !bytes.Equal(got, want) {
+					t.Errorf("AppendPair: name %d, value %d bytes, room %d: % x..., want % x...",
+						nl, vl, room, got[:min(len(got), 12)], want[:min(len(want), 12)])
+				}
+				dst = append(make([]byte, 0, 2+max(room, 0)), "xy"...)
+				if got := append(AppendPairHead(dst, name, vl), value...); !bytes.Equal(got, want) {
+					t.Errorf("AppendPairHead: name %d, value %d bytes, room %d: % x..., want % x...",
+						nl, vl, room, got[:min(len(got), 12)], want[:min(len(want), 12)])
+				}
+			}
+		}
+	}
+}

@@ -164,6 +164,12 @@ func unexpected(err error) error {
 // AppendPair appends a name-value pair in FastCGI's encoding: each length
 // in one byte below 128, else in four with the high bit set.
 func AppendPair(dst []byte, name, value string) []byte {
+	if len(name) < 128 && len(value) < 128 {
+		// The usual pair (every parameter of every request): both lengths
+		// in one append.
+		dst = append(dst, byte(len(name)), byte(len(value)))
+		return append(append(dst, name...), value...)
+	}
 	return append(AppendPairHead(dst, name, len(value)), value...)
 }
 
