@@ -462,3 +462,37 @@ func TestDeepDictionaryStages(t *testing.T) {
 		}
 	}
 }
+
+// TestCountOne checks countOne, which reads each literal's context from
+// data, against countTypes with one block, which carries it along, on
+// commands whose first inserts are shorter than, as long as and longer
+// than the two bytes given by p1 and p2, from a stream's start and from
+// within data.
+func TestCountOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	data := make([]byte, 4096)
+	for i := range data {
+		data[i] = byte(rng.IntN(96) + 32)
+	}
+	for _, start := range []int{0, 1, 2, 37} {
+		for first := range uint32(4) {
+			cmds := []command{{insert: first, copy: 4}}
+			p, nlits := start+int(first)+4, first
+			for p < len(data)-64 {
+				c := command{insert: uint32(rng.IntN(9)), copy: uint32(2 + rng.IntN(12))}
+				cmds = append(cmds, c)
+				p += int(c.insert + c.copy)
+				nlits += c.insert
+			}
+			cmds = append(cmds, command{insert: uint32(len(data) - p)})
+			nlits += uint32(len(data) - p)
+			p1, p2 := byte(rng.Uint32()), byte(rng.Uint32())
+			var got, want [64 << 8]uint32
+			countOne(&utf8Lut, &got, cmds, data, start, p1, p2)
+			countTypes(&utf8Lut, want[:], cmds, data, start, p1, p2, []blockRun{{n: nlits}})
+			if got != want {
+				t.Fatalf("start %d, first insert %d: the counts differ", start, first)
+			}
+		}
+	}
+}
