@@ -119,9 +119,12 @@ func (b *blockSplit) empty(alpha int) {
 // minChunk, and returns the chunks' length and their counts, zeroed, a
 // row of alpha for each chunk, for the caller to fill before group.
 func (b *blockSplit) chunked(n, alpha, minChunk int) (chunk int, hist []uint32) {
-	chunk = max(minChunk, (n+maxChunks-1)/maxChunks)
+	chunk = chunkLen(n, minChunk)
 	return chunk, b.cl.prepare(max((n+chunk-1)/chunk, 1), alpha)
 }
+
+// chunkLen is the length of chunked's chunks of n symbols.
+func chunkLen(n, minChunk int) int { return max(minChunk, (n+maxChunks-1)/maxChunks) }
 
 // group clusters the chunks that chunked made of n symbols, once
 // counted, into at most limit block types in rounds rounds; runs of
