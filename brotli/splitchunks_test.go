@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// TestSplitChunks checks splitChunks, which counts the chunks of commands
-// and distances from the commands' symbols, against plan given the two
+// TestSplitChunks checks the splits of symbolize and splitChunks (the
+// first counts the chunks of commands as it chooses the symbols, the
+// second those of distances from e.syms) against plan given the two
 // sequences, at qualities 5-9: commands whose lengths and distances
 // spread wider for a stretch (so that splits pay), with no distance
 // coded, few and many.
