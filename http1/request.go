@@ -25,6 +25,16 @@ type requestError struct {
 
 func (e *requestError) Error() string { return e.msg }
 
+// maxFields is the most header fields a request may have: NGINX's
+// max_headers default, which Debian's 1.22.1 has had since a security
+// update. The header's bytes are bounded (large_client_header_buffers),
+// but within 32 KB fit ten thousand fields of three bytes, each a map
+// entry and a value to make. The field after it is refused with 494,
+// NGINX's "Request Header Or Cookie Too Large", and the connection closed.
+const maxFields = 1000
+
+var errTooManyFields = &requestError{status: StatusHeaderTooLarge, msg: "too many header lines"}
+
 func badRequest(msg string) error { return &requestError{status: http.StatusBadRequest, msg: msg} }
 
 // badHeader is badRequest for a check made once the header has ended.
@@ -220,6 +230,7 @@ func parseFields(rest string, r *http.Request, vals []string) (odd bool, err err
 	// which hashes the name and misses for nearly every line.
 	var nameStack [8]string
 	names := nameStack[:0]
+	fields := 0
 	defer func() {
 		if err == nil {
 			return
@@ -240,6 +251,9 @@ func parseFields(rest string, r *http.Request, vals []string) (odd bool, err err
 		}
 		if line[0] == ' ' || line[0] == '\t' {
 			return odd, badRequest("obsolete header line folding")
+		}
+		if fields++; fields > maxFields {
+			return odd, errTooManyFields
 		}
 		colon := strings.IndexByte(line, ':')
 		if colon < 0 {
