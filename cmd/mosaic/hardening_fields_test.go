@@ -67,3 +67,19 @@ func TestManyHeaderFieldsAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestAbsoluteTargetUserinfoAsNGINX: an absolute-form target with
+// userinfo is refused with 400, as NGINX refuses it, whatever server the
+// part after the '@' names; without userinfo, and with an '@' in the
+// path, it is served.
+func TestAbsoluteTargetUserinfoAsNGINX(t *testing.T) {
+	nginxPath(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; server_name a.test other.test;
+			location / { return 200 "$host $request_uri\n"; } }`, port)
+	})
+	for _, target := range []string{"http://u@other.test/x", "http://u:pw@other.test:80/x",
+		"http://@other.test/x", "http://other.test/x", "http://other.test/x@y"} {
+		sameAnswer(t, mport, nport, "GET "+target+" HTTP/1.1\r\nHost: a.test", "")
+	}
+}

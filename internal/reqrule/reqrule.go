@@ -40,11 +40,15 @@ func Method(m string) int {
 // r.RequestURI and r.URL are both made from what is left, so that the
 // path that picks a location is the path a proxy sends. A space, which
 // no URI holds, is refused as NGINX refuses it: HTTP/2's :path can carry
-// one, where an HTTP/1.x request line cannot. It reports false for a
-// target to refuse with 400.
+// one, where an HTTP/1.x request line cannot. So is an absolute-form
+// target with userinfo ("http://user:password@host/"), which NGINX's
+// parser refuses and RFC 9110 (section 4.2.4) has a recipient treat as an
+// error: taken, it would choose a server by the part after the '@' while
+// the credentials in front vanished from everything logged or passed on.
+// It reports false for a target to refuse with 400.
 func Target(r *http.Request) bool {
 	t := r.RequestURI
-	if t == "" || t[0] != '/' && !absoluteForm(t) || strings.IndexByte(t, ' ') >= 0 {
+	if t == "" || t[0] != '/' && !absoluteForm(t) || strings.IndexByte(t, ' ') >= 0 || r.URL.User != nil {
 		return false
 	}
 	i := strings.IndexByte(t, '#')

@@ -71,6 +71,9 @@ func TestTarget(t *testing.T) {
 		{"1http://a/b", "", "", "h", false},
 		{"/a b", "", "", "h", false}, // HTTP/2's :path can carry a space
 		{"/a?x y", "", "", "h", false},
+		{"http://u@other.example/p", "", "", "h", false}, // userinfo, which NGINX refuses
+		{"http://u:pw@other.example/p#q", "", "", "h", false},
+		{"http://other.example/p@q", "/p@q", "", "other.example", true}, // '@' in the path is a path's
 	}
 	for _, c := range cases {
 		r := &http.Request{Method: "GET", RequestURI: c.target, Host: "h", Header: http.Header{}}
