@@ -541,6 +541,19 @@ var differences = []difference{
 		},
 	},
 	{
+		what:    "a Content-Length, Transfer-Encoding or Host with a tab before or after its value (net/http trims it as whitespace)",
+		outcome: "http1 refuses",
+		why:     "RFC 9112 §11.2: a framing field that parties read differently is the shape of request smuggling; NGINX keeps the tab in the value and refuses it (400, 501)",
+		applies: func(d *disagreement) bool {
+			return !d.inBody && slices.ContainsFunc(fieldLines(d.head()), func(l string) bool {
+				name, value, ok := strings.Cut(l, ":")
+				value = strings.Trim(value, " ")
+				return ok && (strings.EqualFold(name, "Content-Length") || strings.EqualFold(name, "Transfer-Encoding") ||
+					strings.EqualFold(name, "Host")) && value != "" && (value[0] == '\t' || value[len(value)-1] == '\t')
+			})
+		},
+	},
+	{
 		what:    "an HTTP/1.1 CONNECT request without Host",
 		outcome: "http1 refuses",
 		why:     "RFC 9112 §3.2: a server must answer 400 to any HTTP/1.1 request without Host",

@@ -269,6 +269,17 @@ func parseFields(rest string, r *http.Request, vals []string) (odd bool, err err
 			return odd, badRequest("invalid header value")
 		}
 		switch name {
+		case "Host", "Content-Length", "Transfer-Encoding":
+			// The fields that frame the request and choose its server
+			// are taken as NGINX takes them: it trims the spaces around
+			// a value but keeps a tab, so that "Content-Length:\t5" is
+			// invalid (400), and "chunked\t" a coding it does not know
+			// (501). Taking them as RFC 9110's OWS allows would read a
+			// body that a front end reading them as NGINX does sends as
+			// the next request.
+			value = strings.Trim(line[colon+1:], " ")
+		}
+		switch name {
 		case "Host":
 			// NGINX refuses a second Host, and an invalid one, at its line.
 			if hosts > 0 {
