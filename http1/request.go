@@ -31,6 +31,10 @@ func (e *requestError) Error() string { return e.msg }
 // but within 32 KB fit ten thousand fields of three bytes, each a map
 // entry and a value to make. The field after it is refused with 494,
 // NGINX's "Request Header Or Cookie Too Large", and the connection closed.
+// Only names of letters, digits and '-' count: NGINX does not count the
+// names ignore_invalid_headers drops, which with the default settings are
+// all the others (with underscores_in_headers on or ignore_invalid_headers
+// off it counts them too, and refuses where mosaic serves).
 const maxFields = 1000
 
 var errTooManyFields = &requestError{status: StatusHeaderTooLarge, msg: "too many header lines"}
@@ -252,9 +256,6 @@ func parseFields(rest string, r *http.Request, vals []string) (odd bool, err err
 		if line[0] == ' ' || line[0] == '\t' {
 			return odd, badRequest("obsolete header line folding")
 		}
-		if fields++; fields > maxFields {
-			return odd, errTooManyFields
-		}
 		colon := strings.IndexByte(line, ':')
 		if colon < 0 {
 			return odd, badRequest("invalid header line")
@@ -267,6 +268,14 @@ func parseFields(rest string, r *http.Request, vals []string) (odd bool, err err
 		value := header.TrimOWS(line[colon+1:])
 		if !validValue(value) {
 			return odd, badRequest("invalid header value")
+		}
+		// NGINX counts a line once it has parsed it, and not one that
+		// ignore_invalid_headers drops: an odd name is dropped with the
+		// default settings, so counting it would refuse what NGINX serves.
+		if !oddName {
+			if fields++; fields > maxFields {
+				return odd, errTooManyFields
+			}
 		}
 		switch name {
 		case "Host", "Content-Length", "Transfer-Encoding":

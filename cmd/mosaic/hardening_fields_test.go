@@ -133,3 +133,25 @@ func TestAbsoluteTargetUserinfoAsNGINX(t *testing.T) {
 		sameAnswer(t, mport, nport, "GET "+target+" HTTP/1.1\r\nHost: a.test", "")
 	}
 }
+
+// TestHeaderCountIgnoredNamesAsNGINX: NGINX counts toward max_headers
+// only the fields it keeps. With ignore_invalid_headers on and
+// underscores_in_headers off (the defaults) a name with a byte other
+// than a letter, a digit or '-' is ignored and not counted, so a
+// thousand fields and such names beside them are served; a thousand and
+// one plain ones are still refused. (With underscores_in_headers on, or
+// ignore_invalid_headers off, NGINX counts those names too and refuses
+// where mosaic serves: http1 counts before a server is chosen.)
+func TestHeaderCountIgnoredNamesAsNGINX(t *testing.T) {
+	nginxPath(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; location / { return 200 "ok $uri\n"; } }`, port)
+	})
+	next := "GET /second HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
+	for _, extra := range []string{"X_Y: 1\r\n", "X_Y: 1\r\nX.Z: 2\r\n", "X_Y: 1\r\nX: 2\r\n"} {
+		req := "GET /first HTTP/1.1\r\nHost: a.test\r\n" + strings.Repeat("X:\n", 999) + extra + "\r\n" + next
+		if m, n := connAnswers(t, mport, false, req), connAnswers(t, nport, false, req); m != n {
+			t.Errorf("1000 fields and %q: mosaic %s, nginx %s", extra, m, n)
+		}
+	}
+}
