@@ -483,3 +483,71 @@ func TestParseLength(t *testing.T) {
 		}
 	}
 }
+
+// TestTargetEveryByte puts every byte at every place of a target of each
+// form, in place of the byte there and before it, and checks parseHead's
+// verdict and URL against their definitions: a control byte or a space
+// anywhere refuses the request; otherwise the URL is
+// url.ParseRequestURI's, and the request is refused where that refuses
+// the target. parseLine's refusal and the URL's fast path share one scan
+// of the target (scanTarget), which this holds to both.
+func TestTargetEveryByte(t *testing.T) {
+	for _, tc := range []struct{ method, target string }{
+		{"GET", "/a/b.js?x=1&y=%20#f"},
+		{"GET", "http://h.example:80/p%2Fq?z#w"},
+		{"OPTIONS", "*"},
+		{"CONNECT", "h.example:443"},
+	} {
+		for at := 0; at <= len(tc.target); at++ {
+			for c := range 256 {
+				b := byte(c)
+				targets := []string{tc.target[:at] + string(b) + tc.target[at:]}
+				if at < len(tc.target) {
+					targets = append(targets, tc.target[:at]+string(b)+tc.target[at+1:])
+				}
+				for _, target := range targets {
+					checkTarget(t, tc.method, target)
+				}
+			}
+		}
+	}
+}
+
+func checkTarget(t *testing.T, method, target string) {
+	t.Helper()
+	var r http.Request
+	err := parseHead(method+" "+target+" HTTP/1.1\r\nHost: a.example\r\n", &r, &reqMem{})
+	refused := strings.ContainsFunc(target, func(c rune) bool { return c <= ' ' || c == 0x7f })
+	switch {
+	case refused:
+		if err == nil {
+			t.Errorf("%s %q: accepted, want refused", method, target)
+		}
+	case method == http.MethodConnect && !strings.HasPrefix(target, "/"):
+		if err == nil && (r.URL == nil || r.URL.Host != target) {
+			t.Errorf("%s %q: URL %v, want the authority", method, target, r.URL)
+		}
+	default:
+		want, werr := url.ParseRequestURI(target)
+		switch {
+		case werr != nil:
+			if err == nil {
+				t.Errorf("%s %q: accepted, url.ParseRequestURI: %v", method, target, werr)
+			}
+		case want.Host != "" && !validHost(want.Host):
+			if err == nil {
+				t.Errorf("%s %q: accepted with host %q", method, target, want.Host)
+			}
+		case err != nil:
+			t.Errorf("%s %q: %v, url.ParseRequestURI takes it", method, target, err)
+		case r.URL.User.String() != want.User.String():
+			t.Errorf("%s %q: user %v, want %v", method, target, r.URL.User, want.User)
+		default:
+			got, exp := *r.URL, *want
+			got.User, exp.User = nil, nil
+			if got != exp {
+				t.Errorf("%s %q: URL %#v, want %#v", method, target, got, exp)
+			}
+		}
+	}
+}
