@@ -114,6 +114,12 @@ type conn struct {
 	// headTimedOut says the client stopped in the middle of a header
 	// past client_header_timeout (NGINX's c->timedout there too).
 	headTimedOut bool
+	// locReset is reset_timedout_connection as the location serving the
+	// request set it (SetResetTimedOut), resetDefault until one does:
+	// NGINX reads it from the request's location when it frees the
+	// request (ngx_http_free_request), the default server's only for a
+	// header that timed out before any location.
+	locReset resetSetting
 
 	// idleSince is the sweep tick (plus one) at which the connection
 	// began to wait for a request, 0 while it does not, idleAsked once
@@ -642,6 +648,7 @@ func (c *conn) serveOne() (keep, park bool) {
 	}
 	c.requests++
 	c.setStat(statWriting)
+	c.locReset = resetDefault
 
 	w := &x.w
 	*w = response{c: c, req: req, header: c.responseHeader(), cl: -1, sendTimeout: lim.WriteTimeout,
@@ -743,7 +750,11 @@ func (c *conn) close() {
 	// sent); a read a handler cut short with a past deadline (the proxy's,
 	// when its upstream fails) is not, and lingers as NGINX's does.
 	timedOut := c.writeTimedOut || c.bodyTimedOut.Load() || c.headTimedOut
-	if timedOut && lim.ResetTimedOut {
+	reset := lim.ResetTimedOut
+	if c.locReset != resetDefault && !c.headTimedOut {
+		reset = c.locReset == resetOn
+	}
+	if timedOut && reset {
 		resetOnClose(c.rwc)
 	}
 	linger := !timedOut && (lim.Linger == LingerAlways && c.requests > 0 ||

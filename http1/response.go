@@ -926,6 +926,26 @@ func (w *response) SetSendTimeout(d time.Duration) {
 	w.sendTimeout, w.ownDeadline = d, false
 }
 
+// resetSetting is a location's reset_timedout_connection, or none.
+type resetSetting uint8
+
+const (
+	resetDefault resetSetting = iota // the server's Limits.ResetTimedOut
+	resetOn
+	resetOff
+)
+
+// SetResetTimedOut sets reset_timedout_connection for this request, as
+// its location says; it replaces the server's ResetTimedOut should the
+// connection close because the client timed out in its body or in the
+// sending of the response.
+func (w *response) SetResetTimedOut(on bool) {
+	w.c.locReset = resetOff
+	if on {
+		w.c.locReset = resetOn
+	}
+}
+
 // EnableFullDuplex serves http.ResponseController: the body can always
 // be read while the response is written.
 func (w *response) EnableFullDuplex() error { return nil }

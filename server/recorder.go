@@ -243,6 +243,20 @@ func (rw *recorder) setSendTimeout(d time.Duration) {
 	rw.sendTimeout = d
 }
 
+// resetTimedOuter is a server's writer that takes a location's
+// reset_timedout_connection for the connection it may close (http1's).
+type resetTimedOuter interface{ SetResetTimedOut(bool) }
+
+// setResetTimedOut passes the location's reset_timedout_connection on to
+// the server; NGINX reads the request's location when the request ends
+// (ngx_http_free_request), so each location the request passes through
+// replaces the previous one's.
+func (rw *recorder) setResetTimedOut(on bool) {
+	if r, ok := rw.w.(resetTimedOuter); ok {
+		r.SetResetTimedOut(on)
+	}
+}
+
 // arm moves the write deadline to send_timeout from now. Writes mostly
 // land in net/http's buffer, so the deadline is moved at most once per
 // tenth of the timeout rather than on every small write (an ESI page is
