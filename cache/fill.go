@@ -391,7 +391,7 @@ func (f *filler) WriteHeader(status int) {
 		// The client's Range is answered from the complete response the
 		// cache asked for, as it streams by.
 		if ranges, verdict := c.clientRanges(f.r, f.header, f.declared, true); verdict != byterange.Whole {
-			if f.ranged = setRangeHeader(h, ranges, f.declared, f.w); f.ranged == nil {
+			if f.ranged = setRangeHeader(f.r.Context(), h, ranges, f.declared, f.w); f.ranged == nil {
 				f.toClient = false
 				f.w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
 				_, _ = io.WriteString(f.w, notSatisfiableBody)

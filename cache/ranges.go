@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -69,8 +70,8 @@ func (c *Cache) acceptRanges(h http.Header, status int, size int64, offered bool
 func ifRangeMatches(v string, h http.Header) bool { return byterange.IfRangeMatches(v, h) }
 
 // setRangeHeader is byterange.SetHeader.
-func setRangeHeader(h http.Header, ranges []byterange.Range, size int64, w io.Writer) *rangeWriter {
-	return byterange.SetHeader(h, ranges, size, w)
+func setRangeHeader(ctx context.Context, h http.Header, ranges []byterange.Range, size int64, w io.Writer) *rangeWriter {
+	return byterange.SetHeader(ctx, h, ranges, size, w)
 }
 
 type rangeWriter = byterange.Writer

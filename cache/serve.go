@@ -65,7 +65,7 @@ func (c *Cache) serveStored(w http.ResponseWriter, r *http.Request, obj Object, 
 	var body io.Writer = w
 	if code == http.StatusOK && !unknown {
 		if ranges, verdict := c.clientRanges(r, m.Header, m.Size, false); verdict != byterange.Whole {
-			rw := setRangeHeader(h, ranges, m.Size, w)
+			rw := setRangeHeader(r.Context(), h, ranges, m.Size, w)
 			if rw == nil {
 				w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
 				_, _ = io.WriteString(w, notSatisfiableBody)

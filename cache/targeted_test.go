@@ -2,6 +2,7 @@ package cache
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -139,7 +140,7 @@ func TestRangeWriter(t *testing.T) {
 		for piece := 1; piece <= len(body); piece++ {
 			var out bytes.Buffer
 			h := http.Header{"Content-Type": {"text/plain"}}
-			rw := setRangeHeader(h, ranges, int64(len(body)), &out)
+			rw := setRangeHeader(context.Background(), h, ranges, int64(len(body)), &out)
 			for i := 0; i < len(body); i += piece {
 				if n, err := rw.Write([]byte(body[i:min(i+piece, len(body))])); err != nil || n != min(piece, len(body)-i) {
 					t.Fatalf("%s: Write = %d, %v", c.spec, n, err)

@@ -34,7 +34,7 @@ func (x *exchange) forceRanges(resp *http.Response) io.Writer {
 			// One range: NGINX's single_range for a response not served
 			// from its cache. More get the whole response.
 			if ranges, verdict := byterange.Parse(spec, size, 1, nil); verdict != byterange.Whole {
-				rw := byterange.SetHeader(h, ranges, size, x.w)
+				rw := byterange.SetHeader(x.r.Context(), h, ranges, size, x.w)
 				if rw == nil {
 					// SetHeader left Content-Range: bytes */size, which
 					// the error page keeps.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -424,4 +425,29 @@ func ctCharset(ct string) string {
 	v := strings.TrimLeft(ct[len(stem)+1:], " ")[len("charset="):]
 	v = strings.TrimPrefix(v, "\"")
 	return strings.TrimSuffix(v, "\"")
+}
+
+// partTyper is the request's byterange.PartTyper: the type of a
+// multipart answer's parts gets the charset the location's charset
+// directives give the response, as NGINX's charset filter, which runs
+// before its range filter, sets it where the range filter reads it.
+type partTyper struct{}
+
+func (partTyper) PartType(ctx context.Context, ct string) string {
+	ri := infoFrom(ctx)
+	if ri == nil || ri.rec == nil || ri.loc == nil {
+		return ct // a subrequest: NGINX's charset filter skips those
+	}
+	loc := ri.loc
+	if ri.fl != nil && ri.fl.loc != nil {
+		loc = ri.fl.loc // an internal redirect's target, as finalHeader
+	}
+	cl := LocConf[*coreLoc](loc, coreModule)
+	if cl.charset.V == "" {
+		return ct
+	}
+	h := http.Header{"Content-Type": {ct}}
+	// What applyCharset would log, the response's own header logs.
+	cl.applyCharset(h, http.StatusPartialContent, slog.New(slog.DiscardHandler))
+	return h["Content-Type"][0]
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/http1"
+	"github.com/mosaic-edge/mosaic/internal/byterange"
 	"github.com/mosaic-edge/mosaic/internal/endhook"
 	"github.com/mosaic-edge/mosaic/internal/proxyproto"
 	"github.com/mosaic-edge/mosaic/internal/spool"
@@ -100,6 +101,9 @@ func (rr *reqRoot) Value(key any) any {
 	}
 	if vars.IsStateKey(key) {
 		return &rr.state
+	}
+	if _, ok := key.(byterange.PartTypeKey); ok {
+		return partTyper{}
 	}
 	return rr.Context.Value(key)
 }

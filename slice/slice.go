@@ -292,7 +292,7 @@ func (sw *writer) WriteHeader(code int) {
 			sw.h.errorPage(sw.ResponseWriter, sw.r, http.StatusRequestedRangeNotSatisfiable)
 			return
 		}
-		byterange.SetHeader(h, nil, sw.total, nil)
+		byterange.SetHeader(sw.r.Context(), h, nil, sw.total, nil)
 		sw.ResponseWriter.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
 		if sw.r.Method != http.MethodHead {
 			_, _ = io.WriteString(sw.ResponseWriter, byterange.NotSatisfiableBody)

@@ -217,6 +217,7 @@ func (h *FileServer) ranges(r *http.Request, etag []byte, mtime, size int64, max
 func (h *FileServer) serveMultipart(w http.ResponseWriter, r *http.Request, f *file, body Cut, rel string,
 	validators []byte, etagLen int, ctype string, size int64, ranges []byterange.Range) {
 	boundary := byterange.NextBoundary()
+	ctype = byterange.PartType(r.Context(), ctype)
 	// Every part header is formatted up front: the sum gives Content-Length,
 	// and the body is then the headers interleaved with file sections.
 	var heads []byte

@@ -1,6 +1,7 @@
 package byterange
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"strconv"
@@ -33,10 +34,32 @@ func IfRangeMatches(v string, h http.Header) bool {
 	return true
 }
 
+// PartTyper gives the Content-Type that the parts of a request's
+// multipart answer name for the type its handler set: NGINX's charset
+// filter runs before its range filter, so the parts carry the charset
+// it adds to the type (ngx_http_range_multipart_header). A server's
+// request context answers PartTypeKey with one.
+type PartTyper interface {
+	PartType(ctx context.Context, ct string) string
+}
+
+// PartTypeKey is the context key of the request's PartTyper.
+type PartTypeKey struct{}
+
+// PartType returns the type the parts of ctx's multipart answer name for
+// ct: ct itself outside a server that changes it.
+func PartType(ctx context.Context, ct string) string {
+	if p, ok := ctx.Value(PartTypeKey{}).(PartTyper); ok {
+		return p.PartType(ctx, ct)
+	}
+	return ct
+}
+
 // SetHeader turns the header of a complete response of size bytes
 // into that of its 206 (ranges) or 416 (no ranges), and returns the writer
-// that cuts the ranges out of the complete body written to w.
-func SetHeader(h http.Header, ranges []Range, size int64, w io.Writer) *Writer {
+// that cuts the ranges out of the complete body written to w. ctx is the
+// request's (see PartType).
+func SetHeader(ctx context.Context, h http.Header, ranges []Range, size int64, w io.Writer) *Writer {
 	if len(ranges) == 0 {
 		// 416 describes the request, not the representation.
 		for _, k := range [...]string{"Content-Type", "Content-Encoding", "Content-Language", "Content-Location", "Etag", "Last-Modified", "Expires", "Accept-Ranges"} {
@@ -55,7 +78,7 @@ func SetHeader(h http.Header, ranges []Range, size int64, w io.Writer) *Writer {
 		return rw
 	}
 	boundary := NextBoundary()
-	ctype := h.Get("Content-Type")
+	ctype := PartType(ctx, h.Get("Content-Type"))
 	length := int64(0)
 	rw.ends = make([]int, len(ranges))
 	for i, rg := range ranges {
