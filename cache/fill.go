@@ -657,9 +657,14 @@ func (c *Cache) startBackground(r *http.Request, lk lookup, release func()) {
 }
 
 // storedHeader copies the upstream header as it is kept: without
-// hop-by-hop fields, Age (recomputed on every hit), X-Accel-Expires,
+// the hop-by-hop fields NGINX's upstream module keeps back from the
+// client (Connection, Keep-Alive, Transfer-Encoding; Trailer, which the
+// proxy keeps back too), Age (recomputed on every hit), X-Accel-Expires,
 // Cache-Status, the tag fields unless kept, and the fields in strip; every
-// slice is full so that appends by later handlers copy.
+// slice is full so that appends by later handlers copy. Proxy-Connection,
+// TE and Upgrade are kept: NGINX stores the upstream's header as it came
+// and a hit passes them as its miss did (HTTP/2 clients excepted, see
+// h2Dropped).
 //
 // The values are copied, all into one array: the handler's slices may be
 // pieces of what produced them (FastCGI's body reader keeps an answer's
@@ -674,8 +679,8 @@ func (c *Cache) storedHeader(h http.Header, strip []string) http.Header {
 	vals := make([]string, 0, n)
 	for k, vv := range h {
 		switch k {
-		case "Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding",
-			"Upgrade", "Age", "X-Accel-Expires", "Cache-Status":
+		case "Connection", "Keep-Alive", "Trailer", "Transfer-Encoding",
+			"Age", "X-Accel-Expires", "Cache-Status":
 			continue
 		}
 		if !c.keepTags && c.isTagHeader(k) {

@@ -16,6 +16,10 @@ import (
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
+// h2Dropped are the stored fields that an HTTP/1.x client gets and an
+// HTTP/2 client does not (see storedHeader).
+var h2Dropped = [...]string{"Proxy-Connection", "Te", "Upgrade"}
+
 // serveStored writes a stored response: its header, a fresh Age, the
 // Cache-Status value cs, and the body unless the request is HEAD or its
 // conditionals make it a 304; a Range request for a stored 200 gets its
@@ -37,6 +41,14 @@ func (c *Cache) serveStored(w http.ResponseWriter, r *http.Request, obj Object, 
 	}
 	for _, k := range c.consumed {
 		delete(h, k)
+	}
+	if r.ProtoMajor == 2 {
+		// Connection-specific: they make an HTTP/2 response malformed
+		// (RFC 9113, 8.2.2); the proxy keeps them back from HTTP/2
+		// clients the same way.
+		for _, k := range h2Dropped {
+			delete(h, k)
+		}
 	}
 	// One allocation carries both values.
 	vals := make([]string, 2)

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
+)
+
+// TestCacheHopFieldsAsNGINX: an upstream's answer with the hop fields
+// Proxy-Connection, TE, Upgrade and Keep-Alive (and Connection naming
+// one of its own), through proxy_cache: the miss that stores it and the
+// hit that reads it back carry the fields NGINX's do. NGINX's proxy
+// hides some while relaying the upstream's header
+// (ngx_http_proxy_hide_headers, the upstream's header handlers), and a
+// hit rebuilds the header from the stored copy through the same
+// handlers (ngx_http_upstream_cache_send). mosaic's Cache-Status and
+// Age, which NGINX does not send, are set aside.
+func TestCacheHopFieldsAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	body := "hop fields"
+	o, _ := rawOrigin(t, fmt.Sprintf("HTTP/1.1 200 OK\r\nX-First: 1\r\nProxy-Connection: keep-alive\r\n"+
+		"TE: trailers\r\nUpgrade: h2c\r\nKeep-Alive: timeout=5\r\nConnection: close, X-Named\r\nX-Named: n\r\n"+
+		"Cache-Control: max-age=60\r\nX-Last: 2\r\nContent-Length: %d\r\n\r\n", len(body)), []byte(body))
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`proxy_cache_path %s/cache-%s keys_zone=z:1m;
+			server { listen 127.0.0.1:%d; location / { proxy_pass http://%s; proxy_cache z;
+				add_header X-Status $upstream_cache_status; } }`, dir, who, port, o.Addr())
+	})
+	for _, round := range []string{"miss", "hit"} {
+		var got [2]string
+		for i, port := range []int{mport, nport} {
+			resp, b := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port),
+				"GET /a HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+			// mosaic's own fields, kept on purpose (cache README).
+			resp.Header.Del("Cache-Status")
+			resp.Header.Del("Age")
+			got[i] = fmt.Sprintf("%d\n%s\n\n%s", resp.StatusCode, shownHeader(resp.Header), b)
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s:\nmosaic %s\nnginx  %s", round, got[0], got[1])
+		}
+	}
+}
