@@ -38,7 +38,11 @@ func (p *pacedReader) Read(b []byte) (int, error) {
 // buffered, ngx_http_writer re-arms it on each write event), not for the
 // whole response: a client that reads slowly but steadily, for much longer
 // than send_timeout in all, gets the whole body, of a file as of a
-// proxied answer; one that stops reading for longer is cut.
+// proxied answer; one that stops reading for longer is cut. send_timeout
+// is 1s, ten times the reader's pause: NGINX keeps a timer that would move
+// by less than 300 ms (ngx_add_timer, NGX_TIMER_LAZY_DELAY), so its cut can
+// come 200 ms after the last write with 500 ms, which a loaded machine's
+// scheduling delays reached (2 runs of 3 cut NGINX's steady reader).
 func TestSendTimeoutPerWriteAsNGINX(t *testing.T) {
 	nginxPath(t)
 	const size = 16 << 20 // far more than the socket buffers hold
@@ -50,7 +54,7 @@ func TestSendTimeoutPerWriteAsNGINX(t *testing.T) {
 	writeFile(t, filepath.Join(root, "big"), strings.Repeat("0123456789abcdef", size/16))
 	origin := bigOrigin(t, size)
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
-		return fmt.Sprintf(`send_timeout 500ms;
+		return fmt.Sprintf(`send_timeout 1s;
 			server { listen 127.0.0.1:%d; root %s;
 				location /proxied { proxy_pass http://%s/; } }`, port, root, origin)
 	})
@@ -90,7 +94,7 @@ func TestSendTimeoutPerWriteAsNGINX(t *testing.T) {
 			port = nport
 		}
 		for _, path := range []string{"/big", "/proxied/big"} {
-			for _, stall := range []time.Duration{0, 2 * time.Second} {
+			for _, stall := range []time.Duration{0, 3 * time.Second} {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
@@ -108,7 +112,7 @@ func TestSendTimeoutPerWriteAsNGINX(t *testing.T) {
 		case r.stall == 0 && r.n != size:
 			t.Errorf("%s %s: a steady slow reader got %d of %d bytes", r.who, r.path, r.n, size)
 		case r.stall > 0 && r.n >= size:
-			t.Errorf("%s %s: a reader stalled for %v got all %d bytes; send_timeout 500ms should cut it", r.who, r.path, r.stall, r.n)
+			t.Errorf("%s %s: a reader stalled for %v got all %d bytes; send_timeout 1s should cut it", r.who, r.path, r.stall, r.n)
 		}
 	}
 }
