@@ -374,19 +374,26 @@ func (r *refLengths) appendTo(out []optMatch, minLen int, all bool) []optMatch {
 // searches that found a word (dictOpen).
 func (e *encoder) offerWords(data []byte, i, maxLen int, reach uint32, r *refLengths) {
 	e.dictSearches++
-	x := load32(data, i)
+	x8 := load64(data, i)
+	x := uint32(x8)
 	k, hi := e.dict.lookup(x)
 	pre, ent := e.dict.pre[:hi], e.dict.ent[:hi]
 	hit := false
 	for end := min(hi, k+e.q.dictDepth); k < end && uint32(pre[k]) == x; k++ {
 		v := ent[k]
 		wl, idx := int(v>>11), int(v&(1<<11-1))
-		o := int(dictOffset[wl&31]) + wl*idx
 		n := min(wl, maxLen)
-		m := minWordLen // the first four bytes are x
-		for m < n && dictionary[o+m] == data[i+m] {
-			m++
+		// The first eight bytes from pre, as searchDict does.
+		m := 8
+		if y := pre[k] ^ x8; y != 0 {
+			m = bits.TrailingZeros64(y) / 8
+		} else {
+			o := int(dictOffset[wl&31]) + wl*idx
+			for m < n && dictionary[o+m] == data[i+m] {
+				m++
+			}
 		}
+		m = min(m, n)
 		if m < wl-maxCut {
 			continue
 		}
@@ -401,13 +408,26 @@ func (e *encoder) offerWords(data []byte, i, maxLen int, reach uint32, r *refLen
 	e.dictOn = e.dictOpen()
 }
 
+// headEqual reports whether the first min(n, 8) bytes of the eight in
+// pre (a dictIndex's) and x8 (the input's) are the same: one compare in
+// a register instead of a call that compares slices, which most words
+// tried at a position fail within their first eight bytes.
+func headEqual(pre, x8 uint64, n int) bool {
+	y := pre ^ x8
+	if n < 8 {
+		y &= 1<<(8*n) - 1
+	}
+	return y == 0
+}
+
 // offerOmitFirst offers r the references at data[i:] (at most maxLen
 // bytes) of the omit-first transforms: for each k that omitFirst has, the
 // first q.omitDepth words whose bytes after the first k start with
 // data[i:i+4], each matched whole; the copy length coded is the word's
 // length, so cut is k.
 func (e *encoder) offerOmitFirst(data []byte, i, maxLen int, reach uint32, r *refLengths) {
-	x := load32(data, i)
+	x8 := load64(data, i)
+	x := uint32(x8)
 	if w, b := filterBit(x); e.omit.any[w]&b == 0 {
 		return
 	}
@@ -420,7 +440,8 @@ func (e *encoder) offerOmitFirst(data []byte, i, maxLen int, reach uint32, r *re
 			v := t.ent[j]
 			wl, idx := int(v>>11), int(v&(1<<11-1))
 			n := wl - k
-			if n > maxLen || string(data[i+minWordLen:i+n]) != string(dictWord(wl, idx)[k+minWordLen:]) {
+			if n > maxLen || !headEqual(t.pre[j], x8, n) ||
+				n > 8 && string(data[i+8:i+n]) != string(dictWord(wl, idx)[k+8:]) {
 				continue
 			}
 			r.offer(n, dictDistance(reach, wl, idx, omitFirst[k]), k)

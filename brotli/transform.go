@@ -130,6 +130,13 @@ func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32, r *refLe
 		if string(data[i:j]) != pre || j+minWordLen > i+maxLen {
 			continue
 		}
+		// Bytes 4 to 8 of the input, to test against those of the words
+		// in t.pre (most words fail there) where the input has them.
+		var tail uint64
+		short := j+8 > len(data)
+		if !short {
+			tail = load64(data, j) >> 32
+		}
 		for mode, list := range [3][]wordTransform{group.plain, group.upper, group.all} {
 			if len(list) == 0 {
 				continue
@@ -156,7 +163,9 @@ func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32, r *refLe
 					if !upperEqual(data[j:j+wl], w) {
 						continue
 					}
-				} else if string(data[j+4:j+wl]) != string(w[4:]) {
+				} else if short && string(data[j+4:j+wl]) != string(w[4:]) ||
+					!short && (!headEqual(t.pre[k]>>32, tail, wl-4) ||
+						wl > 8 && string(data[j+8:j+wl]) != string(w[8:])) {
 					continue // whole words only: the first four bytes are x
 				}
 				for _, tr := range list {
