@@ -1,6 +1,9 @@
 package brotli
 
-import "math/bits"
+import (
+	"math/bits"
+	"slices"
+)
 
 // Static dictionary references with the transforms of RFC 7932 appendix
 // B that add text around a whole word, or write its first letter or all
@@ -117,6 +120,69 @@ var groupsAt = func() (t [256]uint16) {
 	return t
 }()
 
+// suffixClass numbers, from 1, the bytes that some suffix of
+// wordTransforms starts with; the other bytes are 0.
+var suffixClass = func() (c [256]uint8) {
+	n := uint8(0)
+	for _, g := range wordTransforms {
+		for _, tr := range slices.Concat(g.plain, g.upper, g.all) {
+			if tr.suffix != "" && c[tr.suffix[0]] == 0 {
+				n++
+				c[tr.suffix[0]] = n
+			}
+		}
+	}
+	if n > maxSuffixClass {
+		panic("brotli: more first bytes of suffixes than maxSuffixClass")
+	}
+	return c
+}()
+
+// maxSuffixClass bounds suffixClass's numbers (there are 16).
+const maxSuffixClass = 20
+
+// suffixList is a list of wordTransforms ordered by the suffixClass of
+// its suffixes' first bytes, the empty suffixes first (class 0): after a
+// word, searchWords tries only the transforms whose suffix starts with
+// the next byte, tr[at[c]:at[c+1]] for its class c, where it tried all
+// (a word of a JSON file matched whole and tried 43 suffixes, to find
+// mostly none).
+type suffixList struct {
+	tr []wordTransform
+	at [maxSuffixClass + 2]uint8
+}
+
+// newSuffixList orders list by suffix class.
+func newSuffixList(list []wordTransform) suffixList {
+	class := func(tr wordTransform) int {
+		if tr.suffix == "" {
+			return 0
+		}
+		return int(suffixClass[tr.suffix[0]])
+	}
+	l := suffixList{tr: slices.Clone(list)}
+	slices.SortStableFunc(l.tr, func(a, b wordTransform) int { return class(a) - class(b) })
+	for c := range l.at {
+		l.at[c] = uint8(len(l.tr))
+		for k := len(l.tr) - 1; k >= 0 && class(l.tr[k]) >= c; k-- {
+			l.at[c] = uint8(k)
+		}
+	}
+	return l
+}
+
+// suffixLists holds each group of wordTransforms' lists (plain, upper,
+// all) as suffixLists.
+var suffixLists = func() [][3]suffixList {
+	t := make([][3]suffixList, len(wordTransforms))
+	for g, group := range wordTransforms {
+		for mode, list := range [3][]wordTransform{group.plain, group.upper, group.all} {
+			t[g][mode] = newSuffixList(list)
+		}
+	}
+	return t
+}()
+
 // searchWords offers r every static dictionary reference at data[i:] of
 // at most maxLen bytes through wordTransforms, each with its cut: the
 // word's length less the bytes it writes (negative: the transform adds
@@ -124,8 +190,8 @@ var groupsAt = func() (t [256]uint16) {
 func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32, r *refLengths) {
 	t := e.dict
 	for groups := groupsAt[data[i]]; groups != 0; groups &= groups - 1 {
-		group := &wordTransforms[bits.TrailingZeros16(groups)]
-		pre := group.prefix
+		g := bits.TrailingZeros16(groups)
+		pre := wordTransforms[g].prefix
 		j := i + len(pre)
 		if string(data[i:j]) != pre || j+minWordLen > i+maxLen {
 			continue
@@ -137,8 +203,9 @@ func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32, r *refLe
 		if !short {
 			tail = load64(data, j) >> 32
 		}
-		for mode, list := range [3][]wordTransform{group.plain, group.upper, group.all} {
-			if len(list) == 0 {
+		for mode := range suffixLists[g] {
+			list := &suffixLists[g][mode]
+			if len(list.tr) == 0 {
 				continue
 			}
 			x := load32(data, j)
@@ -168,17 +235,23 @@ func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32, r *refLe
 						wl > 8 && string(data[j+8:j+wl]) != string(w[8:])) {
 					continue // whole words only: the first four bytes are x
 				}
-				for _, tr := range list {
-					m := len(pre) + wl + len(tr.suffix)
-					if m > maxLen {
-						continue
-					}
-					// Most suffixes differ in their first byte: tested
-					// here, it saves a call to compare the rest.
-					if sfx := tr.suffix; sfx != "" && (data[j+wl] != sfx[0] || string(data[j+wl+1:j+wl+len(sfx)]) != sfx[1:]) {
-						continue
-					}
+				m := len(pre) + wl // fits: j+wl <= i+maxLen
+				for _, tr := range list.tr[:list.at[1]] {
 					r.offer(m, dictDistance(reach, wl, idx, tr.id), wl-m)
+				}
+				if m == maxLen {
+					continue
+				}
+				c := suffixClass[data[j+wl]]
+				if c == 0 {
+					continue
+				}
+				for _, tr := range list.tr[list.at[c]:list.at[c+1]] {
+					sfx := tr.suffix
+					if m+len(sfx) > maxLen || string(data[j+wl+1:j+wl+len(sfx)]) != sfx[1:] {
+						continue
+					}
+					r.offer(m+len(sfx), dictDistance(reach, wl, idx, tr.id), -len(sfx)-len(pre))
 				}
 			}
 		}
