@@ -370,8 +370,11 @@ func (r *refLengths) appendTo(out []optMatch, minLen int, all bool) []optMatch {
 // of the first q.dictDepth words that start with data[i:i+4], through the
 // identity and omit-last transforms: a word whose first m bytes match
 // gives every prefix of it, at least minWordLen bytes long, that leaves
-// at most maxCut of it. reach is as for searchDict, and so is the count of
-// searches that found a word (dictOpen).
+// at most maxCut of it; a word that matches whole gives too the
+// transforms of wordTransforms' empty prefix that add a suffix (the same
+// words as searchWords would walk for them, which it leaves to this
+// walk). reach is as for searchDict, and so is the count of searches that
+// found a word (dictOpen).
 func (e *encoder) offerWords(data []byte, i, maxLen int, reach uint32, r *refLengths) {
 	e.dictSearches++
 	x8 := load64(data, i)
@@ -400,6 +403,11 @@ func (e *encoder) offerWords(data []byte, i, maxLen int, reach uint32, r *refLen
 		hit = true
 		for l := max(minWordLen, wl-maxCut); l <= m; l++ {
 			r.offer(l, dictDistance(reach, wl, idx, omitLast[wl-l]), wl-l)
+		}
+		if m == wl {
+			// The word whole with a suffix: searchWords leaves these
+			// words to this walk, which has found them.
+			offerSuffixes(data, i, i, wl, idx, maxLen, reach, &suffixLists[0][0], r)
 		}
 	}
 	if hit {

@@ -205,8 +205,8 @@ func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32, r *refLe
 		}
 		for mode := range suffixLists[g] {
 			list := &suffixLists[g][mode]
-			if len(list.tr) == 0 {
-				continue
+			if len(list.tr) == 0 || g == 0 && mode == 0 && e.q.allRefs {
+				continue // (the words as they are at i: offerWords tried them)
 			}
 			x := load32(data, j)
 			if mode > 0 {
@@ -235,26 +235,34 @@ func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32, r *refLe
 						wl > 8 && string(data[j+8:j+wl]) != string(w[8:])) {
 					continue // whole words only: the first four bytes are x
 				}
-				m := len(pre) + wl // fits: j+wl <= i+maxLen
-				for _, tr := range list.tr[:list.at[1]] {
-					r.offer(m, dictDistance(reach, wl, idx, tr.id), wl-m)
-				}
-				if m == maxLen {
-					continue
-				}
-				c := suffixClass[data[j+wl]]
-				if c == 0 {
-					continue
-				}
-				for _, tr := range list.tr[list.at[c]:list.at[c+1]] {
-					sfx := tr.suffix
-					if m+len(sfx) > maxLen || string(data[j+wl+1:j+wl+len(sfx)]) != sfx[1:] {
-						continue
-					}
-					r.offer(m+len(sfx), dictDistance(reach, wl, idx, tr.id), -len(sfx)-len(pre))
-				}
+				offerSuffixes(data, i, j, wl, idx, maxLen, reach, list, r)
 			}
 		}
+	}
+}
+
+// offerSuffixes offers r the transforms of list on word idx of length
+// wl, found whole at data[j:], that the bytes after it allow: a
+// reference written from data[i:] (i <= j, the prefix between them), of
+// at most maxLen bytes. reach is as for searchDict.
+func offerSuffixes(data []byte, i, j, wl, idx, maxLen int, reach uint32, list *suffixList, r *refLengths) {
+	m := j - i + wl // the caller found the word within maxLen
+	for _, tr := range list.tr[:list.at[1]] {
+		r.offer(m, dictDistance(reach, wl, idx, tr.id), wl-m)
+	}
+	if m == maxLen {
+		return
+	}
+	c := suffixClass[data[j+wl]]
+	if c == 0 {
+		return
+	}
+	for _, tr := range list.tr[list.at[c]:list.at[c+1]] {
+		sfx := tr.suffix
+		if m+len(sfx) > maxLen || string(data[j+wl+1:j+wl+len(sfx)]) != sfx[1:] {
+			continue
+		}
+		r.offer(m+len(sfx), dictDistance(reach, wl, idx, tr.id), wl-m-len(sfx))
 	}
 }
 
