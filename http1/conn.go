@@ -900,7 +900,7 @@ func (c *conn) readRequest(x *exchange) (*http.Request, error) {
 		return nil, err
 	}
 	var r http.Request
-	if err := parseHead(head, &r, &x.mem); err != nil {
+	if err := parseHead(head, &r, &x.mem, capOf(c.lim, c.tlsState)); err != nil {
 		c.refusedLine, c.lineWhole = requestLine(head)
 		c.refusedLen = len(head)
 		c.refusedHeader, c.refusedHost = r.Header, r.Host

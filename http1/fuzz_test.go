@@ -56,7 +56,7 @@ func FuzzParseHead(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, head string) {
 		var r http.Request
-		err := parseHead(head, &r, new(reqMem))
+		err := parseHead(head, &r, new(reqMem), fieldCap{})
 		if err != nil {
 			var re *requestError
 			if !errors.As(err, &re) {

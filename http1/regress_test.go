@@ -22,14 +22,14 @@ import (
 // authority with a path is refused.
 func TestParseConnectAuthority(t *testing.T) {
 	var r http.Request
-	if err := parseHead("CONNECT a.example:443 HTTP/1.1\r\nHost: b.example", &r, new(reqMem)); err != nil {
+	if err := parseHead("CONNECT a.example:443 HTTP/1.1\r\nHost: b.example", &r, new(reqMem), fieldCap{}); err != nil {
 		t.Fatal(err)
 	}
 	if r.Host != "a.example:443" || r.URL.Host != "a.example:443" {
 		t.Errorf("Host %q, URL.Host %q", r.Host, r.URL.Host)
 	}
 	var bad http.Request
-	err := parseHead("CONNECT a/b HTTP/1.1\r\nHost: b.example", &bad, new(reqMem))
+	err := parseHead("CONNECT a/b HTTP/1.1\r\nHost: b.example", &bad, new(reqMem), fieldCap{})
 	if re, ok := err.(*requestError); !ok || re.status != http.StatusBadRequest {
 		t.Errorf("CONNECT a/b: %v", err)
 	}
@@ -38,7 +38,7 @@ func TestParseConnectAuthority(t *testing.T) {
 // "close" wins over "keep-alive" in an HTTP/1.0 request.
 func TestParseHTTP10CloseWins(t *testing.T) {
 	var r http.Request
-	if err := parseHead("GET / HTTP/1.0\r\nConnection: keep-alive, close", &r, new(reqMem)); err != nil {
+	if err := parseHead("GET / HTTP/1.0\r\nConnection: keep-alive, close", &r, new(reqMem), fieldCap{}); err != nil {
 		t.Fatal(err)
 	}
 	if !r.Close {

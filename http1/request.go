@@ -1,6 +1,7 @@
 package http1
 
 import (
+	"crypto/tls"
 	"net"
 	"net/http"
 	"net/netip"
@@ -25,16 +26,58 @@ type requestError struct {
 
 func (e *requestError) Error() string { return e.msg }
 
-// maxFields is the most header fields a request may have: NGINX's
-// max_headers default, which Debian's 1.22.1 has had since a security
-// update. The header's bytes are bounded (large_client_header_buffers),
-// but within 32 KB fit ten thousand fields of three bytes, each a map
-// entry and a value to make. The field after it is refused with 494,
-// NGINX's "Request Header Or Cookie Too Large", and the connection closed.
-// Only names of letters, digits and '-' count: NGINX does not count the
-// names ignore_invalid_headers drops, which with the default settings are
-// all the others (with underscores_in_headers on or ignore_invalid_headers
-// off it counts them too, and refuses where mosaic serves).
+// fieldCap is how many header fields a request may have: NGINX's
+// max_headers (Limits.MaxFields), which Debian's 1.22.1 has had since a
+// security update. The header's bytes are bounded
+// (large_client_header_buffers), but within 32 KB fit ten thousand fields
+// of three bytes, each a map entry and a value to make. The field after
+// the cap is refused with 494, NGINX's "Request Header Or Cookie Too
+// Large", and the connection closed. Only names of letters, digits and '-'
+// count: NGINX does not count the names ignore_invalid_headers drops,
+// which with the default settings are all the others (with
+// underscores_in_headers on or ignore_invalid_headers off it counts them
+// too, and refuses where mosaic serves).
+type fieldCap struct {
+	// min is the smallest cap of the address's servers: below it no
+	// server refuses, and the parse asks nothing; zero without of means
+	// 1000.
+	min int
+	// of, when set, is Limits.FieldLimit, and tls the connection's state
+	// to give it.
+	of  func(host string, cs *tls.ConnectionState) int
+	tls *tls.ConnectionState
+}
+
+// capOf returns the fields cap of l for a connection in state cs.
+func capOf(l *Limits, cs *tls.ConnectionState) fieldCap {
+	return fieldCap{min: l.MaxFields, of: l.FieldLimit, tls: cs}
+}
+
+// at returns the cap for the next field of r: that of the server a Host
+// field (host, when seen) or an absolute-form target chose, else that of
+// the server the connection starts in. NGINX checks each line against
+// the server in force when it reads it, so the lines before Host count
+// against the first server's cap and the later ones against Host's.
+func (c fieldCap) at(r *http.Request, host string, seen bool) int {
+	if c.of == nil {
+		return c.min
+	}
+	if t := r.RequestURI; t != "" && t[0] != '/' {
+		// An absolute-form target chose the server at the request line,
+		// and a Host field does not change it.
+		if _, rest, ok := strings.Cut(t, "://"); ok {
+			host, _, _ = strings.Cut(rest, "/")
+			seen = true
+		}
+	}
+	if !seen {
+		host = ""
+	}
+	return c.of(host, c.tls)
+}
+
+// maxFields is max_headers' default, the cap of a request whose
+// fieldCap names none.
 const maxFields = 1000
 
 var errTooManyFields = &requestError{status: StatusHeaderTooLarge, msg: "too many header lines"}
@@ -63,26 +106,30 @@ type reqMem struct {
 // here too: r.ContentLength is the length of a length-delimited body, 0
 // without a body and -1 for a chunked one. head is shared by every string
 // that r keeps, so that the whole header costs one allocation; mem holds
-// the URL and header values where they fit.
+// the URL and header values where they fit; fc caps the fields (the zero
+// value with NGINX's default).
 //
 // A header refused leaves in r what NGINX had read of it when it refused
 // it, which it answers and logs with (see Refusal): r.Header holds the
 // fields before the refused line, the Host field among them as sent, and
 // r.Host the host that chose the server, "" when none had.
-func parseHead(head string, r *http.Request, mem *reqMem) error {
+func parseHead(head string, r *http.Request, mem *reqMem, fc fieldCap) error {
 	line, rest := header.CutLine(head)
 	shape, err := parseLine(line, r)
 	if err != nil {
 		return err
 	}
 	// A field line takes three bytes at least ("X:" and LF): only a
-	// header longer than maxFields of them pays for counting its fields.
+	// header longer than the smallest cap of them pays for counting its fields.
 	// The lines before the one too many are parsed, as NGINX parses them
 	// before it counts that one, so that a bad line among them is
 	// refused first.
+	if fc.min <= 0 && fc.of == nil {
+		fc.min = maxFields
+	}
 	tooMany := false
-	if len(rest) > 3*maxFields {
-		if end := fieldsEnd(rest); end >= 0 {
+	if len(rest) > 3*fc.min {
+		if end := fieldsEnd(rest, r, fc); end >= 0 {
 			rest, tooMany = rest[:end], true
 		}
 	}
@@ -131,7 +178,7 @@ func knownFields(head string) (http.Header, string) {
 		return nil, ""
 	}
 	var r http.Request
-	if parseHead(head, &r, &reqMem{}) == nil && r.Host != "" && r.URL.Host == "" {
+	if parseHead(head, &r, &reqMem{}, fieldCap{}) == nil && r.Host != "" && r.URL.Host == "" {
 		// Read whole, the Host field went out of the header, into r.Host.
 		r.Header["Host"] = []string{r.Host}
 	}
@@ -368,15 +415,18 @@ func parseFields(rest string, r *http.Request, vals []string, tooMany bool) (odd
 }
 
 // fieldsEnd returns the offset in head of the first field line past the
-// maxFields that NGINX counts, or -1 when there are no more. NGINX counts
-// a line once it has parsed it well, and not one that
+// cap fc gives (see fieldCap), or -1 when there is none. NGINX counts a
+// line once it has parsed it well, and not one that
 // ignore_invalid_headers drops: with the default settings every name with
-// a byte other than a letter, a digit or '-'. Counting in parseFields'
-// loop instead cost every request 5% more instructions (register
-// pressure), for headers of ten lines; parseHead calls it only for a
-// header long enough to hold that many.
-func fieldsEnd(head string) int {
-	count := 0
+// a byte other than a letter, a digit or '-'; and it checks each line
+// against the server in force when it reads it, so the cap changes once a
+// Host field has chosen another server. Counting in parseFields' loop
+// instead cost every request 5% more instructions (register pressure),
+// for headers of ten lines; parseHead calls it only for a header long
+// enough to hold more fields than the smallest cap.
+func fieldsEnd(head string, r *http.Request, fc fieldCap) int {
+	count, limit, asked := 0, fc.min, false
+	host, seen := "", false
 	for rest := head; rest != ""; {
 		start := len(head) - len(rest)
 		var line string
@@ -385,12 +435,23 @@ func fieldsEnd(head string) int {
 		if colon < 0 {
 			continue
 		}
-		_, ok, odd := header.CanonicalName(line[:colon])
+		name, ok, odd := header.CanonicalName(line[:colon])
 		if !ok || odd || !validValue(header.TrimOWS(line[colon+1:])) {
 			continue
 		}
-		if count++; count > maxFields {
+		if count++; count > limit && !asked {
+			limit, asked = fc.at(r, host, seen), true
+		}
+		if count > limit {
 			return start
+		}
+		if name == "Host" && !seen {
+			// The parse refuses a second Host, or an invalid one, at its
+			// line: only the first can choose the server.
+			host, seen = strings.Trim(line[colon+1:], " "), true
+			if asked {
+				limit, asked = fc.min, false // the next field asks Host's server
+			}
 		}
 	}
 	return -1

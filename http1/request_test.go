@@ -16,7 +16,7 @@ import (
 func parseOK(t *testing.T, head string) *http.Request {
 	t.Helper()
 	var r http.Request
-	if err := parseHead(head, &r, new(reqMem)); err != nil {
+	if err := parseHead(head, &r, new(reqMem), fieldCap{}); err != nil {
 		t.Fatalf("parseHead(%q) = %v, want success", head, err)
 	}
 	return &r
@@ -341,7 +341,7 @@ func TestParseHeadInvalid(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var r http.Request
-			err := parseHead(tt.head, &r, new(reqMem))
+			err := parseHead(tt.head, &r, new(reqMem), fieldCap{})
 			var re *requestError
 			if !errors.As(err, &re) {
 				t.Fatalf("parseHead(%q) = %v, want a *requestError", tt.head, err)
@@ -364,7 +364,7 @@ func BenchmarkParseHead(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var r http.Request
-		if err := parseHead(head, &r, new(reqMem)); err != nil {
+		if err := parseHead(head, &r, new(reqMem), fieldCap{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -456,7 +456,7 @@ func TestParseHeadRepeatedFields(t *testing.T) {
 			t.Errorf("%d names: %d in the map", distinct, len(r.Header))
 		}
 		var r2 http.Request
-		err := parseHead(head+"Authorization: a\r\nAuthorization: b\r\n", &r2, new(reqMem))
+		err := parseHead(head+"Authorization: a\r\nAuthorization: b\r\n", &r2, new(reqMem), fieldCap{})
 		var re *requestError
 		if !errors.As(err, &re) || re.status != http.StatusBadRequest {
 			t.Errorf("%d names: a second Authorization gave %v", distinct, err)
@@ -516,7 +516,7 @@ func TestTargetEveryByte(t *testing.T) {
 func checkTarget(t *testing.T, method, target string) {
 	t.Helper()
 	var r http.Request
-	err := parseHead(method+" "+target+" HTTP/1.1\r\nHost: a.example\r\n", &r, &reqMem{})
+	err := parseHead(method+" "+target+" HTTP/1.1\r\nHost: a.example\r\n", &r, &reqMem{}, fieldCap{})
 	refused := strings.ContainsFunc(target, func(c rune) bool { return c <= ' ' || c == 0x7f })
 	switch {
 	case refused:

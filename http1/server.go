@@ -65,6 +65,18 @@ type Limits struct {
 	// 32 KB. MaxHeaderBytes also bounds a chunked body's trailer.
 	HeaderBufferBytes, MaxLineBytes, MaxHeaderBytes int
 
+	// MaxFields bounds the number of a request's header fields, as
+	// NGINX's max_headers does (494 and close for the field after it);
+	// zero without FieldLimit means 1000. Where the servers of an address differ,
+	// MaxFields is their smallest value and FieldLimit gives the one in
+	// force: that of the server host chooses (a Host field or an
+	// absolute-form target; "" for none), else the one the connection
+	// starts in (cs being its TLS state, nil on a plain connection).
+	// NGINX checks each field against the server in force when it reads
+	// it, so FieldLimit is asked only once a request passes MaxFields.
+	MaxFields  int
+	FieldLimit func(host string, cs *tls.ConnectionState) int
+
 	// ResetTimedOut ends a connection whose client timed out (in the
 	// middle of its header, of its body, or of a response's sending) with
 	// a reset rather than a FIN, as reset_timedout_connection does: the

@@ -89,6 +89,7 @@ type coreLoc struct {
 	headerBuffer  Setting[int64]        // client_header_buffer_size
 	underscores   Setting[bool]         // underscores_in_headers
 	ignoreInvalid Setting[bool]         // ignore_invalid_headers
+	maxHeaders    Setting[int]          // max_headers
 	// The access phase (access.go).
 	satisfy   Setting[bool] // satisfyAny for "satisfy any"
 	authDelay Setting[time.Duration]
@@ -180,6 +181,15 @@ func init() {
 		{Name: "large_client_header_buffers", Context: CtxHTTP | CtxServer, MinArgs: 2, MaxArgs: 2, Set: setHeaderBuffers},
 		{Name: "underscores_in_headers", Context: CtxHTTP | CtxServer, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.underscores })},
 		{Name: "ignore_invalid_headers", Context: CtxHTTP | CtxServer, MinArgs: 1, MaxArgs: 1, Set: SetFlag(func(cl *coreLoc) *Setting[bool] { return &cl.ignoreInvalid })},
+		// Debian's NGINX 1.22.1 has it from a security update (upstream
+		// 1.29): how many header fields a request may have.
+		{Name: "max_headers", Context: CtxHTTP | CtxServer, MinArgs: 1, MaxArgs: 1, Set: func(c *Cmd) error {
+			n, err := c.Int(c.Args[0], 0, int(^uint(0)>>1))
+			if err != nil {
+				return err
+			}
+			return Put(c, &c.Loc().(*coreLoc).maxHeaders, n)
+		}},
 		{Name: "lingering_close", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setLingeringClose},
 		{Name: "lingering_time", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetTime(func(cl *coreLoc) *Setting[time.Duration] { return &cl.lingerTime })},
 		{Name: "lingering_timeout", Context: CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: SetTime(func(cl *coreLoc) *Setting[time.Duration] { return &cl.lingerTimeout })},
@@ -292,6 +302,7 @@ func mergeCoreLoc(p, c any) error {
 	}
 	child.underscores.Merge(parent.underscores)
 	child.ignoreInvalid.Merge(parent.ignoreInvalid)
+	child.maxHeaders.Merge(parent.maxHeaders)
 	child.mergeSlashes.Merge(parent.mergeSlashes)
 	child.absRedirect.Merge(parent.absRedirect)
 	child.msiePadding.Merge(parent.msiePadding)
@@ -356,6 +367,9 @@ func mergeCoreLoc(p, c any) error {
 	}
 	if !child.ignoreInvalid.Set {
 		child.ignoreInvalid.V = true
+	}
+	if !child.maxHeaders.Set {
+		child.maxHeaders.V = 1000
 	}
 	if !child.defaultType.Set {
 		child.defaultType.V = "text/plain"

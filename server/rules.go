@@ -67,6 +67,12 @@ func admit(r *http.Request, g *addrGroup, st *vars.State) (*VServer, string, int
 				slog.Any("names", dropped))
 		}
 	}
+	if r.ProtoMajor == 2 && h2Fields(r.Header) > cl.maxHeaders.V {
+		// http1 counts as it reads; over HTTP/2 NGINX counts, once the names
+		// it ignores are gone, against the server :authority chose, which
+		// comes before every field.
+		return srv, host, http1.StatusHeaderTooLarge
+	}
 	return srv, host, method
 }
 
@@ -119,6 +125,19 @@ func admitH2(r *http.Request, g *addrGroup) int {
 		}
 	}
 	return 0
+}
+
+// h2Fields counts an HTTP/2 request's fields as NGINX's max_headers
+// does: every field but the pseudo-header ones and the cookie crumbs,
+// which it joins aside.
+func h2Fields(h http.Header) int {
+	n := 0
+	for k, vv := range h {
+		if k != "Cookie" {
+			n += len(vv)
+		}
+	}
+	return n
 }
 
 // sameAuthority reports whether a Host field and :authority name the same

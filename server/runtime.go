@@ -16,6 +16,7 @@ import (
 
 	"github.com/mosaic-edge/mosaic/http1"
 	"github.com/mosaic-edge/mosaic/internal/proxyproto"
+	"github.com/mosaic-edge/mosaic/internal/reqrule"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -254,10 +255,13 @@ func (h currentLog) WithGroup(name string) slog.Handler    { return h.handler().
 // keepalive_requests, large_client_header_buffers, lingering_*,
 // reset_timedout_connection); every
 // address has one (the first of its servers unless one says
-// default_server).
+// default_server). max_headers is each server's: see fieldLimits.
 func limitsFor(g *addrGroup) http1.Limits {
 	cl := LocConf[*coreLoc](g.def.level, coreModule)
+	maxFields, fieldLimit := fieldLimits(g)
 	return http1.Limits{
+		MaxFields:         maxFields,
+		FieldLimit:        fieldLimit,
 		HeaderTimeout:     cl.headerTimeout.V,
 		KeepAliveTimeout:  cl.keepalive.V,
 		WriteTimeout:      cl.sendTimeout.V,
@@ -273,6 +277,31 @@ func limitsFor(g *addrGroup) http1.Limits {
 		// 1.25 also on a plain address whose default server says
 		// "http2 on"), and 1.25 keeps serving HTTP/1.x there too.
 		PriorKnowledge: !g.ssl && (g.http2 || sslOf(g.def).http2.V),
+	}
+}
+
+// fieldLimits returns max_headers for http1.Limits: the smallest value
+// of the address's servers, and, where they differ or one is 0 (which
+// http1 would take for its default), the function that gives the value
+// of the server a host chooses, else of the server the connection starts
+// in (TLS's server name, else the default server), as NGINX checks each
+// field against the server in force when it reads it.
+func fieldLimits(g *addrGroup) (int, func(string, *tls.ConnectionState) int) {
+	of := func(s *VServer) int { return LocConf[*coreLoc](s.level, coreModule).maxHeaders.V }
+	least, differ := of(g.def), false
+	for _, s := range g.servers {
+		n := of(s)
+		differ = differ || n != least
+		least = min(least, n)
+	}
+	if !differ && least > 0 {
+		return least, nil
+	}
+	return least, func(host string, cs *tls.ConnectionState) int {
+		if h, ok := reqrule.Host(host); ok && h != "" {
+			return of(g.find(h))
+		}
+		return of(g.initial(cs))
 	}
 }
 

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/net/http2"
 )
 
 // TestManyHeaderFieldsAsNGINX: a request with a thousand header fields is
@@ -155,6 +159,87 @@ func TestHeaderCountIgnoredNamesAsNGINX(t *testing.T) {
 		req := "GET /first HTTP/1.1\r\nHost: a.test\r\n" + strings.Repeat("X:\n", 999) + extra + "\r\n" + next
 		if m, n := connAnswers(t, mport, false, req), connAnswers(t, nport, false, req); m != n {
 			t.Errorf("1000 fields and %q: mosaic %s, nginx %s", extra, m, n)
+		}
+	}
+}
+
+// TestMaxHeadersAsNGINX: max_headers, which Debian's NGINX 1.22.1 has
+// from a security update, in http (2000) and overridden in the default
+// server (5). NGINX checks each field against the server in force when
+// it reads it: the default server's until a Host field (or an
+// absolute-form target) chooses another, that one's after. Over HTTP/2
+// :authority comes first, so the chosen server's value holds for every
+// field; cookie crumbs do not count. Plain, TLS and HTTP/2 listeners.
+func TestMaxHeadersAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	cert, key := selfSigned(t, dir)
+	ports := map[string][3]int{} // who: plain, TLS, HTTP/2
+	startBoth(t, dir, func(who string, port int) string {
+		tp, hp := freePort(t), freePort(t)
+		ports[who] = [3]int{port, tp, hp}
+		return fmt.Sprintf(`max_headers 2000; server_tokens off;
+			ssl_certificate %[4]s; ssl_certificate_key %[5]s;
+			server { listen 127.0.0.1:%[1]d default_server; listen 127.0.0.1:%[2]d ssl default_server;
+				listen 127.0.0.1:%[3]d http2 default_server;
+				server_name def.test; max_headers 5; location / { return 200 "ok $uri\n"; } }
+			server { listen 127.0.0.1:%[1]d; listen 127.0.0.1:%[2]d ssl; listen 127.0.0.1:%[3]d http2;
+				server_name big.test; location / { return 200 "ok $uri\n"; } }`, port, tp, hp, cert, key)
+	})
+	xs := func(n int) string { return strings.Repeat("X:\n", n) }
+	second := "\r\nGET /second HTTP/1.1\r\nHost: def.test\r\nConnection: close\r\n\r\n"
+	for _, c := range []struct{ what, head string }{
+		{"5 in def", "GET /first HTTP/1.1\r\nHost: def.test\r\n" + xs(4)},
+		{"6 in def", "GET /first HTTP/1.1\r\nHost: def.test\r\n" + xs(5)},
+		{"2000 in big", "GET /first HTTP/1.1\r\nHost: big.test\r\n" + xs(1999)},
+		{"2001 in big", "GET /first HTTP/1.1\r\nHost: big.test\r\n" + xs(2000)},
+		{"Host big 5th", "GET /first HTTP/1.1\r\n" + xs(4) + "Host: big.test\r\n" + xs(1000)},
+		{"Host big 7th", "GET /first HTTP/1.1\r\n" + xs(6) + "Host: big.test\r\n"},
+		{"absolute big", "GET http://big.test/first HTTP/1.1\r\n" + xs(10) + "Host: def.test\r\n"},
+		{"Host def after 10", "GET /first HTTP/1.1\r\n" + xs(10) + "Host: def.test\r\n"},
+	} {
+		for i, name := range []string{"plain", "TLS"} {
+			m := connAnswers(t, ports["m"][i], i == 1, c.head+second)
+			n := connAnswers(t, ports["n"][i], i == 1, c.head+second)
+			if m != n {
+				t.Errorf("%s over %s: mosaic %s, nginx %s", c.what, name, m, n)
+			}
+		}
+	}
+	h2 := &http2.Transport{AllowHTTP: true, DialTLSContext: func(ctx context.Context, network, addr string, _ *tls.Config) (net.Conn, error) {
+		return new(net.Dialer).DialContext(ctx, network, addr)
+	}}
+	defer h2.CloseIdleConnections()
+	// Go's client adds User-Agent and Accept-Encoding, which count. Go's
+	// server refuses a header list of 1000 fields before max_headers
+	// would (see TestManyHeaderFieldsAsNGINX), hence 500.
+	for _, c := range []struct {
+		host           string
+		fields, crumbs int
+	}{{"def.test", 3, 0}, {"def.test", 4, 0}, {"def.test", 3, 5}, {"big.test", 500, 0}} {
+		var got [2]string
+		for i, who := range []string{"m", "n"} {
+			req, err := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/h2", ports[who][2]), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Host = c.host
+			for j := range c.fields {
+				req.Header.Set(fmt.Sprintf("X-%d", j), "a")
+			}
+			for j := range c.crumbs {
+				req.Header.Add("Cookie", fmt.Sprintf("c%d=a", j))
+			}
+			resp, err := h2.RoundTrip(req)
+			if err != nil {
+				t.Fatalf("%s: %v", who, err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			got[i] = fmt.Sprintf("%d %q", resp.StatusCode, answerParts.FindAllString(string(b), -1))
+		}
+		if got[0] != got[1] {
+			t.Errorf("HTTP/2, %s with %d fields and %d crumbs: mosaic %s, nginx %s", c.host, c.fields, c.crumbs, got[0], got[1])
 		}
 	}
 }
