@@ -60,17 +60,30 @@ var answerParts = regexp.MustCompile(`HTTP/1\.1 \d+|<title>[^<]*</title>|ok /\w+
 // ended the read where the server did not close it within 5 s.
 func connAnswers(t *testing.T, port int, useTLS bool, req string) string {
 	t.Helper()
-	var c net.Conn
-	var err error
-	addr := "127.0.0.1:" + strconv.Itoa(port)
 	if useTLS {
-		c, err = tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true})
-	} else {
-		c, err = net.Dial("tcp", addr)
+		return connAnswersSNI(t, port, "", req)
 	}
+	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return headerAnswers(t, c, req)
+}
+
+// connAnswersSNI is connAnswers over TLS with sni as the server name
+// ("" sends none).
+func connAnswersSNI(t *testing.T, port int, sni, req string) string {
+	t.Helper()
+	c, err := tls.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port), &tls.Config{InsecureSkipVerify: true, ServerName: sni})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return headerAnswers(t, c, req)
+}
+
+// headerAnswers is connAnswers on a connection made.
+func headerAnswers(t *testing.T, c net.Conn, req string) string {
+	t.Helper()
 	defer c.Close()
 	if _, err := io.WriteString(c, req); err != nil {
 		t.Fatal(err)
@@ -204,6 +217,19 @@ func TestMaxHeadersAsNGINX(t *testing.T) {
 			if m != n {
 				t.Errorf("%s over %s: mosaic %s, nginx %s", c.what, name, m, n)
 			}
+		}
+	}
+	// TLS's server name chooses the server the fields before Host count
+	// against: big.test's 2000, then def.test's 5 for the fields after.
+	for _, c := range []struct{ what, head string }{
+		{"SNI big, 10 before Host", "GET /first HTTP/1.1\r\n" + xs(10) + "Host: big.test\r\n"},
+		{"SNI big, 10 then Host def", "GET /first HTTP/1.1\r\n" + xs(10) + "Host: def.test\r\n"},
+		{"SNI big, Host def then 10", "GET /first HTTP/1.1\r\nHost: def.test\r\n" + xs(10)},
+	} {
+		m := connAnswersSNI(t, ports["m"][1], "big.test", c.head+second)
+		n := connAnswersSNI(t, ports["n"][1], "big.test", c.head+second)
+		if m != n {
+			t.Errorf("%s: mosaic %s, nginx %s", c.what, m, n)
 		}
 	}
 	h2 := &http2.Transport{AllowHTTP: true, DialTLSContext: func(ctx context.Context, network, addr string, _ *tls.Config) (net.Conn, error) {
