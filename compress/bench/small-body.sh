@@ -37,7 +37,10 @@
 # its failures (a read that finds nothing yet). Needs perf; ROUNDS is
 # ignored. (strace -f -c slows the server enough that Go's sysmon takes
 # the processor from a thread in a system call, which adds signals and
-# futex wakes a native run does not have.)
+# futex wakes a native run does not have.) SYSCALLS_RATE (curl's --rate,
+# e.g. 10/s) spaces the counted requests, so that the connection waits
+# between them as an idle one does (http1 parks it after each response)
+# rather than as a busy one; with it, set SYSCALLS_N to a few hundred.
 #
 # HTTP_EXTRA is added to both configurations' http block: with
 # HTTP_EXTRA='open_file_cache max=100;' mosaic keeps the file's descriptor
@@ -124,7 +127,7 @@ syscalls_per_request() {
 	perf trace -s -p "$pid" -o "$tmp/trace" 2>/dev/null {lock}>&- &
 	tracer=$!
 	sleep 1 # perf attaches
-	taskset -c "$CLIENT_CPU" curl -sf --fail-early -H "$WRK_HEADER" -K "$tmp/urls"
+	taskset -c "$CLIENT_CPU" curl -sf --fail-early ${SYSCALLS_RATE:+--rate "$SYSCALLS_RATE"} -H "$WRK_HEADER" -K "$tmp/urls"
 	kill -INT "$tracer"
 	wait "$tracer" || true
 	kill "$pid"
