@@ -49,10 +49,14 @@ type conn struct {
 	// their read's result.
 	rawWait, rawOnce func(fd uintptr) bool
 	rawErr           error
-	rawIO            // writes of a plain connection (writeRaw)
-	state            atomic.Int32
-	requests         int
-	headLen          int // the last request header's size on the wire, blank line included
+	// drained says the last read of the socket (connReader) came back
+	// with less than it asked for: the socket held nothing more then, so
+	// that whatever comes after is an event to the epoll sets watching it.
+	drained  bool
+	rawIO    // writes of a plain connection (writeRaw)
+	state    atomic.Int32
+	requests int
+	headLen  int // the last request header's size on the wire, blank line included
 	// accepted is when the connection was accepted: its handshake and its
 	// first request's header are timed from it.
 	accepted time.Time
@@ -218,6 +222,7 @@ func (r connReader) Read(p []byte) (int, error) {
 		p[0] = c.one[0]
 		c.has.Store(false)
 		c.inBytes.Add(1)
+		c.drained = false // the watch's read took one byte of more, maybe
 		return 1, nil
 	}
 	var n int
@@ -227,6 +232,7 @@ func (r connReader) Read(p []byte) (int, error) {
 	} else {
 		n, err = c.rwc.Read(p)
 	}
+	c.drained = n > 0 && n < len(p)
 	if n > 0 {
 		c.inBytes.Add(int64(n))
 	}
@@ -535,6 +541,20 @@ func (c *conn) awaitRequest(waited bool) (ok, park bool) {
 		return c.firstByte(c.fill()), false
 	}
 	if c.requests > 0 && !c.busy && !c.has.Load() {
+		if c.drained {
+			// The last read emptied the socket: a read now would find
+			// nothing unless the client has written since, and the epoll
+			// set that the connection parks in is level-triggered, so it
+			// reports at once whatever has come, an end of file included,
+			// as NGINX reads only when its last read left the socket
+			// ready. (The busy wait below reads first: Go's poller keeps
+			// no RDHUP, and a FIN that came with the request would go
+			// unseen until the keep-alive timeout.)
+			c.drained = false
+			c.releaseReader()
+			c.releaseResp()
+			return false, true
+		}
 		err := c.tryRaw()
 		if errors.Is(err, syscall.EAGAIN) {
 			c.releaseResp()

@@ -335,3 +335,58 @@ func TestParkedConnectionHoldsNoReadBuffer(t *testing.T) {
 		}
 	}
 }
+
+// The wait after a response reads the socket first only where it must: a
+// connection whose last read emptied the socket parks without a read (its
+// epoll set is level-triggered), a busy one reads before it waits on Go's
+// poller, which keeps no end-of-file flag: an end of file that came with
+// a request, its event spent on the wait for that request, is seen only
+// by a read. Either way a client that sends its last request with its end
+// of file (a half close) has the connection closed right after the
+// response, whether that request came during the last response (/slow)
+// or after it.
+func TestServeWaitSeesHalfClose(t *testing.T) {
+	if overTLS {
+		t.Skip("TLS connections do not park")
+	}
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			time.Sleep(100 * time.Millisecond)
+		}
+		_, _ = io.WriteString(w, "ok "+r.URL.Path)
+	}), func(s *Server) { s.KeepAliveTimeout = time.Minute })
+	for _, gap := range []time.Duration{0, 3 * busyGap} { // busy, then parked
+		for _, during := range []bool{false, true} {
+			c := dial(t, ts.addr)
+			for _, p := range []string{"/1", "/2"} {
+				if _, body := c.roundTrip("GET", get(p)); body != "ok "+p {
+					t.Fatalf("gap %v: response %q", gap, body)
+				}
+				time.Sleep(gap)
+			}
+			paths := []string{"/3"}
+			if during {
+				c.send(get("/slow"))
+				time.Sleep(20 * time.Millisecond)
+				paths = []string{"/slow", "/3"}
+			}
+			c.send(get("/3"))
+			if err := c.c.(interface{ CloseWrite() error }).CloseWrite(); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range paths {
+				resp := c.response("GET")
+				if body, _ := io.ReadAll(resp.Body); string(body) != "ok "+p {
+					t.Fatalf("gap %v: response %q, want ok %s", gap, body, p)
+				}
+			}
+			// At once, not when the idle sweeper parks a busy wait
+			// (parkDelay) nor at the keep-alive timeout.
+			start := time.Now()
+			c.expectClosed()
+			if d := time.Since(start); d > parkDelay/2 {
+				t.Errorf("gap %v, during %v: closed %v after the last response", gap, during, d)
+			}
+		}
+	}
+}
