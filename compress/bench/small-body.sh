@@ -126,7 +126,9 @@ syscalls_per_request() {
 	head -400 "$tmp/urls" | taskset -c "$CLIENT_CPU" curl -sf --fail-early -H "$WRK_HEADER" -K -
 	perf trace -s -p "$pid" -o "$tmp/trace" 2>/dev/null {lock}>&- &
 	tracer=$!
-	sleep 1 # perf attaches
+	# perf attaches: under a load average of 16-23 it took more than a
+	# second, and a run counted a part of the requests as all of them.
+	sleep 3
 	taskset -c "$CLIENT_CPU" curl -sf --fail-early ${SYSCALLS_RATE:+--rate "$SYSCALLS_RATE"} -H "$WRK_HEADER" -K "$tmp/urls"
 	kill -INT "$tracer"
 	wait "$tracer" || true
