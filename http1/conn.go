@@ -49,14 +49,10 @@ type conn struct {
 	// their read's result.
 	rawWait, rawOnce func(fd uintptr) bool
 	rawErr           error
-	// drained says the last read of the socket (connReader) came back
-	// with less than it asked for: the socket held nothing more then, so
-	// that whatever comes after is an event to the epoll sets watching it.
-	drained  bool
-	rawIO    // writes of a plain connection (writeRaw)
-	state    atomic.Int32
-	requests int
-	headLen  int // the last request header's size on the wire, blank line included
+	rawIO            // writes of a plain connection (writeRaw)
+	state            atomic.Int32
+	requests         int
+	headLen          int // the last request header's size on the wire, blank line included
 	// accepted is when the connection was accepted: its handshake and its
 	// first request's header are timed from it.
 	accepted time.Time
@@ -174,6 +170,10 @@ type conn struct {
 	parkFD    int32
 	parkSeq   uint32
 	parkTimer *time.Timer
+	// drained says the last read of the socket (connReader) came back
+	// with less than it asked for: the socket held nothing more then, and
+	// whatever comes after is an event to the parking set (awaitRequest).
+	drained bool
 }
 
 func newConn(s *Server, rwc net.Conn) *conn {
@@ -548,8 +548,10 @@ func (c *conn) awaitRequest(waited bool) (ok, park bool) {
 			// reports at once whatever has come, an end of file included,
 			// as NGINX reads only when its last read left the socket
 			// ready. (The busy wait below reads first: Go's poller keeps
-			// no RDHUP, and a FIN that came with the request would go
-			// unseen until the keep-alive timeout.)
+			// no RDHUP, so a FIN that came with the request would go
+			// unseen, and RawConn.Read clears the readiness that came
+			// before it, so a request would wait too, both until the idle
+			// sweeper parked the connection: http1 README.)
 			c.drained = false
 			c.releaseReader()
 			c.releaseResp()
