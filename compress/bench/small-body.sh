@@ -34,10 +34,11 @@
 # (syscalls_per_request): `perf trace -s` on the running server, all its
 # threads, over SYSCALLS_N (default 2,000) requests on one kept
 # connection; it prints each call's count a request and, in brackets,
-# its failures (a read that finds nothing yet). Needs perf; ROUNDS is
-# ignored. (strace -f -c slows the server enough that Go's sysmon takes
-# the processor from a thread in a system call, which adds signals and
-# futex wakes a native run does not have.) SYSCALLS_RATE (curl's --rate,
+# its failures (a read that finds nothing yet), and fails when perf saw
+# fewer responses written than requests sent (it attached late). Needs
+# perf; ROUNDS is ignored. (strace -f -c slows the server enough that
+# Go's sysmon takes the processor from a thread in a system call, which
+# adds signals and futex wakes a native run does not have.) SYSCALLS_RATE (curl's --rate,
 # e.g. 10/s) spaces the counted requests, so that the connection waits
 # between them as an idle one does (http1 parks it after each response)
 # rather than as a busy one; with it, set SYSCALLS_N to a few hundred.
@@ -136,9 +137,19 @@ syscalls_per_request() {
 	wait "$pid" 2>/dev/null || true
 	rm -f "$tmp/pids"
 	exec {lock}>&-
-	# The summary lists each thread's calls: add them up.
+	# The summary lists each thread's calls: add them up. Each response
+	# is written with at least one call: fewer says perf attached late and
+	# saw only a part of the requests, which divided by all of them would
+	# pass for fewer calls a request.
 	awk -v n="$n" '$1 ~ /^[a-z_0-9]+$/ && $2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ {c[$1] += $2; e[$1] += $3}
-		END {for (s in c) printf "%s %.2f %.2f\n", s, c[s] / n, e[s] / n}' "$tmp/trace"
+		END {
+			for (s in c) if (s ~ /^(write|writev|sendfile(64)?|sendmsg|sendto)$/) w += c[s]
+			if (w < 0.98 * n) {
+				printf "perf trace saw %d writes for %d requests: it missed some; run again\n", w, n > "/dev/stderr"
+				exit 1
+			}
+			for (s in c) printf "%s %.2f %.2f\n", s, c[s] / n, e[s] / n
+		}' "$tmp/trace"
 }
 
 if [[ -n ${SYSCALLS:-} ]]; then
