@@ -290,22 +290,20 @@ const (
 	namedRelayed // Connection or X-Accel-*: Head.Plain
 )
 
-// canonicalKey is textproto.CanonicalMIMEHeaderKey(name). A name that is
+// canonicalKey is textproto.CanonicalMIMEHeaderKey(name). Common
+// response header names, canonical or in their usual other spellings
+// (PHP's "Content-type"), are answered from a table, without a walk over
+// their bytes or the allocation of a new string; another name that is
 // canonical already (a letter after '-' or at the start upper-case, the
-// others lower) is name itself, as textproto returns it, found without a
-// lookup; the usual other spellings of common response header names are
-// answered from a table, without the allocation of a new string.
+// others lower) is name itself, as textproto returns it.
 func canonicalKey(name string) string {
+	if k, ok := knownKeys.find(name); ok {
+		return k
+	}
 	upper := true
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		if upper && 'a' <= c && c <= 'z' || !upper && 'A' <= c && c <= 'Z' {
-			if name == "Content-type" {
-				return "Content-Type" // PHP's, in every answer: no lookup
-			}
-			if k, ok := spellings[name]; ok {
-				return k
-			}
 			return textproto.CanonicalMIMEHeaderKey(name)
 		}
 		upper = c == '-'
@@ -313,10 +311,11 @@ func canonicalKey(name string) string {
 	return name
 }
 
-// spellings maps the lower-case and the only-first-letter-capital forms
-// of common response header names to their canonical form.
-var spellings = func() map[string]string {
-	m := map[string]string{}
+// knownKeys maps common response header names, in their canonical, their
+// lower-case and their only-first-letter-capital forms, to the canonical
+// form.
+var knownKeys = func() *nameTable {
+	t := new(nameTable)
 	for _, k := range []string{"Content-Type", "Content-Length", "Content-Encoding", "Content-Disposition",
 		"Content-Language", "Content-Security-Policy", "Location", "Status", "Set-Cookie", "Cache-Control",
 		"Expires", "Pragma", "Last-Modified", "Etag", "Vary", "Link", "X-Powered-By", "X-Frame-Options",
@@ -324,13 +323,11 @@ var spellings = func() map[string]string {
 		"Access-Control-Allow-Origin", "X-Accel-Buffering", "X-Accel-Redirect", "X-Accel-Expires",
 		"X-Accel-Limit-Rate", "X-Accel-Charset"} {
 		lower := strings.ToLower(k)
-		for _, s := range []string{lower, strings.ToUpper(lower[:1]) + lower[1:]} {
-			if s != k {
-				m[s] = textproto.CanonicalMIMEHeaderKey(s)
-			}
+		for _, s := range []string{k, lower, strings.ToUpper(lower[:1]) + lower[1:]} {
+			t.add(s, textproto.CanonicalMIMEHeaderKey(s))
 		}
 	}
-	return m
+	return t
 }()
 
 // inferStatus sets the status of a head without a status line; named

@@ -150,10 +150,18 @@ func TestReadHeaderConflictingContentLength(t *testing.T) {
 }
 
 // canonicalKey answers as textproto does, whether the name is canonical
-// already, a common spelling, or neither.
+// already, a common spelling (every one the table holds), a spelling of a
+// common name the table does not hold, or neither.
 func TestCanonicalKey(t *testing.T) {
-	for _, name := range []string{"X-Powered-By", "x-powered-by", "Content-type", "CONTENT-LENGTH", "X-pOWERED",
-		"Etag", "ETag", "A", "a", "-x", "X--Y", "X-Y-", "Foo(bar", "foo(bar", "x_y", "X-1a", "X-1A", "Ünicode"} {
+	names := []string{"X-Powered-By", "x-powered-by", "Content-type", "CONTENT-LENGTH", "X-pOWERED",
+		"Etag", "ETag", "A", "a", "-x", "X--Y", "X-Y-", "Foo(bar", "foo(bar", "x_y", "X-1a", "X-1A", "Ünicode",
+		"content-Type", "CONTENT-TYPE", "Content-typ", "Content-typE", "Set-cookiE", "x-accel-REDIRECT"}
+	for _, e := range knownKeys {
+		if e.name != "" {
+			names = append(names, e.name)
+		}
+	}
+	for _, name := range names {
 		if got, want := canonicalKey(name), textproto.CanonicalMIMEHeaderKey(name); got != want {
 			t.Errorf("%q: %q, want %q", name, got, want)
 		}

@@ -321,41 +321,58 @@ var commonHeaders = []string{"Host", "User-Agent", "Accept", "Accept-Encoding", 
 	"Sec-Fetch-User", "Sec-Ch-Ua", "Sec-Ch-Ua-Mobile", "Sec-Ch-Ua-Platform", "Sec-Gpc",
 	"Sec-Websocket-Key", "Sec-Websocket-Version", "Sec-Websocket-Extensions", "Sec-Websocket-Protocol"}
 
-// paramNames holds commonHeaders' parameter names in open addressing,
-// found from a header name's length and two of its bytes (paramSlot):
-// a lookup is a few arithmetic steps and one string comparison, about a
-// quarter of what a Go map's hashing of the name costs, on every header
-// line of every request. Its size, a power of two, leaves most slots
-// empty, so that a name not in it (a miss ends at an empty slot) is
-// seldom compared more than once.
-var paramNames = func() (t [paramSlots]struct{ header, param string }) {
+// paramNames holds commonHeaders' parameter names: a lookup is a few
+// arithmetic steps and one string comparison, about a quarter of what a
+// Go map's hashing of the name costs, on every header line of every
+// request.
+var paramNames = func() *nameTable {
+	t := new(nameTable)
 	for _, h := range commonHeaders {
-		i := paramSlot(h)
-		for t[i].header != "" {
-			i = (i + 1) % paramSlots
-		}
-		t[i].header, t[i].param = h, headerParamName(h)
+		t.add(h, headerParamName(h))
 	}
 	return t
 }()
 
-const paramSlots = 256
-
-// paramSlot is where the lookup of the non-empty name h in paramNames
-// starts.
-func paramSlot(h string) int {
-	return (len(h)*37 + int(h[len(h)/2])*5 + int(h[len(h)-1])) % paramSlots
-}
-
 // commonParamName is the parameter name of header when it is one of
 // commonHeaders.
 func commonParamName(header string) (string, bool) {
-	if header == "" {
+	return paramNames.find(header)
+}
+
+// nameTable maps a few dozen header names, as spelled, to a string of
+// each (its parameter, its canonical form), in open addressing: a name's
+// slot comes from its length and three of its bytes (nameSlot). Its size,
+// a power of two, leaves most slots empty, so that a name not in it (a
+// miss ends at an empty slot) is seldom compared more than once.
+type nameTable [nameSlots]struct{ name, value string }
+
+const nameSlots = 256
+
+// nameSlot is where the lookup of the non-empty name h in a nameTable
+// starts.
+func nameSlot(h string) int {
+	return (len(h)*37 + int(h[0])*3 + int(h[len(h)/2])*5 + int(h[len(h)-1])) % nameSlots
+}
+
+// add puts the non-empty name in t, with value, unless it is there.
+func (t *nameTable) add(name, value string) {
+	i := nameSlot(name)
+	for ; t[i].name != ""; i = (i + 1) % nameSlots {
+		if t[i].name == name {
+			return
+		}
+	}
+	t[i].name, t[i].value = name, value
+}
+
+// find returns name's value in t.
+func (t *nameTable) find(name string) (string, bool) {
+	if name == "" {
 		return "", false
 	}
-	for i := paramSlot(header); paramNames[i].header != ""; i = (i + 1) % paramSlots {
-		if paramNames[i].header == header {
-			return paramNames[i].param, true
+	for i := nameSlot(name); t[i].name != ""; i = (i + 1) % nameSlots {
+		if t[i].name == name {
+			return t[i].value, true
 		}
 	}
 	return "", false
