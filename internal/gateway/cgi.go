@@ -238,23 +238,21 @@ func readLine(br *bufio.Reader, dst []byte, total, max int) ([]byte, int, error)
 // NUL, a bare CR, a line starting with white space and a name with a
 // space in it are invalid.
 func checkLine(line []byte) (int, error) {
-	if line[0] == ' ' || line[0] == '\t' || bytes.IndexByte(line, 0) >= 0 || bytes.IndexByte(line, '\r') >= 0 {
-		return 0, invalidLine(line)
-	}
 	// A name with a space, a control or DEL in it ("Status : 404") is
 	// refused, as NGINX refuses it since 1.21.1: which field it means is
-	// anyone's guess.
-	colon := bytes.IndexByte(line, ':')
-	if colon < 0 {
-		colon = len(line)
+	// anyone's guess. That also refuses a line starting with white space,
+	// and a NUL or a CR in the name: the rest is searched for those after.
+	colon := 0
+	for ; colon < len(line) && line[colon] != ':'; colon++ {
+		if c := line[colon]; c <= ' ' || c == 0x7f {
+			return 0, invalidLine(line)
+		}
 	}
 	if colon == 0 {
 		return 0, invalidLine(line)
 	}
-	for _, c := range line[:colon] {
-		if c <= ' ' || c == 0x7f {
-			return 0, invalidLine(line)
-		}
+	if rest := line[colon:]; bytes.IndexByte(rest, 0) >= 0 || bytes.IndexByte(rest, '\r') >= 0 {
+		return 0, invalidLine(line)
 	}
 	return colon, nil
 }

@@ -74,6 +74,7 @@ func TestReadHeader(t *testing.T) {
 		{": b\r\n\r\n", false, 0, ErrInvalidHeader},
 		{"\tA: b\r\n\r\n", false, 0, ErrInvalidHeader},
 		{"A: b: c\x00\r\n\r\n", false, 0, ErrInvalidHeader},
+		{"X-Bare\r\nStatus: 201\r\n\r\n", false, 201, nil}, // no colon: a name without a value
 		{strings.Repeat("X-Long: y\r\n", 100) + "\r\n", false, 0, ErrHeaderTooBig},
 	} {
 		resp, err := ReadHeader(bufio.NewReaderSize(strings.NewReader(c.in), 16), c.statusLine, 512)
