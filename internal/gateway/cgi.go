@@ -72,8 +72,9 @@ func (h *Head) Plain() bool { return h.plain }
 // there, and needs no field of its own for it. On an error h's content is
 // undefined.
 //
-// The head is gathered in one buffer and copied into one string that
-// every name and value is a piece of; a name as applications write it
+// The head is copied into one string that every name and value is a
+// piece of, straight from br's buffer when that holds the whole head,
+// else gathered line by line first; a name as applications write it
 // (PHP's "Content-type") is looked up among the common ones before it is
 // made canonical, so that a usual head costs a handful of allocations,
 // not several per line.
@@ -84,60 +85,17 @@ func ReadHeaderInto(h *Head, br *bufio.Reader, statusLine bool, max int) error {
 	resp := &h.Response
 	*resp = http.Response{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, ContentLength: -1, Request: resp.Request}
 	h.plain = false
-	// The lines, without their ends, one after the other, checked as they
-	// come so that a bad line fails before the rest of the head is waited
-	// for, as when each was parsed at once. Where each line, its colon and
-	// its value lie is noted while it is checked, so that the fields are
-	// cut out of the head's string without a second search.
-	var stack [1024]byte
-	head := stack[:0]
 	var spanStack [16]fieldSpan // (zeroed on each call: kept small)
-	spans := spanStack[:0]
-	total := 0
-	begun := false // a line has been read
-	for {
-		var (
-			line []byte
-			err  error
-		)
-		start := len(head)
-		head, total, err = readLine(br, head, total, max)
-		if err != nil {
-			return err
-		}
-		line = head[start:]
-		if len(line) == 0 {
-			break
-		}
-		first := !begun
-		begun = true
-		if first && statusLine && bytes.HasPrefix(line, []byte("HTTP/")) {
-			code, text, ok := parseStatusLine(line)
-			if ok && code < 100 {
-				// NGINX would send it; net/http cannot write such a status.
-				return invalidLine(line)
-			}
-			if ok {
-				resp.StatusCode, resp.Status = code, text
-				head = head[:start]
-				continue
-			}
-			// NGINX reads a first line that is no status line as a field,
-			// and skips a field line starting "HTTP/" (below).
-		}
-		if bytes.HasPrefix(line, []byte("HTTP/")) {
-			// A status line among the fields (IIS repeats its own): NGINX
-			// skips the line.
-			head = head[:start]
-			continue
-		}
-		colon, err := checkLine(line)
-		if err != nil {
-			return err
-		}
-		spans = append(spans, valueSpan(line, start, colon))
+	p := headParse{resp: resp, statusLine: statusLine}
+	text, spans, ok, err := p.buffered(br, max, spanStack[:0])
+	if err == nil && !ok {
+		resp.StatusCode, resp.Status = 0, "" // (a status line's, noted on the way)
+		p = headParse{resp: resp, statusLine: statusLine}
+		text, spans, err = p.read(br, max, spanStack[:0])
 	}
-	text := string(head)
+	if err != nil {
+		return err
+	}
 	resp.Header = make(http.Header, len(spans))
 	vals := h.slots[:]
 	if len(spans) > len(vals) {
@@ -201,6 +159,123 @@ func ReadHeaderInto(h *Head, br *bufio.Reader, statusLine bool, max int) error {
 	return nil
 }
 
+// headParse is the state of one head's parse. Its methods append where
+// the fields lie in the head's text to spans, given and returned, not
+// kept in it: a slice stored through the pointer would move the caller's
+// room for them to the heap.
+type headParse struct {
+	resp       *http.Response
+	statusLine bool
+	begun      bool // a line has been read
+}
+
+// buffered parses the head out of br's buffer when that holds all of it,
+// as php-fpm's usual head comes, in one record: its lines are checked and
+// noted where they lie, and copied once, into the head's string, with no
+// line read on its own. ok is false when the buffer ends before the head
+// does (or holds more than max bytes without its end); nothing is read
+// then, and p is to be started again for the reading path (read). A line
+// found invalid on the way is the same error that reading it would give:
+// every line before it is checked in the same way.
+func (p *headParse) buffered(br *bufio.Reader, max int, spans []fieldSpan) (text string, _ []fieldSpan, ok bool, err error) {
+	if _, err := br.Peek(1); err != nil {
+		return "", nil, false, err // (what reading the first line would return)
+	}
+	b, _ := br.Peek(br.Buffered())
+	if len(b) > max {
+		b = b[:max]
+	}
+	for start := 0; ; {
+		i := bytes.IndexByte(b[start:], '\n')
+		if i < 0 {
+			return "", nil, false, nil
+		}
+		line, err := trimLineEnd(b[start : start+i])
+		if err != nil {
+			return "", nil, false, err
+		}
+		next := start + i + 1
+		if len(line) == 0 {
+			// The string ends with the last field's value: the line ends
+			// after it would only make it larger (PHP's usual head, 64
+			// bytes so, would take 80).
+			n := 0
+			if len(spans) > 0 {
+				n = int(spans[len(spans)-1].end)
+			}
+			text = string(b[:n])
+			_, err = br.Discard(next)
+			return text, spans, true, err
+		}
+		if spans, _, err = p.line(line, start, spans); err != nil {
+			return "", nil, false, err
+		}
+		start = next
+	}
+}
+
+// read reads the head line by line from br, for a head that br's buffer
+// does not hold whole. The lines, without their ends, are gathered one
+// after the other, each checked as it comes so that a bad line fails
+// before the rest of the head is waited for; the head's text is them.
+func (p *headParse) read(br *bufio.Reader, max int, spans []fieldSpan) (string, []fieldSpan, error) {
+	var stack [1024]byte
+	head := stack[:0]
+	total := 0
+	for {
+		start := len(head)
+		var err error
+		head, total, err = readLine(br, head, total, max)
+		if err != nil {
+			return "", nil, err
+		}
+		line := head[start:]
+		if len(line) == 0 {
+			return string(head), spans, nil
+		}
+		var keep bool
+		if spans, keep, err = p.line(line, start, spans); err != nil {
+			return "", nil, err
+		}
+		if !keep {
+			head = head[:start]
+		}
+	}
+}
+
+// line takes one line of the head, without its end, which starts at
+// start in the head's text: a status line (with statusLine, the first)
+// sets the status, a field line is checked and where its name and value
+// lie noted. keep is false for a line that is no field, which the head's
+// text need not hold.
+func (p *headParse) line(line []byte, start int, spans []fieldSpan) (_ []fieldSpan, keep bool, err error) {
+	first := !p.begun
+	p.begun = true
+	if first && p.statusLine && bytes.HasPrefix(line, []byte("HTTP/")) {
+		code, text, ok := parseStatusLine(line)
+		if ok && code < 100 {
+			// NGINX would send it; net/http cannot write such a status.
+			return nil, false, invalidLine(line)
+		}
+		if ok {
+			p.resp.StatusCode, p.resp.Status = code, text
+			return spans, false, nil
+		}
+		// NGINX reads a first line that is no status line as a field,
+		// and skips a field line starting "HTTP/" (below).
+	}
+	if bytes.HasPrefix(line, []byte("HTTP/")) {
+		// A status line among the fields (IIS repeats its own): NGINX
+		// skips the line.
+		return spans, false, nil
+	}
+	colon, err := checkLine(line)
+	if err != nil {
+		return nil, false, err
+	}
+	return append(spans, valueSpan(line, start, colon)), true, nil
+}
+
 // readLine appends one line without its end to dst, failing beyond max
 // bytes in all.
 func readLine(br *bufio.Reader, dst []byte, total, max int) ([]byte, int, error) {
@@ -219,17 +294,22 @@ func readLine(br *bufio.Reader, dst []byte, total, max int) ([]byte, int, error)
 			return nil, total, err
 		}
 	}
-	dst = dst[:len(dst)-1]
-	// NGINX ends a line at its first CR when only CRs follow ("X: 1\r\r\n"),
-	// but not the empty line that ends the head: "\r\r\n" is invalid.
-	n := len(dst)
-	for n > start && dst[n-1] == '\r' {
+	line, err := trimLineEnd(dst[start : len(dst)-1])
+	return dst[:start+len(line)], total, err
+}
+
+// trimLineEnd returns line, without its LF, less the CRs that end it.
+// NGINX ends a line at its first CR when only CRs follow ("X: 1\r\r\n"),
+// but not the empty line that ends the head: "\r\r\n" is invalid.
+func trimLineEnd(line []byte) ([]byte, error) {
+	n := len(line)
+	for n > 0 && line[n-1] == '\r' {
 		n--
 	}
-	if n == start && len(dst)-start > 1 {
-		return nil, total, invalidLine(dst[start:])
+	if n == 0 && len(line) > 1 {
+		return nil, invalidLine(line)
 	}
-	return dst[:n], total, nil
+	return line[:n], nil
 }
 
 // checkLine checks a "Name: value" line and returns the index of its

@@ -3,6 +3,8 @@ package gateway
 import (
 	"bufio"
 	"errors"
+	"fmt"
+	"io"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -109,5 +111,45 @@ func TestCGIParams(t *testing.T) {
 		"CONTENT_TYPE=text/plain CONTENT_LENGTH=3 SERVER_NAME=site.test REMOTE_ADDR=192.0.2.1"
 	if strings.Join(got, " ") != want {
 		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
+	}
+}
+
+// A head read out of the reader's buffer, when that holds all of it, and
+// a head read line by line, when it comes in two pieces (split at every
+// byte), give the same status, fields, length and error, and leave the
+// reader at the body.
+func TestReadHeaderBufferedOrNot(t *testing.T) {
+	for _, c := range []struct {
+		in         string
+		statusLine bool
+	}{
+		{"X-Powered-By: PHP/8.2.29\r\nContent-type: text/html; charset=UTF-8\r\n\r\nhello", false},
+		{"Status: 404 Not Here\nSet-Cookie: a=1\nSet-Cookie: b=2\nLocation: /x\n\nbody", false},
+		{"HTTP/1.1 201 Created\r\nX: y\r\nContent-Length: 4\r\n\r\nbody", true},
+		{"X: y\r\nHTTP/1.1 500 Oops\r\nStatus: 404\r\n\r\n", true},
+		{"X-A: 1\r\r\nStatus: 201\r\r\r\nX-Bare\r\n\r\nrest", false},
+		{"X-A: 1\r\n\r\r\n", false},
+		{"X-A: 1\r\nA\rB: b\r\n\r\n", false},
+		{"X-A: 1\r\n folded: x\r\n\r\n", false},
+		{"HTTP/1.1 099 x\r\n\r\n", true},
+		{"Content-Length: 5\r\ncontent-length: 6\r\n\r\n", false},
+		{strings.Repeat("X-Long: y\r\n", 30) + "\r\n", false},
+		{"X-Unended: y\r\n", false},
+	} {
+		read := func(r io.Reader) string {
+			br := bufio.NewReaderSize(r, 4096)
+			resp, err := ReadHeader(br, c.statusLine, 256)
+			if err != nil {
+				return "error " + err.Error()
+			}
+			rest, _ := io.ReadAll(br)
+			return fmt.Sprintf("%d %q %v %d %q", resp.StatusCode, resp.Status, resp.Header, resp.ContentLength, rest)
+		}
+		want := read(strings.NewReader(c.in))
+		for i := 1; i < len(c.in); i++ {
+			if got := read(io.MultiReader(strings.NewReader(c.in[:i]), strings.NewReader(c.in[i:]))); got != want {
+				t.Errorf("%q split at %d: %s, whole: %s", c.in, i, got, want)
+			}
+		}
 	}
 }
