@@ -6,7 +6,9 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync/atomic"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -20,6 +22,9 @@ import (
 // through ReadAt, which leaves the shared offset alone.
 type fdFile struct {
 	fd int
+	// waits is set once preadv2 has refused RWF_NOWAIT for this file
+	// (an old kernel, a file system without it): reads then wait.
+	waits atomic.Bool
 }
 
 var errFileClosed = errors.New("static: file already closed")
@@ -45,7 +50,7 @@ func (f *fdFile) Read(p []byte) (int, error) {
 func (f *fdFile) ReadAt(p []byte, off int64) (int, error) {
 	done := 0
 	for done < len(p) {
-		n, err := unix.Pread(f.fd, p[done:], off+int64(done))
+		n, err := f.pread(p[done:], off+int64(done))
 		switch {
 		case err == unix.EINTR:
 			continue
@@ -57,6 +62,32 @@ func (f *fdFile) ReadAt(p []byte, off int64) (int, error) {
 		done += n
 	}
 	return done, nil
+}
+
+// pread reads from the page cache with a raw preadv2(RWF_NOWAIT), which
+// answers EAGAIN instead of waiting for the disk, and only then with an
+// ordinary pread, which tells the scheduler it may block. The raw call
+// does not wake the runtime's sysmon thread, which an ordinary one does
+// for a read that takes a microsecond; it holds the processor only for
+// the copy of at most one buffer (copyBufSize) from memory.
+func (f *fdFile) pread(p []byte, off int64) (int, error) {
+	if len(p) > 0 && !f.waits.Load() {
+		iov := unix.Iovec{Base: &p[0]}
+		iov.SetLen(len(p))
+		lo, hi := uintptr(off), uintptr(uint64(off)>>(unix.SizeofLong*8-1)>>1)
+		n, _, errno := unix.RawSyscall6(unix.SYS_PREADV2, uintptr(f.fd), uintptr(unsafe.Pointer(&iov)), 1,
+			lo, hi, unix.RWF_NOWAIT)
+		switch errno {
+		case 0:
+			return int(n), nil
+		case unix.EAGAIN: // not all in memory: wait for it below
+		case unix.EOPNOTSUPP, unix.EINVAL, unix.ENOSYS:
+			f.waits.Store(true)
+		default:
+			return 0, errno
+		}
+	}
+	return unix.Pread(f.fd, p, off)
 }
 
 func (f *fdFile) Seek(offset int64, whence int) (int64, error) {

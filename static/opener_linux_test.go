@@ -105,3 +105,37 @@ func TestDroppedServerClosesRoot(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A body whose pages are not in memory is read all the same: preadv2 with
+// RWF_NOWAIT refuses it (EAGAIN) and the ordinary pread waits for the disk.
+func TestReadAtAfterPagesDropped(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "cold.bin")
+	want := []byte(strings.Repeat("0123456789abcdef", 3<<10))
+	if err := os.WriteFile(name, want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fdFile{fd: fd}
+	defer f.Close()
+	if err := unix.Fsync(fd); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED); err != nil {
+		t.Fatal(err)
+	}
+	probe := make([]byte, 16)
+	if _, err := unix.Preadv2(fd, [][]byte{probe}, int64(len(want)-16), unix.RWF_NOWAIT); err != unix.EAGAIN {
+		t.Skipf("preadv2(RWF_NOWAIT) of a dropped page: %v, not EAGAIN: the file system keeps it", err)
+	}
+	got := make([]byte, len(want))
+	n, err := f.ReadAt(got, 0)
+	if err != nil || n != len(want) || string(got) != string(want) {
+		t.Fatalf("ReadAt: %d bytes, %v; same bytes: %v", n, err, string(got) == string(want))
+	}
+	if f.waits.Load() {
+		t.Error("an EAGAIN made the file give up RWF_NOWAIT")
+	}
+}
