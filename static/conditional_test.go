@@ -48,10 +48,10 @@ func TestConditionalRequests(t *testing.T) {
 		{"IUMS later", []string{"If-Unmodified-Since", after}, 200},
 		{"IUMS equal", []string{"If-Unmodified-Since", fixedLastModified}, 200},
 		{"IUMS earlier", []string{"If-Unmodified-Since", before}, 412},
-		{"IUMS invalid is ignored", []string{"If-Unmodified-Since", badDate}, 200},
+		{"IUMS invalid fails", []string{"If-Unmodified-Since", badDate}, 412},
 
-		// If-Match, when present, makes If-Unmodified-Since irrelevant.
-		{"IM hit beats IUMS miss", []string{"If-Match", etagA, "If-Unmodified-Since", before}, 200},
+		// NGINX tests If-Unmodified-Since beside If-Match: either fails it.
+		{"IUMS miss beside IM hit", []string{"If-Match", etagA, "If-Unmodified-Since", before}, 412},
 		// 412 is decided before 304.
 		{"IM miss beats INM hit", []string{"If-Match", `"x"`, "If-None-Match", etagA}, 412},
 		{"IM hit then INM hit", []string{"If-Match", etagA, "If-None-Match", etagA}, 304},

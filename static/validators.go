@@ -70,15 +70,16 @@ func preconditions(hdr http.Header, etag []byte, mtime int64, ims ModifiedSince,
 	if noValidators {
 		etag = nil
 	}
-	if match, present := etagsMatch(hdr["If-Match"], etag, false); present {
-		if !match {
+	// NGINX tests If-Unmodified-Since whether or not If-Match is there, and
+	// fails the request when either fails. An invalid date fails too: NGINX
+	// reads it as a time before every file's.
+	if v := hdr["If-Unmodified-Since"]; len(v) > 0 && !noValidators {
+		if t, ok := httpdate.Parse(v[0]); !ok || mtime > t.Unix() {
 			return http.StatusPreconditionFailed
 		}
-	} else if v := hdr["If-Unmodified-Since"]; len(v) > 0 && !noValidators {
-		// An invalid date makes the header void, not the condition false.
-		if t, ok := httpdate.Parse(v[0]); ok && mtime > t.Unix() {
-			return http.StatusPreconditionFailed
-		}
+	}
+	if match, present := etagsMatch(hdr["If-Match"], etag, false); present && !match {
+		return http.StatusPreconditionFailed
 	}
 	if match, present := etagsMatch(hdr["If-None-Match"], etag, true); present {
 		if match {
