@@ -81,25 +81,38 @@ func preconditions(hdr http.Header, etag []byte, mtime int64, ims ModifiedSince,
 	if match, present := etagsMatch(hdr["If-Match"], etag, false); present && !match {
 		return http.StatusPreconditionFailed
 	}
-	if match, present := etagsMatch(hdr["If-None-Match"], etag, true); present {
-		if match {
-			return http.StatusNotModified
-		}
+	// A 304 needs every one of If-Modified-Since and If-None-Match that is
+	// there to say "not modified"; RFC 9110 would let If-None-Match decide
+	// alone. A field that is there but empty counts, as a miss.
+	inm, imsv := hdr["If-None-Match"], hdr["If-Modified-Since"]
+	if len(inm) == 0 && len(imsv) == 0 {
 		return 0
 	}
-	if v := hdr["If-Modified-Since"]; len(v) > 0 && ims != ModifiedSinceOff && !noValidators {
-		// An invalid date (RFC 9110 section 5.6.7, strictly) voids the
-		// header.
-		t, ok := httpdate.Parse(v[0])
-		if !ok {
+	if len(imsv) > 0 && modifiedSince(imsv[0], mtime, ims, noValidators) {
+		return 0
+	}
+	if len(inm) > 0 {
+		if match, _ := etagsMatch(inm, etag, true); !match {
 			return 0
 		}
-		since := t.Unix()
-		if mtime == since || (ims == ModifiedSinceBefore && mtime < since) {
-			return http.StatusNotModified
-		}
 	}
-	return 0
+	return http.StatusNotModified
+}
+
+// modifiedSince reports whether If-Modified-Since's value v lets the file
+// count as modified. With no modification time, or with
+// "if_modified_since off", it always does; an invalid date (RFC 9110
+// section 5.6.7, strictly) is NGINX's time -1, before every file.
+func modifiedSince(v string, mtime int64, ims ModifiedSince, noValidators bool) bool {
+	if noValidators || ims == ModifiedSinceOff {
+		return true
+	}
+	t, ok := httpdate.Parse(v)
+	if !ok {
+		return true
+	}
+	since := t.Unix()
+	return since != mtime && (ims == ModifiedSinceExact || since < mtime)
 }
 
 // asked says which of the request header's fields about conditions and
