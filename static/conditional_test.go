@@ -25,6 +25,7 @@ func TestConditionalRequests(t *testing.T) {
 		{"INM in a list", []string{"If-None-Match", `"x", ` + etagA}, 304},
 		{"INM over two header lines", []string{"If-None-Match", `"x"`, "If-None-Match", etagA}, 304},
 		{"INM star", []string{"If-None-Match", "*"}, 304},
+		{"INM star in a list", []string{"If-None-Match", `*, "x"`}, 200},
 		{"INM other", []string{"If-None-Match", `"5f5e1000-1b"`}, 200},
 		{"INM unquoted", []string{"If-None-Match", `5f5e1000-1a`}, 200},
 		{"INM empty is a miss", []string{"If-None-Match", "", "If-Modified-Since", fixedLastModified}, 200},
@@ -43,6 +44,8 @@ func TestConditionalRequests(t *testing.T) {
 		{"IM equal", []string{"If-Match", etagA}, 200},
 		{"IM list", []string{"If-Match", `"x", ` + etagA}, 200},
 		{"IM star", []string{"If-Match", "*"}, 200},
+		{"IM star in a list", []string{"If-Match", `*, "x"`}, 412},
+		{"IM empty", []string{"If-Match", ""}, 412},
 		{"IM other", []string{"If-Match", `"x"`}, 412},
 		{"IM weak never matches", []string{"If-Match", "W/" + etagA}, 412},
 		{"IM malformed", []string{"If-Match", `nonsense`}, 412},
@@ -120,24 +123,32 @@ func TestIfModifiedSinceModes(t *testing.T) {
 func TestETagMatchUnit(t *testing.T) {
 	etag := []byte(`"abc"`)
 	for _, c := range []struct {
-		values         []string
-		weak           bool
-		match, present bool
+		values []string
+		weak   bool
+		match  bool
 	}{
-		{nil, true, false, false},
-		{[]string{" , "}, true, false, false},
-		{[]string{`"abc"`}, false, true, true},
-		{[]string{`W/"abc"`}, false, false, true},
-		{[]string{`W/"abc"`}, true, true, true},
-		{[]string{` "x",W/"abc" `}, true, true, true},
-		{[]string{`"ab`}, true, false, true},
-		{[]string{`"a,c", "abc"`}, true, true, true},
-		{[]string{`*`}, false, true, true},
+		{nil, true, false},
+		{[]string{""}, true, false},
+		{[]string{" , "}, true, false},
+		{[]string{`"abc"`}, false, true},
+		{[]string{`W/"abc"`}, false, false},
+		{[]string{`W/"abc"`}, true, true},
+		{[]string{` "x",W/"abc" `}, true, true},
+		{[]string{`"ab`}, true, false},
+		{[]string{`"a,c", "abc"`}, true, true},
+		{[]string{`"abc"x`}, true, false},
+		{[]string{`"abc" , "x"`}, true, true},
+		{[]string{`*`}, false, true},
+		{[]string{`*, "x"`}, false, false},
+		{[]string{`"x"`, `"abc"`}, false, true},
 	} {
-		m, p := etagsMatch(c.values, etag, c.weak)
-		if m != c.match || p != c.present {
-			t.Errorf("etagsMatch(%q, weak=%v) = %v, %v; want %v, %v", c.values, c.weak, m, p, c.match, c.present)
+		if m := etagsMatch(c.values, etag, c.weak); m != c.match {
+			t.Errorf("etagsMatch(%q, weak=%v) = %v; want %v", c.values, c.weak, m, c.match)
 		}
+	}
+	weakTag := []byte(`W/"abc"`)
+	if !etagsMatch([]string{`W/"abc"`}, weakTag, false) || !etagsMatch([]string{`"abc"`}, weakTag, true) {
+		t.Error("a weak tag: If-Match compares the bytes, If-None-Match drops W/")
 	}
 	if got := string(appendETag(nil, 0x5f5e1000, 0x1000)); got != `"5f5e1000-1000"` {
 		t.Errorf("appendETag = %s", got)

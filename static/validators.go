@@ -78,7 +78,7 @@ func preconditions(hdr http.Header, etag []byte, mtime int64, ims ModifiedSince,
 			return http.StatusPreconditionFailed
 		}
 	}
-	if match, present := etagsMatch(hdr["If-Match"], etag, false); present && !match {
+	if v := hdr["If-Match"]; len(v) > 0 && !etagsMatch(v, etag, false) {
 		return http.StatusPreconditionFailed
 	}
 	// A 304 needs every one of If-Modified-Since and If-None-Match that is
@@ -91,10 +91,8 @@ func preconditions(hdr http.Header, etag []byte, mtime int64, ims ModifiedSince,
 	if len(imsv) > 0 && modifiedSince(imsv[0], mtime, ims, noValidators) {
 		return 0
 	}
-	if len(inm) > 0 {
-		if match, _ := etagsMatch(inm, etag, true); !match {
-			return 0
-		}
+	if len(inm) > 0 && !etagsMatch(inm, etag, true) {
+		return 0
 	}
 	return http.StatusNotModified
 }
@@ -144,42 +142,51 @@ func askedFor(hdr http.Header) asked {
 	return a
 }
 
-// etagsMatch reports whether the entity-tag lists in values name etag, and
-// whether they hold any entry at all (an empty header is treated as
-// absent). weak selects the weak comparison of If-None-Match, where W/"x"
-// matches "x"; the strong comparison of If-Match never matches a weak tag.
-// "*" matches whenever the file exists, even with ETags off. A malformed
-// entry ends the scan: nothing after it can be trusted to be a tag.
-func etagsMatch(values []string, etag []byte, weak bool) (match, present bool) {
+// etagsMatch reports whether the entity-tag lists in values name etag, as
+// NGINX reads a list: "*" matches, even with ETags off, only as the whole
+// value ("*, \"x\"" names no tag); an entry matches when it begins with
+// the tag and only blanks follow it before a comma or the end; anything
+// else, an empty value included, is skipped up to the next comma. weak
+// selects If-None-Match's comparison, where a "W/" prefix is ignored on
+// both sides; If-Match compares the bytes as they are, so W/"x" never
+// matches the strong "x".
+func etagsMatch(values []string, etag []byte, weak bool) bool {
 	for _, v := range values {
-		for {
-			v = strings.TrimLeft(v, " \t,")
-			if v == "" {
-				break
-			}
-			present = true
-			if v[0] == '*' {
-				return true, true
-			}
-			isWeak := strings.HasPrefix(v, "W/")
-			if isWeak {
-				v = v[2:]
-			}
-			if v == "" || v[0] != '"' {
-				return false, true
-			}
-			end := strings.IndexByte(v[1:], '"')
-			if end < 0 {
-				return false, true
-			}
-			tag := v[:end+2]
-			v = v[end+2:]
-			if len(etag) > 0 && tag == string(etag) && (weak || !isWeak) {
-				return true, true
-			}
+		if v == "*" {
+			return true
+		}
+		if len(etag) > 0 && listNames(v, etag, weak) {
+			return true
 		}
 	}
-	return false, present
+	return false
+}
+
+// listNames is etagsMatch for one non-empty tag and one list.
+func listNames(list string, etag []byte, weak bool) bool {
+	if weak && len(etag) > 2 && etag[0] == 'W' && etag[1] == '/' {
+		etag = etag[2:]
+	}
+	for list != "" {
+		if weak && len(list) > 2 && list[0] == 'W' && list[1] == '/' {
+			list = list[2:]
+		}
+		if len(etag) > len(list) {
+			return false
+		}
+		if list[:len(etag)] == string(etag) {
+			list = strings.TrimLeft(list[len(etag):], " \t")
+			if list == "" || list[0] == ',' {
+				return true
+			}
+		}
+		end := strings.IndexByte(list, ',')
+		if end < 0 {
+			return false
+		}
+		list = strings.TrimLeft(list[end:], " \t,")
+	}
+	return false
 }
 
 // ifRangeAllows reports whether an If-Range header (v) lets the Range
