@@ -92,10 +92,10 @@ func sameConditional(t *testing.T, mport, nport int, path, etag string) {
 
 func condSummary(r *http.Response) string {
 	s := fmt.Sprint(r.StatusCode)
-	names := []string{"ETag", "Last-Modified", "Content-Length", "Content-Range", "Accept-Ranges"}
+	names := []string{"ETag", "Last-Modified", "Cache-Control", "X-Added", "Content-Length", "Content-Range", "Accept-Ranges"}
 	if r.StatusCode >= 400 {
 		// An error page's length depends on the server's name.
-		names = names[:2]
+		names = names[:4]
 	}
 	for _, h := range names {
 		s += fmt.Sprintf(" %s=%q", h, r.Header.Get(h))
@@ -104,7 +104,9 @@ func condSummary(r *http.Response) string {
 }
 
 // TestConditionalStaticAsNGINX: a file with ETags on and off and each
-// if_modified_since value.
+// if_modified_since value, with expires and add_header (which a 304
+// carries too), and served by error_page for a 404 (no conditions: the
+// status is not a 200) and with "=200" (conditions as for a 200).
 func TestConditionalStaticAsNGINX(t *testing.T) {
 	nginxPath(t)
 	dir := t.TempDir()
@@ -121,11 +123,21 @@ func TestConditionalStaticAsNGINX(t *testing.T) {
 			location /before/ { alias %[2]s/; if_modified_since before; }
 			location /off/ { alias %[2]s/; if_modified_since off; }
 			location /noetag/ { alias %[2]s/; etag off; }
+			location /expires/ { alias %[2]s/; expires 1h; add_header X-Added yes; }
+			location /page/ { root %[2]s; error_page 404 /exact/a.txt; }
+			location /page200/ { root %[2]s; error_page 404 =200 /exact/a.txt; }
 		}`, port, www)
 	})
 	etag := `"5f5e1000-1a"`
-	for _, loc := range []string{"/exact/", "/before/", "/off/", "/noetag/"} {
+	for _, loc := range []string{"/exact/", "/before/", "/off/", "/noetag/", "/expires/", "/page/", "/page200/"} {
 		sameConditional(t, mport, nport, loc+"a.txt", etag)
+	}
+	// The error pages are what they are meant to be: a 404 and a 200.
+	for path, want := range map[string]int{"/page/a.txt": 404, "/page200/a.txt": 200} {
+		req := "GET " + path + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
+		if n, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req); n.StatusCode != want {
+			t.Errorf("nginx %s: %d, want %d", path, n.StatusCode, want)
+		}
 	}
 }
 
