@@ -124,12 +124,14 @@ func TestConditionalStaticAsNGINX(t *testing.T) {
 			location /off/ { alias %[2]s/; if_modified_since off; }
 			location /noetag/ { alias %[2]s/; etag off; }
 			location /expires/ { alias %[2]s/; expires 1h; add_header X-Added yes; }
+			location /ssi/ { alias %[2]s/; ssi on; ssi_types text/plain; }
+			location /sub/ { alias %[2]s/; sub_filter abc ABC; sub_filter_types text/plain; }
 			location /page/ { root %[2]s; error_page 404 /exact/a.txt; }
 			location /page200/ { root %[2]s; error_page 404 =200 /exact/a.txt; }
 		}`, port, www)
 	})
 	etag := `"5f5e1000-1a"`
-	for _, loc := range []string{"/exact/", "/before/", "/off/", "/noetag/", "/expires/", "/page/", "/page200/"} {
+	for _, loc := range []string{"/exact/", "/before/", "/off/", "/noetag/", "/expires/", "/page/", "/page200/", "/ssi/", "/sub/"} {
 		sameConditional(t, mport, nport, loc+"a.txt", etag)
 	}
 	// The error pages are what they are meant to be: a 404 and a 200.

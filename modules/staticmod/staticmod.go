@@ -278,10 +278,13 @@ func options(l *server.Location) static.Options {
 		VaryVariants:   compressmod.VaryVariants(l),
 		VaryEncoding:   compressmod.VaryEncoding(l),
 		VaryDictionary: compressmod.VaryDictionary(l),
-		Transformed:    AnyType(esimod.Transformed(l), ssimod.Transformed(l)),
-		Unranged:       AnyType(submod.Unranged(l), additionmod.Unranged(l), charsetmod.Unranged(l), imagefiltermod.Unranged(l)),
-		Listing:        autoindexmod.Listing(l),
-		RandomIndex:    randomindexmod.Enabled(l),
+		Transformed:    esimod.Transformed(l),
+		// SSI rebuilds the body but, as NGINX's not-modified filter runs
+		// before the SSI filter clears the validators, the file's still
+		// answer the conditions there.
+		Unranged:    AnyType(ssimod.Transformed(l), submod.Unranged(l), additionmod.Unranged(l), charsetmod.Unranged(l), imagefiltermod.Unranged(l)),
+		Listing:     autoindexmod.Listing(l),
+		RandomIndex: randomindexmod.Enabled(l),
 		// The index file is served by the location its URI matches, after
 		// an internal redirect, as NGINX's index module does.
 		// The index file by an internal redirect with the request's
