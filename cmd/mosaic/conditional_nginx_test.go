@@ -106,7 +106,9 @@ func condSummary(r *http.Response) string {
 // TestConditionalStaticAsNGINX: a file with ETags on and off and each
 // if_modified_since value, with expires and add_header (which a 304
 // carries too), and served by error_page for a 404 (no conditions: the
-// status is not a 200) and with "=200" (conditions as for a 200).
+// status is not a 200) and with "=200" (conditions as for a 200), and
+// rebuilt by SSI or sub_filter (the file's validators still answer: the
+// not-modified filter runs before those filters).
 func TestConditionalStaticAsNGINX(t *testing.T) {
 	nginxPath(t)
 	dir := t.TempDir()
