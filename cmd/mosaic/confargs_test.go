@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/server"
 )
 
@@ -552,130 +553,27 @@ func (s ngxSlot) refusal() string {
 	return "invalid value"
 }
 
-// parses reports whether the slot's parser takes v, as NGINX's on amd64
-// (size_t, off_t and ngx_int_t all bounded by 2^63-1): decimal digits,
-// at least one, after the slot's unit is taken off the end (k or m for a
-// size, g too for an offset, any case; none for a number), the value
-// times the unit within the bound.
+// parses reports whether the slot's parser takes v. mosaic's loader reads
+// these values with conf's parsers, written to NGINX's rules on amd64
+// (size_t, off_t and ngx_int_t all bounded by 2^63-1); TestSlotParsersAsNGINX
+// holds them to NGINX's verdicts, which is what lets a refused probe's
+// verdict stand for another value the parser refuses.
 func (s ngxSlot) parses(v string) bool {
-	if s == msecSlot || s == secSlot {
-		return ngxParseTime(v, s == secSlot)
+	var err error
+	switch s {
+	case numSlot:
+		_, ok := conf.Atoi(v)
+		return ok
+	case offSlot:
+		_, err = conf.ParseOffset(v)
+	case msecSlot:
+		_, err = conf.ParseTime(v)
+	case secSlot:
+		_, err = conf.ParseSeconds(v)
+	default:
+		_, err = conf.ParseSize(v)
 	}
-	units := map[byte]uint64{'k': 1 << 10, 'm': 1 << 20}
-	if s == offSlot {
-		units['g'] = 1 << 30
-	}
-	scale := uint64(1)
-	if n := len(v); n > 0 && s != numSlot {
-		if u, ok := units[v[n-1]|0x20]; ok {
-			scale, v = u, v[:n-1]
-		}
-	}
-	if v == "" {
-		return false
-	}
-	const most = 1<<63 - 1
-	var n uint64
-	for i := 0; i < len(v); i++ {
-		d := uint64(v[i] - '0')
-		if v[i] < '0' || v[i] > '9' || n > (most-d)/10 {
-			return false
-		}
-		n = n*10 + d
-	}
-	return n <= most/scale
-}
-
-// ngxParseTime reports whether ngx_parse_time takes v: numbers each
-// followed by a unit, larger units first (y M w d h m s, ms but for
-// seconds; y and M not for milliseconds), spaces after a unit, the last
-// number's unit optional (seconds), the total within 2^63-1 in the
-// slot's unit.
-func ngxParseTime(v string, isSec bool) bool {
-	const (
-		stStart = iota
-		stYear
-		stMonth
-		stWeek
-		stDay
-		stHour
-		stMin
-		stSec
-		stMsec
-		stLast
-	)
-	const most = 1<<63 - 1
-	step := stMonth
-	if isSec {
-		step = stStart
-	}
-	var value, total int64
-	valid := false
-	for i := 0; i < len(v); {
-		c := v[i]
-		i++
-		if c >= '0' && c <= '9' {
-			d := int64(c - '0')
-			if value > (most-d)/10 {
-				return false
-			}
-			value, valid = value*10+d, true
-			continue
-		}
-		// The unit's step, whether it may follow the step before, and
-		// its seconds.
-		var next int
-		var scale int64
-		switch {
-		case c == 'y' && step == stStart:
-			next, scale = stYear, 60*60*24*365
-		case c == 'M' && step < stMonth:
-			next, scale = stMonth, 60*60*24*30
-		case c == 'w' && step < stWeek:
-			next, scale = stWeek, 60*60*24*7
-		case c == 'd' && step < stDay:
-			next, scale = stDay, 60*60*24
-		case c == 'h' && step < stHour:
-			next, scale = stHour, 60*60
-		case c == 'm' && i < len(v) && v[i] == 's':
-			if isSec || step >= stMsec {
-				return false
-			}
-			i++
-			next, scale = stMsec, 1
-		case c == 'm' && step < stMin:
-			next, scale = stMin, 60
-		case c == 's' && step < stSec:
-			next, scale = stSec, 1
-		case c == ' ' && step < stSec:
-			next, scale = stLast, 1
-		default:
-			return false
-		}
-		step = next
-		limit := most / scale
-		if step != stMsec && !isSec {
-			scale *= 1000
-			limit /= 1000
-		}
-		if value > limit || total > most-value*scale {
-			return false
-		}
-		total, value = total+value*scale, 0
-		for i < len(v) && v[i] == ' ' {
-			i++
-		}
-	}
-	if !valid {
-		return false
-	}
-	if !isSec {
-		if value > most/1000 {
-			return false
-		}
-		value *= 1000
-	}
-	return total <= most-value
+	return err == nil
 }
 
 // TestSlotParsersAsNGINX checks the parsers nginxSlots' sharing relies
