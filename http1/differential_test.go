@@ -554,6 +554,18 @@ var differences = []difference{
 		},
 	},
 	{
+		what:    "a field value with a tab before or after it, within the spaces around it (net/http trims tabs too)",
+		outcome: "header differs",
+		why:     "RFC 9110 §5.5 lets a recipient drop the whitespace around a value; NGINX drops only spaces, and its $http_*, proxied lines and FastCGI parameters keep the tabs",
+		applies: func(d *disagreement) bool {
+			return !d.inBody && slices.ContainsFunc(fieldLines(d.head()), func(l string) bool {
+				_, value, ok := strings.Cut(l, ":")
+				value = strings.Trim(value, " ")
+				return ok && value != "" && (value[0] == '\t' || value[len(value)-1] == '\t')
+			})
+		},
+	},
+	{
 		what:    "an HTTP/1.1 CONNECT request without Host",
 		outcome: "http1 refuses",
 		why:     "RFC 9112 §3.2: a server must answer 400 to any HTTP/1.1 request without Host",

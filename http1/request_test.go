@@ -145,7 +145,7 @@ func TestParseHeadValid(t *testing.T) {
 			check: func(t *testing.T, r *http.Request) {
 				want := http.Header{
 					"X-Forwarded-For": {"1.1.1.1", "2.2.2.2"},
-					"Accept-Encoding": {"gzip"},
+					"Accept-Encoding": {"\tgzip \t"}, // NGINX trims spaces, not tabs
 					"X-Empty":         {""},
 					"X-Inner":         {"a  b"},
 				}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"crypto/tls"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// fieldsBoth starts NGINX and mosaic on the same configuration, a plain
+// and an ssl listener each, with the http-level directives extra, and
+// locations that show a request's header three ways: /v as $http_x_a
+// and $http_x_b, /p/ as the header lines a proxied upstream gets, and
+// /f.php as the HTTP_* parameters php-fpm gets. It returns a function that
+// sends the same pipelined requests to each server, over plain TCP or
+// TLS, and reports where the answers differ.
+func fieldsBoth(t *testing.T, extra string) func(reqs ...string) {
+	nginxPath(t)
+	fpmPath(t)
+	dir := t.TempDir()
+	cert, key := selfSigned(t, dir)
+	writeFile(t, filepath.Join(dir, "www", "f.php"), `<?php foreach (['HTTP_X_A', 'HTTP_X_B', 'HTTP_X_C'] as $k) {
+echo $k, '=', json_encode($_SERVER[$k] ?? null), "\n"; }`)
+	fport := freePort(t)
+	fpm := startFPM(t, filepath.Join(dir, "fpm"), "127.0.0.1:"+strconv.Itoa(fport), 2)
+	shipFastCGIFile(t, dir, "fastcgi.conf")
+	origin := rawEcho(t)
+	tlsPorts := map[string]int{}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		tlsPorts[who] = freePort(t)
+		return fmt.Sprintf(`%[7]s
+		server { listen 127.0.0.1:%[1]d; listen 127.0.0.1:%[8]d ssl;
+			ssl_certificate %[3]s; ssl_certificate_key %[4]s; root %[2]s/www; access_log off;
+			location = /v { return 200 "a=[$http_x_a] b=[$http_x_b] c=[$http_x_c]\n"; }
+			location ~ \.php$ { include %[2]s/fastcgi.conf; fastcgi_pass %[5]s; }
+			location /p/ { proxy_pass http://%[6]s; } }`,
+			port, dir, cert, key, fpm.addr, origin, extra, tlsPorts[who])
+	})
+	ports := map[string][2]int{"mosaic": {mport, tlsPorts["m"]}, "nginx": {nport, tlsPorts["n"]}}
+	send := func(who string, secure bool, reqs []string) []string {
+		p := ports[who][0]
+		if secure {
+			p = ports[who][1]
+		}
+		addr := "127.0.0.1:" + strconv.Itoa(p)
+		var c net.Conn
+		var err error
+		if secure {
+			c, err = tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}})
+		} else {
+			c, err = net.Dial("tcp", addr)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		return pipelineOn(t, c, reqs)
+	}
+	return func(reqs ...string) {
+		t.Helper()
+		for _, secure := range []bool{false, true} {
+			m, n := send("mosaic", secure, reqs), send("nginx", secure, reqs)
+			for i := range n {
+				if m[i] != n[i] {
+					t.Errorf("tls %v, %q:\nmosaic %q\nnginx  %q", secure, reqs[i], m[i], n[i])
+				}
+			}
+		}
+	}
+}
+
+// fieldRequests makes one request for each of /v, /p/x and /f.php with
+// the header lines fields after Host; the last closes the connection.
+func fieldRequests(fields string) []string {
+	var reqs []string
+	for i, p := range []string{"/v", "/p/x", "/f.php"} {
+		conn := ""
+		if i == 2 {
+			conn = "Connection: close\r\n"
+		}
+		reqs = append(reqs, "GET "+p+" HTTP/1.1\r\nHost: a.test\r\n"+fields+conn+"\r\n")
+	}
+	return reqs
+}
+
+// TestFieldValueTabsAsNGINX: NGINX drops the spaces around a field's
+// value and keeps its tabs, so that $http_x_a, the proxied line and the
+// FastCGI parameter all hold the tabs as sent.
+func TestFieldValueTabsAsNGINX(t *testing.T) {
+	same := fieldsBoth(t, "")
+	for _, fields := range []string{
+		"X-A:\tv\t\r\nX-B: \t w \t \r\nX-C:  x  \r\n",
+		"X-A:\t\r\nX-B: \t\r\nX-C:\t \t\r\n",
+		"X-A: a\tb\r\nX-B:\t\tc\r\n",
+	} {
+		same(fieldRequests(fields)...)
+	}
+}
