@@ -245,6 +245,7 @@ func TestPlainFieldNames(t *testing.T) {
 		{"Host: x\r\nX_Forwarded_For: 1\r\n", false},
 		{"Host: x\r\nx.y: 1\r\n", false},
 		{"X~: 1\r\nHost: x\r\n", false},
+		{"X@A: 1\r\nHost: x\r\n", false}, // no token: NGINX's invalid name
 		{"Host: x\r\n", true},
 	} {
 		io.WriteString(c, "GET / HTTP/1.1\r\n"+tc.fields+"\r\n")

@@ -566,6 +566,17 @@ var differences = []difference{
 		},
 	},
 	{
+		what:    "a field name that is not a token but holds no space, control byte or DEL, such as X(A) or X@A",
+		outcome: "net/http refuses",
+		why:     "RFC 9110 §5.1 makes it invalid; NGINX takes it as an invalid name, which ignore_invalid_headers (on by default) drops and the request is served (the server's name filter does the same)",
+		applies: func(d *disagreement) bool {
+			return !d.inBody && slices.ContainsFunc(fieldLines(d.head()), func(l string) bool {
+				name, _, ok := strings.Cut(l, ":")
+				return ok && !rfcToken(name) && nginxName(name)
+			})
+		},
+	},
+	{
 		what:    "an HTTP/1.1 CONNECT request without Host",
 		outcome: "http1 refuses",
 		why:     "RFC 9112 §3.2: a server must answer 400 to any HTTP/1.1 request without Host",

@@ -321,7 +321,16 @@ func parseFields(rest string, r *http.Request, vals []string, tooMany bool) (odd
 		}
 		name, ok, oddName := header.CanonicalName(line[:colon])
 		if !ok {
-			return odd, badRequest("invalid header line")
+			// A name that is not a token is one NGINX refuses only when it
+			// is empty or holds a space, a control byte or DEL; with other
+			// bytes ('@', '"', '/', a byte above 0x7f) it is an invalid
+			// name, dropped by ignore_invalid_headers (on by default) and
+			// passed as sent without it. It is kept as sent, and marked
+			// odd so that the server's name filter applies.
+			if !nginxName(line[:colon]) {
+				return odd, badRequest("invalid header line")
+			}
+			name, oddName = line[:colon], true
 		}
 		odd = odd || oddName
 		// A value is taken as NGINX takes it: the spaces around it
@@ -452,6 +461,21 @@ func fieldsEnd(head string, r *http.Request, fc fieldCap) int {
 		}
 	}
 	return -1
+}
+
+// nginxName reports whether NGINX's header parse takes s as a field
+// name, valid or not: it is not empty and holds no byte up to a space nor
+// DEL.
+func nginxName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // trimSpaces drops the spaces around a field value, and only spaces, as

@@ -98,3 +98,27 @@ func TestFieldValueTabsAsNGINX(t *testing.T) {
 		same(fieldRequests(fields)...)
 	}
 }
+
+// TestInvalidFieldNamesAsNGINX: a field name with a byte that is not a
+// letter, a digit, '-' or '_' (but no space, control byte or DEL, which
+// NGINX refuses) is dropped under ignore_invalid_headers on, the
+// default, and passed as sent with it off; '_' follows
+// underscores_in_headers. The request is served either way.
+func TestInvalidFieldNamesAsNGINX(t *testing.T) {
+	fields := []string{
+		"X@A: 1\r\nX-A: 2\r\n",
+		"X-B: 1\r\nX\"B: q\r\nX-C: 3\r\n",
+		"X_A: u\r\nX-B: 2\r\n",
+		"X.C: d\r\nX-A: 1\r\n",
+		"\xc3\xa9: e\r\nX-A: 1\r\n",
+		"X-A/1: s\r\nX-B: 1\r\n",
+	}
+	for _, extra := range []string{"", "ignore_invalid_headers off;", "underscores_in_headers on;"} {
+		t.Run(extra, func(t *testing.T) {
+			same := fieldsBoth(t, extra)
+			for _, f := range fields {
+				same(fieldRequests(f)...)
+			}
+		})
+	}
+}

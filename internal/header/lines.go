@@ -223,7 +223,10 @@ func (l *Lines) Next() (name, key, value string, mapped, ok bool) {
 		vv, in := l.h[key]
 		if !in && name != "Host" { // every request's Host, never in the map as parsed
 			if key, ok, _ = CanonicalName(name); !ok {
-				break // no map key was made of a line so cut
+				// A name that is no token is a map key as sent, where
+				// the parse keeps it (NGINX's invalid names): not in
+				// the map now, the server's filter dropped it.
+				continue
 			}
 			if key != name {
 				vv, in = l.h[key]
