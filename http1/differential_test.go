@@ -577,6 +577,18 @@ var differences = []difference{
 		},
 	},
 	{
+		what:    "a Host with a byte outside a host and port's that NGINX takes, such as '@', '#' or one above 0x7f",
+		outcome: "net/http refuses",
+		why:     "RFC 9112 §3.2 asks a server to refuse an invalid Host; NGINX refuses only two dots in a row, '/', spaces, control bytes and DEL, and serves the rest",
+		applies: func(d *disagreement) bool {
+			return !d.inBody && slices.ContainsFunc(fieldLines(d.head()), func(l string) bool {
+				name, value, ok := strings.Cut(l, ":")
+				value = strings.Trim(value, " ")
+				return ok && strings.EqualFold(name, "Host") && !validHost(value) && nginxHost(value)
+			})
+		},
+	},
+	{
 		what:    "an HTTP/1.1 CONNECT request without Host",
 		outcome: "http1 refuses",
 		why:     "RFC 9112 §3.2: a server must answer 400 to any HTTP/1.1 request without Host",

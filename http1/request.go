@@ -301,7 +301,7 @@ func parseFields(rest string, r *http.Request, vals []string, tooMany bool) (odd
 		r.Header, r.Host = h, ""
 		if hosts > 0 {
 			h["Host"] = []string{host}
-			if validHost(host) {
+			if validHost(host) || nginxHost(host) {
 				r.Host = host
 			}
 		}
@@ -352,7 +352,9 @@ func parseFields(rest string, r *http.Request, vals []string, tooMany bool) (odd
 				return odd, badRequest("more than one Host header")
 			}
 			host, hosts = value, 1
-			if !validHost(host) {
+			// The host bytes' test first (inlined, the usual Host);
+			// the server's reqrule.Host makes NGINX's other checks.
+			if !validHost(host) && !nginxHost(host) {
 				return odd, badRequest("invalid Host header")
 			}
 			continue
@@ -652,6 +654,60 @@ var ctlBytes = func() (t [256]uint8) {
 var hostChars = func() (t [256]bool) {
 	for _, c := range "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=%:[]" {
 		t[c] = true
+	}
+	return t
+}()
+
+// nginxHost reports whether NGINX takes s as a Host field
+// (ngx_http_validate_host): it refuses two dots in a row, a '/', a space,
+// a control byte or DEL, and a host that is empty once its port and one
+// trailing dot are cut; every other byte passes ('@', '#', a byte above
+// 0x7f), as it passes on to $host, a proxied line and a redirect. The
+// port is what follows the first ':' outside an IPv6 literal's brackets.
+// An empty Host is taken here, as before: the server refuses it where
+// the protocol needs a host.
+func nginxHost(s string) bool {
+	if s == "" {
+		return true
+	}
+	if strings.Contains(s, "..") {
+		return false
+	}
+	hostLen := len(s)
+	literal, inPort := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !hostLook[c] {
+			continue // most bytes of most names: one load
+		}
+		switch c {
+		case ':':
+			if !literal && !inPort {
+				hostLen, inPort = i, true
+			}
+		case '[':
+			literal = literal || i == 0
+		case ']':
+			if literal && !inPort {
+				hostLen, inPort = i+1, true
+			}
+		default: // '/', space, controls, DEL
+			return false
+		}
+	}
+	// One trailing dot goes, where it is the last dot of all (NGINX
+	// keeps the last dot's place, the port's included).
+	if hostLen > 0 && s[hostLen-1] == '.' && strings.LastIndexByte(s, '.') == hostLen-1 {
+		hostLen--
+	}
+	return hostLen > 0
+}
+
+// hostLook marks the bytes nginxHost looks at: ':', '[', ']' and the
+// refused ones ('/', space, controls, DEL).
+var hostLook = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c <= ' ' || c == 0x7f || strings.IndexByte("/:[]", byte(c)) >= 0
 	}
 	return t
 }()

@@ -303,9 +303,12 @@ func TestParseHeadInvalid(t *testing.T) {
 		{"Host with space", "GET / HTTP/1.1\r\nHost: a b\r\n", 400},
 		// Hosts and CONNECT targets that FuzzParserMatchesNetHTTP found
 		// http1 accepting and net/http refusing.
-		{"Host with userinfo", "GET / HTTP/1.1\r\nHost: a.example@b.example\r\n", 400},
-		{"Host with fragment", "GET / HTTP/1.1\r\nHost: b.example#a.example\r\n", 400},
-		{"Host not ASCII", "GET / HTTP/1.1\r\nHost: caf\xc3\xa9.example\r\n", 400},
+		// NGINX's ngx_http_validate_host: '@', '#' and bytes above 0x7f
+		// pass (TestHostFieldBytesAsNGINX in cmd/mosaic), these do not
+		// ("a..b" and ":80" the server's reqrule.Host refuses).
+		{"Host with a slash", "GET / HTTP/1.1\r\nHost: a.example/b\r\n", 400},
+		{"Host with a space", "GET / HTTP/1.1\r\nHost: a@b c\r\n", 400},
+		{"Host with DEL", "GET / HTTP/1.1\r\nHost: a@b\x7f\r\n", 400},
 		{"CONNECT with percent-encoding", "CONNECT a%41.example:443 HTTP/1.1\r\nHost: a\r\n", 400},
 		{"CONNECT with an IPv6 zone", "CONNECT [fe80::1%25en0]:443 HTTP/1.1\r\nHost: a\r\n", 400},
 		{"CONNECT without a host", "CONNECT :A HTTP/1.0\r\n", 400},

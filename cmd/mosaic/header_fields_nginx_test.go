@@ -6,6 +6,7 @@ import (
 	"net"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -33,7 +34,7 @@ echo $k, '=', json_encode($_SERVER[$k] ?? null), "\n"; }`)
 		return fmt.Sprintf(`%[7]s
 		server { listen 127.0.0.1:%[1]d; listen 127.0.0.1:%[8]d ssl;
 			ssl_certificate %[3]s; ssl_certificate_key %[4]s; root %[2]s/www; access_log off;
-			location = /v { return 200 "a=[$http_x_a] b=[$http_x_b] c=[$http_x_c]\n"; }
+			location = /v { return 200 "a=[$http_x_a] b=[$http_x_b] c=[$http_x_c] host=[$host] http_host=[$http_host]\n"; }
 			location ~ \.php$ { include %[2]s/fastcgi.conf; fastcgi_pass %[5]s; }
 			location /p/ { proxy_pass http://%[6]s; } }`,
 			port, dir, cert, key, fpm.addr, origin, extra, tlsPorts[who])
@@ -63,7 +64,9 @@ echo $k, '=', json_encode($_SERVER[$k] ?? null), "\n"; }`)
 		for _, secure := range []bool{false, true} {
 			m, n := send("mosaic", secure, reqs), send("nginx", secure, reqs)
 			for i := range n {
-				if m[i] != n[i] {
+				// A refusal's page differs in its signature: the status
+				// is compared.
+				if m[i] != n[i] && (strings.HasPrefix(n[i], "200 ") || m[i][:4] != n[i][:4]) {
 					t.Errorf("tls %v, %q:\nmosaic %q\nnginx  %q", secure, reqs[i], m[i], n[i])
 				}
 			}
@@ -120,5 +123,22 @@ func TestInvalidFieldNamesAsNGINX(t *testing.T) {
 				same(fieldRequests(f)...)
 			}
 		})
+	}
+}
+
+// TestHostFieldBytesAsNGINX: NGINX refuses a Host with two dots in a
+// row, a '/', a space, a control byte or DEL, or nothing before its port,
+// and takes every other byte ('@', '#', '"', a byte above 0x7f), which
+// $host then holds in lower case. (mosaic refuses two more, a leading
+// dot and a backslash, on purpose: reqrule.Host says why.)
+func TestHostFieldBytesAsNGINX(t *testing.T) {
+	same := fieldsBoth(t, "")
+	for _, h := range []string{
+		"u@a.test", "a.test#x", "A\"B.test", "\xc3\xa4.test", "a<b>", "a?b", "a{b}|c^",
+		"a..test", "a/b", "a.test.", ":80", "[::1]:8080", "a.test:x@y",
+	} {
+		// One a connection: a refused request closes it.
+		same("GET /v HTTP/1.1\r\nHost: " + h + "\r\nConnection: close\r\n\r\n")
+		same("GET /p/x HTTP/1.1\r\nHost: " + h + "\r\nConnection: close\r\n\r\n")
 	}
 }
