@@ -165,8 +165,8 @@ var notLIFNGINX = []string{
 }
 
 // notLIFOther: directives mosaic registers that NGINX 1.22.1 does not
-// have (mosaic's own, later releases', the third-party modules' other
-// ones); none is allowed inside "if" in a location.
+// have (mosaic's own, later releases', Debian's backports, the
+// third-party modules' other ones); none is allowed inside "if" in a location.
 var notLIFOther = []string{
 	"brotli_buffers", "brotli_comp_level", "brotli_idle_encoders", "brotli_min_length",
 	"brotli_parallel_compressors", "brotli_parallel_segment_size", "brotli_parallel_tasks",
@@ -176,7 +176,7 @@ var notLIFOther = []string{
 	"esi_max_fragment_size", "esi_max_held_size", "esi_max_includes", "esi_plan", "esi_plan_zone", "esi_silent_errors", "esi_stitch",
 	"esi_stitch_level", "esi_surrogate", "esi_types", "fastcgi_cache_heuristic",
 	"fastcgi_cache_post_reuse", "fastcgi_cache_targeted_headers", "gzip_parallel_compressors",
-	"gzip_parallel_segment_size", "gzip_parallel_tasks", "gzip_thread_pool", "http2", "metrics",
+	"gzip_parallel_segment_size", "gzip_parallel_tasks", "gzip_thread_pool", "http2", "max_headers", "metrics",
 	"proxy_cache_heuristic", "proxy_cache_post_reuse", "proxy_cache_purge", "proxy_cache_status",
 	"proxy_cache_targeted_headers", "scgi_cache_heuristic", "scgi_cache_post_reuse",
 	"scgi_cache_targeted_headers", "uwsgi_cache_heuristic", "uwsgi_cache_post_reuse",
