@@ -49,9 +49,10 @@ func (s *sharedFD) validators(info fileInfo) *validators {
 	return v
 }
 
-// Preconditions evaluates the conditional request headers in RFC 9110's
-// order (section 13.2.2) for a file with entity tag etag (empty when ETags
-// are off) and modification time mtime. With noValidators the response
+// Preconditions evaluates the conditional request headers as NGINX's
+// not-modified filter does (not in RFC 9110's order: see preconditions)
+// for a file with entity tag etag (empty when ETags are off) and
+// modification time mtime. With noValidators the response
 // has neither (a filter rebuilds its body): no entity tag matches, "*"
 // aside, and the date conditions do not apply (sections 13.1.3 and
 // 13.1.4). ims is if_modified_since. It returns 412, 304, or 0 to serve
