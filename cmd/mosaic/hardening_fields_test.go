@@ -24,29 +24,46 @@ import (
 // does. The fields are tiny, so that ten thousand stay within the 32 KB
 // of large_client_header_buffers, which bounded nothing else.
 func TestManyHeaderFieldsAsNGINX(t *testing.T) {
+	ports := startPlainTLS(t, "server_tokens off;")
+	// A field of three bytes, "X:" and LF (NGINX takes a bare LF): ten
+	// thousand of them, 30 KB, fit the header buffers.
+	ask := func(fields int) string {
+		return "GET /first HTTP/1.1\r\nHost: a.test\r\n" + strings.Repeat("X:\n", fields-1) +
+			"\r\nGET /second HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
+	}
+	for _, fields := range []int{1000, 1001, 5000, 10000} {
+		sameOverPlainTLS(t, ports, ask(fields), fmt.Sprintf("%d fields", fields))
+	}
+}
+
+// startPlainTLS starts NGINX and mosaic each with one server on a plain
+// and a TLS listener, answering "ok $uri" with the directives extra
+// added, and returns their ports by who ("m", "n"): plain, TLS.
+func startPlainTLS(t *testing.T, extra string) map[string][2]int {
+	t.Helper()
 	nginxPath(t)
 	dir := t.TempDir()
 	cert, key := selfSigned(t, dir)
-	ports := map[string][2]int{} // who: plain, TLS
+	ports := map[string][2]int{}
 	startBoth(t, dir, func(who string, port int) string {
 		tp := freePort(t)
 		ports[who] = [2]int{port, tp}
 		return fmt.Sprintf(`server { listen 127.0.0.1:%d; listen 127.0.0.1:%d ssl;
-			ssl_certificate %s; ssl_certificate_key %s; server_tokens off;
-			location / { return 200 "ok $uri\n"; } }`, port, tp, cert, key)
+			ssl_certificate %s; ssl_certificate_key %s; %s
+			location / { return 200 "ok $uri\n"; } }`, port, tp, cert, key, extra)
 	})
-	// A field of three bytes, "X:" and LF (NGINX takes a bare LF): ten
-	// thousand of them, 30 KB, fit the header buffers.
-	ask := func(port int, useTLS bool, fields int) string {
-		return connAnswers(t, port, useTLS, "GET /first HTTP/1.1\r\nHost: a.test\r\n"+strings.Repeat("X:\n", fields-1)+
-			"\r\nGET /second HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
-	}
-	for _, fields := range []int{1000, 1001, 5000, 10000} {
-		for i, name := range []string{"plain", "TLS"} {
-			m, n := ask(ports["m"][i], i == 1, fields), ask(ports["n"][i], i == 1, fields)
-			if m != n {
-				t.Errorf("%d fields over %s: mosaic %s, nginx %s", fields, name, m, n)
-			}
+	return ports
+}
+
+// sameOverPlainTLS sends req on a new connection to each server over each
+// listener of startPlainTLS and reports where mosaic's answers
+// (connAnswers) differ from NGINX's.
+func sameOverPlainTLS(t *testing.T, ports map[string][2]int, req, what string) {
+	t.Helper()
+	for i, name := range []string{"plain", "TLS"} {
+		m, n := connAnswers(t, ports["m"][i], i == 1, req), connAnswers(t, ports["n"][i], i == 1, req)
+		if m != n {
+			t.Errorf("%s over %s: mosaic %s, nginx %s", what, name, m, n)
 		}
 	}
 }
@@ -104,17 +121,7 @@ func headerAnswers(t *testing.T, c net.Conn, req string) string {
 // request that a front end reading the field as NGINX does sends as the
 // next one. Spaces alone are trimmed by both. On plain and TLS listeners.
 func TestFramingFieldTabsAsNGINX(t *testing.T) {
-	nginxPath(t)
-	dir := t.TempDir()
-	cert, key := selfSigned(t, dir)
-	ports := map[string][2]int{} // who: plain, TLS
-	startBoth(t, dir, func(who string, port int) string {
-		tp := freePort(t)
-		ports[who] = [2]int{port, tp}
-		return fmt.Sprintf(`server { listen 127.0.0.1:%d; listen 127.0.0.1:%d ssl;
-			ssl_certificate %s; ssl_certificate_key %s;
-			location / { return 200 "ok $uri\n"; } }`, port, tp, cert, key)
-	})
+	ports := startPlainTLS(t, "")
 	next := "GET /next HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
 	chunked := "POST /first HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding:%s\r\n\r\n" +
 		"5\r\nhello\r\n0\r\n\r\n" + next
@@ -126,12 +133,7 @@ func TestFramingFieldTabsAsNGINX(t *testing.T) {
 		fmt.Sprintf(length, "\t5"), fmt.Sprintf(length, " 5\t"), fmt.Sprintf(length, "  5 "),
 		fmt.Sprintf(host, "\ta.test"), fmt.Sprintf(host, " a.test\t"), fmt.Sprintf(host, " a.test "),
 	} {
-		for i, name := range []string{"plain", "TLS"} {
-			m, n := connAnswers(t, ports["m"][i], i == 1, req), connAnswers(t, ports["n"][i], i == 1, req)
-			if m != n {
-				t.Errorf("%q over %s: mosaic %s, nginx %s", req, name, m, n)
-			}
-		}
+		sameOverPlainTLS(t, ports, req, fmt.Sprintf("%q", req))
 	}
 }
 
