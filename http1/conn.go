@@ -524,14 +524,16 @@ func (c *conn) awaitRequest(waited bool) (ok, park bool) {
 		// handshake does not re-arm it, so the handshake and the first
 		// header share one client_header_timeout.
 		wait, now = c.lim.HeaderTimeout, c.accepted
-	} else if c.srv.Stats.othersOpen() {
+	} else if !(c.drained && c.raw != nil && !c.busy) && c.srv.Stats.othersOpen() {
 		// The client has only just been sent its response (at now): a
 		// read now would mostly find nothing (EAGAIN), a system call for
 		// nothing. Letting the other connections that are ready run
 		// first, as an event loop does, gives the next request time to
 		// arrive. With no other connection open there is nobody to let
 		// run (the yield comes straight back, about 1,000 instructions
-		// for nothing: fastcgi README, *The scheduler's parks*).
+		// for nothing: fastcgi README, *The scheduler's parks*), and a
+		// connection that parks without a read (drained, below) has no
+		// read to delay.
 		runtime.Gosched()
 	}
 	c.armRead(now, wait)
