@@ -71,8 +71,6 @@ func (e *encoder) fillDeepAny(data []byte, base uint32, from, to int) {
 // position base+k; to at most len(data)-7) in the ring buckets.
 func fillDeep[B deepBucket](e *encoder, data []byte, base uint32, from, to int) {
 	table, heads := e.table, e.heads
-	var probe B
-	ways := len(probe)
 	// The hash in locals: the stores below could, for all the compiler
 	// knows, change e's fields. One shift by a variable (hashMulLeft): x86
 	// shifts by a variable only through one register, and several shift
@@ -87,17 +85,37 @@ func fillDeep[B deepBucket](e *encoder, data []byte, base uint32, from, to int) 
 	// instructions at qualities 5-9).
 	data = data[from : to+7]
 	abs := base + uint32(from)
+	// Four positions from one 8-byte load: the deep finder hashes at
+	// most 5 bytes (hashLen 4, or 5 for long bodies), and the multiplier
+	// drops the bytes above them, so x>>8k hashes position k's bytes as
+	// its own load would. In order, as one at a time: positions of one
+	// bucket are entered oldest first.
+	for len(data) >= 11 {
+		x := binary.LittleEndian.Uint64(data)
+		enterDeep[B](table, heads, int(x*mul>>hs), abs)
+		enterDeep[B](table, heads, int((x>>8)*mul>>hs), abs+1)
+		enterDeep[B](table, heads, int((x>>16)*mul>>hs), abs+2)
+		enterDeep[B](table, heads, int((x>>24)*mul>>hs), abs+3)
+		abs += 4
+		data = data[4:]
+	}
 	for len(data) >= 8 {
-		h := int(binary.LittleEndian.Uint64(data) * mul >> hs)
-		// The counter's increment stored before the entry: the other
-		// way round, the compiler kept c on the stack across the store.
-		hd := &heads[h]
-		c := *hd
-		*hd = c + 1
-		table[h*ways+int(c)&(ways-1)] = abs
+		enterDeep[B](table, heads, int(binary.LittleEndian.Uint64(data)*mul>>hs), abs)
 		abs++
 		data = data[1:]
 	}
+}
+
+// enterDeep enters the position abs in bucket h.
+func enterDeep[B deepBucket](table []uint32, heads []uint16, h int, abs uint32) {
+	var probe B
+	ways := len(probe)
+	// The counter's increment stored before the entry: the other way
+	// round, the compiler kept c on the stack across the store.
+	hd := &heads[h]
+	c := *hd
+	*hd = c + 1
+	table[h*ways+int(c)&(ways-1)] = abs
 }
 
 // match is a candidate copy: its length, distance and score.
