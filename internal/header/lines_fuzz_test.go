@@ -1,0 +1,73 @@
+package header
+
+import (
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// FuzzLines: walked against the map the parse makes of them (values that
+// are pieces of the text, or copies, as a module's rebuilt map holds),
+// the lines come back each once, in order, with their own values, Host
+// unmapped and nothing after them; with one name taken out of the map,
+// that name's lines come back unmapped and the others as before. A walk
+// that loses, repeats or moves a line changes what a gateway's
+// application reads as the client's header.
+func FuzzLines(f *testing.F) {
+	f.Add("Host: a\nx-B: 1\ncookie: c=1\nX-a:  2 \nCookie: c=2\nX-B: 3\n", uint8(1))
+	f.Add("A: gzip\nB: b\nA: gzip\na: gzip\n", uint8(0))
+	f.Add("A:\nA: \nA:x\n", uint8(0))
+	f.Fuzz(func(t *testing.T, in string, drop uint8) {
+		var text strings.Builder
+		for _, line := range strings.Split(in, "\n") {
+			name, value, ok := strings.Cut(line, ":")
+			if !ok || !IsToken(name) || strings.ContainsAny(value, "\r\x00") {
+				continue
+			}
+			text.WriteString(name + ":" + value + "\r\n")
+		}
+		all := text.String()
+		parsed, copied := http.Header{}, http.Header{}
+		var want, wantKeys, keys []string // wantKeys: each line's key, "" for Host
+		for rest := all; rest != ""; {
+			var line string
+			line, rest = CutLine(rest)
+			name, raw, _ := strings.Cut(line, ":")
+			key, _, _ := CanonicalName(name)
+			v := TrimOWS(strings.TrimSuffix(raw, "\r"))
+			if key == "Host" {
+				want = append(want, "-"+name+": "+v)
+				wantKeys = append(wantKeys, "")
+				continue
+			}
+			if _, seen := parsed[key]; !seen {
+				keys = append(keys, key)
+			}
+			parsed[key] = append(parsed[key], v)
+			copied[key] = append(copied[key], strings.Clone(v))
+			want = append(want, name+": "+v)
+			wantKeys = append(wantKeys, key)
+		}
+		for _, h := range []http.Header{parsed, copied} {
+			if got := walk(all, h); !reflect.DeepEqual(got, want) && len(got)+len(want) > 0 {
+				t.Fatalf("%q against %q:\n got %q\nwant %q", all, h, got, want)
+			}
+		}
+		if len(keys) == 0 {
+			return
+		}
+		gone := keys[int(drop)%len(keys)]
+		delete(parsed, gone)
+		var wantLess []string
+		for i, w := range want {
+			if wantKeys[i] == gone {
+				w = "-" + w
+			}
+			wantLess = append(wantLess, w)
+		}
+		if got := walk(all, parsed); !reflect.DeepEqual(got, wantLess) {
+			t.Fatalf("%q against %q (%s taken out):\n got %q\nwant %q", all, parsed, gone, got, wantLess)
+		}
+	})
+}
