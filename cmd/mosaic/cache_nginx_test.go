@@ -106,6 +106,7 @@ func sameConcurrent(t *testing.T, o *whoOrigin, mport, nport, n int, path string
 // the others keep waiting for it, within one proxy_cache_lock_timeout in
 // all; they do not all go upstream at once.
 func TestCacheLockAfterFailedFillAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		time.Sleep(300 * time.Millisecond) // every waiter queues behind the fill
@@ -166,6 +167,7 @@ func TestCacheDefaultKeyAsNGINX(t *testing.T) {
 // upstream at once, EXPIRED, as in NGINX; they do not wait for the
 // refresh and report a HIT.
 func TestCacheLockExpiredAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		if n > 1 {
@@ -199,6 +201,7 @@ func TestCacheValidAnyFirstAsNGINX(t *testing.T) {
 // stored; "proxy_cache_lock_age 0" lets every request take the lock over.
 // Neither is the 5s default.
 func TestCacheLockZeroTimesAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		time.Sleep(300 * time.Millisecond)
@@ -220,6 +223,7 @@ func TestCacheLockZeroTimesAsNGINX(t *testing.T) {
 // behind each other until proxy_cache_lock_timeout sent the rest upstream
 // unstored.
 func TestCacheLockPerVariantAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		time.Sleep(300 * time.Millisecond)

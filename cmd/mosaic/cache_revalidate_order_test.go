@@ -19,6 +19,7 @@ import (
 // the client's own conditionals are not sent. The upstream echoes the
 // lines it got, cacheable for a second.
 func TestCacheRevalidationHeaderOrderAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	origin := headEchoOrigin(t, "Cache-Control: max-age=1\r\nETag: \"e1\"\r\n"+
 		"Last-Modified: Sat, 01 Jan 2022 00:00:00 GMT\r\nConnection: close\r\n")

@@ -25,6 +25,7 @@ import (
 // those that left) and what the upstream saw (a fresh connection's
 // close) are NGINX's.
 func TestProxyClientGoneOverTLSAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	var mu sync.Mutex
 	got := map[string][]string{} // by server: what the origin saw

@@ -15,6 +15,7 @@ import (
 // locations with lifetimes of their own.
 
 func TestESIFragmentCachingWithIndependentTTLs(t *testing.T) {
+	t.Parallel()
 	const page = `<h1>page</h1>[<esi:include src="/frag/fast"/>|<esi:include src="/frag/slow"/>]`
 	var o *esiOrigin
 	o = startESIOrigin(t, func(w http.ResponseWriter, r *http.Request) {

@@ -15,6 +15,7 @@ import (
 // refill never replays, or stitches the stored runs of, the plan of the
 // body it replaced.
 func TestESIPlanRefilledEntry(t *testing.T) {
+	t.Parallel()
 	var version, maxAge atomic.Value
 	version.Store("one")
 	maxAge.Store("01") // as long as the refill's: the headers agree in size

@@ -116,6 +116,7 @@ func scgiRecorder(t *testing.T) string {
 // conditionals not at all; the applications record the HTTP_*
 // parameters in the order they came.
 func TestGatewayRevalidationParamOrderAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	fcgi, uw, sc := fastcgiApp(t, revalidAnswer), uwsgiRecorder(t), scgiRecorder(t)
 	dir := t.TempDir()

@@ -236,6 +236,7 @@ func TestHeaderLinesCacheRevalidation(t *testing.T) {
 // (each of another length, its lines marked with its number). Run with
 // -race, the binary is built with the race detector too.
 func TestHeaderLinesOutliveTheirRequest(t *testing.T) {
+	t.Parallel()
 	heads := make(chan string, 16)
 	origin := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		head := rawHead(c, br)

@@ -190,6 +190,7 @@ func TestPostActionMatchesNGINX(t *testing.T) {
 // read only once the post action has ended, in both servers; a client
 // that leaves once it has its answer does not cut the post action short.
 func TestPostActionTimingAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	trackers := map[string]*tracker{"m": newTracker(t), "n": newTracker(t)}
 	dir := t.TempDir()

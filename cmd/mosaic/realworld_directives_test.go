@@ -156,6 +156,7 @@ func TestSendfileChunkAndTCPFlagsAsNGINX(t *testing.T) {
 // or rewritten while its entry is valid is answered from the entry, and
 // once open_file_cache_valid has passed from the disk.
 func TestOpenFileCacheChangesAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	dir := t.TempDir()
 	// Each location has files of its own: the cache is keyed by file

@@ -124,6 +124,7 @@ func localhostOrigins(t *testing.T) (port int, v6 func(up bool)) {
 // $upstream_addr shows the addresses, and the access logs match NGINX's
 // line by line. Where localhost has one address, the test is skipped.
 func TestLocalhostUpstreamAddressesAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	addrs, err := inet.ResolveHost(context.Background(), "localhost")
 	if err != nil || !slices.Contains(addrs, netip.MustParseAddr("::1")) || !slices.Contains(addrs, netip.MustParseAddr("127.0.0.1")) {

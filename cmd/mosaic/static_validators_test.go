@@ -18,6 +18,7 @@ import (
 // file is rewritten (another length and time), the new file's; after it
 // is removed, NGINX's 404.
 func TestKeptFileValidatorsAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	dir := t.TempDir()
 	files := map[string]string{}

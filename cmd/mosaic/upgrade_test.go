@@ -116,6 +116,7 @@ func TestUpgradeBytesMatchNGINX(t *testing.T) {
 // upgrade request reaches the origin behind both servers: the send
 // timeout limits a write that waits, counted from that write.
 func TestUpgradeLateMessageAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	origin := echoOrigin(t, 1)
 	dir := t.TempDir()

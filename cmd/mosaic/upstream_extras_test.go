@@ -61,6 +61,7 @@ func bothServers(t *testing.T, block func(name, listen string) string) map[strin
 // in NGINX; each server has origins of its own that count their
 // connections.
 func TestUpstreamKeepaliveLimitsMatchNGINX(t *testing.T) {
+	t.Parallel()
 	origins := map[string][3]*countingOrigin{}
 	ports := bothServers(t, func(name, listen string) string {
 		kr, kt, k0 := newCountingOrigin(t), newCountingOrigin(t), newCountingOrigin(t)

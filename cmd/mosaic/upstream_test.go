@@ -368,6 +368,7 @@ func TestUpstreamVarsOnProxyErrorsAsNGINX(t *testing.T) {
 // response, which error_page does not replace (proxy_intercept_errors
 // off), even though the proxy wrote its own 502 for the cache to drop.
 func TestStaleAfterProxyErrorKeepsErrorPageOffAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	var down atomic.Bool
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -434,6 +435,7 @@ func TestVariablePassUsesStaticTargetAsNGINX(t *testing.T) {
 // refusing server is tried again a second later when the round robin
 // comes back to it, where the default fail_timeout keeps it out for 10s.
 func TestFailTimeoutZeroAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	good := newUpOrigin(t, "good", "")
 	refused := fmt.Sprintf("127.0.0.1:%d", freePort(t))
