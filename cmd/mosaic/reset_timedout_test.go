@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -40,15 +41,17 @@ func TestResetTimedoutConnectionAsNGINX(t *testing.T) {
 	// "close", and the status line that came before, if any.
 	end := func(port int, partial string) string {
 		var c net.Conn
-		raw, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		raw, err := dialEnd(t, port)
 		if err != nil {
-			t.Fatal(err)
+			return err.Error()
 		}
 		c = raw
 		if port == secure["m"] || port == secure["n"] {
 			tc := tls.Client(raw, &tls.Config{InsecureSkipVerify: true, ServerName: "mosaic.test"})
 			if err := tc.Handshake(); err != nil {
-				t.Fatal(err)
+				raw.Close()
+				t.Errorf("TLS handshake on %d: %v", port, err)
+				return "no handshake"
 			}
 			c = tc
 		}
@@ -57,20 +60,60 @@ func TestResetTimedoutConnectionAsNGINX(t *testing.T) {
 		}
 		return connEnd(c, partial)
 	}
-	if m, n := end(mport, "GET"), end(nport, "GET"); !strings.HasPrefix(n, "reset") || m != n {
+	// A partial request line, and a client that sends nothing, which
+	// times out without a request: a FIN.
+	first := atOnce(4, func(i int) string { return end([]int{mport, nport}[i%2], []string{"GET", ""}[i/2]) })
+	if m, n := first[0], first[1]; !strings.HasPrefix(n, "reset") || m != n {
 		t.Fatalf("the check itself: mosaic %s, nginx %s; want both reset", m, n)
 	}
-	// A client that sends nothing times out without a request: a FIN.
-	if m, n := end(mport, ""), end(nport, ""); !strings.HasPrefix(n, "close") || m != n {
+	if m, n := first[2], first[3]; !strings.HasPrefix(n, "close") || m != n {
 		t.Errorf("nothing sent: mosaic %s, nginx %s; want both close", m, n)
 	}
+	type ask struct {
+		partial string
+		m, n    int
+	}
+	var asks []ask
 	for _, partial := range []string{"GET / HTTP/1.1\r\nHost: a", "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc"} {
 		for _, p := range [][2]int{{mport, nport}, {plain["m"], plain["n"]}, {secure["m"], secure["n"]}, {proxied["m"], proxied["n"]}} {
-			if m, n := end(p[0], partial), end(p[1], partial); m != n {
-				t.Errorf("%q on %d/%d: mosaic %s, nginx %s", partial, p[0], p[1], m, n)
-			}
+			asks = append(asks, ask{partial, p[0], p[1]})
 		}
 	}
+	got := atOnce(2*len(asks), func(i int) string {
+		a := asks[i/2]
+		return end([]int{a.m, a.n}[i%2], a.partial)
+	})
+	for i, a := range asks {
+		if m, n := got[2*i], got[2*i+1]; m != n {
+			t.Errorf("%q on %d/%d: mosaic %s, nginx %s", a.partial, a.m, a.n, m, n)
+		}
+	}
+}
+
+// atOnce calls f(0) to f(n-1), each on a goroutine of its own, and returns
+// their results in that order. The connections of the timeout tests each
+// wait out the server's client_header_timeout or client_body_timeout:
+// together, they wait for it once rather than n times. f must not call
+// t.Fatal.
+func atOnce(n int, f func(i int) string) []string {
+	out := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { out[i] = f(i) })
+	}
+	wg.Wait()
+	return out
+}
+
+// dialEnd connects to a test server's port for connEnd; a failure is the
+// test's error (not t.Fatal: it may run on a goroutine of atOnce's).
+func dialEnd(t *testing.T, port int) (net.Conn, error) {
+	t.Helper()
+	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Errorf("dial %d: %v", port, err)
+	}
+	return c, err
 }
 
 // connEnd sends partial on c and says how the server ends the
@@ -110,16 +153,16 @@ func TestResetTimedoutPerLocationAsNGINX(t *testing.T) {
 				location /f { reset_timedout_connection off; proxy_pass http://%[3]s; } }`, port, on[who], origin)
 	})
 	end := func(port int, partial string) string {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		c, err := dialEnd(t, port)
 		if err != nil {
-			t.Fatal(err)
+			return err.Error()
 		}
 		return connEnd(c, partial)
 	}
 	post := func(path string) string {
 		return "POST " + path + " HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc"
 	}
-	for _, c := range []struct {
+	cases := []struct {
 		serverOn bool // the server's value
 		ask      string
 		want     string
@@ -130,11 +173,16 @@ func TestResetTimedoutPerLocationAsNGINX(t *testing.T) {
 		{true, post("/f"), "close"},
 		{true, "GET /f HTTP/1.1\r\nHost: a", "reset"},
 		{false, "GET /r HTTP/1.1\r\nHost: a", "close"},
-	} {
-		m, n := end(mport, c.ask), end(nport, c.ask)
+	}
+	got := atOnce(2*len(cases), func(i int) string {
+		c, ports := cases[i/2], []int{mport, nport}
 		if c.serverOn {
-			m, n = end(on["m"], c.ask), end(on["n"], c.ask)
+			ports = []int{on["m"], on["n"]}
 		}
+		return end(ports[i%2], c.ask)
+	})
+	for i, c := range cases {
+		m, n := got[2*i], got[2*i+1]
 		if !strings.HasPrefix(n, c.want) {
 			t.Errorf("the check itself: %q: nginx %s, want %s", c.ask, n, c.want)
 		}
