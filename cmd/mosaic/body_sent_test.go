@@ -129,6 +129,7 @@ func (o *bodyRecorder) sameBodiesSent(t *testing.T, mport, nport int, cases []bo
 // body whole to learn it), and "proxy_set_header Content-Length "";"
 // drops that length.
 func TestPassRequestBodyOffAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	o := startBodyRecorder(t)
 	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
@@ -156,6 +157,7 @@ func TestPassRequestBodyOffAsNGINX(t *testing.T) {
 // or mirror came first or the subrequest's location says
 // proxy_pass_request_body off.
 func TestSubrequestBodyAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	o := startBodyRecorder(t)
 	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {

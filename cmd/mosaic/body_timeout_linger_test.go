@@ -18,6 +18,7 @@ import (
 // kernel resets the connection. mosaic lingered there, reading and
 // dropping what came for lingering_timeout.
 func TestBodyTimeoutClosesWithoutLingerAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)

@@ -964,6 +964,7 @@ func TestCacheCoalescing(t *testing.T) {
 // through. With the defaults (5 s each) the second request would wait for
 // the slow first one instead.
 func TestCacheLockTimeoutAndAge(t *testing.T) {
+	t.Parallel()
 	o := newCacheOrigin(t, func(n int64, w http.ResponseWriter, r *http.Request) {
 		if n == 1 || r.URL.Query().Get("slow") != "" && n == 3 {
 			time.Sleep(1500 * time.Millisecond)

@@ -25,6 +25,7 @@ import (
 // keeping the connection alive, and HTTP/1.1 ones where chunking is off,
 // have it closed after a filtered body, as from NGINX.
 func TestFastCGIFiltersKeepAliveAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	fpmPath(t)
 	dir := t.TempDir()

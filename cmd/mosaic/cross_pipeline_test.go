@@ -17,6 +17,7 @@ import (
 // with the next request (and a body) after it, through FastCGI and a
 // brotli-compressed one-shot body over 256 KiB: the answers are NGINX's.
 func TestFastCGIPipelinedBodiesAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	fpmPath(t)
 	dir := t.TempDir()

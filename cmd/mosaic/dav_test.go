@@ -54,6 +54,7 @@ func davTree(t *testing.T, dir string) string {
 // (for success) Content-Length fields, ports aside, and the whole tree
 // must agree.
 func TestDAVMatchesNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	dir := t.TempDir()
 	roots := map[string]string{}

@@ -22,6 +22,7 @@ import (
 // with a temporary file of 1 MB at most, which both then open. mosaic
 // takes fastcgi_temp_file_write_size with a notice (fastcgi README).
 func TestFastCGIBuffersSlowClientAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	dir := t.TempDir()
 	www := filepath.Join(dir, "www")

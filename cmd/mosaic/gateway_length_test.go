@@ -132,6 +132,7 @@ func fcgiServe(t *testing.T, h http.HandlerFunc) string {
 // a length nor chunks. A fastcgi_cache hit of such an answer goes out as
 // the miss did.
 func TestGatewayUnknownLengthAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	fcgiAddr, scgiAddr, uwsgiAddr := unlengthedApps(t)
 	httpAddr := unlengthedOrigin(t)

@@ -41,6 +41,7 @@ func TestHeaderCutShortLoggedAsNGINX(t *testing.T) {
 // served. A connection closed between two requests leaves no line. mosaic
 // logged none of the first three.
 func TestHeaderBrokenOffLoggedAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	dir := t.TempDir()
 	mport, nport := startBoth(t, dir, func(who string, port int) string {

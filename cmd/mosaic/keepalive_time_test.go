@@ -46,6 +46,7 @@ func keepaliveTimeAnswers(t *testing.T, port int) (conn []bool, closed bool) {
 // than it: the response after that says "Connection: close" and the
 // connection closes, as NGINX does (compared with Debian's when present).
 func TestKeepaliveTime(t *testing.T) {
+	t.Parallel()
 	check := func(name string, conn []bool, closed bool) {
 		t.Helper()
 		if conn[0] || conn[1] || !conn[2] || !closed {

@@ -127,6 +127,7 @@ func postActionBlock(dir, app, opts string, trackers map[string]*tracker, dead i
 // once, after the post action, with its $uri and its status (unless the
 // client's answer was an error page of the server's own).
 func TestPostActionMatchesNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	app := newEchoApp(t)
 	trackers := map[string]*tracker{"m": newTracker(t), "n": newTracker(t)}
@@ -249,6 +250,7 @@ func TestPostActionTimingAsNGINX(t *testing.T) {
 // location's would: the connection closes after the slow mirror, and the
 // access log has the request once.
 func TestPostActionMirrorHeldAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	trackers := map[string]*tracker{"m": newTracker(t), "n": newTracker(t)}
 	dir := t.TempDir()
@@ -325,6 +327,7 @@ func TestPostActionHTTP2AsNGINX(t *testing.T) {
 // the log has the post action's status, since a 499 is no page of the
 // server's own (NGINX's err_status); during the body, the status sent.
 func TestPostActionClientGoneAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/stream" {

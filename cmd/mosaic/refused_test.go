@@ -81,6 +81,7 @@ func refusedLines(t *testing.T, path string, n int) []string {
 // received; a connection that sent nothing leaves no line. Checked
 // against Debian's NGINX on the same inputs when it is installed.
 func TestRefusedRequestsLogged(t *testing.T) {
+	t.Parallel()
 	const format = `log_format refused '$request|$status|$body_bytes_sent';`
 	check := func(t *testing.T, name string, lines []string) {
 		t.Helper()

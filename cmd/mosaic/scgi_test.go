@@ -74,6 +74,7 @@ func scgiConf(dir string, app *testuwsgi.Server, port int) string {
 // Debian's NGINX installed, NGINX serves the same configuration in front
 // of the same uWSGI and every exchange must be the same.
 func TestSCGIWithUWSGI(t *testing.T) {
+	t.Parallel()
 	testuwsgi.Skip(t)
 	for _, unix := range []bool{true, false} {
 		app := testuwsgi.StartSCGI(t, unix)

@@ -19,6 +19,7 @@ import (
 // gets "connection reset by peer" rather than an end of file. mosaic
 // lingered there, and its client saw a clean end.
 func TestSendTimeoutClosesWithoutLingerAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	dir := t.TempDir()
 	root := filepath.Join(dir, "www")

@@ -193,6 +193,7 @@ func TestSSLSessionResumption(t *testing.T) {
 // resumed within it is not renewed by the ticket that the resumption
 // re-issues, as OpenSSL keeps a resumed session's time.
 func TestSSLSessionTimeoutFromFullHandshakeMatchesNGINX(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cert, key := testpki.WriteKeyPair(t, dir, "x", testpki.SelfSigned(t, "x.test"))
 	mp, np := runBoth(t, func(port int) string {
