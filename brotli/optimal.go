@@ -631,13 +631,9 @@ func (o *optimal) parse(e *encoder, w *window, start, starts int) {
 					costs, dc = &o.lastCost[ic], base
 				}
 				l := matchLen(data, i-int(d), i, maxLen)
-				for ; best < l; best++ {
-					cl := uint32(best + 1)
-					c := dc + costs[copyLength(cl)&31]
-					if c < reached[p+int(cl)] {
-						reached[p+int(cl)] = c
-						nodes[p+int(cl)] = optNode{insert: ins, copy: cl, dist: d}
-					}
+				if best < l {
+					relax(reached, nodes, p, best+1, l, 0, dc, costs, optNode{insert: ins, dist: d})
+					best = l
 				}
 				if best >= maxLen {
 					break
@@ -660,13 +656,9 @@ func (o *optimal) parse(e *encoder, w *window, start, starts int) {
 				if m.dict || m.len > uint32(nice) {
 					l = m.len // a word has one length; a long copy is taken whole
 				}
-				costs := &o.copyCost[ic]
-				for ; l <= m.len; l++ {
-					c := dc + costs[copyLength(l+uint32(int8(m.cut)))&31]
-					if c < reached[p+int(l)] {
-						reached[p+int(l)] = c
-						nodes[p+int(l)] = optNode{insert: ins, copy: l, dist: m.dist, cut: m.cut, dict: m.dict}
-					}
+				if l <= m.len {
+					relax(reached, nodes, p, int(l), int(m.len), int(int8(m.cut)), dc, &o.copyCost[ic], optNode{insert: ins, dist: m.dist, cut: m.cut, dict: m.dict})
+					l = m.len + 1
 				}
 				longest = max(longest, int(m.len))
 			}
@@ -690,6 +682,52 @@ func (o *optimal) parse(e *encoder, w *window, start, starts int) {
 		e.cmds[a], e.cmds[b] = e.cmds[b], e.cmds[a]
 	}
 }
+
+// relax lowers reached[p+l], for each copy length l from lo to hi, to
+// dc plus what costs asks for the code of the length l+cut (the length a
+// dictionary reference codes), and then sets nodes[p+l] to nd with that
+// copy length. It is the parse's innermost loop: the codes come from a
+// table of bytes, and both slices are cut to the run first, so that a
+// length costs a load, an add and a compare and no bound is checked.
+func relax(reached []float64, nodes []optNode, p, lo, hi, cut int, dc float64, costs *[32]float64, nd optNode) {
+	if hi+cut >= len(copyCodes) {
+		// The lengths whose code is the last, 23 (2,118 bytes and more),
+		// at one cost.
+		from := max(lo, len(copyCodes)-cut)
+		c := dc + costs[23]
+		for l := from; l <= hi; l++ {
+			if c < reached[p+l] {
+				reached[p+l] = c
+				nd.copy = uint32(l)
+				nodes[p+l] = nd
+			}
+		}
+		hi = from - 1
+		if lo > hi {
+			return
+		}
+	}
+	codes := copyCodes[lo+cut : hi+cut+1]
+	rs := reached[p+lo : p+hi+1]
+	rs = rs[:len(codes)]
+	cs := costs[:]
+	for k, cc := range codes {
+		if c := dc + cs[cc&31]; c < rs[k] {
+			rs[k] = c
+			nd.copy = uint32(lo + k)
+			nodes[p+lo+k] = nd
+		}
+	}
+}
+
+// copyCodes[n] is the code of a copy of n bytes for n below 2,118, from
+// which every length has code 23.
+var copyCodes = func() (t [2118]uint8) {
+	for n := 2; n < len(t); n++ {
+		t[n] = copyCodeOf(uint32(n))
+	}
+	return t
+}()
 
 // addStart offers position p, reached at cost key (less its literals'
 // costs), as a start of literals; o.starts keeps the best starts in
