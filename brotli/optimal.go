@@ -630,13 +630,15 @@ func (o *optimal) parse(e *encoder, w *window, start, starts int) {
 			base := reached[st.pos] + lit[p] - lit[st.pos] + float64(uint8(ip>>8))
 			// The ring's distances, each for the lengths the ones before
 			// it did not reach.
-			// Most entries match no 2 bytes here: the loop tests that
-			// first and leaves the costs to the entries that do.
+			// Most entries match no 2 bytes here: a loop without calls
+			// tests them all first (with a call in it, its values went to
+			// the stack and back at every entry), and the costs are left
+			// to the entries that match.
+			hits := ringHits(data, i, reach, x16, &st.dists)
 			best := 1
-			for j, d := range &st.dists {
-				if d-1 >= reach || load16(data, i-int(d)) != x16 {
-					continue // also d == 0: no such entry
-				}
+			for ; hits != 0; hits &= hits - 1 {
+				j := bits.TrailingZeros32(hits)
+				d := st.dists[j&15]
 				costs, dc := &o.copyCost[ic], base+o.dstCost[j]
 				if j == 0 {
 					costs, dc = &o.lastCost[ic], base
@@ -739,6 +741,24 @@ var copyCodes = func() (t [2118]uint8) {
 	}
 	return t
 }()
+
+// ringHits has bit j set for each distance ds[j] within reach whose 2
+// bytes before data[i] are x16, data[i:i+2]. It is a function of its
+// own, and not inlined, so that its loop keeps its values in registers:
+// inlined in the parse's loop, which calls relax and matchLen, they went
+// to the stack and back at every entry.
+//
+//go:noinline
+func ringHits(data []byte, i int, reach uint32, x16 uint16, ds *[16]uint32) uint32 {
+	hits := uint32(0)
+	for j, d := range ds[:] {
+		// d-1 wraps for d == 0: no such entry.
+		if d-1 < reach && load16(data, i-int(d)) == x16 {
+			hits |= 1 << j
+		}
+	}
+	return hits
+}
 
 // addStart offers position p, reached at cost key (less its literals'
 // costs), as a start of literals; o.starts keeps the best starts in
