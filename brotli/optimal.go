@@ -743,22 +743,77 @@ var copyCodes = func() (t [2118]uint8) {
 }()
 
 // ringHits has bit j set for each distance ds[j] within reach whose 2
-// bytes before data[i] are x16, data[i:i+2]. It is a function of its
-// own, and not inlined, so that its loop keeps its values in registers:
-// inlined in the parse's loop, which calls relax and matchLen, they went
-// to the stack and back at every entry.
+// bytes before data[i] are x16, data[i:i+2]. ds is a start's 16 short
+// codes (ringDistances): the ring, then its first two distances b less
+// and more 1, 2 and 3, whose 7 distances b-3..b+3 take their 2 bytes
+// from the 8 at data[i-b-3:]; one load and a few word operations test
+// them all (nearHits). It is a function of its own, and not inlined, so
+// that it keeps its values in registers: inlined in the parse's loop,
+// which calls relax and matchLen, they went to the stack and back at
+// every entry.
 //
 //go:noinline
 func ringHits(data []byte, i int, reach uint32, x16 uint16, ds *[16]uint32) uint32 {
 	hits := uint32(0)
-	for j, d := range ds[:] {
-		// d-1 wraps for d == 0: no such entry.
+	for j := range 4 {
+		d := ds[j]
+		if j < 2 && d >= 4 && d+3 <= reach && d+3 <= uint32(i) {
+			// Every distance of the group is in reach, and the 8 bytes
+			// lie in data.
+			g := nearHits(load64(data, i-int(d)-3), x16)
+			hits |= uint32(ringNear[j][g])
+			continue
+		}
 		if d-1 < reach && load16(data, i-int(d)) == x16 {
 			hits |= 1 << j
+		}
+		if j < 2 {
+			for k := 4 + 6*j; k < 10+6*j; k++ {
+				// d-1 wraps for d == 0: no such entry.
+				if d := ds[k]; d-1 < reach && load16(data, i-int(d)) == x16 {
+					hits |= 1 << k
+				}
+			}
 		}
 	}
 	return hits
 }
+
+// nearHits has bit o set (o from 0 to 6) where bytes o and o+1 of y,
+// little-endian, are x16's low and high bytes.
+func nearHits(y uint64, x16 uint16) uint8 {
+	const ones, low7 = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f
+	zero := func(v uint64) uint64 { // 0x80 in each byte of v that is 0
+		return ^((v&low7 + low7) | v | low7)
+	}
+	m := zero(y^uint64(x16&255)*ones) & (zero(y^uint64(x16>>8)*ones) >> 8)
+	// The top bits of bytes 0..6 gathered into bits 0..6.
+	return uint8((m & 0x0080808080808080) * 0x0002040810204081 >> 56)
+}
+
+// ringNear[b][g] are the bits of ringHits for the near distances of
+// ring entry b (0 or 1) whose 2 bytes nearHits found (g): the 2 bytes at
+// bit o of g are the distance b+3-o back.
+var ringNear = func() (t [2][128]uint16) {
+	for b := range 2 {
+		// The codes of the distances b+3, b+2, ..., b-3: ringDistances'
+		// order is b (code b), then b-1, b+1, b-2, b+2, b-3, b+3.
+		at := [7]int{9, 7, 5, 0, 4, 6, 8}
+		for g := range 128 {
+			for o, j := range at {
+				if g>>o&1 != 0 {
+					if j != 0 {
+						j += 6 * b
+					} else {
+						j = b
+					}
+					t[b][g] |= 1 << j
+				}
+			}
+		}
+	}
+	return t
+}()
 
 // addStart offers position p, reached at cost key (less its literals'
 // costs), as a start of literals; o.starts keeps the best starts in

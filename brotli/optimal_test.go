@@ -445,3 +445,35 @@ func TestRingDistances(t *testing.T) {
 		}
 	}
 }
+
+// TestRingHits checks ringHits, which tests the near distances of the
+// ring's first two entries with one load each, against testing each of
+// the 16 distances by itself, on text of few distinct bytes (many
+// hits), near the start of the data and with small reaches.
+func TestRingHits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	data := make([]byte, 4096)
+	for k := range data {
+		data[k] = "ab"[rng.IntN(2)]
+	}
+	for range 200000 {
+		i := rng.IntN(len(data) - 2)
+		reach := uint32(rng.IntN(i + 1))
+		var ring [4]uint32
+		for k := range ring {
+			ring[k] = uint32(rng.IntN(40)) // 0: no such entry
+		}
+		var ds [16]uint32
+		ringDistances(&ring, &ds)
+		x16 := load16(data, i)
+		want := uint32(0)
+		for j, d := range ds {
+			if d-1 < reach && load16(data, i-int(d)) == x16 {
+				want |= 1 << j
+			}
+		}
+		if got := ringHits(data, i, reach, x16, &ds); got != want {
+			t.Fatalf("i %d reach %d ring %v: %016b, want %016b", i, reach, ring, got, want)
+		}
+	}
+}
