@@ -477,3 +477,55 @@ func TestRingHits(t *testing.T) {
 		}
 	}
 }
+
+// TestRelax checks relax, which prices a run of copy lengths from a
+// byte table of codes and the lengths of code 23 (2,118 bytes and more)
+// apart at one cost, against pricing each length by itself through
+// copyLength, on runs on both sides of 2,118 and across it, with the
+// cuts of dictionary references (the coded length is the length plus
+// the cut) and with costs that leave some nodes already cheaper.
+func TestRelax(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const n = 5000
+	var costs [32]float64
+	for k := range costs {
+		costs[k] = float64(rng.IntN(40))
+	}
+	got, want := make([]float64, n+1), make([]float64, n+1)
+	gotN, wantN := make([]optNode, n+1), make([]optNode, n+1)
+	runs := [][2]int{{2, 9}, {2, 2117}, {2, 2118}, {2, 2119}, {2117, 2118}, {2118, 2118}, {2118, 4000}, {2119, 2119}, {40, 4999}, {3000, 4999}}
+	for round := range 400 {
+		lo, hi := 0, 0
+		if round < len(runs) {
+			lo, hi = runs[round][0], runs[round][1]
+		} else {
+			lo = 2 + rng.IntN(n-2)
+			hi = lo + rng.IntN(n-lo)
+		}
+		cut := 0
+		if round%3 == 1 {
+			cut = rng.IntN(10) // omit-last: the word is longer than the copy
+		}
+		p := rng.IntN(n - hi + 1)
+		for k := range got {
+			got[k] = float64(rng.IntN(400))
+			want[k] = got[k]
+			gotN[k], wantN[k] = optNode{}, optNode{}
+		}
+		dc := float64(rng.IntN(300))
+		nd := optNode{insert: uint32(rng.IntN(100)), dist: uint32(1 + rng.IntN(1000)), cut: uint8(int8(cut)), dict: cut != 0}
+		relax(got, gotN, p, lo, hi, cut, dc, &costs, nd)
+		for l := lo; l <= hi; l++ {
+			if c := dc + costs[copyLength(uint32(l+cut))&31]; c < want[p+l] {
+				want[p+l] = c
+				wantN[p+l] = nd
+				wantN[p+l].copy = uint32(l)
+			}
+		}
+		for k := range got {
+			if got[k] != want[k] || gotN[k] != wantN[k] {
+				t.Fatalf("lengths %d..%d, cut %d, at %d: %v %+v, want %v %+v", lo, hi, cut, k, got[k], gotN[k], want[k], wantN[k])
+			}
+		}
+	}
+}
