@@ -898,13 +898,14 @@ func (c *conn) runHandler(w *response, req *http.Request) (panicked bool) {
 	return false
 }
 
-// exchange holds what serving one request allocates besides the
-// http.Request, its header and the header's text, in one object: the
-// response, the request's context, and the parse's URL and header values.
+// exchange holds what serving one request allocates besides its header
+// and the header's text, in one object: the response, the request's
+// context, the parse's URL and header values, and the http.Request.
 type exchange struct {
 	w   response
 	ctx requestCtx
 	mem reqMem
+	req http.Request
 }
 
 // readRequest reads and parses the next request header.
@@ -942,7 +943,12 @@ func (c *conn) readRequest(x *exchange) (*http.Request, error) {
 	if c.srv.RequestContext != nil {
 		ctx = c.srv.RequestContext(ctx)
 	}
-	req := r.WithContext(ctx)
+	// WithContext is the only way to give a request its context, and it
+	// makes a copy; inlined here, its copy stays on the stack and lands
+	// in the exchange, which the request's URL and values already share:
+	// one allocation a request fewer, with the same lifetime.
+	x.req = *r.WithContext(ctx)
+	req := &x.req
 	if b, ok := req.Body.(*body); ok {
 		b.req = req
 	}
