@@ -1,0 +1,5 @@
+//go:build !race
+
+package compressmod_test
+
+const raceEnabled = false
