@@ -659,9 +659,10 @@ func (c *conn) serveOne() (keep, park bool) {
 		c.waitUntil = time.Now().Add(lim.HeaderTimeout)
 		c.setRead(c.waitUntil)
 	}
-	x := &exchange{ctx: requestCtx{Context: c.baseCtx}}
-	defer x.ctx.cancel()
-	req, err := c.readRequest(x)
+	x, req, err := c.readRequest()
+	if x != nil {
+		defer x.ctx.cancel()
+	}
 	if errors.Is(err, errPark) {
 		c.releaseResp()
 		return false, true
@@ -908,11 +909,43 @@ type exchange struct {
 	req http.Request
 }
 
-// readRequest reads and parses the next request header.
-func (c *conn) readRequest(x *exchange) (*http.Request, error) {
+// Exchange is the memory this server uses for one request, which a
+// Record holds.
+type Exchange struct{ x exchange }
+
+// Record is a server's own record of one request (Server.NewRecord),
+// made when the request's header is whole, holding the request's
+// Exchange so that both cost one allocation.
+type Record interface {
+	// Exchange returns the record's Exchange, zero.
+	Exchange() *Exchange
+	// Context returns the request's context, derived from the one the
+	// server made for it (cancelled when the client goes away or the
+	// handler returns).
+	Context(context.Context) context.Context
+}
+
+// newExchange returns the memory for a request whose header is whole,
+// in a new record when the server makes them, with the record.
+func (c *conn) newExchange() (*exchange, Record) {
+	var x *exchange
+	var rec Record
+	if c.srv.NewRecord != nil {
+		rec = c.srv.NewRecord()
+		x = &rec.Exchange().x
+	} else {
+		x = new(exchange)
+	}
+	x.ctx.Context = c.baseCtx
+	return x, rec
+}
+
+// readRequest reads and parses the next request header. The exchange is
+// nil when no header came whole.
+func (c *conn) readRequest() (*exchange, *http.Request, error) {
 	buf, err := c.readHead()
 	if errors.Is(err, errPark) {
-		return nil, err // the header so far stays for the resumption
+		return nil, nil, err // the header so far stays for the resumption
 	}
 	if err != nil && c.head != nil {
 		so := string(*c.head)
@@ -922,14 +955,15 @@ func (c *conn) readRequest(x *exchange) (*http.Request, error) {
 	head := string(buf) // every header value shares this copy
 	c.releaseHead()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	x, rec := c.newExchange()
 	var r http.Request
 	if err := parseHead(head, &r, &x.mem, capOf(c.lim, c.tlsState)); err != nil {
 		c.refusedLine, c.lineWhole = requestLine(head)
 		c.refusedLen = len(head)
 		c.refusedHeader, c.refusedHost = r.Header, r.Host
-		return nil, err
+		return x, nil, err
 	}
 	c.fields = fieldsOf(head, &r)
 	r.RemoteAddr = c.remoteAddr
@@ -940,8 +974,8 @@ func (c *conn) readRequest(x *exchange) (*http.Request, error) {
 	}
 	x.ctx.plainNames = !x.mem.oddNames
 	var ctx context.Context = &x.ctx
-	if c.srv.RequestContext != nil {
-		ctx = c.srv.RequestContext(ctx)
+	if rec != nil {
+		ctx = rec.Context(ctx)
 	}
 	// WithContext is the only way to give a request its context, and it
 	// makes a copy; inlined here, its copy stays on the stack and lands
@@ -952,7 +986,7 @@ func (c *conn) readRequest(x *exchange) (*http.Request, error) {
 	if b, ok := req.Body.(*body); ok {
 		b.req = req
 	}
-	return req, nil
+	return x, req, nil
 }
 
 // errLineTooLong, errFieldTooLong and errHeadTooLarge end a request

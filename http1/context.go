@@ -34,7 +34,7 @@ type requestCtx struct {
 }
 
 // PlainFieldNames reports whether ctx is the context this server made
-// for a request (the one RequestContext is given) and every field name
+// for a request (the one Record.Context is given) and every field name
 // of that request's header, as read, is made of letters,
 // digits and '-': the names NGINX's ignore_invalid_headers and
 // underscores_in_headers let through whatever their setting, so that a

@@ -211,6 +211,16 @@ func TestResponseHeaderFreshPerRequest(t *testing.T) {
 	}
 }
 
+// testRecord is a server's record of a request, as mosaic's: its
+// context is over the server's and tells it (testKey).
+type testRecord struct{ x Exchange }
+
+func (r *testRecord) Exchange() *Exchange { return &r.x }
+
+func (r *testRecord) Context(ctx context.Context) context.Context {
+	return context.WithValue(ctx, testKey{}, ctx)
+}
+
 // TestPlainFieldNames checks what the parse tells of a request's field
 // names through its context: plain when all are letters, digits and '-',
 // not when one has '_' or another token byte.
@@ -221,9 +231,7 @@ func TestPlainFieldNames(t *testing.T) {
 	}
 	got := make(chan bool, 1)
 	srv := &Server{Limits: Limits{HeaderTimeout: 5 * time.Second, KeepAliveTimeout: 5 * time.Second},
-		RequestContext: func(ctx context.Context) context.Context {
-			return context.WithValue(ctx, testKey{}, ctx) // a context over the server's, as mosaic's
-		},
+		NewRecord: func() Record { return new(testRecord) },
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			base, _ := r.Context().Value(testKey{}).(context.Context)
 			got <- base != nil && PlainFieldNames(base)

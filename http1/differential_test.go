@@ -254,7 +254,7 @@ func readHTTP1(in string) []reading {
 	var out []reading
 	for len(out) < maxPipelined {
 		var r reading
-		r.req, r.err = c.readRequest(new(exchange))
+		_, r.req, r.err = c.readRequest()
 		r.headEnd = offset()
 		if r.err == nil {
 			if b, ok := r.req.Body.(*body); ok {

@@ -132,11 +132,12 @@ type Server struct {
 	// ConnContext, when set, derives the context of a connection's
 	// requests from the connection's base context.
 	ConnContext func(context.Context, net.Conn) context.Context
-	// RequestContext, when set, derives each request's context from the
-	// one the server made for it (cancelled when the client goes away or
-	// the handler returns). A handler that would wrap the context anyway
-	// saves copying the request with WithContext.
-	RequestContext func(context.Context) context.Context
+	// NewRecord, when set, returns a new record for each request whose
+	// header is whole: the record holds the request's Exchange, and
+	// derives its context (Record.Context). A handler that would wrap
+	// the context anyway saves copying the request with WithContext, and
+	// one that keeps a record of its own for each request, an allocation.
+	NewRecord func() Record
 	// Logger receives connection-level errors (bad requests and failed
 	// TLS handshakes at info, panics at error). Nil means slog.Default().
 	Logger *slog.Logger

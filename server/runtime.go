@@ -207,7 +207,7 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 			hello: clientHellos.take(c), conn: vars.NewConn(c.LocalAddr(), sockOf(c)), unixPeer: isUnix(c.RemoteAddr())})
 	}
 	logger := slog.New(currentLog{&rt.cur})
-	srv := &http1.Server{Handler: d, Limits: lim, ConnContext: connContext, RequestContext: newRequestRoot, Logger: logger,
+	srv := &http1.Server{Handler: d, Limits: lim, ConnContext: connContext, NewRecord: newH1Record, Logger: logger,
 		Refused: d.refused, Stats: &connStats, TLSHandshakeFailed: clientHellos.drop}
 	l.srv = srv
 	l.h2 = newH2Server(ln.Addr(), d, lim, g, connContext, logger)
