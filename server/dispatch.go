@@ -95,7 +95,7 @@ func newRequestRoot(ctx context.Context) context.Context { return &reqRoot{Conte
 
 // h1Record is http1's record of a request (http1.Server.NewRecord): the
 // request's root and http1's memory for it in one allocation of 2,048
-// bytes where they took two, of 1,152 and 896 (TestRequestRecordSize).
+// bytes where they took two, of 1,152 and 896 (TestH1RecordSize).
 // Both live as long as the request does: the root's context is the
 // exchange's, and the exchange's request holds the root as its context.
 type h1Record struct {
