@@ -38,7 +38,7 @@ func (w *responseWriter) decide(empty bool) {
 	// kept in it.
 	if enc != Identity && w.cfg.cache != nil && w.dict == nil {
 		if body := w.lookupBody(h, enc, length); body != nil {
-			setCodingHeaders(h, enc.String())
+			w.setCodingHeaders(h, enc.String())
 			w.serveBody(enc, body)
 			return
 		}
@@ -59,7 +59,7 @@ func (w *responseWriter) decide(empty bool) {
 	if w.dict != nil {
 		token = dictCoding(enc)
 	}
-	setCodingHeaders(h, token)
+	w.setCodingHeaders(h, token)
 	if w.head {
 		w.state = stateHeadOnly
 		return
@@ -68,13 +68,23 @@ func (w *responseWriter) decide(empty bool) {
 }
 
 // setCodingHeaders makes the headers of a response compressed with the
-// content coding token.
-func setCodingHeaders(h http.Header, token string) {
-	h["Content-Encoding"] = []string{token}
+// content coding token. The values it sets, and Content-Length's when
+// the body's length is known (sendHeader), share one allocation: they
+// must outlive the writer, which is recycled once the handler returns
+// while the access log, outside the filter, may still read them.
+func (w *responseWriter) setCodingHeaders(h http.Header, token string) {
+	v := new(codingValues)
+	w.values = v
+	v[0] = token
+	h["Content-Encoding"] = v[0:1:1]
 	delete(h, "Content-Length")
 	delete(h, "Accept-Ranges")
-	header.WeakenETag(h)
+	header.WeakenETagInto(h, v[1:2:2])
 }
+
+// codingValues are a compressed response's Content-Encoding, weak ETag
+// and Content-Length.
+type codingValues [3]string
 
 // choose returns the best coding the client accepts whose own directives
 // take this response, or Identity. length is the body's length, -1 when

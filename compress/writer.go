@@ -44,8 +44,9 @@ type responseWriter struct {
 	begun      bool // start has run
 	state      bodyState
 	headerSent bool
-	declared   int64  // Content-Length, -1 when unknown
-	mediaType  string // Content-Type's media type, lowercased, as choose read it
+	values     *codingValues // the coding's header values (setCodingHeaders)
+	declared   int64         // Content-Length, -1 when unknown
+	mediaType  string        // Content-Type's media type, lowercased, as choose read it
 	needSniff  bool
 	sniff      []byte // body held back to sniff its type
 	parallel   bool   // the body went to a parallel stream (recycle)
@@ -245,7 +246,14 @@ func (w *responseWriter) sendHeader(length int64) {
 	}
 	w.headerSent = true
 	if length >= 0 {
-		w.rw.Header()["Content-Length"] = []string{strconv.FormatInt(length, 10)}
+		var cl []string
+		if w.values != nil {
+			cl = w.values[2:3:3]
+		} else {
+			cl = make([]string, 1)
+		}
+		cl[0] = strconv.FormatInt(length, 10)
+		w.rw.Header()["Content-Length"] = cl
 	}
 	w.rw.WriteHeader(w.status)
 }

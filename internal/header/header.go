@@ -192,12 +192,21 @@ func Unique(name string) bool {
 // transforms (gzip, sub_filter_last_modified): the new bytes differ from
 // those the strong ETag names, but they are semantically equivalent. A value that is neither a weak nor
 // a quoted strong validator is removed.
-func WeakenETag(h http.Header) {
+func WeakenETag(h http.Header) { WeakenETagInto(h, nil) }
+
+// WeakenETagInto is WeakenETag with the weak validator's field the
+// one-string slice slot, which a caller allocates with the other values
+// it sets on the response (one allocation for several); nil makes one.
+func WeakenETagInto(h http.Header, slot []string) {
 	v := First(h, "Etag")
 	switch {
 	case v == "" || strings.HasPrefix(v, "W/"):
 	case strings.HasPrefix(v, `"`):
-		h["Etag"] = []string{"W/" + v}
+		if slot == nil {
+			slot = make([]string, 1)
+		}
+		slot[0] = "W/" + v
+		h["Etag"] = slot[:1:1]
 	default:
 		delete(h, "Etag")
 	}
