@@ -196,6 +196,12 @@ var smugglingSeeds = []string{
 	"GET / HTTP/1.1\r\nHost: a\r\n: 1\r\n\r\n" + next,
 	"GET / HTTP/1.1\r\nHost : a\r\n\r\n" + next,
 	"GET / HTTP/1.1\r\nHost: a\r\nX-A\t: 1\r\n\r\n" + next,
+	// Lines without a colon: NGINX's names with an empty value.
+	"GET / HTTP/1.1\r\nHost: a\r\nX-A\r\nX@B\nX-A: 1\r\n\r\n" + next,
+	"GET / HTTP/1.1\r\nHost: a\r\nX-A 1\r\n\r\n" + next,
+	"GET / HTTP/1.1\r\nHost\r\n\r\n" + next,
+	"POST / HTTP/1.1\r\nHost: a\r\nContent-Length\r\n\r\n" + next,
+	"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding\r\n\r\n0\r\n\r\n" + next,
 	"GET / HTTP/1.1\r\nHost: a\r\nX-A:1\r\nX-A:\r\nX-A: \t\r\n\r\n" + next,
 	// Host.
 	"GET / HTTP/1.1\r\nHost: a@b\r\n\r\n" + next,
@@ -577,6 +583,17 @@ var differences = []difference{
 		},
 	},
 	{
+		what:    "a field line without a colon that NGINX takes as a name, such as X-A or X@A",
+		outcome: "net/http refuses",
+		why: "RFC 9112 §5 makes it invalid; NGINX takes the line as a name with an empty value, which it serves, or refuses " +
+			"as any empty Content-Length (400) or Transfer-Encoding (501)",
+		applies: func(d *disagreement) bool {
+			return !d.inBody && slices.ContainsFunc(fieldLines(d.head()), func(l string) bool {
+				return !strings.Contains(l, ":") && nginxName(l)
+			})
+		},
+	},
+	{
 		what:    "a Host with a byte outside a host and port's that NGINX takes, such as '@', '#' or one above 0x7f",
 		outcome: "net/http refuses",
 		why:     "RFC 9112 §3.2 asks a server to refuse an invalid Host; NGINX refuses only two dots in a row, '/', spaces, control bytes and DEL, and serves the rest",
@@ -585,6 +602,18 @@ var differences = []difference{
 				name, value, ok := strings.Cut(l, ":")
 				value = strings.Trim(value, " ")
 				return ok && strings.EqualFold(name, "Host") && !validHost(value) && nginxHost(value)
+			})
+		},
+	},
+	{
+		what:    "an empty Host field, or one of spaces (net/http takes it as no Host)",
+		outcome: "http1 refuses",
+		why: "RFC 9112 §3.2 has a client send it empty for a target without an authority, which no origin-form request is; " +
+			"NGINX's ngx_http_validate_host refuses an empty host at its line, in HTTP/1.0 too",
+		applies: func(d *disagreement) bool {
+			return !d.inBody && slices.ContainsFunc(fieldLines(d.head()), func(l string) bool {
+				name, value, _ := strings.Cut(l, ":")
+				return strings.EqualFold(name, "Host") && strings.Trim(value, " ") == ""
 			})
 		},
 	},

@@ -315,11 +315,8 @@ func parseFields(rest string, r *http.Request, vals []string, tooMany bool) (odd
 		if line[0] == ' ' || line[0] == '\t' {
 			return odd, badRequest("obsolete header line folding")
 		}
-		colon := strings.IndexByte(line, ':')
-		if colon < 0 {
-			return odd, badRequest("invalid header line")
-		}
-		name, ok, oddName := header.CanonicalName(line[:colon])
+		rawName, rawValue := nameValue(line)
+		name, ok, oddName := header.CanonicalName(rawName)
 		if !ok {
 			// A name that is not a token is one NGINX refuses only when it
 			// is empty or holds a space, a control byte or DEL; with other
@@ -327,10 +324,10 @@ func parseFields(rest string, r *http.Request, vals []string, tooMany bool) (odd
 			// name, dropped by ignore_invalid_headers (on by default) and
 			// passed as sent without it. It is kept as sent, and marked
 			// odd so that the server's name filter applies.
-			if !nginxName(line[:colon]) {
+			if !nginxName(rawName) {
 				return odd, badRequest("invalid header line")
 			}
-			name, oddName = line[:colon], true
+			name, oddName = rawName, true
 		}
 		odd = odd || oddName
 		// A value is taken as NGINX takes it: the spaces around it
@@ -341,7 +338,7 @@ func parseFields(rest string, r *http.Request, vals []string, tooMany bool) (odd
 		// is invalid (400), "chunked\t" a coding it does not know (501);
 		// taking them as OWS would read a body that a front end reading
 		// them as NGINX does sends as the next request.
-		value := trimSpaces(line[colon+1:])
+		value := trimSpaces(rawValue)
 		if !validValue(value) {
 			return odd, badRequest("invalid header value")
 		}
@@ -353,8 +350,11 @@ func parseFields(rest string, r *http.Request, vals []string, tooMany bool) (odd
 			}
 			host, hosts = value, 1
 			// The host bytes' test first (inlined, the usual Host);
-			// the server's reqrule.Host makes NGINX's other checks.
-			if !validHost(host) && !nginxHost(host) {
+			// the server's reqrule.Host makes NGINX's other checks. An
+			// empty Host ("Host:", or "Host" without a colon) NGINX
+			// refuses at its line, in HTTP/1.0 too, where no Host at all
+			// is served.
+			if !validHost(host) && !nginxHost(host) || host == "" {
 				return odd, badRequest("invalid Host header")
 			}
 			continue
@@ -439,12 +439,9 @@ func fieldsEnd(head string, r *http.Request, fc fieldCap) int {
 		start := len(head) - len(rest)
 		var line string
 		line, rest = header.CutLine(rest)
-		colon := strings.IndexByte(line, ':')
-		if colon < 0 {
-			continue
-		}
-		name, ok, odd := header.CanonicalName(line[:colon])
-		if !ok || odd || !validValue(trimSpaces(line[colon+1:])) {
+		rawName, rawValue := nameValue(line)
+		name, ok, odd := header.CanonicalName(rawName)
+		if !ok || odd || !validValue(trimSpaces(rawValue)) {
 			continue
 		}
 		if count++; count > limit && !asked {
@@ -456,13 +453,25 @@ func fieldsEnd(head string, r *http.Request, fc fieldCap) int {
 		if name == "Host" && !seen {
 			// The parse refuses a second Host, or an invalid one, at its
 			// line: only the first can choose the server.
-			host, seen = strings.Trim(line[colon+1:], " "), true
+			host, seen = trimSpaces(rawValue), true
 			if asked {
 				limit, asked = fc.min, false // the next field asks Host's server
 			}
 		}
 	}
 	return -1
+}
+
+// nameValue splits a field line at its first colon into the name and the
+// value as sent. A line without a colon is, as NGINX's header parse takes
+// it, a name with an empty value: "X-A" is "X-A:". The name's bytes are
+// then checked as any name's (a space or a control byte refuses the
+// line), and the empty value can frame nothing: an empty Content-Length
+// or Host is refused and an empty Transfer-Encoding is a coding NGINX
+// does not know (501), as with the colon.
+func nameValue(line string) (name, value string) {
+	name, value, _ = strings.Cut(line, ":")
+	return name, value
 }
 
 // nginxName reports whether NGINX's header parse takes s as a field

@@ -261,10 +261,10 @@ func TestParseHeadValid(t *testing.T) {
 			},
 		},
 		{
-			name: "extension method and empty Host",
-			head: "PURGE /x HTTP/1.1\r\nHost:\r\n",
+			name: "extension method",
+			head: "PURGE /x HTTP/1.1\r\nHost: a\r\n",
 			check: func(t *testing.T, r *http.Request) {
-				if r.Method != "PURGE" || r.Host != "" {
+				if r.Method != "PURGE" || r.Host != "a" {
 					t.Errorf("Method, Host = %q, %q", r.Method, r.Host)
 				}
 			},
@@ -292,7 +292,16 @@ func TestParseHeadInvalid(t *testing.T) {
 		{"control byte in name", "GET / HTTP/1.1\r\n" + host + "X\x01A: 1\r\n", 400},
 		{"DEL in name", "GET / HTTP/1.1\r\n" + host + "X\x7fA: 1\r\n", 400},
 		{"empty name", "GET / HTTP/1.1\r\n" + host + ": 1\r\n", 400},
-		{"no colon", "GET / HTTP/1.1\r\n" + host + "X-A 1\r\n", 400},
+		// Without a colon the line is a name (NGINX's parse): with a
+		// space in it, refused; as Host or a framing field, empty.
+		{"no colon, a space in the name", "GET / HTTP/1.1\r\n" + host + "X-A 1\r\n", 400},
+		{"no colon, a tab in the name", "GET / HTTP/1.1\r\n" + host + "X-A\t1\r\n", 400},
+		{"no colon on Host", "GET / HTTP/1.1\r\nHost\r\n", 400},
+		{"no colon on Host in HTTP/1.0", "GET / HTTP/1.0\r\nHost\r\n", 400},
+		{"empty Host in HTTP/1.0", "GET / HTTP/1.0\r\nHost:  \r\n", 400},
+		{"no colon on a second Host", "GET / HTTP/1.1\r\n" + host + "Host\r\n", 400},
+		{"no colon on Content-Length", "POST / HTTP/1.1\r\n" + host + "Content-Length\r\n", 400},
+		{"no colon on Transfer-Encoding", "POST / HTTP/1.1\r\n" + host + "Transfer-Encoding\r\n", 501},
 		{"NUL in value", "GET / HTTP/1.1\r\n" + host + "X-A: a\x00b\r\n", 400},
 		{"CR in value", "GET / HTTP/1.1\r\n" + host + "X-A: a\rb\r\n", 400},
 		{"DEL in value", "GET / HTTP/1.1\r\n" + host + "X-A: a\x7fb\r\n", 400},
@@ -368,6 +377,32 @@ func TestParseHeadInvalid(t *testing.T) {
 				t.Errorf("error text = %q", re.Error())
 			}
 		})
+	}
+}
+
+// TestParseHeadFieldWithoutColon: a field line without a colon is, as
+// NGINX takes it, a name with an empty value, counted toward max_headers;
+// an invalid name among them marks the header's names odd.
+func TestParseHeadFieldWithoutColon(t *testing.T) {
+	r := parseOK(t, "GET / HTTP/1.1\r\nHost: a\r\nX-A\r\nx-b\nX-A: 2\r\n")
+	if got := r.Header["X-A"]; !reflect.DeepEqual(got, []string{"", "2"}) {
+		t.Errorf("X-A = %q, want \"\" then \"2\"", got)
+	}
+	if got, ok := r.Header["X-B"]; !ok || len(got) != 1 || got[0] != "" {
+		t.Errorf("X-B = %q (present %v), want one empty value", got, ok)
+	}
+	var odd http.Request
+	mem := new(reqMem)
+	if err := parseHead("GET / HTTP/1.1\r\nHost: a\r\nX@A\r\n", &odd, mem, fieldCap{}); err != nil || !mem.oddNames {
+		t.Errorf("X@A without a colon: err %v, odd names %v; want served, odd", err, mem.oddNames)
+	}
+	// Five fields, two without a colon, pass a cap of 5; a sixth does not.
+	head := "GET / HTTP/1.1\r\nHost: a\r\nX\r\nY\r\nZ: 1\r\nW\r\n"
+	if err := parseHead(head, new(http.Request), new(reqMem), fieldCap{min: 5}); err != nil {
+		t.Errorf("5 fields, cap 5: %v", err)
+	}
+	if err := parseHead(head+"V\r\n", new(http.Request), new(reqMem), fieldCap{min: 5}); err != errTooManyFields {
+		t.Errorf("6 fields, cap 5: %v, want %v", err, errTooManyFields)
 	}
 }
 

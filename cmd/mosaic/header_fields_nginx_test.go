@@ -142,3 +142,39 @@ func TestHostFieldBytesAsNGINX(t *testing.T) {
 		same("GET /p/x HTTP/1.1\r\nHost: " + h + "\r\nConnection: close\r\n\r\n")
 	}
 }
+
+// TestFieldWithoutColonAsNGINX: NGINX takes a field line without a colon
+// as a name with an empty value, which $http_*, a proxied line and a
+// FastCGI parameter then hold, and which ignore_invalid_headers and
+// underscores_in_headers treat as any name; with a space or a tab in it
+// the line is refused. As Host, Content-Length or Transfer-Encoding it is
+// the empty value, refused (400, 400, 501): it can neither choose a
+// server nor frame a body, whatever other framing field comes with it.
+func TestFieldWithoutColonAsNGINX(t *testing.T) {
+	for _, extra := range []string{"", "ignore_invalid_headers off; underscores_in_headers on;"} {
+		t.Run(extra, func(t *testing.T) {
+			same := fieldsBoth(t, extra)
+			for _, f := range []string{
+				"X-A\r\nX-B: 2\r\n",
+				"x-a\nX-C\r\nX-A: 1\r\n",
+				"X_A\r\nX@B\r\nX-C: 3\r\n",
+			} {
+				same(fieldRequests(f)...)
+			}
+			// A refusal closes the connection: one request each.
+			for _, req := range []string{
+				"GET /v HTTP/1.1\r\nHost: a.test\r\nX-A 1\r\n\r\n",
+				"GET /v HTTP/1.1\r\nHost: a.test\r\nX-A\t1\r\n\r\n",
+				"GET /v HTTP/1.1\r\nHost\r\n\r\n",
+				"GET /v HTTP/1.1\r\nHost: a.test\r\nHost\r\n\r\n",
+				"GET /v HTTP/1.0\r\nHost\r\n\r\n",
+				"POST /v HTTP/1.1\r\nHost: a.test\r\nContent-Length\r\n\r\n",
+				"POST /v HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding\r\n\r\n0\r\n\r\n",
+				"POST /v HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding\r\nContent-Length: 5\r\n\r\nhello",
+				"POST /v HTTP/1.1\r\nHost: a.test\r\nContent-Length\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+			} {
+				same(req)
+			}
+		})
+	}
+}

@@ -203,19 +203,20 @@ func NewLines(text string, h http.Header) Lines {
 func (l *Lines) Next() (name, key, value string, mapped, ok bool) {
 	for l.text != "" {
 		start := len(l.all) - len(l.text) // where the line starts
-		// The parse accepted the text: each line is a name, which
-		// holds no line end, a colon and a value.
-		colon := strings.IndexByte(l.text, ':')
-		if colon <= 0 {
-			break
-		}
-		name, value = l.text[:colon], l.text[colon+1:]
-		if end := strings.IndexByte(value, '\n'); end >= 0 {
-			value, l.text = value[:end], value[end+1:]
+		// The parse accepted the text: each line is a name, then a
+		// colon and a value, or, as NGINX takes a line without a colon,
+		// the name alone, whose value is empty.
+		line := l.text
+		if end := strings.IndexByte(line, '\n'); end >= 0 {
+			line, l.text = line[:end], line[end+1:]
 		} else {
 			l.text = ""
 		}
-		value = TrimOWS(strings.TrimSuffix(value, "\r"))
+		name, value, _ = strings.Cut(strings.TrimSuffix(line, "\r"), ":")
+		if name == "" {
+			break
+		}
+		value = TrimOWS(value)
 		// Most clients send names in canonical case, which the map's
 		// keys are: the name is looked up as sent first, and put in
 		// canonical case only when it is not found so.

@@ -111,6 +111,12 @@ func TestLines(t *testing.T) {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
 		}
 	}
+	// A line without a colon is a name with an empty value, as NGINX
+	// takes it; the colon of a later line is not its.
+	if got := walk("x-a\r\nX-B\nX-A: 1\r\n", http.Header{"X-A": {"", "1"}, "X-B": {""}}); !reflect.DeepEqual(got,
+		[]string{"x-a: ", "X-B: ", "X-A: 1"}) {
+		t.Errorf("lines without a colon: %q", got)
+	}
 	if got := walk("", http.Header{"B": {"1"}, "A": {"2", "3"}}); !reflect.DeepEqual(got, []string{"+A: 2", "+A: 3", "+B: 1"}) {
 		t.Errorf("no text: %q", got)
 	}
