@@ -950,7 +950,7 @@ func (c *conn) readRequest() (*exchange, *http.Request, error) {
 	if err != nil && c.head != nil {
 		so := string(*c.head)
 		c.refusedLine, c.lineWhole = requestLine(so)
-		c.refusedHeader, c.refusedHost = knownFields(so[:strings.LastIndexByte(so, '\n')+1])
+		c.refusedHeader, c.refusedHost = knownFields(so[:strings.LastIndexByte(so, '\n')+1], capOf(c.lim, c.tlsState))
 	}
 	head := string(buf) // every header value shares this copy
 	c.releaseHead()

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/internal/header"
+	"github.com/mosaic-edge/mosaic/internal/reqrule"
 )
 
 // requestError is a request the server refuses before any handler sees
@@ -29,14 +30,14 @@ func (e *requestError) Error() string { return e.msg }
 // fieldCap is how many header fields a request may have: NGINX's
 // max_headers (Limits.MaxFields), which Debian's 1.22.1 has had since a
 // security update. The header's bytes are bounded
-// (large_client_header_buffers), but within 32 KB fit ten thousand fields
-// of three bytes, each a map entry and a value to make. The field after
-// the cap is refused with 494, NGINX's "Request Header Or Cookie Too
-// Large", and the connection closed. Only names of letters, digits and '-'
-// count: NGINX does not count the names ignore_invalid_headers drops,
-// which with the default settings are all the others (with
-// underscores_in_headers on or ignore_invalid_headers off it counts them
-// too, and refuses where mosaic serves).
+// (large_client_header_buffers), but within 32 KB fit sixteen thousand
+// fields of two bytes, each a map entry and a value to make. The field
+// after the cap is refused with 494, NGINX's "Request Header Or Cookie
+// Too Large", and the connection closed. NGINX counts a field once it has
+// parsed it and kept it: not the names ignore_invalid_headers drops, which
+// with the default settings are all but those of letters, digits and '-'
+// (with underscores_in_headers on, names with '_' count; with
+// ignore_invalid_headers off, every name the parse takes).
 type fieldCap struct {
 	// min is the smallest cap of the address's servers: below it no
 	// server refuses, and the parse asks nothing; zero without of means
@@ -44,7 +45,7 @@ type fieldCap struct {
 	min int
 	// of, when set, is Limits.FieldLimit, and tls the connection's state
 	// to give it.
-	of  func(host string, cs *tls.ConnectionState) int
+	of  func(host string, cs *tls.ConnectionState) FieldRule
 	tls *tls.ConnectionState
 }
 
@@ -53,14 +54,14 @@ func capOf(l *Limits, cs *tls.ConnectionState) fieldCap {
 	return fieldCap{min: l.MaxFields, of: l.FieldLimit, tls: cs}
 }
 
-// at returns the cap for the next field of r: that of the server a Host
-// field (host, when seen) or an absolute-form target chose, else that of
-// the server the connection starts in. NGINX checks each line against
-// the server in force when it reads it, so the lines before Host count
-// against the first server's cap and the later ones against Host's.
-func (c fieldCap) at(r *http.Request, host string, seen bool) int {
+// at returns the rule for the fields of r after a Host field (host, when
+// seen) or an absolute-form target chose a server, else for those in the
+// server the connection starts in. NGINX checks each line against the
+// server in force when it reads it, so the lines before Host count
+// against the first server's rule and the later ones against Host's.
+func (c fieldCap) at(r *http.Request, host string, seen bool) FieldRule {
 	if c.of == nil {
-		return c.min
+		return FieldRule{Max: c.min, Names: reqrule.HeaderNames{IgnoreInvalid: true}}
 	}
 	if t := r.RequestURI; t != "" && t[0] != '/' {
 		// An absolute-form target chose the server at the request line,
@@ -119,8 +120,9 @@ func parseHead(head string, r *http.Request, mem *reqMem, fc fieldCap) error {
 	if err != nil {
 		return err
 	}
-	// A field line takes three bytes at least ("X:" and LF): only a
-	// header longer than the smallest cap of them pays for counting its fields.
+	// A field line takes two bytes at least ("X" and LF, a name without
+	// a colon): only a header longer than the smallest cap of them pays
+	// for counting its fields.
 	// The lines before the one too many are parsed, as NGINX parses them
 	// before it counts that one, so that a bad line among them is
 	// refused first.
@@ -128,7 +130,7 @@ func parseHead(head string, r *http.Request, mem *reqMem, fc fieldCap) error {
 		fc.min = maxFields
 	}
 	tooMany := false
-	if len(rest) > 3*fc.min {
+	if len(rest) > 2*fc.min {
 		if end := fieldsEnd(rest, r, fc); end >= 0 {
 			rest, tooMany = rest[:end], true
 		}
@@ -171,14 +173,15 @@ func fieldsOf(head string, r *http.Request) string {
 
 // knownFields returns what NGINX knows of a request refused in the
 // middle of its header (too large, not whole in time, cut by the client),
-// head being the lines that came whole before: the fields, Host among
-// them as sent, and the host that chose the server (see parseHead).
-func knownFields(head string) (http.Header, string) {
+// head being the lines that came whole before, read with the fields cap
+// fc of the connection: the fields, Host among them as sent, and the
+// host that chose the server (see parseHead).
+func knownFields(head string, fc fieldCap) (http.Header, string) {
 	if head == "" {
 		return nil, ""
 	}
 	var r http.Request
-	if parseHead(head, &r, &reqMem{}, fieldCap{}) == nil && r.Host != "" && r.URL.Host == "" {
+	if parseHead(head, &r, &reqMem{}, fc) == nil && r.Host != "" && r.URL.Host == "" {
 		// Read whole, the Host field went out of the header, into r.Host.
 		r.Header["Host"] = []string{r.Host}
 	}
@@ -425,38 +428,36 @@ func parseFields(rest string, r *http.Request, vals []string, tooMany bool) (odd
 // fieldsEnd returns the offset in head of the first field line past the
 // cap fc gives (see fieldCap), or -1 when there is none. NGINX counts a
 // line once it has parsed it well, and not one that
-// ignore_invalid_headers drops: with the default settings every name with
-// a byte other than a letter, a digit or '-'; and it checks each line
-// against the server in force when it reads it, so the cap changes once a
-// Host field has chosen another server. Counting in parseFields' loop
-// instead cost every request 5% more instructions (register pressure),
-// for headers of ten lines; parseHead calls it only for a header long
-// enough to hold more fields than the smallest cap.
+// ignore_invalid_headers drops; and it checks each line against the
+// server in force when it reads it, so the rule changes once a Host field
+// has chosen another server. Counting in parseFields' loop instead cost
+// every request 5% more instructions (register pressure), for headers of
+// ten lines; parseHead calls it only for a header long enough to hold
+// more fields than the smallest cap.
 func fieldsEnd(head string, r *http.Request, fc fieldCap) int {
-	count, limit, asked := 0, fc.min, false
-	host, seen := "", false
+	rule := fc.at(r, "", false)
+	count, seen := 0, false
 	for rest := head; rest != ""; {
 		start := len(head) - len(rest)
 		var line string
 		line, rest = header.CutLine(rest)
 		rawName, rawValue := nameValue(line)
 		name, ok, odd := header.CanonicalName(rawName)
-		if !ok || odd || !validValue(trimSpaces(rawValue)) {
+		if !ok && !nginxName(rawName) || !validValue(trimSpaces(rawValue)) {
+			continue // the parse refuses the line
+		}
+		if (!ok || odd) && !rule.Names.Keeps(rawName) {
 			continue
 		}
-		if count++; count > limit && !asked {
-			limit, asked = fc.at(r, host, seen), true
-		}
-		if count > limit {
+		if count++; count > rule.Max {
 			return start
 		}
 		if name == "Host" && !seen {
 			// The parse refuses a second Host, or an invalid one, at its
-			// line: only the first can choose the server.
-			host, seen = trimSpaces(rawValue), true
-			if asked {
-				limit, asked = fc.min, false // the next field asks Host's server
-			}
+			// line: only the first can choose the server, for the lines
+			// after it.
+			seen = true
+			rule = fc.at(r, trimSpaces(rawValue), true)
 		}
 	}
 	return -1

@@ -1,6 +1,7 @@
 package http1
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -10,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/reqrule"
 )
 
 // parseOK parses head and fails the test if parseHead refuses it.
@@ -403,6 +406,39 @@ func TestParseHeadFieldWithoutColon(t *testing.T) {
 	}
 	if err := parseHead(head+"V\r\n", new(http.Request), new(reqMem), fieldCap{min: 5}); err != errTooManyFields {
 		t.Errorf("6 fields, cap 5: %v, want %v", err, errTooManyFields)
+	}
+}
+
+// TestFieldsCountedAsKept: a field counts toward the cap when the rule's
+// names keep it, as NGINX counts what ignore_invalid_headers and
+// underscores_in_headers let through, under the rule of the server a
+// Host field chose for the lines after it.
+func TestFieldsCountedAsKept(t *testing.T) {
+	const head = "GET / HTTP/1.1\r\nX_A: 1\r\nX.B: 2\r\nX-C\r\nHost: a\r\nX_D: 4\r\n"
+	plain := reqrule.HeaderNames{IgnoreInvalid: true}
+	under := reqrule.HeaderNames{IgnoreInvalid: true, Underscores: true}
+	for _, c := range []struct {
+		first, host reqrule.HeaderNames
+		max         int
+		refused     bool
+	}{
+		{plain, plain, 2, false},                // X-C, Host
+		{under, plain, 2, true},                 // X_A, X-C, Host
+		{plain, under, 2, true},                 // X-C, Host, X_D
+		{plain, under, 3, false},                // the same
+		{reqrule.HeaderNames{}, plain, 3, true}, // X_A, X.B, X-C
+		{reqrule.HeaderNames{}, plain, 4, false},
+	} {
+		fc := fieldCap{min: 1, of: func(host string, _ *tls.ConnectionState) FieldRule {
+			if host == "a" {
+				return FieldRule{Max: c.max, Names: c.host}
+			}
+			return FieldRule{Max: c.max, Names: c.first}
+		}}
+		err := parseHead(head, new(http.Request), new(reqMem), fc)
+		if refused := err == errTooManyFields; refused != c.refused || err != nil && !refused {
+			t.Errorf("%+v then %+v, cap %d: %v, want refused %v", c.first, c.host, c.max, err, c.refused)
+		}
 	}
 }
 

@@ -39,7 +39,17 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/reqrule"
 )
+
+// FieldRule is how one server counts a request's header fields, as
+// NGINX's max_headers does: Max fields at most, counting those whose
+// names Names keeps (underscores_in_headers, ignore_invalid_headers).
+type FieldRule struct {
+	Max   int
+	Names reqrule.HeaderNames
+}
 
 // Limits are the timeouts and limits of a server's connections.
 type Limits struct {
@@ -67,15 +77,17 @@ type Limits struct {
 
 	// MaxFields bounds the number of a request's header fields, as
 	// NGINX's max_headers does (494 and close for the field after it);
-	// zero without FieldLimit means 1000. Where the servers of an address differ,
-	// MaxFields is their smallest value and FieldLimit gives the one in
-	// force: that of the server host chooses (a Host field or an
-	// absolute-form target; "" for none), else the one the connection
-	// starts in (cs being its TLS state, nil on a plain connection).
-	// NGINX checks each field against the server in force when it reads
-	// it, so FieldLimit is asked only once a request passes MaxFields.
+	// zero without FieldLimit means 1000. Only names of letters, digits
+	// and '-' count, the others being dropped uncounted as NGINX's
+	// ignore_invalid_headers does by default. Where the servers of an
+	// address differ, in max_headers or in the names they keep, MaxFields
+	// is their smallest value and FieldLimit gives the rule in force: that
+	// of the server host chooses (a Host field or an absolute-form target;
+	// "" for none), else the one the connection starts in (cs being its
+	// TLS state, nil on a plain connection). NGINX checks each field
+	// against the server in force when it reads it.
 	MaxFields  int
-	FieldLimit func(host string, cs *tls.ConnectionState) int
+	FieldLimit func(host string, cs *tls.ConnectionState) FieldRule
 
 	// ResetTimedOut ends a connection whose client timed out (in the
 	// middle of its header, of its body, or of a response's sending) with

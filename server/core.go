@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/http1"
+	"github.com/mosaic-edge/mosaic/internal/reqrule"
 	"github.com/mosaic-edge/mosaic/internal/useragent"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -878,3 +879,9 @@ func (l *Location) Logger() *slog.Logger {
 
 // IsInternal reports an "internal" location.
 func (l *Location) IsInternal() bool { return LocConf[*coreLoc](l, coreModule).internal }
+
+// headerNames returns the header names cl's server keeps
+// (underscores_in_headers, ignore_invalid_headers).
+func (cl *coreLoc) headerNames() reqrule.HeaderNames {
+	return reqrule.HeaderNames{Underscores: cl.underscores.V, IgnoreInvalid: cl.ignoreInvalid.V}
+}

@@ -59,7 +59,7 @@ func admit(r *http.Request, g *addrGroup, st *vars.State) (*VServer, string, int
 		return srv, host, http.StatusInternalServerError
 	}
 	cl := LocConf[*coreLoc](srv.level, coreModule)
-	names := reqrule.HeaderNames{Underscores: cl.underscores.V, IgnoreInvalid: cl.ignoreInvalid.V}
+	names := cl.headerNames()
 	// HTTP/1.x's parse tells a header with nothing to drop: no walk.
 	if !plainNames(r) {
 		if dropped := names.Filter(r.Header); dropped != nil {

@@ -281,23 +281,29 @@ func limitsFor(g *addrGroup) http1.Limits {
 }
 
 // fieldLimits returns max_headers for http1.Limits: the smallest value
-// of the address's servers, and, where they differ or one is 0 (which
-// http1 would take for its default), the function that gives the value
-// of the server a host chooses, else of the server the connection starts
-// in (TLS's server name, else the default server), as NGINX checks each
-// field against the server in force when it reads it.
-func fieldLimits(g *addrGroup) (int, func(string, *tls.ConnectionState) int) {
-	of := func(s *VServer) int { return LocConf[*coreLoc](s.level, coreModule).maxHeaders.V }
-	least, differ := of(g.def), false
+// of the address's servers, and, where their values or the names they
+// keep (underscores_in_headers, ignore_invalid_headers) differ, or set
+// otherwise than by default, or one is 0 (which http1 would take for its
+// default), the function that gives the rule of the server a host
+// chooses, else of the server the connection starts in (TLS's server
+// name, else the default server), as NGINX checks each field against the
+// server in force when it reads it.
+func fieldLimits(g *addrGroup) (int, func(string, *tls.ConnectionState) http1.FieldRule) {
+	of := func(s *VServer) http1.FieldRule {
+		cl := LocConf[*coreLoc](s.level, coreModule)
+		return http1.FieldRule{Max: cl.maxHeaders.V, Names: cl.headerNames()}
+	}
+	def := of(g.def)
+	least, differ := def.Max, def.Names != reqrule.HeaderNames{IgnoreInvalid: true}
 	for _, s := range g.servers {
-		n := of(s)
-		differ = differ || n != least
-		least = min(least, n)
+		r := of(s)
+		differ = differ || r != def
+		least = min(least, r.Max)
 	}
 	if !differ && least > 0 {
 		return least, nil
 	}
-	return least, func(host string, cs *tls.ConnectionState) int {
+	return least, func(host string, cs *tls.ConnectionState) http1.FieldRule {
 		if h, ok := reqrule.Host(host); ok && h != "" {
 			return of(g.find(h))
 		}

@@ -158,9 +158,8 @@ func TestAbsoluteTargetUserinfoAsNGINX(t *testing.T) {
 // underscores_in_headers off (the defaults) a name with a byte other
 // than a letter, a digit or '-' is ignored and not counted, so a
 // thousand fields and such names beside them are served; a thousand and
-// one plain ones are still refused. (With underscores_in_headers on, or
-// ignore_invalid_headers off, NGINX counts those names too and refuses
-// where mosaic serves: http1 counts before a server is chosen.)
+// one plain ones are still refused. (With the settings changed see
+// TestHeaderCountNameSettingsAsNGINX.)
 func TestHeaderCountIgnoredNamesAsNGINX(t *testing.T) {
 	nginxPath(t)
 	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
@@ -268,6 +267,46 @@ func TestMaxHeadersAsNGINX(t *testing.T) {
 		}
 		if got[0] != got[1] {
 			t.Errorf("HTTP/2, %s with %d fields and %d crumbs: mosaic %s, nginx %s", c.host, c.fields, c.crumbs, got[0], got[1])
+		}
+	}
+}
+
+// TestHeaderCountNameSettingsAsNGINX: NGINX counts toward max_headers the
+// fields it keeps, so with underscores_in_headers on a name with '_'
+// counts, and with ignore_invalid_headers off every name it takes (X.Z,
+// X@Z, a name without a colon); each line against the settings of the
+// server in force when it is read: the default server's until Host
+// chooses another. Here the default server, u.test, keeps '_' names, and
+// i.test keeps invalid ones; the others count neither.
+func TestHeaderCountNameSettingsAsNGINX(t *testing.T) {
+	nginxPath(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server_tokens off;
+			server { listen 127.0.0.1:%[1]d default_server; server_name u.test; underscores_in_headers on;
+				location / { return 200 "ok $uri\n"; } }
+			server { listen 127.0.0.1:%[1]d; server_name i.test; ignore_invalid_headers off;
+				location / { return 200 "ok $uri\n"; } }
+			server { listen 127.0.0.1:%[1]d; server_name d.test; location / { return 200 "ok $uri\n"; } }`, port)
+	})
+	next := "GET /second HTTP/1.1\r\nHost: d.test\r\nConnection: close\r\n\r\n"
+	xs := strings.Repeat("X:\n", 998)
+	for _, c := range []struct{ host, extra string }{
+		{"u.test", "X_Y: 1\r\nX_Z: 2\r\n"},
+		{"u.test", "X.Y: 1\r\nX@Z: 2\r\n"},
+		{"i.test", "X_Y: 1\r\nX_Z: 2\r\n"},
+		{"i.test", "X.Y: 1\r\nX@Z\r\n"},
+		{"d.test", "X_Y: 1\r\nX.Z: 2\r\n"},
+		{"d.test", "X_Y: 1\r\nX-Z: 2\r\n"},
+	} {
+		// Host first: its server's settings count every line.
+		req := "GET /first HTTP/1.1\r\nHost: " + c.host + "\r\n" + xs + c.extra + "\r\n" + next
+		if m, n := connAnswers(t, mport, false, req), connAnswers(t, nport, false, req); m != n {
+			t.Errorf("Host %s, 999 fields and %q: mosaic %s, nginx %s", c.host, c.extra, m, n)
+		}
+		// Host last: the default server's settings count the lines before it.
+		req = "GET /first HTTP/1.1\r\n" + xs + c.extra + "Host: " + c.host + "\r\n\r\n" + next
+		if m, n := connAnswers(t, mport, false, req), connAnswers(t, nport, false, req); m != n {
+			t.Errorf("999 fields, %q, then Host %s: mosaic %s, nginx %s", c.extra, c.host, m, n)
 		}
 	}
 }

@@ -504,3 +504,26 @@ func TestRefusalServerChosenAsNGINX(t *testing.T) {
 	}
 	sameAccessLogs(t, dir, n)
 }
+
+// TestRefusedHeaderFieldsCapAsNGINX: a header refused while read (a line
+// too long) is logged with the fields that came before, which NGINX has
+// counted against its server's max_headers (here 2000), not the default
+// 1000: the 1202nd field, X-Z, is in $http_x_z.
+func TestRefusedHeaderFieldsCapAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		sub := map[string]string{"m": "mosaic", "n": "nginx"}[who]
+		return fmt.Sprintf(`log_format st '$status|$host|$http_x_a|$http_x_z';
+			access_log %[1]s/%[2]s/access.log st;
+			server { listen 127.0.0.1:%[3]d; server_name a.test; max_headers 2000; }`, dir, sub, port)
+	})
+	req := "GET / HTTP/1.1\r\nHost: a.test\r\nX-A: 1\r\n" + strings.Repeat("X:\n", 1199) + "X-Z: 2\r\n" +
+		"X-Long: " + strings.Repeat("l", 9000) + "\r\n\r\n"
+	for _, port := range []int{mport, nport} {
+		if got, _, _ := strings.Cut(sendUntilClosed(t, port, req), "\r\n"); got != "HTTP/1.1 400 Bad Request" {
+			t.Errorf("port %d: %q, want 400 (494)", port, got)
+		}
+	}
+	sameAccessLogs(t, dir, 1)
+}

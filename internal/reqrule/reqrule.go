@@ -210,6 +210,13 @@ func (n HeaderNames) Filter(h http.Header) []string {
 	return dropped
 }
 
+// Keeps reports whether a field of name reaches handlers, as NGINX's
+// header parse keeps it: then, and only then, NGINX counts it toward
+// max_headers.
+func (n HeaderNames) Keeps(name string) bool {
+	return !n.IgnoreInvalid || n.allows(name)
+}
+
 func (n HeaderNames) allows(name string) bool {
 	for i := 0; i < len(name); i++ {
 		if c := name[i]; !plainNameChars[c] && !(c == '_' && n.Underscores) {
