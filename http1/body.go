@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/textproto"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -215,20 +216,32 @@ func (b *body) finish() bool {
 	if b.err != nil || !b.keepable() {
 		return false
 	}
-	if t := b.c.lim.KeepAliveTimeout; t > 0 {
-		b.c.setRead(time.Now().Add(t))
-	}
+	// NGINX discards the rest after the response
+	// (ngx_http_discarded_request_body_handler) waiting lingering_timeout
+	// for each read and lingering_time in all; a client that stops within
+	// it has timed out, and its connection closes as one whose body timed
+	// out (reset under reset_timedout_connection), not after
+	// keepalive_timeout.
+	l := b.c.lingerFrom(time.Now())
 	// The body stays closed to the handler while it drains: a goroutine
 	// the handler left reading gets errBodyClosed, not the bytes.
-	n, err := io.CopyN(io.Discard, drainReader{b}, maxDrain+1)
+	n, err := io.CopyN(io.Discard, drainReader{b, l}, maxDrain+1)
+	if errors.Is(err, os.ErrDeadlineExceeded) && l.timedOut() {
+		b.c.bodyTimedOut.Store(true)
+	}
 	return n <= maxDrain && err == io.EOF
 }
 
-// drainReader reads a body closed to its handler, for finish.
-type drainReader struct{ b *body }
+// drainReader reads a body closed to its handler, for finish, each read
+// within the lingering wait l.
+type drainReader struct {
+	b *body
+	l *lingering
+}
 
 func (d drainReader) Read(p []byte) (int, error) {
 	d.b.mu.Lock()
 	defer d.b.mu.Unlock()
+	d.l.arm()
 	return d.b.readLocked(p)
 }

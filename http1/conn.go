@@ -789,27 +789,55 @@ func (c *conn) close() {
 		_ = c.rwc.Close()
 		return
 	}
-	total, each := lim.LingerTime, lim.LingerTimeout
-	if total <= 0 {
-		total = 30 * time.Second
-	}
-	if each <= 0 {
-		each = 5 * time.Second
-	}
-	end := time.Now().Add(total)
+	l := c.lingerFrom(time.Now())
 	buf := make([]byte, 4<<10)
 	for {
-		next := time.Now().Add(each)
-		if next.After(end) {
-			next = end
-		}
-		c.setRead(next)
+		l.arm()
 		if _, err := c.rwc.Read(buf); err != nil {
 			break
 		}
 	}
 	_ = c.rwc.Close()
 }
+
+// lingering is a wait for what a client still sends, as NGINX's
+// lingering_close and its discard of a body's rest after the response
+// wait: lingering_timeout for each read, lingering_time in all.
+type lingering struct {
+	c        *conn
+	end      time.Time
+	each     time.Duration
+	lastRead time.Time
+}
+
+// lingerFrom starts a lingering wait on c at now.
+func (c *conn) lingerFrom(now time.Time) *lingering {
+	total, each := c.lim.LingerTime, c.lim.LingerTimeout
+	if total <= 0 {
+		total = 30 * time.Second
+	}
+	if each <= 0 {
+		each = 5 * time.Second
+	}
+	return &lingering{c: c, end: now.Add(total), each: each}
+}
+
+// arm sets the read deadline for the next read: lingering_timeout from
+// now, or the end of lingering_time if that comes first.
+func (l *lingering) arm() {
+	now := time.Now()
+	l.lastRead = now
+	next := now.Add(l.each)
+	if next.After(l.end) {
+		next = l.end
+	}
+	l.c.setRead(next)
+}
+
+// timedOut reports whether a read that failed for its deadline waited
+// a whole lingering_timeout: the client timed out, where the end of
+// lingering_time ends the wait without a timeout.
+func (l *lingering) timedOut() bool { return l.lastRead.Add(l.each).Compare(l.end) <= 0 }
 
 // headBuffered reports whether a whole request header is already in the
 // read buffer, so that no read has to wait for it.

@@ -191,3 +191,48 @@ func TestResetTimedoutPerLocationAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestResetTimedoutServerLevelAsNGINX: a body left unread after the
+// response NGINX discards waiting lingering_timeout for each read
+// (ngx_http_discarded_request_body_handler), and a client that stops
+// sending it has timed out: the connection ends with a reset under
+// reset_timedout_connection, else with a FIN, within seconds (mosaic
+// waited keepalive_timeout). A request answered at the server level, before
+// any location (a server-level return), takes the value of the server its
+// Host chose, not the address's default server's: on the first address
+// the default server has it off, on the second on.
+func TestResetTimedoutServerLevelAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	second := map[string]int{"m": freePort(t), "n": freePort(t)}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`client_header_timeout 1s; client_body_timeout 1s; lingering_timeout 1s;
+			server { listen 127.0.0.1:%[1]d default_server; server_name off.test; return 200 "off\n"; }
+			server { listen 127.0.0.1:%[1]d; server_name on.test; reset_timedout_connection on; return 200 "on\n"; }
+			server { listen 127.0.0.1:%[1]d; server_name loc.test; reset_timedout_connection on;
+				location / { return 200 "loc\n"; } }
+			server { listen 127.0.0.1:%[2]d default_server; server_name on.test; reset_timedout_connection on;
+				return 200 "on\n"; }
+			server { listen 127.0.0.1:%[2]d; server_name off.test; return 200 "off\n"; }`, port, second[who])
+	})
+	for _, c := range []struct {
+		host string
+		m, n int
+	}{
+		{"off.test", mport, nport}, {"on.test", mport, nport}, {"loc.test", mport, nport},
+		{"off.test", second["m"], second["n"]}, {"on.test", second["m"], second["n"]},
+	} {
+		ask := "POST / HTTP/1.1\r\nHost: " + c.host + "\r\nContent-Length: 10\r\n\r\nabc"
+		var got [2]string
+		for i, port := range []int{c.m, c.n} {
+			conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[i] = connEnd(conn, ask)
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s on %d/%d: mosaic %s, nginx %s", c.host, c.m, c.n, got[0], got[1])
+		}
+	}
+}
