@@ -288,6 +288,13 @@ func (f *filler) run(ur *http.Request) {
 
 func (f *filler) Header() http.Header { return f.header }
 
+// KeepsConnFields tells the proxy to write the upstream's
+// Proxy-Connection, TE and Upgrade here for an HTTP/2 client too: NGINX
+// stores the upstream's header as it came, so that a later HTTP/1.x hit
+// gets them whoever filled the entry; the filler keeps them back from
+// the HTTP/2 client itself.
+func (f *filler) KeepsConnFields() {}
+
 // Unwrap lets http.ResponseController reach the client's writer (for
 // EnableFullDuplex and deadlines).
 func (f *filler) Unwrap() http.ResponseWriter { return f.w }
@@ -375,8 +382,10 @@ func (f *filler) WriteHeader(status int) {
 		c.publish(f.r, f.p.status)
 	}
 	h := f.w.Header()
+	h2 := f.r.ProtoMajor == 2
 	for k, vv := range f.header {
-		if k == "X-Accel-Expires" || (!c.keepTags && c.isTagHeader(k)) || c.consumedTargeted(k) {
+		if k == "X-Accel-Expires" || (!c.keepTags && c.isTagHeader(k)) || c.consumedTargeted(k) ||
+			h2 && h2DroppedField(k) {
 			continue
 		}
 		h[k] = vv

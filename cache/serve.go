@@ -20,6 +20,16 @@ import (
 // HTTP/2 client does not (see storedHeader).
 var h2Dropped = [...]string{"Proxy-Connection", "Te", "Upgrade"}
 
+// h2DroppedField reports whether k is one of h2Dropped.
+func h2DroppedField(k string) bool {
+	for _, d := range h2Dropped {
+		if k == d {
+			return true
+		}
+	}
+	return false
+}
+
 // serveStored writes a stored response: its header, a fresh Age, the
 // Cache-Status value cs, and the body unless the request is HEAD or its
 // conditionals make it a 304; a Range request for a stored 200 gets its
