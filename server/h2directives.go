@@ -125,7 +125,7 @@ func h2Directives(ctx Context) []Directive {
 // NGINX reads them there. A field may be as large as HTTP/1's first
 // buffer, or the large buffers together: HTTP/2's fields are not laid
 // out in buffers.
-func h2Settings(srv *VServer) h2Params {
+func h2Settings(srv *VServer, g *addrGroup) h2Params {
 	cl := LocConf[*coreLoc](srv.level, coreModule)
 	sl := sslOf(srv)
 	streams, preread := sl.h2Streams.Or(h2DefaultStreams), sl.h2Preread.Or(h2DefaultPreread)
@@ -135,6 +135,30 @@ func h2Settings(srv *VServer) h2Params {
 		streams = 1
 	}
 	return h2Params{streams: streams, preread: min(preread, math.MaxInt32),
-		maxHeader: max(cl.headerBufs.V.Number*cl.headerBufs.V.Size, int(cl.headerBuffer.V)),
-		idle:      cl.keepalive.V, write: cl.sendTimeout.V}
+		maxHeader: h2HeaderList(cl, g), idle: cl.keepalive.V, write: cl.sendTimeout.V}
+}
+
+// h2FieldOverhead is what Go's HTTP/2 server counts for each field of a
+// header list beside its name and value (RFC 9113's SETTINGS_MAX_HEADER_LIST_SIZE
+// unit), where NGINX counts the name and value alone.
+const h2FieldOverhead = 32
+
+// h2HeaderList is the header list size Go's HTTP/2 server is given
+// (MaxHeaderBytes) for cl's server on the address of g: NGINX's limit on
+// the names and values together (large_client_header_buffers' number ×
+// size, or the first buffer when larger), plus Go's 32 bytes for each
+// field that the largest max_headers of g's servers lets through (the
+// server :authority chooses counts them) and for the pseudo-header
+// fields, so that Go's count does not refuse (431) what NGINX serves;
+// admitH2 then applies NGINX's own sum, and max_headers its count. The
+// fields allowed for are bounded, so that a large max_headers does not
+// make the list unbounded.
+func h2HeaderList(cl *coreLoc, g *addrGroup) int {
+	const pseudo, most = 8, 10000
+	fields := cl.maxHeaders.V
+	for _, s := range g.servers {
+		fields = max(fields, LocConf[*coreLoc](s.level, coreModule).maxHeaders.V)
+	}
+	return max(cl.headerBufs.V.Number*cl.headerBufs.V.Size, int(cl.headerBuffer.V)) +
+		h2FieldOverhead*(min(max(fields, 0), most)+pseudo)
 }

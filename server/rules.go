@@ -91,9 +91,17 @@ func admit(r *http.Request, g *addrGroup, st *vars.State) (*VServer, string, int
 // chose (else the default server's), which NGINX reads for the whole
 // connection.
 func admitH2(r *http.Request, g *addrGroup) int {
-	maxLine := lineLimit(LocConf[*coreLoc](g.initial(r.TLS).level, coreModule))
+	cl := LocConf[*coreLoc](g.initial(r.TLS).level, coreModule)
+	maxLine := lineLimit(cl)
 	if len(r.RequestURI) > maxLine {
 		return http.StatusRequestURITooLong
+	}
+	// NGINX's sum of the names and values, the pseudo-header fields'
+	// among them (":method" and the rest), against
+	// large_client_header_buffers' number × size.
+	total := len(":method:path:scheme:authority") + len(r.Method) + len(r.RequestURI) + len("http") + len(r.Host)
+	if r.TLS != nil {
+		total++ // "https"
 	}
 	for k, vv := range r.Header {
 		if len(vv) > 1 && header.Unique(k) {
@@ -105,11 +113,19 @@ func admitH2(r *http.Request, g *addrGroup) int {
 					if len(k)+2+len(crumb) > maxLine {
 						return http1.StatusHeaderTooLarge
 					}
+					total += len(k) + len(crumb)
 				}
 			} else if len(k)+2+len(v) > maxLine {
 				return http1.StatusHeaderTooLarge
+			} else {
+				total += len(k) + len(v)
 			}
 		}
+	}
+	if total > cl.headerBufs.V.Number*cl.headerBufs.V.Size {
+		// NGINX ends the connection (ENHANCE_YOUR_CALM); a handler can
+		// only answer the stream.
+		return http1.StatusHeaderTooLarge
 	}
 	hv := r.Header["Host"]
 	if r.Host == "" || len(hv) > 1 || len(hv) == 1 && !sameAuthority(hv[0], r.Host) || r.RequestURI[0] != '/' {

@@ -288,7 +288,7 @@ func (s *h2Server) regroup(g *addrGroup) {
 	}
 	s.group = g
 	for _, srv := range g.servers {
-		p := h2Settings(srv)
+		p := h2Settings(srv, g)
 		if s.byParams[p] != nil {
 			continue
 		}
@@ -353,7 +353,7 @@ func (s *h2Server) variant(c net.Conn) *h2Variant {
 	if s.stopped {
 		return nil
 	}
-	return s.byParams[h2Settings(s.group.initial(cs))]
+	return s.byParams[h2Settings(s.group.initial(cs), s.group)]
 }
 
 // take is http1's TLSNextProto for "h2", and its PriorKnowledge: it waits
