@@ -471,8 +471,10 @@ func fieldsEnd(head string, r *http.Request, fc fieldCap) int {
 // or Host is refused and an empty Transfer-Encoding is a coding NGINX
 // does not know (501), as with the colon.
 func nameValue(line string) (name, value string) {
-	name, value, _ = strings.Cut(line, ":")
-	return name, value
+	if colon := strings.IndexByte(line, ':'); colon >= 0 {
+		return line[:colon], line[colon+1:]
+	}
+	return line, ""
 }
 
 // nginxName reports whether NGINX's header parse takes s as a field
