@@ -107,71 +107,12 @@ if [[ -n ${INSTRUCTIONS:-} ]]; then
 	done
 	exit 0
 fi
-# syscalls_per_request PORT PATH CMD...: prints "call calls failures"
-# a request, per call, for the server CMD answering $SYSCALLS_N requests
-# for PATH on one connection (under $LOCK).
-syscalls_per_request() {
-	local port=$1 path=$2 n=${SYSCALLS_N:-2000} pid tracer lock i
-	shift 2
-	exec {lock}>>"$LOCK"
-	flock "$lock"
-	taskset -c "$SERVER_CPU" "$@" 2>>"$tmp/server.out" {lock}>&- &
-	pid=$!
-	echo "$pid" >"$tmp/pids"
-	for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/$path" && break; sleep 0.1; done
-	for ((i = 0; i < n; i++)); do
-		printf 'url = "http://127.0.0.1:%s/%s"\noutput = "/dev/null"\n' "$port" "$path"
-	done >"$tmp/urls"
-	# perf follows the threads there are when it attaches: 200 requests
-	# first, so that Go has started those it uses.
-	head -400 "$tmp/urls" | taskset -c "$CLIENT_CPU" curl -sf --fail-early -H "$WRK_HEADER" -K -
-	perf trace -s -p "$pid" -o "$tmp/trace" 2>/dev/null {lock}>&- &
-	tracer=$!
-	# perf attaches: under a load average of 16-23 it took more than a
-	# second, and a run counted a part of the requests as all of them.
-	sleep 3
-	taskset -c "$CLIENT_CPU" curl -sf --fail-early ${SYSCALLS_RATE:+--rate "$SYSCALLS_RATE"} -H "$WRK_HEADER" -K "$tmp/urls"
-	kill -INT "$tracer"
-	wait "$tracer" || true
-	kill "$pid"
-	wait "$pid" 2>/dev/null || true
-	rm -f "$tmp/pids"
-	exec {lock}>&-
-	# The summary lists each thread's calls: add them up. Each response
-	# is written with at least one call: fewer says perf attached late and
-	# saw only a part of the requests, which divided by all of them would
-	# pass for fewer calls a request.
-	awk -v n="$n" '$1 ~ /^[a-z_0-9]+$/ && $2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ {c[$1] += $2; e[$1] += $3}
-		END {
-			for (s in c) if (s ~ /^(write|writev|sendfile(64)?|sendmsg|sendto)$/) w += c[s]
-			if (w < 0.98 * n) {
-				printf "perf trace saw %d writes for %d requests: it missed some; run again\n", w, n > "/dev/stderr"
-				exit 1
-			}
-			for (s in c) printf "%s %.2f %.2f\n", s, c[s] / n, e[s] / n
-		}' "$tmp/trace"
-}
-
 if [[ -n ${SYSCALLS:-} ]]; then
 	for p in "${paths[@]}"; do
 		m=$(syscalls_per_request 18150 "$p/body.json" env GOMAXPROCS=1 "$mosaic" -c "$tmp/mosaic.conf")
 		n=""
 		[[ $NGINX == none ]] || n=$(syscalls_per_request 18151 "$p/body.json" "$NGINX" -c "$tmp/nginx.conf" -g 'daemon off; master_process off;')
-		echo "| /$p/: calls a request (failed) | mosaic | nginx |"
-		echo "| --- | ---: | ---: |"
-		awk -v m="$m" -v n="$n" 'BEGIN {
-			split(m, ml, "\n"); for (i in ml) {split(ml[i], f, " "); if (f[1] != "") {mc[f[1]] = f[2]; me[f[1]] = f[3]; s[f[1]]}}
-			split(n, nl, "\n"); for (i in nl) {split(nl[i], f, " "); if (f[1] != "") {nc[f[1]] = f[2]; ne[f[1]] = f[3]; s[f[1]]}}
-			for (k in s) {
-				mv = (k in mc) ? mc[k] : 0; nv = (k in nc) ? nc[k] : 0
-				mf = (k in me) ? me[k] : 0; nf = (k in ne) ? ne[k] : 0
-				if (mv < 0.01 && nv < 0.01) continue
-				printf "| %s | %.2f%s | %s |\n", k, mv, (mf > 0 ? " (" mf ")" : ""), (n == "" ? "-" : sprintf("%.2f%s", nv, (nf > 0 ? " (" nf ")" : ""))) | "sort"
-				mt += mv; nt += nv
-			}
-			close("sort")
-			printf "| all | %.2f | %s |\n", mt, n == "" ? "-" : sprintf("%.2f", nt)
-		}'
+		syscalls_table "/$p/" "$m" "$n"
 	done
 	exit 0
 fi

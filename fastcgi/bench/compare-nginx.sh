@@ -24,6 +24,14 @@
 # server instead of timing it (instructions_per_request in
 # internal/bench/wrk.sh; php-fpm's own are not counted), which the
 # machine's load does not move. Needs valgrind; ROUNDS is ignored.
+#
+# SYSCALLS=1 counts the system calls a request costs each server instead
+# (syscalls_per_request in internal/bench/wrk.sh: `perf trace -s` on the
+# server's threads, php-fpm's not counted, over SYSCALLS_N, default 2,000,
+# requests on one kept client connection and so one kept php-fpm
+# connection). SYSCALLS_RATE (e.g. 10/s, with SYSCALLS_N a few hundred)
+# spaces them, so that both connections wait as idle ones do. Needs perf;
+# ROUNDS is ignored.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -103,6 +111,13 @@ if [[ -n ${INSTRUCTIONS:-} ]]; then
 	n=$(instructions_per_request 18131 "" "$NGINX" -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf")
 	echo "user-space instructions a request: mosaic $m, nginx $n"
 	awk -v m="$m" -v n="$n" 'BEGIN {if (n > 0) printf "mosaic/nginx: %.2fx\n", m / n}'
+	exit 0
+fi
+
+if [[ -n ${SYSCALLS:-} ]]; then
+	m=$(syscalls_per_request 18130 "" env GOMAXPROCS=1 "$mosaic" -c "$tmp/mosaic.conf")
+	n=$(syscalls_per_request 18131 "" "$NGINX" -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf")
+	syscalls_table "PHP" "$m" "$n"
 	exit 0
 fi
 
