@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mosaic-edge/mosaic/internal/nolinks"
+	"github.com/mosaic-edge/mosaic/internal/rawstat"
 )
 
 // beneath opens paths below the root with openat2(2) and RESOLVE_BENEATH:
@@ -92,7 +93,7 @@ func newOpener(name string, root *os.Root, links nolinks.Mode) (opener, rootID, 
 		return rootOpener{root, links}, id, nil
 	}
 	unix.Close(probe)
-	b := &beneath{dir: new(dirFD), root: root, resolve: resolveBeneath, links: links, dev: uint64(st.Dev), local: localFS(dirfd)}
+	b := &beneath{dir: new(dirFD), root: root, resolve: resolveBeneath, links: links, dev: uint64(st.Dev), local: rawstat.Local(dirfd)}
 	if links == nolinks.Refuse {
 		b.resolve |= unix.RESOLVE_NO_SYMLINKS
 	}
@@ -127,8 +128,8 @@ func (b *beneath) openat2(rel string, flags, resolve uint64) (int, error) {
 // openat2 is unix.Openat2 with the path's NUL-terminated copy on the
 // stack when it is short, as request paths are, instead of on the heap.
 func openat2(dirfd int, path string, how *unix.OpenHow) (int, error) {
-	var buf pathBuf
-	p, ok := buf.cstring(path)
+	var buf rawstat.PathBuf
+	p, ok := buf.CString(path)
 	if !ok {
 		return unix.Openat2(dirfd, path, how) // long, or refused with EINVAL
 	}
@@ -138,22 +139,6 @@ func openat2(dirfd int, path string, how *unix.OpenHow) (int, error) {
 		return -1, errno
 	}
 	return int(fd), nil
-}
-
-// pathBuf holds a short path NUL-terminated on the caller's stack, for
-// the system calls made for every request, where unix's wrappers copy
-// the path to the heap.
-type pathBuf [256]byte
-
-// cstring copies path into b and returns its first byte; false for a path
-// too long for b, or holding a NUL (which the kernel refuses anyway).
-func (b *pathBuf) cstring(path string) (*byte, bool) {
-	if len(path) >= len(b) || strings.IndexByte(path, 0) >= 0 {
-		return nil, false
-	}
-	copy(b[:], path)
-	b[len(path)] = 0
-	return &b[0], true
 }
 
 // open opens rel for reading. O_NONBLOCK keeps a FIFO from blocking the
@@ -281,25 +266,6 @@ func (b *beneath) trace(rel string, info fileInfo) (pathTrace, bool) {
 	return t, err == nil && uint64(st.Dev) == b.dev && statInfo(&st) == info
 }
 
-// localFS reports whether the directory dirfd lies on a local file system
-// that is known to keep no attribute cache apart from the disk.
-func localFS(dirfd int) bool {
-	var sfs unix.Statfs_t
-	if err := unix.Fstatfs(dirfd, &sfs); err != nil {
-		return false
-	}
-	switch uint32(sfs.Type) {
-	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC, unix.TMPFS_MAGIC,
-		unix.OVERLAYFS_SUPER_MAGIC, unix.F2FS_SUPER_MAGIC, unix.RAMFS_MAGIC, unix.SQUASHFS_MAGIC,
-		zfsSuperMagic:
-		return true
-	}
-	return false
-}
-
-// zfsSuperMagic is OpenZFS's statfs type, which x/sys/unix does not name.
-const zfsSuperMagic = 0x2fc12fc1
-
 // identify lstats the directory of t, if any, and then rel itself: a
 // directory replaced by a link or by another directory, or moved away,
 // ends the check; the file is returned as it is now, for the caller to
@@ -344,7 +310,7 @@ func (b *beneath) lstat(rel string) (unix.Stat_t, error) {
 		return st, &fs.PathError{Op: "fstatat", Path: rel, Err: fs.ErrClosed}
 	}
 	for {
-		err := lstatat(dirfd, rel, &st)
+		err := rawstat.Lstatat(dirfd, rel, &st)
 		if err == unix.EINTR {
 			continue
 		}

@@ -1,10 +1,10 @@
 //go:build linux && !amd64 && !arm64
 
-package static
+package rawstat
 
 import "golang.org/x/sys/unix"
 
-// lstatat is fstatat(2) with AT_SYMLINK_NOFOLLOW.
-func lstatat(dirfd int, path string, st *unix.Stat_t) error {
+// Lstatat is fstatat(2) with AT_SYMLINK_NOFOLLOW.
+func Lstatat(dirfd int, path string, st *unix.Stat_t) error {
 	return unix.Fstatat(dirfd, path, st, unix.AT_SYMLINK_NOFOLLOW)
 }
