@@ -122,20 +122,20 @@ func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		path := uri
 		dir, rel := t.loc.FilePath(r, path)
 		links, from := t.loc.Symlinks(r, dir)
-		var fi fs.FileInfo
+		isDir := false
 		err := error(nil)
 		if links != 0 {
 			err = nolinks.InPath(dir, from, links)
 		}
 		if err == nil {
-			fi, err = t.roots.stat(dir, rel, links, vars.StartTime(r.Context()))
+			isDir, err = t.roots.stat(dir, rel, links, vars.StartTime(r.Context()))
 		}
 		if errors.Is(err, syscall.ELOOP) {
 			// As NGINX logs a candidate that disable_symlinks refuses,
 			// and goes on to the next.
 			t.loc.Logger().Error("try_files: candidate refused", "path", filepath.Join(dir, rel), "error", err)
 		}
-		if err != nil || fi.IsDir() != wantDir {
+		if err != nil || isDir != wantDir {
 			continue
 		}
 		if path != r.URL.Path {
@@ -182,10 +182,19 @@ type rootSet struct {
 
 type rootRef struct {
 	root *os.Root
+	raw  *rawDir // nil where stats go through root alone
 	name *dirwatch.Name
 }
 
-func (s *rootSet) stat(dir, rel string, links nolinks.Mode, now time.Time) (fs.FileInfo, error) {
+// close closes the directory, once no lookup uses raw.
+func (r *rootRef) close() error {
+	r.raw.close()
+	return r.root.Close()
+}
+
+// stat reports whether rel exists inside dir, and whether it is a
+// directory, as os.Root.Stat finds it.
+func (s *rootSet) stat(dir, rel string, links nolinks.Mode, now time.Time) (isDir bool, err error) {
 	rel = strings.TrimLeft(filepath.FromSlash(rel), string(filepath.Separator))
 	if rel == "" {
 		rel = "."
@@ -194,47 +203,62 @@ func (s *rootSet) stat(dir, rel string, links nolinks.Mode, now time.Time) (fs.F
 	ref := s.roots[dir]
 	s.mu.Unlock()
 	if ref != nil && !ref.name.Stale(now) {
-		fi, err := lookup(ref.root, rel, links)
+		// One component stays inside the directory without a link to
+		// follow (disable_symlinks' checks go through os.Root).
+		if links == 0 && rel != ".." && strings.IndexByte(rel, filepath.Separator) < 0 {
+			if isDir, ok, err := ref.raw.stat(rel); ok {
+				return isDir, err
+			}
+		}
+		isDir, err := dirOf(lookup(ref.root, rel, links))
 		if errors.Is(err, fs.ErrClosed) {
 			// The configuration was retired under this request.
-			return statOnce(dir, rel, links)
+			return dirOf(statOnce(dir, rel, links))
 		}
-		return fi, err
+		return isDir, err
 	}
 	// The name is read before the directory is opened (see static's
 	// locHandler.server).
 	name, err := dirwatch.New(dir, now)
 	if err != nil {
 		s.forget(dir, ref)
-		return nil, err
+		return false, err
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		s.forget(dir, ref)
-		return nil, err
+		return false, err
 	}
 	s.mu.Lock()
 	switch cur := s.roots[dir]; {
 	case cur != nil && cur != ref: // opened meanwhile by another request
 		s.mu.Unlock()
 		_ = root.Close()
-		return lookup(cur.root, rel, links)
+		return dirOf(lookup(cur.root, rel, links))
 	case !s.closed && (cur != nil || len(s.roots) < maxRoots):
 		if s.roots == nil {
 			s.roots = make(map[string]*rootRef)
 		}
-		s.roots[dir] = &rootRef{root: root, name: name}
+		s.roots[dir] = &rootRef{root: root, raw: openRawDir(root), name: name}
 		s.mu.Unlock()
 		if cur != nil {
 			// Replaced: a lookup still using it sees ErrClosed and
 			// opens its own.
-			_ = cur.root.Close()
+			_ = cur.close()
 		}
-		return lookup(root, rel, links)
+		return dirOf(lookup(root, rel, links))
 	}
 	s.mu.Unlock()
 	defer root.Close()
-	return lookup(root, rel, links)
+	return dirOf(lookup(root, rel, links))
+}
+
+// dirOf is stat's answer for a lookup's.
+func dirOf(fi fs.FileInfo, err error) (bool, error) {
+	if err != nil {
+		return false, err
+	}
+	return fi.IsDir(), nil
 }
 
 // lookup stats rel inside root; a symbolic link on the way that links
@@ -257,7 +281,7 @@ func (s *rootSet) forget(dir string, ref *rootRef) {
 	s.mu.Lock()
 	if s.roots[dir] == ref {
 		delete(s.roots, dir)
-		_ = ref.root.Close()
+		_ = ref.close()
 	}
 	s.mu.Unlock()
 }
@@ -278,7 +302,7 @@ func (s *rootSet) close() error {
 	defer s.mu.Unlock()
 	var errs []error
 	for _, r := range s.roots {
-		errs = append(errs, r.root.Close())
+		errs = append(errs, r.close())
 	}
 	s.roots, s.closed = nil, true
 	return errors.Join(errs...)

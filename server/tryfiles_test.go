@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,7 +84,7 @@ func TestRootSetBounds(t *testing.T) {
 	// A root closed under a lookup (the configuration retired meanwhile):
 	// the lookup opens the directory for itself.
 	first := filepath.Join(base, "0")
-	if err := rs.roots[first].root.Close(); err != nil {
+	if err := rs.roots[first].close(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := rs.stat(first, "f", 0, time.Now()); err != nil {
@@ -100,6 +101,52 @@ func TestRootSetBounds(t *testing.T) {
 	}
 	if _, err := rs.stat(filepath.Join(base, "nope"), "f", 0, time.Now()); err == nil {
 		t.Error("a missing directory answered")
+	}
+}
+
+// A directory's second lookup on, a candidate of one component is looked
+// up with a raw fstatat (rawDir), falling back to os.Root for a link:
+// the answers are os.Root's, for every kind of entry.
+func TestRootSetOneComponentAsRoot(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "www")
+	for _, d := range []string{filepath.Join(dir, "sub"), filepath.Join(base, "outside")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(dir, "file"), filepath.Join(base, "outside", "secret")} {
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, target := range map[string]string{
+		"inlink": "file", "indir": "sub", "outlink": "../outside/secret",
+		"outdir": "../outside", "dangling": "nothing", "loop": "loop",
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	var rs rootSet
+	defer rs.close()
+	for _, rel := range []string{"file", "sub", "missing", ".", "", "inlink", "indir", "outlink",
+		"outdir", "dangling", "loop", "file/x", "sub/../file", "..", "../outside"} {
+		fi, werr := root.Stat(strings.TrimPrefix(rel, "/"))
+		if rel == "" {
+			fi, werr = root.Stat(".")
+		}
+		for i := range 2 { // the first opens the directory, the second looks up raw
+			isDir, err := rs.stat(dir, rel, 0, time.Now())
+			if (err != nil) != (werr != nil) || (err == nil && isDir != fi.IsDir()) {
+				t.Errorf("%q (lookup %d): dir %v, error %v; os.Root: %v, %v", rel, i+1, isDir, err, fi, werr)
+			}
+		}
 	}
 }
 

@@ -32,6 +32,10 @@
 # connection). SYSCALLS_RATE (e.g. 10/s, with SYSCALLS_N a few hundred)
 # spaces them, so that both connections wait as idle ones do. Needs perf;
 # ROUNDS is ignored.
+#
+# LOCATION_EXTRA is added to both servers' location (for example
+# 'try_files $uri =404;'), and URI_PATH (default empty) is the path
+# requested, without its leading slash (hello.php for that try_files).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -81,6 +85,7 @@ site() {
 			fastcgi_param SCRIPT_FILENAME $tmp/www/hello.php;
 			fastcgi_keep_conn on;
 			fastcgi_pass php;
+			${LOCATION_EXTRA:-}
 		}
 	}
 CONF
@@ -107,16 +112,16 @@ if [[ -n ${INSTRUCTIONS:-} ]]; then
 	# valgrind 3.19 does not know RDTSCP, which Go's runtime reads the
 	# clock with where the processor has it (AMD's EPYC here): mosaic
 	# would die of SIGILL at once. The runtime then uses RDTSC.
-	m=$(GOMAXPROCS=1 GODEBUG=${GODEBUG:+$GODEBUG,}cpu.rdtscp=off instructions_per_request 18130 "" "$mosaic" -c "$tmp/mosaic.conf")
-	n=$(instructions_per_request 18131 "" "$NGINX" -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf")
+	m=$(GOMAXPROCS=1 GODEBUG=${GODEBUG:+$GODEBUG,}cpu.rdtscp=off instructions_per_request 18130 "${URI_PATH:-}" "$mosaic" -c "$tmp/mosaic.conf")
+	n=$(instructions_per_request 18131 "${URI_PATH:-}" "$NGINX" -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf")
 	echo "user-space instructions a request: mosaic $m, nginx $n"
 	awk -v m="$m" -v n="$n" 'BEGIN {if (n > 0) printf "mosaic/nginx: %.2fx\n", m / n}'
 	exit 0
 fi
 
 if [[ -n ${SYSCALLS:-} ]]; then
-	m=$(syscalls_per_request 18130 "" env GOMAXPROCS=1 "$mosaic" -c "$tmp/mosaic.conf")
-	n=$(syscalls_per_request 18131 "" "$NGINX" -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf")
+	m=$(syscalls_per_request 18130 "${URI_PATH:-}" env GOMAXPROCS=1 "$mosaic" -c "$tmp/mosaic.conf")
+	n=$(syscalls_per_request 18131 "${URI_PATH:-}" "$NGINX" -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf")
 	syscalls_table "PHP" "$m" "$n"
 	exit 0
 fi
@@ -130,9 +135,9 @@ declare -A rps cpu
 for ((r = 1; r <= ROUNDS; r++)); do
 	for name in "${names[@]}"; do
 		case $name in
-		mosaic) read -r q c < <(serve_and_measure 18130 "" "$DURATION" "$mosaic" -c "$tmp/mosaic.conf") ;;
-		nginx) read -r q c < <(serve_and_measure 18131 "" "$DURATION" "$NGINX" -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf") ;;
-		gofloor) read -r q c < <(serve_and_measure 18132 "" "$DURATION" env GOMAXPROCS=1 "$tmp/gofloor" \
+		mosaic) read -r q c < <(serve_and_measure 18130 "${URI_PATH:-}" "$DURATION" "$mosaic" -c "$tmp/mosaic.conf") ;;
+		nginx) read -r q c < <(serve_and_measure 18131 "${URI_PATH:-}" "$DURATION" "$NGINX" -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf") ;;
+		gofloor) read -r q c < <(serve_and_measure 18132 "${URI_PATH:-}" "$DURATION" env GOMAXPROCS=1 "$tmp/gofloor" \
 			-listen 127.0.0.1:18132 -socket "$tmp/php.sock" -script "$tmp/www/hello.php") ;;
 		esac
 		echo "round $r $name: $q req/s, $c us CPU/request"
