@@ -30,8 +30,9 @@
 # server's threads, php-fpm's not counted, over SYSCALLS_N, default 2,000,
 # requests on one kept client connection and so one kept php-fpm
 # connection). SYSCALLS_RATE (e.g. 10/s, with SYSCALLS_N a few hundred)
-# spaces them, so that both connections wait as idle ones do. Needs perf;
-# ROUNDS is ignored.
+# spaces them, so that both connections wait as idle ones do;
+# SYSCALLS_WRK=1 counts them under wrk as the timed runs load the servers
+# ($CONNS connections). Needs perf; ROUNDS is ignored.
 #
 # LOCATION_EXTRA is added to both servers' location (for example
 # 'try_files $uri =404;'), and URI_PATH (default empty) is the path

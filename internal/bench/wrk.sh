@@ -141,8 +141,11 @@ instructions_of() {
 # a request, per call, for the server CMD answering $SYSCALLS_N (default
 # 2,000) requests for PATH on one kept connection (curl, with $WRK_HEADER
 # when set), counted by `perf trace -s` on all its threads, under $LOCK.
-# SYSCALLS_RATE (curl's --rate, e.g. 10/s) spaces the requests. It fails
-# when perf saw fewer responses written than requests sent. Needs perf.
+# SYSCALLS_RATE (curl's --rate, e.g. 10/s) spaces the requests. With
+# SYSCALLS_WRK set, wrk sends them instead ($CONNS connections, $THREADS
+# threads, for $DURATION seconds), as the timed runs do, and the count is
+# over the requests wrk made. It fails when perf saw fewer responses
+# written than requests sent. Needs perf.
 syscalls_per_request() {
 	local port=$1 path=$2 n=${SYSCALLS_N:-2000} pid tracer lock i hdr=()
 	shift 2
@@ -159,12 +162,18 @@ syscalls_per_request() {
 	# perf follows the threads there are when it attaches: 200 requests
 	# first, so that Go has started those it uses.
 	head -400 "$tmp/urls" | taskset -c "$CLIENT_CPU" curl -sf --fail-early "${hdr[@]}" -K -
+	[[ -z ${SYSCALLS_WRK:-} ]] || taskset -c "$CLIENT_CPU" wrk -t "$THREADS" -c "$CONNS" -d 1s "${hdr[@]}" "http://127.0.0.1:$port/$path" >/dev/null
 	perf trace -s -p "$pid" -o "$tmp/trace" 2>/dev/null {lock}>&- &
 	tracer=$!
 	# perf attaches: under a load average of 16-23 it took more than a
 	# second, and a run counted a part of the requests as all of them.
 	sleep 3
-	taskset -c "$CLIENT_CPU" curl -sf --fail-early ${SYSCALLS_RATE:+--rate "$SYSCALLS_RATE"} "${hdr[@]}" -K "$tmp/urls"
+	if [[ -n ${SYSCALLS_WRK:-} ]]; then
+		taskset -c "$CLIENT_CPU" wrk -t "$THREADS" -c "$CONNS" -d "${DURATION}s" "${hdr[@]}" "http://127.0.0.1:$port/$path" >"$tmp/wrk.out"
+		n=$(awk '/requests in/ {print $1}' "$tmp/wrk.out")
+	else
+		taskset -c "$CLIENT_CPU" curl -sf --fail-early ${SYSCALLS_RATE:+--rate "$SYSCALLS_RATE"} "${hdr[@]}" -K "$tmp/urls"
+	fi
 	kill -INT "$tracer"
 	wait "$tracer" || true
 	kill "$pid"
