@@ -203,9 +203,8 @@ func (s *rootSet) stat(dir, rel string, links nolinks.Mode, now time.Time) (isDi
 	ref := s.roots[dir]
 	s.mu.Unlock()
 	if ref != nil && !ref.name.Stale(now) {
-		// One component stays inside the directory without a link to
-		// follow (disable_symlinks' checks go through os.Root).
-		if links == 0 && rel != ".." && strings.IndexByte(rel, filepath.Separator) < 0 {
+		// disable_symlinks' checks go through os.Root.
+		if links == 0 && rawPath(rel) {
 			if isDir, ok, err := ref.raw.stat(rel); ok {
 				return isDir, err
 			}
@@ -251,6 +250,18 @@ func (s *rootSet) stat(dir, rel string, links nolinks.Mode, now time.Time) (isDi
 	s.mu.Unlock()
 	defer root.Close()
 	return dirOf(lookup(root, rel, links))
+}
+
+// maxRawDepth bounds the components of a candidate looked up raw: a
+// stat that walks cold directories reads each from the disk holding its
+// processor.
+const maxRawDepth = 4
+
+// rawPath reports whether rawDir may look rel up: no ".." (a path from a
+// URI has none, but the walk must not leave the directory), and at most
+// maxRawDepth components.
+func rawPath(rel string) bool {
+	return !strings.Contains(rel, "..") && strings.Count(rel, string(filepath.Separator)) < maxRawDepth
 }
 
 // dirOf is stat's answer for a lookup's.

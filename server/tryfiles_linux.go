@@ -3,6 +3,7 @@ package server
 import (
 	"io/fs"
 	"os"
+	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -41,9 +42,14 @@ func openRawDir(root *os.Root) *rawDir {
 	return &rawDir{f: f, fd: fd}
 }
 
-// stat looks name, one component, up in d as os.Root.Stat would; ok is
-// false where d cannot tell (d nil or closed, an error other than the
-// name's absence, a symbolic link, which os.Root follows inside the root).
+// stat looks name up in d as os.Root.Stat would; ok is false where d
+// cannot tell: d nil or closed, an error other than the name's absence, a
+// symbolic link at the end (which os.Root follows inside the root), and
+// any name found through a directory, since fstatat follows a link there
+// out of the root where os.Root refuses. A name that fstatat does not
+// find, os.Root does not either: whatever links it follows inside the
+// root, the kernel follows alike. So a candidate that is not there, the
+// usual one of a front controller's try_files, is told at any depth.
 func (d *rawDir) stat(name string) (isDir, ok bool, err error) {
 	if d == nil {
 		return false, false, nil
@@ -62,9 +68,9 @@ func (d *rawDir) stat(name string) (isDir, ok bool, err error) {
 	}
 	d.mu.RUnlock()
 	switch {
-	case err == unix.ENOENT:
+	case err == unix.ENOENT, err == unix.ENOTDIR:
 		return false, true, fs.ErrNotExist
-	case err != nil, st.Mode&unix.S_IFMT == unix.S_IFLNK:
+	case err != nil, st.Mode&unix.S_IFMT == unix.S_IFLNK, strings.IndexByte(name, '/') >= 0:
 		return false, false, nil
 	}
 	return st.Mode&unix.S_IFMT == unix.S_IFDIR, true, nil

@@ -104,10 +104,11 @@ func TestRootSetBounds(t *testing.T) {
 	}
 }
 
-// A directory's second lookup on, a candidate of one component is looked
-// up with a raw fstatat (rawDir), falling back to os.Root for a link:
-// the answers are os.Root's, for every kind of entry.
-func TestRootSetOneComponentAsRoot(t *testing.T) {
+// A directory's second lookup on, a candidate is looked up with a raw
+// fstatat (rawDir), falling back to os.Root for a link at its end or one
+// found below a directory: the answers are os.Root's, for every kind of
+// entry, at the top and deeper.
+func TestRootSetRawAsRoot(t *testing.T) {
 	base := t.TempDir()
 	dir := filepath.Join(base, "www")
 	for _, d := range []string{filepath.Join(dir, "sub"), filepath.Join(base, "outside")} {
@@ -135,8 +136,13 @@ func TestRootSetOneComponentAsRoot(t *testing.T) {
 	defer root.Close()
 	var rs rootSet
 	defer rs.close()
+	if err := os.WriteFile(filepath.Join(dir, "sub", "deep"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, rel := range []string{"file", "sub", "missing", ".", "", "inlink", "indir", "outlink",
-		"outdir", "dangling", "loop", "file/x", "sub/../file", "..", "../outside"} {
+		"outdir", "dangling", "loop", "file/x", "sub/../file", "..", "../outside",
+		"sub/deep", "sub/missing", "indir/deep", "indir/missing", "outdir/secret", "outdir/missing",
+		"dangling/x", "loop/x", "missing/x", "sub/deep/x", "a/b/c/d/e"} {
 		fi, werr := root.Stat(strings.TrimPrefix(rel, "/"))
 		if rel == "" {
 			fi, werr = root.Stat(".")
