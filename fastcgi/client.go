@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 
@@ -53,6 +52,9 @@ type Client struct {
 // Client.CatchStderr.
 var ErrCaught = errors.New("FastCGI error stream matched fastcgi_catch_stderr")
 
+// ErrTooBig is returned by AppendHead for parameters over one record.
+var ErrTooBig = errors.New("fastcgi request record is too big")
+
 // headPool holds the readers response heads are parsed from.
 var headPool sync.Pool
 
@@ -63,8 +65,10 @@ var (
 )
 
 // AppendHead appends the BEGIN_REQUEST record and the parameters to dst.
-// FastCGI's lengths carry any parameter a request can hold: it does not
-// fail.
+// The parameters go in one PARAMS record, as NGINX sends them; those that
+// do not fit its 65,535 bytes fail with ErrTooBig, NGINX's 500 "fastcgi
+// request record is too big", rather than being split over records, which
+// the FastCGI spec allows but an application behind NGINX never sees.
 func (c *Client) AppendHead(dst []byte, r *http.Request, _ int64) ([]byte, error) {
 	if c.KeepConn {
 		dst = append(dst, beginKeep...)
@@ -79,19 +83,16 @@ func (c *Client) AppendHead(dst []byte, r *http.Request, _ int64) ([]byte, error
 	start := len(dst)
 	dst = c.Params(append(dst, zeros[:headerLen]...), r)
 	n := len(dst) - start - headerLen
-	if n <= maxContent {
-		// (Appended to an empty slice at start, the header overwrites the
-		// room left for it.)
-		appendHeader(dst[start:start], TypeParams, n)
-		if n == 0 {
-			return dst, nil // no pairs: that record ends the stream
-		}
-		dst = append(dst, zeros[:dst[start+6]]...)
-	} else {
-		// More than one record: they are made from a copy of the pairs.
-		pairs := slices.Clone(dst[start+headerLen:])
-		dst = appendRecords(dst[:start], TypeParams, pairs)
+	if n > maxRecord {
+		return dst[:start], fmt.Errorf("%w: %d bytes of parameters", ErrTooBig, n)
 	}
+	// (Appended to an empty slice at start, the header overwrites the
+	// room left for it.)
+	appendHeader(dst[start:start], TypeParams, n)
+	if n == 0 {
+		return dst, nil // no pairs: that record ends the stream
+	}
+	dst = append(dst, zeros[:dst[start+6]]...)
 	return appendRecords(dst, TypeParams, nil), nil
 }
 

@@ -31,6 +31,8 @@ const (
 	// maxContent is the most a record carries; NGINX writes at most 32 KiB
 	// per record, which keeps records 8-byte aligned with little padding.
 	maxContent = 32 << 10
+	// maxRecord is the most a record's 16-bit length can say.
+	maxRecord = 1<<16 - 1
 	// requestID is the only request a connection carries at a time, as
 	// with NGINX, which does not multiplex.
 	requestID = 1

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/fastcgi"
 )
 
 // The application sees the same parameters through mosaic as through
@@ -53,5 +56,46 @@ foreach ($out as $k => $v) { echo $k, '=', strlen($v), ':', $v, "\n"; }
 	}
 	if mb != nb {
 		t.Errorf("the parameters\nmosaic: %s\nnginx:  %s", mb, nb)
+	}
+}
+
+// Parameters that fill a PARAMS record's 65,535 bytes exactly reach the
+// application, as with NGINX; a byte more is 500 in both ("fastcgi
+// request record is too big"), where mosaic used to split them over two
+// records. Each server's own probe gives the size of the pairs beside
+// the padding header, so the boundary is exact for each.
+func TestFastCGIParamsRecordLimitAsNGINX(t *testing.T) {
+	nginxPath(t)
+	app := fastcgiApp(t, func(names, values []string) string {
+		var pairs []byte
+		for i := range names {
+			pairs = fastcgi.AppendPair(pairs, names[i], values[i])
+		}
+		n := strconv.Itoa(len(pairs))
+		return "Content-Type: text/plain\r\nContent-Length: " + strconv.Itoa(len(n)) + "\r\n\r\n" + n
+	})
+	mport, nport := startBoth(t, t.TempDir(), func(_ string, port int) string {
+		return fmt.Sprintf(`large_client_header_buffers 4 128k;
+			server { listen 127.0.0.1:%d; location / { fastcgi_param P_URI $request_uri; fastcgi_pass %s; } }`, port, app)
+	})
+	get := func(port, pad int) (int, string) {
+		req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/p", port), nil)
+		req.Header.Set("X-Pad", strings.Repeat("p", pad))
+		resp, body := doRequest(t, req)
+		return resp.StatusCode, body
+	}
+	for who, port := range map[string]int{"mosaic": mport, "nginx": nport} {
+		code, body := get(port, 200)
+		size, err := strconv.Atoi(body)
+		if code != 200 || err != nil {
+			t.Fatalf("%s: probe %d %q", who, code, body)
+		}
+		pad := 200 + 65535 - size // X-Pad's four-byte length holds from 128 on
+		if code, body := get(port, pad); code != 200 || body != "65535" {
+			t.Errorf("%s: 65,535 bytes of pairs: %d %q, want 200 \"65535\"", who, code, body)
+		}
+		if code, _ := get(port, pad+1); code != 500 {
+			t.Errorf("%s: 65,536 bytes of pairs: %d, want 500", who, code)
+		}
 	}
 }
