@@ -417,6 +417,11 @@ func (h *Handler) requestHeader(r *http.Request) (http.Header, string) {
 			out.Set(sh.Name, v)
 		}
 	}
+	if len(out["User-Agent"]) == 0 {
+		// Go's transport sends its own user-agent where the request has
+		// none; an empty one it leaves out. NGINX sends none.
+		out["User-Agent"] = []string{""}
+	}
 	return out, authority
 }
 

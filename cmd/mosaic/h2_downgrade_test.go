@@ -27,17 +27,7 @@ func TestH2DowngradeAsNGINX(t *testing.T) {
 			location / { proxy_pass http://%s; proxy_set_header Host $host; proxy_set_header X-Host $http_host; }
 			location /blocked { return 403; } }`, port, origins[who].addr())
 	})
-	get := func(fields ...string) []string {
-		f := h2cGet("/x")
-		for i := 0; i+1 < len(fields); i += 2 {
-			if j := indexField(f, fields[i]); j >= 0 && strings.HasPrefix(fields[i], ":") {
-				f[j+1] = fields[i+1]
-			} else {
-				f = append(f, fields[i], fields[i+1])
-			}
-		}
-		return f
-	}
+	get := func(fields ...string) []string { return withFields(h2cGet("/x"), fields...) }
 	post := func(fields ...string) []string { return get(append([]string{":method", "POST"}, fields...)...) }
 	for _, c := range []struct {
 		name     string
@@ -121,6 +111,20 @@ func TestH2DowngradeAsNGINX(t *testing.T) {
 			t.Errorf("%s:\nmosaic %q\nNGINX  %q", c.name, m, n)
 		}
 	}
+}
+
+// withFields is base with fields added, name, value pairs: a
+// pseudo-header field that base has replaces its value, any other is
+// added.
+func withFields(base []string, fields ...string) []string {
+	for i := 0; i+1 < len(fields); i += 2 {
+		if j := indexField(base, fields[i]); j >= 0 && strings.HasPrefix(fields[i], ":") {
+			base[j+1] = fields[i+1]
+		} else {
+			base = append(base, fields[i], fields[i+1])
+		}
+	}
+	return base
 }
 
 func indexField(fields []string, name string) int {
