@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/nolinks"
+	"github.com/mosaic-edge/mosaic/internal/notmodified"
 )
 
 // Options configure a FileServer. Apart from Root every field may be left
@@ -199,15 +200,15 @@ func (s Symlinks) mode() nolinks.Mode {
 }
 
 // ModifiedSince is how If-Modified-Since is evaluated, after NGINX's
-// if_modified_since directive.
-type ModifiedSince int
+// if_modified_since directive; the cache and the slice filter share it.
+type ModifiedSince = notmodified.Since
 
 const (
 	// ModifiedSinceBefore answers 304 when the file was modified at or before
 	// the given time, as RFC 9110 specifies.
-	ModifiedSinceBefore ModifiedSince = iota
+	ModifiedSinceBefore = notmodified.Before
 	// ModifiedSinceExact answers 304 only when the times are equal.
-	ModifiedSinceExact
+	ModifiedSinceExact = notmodified.Exact
 	// ModifiedSinceOff ignores If-Modified-Since.
-	ModifiedSinceOff
+	ModifiedSinceOff = notmodified.Off
 )

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/internal/httpdate"
+	"github.com/mosaic-edge/mosaic/internal/notmodified"
 )
 
 // appendETag appends NGINX's entity tag for a file: the modification time
@@ -79,7 +80,7 @@ func preconditions(hdr http.Header, etag []byte, mtime int64, ims ModifiedSince,
 			return http.StatusPreconditionFailed
 		}
 	}
-	if v := hdr["If-Match"]; len(v) > 0 && !etagsMatch(v, etag, false) {
+	if v := hdr["If-Match"]; len(v) > 0 && !notmodified.Match(v, etag, false) {
 		return http.StatusPreconditionFailed
 	}
 	// A 304 needs every one of If-Modified-Since and If-None-Match that is
@@ -89,29 +90,15 @@ func preconditions(hdr http.Header, etag []byte, mtime int64, ims ModifiedSince,
 	if len(inm) == 0 && len(imsv) == 0 {
 		return 0
 	}
-	if len(imsv) > 0 && modifiedSince(imsv[0], mtime, ims, noValidators) {
+	// Without validators (a rebuilt body) the response always counts as
+	// modified.
+	if len(imsv) > 0 && (noValidators || notmodified.Modified(imsv[0], mtime, ims)) {
 		return 0
 	}
-	if len(inm) > 0 && !etagsMatch(inm, etag, true) {
+	if len(inm) > 0 && !notmodified.Match(inm, etag, true) {
 		return 0
 	}
 	return http.StatusNotModified
-}
-
-// modifiedSince reports whether If-Modified-Since's value v lets the file
-// count as modified. With no modification time, or with
-// "if_modified_since off", it always does; an invalid date (RFC 9110
-// section 5.6.7, strictly) is NGINX's time -1, before every file.
-func modifiedSince(v string, mtime int64, ims ModifiedSince, noValidators bool) bool {
-	if noValidators || ims == ModifiedSinceOff {
-		return true
-	}
-	t, ok := httpdate.Parse(v)
-	if !ok {
-		return true
-	}
-	since := t.Unix()
-	return since != mtime && (ims == ModifiedSinceExact || since < mtime)
 }
 
 // asked says which of the request header's fields about conditions and
@@ -141,53 +128,6 @@ func askedFor(hdr http.Header) asked {
 		}
 	}
 	return a
-}
-
-// etagsMatch reports whether the entity-tag lists in values name etag, as
-// NGINX reads a list: "*" matches, even with ETags off, only as the whole
-// value ("*, \"x\"" names no tag); an entry matches when it begins with
-// the tag and only blanks follow it before a comma or the end; anything
-// else, an empty value included, is skipped up to the next comma. weak
-// selects If-None-Match's comparison, where a "W/" prefix is ignored on
-// both sides; If-Match compares the bytes as they are, so W/"x" never
-// matches the strong "x".
-func etagsMatch(values []string, etag []byte, weak bool) bool {
-	for _, v := range values {
-		if v == "*" {
-			return true
-		}
-		if len(etag) > 0 && listNames(v, etag, weak) {
-			return true
-		}
-	}
-	return false
-}
-
-// listNames is etagsMatch for one non-empty tag and one list.
-func listNames(list string, etag []byte, weak bool) bool {
-	if weak && len(etag) > 2 && etag[0] == 'W' && etag[1] == '/' {
-		etag = etag[2:]
-	}
-	for list != "" {
-		if weak && len(list) > 2 && list[0] == 'W' && list[1] == '/' {
-			list = list[2:]
-		}
-		if len(etag) > len(list) {
-			return false
-		}
-		if list[:len(etag)] == string(etag) {
-			list = strings.TrimLeft(list[len(etag):], " \t")
-			if list == "" || list[0] == ',' {
-				return true
-			}
-		}
-		end := strings.IndexByte(list, ',')
-		if end < 0 {
-			return false
-		}
-		list = strings.TrimLeft(list[end:], " \t,")
-	}
-	return false
 }
 
 // ifRangeAllows reports whether an If-Range header (v) lets the Range
