@@ -610,6 +610,12 @@ func (f *filler) revalidated(ctx context.Context) {
 		case "Content-Length", "Content-Range", "Transfer-Encoding":
 			continue
 		}
+		// An empty entry is no field: the proxy's mark against sniffing a
+		// Content-Type (the 304 has none), which would remove the stored
+		// one.
+		if len(vv) == 0 {
+			continue
+		}
 		merged[k] = vv
 	}
 	m := *old
