@@ -393,9 +393,17 @@ func (f *filler) WriteHeader(status int) {
 	h["Cache-Status"] = append(h["Cache-Status"], c.cacheStatusForward(f.p.fwd, status, stored, detail))
 	clientStatus := status
 	f.toClient = f.r.Method != http.MethodHead
-	if status == http.StatusOK && notModified(f.r, f.header, now) {
-		clientStatus, f.toClient = http.StatusNotModified, false
-		delete(h, "Content-Length")
+	// NGINX's filter answers the conditions on a response its cache may
+	// store, as it knows that when the header arrives (cacheable); one it
+	// will not passes through, as it would with no cache.
+	cond := 0
+	if status == http.StatusOK && (cacheable || c.conditions == ConditionsRFC) {
+		cond = c.conditional(f.r, f.header, now)
+	}
+	if cond != 0 {
+		f.toClient = false
+		c.answerCondition(f.w, f.r, cond)
+		return
 	} else if status == http.StatusOK && f.declared >= 0 && cacheable {
 		// The client's Range is answered from the complete response the
 		// cache asked for, as it streams by.

@@ -62,6 +62,8 @@ type Cache struct {
 	maxRangeOffset   int64
 	publishBodyID    bool
 	postReuse        bool
+	conditions       Conditions
+	errorPage        func(http.ResponseWriter, *http.Request, int)
 
 	stats *Stats
 	log   *errorLog
@@ -90,7 +92,7 @@ func New(next http.Handler, opts Options) (*Cache, error) {
 		lock: opts.Lock, lockTimeout: opts.LockTimeout, lockAge: opts.LockAge,
 		useStale: opts.UseStale, background: opts.BackgroundUpdate, revalidate: opts.Revalidate,
 		tags: compileTagHeaders(opts.TagHeaders), keepTags: opts.KeepTagHeaders,
-		heuristic: opts.Heuristic, transformed: opts.Transformed, maxRanges: opts.MaxRanges, limitRangeOffset: opts.LimitRangeOffset, maxRangeOffset: opts.MaxRangeOffset, publishBodyID: opts.PublishBodyID, postReuse: opts.PostReuse, stats: opts.Stats, now: time.Now,
+		heuristic: opts.Heuristic, transformed: opts.Transformed, maxRanges: opts.MaxRanges, limitRangeOffset: opts.LimitRangeOffset, maxRangeOffset: opts.MaxRangeOffset, publishBodyID: opts.PublishBodyID, postReuse: opts.PostReuse, conditions: opts.Conditions, errorPage: opts.Error, stats: opts.Stats, now: time.Now,
 	}
 	if c.name == "" {
 		c.name = "mosaic"

@@ -112,12 +112,47 @@ type Options struct {
 	TagHeaders     []string
 	KeepTagHeaders bool
 
+	// Conditions is how a 200 that the cache serves (a hit, a stale or
+	// revalidated entry, or the answer that fills it) answers the
+	// client's If-None-Match, If-Modified-Since, If-Match and
+	// If-Unmodified-Since. The zero value, ConditionsRFC, is RFC 9111's
+	// cache: If-None-Match decides alone, else If-Modified-Since against
+	// Last-Modified or Date, and no 412. The others are NGINX's
+	// not-modified filter, with if_modified_since exact, before or off.
+	Conditions Conditions
+	// Error writes the 412 of NGINX's conditions (the place for
+	// error_page); the response header is empty. nil writes NGINX's
+	// small HTML page.
+	Error func(w http.ResponseWriter, r *http.Request, status int)
+
 	// Stats receives the counters; several handlers of one zone may share
 	// one. nil gives the handler its own.
 	Stats *Stats
 	// Logger receives store errors (rate-limited); nil means slog.Default().
 	Logger *slog.Logger
 }
+
+// Conditions selects how the cache answers conditional requests; see
+// Options.Conditions.
+type Conditions uint8
+
+const (
+	// ConditionsRFC evaluates If-None-Match, or failing that
+	// If-Modified-Since, as RFC 9111 section 4.3.2 has a cache do.
+	ConditionsRFC Conditions = iota
+	// ConditionsNGINX evaluates them as NGINX's not-modified filter
+	// does on a response from its cache: If-Unmodified-Since and
+	// If-Match (412), then a 304 only when each of If-Modified-Since
+	// (equal to Last-Modified: if_modified_since exact) and
+	// If-None-Match present holds.
+	ConditionsNGINX
+	// ConditionsNGINXBefore is ConditionsNGINX with if_modified_since
+	// before: a Last-Modified at or before If-Modified-Since holds.
+	ConditionsNGINXBefore
+	// ConditionsNGINXOff is ConditionsNGINX with if_modified_since off:
+	// an If-Modified-Since never holds.
+	ConditionsNGINXOff
+)
 
 // Valid is one proxy_cache_valid directive: responses with one of Codes
 // (nil means 200, 301 and 302) or, with Any, any status are fresh for TTL

@@ -13,6 +13,8 @@ import (
 
 	"github.com/mosaic-edge/mosaic/internal/byterange"
 	"github.com/mosaic-edge/mosaic/internal/header"
+	"github.com/mosaic-edge/mosaic/internal/notmodified"
+	"github.com/mosaic-edge/mosaic/internal/reason"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -78,11 +80,11 @@ func (c *Cache) serveStored(w http.ResponseWriter, r *http.Request, obj Object, 
 	if unknown {
 		size = -1
 	}
-	if code == http.StatusOK && notModified(r, m.Header, m.ResponseTime) {
-		delete(h, "Content-Length")
-		delete(h, "Accept-Ranges")
-		w.WriteHeader(http.StatusNotModified)
-		return
+	if code == http.StatusOK {
+		if cond := c.conditional(r, m.Header, m.ResponseTime); cond != 0 {
+			c.answerCondition(w, r, cond)
+			return
+		}
 	}
 	var body io.Writer = w
 	if code == http.StatusOK && !unknown {
@@ -145,6 +147,59 @@ func newBodyID() uint64 {
 			return id
 		}
 	}
+}
+
+// conditional answers the request's conditional fields for a 200 whose
+// header is h, received when it arrived from upstream, as
+// Options.Conditions says: 304, 412, or 0 to send the response.
+func (c *Cache) conditional(r *http.Request, h http.Header, received time.Time) int {
+	q := r.Header
+	if len(q["If-None-Match"]) == 0 && len(q["If-Modified-Since"]) == 0 && len(q["If-Match"]) == 0 && len(q["If-Unmodified-Since"]) == 0 {
+		return 0
+	}
+	if c.conditions == ConditionsRFC {
+		if notModified(r, h, received) {
+			return http.StatusNotModified
+		}
+		return 0
+	}
+	// NGINX's filter acts whatever the method (proxy_cache_methods POST).
+	return notmodified.CheckResponse(q, h, conditionsSince[c.conditions])
+}
+
+// conditionsSince maps the NGINX Conditions to if_modified_since.
+var conditionsSince = [...]notmodified.Since{
+	ConditionsNGINX:       notmodified.Exact,
+	ConditionsNGINXBefore: notmodified.Before,
+	ConditionsNGINXOff:    notmodified.Off,
+}
+
+// answerCondition writes conditional's 304 or 412 to w, whose header
+// holds the response's fields. A 304 keeps them but the representation's
+// (length, type, coding: RFC 9110 section 15.4.5, and what NGINX's filter
+// removes) and Accept-Ranges; a 412 is an error page with none of them,
+// as NGINX's filter finalizes the request.
+func (c *Cache) answerCondition(w http.ResponseWriter, r *http.Request, code int) {
+	h := w.Header()
+	if code == http.StatusPreconditionFailed {
+		clear(h)
+		if c.errorPage != nil {
+			c.errorPage(w, r, code)
+			return
+		}
+		page, _ := reason.Page(code)
+		h["Content-Type"] = []string{"text/html"}
+		h["Content-Length"] = []string{strconv.Itoa(len(page))}
+		w.WriteHeader(code)
+		if r.Method != http.MethodHead {
+			_, _ = io.WriteString(w, page)
+		}
+		return
+	}
+	for _, k := range [...]string{"Content-Length", "Accept-Ranges", "Content-Type", "Content-Encoding"} {
+		delete(h, k)
+	}
+	w.WriteHeader(code)
 }
 
 // notModified evaluates the request's If-None-Match, or failing that its

@@ -73,10 +73,17 @@ func condCases(etag string) [][]string {
 // compares the status and the validator and length headers.
 func sameConditional(t *testing.T, mport, nport int, path, etag string) {
 	t.Helper()
+	sameConditionalAt(t, mport, nport, func() string { return path }, etag)
+}
+
+// sameConditionalAt is sameConditional with the path of each request
+// drawn from path: a new one each time sends each to a cache as a miss.
+func sameConditionalAt(t *testing.T, mport, nport int, path func() string, etag string) {
+	t.Helper()
 	for _, c := range condCases(etag) {
 		for _, method := range []string{"GET", "HEAD"} {
 			var b strings.Builder
-			fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: a.test\r\nConnection: close", method, path)
+			fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: a.test\r\nConnection: close", method, path())
 			for i := 0; i < len(c); i += 2 {
 				fmt.Fprintf(&b, "\r\n%s: %s", c[i], c[i+1])
 			}
@@ -84,7 +91,7 @@ func sameConditional(t *testing.T, mport, nport int, path, etag string) {
 			m, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
 			n, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
 			if got, want := condSummary(m), condSummary(n); got != want {
-				t.Errorf("%s %s %q:\nmosaic %s\nnginx  %s", method, path, c, got, want)
+				t.Errorf("%s %q:\nmosaic %s\nnginx  %s", strings.SplitN(req, "\r", 2)[0], c, got, want)
 			}
 		}
 	}
@@ -92,10 +99,10 @@ func sameConditional(t *testing.T, mport, nport int, path, etag string) {
 
 func condSummary(r *http.Response) string {
 	s := fmt.Sprint(r.StatusCode)
-	names := []string{"ETag", "Last-Modified", "Cache-Control", "X-Added", "Content-Length", "Content-Range", "Accept-Ranges"}
+	names := []string{"ETag", "Last-Modified", "Cache-Control", "X-Added", "X-Cache", "Content-Length", "Content-Range", "Accept-Ranges", "Content-Type", "Content-Encoding"}
 	if r.StatusCode >= 400 {
 		// An error page's length depends on the server's name.
-		names = names[:4]
+		names = names[:5]
 	}
 	for _, h := range names {
 		s += fmt.Sprintf(" %s=%q", h, r.Header.Get(h))
@@ -172,4 +179,126 @@ func condOrigin(t *testing.T, etag string) string {
 	}))
 	t.Cleanup(origin.Close)
 	return origin.URL
+}
+
+// TestConditionalCachedAsNGINX: what NGINX's cache serves (the answer
+// that fills it, a miss, and a hit) is a response its not-modified filter
+// answers, as the static module's files are: mosaic's cache answers as it
+// does, for origins with and without each validator, a weak ETag, a coded
+// body, each if_modified_since, and "etag off" (which concerns files
+// only). The origin ignores conditions, as the cache sends it none.
+func TestConditionalCachedAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		name := r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:]
+		if strings.Contains(name, "etag") {
+			h.Set("ETag", `"v1"`)
+		}
+		if strings.Contains(name, "weak") {
+			h.Set("ETag", `W/"v1"`)
+		}
+		if strings.Contains(name, "lm") {
+			h.Set("Last-Modified", condMtime)
+		}
+		if strings.Contains(name, "gz") {
+			h.Set("Content-Encoding", "gzip")
+		}
+		switch {
+		case strings.Contains(name, "nostore"):
+			h.Set("Cache-Control", "no-store")
+		case !strings.Contains(name, "nolife"):
+			h.Set("Cache-Control", "max-age=600")
+		}
+		h.Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "abcdefghijklmnopqrstuvwxyz")
+	}))
+	t.Cleanup(origin.Close)
+	dir := t.TempDir()
+	names := map[string]string{"m": "mosaic", "n": "nginx"}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`proxy_cache_path %s/%s/cache keys_zone=z:10m;
+		server { listen 127.0.0.1:%d;
+			proxy_cache z;
+			add_header X-Cache $upstream_cache_status always;
+			location /exact/ { proxy_pass %[4]s; }
+			location /before/ { proxy_pass %[4]s; if_modified_since before; }
+			location /off/ { proxy_pass %[4]s; if_modified_since off; }
+			location /noetag/ { proxy_pass %[4]s; etag off; }
+			location /expires/ { proxy_pass %[4]s; expires 1h; add_header X-Added yes; }
+		}`, dir, names[who], port, origin.URL)
+	})
+	n := 0
+	for _, loc := range []string{"/exact/", "/before/", "/off/", "/noetag/", "/expires/"} {
+		// Not stored for its Cache-Control, the response passes through as
+		// if there were no cache; with no lifetime at all, NGINX learns
+		// that it will not store it after its filter answered. (Without
+		// Last-Modified: mosaic's proxy_cache_heuristic, on by default,
+		// would store one that has it.)
+		for _, name := range []string{"etag-lm", "etag", "lm", "none", "weak-lm", "etag-lm-gz", "etag-lm-nostore", "etag-nolife"} {
+			etag := `"v1"`
+			if strings.HasPrefix(name, "weak") {
+				etag = `W/"v1"`
+			}
+			// A new query each time: every request fills the cache.
+			sameConditionalAt(t, mport, nport, func() string {
+				n++
+				return fmt.Sprintf("%s%s?miss=%d", loc, name, n)
+			}, etag)
+			// The same path each time: the first fills, the rest hit.
+			path := loc + name
+			sameConditional(t, mport, nport, path, etag)
+		}
+	}
+}
+
+// TestConditionalCachedStaleAsNGINX: an expired entry served stale
+// (proxy_cache_use_stale updating) and one revalidated with the origin
+// (proxy_cache_revalidate) answer the conditions as a hit does. Each
+// request has an entry of its own, filled and left to expire first.
+func TestConditionalCachedStaleAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"v1"`)
+		w.Header().Set("Last-Modified", condMtime)
+		w.Header().Set("Cache-Control", "max-age=1")
+		if r.Header.Get("If-None-Match") == `"v1"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "abcdefghijklmnopqrstuvwxyz")
+	}))
+	t.Cleanup(origin.Close)
+	dir := t.TempDir()
+	names := map[string]string{"m": "mosaic", "n": "nginx"}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`proxy_cache_path %s/%s/cache keys_zone=z:10m;
+		server { listen 127.0.0.1:%d;
+			proxy_cache z;
+			add_header X-Cache $upstream_cache_status always;
+			location /stale/ { proxy_pass %[4]s; proxy_cache_use_stale updating; proxy_cache_background_update on; }
+			location /reval/ { proxy_pass %[4]s; proxy_cache_revalidate on; }
+		}`, dir, names[who], port, origin.URL)
+	})
+	locs := []string{"/stale/", "/reval/"}
+	requests := 2 * len(condCases(`"v1"`))
+	for _, loc := range locs {
+		for i := range requests {
+			for _, port := range []int{mport, nport} {
+				req := fmt.Sprintf("GET %sx?%d HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n", loc, i)
+				if r, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), req); r.Header.Get("X-Cache") != "MISS" {
+					t.Fatalf("%d %s: X-Cache %q, want MISS", port, req, r.Header.Get("X-Cache"))
+				}
+			}
+		}
+	}
+	time.Sleep(2100 * time.Millisecond) // max-age=1, in whole seconds
+	for _, loc := range locs {
+		i := 0
+		sameConditionalAt(t, mport, nport, func() string {
+			i++
+			return fmt.Sprintf("%sx?%d", loc, i-1)
+		}, `"v1"`)
+	}
 }

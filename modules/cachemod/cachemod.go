@@ -34,6 +34,7 @@ import (
 	"github.com/mosaic-edge/mosaic/modules/submod"
 	"github.com/mosaic-edge/mosaic/proxy"
 	"github.com/mosaic-edge/mosaic/server"
+	"github.com/mosaic-edge/mosaic/static"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -606,6 +607,10 @@ func (lc *locConf) options(z *zoneConf, pass proxy.Pass, upstreamURI func(*http.
 		LimitRangeOffset: lc.maxOffset.Set,
 		MaxRangeOffset:   lc.maxOffset.V,
 		Logger:           l.Logger(),
+		// NGINX's not-modified filter answers the conditions on what its
+		// cache serves, with the location's if_modified_since.
+		Conditions: conditions(staticmod.IfModifiedSince(l)),
+		Error:      server.Error,
 	}
 	// ESI's parse plans are keyed on the stored body a hit serves.
 	o.PublishBodyID = esimod.Plans(l)
@@ -709,4 +714,15 @@ func statusContent(l *server.Location, s *statusConf) (http.Handler, error) {
 		zones = append(zones, z.metricsZone())
 	}
 	return cache.MetricsHandler(cache.MetricsOptions{Zones: zones, Allow: s.allow}), nil
+}
+
+// conditions maps if_modified_since to the cache's NGINX conditions.
+func conditions(m static.ModifiedSince) cache.Conditions {
+	switch m {
+	case static.ModifiedSinceBefore:
+		return cache.ConditionsNGINXBefore
+	case static.ModifiedSinceOff:
+		return cache.ConditionsNGINXOff
+	}
+	return cache.ConditionsNGINX
 }
