@@ -175,10 +175,9 @@ var conditionsSince = [...]notmodified.Since{
 }
 
 // answerCondition writes conditional's 304 or 412 to w, whose header
-// holds the response's fields. A 304 keeps them but the representation's
-// (length, type, coding: RFC 9110 section 15.4.5, and what NGINX's filter
-// removes) and Accept-Ranges; a 412 is an error page with none of them,
-// as NGINX's filter finalizes the request.
+// holds the response's fields. A 304 keeps them but the length and
+// Accept-Ranges; a 412 is an error page with none of them, as NGINX's
+// filter finalizes the request.
 func (c *Cache) answerCondition(w http.ResponseWriter, r *http.Request, code int) {
 	h := w.Header()
 	if code == http.StatusPreconditionFailed {
@@ -196,9 +195,11 @@ func (c *Cache) answerCondition(w http.ResponseWriter, r *http.Request, code int
 		}
 		return
 	}
-	for _, k := range [...]string{"Content-Length", "Accept-Ranges", "Content-Type", "Content-Encoding"} {
-		delete(h, k)
-	}
+	// Content-Type stays for the filters after the cache to judge the
+	// 304 as they judged its 200 (gzip_vary); the server drops it as the
+	// 304 goes out.
+	delete(h, "Content-Length")
+	delete(h, "Accept-Ranges")
 	w.WriteHeader(code)
 }
 

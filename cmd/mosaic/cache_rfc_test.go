@@ -14,7 +14,8 @@ import (
 // loopback, the cache's rules for targeted fields (RFC 9213), heuristic
 // freshness (RFC 9111 section 4.2.2), Vary normalisation (4.1),
 // must-understand (5.2.2.3), If-Modified-Since without Last-Modified
-// (4.3.2) and ranges answered from the cache (RFC 9110 section 14).
+// (4.3.2, where the server follows NGINX) and ranges answered from the
+// cache (RFC 9110 section 14).
 func TestCacheConformance(t *testing.T) {
 	t.Parallel()
 	const digits = "0123456789"
@@ -119,14 +120,17 @@ func TestCacheConformance(t *testing.T) {
 			steps: []cstep{{cache: "MISS", origin: 1}, {cache: "HIT", body: "v1", origin: 1}},
 		},
 		{
-			name: "9111/4.3.2 If-Modified-Since without Last-Modified is evaluated against Date",
+			// The server answers conditionals as NGINX's not-modified
+			// filter, which has no Date in place of a Last-Modified:
+			// the RFC rule is the library's (cache/conformance_test.go).
+			name: "9111/4.3.2 If-Modified-Since without Last-Modified: modified, as NGINX",
 			origin: func(n int64, w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Cache-Control", "max-age=60")
 				fmt.Fprint(w, vbody(n))
 			},
 			steps: []cstep{
 				{cache: "MISS", origin: 1},
-				{header: []string{"If-Modified-Since", "Fri, 01 Jan 2100 00:00:00 GMT"}, status: 304, cache: "HIT", origin: 1},
+				{header: []string{"If-Modified-Since", "Fri, 01 Jan 2100 00:00:00 GMT"}, cache: "HIT", body: "v1", origin: 1},
 				{header: []string{"If-Modified-Since", "Thu, 01 Jan 1970 00:00:00 GMT"}, cache: "HIT", body: "v1", origin: 1},
 			},
 		},
