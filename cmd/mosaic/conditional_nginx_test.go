@@ -204,6 +204,9 @@ func TestConditionalCachedAsNGINX(t *testing.T) {
 		if strings.Contains(name, "gz") {
 			h.Set("Content-Encoding", "gzip")
 		}
+		if strings.Contains(name, "cookie") {
+			h.Set("Set-Cookie", "a=b")
+		}
 		switch {
 		case strings.Contains(name, "nostore"):
 			h.Set("Cache-Control", "no-store")
@@ -240,12 +243,13 @@ func TestConditionalCachedAsNGINX(t *testing.T) {
 	}
 	n := 0
 	for _, loc := range []string{"/exact/", "/before/", "/off/", "/noetag/", "/expires/"} {
-		// Not stored for its Cache-Control, the response passes through as
-		// if there were no cache; with no lifetime at all, NGINX learns
-		// that it will not store it after its filter answered. (Without
-		// Last-Modified: mosaic's proxy_cache_heuristic, on by default,
-		// would store one that has it.)
-		for _, name := range []string{"etag-lm", "etag", "lm", "none", "weak-lm", "etag-lm-gz", "etag-lm-nostore", "etag-nolife"} {
+		// Not stored for its Cache-Control or Set-Cookie, the response
+		// passes through as if there were no cache; with no lifetime at
+		// all, NGINX learns that it will not store it after its filter
+		// answered. (Without Last-Modified: mosaic's
+		// proxy_cache_heuristic, on by default, would store one that has
+		// it.)
+		for _, name := range []string{"etag-lm", "etag", "lm", "none", "weak-lm", "etag-lm-gz", "etag-lm-nostore", "etag-lm-cookie", "etag-nolife"} {
 			etag := `"v1"`
 			if strings.HasPrefix(name, "weak") {
 				etag = `W/"v1"`
