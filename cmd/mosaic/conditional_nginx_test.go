@@ -217,23 +217,15 @@ func TestConditionalCachedAsNGINX(t *testing.T) {
 		fmt.Fprint(w, "abcdefghijklmnopqrstuvwxyz")
 	}))
 	t.Cleanup(origin.Close)
-	dir := t.TempDir()
-	names := map[string]string{"m": "mosaic", "n": "nginx"}
-	mport, nport := startBoth(t, dir, func(who string, port int) string {
-		return fmt.Sprintf(`proxy_cache_path %s/%s/cache keys_zone=z:10m;
-		server { listen 127.0.0.1:%d;
-			proxy_cache z;
-			add_header X-Cache $upstream_cache_status always;
-			location /exact/ { proxy_pass %[4]s; }
-			location /before/ { proxy_pass %[4]s; if_modified_since before; }
-			location /off/ { proxy_pass %[4]s; if_modified_since off; }
-			location /noetag/ { proxy_pass %[4]s; etag off; }
-			location /expires/ { proxy_pass %[4]s; expires 1h; add_header X-Added yes; }
-			location /bypass/ { proxy_pass %[4]s; proxy_cache_bypass 1; }
-			location /nocache/ { proxy_pass %[4]s; proxy_no_cache 1; }
-			location /minuses/ { proxy_pass %[4]s; proxy_cache_min_uses 1000; }
-		}`, dir, names[who], port, origin.URL)
-	})
+	mport, nport := startCachedBoth(t, origin.URL, `
+			location /exact/ { proxy_pass {origin}; }
+			location /before/ { proxy_pass {origin}; if_modified_since before; }
+			location /off/ { proxy_pass {origin}; if_modified_since off; }
+			location /noetag/ { proxy_pass {origin}; etag off; }
+			location /expires/ { proxy_pass {origin}; expires 1h; add_header X-Added yes; }
+			location /bypass/ { proxy_pass {origin}; proxy_cache_bypass 1; }
+			location /nocache/ { proxy_pass {origin}; proxy_no_cache 1; }
+			location /minuses/ { proxy_pass {origin}; proxy_cache_min_uses 1000; }`)
 	// Bypassed, or refused by proxy_no_cache (which NGINX tests after its
 	// filter answered), the response may still be stored as far as the
 	// filter knows; one whose key is not yet used enough
@@ -284,17 +276,9 @@ func TestConditionalCachedStaleAsNGINX(t *testing.T) {
 		fmt.Fprint(w, "abcdefghijklmnopqrstuvwxyz")
 	}))
 	t.Cleanup(origin.Close)
-	dir := t.TempDir()
-	names := map[string]string{"m": "mosaic", "n": "nginx"}
-	mport, nport := startBoth(t, dir, func(who string, port int) string {
-		return fmt.Sprintf(`proxy_cache_path %s/%s/cache keys_zone=z:10m;
-		server { listen 127.0.0.1:%d;
-			proxy_cache z;
-			add_header X-Cache $upstream_cache_status always;
-			location /stale/ { proxy_pass %[4]s; proxy_cache_use_stale updating; proxy_cache_background_update on; }
-			location /reval/ { proxy_pass %[4]s; proxy_cache_revalidate on; }
-		}`, dir, names[who], port, origin.URL)
-	})
+	mport, nport := startCachedBoth(t, origin.URL, `
+			location /stale/ { proxy_pass {origin}; proxy_cache_use_stale updating; proxy_cache_background_update on; }
+			location /reval/ { proxy_pass {origin}; proxy_cache_revalidate on; }`)
 	locs := []string{"/stale/", "/reval/"}
 	requests := 2 * len(condCases(`"v1"`))
 	for _, loc := range locs {
@@ -315,4 +299,21 @@ func TestConditionalCachedStaleAsNGINX(t *testing.T) {
 			return fmt.Sprintf("%sx?%d", loc, i-1)
 		}, `"v1"`)
 	}
+}
+
+// startCachedBoth starts mosaic and NGINX with one server that caches in
+// zone z, reports $upstream_cache_status in X-Cache, and has locations
+// (where {origin} stands for origin's URL).
+func startCachedBoth(t *testing.T, origin, locations string) (mport, nport int) {
+	t.Helper()
+	dir := t.TempDir()
+	names := map[string]string{"m": "mosaic", "n": "nginx"}
+	return startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`proxy_cache_path %s/%s/cache keys_zone=z:10m;
+		server { listen 127.0.0.1:%d;
+			proxy_cache z;
+			add_header X-Cache $upstream_cache_status always;
+			%s
+		}`, dir, names[who], port, strings.ReplaceAll(locations, "{origin}", origin))
+	})
 }
