@@ -76,3 +76,27 @@ func TestConditionsRFCAndNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestConditionsNotForSubrequests: NGINX's filter answers the main
+// request only; Options.Subrequest names the others.
+func TestConditionsNotForSubrequests(t *testing.T) {
+	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"e1"`)
+		w.Header().Set("Cache-Control", "max-age=600")
+		fmt.Fprint(w, "hello")
+	})
+	f := newFront(t, o, cache.Options{
+		Conditions: cache.ConditionsNGINX,
+		Subrequest: func(r *http.Request) bool { return r.Header.Get("X-Sub") != "" },
+	})
+	for _, pass := range []string{"miss", "hit"} {
+		for _, c := range [][]string{{"If-Match", `"x"`}, {"If-None-Match", `"e1"`}} {
+			if got := f.get(t, "/", append(c, "X-Sub", "1")...); got.status != 200 || got.body != "hello" {
+				t.Errorf("%s, subrequest %q: %d %q", pass, c, got.status, got.body)
+			}
+			if got := f.get(t, "/", c...); got.status == 200 {
+				t.Errorf("%s, main request %q: 200", pass, c)
+			}
+		}
+	}
+}

@@ -64,6 +64,7 @@ type Cache struct {
 	postReuse        bool
 	conditions       Conditions
 	errorPage        func(http.ResponseWriter, *http.Request, int)
+	subrequest       func(*http.Request) bool
 
 	stats *Stats
 	log   *errorLog
@@ -92,7 +93,7 @@ func New(next http.Handler, opts Options) (*Cache, error) {
 		lock: opts.Lock, lockTimeout: opts.LockTimeout, lockAge: opts.LockAge,
 		useStale: opts.UseStale, background: opts.BackgroundUpdate, revalidate: opts.Revalidate,
 		tags: compileTagHeaders(opts.TagHeaders), keepTags: opts.KeepTagHeaders,
-		heuristic: opts.Heuristic, transformed: opts.Transformed, maxRanges: opts.MaxRanges, limitRangeOffset: opts.LimitRangeOffset, maxRangeOffset: opts.MaxRangeOffset, publishBodyID: opts.PublishBodyID, postReuse: opts.PostReuse, conditions: opts.Conditions, errorPage: opts.Error, stats: opts.Stats, now: time.Now,
+		heuristic: opts.Heuristic, transformed: opts.Transformed, maxRanges: opts.MaxRanges, limitRangeOffset: opts.LimitRangeOffset, maxRangeOffset: opts.MaxRangeOffset, publishBodyID: opts.PublishBodyID, postReuse: opts.PostReuse, conditions: opts.Conditions, errorPage: opts.Error, subrequest: opts.Subrequest, stats: opts.Stats, now: time.Now,
 	}
 	if c.name == "" {
 		c.name = "mosaic"

@@ -120,6 +120,11 @@ type Options struct {
 	// Last-Modified or Date, and no 412. The others are NGINX's
 	// not-modified filter, with if_modified_since exact, before or off.
 	Conditions Conditions
+	// Subrequest reports a request that the server issued for another
+	// (an include, auth_request): NGINX's filter answers the main
+	// request only, and under the NGINX Conditions a subrequest's are
+	// not answered. nil: no request is one.
+	Subrequest func(r *http.Request) bool
 	// Error writes the 412 of NGINX's conditions (the place for
 	// error_page); the response header is empty. nil writes NGINX's
 	// small HTML page.

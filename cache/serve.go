@@ -163,7 +163,11 @@ func (c *Cache) conditional(r *http.Request, h http.Header, received time.Time) 
 		}
 		return 0
 	}
-	// NGINX's filter acts whatever the method (proxy_cache_methods POST).
+	// NGINX's filter acts whatever the method (proxy_cache_methods POST),
+	// and on the main request only.
+	if c.subrequest != nil && c.subrequest(r) {
+		return 0
+	}
 	return notmodified.CheckResponse(q, h, conditionsSince[c.conditions])
 }
 

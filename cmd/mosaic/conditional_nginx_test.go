@@ -317,3 +317,27 @@ func startCachedBoth(t *testing.T, origin, locations string) (mport, nport int) 
 		}`, dir, names[who], port, strings.ReplaceAll(locations, "{origin}", origin))
 	})
 }
+
+// TestConditionalCachedSubrequestAsNGINX: NGINX's not-modified filter
+// acts on the main request only, so an SSI include of a cached location
+// whose ETag the client's If-None-Match names includes the body; the
+// page itself, a file with another tag, is a 200.
+func TestConditionalCachedSubrequestAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := condOrigin(t, `"v1"`)
+	www := t.TempDir()
+	writeFile(t, filepath.Join(www, "page.html"), `[<!--# include virtual="/c/x" -->]`)
+	mport, nport := startCachedBoth(t, origin, `
+			location /c/ { proxy_pass {origin}; }
+			location /ssi/ { alias `+www+`/; ssi on; }`)
+	for _, pass := range []string{"miss", "hit"} {
+		for _, inm := range []string{`"v1"`, "*"} {
+			req := "GET /ssi/page.html HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\nIf-None-Match: " + inm + "\r\n\r\n"
+			m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
+			n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
+			if m.StatusCode != n.StatusCode || mb != nb {
+				t.Errorf("%s, If-None-Match %s: mosaic %d %q, nginx %d %q", pass, inm, m.StatusCode, mb, n.StatusCode, nb)
+			}
+		}
+	}
+}

@@ -611,6 +611,7 @@ func (lc *locConf) options(z *zoneConf, pass proxy.Pass, upstreamURI func(*http.
 		// cache serves, with the location's if_modified_since.
 		Conditions: conditions(staticmod.IfModifiedSince(l)),
 		Error:      server.Error,
+		Subrequest: func(r *http.Request) bool { return server.SubrequestDepth(r) > 0 },
 	}
 	// ESI's parse plans are keyed on the stored body a hit serves.
 	o.PublishBodyID = esimod.Plans(l)
