@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -340,4 +341,92 @@ func TestConditionalCachedSubrequestAsNGINX(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestConditionalCached412AsNGINX: NGINX's filter fails a precondition
+// with ngx_http_filter_finalize_request, which clears the response's
+// header (Set-Cookie and the validators included) before its page or the
+// location's error_page goes out; "add_header ... always" still applies,
+// add_header without it does not. A miss and a hit of an entry that keeps
+// its Set-Cookie (proxy_ignore_headers) are compared with /usr/sbin/nginx.
+func TestConditionalCached412AsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("ETag", `"v1"`)
+		h.Set("Last-Modified", condMtime)
+		h.Set("Cache-Control", "max-age=600")
+		h.Set("Set-Cookie", "a=b")
+		h.Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "abcdefghijklmnopqrstuvwxyz")
+	}))
+	t.Cleanup(origin.Close)
+	mport, nport := startCachedBoth(t, origin.URL, `
+			proxy_ignore_headers Set-Cookie;
+			add_header X-Always yes always;
+			add_header X-Added yes;
+			location /plain/ { proxy_pass {origin}; }
+			location /page/ { proxy_pass {origin}; error_page 412 /failed; }
+			location = /failed { return 200 "failed\n"; }`)
+	names := []string{"ETag", "Last-Modified", "Cache-Control", "Set-Cookie", "X-Always", "X-Added", "X-Cache", "Content-Type"}
+	for _, loc := range []string{"/plain/x", "/page/x"} {
+		for _, pass := range []string{"miss", "hit"} {
+			for _, c := range [][]string{{"If-Match", `"x"`}, {"If-Unmodified-Since", "Sun, 13 Sep 2020 12:26:39 GMT"}} {
+				req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n%s: %s\r\n\r\n", loc, c[0], c[1])
+				m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
+				n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
+				got, want := fmt.Sprint(m.StatusCode), fmt.Sprint(n.StatusCode)
+				for _, h := range names {
+					got += fmt.Sprintf(" %s=%q", h, m.Header.Values(h))
+					want += fmt.Sprintf(" %s=%q", h, n.Header.Values(h))
+				}
+				if !strings.Contains(nb, "<center>nginx") {
+					// The server's own page names the server; error_page's is compared.
+					got += fmt.Sprintf(" body=%q", mb)
+					want += fmt.Sprintf(" body=%q", nb)
+				}
+				if got != want {
+					t.Errorf("%s %s %q:\nmosaic %s\nnginx  %s", pass, loc, c, got, want)
+				}
+			}
+			if pass == "miss" {
+				// The first request filled the entry; make the next pass hit it.
+				req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n", loc)
+				testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
+				testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
+			}
+		}
+	}
+}
+
+// TestConditionalFastCGICachedAsNGINX: fastcgi_cache answers conditions as
+// proxy_cache does (cachemod sets the same options for every gateway);
+// a php-fpm script gives the validators, each request a miss then a hit.
+func TestConditionalFastCGICachedAsNGINX(t *testing.T) {
+	nginxPath(t)
+	fpmPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www", "v.php"), `<?php
+header('ETag: "v1"');
+header('Last-Modified: `+condMtime+`');
+header('Cache-Control: max-age=600');
+header('Content-Type: text/plain');
+echo "abcdefghijklmnopqrstuvwxyz";`)
+	fpm := startFPM(t, filepath.Join(dir, "fpm"), "127.0.0.1:"+strconv.Itoa(freePort(t)), 2)
+	shipFastCGIFile(t, dir, "fastcgi.conf")
+	names := map[string]string{"m": "mosaic", "n": "nginx"}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`fastcgi_cache_path %[1]s/%[2]s/cache keys_zone=f:10m;
+		server { listen 127.0.0.1:%[3]d; root %[1]s/www;
+			add_header X-Cache $upstream_cache_status always;
+			location ~ \.php$ { include %[1]s/fastcgi.conf; fastcgi_pass %[4]s;
+				fastcgi_cache f; fastcgi_cache_key $request_uri; }
+		}`, dir, names[who], port, fpm.addr)
+	})
+	n := 0
+	sameConditionalAt(t, mport, nport, func() string {
+		n++
+		return fmt.Sprintf("/v.php?miss=%d", n)
+	}, `"v1"`)
+	sameConditional(t, mport, nport, "/v.php", `"v1"`)
 }
