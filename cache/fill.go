@@ -400,6 +400,17 @@ func (f *filler) WriteHeader(status int) {
 	if status == http.StatusOK && (cacheable || c.conditions == ConditionsRFC) {
 		cond = c.conditional(f.r, f.header, now)
 	}
+	if cond == http.StatusPreconditionFailed && f.sw != nil {
+		// NGINX's filter finalizes the request with its 412, and the
+		// upstream module stores nothing: the next request is a miss.
+		// Those waiting for this fill take the lock as if it failed.
+		f.sw.Abort()
+		f.sw = nil
+		f.passing.Store(true)
+		if f.p.unlock != nil {
+			f.p.unlock()
+		}
+	}
 	if cond != 0 {
 		f.toClient = false
 		c.answerCondition(f.w, f.r, cond)
