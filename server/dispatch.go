@@ -856,6 +856,8 @@ type errorPageWriter struct {
 	// special: the response is the server's own error page (Error), which
 	// error_page replaces even when an upstream was tried before it.
 	special bool
+	// own: the server's page replaces even a stored response's (StoredError).
+	own bool
 	// reason and reasonCode are an upstream's reason phrase, passed on
 	// only with a response that no page replaces (SetReason).
 	reason     string
@@ -900,9 +902,14 @@ func writeUncaught(w http.ResponseWriter, code int) {
 // markUncaught tells the error_page writers under w that the response
 // to come is one no error_page replaces.
 func markUncaught(w http.ResponseWriter) {
+	eachErrorPageWriter(w, func(e *errorPageWriter) { e.uncaught = true })
+}
+
+// eachErrorPageWriter calls mark with each error_page writer under w.
+func eachErrorPageWriter(w http.ResponseWriter, mark func(*errorPageWriter)) {
 	for u := w; ; {
 		if e, ok := u.(*errorPageWriter); ok {
-			e.uncaught = true
+			mark(e)
 		}
 		x, ok := u.(interface{ Unwrap() http.ResponseWriter })
 		if !ok {
@@ -917,7 +924,7 @@ func (e *errorPageWriter) WriteHeader(code int) {
 		return
 	}
 	if p, ok := e.pages[code]; ok && !e.uncaught && (e.fl == nil || e.fl.cur == e.gate) {
-		if !relayed(e.st, e.special) {
+		if e.own || !relayed(e.st, e.special) {
 			e.caught, e.page = code, p
 			// The fields of the body the page replaces (the length and type
 			// of the server's own page) must not describe the page's: a

@@ -191,6 +191,15 @@ func closesConnection(code int) bool {
 	return false
 }
 
+// StoredError is Error for a cache that fails the precondition of a
+// response it serves from its store (a hit): NGINX's not-modified filter
+// finalizes the request, so its error_page applies, although a stored
+// response is otherwise relayed (not replaced) like an upstream's.
+func StoredError(w http.ResponseWriter, r *http.Request, code int) {
+	eachErrorPageWriter(w, func(e *errorPageWriter) { e.own = true })
+	Error(w, r, code)
+}
+
 // FilterError is Error for an output filter that fails the response
 // its content made, as NGINX's ngx_http_filter_finalize_request: the
 // content's fields are dropped, and the error_page of the location that

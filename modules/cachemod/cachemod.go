@@ -610,7 +610,7 @@ func (lc *locConf) options(z *zoneConf, pass proxy.Pass, upstreamURI func(*http.
 		// NGINX's not-modified filter answers the conditions on what its
 		// cache serves, with the location's if_modified_since.
 		Conditions: conditions(staticmod.IfModifiedSince(l)),
-		Error:      server.Error,
+		Error:      server.StoredError,
 		Subrequest: func(r *http.Request) bool { return server.SubrequestDepth(r) > 0 },
 	}
 	// ESI's parse plans are keyed on the stored body a hit serves.
