@@ -124,6 +124,10 @@ func TestRootSetRawAsRoot(t *testing.T) {
 	for name, target := range map[string]string{
 		"inlink": "file", "indir": "sub", "outlink": "../outside/secret",
 		"outdir": "../outside", "dangling": "nothing", "loop": "loop",
+		// Absolute targets: os.Root refuses them even where they point
+		// back inside, while the kernel follows them.
+		"absin": filepath.Join(dir, "file"), "absindir": filepath.Join(dir, "sub"),
+		"absout": filepath.Join(base, "outside"),
 	} {
 		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
 			t.Fatal(err)
@@ -139,21 +143,42 @@ func TestRootSetRawAsRoot(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "sub", "deep"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, rel := range []string{"file", "sub", "missing", ".", "", "inlink", "indir", "outlink",
-		"outdir", "dangling", "loop", "file/x", "sub/../file", "..", "../outside",
-		"sub/deep", "sub/missing", "indir/deep", "indir/missing", "outdir/secret", "outdir/missing",
-		"dangling/x", "loop/x", "missing/x", "sub/deep/x", "a/b/c/d/e"} {
-		fi, werr := root.Stat(strings.TrimPrefix(rel, "/"))
-		if rel == "" {
-			fi, werr = root.Stat(".")
-		}
-		for i := range 2 { // the first opens the directory, the second looks up raw
-			isDir, err := rs.stat(dir, rel, 0, time.Now())
-			if (err != nil) != (werr != nil) || (err == nil && isDir != fi.IsDir()) {
-				t.Errorf("%q (lookup %d): dir %v, error %v; os.Root: %v, %v", rel, i+1, isDir, err, fi, werr)
+	if err := os.WriteFile(filepath.Join(dir, "a..b"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	compare := func(rels ...string) {
+		t.Helper()
+		for _, rel := range rels {
+			fi, werr := root.Stat(strings.TrimPrefix(rel, "/"))
+			if rel == "" {
+				fi, werr = root.Stat(".")
+			}
+			for i := range 2 { // the first opens the directory, the second looks up raw
+				isDir, err := rs.stat(dir, rel, 0, time.Now())
+				if (err != nil) != (werr != nil) || (err == nil && isDir != fi.IsDir()) {
+					t.Errorf("%q (lookup %d): dir %v, error %v; os.Root: %v, %v", rel, i+1, isDir, err, fi, werr)
+				}
 			}
 		}
 	}
+	compare("file", "sub", "missing", ".", "", "inlink", "indir", "outlink",
+		"outdir", "dangling", "loop", "file/x", "sub/../file", "..", "../outside",
+		"sub/deep", "sub/missing", "indir/deep", "indir/missing", "outdir/secret", "outdir/missing",
+		"dangling/x", "loop/x", "missing/x", "sub/deep/x", "a/b/c/d/e",
+		// A $uri ending in a slash: ENOTDIR for a file, as NGINX's stat.
+		"file/", "sub/", "sub/deep/", "inlink/", "indir/", "outlink/", "outdir/", "dangling/", "missing/",
+		"./file", "sub/./deep", "sub//deep", "/file", "FILE", "a..b",
+		"absin", "absindir", "absout", "absindir/deep", "absindir/missing", "absout/secret", "absout/missing",
+		"nul\x00", "sub/nul\x00", strings.Repeat("n", 300), "sub/"+strings.Repeat("n", 300))
+	// A directory replaced by a link out of the root after the set opened
+	// its root: the raw walk follows it, os.Root refuses it.
+	if err := os.Rename(filepath.Join(dir, "sub"), filepath.Join(dir, "sub.old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../outside", filepath.Join(dir, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	compare("sub", "sub/", "sub/secret", "sub/missing", "sub/deep", "sub.old/deep")
 }
 
 // An alias ending in a slash maps a URI without building a string per
