@@ -12,13 +12,14 @@ import (
 )
 
 // rawDir is a try_files directory opened once more beside its os.Root,
-// on a local file system, where a candidate of one component is looked
-// up with a raw fstatat (rawstat.Lstatat): the ordinary call os.Root
-// makes wakes the runtime's sysmon on an idle server, four system calls
-// more a request than the stat itself (README, "try_files' stat without
-// the scheduler"). The name's entry is in a directory looked in on every
-// request, whose blocks the kernel keeps cached; at worst the stat reads
-// one inode from the disk holding its processor.
+// on a local file system, where a candidate of up to maxRawDepth
+// components is looked up with a raw fstatat (rawstat.Lstatat): the
+// ordinary call os.Root makes wakes the runtime's sysmon on an idle
+// server, four system calls more a request than the stat itself (README,
+// "try_files' stat without the scheduler"). The directories walked are
+// looked in on every request and their blocks are cached in all
+// likelihood; at worst the stat reads up to maxRawDepth of them from the
+// disk holding its processor.
 type rawDir struct {
 	// mu is held for reading through a stat and for writing by close, so
 	// that no stat is made on a descriptor number closed and reused.
