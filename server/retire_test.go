@@ -79,16 +79,23 @@ func init() {
 // openFile reports whether the process has path open.
 func openFile(t *testing.T, path string) bool {
 	t.Helper()
+	return openCount(t, path) > 0
+}
+
+// openCount counts the process's descriptors open on path.
+func openCount(t *testing.T, path string) int {
+	t.Helper()
 	ents, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		t.Skipf("no /proc/self/fd: %v", err)
 	}
+	n := 0
 	for _, e := range ents {
 		if target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && target == path {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
 }
 
 // eventually waits up to two seconds for cond.

@@ -46,22 +46,6 @@ func TestRootSetRawOpened(t *testing.T) {
 	}
 }
 
-// openCount counts the process's descriptors open on path.
-func openCount(t *testing.T, path string) int {
-	t.Helper()
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skipf("no /proc/self/fd: %v", err)
-	}
-	n := 0
-	for _, e := range ents {
-		if target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && target == path {
-			n++
-		}
-	}
-	return n
-}
-
 // Reloads give back try_files' descriptors, the raw one included: after
 // twenty, the directory is open only for the configuration in force (its
 // os.Root and its raw descriptor).
