@@ -352,10 +352,10 @@ func (l *Lines) rest(fields []Field) []Field {
 	for rest := l.all; rest != ""; {
 		var line string
 		line, rest = CutLine(rest)
-		if name, _, ok := strings.Cut(line, ":"); ok {
-			if key, ok, _ := CanonicalName(name); ok {
-				sent[key] = true
-			}
+		// A line without a colon is a name too, as Next takes it.
+		name, _, _ := strings.Cut(line, ":")
+		if key, ok, _ := CanonicalName(name); ok {
+			sent[key] = true
 		}
 	}
 	start := len(fields)

@@ -117,6 +117,11 @@ func TestLines(t *testing.T) {
 		[]string{"x-a: ", "X-B: ", "X-A: 1"}) {
 		t.Errorf("lines without a colon: %q", got)
 	}
+	// A module's field beside one: Rest knows the line without a colon
+	// for sent, and gives only what was added.
+	if got := walk("X-A\r\n", http.Header{"X-A": {""}, "Y": {"2"}}); !reflect.DeepEqual(got, []string{"X-A: ", "+Y: 2"}) {
+		t.Errorf("a line without a colon, a field added: %q", got)
+	}
 	if got := walk("", http.Header{"B": {"1"}, "A": {"2", "3"}}); !reflect.DeepEqual(got, []string{"+A: 2", "+A: 3", "+B: 1"}) {
 		t.Errorf("no text: %q", got)
 	}
