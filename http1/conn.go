@@ -120,6 +120,14 @@ type conn struct {
 	// request (ngx_http_free_request), the default server's only for a
 	// header that timed out before any location.
 	locReset resetSetting
+	// locLinger and locLingerEach are lingering_time and
+	// lingering_timeout as the location serving the request set them
+	// (SetLingering), zero until one does and again once the next
+	// request is awaited: NGINX discards a body's rest
+	// after the response, and lingers at the close, by the request's
+	// location (ngx_http_finalize_connection,
+	// ngx_http_set_lingering_close), not the default server's.
+	locLinger, locLingerEach time.Duration
 
 	// idleSince is the sweep tick (plus one) at which the connection
 	// began to wait for a request, 0 while it does not, idleAsked once
@@ -502,6 +510,9 @@ func (c *conn) loop(waited bool) {
 // that the stack its handler grew is given back at once.
 func (c *conn) awaitRequest(waited bool) (ok, park bool) {
 	c.lim = c.srv.current()
+	// The last request's location no longer lingers: a next request
+	// refused before any location lingers by the server's values.
+	c.locLinger, c.locLingerEach = 0, 0
 	if c.br != nil && c.br.Buffered() > 0 {
 		return true, false
 	}
@@ -813,6 +824,12 @@ type lingering struct {
 // lingerFrom starts a lingering wait on c at now.
 func (c *conn) lingerFrom(now time.Time) *lingering {
 	total, each := c.lim.LingerTime, c.lim.LingerTimeout
+	if c.locLinger > 0 {
+		total = c.locLinger
+	}
+	if c.locLingerEach > 0 {
+		each = c.locLingerEach
+	}
 	if total <= 0 {
 		total = 30 * time.Second
 	}

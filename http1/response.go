@@ -946,6 +946,14 @@ func (w *response) SetResetTimedOut(on bool) {
 	}
 }
 
+// SetLingering sets lingering_time (total) and lingering_timeout (each)
+// for this request, as its location says: they replace the server's
+// LingerTime and LingerTimeout for the discard of the body's rest after
+// the response and for the lingering close after it.
+func (w *response) SetLingering(total, each time.Duration) {
+	w.c.locLinger, w.c.locLingerEach = total, each
+}
+
 // EnableFullDuplex serves http.ResponseController: the body can always
 // be read while the response is written.
 func (w *response) EnableFullDuplex() error { return nil }

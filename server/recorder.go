@@ -243,17 +243,24 @@ func (rw *recorder) setSendTimeout(d time.Duration) {
 	rw.sendTimeout = d
 }
 
-// resetTimedOuter is a server's writer that takes a location's
-// reset_timedout_connection for the connection it may close (http1's).
-type resetTimedOuter interface{ SetResetTimedOut(bool) }
+// closeSetter is a server's writer that takes a location's settings for
+// the connection it may close (http1's): reset_timedout_connection, and
+// lingering_time and lingering_timeout for the discard of a body's rest
+// after the response and for the lingering close.
+type closeSetter interface {
+	SetResetTimedOut(bool)
+	SetLingering(total, each time.Duration)
+}
 
-// setResetTimedOut passes the location's reset_timedout_connection on to
-// the server; NGINX reads the request's location when the request ends
-// (ngx_http_free_request), so each location the request passes through
-// replaces the previous one's.
-func (rw *recorder) setResetTimedOut(on bool) {
-	if r, ok := rw.w.(resetTimedOuter); ok {
-		r.SetResetTimedOut(on)
+// setClose passes the location's reset_timedout_connection, lingering_time
+// and lingering_timeout on to the server; NGINX reads them from the
+// request's location when the request ends (ngx_http_free_request,
+// ngx_http_finalize_connection), so each location the request passes
+// through replaces the previous one's.
+func (rw *recorder) setClose(cl *coreLoc) {
+	if r, ok := rw.w.(closeSetter); ok {
+		r.SetResetTimedOut(cl.resetTimedOut.V)
+		r.SetLingering(cl.lingerTime.V, cl.lingerTimeout.V)
 	}
 }
 

@@ -236,3 +236,36 @@ func TestResetTimedoutServerLevelAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscardLingerPerLocationAsNGINX: NGINX discards a body's rest after
+// the response by the lingering_timeout of the request's location
+// (ngx_http_finalize_connection, ngx_http_discarded_request_body_handler),
+// and a server-level answer by the chosen server's: here 1s, where the
+// address's default (http-level) value is 20s, so a client that stops
+// sending has timed out within a second (reset under the location's
+// reset_timedout_connection) where mosaic, by the default server's
+// value, waited past the test's 5s deadline.
+func TestDiscardLingerPerLocationAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(_ string, port int) string {
+		return fmt.Sprintf(`client_header_timeout 1s; client_body_timeout 1s; lingering_timeout 20s;
+			server { listen 127.0.0.1:%[1]d default_server; server_name loc.test;
+				location / { lingering_timeout 1s; reset_timedout_connection on; return 200 "loc\n"; } }
+			server { listen 127.0.0.1:%[1]d; server_name srv.test; lingering_timeout 1s; return 200 "srv\n"; }`, port)
+	})
+	for _, host := range []string{"loc.test", "srv.test"} {
+		ask := "POST / HTTP/1.1\r\nHost: " + host + "\r\nContent-Length: 10\r\n\r\nabc"
+		var got [2]string
+		for i, port := range []int{mport, nport} {
+			conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[i] = connEnd(conn, ask)
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s: mosaic %s, nginx %s", host, got[0], got[1])
+		}
+	}
+}
