@@ -222,17 +222,8 @@ func TestResetTimedoutServerLevelAsNGINX(t *testing.T) {
 		{"off.test", mport, nport}, {"on.test", mport, nport}, {"loc.test", mport, nport},
 		{"off.test", second["m"], second["n"]}, {"on.test", second["m"], second["n"]},
 	} {
-		ask := "POST / HTTP/1.1\r\nHost: " + c.host + "\r\nContent-Length: 10\r\n\r\nabc"
-		var got [2]string
-		for i, port := range []int{c.m, c.n} {
-			conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-			if err != nil {
-				t.Fatal(err)
-			}
-			got[i] = connEnd(conn, ask)
-		}
-		if got[0] != got[1] {
-			t.Errorf("%s on %d/%d: mosaic %s, nginx %s", c.host, c.m, c.n, got[0], got[1])
+		if m, n := stoppedBodyEnds(t, c.host, c.m, c.n); m != n {
+			t.Errorf("%s on %d/%d: mosaic %s, nginx %s", c.host, c.m, c.n, m, n)
 		}
 	}
 }
@@ -255,17 +246,24 @@ func TestDiscardLingerPerLocationAsNGINX(t *testing.T) {
 			server { listen 127.0.0.1:%[1]d; server_name srv.test; lingering_timeout 1s; return 200 "srv\n"; }`, port)
 	})
 	for _, host := range []string{"loc.test", "srv.test"} {
-		ask := "POST / HTTP/1.1\r\nHost: " + host + "\r\nContent-Length: 10\r\n\r\nabc"
-		var got [2]string
-		for i, port := range []int{mport, nport} {
-			conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-			if err != nil {
-				t.Fatal(err)
-			}
-			got[i] = connEnd(conn, ask)
-		}
-		if got[0] != got[1] {
-			t.Errorf("%s: mosaic %s, nginx %s", host, got[0], got[1])
+		if m, n := stoppedBodyEnds(t, host, mport, nport); m != n {
+			t.Errorf("%s: mosaic %s, nginx %s", host, m, n)
 		}
 	}
+}
+
+// stoppedBodyEnds sends mosaic's port m and NGINX's n a POST for host
+// whose body stops after 3 of its 10 bytes, and says how each ended the
+// connection (connEnd).
+func stoppedBodyEnds(t *testing.T, host string, m, n int) (mosaic, nginx string) {
+	ask := "POST / HTTP/1.1\r\nHost: " + host + "\r\nContent-Length: 10\r\n\r\nabc"
+	var got [2]string
+	for i, port := range []int{m, n} {
+		conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[i] = connEnd(conn, ask)
+	}
+	return got[0], got[1]
 }
