@@ -51,12 +51,15 @@ type compression struct {
 	fill     []byte
 }
 
-// outBuffers recycles the output buffers; a buffer grows only as far as a
-// response's compressed output needs, up to its buffers setting.
+// outBuffers recycles the output buffers; a buffer grows from
+// outBufStart only as far as a response's compressed output needs, up to
+// its buffers setting.
 var outBuffers = sync.Pool{New: func() any {
-	b := make([]byte, 0, 4<<10)
+	b := make([]byte, 0, outBufStart)
 	return &b
 }}
+
+const outBufStart = 4 << 10
 
 // maxPooledOut keeps unusually large buffers (from large *_buffers
 // settings) out of the pool.
@@ -204,7 +207,25 @@ func (w *responseWriter) flushEncoder() error {
 	}
 	w.sendHeader(-1)
 	w.emitHeld()
+	w.shrinkOut()
 	return w.err
+}
+
+// shrinkOut trades a held-output buffer grown large before the headers
+// went out for a small one. Until then a response may hold all its
+// buffers (gzip_buffers 32 4k: 128 KB); afterwards output waits in the
+// buffer only up to one buffer's size, while a slow client keeps the
+// response, and whatever buffer it has, for as long as it reads. With 128
+// stalled gzip clients the large buffers were about 100 KB of each
+// connection's 1.2 MB (README: "Memory a compressing connection holds").
+func (w *responseWriter) shrinkOut() {
+	if w.outBuf == nil || len(w.out) > 0 || cap(w.out) <= max(2*w.outChunk, outBufStart) {
+		return
+	}
+	w.putOut()
+	// New, not Get: the pool may hand back another large one.
+	w.outBuf = outBuffers.New().(*[]byte)
+	w.out = (*w.outBuf)[:0]
 }
 
 // closeEncoder ends the stream and sends the rest. A response small enough
@@ -277,12 +298,17 @@ func (w *responseWriter) dropEncoder() {
 	w.cacheKey, w.fill = "", nil
 	w.releaseInput()
 	if w.outBuf != nil {
-		if cap(w.out) <= maxPooledOut {
-			*w.outBuf = w.out[:0]
-			outBuffers.Put(w.outBuf)
-		}
-		w.outBuf, w.out = nil, nil
+		w.putOut()
 	}
+}
+
+// putOut gives the held-output buffer back.
+func (w *responseWriter) putOut() {
+	if cap(w.out) <= maxPooledOut {
+		*w.outBuf = w.out[:0]
+		outBuffers.Put(w.outBuf)
+	}
+	w.outBuf, w.out = nil, nil
 }
 
 // emitHeld sends the held output.
@@ -334,6 +360,8 @@ func (s *encoderSink) Write(p []byte) (int, error) {
 			return len(p), nil
 		}
 		w.sendHeader(-1)
+		w.emitHeld()
+		w.shrinkOut()
 	}
 	if len(w.out)+len(p) < w.outChunk {
 		w.out = append(w.out, p...)
