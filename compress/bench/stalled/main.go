@@ -24,6 +24,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/procrss"
 )
 
 func main() {
@@ -73,7 +75,10 @@ http { access_log off; send_timeout 300s; keepalive_timeout 300s;
 	}
 	c.Close()
 	time.Sleep(*settle)
-	before := rss(cmd.Process.Pid)
+	before, err := procrss.Of(cmd.Process.Pid)
+	if err != nil {
+		log.Fatal(err)
+	}
 	conns := make([]net.Conn, 0, *n)
 	defer func() {
 		for _, c := range conns {
@@ -88,7 +93,10 @@ http { access_log off; send_timeout 300s; keepalive_timeout 300s;
 		conns = append(conns, c)
 	}
 	time.Sleep(*settle)
-	after := rss(cmd.Process.Pid)
+	after, err := procrss.Of(cmd.Process.Pid)
+	if err != nil {
+		log.Fatal(err)
+	}
 	if hook := os.Getenv("STALLED_HOOK"); hook != "" {
 		// A command to run while the clients are stalled (a profile).
 		h := exec.Command("sh", "-c", hook)
@@ -148,23 +156,4 @@ func waitListening(addr string) error {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return fmt.Errorf("mosaic did not start listening on %s", addr)
-}
-
-// rss returns the resident memory of pid in bytes.
-func rss(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				log.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	log.Fatalf("no VmRSS for %d", pid)
-	return 0
 }

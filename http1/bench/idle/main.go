@@ -26,6 +26,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/procrss"
 )
 
 func main() {
@@ -86,7 +88,7 @@ func measure(dir, name, bin, port string, n int, settle time.Duration) (float64,
 			return 0, 0, err
 		}
 	}
-	before, err := rss(pid)
+	before, err := procrss.Of(pid)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -104,7 +106,7 @@ func measure(dir, name, bin, port string, n int, settle time.Duration) (float64,
 		conns = append(conns, c)
 	}
 	time.Sleep(settle)
-	after, err := rss(pid)
+	after, err := procrss.Of(pid)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -199,19 +201,4 @@ func nginxWorker(master int) (int, error) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return 0, fmt.Errorf("no worker under nginx %d", master)
-}
-
-// rss returns the resident memory of pid in bytes.
-func rss(pid int) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, fmt.Errorf("no VmRSS for %d", pid)
 }
