@@ -428,27 +428,41 @@ func TestRefLengths(t *testing.T) {
 				}
 			}
 		}
-		e.dictOn, e.dictHit, e.dictSearches = true, 1, 0
-		e.offerWords(in, i, maxLen, reach, &r)
-		e.offerOmitFirst(in, i, maxLen, reach, &r)
-		e.searchWords(in, i, maxLen, reach, &r)
-		got := r.appendTo(nil, 0, true)
-		var gotDist [maxRefLen + 1]uint32
-		for _, m := range got {
-			if !m.dict || gotDist[m.len] != 0 {
-				t.Fatalf("position %d: %+v repeated or not a reference", i, m)
+		// All of them, then (r.minLen, as the parser sets it above its
+		// longest copy) those of a length or more: the same, and the
+		// same count of searches that found a word.
+		var hits [2]uint32
+		for pass, minLen := range []int{0, 4 + i%28} {
+			e.dictOn, e.dictHit, e.dictSearches = true, 1, 0
+			r.minLen = minLen
+			e.offerWords(in, i, maxLen, reach, &r)
+			e.offerOmitFirst(in, i, maxLen, reach, &r)
+			e.searchWords(in, i, maxLen, reach, &r)
+			hits[pass] = e.dictHit
+			got := r.appendTo(nil, minLen, true)
+			var gotDist [maxRefLen + 1]uint32
+			for _, m := range got {
+				if !m.dict || gotDist[m.len] != 0 {
+					t.Fatalf("position %d: %+v repeated or not a reference", i, m)
+				}
+				gotDist[m.len] = m.dist
+				if m.dist != want[m.len] || int8(m.cut) != wantCut[m.len] {
+					t.Errorf("position %d (%q), %d bytes: distance %d cut %d, want %d cut %d",
+						i, in[i:i+int(m.len)], m.len, m.dist, int8(m.cut), want[m.len], wantCut[m.len])
+				}
 			}
-			gotDist[m.len] = m.dist
-			if m.dist != want[m.len] || int8(m.cut) != wantCut[m.len] {
-				t.Errorf("position %d (%q), %d bytes: distance %d cut %d, want %d cut %d",
-					i, in[i:i+int(m.len)], m.len, m.dist, int8(m.cut), want[m.len], wantCut[m.len])
+			for n, d := range want {
+				if d != 0 && n >= minLen && gotDist[n] == 0 {
+					t.Errorf("position %d (%q), minLen %d: no reference of %d bytes, want distance %d",
+						i, in[i:i+n], minLen, n, d)
+				}
+				if pass == 0 {
+					checked += min(int(d), 1)
+				}
 			}
 		}
-		for n, d := range want {
-			if d != 0 && gotDist[n] == 0 {
-				t.Errorf("position %d (%q): no reference of %d bytes, want distance %d", i, in[i:i+n], n, d)
-			}
-			checked += min(int(d), 1)
+		if hits[0] != hits[1] {
+			t.Errorf("position %d: %d hits for dictOpen, %d with minLen", i, hits[0], hits[1])
 		}
 	}
 	if checked < 100 {

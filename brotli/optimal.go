@@ -316,6 +316,7 @@ func (o *optimal) collect(e *encoder, w *window, start int) {
 		e.dictOn = e.dictOn && i < dictEnd
 		if e.dictOn && best < e.q.dictBelow {
 			dreach := w.dictReach(i, e.maxDist)
+			o.refs.minLen = best + 1
 			if e.q.allRefs {
 				e.offerWords(data, i, w.end-i, dreach, &o.refs)
 				if e.q.omitDepth > 0 {

@@ -150,6 +150,9 @@ const maxSuffixClass = 20
 type suffixList struct {
 	tr []wordTransform
 	at [maxSuffixClass + 2]uint8
+	// longest is the length of the longest suffix: a word found whole
+	// gives a reference at most that much longer (refLengths.minLen).
+	longest uint8
 }
 
 // newSuffixList orders list by suffix class.
@@ -161,6 +164,9 @@ func newSuffixList(list []wordTransform) suffixList {
 		return int(suffixClass[tr.suffix[0]])
 	}
 	l := suffixList{tr: slices.Clone(list)}
+	for _, tr := range list {
+		l.longest = max(l.longest, uint8(len(tr.suffix)))
+	}
 	slices.SortStableFunc(l.tr, func(a, b wordTransform) int { return class(a) - class(b) })
 	for c := range l.at {
 		l.at[c] = uint8(len(l.tr))
@@ -208,6 +214,11 @@ func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32, r *refLe
 			if len(list.tr) == 0 || g == 0 && mode == 0 && e.q.allRefs {
 				continue // (the words as they are at i: offerWords tried them)
 			}
+			// The longest reference a word of the list could give.
+			most := len(pre) + int(list.longest)
+			if most+maxWordLen < r.minLen {
+				continue
+			}
 			x := load32(data, j)
 			if mode > 0 {
 				if c := byte(x); c < 'A' || c > 'Z' {
@@ -222,6 +233,9 @@ func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32, r *refLe
 			for end := min(hi, k+e.q.dictDepth); k < end && uint32(t.pre[k]) == x; k++ {
 				v := t.ent[k]
 				wl, idx := int(v>>11), int(v&(1<<11-1))
+				if most+wl < r.minLen {
+					break // and so are the shorter words after it
+				}
 				if j+wl > i+maxLen || !e.q.allRefs && r.top >= len(pre)+wl+8 {
 					continue // too long here, or (the longest alone kept) cannot beat the best
 				}
