@@ -106,15 +106,40 @@ var wordTransforms = []transformGroup{
 	},
 }
 
-// groupsAt has, for each byte, a bit for each group of wordTransforms
-// whose prefix is empty or starts with that byte: the groups searchWords
-// tries at a position that starts with it.
-var groupsAt = func() (t [256]uint16) {
+// groupsAt[all] has, for each byte, a bit for each group of
+// wordTransforms whose prefix is empty or starts with that byte: the
+// groups searchWords tries at a position that starts with it. When
+// offerWords has tried the words as they are (all, quality 11), the empty
+// prefix's group is left with its upper-case lists, and only upper-case
+// letters start them.
+var groupsAt = func() (t [2][256]uint16) {
 	for g, group := range wordTransforms {
-		for c := range t {
+		for c := range 256 {
 			if group.prefix == "" || group.prefix[0] == byte(c) {
-				t[c] |= 1 << g
+				t[0][c] |= 1 << g
+				if group.prefix != "" || c >= 'A' && c <= 'Z' {
+					t[1][c] |= 1 << g
+				}
 			}
+		}
+	}
+	return t
+}()
+
+// prefixWord is a prefix of wordTransforms in the low bytes of word, and
+// mask the bytes it has: searchWords tests it against the input's eight
+// bytes at a position with one compare, where comparing strings took a
+// call (91,767 on the 95 KB JSON at 11).
+type prefixWord struct{ word, mask uint64 }
+
+var prefixWords = func() (t [16]prefixWord) {
+	for g, group := range wordTransforms {
+		if len(group.prefix) > 8 {
+			panic("brotli: a prefix of wordTransforms longer than prefixWord holds")
+		}
+		for k := range len(group.prefix) {
+			t[g].word |= uint64(group.prefix[k]) << (8 * k)
+			t[g].mask |= 0xff << (8 * k)
 		}
 	}
 	return t
@@ -195,11 +220,16 @@ var suffixLists = func() [][3]suffixList {
 // text).
 func (e *encoder) searchWords(data []byte, i, maxLen int, reach uint32, r *refLengths) {
 	t := e.dict
-	for groups := groupsAt[data[i]]; groups != 0; groups &= groups - 1 {
+	x8 := load64(data, i) // (the input has 8 bytes at i, as for searchDict)
+	all := 0
+	if e.q.allRefs {
+		all = 1
+	}
+	for groups := groupsAt[all][byte(x8)]; groups != 0; groups &= groups - 1 {
 		g := bits.TrailingZeros16(groups)
 		pre := wordTransforms[g].prefix
 		j := i + len(pre)
-		if string(data[i:j]) != pre || j+minWordLen > i+maxLen {
+		if x8&prefixWords[g].mask != prefixWords[g].word || j+minWordLen > i+maxLen {
 			continue
 		}
 		// Bytes 4 to 8 of the input, to test against those of the words
