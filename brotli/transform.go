@@ -134,16 +134,22 @@ type prefixWord struct{ word, mask uint64 }
 
 var prefixWords = func() (t [16]prefixWord) {
 	for g, group := range wordTransforms {
-		if len(group.prefix) > 8 {
-			panic("brotli: a prefix of wordTransforms longer than prefixWord holds")
-		}
-		for k := range len(group.prefix) {
-			t[g].word |= uint64(group.prefix[k]) << (8 * k)
-			t[g].mask |= 0xff << (8 * k)
-		}
+		t[g] = newPrefixWord(group.prefix)
 	}
 	return t
 }()
+
+// newPrefixWord packs s, a prefix or suffix of wordTransforms.
+func newPrefixWord(s string) (p prefixWord) {
+	if len(s) > 8 {
+		panic("brotli: a prefix or suffix of wordTransforms longer than prefixWord holds")
+	}
+	for k := range len(s) {
+		p.word |= uint64(s[k]) << (8 * k)
+		p.mask |= 0xff << (8 * k)
+	}
+	return p
+}
 
 // suffixClass numbers, from 1, the bytes that some suffix of
 // wordTransforms starts with; the other bytes are 0.
@@ -178,6 +184,10 @@ type suffixList struct {
 	// longest is the length of the longest suffix: a word found whole
 	// gives a reference at most that much longer (refLengths.minLen).
 	longest uint8
+	// sfx[k] is tr[k]'s suffix as a prefixWord: offerSuffixes tests it
+	// against the 8 bytes after the word with one compare, where
+	// comparing strings took a call (38,618 on the 95 KB JSON at 11).
+	sfx []prefixWord
 }
 
 // newSuffixList orders list by suffix class.
@@ -193,6 +203,10 @@ func newSuffixList(list []wordTransform) suffixList {
 		l.longest = max(l.longest, uint8(len(tr.suffix)))
 	}
 	slices.SortStableFunc(l.tr, func(a, b wordTransform) int { return class(a) - class(b) })
+	l.sfx = make([]prefixWord, len(l.tr))
+	for k, tr := range l.tr {
+		l.sfx[k] = newPrefixWord(tr.suffix)
+	}
 	for c := range l.at {
 		l.at[c] = uint8(len(l.tr))
 		for k := len(l.tr) - 1; k >= 0 && class(l.tr[k]) >= c; k-- {
@@ -301,12 +315,21 @@ func offerSuffixes(data []byte, i, j, wl, idx, maxLen int, reach uint32, list *s
 	if c == 0 {
 		return
 	}
-	for _, tr := range list.tr[list.at[c]:list.at[c+1]] {
-		sfx := tr.suffix
-		if m+len(sfx) > maxLen || string(data[j+wl+1:j+wl+len(sfx)]) != sfx[1:] {
+	// The 8 bytes after the word where data has them (maxLen bounds
+	// what a suffix may cover).
+	next, have := uint64(0), j+wl+8 <= len(data)
+	if have {
+		next = load64(data, j+wl)
+	}
+	for k := list.at[c]; k < list.at[c+1]; k++ {
+		sfx := list.tr[k].suffix
+		n := m + len(sfx)
+		if n > maxLen || n < r.minLen ||
+			have && next&list.sfx[k].mask != list.sfx[k].word ||
+			!have && string(data[j+wl+1:j+wl+len(sfx)]) != sfx[1:] {
 			continue
 		}
-		r.offer(m+len(sfx), dictDistance(reach, wl, idx, tr.id), wl-m-len(sfx))
+		r.offer(n, dictDistance(reach, wl, idx, list.tr[k].id), wl-n)
 	}
 }
 
