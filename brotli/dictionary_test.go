@@ -354,7 +354,7 @@ func TestDictionarySpan(t *testing.T) {
 func TestRefLengths(t *testing.T) {
 	oneGoroutine(t)
 	in := []byte(`The information was unavailable; "Services" in the Country, and Home. THE PEOPLE, ` +
-		`Within the window: contentType="text", returned(Number) for the people of the world. ` +
+		`Within the window: contentType="text", returned(Number) for the people of the world. This ` +
 		`International, internationally, informational. Moreover the .com/about page`)
 	in = append(in, make([]byte, 8)...) // the searches read 8 bytes past a position
 	var e encoder
@@ -430,9 +430,17 @@ func TestRefLengths(t *testing.T) {
 		}
 		// All of them, then (r.minLen, as the parser sets it above its
 		// longest copy) those of a length or more: the same, and the
-		// same count of searches that found a word.
-		var hits [2]uint32
-		for pass, minLen := range []int{0, 4 + i%28} {
+		// same count of searches that found a word. The last pass asks
+		// for the longest alone, so that a search that stops one byte
+		// early (its bound on a word with the longest suffix) loses it.
+		longest := 0
+		for n, d := range want {
+			if d != 0 {
+				longest = n
+			}
+		}
+		var hits [3]uint32
+		for pass, minLen := range []int{0, 4 + i%28, longest} {
 			e.dictOn, e.dictHit, e.dictSearches = true, 1, 0
 			r.minLen = minLen
 			e.offerWords(in, i, maxLen, reach, &r)
@@ -461,8 +469,8 @@ func TestRefLengths(t *testing.T) {
 				}
 			}
 		}
-		if hits[0] != hits[1] {
-			t.Errorf("position %d: %d hits for dictOpen, %d with minLen", i, hits[0], hits[1])
+		if hits[0] != hits[1] || hits[0] != hits[2] {
+			t.Errorf("position %d: %d hits for dictOpen, %d and %d with minLen", i, hits[0], hits[1], hits[2])
 		}
 	}
 	if checked < 100 {
