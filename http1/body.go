@@ -221,16 +221,24 @@ func (b *body) finish() bool {
 	// for each read and lingering_time in all; a client that stops within
 	// it has timed out, and its connection closes as one whose body timed
 	// out (reset under reset_timedout_connection), not after
-	// keepalive_timeout.
+	// keepalive_timeout. Bytes that come after lingering_time make NGINX
+	// close without reading them, a reset whatever
+	// reset_timedout_connection says.
 	l := b.c.lingerFrom(time.Now())
 	// The body stays closed to the handler while it drains: a goroutine
 	// the handler left reading gets errBodyClosed, not the bytes.
 	n, err := io.CopyN(io.Discard, drainReader{b, l}, maxDrain+1)
-	if errors.Is(err, os.ErrDeadlineExceeded) && l.timedOut() {
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
 		b.c.bodyTimedOut.Store(true)
+	case errors.Is(err, errLingerOver):
+		b.c.lingerCut = true
 	}
 	return n <= maxDrain && err == io.EOF
 }
+
+// errLingerOver is a drain's read after lingering_time ran out.
+var errLingerOver = errors.New("lingering_time is over")
 
 // drainReader reads a body closed to its handler, for finish, each read
 // within the lingering wait l.
@@ -242,6 +250,8 @@ type drainReader struct {
 func (d drainReader) Read(p []byte) (int, error) {
 	d.b.mu.Lock()
 	defer d.b.mu.Unlock()
-	d.l.arm()
+	if !d.l.arm() {
+		return 0, errLingerOver
+	}
 	return d.b.readLocked(p)
 }

@@ -61,9 +61,13 @@ type conn struct {
 	reqStart time.Time
 	// inBytes counts the bytes read from the connection (consumed).
 	inBytes   atomic.Int64
-	pipelined bool    // the next request had begun to arrive when the last one ended
-	hijacked  bool    // the handler or another protocol (TLSNextProto) has the connection
-	unread    bool    // the client may have sent more than was read
+	pipelined bool // the next request had begun to arrive when the last one ended
+	hijacked  bool // the handler or another protocol (TLSNextProto) has the connection
+	unread    bool // the client may have sent more than was read
+	// lingerCut says a discard of a body's rest read bytes past
+	// lingering_time: the connection closes at once, with a reset, as
+	// NGINX's leaves those bytes unread.
+	lingerCut bool
 	lim       *Limits // the limits in force for the current request
 	// tlsState is the connection's TLS state once its handshake is done
 	// (nil on a plain connection): every request's r.TLS.
@@ -790,10 +794,10 @@ func (c *conn) close() {
 	if c.locReset != resetDefault && !c.headTimedOut {
 		reset = c.locReset == resetOn
 	}
-	if timedOut && reset {
+	if timedOut && reset || c.lingerCut {
 		resetOnClose(c.rwc)
 	}
-	linger := !timedOut && (lim.Linger == LingerAlways && c.requests > 0 ||
+	linger := !timedOut && !c.lingerCut && (lim.Linger == LingerAlways && c.requests > 0 ||
 		lim.Linger == LingerOn && (c.unread || c.has.Load() || c.br != nil && c.br.Buffered() > 0 ||
 			!c.gone && bytesWaiting(c.rwc)))
 	if !linger || c.gone || closeWrite(c.rwc) != nil {
@@ -803,7 +807,15 @@ func (c *conn) close() {
 	l := c.lingerFrom(time.Now())
 	buf := make([]byte, 4<<10)
 	for {
-		l.arm()
+		if !l.arm() {
+			// Bytes came past lingering_time: NGINX closes without
+			// reading them (ngx_http_lingering_close_handler), and the
+			// kernel resets for what is left unread.
+			resetOnClose(c.rwc)
+			break
+		}
+		// A read that times out closes with a FIN: NGINX's lingering
+		// close never counts its timer as the client's timeout.
 		if _, err := c.rwc.Read(buf); err != nil {
 			break
 		}
@@ -815,10 +827,12 @@ func (c *conn) close() {
 // lingering_close and its discard of a body's rest after the response
 // wait: lingering_timeout for each read, lingering_time in all.
 type lingering struct {
-	c        *conn
-	end      time.Time
-	each     time.Duration
-	lastRead time.Time
+	c *conn
+	// end is when lingering_time runs out, in whole seconds of the Unix
+	// clock as NGINX keeps it (ngx_time() + lingering_time / 1000).
+	end   int64
+	each  time.Duration
+	armed bool
 }
 
 // lingerFrom starts a lingering wait on c at now.
@@ -836,25 +850,31 @@ func (c *conn) lingerFrom(now time.Time) *lingering {
 	if each <= 0 {
 		each = 5 * time.Second
 	}
-	return &lingering{c: c, end: now.Add(total), each: each}
+	return &lingering{c: c, end: now.Unix() + int64(total/time.Second), each: each}
 }
 
-// arm sets the read deadline for the next read: lingering_timeout from
-// now, or the end of lingering_time if that comes first.
-func (l *lingering) arm() {
+// arm sets the read deadline for the next read as NGINX sets its timer:
+// lingering_timeout, or the whole seconds left of lingering_time if
+// fewer. It reports false, setting nothing, when lingering_time is over:
+// bytes came after it (each read but the first follows bytes), and NGINX
+// then closes without reading them. The first wait is a whole
+// lingering_timeout, as NGINX's first timer. A read that fails for this
+// deadline is NGINX's timer going off, the client's timeout, whether or
+// not lingering_time shortened it.
+func (l *lingering) arm() bool {
 	now := time.Now()
-	l.lastRead = now
-	next := now.Add(l.each)
-	if next.After(l.end) {
-		next = l.end
+	wait := l.each
+	if l.armed {
+		left := time.Duration(l.end-now.Unix()) * time.Second
+		if left <= 0 {
+			return false
+		}
+		wait = min(wait, left)
 	}
-	l.c.setRead(next)
+	l.armed = true
+	l.c.setRead(now.Add(wait))
+	return true
 }
-
-// timedOut reports whether a read that failed for its deadline waited
-// a whole lingering_timeout: the client timed out, where the end of
-// lingering_time ends the wait without a timeout.
-func (l *lingering) timedOut() bool { return l.lastRead.Add(l.each).Compare(l.end) <= 0 }
 
 // headBuffered reports whether a whole request header is already in the
 // read buffer, so that no read has to wait for it.

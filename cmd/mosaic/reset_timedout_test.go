@@ -267,3 +267,73 @@ func stoppedBodyEnds(t *testing.T, host string, m, n int) (mosaic, nginx string)
 	}
 	return got[0], got[1]
 }
+
+// TestLingeringTimeEndAsNGINX: the end of lingering_time while NGINX
+// discards a body's rest after the response
+// (ngx_http_discarded_request_body_handler). A client still trickling
+// then has its bytes left unread by NGINX's close, and the kernel resets,
+// with reset_timedout_connection on or off; one that stopped has the last
+// timer (lingering_timeout 5s, shortened to the whole seconds left of
+// lingering_time: its first is a whole lingering_timeout) goes off: a timeout,
+// a reset under reset_timedout_connection. mosaic ended the wait at
+// lingering_time's end with a FIN in both. (A lingering close has sent
+// its FIN before it waits, so the client cannot tell how it ends.)
+func TestLingeringTimeEndAsNGINX(t *testing.T) {
+	t.Parallel()
+	nginxPath(t)
+	dir := t.TempDir()
+	ports := map[string][]int{}
+	for _, who := range []string{"m", "n"} {
+		ports[who] = []int{freePort(t), freePort(t), freePort(t)}
+	}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		p := ports[who]
+		return fmt.Sprintf(`lingering_time 2s; lingering_timeout 1s;
+			server { listen 127.0.0.1:%d; reset_timedout_connection on; return 200 "on\n"; }
+			server { listen 127.0.0.1:%d; return 200 "off\n"; }
+			server { listen 127.0.0.1:%d; lingering_timeout 5s; reset_timedout_connection on; return 200 "long\n"; }
+			server { listen 127.0.0.1:%d; lingering_timeout 5s; return 200 "long off\n"; }`,
+			port, p[0], p[1], p[2])
+	})
+	cases := []struct {
+		name  string
+		bytes int // trickled after the first, every 300ms; -1: on and on
+		m, n  int
+		want  string
+	}{
+		{"trickling, reset on", -1, mport, nport, "reset"},
+		{"trickling, reset off", -1, ports["m"][0], ports["n"][0], "reset"},
+		{"stopped, timer shortened, reset on", 3, ports["m"][1], ports["n"][1], "reset"},
+		{"stopped, timer shortened, reset off", 3, ports["m"][2], ports["n"][2], "close"},
+	}
+	got := atOnce(2*len(cases), func(i int) string {
+		c := cases[i/2]
+		conn, err := dialEnd(t, []int{c.m, c.n}[i%2])
+		if err != nil {
+			return err.Error()
+		}
+		go trickle(conn, 300*time.Millisecond, c.bytes)
+		return connEnd(conn, "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1000\r\n\r\na")
+	})
+	for i, c := range cases {
+		m, n := got[2*i], got[2*i+1]
+		if !strings.HasPrefix(n, c.want) {
+			t.Errorf("the check itself: %s: nginx %s, want %s", c.name, n, c.want)
+		}
+		if m != n {
+			t.Errorf("%s: mosaic %s, nginx %s", c.name, m, n)
+		}
+	}
+}
+
+// trickle writes a byte to c every period, n times (n < 0: until a write
+// fails, as when connEnd closes c once the server has ended the
+// connection).
+func trickle(c net.Conn, period time.Duration, n int) {
+	for ; n != 0; n-- {
+		time.Sleep(period)
+		if _, err := c.Write([]byte("b")); err != nil {
+			return
+		}
+	}
+}
