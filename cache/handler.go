@@ -323,6 +323,13 @@ func (c *Cache) miss(w http.ResponseWriter, r *http.Request, lk lookup) {
 			if ok {
 				p.unlock = sync.OnceFunc(release)
 				defer p.unlock()
+				// The lookup that missed came before the lock: a holder
+				// may have stored and released in between, and its entry
+				// is served, not fetched again. (NGINX looks and locks at
+				// once, under the zone's mutex; a store cannot.)
+				if c.serveFilled(w, r, &p) {
+					return
+				}
 				break
 			}
 			if c.waitAndServe(w, r, p.lk.key, &p, deadline) {
@@ -352,7 +359,14 @@ func (c *Cache) waitAndServe(w http.ResponseWriter, r *http.Request, key string,
 		p.mayStore, p.detail = false, "lock-timeout"
 		return false
 	}
-	lk, err := c.lookup(ctx, p.lk.primary, r)
+	return c.serveFilled(w, r, p)
+}
+
+// serveFilled looks the entry up again after a wait for (or the taking
+// of) the fill lock, and serves it if a holder stored it fresh. It
+// reports false when the request must still go upstream, with p updated.
+func (c *Cache) serveFilled(w http.ResponseWriter, r *http.Request, p *fillParams) bool {
+	lk, err := c.lookup(r.Context(), p.lk.primary, r)
 	if err != nil {
 		c.log.store("lookup", p.lk.primary, err)
 		p.mayStore, p.detail = false, "store-unavailable"
