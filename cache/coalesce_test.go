@@ -1,6 +1,7 @@
 package cache_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"sync"
@@ -185,4 +186,54 @@ func TestLockAgeLetsOneMoreRequestThrough(t *testing.T) {
 		t.Fatalf("origin saw %d requests, want 2", n)
 	}
 	<-slow
+}
+
+// lateLockStore runs before once, just before the first TryLock: between
+// a request's lookup that missed and its taking of the lock.
+type lateLockStore struct {
+	cache.Store
+	once   sync.Once
+	before func(key string)
+}
+
+func (s *lateLockStore) TryLock(ctx context.Context, key string, ttl time.Duration) (func(), bool, error) {
+	s.once.Do(func() { s.before(key) })
+	return s.Store.TryLock(ctx, key, ttl)
+}
+
+// Another instance fills the entry and releases the lock after this
+// request's lookup missed and before it takes the lock: the request finds
+// the lock free, and must serve the stored entry rather than go upstream
+// again (NGINX looks and locks at once; a store cannot).
+func TestLockTakenAfterAFillServesIt(t *testing.T) {
+	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprint(w, "once")
+	})
+	shared, err := cache.NewMemoryStore(cache.MemoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := newFront(t, o, cache.Options{Store: shared, Key: pathKey, Lock: true})
+	late := &lateLockStore{Store: shared}
+	late.before = func(key string) {
+		other.get(t, "/cold")
+		// The entry is committed once the handler is done, which can be
+		// just after the client has read the body.
+		waitFor(t, "the other instance's entry", func() bool {
+			obj, err := shared.Get(context.Background(), key)
+			if err != nil {
+				return false
+			}
+			obj.Close()
+			return true
+		})
+	}
+	f := newFront(t, o, cache.Options{Store: late, Key: pathKey, Lock: true})
+	if r := f.get(t, "/cold"); r.body != "once" || r.cacheStatus() != cache.StatusHit {
+		t.Fatalf("got %q, %q; want the other instance's entry as a hit", r.body, r.cacheStatus())
+	}
+	if n := o.hits.Load(); n != 1 {
+		t.Fatalf("origin saw %d requests, want 1", n)
+	}
 }
