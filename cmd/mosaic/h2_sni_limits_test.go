@@ -20,6 +20,7 @@ import (
 // closes it when idle. The default server's, and a location's, do not
 // apply.
 func TestH2ConnectionLimitsOfSNIServerAsNGINX(t *testing.T) {
+	t.Parallel()
 	nginxPath(t)
 	dir := t.TempDir()
 	cert, key := selfSigned(t, dir)
