@@ -106,7 +106,7 @@ func originDone(o *aheadOrigin, within time.Duration) bool {
 // as far as its buffers. mosaic does the same, and a kept-alive upstream
 // connection serves the next request while the slow client still reads.
 func TestProxyReadsAheadOfSlowClientAsNGINX(t *testing.T) {
-	for _, c := range []struct {
+	cases := []struct {
 		name, conf string
 		free       bool
 	}{
@@ -115,76 +115,81 @@ func TestProxyReadsAheadOfSlowClientAsNGINX(t *testing.T) {
 		// Reads of output_buffers' size, larger than all of proxy_buffers.
 		{"buffers only, large reads", "proxy_max_temp_file_size 0; proxy_buffers 8 4k; output_buffers 1 128k;", false},
 		{"buffering off", "proxy_buffering off;", false},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			origins := map[string]*aheadOrigin{"m": newAheadOrigin(t), "n": newAheadOrigin(t)}
-			mport, nport := startBoth(t, dir, func(who string, port int) string {
-				return fmt.Sprintf(`upstream o { server %s; keepalive 4; }
-					server { listen 127.0.0.1:%d;
-						location / { proxy_pass http://o; proxy_http_version 1.1; proxy_set_header Connection "";
-							proxy_temp_path %s 1 2; %s } }`,
-					origins[who].Listener.Addr(), port, filepath.Join(dir, who+"-temp"), c.conf)
-			})
-			// Both clients stall first, then both origins are watched
-			// until one deadline: each has at least its time since its
-			// own request, and the wait that the origin is not done (2 s)
-			// is waited once for the two servers.
-			ports := map[string]int{"m": mport, "n": nport}
-			type stalled struct {
-				conn net.Conn
-				br   *bufio.Reader
-			}
-			clients := map[string]stalled{}
-			for who, port := range ports {
-				conn, br := stalledGet(t, port, "/big")
-				clients[who] = stalled{conn, br}
-			}
-			// An origin the proxy reads to its end is done within
-			// milliseconds on loopback; 5 s leaves room for a loaded
-			// machine. That it is not done is a wait of its own: 2 s
-			// (six of these made up most of the test's time).
-			within := 2 * time.Second
-			if c.free {
-				within = 5 * time.Second
-			}
-			deadline := time.Now().Add(within)
-			// signalled: the origin's one "done" was taken here, so a
-			// failing case does not wait for it again below (and hang
-			// until the package's timeout).
-			signalled := map[string]bool{}
-			for who := range ports {
-				got := originDone(origins[who], time.Until(deadline))
-				signalled[who] = got
-				if got != c.free {
-					t.Errorf("%s: the origin had written the whole body while the client stalled: %v, want %v", who, got, c.free)
-				}
-			}
-			for who, port := range ports {
-				o := origins[who]
-				conn, br := clients[who].conn, clients[who].br
-				if c.free {
-					// The upstream connection is back in the pool once the
-					// proxy has read what the sockets still hold: the next
-					// request takes it.
-					time.Sleep(time.Second)
-					resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/big", port))
-					if err != nil {
-						t.Fatal(err)
-					}
-					io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-					<-o.done
-					if n := o.conns.Load(); n != 1 {
-						t.Errorf("%s: %d connections to the origin, want 1 (kept alive, reused)", who, n)
-					}
-				}
-				readWhole(t, who, conn, br)
-				if !c.free && !signalled[who] {
-					<-o.done
-				}
-			}
+	}
+	// Every case's servers start and both their clients stall first,
+	// then all the origins are watched until one deadline: each has at
+	// least its time since its own request, and the wait that an origin
+	// is not done (2 s) is waited once for the four cases and two
+	// servers, not once a case.
+	type stalled struct {
+		port   int
+		origin *aheadOrigin
+		conn   net.Conn
+		br     *bufio.Reader
+	}
+	sides := make([]map[string]*stalled, len(cases))
+	for i, c := range cases {
+		dir := t.TempDir()
+		origins := map[string]*aheadOrigin{"m": newAheadOrigin(t), "n": newAheadOrigin(t)}
+		mport, nport := startBoth(t, dir, func(who string, port int) string {
+			return fmt.Sprintf(`upstream o { server %s; keepalive 4; }
+				server { listen 127.0.0.1:%d;
+					location / { proxy_pass http://o; proxy_http_version 1.1; proxy_set_header Connection "";
+						proxy_temp_path %s 1 2; %s } }`,
+				origins[who].Listener.Addr(), port, filepath.Join(dir, who+"-temp"), c.conf)
 		})
+		sides[i] = map[string]*stalled{"m": {port: mport, origin: origins["m"]}, "n": {port: nport, origin: origins["n"]}}
+		for _, s := range sides[i] {
+			s.conn, s.br = stalledGet(t, s.port, "/big")
+		}
+	}
+	// An origin the proxy reads to its end is done within milliseconds
+	// on loopback; 5 s leaves room for a loaded machine. That it is not
+	// done is a wait of its own: 2 s.
+	start := time.Now()
+	// signalled: the origin's one "done" was taken here, so a failing
+	// case does not wait for it again below (and hang until the
+	// package's timeout).
+	signalled := make([]map[string]bool, len(cases))
+	for i, c := range cases {
+		within := 2 * time.Second
+		if c.free {
+			within = 5 * time.Second
+		}
+		signalled[i] = map[string]bool{}
+		for who, s := range sides[i] {
+			got := originDone(s.origin, time.Until(start.Add(within)))
+			signalled[i][who] = got
+			if got != c.free {
+				t.Errorf("%s, %s: the origin had written the whole body while the client stalled: %v, want %v", c.name, who, got, c.free)
+			}
+		}
+	}
+	for i, c := range cases {
+		if c.free {
+			// The upstream connection is back in the pool once the proxy
+			// has read what the sockets still hold: the next request
+			// takes it. One wait for both servers.
+			time.Sleep(time.Second)
+		}
+		for who, s := range sides[i] {
+			if c.free {
+				resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/big", s.port))
+				if err != nil {
+					t.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				<-s.origin.done
+				if n := s.origin.conns.Load(); n != 1 {
+					t.Errorf("%s, %s: %d connections to the origin, want 1 (kept alive, reused)", c.name, who, n)
+				}
+			}
+			readWhole(t, c.name+", "+who, s.conn, s.br)
+			if !c.free && !signalled[i][who] {
+				<-s.origin.done
+			}
+		}
 	}
 }
 
