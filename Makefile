@@ -44,8 +44,7 @@ check:
 unit:
 	GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -race -count=1 -timeout 15m ./...
 	$(GO) test -count=1 -timeout 15m ./brotli ./compress
-	$(GO) test -count=1 -run '^TestPHPAllocations$$' ./modules/fastcgimod
-	$(GO) test -count=1 -run '^TestSmallResponseAllocations$$' ./modules/compressmod
+	$(GO) test -count=1 -run '^(TestPHPAllocations|TestSmallResponseAllocations)$$' ./modules/fastcgimod ./modules/compressmod
 
 # A short run of every fuzz target over its seeds and fresh inputs. The
 # targets are found in the test files' text: asking `go test -list` built
