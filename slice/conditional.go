@@ -6,19 +6,16 @@ import (
 	"github.com/mosaic-edge/mosaic/internal/notmodified"
 )
 
-// preconditions answers the client's conditional fields for the
-// assembled 200 whose header (the first slice's validators) is h, as
-// NGINX's not-modified filter does (internal/notmodified). ims is
-// if_modified_since. It returns 0 to send the response.
-func preconditions(r *http.Request, h http.Header, ims string) int {
-	since := notmodified.Exact
+// since reads if_modified_since ("exact" or "", "before", "off") once,
+// for the not-modified filter's answer to the assembled 200.
+func since(ims string) notmodified.Since {
 	switch ims {
 	case "before":
-		since = notmodified.Before
+		return notmodified.Before
 	case "off":
-		since = notmodified.Off
+		return notmodified.Off
 	}
-	return notmodified.CheckResponse(r.Header, h, since)
+	return notmodified.Exact
 }
 
 // fail answers code with the error page and none of the slice's fields,

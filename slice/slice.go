@@ -28,6 +28,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mosaic-edge/mosaic/internal/byterange"
+	"github.com/mosaic-edge/mosaic/internal/notmodified"
 )
 
 // Options configures a Handler.
@@ -65,7 +66,7 @@ type Handler struct {
 	log       *slog.Logger
 	errorPage func(w http.ResponseWriter, r *http.Request, code int)
 	cond      func(r *http.Request) bool
-	ims       string
+	since     notmodified.Since // if_modified_since
 }
 
 // New returns next behind the slice filter.
@@ -73,7 +74,7 @@ func New(next http.Handler, o Options) (*Handler, error) {
 	if o.Size <= 0 {
 		return nil, fmt.Errorf("slice size %d: must be positive", o.Size)
 	}
-	h := &Handler{next: next, size: o.Size, fetch: o.Fetch, log: o.Logger, errorPage: o.Error, cond: o.Conditional, ims: o.IfModifiedSince}
+	h := &Handler{next: next, size: o.Size, fetch: o.Fetch, log: o.Logger, errorPage: o.Error, cond: o.Conditional, since: since(o.IfModifiedSince)}
 	if h.fetch == nil {
 		h.fetch = h.runNext
 	}
@@ -264,7 +265,8 @@ func (sw *writer) WriteHeader(code int) {
 	delete(h, "Accept-Ranges")
 	code = http.StatusOK
 	if sw.h.cond != nil && sw.h.cond(sw.r) {
-		switch c := preconditions(sw.r, h, sw.h.ims); c {
+		// The first slice's validators stand for the assembled 200's.
+		switch c := notmodified.CheckResponse(sw.r.Header, h, sw.h.since); c {
 		case http.StatusNotModified:
 			sw.mode = modeAnswered
 			for _, k := range [...]string{"Content-Length", "Content-Type", "Content-Encoding"} {
