@@ -676,12 +676,7 @@ var hostChars = func() (t [256]bool) {
 // trailing dot are cut; every other byte passes ('@', '#', a byte above
 // 0x7f), as it passes on to $host, a proxied line and a redirect. The
 // port is what follows the first ':' outside an IPv6 literal's brackets.
-// An empty Host is taken here, as before: the server refuses it where
-// the protocol needs a host.
 func nginxHost(s string) bool {
-	if s == "" {
-		return true
-	}
 	if strings.Contains(s, "..") {
 		return false
 	}
