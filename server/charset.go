@@ -438,11 +438,7 @@ func (partTyper) PartType(ctx context.Context, ct string) string {
 	if ri == nil || ri.rec == nil || ri.loc == nil {
 		return ct // a subrequest: NGINX's charset filter skips those
 	}
-	loc := ri.loc
-	if ri.fl != nil && ri.fl.loc != nil {
-		loc = ri.fl.loc // an internal redirect's target, as finalHeader
-	}
-	cl := LocConf[*coreLoc](loc, coreModule)
+	cl := LocConf[*coreLoc](ri.serving(), coreModule)
 	if cl.charset.V == "" {
 		return ct
 	}

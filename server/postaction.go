@@ -38,10 +38,7 @@ func schedulePostAction(ri *reqInfo, r *http.Request) {
 // postActionOf returns the post_action of the location the request is in
 // now (the target of its last internal redirect), "" for none.
 func postActionOf(ri *reqInfo) string {
-	loc := ri.loc
-	if ri.fl != nil && ri.fl.loc != nil {
-		loc = ri.fl.loc
-	}
+	loc := ri.serving()
 	if loc == nil {
 		return ""
 	}

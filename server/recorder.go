@@ -184,10 +184,7 @@ func (rw *recorder) finalHeader(code int) {
 	if ri == nil || ri.loc == nil {
 		return
 	}
-	loc := ri.loc
-	if ri.fl != nil && ri.fl.loc != nil {
-		loc = ri.fl.loc // an internal redirect's target
-	}
+	loc := ri.serving()
 	cl := LocConf[*coreLoc](loc, coreModule)
 	if rw.st != nil && rw.st.AccelCharset != "" {
 		var known map[string]bool

@@ -266,6 +266,15 @@ func (ri *reqInfo) enter(l *Location) {
 	}
 }
 
+// serving returns the location serving the request now: the target of
+// its last internal redirect, else ri.loc (nil before one is chosen).
+func (ri *reqInfo) serving() *Location {
+	if ri.fl != nil && ri.fl.loc != nil {
+		return ri.fl.loc
+	}
+	return ri.loc
+}
+
 func rewriteSteps(l *Location) []RewriteStep {
 	if s := LocConf[*coreLoc](l, coreModule).steps; s != nil {
 		return *s
