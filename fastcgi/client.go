@@ -117,13 +117,17 @@ func (c *Client) ReadResponse(br *bufio.Reader, r *http.Request) (*http.Response
 	s := &stdout{src: br, client: c}
 	resp := &s.head.Response
 	resp.Request = r // for the log lines of STDERR records before the head's end
-	if hb, ok := headPool.Get().(*bufio.Reader); ok {
-		hb.Reset(s)
-		s.hb = hb
-	} else {
-		s.hb = bufio.NewReaderSize(s, 4096)
+	ok, err := s.headInPlace()
+	if err == nil && !ok {
+		if hb, ok := headPool.Get().(*bufio.Reader); ok {
+			hb.Reset(s)
+			s.hb = hb
+		} else {
+			s.hb = bufio.NewReaderSize(s, 4096)
+		}
+		err = gateway.ReadHeaderInto(&s.head, s.hb, false, c.MaxHeader)
 	}
-	if err := gateway.ReadHeaderInto(&s.head, s.hb, false, c.MaxHeader); err != nil {
+	if err != nil {
 		if errors.Is(err, io.EOF) {
 			// The stream ended inside the head: NGINX's "upstream
 			// prematurely closed FastCGI stdout".
@@ -136,6 +140,40 @@ func (c *Client) ReadResponse(br *bufio.Reader, r *http.Request) (*http.Response
 	s.limit = resp.ContentLength
 	resp.Body = s
 	return resp, nil
+}
+
+// headInPlace parses the head where it lies in src's buffer when the
+// first STDOUT record's content there holds all of it, php-fpm's usual
+// answer: the body is then read from src, with no reader of the head's
+// (hb) copying the record's content first. ok is false, with the content
+// not read, when the head goes on past what src holds of the record (or
+// past the record): ReadResponse reads it through hb then.
+func (s *stdout) headInPlace() (ok bool, err error) {
+	for s.left == 0 && !s.done {
+		if err := s.next(); err != nil {
+			return false, err
+		}
+	}
+	b, _ := s.src.Peek(min(s.src.Buffered(), int(s.left)))
+	if len(b) == 0 {
+		return false, nil
+	}
+	n, ok, err := gateway.ParseHeadInto(&s.head, b, false, s.client.MaxHeader)
+	if err != nil || !ok {
+		return false, err
+	}
+	// A head that ends the record is taken with the record's padding,
+	// which must be there too: reading it could fail, and the failure
+	// is the body's, as hb's reading of the record makes it.
+	if n == int(s.left) && s.src.Buffered() < n+int(s.pad) {
+		return false, nil
+	}
+	// (Both in the buffer: discarding them cannot fail.)
+	s.src.Discard(n)
+	if s.left -= int32(n); s.left == 0 {
+		s.src.Discard(int(s.pad))
+	}
+	return true, nil
 }
 
 // stdout reads the STDOUT stream of one response out of its records,

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -388,5 +389,88 @@ func TestAppendPair(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// splitReader gives its data in two reads, the first ending at cut.
+type splitReader struct {
+	data []byte
+	cut  int
+}
+
+func (r *splitReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	n := len(r.data)
+	if r.cut > 0 {
+		n, r.cut = r.cut, 0
+	}
+	n = copy(p, r.data[:n])
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// TestReadResponseHeadInPlaceOrNot reads answers whose connection buffer
+// holds them whole, where the head is parsed in place (headInPlace), and
+// cut at every byte, where the head may not be all there and is read
+// through the head's reader instead: each cut must give the same status,
+// fields, body, stderr and connection state, and leave the connection's
+// reader at the next answer.
+func TestReadResponseHeadInPlaceOrNot(t *testing.T) {
+	record := func(typ uint8, content string, pad int) []byte {
+		n := len(content)
+		b := append([]byte{version1, typ, 0, requestID, byte(n >> 8), byte(n), byte(pad), 0}, content...)
+		return append(b, bytes.Repeat([]byte{'P'}, pad)...)
+	}
+	const next = "NEXT"
+	for name, data := range map[string][]byte{
+		"one record": slices.Concat(record(TypeStdout, "Content-type: text/html; charset=UTF-8\r\nX-A: 1\r\n\r\nhello", 3),
+			record(TypeStdout, "", 0), record(TypeEndRequest, string(make([]byte, 8)), 0)),
+		"head ends the record": slices.Concat(record(TypeStdout, "Status: 404\nX-A: 1\n\n", 4),
+			record(TypeStdout, "hello", 3), record(TypeStdout, "", 0), record(TypeEndRequest, string(make([]byte, 8)), 0)),
+		"stderr first, no padding": slices.Concat(record(TypeStderr, "e", 7),
+			record(TypeStdout, "Status: 404\r\nX-A: 1\r\n\r\n", 0), record(TypeStdout, "hello", 0),
+			record(TypeStdout, "", 0), record(TypeEndRequest, string(make([]byte, 8)), 0)),
+		"head over two records": slices.Concat(record(TypeStdout, "Status: 404\r\nX-", 1),
+			record(TypeStdout, "A: 1\r\n\r\nhello", 2), record(TypeStdout, "", 0), record(TypeEndRequest, string(make([]byte, 8)), 0)),
+	} {
+		data = append(data, next...)
+		var want string
+		for cut := len(data); cut > 0; cut-- {
+			var logged []string
+			c := &Client{KeepConn: true, Stderr: func(_ *http.Request, s string) { logged = append(logged, s) }}
+			src := bufio.NewReader(&splitReader{data: data, cut: cut})
+			resp, err := c.ReadResponse(src, httptest.NewRequest("GET", "/", nil))
+			if err != nil {
+				t.Fatalf("%s, cut at %d: %v", name, cut, err)
+			}
+			inPlace := resp.Body.(*stdout).hb == nil
+			body, err := io.ReadAll(resp.Body)
+			rest, _ := io.ReadAll(src)
+			got := fmt.Sprintf("%d %q %q %v %q %v %q", resp.StatusCode, resp.Header, body, err, logged, resp.Close, rest)
+			if cut == len(data) {
+				want = got
+				if !inPlace && name != "head over two records" {
+					t.Errorf("%s: a head the buffer holds was not parsed in place", name)
+				}
+				if !strings.Contains(got, "hello") || !strings.HasSuffix(got, "false \"NEXT\"") {
+					t.Errorf("%s: %s", name, got)
+				}
+			} else if got != want {
+				t.Errorf("%s, cut at %d (in place %v):\n got %s\nwant %s", name, cut, inPlace, got, want)
+			}
+		}
+	}
+	// A stream that breaks in the padding of a record the head ends: the
+	// head is read, and the break is the body's, as reading the record
+	// through the head's reader makes it.
+	data := record(TypeStdout, "X-A: 1\n\n", 4)
+	resp, err := (&Client{}).ReadResponse(bufio.NewReader(bytes.NewReader(data[:len(data)-2])), nil)
+	if err != nil {
+		t.Fatalf("cut in the padding: %v", err)
+	}
+	if _, err := io.ReadAll(resp.Body); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("cut in the padding: body's error %v", err)
 	}
 }

@@ -79,23 +79,57 @@ func (h *Head) Plain() bool { return h.plain }
 // made canonical, so that a usual head costs a handful of allocations,
 // not several per line.
 func ReadHeaderInto(h *Head, br *bufio.Reader, statusLine bool, max int) error {
-	if max <= 0 {
-		max = 64 << 10
-	}
-	resp := &h.Response
-	*resp = http.Response{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, ContentLength: -1, Request: resp.Request}
-	h.plain = false
+	max = h.start(max)
 	var spanStack [16]fieldSpan // (zeroed on each call: kept small)
-	p := headParse{resp: resp, statusLine: statusLine}
+	p := headParse{resp: &h.Response, statusLine: statusLine}
 	text, spans, ok, err := p.buffered(br, max, spanStack[:0])
 	if err == nil && !ok {
-		resp.StatusCode, resp.Status = 0, "" // (a status line's, noted on the way)
-		p = headParse{resp: resp, statusLine: statusLine}
+		h.Response.StatusCode, h.Response.Status = 0, "" // (a status line's, noted on the way)
+		p = headParse{resp: &h.Response, statusLine: statusLine}
 		text, spans, err = p.read(br, max, spanStack[:0])
 	}
 	if err != nil {
 		return err
 	}
+	return h.fill(text, spans)
+}
+
+// ParseHeadInto is ReadHeaderInto for a head that lies in b, for a reader
+// that knows where its stream's bytes are before they are read (FastCGI's
+// first STDOUT record in the connection's buffer): the head is parsed
+// where it lies, as ReadHeaderInto parses a head its reader's buffer
+// holds, and n is how many of b's bytes it took, its end line included.
+// ok is false, with nothing parsed, when b ends before the head does (or
+// holds more than max bytes without its end): the caller reads it with
+// ReadHeaderInto then. A line found invalid on the way is the error
+// ReadHeaderInto gives for it.
+func ParseHeadInto(h *Head, b []byte, statusLine bool, max int) (n int, ok bool, err error) {
+	max = h.start(max)
+	var spanStack [16]fieldSpan
+	p := headParse{resp: &h.Response, statusLine: statusLine}
+	text, spans, n, ok, err := p.inPlace(b, max, spanStack[:0])
+	if err != nil || !ok {
+		return 0, false, err
+	}
+	return n, true, h.fill(text, spans)
+}
+
+// start makes h an empty head, but for Response.Request, and returns the
+// limit on the head's size that max (0: the default) stands for.
+func (h *Head) start(max int) int {
+	resp := &h.Response
+	*resp = http.Response{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, ContentLength: -1, Request: resp.Request}
+	h.plain = false
+	if max <= 0 {
+		max = 64 << 10
+	}
+	return max
+}
+
+// fill sets h's header, status and length from the head's text and where
+// its fields lie in it.
+func (h *Head) fill(text string, spans []fieldSpan) error {
+	resp := &h.Response
 	resp.Header = make(http.Header, len(spans))
 	vals := h.slots[:]
 	if len(spans) > len(vals) {
@@ -182,33 +216,42 @@ func (p *headParse) buffered(br *bufio.Reader, max int, spans []fieldSpan) (text
 		return "", nil, false, err // (what reading the first line would return)
 	}
 	b, _ := br.Peek(br.Buffered())
+	text, spans, n, ok, err := p.inPlace(b, max, spans)
+	if err != nil || !ok {
+		return "", nil, false, err
+	}
+	_, err = br.Discard(n)
+	return text, spans, true, err
+}
+
+// inPlace is buffered's parse of the bytes b: n is the head's length with
+// its end line, ok false when b does not hold its end within max bytes.
+func (p *headParse) inPlace(b []byte, max int, spans []fieldSpan) (text string, _ []fieldSpan, n int, ok bool, err error) {
 	if len(b) > max {
 		b = b[:max]
 	}
 	for start := 0; ; {
 		i := bytes.IndexByte(b[start:], '\n')
 		if i < 0 {
-			return "", nil, false, nil
+			return "", nil, 0, false, nil
 		}
 		line, err := trimLineEnd(b[start : start+i])
 		if err != nil {
-			return "", nil, false, err
+			return "", nil, 0, false, err
 		}
 		next := start + i + 1
 		if len(line) == 0 {
 			// The string ends with the last field's value: the line ends
 			// after it would only make it larger (PHP's usual head, 64
 			// bytes so, would take 80).
-			n := 0
+			end := 0
 			if len(spans) > 0 {
-				n = int(spans[len(spans)-1].end)
+				end = int(spans[len(spans)-1].end)
 			}
-			text = string(b[:n])
-			_, err = br.Discard(next)
-			return text, spans, true, err
+			return string(b[:end]), spans, next, true, nil
 		}
 		if spans, _, err = p.line(line, start, spans); err != nil {
-			return "", nil, false, err
+			return "", nil, 0, false, err
 		}
 		start = next
 	}
