@@ -3,8 +3,10 @@ package gateway
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"net/http"
 	"net/textproto"
 	"strconv"
@@ -365,19 +367,42 @@ func checkLine(line []byte) (int, error) {
 	// refused, as NGINX refuses it since 1.21.1: which field it means is
 	// anyone's guess. That also refuses a line starting with white space,
 	// and a NUL or a CR in the name: the rest is searched for those after.
-	colon := 0
-	for ; colon < len(line) && line[colon] != ':'; colon++ {
-		if c := line[colon]; c <= ' ' || c == 0x7f {
-			return 0, invalidLine(line)
-		}
-	}
-	if colon == 0 {
+	colon := nameEnd(line)
+	if colon == 0 || colon < len(line) && line[colon] != ':' {
 		return 0, invalidLine(line)
 	}
 	if rest := line[colon:]; bytes.IndexByte(rest, 0) >= 0 || bytes.IndexByte(rest, '\r') >= 0 {
 		return 0, invalidLine(line)
 	}
 	return colon, nil
+}
+
+// nameEnd returns where line's name ends: the first byte that is its
+// colon or one no name may have (a control, a space, DEL), else
+// len(line). Eight bytes are tested at a time, in a word, for the three
+// (SWAR: a byte below a bound, or one equal to a value, sets its top bit
+// in the word's arithmetic; a borrow may set the bits of the bytes above
+// a found one as well, so the lowest bit set is the first byte found):
+// a walk over the bytes with three tests each, or a table of them four
+// at a time, cost two to three times the instructions on every line of
+// every answer, whose names are short.
+func nameEnd(line []byte) int {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(line); i += 8 {
+		x := binary.LittleEndian.Uint64(line[i:])
+		colon, del := x^(':'*ones), x^(0x7f*ones)
+		found := ((x - 0x21*ones) &^ x) | ((colon - ones) &^ colon) | ((del - ones) &^ del)
+		if found &= tops; found != 0 {
+			return i + bits.TrailingZeros64(found)>>3
+		}
+	}
+	for ; i < len(line); i++ {
+		if c := line[i]; c <= ' ' || c == 0x7f || c == ':' {
+			return i
+		}
+	}
+	return i
 }
 
 // fieldSpan is where a field line lies in the head: its name from start

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -248,5 +249,39 @@ func TestParamsHeaderOrder(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%d fields:\ngot  %v\nwant %v", n, got, want)
 		}
+	}
+}
+
+// TestCheckLineEveryByte puts each byte at each place of a name of up to
+// 17 bytes (so in nameEnd's words of eight and after them), among bytes
+// allowed next to the refused ones ('!' above the space, '~' below DEL,
+// the colon's neighbours, bytes with the top bit set): a control, a
+// space or DEL makes the line invalid, anything else (a colon ends the
+// name) does not, and the colon is found where it is.
+func TestCheckLineEveryByte(t *testing.T) {
+	const allowed = "!~\x80\xff9;A\x7e\x81"
+	for n := 1; n <= 17; n++ {
+		for at := range n {
+			for c := range 256 {
+				name := make([]byte, n)
+				for i := range name {
+					name[i] = allowed[(i+at)%len(allowed)]
+				}
+				name[at] = byte(c)
+				line := append(name, ": v"...)
+				colon, err := checkLine(line)
+				wantColon := bytes.IndexByte(line, ':')
+				bad := c <= ' ' || c == 0x7f
+				if c == ':' {
+					bad = at == 0 // an empty name
+				}
+				if bad != (err != nil) || !bad && colon != wantColon {
+					t.Errorf("%q: colon %d, %v", line, colon, err)
+				}
+			}
+		}
+	}
+	if colon, err := checkLine([]byte("NoColon")); err != nil || colon != len("NoColon") {
+		t.Errorf("a line without a colon: %d, %v", colon, err)
 	}
 }
