@@ -313,6 +313,14 @@ func TestParamsRecordBoundary(t *testing.T) {
 	}
 }
 
+// record is a record of content with pad bytes of padding, bytes that
+// would show in a body were they miscounted.
+func record(typ uint8, content string, pad int) []byte {
+	n := len(content)
+	b := append([]byte{version1, typ, 0, requestID, byte(n >> 8), byte(n), byte(pad), 0}, content...)
+	return append(b, bytes.Repeat([]byte{'P'}, pad)...)
+}
+
 // TestReadResponseRecordLimits reads records at the protocol's widest, a
 // STDOUT record of 65535 content bytes and records with 255 padding
 // bytes (which the body reader keeps in 16 and 8 bits), the padding of
@@ -320,11 +328,6 @@ func TestParamsRecordBoundary(t *testing.T) {
 // Content-Length, whose reads look ahead through the buffered records
 // (restBuffered), and without.
 func TestReadResponseRecordLimits(t *testing.T) {
-	record := func(typ uint8, content string, pad int) []byte {
-		n := len(content)
-		b := append([]byte{version1, typ, 0, requestID, byte(n >> 8), byte(n), byte(pad), 0}, content...)
-		return append(b, bytes.Repeat([]byte{'P'}, pad)...)
-	}
 	const tail = "tail"
 	for _, withLength := range []bool{false, true} {
 		head := "Status: 200\r\n\r\n"
@@ -418,11 +421,6 @@ func (r *splitReader) Read(p []byte) (int, error) {
 // fields, body, stderr and connection state, and leave the connection's
 // reader at the next answer.
 func TestReadResponseHeadInPlaceOrNot(t *testing.T) {
-	record := func(typ uint8, content string, pad int) []byte {
-		n := len(content)
-		b := append([]byte{version1, typ, 0, requestID, byte(n >> 8), byte(n), byte(pad), 0}, content...)
-		return append(b, bytes.Repeat([]byte{'P'}, pad)...)
-	}
 	const next = "NEXT"
 	for name, data := range map[string][]byte{
 		"one record": slices.Concat(record(TypeStdout, "Content-type: text/html; charset=UTF-8\r\nX-A: 1\r\n\r\nhello", 3),
