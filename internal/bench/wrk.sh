@@ -86,7 +86,10 @@ serve_and_measure() {
 # the machine moves them too (by up to a tenth: whether the next request is
 # already there when the server reads, or the read finds nothing and the
 # server waits), so builds are compared in one sitting. It fails when a
-# run does not answer every request. Needs valgrind.
+# run does not answer every request. Needs valgrind. IPR_OUT, a
+# directory, keeps each run's cachegrind output there, as NAME-N.out
+# (NAME the command's base name, N its requests), for counts by function:
+# cg_diff the two runs' files, then cg_annotate, over the 2,000.
 instructions_per_request() {
 	local port=$1 path=$2 a b lock first=${IPR_FIRST:-200} more=${IPR_MORE:-2000}
 	shift 2
@@ -109,7 +112,9 @@ instructions_of() {
 	local port=$1 path=$2 n=$3 pid i up="" count hdr=()
 	shift 3
 	[[ -z ${WRK_HEADER:-} ]] || hdr=(-H "$WRK_HEADER")
-	taskset -c "$SERVER_CPU" valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+	local out=/dev/null
+	[[ -z ${IPR_OUT:-} ]] || out=$IPR_OUT/$(basename "$1")-$n.out
+	taskset -c "$SERVER_CPU" valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$out" \
 		"$@" 2>"$tmp/valgrind.out" >/dev/null &
 	pid=$!
 	echo "$pid" >"$tmp/pids" # one server at a time
