@@ -472,3 +472,34 @@ func TestReadResponseHeadInPlaceOrNot(t *testing.T) {
 		t.Errorf("cut in the padding: body's error %v", err)
 	}
 }
+
+// TestReadResponseHeadOutlivesBuffer reads two answers on one kept
+// connection, the second filling the connection's buffer where the
+// first's head was parsed in place: the first answer's fields, which the
+// proxy may still be writing to its client, must not change with it.
+func TestReadResponseHeadOutlivesBuffer(t *testing.T) {
+	answer := func(head string) []byte {
+		return slices.Concat(record(TypeStdout, head+"hello", 0), record(TypeStdout, "", 0),
+			record(TypeEndRequest, string(make([]byte, 8)), 0))
+	}
+	first := answer("Status: 404\r\nX-A: first\r\n\r\n")
+	src := bufio.NewReader(&splitReader{data: slices.Concat(first, answer("Status: 200\r\nX-B: other\r\n\r\n")), cut: len(first)})
+	c := &Client{KeepConn: true}
+	var resps []*http.Response
+	for range 2 {
+		resp, err := c.ReadResponse(src, httptest.NewRequest("GET", "/", nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Body.(*stdout).hb != nil {
+			t.Fatal("the head was not parsed in place")
+		}
+		if _, err := io.ReadAll(resp.Body); err != nil {
+			t.Fatal(err)
+		}
+		resps = append(resps, resp)
+	}
+	if got := fmt.Sprint(resps[0].StatusCode, resps[0].Header); got != "404 map[Status:[404] X-A:[first]]" {
+		t.Errorf("the first answer after the second was read: %s", got)
+	}
+}
