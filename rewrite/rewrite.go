@@ -210,7 +210,7 @@ func (ru *Rule) Apply(r *http.Request, st *vars.State, path, args string, log Lo
 		log("%q matches %q", ru.re.String(), path)
 	}
 	setCaptures(st, caps, ru.capVars)
-	escape := quotedURI(r, st)
+	escape := QuotedURI(r, st)
 	var b strings.Builder
 	split := -1 // where the arguments start in b, for an internal rewrite
 	inArgs := false
@@ -314,10 +314,11 @@ func capture(st *vars.State, n int) string {
 	return st.Captures[n]
 }
 
-// quotedURI reports a request whose path, as the client sent it, held a
+// QuotedURI reports a request whose path, as the client sent it, held a
 // percent-escape or a "+" (NGINX's quoted_uri and plus_in_uri): captures
-// copied into arguments or a redirect are then escaped again.
-func quotedURI(r *http.Request, st *vars.State) bool {
+// copied into arguments or a redirect, or by "set", are then escaped
+// again.
+func QuotedURI(r *http.Request, st *vars.State) bool {
 	u := r.RequestURI
 	if st != nil && st.RequestURI != "" {
 		u = st.RequestURI

@@ -282,9 +282,10 @@ type Template struct {
 }
 
 type part struct {
-	lit string
-	get Getter // nil for a literal
-	val Value  // get's, telling an empty value from none
+	lit     string
+	get     Getter // nil for a literal
+	val     Value  // get's, telling an empty value from none
+	capture bool   // a numbered capture, $1..$9 (EvalCaptures)
 }
 
 // Compile parses s. "$name" and "${name}" refer to variables, "$1".."$9" to
@@ -345,7 +346,7 @@ func compile(s string, bind func(name string) (binding, error)) (*Template, erro
 		if b.val == nil {
 			b.val = presence(b.get)
 		}
-		t.parts = append(t.parts, part{get: b.get, val: b.val})
+		t.parts = append(t.parts, part{get: b.get, val: b.val, capture: isCapture(name)})
 	}
 	flush()
 	return t, nil
@@ -455,6 +456,34 @@ func (t *Template) EvalState(r *http.Request, st *State) string {
 	b.Grow(n)
 	for _, v := range vals {
 		b.WriteString(v)
+	}
+	return b.String()
+}
+
+// Captures reports whether the template holds a numbered capture.
+func (t *Template) Captures() bool {
+	for _, p := range t.parts {
+		if p.capture {
+			return true
+		}
+	}
+	return false
+}
+
+// EvalCaptures is EvalState with the value of each numbered capture
+// passed through esc first: NGINX's rewrite engine escapes the captures
+// it copies into a "set" value (package rewrite's EscapeArgs).
+func (t *Template) EvalCaptures(r *http.Request, st *State, esc func(string) string) string {
+	var b strings.Builder
+	for _, p := range t.parts {
+		switch {
+		case p.get == nil:
+			b.WriteString(p.lit)
+		case p.capture:
+			b.WriteString(esc(p.get(r, st)))
+		default:
+			b.WriteString(p.get(r, st))
+		}
 	}
 	return b.String()
 }

@@ -230,9 +230,9 @@ type setStateStep struct {
 	value *vars.Template
 }
 
-func (s setStateStep) Rewrite(r *http.Request, _ *server.RewriteRun) server.Flow {
+func (s setStateStep) Rewrite(r *http.Request, run *server.RewriteRun) server.Flow {
 	st := vars.FromContext(r.Context())
-	st.Set(s.name, s.value.EvalState(r, st))
+	st.Set(s.name, setValue(s.value, r, st, run))
 	return server.FlowNext
 }
 
@@ -242,10 +242,25 @@ type setStep struct {
 	value *vars.Template
 }
 
-func (s setStep) Rewrite(r *http.Request, _ *server.RewriteRun) server.Flow {
+func (s setStep) Rewrite(r *http.Request, run *server.RewriteRun) server.Flow {
 	st := vars.FromContext(r.Context())
-	s.v.Set(st, s.value.EvalState(r, st))
+	s.v.Set(st, setValue(s.value, r, st, run))
 	return server.FlowNext
+}
+
+// setValue evaluates the value of a "set" as NGINX's rewrite engine
+// does: a numbered capture of a path the client sent with escapes (or a
+// "+") is escaped again with the table for arguments, until a rewrite of
+// the run has matched (NGINX's engine copies captures as they are from
+// then on). Named captures are variables, copied as they are. Without
+// it, "set $f $1; proxy_pass http://b/files/$f;" sent "..%252f" on as
+// "..%2f", which the upstream decodes a second time, and "%3F" or "%23"
+// as a "?" or "#" that cut the upstream's path.
+func setValue(t *vars.Template, r *http.Request, st *vars.State, run *server.RewriteRun) string {
+	if run.URIChanged || !t.Captures() || !rewrite.QuotedURI(r, st) {
+		return t.EvalState(r, st)
+	}
+	return t.EvalCaptures(r, st, rewrite.EscapeArgs)
 }
 
 // setLimitRateStep is "set $limit_rate value": the response's rate in
@@ -268,8 +283,8 @@ func (s setLimitRateStep) Rewrite(r *http.Request, run *server.RewriteRun) serve
 // setArgsStep is "set $args value".
 type setArgsStep struct{ value *vars.Template }
 
-func (s setArgsStep) Rewrite(r *http.Request, _ *server.RewriteRun) server.Flow {
-	r.URL.RawQuery = s.value.Eval(r)
+func (s setArgsStep) Rewrite(r *http.Request, run *server.RewriteRun) server.Flow {
+	r.URL.RawQuery = setValue(s.value, r, vars.FromContext(r.Context()), run)
 	r.URL.ForceQuery = false
 	if st := vars.FromContext(r.Context()); st != nil {
 		st.ArgsKept = true // set, even to nothing: $args has a value
