@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 
 	"github.com/mosaic-edge/mosaic/internal/testclient"
@@ -17,7 +18,8 @@ import (
 // copied as they are. Unescaped, a "set" variable spliced into
 // proxy_pass let "%252f" reach the upstream as "%2f", decoded a second
 // time there ("..%252f" climbing out of the prefix), and "%3F" or "%23"
-// cut the upstream's path into a query or a fragment.
+// cut the upstream's path into a query or a fragment. The rule holds
+// over HTTP/2 too (TestSetEscapesCapturesH2AsNGINX).
 func TestSetEscapesCapturesAsNGINX(t *testing.T) {
 	nginxPath(t)
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -42,6 +44,28 @@ func TestSetEscapesCapturesAsNGINX(t *testing.T) {
 			if m.StatusCode != n.StatusCode || mb != nb {
 				t.Errorf("%s%s: mosaic %d %q, nginx %d %q", p, s, m.StatusCode, mb, n.StatusCode, nb)
 			}
+		}
+	}
+}
+
+// TestSetEscapesCapturesH2AsNGINX is TestSetEscapesCapturesAsNGINX's
+// "set" over HTTP/2, where the client's path comes as :path.
+func TestSetEscapesCapturesH2AsNGINX(t *testing.T) {
+	nginxPath(t)
+	mport, nport := startBoth(t, t.TempDir(), func(_ string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d http2;
+			location ~ ^/v/(.*)$ { set $v "<$1>"; add_header X-V $v; return 204; }
+		}`, port)
+	})
+	for _, s := range []string{"..%252f..%252fadmin", "a%3Fx=1", "a%23b", "a+b", "plain"} {
+		got := map[string][]string{}
+		for who, port := range map[string]int{"mosaic": mport, "nginx": nport} {
+			h := dialH2C(t, port)
+			h.headers(t, 1, true, h2cGet("/v/"+s)...)
+			got[who] = h.responseFields(1)
+		}
+		if !slices.Equal(got["mosaic"], got["nginx"]) {
+			t.Errorf("/v/%s: mosaic %q, nginx %q", s, got["mosaic"], got["nginx"])
 		}
 	}
 }
