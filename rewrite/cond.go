@@ -133,17 +133,24 @@ func variable(w string, env Env) (*vars.Template, error) {
 	return env.Compile("${" + name + "}")
 }
 
-// Eval tests the condition for r. An error is a regex that could not
-// complete its match.
-func (c *Cond) Eval(r *http.Request, st *vars.State, log Logf) (bool, error) {
-	v := c.left.EvalState(r, st)
+// Eval tests the condition for r. rewritten says a rewrite of the run
+// has matched before: the captures in a value compared with or in a
+// file tested are escaped again until then, as Value says. An error is
+// a regex that could not complete its match.
+func (c *Cond) Eval(r *http.Request, st *vars.State, rewritten bool, log Logf) (bool, error) {
+	var v string
+	if strings.Contains(c.op, "-") { // a file test's name: a value, not a variable
+		v = Value(c.left, r, st, rewritten)
+	} else {
+		v = c.left.EvalState(r, st)
+	}
 	switch c.op {
 	case "":
 		return v != "" && v != "0", nil
 	case "=":
-		return v == c.right.EvalState(r, st), nil
+		return v == Value(c.right, r, st, rewritten), nil
 	case "!=":
-		return v != c.right.EvalState(r, st), nil
+		return v != Value(c.right, r, st, rewritten), nil
 	case "~", "~*", "!~", "!~*":
 		caps, err := c.re.Match(v)
 		if err != nil {

@@ -314,6 +314,22 @@ func capture(st *vars.State, n int) string {
 	return st.Captures[n]
 }
 
+// Value evaluates t as NGINX's rewrite engine computes the value of a
+// "set" or the operand of an "if": a numbered capture of a path the
+// client sent with escapes (or a "+") is escaped again (EscapeArgs),
+// unless rewritten says a rewrite of the same run has matched, after
+// which NGINX's engine copies captures as they are. Named captures are
+// variables, copied as they are. Without the escaping, "set $f $1;
+// proxy_pass http://b/files/$f;" sent "..%252f" on as "..%2f", which the
+// upstream decodes a second time, and "%3F" or "%23" as a "?" or "#"
+// that cut the upstream's path.
+func Value(t *vars.Template, r *http.Request, st *vars.State, rewritten bool) string {
+	if rewritten || !t.Captures() || !QuotedURI(r, st) {
+		return t.EvalState(r, st)
+	}
+	return t.EvalCaptures(r, st, EscapeArgs)
+}
+
 // QuotedURI reports a request whose path, as the client sent it, held a
 // percent-escape or a "+" (NGINX's quoted_uri and plus_in_uri): captures
 // copied into arguments or a redirect, or by "set", are then escaped

@@ -136,7 +136,7 @@ func TestCondEval(t *testing.T) {
 			t.Fatal(err)
 		}
 		r, st := newRequest(tc.target)
-		got, err := c.Eval(r, st, nil)
+		got, err := c.Eval(r, st, false, nil)
 		if err != nil || got != tc.want {
 			t.Errorf("%q on %s: %v %v, want %v", tc.cond, tc.target, got, err, tc.want)
 		}
@@ -297,6 +297,42 @@ func FuzzCond(f *testing.F) {
 		}
 		r := httptest.NewRequest("GET", "/", nil)
 		r.URL.Path = target
-		_, _ = c.Eval(r, &vars.State{}, nil)
+		_, _ = c.Eval(r, &vars.State{}, false, nil)
 	})
+}
+
+// TestValueEscapesCaptures: Value escapes the numbered captures of a
+// quoted path (a "%" or "+" in it as sent) for arguments, but not a
+// named capture's variable, nor once a rewrite of the run has matched.
+func TestValueEscapesCaptures(t *testing.T) {
+	env, sc := testEnv()
+	name, err := env.Capture("name") // as a regex's (?<name>...) defines it
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := env.Compile("<$1|$name>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		target    string
+		rewritten bool
+		want      string
+	}{
+		{"/a%3Fb", false, "<a%3Fb|a?b>"},
+		{"/a+b", false, "<a%2Bb|a+b>"},
+		{"/a%252f", false, "<a%252f|a%2f>"},
+		{"/a%3Fb", true, "<a?b|a?b>"},
+		{"/plain?x=%3F", false, "<plain|plain>"}, // only the path counts
+	} {
+		r, st := newRequest(tc.target)
+		st.Captures = []string{r.URL.Path, r.URL.Path[1:]}
+		name.Set(st, r.URL.Path[1:])
+		if got := Value(tmpl, r, st, tc.rewritten); got != tc.want {
+			t.Errorf("%s (rewritten %v): %q, want %q", tc.target, tc.rewritten, got, tc.want)
+		}
+	}
 }

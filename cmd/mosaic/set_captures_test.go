@@ -5,17 +5,19 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
-// TestSetEscapesCapturesAsNGINX: "set" copies a numbered capture of a
-// client's percent-encoded (or "+"-holding) path escaped again with the
-// table for arguments, as NGINX's rewrite engine does until a rewrite in
-// the same run has matched; named captures and other variables are
-// copied as they are. Unescaped, a "set" variable spliced into
+// TestSetEscapesCapturesAsNGINX: "set" (and the value an "if" compares
+// with, or the name it tests) copies a numbered capture of a client's
+// percent-encoded (or "+"-holding) path escaped again with the table for
+// arguments, as NGINX's rewrite engine does until a rewrite in the same
+// run has matched; named captures and other variables are copied as
+// they are. Unescaped, a "set" variable spliced into
 // proxy_pass let "%252f" reach the upstream as "%2f", decoded a second
 // time there ("..%252f" climbing out of the prefix), and "%3F" or "%23"
 // cut the upstream's path into a query or a fragment. The rule holds
@@ -26,18 +28,22 @@ func TestSetEscapesCapturesAsNGINX(t *testing.T) {
 		io.WriteString(w, r.RequestURI)
 	}))
 	t.Cleanup(origin.Close)
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "a b"), "a file")
 	mport, nport := startBoth(t, t.TempDir(), func(_ string, port int) string {
-		return fmt.Sprintf(`server { listen 127.0.0.1:%[1]d;
+		return fmt.Sprintf(`server { listen 127.0.0.1:%[1]d; root %[3]s;
 			location ~ ^/f/(.*)$ { set $f $1; proxy_pass http://%[2]s/files/$f; }
 			location ~ ^/v/(.*)$ { set $v "<$1>"; return 200 "$v"; }
 			location ~ ^/n/(?<nm>.*)$ { set $v $nm; return 200 "$v"; }
 			location ~ ^/after/ { rewrite ^/after/(.*)$ /x/$1; set $v $1; return 200 "$v"; }
 			location ~ ^/args/(.*)$ { set $args $1; proxy_pass http://%[2]s/q$is_args$args; }
 			location /if/ { if ($uri ~ ^/if/(.*)$) { set $v $1; } return 200 "$v"; }
-		}`, port, origin.Listener.Addr())
+			location ~ ^/eq/(.*)$ { if ($uri = "/eq/$1") { return 200 "same"; } return 200 "differ"; }
+			location ~ ^/file/(.*)$ { if (-f $document_root/$1) { return 200 "found"; } return 200 "none"; }
+		}`, port, origin.Listener.Addr(), root)
 	})
-	for _, p := range []string{"/f/", "/v/", "/n/", "/after/", "/args/", "/if/"} {
-		for _, s := range []string{"..%252f..%252fadmin", "a%3Fx=1", "a%23b", "a+b", "a%20b%26c%3Bd%22", "%C3%A9", "plain"} {
+	for _, p := range []string{"/f/", "/v/", "/n/", "/after/", "/args/", "/if/", "/eq/", "/file/"} {
+		for _, s := range []string{"..%252f..%252fadmin", "a%3Fx=1", "a%23b", "a+b", "a%20b%26c%3Bd%22", "%C3%A9", "a%20b", "plain"} {
 			raw := "GET " + p + s + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
 			m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), raw)
 			n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), raw)

@@ -158,7 +158,7 @@ func setIf(c *server.Cmd) error {
 		return c.Errorf("%v", err)
 	}
 	return c.RewriteIf(func(r *http.Request, run *server.RewriteRun) (bool, error) {
-		return cond.Eval(r, vars.FromContext(r.Context()), logf(r, run.Loc))
+		return cond.Eval(r, vars.FromContext(r.Context()), run.URIChanged, logf(r, run.Loc))
 	})
 }
 
@@ -232,7 +232,7 @@ type setStateStep struct {
 
 func (s setStateStep) Rewrite(r *http.Request, run *server.RewriteRun) server.Flow {
 	st := vars.FromContext(r.Context())
-	st.Set(s.name, setValue(s.value, r, st, run))
+	st.Set(s.name, rewrite.Value(s.value, r, st, run.URIChanged))
 	return server.FlowNext
 }
 
@@ -244,23 +244,8 @@ type setStep struct {
 
 func (s setStep) Rewrite(r *http.Request, run *server.RewriteRun) server.Flow {
 	st := vars.FromContext(r.Context())
-	s.v.Set(st, setValue(s.value, r, st, run))
+	s.v.Set(st, rewrite.Value(s.value, r, st, run.URIChanged))
 	return server.FlowNext
-}
-
-// setValue evaluates the value of a "set" as NGINX's rewrite engine
-// does: a numbered capture of a path the client sent with escapes (or a
-// "+") is escaped again with the table for arguments, until a rewrite of
-// the run has matched (NGINX's engine copies captures as they are from
-// then on). Named captures are variables, copied as they are. Without
-// it, "set $f $1; proxy_pass http://b/files/$f;" sent "..%252f" on as
-// "..%2f", which the upstream decodes a second time, and "%3F" or "%23"
-// as a "?" or "#" that cut the upstream's path.
-func setValue(t *vars.Template, r *http.Request, st *vars.State, run *server.RewriteRun) string {
-	if run.URIChanged || !t.Captures() || !rewrite.QuotedURI(r, st) {
-		return t.EvalState(r, st)
-	}
-	return t.EvalCaptures(r, st, rewrite.EscapeArgs)
 }
 
 // setLimitRateStep is "set $limit_rate value": the response's rate in
@@ -284,7 +269,7 @@ func (s setLimitRateStep) Rewrite(r *http.Request, run *server.RewriteRun) serve
 type setArgsStep struct{ value *vars.Template }
 
 func (s setArgsStep) Rewrite(r *http.Request, run *server.RewriteRun) server.Flow {
-	r.URL.RawQuery = setValue(s.value, r, vars.FromContext(r.Context()), run)
+	r.URL.RawQuery = rewrite.Value(s.value, r, vars.FromContext(r.Context()), run.URIChanged)
 	r.URL.ForceQuery = false
 	if st := vars.FromContext(r.Context()); st != nil {
 		st.ArgsKept = true // set, even to nothing: $args has a value
