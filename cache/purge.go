@@ -17,8 +17,10 @@ import (
 type PurgeOptions struct {
 	// Store is the zone to purge.
 	Store Store
-	// Allow lists the client networks that may purge (by the connection's
-	// address; X-Forwarded-For is not trusted). Empty allows any address
+	// Allow lists the client networks that may purge, by the request's
+	// RemoteAddr: the connection's address, or the client's that a
+	// trusted proxy gave (mosaic's realip puts it there, as NGINX's
+	// allow reads it); no field is read here. Empty allows any address
 	// that presents the token.
 	Allow []netip.Prefix
 	// Token, when set, must be presented as "Authorization: Bearer TOKEN".

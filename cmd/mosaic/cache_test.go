@@ -1342,6 +1342,10 @@ func TestCachePurge(t *testing.T) {
         location / { proxy_pass http://{origin}; proxy_cache z; }
         location = /purge { proxy_cache_purge z token=s3cret allow=127.0.0.0/8; }
         location = /purge-elsewhere { proxy_cache_purge z allow=192.0.2.0/24; }
+        location = /purge-realip {
+            set_real_ip_from 127.0.0.1; real_ip_header X-Real-IP;
+            proxy_cache_purge z allow=192.0.2.1;
+        }
     }
 }`)
 	paths := []string{"/a/1", "/a/2", "/b/1", "/c/2"}
@@ -1412,6 +1416,23 @@ func TestCachePurge(t *testing.T) {
 	expect("purging everything")
 	if r := cacheDo(t, "POST", base+"/purge?nothing=1", "Authorization", "Bearer s3cret"); r.status != 400 {
 		t.Fatalf("a purge naming nothing: %d", r.status)
+	}
+
+	// allow= reads the client's address as NGINX's allow does: the one
+	// realip found when the location trusts the connection's peer for
+	// it, never a field the configuration does not name.
+	for _, c := range []struct {
+		header []string
+		want   int
+	}{
+		{[]string{"X-Real-IP", "192.0.2.1"}, 200},
+		{nil, 403},
+		{[]string{"X-Forwarded-For", "192.0.2.1"}, 403},
+		{[]string{"X-Real-IP", "192.0.2.2"}, 403},
+	} {
+		if r := cacheDo(t, "PURGE", base+"/purge-realip?tag=none", c.header...); r.status != c.want {
+			t.Errorf("purge with %q: %d, want %d", c.header, r.status, c.want)
+		}
 	}
 }
 
