@@ -130,6 +130,11 @@ func variable(w string, env Env) (*vars.Template, error) {
 	if name == "" {
 		return nil, fmt.Errorf("invalid variable name %q", w)
 	}
+	if strings.Trim(name, "0123456789") == "" {
+		// A capture is no variable of NGINX's: "if ($1)" is refused
+		// there as unknown, rather than tested unescaped (see Value).
+		return nil, fmt.Errorf("unknown %q variable", name)
+	}
 	return env.Compile("${" + name + "}")
 }
 

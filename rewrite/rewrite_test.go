@@ -66,6 +66,8 @@ func TestParseCondErrors(t *testing.T) {
 		{[]string{"(-f)"}, `invalid condition "-f"`},
 		{[]string{"(a)"}, `invalid condition "a"`},
 		{[]string{"($a", "~", "(x)"}, `pcre2_compile() failed`},
+		{[]string{"($1", "=", "x)"}, `unknown "1" variable`},
+		{[]string{"(${2})"}, `unknown "2" variable`},
 		{[]string{"($nosuch)"}, ""}, // resolved later, with the whole configuration
 	} {
 		_, err := ParseCond(tc.args, env)

@@ -289,6 +289,7 @@ func TestRewriteConfigErrors(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct{ conf, want string }{
 		{`http { server { if ($a) { } } }`, `unknown "a" variable`},
+		{`http { server { location ~ (.) { if ($1 = x) { } } } }`, `unknown "1" variable`},
 		{`http { server { location / { if ($uri == x) { } } } }`, `unexpected "==" in condition`},
 		{`http { server { location / { if ($uri) { location /x { } } } } }`, `"location" directive is not allowed here`},
 		{`http { server { location / { if ($uri) { try_files $uri =404; } } } }`, `"try_files" directive is not allowed here`},
