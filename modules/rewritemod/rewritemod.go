@@ -255,13 +255,14 @@ func (s setStep) Rewrite(r *http.Request, run *server.RewriteRun) server.Flow {
 type setLimitRateStep struct{ value *vars.Template }
 
 func (s setLimitRateStep) Rewrite(r *http.Request, run *server.RewriteRun) server.Flow {
-	v := s.value.Eval(r)
+	st := vars.FromContext(r.Context())
+	v := rewrite.Value(s.value, r, st, run.URIChanged)
 	n, err := server.ParseSize(v)
 	if err != nil || n < 0 {
 		run.Loc.Logger().Error(fmt.Sprintf("invalid size %q in \"set $limit_rate\"", v))
 		return server.FlowNext
 	}
-	vars.FromContext(r.Context()).Set("limit_rate", strconv.FormatInt(n, 10))
+	st.Set("limit_rate", strconv.FormatInt(n, 10))
 	return server.FlowNext
 }
 
