@@ -67,8 +67,8 @@ func TestParseCondErrors(t *testing.T) {
 		{[]string{"(a)"}, `invalid condition "a"`},
 		{[]string{"($a", "~", "(x)"}, `pcre2_compile() failed`},
 		{[]string{"($1", "=", "x)"}, `unknown "1" variable`},
-		{[]string{"(${2})"}, `unknown "2" variable`},
-		{[]string{"($nosuch)"}, ""}, // resolved later, with the whole configuration
+		{[]string{"(${2})"}, `unknown "{2}" variable`}, // NGINX's words: the braces stay
+		{[]string{"($nosuch)"}, ""},                    // resolved later, with the whole configuration
 	} {
 		_, err := ParseCond(tc.args, env)
 		if tc.err == "" {
