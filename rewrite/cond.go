@@ -133,7 +133,8 @@ func variable(w string, env Env) (*vars.Template, error) {
 	if strings.Trim(name, "0123456789") == "" {
 		// A capture is no variable of NGINX's: "if ($1)" is refused
 		// there as unknown, rather than tested unescaped (see Value).
-		return nil, fmt.Errorf("unknown %q variable", name)
+		// NGINX names what follows the "$", braces and all ("{2}").
+		return nil, fmt.Errorf("unknown %q variable", w[1:])
 	}
 	return env.Compile("${" + name + "}")
 }
