@@ -338,3 +338,28 @@ func TestValueEscapesCaptures(t *testing.T) {
 		}
 	}
 }
+
+// TestValueAllocs: escaping a quoted path's captures costs the escaped
+// copy of a capture that needs it, and nothing else over EvalState (the
+// value is built once, at its size).
+func TestValueAllocs(t *testing.T) {
+	env, sc := testEnv()
+	for _, src := range []string{"$1", "<$1>", "/files/a/longer/prefix/$1/and/a/suffix"} {
+		tmpl, err := env.Compile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sc.Resolve(); err != nil {
+			t.Fatal(err)
+		}
+		for target, extra := range map[string]float64{"/a%41bcdefghijklmnop": 0, "/a%3Fbcdefghijklmnop": 1} {
+			r, st := newRequest(target)
+			st.Captures = []string{r.URL.Path, r.URL.Path[1:]}
+			plain := testing.AllocsPerRun(50, func() { _ = tmpl.EvalState(r, st) })
+			got := testing.AllocsPerRun(50, func() { _ = Value(tmpl, r, st, false) })
+			if got != plain+extra {
+				t.Errorf("%s on %s: %v allocations, want %v", src, target, got, plain+extra)
+			}
+		}
+	}
+}
