@@ -429,6 +429,12 @@ func (t *Template) Eval(r *http.Request) string {
 
 // EvalState is Eval with the State given, for callers that hold it.
 func (t *Template) EvalState(r *http.Request, st *State) string {
+	return t.eval(r, st, nil)
+}
+
+// eval computes the template, each numbered capture's value passed
+// through esc when esc is not nil (EvalCaptures).
+func (t *Template) eval(r *http.Request, st *State, esc func(string) string) string {
 	switch len(t.parts) {
 	case 0:
 		return ""
@@ -436,7 +442,7 @@ func (t *Template) EvalState(r *http.Request, st *State) string {
 		if p := t.parts[0]; p.get == nil {
 			return p.lit
 		} else {
-			return p.get(r, st)
+			return p.value(r, st, esc)
 		}
 	}
 	// The values first, so that the result is allocated once, at its
@@ -447,7 +453,7 @@ func (t *Template) EvalState(r *http.Request, st *State) string {
 	for _, p := range t.parts {
 		v := p.lit
 		if p.get != nil {
-			v = p.get(r, st)
+			v = p.value(r, st, esc)
 		}
 		vals = append(vals, v)
 		n += len(v)
@@ -473,19 +479,19 @@ func (t *Template) Captures() bool {
 // EvalCaptures is EvalState with the value of each numbered capture
 // passed through esc first: NGINX's rewrite engine escapes the captures
 // it copies into a "set" value (package rewrite's EscapeArgs).
+// Built as EvalState builds its value: allocated once, at its size.
 func (t *Template) EvalCaptures(r *http.Request, st *State, esc func(string) string) string {
-	var b strings.Builder
-	for _, p := range t.parts {
-		switch {
-		case p.get == nil:
-			b.WriteString(p.lit)
-		case p.capture:
-			b.WriteString(esc(p.get(r, st)))
-		default:
-			b.WriteString(p.get(r, st))
-		}
+	return t.eval(r, st, esc)
+}
+
+// value is the variable's value for r, through esc if it is a numbered
+// capture and esc is not nil.
+func (p *part) value(r *http.Request, st *State, esc func(string) string) string {
+	v := p.get(r, st)
+	if esc != nil && p.capture {
+		v = esc(v)
 	}
-	return b.String()
+	return v
 }
 
 // AppendValues appends the template's pieces for r to dst, in order: the
