@@ -204,7 +204,12 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 	// A match of niceLen is good enough: the rest of the bucket rarely
 	// beats it by much.
 	limitLen := min(maxLen, e.q.niceLen)
-	if m.len < limitLen {
+	// The walk stops at the first position out of reach, and the newest
+	// is the first it looks at: a bucket whose newest is out of reach
+	// (none of this stream's positions yet) is left without the scan's
+	// setup and the call.
+	lo := abs - reach
+	if m.len < limitLen && b[(c-1)&mask] >= lo {
 		// The byte that would make a candidate longer than the best so
 		// far rejects most candidates with one comparison. Newest first:
 		// of equally long matches the nearest comes first and wins.
@@ -217,7 +222,7 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 		if m.len != 0 {
 			want = data[i+m.len]
 		}
-		sc.b, sc.lo, sc.best, sc.want = b, abs-reach, m.len, want
+		sc.b, sc.lo, sc.best, sc.want = b, lo, m.len, want
 		sc.m = m
 		if depth <= 0 || depth > ways {
 			depth = ways
