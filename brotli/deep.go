@@ -233,19 +233,25 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 			if k, j = sc.next(k, stop); k == stop {
 				break
 			}
-			if load32(data, j) != x32 {
+			// One load of the candidate's first 8 bytes tests the 4 its
+			// hash stands for against x and measures the matches that
+			// end within them; the next 8 measure most of the rest, and
+			// only longer ones take a call, which would make the loop
+			// save and reload its values. (Searches leave 8 bytes at i.)
+			v := load64(data, j) ^ x
+			if uint32(v) != 0 {
 				continue
 			}
-			// Most matches end within the next 8 bytes: finding that
-			// without a call keeps the loop's values in registers.
 			l := 0
-			if maxLen >= minMatch+8 {
-				if v := load64(data, j+minMatch) ^ load64(data, i+minMatch); v != 0 {
-					l = minMatch + bits.TrailingZeros64(v)/8
+			if v != 0 {
+				l = bits.TrailingZeros64(v) / 8
+			} else if maxLen >= 16 {
+				if v := load64(data, j+8) ^ load64(data, i+8); v != 0 {
+					l = 8 + bits.TrailingZeros64(v)/8
 				}
 			}
 			if l == 0 {
-				l = minMatch + matchLen(data, j+minMatch, i+minMatch, maxLen-minMatch)
+				l = 8 + matchLen(data, j+8, i+8, maxLen-8)
 			}
 			d := uint32(i - j)
 			if s := 16*l - 4*bits.Len32(d) - 16; s > sc.m.score {
