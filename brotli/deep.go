@@ -209,7 +209,7 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 	// (none of this stream's positions yet) is left without the scan's
 	// setup and the call.
 	lo := abs - reach
-	if m.len < limitLen && b[(c-1)&mask] >= lo {
+	if p := b[(c-1)&mask]; m.len < limitLen && p >= lo {
 		// The byte that would make a candidate longer than the best so
 		// far rejects most candidates with one comparison. Newest first:
 		// of equally long matches the nearest comes first and wins.
@@ -228,11 +228,13 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 			depth = ways
 		}
 		stop := c - 1 - uint16(depth)
-		for k := c - 1; k != stop; k-- {
-			var j int
-			if k, j = sc.next(k, stop); k == stop {
-				break
-			}
+		// The newest position, in reach, is tested here: where it is a
+		// candidate (62% of the walks on jquery at 6) that spares a call.
+		k, j := c-1, int(p-w.base)
+		if data[j+m.len] != want {
+			k, j = sc.next(k-1, stop)
+		}
+		for ; k != stop; k, j = sc.next(k-1, stop) {
 			// One load of the candidate's first 8 bytes tests the 4 its
 			// hash stands for against x and measures the matches that
 			// end within them; the next 8 measure most of the rest, and
