@@ -137,7 +137,8 @@ func ringScore(l int) int { return 16*l - 14 }
 // decoder holds (and, from ringCands 10, their neighbours) and the
 // positions of i's bucket, then enters i in the bucket. Its code avoids
 // closures, and the bucket scan is a function of its own (next). depth
-// is how many of the bucket's newest positions are looked at; 0: all.
+// is how many of the bucket's newest positions are looked at, 1 to
+// len(B).
 func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *bucketScan[B], depth int) match {
 	data := w.data
 	x := load64(data, i)
@@ -224,9 +225,6 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 		}
 		sc.b, sc.lo, sc.best, sc.want = b, lo, m.len, want
 		sc.m = m
-		if depth <= 0 || depth > ways {
-			depth = ways
-		}
 		stop := c - 1 - uint16(depth)
 		// The newest position, in reach, is tested here: where it is a
 		// candidate (62% of the walks on jquery at 6) that spares a call.
@@ -453,6 +451,7 @@ func findMatchesDeep[B deepBucket](e *encoder, w *window, start int) {
 	q := &e.q
 	ring := e.ring
 	sc := bucketScan[B]{data: w.data, base: w.base}
+	var probe B // the main search looks at every position of a bucket
 	lit, i := start, start
 	limit := w.end - 8 // searches read 8 bytes at i
 	misses := 0
@@ -463,7 +462,7 @@ func findMatchesDeep[B deepBucket](e *encoder, w *window, start int) {
 			// A test without a store: this runs for every search.
 			e.dictOn = false
 		}
-		m := searchDeep(e, w, i, &ring, &sc, 0)
+		m := searchDeep(e, w, i, &ring, &sc, len(probe))
 		if w.raw != nil {
 			m = e.withRaw(w, i, m)
 		}

@@ -169,6 +169,10 @@ func (e *encoder) setup(opts Options, lgwin, sizeHint int, ringKnown bool) {
 	for 1<<e.waysLog < e.q.ways {
 		e.waysLog++
 	}
+	if e.q.lazyWays <= 0 || e.q.lazyWays > e.q.ways {
+		// searchDeep takes the depth of its lazy searches as it is.
+		e.q.lazyWays = e.q.ways
+	}
 	if e.q.optimal {
 		e.setupTree(hb, sizeHint)
 		if e.opt == nil {
