@@ -2,6 +2,7 @@ package brotli
 
 import (
 	"bytes"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -494,5 +495,95 @@ func TestCountOne(t *testing.T) {
 				t.Fatalf("start %d, first insert %d: the counts differ", start, first)
 			}
 		}
+	}
+}
+
+// TestSearchDeepWalk compares searchDeep with a plain walk of the same
+// bucket: the ring's distances, then every position of the bucket, newest
+// first, down to depth or the first out of reach, each measured with
+// matchLen and kept where it scores better. searchDeep skips candidates
+// by the byte at the best length, tests the newest position itself,
+// and measures from 8-byte loads; none of that may change the match it
+// finds. The data (letters from a small alphabet, with copies of up to
+// 200 bytes, and at the end) gives full buckets, matches of every
+// length and searches up to the last position a search may take (8
+// bytes from the end), with matches that run to it.
+func TestSearchDeepWalk(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	data := make([]byte, 0, 24<<10)
+	for len(data) < cap(data)-256 {
+		if len(data) > 300 && rng.IntN(3) == 0 {
+			from := rng.IntN(len(data) - 256)
+			data = append(data, data[from:from+1+rng.IntN(200)]...)
+			continue
+		}
+		for range 1 + rng.IntN(20) {
+			data = append(data, "abcdef"[rng.IntN(6)])
+		}
+	}
+	// A copy at the end: matches that reach it, past 8 bytes.
+	data = append(data, data[len(data)-500:][:100]...)
+	data = data[:len(data):len(data)] // no load may pass the end
+	const hashBits, ways = 6, 16      // few buckets: most are full
+	mul := uint64(hashMul)
+	e := &encoder{q: qualities[6], maxDist: 5000, hashShift: 64 - hashBits, hashMulLeft: mul << 32}
+	e.table = make([]uint32, ways<<hashBits, ways<<hashBits+maxWays)
+	e.heads = make([]uint16, 1<<hashBits)
+	w := &window{data: data, base: 1 << 20, streamA: 1 << 20, end: len(data)}
+	sc := bucketScan[[ways]uint32]{data: w.data, base: w.base}
+	walk := func(i int, ring *distRing, depth int) match {
+		abs := w.base + uint32(i)
+		reach := min(abs-w.streamA, e.maxDist)
+		maxLen := w.end - i
+		var m match
+		for k, d := range ring.d[:ring.known] {
+			if d-1 < reach && load32(data, i-int(d)) == load32(data, i) {
+				l := minMatch + matchLen(data, i-int(d)+minMatch, i+minMatch, maxLen-minMatch)
+				s := ringScore(l)
+				if k == 0 {
+					s = 16*l - 8
+				}
+				if s > m.score {
+					m = match{len: l, dist: d, score: s}
+				}
+			}
+		}
+		limitLen := min(maxLen, e.q.niceLen)
+		h := e.bucket(load64(data, i))
+		c := e.heads[h]
+		for n := 1; n <= depth && m.len < limitLen; n++ {
+			p := e.table[h*ways+int(c-uint16(n))%ways]
+			if p < abs-reach {
+				break
+			}
+			j := int(p - w.base)
+			if load32(data, j) != load32(data, i) {
+				continue
+			}
+			l := minMatch + matchLen(data, j+minMatch, i+minMatch, maxLen-minMatch)
+			d := uint32(i - j)
+			if s := 16*l - 4*bits.Len32(d) - 16; s > m.score {
+				m = match{len: l, dist: d, score: s}
+			}
+		}
+		return m
+	}
+	found := 0
+	for i := 0; i <= len(data)-8; i++ {
+		ring := distRing{known: rng.IntN(5)}
+		for k := range ring.d {
+			ring.d[k] = uint32(1 + rng.IntN(min(i+10, 6000)))
+		}
+		depth := []int{1, 8, ways}[rng.IntN(3)]
+		want := walk(i, &ring, depth)
+		if got := searchDeep(e, w, i, &ring, &sc, depth); got != want {
+			t.Fatalf("at %d (ring %v, depth %d): got %+v, want %+v", i, ring.d[:ring.known], depth, got, want)
+		}
+		if want.len > 0 {
+			found++
+		}
+	}
+	if found < len(data)/4 {
+		t.Errorf("matches found at %d of %d positions: the data repeats too little to test the walk", found, len(data))
 	}
 }
