@@ -228,11 +228,14 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 		stop := c - 1 - uint16(depth)
 		// The newest position, in reach, is tested here: where it is a
 		// candidate (62% of the walks on jquery at 6) that spares a call.
-		k, j := c-1, int(p-w.base)
-		if data[j+m.len] != want {
-			k, j = sc.next(k-1, stop)
+		k, at := c-1, p-w.base
+		if data[int(at)+m.len] != want {
+			k, at = sc.next(k-1, stop)
 		}
-		for ; k != stop; k, j = sc.next(k-1, stop) {
+		for ; k != stop; k, at = sc.next(k-1, stop) {
+			// Widened from 32 bits, j+8 cannot overflow: the loads below
+			// check only their end.
+			j := int(at)
 			// One load of the candidate's first 8 bytes tests the 4 its
 			// hash stands for against x and measures the matches that
 			// end within them; the next 8 measure most of the rest, and
@@ -328,7 +331,7 @@ type bucketScan[B deepBucket] struct {
 // nothing, so that its values stay in registers: inside searchDeep's loop
 // the compiler spilled and reloaded some for every candidate (17
 // instructions per candidate here against 25 there).
-func (s *bucketScan[B]) next(k, stop uint16) (uint16, int) {
+func (s *bucketScan[B]) next(k, stop uint16) (uint16, uint32) {
 	b, data := s.b, s.data
 	_ = b[0] // b is not nil: the loop then tests it no more
 	var probe B
@@ -342,7 +345,7 @@ func (s *bucketScan[B]) next(k, stop uint16) (uint16, int) {
 			return stop, 0 // older entries are farther still
 		}
 		if data[int(p)+bias] == want {
-			return k, int(p - s.base)
+			return k, p - s.base
 		}
 	}
 	return stop, 0
