@@ -499,9 +499,10 @@ func TestCountOne(t *testing.T) {
 }
 
 // TestSearchDeepWalk compares searchDeep with a plain walk of the same
-// bucket: the ring's distances, then every position of the bucket, newest
-// first, down to depth or the first out of reach, each measured with
-// matchLen and kept where it scores better. searchDeep skips candidates
+// bucket: a list of the distances to try, the ring's in reach, then every
+// position of the bucket, newest first, down to depth or the first out
+// of reach, each measured with matchLen and kept where it scores better
+// (the bucket's walk ends at a match of niceLen). searchDeep skips candidates
 // by the byte at the best length, tests the newest position itself,
 // and measures from 8-byte loads; none of that may change the match it
 // finds. The data (letters from a small alphabet, with copies of up to
@@ -535,35 +536,44 @@ func TestSearchDeepWalk(t *testing.T) {
 		abs := w.base + uint32(i)
 		reach := min(abs-w.streamA, e.maxDist)
 		maxLen := w.end - i
-		var m match
+		limitLen := min(maxLen, e.q.niceLen)
+		// Every distance tried, in order, and what its distance costs:
+		// a copy of l bytes scores 16*l less that.
+		type try struct {
+			d        uint32
+			cost     int
+			fromRing bool
+		}
+		var tries []try
 		for k, d := range ring.d[:ring.known] {
-			if d-1 < reach && load32(data, i-int(d)) == load32(data, i) {
-				l := minMatch + matchLen(data, i-int(d)+minMatch, i+minMatch, maxLen-minMatch)
-				s := ringScore(l)
+			if d >= 1 && d <= reach {
+				cost := 14 // a ring distance codes without extra bits
 				if k == 0 {
-					s = 16*l - 8
+					cost = 8 // the last distance, cheaper still
 				}
-				if s > m.score {
-					m = match{len: l, dist: d, score: s}
-				}
+				tries = append(tries, try{d, cost, true})
 			}
 		}
-		limitLen := min(maxLen, e.q.niceLen)
 		h := e.bucket(load64(data, i))
-		c := e.heads[h]
-		for n := 1; n <= depth && m.len < limitLen; n++ {
-			p := e.table[h*ways+int(c-uint16(n))%ways]
+		for n := 1; n <= depth; n++ {
+			p := e.table[h*ways+int(e.heads[h]-uint16(n))%ways]
 			if p < abs-reach {
 				break
 			}
-			j := int(p - w.base)
-			if load32(data, j) != load32(data, i) {
+			tries = append(tries, try{abs - p, 4*bits.Len32(abs-p) + 16, false})
+		}
+		var m match
+		for _, t := range tries {
+			if !t.fromRing && m.len >= limitLen {
+				break // long enough: the bucket is not walked further
+			}
+			j := i - int(t.d)
+			if !bytes.Equal(data[j:j+minMatch], data[i:i+minMatch]) {
 				continue
 			}
 			l := minMatch + matchLen(data, j+minMatch, i+minMatch, maxLen-minMatch)
-			d := uint32(i - j)
-			if s := 16*l - 4*bits.Len32(d) - 16; s > m.score {
-				m = match{len: l, dist: d, score: s}
+			if s := 16*l - t.cost; s > m.score {
+				m = match{len: l, dist: t.d, score: s}
 			}
 		}
 		return m
