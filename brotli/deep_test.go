@@ -291,27 +291,36 @@ func TestDeepSegments(t *testing.T) {
 
 // TestSmallBodyWays checks the size hint's choice of bucket depth at 5-9:
 // a body up to 128 KiB gets half the ways in 8-byte buckets; a larger or
-// unknown one gets the quality's own.
+// unknown one gets the quality's own. Lazy searches look at the
+// quality's lazyWays, at most the bucket (all of it at 9).
 func TestSmallBodyWays(t *testing.T) {
 	for _, c := range []struct {
-		q, hint, ways, buckets int
+		q, hint, ways, buckets, lazyWays int
 	}{
-		{5, 100 << 10, 8, 1 << 14},
-		{5, 200 << 10, 16, 1 << 14},
-		{6, 100 << 10, 16, 1 << 14},
-		{6, 128 << 10, 16, 1 << 14},
-		{6, 200 << 10, 32, 1 << 14},
-		{6, 0, 32, 1 << 14},
-		{7, 100 << 10, 32, 1 << 14},
-		{7, 200 << 10, 64, 1 << 14},
-		{9, 100 << 10, 64, 1 << 14},
-		{9, 1 << 20, 128, 1 << 15},
+		{5, 100 << 10, 8, 1 << 14, 8},
+		{5, 200 << 10, 16, 1 << 14, 8},
+		{6, 100 << 10, 16, 1 << 14, 8},
+		{6, 128 << 10, 16, 1 << 14, 8},
+		{6, 200 << 10, 32, 1 << 14, 8},
+		{6, 0, 32, 1 << 14, 8},
+		{7, 100 << 10, 32, 1 << 14, 16},
+		{7, 200 << 10, 64, 1 << 14, 16},
+		{9, 100 << 10, 64, 1 << 14, 64},
+		{9, 0, 128, 1 << 15, 128},
+		{9, 1 << 20, 128, 1 << 15, 128},
 	} {
 		var e encoder
 		e.setup(Options{Quality: c.q}, 22, c.hint, true)
 		if e.q.ways != c.ways || len(e.table) != c.ways*c.buckets {
 			t.Errorf("quality %d, hint %d: %d ways, %d slots; want %d ways in %d buckets",
 				c.q, c.hint, e.q.ways, len(e.table), c.ways, c.buckets)
+		}
+		// searchDeep walks the depth it is given: 0 would look at the
+		// newest position alone, more than the bucket would see entries
+		// twice.
+		if e.q.lazyWays != c.lazyWays || 1<<e.waysLog != e.q.ways {
+			t.Errorf("quality %d, hint %d: lazy searches look at %d of %d ways (2^%d); want %d",
+				c.q, c.hint, e.q.lazyWays, e.q.ways, e.waysLog, c.lazyWays)
 		}
 	}
 }
