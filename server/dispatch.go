@@ -366,8 +366,8 @@ func normalizeURI(r *http.Request, merge bool) bool {
 	if p[0] != '/' {
 		return false // "*" and authority forms are refused before (admit)
 	}
-	if !strings.Contains(p, "//") && !strings.Contains(p, "/.") && !strings.Contains(p, "\\") {
-		return strings.IndexByte(p, 0) < 0
+	if plainPath(p) {
+		return true
 	}
 	if strings.IndexByte(p, 0) >= 0 {
 		return false
@@ -404,6 +404,27 @@ func normalizeURI(r *http.Request, merge bool) bool {
 			// routed, not the target as sent, which the origin could
 			// resolve differently.
 			r.RequestURI = r.URL.RequestURI()
+		}
+	}
+	return true
+}
+
+// plainPath reports whether the rooted path p has nothing that
+// normalizeURI changes or refuses: no "//", no "/.", no backslash and no
+// NUL. Every request's path comes here and most are plain, so it is one
+// pass over the bytes, where four searches (three Contains and an
+// IndexByte) made four; the bytes above '/' but the backslash, letters
+// and digits, take one comparison each.
+func plainPath(p string) bool {
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c > '/' && c != '\\':
+		case c == '/':
+			if i+1 < len(p) && (p[i+1] == '/' || p[i+1] == '.') {
+				return false
+			}
+		case c == '\\' || c == 0:
+			return false
 		}
 	}
 	return true

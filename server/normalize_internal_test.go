@@ -97,6 +97,7 @@ func FuzzNormalizeURI(f *testing.F) {
 	for _, s := range []string{
 		"/", "", "/a/b", "//a//b", "/a/./b", "/a/../b", "/../a", "/a/b/..", "/a/.", "/./",
 		"/a/..%2fb", "/a/\x00", "/a b/c", "/%", "/a?b", "/a#b", "*", "a/b", "/a\\..\\b", "/.../..",
+		"/a/", "/a.b/c.d", "/a//", "/a/.", "\\", "/\x00", "/a\\b",
 	} {
 		f.Add(s, true)
 		f.Add(s, false)
@@ -107,6 +108,12 @@ func FuzzNormalizeURI(f *testing.F) {
 		sent := "http://example.com?q=1"
 		if p != "" {
 			sent = (&url.URL{Path: p}).EscapedPath() + "?q=1"
+		}
+		// plainPath's one pass says what four searches said.
+		plain := !strings.Contains(p, "//") && !strings.Contains(p, "/.") &&
+			!strings.Contains(p, "\\") && strings.IndexByte(p, 0) < 0
+		if plainPath(p) != plain {
+			t.Fatalf("plainPath(%q) = %v, want %v", p, !plain, plain)
 		}
 		r := &http.Request{URL: &url.URL{Path: p, RawQuery: "q=1"}, RequestURI: sent}
 		ok := normalizeURI(r, merge)
