@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,4 +64,42 @@ func TestRootSymlinkSwitch(t *testing.T) {
 	}
 	expect("/v.txt", 404, "")
 	expect("/tf/v.txt", 418, "")
+}
+
+// A root with variables names another directory by request: requests
+// that alternate between two roots, several at once, each get their own
+// root's file (the handler's last-used entry is one key's, never
+// another's), and a root that does not exist answers 404 between them.
+func TestVariableRootsAlternate(t *testing.T) {
+	base := t.TempDir()
+	for _, rel := range []string{"r1", "r2"} {
+		dir := filepath.Join(base, rel)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "v.txt"), []byte(rel), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	url := servertest.Start(t, fmt.Sprintf(`http { server { listen 127.0.0.1:0;
+		location / { root %s/$arg_d; }
+	} }`, base))
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 30 {
+				d := []string{"r1", "r2", "none"}[(g+i)%3]
+				resp, got := testclient.Get(t, url+"/v.txt?d="+d)
+				want, status := d, 200
+				if d == "none" {
+					want, status = "", 404
+				}
+				if resp.StatusCode != status || status == 200 && got != want {
+					t.Errorf("d=%s: %d %q, want %d %q", d, resp.StatusCode, got, status, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
