@@ -270,6 +270,34 @@ type country struct {
 	name, utf8Name         string
 }
 
+// numCountries is the number of countryTable's lines: a City record's
+// country is one byte.
+const numCountries = 256
+
+// countryLines returns where each line of countryTable starts, and
+// where the last ends, found at the first use.
+var countryLines = sync.OnceValue(func() []uint16 {
+	lines := make([]uint16, 0, numCountries+1)
+	for at := 0; at < len(countryTable); at += strings.IndexByte(countryTable[at:], '\n') + 1 {
+		lines = append(lines, uint16(at))
+	}
+	return append(lines, uint16(len(countryTable)))
+})
+
+// countryAt returns what country number id (0 to 255) stands for: the
+// five fields of its line.
+func countryAt(id int) country {
+	lines := countryLines()
+	line := countryTable[lines[id] : lines[id+1]-1]
+	var f [5]string
+	for i := range 4 {
+		tab := strings.IndexByte(line, '\t')
+		f[i], line = line[:tab], line[tab+1:]
+	}
+	f[4] = line
+	return country{code: f[0], code3: f[1], continent: f[2], name: f[3], utf8Name: f[4]}
+}
+
 // nameIn returns the country's English name, in ISO-8859-1 or UTF-8.
 func (c country) nameIn(utf8 bool) string {
 	if utf8 {
@@ -291,7 +319,7 @@ func (db *DB) CountryID(a netip.Addr) (int, bool) {
 		return 0, false
 	}
 	id := int64(db.seek(a)) - int64(db.seg)
-	if id <= 0 || id >= int64(len(countries)) {
+	if id <= 0 || id >= numCountries {
 		return 0, false
 	}
 	return int(id), true
@@ -304,7 +332,7 @@ func (db *DB) Country(a netip.Addr) (code, code3, name string, ok bool) {
 	if !ok {
 		return "", "", "", false
 	}
-	c := countries[id]
+	c := countryAt(id)
 	return c.code, c.code3, c.nameIn(db.UTF8), true
 }
 
@@ -369,7 +397,7 @@ func (db *DB) City(a netip.Addr) (*Record, bool) {
 	}
 	d := db.data[p:]
 	id := int(d[0])
-	c := countries[id]
+	c := countryAt(id)
 	r := &Record{CountryID: id, ContinentCode: c.continent, CountryCode: c.code, CountryCode3: c.code3}
 	if id > 0 {
 		r.CountryName = c.nameIn(db.UTF8)

@@ -293,3 +293,33 @@ func TestLoopingTree(t *testing.T) {
 		t.Error("a country from a looping tree")
 	}
 }
+
+// countryTable has a line of five fields for each of the 256 numbers a
+// record's byte can hold, and countryAt reads them back.
+func TestCountryTable(t *testing.T) {
+	lines := strings.Split(strings.TrimSuffix(countryTable, "\n"), "\n")
+	if len(lines) != numCountries || len(countryLines()) != numCountries+1 {
+		t.Fatalf("%d lines, %d starts found; want %d", len(lines), len(countryLines())-1, numCountries)
+	}
+	for id, l := range lines {
+		f := strings.Split(l, "\t")
+		if len(f) != 5 {
+			t.Fatalf("line %d: %q has %d fields", id, l, len(f))
+		}
+		if c := countryAt(id); c != (country{f[0], f[1], f[2], f[3], f[4]}) {
+			t.Fatalf("countryAt(%d) = %+v, want %q", id, c, f)
+		}
+	}
+	for id, want := range map[int]country{
+		0:   {"--", "--", "--", "N/A", "N/A"},
+		225: {"US", "USA", "NA", "United States", "United States"},
+		255: {"O1", "O1", "--", "Other", "Other"},
+	} {
+		if c := countryAt(id); c != want {
+			t.Errorf("countryAt(%d) = %+v, want %+v", id, c, want)
+		}
+	}
+	if c := countryAt(10); c.nameIn(false) != "Curacao" || c.nameIn(true) != "Cura\u00e7ao" {
+		t.Errorf("countryAt(10) names %q, %q", c.nameIn(false), c.nameIn(true))
+	}
+}
