@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -76,5 +77,18 @@ func TestUpstreamDefaultPort(t *testing.T) {
 	}
 	if u.primary[0].addr != "example.com:80" || u.primary[1].addr != "[::1]:80" {
 		t.Errorf("default port not added: %q %q", u.primary[0].addr, u.primary[1].addr)
+	}
+}
+
+// statusText shows each status as its digits, from one string for 100 to
+// 599, and "-" for none.
+func TestStatusText(t *testing.T) {
+	if got := statusText(0); got != "-" {
+		t.Errorf("statusText(0) = %q, want -", got)
+	}
+	for _, code := range []int{99, 100, 101, 200, 304, 499, 502, 599, 600, 999, 1000} {
+		if got, want := statusText(code), strconv.Itoa(code); got != want {
+			t.Errorf("statusText(%d) = %q, want %q", code, got, want)
+		}
 	}
 }

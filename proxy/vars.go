@@ -212,12 +212,17 @@ func (x *exchange) publishUpstream() {
 	}
 }
 
-// statusTexts are the three digits of the statuses 100 to 599.
-var statusTexts = func() (t [500]string) {
-	for i := range t {
-		t[i] = strconv.Itoa(100 + i)
+// statusDigits holds the three digits of each status from 100 to 599,
+// one after the other. As one string it is one pointer among the
+// program's variables, which the collector reads at every cycle, where
+// an array of 500 strings was 500 of them, each to an object of its own
+// to mark.
+var statusDigits = func() string {
+	b := make([]byte, 0, 3*500)
+	for code := 100; code < 600; code++ {
+		b = strconv.AppendInt(b, int64(code), 10)
 	}
-	return t
+	return string(b)
 }()
 
 // statusText is an attempt's status as $upstream_status shows it: "-"
@@ -227,7 +232,8 @@ func statusText(code int) string {
 	case code <= 0:
 		return "-"
 	case code >= 100 && code < 600:
-		return statusTexts[code-100]
+		at := 3 * (code - 100)
+		return statusDigits[at : at+3]
 	}
 	return strconv.Itoa(code)
 }
