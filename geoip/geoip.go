@@ -274,21 +274,15 @@ type country struct {
 // country is one byte.
 const numCountries = 256
 
-// countryLines returns where each line of countryTable starts, and
-// where the last ends, found at the first use.
-var countryLines = sync.OnceValue(func() []uint16 {
-	lines := make([]uint16, 0, numCountries+1)
-	for at := 0; at < len(countryTable); at += strings.IndexByte(countryTable[at:], '\n') + 1 {
-		lines = append(lines, uint16(at))
-	}
-	return append(lines, uint16(len(countryTable)))
-})
+// countryLines returns where each line of countryTable starts, found
+// at the first use.
+var countryLines = sync.OnceValue(func() []uint32 { return lineStarts(countryTable) })
 
 // countryAt returns what country number id (0 to 255) stands for: the
 // five fields of its line.
 func countryAt(id int) country {
-	lines := countryLines()
-	line := countryTable[lines[id] : lines[id+1]-1]
+	line := countryTable[countryLines()[id]:]
+	line = line[:strings.IndexByte(line, '\n')]
 	var f [5]string
 	for i := range 4 {
 		tab := strings.IndexByte(line, '\t')
@@ -372,14 +366,17 @@ func RegionName(country, region string) string {
 
 // regionLines returns where each line of regionTable starts, found at
 // the first use.
-var regionLines = sync.OnceValue(func() []uint32 {
-	lines := make([]uint32, 0, strings.Count(regionTable, "\n"))
-	for at := 0; at < len(regionTable); {
+var regionLines = sync.OnceValue(func() []uint32 { return lineStarts(regionTable) })
+
+// lineStarts returns where each line of table starts.
+func lineStarts(table string) []uint32 {
+	lines := make([]uint32, 0, strings.Count(table, "\n"))
+	for at := 0; at < len(table); {
 		lines = append(lines, uint32(at))
-		at += strings.IndexByte(regionTable[at:], '\n') + 1
+		at += strings.IndexByte(table[at:], '\n') + 1
 	}
 	return lines
-})
+}
 
 func codeChar(c byte) bool { return c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' }
 
