@@ -64,6 +64,14 @@ func TestRootSymlinkSwitch(t *testing.T) {
 	}
 	expect("/v.txt", 404, "")
 	expect("/tf/v.txt", 418, "")
+	// Once a request has found the root gone, the next ones, within the
+	// second before its name is looked at again, find it gone too: the
+	// handler forgets the root it used last, not only the map's entry.
+	for range 5 {
+		if resp, got := testclient.Get(t, url+"/v.txt"); resp.StatusCode != 404 {
+			t.Fatalf("/v.txt after the root went away: %d %q, want 404", resp.StatusCode, got)
+		}
+	}
 }
 
 // A root with variables names another directory by request: requests
