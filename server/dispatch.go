@@ -413,8 +413,8 @@ func normalizeURI(r *http.Request, merge bool) bool {
 // normalizeURI changes or refuses: no "//", no "/.", no backslash and no
 // NUL. Every request's path comes here and most are plain, so it is one
 // pass over the bytes, where four searches (three Contains and an
-// IndexByte) made four; the bytes above '/' but the backslash, letters
-// and digits, take one comparison each.
+// IndexByte) made four; the bytes above '/' but the backslash (letters
+// and digits among them) leave by the first case.
 func plainPath(p string) bool {
 	for i := 0; i < len(p); i++ {
 		switch c := p[i]; {
