@@ -278,6 +278,7 @@ type Handler struct {
 	scheme         string
 	proxyHost      string
 	proxyPort      string
+	lookup         record // the variables of a request a cache answers (PublishLookup)
 	hasURI         bool
 	uri            string
 	locPrefix      string
@@ -402,6 +403,7 @@ func New(opts Options) (*Handler, error) {
 		forceRanges: opts.ForceRanges,
 		unranged:    opts.Unranged,
 	}
+	h.lookup.h = h
 	if h.wire != nil {
 		// The gateway's protocol frames the request; none of HTTP's
 		// request line, headers or redirect rewriting applies.

@@ -101,3 +101,39 @@ func TestUpstreamValuesJoinedAcrossRedirect(t *testing.T) {
 		}
 	}
 }
+
+// PublishLookup, which a cache in front of the proxy calls before its
+// lookup, sets $proxy_host and $proxy_port and no $upstream_* value, as
+// NGINX's HIT has them, without an allocation; an exchange after it (a
+// MISS) shows its own try alone, and the tries of an earlier location
+// stay listed.
+func TestPublishLookup(t *testing.T) {
+	a, b := newNamedOrigin(t, "a", modeOK), newNamedOrigin(t, "b", modeOK)
+	ha := proxyTo(t, "http://"+a.Addr(), proxy.Options{})
+	hb := proxyTo(t, "http://"+b.Addr(), proxy.Options{})
+	want := func(st *vars.State, values map[string]string) {
+		t.Helper()
+		for name, want := range values {
+			if v, _ := st.Get(name); v != want {
+				t.Errorf("$%s = %q, want %q", name, v, want)
+			}
+		}
+	}
+	st := &vars.State{Start: time.Now()}
+	r := httptest.NewRequest("GET", "/", nil)
+	r = r.WithContext(vars.NewContext(r.Context(), st))
+	if n := testing.AllocsPerRun(100, func() { hb.PublishLookup(r) }); n != 0 {
+		t.Errorf("PublishLookup: %v allocations, want 0", n)
+	}
+	_, port, _ := strings.Cut(b.Addr(), ":")
+	want(st, map[string]string{"proxy_host": b.Addr(), "proxy_port": port, "upstream_addr": "", "upstream_status": ""})
+
+	hb.ServeHTTP(httptest.NewRecorder(), r)
+	want(st, map[string]string{"upstream_addr": b.Addr(), "upstream_status": "200"})
+
+	st = &vars.State{Start: time.Now()}
+	r = r.WithContext(vars.NewContext(r.Context(), st))
+	ha.ServeHTTP(httptest.NewRecorder(), r)
+	hb.PublishLookup(r)
+	want(st, map[string]string{"proxy_host": b.Addr(), "upstream_addr": a.Addr(), "upstream_status": "200"})
+}

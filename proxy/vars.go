@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // attempt is one try of one server, for the $upstream_* variables. Its
@@ -86,6 +88,9 @@ func (rc *record) Value(name string) (string, bool) {
 	case "proxy_host":
 		return rc.h.proxyHost, true
 	case "proxy_add_x_forwarded_for":
+		if rc.r == nil {
+			return "", false // PublishLookup's: the registered getter computes it
+		}
 		return ForwardedFor(rc.r), true
 	case "upstream_addr":
 		v = upAddr
@@ -187,10 +192,42 @@ func (x *exchange) publishProxy() {
 	if x.h.wire == nil {
 		x.st.Set("proxy_port", x.h.proxyPort)
 	}
-	rc := &record{h: x.h, r: x.r}
-	rc.prev, _ = x.st.Source().(*record)
+	rc := &record{h: x.h, r: x.r, prev: earlier(x.st)}
 	x.rec, x.attempts = rc, rc.first[:0]
 	x.st.SetSource(rc)
+}
+
+// PublishLookup sets $proxy_host and $proxy_port for a request a cache
+// in front of the handler may answer itself: NGINX evaluates the proxy's
+// URL before its cache lookup, so a HIT has them, while the $upstream_*
+// values of the exchange that did not happen stay empty. The handler's
+// own record, which has no tries, serves every such request: a HIT
+// allocates nothing for it. A request that comes with the tries of an
+// earlier location (an internal redirect) gets its own, to keep them.
+func (h *Handler) PublishLookup(r *http.Request) {
+	st := vars.FromContext(r.Context())
+	if st == nil {
+		return
+	}
+	if h.wire == nil {
+		st.Set("proxy_port", h.proxyPort)
+	}
+	if prev := earlier(st); prev != nil {
+		st.SetSource(&record{h: h, prev: prev})
+		return
+	}
+	st.SetSource(&h.lookup)
+}
+
+// earlier is the record of st's earlier locations with tries to show,
+// or nil: a record without any (PublishLookup's) adds nothing, and a
+// record with no earlier one reads its values without an allocation.
+func earlier(st *vars.State) *record {
+	rc, _ := st.Source().(*record)
+	for rc != nil && rc.stage.Load() < stagePublished {
+		rc = rc.prev
+	}
+	return rc
 }
 
 // publishTried lets $upstream_addr and $upstream_status be read: the

@@ -511,7 +511,12 @@ func cachedProxy(l *server.Location, lc *locConf, z *zoneConf) (http.Handler, er
 	if err != nil {
 		return nil, fmt.Errorf("proxy_cache in %s: %w", lc.zoneAt.Pos(), err)
 	}
-	return c, nil
+	// $proxy_host and $proxy_port are set before the lookup, as NGINX
+	// sets them: a HIT's add_header and access log show them too.
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.PublishLookup(r)
+		c.ServeHTTP(w, r)
+	}), nil
 }
 
 // forCache adds to the options of the proxy (or gateway) behind a cache
