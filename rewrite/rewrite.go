@@ -115,8 +115,10 @@ func ParseRule(args []string, env Env) (*Rule, error) {
 // absolute URL).
 func (ru *Rule) Flag() Flag { return ru.flag }
 
-// parseReplacement splits a replacement into literals, captures ($0-$9,
-// one digit, as NGINX reads them) and other variables ($name, ${name}).
+// parseReplacement splits a replacement into literals, captures ($1-$9,
+// one digit, as NGINX reads them) and other variables ($name, ${name};
+// "$0" and "${1}" name variables there, unknown unless a "set" makes
+// them).
 // It reports whether a literal part holds a "?".
 func parseReplacement(s string, env Env) ([]segment, bool, error) {
 	var segs []segment
@@ -142,7 +144,7 @@ func parseReplacement(s string, env Env) ([]segment, bool, error) {
 		}
 		lit(s[:i])
 		s = s[i+1:]
-		if c := s[0]; c >= '0' && c <= '9' {
+		if c := s[0]; c >= '1' && c <= '9' {
 			segs = append(segs, segment{capture: int(c - '0')})
 			s = s[1:]
 			continue

@@ -320,9 +320,14 @@ func compile(s string, bind func(name string) (binding, error)) (*Template, erro
 			name = s[i+2 : i+2+end]
 			i += 2 + end
 		} else if d := s[i+1]; d >= '1' && d <= '9' {
-			// A capture is one digit, as in NGINX: "$12" is $1 then "2".
-			name = s[i+1 : i+2]
+			// A capture is one digit from 1, unbracketed, as in NGINX
+			// (ngx_http_script_compile): "$12" is $1 then "2", and
+			// "${1}", "${10}" and "$0" name variables, unknown unless
+			// a "set" makes them.
+			flush()
+			t.parts = append(t.parts, capturePart(int(d-'0')))
 			i++
+			continue
 		} else {
 			j := i + 1
 			for j < len(s) && isNameByte(s[j]) {
@@ -346,7 +351,7 @@ func compile(s string, bind func(name string) (binding, error)) (*Template, erro
 		if b.val == nil {
 			b.val = presence(b.get)
 		}
-		t.parts = append(t.parts, part{get: b.get, val: b.val, capture: isCapture(name)})
+		t.parts = append(t.parts, part{get: b.get, val: b.val})
 	}
 	flush()
 	return t, nil
@@ -361,16 +366,18 @@ func MustCompile(s string) *Template {
 	return t
 }
 
-func resolve(name string) (binding, error) {
-	if len(name) == 1 && name[0] >= '0' && name[0] <= '9' {
-		n := int(name[0] - '0')
-		return binding{get: func(_ *http.Request, st *State) string {
-			if st == nil || n >= len(st.Captures) {
-				return ""
-			}
-			return st.Captures[n]
-		}}, nil
+// capturePart is the part of the numbered capture $n.
+func capturePart(n int) part {
+	get := func(_ *http.Request, st *State) string {
+		if st == nil || n >= len(st.Captures) {
+			return ""
+		}
+		return st.Captures[n]
 	}
+	return part{get: get, val: presence(get), capture: true}
+}
+
+func resolve(name string) (binding, error) {
 	b, ok := lookup(name)
 	if !ok {
 		return binding{}, fmt.Errorf("unknown %q variable", name)

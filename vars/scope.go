@@ -105,9 +105,6 @@ func (s *Scope) Lookup(name string) (*Var, bool) {
 // for Resolve's error (the server passes the directive).
 func (s *Scope) Compile(text string, tag any) (*Template, error) {
 	return compile(text, func(name string) (binding, error) {
-		if isCapture(name) {
-			return resolve(name)
-		}
 		if b, ok := registered(name); ok {
 			return b, nil
 		}
@@ -122,8 +119,6 @@ func (s *Scope) Compile(text string, tag any) (*Template, error) {
 		return binding{get: v.eval, val: v.Value}, nil
 	})
 }
-
-func isCapture(name string) bool { return len(name) == 1 && name[0] >= '0' && name[0] <= '9' }
 
 // Resolve completes the scope once the configuration is read: a name that
 // nothing defined takes the registered family it belongs to ($http_NAME,

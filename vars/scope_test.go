@@ -82,6 +82,33 @@ func TestScopeErrors(t *testing.T) {
 	}
 }
 
+// "${1}" is the variable "1" in a configuration, as in NGINX: unknown,
+// with the directive that used it, unless a "set $1" defines it; "$1"
+// stays the capture either way.
+func TestScopeBracketedDigit(t *testing.T) {
+	s := NewScope()
+	if _, err := s.Compile("${1}", "where"); err != nil {
+		t.Fatal(err)
+	}
+	var u *UnknownError
+	if err := s.Resolve(); !errors.As(err, &u) || u.Name != "1" || u.Tag != "where" {
+		t.Errorf("Resolve: %v", err)
+	}
+
+	s = NewScope()
+	braced, _ := s.Compile("${1}", nil)
+	capture, _ := s.Compile("$1", nil)
+	s.Define("1", func(*http.Request, *State) string { return "set" }, false)
+	if err := s.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	st := &State{Captures: []string{"/a", "a"}}
+	r := httptest.NewRequest("GET", "/", nil)
+	if got := braced.EvalState(r, st) + " " + capture.EvalState(r, st); got != "set a" {
+		t.Errorf("${1} $1 = %q, want \"set a\"", got)
+	}
+}
+
 // Two variables that need each other: the inner use reads empty rather
 // than recursing for ever.
 func TestScopeCycle(t *testing.T) {

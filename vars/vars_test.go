@@ -36,7 +36,7 @@ func TestTemplate(t *testing.T) {
 		"$status $body_bytes_sent $bytes_sent $connection": "404 10 15 7",
 		"$sent_http_content_type":                          "text/html",
 		"$server_name":                                     "srv",
-		"$1-$0-$5":                                         "a-/a/b-",
+		"$1-$5":                                            "a-",
 		"$12_x":                                            "a2_x",
 		"$scheme":                                          "http",
 		"cost: $":                                          "cost: $",
@@ -79,6 +79,13 @@ func TestTemplateErrors(t *testing.T) {
 		"${uri":  "closing bracket",
 		"a${}b":  "invalid variable name",
 		"$-oops": "invalid variable name",
+		// Only an unbracketed digit from 1 is a capture in NGINX
+		// (ngx_http_script_compile); these name variables, unknown.
+		"${1}":  `unknown "1" variable`,
+		"$0":    `unknown "0" variable`,
+		"${0}":  `unknown "0" variable`,
+		"${10}": `unknown "10" variable`,
+		"$0a":   `unknown "0a" variable`,
 	} {
 		if _, err := Compile(src); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", src, err, want)

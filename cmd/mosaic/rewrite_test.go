@@ -290,6 +290,12 @@ func TestRewriteConfigErrors(t *testing.T) {
 	for _, c := range []struct{ conf, want string }{
 		{`http { server { if ($a) { } } }`, `unknown "a" variable`},
 		{`http { server { location ~ (.) { if ($1 = x) { } } } }`, `unknown "1" variable`},
+		// Only an unbracketed $1..$9 is a capture (ngx_http_script_compile):
+		// "${1}", "${10}" and "$0" name variables, unknown to NGINX too.
+		{`http { server { location ~ (.) { return 200 "x${1}"; } } }`, `unknown "1" variable`},
+		{`http { server { location ~ (.) { set $v "${10}"; } } }`, `unknown "10" variable`},
+		{`http { server { location ~ (.) { rewrite (.*) /$0; } } }`, `unknown "0" variable`},
+		{`http { server { location ~ (.) { add_header X $0; } } }`, `unknown "0" variable`},
 		{`http { server { location / { if ($uri == x) { } } } }`, `unexpected "==" in condition`},
 		{`http { server { location / { if ($uri) { location /x { } } } } }`, `"location" directive is not allowed here`},
 		{`http { server { location / { if ($uri) { try_files $uri =404; } } } }`, `"try_files" directive is not allowed here`},
