@@ -125,3 +125,26 @@ func FuzzParsePass(f *testing.F) {
 		}
 	})
 }
+
+// ParseVariablePass reads a proxy_pass value as NGINX does at request
+// time: a host with userinfo is a name to look up, an invalid port is
+// named as NGINX names it, and a host no Host header could carry is
+// still refused (where ParsePass, at load, refuses "@" too).
+func TestParseVariablePass(t *testing.T) {
+	if p, err := proxy.ParseVariablePass("http://user@example.com:81/x"); err != nil || p.Host != "user@example.com" || p.Port != "81" || p.URI != "/x" {
+		t.Errorf("userinfo: %+v, %v", p, err)
+	}
+	if _, err := proxy.ParsePass("http://user@example.com"); err == nil {
+		t.Error("ParsePass accepted a host with userinfo")
+	}
+	for target, want := range map[string]string{
+		"http://u:p@127.0.0.1/x": `invalid port in upstream "u:p@127.0.0.1/x"`,
+		"http://a b":             `invalid host "a b"`,
+		"http://a\x7f":           `invalid host`,
+		"ftp://a":                `invalid URL prefix`,
+	} {
+		if _, err := proxy.ParseVariablePass(target); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", target, err, want)
+		}
+	}
+}

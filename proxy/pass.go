@@ -22,7 +22,28 @@ type Pass struct {
 
 // ParsePass splits a proxy_pass target such as "http://backend",
 // "http://127.0.0.1:8080/remote/" or "https://[::1]:8443".
-func ParsePass(target string) (Pass, error) {
+func ParsePass(target string) (Pass, error) { return parsePass(target, false) }
+
+// ParseVariablePass reads the value of a proxy_pass with variables, as
+// NGINX's request-time parser (ngx_parse_url in ngx_http_proxy_eval)
+// does: the host's characters are not checked, so that "user@host" is a
+// name like any other, for the upstream blocks and then the resolver to
+// look up (NGINX answers 502 when neither knows it), as long as it has
+// no control byte or space, which no Host header may carry. An invalid
+// port is reported in NGINX's words, with the value after the scheme:
+// invalid port in upstream "u:p@host".
+func ParseVariablePass(target string) (Pass, error) {
+	p, err := parsePass(target, true)
+	if errors.Is(err, errInvalidPort) {
+		_, url, _ := strings.Cut(target, "://")
+		return p, fmt.Errorf("%w in upstream %q", errInvalidPort, url)
+	}
+	return p, err
+}
+
+// parsePass is ParsePass; anyHost lets the host hold any printable byte
+// (ParseVariablePass).
+func parsePass(target string, anyHost bool) (Pass, error) {
 	var p Pass
 	rest := target
 	switch {
@@ -53,7 +74,11 @@ func ParsePass(target string) (Pass, error) {
 	if err := checkURI(p.URI, target); err != nil {
 		return Pass{}, err
 	}
-	host, port, err := splitAuthority(authority)
+	check := checkHost
+	if anyHost {
+		check = checkPrintableHost
+	}
+	host, port, err := splitAuthority(authority, check)
 	if err != nil {
 		return Pass{}, fmt.Errorf("invalid proxy_pass target %q: %w", target, err)
 	}
@@ -140,7 +165,7 @@ func (p Pass) String() string {
 }
 
 // splitAuthority separates "host", "host:port", "[v6]" or "[v6]:port".
-func splitAuthority(a string) (host, port string, err error) {
+func splitAuthority(a string, checkHost func(string) error) (host, port string, err error) {
 	if a == "" {
 		return "", "", fmt.Errorf("no host")
 	}
@@ -176,6 +201,19 @@ func checkHost(h string) error {
 	}
 	if strings.ContainsAny(h, "?#@ \t") {
 		return fmt.Errorf("invalid host %q", h)
+	}
+	return nil
+}
+
+// checkPrintableHost is ParseVariablePass's check of a host.
+func checkPrintableHost(h string) error {
+	if h == "" {
+		return fmt.Errorf("no host")
+	}
+	for i := 0; i < len(h); i++ {
+		if c := h[i]; c <= ' ' || c == 0x7f {
+			return fmt.Errorf("invalid host %q", h)
+		}
 	}
 	return nil
 }

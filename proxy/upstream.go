@@ -196,7 +196,7 @@ func ResolveServers(ctx context.Context, servers []Server) ([]Server, error) {
 		case err != nil:
 			return nil, err
 		}
-		host, port, _ := splitAuthority(addr)
+		host, port, _ := splitAuthority(addr, checkHost)
 		ips, err := inet.ResolveHost(ctx, host)
 		if err != nil {
 			return nil, fmt.Errorf("%w in upstream %q", err, s.Addr)
@@ -226,7 +226,7 @@ func withDefaultPort(addr string) (string, error) {
 	}
 	// As NGINX's server line, the address is a host and a port between 1
 	// and 65535: no path or query after them.
-	host, port, err := splitAuthority(addr)
+	host, port, err := splitAuthority(addr, checkHost)
 	if err == nil && strings.ContainsAny(addr, "/?") {
 		err = errors.New("invalid host")
 	}

@@ -94,11 +94,7 @@ func parseDynamicPass(value string) (proxy.Pass, error) {
 			value = value[:i+3] + rest[:j] + "/" + rest[j:]
 		}
 	}
-	p, err := proxy.ParsePass(value)
-	if err != nil {
-		return p, fmt.Errorf("proxy_pass %q: %w", value, err)
-	}
-	return p, nil
+	return proxy.ParseVariablePass(value)
 }
 
 // handler returns the proxy for p's scheme and authority, building it
