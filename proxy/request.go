@@ -18,11 +18,16 @@ type field struct {
 }
 
 // UpstreamURI is the request target sent to the upstream for r. Without
-// a URI part in proxy_pass it is the client's request URI as sent (the
-// in-process URL when the request has none, as for a subrequest or a
-// rewritten URI); with one, the location prefix of the path is replaced by
-// that URI and the query string is kept.
+// a URI part in proxy_pass it is the client's request URI as sent, while
+// it stands for the request (NGINX's valid_unparsed_uri); once it does
+// not ("set $args", a rewrite, an internal redirect or a subrequest clear
+// r.RequestURI, as they clear that flag), it is the URI escaped as
+// pathAsSent says, then "?" and the arguments when there are any, as
+// ngx_http_proxy_create_request builds it. With a URI part, the location
+// prefix of the path is replaced by that URI and the query string is
+// kept.
 func (h *Handler) UpstreamURI(r *http.Request) string {
+	uri, prefix := h.uri, h.locPrefix
 	if !h.hasURI || (h.prefixLost != nil && h.prefixLost(r)) {
 		// The target as the client sent it, from its path on: an
 		// absolute-form target's path too goes as it came, not as
@@ -30,19 +35,21 @@ func (h *Handler) UpstreamURI(r *http.Request) string {
 		if u := reqrule.OriginForm(r.RequestURI); u != "" && u[0] == '/' {
 			return u
 		}
-		return r.URL.RequestURI()
+		// Not the URL's own escaping (its RawPath keeps the client's
+		// "%26" after a "set $args"): NGINX escapes the decoded URI.
+		uri, prefix = "", ""
 	}
 	rest := ""
-	if path := r.URL.Path; len(path) > len(h.locPrefix) {
-		rest = path[len(h.locPrefix):]
+	if path := r.URL.Path; len(path) > len(prefix) {
+		rest = path[len(prefix):]
 	}
-	n := len(h.uri) + len(rest)
+	n := len(uri) + len(rest)
 	if r.URL.RawQuery != "" {
 		n += 1 + len(r.URL.RawQuery)
 	}
 	var b strings.Builder
 	b.Grow(n + 2*percent.URI.Count(rest))
-	b.WriteString(h.uri)
+	b.WriteString(uri)
 	if pathAsSent(r) {
 		// No client sends controls; should one get here, it cannot end
 		// the request line.

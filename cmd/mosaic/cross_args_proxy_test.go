@@ -11,6 +11,11 @@ import (
 // TestSetArgsProxiedAsNGINX: the request line an upstream gets after
 // "set $args" (to a value, or to nothing) or a rewrite that empties the
 // arguments, for proxy_pass with and without a URI, as from NGINX.
+// "set $args" clears NGINX's valid_unparsed_uri
+// (ngx_http_variable_set_args): a proxy_pass without a URI part no
+// longer sends the client's target as it came but the decoded,
+// normalized URI, escaped again (NGX_ESCAPE_URI) where the client's had
+// a percent-escape: "/set/a%26b" goes as "/set/a&b?a=1".
 func TestSetArgsProxiedAsNGINX(t *testing.T) {
 	nginxPath(t)
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -29,7 +34,9 @@ func TestSetArgsProxiedAsNGINX(t *testing.T) {
 		}`, port, origin.Listener.Addr())
 	})
 	for _, p := range []string{"/set/x?z=9", "/set/x", "/empty/x?z=9", "/empty/x", "/uri/x?z=9", "/uriempty/x?z=9",
-		"/rw/x?z=9", "/var/x?z=9"} {
+		"/rw/x?z=9", "/var/x?z=9",
+		"/set/a%26b?z=9", "/set/a%41b", "/set/a%20b", "/set/a%2Fb", "/set/%7Ea", "/set//a/./b/../c?z=%26",
+		"/empty/a%26b?z=9", "/uri/a%26b?z=9"} {
 		_, mb := doGet(t, mport, p)
 		_, nb := doGet(t, nport, p)
 		if mb != nb {

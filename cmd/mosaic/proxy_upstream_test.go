@@ -173,7 +173,8 @@ func TestMalformedUpstreamHeadsAsNGINX(t *testing.T) {
 // TestRequestLineFromVariablesEscaped: "set $args $uri" puts the decoded
 // URI, CR LF and all, into the request line. NGINX sends it so, and the
 // origin reads a header the client chose; mosaic escapes what cannot
-// stand in a request line.
+// stand in a request line. The path goes escaped again from the decoded
+// URI, as NGINX sends it after "set $args" (TestSetArgsProxiedAsNGINX).
 func TestRequestLineFromVariablesEscaped(t *testing.T) {
 	nginxPath(t)
 	got := make(chan string, 2)
@@ -200,7 +201,7 @@ func TestRequestLineFromVariablesEscaped(t *testing.T) {
 		c.Close()
 		line := <-got
 		t.Logf("%s: the origin got %s", who, line)
-		if want := `/a%20HTTP/1.1%0d%0aX-Injected:%20yes%0d%0a?/a%20HTTP/1.1%0D%0AX-Injected:%20yes%0D%0A injected=""`; who == "mosaic" && line != want {
+		if want := `/a%20HTTP/1.1%0D%0AX-Injected:%20yes%0D%0A?/a%20HTTP/1.1%0D%0AX-Injected:%20yes%0D%0A injected=""`; who == "mosaic" && line != want {
 			t.Errorf("mosaic: the origin got %s, want %s", line, want)
 		}
 	}
