@@ -68,7 +68,13 @@ func TestParseCondErrors(t *testing.T) {
 		{[]string{"($a", "~", "(x)"}, `pcre2_compile() failed`},
 		{[]string{"($1", "=", "x)"}, `unknown "1" variable`},
 		{[]string{"(${2})"}, `unknown "{2}" variable`}, // NGINX's words: the braces stay
-		{[]string{"($nosuch)"}, ""},                    // resolved later, with the whole configuration
+		// NGINX names the word after "$" as one variable: braces are part
+		// of the name, so "if (${host})" is refused, as nginx -t does.
+		{[]string{"(${host})"}, `unknown "{host}" variable`},
+		{[]string{"(${host}", "=", "a)"}, `unknown "{host}" variable`},
+		{[]string{"(${host}x)"}, `unknown "{host}x" variable`},
+		{[]string{"($0)"}, `unknown "0" variable`},
+		{[]string{"($nosuch)"}, ""}, // resolved later, with the whole configuration
 	} {
 		_, err := ParseCond(tc.args, env)
 		if tc.err == "" {
@@ -207,6 +213,37 @@ func TestParseRuleErrors(t *testing.T) {
 		_, err := ParseRule(tc.args, env)
 		if err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%q: err %v, want %s", tc.args, err, tc.err)
+		}
+	}
+}
+
+// TestUnknownNamesResolved: the names NGINX looks up whole and finds
+// unknown (nginx -t: unknown "0" variable, unknown "ho-st" variable) are
+// refused when the configuration is resolved, where the whole
+// configuration can define them; a family's name ($http_x-y) is found.
+func TestUnknownNamesResolved(t *testing.T) {
+	for _, tc := range []struct {
+		cond, rule []string
+		err        string
+	}{
+		{rule: []string{"^(.*)$", "/x$0"}, err: `unknown "0" variable`},
+		{rule: []string{"^(.*)$", "/x${0}"}, err: `unknown "0" variable`},
+		{cond: []string{"($ho-st)"}, err: `unknown "ho-st" variable`},
+		{cond: []string{"($host$uri)"}, err: `unknown "host$uri" variable`},
+		{cond: []string{"($http_x-y)"}},
+	} {
+		env, sc := testEnv()
+		var err error
+		if tc.cond != nil {
+			_, err = ParseCond(tc.cond, env)
+		} else {
+			_, err = ParseRule(tc.rule, env)
+		}
+		if err == nil {
+			err = sc.Resolve()
+		}
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%q%q: err %v, want %q", tc.cond, tc.rule, err, tc.err)
 		}
 	}
 }

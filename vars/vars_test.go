@@ -86,6 +86,8 @@ func TestTemplateErrors(t *testing.T) {
 		"${0}":  `unknown "0" variable`,
 		"${10}": `unknown "10" variable`,
 		"$0a":   `unknown "0a" variable`,
+		"/${0}": `unknown "0" variable`,
+		"$0x":   `unknown "0x" variable`,
 	} {
 		if _, err := Compile(src); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", src, err, want)

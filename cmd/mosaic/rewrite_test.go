@@ -593,3 +593,39 @@ func TestReturnTextNotCaughtAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestVariableNamesAsNGINX: NGINX has no "$0" in its templates and
+// names the whole word after the "$" of an "if" as one variable, braces
+// and all: nginx -t refuses these with unknown "0" variable, unknown
+// "{host}" variable. mosaic refuses them in the same words at the
+// directive's file:line; "${host}" in ordinary templates and a family's
+// name with a "-" in an "if" are accepted by both.
+func TestVariableNamesAsNGINX(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for i, c := range []struct{ conf, want string }{
+		{`server { location / { set $a $0; } }`, `unknown "0" variable`},
+		{`server { location / { return 200 "${0}"; } }`, `unknown "0" variable`},
+		{`server { location / { rewrite ^(.*)$ /x$0; } }`, `unknown "0" variable`},
+		{`server { location / { if (${host}) { return 200; } } }`, `unknown "{host}" variable`},
+		{`server { location / { if (${host} = a) { return 200; } } }`, `unknown "{host}" variable`},
+		{`server { location / { if (${host}x) { return 200; } } }`, `unknown "{host}x" variable`},
+		{`server { location / { if ($ho-st) { return 200; } } }`, `unknown "ho-st" variable`},
+		{`server { location / { set $a ${host}; return 200 "${host}$a"; } }`, ``},
+		{`server { location / { if ($http_x-y) { return 200; } } }`, ``},
+	} {
+		mout, merr, emerg := testBoth(t, dir, i, c.conf)
+		if c.want == "" {
+			if merr != nil || emerg != "" {
+				t.Errorf("%s: nginx says %q, mosaic %v: %s", c.conf, emerg, merr, mout)
+			}
+			continue
+		}
+		if !strings.Contains(emerg, c.want) {
+			t.Errorf("%s: nginx says %q, want %q", c.conf, emerg, c.want)
+		}
+		if merr == nil || !strings.Contains(mout, c.want) || !strings.Contains(mout, fmt.Sprintf("bad%d.conf:2", i)) {
+			t.Errorf("%s: mosaic says %v: %s, want %q at bad%d.conf:2", c.conf, merr, mout, c.want, i)
+		}
+	}
+}
