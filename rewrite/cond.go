@@ -115,26 +115,21 @@ func ParseCond(args []string, env Env) (*Cond, error) {
 	return nil, fmt.Errorf("invalid condition %q", w)
 }
 
-// variable compiles the "$name" an "if" tests: the whole word names one
-// variable, as in NGINX.
+// variable compiles the "$name" an "if" tests: the whole word after the
+// "$" names one variable, as in NGINX, which looks it up as it stands:
+// braces are part of the name ("${host}" is unknown "{host}"), so is any
+// other byte ("$host$uri" is unknown "host$uri", "$http_x-y" is the
+// header X-Y's).
 func variable(w string, env Env) (*vars.Template, error) {
 	name := w[1:]
-	if strings.HasPrefix(name, "{") && strings.HasSuffix(name, "}") {
-		name = name[1 : len(name)-1]
-	}
-	for i := 0; i < len(name); i++ {
-		if !isNameByte(name[i]) {
-			return nil, fmt.Errorf("invalid variable name %q", w)
-		}
-	}
 	if name == "" {
 		return nil, fmt.Errorf("invalid variable name %q", w)
 	}
-	if strings.Trim(name, "0123456789") == "" {
-		// A capture is no variable of NGINX's: "if ($1)" is refused
-		// there as unknown, rather than tested unescaped (see Value).
-		// NGINX names what follows the "$", braces and all ("{2}").
-		return nil, fmt.Errorf("unknown %q variable", w[1:])
+	if strings.ContainsAny(name, "{}") || strings.Trim(name, "0123456789") == "" {
+		// No variable has such a name; a capture is none of NGINX's
+		// either: "if ($1)" is refused there as unknown, rather than
+		// tested unescaped (see Value).
+		return nil, fmt.Errorf("unknown %q variable", name)
 	}
 	return env.Compile("${" + name + "}")
 }
