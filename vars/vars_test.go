@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -62,8 +63,23 @@ func TestTemplate(t *testing.T) {
 	}
 }
 
+// registerTestState registers $test_module_value once per test binary:
+// the registry is the process's, and a name registered twice panics, so
+// "go test -count=2" would panic on the second run.
+var registerTestState sync.Once
+
 func TestRegisterState(t *testing.T) {
-	RegisterState("test_module_value")
+	registerTestState.Do(func() { RegisterState("test_module_value") })
+	// A second registration is the programming error Register refuses,
+	// on every run, and leaves the first one in place.
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("registering $test_module_value again did not panic")
+			}
+		}()
+		RegisterState("test_module_value")
+	}()
 	r := httptest.NewRequest("GET", "/", nil)
 	st := &State{}
 	st.Set("test_module_value", "v1")
