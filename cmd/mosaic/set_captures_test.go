@@ -5,7 +5,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"testing"
 
@@ -81,5 +83,53 @@ func TestSetEscapesCapturesH2AsNGINX(t *testing.T) {
 		if !slices.Equal(got["mosaic"], got["nginx"]) {
 			t.Errorf("/v/%s: mosaic %q, nginx %q", s, got["mosaic"], got["nginx"])
 		}
+	}
+}
+
+// TestSetModuleVariablesEscapeCapturesAsNGINX: "set" of a variable a
+// module lets it set ($uid_reset) and of $limit_rate copies a numbered
+// capture escaped as every "set" does (TestSetEscapesCapturesAsNGINX).
+// $uid_reset reads back what was set; $limit_rate refuses a value that
+// is no size, logging it, and the value logged is the escaped one in
+// both servers' error logs.
+func TestSetModuleVariablesEscapeCapturesAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	logs := map[string]string{"m": filepath.Join(dir, "m-rate.log"), "n": filepath.Join(dir, "n-rate.log")}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
+			location ~ ^/uid/(.*)$ { set $uid_reset $1; return 200 "<$uid_reset>"; }
+			location ~ ^/rate/(.*)$ { error_log %s; set $limit_rate $1; return 200 "<$limit_rate>"; }
+		}`, port, logs[who])
+	})
+	inputs := []string{"a%3Fx=1", "a+b", "1%20k", "%C3%A9", "plain"}
+	for _, p := range []string{"/uid/", "/rate/"} {
+		for _, s := range inputs {
+			raw := "GET " + p + s + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
+			m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), raw)
+			n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), raw)
+			if m.StatusCode != n.StatusCode || mb != nb {
+				t.Errorf("%s%s: mosaic %d %q, nginx %d %q", p, s, m.StatusCode, mb, n.StatusCode, nb)
+			}
+		}
+	}
+	// The values each server refused as $limit_rate, in order: NGINX logs
+	// `invalid $limit_rate "V"`, mosaic `invalid size "V" in "set $limit_rate"`
+	// as slog's quoted msg (the inputs hold no quote or backslash).
+	refused := func(path string, re *regexp.Regexp) []string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+			out = append(out, m[1])
+		}
+		return out
+	}
+	mv := refused(logs["m"], regexp.MustCompile(`invalid size \\"([^"\\]*)\\" in \\"set \$limit_rate\\"`))
+	nv := refused(logs["n"], regexp.MustCompile(`invalid \$limit_rate "([^"]*)"`))
+	if len(nv) != len(inputs) || !slices.Equal(mv, nv) {
+		t.Errorf("$limit_rate refused: mosaic %q, nginx %q", mv, nv)
 	}
 }
