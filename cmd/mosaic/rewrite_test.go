@@ -598,8 +598,9 @@ func TestReturnTextNotCaughtAsNGINX(t *testing.T) {
 // names the whole word after the "$" of an "if" as one variable, braces
 // and all: nginx -t refuses these with unknown "0" variable, unknown
 // "{host}" variable. mosaic refuses them in the same words at the
-// directive's file:line; "${host}" in ordinary templates and a family's
-// name with a "-" in an "if" are accepted by both.
+// directive's file:line; "${host}" in ordinary templates, a family's
+// name with a "-" in an "if" and a braced name that "set", "map", "geo"
+// or "split_clients" defines are accepted by both.
 func TestVariableNamesAsNGINX(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -613,6 +614,10 @@ func TestVariableNamesAsNGINX(t *testing.T) {
 		{`server { location / { if ($ho-st) { return 200; } } }`, `unknown "ho-st" variable`},
 		{`server { location / { set $a ${host}; return 200 "${host}$a"; } }`, ``},
 		{`server { location / { if ($http_x-y) { return 200; } } }`, ``},
+		// Where NGINX takes the word after "$" as a name to define, the
+		// braces are the name's: accepted by both.
+		{`server { location / { set ${a} 1; } }`, ``},
+		{`map $uri ${m} { default 1; } geo ${g} { default 1; } split_clients x ${s} { * a; }`, ``},
 	} {
 		mout, merr, emerg := testBoth(t, dir, i, c.conf)
 		if c.want == "" {
