@@ -315,9 +315,10 @@ func (c *Cache) miss(w http.ResponseWriter, r *http.Request, lk lookup) {
 		// filled at the same time, not behind each other.
 		deadline := time.Now().Add(c.lockTimeout)
 		for p.mayStore {
-			release, ok, err := c.store.TryLock(r.Context(), p.lk.key, c.lockAge)
+			locked := p.lk.key
+			release, ok, err := c.store.TryLock(r.Context(), locked, c.lockAge)
 			if err != nil {
-				c.log.store("lock", p.lk.key, err)
+				c.log.store("lock", locked, err)
 				break
 			}
 			if ok {
@@ -329,6 +330,17 @@ func (c *Cache) miss(w http.ResponseWriter, r *http.Request, lk lookup) {
 				// once, under the zone's mutex; a store cannot.)
 				if c.serveFilled(w, r, &p) {
 					return
+				}
+				if p.lk.key != locked && time.Now().Before(deadline) {
+					// The look found that the resource has come to vary:
+					// the fill is the variant's, so is the lock, as
+					// NGINX reopens the entry under the variant's key
+					// and locks that. Held, the key's lock would leave
+					// the variant's free (a second fill of it) and hold
+					// back the other variants' misses.
+					p.unlock()
+					p.unlock = nil
+					continue
 				}
 				break
 			}
