@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -27,6 +28,23 @@ func (s *varyWaitStore) Wait(ctx context.Context, key string) error {
 	return s.Store.Wait(ctx, key)
 }
 
+// gateStore holds its first TryLock until gate is closed, closing
+// arrived when it gets there: a request whose lookup missed, held before
+// its lock.
+type gateStore struct {
+	cache.Store
+	once          sync.Once
+	arrived, gate chan struct{}
+}
+
+func (s *gateStore) TryLock(ctx context.Context, key string, ttl time.Duration) (func(), bool, error) {
+	s.once.Do(func() {
+		close(s.arrived)
+		<-s.gate
+	})
+	return s.Store.TryLock(ctx, key, ttl)
+}
+
 // TestVaryMarkerOnSecondLookLocksVariant: a request for variant x misses
 // (no entry under the key), and before it takes the key's fill lock
 // another instance stores variant y with its Vary marker. The look after
@@ -35,8 +53,9 @@ func (s *varyWaitStore) Wait(ctx context.Context, key string) error {
 // (ngx_http_file_cache_reopen, then ngx_http_file_cache_lock of the
 // variant's node). Holding the key's lock instead, x's fill left x's own
 // lock free: a second request for x went upstream too (two fills of one
-// variant), and requests for other variants that had missed before the
-// marker waited for x's fill. The origin counts its fetches per variant.
+// variant), and a request for variant z that had missed before the
+// marker waited on the key's lock for x's fill. The origin counts its
+// fetches per variant.
 func TestVaryMarkerOnSecondLookLocksVariant(t *testing.T) {
 	t.Run("memory", func(t *testing.T) {
 		shared, err := cache.NewMemoryStore(cache.MemoryOptions{})
@@ -44,32 +63,38 @@ func TestVaryMarkerOnSecondLookLocksVariant(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { shared.Close() })
-		testVaryMarkerOnSecondLook(t, shared, shared)
+		testVaryMarkerOnSecondLook(t, func() cache.Store { return shared })
 	})
 	t.Run("redis", func(t *testing.T) {
 		rs := testRedis(t)
 		prefix := uniquePrefix(t)
 		opts := cache.RedisOptions{Timeout: 5 * time.Second}
-		testVaryMarkerOnSecondLook(t, newRedisStore(t, rs.url(), prefix, opts), newRedisStore(t, rs.url(), prefix, opts))
+		testVaryMarkerOnSecondLook(t, func() cache.Store { return newRedisStore(t, rs.url(), prefix, opts) })
 	})
 }
 
-// testVaryMarkerOnSecondLook runs the test with two instances: one on
-// store mine, whose first lock is late, the other on store other, which
-// shares mine's entries and locks.
-func testVaryMarkerOnSecondLook(t *testing.T, mine, other cache.Store) {
+// testVaryMarkerOnSecondLook runs the test with three instances, each on
+// a store that newStore returns, all sharing their entries and locks:
+// one whose first lock is late (x), one that stores y in that window,
+// and one whose request for z looked before the marker and is held
+// before its lock.
+func testVaryMarkerOnSecondLook(t *testing.T, newStore func() cache.Store) {
+	mine := newStore()
 	var mu sync.Mutex
 	fetches := map[string]int{}
 	xAtOrigin := make(chan struct{}, 2)
-	releaseX := make(chan struct{})
+	releaseX, zAtOrigin := make(chan struct{}), make(chan struct{})
 	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
 		v := r.Header.Get("X-V")
 		mu.Lock()
 		fetches[v]++
 		mu.Unlock()
-		if v == "x" {
+		switch v {
+		case "x":
 			xAtOrigin <- struct{}{}
 			<-releaseX
+		case "z":
+			close(zAtOrigin)
 		}
 		w.Header().Set("Cache-Control", "max-age=60")
 		w.Header().Set("Vary", "X-V")
@@ -82,7 +107,9 @@ func testVaryMarkerOnSecondLook(t *testing.T, mine, other cache.Store) {
 			close(releaseX)
 		}
 	})
-	second := newFront(t, o, cache.Options{Store: other, Key: pathKey, Lock: true})
+	second := newFront(t, o, cache.Options{Store: newStore(), Key: pathKey, Lock: true})
+	gated := &gateStore{Store: newStore(), arrived: make(chan struct{}), gate: make(chan struct{})}
+	third := newFront(t, o, cache.Options{Store: gated, Key: pathKey, Lock: true, LockTimeout: 10 * time.Second})
 	s := &varyWaitStore{lateLockStore: lateLockStore{Store: mine}, waits: make(chan string, 16)}
 	s.before = func(key string) {
 		// Between x's lookup that missed and its lock: y and the marker.
@@ -100,21 +127,27 @@ func testVaryMarkerOnSecondLook(t *testing.T, mine, other cache.Store) {
 		t.Errorf("the marker under %q was not stored", key)
 	}
 	f := newFront(t, o, cache.Options{Store: s, Key: pathKey, Lock: true, LockTimeout: 10 * time.Second})
-	bodies := make(chan string, 2)
-	get := func() {
-		b, err := getVariant(f.URL, "x")
+	bodies := make(chan string, 3)
+	get := func(base, v string) {
+		b, err := getVariant(base, v)
 		if err != nil {
 			b = err.Error()
 		}
-		bodies <- b
+		bodies <- v + ":" + b
 	}
-	go get()
+	go get(third.URL, "z")
+	select {
+	case <-gated.arrived: // z missed: nothing is stored yet
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request for z did not reach its lock")
+	}
+	go get(f.URL, "x")
 	select {
 	case <-xAtOrigin:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the first request for x did not reach the origin")
 	}
-	go get()
+	go get(f.URL, "x")
 	// The second request for x either waits for x's fill lock, or goes
 	// upstream beside the first: a second fill of the same variant.
 	select {
@@ -123,16 +156,25 @@ func testVaryMarkerOnSecondLook(t *testing.T, mine, other cache.Store) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the second request for x neither waited nor reached the origin")
 	}
+	// z, let go, finds the marker after its lock: it fills z at once,
+	// not after x's fill.
+	close(gated.gate)
+	select {
+	case <-zAtOrigin:
+	case <-time.After(5 * time.Second):
+		t.Error("the request for z waited for the fill of x")
+	}
 	close(releaseX)
-	for range 2 {
-		if b := <-bodies; b != "v=x" {
-			t.Errorf("a request for x got %q", b)
+	for range 3 {
+		b := <-bodies
+		if v, body, _ := strings.Cut(b, ":"); body != "v="+v {
+			t.Errorf("a request for %s got %q", v, body)
 		}
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if fetches["x"] != 1 || fetches["y"] != 1 || len(fetches) != 2 {
-		t.Errorf("origin fetches per variant %v, want x and y once each", fetches)
+	if fetches["x"] != 1 || fetches["y"] != 1 || fetches["z"] != 1 || len(fetches) != 3 {
+		t.Errorf("origin fetches per variant %v, want x, y and z once each", fetches)
 	}
 }
 
