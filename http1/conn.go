@@ -119,10 +119,11 @@ type conn struct {
 	// past client_header_timeout (NGINX's c->timedout there too).
 	headTimedOut bool
 	// locReset is reset_timedout_connection as the location serving the
-	// request set it (SetResetTimedOut), resetDefault until one does:
-	// NGINX reads it from the request's location when it frees the
-	// request (ngx_http_free_request), the default server's only for a
-	// header that timed out before any location.
+	// request set it (SetResetTimedOut), resetDefault until one does and
+	// again once the next request is awaited: NGINX reads it from the
+	// request's location when it frees the request
+	// (ngx_http_free_request), the default server's for a request refused
+	// or timed out in its header, before any location.
 	locReset resetSetting
 	// locLinger and locLingerEach are lingering_time and
 	// lingering_timeout as the location serving the request set them
@@ -523,9 +524,11 @@ func (c *conn) loop(waited bool) {
 // that the stack its handler grew is given back at once.
 func (c *conn) awaitRequest(waited bool) (ok, park bool) {
 	c.lim = c.srv.current()
-	// The last request's location no longer lingers: a next request
-	// refused before any location lingers by the server's values.
+	// The last request's location no longer lingers or resets: a next
+	// request refused before any location closes by the server's values,
+	// as NGINX's refused request has the default server's configuration.
 	c.locLinger, c.locLingerEach = 0, 0
+	c.locReset = resetDefault
 	if c.br != nil && c.br.Buffered() > 0 {
 		return true, false
 	}
@@ -697,7 +700,6 @@ func (c *conn) serveOne() (keep, park bool) {
 	}
 	c.requests++
 	c.setStat(statWriting)
-	c.locReset = resetDefault
 
 	w := &x.w
 	*w = response{c: c, req: req, header: c.responseHeader(), cl: -1, sendTimeout: lim.WriteTimeout,
@@ -1367,6 +1369,10 @@ func (c *conn) refuse(err error) {
 		_, _ = io.WriteString(w, page)
 	}
 	w.finish()
+	// An answer that ran past its send timeout has the client timed out,
+	// as a served request's (serveOne): NGINX frees the refused request
+	// as timed out, and resets under reset_timedout_connection.
+	c.writeTimedOut = errors.Is(w.err, os.ErrDeadlineExceeded)
 }
 
 // report tells Server.Refused of a request that ended before its

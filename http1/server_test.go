@@ -1347,6 +1347,35 @@ func TestRefusedAnswer(t *testing.T) {
 	}
 }
 
+// A refused request whose answer runs past WriteTimeout closes by the
+// server's ResetTimedOut, not by the SetResetTimedOut of the request
+// served before it on the connection: NGINX frees a request refused at
+// parse with the default server's reset_timedout_connection. The client
+// reads nothing until the answer, too large for the socket's buffers,
+// has timed out.
+func TestRefusedAnswerTimedOutResets(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.(interface{ SetResetTimedOut(bool) }).SetResetTimedOut(!on)
+			io.WriteString(w, "ok")
+		}), func(s *Server) {
+			s.ResetTimedOut, s.WriteTimeout = on, 300*time.Millisecond
+			s.Refused = func(rf *Refusal) {
+				if rf.Answer != nil {
+					rf.Answer.Write(make([]byte, 32<<20))
+				}
+			}
+		})
+		c := dial(t, ts.addr)
+		c.send("GET / HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n")
+		time.Sleep(time.Second)
+		_, err := io.Copy(io.Discard, c.br)
+		if reset := errors.Is(err, syscall.ECONNRESET); reset != on {
+			t.Errorf("ResetTimedOut %v: read ended with %v", on, err)
+		}
+	}
+}
+
 // SetReason's text goes out after its code only, and not when it holds
 // a control byte; the status lines are NGINX's otherwise.
 func TestServeSetReason(t *testing.T) {

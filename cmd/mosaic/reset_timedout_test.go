@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -117,10 +119,14 @@ func dialEnd(t *testing.T, port int) (net.Conn, error) {
 }
 
 // connEnd sends partial on c and says how the server ends the
-// connection, "reset" or "close", after what status line, if any.
+// connection, "reset" or "close", after what status line, if any. An
+// empty partial is not written: a write, even of nothing, takes a reset
+// that has come already as its own error, and the read then ends in EOF.
 func connEnd(c net.Conn, partial string) string {
 	defer c.Close()
-	io.WriteString(c, partial)
+	if partial != "" {
+		io.WriteString(c, partial)
+	}
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	all, err := io.ReadAll(c)
 	b, _, _ := strings.Cut(string(all), "\r\n")
@@ -334,6 +340,66 @@ func trickle(c net.Conn, period time.Duration, n int) {
 		time.Sleep(period)
 		if _, err := c.Write([]byte("b")); err != nil {
 			return
+		}
+	}
+}
+
+// TestResetTimedoutRefusedAsNGINX: a request refused at parse (here a
+// second Host, 400) whose answer, an error page too large for the
+// socket's buffers, runs past send_timeout while the client reads
+// nothing: NGINX frees it as timed out and resets under the
+// reset_timedout_connection of the location that answered (the error
+// page's, inheriting the server's), not of the location the request
+// before it on the connection went to. mosaic closed with a FIN after
+// every refusal whose answer timed out.
+func TestResetTimedoutRefusedAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big")
+	if err := os.WriteFile(big, make([]byte, 32<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	off := map[string]int{"m": freePort(t), "n": freePort(t)}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`send_timeout 1s; error_page 400 /big;
+			server { listen 127.0.0.1:%d; reset_timedout_connection on;
+				location /big { root %[3]s; } location /f { reset_timedout_connection off; return 200 "f\n"; } }
+			server { listen 127.0.0.1:%[2]d;
+				location /big { root %[3]s; } location /r { reset_timedout_connection on; return 200 "r\n"; } }`,
+			port, off[who], dir)
+	})
+	refused := "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"
+	cases := []struct {
+		serverOn bool
+		ask      string
+		want     string
+	}{
+		{true, refused, "reset"},
+		{true, "GET /f HTTP/1.1\r\nHost: a\r\n\r\n" + refused, "reset"},
+		{false, refused, "close"},
+		{false, "GET /r HTTP/1.1\r\nHost: a\r\n\r\n" + refused, "close"},
+	}
+	got := atOnce(2*len(cases), func(i int) string {
+		c, ports := cases[i/2], []int{off["m"], off["n"]}
+		if c.serverOn {
+			ports = []int{mport, nport}
+		}
+		conn, err := dialEnd(t, ports[i%2])
+		if err != nil {
+			return err.Error()
+		}
+		io.WriteString(conn, c.ask)
+		// Nothing is read until the answer has timed out.
+		time.Sleep(3 * time.Second)
+		return connEnd(conn, "")
+	})
+	for i, c := range cases {
+		m, n := got[2*i], got[2*i+1]
+		if !strings.HasPrefix(n, c.want) {
+			t.Errorf("the check itself: %q: nginx %s, want %s", c.ask, n, c.want)
+		}
+		if m != n {
+			t.Errorf("%q (server on %v): mosaic %s, nginx %s", c.ask, c.serverOn, m, n)
 		}
 	}
 }
