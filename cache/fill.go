@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/byterange"
+	"github.com/mosaic-edge/mosaic/internal/connfields"
 	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -224,7 +225,12 @@ func (c *Cache) newFiller(w http.ResponseWriter, r *http.Request, p fillParams) 
 // stored answer records: the origin must have chosen its coding from
 // that set, not from codings the key leaves out.
 func (c *Cache) upstreamRequest(r *http.Request, f *filler, base context.Context) *http.Request {
-	ctx, cancel := context.WithCancel(base)
+	// The proxy writes the upstream's Proxy-Connection, TE and Upgrade
+	// here for an HTTP/2 client too: NGINX stores the upstream's header
+	// as it came, so that a later HTTP/1.x hit gets them whoever filled
+	// the entry; the filler keeps them back from the HTTP/2 client itself
+	// (WriteHeader).
+	ctx, cancel := context.WithCancel(connfields.Keep(base))
 	f.cancel = cancel
 	ur := r.Clone(ctx)
 	f.reqTime = c.now()
@@ -287,13 +293,6 @@ func (f *filler) run(ur *http.Request) {
 }
 
 func (f *filler) Header() http.Header { return f.header }
-
-// KeepsConnFields tells the proxy to write the upstream's
-// Proxy-Connection, TE and Upgrade here for an HTTP/2 client too: NGINX
-// stores the upstream's header as it came, so that a later HTTP/1.x hit
-// gets them whoever filled the entry; the filler keeps them back from
-// the HTTP/2 client itself.
-func (f *filler) KeepsConnFields() {}
 
 // Unwrap lets http.ResponseController reach the client's writer (for
 // EnableFullDuplex and deadlines).

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mosaic-edge/mosaic/internal/connfields"
 	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/internal/reason"
 )
@@ -27,7 +28,7 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, relayBufferSize); re
 // them: connection-specific fields make its response malformed (RFC 9113,
 // 8.2.2). Trailer is kept back (but in a 101), where NGINX passes it
 // (keptBack says why). h2 says the client speaks HTTP/2 and the writer
-// does not keep those fields back itself (connFieldKeeper).
+// does not keep those fields back itself (dropsConnFields).
 func (h *Handler) copyHeader(dst, src http.Header, switching, h2 bool) {
 	typed := false
 	for k, vv := range src {
@@ -51,20 +52,12 @@ func (h *Handler) copyHeader(dst, src http.Header, switching, h2 bool) {
 	}
 }
 
-// connFieldKeeper is a writer that takes the upstream's Proxy-Connection,
-// TE and Upgrade for an HTTP/2 client and keeps them back from it itself:
-// the cache's, which stores them for later HTTP/1.x hits as NGINX stores
-// the upstream's header as it came.
-type connFieldKeeper interface{ KeepsConnFields() }
-
 // dropsConnFields says whether commit keeps Proxy-Connection, TE and
-// Upgrade back from w, the writer of an HTTP/2 client's request r.
-func dropsConnFields(w http.ResponseWriter, r *http.Request) bool {
-	if r.ProtoMajor < 2 {
-		return false
-	}
-	_, keeps := w.(connFieldKeeper)
-	return !keeps
+// Upgrade back from the response to r, an HTTP/2 client's request: not
+// when a cache stores the response (connfields.Keep), which keeps them
+// back from the client itself, however many filters lie between.
+func dropsConnFields(r *http.Request) bool {
+	return r.ProtoMajor >= 2 && !connfields.Kept(r.Context())
 }
 
 // hidden reports whether the response header k is not passed to the
@@ -290,7 +283,7 @@ func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush
 // and returns where the body goes: the writer, or for a range that
 // ForceRanges answers what cuts it out of the body.
 func (x *exchange) commit(resp *http.Response) io.Writer {
-	x.h.copyHeader(x.w.Header(), resp.Header, false, dropsConnFields(x.w, x.r))
+	x.h.copyHeader(x.w.Header(), resp.Header, false, dropsConnFields(x.r))
 	if x.h.redirects != nil {
 		x.rewriteRedirects(x.w.Header())
 	}
