@@ -452,6 +452,17 @@ func (h *Handler) try(w http.ResponseWriter, r *http.Request, t *http.Transport,
 	out.ContentLength = r.ContentLength
 	if out.ContentLength == 0 {
 		out.Body = nil
+		switch r.Method {
+		case http.MethodPost, http.MethodPut, http.MethodPatch:
+			// NGINX passes $content_length, none where the client sent
+			// none; Go's transport sends "content-length: 0" for these
+			// methods without a body, but none for a body whose length
+			// it does not know: it then ends the stream with an empty
+			// DATA frame where NGINX ends it with the HEADERS.
+			if len(r.Header["Content-Length"]) == 0 {
+				out.Body = noBody{}
+			}
+		}
 	}
 	// The read timeout runs while the response is awaited and between
 	// two reads of its body; the send timeout while a piece of the
@@ -592,6 +603,13 @@ func (h *Handler) hidden(k string) bool {
 	return slices.Contains(DefaultHide, k) &&
 		!slices.ContainsFunc(h.o.PassHeaders, func(s string) bool { return strings.EqualFold(s, k) })
 }
+
+// noBody is an empty request body of a length the transport does not
+// know, so that it sends no content-length.
+type noBody struct{}
+
+func (noBody) Read([]byte) (int, error) { return 0, io.EOF }
+func (noBody) Close() error             { return nil }
 
 // sendBody is the client's body on its way to the upstream: each Read
 // returns once the previous piece has been taken, so the time between
