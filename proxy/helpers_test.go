@@ -126,10 +126,13 @@ func refusedAddr(t *testing.T) string {
 	// refused, and the port stays taken until the test ends, so that no
 	// origin started later can be handed it (a listener closed at once
 	// would free the port for the next one).
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// (Not SOCK_CLOEXEC, which not every system has: a child started
+	// meanwhile holds the port a little longer, and nothing more.)
+	syscall.CloseOnExec(fd)
 	t.Cleanup(func() { syscall.Close(fd) })
 	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
 		t.Fatal(err)

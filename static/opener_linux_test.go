@@ -21,6 +21,14 @@ func osRootVariant() (fixtureVariant, bool) {
 	}}, true
 }
 
+// useOSRoot makes fs, serving with links, open through os.Root rather
+// than openat2.
+func useOSRoot(fs *FileServer, links Symlinks) {
+	if b, ok := fs.op.(*beneath); ok {
+		fs.op = rootOpener{root: b.root, links: links.mode()}
+	}
+}
+
 // Every FileServer on Linux opens with openat2.
 func TestOpenat2IsUsed(t *testing.T) {
 	fx := serve(t, nil)

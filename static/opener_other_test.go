@@ -4,3 +4,6 @@ package static
 
 // osRootVariant: os.Root is already the only opener here.
 func osRootVariant() (fixtureVariant, bool) { return fixtureVariant{}, false }
+
+// useOSRoot: fs opens through os.Root already.
+func useOSRoot(*FileServer, Symlinks) {}

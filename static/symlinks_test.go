@@ -39,8 +39,8 @@ func TestRefuseSymlinks(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { fs.Close() })
-		if b, ok := fs.op.(*beneath); ok && osRoot {
-			fs.op = rootOpener{root: b.root, links: links.mode()}
+		if osRoot {
+			useOSRoot(fs, links)
 		}
 		return fs
 	}

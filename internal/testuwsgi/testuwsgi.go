@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -157,7 +156,7 @@ func start(t testing.TB, unix bool, socketFlag string) *Server {
 	s.cmd = exec.Command(binary(), "--plugin", "python3", socketFlag, s.Address,
 		"--wsgi-file", app, "--threads", "4", "--logto", s.Log, "--die-on-term")
 	s.cmd.Dir = dir
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	dieWithParent(s.cmd)
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
