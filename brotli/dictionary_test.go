@@ -355,7 +355,12 @@ func TestRefLengths(t *testing.T) {
 	oneGoroutine(t)
 	in := []byte(`The information was unavailable; "Services" in the Country, and Home. THE PEOPLE, ` +
 		`Within the window: contentType="text", returned(Number) for the people of the world. This ` +
-		`International, internationally, informational. Moreover the .com/about page`)
+		`International, internationally, informational. Moreover the .com/about page` +
+		// A reference as long as one of wordTransforms' lists gives (the
+		// prefix " ", a word of maxWordLen bytes in capitals, the list's
+		// longest suffix "='"): searchWords skipping the list when
+		// that length only reaches minLen loses it.
+		` DOCUMENT.GETELEMENTBYID(='`)
 	in = append(in, make([]byte, 8)...) // the searches read 8 bytes past a position
 	var e encoder
 	e.setup(Options{Quality: 11, LGWin: 22}, 22, 0, true)
