@@ -529,3 +529,49 @@ func TestRelax(t *testing.T) {
 		}
 	}
 }
+
+// TestRingAt checks ringAt, which takes a start's ring from the ring of
+// the start its command came from (o.rings) and walks the commands back
+// when that start's slot is gone, against the walk alone: chains with
+// repeated distances and dictionary references, from a ring with 0 to 4
+// entries known, and commands from starts near and 1,024 bytes or more
+// back (whose slots later starts took).
+func TestRingAt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n = 6000
+	walked := 0
+	for round := range 50 {
+		e := &encoder{}
+		e.ring = distRing{d: [4]uint32{16, 15, 11, 4}, known: round % 5}
+		if round%7 == 0 {
+			e.ring.d = [4]uint32{5, 5, 9, 5}
+		}
+		o := &optimal{}
+		nodes := make([]optNode, n)
+		taken := []int{0}
+		o.rings[0] = ringEntry{1, o.ringAt(e, nodes, 0)}
+		for p := 1; p < n; p++ {
+			from := taken[max(0, len(taken)-1-rng.IntN(4))]
+			if rng.IntN(16) == 0 {
+				from = taken[rng.IntN(len(taken))]
+			}
+			nodes[p] = optNode{insert: uint32(rng.IntN(p - from)), dist: uint32(1 + rng.IntN(6)), dict: rng.IntN(8) == 0}
+			nodes[p].copy = uint32(p-from) - nodes[p].insert
+			want := ringWalk(e, nodes, p)
+			got := o.ringAt(e, nodes, p)
+			if got != want {
+				t.Fatalf("round %d, position %d from %d: %v, want %v", round, p, from, got, want)
+			}
+			if o.rings[from%len(o.rings)].at != uint32(from)+1 {
+				walked++
+			}
+			if rng.IntN(3) > 0 { // not every position becomes a start
+				o.rings[p%len(o.rings)] = ringEntry{uint32(p) + 1, got}
+				taken = append(taken, p)
+			}
+		}
+	}
+	if walked == 0 {
+		t.Fatal("no ring was walked to: the test misses ringAt's other way")
+	}
+}
