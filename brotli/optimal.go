@@ -768,12 +768,16 @@ var copyCodes = func() (t [2118]uint8) {
 //go:noinline
 func ringHits(data []byte, i int, reach uint32, x16 uint16, ds *[16]uint32) uint32 {
 	hits := uint32(0)
+	// x16's bytes in every byte, for nearHits: once a call, where the
+	// compiler made them again for each ring entry.
+	const ones = 0x0101010101010101
+	lo, hi := uint64(x16&255)*ones, uint64(x16>>8)*ones
 	for j := range 4 {
 		d := ds[j]
 		if j < 2 && d >= 4 && d+3 <= reach && d+3 <= uint32(i) {
 			// Every distance of the group is in reach, and the 8 bytes
 			// lie in data.
-			g := nearHits(load64(data, i-int(d)-3), x16)
+			g := nearHits(load64(data, i-int(d)-3), lo, hi)
 			hits |= uint32(ringNear[j][g])
 			continue
 		}
@@ -793,13 +797,13 @@ func ringHits(data []byte, i int, reach uint32, x16 uint16, ds *[16]uint32) uint
 }
 
 // nearHits has bit o set (o from 0 to 6) where bytes o and o+1 of y,
-// little-endian, are x16's low and high bytes.
-func nearHits(y uint64, x16 uint16) uint8 {
-	const ones, low7 = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f
+// little-endian, are lo's and hi's byte (each in all eight bytes).
+func nearHits(y, lo, hi uint64) uint8 {
+	const low7 = 0x7f7f7f7f7f7f7f7f
 	zero := func(v uint64) uint64 { // 0x80 in each byte of v that is 0
 		return ^((v&low7 + low7) | v | low7)
 	}
-	m := zero(y^uint64(x16&255)*ones) & (zero(y^uint64(x16>>8)*ones) >> 8)
+	m := zero(y^lo) & (zero(y^hi) >> 8)
 	// The top bits of bytes 0..6 gathered into bits 0..6.
 	return uint8((m & 0x0080808080808080) * 0x0002040810204081 >> 56)
 }
