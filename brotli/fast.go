@@ -67,6 +67,10 @@ type fastVariant interface {
 // two, widened, is negative).
 func below(a, b uint32) uint32 { return uint32((int64(a) - int64(b)) >> 63) }
 
+// hashMul6 is hashMul<<16: x*hashMul6 is (x<<16)*hashMul, the hash of
+// x's low 6 bytes, one shift fewer (the compiler keeps both otherwise).
+const hashMul6 = hashMul << 16 & (1<<64 - 1)
+
 // fastSlot is hash h as an index into findFastIn's table of mask+1
 // slots. A hash is already below that (setup sizes the table to the
 // hash's bits), so the mask changes no index: it is there for the
@@ -128,7 +132,7 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 	for i <= limit {
 		var d uint32
 		x := load64(data, i)
-		h := fastSlot[R]((x<<16)*hashMul>>hs, mask)
+		h := fastSlot[R](x*hashMul6>>hs, mask)
 		cand := table[h]
 		for misses := 0; ; misses++ {
 			abs := base + uint32(i)
@@ -141,7 +145,7 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 			// next slot read a probe ahead*).
 			next := i + 1 + misses>>skip
 			xn := load64(data, min(next, limit))
-			hn := fastSlot[R]((xn<<16)*hashMul>>hs, mask)
+			hn := fastSlot[R](xn*hashMul6>>hs, mask)
 			candN := table[hn]
 			// The candidate (fastVariant: [3]byte tests its reach and its
 			// bytes with one branch). The last distance is not tried on
@@ -225,13 +229,13 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 			// hashed from a load that covers several.
 			if end := min(i+l, limit+1); end >= 5 {
 				x := load64(data, end-2)
-				table[fastSlot[R]((x<<16)*hashMul>>hs, mask)] = base + uint32(end-2)
-				table[fastSlot[R]((x>>8<<16)*hashMul>>hs, mask)] = base + uint32(end-1)
+				table[fastSlot[R](x*hashMul6>>hs, mask)] = base + uint32(end-2)
+				table[fastSlot[R]((x>>8)*hashMul6>>hs, mask)] = base + uint32(end-1)
 				if tail5 {
 					x = load64(data, end-5)
-					table[fastSlot[R]((x<<16)*hashMul>>hs, mask)] = base + uint32(end-5)
-					table[fastSlot[R]((x>>8<<16)*hashMul>>hs, mask)] = base + uint32(end-4)
-					table[fastSlot[R]((x>>16<<16)*hashMul>>hs, mask)] = base + uint32(end-3)
+					table[fastSlot[R](x*hashMul6>>hs, mask)] = base + uint32(end-5)
+					table[fastSlot[R]((x>>8)*hashMul6>>hs, mask)] = base + uint32(end-4)
+					table[fastSlot[R]((x>>16)*hashMul6>>hs, mask)] = base + uint32(end-3)
 				}
 			}
 			i += l
