@@ -94,36 +94,43 @@ func (hs *huffScratch) buildLengthsOf(hist []uint32, used []uint64, limit uint8,
 	}
 	hs.sortKeys(keys, most)
 	// Two-queue Huffman: leaves 0..n-1 in ascending weight, internal nodes
-	// n.. created in ascending weight, so the two smallest are always at
-	// the heads of the two queues.
-	w := hs.weight[:2*n-1]
+	// n+1.. created in ascending weight, so the two smallest are always
+	// at the heads of the two queues. w[n], past the last leaf, and each
+	// internal node's slot until the node is made weigh more than any
+	// node: the pick is then one comparison, with no test for a queue's
+	// end. (Some node is always left to pick: before each merge at least
+	// two are, so an empty leaf queue leaves two made nodes.)
+	w := hs.weight[:2*n]
 	for i, k := range keys {
 		w[i] = uint32(k >> 16)
 	}
-	leaf, inner := 0, n
-	pick := func(next int) int {
-		if leaf < n && (inner >= next || w[leaf] <= w[inner]) {
+	w[n] = ^uint32(0)
+	leaf, inner := 0, n+1
+	pick := func() int {
+		if w[leaf] <= w[inner] {
 			leaf++
 			return leaf - 1
 		}
 		inner++
 		return inner - 1
 	}
-	for next := n; next < 2*n-1; next++ {
-		a := pick(next)
-		b := pick(next)
+	for next := n + 1; next < 2*n; next++ {
+		w[next] = ^uint32(0)
+		a := pick()
+		b := pick()
 		w[next] = w[a] + w[b]
 		hs.parent[a] = uint16(next)
 		hs.parent[b] = uint16(next)
 	}
-	d := hs.depth[:2*n-1]
-	d[2*n-2] = 0
-	maxDepth := uint8(0)
-	for i := 2*n - 3; i >= 0; i-- {
+	d := hs.depth[:2*n]
+	d[2*n-1] = 0
+	for i := 2*n - 2; i > n; i-- {
 		d[i] = d[hs.parent[i]] + 1
-		if i < n {
-			maxDepth = max(maxDepth, d[i])
-		}
+	}
+	maxDepth := uint8(0)
+	for i := n - 1; i >= 0; i-- {
+		d[i] = d[hs.parent[i]] + 1
+		maxDepth = max(maxDepth, d[i])
 	}
 	if maxDepth > limit {
 		limitDepths(d[:n], limit)
