@@ -17,7 +17,10 @@ type huffScratch struct {
 	// syms lists the used symbols of the last code built, in symbol
 	// order: the per-code passes that follow touch only these, which
 	// matters for small bodies, where few of the 704 command symbols occur.
-	syms   [maxAlphabet]uint16
+	syms [maxAlphabet]uint16
+	// cost is what the counts of the last code built cost in bits with
+	// it: the sum of count times length over its symbols.
+	cost   int
 	weight [2 * maxAlphabet]uint32
 	parent [2 * maxAlphabet]uint16
 	depth  [2 * maxAlphabet]uint8
@@ -89,6 +92,7 @@ func (hs *huffScratch) buildLengthsOf(hist []uint32, used []uint64, limit uint8,
 		}
 	}
 	keys = keys[:n]
+	hs.cost = 0
 	if n <= 1 {
 		return n
 	}
@@ -114,11 +118,17 @@ func (hs *huffScratch) buildLengthsOf(hist []uint32, used []uint64, limit uint8,
 		inner++
 		return inner - 1
 	}
+	// A code's cost is the sum of its internal nodes' weights (each
+	// count is added once for every node above its leaf), which the
+	// merge has at hand: no pass over the symbols' counts and lengths
+	// after it, unless the code is then limited.
+	cost := 0
 	for next := n + 1; next < 2*n; next++ {
 		w[next] = ^uint32(0)
 		a := pick()
 		b := pick()
 		w[next] = w[a] + w[b]
+		cost += int(w[next])
 		hs.parent[a] = uint16(next)
 		hs.parent[b] = uint16(next)
 	}
@@ -134,7 +144,12 @@ func (hs *huffScratch) buildLengthsOf(hist []uint32, used []uint64, limit uint8,
 	}
 	if maxDepth > limit {
 		limitDepths(d[:n], limit)
+		cost = 0
+		for i := range n {
+			cost += int(w[i]) * int(d[i])
+		}
 	}
+	hs.cost = cost
 	for i, k := range keys {
 		lens[uint16(k)] = d[i]
 	}
@@ -256,10 +271,7 @@ func (hs *huffScratch) storeCode(w *bitWriter, hist []uint32, pc *prefixCode, al
 func (hs *huffScratch) storeCodeOf(w *bitWriter, hist []uint32, used []uint64, pc *prefixCode, alphabetBits uint) int {
 	pc.nsym = hs.buildLengthsOf(hist, used, 15, pc.lens)
 	syms := hs.syms[:pc.nsym]
-	cost := 0
-	for _, s := range syms {
-		cost += int(hist[s]) * int(pc.lens[s])
-	}
+	cost := hs.cost
 	if pc.nsym <= 4 {
 		hs.storeSimple(w, pc, alphabetBits)
 		return cost
