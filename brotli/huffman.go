@@ -55,7 +55,8 @@ type prefixCode struct {
 // buildLengths sets lens to the lengths of a Huffman code for hist whose
 // longest code is at most limit bits. A single used symbol gets length 0
 // (RFC 7932 codes it with zero bits). Lengths of unused symbols are 0.
-// The used symbols are left in hs.syms.
+// The used symbols are left in hs.syms, what hist costs with the code in
+// hs.cost.
 func (hs *huffScratch) buildLengths(hist []uint32, limit uint8, lens []uint8) int {
 	return hs.buildLengthsOf(hist, nil, limit, lens)
 }
@@ -101,9 +102,10 @@ func (hs *huffScratch) buildLengthsOf(hist []uint32, used []uint64, limit uint8,
 	// n+1.. created in ascending weight, so the two smallest are always
 	// at the heads of the two queues. w[n], past the last leaf, and each
 	// internal node's slot until the node is made weigh more than any
-	// node: the pick is then one comparison, with no test for a queue's
-	// end. (Some node is always left to pick: before each merge at least
-	// two are, so an empty leaf queue leaves two made nodes.)
+	// node (a meta-block's counts sum far below 2^32-1): the pick is then
+	// one comparison, with no test for a queue's end. (Some node is
+	// always left to pick: before each merge at least two are, so an
+	// empty leaf queue leaves two made nodes.)
 	w := hs.weight[:2*n]
 	for i, k := range keys {
 		w[i] = uint32(k >> 16)
