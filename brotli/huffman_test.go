@@ -224,3 +224,93 @@ func TestBuildLengthsOfUsed(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildLengthsCost: hs.cost is what the counts cost with the lengths
+// built, the sum of count times length, both where the merge's depths
+// stand and where limitDepths lengthened them; where no length reached
+// the limit, that is the least any prefix code costs (the sum of the
+// weights a merge of the two lightest makes, whatever order it takes
+// ties in), and a limited code never costs less.
+func TestBuildLengthsCost(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	hists := [][]uint32{{}, {0, 7, 0}, {3, 9}, {1, 1, 2, 2}, fibHist(25), fibHist(40)}
+	for k := range 300 {
+		h := make([]uint32, 1+rng.IntN(maxAlphabet))
+		spread := []int{2, 5, 1 << 10, 1 << 20}[k%4]
+		for i := range h {
+			if rng.IntN(3) != 0 {
+				h[i] = uint32(rng.IntN(spread))
+			}
+		}
+		hists = append(hists, h)
+	}
+	var hs huffScratch
+	for _, hist := range hists {
+		for _, limit := range []uint8{7, 15} {
+			// limitDepths needs room for every used symbol.
+			if used := len(hist) - count(hist, 0); used > 1<<limit {
+				continue
+			}
+			lens := make([]uint8, len(hist))
+			n := hs.buildLengths(hist, limit, lens)
+			sum, deepest := 0, uint8(0)
+			for s, c := range hist {
+				sum += int(c) * int(lens[s])
+				deepest = max(deepest, lens[s])
+			}
+			if hs.cost != sum {
+				t.Fatalf("%d symbols, limit %d: cost %d, counts times lengths %d", n, limit, hs.cost, sum)
+			}
+			least := huffmanCost(hist)
+			if sum < least || deepest < limit && sum != least {
+				t.Fatalf("%d symbols, limit %d, deepest %d: cost %d, least %d", n, limit, deepest, sum, least)
+			}
+		}
+	}
+}
+
+// count is how many of hist's counts are c.
+func count(hist []uint32, c uint32) int {
+	n := 0
+	for _, h := range hist {
+		if h == c {
+			n++
+		}
+	}
+	return n
+}
+
+// huffmanCost is the cost of an optimal prefix code for hist, merged the
+// slow way: the two lightest weights of a sorted list, again and again.
+func huffmanCost(hist []uint32) int {
+	var ws []int
+	for _, c := range hist {
+		if c != 0 {
+			ws = append(ws, int(c))
+		}
+	}
+	slices.Sort(ws)
+	cost := 0
+	for len(ws) > 1 {
+		m := ws[0] + ws[1]
+		cost += m
+		ws = ws[2:]
+		i, _ := slices.BinarySearch(ws, m)
+		ws = slices.Insert(ws, i, m)
+	}
+	return cost
+}
+
+// TestBuildLengthsTies: of a leaf and a made node of the same weight the
+// merge takes the leaf first, as it always has: {1,1,2,2} then merges
+// the two 2s rather than a 2 with the 1s' node, and every length is 2
+// (taking the node first gives 3,3,2,1 at the same cost, and different
+// output bytes).
+func TestBuildLengthsTies(t *testing.T) {
+	var hs huffScratch
+	lens := make([]uint8, 4)
+	hs.buildLengths([]uint32{1, 1, 2, 2}, 15, lens)
+	if want := []uint8{2, 2, 2, 2}; !slices.Equal(lens, want) {
+		t.Errorf("lengths %v, want %v", lens, want)
+	}
+}
