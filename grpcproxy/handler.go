@@ -459,8 +459,11 @@ func (h *Handler) try(w http.ResponseWriter, r *http.Request, t *http.Transport,
 			// methods without a body, but none for a body whose length
 			// it does not know: it then ends the stream with an empty
 			// DATA frame where NGINX ends it with the HEADERS.
+			// GetBody lets the transport send it again after
+			// REFUSED_STREAM or a GOAWAY, as it does a nil body.
 			if len(r.Header["Content-Length"]) == 0 {
 				out.Body = noBody{}
+				out.GetBody = func() (io.ReadCloser, error) { return noBody{}, nil }
 			}
 		}
 	}
