@@ -187,15 +187,9 @@ func TestResetTimedoutPerLocationAsNGINX(t *testing.T) {
 		}
 		return end(ports[i%2], c.ask)
 	})
-	for i, c := range cases {
-		m, n := got[2*i], got[2*i+1]
-		if !strings.HasPrefix(n, c.want) {
-			t.Errorf("the check itself: %q: nginx %s, want %s", c.ask, n, c.want)
-		}
-		if m != n {
-			t.Errorf("%q (server on %v): mosaic %s, nginx %s", c.ask, c.serverOn, m, n)
-		}
-	}
+	compareEnds(t, got, func(i int) (string, string) {
+		return fmt.Sprintf("%q (server on %v)", cases[i].ask, cases[i].serverOn), cases[i].want
+	})
 }
 
 // TestResetTimedoutServerLevelAsNGINX: a body left unread after the
@@ -321,13 +315,23 @@ func TestLingeringTimeEndAsNGINX(t *testing.T) {
 		go trickle(conn, 300*time.Millisecond, c.bytes)
 		return connEnd(conn, "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1000\r\n\r\na")
 	})
-	for i, c := range cases {
+	compareEnds(t, got, func(i int) (string, string) { return cases[i].name, cases[i].want })
+}
+
+// compareEnds checks the ends atOnce got, mosaic's (got[2i]) and
+// NGINX's (got[2i+1]) for each case i, which of(i) names along with the
+// end NGINX is to have: a check of the test itself, then mosaic against
+// NGINX.
+func compareEnds(t *testing.T, got []string, of func(i int) (name, want string)) {
+	t.Helper()
+	for i := range len(got) / 2 {
+		name, want := of(i)
 		m, n := got[2*i], got[2*i+1]
-		if !strings.HasPrefix(n, c.want) {
-			t.Errorf("the check itself: %s: nginx %s, want %s", c.name, n, c.want)
+		if !strings.HasPrefix(n, want) {
+			t.Errorf("the check itself: %s: nginx %s, want %s", name, n, want)
 		}
 		if m != n {
-			t.Errorf("%s: mosaic %s, nginx %s", c.name, m, n)
+			t.Errorf("%s: mosaic %s, nginx %s", name, m, n)
 		}
 	}
 }
@@ -393,13 +397,7 @@ func TestResetTimedoutRefusedAsNGINX(t *testing.T) {
 		time.Sleep(3 * time.Second)
 		return connEnd(conn, "")
 	})
-	for i, c := range cases {
-		m, n := got[2*i], got[2*i+1]
-		if !strings.HasPrefix(n, c.want) {
-			t.Errorf("the check itself: %q: nginx %s, want %s", c.ask, n, c.want)
-		}
-		if m != n {
-			t.Errorf("%q (server on %v): mosaic %s, nginx %s", c.ask, c.serverOn, m, n)
-		}
-	}
+	compareEnds(t, got, func(i int) (string, string) {
+		return fmt.Sprintf("%q (server on %v)", cases[i].ask, cases[i].serverOn), cases[i].want
+	})
 }
