@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -136,4 +137,36 @@ func TestPublishLookup(t *testing.T) {
 	ha.ServeHTTP(httptest.NewRecorder(), r)
 	hb.PublishLookup(r)
 	want(st, map[string]string{"proxy_host": b.Addr(), "upstream_addr": a.Addr(), "upstream_status": "200"})
+}
+
+// The record PublishLookup shares among the requests a cache answers is
+// only read: HITs and MISSes of one handler at once each see their own
+// values, a MISS its one try (no " : " of a shared record's), a HIT
+// none. Run with -race.
+func TestPublishLookupConcurrent(t *testing.T) {
+	o := newNamedOrigin(t, "o", modeOK)
+	h := proxyTo(t, "http://"+o.Addr(), proxy.Options{})
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for range 20 {
+				st := &vars.State{Start: time.Now()}
+				r := httptest.NewRequest("GET", "/", nil)
+				r = r.WithContext(vars.NewContext(r.Context(), st))
+				h.PublishLookup(r)
+				want := ""
+				if g%2 == 1 { // a MISS
+					h.ServeHTTP(httptest.NewRecorder(), r)
+					want = o.Addr()
+				}
+				host, _ := st.Get("proxy_host")
+				addr, _ := st.Get("upstream_addr")
+				if host != o.Addr() || addr != want {
+					t.Errorf("$proxy_host %q, $upstream_addr %q, want %q", host, addr, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
