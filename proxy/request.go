@@ -20,12 +20,12 @@ type field struct {
 // UpstreamURI is the request target sent to the upstream for r. Without
 // a URI part in proxy_pass it is the client's request URI as sent, while
 // it stands for the request (NGINX's valid_unparsed_uri); once it does
-// not ("set $args", a rewrite, an internal redirect or a subrequest clear
-// r.RequestURI, as they clear that flag), it is the URI escaped as
-// pathAsSent says, then "?" and the arguments when there are any, as
-// ngx_http_proxy_create_request builds it. With a URI part, the location
-// prefix of the path is replaced by that URI and the query string is
-// kept.
+// not ("set $args", a rewrite and an internal redirect clear r.RequestURI,
+// as they clear that flag; a subrequest's is its own escaped URL), it is
+// the URI escaped as pathAsSent says, then "?" and the arguments when
+// there are any, as ngx_http_proxy_create_request builds it. With a URI
+// part, the location prefix of the path is replaced by that URI and the
+// query string is kept.
 func (h *Handler) UpstreamURI(r *http.Request) string {
 	uri, prefix := h.uri, h.locPrefix
 	if !h.hasURI || (h.prefixLost != nil && h.prefixLost(r)) {
