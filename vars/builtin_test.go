@@ -180,6 +180,13 @@ func TestCoreVariableFormats(t *testing.T) {
 	if got := MustCompile("$HOST|$Http_User_Agent|${COOKIE_sid}").Eval(r); got != "example.com|ua/1|v1 " {
 		t.Errorf("names in capitals: %q", got)
 	}
+	// NGINX reads a field's name as lower case with "-" as "_" and then
+	// compares it with the name's suffix byte for byte: a suffix with a
+	// "-" (reachable as "if ($http_x-multi)", which looks the word up
+	// whole) names no field there, and "if" tests it as empty.
+	if got := MustCompile("${http_x-multi}|${sent_http_x-two}|${upstream_http_x-up}").Eval(r); got != "||" {
+		t.Errorf("names with a \"-\" found a field: %q", got)
+	}
 	if a, b := MustCompile("$request_id").Eval(r), MustCompile("$request_id").Eval(r); a != b {
 		t.Errorf("$request_id changed within a request: %q, %q", a, b)
 	}

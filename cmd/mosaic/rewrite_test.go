@@ -634,3 +634,23 @@ func TestVariableNamesAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestIfHeaderNameWithDashAsNGINX: "if ($http_x-y)" loads in both, and
+// NGINX, which compares a field's name lower-cased with "-" read as "_"
+// byte for byte with the suffix, finds no field for a suffix with a "-":
+// the condition is false whatever the client sends.
+func TestIfHeaderNameWithDashAsNGINX(t *testing.T) {
+	nginxPath(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
+			location / { if ($http_x-y) { return 200 "set\n"; } return 200 "unset\n"; } }`, port)
+	})
+	for _, field := range []string{"X-Y: a\r\n", "x_y: a\r\n", ""} {
+		raw := "GET / HTTP/1.1\r\nHost: a.test\r\n" + field + "Connection: close\r\n\r\n"
+		m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), raw)
+		n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), raw)
+		if m.StatusCode != n.StatusCode || mb != nb {
+			t.Errorf("%q: mosaic %d %q, nginx %d %q", field, m.StatusCode, mb, n.StatusCode, nb)
+		}
+	}
+}
