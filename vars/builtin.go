@@ -404,9 +404,12 @@ func requestURI(r *http.Request, st *State) string {
 // line of the field whose name, lower-cased with "-" read as "_", is
 // name; ok is false when there is none. The canonical form of the name
 // is tried first; a field whose name holds "_" (kept with
-// underscores_in_headers) is found by a scan.
+// underscores_in_headers) is found by a scan. A name holding "-" finds
+// none: NGINX reads the field's "-" as "_" before comparing, so no field
+// answers to it ("if ($http_x-y)" is false whatever is sent), where the
+// canonical form would find X-Y.
 func headerValue(h http.Header, name string) (v string, ok bool) {
-	if h == nil {
+	if h == nil || strings.IndexByte(name, '-') >= 0 {
 		return "", false
 	}
 	if v := h[headerKey(name)]; len(v) > 0 {
