@@ -118,8 +118,8 @@ func ParseCond(args []string, env Env) (*Cond, error) {
 // variable compiles the "$name" an "if" tests: the whole word after the
 // "$" names one variable, as in NGINX, which looks it up as it stands:
 // braces are part of the name ("${host}" is unknown "{host}"), so is any
-// other byte ("$host$uri" is unknown "host$uri", "$http_x-y" is the
-// header X-Y's).
+// other byte ("$host$uri" is unknown "host$uri"; "$http_x-y" is a name
+// of the family, which finds no field, as in NGINX: see vars.headerValue).
 func variable(w string, env Env) (*vars.Template, error) {
 	name := w[1:]
 	if name == "" {
