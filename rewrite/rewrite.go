@@ -212,7 +212,7 @@ func (ru *Rule) Apply(r *http.Request, st *vars.State, path, args string, log Lo
 		log("%q matches %q", ru.re.String(), path)
 	}
 	setCaptures(st, caps, ru.capVars)
-	escape := QuotedURI(r, st)
+	escape := quotedURI(r, st)
 	var b strings.Builder
 	split := -1 // where the arguments start in b, for an internal rewrite
 	inArgs := false
@@ -326,17 +326,17 @@ func capture(st *vars.State, n int) string {
 // upstream decodes a second time, and "%3F" or "%23" as a "?" or "#"
 // that cut the upstream's path.
 func Value(t *vars.Template, r *http.Request, st *vars.State, rewritten bool) string {
-	if rewritten || !t.Captures() || !QuotedURI(r, st) {
+	if rewritten || !t.Captures() || !quotedURI(r, st) {
 		return t.EvalState(r, st)
 	}
 	return t.EvalCaptures(r, st, EscapeArgs)
 }
 
-// QuotedURI reports a request whose path, as the client sent it, held a
+// quotedURI reports a request whose path, as the client sent it, held a
 // percent-escape or a "+" (NGINX's quoted_uri and plus_in_uri): captures
 // copied into arguments or a redirect, or by "set", are then escaped
 // again.
-func QuotedURI(r *http.Request, st *vars.State) bool {
+func quotedURI(r *http.Request, st *vars.State) bool {
 	u := r.RequestURI
 	if st != nil && st.RequestURI != "" {
 		u = st.RequestURI
