@@ -139,12 +139,9 @@ func variable(w string, env Env) (*vars.Template, error) {
 // file tested are escaped again until then, as Value says. An error is
 // a regex that could not complete its match.
 func (c *Cond) Eval(r *http.Request, st *vars.State, rewritten bool, log Logf) (bool, error) {
-	var v string
-	if strings.Contains(c.op, "-") { // a file test's name: a value, not a variable
-		v = Value(c.left, r, st, rewritten)
-	} else {
-		v = c.left.EvalState(r, st)
-	}
+	// A file test's name is a value, its captures escaped; a variable
+	// tested has none (variable), so Value is its EvalState.
+	v := Value(c.left, r, st, rewritten)
 	switch c.op {
 	case "":
 		return v != "" && v != "0", nil
