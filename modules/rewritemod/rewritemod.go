@@ -270,9 +270,10 @@ func (s setLimitRateStep) Rewrite(r *http.Request, run *server.RewriteRun) serve
 type setArgsStep struct{ value *vars.Template }
 
 func (s setArgsStep) Rewrite(r *http.Request, run *server.RewriteRun) server.Flow {
-	r.URL.RawQuery = rewrite.Value(s.value, r, vars.FromContext(r.Context()), run.URIChanged)
+	st := vars.FromContext(r.Context())
+	r.URL.RawQuery = rewrite.Value(s.value, r, st, run.URIChanged)
 	r.URL.ForceQuery = false
-	if st := vars.FromContext(r.Context()); st != nil {
+	if st != nil {
 		st.ArgsKept = true // set, even to nothing: $args has a value
 	}
 	r.RequestURI = ""
