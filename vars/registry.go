@@ -436,12 +436,14 @@ func (t *Template) Eval(r *http.Request) string {
 
 // EvalState is Eval with the State given, for callers that hold it.
 func (t *Template) EvalState(r *http.Request, st *State) string {
-	return t.eval(r, st, nil)
+	return t.EvalCaptures(r, st, nil)
 }
 
-// eval computes the template, each numbered capture's value passed
-// through esc when esc is not nil (EvalCaptures).
-func (t *Template) eval(r *http.Request, st *State, esc func(string) string) string {
+// EvalCaptures is EvalState with the value of each numbered capture
+// passed through esc first, unless esc is nil: NGINX's rewrite engine
+// escapes the captures it copies into a "set" value (package rewrite's
+// EscapeArgs).
+func (t *Template) EvalCaptures(r *http.Request, st *State, esc func(string) string) string {
 	switch len(t.parts) {
 	case 0:
 		return ""
@@ -481,14 +483,6 @@ func (t *Template) Captures() bool {
 		}
 	}
 	return false
-}
-
-// EvalCaptures is EvalState with the value of each numbered capture
-// passed through esc first: NGINX's rewrite engine escapes the captures
-// it copies into a "set" value (package rewrite's EscapeArgs).
-// Built as EvalState builds its value: allocated once, at its size.
-func (t *Template) EvalCaptures(r *http.Request, st *State, esc func(string) string) string {
-	return t.eval(r, st, esc)
 }
 
 // value is the variable's value for r, through esc if it is a numbered
