@@ -315,9 +315,9 @@ func TestSmallBodyWays(t *testing.T) {
 			t.Errorf("quality %d, hint %d: %d ways, %d slots; want %d ways in %d buckets",
 				c.q, c.hint, e.q.ways, len(e.table), c.ways, c.buckets)
 		}
-		// searchDeep walks the depth it is given: 0 would look at the
-		// newest position alone, more than the bucket would see entries
-		// twice.
+		// searchDeep walks the depth it is given: 0 would make its stop
+		// the newest position and wrap the walk round the bucket's ring,
+		// more than the bucket would see entries twice.
 		if e.q.lazyWays != c.lazyWays || 1<<e.waysLog != e.q.ways {
 			t.Errorf("quality %d, hint %d: lazy searches look at %d of %d ways (2^%d); want %d",
 				c.q, c.hint, e.q.lazyWays, e.q.ways, e.waysLog, c.lazyWays)
