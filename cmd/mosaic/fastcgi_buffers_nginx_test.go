@@ -19,7 +19,10 @@ import (
 // the same whole body, with the answer buffered in memory only
 // (fastcgi_max_temp_file_size 0: NGINX's event pipe then waits for the
 // client, ngx_event_pipe_read_upstream, and writes no temporary file) and
-// with a temporary file of 1 MB at most, which both then open. mosaic
+// with a temporary file of 1 MB at most, which both then open. The
+// listeners' sndbuf=64k keeps the answer out of the kernel: Linux lets a
+// loopback socket's send buffer grow to tcp_wmem's 4 MB, which held the
+// whole answer on a 6.18 kernel and left both servers nothing to store. mosaic
 // takes fastcgi_temp_file_write_size with a notice (fastcgi README).
 func TestFastCGIBuffersSlowClientAsNGINX(t *testing.T) {
 	t.Parallel()
@@ -35,7 +38,7 @@ func TestFastCGIBuffersSlowClientAsNGINX(t *testing.T) {
 	shipFastCGIFile(t, dir, "fastcgi.conf")
 	temp := func(who, loc string) string { return filepath.Join(dir, "temp-"+who+"-"+loc) }
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
-		return fmt.Sprintf(`server { listen 127.0.0.1:%[1]d; root %[2]s/www;
+		return fmt.Sprintf(`server { listen 127.0.0.1:%[1]d sndbuf=64k; root %[2]s/www;
 			location /mem/ { include %[2]s/fastcgi.conf; fastcgi_param SCRIPT_FILENAME $document_root/big.php;
 				fastcgi_buffers 4 8k; fastcgi_max_temp_file_size 0; fastcgi_temp_path %[4]s; fastcgi_pass %[3]s; }
 			location /file/ { include %[2]s/fastcgi.conf; fastcgi_param SCRIPT_FILENAME $document_root/big.php;
