@@ -91,21 +91,50 @@ func TestConnDeadlines(t *testing.T) {
 }
 
 // TestConnWriteWaitsForRoom: a write larger than the socket's buffers
-// completes as the peer reads, byte for byte.
+// completes as the peer reads, byte for byte. The writer's send buffer is
+// held to 64 KiB: Linux grows a loopback socket's to tcp_wmem's maximum,
+// 4 MiB, and on a 6.18 kernel one write of the 4 MiB took all but 36 KB
+// at once, so that a Write that never waited for room passed 11 runs of
+// 30. The peer reads only after the write has been seen waiting: a write
+// that ends first found all the room it needed, and the test says so.
 func TestConnWriteWaitsForRoom(t *testing.T) {
 	c, s := pair(t)
-	want := bytes.Repeat([]byte("0123456789abcdef"), 1<<18) // 4 MiB
-	got := make(chan []byte)
-	go func() {
-		b, _ := io.ReadAll(s)
-		got <- b
-	}()
-	n, err := c.Write(want)
-	if err != nil || n != len(want) {
-		t.Fatalf("%d %v", n, err)
+	rc, err := c.(syscall.Conn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
 	}
-	c.Close()
-	if b := <-got; !bytes.Equal(b, want) {
+	var serr error
+	if err := rc.Control(func(fd uintptr) {
+		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDBUF, 64<<10)
+	}); err != nil || serr != nil {
+		t.Fatal(err, serr)
+	}
+	want := bytes.Repeat([]byte("0123456789abcdef"), 1<<18) // 4 MiB
+	type result struct {
+		n   int
+		err error
+	}
+	wrote := make(chan result, 1)
+	go func() {
+		n, err := c.Write(want)
+		wrote <- result{n, err}
+		c.Close()
+	}()
+	// No sleep of the test's own: a write that cannot finish before the
+	// peer reads waits out the 200 ms whatever the machine's load.
+	select {
+	case r := <-wrote:
+		if r.err != nil {
+			t.Fatalf("the write gave up after %d bytes rather than wait for room: %v", r.n, r.err)
+		}
+		t.Fatalf("the check itself: all %d bytes written before the peer read any: the write never waited for room", r.n)
+	case <-time.After(200 * time.Millisecond):
+	}
+	b, _ := io.ReadAll(s)
+	if r := <-wrote; r.err != nil || r.n != len(want) {
+		t.Fatalf("%d %v", r.n, r.err)
+	}
+	if !bytes.Equal(b, want) {
 		t.Fatalf("the peer read %d bytes, not the %d written", len(b), len(want))
 	}
 }
