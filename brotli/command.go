@@ -158,6 +158,20 @@ func (p distParams) code(d uint32) (sym uint16, nbits uint8, extra uint32) {
 	return sym, uint8(ndist), z - (2+bit)<<(ndist&31)
 }
 
+// distance is the distance that symbol sym with nbits extra bits of value
+// extra codes without the ring buffer: the inverse of code, for sym >= 16.
+func (p distParams) distance(sym uint16, nbits uint8, extra uint32) uint32 {
+	c := uint32(sym) - numShortCodes
+	if c < p.direct {
+		return c + 1
+	}
+	c -= p.direct
+	pf := p.postfix & 31
+	hcode, lcode := c>>pf, c&(1<<pf-1)
+	z := extra + (2+hcode&1)<<(nbits&31)
+	return (z-4)<<pf + lcode + p.direct + 1
+}
+
 // plainDistCode is distParams{}.code(d) (NPOSTFIX and NDIRECT 0, what
 // every mode but font uses), without the shifts by parameters.
 func plainDistCode(d uint32) (sym uint16, nbits uint8, extra uint32) {

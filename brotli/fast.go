@@ -123,10 +123,6 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 	lh, ch, dh := &e.litHist, &e.cmdHist, &e.distHist
 	plain := e.dist == distParams{}
 	syms := e.syms[:0]
-	// The distances coded explicitly, which the decoder's ring takes in
-	// after the meta-block: the last four, by npushed&3.
-	var pushed [4]uint32
-	npushed := 0
 	lit, i := start, start
 	limit := len(data) - 8
 	for i <= limit {
@@ -196,7 +192,6 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 			}
 			ip, cp := insLength(uint32(i-lit)), copyLength(uint32(l))
 			ic, cc, nlen := uint8(ip), uint8(cp), uint8(ip>>8)+uint8(cp>>8)
-			extraBits += int(nlen)
 			sc := cmdSyms{cmd: uint64(nlen)<<10 | (ip>>16|cp>>16<<(ip>>8&63))<<16, dist: noDist, insert: uint32(i - lit), copied: uint32(l)}
 			if d == last && ic < 8 && cc < 16 {
 				sc.cmd |= uint64(cmdSymbols[1][ic&31][cc&31])
@@ -212,13 +207,8 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 				default:
 					ds, db, dx = e.dist.code(d)
 				}
-				if d != last {
-					pushed[npushed&3] = d
-					npushed++
-				}
 				sc.dist = uint64(ds) | uint64(db)<<16 | uint64(dx)<<24
 				dh[ds]++
-				extraBits += int(db)
 			}
 			ch[sc.cmd&1023]++
 			syms = append(syms, sc)
@@ -253,14 +243,34 @@ done:
 		sym := cmdSymbols[1][uint8(ip)][0]
 		ch[sym]++
 		syms = append(syms, cmdSyms{cmd: uint64(sym) | ip>>8&255<<10 | ip>>16<<16, dist: noDist, insert: uint32(len(data) - lit)})
-		extraBits += int(uint8(ip >> 8))
 	}
 	e.syms = syms
-	// The ring tracks only the last distance here: the distances coded
-	// explicitly, other than with code 0, enter it now, in order (only
-	// the last four matter).
-	for k := npushed - min(npushed, 4); k < npushed; k++ {
-		e.ring.push(pushed[k&3])
+	return e.fastTally()
+}
+
+// fastTally returns the extra bits of findFastIn's commands and enters in
+// the ring the last four distances they code explicitly (other than with
+// code 0), in order: the probe loop tracks only the last distance. Both
+// are taken from the commands after the search rather than kept in it,
+// where the sum and the ring's slots were values live through the search,
+// moved and spilled at every command (brotli README, *Quality 1 split
+// against C's two-pass*).
+func (e *encoder) fastTally() (extraBits int) {
+	syms := e.syms
+	for k := range syms {
+		extraBits += int(syms[k].extraBits() + syms[k].distBits())
+	}
+	var pushed [4]uint32
+	n := 0
+	for k := len(syms) - 1; k >= 0 && n < 4; k-- {
+		if ds := syms[k].distSym(); ds != noDist && ds != 0 {
+			s := &syms[k]
+			pushed[n] = e.dist.distance(ds, uint8(s.distBits()), uint32(s.distExtra()))
+			n++
+		}
+	}
+	for k := n - 1; k >= 0; k-- {
+		e.ring.push(pushed[k])
 	}
 	return extraBits
 }

@@ -1,6 +1,7 @@
 package brotli
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -202,6 +203,50 @@ func TestLiteralCounts(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestFastRingAcrossFlushes: qualities 0 and 1 code a copy at the last
+// distance with code 0, taking that distance at a meta-block's start
+// from the ring that the meta-blocks before filled (fastTally, from their
+// symbols). Each meta-block here (a Writer flushed after each piece) ends
+// with a copy at a distance of 40 to 70 bytes and the next starts with a
+// copy at distance 4, the ring's first entry when a stream starts, so a
+// ring left as it was codes that copy with code 0 and decodes wrong; in
+// the generic and font modes, whose distance codes differ.
+func TestFastRingAcrossFlushes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var pieces [][]byte
+	for range 200 {
+		r := make([]byte, 40+rng.IntN(31))
+		for k := range r {
+			r[k] = byte(rng.IntN(256))
+		}
+		q := []byte{byte(rng.IntN(256)), byte(rng.IntN(256)), byte(rng.IntN(256)), byte(rng.IntN(256))}
+		p := slices.Concat(q, q, q, q, r, r)
+		pieces = append(pieces, p)
+	}
+	in := slices.Concat(pieces...)
+	for _, q := range []int{0, 1} {
+		for _, mode := range []Mode{ModeGeneric, ModeFont} {
+			var buf bytes.Buffer
+			w, err := NewWriter(&buf, Options{Quality: q, Mode: mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range pieces {
+				if _, err := w.Write(p); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Flush(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			checkBoth(t, buf.Bytes(), in)
 		}
 	}
 }

@@ -71,3 +71,19 @@ func TestSymbolizeShortcut(t *testing.T) {
 		}
 	}
 }
+
+// TestDistanceInverse: distance undoes code for the parameters the
+// encoder uses (NPOSTFIX 0 and NDIRECT 0; font mode's 1 and 12) and the
+// widest others, over every distance below 2^17 and a spread above up to
+// the largest window's; fastTally takes the ring's distances back from
+// the symbols through it.
+func TestDistanceInverse(t *testing.T) {
+	for _, p := range []distParams{{}, {postfix: 1, direct: 12}, {postfix: 3, direct: 120}, {postfix: 2, direct: 0}} {
+		for d := uint32(1); d < 1<<24; d += 1 + d>>17*997 {
+			sym, nbits, extra := p.code(d)
+			if got := p.distance(sym, nbits, extra); got != d {
+				t.Fatalf("%+v: distance %d coded as %d, %d bits of %d, reads back as %d", p, d, sym, nbits, extra, got)
+			}
+		}
+	}
+}
