@@ -17,6 +17,8 @@ type fastRun struct {
 	extra int
 	lit   [256]uint32
 	cmd   [maxAlphabet]uint32
+	ring  distRing
+	dist  distParams
 }
 
 // runFast finds the commands of in's first meta-block at quality q with
@@ -51,7 +53,7 @@ func runFinder(t *testing.T, q, lgwin int, earlier, in []byte, find func(e *enco
 	clear(e.distHist[:])
 	e.syms = e.syms[:0]
 	extra := find(e, &w)
-	return fastRun{syms: slices.Clone(e.syms), extra: extra, lit: e.litHist, cmd: e.cmdHist}
+	return fastRun{syms: slices.Clone(e.syms), extra: extra, lit: e.litHist, cmd: e.cmdHist, ring: e.ring, dist: e.dist}
 }
 
 // TestFastFold checks that the probe that folds the reach test into the
@@ -247,6 +249,41 @@ func TestFastRingAcrossFlushes(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkBoth(t, buf.Bytes(), in)
+		}
+	}
+}
+
+// TestFastRingSkipsCodeZero: a copy at the last distance after an insert
+// of 10 or more literals has no insert-and-copy symbol that implies the
+// last distance, so findFastIn codes it with distance code 0, which the
+// decoder does not enter in its ring (RFC 7932 section 4). The ring after
+// the meta-block is then the one explicit distance (30) in front of the
+// stream's first three: fastTally must skip the code 0 rather than read a
+// distance back from it, and keep the entries it did not replace.
+func TestFastRingSkipsCodeZero(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	noise := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		return b
+	}
+	// 30 literals, a copy of 8 at distance 30, 12 literals, a copy of 8
+	// at distance 30 again (of bytes 20-27), 16 literals.
+	p := noise(30)
+	in := slices.Concat(p, p[:8], noise(12))
+	in = slices.Concat(in, in[len(in)-30:len(in)-22], noise(16))
+	for q := range 2 {
+		r := runFast[[0]byte](t, q, 16, nil, in)
+		if len(r.syms) != 3 || r.syms[0].copied != 8 || r.syms[1].insert != 12 || r.syms[1].copied != 8 {
+			t.Fatalf("q%d: commands %+v; want a copy of 8 after 30 literals, one of 8 after 12, then 16 literals", q, r.syms)
+		}
+		if ds := r.syms[1].distSym(); ds != 0 {
+			t.Fatalf("q%d: the second copy has distance symbol %d; want 0", q, ds)
+		}
+		if want := (distRing{d: [4]uint32{30, 4, 11, 15}, known: 4}); r.ring != want {
+			t.Errorf("q%d: ring %v after the meta-block; want %v", q, r.ring, want)
 		}
 	}
 }
