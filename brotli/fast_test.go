@@ -139,7 +139,9 @@ func TestFastLastAtStart(t *testing.T) {
 
 // TestLiteralCounts checks the literal histogram of findFastIn and
 // findLazyIn, whose probes count literals as they pass (unprobe mends runs
-// crossed in steps), against the bytes their commands insert, at
+// crossed in steps), against the bytes their commands insert, and the
+// extra bits they return (which decide whether a meta-block is stored)
+// against wantExtraBits, at
 // qualities 0 and 1 in each of findFastIn's variants and at 2 and 3:
 // on text, on random bytes (runs long enough for the search to step, with
 // and without a copy after them) and on lengths that end the meta-block
@@ -202,6 +204,9 @@ func TestLiteralCounts(t *testing.T) {
 					}
 					if r.lit != want {
 						t.Fatalf("literal counts differ from the commands' literals")
+					}
+					if want := wantExtraBits(r.syms, r.dist); r.extra != want {
+						t.Fatalf("extra bits %d; the commands' lengths and distance symbols have %d", r.extra, want)
 					}
 				}
 			})
@@ -286,4 +291,23 @@ func TestFastRingSkipsCodeZero(t *testing.T) {
 			t.Errorf("q%d: ring %v after the meta-block; want %v", q, r.ring, want)
 		}
 	}
+}
+
+// wantExtraBits is the number of extra bits that commands syms write,
+// from their lengths and distance symbols rather than the counts packed
+// with them: RFC 7932 section 5's tables for the lengths, and section 4's
+// 1 + ((dcode - NDIRECT - 16) >> (NPOSTFIX + 1)) for a distance code
+// past the ring's and the direct ones.
+func wantExtraBits(syms []cmdSyms, p distParams) int {
+	n := 0
+	for _, s := range syms {
+		n += int(insExtra[insCodeOf(s.insert)])
+		if s.copied > 0 {
+			n += int(cpExtra[copyCodeOf(s.copied)])
+		}
+		if ds := uint32(s.distSym()); ds != noDist && ds >= numShortCodes+p.direct {
+			n += 1 + int((ds-numShortCodes-p.direct)>>(p.postfix+1))
+		}
+	}
+	return n
 }
