@@ -149,13 +149,7 @@ func TestFastLastAtStart(t *testing.T) {
 // text cut by many such runs.
 func TestLiteralCounts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 9))
-	noise := func(n int) []byte {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = byte(rng.Uint32())
-		}
-		return b
-	}
+	noise := func(n int) []byte { return randomBytes(rng, n) }
 	text := wordText(3, 100_000)
 	inputs := map[string][]byte{"text": text}
 	for _, n := range []int{1, 7, 8, 9, 40, 600, 5000, 70_000} {
@@ -267,13 +261,7 @@ func TestFastRingAcrossFlushes(t *testing.T) {
 // distance back from it, and keep the entries it did not replace.
 func TestFastRingSkipsCodeZero(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	noise := func(n int) []byte {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = byte(rng.Uint32())
-		}
-		return b
-	}
+	noise := func(n int) []byte { return randomBytes(rng, n) }
 	// 30 literals, a copy of 8 at distance 30, 12 literals, a copy of 8
 	// at distance 30 again (of bytes 20-27), 16 literals.
 	p := noise(30)
@@ -310,4 +298,13 @@ func wantExtraBits(syms []cmdSyms, p distParams) int {
 		}
 	}
 	return n
+}
+
+// randomBytes is n bytes from rng: literals that no copy can cover.
+func randomBytes(rng *rand.Rand, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	return b
 }
