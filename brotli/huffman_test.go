@@ -140,6 +140,9 @@ func TestSortKeys(t *testing.T) {
 	var hs huffScratch
 	for range 2000 {
 		n := rng.IntN(maxAlphabet + 1)
+		if rng.IntN(2) == 0 {
+			n = rng.IntN(25) // about 16 keys or fewer: insertionSort's
+		}
 		most := uint32(1) << rng.IntN(20)
 		var keys []uint64
 		top := uint32(0)
