@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,8 +27,14 @@ func revalidAnswer(names []string, values []string) string {
 			body.WriteString(n + "=" + values[i] + "\n")
 		}
 	}
-	return fmt.Sprintf("Cache-Control: max-age=1\r\nETag: \"e1\"\r\nLast-Modified: Sat, 01 Jan 2022 00:00:00 GMT\r\n"+
-		"Content-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s", body.Len(), body.String())
+	// Under /f850 the entry's Last-Modified is in RFC 850's obsolete
+	// form: NGINX sends the time it read, as an IMF-fixdate.
+	lm := "Sat, 01 Jan 2022 00:00:00 GMT"
+	if i := slices.Index(names, "REQUEST_URI"); i >= 0 && values[i] == "/f850" {
+		lm = "Saturday, 01-Jan-22 00:00:00 GMT"
+	}
+	return fmt.Sprintf("Cache-Control: max-age=1\r\nETag: \"e1\"\r\nLast-Modified: %s\r\n"+
+		"Content-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s", lm, body.Len(), body.String())
 }
 
 // fastcgiApp is a FastCGI application that answers one request a
@@ -114,7 +121,9 @@ func scgiRecorder(t *testing.T) string {
 // entry's validators as HTTP_IF_MODIFIED_SINCE and HTTP_IF_NONE_MATCH
 // parameters where its cache's parameters go, and the client's own
 // conditionals not at all; the applications record the HTTP_*
-// parameters in the order they came.
+// parameters in the order they came. An entry's Last-Modified in an
+// obsolete form goes as the time NGINX read from it ($upstream_cache_
+// last_modified), written again as an IMF-fixdate.
 func TestGatewayRevalidationParamOrderAsNGINX(t *testing.T) {
 	t.Parallel()
 	nginxPath(t)
@@ -138,7 +147,7 @@ func TestGatewayRevalidationParamOrderAsNGINX(t *testing.T) {
 		resp, body, _ := rawResponse(t, port, req)
 		return resp.Status + "\n" + body
 	}
-	paths := []string{"/f", "/u", "/s"}
+	paths := []string{"/f", "/f850", "/u", "/s"}
 	var m1, n1 []string
 	for _, p := range paths {
 		m1, n1 = append(m1, ask(mport, p)), append(n1, ask(nport, p))
