@@ -15,6 +15,7 @@ import (
 	"github.com/mosaic-edge/mosaic/internal/byterange"
 	"github.com/mosaic-edge/mosaic/internal/connfields"
 	"github.com/mosaic-edge/mosaic/internal/header"
+	"github.com/mosaic-edge/mosaic/internal/httpdate"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -257,9 +258,14 @@ func (c *Cache) upstreamRequest(r *http.Request, f *filler, base context.Context
 			h["If-None-Match"] = v[:1:1]
 			f.revalidating = true
 		}
+		// NGINX sends $upstream_cache_last_modified: the time it read
+		// from the entry's (last) Last-Modified, written again as an
+		// IMF-fixdate, and none where it read no time.
 		if v := s.Header["Last-Modified"]; len(v) > 0 {
-			h["If-Modified-Since"] = v[:1:1]
-			f.revalidating = true
+			if t, ok := httpdate.Parse(v[len(v)-1]); ok {
+				h["If-Modified-Since"] = []string{string(header.AppendDate(make([]byte, 0, len(http.TimeFormat)), t))}
+				f.revalidating = true
+			}
 		}
 		if f.revalidating {
 			ur = ur.WithContext(header.WithRevalidation(ur.Context()))
