@@ -720,8 +720,8 @@ func h2ConnEnds(ri *reqInfo) bool {
 		return false
 	}
 	cl := ri.h2conn
-	n := cl.keepaliveReqs.V
-	return cl.keepalive.V == 0 || keptTooLong(ri, cl.keepaliveTime.V) || n > 0 && ri.st.ConnRequests >= uint64(n)
+	return cl.keepalive.V == 0 || keptTooLong(ri, cl.keepaliveTime.V) ||
+		ri.st.ConnRequests >= uint64(maxRequests(cl.keepaliveReqs.V))
 }
 
 // serveErrorPage answers with the error_page target for code.

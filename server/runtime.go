@@ -250,6 +250,12 @@ func (h currentLog) Handle(ctx context.Context, r slog.Record) error {
 func (h currentLog) WithAttrs(as []slog.Attr) slog.Handler { return h.handler().WithAttrs(as) }
 func (h currentLog) WithGroup(name string) slog.Handler    { return h.handler().WithGroup(name) }
 
+// maxRequests is keepalive_requests as http1 takes it, where 0 means no
+// limit: NGINX closes a connection once its count of requests reaches the
+// value (requests >= keepalive_requests, counted from 1), so its 0 keeps
+// no connection past its first request, as 1 does.
+func maxRequests(n int) int { return max(n, 1) }
+
 // limitsFor returns the connection limits of an address: those of its
 // default server (keepalive_timeout, client_header_timeout, send_timeout,
 // keepalive_requests, large_client_header_buffers, lingering_*,
@@ -265,7 +271,7 @@ func limitsFor(g *addrGroup) http1.Limits {
 		HeaderTimeout:     cl.headerTimeout.V,
 		KeepAliveTimeout:  cl.keepalive.V,
 		WriteTimeout:      cl.sendTimeout.V,
-		MaxRequests:       cl.keepaliveReqs.V,
+		MaxRequests:       maxRequests(cl.keepaliveReqs.V),
 		HeaderBufferBytes: int(cl.headerBuffer.V),
 		MaxLineBytes:      cl.headerBufs.V.Size,
 		MaxHeaderBytes:    cl.headerBufs.V.Number * cl.headerBufs.V.Size,
