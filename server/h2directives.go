@@ -18,6 +18,10 @@ const (
 	h2DefaultStreams = 128
 	h2DefaultPreread = 64 << 10
 	h2MaxWindow      = 1<<31 - 1 // NGX_HTTP_V2_MAX_WINDOW
+	// h2ReadFrameSize is the largest frame a client may send: the initial
+	// SETTINGS_MAX_FRAME_SIZE (RFC 9113 §6.5.2), which clients use unless
+	// told more, and the smallest Go's server takes.
+	h2ReadFrameSize = 1 << 14
 )
 
 func h2Directives(ctx Context) []Directive {

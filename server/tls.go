@@ -318,7 +318,11 @@ func (s *h2Server) newVariant(addr net.Addr, h http.Handler, p h2Params, connCon
 	// MaxConcurrentStreams is http2_max_concurrent_streams (NGINX's 128
 	// by default, where Go's is 250): a stream past it is refused; a
 	// stream's receive window is http2_body_preread_size; the idle
-	// timeout is keepalive_timeout.
+	// timeout is keepalive_timeout. MaxReadFrameSize is HTTP/2's initial
+	// 16 KB, where Go's is 1 MiB: Go's framer makes a buffer of the
+	// length a frame's header announces before the payload comes, so
+	// nine bytes from a client that then stalls held a megabyte (NGINX
+	// parses frames as they arrive and holds none whole).
 	v.srv = &http.Server{
 		Handler:        h,
 		ConnState:      func(c net.Conn, st http.ConnState) { s.connState(c, st, p.idle) },
@@ -326,7 +330,7 @@ func (s *h2Server) newVariant(addr net.Addr, h http.Handler, p h2Params, connCon
 		IdleTimeout:    p.idle,
 		MaxHeaderBytes: p.maxHeader,
 		HTTP2: &http.HTTP2Config{WriteByteTimeout: p.write, MaxConcurrentStreams: p.streams,
-			MaxReceiveBufferPerStream: p.preread},
+			MaxReceiveBufferPerStream: p.preread, MaxReadFrameSize: h2ReadFrameSize},
 		ErrorLog:    slog.NewLogLogger(logger.Handler(), slog.LevelInfo),
 		ConnContext: connContext,
 		// "OPTIONS *" goes to the dispatcher, whose request rules refuse
