@@ -25,6 +25,25 @@ import (
 func (l *Location) FilePath(r *http.Request, uri string) (dir, rel string) {
 	cl := LocConf[*coreLoc](l, coreModule)
 	root := cl.root.V.Eval(r)
+	climb := -1
+	if !cl.root.V.Static() {
+		climb = dotDotSegment(root)
+	}
+	if climb >= 0 {
+		// A variable climbed ("alias /srv/pub/$arg_f" with
+		// f=../../etc/passwd), which NGINX follows. The lookup stays
+		// bounded by the directory before the "..", and the path below
+		// it keeps the segment, which every caller refuses as a missing
+		// file: the static handler's request-path rules, and the
+		// kernel's RESOLVE_BENEATH (os.Root elsewhere) for try_files.
+		switch {
+		case !cl.alias:
+			root += uri
+		case !l.IsRegex():
+			root += strings.TrimPrefix(uri, l.pattern)
+		}
+		return absPath(root[:climb]), root[climb:]
+	}
 	if !cl.alias {
 		return absPath(root), uri
 	}
@@ -46,6 +65,21 @@ func (l *Location) FilePath(r *http.Request, uri string) (dir, rel string) {
 	// lookup by itself: the path below it is the URI's tail as it is, so
 	// no string is built for it per request.
 	return absPath(root[:cut+1]), root[cut+1:] + tail
+}
+
+// dotDotSegment returns where p's first ".." segment starts, or -1.
+func dotDotSegment(p string) int {
+	for i := strings.Index(p, ".."); i >= 0; {
+		if (i == 0 || p[i-1] == '/') && (i+2 == len(p) || p[i+2] == '/') {
+			return i
+		}
+		j := strings.Index(p[i+1:], "..")
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return -1
 }
 
 // absPath makes a relative root absolute against the working directory,
