@@ -27,7 +27,7 @@ func (l *Location) FilePath(r *http.Request, uri string) (dir, rel string) {
 	root := cl.root.V.Eval(r)
 	climb := -1
 	if !cl.root.V.Static() {
-		climb = dotDotSegment(root)
+		climb = DotDotSegment(root)
 	}
 	if climb >= 0 {
 		// A variable climbed ("alias /srv/pub/$arg_f" with
@@ -67,8 +67,10 @@ func (l *Location) FilePath(r *http.Request, uri string) (dir, rel string) {
 	return absPath(root[:cut+1]), root[cut+1:] + tail
 }
 
-// dotDotSegment returns where p's first ".." segment starts, or -1.
-func dotDotSegment(p string) int {
+// DotDotSegment returns where p's first ".." segment starts, or -1: a
+// path built from a client's values that holds one may climb out of the
+// directory its template names (FilePath, the *_store writers).
+func DotDotSegment(p string) int {
 	for i := strings.Index(p, ".."); i >= 0; {
 		if (i == 0 || p[i-1] == '/') && (i+2 == len(p) || p[i+2] == '/') {
 			return i

@@ -72,11 +72,20 @@ func storeHandler(l *core.Location, name string, sc storeConf, access os.FileMod
 				sw.discard()
 				return
 			}
-			target := ""
-			if sc.path != nil {
-				target = sc.path.Eval(r)
+			target, tpl := "", sc.path
+			if tpl != nil {
+				target = tpl.Eval(r)
 			} else {
 				target = l.RequestFilename(r, r.URL.Path)
+				tpl, _ = l.Root()
+			}
+			if tpl != nil && !tpl.Static() && core.DotDotSegment(target) >= 0 {
+				// A client's value climbs out of the directory the
+				// path names (f=../x in ".../$arg_f"), which NGINX
+				// writes: nothing is stored.
+				sw.discard()
+				l.Logger().Error(fmt.Sprintf("%s to %q refused: a variable climbs with \"..\"", name, target))
+				return
 			}
 			if err := sw.keep(target, access); err != nil {
 				l.Logger().Error(fmt.Sprintf("%s to %q failed: %v", name, target, err))
