@@ -25,11 +25,7 @@ import (
 func (l *Location) FilePath(r *http.Request, uri string) (dir, rel string) {
 	cl := LocConf[*coreLoc](l, coreModule)
 	root := cl.root.V.Eval(r)
-	climb := -1
-	if !cl.root.V.Static() {
-		climb = DotDotSegment(root)
-	}
-	if climb >= 0 {
+	if climb := VariableClimb(cl.root.V, root); climb >= 0 {
 		// A variable climbed ("alias /srv/pub/$arg_f" with
 		// f=../../etc/passwd), which NGINX follows. The lookup stays
 		// bounded by the directory before the "..", and the path below
@@ -67,10 +63,28 @@ func (l *Location) FilePath(r *http.Request, uri string) (dir, rel string) {
 	return absPath(root[:cut+1]), root[cut+1:] + tail
 }
 
-// DotDotSegment returns where p's first ".." segment starts, or -1: a
-// path built from a client's values that holds one may climb out of the
-// directory its template names (FilePath, the *_store writers).
-func DotDotSegment(p string) int {
+// VariableClimb returns where the first ".." segment of p, tpl's value,
+// starts, or -1, looking only from the segment where tpl's first variable
+// is: a ".." the configuration writes before it ("root ../site/$host",
+// a relative root) is the administrator's and followed, one that a
+// client's value brings may climb out of the directory the template
+// names (FilePath, the *_store writers). A template without variables
+// is not scanned.
+func VariableClimb(tpl *vars.Template, p string) int {
+	if tpl == nil || tpl.Static() {
+		return -1
+	}
+	// From the start of the prefix's last segment: "/srv/." and a value
+	// "./x" make a ".." segment together.
+	from := strings.LastIndexByte(tpl.Prefix(), '/') + 1
+	if i := dotDotSegment(p[from:]); i >= 0 {
+		return from + i
+	}
+	return -1
+}
+
+// dotDotSegment returns where p's first ".." segment starts, or -1.
+func dotDotSegment(p string) int {
 	for i := strings.Index(p, ".."); i >= 0; {
 		if (i == 0 || p[i-1] == '/') && (i+2 == len(p) || p[i+2] == '/') {
 			return i

@@ -417,6 +417,16 @@ func (t *Template) Static() bool {
 	return true
 }
 
+// Prefix returns the literal text before the template's first variable
+// (all of it for a static template): what the configuration wrote, which
+// no request's value changes.
+func (t *Template) Prefix() string {
+	if len(t.parts) == 0 || t.parts[0].get != nil {
+		return ""
+	}
+	return t.parts[0].lit
+}
+
 // Literal returns the text of a static template.
 func (t *Template) Literal() string {
 	if len(t.parts) == 1 {

@@ -72,14 +72,19 @@ func storeHandler(l *core.Location, name string, sc storeConf, access os.FileMod
 				sw.discard()
 				return
 			}
-			target, tpl := "", sc.path
-			if tpl != nil {
-				target = tpl.Eval(r)
+			target, climb := "", -1
+			if sc.path != nil {
+				target = sc.path.Eval(r)
+				climb = core.VariableClimb(sc.path, target)
 			} else {
 				target = l.RequestFilename(r, r.URL.Path)
-				tpl, _ = l.Root()
+				// The root's own value: $request_filename is made
+				// absolute, which folds a relative root's "..".
+				if root, _ := l.Root(); root != nil && !root.Static() {
+					climb = core.VariableClimb(root, root.Eval(r))
+				}
 			}
-			if tpl != nil && !tpl.Static() && core.DotDotSegment(target) >= 0 {
+			if climb >= 0 {
 				// A client's value climbs out of the directory the
 				// path names (f=../x in ".../$arg_f"), which NGINX
 				// writes: nothing is stored.
