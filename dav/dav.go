@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -183,6 +184,12 @@ type target struct {
 // that ends in "/" names the same path as without it.
 func (h *Handler) open(r *http.Request, uri string) (target, error) {
 	dir, rel := h.o.Path(r, uri)
+	if slices.Contains(strings.Split(rel, "/"), "..") {
+		// A ".." that a root's variables brought, which Path leaves for
+		// the caller to refuse (server.FilePath): Clean below would fold
+		// it into another name under dir.
+		return target{}, &fs.PathError{Op: "open", Path: dir + "/" + rel, Err: fs.ErrNotExist}
+	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return target{}, err

@@ -155,7 +155,9 @@ func filePath(l *server.Location) func(r *http.Request, uri string) (string, str
 		dir, rel := l.FilePath(r, uri)
 		a := tpl.Eval(r)
 		base := a[strings.LastIndexByte(a, '/')+1:]
-		if base != "" && (rel == base || strings.HasPrefix(rel, base+"/")) {
+		// A value ending in ".." (a variable's, which FilePath leaves in
+		// rel for dav to refuse) names no directory to bound by.
+		if base != "" && base != ".." && (rel == base || strings.HasPrefix(rel, base+"/")) {
 			return filepath.Join(dir, base), rel[len(base):]
 		}
 		return dir, rel
