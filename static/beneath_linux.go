@@ -43,8 +43,13 @@ type beneath struct {
 	// dev is the root's device. local says that its file system answers a
 	// stat from the disk's own state: not NFS, SMB or FUSE, whose stat
 	// may answer from a cache of attributes that an open would refresh.
+	// Nor do its opens, stats and closes of a cached file wait for a
+	// server, so they are made raw (see rawOpenat2).
 	dev   uint64
 	local bool
+	// cached says that opens are tried first raw with RESOLVE_CACHED:
+	// local, and a kernel that knows the flag (Linux 5.12).
+	cached bool
 }
 
 // dirFD is the directory's descriptor for close and for the cleanup that
@@ -70,6 +75,11 @@ const (
 	plainBeneath   = resolveBeneath | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_XDEV
 )
 
+// resolveCached is openat2's RESOLVE_CACHED (Linux 5.12), which x/sys/unix
+// does not name: resolve the path from the kernel's caches alone, or fail
+// with EAGAIN.
+const resolveCached = 0x20
+
 // newOpener returns the openat2 opener for the directory name, or the
 // os.Root one where the kernel (before Linux 5.6) or a seccomp filter
 // refuses openat2.
@@ -94,6 +104,15 @@ func newOpener(name string, root *os.Root, links nolinks.Mode) (opener, rootID, 
 	}
 	unix.Close(probe)
 	b := &beneath{dir: new(dirFD), root: root, resolve: resolveBeneath, links: links, dev: uint64(st.Dev), local: rawstat.Local(dirfd)}
+	if b.local {
+		// An older kernel refuses the flag with EINVAL.
+		probe, err = unix.Openat2(dirfd, ".", &unix.OpenHow{
+			Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: resolveBeneath | resolveCached})
+		if err == nil {
+			unix.Close(probe)
+			b.cached = true
+		}
+	}
 	if links == nolinks.Refuse {
 		b.resolve |= unix.RESOLVE_NO_SYMLINKS
 	}
@@ -112,6 +131,18 @@ func (b *beneath) openat2(rel string, flags, resolve uint64) (int, error) {
 	if dirfd < 0 {
 		return -1, &fs.PathError{Op: "openat2", Path: rel, Err: fs.ErrClosed}
 	}
+	if b.cached {
+		cached := how
+		cached.Resolve |= resolveCached
+		fd, err := openat2Cached(dirfd, rootPath(rel), &cached)
+		switch err {
+		case nil:
+			return fd, nil
+		case unix.EAGAIN, unix.EINTR: // the lookup needs I/O: ask the ordinary way
+		default:
+			return -1, &fs.PathError{Op: "openat2", Path: rel, Err: err}
+		}
+	}
 	// EAGAIN: a rename elsewhere kept the kernel from proving that a ".."
 	// stayed inside; it may be asked again.
 	for tries := 0; ; tries++ {
@@ -123,6 +154,32 @@ func (b *beneath) openat2(rel string, flags, resolve uint64) (int, error) {
 			return -1, &fs.PathError{Op: "openat2", Path: rel, Err: err}
 		}
 	}
+}
+
+// openat2Cached is rawOpenat2, replaced by tests to refuse.
+var openat2Cached = rawOpenat2
+
+// rawOpenat2 is openat2(2) for how with RESOLVE_CACHED, made raw: an
+// ordinary call enters the scheduler's system-call state, which wakes the
+// runtime's sysmon thread when it sleeps (between responses), and sysmon
+// then polls every 20 µs for ~3.5 ms, preempting the response on a busy
+// processor (compress README, "What wakes sysmon"). RESOLVE_CACHED makes
+// the kernel answer EAGAIN rather than wait for the disk to resolve the
+// path, and the root's file system is local, whose open of a resolved
+// regular file does not wait for a server either. A path too long for
+// the stack is left to the ordinary call (EAGAIN).
+func rawOpenat2(dirfd int, path string, how *unix.OpenHow) (int, error) {
+	var buf rawstat.PathBuf
+	p, ok := buf.CString(path)
+	if !ok {
+		return -1, unix.EAGAIN
+	}
+	fd, _, errno := unix.RawSyscall6(unix.SYS_OPENAT2, uintptr(dirfd), uintptr(unsafe.Pointer(p)),
+		uintptr(unsafe.Pointer(how)), unsafe.Sizeof(*how), 0, 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(fd), nil
 }
 
 // openat2 is unix.Openat2 with the path's NUL-terminated copy on the
@@ -157,12 +214,12 @@ func (b *beneath) open(rel string) (descriptor, fileInfo, error) {
 	if err != nil {
 		return nil, fileInfo{}, b.linkError(rel, err)
 	}
-	info, err := fstat(fd, rel)
+	info, err := b.fstat(fd, rel)
 	if err != nil {
-		unix.Close(fd)
+		closeFD(fd, b.local)
 		return nil, fileInfo{}, err
 	}
-	return &fdFile{fd: fd}, info, nil
+	return &fdFile{fd: fd, local: b.local}, info, nil
 }
 
 // stat reports what rel is. O_PATH opens without asking for read
@@ -178,8 +235,8 @@ func (b *beneath) stat(rel string) (fileInfo, error) {
 	if err != nil {
 		return fileInfo{}, b.linkError(rel, err)
 	}
-	defer unix.Close(fd)
-	return fstat(fd, rel)
+	defer closeFD(fd, b.local)
+	return b.fstat(fd, rel)
 }
 
 // linkError tells, when links are refused and openat2 met one (ELOOP
@@ -218,10 +275,16 @@ func (b *beneath) close() error {
 	return errors.Join(err, b.root.Close())
 }
 
-func fstat(fd int, rel string) (fileInfo, error) {
+// fstat stats the descriptor fd of rel, raw on a local file system
+// (rawstat.Fstat).
+func (b *beneath) fstat(fd int, rel string) (fileInfo, error) {
+	stat := unix.Fstat
+	if b.local {
+		stat = rawstat.Fstat
+	}
 	var st unix.Stat_t
 	for {
-		err := unix.Fstat(fd, &st)
+		err := stat(fd, &st)
 		if err == unix.EINTR {
 			continue
 		}
@@ -352,6 +415,6 @@ func reopen(d descriptor) descriptor {
 		if err != nil {
 			return nil
 		}
-		return &fdFile{fd: fd}
+		return &fdFile{fd: fd, local: f.local}
 	}
 }

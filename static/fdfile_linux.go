@@ -22,6 +22,9 @@ import (
 // through ReadAt, which leaves the shared offset alone.
 type fdFile struct {
 	fd int
+	// local says that the file lies on a local file system (rawstat.Local),
+	// whose reads from the page cache and close the file makes raw.
+	local bool
 	// waits is set once preadv2 has refused RWF_NOWAIT for this file
 	// (an old kernel, a file system without it): reads then wait.
 	waits atomic.Bool
@@ -29,12 +32,13 @@ type fdFile struct {
 
 var errFileClosed = errors.New("static: file already closed")
 
+// Read reads at the file's position, through pread (an offset of -1).
 func (f *fdFile) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
 	for {
-		n, err := unix.Read(f.fd, p)
+		n, err := f.pread(p, -1)
 		switch {
 		case err == unix.EINTR:
 			continue
@@ -64,14 +68,16 @@ func (f *fdFile) ReadAt(p []byte, off int64) (int, error) {
 	return done, nil
 }
 
-// pread reads from the page cache with a raw preadv2(RWF_NOWAIT), which
-// answers EAGAIN instead of waiting for the disk, and only then with an
-// ordinary pread, which tells the scheduler it may block. The raw call
+// pread reads at off, or at the file's position (moving it) where off is
+// -1, from the page cache with a raw preadv2(RWF_NOWAIT), which answers
+// EAGAIN instead of waiting for the disk, and only then with an ordinary
+// pread or read, which tells the scheduler it may block. The raw call
 // does not wake the runtime's sysmon thread, which an ordinary one does
 // for a read that takes a microsecond; it holds the processor only for
-// the copy of at most one buffer (copyBufSize) from memory.
+// the copy of at most one buffer (copyBufSize) from memory. Files of
+// other than local file systems always read the ordinary way.
 func (f *fdFile) pread(p []byte, off int64) (int, error) {
-	if len(p) > 0 && !f.waits.Load() {
+	if len(p) > 0 && f.local && !f.waits.Load() {
 		iov := unix.Iovec{Base: &p[0]}
 		iov.SetLen(len(p))
 		lo, hi := uintptr(off), uintptr(uint64(off)>>(unix.SizeofLong*8-1)>>1)
@@ -86,6 +92,9 @@ func (f *fdFile) pread(p []byte, off int64) (int, error) {
 		default:
 			return 0, errno
 		}
+	}
+	if off == -1 {
+		return unix.Read(f.fd, p)
 	}
 	return unix.Pread(f.fd, p, off)
 }
@@ -102,10 +111,24 @@ func (f *fdFile) Close() error {
 	if f.fd < 0 {
 		return errFileClosed
 	}
-	err := unix.Close(f.fd)
+	err := closeFD(f.fd, f.local)
 	f.fd = -1
 	if err != nil {
 		return os.NewSyscallError("close", err)
+	}
+	return nil
+}
+
+// closeFD closes fd, raw where it is a file of a local file system: the
+// close of a file opened for reading does not wait there, and an ordinary
+// call would wake sysmon (see pread).
+func closeFD(fd int, local bool) error {
+	if !local {
+		return unix.Close(fd)
+	}
+	_, _, errno := unix.RawSyscall(unix.SYS_CLOSE, uintptr(fd), 0, 0)
+	if errno != 0 {
+		return errno
 	}
 	return nil
 }

@@ -3,6 +3,8 @@
 package static
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -126,14 +128,18 @@ func TestReadAtAfterPagesDropped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fdFile{fd: fd}
+	f := &fdFile{fd: fd, local: true}
 	defer f.Close()
 	if err := unix.Fsync(fd); err != nil {
 		t.Fatal(err)
 	}
-	if err := unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED); err != nil {
-		t.Fatal(err)
+	drop := func() {
+		t.Helper()
+		if err := unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED); err != nil {
+			t.Fatal(err)
+		}
 	}
+	drop()
 	probe := make([]byte, 16)
 	if _, err := unix.Preadv2(fd, [][]byte{probe}, int64(len(want)-16), unix.RWF_NOWAIT); err != unix.EAGAIN {
 		t.Skipf("preadv2(RWF_NOWAIT) of a dropped page: %v, not EAGAIN: the file system keeps it", err)
@@ -143,7 +149,108 @@ func TestReadAtAfterPagesDropped(t *testing.T) {
 	if err != nil || n != len(want) || string(got) != string(want) {
 		t.Fatalf("ReadAt: %d bytes, %v; same bytes: %v", n, err, string(got) == string(want))
 	}
+	// Read, at the file's position: a first part from the page cache
+	// (preadv2 at offset -1), the rest after the pages are dropped (the
+	// ordinary read), each where the one before left off.
+	drop()
+	first := make([]byte, 1000)
+	if _, err := unix.Pread(fd, first, 0); err != nil { // back in memory
+		t.Fatal(err)
+	}
+	if n, err := f.Read(first); err != nil || n != len(first) {
+		t.Fatalf("first Read: %d bytes, %v", n, err)
+	}
+	drop()
+	rest, err := io.ReadAll(f)
+	if err != nil || string(first)+string(rest) != string(want) {
+		t.Fatalf("Read: %d+%d bytes, %v; same bytes: %v", len(first), len(rest), err, string(first)+string(rest) == string(want))
+	}
 	if f.waits.Load() {
 		t.Error("an EAGAIN made the file give up RWF_NOWAIT")
+	}
+}
+
+// Opens first try RESOLVE_CACHED with a raw call; where the kernel
+// refuses (EAGAIN: the lookup needs the disk), the ordinary openat2 opens
+// the same files and refuses the same escapes. Run both ways, every
+// answer is the same, and the cached call itself keeps the root's flags:
+// it refuses what escapes rather than handing it on.
+func TestOpenat2CachedAndItsFallback(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "root")
+	if err := os.MkdirAll(filepath.Join(dir, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{"root/d/f": "F", "secret": "S"} {
+		if err := os.WriteFile(filepath.Join(base, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for target, name := range map[string]string{"d/f": "in", "../../secret": "d/out", filepath.Join(base, "secret"): "abs", "/proc/self/root": "magic"} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, _, err := newOpener(dir, root, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, ok := op.(*beneath)
+	if !ok {
+		t.Skipf("opener %T: no openat2 here", op)
+	}
+	defer b.close()
+	if !b.cached {
+		t.Skip("no RESOLVE_CACHED here (before Linux 5.12, or not a local file system)")
+	}
+	want := map[string]string{"d/f": "F", "in": "F", "d/out": "EXDEV", "abs": "EXDEV", "magic": "EXDEV", "missing": "ENOENT", "d/f/x": "ENOTDIR"}
+	read := func(rel string) string {
+		d, _, err := b.open(rel)
+		if err != nil {
+			var errno unix.Errno
+			if errors.As(err, &errno) {
+				return unix.ErrnoName(errno)
+			}
+			return err.Error()
+		}
+		defer d.Close()
+		body, err := io.ReadAll(d)
+		if err != nil {
+			return err.Error()
+		}
+		return string(body)
+	}
+	var cachedCalls, cachedRefusals int
+	for _, refuse := range []bool{false, true} {
+		openat2Cached = func(dirfd int, path string, how *unix.OpenHow) (int, error) {
+			cachedCalls++
+			if how.Resolve&resolveBeneath != resolveBeneath || how.Resolve&resolveCached == 0 {
+				t.Errorf("%s: resolve %#x", path, how.Resolve)
+			}
+			if refuse {
+				return -1, unix.EAGAIN
+			}
+			fd, err := rawOpenat2(dirfd, path, how)
+			if err != nil {
+				cachedRefusals++
+			}
+			return fd, err
+		}
+		for rel, w := range want {
+			if got := read(rel); got != w {
+				t.Errorf("refused %v: %s read %q, want %q", refuse, rel, got, w)
+			}
+		}
+	}
+	openat2Cached = rawOpenat2
+	if cachedCalls != 2*len(want) {
+		t.Errorf("%d cached opens for %d", cachedCalls, 2*len(want))
+	}
+	if cachedRefusals != 5 {
+		t.Errorf("the cached call refused %d paths, want the 5 that fail", cachedRefusals)
 	}
 }

@@ -31,3 +31,14 @@ func Lstatat(dirfd int, path string, st *unix.Stat_t) error {
 	}
 	return nil
 }
+
+// Fstat is fstat(2), made raw as Lstatat is. The descriptor's inode is in
+// memory while it is open, so on a local file system the call copies it
+// and does not wait; callers keep to descriptors of such file systems.
+func Fstat(fd int, st *unix.Stat_t) error {
+	_, _, errno := unix.RawSyscall(unix.SYS_FSTAT, uintptr(fd), uintptr(unsafe.Pointer(st)), 0)
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
