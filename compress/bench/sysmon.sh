@@ -13,7 +13,9 @@
 # PATHS (default "l6/body.js l1/small.json id/small.json id/body.js")
 # picks the requests: body.js is jquery.min.js (87 KB), small.json
 # api-small.json (2 KB), both from ../shared/corpus; /lN/ compresses at
-# brotli level N (1, 6, 11), /id/ does not. Needs perf, curl, taskset;
+# brotli level N (1, 6, 11), /id/ does not. WRK=1 loads the server as
+# ../shared/bench/compress.sh does instead (wrk -t2 -c8 for 3 s, N
+# ignored: the count is wrk's). Needs perf, curl, taskset (and wrk);
 # port 127.0.0.1:18153.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -60,11 +62,16 @@ for p in $PATHS; do
 	perf stat --per-thread -x, -e "$events" -p "$pid" -o "$tmp/stat" &
 	sp=$!
 	sleep 0.5
-	taskset -c "$CLIENT_CPU" curl -sf -H 'Accept-Encoding: br' -K "$tmp/urls"
+	n=$N
+	if [[ -n ${WRK:-} ]]; then
+		n=$(taskset -c "$CLIENT_CPU" wrk -t2 -c8 -d3s -H 'Accept-Encoding: br' "http://127.0.0.1:18153/$p" | awk '/requests in/ {print $1}')
+	else
+		taskset -c "$CLIENT_CPU" curl -sf -H 'Accept-Encoding: br' -K "$tmp/urls"
+	fi
 	kill -INT $sp
 	wait $sp || true
 	# rows: thread,value,unit,event,...; "<not counted>" for idle threads
-	awk -F, -v n="$N" -v p="$p" '
+	awk -F, -v n="$n" -v p="$p" '
 		/^#/ || NF < 4 { next }
 		{ v = ($2 ~ /not/) ? 0 : $2 + 0; e = $4; sub(/^syscalls:sys_enter_/, "", e); val[$1, e] = v; th[$1] = 1 }
 		END {
