@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mosaic-edge/mosaic/internal/nolinks"
 )
 
 // osRootVariant serves through os.Root, the opener of kernels without
@@ -171,86 +173,107 @@ func TestReadAtAfterPagesDropped(t *testing.T) {
 }
 
 // Opens first try RESOLVE_CACHED with a raw call; where the kernel
-// refuses (EAGAIN: the lookup needs the disk), the ordinary openat2 opens
-// the same files and refuses the same escapes. Run both ways, every
-// answer is the same, and the cached call itself keeps the root's flags:
-// it refuses what escapes rather than handing it on.
+// refuses (EAGAIN: the lookup needs the disk, or a symlink's atime needs
+// writing), the ordinary openat2 opens the same files and refuses the
+// same escapes. Each links mode is asked twice: with the cached call
+// refused (the ordinary answers, whose lookups also fill the caches), then
+// with it made. Every answer is the same both ways, the cached call gets
+// exactly the root's RESOLVE_* flags plus RESOLVE_CACHED, and it answers
+// some paths itself, refusals included: it refuses what escapes (or, with
+// links refused, any link) rather than handing it on.
 func TestOpenat2CachedAndItsFallback(t *testing.T) {
 	base := t.TempDir()
 	dir := filepath.Join(base, "root")
 	if err := os.MkdirAll(filepath.Join(dir, "d"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for name, body := range map[string]string{"root/d/f": "F", "secret": "S"} {
-		if err := os.WriteFile(filepath.Join(base, name), []byte(body), 0o644); err != nil {
+	for _, f := range [][2]string{{"root/d/f", "F"}, {"secret", "S"}} {
+		if err := os.WriteFile(filepath.Join(base, f[0]), []byte(f[1]), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for target, name := range map[string]string{"d/f": "in", "../../secret": "d/out", filepath.Join(base, "secret"): "abs", "/proc/self/root": "magic"} {
-		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+	for _, l := range [][2]string{{"d/f", "in"}, {"../../secret", "d/out"}, {filepath.Join(base, "secret"), "abs"}, {"/proc/self/root", "magic"}} {
+		if err := os.Symlink(l[0], filepath.Join(dir, l[1])); err != nil {
 			t.Fatal(err)
 		}
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	op, _, err := newOpener(dir, root, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, ok := op.(*beneath)
-	if !ok {
-		t.Skipf("opener %T: no openat2 here", op)
-	}
-	defer b.close()
-	if !b.cached {
-		t.Skip("no RESOLVE_CACHED here (before Linux 5.12, or not a local file system)")
-	}
+	t.Cleanup(func() { openat2Cached = rawOpenat2 })
+	paths := []string{"d/f", "in", "d/out", "abs", "magic", "missing", "d/f/x"}
 	want := map[string]string{"d/f": "F", "in": "F", "d/out": "EXDEV", "abs": "EXDEV", "magic": "EXDEV", "missing": "ENOENT", "d/f/x": "ENOTDIR"}
-	read := func(rel string) string {
-		d, _, err := b.open(rel)
+	// What the cached call must have answered itself (not EAGAIN), warm:
+	// a plain file, an absolute link's escape and, links refused, a link.
+	mustAnswer := map[nolinks.Mode][]string{0: {"d/f", "abs"}, nolinks.Refuse: {"d/f", "in"}}
+	for _, links := range []nolinks.Mode{0, nolinks.Refuse} {
+		root, err := os.OpenRoot(dir)
 		if err != nil {
-			var errno unix.Errno
-			if errors.As(err, &errno) {
-				return unix.ErrnoName(errno)
-			}
-			return err.Error()
+			t.Fatal(err)
 		}
-		defer d.Close()
-		body, err := io.ReadAll(d)
+		op, _, err := newOpener(dir, root, links)
 		if err != nil {
-			return err.Error()
+			t.Fatal(err)
 		}
-		return string(body)
-	}
-	var cachedCalls, cachedRefusals int
-	for _, refuse := range []bool{false, true} {
-		openat2Cached = func(dirfd int, path string, how *unix.OpenHow) (int, error) {
-			cachedCalls++
-			if how.Resolve&resolveBeneath != resolveBeneath || how.Resolve&resolveCached == 0 {
-				t.Errorf("%s: resolve %#x", path, how.Resolve)
-			}
-			if refuse {
-				return -1, unix.EAGAIN
-			}
-			fd, err := rawOpenat2(dirfd, path, how)
+		b, ok := op.(*beneath)
+		if !ok {
+			t.Skipf("opener %T: no openat2 here", op)
+		}
+		defer b.close()
+		if !b.cached {
+			t.Skip("no RESOLVE_CACHED here (before Linux 5.12, or not a local file system)")
+		}
+		read := func(rel string) string {
+			d, _, err := b.open(rel)
 			if err != nil {
-				cachedRefusals++
+				var errno unix.Errno
+				if errors.As(err, &errno) {
+					return unix.ErrnoName(errno)
+				}
+				return err.Error()
 			}
-			return fd, err
+			defer d.Close()
+			body, err := io.ReadAll(d)
+			if err != nil {
+				return err.Error()
+			}
+			return string(body)
 		}
-		for rel, w := range want {
-			if got := read(rel); got != w {
-				t.Errorf("refused %v: %s read %q, want %q", refuse, rel, got, w)
+		answered := map[string]string{} // by the cached call itself
+		answers := func(refuse bool) map[string]string {
+			openat2Cached = func(dirfd int, path string, how *unix.OpenHow) (int, error) {
+				if how.Resolve != b.resolve|resolveCached {
+					t.Errorf("links %v, %s: resolve %#x, want %#x", links, path, how.Resolve, b.resolve|resolveCached)
+				}
+				if refuse {
+					return -1, unix.EAGAIN
+				}
+				fd, err := rawOpenat2(dirfd, path, how)
+				switch {
+				case err == nil:
+					answered[path] = "fd"
+				case err != unix.EAGAIN:
+					answered[path] = unix.ErrnoName(err.(unix.Errno))
+				}
+				return fd, err
+			}
+			got := map[string]string{}
+			for _, rel := range paths {
+				got[rel] = read(rel)
+			}
+			return got
+		}
+		ordinary, cached := answers(true), answers(false)
+		for _, rel := range paths {
+			if ordinary[rel] != cached[rel] {
+				t.Errorf("links %v: %s read %q through the cached call, %q without", links, rel, cached[rel], ordinary[rel])
+			}
+			if links == 0 && ordinary[rel] != want[rel] {
+				t.Errorf("%s read %q, want %q", rel, ordinary[rel], want[rel])
 			}
 		}
-	}
-	openat2Cached = rawOpenat2
-	if cachedCalls != 2*len(want) {
-		t.Errorf("%d cached opens for %d", cachedCalls, 2*len(want))
-	}
-	if cachedRefusals != 5 {
-		t.Errorf("the cached call refused %d paths, want the 5 that fail", cachedRefusals)
+		for _, rel := range mustAnswer[links] {
+			if _, ok := answered[rel]; !ok {
+				t.Errorf("links %v: the cached call left %s to the ordinary one", links, rel)
+			}
+		}
+		t.Logf("links %v: the cached call answered %v", links, answered)
 	}
 }
