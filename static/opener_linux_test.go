@@ -55,19 +55,7 @@ func TestOpenat2PathLengths(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	op, _, err := newOpener(dir, root, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, ok := op.(*beneath)
-	if !ok {
-		t.Skipf("opener %T: no openat2 here", op)
-	}
-	defer b.close()
+	b := openBeneath(t, dir, 0)
 	for _, rel := range []string{"f", long + "/f", long + "/" + long + "/f"} {
 		fd, err := openat2(b.dir.get(), rel, &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_CLOEXEC, Resolve: resolveBeneath})
 		if err != nil {
@@ -204,19 +192,7 @@ func TestOpenat2CachedAndItsFallback(t *testing.T) {
 	// a plain file, an absolute link's escape and, links refused, a link.
 	mustAnswer := map[nolinks.Mode][]string{0: {"d/f", "abs"}, nolinks.Refuse: {"d/f", "in"}}
 	for _, links := range []nolinks.Mode{0, nolinks.Refuse} {
-		root, err := os.OpenRoot(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		op, _, err := newOpener(dir, root, links)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, ok := op.(*beneath)
-		if !ok {
-			t.Skipf("opener %T: no openat2 here", op)
-		}
-		defer b.close()
+		b := openBeneath(t, dir, links)
 		if !b.cached {
 			t.Skip("no RESOLVE_CACHED here (before Linux 5.12, or not a local file system)")
 		}
@@ -276,4 +252,25 @@ func TestOpenat2CachedAndItsFallback(t *testing.T) {
 		}
 		t.Logf("links %v: the cached call answered %v", links, answered)
 	}
+}
+
+// openBeneath opens dir as an openat2 opener, closed when the test ends;
+// it skips the test where the kernel offers os.Root's instead.
+func openBeneath(t *testing.T, dir string, links nolinks.Mode) *beneath {
+	t.Helper()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, _, err := newOpener(dir, root, links)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, ok := op.(*beneath)
+	if !ok {
+		_ = op.close()
+		t.Skipf("opener %T: no openat2 here", op)
+	}
+	t.Cleanup(func() { _ = b.close() })
+	return b
 }
