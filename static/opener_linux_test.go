@@ -274,3 +274,34 @@ func openBeneath(t *testing.T, dir string, links nolinks.Mode) *beneath {
 	t.Cleanup(func() { _ = b.close() })
 	return b
 }
+
+// A mount below the root may be NFS or FUSE, whose open, fstat and close
+// can wait for a server: only files on the root's own file system are
+// opened, stated, read and closed raw. The root here is "/" and the file
+// /proc/version, on procfs.
+func TestRawCallsStayOnTheRootsFileSystem(t *testing.T) {
+	b := openBeneath(t, "/", 0)
+	if !b.local {
+		t.Skip("/ is not on a local file system")
+	}
+	var raw []string
+	t.Cleanup(func() { openat2Cached = rawOpenat2 })
+	openat2Cached = func(dirfd int, path string, how *unix.OpenHow) (int, error) {
+		fd, err := rawOpenat2(dirfd, path, how)
+		if err == nil {
+			raw = append(raw, path)
+		}
+		return fd, err
+	}
+	d, info, err := b.open("proc/version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if info.id.dev == b.dev {
+		t.Skip("/proc is not mounted")
+	}
+	if f := d.(*fdFile); f.local || len(raw) > 0 {
+		t.Errorf("/proc/version: raw open of %q, raw reads and close %v", raw, f.local)
+	}
+}
