@@ -122,25 +122,29 @@ func newOpener(name string, root *os.Root, links nolinks.Mode) (opener, rootID, 
 }
 
 // openat2 opens rel below the directory with flags, resolved as resolve
-// says.
-func (b *beneath) openat2(rel string, flags, resolve uint64) (int, error) {
+// says, and reports whether the file is on the root's own file system:
+// known where the raw cached call opened it, which crosses no mount.
+func (b *beneath) openat2(rel string, flags, resolve uint64) (int, bool, error) {
 	how := unix.OpenHow{Flags: flags | unix.O_CLOEXEC, Resolve: resolve}
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	dirfd := b.dir.get()
 	if dirfd < 0 {
-		return -1, &fs.PathError{Op: "openat2", Path: rel, Err: fs.ErrClosed}
+		return -1, false, &fs.PathError{Op: "openat2", Path: rel, Err: fs.ErrClosed}
 	}
 	if b.cached {
+		// RESOLVE_NO_XDEV: a mount below the root may be NFS or FUSE,
+		// whose open waits for a server; the ordinary call crosses it.
 		cached := how
-		cached.Resolve |= resolveCached
+		cached.Resolve |= resolveCached | unix.RESOLVE_NO_XDEV
 		fd, err := openat2Cached(dirfd, rootPath(rel), &cached)
 		switch err {
 		case nil:
-			return fd, nil
+			return fd, true, nil
 		case unix.EAGAIN, unix.EINTR: // the lookup needs I/O: ask the ordinary way
+		case unix.EXDEV: // a mount crossed, or an escape: the ordinary call tells
 		default:
-			return -1, &fs.PathError{Op: "openat2", Path: rel, Err: err}
+			return -1, false, &fs.PathError{Op: "openat2", Path: rel, Err: err}
 		}
 	}
 	// EAGAIN: a rename elsewhere kept the kernel from proving that a ".."
@@ -148,10 +152,10 @@ func (b *beneath) openat2(rel string, flags, resolve uint64) (int, error) {
 	for tries := 0; ; tries++ {
 		fd, err := openat2(dirfd, rootPath(rel), &how)
 		if err == nil {
-			return fd, nil
+			return fd, false, nil
 		}
 		if err != unix.EINTR && (err != unix.EAGAIN || tries == 3) {
-			return -1, &fs.PathError{Op: "openat2", Path: rel, Err: err}
+			return -1, false, &fs.PathError{Op: "openat2", Path: rel, Err: err}
 		}
 	}
 }
@@ -207,19 +211,19 @@ func (b *beneath) open(rel string) (descriptor, fileInfo, error) {
 	if err := b.ownersAgree(rel); err != nil {
 		return nil, fileInfo{}, err
 	}
-	fd, err := b.openat2(rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, b.resolve)
+	fd, onRoot, err := b.openat2(rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, b.resolve)
 	if errors.Is(err, unix.EAGAIN) {
 		return rootOpener{b.root, b.links}.open(rel)
 	}
 	if err != nil {
 		return nil, fileInfo{}, b.linkError(rel, err)
 	}
-	info, err := b.fstat(fd, rel)
+	info, err := b.fstat(fd, rel, onRoot)
 	if err != nil {
-		closeFD(fd, b.local)
+		closeFD(fd, onRoot)
 		return nil, fileInfo{}, err
 	}
-	return &fdFile{fd: fd, local: b.local}, info, nil
+	return &fdFile{fd: fd, local: b.onRoot(info)}, info, nil
 }
 
 // stat reports what rel is. O_PATH opens without asking for read
@@ -228,15 +232,15 @@ func (b *beneath) stat(rel string) (fileInfo, error) {
 	if err := b.ownersAgree(rel); err != nil {
 		return fileInfo{}, err
 	}
-	fd, err := b.openat2(rel, unix.O_PATH, b.resolve)
+	fd, onRoot, err := b.openat2(rel, unix.O_PATH, b.resolve)
 	if errors.Is(err, unix.EAGAIN) {
 		return rootOpener{b.root, b.links}.stat(rel)
 	}
 	if err != nil {
 		return fileInfo{}, b.linkError(rel, err)
 	}
-	defer closeFD(fd, b.local)
-	return b.fstat(fd, rel)
+	defer closeFD(fd, onRoot)
+	return b.fstat(fd, rel, onRoot)
 }
 
 // linkError tells, when links are refused and openat2 met one (ELOOP
@@ -275,11 +279,11 @@ func (b *beneath) close() error {
 	return errors.Join(err, b.root.Close())
 }
 
-// fstat stats the descriptor fd of rel, raw on a local file system
-// (rawstat.Fstat).
-func (b *beneath) fstat(fd int, rel string) (fileInfo, error) {
+// fstat stats the descriptor fd of rel, raw (rawstat.Fstat) where raw
+// says that it is on the root's local file system.
+func (b *beneath) fstat(fd int, rel string, raw bool) (fileInfo, error) {
 	stat := unix.Fstat
-	if b.local {
+	if raw && b.local {
 		stat = rawstat.Fstat
 	}
 	var st unix.Stat_t
@@ -313,7 +317,7 @@ func (b *beneath) trace(rel string, info fileInfo) (pathTrace, bool) {
 		if i == 0 || i == len(rel)-1 {
 			return t, false
 		}
-		dfd, err := b.openat2(rel[:i], unix.O_PATH|unix.O_DIRECTORY, plainBeneath)
+		dfd, _, err := b.openat2(rel[:i], unix.O_PATH|unix.O_DIRECTORY, plainBeneath)
 		if err != nil {
 			return t, false
 		}
@@ -396,6 +400,13 @@ func statInfo(st *unix.Stat_t) fileInfo {
 		dev: uint64(st.Dev), ino: uint64(st.Ino), mode: uint32(st.Mode),
 		mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(),
 	}}
+}
+
+// onRoot says whether a file opened below the root lies on the root's
+// own file system, which is local (rawstat.Local): one across a mount
+// below the root may be NFS or FUSE, whose reads and close stay ordinary.
+func (b *beneath) onRoot(info fileInfo) bool {
+	return b.local && info.id.dev == b.dev
 }
 
 // reopen opens d again through /proc/self/fd: the same file, with a file

@@ -166,9 +166,10 @@ func TestReadAtAfterPagesDropped(t *testing.T) {
 // same escapes. Each links mode is asked twice: with the cached call
 // refused (the ordinary answers, whose lookups also fill the caches), then
 // with it made. Every answer is the same both ways, the cached call gets
-// exactly the root's RESOLVE_* flags plus RESOLVE_CACHED, and it answers
-// some paths itself, refusals included: it refuses what escapes (or, with
-// links refused, any link) rather than handing it on.
+// exactly the root's RESOLVE_* flags plus RESOLVE_CACHED and
+// RESOLVE_NO_XDEV, and it answers some paths itself, refusals included:
+// it refuses what escapes (or, with links refused, any link) rather than
+// handing it on.
 func TestOpenat2CachedAndItsFallback(t *testing.T) {
 	base := t.TempDir()
 	dir := filepath.Join(base, "root")
@@ -215,8 +216,8 @@ func TestOpenat2CachedAndItsFallback(t *testing.T) {
 		answered := map[string]string{} // by the cached call itself
 		answers := func(refuse bool) map[string]string {
 			openat2Cached = func(dirfd int, path string, how *unix.OpenHow) (int, error) {
-				if how.Resolve != b.resolve|resolveCached {
-					t.Errorf("links %v, %s: resolve %#x, want %#x", links, path, how.Resolve, b.resolve|resolveCached)
+				if how.Resolve != b.resolve|resolveCached|unix.RESOLVE_NO_XDEV {
+					t.Errorf("links %v, %s: resolve %#x, want %#x", links, path, how.Resolve, b.resolve|resolveCached|unix.RESOLVE_NO_XDEV)
 				}
 				if refuse {
 					return -1, unix.EAGAIN
