@@ -17,6 +17,12 @@
 # ../shared/bench/compress.sh does instead (wrk -t2 -c8 for 3 s, N
 # ignored: the count is wrk's). Needs perf, curl, taskset (and wrk);
 # port 127.0.0.1:18153.
+#
+# PREEMPT=1 measures instead what sysmon's sleep costs, N times: how long
+# a 2 KB /id/ request on a fresh connection waits when asked 50 ms into a
+# level-11 response of $BIG (default react-dom.development.js, 1 MB) on
+# a connection kept idle for 2 s first (parked, sysmon asleep on its
+# note; only sysmon preempts a goroutine that runs long).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -30,6 +36,7 @@ setup_mosaic "${1:-}"
 mkdir -p "$tmp/www" "$tmp/t"
 cp "$corpus/jquery.min.js" "$tmp/www/body.js"
 cp "$corpus/api-small.json" "$tmp/www/small.json"
+cp "$corpus/${BIG:-react-dom.development.js}" "$tmp/www/big.js"
 cat >"$tmp/m.conf" <<CONF
 worker_processes 1;
 pid $tmp/m.pid;
@@ -55,6 +62,25 @@ CONF
 GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$mosaic" -c "$tmp/m.conf" 2>"$tmp/server.out" &
 pid=$!
 for _ in $(seq 50); do curl -sf -o /dev/null http://127.0.0.1:18153/id/small.json && break; sleep 0.1; done
+if [[ -n ${PREEMPT:-} ]]; then
+	ms() { echo $(($(date +%s%N) / 1000000)); }
+	for _ in $(seq "$N"); do
+		t0=$(ms)
+		taskset -c "$CLIENT_CPU" curl -sf -o /dev/null -H 'Accept-Encoding: br' http://127.0.0.1:18153/l11/big.js
+		alone=$(($(ms) - t0))
+		exec 3<>/dev/tcp/127.0.0.1/18153
+		printf 'GET /id/small.json HTTP/1.1\r\nHost: x\r\n\r\n' >&3
+		sleep 2
+		printf 'GET /l11/big.js HTTP/1.1\r\nHost: x\r\nAccept-Encoding: br\r\nConnection: close\r\n\r\n' >&3
+		sleep 0.05
+		t0=$(ms)
+		taskset -c "$CLIENT_CPU" curl -sf -o /dev/null http://127.0.0.1:18153/id/small.json
+		echo "level 11 alone $alone ms; 2 KB asked 50 ms into it answered in $(($(ms) - t0)) ms"
+		cat <&3 >/dev/null # to the end of the level-11 response
+		exec 3<&-
+	done
+	exit 0
+fi
 events=task-clock,context-switches,syscalls:sys_enter_nanosleep,syscalls:sys_enter_futex,syscalls:sys_enter_sched_yield
 for p in $PATHS; do
 	for i in $(seq "$N"); do printf 'url = "http://127.0.0.1:18153/%s"\noutput = "/dev/null"\n' "$p"; done >"$tmp/urls"
