@@ -224,31 +224,18 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 			want = data[i+m.len]
 		}
 		sc.b, sc.lo, sc.best, sc.want = b, lo, m.len, want
+		sc.i, sc.x = i, x
 		sc.m = m
 		stop := c - 1 - uint16(depth)
-		// The newest position, in reach, is tested here: where it is a
-		// candidate (62% of the walks on jquery at 6) that spares a call.
-		k, at := c-1, p-w.base
-		if data[int(at)+m.len] != want {
-			k, at = sc.next(k-1, stop)
-		}
+		k, at := sc.next(c-1, stop)
 		for ; k != stop; k, at = sc.next(k-1, stop) {
-			// Widened from 32 bits, j+8 cannot overflow: the loads below
-			// check only their end.
+			// A candidate whose first 8 bytes match (next measured the
+			// shorter ones): the next 8 measure most of the rest, and
+			// only longer ones take a call. Widened from 32 bits, j+8
+			// cannot overflow: the loads below check only their end.
 			j := int(at)
-			// One load of the candidate's first 8 bytes tests the 4 its
-			// hash stands for against x and measures the matches that
-			// end within them; the next 8 measure most of the rest, and
-			// only longer ones take a call, which would make the loop
-			// save and reload its values. (Searches leave 8 bytes at i.)
-			v := load64(data, j) ^ x
-			if uint32(v) != 0 {
-				continue
-			}
 			l := 0
-			if v != 0 {
-				l = bits.TrailingZeros64(v) / 8
-			} else if maxLen >= 16 {
+			if maxLen >= 16 {
 				if v := load64(data, j+8) ^ load64(data, i+8); v != 0 {
 					l = 8 + bits.TrailingZeros64(v)/8
 				}
@@ -319,18 +306,30 @@ type bucketScan[B deepBucket] struct {
 	lo, base uint32 // positions below lo are out of reach; data[0] is at base
 	best     int    // the length a candidate must pass
 	want     byte   // the byte at best that it needs for that
+	// i is the search's position and x its first 8 bytes: here rather
+	// than next's arguments, which it needs only for a candidate that
+	// passed the byte test, so that its loop has the registers for the
+	// rest.
+	i int
+	x uint64
 	// m is the best match so far. Kept here, not in searchDeep's
 	// registers: Go saves no register across a call, so its fields were
 	// stored and reloaded around every call of next.
 	m match
 }
 
-// next walks the ring from k down to stop (exclusive) and returns the
-// first k whose position has the byte at best that a longer match needs,
-// with its index into data, or stop. A function of its own that calls
-// nothing, so that its values stay in registers: inside searchDeep's loop
-// the compiler spilled and reloaded some for every candidate (17
-// instructions per candidate here against 25 there).
+// next walks the ring from k down to stop (exclusive) for copies of the
+// bytes at i, x their first 8, and improves s.m with those that pass the
+// byte at best (which rejects most with one comparison) and end within
+// 8 bytes; it returns the first k whose position matches all 8, which
+// the caller measures, with its index into data, or stop. Newest first:
+// of equally long matches the nearest comes first and wins. A function
+// of its own that calls nothing, so that its values stay in registers:
+// inside searchDeep's loop the compiler spilled and reloaded some for
+// every candidate (17 instructions per candidate here against 25 there).
+// Candidates measured here rather than returned spare searchDeep a
+// call and the reload of its values for each (3 in 4 of them on jquery
+// at 6, whose first 8 bytes differ).
 func (s *bucketScan[B]) next(k, stop uint16) (uint16, uint32) {
 	b, data := s.b, s.data
 	_ = b[0] // b is not nil: the loop then tests it no more
@@ -344,8 +343,31 @@ func (s *bucketScan[B]) next(k, stop uint16) (uint16, uint32) {
 		if p < lo {
 			return stop, 0 // older entries are farther still
 		}
-		if data[int(p)+bias] == want {
-			return k, p - s.base
+		if data[int(p)+bias] != want {
+			continue
+		}
+		// One load of the candidate's first 8 bytes tests the 4 its
+		// hash stands for against x and measures the matches that end
+		// within them. (Searches leave 8 bytes at i; widened from 32
+		// bits, j+8 cannot overflow.)
+		j := int(p - s.base)
+		v := load64(data, j) ^ s.x
+		if uint32(v) != 0 {
+			continue
+		}
+		if v == 0 {
+			return k, uint32(j)
+		}
+		// Shorter than 8, so shorter than the walk's limit (niceLen
+		// and the 8 bytes a search leaves).
+		l := bits.TrailingZeros64(v) / 8
+		i := s.i
+		d := uint32(i - j)
+		if sc := 16*l - 4*bits.Len32(d) - 16; sc > s.m.score {
+			s.m = match{len: l, dist: d, score: sc}
+			s.best, want = l, data[i+l]
+			s.want = want
+			bias = l - int(s.base)
 		}
 	}
 	return stop, 0

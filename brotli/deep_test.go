@@ -512,13 +512,20 @@ func TestCountOne(t *testing.T) {
 // position of the bucket, newest first, down to depth or the first out
 // of reach, each measured with matchLen and kept where it scores better
 // (the bucket's walk ends at a match of niceLen). searchDeep skips candidates
-// by the byte at the best length, tests the newest position itself,
-// and measures from 8-byte loads; none of that may change the match it
-// finds. The data (letters from a small alphabet, with copies of up to
+// by the byte at the best length, measures from 8-byte loads, those that
+// end within 8 bytes in next's walk and the longer ones in its own loop;
+// none of that may change the match it finds. The data (letters from a small alphabet, with copies of up to
 // 200 bytes, and at the end) gives full buckets, matches of every
 // length and searches up to the last position a search may take (8
 // bytes from the end), with matches that run to it.
 func TestSearchDeepWalk(t *testing.T) {
+	// next measures the matches that end within 8 bytes without the
+	// walk's limit, which it takes to be above them.
+	for q, p := range qualities {
+		if p.deep && p.niceLen < 8 {
+			t.Fatalf("quality %d: niceLen %d, below the 8 bytes bucketScan.next measures", q, p.niceLen)
+		}
+	}
 	rng := rand.New(rand.NewPCG(41, 42))
 	data := make([]byte, 0, 24<<10)
 	for len(data) < cap(data)-256 {
