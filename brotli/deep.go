@@ -229,20 +229,10 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 		stop := c - 1 - uint16(depth)
 		k, at := sc.next(c-1, stop)
 		for ; k != stop; k, at = sc.next(k-1, stop) {
-			// A candidate whose first 8 bytes match (next measured the
-			// shorter ones): the next 8 measure most of the rest, and
-			// only longer ones take a call. Widened from 32 bits, j+8
-			// cannot overflow: the loads below check only their end.
+			// A candidate whose first 16 bytes match, or 8 where fewer
+			// than 16 are left (next measured the shorter ones).
 			j := int(at)
-			l := 0
-			if maxLen >= 16 {
-				if v := load64(data, j+8) ^ load64(data, i+8); v != 0 {
-					l = 8 + bits.TrailingZeros64(v)/8
-				}
-			}
-			if l == 0 {
-				l = 8 + matchLen(data, j+8, i+8, maxLen-8)
-			}
+			l := 8 + matchLen(data, j+8, i+8, maxLen-8)
 			d := uint32(i - j)
 			if s := 16*l - 4*bits.Len32(d) - 16; s > sc.m.score {
 				sc.m = match{len: l, dist: d, score: s}
@@ -310,8 +300,9 @@ type bucketScan[B deepBucket] struct {
 	// than next's arguments, which it needs only for a candidate that
 	// passed the byte test, so that its loop has the registers for the
 	// rest.
-	i int
-	x uint64
+	i   int
+	x   uint64
+	end int // w.end, where matches stop
 	// m is the best match so far. Kept here, not in searchDeep's
 	// registers: Go saves no register across a call, so its fields were
 	// stored and reloaded around every call of next.
@@ -321,15 +312,16 @@ type bucketScan[B deepBucket] struct {
 // next walks the ring from k down to stop (exclusive) for copies of the
 // bytes at i, x their first 8, and improves s.m with those that pass the
 // byte at best (which rejects most with one comparison) and end within
-// 8 bytes; it returns the first k whose position matches all 8, which
-// the caller measures, with its index into data, or stop. Newest first:
+// 16 bytes, measured by two 8-byte loads; it returns the first k whose
+// position matches all 16 (or 8, where fewer than 16 bytes are left),
+// which the caller measures, with its index into data, or stop. Newest first:
 // of equally long matches the nearest comes first and wins. A function
 // of its own that calls nothing, so that its values stay in registers:
 // inside searchDeep's loop the compiler spilled and reloaded some for
 // every candidate (17 instructions per candidate here against 25 there).
 // Candidates measured here rather than returned spare searchDeep a
-// call and the reload of its values for each (3 in 4 of them on jquery
-// at 6, whose first 8 bytes differ).
+// call and the reload of its values for each (most of them: matches of
+// 16 bytes or more are about one in three).
 func (s *bucketScan[B]) next(k, stop uint16) (uint16, uint32) {
 	b, data := s.b, s.data
 	_ = b[0] // b is not nil: the loop then tests it no more
@@ -348,20 +340,28 @@ func (s *bucketScan[B]) next(k, stop uint16) (uint16, uint32) {
 		}
 		// One load of the candidate's first 8 bytes tests the 4 its
 		// hash stands for against x and measures the matches that end
-		// within them. (Searches leave 8 bytes at i; widened from 32
-		// bits, j+8 cannot overflow.)
+		// within them, the next 8 most of the rest. (Searches leave 8
+		// bytes at i, and the second load is made where 16 are left;
+		// widened from 32 bits, j+16 cannot overflow.)
 		j := int(p - s.base)
 		v := load64(data, j) ^ s.x
 		if uint32(v) != 0 {
 			continue
 		}
-		if v == 0 {
-			return k, uint32(j)
-		}
-		// Shorter than 8, so shorter than the walk's limit (niceLen
-		// and the 8 bytes a search leaves).
-		l := bits.TrailingZeros64(v) / 8
 		i := s.i
+		l := bits.TrailingZeros64(v) / 8
+		if v == 0 {
+			if s.end-i < 16 {
+				return k, uint32(j)
+			}
+			v = load64(data, j+8) ^ load64(data, i+8)
+			if v == 0 {
+				return k, uint32(j)
+			}
+			l = 8 + bits.TrailingZeros64(v)/8
+		}
+		// Shorter than 16 (than 8 where fewer than 16 are left), so
+		// shorter than the walk's limit: niceLen and the bytes left.
 		d := uint32(i - j)
 		if sc := 16*l - 4*bits.Len32(d) - 16; sc > s.m.score {
 			s.m = match{len: l, dist: d, score: sc}
@@ -475,7 +475,7 @@ func sparseStep(misses int) int {
 func findMatchesDeep[B deepBucket](e *encoder, w *window, start int) {
 	q := &e.q
 	ring := e.ring
-	sc := bucketScan[B]{data: w.data, base: w.base}
+	sc := bucketScan[B]{data: w.data, base: w.base, end: w.end}
 	var probe B // the main search looks at every position of a bucket
 	lit, i := start, start
 	limit := w.end - 8 // searches read 8 bytes at i

@@ -513,17 +513,17 @@ func TestCountOne(t *testing.T) {
 // of reach, each measured with matchLen and kept where it scores better
 // (the bucket's walk ends at a match of niceLen). searchDeep skips candidates
 // by the byte at the best length, measures from 8-byte loads, those that
-// end within 8 bytes in next's walk and the longer ones in its own loop;
+// end within 16 bytes in next's walk and the longer ones in its own loop;
 // none of that may change the match it finds. The data (letters from a small alphabet, with copies of up to
 // 200 bytes, and at the end) gives full buckets, matches of every
 // length and searches up to the last position a search may take (8
 // bytes from the end), with matches that run to it.
 func TestSearchDeepWalk(t *testing.T) {
-	// next measures the matches that end within 8 bytes without the
+	// next measures the matches that end within 16 bytes without the
 	// walk's limit, which it takes to be above them.
 	for q, p := range qualities {
-		if p.deep && p.niceLen < 8 {
-			t.Fatalf("quality %d: niceLen %d, below the 8 bytes bucketScan.next measures", q, p.niceLen)
+		if p.deep && p.niceLen < 16 {
+			t.Fatalf("quality %d: niceLen %d, below the 16 bytes bucketScan.next measures", q, p.niceLen)
 		}
 	}
 	rng := rand.New(rand.NewPCG(41, 42))
@@ -547,7 +547,7 @@ func TestSearchDeepWalk(t *testing.T) {
 	e.table = make([]uint32, ways<<hashBits, ways<<hashBits+maxWays)
 	e.heads = make([]uint16, 1<<hashBits)
 	w := &window{data: data, base: 1 << 20, streamA: 1 << 20, end: len(data)}
-	sc := bucketScan[[ways]uint32]{data: w.data, base: w.base}
+	sc := bucketScan[[ways]uint32]{data: w.data, base: w.base, end: w.end}
 	walk := func(i int, ring *distRing, depth int) match {
 		abs := w.base + uint32(i)
 		reach := min(abs-w.streamA, e.maxDist)
