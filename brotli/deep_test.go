@@ -517,7 +517,11 @@ func TestCountOne(t *testing.T) {
 // none of that may change the match it finds. The data (letters from a small alphabet, with copies of up to
 // 200 bytes, and at the end) gives full buckets, matches of every
 // length and searches up to the last position a search may take (8
-// bytes from the end), with matches that run to it.
+// bytes from the end), with matches that run to it. The walk is made
+// twice: to the end of the data, and to 40 bytes before it, as a
+// meta-block that ends inside its data (WriteLast's), where the copy
+// at the end runs on past w.end and a load that took the data's end
+// for the window's would measure past it.
 func TestSearchDeepWalk(t *testing.T) {
 	// next measures the matches that end within 16 bytes without the
 	// walk's limit, which it takes to be above them.
@@ -541,12 +545,24 @@ func TestSearchDeepWalk(t *testing.T) {
 	// A copy at the end: matches that reach it, past 8 bytes.
 	data = append(data, data[len(data)-500:][:100]...)
 	data = data[:len(data):len(data)] // no load may pass the end
-	const hashBits, ways = 6, 16      // few buckets: most are full
+	// The copy at the end breaks off 4 bytes past the second walk's end:
+	// a match measured past w.end would come out longer than the walk's.
+	data[len(data)-36] ^= 0x20
+	for _, end := range []int{len(data), len(data) - 40} {
+		testSearchDeepWalk(t, data, end)
+	}
+}
+
+// testSearchDeepWalk is TestSearchDeepWalk's walk of data with matches
+// that stop at end, from an empty table.
+func testSearchDeepWalk(t *testing.T, data []byte, end int) {
+	rng := rand.New(rand.NewPCG(43, uint64(end)))
+	const hashBits, ways = 6, 16 // few buckets: most are full
 	mul := uint64(hashMul)
 	e := &encoder{q: qualities[6], maxDist: 5000, hashShift: 64 - hashBits, hashMulLeft: mul << 32}
 	e.table = make([]uint32, ways<<hashBits, ways<<hashBits+maxWays)
 	e.heads = make([]uint16, 1<<hashBits)
-	w := &window{data: data, base: 1 << 20, streamA: 1 << 20, end: len(data)}
+	w := &window{data: data, base: 1 << 20, streamA: 1 << 20, end: end}
 	sc := bucketScan[[ways]uint32]{data: w.data, base: w.base, end: w.end}
 	walk := func(i int, ring *distRing, depth int) match {
 		abs := w.base + uint32(i)
@@ -595,7 +611,7 @@ func TestSearchDeepWalk(t *testing.T) {
 		return m
 	}
 	found := 0
-	for i := 0; i <= len(data)-8; i++ {
+	for i := 0; i <= end-8; i++ {
 		ring := distRing{known: rng.IntN(5)}
 		for k := range ring.d {
 			ring.d[k] = uint32(1 + rng.IntN(min(i+10, 6000)))
@@ -603,13 +619,13 @@ func TestSearchDeepWalk(t *testing.T) {
 		depth := []int{1, 8, ways}[rng.IntN(3)]
 		want := walk(i, &ring, depth)
 		if got := searchDeep(e, w, i, &ring, &sc, depth); got != want {
-			t.Fatalf("at %d (ring %v, depth %d): got %+v, want %+v", i, ring.d[:ring.known], depth, got, want)
+			t.Fatalf("end %d, at %d (ring %v, depth %d): got %+v, want %+v", end, i, ring.d[:ring.known], depth, got, want)
 		}
 		if want.len > 0 {
 			found++
 		}
 	}
-	if found < len(data)/4 {
-		t.Errorf("matches found at %d of %d positions: the data repeats too little to test the walk", found, len(data))
+	if found < end/4 {
+		t.Errorf("end %d: matches found at %d of %d positions: the data repeats too little to test the walk", end, found, end)
 	}
 }
