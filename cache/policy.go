@@ -165,6 +165,10 @@ func (c *Cache) decide(r *http.Request, status int, h http.Header, reqTime, resp
 			d.reason = "vary-star"
 			return d
 		}
+		if varyTooLong(h) {
+			d.reason = "vary-too-long"
+			return d
+		}
 	}
 
 	if !explicit {

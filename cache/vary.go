@@ -88,6 +88,25 @@ func parseVary(h http.Header) (names []string, star bool) {
 	return slices.Compact(names), false
 }
 
+// maxVaryLine is NGINX's NGX_HTTP_CACHE_VARY_LEN: the longest Vary line of
+// a response it stores.
+const maxVaryLine = 128
+
+// varyTooLong reports a Vary line longer than maxVaryLine. NGINX 1.22
+// does not store such a response (ngx_http_upstream_process_vary judges
+// each line), and neither does the cache: it bounds how many request
+// fields, and so how many bytes of them, one response's variant key may
+// take. The number of variants of a key is bounded as NGINX bounds it, by
+// the store's size: each variant is an entry of its own.
+func varyTooLong(h http.Header) bool {
+	for _, line := range h["Vary"] {
+		if len(line) > maxVaryLine {
+			return true
+		}
+	}
+	return false
+}
+
 // variantKey is the store key of the variant of primary that the request
 // selects under a marker's Vary names (RFC 9111 section 4.1). The epoch
 // ties variants to their marker; each field's normalised request value
