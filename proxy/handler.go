@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -395,6 +396,9 @@ func (x *exchange) try(p *peer, fresh bool, start time.Time) (*conn, *http.Respo
 	}
 	a.header = time.Since(start)
 	a.status = resp.StatusCode
+	if x.rec != nil {
+		x.rec.headRecv = uint32(min(c.nread, math.MaxUint32))
+	}
 	x.plain = h.wire != nil && plainHead(resp)
 	if x.st != nil {
 		// $upstream_http_NAME: the last server's header, as it came.

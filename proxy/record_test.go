@@ -16,8 +16,9 @@ import (
 // The $upstream_* values are computed from the request's record when
 // read, from another goroutine too (as the access log reads them) while
 // the exchange goes on: the server and status once the header is passed
-// on, the timings and lengths once the exchange is over, and nothing
-// before. Run with -race.
+// on, with the timings and lengths as NGINX has them then (no response
+// time, no body counted, the bytes read with the header), the final ones
+// once the exchange is over. Run with -race.
 func TestUpstreamValuesReadDuringExchange(t *testing.T) {
 	release := make(chan struct{})
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -48,9 +49,14 @@ func TestUpstreamValuesReadDuringExchange(t *testing.T) {
 			t.Errorf("during the body: $%s = %q %v, want %q", name, v, ok, want)
 		}
 	}
-	for _, name := range []string{"upstream_response_time", "upstream_response_length", "upstream_bytes_received"} {
-		if v, ok := st.Get(name); ok {
-			t.Errorf("during the body: $%s = %q, before the exchange is over", name, v)
+	for name, want := range map[string]string{"upstream_response_time": "-", "upstream_response_length": "0", "upstream_bytes_sent": "0"} {
+		if v, ok := st.Get(name); !ok || v != want {
+			t.Errorf("during the body: $%s = %q %v, want %q", name, v, ok, want)
+		}
+	}
+	for _, name := range []string{"upstream_connect_time", "upstream_header_time", "upstream_bytes_received"} {
+		if v, ok := st.Get(name); !ok || v == "" || v == "-" || v == "0" {
+			t.Errorf("during the body: $%s = %q %v, want a value", name, v, ok)
 		}
 	}
 	close(release)
@@ -59,8 +65,8 @@ func TestUpstreamValuesReadDuringExchange(t *testing.T) {
 	}
 	deadline := time.Now().Add(2 * time.Second)
 	for {
-		if v, ok := st.Get("upstream_response_length"); ok {
-			if v != "8" {
+		if v, _ := st.Get("upstream_response_time"); v != "-" {
+			if v, _ := st.Get("upstream_response_length"); v != "8" {
 				t.Errorf("$upstream_response_length = %q, want 8", v)
 			}
 			break

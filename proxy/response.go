@@ -290,9 +290,10 @@ func (x *exchange) commit(resp *http.Response) io.Writer {
 	x.h.rewriteCookies(x.r, x.w.Header())
 	// Published before the header goes out: the server's error_page
 	// leaves an upstream's answer alone (NGINX's proxy_intercept_errors
-	// off) by seeing $upstream_status when the status is written. finish
-	// publishes the timings.
-	x.publishTried()
+	// off) by seeing $upstream_status when the status is written, and
+	// add_header shows the timings and lengths as they stand then, as
+	// NGINX's. finish publishes them as they end.
+	x.publishHeader()
 	passReason(x.w, resp) // with its code only: a range cut is a 206 of NGINX's
 	if resp.ContentLength < 0 {
 		// NGINX keeps the upstream's want of a length (content_length_n

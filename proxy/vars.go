@@ -44,9 +44,12 @@ func (a *attempt) count(c *conn) {
 // access log reads it after the response, from another goroutine too.
 //
 // What a reader may see grows by stages, each stored once its facts are
-// written: the tries' servers and statuses (published), then their
-// timings and lengths (done). Nothing it shows changes after its stage:
-// the tries are not appended to once published.
+// written: the tries' servers and statuses (published), their timings and
+// lengths as they stand when the response header goes out (header), then
+// as they end (done). Nothing it shows changes after its stage: the tries
+// are not appended to once published, and at the header stage the try
+// being relayed shows what is final of it, its connect and header times,
+// and headRecv, not its fields still being written.
 type record struct {
 	h *Handler      // $proxy_host
 	r *http.Request // $proxy_add_x_forwarded_for
@@ -54,8 +57,13 @@ type record struct {
 	// redirect (error_page, X-Accel-Redirect): NGINX keeps one list of
 	// states per request, and the values show the earlier location's
 	// tries first, then " : " and this one's.
-	prev     *record
-	stage    atomic.Int32
+	prev  *record
+	stage atomic.Int32
+	// headRecv is the bytes read from the relayed try's connection when
+	// its header was read ($upstream_bytes_received at the header
+	// stage): at most a header's read buffer, so 32 bits, which keep the
+	// record in its size class (TestRecordSize).
+	headRecv uint32
 	attempts []attempt // the tries, readable from stagePublished on
 	first    [1]attempt
 }
@@ -64,7 +72,8 @@ type record struct {
 const (
 	stageProxy     = iota // $proxy_host and $proxy_add_x_forwarded_for
 	stagePublished        // $upstream_addr and $upstream_status too
-	stageDone             // the timings and lengths too
+	stageHeader           // the timings and lengths as the header goes out
+	stageDone             // the timings and lengths as they ended
 )
 
 // upstreamVar is one of the per-try values of the record.
@@ -130,7 +139,7 @@ func (rc *record) Value(name string) (string, bool) {
 func (rc *record) tries(v upstreamVar) []attempt {
 	need := int32(stagePublished)
 	if v >= upResponseTime {
-		need = stageDone
+		need = stageHeader
 	}
 	if rc.stage.Load() < need {
 		return nil
@@ -153,13 +162,40 @@ func (rc *record) appendValue(b []byte, v upstreamVar) ([]byte, bool) {
 	if ok {
 		b = append(b, " : "...)
 	}
-	for i := range tries {
+	last := len(tries) - 1
+	if v >= upResponseTime && rc.stage.Load() < stageDone {
+		last-- // the relayed try is written below, as it stands
+	}
+	for i := range tries[:last+1] {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
 		b = tries[i].append(b, v)
 	}
+	if last < len(tries)-1 {
+		if last >= 0 {
+			b = append(b, ", "...)
+		}
+		b = rc.relayed(b, &tries[len(tries)-1], v)
+	}
 	return b, true
+}
+
+// relayed appends v of the try whose response is being relayed, as NGINX
+// shows it while the header goes out (add_header): its connect and
+// header times, the bytes read with its header, and for the values NGINX
+// sets when the try ends no response time ("-") and no body or request
+// bytes counted yet (0).
+func (rc *record) relayed(b []byte, a *attempt, v upstreamVar) []byte {
+	switch v {
+	case upConnectTime, upHeaderTime:
+		return a.append(b, v)
+	case upResponseTime:
+		return append(b, '-')
+	case upBytesReceived:
+		return strconv.AppendUint(b, uint64(rc.headRecv), 10)
+	}
+	return append(b, '0')
 }
 
 // append appends the try's value v.
@@ -237,6 +273,15 @@ func (x *exchange) publishTried() {
 	if x.rec != nil && x.rec.stage.Load() < stagePublished {
 		x.rec.attempts = x.attempts
 		x.rec.stage.Store(stagePublished)
+	}
+}
+
+// publishHeader lets the timings and lengths be read as they stand when
+// the relayed response's header goes out.
+func (x *exchange) publishHeader() {
+	x.publishTried()
+	if x.rec != nil && x.rec.stage.Load() < stageHeader {
+		x.rec.stage.Store(stageHeader)
 	}
 }
 
