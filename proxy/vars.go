@@ -95,6 +95,9 @@ func (rc *record) Value(name string) (string, bool) {
 	var v upstreamVar
 	switch name {
 	case "proxy_host":
+		if rc.h.wire != nil {
+			return "", false // the proxy module's: none in a gateway's location
+		}
 		return rc.h.proxyHost, true
 	case "proxy_add_x_forwarded_for":
 		if rc.r == nil {
@@ -219,11 +222,23 @@ func (a *attempt) append(b []byte, v upstreamVar) []byte {
 	return strconv.AppendInt(b, a.sent, 10)
 }
 
+// UpstreamName is the name of the upstream (the group, or the address)
+// that st's request was sent to by a Handler: $proxy_host for the proxy,
+// which a gateway's location (FastCGI, uwsgi, ...) does not have in
+// NGINX, and the status module's label for both. It is "" for a request
+// no Handler served.
+func UpstreamName(st *vars.State) string {
+	if rc, ok := st.Source().(*record); ok {
+		return rc.h.proxyHost
+	}
+	return ""
+}
+
 // publishProxy gives the request's State the record its variables are
 // computed from, the one of an earlier location of the request behind
 // it, and sets $proxy_port. A Wire's request (FastCGI, uwsgi, ...) has no
-// $proxy_port, as NGINX's has none outside the proxy module; it keeps
-// $proxy_host, the upstream's name in the status module's metrics.
+// $proxy_port nor $proxy_host, as NGINX's has none outside the proxy
+// module; the status module reads the upstream's name with UpstreamName.
 func (x *exchange) publishProxy() {
 	if x.h.wire == nil {
 		x.st.Set("proxy_port", x.h.proxyPort)

@@ -10,29 +10,30 @@ import (
 	"time"
 )
 
-// $proxy_port belongs to the proxy module: in a FastCGI location NGINX
-// has none (its proxy context is not there), whether fastcgi_pass names
-// a group or an address, and the application gets an empty parameter.
+// $proxy_port and $proxy_host belong to the proxy module: in a FastCGI
+// location NGINX has neither (its proxy context is not there), whether
+// fastcgi_pass names a group or an address: the application gets empty
+// parameters, add_header empty values.
 // Nor has it one after an internal redirect from a proxied location
 // (error_page to a FastCGI one): NGINX forgets the proxy's context with
-// the location, and the port the proxy had is not passed on.
+// the location, and the port and host the proxy had are not passed on.
 // (Four workers: each server keeps one connection, which holds one.)
 func TestFastCGIProxyPortAsNGINX(t *testing.T) {
 	nginxPath(t)
 	fpmPath(t)
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "www", "p.php"), `<?php echo '[', $_SERVER['P_PORT'], "]\n";`)
+	writeFile(t, filepath.Join(dir, "www", "p.php"), `<?php echo '[', $_SERVER['P_PORT'], '|', $_SERVER['P_HOST'], "]\n";`)
 	port := freePort(t)
 	closed := freePort(t) // the proxied location's server: none listens
 	fpm := startFPM(t, filepath.Join(dir, "fpm"), "127.0.0.1:"+strconv.Itoa(port), 4)
 	shipFastCGIFile(t, dir, "fastcgi.conf")
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
 		return fmt.Sprintf(`upstream php_%s { server %s; keepalive 2; }
-			server { listen 127.0.0.1:%d; root %s/www;
+			server { listen 127.0.0.1:%d; root %s/www; add_header X-Host "[$proxy_host]" always;
 			location /group { include %s/fastcgi.conf; fastcgi_param SCRIPT_FILENAME $document_root/p.php;
-				fastcgi_param P_PORT $proxy_port; fastcgi_keep_conn on; fastcgi_pass php_%s; }
+				fastcgi_param P_PORT $proxy_port; fastcgi_param P_HOST $proxy_host; fastcgi_keep_conn on; fastcgi_pass php_%s; }
 			location /addr { include %s/fastcgi.conf; fastcgi_param SCRIPT_FILENAME $document_root/p.php;
-				fastcgi_param P_PORT $proxy_port; fastcgi_pass %s; }
+				fastcgi_param P_PORT $proxy_port; fastcgi_param P_HOST $proxy_host; fastcgi_pass %s; }
 			location /proxied { proxy_pass http://127.0.0.1:%d; error_page 502 = /addr; } }`,
 			who, fpm.addr, port, dir, dir, who, dir, fpm.addr, closed)
 	})
@@ -40,9 +41,10 @@ func TestFastCGIProxyPortAsNGINX(t *testing.T) {
 		var bodies [2]string
 		for i, port := range []int{mport, nport} {
 			req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d%s", port, path), nil)
-			_, bodies[i] = doRequest(t, req)
+			resp, body := doRequest(t, req)
+			bodies[i] = resp.Header.Get("X-Host") + body
 		}
-		if bodies[1] != "[]\n" {
+		if bodies[1] != "[][|]\n" {
 			t.Fatalf("%s: NGINX's answer is not the script's: %q", path, bodies[1])
 		}
 		if bodies[0] != bodies[1] {
@@ -67,7 +69,7 @@ func TestFastCGIMaxRequestsAsNGINX(t *testing.T) {
 	shipFastCGIFile(t, dir, "fastcgi.conf")
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
 		return fmt.Sprintf(`upstream php_%s { server %s; keepalive 2; }
-			server { listen 127.0.0.1:%d; root %s/www;
+			server { listen 127.0.0.1:%d; root %s/www; add_header X-Host "[$proxy_host]" always;
 			location / { include %s/fastcgi.conf; fastcgi_param SCRIPT_FILENAME $document_root/p.php;
 				fastcgi_keep_conn on; fastcgi_pass php_%s; } }`,
 			who, fpm.addr, port, dir, dir, who)

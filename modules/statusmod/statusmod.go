@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/proxy"
 	"github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/status"
 	"github.com/mosaic-edge/mosaic/vars"
@@ -138,7 +139,7 @@ func wrap(l *server.Location, next http.Handler) (http.Handler, error) {
 			q.Bytes, _ = strconv.ParseInt(bytesSent(r, st), 10, 64)
 		}
 		if t, ok := st.Get("upstream_response_time"); ok && t != "" {
-			q.Upstream, _ = st.Get("proxy_host")
+			q.Upstream = proxy.UpstreamName(st)
 			q.UpstreamTime = lastSeconds(t)
 		}
 		q.CacheStatus, _ = st.Get("upstream_cache_status")
