@@ -70,17 +70,10 @@ func (h *Handler) UpstreamURI(r *http.Request) string {
 // subrequest). A client's raw '"', '|', '{' or byte above ASCII thus goes
 // upstream raw. A URI that is not the client's has no RequestURI, or one
 // made from the escaped URL (a subrequest's), where what needs escaping
-// shows as a percent-escape.
-func pathAsSent(r *http.Request) bool {
-	u := reqrule.OriginForm(r.RequestURI)
-	if u == "" || u[0] != '/' {
-		return false
-	}
-	if i := strings.IndexByte(u, '?'); i >= 0 {
-		u = u[:i]
-	}
-	return !strings.Contains(u, "%")
-}
+// shows as a percent-escape. After "set $args" alone it is the decoded,
+// normalised path with the new arguments (see the rewrite module's
+// setArgsStep), and the path is as NGINX sends it then.
+func pathAsSent(r *http.Request) bool { return reqrule.Unquoted(r.RequestURI) }
 
 // lineEscapes are the bytes that cannot stand in a request line:
 // controls, space and DEL. A URI made of variables can hold them (the

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 	"github.com/mosaic-edge/mosaic/internal/testorigin"
 )
 
@@ -185,10 +186,31 @@ func TestProxyRequestDirectivesThroughBinary(t *testing.T) {
 // percent-escape (quoted_uri) or the URI is not the client's (a rewrite,
 // an internal redirect: internal). A client's raw `"`, `|`, `{` or byte
 // above ASCII goes upstream as it came; the same made by a rewrite, or
-// sent escaped, goes escaped.
+// sent escaped, goes escaped. "set $args" alone is neither: it clears
+// valid_unparsed_uri, so the decoded, normalised path goes (with and
+// without a URI part), raw unless the client's held a percent-escape.
 func TestProxyURIPartEscapesAsNGINX(t *testing.T) {
 	nginxPath(t)
-	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+	o := lineOrigin(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
+			location /p/ { proxy_pass http://%s/up/; }
+			location /rw/ { rewrite ^/rw/(.*)$ /p/$1 last; }
+			location /sa/ { set $args "a=1"; proxy_pass http://%[2]s; }
+			location /su/ { set $args ""; proxy_pass http://%[2]s/up/; }
+			location /sr/ { set $args "a=1"; rewrite ^/sr/(.*)$ /sa/$1 last; }
+		}`, port, o.Addr())
+	})
+	for _, path := range []string{`/p/a"b|c{d}`, `/p/a<b>^c\d` + "`", "/p/caf\xc3\xa9", `/p/a%41"b`, `/p/a%22b`, `/rw/a"b|c`,
+		`/sa/a"b|c{d}?z=1`, "/sa/caf\xc3\xa9", `/sa/a%41"b`, `/sa/a%22b`,
+		`/su/a"b?z=1`, "/su/caf\xc3\xa9", `/su/a%22b`, `/sr/a"b`} {
+		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
+	}
+}
+
+// lineOrigin answers each request with its request line.
+func lineOrigin(t *testing.T) *testorigin.Raw {
+	return testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		line, err := br.ReadString('\n')
 		if err != nil {
 			return
@@ -199,13 +221,33 @@ func TestProxyURIPartEscapesAsNGINX(t *testing.T) {
 		line = strings.TrimSuffix(line, "\r\n")
 		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(line), line)
 	})
-	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
-		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
-			location /p/ { proxy_pass http://%s/up/; }
-			location /rw/ { rewrite ^/rw/(.*)$ /p/$1 last; }
-		}`, port, o.Addr())
-	})
-	for _, path := range []string{`/p/a"b|c{d}`, `/p/a<b>^c\d` + "`", "/p/caf\xc3\xa9", `/p/a%41"b`, `/p/a%22b`, `/rw/a"b|c`} {
-		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
+}
+
+// TestSetArgsRequestLineHasNoControls: "set $args" can put what no client
+// may send raw into the request line (a header's spaces and tabs, the
+// decoded $uri's CR LF): NGINX sends them as they are, which would end
+// the line early and let the client write header lines of its own.
+// mosaic escapes them, whatever else goes raw.
+func TestSetArgsRequestLineHasNoControls(t *testing.T) {
+	o := lineOrigin(t)
+	port := freePort(t)
+	startMosaic(t, t.TempDir(), fmt.Sprintf(`http { server { listen 127.0.0.1:%d;
+		location /h/ { set $args "q=$http_x_q"; proxy_pass http://%[2]s; }
+		location /u/ { set $args "q=$uri"; proxy_pass http://%[2]s/up/; }
+	} }`, port, o.Addr()), port)
+	for _, req := range []string{
+		"GET /h/a\"b HTTP/1.1\r\nHost: a\r\nX-Q: p q\tr\r\nConnection: close\r\n\r\n",
+		"GET /u/x%0D%0AInjected:%20y HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+		"GET /u/caf\xc3\xa9%0A HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+		"GET /u/x%00y HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+	} {
+		resp, line := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), req)
+		if resp.StatusCode == http.StatusBadRequest && strings.Contains(req, "%00") {
+			continue // refused before it reaches the proxy, as by NGINX
+		}
+		target := strings.TrimSuffix(strings.TrimPrefix(line, "GET "), " HTTP/1.0")
+		if resp.StatusCode != http.StatusOK || strings.ContainsAny(target, " \t\r\n\x00\x7f") || target == line {
+			t.Errorf("%q: %d, the upstream got the line %q", req, resp.StatusCode, line)
+		}
 	}
 }

@@ -89,6 +89,22 @@ func OriginForm(t string) string {
 	return rest[i:]
 }
 
+// Unquoted reports a request target whose path (OriginForm's, up to
+// "?") holds no percent-escape: NGINX's request without quoted_uri,
+// whose decoded path is the very bytes the client sent, and which its
+// proxy copies into the request line as they are. A target that is not
+// a path ("*", "") is not.
+func Unquoted(t string) bool {
+	u := OriginForm(t)
+	if u == "" || u[0] != '/' {
+		return false
+	}
+	if i := strings.IndexByte(u, '?'); i >= 0 {
+		u = u[:i]
+	}
+	return !strings.Contains(u, "%")
+}
+
 // absoluteForm reports a target that starts with a scheme and "://".
 func absoluteForm(t string) bool {
 	i := strings.Index(t, "://")

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mosaic-edge/mosaic/internal/reqrule"
 	"github.com/mosaic-edge/mosaic/rewrite"
 	"github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/vars"
@@ -276,6 +277,25 @@ func (s setArgsStep) Rewrite(r *http.Request, run *server.RewriteRun) server.Flo
 	if st != nil {
 		st.ArgsKept = true // set, even to nothing: $args has a value
 	}
-	r.RequestURI = ""
+	r.RequestURI = argsSetTarget(r)
 	return server.FlowNext
+}
+
+// argsSetTarget is r.RequestURI after "set $args", which clears NGINX's
+// valid_unparsed_uri (ngx_http_variable_set_args) but does not make the
+// request internal: NGINX's proxy then sends the decoded, normalised
+// path, escaped again only when the client's held a percent-escape
+// (quoted_uri), and the new arguments. A path the client sent without
+// one is that path decoded, its bytes as they came (a raw '"' or UTF-8):
+// it stays the target, with the new arguments, for a proxy to send as
+// it is. Otherwise, or after a rewrite already made the URI another
+// (no RequestURI), there is none: a proxy escapes the URI.
+func argsSetTarget(r *http.Request) string {
+	if !reqrule.Unquoted(r.RequestURI) {
+		return ""
+	}
+	if r.URL.RawQuery == "" {
+		return r.URL.Path // NGINX adds no "?" for empty arguments
+	}
+	return r.URL.Path + "?" + r.URL.RawQuery
 }
