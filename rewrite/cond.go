@@ -117,7 +117,8 @@ func ParseCond(args []string, env Env) (*Cond, error) {
 
 // variable compiles the "$name" an "if" tests: the whole word after the
 // "$" names one variable, as in NGINX, which looks it up as it stands:
-// braces are part of the name ("${host}" is unknown "{host}"), so is any
+// braces are part of the name ("${host}" is "{host}", unknown unless a
+// "set ${host}" defined it, as "set" takes its name alike), so is any
 // other byte ("$host$uri" is unknown "host$uri"; "$http_x-y" is a name
 // of the family, which finds no field, as in NGINX: see vars.headerValue).
 func variable(w string, env Env) (*vars.Template, error) {
@@ -125,13 +126,12 @@ func variable(w string, env Env) (*vars.Template, error) {
 	if name == "" {
 		return nil, fmt.Errorf("invalid variable name %q", w)
 	}
-	if strings.ContainsAny(name, "{}") || strings.Trim(name, "0123456789") == "" {
-		// No variable has such a name; a capture is none of NGINX's
-		// either: "if ($1)" is refused there as unknown, rather than
-		// tested unescaped (see Value).
+	if strings.Trim(name, "0123456789") == "" {
+		// A capture is none of NGINX's variables: "if ($1)" is refused
+		// there as unknown, rather than tested unescaped (see Value).
 		return nil, fmt.Errorf("unknown %q variable", name)
 	}
-	return env.Compile("${" + name + "}")
+	return env.Variable(name)
 }
 
 // Eval tests the condition for r. rewritten says a rewrite of the run

@@ -21,6 +21,9 @@ import (
 type Env struct {
 	// Compile compiles a value with variables.
 	Compile func(text string) (*vars.Template, error)
+	// Variable compiles the variable of that name, whatever its bytes
+	// (an "if"'s, which NGINX does not parse as a value).
+	Variable func(name string) (*vars.Template, error)
 	// Capture returns the variable a named capture group sets.
 	Capture func(name string) (*vars.Var, error)
 	// Stat examines a file for the tests of "if" (-f, -d, -e, -x),
@@ -149,34 +152,18 @@ func parseReplacement(s string, env Env) ([]segment, bool, error) {
 			s = s[1:]
 			continue
 		}
-		var name, text string
-		if s[0] == '{' {
-			end := strings.IndexByte(s, '}')
-			if end < 0 {
-				return nil, false, fmt.Errorf("the closing bracket in %q variable is missing", s[1:])
-			}
-			name, text, s = s[1:end], "${"+s[1:end]+"}", s[end+1:]
-		} else {
-			j := 0
-			for j < len(s) && isNameByte(s[j]) {
-				j++
-			}
-			name, text, s = s[:j], "$"+s[:j], s[j:]
+		name, n, err := vars.ScanName(s)
+		if err != nil {
+			return nil, false, err
 		}
-		if name == "" {
-			return nil, false, errors.New("invalid variable name")
-		}
-		t, err := env.Compile(text)
+		s = s[n:]
+		t, err := env.Compile("${" + name + "}")
 		if err != nil {
 			return nil, false, err
 		}
 		segs = append(segs, segment{capture: -1, tmpl: t})
 	}
 	return segs, hasQuery, nil
-}
-
-func isNameByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // Result is what a rule did to a request.

@@ -16,7 +16,8 @@ import (
 func testEnv() (Env, *vars.Scope) {
 	sc := vars.NewScope()
 	return Env{
-		Compile: func(text string) (*vars.Template, error) { return sc.Compile(text, nil) },
+		Compile:  func(text string) (*vars.Template, error) { return sc.Compile(text, nil) },
+		Variable: func(name string) (*vars.Template, error) { return sc.CompileVar(name, nil) },
 		Capture: func(name string) (*vars.Var, error) {
 			if v, ok := sc.Lookup(name); ok {
 				return v, nil
@@ -67,12 +68,6 @@ func TestParseCondErrors(t *testing.T) {
 		{[]string{"(a)"}, `invalid condition "a"`},
 		{[]string{"($a", "~", "(x)"}, `pcre2_compile() failed`},
 		{[]string{"($1", "=", "x)"}, `unknown "1" variable`},
-		{[]string{"(${2})"}, `unknown "{2}" variable`}, // NGINX's words: the braces stay
-		// NGINX names the word after "$" as one variable: braces are part
-		// of the name, so "if (${host})" is refused, as nginx -t does.
-		{[]string{"(${host})"}, `unknown "{host}" variable`},
-		{[]string{"(${host}", "=", "a)"}, `unknown "{host}" variable`},
-		{[]string{"(${host}x)"}, `unknown "{host}x" variable`},
 		{[]string{"($0)"}, `unknown "0" variable`},
 		{[]string{"($nosuch)"}, ""}, // resolved later, with the whole configuration
 	} {
@@ -85,6 +80,39 @@ func TestParseCondErrors(t *testing.T) {
 		}
 		if err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%q: err %v, want %s", tc.args, err, tc.err)
+		}
+	}
+}
+
+// TestCondBracedNames: NGINX names the word after "$" as one variable,
+// braces and all, so "if (${host})" tests the variable "{host}": unknown
+// (nginx -t's words, the braces kept) unless a "set ${host}" defined it,
+// as "set" takes its name alike.
+func TestCondBracedNames(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		defined bool
+		err     string
+	}{
+		{[]string{"(${2})"}, false, `unknown "{2}" variable`},
+		{[]string{"(${host})"}, false, `unknown "{host}" variable`},
+		{[]string{"(${host}", "=", "a)"}, false, `unknown "{host}" variable`},
+		{[]string{"(${host}x)"}, false, `unknown "{host}x" variable`},
+		{[]string{"(${a})"}, true, ""},
+	} {
+		env, sc := testEnv()
+		if tc.defined {
+			if _, err := sc.Define("{a}", nil, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := ParseCond(tc.args, env); err != nil {
+			t.Errorf("%q: %v", tc.args, err)
+			continue
+		}
+		err := sc.Resolve()
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%q: resolved with %v, want %q", tc.args, err, tc.err)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package vars
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -311,15 +312,7 @@ func compile(s string, bind func(name string) (binding, error)) (*Template, erro
 			lit.WriteByte(c)
 			continue
 		}
-		var name string
-		if s[i+1] == '{' {
-			end := strings.IndexByte(s[i+2:], '}')
-			if end < 0 {
-				return nil, fmt.Errorf("the closing bracket in %q variable is missing", s[i+2:])
-			}
-			name = s[i+2 : i+2+end]
-			i += 2 + end
-		} else if d := s[i+1]; d >= '1' && d <= '9' {
+		if d := s[i+1]; d >= '1' && d <= '9' {
 			// A capture is one digit from 1, unbracketed, as in NGINX
 			// (ngx_http_script_compile): "$12" is $1 then "2", and
 			// "${1}", "${10}" and "$0" name variables, unknown unless
@@ -328,17 +321,15 @@ func compile(s string, bind func(name string) (binding, error)) (*Template, erro
 			t.parts = append(t.parts, capturePart(int(d-'0')))
 			i++
 			continue
-		} else {
-			j := i + 1
-			for j < len(s) && isNameByte(s[j]) {
-				j++
-			}
-			name = s[i+1 : j]
-			i = j - 1
 		}
-		if name == "" {
-			return nil, fmt.Errorf("invalid variable name in %q", s)
+		name, n, err := ScanName(s[i+1:])
+		if errors.Is(err, ErrInvalidName) {
+			return nil, fmt.Errorf("%w in %q", err, s)
 		}
+		if err != nil {
+			return nil, err
+		}
+		i += n
 		if v, ok := constant(strings.ToLower(name)); ok {
 			lit.WriteString(v) // registered names come first in every scope
 			continue
@@ -348,13 +339,23 @@ func compile(s string, bind func(name string) (binding, error)) (*Template, erro
 		if err != nil {
 			return nil, err
 		}
-		if b.val == nil {
-			b.val = presence(b.get)
-		}
-		t.parts = append(t.parts, part{get: b.get, val: b.val})
+		t.parts = append(t.parts, b.part())
 	}
 	flush()
 	return t, nil
+}
+
+// part is the template part that reads the variable bound.
+func (b binding) part() part {
+	if b.val == nil {
+		b.val = presence(b.get)
+	}
+	return part{get: b.get, val: b.val}
+}
+
+// varTemplate is the template of one variable, name, bound to b.
+func varTemplate(name string, b binding) *Template {
+	return &Template{raw: "$" + name, parts: []part{b.part()}}
 }
 
 // MustCompile is Compile for templates known at build time.
@@ -383,6 +384,42 @@ func resolve(name string) (binding, error) {
 		return binding{}, fmt.Errorf("unknown %q variable", name)
 	}
 	return b, nil
+}
+
+// ErrInvalidName is ScanName's error for a "$" that no name follows.
+var ErrInvalidName = errors.New("invalid variable name")
+
+// ScanName reads the name of a variable in a value from s, what follows
+// its "$", as NGINX's ngx_http_script_compile does: "{NAME}" or NAME,
+// where NAME is letters, digits and "_". It returns the name and the
+// bytes of s it took. Braces hold a name of those bytes only: "${a-b}"
+// and "${a" are refused with NGINX's words (the closing bracket in "a"
+// variable is missing), "${}" and a "$" before no name byte as
+// ErrInvalidName.
+func ScanName(s string) (name string, n int, err error) {
+	bracket := s != "" && s[0] == '{'
+	j := 0
+	if bracket {
+		if len(s) == 1 {
+			return "", 1, ErrInvalidName
+		}
+		j = 1
+	}
+	start := j
+	for j < len(s) && isNameByte(s[j]) {
+		j++
+	}
+	name = s[start:j]
+	if bracket {
+		if j == len(s) || s[j] != '}' {
+			return "", j, fmt.Errorf("the closing bracket in %q variable is missing", name)
+		}
+		j++
+	}
+	if name == "" {
+		return "", j, ErrInvalidName
+	}
+	return name, j, nil
 }
 
 func isNameByte(c byte) bool {

@@ -104,20 +104,35 @@ func (s *Scope) Lookup(name string) (*Var, bool) {
 // which Resolve completes. tag records the first use of an unknown name
 // for Resolve's error (the server passes the directive).
 func (s *Scope) Compile(text string, tag any) (*Template, error) {
-	return compile(text, func(name string) (binding, error) {
-		if b, ok := registered(name); ok {
-			return b, nil
+	return compile(text, func(name string) (binding, error) { return s.bind(name, tag) })
+}
+
+// CompileVar is Compile of a template that is the variable name alone,
+// whatever bytes the name holds: an "if"'s "$name", which NGINX takes as
+// a name without parsing it as a value ("${a}" there is "{a}", the
+// name "set ${a}" defines; "$http_x-y" is of the family).
+func (s *Scope) CompileVar(name string, tag any) (*Template, error) {
+	b, err := s.bind(name, tag)
+	if err != nil {
+		return nil, err
+	}
+	return varTemplate(name, b), nil
+}
+
+// bind is the binding of name in the scope, for Compile.
+func (s *Scope) bind(name string, tag any) (binding, error) {
+	if b, ok := registered(name); ok {
+		return b, nil
+	}
+	v := s.ref(name, tag)
+	if s.resolved && !v.defined {
+		// Compiled after the configuration was read (while handlers
+		// are built): nothing can define the name any more.
+		if err := s.resolve(v); err != nil {
+			return binding{}, err
 		}
-		v := s.ref(name, tag)
-		if s.resolved && !v.defined {
-			// Compiled after the configuration was read (while handlers
-			// are built): nothing can define the name any more.
-			if err := s.resolve(v); err != nil {
-				return binding{}, err
-			}
-		}
-		return binding{get: v.eval, val: v.Value}, nil
-	})
+	}
+	return binding{get: v.eval, val: v.Value}, nil
 }
 
 // Resolve completes the scope once the configuration is read: a name that

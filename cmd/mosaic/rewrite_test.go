@@ -618,6 +618,16 @@ func TestVariableNamesAsNGINX(t *testing.T) {
 		// braces are the name's: accepted by both.
 		{`server { location / { set ${a} 1; } }`, ``},
 		{`map $uri ${m} { default 1; } geo ${g} { default 1; } split_clients x ${s} { * a; }`, ``},
+		// ... and "if" reads the same name: the variable "{a}" that set
+		// defined, which a template's "${a}" is not.
+		{`server { location / { set ${a} 1; if (${a}) { return 204; } } }`, ``},
+		{`server { location / { set ${a} 1; return 200 "${a}"; } }`, `unknown "a" variable`},
+		// A template's "${" takes a name's characters and then wants "}".
+		{`server { location / { return 200 "${http_x-y}"; } }`, `the closing bracket in "http_x" variable is missing`},
+		{`server { location / { return 200 "${http_x}-y"; } }`, ``},
+		{`server { location / { set $a 1; return 200 "${a"; } }`, `the closing bracket in "a" variable is missing`},
+		{`server { location / { return 200 "${a b}"; } }`, `the closing bracket in "a" variable is missing`},
+		{`server { location / { return 200 "${}"; } }`, `invalid variable name`},
 	} {
 		mout, merr, emerg := testBoth(t, dir, i, c.conf)
 		if c.want == "" {

@@ -69,8 +69,9 @@ func init() {
 func env(c *server.Cmd) rewrite.Env {
 	scope := c.Config().Vars()
 	return rewrite.Env{
-		Stat:    stat,
-		Compile: func(text string) (*vars.Template, error) { return scope.Compile(text, c.Directive) },
+		Stat:     stat,
+		Compile:  func(text string) (*vars.Template, error) { return scope.Compile(text, c.Directive) },
+		Variable: func(name string) (*vars.Template, error) { return scope.CompileVar(name, c.Directive) },
 		Capture: func(name string) (*vars.Var, error) {
 			if v, ok := scope.Lookup(name); ok {
 				return v, nil
