@@ -1,6 +1,7 @@
 package brotli
 
 import (
+	"fmt"
 	"math/bits"
 	"slices"
 )
@@ -219,9 +220,15 @@ func insertionSort(keys []uint64) {
 // limitDepths turns the depths of leaves sorted by ascending count into
 // a complete code no deeper than limit: clamp, then lengthen the rarest
 // symbols that still have room until the Kraft sum fits, then shorten the
-// most frequent symbols while space is left.
+// most frequent symbols while space is left. More symbols than 1<<limit
+// fit in no such code: the lengthening would look for room forever, so
+// that is refused with a panic, a caller's bug (every alphabet's size is
+// within its limit: 704 symbols for 15 bits, 18 for 5).
 func limitDepths(d []uint8, limit uint8) {
 	full := 1 << limit
+	if len(d) > full {
+		panic(fmt.Sprintf("brotli: %d symbols in a prefix code of at most %d bits", len(d), limit))
+	}
 	sum := 0
 	for i := range d {
 		d[i] = min(d[i], limit)

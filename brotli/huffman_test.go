@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 )
 
 // fibHist is a histogram whose unrestricted Huffman code is n-1 deep.
@@ -315,5 +316,30 @@ func TestBuildLengthsTies(t *testing.T) {
 	hs.buildLengths([]uint32{1, 1, 2, 2}, 15, lens)
 	if want := []uint8{2, 2, 2, 2}; !slices.Equal(lens, want) {
 		t.Errorf("lengths %v, want %v", lens, want)
+	}
+}
+
+// TestBuildLengthsTooManySymbols: more used symbols than a code of limit
+// bits holds cannot be given lengths; no caller has such an alphabet,
+// and buildLengths says so with a panic instead of looking for room for
+// ever (it hung before).
+func TestBuildLengthsTooManySymbols(t *testing.T) {
+	hist := make([]uint32, 33)
+	for i := range hist {
+		hist[i] = uint32(i + 1)
+	}
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		var hs huffScratch
+		hs.buildLengths(hist, 5, make([]uint8, len(hist)))
+	}()
+	select {
+	case p := <-done:
+		if p == nil {
+			t.Fatal("33 symbols got lengths of at most 5 bits")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("buildLengths of 33 symbols in 5 bits did not return")
 	}
 }
