@@ -48,8 +48,15 @@ func (h *Handler) UpstreamURI(r *http.Request) string {
 		n += 1 + len(r.URL.RawQuery)
 	}
 	var b strings.Builder
-	b.Grow(n + 2*percent.URI.Count(rest))
+	b.Grow(1 + n + 2*percent.URI.Count(rest))
 	b.WriteString(uri)
+	if uri == "" && !strings.HasPrefix(rest, "/") {
+		// NGINX's URI always begins with "/" (and its evaluated
+		// proxy_pass URI gets one before a "?"): a path left empty (a
+		// request built in-process) goes as "/", never as an empty
+		// target.
+		b.WriteByte('/')
+	}
 	if pathAsSent(r) {
 		// No client sends controls; should one get here, it cannot end
 		// the request line.
