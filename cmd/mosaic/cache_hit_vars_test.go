@@ -61,8 +61,10 @@ func TestCacheHitUpstreamVarsAsNGINX(t *testing.T) {
 	// A MISS's add_header runs while the body is still coming: NGINX
 	// shows the lengths and timings as they stand then (the header's
 	// bytes, no response time, no body length), and so must mosaic.
-	if got["m"][0] != got["n"][0] {
-		t.Errorf("MISS X-Vars:\nmosaic %s\nnginx  %s", got["m"][0], got["n"][0])
+	// The bytes read with the head depend on how the origin's answer
+	// came in (one segment or two): their shape is compared, a number.
+	if m, n := counted(got["m"][0]), counted(got["n"][0]); m != n {
+		t.Errorf("MISS X-Vars:\nmosaic %s\nnginx  %s", m, n)
 	}
 	if got["m"][1] != got["n"][1] {
 		t.Errorf("HIT X-Vars:\nmosaic %s\nnginx  %s", got["m"][1], got["n"][1])
@@ -90,6 +92,16 @@ func TestCacheHitUpstreamVarsAsNGINX(t *testing.T) {
 	if logs["m"] != logs["n"] {
 		t.Errorf("access log:\nmosaic %s\nnginx  %s", logs["m"], logs["n"])
 	}
+}
+
+// counted replaces $upstream_bytes_received in a timesSet X-Vars value
+// with "N" where it is a number.
+func counted(v string) string {
+	f := strings.Split(v, "|")
+	if len(f) > 5 && f[5] != "" && strings.Trim(f[5], "0123456789") == "" {
+		f[5] = "N"
+	}
+	return strings.Join(f, "|")
 }
 
 // timesSet replaces each timing of a "|"-separated X-Vars value (the
