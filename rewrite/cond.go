@@ -131,6 +131,12 @@ func variable(w string, env Env) (*vars.Template, error) {
 		// there as unknown, rather than tested unescaped (see Value).
 		return nil, fmt.Errorf("unknown %q variable", name)
 	}
+	if env.Variable == nil {
+		// An Env made before Variable existed (a library user's): the
+		// name is read as a value's "${name}", which refuses bytes no
+		// name holds, rather than calling nil.
+		return env.Compile("${" + name + "}")
+	}
 	return env.Variable(name)
 }
 

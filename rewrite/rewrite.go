@@ -22,7 +22,8 @@ type Env struct {
 	// Compile compiles a value with variables.
 	Compile func(text string) (*vars.Template, error)
 	// Variable compiles the variable of that name, whatever its bytes
-	// (an "if"'s, which NGINX does not parse as a value).
+	// (an "if"'s, which NGINX does not parse as a value). Without it,
+	// an "if"'s name is compiled as "${name}" with Compile.
 	Variable func(name string) (*vars.Template, error)
 	// Capture returns the variable a named capture group sets.
 	Capture func(name string) (*vars.Var, error)

@@ -428,3 +428,21 @@ func TestValueAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestCondWithoutVariable: an Env built before Env.Variable existed (a
+// library user's, with Compile alone) still parses an "if": its variable
+// is compiled as a value's "${name}" would be, where a nil Variable was
+// called and panicked.
+func TestCondWithoutVariable(t *testing.T) {
+	env, sc := testEnv()
+	env.Variable = nil
+	if _, err := ParseCond([]string{"($host", "=", "a)"}, env); err != nil {
+		t.Errorf("($host = a): %v", err)
+	}
+	if err := sc.Resolve(); err != nil {
+		t.Errorf("resolve: %v", err)
+	}
+	if _, err := ParseCond([]string{"($http_x-y)"}, env); err == nil {
+		t.Error("($http_x-y) without Env.Variable: no error, want the value's")
+	}
+}
