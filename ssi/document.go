@@ -460,9 +460,11 @@ func (d *document) elif(p map[string]string) error {
 }
 
 // match runs a regular expression of an if; a match keeps its captures
-// ($1...) and named captures (variables) for the page.
+// ($1...) and named captures (variables) for the page. The pattern is
+// built at request time, maybe from what the client sent ($arg_p), so it
+// is compiled with the request-time bounds (length, time per match).
 func (d *document) match(pattern, subject string) (bool, error) {
-	re, err := pcre.Compile(pattern, false)
+	re, err := pcre.CompileRequest(pattern, false)
 	if err != nil {
 		return false, ssiError("%v", err)
 	}
@@ -470,7 +472,7 @@ func (d *document) match(pattern, subject string) (bool, error) {
 	// ($2 of /(x)(y)?/ on "x" is none), and every named group is set.
 	caps, err := re.MatchTaken(subject)
 	if err != nil {
-		return false, ssiError("%v", err)
+		return false, ssiError("pcre2_match() failed: %v on %q using %q", err, subject, pattern)
 	}
 	if caps == nil {
 		return false, nil

@@ -49,7 +49,27 @@ func Compile(expr string, caseless bool) (*Regexp, error) {
 	return compile(expr, caseless, false)
 }
 
-// compile is Compile; forceBT (for tests and benchmarks) leaves out RE2.
+// MaxRequestPattern bounds a pattern that CompileRequest takes. NGINX's
+// PCRE2 (link size 2) refuses a pattern whose compiled form passes 64 KiB,
+// which 32 KiB of literal bytes reaches; the bound also keeps the compile
+// itself to milliseconds.
+const MaxRequestPattern = 32 << 10
+
+// CompileRequest is Compile for a pattern built while serving a request
+// from what a client sent (SSI's if expr="$a = /$arg_p/"). Such a
+// pattern always runs on the backtracking engine, whose every match is
+// bounded by MatchTimeout: Go's regexp is linear in the subject but not
+// in the pattern, and a few kilobytes of pattern with a thousand groups
+// ("(a)?" repeated) hold a CPU for seconds a match on it.
+func CompileRequest(expr string, caseless bool) (*Regexp, error) {
+	if len(expr) > MaxRequestPattern {
+		return nil, fmt.Errorf(`pcre2_compile() failed: regular expression is too large in "%s"`, expr)
+	}
+	return compile(expr, caseless, true)
+}
+
+// compile is Compile; forceBT (CompileRequest, tests and benchmarks)
+// leaves out RE2.
 func compile(expr string, caseless, forceBT bool) (*Regexp, error) {
 	tree, p, err := parse(expr, caseless)
 	if err != nil {

@@ -145,6 +145,40 @@ func TestRunaway(t *testing.T) {
 	}
 }
 
+// TestCompileRequest: a request-time pattern runs on the backtracking
+// engine, so a thousand groups (7 s a match on RE2, whose cost grows with
+// pattern × subject × groups) answer at once, a runaway stops at the
+// limit, and a pattern past MaxRequestPattern is refused as PCRE2 refuses
+// it.
+func TestCompileRequest(t *testing.T) {
+	re, err := CompileRequest(strings.Repeat("(a)?", 1000)+strings.Repeat("a", 1000), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	caps, err := re.MatchTaken(strings.Repeat("a", 2000))
+	if len(caps) != 1001 || caps[1000] != "a" || err != nil {
+		t.Errorf("MatchTaken = %d captures, %v", len(caps), err)
+	}
+	if d := time.Since(start); d > 20*MatchTimeout {
+		t.Errorf("the match took %v", d)
+	}
+	re, err = CompileRequest(`^(a+)+$`, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := re.MatchString(strings.Repeat("a", 40) + "!"); ok || !errors.Is(err, ErrLimit) {
+		t.Errorf("MatchString = %v, %v; want ErrLimit", ok, err)
+	}
+	if _, err := CompileRequest(strings.Repeat("a", MaxRequestPattern), true); err != nil {
+		t.Errorf("at the bound: %v", err)
+	}
+	_, err = CompileRequest(strings.Repeat("a", MaxRequestPattern+1), false)
+	if err == nil || !strings.HasPrefix(err.Error(), "pcre2_compile() failed: regular expression is too large in") {
+		t.Errorf("past the bound: %.80v", err)
+	}
+}
+
 // TestTableAgainstPerl checks the table's answers with Perl, whose regular
 // expressions PCRE follows.
 func TestTableAgainstPerl(t *testing.T) {
