@@ -177,6 +177,14 @@ func TestCompileRequest(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "pcre2_compile() failed: regular expression is too large in") {
 		t.Errorf("past the bound: %.80v", err)
 	}
+	// The error echoes the client's pattern into the log: NGINX writes it
+	// into a buffer of NGX_MAX_CONF_ERRSTR (1024) bytes, and so must we.
+	for _, p := range []string{strings.Repeat("a", MaxRequestPattern+1), strings.Repeat("a", 5000) + "("} {
+		_, err = CompileRequest(p, false)
+		if err == nil || len(err.Error()) != 1024 {
+			t.Errorf("%.20q...: error of %d bytes, want %d", p, len(fmt.Sprint(err)), 1024)
+		}
+	}
 }
 
 // TestTableAgainstPerl checks the table's answers with Perl, whose regular
