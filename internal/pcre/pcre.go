@@ -61,11 +61,27 @@ const MaxRequestPattern = 32 << 10
 // bounded by MatchTimeout: Go's regexp is linear in the subject but not
 // in the pattern, and a few kilobytes of pattern with a thousand groups
 // ("(a)?" repeated) hold a CPU for seconds a match on it.
+//
+// Its error, which quotes the client's pattern into the error log, is cut
+// at maxCompileError bytes as NGINX's is.
 func CompileRequest(expr string, caseless bool) (*Regexp, error) {
 	if len(expr) > MaxRequestPattern {
-		return nil, fmt.Errorf(`pcre2_compile() failed: regular expression is too large in "%s"`, expr)
+		return nil, cutError(fmt.Sprintf(`pcre2_compile() failed: regular expression is too large in "%s"`, expr[:maxCompileError]))
 	}
-	return compile(expr, caseless, true)
+	re, err := compile(expr, caseless, true)
+	if err != nil {
+		return nil, cutError(err.Error())
+	}
+	return re, nil
+}
+
+// maxCompileError is NGX_MAX_CONF_ERRSTR: NGINX formats a compile error
+// into a buffer of that size, so a request-time pattern reaches the log
+// cut there.
+const maxCompileError = 1024
+
+func cutError(msg string) error {
+	return errors.New(msg[:min(len(msg), maxCompileError)])
 }
 
 // compile is Compile; forceBT (CompileRequest, tests and benchmarks)

@@ -181,8 +181,8 @@ func TestCompileRequest(t *testing.T) {
 	// into a buffer of NGX_MAX_CONF_ERRSTR (1024) bytes, and so must we.
 	for _, p := range []string{strings.Repeat("a", MaxRequestPattern+1), strings.Repeat("a", 5000) + "("} {
 		_, err = CompileRequest(p, false)
-		if err == nil || len(err.Error()) != 1024 {
-			t.Errorf("%.20q...: error of %d bytes, want %d", p, len(fmt.Sprint(err)), 1024)
+		if err == nil || len(err.Error()) != maxCompileError {
+			t.Errorf("%.20q...: error of %d bytes, want %d", p, len(fmt.Sprint(err)), maxCompileError)
 		}
 	}
 }
