@@ -58,11 +58,14 @@ func (x *exchange) prepareBody() error {
 	// is NoBody.)
 	empty := r.Body == nil || r.Body == http.NoBody || (r.ContentLength == 0 && r.RequestURI != "")
 	// Whether an empty body was declared so ("Content-Length: 0") or
-	// came without a length: a lookup of the name hashes it (about 146
-	// instructions), so a body that is not empty, whose framing the
-	// field does not choose, goes without.
+	// came without a length. A lookup of the name hashes it (about 146
+	// instructions), and only two things read the answer: the HTTP
+	// head's framing (a declared empty body sends its 0) and
+	// client_body_in_file_only's file. A body that is not empty, and a
+	// Wire's (FastCGI's) empty one without that file, whose framing the
+	// Wire makes from the length alone, go without it.
 	declared := false
-	if empty {
+	if empty && (x.h.wire == nil || x.h.bodyMemory < 0) {
 		_, declared = r.Header["Content-Length"]
 	}
 	// DropBody reads the body whole as NGINX does, to learn its length,
