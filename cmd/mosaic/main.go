@@ -44,6 +44,8 @@ func run(args []string) int {
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
+	// Before the configuration loads: its parse is the first heap to grow.
+	gcDefault := applyGCPolicy(os.Getenv)
 	if *showVersion {
 		fmt.Println("mosaic version " + version)
 		return 0
@@ -129,7 +131,13 @@ func run(args []string) int {
 		}
 	}()
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGINT)
-	log.Info("mosaic started", "config", path, "pid", os.Getpid(), "version", version, "gomaxprocs", runtime.GOMAXPROCS(0))
+	gogc, memLimit := gcSettings()
+	gcFrom := "environment"
+	if gcDefault {
+		gcFrom = "mosaic"
+	}
+	log.Info("mosaic started", "config", path, "pid", os.Getpid(), "version", version, "gomaxprocs", runtime.GOMAXPROCS(0),
+		"gogc", gogc, "gomemlimit", memLimit, "gc_policy", gcFrom)
 
 	for {
 		select {
