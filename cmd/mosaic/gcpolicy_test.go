@@ -5,15 +5,15 @@ import (
 	"testing"
 )
 
-// mosaic raises the collector's target to 400 when the environment sets
-// neither GOGC nor GOMEMLIMIT, and otherwise leaves the runtime what the
-// operator set; the start line says which applies, read back from the
-// runtime of the running binary.
+// mosaic starts its adaptive collector target, 400 while the live heap is
+// small, when the environment sets neither GOGC nor GOMEMLIMIT, and
+// otherwise leaves the runtime what the operator set; the start line says
+// which applies, read back from the runtime of the running binary.
 func TestGCPolicyDefaultAndEnvironment(t *testing.T) {
 	for _, c := range []struct {
 		name, gogc, memLimit, want string
 	}{
-		{"default", "", "", "gogc=400 gomemlimit=0 gc_policy=mosaic"},
+		{"default", "", "", "gogc=400 gomemlimit=0 gc_policy=adaptive"},
 		{"GOGC", "150", "", "gogc=150 gomemlimit=0 gc_policy=environment"},
 		{"GOGC=off", "off", "", "gogc=-1 gomemlimit=0 gc_policy=environment"},
 		// A limit alone is the operator's policy too: GOGC stays Go's 100.

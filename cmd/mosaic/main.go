@@ -134,7 +134,7 @@ func run(args []string) int {
 	gogc, memLimit := gcSettings()
 	gcFrom := "environment"
 	if gcDefault {
-		gcFrom = "mosaic"
+		gcFrom = "adaptive" // mosaic's: gogc is the target now, which follows the live heap
 	}
 	log.Info("mosaic started", "config", path, "pid", os.Getpid(), "version", version, "gomaxprocs", runtime.GOMAXPROCS(0),
 		"gogc", gogc, "gomemlimit", memLimit, "gc_policy", gcFrom)
