@@ -165,21 +165,18 @@ func (rc *record) appendValue(b []byte, v upstreamVar) ([]byte, bool) {
 	if ok {
 		b = append(b, " : "...)
 	}
-	last := len(tries) - 1
-	if v >= upResponseTime && rc.stage.Load() < stageDone {
-		last-- // the relayed try is written below, as it stands
-	}
-	for i := range tries[:last+1] {
+	// Before the exchange ends, the relayed try (the last) shows its
+	// timings and lengths as they stand.
+	relaying := v >= upResponseTime && rc.stage.Load() < stageDone
+	for i := range tries {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
-		b = tries[i].append(b, v)
-	}
-	if last < len(tries)-1 {
-		if last >= 0 {
-			b = append(b, ", "...)
+		if relaying && i == len(tries)-1 {
+			b = rc.relayed(b, &tries[i], v)
+		} else {
+			b = tries[i].append(b, v)
 		}
-		b = rc.relayed(b, &tries[len(tries)-1], v)
 	}
 	return b, true
 }
