@@ -118,12 +118,7 @@ func (x *exchange) prepareHeaders() {
 			x.sentClose = true
 		}
 	}
-	// The context's mark first, as the gateway's appendHeaders: a lookup
-	// of a name the map lacks hashes it (about 146 instructions once the
-	// map holds a line), the mark's walk up the context about 130 for
-	// both; an empty map is told by its length.
-	if len(r.Header) > 0 && header.Revalidation(r.Context()) &&
-		len(r.Header["If-Modified-Since"])+len(r.Header["If-None-Match"]) > 0 {
+	if header.Revalidating(r) {
 		// A cache's validators: NGINX's proxy_cache_headers send them
 		// after its other defaults and the body's framing, before the
 		// client's lines, which then leave these names out.

@@ -163,12 +163,7 @@ type encStep struct {
 // SCGI's) go after the configured ones, before the client's lines, which
 // then leave these names out.
 func appendHeaders[S any](p *Params, dst S, r *http.Request, st *vars.State, add func(dst S, name, value string) S) S {
-	// The context's mark first: a lookup of a name the map does not hold
-	// hashes it (about 146 instructions once the map holds a line), the
-	// mark's walk up the context costs about 140 for both. An empty map
-	// (no line but Host) is told for a few.
-	revalid := len(r.Header) > 0 && header.Revalidation(r.Context()) &&
-		len(r.Header["If-Modified-Since"])+len(r.Header["If-None-Match"]) > 0
+	revalid := header.Revalidating(r)
 	if revalid {
 		for _, k := range [...]string{"If-Modified-Since", "If-None-Match"} {
 			name := HeaderParamName(k)
