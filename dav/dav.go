@@ -21,7 +21,6 @@ import (
 	"net/http"
 	"os"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -184,7 +183,7 @@ type target struct {
 // that ends in "/" names the same path as without it.
 func (h *Handler) open(r *http.Request, uri string) (target, error) {
 	dir, rel := h.o.Path(r, uri)
-	if slices.Contains(strings.Split(rel, "/"), "..") {
+	if reqrule.DotDot(rel) >= 0 {
 		// A ".." that a root's variables brought, which Path leaves for
 		// the caller to refuse (server.FilePath): Clean below would fold
 		// it into another name under dir.

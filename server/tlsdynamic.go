@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/mosaic-edge/mosaic/internal/reqrule"
 )
 
 // dynamicCerts are a server's certificates named with variables, which
@@ -60,10 +62,8 @@ func (d *dynamicCerts) name(files sslFiles, i int, r *http.Request) (string, err
 	if name == "" || strings.IndexByte(name, 0) >= 0 {
 		return "", errDynamicName
 	}
-	for seg := range strings.SplitSeq(name, "/") {
-		if seg == ".." {
-			return "", errDynamicName
-		}
+	if reqrule.DotDot(name) >= 0 {
+		return "", errDynamicName
 	}
 	return name, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mosaic-edge/mosaic/internal/dirwatch"
 	"github.com/mosaic-edge/mosaic/internal/nolinks"
+	"github.com/mosaic-edge/mosaic/internal/reqrule"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -77,23 +78,8 @@ func VariableClimb(tpl *vars.Template, p string) int {
 	// From the start of the prefix's last segment: "/srv/." and a value
 	// "./x" make a ".." segment together.
 	from := strings.LastIndexByte(tpl.Prefix(), '/') + 1
-	if i := dotDotSegment(p[from:]); i >= 0 {
+	if i := reqrule.DotDot(p[from:]); i >= 0 {
 		return from + i
-	}
-	return -1
-}
-
-// dotDotSegment returns where p's first ".." segment starts, or -1.
-func dotDotSegment(p string) int {
-	for i := strings.Index(p, ".."); i >= 0; {
-		if (i == 0 || p[i-1] == '/') && (i+2 == len(p) || p[i+2] == '/') {
-			return i
-		}
-		j := strings.Index(p[i+1:], "..")
-		if j < 0 {
-			break
-		}
-		i += 1 + j
 	}
 	return -1
 }

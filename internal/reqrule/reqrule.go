@@ -105,6 +105,24 @@ func Unquoted(t string) bool {
 	return !strings.Contains(u, "%")
 }
 
+// DotDot returns where p's first ".." segment starts, or -1: the one
+// test of every place a value a client can shape becomes a file path
+// (a root's variables, a store's, a log's or a certificate's name),
+// which a ".." segment could lead out of its directory.
+func DotDot(p string) int {
+	for i := strings.Index(p, ".."); i >= 0; {
+		if (i == 0 || p[i-1] == '/') && (i+2 == len(p) || p[i+2] == '/') {
+			return i
+		}
+		j := strings.Index(p[i+1:], "..")
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return -1
+}
+
 // absoluteForm reports a target that starts with a scheme and "://".
 func absoluteForm(t string) bool {
 	i := strings.Index(t, "://")

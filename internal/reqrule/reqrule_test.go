@@ -189,3 +189,15 @@ func TestOriginForm(t *testing.T) {
 		}
 	}
 }
+
+func TestDotDot(t *testing.T) {
+	for p, want := range map[string]int{
+		"": -1, "..": 0, "../a": 0, "a/..": 2, "a/../b": 2, "/..": 1,
+		"a..b": -1, "...": -1, "a/...": -1, "..a/b": -1, "a/b..": -1,
+		"a..b/..": 5, "x/.../../y": 6,
+	} {
+		if got := reqrule.DotDot(p); got != want {
+			t.Errorf("DotDot(%q) = %d, want %d", p, got, want)
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mosaic-edge/mosaic/accesslog"
 	"github.com/mosaic-edge/mosaic/conf"
+	"github.com/mosaic-edge/mosaic/internal/reqrule"
 	"github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -384,10 +385,8 @@ func checkLogName(path string) error {
 	if path == "" || strings.IndexByte(path, 0) >= 0 {
 		return errors.New("no valid file name")
 	}
-	for seg := range strings.SplitSeq(path, "/") {
-		if seg == ".." {
-			return errors.New(`a ".." segment in the file name`)
-		}
+	if reqrule.DotDot(path) >= 0 {
+		return errors.New(`a ".." segment in the file name`)
 	}
 	return nil
 }
