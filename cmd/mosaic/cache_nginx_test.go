@@ -34,6 +34,7 @@ func newWhoOrigin(t *testing.T, h func(n int, w http.ResponseWriter, r *http.Req
 		o.hits[r.Header.Get("X-Who")+" "+r.URL.Path]++
 		n := o.hits[r.Header.Get("X-Who")+" "+r.URL.Path]
 		o.mu.Unlock()
+		withoutDate(w)
 		h(n, w, r)
 	}))
 	t.Cleanup(o.Close)
