@@ -242,6 +242,12 @@ func TestParamsEncoded(t *testing.T) {
 		{Name: "HTTP_PROXY", Hide: true},
 		{Name: "FIXED", Literal: "f"},
 		{Name: "M", Value: func(r *http.Request, _ *vars.State) string { return "again" }},
+		// Computed values whose length takes four bytes, after a short
+		// name, and one byte, after a long name: the head made once
+		// (Pairs.Short) only where the value's length fits its byte.
+		{Name: "L", Value: func(r *http.Request, _ *vars.State) string { return strings.Repeat("l", 128) }},
+		{Name: long, Value: func(r *http.Request, _ *vars.State) string { return "x" }},
+		{Name: "Z", Value: func(r *http.Request, _ *vars.State) string { return "" }},
 		// Of several pieces, written one by one.
 		{Name: "PIECES", Value: pieces.EvalState, Template: pieces},
 		{Name: "NOPIECES", Value: none.EvalState, Template: none, IfNotEmpty: true},
@@ -251,7 +257,7 @@ func TestParamsEncoded(t *testing.T) {
 	r.Header.Set("X-Empty", "")
 	r.Header.Set("X-Long", strings.Repeat("h", 300))
 	r.Header.Set("Proxy", "hidden")
-	head, _ := (&Client{Params: p.Encoder(AppendPair, AppendPairHead)}).AppendHead(nil, r, 0)
+	head, _ := (&Client{Params: p.Encoder(Pairs)}).AppendHead(nil, r, 0)
 
 	var pairs []byte
 	for _, b := range [][]byte{
@@ -260,6 +266,9 @@ func TestParamsEncoded(t *testing.T) {
 		{1, 127}, []byte("M" + strings.Repeat("m", 127)),
 		{5, 1}, []byte("FIXEDf"),
 		{1, 5}, []byte("Magain"),
+		{1, 0x80, 0, 0, 128}, []byte("L" + strings.Repeat("l", 128)),
+		{0x80, 0, 0, 200, 1}, []byte(long + "x"),
+		{1, 0}, []byte("Z"),
 		{6, 0x80, 0, 0, 137}, []byte("PIECES<GET|" + strings.Repeat("p", 130) + "/>"),
 		{11, 0}, []byte("EMPTYPIECES"),
 		{9, 9}, []byte("HTTP_HOSTsite.test"),

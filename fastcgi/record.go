@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/mosaic-edge/mosaic/internal/gateway"
 )
 
 // Record types (FastCGI specification, section 8).
@@ -162,6 +164,11 @@ func unexpected(err error) error {
 	}
 	return err
 }
+
+// Pairs is FastCGI's encoding of parameters for gateway.Params.Encoder:
+// a value below 128 bytes has its length in the one byte before the
+// name, whatever the name's length.
+var Pairs = gateway.PairEncoding{Pair: AppendPair, Head: AppendPairHead, Short: 127}
 
 // AppendPair appends a name-value pair in FastCGI's encoding: each length
 // in one byte below 128, else in four with the high bit set.

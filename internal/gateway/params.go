@@ -80,14 +80,27 @@ func (p *Params) Append(dst []Var, r *http.Request) []Var {
 
 func appendVar(dst []Var, name, value string) []Var { return append(dst, Var{name, value}) }
 
-// Encoder returns Append for a protocol's encoding of a name and a
-// value (enc, such as FastCGI's name-value pairs): each parameter
-// written with enc straight into dst, without the Vars in between. The
+// PairEncoding is a protocol's writing of a parameter, such as FastCGI's
+// name-value pairs: Pair writes a name and its value, Head what comes
+// before a value n bytes long, the value's bytes to follow. Short, when
+// above 0, says that Head writes the length of a value of at most Short
+// bytes as one byte, the one right before the name, and that its other
+// bytes do not depend on that length: an Encoder then writes a computed
+// parameter's head once, when it is made, and on each request copies it
+// and sets that byte, where Pair would encode both lengths and copy the
+// name apart (one copy a parameter fewer, on every request).
+type PairEncoding struct {
+	Pair  func(dst []byte, name, value string) []byte
+	Head  func(dst []byte, name string, n int) []byte
+	Short int
+}
+
+// Encoder returns Append for a protocol's encoding of parameters: each
+// parameter written straight into dst, without the Vars in between. The
 // parameters whose value is fixed in the configuration are encoded here,
-// once, and copied on each request. head writes what enc writes before
-// the value, given the value's length, so that a parameter of several
-// pieces (Param.Template) is written piece by piece.
-func (p *Params) Encoder(enc func(dst []byte, name, value string) []byte, head func(dst []byte, name string, n int) []byte) func(dst []byte, r *http.Request) []byte {
+// once, and copied on each request; a parameter of several pieces
+// (Param.Template) is written piece by piece after its head.
+func (p *Params) Encoder(e PairEncoding) func(dst []byte, r *http.Request) []byte {
 	var steps []encStep
 	for i := range p.list {
 		pa := &p.list[i]
@@ -95,12 +108,17 @@ func (p *Params) Encoder(enc func(dst []byte, name, value string) []byte, head f
 		case pa.Hide, pa.Value == nil && pa.Literal == "" && pa.IfNotEmpty:
 			continue // never sent
 		case pa.Value != nil:
-			steps = append(steps, encStep{param: pa})
+			s := encStep{param: pa}
+			if e.Short > 0 {
+				s.encoded = e.Head(nil, pa.Name, 0)
+				s.back = len(pa.Name) + 1
+			}
+			steps = append(steps, s)
 		case len(steps) > 0 && steps[len(steps)-1].param == nil:
 			last := &steps[len(steps)-1]
-			last.encoded = enc(last.encoded, pa.Name, pa.Literal)
+			last.encoded = e.Pair(last.encoded, pa.Name, pa.Literal)
 		default:
-			steps = append(steps, encStep{encoded: enc(nil, pa.Name, pa.Literal)})
+			steps = append(steps, encStep{encoded: e.Pair(nil, pa.Name, pa.Literal)})
 		}
 	}
 	return func(dst []byte, r *http.Request) []byte {
@@ -112,43 +130,68 @@ func (p *Params) Encoder(enc func(dst []byte, name, value string) []byte, head f
 				continue
 			}
 			if s.param.Template != nil {
-				dst = appendPieces(dst, s.param, r, st, head)
+				dst = s.appendPieces(dst, r, st, &e)
 				continue
 			}
 			v := s.param.Value(r, st)
 			if v == "" && s.param.IfNotEmpty {
 				continue
 			}
-			dst = enc(dst, s.param.Name, v)
+			if d, ok := s.shortHead(dst, len(v), e.Short); ok {
+				dst = append(d, v...)
+			} else {
+				dst = e.Pair(dst, s.param.Name, v)
+			}
 		}
-		return appendHeaders(p, dst, r, st, enc)
+		return appendHeaders(p, dst, r, st, e.Pair)
 	}
 }
 
-// appendPieces writes pa, whose value is its Template's pieces, with
-// head and the pieces after it.
-func appendPieces(dst []byte, pa *Param, r *http.Request, st *vars.State, head func(dst []byte, name string, n int) []byte) []byte {
+// appendPieces writes s's parameter, whose value is its Template's
+// pieces, with its head and the pieces after it.
+func (s *encStep) appendPieces(dst []byte, r *http.Request, st *vars.State, e *PairEncoding) []byte {
 	var buf [8]string
-	pieces := pa.Template.AppendValues(r, st, buf[:0])
+	pieces := s.param.Template.AppendValues(r, st, buf[:0])
 	n := 0
 	for _, v := range pieces {
 		n += len(v)
 	}
-	if n == 0 && pa.IfNotEmpty {
+	if n == 0 && s.param.IfNotEmpty {
 		return dst
 	}
-	dst = head(dst, pa.Name, n)
+	if d, ok := s.shortHead(dst, n, e.Short); ok {
+		dst = d
+	} else {
+		dst = e.Head(dst, s.param.Name, n)
+	}
 	for _, v := range pieces {
 		dst = append(dst, v...)
 	}
 	return dst
 }
 
-// encStep is one step of an Encoder: a parameter computed per request, or
-// (param nil) consecutive fixed ones, encoded.
+// shortHead writes the head made with s for a value n bytes long, its
+// length set, and true; false when the length does not fit its byte
+// (PairEncoding.Short) or s has no head made. Small enough to be
+// inlined: a call a parameter was about all that the head made once
+// saved.
+func (s *encStep) shortHead(dst []byte, n, short int) ([]byte, bool) {
+	if n > short || s.encoded == nil {
+		return dst, false
+	}
+	dst = append(dst, s.encoded...)
+	dst[len(dst)-s.back] = byte(n)
+	return dst, true
+}
+
+// encStep is one step of an Encoder: a parameter computed per request,
+// with its head for a short value (PairEncoding.Short) in encoded, the
+// value's length back bytes before its end, or (param nil) consecutive
+// fixed ones, encoded.
 type encStep struct {
 	param   *Param
 	encoded []byte
+	back    int
 }
 
 // appendHeaders appends the request's header lines with add, after the

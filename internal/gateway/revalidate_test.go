@@ -70,11 +70,10 @@ func TestParamsRevalidation(t *testing.T) {
 			if g := strings.Join(got, " "); g != want {
 				t.Errorf("%s, lines %v, Append:\ngot  %s\nwant %s", tc.name, fromLines, g, want)
 			}
-			enc := func(dst []byte, name, value string) []byte {
-				return append(append(append(append(dst, name...), '='), value...), ' ')
-			}
-			head := func(dst []byte, name string, _ int) []byte { return append(append(dst, name...), '=') }
-			if g := strings.TrimSuffix(string(p.Encoder(enc, head)(nil, r)), " "); g != want {
+			// Each pair written as " name=value": a head, then the value.
+			head := func(dst []byte, name string, _ int) []byte { return append(append(append(dst, ' '), name...), '=') }
+			enc := func(dst []byte, name, value string) []byte { return append(head(dst, name, len(value)), value...) }
+			if g := strings.TrimPrefix(string(p.Encoder(PairEncoding{Pair: enc, Head: head})(nil, r)), " "); g != want {
 				t.Errorf("%s, lines %v, Encoder:\ngot  %s\nwant %s", tc.name, fromLines, g, want)
 			}
 		}

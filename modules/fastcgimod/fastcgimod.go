@@ -153,7 +153,7 @@ var gateway = gatewaymod.Gateway{
 				slog.String("host", r.Host))
 		}
 		return &fastcgi.Client{
-			Params:      g.Params().Encoder(fastcgi.AppendPair, fastcgi.AppendPairHead),
+			Params:      g.Params().Encoder(fastcgi.Pairs),
 			KeepConn:    lc.keepConn.V,
 			MaxHeader:   g.BufferSize(),
 			DropBody:    !lc.passBody.Or(true),
