@@ -76,7 +76,7 @@ func (c *Client) AppendHead(dst []byte, r *http.Request, _ int64) ([]byte, error
 		dst = append(dst, beginClose...)
 	}
 	if c.Params == nil {
-		return appendRecords(dst, TypeParams, nil), nil
+		return append(dst, paramsEnd[maxPad:]...), nil
 	}
 	// The pairs are encoded in place, after room for the record's header,
 	// which is written once their length is known.
@@ -92,9 +92,19 @@ func (c *Client) AppendHead(dst []byte, r *http.Request, _ int64) ([]byte, error
 	if n == 0 {
 		return dst, nil // no pairs: that record ends the stream
 	}
-	dst = append(dst, zeros[:dst[start+6]]...)
-	return appendRecords(dst, TypeParams, nil), nil
+	return append(dst, paramsEnd[maxPad-int(dst[start+6]):]...), nil
 }
+
+// maxPad is the most padding a record has.
+const maxPad = 7
+
+// paramsEnd is what follows the pairs: room for their record's padding,
+// then the empty PARAMS record that ends the stream, both appended in one
+// copy of the padding's bytes and the record (its header built once).
+var paramsEnd = AppendRecord(make([]byte, maxPad), TypeParams, nil)
+
+// stdinEnd is the empty STDIN record that ends the request, built once.
+var stdinEnd = AppendRecord(nil, TypeStdin, nil)
 
 // WriteBody writes a piece of the body as STDIN records.
 func (c *Client) WriteBody(bw *bufio.Writer, p []byte) error {
@@ -106,7 +116,8 @@ func (c *Client) WriteBody(bw *bufio.Writer, p []byte) error {
 
 // EndBody writes the empty STDIN record that ends the request.
 func (c *Client) EndBody(bw *bufio.Writer) error {
-	return writeRecords(bw, TypeStdin, nil)
+	_, err := bw.Write(stdinEnd)
+	return err
 }
 
 // ReadResponse reads the CGI head from the STDOUT records that br

@@ -512,3 +512,34 @@ func TestReadResponseHeadOutlivesBuffer(t *testing.T) {
 		t.Errorf("the first answer after the second was read: %s", got)
 	}
 }
+
+// TestAppendHeadPadding: whatever the pairs' length modulo 8, the PARAMS
+// record is padded to 8 bytes with zeros and followed by the empty
+// PARAMS record (paramsEnd's last bytes), and EndBody writes the empty
+// STDIN record.
+func TestAppendHeadPadding(t *testing.T) {
+	for n := range 9 {
+		params := func(dst []byte, _ *http.Request) []byte { return AppendPair(dst, "V", strings.Repeat("v", n)) }
+		head, err := (&Client{Params: params, KeepConn: true}).AppendHead(nil, httptest.NewRequest("GET", "/", nil), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := AppendRecord(append([]byte(nil), beginKeep...), TypeParams, AppendPair(nil, "V", strings.Repeat("v", n)))
+		want = append(want, 1, TypeParams, 0, 1, 0, 0, 0, 0)
+		if !bytes.Equal(head, want) {
+			t.Errorf("value of %d bytes: head\n%q, want\n%q", n, head, want)
+		}
+	}
+	head, _ := (&Client{}).AppendHead(nil, httptest.NewRequest("GET", "/", nil), 0)
+	if want := append(append([]byte(nil), beginClose...), 1, TypeParams, 0, 1, 0, 0, 0, 0); !bytes.Equal(head, want) {
+		t.Errorf("no parameters: head %q, want %q", head, want)
+	}
+	var b bytes.Buffer
+	bw := bufio.NewWriter(&b)
+	if err := (&Client{}).EndBody(bw); err != nil || bw.Flush() != nil {
+		t.Fatal(err)
+	}
+	if want := []byte{1, TypeStdin, 0, 1, 0, 0, 0, 0}; !bytes.Equal(b.Bytes(), want) {
+		t.Errorf("EndBody wrote %q, want %q", b.Bytes(), want)
+	}
+}

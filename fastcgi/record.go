@@ -83,17 +83,6 @@ func writeRecords(bw *bufio.Writer, typ uint8, p []byte) error {
 	}
 }
 
-// appendRecords is writeRecords appending to dst.
-func appendRecords(dst []byte, typ uint8, p []byte) []byte {
-	for {
-		n := min(len(p), maxContent)
-		dst = AppendRecord(dst, typ, p[:n])
-		if p = p[n:]; len(p) == 0 {
-			return dst
-		}
-	}
-}
-
 // writeHeader writes a record header into bw's buffer and returns the
 // padding it announces. The header is built in the buffer itself: an
 // array of the caller's would escape through bufio.Writer.Write to the
