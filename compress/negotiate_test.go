@@ -115,6 +115,7 @@ func TestTableAnswers(t *testing.T) {
 		"gzip, deflate":           "gzip",
 		"deflate, gzip, br, zstd": "br, zstd, gzip",
 		"gzip":                    "gzip",
+		"br":                      "br",
 		"br;q=0.1, gzip":          "gzip, br", // not in the table: parsed
 	} {
 		if got := table.Negotiate(v).String(); got != want {
