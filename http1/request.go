@@ -511,22 +511,11 @@ func trimSpaces(s string) string {
 // response with a length pays again, its handler having formatted the
 // number as text); longer values take ParseUint, which checks overflow.
 func parseLength(s string) (int64, bool) {
-	if s == "" {
-		return 0, false
-	}
 	if len(s) > 18 {
 		n, err := strconv.ParseUint(s, 10, 63)
 		return int64(n), err == nil
 	}
-	var n int64
-	for i := 0; i < len(s); i++ {
-		d := s[i] - '0'
-		if d > 9 {
-			return 0, false
-		}
-		n = n*10 + int64(d)
-	}
-	return n, true
+	return header.Digits(s)
 }
 
 // parseTarget parses the request target into r.URL, which is u for the

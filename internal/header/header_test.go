@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -159,5 +160,21 @@ func TestSeen(t *testing.T) {
 	full := append(make([]string, 0, 1), "A")
 	if !Seen(h, full, "B") || Seen(h, full, "C") {
 		t.Error("names full: B not seen in the header or C seen")
+	}
+}
+
+// TestDigits holds Digits to strconv on the values it takes, and to
+// false on the rest.
+func TestDigits(t *testing.T) {
+	for _, s := range []string{"0", "7", "2032", "00012", "999999999999999999"} {
+		want, _ := strconv.ParseInt(s, 10, 64)
+		if n, ok := Digits(s); !ok || n != want {
+			t.Errorf("Digits(%q) = %d, %v, want %d, true", s, n, ok, want)
+		}
+	}
+	for _, s := range []string{"", " 1", "1 ", "+1", "-1", "1a", "0x1", "1000000000000000000", "１"} {
+		if n, ok := Digits(s); ok {
+			t.Errorf("Digits(%q) = %d, true, want false", s, n)
+		}
 	}
 }
