@@ -177,4 +177,13 @@ func TestDigits(t *testing.T) {
 			t.Errorf("Digits(%q) = %d, true, want false", s, n)
 		}
 	}
+	// Every byte in the middle: the loop's unsigned d > 9 must refuse the
+	// neighbours of '0' and '9' ('/', ':') and every byte past them.
+	for c := range 256 {
+		s := "12" + string([]byte{byte(c)}) + "4"
+		want, err := strconv.ParseInt(s, 10, 64)
+		if n, ok := Digits(s); ok != (err == nil) || ok && n != want {
+			t.Errorf("Digits(%q) = %d, %v; ParseInt gives %d, %v", s, n, ok, want, err)
+		}
+	}
 }
