@@ -9,19 +9,19 @@ var commonAcceptEncodings = [...]string{
 	"gzip, deflate",           // browsers over plain http, Python requests
 	"deflate, gzip, br, zstd", // curl --compressed
 	"gzip",                    // Go net/http, OkHttp
-	// What a CDN in front sends once it has normalized the header
-	// (Fastly's and Varnish's recommended VCL keep the one best coding),
-	// and what ngx_brotli's and this repository's benchmarks send: parsed,
-	// 350 instructions a response (compress README, "Around the encoder,
-	// a fourth look").
+	// What a cache in front sends once a brotli-aware rule has normalized
+	// the header to the one best coding (custom VCL on Fastly or Varnish;
+	// their stock normalization gives "gzip", listed above), and what
+	// this repository's benchmarks send: parsed, 350 instructions a
+	// response (compress README, "Around the encoder, a fourth look").
 	"br",
 }
 
 // Table negotiates for one Offer. The common Accept-Encoding values (those
-// of current browsers, curl --compressed and Go's client) resolve through
-// answers computed once by the parser, with no parsing and no allocation;
-// any other value, including a common one spelled with other case or
-// spacing, goes through Negotiate. The table is therefore a cache of the
+// of current browsers, curl --compressed, Go's client and a normalizing
+// cache in front) resolve through answers computed once by the parser,
+// with no parsing and no allocation; any other value, including a common
+// one spelled with other case or spacing, goes through Negotiate. The table is therefore a cache of the
 // parser's answers, never a second set of rules.
 type Table struct {
 	offer  Offer
