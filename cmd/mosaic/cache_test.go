@@ -1000,7 +1000,10 @@ func TestCacheLockTimeoutAndAge(t *testing.T) {
 			r, _ := cacheTry(http.MethodGet, url)
 			first <- r
 		}()
-		time.Sleep(100 * time.Millisecond)
+		// The second request must find the first one's lock: it goes once
+		// the origin has the first (a fixed pause lost to a late goroutine
+		// on a loaded machine, and the second request took the lock).
+		waitFor(t, "the first request at the origin", func() bool { return o.hits.Load() == firstN })
 		start := time.Now()
 		r := cacheDo(t, http.MethodGet, url)
 		if d := time.Since(start); d > time.Second {
