@@ -249,7 +249,9 @@ func TestGracefulStopFinishesInFlight(t *testing.T) {
 // the port mosaic listened on.
 func stopDuringSlowRequest(t *testing.T, main string) int {
 	t.Helper()
+	entered := make(chan struct{}, 1)
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		entered <- struct{}{}
 		time.Sleep(700 * time.Millisecond)
 		fmt.Fprint(w, "finished")
 	}))
@@ -268,7 +270,14 @@ func stopDuringSlowRequest(t *testing.T, main string) int {
 		resp.Body.Close()
 		done <- string(b)
 	}()
-	time.Sleep(200 * time.Millisecond)
+	// The stop must find the request in flight: a fixed pause lost to a
+	// client goroutine that ran late on a loaded machine, and the request
+	// was refused after the stop.
+	select {
+	case <-entered:
+	case got := <-done:
+		t.Fatalf("the request ended before the stop: %q", got)
+	}
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	if got := <-done; got != "finished" {
 		t.Fatalf("in-flight request: %q", got)
@@ -281,7 +290,9 @@ func stopDuringSlowRequest(t *testing.T, main string) int {
 // when it passes is cut and the process exits, as NGINX's workers do.
 func TestWorkerShutdownTimeout(t *testing.T) {
 	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		entered <- struct{}{}
 		select {
 		case <-release:
 		case <-r.Context().Done():
@@ -294,7 +305,11 @@ func TestWorkerShutdownTimeout(t *testing.T) {
 	p := startMosaic(t, dir, fmt.Sprintf(`worker_shutdown_timeout 500ms;
 		http { server { listen 127.0.0.1:{port}; location / { proxy_pass %s; } } }`, origin.URL), port)
 	go http.Get(fmt.Sprintf("http://127.0.0.1:%d/", port))
-	time.Sleep(200 * time.Millisecond)
+	select { // the stop finds the request in flight
+	case <-entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request did not reach the origin")
+	}
 	start := time.Now()
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	waitExit(t, p)
