@@ -49,6 +49,24 @@ func TestSetExpires(t *testing.T) {
 	}
 }
 
+// TestExpiresCarriesItsDate: Expires and Date come from one reading of
+// the clock, as NGINX's, so that "expires 0" is the response's Date even
+// when a second ends before the server writes the header (it stamps Date
+// then, unless the header has one); a Date already set is kept.
+func TestExpiresCarriesItsDate(t *testing.T) {
+	now := time.Date(2026, 1, 2, 10, 0, 0, 999_999_999, time.UTC)
+	h := http.Header{}
+	setExpires(h, Expires{Mode: ExpiresAccess}, now)
+	if h.Get("Date") != "Fri, 02 Jan 2026 10:00:00 GMT" || h.Get("Expires") != h.Get("Date") {
+		t.Errorf("expires 0: Date %q, Expires %q, want both the second of the reading", h.Get("Date"), h.Get("Expires"))
+	}
+	h = http.Header{"Date": {"Thu, 01 Jan 2026 00:00:00 GMT"}}
+	setExpires(h, Expires{Mode: ExpiresAccess}, now)
+	if h.Get("Date") != "Thu, 01 Jan 2026 00:00:00 GMT" {
+		t.Errorf("a Date already set became %q", h.Get("Date"))
+	}
+}
+
 // TestExpiresDailyAcrossDSTChange: NGINX's ngx_next_time sets the time of
 // day in the struct tm that localtime gave for now and hands it to mktime
 // with now's tm_isdst, so on the day the clock changes a time on the

@@ -274,6 +274,13 @@ func setExpires(h http.Header, e Expires, now time.Time) {
 	// of the current one, max-age until a whole-second time (a
 	// Last-Modified, a time of day) came out one second short.
 	now = now.Truncate(time.Second)
+	// NGINX reads Expires and Date from one reading of its clock. The
+	// server stamps Date when it writes the header, a reading of its own:
+	// a second that ended between the two made "expires 0" a second older
+	// than Date. The Date of this reading goes with the Expires.
+	if _, ok := h["Date"]; !ok {
+		h["Date"] = []string{string(header.AppendDate(nil, now))}
+	}
 	var at time.Time
 	switch e.Mode {
 	case ExpiresEpoch:
