@@ -56,10 +56,13 @@ func limitSite(t *testing.T, httpBlock string) (string, *proc) {
 // and the next are refused with limit_req_status; $limit_req_status says
 // which; a dry run refuses nothing but says what it would have done.
 func TestLimitReqBurstAndStatus(t *testing.T) {
+	// A rate of one a minute: what is counted is the burst, and a request
+	// the loaded machine sends a second late must not find a token back,
+	// as at one a second.
 	base, p := limitSite(t, `
-		limit_req_zone $binary_remote_addr zone=a:1m rate=1r/s;
-		limit_req_zone $binary_remote_addr zone=dry:1m rate=1r/s;
-		limit_req_zone $http_x_key zone=bykey:1m rate=1r/s;
+		limit_req_zone $binary_remote_addr zone=a:1m rate=1r/m;
+		limit_req_zone $binary_remote_addr zone=dry:1m rate=1r/m;
+		limit_req_zone $http_x_key zone=bykey:1m rate=1r/m;
 		limit_req_zone $binary_remote_addr zone=e:1m rate=1r/m;
 		server {
 			listen 127.0.0.1:{port};
