@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // logLevels maps NGINX's error_log levels onto slog's. NGINX's notice
@@ -55,9 +56,10 @@ func openErrorLog(cfg *Config, args []string) (*slog.Logger, error) {
 }
 
 // NewLogger returns an error logger writing text lines at level and above,
-// naming NGINX's levels (notice, crit, alert, emerg) as NGINX does.
+// naming NGINX's levels (notice, crit, alert, emerg) as NGINX does. Each
+// line is cut at MaxLogLine bytes (boundedLines).
 func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{
+	return slog.New(slog.NewTextHandler(boundedLines{w}, &slog.HandlerOptions{
 		Level: level,
 		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
 			if a.Key == slog.LevelKey && len(groups) == 0 {
@@ -68,6 +70,38 @@ func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
 			return a
 		},
 	}))
+}
+
+// MaxLogLine is the longest error-log line, newline included: NGINX's
+// NGX_MAX_ERROR_STR. Lines quote what clients send (a URI in a path, a
+// header value, a pattern built from arguments and its subject) and
+// what upstreams answer; without a bound one 64 KB URI wrote 64 KB to
+// the log for each request.
+const MaxLogLine = 2048
+
+// cutMark ends a line that boundedLines cut, so that a reader knows the
+// text (and any quoted value in it) goes on past it. NGINX cuts silently.
+const cutMark = "...[cut]\n"
+
+// boundedLines cuts every line written through it at MaxLogLine bytes,
+// at a UTF-8 boundary, ending it with cutMark. slog's handlers write a
+// record as one Write, so a Write is a line.
+type boundedLines struct{ w io.Writer }
+
+func (b boundedLines) Write(p []byte) (int, error) {
+	if len(p) <= MaxLogLine {
+		return b.w.Write(p)
+	}
+	n := MaxLogLine - len(cutMark)
+	for n > 0 && !utf8.RuneStart(p[n]) {
+		n--
+	}
+	line := make([]byte, 0, n+len(cutMark))
+	line = append(append(line, p[:n]...), cutMark...)
+	if _, err := b.w.Write(line); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func levelName(l slog.Level) string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 )
 
 // Lines written while the file is renamed and reopened, again and again,
@@ -82,5 +83,32 @@ func TestReopenLogsKeepsTheOldFileOnError(t *testing.T) {
 	fmt.Fprintln(w, "still written")
 	if b, _ := os.ReadFile(filepath.Join(moved, "error.log")); string(b) != "still written\n" {
 		t.Fatalf("the old file holds %q", b)
+	}
+}
+
+// A line that quotes 64 KB of client input is cut at NGINX's 2,048
+// bytes, at a rune boundary, and says so; short lines go through whole.
+func TestErrorLogLinesBounded(t *testing.T) {
+	var out strings.Builder
+	lg := NewLogger(&out, LevelNotice)
+	lg.Error("short", "uri", "/a")
+	// "é" is two bytes: the cut falls inside one for some prefix length.
+	for pad := range 2 {
+		lg.Error("static: open failed", "path", strings.Repeat("x", pad)+strings.Repeat("é", 32<<10))
+	}
+	lines := strings.SplitAfter(out.String(), "\n")
+	if len(lines) != 4 || lines[3] != "" {
+		t.Fatalf("got %d lines, want 3", len(lines)-1)
+	}
+	if !strings.Contains(lines[0], `msg=short uri=/a`) || strings.Contains(lines[0], "[cut]") {
+		t.Errorf("short line changed: %q", lines[0])
+	}
+	for _, l := range lines[1:3] {
+		if len(l) > MaxLogLine || len(l) < MaxLogLine-utf8.UTFMax {
+			t.Errorf("line of %d bytes, want at most %d and close to it", len(l), MaxLogLine)
+		}
+		if !utf8.ValidString(l) || !strings.HasSuffix(l, "é"+cutMark) {
+			t.Errorf("line ends %q, want a whole rune and %q", l[len(l)-16:], cutMark)
+		}
 	}
 }
