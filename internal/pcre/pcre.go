@@ -51,7 +51,8 @@ func Compile(expr string, caseless bool) (*Regexp, error) {
 
 // MaxRequestPattern bounds a pattern that CompileRequest takes. NGINX's
 // PCRE2 (link size 2) refuses a pattern whose compiled form passes 64 KiB,
-// which 32 KiB of literal bytes reaches; the bound also keeps the compile
+// which 32 KiB of literal bytes reaches (compiledSize holds the rest, a
+// short pattern that compiles large); the bound also keeps the parse
 // itself to milliseconds.
 const MaxRequestPattern = 32 << 10
 
@@ -85,7 +86,8 @@ func cutError(msg string) error {
 }
 
 // compile is Compile; forceBT (CompileRequest, tests and benchmarks)
-// leaves out RE2.
+// leaves out RE2 and refuses what PCRE2 would compile past its size
+// limit (compiledSize).
 func compile(expr string, caseless, forceBT bool) (*Regexp, error) {
 	tree, p, err := parse(expr, caseless)
 	if err != nil {
@@ -95,6 +97,9 @@ func compile(expr string, caseless, forceBT bool) (*Regexp, error) {
 			return nil, fmt.Errorf(`pcre2_compile() failed: %s in "%s"`, se.msg, expr)
 		}
 		return nil, fmt.Errorf(`pcre2_compile() failed: %s in "%s" at "%s"`, se.msg, expr, expr[se.off:])
+	}
+	if forceBT && compiledSize(tree) > maxCompiled {
+		return nil, fmt.Errorf(`pcre2_compile() failed: regular expression is too large in "%s"`, expr)
 	}
 	re := &Regexp{expr: expr, names: p.capName, endSensitive: p.endSensitive}
 	if !forceBT && !p.needsBacktrack && !emptyLoopCaptures(tree) {

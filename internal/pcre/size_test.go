@@ -1,0 +1,63 @@
+package pcre
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// sizeCases are patterns at the edge of PCRE2's compiled size, found with
+// nginx -t (NGINX 1.22.1, Debian's PCRE2 10.42): the first of each pair
+// compiles, the second, one more copy, is "regular expression is too
+// large". Each is a few bytes that the backtracking engine runs as a
+// loop; PCRE2 copies a repeated group once per count.
+var sizeCases = []struct{ ok, large string }{
+	{`(a{1000}){5460}`, `(a{1000}){5461}`},
+	{`(?:a{1000}){6552}`, `(?:a{1000}){6553}`},
+	{`(?:[a-z]){1680}`, `(?:[a-z]){1681}`},
+	{`(?:[a-z]x){1598}`, `(?:[a-z]x){1599}`},
+	{`(?:a|b){5040}`, `(?:a|b){5041}`},
+	{`(?:a(?:b){10}){744}`, `(?:a(?:b){10}){745}`},
+	{`(?:ab){2,3855}`, `(?:ab){2,3856}`},
+	{`(?:ab){6552,}`, `(?:ab){6553,}`},
+	{`(?:[a-z]{3}){1489}`, `(?:[a-z]{3}){1490}`},
+	{`(?:a+b*){6552}`, `(?:a+b*){6553}`},
+	{`(?:a{2,5}){4680}`, `(?:a{2,5}){4681}`},
+	{`(?:(a)\1){3448}`, `(?:(a)\1){3449}`},
+	{`(a{1000}){1000}`, `((a{1000}){1000}){1000}`},
+}
+
+// A client's pattern that PCRE2 would compile past 64 KiB is refused with
+// NGINX's words, however short; one just under it compiles.
+func TestCompileRequestSize(t *testing.T) {
+	for _, c := range sizeCases {
+		if _, err := CompileRequest(c.ok, false); err != nil {
+			t.Errorf("%s: %v", c.ok, err)
+		}
+		_, err := CompileRequest(c.large, false)
+		if want := `pcre2_compile() failed: regular expression is too large in "` + c.large + `"`; err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %s", c.large, err, want)
+		}
+	}
+	// 32 KiB of pattern that compiles to half of PCRE2's limit.
+	if _, err := CompileRequest(strings.Repeat("a{9}", MaxRequestPattern/4), false); err != nil {
+		t.Errorf("32 KiB of single-item repeats: %v", err)
+	}
+}
+
+// TestCompiledSizeAgainstNginx checks sizeCases with NGINX's PCRE2.
+func TestCompiledSizeAgainstNginx(t *testing.T) {
+	nginx := "/usr/sbin/nginx"
+	if _, err := os.Stat(nginx); err != nil {
+		t.Skip("no nginx")
+	}
+	dir := t.TempDir()
+	for _, c := range sizeCases {
+		if ok, out := nginxCompiles(t, nginx, dir, c.ok); !ok {
+			t.Errorf("%s: nginx -t: %s", c.ok, out)
+		}
+		if ok, out := nginxCompiles(t, nginx, dir, c.large); ok || !strings.Contains(string(out), "regular expression is too large") {
+			t.Errorf("%s: nginx -t: %s", c.large, out)
+		}
+	}
+}
