@@ -1,8 +1,13 @@
 package pcre
 
 import (
+	"fmt"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // The typical static-files location, on the engine Compile picks (RE2)
@@ -46,3 +51,62 @@ func benchmarkManyGroups(b *testing.B, compileFn func(string, bool) (*Regexp, er
 
 func BenchmarkManyGroupsCompile(b *testing.B)        { benchmarkManyGroups(b, Compile) }
 func BenchmarkManyGroupsCompileRequest(b *testing.B) { benchmarkManyGroups(b, CompileRequest) }
+
+// 200 clients' patterns matched at once against 8 KB and 64 KB subjects,
+// each growing the engine's stacks until it ends or hits a limit: the
+// peak of the heap in use (sampled every 2 ms, above the heap before)
+// and how many of the 200 failed. Run once:
+// go test ./internal/pcre -run '^$' -bench ConcurrentRequestMatches -benchtime 1x
+func BenchmarkConcurrentRequestMatches(b *testing.B) {
+	for _, n := range []int{8 << 10, 64 << 10} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			subj := strings.Repeat("a", n)
+			for b.Loop() {
+				peak, failed := concurrentMatches(b, subj, 200)
+				b.ReportMetric(float64(peak>>20), "peak-MB")
+				b.ReportMetric(float64(failed), "failed")
+			}
+		})
+	}
+}
+
+func concurrentMatches(b *testing.B, subj string, clients int) (peak uint64, failed int32) {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapInuse
+	stop, sampled := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(sampled)
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		var m runtime.MemStats
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+			runtime.ReadMemStats(&m)
+			peak = max(peak, m.HeapInuse-min(base, m.HeapInuse))
+		}
+	}()
+	var wg sync.WaitGroup
+	var fails atomic.Int32
+	for range clients {
+		wg.Go(func() {
+			re, err := CompileRequest(`^(?:a(b?)(c?)(d?))*x`, false)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			if _, err := re.Match(subj); err != nil {
+				fails.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	<-sampled
+	return peak, fails.Load()
+}

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/dlclark/regexp2/v2"
@@ -42,7 +44,46 @@ type Regexp struct {
 	// these match around a newline that ends the subject, which the RE2
 	// program does not express, so such subjects go to bt.
 	endSensitive bool
+	// gated marks a client's pattern (CompileRequest): its matches take a
+	// slot of requestSlots.
+	gated bool
 }
+
+// requestSlots bounds the matches of clients' patterns that run at once
+// to GOMAXPROCS. Each holds a backtracking stack of up to backtrackStack
+// ints (8 MiB) and the engine's other stacks, which grow with the
+// subject: 200 concurrent matches of a 64 KB subject held 472 MB of heap.
+// NGINX runs one match at a time per worker process; a match is CPU
+// bound, so more at once only cuts each one's time short.
+var requestSlots = sync.OnceValue(func() chan struct{} {
+	return make(chan struct{}, runtime.GOMAXPROCS(0))
+})
+
+// SlotWait bounds the wait for a slot of requestSlots. A match holds one
+// for at most MatchTimeout, so ten of them queued per slot may end in
+// time; a match that waited longer fails as one past its limit does (a
+// 500, never a request hung for as long as others keep the slots).
+// NGINX has no such wait: a worker busy with a match serves nothing else.
+const SlotWait = 10 * MatchTimeout
+
+// takeSlot waits for a slot of requestSlots up to SlotWait.
+func takeSlot() error {
+	select {
+	case requestSlots() <- struct{}{}:
+		return nil
+	default:
+	}
+	t := time.NewTimer(SlotWait)
+	defer t.Stop()
+	select {
+	case requestSlots() <- struct{}{}:
+		return nil
+	case <-t.C:
+		return fmt.Errorf("%w (%v waiting for one of %d matches)", ErrLimit, SlotWait, cap(requestSlots()))
+	}
+}
+
+func freeSlot() { <-requestSlots() }
 
 // Compile compiles expr with PCRE syntax and semantics; caseless is NGINX's "~*".
 func Compile(expr string, caseless bool) (*Regexp, error) {
@@ -59,7 +100,8 @@ const MaxRequestPattern = 32 << 10
 // CompileRequest is Compile for a pattern built while serving a request
 // from what a client sent (SSI's if expr="$a = /$arg_p/"). Such a
 // pattern always runs on the backtracking engine, whose every match is
-// bounded by MatchTimeout: Go's regexp is linear in the subject but not
+// bounded by MatchTimeout and runs in one of GOMAXPROCS slots
+// (requestSlots): Go's regexp is linear in the subject but not
 // in the pattern, and a few kilobytes of pattern with a thousand groups
 // ("(a)?" repeated) hold a CPU for seconds a match on it.
 //
@@ -73,6 +115,7 @@ func CompileRequest(expr string, caseless bool) (*Regexp, error) {
 	if err != nil {
 		return nil, cutError(err.Error())
 	}
+	re.gated = true
 	return re, nil
 }
 
@@ -253,6 +296,12 @@ func (re *Regexp) index(s string, groups bool) ([]int, error) {
 			return re.re2.FindStringSubmatchIndex(s), nil
 		}
 		return re.re2.FindStringIndex(s), nil
+	}
+	if re.gated {
+		if err := takeSlot(); err != nil {
+			return nil, err
+		}
+		defer freeSlot()
 	}
 	in := make([]rune, len(s))
 	for i := 0; i < len(s); i++ {

@@ -392,3 +392,45 @@ func nginxCompiles(t *testing.T, nginx, dir, pat string) (bool, []byte) {
 	out, err := exec.Command(nginx, "-t", "-p", dir, "-c", cf).CombinedOutput()
 	return err == nil, out
 }
+
+// A client's pattern matches only in a free slot of requestSlots, and
+// fails with ErrLimit once it has waited SlotWait; a configuration's
+// pattern never waits.
+func TestRequestMatchesTakeSlots(t *testing.T) {
+	slots := requestSlots()
+	for range cap(slots) {
+		slots <- struct{}{}
+	}
+	re, err := CompileRequest(`(?=a)a`, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := MustCompile(`(?=a)a`, false)
+	if ok, err := conf.MatchString("a"); !ok || err != nil {
+		t.Errorf("configuration pattern with every slot taken: %v, %v", ok, err)
+	}
+	start := time.Now()
+	if ok, err := re.MatchString("a"); ok || !errors.Is(err, ErrLimit) {
+		t.Errorf("every slot taken: %v, %v; want ErrLimit", ok, err)
+	}
+	if d := time.Since(start); d < SlotWait {
+		t.Errorf("failed after %v, before SlotWait", d)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := re.MatchString("a")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("matched with every slot taken: %v", err)
+	case <-time.After(SlotWait / 4):
+	}
+	<-slots
+	if err := <-done; err != nil {
+		t.Errorf("once a slot was free: %v", err)
+	}
+	for range cap(slots) - 1 {
+		<-slots
+	}
+}
