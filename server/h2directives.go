@@ -22,6 +22,13 @@ const (
 	// SETTINGS_MAX_FRAME_SIZE (RFC 9113 §6.5.2), which clients use unless
 	// told more, and the smallest Go's server takes.
 	h2ReadFrameSize = 1 << 14
+	// h2ConnWindow is a connection's receive window: what a client may
+	// send on all its streams together before handlers read. Go's
+	// default, set here so that it stays the bound: 1 MiB a connection
+	// whatever the streams and http2_body_preread_size, where NGINX opens
+	// the connection to 2^31-1 and holds a preread buffer per stream
+	// (128 × 64k by default).
+	h2ConnWindow = 1 << 20
 )
 
 func h2Directives(ctx Context) []Directive {

@@ -317,7 +317,8 @@ func (s *h2Server) newVariant(addr net.Addr, h http.Handler, p h2Params, connCon
 	// them included, and would hold the connection for good.
 	// MaxConcurrentStreams is http2_max_concurrent_streams (NGINX's 128
 	// by default, where Go's is 250): a stream past it is refused; a
-	// stream's receive window is http2_body_preread_size; the idle
+	// stream's receive window is http2_body_preread_size, all streams'
+	// together h2ConnWindow; the idle
 	// timeout is keepalive_timeout. MaxReadFrameSize is HTTP/2's initial
 	// 16 KB, where Go's is 1 MiB: Go's framer makes a buffer of the
 	// length a frame's header announces before the payload comes, so
@@ -330,7 +331,8 @@ func (s *h2Server) newVariant(addr net.Addr, h http.Handler, p h2Params, connCon
 		IdleTimeout:    p.idle,
 		MaxHeaderBytes: p.maxHeader,
 		HTTP2: &http.HTTP2Config{WriteByteTimeout: p.write, MaxConcurrentStreams: p.streams,
-			MaxReceiveBufferPerStream: p.preread, MaxReadFrameSize: h2ReadFrameSize},
+			MaxReceiveBufferPerStream: p.preread, MaxReceiveBufferPerConnection: h2ConnWindow,
+			MaxReadFrameSize: h2ReadFrameSize},
 		ErrorLog:    slog.NewLogLogger(logger.Handler(), slog.LevelInfo),
 		ConnContext: connContext,
 		// "OPTIONS *" goes to the dispatcher, whose request rules refuse
