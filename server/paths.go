@@ -9,16 +9,32 @@ import (
 // variables evaluated, made absolute. As in NGINX, a root loses the "/"
 // it was written with at its end; an alias keeps it, since the part of
 // the URI after the location's prefix is appended to it.
+//
+// A value whose variables climb with ".." (VariableClimb: "root
+// /srv/$arg_d" with d=www/../other) is empty, as its files are missing
+// to FilePath: NGINX gives it as written, and a FastCGI SCRIPT_FILENAME
+// of "$document_root$fastcgi_script_name" named a script in another
+// tree (stricter than NGINX, audit7).
 func (l *Location) DocumentRoot(r *http.Request) string {
+	root, _ := l.documentRoot(r)
+	return root
+}
+
+// documentRoot is DocumentRoot, and whether the root's variables climbed.
+func (l *Location) documentRoot(r *http.Request) (string, bool) {
 	cl := LocConf[*coreLoc](l, coreModule)
 	if cl.docRootFixed {
-		return cl.docRoot
+		return cl.docRoot, false
 	}
 	t := cl.root.V
 	if t == nil {
-		return ""
+		return "", false
 	}
-	return documentRoot(t.Eval(r), t.String(), cl.alias)
+	v := t.Eval(r)
+	if VariableClimb(t, v) >= 0 {
+		return "", true
+	}
+	return documentRoot(v, t.String(), cl.alias), false
 }
 
 // documentRoot is DocumentRoot of a root (or alias) written as src that
@@ -40,9 +56,13 @@ func documentRoot(root, src string, alias bool) string {
 // RequestFilename is $request_filename for uri: the document root and
 // uri; with an alias, the alias and what follows the location's prefix
 // in uri; with an alias in a regular-expression location, the alias
-// alone (it names the file, usually through captures).
+// alone (it names the file, usually through captures). It is empty
+// where DocumentRoot is for a root that climbed.
 func (l *Location) RequestFilename(r *http.Request, uri string) string {
-	root := l.DocumentRoot(r)
+	root, climbed := l.documentRoot(r)
+	if climbed {
+		return ""
+	}
 	if !LocConf[*coreLoc](l, coreModule).alias {
 		return root + uri
 	}

@@ -170,8 +170,13 @@ func init() {
 			return ""
 		}
 		// NGINX fails the variable (an empty value here) when the root
-		// cannot be resolved.
-		p, err := filepath.EvalSymlinks(st.Paths.DocumentRoot(r))
+		// cannot be resolved; an empty root (one that climbed) is not
+		// the working directory, which EvalSymlinks makes of it.
+		root := st.Paths.DocumentRoot(r)
+		if root == "" {
+			return ""
+		}
+		p, err := filepath.EvalSymlinks(root)
 		if err != nil {
 			return ""
 		}
