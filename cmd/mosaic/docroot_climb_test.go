@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 )
@@ -30,13 +28,8 @@ func TestDocumentRootClimbEmpty(t *testing.T) {
 				if ($arg_show) { return 200 "[$document_root][$request_filename]"; } } }`, port, dir, who)
 	})
 	get := func(port int, path string) string {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d%s", port, path))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return fmt.Sprintf("%d %s", resp.StatusCode, b)
+		status, body := getBody(t, fmt.Sprintf("http://127.0.0.1:%d%s", port, path))
+		return fmt.Sprintf("%d %s", status, body)
 	}
 	// nginx: what NGINX answers where it differs ("" where it gives what
 	// mosaic gives).
