@@ -111,7 +111,7 @@ func CompileRequest(expr string, caseless bool) (*Regexp, error) {
 	if len(expr) > MaxRequestPattern {
 		return nil, cutError(fmt.Sprintf(`pcre2_compile() failed: regular expression is too large in "%s"`, expr[:maxCompileError]))
 	}
-	re, err := compile(expr, caseless, true)
+	re, err := compileSized(expr, caseless, true, true)
 	if err != nil {
 		return nil, cutError(err.Error())
 	}
@@ -129,9 +129,16 @@ func cutError(msg string) error {
 }
 
 // compile is Compile; forceBT (CompileRequest, tests and benchmarks)
-// leaves out RE2 and refuses what PCRE2 would compile past its size
-// limit (compiledSize).
+// leaves out RE2.
 func compile(expr string, caseless, forceBT bool) (*Regexp, error) {
+	return compileSized(expr, caseless, forceBT, false)
+}
+
+// compileSized is compile that, with sized (CompileRequest), refuses
+// what PCRE2 would compile past its size limit (compiledSize). The
+// tests that hold the engines to each other compile without it: RE2
+// takes some patterns PCRE2 finds too large.
+func compileSized(expr string, caseless, forceBT, sized bool) (*Regexp, error) {
 	tree, p, err := parse(expr, caseless)
 	if err != nil {
 		var se *syntaxError
@@ -141,7 +148,7 @@ func compile(expr string, caseless, forceBT bool) (*Regexp, error) {
 		}
 		return nil, fmt.Errorf(`pcre2_compile() failed: %s in "%s" at "%s"`, se.msg, expr, expr[se.off:])
 	}
-	if forceBT && compiledSize(tree) > maxCompiled {
+	if sized && compiledSize(tree) > maxCompiled {
 		return nil, fmt.Errorf(`pcre2_compile() failed: regular expression is too large in "%s"`, expr)
 	}
 	re := &Regexp{expr: expr, names: p.capName, endSensitive: p.endSensitive}
