@@ -97,6 +97,10 @@ type node struct {
 	neg    bool
 	assert assertKind
 	fold   bool // opBackref: caseless
+	// units is, for an opSet written as a character type outside a class
+	// (\d, \W, \h, \pL), what PCRE2 compiles it to: one opcode of 1 code
+	// unit (3 for \p), where a class takes 33 (compiledSize).
+	units int
 }
 
 // flags are the inline options that PCRE lets a pattern change.
@@ -511,7 +515,10 @@ func (p *parser) escape(f *flags) (*node, bool) {
 		return lit(p.octal(3), f.caseless), true
 	}
 	if set, ok := p.classEscape(c); ok {
-		n := &node{op: opSet, set: set}
+		n := &node{op: opSet, set: set, units: 1}
+		if c == 'p' || c == 'P' {
+			n.units = 3 // OP_PROP and its two operands
+		}
 		if f.caseless {
 			n.set.fold()
 		}

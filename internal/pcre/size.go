@@ -12,10 +12,10 @@ const maxCompiled = 1 << 16
 // NGINX refuses it: a client's pattern that NGINX would refuse must be
 // refused too. The costs are PCRE2's opcodes, checked against NGINX 1.22
 // (nginx -t on repeated groups, TestCompiledSizeAgainstNginx): a
-// character 2, a class 33, a group's brackets 6 (8 with a capture
-// number), an alternative past the first 3, a repeated single item its
-// repeat opcodes (itemRepeat), and each optional copy of a group 7 more
-// (OP_BRAZERO and a bracket around it).
+// character 2, a character type 1 (\d; \pL 3), a class 33, a group's
+// brackets 6 (8 with a capture number), an alternative past the first
+// 3, a repeated single item its repeat opcodes (itemRepeat), and each
+// optional copy of a group 7 more (OP_BRAZERO and a bracket around it).
 func compiledSize(n *node) int {
 	return min(7+sizeOf(n), maxCompiled+1) // OP_BRA, OP_KET, OP_END
 }
@@ -24,6 +24,8 @@ func sizeOf(n *node) int {
 	switch n.op {
 	case opSet:
 		switch c := n.set.count(); {
+		case n.units > 0:
+			return n.units
 		case c >= 255: // ., \N
 			return 1
 		case c == 1, c == 2 && foldPair(&n.set):

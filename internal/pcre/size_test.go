@@ -25,6 +25,11 @@ var sizeCases = []struct{ ok, large string }{
 	{`(?:a{2,5}){4680}`, `(?:a{2,5}){4681}`},
 	{`(?:(a)\1){3448}`, `(?:(a)\1){3449}`},
 	{`(a{1000}){1000}`, `((a{1000}){1000}){1000}`},
+	// A character type is one opcode (\pL three), not a class's 33.
+	{`(?:\d){9361}`, `(?:\d){9362}`},
+	{`(?:\W){9361}`, `(?:\W){9362}`},
+	{`(?:\h){9361}`, `(?:\h){9362}`},
+	{`(?:\pL){7281}`, `(?:\pL){7282}`},
 }
 
 // A client's pattern that PCRE2 would compile past 64 KiB is refused with
