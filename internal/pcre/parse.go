@@ -97,9 +97,10 @@ type node struct {
 	neg    bool
 	assert assertKind
 	fold   bool // opBackref: caseless
-	// units is, for an opSet written as a character type outside a class
-	// (\d, \W, \h, \pL), what PCRE2 compiles it to: one opcode of 1 code
-	// unit (3 for \p), where a class takes 33 (compiledSize).
+	// units is, where set, what PCRE2 compiles the node to, in code
+	// units, where the tree spells it otherwise (compiledSize): a
+	// character type (\d, \W, \h; \pL 3) is one opcode, not a class of
+	// 33; \R one, not an atomic group.
 	units int
 }
 
@@ -477,7 +478,7 @@ func (p *parser) escape(f *flags) (*node, bool) {
 		for _, b := range []byte{'\n', '\v', '\f', '\r', 0x85} {
 			one.set.add(b)
 		}
-		return &node{op: opAtomic, subs: []*node{{op: opAlt, subs: []*node{crlf, one}}}}, true
+		return &node{op: opAtomic, subs: []*node{{op: opAlt, subs: []*node{crlf, one}}}, units: 1}, true
 	case 'K', 'X', 'C':
 		p.fail(p.pos, `\%c is not supported`, c)
 	case 'g':

@@ -21,11 +21,12 @@ func compiledSize(n *node) int {
 }
 
 func sizeOf(n *node) int {
+	if n.units > 0 {
+		return n.units
+	}
 	switch n.op {
 	case opSet:
 		switch c := n.set.count(); {
-		case n.units > 0:
-			return n.units
 		case c >= 255: // ., \N
 			return 1
 		case c == 1, c == 2 && foldPair(&n.set):
@@ -62,8 +63,12 @@ func repeatSize(n *node) int {
 	s := sizeOf(sub)
 	switch sub.op {
 	case opCapture, opGroup, opAtomic, opLook, opConcat, opAlt:
+		if sub.units == 0 {
+			break
+		}
+		fallthrough // \R: one opcode
 	default:
-		return satAdd(s, itemRepeat(n, s))
+		return itemRepeat(n, s)
 	}
 	fixed, optional := n.min, 0
 	switch {
@@ -75,24 +80,33 @@ func repeatSize(n *node) int {
 	return satAdd(satMul(fixed, s), satMul(optional, satAdd(s, 7)))
 }
 
-// itemRepeat is what a repeat adds to a single item of size s: nothing
-// for a character's ?, * and + (OP_STAR c), a count for {n} (OP_EXACT c
-// n), two opcodes for other counts (OP_EXACT and OP_UPTO or OP_STAR); a
-// class or back-reference takes one repeat opcode, with counts or not.
+// itemRepeat is a repeated single item of size s. A character or type
+// (\d) takes a repeat opcode and its operand, 2 for ?, * and + (OP_STAR
+// c), 4 with a count for {n} or {0,m} (OP_EXACT c n, OP_UPTO c m), the
+// item itself and OP_UPTO for {1,m}, OP_EXACT and OP_STAR for {n,}, and
+// OP_EXACT and OP_UPTO for {n,m}; a class or back-reference takes one
+// repeat opcode after it, with counts or not. PCRE2 counts {0} as the
+// item alone.
 func itemRepeat(n *node, s int) int {
 	simple := n.max < 0 && n.min <= 1 || n.min == 0 && n.max == 1
 	switch {
+	case n.max == 0:
+		return s
 	case s > 2 || n.subs[0].op == opBackref:
 		if simple {
-			return 1 // OP_CRSTAR and the like
+			return satAdd(s, 1) // OP_CRSTAR and the like
 		}
-		return 5 // OP_CRRANGE min max
+		return satAdd(s, 5) // OP_CRRANGE min max
 	case simple:
-		return 0
-	case n.min == n.max:
 		return 2
+	case n.min == n.max, n.min == 0:
+		return 4
+	case n.min == 1 && n.max > 0:
+		return s + 4
+	case n.max < 0:
+		return 6
 	}
-	return 6
+	return 8
 }
 
 // foldPair reports a set of one letter in both cases (a caseless

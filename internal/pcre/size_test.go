@@ -30,6 +30,17 @@ var sizeCases = []struct{ ok, large string }{
 	{`(?:\W){9361}`, `(?:\W){9362}`},
 	{`(?:\h){9361}`, `(?:\h){9362}`},
 	{`(?:\pL){7281}`, `(?:\pL){7282}`},
+	// A counted repeat of a character is OP_UPTO alone from {0,m}, the
+	// character and OP_UPTO from {1,m}, OP_EXACT and OP_STAR from {n,}.
+	{`(?:a{0,5}){6552}`, `(?:a{0,5}){6553}`},
+	{`(?:a{1,5}){5460}`, `(?:a{1,5}){5461}`},
+	{`(?:a{2,}){5460}`, `(?:a{2,}){5461}`},
+	{`(?:a{0}b){6552}`, `(?:a{0}b){6553}`},
+	{`(?:\d{2,5}){4680}`, `(?:\d{2,5}){4681}`},
+	// \R is one opcode, which the tree spells as an atomic group.
+	{`(?:x\R){7281}`, `(?:x\R){7282}`},
+	{`(?:\R+){8191}`, `(?:\R+){8192}`},
+	{`(?:\R{2,5}){4680}`, `(?:\R{2,5}){4681}`},
 }
 
 // A client's pattern that PCRE2 would compile past 64 KiB is refused with
