@@ -2,7 +2,11 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/fcgi"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -50,6 +54,38 @@ func TestDocumentRootClimbEmpty(t *testing.T) {
 		}
 		if n, want := get(nport, c.path), strings.ReplaceAll(nwant, "{dir}", dir+"/n"); !strings.HasPrefix(n, want) {
 			t.Errorf("%s: NGINX %q, want %q", c.path, n, want)
+		}
+	}
+}
+
+// TestGatewayRootClimbRefused: where a root's variables climb, a FastCGI
+// location answers 404 as the static handler does and the application
+// is never asked. An empty $document_root alone was no bound: SCRIPT_FILENAME
+// "$document_root$fastcgi_script_name" became the URI itself, a script
+// anywhere on the disk (/tmp/up.php?d=www/..). A root that does not
+// climb is passed as NGINX passes it.
+func TestGatewayRootClimbRefused(t *testing.T) {
+	dir := t.TempDir()
+	var asked atomic.Int32
+	addr := fcgiServe(t, func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		io.WriteString(w, fcgi.ProcessEnv(r)["SCRIPT_FILENAME"])
+	})
+	port := freePort(t)
+	startMosaic(t, dir, fmt.Sprintf(`http { server { listen 127.0.0.1:{port}; root %s/$arg_d;
+		location ~ \.php$ { fastcgi_pass %s;
+			fastcgi_param REQUEST_METHOD $request_method;
+			fastcgi_param SERVER_PROTOCOL $server_protocol;
+			fastcgi_param REQUEST_URI $request_uri;
+			fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name; } } }`, dir, addr), port)
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	if status, body := getBody(t, base+"/x.php?d=www"); status != 200 || body != dir+"/www/x.php" {
+		t.Errorf("unclimbed root: %d %q, want 200 %q", status, body, dir+"/www/x.php")
+	}
+	for _, path := range []string{"/tmp/up.php?d=www/..", "/x.php?d=../www"} {
+		before := asked.Load()
+		if status, body := getBody(t, base+path); status != 404 || asked.Load() != before {
+			t.Errorf("%s: %d %q, the application asked %d times; want 404 and none", path, status, body, asked.Load()-before)
 		}
 	}
 }
