@@ -79,6 +79,12 @@ func (h *Handler) ServeVia(w http.ResponseWriter, r *http.Request, up *Upstream,
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, up *Upstream, uri string) {
+	if h.refuse != nil {
+		if status := h.refuse(r); status != 0 {
+			h.errorResponse(w, r, status)
+			return
+		}
+	}
 	x := exchangePool.Get().(*exchange)
 	x.h, x.w, x.r, x.ctx = h, w, r, r.Context()
 	if x.up = up; up == nil {

@@ -50,6 +50,11 @@ type Options struct {
 	// describes the URI, which is then sent whole, without Pass.URI
 	// (NGINX's rule for rewritten URIs).
 	PrefixLost func(*http.Request) bool
+	// Refuse, when set and not 0 for a request, is the status it is
+	// answered with (through ErrorResponse) before any upstream is asked:
+	// a gateway whose root's variables climb (FastCGI's SCRIPT_FILENAME
+	// is built from it) answers 404 as the static handler does.
+	Refuse func(*http.Request) int
 
 	// SetHeaders are the proxy_set_header entries, in order. They override
 	// the defaults (Host: $proxy_host, Connection: close) and the client's
@@ -283,6 +288,7 @@ type Handler struct {
 	uri            string
 	locPrefix      string
 	prefixLost     func(*http.Request) bool
+	refuse         func(*http.Request) int
 	http11         bool
 	requestLineEnd string // " HTTP/1.x\r\n"
 
@@ -374,6 +380,7 @@ func New(opts Options) (*Handler, error) {
 		uri:            p.URI,
 		locPrefix:      opts.LocationPrefix,
 		prefixLost:     opts.PrefixLost,
+		refuse:         opts.Refuse,
 		connectTimeout: orDefault(opts.ConnectTimeout),
 		readTimeout:    orDefault(opts.ReadTimeout),
 		sendTimeout:    orDefault(opts.SendTimeout),

@@ -20,6 +20,15 @@ func (l *Location) DocumentRoot(r *http.Request) string {
 	return root
 }
 
+// RootClimbs reports whether the variables of the location's root or
+// alias climb with ".." for r: its files are missing then (FilePath),
+// and a gateway, whose application is handed paths built from the root,
+// refuses the request.
+func (l *Location) RootClimbs(r *http.Request) bool {
+	_, climbed := l.documentRoot(r)
+	return climbed
+}
+
 // documentRoot is DocumentRoot, and whether the root's variables climbed.
 func (l *Location) documentRoot(r *http.Request) (string, bool) {
 	cl := LocConf[*coreLoc](l, coreModule)

@@ -302,6 +302,18 @@ func Options(l *server.Location, g *Conf, wire proxy.Wire) (proxy.Options, error
 		AccelRedirect:       proxymod.AccelRedirect,
 		Logger:              l.Logger(),
 	}
+	if root, _ := l.Root(); root != nil && !root.Static() {
+		// An empty $document_root is no bound where the root climbs:
+		// "$document_root$fastcgi_script_name" is then the URI, a
+		// script anywhere on the disk. The application is not asked.
+		opts.Refuse = func(r *http.Request) int {
+			if !l.RootClimbs(r) {
+				return 0
+			}
+			l.Logger().Error(fmt.Sprintf("%q refused: the root's variables climb with \"..\"", r.URL.Path))
+			return http.StatusNotFound
+		}
+	}
 	g.buffers.Apply(&opts)
 	if err := g.shared.Apply(l, &opts); err != nil {
 		return proxy.Options{}, err
