@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -155,7 +154,7 @@ func TestMirrorMatchesNGINX(t *testing.T) {
 		}`, port, mainAddr, shadow, dir, who, dead)
 	})
 	big := strings.Repeat("0123456789", 500)
-	for _, c := range []struct{ name, req string }{
+	cases := []struct{ name, req string }{
 		{"get", "GET /a?x=1&y=2 HTTP/1.1\r\nHost: a.test\r\nX-Test: one\r\nConnection: close\r\n\r\n"},
 		{"post", "POST /a/b?x=1 HTTP/1.1\r\nHost: a.test\r\nX-Test: two\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello"},
 		{"chunked", "POST /a HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n3\r\nabc\r\n4\r\ndefg\r\n0\r\n\r\n"},
@@ -180,7 +179,8 @@ func TestMirrorMatchesNGINX(t *testing.T) {
 		{"DELETE chunked", "DELETE /dv/x HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n"},
 		{"too large", "POST /small HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n" +
 			"a\r\n0123456789\r\n0\r\n\r\n"},
-	} {
+	}
+	for _, c := range cases {
 		ms, mb, _, _ := mirrorAsk(t, mport, c.req)
 		ns, nb, _, _ := mirrorAsk(t, nport, c.req)
 		if ms != ns || ms == http.StatusOK && mb != nb {
@@ -224,16 +224,12 @@ func TestMirrorMatchesNGINX(t *testing.T) {
 		t.Errorf("keep-alive: the shadow got from mosaic\n%q\nfrom nginx\n%q", m, n)
 	}
 
-	// The main requests' access log lines, the mirrors' none. NGINX
-	// writes the last as it frees the request, which may follow the
-	// close the client saw.
-	time.Sleep(100 * time.Millisecond)
+	// The main requests' access log lines, the mirrors' none: one for
+	// each case, the two slow ones and the keep-alive pair. NGINX writes
+	// the last as it frees the request, which may follow the close the
+	// client saw, so the test waits for the count.
 	read := func(who string) []string {
-		b, err := os.ReadFile(filepath.Join(dir, who+".log"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.Split(strings.TrimSpace(string(b)), "\n")
+		return waitLog(t, filepath.Join(dir, who+".log"), len(cases)+4)
 	}
 	// $body_bytes_sent differs for the server's own error pages, which
 	// name the server: their counts are left out.
