@@ -41,6 +41,19 @@ func newWhoOrigin(t *testing.T, h func(n int, w http.ResponseWriter, r *http.Req
 	return o
 }
 
+// awaitHits holds an origin's answer until the origin has had n requests
+// from who for path, or 10 s have passed: the barrier of a test whose
+// concurrent clients all go upstream, so that none is answered before
+// every client is past its cache lookup. Waiting for a sleep instead
+// assumed the clients all arrive within it, which a loaded machine need
+// not do. A server that sends fewer than n is let through at the
+// deadline, for the comparison to show it.
+func (o *whoOrigin) awaitHits(who, path string, n int) {
+	for deadline := time.Now().Add(10 * time.Second); o.count(who, path) < n && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func (o *whoOrigin) count(who, path string) int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -170,9 +183,11 @@ func TestCacheDefaultKeyAsNGINX(t *testing.T) {
 func TestCacheLockExpiredAsNGINX(t *testing.T) {
 	t.Parallel()
 	nginxPath(t)
-	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
-		if n > 1 {
-			time.Sleep(300 * time.Millisecond) // every request finds the refresh under way
+	const clients = 10
+	var o *whoOrigin
+	o = newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		if n > 1 { // every request finds the refresh under way
+			o.awaitHits(r.Header.Get("X-Who"), r.URL.Path, 1+clients)
 		}
 		w.Header().Set("Cache-Control", "max-age=1")
 		fmt.Fprintf(w, "v%d", n)
@@ -180,7 +195,7 @@ func TestCacheLockExpiredAsNGINX(t *testing.T) {
 	mport, nport := startCacheBoth(t, o, `location / { proxy_pass http://{origin}; proxy_cache_lock on; }`)
 	sameSequence(t, mport, nport, [][]string{{"/expired"}})
 	time.Sleep(2500 * time.Millisecond) // NGINX counts whole seconds
-	sameConcurrent(t, o, mport, nport, 10, "/expired")
+	sameConcurrent(t, o, mport, nport, clients, "/expired")
 }
 
 // TestCacheValidAnyFirstAsNGINX: NGINX takes the first proxy_cache_valid
@@ -204,8 +219,10 @@ func TestCacheValidAnyFirstAsNGINX(t *testing.T) {
 func TestCacheLockZeroTimesAsNGINX(t *testing.T) {
 	t.Parallel()
 	nginxPath(t)
-	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
-		time.Sleep(300 * time.Millisecond)
+	const clients = 5
+	var o *whoOrigin
+	o = newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		o.awaitHits(r.Header.Get("X-Who"), r.URL.Path, clients) // each goes upstream
 		w.Header().Set("Cache-Control", "max-age=60")
 		fmt.Fprintf(w, "v%d", n)
 	})
@@ -213,8 +230,8 @@ func TestCacheLockZeroTimesAsNGINX(t *testing.T) {
 		proxy_cache_lock on;
 		location /timeout/ { proxy_pass http://{origin}; proxy_cache_lock_timeout 0; }
 		location /age/ { proxy_pass http://{origin}; proxy_cache_lock_age 0; }`)
-	sameConcurrent(t, o, mport, nport, 5, "/timeout/a")
-	sameConcurrent(t, o, mport, nport, 5, "/age/a")
+	sameConcurrent(t, o, mport, nport, clients, "/timeout/a")
+	sameConcurrent(t, o, mport, nport, clients, "/age/a")
 }
 
 // TestCacheLockPerVariantAsNGINX: once a resource is known to vary, the
@@ -226,14 +243,17 @@ func TestCacheLockZeroTimesAsNGINX(t *testing.T) {
 func TestCacheLockPerVariantAsNGINX(t *testing.T) {
 	t.Parallel()
 	nginxPath(t)
-	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
-		time.Sleep(300 * time.Millisecond)
+	langs := []string{"aa", "bb", "cc", "dd", "ee", "ff", "gg", "hh"}
+	var o *whoOrigin
+	o = newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		if n > 1 { // the variants' fills wait for each other: all at once
+			o.awaitHits(r.Header.Get("X-Who"), r.URL.Path, 1+len(langs))
+		}
 		w.Header().Set("Cache-Control", "max-age=60")
 		w.Header().Set("Vary", "Accept-Language")
 		fmt.Fprint(w, r.Header.Get("Accept-Language"))
 	})
 	mport, nport := startCacheBoth(t, o, `location / { proxy_pass http://{origin}; proxy_cache_lock on; proxy_cache_lock_timeout 1s; }`)
-	langs := []string{"aa", "bb", "cc", "dd", "ee", "ff", "gg", "hh"}
 	reqs := [][]string{{"/v", "Accept-Language", "en"}}
 	for _, l := range langs {
 		reqs = append(reqs, []string{"/v", "Accept-Language", l})
