@@ -38,6 +38,10 @@ func findFast[T copyTail](e *encoder, w *window, start int) (extraBits int) {
 // takes fewer.
 const fastBits = 16
 
+// The whole table's probe loop indexes it by a uint16 (findFastIn): a
+// change of fastBits must change that too, and fails to compile here.
+var _ = [1]struct{}{}[fastBits-16]
+
 // fastVariant is findFastIn's variant: data with a raw dictionary before
 // the stream ([1]byte), or without, hashed into a table the size hint
 // made smaller ([0]byte) or into the quality's whole table ([2]byte, and
@@ -132,7 +136,15 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 		cand := table[h]
 		for misses := 0; ; misses++ {
 			abs := base + uint32(i)
-			table[fastSlot[R](h, mask)] = abs
+			// h is the slot of the probe before (hn): through the loop's
+			// phi the compiler no longer knows it below the whole table's
+			// length, and would test it at every store; a uint16 index it
+			// knows to be (one MOVZX instead of a compare and a branch).
+			if len(r) >= 2 {
+				table[uint16(h)] = abs
+			} else {
+				table[h&mask] = abs
+			}
 			// The next position's slot is read before this one's
 			// candidate is tested (and after this one's store, which it
 			// may be), so that its load is under way when a mispredicted
