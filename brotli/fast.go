@@ -126,7 +126,11 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 	}
 	lh, ch, dh := &e.litHist, &e.cmdHist, &e.distHist
 	plain := e.dist == distParams{}
-	syms := e.syms[:0]
+	// The commands are appended to e.syms itself, not to a local slice:
+	// its three words, live through the probe loop, were spilled and
+	// reloaded on every probe's way back (brotli README, *Fewer values
+	// through the probe loop*).
+	e.syms = e.syms[:0]
 	lit, i := start, start
 	limit := len(data) - 8
 	for i <= limit {
@@ -223,7 +227,7 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 				dh[ds]++
 			}
 			ch[sc.cmd&1023]++
-			syms = append(syms, sc)
+			e.syms = append(e.syms, sc)
 			last = d
 			// The last positions of the copy enter the table: the next
 			// match often starts in them, and entering them all costs
@@ -254,9 +258,8 @@ done:
 		ip := insLength(uint32(len(data) - lit))
 		sym := cmdSymbols[1][uint8(ip)][0]
 		ch[sym]++
-		syms = append(syms, cmdSyms{cmd: uint64(sym) | ip>>8&255<<10 | ip>>16<<16, dist: noDist, insert: uint32(len(data) - lit)})
+		e.syms = append(e.syms, cmdSyms{cmd: uint64(sym) | ip>>8&255<<10 | ip>>16<<16, dist: noDist, insert: uint32(len(data) - lit)})
 	}
-	e.syms = syms
 	return e.fastTally()
 }
 
