@@ -172,6 +172,12 @@ func (p distParams) distance(sym uint16, nbits uint8, extra uint32) uint32 {
 	return (z-4)<<pf + lcode + p.direct + 1
 }
 
+// packDist is a distance code as cmdSyms.dist holds it: the symbol, its
+// number of extra bits and their value.
+func packDist(sym uint16, nbits uint8, extra uint32) uint64 {
+	return uint64(sym) | uint64(nbits)<<16 | uint64(extra)<<24
+}
+
 // plainDistCode is distParams{}.code(d) (NPOSTFIX and NDIRECT 0, what
 // every mode but font uses), without the shifts by parameters.
 func plainDistCode(d uint32) (sym uint16, nbits uint8, extra uint32) {

@@ -213,18 +213,19 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 				sc.cmd |= uint64(cmdSymbols[1][ic&31][cc&31])
 			} else {
 				sc.cmd |= uint64(cmdSymbols[0][ic&31][cc&31])
-				var ds uint16
-				var db uint8
-				var dx uint32
+				// Each case packs its own code, rather than the three
+				// values being merged from the cases and packed after
+				// (0.4-0.8% of the search's instructions, brotli README,
+				// *Fewer values through the probe loop*).
+				sc.dist = 0 // distance code 0, the last distance again
 				switch {
 				case d == last:
 				case plain:
-					ds, db, dx = plainDistCode(d)
+					sc.dist = packDist(plainDistCode(d))
 				default:
-					ds, db, dx = e.dist.code(d)
+					sc.dist = packDist(e.dist.code(d))
 				}
-				sc.dist = uint64(ds) | uint64(db)<<16 | uint64(dx)<<24
-				dh[ds]++
+				dh[uint16(sc.dist)]++
 			}
 			ch[sc.cmd&1023]++
 			e.syms = append(e.syms, sc)
