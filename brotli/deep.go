@@ -216,7 +216,7 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 		}
 		sc.b, sc.lo, sc.best, sc.want = b, lo, m.len, want
 		sc.i, sc.x = i, x
-		sc.m = m
+		sc.dist, sc.score = m.dist, m.score
 		stop := c - 1 - uint16(depth)
 		k, at := sc.next(c-1, stop)
 		for ; k != stop; k, at = sc.next(k-1, stop) {
@@ -225,15 +225,15 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 			j := int(at)
 			l := 8 + matchLen(data, j+8, i+8, maxLen-8)
 			d := uint32(i - j)
-			if s := 16*l - 4*bits.Len32(d) - 16; s > sc.m.score {
-				sc.m = match{len: l, dist: d, score: s}
+			if s := 16*l - 4*bits.Len32(d) - 16; s > sc.score {
+				sc.best, sc.dist, sc.score = l, d, s
 				if l >= limitLen {
 					break
 				}
-				sc.best, sc.want = l, data[i+l]
+				sc.want = data[i+l]
 			}
 		}
-		m = sc.m
+		m = match{len: sc.best, dist: sc.dist, score: sc.score}
 	}
 	b[c&mask] = abs
 	*head = c + 1
@@ -307,8 +307,15 @@ type bucketScan[B deepBucket] struct {
 	b        *[maxWays]uint32 // the bucket's ring, its first len(B) entries
 	data     []byte
 	lo, base uint32 // positions below lo are out of reach; data[0] is at base
-	best     int    // the length a candidate must pass
-	want     byte   // the byte at best that it needs for that
+	// best is the length a candidate must pass, and the best match's:
+	// best, dist and score are the best match so far. Kept here, not in
+	// searchDeep's registers: Go saves no register across a call, so
+	// they were stored and reloaded around every call of next. Not a
+	// match: its word, always 0 here, was stored and loaded too.
+	best  int
+	dist  uint32
+	score int
+	want  byte // the byte at best that a longer match needs
 	// i is the search's position and x its first 8 bytes: here rather
 	// than next's arguments, which it needs only for a candidate that
 	// passed the byte test, so that its loop has the registers for the
@@ -316,25 +323,22 @@ type bucketScan[B deepBucket] struct {
 	i   int
 	x   uint64
 	end int // w.end, where matches stop
-	// m is the best match so far. Kept here, not in searchDeep's
-	// registers: Go saves no register across a call, so its fields were
-	// stored and reloaded around every call of next.
-	m match
 }
 
 // next walks the ring from k down to stop (exclusive) for copies of the
-// bytes at i, x their first 8, and improves s.m with those that pass the
-// byte at best (which rejects most with one comparison) and end within
-// 16 bytes, measured by two 8-byte loads; it returns the first k whose
-// position matches all 16 (or 8, where fewer than 16 bytes are left),
-// which the caller measures, with its index into data, or stop. Newest first:
-// of equally long matches the nearest comes first and wins. A function
-// of its own that calls nothing, so that its values stay in registers:
-// inside searchDeep's loop the compiler spilled and reloaded some for
-// every candidate (17 instructions per candidate here against 25 there).
-// Candidates measured here rather than returned spare searchDeep a
-// call and the reload of its values for each (most of them: matches of
-// 16 bytes or more are about one in three).
+// bytes at i, x their first 8, and improves the scan's best match with
+// those that pass the byte at best (which rejects most with one
+// comparison) and end within 16 bytes, measured by two 8-byte loads; it
+// returns the first k whose position matches all 16 (or 8, where fewer
+// than 16 bytes are left), which the caller measures, with its index
+// into data, or stop. Newest first: of equally long matches the nearest
+// comes first and wins. A function of its own that calls nothing, so
+// that its values stay in registers: inside searchDeep's loop the
+// compiler spilled and reloaded some for every candidate (17
+// instructions per candidate here against 25 there). Candidates measured
+// here rather than returned spare searchDeep a call and the reload of
+// its values for each (most of them: matches of 16 bytes or more are
+// about one in three).
 func (s *bucketScan[B]) next(k, stop uint16) (uint16, uint32) {
 	b, data := s.b, s.data
 	_ = b[0] // b is not nil: the loop then tests it no more
@@ -376,9 +380,9 @@ func (s *bucketScan[B]) next(k, stop uint16) (uint16, uint32) {
 		// Shorter than 16 (than 8 where fewer than 16 are left), so
 		// shorter than the walk's limit: niceLen and the bytes left.
 		d := uint32(i - j)
-		if sc := 16*l - 4*bits.Len32(d) - 16; sc > s.m.score {
-			s.m = match{len: l, dist: d, score: sc}
-			s.best, want = l, data[i+l]
+		if sc := 16*l - 4*bits.Len32(d) - 16; sc > s.score {
+			s.best, s.dist, s.score = l, d, sc
+			want = data[i+l]
 			s.want = want
 			bias = l - int(s.base)
 		}
