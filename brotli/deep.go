@@ -180,11 +180,15 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 			}
 		}
 	}
+	// The matches rebuilt with word 0, which they have: a word the
+	// compiler cannot see is 0 was one more value kept across the calls.
 	if hits != 0 {
-		m = ringMatches(data, i, ring, hits, maxLen)
+		r := ringMatches(data, i, ring, hits, maxLen)
+		m = match{len: r.len, dist: r.dist, score: r.score}
 	}
 	if e.q.ringCands >= 10 {
-		m = e.ringNeighbours(data, i, ring, reach, maxLen, m)
+		r := e.ringNeighbours(data, i, ring, reach, maxLen, m)
+		m = match{len: r.len, dist: r.dist, score: r.score}
 	}
 	h := e.bucket(x)
 	var probe B
