@@ -16,8 +16,12 @@ import (
 
 // bucket is the index of the hash bucket for the bytes x: x<<hashLeft
 // times hashMul is x times hashMulLeft, one shift by a variable fewer.
+// Through a uint32, which holds every index (tables have far fewer than
+// 2^32 buckets), so that the compiler sees that the bucket's offset
+// cannot overflow and checks one bound fewer when searchDeep slices the
+// bucket (0.17% of quality 6 on jquery).
 func (e *encoder) bucket(x uint64) int {
-	return int(x * e.hashMulLeft >> (e.hashShift & 63))
+	return int(uint32(x * e.hashMulLeft >> (e.hashShift & 63)))
 }
 
 // deepBucket stands for a bucket size of the deep finder's table, one
