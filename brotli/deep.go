@@ -161,28 +161,21 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 	// data[:i+4]: counted back from its end (ringHit), the compiler can
 	// see that and checks no bound at their loads.
 	upto := data[:i+4]
-	if ring.known == len(ring.d) {
-		// The usual case, unrolled: the loop kept its index and values
-		// on the stack.
-		d := &ring.d
-		if ringHit(upto, d[0], reach, x32) {
-			hits |= 1
-		}
-		if ringHit(upto, d[1], reach, x32) {
-			hits |= 2
-		}
-		if ringHit(upto, d[2], reach, x32) {
-			hits |= 4
-		}
-		if ringHit(upto, d[3], reach, x32) {
-			hits |= 8
-		}
-	} else {
-		for k, d := range ring.d[:ring.known] {
-			if ringHit(upto, d, reach, x32) {
-				hits |= 1 << k
-			}
-		}
+	// Unrolled: a loop kept its index and values on the stack. All four,
+	// known or not: the entries the encoder does not know are 0 (see
+	// findMatchesDeep), a distance no copy has.
+	d := &ring.d
+	if ringHit(upto, d[0], reach, x32) {
+		hits |= 1
+	}
+	if ringHit(upto, d[1], reach, x32) {
+		hits |= 2
+	}
+	if ringHit(upto, d[2], reach, x32) {
+		hits |= 4
+	}
+	if ringHit(upto, d[3], reach, x32) {
+		hits |= 8
 	}
 	// The matches rebuilt with word 0, which they have: a word the
 	// compiler cannot see is 0 was one more value kept across the calls.
@@ -500,6 +493,14 @@ func sparseStep(misses int) int {
 func findMatchesDeep[B deepBucket](e *encoder, w *window, start int) {
 	q := &e.q
 	ring := e.ring
+	// The entries the encoder does not know (a segment's first commands
+	// do not know the ring) set to 0, a distance that no copy has and
+	// pushes keep past the known ones: searchDeep then tests all four
+	// without asking how many are known. A copy: the ring the decoder
+	// sees is e.ring, which the symbol pass tracks.
+	for k := ring.known; k < len(ring.d); k++ {
+		ring.d[k] = 0
+	}
 	sc := bucketScan[B]{data: w.data, base: w.base, end: w.end}
 	var probe B // the main search looks at every position of a bucket
 	lit, i := start, start
