@@ -367,8 +367,12 @@ func (s *bucketScan[B]) next(k, stop uint16) (uint16, uint32) {
 			continue
 		}
 		i := s.i
-		l := bits.TrailingZeros64(v) / 8
-		if v == 0 {
+		// Counted where v is known not to be 0: then the count needs no
+		// case for 0, whose constant took a register.
+		var l int
+		if v != 0 {
+			l = bits.TrailingZeros64(v) / 8
+		} else {
 			if s.end-i < 16 {
 				return k, uint32(j)
 			}
