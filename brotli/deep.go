@@ -213,18 +213,22 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 		// spared (0.8% of quality 6's instructions on jquery).
 		want := byte(x)
 		if m.len != 0 {
-			want = data[i+m.len]
+			want = sc.data[i+m.len]
 		}
 		sc.b, sc.lo, sc.best, sc.want = b, lo, m.len, want
 		sc.i, sc.x = i, x
 		sc.dist, sc.score = m.dist, m.score
 		stop := c - 1 - uint16(depth)
 		k, at := sc.next(c-1, stop)
+		// The data, i and the bytes left read back from sc here: kept
+		// in registers, they were stored before the first call of next
+		// at every search, for a loop that runs for few.
 		for ; k != stop; k, at = sc.next(k-1, stop) {
 			// A candidate whose first 16 bytes match, or 8 where fewer
 			// than 16 are left (next measured the shorter ones).
+			data, i := sc.data, sc.i
 			j := int(at)
-			l := 8 + matchLen(data, j+8, i+8, maxLen-8)
+			l := 8 + matchLen(data, j+8, i+8, sc.end-i-8)
 			d := uint32(i - j)
 			if s := 16*l - 4*bits.Len32(d) - 16; s > sc.score {
 				sc.best, sc.dist, sc.score = l, d, s
