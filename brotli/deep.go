@@ -220,9 +220,10 @@ func searchDeep[B deepBucket](e *encoder, w *window, i int, ring *distRing, sc *
 		sc.dist, sc.score = m.dist, m.score
 		stop := c - 1 - uint16(depth)
 		k, at := sc.next(c-1, stop)
-		// The data, i and the bytes left read back from sc here: kept
-		// in registers, they were stored before the first call of next
-		// at every search, for a loop that runs for few.
+		// The data, i and the bytes left read back from sc here (sc.data
+		// and sc.end are w's): kept in registers, they were stored
+		// before the first call of next at every search, for a loop
+		// that runs for few.
 		for ; k != stop; k, at = sc.next(k-1, stop) {
 			// A candidate whose first 16 bytes match, or 8 where fewer
 			// than 16 are left (next measured the shorter ones).
