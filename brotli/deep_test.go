@@ -630,3 +630,51 @@ func testSearchDeepWalk(t *testing.T, data []byte, end int) {
 		t.Errorf("end %d: matches found at %d of %d positions: the data repeats too little to test the walk", end, found, end)
 	}
 }
+
+// TestDeepRingUnknown: the ring entries a segment does not know (past
+// ring.known) play no part in the deep finder's choices, whatever they
+// hold: searchDeep tests all four entries and relies on findMatchesDeep
+// setting those to 0 in its copy. The data repeats at distances 11 and
+// 15, two of the entries ring.reset leaves, so that entries taken for
+// known change the commands (checked, lest the test pass for want of
+// such copies).
+func TestDeepRingUnknown(t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 62))
+	data := make([]byte, 0, 32<<10)
+	for len(data) < cap(data)-64 {
+		for range 1 + rng.IntN(8) {
+			data = append(data, byte(' '+rng.IntN(64)))
+		}
+		if len(data) < 400 {
+			continue
+		}
+		d := []int{11, 15, 16 + rng.IntN(300)}[rng.IntN(3)]
+		for range 4 + rng.IntN(6) {
+			data = append(data, data[len(data)-d])
+		}
+	}
+	find := func(q int, ring distRing) []command {
+		var e encoder
+		e.setup(Options{Quality: q}, 22, len(data), false)
+		e.ring = ring
+		w := &window{data: data, base: 1 << 20, streamA: 1 << 20, end: len(data), noDict: true}
+		e.findDeep(w, 0)
+		return e.cmds
+	}
+	stale := [4]uint32{4, 11, 15, 16} // what ring.reset(false) leaves
+	for _, q := range []int{5, 6, 7, 9} {
+		for known := range 4 {
+			var zero distRing
+			zero.known = known
+			copy(zero.d[:known], stale[:known])
+			want := find(q, zero)
+			got := find(q, distRing{d: stale, known: known})
+			if !slices.Equal(got, want) {
+				t.Errorf("quality %d, %d known: the commands depend on the entries not known", q, known)
+			}
+		}
+		if slices.Equal(find(q, distRing{d: stale, known: 4}), find(q, distRing{known: 0})) {
+			t.Errorf("quality %d: the commands are the same with the ring known: the data tests nothing", q)
+		}
+	}
+}
