@@ -142,14 +142,16 @@ func parseReplacement(s string, env Env) ([]segment, bool, error) {
 	}
 	for len(s) > 0 {
 		i := strings.IndexByte(s, '$')
-		if i < 0 || i == len(s)-1 {
+		if i < 0 {
 			lit(s)
 			break
 		}
 		lit(s[:i])
 		s = s[i+1:]
-		if c := s[0]; c >= '1' && c <= '9' {
-			segs = append(segs, segment{capture: int(c - '0')})
+		// A "$" that ends the replacement falls to ScanName, which
+		// refuses it as NGINX does ("invalid variable name").
+		if s != "" && s[0] >= '1' && s[0] <= '9' {
+			segs = append(segs, segment{capture: int(s[0] - '0')})
 			s = s[1:]
 			continue
 		}

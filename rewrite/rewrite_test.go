@@ -209,7 +209,7 @@ func TestRuleApply(t *testing.T) {
 		// A redirect decodes the escapes that stand for printable characters.
 		{[]string{"^", "http://h/%41%20%2f%3F%41"}, "/", Result{Matched: true, Location: "http://h/A%20/?%41", Status: 302}},
 		{[]string{"^/(?<name>[a-z]+)", "/n/$name"}, "/abc", Result{Matched: true, Path: "/n/abc"}},
-		{[]string{"^/a/(.*)$", "/$2$1$"}, "/a/x", Result{Matched: true, Path: "/x$"}},
+		{[]string{"^/a/(.*)$", "/$2$1"}, "/a/x", Result{Matched: true, Path: "/x"}},
 	} {
 		env, sc := testEnv()
 		ru, err := ParseRule(tc.rule, env)
@@ -237,6 +237,10 @@ func TestParseRuleErrors(t *testing.T) {
 		{[]string{"^/", "/x", "forever"}, `invalid parameter "forever"`},
 		{[]string{"(", "/x"}, "pcre2_compile() failed"},
 		{[]string{"^/", "/${x"}, "the closing bracket"},
+		// nginx -t: invalid variable name, for a "$" that ends the
+		// replacement as for one before no name byte.
+		{[]string{"^/(.*)$", "/$1$"}, "invalid variable name"},
+		{[]string{"^/", "/a$-"}, "invalid variable name"},
 	} {
 		_, err := ParseRule(tc.args, env)
 		if err == nil || !strings.Contains(err.Error(), tc.err) {

@@ -308,24 +308,23 @@ func compile(s string, bind func(name string) (binding, error)) (*Template, erro
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c != '$' || i+1 == len(s) {
+		if c != '$' {
 			lit.WriteByte(c)
 			continue
 		}
-		if d := s[i+1]; d >= '1' && d <= '9' {
+		if i+1 < len(s) && s[i+1] >= '1' && s[i+1] <= '9' {
 			// A capture is one digit from 1, unbracketed, as in NGINX
 			// (ngx_http_script_compile): "$12" is $1 then "2", and
 			// "${1}", "${10}" and "$0" name variables, unknown unless
 			// a "set" makes them.
 			flush()
-			t.parts = append(t.parts, capturePart(int(d-'0')))
+			t.parts = append(t.parts, capturePart(int(s[i+1]-'0')))
 			i++
 			continue
 		}
+		// A "$" that ends the value is refused as one before "-" is,
+		// in NGINX's words alone: the directive adds its file:line.
 		name, n, err := ScanName(s[i+1:])
-		if errors.Is(err, ErrInvalidName) {
-			return nil, fmt.Errorf("%w in %q", err, s)
-		}
 		if err != nil {
 			return nil, err
 		}
@@ -394,10 +393,13 @@ var ErrInvalidName = errors.New("invalid variable name")
 // where NAME is letters, digits and "_". It returns the name and the
 // bytes of s it took. Braces hold a name of those bytes only: "${a-b}"
 // and "${a" are refused with NGINX's words (the closing bracket in "a"
-// variable is missing), "${}" and a "$" before no name byte as
-// ErrInvalidName.
+// variable is missing), "${}", a "$" before no name byte and one that
+// ends the value (s empty) as ErrInvalidName.
 func ScanName(s string) (name string, n int, err error) {
-	bracket := s != "" && s[0] == '{'
+	if s == "" {
+		return "", 0, ErrInvalidName // a "$" that ends the value
+	}
+	bracket := s[0] == '{'
 	j := 0
 	if bracket {
 		if len(s) == 1 {

@@ -627,7 +627,16 @@ func TestVariableNamesAsNGINX(t *testing.T) {
 		{`server { location / { return 200 "${http_x}-y"; } }`, ``},
 		{`server { location / { set $a 1; return 200 "${a"; } }`, `the closing bracket in "a" variable is missing`},
 		{`server { location / { return 200 "${a b}"; } }`, `the closing bracket in "a" variable is missing`},
-		{`server { location / { return 200 "${}"; } }`, `invalid variable name`},
+		// A "$" before no name byte, or at the value's end, is refused
+		// in these words alone, the file:line following them.
+		{`server { location / { return 200 "${}"; } }`, `invalid variable name in /`},
+		{`server { location / { return 200 "$-"; } }`, `invalid variable name in /`},
+		{`server { location / { return 200 "a$"; } }`, `invalid variable name in /`},
+		{`server { location / { set $a "x$"; } }`, `invalid variable name in /`},
+		{`server { location / { add_header X "a$"; } }`, `invalid variable name in /`},
+		{`server { location / { root /a$; } }`, `invalid variable name in /`},
+		{`server { location / { rewrite ^(.*)$ /a$1$ last; } }`, `invalid variable name in /`},
+		{`server { location ~ ^/a$ { if ($uri ~ a$) { return 200 "$uri"; } } }`, ``},
 	} {
 		mout, merr, emerg := testBoth(t, dir, i, c.conf)
 		if c.want == "" {
