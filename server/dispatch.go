@@ -15,6 +15,7 @@ import (
 	"github.com/mosaic-edge/mosaic/internal/byterange"
 	"github.com/mosaic-edge/mosaic/internal/endhook"
 	"github.com/mosaic-edge/mosaic/internal/proxyproto"
+	"github.com/mosaic-edge/mosaic/internal/reqrule"
 	"github.com/mosaic-edge/mosaic/internal/spool"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -403,10 +404,29 @@ func normalizeURI(r *http.Request, merge bool) bool {
 			// percent-encoded forms): a proxy must send the path that was
 			// routed, not the target as sent, which the origin could
 			// resolve differently.
-			r.RequestURI = r.URL.RequestURI()
+			r.RequestURI = normalizedTarget(r, np)
 		}
 	}
 	return true
+}
+
+// normalizedTarget is the request target for the normalised path np of
+// r. A client's path without a percent-escape (no quoted_uri in NGINX)
+// is its decoded path byte for byte, and so is np: it stands as it is,
+// a raw '"' or UTF-8 byte included, for a proxy to send unescaped as
+// NGINX sends its parsed URI (after "set $args", or with a URI part in
+// proxy_pass); net/url would escape those and make the target look
+// quoted. Otherwise the URL's own escaping: the proxy escapes the path
+// again, as NGINX does for a quoted_uri.
+func normalizedTarget(r *http.Request, np string) string {
+	if !reqrule.Unquoted(r.RequestURI) {
+		return r.URL.RequestURI()
+	}
+	t := reqrule.OriginForm(r.RequestURI)
+	if i := strings.IndexByte(t, '?'); i >= 0 {
+		return np + t[i:] // the arguments as the client sent them
+	}
+	return np
 }
 
 // plainPath reports whether the rooted path p has nothing that

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 // TestSetArgsProxiedAsNGINX: the request line an upstream gets after
@@ -39,6 +41,19 @@ func TestSetArgsProxiedAsNGINX(t *testing.T) {
 		"/empty/a%26b?z=9", "/uri/a%26b?z=9"} {
 		_, mb := doGet(t, mport, p)
 		_, nb := doGet(t, nport, p)
+		if mb != nb {
+			t.Errorf("%s: mosaic sent %q, nginx %q", p, mb, nb)
+		}
+	}
+	// Bytes a Go client would escape, sent raw: without a percent-escape
+	// (no quoted_uri) NGINX copies its parsed URI, slashes merged and
+	// dot segments gone, as it is, a '"' or a UTF-8 byte included, and
+	// escapes it again as soon as the client's path held one.
+	for _, p := range []string{`/set//x/./a"b`, `/set//x/./a"b?z=9`, `/set/a|b{c}`, "/set/\u00e9", `/set/a"b%41`,
+		`/empty//x/../a"b?z=9`, `/uri//x/./a"b?z=9`} {
+		raw := "GET " + p + " HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
+		_, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), raw)
+		_, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), raw)
 		if mb != nb {
 			t.Errorf("%s: mosaic sent %q, nginx %q", p, mb, nb)
 		}
