@@ -183,6 +183,20 @@ func (b *body) LimitBody(max int64) {
 	}
 }
 
+// arrived reports whether the whole of a chunked body that nothing has
+// read yet is in the connection's buffer, its last chunk and trailer
+// included: it came with the head, as NGINX's first read of a body finds
+// it whole (see response.BodyArrived).
+func (b *body) arrived() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.chunks == nil || b.closed || b.read.Load() != 0 || b.expect {
+		return false
+	}
+	buf, _ := b.c.br.Peek(b.c.br.Buffered())
+	return chunked.Complete(buf)
+}
+
 // keepable reports whether the connection can outlive what is left of
 // the body: not if a client waiting for 100 Continue may or may not send
 // it, nor if more is left than is worth reading to drop it, nor once a

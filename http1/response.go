@@ -529,6 +529,13 @@ func (w *response) framingNow() (cl int64, chunked, closeAfter bool) {
 	return cl, chunked, w.closing(closeAfter)
 }
 
+// BodyArrived reports whether the request's chunked body came whole
+// with its head, unread so far. NGINX reads what is there before it
+// proxies a body unbuffered (ngx_http_read_client_request_body), and a
+// chunked body it finds complete goes upstream with its length, not
+// chunked: a proxy asks this to do the same.
+func (w *response) BodyArrived() bool { return w.body != nil && w.body.arrived() }
+
 // RequestSize reports the bytes of the request received so far: the
 // request line and header, and the body bytes the handler read (decoded,
 // for a chunked body).

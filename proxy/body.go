@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mosaic-edge/mosaic/internal/spool"
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // How the request body is framed towards the upstream.
@@ -92,7 +93,9 @@ func (x *exchange) prepareBody() error {
 		}
 	case !drop && r.ContentLength > 0 && !x.h.requestBuffering:
 		b.kind, b.length, b.src = bodyLength, r.ContentLength, r.Body
-	case !drop && x.h.http11 && !x.h.requestBuffering:
+	case !drop && x.h.http11 && !x.h.requestBuffering && !bodyArrived(x.st):
+		// A chunked body that came whole with the head is saved below
+		// and sent with its length, as from NGINX.
 		b.kind, b.src = bodyChunked, r.Body
 	default:
 		src := r.Body
@@ -148,6 +151,18 @@ func (x *exchange) prepareBody() error {
 	}
 	b.wire = x.h.wire
 	return nil
+}
+
+// bodyArrived reports a chunked body that came whole with the request's
+// head (an HTTP/1.x connection's BodyArrived): NGINX, unbuffered, reads
+// what is there first, finds the body complete and sends
+// "Content-Length: N" rather than chunks ("0" for an empty one).
+func bodyArrived(st *vars.State) bool {
+	if st == nil {
+		return false
+	}
+	a, ok := st.Wire.(interface{ BodyArrived() bool })
+	return ok && a.BodyArrived()
 }
 
 // replayable reports whether the body can be sent again to another server.

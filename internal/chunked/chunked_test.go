@@ -46,3 +46,24 @@ func TestReaders(t *testing.T) {
 		}
 	}
 }
+
+func TestComplete(t *testing.T) {
+	for in, want := range map[string]bool{
+		"0\r\n\r\n":                        true,
+		"0\r\n\r\nGET / HTTP/1.1\r\n":      true, // a pipelined request after it
+		"2\r\nhi\r\n0\r\n\r\n":             true,
+		"2;x=y\r\nhi\r\n0\r\nA: b\r\n\r\n": true,
+		"":                                 false,
+		"0\r\n":                            false,
+		"0\r\nA: b\r\n":                    false,
+		"2\r\nhi\r\n":                      false,
+		"5\r\nhi\r\n0\r\n\r\n":             false, // the data runs past what came
+		"ffffffffffffffff\r\n":             false,
+		"7fffffffffffffff\r\nx":            false,
+		"x\r\n\r\n":                        false,
+	} {
+		if got := Complete([]byte(in)); got != want {
+			t.Errorf("Complete(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
