@@ -5,60 +5,65 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/mosaic-edge/mosaic/internal/reqrule"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // cgiValues compute the CGI variables of Debian's *_params files from a
 // request alone, for a gateway used as plain net/http middleware, where
 // no configuration's $variables exist.
-var cgiValues = map[string]func(*http.Request) string{
-	"QUERY_STRING":   func(r *http.Request) string { return r.URL.RawQuery },
-	"REQUEST_METHOD": func(r *http.Request) string { return r.Method },
-	"CONTENT_TYPE":   func(r *http.Request) string { return r.Header.Get("Content-Type") },
-	"CONTENT_LENGTH": func(r *http.Request) string {
+var cgiValues = map[string]vars.Getter{
+	"QUERY_STRING":   func(r *http.Request, _ *vars.State) string { return r.URL.RawQuery },
+	"REQUEST_METHOD": func(r *http.Request, _ *vars.State) string { return r.Method },
+	"CONTENT_TYPE":   func(r *http.Request, _ *vars.State) string { return r.Header.Get("Content-Type") },
+	"CONTENT_LENGTH": func(r *http.Request, _ *vars.State) string {
 		if r.ContentLength <= 0 {
 			return ""
 		}
 		return strconv.FormatInt(r.ContentLength, 10)
 	},
-	"REQUEST_URI": func(r *http.Request) string {
-		if r.RequestURI != "" {
-			return reqrule.OriginForm(r.RequestURI) // $request_uri
+	"REQUEST_URI": func(r *http.Request, st *vars.State) string {
+		// $request_uri, as fastcgi_params has it: the client's target,
+		// which the State keeps (r.RequestURI is the URI a proxy sends:
+		// "set $args" puts the new arguments there, a rewrite empties it).
+		if u := requestURI(r, st); u != "" {
+			return u
 		}
-		return r.URL.RequestURI()
+		return r.URL.RequestURI() // a request built in-process
 	},
-	"PATH_INFO":       func(r *http.Request) string { return r.URL.Path },
-	"DOCUMENT_URI":    func(r *http.Request) string { return r.URL.Path },
-	"SERVER_PROTOCOL": func(r *http.Request) string { return r.Proto },
-	"REQUEST_SCHEME": func(r *http.Request) string {
+	"PATH_INFO":       func(r *http.Request, _ *vars.State) string { return r.URL.Path },
+	"DOCUMENT_URI":    func(r *http.Request, _ *vars.State) string { return r.URL.Path },
+	"SERVER_PROTOCOL": func(r *http.Request, _ *vars.State) string { return r.Proto },
+	"REQUEST_SCHEME": func(r *http.Request, _ *vars.State) string {
 		if r.TLS != nil {
 			return "https"
 		}
 		return "http"
 	},
-	"HTTPS": func(r *http.Request) string {
+	"HTTPS": func(r *http.Request, _ *vars.State) string {
 		if r.TLS != nil {
 			return "on"
 		}
 		return ""
 	},
-	"REMOTE_ADDR": func(r *http.Request) string { h, _ := splitHostPort(r.RemoteAddr); return h },
-	"REMOTE_PORT": func(r *http.Request) string { _, p := splitHostPort(r.RemoteAddr); return p },
-	"SERVER_PORT": func(r *http.Request) string {
+	"REMOTE_ADDR": func(r *http.Request, _ *vars.State) string { h, _ := splitHostPort(r.RemoteAddr); return h },
+	"REMOTE_PORT": func(r *http.Request, _ *vars.State) string { _, p := splitHostPort(r.RemoteAddr); return p },
+	"SERVER_PORT": func(r *http.Request, _ *vars.State) string {
 		if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
 			_, p := splitHostPort(a.String())
 			return p
 		}
 		return ""
 	},
-	"SERVER_NAME": func(r *http.Request) string {
+	"SERVER_NAME": func(r *http.Request, _ *vars.State) string {
 		if h, _ := splitHostPort(r.Host); h != "" {
 			return h
 		}
 		return r.Host
 	},
 }
+
+// requestURI is $request_uri's getter.
+var requestURI = vars.MustCompile("$request_uri").Getter()
 
 // CGIParams returns the parameters called names, each computed from the
 // request alone as its $variable in Debian's *_params would be; HTTPS is
@@ -71,7 +76,7 @@ func CGIParams(names ...string) []Param {
 		if !ok {
 			panic("gateway: no request value for CGI variable " + name)
 		}
-		list[i] = Param{Name: name, Value: func(r *http.Request, _ *vars.State) string { return v(r) }, IfNotEmpty: name == "HTTPS"}
+		list[i] = Param{Name: name, Value: v, IfNotEmpty: name == "HTTPS"}
 	}
 	return list
 }

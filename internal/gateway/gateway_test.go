@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 func TestParams(t *testing.T) {
@@ -151,5 +153,36 @@ func TestReadHeaderBufferedOrNot(t *testing.T) {
 				t.Errorf("%q split at %d: %s, whole: %s", c.in, i, got, want)
 			}
 		}
+	}
+}
+
+// REQUEST_URI is $request_uri, the client's target, as Debian's
+// fastcgi_params and scgi_params have it: not r.RequestURI, which the
+// server changes to the URI a proxy sends ("set $args" puts its new
+// arguments there, a rewrite or an internal redirect empties it).
+func TestCGIRequestURIIsTheClients(t *testing.T) {
+	params := NewParams(CGIParams("REQUEST_URI", "QUERY_STRING"), false)
+	for _, c := range []struct{ target, now, want string }{
+		{"/a/b?x=1", "/a/b?a=1", "/a/b?x=1 QUERY_STRING=a=1"}, // set $args "a=1"
+		{"/a/b?x=1", "", "/a/b?x=1 QUERY_STRING=a=1"},         // a rewrite
+		{"http://h.test/a/b?x=1", "", "/a/b?x=1 QUERY_STRING=a=1"},
+	} {
+		r := httptest.NewRequest("GET", "/a/b?a=1", nil)
+		r.RequestURI = c.now
+		st := &vars.State{RequestURI: c.target}
+		r = r.WithContext(vars.NewContext(r.Context(), st))
+		got := params.Append(nil, r)
+		if s := got[0].Value + " QUERY_STRING=" + got[1].Value; s != c.want {
+			t.Errorf("%s then %q: REQUEST_URI=%s, want %s", c.target, c.now, s, c.want)
+		}
+	}
+	// Outside the server, without a State: the request's own target.
+	r := httptest.NewRequest("GET", "/a/b?x=1", nil)
+	if got := params.Append(nil, r)[0].Value; got != "/a/b?x=1" {
+		t.Errorf("without a State: %s", got)
+	}
+	r.RequestURI = ""
+	if got := params.Append(nil, r)[0].Value; got != "/a/b?x=1" {
+		t.Errorf("built in-process: %s", got)
 	}
 }
