@@ -29,7 +29,7 @@ func ensureDate(h http.Header, received time.Time) {
 	if _, ok := fieldDate(h["Date"]); ok {
 		return
 	}
-	h["Date"] = []string{string(header.AppendDate(make([]byte, 0, len(http.TimeFormat)), received))}
+	h["Date"] = []string{header.FormatDate(received)}
 }
 
 // ageValue is the Age the response arrived with (RFC 9111 section 5.1).

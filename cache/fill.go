@@ -263,7 +263,7 @@ func (c *Cache) upstreamRequest(r *http.Request, f *filler, base context.Context
 		// IMF-fixdate, and none where it read no time.
 		if v := s.Header["Last-Modified"]; len(v) > 0 {
 			if t, ok := httpdate.Parse(v[len(v)-1]); ok {
-				h["If-Modified-Since"] = []string{string(header.AppendDate(make([]byte, 0, len(http.TimeFormat)), t))}
+				h["If-Modified-Since"] = []string{header.FormatDate(t)}
 				f.revalidating = true
 			}
 		}

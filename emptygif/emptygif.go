@@ -43,7 +43,7 @@ type Handler struct {
 	Error func(w http.ResponseWriter, r *http.Request, code int)
 }
 
-var lastModified = string(header.AppendDate(nil, LastModified))
+var lastModified = header.FormatDate(LastModified)
 
 func (h Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {

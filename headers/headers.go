@@ -322,7 +322,7 @@ func setExpires(h http.Header, e Expires, now time.Time) {
 			at = time.Date(y, m, d+1, hour, min, sec, 0, zone)
 		}
 	}
-	h["Expires"] = []string{string(header.AppendDate(make([]byte, 0, len(http.TimeFormat)), at))}
+	h["Expires"] = []string{header.FormatDate(at)}
 	if secs := int64(at.Sub(now) / time.Second); e.D < 0 || secs < 0 {
 		h["Cache-Control"] = []string{"no-cache"}
 	} else {

@@ -147,6 +147,14 @@ func AppendDate(b []byte, t time.Time) []byte {
 	return append(b, " GMT"...)
 }
 
+// FormatDate is AppendDate's HTTP-date as a string, for a header value:
+// formatted into a buffer of the date's size on the stack, so that the
+// string is the one allocation.
+func FormatDate(t time.Time) string {
+	var b [len(http.TimeFormat)]byte
+	return string(AppendDate(b[:0], t))
+}
+
 // append2 appends n, 0..99, as two digits.
 func append2(b []byte, n int) []byte {
 	return append(b, byte('0'+n/10), byte('0'+n%10))

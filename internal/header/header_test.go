@@ -81,9 +81,22 @@ func TestAppendDate(t *testing.T) {
 		times = append(times, time.Unix(r.Int64N(253402300799), 0))
 	}
 	for _, tm := range times {
-		if got, want := string(AppendDate(nil, tm)), tm.UTC().Format(http.TimeFormat); got != want {
+		want := tm.UTC().Format(http.TimeFormat)
+		if got := string(AppendDate(nil, tm)); got != want {
 			t.Errorf("%v: %q, want %q", tm, got, want)
 		}
+		if got := FormatDate(tm); got != want {
+			t.Errorf("FormatDate(%v) = %q, want %q", tm, got, want)
+		}
+	}
+}
+
+// FormatDate's buffer stays on the stack: the string is its one
+// allocation.
+func TestFormatDateAllocs(t *testing.T) {
+	tm := time.Now()
+	if n := testing.AllocsPerRun(100, func() { _ = FormatDate(tm) }); n > 1 {
+		t.Errorf("FormatDate: %v allocations, want 1", n)
 	}
 }
 
