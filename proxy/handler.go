@@ -266,11 +266,13 @@ func (x *exchange) upstreamFailed(kind Failure, status int) {
 }
 
 // errorResponse answers with the error response for status after the
-// tries so far. Their $upstream_addr and $upstream_status are published
-// first, as NGINX has them when it sends its own error page: an
-// "add_header ... always" shows them.
+// tries so far. Their values are published first, timings and lengths
+// included, each try having ended: NGINX's ngx_http_upstream_finalize_request
+// sets the last try's response time before it sends its own error page,
+// so an "add_header ... always" shows a refused connection's
+// "0.000", "-" for its connect and header times.
 func (x *exchange) errorResponse(status int) {
-	x.publishTried()
+	x.publishUpstream()
 	x.h.errorResponse(x.w, x.r, status)
 }
 

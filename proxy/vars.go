@@ -95,7 +95,7 @@ func (rc *record) Value(name string) (string, bool) {
 	var v upstreamVar
 	switch name {
 	case "proxy_host":
-		if rc.h.wire != nil {
+		if rc.h == nil || rc.h.wire != nil {
 			return "", false // the proxy module's: none in a gateway's location
 		}
 		return rc.h.proxyHost, true
@@ -137,6 +137,14 @@ func (rc *record) Value(name string) (string, bool) {
 	b, ok := rc.appendValue(buf[:0], v)
 	return string(b), ok
 }
+
+// LeaveLocation is the record an internal redirect keeps
+// (vars.LocatedSource): the tries so far, behind one of no handler, so
+// that a location without proxy_pass has no $proxy_host, as NGINX
+// clears the proxy module's context there, while the $upstream_* values
+// still list the tries, and a proxied location after it joins its own
+// to them (earlier skips the record without tries).
+func (rc *record) LeaveLocation() vars.Source { return &record{prev: rc} }
 
 // tries returns the tries whose value v may be read now.
 func (rc *record) tries(v upstreamVar) []attempt {
@@ -225,7 +233,11 @@ func (a *attempt) append(b []byte, v upstreamVar) []byte {
 // NGINX, and the status module's label for both. It is "" for a request
 // no Handler served.
 func UpstreamName(st *vars.State) string {
-	if rc, ok := st.Source().(*record); ok {
+	rc, _ := st.Source().(*record)
+	for rc != nil && rc.h == nil {
+		rc = rc.prev // left for a location without one: the tries' upstream
+	}
+	if rc != nil {
 		return rc.h.proxyHost
 	}
 	return ""

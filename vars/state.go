@@ -275,10 +275,16 @@ func (s *State) Set(name, value string) {
 // LeaveLocation empties the values of RegisterLocated that the request
 // has, as an internal redirect leaves the location that set them: empty
 // reads as none ("-" in the access log, no parameter with if_not_empty).
+// A LocatedSource is replaced by what it keeps after leaving.
 func (s *State) LeaveLocation() {
 	if s == nil {
 		return
 	}
+	s.mu.Lock()
+	if ls, ok := s.source.(LocatedSource); ok {
+		s.source = ls.LeaveLocation() // its place among the values kept
+	}
+	s.mu.Unlock()
 	regMu.RLock()
 	defer regMu.RUnlock()
 	for name := range located {
@@ -345,6 +351,16 @@ type Source interface {
 	// Value returns the value of the variable name, and false when the
 	// Source has none for it (now, or ever).
 	Value(name string) (string, bool)
+}
+
+// LocatedSource is a Source with values that belong to the location
+// that gave it ($proxy_host), as NGINX keeps them in the module's
+// context, which an internal redirect clears: LeaveLocation gives the
+// Source to keep after it, which still answers for what the request
+// keeps across locations (the earlier tries' $upstream_* values).
+type LocatedSource interface {
+	Source
+	LeaveLocation() Source
 }
 
 // SetSource makes src compute values for Get, in place of the Source an

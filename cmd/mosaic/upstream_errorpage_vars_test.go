@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
+)
+
+// The $upstream_* values and $proxy_host that add_header ... always shows
+// on the proxy's own error page and after error_page moves a request from
+// one location to another, against NGINX: the 502 page of a refused
+// connection shows its try's times, error_page between two proxied
+// locations lists the first's tries, then " : " and the second's, and a
+// static location reached from a proxied one has no $proxy_host (NGINX's
+// is the location's, empty where it has no proxy_pass). Times are
+// compared by their shape (digits as N), addresses by the port's place.
+func TestUpstreamVarsAcrossErrorPageAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/missing" {
+			w.WriteHeader(http.StatusNotFound)
+		}
+		fmt.Fprintf(w, "origin %s\n", r.URL.Path)
+	}))
+	t.Cleanup(origin.Close)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close() // refused from now on
+	const show = `"rt=$upstream_response_time ct=$upstream_connect_time ht=$upstream_header_time st=$upstream_status ph=$proxy_host"`
+	mport, nport := startBoth(t, t.TempDir(), func(_ string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%[1]d;
+			add_header X-Up %[4]s always;
+			location /dead { proxy_pass http://%[3]s; }
+			location /missing { proxy_intercept_errors on; error_page 404 = /second; proxy_pass http://%[2]s; }
+			location /second { proxy_pass http://%[2]s; }
+			location /tostatic { proxy_intercept_errors on; error_page 404 = /static; proxy_pass http://%[2]s/missing; }
+			location /static { return 200 "static\n"; }
+		}`, port, origin.Listener.Addr(), dead, show)
+	})
+	digits := regexp.MustCompile(`[0-9]+`)
+	for _, p := range []string{"/dead", "/missing", "/tostatic"} {
+		req := "GET " + p + " HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
+		m, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
+		n, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
+		mv := digits.ReplaceAllString(m.Header.Get("X-Up"), "N")
+		nv := digits.ReplaceAllString(n.Header.Get("X-Up"), "N")
+		if m.StatusCode != n.StatusCode || mv != nv {
+			t.Errorf("%s: mosaic %d %q, nginx %d %q", p, m.StatusCode, mv, n.StatusCode, nv)
+		}
+	}
+}
