@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -30,12 +29,7 @@ func TestUpstreamVarsAcrossErrorPageAsNGINX(t *testing.T) {
 		fmt.Fprintf(w, "origin %s\n", r.URL.Path)
 	}))
 	t.Cleanup(origin.Close)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := ln.Addr().String()
-	ln.Close() // refused from now on
+	dead := fmt.Sprintf("127.0.0.1:%d", freePort(t)) // nothing listens: refused
 	const show = `"rt=$upstream_response_time ct=$upstream_connect_time ht=$upstream_header_time st=$upstream_status ph=$proxy_host"`
 	dir := t.TempDir()
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
