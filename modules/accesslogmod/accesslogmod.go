@@ -168,6 +168,11 @@ func setLogFormat(c *server.Cmd) error {
 			return c.Errorf("invalid number of arguments in \"log_format\" directive")
 		}
 	}
+	for _, a := range args {
+		if err := formatNames(c, a); err != nil {
+			return err
+		}
+	}
 	// Compiled in the configuration's scope: a format may name a map's
 	// variable.
 	t, err := c.Template(strings.Join(args, ""))
@@ -179,6 +184,31 @@ func setLogFormat(c *server.Cmd) error {
 		return c.Errorf("%v", err)
 	}
 	mc.formats[name] = f
+	return nil
+}
+
+// formatNames refuses a variable of one log_format argument as NGINX
+// does: it reads each argument's variables apart (ngx_http_log_compile),
+// so a "$" at an argument's end or before no name byte is refused there,
+// from that "$" on, as an invalid parameter, and a bracket is closed
+// within the argument; joined, 'a$' '$b' and 'a${' 'b}' would read as
+// other variables.
+func formatNames(c *server.Cmd, arg string) error {
+	for i := strings.IndexByte(arg, '$'); i >= 0; {
+		_, n, err := vars.ScanName(arg[i+1:])
+		if errors.Is(err, vars.ErrInvalidName) {
+			return c.Errorf("invalid parameter %q", arg[i:])
+		}
+		if err != nil {
+			return c.Errorf("%v", err)
+		}
+		i += 1 + n
+		j := strings.IndexByte(arg[i:], '$')
+		if j < 0 {
+			break
+		}
+		i += j
+	}
 	return nil
 }
 

@@ -44,6 +44,17 @@ func TestLoadRefuses(t *testing.T) {
 		{"http {\n log_format a escape=xml '$status';\n}", `unknown log format escaping "xml" in test.conf:2`},
 		{"http {\n log_format a escape=json;\n}", `invalid number of arguments in "log_format" directive in test.conf:2`},
 		{"http {\n log_format a '$nonesuch';\n}", `unknown "nonesuch" variable in test.conf:2`},
+		// NGINX reads each argument's variables apart (ngx_http_log_compile)
+		// and refuses a "$" that no name follows as an invalid parameter,
+		// from that "$" on (nginx -t on Debian's 1.22.1); joined, 'x $'
+		// '$status' would be refused in other words and 'a${' 'b}' taken.
+		{"http {\n log_format a 'x $' '$status';\n}", `invalid parameter "$" in test.conf:2`},
+		{"http {\n log_format a '$status $';\n}", `invalid parameter "$" in test.conf:2`},
+		{"http {\n log_format a '$-b';\n}", `invalid parameter "$-b" in test.conf:2`},
+		{"http {\n log_format a '${}';\n}", `invalid parameter "${}" in test.conf:2`},
+		{"http {\n log_format a '$$x';\n}", `invalid parameter "$$x" in test.conf:2`},
+		{"http {\n log_format a 'a${' 'b}';\n}", `invalid parameter "${" in test.conf:2`},
+		{"http {\n log_format a '${a' 'b}';\n}", `the closing bracket in "a" variable is missing in test.conf:2`},
 		{"http {\n access_log stderr later;\n log_format later '$status';\n}", `unknown log format "later" in test.conf:2`},
 		{"http {\n access_log syslog:server=10.0.0.1;\n}", `access_log to syslog is not supported, use a file in test.conf:2`},
 		{"http {\n access_log stderr combined gzip=5;\n}", `access_log gzip= is not supported in test.conf:2`},
