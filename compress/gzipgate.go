@@ -14,13 +14,14 @@ import (
 // Accept-Encoding (ngx_http_gzip_ok): gzip_disable msie6, gzip_http_version,
 // gzip_proxied for requests that came through a proxy, and the gzip_disable
 // patterns. As in NGINX with ngx_brotli, they govern gzip (and gunzip) only.
-func (c *config) gzipAllowed(r *http.Request, h http.Header) bool {
-	return gzipGateAllows(&c.gzipGate, r, h)
+// h is the header of w's response; w may be nil (see proxiedAllowed).
+func (c *config) gzipAllowed(w http.ResponseWriter, r *http.Request, h http.Header) bool {
+	return gzipGateAllows(&c.gzipGate, w, r, h)
 }
 
 // gzipGateAllows is gzipAllowed for g. gzip_static on makes the same checks
 // before serving a .gz file, with h empty: no response header exists yet.
-func gzipGateAllows(g *GzipOptions, r *http.Request, h http.Header) bool {
+func gzipGateAllows(g *GzipOptions, w http.ResponseWriter, r *http.Request, h http.Header) bool {
 	ua := r.Header.Get("User-Agent")
 	if g.Disable.MSIE6 && useragent.MSIE6(ua) {
 		return false
@@ -28,7 +29,7 @@ func gzipGateAllows(g *GzipOptions, r *http.Request, h http.Header) bool {
 	if v := g.HTTPVersion; r.ProtoMajor < v.Major || (r.ProtoMajor == v.Major && r.ProtoMinor < v.Minor) {
 		return false
 	}
-	if len(r.Header["Via"]) > 0 && !proxiedAllowed(g.Proxied, r, h) {
+	if len(r.Header["Via"]) > 0 && !proxiedAllowed(g.Proxied, w, r, h) {
 		return false
 	}
 	if ua != "" {
@@ -44,8 +45,11 @@ func gzipGateAllows(g *GzipOptions, r *http.Request, h http.Header) bool {
 // proxiedAllowed is gzip_proxied, in NGINX's order of checks. Note the
 // fall-through at the end, which is NGINX's too: a response with neither
 // Expires nor Cache-Control is compressed unless no_last_modified or
-// no_etag rules it out.
-func proxiedAllowed(p Proxied, r *http.Request, h http.Header) bool {
+// no_etag rules it out. A response without Date is "expired" by the time
+// its Date goes out with (header.ResponseTime of w), as NGINX compares
+// with its cached time: a later reading made "expires 0" expired when a
+// second ended between the two. w may be nil (the time is then now).
+func proxiedAllowed(p Proxied, w http.ResponseWriter, r *http.Request, h http.Header) bool {
 	switch {
 	case p == 0:
 		return false
@@ -62,11 +66,13 @@ func proxiedAllowed(p Proxied, r *http.Request, h http.Header) bool {
 		if !ok {
 			return false
 		}
-		date := time.Now().Truncate(time.Second)
+		var date time.Time
 		if d := h["Date"]; len(d) > 0 {
 			if date, ok = httpdate.Parse(d[0]); !ok {
 				return false
 			}
+		} else {
+			date = header.ResponseTime(w).Truncate(time.Second)
 		}
 		return expires.Before(date)
 	}
@@ -106,7 +112,7 @@ func bareDirective(values []string, name string) bool {
 // header h goes to it decoded.
 func (c *config) refusesGzip(r *http.Request, h http.Header) bool {
 	takesGzip := c.gzipTable.Negotiate(acceptEncoding(r.Header)).Contains(Gzip)
-	return !takesGzip || !c.gzipAllowed(r, h)
+	return !takesGzip || !c.gzipAllowed(nil, r, h)
 }
 
 // GunzipTest returns NGINX's test of whether its gunzip filter decodes the

@@ -170,17 +170,8 @@ type trailerSink interface {
 
 // sink finds the trailerSink under w, through the writers that wrap it.
 func sink(w http.ResponseWriter) trailerSink {
-	for w != nil {
-		if s, ok := w.(trailerSink); ok {
-			return s
-		}
-		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
-		if !ok {
-			return nil
-		}
-		w = u.Unwrap()
-	}
-	return nil
+	s, _ := header.Under[trailerSink](w)
+	return s
 }
 
 // expectsTrailers reports whether a response with this status gets any
@@ -232,14 +223,17 @@ func successful(code int) bool {
 // maxExpires is NGINX's "expires max" date.
 var maxExpires = time.Date(2037, 12, 31, 23, 55, 55, 0, time.UTC)
 
-func (f *filter) apply(h http.Header, code int, r *http.Request) {
+// apply adds the headers of f to h, the header of w's response. Expires
+// is counted from the time of the response, the reading its Date goes out
+// with (header.ResponseTime).
+func (f *filter) apply(w http.ResponseWriter, h http.Header, code int, r *http.Request) {
 	ok := successful(code)
 	if ok && f.expiresFunc != nil {
 		if e, set := f.expiresFunc(r, h); set && e.validate() == nil && e.Mode != ExpiresOff {
-			setExpires(h, e, time.Now())
+			setExpires(h, e, header.ResponseTime(w))
 		}
 	} else if ok && f.expires.Mode != ExpiresOff {
-		setExpires(h, f.expires, time.Now())
+		setExpires(h, f.expires, header.ResponseTime(w))
 	}
 	for _, hd := range f.headers {
 		if !ok && !hd.Always {
@@ -274,13 +268,6 @@ func setExpires(h http.Header, e Expires, now time.Time) {
 	// of the current one, max-age until a whole-second time (a
 	// Last-Modified, a time of day) came out one second short.
 	now = now.Truncate(time.Second)
-	// NGINX reads Expires and Date from one reading of its clock. The
-	// server stamps Date when it writes the header, a reading of its own:
-	// a second that ended between the two made "expires 0" a second older
-	// than Date. The Date of this reading goes with the Expires.
-	if _, ok := h["Date"]; !ok {
-		h["Date"] = []string{string(header.AppendDate(nil, now))}
-	}
 	var at time.Time
 	switch e.Mode {
 	case ExpiresEpoch:
@@ -346,7 +333,7 @@ func (w *writer) BeforeHeader(h http.Header, code int) {
 	if st := vars.FromContext(w.r.Context()); st != nil {
 		st.WroteHeader(code)
 	}
-	w.f.apply(h, code, w.r)
+	w.f.apply(w.ResponseWriter, h, code, w.r)
 	w.code = code
 	if len(w.f.trailers) > 0 && w.f.expectsTrailers(w.r, code) {
 		w.trailing = true

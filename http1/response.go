@@ -46,7 +46,7 @@ type response struct {
 	// sendTimeout bounds each write (see armWrite), unless the handler
 	// set a write deadline itself (ownDeadline).
 	sendTimeout time.Duration
-	now         time.Time // when the status was set
+	now         time.Time // ResponseTime's reading; zero until taken
 
 	// reqHeadLen is the size of the request line and header as received.
 	reqHeadLen int64
@@ -371,6 +371,19 @@ func (w *response) framingFor(final bool, size int64) (cl int64, chunked, closeA
 	return
 }
 
+// ResponseTime is the response's one reading of the clock, taken the
+// first time it is asked for: the Date line goes out with it, and the
+// filters that count from now (expires, gzip_proxied expired) take it
+// through header.ResponseTime, as NGINX takes both from its cached time.
+// Two readings made "expires 0" a second older than Date when a second
+// ended between them.
+func (w *response) ResponseTime() time.Time {
+	if w.now.IsZero() {
+		w.now = time.Now()
+	}
+	return w.now
+}
+
 // headerFields writes the status line and the header fields into c.mem.hdr
 // when the status is set, so that later changes to the header map do not
 // show (as with net/http), except trailers. Names go out sorted (as
@@ -380,7 +393,7 @@ func (w *response) framingFor(final bool, size int64) (cl int64, chunked, closeA
 // (framing).
 func (w *response) headerFields(f fieldScan) {
 	c := w.c
-	w.now = time.Now()
+	now := w.ResponseTime()
 	var h []byte
 	if w.reasonCode != 0 && w.reasonCode == w.status && w.status >= 100 && w.status <= 999 {
 		h = append(c.mem.hdr[:0], "HTTP/1.1 "...)
@@ -390,7 +403,7 @@ func (w *response) headerFields(f fieldScan) {
 		h = append(c.mem.hdr[:0], statusLine(w.status)...)
 	}
 	if !f.date {
-		h = appendDate(h, w.now)
+		h = appendDate(h, now)
 	}
 	fields := c.mem.fields
 	if w.closeAfter || len(f.trailer) > 0 {

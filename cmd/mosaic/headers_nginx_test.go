@@ -99,3 +99,31 @@ func TestExpiresModifiedZeroAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestExpiresSentHTTPDateAsNGINX: NGINX writes Date on the wire only, so
+// $sent_http_date is empty for a response of its own, with expires as
+// without; the filter takes the time Date goes out with from the server
+// rather than putting a Date in the header.
+func TestExpiresSentHTTPDateAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www", "a.txt"), "hello\n")
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s/www;
+			location /h/ { alias %[2]s/www/; expires 1h; add_header X-D "[$sent_http_date]"; }
+			location /zero/ { alias %[2]s/www/; expires 0; add_header X-D "[$sent_http_date]"; }
+			location /var/ { alias %[2]s/www/; expires $arg_e; add_header X-D "[$sent_http_date]"; }
+			location /none/ { alias %[2]s/www/; add_header X-D "[$sent_http_date]"; }
+		}`, port, dir)
+	})
+	for _, path := range []string{"/h/a.txt", "/zero/a.txt", "/var/a.txt?e=1m", "/none/a.txt"} {
+		var got [2]string
+		for i, port := range []int{mport, nport} {
+			resp, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), "GET "+path+" HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+			got[i] = fmt.Sprintf("X-D %q, Date sent: %v", resp.Header.Get("X-D"), resp.Header.Get("Date") != "")
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s: mosaic %s; nginx %s", path, got[0], got[1])
+		}
+	}
+}

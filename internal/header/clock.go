@@ -1,0 +1,42 @@
+package header
+
+import (
+	"net/http"
+	"time"
+)
+
+// Under finds the writer of type T (an interface the server's writer
+// implements) under w, through the writers that wrap it (Unwrap, as
+// http.ResponseController follows them).
+func Under[T any](w http.ResponseWriter) (T, bool) {
+	for w != nil {
+		if t, ok := w.(T); ok {
+			return t, true
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			break
+		}
+		w = u.Unwrap()
+	}
+	var zero T
+	return zero, false
+}
+
+// Clock is a response writer that keeps one reading of the clock for its
+// response, which its Date line is written from (mosaic's HTTP/1 server).
+type Clock interface {
+	ResponseTime() time.Time
+}
+
+// ResponseTime returns the time of w's response: the reading the Date
+// line goes out with, where the writer under w keeps one, so that a field
+// computed from the time (Expires, gzip_proxied's "expired") agrees with
+// Date even across a second's end, as NGINX takes both from its cached
+// time; time.Now() otherwise (HTTP/2, net/http's server).
+func ResponseTime(w http.ResponseWriter) time.Time {
+	if c, ok := Under[Clock](w); ok {
+		return c.ResponseTime()
+	}
+	return time.Now()
+}
