@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,22 +14,31 @@ import (
 
 // add_header and expires against Debian's NGINX on the same configuration.
 
+// fileSites starts mosaic and NGINX, each with one server of the given
+// locations ({dir} in them is the returned directory) whose root,
+// dir/www, holds a.txt.
+func fileSites(t *testing.T, locations string) (dir string, mport, nport int) {
+	t.Helper()
+	nginxPath(t)
+	dir = t.TempDir()
+	writeFile(t, filepath.Join(dir, "www", "a.txt"), "hello\n")
+	locations = strings.ReplaceAll(locations, "{dir}", dir)
+	mport, nport = startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf("server { listen 127.0.0.1:%d; root %s/www;%s\n}", port, dir, locations)
+	})
+	return dir, mport, nport
+}
+
 // TestAddHeaderValidatorsAsNGINX: add_header ETag and add_header
 // Last-Modified replace the response's own header, the last line wins, and
 // an empty value removes it, as in NGINX: a response never carries two
 // validators.
 func TestAddHeaderValidatorsAsNGINX(t *testing.T) {
-	nginxPath(t)
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "www", "a.txt"), "hello\n")
-	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
-		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s/www;
-			location /set/ { alias %[2]s/www/; add_header etag '"a"'; add_header ETag '"b"';
+	_, mport, nport := fileSites(t, `
+			location /set/ { alias {dir}/www/; add_header etag '"a"'; add_header ETag '"b"';
 				add_header Last-Modified "Mon, 01 Jan 2001 00:00:00 GMT"; }
-			location /rm/ { alias %[2]s/www/; add_header ETag ""; add_header Last-Modified ""; }
-			location /ret { add_header ETag '"a"'; add_header ETag '"b"'; return 200 ok; }
-		}`, port, dir)
-	})
+			location /rm/ { alias {dir}/www/; add_header ETag ""; add_header Last-Modified ""; }
+			location /ret { add_header ETag '"a"'; add_header ETag '"b"'; return 200 ok; }`)
 	for _, path := range []string{"/set/a.txt", "/rm/a.txt", "/ret"} {
 		var got [2][2][]string
 		for i, port := range []int{mport, nport} {
@@ -105,17 +115,11 @@ func TestExpiresModifiedZeroAsNGINX(t *testing.T) {
 // without; the filter takes the time Date goes out with from the server
 // rather than putting a Date in the header.
 func TestExpiresSentHTTPDateAsNGINX(t *testing.T) {
-	nginxPath(t)
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "www", "a.txt"), "hello\n")
-	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
-		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s/www;
-			location /h/ { alias %[2]s/www/; expires 1h; add_header X-D "[$sent_http_date]"; }
-			location /zero/ { alias %[2]s/www/; expires 0; add_header X-D "[$sent_http_date]"; }
-			location /var/ { alias %[2]s/www/; expires $arg_e; add_header X-D "[$sent_http_date]"; }
-			location /none/ { alias %[2]s/www/; add_header X-D "[$sent_http_date]"; }
-		}`, port, dir)
-	})
+	_, mport, nport := fileSites(t, `
+			location /h/ { alias {dir}/www/; expires 1h; add_header X-D "[$sent_http_date]"; }
+			location /zero/ { alias {dir}/www/; expires 0; add_header X-D "[$sent_http_date]"; }
+			location /var/ { alias {dir}/www/; expires $arg_e; add_header X-D "[$sent_http_date]"; }
+			location /none/ { alias {dir}/www/; add_header X-D "[$sent_http_date]"; }`)
 	for _, path := range []string{"/h/a.txt", "/zero/a.txt", "/var/a.txt?e=1m", "/none/a.txt"} {
 		var got [2]string
 		for i, port := range []int{mport, nport} {
