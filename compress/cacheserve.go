@@ -87,7 +87,7 @@ func (w *responseWriter) serveBody(enc Encoding, body *cachedBody) {
 	w.sendHeader(int64(len(body.data)))
 	w.emit(body.data)
 	if w.err == nil && len(body.data) > 0 {
-		vars.FromContext(w.req.Context()).Set(enc.RatioVariable(), formatRatio(body.in, int64(len(body.data))))
+		vars.FromContext(w.req.Context()).SetRatio(enc.RatioVariable(), body.in, int64(len(body.data)))
 	}
 }
 

@@ -14,9 +14,6 @@ import (
 // OneShotMax is the largest Content-Length compressed in one go.
 const OneShotMax = oneShotMax
 
-// FormatRatio formats a $gzip_ratio value.
-func FormatRatio(in, out int64) string { return formatRatio(in, out) }
-
 // EncoderFootprint is the working memory a brotli Writer holds.
 func EncoderFootprint(w *brotli.Writer) int64 { return encoderFootprint(w) }
 

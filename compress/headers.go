@@ -74,23 +74,3 @@ func isUpgrade(r *http.Request) bool {
 	}
 	return header.First(r.Header, "Upgrade") != "" && header.HasToken(r.Header["Connection"], "upgrade")
 }
-
-// formatRatio renders original/compressed the way NGINX renders
-// $gzip_ratio: two decimals, rounded half up from the third.
-func formatRatio(in, out int64) string {
-	whole := in / out
-	frac := in * 100 / out % 100
-	if in*1000/out%10 > 4 {
-		frac++
-		if frac > 99 {
-			whole++
-			frac = 0
-		}
-	}
-	// Appended in one buffer: one allocation for the string, where
-	// concatenating three formatted numbers cost about 400 instructions.
-	var buf [24]byte
-	b := strconv.AppendInt(buf[:0], whole, 10)
-	b = append(b, '.', byte('0'+frac/10), byte('0'+frac%10))
-	return string(b)
-}

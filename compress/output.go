@@ -256,10 +256,10 @@ func (w *responseWriter) closeEncoder() {
 }
 
 // recordRatio publishes $brotli_ratio, $zstd_ratio or $gzip_ratio once the
-// whole response is out.
+// whole response is out, as its sizes: formatted only if read.
 func (w *responseWriter) recordRatio() {
 	if w.err == nil && w.outN > 0 {
-		vars.FromContext(w.req.Context()).Set(w.coding.RatioVariable(), formatRatio(w.in, w.outN))
+		vars.FromContext(w.req.Context()).SetRatio(w.coding.RatioVariable(), w.in, w.outN)
 	}
 }
 

@@ -441,7 +441,7 @@ func TestParallelRatioExact(t *testing.T) {
 		st := <-states
 		e, _ := compress.ParseEncoding(coding)
 		got, _ := st.Get(e.RatioVariable())
-		if want := compress.FormatRatio(int64(len(body)), int64(len(raw))); got != want {
+		if want := vars.FormatRatio(int64(len(body)), int64(len(raw))); got != want {
 			t.Errorf("$%s = %q, want %q", e.RatioVariable(), got, want)
 		}
 	}

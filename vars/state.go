@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"net/http"
 	"net/url"
+	"strconv"
 	"sync"
 	"time"
 
@@ -181,6 +182,15 @@ type State struct {
 	// slots caches the values of a configuration's own variables (see
 	// Scope), indexed by Var.slot.
 	slots []slot
+	// ratio is the compression ratio of SetRatio, formatted when read.
+	ratio ratio
+}
+
+// ratio is a value of SetRatio: a variable's name and the two sizes
+// whose quotient it is.
+type ratio struct {
+	name    string
+	in, out int64
 }
 
 // WroteHeader records the status a response writer was given: an interim
@@ -260,6 +270,15 @@ func (s *State) Set(name, value string) {
 	// No defer: a request may set several values, and nothing here can
 	// panic with the lock held but an append out of memory.
 	s.mu.Lock()
+	if s.ratio.name == name {
+		s.ratio = ratio{} // the value given last answers
+	}
+	s.set(name, value)
+	s.mu.Unlock()
+}
+
+// set is Set with s.mu held.
+func (s *State) set(name, value string) {
 	s.seq++
 	if v := s.find(name); v != nil {
 		v.value, v.seq = value, s.seq
@@ -269,7 +288,47 @@ func (s *State) Set(name, value string) {
 	} else {
 		s.more = append(s.more, namedValue{name, value, s.seq})
 	}
+}
+
+// SetRatio records the value of a compression ratio variable
+// ($gzip_ratio, $brotli_ratio, $zstd_ratio) as its two sizes, in bytes
+// before and after, and Get formats it (FormatRatio) when it is read, as
+// NGINX's gzip filter computes $gzip_ratio from its counts in its
+// getter: a response whose ratio nothing reads (no log format, header
+// or metric names it) pays for no formatting and no string. out must
+// be positive. The State keeps one such value; a second name's turns
+// the first one's into a value of Set. It is safe on a nil State and
+// from several goroutines.
+func (s *State) SetRatio(name string, in, out int64) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	if r := s.ratio; r.name != "" && r.name != name {
+		s.set(r.name, FormatRatio(r.in, r.out))
+	}
+	s.ratio = ratio{name, in, out}
 	s.mu.Unlock()
+}
+
+// FormatRatio renders in/out the way NGINX renders $gzip_ratio: two
+// decimals, rounded half up from the third. out must be positive.
+func FormatRatio(in, out int64) string {
+	whole := in / out
+	frac := in * 100 / out % 100
+	if in*1000/out%10 > 4 {
+		frac++
+		if frac > 99 {
+			whole++
+			frac = 0
+		}
+	}
+	// Appended in one buffer: one allocation for the string, where
+	// concatenating three formatted numbers cost about 400 instructions.
+	var buf [24]byte
+	b := strconv.AppendInt(buf[:0], whole, 10)
+	b = append(b, '.', byte('0'+frac/10), byte('0'+frac%10))
+	return string(b)
 }
 
 // LeaveLocation empties the values of RegisterLocated that the request
@@ -322,6 +381,11 @@ func (s *State) Get(name string) (string, bool) {
 		return "", false
 	}
 	s.mu.Lock()
+	if s.ratio.name == name && name != "" {
+		value := FormatRatio(s.ratio.in, s.ratio.out)
+		s.mu.Unlock()
+		return value, true
+	}
 	v := s.find(name)
 	var value string
 	ok := false

@@ -101,3 +101,62 @@ func TestStateSources(t *testing.T) {
 		t.Error("a nil State has a Source")
 	}
 }
+
+func TestFormatRatio(t *testing.T) {
+	for _, tc := range []struct {
+		in, out int64
+		want    string
+	}{
+		{359, 100, "3.59"},
+		{2125, 1000, "2.13"}, // NGINX rounds the third decimal half up
+		{2124, 1000, "2.12"},
+		{1999, 1000, "2.00"},
+		{100, 100, "1.00"},
+		{99, 100, "0.99"},
+		{1, 3, "0.33"},
+		{2, 3, "0.67"},
+		{87533, 1, "87533.00"},
+	} {
+		if got := vars.FormatRatio(tc.in, tc.out); got != tc.want {
+			t.Errorf("vars.FormatRatio(%d, %d) = %s, want %s", tc.in, tc.out, got, tc.want)
+		}
+	}
+}
+
+// A ratio given as sizes reads as its formatted value, the value given
+// last answers for its name, and a second ratio's name keeps the first's.
+func TestSetRatio(t *testing.T) {
+	st := &vars.State{}
+	get := func(name string) string {
+		t.Helper()
+		v, ok := st.Get(name)
+		if !ok {
+			return "<none>"
+		}
+		return v
+	}
+	if v := get("gzip_ratio"); v != "<none>" {
+		t.Fatalf("$gzip_ratio before SetRatio = %q", v)
+	}
+	st.SetRatio("gzip_ratio", 2125, 1000)
+	if v := get("gzip_ratio"); v != "2.13" {
+		t.Errorf("$gzip_ratio = %q, want 2.13", v)
+	}
+	if v := get("brotli_ratio"); v != "<none>" {
+		t.Errorf("$brotli_ratio after SetRatio of $gzip_ratio = %q", v)
+	}
+	st.Set("gzip_ratio", "9.99")
+	if v := get("gzip_ratio"); v != "9.99" {
+		t.Errorf("$gzip_ratio after Set = %q, want the value set last, 9.99", v)
+	}
+	st.SetRatio("gzip_ratio", 300, 100)
+	if v := get("gzip_ratio"); v != "3.00" {
+		t.Errorf("$gzip_ratio after a second SetRatio = %q, want 3.00", v)
+	}
+	st.SetRatio("brotli_ratio", 1, 3)
+	if v, w := get("gzip_ratio"), get("brotli_ratio"); v != "3.00" || w != "0.33" {
+		t.Errorf("after SetRatio of $brotli_ratio: $gzip_ratio = %q, $brotli_ratio = %q; want 3.00, 0.33", v, w)
+	}
+	var none *vars.State
+	none.SetRatio("gzip_ratio", 1, 1) // a no-op, as Set is on a nil State
+}
