@@ -16,7 +16,6 @@ func (w *responseWriter) decide(empty bool) {
 	if empty && !w.head {
 		length = 0
 	}
-	w.mediaType = lowerMediaType(header.First(h, "Content-Type"))
 	// As NGINX's gzip filter and ngx_brotli mark a response for Vary once
 	// their min_length check passes, before they look at the request
 	// (Accept-Encoding, gzip_proxied): a body too short for every coding

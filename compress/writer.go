@@ -46,7 +46,7 @@ type responseWriter struct {
 	headerSent bool
 	values     *codingValues // the coding's header values (setCodingHeaders)
 	declared   int64         // Content-Length, -1 when unknown
-	mediaType  string        // Content-Type's media type, lowercased, as choose read it
+	mediaType  string        // Content-Type's media type, lowercased, as start or sniffType read it
 	needSniff  bool
 	sniff      []byte // body held back to sniff its type
 	parallel   bool   // the body went to a parallel stream (recycle)
@@ -145,8 +145,14 @@ func (w *responseWriter) start() {
 	case !compressibleStatus(w.status):
 		w.passThrough(w.cfg.varies(standsFor200(w.status, h)))
 	default:
-		_, typed := h["Content-Type"]
+		// The media type is read here, once, where the header is final:
+		// decide comes at the body's first bytes or the handler's
+		// return, and only sniffType changes the type in between.
+		ct, typed := h["Content-Type"]
 		w.needSniff = !typed && bodyAllowed(w.status)
+		if len(ct) > 0 {
+			w.mediaType = lowerMediaType(ct[0])
+		}
 	}
 }
 
@@ -234,7 +240,9 @@ func (w *responseWriter) sniffType(more []byte) {
 		data = append(data[:len(data):len(data)], more[:k]...)
 	}
 	if len(data) > 0 {
-		w.rw.Header().Set("Content-Type", http.DetectContentType(data))
+		ct := http.DetectContentType(data)
+		w.rw.Header().Set("Content-Type", ct)
+		w.mediaType = lowerMediaType(ct)
 	}
 }
 
