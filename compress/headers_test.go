@@ -163,3 +163,27 @@ func TestTrailers(t *testing.T) {
 		t.Errorf("Content-Encoding %q, trailer %q", resp.Header.Get("Content-Encoding"), resp.Trailer.Get("X-Checksum"))
 	}
 }
+
+// An empty Write sends nothing (the filter holds the header until the
+// body's first byte), so a Content-Type the handler changes after it is
+// the one sent, and the one gzip_types must judge: the coding and the
+// header sent agree.
+func TestTypeChangedAfterEmptyWrite(t *testing.T) {
+	page := text(3000)
+	for _, tc := range []struct{ first, then, coding string }{
+		{"image/png", "text/html", "gzip"},
+		{"text/html", "image/png", ""},
+	} {
+		h := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", tc.first)
+			_, _ = w.Write(nil)
+			w.Header().Set("Content-Type", tc.then)
+			_, _ = w.Write(page)
+		}), allOn(nil))
+		resp := fetchDecoded(t, serve(t, h), page, "Accept-Encoding: gzip")
+		if ct, ce := resp.Header.Get("Content-Type"), resp.Header.Get("Content-Encoding"); ct != tc.then || ce != tc.coding {
+			t.Errorf("%s, then %s: Content-Type %q, Content-Encoding %q; want %q, %q",
+				tc.first, tc.then, ct, ce, tc.then, tc.coding)
+		}
+	}
+}
