@@ -190,6 +190,14 @@ func (w *responseWriter) body(p []byte) (int, error) {
 	switch w.state {
 	case statePending:
 		if len(p) == 0 {
+			// Nothing is sent yet, so the handler may still change its
+			// header: start reads it again at the body's first byte
+			// (or a Flush, or the handler's return), where the media
+			// type it keeps is the one sent. Held sniff bytes have
+			// already fixed the type.
+			if len(w.sniff) == 0 {
+				w.begun = false
+			}
 			return 0, nil
 		}
 		if w.needSniff && len(w.sniff)+len(p) < sniffLen {
