@@ -63,7 +63,7 @@ var cgiValues = map[string]vars.Getter{
 }
 
 // requestURI is $request_uri's getter.
-var requestURI = vars.MustCompile("$request_uri").Getter()
+var requestURI, _ = vars.Lookup("request_uri")
 
 // CGIParams returns the parameters called names, each computed from the
 // request alone as its $variable in Debian's *_params would be; HTTPS is
