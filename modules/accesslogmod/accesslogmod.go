@@ -194,7 +194,11 @@ func setLogFormat(c *server.Cmd) error {
 // within the argument; joined, 'a$' '$b' and 'a${' 'b}' would read as
 // other variables.
 func formatNames(c *server.Cmd, arg string) error {
-	for i := strings.IndexByte(arg, '$'); i >= 0; {
+	for {
+		i := strings.IndexByte(arg, '$')
+		if i < 0 {
+			return nil
+		}
 		_, n, err := vars.ScanName(arg[i+1:])
 		if errors.Is(err, vars.ErrInvalidName) {
 			return c.Errorf("invalid parameter %q", arg[i:])
@@ -202,14 +206,8 @@ func formatNames(c *server.Cmd, arg string) error {
 		if err != nil {
 			return c.Errorf("%v", err)
 		}
-		i += 1 + n
-		j := strings.IndexByte(arg[i:], '$')
-		if j < 0 {
-			break
-		}
-		i += j
+		arg = arg[i+1+n:]
 	}
-	return nil
 }
 
 // format returns the format called name. The predefined one is compiled
