@@ -21,8 +21,9 @@ var commonAcceptEncodings = [...]string{
 // of current browsers, curl --compressed, Go's client and a normalizing
 // cache in front) resolve through answers computed once by the parser,
 // with no parsing and no allocation; any other value, including a common
-// one spelled with other case or spacing, goes through Negotiate. The table is therefore a cache of the
-// parser's answers, never a second set of rules.
+// one spelled with other case or spacing, goes through Negotiate. The
+// table is therefore a cache of the parser's answers, never a second set
+// of rules.
 type Table struct {
 	offer  Offer
 	common [len(commonAcceptEncodings)]Ranked
