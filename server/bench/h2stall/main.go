@@ -11,14 +11,13 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"log"
 	"net"
-	"os"
-	"strings"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/procrss"
 )
 
 func main() {
@@ -46,26 +45,13 @@ func main() {
 			conns = append(conns, c)
 		}
 		time.Sleep(*hold)
-		fmt.Printf("round %d: VmRSS %s\n", r, vmRSS(*pid))
+		rss, err := procrss.Of(*pid)
+		if err != nil {
+			log.Fatalf("round %d: %v", r, err)
+		}
+		fmt.Printf("round %d: VmRSS %d kB\n", r, rss>>10)
 		for _, c := range conns {
 			c.Close()
 		}
 	}
-}
-
-// vmRSS reads the resident set size of process pid, as the kernel
-// states it.
-func vmRSS(pid int) string {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return "unknown (" + err.Error() + ")"
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		if v, ok := strings.CutPrefix(s.Text(), "VmRSS:"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown"
 }
