@@ -392,7 +392,7 @@ func (p *parser) atom(f *flags, depth int) (*node, bool) {
 		return p.class(f), true
 	case '.':
 		p.pos++
-		n := &node{op: opSet}
+		n := &node{op: opSet, units: 1} // OP_ANY or OP_ALLANY
 		n.set.addRange(0, 255)
 		if !f.dotall {
 			n.set[0] &^= 1 << '\n'
@@ -494,7 +494,7 @@ func (p *parser) escape(f *flags) (*node, bool) {
 				p.fail(p.pos, `\N{name} is not supported without UTF mode`)
 			}
 		}
-		n := &node{op: opSet}
+		n := &node{op: opSet, units: 1} // OP_ANY
 		n.set.addRange(0, 255)
 		n.set[0] &^= 1 << '\n'
 		return n, true

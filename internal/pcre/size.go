@@ -12,10 +12,11 @@ const maxCompiled = 1 << 16
 // NGINX refuses it: a client's pattern that NGINX would refuse must be
 // refused too. The costs are PCRE2's opcodes, checked against NGINX 1.22
 // (nginx -t on repeated groups, TestCompiledSizeAgainstNginx): a
-// character 2, a character type 1 (\d; \pL 3), a class 33, a group's
-// brackets 6 (8 with a capture number), an alternative past the first
-// 3, a repeated single item its repeat opcodes (itemRepeat), and each
-// optional copy of a group 7 more (OP_BRAZERO and a bracket around it).
+// character 2 (and [^a], OP_NOT), a character type 1 (\d; \pL 3), a
+// class 33, a group's brackets 6 (8 with a capture number; a lookbehind
+// 3 more a branch), an alternative past the first 3, a repeated single
+// item its repeat opcodes (itemRepeat), and each optional copy of a
+// group 7 more (OP_BRAZERO and a bracket around it).
 func compiledSize(n *node) int {
 	return min(7+sizeOf(n), maxCompiled+1) // OP_BRA, OP_KET, OP_END
 }
@@ -26,10 +27,13 @@ func sizeOf(n *node) int {
 	}
 	switch n.op {
 	case opSet:
-		switch c := n.set.count(); {
-		case c >= 255: // ., \N
-			return 1
-		case c == 1, c == 2 && foldPair(&n.set):
+		// . and \N are one opcode (units); a character, caseless or
+		// not, is OP_CHAR c and a class of all bytes but one is OP_NOT
+		// c ([^a], [^\n]); any other class, a full one ([\s\S])
+		// included, is OP_CLASS and its 32-byte map.
+		inv := n.set
+		inv.invert()
+		if oneChar(&n.set) || oneChar(&inv) {
 			return 2
 		}
 		return 33
@@ -46,7 +50,14 @@ func sizeOf(n *node) int {
 		return repeatSize(n)
 	case opCapture:
 		return satAdd(sizeOf(n.subs[0]), 8)
-	case opGroup, opAtomic, opLook:
+	case opLook:
+		if n.behind {
+			// Each branch of a lookbehind starts with OP_REVERSE and
+			// its length.
+			return satAdd(sizeOf(n.subs[0]), 6+3*branches(n.subs[0]))
+		}
+		return satAdd(sizeOf(n.subs[0]), 6)
+	case opGroup, opAtomic:
 		return satAdd(sizeOf(n.subs[0]), 6)
 	case opBackref:
 		return 3
@@ -107,6 +118,21 @@ func itemRepeat(n *node, s int) int {
 		return 6
 	}
 	return 8
+}
+
+// oneChar reports a set that PCRE2 compiles as one character: a single
+// byte, or one letter in both cases.
+func oneChar(s *byteSet) bool {
+	c := s.count()
+	return c == 1 || c == 2 && foldPair(s)
+}
+
+// branches counts the alternatives of a group's body.
+func branches(n *node) int {
+	if n.op == opAlt {
+		return len(n.subs)
+	}
+	return 1
 }
 
 // foldPair reports a set of one letter in both cases (a caseless
