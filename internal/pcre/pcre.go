@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"runtime"
 	"sync"
@@ -44,20 +45,36 @@ type Regexp struct {
 	// these match around a newline that ends the subject, which the RE2
 	// program does not express, so such subjects go to bt.
 	endSensitive bool
-	// gated marks a client's pattern (CompileRequest): its matches take a
-	// slot of requestSlots.
-	gated bool
+	// slotOver is the longest subject that the backtracking engine
+	// matches without a slot of requestSlots: clientSlotOver for a
+	// client's pattern (CompileRequest); a configuration's never waits.
+	slotOver int
 }
 
-// requestSlots bounds the matches of clients' patterns that run at once
-// to GOMAXPROCS. Each holds a backtracking stack of up to backtrackStack
-// ints (8 MiB) and the engine's other stacks, which grow with the
-// subject: 200 concurrent matches of a 64 KB subject held 472 MB of heap.
-// NGINX runs one match at a time per worker process; a match is CPU
-// bound, so more at once only cuts each one's time short.
+// requestSlots bounds to GOMAXPROCS the backtracking matches of long
+// subjects that run at once. A match's stacks grow with its subject, up
+// to about 1.2 KB a byte of it (40 MB allocated by one of
+// ^(?:((((((((a))))))))|b)*x on 64 KiB of "a", 10 MB on 8 KiB) and
+// beyond backtrackStack's 8 MiB, which bounds only one of them: 200
+// concurrent matches of a 64 KB subject held 472 MB of heap. NGINX runs
+// one match at a time per worker process; a match is CPU bound, so more
+// at once only cuts each one's time short.
+//
+// A match of a short subject takes no slot (audit8): its memory is
+// bounded by its subject, and ordinary subjects (a User-Agent, a URI, an
+// argument) are short, so a flood of runaway matches on long ones never
+// makes an ordinary match wait or fail. With slots for every client
+// pattern, 16 goroutines looping a runaway match on 64 KiB made 10 of 20
+// matches of a User-Agent fail after their SlotWait.
 var requestSlots = sync.OnceValue(func() chan struct{} {
 	return make(chan struct{}, runtime.GOMAXPROCS(0))
 })
+
+// clientSlotOver is the longest subject a client's pattern matches
+// without a slot: a match of 1 KiB allocated at most 1.1 MB among the
+// patterns tried, where a client chooses both the pattern and, often, the
+// subject.
+const clientSlotOver = 1 << 10
 
 // SlotWait bounds the wait for a slot of requestSlots. A match holds one
 // for at most MatchTimeout, so ten of them queued per slot may end in
@@ -100,8 +117,8 @@ const MaxRequestPattern = 32 << 10
 // CompileRequest is Compile for a pattern built while serving a request
 // from what a client sent (SSI's if expr="$a = /$arg_p/"). Such a
 // pattern always runs on the backtracking engine, whose every match is
-// bounded by MatchTimeout and runs in one of GOMAXPROCS slots
-// (requestSlots): Go's regexp is linear in the subject but not
+// bounded by MatchTimeout and, on a subject past clientSlotOver, runs in
+// one of GOMAXPROCS slots (requestSlots): Go's regexp is linear in the subject but not
 // in the pattern, and a few kilobytes of pattern with a thousand groups
 // ("(a)?" repeated) hold a CPU for seconds a match on it.
 //
@@ -115,7 +132,7 @@ func CompileRequest(expr string, caseless bool) (*Regexp, error) {
 	if err != nil {
 		return nil, cutError(err.Error())
 	}
-	re.gated = true
+	re.slotOver = clientSlotOver
 	return re, nil
 }
 
@@ -151,7 +168,7 @@ func compileSized(expr string, caseless, forceBT, sized bool) (*Regexp, error) {
 	if sized && compiledSize(tree) > maxCompiled {
 		return nil, fmt.Errorf(`pcre2_compile() failed: regular expression is too large in "%s"`, expr)
 	}
-	re := &Regexp{expr: expr, names: p.capName, endSensitive: p.endSensitive}
+	re := &Regexp{expr: expr, names: p.capName, endSensitive: p.endSensitive, slotOver: math.MaxInt}
 	if !forceBT && !p.needsBacktrack && !emptyLoopCaptures(tree) {
 		// Go refuses some patterns PCRE takes (a repeat count over 1000, a
 		// program too large); the backtracking engine runs those.
@@ -304,7 +321,7 @@ func (re *Regexp) index(s string, groups bool) ([]int, error) {
 		}
 		return re.re2.FindStringIndex(s), nil
 	}
-	if re.gated {
+	if len(s) > re.slotOver {
 		if err := takeSlot(); err != nil {
 			return nil, err
 		}

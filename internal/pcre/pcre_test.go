@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -393,24 +395,26 @@ func nginxCompiles(t *testing.T, nginx, dir, pat string) (bool, []byte) {
 	return err == nil, out
 }
 
-// A client's pattern matches only in a free slot of requestSlots, and
-// fails with ErrLimit once it has waited SlotWait; a configuration's
-// pattern never waits.
+// A client's pattern matches a subject past clientSlotOver only in a free
+// slot of requestSlots, and fails with ErrLimit once it has waited
+// SlotWait; a shorter subject, or a configuration's pattern on the same
+// subject, never waits.
 func TestRequestMatchesTakeSlots(t *testing.T) {
-	slots := requestSlots()
-	for range cap(slots) {
-		slots <- struct{}{}
-	}
+	slots := fillSlots(t)
 	re, err := CompileRequest(`(?=a)a`, false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	long := strings.Repeat("a", clientSlotOver+1)
 	conf := MustCompile(`(?=a)a`, false)
-	if ok, err := conf.MatchString("a"); !ok || err != nil {
+	if ok, err := conf.MatchString(long); !ok || err != nil {
 		t.Errorf("configuration pattern with every slot taken: %v, %v", ok, err)
 	}
+	if ok, err := re.MatchString(long[:clientSlotOver]); !ok || err != nil {
+		t.Errorf("short subject with every slot taken: %v, %v", ok, err)
+	}
 	start := time.Now()
-	if ok, err := re.MatchString("a"); ok || !errors.Is(err, ErrLimit) {
+	if ok, err := re.MatchString(long); ok || !errors.Is(err, ErrLimit) {
 		t.Errorf("every slot taken: %v, %v; want ErrLimit", ok, err)
 	}
 	if d := time.Since(start); d < SlotWait {
@@ -418,7 +422,7 @@ func TestRequestMatchesTakeSlots(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := re.MatchString("a")
+		_, err := re.MatchString(long)
 		done <- err
 	}()
 	select {
@@ -430,7 +434,65 @@ func TestRequestMatchesTakeSlots(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("once a slot was free: %v", err)
 	}
-	for range cap(slots) - 1 {
-		<-slots
+}
+
+// fillSlots takes every slot of requestSlots until the test ends.
+func fillSlots(t *testing.T) chan struct{} {
+	slots := requestSlots()
+	for range cap(slots) {
+		slots <- struct{}{}
+	}
+	t.Cleanup(func() {
+		for len(slots) > 0 {
+			<-slots
+		}
+	})
+	return slots
+}
+
+// Ordinary matches of clients' patterns neither wait nor fail while
+// others flood the slots with runaway matches of 64 KiB (audit8): with a
+// slot for every match, 10 of these 20 failed after SlotWait.
+func TestOrdinaryMatchesUnderFlood(t *testing.T) {
+	runaway, err := CompileRequest(`^(?:(a?)(a?)(a?)(a?)(a?)(a?)(a?)(a?))*x`, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ordinary, err := CompileRequest(`^Mozilla/5\.0 \((?:X11|Windows)`, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("a", 64<<10)
+	stop := make(chan struct{})
+	var flood sync.WaitGroup
+	for range 8 * cap(requestSlots()) {
+		flood.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				runaway.MatchString(big)
+			}
+		})
+	}
+	defer flood.Wait()
+	defer close(stop)
+	time.Sleep(200 * time.Millisecond) // the slots taken and a queue behind them
+	ua := "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36"
+	var failed atomic.Int32
+	var ordinaries sync.WaitGroup
+	for range 20 {
+		ordinaries.Go(func() {
+			if ok, err := ordinary.MatchString(ua); !ok || err != nil {
+				failed.Add(1)
+			}
+		})
+		time.Sleep(50 * time.Millisecond)
+	}
+	ordinaries.Wait()
+	if n := failed.Load(); n > 0 {
+		t.Errorf("%d of 20 ordinary matches failed under the flood", n)
 	}
 }
