@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"regexp"
 	"runtime"
 	"sync"
@@ -47,7 +46,8 @@ type Regexp struct {
 	endSensitive bool
 	// slotOver is the longest subject that the backtracking engine
 	// matches without a slot of requestSlots: clientSlotOver for a
-	// client's pattern (CompileRequest); a configuration's never waits.
+	// client's pattern (CompileRequest), configSlotOver for a
+	// configuration's.
 	slotOver int
 }
 
@@ -75,6 +75,14 @@ var requestSlots = sync.OnceValue(func() chan struct{} {
 // patterns tried, where a client chooses both the pattern and, often, the
 // subject.
 const clientSlotOver = 1 << 10
+
+// configSlotOver is the longest subject a configuration's pattern
+// matches without a slot: 8 KiB is the most a URI or a header can hold
+// with NGINX's default large_client_header_buffers (4 8k), so with the
+// default buffers a configuration's matches never wait. Past it, a
+// client's 64 KB header against a pattern that backtracks (if ($http_x ~
+// ...)) would hold up to 40 MB a request, any number of requests at once.
+const configSlotOver = 8 << 10
 
 // SlotWait bounds the wait for a slot of requestSlots. A match holds one
 // for at most MatchTimeout, so ten of them queued per slot may end in
@@ -168,7 +176,7 @@ func compileSized(expr string, caseless, forceBT, sized bool) (*Regexp, error) {
 	if sized && compiledSize(tree) > maxCompiled {
 		return nil, fmt.Errorf(`pcre2_compile() failed: regular expression is too large in "%s"`, expr)
 	}
-	re := &Regexp{expr: expr, names: p.capName, endSensitive: p.endSensitive, slotOver: math.MaxInt}
+	re := &Regexp{expr: expr, names: p.capName, endSensitive: p.endSensitive, slotOver: configSlotOver}
 	if !forceBT && !p.needsBacktrack && !emptyLoopCaptures(tree) {
 		// Go refuses some patterns PCRE takes (a repeat count over 1000, a
 		// program too large); the backtracking engine runs those.

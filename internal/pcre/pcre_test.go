@@ -496,3 +496,24 @@ func TestOrdinaryMatchesUnderFlood(t *testing.T) {
 		t.Errorf("%d of 20 ordinary matches failed under the flood", n)
 	}
 }
+
+// A configuration's pattern matches a subject past configSlotOver (more
+// than NGINX's default buffers let a URI or a header hold) only in a free
+// slot, as a client's long one does (audit8): without, a 64 KB header
+// against a pattern that backtracks held 10-40 MB a request, any number
+// of requests at once.
+func TestConfigMatchesOfLongSubjectsTakeSlots(t *testing.T) {
+	fillSlots(t)
+	conf := MustCompile(`(?=a)a`, false)
+	long := strings.Repeat("a", configSlotOver+1)
+	if ok, err := conf.MatchString(long[:configSlotOver]); !ok || err != nil {
+		t.Errorf("8 KiB subject with every slot taken: %v, %v", ok, err)
+	}
+	if ok, err := conf.MatchString(long); ok || !errors.Is(err, ErrLimit) {
+		t.Errorf("long subject with every slot taken: %v, %v; want ErrLimit", ok, err)
+	}
+	// RE2's matches are linear and take no slot.
+	if ok, err := MustCompile(`a$`, false).MatchString(long); !ok || err != nil {
+		t.Errorf("RE2 with every slot taken: %v, %v", ok, err)
+	}
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/procrss"
+)
+
+// TestConfigRegexLongSubjectAsNGINX (audit8): a configuration's pattern
+// that backtracks without end on a client's subject, an 8 KB URI or a
+// 60 KB header, is a 500 in both servers (NGINX: "pcre2_match() failed:
+// -47", PCRE2's match limit; mosaic: its time limit), in about the same
+// time.
+func TestConfigRegexLongSubjectAsNGINX(t *testing.T) {
+	nginxPath(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`large_client_header_buffers 4 64k;
+			server { listen 127.0.0.1:%d;
+				location ~ "^/(?!x)(a|aa)+$" { return 200 "re"; }
+				location /h { if ($http_x ~ "^(?!x)(a|aa)+$") { return 201; } return 204; }
+				location / { return 200 "plain"; }
+			}`, port)
+	})
+	for _, head := range []string{
+		"GET /" + strings.Repeat("a", 8<<10-1) + "! HTTP/1.1\r\nHost: a.test",
+		"GET /h HTTP/1.1\r\nHost: a.test\r\nX: " + strings.Repeat("a", 60<<10) + "!",
+		"GET /aaa HTTP/1.1\r\nHost: a.test",
+		"GET /h HTTP/1.1\r\nHost: a.test\r\nX: aaa",
+	} {
+		start := time.Now()
+		sameAnswer(t, mport, nport, head, "")
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%.40s...: answered in %v", head, d)
+		}
+	}
+}
+
+// TestConfigRegexLongSubjectsBounded (audit8): many requests at once whose
+// 60 KB header a configuration's backtracking pattern matches take one of
+// GOMAXPROCS slots each (pcre's configSlotOver), so the memory their
+// stacks take is bounded, not one match's 23 MB times the requests: 30
+// requests grew mosaic by 49 MB, where they grew it by 154-253 MB with
+// every match at once (and 17-30 of them were cut at the time limit,
+// sharing the CPUs).
+func TestConfigRegexLongSubjectsBounded(t *testing.T) {
+	dir := t.TempDir()
+	port := freePort(t)
+	p := startMosaic(t, dir, `http { access_log off; large_client_header_buffers 4 64k;
+		server { listen 127.0.0.1:{port};
+			location / { if ($http_x ~ "^(?=a)(?:a(b?)(c?)(d?))*x") { return 201; } return 204; }
+		} }`, port)
+	base, err := procrss.Of(p.cmd.Process.Pid)
+	if err != nil {
+		t.Skip(err)
+	}
+	req := "GET / HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\nX: " + strings.Repeat("a", 60<<10) + "\r\n\r\n"
+	const n = 30
+	var wg sync.WaitGroup
+	statuses := make(chan string, n)
+	for range n {
+		wg.Go(func() {
+			c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+			if err != nil {
+				statuses <- err.Error()
+				return
+			}
+			defer c.Close()
+			_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+			if _, err := c.Write([]byte(req)); err != nil {
+				statuses <- err.Error()
+				return
+			}
+			b := make([]byte, 12)
+			_, err = c.Read(b)
+			statuses <- string(b)
+		})
+	}
+	done := make(chan struct{})
+	peak := base
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	for sampling := true; sampling; {
+		select {
+		case <-done:
+			sampling = false
+		case <-time.After(5 * time.Millisecond):
+		}
+		if rss, err := procrss.Of(p.cmd.Process.Pid); err == nil {
+			peak = max(peak, rss)
+		}
+	}
+	close(statuses)
+	answers := map[string]int{}
+	for s := range statuses {
+		answers[s]++
+	}
+	t.Logf("%d requests: %v; resident %d MB at start, %d MB at the peak", n, answers, base>>20, peak>>20)
+	if grew := (peak - base) >> 20; grew > 120 {
+		t.Errorf("resident memory grew by %d MB for %d matches", grew, n)
+	}
+}
