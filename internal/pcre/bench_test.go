@@ -110,3 +110,23 @@ func concurrentMatches(b *testing.B, subj string, clients int) (peak uint64, fai
 	<-sampled
 	return peak, fails.Load()
 }
+
+// What one backtracking match allocates as its subject grows: nested
+// captures repeated over the whole subject, the costliest pattern found
+// (audit8, clientSlotOver and configSlotOver). B/op is the figure.
+func BenchmarkMatchBySubject(b *testing.B) {
+	re, err := CompileRequest(`^(?:((((((((a))))))))|b)*x`, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1 << 10, 8 << 10, 64 << 10} {
+		s := strings.Repeat("a", n)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for b.Loop() {
+				// 64 KiB passes the stack limit (ErrLimit): the
+				// allocation up to it is the figure.
+				_, _ = re.MatchString(s)
+			}
+		})
+	}
+}
