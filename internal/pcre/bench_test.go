@@ -113,7 +113,7 @@ func concurrentMatches(b *testing.B, subj string, clients int) (peak uint64, fai
 
 // What one backtracking match allocates as its subject grows: nested
 // captures repeated over the whole subject, the costliest pattern found
-// (audit8, clientSlotOver and configSlotOver). B/op is the figure.
+// (audit8, requestMatchBudget and configSlotOver). B/op is the figure.
 func BenchmarkMatchBySubject(b *testing.B) {
 	re, err := CompileRequest(`^(?:((((((((a))))))))|b)*x`, false)
 	if err != nil {

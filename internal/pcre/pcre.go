@@ -45,9 +45,9 @@ type Regexp struct {
 	// program does not express, so such subjects go to bt.
 	endSensitive bool
 	// slotOver is the longest subject that the backtracking engine
-	// matches without a slot of requestSlots: clientSlotOver for a
-	// client's pattern (CompileRequest), configSlotOver for a
-	// configuration's.
+	// matches without a slot of requestSlots: for a client's pattern
+	// (CompileRequest) what requestMatchBudget allows for its size, for
+	// a configuration's configSlotOver.
 	slotOver int
 }
 
@@ -61,20 +61,25 @@ type Regexp struct {
 // at once only cuts each one's time short.
 //
 // A match of a short subject takes no slot (audit8): its memory is
-// bounded by its subject, and ordinary subjects (a User-Agent, a URI, an
-// argument) are short, so a flood of runaway matches on long ones never
-// makes an ordinary match wait or fail. With slots for every client
+// bounded by its subject and its pattern's size, and ordinary subjects
+// (a User-Agent, a URI, an argument) and patterns are short, so a flood
+// of runaway matches on long ones never makes an ordinary match wait or
+// fail. With slots for every client
 // pattern, 16 goroutines looping a runaway match on 64 KiB made 10 of 20
 // matches of a User-Agent fail after their SlotWait.
 var requestSlots = sync.OnceValue(func() chan struct{} {
 	return make(chan struct{}, runtime.GOMAXPROCS(0))
 })
 
-// clientSlotOver is the longest subject a client's pattern matches
-// without a slot: a match of 1 KiB allocated at most 1.1 MB among the
-// patterns tried, where a client chooses both the pattern and, often, the
-// subject.
-const clientSlotOver = 1 << 10
+// requestMatchBudget bounds, for a client's pattern, the subject's bytes
+// × the pattern's compiled size (compiledSize, PCRE2's code units) of a
+// match that takes no slot. A match's stacks took up to 13.2 bytes a
+// unit a byte among the patterns tried (nested captures the most: 22 MB
+// for 200 of them around an "a", 1,623 units, on 1 KiB), so a match in
+// the budget allocates about 1 MB at most: 940 bytes of subject for
+// ^(?:((((((((a))))))))|b)*x, 1,300 for a 63-unit User-Agent pattern.
+// A client chooses the pattern and, often, the subject.
+const requestMatchBudget = 80 << 10
 
 // configSlotOver is the longest subject a configuration's pattern
 // matches without a slot: 8 KiB is the most a URI or a header can hold
@@ -125,8 +130,8 @@ const MaxRequestPattern = 32 << 10
 // CompileRequest is Compile for a pattern built while serving a request
 // from what a client sent (SSI's if expr="$a = /$arg_p/"). Such a
 // pattern always runs on the backtracking engine, whose every match is
-// bounded by MatchTimeout and, on a subject past clientSlotOver, runs in
-// one of GOMAXPROCS slots (requestSlots): Go's regexp is linear in the subject but not
+// bounded by MatchTimeout and, on a subject too long for its size
+// (requestMatchBudget), runs in one of GOMAXPROCS slots (requestSlots): Go's regexp is linear in the subject but not
 // in the pattern, and a few kilobytes of pattern with a thousand groups
 // ("(a)?" repeated) hold a CPU for seconds a match on it.
 //
@@ -140,7 +145,6 @@ func CompileRequest(expr string, caseless bool) (*Regexp, error) {
 	if err != nil {
 		return nil, cutError(err.Error())
 	}
-	re.slotOver = clientSlotOver
 	return re, nil
 }
 
@@ -173,10 +177,14 @@ func compileSized(expr string, caseless, forceBT, sized bool) (*Regexp, error) {
 		}
 		return nil, fmt.Errorf(`pcre2_compile() failed: %s in "%s" at "%s"`, se.msg, expr, expr[se.off:])
 	}
-	if sized && compiledSize(tree) > maxCompiled {
-		return nil, fmt.Errorf(`pcre2_compile() failed: regular expression is too large in "%s"`, expr)
-	}
 	re := &Regexp{expr: expr, names: p.capName, endSensitive: p.endSensitive, slotOver: configSlotOver}
+	if sized {
+		size := compiledSize(tree)
+		if size > maxCompiled {
+			return nil, fmt.Errorf(`pcre2_compile() failed: regular expression is too large in "%s"`, expr)
+		}
+		re.slotOver = requestMatchBudget / size
+	}
 	if !forceBT && !p.needsBacktrack && !emptyLoopCaptures(tree) {
 		// Go refuses some patterns PCRE takes (a repeat count over 1000, a
 		// program too large); the backtracking engine runs those.
