@@ -47,7 +47,15 @@ func TestConfigRegexLongSubjectAsNGINX(t *testing.T) {
 // requests grew mosaic by 49 MB, where they grew it by 154-253 MB with
 // every match at once (and 17-30 of them were cut at the time limit,
 // sharing the CPUs).
+//
+// It runs without -race (make unit): the detector slows a match about
+// tenfold, so under it every match is cut at MatchTimeout after a few MB
+// and all 30 are 500 whether or not they take slots; with the slots
+// removed it still passed twice in three (rv-audit8).
 func TestConfigRegexLongSubjectsBounded(t *testing.T) {
+	if raceEnabled {
+		t.Skip("memory of matches the race detector cuts at their time limit: runs without -race (make unit)")
+	}
 	dir := t.TempDir()
 	port := freePort(t)
 	p := startMosaic(t, dir, `http { access_log off; large_client_header_buffers 4 64k;
