@@ -47,7 +47,8 @@ type Regexp struct {
 	// slotOver is the longest subject that the backtracking engine
 	// matches without a slot of requestSlots: for a client's pattern
 	// (CompileRequest) what requestMatchBudget allows for its size, for
-	// a configuration's configSlotOver.
+	// a configuration's configSlotOver. Below 0 for a pattern whose
+	// setup alone passes the budget: every match takes a slot.
 	slotOver int
 }
 
@@ -80,6 +81,13 @@ var requestSlots = sync.OnceValue(func() chan struct{} {
 // ^(?:((((((((a))))))))|b)*x, 1,300 for a 63-unit User-Agent pattern.
 // A client chooses the pattern and, often, the subject.
 const requestMatchBudget = 80 << 10
+
+// matchSetup is what a match costs before its first subject byte, in
+// bytes of subject against requestMatchBudget: regexp2 sets up a
+// runner's tables for every group, about 36 bytes a code unit (2 MB for
+// 7,000 empty captures on an empty subject, 2.9 MB on one byte, which
+// subject × size alone let run without a slot; rv-audit8).
+const matchSetup = 3
 
 // configSlotOver is the longest subject a configuration's pattern
 // matches without a slot: 8 KiB is the most a URI or a header can hold
@@ -183,7 +191,7 @@ func compileSized(expr string, caseless, forceBT, sized bool) (*Regexp, error) {
 		if size > maxCompiled {
 			return nil, fmt.Errorf(`pcre2_compile() failed: regular expression is too large in "%s"`, expr)
 		}
-		re.slotOver = requestMatchBudget / size
+		re.slotOver = requestMatchBudget/size - matchSetup
 	}
 	if !forceBT && !p.needsBacktrack && !emptyLoopCaptures(tree) {
 		// Go refuses some patterns PCRE takes (a repeat count over 1000, a

@@ -456,6 +456,19 @@ func TestRequestSlotsByPatternSize(t *testing.T) {
 	if ok, err := ordinary.MatchString(subject); ok || err != nil {
 		t.Errorf("one capture on 256 bytes, every slot taken: %v, %v; want no match", ok, err)
 	}
+	// A match costs its pattern's size before any subject: 7,000 empty
+	// captures (56,007 units) allocated 2 MB on an empty subject and
+	// 2.9 MB on one byte, where subject × size alone let both run
+	// without a slot (rv-audit8).
+	many, err := CompileRequest("^(?:"+strings.Repeat("()", 7000)+"a)*x", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"", "a"} {
+		if ok, err := many.MatchString(s); ok || !errors.Is(err, ErrLimit) {
+			t.Errorf("7,000 captures on %q, every slot taken: %v, %v; want ErrLimit", s, ok, err)
+		}
+	}
 }
 
 // fillSlots takes every slot of requestSlots until the test ends.
