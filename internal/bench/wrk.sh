@@ -90,6 +90,11 @@ serve_and_measure() {
 # directory, keeps each run's cachegrind output there, as NAME-N.out
 # (NAME the command's base name, N its requests), for counts by function:
 # cg_diff the two runs' files, then cg_annotate, over the 2,000.
+# IPR_CONNS (default 1) spreads the requests over that many connections
+# at once (FIRST and MORE multiples of it).
+# IPR_CACHEGRIND replaces cachegrind's --cache-sim=no (e.g. with
+# "--cache-sim=yes --LL=524288,8,64": the runs' files in IPR_OUT then
+# hold the simulated misses too).
 instructions_per_request() {
 	local port=$1 path=$2 a b lock first=${IPR_FIRST:-200} more=${IPR_MORE:-2000}
 	shift 2
@@ -114,7 +119,8 @@ instructions_of() {
 	[[ -z ${WRK_HEADER:-} ]] || hdr=(-H "$WRK_HEADER")
 	local out=/dev/null
 	[[ -z ${IPR_OUT:-} ]] || out=$IPR_OUT/$(basename "$1")-$n.out
-	taskset -c "$SERVER_CPU" valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$out" \
+	# shellcheck disable=SC2086 # IPR_CACHEGRIND is a list of options
+	taskset -c "$SERVER_CPU" valgrind --tool=cachegrind ${IPR_CACHEGRIND:---cache-sim=no} --cachegrind-out-file="$out" \
 		"$@" 2>"$tmp/valgrind.out" >/dev/null &
 	pid=$!
 	echo "$pid" >"$tmp/pids" # one server at a time
@@ -122,12 +128,21 @@ instructions_of() {
 		curl -s -o /dev/null "${hdr[@]}" "http://127.0.0.1:$port/$path" && up=1 && break
 		sleep 0.1
 	done
-	for ((i = 0; i < n; i++)); do
+	local conns=${IPR_CONNS:-1} c cpids=()
+	for ((i = 0; i < n / conns; i++)); do
 		printf 'url = "http://127.0.0.1:%s/%s"\noutput = "/dev/null"\n' "$port" "$path"
 	done >"$tmp/urls"
 	# --fail-early: with many URLs, curl's status is otherwise the last
-	# one's.
-	[[ -n $up ]] && taskset -c "$CLIENT_CPU" curl -sf --fail-early "${hdr[@]}" -K "$tmp/urls" || up=""
+	# one's. IPR_CONNS clients (default 1) send n/IPR_CONNS requests each
+	# at once, each on its own kept connection, so that responses are in
+	# flight together as under wrk.
+	if [[ -n $up ]]; then
+		for ((c = 0; c < conns; c++)); do
+			taskset -c "$CLIENT_CPU" curl -sf --fail-early "${hdr[@]}" -K "$tmp/urls" &
+			cpids+=($!)
+		done
+		for c in "${cpids[@]}"; do wait "$c" || up=""; done
+	fi
 	# Both servers exit on SIGTERM (NGINX at once, mosaic when idle), and
 	# cachegrind then writes its counts.
 	kill "$pid"
