@@ -85,7 +85,7 @@ func init() {
 		panic("fastcgimod: no $uri")
 	}
 	vars.Register("fastcgi_script_name", func(r *http.Request, st *vars.State) string {
-		lc := current(r)
+		lc := current(r, st)
 		name, _ := split(lc, uri(r, st))
 		if lc != nil && lc.index.V != "" && strings.HasSuffix(name, "/") {
 			name += lc.index.V // (without fastcgi_index, no concatenation to make)
@@ -93,7 +93,7 @@ func init() {
 		return name
 	})
 	vars.RegisterAlways("fastcgi_path_info", func(r *http.Request, st *vars.State) string {
-		_, info := split(current(r), uri(r, st))
+		_, info := split(current(r, st), uri(r, st))
 		return info
 	})
 	module.Content = gateway.Content
@@ -113,8 +113,19 @@ func setSplit(c *server.Cmd) error {
 	return server.Put(c, &c.Loc().(*locConf).split, re)
 }
 
-// current returns the FastCGI settings of the location serving r.
-func current(r *http.Request) *locConf {
+// current returns the FastCGI settings of the location serving r. The
+// server keeps that location in st.Paths, where $document_root reads it,
+// so "$document_root$fastcgi_script_name" takes both from one location,
+// as NGINX reads both from r->loc_conf. Asking st is a type test where
+// server.CurrentLocation walks the request's context (about 60
+// instructions, twice a request with fastcgi.conf's SCRIPT_FILENAME and
+// SCRIPT_NAME); without a State (outside the server) the walk stays.
+func current(r *http.Request, st *vars.State) *locConf {
+	if st != nil {
+		if l, ok := st.Paths.(*server.Location); ok && l != nil {
+			return server.LocConf[*locConf](l, module)
+		}
+	}
 	if l := server.CurrentLocation(r); l != nil {
 		return server.LocConf[*locConf](l, module)
 	}
