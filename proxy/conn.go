@@ -42,6 +42,7 @@ type conn struct {
 	opened    time.Time // when it was made, for keepalive_time
 	idleSince time.Time // when it last went into the pool
 	nread     int64     // bytes read since the current request began
+	reads     int       // calls of Read, each a wait the clock may have moved in
 	limit     int       // bytes the response header may still take; -1: no limit
 	// nsent counts the bytes written through bw since the current
 	// request began ($upstream_bytes_sent); the body's goroutine adds
@@ -118,6 +119,7 @@ func (c *conn) Read(p []byte) (int, error) {
 		n, err = c.nc.Read(p)
 	}
 	c.nread += int64(n)
+	c.reads++
 	if c.recording {
 		c.head = append(c.head, p[:n]...)
 	}

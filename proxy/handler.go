@@ -44,6 +44,11 @@ type exchange struct {
 	spare     []attempt // the tries' room of a request without a State, kept
 	start     time.Time // of the first try, for proxy_next_upstream_timeout
 	tryStart  time.Time // of the current try (the last attempt), for its total
+	// headAt is when the current try's head was read, and headReads
+	// its connection's reads then: a try that reads nothing more ends
+	// at headAt (upstreamEnded).
+	headAt    time.Time
+	headReads int
 
 	stop      endhook.Stop  // cancels closing the connection when the client leaves
 	sending   bool          // a goroutine streams the body of the current try
@@ -402,7 +407,8 @@ func (x *exchange) try(p *peer, fresh bool, start time.Time) (*conn, *http.Respo
 		c.close()
 		return fail(f)
 	}
-	a.header = time.Since(start)
+	x.headAt, x.headReads = time.Now(), c.reads
+	a.header = x.headAt.Sub(start)
 	a.status = resp.StatusCode
 	if x.rec != nil {
 		x.rec.headRecv = uint32(min(c.nread, math.MaxUint32))
@@ -645,7 +651,17 @@ func (x *exchange) endAhead(a *ahead, c *conn, res *relayed) {
 // body is relayed, or the reading ahead once the body is read.
 func (x *exchange) upstreamEnded(p *peer, c *conn, resp *http.Response, n int64, upErr, clientErr error) {
 	a := &x.attempts[len(x.attempts)-1]
-	now := time.Now() // the end of the try, for its connection and peer too
+	// The end of the try, for its connection and peer too. A response
+	// that came whole with its head (a PHP page in FastCGI records)
+	// needed no read of the connection since: it ends when the head was
+	// read, as NGINX's $upstream_response_time then equals its
+	// $upstream_header_time (both from the time it cached when the one
+	// read woke it), and the clock is not read again. A read since
+	// (bytes or not: an end of file after a wait) reads it.
+	now := x.headAt
+	if c.reads != x.headReads {
+		now = time.Now()
+	}
 	a.total = now.Sub(x.tryStart)
 	a.length = n
 	if rl, ok := resp.Body.(ReceivedLength); ok {
