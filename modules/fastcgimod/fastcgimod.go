@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	"github.com/mosaic-edge/mosaic/fastcgi"
 	"github.com/mosaic-edge/mosaic/internal/pcre"
@@ -31,7 +32,13 @@ type locConf struct {
 	passBody server.Setting[bool]
 	catch    []string // fastcgi_catch_stderr, inherited as a list
 	ownCatch bool
+	// lastSplit is the last split this level's expression made (see
+	// split), nil before the first.
+	lastSplit atomic.Pointer[splitMemo]
 }
+
+// splitMemo is one URI split by fastcgi_split_path_info.
+type splitMemo struct{ uri, script, info string }
 
 var module = &server.Module{
 	Name:   "fastcgi",
@@ -136,15 +143,27 @@ func current(r *http.Request, st *vars.State) *locConf {
 // capture is the script's name, the second the path info; without the
 // directive, or when the expression does not match, the whole URI is the
 // script's name.
+//
+// A request reads the split two to four times (SCRIPT_FILENAME,
+// SCRIPT_NAME, PATH_INFO, a try_files of $fastcgi_script_name), where
+// NGINX matches once and keeps the parts in the request's context. The
+// parts depend on the expression and the URI alone, so the level keeps
+// its last split and a read of the same URI takes it without matching
+// again: exact whatever read it last, a request of this location or
+// another one (requests that interleave only match again).
 func split(lc *locConf, uri string) (script, info string) {
 	if lc == nil || lc.split.V == nil {
 		return uri, ""
 	}
-	caps, err := lc.split.V.Match(uri)
-	if err != nil || len(caps) < 3 {
-		return uri, ""
+	if m := lc.lastSplit.Load(); m != nil && m.uri == uri {
+		return m.script, m.info
 	}
-	return caps[1], caps[2]
+	m := &splitMemo{uri: uri, script: uri}
+	if caps, err := lc.split.V.Match(uri); err == nil && len(caps) >= 3 {
+		m.script, m.info = caps[1], caps[2]
+	}
+	lc.lastSplit.Store(m)
+	return m.script, m.info
 }
 
 // gateway builds a location's handler: a proxy speaking FastCGI.
