@@ -46,7 +46,8 @@ type exchange struct {
 	tryStart  time.Time // of the current try (the last attempt), for its total
 	// headAt is when the current try's head was read, and headReads
 	// its connection's reads then: a try that reads nothing more ends
-	// at headAt (upstreamEnded).
+	// at headAt (upstreamEnded); -1 for one that ends with the client's
+	// writes (unbuffered), which is timed when it ends.
 	headAt    time.Time
 	headReads int
 
@@ -537,6 +538,14 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 			flush = true
 		}
 	}
+	if flush {
+		// Unbuffered, NGINX ends the try only once the client has taken
+		// the body (ngx_http_upstream_process_non_buffered_request
+		// finalizes with no busy buffers left): a write to a slow client
+		// counts in $upstream_response_time even for an answer that came
+		// whole with its head, so its end reads the clock.
+		x.headReads = -1
+	}
 	if x.st != nil && x.st.HeaderOnly {
 		// Only the header is wanted (an auth_request check): it goes at
 		// once, not when the buffer is full or the body has ended, which
@@ -657,7 +666,8 @@ func (x *exchange) upstreamEnded(p *peer, c *conn, resp *http.Response, n int64,
 	// read, as NGINX's $upstream_response_time then equals its
 	// $upstream_header_time (both from the time it cached when the one
 	// read woke it), and the clock is not read again. A read since
-	// (bytes or not: an end of file after a wait) reads it.
+	// (bytes or not: an end of file after a wait) reads it, as does an
+	// unbuffered try (headReads -1, see respond).
 	now := x.headAt
 	if c.reads != x.headReads {
 		now = time.Now()
