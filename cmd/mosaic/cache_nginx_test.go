@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -119,20 +120,64 @@ func sameConcurrent(t *testing.T, o *whoOrigin, mport, nport, n int, path string
 // not stored (an origin error), one waiter takes the lock and fills, and
 // the others keep waiting for it, within one proxy_cache_lock_timeout in
 // all; they do not all go upstream at once.
+//
+// The waiters never reach the origin, so the origin cannot count them:
+// the failing answer is held until the server's stub_status counts every
+// client as being served (they are past their cache lookup, waiting on
+// the lock), which NGINX's and mosaic's pages both do. A client that came
+// after the 503 would get the same answer as a waiter, so without that
+// barrier a loaded machine left the test passing without any waiter.
 func TestCacheLockAfterFailedFillAsNGINX(t *testing.T) {
 	t.Parallel()
 	nginxPath(t)
+	const clients = 20
+	var ports sync.Map // "m" or "n" -> its port
+	unseen := sync.Map{}
 	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
-		time.Sleep(300 * time.Millisecond) // every waiter queues behind the fill
 		if n == 1 {
+			who := r.Header.Get("X-Who")
+			port, _ := ports.Load(who)
+			if page, ok := awaitWriting(port.(int), clients+1); !ok {
+				unseen.Store(who, page)
+			}
 			w.WriteHeader(http.StatusServiceUnavailable)
 		} else {
 			w.Header().Set("Cache-Control", "max-age=60")
 		}
 		fmt.Fprintf(w, "v%d", n)
 	})
-	mport, nport := startCacheBoth(t, o, `location / { proxy_pass http://{origin}; proxy_cache_lock on; }`)
-	sameConcurrent(t, o, mport, nport, 20, "/failed")
+	mport, nport := startCacheBoth(t, o, `
+		location = /status { stub_status; }
+		location / { proxy_pass http://{origin}; proxy_cache_lock on; }`)
+	ports.Store("m", mport)
+	ports.Store("n", nport)
+	sameConcurrent(t, o, mport, nport, clients, "/failed")
+	unseen.Range(func(who, page any) bool {
+		t.Errorf("%s's stub_status never counted the %d clients and itself as writing: %q", who, clients, page)
+		return true
+	})
+}
+
+// awaitWriting polls the stub_status page at /status on port until it
+// counts n requests as writing (itself included), for 10 s at most; it
+// returns the last page read and whether it got there.
+func awaitWriting(port, n int) (string, bool) {
+	c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	want := fmt.Sprintf("Writing: %d ", n)
+	var page string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		resp, err := c.Get(fmt.Sprintf("http://127.0.0.1:%d/status", port))
+		if err != nil {
+			page = err.Error()
+			continue
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if page = string(b); strings.Contains(page, want) {
+			return page, true
+		}
+	}
+	return page, false
 }
 
 // sameSequence sends each GET (a path and header name/value pairs) to
