@@ -9,12 +9,12 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/syncbuf"
 	"github.com/mosaic-edge/mosaic/internal/testclient"
+	"github.com/mosaic-edge/mosaic/internal/testport"
 	"github.com/mosaic-edge/mosaic/proxy"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -119,29 +119,16 @@ func (l *logBuffer) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
-// refusedAddr is a loopback address nobody listens on.
+// refusedAddr is a loopback address that refuses connections until the
+// test ends (testport.Refused).
 func refusedAddr(t *testing.T) string {
 	t.Helper()
-	// A socket bound to a port but not listening: connections to it are
-	// refused, and the port stays taken until the test ends, so that no
-	// origin started later can be handed it (a listener closed at once
-	// would free the port for the next one).
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	port, release, err := testport.Refused()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// (Not SOCK_CLOEXEC, which not every system has: a child started
-	// meanwhile holds the port a little longer, and nothing more.)
-	syscall.CloseOnExec(fd)
-	t.Cleanup(func() { syscall.Close(fd) })
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		t.Fatal(err)
-	}
-	sa, err := syscall.Getsockname(fd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
+	t.Cleanup(func() { release() })
+	return fmt.Sprintf("127.0.0.1:%d", port)
 }
 
 // connCounter counts the TCP connections an httptest origin accepts.

@@ -189,7 +189,7 @@ func TestProxyThroughBinary(t *testing.T) {
 	var release sync.Once
 	defer release.Do(func() { close(firstRead) }) // before origin.Close waits for /events
 	oaddr := origin.Listener.Addr().String()
-	dead := freePort(t)
+	dead := refusedPort(t)
 
 	dir := t.TempDir()
 	port := freePort(t)

@@ -88,7 +88,7 @@ func TestProxyPipelinedRecordsAsNGINX(t *testing.T) {
 	nginxPath(t)
 	dir := t.TempDir()
 	origin := newOriginEcho(t)
-	closed := freePort(t) // none listens
+	closed := refusedPort(t)
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
 		return fmt.Sprintf(`log_format x "$uri|$status|$remote_addr|$upstream_addr|$upstream_status|$proxy_add_x_forwarded_for|$proxy_host|$proxy_port";
 			upstream g_%[1]s { server 127.0.0.1:%[5]d; server %[4]s; }
@@ -151,7 +151,7 @@ func TestUpstreamTimingsInErrorPageAsNGINX(t *testing.T) {
 		io.WriteString(w, "failed\n")
 	}))
 	defer origin.Close()
-	closed := freePort(t) // none listens
+	closed := refusedPort(t)
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
 		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
 			location /i { proxy_pass %s; proxy_intercept_errors on; error_page 500 = /fb; }

@@ -20,7 +20,7 @@ func TestFastCGIBlankedProxyPortAsUnset(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "www", "s.txt"), "static\n")
 	writeFile(t, filepath.Join(dir, "www", "p.php"), `<?php echo '[', isset($_SERVER['P_PORT']) ? 'set:'.$_SERVER['P_PORT'] : 'unset', "]\n";`)
 	port := freePort(t)
-	closed := freePort(t)
+	closed := refusedPort(t)
 	fpm := startFPM(t, filepath.Join(dir, "fpm"), "127.0.0.1:"+strconv.Itoa(port), 4)
 	shipFastCGIFile(t, dir, "fastcgi.conf")
 	mport, nport := startBoth(t, dir, func(who string, port int) string {

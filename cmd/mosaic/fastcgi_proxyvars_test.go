@@ -24,7 +24,7 @@ func TestFastCGIProxyPortAsNGINX(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "www", "p.php"), `<?php echo '[', $_SERVER['P_PORT'], '|', $_SERVER['P_HOST'], "]\n";`)
 	port := freePort(t)
-	closed := freePort(t) // the proxied location's server: none listens
+	closed := refusedPort(t) // the proxied location's server
 	fpm := startFPM(t, filepath.Join(dir, "fpm"), "127.0.0.1:"+strconv.Itoa(port), 4)
 	shipFastCGIFile(t, dir, "fastcgi.conf")
 	mport, nport := startBoth(t, dir, func(who string, port int) string {

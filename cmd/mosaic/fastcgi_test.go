@@ -366,7 +366,7 @@ func startFastCGISite(t *testing.T) *fastcgiSite {
 	s.counter = newTCPRelay(t, "unix", filepath.Join(dir, "php.sock"))
 	port := freePort(t)
 	conf := strings.NewReplacer("{dir}", dir, "{fpm}", s.fpm.addr, "{tcp}", s.tcp.addr,
-		"{counter}", s.counter.addr(), "{dead}", fmt.Sprintf("127.0.0.1:%d", freePort(t))).Replace(wordpressConf)
+		"{counter}", s.counter.addr(), "{dead}", fmt.Sprintf("127.0.0.1:%d", refusedPort(t))).Replace(wordpressConf)
 	s.mosaic = startMosaic(t, dir, conf, port)
 	s.base = fmt.Sprintf("http://127.0.0.1:%d", port)
 	return s

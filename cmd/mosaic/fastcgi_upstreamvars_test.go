@@ -27,7 +27,7 @@ func TestFastCGIUpstreamVarsLoggedAsNGINX(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "www", "s.txt"), "static\n")
 	writeFile(t, filepath.Join(dir, "www", "p.php"), `<?php echo "php\n";`)
 	port := freePort(t)
-	closed := freePort(t) // a server that refuses: none listens
+	closed := refusedPort(t) // a server that refuses
 	fpm := startFPM(t, filepath.Join(dir, "fpm"), "127.0.0.1:"+strconv.Itoa(port), 4)
 	shipFastCGIFile(t, dir, "fastcgi.conf")
 	mport, nport := startBoth(t, dir, func(who string, port int) string {

@@ -67,7 +67,7 @@ func grpcAnswers(t *testing.T, client *http.Client, scheme string, port int, cal
 func TestGRPCPassAsNGINX(t *testing.T) {
 	nginxPath(t)
 	up := grpcBackend(t, nil)
-	down := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	down := fmt.Sprintf("127.0.0.1:%d", refusedPort(t))
 	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
 		return fmt.Sprintf(`
 			upstream grpcgroup { server %[2]s; server %[3]s; }

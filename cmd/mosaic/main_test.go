@@ -62,6 +62,20 @@ func freePort(t *testing.T) int {
 	return p
 }
 
+// refusedPort returns a loopback port that refuses connections until the
+// test ends, for a server that is down (testport.Refused). A port that
+// freePort returns is free only until another test, run in parallel,
+// starts a server on it.
+func refusedPort(t *testing.T) int {
+	t.Helper()
+	p, release, err := testport.Refused()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { release() })
+	return p
+}
+
 // syncBuffer collects a process's output safely.
 type syncBuffer = syncbuf.Buffer
 

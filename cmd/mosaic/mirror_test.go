@@ -110,7 +110,7 @@ func TestMirrorMatchesNGINX(t *testing.T) {
 	}))
 	defer main.Close()
 	mainAddr := main.Listener.Addr().String()
-	dead := freePort(t) // nothing listens there: the mirror's upstream is down
+	dead := refusedPort(t) // the mirror's upstream is down
 	shadows := map[string]*shadowOrigin{"m": newShadow(t), "n": newShadow(t)}
 	dir := t.TempDir()
 	mport, nport := startBoth(t, dir, func(who string, port int) string {

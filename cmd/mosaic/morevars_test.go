@@ -233,7 +233,7 @@ func checkEndVars(t *testing.T, dir string, o *bytesOrigin, port int, nginx bool
 func TestEndVariablesThroughBinary(t *testing.T) {
 	dir := t.TempDir()
 	o := startBytesOrigin(t)
-	port, dead := freePort(t), freePort(t)
+	port, dead := freePort(t), refusedPort(t)
 	startMosaic(t, dir, "http {"+endVarsHTTP(dir, o.ln.Addr().String(), strconv.Itoa(dead), port)+"}", port)
 	checkEndVars(t, dir, o, port, false)
 }
@@ -242,7 +242,7 @@ func TestEndVariablesMatchNGINX(t *testing.T) {
 	nginxPath(t)
 	dir := t.TempDir()
 	o := startBytesOrigin(t)
-	port, dead := freePort(t), freePort(t)
+	port, dead := freePort(t), refusedPort(t)
 	startNGINX(t, dir, endVarsHTTP(dir, o.ln.Addr().String(), strconv.Itoa(dead), port), port)
 	checkEndVars(t, dir, o, port, true)
 }

@@ -177,7 +177,7 @@ func TestPassHostNamesShowAddressesAsNGINX(t *testing.T) {
 	o := newUpOrigin(t, "origin", "")
 	port := strings.TrimPrefix(o.addr(), "127.0.0.1:")
 	dir := t.TempDir()
-	closed := []int{freePort(t), freePort(t), freePort(t)}
+	closed := []int{refusedPort(t), refusedPort(t), refusedPort(t)}
 	mport, nport := startBoth(t, dir, func(who string, listen int) string {
 		sub := map[string]string{"m": "mosaic", "n": "nginx"}[who]
 		return fmt.Sprintf(`log_format up '$request_uri $status $upstream_addr $upstream_status';
@@ -208,7 +208,7 @@ func TestVariablePassResolvedPerRequestAsNGINX(t *testing.T) {
 	dns := resolvertest.Start(t, map[string][]resolvertest.Record{
 		"down.test": {{Addr: netip.MustParseAddr("127.0.0.2")}, {Addr: netip.MustParseAddr("127.0.0.3")}},
 	})
-	closed := freePort(t)
+	closed := refusedPort(t)
 	dir := t.TempDir()
 	mport, nport := startBoth(t, dir, func(who string, listen int) string {
 		sub := map[string]string{"m": "mosaic", "n": "nginx"}[who]

@@ -464,7 +464,7 @@ func TestErrorPageLeavesUpstreamAnswers(t *testing.T) {
 		w.WriteHeader(http.StatusNotFound)
 		io.WriteString(w, "the origin's own 404")
 	})
-	dead := freePort(t)
+	dead := refusedPort(t)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "site/err.html"), "mosaic's error page")
 	port := freePort(t)

@@ -249,9 +249,7 @@ func TestSCGIAnswersAsNGINX(t *testing.T) {
 	nginxPath(t)
 	var counted atomic.Int32
 	app := scgiApp(t, &counted)
-	dead, _ := net.Listen("tcp", "127.0.0.1:0")
-	deadAddr := dead.Addr().String()
-	dead.Close()
+	deadAddr := fmt.Sprintf("127.0.0.1:%d", refusedPort(t))
 	dir := t.TempDir()
 	params, err := os.ReadFile("../../modules/scgimod/nginx/scgi_params")
 	if err != nil {

@@ -29,7 +29,7 @@ func TestUpstreamVarsAcrossErrorPageAsNGINX(t *testing.T) {
 		fmt.Fprintf(w, "origin %s\n", r.URL.Path)
 	}))
 	t.Cleanup(origin.Close)
-	dead := fmt.Sprintf("127.0.0.1:%d", freePort(t)) // nothing listens: refused
+	dead := fmt.Sprintf("127.0.0.1:%d", refusedPort(t))
 	const show = `"rt=$upstream_response_time ct=$upstream_connect_time ht=$upstream_header_time st=$upstream_status ph=$proxy_host"`
 	dir := t.TempDir()
 	mport, nport := startBoth(t, dir, func(who string, port int) string {

@@ -221,7 +221,7 @@ func TestUpstreamBalancingThroughBinary(t *testing.T) {
 // proxy_next_upstream off, _tries and _timeout.
 func TestNextUpstreamThroughBinary(t *testing.T) {
 	fail, silent, good := newUpOrigin(t, "fail", "500"), newUpOrigin(t, "silent", "silent"), newUpOrigin(t, "good", "")
-	refused := freePort(t)
+	refused := refusedPort(t)
 	port := freePort(t)
 	startMosaic(t, t.TempDir(), fmt.Sprintf(`http {
 		upstream fails   { server %[1]s; server %[3]s; }
@@ -339,7 +339,7 @@ func TestUpstreamNameIgnoresCaseAsNGINX(t *testing.T) {
 func TestUpstreamVarsOnProxyErrorsAsNGINX(t *testing.T) {
 	nginxPath(t)
 	silent := newUpOrigin(t, "silent", "silent")
-	refused := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	refused := fmt.Sprintf("127.0.0.1:%d", refusedPort(t))
 	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
 		return fmt.Sprintf(`upstream down2 { server %[2]s; server 127.0.0.1:1; }
 		server {
@@ -438,7 +438,7 @@ func TestFailTimeoutZeroAsNGINX(t *testing.T) {
 	t.Parallel()
 	nginxPath(t)
 	good := newUpOrigin(t, "good", "")
-	refused := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	refused := fmt.Sprintf("127.0.0.1:%d", refusedPort(t))
 	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
 		return fmt.Sprintf(`upstream zero { server %[2]s fail_timeout=0; server %[3]s; }
 		upstream ten { server %[2]s; server %[3]s; }
@@ -475,7 +475,7 @@ func TestFailTimeoutZeroAsNGINX(t *testing.T) {
 func TestFailTimeoutWholeSecondsAsNGINX(t *testing.T) {
 	nginxPath(t)
 	good := newUpOrigin(t, "good", "")
-	refused := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	refused := fmt.Sprintf("127.0.0.1:%d", refusedPort(t))
 	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
 		return fmt.Sprintf(`upstream one { server %[2]s fail_timeout=1s; server %[3]s; }
 		server {

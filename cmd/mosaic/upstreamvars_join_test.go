@@ -37,7 +37,7 @@ func TestUpstreamVarsJoinedAcrossLocationsAsNGINX(t *testing.T) {
 		io.WriteString(w, "b\n")
 	}))
 	t.Cleanup(origin.Close)
-	closed := freePort(t) // a server that refuses: none listens
+	closed := refusedPort(t) // a server that refuses
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
 		return fmt.Sprintf(`log_format up "$request_method $uri|$status|$upstream_addr|$upstream_status|$upstream_response_length|$upstream_cache_status";
 			log_format post "$request_method $uri|$status|$upstream_addr|$upstream_status";

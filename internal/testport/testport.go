@@ -88,3 +88,31 @@ func claim(dir string, p int) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// Refused returns a loopback port that refuses connections until release is
+// called: a socket bound to it that never listens holds it. A port that
+// is merely free, or a listener closed at once, can be handed to a server
+// started meanwhile (another test's, run in parallel), which would then
+// answer where a test wants a dead server. The port lies in the
+// ephemeral range, which does no harm here: the kernel hands out neither
+// a bound port to a listener on port 0 nor to an outgoing connection.
+func Refused() (port int, release func() error, err error) {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		return 0, nil, fmt.Errorf("testport: %w", err)
+	}
+	// (Not SOCK_CLOEXEC, which not every system has: a child started
+	// meanwhile holds the port a little longer, and nothing more.)
+	syscall.CloseOnExec(fd)
+	release = func() error { return syscall.Close(fd) }
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		release()
+		return 0, nil, fmt.Errorf("testport: bind: %w", err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		release()
+		return 0, nil, fmt.Errorf("testport: %w", err)
+	}
+	return sa.(*syscall.SockaddrInet4).Port, release, nil
+}

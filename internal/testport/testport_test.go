@@ -1,8 +1,10 @@
 package testport
 
 import (
+	"errors"
 	"fmt"
 	"net"
+	"syscall"
 	"testing"
 )
 
@@ -56,4 +58,25 @@ func TestClaimHeldPort(t *testing.T) {
 		t.Fatalf("claim after release: %v, %v", again, err)
 	}
 	again.Close()
+}
+
+// A Refused port refuses connections while it is held, and a listener
+// asking for it is turned away.
+func TestRefusedRefuses(t *testing.T) {
+	p, release, err := Refused()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	addr := fmt.Sprintf("127.0.0.1:%d", p)
+	if c, err := net.Dial("tcp4", addr); err == nil {
+		c.Close()
+		t.Fatalf("%s accepted a connection", addr)
+	} else if !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("dial %s: %v, want connection refused", addr, err)
+	}
+	if l, err := net.Listen("tcp4", addr); err == nil {
+		l.Close()
+		t.Errorf("another listener was given %s", addr)
+	}
 }

@@ -215,9 +215,7 @@ func TestUnbufferedBody(t *testing.T) {
 // root, as the shared gateway wiring does for every gateway.
 func TestNextUpstreamAndStore(t *testing.T) {
 	addr, got, _ := fakeApp(t, "Content-Type: text/plain\r\n\r\nstored body")
-	dead, _ := net.Listen("tcp", "127.0.0.1:0")
-	deadAddr := dead.Addr().String()
-	dead.Close()
+	deadAddr := servertest.RefusedAddr(t)
 	root := t.TempDir()
 	base := servertest.Start(t, `http {
 		upstream app { server `+deadAddr+`; server `+addr+`; }

@@ -173,9 +173,7 @@ func TestCGIAnswer(t *testing.T) {
 // uwsgi_next_upstream tries the next server of a group when one refuses.
 func TestInterceptAndNextUpstream(t *testing.T) {
 	addr, got := fakeApp(t, "HTTP/1.1 503 Busy\r\nContent-Type: text/plain\r\n\r\napp says busy")
-	dead, _ := net.Listen("tcp", "127.0.0.1:0")
-	deadAddr := dead.Addr().String()
-	dead.Close()
+	deadAddr := servertest.RefusedAddr(t)
 	base := servertest.Start(t, `http {
 		upstream app { server `+deadAddr+`; server `+addr+`; }
 		server { listen 127.0.0.1:0;

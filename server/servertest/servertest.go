@@ -6,10 +6,12 @@ package servertest
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/testport"
 	"github.com/mosaic-edge/mosaic/server"
 )
 
@@ -64,4 +66,18 @@ func WantError(t testing.TB, src, want string) {
 	if !strings.Contains(err.Error(), want) {
 		t.Errorf("%q: error %v, want %q", src, err, want)
 	}
+}
+
+// RefusedAddr returns a loopback address that refuses connections until
+// the test ends, for an upstream server that is down (testport.Refused):
+// a listener closed at once would free its port for the next server on
+// port 0, the test's own included.
+func RefusedAddr(t testing.TB) string {
+	t.Helper()
+	port, release, err := testport.Refused()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { release() })
+	return fmt.Sprintf("127.0.0.1:%d", port)
 }
