@@ -15,6 +15,7 @@ import (
 
 	"github.com/mosaic-edge/mosaic/internal/testorigin"
 	"github.com/mosaic-edge/mosaic/proxy"
+	"github.com/mosaic-edge/mosaic/server/servertest"
 )
 
 // Behaviours of a namedOrigin.
@@ -318,7 +319,7 @@ func TestNextUpstream(t *testing.T) {
 
 	t.Run("POST retried after a connect failure", func(t *testing.T) {
 		b := newNamedOrigin(t, "b", modeOK)
-		up := mustUpstream(t, "backend", 0, server(refusedAddr(t)), server(b.Addr()))
+		up := mustUpstream(t, "backend", 0, server(servertest.RefusedAddr(t)), server(b.Addr()))
 		f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up}))
 		status, body := post(t, f.URL+"/", "POST", "payload")
 		if status != 200 || body != "b:7" {
@@ -366,7 +367,7 @@ func TestServeViaGroupOfTheRequest(t *testing.T) {
 		fmt.Fprint(w, "origin")
 	}))
 	defer origin.Close()
-	refused := refusedAddr(t)
+	refused := servertest.RefusedAddr(t)
 	h := proxyTo(t, "http://name.test", proxy.Options{})
 	for i := range 3 {
 		// Each request's group: the refused address first, then the

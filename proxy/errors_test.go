@@ -16,10 +16,11 @@ import (
 
 	"github.com/mosaic-edge/mosaic/internal/testorigin"
 	"github.com/mosaic-edge/mosaic/proxy"
+	"github.com/mosaic-edge/mosaic/server/servertest"
 )
 
 func TestBadGatewayOnRefusedConnection(t *testing.T) {
-	addr := refusedAddr(t)
+	addr := servertest.RefusedAddr(t)
 	logs := &logBuffer{}
 	f := newFront(t, proxyTo(t, "http://"+addr, proxy.Options{Logger: logs.logger()}))
 	status, body, hdr := get(t, f.URL+"/x?y=1")
@@ -259,7 +260,7 @@ func TestClientGoneClosesUpstream(t *testing.T) {
 
 func TestErrorResponseHook(t *testing.T) {
 	var got int
-	f := newFront(t, proxyTo(t, "http://"+refusedAddr(t), proxy.Options{ErrorResponse: func(w http.ResponseWriter, r *http.Request, status int) {
+	f := newFront(t, proxyTo(t, "http://"+servertest.RefusedAddr(t), proxy.Options{ErrorResponse: func(w http.ResponseWriter, r *http.Request, status int) {
 		got = status
 		w.WriteHeader(503)
 		io.WriteString(w, "custom")
@@ -283,7 +284,7 @@ func TestOnFailure(t *testing.T) {
 		status int
 		want   []proxy.Failure
 	}{
-		{"refused", refusedAddr(t), proxy.Options{}, 502, []proxy.Failure{proxy.FailError}},
+		{"refused", servertest.RefusedAddr(t), proxy.Options{}, 502, []proxy.Failure{proxy.FailError}},
 		{"timeout", newNamedOrigin(t, "silent", modeSilent).Addr(), proxy.Options{ReadTimeout: 100 * time.Millisecond}, 504, []proxy.Failure{proxy.FailTimeout}},
 		{"garbage", newNamedOrigin(t, "garbage", modeGarbage).Addr(), proxy.Options{}, 502, []proxy.Failure{proxy.FailInvalidHeader}},
 		{"answered", newNamedOrigin(t, "ok", modeOK).Addr(), proxy.Options{}, 200, nil},

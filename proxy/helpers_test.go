@@ -1,7 +1,6 @@
 package proxy_test
 
 import (
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/mosaic-edge/mosaic/internal/syncbuf"
 	"github.com/mosaic-edge/mosaic/internal/testclient"
-	"github.com/mosaic-edge/mosaic/internal/testport"
 	"github.com/mosaic-edge/mosaic/proxy"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -117,18 +115,6 @@ type logBuffer struct{ syncbuf.Buffer }
 
 func (l *logBuffer) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-// refusedAddr is a loopback address that refuses connections until the
-// test ends (testport.Refused).
-func refusedAddr(t *testing.T) string {
-	t.Helper()
-	port, release, err := testport.Refused()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { release() })
-	return fmt.Sprintf("127.0.0.1:%d", port)
 }
 
 // connCounter counts the TCP connections an httptest origin accepts.
