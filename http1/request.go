@@ -615,8 +615,7 @@ func shouldClose(r *http.Request) bool {
 func validValue(s string) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for len(s) >= 8 {
-		x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+		x := load8(s)
 		// Nonzero exactly when some byte is below 0x20 (a borrow only
 		// starts at such a byte, and a byte from 0x80 up has its high
 		// bit cleared by ^x), and when some byte of y is zero.
@@ -631,6 +630,13 @@ func validValue(s string) bool {
 		bad |= ctlBytes[s[i]]
 	}
 	return bad == 0
+}
+
+// load8 is s's first eight bytes, the first the lowest (one load): the
+// value tests look at a header's bytes eight at a time.
+func load8(s string) uint64 {
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // ctlBytes marks the bytes validValue refuses: one table load a byte, in

@@ -501,22 +501,44 @@ func TestPlainTarget(t *testing.T) {
 // among bytes from 0x80 up (which the word test must not take for
 // control bytes).
 func TestValidValue(t *testing.T) {
-	for c := range 256 {
+	eachPlacedByte(func(c byte, v string) {
 		want := !(c < ' ' && c != '\t' || c == 0x7f)
+		if got := validValue(v); got != want {
+			t.Errorf("validValue(%q) = %v", v, got)
+		}
+	})
+}
+
+// TestAppendFieldLineBreaks checks appendField against its definition:
+// the value as given, but for each CR and LF, which become spaces, so
+// that no value starts a line of its own. Its word test lets through the
+// values without a byte below 0x0e, among them those with bytes from
+// 0x80 up (that the word test must not take for low ones).
+func TestAppendFieldLineBreaks(t *testing.T) {
+	eachPlacedByte(func(c byte, v string) {
+		want := "X: " + strings.NewReplacer("\r", " ", "\n", " ").Replace(v) + "\r\n"
+		if got := string(appendField(nil, "X", v)); got != want {
+			t.Errorf("appendField(%q) = %q, want %q", v, got, want)
+		}
+	})
+}
+
+// eachPlacedByte calls f with every byte c at each place of values that
+// a test of eight bytes at a time reads in one, two and three words and a
+// tail, among bytes of each kind such a test must tell apart ('a', from
+// 0x80 up, a tab), and after a tab and a word.
+func eachPlacedByte(f func(c byte, v string)) {
+	for c := range 256 {
 		for _, fill := range []byte{'a', 0x80, 0xff, '\t'} {
 			for n := range 20 {
 				for at := range n {
 					v := []byte(strings.Repeat(string([]byte{fill}), n))
 					v[at] = byte(c)
-					if got := validValue(string(v)); got != want {
-						t.Errorf("validValue(%q) = %v", v, got)
-					}
+					f(byte(c), string(v))
 				}
 			}
 		}
-		if got := validValue("\tabcdefgh" + string([]byte{byte(c)}) + "ijklmnop"); got != want {
-			t.Errorf("validValue with a tab first and %#x = %v", c, got)
-		}
+		f(byte(c), "\tabcdefgh"+string([]byte{byte(c)})+"ijklmnop")
 	}
 }
 

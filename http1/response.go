@@ -565,9 +565,7 @@ func appendField(h []byte, k, v string) []byte {
 	h = append(h, ": "...)
 	start := len(h)
 	h = append(h, v...)
-	// Two vector searches find the rare line break sooner than a loop
-	// over each byte of every value of every response.
-	if strings.IndexByte(v, '\r') >= 0 || strings.IndexByte(v, '\n') >= 0 {
+	if mayBreakLine(v) {
 		for i := start; i < len(h); i++ {
 			if h[i] == '\r' || h[i] == '\n' {
 				h[i] = ' '
@@ -575,6 +573,33 @@ func appendField(h []byte, k, v string) []byte {
 		}
 	}
 	return append(h, "\r\n"...)
+}
+
+// mayBreakLine reports whether s may hold a CR or LF: whether a byte is
+// below 0x0e, the one after CR, tested eight at a time (a borrow starts
+// only at such a byte; ^x drops those from 0x80), the last eight bytes
+// in one word that may overlap the one before. A value passing it, one
+// with a tab or another control byte, is then looked at byte by byte.
+// Two vector searches, one for each byte, cost every value about 50
+// instructions, most of them the calls' setup for values this short.
+func mayBreakLine(s string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	low := func(x uint64) bool { return (x-0x0e*ones)&^x&highs != 0 }
+	n := len(s)
+	if n < 8 {
+		for i := 0; i < n; i++ {
+			if s[i] < 0x0e {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i < n-8; i += 8 {
+		if low(load8(s[i:])) {
+			return true
+		}
+	}
+	return low(load8(s[n-8:]))
 }
 
 // bareLastChunk ends a chunked body that has no trailer fields, as most
