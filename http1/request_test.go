@@ -515,12 +515,35 @@ func TestValidValue(t *testing.T) {
 // values without a byte below 0x0e, among them those with bytes from
 // 0x80 up (that the word test must not take for low ones).
 func TestAppendFieldLineBreaks(t *testing.T) {
-	eachPlacedByte(func(c byte, v string) {
-		want := "X: " + strings.NewReplacer("\r", " ", "\n", " ").Replace(v) + "\r\n"
-		if got := string(appendField(nil, "X", v)); got != want {
-			t.Errorf("appendField(%q) = %q, want %q", v, got, want)
-		}
-	})
+	eachPlacedByte(func(_ byte, v string) { checkAppendField(t, v) })
+	for _, v := range []string{"", "\r\n", "a\r\n\r\nX-Injected: 1", "\n\n\n\n\n\n\n\n\r"} {
+		checkAppendField(t, v)
+	}
+}
+
+// FuzzAppendField compares appendField and its word test with their
+// definitions on any value: a CR or LF the word test let through would
+// start a header line of the handler's choosing (response splitting).
+func FuzzAppendField(f *testing.F) {
+	for _, v := range []string{"", "text/html", "a\rb", "0123456789abcdef\n", "0123456789abcde\r", "\x80\xff\x8d\x8a\x0e\x0d"} {
+		f.Add(v)
+	}
+	f.Fuzz(checkAppendField)
+}
+
+// checkAppendField checks appendField's line for v against its
+// definition, and mayBreakLine against its own: exactly the values with
+// a byte below 0x0e, so that no value without one pays for the byte loop
+// (the output alone would not tell such a miss).
+func checkAppendField(t *testing.T, v string) {
+	want := "X: " + strings.NewReplacer("\r", " ", "\n", " ").Replace(v) + "\r\n"
+	if got := string(appendField(nil, "X", v)); got != want {
+		t.Errorf("appendField(%q) = %q, want %q", v, got, want)
+	}
+	low := strings.ContainsFunc(v, func(r rune) bool { return r < 0x0e })
+	if got := mayBreakLine(v); got != low {
+		t.Errorf("mayBreakLine(%q) = %v, want %v", v, got, low)
+	}
 }
 
 // eachPlacedByte calls f with every byte c at each place of values that
