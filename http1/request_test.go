@@ -546,6 +546,24 @@ func checkAppendField(t *testing.T, v string) {
 	}
 }
 
+// BenchmarkAppendField writes the fields of a usual static answer, the
+// values appendField's word test lets through without the byte loop
+// (cachegrind of -test.benchtime 100000x less 1x: its instructions).
+func BenchmarkAppendField(b *testing.B) {
+	fields := [][2]string{{"Server", "mosaic"}, {"Date", "Mon, 07 Dec 2026 01:33:30 GMT"},
+		{"Content-Type", "application/json"}, {"Content-Length", "2048"},
+		{"Last-Modified", "Sun, 06 Dec 2026 06:25:00 GMT"}, {"Connection", "keep-alive"},
+		{"ETag", `"6933c0a4-800"`}, {"Accept-Ranges", "bytes"}}
+	h := make([]byte, 0, 512)
+	b.ReportAllocs()
+	for b.Loop() {
+		h = h[:0]
+		for _, f := range fields {
+			h = appendField(h, f[0], f[1])
+		}
+	}
+}
+
 // eachPlacedByte calls f with every byte c at each place of values that
 // a test of eight bytes at a time reads in one, two and three words and a
 // tail, among bytes of each kind such a test must tell apart ('a', from
