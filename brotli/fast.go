@@ -75,14 +75,19 @@ func below(a, b uint32) uint32 { return uint32((int64(a) - int64(b)) >> 63) }
 // x's low 6 bytes, one shift fewer (the compiler keeps both otherwise).
 const hashMul6 = hashMul << 16 & (1<<64 - 1)
 
-// fastSlot is hash h as an index into findFastIn's table of mask+1
-// slots. A hash is already below that (setup sizes the table to the
-// hash's bits), so the mask changes no index: it is there for the
-// compiler, which takes h&mask as in bounds where it cannot prove a
-// shift by a variable to be, so that a table the size hint made smaller
-// (2,048 slots for a 2 KB body) needs no bound check per probe either.
-// The whole table's variants shift by a constant and need no mask: there
-// it cost jquery 5% more instructions at quality 1.
+// fastShift takes a hash's top fastBits bits: x*hashMul6>>fastShift is
+// the hash of x's low 6 bytes, below 1<<fastBits.
+const fastShift = 64 - fastBits
+
+// fastSlot is hash h (x*hashMul6>>fastShift) as an index into
+// findFastIn's table of mask+1 slots. A table the size hint made smaller
+// (2,048 slots for a 2 KB body) takes the hash's low bits, masked: a shift
+// by a constant, where one by the table's bits (a variable) held CX
+// through the probe loop on x86, and with it a move a probe (brotli
+// README, *A small table's hash by a constant shift*); the mask also
+// tells the compiler the index is in bounds. The whole table's variants
+// need no mask: there it cost jquery 5% more instructions at quality 1.
+// fill enters a prefix's positions by the same slots.
 func fastSlot[R fastVariant](h, mask uint64) uint64 {
 	var r R
 	if len(r) >= 2 {
@@ -97,9 +102,7 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 	table := e.table
 	var r R
 	raw := len(r) == 1
-	hs := e.hashShift & 63
 	if len(r) >= 2 {
-		hs = 64 - fastBits
 		_ = table[1<<fastBits-1] // the whole table, not past its length
 		table = table[:1<<fastBits]
 	}
@@ -136,7 +139,7 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 	for i <= limit {
 		var d uint32
 		x := load64(data, i)
-		h := fastSlot[R](x*hashMul6>>hs, mask)
+		h := fastSlot[R](x*hashMul6>>fastShift, mask)
 		cand := table[h]
 		for misses := 0; ; misses++ {
 			abs := base + uint32(i)
@@ -157,7 +160,7 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 			// next slot read a probe ahead*).
 			next := i + 1 + misses>>skip
 			xn := load64(data, min(next, limit))
-			hn := fastSlot[R](xn*hashMul6>>hs, mask)
+			hn := fastSlot[R](xn*hashMul6>>fastShift, mask)
 			candN := table[hn]
 			// The candidate (fastVariant: [3]byte tests its reach and its
 			// bytes with one branch). The last distance is not tried on
@@ -236,13 +239,13 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 			// hashed from a load that covers several.
 			if end := min(i+l, limit+1); end >= 5 {
 				x := load64(data, end-2)
-				table[fastSlot[R](x*hashMul6>>hs, mask)] = base + uint32(end-2)
-				table[fastSlot[R]((x>>8)*hashMul6>>hs, mask)] = base + uint32(end-1)
+				table[fastSlot[R](x*hashMul6>>fastShift, mask)] = base + uint32(end-2)
+				table[fastSlot[R]((x>>8)*hashMul6>>fastShift, mask)] = base + uint32(end-1)
 				if tail5 {
 					x = load64(data, end-5)
-					table[fastSlot[R](x*hashMul6>>hs, mask)] = base + uint32(end-5)
-					table[fastSlot[R]((x>>8)*hashMul6>>hs, mask)] = base + uint32(end-4)
-					table[fastSlot[R]((x>>16)*hashMul6>>hs, mask)] = base + uint32(end-3)
+					table[fastSlot[R](x*hashMul6>>fastShift, mask)] = base + uint32(end-5)
+					table[fastSlot[R]((x>>8)*hashMul6>>fastShift, mask)] = base + uint32(end-4)
+					table[fastSlot[R]((x>>16)*hashMul6>>fastShift, mask)] = base + uint32(end-3)
 				}
 			}
 			i += l

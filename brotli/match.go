@@ -167,14 +167,15 @@ func (e *encoder) fill(data []byte, base uint32, from, to int) {
 		return
 	}
 	table := e.table
-	hl, hs := e.hashLeft&63, e.hashShift&63
 	if e.waysLog == 0 {
-		// Qualities 0 and 1: 6-byte hashes.
+		// Qualities 0 and 1: findFast's slots.
+		mask := uint64(len(table) - 1)
 		for k := from; k < to; k++ {
-			table[(load64(data, k)<<hl)*hashMul>>hs] = base + uint32(k)
+			table[fastSlot[[0]byte](load64(data, k)*hashMul6>>fastShift, mask)] = base + uint32(k)
 		}
 		return
 	}
+	hl, hs := e.hashLeft&63, e.hashShift&63
 	for k := from; k < to; k++ {
 		h := int((load64(data, k)<<hl)*hashMul>>hs) << 2
 		b := (*[4]uint32)(table[h : h+4])
