@@ -96,6 +96,31 @@ func fastSlot[R fastVariant](h, mask uint64) uint64 {
 	return h & mask
 }
 
+// probeArgs is what findFastIn hands probeFastAsm (probe_amd64.s, whose
+// offsets TestProbeArgsLayout checks): the loop's invariants, set once a
+// call, and the position to probe from; it gives back the position of a
+// candidate that passed the test, with its distance d and x, the 8 bytes
+// there, or a position past limit when none did. data holds at least
+// limit+8 bytes, table mask+1 slots.
+type probeArgs struct {
+	data    *byte
+	table   *uint32
+	lh      *[256]uint32
+	mask    uint64
+	i       int
+	limit   int
+	x       uint64
+	base    uint32
+	maxDist uint32
+	d       uint32
+	skip    uint32
+}
+
+// probeAsm says findFastIn runs the assembly probe loop where there is
+// one (haveProbeAsm) and the variant has no raw dictionary: a variable,
+// so that the tests compare the two loops' output.
+var probeAsm = haveProbeAsm
+
 // findFastIn is findFast compiled for one variant (fastVariant).
 func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (extraBits int) {
 	data := w.data[:w.end]
@@ -136,58 +161,77 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 	e.syms = e.syms[:0]
 	lit, i := start, start
 	limit := len(data) - 8
+	asm := probeAsm && !raw && limit >= 0
+	var pa probeArgs
+	if asm {
+		pa = probeArgs{data: &data[0], table: &table[0], lh: lh, mask: mask, limit: limit,
+			base: base, maxDist: maxDist, skip: uint32(skip)}
+	}
 	for i <= limit {
 		var d uint32
-		x := load64(data, i)
-		h := fastSlot[R](x*hashMul6>>fastShift, mask)
-		cand := table[h]
-		for misses := 0; ; misses++ {
-			abs := base + uint32(i)
-			// h is the slot of the probe before (hn): through the loop's
-			// phi the compiler no longer knows it below the whole table's
-			// length, and would test it at every store; a uint16 index it
-			// knows to be (one MOVZX instead of a compare and a branch).
-			if len(r) >= 2 {
-				table[uint16(h)] = abs
-			} else {
-				table[h&mask] = abs
-			}
-			// The next position's slot is read before this one's
-			// candidate is tested (and after this one's store, which it
-			// may be), so that its load is under way when a mispredicted
-			// test sends the core back here: on react-dom a probe after
-			// a copy matches about as often as not (brotli README, *The
-			// next slot read a probe ahead*).
-			next := i + 1 + misses>>skip
-			xn := load64(data, min(next, limit))
-			hn := fastSlot[R](xn*hashMul6>>fastShift, mask)
-			candN := table[hn]
-			// The candidate (fastVariant: [3]byte tests its reach and its
-			// bytes with one branch). The last distance is not tried on
-			// its own: at quality 1 it found 2% of jquery's copies for 9%
-			// of its instructions (brotli README, *Quality 1 without the
-			// last distance's probe*). (rawCap: a copy from a raw
-			// dictionary before the stream must end in it.)
-			d = abs - cand
-			if len(r) == 3 {
-				near := below(d-1, maxDist)
-				if load32(data, i-int(d&near))^uint32(x)|^near&1 == 0 {
-					break
-				}
-			} else if d-1 < maxDist && load32(data, i-int(d)) == uint32(x) && (!raw || w.rawCap(abs, d, minMatch) > 0) {
-				break
-			}
-			// A position that starts no copy is a literal: counted here,
-			// from the byte the probe holds, rather than in a loop over
-			// the command's literals whose exit varies from one command
-			// to the next (unprobe mends the counts of a run the probes
-			// crossed in steps).
-			lh[uint8(x)]++
-			i = next
-			if i > limit {
+		var x uint64
+		if asm {
+			pa.i = i
+			probeFastAsm(&pa)
+			if i = pa.i; i > limit {
 				goto done
 			}
-			x, h, cand = xn, hn, candN
+			d, x = pa.d, pa.x
+			// The Go loop's bound check of the candidate's load, which the
+			// assembly hands back rather than make.
+			_ = data[i-int(d)]
+		} else {
+			x = load64(data, i)
+			h := fastSlot[R](x*hashMul6>>fastShift, mask)
+			cand := table[h]
+			for misses := 0; ; misses++ {
+				abs := base + uint32(i)
+				// h is the slot of the probe before (hn): through the loop's
+				// phi the compiler no longer knows it below the whole table's
+				// length, and would test it at every store; a uint16 index it
+				// knows to be (one MOVZX instead of a compare and a branch).
+				if len(r) >= 2 {
+					table[uint16(h)] = abs
+				} else {
+					table[h&mask] = abs
+				}
+				// The next position's slot is read before this one's
+				// candidate is tested (and after this one's store, which it
+				// may be), so that its load is under way when a mispredicted
+				// test sends the core back here: on react-dom a probe after
+				// a copy matches about as often as not (brotli README, *The
+				// next slot read a probe ahead*).
+				next := i + 1 + misses>>skip
+				xn := load64(data, min(next, limit))
+				hn := fastSlot[R](xn*hashMul6>>fastShift, mask)
+				candN := table[hn]
+				// The candidate (fastVariant: [3]byte tests its reach and its
+				// bytes with one branch). The last distance is not tried on
+				// its own: at quality 1 it found 2% of jquery's copies for 9%
+				// of its instructions (brotli README, *Quality 1 without the
+				// last distance's probe*). (rawCap: a copy from a raw
+				// dictionary before the stream must end in it.)
+				d = abs - cand
+				if len(r) == 3 {
+					near := below(d-1, maxDist)
+					if load32(data, i-int(d&near))^uint32(x)|^near&1 == 0 {
+						break
+					}
+				} else if d-1 < maxDist && load32(data, i-int(d)) == uint32(x) && (!raw || w.rawCap(abs, d, minMatch) > 0) {
+					break
+				}
+				// A position that starts no copy is a literal: counted here,
+				// from the byte the probe holds, rather than in a loop over
+				// the command's literals whose exit varies from one command
+				// to the next (unprobe mends the counts of a run the probes
+				// crossed in steps).
+				lh[uint8(x)]++
+				i = next
+				if i > limit {
+					goto done
+				}
+				x, h, cand = xn, hn, candN
+			}
 		}
 		{
 			// Most copies end within the 8 bytes after the 4 verified:

@@ -1,0 +1,105 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func probeFastAsm(a *probeArgs)
+//
+// findFastIn's probe loop (fast.go), instruction for instruction the same
+// search: the Go loop left about 15 values live through each probe and
+// the register allocator spilled some of them (the miss count, the
+// limit, the base, the table) and rotated the rest with moves at its back
+// edge (brotli README, *The probe loop in assembly*). Here the loop's
+// values stay in registers, the invariants the loop reads once a probe at
+// most (mask, limit, base, reach) in this frame.
+//
+// Registers: SI data, DI table, R8 literal counts, CX skip, BX misses,
+// DX i, AX x (the 8 bytes at i), R13 its slot, R15 its candidate; R9 the
+// next position, R10 its bytes, R11 its slot, R12 its candidate; R14 the
+// position entered, then the candidate's distance (R14 is scratch in
+// ABI0: the wrapper back to Go restores it).
+//
+// Bounds (fast.go, probeArgs): i and the next probe's load, at
+// min(next, limit), lie in 0..limit = len(data)-8; a slot is masked to
+// the table's length less one; a candidate's 4-byte load at i-d, d in
+// 1..maxDist, is below i, and one that would fall before data[0] is
+// handed back as found, for the Go side's bound check to refuse.
+TEXT ·probeFastAsm(SB), NOSPLIT, $40-8
+	MOVQ a+0(FP), AX
+	MOVQ AX, 32(SP)
+	MOVQ 0(AX), SI
+	MOVQ 8(AX), DI
+	MOVQ 16(AX), R8
+	MOVQ 24(AX), R9
+	MOVQ R9, 0(SP)     // mask
+	MOVQ 40(AX), R9
+	MOVQ R9, 8(SP)     // limit
+	MOVL 56(AX), R9
+	MOVQ R9, 16(SP)    // base
+	MOVL 60(AX), R9
+	MOVQ R9, 24(SP)    // maxDist
+	MOVL 68(AX), CX    // skip
+	MOVQ 32(AX), DX    // i
+	XORL BX, BX        // misses
+	MOVQ (SI)(DX*1), AX
+	MOVQ $0xa7bd1e35a7bd0000, R13
+	IMULQ AX, R13
+	SHRQ $48, R13
+	ANDQ 0(SP), R13
+	MOVL (DI)(R13*4), R15
+
+loop:
+	// table[h] = abs, abs = base + uint32(i)
+	MOVL 16(SP), R14
+	ADDL DX, R14
+	MOVL R14, (DI)(R13*4)
+
+	// next = i + 1 + misses>>skip; its slot read before this candidate's
+	// test, from min(next, limit)
+	MOVQ BX, R9
+	SARQ CX, R9
+	LEAQ 1(DX)(R9*1), R9
+	MOVQ R9, R12
+	CMPQ R12, 8(SP)
+	CMOVQGT 8(SP), R12
+	MOVQ (SI)(R12*1), R10
+	MOVQ $0xa7bd1e35a7bd0000, R11
+	IMULQ R10, R11
+	SHRQ $48, R11
+	ANDQ 0(SP), R11
+	MOVL (DI)(R11*4), R12
+
+	// d = abs - cand; a copy when d-1 < maxDist and the 4 bytes at i-d
+	// are x's
+	SUBL R15, R14
+	LEAL -1(R14), R15
+	CMPL R15, 24(SP)
+	JCC  miss
+	MOVQ DX, R15
+	SUBQ R14, R15
+	JMI  found
+	CMPL AX, (SI)(R15*1)
+	JEQ  found
+
+miss:
+	MOVBQZX AX, R15
+	INCL (R8)(R15*4)
+	INCQ BX
+	MOVQ R9, DX
+	CMPQ DX, 8(SP)
+	JGT  done
+	MOVQ R10, AX
+	MOVQ R11, R13
+	MOVL R12, R15
+	JMP  loop
+
+found:
+	MOVQ 32(SP), R9
+	MOVQ DX, 32(R9)
+	MOVQ AX, 48(R9)
+	MOVL R14, 64(R9)
+	RET
+
+done:
+	MOVQ 32(SP), R9
+	MOVQ DX, 32(R9)
+	RET
