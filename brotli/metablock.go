@@ -34,6 +34,11 @@ type encoder struct {
 	// raw indexes a raw dictionary for the finders of qualities 4-9.
 	raw  rawIndex
 	syms []cmdSyms // e.cmds' symbols, chosen by symbolize
+	// probe is findFastIn's state for the assembly probe loop, here
+	// rather than on findFastIn's stack, where it took a zeroing and moved
+	// the [3]byte variant's registers, which do not use it.
+	probe probeArgs
+
 	ring distRing
 	// The static dictionary's index (qualities with dictDepth), and the
 	// searches of it made and the references found in this stream: when
