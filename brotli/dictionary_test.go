@@ -252,18 +252,7 @@ func TestDictionaryRandom(t *testing.T) {
 		if got := decodeAB(t, comp); !bytes.Equal(got, in) {
 			t.Fatalf("input %d %+v: first difference at %d", n, opts, firstDiff(got, in))
 		}
-		var buf bytes.Buffer
-		w, _ := NewWriter(&buf, opts)
-		for p := in; len(p) > 0; {
-			k := 1 + rng.IntN(len(p))
-			w.Write(p[:k])
-			p = p[k:]
-			if rng.IntN(2) == 0 {
-				w.Flush()
-			}
-		}
-		w.Close()
-		if got := decodeAB(t, buf.Bytes()); !bytes.Equal(got, in) {
+		if got := decodeAB(t, streamPieces(t, in, opts, rng)); !bytes.Equal(got, in) {
 			t.Fatalf("input %d %+v streamed: first difference at %d", n, opts, firstDiff(got, in))
 		}
 		if n%10 == 0 {

@@ -46,43 +46,57 @@ func FuzzRoundTrip(f *testing.F) {
 			// must still hold for the whole stream.
 			opts.SizeHint = 1 + len(in)/2
 		}
-		var buf bytes.Buffer
-		w, err := NewWriter(&buf, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for p := in; len(p) > 0; {
-			n := 1 + rng.IntN(len(p))
-			w.Write(p[:n])
-			p = p[n:]
-			if rng.IntN(2) == 0 {
-				w.Flush()
-			}
-		}
-		w.Close()
-		if got, err := io.ReadAll(newABReader(buf.Bytes())); err != nil || !bytes.Equal(got, in) {
+		if got, err := io.ReadAll(newABReader(streamPieces(t, in, opts, rng))); err != nil || !bytes.Equal(got, in) {
 			t.Fatalf("stream %+v: %v", opts, err)
 		}
 		enc, err := NewEncoder(Options{Quality: opts.Quality, LGWin: opts.LGWin, Mode: opts.Mode})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var segs []byte
-		for off, last := 0, false; !last; {
-			end := min(off+1+rng.IntN(len(in)-off+1), len(in))
-			last = end == len(in)
-			seg := Segment{First: off == 0, Last: last}
-			if off > 0 {
-				seg.Prefix = in[rng.IntN(off+1):off]
-				if rng.IntN(2) == 0 {
-					seg.Offset = off
-				}
-			}
-			segs = enc.EncodeSegment(segs, in[off:end], seg)
-			off = end
-		}
-		if got, err := io.ReadAll(newABReader(segs)); err != nil || !bytes.Equal(got, in) {
+		if got, err := io.ReadAll(newABReader(segmentPieces(enc, in, rng))); err != nil || !bytes.Equal(got, in) {
 			t.Fatalf("segments %+v: %v", opts, err)
 		}
 	})
+}
+
+// streamPieces writes in through a Writer of opts in pieces of random
+// lengths, flushing after some, and returns the stream.
+func streamPieces(t testing.TB, in []byte, opts Options, rng *rand.Rand) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := in; len(p) > 0; {
+		n := 1 + rng.IntN(len(p))
+		w.Write(p[:n])
+		p = p[n:]
+		if rng.IntN(2) == 0 {
+			w.Flush()
+		}
+	}
+	w.Close()
+	return buf.Bytes()
+}
+
+// segmentPieces encodes in with enc as segments cut at random points,
+// each with the content before it, a tail of it or none as its prefix,
+// told its offset or not, and returns the stream.
+func segmentPieces(enc *Encoder, in []byte, rng *rand.Rand) []byte {
+	var segs []byte
+	for off, last := 0, false; !last; {
+		end := min(off+1+rng.IntN(len(in)-off+1), len(in))
+		last = end == len(in)
+		seg := Segment{First: off == 0, Last: last}
+		if off > 0 {
+			seg.Prefix = in[rng.IntN(off+1):off]
+			if rng.IntN(2) == 0 {
+				seg.Offset = off
+			}
+		}
+		segs = enc.EncodeSegment(segs, in[off:end], seg)
+		off = end
+	}
+	return segs
 }

@@ -23,6 +23,14 @@
 // the table's length less one; a candidate's 4-byte load at i-d, d in
 // 1..maxDist, is below i, and one that would fall before data[0] is
 // handed back as found, for the Go side's bound check to refuse.
+// SLOT sets h to the table slot of x, the 8 bytes at a position
+// (fastSlot): the top 16 bits of x*hashMul6, masked to the table.
+#define SLOT(x, h) \
+	MOVQ  $0xa7bd1e35a7bd0000, h; \
+	IMULQ x, h; \
+	SHRQ  $48, h; \
+	ANDQ  0(SP), h
+
 TEXT ·probeFastAsm(SB), NOSPLIT, $40-8
 	MOVQ a+0(FP), AX
 	MOVQ AX, 32(SP)
@@ -41,10 +49,7 @@ TEXT ·probeFastAsm(SB), NOSPLIT, $40-8
 	MOVQ 32(AX), DX    // i
 	XORL BX, BX        // misses
 	MOVQ (SI)(DX*1), AX
-	MOVQ $0xa7bd1e35a7bd0000, R13
-	IMULQ AX, R13
-	SHRQ $48, R13
-	ANDQ 0(SP), R13
+	SLOT(AX, R13)
 	MOVL (DI)(R13*4), R15
 
 loop:
@@ -62,10 +67,7 @@ loop:
 	CMPQ R12, 8(SP)
 	CMOVQGT 8(SP), R12
 	MOVQ (SI)(R12*1), R10
-	MOVQ $0xa7bd1e35a7bd0000, R11
-	IMULQ R10, R11
-	SHRQ $48, R11
-	ANDQ 0(SP), R11
+	SLOT(R10, R11)
 	MOVL (DI)(R11*4), R12
 
 	// d = abs - cand; a copy when d-1 < maxDist and the 4 bytes at i-d

@@ -25,7 +25,7 @@ func TestProbeArgsLayout(t *testing.T) {
 // fastOutputs is everything qualities 0 and 1 write for in at window
 // lgwin: one shot, a reused encoder's second call, a Writer with a size
 // hint flushed at random points, and segments with prefixes (entered in
-// the table before the search).
+// the table before the search) and offsets.
 func fastOutputs(t testing.TB, in []byte, q, lgwin int, seed uint64) []byte {
 	t.Helper()
 	opts := Options{Quality: q, LGWin: lgwin}
@@ -40,33 +40,9 @@ func fastOutputs(t testing.TB, in []byte, q, lgwin int, seed uint64) []byte {
 	out = enc.Encode(out, in)
 	out = enc.Encode(out, in)
 	rng := rand.New(rand.NewPCG(seed, uint64(q)))
-	var buf bytes.Buffer
 	opts.SizeHint = 1 + len(in)/(1+rng.IntN(3))
-	w, err := NewWriter(&buf, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for p := in; len(p) > 0; {
-		n := 1 + rng.IntN(len(p))
-		w.Write(p[:n])
-		p = p[n:]
-		if rng.IntN(2) == 0 {
-			w.Flush()
-		}
-	}
-	w.Close()
-	out = append(out, buf.Bytes()...)
-	for off, last := 0, false; !last; {
-		end := min(off+1+rng.IntN(len(in)-off+1), len(in))
-		last = end == len(in)
-		seg := Segment{First: off == 0, Last: last}
-		if off > 0 {
-			seg.Prefix = in[rng.IntN(off+1):off]
-		}
-		out = enc.EncodeSegment(out, in[off:end], seg)
-		off = end
-	}
-	return out
+	out = append(out, streamPieces(t, in, opts, rng)...)
+	return append(out, segmentPieces(enc, in, rng)...)
 }
 
 // probeSame fails unless the assembly probe loop and the Go loop give the
