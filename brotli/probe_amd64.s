@@ -15,8 +15,10 @@
 // Registers: SI data, DI table, R8 literal counts, CX skip, BX misses,
 // DX i, AX x (the 8 bytes at i), R13 its slot, R15 its candidate; R9 the
 // next position, R10 its bytes, R11 its slot, R12 its candidate; R14 the
-// position entered, then the candidate's distance (R14 is scratch in
-// ABI0: the wrapper back to Go restores it).
+// position entered, then the candidate's distance (R14, Go's g, is
+// scratch in ABI0: findFastIn reloads it from TLS, and zeroes X15, after
+// the CALL, as the compiler does after every ABI0 call). R15 may be used
+// as the loop references no global (under -dynlink it is the GOT's).
 //
 // Bounds (fast.go, probeArgs): i and the next probe's load, at
 // min(next, limit), lie in 0..limit = len(data)-8; a slot is masked to
