@@ -57,24 +57,32 @@ type ahead struct {
 	end  error
 	n    int64 // bytes read from the upstream
 	done chan struct{}
+	// pass: the last piece put ends where NGINX passes on what it has
+	// (the waits that newAhead was given said so); idle, set by the
+	// reader before its first Read, then flushes the client's writer
+	// once the reader has taken everything and would wait for more.
+	pass bool
+	idle func()
 }
 
 // newAhead starts reading src, of which base bytes were read before, with
-// a buffer from pool; ended runs on the reading goroutine once src has
+// a buffer from pool; waits, if set, is asked after each read whether src
+// stands where what was read should reach the client without waiting for
+// more (see pass); ended runs on the reading goroutine once src has
 // ended (io.EOF or an error) or reading stopped (errAheadStopped), with
 // the bytes read in all. The reader of the ahead may see that end before
 // ended has run: close waits for it.
-func newAhead(src io.Reader, base int64, memMax int, fileMax int64, temp func() (*os.File, error), pool *sync.Pool, ended func(n int64, err error)) *ahead {
+func newAhead(src io.Reader, base int64, memMax int, fileMax int64, temp func() (*os.File, error), pool *sync.Pool, waits func() bool, ended func(n int64, err error)) *ahead {
 	if memMax < aheadChunk {
 		memMax = aheadChunk
 	}
 	a := &ahead{memMax: memMax, fileMax: fileMax, temp: temp, n: base, done: make(chan struct{})}
 	a.cond.L = &a.mu
-	go a.fill(src, pool, ended)
+	go a.fill(src, pool, waits, ended)
 	return a
 }
 
-func (a *ahead) fill(src io.Reader, pool *sync.Pool, ended func(n int64, err error)) {
+func (a *ahead) fill(src io.Reader, pool *sync.Pool, waits func() bool, ended func(n int64, err error)) {
 	defer close(a.done)
 	bp := pool.Get().(*[]byte)
 	defer pool.Put(bp)
@@ -90,7 +98,7 @@ func (a *ahead) fill(src io.Reader, pool *sync.Pool, ended func(n int64, err err
 	for err == nil {
 		var n int
 		n, err = src.Read(buf)
-		if n > 0 && !a.put(buf[:n]) {
+		if n > 0 && !a.put(buf[:n], err == nil && waits != nil && waits()) {
 			err = errAheadStopped
 		}
 	}
@@ -117,11 +125,13 @@ var errAheadStopped = errors.New("read ahead stopped: the client is gone")
 // goes on into the file.
 const spillDelay = 5 * time.Millisecond
 
-// put keeps p, waiting for room; false when reading should stop.
-func (a *ahead) put(p []byte) bool {
+// put keeps p, waiting for room; false when reading should stop. pass
+// says that p ends where the client should have what was read.
+func (a *ahead) put(p []byte, pass bool) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.n += int64(len(p))
+	a.pass = pass
 	for {
 		fileRoom := a.fileMax > 0 && a.fileW+int64(len(p)) <= a.fileMax
 		switch {
@@ -266,6 +276,16 @@ func (a *ahead) Read(p []byte) (int, error) {
 		}
 		if a.end != nil {
 			return 0, a.end
+		}
+		if a.pass && a.idle != nil {
+			// Everything read has been taken: it leaves for the client
+			// now rather than when more comes, as NGINX writes what it
+			// has whenever the upstream has nothing more to read.
+			a.pass = false
+			a.mu.Unlock()
+			a.idle()
+			a.mu.Lock()
+			continue
 		}
 		a.cond.Wait()
 	}

@@ -65,7 +65,7 @@ func TestAheadKeepsOrder(t *testing.T) {
 			made := 0
 			var ended int64 = -1
 			var endErr error
-			a := newAhead(&trickle{data: data[100:], rnd: rand.New(rand.NewPCG(7, 8)), err: c.err}, 100, c.mem, c.fileMax, tempIn(t, &made), aheadPool(), func(n int64, err error) { ended, endErr = n, err })
+			a := newAhead(&trickle{data: data[100:], rnd: rand.New(rand.NewPCG(7, 8)), err: c.err}, 100, c.mem, c.fileMax, tempIn(t, &made), aheadPool(), nil, func(n int64, err error) { ended, endErr = n, err })
 			var got bytes.Buffer
 			buf := make([]byte, 7000)
 			var err error
@@ -113,7 +113,7 @@ func TestAheadBounds(t *testing.T) {
 			made := 0
 			ended := make(chan int64, 1)
 			src := &trickle{data: make([]byte, c.size), rnd: rand.New(rand.NewPCG(3, 4)), err: io.EOF}
-			a := newAhead(src, 0, mem, c.file, tempIn(t, &made), aheadPool(), func(n int64, _ error) { ended <- n })
+			a := newAhead(src, 0, mem, c.file, tempIn(t, &made), aheadPool(), nil, func(n int64, _ error) { ended <- n })
 			time.Sleep(200 * time.Millisecond)
 			a.mu.Lock()
 			n, w := a.n, a.fileW
@@ -150,7 +150,7 @@ func TestAheadDropRest(t *testing.T) {
 	made := 0
 	ended := make(chan int64, 1)
 	src := &trickle{data: make([]byte, 4<<20), rnd: rand.New(rand.NewPCG(5, 6)), err: io.EOF}
-	a := newAhead(src, 0, 16<<10, 0, tempIn(t, &made), aheadPool(), func(n int64, _ error) { ended <- n })
+	a := newAhead(src, 0, 16<<10, 0, tempIn(t, &made), aheadPool(), nil, func(n int64, _ error) { ended <- n })
 	a.dropRest()
 	select {
 	case n := <-ended:
@@ -180,7 +180,7 @@ func TestAheadReadsLargerThanItsBounds(t *testing.T) {
 			data[i] = byte(i * 7)
 		}
 		pool := &sync.Pool{New: func() any { b := make([]byte, 128<<10); return &b }}
-		a := newAhead(bytes.NewReader(data), 0, 32<<10, fileMax, tempIn(t, &made), pool, func(int64, error) {})
+		a := newAhead(bytes.NewReader(data), 0, 32<<10, fileMax, tempIn(t, &made), pool, nil, func(int64, error) {})
 		got := make(chan []byte, 1)
 		go func() { b, _ := io.ReadAll(a); got <- b }()
 		select {
@@ -207,7 +207,7 @@ func TestAheadSpillsForSteadySlowClient(t *testing.T) {
 	const size = 1 << 20
 	made := 0
 	ended := make(chan int64, 1)
-	a := newAhead(bytes.NewReader(make([]byte, size)), 0, 16<<10, size, tempIn(t, &made), aheadPool(), func(n int64, _ error) { ended <- n })
+	a := newAhead(bytes.NewReader(make([]byte, size)), 0, 16<<10, size, tempIn(t, &made), aheadPool(), nil, func(n int64, _ error) { ended <- n })
 	stop, read := make(chan struct{}), make(chan struct{})
 	var taken atomic.Int64
 	go func() {
@@ -248,7 +248,7 @@ func TestAheadSpillsForSteadySlowClient(t *testing.T) {
 func TestAheadSpillNotLeftOver(t *testing.T) {
 	made := 0
 	pr, pw := io.Pipe()
-	a := newAhead(pr, 0, 16<<10, 1<<20, tempIn(t, &made), aheadPool(), func(int64, error) {})
+	a := newAhead(pr, 0, 16<<10, 1<<20, tempIn(t, &made), aheadPool(), nil, func(int64, error) {})
 	defer a.close()
 	defer pw.Close()
 	pw.Write(make([]byte, 16<<10)) // fills the memory

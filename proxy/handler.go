@@ -552,6 +552,12 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 		// an upstream that streams its body would put off for ever.
 		flush = true
 	}
+	// waits: where the buffered relay passes on what it has (a chunked
+	// body's whole chunks), asked before limit_rate's pacing wraps it.
+	var waits func() bool
+	if cb, ok := resp.Body.(*chunkedBody); ok && !flush {
+		waits = cb.waits
+	}
 	if h.limitRate > 0 && !flush {
 		// proxy_limit_rate: the upstream's body is read at the rate,
 		// which a buffered response only has in NGINX.
@@ -591,13 +597,16 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 			// its connection goes back to the pool, or is closed, as soon as
 			// the body is in, however long the client takes.
 			ended = true
-			ahead = newAhead(resp.Body, base, h.aheadMemory, h.aheadFileMax, h.aheadTemp, h.relayPool, func(n int64, err error) {
+			ahead = newAhead(resp.Body, base, h.aheadMemory, h.aheadFileMax, h.aheadTemp, h.relayPool, waits, func(n int64, err error) {
 				x.upstreamEnded(p, c, resp, n, err, nil)
 			})
+			if waits != nil {
+				ahead.idle = func() { _ = rc.Flush() }
+			}
 			return ahead
 		}
 	}
-	res := x.relay(rc, resp, flush, startAhead)
+	res := x.relay(rc, resp, flush, waits, startAhead)
 	if sending && !x.sendFinished() {
 		// The upload may outlast the response: let the client have all of
 		// the response before the upstream's end waits for the upload.

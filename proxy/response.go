@@ -218,17 +218,24 @@ type relayed struct {
 // answered with 502 (bodyFailed): NGINX ends the connection then without
 // flushing its header, and sends nothing.
 //
+// With waits set, the body is one that NGINX passes on in pieces (a
+// chunked body's whole chunks) whenever the upstream has nothing more for
+// it: once waits says so, what is held goes out then, header first, and
+// is flushed, without waiting for the buffer to fill; a server-sent-events
+// stream's events reach the client as they come.
+//
 // With ahead set, what is left of the body once the buffer is full is
 // read from the reader it returns (given the bytes read so far), which
 // reads the upstream ahead of the client; the caller then waits for that
 // reader to end, and learns the upstream's side of the outcome from it.
-func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush bool, ahead func(base int64) io.Reader) (res relayed) {
+func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush bool, waits func() bool, ahead func(base int64) io.Reader) (res relayed) {
 	bp := x.h.relayPool.Get().(*[]byte)
 	defer x.h.relayPool.Put(bp)
 	buf := *bp
 	held := 0
 	var out io.Writer // x.w, or what cuts out the client's range
 	var body io.Reader = resp.Body
+	aheadOn := false // body is the reading ahead's, whose reader flushes (ahead.idle)
 	if flush {
 		out = x.commit(resp)
 		res.committed = true
@@ -237,9 +244,12 @@ func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush
 	for {
 		n, err := body.Read(buf[held:])
 		res.n += int64(n)
+		// pass: what was read goes out now (a whole chunk, nothing more
+		// to read yet); the reading ahead sees to it once it has begun.
+		pass := err == nil && !aheadOn && waits != nil && waits()
 		if !res.committed {
 			held += n
-			if err == nil && held < len(buf) {
+			if err == nil && held < len(buf) && !pass {
 				continue
 			}
 			if err != nil && err != io.EOF && (x.ctx.Err() != nil || !isIOError(err)) {
@@ -254,7 +264,7 @@ func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush
 			res.committed = true
 			n, held = held, 0
 			if err == nil && ahead != nil {
-				body = ahead(res.n)
+				body, aheadOn = ahead(res.n), true
 			}
 		}
 		if n > 0 {
@@ -262,7 +272,7 @@ func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush
 				res.clientErr = werr
 				return res
 			}
-			if flush {
+			if flush || pass {
 				if ferr := rc.Flush(); ferr != nil && !errors.Is(ferr, http.ErrNotSupported) {
 					res.clientErr = ferr
 					return res

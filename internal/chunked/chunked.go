@@ -72,6 +72,11 @@ func NewLaxReader(br *bufio.Reader) *Reader { return &Reader{br: br, lax: true} 
 // the read with *http.MaxBytesError (client_max_body_size); 0: no limit.
 func (cr *Reader) Limit(max int64) { cr.max = max }
 
+// ChunkEnded reports whether the chunks read so far are whole: no chunk's
+// data is left to read. NGINX's chunked filter passes a chunk on once its
+// data is all in, and not before (its pipe's minimal length).
+func (cr *Reader) ChunkEnded() bool { return cr.n == 0 }
+
 // maxChunkLine bounds a chunk's size line, extensions included, as
 // net/http does; it fits a connection's 4 KB read buffer.
 const maxChunkLine = 4096
