@@ -21,6 +21,10 @@ type Directive struct {
 	Block []*Directive
 	File  string
 	Line  int
+	// EndLine is the line of a block's closing "}", where NGINX places
+	// the errors it finds only once the block has been read (the http
+	// block's merge).
+	EndLine int
 }
 
 // HasBlock reports whether the directive was written with braces.

@@ -102,6 +102,7 @@ func (p *parser) block(lx *lexer, depth int, inBlock bool) ([]*Directive, error)
 			if d.Block, err = p.block(lx, depth, true); err != nil {
 				return nil, err
 			}
+			d.EndLine = lx.line
 		}
 		dirs = append(dirs, d)
 	}

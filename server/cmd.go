@@ -201,6 +201,23 @@ func (c *Cmd) Template(arg string) (*vars.Template, error) {
 	return t, nil
 }
 
+// MergeTemplate is Template for a value that NGINX compiles only when it
+// merges the http block's levels (proxy_set_header's, fastcgi_param's):
+// its error ("invalid variable name" for "a$") fails the configuration
+// once the http block has been read, placed at the block's closing "}"
+// as nginx -t places it, and an error that the reading finds first wins.
+// The template is nil then, and the directive is skipped.
+func (c *Cmd) MergeTemplate(arg string) *vars.Template {
+	t, err := c.b.cfg.vars.Compile(arg, c.Directive)
+	if err != nil {
+		if c.b.cfg.mergeErr == "" {
+			c.b.cfg.mergeErr = err.Error()
+		}
+		return nil
+	}
+	return t
+}
+
 // Logger returns the error logger of the configuration being read.
 func (c *Cmd) Logger() *slog.Logger { return c.b.cfg.Logger }
 

@@ -19,6 +19,9 @@ import (
 type Config struct {
 	File   string
 	Logger *slog.Logger
+	// mergeErr is the first error of a value compiled, in NGINX, when the
+	// http block's levels are merged (Cmd.MergeTemplate).
+	mergeErr string
 
 	WorkerProcesses int // 0 = auto
 	// shutdownLimit is worker_shutdown_timeout (ShutdownTimeout).

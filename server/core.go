@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/http1"
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
 	"github.com/mosaic-edge/mosaic/internal/useragent"
@@ -538,7 +539,13 @@ func setHTTP(c *Cmd) error {
 		return c.Duplicate()
 	}
 	cfg.http = c.b.newLevel(levelHTTP, nil, nil, c.Directive)
-	return c.b.walk(c.Block, CtxHTTP, cfg.http, nil)
+	if err := c.b.walk(c.Block, CtxHTTP, cfg.http, nil); err != nil {
+		return err
+	}
+	if cfg.mergeErr != "" {
+		return &conf.Error{Msg: cfg.mergeErr, File: c.File, Line: c.EndLine}
+	}
+	return nil
 }
 
 func setServer(c *Cmd) error {

@@ -673,3 +673,29 @@ func TestIfHeaderNameWithDashAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeTimeValueErrorsAsNGINX: NGINX compiles the values of
+// proxy_set_header, grpc_set_header and the gateways' *_param when it
+// merges the http block's levels, so a bad one ("a$") fails the
+// configuration at the http block's closing "}", and an error that the
+// reading finds first (later in the block) is the one reported; index
+// compiles its names where it reads them. mosaic says the same words at
+// the same file:line.
+func TestMergeTimeValueErrorsAsNGINX(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for i, conf := range []string{
+		"server { location / {\nproxy_set_header X a$;\nproxy_pass http://127.0.0.1:1; } }",
+		"fastcgi_param X a$;\nserver { }",
+		"server { location / { uwsgi_param X a$; } }\nserver { location / { scgi_param X a$; } }",
+		"server { location / { grpc_set_header X a$; } }",
+		"server { location / { proxy_set_header X a$; } }\nproxy_bogus on;",
+		"server {\nlocation / { index a$; } }",
+	} {
+		mout, merr, emerg := testBoth(t, dir, i, conf)
+		want := strings.TrimPrefix(emerg, "[emerg] ")
+		if want == "" || merr == nil || !strings.Contains(mout, want) {
+			t.Errorf("%q: nginx says %q, mosaic %v: %s", conf, emerg, merr, mout)
+		}
+	}
+}

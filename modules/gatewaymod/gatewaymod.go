@@ -238,9 +238,9 @@ func setParam(c *server.Cmd, g *Conf) error {
 		}
 		ifNotEmpty = true
 	}
-	t, err := c.Template(c.Args[1])
-	if err != nil {
-		return err
+	t := c.MergeTemplate(c.Args[1])
+	if t == nil {
+		return nil
 	}
 	param := gateway.Param{Name: c.Args[0], IfNotEmpty: ifNotEmpty}
 	if t.Static() {

@@ -95,9 +95,9 @@ func setHeader(c *server.Cmd) error {
 	if !lc.ownHeaders {
 		lc.headers, lc.ownHeaders = nil, true
 	}
-	t, err := c.Template(c.Args[1])
-	if err != nil {
-		return err
+	t := c.MergeTemplate(c.Args[1])
+	if t == nil {
+		return nil
 	}
 	value := t.Eval
 	if t.Static() {

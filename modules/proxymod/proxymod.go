@@ -374,11 +374,11 @@ func setProxyHeader(c *core.Cmd) error {
 		lc.dropLength = true
 		return nil
 	}
-	v, err := templateValue(c, c.Args[1])
-	if err != nil {
-		return err
+	t := c.MergeTemplate(c.Args[1])
+	if t == nil {
+		return nil
 	}
-	lc.headers = append(lc.headers, proxy.Header{Name: c.Args[0], Value: v})
+	lc.headers = append(lc.headers, proxy.Header{Name: c.Args[0], Value: templateFunc(t)})
 	return nil
 }
 
@@ -389,11 +389,17 @@ func templateValue(c *core.Cmd, arg string) (func(*http.Request) string, error) 
 	if err != nil {
 		return nil, err
 	}
+	return templateFunc(t), nil
+}
+
+// templateFunc is t as a function of the request; a constant is returned
+// as is, without evaluation.
+func templateFunc(t *vars.Template) func(*http.Request) string {
 	if t.Static() {
 		v := t.Literal()
-		return func(*http.Request) string { return v }, nil
+		return func(*http.Request) string { return v }
 	}
-	return t.Eval, nil
+	return t.Eval
 }
 
 // initMain builds each upstream group once; locations share them.

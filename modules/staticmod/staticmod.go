@@ -146,6 +146,9 @@ func setIndex(c *server.Cmd) error {
 			}
 			l.last = t
 		case strings.Contains(a, "$"):
+			if _, err := c.Template(a); err != nil {
+				return err // "a$": NGINX's message
+			}
 			return c.Errorf("variables in an index file name are supported only in its last, absolute name: %q", a)
 		default:
 			l.names = append(l.names, a)
