@@ -109,21 +109,25 @@ func bareDirective(values []string, name string) bool {
 
 // refusesGzip reports whether the client of r does not take gzip, by
 // Accept-Encoding or by the gzip_* checks: with gunzip on, a gzip body of
-// header h goes to it decoded.
-func (c *config) refusesGzip(r *http.Request, h http.Header) bool {
+// header h, w's response, goes to it decoded.
+func (c *config) refusesGzip(w http.ResponseWriter, r *http.Request, h http.Header) bool {
 	takesGzip := c.gzipTable.Negotiate(acceptEncoding(r.Header)).Contains(Gzip)
-	return !takesGzip || !c.gzipAllowed(nil, r, h)
+	return !takesGzip || !c.gzipAllowed(w, r, h)
 }
 
 // GunzipTest returns NGINX's test of whether its gunzip filter decodes the
-// body of a response with header h to request r, with the gzip directives
+// body of w's response, with header h, to request r, with the gzip directives
 // of opts: gunzip is on, the body is gzip (that coding alone), and the
 // client does not take gzip (Accept-Encoding, gzip_http_version,
 // gzip_proxied, gzip_disable). nil when gunzip is off. Package gunzip
 // decodes by it; a handler that cuts byte ranges out of whole responses
 // (a proxy's forced ranges) sends such a response whole, as NGINX's range
 // filter, which runs after gunzip, finds no length to cut.
-func GunzipTest(opts Options) (func(r *http.Request, h http.Header) bool, error) {
+//
+// w gives gzip_proxied's "expired" the response's time, which its Date
+// goes out with (header.ResponseTime), rather than a reading of its own;
+// it may be nil (the time is then now).
+func GunzipTest(opts Options) (func(w http.ResponseWriter, r *http.Request, h http.Header) bool, error) {
 	if !opts.Gunzip {
 		return nil, nil
 	}
@@ -131,7 +135,7 @@ func GunzipTest(opts Options) (func(r *http.Request, h http.Header) bool, error)
 	if err != nil {
 		return nil, err
 	}
-	return func(r *http.Request, h http.Header) bool {
-		return header.GzipBody(h) && cfg.refusesGzip(r, h)
+	return func(w http.ResponseWriter, r *http.Request, h http.Header) bool {
+		return header.GzipBody(h) && cfg.refusesGzip(w, r, h)
 	}, nil
 }

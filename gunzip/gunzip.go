@@ -18,12 +18,14 @@ import (
 
 // Options are the settings of New.
 type Options struct {
-	// Decode reports whether the gzip body of a response with header h
-	// goes to the client of r decoded; it is required.
+	// Decode reports whether the gzip body of w's response, with header
+	// h, goes to the client of r decoded; it is required. w is the writer
+	// under the filter, whose time the response's Date has
+	// (header.ResponseTime).
 	// compress.GunzipTest returns NGINX's test, by Accept-Encoding and
 	// the gzip directives (gzip_http_version, gzip_proxied,
 	// gzip_disable).
-	Decode func(r *http.Request, h http.Header) bool
+	Decode func(w http.ResponseWriter, r *http.Request, h http.Header) bool
 	// Vary adds "Vary: Accept-Encoding" to every response whose body is
 	// gzip, decoded or not (gzip_vary): which it gets depends on the
 	// request's Accept-Encoding.
@@ -151,7 +153,7 @@ func (w *writer) start(code int) {
 	if w.opts.Vary {
 		header.VaryAcceptEncoding(h)
 	}
-	if code == http.StatusPartialContent || !w.opts.Decode(w.r, h) {
+	if code == http.StatusPartialContent || !w.opts.Decode(w.rw, w.r, h) {
 		return
 	}
 	delete(h, "Content-Encoding")

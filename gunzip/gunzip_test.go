@@ -57,7 +57,7 @@ func gzipOrigin(status int, gz []byte) http.Handler {
 }
 
 // gunzipTest is NGINX's test with gzip_disable "oldclient".
-func gunzipTest(t testing.TB) func(*http.Request, http.Header) bool {
+func gunzipTest(t testing.TB) func(http.ResponseWriter, *http.Request, http.Header) bool {
 	t.Helper()
 	opts := compress.DefaultOptions()
 	opts.Gunzip = true

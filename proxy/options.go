@@ -252,11 +252,11 @@ type Options struct {
 	// response; the upstream's Accept-Ranges is replaced by "bytes".
 	ForceRanges bool
 	// Unranged, when set, reports whether a filter around the Handler
-	// rebuilds the body of a response with header h to r (gunzip for a
+	// rebuilds the body of w's response, with header h, to r (gunzip for a
 	// client that takes no gzip, sub_filter, SSI): ForceRanges then sends
 	// it whole, without Accept-Ranges, as NGINX's range filter, which
 	// runs after those filters, finds its length unknown.
-	Unranged func(r *http.Request, h http.Header) bool
+	Unranged func(w http.ResponseWriter, r *http.Request, h http.Header) bool
 }
 
 // IgnoreAccel sets the Ignore* options of the X-Accel-* fields that names
@@ -340,7 +340,7 @@ type Handler struct {
 	sock        sockOpts // without the bind's address
 	limitRate   int64
 	forceRanges bool
-	unranged    func(*http.Request, http.Header) bool
+	unranged    func(http.ResponseWriter, *http.Request, http.Header) bool
 
 	tls           *clientTLS // nil for http
 	errorResponse func(http.ResponseWriter, *http.Request, int)

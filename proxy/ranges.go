@@ -21,7 +21,7 @@ func (x *exchange) forceRanges(resp *http.Response) io.Writer {
 	h := x.w.Header()
 	delete(h, "Accept-Ranges")
 	size := declaredLength(resp)
-	if resp.StatusCode != http.StatusOK || size < 0 || x.h.unranged != nil && x.h.unranged(x.r, h) {
+	if resp.StatusCode != http.StatusOK || size < 0 || x.h.unranged != nil && x.h.unranged(x.w, x.r, h) {
 		x.w.WriteHeader(resp.StatusCode)
 		return x.w
 	}

@@ -29,8 +29,8 @@ var module = &server.Module{
 				return next, err
 			}
 			return gunzip.New(next, gunzip.Options{
-				Decode: func(r *http.Request, h http.Header) bool {
-					return server.SubrequestDepth(r) > 0 || test(r, h)
+				Decode: func(w http.ResponseWriter, r *http.Request, h http.Header) bool {
+					return server.SubrequestDepth(r) > 0 || test(w, r, h)
 				},
 				Vary:   opts.Vary,
 				Logger: l.Logger(),

@@ -75,7 +75,7 @@ func (s *SharedConf) Apply(l *core.Location, o *proxy.Options) error {
 // them, finds without a length and sends whole: a gzip body that gunzip
 // decodes for its client, a type that sub_filter or SSI processes. nil
 // when l has none of those filters.
-func Unranged(l *core.Location) (func(*http.Request, http.Header) bool, error) {
+func Unranged(l *core.Location) (func(http.ResponseWriter, *http.Request, http.Header) bool, error) {
 	gunzips, err := compress.GunzipTest(compressmod.LocationOptions(l))
 	if err != nil {
 		return nil, fmt.Errorf("forced ranges: %w", err)
@@ -84,8 +84,8 @@ func Unranged(l *core.Location) (func(*http.Request, http.Header) bool, error) {
 	if gunzips == nil && processed == nil {
 		return nil, nil
 	}
-	return func(r *http.Request, h http.Header) bool {
-		return gunzips != nil && gunzips(r, h) || processed != nil && processed(h.Get("Content-Type"))
+	return func(w http.ResponseWriter, r *http.Request, h http.Header) bool {
+		return gunzips != nil && gunzips(w, r, h) || processed != nil && processed(h.Get("Content-Type"))
 	}, nil
 }
 
