@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -43,6 +44,9 @@ type recorder struct {
 	// error (Error), whose status stays the request's $status after a
 	// post action, as NGINX's err_status does.
 	special bool
+	// now is the response's one reading of the clock, where the server's
+	// writer keeps none (Go's HTTP/2): see ResponseTime.
+	now time.Time
 }
 
 type deadliner interface {
@@ -99,7 +103,7 @@ func newRecorder(w http.ResponseWriter, st *vars.State) *recorder {
 	rw := recorderPool.Get().(*recorder)
 	rw.w, rw.st = w, st
 	rw.deadlines, _ = w.(deadliner)
-	rw.sendTimeout, rw.armedAt, rw.final, rw.special = 0, time.Time{}, false, false
+	rw.sendTimeout, rw.armedAt, rw.final, rw.special, rw.now = 0, time.Time{}, false, false, time.Time{}
 	st.Header = w.Header()
 	return rw
 }
@@ -157,7 +161,51 @@ func (rw *recorder) release() {
 
 func (rw *recorder) Header() http.Header { return rw.w.Header() }
 
+// ResponseTime is the response's one reading of the clock
+// (header.ResponseTime), which Expires and gzip_proxied's "expired" count
+// from: the server writer's, whose Date line takes it (mosaic's HTTP/1),
+// or else one taken here when first asked for, which the Date field then
+// takes too (putDate), as NGINX takes both from its cached time. Go's
+// HTTP/2 server read the clock again for Date, a second later when a
+// second ended between the two.
+func (rw *recorder) ResponseTime() time.Time {
+	if c, ok := header.Under[header.Clock](rw.w); ok {
+		return c.ResponseTime()
+	}
+	if rw.now.IsZero() {
+		rw.now = time.Now()
+	}
+	return rw.now
+}
+
+// putDate puts the response's reading of the clock in the header map as
+// Date just before the server's writer takes the header, when the reading
+// was made here and the map has no Date; it reports whether it did, and
+// the caller removes the field once the header is taken: NGINX's
+// $sent_http_date, read from the map, stays empty. A response that no one
+// asked the time of leaves Date to the server, which reads the clock once.
+func (rw *recorder) putDate() bool {
+	if rw.final || rw.now.IsZero() {
+		return false
+	}
+	h := rw.w.Header()
+	if _, ok := h["Date"]; ok {
+		return false
+	}
+	h["Date"] = []string{rw.now.UTC().Format(http.TimeFormat)}
+	return true
+}
+
+// dropDate removes the Date that putDate put, once the header is taken.
+func (rw *recorder) dropDate(put bool) {
+	if put {
+		delete(rw.w.Header(), "Date")
+	}
+}
+
 func (rw *recorder) WriteHeader(code int) {
+	put := code >= 200 && rw.putDate()
+	defer rw.dropDate(put)
 	if code >= 200 && !rw.final {
 		rw.final = true
 		rw.finalHeader(code)
@@ -215,6 +263,7 @@ func (rw *recorder) implicitHeader() {
 var notModifiedDrops = []string{"Content-Type", "Content-Length", "Content-Encoding", "Content-Range", "Accept-Ranges"}
 
 func (rw *recorder) Write(b []byte) (int, error) {
+	defer rw.dropDate(rw.putDate())
 	rw.implicitHeader()
 	rw.arm()
 	n, err := rw.w.Write(b)
@@ -281,6 +330,7 @@ func (rw *recorder) arm() {
 // ReadFrom lets the server's writer take file bodies itself (http1's
 // sendfile, which applies send_timeout on its own).
 func (rw *recorder) ReadFrom(src io.Reader) (int64, error) {
+	defer rw.dropDate(rw.putDate())
 	rw.implicitHeader()
 	if rw.sendTimeout > 0 && rw.deadlines != nil {
 		// A writer whose send timeout the recorder keeps (net/http's, for
@@ -305,6 +355,7 @@ func (rw *recorder) ReadFrom(src io.Reader) (int64, error) {
 }
 
 func (rw *recorder) Flush() {
+	defer rw.dropDate(rw.putDate())
 	rw.implicitHeader()
 	if f, ok := rw.w.(http.Flusher); ok {
 		f.Flush()
