@@ -265,6 +265,20 @@ func (s *stdout) dropRest() error {
 	return io.EOF
 }
 
+// Waits reports whether the body stands where NGINX, with
+// fastcgi_keep_conn on, passes what it has to the client: the current
+// STDOUT record's content is all read and the connection holds at most its
+// padding and the next record's header, so the next read waits for the
+// application. NGINX's input filter then wants a record's content whole
+// before it goes on (its pipe's minimal length), and its event pipe
+// writes to the client whenever the application has nothing more to
+// read. Without keep_conn NGINX holds the body until its buffer fills or
+// the answer ends: Waits is false (proxy.Pieces).
+func (s *stdout) Waits() bool {
+	return s.client.KeepConn && s.body && (s.hb == nil || s.hb.Buffered() == 0) &&
+		s.left == 0 && !s.done && s.src.Buffered() <= int(s.pad)+headerLen
+}
+
 // restBuffered reports whether src holds the rest of the answer up to
 // and with END_REQUEST, so that reading it cannot wait.
 func (s *stdout) restBuffered() bool {

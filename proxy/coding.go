@@ -207,14 +207,14 @@ func (b *chunkedBody) Read(p []byte) (int, error) {
 
 func (b *chunkedBody) Close() error { return nil }
 
-// waits reports whether the body stands where NGINX's buffered relay
+// Waits reports whether the body stands where NGINX's buffered relay
 // passes on what it has: its last chunk is whole and the next read needs
 // the upstream (what the connection holds is at most a chunk's line end
 // or the start of a size line, with no data after it). NGINX's event pipe
 // runs its input filter on a chunk once the chunk is in and writes to the
 // client whenever the upstream has nothing more to read, so each event of
 // a server-sent-events stream reaches the client as it comes.
-func (b *chunkedBody) waits() bool {
+func (b *chunkedBody) Waits() bool {
 	return b.err == nil && b.cr.ChunkEnded() && b.br.Buffered() <= 2
 }
 

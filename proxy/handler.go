@@ -553,10 +553,11 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 		flush = true
 	}
 	// waits: where the buffered relay passes on what it has (a chunked
-	// body's whole chunks), asked before limit_rate's pacing wraps it.
+	// body's whole chunks, a Wire's Pieces), asked before limit_rate's
+	// pacing wraps the body.
 	var waits func() bool
-	if cb, ok := resp.Body.(*chunkedBody); ok && !flush {
-		waits = cb.waits
+	if pb, ok := resp.Body.(Pieces); ok && !flush {
+		waits = pb.Waits
 	}
 	if h.limitRate > 0 && !flush {
 		// proxy_limit_rate: the upstream's body is read at the rate,

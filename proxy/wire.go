@@ -45,6 +45,17 @@ type ReceivedLength interface {
 	ReceivedLength() int64
 }
 
+// Pieces is what a Wire's response body may implement when NGINX passes
+// the body on in pieces as they come, buffering on (FastCGI's records
+// under fastcgi_keep_conn on; an HTTP upstream's chunks are the
+// Handler's own): Waits reports whether the body stands at a piece's end
+// with nothing more of it on the connection, where NGINX's event pipe
+// writes what it has to the client. It is asked on the goroutine that
+// reads the body, after each read.
+type Pieces interface {
+	Waits() bool
+}
+
 // PlainHead is what a Wire's response body may implement when the Wire
 // notes, while it parses the head, whether it holds fields the Handler
 // acts on: Plain reports that the head has no Connection field and no

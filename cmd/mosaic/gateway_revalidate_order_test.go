@@ -42,6 +42,15 @@ func revalidAnswer(names []string, values []string) string {
 // it got, names and values in order.
 func fastcgiApp(t *testing.T, answer func(names, values []string) string) string {
 	t.Helper()
+	return fastcgiSteps(t, func(names, values []string, stdout func(string)) {
+		stdout(answer(names, values))
+	})
+}
+
+// fastcgiSteps is fastcgiApp whose respond writes the answer in as many
+// STDOUT records as it likes (stdout), when it likes.
+func fastcgiSteps(t *testing.T, respond func(names, values []string, stdout func(string))) string {
+	t.Helper()
 	return testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		c.SetDeadline(time.Now().Add(20 * time.Second))
 		var params []byte
@@ -74,7 +83,7 @@ func fastcgiApp(t *testing.T, answer func(names, values []string) string) string
 			binary.BigEndian.PutUint16(h[4:], uint16(len(content)))
 			c.Write(append(h, content...))
 		}
-		record(6, []byte(answer(names, values))) // FCGI_STDOUT
+		respond(names, values, func(s string) { record(6, []byte(s)) }) // FCGI_STDOUT
 		record(6, nil)
 		record(3, make([]byte, 8)) // FCGI_END_REQUEST, complete
 	}).Addr()

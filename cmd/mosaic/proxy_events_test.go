@@ -53,6 +53,20 @@ func eventOrigin(t *testing.T, next chan struct{}) string {
 	}).Addr()
 }
 
+// fastcgiEvents is eventOrigin's /chunked for FastCGI: the head and the
+// first event in one STDOUT record, the rest in another once the test
+// says.
+func fastcgiEvents(t *testing.T, next chan struct{}) string {
+	return fastcgiSteps(t, func(_, _ []string, stdout func(string)) {
+		stdout("Content-Type: text/event-stream\r\n\r\ndata: one\n\n")
+		select {
+		case <-next:
+		case <-time.After(10 * time.Second):
+		}
+		stdout("data: two\n\n")
+	})
+}
+
 // eventGet asks port for path and reports whether the first event reached
 // the client before the origin sent more, and the whole body, read after.
 func eventGet(t *testing.T, port int, path string, next chan struct{}) (early bool, body string) {
@@ -129,6 +143,37 @@ func TestProxyPassesChunkedEventsAsNGINX(t *testing.T) {
 		}
 		if mEarly != nEarly || mBody != nBody {
 			t.Errorf("%s: mosaic early %v, body %d bytes; NGINX early %v, body %d bytes", c.path, mEarly, len(mBody), nEarly, len(nBody))
+		}
+	}
+}
+
+// TestFastCGIPassesRecordsAsNGINX: with fastcgi_keep_conn on, NGINX's
+// FastCGI filter passes a STDOUT record on once its content is in, and
+// its event pipe writes it to the client while the application is
+// silent; without keep_conn it holds the body until its buffer fills or
+// the answer ends. mosaic does the same (fastcgi's Waits).
+func TestFastCGIPassesRecordsAsNGINX(t *testing.T) {
+	nginxPath(t)
+	next := make(chan struct{})
+	app := fastcgiEvents(t, next)
+	mport, nport := startBoth(t, t.TempDir(), func(_ string, port int) string {
+		return fmt.Sprintf(`server {
+			listen 127.0.0.1:%d;
+			location /keep { fastcgi_pass %s; fastcgi_keep_conn on; }
+			location /close { fastcgi_pass %[2]s; }
+		}`, port, app)
+	})
+	for _, c := range []struct {
+		path  string
+		early bool
+	}{{"/keep", true}, {"/close", false}} {
+		nEarly, nBody := eventGet(t, nport, c.path, next)
+		mEarly, mBody := eventGet(t, mport, c.path, next)
+		if nEarly != c.early {
+			t.Errorf("%s: NGINX passed the first event early: %v, expected %v", c.path, nEarly, c.early)
+		}
+		if mEarly != nEarly || mBody != nBody {
+			t.Errorf("%s: mosaic early %v, body %q; NGINX early %v, body %q", c.path, mEarly, mBody, nEarly, nBody)
 		}
 	}
 }
