@@ -116,6 +116,22 @@ func eventGet(t *testing.T, port int, path string, next chan struct{}) (early bo
 	return early, got.String()
 }
 
+// compareEvents asks both servers for each path and compares whether the
+// first event came early, and the bodies; early says what NGINX does.
+func compareEvents(t *testing.T, mport, nport int, next chan struct{}, early map[string]bool) {
+	t.Helper()
+	for path, want := range early {
+		nEarly, nBody := eventGet(t, nport, path, next)
+		mEarly, mBody := eventGet(t, mport, path, next)
+		if nEarly != want {
+			t.Errorf("%s: NGINX passed the first event early: %v, expected %v", path, nEarly, want)
+		}
+		if mEarly != nEarly || mBody != nBody {
+			t.Errorf("%s: mosaic early %v, body %d bytes; NGINX early %v, body %d bytes", path, mEarly, len(mBody), nEarly, len(nBody))
+		}
+	}
+}
+
 // TestProxyPassesChunkedEventsAsNGINX: with proxy_buffering on, NGINX's
 // event pipe passes a chunked body's whole chunks on as soon as the
 // upstream has nothing more to read, so each event of a server-sent-events
@@ -132,19 +148,7 @@ func TestProxyPassesChunkedEventsAsNGINX(t *testing.T) {
 			location / { proxy_pass http://%s; proxy_http_version 1.1; }
 		}`, port, origin)
 	})
-	for _, c := range []struct {
-		path  string
-		early bool
-	}{{"/chunked", true}, {"/filled", true}, {"/length", false}} {
-		nEarly, nBody := eventGet(t, nport, c.path, next)
-		mEarly, mBody := eventGet(t, mport, c.path, next)
-		if nEarly != c.early {
-			t.Errorf("%s: NGINX passed the first event early: %v, expected %v", c.path, nEarly, c.early)
-		}
-		if mEarly != nEarly || mBody != nBody {
-			t.Errorf("%s: mosaic early %v, body %d bytes; NGINX early %v, body %d bytes", c.path, mEarly, len(mBody), nEarly, len(nBody))
-		}
-	}
+	compareEvents(t, mport, nport, next, map[string]bool{"/chunked": true, "/filled": true, "/length": false})
 }
 
 // TestFastCGIPassesRecordsAsNGINX: with fastcgi_keep_conn on, NGINX's
@@ -163,17 +167,5 @@ func TestFastCGIPassesRecordsAsNGINX(t *testing.T) {
 			location /close { fastcgi_pass %[2]s; }
 		}`, port, app)
 	})
-	for _, c := range []struct {
-		path  string
-		early bool
-	}{{"/keep", true}, {"/close", false}} {
-		nEarly, nBody := eventGet(t, nport, c.path, next)
-		mEarly, mBody := eventGet(t, mport, c.path, next)
-		if nEarly != c.early {
-			t.Errorf("%s: NGINX passed the first event early: %v, expected %v", c.path, nEarly, c.early)
-		}
-		if mEarly != nEarly || mBody != nBody {
-			t.Errorf("%s: mosaic early %v, body %q; NGINX early %v, body %q", c.path, mEarly, mBody, nEarly, nBody)
-		}
-	}
+	compareEvents(t, mport, nport, next, map[string]bool{"/keep": true, "/close": false})
 }
