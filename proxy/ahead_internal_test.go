@@ -263,3 +263,66 @@ func TestAheadSpillNotLeftOver(t *testing.T) {
 		t.Error("spill left set after the client emptied the memory")
 	}
 }
+
+// lastRead is a reader that remembers the size of its last read.
+type lastRead struct {
+	r io.Reader
+	n int
+}
+
+func (l *lastRead) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	l.n = n
+	return n, err
+}
+
+// TestAheadPassesAPieceThatWaitedForRoom: a piece that ends where the
+// client should have what was read (waits) but had to wait for room in
+// a full memory still flushes the client once the reader has taken it;
+// marking it at put's start let the reader spend the flush on the bytes
+// before it, when it emptied the memory before the piece went in.
+func TestAheadPassesAPieceThatWaitedForRoom(t *testing.T) {
+	const first, piece = 16 << 10, 100
+	made := 0
+	pr, pw := io.Pipe()
+	src := &lastRead{r: pr}
+	a := newAhead(src, 0, 16<<10, 0, tempIn(t, &made), aheadPool(), func() bool { return src.n == piece }, func(int64, error) {})
+	defer a.close()
+	defer pw.Close()
+	flushed := make(chan int, 8)
+	got := 0
+	a.idle = func() { flushed <- got }
+	pw.Write(make([]byte, first)) // fills the memory
+	go pw.Write(make([]byte, piece))
+	for { // until the piece waits for room
+		a.mu.Lock()
+		n := a.n
+		a.mu.Unlock()
+		if n == first+piece {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := a.Read(buf)
+			got += n
+			if err != nil {
+				return
+			}
+		}
+	}()
+	timeout := time.After(10 * time.Second)
+	for at := 0; at != first+piece; {
+		select {
+		case at = <-flushed:
+		case <-timeout:
+			t.Fatalf("no flush once the reader had the piece that ends (last at %d of %d bytes)", at, first+piece)
+		}
+	}
+	pw.Close()
+	<-read
+}
