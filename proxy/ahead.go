@@ -126,12 +126,13 @@ var errAheadStopped = errors.New("read ahead stopped: the client is gone")
 const spillDelay = 5 * time.Millisecond
 
 // put keeps p, waiting for room; false when reading should stop. pass
-// says that p ends where the client should have what was read.
+// says that p ends where the client should have what was read; it is
+// noted only once p is in, so that a reader that empties what was there
+// before does not spend the flush on it while p still waits for room.
 func (a *ahead) put(p []byte, pass bool) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.n += int64(len(p))
-	a.pass = pass
 	for {
 		fileRoom := a.fileMax > 0 && a.fileW+int64(len(p)) <= a.fileMax
 		switch {
@@ -142,6 +143,7 @@ func (a *ahead) put(p []byte, pass bool) bool {
 		case a.fileW == 0 && a.memRoom() >= len(p):
 			a.full, a.spill = false, false
 			a.toMem(p)
+			a.pass = pass
 			a.cond.Broadcast()
 			return true
 		case fileRoom && (a.fileW > 0 || a.spill):
@@ -153,6 +155,7 @@ func (a *ahead) put(p []byte, pass bool) bool {
 				return false
 			}
 			a.full, a.spill = false, false
+			a.pass = pass
 			a.cond.Broadcast()
 			return true
 		case fileRoom && !a.full:
