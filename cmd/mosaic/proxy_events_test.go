@@ -104,7 +104,7 @@ func eventGet(t *testing.T, port int, path string, next chan struct{}) (early bo
 	}()
 	// The event, sent whole, is waited for a while; a relay that holds
 	// it never sends it before the origin's next word.
-	for wait := time.Now().Add(1500 * time.Millisecond); time.Now().Before(wait) && !early; time.Sleep(20 * time.Millisecond) {
+	for wait := time.Now().Add(3 * time.Second); time.Now().Before(wait) && !early; time.Sleep(20 * time.Millisecond) {
 		mu.Lock()
 		early = strings.Contains(got.String(), "data: one")
 		mu.Unlock()
