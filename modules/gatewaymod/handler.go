@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/mosaic-edge/mosaic/modules/throttlemod"
 	"github.com/mosaic-edge/mosaic/proxy"
 	"github.com/mosaic-edge/mosaic/server"
 )
@@ -58,6 +59,9 @@ func (gw Gateway) NewHandler(l *server.Location, adjust func(*proxy.Options)) (*
 	h, err := proxy.New(opts)
 	if err != nil {
 		return nil, false, fmt.Errorf("%s_pass in %s: %w", g.Pass.Scheme, g.PassPos, err)
+	}
+	if !opts.IgnoreAccelLimitRate {
+		throttlemod.MayLimit(l.Server().Config())
 	}
 	return h, true, nil
 }

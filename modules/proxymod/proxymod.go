@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/resolver"
+	"github.com/mosaic-edge/mosaic/modules/throttlemod"
 	"github.com/mosaic-edge/mosaic/proxy"
 	core "github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/vars"
@@ -569,6 +570,9 @@ func NewHandler(l *core.Location, opts proxy.Options) (*proxy.Handler, error) {
 	if err != nil {
 		pos := core.LocConf[*locConf](l, module).passPos
 		return nil, fmt.Errorf("proxy_pass in %s: %w", pos, err)
+	}
+	if !opts.IgnoreAccelLimitRate {
+		throttlemod.MayLimit(l.Server().Config())
 	}
 	return h, nil
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
+	"github.com/mosaic-edge/mosaic/modules/throttlemod"
 	"github.com/mosaic-edge/mosaic/rewrite"
 	"github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/vars"
@@ -186,6 +187,7 @@ func setSet(c *server.Cmd) error {
 		c.AddRewriteStep(setArgsStep{value})
 		return nil
 	case "limit_rate":
+		throttlemod.MayLimit(c.Config())
 		c.AddRewriteStep(setLimitRateStep{value})
 		return nil
 	}

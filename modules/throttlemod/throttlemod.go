@@ -1,8 +1,11 @@
 // Package throttlemod wires the throttle library to the server:
 // limit_rate and limit_rate_after (with variables, as NGINX 1.17+ takes
-// them) and the "throttle" filter, which every location gets because
-// "set $limit_rate" and an upstream's X-Accel-Limit-Rate may limit a
-// response wherever it is served.
+// them) and the "throttle" filter. A location with neither gets the
+// filter's writer only when the configuration can set a rate at run
+// time ("set $limit_rate", an upstream's X-Accel-Limit-Rate: MayLimit),
+// since either can limit a response wherever it is served; otherwise
+// its responses pass untouched, as NGINX's write filter skips a request
+// whose r->limit_rate is 0.
 package throttlemod
 
 import (
@@ -12,6 +15,22 @@ import (
 	"github.com/mosaic-edge/mosaic/throttle"
 	"github.com/mosaic-edge/mosaic/vars"
 )
+
+// mainConf says whether a rate can be set at run time anywhere in the
+// configuration. Written while the configuration is built, read by
+// requests, which start only once it is.
+type mainConf struct {
+	dynamic bool
+}
+
+// MayLimit records that a response of cfg may get a rate at run time:
+// "set $limit_rate" calls it as the directive is read, an upstream
+// gateway that honours X-Accel-Limit-Rate as its location is built.
+// From then on every location applies the rate, since an internal
+// redirect (error_page, X-Accel-Redirect) carries it to any location.
+func MayLimit(cfg *server.Config) {
+	server.MainConf[*mainConf](cfg, module).dynamic = true
+}
 
 type locConf struct {
 	rate  server.Setting[*vars.Template]
@@ -26,7 +45,8 @@ var module = &server.Module{
 		{Name: "limit_rate_after", Context: server.CtxHTTPAll | server.CtxLocationIf, MinArgs: 1, MaxArgs: 1,
 			Set: setSize(func(l *locConf) *server.Setting[*vars.Template] { return &l.after })},
 	},
-	NewLoc: func() any { return &locConf{} },
+	NewLoc:  func() any { return &locConf{} },
+	NewMain: func() any { return &mainConf{} },
 	MergeLoc: func(p, c any) error {
 		parent, child := p.(*locConf), c.(*locConf)
 		child.rate.Merge(parent.rate)
@@ -60,7 +80,7 @@ func setSize(get func(*locConf) *server.Setting[*vars.Template]) func(*server.Cm
 func wrap(l *server.Location, next http.Handler) (http.Handler, error) {
 	lc := server.LocConf[*locConf](l, module)
 	rate, after := lc.rate.V, lc.after.V
-	return throttle.Handler(func(r *http.Request) (int64, int64) {
+	limited := throttle.Handler(func(r *http.Request) (int64, int64) {
 		var n, a int64
 		if v, ok := throttle.Rate(vars.FromContext(r.Context())); ok {
 			n = v
@@ -71,7 +91,21 @@ func wrap(l *server.Location, next http.Handler) (http.Handler, error) {
 			a = size(after.Eval(r))
 		}
 		return n, a
-	}, next), nil
+	}, next)
+	if rate != nil || after != nil {
+		return limited, nil
+	}
+	// Only a rate set at run time can apply here. The locations built
+	// before a gateway's call MayLimit too, so the check is made per
+	// request rather than now: one load, no writer nor allocation.
+	mc := server.MainConf[*mainConf](l.Server().Config(), module)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if mc.dynamic {
+			limited.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	}), nil
 }
 
 // size reads an evaluated size; a bad one means none, as NGINX's

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The throttle filter is left out of a location that has no limit_rate
+// or limit_rate_after of its own or inherited, unless the configuration
+// can set a rate at run time ("set $limit_rate", an upstream's
+// X-Accel-Limit-Rate). Each test below serves a 72 KB body that a rate
+// of 32k paces over more than a second (mosaic 1.25 s, NGINX 2 s; see
+// TestLimitRateThroughBinary), through a path that a too eager skip
+// would serve at once, and runs NGINX on the same configuration.
+
+var throttleBody = strings.Repeat("0123456789abcdef", 4608) // 72 KB
+
+// checkPaced fetches each path of paced and free at once from every
+// base and wants the first over a second, the second under one.
+func checkPaced(t *testing.T, bases map[string]string, paced, free []string) {
+	t.Helper()
+	for name, base := range bases {
+		took := map[string]time.Duration{}
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for _, p := range append(append([]string(nil), paced...), free...) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				t0 := time.Now()
+				resp, err := (&http.Client{Timeout: 20 * time.Second}).Get(base + p)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				if string(b) != throttleBody {
+					t.Errorf("%s %s: %d %d bytes, want the 72 KB body", name, p, resp.StatusCode, len(b))
+				}
+				mu.Lock()
+				took[p] = time.Since(t0)
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		for _, p := range paced {
+			if d := took[p]; d < time.Second {
+				t.Errorf("%s %s: 72 KB in %v, want paced at 32k (over a second)", name, p, d)
+			}
+		}
+		for _, p := range free {
+			if d := took[p]; d >= time.Second {
+				t.Errorf("%s %s: 72 KB in %v, want no limit", name, p, d)
+			}
+		}
+		t.Logf("%s: %v", name, took)
+	}
+}
+
+// TestLimitRateSetInServerIfAsNGINX: "set $limit_rate" in the server's
+// "if" limits a location that has no limit_rate.
+func TestLimitRateSetInServerIfAsNGINX(t *testing.T) {
+	bases := limitBoth(t, map[string]string{"f": throttleBody}, func(listen, root string) string {
+		return fmt.Sprintf(`access_log off; sendfile off;
+			server {
+				%s
+				if ($arg_slow) { set $limit_rate 32k; }
+				location /plain/ { alias %s/; }
+			}`, listen, root)
+	})
+	checkPaced(t, bases, []string{"/plain/f?slow=1"}, []string{"/plain/f"})
+}
+
+// TestLimitRateLocationsOnlyAsNGINX: with no rate settable at run time,
+// the rate still applies where it is configured: after an internal
+// redirect (error_page) into the rated location, and in a location
+// that inherits limit_rate and limit_rate_after from its parent.
+func TestLimitRateLocationsOnlyAsNGINX(t *testing.T) {
+	bases := limitBoth(t, map[string]string{"f": throttleBody}, func(listen, root string) string {
+		return fmt.Sprintf(`access_log off; sendfile off;
+			server {
+				%s
+				location /free/ { alias %s/; }
+				location /rate/ { alias %[2]s/; limit_rate 32k; }
+				location /redir/ { error_page 404 /rate/f; return 404; }
+				location /outer/ {
+					limit_rate 16k; limit_rate_after 32k;
+					location /outer/in/ { alias %[2]s/; }
+				}
+			}`, listen, root)
+	})
+	checkPaced(t, bases, []string{"/redir/x", "/outer/in/f"}, []string{"/free/f"})
+}
+
+// TestLimitRateFromUpstreamAsNGINX: an upstream's X-Accel-Limit-Rate
+// paces its answer, and the file its X-Accel-Redirect names, served by a
+// location without limit_rate; proxy_ignore_headers X-Accel-Limit-Rate
+// turns it off.
+func TestLimitRateFromUpstreamAsNGINX(t *testing.T) {
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Accel-Limit-Rate", "32768")
+		if r.URL.Path == "/redir" {
+			w.Header().Set("X-Accel-Redirect", "/free/f")
+			return
+		}
+		io.WriteString(w, throttleBody)
+	}))
+	t.Cleanup(origin.Close)
+	bases := limitBoth(t, map[string]string{"f": throttleBody}, func(listen, root string) string {
+		return fmt.Sprintf(`access_log off; sendfile off;
+			server {
+				%s
+				location /free/ { alias %s/; }
+				location /up/ { proxy_pass http://%s/; }
+				location /ign/ { proxy_ignore_headers X-Accel-Limit-Rate; proxy_pass http://%[3]s/; }
+			}`, listen, root, origin.Listener.Addr())
+	})
+	checkPaced(t, bases, []string{"/up/big", "/up/redir"}, []string{"/ign/big", "/free/f"})
+}
