@@ -104,15 +104,7 @@ func TestLimitRateLocationsOnlyAsNGINX(t *testing.T) {
 // location without limit_rate; proxy_ignore_headers X-Accel-Limit-Rate
 // turns it off.
 func TestLimitRateFromUpstreamAsNGINX(t *testing.T) {
-	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Accel-Limit-Rate", "32768")
-		if r.URL.Path == "/redir" {
-			w.Header().Set("X-Accel-Redirect", "/free/f")
-			return
-		}
-		io.WriteString(w, throttleBody)
-	}))
-	t.Cleanup(origin.Close)
+	origin := rateOrigin(t)
 	bases := limitBoth(t, map[string]string{"f": throttleBody}, func(listen, root string) string {
 		return fmt.Sprintf(`access_log off; sendfile off;
 			server {
@@ -120,7 +112,39 @@ func TestLimitRateFromUpstreamAsNGINX(t *testing.T) {
 				location /free/ { alias %s/; }
 				location /up/ { proxy_pass http://%s/; }
 				location /ign/ { proxy_ignore_headers X-Accel-Limit-Rate; proxy_pass http://%[3]s/; }
-			}`, listen, root, origin.Listener.Addr())
+			}`, listen, root, origin)
 	})
 	checkPaced(t, bases, []string{"/up/big", "/up/redir"}, []string{"/ign/big", "/free/f"})
+}
+
+// TestLimitRateFromVariableUpstreamAsNGINX: the same answers through
+// the only proxy_pass, one with variables, whose handlers are built
+// with the requests, after the location's filters started.
+func TestLimitRateFromVariableUpstreamAsNGINX(t *testing.T) {
+	origin := rateOrigin(t)
+	bases := limitBoth(t, map[string]string{"f": throttleBody}, func(listen, root string) string {
+		return fmt.Sprintf(`access_log off; sendfile off;
+			server {
+				%s
+				location /free/ { alias %s/; }
+				location /dyn/ { proxy_pass http://%s$request_uri; }
+			}`, listen, root, origin)
+	})
+	checkPaced(t, bases, []string{"/dyn/big", "/dyn/redir"}, []string{"/free/f"})
+}
+
+// rateOrigin answers a path ending in /redir with an X-Accel-Redirect to /free/f and
+// anything else with the 72 KB body, both with X-Accel-Limit-Rate 32k,
+// and returns its address.
+func rateOrigin(t *testing.T) string {
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Accel-Limit-Rate", "32768")
+		if strings.HasSuffix(r.URL.Path, "/redir") {
+			w.Header().Set("X-Accel-Redirect", "/free/f")
+			return
+		}
+		io.WriteString(w, throttleBody)
+	}))
+	t.Cleanup(origin.Close)
+	return origin.Listener.Addr().String()
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/resolver"
+	"github.com/mosaic-edge/mosaic/modules/throttlemod"
 	"github.com/mosaic-edge/mosaic/proxy"
 	core "github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/vars"
@@ -55,6 +56,11 @@ func newDynamicPass(l *core.Location, pc *locConf) (http.Handler, error) {
 	// Only explicit proxy_redirect lines apply: NGINX gives a proxy_pass
 	// with variables no default line, and refuses an explicit one.
 	base.RedirectOff = base.RedirectOff || len(base.Redirects) == 0
+	// Its handlers are built per request, after the throttle filter of
+	// every location has read whether a rate may come from upstream.
+	if !base.IgnoreAccelLimitRate {
+		throttlemod.MayLimit(l.Server().Config())
+	}
 	lc := core.LocConf[*locConf](l, module)
 	return &dynamicPass{
 		target:   pc.passVar,

@@ -10,6 +10,7 @@ package throttlemod
 
 import (
 	"net/http"
+	"sync/atomic"
 
 	"github.com/mosaic-edge/mosaic/server"
 	"github.com/mosaic-edge/mosaic/throttle"
@@ -17,10 +18,10 @@ import (
 )
 
 // mainConf says whether a rate can be set at run time anywhere in the
-// configuration. Written while the configuration is built, read by
-// requests, which start only once it is.
+// configuration. Atomic: a proxy_pass with variables builds its
+// handlers, which record it again, while requests read it.
 type mainConf struct {
-	dynamic bool
+	dynamic atomic.Bool
 }
 
 // MayLimit records that a response of cfg may get a rate at run time:
@@ -29,7 +30,7 @@ type mainConf struct {
 // From then on every location applies the rate, since an internal
 // redirect (error_page, X-Accel-Redirect) carries it to any location.
 func MayLimit(cfg *server.Config) {
-	server.MainConf[*mainConf](cfg, module).dynamic = true
+	server.MainConf[*mainConf](cfg, module).dynamic.Store(true)
 }
 
 type locConf struct {
@@ -100,7 +101,7 @@ func wrap(l *server.Location, next http.Handler) (http.Handler, error) {
 	// request rather than now: one load, no writer nor allocation.
 	mc := server.MainConf[*mainConf](l.Server().Config(), module)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if mc.dynamic {
+		if mc.dynamic.Load() {
 			limited.ServeHTTP(w, r)
 			return
 		}
