@@ -148,3 +148,20 @@ func rateOrigin(t *testing.T) string {
 	t.Cleanup(origin.Close)
 	return origin.Listener.Addr().String()
 }
+
+// TestLimitRateInLocationIfAsNGINX: limit_rate inside a location's "if"
+// paces the answers the "if" takes, in a configuration with no rate
+// settable at run time.
+func TestLimitRateInLocationIfAsNGINX(t *testing.T) {
+	bases := limitBoth(t, map[string]string{"f": throttleBody}, func(listen, root string) string {
+		return fmt.Sprintf(`access_log off; sendfile off;
+			server {
+				%s
+				root %s;
+				location / {
+					if ($arg_slow) { limit_rate 32k; }
+				}
+			}`, listen, root)
+	})
+	checkPaced(t, bases, []string{"/f?slow=1"}, []string{"/f"})
+}
