@@ -130,7 +130,10 @@ func TestLimitRateFromVariableUpstreamAsNGINX(t *testing.T) {
 				location /dyn/ { proxy_pass http://%s$request_uri; }
 			}`, listen, root, origin)
 	})
-	checkPaced(t, bases, []string{"/dyn/big", "/dyn/redir"}, []string{"/free/f"})
+	// The first request through the proxy alone: one whose handler
+	// another request built before it started would hide a late record.
+	checkPaced(t, bases, []string{"/dyn/big"}, nil)
+	checkPaced(t, bases, []string{"/dyn/redir"}, []string{"/free/f"})
 }
 
 // rateOrigin answers a path ending in /redir with an X-Accel-Redirect to /free/f and
