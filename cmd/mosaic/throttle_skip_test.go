@@ -168,3 +168,16 @@ func TestLimitRateInLocationIfAsNGINX(t *testing.T) {
 	})
 	checkPaced(t, bases, []string{"/f?slow=1"}, []string{"/f"})
 }
+
+// TestLimitRateSetUpperCaseAsNGINX: variable names are not
+// case-sensitive, so "set $LIMIT_RATE" sets the rate, as NGINX's does.
+func TestLimitRateSetUpperCaseAsNGINX(t *testing.T) {
+	bases := limitBoth(t, map[string]string{"f": throttleBody}, func(listen, root string) string {
+		return fmt.Sprintf(`access_log off; sendfile off;
+			server {
+				%s
+				location /plain/ { alias %s/; if ($arg_slow) { set $LIMIT_RATE 32k; } }
+			}`, listen, root)
+	})
+	checkPaced(t, bases, []string{"/plain/f?slow=1"}, []string{"/plain/f"})
+}
