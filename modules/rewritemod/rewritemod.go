@@ -182,7 +182,11 @@ func setSet(c *server.Cmd) error {
 	if err != nil {
 		return c.Errorf("%v", err)
 	}
-	switch name {
+	// Variable names are not case-sensitive ("set $UID_RESET 1" sets
+	// $uid_reset and "set $LIMIT_RATE 32k" the rate in NGINX), and the
+	// state holds the registered name.
+	lower := strings.ToLower(name)
+	switch lower {
 	case "args":
 		c.AddRewriteStep(setArgsStep{value})
 		return nil
@@ -191,9 +195,7 @@ func setSet(c *server.Cmd) error {
 		c.AddRewriteStep(setLimitRateStep{value})
 		return nil
 	}
-	// Variable names are not case-sensitive ("set $UID_RESET 1" sets
-	// $uid_reset in NGINX), and the state holds the registered name.
-	if lower := strings.ToLower(name); vars.Settable(lower) {
+	if vars.Settable(lower) {
 		c.AddRewriteStep(setStateStep{name: lower, value: value})
 		return nil
 	}
