@@ -65,7 +65,8 @@ func checkPaced(t *testing.T, bases map[string]string, paced, free []string) {
 }
 
 // TestLimitRateSetInServerIfAsNGINX: "set $limit_rate" in the server's
-// "if" limits a location that has no limit_rate.
+// "if" limits a location that has no limit_rate; variable names are not
+// case-sensitive, so "set $LIMIT_RATE" sets the rate too.
 func TestLimitRateSetInServerIfAsNGINX(t *testing.T) {
 	bases := limitBoth(t, map[string]string{"f": throttleBody}, func(listen, root string) string {
 		return fmt.Sprintf(`access_log off; sendfile off;
@@ -73,9 +74,10 @@ func TestLimitRateSetInServerIfAsNGINX(t *testing.T) {
 				%s
 				if ($arg_slow) { set $limit_rate 32k; }
 				location /plain/ { alias %s/; }
+				location /upper/ { alias %[2]s/; if ($arg_up) { set $LIMIT_RATE 32k; } }
 			}`, listen, root)
 	})
-	checkPaced(t, bases, []string{"/plain/f?slow=1"}, []string{"/plain/f"})
+	checkPaced(t, bases, []string{"/plain/f?slow=1", "/upper/f?up=1"}, []string{"/plain/f", "/upper/f"})
 }
 
 // TestLimitRateLocationsOnlyAsNGINX: with no rate settable at run time,
@@ -167,17 +169,4 @@ func TestLimitRateInLocationIfAsNGINX(t *testing.T) {
 			}`, listen, root)
 	})
 	checkPaced(t, bases, []string{"/f?slow=1"}, []string{"/f"})
-}
-
-// TestLimitRateSetUpperCaseAsNGINX: variable names are not
-// case-sensitive, so "set $LIMIT_RATE" sets the rate, as NGINX's does.
-func TestLimitRateSetUpperCaseAsNGINX(t *testing.T) {
-	bases := limitBoth(t, map[string]string{"f": throttleBody}, func(listen, root string) string {
-		return fmt.Sprintf(`access_log off; sendfile off;
-			server {
-				%s
-				location /plain/ { alias %s/; if ($arg_slow) { set $LIMIT_RATE 32k; } }
-			}`, listen, root)
-	})
-	checkPaced(t, bases, []string{"/plain/f?slow=1"}, []string{"/plain/f"})
 }
