@@ -507,7 +507,9 @@ func TestTLSHijackedCloseBounded(t *testing.T) {
 			switch {
 			case !tc.readTimeout && !alertWaited(got.took):
 				t.Errorf("the hijacker's Close of a full socket took %v; want %v", got.took, alertWait)
-			case tc.readTimeout && (got.took > 500*time.Millisecond || !errors.Is(got.err, errQuietClose)):
+			// The quiet close is told by its error; a close that waited
+			// for room took alertWait at least, however fast the machine.
+			case tc.readTimeout && (got.took >= alertWait-100*time.Millisecond || !errors.Is(got.err, errQuietClose)):
 				t.Errorf("the hijacker's Close of a full socket after a read timeout took %v (%v); want at once, quietly",
 					got.took, got.err)
 			}
