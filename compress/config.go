@@ -163,13 +163,41 @@ func (o Options) VariesOnDictionary() bool {
 }
 
 // VariesOnEncoding reports whether the handler New makes with o sends Vary:
-// Accept-Encoding with every 200 response it could compress, whatever its
-// type or length (gzip_vary on and a coding on; see varies). A file server
-// behind it that answers a conditional request with 304 must then add the
-// Vary itself, since the handler has no Content-Type to judge a 304 by
-// (static.Options.VaryEncoding).
+// Accept-Encoding with some 200 responses: those an enabled coding takes
+// by type and length (gzip_vary on and a coding on; see varies).
 func (o Options) VariesOnEncoding() bool {
 	return o.Vary && (o.Brotli.Enable || o.Zstd.Enable || o.Gzip.Enable)
+}
+
+// VaryTest returns whether the handler New makes with o sends Vary:
+// Accept-Encoding with a 200 response of this Content-Type that is long
+// enough to compress; nil when it never does (VariesOnEncoding). A file
+// server behind the handler that answers a conditional request with 304
+// must add that Vary itself, since the handler has no Content-Type to
+// judge a 304 by (static.Options.VaryEncoding).
+func (o Options) VaryTest() func(contentType string) bool {
+	if !o.VariesOnEncoding() {
+		return nil
+	}
+	skip := newTypeSet(o.SkipTypes, false)
+	var sets []typeSet
+	for _, c := range []struct {
+		on    bool
+		types []string
+	}{{o.Brotli.Enable, o.Brotli.Types}, {o.Zstd.Enable, o.Zstd.Types}, {o.Gzip.Enable, o.Gzip.Types}} {
+		if c.on {
+			sets = append(sets, newTypeSet(c.types, true))
+		}
+	}
+	return func(contentType string) bool {
+		mt := lowerMediaType(contentType)
+		for _, s := range sets {
+			if s.takes(mt, skip.contains(mt)) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // active reports whether a handler has anything to do.

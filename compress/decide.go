@@ -17,12 +17,12 @@ func (w *responseWriter) decide(empty bool) {
 		length = 0
 	}
 	// As NGINX's gzip filter and ngx_brotli mark a response for Vary once
-	// their min_length check passes, before they look at the request
-	// (Accept-Encoding, gzip_proxied): a body too short for every coding
-	// is never compressed, whoever asks, so does not vary. (A type no
-	// coding takes still varies: the 304s the file server answers for it
-	// carry Vary, static.Options.VaryEncoding, and must match the 200.)
-	if w.cfg.varies(true) && w.cfg.longEnough(length) {
+	// their type and min_length checks pass, before they look at the
+	// request (Accept-Encoding, gzip_proxied): a body no coding takes, by
+	// its type or its length, is never compressed, whoever asks, so does
+	// not vary. (The file server's 304s judge by the same types:
+	// static.Options.VaryEncoding, Options.VaryTest.)
+	if w.cfg.varies(true) && w.cfg.anyTakes(w.mediaType, length) {
 		w.cfg.addVary(h)
 	}
 	enc := w.choose(h, length)
@@ -135,12 +135,12 @@ func (c *config) takes(e Encoding, mt string, length int64) bool {
 	return cc.types.takes(mt, c.skip.contains(mt)) && !(length >= 0 && length < cc.minLength)
 }
 
-// longEnough reports whether a body of length bytes (-1: unknown) reaches
-// the min length of an enabled coding.
-func (c *config) longEnough(length int64) bool {
+// anyTakes reports whether an enabled coding takes a response of media
+// type mt whose body is length bytes long (-1: unknown).
+func (c *config) anyTakes(mt string, length int64) bool {
 	offer := c.table.Offer()
 	for i := 0; i < offer.Len(); i++ {
-		if length < 0 || length >= c.coding[offer.At(i)].minLength {
+		if c.takes(offer.At(i), mt, length) {
 			return true
 		}
 	}

@@ -667,12 +667,7 @@ func LocationOptions(l *server.Location) compress.Options { return locationOptio
 // Vary: Accept-Encoding from l's compression filter, so that the file's
 // 304 carries it too; nil when it never does.
 func VaryEncoding(l *server.Location) func(contentType string) bool {
-	if !locationOptions(l).VariesOnEncoding() {
-		return nil
-	}
-	// The filter adds Vary to every response it could compress, whatever
-	// its type (compress.Options.VariesOnEncoding).
-	return func(string) bool { return true }
+	return locationOptions(l).VaryTest()
 }
 
 // VaryDictionary returns, for static.Options.VaryDictionary, whether l's

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
+)
+
+// TestGzipTypesVaryAsNGINX: the compression block H5BP and Nextcloud ship
+// (gzip on, gzip_vary on, a gzip_min_length and a gzip_types list) beside
+// add_header and expires. NGINX marks a response for Vary only when its
+// type is in gzip_types and its length reaches gzip_min_length, so an
+// image/png or a text/xml outside the list, or a CSS file too short,
+// answers without Vary, GET, HEAD or conditional; a listed type long
+// enough varies in its 200s whoever asks. Every answer is compared with
+// NGINX's, but the 304 of a listed type: mosaic keeps the Vary of its
+// 200 there (RFC 9110 15.4.5, the compress README's kept difference).
+func TestGzipTypesVaryAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	root := filepath.Join(dir, "www")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(root, "a.css"), strings.Repeat("body{color:red}\n", 100))
+	writeFile(t, filepath.Join(root, "short.css"), "p{}\n")
+	writeFile(t, filepath.Join(root, "a.png"), strings.Repeat("\x89PNG", 200))
+	writeFile(t, filepath.Join(root, "a.xml"), strings.Repeat("<a/>\n", 200))
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s;
+			types { text/css css; image/png png; text/xml xml; }
+			gzip on; gzip_vary on; gzip_min_length 256;
+			gzip_types text/css image/svg+xml application/json;
+			location ~* \.(?:css|png|xml)$ { expires 1y; add_header X-Content-Type-Options nosniff; } }`, port, root)
+	})
+	fields := func(port int, method, path, extra string) string {
+		resp, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port),
+			fmt.Sprintf("%s %s HTTP/1.1\r\nHost: a\r\nAccept-Encoding: gzip\r\n%sConnection: close\r\n\r\n", method, path, extra))
+		return fmt.Sprintf("%d Vary=%q Content-Encoding=%q Cache-Control=%q X-Content-Type-Options=%q",
+			resp.StatusCode, resp.Header.Values("Vary"), resp.Header.Get("Content-Encoding"),
+			resp.Header.Get("Cache-Control"), resp.Header.Get("X-Content-Type-Options"))
+	}
+	ims := "If-Modified-Since: " + fixedModTime(t, root) + "\r\n"
+	for _, file := range []string{"a.css", "short.css", "a.png", "a.xml"} {
+		for _, c := range []struct{ method, extra string }{{"GET", ""}, {"HEAD", ""}, {"GET", ims}} {
+			path := "/" + file
+			m, n := fields(mport, c.method, path, c.extra), fields(nport, c.method, path, c.extra)
+			want, why := n, "nginx"
+			if file == "a.css" && c.extra != "" {
+				want = `304 Vary=["Accept-Encoding"] Content-Encoding="" Cache-Control="max-age=31536000" X-Content-Type-Options="nosniff"`
+				why = "the kept difference; nginx " + n
+			}
+			if m != want {
+				t.Errorf("%s %s %q: mosaic %s, want %s (%s)", c.method, path, c.extra, m, want, why)
+			}
+		}
+	}
+}
+
+// fixedModTime sets every file under root to one modification time and
+// returns it as an HTTP date, for If-Modified-Since.
+func fixedModTime(t *testing.T, root string) string {
+	t.Helper()
+	when := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if err := os.Chtimes(filepath.Join(root, e.Name()), when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return when.Format(http.TimeFormat)
+}
