@@ -143,7 +143,10 @@ func (w *responseWriter) start() {
 		// (the gunzip filter inside varies a gzip body itself).
 		w.passThrough(false)
 	case !compressibleStatus(w.status):
-		w.passThrough(w.cfg.varies(standsFor200(w.status, h)))
+		// Its 200 varies if a coding takes its type; the length of
+		// that 200 is not known here, so any length counts.
+		w.passThrough(w.cfg.varies(standsFor200(w.status, h)) &&
+			w.cfg.anyTakes(lowerMediaType(h.Get("Content-Type")), -1))
 	default:
 		// The media type is read here, once, where the header is final:
 		// decide comes at the body's first bytes or the handler's
