@@ -157,7 +157,7 @@ func (c *config) addVary(h http.Header) {
 // VariesOnDictionary reports whether the handler New makes with o also
 // names Available-Dictionary wherever it sends Vary: Accept-Encoding
 // (VariesOnEncoding and Dictionaries set), for a file server's 304s as
-// VariesOnEncoding is.
+// VaryTest is.
 func (o Options) VariesOnDictionary() bool {
 	return o.VariesOnEncoding() && len(o.Dictionaries) > 0
 }
