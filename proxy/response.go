@@ -235,7 +235,6 @@ func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush
 	held := 0
 	var out io.Writer // x.w, or what cuts out the client's range
 	var body io.Reader = resp.Body
-	aheadOn := false // body is the reading ahead's, whose reader flushes (ahead.idle)
 	if flush {
 		out = x.commit(resp)
 		res.committed = true
@@ -245,8 +244,8 @@ func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush
 		n, err := body.Read(buf[held:])
 		res.n += int64(n)
 		// pass: what was read goes out now (a whole chunk, nothing more
-		// to read yet); the reading ahead sees to it once it has begun.
-		pass := err == nil && !aheadOn && waits != nil && waits()
+		// to read yet).
+		pass := err == nil && waits != nil && waits()
 		if !res.committed {
 			held += n
 			if err == nil && held < len(buf) && !pass {
@@ -264,7 +263,9 @@ func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush
 			res.committed = true
 			n, held = held, 0
 			if err == nil && ahead != nil {
-				body, aheadOn = ahead(res.n), true
+				// The reading ahead now reads resp.Body, and asks waits
+				// itself on its goroutine; its reader flushes (ahead.idle).
+				body, waits = ahead(res.n), nil
 			}
 		}
 		if n > 0 {
