@@ -179,25 +179,14 @@ func (o Options) VaryTest() func(contentType string) bool {
 	if !o.VariesOnEncoding() {
 		return nil
 	}
-	skip := newTypeSet(o.SkipTypes, false)
-	var sets []typeSet
-	for _, c := range []struct {
-		on    bool
-		types []string
-	}{{o.Brotli.Enable, o.Brotli.Types}, {o.Zstd.Enable, o.Zstd.Types}, {o.Gzip.Enable, o.Gzip.Types}} {
-		if c.on {
-			sets = append(sets, newTypeSet(c.types, true))
-		}
+	// The handler's own test, compiled as New compiles it, so that a 304
+	// and its 200 are judged by one piece of code. Options New refuses
+	// make no handler, and so no Vary.
+	c, err := newConfig(o)
+	if err != nil {
+		return nil
 	}
-	return func(contentType string) bool {
-		mt := lowerMediaType(contentType)
-		for _, s := range sets {
-			if s.takes(mt, skip.contains(mt)) {
-				return true
-			}
-		}
-		return false
-	}
+	return func(contentType string) bool { return c.anyTakes(lowerMediaType(contentType), -1) }
 }
 
 // active reports whether a handler has anything to do.
