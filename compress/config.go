@@ -170,12 +170,13 @@ func (o Options) VariesOnEncoding() bool {
 }
 
 // VaryTest returns whether the handler New makes with o sends Vary:
-// Accept-Encoding with a 200 response of this Content-Type that is long
-// enough to compress; nil when it never does (VariesOnEncoding). A file
+// Accept-Encoding with a 200 response of this Content-Type whose body is
+// length bytes long (-1: unknown); nil when it never does
+// (VariesOnEncoding). A file
 // server behind the handler that answers a conditional request with 304
 // must add that Vary itself, since the handler has no Content-Type to
 // judge a 304 by (static.Options.VaryEncoding).
-func (o Options) VaryTest() func(contentType string) bool {
+func (o Options) VaryTest() func(contentType string, length int64) bool {
 	if !o.VariesOnEncoding() {
 		return nil
 	}
@@ -186,7 +187,7 @@ func (o Options) VaryTest() func(contentType string) bool {
 	if err != nil {
 		return nil
 	}
-	return func(contentType string) bool { return c.anyTakes(lowerMediaType(contentType), -1) }
+	return func(contentType string, length int64) bool { return c.anyTakes(lowerMediaType(contentType), length) }
 }
 
 // active reports whether a handler has anything to do.

@@ -39,7 +39,7 @@ type FileServer struct {
 	varyVariants  []Variant
 	transformed   func(contentType string) bool
 	unranged      func(contentType string) bool
-	varyEnc       func(contentType string) bool
+	varyEnc       func(contentType string, length int64) bool
 	varyDict      bool
 	cache         *OpenFileCache
 	policy        cachePolicy

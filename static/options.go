@@ -101,13 +101,13 @@ type Options struct {
 	Unranged func(contentType string) bool
 
 	// VaryEncoding reports whether the 200 response for a file of this
-	// Content-Type, sent without a Content-Encoding, carries Vary:
+	// Content-Type and length, sent without a Content-Encoding, carries Vary:
 	// Accept-Encoding from a filter around the FileServer that compresses
 	// on the fly (gzip_vary). A 304 carries the Vary its 200 would (RFC
 	// 9110 section 15.4.5), but such a filter has no Content-Type to judge
 	// a 304 by, so the FileServer adds it. A variant's Vary is the
 	// VariantFunc's. nil: never.
-	VaryEncoding func(contentType string) bool
+	VaryEncoding func(contentType string, length int64) bool
 
 	// VaryDictionary adds Available-Dictionary to the Vary that
 	// VaryEncoding adds, for a filter that also compresses against the

@@ -94,7 +94,13 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 				hdr["Etag"] = vals[1:2:2]
 			}
 		}
-		if encoding == "" && h.varyEnc != nil && h.varyEnc(ctype) {
+		// The filter judges the 200 by its type and length; a body a
+		// filter rebuilds reaches it with no length.
+		length := size
+		if whole {
+			length = -1
+		}
+		if encoding == "" && h.varyEnc != nil && h.varyEnc(ctype, length) {
 			addVary(hdr, "Accept-Encoding")
 			if h.varyDict {
 				addVary(hdr, "Available-Dictionary")

@@ -666,7 +666,7 @@ func LocationOptions(l *server.Location) compress.Options { return locationOptio
 // response for one of l's files, sent without a Content-Encoding, carries
 // Vary: Accept-Encoding from l's compression filter, so that the file's
 // 304 carries it too; nil when it never does.
-func VaryEncoding(l *server.Location) func(contentType string) bool {
+func VaryEncoding(l *server.Location) func(contentType string, length int64) bool {
 	return locationOptions(l).VaryTest()
 }
 
