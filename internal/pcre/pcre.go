@@ -65,9 +65,9 @@ type Regexp struct {
 // bounded by its subject and its pattern's size, and ordinary subjects
 // (a User-Agent, a URI, an argument) and patterns are short, so a flood
 // of runaway matches on long ones never makes an ordinary match wait or
-// fail. With slots for every client
-// pattern, 16 goroutines looping a runaway match on 64 KiB made 10 of 20
-// matches of a User-Agent fail after their SlotWait.
+// fail. With slots for every client pattern, 16 goroutines looping a
+// runaway match on 64 KiB made 10 of 20 matches of a User-Agent fail
+// after their SlotWait.
 var requestSlots = sync.OnceValue(func() chan struct{} {
 	return make(chan struct{}, runtime.GOMAXPROCS(0))
 })
@@ -141,9 +141,10 @@ const MaxRequestPattern = 32 << 10
 // from what a client sent (SSI's if expr="$a = /$arg_p/"). Such a
 // pattern always runs on the backtracking engine, whose every match is
 // bounded by MatchTimeout and, on a subject too long for its size
-// (requestMatchBudget), runs in one of GOMAXPROCS slots (requestSlots): Go's regexp is linear in the subject but not
-// in the pattern, and a few kilobytes of pattern with a thousand groups
-// ("(a)?" repeated) hold a CPU for seconds a match on it.
+// (requestMatchBudget), runs in one of GOMAXPROCS slots (requestSlots):
+// Go's regexp is linear in the subject but not in the pattern, and a
+// few kilobytes of pattern with a thousand groups ("(a)?" repeated) hold
+// a CPU for seconds a match on it.
 //
 // Its error, which quotes the client's pattern into the error log, is cut
 // at maxCompileError bytes as NGINX's is.
