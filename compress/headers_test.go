@@ -93,6 +93,37 @@ func TestContentLength(t *testing.T) {
 	}
 }
 
+// The handler's Content-Length stays in its header until the compressed
+// header goes out, where it is replaced (the compressed length) or
+// removed (streamed, HEAD): one the handler sets after its first write,
+// which the filter once deleted at that write and so let through on a
+// streamed body, never reaches the client with compressed bytes.
+func TestContentLengthAfterFirstWrite(t *testing.T) {
+	for _, size := range []int{5000, 300 << 10} {
+		body := make([]byte, size)
+		rand.Read(body) // the larger outgrows the buffers and streams
+		var seen []string
+		url := serve(t, mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+			w.Write(body[:100])
+			seen = w.Header()["Content-Length"]
+			w.Header().Set("Content-Length", "123")
+			w.Write(body[100:])
+		}), allOn(nil)))
+		resp := fetchDecoded(t, url, body, browser)
+		if resp.Header.Get("Content-Encoding") != "br" {
+			t.Fatalf("%d bytes: not compressed", size)
+		}
+		if want := strconv.Itoa(size); len(seen) != 1 || seen[0] != want {
+			t.Errorf("%d bytes: the handler saw Content-Length %q after its first write, want its own %q", size, seen, want)
+		}
+		if cl := resp.Header.Get("Content-Length"); cl == "123" || size > 100<<10 && cl != "" {
+			t.Errorf("%d bytes: Content-Length %q", size, cl)
+		}
+	}
+}
+
 // brotli_buffers and the others take effect: the held output is what fits
 // in number*size, so a body that compresses to more than that streams.
 func TestBuffers(t *testing.T) {

@@ -286,8 +286,14 @@ func (w *responseWriter) releaseEncoder() {
 	w.enc, w.bw, w.zw, w.gw = nil, nil, nil, nil
 }
 
-// dropEncoder forgets the encoder and gives back the buffers.
+// dropEncoder forgets the encoder and gives back the buffers. A
+// compressed response whose header has not gone (its encoder failed, or
+// the handler panicked) loses the handler's Content-Length, which
+// sendHeader would have replaced: what goes out then is not that body.
 func (w *responseWriter) dropEncoder() {
+	if w.values != nil && !w.headerSent {
+		delete(w.rw.Header(), "Content-Length")
+	}
 	if w.par != nil {
 		// Its compressor is sound whatever became of the response: every
 		// segment starts its encoder afresh.

@@ -258,13 +258,16 @@ func (w *responseWriter) sniffType(more []byte) {
 }
 
 // sendHeader sends the status and headers once, with a Content-Length when
-// length is known.
+// length is known. A response with its coding's headers set
+// (setCodingHeaders) loses the handler's Content-Length when length is
+// not known.
 func (w *responseWriter) sendHeader(length int64) {
 	if w.headerSent {
 		return
 	}
 	w.headerSent = true
-	if length >= 0 {
+	switch {
+	case length >= 0:
 		var cl []string
 		if w.values != nil {
 			cl = w.values[2:3:3]
@@ -273,6 +276,8 @@ func (w *responseWriter) sendHeader(length int64) {
 		}
 		cl[0] = strconv.FormatInt(length, 10)
 		w.rw.Header()["Content-Length"] = cl
+	case w.values != nil:
+		delete(w.rw.Header(), "Content-Length")
 	}
 	w.rw.WriteHeader(w.status)
 }
