@@ -52,13 +52,13 @@ func parseLength(s string) int64 {
 }
 
 // hasTrailers reports whether the handler announced trailers, which only a
-// chunked body can carry.
+// chunked body can carry. One walk looks for both forms: a lookup of the
+// absent "Trailer" before it hashed the name (about 146 instructions a
+// compressed response; compress README, "Around the encoder, a fifth
+// look"), where the walk compares lengths first.
 func hasTrailers(h http.Header) bool {
-	if len(h["Trailer"]) > 0 {
-		return true
-	}
-	for k := range h {
-		if strings.HasPrefix(k, http.TrailerPrefix) {
+	for k, vv := range h {
+		if k == "Trailer" && len(vv) > 0 || strings.HasPrefix(k, http.TrailerPrefix) {
 			return true
 		}
 	}
