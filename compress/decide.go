@@ -139,7 +139,7 @@ func (w *responseWriter) choose(h http.Header, length int64) Encoding {
 // long, -1 when unknown.
 func (c *config) takes(e Encoding, mt string, length int64) bool {
 	cc := &c.coding[e]
-	return cc.types.takes(mt, c.skip.contains(mt)) && !(length >= 0 && length < cc.minLength)
+	return cc.types.takes(mt, c.skip) && !(length >= 0 && length < cc.minLength)
 }
 
 // anyTakes reports whether an enabled coding takes a response of media
