@@ -124,6 +124,34 @@ func TestContentLengthAfterFirstWrite(t *testing.T) {
 	}
 }
 
+// A handler that panics before its compressed header went out leaves no
+// Content-Length of its own in the header: a recovering middleware outside
+// the filter that answers with that header (as chi's Recoverer does with
+// WriteHeader(500)) would otherwise declare the handler's length for a
+// body it does not send, and the client would wait for bytes that never
+// come. (mosaic's own server starts such an answer from an empty header.)
+func TestContentLengthAfterPanic(t *testing.T) {
+	inner := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Content-Length", "5000")
+		w.Write(text(100)) // held: the header has not gone out
+		panic("handler failed")
+	}), allOn(nil))
+	url := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if recover() != nil {
+				w.WriteHeader(http.StatusInternalServerError)
+			}
+		}()
+		inner.ServeHTTP(w, r)
+	}))
+	resp, body := fetch(t, http.MethodGet, url, browser) // fails on a short body
+	if resp.StatusCode != http.StatusInternalServerError || resp.ContentLength != 0 || len(body) != 0 {
+		t.Errorf("status %d, Content-Length %d, %d bytes of body; want 500 and an empty body",
+			resp.StatusCode, resp.ContentLength, len(body))
+	}
+}
+
 // brotli_buffers and the others take effect: the held output is what fits
 // in number*size, so a body that compresses to more than that streams.
 func TestBuffers(t *testing.T) {
