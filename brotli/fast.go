@@ -119,12 +119,14 @@ type probeArgs struct {
 // probeAsm says findFastIn runs the assembly probe loop where there is
 // one (haveProbeAsm), for the [0]byte and [2]byte variants: a variable,
 // so that the tests compare the two loops' output. A raw dictionary's
-// variant tests rawCap; the [3]byte variant, long bodies, keeps its one
-// branch a probe (fastVariant): the assembly's test of the reach and the
-// bytes, two branches, took jquery 28.0K simulated mispredictions a call
-// against 18.3K, and folded as the Go loop's, with a branch on the
-// variant a probe, 4.77M instructions against 4.37M on bootstrap (brotli
-// README, *The probe loop in assembly*).
+// variant tests rawCap; the [3]byte variant, long bodies, keeps the Go
+// loop. In assembly its loop lost time on these cores twice: with the
+// test of the reach and the bytes as two branches (28.0K simulated
+// mispredictions a call on jquery against 18.3K), and as a loop of its
+// own with the Go loop's one branch (8% fewer instructions on jquery and
+// as many mispredictions, yet 4-10% slower on jquery, bootstrap and
+// react-dom) (brotli README, *The probe loop in assembly*, *The probe
+// loop's call made cheaper*).
 var probeAsm = haveProbeAsm
 
 // findFastIn is findFast compiled for one variant (fastVariant).

@@ -5,7 +5,8 @@ package brotli
 // haveProbeAsm says probeFastAsm is the assembly loop of probe_amd64.s.
 const haveProbeAsm = true
 
-// probeFastAsm runs findFastIn's probe loop from a.i (probeArgs).
+// probeFastAsm runs findFastIn's probe loop from a.i (probeArgs), for the
+// [0]byte and [2]byte variants.
 //
 //go:noescape
 func probeFastAsm(a *probeArgs)
