@@ -99,8 +99,8 @@ func fastSlot[R fastVariant](h, mask uint64) uint64 {
 // probeArgs is what findFastIn hands probeFastAsm (probe_amd64.s, whose
 // offsets TestProbeArgsLayout checks): the loop's invariants, set once a
 // call, and the position to probe from; it gives back the position of a
-// candidate that passed the test, with its distance d and x, the 8 bytes
-// there, or a position past limit when none did. data holds at least
+// candidate that passed the test, with its distance d, or a position
+// past limit when none did. data holds at least
 // limit+8 bytes, table mask+1 slots.
 type probeArgs struct {
 	data    *byte
@@ -109,7 +109,6 @@ type probeArgs struct {
 	mask    uint64
 	i       int
 	limit   int
-	x       uint64
 	base    uint32
 	maxDist uint32
 	d       uint32
@@ -177,19 +176,18 @@ func findFastIn[T copyTail, R fastVariant](e *encoder, w *window, start int) (ex
 	}
 	for i <= limit {
 		var d uint32
-		var x uint64
 		if asm {
 			pa.i = i
 			probeFastAsm(pa)
 			if i = pa.i; i > limit {
 				goto done
 			}
-			d, x = pa.d, pa.x
+			d = pa.d
 			// The Go loop's bound check of the candidate's load, which the
 			// assembly hands back rather than make.
 			_ = data[i-int(d)]
 		} else {
-			x = load64(data, i)
+			x := load64(data, i)
 			h := fastSlot[R](x*hashMul6>>fastShift, mask)
 			cand := table[h]
 			for misses := 0; ; misses++ {

@@ -10,10 +10,10 @@
 // limit, the base, the table) and rotated the rest with moves at its back
 // edge (brotli README, *The probe loop in assembly*). Here the loop's
 // values stay in registers, and the invariants it reads once a probe at
-// most (mask, limit, base, reach) are memory operands in probeArgs itself:
-// copying them into a frame cost every call 12 instructions with its setup, and a 2 KB
-// body makes a call per copy (brotli README, *The probe loop's call made
-// cheaper*).
+// most (mask, limit, base, reach) are memory operands in probeArgs
+// itself: copying them into a frame cost every call 12 instructions with
+// its setup, and a 2 KB body makes a call per copy (brotli README, *The
+// probe loop's call made cheaper*).
 //
 // Registers: R13 the arguments (probeArgs); SI data, DI table, R8 literal
 // counts, CX skip, BX misses, DX i, AX x (the 8 bytes at i), R14 abs, the
@@ -46,14 +46,14 @@ TEXT ·probeFastAsm(SB), NOSPLIT, $0-8
 	MOVQ 0(R13), SI
 	MOVQ 8(R13), DI
 	MOVQ 16(R13), R8
-	MOVL 68(R13), CX   // skip
+	MOVL 60(R13), CX   // skip
 	MOVQ 32(R13), DX   // i
 	XORL BX, BX        // misses
 	MOVQ (SI)(DX*1), AX
 	SLOT(AX, R11)
 	MOVL (DI)(R11*4), R15
 	// table[h] = abs, abs = base + uint32(i)
-	MOVL 56(R13), R14
+	MOVL 48(R13), R14
 	ADDL DX, R14
 	MOVL R14, (DI)(R11*4)
 
@@ -74,7 +74,7 @@ loop:
 	// are x's
 	SUBL R15, R14
 	LEAL -1(R14), R15
-	CMPL R15, 60(R13)
+	CMPL R15, 52(R13)
 	JCC  miss
 	MOVQ DX, R15
 	SUBQ R14, R15
@@ -89,7 +89,7 @@ miss:
 	MOVQ R9, DX
 	CMPQ DX, 40(R13)
 	JGT  done
-	MOVL 56(R13), R14
+	MOVL 48(R13), R14
 	ADDL DX, R14
 	MOVL R14, (DI)(R11*4)
 	MOVQ R10, AX
@@ -98,8 +98,7 @@ miss:
 
 found:
 	MOVQ DX, 32(R13)
-	MOVQ AX, 48(R13)
-	MOVL R14, 64(R13)
+	MOVL R14, 56(R13)
 	RET
 
 done:

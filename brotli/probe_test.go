@@ -12,9 +12,9 @@ import (
 func TestProbeArgsLayout(t *testing.T) {
 	var a probeArgs
 	got := []uintptr{unsafe.Offsetof(a.data), unsafe.Offsetof(a.table), unsafe.Offsetof(a.lh),
-		unsafe.Offsetof(a.mask), unsafe.Offsetof(a.i), unsafe.Offsetof(a.limit), unsafe.Offsetof(a.x),
+		unsafe.Offsetof(a.mask), unsafe.Offsetof(a.i), unsafe.Offsetof(a.limit),
 		unsafe.Offsetof(a.base), unsafe.Offsetof(a.maxDist), unsafe.Offsetof(a.d), unsafe.Offsetof(a.skip)}
-	want := []uintptr{0, 8, 16, 24, 32, 40, 48, 56, 60, 64, 68}
+	want := []uintptr{0, 8, 16, 24, 32, 40, 48, 52, 56, 60}
 	for k := range want {
 		if got[k] != want[k] {
 			t.Fatalf("probeArgs offsets %v, want %v", got, want)
