@@ -16,10 +16,13 @@
 // probe loop's call made cheaper*).
 //
 // Registers: R13 the arguments (probeArgs); SI data, DI table, R8 literal
-// counts, CX skip, BX misses, DX i, AX x (the 8 bytes at i), R14 abs, the
-// position entered (base + i), then the candidate's distance, R15 its
-// candidate; R9 the next position, R10 its bytes, R11 its slot, R12 its
-// candidate. A position is entered in the table when the loop moves to it
+// counts, CX skip, BX misses, R14 abs, the position entered (base + i),
+// then the candidate's distance, R11 the next position's slot. The loop
+// is written out twice with the roles of two sets swapped, so that no
+// moves hand the next position's values on: in its first half DX is i,
+// AX x (the 8 bytes at i), R15 its candidate, and R9 the next position,
+// R10 its bytes, R12 its candidate; in its second half the other way
+// round. A candidate's register is scratch once it is tested. A position is entered in the table when the loop moves to it
 // (at the start, and at a miss), after the read ahead of its own
 // candidate, as the Go loop enters it at the top of its turn: so no
 // register carries its slot. R14 (Go's g) is scratch in ABI0: findFastIn
@@ -41,6 +44,46 @@
 	SHRQ  $48, h; \
 	ANDQ  24(R13), h
 
+// AHEAD reads the next position's slot and candidate before this
+// candidate's test: next = i + 1 + misses>>skip, loaded from
+// min(next, limit).
+#define AHEAD(i, next, xn, candn) \
+	MOVQ BX, next; \
+	SARQ CX, next; \
+	LEAQ 1(i)(next*1), next; \
+	MOVQ next, candn; \
+	CMPQ candn, 40(R13); \
+	CMOVQGT 40(R13), candn; \
+	MOVQ (SI)(candn*1), xn; \
+	SLOT(xn, R11); \
+	MOVL (DI)(R11*4), candn
+
+// TEST: d = abs - cand; a copy when d-1 < maxDist and the 4 bytes at i-d
+// are x's.
+#define TEST(i, x, cand, miss, found) \
+	SUBL cand, R14; \
+	LEAL -1(R14), cand; \
+	CMPL cand, 52(R13); \
+	JCC  miss; \
+	MOVQ i, cand; \
+	SUBQ R14, cand; \
+	JMI  found; \
+	CMPL x, (SI)(cand*1); \
+	JEQ  found
+
+// MISS counts the literal at i, moves to the next position, leaving the
+// loop past the limit, and enters it (table[h] = abs, abs = base +
+// uint32(next)).
+#define MISS(x, cand, next, done) \
+	MOVBQZX x, cand; \
+	INCL (R8)(cand*4); \
+	INCQ BX; \
+	CMPQ next, 40(R13); \
+	JGT  done; \
+	MOVL 48(R13), R14; \
+	ADDL next, R14; \
+	MOVL R14, (DI)(R11*4)
+
 TEXT ·probeFastAsm(SB), NOSPLIT, $0-8
 	MOVQ a+0(FP), R13
 	MOVQ 0(R13), SI
@@ -58,49 +101,32 @@ TEXT ·probeFastAsm(SB), NOSPLIT, $0-8
 	MOVL R14, (DI)(R11*4)
 
 loop:
-	// next = i + 1 + misses>>skip; its slot read before this candidate's
-	// test, from min(next, limit)
-	MOVQ BX, R9
-	SARQ CX, R9
-	LEAQ 1(DX)(R9*1), R9
-	MOVQ R9, R12
-	CMPQ R12, 40(R13)
-	CMOVQGT 40(R13), R12
-	MOVQ (SI)(R12*1), R10
-	SLOT(R10, R11)
-	MOVL (DI)(R11*4), R12
+	AHEAD(DX, R9, R10, R12)
+	TEST(DX, AX, R15, miss1, found1)
 
-	// d = abs - cand; a copy when d-1 < maxDist and the 4 bytes at i-d
-	// are x's
-	SUBL R15, R14
-	LEAL -1(R14), R15
-	CMPL R15, 52(R13)
-	JCC  miss
-	MOVQ DX, R15
-	SUBQ R14, R15
-	JMI  found
-	CMPL AX, (SI)(R15*1)
-	JEQ  found
+miss1:
+	MISS(AX, R15, R9, done2)
+	AHEAD(R9, DX, AX, R15)
+	TEST(R9, R10, R12, miss2, found2)
 
-miss:
-	MOVBQZX AX, R15
-	INCL (R8)(R15*4)
-	INCQ BX
-	MOVQ R9, DX
-	CMPQ DX, 40(R13)
-	JGT  done
-	MOVL 48(R13), R14
-	ADDL DX, R14
-	MOVL R14, (DI)(R11*4)
-	MOVQ R10, AX
-	MOVL R12, R15
+miss2:
+	MISS(R10, R12, DX, done1)
 	JMP  loop
 
-found:
+found1:
 	MOVQ DX, 32(R13)
 	MOVL R14, 56(R13)
 	RET
 
-done:
+found2:
+	MOVQ R9, 32(R13)
+	MOVL R14, 56(R13)
+	RET
+
+done1:
 	MOVQ DX, 32(R13)
+	RET
+
+done2:
+	MOVQ R9, 32(R13)
 	RET
