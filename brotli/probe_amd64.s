@@ -19,16 +19,17 @@
 // counts, CX skip, BX misses, R14 abs, the position entered (base + i),
 // then the candidate's distance, R11 the next position's slot. The loop
 // is written out twice with the roles of two sets swapped, so that no
-// moves hand the next position's values on: in its first half DX is i,
-// AX x (the 8 bytes at i), R15 its candidate, and R9 the next position,
-// R10 its bytes, R12 its candidate; in its second half the other way
-// round. A candidate's register is scratch once it is tested. A position is entered in the table when the loop moves to it
-// (at the start, and at a miss), after the read ahead of its own
-// candidate, as the Go loop enters it at the top of its turn: so no
-// register carries its slot. R14 (Go's g) is scratch in ABI0: findFastIn
-// reloads it from TLS, and zeroes X15, after the CALL, as the compiler
-// does after every ABI0 call. R15 may be used as the loop references no
-// global (under -dynlink it is the GOT's).
+// moves hand the next position's values on (brotli README, *The probe
+// loop's call made cheaper*): in its first half DX is i, AX x (the 8
+// bytes at i), R15 its candidate, and R9 the next position, R10 its
+// bytes, R12 its candidate; in its second half the other way round. A
+// candidate's register is scratch once it is tested. A position is
+// entered in the table when the loop moves to it (at the start, and at a
+// miss), after the read ahead of its own candidate, as the Go loop enters
+// it at the top of its turn: so no register carries its slot. R14 (Go's
+// g) is scratch in ABI0: findFastIn reloads it from TLS, and zeroes X15,
+// after the CALL, as the compiler does after every ABI0 call. R15 may be
+// used as the loop references no global (under -dynlink it is the GOT's).
 //
 // Bounds (fast.go, probeArgs): i and the next probe's load, at
 // min(next, limit), lie in 0..limit = len(data)-8; a slot is masked to
