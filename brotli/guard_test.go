@@ -94,3 +94,57 @@ func mustEncode(t *testing.T, in []byte, opts Options) []byte {
 	}
 	return out
 }
+
+// TestProbeAsmCandidateBeforeData holds probeFastAsm to its contract for a
+// candidate whose 4-byte load would fall before data[0] (a table entry
+// below base yet within maxDist, which findFastIn's callers never leave):
+// the loop hands it back as found, for findFastIn's bound check to refuse,
+// rather than load it. The body follows a guard page, so a load crashes
+// the test; TestFastSearchInBounds cannot reach this case. The loop is
+// written out twice (probe_amd64.s), so the case is met at a first probe
+// and, after a miss, at a second.
+func TestProbeAsmCandidateBeforeData(t *testing.T) {
+	if !haveProbeAsm {
+		t.Skip("no assembly probe loop here")
+	}
+	const n, base = 64, 1 << 20
+	data := guardedBody(t, n)[:n]
+	for k := range data {
+		data[k] = byte('a' + k%7)
+	}
+	table := make([]uint32, 1<<10)
+	mask := uint64(len(table) - 1)
+	slot := func(i int) uint64 { return fastSlot[[0]byte](load64(data, i)*hashMul6>>fastShift, mask) }
+	for _, tc := range []struct{ i, back int }{{0, 1}, {0, 4}, {3, 4}, {5, 8}, {n - 9, n - 7}} {
+		for missed := range 2 {
+			// Every slot holds the position back bytes before data[0], so a
+			// probe at i finds its candidate at distance i+back; but for a
+			// miss first, i's own slot holds i itself, distance 0.
+			for k := range table {
+				table[k] = base - uint32(tc.back)
+			}
+			if missed == 1 {
+				if slot(tc.i) == slot(tc.i+1) {
+					t.Fatalf("positions %d and %d share a slot: change the body", tc.i, tc.i+1)
+				}
+				table[slot(tc.i)] = base + uint32(tc.i)
+			}
+			var lh [256]uint32
+			a := probeArgs{data: &data[0], table: &table[0], lh: &lh, mask: mask,
+				i: tc.i, limit: n - 8, base: base, maxDist: 1 << 16, skip: 5}
+			probeFastAsm(&a)
+			at := tc.i + missed
+			if want := uint32(at + tc.back); a.i != at || a.d != want {
+				t.Errorf("i %d, candidate %d before data, %d missed: handed back i %d, d %d, want i %d, d %d",
+					tc.i, tc.back, missed, a.i, a.d, at, want)
+			}
+			var wantLh [256]uint32
+			if missed == 1 {
+				wantLh[data[tc.i]] = 1
+			}
+			if lh != wantLh {
+				t.Errorf("i %d, %d missed: literal counts not the probes' misses", tc.i, missed)
+			}
+		}
+	}
+}
