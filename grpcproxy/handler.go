@@ -525,6 +525,11 @@ func (h *Handler) try(w http.ResponseWriter, r *http.Request, t *http.Transport,
 	if resp.ContentLength >= 0 {
 		dst.Set("Content-Length", fmt.Sprint(resp.ContentLength))
 	}
+	// NGINX relays a gRPC answer unbuffered, and paces no unbuffered
+	// answer (ngx_http_upstream_send_response sets r->limit_rate to 0):
+	// limit_rate and "set $limit_rate" do not apply, $limit_rate reads
+	// 0, and X-Accel-Limit-Rate, hidden, has nothing to change.
+	vars.FromContext(r.Context()).Set("limit_rate", "0")
 	w.WriteHeader(resp.StatusCode)
 	rc := http.NewResponseController(w)
 	_ = rc.Flush() // the client hears the head before any message

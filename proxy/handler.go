@@ -545,6 +545,11 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 		// counts in $upstream_response_time even for an answer that came
 		// whole with its head, so its end reads the clock.
 		x.headReads = -1
+		// Nor does NGINX pace an unbuffered answer: its
+		// ngx_http_upstream_send_response sets r->limit_rate to 0, over
+		// limit_rate, "set $limit_rate" and X-Accel-Limit-Rate alike,
+		// and $limit_rate reads 0 from then on.
+		x.st.Set("limit_rate", "0")
 	}
 	if x.st != nil && x.st.HeaderOnly {
 		// Only the header is wanted (an auth_request check): it goes at

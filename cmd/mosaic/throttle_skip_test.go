@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -169,4 +170,44 @@ func TestLimitRateInLocationIfAsNGINX(t *testing.T) {
 			}`, listen, root)
 	})
 	checkPaced(t, bases, []string{"/f?slow=1"}, []string{"/f"})
+}
+
+// TestLimitRateUnbufferedAsNGINX: NGINX paces no answer it relays
+// unbuffered (ngx_http_upstream_send_response sets r->limit_rate to 0
+// for one): proxy_buffering off, an upstream's "X-Accel-Buffering: no",
+// and grpc_pass, which never buffers, go at once whatever limit_rate,
+// "set $limit_rate" or the upstream's X-Accel-Limit-Rate say; a
+// buffered answer of the same upstream is paced.
+func TestLimitRateUnbufferedAsNGINX(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Accel-Limit-Rate", "32768")
+		if r.URL.Query().Has("nobuf") {
+			w.Header().Set("X-Accel-Buffering", "no")
+		}
+		io.WriteString(w, throttleBody)
+	}), Protocols: new(http.Protocols)}
+	// HTTP/1.1 for proxy_pass, h2c with prior knowledge for grpc_pass.
+	origin.Protocols.SetHTTP1(true)
+	origin.Protocols.SetUnencryptedHTTP2(true)
+	go origin.Serve(l)
+	t.Cleanup(func() { origin.Close() })
+	bases := limitBoth(t, map[string]string{"f": throttleBody}, func(listen, root string) string {
+		return fmt.Sprintf(`access_log off; sendfile off;
+			server {
+				%s
+				location /free/ { alias %s/; }
+				location /p/ { proxy_pass http://%s; }
+				location /rate/ { limit_rate 32k; proxy_pass http://%[3]s; }
+				location /off/ { limit_rate 32k; proxy_buffering off; proxy_pass http://%[3]s; }
+				location /set/ { set $limit_rate 32k; proxy_buffering off; proxy_pass http://%[3]s; }
+				location /g/ { grpc_pass grpc://%[3]s; }
+				location /grate/ { limit_rate 32k; grpc_pass grpc://%[3]s; }
+			}`, listen, root, l.Addr())
+	})
+	checkPaced(t, bases, []string{"/p/big", "/rate/big"},
+		[]string{"/p/big?nobuf=1", "/rate/big?nobuf=1", "/off/big", "/set/big", "/g/big", "/grate/big", "/free/f"})
 }
