@@ -123,6 +123,13 @@ var gateway = gatewaymod.Gateway{
 		// a miss (404) is the server's error page or error_page, and a
 		// Range is cut from any hit.
 		o.BufferingOff = true
+		// Nor is there an X-Accel-Limit-Rate to read: a get's answer
+		// has no header, and NGINX's module reads none. Marked
+		// ignored, the gateway does not make every location of the
+		// configuration look for a rate at run time
+		// (throttlemod.MayLimit); unbuffered, the answer itself is
+		// never paced, as in NGINX.
+		o.IgnoreAccelLimitRate = true
 		o.ForceRanges = true
 		o.Intercept = func(_ *http.Request, status int) bool {
 			return status == http.StatusNotFound || status >= 300 && l.HasErrorPage(status)

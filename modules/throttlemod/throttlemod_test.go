@@ -12,9 +12,12 @@ import (
 
 	"github.com/mosaic-edge/mosaic/internal/testclient"
 	_ "github.com/mosaic-edge/mosaic/modules/cachemod"
+	_ "github.com/mosaic-edge/mosaic/modules/fastcgimod"
+	_ "github.com/mosaic-edge/mosaic/modules/grpcmod"
+	_ "github.com/mosaic-edge/mosaic/modules/memcachedmod"
 	_ "github.com/mosaic-edge/mosaic/modules/proxymod"
 	_ "github.com/mosaic-edge/mosaic/modules/rewritemod"
-	_ "github.com/mosaic-edge/mosaic/modules/throttlemod"
+	"github.com/mosaic-edge/mosaic/modules/throttlemod"
 	"github.com/mosaic-edge/mosaic/server/servertest"
 )
 
@@ -87,4 +90,30 @@ func TestLimitRate(t *testing.T) {
 func TestLimitRateErrors(t *testing.T) {
 	servertest.WantError(t, `http { server { location / { limit_rate fast; } } }`, `invalid value "fast" in "limit_rate" directive`)
 	servertest.WantError(t, `http { server { location / { limit_rate 1k; limit_rate 2k; } } }`, `"limit_rate" directive is duplicate`)
+}
+
+// TestMayLimitGateways: a gateway whose answers may carry
+// X-Accel-Limit-Rate makes every location look for a rate at run time;
+// memcached_pass, whose gets have no header, and grpc_pass, relayed
+// unbuffered and so never paced (NGINX's upstream sets r->limit_rate to
+// 0 for an unbuffered answer), do not, nor does a fastcgi_pass that
+// ignores the field.
+func TestMayLimitGateways(t *testing.T) {
+	for _, c := range []struct {
+		loc  string
+		want bool
+	}{
+		{"fastcgi_pass 127.0.0.1:9;", true},
+		{"fastcgi_pass 127.0.0.1:9; fastcgi_ignore_headers X-Accel-Limit-Rate;", false},
+		{"set $memcached_key $uri; memcached_pass 127.0.0.1:9;", false},
+		{"grpc_pass 127.0.0.1:9;", false},
+		{"set $limit_rate 1k;", true},
+	} {
+		cfg := servertest.Load(t, `http { server { listen 127.0.0.1:0;
+			location /files/ { root /nonexistent; }
+			location /gw/ { `+c.loc+` } } }`)
+		if got := throttlemod.Dynamic(cfg); got != c.want {
+			t.Errorf("%s: rate settable at run time %v, want %v", c.loc, got, c.want)
+		}
+	}
 }
