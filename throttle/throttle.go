@@ -59,9 +59,11 @@ type writer struct {
 	limits   Limits
 	start    time.Time
 	resolved bool
+	wrote    bool // WriteHeader was called
 	rate     int64
 	after    int64
 	sent     int64
+	wire     vars.WireSizer // the header's and the framing's bytes; nil: none known
 	timer    *time.Timer
 }
 
@@ -74,14 +76,30 @@ func (w *writer) resolve() {
 	if w.rate > 0 {
 		// $limit_rate shows the rate in force from now on, as NGINX's
 		// does once its write filter has read it.
-		vars.FromContext(w.r.Context()).Set(StateName, strconv.FormatInt(w.rate, 10))
+		st := vars.FromContext(w.r.Context())
+		st.Set(StateName, strconv.FormatInt(w.rate, 10))
+		if st != nil {
+			w.wire = st.Wire
+		}
 	}
+}
+
+// onWire is what the response has sent. As NGINX's write filter weighs
+// c->sent, the status line, the header and a chunked body's framing
+// count with the body, where the server reports them (vars.WireSizer:
+// HTTP/1.x's does, Go's HTTP/2 server reports none): limit_rate_after
+// 10k lets 10k go at once, header included.
+func (w *writer) onWire() int64 {
+	if w.wire == nil {
+		return w.sent
+	}
+	return w.sent + w.wire.HeaderSize() + w.wire.BodyOverhead(false)
 }
 
 // allowed is how many more bytes may go now.
 func (w *writer) allowed(now time.Time) int64 {
 	elapsed := now.Sub(w.start) + time.Second
-	return int64(float64(w.rate)*elapsed.Seconds()) + w.after - w.sent
+	return int64(float64(w.rate)*elapsed.Seconds()) + w.after - w.onWire()
 }
 
 // WriteHeader settles the limits as the header goes out, as NGINX's write
@@ -90,6 +108,7 @@ func (w *writer) allowed(now time.Time) int64 {
 func (w *writer) WriteHeader(code int) {
 	if code >= 200 {
 		w.resolve()
+		w.wrote = true
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
@@ -99,6 +118,12 @@ func (w *writer) Write(p []byte) (int, error) {
 	if w.rate <= 0 {
 		return w.ResponseWriter.Write(p)
 	}
+	if !w.wrote {
+		// The implicit 200 that the first Write would make below, made
+		// here so that the header's size is known before the first
+		// allowance is spent.
+		w.WriteHeader(http.StatusOK)
+	}
 	total := 0
 	for len(p) > 0 {
 		n := w.allowed(time.Now())
@@ -106,7 +131,7 @@ func (w *writer) Write(p []byte) (int, error) {
 			// Wait until a slice of the rate is allowed: at most a tenth
 			// of a second's worth, so a slow rate goes out smoothly.
 			want := min(int64(len(p)), max(w.rate/10, 1))
-			due := w.start.Add(time.Duration(float64(w.sent+want-w.after)/float64(w.rate)*float64(time.Second)) - time.Second)
+			due := w.start.Add(time.Duration(float64(w.onWire()+want-w.after)/float64(w.rate)*float64(time.Second)) - time.Second)
 			if err := w.wait(time.Until(due)); err != nil {
 				return total, err
 			}

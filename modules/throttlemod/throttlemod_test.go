@@ -42,9 +42,9 @@ func TestLimitRate(t *testing.T) {
 		listen 127.0.0.1:0;
 		location /free/  { proxy_pass http://%[1]s; }
 		location /rate/  { proxy_pass http://%[1]s; limit_rate 100k; }
-		# Past the body and its header: NGINX counts the header's bytes
-		# against limit_rate_after (mosaic does not), so at 150k its last
-		# ~250 bytes would go at 1 byte per second.
+		# Past the body and its header: the header's bytes count against
+		# limit_rate_after, as NGINX's, so at 150k the last ~250 bytes
+		# would go at 1 byte per second.
 		location /after/ { proxy_pass http://%[1]s; limit_rate 1; limit_rate_after 151k; }
 		location /var/   { proxy_pass http://%[1]s; set $r 100k; limit_rate $r; }
 		location /set/   { proxy_pass http://%[1]s; limit_rate 1m; set $limit_rate 100k; }
