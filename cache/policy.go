@@ -65,7 +65,7 @@ func (c *Cache) decide(r *http.Request, status int, h http.Header, reqTime, resp
 				// NGINX reads T with ngx_atoi, to which a sign is not a
 				// number, and takes 0 for no time at all.
 				if n, err := strconv.ParseInt(at, 10, 64); err == nil && n > 0 && at[0] != '+' {
-					d.freshUntil, explicit, absolute = time.Unix(n, 0), true, true
+					d.freshUntil, explicit, absolute = time.Unix(n, 0).Add(time.Second), true, true
 				}
 			} else if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 && v[0] != '+' {
 				// As for @T, a sign makes ngx_atoi refuse the number.
@@ -73,7 +73,7 @@ func (c *Cache) decide(r *http.Request, status int, h http.Header, reqTime, resp
 					d.reason = "x-accel-expires"
 					return d
 				}
-				d.freshUntil, explicit, absolute = respTime.Add(seconds(n)), true, true
+				d.freshUntil, explicit, absolute = wholeSeconds(respTime, seconds(n)), true, true
 			}
 		}
 	}
@@ -177,7 +177,7 @@ func (c *Cache) decide(r *http.Request, status int, h http.Header, reqTime, resp
 		ttl, ok := c.validFor(status)
 		switch {
 		case ok && ttl > 0:
-			d.freshUntil, absolute = respTime.Add(ttl), true
+			d.freshUntil, absolute = wholeSeconds(respTime, ttl), true
 		case !ok && c.heuristic && (heuristicStatus(status) || cc.public):
 			if lifetime, ok = heuristicLifetime(h, date); !ok {
 				d.reason = "no-lifetime"
@@ -215,6 +215,20 @@ func (c *Cache) decide(r *http.Request, status int, h http.Header, reqTime, resp
 	}
 	d.store = true
 	return d
+}
+
+// wholeSeconds is when an entry valid for d from t (X-Accel-Expires N,
+// proxy_cache_valid) goes stale on NGINX's clock, which counts whole
+// seconds: valid_sec = ngx_time() + N, and the entry is stale only once
+// valid_sec < ngx_time(), so it is fresh through the whole second in
+// which it runs out: between N and N+1 seconds in all. (X-Accel-Expires
+// @T is fresh through second T alike.) A lifetime that is not whole
+// seconds, which only the Go API can give, is kept as it is.
+func wholeSeconds(t time.Time, d time.Duration) time.Time {
+	if d%time.Second != 0 {
+		return t.Add(d)
+	}
+	return t.Truncate(time.Second).Add(addSat(d, time.Second))
 }
 
 // validFor is the proxy_cache_valid time for a status.
