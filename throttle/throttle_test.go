@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // readFromRecorder counts the ReadFrom calls that reach it.
@@ -52,5 +54,51 @@ func TestThrottle(t *testing.T) {
 	// request's 10 s shows it went unthrottled, however slow the machine.
 	if rec, d = serve(1, 12000); rec.Body.String() != body {
 		t.Errorf("after: %d bytes in %v", rec.Body.Len(), d)
+	}
+}
+
+// wireRecorder reports a header's size once the header is written, as
+// the HTTP/1.x server's vars.WireSizer does (before: none yet).
+type wireRecorder struct {
+	*httptest.ResponseRecorder
+	header int64
+	wrote  bool
+}
+
+func (r *wireRecorder) WriteHeader(code int) {
+	r.wrote = true
+	r.ResponseRecorder.WriteHeader(code)
+}
+
+func (r *wireRecorder) RequestSize() int64 { return 0 }
+func (r *wireRecorder) HeaderSize() int64 {
+	if !r.wrote {
+		return 0
+	}
+	return r.header
+}
+func (r *wireRecorder) BodyOverhead(bool) int64 { return 0 }
+func (r *wireRecorder) RequestLines() string    { return "" }
+
+// TestThrottleImplicitHeaderCounts: a handler that writes its body
+// without WriteHeader (an implicit 200) has its header counted against
+// limit_rate_after too: the writer makes the header before it weighs the
+// first write. At rate 1 and after 50, a 20-byte header leaves 31 body
+// bytes to go at once (the second's slack is 1 byte); had the header been
+// made by the first write, 51 would go.
+func TestThrottleImplicitHeaderCounts(t *testing.T) {
+	rec := &wireRecorder{ResponseRecorder: httptest.NewRecorder(), header: 20}
+	st := &vars.State{Start: time.Now(), Wire: rec}
+	h := Handler(func(*http.Request) (int64, int64) { return 1, 50 }, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(strings.Repeat("x", 100)))
+	}))
+	// The next byte is due a second after the start: the request ends
+	// before, cutting the body after what went at once.
+	ctx, cancel := context.WithTimeout(vars.NewContext(context.Background(), st), 300*time.Millisecond)
+	defer cancel()
+	h.ServeHTTP(rec, httptest.NewRequestWithContext(ctx, "GET", "/", nil))
+	// One byte more if the machine's load held the write past a second.
+	if n := rec.Body.Len(); n < 31 || n > 32 || rec.Code != http.StatusOK {
+		t.Errorf("status %d, %d body bytes at once; want 200 and 31 (after 50 + 1 of slack - the 20-byte header)", rec.Code, n)
 	}
 }
