@@ -548,8 +548,14 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 		// Nor does NGINX pace an unbuffered answer: its
 		// ngx_http_upstream_send_response sets r->limit_rate to 0, over
 		// limit_rate, "set $limit_rate" and X-Accel-Limit-Rate alike,
-		// and $limit_rate reads 0 from then on.
-		x.st.Set("limit_rate", "0")
+		// and $limit_rate reads 0 from then on. A header-only request
+		// (a HEAD, a post action) it finalizes before that, so
+		// $limit_rate keeps the rate there. (A relayed 204 is not
+		// header-only to NGINX: the upstream's status line skips the
+		// header filter's check.)
+		if x.r.Method != http.MethodHead && (x.st == nil || !x.st.HeaderOnly) {
+			x.st.Set("limit_rate", "0")
+		}
 	}
 	if x.st != nil && x.st.HeaderOnly {
 		// Only the header is wanted (an auth_request check): it goes at

@@ -90,13 +90,19 @@ func TestLimitRateLoggedWithoutBodyMatchesNGINX(t *testing.T) {
 // sets the request's rate to 0 (ngx_http_upstream_send_response), so
 // $limit_rate logs 0 for it, whatever limit_rate, "set $limit_rate" or
 // X-Accel-Limit-Rate said; a buffered answer logs the rate in force. A
-// header-only answer (HEAD) is finalized before the rate is cleared: it
-// logs the location's rate.
+// HEAD, header-only, is finalized before the rate is cleared: it logs
+// the location's rate. A relayed 204 is not header-only to NGINX (its
+// header filter tests the status only without the upstream's status
+// line): it logs 0.
 func TestLimitRateLoggedUnbufferedAsNGINX(t *testing.T) {
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/accel" {
 			w.Header().Set("X-Accel-Limit-Rate", "5000")
 			w.Header().Set("X-Accel-Buffering", "no")
+		}
+		if r.URL.Path == "/off204" {
+			w.WriteHeader(http.StatusNoContent)
+			return
 		}
 		io.WriteString(w, "body")
 	}))
@@ -110,6 +116,6 @@ func TestLimitRateLoggedUnbufferedAsNGINX(t *testing.T) {
 				location /set { set $limit_rate 3k; proxy_buffering off; proxy_pass http://%[2]s; }
 				location /accel { proxy_pass http://%[2]s; }
 			}`, listen, addr)
-	}, []string{"GET /buf", "GET /off", "GET /set", "GET /accel", "HEAD /off"})
-	wantLogs(t, results, "GET /buf 200 1024 | GET /off 200 0 | GET /set 200 0 | GET /accel 200 0 | HEAD /off 200 2048")
+	}, []string{"GET /buf", "GET /off", "GET /set", "GET /accel", "HEAD /off", "GET /off204"})
+	wantLogs(t, results, "GET /buf 200 1024 | GET /off 200 0 | GET /set 200 0 | GET /accel 200 0 | HEAD /off 200 2048 | GET /off204 204 0")
 }
