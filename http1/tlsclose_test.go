@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -55,7 +56,7 @@ func tlsPairUpTo(t *testing.T, max uint16) (srv *tls.Conn, sock *tlsSock, cli *t
 	if err != nil {
 		t.Fatal(err)
 	}
-	sock = &tlsSock{Conn: raw}
+	sock = &tlsSock{Conn: &deadlineSock{UnixConn: raw.(*net.UnixConn)}}
 	srv = tls.Server(sock, testServerTLS(t))
 	t.Cleanup(func() { _ = raw.Close() })
 	if err := srv.Handshake(); err != nil {
@@ -97,11 +98,70 @@ func fill(t *testing.T, c net.Conn) {
 	}
 }
 
-// closeTime closes c and says how long that took.
-func closeTime(c *tls.Conn) (time.Duration, error) {
+// deadlineSock is a Unix-domain socket that notes, for each write that
+// waited for room until its deadline ended it, how far that deadline was
+// from the write's start: what a close gave its alert, read without
+// timing the close. A close timed from outside took alertWait plus
+// whatever the machine's load added (a goroutine descheduled for a
+// second before the alert's deadline is set, on a loaded 2-core CI
+// machine); the deadline, set before the write starts, is never later
+// than alertWait from that start, however late the write.
+type deadlineSock struct {
+	*net.UnixConn
+	mu    sync.Mutex
+	wd    time.Time       // the write deadline last set
+	waits []time.Duration // per write its deadline ended: deadline - start
+}
+
+func (d *deadlineSock) SetWriteDeadline(t time.Time) error {
+	d.mu.Lock()
+	d.wd = t
+	d.mu.Unlock()
+	return d.UnixConn.SetWriteDeadline(t)
+}
+
+func (d *deadlineSock) SetDeadline(t time.Time) error {
+	d.mu.Lock()
+	d.wd = t
+	d.mu.Unlock()
+	return d.UnixConn.SetDeadline(t)
+}
+
+func (d *deadlineSock) Write(p []byte) (int, error) {
+	start := time.Now()
+	d.mu.Lock()
+	wd := d.wd
+	d.mu.Unlock()
+	n, err := d.UnixConn.Write(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		d.mu.Lock()
+		d.waits = append(d.waits, wd.Sub(start))
+		d.mu.Unlock()
+	}
+	return n, err
+}
+
+// waited returns the waits noted from the nth on.
+func (d *deadlineSock) waited(from int) []time.Duration {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]time.Duration(nil), d.waits[min(from, len(d.waits)):]...)
+}
+
+// notesOf returns the deadlineSock under c, a TLS connection that
+// tlsPair or serveTLSRequest made.
+func notesOf(c net.Conn) *deadlineSock {
+	return sockOf(c).Conn.(*deadlineSock)
+}
+
+// closeTime closes c, a connection tlsPair made, and says how long that
+// took and how long each of its writes waited for room (deadlineSock).
+func closeTime(c *tls.Conn) (time.Duration, []time.Duration, error) {
+	ds := notesOf(c)
+	before := len(ds.waited(0))
 	start := time.Now()
 	err := c.Close()
-	return time.Since(start), err
+	return time.Since(start), ds.waited(before), err
 }
 
 // After a write timed out (send_timeout), Close sends no close_notify
@@ -113,9 +173,8 @@ func TestTLSCloseAfterWriteTimeout(t *testing.T) {
 	if _, err := srv.Write(make([]byte, 1024)); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("a write to a full socket: %v; want its deadline passed", err)
 	}
-	d, err := closeTime(srv)
-	if d > time.Second || !errors.Is(err, errQuietClose) {
-		t.Errorf("Close after a write timeout took %v (%v); want at once, without close_notify", d, err)
+	if _, waits, err := closeTime(srv); len(waits) > 0 || !errors.Is(err, errQuietClose) {
+		t.Errorf("Close after a write timeout waited %v for room (%v); want at once, without close_notify", waits, err)
 	}
 }
 
@@ -124,8 +183,8 @@ func TestTLSCloseAfterWriteTimeout(t *testing.T) {
 func TestTLSCloseAtOnce(t *testing.T) {
 	srv, _, cli := tlsPair(t)
 	closeAtOnce(srv)
-	if d, err := closeTime(srv); d > time.Second || err != nil {
-		t.Errorf("Close with room took %v: %v; want the alert sent at once", d, err)
+	if _, waits, err := closeTime(srv); len(waits) > 0 || err != nil {
+		t.Errorf("Close with room waited %v for room: %v; want the alert sent at once", waits, err)
 	}
 	if _, err := cli.Read(make([]byte, 1)); err != io.EOF {
 		t.Errorf("client read %v; want io.EOF", err)
@@ -134,8 +193,8 @@ func TestTLSCloseAtOnce(t *testing.T) {
 	srv, sock, _ := tlsPair(t)
 	fill(t, sock.Conn) // under tlsSock: the socket full, no timeout seen
 	closeAtOnce(srv)
-	if d, err := closeTime(srv); d > time.Second || err == nil {
-		t.Errorf("Close of a full socket took %v (%v); want at once, the alert dropped", d, err)
+	if _, waits, err := closeTime(srv); len(waits) > 0 || err == nil {
+		t.Errorf("Close of a full socket waited %v for room (%v); want at once, the alert dropped", waits, err)
 	}
 }
 
@@ -150,7 +209,7 @@ func TestTLSCloseAfterReadTimeout(t *testing.T) {
 		t.Fatalf("woken read: %v", err)
 	}
 	closeQuietIfTimedOut(srv)
-	if _, err := closeTime(srv); err != nil {
+	if _, _, err := closeTime(srv); err != nil {
 		t.Errorf("Close after a woken read: %v; want close_notify sent", err)
 	}
 
@@ -160,7 +219,7 @@ func TestTLSCloseAfterReadTimeout(t *testing.T) {
 		t.Fatalf("read: %v", err)
 	}
 	closeQuietIfTimedOut(srv)
-	if _, err := closeTime(srv); !errors.Is(err, errQuietClose) {
+	if _, _, err := closeTime(srv); !errors.Is(err, errQuietClose) {
 		t.Errorf("Close after a read timeout: %v; want no close_notify", err)
 	}
 
@@ -180,7 +239,7 @@ func TestTLSCloseAfterReadTimeout(t *testing.T) {
 		t.Fatalf("cut read: %v", err)
 	}
 	closeQuietIfTimedOut(srv)
-	if _, err := closeTime(srv); err != nil {
+	if _, _, err := closeTime(srv); err != nil {
 		t.Errorf("Close after a cut read: %v; want close_notify sent", err)
 	}
 
@@ -193,7 +252,7 @@ func TestTLSCloseAfterReadTimeout(t *testing.T) {
 		t.Fatalf("read: %v", err)
 	}
 	closeQuietIfTimedOut(srv)
-	if _, err := closeTime(srv); !errors.Is(err, errQuietClose) {
+	if _, _, err := closeTime(srv); !errors.Is(err, errQuietClose) {
 		t.Errorf("Close after a read timeout of 0: %v; want no close_notify", err)
 	}
 }
@@ -214,11 +273,14 @@ func TestTLSSockNoWaitShortWrite(t *testing.T) {
 	}
 }
 
-// alertWaited says whether a Close of a full socket that took d gave its
-// close_notify alert alertWait, with a margin for a loaded machine, and
-// not tls.Conn's 5 s.
-func alertWaited(d time.Duration) bool {
-	return d >= alertWait-100*time.Millisecond && d < alertWait+time.Second
+// alertWaited says whether a Close of a full socket that took d, whose
+// writes waited for room as waits says (deadlineSock), gave its
+// close_notify alert alertWait, not tls.Conn's 5 s: one write waited,
+// with a deadline alertWait at most from its start, and the close took
+// alertWait at least. Neither bound is one that load can break: load
+// makes a close longer and a deadline nearer the write's start.
+func alertWaited(d time.Duration, waits []time.Duration) bool {
+	return d >= alertWait-100*time.Millisecond && len(waits) == 1 && waits[0] <= alertWait
 }
 
 // A normal close (Connection: close, keepalive_requests, lingering)
@@ -229,14 +291,14 @@ func TestTLSCloseBounded(t *testing.T) {
 	srv, sock, _ := tlsPair(t)
 	fill(t, sock.Conn)
 	closeBounded(srv)
-	if d, err := closeTime(srv); !alertWaited(d) || err == nil {
-		t.Errorf("Close of a full socket took %v (%v); want %v, the alert dropped", d, err, alertWait)
+	if d, waits, err := closeTime(srv); !alertWaited(d, waits) || err == nil {
+		t.Errorf("Close of a full socket took %v, its writes waiting %v for room (%v); want %v, the alert dropped", d, waits, err, alertWait)
 	}
 
 	srv, _, cli := tlsPair(t)
 	closeBounded(srv)
-	if d, err := closeTime(srv); d > time.Second || err != nil {
-		t.Errorf("Close with room took %v: %v; want the alert sent at once", d, err)
+	if _, waits, err := closeTime(srv); len(waits) > 0 || err != nil {
+		t.Errorf("Close with room waited %v for room: %v; want the alert sent at once", waits, err)
 	}
 	if _, err := cli.Read(make([]byte, 1)); err != io.EOF {
 		t.Errorf("client read %v; want io.EOF", err)
@@ -257,8 +319,8 @@ func TestTLSCloseHandedOver(t *testing.T) {
 			}
 			sock.handedOver.Store(true)
 			fill(t, sock.Conn)
-			if d, err := closeTime(srv); !alertWaited(d) || err == nil {
-				t.Errorf("Close of a full socket took %v (%v); want %v, the alert dropped", d, err, alertWait)
+			if d, waits, err := closeTime(srv); !alertWaited(d, waits) || err == nil {
+				t.Errorf("Close of a full socket took %v, its writes waiting %v for room (%v); want %v, the alert dropped", d, waits, err, alertWait)
 			}
 		})
 	}
@@ -336,7 +398,11 @@ func TestTLSNormalClosesBounded(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			answered := make(chan time.Time, 1)
+			type answer struct {
+				end time.Time
+				ds  *deadlineSock
+			}
+			answered := make(chan answer, 1)
 			s := &Server{Logger: quietLogger, TLSConfig: testServerTLS(t),
 				Limits: Limits{KeepAliveTimeout: time.Minute, MaxRequests: tc.maxReqs},
 				ConnContext: func(ctx context.Context, c net.Conn) context.Context {
@@ -348,28 +414,42 @@ func TestTLSNormalClosesBounded(t *testing.T) {
 					if err := http.NewResponseController(w).Flush(); err != nil {
 						t.Error(err)
 					}
-					fill(t, sockOf(r.Context().Value(connKey{}).(net.Conn)).Conn)
-					answered <- time.Now()
+					nc := r.Context().Value(connKey{}).(net.Conn)
+					fill(t, sockOf(nc).Conn)
+					answered <- answer{time.Now(), notesOf(nc)}
 				})}
 			raw := serveTLSRequest(t, s, ln, tc.req)
-			end := <-answered
-			for !testclient.HungUp(t, raw) && time.Since(end) < 10*time.Second {
+			a := <-answered
+			for !testclient.HungUp(t, raw) && time.Since(a.end) < 10*time.Second {
 				time.Sleep(10 * time.Millisecond)
 			}
-			if d := time.Since(end); !alertWaited(d) {
-				t.Errorf("the server closed %v after its response; want %v, the alert's wait", d, alertWait)
+			if d, waits := time.Since(a.end), a.ds.waited(0); !alertWaited(d, waits) {
+				t.Errorf("the server closed %v after its response, its writes waiting %v for room; want %v, the alert's wait",
+					d, waits, alertWait)
 			}
 		})
 	}
 }
 
+// noteListener hands out its Unix-domain sockets as deadlineSocks.
+type noteListener struct{ net.Listener }
+
+func (l noteListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &deadlineSock{UnixConn: c.(*net.UnixConn)}, nil
+}
+
 // serveTLSRequest serves s on ln, a Unix-domain listener, until the test
-// ends, and sends req over TLS on a connection to it that then reads
-// nothing. It returns the client's socket, closed when the test ends.
+// ends, its sockets deadlineSocks, and sends req over TLS on a connection
+// to it that then reads nothing. It returns the client's socket, closed
+// when the test ends.
 func serveTLSRequest(t *testing.T, s *Server, ln net.Listener, req string) *net.UnixConn {
 	t.Helper()
 	served := make(chan error, 1)
-	go func() { served <- s.Serve(ln) }()
+	go func() { served <- s.Serve(noteListener{ln}) }()
 	t.Cleanup(func() {
 		_ = s.Close()
 		<-served
@@ -406,8 +486,8 @@ func TestIdleUntil(t *testing.T) {
 	sock.handedOver.Store(true)
 	fill(t, sock.Conn)
 	IdleUntil(srv, time.Now())
-	if d, err := closeTime(srv); d > time.Second || err == nil {
-		t.Errorf("Close of a full socket after the idle time took %v (%v); want at once, the alert dropped", d, err)
+	if _, waits, err := closeTime(srv); len(waits) > 0 || err == nil {
+		t.Errorf("Close of a full socket after the idle time waited %v for room (%v); want at once, the alert dropped", waits, err)
 	}
 
 	srv, sock, _ = tlsPair(t)
@@ -415,8 +495,8 @@ func TestIdleUntil(t *testing.T) {
 	fill(t, sock.Conn)
 	IdleUntil(srv, time.Now())
 	IdleUntil(srv, time.Time{}) // a stream opened
-	if d, err := closeTime(srv); !alertWaited(d) || err == nil {
-		t.Errorf("Close of a full socket once active again took %v (%v); want %v", d, err, alertWait)
+	if d, waits, err := closeTime(srv); !alertWaited(d, waits) || err == nil {
+		t.Errorf("Close of a full socket once active again took %v, its writes waiting %v for room (%v); want %v", d, waits, err, alertWait)
 	}
 }
 
@@ -478,8 +558,9 @@ func TestTLSHijackedCloseBounded(t *testing.T) {
 				t.Fatal(err)
 			}
 			type closed struct {
-				took time.Duration
-				err  error
+				took  time.Duration
+				waits []time.Duration
+				err   error
 			}
 			result := make(chan closed, 1)
 			s := &Server{Logger: quietLogger, TLSConfig: testServerTLS(t), Limits: Limits{KeepAliveTimeout: time.Minute},
@@ -500,18 +581,19 @@ func TestTLSHijackedCloseBounded(t *testing.T) {
 					fill(t, sockOf(nc).Conn)
 					start := time.Now()
 					err = nc.Close()
-					result <- closed{time.Since(start), err}
+					result <- closed{time.Since(start), notesOf(nc).waited(0), err}
 				})}
 			serveTLSRequest(t, s, ln, "GET / HTTP/1.1\r\nHost: x\r\nConnection: upgrade\r\nUpgrade: x\r\n\r\n")
 			got := <-result
 			switch {
-			case !tc.readTimeout && !alertWaited(got.took):
-				t.Errorf("the hijacker's Close of a full socket took %v; want %v", got.took, alertWait)
-			// The quiet close is told by its error; a close that waited
-			// for room took alertWait at least, however fast the machine.
-			case tc.readTimeout && (got.took >= alertWait-100*time.Millisecond || !errors.Is(got.err, errQuietClose)):
-				t.Errorf("the hijacker's Close of a full socket after a read timeout took %v (%v); want at once, quietly",
-					got.took, got.err)
+			case !tc.readTimeout && !alertWaited(got.took, got.waits):
+				t.Errorf("the hijacker's Close of a full socket took %v, its writes waiting %v for room; want %v",
+					got.took, got.waits, alertWait)
+			// The quiet close is told by its error, and by no write
+			// waiting for room.
+			case tc.readTimeout && (len(got.waits) > 0 || !errors.Is(got.err, errQuietClose)):
+				t.Errorf("the hijacker's Close of a full socket after a read timeout waited %v for room (%v); want at once, quietly",
+					got.waits, got.err)
 			}
 		})
 	}
