@@ -509,7 +509,10 @@ func TestIdleUntil(t *testing.T) {
 // t is long past, and never once unset.
 func TestIdleDeadline(t *testing.T) {
 	t.Parallel()
-	const wait = 100 * time.Millisecond
+	// lateBy allows for the wall clock and the monotonic one parting
+	// between t's two readings (a t of Round(0) is converted from the
+	// wall reading).
+	const wait, lateBy = 100 * time.Millisecond, 20 * time.Millisecond
 	for _, tc := range []struct {
 		name string
 		end  func() time.Time
@@ -517,14 +520,30 @@ func TestIdleDeadline(t *testing.T) {
 		{"monotonic", func() time.Time { return time.Now().Add(wait) }},
 		{"wall only", func() time.Time { return time.Now().Round(0).Add(wait) }},
 	} {
+		// The deadline lies between start+wait and set+wait. It is late
+		// when a look that began past set+wait finds it has not passed,
+		// early when it has passed by a look that ended before
+		// start+wait: each look timed on its own side, so a look the
+		// machine delays is no failure (a loop timed as a whole failed
+		// when the goroutine lost a second between two looks).
 		var d idleDeadline
 		start := time.Now()
 		d.set(tc.end())
-		for !d.passed() && time.Since(start) < 5*time.Second {
+		set := time.Now()
+		for {
+			before := time.Now()
+			passed := d.passed()
+			if after := time.Now(); passed && after.Sub(start) < wait {
+				t.Errorf("%s: a deadline %v away passed after %v", tc.name, wait, after.Sub(start))
+			}
+			if late := before.Sub(set) - wait; !passed && late > lateBy {
+				t.Errorf("%s: a deadline %v away not passed %v past it", tc.name, wait, late)
+				break
+			}
+			if passed {
+				break
+			}
 			time.Sleep(time.Millisecond)
-		}
-		if took := time.Since(start); took < wait || took > wait+time.Second {
-			t.Errorf("%s: a deadline %v away passed after %v", tc.name, wait, took)
 		}
 		d.set(time.Time{})
 		if d.passed() {
