@@ -129,15 +129,20 @@ func hangUp(t *testing.T, c *net.UnixConn, limit time.Duration) time.Duration {
 // once, closes quietly what its socket did not take and lingers for
 // lingering_timeout (5 s) at most. So does one of HTTP/2 with prior
 // knowledge on a plain socket: its GOAWAY too waited for room.
+//
+// The close comes about 2 s after the socket filled; the bound is 10 s,
+// short of send_timeout (30 s), so that load delaying the close or the
+// client's look is no failure (a bound of 2.5 s failed when either lost
+// half a second).
 func TestH2IdleCloseOfFullSocket(t *testing.T) {
 	t.Parallel()
 	for name, overTLS := range map[string]bool{"tls": true, "plain": false} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			_, c := fullH2(t, overTLS, "1s", "return 200 ok;", "")
-			d := hangUp(t, c, 8*time.Second)
+			d := hangUp(t, c, 12*time.Second)
 			t.Logf("closed %v after the socket filled", d.Round(10*time.Millisecond))
-			if d > 2500*time.Millisecond {
+			if d > 10*time.Second {
 				t.Errorf("the server closed its idle connection %v after its socket filled; want keepalive_timeout (1s)", d.Round(10*time.Millisecond))
 			}
 		})
@@ -149,11 +154,12 @@ func TestH2IdleCloseOfFullSocket(t *testing.T) {
 // connections and as http1 does: its GOAWAY goes if the socket takes it,
 // and Go's server closes the connection 1 s later. Before, the GOAWAY
 // waited for room until send_timeout (30 s), and the shutdown until its
-// limit (8 s here).
+// limit (12 s here). Shutdown takes about 1 s; the bound is 10 s, short
+// of the limit, so that load is no failure (1.5 s was).
 func TestH2ShutdownOfFullIdleConnection(t *testing.T) {
 	t.Parallel()
 	rt, c := fullH2(t, true, "60s", "return 200 ok;", "")
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Second)
 	defer cancel()
 	start := time.Now()
 	if err := rt.Shutdown(ctx); err != nil {
@@ -161,7 +167,7 @@ func TestH2ShutdownOfFullIdleConnection(t *testing.T) {
 	}
 	d := time.Since(start)
 	t.Logf("Shutdown took %v", d.Round(10*time.Millisecond))
-	if d > 1500*time.Millisecond {
+	if d > 10*time.Second {
 		t.Errorf("Shutdown took %v; want the idle connection closed without waiting for room", d.Round(10*time.Millisecond))
 	}
 	if d := hangUp(t, c, time.Second); d >= time.Second {
