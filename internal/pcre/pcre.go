@@ -348,7 +348,8 @@ func (re *Regexp) index(s string, groups bool) ([]int, error) {
 		}
 		return re.re2.FindStringIndex(s), nil
 	}
-	if len(s) > re.slotOver {
+	slotted := len(s) > re.slotOver
+	if slotted {
 		if err := takeSlot(); err != nil {
 			return nil, err
 		}
@@ -378,10 +379,18 @@ func (re *Regexp) index(s string, groups bool) ([]int, error) {
 	if err != nil {
 		// regexp2's own message quotes the whole subject; the caller
 		// logs the subject once.
+		limit := MatchTimeout.String()
 		if errors.Is(err, regexp2.ErrBacktrackingStackLimit) {
-			return nil, fmt.Errorf("%w (backtracking stack)", ErrLimit)
+			limit = "backtracking stack"
 		}
-		return nil, fmt.Errorf("%w (%v)", ErrLimit, MatchTimeout)
+		if slotted {
+			// The slots busy as it ends, its own among them: what an
+			// operator reads of the contention, and what the tests read
+			// of the bound through the binary (audit9).
+			slots := requestSlots()
+			return nil, fmt.Errorf("%w (%s; %d of %d slots busy)", ErrLimit, limit, len(slots), cap(slots))
+		}
+		return nil, fmt.Errorf("%w (%s)", ErrLimit, limit)
 	}
 	return idx, nil
 }

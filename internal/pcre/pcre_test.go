@@ -552,3 +552,19 @@ func TestConfigMatchesOfLongSubjectsTakeSlots(t *testing.T) {
 		t.Errorf("RE2 with every slot taken: %v, %v", ok, err)
 	}
 }
+
+// A match cut at its limit in a slot says how many slots were busy as it
+// ended, its own among them: the binary's tests read the bound from it
+// (audit9).
+func TestLimitErrorCountsSlots(t *testing.T) {
+	conf := MustCompile(`^(?=a)(a|aa)+$`, false)
+	_, err := conf.MatchString(strings.Repeat("a", configSlotOver) + "!")
+	want := fmt.Sprintf("(%v; 1 of %d slots busy)", MatchTimeout, cap(requestSlots()))
+	if !errors.Is(err, ErrLimit) || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("runaway on a long subject: %v; want ErrLimit ending %q", err, want)
+	}
+	_, err = conf.MatchString(strings.Repeat("a", 40) + "!")
+	if want := fmt.Sprintf("(%v)", MatchTimeout); !errors.Is(err, ErrLimit) || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("runaway on a short subject: %v; want ErrLimit ending %q", err, want)
+	}
+}
