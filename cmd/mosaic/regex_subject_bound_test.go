@@ -6,7 +6,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-
 	"regexp"
 	"strconv"
 	"strings"
@@ -199,4 +198,57 @@ func rawStatusLine(port int, req string) string {
 		return err.Error()
 	}
 	return string(b)
+}
+
+// TestConfigRegexNotStarvedByClients (audit9): clients' runaway patterns
+// (SSI's if expr with the pattern from the query) on 60 KB headers, forty
+// requests at once, keep every slot of clients' long matches busy and a
+// queue behind them; a configuration's pattern on a 9 KB header, which
+// takes a slot too, answers at once beside them. When the two shared
+// the slots, it waited behind the queue and most were 500 after pcre's
+// SlotWait (1 s).
+func TestConfigRegexNotStarvedByClients(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "page.html"),
+		[]byte(`<!--# if expr="$http_x = /$arg_p/" -->yes<!--# else -->no<!--# endif -->`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	p := startMosaic(t, dir, `worker_processes 2; error_log stderr error;
+		http { access_log off; large_client_header_buffers 4 64k;
+		server { listen 127.0.0.1:{port}; root `+dir+`;
+			location = /page.html { ssi on; }
+			location /conf { if ($http_y ~ "^(?=a)a") { return 201; } return 204; }
+		} }`, port)
+	flood := "GET /page.html?p=^(a|aa)+$ HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\nX: " +
+		strings.Repeat("a", 60<<10) + "!\r\n\r\n"
+	stop := make(chan struct{})
+	var flooding sync.WaitGroup
+	for range 40 {
+		flooding.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				rawStatusLine(port, flood)
+			}
+		})
+	}
+	defer flooding.Wait()
+	defer close(stop)
+	time.Sleep(time.Second) // the slots busy and a queue behind them
+	conf := "GET /conf HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\nY: " + strings.Repeat("a", 9<<10) + "\r\n\r\n"
+	answers := map[string]int{}
+	for range 10 {
+		answers[rawStatusLine(port, conf)]++
+	}
+	t.Logf("configuration's long matches under the flood: %v", answers)
+	if answers["HTTP/1.1 201"] != 10 {
+		t.Errorf("configuration's long matches under the flood: %v, want 10 201s", answers)
+	}
+	if !strings.Contains(p.out.String(), "slots busy") {
+		t.Error("the flood's matches never ran into their limit: no flood")
+	}
 }

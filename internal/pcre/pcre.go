@@ -50,27 +50,43 @@ type Regexp struct {
 	// a configuration's configSlotOver. Below 0 for a pattern whose
 	// setup alone passes the budget: every match takes a slot.
 	slotOver int
+	// longSlots is the pool of a match past slotOver.
+	longSlots func() chan struct{}
 }
 
-// requestSlots bounds to GOMAXPROCS the backtracking matches of long
-// subjects that run at once. A match's stacks grow with its subject, up
-// to about 1.2 KB a byte of it (40 MB allocated by one of
-// ^(?:((((((((a))))))))|b)*x on 64 KiB of "a", 10 MB on 8 KiB) and
-// beyond backtrackStack's 8 MiB, which bounds only one of them: 200
-// concurrent matches of a 64 KB subject held 472 MB of heap. NGINX runs
-// one match at a time per worker process; a match is CPU bound, so more
-// at once only cuts each one's time short.
+// requestSlots bounds to GOMAXPROCS the backtracking matches of a
+// client's pattern (CompileRequest) on long subjects that run at once. A
+// match's stacks grow with its subject, up to about 1.2 KB a byte of it
+// (40 MB allocated by one of ^(?:((((((((a))))))))|b)*x on 64 KiB of
+// "a", 10 MB on 8 KiB) and beyond backtrackStack's 8 MiB, which bounds
+// only one of them: 200 concurrent matches of a 64 KB subject held 472
+// MB of heap. NGINX runs one match at a time per worker process; a match
+// is CPU bound, so more at once only cuts each one's time short.
 //
-// A match of a short subject takes no slot (audit8): its memory is
+// A match of a short subject takes no slot here (audit8): its memory is
 // bounded by its subject and its pattern's size, and ordinary subjects
 // (a User-Agent, a URI, an argument) and patterns are short, so a flood
 // of runaway matches on long ones never makes an ordinary match wait or
 // fail. With slots for every client pattern, 16 goroutines looping a
 // runaway match on 64 KiB made 10 of 20 matches of a User-Agent fail
 // after their SlotWait.
-var requestSlots = sync.OnceValue(func() chan struct{} {
-	return make(chan struct{}, runtime.GOMAXPROCS(0))
-})
+var requestSlots = newSlots(1)
+
+// configSlots are requestSlots for a configuration's patterns on
+// subjects past configSlotOver (audit9): a pool of their own, so that a
+// client's runaway patterns, which may hold every one of requestSlots
+// for MatchTimeout each, never make a configuration's match wait. Who
+// holds these is the administrator's patterns, which a client can make
+// slow only as far as the configuration lets it.
+var configSlots = newSlots(1)
+
+// newSlots makes, on first use (once worker_processes has set
+// GOMAXPROCS), a pool of perProc slots a GOMAXPROCS.
+func newSlots(perProc int) func() chan struct{} {
+	return sync.OnceValue(func() chan struct{} {
+		return make(chan struct{}, perProc*runtime.GOMAXPROCS(0))
+	})
+}
 
 // requestMatchBudget bounds, for a client's pattern, the subject's bytes
 // × the pattern's compiled size (compiledSize, PCRE2's code units) of a
@@ -99,31 +115,29 @@ const matchSetup = 3
 // ...)) would hold up to 40 MB a request, any number of requests at once.
 const configSlotOver = 8 << 10
 
-// SlotWait bounds the wait for a slot of requestSlots. A match holds one
+// SlotWait bounds the wait for a slot of requestSlots or configSlots. A match holds one
 // for at most MatchTimeout, so ten of them queued per slot may end in
 // time; a match that waited longer fails as one past its limit does (a
 // 500, never a request hung for as long as others keep the slots).
 // NGINX has no such wait: a worker busy with a match serves nothing else.
 const SlotWait = 10 * MatchTimeout
 
-// takeSlot waits for a slot of requestSlots up to SlotWait.
-func takeSlot() error {
+// takeSlot waits for a slot of slots up to SlotWait.
+func takeSlot(slots chan struct{}) error {
 	select {
-	case requestSlots() <- struct{}{}:
+	case slots <- struct{}{}:
 		return nil
 	default:
 	}
 	t := time.NewTimer(SlotWait)
 	defer t.Stop()
 	select {
-	case requestSlots() <- struct{}{}:
+	case slots <- struct{}{}:
 		return nil
 	case <-t.C:
-		return fmt.Errorf("%w (%v waiting for one of %d matches)", ErrLimit, SlotWait, cap(requestSlots()))
+		return fmt.Errorf("%w (%v waiting for one of %d matches)", ErrLimit, SlotWait, cap(slots))
 	}
 }
-
-func freeSlot() { <-requestSlots() }
 
 // Compile compiles expr with PCRE syntax and semantics; caseless is NGINX's "~*".
 func Compile(expr string, caseless bool) (*Regexp, error) {
@@ -188,13 +202,14 @@ func compileSized(expr string, caseless, forceBT, sized bool) (*Regexp, error) {
 		}
 		return nil, fmt.Errorf(`pcre2_compile() failed: %s in "%s" at "%s"`, se.msg, expr, expr[se.off:])
 	}
-	re := &Regexp{expr: expr, names: p.capName, endSensitive: p.endSensitive, slotOver: configSlotOver}
+	re := &Regexp{expr: expr, names: p.capName, endSensitive: p.endSensitive, slotOver: configSlotOver, longSlots: configSlots}
 	if sized {
 		size := compiledSize(tree)
 		if size > maxCompiled {
 			return nil, fmt.Errorf(`pcre2_compile() failed: regular expression is too large in "%s"`, expr)
 		}
 		re.slotOver = requestMatchBudget/size - matchSetup
+		re.longSlots = requestSlots
 	}
 	if !forceBT && !p.needsBacktrack && !emptyLoopCaptures(tree) {
 		// Go refuses some patterns PCRE takes (a repeat count over 1000, a
@@ -348,12 +363,13 @@ func (re *Regexp) index(s string, groups bool) ([]int, error) {
 		}
 		return re.re2.FindStringIndex(s), nil
 	}
-	slotted := len(s) > re.slotOver
-	if slotted {
-		if err := takeSlot(); err != nil {
+	var slots chan struct{}
+	if len(s) > re.slotOver {
+		slots = re.longSlots()
+		if err := takeSlot(slots); err != nil {
 			return nil, err
 		}
-		defer freeSlot()
+		defer func() { <-slots }()
 	}
 	in := make([]rune, len(s))
 	for i := 0; i < len(s); i++ {
@@ -383,11 +399,10 @@ func (re *Regexp) index(s string, groups bool) ([]int, error) {
 		if errors.Is(err, regexp2.ErrBacktrackingStackLimit) {
 			limit = "backtracking stack"
 		}
-		if slotted {
+		if slots != nil {
 			// The slots busy as it ends, its own among them: what an
 			// operator reads of the contention, and what the tests read
 			// of the bound through the binary (audit9).
-			slots := requestSlots()
 			return nil, fmt.Errorf("%w (%s; %d of %d slots busy)", ErrLimit, limit, len(slots), cap(slots))
 		}
 		return nil, fmt.Errorf("%w (%s)", ErrLimit, limit)

@@ -400,7 +400,7 @@ func nginxCompiles(t *testing.T, nginx, dir, pat string) (bool, []byte) {
 // SlotWait; a shorter subject, or a configuration's pattern on the same
 // subject, never waits.
 func TestRequestMatchesTakeSlots(t *testing.T) {
-	slots := fillSlots(t)
+	slots := fillSlots(t, requestSlots)
 	re, err := CompileRequest(`(?=a)a`, false)
 	if err != nil {
 		t.Fatal(err)
@@ -440,7 +440,7 @@ func TestRequestMatchesTakeSlots(t *testing.T) {
 // subject: its stacks grow with both (audit8; 200 nested captures took
 // 5.5 MB on 256 bytes).
 func TestRequestSlotsByPatternSize(t *testing.T) {
-	fillSlots(t)
+	fillSlots(t, requestSlots)
 	subject := strings.Repeat("a", 256)
 	deep, err := CompileRequest("^(?:"+strings.Repeat("(", 200)+"a"+strings.Repeat(")", 200)+"|b)*x", false)
 	if err != nil {
@@ -471,9 +471,9 @@ func TestRequestSlotsByPatternSize(t *testing.T) {
 	}
 }
 
-// fillSlots takes every slot of requestSlots until the test ends.
-func fillSlots(t *testing.T) chan struct{} {
-	slots := requestSlots()
+// fillSlots takes every slot of pool until the test ends.
+func fillSlots(t *testing.T, pool func() chan struct{}) chan struct{} {
+	slots := pool()
 	for range cap(slots) {
 		slots <- struct{}{}
 	}
@@ -538,7 +538,7 @@ func TestOrdinaryMatchesUnderFlood(t *testing.T) {
 // against a pattern that backtracks held 10-40 MB a request, any number
 // of requests at once.
 func TestConfigMatchesOfLongSubjectsTakeSlots(t *testing.T) {
-	fillSlots(t)
+	fillSlots(t, configSlots)
 	conf := MustCompile(`(?=a)a`, false)
 	long := strings.Repeat("a", configSlotOver+1)
 	if ok, err := conf.MatchString(long[:configSlotOver]); !ok || err != nil {
@@ -553,13 +553,30 @@ func TestConfigMatchesOfLongSubjectsTakeSlots(t *testing.T) {
 	}
 }
 
+// A configuration's long match has slots of its own (audit9): with every
+// slot of clients' patterns taken, as a flood of runaway ones on long
+// subjects keeps them, it runs at once; before, it waited SlotWait and
+// failed.
+func TestConfigSlotsApartFromClients(t *testing.T) {
+	fillSlots(t, requestSlots)
+	conf := MustCompile(`(?=a)a`, false)
+	long := strings.Repeat("a", configSlotOver+1)
+	start := time.Now()
+	if ok, err := conf.MatchString(long); !ok || err != nil {
+		t.Errorf("configuration's long match with clients' slots taken: %v, %v", ok, err)
+	}
+	if d := time.Since(start); d >= SlotWait {
+		t.Errorf("configuration's long match waited %v", d)
+	}
+}
+
 // A match cut at its limit in a slot says how many slots were busy as it
 // ended, its own among them: the binary's tests read the bound from it
 // (audit9).
 func TestLimitErrorCountsSlots(t *testing.T) {
 	conf := MustCompile(`^(?=a)(a|aa)+$`, false)
 	_, err := conf.MatchString(strings.Repeat("a", configSlotOver) + "!")
-	want := fmt.Sprintf("(%v; 1 of %d slots busy)", MatchTimeout, cap(requestSlots()))
+	want := fmt.Sprintf("(%v; 1 of %d slots busy)", MatchTimeout, cap(configSlots()))
 	if !errors.Is(err, ErrLimit) || !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("runaway on a long subject: %v; want ErrLimit ending %q", err, want)
 	}
