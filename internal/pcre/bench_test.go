@@ -57,8 +57,15 @@ func BenchmarkManyGroupsCompileRequest(b *testing.B) { benchmarkManyGroups(b, Co
 // peak of the heap in use (sampled every 2 ms, above the heap before)
 // and how many of the 200 failed. Run once:
 // go test ./internal/pcre -run '^$' -bench ConcurrentRequestMatches -benchtime 1x
+//
+// The first size is the longest subject this pattern matches without a
+// slot of requestSlots, in shortRequestSlots (audit9).
 func BenchmarkConcurrentRequestMatches(b *testing.B) {
-	for _, n := range []int{8 << 10, 64 << 10} {
+	re, err := CompileRequest(concurrentPattern, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{re.slotOver, 8 << 10, 64 << 10} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			subj := strings.Repeat("a", n)
 			for b.Loop() {
@@ -69,6 +76,9 @@ func BenchmarkConcurrentRequestMatches(b *testing.B) {
 		})
 	}
 }
+
+// concurrentPattern grows the engine's stacks with the subject.
+const concurrentPattern = `^(?:a(b?)(c?)(d?))*x`
 
 func concurrentMatches(b *testing.B, subj string, clients int) (peak uint64, failed int32) {
 	var ms runtime.MemStats
@@ -95,7 +105,7 @@ func concurrentMatches(b *testing.B, subj string, clients int) (peak uint64, fai
 	var fails atomic.Int32
 	for range clients {
 		wg.Go(func() {
-			re, err := CompileRequest(`^(?:a(b?)(c?)(d?))*x`, false)
+			re, err := CompileRequest(concurrentPattern, false)
 			if err != nil {
 				b.Error(err)
 				return

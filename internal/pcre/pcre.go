@@ -50,8 +50,10 @@ type Regexp struct {
 	// a configuration's configSlotOver. Below 0 for a pattern whose
 	// setup alone passes the budget: every match takes a slot.
 	slotOver int
-	// longSlots is the pool of a match past slotOver.
-	longSlots func() chan struct{}
+	// longSlots is the pool of a match past slotOver, shortSlots of one
+	// within it (nil for a configuration's: the administrator's pattern
+	// on at most configSlotOver bytes).
+	longSlots, shortSlots func() chan struct{}
 }
 
 // requestSlots bounds to GOMAXPROCS the backtracking matches of a
@@ -69,7 +71,7 @@ type Regexp struct {
 // of runaway matches on long ones never makes an ordinary match wait or
 // fail. With slots for every client pattern, 16 goroutines looping a
 // runaway match on 64 KiB made 10 of 20 matches of a User-Agent fail
-// after their SlotWait.
+// after their SlotWait. Short ones are counted by shortRequestSlots.
 var requestSlots = newSlots(1)
 
 // configSlots are requestSlots for a configuration's patterns on
@@ -79,6 +81,24 @@ var requestSlots = newSlots(1)
 // holds these is the administrator's patterns, which a client can make
 // slow only as far as the configuration lets it.
 var configSlots = newSlots(1)
+
+// shortRequestSlots bounds a client's matches within
+// requestMatchBudget that run at once (audit9), shortPerProc a
+// GOMAXPROCS: each takes at most 1.6 MB and MatchTimeout, but before
+// their number was bounded only by connections, and a flood of short
+// runaway patterns (^(a|aa)+$ on 40 bytes) held every CPU, so that the
+// run queue held one goroutine per such request ahead of every other
+// request's work. With these slots they hold at most shortPerProc × 1.6
+// MB a CPU (13 MB on 2 CPUs) and the run queue at most shortPerProc
+// matching goroutines a CPU, a wait of 4 × Go's 10 ms time slice for
+// the rest. The price: past shortPerProc runaways a CPU, an ordinary
+// client match queues behind them (at most SlotWait, then a 500), as an
+// NGINX worker busy with a match serves nothing else.
+var shortRequestSlots = newSlots(shortPerProc)
+
+// shortPerProc is shortRequestSlots' slots a GOMAXPROCS: ordinary
+// matches take microseconds, so a few a CPU absorb bursts of them.
+const shortPerProc = 4
 
 // newSlots makes, on first use (once worker_processes has set
 // GOMAXPROCS), a pool of perProc slots a GOMAXPROCS.
@@ -115,7 +135,8 @@ const matchSetup = 3
 // ...)) would hold up to 40 MB a request, any number of requests at once.
 const configSlotOver = 8 << 10
 
-// SlotWait bounds the wait for a slot of requestSlots or configSlots. A match holds one
+// SlotWait bounds the wait for a slot of any pool (requestSlots,
+// configSlots, shortRequestSlots). A match holds one
 // for at most MatchTimeout, so ten of them queued per slot may end in
 // time; a match that waited longer fails as one past its limit does (a
 // 500, never a request hung for as long as others keep the slots).
@@ -209,7 +230,7 @@ func compileSized(expr string, caseless, forceBT, sized bool) (*Regexp, error) {
 			return nil, fmt.Errorf(`pcre2_compile() failed: regular expression is too large in "%s"`, expr)
 		}
 		re.slotOver = requestMatchBudget/size - matchSetup
-		re.longSlots = requestSlots
+		re.longSlots, re.shortSlots = requestSlots, shortRequestSlots
 	}
 	if !forceBT && !p.needsBacktrack && !emptyLoopCaptures(tree) {
 		// Go refuses some patterns PCRE takes (a repeat count over 1000, a
@@ -363,9 +384,13 @@ func (re *Regexp) index(s string, groups bool) ([]int, error) {
 		}
 		return re.re2.FindStringIndex(s), nil
 	}
-	var slots chan struct{}
+	pool := re.shortSlots
 	if len(s) > re.slotOver {
-		slots = re.longSlots()
+		pool = re.longSlots
+	}
+	var slots chan struct{}
+	if pool != nil {
+		slots = pool()
 		if err := takeSlot(slots); err != nil {
 			return nil, err
 		}

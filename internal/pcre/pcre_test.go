@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -559,6 +560,7 @@ func TestConfigMatchesOfLongSubjectsTakeSlots(t *testing.T) {
 // failed.
 func TestConfigSlotsApartFromClients(t *testing.T) {
 	fillSlots(t, requestSlots)
+	fillSlots(t, shortRequestSlots)
 	conf := MustCompile(`(?=a)a`, false)
 	long := strings.Repeat("a", configSlotOver+1)
 	start := time.Now()
@@ -570,18 +572,48 @@ func TestConfigSlotsApartFromClients(t *testing.T) {
 	}
 }
 
-// A match cut at its limit in a slot says how many slots were busy as it
-// ended, its own among them: the binary's tests read the bound from it
-// (audit9).
-func TestLimitErrorCountsSlots(t *testing.T) {
-	conf := MustCompile(`^(?=a)(a|aa)+$`, false)
-	_, err := conf.MatchString(strings.Repeat("a", configSlotOver) + "!")
-	want := fmt.Sprintf("(%v; 1 of %d slots busy)", MatchTimeout, cap(configSlots()))
-	if !errors.Is(err, ErrLimit) || !strings.HasSuffix(err.Error(), want) {
-		t.Errorf("runaway on a long subject: %v; want ErrLimit ending %q", err, want)
+// A client's matches within requestMatchBudget are bounded in number too
+// (audit9): with shortPerProc a CPU running, the next waits SlotWait and
+// fails; a configuration's match and a client's long one do not wait.
+func TestShortRequestMatchesBounded(t *testing.T) {
+	slots := fillSlots(t, shortRequestSlots)
+	if n := cap(slots); n != shortPerProc*runtime.GOMAXPROCS(0) {
+		t.Errorf("%d slots for short client matches, want %d", n, shortPerProc*runtime.GOMAXPROCS(0))
 	}
-	_, err = conf.MatchString(strings.Repeat("a", 40) + "!")
+	re, err := CompileRequest(`(?=a)a`, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if ok, err := re.MatchString("a"); ok || !errors.Is(err, ErrLimit) {
+		t.Errorf("short client match with every slot taken: %v, %v; want ErrLimit", ok, err)
+	}
+	if d := time.Since(start); d < SlotWait {
+		t.Errorf("failed after %v, before SlotWait", d)
+	}
+	if ok, err := MustCompile(`(?=a)a`, false).MatchString("a"); !ok || err != nil {
+		t.Errorf("configuration's match: %v, %v", ok, err)
+	}
+	if ok, err := re.MatchString(strings.Repeat("a", re.slotOver+1)); !ok || err != nil {
+		t.Errorf("client's long match: %v, %v", ok, err)
+	}
+}
+
+// A match cut at its limit in a slot says how many of the pool's slots
+// were busy as it ended, its own among them: the binary's tests read the
+// bound from it (audit9).
+func TestLimitErrorCountsSlots(t *testing.T) {
+	re, err := CompileRequest(`^(a|aa)+$`, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = re.MatchString(strings.Repeat("a", 40) + "!")
+	want := fmt.Sprintf("(%v; 1 of %d slots busy)", MatchTimeout, cap(shortRequestSlots()))
+	if !errors.Is(err, ErrLimit) || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("runaway: %v; want ErrLimit ending %q", err, want)
+	}
+	_, err = MustCompile(`^(?=a)(a|aa)+$`, false).MatchString(strings.Repeat("a", 40) + "!")
 	if want := fmt.Sprintf("(%v)", MatchTimeout); !errors.Is(err, ErrLimit) || !strings.HasSuffix(err.Error(), want) {
-		t.Errorf("runaway on a short subject: %v; want ErrLimit ending %q", err, want)
+		t.Errorf("configuration's short runaway: %v; want ErrLimit ending %q", err, want)
 	}
 }
