@@ -181,18 +181,38 @@ const MaxRequestPattern = 32 << 10
 // few kilobytes of pattern with a thousand groups ("(a)?" repeated) hold
 // a CPU for seconds a match on it.
 //
-// Its error, which quotes the client's pattern into the error log, is cut
-// at maxCompileError bytes as NGINX's is.
+// The compile itself runs in a slot too (compileSlotOver). Its error,
+// which quotes the client's pattern into the error log, is cut at
+// maxCompileError bytes as NGINX's is.
 func CompileRequest(expr string, caseless bool) (*Regexp, error) {
 	if len(expr) > MaxRequestPattern {
 		return nil, cutError(fmt.Sprintf(`pcre2_compile() failed: regular expression is too large in "%s"`, expr[:maxCompileError]))
 	}
+	slots := shortRequestSlots()
+	if len(expr) > compileSlotOver {
+		slots = requestSlots()
+	}
+	if err := takeSlot(slots); err != nil {
+		return nil, err
+	}
+	defer func() { <-slots }()
 	re, err := compileSized(expr, caseless, true, true)
 	if err != nil {
 		return nil, cutError(err.Error())
 	}
 	return re, nil
 }
+
+// compileSlotOver is the longest client's pattern compiled in a slot of
+// shortRequestSlots; a longer one takes one of requestSlots (audit9). A
+// compile allocates up to about 900 bytes a byte of pattern (a group of
+// 8,000 alternatives: 7 MB for 8 KB; "()" repeated 745, 10 MB for 14
+// KB; runtime.MemStats, 2026-12-07 03:42 UTC) and takes up to tens of
+// milliseconds, and a client sends one a request: unbounded, a flood of
+// 8 KB patterns in URIs held 7 MB a request. Under 1 KiB a compile takes
+// about what a short match may (0.9 MB); the longest, 32 KiB, about 29
+// MB, GOMAXPROCS at once.
+const compileSlotOver = 1 << 10
 
 // maxCompileError is NGX_MAX_CONF_ERRSTR: NGINX formats a compile error
 // into a buffer of that size, so a request-time pattern reaches the log

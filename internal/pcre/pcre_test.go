@@ -441,6 +441,12 @@ func TestRequestMatchesTakeSlots(t *testing.T) {
 // subject: its stacks grow with both (audit8; 200 nested captures took
 // 5.5 MB on 256 bytes).
 func TestRequestSlotsByPatternSize(t *testing.T) {
+	// A pattern over compileSlotOver compiles in one of requestSlots,
+	// so this one before they are taken.
+	many, err := CompileRequest("^(?:"+strings.Repeat("()", 7000)+"a)*x", false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	fillSlots(t, requestSlots)
 	subject := strings.Repeat("a", 256)
 	deep, err := CompileRequest("^(?:"+strings.Repeat("(", 200)+"a"+strings.Repeat(")", 200)+"|b)*x", false)
@@ -461,10 +467,6 @@ func TestRequestSlotsByPatternSize(t *testing.T) {
 	// captures (56,007 units) allocated 2 MB on an empty subject and
 	// 2.9 MB on one byte, where subject × size alone let both run
 	// without a slot (rv-audit8).
-	many, err := CompileRequest("^(?:"+strings.Repeat("()", 7000)+"a)*x", false)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, s := range []string{"", "a"} {
 		if ok, err := many.MatchString(s); ok || !errors.Is(err, ErrLimit) {
 			t.Errorf("7,000 captures on %q, every slot taken: %v, %v; want ErrLimit", s, ok, err)
@@ -576,13 +578,13 @@ func TestConfigSlotsApartFromClients(t *testing.T) {
 // (audit9): with shortPerProc a CPU running, the next waits SlotWait and
 // fails; a configuration's match and a client's long one do not wait.
 func TestShortRequestMatchesBounded(t *testing.T) {
-	slots := fillSlots(t, shortRequestSlots)
-	if n := cap(slots); n != shortPerProc*runtime.GOMAXPROCS(0) {
-		t.Errorf("%d slots for short client matches, want %d", n, shortPerProc*runtime.GOMAXPROCS(0))
-	}
 	re, err := CompileRequest(`(?=a)a`, false)
 	if err != nil {
 		t.Fatal(err)
+	}
+	slots := fillSlots(t, shortRequestSlots)
+	if n := cap(slots); n != shortPerProc*runtime.GOMAXPROCS(0) {
+		t.Errorf("%d slots for short client matches, want %d", n, shortPerProc*runtime.GOMAXPROCS(0))
 	}
 	start := time.Now()
 	if ok, err := re.MatchString("a"); ok || !errors.Is(err, ErrLimit) {
@@ -615,5 +617,35 @@ func TestLimitErrorCountsSlots(t *testing.T) {
 	_, err = MustCompile(`^(?=a)(a|aa)+$`, false).MatchString(strings.Repeat("a", 40) + "!")
 	if want := fmt.Sprintf("(%v)", MatchTimeout); !errors.Is(err, ErrLimit) || !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("configuration's short runaway: %v; want ErrLimit ending %q", err, want)
+	}
+}
+
+// A client's pattern compiles in a slot (audit9): one of
+// shortRequestSlots up to compileSlotOver bytes, one of requestSlots
+// past it. With a pool taken, its compiles wait SlotWait and fail; the
+// other pool's go on.
+func TestRequestCompilesTakeSlots(t *testing.T) {
+	short, long := `^(?=a)a`, strings.Repeat("(a)", compileSlotOver/3+1)
+	for _, c := range []struct {
+		pool          func() chan struct{}
+		waits, passes string
+	}{
+		{shortRequestSlots, short, long},
+		{requestSlots, long, short},
+	} {
+		slots := fillSlots(t, c.pool)
+		start := time.Now()
+		if _, err := CompileRequest(c.waits, false); !errors.Is(err, ErrLimit) {
+			t.Errorf("%d bytes with its pool taken: %v; want ErrLimit", len(c.waits), err)
+		}
+		if d := time.Since(start); d < SlotWait {
+			t.Errorf("%d bytes failed after %v, before SlotWait", len(c.waits), d)
+		}
+		if _, err := CompileRequest(c.passes, false); err != nil {
+			t.Errorf("%d bytes with the other pool taken: %v", len(c.passes), err)
+		}
+		for len(slots) > 0 {
+			<-slots
+		}
 	}
 }
