@@ -72,6 +72,7 @@ type Regexp struct {
 // fail. With slots for every client pattern, 16 goroutines looping a
 // runaway match on 64 KiB made 10 of 20 matches of a User-Agent fail
 // after their SlotWait. Short ones are counted by shortRequestSlots.
+// The compiles of patterns past compileSlotOver take these slots too.
 var requestSlots = newSlots(1)
 
 // configSlots are requestSlots for a configuration's patterns on
@@ -93,7 +94,8 @@ var configSlots = newSlots(1)
 // matching goroutines a CPU, a wait of 4 × Go's 10 ms time slice for
 // the rest. The price: past shortPerProc runaways a CPU, an ordinary
 // client match queues behind them (at most SlotWait, then a 500), as an
-// NGINX worker busy with a match serves nothing else.
+// NGINX worker busy with a match serves nothing else. The compiles of
+// shorter patterns take these slots too.
 var shortRequestSlots = newSlots(shortPerProc)
 
 // shortPerProc is shortRequestSlots' slots a GOMAXPROCS: ordinary
