@@ -623,7 +623,9 @@ func TestLimitErrorCountsSlots(t *testing.T) {
 // A client's pattern compiles in a slot (audit9): one of
 // shortRequestSlots up to compileSlotOver bytes, one of requestSlots
 // past it. With a pool taken, its compiles wait SlotWait and fail; the
-// other pool's go on.
+// other pool's go on. The error names the compile, as NGINX's
+// "pcre2_compile() failed" does, and the slots it waited for: the SSI
+// logs it alone, where it read as a match's (rv-audit9).
 func TestRequestCompilesTakeSlots(t *testing.T) {
 	short, long := `^(?=a)a`, strings.Repeat("(a)", compileSlotOver/3+1)
 	for _, c := range []struct {
@@ -635,8 +637,10 @@ func TestRequestCompilesTakeSlots(t *testing.T) {
 	} {
 		slots := fillSlots(t, c.pool)
 		start := time.Now()
-		if _, err := CompileRequest(c.waits, false); !errors.Is(err, ErrLimit) {
-			t.Errorf("%d bytes with its pool taken: %v; want ErrLimit", len(c.waits), err)
+		_, err := CompileRequest(c.waits, false)
+		want := fmt.Sprintf("pcre2_compile() failed: %v (%v waiting for one of %d slots)", ErrLimit, SlotWait, cap(slots))
+		if !errors.Is(err, ErrLimit) || err.Error() != want {
+			t.Errorf("%d bytes with its pool taken: %v; want ErrLimit: %q", len(c.waits), err, want)
 		}
 		if d := time.Since(start); d < SlotWait {
 			t.Errorf("%d bytes failed after %v, before SlotWait", len(c.waits), d)
