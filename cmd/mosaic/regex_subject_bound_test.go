@@ -162,7 +162,7 @@ func slotsInLog(t *testing.T, log string, procs int) (ran, waited, most int) {
 		if !strings.Contains(line, "match limit exceeded") {
 			continue
 		}
-		if strings.Contains(line, "waiting for one of "+strconv.Itoa(procs)+" matches") {
+		if strings.Contains(line, "waiting for one of "+strconv.Itoa(procs)+" slots") {
 			waited++
 			continue
 		}

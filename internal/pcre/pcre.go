@@ -158,7 +158,7 @@ func takeSlot(slots chan struct{}) error {
 	case slots <- struct{}{}:
 		return nil
 	case <-t.C:
-		return fmt.Errorf("%w (%v waiting for one of %d matches)", ErrLimit, SlotWait, cap(slots))
+		return fmt.Errorf("%w (%v waiting for one of %d slots)", ErrLimit, SlotWait, cap(slots))
 	}
 }
 
@@ -195,7 +195,9 @@ func CompileRequest(expr string, caseless bool) (*Regexp, error) {
 		slots = requestSlots()
 	}
 	if err := takeSlot(slots); err != nil {
-		return nil, err
+		// NGINX's words for a compile that failed, so that the log
+		// (SSI's, which prints the error alone) tells it from a match.
+		return nil, fmt.Errorf("pcre2_compile() failed: %w", err)
 	}
 	defer func() { <-slots }()
 	re, err := compileSized(expr, caseless, true, true)
