@@ -138,10 +138,11 @@ const matchSetup = 3
 const configSlotOver = 8 << 10
 
 // SlotWait bounds the wait for a slot of any pool (requestSlots,
-// configSlots, shortRequestSlots). A match holds one
-// for at most MatchTimeout, so ten of them queued per slot may end in
-// time; a match that waited longer fails as one past its limit does (a
-// 500, never a request hung for as long as others keep the slots).
+// configSlots, shortRequestSlots). A match holds one for at most
+// MatchTimeout (a compile, bounded by MaxRequestPattern, for tens of
+// milliseconds), so ten of them queued per slot may end in time; a
+// match that waited longer fails as one past its limit does (a 500,
+// never a request hung for as long as others keep the slots).
 // NGINX has no such wait: a worker busy with a match serves nothing else.
 const SlotWait = 10 * MatchTimeout
 
