@@ -425,6 +425,41 @@ func (re *Regexp) index(s string, groups bool) ([]int, error) {
 	for i := 0; i < len(s); i++ {
 		in[i] = rune(s[i])
 	}
+	start := time.Now()
+	idx, err := re.runBT(in, groups)
+	for err != nil && !errors.Is(err, regexp2.ErrBacktrackingStackLimit) && time.Since(start) < MatchTimeout {
+		// regexp2 reads its deadlines off a clock that a goroutine of
+		// its own sets every 100 ms; waiting for a CPU, that goroutine
+		// leaves it stale, and a match that starts on a stale clock is
+		// cut as soon as the clock catches up: a 30 ms pause in an
+		// ordinary match with the clock's goroutine 150 ms late failed
+		// it at 36 ms as "100ms" (rv-audit9b). A match cut before
+		// MatchTimeout of wall time runs again, its deadline from the
+		// clock just set. Each cut needs the clock set mid-match, 100
+		// ms apart at the least, so a runaway runs twice, rarely more,
+		// and for MatchTimeout plus one match's limit at the most.
+		idx, err = re.runBT(in, groups)
+	}
+	if err != nil {
+		// regexp2's own message quotes the whole subject; the caller
+		// logs the subject once.
+		limit := MatchTimeout.String()
+		if errors.Is(err, regexp2.ErrBacktrackingStackLimit) {
+			limit = "backtracking stack"
+		}
+		if slots != nil {
+			// The slots busy as it ends, its own among them: what an
+			// operator reads of the contention, and what the tests read
+			// of the bound through the binary (audit9).
+			return nil, fmt.Errorf("%w (%s; %d of %d slots busy)", ErrLimit, limit, len(slots), cap(slots))
+		}
+		return nil, fmt.Errorf("%w (%s)", ErrLimit, limit)
+	}
+	return idx, nil
+}
+
+// runBT runs the backtracking engine on in for index.
+func (re *Regexp) runBT(in []rune, groups bool) ([]int, error) {
 	var idx []int
 	err := re.bt.FindRunesMatches(in, 0, func(v regexp2.MatchView) bool {
 		n := len(re.names)
@@ -442,22 +477,7 @@ func (re *Regexp) index(s string, groups bool) ([]int, error) {
 		}
 		return false
 	})
-	if err != nil {
-		// regexp2's own message quotes the whole subject; the caller
-		// logs the subject once.
-		limit := MatchTimeout.String()
-		if errors.Is(err, regexp2.ErrBacktrackingStackLimit) {
-			limit = "backtracking stack"
-		}
-		if slots != nil {
-			// The slots busy as it ends, its own among them: what an
-			// operator reads of the contention, and what the tests read
-			// of the bound through the binary (audit9).
-			return nil, fmt.Errorf("%w (%s; %d of %d slots busy)", ErrLimit, limit, len(slots), cap(slots))
-		}
-		return nil, fmt.Errorf("%w (%s)", ErrLimit, limit)
-	}
-	return idx, nil
+	return idx, err
 }
 
 func isASCII(s string) bool {
