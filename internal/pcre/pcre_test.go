@@ -544,6 +544,7 @@ func TestOrdinaryMatchesUnderFlood(t *testing.T) {
 					t.Errorf("ordinary match cut after %v, before its %v: %v", ran, MatchTimeout, err)
 					return
 				}
+				t.Logf("ordinary match past its limit after %v, runs again: %v", ran, err)
 				starved.Add(1)
 			}
 			t.Errorf("ordinary match past its time limit %d times: the flood holds the CPUs", starvedTries)
