@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
+	"net/textproto"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,6 +66,51 @@ func TestEncoderMatchesAppend(t *testing.T) {
 		// then if_not_empty leaves its second pair out.
 		if strings.Contains(string(want), "TGONE"+r.URL.Query().Get("a")) != (args != "") {
 			t.Errorf("args %q: the templates' pairs %q", args, want)
+		}
+	}
+}
+
+// TestEncoderHeaderLines: the client's header lines written with the
+// heads made once for common names (lineHeads) are the pairs Append's
+// parameters make, for every common name, one not in the table and one
+// spelled out of canonical case, with values of 0, Short and Short+1
+// bytes, whether the lines are walked as sent (HeaderLines) or from the
+// map, and with a configured HTTP_* parameter that takes a line's place.
+func TestEncoderHeaderLines(t *testing.T) {
+	names := append(slices.Clone(commonHeaders), "X-Uncommon-Name", "x-lower-case")
+	for _, value := range []string{"", "abc", "abcd"} {
+		var text strings.Builder
+		r := httptest.NewRequest("GET", "/", nil)
+		r.Header = http.Header{}
+		for _, k := range names {
+			text.WriteString(k + ": " + value + "\r\n")
+			switch {
+			case k == "Host":
+				r.Host = value
+			case k == "Transfer-Encoding":
+			default:
+				r.Header[textproto.CanonicalMIMEHeaderKey(k)] = []string{value}
+			}
+		}
+		for _, configured := range [][]Param{nil, {{Name: "HTTP_ACCEPT", Literal: "x"}}} {
+			p := NewParams(configured, true)
+			for _, lines := range []string{"", text.String()} {
+				rr := r.WithContext(vars.NewContext(r.Context(), &vars.State{HeaderLines: lines}))
+				var want []byte
+				for _, v := range p.Append(nil, rr) {
+					want = toyPair(want, v.Name, v.Value)
+				}
+				if !bytes.Contains(want, []byte("HTTP_X_UNCOMMON_NAME")) || !bytes.Contains(want, []byte("HTTP_USER_AGENT")) {
+					t.Fatalf("value %q: the lines are not all there: %q", value, want)
+				}
+				for _, short := range []int{0, toyShort} {
+					got := p.Encoder(PairEncoding{Pair: toyPair, Head: toyHead, Short: short})(nil, rr)
+					if !bytes.Equal(got, want) {
+						t.Errorf("value %q, %d configured, lines %t, Short %d:\ngot  %q\nwant %q",
+							value, len(configured), lines != "", short, got, want)
+					}
+				}
+			}
 		}
 	}
 }

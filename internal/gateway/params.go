@@ -78,7 +78,9 @@ func (p *Params) Append(dst []Var, r *http.Request) []Var {
 	return appendHeaders(p, dst, r, st, appendVar)
 }
 
-func appendVar(dst []Var, name, value string) []Var { return append(dst, Var{name, value}) }
+func appendVar(dst []Var, key, value string) []Var {
+	return append(dst, Var{HeaderParamName(key), value})
+}
 
 // PairEncoding is a protocol's writing of a parameter, such as FastCGI's
 // name-value pairs: Pair writes a name and its value, Head what comes
@@ -121,6 +123,22 @@ func (p *Params) Encoder(e PairEncoding) func(dst []byte, r *http.Request) []byt
 			steps = append(steps, encStep{encoded: e.Pair(nil, pa.Name, pa.Literal)})
 		}
 	}
+	addLine := func(dst []byte, key, value string) []byte {
+		return e.Pair(dst, HeaderParamName(key), value)
+	}
+	if e.Short > 0 {
+		heads := lineHeads(e)
+		addLine = func(dst []byte, key, value string) []byte {
+			if len(value) <= e.Short {
+				if head, ok := heads.find(key); ok {
+					dst = append(dst, head...)
+					dst[len(dst)-len(key)-len("HTTP_")-1] = byte(len(value))
+					return append(dst, value...)
+				}
+			}
+			return e.Pair(dst, HeaderParamName(key), value)
+		}
+	}
 	return func(dst []byte, r *http.Request) []byte {
 		st := vars.FromContext(r.Context())
 		for i := range steps {
@@ -143,8 +161,23 @@ func (p *Params) Encoder(e PairEncoding) func(dst []byte, r *http.Request) []byt
 				dst = e.Pair(dst, s.param.Name, v)
 			}
 		}
-		return appendHeaders(p, dst, r, st, e.Pair)
+		return appendHeaders(p, dst, r, st, addLine)
 	}
+}
+
+// lineHeads are the heads of commonHeaders' parameters in e, which has a
+// Short length, made as an Encoder's computed parameters' are (a value
+// length of 0, the byte to set before the parameter's name), by the
+// header key: a header line of a common name then costs one lookup of
+// its key and two copies, where its parameter's name was looked up in
+// paramNames and the pair written by e.Pair through a func value, both
+// lengths and the name apart, on every line of every request.
+func lineHeads(e PairEncoding) *nameTable {
+	t := new(nameTable)
+	for _, h := range commonHeaders {
+		t.add(h, string(e.Head(nil, headerParamName(h), 0)))
+	}
+	return t
 }
 
 // appendPieces writes s's parameter, whose value is its Template's
@@ -194,8 +227,9 @@ type encStep struct {
 	back    int
 }
 
-// appendHeaders appends the request's header lines with add, after the
-// configured parameters, unless the location passes none: in the order
+// appendHeaders appends the request's header lines with add, which is
+// given each line's header key (its parameter's name is add's to make,
+// HeaderParamName), after the configured parameters, unless the location passes none: in the order
 // and, for each line of a repeated name, at the place the client sent
 // them, as NGINX walks its list of the lines, where the server knows it
 // (st.HeaderLines, HTTP/1.x), else sorted by name.
@@ -205,13 +239,12 @@ type encStep struct {
 // NGINX's cache parameters (ngx_http_fastcgi_cache_headers and uwsgi's,
 // SCGI's) go after the configured ones, before the client's lines, which
 // then leave these names out.
-func appendHeaders[S any](p *Params, dst S, r *http.Request, st *vars.State, add func(dst S, name, value string) S) S {
+func appendHeaders[S any](p *Params, dst S, r *http.Request, st *vars.State, add func(dst S, key, value string) S) S {
 	revalid := header.Revalidating(r)
 	if revalid {
 		for _, k := range [...]string{"If-Modified-Since", "If-None-Match"} {
-			name := HeaderParamName(k)
-			if _, ok := p.set[name]; !ok && len(r.Header[k]) > 0 {
-				dst = add(dst, name, r.Header[k][0])
+			if !p.configured(k) && len(r.Header[k]) > 0 {
+				dst = add(dst, k, r.Header[k][0])
 			}
 		}
 	}
@@ -236,11 +269,21 @@ func appendHeaders[S any](p *Params, dst S, r *http.Request, st *vars.State, add
 // skipped reports whether the client's header key stays out of the
 // parameters: a configured parameter takes its name's place, and a
 // revalidation has sent its validators before (appendHeaders).
-func (p *Params) skipped(key, name string, revalid bool) bool {
-	if _, ok := p.set[name]; ok {
-		return true
+func (p *Params) skipped(key string, revalid bool) bool {
+	return p.configured(key) || revalid && (key == "If-Modified-Since" || key == "If-None-Match")
+}
+
+// configured reports whether a configured parameter takes the place of
+// the header key's lines. The key's parameter name is made only where
+// some parameter is named HTTP_*: the usual location has none, and its
+// lines go without the name (the add of appendHeaders makes it, or finds
+// the pair's head made once).
+func (p *Params) configured(key string) bool {
+	if p.set == nil {
+		return false
 	}
-	return revalid && (key == "If-Modified-Since" || key == "If-None-Match")
+	_, ok := p.set[HeaderParamName(key)]
+	return ok
 }
 
 // appendLines is appendHeaders walking the lines as the client sent
@@ -248,7 +291,7 @@ func (p *Params) skipped(key, name string, revalid bool) bool {
 // line's value: Host (net/http's r.Host; the map has it back when an
 // absolute-form target's host took its place), and the Transfer-Encoding
 // of a chunked body.
-func appendLines[S any](p *Params, dst S, r *http.Request, text string, revalid bool, add func(dst S, name, value string) S) S {
+func appendLines[S any](p *Params, dst S, r *http.Request, text string, revalid bool, add func(dst S, key, value string) S) S {
 	lines := header.NewLines(text, r.Header)
 	for {
 		_, key, value, mapped, ok := lines.Next()
@@ -258,19 +301,17 @@ func appendLines[S any](p *Params, dst S, r *http.Request, text string, revalid 
 		if !mapped && !(key == "Host" && r.Host != "" || key == "Transfer-Encoding" && len(r.TransferEncoding) > 0) {
 			continue // taken out since the parse (a name NGINX ignores)
 		}
-		name := HeaderParamName(key)
-		if p.skipped(key, name, revalid) {
+		if p.skipped(key, revalid) {
 			continue
 		}
-		dst = add(dst, name, value)
+		dst = add(dst, key, value)
 	}
 	for _, f := range lines.Rest(nil) { // nothing, unless a module changed the map
-		name := HeaderParamName(f.Name)
-		if p.skipped(f.Name, name, revalid) {
+		if p.skipped(f.Name, revalid) {
 			continue
 		}
 		for _, v := range f.Values {
-			dst = add(dst, name, v)
+			dst = add(dst, f.Name, v)
 		}
 	}
 	return dst
@@ -283,7 +324,7 @@ const fewFields = 12
 // with their values, in the one walk over the map (a lookup of each name
 // again would cost a hash each). Whether Host and Transfer-Encoding are
 // among them is seen on the way.
-func appendFields[S any](p *Params, dst S, r *http.Request, revalid bool, add func(dst S, name, value string) S, fields []header.Field) S {
+func appendFields[S any](p *Params, dst S, r *http.Request, revalid bool, add func(dst S, key, value string) S, fields []header.Field) S {
 	hostListed, teListed := false, false
 	for k, vv := range r.Header {
 		fields = append(fields, header.Field{Name: k, Values: vv})
@@ -307,20 +348,19 @@ func appendFields[S any](p *Params, dst S, r *http.Request, revalid bool, add fu
 	}
 	header.SortFields(fields)
 	for _, f := range fields {
-		name := HeaderParamName(f.Name)
-		if p.skipped(f.Name, name, revalid) {
+		if p.skipped(f.Name, revalid) {
 			continue
 		}
 		if f.Name == "Host" && !hostListed {
-			dst = add(dst, name, r.Host)
+			dst = add(dst, f.Name, r.Host)
 			continue
 		}
 		if chunked && f.Name == "Transfer-Encoding" {
-			dst = add(dst, name, strings.Join(r.TransferEncoding, ", "))
+			dst = add(dst, f.Name, strings.Join(r.TransferEncoding, ", "))
 			continue
 		}
 		for _, v := range f.Values {
-			dst = add(dst, name, v)
+			dst = add(dst, f.Name, v)
 		}
 	}
 	return dst
