@@ -279,9 +279,14 @@ func (p *Params) skipped(key string, revalid bool) bool {
 // lines go without the name (the add of appendHeaders makes it, or finds
 // the pair's head made once).
 func (p *Params) configured(key string) bool {
-	if p.set == nil {
-		return false
-	}
+	return p.set != nil && p.setHas(key) // (inlined: the usual location's test)
+}
+
+// setHas is configured's lookup, kept out of line so that configured and
+// skipped, called for every header line, are inlined.
+//
+//go:noinline
+func (p *Params) setHas(key string) bool {
 	_, ok := p.set[HeaderParamName(key)]
 	return ok
 }
