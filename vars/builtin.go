@@ -31,12 +31,15 @@ func init() {
 	Register("binary_remote_addr", func(r *http.Request, st *State) string { return binaryAddr(peerAddr(r, st).host) })
 	// The ports of a Unix-domain socket are empty, not without a value.
 	RegisterAlways("remote_port", func(r *http.Request, st *State) string { return peerAddr(r, st).port })
-	Register("remote_user", func(r *http.Request, _ *State) string {
+	Register("remote_user", func(r *http.Request, st *State) string {
 		// As NGINX: the user of a Basic Authorization header, whether or
 		// not anything checks the password. Most requests have none, which
 		// a lookup by the canonical name tells for a third of what
 		// BasicAuth's Header.Get costs (it checks and canonicalizes the
 		// name first): FastCGI's parameters read this on every request.
+		if st != nil && st.Absent&AbsentAuthorization != 0 {
+			return ""
+		}
 		if v := r.Header["Authorization"]; len(v) == 0 || v[0] == "" {
 			return ""
 		}
@@ -201,15 +204,26 @@ func init() {
 		}
 		return ""
 	})
-	registerBoth("content_type", func(r *http.Request, _ *State) string {
+	registerBoth("content_type", func(r *http.Request, st *State) string {
+		if st != nil && st.Absent&AbsentContentType != 0 {
+			return ""
+		}
 		return first(r.Header["Content-Type"])
-	}, func(r *http.Request, _ *State) (string, bool) {
+	}, func(r *http.Request, st *State) (string, bool) {
+		if st != nil && st.Absent&AbsentContentType != 0 {
+			return "", false
+		}
 		v := r.Header["Content-Type"]
 		return first(v), len(v) > 0
 	})
 	Register("content_length", func(r *http.Request, st *State) string {
-		if v, ok := r.Header["Content-Length"]; ok || st == nil {
-			return first(v)
+		if st == nil {
+			return first(r.Header["Content-Length"])
+		}
+		if st.Absent&AbsentContentLength == 0 {
+			if v, ok := r.Header["Content-Length"]; ok {
+				return first(v)
+			}
 		}
 		return st.BodyLength
 	})

@@ -43,6 +43,14 @@ type State struct {
 	// method: a request line NGINX refused after it had read the method,
 	// which still makes a HEAD's answer its header alone.
 	NoMethod bool
+	// Absent, while set, names request header fields that r.Header is
+	// known to lack: a caller that has just walked all the map's keys
+	// (FastCGI's parameters, which pass the header on) sets it around
+	// its reads of $content_type, $content_length and $remote_user and
+	// clears it after, so that they skip a lookup of a name the map
+	// lacks, which costs a hash of the name. Zero: nothing known, the
+	// map is asked. (It sits in NoMethod's padding.)
+	Absent Absent
 	// Main, in a subrequest, is its page's request line, which $request
 	// is there as in NGINX: kept in parts, joined only when asked for.
 	Main MainLine

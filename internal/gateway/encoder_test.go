@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/textproto"
@@ -109,6 +110,65 @@ func TestEncoderHeaderLines(t *testing.T) {
 						t.Errorf("value %q, %d configured, lines %t, Short %d:\ngot  %q\nwant %q",
 							value, len(configured), lines != "", short, got, want)
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestEncoderAbsentFields: an Encoder that walks the header lines first
+// and tells the configured values which fields the map lacks
+// (vars.Absent) writes what Append's parameters make, which ask the map,
+// whether each of Content-Type, Content-Length and Authorization came as
+// a line, came and was taken out of the map since, or was put in the map
+// by a module (no line), with the lines walked as sent and from the map;
+// and State.Absent is as it was after.
+func TestEncoderAbsentFields(t *testing.T) {
+	var list []Param
+	for _, v := range []string{"content_type", "content_length", "remote_user"} {
+		tmpl := vars.MustCompile("$" + v)
+		list = append(list, Param{Name: strings.ToUpper(v), Value: tmpl.EvalState})
+	}
+	list = append(list, Param{Name: "FIXED", Literal: "f"})
+	p := NewParams(list, true)
+	fields := map[string]string{
+		"Content-Type":   "text/plain",
+		"Content-Length": "0",
+		"Authorization":  "Basic dXNlcjpwdw==", // user:pw
+	}
+	for mask := range 1 << 3 { // each field: sent as a line or not
+		for _, change := range []string{"", "add", "remove"} {
+			var text strings.Builder
+			text.WriteString("Host: h\r\nAccept: */*\r\n")
+			r := httptest.NewRequest("GET", "/", nil)
+			r.Header = http.Header{"Accept": {"*/*"}}
+			i := 0
+			for _, k := range slices.Sorted(maps.Keys(fields)) {
+				if mask&(1<<i) != 0 {
+					text.WriteString(k + ": " + fields[k] + "\r\n")
+					r.Header[k] = []string{fields[k]}
+				}
+				i++
+			}
+			switch change {
+			case "add": // a module's field, with no line
+				r.Header["Authorization"] = []string{"Basic bW9kOnB3"} // mod:pw
+			case "remove": // a line the map no longer has
+				delete(r.Header, "Content-Type")
+			}
+			for _, lines := range []string{"", text.String()} {
+				st := &vars.State{HeaderLines: lines, BodyLength: "7"}
+				rr := r.WithContext(vars.NewContext(r.Context(), st))
+				var want []byte
+				for _, v := range p.Append(nil, rr) {
+					want = toyPair(want, v.Name, v.Value)
+				}
+				got := p.Encoder(PairEncoding{Pair: toyPair, Head: toyHead, Short: toyShort})(nil, rr)
+				if !bytes.Equal(got, want) {
+					t.Errorf("mask %03b, %q, lines %t:\ngot  %q\nwant %q", mask, change, lines != "", got, want)
+				}
+				if st.Absent != 0 {
+					t.Errorf("mask %03b, %q: State.Absent left %b", mask, change, st.Absent)
 				}
 			}
 		}

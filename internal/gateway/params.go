@@ -75,7 +75,8 @@ func (p *Params) Append(dst []Var, r *http.Request) []Var {
 		}
 		dst = append(dst, Var{pa.Name, v})
 	}
-	return appendHeaders(p, dst, r, st, appendVar)
+	dst, _ = appendHeaders(p, dst, r, st, appendVar)
+	return dst
 }
 
 func appendVar(dst []Var, key, value string) []Var {
@@ -139,8 +140,7 @@ func (p *Params) Encoder(e PairEncoding) func(dst []byte, r *http.Request) []byt
 			return e.Pair(dst, HeaderParamName(key), value)
 		}
 	}
-	return func(dst []byte, r *http.Request) []byte {
-		st := vars.FromContext(r.Context())
+	configured := func(dst []byte, r *http.Request, st *vars.State) []byte {
 		for i := range steps {
 			s := &steps[i]
 			if s.param == nil {
@@ -161,8 +161,41 @@ func (p *Params) Encoder(e PairEncoding) func(dst []byte, r *http.Request) []byt
 				dst = e.Pair(dst, s.param.Name, v)
 			}
 		}
-		return appendHeaders(p, dst, r, st, addLine)
+		return dst
 	}
+	return func(dst []byte, r *http.Request) []byte {
+		st := vars.FromContext(r.Context())
+		if st == nil || !p.passHeaders {
+			dst = configured(dst, r, st)
+			d, _ := appendHeaders(p, dst, r, st, addLine)
+			return d
+		}
+		// The header lines go first, so that the configured values read
+		// what their walk found missing from the map (vars.Absent:
+		// $content_type, $content_length, $remote_user, which most
+		// requests lack, each a lookup that hashes the name), and are
+		// then moved after them, where NGINX sends them.
+		start := len(dst)
+		dst, absent := appendHeaders(p, dst, r, st, addLine)
+		n := len(dst) - start
+		prev := st.Absent
+		st.Absent = absent
+		dst = configured(dst, r, st)
+		st.Absent = prev
+		return rotate(dst, start, n)
+	}
+}
+
+// rotate moves the n bytes at start in dst after the rest of dst: a copy
+// of them appended, the bytes from start+n on moved to start, the end
+// cut.
+func rotate(dst []byte, start, n int) []byte {
+	if n == 0 || start+n == len(dst) {
+		return dst
+	}
+	dst = append(dst, dst[start:start+n]...)
+	copy(dst[start:], dst[start+n:])
+	return dst[:len(dst)-n]
 }
 
 // lineHeads are the heads of commonHeaders' parameters in e, which has a
@@ -239,7 +272,11 @@ type encStep struct {
 // NGINX's cache parameters (ngx_http_fastcgi_cache_headers and uwsgi's,
 // SCGI's) go after the configured ones, before the client's lines, which
 // then leave these names out.
-func appendHeaders[S any](p *Params, dst S, r *http.Request, st *vars.State, add func(dst S, key, value string) S) S {
+//
+// absent is what the walk found missing from the map of vars.AbsentAll's
+// fields: exact, as the lines the map gave and Rest (or the map's own
+// keys) are all its keys; 0 when the location passes no lines.
+func appendHeaders[S any](p *Params, dst S, r *http.Request, st *vars.State, add func(dst S, key, value string) S) (S, vars.Absent) {
 	revalid := header.Revalidating(r)
 	if revalid {
 		for _, k := range [...]string{"If-Modified-Since", "If-None-Match"} {
@@ -249,7 +286,7 @@ func appendHeaders[S any](p *Params, dst S, r *http.Request, st *vars.State, add
 		}
 	}
 	if !p.passHeaders {
-		return dst
+		return dst, 0
 	}
 	if st != nil && st.HeaderLines != "" {
 		return appendLines(p, dst, r, st.HeaderLines, revalid, add)
@@ -296,12 +333,16 @@ func (p *Params) setHas(key string) bool {
 // line's value: Host (net/http's r.Host; the map has it back when an
 // absolute-form target's host took its place), and the Transfer-Encoding
 // of a chunked body.
-func appendLines[S any](p *Params, dst S, r *http.Request, text string, revalid bool, add func(dst S, key, value string) S) S {
+func appendLines[S any](p *Params, dst S, r *http.Request, text string, revalid bool, add func(dst S, key, value string) S) (S, vars.Absent) {
 	lines := header.NewLines(text, r.Header)
+	absent := vars.AbsentAll
 	for {
 		_, key, value, mapped, ok := lines.Next()
 		if !ok {
 			break
+		}
+		if mapped {
+			absent &^= vars.AbsentField(key)
 		}
 		if !mapped && !(key == "Host" && r.Host != "" || key == "Transfer-Encoding" && len(r.TransferEncoding) > 0) {
 			continue // taken out since the parse (a name NGINX ignores)
@@ -312,6 +353,7 @@ func appendLines[S any](p *Params, dst S, r *http.Request, text string, revalid 
 		dst = add(dst, key, value)
 	}
 	for _, f := range lines.Rest(nil) { // nothing, unless a module changed the map
+		absent &^= vars.AbsentField(f.Name)
 		if p.skipped(f.Name, revalid) {
 			continue
 		}
@@ -319,7 +361,7 @@ func appendLines[S any](p *Params, dst S, r *http.Request, text string, revalid 
 			dst = add(dst, f.Name, v)
 		}
 	}
-	return dst
+	return dst, absent
 }
 
 // fewFields is the room appendHeaders gives a usual request's fields.
@@ -329,10 +371,12 @@ const fewFields = 12
 // with their values, in the one walk over the map (a lookup of each name
 // again would cost a hash each). Whether Host and Transfer-Encoding are
 // among them is seen on the way.
-func appendFields[S any](p *Params, dst S, r *http.Request, revalid bool, add func(dst S, key, value string) S, fields []header.Field) S {
+func appendFields[S any](p *Params, dst S, r *http.Request, revalid bool, add func(dst S, key, value string) S, fields []header.Field) (S, vars.Absent) {
 	hostListed, teListed := false, false
+	absent := vars.AbsentAll
 	for k, vv := range r.Header {
 		fields = append(fields, header.Field{Name: k, Values: vv})
+		absent &^= vars.AbsentField(k)
 		switch k {
 		case "Host":
 			hostListed = true
@@ -368,7 +412,7 @@ func appendFields[S any](p *Params, dst S, r *http.Request, revalid bool, add fu
 			dst = add(dst, f.Name, v)
 		}
 	}
-	return dst
+	return dst, absent
 }
 
 // HeaderParamName is the parameter a request header travels as:
