@@ -102,7 +102,11 @@ type PairEncoding struct {
 // parameter written straight into dst, without the Vars in between. The
 // parameters whose value is fixed in the configuration are encoded here,
 // once, and copied on each request; a parameter of several pieces
-// (Param.Template) is written piece by piece after its head.
+// (Param.Template) is written piece by piece after its head. Where the
+// request has a State and the location passes its header lines on, the
+// lines are written first and moved after the configured parameters
+// once those are written (vars.Absent: what the lines' walk found
+// missing from the header map spares three variables a lookup each).
 func (p *Params) Encoder(e PairEncoding) func(dst []byte, r *http.Request) []byte {
 	var steps []encStep
 	for i := range p.list {
@@ -262,9 +266,9 @@ type encStep struct {
 
 // appendHeaders appends the request's header lines with add, which is
 // given each line's header key (its parameter's name is add's to make,
-// HeaderParamName), after the configured parameters, unless the location passes none: in the order
-// and, for each line of a repeated name, at the place the client sent
-// them, as NGINX walks its list of the lines, where the server knows it
+// HeaderParamName), to go after the configured parameters, unless the
+// location passes none: in the order and, for each line of a repeated
+// name, at the place the client sent them, as NGINX walks its list of the lines, where the server knows it
 // (st.HeaderLines, HTTP/1.x), else sorted by name.
 //
 // A cache's revalidation (header.Revalidation) sends the entry's
