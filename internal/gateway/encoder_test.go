@@ -174,3 +174,37 @@ func TestEncoderAbsentFields(t *testing.T) {
 		}
 	}
 }
+
+// TestParamsHostPutByModule: the lines' walk takes the Host line without
+// its lookup, and walks again when a module put Host in the map: its
+// value goes, where the line's is, as before; without it, the line's.
+func TestParamsHostPutByModule(t *testing.T) {
+	text := "Host: client.test\r\nAccept: */*\r\nX-A: 1\r\n"
+	for _, c := range []struct {
+		name string
+		h    http.Header
+		want string
+	}{
+		{"as parsed", http.Header{"Accept": {"*/*"}, "X-A": {"1"}}, "client.test"},
+		{"another field added", http.Header{"Accept": {"*/*"}, "X-A": {"1"}, "Y": {"2"}}, "client.test"},
+		{"Host put by a module", http.Header{"Accept": {"*/*"}, "X-A": {"1"}, "Host": {"module.test"}}, "module.test"},
+	} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.Host, r.Header = "client.test", c.h
+		r = r.WithContext(vars.NewContext(r.Context(), &vars.State{HeaderLines: text}))
+		p := NewParams(nil, true)
+		got := p.Append(nil, r)
+		if len(got) == 0 || got[0] != (Var{"HTTP_HOST", c.want}) {
+			t.Errorf("%s: %v, want HTTP_HOST=%s first", c.name, got, c.want)
+		}
+		var want []byte
+		for _, v := range got {
+			want = toyPair(want, v.Name, v.Value)
+		}
+		for _, short := range []int{0, toyShort} {
+			if enc := p.Encoder(PairEncoding{Pair: toyPair, Head: toyHead, Short: short})(nil, r); !bytes.Equal(enc, want) {
+				t.Errorf("%s, Short %d: the Encoder's %q, want %q", c.name, short, enc, want)
+			}
+		}
+	}
+}

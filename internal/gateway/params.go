@@ -338,7 +338,23 @@ func (p *Params) setHas(key string) bool {
 // absolute-form target's host took its place), and the Transfer-Encoding
 // of a chunked body.
 func appendLines[S any](p *Params, dst S, r *http.Request, text string, revalid bool, add func(dst S, key, value string) S) (S, vars.Absent) {
+	if d, absent, ok := walkLines(p, dst, r, text, revalid, add, true); ok {
+		return d, absent
+	}
+	// A module put Host in the map: the walk again, from dst as given,
+	// with the Host line's lookup.
+	d, absent, _ := walkLines(p, dst, r, text, revalid, add, false)
+	return d, absent
+}
+
+// walkLines is appendLines' walk; with skipHost, the Host line is taken
+// as the map does not hold it (header.Lines.SkipHostLookup), and ok is
+// false, the walk to be made again without, where it does.
+func walkLines[S any](p *Params, dst S, r *http.Request, text string, revalid bool, add func(dst S, key, value string) S, skipHost bool) (_ S, _ vars.Absent, ok bool) {
 	lines := header.NewLines(text, r.Header)
+	if skipHost {
+		lines.SkipHostLookup()
+	}
 	absent := vars.AbsentAll
 	for {
 		_, key, value, mapped, ok := lines.Next()
@@ -356,6 +372,9 @@ func appendLines[S any](p *Params, dst S, r *http.Request, text string, revalid 
 		}
 		dst = add(dst, key, value)
 	}
+	if lines.HostMissed() {
+		return dst, 0, false
+	}
 	for _, f := range lines.Rest(nil) { // nothing, unless a module changed the map
 		absent &^= vars.AbsentField(f.Name)
 		if p.skipped(f.Name, revalid) {
@@ -365,7 +384,7 @@ func appendLines[S any](p *Params, dst S, r *http.Request, text string, revalid 
 			dst = add(dst, f.Name, v)
 		}
 	}
-	return dst, absent
+	return dst, absent, true
 }
 
 // fewFields is the room appendHeaders gives a usual request's fields.

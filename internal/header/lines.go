@@ -178,6 +178,28 @@ type Lines struct {
 	found int
 	rep   []repeated
 	repAt map[string]int
+	// hostLater: a Host line is given as not in h without a lookup
+	// (SkipHostLookup); hostSkipped, one was.
+	hostLater, hostSkipped bool
+}
+
+// SkipHostLookup has Next give a line named Host, as sent, as one h does
+// not hold, without looking it up: the parse never puts Host in the map,
+// so the lookup is a miss (a hash of the name) on nearly every request.
+// A module may have put it there since, with a value of its own; after
+// the walk HostMissed tells, and the caller walks again without this.
+func (l *Lines) SkipHostLookup() { l.hostLater = true }
+
+// HostMissed reports, once Next has returned every line, whether a Host
+// line went without its lookup (SkipHostLookup) while h holds Host: the
+// line's value then was not h's. h is asked only when the lines did not
+// give all its other names, which a Host in h would make them not do.
+func (l *Lines) HostMissed() bool {
+	if !l.hostSkipped || l.found >= len(l.h) {
+		return false
+	}
+	_, in := l.h["Host"]
+	return in
 }
 
 type repeated struct {
@@ -221,6 +243,10 @@ func (l *Lines) Next() (name, key, value string, mapped, ok bool) {
 		// keys are: the name is looked up as sent first, and put in
 		// canonical case only when it is not found so.
 		key = name
+		if l.hostLater && name == "Host" {
+			l.hostSkipped = true
+			return name, key, value, false, true
+		}
 		vv, in := l.h[key]
 		if !in && name != "Host" { // every request's Host, never in the map as parsed
 			if key, ok, _ = CanonicalName(name); !ok {

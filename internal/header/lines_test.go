@@ -244,3 +244,44 @@ func TestLinesLinear(t *testing.T) {
 		}
 	}
 }
+
+// TestLinesSkipHostLookup: with SkipHostLookup, a Host line is given as
+// not in the map, and HostMissed tells, after the walk, exactly when the
+// map holds Host (a module's), whether or not the other lines gave all
+// the map's other names; a host line spelled otherwise is looked up.
+func TestLinesSkipHostLookup(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		h          http.Header
+		missed     bool
+	}{
+		{"as parsed", "Host: a\r\nX-A: 1\r\n", http.Header{"X-A": {"1"}}, false},
+		{"another field added", "Host: a\r\nX-A: 1\r\n", http.Header{"X-A": {"1"}, "Y": {"2"}}, false},
+		{"a line taken out", "Host: a\r\nX-A: 1\r\n", http.Header{}, false},
+		{"Host added", "Host: a\r\nX-A: 1\r\n", http.Header{"X-A": {"1"}, "Host": {"b"}}, true},
+		{"Host added alone", "Host: a\r\n", http.Header{"Host": {"a"}}, true},
+		{"Host and another added", "Host: a\r\nX-A: 1\r\n", http.Header{"X-A": {"1"}, "Host": {"b"}, "Y": {"2"}}, true},
+		{"no Host line", "X-A: 1\r\n", http.Header{"X-A": {"1"}, "Host": {"b"}}, false},
+		{"host spelled otherwise", "host: a\r\n", http.Header{"Host": {"b"}}, false},
+	} {
+		l := NewLines(c.text, c.h)
+		l.SkipHostLookup()
+		var got []string
+		for {
+			name, _, value, mapped, ok := l.Next()
+			if !ok {
+				break
+			}
+			got = append(got, fmt.Sprintf("%s=%s,%t", name, value, mapped))
+		}
+		if l.HostMissed() != c.missed {
+			t.Errorf("%s: HostMissed %t, want %t (lines %v)", c.name, !c.missed, c.missed, got)
+		}
+		if len(got) > 0 && strings.HasPrefix(got[0], "Host=") && got[0] != "Host=a,false" {
+			t.Errorf("%s: the Host line %q", c.name, got[0])
+		}
+		if c.name == "host spelled otherwise" && got[0] != "host=b,true" {
+			t.Errorf("%s: the host line %q, want the map's", c.name, got[0])
+		}
+	}
+}
