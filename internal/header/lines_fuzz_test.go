@@ -54,6 +54,20 @@ func FuzzLines(f *testing.F) {
 				t.Fatalf("%q against %q:\n got %q\nwant %q", all, h, got, want)
 			}
 		}
+		// Without the Host line's lookup the walk is the same, and
+		// HostMissed says so; with Host put in the map, it says the walk
+		// is to be made again wherever a line was named Host as sent.
+		hostLine := strings.HasPrefix(all, "Host:") || strings.Contains(all, "\nHost:")
+		for _, h := range []http.Header{parsed, {"Host": {"m"}}} {
+			_, added := h["Host"]
+			got, missed := walkSkippingHost(all, h)
+			if missed != (added && hostLine) {
+				t.Fatalf("%q against %q: HostMissed %t", all, h, missed)
+			}
+			if plain := walk(all, h); !missed && !reflect.DeepEqual(got, plain) {
+				t.Fatalf("%q against %q, Host's lookup skipped:\n got %q\nwant %q", all, h, got, plain)
+			}
+		}
 		if len(keys) == 0 {
 			return
 		}
@@ -70,4 +84,29 @@ func FuzzLines(f *testing.F) {
 			t.Fatalf("%q against %q (%s taken out):\n got %q\nwant %q", all, parsed, gone, got, wantLess)
 		}
 	})
+}
+
+// walkSkippingHost is walk with Lines.SkipHostLookup, and what HostMissed
+// says after.
+func walkSkippingHost(text string, h http.Header) ([]string, bool) {
+	var out []string
+	l := NewLines(text, h)
+	l.SkipHostLookup()
+	for {
+		name, _, value, mapped, ok := l.Next()
+		if !ok {
+			break
+		}
+		if !mapped {
+			name = "-" + name
+		}
+		out = append(out, name+": "+value)
+	}
+	missed := l.HostMissed()
+	for _, f := range l.Rest(nil) {
+		for _, v := range f.Values {
+			out = append(out, "+"+f.Name+": "+v)
+		}
+	}
+	return out, missed
 }
