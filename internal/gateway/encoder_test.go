@@ -208,3 +208,32 @@ func TestParamsHostPutByModule(t *testing.T) {
 		}
 	}
 }
+
+// TestEncoderAbsentAfterPanic: a configured value that panics leaves
+// State.Absent as it was. The State outlives the panic (the access log
+// written as it unwinds, a cache fill's recover that serves the stale
+// entry): a variable read after, of a map changed since, must ask the
+// map, here $remote_user of an Authorization the walk did not see.
+func TestEncoderAbsentAfterPanic(t *testing.T) {
+	p := NewParams([]Param{{Name: "BOOM", Value: func(*http.Request, *vars.State) string { panic("value") }}}, true)
+	r := httptest.NewRequest("GET", "/", nil)
+	r.Header = http.Header{"Accept": {"*/*"}}
+	st := &vars.State{HeaderLines: "Host: h\r\nAccept: */*\r\n"}
+	r = r.WithContext(vars.NewContext(r.Context(), st))
+	enc := p.Encoder(PairEncoding{Pair: toyPair, Head: toyHead, Short: toyShort})
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("the value's panic did not reach the caller")
+			}
+		}()
+		enc(nil, r)
+	}()
+	if st.Absent != 0 {
+		t.Fatalf("State.Absent left %b after a panic", st.Absent)
+	}
+	r.Header["Authorization"] = []string{"Basic dXNlcjpwdw=="} // user:pw, as a later phase sees it
+	if got := vars.MustCompile("$remote_user").Eval(r); got != "user" {
+		t.Errorf("$remote_user after the panic: %q", got)
+	}
+}
