@@ -260,3 +260,35 @@ func BenchmarkEncoderLines(b *testing.B) {
 		b.Fatalf("Absent %b, %d bytes", st.Absent, len(buf))
 	}
 }
+
+// TestEncoderAbsentRawMap: maps a module could write raw, which the
+// lines' walk does not give key by key, still read as Append's
+// parameters, which ask the map: Content-Type both under a name as sent
+// and canonical (the walk gives the one it finds first, Rest neither),
+// and a Content-Length of no values, whose line the walk leaves out.
+func TestEncoderAbsentRawMap(t *testing.T) {
+	var list []Param
+	for _, v := range []string{"content_type", "content_length"} {
+		list = append(list, Param{Name: strings.ToUpper(v), Value: vars.MustCompile("$" + v).EvalState})
+	}
+	p := NewParams(list, true)
+	for _, c := range []struct {
+		name, text string
+		h          http.Header
+	}{
+		{"both spellings", "Host: h\r\ncontent-type: a/b\r\n", http.Header{"content-type": {"mod/x"}, "Content-Type": {"a/b"}}},
+		{"no values", "Host: h\r\nContent-Length: 5\r\n", http.Header{"Content-Length": {}}},
+	} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.Header = c.h
+		r = r.WithContext(vars.NewContext(r.Context(), &vars.State{HeaderLines: c.text, BodyLength: "7"}))
+		var want []byte
+		for _, v := range p.Append(nil, r)[:len(list)] { // the lines' pairs: Lines' own matter
+			want = toyPair(want, v.Name, v.Value)
+		}
+		got := p.Encoder(PairEncoding{Pair: toyPair, Head: toyHead, Short: toyShort})(nil, r)
+		if !bytes.HasPrefix(got, want) {
+			t.Errorf("%s:\ngot  %q\nwant %q first", c.name, got, want)
+		}
+	}
+}
