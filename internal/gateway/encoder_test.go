@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -129,7 +130,9 @@ func TestEncoderAbsentFields(t *testing.T) {
 		tmpl := vars.MustCompile("$" + v)
 		list = append(list, Param{Name: strings.ToUpper(v), Value: tmpl.EvalState})
 	}
-	list = append(list, Param{Name: "FIXED", Literal: "f"})
+	var seen vars.Absent // what the configured values were told
+	list = append(list, Param{Name: "FIXED", Literal: "f"}, Param{Name: "SEEN", IfNotEmpty: true,
+		Value: func(_ *http.Request, st *vars.State) string { seen = st.Absent; return "" }})
 	p := NewParams(list, true)
 	fields := map[string]string{
 		"Content-Type":   "text/plain",
@@ -140,16 +143,15 @@ func TestEncoderAbsentFields(t *testing.T) {
 		for _, change := range []string{"", "add", "remove"} {
 			var text strings.Builder
 			text.WriteString("Host: h\r\nAccept: */*\r\n")
-			r := httptest.NewRequest("GET", "/", nil)
-			r.Header = http.Header{"Accept": {"*/*"}}
 			i := 0
 			for _, k := range slices.Sorted(maps.Keys(fields)) {
 				if mask&(1<<i) != 0 {
 					text.WriteString(k + ": " + fields[k] + "\r\n")
-					r.Header[k] = []string{fields[k]}
 				}
 				i++
 			}
+			r := httptest.NewRequest("GET", "/", nil)
+			r.Header = parsedHeader(text.String())
 			switch change {
 			case "add": // a module's field, with no line
 				r.Header["Authorization"] = []string{"Basic bW9kOnB3"} // mod:pw
@@ -166,6 +168,21 @@ func TestEncoderAbsentFields(t *testing.T) {
 				got := p.Encoder(PairEncoding{Pair: toyPair, Head: toyHead, Short: toyShort})(nil, rr)
 				if !bytes.Equal(got, want) {
 					t.Errorf("mask %03b, %q, lines %t:\ngot  %q\nwant %q", mask, change, lines != "", got, want)
+				}
+				// The lookups spared where the walk vouches for the map:
+				// always from the map's keys, from the lines unless a
+				// module added a field (header.Lines.GaveAll).
+				var wantSeen vars.Absent
+				if lines == "" || change != "add" {
+					for k := range fields {
+						if _, in := r.Header[k]; !in {
+							wantSeen |= vars.AbsentField(k)
+						}
+					}
+				}
+				if seen != wantSeen {
+					t.Errorf("mask %03b, %q, lines %t: the values were told %03b absent, want %03b",
+						mask, change, lines != "", seen, wantSeen)
 				}
 				if st.Absent != 0 {
 					t.Errorf("mask %03b, %q: State.Absent left %b", mask, change, st.Absent)
@@ -247,9 +264,10 @@ func BenchmarkEncoderLines(b *testing.B) {
 		list = append(list, Param{Name: strings.ToUpper(v), Value: vars.MustCompile("$" + v).EvalState})
 	}
 	p := NewParams(append(list, Param{Name: "FIXED", Literal: "f"}), true)
+	const text = "Host: h\r\nUser-Agent: curl/8\r\nAccept: */*\r\n"
 	r := httptest.NewRequest("GET", "/", nil)
-	r.Header = http.Header{"Accept": {"*/*"}, "User-Agent": {"curl/8"}}
-	st := &vars.State{HeaderLines: "Host: h\r\nUser-Agent: curl/8\r\nAccept: */*\r\n"}
+	r.Header = parsedHeader(text)
+	st := &vars.State{HeaderLines: text}
 	r = r.WithContext(vars.NewContext(r.Context(), st))
 	enc := p.Encoder(PairEncoding{Pair: toyPair, Head: toyHead, Short: toyShort})
 	buf := make([]byte, 0, 4096)
@@ -291,4 +309,20 @@ func TestEncoderAbsentRawMap(t *testing.T) {
 			t.Errorf("%s:\ngot  %q\nwant %q first", c.name, got, want)
 		}
 	}
+}
+
+// parsedHeader is the map the parse makes of text's lines: canonical
+// keys, Host left out, values that are pieces of the text itself, which
+// the lines' walk (header.Lines) tells from a value a module set.
+func parsedHeader(text string) http.Header {
+	h := http.Header{}
+	for rest := text; rest != ""; {
+		var line string
+		line, rest = header.CutLine(rest)
+		name, value, _ := strings.Cut(line, ":")
+		if key, ok, _ := header.CanonicalName(name); ok && key != "Host" {
+			h[key] = append(h[key], header.TrimOWS(value))
+		}
+	}
+	return h
 }

@@ -286,8 +286,9 @@ type encStep struct {
 // then leave these names out.
 //
 // absent is what the walk found missing from the map of vars.AbsentAll's
-// fields: exact, as the lines the map gave and Rest (or the map's own
-// keys) are all its keys; 0 when the location passes no lines.
+// fields: exact, as the map's own keys, or the lines' when they gave
+// them all (header.Lines.GaveAll), are all its keys; 0 when the lines
+// did not, or the location passes none.
 func appendHeaders[S any](p *Params, dst S, r *http.Request, st *vars.State, add func(dst S, key, value string) S) (S, vars.Absent) {
 	revalid := header.Revalidating(r)
 	if revalid {
@@ -383,8 +384,14 @@ func walkLines[S any](p *Params, dst S, r *http.Request, text string, revalid bo
 	if lines.HostMissed() {
 		return dst, 0, false
 	}
-	for _, f := range lines.Rest(nil) { // nothing, unless a module changed the map
-		absent &^= vars.AbsentField(f.Name)
+	if lines.GaveAll() {
+		return dst, absent, true // the usual request: Rest has nothing
+	}
+	// A name repeated or a map a module changed: the lines' keys need
+	// not be all the map's (a key of no values, one both as sent and
+	// canonical), so nothing is vouched for and the variables ask the
+	// map, as without the walk.
+	for _, f := range lines.Rest(nil) {
 		if p.skipped(f.Name, revalid) {
 			continue
 		}
@@ -392,7 +399,7 @@ func walkLines[S any](p *Params, dst S, r *http.Request, text string, revalid bo
 			dst = add(dst, f.Name, v)
 		}
 	}
-	return dst, absent, true
+	return dst, 0, true
 }
 
 // fewFields is the room appendHeaders gives a usual request's fields.

@@ -358,11 +358,21 @@ func (l *Lines) gaveBefore(key, v string, end int) bool {
 // with its values after its last line's). Nothing, when h is as the
 // parse made it, which is found without a walk over the map.
 func (l *Lines) Rest(fields []Field) []Field {
-	if l.rep == nil && l.found >= len(l.h) {
+	if l.GaveAll() {
 		return fields // no name repeated, none added: the usual request
 	}
 	return l.rest(fields)
 }
+
+// GaveAll reports, once Next has returned every line, whether the lines
+// gave every key of h, each from one line with its one value: the keys
+// Next returned mapped are then all of h's. Without rep, every count in
+// found is a line whose key's one value is that line's very text, so no
+// key counts twice, and found reaching len(h) leaves none out. A name
+// repeated, a value changed or a key of no values takes rep; a key the
+// lines do not give (one a module added, a canonical key beside the
+// spelling as sent that a line found) leaves found short.
+func (l *Lines) GaveAll() bool { return l.rep == nil && l.found >= len(l.h) }
 
 func (l *Lines) rest(fields []Field) []Field {
 	more := false

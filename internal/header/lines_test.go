@@ -285,3 +285,41 @@ func TestLinesSkipHostLookup(t *testing.T) {
 		}
 	}
 }
+
+// TestLinesGaveAll: GaveAll is true exactly when the keys the walk gave
+// mapped are every key of the map, each once.
+func TestLinesGaveAll(t *testing.T) {
+	const text = "Host: h\r\nX-A: 1\r\nx-b: 2\r\n"
+	at := func(v string) string { i := strings.Index(text, v); return text[i : i+len(v)] } // the line's very text
+	for _, c := range []struct {
+		name string
+		h    http.Header
+		want bool
+	}{
+		{"as parsed", http.Header{"X-A": {at("1")}, "X-B": {at("2")}}, true},
+		{"copied values", http.Header{"X-A": {"1"}, "X-B": {"2"}}, false},
+		{"a field added", http.Header{"X-A": {at("1")}, "X-B": {at("2")}, "Y": {"3"}}, false},
+		{"a field taken out", http.Header{"X-A": {at("1")}}, true},
+		{"no values", http.Header{"X-A": {}, "X-B": {at("2")}}, false},
+		{"as sent beside canonical", http.Header{"X-A": {at("1")}, "x-b": {at("2")}, "X-B": {at("2")}}, false},
+		{"as sent alone", http.Header{"X-A": {at("1")}, "x-b": {at("2")}}, true},
+	} {
+		l := NewLines(text, c.h)
+		gave := map[string]bool{}
+		for {
+			_, key, _, mapped, ok := l.Next()
+			if !ok {
+				break
+			}
+			if mapped {
+				gave[key] = true
+			}
+		}
+		if got := l.GaveAll(); got != c.want {
+			t.Errorf("%s: GaveAll %t, want %t", c.name, got, c.want)
+		}
+		if l.GaveAll() && len(gave) != len(c.h) {
+			t.Errorf("%s: GaveAll with %v of %v given", c.name, gave, c.h)
+		}
+	}
+}
