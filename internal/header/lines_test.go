@@ -323,3 +323,23 @@ func TestLinesGaveAll(t *testing.T) {
 		}
 	}
 }
+
+// TestLinesHostMissedRawKey: a key as sent (not canonical) whose one
+// value is its first line's very text, the name repeated: the walk
+// counts that key twice in found (its second line does not see the
+// first's, looked for by the canonical name), which must not hide a
+// Host a module put in the map.
+func TestLinesHostMissedRawKey(t *testing.T) {
+	const text = "Host: a\r\nx-a: 1\r\nx-a: 2\r\n"
+	i := strings.Index(text, "1")
+	l := NewLines(text, http.Header{"Host": {"m"}, "x-a": {text[i : i+1]}})
+	l.SkipHostLookup()
+	for {
+		if _, _, _, _, ok := l.Next(); !ok {
+			break
+		}
+	}
+	if !l.HostMissed() {
+		t.Error("HostMissed false with Host in the map")
+	}
+}
