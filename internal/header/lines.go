@@ -193,9 +193,10 @@ func (l *Lines) SkipHostLookup() { l.hostLater = true }
 // HostMissed reports, once Next has returned every line, whether a Host
 // line went without its lookup (SkipHostLookup) while h holds Host: the
 // line's value then was not h's. h is asked only when the lines did not
-// give all its other names, which a Host in h would make them not do.
+// give all its other names (GaveAll), which a Host in h would make them
+// not do. (found alone can count a key twice where rep is taken.)
 func (l *Lines) HostMissed() bool {
-	if !l.hostSkipped || l.found >= len(l.h) {
+	if !l.hostSkipped || l.GaveAll() {
 		return false
 	}
 	_, in := l.h["Host"]
