@@ -86,13 +86,17 @@ func (rs *returnSpec) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(rs.code)
 		return
 	}
-	// Below 400 without text NGINX sends an empty text all the same:
-	// typed with default_type, its length said ("return 200;").
+	// Below 400 without text NGINX sends an empty text all the same, its
+	// length said ("return 200;"). Either is typed as a file of the URI
+	// would be (ngx_http_send_response sets no type of its own, so
+	// ngx_http_set_content_type takes the extension of $uri, as rewrites
+	// and try_files left it): "location = /robots.txt { return 200 ...; }"
+	// answers text/plain, a URI without a known extension default_type.
 	body := ""
 	if rs.text != nil {
 		body = evalWithStatus(rs.text, r, rs.code)
 	}
-	h["Content-Type"] = []string{rs.loc.DefaultType()}
+	h["Content-Type"] = []string{rs.loc.ContentType(r.URL.Path)}
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	writeUncaught(w, rs.code)
 	if r.Method != http.MethodHead {
