@@ -100,12 +100,7 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 		if whole {
 			length = -1
 		}
-		if encoding == "" && h.varyEnc != nil && h.varyEnc(ctype, length) {
-			addVary(hdr, "Accept-Encoding")
-			if h.varyDict {
-				addVary(hdr, "Available-Dictionary")
-			}
-		}
+		h.varyAs200(hdr, encoding, ctype, length)
 		w.WriteHeader(status)
 		return
 	case http.StatusPreconditionFailed:
@@ -129,6 +124,9 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 	if verdict == byterange.NotSatisfiable {
 		b = append(b[:0], "bytes */"...)
 		w.Header()["Content-Range"] = []string{string(strconv.AppendInt(b, size, 10))}
+		// NGINX's range filter turns the 200 into a 416 after the gzip
+		// filter marked it for Vary, so the 416 keeps that Vary.
+		h.varyAs200(w.Header(), encoding, ctype, size)
 		h.fail(w, r, http.StatusRequestedRangeNotSatisfiable)
 		return
 	}
@@ -220,6 +218,21 @@ func (h *FileServer) ranges(r *http.Request, etag []byte, mtime, size int64, max
 // serveMultipart answers with several ranges of the body that body makes
 // of f as a multipart/byteranges body laid out like NGINX's. validators
 // holds the formatted ETag (its first etagLen bytes) and Last-Modified.
+// varyAs200 adds to hdr the Vary: Accept-Encoding (and Available-Dictionary)
+// that the 200 of a file of type ctype and length would get from a
+// compressing filter around the FileServer (Options.VaryEncoding), for an
+// answer that stands for that 200 but whose own type the filter cannot
+// judge by: a 304 has none, a multipart 206 and a 416 another. A variant
+// (encoding set) carries its own Vary.
+func (h *FileServer) varyAs200(hdr http.Header, encoding, ctype string, length int64) {
+	if encoding == "" && h.varyEnc != nil && h.varyEnc(ctype, length) {
+		addVary(hdr, "Accept-Encoding")
+		if h.varyDict {
+			addVary(hdr, "Available-Dictionary")
+		}
+	}
+}
+
 func (h *FileServer) serveMultipart(w http.ResponseWriter, r *http.Request, f *file, body Cut, rel string,
 	validators []byte, etagLen int, ctype string, size int64, ranges []byterange.Range) {
 	boundary := byterange.NextBoundary()
@@ -238,6 +251,11 @@ func (h *FileServer) serveMultipart(w http.ResponseWriter, r *http.Request, f *f
 	length += int64(len(heads) + len(closing))
 
 	hdr := w.Header()
+	// The filter cannot judge this 206 by its type, multipart's: the
+	// Vary of its 200 is added here, as NGINX's gzip filter marks the
+	// 200 before the range filter cuts it into parts.
+	// (A variant, with its Content-Encoding, is never cut into parts.)
+	h.varyAs200(hdr, "", ctype, size)
 	hdr["Content-Type"] = []string{"multipart/byteranges; boundary=" + boundary}
 	hdr["Content-Length"] = []string{strconv.FormatInt(length, 10)}
 	hdr["Last-Modified"] = []string{string(validators[etagLen:])}
