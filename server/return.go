@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/conf"
+	"github.com/mosaic-edge/mosaic/internal/notmodified"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -92,6 +93,22 @@ func (rs *returnSpec) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// ngx_http_set_content_type takes the extension of $uri, as rewrites
 	// and try_files left it): "location = /robots.txt { return 200 ...; }"
 	// answers text/plain, a URI without a known extension default_type.
+	if rs.code == http.StatusOK && SubrequestDepth(r) == 0 && !keptErrorStatus(r) {
+		// NGINX's not-modified filter judges every 200 of a client
+		// request, this one too, which has neither ETag nor
+		// Last-Modified: If-Unmodified-Since fails, an If-Match but "*"
+		// fails, and If-None-Match: "*" alone answers 304. An error
+		// page that keeps its error's status ("error_page 412 /failed")
+		// is no 200 there.
+		switch notmodified.Check(r.Header, "", 0, false, notmodified.Exact) {
+		case http.StatusNotModified:
+			writeUncaught(w, http.StatusNotModified)
+			return
+		case http.StatusPreconditionFailed:
+			Error(w, r, http.StatusPreconditionFailed)
+			return
+		}
+	}
 	body := ""
 	if rs.text != nil {
 		body = evalWithStatus(rs.text, r, rs.code)
@@ -102,6 +119,14 @@ func (rs *returnSpec) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodHead {
 		_, _ = io.WriteString(w, body)
 	}
+}
+
+// keptErrorStatus reports a request that an error_page serves with its
+// error's status (no "=" or "=200"): what it answers goes out with that
+// status, not its own.
+func keptErrorStatus(r *http.Request) bool {
+	st := vars.FromContext(r.Context())
+	return st != nil && st.Status != 0 && st.Status != http.StatusOK
 }
 
 // Redirect answers with a redirect to target (return, rewrite's redirect

@@ -13,8 +13,12 @@ import (
 // shipped configurations answer with "return 200" is text/plain, a
 // fallback reached through error_page keeps the missing file's extension,
 // a rewrite's new URI gives its own, and a URI without a known extension
-// gets default_type. Every answer's status, Content-Type and body are
-// compared with Debian's NGINX on the same configuration.
+// gets default_type. A 200 also passes NGINX's not-modified filter with
+// neither ETag nor Last-Modified: If-None-Match "*" gets a 304,
+// If-Unmodified-Since or an If-Match but "*" a 412, the other conditions
+// the 200. Every answer's status and Content-Type, and the body below 400
+// (NGINX's error pages name it), are compared with Debian's NGINX on the
+// same configuration.
 func TestReturnTypeAsNGINX(t *testing.T) {
 	nginxPath(t)
 	dir := t.TempDir()
@@ -37,15 +41,25 @@ func TestReturnTypeAsNGINX(t *testing.T) {
 		"/ret/dir.css/", "/ret/a.unknown", "/ret/a%2Ecss", "/empty/x.txt",
 		"/moved/x.txt", "/status/s.css", "/missing.json",
 	}
+	conditions := []string{"", "If-None-Match: *\r\n", "If-None-Match: \"x\"\r\n",
+		"If-Match: \"x\"\r\n", "If-Match: *\r\n",
+		"If-Unmodified-Since: Mon, 01 Jan 2035 00:00:00 GMT\r\n",
+		"If-Modified-Since: Mon, 01 Jan 2001 00:00:00 GMT\r\n",
+		"If-None-Match: *\r\nIf-Modified-Since: Mon, 01 Jan 2001 00:00:00 GMT\r\n"}
 	for _, path := range paths {
 		for _, method := range []string{"GET", "HEAD"} {
-			req := fmt.Sprintf("%s %s HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n", method, path)
-			answer := func(port int) string {
-				resp, body := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), req)
-				return fmt.Sprintf("%d %q %q", resp.StatusCode, resp.Header.Values("Content-Type"), body)
-			}
-			if m, n := answer(mport), answer(nport); m != n {
-				t.Errorf("%s %s: mosaic %s, nginx %s", method, path, m, n)
+			for _, cond := range conditions {
+				req := fmt.Sprintf("%s %s HTTP/1.1\r\nHost: a\r\n%sConnection: close\r\n\r\n", method, path, cond)
+				answer := func(port int) string {
+					resp, body := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), req)
+					if resp.StatusCode >= 400 {
+						body = "(error page)"
+					}
+					return fmt.Sprintf("%d %q %q", resp.StatusCode, resp.Header.Values("Content-Type"), body)
+				}
+				if m, n := answer(mport), answer(nport); m != n {
+					t.Errorf("%s %s %q: mosaic %s, nginx %s", method, path, cond, m, n)
+				}
 			}
 		}
 	}
