@@ -60,8 +60,9 @@ func TestBodylessStatuses(t *testing.T) {
 
 // TestNotModifiedVary holds a 304's and a 206's Vary to what their 200
 // would carry, judged from their own headers: a 304 without a
-// Content-Type says nothing of its 200 and is left alone, and one of a
-// type no coding takes does not vary, as its 200 does not.
+// Content-Type says nothing of its 200 and is left alone, one of a type
+// no coding takes does not vary, as its 200 does not, and neither does a
+// 206 whose Content-Range gives a complete length below every min length.
 func TestNotModifiedVary(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -77,7 +78,9 @@ func TestNotModifiedVary(t *testing.T) {
 		{"304 of an encoded 200", 304, []string{"Content-Type: text/html", "Content-Encoding: br"}, true, ""},
 		{"304 no-transform", 304, []string{"Content-Type: text/html", "Cache-Control: no-transform"}, true, ""},
 		{"304 keeps the handler's Vary", 304, []string{"Content-Type: text/html", "Vary: Origin"}, true, "Accept-Encoding|Origin"},
-		{"206 typed", 206, []string{"Content-Type: text/html", "Content-Range: bytes 0-0/10"}, true, "Accept-Encoding"},
+		{"206 typed", 206, []string{"Content-Type: text/html", "Content-Range: bytes 0-0/10000"}, true, "Accept-Encoding"},
+		{"206 of a 200 below every min length", 206, []string{"Content-Type: text/html", "Content-Range: bytes 0-0/10"}, true, ""},
+		{"206 of an unknown length", 206, []string{"Content-Type: text/html", "Content-Range: bytes 0-0/*"}, true, "Accept-Encoding"},
 		{"412 typed", 412, []string{"Content-Type: text/html"}, true, ""},
 	} {
 		url := serve(t, mustNew(t, respond(tc.status, nil, tc.headers...), allOn(func(o *compress.Options) { o.Vary = tc.vary })))

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/mosaic-edge/mosaic/internal/header"
 )
@@ -143,10 +144,11 @@ func (w *responseWriter) start() {
 		// (the gunzip filter inside varies a gzip body itself).
 		w.passThrough(false)
 	case !compressibleStatus(w.status):
-		// Its 200 varies if a coding takes its type; the length of
-		// that 200 is not known here, so any length counts.
+		// Its 200 varies if a coding takes its type and length: a
+		// 206's Content-Range says that length, a 304 does not, so any
+		// length counts there.
 		w.passThrough(w.cfg.varies(standsFor200(w.status, h)) &&
-			w.cfg.anyTakes(lowerMediaType(h.Get("Content-Type")), -1))
+			w.cfg.anyTakes(lowerMediaType(h.Get("Content-Type")), completeLength(h)))
 	default:
 		// The media type is read here, once, where the header is final:
 		// decide comes at the body's first bytes or the handler's
@@ -172,6 +174,24 @@ func standsFor200(status int, h http.Header) bool {
 	}
 	// A nil entry is only there to keep net/http from sniffing.
 	return len(h["Content-Type"]) > 0 && h["Content-Type"][0] != ""
+}
+
+// completeLength returns the complete length that a 206's Content-Range
+// states ("bytes 0-1/4" gives 4), or -1 when there is none or it is "*".
+func completeLength(h http.Header) int64 {
+	v := h["Content-Range"]
+	if len(v) == 0 {
+		return -1
+	}
+	i := strings.LastIndexByte(v[0], '/')
+	if i < 0 {
+		return -1
+	}
+	n, err := strconv.ParseInt(v[0][i+1:], 10, 64)
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
 }
 
 // bodyAllowed reports statuses that may carry a body.

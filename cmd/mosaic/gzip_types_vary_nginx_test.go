@@ -20,7 +20,8 @@ import (
 // NGINX's, but the 304 of a listed type long enough: mosaic keeps the
 // Vary of its 200 there (RFC 9110 15.4.5, the compress README's kept
 // difference), judged by the file's type and length as the 200 is, so
-// short.css's 304 has none, as its 200.
+// short.css's 304 has none, as its 200. A multipart 206 and a 416 keep
+// their 200's Vary, as NGINX's.
 func TestGzipTypesVaryAsNGINX(t *testing.T) {
 	nginxPath(t)
 	dir := t.TempDir()
@@ -60,6 +61,23 @@ func TestGzipTypesVaryAsNGINX(t *testing.T) {
 			}
 			if m != want {
 				t.Errorf("%s %s %q: mosaic %s, want %s (%s)", c.method, path, c.extra, m, want, why)
+			}
+		}
+		// Several ranges (a multipart 206) and a range past the end (416):
+		// NGINX's gzip filter marks the 200 for Vary before its range
+		// filter cuts or refuses it, so both keep the 200's Vary. Asked
+		// without Accept-Encoding: to a client that takes gzip NGINX
+		// sends a listed type compressed and whole, mosaic the ranges
+		// (the compress README's kept difference).
+		for _, rng := range []string{"0-1,4-6", "0-5,3-8", "5000-6000", "9-3"} {
+			req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: a\r\nRange: bytes=%s\r\nConnection: close\r\n\r\n", path, rng)
+			ranged := func(port int) string {
+				resp, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), req)
+				return fmt.Sprintf("%d Vary=%q Content-Range=%q", resp.StatusCode,
+					resp.Header.Values("Vary"), resp.Header.Get("Content-Range"))
+			}
+			if m, n := ranged(mport), ranged(nport); m != n {
+				t.Errorf("%s bytes=%s: mosaic %s, nginx %s", path, rng, m, n)
 			}
 		}
 	}
