@@ -20,10 +20,13 @@ type Types struct {
 	byExt map[string]string
 }
 
-// ByName returns the type for a file name's extension, or "".
+// ByName returns the type for a file name's extension, or "". The
+// extension is NGINX's (ngx_http_set_exten): what follows the last dot of
+// the last path segment, unless that dot begins the segment, so a dotfile
+// such as "/.css" has none and gets default_type, as in NGINX.
 func (t *Types) ByName(name string) string {
 	i := strings.LastIndexByte(name, '.')
-	if i < 0 || i == len(name)-1 || strings.IndexByte(name[i:], '/') >= 0 {
+	if i <= 0 || name[i-1] == '/' || i == len(name)-1 || strings.IndexByte(name[i:], '/') >= 0 {
 		return ""
 	}
 	ext := name[i+1:]

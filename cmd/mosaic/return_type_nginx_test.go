@@ -39,7 +39,7 @@ func TestReturnTypeAsNGINX(t *testing.T) {
 	paths := []string{
 		"/robots.txt", "/robots.txt?x=1", "/ret/a.css", "/ret/A.JSON", "/ret/noext",
 		"/ret/dir.css/", "/ret/a.unknown", "/ret/a%2Ecss", "/empty/x.txt",
-		"/moved/x.txt", "/status/s.css", "/missing.json",
+		"/moved/x.txt", "/status/s.css", "/missing.json", "/ret/.css", "/ret/a.",
 	}
 	conditions := []string{"", "If-None-Match: *\r\n", "If-None-Match: \"x\"\r\n",
 		"If-Match: \"x\"\r\n", "If-Match: *\r\n",
