@@ -215,9 +215,6 @@ func (h *FileServer) ranges(r *http.Request, etag []byte, mtime, size int64, max
 	return byterange.Parse(spec, size, maxRanges, out)
 }
 
-// serveMultipart answers with several ranges of the body that body makes
-// of f as a multipart/byteranges body laid out like NGINX's. validators
-// holds the formatted ETag (its first etagLen bytes) and Last-Modified.
 // varyAs200 adds to hdr the Vary: Accept-Encoding (and Available-Dictionary)
 // that the 200 of a file of type ctype and length would get from a
 // compressing filter around the FileServer (Options.VaryEncoding), for an
@@ -233,6 +230,9 @@ func (h *FileServer) varyAs200(hdr http.Header, encoding, ctype string, length i
 	}
 }
 
+// serveMultipart answers with several ranges of the body that body makes
+// of f as a multipart/byteranges body laid out like NGINX's. validators
+// holds the formatted ETag (its first etagLen bytes) and Last-Modified.
 func (h *FileServer) serveMultipart(w http.ResponseWriter, r *http.Request, f *file, body Cut, rel string,
 	validators []byte, etagLen int, ctype string, size int64, ranges []byterange.Range) {
 	boundary := byterange.NextBoundary()
