@@ -81,6 +81,12 @@ func TestNotModifiedVary(t *testing.T) {
 		{"206 typed", 206, []string{"Content-Type: text/html", "Content-Range: bytes 0-0/10000"}, true, "Accept-Encoding"},
 		{"206 of a 200 below every min length", 206, []string{"Content-Type: text/html", "Content-Range: bytes 0-0/10"}, true, ""},
 		{"206 of an unknown length", 206, []string{"Content-Type: text/html", "Content-Range: bytes 0-0/*"}, true, "Accept-Encoding"},
+		// What an upstream states is read strictly: digits only, within
+		// int64, and on a 206 only; anything else is a length unknown.
+		{"206 of a signed length", 206, []string{"Content-Type: text/html", "Content-Range: bytes 0-0/+10"}, true, "Accept-Encoding"},
+		{"206 of a length past int64", 206, []string{"Content-Type: text/html", "Content-Range: bytes 0-0/99999999999999999999"}, true, "Accept-Encoding"},
+		{"206 of another unit", 206, []string{"Content-Type: text/html", "Content-Range: items 0-0/10"}, true, "Accept-Encoding"},
+		{"304 with a stray Content-Range", 304, []string{"Content-Type: text/html", "Content-Range: bytes 0-0/10"}, true, "Accept-Encoding"},
 		{"412 typed", 412, []string{"Content-Type: text/html"}, true, ""},
 	} {
 		url := serve(t, mustNew(t, respond(tc.status, nil, tc.headers...), allOn(func(o *compress.Options) { o.Vary = tc.vary })))

@@ -148,7 +148,7 @@ func (w *responseWriter) start() {
 		// 206's Content-Range says that length, a 304 does not, so any
 		// length counts there.
 		w.passThrough(w.cfg.varies(standsFor200(w.status, h)) &&
-			w.cfg.anyTakes(lowerMediaType(h.Get("Content-Type")), completeLength(h)))
+			w.cfg.anyTakes(lowerMediaType(h.Get("Content-Type")), completeLength(w.status, h)))
 	default:
 		// The media type is read here, once, where the header is final:
 		// decide comes at the body's first bytes or the handler's
@@ -177,21 +177,24 @@ func standsFor200(status int, h http.Header) bool {
 }
 
 // completeLength returns the complete length that a 206's Content-Range
-// states ("bytes 0-1/4" gives 4), or -1 when there is none or it is "*".
-func completeLength(h http.Header) int64 {
+// states ("bytes 0-1/4" gives 4), or -1 for a 304, or when there is none,
+// it is "*" or it is not plain digits within int64: an upstream's value,
+// which reads as unknown (any length varies) unless it is well formed.
+func completeLength(status int, h http.Header) int64 {
 	v := h["Content-Range"]
-	if len(v) == 0 {
+	if status != http.StatusPartialContent || len(v) == 0 || !strings.HasPrefix(v[0], "bytes ") {
 		return -1
 	}
 	i := strings.LastIndexByte(v[0], '/')
 	if i < 0 {
 		return -1
 	}
-	n, err := strconv.ParseInt(v[0][i+1:], 10, 64)
-	if err != nil || n < 0 {
+	// ParseUint takes no sign; bitSize 63 keeps the value an int64.
+	n, err := strconv.ParseUint(v[0][i+1:], 10, 63)
+	if err != nil {
 		return -1
 	}
-	return n
+	return int64(n)
 }
 
 // bodyAllowed reports statuses that may carry a body.
