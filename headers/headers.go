@@ -324,13 +324,34 @@ type writer struct {
 	r        *http.Request
 	code     int  // the status that went out
 	trailing bool // the response gets trailers
+	refused  bool // the 416 to come refuses the range of a 200
 }
+
+// RefuseRange marks the 416 to come as a refused range (header.RefuseRange).
+func (w *writer) RefuseRange() { w.refused = true }
 
 // BeforeHeader applies the headers: the values see this response's
 // $status, as in NGINX, which sets the status before its header filters
 // run.
 func (w *writer) BeforeHeader(h http.Header, code int) {
-	if st := vars.FromContext(w.r.Context()); st != nil {
+	st := vars.FromContext(w.r.Context())
+	if w.refused && code == http.StatusRequestedRangeNotSatisfiable {
+		// NGINX's header filters ran for the 200 before its range filter
+		// refused it, and its special response runs them again for the
+		// 416: the 416 keeps the 200's headers and expires, and the
+		// "always" ones come twice (ngx_http_range_not_satisfiable, then
+		// ngx_http_send_special_response). The first values see the
+		// 200's $status, as NGINX's do.
+		var was int
+		if st != nil {
+			was, st.Status = st.Status, http.StatusOK
+		}
+		w.f.apply(w.ResponseWriter, h, http.StatusOK, w.r)
+		if st != nil {
+			st.Status = was
+		}
+	}
+	if st != nil {
 		st.WroteHeader(code)
 	}
 	w.f.apply(w.ResponseWriter, h, code, w.r)

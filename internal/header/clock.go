@@ -40,3 +40,19 @@ func ResponseTime(w http.ResponseWriter) time.Time {
 	}
 	return time.Now()
 }
+
+// RangeRefuser is the writer of a filter that NGINX runs on a response
+// before its range filter (add_header, expires): NGINX's range filter
+// turns a 200 into a 416 only after those filters acted on the 200, so
+// its 416 keeps what they added for the 200.
+type RangeRefuser interface {
+	RefuseRange()
+}
+
+// RefuseRange tells the filter writer under w, if any, that the 416 about
+// to go out refuses the range of what would have been a 200.
+func RefuseRange(w http.ResponseWriter) {
+	if r, ok := Under[RangeRefuser](w); ok {
+		r.RefuseRange()
+	}
+}
