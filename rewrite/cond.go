@@ -158,7 +158,7 @@ func (c *Cond) Eval(r *http.Request, st *vars.State, rewritten bool, log Logf) (
 	case "~", "~*", "!~", "!~*":
 		caps, err := c.re.Match(v)
 		if err != nil {
-			return false, err
+			return false, pcre.MatchError(err, v, c.re)
 		}
 		negate := c.op[0] == '!'
 		if caps == nil {

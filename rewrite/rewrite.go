@@ -187,7 +187,7 @@ type Result struct {
 func (ru *Rule) Apply(r *http.Request, st *vars.State, path, args string, log Logf) (Result, error) {
 	caps, err := ru.re.Match(path)
 	if err != nil {
-		return Result{}, err
+		return Result{}, pcre.MatchError(err, path, ru.re)
 	}
 	if caps == nil {
 		if log != nil {

@@ -1,10 +1,10 @@
 package server
 
 import (
-	"errors"
 	"sort"
 	"strings"
 
+	"github.com/mosaic-edge/mosaic/internal/pcre"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -107,7 +107,7 @@ func (t *locationTree) match(uri string, st *vars.State) (*Location, error) {
 	for _, l := range t.regexes {
 		ok, err := l.re.exec(uri, st)
 		if err != nil {
-			return nil, errors.New(execError(err, uri, l.re))
+			return nil, pcre.MatchError(err, uri, l.re.Regexp)
 		}
 		if ok {
 			return l, nil

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"fmt"
-
 	"github.com/mosaic-edge/mosaic/internal/pcre"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -69,9 +67,4 @@ func (re *regex) exec(s string, st *vars.State) (bool, error) {
 		}
 	}
 	return true, nil
-}
-
-// execError is the error-log line of a match that failed, in NGINX's words.
-func execError(err error, s string, re *regex) string {
-	return fmt.Sprintf("pcre2_match() failed: %v on %q using %q", err, s, re.String())
 }

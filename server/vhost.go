@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/conf"
+	"github.com/mosaic-edge/mosaic/internal/pcre"
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -170,7 +171,7 @@ func (g *addrGroup) lookup(host string, st *vars.State) (*VServer, error) {
 	for _, r := range g.regexes {
 		ok, err := r.re.exec(host, st)
 		if err != nil {
-			return g.def, fmt.Errorf("%s", execError(err, host, r.re))
+			return g.def, pcre.MatchError(err, host, r.re.Regexp)
 		}
 		if ok {
 			return r.srv, nil

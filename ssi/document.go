@@ -472,7 +472,7 @@ func (d *document) match(pattern, subject string) (bool, error) {
 	// ($2 of /(x)(y)?/ on "x" is none), and every named group is set.
 	caps, err := re.MatchTaken(subject)
 	if err != nil {
-		return false, ssiError("pcre2_match() failed: %v on %q using %q", err, subject, pattern)
+		return false, ssiError("%w", pcre.MatchError(err, subject, re))
 	}
 	if caps == nil {
 		return false, nil

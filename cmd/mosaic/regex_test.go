@@ -139,3 +139,44 @@ func TestRegexLimitThroughBinary(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestRewriteRegexLimitLogged: a runaway match in "if" or "rewrite" is a
+// 500 whose error-log line says, as NGINX's ngx_http_regex_exec does,
+// "pcre2_match() failed: ... on <subject> using <pattern>", the line a
+// location's match has; mosaic logged the bare PCRE error.
+func TestRewriteRegexLimitLogged(t *testing.T) {
+	dir := t.TempDir()
+	port := freePort(t)
+	p := startMosaic(t, dir, `error_log stderr notice; http { access_log off; server { listen 127.0.0.1:{port};
+		location /if/ { if ($uri ~ ^/if/(?=a)(a+)+$) { return 200 "never"; } return 200 "ok"; }
+		location /rw/ { rewrite ^/rw/(?=a)(a+)+$ /never; return 200 "ok"; }
+	} }`, port)
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	for _, c := range []struct{ dir, pattern string }{
+		{"if", `^/if/(?=a)(a+)+$`},
+		{"rw", `^/rw/(?=a)(a+)+$`},
+	} {
+		uri := "/" + c.dir + "/" + strings.Repeat("a", 40) + "!"
+		if resp, _ := do(t, "GET", base+uri, nil); resp.StatusCode != 500 {
+			t.Errorf("%s: status %d, want 500", uri, resp.StatusCode)
+		}
+		// The limit's error may say which bound it was: "exceeded (100ms)".
+		head := `msg="pcre2_match() failed: regular expression match limit exceeded`
+		tail := fmt.Sprintf(` on \"%s\" using \"%s\""`, uri, c.pattern)
+		logged := func() bool {
+			for _, line := range strings.Split(p.out.String(), "\n") {
+				if strings.Contains(line, head) && strings.Contains(line, tail) {
+					return true
+				}
+			}
+			return false
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for !logged() {
+			if time.Now().After(deadline) {
+				t.Fatalf("no error-log line %s...%s:\n%s", head, tail, p.out.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}

@@ -339,6 +339,14 @@ func MustCompile(expr string, caseless bool) *Regexp {
 // String returns the pattern as written.
 func (re *Regexp) String() string { return re.expr }
 
+// MatchError is the error a match of re on subject that could not
+// complete (err, ErrLimit) is logged with, in NGINX's words (its
+// ngx_regex_exec_array and ngx_http_regex_exec): the same line whichever
+// directive's match it was. It wraps err.
+func MatchError(err error, subject string, re *Regexp) error {
+	return fmt.Errorf("pcre2_match() failed: %w on %q using %q", err, subject, re.String())
+}
+
 // NumCaptures returns the number of numbered groups, not counting the whole match.
 func (re *Regexp) NumCaptures() int { return len(re.names) - 1 }
 
