@@ -20,12 +20,15 @@ var logLevels = map[string]slog.Level{
 	"warn":   slog.LevelWarn,
 	"error":  slog.LevelError,
 	"crit":   slog.LevelError + 4,
-	"alert":  slog.LevelError + 8,
+	"alert":  LevelAlert,
 	"emerg":  slog.LevelError + 12,
 }
 
 // LevelNotice is NGINX's "notice" level.
 const LevelNotice = slog.LevelInfo + 2
+
+// LevelAlert is NGINX's "alert" level.
+const LevelAlert = slog.LevelError + 8
 
 // openErrorLog builds the logger for "error_log file [level]". "stderr"
 // writes to the standard error; files are opened for appending and

@@ -37,8 +37,12 @@ type locConf struct {
 	lastSplit atomic.Pointer[splitMemo]
 }
 
-// splitMemo is one URI split by fastcgi_split_path_info.
-type splitMemo struct{ uri, script, info string }
+// splitMemo is one URI split by fastcgi_split_path_info; err is a match
+// that could not complete (pcre.MatchError).
+type splitMemo struct {
+	uri, script, info string
+	err               error
+}
 
 var module = &server.Module{
 	Name:   "fastcgi",
@@ -93,14 +97,20 @@ func init() {
 	}
 	vars.Register("fastcgi_script_name", func(r *http.Request, st *vars.State) string {
 		lc := current(r, st)
-		name, _ := split(lc, uri(r, st))
+		name, _, err := split(lc, uri(r, st))
+		if err != nil {
+			return splitFailed(r, st, err)
+		}
 		if lc != nil && lc.index.V != "" && strings.HasSuffix(name, "/") {
 			name += lc.index.V // (without fastcgi_index, no concatenation to make)
 		}
 		return name
 	})
 	vars.RegisterAlways("fastcgi_path_info", func(r *http.Request, st *vars.State) string {
-		_, info := split(current(r, st), uri(r, st))
+		_, info, err := split(current(r, st), uri(r, st))
+		if err != nil {
+			return splitFailed(r, st, err)
+		}
 		return info
 	})
 	module.Content = gateway.Content
@@ -128,21 +138,43 @@ func setSplit(c *server.Cmd) error {
 // instructions, twice a request with fastcgi.conf's SCRIPT_FILENAME and
 // SCRIPT_NAME); without a State (outside the server) the walk stays.
 func current(r *http.Request, st *vars.State) *locConf {
-	if st != nil {
-		if l, ok := st.Paths.(*server.Location); ok && l != nil {
-			return server.LocConf[*locConf](l, module)
-		}
-	}
-	if l := server.CurrentLocation(r); l != nil {
+	if l := location(r, st); l != nil {
 		return server.LocConf[*locConf](l, module)
 	}
 	return nil
 }
 
+// location is the location serving r, nil outside the server.
+func location(r *http.Request, st *vars.State) *server.Location {
+	if st != nil {
+		if l, ok := st.Paths.(*server.Location); ok && l != nil {
+			return l
+		}
+	}
+	return server.CurrentLocation(r)
+}
+
+// splitFailed logs a split whose match could not complete and returns
+// the variable's value, empty. NGINX's ngx_http_fastcgi_split logs an
+// alert and its getters fail, which leaves the variable empty: the
+// request goes on (SCRIPT_NAME and PATH_INFO sent empty), it is not
+// refused. NGINX matches again, and logs again, at each read; here the
+// failed split is kept as a good one is, so a runaway match is not run
+// once per read, but each read still logs.
+func splitFailed(r *http.Request, st *vars.State, err error) string {
+	lg := slog.Default()
+	if l := location(r, st); l != nil {
+		lg = l.Logger()
+	}
+	lg.LogAttrs(r.Context(), server.LevelAlert, err.Error())
+	return ""
+}
+
 // split divides the URI as fastcgi_split_path_info says: the first
 // capture is the script's name, the second the path info; without the
 // directive, or when the expression does not match, the whole URI is the
-// script's name.
+// script's name. err is a match that could not complete (NGINX's
+// match limit; pcre.MatchError's line).
 //
 // A request reads the split two to four times (SCRIPT_FILENAME,
 // SCRIPT_NAME, PATH_INFO, a try_files of $fastcgi_script_name), where
@@ -151,19 +183,22 @@ func current(r *http.Request, st *vars.State) *locConf {
 // its last split and a read of the same URI takes it without matching
 // again: exact whatever read it last, a request of this location or
 // another one (requests that interleave only match again).
-func split(lc *locConf, uri string) (script, info string) {
+func split(lc *locConf, uri string) (script, info string, err error) {
 	if lc == nil || lc.split.V == nil {
-		return uri, ""
+		return uri, "", nil
 	}
 	if m := lc.lastSplit.Load(); m != nil && m.uri == uri {
-		return m.script, m.info
+		return m.script, m.info, m.err
 	}
 	m := &splitMemo{uri: uri, script: uri}
-	if caps, err := lc.split.V.Match(uri); err == nil && len(caps) >= 3 {
+	switch caps, err := lc.split.V.Match(uri); {
+	case err != nil:
+		m.script, m.err = "", pcre.MatchError(err, uri, lc.split.V)
+	case len(caps) >= 3:
 		m.script, m.info = caps[1], caps[2]
 	}
 	lc.lastSplit.Store(m)
-	return m.script, m.info
+	return m.script, m.info, m.err
 }
 
 // gateway builds a location's handler: a proxy speaking FastCGI.

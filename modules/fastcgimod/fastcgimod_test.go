@@ -66,12 +66,12 @@ func TestSplit(t *testing.T) {
 	} {
 		lc := &locConf{}
 		lc.split.Put(mustSplit(t))
-		script, info := split(lc, c.uri)
+		script, info, _ := split(lc, c.uri)
 		if script != c.script || info != c.info {
 			t.Errorf("%s: %q %q", c.uri, script, info)
 		}
 	}
-	if s, i := split(nil, "/a.php/b"); s != "/a.php/b" || i != "" {
+	if s, i, _ := split(nil, "/a.php/b"); s != "/a.php/b" || i != "" {
 		t.Errorf("without split: %q %q", s, i)
 	}
 }

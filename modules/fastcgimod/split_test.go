@@ -20,8 +20,8 @@ func TestSplitKeepsLast(t *testing.T) {
 	check := func(uri string) error {
 		fresh := &locConf{}
 		fresh.split.Put(re)
-		ws, wi := split(fresh, uri)
-		if s, i := split(lc, uri); s != ws || i != wi {
+		ws, wi, _ := split(fresh, uri)
+		if s, i, _ := split(lc, uri); s != ws || i != wi {
 			return fmt.Errorf("%s: kept %q %q, matched %q %q", uri, s, i, ws, wi)
 		}
 		return nil
