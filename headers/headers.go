@@ -324,24 +324,27 @@ type writer struct {
 	r        *http.Request
 	code     int  // the status that went out
 	trailing bool // the response gets trailers
-	refused  bool // the 416 to come refuses the range of a 200
+	ranged   bool // the 206 or 416 to come answers a range of a 200
 }
 
-// RefuseRange marks the 416 to come as a refused range (header.RefuseRange).
-func (w *writer) RefuseRange() { w.refused = true }
+// RangeOf200 marks the 206 or 416 to come as NGINX's range filter's
+// answer to a 200 (header.RangeOf200).
+func (w *writer) RangeOf200() { w.ranged = true }
 
 // BeforeHeader applies the headers: the values see this response's
 // $status, as in NGINX, which sets the status before its header filters
 // run.
 func (w *writer) BeforeHeader(h http.Header, code int) {
 	st := vars.FromContext(w.r.Context())
-	if w.refused && code == http.StatusRequestedRangeNotSatisfiable {
+	again := true
+	if w.ranged && (code == http.StatusPartialContent || code == http.StatusRequestedRangeNotSatisfiable) {
 		// NGINX's header filters ran for the 200 before its range filter
-		// refused it, and its special response runs them again for the
-		// 416: the 416 keeps the 200's headers and expires, and the
-		// "always" ones come twice (ngx_http_range_not_satisfiable, then
-		// ngx_http_send_special_response). The first values see the
-		// 200's $status, as NGINX's do.
+		// cut it (206) or refused it (416), so their values see $status
+		// 200. Its special response runs them again for the 416: the 416
+		// keeps the 200's headers and expires, and the "always" ones come
+		// twice (ngx_http_range_not_satisfiable, then
+		// ngx_http_send_special_response).
+		again = code == http.StatusRequestedRangeNotSatisfiable
 		var was int
 		if st != nil {
 			was, st.Status = st.Status, http.StatusOK
@@ -354,7 +357,9 @@ func (w *writer) BeforeHeader(h http.Header, code int) {
 	if st != nil {
 		st.WroteHeader(code)
 	}
-	w.f.apply(w.ResponseWriter, h, code, w.r)
+	if again {
+		w.f.apply(w.ResponseWriter, h, code, w.r)
+	}
 	w.code = code
 	if len(w.f.trailers) > 0 && w.f.expectsTrailers(w.r, code) {
 		w.trailing = true

@@ -127,10 +127,12 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 		// NGINX's range filter turns the 200 into a 416 after the gzip
 		// filter marked it for Vary, so the 416 keeps that Vary.
 		h.varyAs200(w.Header(), encoding, ctype, size)
-
-		header.RefuseRange(w)
+		header.RangeOf200(w)
 		h.fail(w, r, http.StatusRequestedRangeNotSatisfiable)
 		return
+	}
+	if len(ranges) > 0 {
+		header.RangeOf200(w)
 	}
 	if encoding != "" {
 		// Set only now: a 304 or an error page is not the variant's body.

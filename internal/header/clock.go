@@ -41,18 +41,18 @@ func ResponseTime(w http.ResponseWriter) time.Time {
 	return time.Now()
 }
 
-// RangeRefuser is the writer of a filter that NGINX runs on a response
+// RangeFilterer is the writer of a filter that NGINX runs on a response
 // before its range filter (add_header, expires): NGINX's range filter
-// turns a 200 into a 416 only after those filters acted on the 200, so
-// its 416 keeps what they added for the 200.
-type RangeRefuser interface {
-	RefuseRange()
+// turns a 200 into a 206 or a 416 only after those filters acted on the
+// 200, so its 206 and 416 keep what they added for the 200.
+type RangeFilterer interface {
+	RangeOf200()
 }
 
-// RefuseRange tells the filter writer under w, if any, that the 416 about
-// to go out refuses the range of what would have been a 200.
-func RefuseRange(w http.ResponseWriter) {
-	if r, ok := Under[RangeRefuser](w); ok {
-		r.RefuseRange()
+// RangeOf200 tells the filter writer under w, if any, that the 206 or
+// 416 about to go out answers a range of what would have been a 200.
+func RangeOf200(w http.ResponseWriter) {
+	if r, ok := Under[RangeFilterer](w); ok {
+		r.RangeOf200()
 	}
 }
