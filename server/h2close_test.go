@@ -101,13 +101,7 @@ func fullH2(t *testing.T, overTLS bool, idle, conf, path string) (*Runtime, *net
 		}
 		under = u.NetConn()
 	}
-	buf := make([]byte, 64<<10)
-	for {
-		_ = under.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
-		if _, err := under.Write(buf); err != nil {
-			break
-		}
-	}
+	testclient.Fill(t, under)
 	return rt, raw.(*net.UnixConn)
 }
 
