@@ -128,10 +128,11 @@ func TestHandlerErrors(t *testing.T) {
 	front := httptest.NewServer(h)
 	defer front.Close()
 
-	start := time.Now()
+	// The status tells the read timeout (504 at 300 ms) from the app's
+	// answer (200 at 3 s); a bound of 2 s on the time failed under load.
 	resp, _ := testclient.Send(t, mustRequest("GET", front.URL+"/slow?ms=3000", nil))
-	if resp.StatusCode != 504 || time.Since(start) > 2*time.Second {
-		t.Errorf("slow: %d after %v", resp.StatusCode, time.Since(start))
+	if resp.StatusCode != 504 {
+		t.Errorf("slow: %d", resp.StatusCode)
 	}
 	resp, _ = testclient.Send(t, mustRequest("GET", front.URL+"/slow?ms=10", nil))
 	if resp.StatusCode != 200 {
