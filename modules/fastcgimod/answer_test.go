@@ -292,10 +292,13 @@ func TestBodyEndsAtLengthWhileApplicationWrites(t *testing.T) {
 	}{{"mosaic", startMosaic}, {"nginx", startNGINX}} {
 		t.Run(s.name, func(t *testing.T) {
 			addr, _ := s.start(t, app)
-			start := time.Now()
+			// The application writes until the test ends: a server that
+			// waited for its end would answer neither request before
+			// exchange's deadline (5 s). A bound of 2 s on the time
+			// failed under load.
 			statuses, bodies := exchange(t, addr, "GET /a HTTP/1.1\r\nHost: x\r\n\r\n", "GET /b HTTP/1.1\r\nHost: x\r\n\r\n")
-			if fmt.Sprint(statuses, bodies) != "[200 200] [01234 01234]" || time.Since(start) > 2*time.Second {
-				t.Errorf("got %v %q after %v, want 200 %q twice at once", statuses, bodies, time.Since(start), "01234")
+			if fmt.Sprint(statuses, bodies) != "[200 200] [01234 01234]" {
+				t.Errorf("got %v %q, want 200 %q twice", statuses, bodies, "01234")
 			}
 		})
 	}
