@@ -82,8 +82,11 @@ func TestRedisLockWaitersAfterRestart(t *testing.T) {
 }
 
 // A holder whose instance died (its store closed without releasing) holds
-// the lock no longer than its lease: the waiter takes the fill over, in
-// far less than proxy_cache_lock_timeout, and stores the response.
+// the lock no longer than its lease (1 s), not its lock_age (60 s here):
+// the waiter takes the fill over before proxy_cache_lock_timeout (10 s)
+// and stores the response. A waiter still waiting at lock_timeout would
+// go upstream without storing (NGINX's rule), so "stored" tells the two
+// apart, where a bound of 2.5 s on the wait failed under load.
 func TestRedisLockOfDeadHolderLapses(t *testing.T) {
 	rs := testRedis(t)
 	prefix := uniquePrefix(t)
@@ -92,19 +95,16 @@ func TestRedisLockOfDeadHolderLapses(t *testing.T) {
 		fmt.Fprint(w, "taken over")
 	})
 	dead := newRedisStore(t, rs.url(), prefix, cache.RedisOptions{})
-	if _, ok, err := dead.TryLock(context.Background(), "/cold", 5*time.Second); !ok || err != nil {
+	if _, ok, err := dead.TryLock(context.Background(), "/cold", time.Minute); !ok || err != nil {
 		t.Fatalf("TryLock: %v %v", ok, err)
 	}
 	dead.Close() // dies holding the lock
 	f := newFront(t, o, cache.Options{Store: newRedisStore(t, rs.url(), prefix, cache.RedisOptions{}), Key: pathKey,
-		Lock: true, LockTimeout: 5 * time.Second, LockAge: 5 * time.Second, Logger: quiet})
+		Lock: true, LockTimeout: 10 * time.Second, LockAge: time.Minute, Logger: quiet})
 	start := time.Now()
 	r := f.get(t, "/cold")
-	if took := time.Since(start); took > 2500*time.Millisecond {
-		t.Fatalf("waited %v for a dead holder (lock timeout 5s)", took)
-	}
 	if r.body != "taken over" || !strings.Contains(r.header.Get("Cache-Status"), "stored") {
-		t.Fatalf("got %q, Cache-Status %q: the waiter did not take over the fill", r.body, r.header.Get("Cache-Status"))
+		t.Fatalf("got %q, Cache-Status %q after %v: the waiter did not take over the fill", r.body, r.header.Get("Cache-Status"), time.Since(start))
 	}
 	if r := f.get(t, "/cold"); r.cacheStatus() != cache.StatusHit {
 		t.Fatalf("after the takeover: %q", r.cacheStatus())
