@@ -8,6 +8,9 @@ import "time"
 // freshness without waiting.
 func SetClock(c *Cache, now func() time.Time) { c.now = now }
 
+// SetLockLease sets the lease of s's fill locks, before s takes any.
+func SetLockLease(s *RedisStore, d time.Duration) { s.lease = d }
+
 // WaitBackground waits for c's background updates in flight.
 func WaitBackground(c *Cache) { c.bg.Wait() }
 

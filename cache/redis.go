@@ -96,6 +96,10 @@ type RedisStore struct {
 	local   *lockTable // used while Redis cannot be reached
 	// holder names this store in the fill locks it takes.
 	holder string
+	// lease is how long its fill locks outlive it: redisLockLease, which
+	// only tests lengthen (SetLockLease), to tell a renewal from a
+	// machine's pause.
+	lease time.Duration
 	// bumped is the highest generation this instance set, which its reads
 	// never go below even before Redis's invalidation message arrives.
 	bumped atomic.Uint64
@@ -119,7 +123,7 @@ func NewRedisStore(url string, opts RedisOptions) (*RedisStore, error) {
 		prefix: opts.Prefix, inactive: opts.Inactive,
 		timeout: opts.Timeout, chunkSize: opts.ChunkSize, log: opts.Logger,
 		local: newLockTable(), waiters: make(map[string][]chan struct{}),
-		resubscribed: make(chan struct{}), holder: holderName(),
+		resubscribed: make(chan struct{}), holder: holderName(), lease: redisLockLease,
 	}
 	var err error
 	if s.prefix == "" {

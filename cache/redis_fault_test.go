@@ -112,18 +112,26 @@ func TestRedisLockOfDeadHolderLapses(t *testing.T) {
 }
 
 // A live holder renews its lease: a fill longer than the lease keeps the
-// other instance's waiters waiting, and the origin sees one request.
+// other instance's waiters waiting, and the origin sees one request. The
+// lease is 3 s here, renewed every second, and the fill takes 4 s: a
+// lease that is not renewed lapses a second before the fill ends (the
+// waiter looks every 200 ms), and a machine's pause lapses a renewed
+// one only past 2 s, where the lease of 1 s lapsed at a pause of 0.7 s.
+// lock_timeout and lock_age are 30 s: only a hang reaches them.
 func TestRedisLockLeaseRenewedWhileFilling(t *testing.T) {
+	const lease, fill = 3 * time.Second, 4 * time.Second
 	rs := testRedis(t)
 	prefix := uniquePrefix(t)
 	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(1800 * time.Millisecond) // longer than the 1s lease
+		time.Sleep(fill)
 		w.Header().Set("Cache-Control", "max-age=60")
 		fmt.Fprint(w, "slow")
 	})
 	opts := func() cache.Options {
-		return cache.Options{Store: newRedisStore(t, rs.url(), prefix, cache.RedisOptions{}), Key: pathKey,
-			Lock: true, LockTimeout: 5 * time.Second, LockAge: 5 * time.Second, Logger: quiet}
+		st := newRedisStore(t, rs.url(), prefix, cache.RedisOptions{})
+		cache.SetLockLease(st, lease)
+		return cache.Options{Store: st, Key: pathKey,
+			Lock: true, LockTimeout: 30 * time.Second, LockAge: 30 * time.Second, Logger: quiet}
 	}
 	a, b := newFront(t, o, opts()), newFront(t, o, opts())
 	done := make(chan response)

@@ -79,7 +79,7 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0`)
 
-// TryLock takes the lock for a lease of at most redisLockLease, renewed in
+// TryLock takes the lock for a lease of at most s.lease, renewed in
 // the background until release or ttl (proxy_cache_lock_age), whichever
 // comes first. The token names this store (its holder id) before a
 // random part.
@@ -92,7 +92,7 @@ func (s *RedisStore) TryLock(ctx context.Context, key string, ttl time.Duration)
 	token := s.holder + ":" + newEntity()
 	deadline := time.Now().Add(ttl)
 	lctx, cancel := s.opCtx(ctx)
-	err = s.observe(c.Do(lctx, c.B().Set().Key(s.lockKey(key)).Value(token).Nx().Px(min(ttl, redisLockLease)).Build()).Error())
+	err = s.observe(c.Do(lctx, c.B().Set().Key(s.lockKey(key)).Value(token).Nx().Px(min(ttl, s.lease)).Build()).Error())
 	cancel()
 	if rueidis.IsRedisNil(err) {
 		return nil, false, nil
@@ -123,7 +123,7 @@ func (s *RedisStore) TryLock(ctx context.Context, key string, ttl time.Duration)
 // restarted empty). A failed renewal is retried at the next tick; the
 // lease may lapse meanwhile, which lets a waiter take over.
 func (s *RedisStore) renew(c rueidis.Client, key, token string, deadline time.Time, stop <-chan struct{}) {
-	t := time.NewTicker(redisLockLease / 3)
+	t := time.NewTicker(s.lease / 3)
 	defer t.Stop()
 	for {
 		select {
@@ -140,7 +140,7 @@ func (s *RedisStore) renew(c rueidis.Client, key, token string, deadline time.Ti
 		if !s.rc.Breaker().Allow() {
 			continue
 		}
-		ms := strconv.FormatInt(max(int64(min(left, redisLockLease)/time.Millisecond), 1), 10)
+		ms := strconv.FormatInt(max(int64(min(left, s.lease)/time.Millisecond), 1), 10)
 		ctx, cancel := s.opCtx(s.ctx)
 		ok, err := renewScript.Exec(ctx, c, []string{s.lockKey(key)}, []string{token, ms}).AsInt64()
 		cancel()
