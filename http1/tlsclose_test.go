@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -71,29 +70,11 @@ func tlsPairUpTo(t *testing.T, max uint16) (srv *tls.Conn, sock *tlsSock, cli *t
 }
 
 // fill writes to c, whose peer reads nothing, until its socket takes no
-// more: a write without waiting says EAGAIN. It reports a failure with
-// t.Errorf, so that a handler's goroutine may call it. (A write that
-// timed out said so before, with a deadline of 50 ms set just before
-// it: on a loaded machine that deadline could pass before the write
-// began, and the socket was left with room.)
+// more (testclient.Fill). It reports a failure with t.Errorf, so that a
+// handler's goroutine may call it.
 func fill(t *testing.T, c net.Conn) {
 	t.Helper()
-	rc := rawConn(c)
-	if rc == nil {
-		t.Errorf("filling: %T is no socket", c)
-		return
-	}
-	buf := make([]byte, 64<<10)
-	var err error
-	if rerr := rc.Write(func(fd uintptr) bool {
-		for err == nil {
-			_, err = syscall.Write(int(fd), buf)
-		}
-		return true // no wait for room: full is what is sought
-	}); rerr != nil {
-		err = rerr
-	}
-	if !errors.Is(err, syscall.EAGAIN) {
+	if err := testclient.Fill(c); err != nil {
 		t.Errorf("filling: %v", err)
 	}
 }

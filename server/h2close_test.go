@@ -101,7 +101,9 @@ func fullH2(t *testing.T, overTLS bool, idle, conf, path string) (*Runtime, *net
 		}
 		under = u.NetConn()
 	}
-	testclient.Fill(t, under)
+	if err := testclient.Fill(under); err != nil {
+		t.Fatalf("filling: %v", err)
+	}
 	return rt, raw.(*net.UnixConn)
 }
 

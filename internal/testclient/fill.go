@@ -4,9 +4,9 @@ package testclient
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"syscall"
-	"testing"
 )
 
 // Fill writes to c, a socket whose peer reads nothing, until it takes no
@@ -14,16 +14,16 @@ import (
 // told a full socket before, with a deadline set just before it; on a
 // loaded machine that deadline could pass before the write began, and
 // the socket was left with room, so a test that wanted a full socket
-// passed without one.
-func Fill(t testing.TB, c net.Conn) {
-	t.Helper()
+// passed without one. It returns an error rather than failing the test,
+// so that a handler's goroutine may call it.
+func Fill(c net.Conn) error {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
-		t.Fatalf("filling: %T is no socket", c)
+		return fmt.Errorf("%T is no socket", c)
 	}
 	rc, err := sc.SyscallConn()
 	if err != nil {
-		t.Fatalf("filling: %v", err)
+		return err
 	}
 	buf := make([]byte, 64<<10)
 	var werr error
@@ -33,9 +33,10 @@ func Fill(t testing.TB, c net.Conn) {
 		}
 		return true // no wait for room: full is what is sought
 	}); err != nil {
-		werr = err
+		return err
 	}
 	if !errors.Is(werr, syscall.EAGAIN) {
-		t.Fatalf("filling: %v", werr)
+		return werr
 	}
+	return nil
 }
