@@ -110,12 +110,13 @@ func TestRedisLockReleaseWakesWaitersByMessage(t *testing.T) {
 	}()
 	time.Sleep(100 * time.Millisecond)
 	release()
+	// Without a wake the waiter would wait on: the holder renews the lock
+	// for a minute. 10 s only that reaches; a bound of 2 s on the wake
+	// failed under load.
 	select {
 	case d := <-woke:
-		if d > 2*time.Second {
-			t.Fatalf("woken after %v", d)
-		}
-	case <-time.After(5 * time.Second):
+		t.Logf("woken after %v", d)
+	case <-time.After(10 * time.Second):
 		t.Fatal("the waiter was not woken by the release (the lock's TTL is a minute)")
 	}
 	// The lock is free again, and a stale release cannot free a new holder.
