@@ -396,3 +396,34 @@ func TestProxyAuthHeaders(t *testing.T) {
 		t.Errorf("proxy_hide_header Proxy-Authenticate: passed %q", v)
 	}
 }
+
+// TestRequestHeadersBothSpellings: the client's lines walked against a
+// map a module wrote a name into raw (r.Header["x-foo"]) beside its
+// canonical key: each value of both keys goes upstream once.
+func TestRequestHeadersBothSpellings(t *testing.T) {
+	o := newCapturingOrigin(t, okResponse)
+	h := proxyTo(t, "http://"+o.Addr(), proxy.Options{})
+	for _, c := range []struct {
+		text string
+		h    http.Header
+		want []string
+	}{
+		{"Host: h\r\nx-foo: a\r\n", http.Header{"x-foo": {"m"}, "X-Foo": {"a"}}, []string{"x-foo: m", "X-Foo: a"}},
+		{"Host: h\r\nx-foo: a\r\nX-Foo: b\r\n", http.Header{"x-foo": {"m"}, "X-Foo": {"a", "b"}},
+			[]string{"x-foo: m", "X-Foo: a", "X-Foo: b"}},
+	} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.Header = c.h
+		h.ServeHTTP(httptest.NewRecorder(), r.WithContext(vars.NewContext(r.Context(), &vars.State{HeaderLines: c.text})))
+		_, lines := o.next(t)
+		var got []string
+		for _, l := range lines {
+			if k, _, _ := strings.Cut(l, ":"); strings.EqualFold(k, "X-Foo") {
+				got = append(got, l)
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%q against %q: sent %q, want %q", c.text, c.h, got, c.want)
+		}
+	}
+}

@@ -326,3 +326,40 @@ func parsedHeader(text string) http.Header {
 	}
 	return h
 }
+
+// TestEncoderBothSpellings: a map holding a name both as sent (a module
+// writing r.Header["x-foo"] raw) and canonical: the pairs made walking
+// the client's lines are those made from the map alone, each value of
+// each key once, only in the lines' order; and the Encoder writes them.
+func TestEncoderBothSpellings(t *testing.T) {
+	p := NewParams(nil, true)
+	for _, c := range []struct {
+		text string
+		h    http.Header
+	}{
+		{"Host: h\r\nx-foo: a\r\n", http.Header{"x-foo": {"m"}, "X-Foo": {"a"}}},
+		{"Host: h\r\nX-Foo: a\r\n", http.Header{"x-foo": {"m"}, "X-Foo": {"a"}}},
+		{"Host: h\r\nx-foo: a\r\nX-Foo: b\r\n", http.Header{"x-foo": {"m"}, "X-Foo": {"a", "b"}}},
+		{"Host: h\r\nx-a: 1\r\nx-a: 2\r\n", http.Header{"x-a": {"1"}, "X-A": {"c"}}},
+	} {
+		pairs := func(lines string) []string {
+			r := httptest.NewRequest("GET", "/", nil)
+			r.Host, r.Header = "h", c.h
+			r = r.WithContext(vars.NewContext(r.Context(), &vars.State{HeaderLines: lines}))
+			var out []string
+			var want []byte
+			for _, v := range p.Append(nil, r) {
+				out = append(out, v.Name+"="+v.Value)
+				want = toyPair(want, v.Name, v.Value)
+			}
+			if got := p.Encoder(PairEncoding{Pair: toyPair, Head: toyHead, Short: toyShort})(nil, r); !bytes.Equal(got, want) {
+				t.Errorf("%q, lines %t: the Encoder:\ngot  %q\nwant %q", c.text, lines != "", got, want)
+			}
+			slices.Sort(out)
+			return out
+		}
+		if got, want := pairs(c.text), pairs(""); !slices.Equal(got, want) {
+			t.Errorf("%q against %q, the lines walked:\n got %q\nwant %q (the map's)", c.text, c.h, got, want)
+		}
+	}
+}

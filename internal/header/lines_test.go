@@ -343,3 +343,66 @@ func TestLinesHostMissedRawKey(t *testing.T) {
 		t.Error("HostMissed false with Host in the map")
 	}
 }
+
+// walkKeys is walk by the keys Next gives (a raw key where the map holds
+// the name as sent), what a gateway's encoder names its pairs by.
+func walkKeys(text string, h http.Header) []string {
+	var out []string
+	l := NewLines(text, h)
+	for {
+		_, key, value, mapped, ok := l.Next()
+		if !ok {
+			break
+		}
+		if mapped {
+			out = append(out, key+": "+value)
+		}
+	}
+	for _, f := range l.Rest(nil) {
+		for _, v := range f.Values {
+			out = append(out, "+"+f.Name+": "+v)
+		}
+	}
+	return out
+}
+
+// TestLinesBothSpellings: a map holding a name both as sent (a module
+// writing h["x-foo"] raw) and canonical gives every value of both keys
+// once: the key a line finds at the line's place, as Next looks it up
+// (the name as sent first), and the other key with the fields a module
+// added, sorted, after the lines; values beyond a key's lines last.
+func TestLinesBothSpellings(t *testing.T) {
+	piece := func(text, v string) string { // v as the parse makes it, a piece of text
+		i := strings.Index(text, ": "+v+"\r") + 2
+		return text[i : i+len(v)]
+	}
+	const one, two, rep = "x-foo: a\r\n", "x-foo: a\r\nX-Foo: b\r\n", "x-a: 1\r\nx-a: 2\r\n"
+	for _, c := range []struct {
+		name, text string
+		h          http.Header
+		want       []string
+	}{
+		{"raw key found by the line", one,
+			http.Header{"x-foo": {"m"}, "X-Foo": {piece(one, "a")}},
+			[]string{"x-foo: m", "+X-Foo: a"}},
+		{"raw key the line's own value", one,
+			http.Header{"x-foo": {piece(one, "a")}, "X-Foo": {"c"}},
+			[]string{"x-foo: a", "+X-Foo: c"}},
+		{"canonical key found by the line", "X-Foo: a\r\n",
+			http.Header{"X-Foo": {piece("X-Foo: a\r\n", "a")}, "x-foo": {"m"}},
+			[]string{"X-Foo: a", "+x-foo: m"}},
+		{"each spelling a line", two,
+			http.Header{"x-foo": {"m"}, "X-Foo": {piece(two, "a"), piece(two, "b")}},
+			[]string{"x-foo: m", "X-Foo: a", "+X-Foo: b"}},
+		{"raw key repeated, one value", rep,
+			http.Header{"x-a": {piece(rep, "1")}},
+			[]string{"x-a: 1"}},
+		{"raw key repeated, one value, canonical too", rep,
+			http.Header{"x-a": {piece(rep, "1")}, "X-A": {"c"}},
+			[]string{"x-a: 1", "+X-A: c"}},
+	} {
+		if got := walkKeys(c.text, c.h); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: %q against %q:\n got %q\nwant %q", c.name, c.text, c.h, got, c.want)
+		}
+	}
+}
