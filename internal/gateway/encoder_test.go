@@ -282,7 +282,7 @@ func BenchmarkEncoderLines(b *testing.B) {
 // TestEncoderAbsentRawMap: maps a module could write raw, which the
 // lines' walk does not give key by key, still read as Append's
 // parameters, which ask the map: Content-Type both under a name as sent
-// and canonical (the walk gives the one it finds first, Rest neither),
+// and canonical (the walk gives the one it finds first, Rest the other),
 // and a Content-Length of no values, whose line the walk leaves out.
 func TestEncoderAbsentRawMap(t *testing.T) {
 	var list []Param

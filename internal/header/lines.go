@@ -194,7 +194,7 @@ func (l *Lines) SkipHostLookup() { l.hostLater = true }
 // line went without its lookup (SkipHostLookup) while h holds Host: the
 // line's value then was not h's. h is asked only when the lines did not
 // give all its other names (GaveAll), which a Host in h would make them
-// not do. (found alone can count a key twice where rep is taken.)
+// not do. (found is trusted only where rep is nil, as in GaveAll.)
 func (l *Lines) HostMissed() bool {
 	if !l.hostSkipped || l.GaveAll() {
 		return false
@@ -349,15 +349,32 @@ func (l *Lines) gaveBefore(key, v string, end int) bool {
 	}
 	start := strings.LastIndexByte(l.all[:at], '\n') + 1
 	name, _, _ := strings.Cut(l.all[start:at], ":")
-	k, ok, _ := CanonicalName(name)
+	k, ok := l.keyOf(name)
 	return ok && k == key
+}
+
+// keyOf is the key of h that Next looks up for a line named name: the
+// name as sent where h holds it so (a module may write a key raw, beside
+// its canonical spelling), else its canonical form; ok is false for a
+// name that is neither, no token. The slower ways (gaveBefore, rest) ask
+// it, so that they count the very keys Next gave: by the canonical form
+// alone, a raw key found by a line would be given again after the lines,
+// and the canonical key never.
+func (l *Lines) keyOf(name string) (key string, ok bool) {
+	if _, in := l.h[name]; in {
+		return name, true
+	}
+	key, ok, _ = CanonicalName(name)
+	return key, ok
 }
 
 // Rest appends to fields what h holds that the lines did not give, once
 // Next has returned them all: the fields a module added, sorted by name,
 // and the values appended to a name the client sent (each such name
-// with its values after its last line's). Nothing, when h is as the
-// parse made it, which is found without a walk over the map.
+// with its values after its last line's). A key a line did not find
+// is added, though another spelling of its name was sent (h["x-foo"]
+// beside X-Foo): each value of each key goes once. Nothing, when h is
+// as the parse made it, which is found without a walk over the map.
 func (l *Lines) Rest(fields []Field) []Field {
 	if l.GaveAll() {
 		return fields // no name repeated, none added: the usual request
@@ -391,7 +408,7 @@ func (l *Lines) rest(fields []Field) []Field {
 		line, rest = CutLine(rest)
 		// A line without a colon is a name too, as Next takes it.
 		name, _, _ := strings.Cut(line, ":")
-		if key, ok, _ := CanonicalName(name); ok {
+		if key, ok := l.keyOf(name); ok {
 			sent[key] = true
 		}
 	}
