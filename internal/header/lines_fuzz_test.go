@@ -1,8 +1,10 @@
 package header
 
 import (
+	"maps"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -11,13 +13,15 @@ import (
 // are pieces of the text, or copies, as a module's rebuilt map holds),
 // the lines come back each once, in order, with their own values, Host
 // unmapped and nothing after them; with one name taken out of the map,
-// that name's lines come back unmapped and the others as before. A walk
+// that name's lines come back unmapped and the others as before; with
+// the name also written raw, each value of both keys comes back once. A walk
 // that loses, repeats or moves a line changes what a gateway's
 // application reads as the client's header.
 func FuzzLines(f *testing.F) {
 	f.Add("Host: a\nx-B: 1\ncookie: c=1\nX-a:  2 \nCookie: c=2\nX-B: 3\n", uint8(1))
 	f.Add("A: gzip\nB: b\nA: gzip\na: gzip\n", uint8(0))
 	f.Add("A:\nA: \nA:x\n", uint8(0))
+	f.Add("x-a: 1\nX-A: 2\nx-a: 3\n", uint8(0x80))
 	f.Fuzz(func(t *testing.T, in string, drop uint8) {
 		var text strings.Builder
 		for _, line := range strings.Split(in, "\n") {
@@ -72,6 +76,30 @@ func FuzzLines(f *testing.F) {
 			return
 		}
 		gone := keys[int(drop)%len(keys)]
+		// A module writing the name raw beside its canonical key
+		// (h["x-foo"] beside X-Foo), with a value of its own or the
+		// canonical key's first, a piece of the text: the walk and Rest
+		// give every value of each key once.
+		if raw := strings.ToLower(gone); raw != gone {
+			both := maps.Clone(parsed)
+			both[raw] = []string{"m"}
+			if drop&0x80 != 0 {
+				both[raw] = parsed[gone][:1]
+			}
+			var want []string
+			for k, vv := range both {
+				for _, v := range vv {
+					want = append(want, k+": "+v)
+				}
+			}
+			got, rest := walkKeys(all, both)
+			got = append(got, rest...)
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%q against %q, each value once:\n got %q\nwant %q", all, both, got, want)
+			}
+		}
 		delete(parsed, gone)
 		var wantLess []string
 		for i, w := range want {
