@@ -124,31 +124,44 @@ func TestContentLengthAfterFirstWrite(t *testing.T) {
 	}
 }
 
-// A handler that panics before its compressed header went out leaves no
-// Content-Length of its own in the header: a recovering middleware outside
-// the filter that answers with that header (as chi's Recoverer does with
-// WriteHeader(500)) would otherwise declare the handler's length for a
-// body it does not send, and the client would wait for bytes that never
-// come. (mosaic's own server starts such an answer from an empty header.)
+// A handler that panics before its compressed header went out leaves the
+// header as it would be had the filter chosen no coding: a recovering
+// middleware outside the filter that answers with that header (as chi's
+// Recoverer does with WriteHeader(500)) would otherwise declare the
+// handler's length for a body it does not send, so that the client waits
+// for bytes that never come, and a Content-Encoding and a weak ETag for a
+// body in none. Vary stays, as on an identity answer to the same request.
+// (mosaic's own server starts such an answer from an empty header.)
 func TestContentLengthAfterPanic(t *testing.T) {
-	inner := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		w.Header().Set("Content-Length", "5000")
-		w.Write(text(100)) // held: the header has not gone out
-		panic("handler failed")
-	}), allOn(nil))
-	url := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			if recover() != nil {
-				w.WriteHeader(http.StatusInternalServerError)
+	for _, coding := range []string{"br", "zstd", "gzip"} {
+		inner := mustNew(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.Header().Set("Content-Length", "5000")
+			w.Header().Set("ETag", `"v1"`)
+			w.Write(text(100)) // held: the header has not gone out
+			if got := w.Header().Get("Content-Encoding"); got != coding {
+				t.Errorf("%s: Content-Encoding %q before the panic, want the coding chosen", coding, got)
 			}
-		}()
-		inner.ServeHTTP(w, r)
-	}))
-	resp, body := fetch(t, http.MethodGet, url, browser) // fails on a short body
-	if resp.StatusCode != http.StatusInternalServerError || resp.ContentLength != 0 || len(body) != 0 {
-		t.Errorf("status %d, Content-Length %d, %d bytes of body; want 500 and an empty body",
-			resp.StatusCode, resp.ContentLength, len(body))
+			panic("handler failed")
+		}), allOn(nil))
+		url := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			defer func() {
+				if recover() != nil {
+					w.WriteHeader(http.StatusInternalServerError)
+				}
+			}()
+			inner.ServeHTTP(w, r)
+		}))
+		resp, body := fetch(t, http.MethodGet, url, "Accept-Encoding: "+coding) // fails on a short body
+		if resp.StatusCode != http.StatusInternalServerError || resp.ContentLength != 0 || len(body) != 0 {
+			t.Errorf("%s: status %d, Content-Length %d, %d bytes of body; want 500 and an empty body",
+				coding, resp.StatusCode, resp.ContentLength, len(body))
+		}
+		h := resp.Header
+		if ce, et, vary := h.Values("Content-Encoding"), h.Get("ETag"), h.Get("Vary"); len(ce) != 0 || et != `"v1"` || vary != "Accept-Encoding" {
+			t.Errorf("%s: Content-Encoding %q, ETag %q, Vary %q; want none, the handler's \"v1\" and Accept-Encoding",
+				coding, ce, et, vary)
+		}
 	}
 }
 

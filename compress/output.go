@@ -3,6 +3,7 @@ package compress
 import (
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
@@ -288,11 +289,10 @@ func (w *responseWriter) releaseEncoder() {
 
 // dropEncoder forgets the encoder and gives back the buffers. A
 // compressed response whose header has not gone (its encoder failed, or
-// the handler panicked) loses the handler's Content-Length, which
-// sendHeader would have replaced: what goes out then is not that body.
+// the handler panicked) takes back its coding's headers (uncode).
 func (w *responseWriter) dropEncoder() {
 	if w.values != nil && !w.headerSent {
-		delete(w.rw.Header(), "Content-Length")
+		w.uncode()
 	}
 	if w.par != nil {
 		// Its compressor is sound whatever became of the response: every
@@ -305,6 +305,30 @@ func (w *responseWriter) dropEncoder() {
 	w.releaseInput()
 	if w.outBuf != nil {
 		w.putOut()
+	}
+}
+
+// uncode makes the header of a response whose coding was chosen but
+// whose header never went out what it would be had no coding been
+// chosen, for whoever answers with it (a recovering middleware outside
+// the filter, as chi's Recoverer, calls WriteHeader(500) on it): no
+// Content-Encoding its body does not have, the handler's ETag strong
+// again. Only the values setCodingHeaders set (its own slots, told by
+// address) are undone, so whatever the handler set after them stays.
+// The handler's Content-Length goes too, which sendHeader would have
+// replaced: what goes out then is not that body. Vary stays: the filter
+// adds it before choosing (decide), so an identity answer to this
+// request carries it as well. Accept-Ranges, which setCodingHeaders
+// deleted, is not restored: keeping it would cost every compressed
+// response a lookup, and its absence only withholds an offer.
+func (w *responseWriter) uncode() {
+	h, v := w.rw.Header(), w.values
+	delete(h, "Content-Length")
+	if ce := h["Content-Encoding"]; len(ce) > 0 && &ce[0] == &v[0] {
+		delete(h, "Content-Encoding")
+	}
+	if et := h["Etag"]; len(et) > 0 && &et[0] == &v[1] {
+		v[1] = strings.TrimPrefix(v[1], "W/") // WeakenETagInto's prefix
 	}
 }
 
