@@ -248,14 +248,15 @@ func pauseUnderLoad(t *testing.T, local int64) pausedRun {
 	run.n, run.slowest, run.statuses = n, slowest, statuses
 	t.Logf("paused: %d requests, %d of them %v or longer, slowest %v, origin requests %d, Cache-Status %v",
 		n, blocked, cache.DefaultRedisTimeout, slowest, run.originDuringStop, statuses)
-	if slowest >= time.Second {
-		t.Errorf("a request took %v while redis was paused", slowest)
-	}
 	// What the breaker saves is the store's timeout per request: only the
 	// requests before it opened (DefaultBreakerFailures timeouts, a few
 	// per worker) wait that long; without it every one does. A count of
 	// requests, not a rate, so that a loaded machine does not fail it; a
-	// tenth of them may be slow for the machine's own reasons.
+	// tenth of them may be slow for the machine's own reasons. The slowest
+	// request is only logged: a bound on it (once 1 s) measured the
+	// scheduler, and failed at 1.3 s under load with 10 of 212 requests
+	// slow. A request that waited for Redis to come back would never end,
+	// as Redis stays paused until every request of the load has.
 	if limit := workers*cache.DefaultBreakerFailures + n/10; blocked > limit {
 		t.Errorf("%d of %d requests took the store's timeout (%v) or longer while redis was paused, want at most %d",
 			blocked, n, cache.DefaultRedisTimeout, limit)
