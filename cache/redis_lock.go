@@ -202,6 +202,12 @@ func (s *RedisStore) lockHeld(ctx context.Context, key string) (bool, error) {
 	pctx, cancel := s.opCtx(ctx)
 	defer cancel()
 	pttl, err := c.Do(pctx, c.B().Pttl().Key(s.lockKey(key)).Build()).AsInt64()
+	if cerr := ctx.Err(); cerr != nil {
+		// The waiter's own deadline (proxy_cache_lock_timeout) passed:
+		// it gave up, which says nothing of Redis. Counted, the waiters
+		// of one key, whose deadlines fall together, opened the breaker.
+		return false, fmt.Errorf("redis store: PTTL: %w", cerr)
+	}
 	if s.observe(err) != nil {
 		return false, fmt.Errorf("redis store: PTTL: %w", err)
 	}

@@ -70,10 +70,16 @@ func TestRedisCoalescingAcrossInstances(t *testing.T) {
 	// default 250ms timeout three times in a row, and the breaker then
 	// rightly bypasses the store (and its lock). A generous timeout keeps
 	// the breaker out of it; that it stayed closed is checked below.
+	// So are the lock's timers: past proxy_cache_lock_timeout a waiter
+	// goes to the origin, past proxy_cache_lock_age another request does
+	// (NGINX's rules, tested elsewhere), and under load the fill once took
+	// longer than their 5 s; a minute only a lost wake reaches.
 	opts := cache.RedisOptions{Timeout: 5 * time.Second}
 	sa, sb := newRedisStore(t, rs.url(), prefix, opts), newRedisStore(t, rs.url(), prefix, opts)
-	a := newFront(t, o, cache.Options{Store: sa, Key: pathKey, Lock: true})
-	b := newFront(t, o, cache.Options{Store: sb, Key: pathKey, Lock: true})
+	copts := cache.Options{Store: sa, Key: pathKey, Lock: true, LockTimeout: time.Minute, LockAge: time.Minute}
+	a := newFront(t, o, copts)
+	copts.Store = sb
+	b := newFront(t, o, copts)
 	for i, body := range hammer(t, 100, a.URL+"/cold", b.URL+"/cold") {
 		if body != "shared" {
 			t.Fatalf("request %d got %q", i, body)
@@ -129,6 +135,32 @@ func TestRedisLockReleaseWakesWaitersByMessage(t *testing.T) {
 		t.Fatal("an old token released the new holder's lock")
 	}
 	release2()
+}
+
+// A waiter whose lock timeout passes says nothing of Redis: the waiters
+// of one key time out together, and counted as Redis's failures they
+// opened the breaker of a Redis that answered every command.
+func TestRedisLockWaitTimeoutLeavesTheBreakerClosed(t *testing.T) {
+	rs := testRedis(t)
+	prefix := uniquePrefix(t)
+	a := newRedisStore(t, rs.url(), prefix, cache.RedisOptions{})
+	b := newRedisStore(t, rs.url(), prefix, cache.RedisOptions{})
+	if _, ok, err := a.TryLock(context.Background(), "k", time.Minute); err != nil || !ok {
+		t.Fatalf("TryLock: %v %v", ok, err)
+	}
+	// A deadline already passed: the waiter's PTTL fails with it at once,
+	// whatever the machine's load.
+	for i := range 2 * cache.DefaultBreakerFailures {
+		ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+		err := b.Wait(ctx, "k")
+		cancel()
+		if n := b.Breaker().Opened(); n != 0 {
+			t.Fatalf("the breaker opened after %d waiters' own deadlines", i+1)
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Wait past its deadline: %v", err)
+		}
+	}
 }
 
 func TestRedisReadersOfReplacedEntryFinish(t *testing.T) {
