@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -14,14 +15,17 @@ import (
 // stream as its HEADERS come (REFUSED_STREAM, ngx_http_v2_state_headers,
 // which a client may send again); Go's HTTP/2 server, which has no hook
 // for the acknowledgement, resets it when the DATA pass the window
-// (FLOW_CONTROL_ERROR). See server/README.md, fidelity12.
+// (FLOW_CONTROL_ERROR). mosaic's `return` answers without reading the
+// body, so its 200 can reach the client before the DATA pass the window
+// (a CI run on a loaded machine saw it): for mosaic either is the
+// documented behaviour. See server/README.md, fidelity12.
 func TestH2PrereadSmallEarlyBodyAsNGINX(t *testing.T) {
 	nginxPath(t)
 	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
 		return fmt.Sprintf(`server { listen 127.0.0.1:%d http2; http2_body_preread_size 16k;
 			location / { return 200 "ok"; } }`, port)
 	})
-	want := map[string]string{"mosaic": "reset FLOW_CONTROL_ERROR", "NGINX": "reset REFUSED_STREAM"}
+	want := map[string][]string{"mosaic": {"reset FLOW_CONTROL_ERROR", "200"}, "NGINX": {"reset REFUSED_STREAM"}}
 	for who, port := range map[string]int{"mosaic": mport, "NGINX": nport} {
 		h := dialH2C(t, port)
 		h.headers(t, 1, false, ":method", "POST", ":scheme", "http", ":authority", "a.example", ":path", "/",
@@ -32,7 +36,7 @@ func TestH2PrereadSmallEarlyBodyAsNGINX(t *testing.T) {
 				t.Fatalf("%s: DATA: %v", who, err)
 			}
 		}
-		if got := h.status(1); got != want[who] {
+		if got := h.status(1); !slices.Contains(want[who], got) {
 			t.Errorf("%s: stream 1 %s, want %s", who, got, want[who])
 		}
 		h.headers(t, 3, true, h2cGet("/")...)
