@@ -114,19 +114,17 @@ miss2:
 	MISS(R10, R12, DX, done1)
 	JMP  loop
 
+// A candidate found hands back its distance and, as a loop past the
+// limit does, the position the half left at.
 found1:
-	MOVQ DX, 32(R13)
 	MOVL R14, 56(R13)
-	RET
-
-found2:
-	MOVQ R9, 32(R13)
-	MOVL R14, 56(R13)
-	RET
 
 done1:
 	MOVQ DX, 32(R13)
 	RET
+
+found2:
+	MOVL R14, 56(R13)
 
 done2:
 	MOVQ R9, 32(R13)
