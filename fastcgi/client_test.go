@@ -257,7 +257,7 @@ func TestParamsEncoded(t *testing.T) {
 	r.Header.Set("X-Empty", "")
 	r.Header.Set("X-Long", strings.Repeat("h", 300))
 	r.Header.Set("Proxy", "hidden")
-	head, _ := (&Client{Params: p.Encoder(Pairs)}).AppendHead(nil, r, 0)
+	head, _ := (&Client{Params: p.Encoder(&Pairs)}).AppendHead(nil, r, 0)
 
 	var pairs []byte
 	for _, b := range [][]byte{

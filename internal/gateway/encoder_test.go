@@ -59,7 +59,7 @@ func TestEncoderMatchesAppend(t *testing.T) {
 			want = toyPair(want, v.Name, v.Value)
 		}
 		for _, short := range []int{0, toyShort} {
-			got := p.Encoder(PairEncoding{Pair: toyPair, Head: toyHead, Short: short})(nil, r)
+			got := p.Encoder(&PairEncoding{Pair: toyPair, Head: toyHead, Short: short})(nil, r)
 			if !bytes.Equal(got, want) {
 				t.Errorf("args %q, Short %d:\ngot  %q\nwant %q", args, short, got, want)
 			}
@@ -106,7 +106,7 @@ func TestEncoderHeaderLines(t *testing.T) {
 					t.Fatalf("value %q: the lines are not all there: %q", value, want)
 				}
 				for _, short := range []int{0, toyShort} {
-					got := p.Encoder(PairEncoding{Pair: toyPair, Head: toyHead, Short: short})(nil, rr)
+					got := p.Encoder(&PairEncoding{Pair: toyPair, Head: toyHead, Short: short})(nil, rr)
 					if !bytes.Equal(got, want) {
 						t.Errorf("value %q, %d configured, lines %t, Short %d:\ngot  %q\nwant %q",
 							value, len(configured), lines != "", short, got, want)
@@ -165,7 +165,7 @@ func TestEncoderAbsentFields(t *testing.T) {
 				for _, v := range p.Append(nil, rr) {
 					want = toyPair(want, v.Name, v.Value)
 				}
-				got := p.Encoder(PairEncoding{Pair: toyPair, Head: toyHead, Short: toyShort})(nil, rr)
+				got := p.Encoder(&PairEncoding{Pair: toyPair, Head: toyHead, Short: toyShort})(nil, rr)
 				if !bytes.Equal(got, want) {
 					t.Errorf("mask %03b, %q, lines %t:\ngot  %q\nwant %q", mask, change, lines != "", got, want)
 				}
@@ -219,7 +219,7 @@ func TestParamsHostPutByModule(t *testing.T) {
 			want = toyPair(want, v.Name, v.Value)
 		}
 		for _, short := range []int{0, toyShort} {
-			if enc := p.Encoder(PairEncoding{Pair: toyPair, Head: toyHead, Short: short})(nil, r); !bytes.Equal(enc, want) {
+			if enc := p.Encoder(&PairEncoding{Pair: toyPair, Head: toyHead, Short: short})(nil, r); !bytes.Equal(enc, want) {
 				t.Errorf("%s, Short %d: the Encoder's %q, want %q", c.name, short, enc, want)
 			}
 		}
@@ -237,7 +237,7 @@ func TestEncoderAbsentAfterPanic(t *testing.T) {
 	r.Header = http.Header{"Accept": {"*/*"}}
 	st := &vars.State{HeaderLines: "Host: h\r\nAccept: */*\r\n"}
 	r = r.WithContext(vars.NewContext(r.Context(), st))
-	enc := p.Encoder(PairEncoding{Pair: toyPair, Head: toyHead, Short: toyShort})
+	enc := p.Encoder(&PairEncoding{Pair: toyPair, Head: toyHead, Short: toyShort})
 	func() {
 		defer func() {
 			if recover() == nil {
@@ -269,7 +269,7 @@ func BenchmarkEncoderLines(b *testing.B) {
 	r.Header = parsedHeader(text)
 	st := &vars.State{HeaderLines: text}
 	r = r.WithContext(vars.NewContext(r.Context(), st))
-	enc := p.Encoder(PairEncoding{Pair: toyPair, Head: toyHead, Short: toyShort})
+	enc := p.Encoder(&PairEncoding{Pair: toyPair, Head: toyHead, Short: toyShort})
 	buf := make([]byte, 0, 4096)
 	for b.Loop() {
 		buf = enc(buf[:0], r)
@@ -304,7 +304,7 @@ func TestEncoderAbsentRawMap(t *testing.T) {
 		for _, v := range p.Append(nil, r)[:len(list)] { // the lines' pairs: Lines' own matter
 			want = toyPair(want, v.Name, v.Value)
 		}
-		got := p.Encoder(PairEncoding{Pair: toyPair, Head: toyHead, Short: toyShort})(nil, r)
+		got := p.Encoder(&PairEncoding{Pair: toyPair, Head: toyHead, Short: toyShort})(nil, r)
 		if !bytes.HasPrefix(got, want) {
 			t.Errorf("%s:\ngot  %q\nwant %q first", c.name, got, want)
 		}
@@ -352,7 +352,7 @@ func TestEncoderBothSpellings(t *testing.T) {
 				out = append(out, v.Name+"="+v.Value)
 				want = toyPair(want, v.Name, v.Value)
 			}
-			if got := p.Encoder(PairEncoding{Pair: toyPair, Head: toyHead, Short: toyShort})(nil, r); !bytes.Equal(got, want) {
+			if got := p.Encoder(&PairEncoding{Pair: toyPair, Head: toyHead, Short: toyShort})(nil, r); !bytes.Equal(got, want) {
 				t.Errorf("%q, lines %t: the Encoder:\ngot  %q\nwant %q", c.text, lines != "", got, want)
 			}
 			slices.Sort(out)

@@ -3,6 +3,7 @@ package gateway
 import (
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/vars"
@@ -92,10 +93,23 @@ func appendVar(dst []Var, key, value string) []Var {
 // parameter's head once, when it is made, and on each request copies it
 // and sets that byte, where Pair would encode both lengths and copy the
 // name apart (one copy a parameter fewer, on every request).
+//
+// The heads of the common header lines' parameters (lineHeads) are made
+// once for the encoding, on its first Encoder, not once a location: an
+// 8 KiB table each, the same for every location of the protocol.
 type PairEncoding struct {
 	Pair  func(dst []byte, name, value string) []byte
 	Head  func(dst []byte, name string, n int) []byte
 	Short int
+
+	headsOnce sync.Once
+	heads     *nameTable
+}
+
+// lineHeads is e's table of lineHeads, made on first use.
+func (e *PairEncoding) lineHeads() *nameTable {
+	e.headsOnce.Do(func() { e.heads = lineHeads(e) })
+	return e.heads
 }
 
 // Encoder returns Append for a protocol's encoding of parameters: each
@@ -107,7 +121,7 @@ type PairEncoding struct {
 // lines are written first and moved after the configured parameters
 // once those are written (vars.Absent: what the lines' walk found
 // missing from the header map spares three variables a lookup each).
-func (p *Params) Encoder(e PairEncoding) func(dst []byte, r *http.Request) []byte {
+func (p *Params) Encoder(e *PairEncoding) func(dst []byte, r *http.Request) []byte {
 	var steps []encStep
 	for i := range p.list {
 		pa := &p.list[i]
@@ -132,7 +146,7 @@ func (p *Params) Encoder(e PairEncoding) func(dst []byte, r *http.Request) []byt
 		return e.Pair(dst, HeaderParamName(key), value)
 	}
 	if e.Short > 0 {
-		heads := lineHeads(e)
+		heads := e.lineHeads()
 		addLine = func(dst []byte, key, value string) []byte {
 			if len(value) <= e.Short {
 				if head, ok := heads.find(key); ok {
@@ -152,7 +166,7 @@ func (p *Params) Encoder(e PairEncoding) func(dst []byte, r *http.Request) []byt
 				continue
 			}
 			if s.param.Template != nil {
-				dst = s.appendPieces(dst, r, st, &e)
+				dst = s.appendPieces(dst, r, st, e)
 				continue
 			}
 			v := s.param.Value(r, st)
@@ -217,7 +231,7 @@ func rotate(dst []byte, start, n int) []byte {
 // its key and two copies, where its parameter's name was looked up in
 // paramNames and the pair written by e.Pair through a func value, both
 // lengths and the name apart, on every line of every request.
-func lineHeads(e PairEncoding) *nameTable {
+func lineHeads(e *PairEncoding) *nameTable {
 	t := new(nameTable)
 	for _, h := range commonHeaders {
 		t.add(h, string(e.Head(nil, headerParamName(h), 0)))

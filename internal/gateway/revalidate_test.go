@@ -73,7 +73,7 @@ func TestParamsRevalidation(t *testing.T) {
 			// Each pair written as " name=value": a head, then the value.
 			head := func(dst []byte, name string, _ int) []byte { return append(append(append(dst, ' '), name...), '=') }
 			enc := func(dst []byte, name, value string) []byte { return append(head(dst, name, len(value)), value...) }
-			if g := strings.TrimPrefix(string(p.Encoder(PairEncoding{Pair: enc, Head: head})(nil, r)), " "); g != want {
+			if g := strings.TrimPrefix(string(p.Encoder(&PairEncoding{Pair: enc, Head: head})(nil, r)), " "); g != want {
 				t.Errorf("%s, lines %v, Encoder:\ngot  %s\nwant %s", tc.name, fromLines, g, want)
 			}
 		}

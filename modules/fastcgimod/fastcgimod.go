@@ -218,7 +218,7 @@ var gateway = gatewaymod.Gateway{
 				slog.String("host", r.Host))
 		}
 		return &fastcgi.Client{
-			Params:      g.Params().Encoder(fastcgi.Pairs),
+			Params:      g.Params().Encoder(&fastcgi.Pairs),
 			KeepConn:    lc.keepConn.V,
 			MaxHeader:   g.BufferSize(),
 			DropBody:    !lc.passBody.Or(true),
