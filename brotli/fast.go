@@ -100,8 +100,8 @@ func fastSlot[R fastVariant](h, mask uint64) uint64 {
 // offsets TestProbeArgsLayout checks): the loop's invariants, set once a
 // call, and the position to probe from; it gives back the position of a
 // candidate that passed the test, with its distance d, or a position
-// past limit when none did. data holds at least
-// limit+8 bytes, table mask+1 slots.
+// past limit when none did. data holds at least limit+8 bytes, table
+// mask+1 slots.
 type probeArgs struct {
 	data    *byte
 	table   *uint32

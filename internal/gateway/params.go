@@ -290,8 +290,9 @@ type encStep struct {
 // given each line's header key (its parameter's name is add's to make,
 // HeaderParamName), to go after the configured parameters, unless the
 // location passes none: in the order and, for each line of a repeated
-// name, at the place the client sent them, as NGINX walks its list of the lines, where the server knows it
-// (st.HeaderLines, HTTP/1.x), else sorted by name.
+// name, at the place the client sent them, as NGINX walks its list of
+// the lines, where the server knows it (st.HeaderLines, HTTP/1.x), else
+// sorted by name.
 //
 // A cache's revalidation (header.Revalidation) sends the entry's
 // validators first, as HTTP_IF_MODIFIED_SINCE then HTTP_IF_NONE_MATCH:
