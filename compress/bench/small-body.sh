@@ -30,6 +30,13 @@
 # the locations. For a large FILE, which takes a tenth of a second a
 # response under cachegrind, set IPR_FIRST=10 IPR_MORE=40: the count is
 # then the difference of 50 and 10 responses over 40 (outside-encoder.sh).
+# MISSES=1 (with INSTRUCTIONS=1) simulates the caches in those runs
+# (cachegrind --cache-sim=yes, MISSES_LL the second level, default
+# 524288,8,64: one core's 512 KiB of the EPYC this was written on) and
+# prints, a request, the instructions, the first level's instruction
+# misses (I1), its data read and write misses (D1r, D1w) and the second
+# level's misses (LL, all three kinds): what a response touches, which
+# instructions alone do not tell (compress README, small18).
 # SYSCALLS=1 counts the system calls a request costs each server instead
 # (syscalls_per_request): `perf trace -s` on the running server, all its
 # threads, over SYSCALLS_N (default 2,000) requests on one kept
@@ -96,6 +103,32 @@ export WRK_HEADER="Accept-Encoding: br"
 names=(mosaic nginx)
 read -r -a paths <<<"${PATHS:-id l1 l6}"
 
+# misses NAME PORT CMD...: MISSES=1's row for one server and path ($p):
+# cachegrind's totals of the two runs instructions_per_request makes,
+# their difference a request.
+misses() {
+	local name=$1 port=$2 out=$tmp/cg-$1-$p first=${IPR_FIRST:-200} more=${IPR_MORE:-2000}
+	shift 2
+	mkdir -p "$out"
+	IPR_OUT=$out IPR_CACHEGRIND="--cache-sim=yes --LL=${MISSES_LL:-524288,8,64}" \
+		instructions_per_request "$port" "$p/body.json" "$@" >/dev/null
+	awk -v p="$p" -v name="$name" -v more="$more" '
+		/^events:/ {for (i = 2; i <= NF; i++) ev[i - 1] = $i}
+		/^summary:/ {for (i = 2; i <= NF; i++) v[FILENAME, ev[i - 1]] = $i; f[++nf] = FILENAME}
+		END {
+			for (k in ev) d[ev[k]] = (v[f[2], ev[k]] - v[f[1], ev[k]]) / more
+			printf "| /%s/ | %s | %.0f | %.0f | %.0f | %.0f | %.0f |\n", p, name, d["Ir"], d["I1mr"], d["D1mr"], d["D1mw"], d["ILmr"] + d["DLmr"] + d["DLmw"]
+		}' "$out/$(basename "$1")-$first.out" "$out/$(basename "$1")-$((first + more)).out"
+}
+if [[ -n ${INSTRUCTIONS:-} && -n ${MISSES:-} ]]; then
+	echo "| answer | server | instructions | I1 misses | D1r misses | D1w misses | LL misses |"
+	echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
+	for p in "${paths[@]}"; do
+		GODEBUG=${GODEBUG:+$GODEBUG,}cpu.rdtscp=off GOMAXPROCS=1 misses mosaic 18150 "$mosaic" -c "$tmp/mosaic.conf"
+		[[ $NGINX == none ]] || misses nginx 18151 "$NGINX" -c "$tmp/nginx.conf" -g 'daemon off; master_process off;'
+	done
+	exit 0
+fi
 if [[ -n ${INSTRUCTIONS:-} ]]; then
 	echo "| answer | mosaic instructions/request | nginx instructions/request | mosaic/nginx |"
 	echo "| --- | ---: | ---: | ---: |"
