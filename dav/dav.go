@@ -641,6 +641,14 @@ func (h *Handler) copyMove(r *http.Request, uri string) int {
 	}
 	defer dst.root.Close()
 
+	if overlap(src, dst, last == '/') {
+		// Deleting the destination would delete the source, or the
+		// copy would copy itself: NGINX 1.31 refuses these, as
+		// ngx_http_dav_validate_paths, with 403; 1.22 emptied the
+		// collection or copied into itself until the path was too long.
+		h.logf(r, slog.LevelError, "both URI and \"Destination\" URI point to the same location or one holds the other", "uri", uri, "destination", duri)
+		return http.StatusForbidden
+	}
 	if dst.rel == "." {
 		return h.rootRefused(r, dst)
 	}
@@ -672,12 +680,6 @@ func (h *Handler) copyMove(r *http.Request, uri string) int {
 		h.logf(r, slog.LevelError, "is collection", "uri", uri)
 		return http.StatusBadRequest
 	}
-	if within(dst, src) {
-		// NGINX would delete the source as the destination it replaces,
-		// or copy the copy into itself until the path is too long.
-		h.logf(r, slog.LevelError, "\"Destination\" lies within the collection", "uri", uri, "destination", duri)
-		return http.StatusConflict
-	}
 	if overwrite {
 		if code := h.remove(r, dst, dst.rel, dstDir); code != 0 {
 			return code
@@ -700,10 +702,12 @@ func (h *Handler) copyMove(r *http.Request, uri string) int {
 	return http.StatusCreated
 }
 
-// within reports whether dst is src or lies below it.
-func within(dst, src target) bool {
-	return src.root.Name() == dst.root.Name() &&
-		(src.rel == "." || dst.rel == src.rel || strings.HasPrefix(dst.rel, src.rel+"/"))
+// overlap reports whether src and dst name the same file, or, for
+// collections, one lies below the other; the full paths compared are
+// cleaned, so "//" and "/./" hide nothing.
+func overlap(src, dst target, collection bool) bool {
+	below := func(a, b string) bool { return strings.HasPrefix(a, strings.TrimSuffix(b, "/")+"/") }
+	return src.full == dst.full || collection && (below(dst.full, src.full) || below(src.full, dst.full))
 }
 
 // renameBetween renames src onto dst when both lie below one directory

@@ -3,7 +3,9 @@ package dav
 import (
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -176,22 +178,60 @@ func TestAccessAndOtherMethods(t *testing.T) {
 	}
 }
 
-// TestCopyIntoItselfRefused: a collection copied or moved into itself
-// is refused before anything is touched.
-func TestCopyIntoItselfRefused(t *testing.T) {
+// TestCopyMoveOverlapRefused (audit10): as NGINX 1.31's
+// ngx_http_dav_validate_paths, a COPY or MOVE onto its own source, or of
+// a collection into itself or onto a collection that holds it, is
+// refused with 403 before anything is touched: deleting the destination
+// would delete the source (MOVE /d/e/ onto /d/ emptied /d/), or the copy
+// would copy itself.
+func TestCopyMoveOverlapRefused(t *testing.T) {
 	h, root, _ := site(t)
-	write(t, filepath.Join(root, "f.txt"), "f")
 	if err := os.MkdirAll(filepath.Join(root, "d/e"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct{ method, dest string }{{"COPY", "/d/"}, {"COPY", "/d/e/x/"}, {"MOVE", "/d/x/"}} {
-		if w := do(h, c.method, "/d/", "", "Destination", c.dest); w.Code != http.StatusConflict {
-			t.Errorf("%s to %s: %d", c.method, c.dest, w.Code)
+	write(t, filepath.Join(root, "d/e/g.txt"), "g")
+	before := tree(t, root)
+	for _, c := range []struct{ method, uri, dest string }{
+		{"COPY", "/d/", "/d/"}, {"COPY", "/d/", "/d/e/x/"}, {"MOVE", "/d/", "/d/x/"},
+		{"MOVE", "/d/e/", "/d/"}, {"COPY", "/d/e/", "/d/"}, {"MOVE", "/d/e/", "/"},
+		{"COPY", "/f.txt", "/f.txt"}, {"MOVE", "/f.txt", "//f.txt"}, {"MOVE", "/d/e/", "/d//e/"},
+	} {
+		if w := do(h, c.method, c.uri, "", "Destination", c.dest); w.Code != http.StatusForbidden {
+			t.Errorf("%s %s to %s: %d", c.method, c.uri, c.dest, w.Code)
+		}
+		if after := tree(t, root); after != before {
+			t.Fatalf("%s %s to %s changed the tree:\n%s\nwas:\n%s", c.method, c.uri, c.dest, after, before)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(root, "d/e")); err != nil {
-		t.Error(err)
+	// A sibling whose name starts with the source's is no overlap.
+	if w := do(h, "COPY", "/d/e/", "", "Destination", "/d/e2/"); w.Code != http.StatusCreated {
+		t.Errorf("COPY /d/e/ to /d/e2/: %d", w.Code)
 	}
+}
+
+// tree lists the paths below root with each file's content.
+func tree(t *testing.T, root string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		b.WriteString(p)
+		if d.Type().IsRegular() {
+			c, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&b, " %q", c)
+		}
+		b.WriteByte('\n')
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
 
 // FuzzDestination: whatever the Destination, the path it gives holds no
