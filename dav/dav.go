@@ -73,6 +73,11 @@ type Options struct {
 	// Path maps a URI to the directory that bounds it and the path below
 	// it (root or alias). Required.
 	Path func(r *http.Request, uri string) (dir, rel string)
+	// AliasPrefix is the length of the URI prefix that the location's
+	// alias replaces (0: none, a root or a regex location): a
+	// Destination shorter than it names no file below the alias and is
+	// refused (400), as NGINX refuses it.
+	AliasPrefix int
 	// TempFile makes the file a PUT body waits in
 	// (client_body_temp_path); nil: one in os.TempDir.
 	TempFile func() (*os.File, error)
@@ -609,6 +614,12 @@ func (h *Handler) copyMove(r *http.Request, uri string) int {
 	if strings.HasSuffix(uri, "/") != (last == '/') {
 		h.logf(r, slog.LevelError, "both URI and \"Destination\" URI should be either collections or non-collections")
 		return http.StatusConflict
+	}
+	if len(duri) < h.o.AliasPrefix {
+		// NGINX 1.29.7 (upstream 9739e75): its path mapping cut the
+		// prefix from a shorter URI, underflowing.
+		_, _, code := h.invalidDestination(r, r.Header.Get("Destination"))
+		return code
 	}
 	move := r.Method == "MOVE"
 	if d := h.depth(r, depthInfinity); d != depthInfinity && (move || d != 0) {

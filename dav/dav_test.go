@@ -290,3 +290,29 @@ func TestDestinationRules(t *testing.T) {
 		}
 	}
 }
+
+// TestAliasShortDestination (audit10): in a location whose alias
+// replaces a prefix of AliasPrefix bytes, a Destination shorter than the
+// prefix names nothing below the alias and is refused with 400, as NGINX
+// (1.29.7, Debian's 1.22.1 patched) refuses it; a shorter one with the
+// wrong shape is still a 409 first.
+func TestAliasShortDestination(t *testing.T) {
+	h, root, _ := site(t)
+	h.o.AliasPrefix = len("/alias/")
+	before := tree(t, root)
+	for _, c := range []struct {
+		dest string
+		code int
+	}{{"/al", http.StatusBadRequest}, {"/alias", http.StatusBadRequest}, {"http://example.com/x", http.StatusBadRequest}, {"/a/", http.StatusConflict}} {
+		r := httptest.NewRequest("COPY", "/alias/f.txt", nil)
+		r.Header.Set("Destination", c.dest)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != c.code {
+			t.Errorf("Destination %s: %d, want %d", c.dest, w.Code, c.code)
+		}
+	}
+	if after := tree(t, root); after != before {
+		t.Errorf("the tree changed:\n%s\nwas:\n%s", after, before)
+	}
+}
