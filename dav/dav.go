@@ -664,13 +664,15 @@ func (h *Handler) copyMove(r *http.Request, uri string) int {
 		return h.rootRefused(r, dst)
 	}
 	dstDir := false
-	if fi, err := dst.root.Lstat(dst.rel); err != nil {
+	dfi, err := dst.root.Lstat(dst.rel)
+	if err != nil {
+		dfi = nil
 		if !errors.Is(err, fs.ErrNotExist) {
 			return h.status(r, err, http.StatusNotFound, "lstat()", dst.full)
 		}
 		overwrite = false
 	} else {
-		if fi.IsDir() && last != '/' {
+		if dfi.IsDir() && last != '/' {
 			h.logf(r, slog.LevelError, "could not be copied or moved to a collection", "uri", uri, "destination", duri)
 			return http.StatusConflict
 		}
@@ -678,7 +680,7 @@ func (h *Handler) copyMove(r *http.Request, uri string) int {
 			h.logf(r, slog.LevelError, "could not be created", "path", dst.full, "err", syscall.EEXIST)
 			return http.StatusPreconditionFailed
 		}
-		dstDir = fi.IsDir()
+		dstDir = dfi.IsDir()
 	}
 	fi, err := h.lstat(src, uri)
 	if err != nil {
@@ -690,6 +692,14 @@ func (h *Handler) copyMove(r *http.Request, uri string) int {
 	if !strings.HasSuffix(uri, "/") {
 		h.logf(r, slog.LevelError, "is collection", "uri", uri)
 		return http.StatusBadRequest
+	}
+	if onPath(dst, dfi, fi) || dstDir && onPath(src, fi, dfi) {
+		// The overlap of overlap, through a symbolic link inside the
+		// root (ld -> d: COPY /d/ onto /ld/x/ copied d into itself
+		// level after level; MOVE /ld/e/ onto /d/ deleted the source
+		// with the destination).
+		h.logf(r, slog.LevelError, "both URI and \"Destination\" URI point to the same location or one holds the other", "uri", uri, "destination", duri)
+		return http.StatusForbidden
 	}
 	if overwrite {
 		if code := h.remove(r, dst, dst.rel, dstDir); code != 0 {
@@ -719,6 +729,22 @@ func (h *Handler) copyMove(r *http.Request, uri string) int {
 func overlap(src, dst target, collection bool) bool {
 	below := func(a, b string) bool { return strings.HasPrefix(a, strings.TrimSuffix(b, "/")+"/") }
 	return src.full == dst.full || collection && (below(dst.full, src.full) || below(src.full, dst.full))
+}
+
+// onPath reports whether the directory dir is t itself (fi, t's own
+// information, nil when t is missing) or one of the directories t lies
+// below, symbolic links on the way followed. A link as t's last name is
+// not followed: it is replaced or removed, never what it names.
+func onPath(t target, fi, dir fs.FileInfo) bool {
+	if fi != nil && os.SameFile(fi, dir) {
+		return true
+	}
+	for p := path.Dir(t.rel); p != "."; p = path.Dir(p) {
+		if up, err := t.root.Stat(p); err == nil && os.SameFile(up, dir) {
+			return true
+		}
+	}
+	return false
 }
 
 // renameBetween renames src onto dst when both lie below one directory

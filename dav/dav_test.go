@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // site makes dir/www (the root) and dir/secret (outside it, with a
@@ -314,5 +315,57 @@ func TestAliasShortDestination(t *testing.T) {
 	}
 	if after := tree(t, root); after != before {
 		t.Errorf("the tree changed:\n%s\nwas:\n%s", after, before)
+	}
+}
+
+// TestCopyMoveOverlapThroughLinkRefused (audit10): a symbolic link
+// inside the root (ld -> d) hides the overlap from the paths: COPY /d/
+// onto /ld/x/ copied d into itself level after level (1,280 levels in
+// two minutes, os.Root resolving each from the root), and MOVE /d/e/
+// onto /ls/ where ls -> d deleted the source with the destination. The
+// directories on the way are compared by identity; a link as the
+// destination itself is only replaced, which harms nothing.
+func TestCopyMoveOverlapThroughLinkRefused(t *testing.T) {
+	h, root, _ := site(t)
+	if err := os.MkdirAll(filepath.Join(root, "d/e"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(root, "d/e/g.txt"), "g")
+	if err := os.Symlink("d", filepath.Join(root, "ld")); err != nil {
+		t.Fatal(err)
+	}
+	before := tree(t, root)
+	for _, c := range []struct{ method, uri, dest string }{
+		{"MOVE", "/d/e/", "/d/e2/"}, // not refused: put back below
+		{"MOVE", "/ld/e2/", "/d/"}, {"MOVE", "/ld/e2/", "/ld/"}, {"MOVE", "/d/e2/", "/ld/e2/"},
+		{"COPY", "/ld/", "/d/x/"}, {"COPY", "/d/", "/ld/x/"}, {"MOVE", "/d/", "/ld/e2/y/"},
+	} {
+		done := make(chan int, 1)
+		go func() { done <- do(h, c.method, c.uri, "", "Destination", c.dest).Code }()
+		var code int
+		select {
+		case code = <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s %s to %s: no answer in 20s", c.method, c.uri, c.dest)
+		}
+		if c.dest == "/d/e2/" {
+			if code != http.StatusCreated {
+				t.Fatalf("%s %s to %s: %d", c.method, c.uri, c.dest, code)
+			}
+			continue
+		}
+		if code != http.StatusForbidden {
+			t.Errorf("%s %s to %s: %d, want 403", c.method, c.uri, c.dest, code)
+		}
+	}
+	if w := do(h, "MOVE", "/d/e2/", "", "Destination", "/d/e/"); w.Code != http.StatusCreated {
+		t.Fatalf("MOVE back: %d", w.Code)
+	}
+	if after := tree(t, root); after != before {
+		t.Errorf("the tree changed:\n%s\nwas:\n%s", after, before)
+	}
+	// A link as the destination is replaced, not followed: harmless.
+	if w := do(h, "COPY", "/d/", "", "Destination", "/ld/"); w.Code != http.StatusCreated {
+		t.Errorf("COPY /d/ onto the link /ld/: %d", w.Code)
 	}
 }
