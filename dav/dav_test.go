@@ -334,11 +334,16 @@ func TestCopyMoveOverlapThroughLinkRefused(t *testing.T) {
 	if err := os.Symlink("d", filepath.Join(root, "ld")); err != nil {
 		t.Fatal(err)
 	}
+	// A link to the root itself: the root is on every path's way.
+	if err := os.Symlink(".", filepath.Join(root, "lr")); err != nil {
+		t.Fatal(err)
+	}
 	before := tree(t, root)
 	for _, c := range []struct{ method, uri, dest string }{
 		{"MOVE", "/d/e/", "/d/e2/"}, // not refused: put back below
 		{"MOVE", "/ld/e2/", "/d/"}, {"MOVE", "/ld/e2/", "/ld/"}, {"MOVE", "/d/e2/", "/ld/e2/"},
 		{"COPY", "/ld/", "/d/x/"}, {"COPY", "/d/", "/ld/x/"}, {"MOVE", "/d/", "/ld/e2/y/"},
+		{"COPY", "/lr/", "/x/"}, {"COPY", "/lr/", "/d/x/"}, {"MOVE", "/lr/", "/d/x/"},
 	} {
 		done := make(chan int, 1)
 		go func() { done <- do(h, c.method, c.uri, "", "Destination", c.dest).Code }()
