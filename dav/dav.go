@@ -733,13 +733,15 @@ func overlap(src, dst target, collection bool) bool {
 
 // onPath reports whether the directory dir is t itself (fi, t's own
 // information, nil when t is missing) or one of the directories t lies
-// below, symbolic links on the way followed. A link as t's last name is
-// not followed: it is replaced or removed, never what it names.
+// below, the root included (a link "lr -> ." makes the root a source),
+// symbolic links on the way followed. A link as t's last name is not
+// followed: it is replaced or removed, never what it names.
 func onPath(t target, fi, dir fs.FileInfo) bool {
 	if fi != nil && os.SameFile(fi, dir) {
 		return true
 	}
-	for p := path.Dir(t.rel); p != "."; p = path.Dir(p) {
+	for p := t.rel; p != "."; {
+		p = path.Dir(p)
 		if up, err := t.root.Stat(p); err == nil && os.SameFile(up, dir) {
 			return true
 		}
