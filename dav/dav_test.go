@@ -321,10 +321,11 @@ func TestAliasShortDestination(t *testing.T) {
 // TestCopyMoveOverlapThroughLinkRefused (audit10): a symbolic link
 // inside the root (ld -> d) hides the overlap from the paths: COPY /d/
 // onto /ld/x/ copied d into itself level after level (1,280 levels in
-// two minutes, os.Root resolving each from the root), and MOVE /d/e/
-// onto /ls/ where ls -> d deleted the source with the destination. The
-// directories on the way are compared by identity; a link as the
-// destination itself is only replaced, which harms nothing.
+// two minutes, os.Root resolving each from the root), and MOVE /d/e2/
+// onto /ld/e2/, the same directory, deleted the source with the
+// destination; a link to the root (lr -> .) puts the root on every
+// path's way. The directories on the way are compared by identity; a
+// link as the destination itself is only replaced, which harms nothing.
 func TestCopyMoveOverlapThroughLinkRefused(t *testing.T) {
 	h, root, _ := site(t)
 	if err := os.MkdirAll(filepath.Join(root, "d/e"), 0o755); err != nil {
