@@ -18,6 +18,7 @@ import (
 	"github.com/mosaic-edge/mosaic/modules/throttlemod"
 	"github.com/mosaic-edge/mosaic/rewrite"
 	"github.com/mosaic-edge/mosaic/server"
+	"github.com/mosaic-edge/mosaic/throttle"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -268,7 +269,7 @@ func (s setLimitRateStep) Rewrite(r *http.Request, run *server.RewriteRun) serve
 		run.Loc.Logger().Error(fmt.Sprintf("invalid size %q in \"set $limit_rate\"", v))
 		return server.FlowNext
 	}
-	st.Set("limit_rate", strconv.FormatInt(n, 10))
+	st.Set(throttle.StateName, strconv.FormatInt(n, 10))
 	return server.FlowNext
 }
 
