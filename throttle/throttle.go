@@ -1,10 +1,10 @@
 // Package throttle limits the rate at which a response goes to the
-// client, as NGINX's limit_rate and limit_rate_after do: the first
-// After bytes go at once, then the body leaves at Rate bytes per second on
-// average, counted from the start of the request, with one second's worth
-// of slack (NGINX's write filter allows rate × (seconds since the start +
-// 1) bytes past After). The package imports nothing of the server:
-// Handler is plain net/http middleware.
+// client with the arithmetic of NGINX's write filter (limit_rate,
+// limit_rate_after): a send may take rate × (whole seconds since the
+// request's start + 1) bytes past the first limit_rate_after, less what
+// went, and holds the next one back for the time its bytes take at the
+// rate. The package imports nothing of the server: Handler is plain
+// net/http middleware.
 package throttle
 
 import (
@@ -36,9 +36,10 @@ func Handler(limits Limits, next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tw := &writer{ResponseWriter: w, r: r, limits: limits, start: vars.StartTime(r.Context())}
+		tw.clock = &tw.wall
 		next.ServeHTTP(tw, r)
-		if tw.timer != nil {
-			tw.timer.Stop()
+		if tw.wall.timer != nil {
+			tw.wall.timer.Stop()
 		}
 	})
 }
@@ -57,14 +58,36 @@ type writer struct {
 	http.ResponseWriter
 	r        *http.Request
 	limits   Limits
+	clock    clock
 	start    time.Time
 	resolved bool
 	wrote    bool // WriteHeader was called
 	rate     int64
 	after    int64
 	sent     int64
+	// The send under way: NGINX's write filter sends what its chain
+	// holds, up to the allowance, at once, where a handler writes in
+	// pieces; a piece that comes before the send's time has passed
+	// joins it while the allowance lasts.
+	sendAt   time.Time
+	sendFrom int64          // bytes past limit_rate_after when it began
+	sendLeft int64          // what the allowance still lets it take
+	due      time.Time      // no new send before: NGINX's c->write->delayed and its timer
 	wire     vars.WireSizer // the header's and the framing's bytes; nil: none known
-	timer    *time.Timer
+	wall     wallClock
+}
+
+// maxChunk is NGINX's default sendfile_max_chunk (2m since 1.21.4), which
+// its write filter caps a paced send at. mosaic takes the directive but
+// leaves sending to Go, so the default is the bound here.
+const maxChunk = 2 << 20
+
+// clock is the time the writer paces by; tests give it a virtual one to
+// read the schedule exactly.
+type clock interface {
+	now() time.Time
+	// sleep waits d, or until ctx ends (its cause).
+	sleep(ctx context.Context, d time.Duration) error
 }
 
 func (w *writer) resolve() {
@@ -96,10 +119,68 @@ func (w *writer) onWire() int64 {
 	return w.sent + w.wire.HeaderSize() + w.wire.BodyOverhead(false)
 }
 
-// allowed is how many more bytes may go now.
-func (w *writer) allowed(now time.Time) int64 {
-	elapsed := now.Sub(w.start) + time.Second
-	return int64(float64(w.rate)*elapsed.Seconds()) + w.after - w.onWire()
+// limit is what NGINX's write filter lets go at now: rate × (whole
+// seconds since the request's start + 1) past limit_rate_after, less
+// what went. Its clock is ngx_time(), whole seconds, and so is this one:
+// a 72 KB body at 32k takes 2 s, not the 1.25 s a finer clock gives.
+func (w *writer) limit(now time.Time) int64 {
+	secs := now.Unix() - w.start.Unix()
+	return w.rate*(secs+1) - (w.onWire() - w.after)
+}
+
+// ready waits until NGINX's write filter would send and returns how much
+// it would (> 0): first the delay the last send set, then, where the
+// allowance is spent, the delay NGINX sets then (what is missing at the
+// rate, in whole milliseconds, plus one), over again until its
+// whole-second clock allows a byte.
+func (w *writer) ready() (int64, error) {
+	for {
+		now := w.clock.now()
+		if now.Before(w.due) {
+			if err := w.wait(w.due.Sub(now)); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		n := w.limit(now)
+		if n > 0 {
+			return min(n, maxChunk), nil
+		}
+		// NGINX wakes after each such delay and weighs again; the
+		// allowance moves only when a second turns, so the wakes
+		// before that are computed here rather than slept through.
+		for n <= 0 {
+			now = now.Add(time.Duration(-n*1000/w.rate+1) * time.Millisecond)
+			n = w.limit(now)
+		}
+		w.due = now
+	}
+}
+
+// begin starts a send once NGINX's write filter would make one, with
+// what the allowance lets it take.
+func (w *writer) begin() error {
+	n, err := w.ready()
+	if err != nil {
+		return err
+	}
+	w.sendAt, w.sendLeft = w.clock.now(), n
+	// The header goes with the first send, so it counts in that one's
+	// bytes: from 0, not from what the header made.
+	if w.sendFrom = 0; w.sent > 0 {
+		w.sendFrom = max(w.onWire()-w.after, 0)
+	}
+	return nil
+}
+
+// settle holds the next send back, as NGINX's write filter does after one,
+// for the time that the send's bytes past limit_rate_after take at the
+// rate, in whole milliseconds.
+func (w *writer) settle(wire int64) {
+	w.sendLeft -= wire
+	if d := (max(w.onWire()-w.after, 0) - w.sendFrom) * 1000 / w.rate; d > 0 {
+		w.due = w.sendAt.Add(time.Duration(d) * time.Millisecond)
+	}
 }
 
 // WriteHeader settles the limits as the header goes out, as NGINX's write
@@ -113,38 +194,43 @@ func (w *writer) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *writer) Write(p []byte) (int, error) {
+// paced reports whether the body goes through the pacing below; it makes
+// the implicit 200 of a first write itself, so that the header's size is
+// known before the first allowance is spent.
+func (w *writer) paced() bool {
 	w.resolve()
 	if w.rate <= 0 {
-		return w.ResponseWriter.Write(p)
+		return false
 	}
 	if !w.wrote {
-		// The implicit 200 that the first Write would make below, made
-		// here so that the header's size is known before the first
-		// allowance is spent.
 		w.WriteHeader(http.StatusOK)
+	}
+	return true
+}
+
+// Write sends p as NGINX's write filter sends what it is given: as much
+// as the allowance lets go at once, then a wait for those bytes' time.
+func (w *writer) Write(p []byte) (int, error) {
+	if !w.paced() {
+		return w.ResponseWriter.Write(p)
 	}
 	total := 0
 	for len(p) > 0 {
-		n := w.allowed(time.Now())
-		if n <= 0 {
-			// Wait until a slice of the rate is allowed: at most a tenth
-			// of a second's worth, so a slow rate goes out smoothly.
-			want := min(int64(len(p)), max(w.rate/10, 1))
-			due := w.start.Add(time.Duration(float64(w.onWire()+want-w.after)/float64(w.rate)*float64(time.Second)) - time.Second)
-			if err := w.wait(time.Until(due)); err != nil {
+		if w.sendLeft <= 0 || !w.clock.now().Before(w.due) {
+			if err := w.begin(); err != nil {
 				return total, err
 			}
-			continue
 		}
-		n = min(n, int64(len(p)))
+		n := min(w.sendLeft, int64(len(p)))
+		before := w.onWire()
 		m, err := w.ResponseWriter.Write(p[:n])
 		total += m
 		w.sent += int64(m)
+		w.settle(w.onWire() - before)
 		if err != nil {
 			return total, err
 		}
-		p = p[n:]
+		p = p[m:]
 	}
 	return total, nil
 }
@@ -155,24 +241,31 @@ func (w *writer) wait(d time.Duration) error {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
-	if d <= 0 {
-		d = time.Millisecond
-	}
-	if w.timer == nil {
-		w.timer = time.NewTimer(d)
+	return w.clock.sleep(w.r.Context(), d)
+}
+
+// wallClock is the real clock, its sleeps on one timer for the response.
+type wallClock struct{ timer *time.Timer }
+
+func (*wallClock) now() time.Time { return time.Now() }
+
+func (c *wallClock) sleep(ctx context.Context, d time.Duration) error {
+	if c.timer == nil {
+		c.timer = time.NewTimer(d)
 	} else {
-		w.timer.Reset(d)
+		c.timer.Reset(d)
 	}
 	select {
-	case <-w.timer.C:
+	case <-c.timer.C:
 		return nil
-	case <-w.r.Context().Done():
-		return context.Cause(w.r.Context())
+	case <-ctx.Done():
+		return context.Cause(ctx)
 	}
 }
 
 // ReadFrom keeps the server's sendfile path for a response without a
-// limit; a limited one is copied through Write.
+// limit; a limited one is copied through Write, whose pieces join one
+// send as a file's bytes go in one send of NGINX's.
 func (w *writer) ReadFrom(src io.Reader) (int64, error) {
 	w.resolve()
 	if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok && w.rate <= 0 {

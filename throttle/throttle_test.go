@@ -2,6 +2,7 @@ package throttle
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -100,5 +101,107 @@ func TestThrottleImplicitHeaderCounts(t *testing.T) {
 	// One byte more if the machine's load held the write past a second.
 	if n := rec.Body.Len(); n < 31 || n > 32 || rec.Code != http.StatusOK {
 		t.Errorf("status %d, %d body bytes at once; want 200 and 31 (after 50 + 1 of slack - the 20-byte header)", rec.Code, n)
+	}
+}
+
+// virtualClock is a clock whose sleeps pass at once, moving its time on.
+type virtualClock struct{ t time.Time }
+
+func (c *virtualClock) now() time.Time { return c.t }
+
+func (c *virtualClock) sleep(_ context.Context, d time.Duration) error {
+	c.t = c.t.Add(d)
+	return nil
+}
+
+// send is one write that reached the connection: when (since the
+// request's start) and how many bytes.
+type send struct {
+	at time.Duration
+	n  int
+}
+
+// sendLog records the writes that reach it on the virtual clock.
+type sendLog struct {
+	*wireRecorder
+	clock *virtualClock
+	start time.Time
+	sends []send
+}
+
+func (l *sendLog) Write(p []byte) (int, error) {
+	at := l.clock.t.Sub(l.start)
+	if n := len(l.sends); n > 0 && l.sends[n-1].at == at {
+		l.sends[n-1].n += len(p) // one send, written in pieces
+	} else {
+		l.sends = append(l.sends, send{at, len(p)})
+	}
+	return l.wireRecorder.Write(p)
+}
+
+// TestThrottleScheduleAsNGINX reads the writer's schedule on a virtual
+// clock: when each send goes and how much, which is what NGINX's write
+// filter does at the same rates (ngx_http_write_filter_module.c, 1.22.1):
+// rate × (whole seconds since the start + 1) past limit_rate_after may
+// have gone, and each send holds the next back for its bytes' time, in
+// whole milliseconds. A 72 KB file at 32k takes 2 s so, where a
+// nanosecond clock gave 1.25 s (the sends at 0 and 1.25 s).
+func TestThrottleScheduleAsNGINX(t *testing.T) {
+	ms := time.Millisecond
+	body := strings.Repeat("x", 72<<10)
+	for _, c := range []struct {
+		name        string
+		rate, after int64
+		header      int64
+		frac        time.Duration // the start's place in its second
+		pieces      int           // written in pieces of this size; 0: ReadFrom
+		gap         time.Duration // the handler's time between pieces
+		want        []send
+	}{
+		// A second's worth, header included, then a second's worth
+		// after a second (its bytes' time), the rest after another.
+		{"file 32k", 32 << 10, 0, 240, 300 * ms, 0, 0, []send{{0, 32<<10 - 240}, {1000 * ms, 32 << 10}, {2000 * ms, 8192 + 240}}},
+		// The start's place in its second does not matter here: each
+		// wait is a second, so each send finds the next second.
+		{"file 32k late start", 32 << 10, 0, 240, 999 * ms, 0, 0, []send{{0, 32<<10 - 240}, {1000 * ms, 32 << 10}, {2000 * ms, 8192 + 240}}},
+		// limit_rate_after 48k at 16k: 64 KB at once, the rest after a
+		// second, as NGINX's 1 s.
+		{"after 48k", 16 << 10, 48 << 10, 0, 0, 0, 0, []send{{0, 64 << 10}, {1000 * ms, 8 << 10}}},
+		// Pieces of 20 KB written at once join one send while the
+		// allowance lasts, as NGINX's chain holds them: as the file.
+		{"pieces 32k", 32 << 10, 0, 0, 0, 20 << 10, 0, []send{{0, 32 << 10}, {1000 * ms, 32 << 10}, {2000 * ms, 8 << 10}}},
+		// Pieces of 8 KB 300 ms apart come after the last send's time
+		// (250 ms): each is a send of its own, when it comes.
+		{"trickle 32k", 32 << 10, 0, 0, 0, 8 << 10, 300 * ms, []send{{0, 8 << 10}, {300 * ms, 8 << 10}, {600 * ms, 8 << 10}, {900 * ms, 8 << 10},
+			{1200 * ms, 8 << 10}, {1500 * ms, 8 << 10}, {1800 * ms, 8 << 10}, {2100 * ms, 8 << 10}, {2400 * ms, 8 << 10}}},
+		// Pieces too small to wait for (2 bytes at 72000/s: 0 ms) go
+		// until the second's allowance is spent, then wait for the
+		// next whole second (700 ms in, not 1 s), as NGINX's 1 ms
+		// waits do until its clock turns.
+		{"small pieces", 72000, 0, 0, 300 * ms, 2, 0, []send{{0, 72000}, {700 * ms, 72<<10 - 72000}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Unix(1000, 0).Add(c.frac)
+			clk := &virtualClock{t: start}
+			log := &sendLog{wireRecorder: &wireRecorder{ResponseRecorder: httptest.NewRecorder(), header: c.header}, clock: clk, start: start}
+			w := &writer{ResponseWriter: log, r: httptest.NewRequest("GET", "/", nil), clock: clk, start: start,
+				limits: func(*http.Request) (int64, int64) { return c.rate, c.after }}
+			w.wire = log
+			var err error
+			if c.pieces == 0 {
+				_, err = w.ReadFrom(struct{ io.Reader }{strings.NewReader(body)})
+			} else {
+				for p := body; len(p) > 0 && err == nil; p = p[min(c.pieces, len(p)):] {
+					_, err = w.Write([]byte(p[:min(c.pieces, len(p))]))
+					clk.t = clk.t.Add(c.gap)
+				}
+			}
+			if err != nil || log.Body.String() != body {
+				t.Fatalf("%d bytes, %v", log.Body.Len(), err)
+			}
+			if fmt.Sprint(log.sends) != fmt.Sprint(c.want) {
+				t.Errorf("sends (since the start, bytes) %v\nwant %v", log.sends, c.want)
+			}
+		})
 	}
 }
