@@ -1,7 +1,6 @@
 package throttlemod_test
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -24,17 +23,26 @@ import (
 	"github.com/mosaic-edge/mosaic/server/servertest"
 )
 
-// TestLimitRate times 150 KB answers under limit_rate 100k, with NGINX's
-// one second of slack: half a second when limited, which load only
-// lengthens. The rate a limited answer had is read from the access
-// log's $limit_rate, not from an upper bound on its time, which load
-// breaks; a rate read in bytes where kilobytes are meant (1500 s for the
-// body) still ends at the request's 10 s. Where no limit may apply (no
-// limit, limit_rate_after past the body, or an upstream's
-// X-Accel-Limit-Rate that proxy_ignore_headers names) the rate that
-// would be wrongly applied is 1 byte per second: a throttled body would
-// need hours, so the whole body within 10 s shows none was, however slow
-// the machine.
+// chunkLine bounds a chunk's size line and its end ("19000\r\n" and
+// "\r\n"): the chunked framing of a send is made as the send is flushed,
+// after its size is weighed, so the allowance may be passed by that much
+// where NGINX cuts a send mid-chunk (throttle/README.md).
+const chunkLine = 16
+
+// TestLimitRate reads 150 KB answers under limit_rate 100k as they come
+// on the wire (relayed chunked). NGINX's arithmetic (throttle/README.md)
+// sends a second's worth, 102,400 bytes with the header, at once and the
+// rest once those bytes' time at the rate, a second, has passed: two
+// runs, the first of 102,400 bytes, a second apart. The first run's size
+// is the rate, bounded both ways however loaded the machine (at a rate
+// 4x too slow it is 25,608 bytes, at 0.9x 92,168; at 2x it is all of
+// it), and the pause is its time: at least 950 ms (NGINX's timer, in
+// whole milliseconds), under 1.9 s (a wait twice too long is 2 s). The
+// rate a limited answer had is also read from the access log's
+// $limit_rate. Where no limit may apply (no limit, limit_rate_after past
+// the body, or an upstream's X-Accel-Limit-Rate that proxy_ignore_headers
+// names) the rate that would be wrongly applied is 1 byte per second: the
+// answer comes in one run, with no pause.
 func TestLimitRate(t *testing.T) {
 	body := strings.Repeat("x", 150<<10)
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -78,20 +86,21 @@ func TestLimitRate(t *testing.T) {
 	}
 	var wantLog strings.Builder
 	for _, c := range cases {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		req, err := http.NewRequestWithContext(ctx, "GET", base+c.path, nil)
+		resp, got, runs, err := testclient.ReadRuns(strings.TrimPrefix(base, "http://"),
+			"GET "+c.path+" HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n", 400*time.Millisecond, 10*time.Second)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", c.path, err)
 		}
-		start := time.Now()
-		resp, got := testclient.Send(t, req)
-		d := time.Since(start)
-		cancel()
 		if len(got) != len(body) || resp.Header.Get("X-Accel-Limit-Rate") != "" {
 			t.Errorf("%s: %d bytes, X-Accel-Limit-Rate %q", c.path, len(got), resp.Header.Get("X-Accel-Limit-Rate"))
 		}
-		if c.limited && d < 400*time.Millisecond {
-			t.Errorf("%s: took %v, want 500ms at least", c.path, d)
+		switch {
+		case !c.limited && len(runs.Sizes) != 1:
+			t.Errorf("%s: runs %v at %v; want one, no limit", c.path, runs.Sizes, runs.At)
+		case c.limited && (len(runs.Sizes) != 2 || runs.Sizes[0] < 100<<10 || runs.Sizes[0] > 100<<10+chunkLine):
+			t.Errorf("%s: runs %v at %v; want two, the first of 102400 bytes (and a chunk's line)", c.path, runs.Sizes, runs.At)
+		case c.limited && (runs.At[1]-runs.At[0] < 950*time.Millisecond || runs.At[1]-runs.At[0] > 1900*time.Millisecond):
+			t.Errorf("%s: runs %v at %v; want the second a second after the first", c.path, runs.Sizes, runs.At)
 		}
 		fmt.Fprintf(&wantLog, "%s %s\n", c.path, c.rate)
 	}
