@@ -16,8 +16,8 @@ import (
 // or limit_rate_after of its own or inherited, unless the configuration
 // can set a rate at run time ("set $limit_rate", an upstream's
 // X-Accel-Limit-Rate). Each test below serves a 72 KB body that a rate
-// of 32k paces over more than a second (mosaic 1.25 s, NGINX 2 s; see
-// TestLimitRateThroughBinary), through a path that a too eager skip
+// of 32k paces over more than a second (2 s, as NGINX; see
+// TestLimitRatePacedAsNGINX), through a path that a too eager skip
 // would serve at once, and runs NGINX on the same configuration.
 
 var throttleBody = strings.Repeat("0123456789abcdef", 4608) // 72 KB

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
+)
+
+// pauseAt is a pause in an answer long enough to be one of the rate's
+// waits (a second here), not the machine's load.
+const pauseAt = 400 * time.Millisecond
+
+// TestLimitRatePacedAsNGINX: the rate's sends are NGINX's, read on the
+// wire from both servers on one configuration: a second's worth at once
+// (rate × (whole seconds since the start + 1), the header counted), then
+// a wait for those bytes' time, so 72 KB at 32k come as 32,768 bytes
+// (header included), 32,768 a second later and the rest a second after
+// that: 2 s, where mosaic took 1.25 s with a finer clock and no wait
+// after each send. With limit_rate_after 48k at 16k, 64 KB at once and
+// the rest a second later. (With sendfile on, NGINX rounds each send
+// from a file up to a page of the file, which mosaic does not: see
+// throttle/README.md.) The runs' sizes hold however loaded the
+// machine, as long as no pause of the load's reaches pauseAt; their
+// times only grow with load, so the floors are firm and the ceilings
+// loose.
+func TestLimitRatePacedAsNGINX(t *testing.T) {
+	const size = 72 << 10
+	bases := limitBoth(t, map[string]string{"f": strings.Repeat("0123456789abcdef", size/16)}, func(listen, root string) string {
+		return fmt.Sprintf(`access_log off;
+			server {
+				%s
+				location /rate/ { alias %s/; limit_rate 32k; sendfile off; }
+				location /after/ { alias %[2]s/; limit_rate 16k; limit_rate_after 48k; sendfile off; }
+			}`, listen, root)
+	})
+	want := map[string][]int{"/rate/f": {32 << 10, 32 << 10, 8 << 10}, "/after/f": {64 << 10, 8 << 10}}
+	got := map[string]testclient.Runs{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for name, base := range bases {
+		for path := range want {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, _, runs, err := testclient.ReadRuns(strings.TrimPrefix(base, "http://"), "GET "+path+" HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n", pauseAt, 20*time.Second)
+				if err != nil {
+					t.Error(err)
+				}
+				mu.Lock()
+				got[name+" "+path] = runs
+				mu.Unlock()
+			}()
+		}
+	}
+	wg.Wait()
+	for name := range bases {
+		for path, w := range want {
+			r := got[name+" "+path]
+			// The last run holds the rest of the body and the header
+			// that the first took from the allowance.
+			if len(r.Sizes) != len(w) || r.Sizes[0] != w[0] || (len(w) == 3 && r.Sizes[1] != w[1]) {
+				t.Errorf("%s %s: runs on the wire %v at %v; want %v (the last with the header's bytes)", name, path, r.Sizes, r.At, w)
+				continue
+			}
+			// Each wait is the last send's time at the rate: 1 s.
+			for i := 1; i < len(r.At); i++ {
+				if d := r.At[i] - r.At[i-1]; d < 950*time.Millisecond || d > 3*time.Second {
+					t.Errorf("%s %s: run %d came %v after the one before; want 1 s (runs %v at %v)", name, path, i, d, r.Sizes, r.At)
+				}
+			}
+			t.Logf("%s %s: runs %v at %v", name, path, r.Sizes, r.At)
+		}
+	}
+}
