@@ -74,6 +74,8 @@ type writer struct {
 	sendLeft int64          // what the allowance still lets it take
 	due      time.Time      // no new send before: NGINX's c->write->delayed and its timer
 	wire     vars.WireSizer // the header's and the framing's bytes; nil: none known
+	h2       bool           // HTTP/2: frames counted here (h2Frames), as NGINX's stream counts them
+	h2Frames int64
 	wall     wallClock
 }
 
@@ -104,16 +106,23 @@ func (w *writer) resolve() {
 		if st != nil {
 			w.wire = st.Wire
 		}
+		w.h2 = w.r.ProtoMajor == 2
 	}
 }
 
 // onWire is what the response has sent. As NGINX's write filter weighs
 // c->sent, the status line, the header and a chunked body's framing
 // count with the body, where the server reports them (vars.WireSizer:
-// HTTP/1.x's does, Go's HTTP/2 server reports none): limit_rate_after
-// 10k lets 10k go at once, header included.
+// HTTP/1.x's does): limit_rate_after 10k lets 10k go at once, header
+// included. Go's HTTP/2 server reports no frames; NGINX's stream counts
+// each frame it sends, its 9-byte head and its payload (the HEADERS
+// frame's HPACK block, each DATA frame of at most http2_chunk_size), so
+// the writer counts those as NGINX frames them (h2Frame).
 func (w *writer) onWire() int64 {
-	if w.wire == nil {
+	switch {
+	case w.h2:
+		return w.sent + w.h2Frames
+	case w.wire == nil:
 		return w.sent
 	}
 	return w.sent + w.wire.HeaderSize() + w.wire.BodyOverhead(false)
@@ -190,6 +199,9 @@ func (w *writer) WriteHeader(code int) {
 	if code >= 200 {
 		w.resolve()
 		w.wrote = true
+		if w.h2 {
+			w.h2Frames += h2FrameHead + h2HeaderBlock(code, w.Header())
+		}
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
@@ -226,6 +238,9 @@ func (w *writer) Write(p []byte) (int, error) {
 		m, err := w.ResponseWriter.Write(p[:n])
 		total += m
 		w.sent += int64(m)
+		if w.h2 {
+			w.h2Frames += h2FrameHead * ((int64(m) + h2ChunkSize - 1) / h2ChunkSize)
+		}
 		w.settle(w.onWire() - before)
 		if err != nil {
 			return total, err
