@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/pace"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -128,20 +129,10 @@ func (w *writer) onWire() int64 {
 	return w.sent + w.wire.HeaderSize() + w.wire.BodyOverhead(false)
 }
 
-// limit is what NGINX's write filter lets go at now: rate × (whole
-// seconds since the request's start + 1) past limit_rate_after, less
-// what went. Its clock is ngx_time(), whole seconds, and so is this one:
-// a 72 KB body at 32k takes 2 s, not the 1.25 s a finer clock gives.
-func (w *writer) limit(now time.Time) int64 {
-	secs := now.Unix() - w.start.Unix()
-	return w.rate*(secs+1) - (w.onWire() - w.after)
-}
-
 // ready waits until NGINX's write filter would send and returns how much
 // it would (> 0): first the delay the last send set, then, where the
-// allowance is spent, the delay NGINX sets then (what is missing at the
-// rate, in whole milliseconds, plus one), over again until its
-// whole-second clock allows a byte.
+// allowance is spent, NGINX's waits until its whole-second clock allows
+// a byte (pace.Wake). What went counts from limit_rate_after on.
 func (w *writer) ready() (int64, error) {
 	for {
 		now := w.clock.now()
@@ -151,18 +142,11 @@ func (w *writer) ready() (int64, error) {
 			}
 			continue
 		}
-		n := w.limit(now)
-		if n > 0 {
+		done := w.onWire() - w.after
+		if n := pace.Limit(w.rate, w.start, now, done); n > 0 {
 			return min(n, maxChunk), nil
 		}
-		// NGINX wakes after each such delay and weighs again; the
-		// allowance moves only when a second turns, so the wakes
-		// before that are computed here rather than slept through.
-		for n <= 0 {
-			now = now.Add(time.Duration(-n*1000/w.rate+1) * time.Millisecond)
-			n = w.limit(now)
-		}
-		w.due = now
+		w.due = pace.Wake(w.rate, w.start, now, done)
 	}
 }
 
@@ -187,8 +171,8 @@ func (w *writer) begin() error {
 // rate, in whole milliseconds.
 func (w *writer) settle(wire int64) {
 	w.sendLeft -= wire
-	if d := (max(w.onWire()-w.after, 0) - w.sendFrom) * 1000 / w.rate; d > 0 {
-		w.due = w.sendAt.Add(time.Duration(d) * time.Millisecond)
+	if d := pace.Delay(w.rate, max(w.onWire()-w.after, 0)-w.sendFrom); d > 0 {
+		w.due = w.sendAt.Add(d)
 	}
 }
 

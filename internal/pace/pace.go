@@ -1,4 +1,6 @@
-// Package pace paces reads from an io.Reader to a rate in bytes per second.
+// Package pace holds the arithmetic by which NGINX paces bytes to a rate
+// (its write filter for limit_rate, its event pipe for proxy_limit_rate),
+// and paces reads from an io.Reader by it.
 package pace
 
 import (
@@ -7,10 +9,34 @@ import (
 	"time"
 )
 
-// Reader paces the reads from an io.Reader to a rate, as NGINX's
-// proxy_limit_rate paces the reading of a response from its upstream:
-// counted from the Reader's making, rate × (seconds elapsed + 1) bytes may
-// have been read at any time, the same allowance as the write side's.
+// Limit is how many more bytes NGINX lets go at now, done having gone:
+// rate × (whole seconds since start + 1) less done. Its clock,
+// ngx_time(), counts whole seconds, and so does this one.
+func Limit(rate int64, start, now time.Time, done int64) int64 {
+	return rate*(now.Unix()-start.Unix()+1) - done
+}
+
+// Wake is when NGINX goes on where Limit is spent at now: it waits what
+// is missing at the rate, in whole milliseconds, plus one, and weighs
+// again, over again until its whole-second clock lets a byte go. The
+// wakes before that are computed here rather than slept through.
+func Wake(rate int64, start, now time.Time, done int64) time.Time {
+	for n := Limit(rate, start, now, done); n <= 0; n = Limit(rate, start, now, done) {
+		now = now.Add(time.Duration(-n*1000/rate+1) * time.Millisecond)
+	}
+	return now
+}
+
+// Delay is how long NGINX holds the next bytes back once n went: their
+// time at the rate, in whole milliseconds.
+func Delay(rate, n int64) time.Duration {
+	return time.Duration(n*1000/rate) * time.Millisecond
+}
+
+// Reader paces the reads from an io.Reader to a rate, as NGINX's event
+// pipe paces the reading of a response from its upstream
+// (proxy_limit_rate): counted from the Reader's making, a read may take
+// what Limit allows, and holds the next one back for its bytes' Delay.
 // A wait ends early, with the context's error, when ctx is done.
 type Reader struct {
 	ctx   context.Context
@@ -18,6 +44,7 @@ type Reader struct {
 	rate  int64
 	start time.Time
 	read  int64
+	due   time.Time
 	timer *time.Timer
 }
 
@@ -26,31 +53,28 @@ func NewReader(ctx context.Context, src io.Reader, rate int64) *Reader {
 	return &Reader{ctx: ctx, src: src, rate: rate, start: time.Now()}
 }
 
-// allowed is what may be read at now.
-func (r *Reader) allowed(now time.Time) int64 {
-	elapsed := now.Sub(r.start) + time.Second
-	return int64(float64(r.rate)*elapsed.Seconds()) - r.read
-}
-
 func (r *Reader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return r.src.Read(p)
 	}
 	for {
-		n := r.allowed(time.Now())
-		if n > 0 {
-			if int64(len(p)) > n {
-				p = p[:n]
+		now := time.Now()
+		until := r.due
+		if !now.Before(until) {
+			n := Limit(r.rate, r.start, now, r.read)
+			if n > 0 {
+				p = p[:min(int64(len(p)), n)]
+				m, err := r.src.Read(p)
+				r.read += int64(m)
+				r.due = now.Add(Delay(r.rate, int64(m)))
+				return m, err
 			}
-			break
+			until = Wake(r.rate, r.start, now, r.read)
 		}
-		if err := r.wait(time.Duration((1-n)*int64(time.Second)/r.rate) + time.Millisecond); err != nil {
+		if err := r.wait(until.Sub(now)); err != nil {
 			return 0, err
 		}
 	}
-	n, err := r.src.Read(p)
-	r.read += int64(n)
-	return n, err
 }
 
 func (r *Reader) wait(d time.Duration) error {
