@@ -118,7 +118,7 @@ func (w *writer) resolve() {
 // included. Go's HTTP/2 server reports no frames; NGINX's stream counts
 // each frame it sends, its 9-byte head and its payload (the HEADERS
 // frame's HPACK block, each DATA frame of at most http2_chunk_size), so
-// the writer counts those as NGINX frames them (h2Frame).
+// the writer counts those as NGINX frames them (h2Frames).
 func (w *writer) onWire() int64 {
 	switch {
 	case w.h2:
