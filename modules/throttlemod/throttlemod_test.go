@@ -41,8 +41,9 @@ const chunkLine = 16
 // rate a limited answer had is also read from the access log's
 // $limit_rate. Where no limit may apply (no limit, limit_rate_after past
 // the body, or an upstream's X-Accel-Limit-Rate that proxy_ignore_headers
-// names) the rate that would be wrongly applied is 1 byte per second: the
-// answer comes in one run, with no pause.
+// names) the rate that would be wrongly applied is 1 byte per second: a
+// throttled body would need hours, so the whole body within 10 s shows
+// none was, however slow the machine.
 func TestLimitRate(t *testing.T) {
 	body := strings.Repeat("x", 150<<10)
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -95,8 +96,6 @@ func TestLimitRate(t *testing.T) {
 			t.Errorf("%s: %d bytes, X-Accel-Limit-Rate %q", c.path, len(got), resp.Header.Get("X-Accel-Limit-Rate"))
 		}
 		switch {
-		case !c.limited && len(runs.Sizes) != 1:
-			t.Errorf("%s: runs %v at %v; want one, no limit", c.path, runs.Sizes, runs.At)
 		case c.limited && (len(runs.Sizes) != 2 || runs.Sizes[0] < 100<<10 || runs.Sizes[0] > 100<<10+chunkLine):
 			t.Errorf("%s: runs %v at %v; want two, the first of 102400 bytes (and a chunk's line)", c.path, runs.Sizes, runs.At)
 		case c.limited && (runs.At[1]-runs.At[0] < 950*time.Millisecond || runs.At[1]-runs.At[0] > 1900*time.Millisecond):
