@@ -205,3 +205,57 @@ func TestThrottleScheduleAsNGINX(t *testing.T) {
 		})
 	}
 }
+
+// TestThrottleHugeLimits: a rate or limit_rate_after near the int64 most
+// (an upstream's X-Accel-Limit-Rate, "limit_rate $arg_r": untrusted, up to
+// 2^63-1) lets the body go without a wait, before the clock turns a second
+// and after: rate × seconds and the bytes' time must not overflow into a
+// wait that never ends.
+func TestThrottleHugeLimits(t *testing.T) {
+	const most = int64(^uint64(0) >> 1)
+	body := strings.Repeat("x", 64<<10)
+	for _, c := range []struct {
+		name        string
+		rate, after int64
+	}{
+		{"rate", most, 0},
+		{"half rate", most/2 + 1, 0},
+		{"after", 1 << 20, most},
+		{"both", most, most},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Unix(1000, 900e6)
+			clk := &virtualClock{t: start}
+			log := &sendLog{wireRecorder: &wireRecorder{ResponseRecorder: httptest.NewRecorder(), header: 200}, clock: clk, start: start}
+			w := &writer{ResponseWriter: log, r: httptest.NewRequest("GET", "/", nil), clock: clk, start: start,
+				limits: func(*http.Request) (int64, int64) { return c.rate, c.after }}
+			w.wire = log
+			done := make(chan error, 1)
+			go func() {
+				var err error
+				// 8 KB pieces 400 ms apart: the writes cross three
+				// turns of the clock's second.
+				for p := body; len(p) > 0 && err == nil; p = p[8<<10:] {
+					_, err = w.Write([]byte(p[:8<<10]))
+					clk.t = clk.t.Add(400 * time.Millisecond)
+				}
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err != nil || log.Body.String() != body {
+					t.Fatalf("%d bytes, %v", log.Body.Len(), err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the writer did not return in 10 s")
+			}
+			// Nothing waited: each piece went when it was written.
+			for i, s := range log.sends {
+				if s.at != time.Duration(i)*400*time.Millisecond {
+					t.Errorf("sends (since the start, bytes) %v, want one each 400 ms", log.sends)
+					break
+				}
+			}
+		})
+	}
+}
