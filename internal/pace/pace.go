@@ -6,14 +6,29 @@ package pace
 import (
 	"context"
 	"io"
+	"math"
 	"time"
 )
 
 // Limit is how many more bytes NGINX lets go at now, done having gone:
 // rate × (whole seconds since start + 1) less done. Its clock,
 // ngx_time(), counts whole seconds, and so does this one.
+//
+// A rate or a limit_rate_after (done < 0 before it is spent) may be
+// anything up to the int64 most, from an upstream's header or a
+// variable: the sum saturates there rather than overflow into a
+// negative allowance, a wait that never ends. A wall clock stepped back
+// past the start counts as the start's second, not as a debt of seconds.
 func Limit(rate int64, start, now time.Time, done int64) int64 {
-	return rate*(now.Unix()-start.Unix()+1) - done
+	secs := max(now.Unix()-start.Unix(), 0) + 1
+	if rate > math.MaxInt64/secs {
+		return math.MaxInt64
+	}
+	allowed := rate * secs
+	if done < 0 && allowed > math.MaxInt64+done {
+		return math.MaxInt64
+	}
+	return allowed - done
 }
 
 // Wake is when NGINX goes on where Limit is spent at now: it waits what

@@ -35,6 +35,19 @@ func TestArithmetic(t *testing.T) {
 	if w := Wake(1000, start, at(1200), 2500); !w.Equal(at(1701)) {
 		t.Errorf("Wake, second 1: %v, want 1701 ms", w.Sub(start))
 	}
+	// Saturated, not overflowed, at the int64 most (a rate or a
+	// limit_rate_after from an upstream's header); a clock stepped back
+	// counts as the start's second.
+	const most = int64(^uint64(0) >> 1)
+	if n := Limit(most, start, at(1000), 0); n != most {
+		t.Errorf("Limit at rate 2^63-1, second 1: %d, want the most", n)
+	}
+	if n := Limit(1000, start, at(0), -most); n != most {
+		t.Errorf("Limit with 2^63-1 still to go at once: %d, want the most", n)
+	}
+	if n := Limit(1000, start, at(-5000), 0); n != 1000 {
+		t.Errorf("Limit 5 s before the start: %d, want 1000", n)
+	}
 	// The bytes' time in whole milliseconds: 999 bytes at 1000/s hold
 	// the next back 999 ms; 2 bytes at 3000/s, none.
 	if d := Delay(1000, 999); d != 999*time.Millisecond {
