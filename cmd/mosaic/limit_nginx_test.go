@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 // limitBoth runs mosaic and Debian's NGINX (when installed) on the http
@@ -274,6 +276,9 @@ func TestLimitRateThroughBinary(t *testing.T) {
 		return first, time.Since(t0)
 	}
 	for name, base := range bases {
+		// Clear of the turn of a second, whose allowance would let the
+		// after case's rest go at once.
+		testclient.StartMidSecond()
 		var wg sync.WaitGroup
 		var free, rate, after [2]time.Duration
 		for _, c := range []struct {
