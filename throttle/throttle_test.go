@@ -259,3 +259,19 @@ func TestThrottleHugeLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestThrottleH2HeaderCountedOnce: over HTTP/2 the HEADERS frame counts
+// against limit_rate_after once; a superfluous WriteHeader, which Go's
+// server ignores, sends no second frame and must not count one.
+func TestThrottleH2HeaderCountedOnce(t *testing.T) {
+	r := httptest.NewRequest("GET", "/", nil)
+	r.ProtoMajor, r.ProtoMinor = 2, 0
+	w := &writer{ResponseWriter: httptest.NewRecorder(), r: r, start: time.Now(),
+		limits: func(*http.Request) (int64, int64) { return 1, 1 << 20 }}
+	w.WriteHeader(http.StatusOK)
+	once := w.onWire()
+	w.WriteHeader(http.StatusOK)
+	if once <= 9 || w.onWire() != once {
+		t.Errorf("on the wire after one WriteHeader %d, after two %d; want the HEADERS frame once", once, w.onWire())
+	}
+}
