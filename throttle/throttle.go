@@ -182,10 +182,11 @@ func (w *writer) settle(wire int64) {
 func (w *writer) WriteHeader(code int) {
 	if code >= 200 {
 		w.resolve()
-		w.wrote = true
-		if w.h2 {
+		// A second final header is one Go's server ignores: no frame.
+		if w.h2 && !w.wrote {
 			w.h2Frames += h2FrameHead + h2HeaderBlock(code, w.Header())
 		}
+		w.wrote = true
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
