@@ -27,10 +27,10 @@ func init() {
 	pid := strconv.Itoa(os.Getpid())
 	host, _ := os.Hostname()
 
-	Register("remote_addr", func(r *http.Request, st *State) string { return peerAddr(r, st).host })
-	Register("binary_remote_addr", func(r *http.Request, st *State) string { return binaryAddr(peerAddr(r, st).host) })
+	Register("remote_addr", peerHost)
+	Register("binary_remote_addr", func(r *http.Request, st *State) string { return binaryAddr(peerHost(r, st)) })
 	// The ports of a Unix-domain socket are empty, not without a value.
-	RegisterAlways("remote_port", func(r *http.Request, st *State) string { return peerAddr(r, st).port })
+	RegisterAlways("remote_port", peerPort)
 	Register("remote_user", func(r *http.Request, st *State) string {
 		// As NGINX: the user of a Basic Authorization header, whether or
 		// not anything checks the password. Most requests have none, which
@@ -46,8 +46,8 @@ func init() {
 		u, _, _ := r.BasicAuth()
 		return u
 	})
-	Register("server_addr", func(r *http.Request, st *State) string { return ownAddr(r, st).host })
-	RegisterAlways("server_port", func(r *http.Request, st *State) string { return ownAddr(r, st).port })
+	Register("server_addr", ownHost)
+	RegisterAlways("server_port", ownPort)
 	Register("server_protocol", func(r *http.Request, _ *State) string { return r.Proto })
 	// $server_name of a server without a name, and $host that falls back
 	// on it, are empty, not without a value (the access log writes

@@ -45,20 +45,58 @@ func split(text string) splitAddr {
 	return s
 }
 
-// peerAddr is the client's address of r, split. The connection's is
-// kept; one that realip found in its place (State.RemoteAddr) differs
-// from it by its text, and is split each time, as NGINX's variables then
-// read the request's own address.
-func peerAddr(r *http.Request, st *State) splitAddr {
-	text := remoteAddr(r, st)
+// The getters of the four variables read the connection's kept address
+// through a pointer (cachedPeer, cachedOwn: inlined, no copy of the
+// three strings), and split only where it is not kept (splitPeer,
+// splitOwn): FastCGI's parameters read all four on every request.
+
+func peerHost(r *http.Request, st *State) string {
+	if s := cachedPeer(r, st); s != nil {
+		return s.host
+	}
+	return splitPeer(r, st).host
+}
+
+func peerPort(r *http.Request, st *State) string {
+	if s := cachedPeer(r, st); s != nil {
+		return s.port
+	}
+	return splitPeer(r, st).port
+}
+
+func ownHost(r *http.Request, st *State) string {
+	if s := cachedOwn(st); s != nil {
+		return s.host
+	}
+	return splitOwn(r, st).host
+}
+
+func ownPort(r *http.Request, st *State) string {
+	if s := cachedOwn(st); s != nil {
+		return s.port
+	}
+	return splitOwn(r, st).port
+}
+
+// cachedPeer is the connection's client address, split, where it is r's
+// (one that realip found in its place, State.RemoteAddr, differs from it
+// by its text), or nil.
+func cachedPeer(r *http.Request, st *State) *splitAddr {
 	if st == nil || st.Conn == nil {
-		return split(text)
+		return nil
 	}
-	if s := st.Conn.peer.Load(); s != nil && s.text == text {
-		return *s
+	if s := st.Conn.peer.Load(); s != nil && s.text == remoteAddr(r, st) {
+		return s
 	}
-	s := split(text)
-	if st.RemoteAddr == "" {
+	return nil
+}
+
+// splitPeer splits the client's address of r, where cachedPeer has none.
+// The connection's own is kept for its later requests; realip's is split
+// each time, as NGINX's variables then read the request's own address.
+func splitPeer(r *http.Request, st *State) splitAddr {
+	s := split(remoteAddr(r, st))
+	if st != nil && st.Conn != nil && st.RemoteAddr == "" {
 		// The connection's own (realip keeps its address out of
 		// the cache, so a request that replaces it does not evict it).
 		st.Conn.peer.Store(&s)
@@ -66,13 +104,20 @@ func peerAddr(r *http.Request, st *State) splitAddr {
 	return s
 }
 
-// ownAddr is the server's address of r's connection, split.
-func ownAddr(r *http.Request, st *State) splitAddr {
+// cachedOwn is the server's address of st's connection, split, once
+// splitOwn has kept it, or nil.
+func cachedOwn(st *State) *splitAddr {
+	if st == nil || st.Conn == nil {
+		return nil
+	}
+	return st.Conn.own.Load()
+}
+
+// splitOwn splits the server's address of r's connection, and keeps it
+// for the connection's later requests.
+func splitOwn(r *http.Request, st *State) splitAddr {
 	if st == nil || st.Conn == nil {
 		return split(localAddr(r))
-	}
-	if s := st.Conn.own.Load(); s != nil {
-		return *s
 	}
 	s := split(addrText(st.Conn.local))
 	st.Conn.own.Store(&s)
