@@ -72,7 +72,7 @@ type ahead struct {
 // ended (io.EOF or an error) or reading stopped (errAheadStopped), with
 // the bytes read in all. The reader of the ahead may see that end before
 // ended has run: close waits for it.
-func newAhead(src io.Reader, base int64, memMax int, fileMax int64, temp func() (*os.File, error), pool *sync.Pool, waits func() bool, ended func(n int64, err error)) *ahead {
+func newAhead(src io.Reader, base int64, memMax int, fileMax int64, temp func() (*os.File, error), pool *sync.Pool, waits Pieces, ended func(n int64, err error)) *ahead {
 	if memMax < aheadChunk {
 		memMax = aheadChunk
 	}
@@ -82,7 +82,7 @@ func newAhead(src io.Reader, base int64, memMax int, fileMax int64, temp func() 
 	return a
 }
 
-func (a *ahead) fill(src io.Reader, pool *sync.Pool, waits func() bool, ended func(n int64, err error)) {
+func (a *ahead) fill(src io.Reader, pool *sync.Pool, waits Pieces, ended func(n int64, err error)) {
 	defer close(a.done)
 	bp := pool.Get().(*[]byte)
 	defer pool.Put(bp)
@@ -98,7 +98,7 @@ func (a *ahead) fill(src io.Reader, pool *sync.Pool, waits func() bool, ended fu
 	for err == nil {
 		var n int
 		n, err = src.Read(buf)
-		if n > 0 && !a.put(buf[:n], err == nil && waits != nil && waits()) {
+		if n > 0 && !a.put(buf[:n], err == nil && waits != nil && waits.Waits()) {
 			err = errAheadStopped
 		}
 	}

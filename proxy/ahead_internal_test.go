@@ -281,12 +281,17 @@ func (l *lastRead) Read(p []byte) (int, error) {
 // a full memory still flushes the client once the reader has taken it;
 // marking it at put's start let the reader spend the flush on the bytes
 // before it, when it emptied the memory before the piece went in.
+// waitsFunc is a Pieces whose Waits is the function.
+type waitsFunc func() bool
+
+func (f waitsFunc) Waits() bool { return f() }
+
 func TestAheadPassesAPieceThatWaitedForRoom(t *testing.T) {
 	const first, piece = 16 << 10, 100
 	made := 0
 	pr, pw := io.Pipe()
 	src := &lastRead{r: pr}
-	a := newAhead(src, 0, 16<<10, 0, tempIn(t, &made), aheadPool(), func() bool { return src.n == piece }, func(int64, error) {})
+	a := newAhead(src, 0, 16<<10, 0, tempIn(t, &made), aheadPool(), waitsFunc(func() bool { return src.n == piece }), func(int64, error) {})
 	defer a.close()
 	defer pw.Close()
 	flushed := make(chan int, 8)

@@ -566,10 +566,11 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 	}
 	// waits: where the buffered relay passes on what it has (a chunked
 	// body's whole chunks, a Wire's Pieces), asked before limit_rate's
-	// pacing wraps the body.
-	var waits func() bool
+	// pacing wraps the body. Kept as the interface, not as its method
+	// value, which would be made on the heap on every request.
+	var waits Pieces
 	if pb, ok := resp.Body.(Pieces); ok && !flush {
-		waits = pb.Waits
+		waits = pb
 	}
 	if h.limitRate > 0 && !flush {
 		// proxy_limit_rate: the upstream's body is read at the rate,
@@ -614,7 +615,10 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 				x.upstreamEnded(p, c, resp, n, err, nil)
 			})
 			if waits != nil {
-				ahead.idle = func() { _ = rc.Flush() }
+				// A controller of its own: the goroutine's closure would
+				// put rc on the heap for every request, ahead or not.
+				idle := http.NewResponseController(x.w)
+				ahead.idle = func() { _ = idle.Flush() }
 			}
 			return ahead
 		}

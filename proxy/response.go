@@ -228,7 +228,7 @@ type relayed struct {
 // read from the reader it returns (given the bytes read so far), which
 // reads the upstream ahead of the client; the caller then waits for that
 // reader to end, and learns the upstream's side of the outcome from it.
-func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush bool, waits func() bool, ahead func(base int64) io.Reader) (res relayed) {
+func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush bool, waits Pieces, ahead func(base int64) io.Reader) (res relayed) {
 	bp := x.h.relayPool.Get().(*[]byte)
 	defer x.h.relayPool.Put(bp)
 	buf := *bp
@@ -245,7 +245,7 @@ func (x *exchange) relay(rc *http.ResponseController, resp *http.Response, flush
 		res.n += int64(n)
 		// pass: what was read goes out now (a whole chunk, nothing more
 		// to read yet).
-		pass := err == nil && waits != nil && waits()
+		pass := err == nil && waits != nil && waits.Waits()
 		if !res.committed {
 			held += n
 			if err == nil && held < len(buf) && !pass {
