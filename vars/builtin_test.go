@@ -695,3 +695,36 @@ func TestRemoteUser(t *testing.T) {
 		}
 	}
 }
+
+// The connection's addresses are split on the first read and kept
+// (Conn); an address realip put in the request's place (State.RemoteAddr)
+// is read as its own, without evicting the connection's, and a request
+// outside the server (no Conn) splits its own.
+func TestConnAddrsKept(t *testing.T) {
+	const src = "$remote_addr|$remote_port|$server_addr|$server_port|$binary_remote_addr"
+	local := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 9), Port: 8080}
+	conn := NewConn(local, nil)
+	r := httptest.NewRequest("GET", "/", nil)
+	r.RemoteAddr = "192.0.2.7:40123"
+	own := "192.0.2.7|40123|127.0.0.9|8080|\xc0\x00\x02\x07"
+	for i := range 2 {
+		if got := MustCompile(src).EvalState(r, &State{Conn: conn}); got != own {
+			t.Errorf("read %d: %q, want %q", i, got, own)
+		}
+	}
+	if s := conn.peer.Load(); s == nil || s.text != r.RemoteAddr {
+		t.Errorf("kept client address %v, want %q's", s, r.RemoteAddr)
+	}
+	real := "[2001:db8::1]:5000"
+	if got, want := MustCompile(src).EvalState(r, &State{Conn: conn, RemoteAddr: real}),
+		"2001:db8::1|5000|127.0.0.9|8080|"+string(net.ParseIP("2001:db8::1")); got != want {
+		t.Errorf("realip's: %q, want %q", got, want)
+	}
+	if got := MustCompile(src).EvalState(r, &State{Conn: conn}); got != own {
+		t.Errorf("after realip's: %q, want %q", got, own)
+	}
+	ctx := context.WithValue(r.Context(), http.LocalAddrContextKey, net.Addr(local))
+	if got := MustCompile(src).EvalState(r.WithContext(ctx), &State{}); got != own {
+		t.Errorf("without Conn: %q, want %q", got, own)
+	}
+}
