@@ -11,6 +11,7 @@ import (
 
 	"github.com/mosaic-edge/mosaic/internal/onheader"
 	"github.com/mosaic-edge/mosaic/internal/percent"
+	"github.com/mosaic-edge/mosaic/internal/reqkey"
 	"github.com/mosaic-edge/mosaic/internal/spool"
 )
 
@@ -49,13 +50,11 @@ type Accel struct {
 // Named reports whether the target is a named location.
 func (a *Accel) Named() bool { return strings.HasPrefix(a.URI, "@") }
 
-type accelKey struct{}
-
 // Request returns r as it is served again: with the target's arguments
 // and, unless r is a HEAD or the target a named location, as a GET
 // without a body.
 func (a *Accel) Request(r *http.Request) *http.Request {
-	r2 := r.WithContext(context.WithValue(r.Context(), accelKey{}, a))
+	r2 := r.WithContext(context.WithValue(r.Context(), reqkey.Accel, a))
 	if a.Named() {
 		if a.body != nil {
 			r2.Body, r2.ContentLength = io.NopCloser(a.body.Reader()), a.body.Size
@@ -120,7 +119,7 @@ var accelCarried = [...]string{"Set-Cookie", "Content-Disposition", "Cache-Contr
 // this upstream's Content-Type replaces the earlier one, as each
 // upstream's does in NGINX.
 func (x *exchange) noteUpstreamType(resp *http.Response) {
-	if a, _ := x.ctx.Value(accelKey{}).(*Accel); a != nil && len(resp.Header["Content-Type"]) > 0 {
+	if a, _ := x.ctx.Value(reqkey.Accel).(*Accel); a != nil && len(resp.Header["Content-Type"]) > 0 {
 		a.typeDone = true
 	}
 }

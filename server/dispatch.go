@@ -15,6 +15,7 @@ import (
 	"github.com/mosaic-edge/mosaic/internal/byterange"
 	"github.com/mosaic-edge/mosaic/internal/endhook"
 	"github.com/mosaic-edge/mosaic/internal/proxyproto"
+	"github.com/mosaic-edge/mosaic/internal/reqkey"
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
 	"github.com/mosaic-edge/mosaic/internal/spool"
 	"github.com/mosaic-edge/mosaic/vars"
@@ -41,13 +42,18 @@ type reqInfo struct {
 	// prefixLost: a rewrite changed the URI and stopped with "break"
 	// (PrefixLost).
 	prefixLost bool
-	cfg        *Config
-	srv        *VServer
-	st         *vars.State
-	loc        *Location
-	redirects  *int // shared by every redirect of one request, like NGINX's uri_changes
-	subDepth   int
-	rec        *recorder // the client connection's writer; nil in subrequests
+	// connRoot: the root lies right over the connection's context
+	// (h1Record), which never carries a reqkey.Key: a lookup of one
+	// that reaches it ends there (reqRoot.Value). Not a subrequest's
+	// nor a root made over another request's context, which may.
+	connRoot  bool
+	cfg       *Config
+	srv       *VServer
+	st        *vars.State
+	loc       *Location
+	redirects *int // shared by every redirect of one request, like NGINX's uri_changes
+	subDepth  int
+	rec       *recorder // the client connection's writer; nil in subrequests
 	// h2conn holds, for an HTTP/2 request, the settings its connection
 	// takes: those of the server SNI chose (else the default server), at
 	// the server level, which NGINX reads for keepalive_requests,
@@ -110,6 +116,7 @@ func (h *h1Record) Exchange() *http1.Exchange { return &h.x }
 
 func (h *h1Record) Context(ctx context.Context) context.Context {
 	h.root.Context = ctx
+	h.root.info.connRoot = true
 	return &h.root
 }
 
@@ -125,6 +132,13 @@ func (rr *reqRoot) Value(key any) any {
 	}
 	if _, ok := key.(byterange.PartTypeKey); ok {
 		return partTyper{}
+	}
+	if _, ok := key.(reqkey.Key); ok && rr.info.connRoot {
+		// Only a request's own contexts, above this one, carry it: the
+		// connection's are not walked for it (the cache's revalidation
+		// mark and an X-Accel-Redirect's, asked on every proxied
+		// request, that most do not carry).
+		return nil
 	}
 	return rr.Context.Value(key)
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/reqkey"
 )
 
 // Join returns the lines of a header (by canonical name) as one value,
@@ -326,21 +328,18 @@ func Seen(h http.Header, names []string, name string) bool {
 	return ok
 }
 
-// revalidationKey marks a request context (WithRevalidation).
-type revalidationKey struct{}
-
 // WithRevalidation returns ctx marked as that of a cache's request to
 // revalidate a stored entry: its If-Modified-Since and If-None-Match are
 // the entry's validators, not the client's (the cache took those out).
 // The proxy sends them where NGINX's proxy_cache_headers put them, after
 // the configured fields, rather than among the client's lines.
 func WithRevalidation(ctx context.Context) context.Context {
-	return context.WithValue(ctx, revalidationKey{}, true)
+	return context.WithValue(ctx, reqkey.Revalidation, true)
 }
 
 // Revalidation reports whether ctx is marked by WithRevalidation.
 func Revalidation(ctx context.Context) bool {
-	v, _ := ctx.Value(revalidationKey{}).(bool)
+	v, _ := ctx.Value(reqkey.Revalidation).(bool)
 	return v
 }
 
