@@ -720,6 +720,9 @@ func TestConnAddrsKept(t *testing.T) {
 		"2001:db8::1|5000|127.0.0.9|8080|"+string(net.ParseIP("2001:db8::1")); got != want {
 		t.Errorf("realip's: %q, want %q", got, want)
 	}
+	if s := conn.peer.Load(); s == nil || s.text != r.RemoteAddr {
+		t.Errorf("kept client address after realip's %v, want %q's (not evicted)", s, r.RemoteAddr)
+	}
 	if got := MustCompile(src).EvalState(r, &State{Conn: conn}); got != own {
 		t.Errorf("after realip's: %q, want %q", got, own)
 	}
