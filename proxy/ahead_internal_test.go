@@ -276,16 +276,16 @@ func (l *lastRead) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// TestAheadPassesAPieceThatWaitedForRoom: a piece that ends where the
-// client should have what was read (waits) but had to wait for room in
-// a full memory still flushes the client once the reader has taken it;
-// marking it at put's start let the reader spend the flush on the bytes
-// before it, when it emptied the memory before the piece went in.
 // waitsFunc is a Pieces whose Waits is the function.
 type waitsFunc func() bool
 
 func (f waitsFunc) Waits() bool { return f() }
 
+// TestAheadPassesAPieceThatWaitedForRoom: a piece that ends where the
+// client should have what was read (waits) but had to wait for room in
+// a full memory still flushes the client once the reader has taken it;
+// marking it at put's start let the reader spend the flush on the bytes
+// before it, when it emptied the memory before the piece went in.
 func TestAheadPassesAPieceThatWaitedForRoom(t *testing.T) {
 	const first, piece = 16 << 10, 100
 	made := 0
