@@ -60,16 +60,34 @@ func TestLockCoalescesColdMisses(t *testing.T) {
 	}
 }
 
+// TestWithoutLockEveryMissGoesUpstream: without proxy_cache_lock the ten
+// concurrent misses each go upstream and each answer is stored. The origin
+// holds every answer until all ten have arrived: otherwise the first answer
+// is stored and a request that a loaded machine sent late hits it. A cache
+// that made them wait for the first fill stores one answer (the waiters go
+// upstream at the lock's timeout without storing, as NGINX's do).
 func TestWithoutLockEveryMissGoesUpstream(t *testing.T) {
+	const n = 10
+	var arrived sync.WaitGroup
+	arrived.Add(n)
+	all := make(chan struct{})
+	go func() { arrived.Wait(); close(all) }()
 	o := newOrigin(t, func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(100 * time.Millisecond)
+		arrived.Done()
+		select {
+		case <-all:
+		case <-time.After(30 * time.Second):
+		}
 		w.Header().Set("Cache-Control", "max-age=60")
 		fmt.Fprint(w, "x")
 	})
 	f := newFront(t, o, cache.Options{})
-	hammer(t, 10, f.URL+"/cold")
-	if n := o.hits.Load(); n != 10 {
-		t.Fatalf("origin saw %d requests, want 10 without proxy_cache_lock", n)
+	hammer(t, n, f.URL+"/cold")
+	if got := o.hits.Load(); got != n {
+		t.Fatalf("origin saw %d requests, want %d without proxy_cache_lock", got, n)
+	}
+	if c := f.cache.Stats().Snapshot(); c.Miss != n || c.Stored != n {
+		t.Fatalf("counters %+v, want %d misses and %d stored", c, n, n)
 	}
 }
 
