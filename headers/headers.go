@@ -331,6 +331,30 @@ type writer struct {
 // answer to a 200 (header.RangeOf200).
 func (w *writer) RangeOf200() { w.ranged = true }
 
+// RangeRefusedToPage applies the headers as to the 200 whose 416 an
+// error_page replaces (header.RangeRefusedToPage).
+func (w *writer) RangeRefusedToPage() {
+	if w.ranged {
+		w.ranged = false
+		w.as200(w.Header())
+	}
+}
+
+// as200 applies the headers to h as NGINX's header filters did to the
+// 200 before its range filter cut or refused it: the values see $status
+// 200.
+func (w *writer) as200(h http.Header) {
+	st := vars.FromContext(w.r.Context())
+	var was int
+	if st != nil {
+		was, st.Status = st.Status, http.StatusOK
+	}
+	w.f.apply(w.ResponseWriter, h, http.StatusOK, w.r)
+	if st != nil {
+		st.Status = was
+	}
+}
+
 // BeforeHeader applies the headers: the values see this response's
 // $status, as in NGINX, which sets the status before its header filters
 // run.
@@ -345,14 +369,7 @@ func (w *writer) BeforeHeader(h http.Header, code int) {
 		// twice (ngx_http_range_not_satisfiable, then
 		// ngx_http_send_special_response).
 		again = code == http.StatusRequestedRangeNotSatisfiable
-		var was int
-		if st != nil {
-			was, st.Status = st.Status, http.StatusOK
-		}
-		w.f.apply(w.ResponseWriter, h, http.StatusOK, w.r)
-		if st != nil {
-			st.Status = was
-		}
+		w.as200(h)
 	}
 	if st != nil {
 		st.WroteHeader(code)

@@ -38,9 +38,16 @@ func TestRangeHeadersAsNGINX(t *testing.T) {
 }
 
 // headerAnswer is a response's status and the fields add_header and
-// expires act on, each with all its values; Expires only as present or
-// not, its date being the servers' clocks'.
+// expires act on (answerFields).
 func headerAnswer(t *testing.T, raw string) string {
+	t.Helper()
+	return answerFields(t, raw, "X-A", "X-B", "X-S", "X-T", "Cache-Control", "Content-Range", "Etag", "Last-Modified")
+}
+
+// answerFields is a response's status and its fields keys, each with all
+// its values; Expires only as present or not, its date being the
+// servers' clocks'.
+func answerFields(t *testing.T, raw string, keys ...string) string {
 	t.Helper()
 	resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(raw)), nil)
 	if err != nil {
@@ -48,7 +55,7 @@ func headerAnswer(t *testing.T, raw string) string {
 	}
 	resp.Body.Close()
 	b := fmt.Sprintf("%d", resp.StatusCode)
-	for _, k := range []string{"X-A", "X-B", "X-S", "X-T", "Cache-Control", "Content-Range", "Etag", "Last-Modified"} {
+	for _, k := range keys {
 		b += fmt.Sprintf(" %s=%q", k, resp.Header.Values(k))
 	}
 	return b + fmt.Sprintf(" Expires=%d", len(resp.Header.Values("Expires")))

@@ -47,6 +47,7 @@ func ResponseTime(w http.ResponseWriter) time.Time {
 // 200, so its 206 and 416 keep what they added for the 200.
 type RangeFilterer interface {
 	RangeOf200()
+	RangeRefusedToPage()
 }
 
 // RangeOf200 tells the filter writer under w, if any, that the 206 or
@@ -54,5 +55,16 @@ type RangeFilterer interface {
 func RangeOf200(w http.ResponseWriter) {
 	if r, ok := Under[RangeFilterer](w); ok {
 		r.RangeOf200()
+	}
+}
+
+// RangeRefusedToPage tells the filter writer under w, if any, that an
+// error_page replaces the 416 it was told of (RangeOf200), which will not
+// reach it: it adds now what it added to the 200, as NGINX's internal
+// redirect to the page keeps what its header filters put in the 200's
+// header list before the range filter refused it.
+func RangeRefusedToPage(w http.ResponseWriter) {
+	if r, ok := Under[RangeFilterer](w); ok {
+		r.RangeRefusedToPage()
 	}
 }

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+)
+
+// TestRangeErrorPageHeadersAsNGINX: NGINX's add_header and expires act
+// on the 200 before its range filter refuses the range, and the
+// error_page for the 416 (a URI, "=" and a URI, a named location) is an
+// internal redirect that keeps the header list they filled: the page
+// goes out with the 200's add_header fields (their $status 200) and
+// expires. mosaic's page had only its own location's.
+func TestRangeErrorPageHeadersAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	for _, who := range []string{"nginx", "mosaic"} {
+		writeFile(t, filepath.Join(dir, who, "site/a.txt"), "0123456789")
+		writeFile(t, filepath.Join(dir, who, "site/x.html"), "error page\n")
+	}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		site := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who], "site")
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %[2]s;
+			add_header X-A a; add_header X-B b always; add_header X-S $status always; expires 1h;
+			location /p/ { alias %[2]s/; error_page 416 /x.html; }
+			location /e/ { alias %[2]s/; error_page 416 = /x.html; }
+			location /n/ { alias %[2]s/; error_page 416 @x; }
+			location @x { add_header X-P named always; return 416 "named\n"; }
+			location = /x.html { add_header X-P page always; } }`, port, site)
+	})
+	for _, path := range []string{"/p/a.txt", "/e/a.txt", "/n/a.txt"} {
+		req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: a.test\r\nRange: bytes=100-\r\nConnection: close\r\n\r\n", path)
+		keys := []string{"X-A", "X-B", "X-S", "X-P", "Cache-Control"}
+		m, n := answerFields(t, sendUntilClosed(t, mport, req), keys...), answerFields(t, sendUntilClosed(t, nport, req), keys...)
+		if m != n {
+			t.Errorf("%s\nmosaic %s\nNGINX  %s", path, m, n)
+		}
+	}
+}
