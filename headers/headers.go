@@ -325,11 +325,16 @@ type writer struct {
 	code     int  // the status that went out
 	trailing bool // the response gets trailers
 	ranged   bool // the 206 or 416 to come answers a range of a 200
+	// lastModified is the 200's Last-Modified, which its 416 goes
+	// without (RangeOf200).
+	lastModified string
 }
 
 // RangeOf200 marks the 206 or 416 to come as NGINX's range filter's
 // answer to a 200 (header.RangeOf200).
-func (w *writer) RangeOf200() { w.ranged = true }
+func (w *writer) RangeOf200(lastModified string) {
+	w.ranged, w.lastModified = true, lastModified
+}
 
 // RangeRefusedToPage applies the headers as to the 200 whose 416 an
 // error_page replaces (header.RangeRefusedToPage).
@@ -342,14 +347,22 @@ func (w *writer) RangeRefusedToPage() {
 
 // as200 applies the headers to h as NGINX's header filters did to the
 // 200 before its range filter cut or refused it: the values see $status
-// 200.
+// 200, and "expires modified" counts from the 200's Last-Modified, which
+// a 416 has lost by now.
 func (w *writer) as200(h http.Header) {
 	st := vars.FromContext(w.r.Context())
 	var was int
 	if st != nil {
 		was, st.Status = st.Status, http.StatusOK
 	}
+	_, had := h["Last-Modified"]
+	if !had && w.lastModified != "" {
+		h["Last-Modified"] = []string{w.lastModified}
+	}
 	w.f.apply(w.ResponseWriter, h, http.StatusOK, w.r)
+	if !had {
+		delete(h, "Last-Modified")
+	}
 	if st != nil {
 		st.Status = was
 	}

@@ -122,17 +122,20 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 	}
 	ranges, verdict := h.ranges(r, b[:etagLen], mtime, size, maxRanges, !asked.ranges || whole || unranged || errorPage, one[:0])
 	if verdict == byterange.NotSatisfiable {
+		// The 416 goes without the 200's Last-Modified, which "expires
+		// modified" counted from in NGINX before the 200 was refused.
+		header.RangeOf200(w, string(b[etagLen:validatorsLen]))
 		b = append(b[:0], "bytes */"...)
 		w.Header()["Content-Range"] = []string{string(strconv.AppendInt(b, size, 10))}
 		// NGINX's range filter turns the 200 into a 416 after the gzip
 		// filter marked it for Vary, so the 416 keeps that Vary.
 		h.varyAs200(w.Header(), encoding, ctype, size)
-		header.RangeOf200(w)
 		h.fail(w, r, http.StatusRequestedRangeNotSatisfiable)
 		return
 	}
 	if len(ranges) > 0 {
-		header.RangeOf200(w)
+		// A 206 carries its Last-Modified.
+		header.RangeOf200(w, "")
 	}
 	if encoding != "" {
 		// Set only now: a 304 or an error page is not the variant's body.

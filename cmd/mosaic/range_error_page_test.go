@@ -1,9 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
+	"net/http"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestRangeErrorPageHeadersAsNGINX: NGINX's add_header and expires act
@@ -37,4 +43,52 @@ func TestRangeErrorPageHeadersAsNGINX(t *testing.T) {
 			t.Errorf("%s\nmosaic %s\nNGINX  %s", path, m, n)
 		}
 	}
+}
+
+// TestRangeExpiresModifiedAsNGINX: "expires modified" acts on the 200
+// before NGINX's range filter refuses its range, so the 416 expires an
+// hour after the file's modification time, as its 200 would; mosaic's
+// 416, without Last-Modified, counted the hour from now.
+func TestRangeExpiresModifiedAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	past := time.Now().Add(-30 * time.Minute)
+	for _, who := range []string{"nginx", "mosaic"} {
+		file := filepath.Join(dir, who, "site/a.txt")
+		writeFile(t, file, "0123456789")
+		if err := os.Chtimes(file, past, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		site := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who], "site")
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s; expires modified +1h;
+			location /p/ { alias %[2]s/; error_page 416 @x; }
+			location @x { return 416 "named\n"; } }`, port, site)
+	})
+	for _, path := range []string{"/a.txt", "/p/a.txt"} {
+		req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: a.test\r\nRange: bytes=100-\r\nConnection: close\r\n\r\n", path)
+		m, n := refusedMaxAge(t, sendUntilClosed(t, mport, req)), refusedMaxAge(t, sendUntilClosed(t, nport, req))
+		// Both count to the same time from their own clocks' now: a few
+		// seconds apart at most.
+		if n < 1700 || n > 1800 || m < n-5 || m > n+5 {
+			t.Errorf("%s: mosaic max-age=%d, NGINX max-age=%d", path, m, n)
+		}
+	}
+}
+
+// refusedMaxAge is a 416's Cache-Control max-age.
+func refusedMaxAge(t *testing.T, raw string) int {
+	t.Helper()
+	resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(raw)), nil)
+	if err != nil {
+		t.Fatalf("unreadable %q", raw)
+	}
+	resp.Body.Close()
+	cc := resp.Header.Get("Cache-Control")
+	n, err := strconv.Atoi(strings.TrimPrefix(cc, "max-age="))
+	if resp.StatusCode != http.StatusRequestedRangeNotSatisfiable || err != nil {
+		t.Fatalf("%d with Cache-Control %q", resp.StatusCode, cc)
+	}
+	return n
 }

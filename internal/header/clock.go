@@ -46,15 +46,17 @@ func ResponseTime(w http.ResponseWriter) time.Time {
 // turns a 200 into a 206 or a 416 only after those filters acted on the
 // 200, so its 206 and 416 keep what they added for the 200.
 type RangeFilterer interface {
-	RangeOf200()
+	RangeOf200(lastModified string)
 	RangeRefusedToPage()
 }
 
 // RangeOf200 tells the filter writer under w, if any, that the 206 or
-// 416 about to go out answers a range of what would have been a 200.
-func RangeOf200(w http.ResponseWriter) {
+// 416 about to go out answers a range of what would have been a 200,
+// whose Last-Modified was lastModified ("expires modified" counts from
+// it, and a 416 does not carry it).
+func RangeOf200(w http.ResponseWriter, lastModified string) {
 	if r, ok := Under[RangeFilterer](w); ok {
-		r.RangeOf200()
+		r.RangeOf200(lastModified)
 	}
 }
 
