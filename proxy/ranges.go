@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/mosaic-edge/mosaic/internal/byterange"
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // forceRanges writes the status and header of resp for ForceRanges and
@@ -34,6 +35,9 @@ func (x *exchange) forceRanges(resp *http.Response) io.Writer {
 			// One range: NGINX's single_range for a response not served
 			// from its cache. More get the whole response.
 			if ranges, verdict := byterange.Parse(spec, size, 1, nil); verdict != byterange.Whole {
+				// add_header and expires act on the 200 that NGINX's
+				// range filter then cuts or refuses.
+				header.RangeOf200(x.w, h.Get("Last-Modified"))
 				rw := byterange.SetHeader(x.r.Context(), h, ranges, size, x.w)
 				if rw == nil {
 					// SetHeader left Content-Range: bytes */size, which
