@@ -427,8 +427,7 @@ func (f *filler) WriteHeader(status int) {
 			header.RangeOf200(f.w, h.Get("Last-Modified"))
 			if f.ranged = setRangeHeader(f.r.Context(), h, ranges, f.declared, f.w); f.ranged == nil {
 				f.toClient = false
-				f.w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
-				_, _ = io.WriteString(f.w, notSatisfiableBody)
+				c.refuseRange(f.w, f.r)
 				return
 			}
 			clientStatus = http.StatusPartialContent

@@ -126,8 +126,10 @@ type Options struct {
 	// not answered. nil: no request is one.
 	Subrequest func(r *http.Request) bool
 	// Error writes the 412 of NGINX's conditions (the place for
-	// error_page); the response header is empty. nil writes NGINX's
-	// small HTML page.
+	// error_page), with an empty response header, and the 416 of a
+	// refused range, with the stored header and its Content-Range. nil
+	// writes NGINX's small HTML page for the 412, a short text for the
+	// 416.
 	Error func(w http.ResponseWriter, r *http.Request, status int)
 
 	// Stats receives the counters; several handlers of one zone may share

@@ -94,8 +94,7 @@ func (c *Cache) serveStored(w http.ResponseWriter, r *http.Request, obj Object, 
 			header.RangeOf200(w, h.Get("Last-Modified"))
 			rw := setRangeHeader(r.Context(), h, ranges, m.Size, w)
 			if rw == nil {
-				w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
-				_, _ = io.WriteString(w, notSatisfiableBody)
+				c.refuseRange(w, r)
 				return
 			}
 			code, body = http.StatusPartialContent, rw
@@ -179,6 +178,21 @@ var conditionsSince = [...]notmodified.Since{
 	ConditionsNGINX:       notmodified.Exact,
 	ConditionsNGINXBefore: notmodified.Before,
 	ConditionsNGINXOff:    notmodified.Off,
+}
+
+// refuseRange answers with 416 a range of a complete 200 that
+// setRangeHeader refused (Content-Range: bytes */size): under the
+// server, as NGINX's range filter finalizes the request, with the
+// server's page, which error_page replaces and which keeps what
+// add_header gave the 200 (RangeOf200 came first); else with a short
+// text of its own.
+func (c *Cache) refuseRange(w http.ResponseWriter, r *http.Request) {
+	if c.errorPage != nil {
+		c.errorPage(w, r, http.StatusRequestedRangeNotSatisfiable)
+		return
+	}
+	w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
+	_, _ = io.WriteString(w, notSatisfiableBody)
 }
 
 // answerCondition writes conditional's 304 or 412 to w, whose header

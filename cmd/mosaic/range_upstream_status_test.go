@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -51,6 +52,41 @@ func TestUpstreamRangeStatusAsNGINX(t *testing.T) {
 		if i >= len(ml) || ml[i] != nl[i] {
 			t.Errorf("access log line %d: mosaic %q, NGINX %q", i, ml, nl)
 			break
+		}
+	}
+}
+
+// TestCacheRangeRefusedAsNGINX: NGINX's range filter refuses a range of
+// a cached 200 (while the cache fills, and on a hit) as it refuses a
+// static file's: the request ends in its HTML page for 416, which an
+// error_page replaces, with the 200's add_header fields. mosaic's cache
+// answered a text of its own, and error_page left it.
+func TestCacheRangeRefusedAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	for _, who := range []string{"nginx", "mosaic"} {
+		writeFile(t, filepath.Join(dir, who, "site/a.txt"), "0123456789")
+		writeFile(t, filepath.Join(dir, who, "site/x.html"), "error page\n")
+	}
+	bports := map[string]int{"m": freePort(t), "n": freePort(t)}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		sub := map[string]string{"m": "mosaic", "n": "nginx"}[who]
+		return fmt.Sprintf(`proxy_cache_path %[1]s/cache keys_zone=z:1m;
+			server { listen 127.0.0.1:%[3]d; root %[1]s/site; }
+			server { listen 127.0.0.1:%[2]d; root %[1]s/site;
+				proxy_cache z; proxy_cache_valid 1h; add_header X-A a;
+				location /c/ { proxy_pass http://127.0.0.1:%[3]d/; }
+				location /e/ { proxy_pass http://127.0.0.1:%[3]d/; error_page 416 /x.html; } }`,
+			filepath.Join(dir, sub), port, bports[who])
+	})
+	// Each path twice: a miss, then a hit.
+	for _, path := range []string{"/c/a.txt", "/c/a.txt", "/e/a.txt", "/e/a.txt"} {
+		req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: a.test\r\nRange: bytes=100-\r\nConnection: close\r\n\r\n", path)
+		mraw, nraw := sendUntilClosed(t, mport, req), sendUntilClosed(t, nport, req)
+		m := answerFields(t, mraw, "X-A", "Content-Range", "Content-Type")
+		n := answerFields(t, nraw, "X-A", "Content-Range", "Content-Type")
+		if page := strings.HasSuffix(nraw, "\r\n\r\nerror page\n"); m != n || page != strings.HasSuffix(mraw, "\r\n\r\nerror page\n") {
+			t.Errorf("%s\nmosaic %s\n%s\nNGINX  %s\n%s", path, m, mraw, n, nraw)
 		}
 	}
 }
