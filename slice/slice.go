@@ -28,6 +28,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mosaic-edge/mosaic/internal/byterange"
+	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/internal/notmodified"
 )
 
@@ -285,6 +286,9 @@ func (sw *writer) WriteHeader(code int) {
 	case byterange.Partial:
 		sw.want = ranges[0]
 		code = http.StatusPartialContent
+		// NGINX's slice filter makes the whole a 200, on which add_header
+		// acts before its range filter cuts it.
+		header.RangeOf200(sw.ResponseWriter, "")
 		h["Content-Range"] = []string{string(byterange.AppendContentRange([]byte("bytes "), sw.want, sw.total))}
 		h["Content-Length"] = []string{strconv.FormatInt(sw.want.End-sw.want.Start, 10)}
 	case byterange.NotSatisfiable:

@@ -13,7 +13,8 @@ import (
 // see $status 200, and a map of $status, evaluated there first, keeps
 // its 200 value for the access log, whose own $status is 206 or 416.
 // mosaic's proxy and cache cut the 200 themselves, and the values and
-// the map saw 206 (or 416).
+// the map saw 206 (or 416). The same for the whole that NGINX's slice
+// filter makes a 200 of.
 func TestUpstreamRangeStatusAsNGINX(t *testing.T) {
 	nginxPath(t)
 	dir := t.TempDir()
@@ -30,13 +31,17 @@ func TestUpstreamRangeStatusAsNGINX(t *testing.T) {
 			server { listen 127.0.0.1:%[2]d; access_log %[1]s/access.log s;
 				add_header X-S $status always; add_header X-M $ms always;
 				location /f/ { proxy_pass http://127.0.0.1:%[3]d/r/; proxy_force_ranges on; }
-				location /c/ { proxy_pass http://127.0.0.1:%[3]d/; proxy_cache z; proxy_cache_valid 1h; } }`,
+				location /c/ { proxy_pass http://127.0.0.1:%[3]d/; proxy_cache z; proxy_cache_valid 1h; }
+				location /s/ { slice 4; proxy_set_header Range $slice_range; proxy_cache z;
+					proxy_cache_key $uri$slice_range; proxy_cache_valid 200 206 1h;
+					proxy_pass http://127.0.0.1:%[3]d/; } }`,
 			filepath.Join(dir, sub), port, bports[who])
 	})
 	reqs := []struct{ path, rng string }{
 		{"/f/a", "bytes=1-2"}, {"/f/a", "bytes=100-"},
 		{"/c/a.txt", "bytes=1-2"},                             // a miss: the cache fills
 		{"/c/a.txt", "bytes=2-3"}, {"/c/a.txt", "bytes=100-"}, // hits
+		{"/s/a.txt", "bytes=1-2"}, {"/s/a.txt", "bytes=3-8"}, // slices
 	}
 	for _, rq := range reqs {
 		req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: a.test\r\nRange: %s\r\nConnection: close\r\n\r\n", rq.path, rq.rng)
