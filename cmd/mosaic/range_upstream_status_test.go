@@ -16,14 +16,8 @@ import (
 // the map saw 206 (or 416). The same for the whole that NGINX's slice
 // filter makes a 200 of.
 func TestUpstreamRangeStatusAsNGINX(t *testing.T) {
-	nginxPath(t)
 	dir := t.TempDir()
-	for _, who := range []string{"nginx", "mosaic"} {
-		writeFile(t, filepath.Join(dir, who, "site/a.txt"), "0123456789")
-	}
-	bports := map[string]int{"m": freePort(t), "n": freePort(t)}
-	mport, nport := startBoth(t, dir, func(who string, port int) string {
-		sub := map[string]string{"m": "mosaic", "n": "nginx"}[who]
+	mport, nport := startBothSite(t, dir, func(sub string, port, bport int) string {
 		return fmt.Sprintf(`log_format s '$request_uri $status $ms';
 			map $status $ms { default "m$status"; }
 			proxy_cache_path %[1]s/cache keys_zone=z:1m;
@@ -35,7 +29,7 @@ func TestUpstreamRangeStatusAsNGINX(t *testing.T) {
 				location /s/ { slice 4; proxy_set_header Range $slice_range; proxy_cache z;
 					proxy_cache_key $uri$slice_range; proxy_cache_valid 200 206 1h;
 					proxy_pass http://127.0.0.1:%[3]d/; } }`,
-			filepath.Join(dir, sub), port, bports[who])
+			sub, port, bport)
 	})
 	reqs := []struct{ path, rng string }{
 		{"/f/a", "bytes=1-2"}, {"/f/a", "bytes=100-"},
@@ -67,22 +61,14 @@ func TestUpstreamRangeStatusAsNGINX(t *testing.T) {
 // error_page replaces, with the 200's add_header fields. mosaic's cache
 // answered a text of its own, and error_page left it.
 func TestCacheRangeRefusedAsNGINX(t *testing.T) {
-	nginxPath(t)
-	dir := t.TempDir()
-	for _, who := range []string{"nginx", "mosaic"} {
-		writeFile(t, filepath.Join(dir, who, "site/a.txt"), "0123456789")
-		writeFile(t, filepath.Join(dir, who, "site/x.html"), "error page\n")
-	}
-	bports := map[string]int{"m": freePort(t), "n": freePort(t)}
-	mport, nport := startBoth(t, dir, func(who string, port int) string {
-		sub := map[string]string{"m": "mosaic", "n": "nginx"}[who]
+	mport, nport := startBothSite(t, t.TempDir(), func(sub string, port, bport int) string {
 		return fmt.Sprintf(`proxy_cache_path %[1]s/cache keys_zone=z:1m;
 			server { listen 127.0.0.1:%[3]d; root %[1]s/site; }
 			server { listen 127.0.0.1:%[2]d; root %[1]s/site;
 				proxy_cache z; proxy_cache_valid 1h; add_header X-A a;
 				location /c/ { proxy_pass http://127.0.0.1:%[3]d/; }
 				location /e/ { proxy_pass http://127.0.0.1:%[3]d/; error_page 416 /x.html; } }`,
-			filepath.Join(dir, sub), port, bports[who])
+			sub, port, bport)
 	})
 	// Each path twice: a miss, then a hit.
 	for _, path := range []string{"/c/a.txt", "/c/a.txt", "/e/a.txt", "/e/a.txt"} {
@@ -94,4 +80,21 @@ func TestCacheRangeRefusedAsNGINX(t *testing.T) {
 			t.Errorf("%s\nmosaic %s\n%s\nNGINX  %s\n%s", path, m, mraw, n, nraw)
 		}
 	}
+}
+
+// startBothSite starts NGINX and mosaic on block (startBoth), each with
+// a.txt and x.html in the folder "site" of its own folder, and a port
+// for a backend server besides its own; block gets that folder, the
+// port and the backend's.
+func startBothSite(t *testing.T, dir string, block func(sub string, port, bport int) string) (mport, nport int) {
+	t.Helper()
+	nginxPath(t)
+	for _, who := range []string{"nginx", "mosaic"} {
+		writeFile(t, filepath.Join(dir, who, "site/a.txt"), "0123456789")
+		writeFile(t, filepath.Join(dir, who, "site/x.html"), "error page\n")
+	}
+	bports := map[string]int{"m": freePort(t), "n": freePort(t)}
+	return startBoth(t, dir, func(who string, port int) string {
+		return block(filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who]), port, bports[who])
+	})
 }
