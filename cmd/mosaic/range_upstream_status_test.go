@@ -14,7 +14,8 @@ import (
 // its 200 value for the access log, whose own $status is 206 or 416.
 // mosaic's proxy and cache cut the 200 themselves, and the values and
 // the map saw 206 (or 416). The same for the whole that NGINX's slice
-// filter makes a 200 of.
+// filter makes a 200 of. add_header's Last-Modified, given to the 200,
+// stays on its 206 (the backend's /r/ has none of its own).
 func TestUpstreamRangeStatusAsNGINX(t *testing.T) {
 	dir := t.TempDir()
 	mport, nport := startBothSite(t, dir, func(sub string, port, bport int) string {
@@ -24,6 +25,7 @@ func TestUpstreamRangeStatusAsNGINX(t *testing.T) {
 			server { listen 127.0.0.1:%[3]d; root %[1]s/site; location /r/ { return 200 "0123456789"; } }
 			server { listen 127.0.0.1:%[2]d; access_log %[1]s/access.log s;
 				add_header X-S $status always; add_header X-M $ms always;
+				add_header Last-Modified "Thu, 01 Jan 2015 00:00:00 GMT";
 				location /f/ { proxy_pass http://127.0.0.1:%[3]d/r/; proxy_force_ranges on; }
 				location /c/ { proxy_pass http://127.0.0.1:%[3]d/; proxy_cache z; proxy_cache_valid 1h; }
 				location /s/ { slice 4; proxy_set_header Range $slice_range; proxy_cache z;
@@ -39,8 +41,8 @@ func TestUpstreamRangeStatusAsNGINX(t *testing.T) {
 	}
 	for _, rq := range reqs {
 		req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: a.test\r\nRange: %s\r\nConnection: close\r\n\r\n", rq.path, rq.rng)
-		m := answerFields(t, sendUntilClosed(t, mport, req), "X-S", "X-M", "Content-Range")
-		n := answerFields(t, sendUntilClosed(t, nport, req), "X-S", "X-M", "Content-Range")
+		m := answerFields(t, sendUntilClosed(t, mport, req), "X-S", "X-M", "Content-Range", "Last-Modified")
+		n := answerFields(t, sendUntilClosed(t, nport, req), "X-S", "X-M", "Content-Range", "Last-Modified")
 		if m != n {
 			t.Errorf("%s Range: %s\nmosaic %s\nNGINX  %s", rq.path, rq.rng, m, n)
 		}
