@@ -341,15 +341,17 @@ func (w *writer) RangeOf200(lastModified string) {
 func (w *writer) RangeRefusedToPage() {
 	if w.ranged {
 		w.ranged = false
-		w.as200(w.Header())
+		w.as200(w.Header(), true)
 	}
 }
 
 // as200 applies the headers to h as NGINX's header filters did to the
 // 200 before its range filter cut or refused it: the values see $status
 // 200, and "expires modified" counts from the 200's Last-Modified, which
-// a 416 has lost by now.
-func (w *writer) as200(h http.Header) {
+// a 416 has lost by now. A refused range's 416 (refused) goes without
+// Last-Modified, add_header's too, as NGINX's special response clears
+// it; a 206 keeps the one add_header gave it.
+func (w *writer) as200(h http.Header, refused bool) {
 	st := vars.FromContext(w.r.Context())
 	var was int
 	if st != nil {
@@ -360,7 +362,7 @@ func (w *writer) as200(h http.Header) {
 		h["Last-Modified"] = []string{w.lastModified}
 	}
 	w.f.apply(w.ResponseWriter, h, http.StatusOK, w.r)
-	if !had {
+	if refused && !had {
 		delete(h, "Last-Modified")
 	}
 	if st != nil {
@@ -382,7 +384,7 @@ func (w *writer) BeforeHeader(h http.Header, code int) {
 		// twice (ngx_http_range_not_satisfiable, then
 		// ngx_http_send_special_response).
 		again = code == http.StatusRequestedRangeNotSatisfiable
-		w.as200(h)
+		w.as200(h, code == http.StatusRequestedRangeNotSatisfiable)
 	}
 	if st != nil {
 		st.WroteHeader(code)
