@@ -192,8 +192,9 @@ func closesConnection(code int) bool {
 }
 
 // StoredError is Error for a cache that fails the precondition of a
-// response it serves from its store (a hit): NGINX's not-modified filter
-// finalizes the request, so its error_page applies, although a stored
+// response it serves from its store (a hit), or refuses the range of a
+// stored or filling 200: NGINX's not-modified and range filters finalize
+// the request, so its error_page applies, although a stored or proxied
 // response is otherwise relayed (not replaced) like an upstream's.
 func StoredError(w http.ResponseWriter, r *http.Request, code int) {
 	eachErrorPageWriter(w, func(e *errorPageWriter) { e.own = true })
