@@ -19,21 +19,14 @@ import (
 // goes out with the 200's add_header fields (their $status 200) and
 // expires. mosaic's page had only its own location's.
 func TestRangeErrorPageHeadersAsNGINX(t *testing.T) {
-	nginxPath(t)
-	dir := t.TempDir()
-	for _, who := range []string{"nginx", "mosaic"} {
-		writeFile(t, filepath.Join(dir, who, "site/a.txt"), "0123456789")
-		writeFile(t, filepath.Join(dir, who, "site/x.html"), "error page\n")
-	}
-	mport, nport := startBoth(t, dir, func(who string, port int) string {
-		site := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who], "site")
-		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %[2]s;
+	mport, nport := startBothSite(t, t.TempDir(), func(sub string, port, _ int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %[2]s/site;
 			add_header X-A a; add_header X-B b always; add_header X-S $status always; expires 1h;
-			location /p/ { alias %[2]s/; error_page 416 /x.html; }
-			location /e/ { alias %[2]s/; error_page 416 = /x.html; }
-			location /n/ { alias %[2]s/; error_page 416 @x; }
+			location /p/ { alias %[2]s/site/; error_page 416 /x.html; }
+			location /e/ { alias %[2]s/site/; error_page 416 = /x.html; }
+			location /n/ { alias %[2]s/site/; error_page 416 @x; }
 			location @x { add_header X-P named always; return 416 "named\n"; }
-			location = /x.html { add_header X-P page always; } }`, port, site)
+			location = /x.html { add_header X-P page always; } }`, port, sub)
 	})
 	for _, path := range []string{"/p/a.txt", "/e/a.txt", "/n/a.txt"} {
 		req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: a.test\r\nRange: bytes=100-\r\nConnection: close\r\n\r\n", path)
