@@ -17,11 +17,13 @@ import (
 // error_page for the 416 (a URI, "=" and a URI, a named location) is an
 // internal redirect that keeps the header list they filled: the page
 // goes out with the 200's add_header fields (their $status 200) and
-// expires. mosaic's page had only its own location's.
+// expires, Content-Language among them. mosaic's page had only its own
+// location's.
 func TestRangeErrorPageHeadersAsNGINX(t *testing.T) {
 	mport, nport := startBothSite(t, t.TempDir(), func(sub string, port, _ int) string {
 		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %[2]s/site;
 			add_header X-A a; add_header X-B b always; add_header X-S $status always; expires 1h;
+			add_header Content-Language de;
 			location /p/ { alias %[2]s/site/; error_page 416 /x.html; }
 			location /e/ { alias %[2]s/site/; error_page 416 = /x.html; }
 			location /n/ { alias %[2]s/site/; error_page 416 @x; }
@@ -30,7 +32,7 @@ func TestRangeErrorPageHeadersAsNGINX(t *testing.T) {
 	})
 	for _, path := range []string{"/p/a.txt", "/e/a.txt", "/n/a.txt"} {
 		req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: a.test\r\nRange: bytes=100-\r\nConnection: close\r\n\r\n", path)
-		keys := []string{"X-A", "X-B", "X-S", "X-P", "Cache-Control"}
+		keys := []string{"X-A", "X-B", "X-S", "X-P", "Cache-Control", "Content-Language"}
 		m, n := answerFields(t, sendUntilClosed(t, mport, req), keys...), answerFields(t, sendUntilClosed(t, nport, req), keys...)
 		if m != n {
 			t.Errorf("%s\nmosaic %s\nNGINX  %s", path, m, n)
