@@ -982,17 +982,19 @@ func (e *errorPageWriter) WriteHeader(code int) {
 	if p, ok := e.pages[code]; ok && !e.uncaught && (e.fl == nil || e.fl.cur == e.gate) {
 		if e.own || !relayed(e.st, e.special) {
 			e.caught, e.page = code, p
-			if code == http.StatusRequestedRangeNotSatisfiable {
-				// A refused range's page keeps what add_header and
-				// expires gave the 200, as NGINX's does.
-				header.RangeRefusedToPage(e.ResponseWriter)
-			}
 			// The fields of the body the page replaces (the length and type
 			// of the server's own page) must not describe the page's: a
 			// target that streams its answer would go out cut to them.
 			h := e.ResponseWriter.Header()
 			for _, k := range representationHeaders {
 				delete(h, k)
+			}
+			if code == http.StatusRequestedRangeNotSatisfiable {
+				// A refused range's page keeps what add_header and
+				// expires gave the 200, as NGINX's does, a
+				// Content-Language or Content-Disposition among them:
+				// added after those fields went.
+				header.RangeRefusedToPage(e.ResponseWriter)
 			}
 			return
 		}
