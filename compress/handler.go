@@ -63,7 +63,18 @@ func (h *handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	h.next.ServeHTTP(w, r)
-	w.finish()
+	if err := w.finish(); err != nil {
+		// An encoder that fails leaves no body, or part of one, to end
+		// as if complete: NGINX's filters abort the request and close
+		// the connection, and so does the server here (the deferred
+		// abort keeps the writer from the pool).
+		if lg := h.cfg.logger; lg != nil {
+			lg.ErrorContext(r.Context(), "compress: response aborted", "method", r.Method, "uri", r.RequestURI, "err", err)
+		}
+		if r.Context().Value(http.ServerContextKey) != nil {
+			panic(http.ErrAbortHandler)
+		}
+	}
 	finished = true
 	w.recycle()
 }

@@ -1,6 +1,7 @@
 package compress
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 )
@@ -127,8 +128,9 @@ func (w *responseWriter) streamHeld() error {
 }
 
 // closeOneShot compresses a held body in one burst and sends it. The
-// encoder is back in the pool before any byte goes to the client.
-func (w *responseWriter) closeOneShot() {
+// encoder is back in the pool before any byte goes to the client. It
+// returns the encoder's failure, as closeEncoder does.
+func (w *responseWriter) closeOneShot() error {
 	w.holdOutput = true
 	err := w.burst()
 	w.holdOutput = false
@@ -137,7 +139,7 @@ func (w *responseWriter) closeOneShot() {
 		// sent. (The sink takes everything during a burst, so the encoder
 		// has nothing to fail on.)
 		w.dropEncoder()
-		return
+		return fmt.Errorf("compress: one-shot %v encoder: %w", w.coding, err)
 	}
 	length := int64(len(w.out))
 	if length > int64(w.outLimit) || hasTrailers(w.rw.Header()) {
@@ -148,6 +150,7 @@ func (w *responseWriter) closeOneShot() {
 	w.emitHeld()
 	w.recordRatio()
 	w.dropEncoder()
+	return nil
 }
 
 // burst compresses the held body with an encoder taken for the occasion

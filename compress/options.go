@@ -53,7 +53,8 @@ type Options struct {
 	Dictionaries []*Dictionary
 
 	// Logger receives debug messages: for each brotli response, whether
-	// its encoder was reused or allocated (error_log ... debug shows them).
+	// its encoder was reused or allocated (error_log ... debug shows them),
+	// and an error for a response aborted because its encoder failed.
 	// Nil logs nothing.
 	Logger *slog.Logger
 }

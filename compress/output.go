@@ -231,11 +231,12 @@ func (w *responseWriter) shrinkOut() {
 
 // closeEncoder ends the stream and sends the rest. A response small enough
 // that its whole compressed form is still held goes out with its
-// Content-Length.
-func (w *responseWriter) closeEncoder() {
+// Content-Length. It returns the encoder's own failure (not the client's:
+// a failed write to the client is w.err), after which the body sent, if
+// any, is incomplete.
+func (w *responseWriter) closeEncoder() error {
 	if w.pending != nil {
-		w.closeOneShot()
-		return
+		return w.closeOneShot()
 	}
 	w.beginWork()
 	defer w.endWork()
@@ -254,6 +255,10 @@ func (w *responseWriter) closeEncoder() {
 		w.releaseEncoder()
 	}
 	w.dropEncoder()
+	if err != nil && w.err == nil {
+		return fmt.Errorf("compress: closing %v encoder: %w", w.coding, err)
+	}
+	return nil
 }
 
 // recordRatio publishes $brotli_ratio, $zstd_ratio or $gzip_ratio once the

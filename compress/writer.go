@@ -305,10 +305,12 @@ func (w *responseWriter) sendHeader(length int64) {
 	w.rw.WriteHeader(w.status)
 }
 
-// finish completes the response after the handler has returned.
-func (w *responseWriter) finish() {
+// finish completes the response after the handler has returned. It
+// returns the encoder's failure, which leaves the response without its
+// body or with only part of it.
+func (w *responseWriter) finish() error {
 	if w.state == stateDone {
-		return
+		return nil
 	}
 	if !w.begun {
 		w.start()
@@ -319,10 +321,11 @@ func (w *responseWriter) finish() {
 	}
 	switch w.state {
 	case stateCompress:
-		w.closeEncoder()
+		return w.closeEncoder()
 	case stateHeadOnly:
 		w.sendHeader(-1)
 	}
+	return nil
 }
 
 // abort stops the response after a panic in the handler or a hijack:
