@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -17,16 +18,32 @@ import (
 )
 
 // tracker records what post actions send it, as a download counter
-// would; /sleep answers after two seconds (unless the request is cut
-// first), the rest at once, with a status and body nobody should see.
+// would; /sleep answers after two seconds, or when the test releases it
+// (a gated tracker), /hang never (until the request is cut, or a
+// minute), the rest at once, with a status and body nobody should see.
 type tracker struct {
 	mu   sync.Mutex
 	seen []string
 	srv  *httptest.Server
+	// arrived has a value for each /sleep request recorded, and release
+	// lets one go: only in a gated tracker (newGatedTracker).
+	arrived, release chan struct{}
 }
 
-func newTracker(t *testing.T) *tracker {
-	k := &tracker{}
+// trackerCeiling bounds every wait of a tracker's request and of the
+// tests on one: reached only when what they wait for never comes.
+const trackerCeiling = time.Minute
+
+func newTracker(t *testing.T) *tracker { return startTracker(t, &tracker{}) }
+
+// newGatedTracker holds each /sleep request until the test releases it,
+// so that the tests follow the post action as it runs, not a clock: what
+// must happen while it is held is checked before the release.
+func newGatedTracker(t *testing.T) *tracker {
+	return startTracker(t, &tracker{arrived: make(chan struct{}, 4), release: make(chan struct{}, 4)})
+}
+
+func startTracker(t *testing.T, k *tracker) *tracker {
 	k.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		k.mu.Lock()
@@ -34,9 +51,25 @@ func newTracker(t *testing.T) *tracker {
 			r.Method, r.RequestURI, r.Header.Get("X-Test"), r.Header.Values("Content-Length"),
 			r.TransferEncoding, r.Header.Get("Content-Type"), r.Header.Get("User-Agent"), b))
 		k.mu.Unlock()
-		if r.URL.Path == "/sleep" {
+		var wait <-chan time.Time
+		switch r.URL.Path {
+		case "/sleep":
+			if k.arrived != nil {
+				k.arrived <- struct{}{}
+				select {
+				case <-k.release:
+				case <-time.After(trackerCeiling):
+				case <-r.Context().Done():
+				}
+				break
+			}
+			wait = time.After(2 * time.Second)
+		case "/hang":
+			wait = time.After(trackerCeiling)
+		}
+		if wait != nil {
 			select {
-			case <-time.After(2 * time.Second):
+			case <-wait:
 			case <-r.Context().Done():
 			}
 		}
@@ -45,6 +78,39 @@ func newTracker(t *testing.T) *tracker {
 	}))
 	t.Cleanup(k.srv.Close)
 	return k
+}
+
+// held waits for a gated tracker's next /sleep request.
+func (k *tracker) held(t *testing.T, who string) {
+	t.Helper()
+	select {
+	case <-k.arrived:
+	case <-time.After(trackerCeiling):
+		t.Fatalf("%s: the post action never reached the tracker", who)
+	}
+}
+
+// await waits until the tracker has recorded n requests (or a minute).
+func (k *tracker) await(n int) {
+	for end := time.Now().Add(trackerCeiling); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		k.mu.Lock()
+		got := len(k.seen)
+		k.mu.Unlock()
+		if got >= n {
+			return
+		}
+	}
+}
+
+// stillOpen reports that nothing comes on br's connection for a moment:
+// neither an answer nor its end. (A server too slow to answer within it
+// passes; one that answers, or closes, where it should wait, fails.)
+func stillOpen(c net.Conn, br *bufio.Reader) bool {
+	_ = c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	_, err := br.Peek(1)
+	_ = c.SetReadDeadline(time.Now().Add(trackerCeiling))
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // newEchoApp starts an application that answers with the method, URI
@@ -102,12 +168,12 @@ func postActionBlock(dir, app, opts string, trackers map[string]*tracker, dead i
 			location /trackq { internal; proxy_pass http://%[5]s; }
 			location /timeout/ { post_action /timeoutt; }
 			location /if/ { if ($arg_t) { post_action /track; } }
-			location = /timeoutt { internal; proxy_read_timeout 1s; proxy_pass http://%[5]s/sleep; }
+			location = /timeoutt { internal; proxy_read_timeout 1s; proxy_pass http://%[5]s/hang; }
 			location /caught/ { post_action /deadep; }
 			location = /track { internal; proxy_pass http://%[5]s; }
 			location = /untracked { internal; access_log off; proxy_pass http://%[5]s; }
 			location = /deadep { internal; error_page 502 = /track; proxy_pass http://127.0.0.1:%[6]d; }
-			location = /slowt { internal; proxy_read_timeout 5s; proxy_pass http://%[5]s/sleep; }
+			location = /slowt { internal; proxy_read_timeout 90s; proxy_pass http://%[5]s/sleep; }
 			location = /deadt { internal; proxy_pass http://127.0.0.1:%[6]d; }
 		}
 		server {
@@ -186,50 +252,66 @@ func TestPostActionMatchesNGINX(t *testing.T) {
 	sameAccessLogs(t, dir, len(cases)-1)
 }
 
-// TestPostActionTimingAsNGINX: the client has its answer at once while
-// a slow post action runs, and the next request on its connection is
-// read only once the post action has ended, in both servers; a client
-// that leaves once it has its answer does not cut the post action short.
+// TestPostActionTimingAsNGINX: the client has its answer while a slow
+// post action runs, and the next request on its connection is read only
+// once the post action has ended, in both servers; a client that leaves
+// once it has its answer does not cut the post action short. The
+// tracker holds each post action until the test has seen what must come
+// (or not) meanwhile, however slow the machine.
 func TestPostActionTimingAsNGINX(t *testing.T) {
 	t.Parallel()
 	nginxPath(t)
-	trackers := map[string]*tracker{"m": newTracker(t), "n": newTracker(t)}
+	trackers := map[string]*tracker{"m": newGatedTracker(t), "n": newGatedTracker(t)}
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "www/slow/f.txt"), "slow\n")
 	mport, nport := startBoth(t, dir, postActionBlock(dir, "127.0.0.1:1", "", trackers, freePort(t)))
-	// The two servers at once (parallel subtests, whose group ends when
-	// both have): each connection lasts about 4 s of waiting.
 	t.Run("connection", func(t *testing.T) {
-		for who, port := range map[string]int{"mosaic": mport, "nginx": nport} {
+		for who, port := range map[string]int{"m": mport, "n": nport} {
 			t.Run(who, func(t *testing.T) {
 				t.Parallel()
+				k := trackers[who]
+				c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				_ = c.SetDeadline(time.Now().Add(trackerCeiling))
+				br := bufio.NewReader(c)
 				// Two requests on one connection, the second closing it.
-				req := "GET /slow/f.txt HTTP/1.1\r\nHost: a.test\r\n\r\n" +
-					"GET /slow/f.txt HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
-				status, body, answered, closed := mirrorAsk(t, port, req)
-				if status != http.StatusOK || body != "slow\n" {
-					t.Errorf("%s: %d %q", who, status, body)
+				io.WriteString(c, "GET /slow/f.txt HTTP/1.1\r\nHost: a.test\r\n\r\n"+
+					"GET /slow/f.txt HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
+				for i := range 2 {
+					// The answer comes while its post action is held.
+					resp, err := http.ReadResponse(br, nil)
+					if err != nil {
+						t.Fatalf("%s: answer %d: %v (held by its post action?)", who, i+1, err)
+					}
+					b, _ := io.ReadAll(resp.Body)
+					if resp.StatusCode != http.StatusOK || string(b) != "slow\n" {
+						t.Errorf("%s: answer %d: %d %q", who, i+1, resp.StatusCode, b)
+					}
+					k.held(t, who)
+					// Nothing more, neither the second answer nor the
+					// connection's end, until the post action has ended.
+					if !stillOpen(c, br) {
+						t.Errorf("%s: after answer %d, more came before its post action ended", who, i+1)
+					}
+					k.release <- struct{}{}
 				}
-				if answered > time.Second {
-					t.Errorf("%s: the first answer took %v: the post action held it", who, answered)
-				}
-				// The second request waits for the first post action (2s),
-				// its own answer comes at once, then the connection ends
-				// after its post action (2s more).
-				if closed < 3500*time.Millisecond || closed > 8*time.Second {
-					t.Errorf("%s: the connection ended after %v, want about 4s", who, closed)
+				if rest, err := io.ReadAll(br); err != nil || len(rest) != 0 {
+					t.Errorf("%s: the connection did not end after the last post action: %q, %v", who, rest, err)
 				}
 			})
 		}
 	})
 	// The client leaves as soon as it has the answer: the post action
 	// goes on to the tracker's answer, logged with its status.
-	for _, port := range []int{mport, nport} {
+	for who, port := range map[string]int{"m": mport, "n": nport} {
 		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 		if err != nil {
 			t.Fatal(err)
 		}
-		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		_ = c.SetDeadline(time.Now().Add(trackerCeiling))
 		io.WriteString(c, "GET /slow/f.txt HTTP/1.1\r\nHost: a.test\r\n\r\n")
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil {
@@ -237,8 +319,9 @@ func TestPostActionTimingAsNGINX(t *testing.T) {
 		}
 		io.Copy(io.Discard, resp.Body)
 		c.Close()
+		trackers[who].held(t, who)
+		trackers[who].release <- struct{}{}
 	}
-	time.Sleep(2500 * time.Millisecond)
 	if m, n := trackers["m"].take(), trackers["n"].take(); !slices.Equal(m, n) || len(m) != 3 {
 		t.Errorf("the tracker got from mosaic\n%q\nfrom nginx\n%q", m, n)
 	}
@@ -252,18 +335,37 @@ func TestPostActionTimingAsNGINX(t *testing.T) {
 func TestPostActionMirrorHeldAsNGINX(t *testing.T) {
 	t.Parallel()
 	nginxPath(t)
-	trackers := map[string]*tracker{"m": newTracker(t), "n": newTracker(t)}
+	trackers := map[string]*tracker{"m": newGatedTracker(t), "n": newGatedTracker(t)}
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "www/mirrored/f.txt"), "m\n")
 	mport, nport := startBoth(t, dir, postActionBlock(dir, "127.0.0.1:1", "", trackers, freePort(t)))
-	for who, port := range map[string]int{"mosaic": mport, "nginx": nport} {
-		status, body, answered, closed := mirrorAsk(t, port, "GET /mirrored/f.txt HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
-		if status != http.StatusOK || body != "m\n" || answered > time.Second {
-			t.Errorf("%s: %d %q after %v", who, status, body, answered)
+	for who, port := range map[string]int{"m": mport, "n": nport} {
+		k := trackers[who]
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if closed < 1500*time.Millisecond {
-			t.Errorf("%s: the connection ended after %v, before the post action's mirror (2s)", who, closed)
+		_ = c.SetDeadline(time.Now().Add(trackerCeiling))
+		br := bufio.NewReader(c)
+		io.WriteString(c, "GET /mirrored/f.txt HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
+		// The answer comes while the post action's mirror is held.
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("%s: %v (held by the post action?)", who, err)
 		}
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK || string(b) != "m\n" {
+			t.Errorf("%s: %d %q", who, resp.StatusCode, b)
+		}
+		k.held(t, who)
+		if !stillOpen(c, br) {
+			t.Errorf("%s: the connection ended before the post action's mirror", who)
+		}
+		k.release <- struct{}{}
+		if rest, err := io.ReadAll(br); err != nil || len(rest) != 0 {
+			t.Errorf("%s: the connection did not end after the mirror: %q, %v", who, rest, err)
+		}
+		c.Close()
 	}
 	if m, n := trackers["m"].take(), trackers["n"].take(); !slices.Equal(m, n) || len(m) != 2 {
 		t.Errorf("the tracker got from mosaic\n%q\nfrom nginx\n%q", m, n)
@@ -312,7 +414,8 @@ func TestPostActionHTTP2AsNGINX(t *testing.T) {
 			t.Errorf("%s %s: mosaic %s, nginx %s", c.method, c.path, answers[0], answers[1])
 		}
 		// NGINX's stream may end before its post action does.
-		time.Sleep(200 * time.Millisecond)
+		trackers["m"].await(1)
+		trackers["n"].await(1)
 		if m, n := trackers["m"].take(), trackers["n"].take(); !slices.Equal(m, n) || len(m) != 1 {
 			t.Errorf("%s %s: the tracker got from mosaic\n%q\nfrom nginx\n%q", c.method, c.path, m, n)
 		}
@@ -329,6 +432,9 @@ func TestPostActionHTTP2AsNGINX(t *testing.T) {
 func TestPostActionClientGoneAsNGINX(t *testing.T) {
 	t.Parallel()
 	nginxPath(t)
+	// reached tells the test that /slow's request is at the app, which
+	// answers it only once the client has left (its request cut).
+	reached := make(chan struct{}, 2)
 	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/stream" {
 			w.Header().Set("Content-Length", "100000000")
@@ -339,8 +445,9 @@ func TestPostActionClientGoneAsNGINX(t *testing.T) {
 			}
 			return
 		}
+		reached <- struct{}{}
 		select {
-		case <-time.After(3 * time.Second):
+		case <-time.After(trackerCeiling):
 		case <-r.Context().Done():
 		}
 	}))
@@ -375,11 +482,16 @@ func TestPostActionClientGoneAsNGINX(t *testing.T) {
 					t.Fatal(err)
 				}
 			} else {
-				time.Sleep(300 * time.Millisecond)
+				select {
+				case <-reached:
+				case <-time.After(trackerCeiling):
+					t.Fatalf("port %d: the request never reached the app", port)
+				}
 			}
 			c.Close()
 		}
-		time.Sleep(500 * time.Millisecond)
+		trackers["m"].await(1)
+		trackers["n"].await(1)
 		m, n := trackers["m"].take(), trackers["n"].take()
 		if !slices.Equal(m, n) || len(m) != 1 {
 			t.Errorf("%s: the tracker got from mosaic\n%q\nfrom nginx\n%q", path, m, n)
@@ -445,12 +557,13 @@ func TestPostActionSpooledBodyAgainstNGINX(t *testing.T) {
 
 // TestPostActionEndsAtHeaderAsNGINX: a post action's request is NGINX's
 // header_only, which ends once its upstream's header is in: an upstream
-// that streams its body for long (or for ever) does not hold the
-// client's connection, with or without proxy_buffering.
+// that streams its body for ever (here until the request is cut, or a
+// minute) does not hold the client's connection, with or without
+// proxy_buffering.
 func TestPostActionEndsAtHeaderAsNGINX(t *testing.T) {
 	nginxPath(t)
 	stream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for range 50 {
+		for range trackerCeiling / (100 * time.Millisecond) {
 			if _, err := io.WriteString(w, "chunk\n"); err != nil {
 				return
 			}
@@ -481,9 +594,11 @@ func TestPostActionEndsAtHeaderAsNGINX(t *testing.T) {
 	})
 	for _, path := range []string{"/b/f.txt", "/nb/f.txt"} {
 		for who, port := range map[string]int{"mosaic": mport, "nginx": nport} {
+			// mirrorAsk stops reading at 10s: a connection held by
+			// the post action is still open then.
 			status, body, _, closed := mirrorAsk(t, port, "GET "+path+" HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
-			if status != http.StatusOK || body != "f\n" || closed > 2*time.Second {
-				t.Errorf("%s %s: %d %q, the connection ended after %v (the upstream streams for 5s)", who, path, status, body, closed)
+			if status != http.StatusOK || body != "f\n" || closed > 9*time.Second {
+				t.Errorf("%s %s: %d %q, the connection ended after %v (the upstream streams for a minute)", who, path, status, body, closed)
 			}
 		}
 	}
