@@ -16,6 +16,18 @@ type failingClose struct{ encoder }
 
 func (failingClose) Close() error { return errors.New("encoder broke") }
 
+// askGzip serves h on a test server and sends it a GET that accepts
+// gzip, returning the answer as it came (the transport decodes nothing).
+func askGzip(t *testing.T, h http.Handler) (*http.Response, error) {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	tr := &http.Transport{DisableCompression: true}
+	t.Cleanup(tr.CloseIdleConnections)
+	req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	return tr.RoundTrip(req)
+}
+
 // A compressed response whose encoder fails to close is aborted, as
 // NGINX's brotli and gzip filters abort theirs: the server closes the
 // connection, with no response when the header was still held (not an
@@ -52,11 +64,7 @@ func TestFailedEncoderAborts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv := httptest.NewServer(h)
-			defer srv.Close()
-			req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
-			req.Header.Set("Accept-Encoding", "gzip")
-			resp, err := (&http.Transport{DisableCompression: true}).RoundTrip(req)
+			resp, err := askGzip(t, h)
 			if !tc.sent {
 				if err == nil {
 					b, _ := io.ReadAll(resp.Body)

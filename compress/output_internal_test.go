@@ -5,7 +5,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
@@ -39,11 +38,7 @@ func TestHeldOutputShrinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
-	req.Header.Set("Accept-Encoding", "gzip")
-	resp, err := http.DefaultTransport.RoundTrip(req)
+	resp, err := askGzip(t, h)
 	if err != nil {
 		t.Fatal(err)
 	}
