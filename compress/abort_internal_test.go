@@ -1,12 +1,16 @@
 package compress
 
 import (
+	"bytes"
 	"errors"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 )
 
 // failingClose is an encoder whose Close fails, as a parallel stream's
@@ -26,6 +30,35 @@ func askGzip(t *testing.T, h http.Handler) (*http.Response, error) {
 	req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
 	req.Header.Set("Accept-Encoding", "gzip")
 	return tr.RoundTrip(req)
+}
+
+// watched wraps h so that the end of each request it serves comes on
+// ended: the value it panicked with, or nil, the panic going on to the
+// server. What h logged is then safe to read.
+func watched(h http.Handler) (_ http.Handler, ended <-chan any) {
+	c := make(chan any, 1)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			p := recover()
+			c <- p
+			if p != nil {
+				panic(p)
+			}
+		}()
+		h.ServeHTTP(w, r)
+	}), c
+}
+
+// ending waits for a watched handler's end, for a minute at most.
+func ending(t *testing.T, ended <-chan any) any {
+	t.Helper()
+	select {
+	case p := <-ended:
+		return p
+	case <-time.After(time.Minute):
+		t.Fatal("the handler never returned")
+		return nil
+	}
 }
 
 // A compressed response whose encoder fails to close is aborted, as
@@ -48,9 +81,11 @@ func TestFailedEncoderAborts(t *testing.T) {
 		{"streamed", random, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			var logs bytes.Buffer
 			opts := DefaultOptions()
 			opts.Gzip.Enable = true
 			opts.Gzip.Types = []string{"text/plain"}
+			opts.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 			h, err := New(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 				w.Header().Set("Content-Type", "text/plain")
 				w.Header().Set("ETag", `"v1"`)
@@ -64,25 +99,31 @@ func TestFailedEncoderAborts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			h, ended := watched(h)
 			resp, err := askGzip(t, h)
-			if !tc.sent {
-				if err == nil {
-					b, _ := io.ReadAll(resp.Body)
-					resp.Body.Close()
-					t.Fatalf("answered %d, ETag %q, Content-Encoding %q, %d bytes; want the connection closed",
-						resp.StatusCode, resp.Header.Get("ETag"), resp.Header.Get("Content-Encoding"), len(b))
-				}
-				return
-			}
-			if err != nil {
+			switch {
+			case !tc.sent && err == nil:
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				t.Fatalf("answered %d, ETag %q, Content-Encoding %q, %d bytes; want the connection closed",
+					resp.StatusCode, resp.Header.Get("ETag"), resp.Header.Get("Content-Encoding"), len(b))
+			case tc.sent && err != nil:
 				t.Fatal(err)
+			case tc.sent:
+				_, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != "gzip" {
+					t.Fatalf("%d %q", resp.StatusCode, resp.Header.Get("Content-Encoding"))
+				}
+				if !errors.Is(err, io.ErrUnexpectedEOF) {
+					t.Errorf("reading the body: %v, want it cut short", err)
+				}
 			}
-			defer resp.Body.Close()
-			if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != "gzip" {
-				t.Fatalf("%d %q", resp.StatusCode, resp.Header.Get("Content-Encoding"))
+			if p := ending(t, ended); p != http.ErrAbortHandler {
+				t.Errorf("the handler ended with %v, want http.ErrAbortHandler", p)
 			}
-			if _, err := io.ReadAll(resp.Body); !errors.Is(err, io.ErrUnexpectedEOF) {
-				t.Errorf("reading the body: %v, want it cut short", err)
+			if !strings.Contains(logs.String(), `level=ERROR msg="compress: response aborted"`) {
+				t.Errorf("logged %q, want the abort at error level", logs.String())
 			}
 		})
 	}
