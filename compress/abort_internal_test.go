@@ -1,11 +1,14 @@
 package compress
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -124,6 +127,69 @@ func TestFailedEncoderAborts(t *testing.T) {
 			}
 			if !strings.Contains(logs.String(), `level=ERROR msg="compress: response aborted"`) {
 				t.Errorf("logged %q, want the abort at error level", logs.String())
+			}
+		})
+	}
+}
+
+// A client that leaves during the body makes the writes to it fail: no
+// failure of the encoder, so nothing is logged at error level and the
+// handler returns (no abort: the connection is gone already), in each
+// coding.
+func TestClientGoneIsNoEncoderFailure(t *testing.T) {
+	for _, coding := range []Encoding{Brotli, Zstd, Gzip} {
+		t.Run(coding.String(), func(t *testing.T) {
+			var logs bytes.Buffer
+			opts := DefaultOptions()
+			opts.Brotli.Enable = coding == Brotli
+			opts.Zstd.Enable = coding == Zstd
+			opts.Gzip.Enable = coding == Gzip
+			opts.Brotli.Types, opts.Zstd.Types, opts.Gzip.Types = []string{"*"}, []string{"*"}, []string{"*"}
+			opts.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			var failed error
+			// Random pieces, each new: incompressible, even against the
+			// pieces before, so the output is as long as the body.
+			piece, rng := make([]byte, 64<<10), rand.NewChaCha8([32]byte{5, 6})
+			h, err := New(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", "text/plain")
+				// Until a write fails, 64 MB at most: far more than the
+				// connection's buffers hold once the client is gone.
+				for range 1024 {
+					_, _ = rng.Read(piece)
+					if _, failed = w.Write(piece); failed != nil {
+						return
+					}
+				}
+			}), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, ended := watched(h)
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			c, err := net.Dial("tcp", srv.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = c.SetDeadline(time.Now().Add(time.Minute))
+			fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: a.test\r\nAccept-Encoding: %v\r\n\r\n", coding)
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ce := resp.Header.Get("Content-Encoding"); ce != coding.String() {
+				t.Errorf("Content-Encoding %q", ce)
+			}
+			// Away with the rest unread: the kernel resets the connection.
+			c.Close()
+			if p := ending(t, ended); p != nil {
+				t.Errorf("the handler panicked: %v", p)
+			}
+			if failed == nil {
+				t.Error("no write failed: not the path under test")
+			}
+			if strings.Contains(logs.String(), "level=ERROR") {
+				t.Errorf("a client gone logged an error: %q", logs.String())
 			}
 		})
 	}
