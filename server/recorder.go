@@ -197,15 +197,17 @@ func (rw *recorder) putDate() bool {
 }
 
 // dropDate removes the Date that putDate put, once the header is taken.
-func (rw *recorder) dropDate(put bool) {
-	if put {
-		delete(rw.w.Header(), "Date")
-	}
+func (rw *recorder) dropDate() {
+	delete(rw.w.Header(), "Date")
 }
 
+// WriteHeader, Write, ReadFrom and Flush defer dropDate only when putDate
+// put a Date: with mosaic's HTTP/1 writer, which keeps the clock, it never
+// does, and an unconditional defer ran a call of its own at every return.
 func (rw *recorder) WriteHeader(code int) {
-	put := code >= 200 && rw.putDate()
-	defer rw.dropDate(put)
+	if code >= 200 && rw.putDate() {
+		defer rw.dropDate()
+	}
 	if code >= 200 && !rw.final {
 		rw.final = true
 		rw.finalHeader(code)
@@ -263,7 +265,9 @@ func (rw *recorder) implicitHeader() {
 var notModifiedDrops = []string{"Content-Type", "Content-Length", "Content-Encoding", "Content-Range", "Accept-Ranges"}
 
 func (rw *recorder) Write(b []byte) (int, error) {
-	defer rw.dropDate(rw.putDate())
+	if rw.putDate() {
+		defer rw.dropDate()
+	}
 	rw.implicitHeader()
 	rw.arm()
 	n, err := rw.w.Write(b)
@@ -330,7 +334,9 @@ func (rw *recorder) arm() {
 // ReadFrom lets the server's writer take file bodies itself (http1's
 // sendfile, which applies send_timeout on its own).
 func (rw *recorder) ReadFrom(src io.Reader) (int64, error) {
-	defer rw.dropDate(rw.putDate())
+	if rw.putDate() {
+		defer rw.dropDate()
+	}
 	rw.implicitHeader()
 	if rw.sendTimeout > 0 && rw.deadlines != nil {
 		// A writer whose send timeout the recorder keeps (net/http's, for
@@ -355,7 +361,9 @@ func (rw *recorder) ReadFrom(src io.Reader) (int64, error) {
 }
 
 func (rw *recorder) Flush() {
-	defer rw.dropDate(rw.putDate())
+	if rw.putDate() {
+		defer rw.dropDate()
+	}
 	rw.implicitHeader()
 	if f, ok := rw.w.(http.Flusher); ok {
 		f.Flush()
