@@ -681,8 +681,7 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 		}
 	}
 	if ri != nil && ri.rec != nil {
-		ri.rec.setSendTimeout(h.cl.sendTimeout.V)
-		ri.rec.setClose(h.cl)
+		ri.rec.setConnection(h.cl)
 		if fromClient && ri.rec.deadlines != nil {
 			// client_body_timeout: the time allowed between two reads.
 			db := &deadlineBody{ReadCloser: r.Body, d: ri.rec.deadlines, timeout: h.cl.bodyTimeout.V}

@@ -278,40 +278,35 @@ func (rw *recorder) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// sendTimeouter is a server's writer that applies send_timeout to its
-// own writes (http1's), where the recorder need not move deadlines.
-type sendTimeouter interface{ SetSendTimeout(time.Duration) }
-
-// setSendTimeout applies a location's send_timeout: through the server's
-// writer when it can, otherwise by moving the deadline on writes here.
-func (rw *recorder) setSendTimeout(d time.Duration) {
-	if st, ok := rw.w.(sendTimeouter); ok {
-		st.SetSendTimeout(d)
-		rw.sendTimeout = 0
-		return
-	}
-	rw.sendTimeout = d
-}
-
-// closeSetter is a server's writer that takes a location's settings for
-// the connection it may close (http1's): reset_timedout_connection, and
-// lingering_time and lingering_timeout for the discard of a body's rest
-// after the response and for the lingering close.
-type closeSetter interface {
+// connSetter is a server's writer that takes a location's settings for
+// its connection itself (http1's): send_timeout, applied to its own writes
+// so that the recorder need not move deadlines; reset_timedout_connection;
+// and lingering_time and lingering_timeout for the discard of a body's
+// rest after the response and for the lingering close.
+type connSetter interface {
+	SetSendTimeout(time.Duration)
 	SetResetTimedOut(bool)
 	SetLingering(total, each time.Duration)
 }
 
-// setClose passes the location's reset_timedout_connection, lingering_time
-// and lingering_timeout on to the server; NGINX reads them from the
-// request's location when the request ends (ngx_http_free_request,
+// setConnection applies a location's send_timeout, through the server's
+// writer when it can, otherwise by moving the deadline on writes here, and
+// passes reset_timedout_connection, lingering_time and lingering_timeout
+// on to a server that takes them; NGINX reads those from the request's
+// location when the request ends (ngx_http_free_request,
 // ngx_http_finalize_connection), so each location the request passes
-// through replaces the previous one's.
-func (rw *recorder) setClose(cl *coreLoc) {
-	if r, ok := rw.w.(closeSetter); ok {
-		r.SetResetTimedOut(cl.resetTimedOut.V)
-		r.SetLingering(cl.lingerTime.V, cl.lingerTimeout.V)
+// through replaces the previous one's. One assertion for the three, where
+// there were two a response: the server's writer has all or none.
+func (rw *recorder) setConnection(cl *coreLoc) {
+	c, ok := rw.w.(connSetter)
+	if !ok {
+		rw.sendTimeout = cl.sendTimeout.V
+		return
 	}
+	c.SetSendTimeout(cl.sendTimeout.V)
+	rw.sendTimeout = 0
+	c.SetResetTimedOut(cl.resetTimedOut.V)
+	c.SetLingering(cl.lingerTime.V, cl.lingerTimeout.V)
 }
 
 // arm moves the write deadline to send_timeout from now. Writes mostly

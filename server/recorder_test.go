@@ -34,7 +34,7 @@ func (d *deadlineWriter) SetWriteDeadline(t time.Time) error {
 func TestRecorderReadFromKeepsSendTimeout(t *testing.T) {
 	d := &deadlineWriter{h: http.Header{}}
 	rw := newRecorder(d, &vars.State{})
-	rw.setSendTimeout(time.Minute)
+	rw.setConnection(&coreLoc{sendTimeout: Setting[time.Duration]{V: time.Minute}})
 	body := bytes.Repeat([]byte("x"), 100<<10)
 	n, err := rw.ReadFrom(bytes.NewReader(body))
 	if err != nil || n != int64(len(body)) || d.body.Len() != len(body) {
