@@ -46,6 +46,12 @@ type outputGate struct {
 	w      http.ResponseWriter
 	closed bool
 	dead   http.Header // Header once closed
+	// live is w's header map, taken at the first Header: every writer
+	// below the gate (the recorder, the server's) has one map for the
+	// response, and the filters above ask for it many times (compression
+	// five times a response, after the encoder has pushed their code out
+	// of the instruction cache), each call going down two more layers.
+	live http.Header
 }
 
 func (g *outputGate) Header() http.Header {
@@ -55,7 +61,10 @@ func (g *outputGate) Header() http.Header {
 		}
 		return g.dead
 	}
-	return g.w.Header()
+	if g.live == nil {
+		g.live = g.w.Header()
+	}
+	return g.live
 }
 
 func (g *outputGate) WriteHeader(code int) {
@@ -167,7 +176,7 @@ func (h *gateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g := &ri.fl.base
-	g.w = w
+	g.w, g.live = w, nil
 	ri.fl.cur = g
 	defer func() {
 		if p := recover(); p != nil {
