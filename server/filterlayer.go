@@ -45,27 +45,31 @@ type filterLayer struct {
 type outputGate struct {
 	w      http.ResponseWriter
 	closed bool
-	dead   http.Header // Header once closed
-	// live is w's header map, taken at the first Header: every writer
-	// below the gate (the recorder, the server's) has one map for the
-	// response, and the filters above ask for it many times (compression
-	// five times a response, after the encoder has pushed their code out
-	// of the instruction cache), each call going down two more layers.
-	live http.Header
+	// hdr is the map Header answers with, taken at its first call: w's
+	// while the gate is open (every writer below it has one map for the
+	// response), a map of the gate's own once it is closed. The filters
+	// above ask for it many times (compression five times a response,
+	// after the encoder has pushed their code out of the instruction
+	// cache), and each call went down two more layers.
+	hdr http.Header
 }
 
 func (g *outputGate) Header() http.Header {
-	if g.closed {
-		if g.dead == nil {
-			g.dead = http.Header{}
-		}
-		return g.dead
+	if g.hdr == nil {
+		g.hdr = g.firstHeader()
 	}
-	if g.live == nil {
-		g.live = g.w.Header()
-	}
-	return g.live
+	return g.hdr
 }
+
+func (g *outputGate) firstHeader() http.Header {
+	if g.closed {
+		return http.Header{}
+	}
+	return g.w.Header()
+}
+
+// close closes the gate: from now on it swallows all.
+func (g *outputGate) close() { g.closed, g.hdr = true, nil }
 
 func (g *outputGate) WriteHeader(code int) {
 	if !g.closed {
@@ -176,7 +180,7 @@ func (h *gateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g := &ri.fl.base
-	g.w, g.live = w, nil
+	g.w, g.hdr = w, nil
 	ri.fl.cur = g
 	defer func() {
 		if p := recover(); p != nil {
@@ -253,7 +257,7 @@ func (fl *filterLayer) redirectable() bool {
 func (fl *filterLayer) switchTo() http.ResponseWriter {
 	old := fl.cur
 	g := &outputGate{w: old.w}
-	old.closed = true
+	old.close()
 	fl.cur = g
 	return g.gated()
 }

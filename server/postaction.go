@@ -71,7 +71,7 @@ func runPostAction(ri *reqInfo, r *http.Request, uri string) {
 	if ri.fl != nil && ri.fl.cur != nil {
 		// Whatever the post action's output filters write goes to w,
 		// never to the client, whose answer is complete.
-		ri.fl.cur.closed = true
+		ri.fl.cur.close()
 		ri.fl.cur = &outputGate{w: w}
 	}
 	// NGINX's header_only: a proxy hands the header on without waiting
