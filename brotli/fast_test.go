@@ -308,3 +308,42 @@ func randomBytes(rng *rand.Rand, n int) []byte {
 	}
 	return b
 }
+
+// TestCmdHistLeftZero holds the invariant metaBlock's skipped clear
+// relies on: a fast meta-block of few commands leaves cmdHist all zero
+// and says so (cmdZero), and a reused encoder's output at any quality
+// after it is a fresh encoder's.
+func TestCmdHistLeftZero(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 1))
+	body := make([]byte, 3000)
+	for i := range body {
+		body[i] = "abcdefgh{}\":, 0123"[rng.IntN(18)]
+	}
+	for _, q := range []int{0, 1} {
+		enc, err := NewEncoder(Options{Quality: q, LGWin: 16})
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc.Encode(nil, body)
+		if !enc.e.cmdZero {
+			t.Fatalf("quality %d: cmdZero not set after a 3,000-byte body", q)
+		}
+		if i := slices.IndexFunc(enc.e.cmdHist[:], func(c uint32) bool { return c != 0 }); i >= 0 {
+			t.Fatalf("quality %d: cmdHist[%d] = %d after the meta-block", q, i, enc.e.cmdHist[i])
+		}
+		// The same encoder at every quality, against fresh ones.
+		for q2 := range 12 {
+			enc.opts.Quality = q2
+			got := enc.Encode(nil, body)
+			want, err := Encode(nil, body, Options{Quality: q2, LGWin: 16})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("quality %d after %d: output differs from a fresh encoder's", q2, q)
+			}
+			enc.opts.Quality = q
+			enc.Encode(nil, body)
+		}
+	}
+}

@@ -55,7 +55,11 @@ type encoder struct {
 	cmdHist [maxAlphabet]uint32
 	// cmdUsed marks the symbols cmdHist counts (bit s%64 of word s/64)
 	// for storeCodeOf, where codeMetaBlock gathers them.
-	cmdUsed   [maxAlphabet / 64]uint64
+	cmdUsed [maxAlphabet / 64]uint64
+	// cmdZero says cmdHist is all zero: a fast meta-block cleared the
+	// words of counts it used (codeMetaBlock), so the next need not
+	// clear all 704.
+	cmdZero   bool
 	distHist  [maxDistAlphabet]uint32
 	trialDist [maxDistAlphabet]uint32 // chooseDistParams's counts
 	litLens   [256]uint8
@@ -314,7 +318,13 @@ func (e *encoder) compress(w *window, start, end int) {
 // stores it when coding would not make it smaller.
 func (e *encoder) metaBlock(w *window, start int) {
 	clear(e.litHist[:])
-	clear(e.cmdHist[:])
+	// A small body uses a few of the 704 command symbols: clearing all
+	// their counts touched 44 cache lines a call where those few do
+	// (brotli README, *Bytes touched a call*).
+	if !e.cmdZero {
+		clear(e.cmdHist[:])
+	}
+	e.cmdZero = false
 	clear(e.distHist[:])
 	// The ring to restore if the meta-block ends up stored.
 	saved := e.ring
@@ -420,6 +430,15 @@ func (e *encoder) codeMetaBlock(w *window, start int, extraBits int, saved distR
 		body += e.hs.storeCode(bw, e.litHist[:], &e.lit, 8) +
 			e.hs.storeCodeOf(bw, e.cmdHist[:], used, &e.cmd, 10) +
 			e.hs.storeCode(bw, e.distHist[:e.dist.alphabet()], &e.dst, e.dist.alphabetBits())
+		// The fast finders count a command symbol only with the command
+		// (findFastIn), so used marks every count there is: the 64 counts
+		// of a word with a mark are cleared, the rest are zero.
+		for k, u := range used {
+			if u != 0 {
+				clear(e.cmdHist[k<<6 : k<<6+64])
+			}
+		}
+		e.cmdZero = used != nil
 	} else {
 		c := &e.ctx
 		e.writeContextMap(bw, c.cmap[:64*c.ntypes], trees)
