@@ -309,10 +309,11 @@ func randomBytes(rng *rand.Rand, n int) []byte {
 	return b
 }
 
-// TestCmdHistLeftZero holds the invariant metaBlock's skipped clear
-// relies on: a fast meta-block of few commands leaves cmdHist all zero
-// and says so (cmdZero), and a reused encoder's output at any quality
-// after it is a fresh encoder's.
+// TestCmdHistLeftZero holds the invariants metaBlock's narrower clears
+// rely on: a fast meta-block of few commands leaves cmdHist all zero
+// and says so (cmdZero), the distance counts past the current alphabet
+// are zero, and a reused encoder's output at any quality after any
+// other is a fresh encoder's.
 func TestCmdHistLeftZero(t *testing.T) {
 	rng := rand.New(rand.NewPCG(16, 1))
 	body := make([]byte, 3000)
@@ -344,6 +345,38 @@ func TestCmdHistLeftZero(t *testing.T) {
 			}
 			enc.opts.Quality = q
 			enc.Encode(nil, body)
+		}
+	}
+	// Records of 12 bytes make quality 11 choose distance parameters of
+	// a wider alphabet; each quality after it, on the same encoder, must
+	// code as a fresh encoder does.
+	recs := make([]byte, 0, 24000)
+	for len(recs) < cap(recs)-12 {
+		recs = append(recs, byte(rng.IntN(4)), 'k', byte(rng.IntN(200)), 0, 0, 1, byte(rng.IntN(3)), 'v', 0, 0, 0, 0)
+	}
+	enc, err := NewEncoder(Options{Quality: 11, LGWin: 18})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q2 := range 12 {
+		enc.opts.Quality = 11
+		enc.Encode(nil, recs)
+		if q2 == 0 && enc.e.dist.alphabet() <= (distParams{}).alphabet() {
+			t.Fatalf("quality 11 kept the narrow distance alphabet: change the records")
+		}
+		enc.opts.Quality = q2
+		for _, in := range [][]byte{recs, body} {
+			got := enc.Encode(nil, in)
+			if i := slices.IndexFunc(enc.e.distHist[enc.e.dist.alphabet():], func(c uint32) bool { return c != 0 }); i >= 0 {
+				t.Fatalf("quality %d after 11: a distance count past the alphabet left", q2)
+			}
+			want, err := Encode(nil, in, Options{Quality: q2, LGWin: 18})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("quality %d after 11, %d bytes: output differs from a fresh encoder's", q2, len(in))
+			}
 		}
 	}
 }

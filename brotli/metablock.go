@@ -126,6 +126,7 @@ func (e *encoder) setup(opts Options, lgwin, sizeHint int, ringKnown bool) {
 	}
 	e.lgwin = lgwin
 	e.maxDist = 1<<lgwin - 16
+	wide := e.dist.alphabet()
 	e.dist = distParams{}
 	e.cmode = 0 // LSB6
 	switch opts.Mode {
@@ -134,6 +135,12 @@ func (e *encoder) setup(opts Options, lgwin, sizeHint int, ringKnown bool) {
 	case ModeFont:
 		e.dist = distParams{postfix: 1, direct: 12}
 		e.cmode = 3 // signed
+	}
+	// metaBlock clears the distance counts of the current alphabet only:
+	// those past it are kept zero, here when a stream's alphabet is
+	// narrower than the last one's.
+	if a := e.dist.alphabet(); a < wide {
+		clear(e.distHist[a:wide])
 	}
 	e.ctx.lut = &utf8Lut
 	if e.q.deep && opts.Mode != ModeFont {
@@ -325,7 +332,10 @@ func (e *encoder) metaBlock(w *window, start int) {
 		clear(e.cmdHist[:])
 	}
 	e.cmdZero = false
-	clear(e.distHist[:])
+	// Only the distance alphabet of the current parameters is counted and
+	// read (64 symbols but in font mode and where chooseDistParams widens
+	// it, which clears all 400 then): the counts past it are zero (setup).
+	clear(e.distHist[:e.dist.alphabet()])
 	// The ring to restore if the meta-block ends up stored.
 	saved := e.ring
 	e.syms = e.syms[:0]
