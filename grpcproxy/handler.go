@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mosaic-edge/mosaic/throttle"
+	"github.com/mosaic-edge/mosaic/internal/pace"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -530,7 +530,7 @@ func (h *Handler) try(w http.ResponseWriter, r *http.Request, t *http.Transport,
 	// answer (ngx_http_upstream_send_response sets r->limit_rate to 0):
 	// limit_rate and "set $limit_rate" do not apply, $limit_rate reads
 	// 0, and X-Accel-Limit-Rate, hidden, has nothing to change.
-	vars.FromContext(r.Context()).Set(throttle.StateName, "0")
+	vars.FromContext(r.Context()).Set(pace.StateName, "0")
 	w.WriteHeader(resp.StatusCode)
 	rc := http.NewResponseController(w)
 	_ = rc.Flush() // the client hears the head before any message

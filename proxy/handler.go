@@ -18,7 +18,6 @@ import (
 	"github.com/mosaic-edge/mosaic/internal/endhook"
 	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/internal/pace"
-	"github.com/mosaic-edge/mosaic/throttle"
 	"github.com/mosaic-edge/mosaic/vars"
 )
 
@@ -555,7 +554,7 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 		// header-only to NGINX: the upstream's status line skips the
 		// header filter's check.)
 		if x.r.Method != http.MethodHead && (x.st == nil || !x.st.HeaderOnly) {
-			x.st.Set(throttle.StateName, "0")
+			x.st.Set(pace.StateName, "0")
 		}
 	}
 	if x.st != nil && x.st.HeaderOnly {
@@ -784,7 +783,7 @@ func (x *exchange) accelSettings(resp *http.Response) {
 	}
 	if v := resp.Header["X-Accel-Limit-Rate"]; len(v) > 0 && !x.h.ignoreAccelLimit {
 		if n, err := strconv.ParseUint(v[0], 10, 63); err == nil {
-			x.st.Set(throttle.StateName, strconv.FormatUint(n, 10))
+			x.st.Set(pace.StateName, strconv.FormatUint(n, 10))
 		}
 	}
 	if v := resp.Header["X-Accel-Charset"]; len(v) > 0 && v[0] != "" && !x.h.ignoreAccelCharset {

@@ -21,7 +21,7 @@ import (
 // StateName is the vars.State value that overrides a location's rate for
 // one request, in bytes per second: "set $limit_rate" and an upstream's
 // X-Accel-Limit-Rate write it, and $limit_rate reads it.
-const StateName = "limit_rate"
+const StateName = pace.StateName
 
 // Limits returns the rate (bytes per second, 0: no limit) and the bytes
 // sent before it applies, for one request. It is called once, when the

@@ -10,6 +10,13 @@ import (
 	"time"
 )
 
+// StateName is the vars.State value that overrides a location's
+// limit_rate for one request, in bytes per second ("set $limit_rate", an
+// upstream's X-Accel-Limit-Rate; package throttle reads it). It lives
+// here, below the libraries, so that the proxies can write it without
+// importing package throttle: a library imports no other library.
+const StateName = "limit_rate"
+
 // Limit is how many more bytes NGINX lets go at now, done having gone:
 // rate × (whole seconds since start + 1) less done. Its clock,
 // ngx_time(), counts whole seconds, and so does this one.
