@@ -19,8 +19,13 @@ import (
 
 // coreLoc is the core's per-location settings.
 type coreLoc struct {
-	root  Setting[*vars.Template]
-	alias bool
+	root Setting[*vars.Template]
+	// aliasIn is the location that declared root as an alias, nil for a
+	// root. The locations inside inherit it with the alias: the part of
+	// the URI the alias replaces is its prefix, not theirs (NGINX keeps
+	// the length of the declaring location's name in clcf->alias), and a
+	// regex location's alias, the whole path, stays whole.
+	aliasIn *Location
 	// docRoot is $document_root where root has no variables: made once,
 	// when the level is merged, for the requests that read it (FastCGI's
 	// parameters, twice each); docRootFixed says it is.
@@ -273,7 +278,7 @@ func mergeCoreLoc(p, c any) error {
 	// implicit ones of "if" and "limit_except", as NGINX merges it.
 	child.internal = child.internal || parent.internal
 	if !child.root.Set {
-		child.root, child.alias = parent.root, parent.alias
+		child.root, child.aliasIn = parent.root, parent.aliasIn
 	}
 	if !child.ownPages {
 		child.errorPages = parent.errorPages
@@ -397,7 +402,7 @@ func mergeCoreLoc(p, c any) error {
 		child.headerBuffer.V = 1 << 10
 	}
 	if t := child.root.V; t != nil && t.Static() {
-		child.docRoot, child.docRootFixed = documentRoot(t.Literal(), t.String(), child.alias), true
+		child.docRoot, child.docRootFixed = documentRoot(t.Literal(), t.String(), child.aliasIn != nil), true
 	}
 	return checkCharsets(child)
 }
@@ -600,7 +605,7 @@ func setRoot(alias bool) func(*Cmd) error {
 	return func(c *Cmd) error {
 		cl := c.Loc().(*coreLoc)
 		if cl.root.Set {
-			if cl.alias != alias {
+			if (cl.aliasIn != nil) != alias {
 				if alias {
 					return c.Errorf("\"alias\" directive is duplicate, \"root\" directive was specified earlier")
 				}
@@ -608,8 +613,10 @@ func setRoot(alias bool) func(*Cmd) error {
 			}
 			return c.Duplicate()
 		}
+		var in *Location
 		if alias {
-			if l := c.Location(); l != nil && l.kind == levelNamed {
+			// The context lets "alias" into locations only.
+			if in = c.Location(); in.kind == levelNamed {
 				return c.Errorf("\"alias\" directive cannot be used inside the named location")
 			}
 		}
@@ -618,7 +625,7 @@ func setRoot(alias bool) func(*Cmd) error {
 			return err
 		}
 		cl.root.Put(t)
-		cl.alias = alias
+		cl.aliasIn = in
 		return nil
 	}
 }
@@ -793,7 +800,23 @@ func (c *Config) ThreadPool(name string) (*ThreadPool, bool) {
 // Root returns the root or alias template and whether it is an alias.
 func (l *Location) Root() (*vars.Template, bool) {
 	cl := LocConf[*coreLoc](l, coreModule)
-	return cl.root.V, cl.alias
+	return cl.root.V, cl.aliasIn != nil
+}
+
+// AliasWhole reports an alias that names the whole path, the URI
+// replaced whole: one declared in a regex location (usually built from
+// captures), which the locations inside it inherit as it is.
+func (l *Location) AliasWhole() bool {
+	in := LocConf[*coreLoc](l, coreModule).aliasIn
+	return in != nil && in.IsRegex()
+}
+
+// aliasTail is what follows, in uri, the prefix an alias replaces: that
+// of the location that declared it. A URI outside the prefix (a
+// try_files candidate written another way) is kept whole, as NGINX's
+// try_files keeps a name that does not start with it.
+func (cl *coreLoc) aliasTail(uri string) string {
+	return strings.TrimPrefix(uri, cl.aliasIn.pattern)
 }
 
 // Types returns the MIME table in force.

@@ -43,7 +43,7 @@ func (l *Location) documentRoot(r *http.Request) (string, bool) {
 	if VariableClimb(t, v) >= 0 {
 		return "", true
 	}
-	return documentRoot(v, t.String(), cl.alias), false
+	return documentRoot(v, t.String(), cl.aliasIn != nil), false
 }
 
 // documentRoot is DocumentRoot of a root (or alias) written as src that
@@ -63,20 +63,22 @@ func documentRoot(root, src string, alias bool) string {
 }
 
 // RequestFilename is $request_filename for uri: the document root and
-// uri; with an alias, the alias and what follows the location's prefix
-// in uri; with an alias in a regular-expression location, the alias
-// alone (it names the file, usually through captures). It is empty
-// where DocumentRoot is for a root that climbed.
+// uri; with an alias, the alias and what follows in uri the prefix of
+// the location that declared it (aliasTail); with an alias declared in
+// a regular-expression location, the alias alone (it names the file,
+// usually through captures). It is empty where DocumentRoot is for a
+// root that climbed.
 func (l *Location) RequestFilename(r *http.Request, uri string) string {
 	root, climbed := l.documentRoot(r)
 	if climbed {
 		return ""
 	}
-	if !LocConf[*coreLoc](l, coreModule).alias {
+	cl := LocConf[*coreLoc](l, coreModule)
+	switch {
+	case cl.aliasIn == nil:
 		return root + uri
-	}
-	if l.IsRegex() {
+	case cl.aliasIn.IsRegex():
 		return root
 	}
-	return root + strings.TrimPrefix(uri, l.pattern)
+	return root + cl.aliasTail(uri)
 }

@@ -19,7 +19,8 @@ import (
 )
 
 // FilePath maps a URI to a file: with root, the root joined with the URI;
-// with alias, the alias replacing the location's prefix (or, in a regex
+// with alias, the alias replacing the prefix of the location that
+// declared it, which a location inside inherits (or, declared in a regex
 // location, the alias alone, usually built from captures). It returns the
 // directory that bounds the lookup and the path relative to it, so that
 // callers can refuse anything that escapes dir.
@@ -34,17 +35,17 @@ func (l *Location) FilePath(r *http.Request, uri string) (dir, rel string) {
 		// file: the static handler's request-path rules, and the
 		// kernel's RESOLVE_BENEATH (os.Root elsewhere) for try_files.
 		switch {
-		case !cl.alias:
+		case cl.aliasIn == nil:
 			root += uri
-		case !l.IsRegex():
-			root += strings.TrimPrefix(uri, l.pattern)
+		case !cl.aliasIn.IsRegex():
+			root += cl.aliasTail(uri)
 		}
 		return absPath(root[:climb]), root[climb:]
 	}
-	if !cl.alias {
+	if cl.aliasIn == nil {
 		return absPath(root), uri
 	}
-	if l.IsRegex() {
+	if cl.aliasIn.IsRegex() {
 		full := absPath(root)
 		if strings.HasSuffix(root, "/") {
 			// A directory (alias .../$1 with $1 ending in a slash): its
@@ -53,7 +54,7 @@ func (l *Location) FilePath(r *http.Request, uri string) (dir, rel string) {
 		}
 		return filepath.Dir(full), filepath.Base(full)
 	}
-	tail := strings.TrimPrefix(uri, l.pattern)
+	tail := cl.aliasTail(uri)
 	cut := strings.LastIndexByte(root, '/')
 	if cut < 0 {
 		return absPath("."), root + tail

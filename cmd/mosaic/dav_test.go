@@ -356,3 +356,52 @@ func TestDAVAliasDirectoryKept(t *testing.T) {
 		}
 	}
 }
+
+// TestDAVNestedAliasAsNGINX: WebDAV in a location inside an alias's
+// location writes where the static files are read: the alias replaces
+// the declaring location's prefix, so PUT /al/sub/x.txt makes
+// www/sub/x.txt, as in NGINX, and not www/x.txt; so with an alias
+// written without its trailing slash (/ns/sub/x.txt is wwwsub/x.txt,
+// bounded by the alias's parent). A Destination that climbs with ".."
+// is refused.
+func TestDAVNestedAliasAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	for _, who := range []string{"nginx", "mosaic"} {
+		writeFile(t, filepath.Join(dir, who, "data", "www/sub/a.txt"), "a")
+		writeFile(t, filepath.Join(dir, who, "data", "www/a.txt"), "top a")
+		writeFile(t, filepath.Join(dir, who, "data", "wwwsub/a.txt"), "beside a")
+		writeFile(t, filepath.Join(dir, who, "data", "secret.txt"), "secret")
+	}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		w := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who], "data")
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
+			location /al/ { alias %[2]s/www/;
+				location /al/sub/ { dav_methods PUT DELETE MKCOL COPY MOVE; }
+			}
+			location /ns/ { alias %[2]s/www;
+				location /ns/sub/ { dav_methods PUT DELETE; }
+			}
+		}`, port, w)
+	})
+	for _, c := range []string{
+		"PUT /al/sub/x.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1",
+		"MKCOL /al/sub/c/ HTTP/1.1\r\nHost: a.test",
+		"COPY /al/sub/a.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /al/sub/c/b.txt",
+		"MOVE /al/sub/x.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /al/sub/y.txt",
+		"COPY /al/sub/a.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /al/sub/..%2f..%2fsecret.txt",
+		"DELETE /al/sub/a.txt HTTP/1.1\r\nHost: a.test",
+		"PUT /ns/sub/x.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1",
+		"DELETE /ns/sub/a.txt HTTP/1.1\r\nHost: a.test",
+		"PUT /al/sub/..%2f..%2fsecret.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1",
+	} {
+		body := ""
+		if strings.Contains(c, "Content-Length: 1") {
+			body = "x"
+		}
+		sameAnswer(t, mport, nport, c, body)
+	}
+	if mt, nt := davTree(t, filepath.Join(dir, "mosaic/data")), davTree(t, filepath.Join(dir, "nginx/data")); mt != nt {
+		t.Errorf("the trees differ:\nmosaic:\n%s\nnginx:\n%s", mt, nt)
+	}
+}

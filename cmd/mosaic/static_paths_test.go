@@ -270,3 +270,67 @@ func TestAliasListingsClimbRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedAliasAsNGINX: a location inside an alias's location, without
+// a root or alias of its own, inherits the alias with the part of the URI
+// it replaces, the declaring location's prefix (NGINX's clcf->alias, the
+// length of that location's name), not its own: /al/sub/f.txt is
+// DIR/www/sub/f.txt. Each module that maps a URI to a file reads it so:
+// the static files and their .gz copies, try_files, index, autoindex,
+// $request_filename and $document_root, an "if" block, a nested regex and
+// exact location; a regex location's alias stays the whole path, also in
+// its limit_except block; a nested root is the nested location's own. No
+// ".." segment, plain or encoded, climbs above the alias.
+func TestNestedAliasAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	for _, f := range []string{
+		"secret.txt", "www/f.txt", "www/b.txt", "www/sub/f.txt", "www/sub/deep/f.txt", "www/x.re", "www/sub/x.re",
+		"www/exact.txt", "www/tf/f.txt", "www/ix/i.html", "www/auto/f.txt", "www/if/f.txt",
+		"www/le/f.txt", "wwwsub/f.txt", "own/al/own/f.txt", "www/own/f.txt",
+	} {
+		writeFile(t, filepath.Join(dir, f), f)
+	}
+	text := strings.Repeat("gzip me\n", 40)
+	writeFile(t, filepath.Join(dir, "www/gz/a.txt"), text)
+	writeFile(t, filepath.Join(dir, "www/gz/a.txt.gz"), string(encodeGzip(t, []byte(text))))
+	when := time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
+	for _, p := range []string{"www/auto", "www/auto/f.txt"} {
+		if err := os.Chtimes(filepath.Join(dir, p), when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; absolute_redirect off;
+			location /al/ { alias %[2]s/www/;
+				location /al/sub/ { }
+				location ~ \.re$ { }
+				location = /al/exact.txt { }
+				location /al/own/ { root %[2]s/own; }
+				location /al/tf/ { try_files $uri $uri/ =418; }
+				location /al/ix/ { index i.html; }
+				location /al/auto/ { autoindex on; }
+				location /al/gz/ { gzip_static on; }
+				location /al/if/ { if ($arg_x) { set $y 1; } }
+				location /al/var/ { return 200 "$request_filename|$document_root"; }
+			}
+			location /ns/ { alias %[2]s/www;
+				location /ns/sub/ { }
+			}
+			location ~ ^/re/(.+)$ { alias %[2]s/www/$1; }
+			location ~ ^/le/(.+)$ { alias %[2]s/www/le/$1; limit_except POST { allow all; } }
+		}`, port, dir)
+	})
+	for _, path := range []string{
+		"/al/f.txt", "/al/sub/f.txt", "/al/sub/deep/f.txt", "/al/x.re", "/al/sub/x.re", "/al/exact.txt",
+		"/al/own/f.txt", "/al/tf/f.txt", "/al/tf/g.txt", "/al/tf/", "/al/ix/", "/al/auto/", "/al/auto",
+		"/al/if/f.txt?x=1", "/al/if/f.txt", "/al/var/a/b", "/ns/sub/f.txt", "/ns/f.txt",
+		"/re/sub/b.txt", "/re/b.txt", "/le/f.txt",
+		"/al/sub/../../secret.txt", "/al/sub/%2e%2e/%2e%2e/secret.txt", "/al/sub/..%2f..%2fsecret.txt",
+		"/al/sub/%2E%2E%2F%2E%2E%2Fsecret.txt", "/al/tf/..%2f..%2fsecret.txt", "/ns/sub/..%2f..%2fsecret.txt",
+		"/re/sub/..%2f..%2fsecret.txt", "/al/auto/..%2f..%2f",
+	} {
+		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
+	}
+	sameAnswer(t, mport, nport, "GET /al/gz/a.txt HTTP/1.1\r\nHost: a.test\r\nAccept-Encoding: gzip", "")
+}

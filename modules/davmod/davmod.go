@@ -154,7 +154,7 @@ func content(l *server.Location) (http.Handler, error) {
 // link in it leads to its siblings.
 func filePath(l *server.Location) func(r *http.Request, uri string) (string, string) {
 	tpl, alias := l.Root()
-	if !alias || l.IsRegex() {
+	if !alias || l.AliasWhole() {
 		return l.FilePath
 	}
 	return func(r *http.Request, uri string) (string, string) {
