@@ -699,7 +699,10 @@ func setLocation(c *Cmd) error {
 	if kind == levelNamed && parent.kind != levelServer {
 		return c.Errorf("named location %q can be on the server level only", pat)
 	}
-	if (parent.kind == levelPrefix || parent.kind == levelNoRegex) && kind != levelRegex && kind != levelNamed && !strings.HasPrefix(pat, parent.pattern) {
+	// NGINX holds a prefix inside a regex location to the regex's text
+	// too: such a location, searched once the regex matched, is nearly
+	// always refused.
+	if (parent.kind == levelPrefix || parent.kind == levelNoRegex || parent.kind == levelRegex) && kind != levelRegex && kind != levelNamed && !strings.HasPrefix(pat, parent.pattern) {
 		return c.Errorf("location %q is outside location %q", pat, parent.pattern)
 	}
 	l = c.b.newLevel(kind, parent, srv, c.Directive)

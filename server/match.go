@@ -109,9 +109,19 @@ func (t *locationTree) match(uri string, st *vars.State) (*Location, error) {
 		if err != nil {
 			return nil, pcre.MatchError(err, uri, l.re.Regexp)
 		}
-		if ok {
-			return l, nil
+		if !ok {
+			continue
 		}
+		// As NGINX, the locations inside a regex location are searched
+		// in turn: one of them that matches serves the request, its
+		// captures replacing the outer regex's.
+		if l.nested != nil {
+			n, err := l.nested.match(uri, st)
+			if err != nil || n != nil {
+				return n, err
+			}
+		}
+		return l, nil
 	}
 	return prefix, nil
 }

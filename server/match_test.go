@@ -52,7 +52,9 @@ func TestLocationOrder(t *testing.T) {
 			location = /a/exact { return 200 I; }
 		}
 		location ~ \.php$ { return 200 J; }
-		location ~ ^/cap/(\w+)/(\d+)$ { return 200 "K $1 $2"; }
+		location ~ ^/cap/(\w+)/(\d+)$ { return 200 "K $1 $2";
+			location ~ ^/cap/n(\w+)/ { return 200 "N $1"; }
+		}
 		location /documents/long/ { return 200 L; }
 		location =/x { return 200 M; }
 	} }`)
@@ -70,6 +72,8 @@ func TestLocationOrder(t *testing.T) {
 		"/a/b/c.php":                 "G",
 		"/a/exact":                   "I",
 		"/cap/abc/42":                "K abc 42",
+		"/cap/nab/42":                "N ab", // nested in a regex location, searched after it
+		"/cap/nab/x":                 "B",    // ... only once the outer one matched
 		"/documents/long/x":          "L",
 		"/documents/long/x.jpg":      "E",
 		"/x":                         "M",
@@ -174,6 +178,7 @@ func TestConfigErrors(t *testing.T) {
 		{"http { server { server_name ~^(?<host>.+)$; } }", `the duplicate "host" variable in t.conf:1`},
 		{"http { server { return 200 $nope; } }", `unknown "nope" variable in t.conf:1`},
 		{"http { server { location /a/ { location /b/ {} } } }", `location "/b/" is outside location "/a/" in t.conf:1`},
+		{"http { server { location ~ ^/a/ { location /a/b/ {} } } }", `location "/a/b/" is outside location "^/a/" in t.conf:1`},
 		{"http { server { location @n { location /x {} } } }", `location "/x" cannot be inside the named location "@n"`},
 		{"http { server foo { } }", `invalid number of arguments in "server" directive in t.conf:1`},
 		{"http { server; }", `directive "server" has no opening "{" in t.conf:1`},

@@ -278,7 +278,8 @@ func TestAliasListingsClimbRefused(t *testing.T) {
 // DIR/www/sub/f.txt. Each module that maps a URI to a file reads it so:
 // the static files and their .gz copies, try_files, index, autoindex,
 // $request_filename and $document_root, an "if" block, a nested regex and
-// exact location; a regex location's alias stays the whole path, also in
+// exact location; a regex location's alias stays the whole path, made of
+// the captures of the regex that matched last (a nested one's), also in
 // its limit_except block; a nested root is the nested location's own. No
 // ".." segment, plain or encoded, climbs above the alias.
 func TestNestedAliasAsNGINX(t *testing.T) {
@@ -317,7 +318,9 @@ func TestNestedAliasAsNGINX(t *testing.T) {
 			location /ns/ { alias %[2]s/www;
 				location /ns/sub/ { }
 			}
-			location ~ ^/re/(.+)$ { alias %[2]s/www/$1; }
+			location ~ ^/re/(.+)$ { alias %[2]s/www/$1;
+				location ~ ^/re/sub/(.+)$ { }
+			}
 			location ~ ^/le/(.+)$ { alias %[2]s/www/le/$1; limit_except POST { allow all; } }
 		}`, port, dir)
 	})
