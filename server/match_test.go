@@ -57,6 +57,10 @@ func TestLocationOrder(t *testing.T) {
 		}
 		location /documents/long/ { return 200 L; }
 		location =/x { return 200 M; }
+		location ~ /in/re/ { return 200 O;
+			location = /in/re/e { return 200 P; }
+			location /in/re/p { return 200 Q; }
+		}
 	} }`)
 	cases := map[string]string{
 		"/":                          "A",
@@ -74,6 +78,8 @@ func TestLocationOrder(t *testing.T) {
 		"/cap/abc/42":                "K abc 42",
 		"/cap/nab/42":                "N ab", // nested in a regex location, searched after it
 		"/cap/nab/x":                 "B",    // ... only once the outer one matched
+		"/in/re/e":                   "O",    // exact and prefix ones inside are not searched
+		"/in/re/p":                   "O",
 		"/documents/long/x":          "L",
 		"/documents/long/x.jpg":      "E",
 		"/x":                         "M",
