@@ -700,8 +700,8 @@ func setLocation(c *Cmd) error {
 		return c.Errorf("named location %q can be on the server level only", pat)
 	}
 	// NGINX holds a prefix inside a regex location to the regex's text
-	// too: such a location, searched once the regex matched, is nearly
-	// always refused.
+	// too, so such a location is nearly always refused; one that loads is
+	// never searched (matchRegex).
 	if (parent.kind == levelPrefix || parent.kind == levelNoRegex || parent.kind == levelRegex) && kind != levelRegex && kind != levelNamed && !strings.HasPrefix(pat, parent.pattern) {
 		return c.Errorf("location %q is outside location %q", pat, parent.pattern)
 	}

@@ -16,7 +16,8 @@ import (
 //     the search ends; if it has nested locations, they are searched the
 //     same way, and their result wins unless it is a plain prefix;
 //  3. regular expressions are tried in the order they appear; the first
-//     that matches wins;
+//     that matches wins, or the first of the regexes nested in it that
+//     matches (matchRegex);
 //  4. otherwise the longest prefix is used.
 type locationTree struct {
 	exact    map[string]*Location
@@ -104,6 +105,20 @@ func (t *locationTree) match(uri string, st *vars.State) (*Location, error) {
 			return prefix, nil
 		}
 	}
+	if l, err := t.matchRegex(uri, st); err != nil || l != nil {
+		return l, err
+	}
+	return prefix, nil
+}
+
+// matchRegex returns the first of t's regex locations that matches uri,
+// or the one inside it that does: as in NGINX, the regexes nested in a
+// regex location that matched are searched in turn, their captures
+// replacing the outer one's. The exact and prefix locations inside a
+// regex location are not: NGINX builds no tree of them
+// (ngx_http_init_static_location_trees skips the regex ones), so they
+// load but never serve.
+func (t *locationTree) matchRegex(uri string, st *vars.State) (*Location, error) {
 	for _, l := range t.regexes {
 		ok, err := l.re.exec(uri, st)
 		if err != nil {
@@ -112,16 +127,12 @@ func (t *locationTree) match(uri string, st *vars.State) (*Location, error) {
 		if !ok {
 			continue
 		}
-		// As NGINX, the locations inside a regex location are searched
-		// in turn: one of them that matches serves the request, its
-		// captures replacing the outer regex's.
 		if l.nested != nil {
-			n, err := l.nested.match(uri, st)
-			if err != nil || n != nil {
+			if n, err := l.nested.matchRegex(uri, st); err != nil || n != nil {
 				return n, err
 			}
 		}
 		return l, nil
 	}
-	return prefix, nil
+	return nil, nil
 }
