@@ -317,7 +317,8 @@ func TestDAVInheritedAsNGINX(t *testing.T) {
 // slash names the location's directory as a name in its parent; a DELETE
 // of the location's URI, or a MOVE onto it, is still refused (403) and
 // the directory kept, as with "root" or an alias that ends in "/"; and
-// no link in it leads to a directory beside it.
+// no link in it leads to a directory beside it. So in a regex location
+// inside the alias's location, which inherits the alias with its prefix.
 func TestDAVAliasDirectoryKept(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "data/a.txt"), "a")
@@ -329,12 +330,16 @@ func TestDAVAliasDirectoryKept(t *testing.T) {
 	port := freePort(t)
 	startMosaic(t, dir, fmt.Sprintf(`events {} http { server {
 		listen 127.0.0.1:{port};
-		location /al { alias %s/data; dav_methods DELETE MOVE; }
+		location /al { alias %[1]s/data; dav_methods DELETE MOVE; }
+		location /nr { alias %[1]s/data; location ~ ^/nr { dav_methods DELETE MOVE; } }
 	} }`, dir), port)
 	for _, req := range []string{
 		"DELETE /al/ HTTP/1.1\r\nHost: a.test\r\n\r\n",
 		"MOVE /al/sub/ HTTP/1.1\r\nHost: a.test\r\nDestination: /al/\r\n\r\n",
 		"DELETE /al/up/c.txt HTTP/1.1\r\nHost: a.test\r\n\r\n",
+		"DELETE /nr/ HTTP/1.1\r\nHost: a.test\r\n\r\n",
+		"MOVE /nr/sub/ HTTP/1.1\r\nHost: a.test\r\nDestination: /nr/\r\n\r\n",
+		"DELETE /nr/up/c.txt HTTP/1.1\r\nHost: a.test\r\n\r\n",
 	} {
 		status, _, _, _ := mirrorAsk(t, port, strings.Replace(req, "\r\n\r\n", "\r\nConnection: close\r\n\r\n", 1))
 		if status != http.StatusForbidden {
@@ -354,8 +359,9 @@ func TestDAVAliasDirectoryKept(t *testing.T) {
 // the declaring location's prefix, so PUT /al/sub/x.txt makes
 // www/sub/x.txt, as in NGINX, and not www/x.txt; so with an alias
 // written without its trailing slash (/ns/sub/x.txt is wwwsub/x.txt,
-// bounded by the alias's parent). A Destination that climbs with ".."
-// is refused.
+// bounded by the alias's parent). A regex location's alias is the whole
+// path in its limit_except block too. A Destination that climbs with
+// ".." is refused.
 func TestDAVNestedAliasAsNGINX(t *testing.T) {
 	nginxPath(t)
 	dir := t.TempDir()
@@ -374,6 +380,9 @@ func TestDAVNestedAliasAsNGINX(t *testing.T) {
 			location /ns/ { alias %[2]s/www;
 				location /ns/sub/ { dav_methods PUT DELETE; }
 			}
+			location ~ ^/re/(.+)$ { alias %[2]s/www/$1; dav_methods PUT DELETE;
+				limit_except GET { allow all; }
+			}
 		}`, port, w)
 	})
 	reqs := []string{
@@ -386,6 +395,8 @@ func TestDAVNestedAliasAsNGINX(t *testing.T) {
 		"PUT /ns/sub/x.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1",
 		"DELETE /ns/sub/a.txt HTTP/1.1\r\nHost: a.test",
 		"PUT /al/sub/..%2f..%2fsecret.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1",
+		"PUT /re/sub/r.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1",
+		"DELETE /re/a.txt HTTP/1.1\r\nHost: a.test",
 	}
 	sameDAVAnswers(t, mport, nport, dir, "data", reqs)
 }
