@@ -314,6 +314,7 @@ func TestNestedAliasAsNGINX(t *testing.T) {
 				location /al/gz/ { gzip_static on; }
 				location /al/if/ { if ($arg_x) { set $y 1; } }
 				location /al/var/ { return 200 "$request_filename|$document_root"; }
+				location ~ \.var$ { return 200 "$request_filename|$document_root"; }
 			}
 			location /ns/ { alias %[2]s/www;
 				location /ns/sub/ { }
@@ -327,7 +328,7 @@ func TestNestedAliasAsNGINX(t *testing.T) {
 	for _, path := range []string{
 		"/al/f.txt", "/al/sub/f.txt", "/al/sub/deep/f.txt", "/al/x.re", "/al/sub/x.re", "/al/exact.txt",
 		"/al/own/f.txt", "/al/tf/f.txt", "/al/tf/g.txt", "/al/tf/", "/al/ix/", "/al/auto/", "/al/auto",
-		"/al/if/f.txt?x=1", "/al/if/f.txt", "/al/var/a/b", "/ns/sub/f.txt", "/ns/f.txt",
+		"/al/if/f.txt?x=1", "/al/if/f.txt", "/al/var/a/b", "/al/sub/x.var", "/ns/sub/f.txt", "/ns/f.txt",
 		"/re/sub/b.txt", "/re/b.txt", "/le/f.txt",
 		"/al/sub/../../secret.txt", "/al/sub/%2e%2e/%2e%2e/secret.txt", "/al/sub/..%2f..%2fsecret.txt",
 		"/al/sub/%2E%2E%2F%2E%2E%2Fsecret.txt", "/al/tf/..%2f..%2fsecret.txt", "/ns/sub/..%2f..%2fsecret.txt",
