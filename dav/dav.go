@@ -74,7 +74,8 @@ type Options struct {
 	// it (root or alias). Required.
 	Path func(r *http.Request, uri string) (dir, rel string)
 	// AliasPrefix is the length of the URI prefix that the location's
-	// alias replaces (0: none, a root or a regex location): a
+	// alias replaces, that of the location declaring it (0: none, a root
+	// or an alias declared in a regex location): a
 	// Destination shorter than it names no file below the alias and is
 	// refused (400), as NGINX refuses it.
 	AliasPrefix int

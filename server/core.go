@@ -806,6 +806,18 @@ func (l *Location) Root() (*vars.Template, bool) {
 	return cl.root.V, cl.aliasIn != nil
 }
 
+// AliasPrefix is the length of the URI prefix an alias replaces: that of
+// the location that declared it (NGINX's clcf->alias, which the locations
+// inside it inherit), 0 without an alias or for one that names the whole
+// path (AliasWhole).
+func (l *Location) AliasPrefix() int {
+	in := LocConf[*coreLoc](l, coreModule).aliasIn
+	if in == nil || in.IsRegex() {
+		return 0
+	}
+	return len(in.pattern)
+}
+
 // AliasWhole reports an alias that names the whole path, the URI
 // replaced whole: one declared in a regex location (usually built from
 // captures), which the locations inside it inherit as it is.

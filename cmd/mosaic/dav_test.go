@@ -391,6 +391,10 @@ func TestDAVNestedAliasAsNGINX(t *testing.T) {
 		"COPY /al/sub/a.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /al/sub/c/b.txt",
 		"MOVE /al/sub/x.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /al/sub/y.txt",
 		"COPY /al/sub/a.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /al/sub/..%2f..%2fsecret.txt",
+		// Shorter than /al/sub/ but not than /al/, the prefix the alias
+		// replaces: NGINX's check (9739e75) takes the declaring one's.
+		"COPY /al/sub/a.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /al/z",
+		"COPY /al/sub/a.txt HTTP/1.1\r\nHost: a.test\r\nDestination: /al",
 		"DELETE /al/sub/a.txt HTTP/1.1\r\nHost: a.test",
 		"PUT /ns/sub/x.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1",
 		"DELETE /ns/sub/a.txt HTTP/1.1\r\nHost: a.test",

@@ -126,13 +126,8 @@ func content(l *server.Location) (http.Handler, error) {
 		return nil, err
 	}
 	_, tempFile := l.ClientBodyBuffer()
-	aliasPrefix := 0
-	if _, alias := l.Root(); alias && !l.IsRegex() {
-		// The prefix FilePath replaces with the alias.
-		aliasPrefix = len(l.Pattern())
-	}
 	return dav.New(dav.Options{
-		AliasPrefix:       aliasPrefix,
+		AliasPrefix:       l.AliasPrefix(),
 		Methods:           methods,
 		Access:            lc.access.Or(0o600),
 		MinDeleteDepth:    lc.minDeleteDepth.V,
