@@ -182,7 +182,7 @@ func escapes(err error) bool { return escapeErr != nil && errors.Is(err, escapeE
 type target struct {
 	root *os.Root
 	rel  string // below root, cleaned; "." for the root itself
-	full string // for the log
+	full string // dir and rel joined, cleaned: for the log and overlap
 }
 
 // open opens the root that uri maps to and the path below it. A URI
