@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -86,15 +88,29 @@ type proc struct {
 }
 
 // startMosaic writes conf (with {port} replaced) into dir and runs the
-// binary on it until the test ends; it waits until port accepts.
+// binary on it until the test ends; it waits until port accepts, and every
+// other loopback port the configuration listens on: mosaic binds its
+// listeners one after another, in no set order, so that a test which
+// dials a second one (TLS beside plain) as soon as the first accepts
+// could find it closed.
 func startMosaic(t *testing.T, dir, conf string, port int) *proc {
 	t.Helper()
+	conf = strings.ReplaceAll(conf, "{port}", fmt.Sprint(port))
 	path := filepath.Join(dir, "mosaic.conf")
-	if err := os.WriteFile(path, []byte(strings.ReplaceAll(conf, "{port}", fmt.Sprint(port))), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return runMosaic(t, dir, path, port)
+	p := runMosaic(t, dir, path, port)
+	for _, m := range loopbackListen.FindAllStringSubmatch(conf, -1) {
+		if other, _ := strconv.Atoi(m[1]); other != port {
+			waitPort(t, other, p)
+		}
+	}
+	return p
 }
+
+// loopbackListen finds a configuration's listen directives on 127.0.0.1.
+var loopbackListen = regexp.MustCompile(`listen\s+127\.0\.0\.1:(\d+)`)
 
 // runMosaic runs the binary on the configuration file path, in the
 // working directory dir, until the test ends; it waits until port accepts.
