@@ -338,6 +338,7 @@ func accessDo(t *testing.T, network, dir string, port int, req string) (*http.Re
 	case "tcp6":
 		return testclient.Raw(t, fmt.Sprintf("[::1]:%d", port), req)
 	}
+	waitUnix(t, filepath.Join(dir, "sock"))
 	return testclient.RawOn(t, "unix", filepath.Join(dir, "sock"), req)
 }
 

@@ -204,6 +204,7 @@ func sameUnixLogs(t *testing.T, format, req string) {
 			server { listen 127.0.0.1:%[1]d; listen unix:%[2]s/sock; access_log %[2]s/access.log d; return 200 "ok"; }`,
 			port, logs, format)
 	})
+	waitUnix(t, filepath.Join(dir, "mosaic", "sock"))
 	for _, who := range []string{"mosaic", "nginx"} {
 		testclient.RawOn(t, "unix", filepath.Join(dir, who, "sock"), req)
 	}

@@ -162,6 +162,23 @@ func waitPort(t *testing.T, port int, p *proc) {
 	t.Fatalf("port %d never opened\n%s", port, p.out.String())
 }
 
+// waitUnix waits until the Unix-domain socket at path accepts: mosaic
+// binds its listeners one after another, so a socket beside the port
+// startMosaic waited for may still be closed.
+func waitUnix(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		c, err := net.Dial("unix", path)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never accepted: %v", path, err)
+		}
+	}
+}
+
 func httpGet(t *testing.T, url string) (*http.Response, string) {
 	t.Helper()
 	resp, err := http.Get(url)
