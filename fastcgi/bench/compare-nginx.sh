@@ -23,7 +23,9 @@
 # INSTRUCTIONS=1 counts the user-space instructions a request costs each
 # server instead of timing it (instructions_per_request in
 # internal/bench/wrk.sh; php-fpm's own are not counted), which the
-# machine's load does not move. Needs valgrind; ROUNDS is ignored.
+# machine's load does not move. Needs valgrind; ROUNDS is ignored. With
+# IPR_CALLGRIND=1 and IPR_OUT (internal/bench/wrk.sh) callgrind counts
+# them, and its files the calls between functions too.
 #
 # SYSCALLS=1 counts the system calls a request costs each server instead
 # (syscalls_per_request in internal/bench/wrk.sh: `perf trace -s` on the

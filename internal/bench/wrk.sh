@@ -95,6 +95,12 @@ serve_and_measure() {
 # IPR_CACHEGRIND replaces cachegrind's --cache-sim=no (e.g. with
 # "--cache-sim=yes --LL=524288,8,64": the runs' files in IPR_OUT then
 # hold the simulated misses too).
+# IPR_CALLGRIND=1 runs callgrind instead, whose files (IPR_OUT/NAME-N.out.1)
+# also count the calls between functions (goroutines made, the runtime's
+# parks, locks and timers a request; a Go server wants asyncpreemptoff=1
+# in GODEBUG there). Its count is taken by a dump (callgrind_control)
+# once the requests are answered, and the server is then killed:
+# callgrind 3.19 fails an assertion when mosaic is sent SIGTERM.
 instructions_per_request() {
 	local port=$1 path=$2 a b lock first=${IPR_FIRST:-200} more=${IPR_MORE:-2000}
 	shift 2
@@ -117,11 +123,16 @@ instructions_of() {
 	local port=$1 path=$2 n=$3 pid i up="" count hdr=()
 	shift 3
 	[[ -z ${WRK_HEADER:-} ]] || hdr=(-H "$WRK_HEADER")
-	local out=/dev/null
+	local out=/dev/null tool
 	[[ -z ${IPR_OUT:-} ]] || out=$IPR_OUT/$(basename "$1")-$n.out
-	# shellcheck disable=SC2086 # IPR_CACHEGRIND is a list of options
-	taskset -c "$SERVER_CPU" valgrind --tool=cachegrind ${IPR_CACHEGRIND:---cache-sim=no} --cachegrind-out-file="$out" \
-		"$@" 2>"$tmp/valgrind.out" >/dev/null &
+	# shellcheck disable=SC2206 # IPR_CACHEGRIND is a list of options
+	tool=(--tool=cachegrind ${IPR_CACHEGRIND:---cache-sim=no} --cachegrind-out-file="$out")
+	if [[ -n ${IPR_CALLGRIND:-} ]]; then
+		[[ -n ${IPR_OUT:-} ]] || out=$tmp/callgrind-$n.out
+		rm -f "$out" "$out.1"
+		tool=(--tool=callgrind --callgrind-out-file="$out")
+	fi
+	taskset -c "$SERVER_CPU" valgrind "${tool[@]}" "$@" 2>"$tmp/valgrind.out" >/dev/null &
 	pid=$!
 	echo "$pid" >"$tmp/pids" # one server at a time
 	for _ in $(seq 300); do
@@ -143,12 +154,21 @@ instructions_of() {
 		done
 		for c in "${cpids[@]}"; do wait "$c" || up=""; done
 	fi
-	# Both servers exit on SIGTERM (NGINX at once, mosaic when idle), and
-	# cachegrind then writes its counts.
-	kill "$pid"
-	wait "$pid" 2>/dev/null || true
-	rm -f "$tmp/pids"
-	count=$(awk '/I *refs/ {gsub(",", "", $4); print $4}' "$tmp/valgrind.out")
+	if [[ -n ${IPR_CALLGRIND:-} ]]; then
+		callgrind_control -d "$pid" >/dev/null 2>&1 || true
+		for _ in $(seq 100); do grep -qs '^totals:' "$out.1" && break; sleep 0.1; done
+		kill -KILL "$pid"
+		wait "$pid" 2>/dev/null || true
+		rm -f "$tmp/pids"
+		count=$(awk '/^summary:/ {print $2}' "$out.1" 2>/dev/null)
+	else
+		# Both servers exit on SIGTERM (NGINX at once, mosaic when idle),
+		# and cachegrind then writes its counts.
+		kill "$pid"
+		wait "$pid" 2>/dev/null || true
+		rm -f "$tmp/pids"
+		count=$(awk '/I *refs/ {gsub(",", "", $4); print $4}' "$tmp/valgrind.out")
+	fi
 	if [[ -z $up || ! $count =~ ^[0-9]+$ ]]; then
 		echo "instructions_of: $* did not answer $n requests for /$path" >&2
 		tail -5 "$tmp/valgrind.out" >&2
