@@ -129,10 +129,14 @@ func (p *Params) Encoder(e *PairEncoding) func(dst []byte, r *http.Request) []by
 		case pa.Hide, pa.Value == nil && pa.Literal == "" && pa.IfNotEmpty:
 			continue // never sent
 		case pa.Value != nil:
-			s := encStep{param: pa}
+			s := encStep{param: pa, short: -1, ifNotEmpty: pa.IfNotEmpty}
+			if pa.Template == nil {
+				s.value = pa.Value
+			}
 			if e.Short > 0 {
 				s.encoded = e.Head(nil, pa.Name, 0)
 				s.back = len(pa.Name) + 1
+				s.short = e.Short
 			}
 			steps = append(steps, s)
 		case len(steps) > 0 && steps[len(steps)-1].param == nil:
@@ -161,23 +165,23 @@ func (p *Params) Encoder(e *PairEncoding) func(dst []byte, r *http.Request) []by
 	configured := func(dst []byte, r *http.Request, st *vars.State) []byte {
 		for i := range steps {
 			s := &steps[i]
+			if s.value != nil {
+				v := s.value(r, st)
+				if v == "" && s.ifNotEmpty {
+					continue
+				}
+				if d, ok := s.shortHead(dst, len(v)); ok {
+					dst = append(d, v...)
+				} else {
+					dst = e.Pair(dst, s.param.Name, v)
+				}
+				continue
+			}
 			if s.param == nil {
 				dst = append(dst, s.encoded...)
 				continue
 			}
-			if s.param.Template != nil {
-				dst = s.appendPieces(dst, r, st, e)
-				continue
-			}
-			v := s.param.Value(r, st)
-			if v == "" && s.param.IfNotEmpty {
-				continue
-			}
-			if d, ok := s.shortHead(dst, len(v), e.Short); ok {
-				dst = append(d, v...)
-			} else {
-				dst = e.Pair(dst, s.param.Name, v)
-			}
+			dst = s.appendPieces(dst, r, st, e)
 		}
 		return dst
 	}
@@ -248,10 +252,10 @@ func (s *encStep) appendPieces(dst []byte, r *http.Request, st *vars.State, e *P
 	for _, v := range pieces {
 		n += len(v)
 	}
-	if n == 0 && s.param.IfNotEmpty {
+	if n == 0 && s.ifNotEmpty {
 		return dst
 	}
-	if d, ok := s.shortHead(dst, n, e.Short); ok {
+	if d, ok := s.shortHead(dst, n); ok {
 		dst = d
 	} else {
 		dst = e.Head(dst, s.param.Name, n)
@@ -264,11 +268,10 @@ func (s *encStep) appendPieces(dst []byte, r *http.Request, st *vars.State, e *P
 
 // shortHead writes the head made with s for a value n bytes long, its
 // length set, and true; false when the length does not fit its byte
-// (PairEncoding.Short) or s has no head made. Small enough to be
-// inlined: a call a parameter was about all that the head made once
-// saved.
-func (s *encStep) shortHead(dst []byte, n, short int) ([]byte, bool) {
-	if n > short || s.encoded == nil {
+// (s.short) or s has no head made. Small enough to be inlined: a call a
+// parameter was about all that the head made once saved.
+func (s *encStep) shortHead(dst []byte, n int) ([]byte, bool) {
+	if n > s.short {
 		return dst, false
 	}
 	dst = append(dst, s.encoded...)
@@ -279,11 +282,17 @@ func (s *encStep) shortHead(dst []byte, n, short int) ([]byte, bool) {
 // encStep is one step of an Encoder: a parameter computed per request,
 // with its head for a short value (PairEncoding.Short) in encoded, the
 // value's length back bytes before its end, or (param nil) consecutive
-// fixed ones, encoded.
+// fixed ones, encoded. A computed one's value function (value, nil for a
+// Template's pieces), its IfNotEmpty and the longest value its head
+// takes (short, -1 for none made) are copied out of the Param, so that
+// the loop over the steps reads them from the step it holds.
 type encStep struct {
-	param   *Param
-	encoded []byte
-	back    int
+	param      *Param
+	value      func(r *http.Request, st *vars.State) string
+	encoded    []byte
+	back       int
+	short      int
+	ifNotEmpty bool
 }
 
 // appendHeaders appends the request's header lines with add, which is
