@@ -29,8 +29,12 @@ type seen struct {
 
 // fakeApp is an SCGI application that records each request and answers
 // with answer. It reads CONTENT_LENGTH bytes of body, or what comes in
-// 100ms when fewer come.
-func fakeApp(t *testing.T, answer string) (addr string, got func() []seen, accepted *atomic.Int32) {
+// wait when fewer come (scgi_pass_request_body off states a length and
+// sends nothing). wait counts from the request's netstring: a body the
+// test itself sends later (scgi_request_buffering off) needs seconds
+// under -race and a loaded machine, where 100ms lost it once in ~150
+// runs pinned to one CPU.
+func fakeApp(t *testing.T, answer string, wait time.Duration) (addr string, got func() []seen, accepted *atomic.Int32) {
 	var mu sync.Mutex
 	var all []seen
 	accepted = new(atomic.Int32)
@@ -42,7 +46,7 @@ func fakeApp(t *testing.T, answer string) (addr string, got func() []seen, accep
 			return
 		}
 		body := make([]byte, req.ContentLength)
-		c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		c.SetReadDeadline(time.Now().Add(wait))
 		k, _ := io.ReadFull(br, body)
 		mu.Lock()
 		all = append(all, seen{req, string(body[:k])})
@@ -79,7 +83,7 @@ func get(t *testing.T, method, url, body string, header ...string) (int, string,
 // "scgi_pass_request_body off" sends no body and still states its
 // length, as NGINX does.
 func TestNetstring(t *testing.T) {
-	addr, got, _ := fakeApp(t, "Content-Type: text/plain\r\n\r\nhi")
+	addr, got, _ := fakeApp(t, "Content-Type: text/plain\r\n\r\nhi", 100*time.Millisecond) // /nobody's body never comes
 	base := servertest.Start(t, `http { server { listen 127.0.0.1:0;
 		scgi_param INHERITED yes;
 		location / {
@@ -131,7 +135,7 @@ func TestCGIAnswer(t *testing.T) {
 		"Location: /elsewhere\r\n\r\nbody":                                               302,
 		"HTTP/1.0 201 Made\r\nStatus: 404\r\n\r\nbody":                                   201,
 	} {
-		addr, _, _ := fakeApp(t, answer)
+		addr, _, _ := fakeApp(t, answer, 5*time.Second)
 		base := servertest.Start(t, `http { server { listen 127.0.0.1:0; location / { scgi_pass `+addr+`; } } }`)
 		http.DefaultClient.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 		code, body, h := get(t, "GET", base+"/", "")
@@ -144,7 +148,7 @@ func TestCGIAnswer(t *testing.T) {
 // A variable with a NUL byte would split into variables never sent: the
 // request is refused with 500 before any server is connected to.
 func TestNULRefused(t *testing.T) {
-	addr, _, accepted := fakeApp(t, "\r\nok")
+	addr, _, accepted := fakeApp(t, "\r\nok", 5*time.Second)
 	base := servertest.Start(t, `http { server { listen 127.0.0.1:0;
 		location / { scgi_pass `+addr+`; scgi_param BODY $request_body; } } }`)
 	if code, _, _ := get(t, "POST", base+"/", "a\x00HTTP_EVIL\x00x"); code != 500 || accepted.Load() != 0 {
@@ -181,7 +185,7 @@ func TestConfigErrors(t *testing.T) {
 // announced. (NGINX 1.22.1 states only what it had read when it
 // connected: 0 for a body that comes later; see the scgi README.)
 func TestUnbufferedBody(t *testing.T) {
-	addr, got, accepted := fakeApp(t, "Content-Type: text/plain\r\n\r\nok")
+	addr, got, accepted := fakeApp(t, "Content-Type: text/plain\r\n\r\nok", 5*time.Second)
 	base := servertest.Start(t, `http { server { listen 127.0.0.1:0;
 		location / { scgi_pass `+addr+`; scgi_request_buffering off; } } }`)
 	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
@@ -214,7 +218,7 @@ func TestUnbufferedBody(t *testing.T) {
 // the next of its group, and scgi_store keeps a complete 200 under the
 // root, as the shared gateway wiring does for every gateway.
 func TestNextUpstreamAndStore(t *testing.T) {
-	addr, got, _ := fakeApp(t, "Content-Type: text/plain\r\n\r\nstored body")
+	addr, got, _ := fakeApp(t, "Content-Type: text/plain\r\n\r\nstored body", 5*time.Second)
 	deadAddr := servertest.RefusedAddr(t)
 	root := t.TempDir()
 	base := servertest.Start(t, `http {
