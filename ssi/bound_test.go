@@ -276,3 +276,49 @@ func TestPageTextOneWriteBehindIncludeBounded(t *testing.T) {
 		t.Errorf("page of %d bytes, want %d", rec.Body.Len(), len(want))
 	}
 }
+
+// TestIncludesBoundedPerRequest: a page that includes itself four times
+// makes includes without end (FetchHandler has no depth limit; the
+// server's ten levels make 4^10); the request as a whole begins at most
+// MaxIncludes of them, the next ones failing with the error message in
+// their place, and the page ends.
+func TestIncludesBoundedPerRequest(t *testing.T) {
+	const limit = 100
+	const page = `A<!--# include virtual="/self" --><!--# include virtual="/self" -->` +
+		`<!--# include virtual="/self" --><!--# include virtual="/self" -->Z`
+	var fetched atomic.Int64
+	var h http.Handler
+	app := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, page)
+	})
+	fetch := FetchHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	h = New(app, Options{MaxIncludes: limit, Logger: slog.New(slog.DiscardHandler),
+		Fetch: func(parent *http.Request, uri string) (*http.Response, error) {
+			fetched.Add(1)
+			return fetch(parent, uri)
+		}})
+	done := make(chan string, 1)
+	go func() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/self", nil))
+		done <- rec.Body.String()
+	}()
+	var body string
+	select {
+	case body = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the page has not ended after %d includes", fetched.Load())
+	}
+	if n := fetched.Load(); n != limit {
+		t.Errorf("%d includes made, want %d", n, limit)
+	}
+	// Every include that was made writes "A" and its own four pieces;
+	// the ones refused write the error message.
+	if a, e := strings.Count(body, "A"), strings.Count(body, DefaultErrorMessage); a != limit+1 || e != 4*(limit+1)-limit {
+		t.Errorf("%d pages and %d errors in the body, want %d and %d", a, e, limit+1, 4*(limit+1)-limit)
+	}
+	if !strings.HasPrefix(body, "AA") || !strings.HasSuffix(body, "Z") {
+		t.Errorf("body %.40q...%.40q", body, body[max(0, len(body)-40):])
+	}
+}

@@ -576,6 +576,13 @@ func (d *document) include(p map[string]string) error {
 	if d.h.opts.Fetch == nil {
 		return ssiError(`no fetcher for "include" of "%s"`, uri)
 	}
+	d.sh.mu.Lock()
+	d.sh.includes++
+	over := d.sh.includes > d.h.opts.MaxIncludes
+	d.sh.mu.Unlock()
+	if over {
+		return ssiError(`include "%s": more than %d includes in one request`, uri, d.h.opts.MaxIncludes)
+	}
 	if hasSet {
 		// The body goes into the variable, not the page. As in NGINX, a
 		// variable that does not exist yet exists, empty, from now on,

@@ -49,7 +49,11 @@ type Options struct {
 	// behind an include; a longer body is read as the client takes it
 	// (0: DefaultIncludeBuffer).
 	IncludeBuffer int
-	Logger        *slog.Logger // default slog.Default()
+	// MaxIncludes bounds the includes of one client request, its
+	// included documents' counted with the page's: the next one fails
+	// as an include that could not be made (0: DefaultMaxIncludes).
+	MaxIncludes int
+	Logger      *slog.Logger // default slog.Default()
 }
 
 // Processed returns the test of the Content-Types a processor with these
@@ -78,6 +82,9 @@ func New(next http.Handler, opts Options) http.Handler {
 	if h.opts.IncludeBuffer <= 0 {
 		h.opts.IncludeBuffer = DefaultIncludeBuffer
 	}
+	if h.opts.MaxIncludes <= 0 {
+		h.opts.MaxIncludes = DefaultMaxIncludes
+	}
 	return h
 }
 
@@ -89,6 +96,9 @@ type shared struct {
 	vars     map[string]string
 	captures []string
 	blocks   []block
+	// includes counts the includes begun in the whole request, for
+	// Options.MaxIncludes.
+	includes int
 }
 
 type block struct {
