@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/auth"
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
 )
 
@@ -33,17 +34,21 @@ func init() {
 	RegisterAlways("remote_port", peerPort)
 	Register("remote_user", func(r *http.Request, st *State) string {
 		// As NGINX: the user of a Basic Authorization header, whether or
-		// not anything checks the password. Most requests have none, which
-		// a lookup by the canonical name tells for a third of what
-		// BasicAuth's Header.Get costs (it checks and canonicalizes the
-		// name first): FastCGI's parameters read this on every request.
+		// not anything checks the password, read as auth_basic reads it
+		// (spaces after "Basic", base64 up to the first "=", padding or
+		// not), so that the user auth_basic let in is the one logged and
+		// passed on; net/http's BasicAuth wants one space and whole
+		// padding, and gave "" for users NGINX and auth_basic accept.
+		// Most requests have none, which a lookup by the canonical name
+		// tells cheaply: FastCGI's parameters read this on every request.
 		if st != nil && st.Absent&AbsentAuthorization != 0 {
 			return ""
 		}
-		if v := r.Header["Authorization"]; len(v) == 0 || v[0] == "" {
+		v := r.Header["Authorization"]
+		if len(v) == 0 || v[0] == "" {
 			return ""
 		}
-		u, _, _ := r.BasicAuth()
+		u, _, _ := auth.Credentials(v[0])
 		return u
 	})
 	Register("server_addr", ownHost)

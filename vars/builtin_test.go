@@ -677,21 +677,39 @@ func TestRequestURIOfAbsoluteFormTarget(t *testing.T) {
 	}
 }
 
-// $remote_user is BasicAuth's user whatever the Authorization lines: none,
-// empty, of another scheme, or more than one (the first counts).
+// $remote_user is the user of the first Authorization line as NGINX
+// reads it (ngx_http_auth_basic_user), which auth_basic shares: "Basic"
+// in any case, any number of spaces, base64 up to the first "=" with or
+// without padding; nothing for another scheme, no colon or an empty
+// user. The cases are the ones compared with Debian's NGINX 1.22.1 in
+// cmd/mosaic's TestRemoteUserAsNGINX.
 func TestRemoteUser(t *testing.T) {
-	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("ann:pw"))
-	for _, lines := range [][]string{
-		nil, {}, {""}, {basic}, {"basic " + base64.StdEncoding.EncodeToString([]byte("bob:pw"))},
-		{"Bearer xyz"}, {"Basic !!!"}, {"", basic}, {basic, "Basic eDp5"},
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	for _, tc := range []struct {
+		lines []string
+		want  string
+	}{
+		{nil, ""}, {[]string{}, ""}, {[]string{""}, ""},
+		{[]string{"Basic " + b64("ann:pw")}, "ann"},
+		{[]string{"basic " + b64("bob:pw")}, "bob"},
+		{[]string{"BASIC   " + b64("ann:pw")}, "ann"},
+		{[]string{"Basic dTE6cHc"}, "u1"},         // unpadded "u1:pw"
+		{[]string{"Basic dTE6cHc==="}, "u1"},      // padding over
+		{[]string{"Basic dTE6cHc= x"}, "u1"},      // after the padding
+		{[]string{"Basic dTE6=cHc="}, "u1"},       // "=" ends it: "u1:"
+		{[]string{"Basic\t" + b64("ann:pw")}, ""}, // a tab is no space
+		{[]string{"Basic " + b64("ann")}, ""},     // no colon
+		{[]string{"Basic " + b64(":pw")}, ""},     // no user
+		{[]string{"Bearer xyz"}, ""}, {[]string{"Basic !!!"}, ""},
+		{[]string{"", "Basic " + b64("ann:pw")}, ""},
+		{[]string{"Basic " + b64("ann:pw"), "Basic eDp5"}, "ann"},
 	} {
 		r := httptest.NewRequest("GET", "/", nil)
-		if lines != nil {
-			r.Header["Authorization"] = lines
+		if tc.lines != nil {
+			r.Header["Authorization"] = tc.lines
 		}
-		want, _, _ := r.BasicAuth()
-		if got := MustCompile("$remote_user").Eval(r); got != want {
-			t.Errorf("Authorization %q: $remote_user %q, want %q", lines, got, want)
+		if got := MustCompile("$remote_user").Eval(r); got != tc.want {
+			t.Errorf("Authorization %q: $remote_user %q, want %q", tc.lines, got, tc.want)
 		}
 	}
 }
