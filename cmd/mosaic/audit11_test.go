@@ -1,15 +1,19 @@
 package main
 
 import (
+	"bufio"
 	"crypto/md5"
 	"encoding/base64"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -165,5 +169,104 @@ func TestSSISelfIncludeBounded(t *testing.T) {
 	// include's "Z" close it.
 	if n := strings.Count(body, "A"); resp.StatusCode != 200 || n < 2 || n > 4097 || !strings.HasSuffix(body, "Z") {
 		t.Errorf("status %d, %d pages in %d bytes, ends %q", resp.StatusCode, n, len(body), body[max(0, len(body)-20):])
+	}
+}
+
+// lyingMemcached answers a get by the key's last path segment with one
+// of answers (END for the others), recording the get lines it read.
+func lyingMemcached(t *testing.T, answers map[string]string) (addr string, lines func() []string) {
+	t.Helper()
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var mu sync.Mutex
+	var got []string
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				line, err := bufio.NewReader(c).ReadString('\n')
+				if err != nil {
+					return
+				}
+				mu.Lock()
+				got = append(got, line)
+				mu.Unlock()
+				key := strings.TrimSuffix(strings.TrimPrefix(line, "get "), "\r\n")
+				a, ok := answers[key[strings.LastIndexByte(key, '/')+1:]]
+				if !ok {
+					a = "END\r\n"
+				}
+				io.WriteString(c, strings.ReplaceAll(a, "{key}", key))
+			}()
+		}
+	}()
+	return ln.Addr().String(), func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(got)
+	}
+}
+
+// TestAudit11MemcachedAnswersAsNGINX: answers whose length lies, that
+// lack END or carry junk for it, overflow the length or flags, name
+// another key, or are too long, and keys from the URI with CR LF and a
+// command, 300 bytes, "%" and UTF-8: both binaries answer alike and send
+// memcached the same get lines, so no key can carry a second command.
+func TestAudit11MemcachedAnswersAsNGINX(t *testing.T) {
+	nginxPath(t)
+	answers := map[string]string{
+		"ok":       "VALUE {key} 0 5\r\nhello\r\nEND\r\n",
+		"short":    "VALUE {key} 0 50\r\nhello\r\nEND\r\n",
+		"long":     "VALUE {key} 0 2\r\nhello\r\nEND\r\n",
+		"noend":    "VALUE {key} 0 5\r\nhello\r\n",
+		"badend":   "VALUE {key} 0 5\r\nhelloXXEND\r\n",
+		"huge":     "VALUE {key} 0 99999999999999999999\r\nhello",
+		"neg":      "VALUE {key} 0 -5\r\nhello\r\nEND\r\n",
+		"otherkey": "VALUE zzz 0 5\r\nhello\r\nEND\r\n",
+		"cas":      "VALUE {key} 0 5 77\r\nhello\r\nEND\r\n",
+		"err":      "SERVER_ERROR out of memory\r\n",
+		"lf":       "VALUE {key} 0 5\nhello\r\nEND\r\n",
+		"longline": "VALUE {key} 0 5" + strings.Repeat(" ", 9000) + "\r\nhello\r\nEND\r\n",
+		"flags":    "VALUE {key} 99999999999999999999999 5\r\nhello\r\nEND\r\n",
+		"empty":    "",
+	}
+	addr, lines := lyingMemcached(t, answers)
+	mport, nport := startBoth(t, t.TempDir(), func(_ string, port int) string {
+		return fmt.Sprintf(`server {
+            listen 127.0.0.1:%d;
+            location /mc/ {
+                set $memcached_key "$uri$is_args$args";
+                memcached_pass %s;
+                memcached_read_timeout 3s;
+            }
+        }`, port, addr)
+	})
+	var paths []string
+	for name := range answers {
+		paths = append(paths, "/mc/"+name)
+	}
+	slices.Sort(paths)
+	paths = append(paths, "/mc/"+strings.Repeat("k", 300)+"/ok", "/mc/a%20b%0d%0aset%20x%200%200%201%0d%0a/ok",
+		"/mc/ok?a=%0d%0adelete%20x", "/mc/%25/ok", "/mc/%7f%c3%a9/ok")
+	for _, p := range paths {
+		before := len(lines())
+		var st [2]int
+		var body [2]string
+		for i, port := range []int{mport, nport} {
+			st[i], body[i] = rawGet(t, port, p)
+		}
+		if st[0] != st[1] || body[0] != strings.ReplaceAll(body[1], "nginx/1.22.1", "mosaic") {
+			t.Errorf("%s: mosaic %d %q, nginx %d %q", p, st[0], body[0], st[1], body[1])
+		}
+		if got := lines()[before:]; len(got) != 2 || got[0] != got[1] {
+			t.Errorf("%s: memcached read %q", p, got)
+		}
 	}
 }
