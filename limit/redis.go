@@ -3,6 +3,7 @@ package limit
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
 	"sync"
@@ -37,6 +38,24 @@ func newRedisZone(kind string, o ZoneOptions) (*redisZone, error) {
 	}
 	rc.Start()
 	return &redisZone{rc: rc, prefix: "mosaic:" + kind + ":" + o.Name + ":", o: o}, nil
+}
+
+// maxRedisKey is the longest key a zone names in Redis as it is.
+const maxRedisKey = 64
+
+// redisKey is the name in Redis of key's bucket or leases. A longer key
+// is named by its SHA-256, so that a client's key of up to 65535 bytes
+// (limit_req's limit, as NGINX's) costs Redis no more than a short one:
+// unlike a zone in memory, whose size bounds its keys, Redis would keep
+// 64 KB a key for a minute. A hashed name ("\x00sha256:" and 64 hex
+// digits, 72 bytes) is longer than any key named as it is, so the two
+// never meet.
+func (z *redisZone) redisKey(key string) string {
+	if len(key) <= maxRedisKey {
+		return z.prefix + key
+	}
+	sum := sha256.Sum256([]byte(key))
+	return z.prefix + "\x00sha256:" + hex.EncodeToString(sum[:])
 }
 
 // fallback records that Redis did not answer: the zone limits locally.
@@ -105,7 +124,7 @@ func (z *redisReq) run(ctx context.Context, key string, burst int64, mode int) (
 	}
 	ctx, cancel := z.rc.OpCtx(ctx)
 	defer cancel()
-	res, err := reqScript.Exec(ctx, c, []string{z.prefix + key}, []string{
+	res, err := reqScript.Exec(ctx, c, []string{z.redisKey(key)}, []string{
 		strconv.FormatInt(z.rate, 10), strconv.FormatInt(burst, 10), strconv.Itoa(mode),
 	}).AsIntSlice()
 	if z.rc.Observe(err) != nil || len(res) != 2 {
@@ -226,7 +245,7 @@ func (z *redisConn) acquire(ctx context.Context, key string, max int) (code, fun
 		z.fallback(err)
 		return z.local.acquire(ctx, key, max)
 	}
-	rkey, id := z.prefix+key, leaseID()
+	rkey, id := z.redisKey(key), leaseID()
 	octx, cancel := z.rc.OpCtx(ctx)
 	n, err := acquireScript.Exec(octx, c, []string{rkey}, []string{
 		strconv.Itoa(max), id, strconv.FormatInt(int64(connLease/time.Millisecond), 10),
