@@ -81,6 +81,14 @@ func TestAudit11InputAsNGINX(t *testing.T) {
 		return "/sl/f?md5=" + base64.RawURLEncoding.EncodeToString(sum[:]) + "&e=" + expires
 	}
 	later := strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10)
+	// A hash with "-" or "_", sent in base64's other alphabet ("+", "/"),
+	// which NGINX's base64url decoder refuses.
+	var other string
+	for e := time.Now().Add(time.Hour).Unix(); other == ""; e++ {
+		if l := link(strconv.FormatInt(e, 10)); strings.ContainsAny(l, "-_") {
+			other = strings.NewReplacer("-", "%2B", "_", "%2F").Replace(l)
+		}
+	}
 	type req struct {
 		path, name, value string
 	}
@@ -102,7 +110,8 @@ func TestAudit11InputAsNGINX(t *testing.T) {
 	}
 	for _, p := range []string{
 		link(later), link("0"), link("-5"), link("1"), link(later) + "x", link(later)[:20] + "&e=" + later,
-		link("99999999999999999999"), "/sl/f?md5=%%%%&e=" + later, "/sl/f?e=" + later,
+		link("99999999999999999999"), "/sl/f?md5=%%%%&e=" + later, "/sl/f?e=" + later, other,
+		link(later) + "&e=1", strings.Replace(link(later), "&e=", "&e=0", 1),
 		"/list/", "/list/?callback=f.g_1", "/list/?callback=alert(1)", "/list/?callback=" + strings.Repeat("a", 129),
 		"/list/?callback=%3Cscript%3E", "/list/?x=1&CALLBACK=f", "/list/?callback=f&callback=%3C",
 	} {
