@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"strings"
 
+	"github.com/mosaic-edge/mosaic/internal/basicauth"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -118,20 +119,7 @@ func sshaCrypt(pw []byte, stored string) string {
 
 // DecodeBase64 decodes s as NGINX's ngx_decode_base64 does: the standard
 // alphabet, padding optional, everything from the first "=" ignored.
-func DecodeBase64(s string) ([]byte, bool) {
-	if i := strings.IndexByte(s, '='); i >= 0 {
-		s = s[:i]
-	}
-	// Go's decoder skips line breaks, which NGINX's refuses.
-	if len(s)%4 == 1 || strings.ContainsAny(s, "\r\n") {
-		return nil, false
-	}
-	b, err := base64.RawStdEncoding.DecodeString(s)
-	if err != nil {
-		return nil, false
-	}
-	return b, true
-}
+func DecodeBase64(s string) ([]byte, bool) { return basicauth.DecodeBase64(s) }
 
 func cString(s string) string {
 	if i := strings.IndexByte(s, 0); i >= 0 {

@@ -11,9 +11,10 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
-	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/mosaic-edge/mosaic/internal/basicauth"
 )
 
 // Lookup returns the stored hash of user in data, an htpasswd file's
@@ -140,25 +141,10 @@ func lookupFile(path, user string) (hash string, ok bool, err error) {
 
 // Credentials reads a Basic Authorization header value as NGINX does:
 // "Basic" (any case), one or more spaces, then base64 of "user:password"
-// with a non-empty user. ok is false otherwise.
+// with a non-empty user. ok is false otherwise. vars' $remote_user reads
+// it the same way, through the same internal package.
 func Credentials(authorization string) (user, password string, ok bool) {
-	const prefix = "basic "
-	if len(authorization) < len(prefix) || !strings.EqualFold(authorization[:len(prefix)], prefix) {
-		return "", "", false
-	}
-	encoded := strings.TrimLeft(authorization[len(prefix):], " ")
-	if encoded == "" {
-		return "", "", false
-	}
-	decoded, ok := DecodeBase64(encoded)
-	if !ok {
-		return "", "", false
-	}
-	user, password, found := strings.Cut(string(decoded), ":")
-	if !found || user == "" {
-		return "", "", false
-	}
-	return user, password, true
+	return basicauth.Credentials(authorization)
 }
 
 // Files reads user files and keeps their content, reading a file again

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mosaic-edge/mosaic/auth"
+	"github.com/mosaic-edge/mosaic/internal/basicauth"
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
 )
 
@@ -48,7 +48,7 @@ func init() {
 		if len(v) == 0 || v[0] == "" {
 			return ""
 		}
-		u, _, _ := auth.Credentials(v[0])
+		u, _, _ := basicauth.Credentials(v[0])
 		return u
 	})
 	Register("server_addr", ownHost)

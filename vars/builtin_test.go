@@ -682,7 +682,7 @@ func TestRequestURIOfAbsoluteFormTarget(t *testing.T) {
 // in any case, any number of spaces, base64 up to the first "=" with or
 // without padding; nothing for another scheme, no colon or an empty
 // user. The cases are the ones compared with Debian's NGINX 1.22.1 in
-// cmd/mosaic's TestRemoteUserAsNGINX.
+// cmd/mosaic's TestAudit11InputAsNGINX.
 func TestRemoteUser(t *testing.T) {
 	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 	for _, tc := range []struct {
