@@ -209,11 +209,31 @@ func TestRedisLongKeysHashed(t *testing.T) {
 	const prefix = "mosaic:limit_req:r:"
 	if len(keys) != 3 || !strings.HasPrefix(keys[0], prefix+"\x00sha256:") || keys[1] == keys[0] ||
 		!strings.HasPrefix(keys[1], prefix+"\x00sha256:") || keys[2] != prefix+"short" {
-		t.Fatalf("Redis keys %q", keys)
+		t.Fatalf("Redis keys %.80q", keys) // a key may be 64 KB
 	}
 	for _, k := range keys[:2] {
 		if len(k) != len(prefix)+72 {
-			t.Errorf("Redis key %q: %d bytes, want %d", k, len(k), len(prefix)+72)
+			t.Errorf("Redis key %.80q: %d bytes, want %d", k, len(k), len(prefix)+72)
+		}
+	}
+	// limit_conn's leases are named the same way, and still counted.
+	c, err := NewConnZone(ZoneOptions{Name: "c", Key: func(*http.Request) string { return "k" }, Size: MinZoneSize,
+		Redis: "redis://" + addr + "/0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rc, release := c.store.acquire(ctx, long+"a", 1)
+	if rc != codeOK {
+		t.Fatalf("limit_conn, long key: %d", rc)
+	}
+	defer release()
+	if rc, _ := c.store.acquire(ctx, long+"a", 1); rc != codeBusy {
+		t.Fatalf("limit_conn, long key held: %d, want busy", rc)
+	}
+	for _, k := range redisKeys(t, addr) {
+		if strings.HasPrefix(k, "mosaic:limit_conn:c:") && len(k) != len("mosaic:limit_conn:c:")+72 {
+			t.Errorf("limit_conn's Redis key %.80q: %d bytes", k, len(k))
 		}
 	}
 }
