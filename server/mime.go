@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mosaic-edge/mosaic/conf"
 )
@@ -17,7 +18,30 @@ var mimeTypes string
 
 // Types maps file extensions (lowercase, without the dot) to media types.
 type Types struct {
-	byExt map[string]string
+	byExt map[string]*extType
+	// recent holds extensions that ByName found in byExt, one a slot by a
+	// hash of the extension: a file server asks for the same few types on
+	// every response, and one comparison answers them without the map's
+	// lookup, whose code (hashing, probing a table of a hundred types) no
+	// other part of a response runs and so misses the instruction cache
+	// (compress README, small20). Only byExt's own entries are kept, so a
+	// slot costs no allocation, and an extension that differs in case from
+	// its entry, or that is unknown, goes to the map every time.
+	recent [typeSlots]atomic.Pointer[extType]
+}
+
+// typeSlots is the size of Types.recent: a power of two, where twenty
+// common extensions of the web (html, css, js, json, png, jpg, svg,
+// woff2, ...) take a slot each but for two pairs.
+const typeSlots = 32
+
+// extType is one entry of a Types: an extension and its type.
+type extType struct{ ext, typ string }
+
+// typeSlot picks ext's slot in Types.recent from its first and last
+// bytes and its length (ext is not empty).
+func typeSlot(ext string) int {
+	return int(uint(ext[0])*5+uint(ext[len(ext)-1])*3+uint(len(ext))) & (typeSlots - 1)
 }
 
 // ByName returns the type for a file name's extension, or "". The
@@ -30,14 +54,29 @@ func (t *Types) ByName(name string) string {
 		return ""
 	}
 	ext := name[i+1:]
-	if v, ok := t.byExt[ext]; ok {
-		return v
+	slot := &t.recent[typeSlot(ext)]
+	if e := slot.Load(); e != nil && e.ext == ext {
+		return e.typ
 	}
-	return t.byExt[strings.ToLower(ext)]
+	if e := t.byExt[ext]; e != nil {
+		slot.Store(e)
+		return e.typ
+	}
+	if e := t.byExt[strings.ToLower(ext)]; e != nil {
+		return e.typ
+	}
+	return ""
 }
 
 // Len returns the number of extensions known.
 func (t *Types) Len() int { return len(t.byExt) }
+
+// add maps ext, in any case, to typ. Types are built before any request
+// looks one up: recent is empty then.
+func (t *Types) add(ext, typ string) {
+	ext = strings.ToLower(ext)
+	t.byExt[ext] = &extType{ext: ext, typ: typ}
+}
 
 var (
 	defTypesOnce sync.Once
@@ -50,10 +89,10 @@ func defaultTypes() *Types {
 		if err != nil || len(dirs) != 1 {
 			panic("server: built-in mime.types does not parse")
 		}
-		defTypes = &Types{byExt: map[string]string{}}
+		defTypes = &Types{byExt: map[string]*extType{}}
 		for _, d := range dirs[0].Block {
 			for _, ext := range d.Args {
-				defTypes.byExt[strings.ToLower(ext)] = d.Name
+				defTypes.add(ext, d.Name)
 			}
 		}
 	})
@@ -98,7 +137,7 @@ func setTypes(c *Cmd) error {
 	cl := c.Loc().(*coreLoc)
 	t := cl.types.V
 	if !cl.types.Set {
-		t = &Types{byExt: map[string]string{}}
+		t = &Types{byExt: map[string]*extType{}}
 		cl.types.Put(t)
 	}
 	for _, d := range c.Block {
@@ -109,7 +148,7 @@ func setTypes(c *Cmd) error {
 			return conf.Errorf(d, "invalid number of arguments in %q directive", d.Name)
 		}
 		for _, ext := range d.Args {
-			t.byExt[strings.ToLower(ext)] = d.Name
+			t.add(ext, d.Name)
 		}
 	}
 	return nil

@@ -268,7 +268,7 @@ func options(l *server.Location) static.Options {
 	}
 	opts := static.Options{
 		Index:           index.names,
-		ContentType:     func(name string) string { return l.Types().ByName(name) },
+		ContentType:     l.Types().ByName,
 		DefaultType:     l.DefaultType(),
 		DisableETag:     !lc.etag.Or(true),
 		IfModifiedSince: IfModifiedSince(l),
