@@ -21,7 +21,9 @@ import (
 func TestStaticTypesAsNGINX(t *testing.T) {
 	nginxPath(t)
 	dir := t.TempDir()
-	names := []string{"a.css", "b.json", "c.txt", "d.JPG", "e.unknown", "noext", ".css", "x.b.css", "f.CSS", "g.html"}
+	// h.jpeg's extension, named in no block here, shares css's slot
+	// (server.typeSlot): asked after a.css, it must not take css's type.
+	names := []string{"a.css", "b.json", "c.txt", "d.JPG", "e.unknown", "noext", ".css", "x.b.css", "f.CSS", "g.html", "h.jpeg"}
 	for _, name := range names {
 		writeFile(t, filepath.Join(dir, "www", name), "body of "+name+"\n")
 	}
