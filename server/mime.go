@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mosaic-edge/mosaic/conf"
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // mimeTypes is NGINX's mime.types. It is used when a configuration has no
@@ -62,7 +63,7 @@ func (t *Types) ByName(name string) string {
 		slot.Store(e)
 		return e.typ
 	}
-	if e := t.byExt[strings.ToLower(ext)]; e != nil {
+	if e := t.byExt[header.LowerASCII(ext)]; e != nil {
 		return e.typ
 	}
 	return ""
@@ -74,7 +75,7 @@ func (t *Types) Len() int { return len(t.byExt) }
 // add maps ext, in any case, to typ. Types are built before any request
 // looks one up: recent is empty then.
 func (t *Types) add(ext, typ string) {
-	ext = strings.ToLower(ext)
+	ext = header.LowerASCII(ext)
 	t.byExt[ext] = &extType{ext: ext, typ: typ}
 }
 

@@ -24,6 +24,9 @@ func TestTypesByNameExtension(t *testing.T) {
 		"/a/x.":       "",
 		"/a/.x.css":   "text/css",
 		"/a/x.nosuch": "",
+		// NGINX lowers ASCII letters only: a KELVIN SIGN is no "k".
+		"/a/x.\u212Amz": "",
+		"/a/x.KMZ":      "application/vnd.google-earth.kmz",
 	} {
 		if got := types.ByName(name); got != want {
 			t.Errorf("ByName(%q) = %q, want %q", name, got, want)
