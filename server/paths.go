@@ -66,8 +66,9 @@ func documentRoot(root, src string, alias bool) string {
 // uri; with an alias, the alias and what follows in uri the prefix of
 // the location that declared it (aliasTail); with an alias declared in
 // a regular-expression location, the alias alone (it names the file,
-// usually through captures). It is empty where DocumentRoot is for a
-// root that climbed.
+// usually through captures), or the alias and uri where try_files found
+// its file so (FilePath). It is empty where DocumentRoot is for a root
+// that climbed.
 func (l *Location) RequestFilename(r *http.Request, uri string) string {
 	root, climbed := l.documentRoot(r)
 	if climbed {
@@ -78,6 +79,9 @@ func (l *Location) RequestFilename(r *http.Request, uri string) string {
 	case cl.aliasIn == nil:
 		return root + uri
 	case cl.aliasIn.IsRegex():
+		if uriAddedToAlias(r, l, uri) {
+			return root + uri
+		}
 		return root
 	}
 	return root + cl.aliasTail(uri)

@@ -21,10 +21,39 @@ import (
 // FilePath maps a URI to a file: with root, the root joined with the URI;
 // with alias, the alias replacing the prefix of the location that
 // declared it, which a location inside inherits (or, declared in a regex
-// location, the alias alone, usually built from captures). It returns the
-// directory that bounds the lookup and the path relative to it, so that
-// callers can refuse anything that escapes dir.
+// location, the alias alone, usually built from captures; the alias and
+// the URI where try_files found its file so). It returns the directory
+// that bounds the lookup and the path relative to it, so that callers
+// can refuse anything that escapes dir.
 func (l *Location) FilePath(r *http.Request, uri string) (dir, rel string) {
+	return l.filePath(r, uri, uriAddedToAlias(r, l, uri))
+}
+
+// aliasAdded marks, as the request's vars.State.Paths, the location and
+// URI for which a regex location's alias is the alias and the URI joined:
+// NGINX's r->add_uri_to_alias, which its try_files sets with the
+// candidate it found as the URI. In Paths, $request_filename in the
+// access log sees it too, and the next location to take the request
+// (an internal redirect, where NGINX clears the flag) replaces it.
+type aliasAdded struct {
+	*Location
+	uri string
+}
+
+// uriAddedToAlias reports whether try_files marked r for uri in l.
+func uriAddedToAlias(r *http.Request, l *Location, uri string) bool {
+	st := vars.FromContext(r.Context())
+	if st == nil {
+		return false
+	}
+	a, ok := st.Paths.(aliasAdded)
+	return ok && a.Location == l && a.uri == uri
+}
+
+// filePath is FilePath; add joins a regex location's alias and uri (as
+// NGINX's try_files tries each candidate there), where the alias alone
+// is the file otherwise.
+func (l *Location) filePath(r *http.Request, uri string, add bool) (dir, rel string) {
 	cl := LocConf[*coreLoc](l, coreModule)
 	root := cl.root.V.Eval(r)
 	if climb := VariableClimb(cl.root.V, root); climb >= 0 {
@@ -47,6 +76,11 @@ func (l *Location) FilePath(r *http.Request, uri string) (dir, rel string) {
 	}
 	if cl.aliasIn.IsRegex() {
 		full := absPath(root)
+		if add && uri != "" {
+			// The alias is a directory then, and bounds the lookup: a
+			// ".." that a candidate's variable brings stays below it.
+			return full, uri
+		}
 		if strings.HasSuffix(root, "/") {
 			// A directory (alias .../$1 with $1 ending in a slash): its
 			// index or listing, as NGINX serves it.
@@ -144,10 +178,18 @@ func newTryFiles(l *Location, args []string, content http.Handler) http.Handler 
 // and is tried without the slash (so "$uri/" for /dir makes $uri /dir,
 // which the static handler redirects to /dir/), and any other asks for a
 // file: "$uri" for / finds no file.
+//
+// In a regex location with alias (AliasWhole), each candidate is tried
+// as the alias and the candidate joined, as NGINX's try_files does:
+// "alias /srv/$1; try_files $uri =404;" tries /srv/f.txt/a/f.txt for
+// /a/f.txt, and "" the alias itself. A file found becomes $uri and is
+// served as that join; a directory leaves the URI, and the content
+// handler the alias alone.
 func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	whole := t.loc.AliasWhole()
 	for i, f := range t.files {
 		uri := f.Eval(r)
-		if uri == "" {
+		if uri == "" && !whole {
 			continue
 		}
 		wantDir := t.dirs[i]
@@ -157,7 +199,7 @@ func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// location for \.php$ that the decoded URI did not match. Only
 		// the last argument, a URI to redirect to, has arguments.
 		path := uri
-		dir, rel := t.loc.FilePath(r, path)
+		dir, rel := t.loc.filePath(r, path, whole)
 		links, from := t.loc.Symlinks(r, dir)
 		isDir := false
 		err := error(nil)
@@ -175,6 +217,13 @@ func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if err != nil || isDir != wantDir {
 			continue
 		}
+		if whole && (wantDir || path == "") {
+			// A directory, or the alias itself (""): the URI stays,
+			// and the content handler maps the alias alone. (For "",
+			// NGINX's $uri becomes empty; mosaic keeps the request's.)
+			t.content.ServeHTTP(w, r)
+			return
+		}
 		if path != r.URL.Path {
 			r2 := new(http.Request)
 			*r2 = *r
@@ -187,6 +236,9 @@ func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if st := vars.FromContext(r.Context()); st != nil {
 				st.URL = &u
 			}
+		}
+		if st := vars.FromContext(r.Context()); whole && st != nil {
+			st.Paths = aliasAdded{Location: t.loc, uri: path}
 		}
 		t.content.ServeHTTP(w, r)
 		return

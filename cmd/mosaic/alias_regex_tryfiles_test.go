@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
+)
+
+// TestRegexAliasTryFilesAsNGINX: in a regex location with alias, NGINX's
+// try_files tries each candidate as the alias and the candidate joined
+// (the alias is usually the whole file, so "$uri" names nothing and the
+// fallback answers), serves a file found so as that join with the
+// candidate as $uri, and leaves the URI where a directory was found.
+// Compared beside Debian's NGINX, GET and HEAD, with $request_filename.
+func TestRegexAliasTryFilesAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	for _, f := range []string{"www/x.txt", "www/d/index.html", "www/d/a/d", "www/d/b/d", "www/d/in.txt", "www/index.html", "secret.txt"} {
+		writeFile(t, filepath.Join(dir, f), f)
+	}
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; absolute_redirect off; root %[2]s/www;
+			add_header X-F "$request_filename|$document_root";
+			location ~ ^/a/(.*)$ { alias %[2]s/www/$1; try_files $uri $uri/ /fallback; }
+			location ~ ^/b/(.*)$ { alias %[2]s/www/$1; try_files $uri =404; }
+			location ~ ^/c/(.*)$ { alias %[2]s/www/$1; try_files "" /in.txt /index.html =404; }
+			location ~ ^/e/(.*)$ { alias %[2]s/www/$1; try_files $uri/ / =404; }
+			location = /fallback { return 200 "fallback $uri"; }
+		}`, port, dir)
+	})
+	for _, path := range []string{
+		"/a/x.txt", "/a/d", "/a/d/", "/a/nope", "/b/x.txt", "/b/d", "/b/d/",
+		"/c/x.txt", "/c/d", "/c/d/", "/c/nope", "/e/d", "/e/d/", "/e/x.txt",
+		"/b/d/..%2f..%2fsecret.txt", "/c/..%2fsecret.txt",
+	} {
+		for _, method := range []string{"GET", "HEAD"} {
+			req := method + " " + path + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
+			m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
+			n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
+			if m.StatusCode != n.StatusCode || m.StatusCode == http.StatusOK && mb != nb ||
+				m.Header.Get("X-F") != n.Header.Get("X-F") || m.Header.Get("Location") != n.Header.Get("Location") {
+				t.Errorf("%s %s: mosaic %d %q %q %q, nginx %d %q %q %q", method, path,
+					m.StatusCode, mb, m.Header.Get("X-F"), m.Header.Get("Location"),
+					n.StatusCode, nb, n.Header.Get("X-F"), n.Header.Get("Location"))
+			}
+		}
+	}
+}
+
+// TestRegexAliasTryFilesClimbRefused: a candidate whose variable brings
+// ".." stays below the regex location's alias, which bounds the lookup
+// as a root does (NGINX follows it out: alias /srv/www/$1 and
+// "?f=/../../secret.txt" serve /srv/secret.txt there).
+func TestRegexAliasTryFilesClimbRefused(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www/d/in.txt"), "in")
+	writeFile(t, filepath.Join(dir, "secret.txt"), "secret")
+	port := freePort(t)
+	startMosaic(t, t.TempDir(), fmt.Sprintf(`http { server { listen 127.0.0.1:%d;
+		location ~ ^/q/(.*)$ { alias %s/www/$1; try_files $arg_f =404; } } }`, port, dir), port)
+	for arg, want := range map[string]int{"/in.txt": 200, "/../../secret.txt": 404, "/../d/in.txt": 404} {
+		res, body := testclient.Do(t, "GET", fmt.Sprintf("http://127.0.0.1:%d/q/d?f=%s", port, arg))
+		if res.StatusCode != want || strings.Contains(body, "secret") {
+			t.Errorf("f=%s: %d %q, want %d", arg, res.StatusCode, body, want)
+		}
+	}
+}
