@@ -124,10 +124,19 @@ var representationHeaders = []string{"Etag", "Last-Modified", "Content-Encoding"
 // the errors they generate, so that error_page can replace the body.
 func Error(w http.ResponseWriter, r *http.Request, code int) {
 	markError(w, code)
-	if ri := infoFrom(r.Context()); ri != nil && ri.rec != nil && code != 499 {
+	if ri := infoFrom(r.Context()); ri != nil && code != 499 {
 		// A 499 is no page: NGINX ends the request without one, its
 		// err_status unset, so a post action's status is logged.
-		ri.rec.special = true
+		if ri.rec != nil {
+			ri.rec.special = true
+		}
+		if ri.errorPage && ri.st != nil && ri.st.Status != 0 {
+			// An error inside an error_page's page ("=200 /page"
+			// whose own range is refused): NGINX's special response
+			// makes it err_status, so $status is the code that goes
+			// out, not the one the page was to go with.
+			ri.st.Status = code
+		}
 	}
 	if code == 499 {
 		// The client went away: NGINX sends it nothing. HTTP/1's writer
