@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -61,11 +59,7 @@ type refused struct {
 
 func refusedRange(t *testing.T, raw string) refused {
 	t.Helper()
-	resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(raw)), nil)
-	if err != nil {
-		t.Fatalf("unreadable %q", raw)
-	}
-	body, _ := io.ReadAll(resp.Body)
+	resp, body := readAnswer(t, raw)
 	_, gzErr := gzip.NewReader(bytes.NewReader(body))
 	return refused{
 		code: resp.StatusCode, encoding: resp.Header.Get("Content-Encoding"),

@@ -53,14 +53,21 @@ func TestErrorPageRangeLoggedAsNGINX(t *testing.T) {
 // 200 that error_page set) and the body's length.
 func loggedAnswer(t *testing.T, raw string) string {
 	t.Helper()
-	resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(raw)), nil)
-	if err != nil {
-		t.Fatalf("unreadable %q", raw)
-	}
-	body, _ := io.ReadAll(resp.Body)
+	resp, body := readAnswer(t, raw)
 	code := resp.StatusCode
 	if code == http.StatusPartialContent {
 		code = http.StatusOK
 	}
 	return fmt.Sprintf("%d %d", code, len(body))
+}
+
+// readAnswer parses a whole answer as sendUntilClosed returns it.
+func readAnswer(t *testing.T, raw string) (*http.Response, []byte) {
+	t.Helper()
+	resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(raw)), nil)
+	if err != nil {
+		t.Fatalf("unreadable %q", raw)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	return resp, body
 }
