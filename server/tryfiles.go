@@ -26,7 +26,7 @@ import (
 // that bounds the lookup and the path relative to it, so that callers
 // can refuse anything that escapes dir.
 func (l *Location) FilePath(r *http.Request, uri string) (dir, rel string) {
-	return l.filePath(r, uri, uriAddedToAlias(r, l, uri))
+	return l.filePath(r, uri, false)
 }
 
 // aliasAdded marks, as the request's vars.State.Paths, the location and
@@ -52,7 +52,7 @@ func uriAddedToAlias(r *http.Request, l *Location, uri string) bool {
 
 // filePath is FilePath; add joins a regex location's alias and uri (as
 // NGINX's try_files tries each candidate there), where the alias alone
-// is the file otherwise.
+// is the file otherwise, unless try_files marked the request so.
 func (l *Location) filePath(r *http.Request, uri string, add bool) (dir, rel string) {
 	cl := LocConf[*coreLoc](l, coreModule)
 	root := cl.root.V.Eval(r)
@@ -76,7 +76,7 @@ func (l *Location) filePath(r *http.Request, uri string, add bool) (dir, rel str
 	}
 	if cl.aliasIn.IsRegex() {
 		full := absPath(root)
-		if add && uri != "" {
+		if uri != "" && (add || uriAddedToAlias(r, l, uri)) {
 			// The alias is a directory then, and bounds the lookup: a
 			// ".." that a candidate's variable brings stays below it.
 			return full, uri
@@ -142,10 +142,13 @@ type tryFiles struct {
 	code    int
 	content http.Handler
 	roots   rootSet
+	// whole: the location's alias names the whole path (AliasWhole),
+	// and each candidate is tried below it.
+	whole bool
 }
 
 func newTryFiles(l *Location, args []string, content http.Handler) http.Handler {
-	t := &tryFiles{loc: l, content: content}
+	t := &tryFiles{loc: l, content: content, whole: l.AliasWhole()}
 	// The arguments compiled when the directive was read: in the
 	// configuration's scope, they bind to the same variables (map) again.
 	compile := vars.MustCompile
@@ -186,7 +189,7 @@ func newTryFiles(l *Location, args []string, content http.Handler) http.Handler 
 // served as that join; a directory leaves the URI, and the content
 // handler the alias alone.
 func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	whole := t.loc.AliasWhole()
+	whole := t.whole
 	for i, f := range t.files {
 		uri := f.Eval(r)
 		if uri == "" && !whole {
