@@ -40,6 +40,21 @@ type aliasAdded struct {
 	uri string
 }
 
+// PathsLocation is the location that st.Paths maps for, the one serving
+// the request, whether or not try_files marked it (aliasAdded); nil
+// where Paths is no location. Modules that choose their settings by it
+// (access_log, fastcgi) ask here rather than type-test Paths, so the
+// mark does not hide the location from them.
+func PathsLocation(st *vars.State) *Location {
+	switch p := st.Paths.(type) {
+	case *Location:
+		return p
+	case aliasAdded:
+		return p.Location
+	}
+	return nil
+}
+
 // uriAddedToAlias reports whether try_files marked r for uri in l.
 func uriAddedToAlias(r *http.Request, l *Location, uri string) bool {
 	st := vars.FromContext(r.Context())

@@ -110,7 +110,7 @@ func logsAnywhere(l *server.Location) bool {
 // (vars.State.Paths, which the server keeps on the location serving it),
 // nil outside one.
 func endConf(st *vars.State) *locConf {
-	loc, _ := st.Paths.(*server.Location)
+	loc := server.PathsLocation(st)
 	if loc == nil {
 		return nil
 	}

@@ -147,7 +147,7 @@ func current(r *http.Request, st *vars.State) *locConf {
 // location is the location serving r, nil outside the server.
 func location(r *http.Request, st *vars.State) *server.Location {
 	if st != nil {
-		if l, ok := st.Paths.(*server.Location); ok && l != nil {
+		if l := server.PathsLocation(st); l != nil {
 			return l
 		}
 	}
