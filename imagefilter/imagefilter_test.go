@@ -533,3 +533,76 @@ func FuzzProcess(f *testing.F) {
 		}
 	})
 }
+
+// screenGIF is a GIF whose logical screen is sw x sh around one frame,
+// r, with a transparent entry so that a graphic control extension
+// stands before the frame's descriptor.
+func screenGIF(t *testing.T, sw, sh int, r image.Rectangle) []byte {
+	t.Helper()
+	pm := image.NewPaletted(r, color.Palette{color.Transparent, color.White, color.RGBA{255, 0, 0, 255}})
+	for i := range pm.Pix {
+		pm.Pix[i] = uint8(i % 3)
+	}
+	var b bytes.Buffer
+	if err := gif.EncodeAll(&b, &gif.GIF{Image: []*image.Paletted{pm}, Delay: []int{0},
+		Config: image.Config{Width: r.Max.X, Height: r.Max.Y, ColorModel: pm.Palette}}); err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint16(b.Bytes()[6:], uint16(sw))
+	binary.LittleEndian.PutUint16(b.Bytes()[8:], uint16(sh))
+	return b.Bytes()
+}
+
+// TestGIFImageIsItsFirstFrame: libgd's image of a GIF is its first
+// frame, not the screen its header declares (NGINX answers so beside
+// mosaic in TestImageFilterAttackBombsAsNGINX): a 65535 x 65535 screen
+// around a 1 x 1 frame is sent as it is under resize and rotated as
+// 1 x 1; a frame at an offset is shrunk by its own size; the pixel
+// bound applies to the frame, before it is decoded.
+func TestGIFImageIsItsFirstFrame(t *testing.T) {
+	huge := screenGIF(t, 65535, 65535, image.Rect(0, 0, 1, 1))
+	if w, h, _, _ := Dimensions(huge, GIF); w != 65535 || h != 65535 {
+		t.Errorf("header dimensions %dx%d, want the screen's", w, h)
+	}
+	if r, err := Process(huge, Params{Mode: Resize, Width: 100, Height: 100}); err != nil || !r.AsIs {
+		t.Errorf("resize of a 1x1 frame: as is %v, %v", r.AsIs, err)
+	}
+	r, err := Process(huge, Params{Mode: Rotate, Angle: 90})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := gif.DecodeConfig(bytes.NewReader(r.Body)); err != nil || c.Width != 1 || c.Height != 1 {
+		t.Errorf("rotated: %dx%d, %v; want 1x1", c.Width, c.Height, err)
+	}
+
+	part := screenGIF(t, 200, 150, image.Rect(10, 20, 160, 120))
+	r, err = Process(part, Params{Mode: Resize, Width: 100, Height: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := gif.DecodeConfig(bytes.NewReader(r.Body)); c.Width != 100 || c.Height != 66 {
+		t.Errorf("a 150x100 frame in a 200x150 screen into 100x100: %dx%d, want 100x66", c.Width, c.Height)
+	}
+
+	// A frame that claims 60000 x 60000 is refused from its descriptor.
+	bombed := bytes.Clone(huge)
+	i := bytes.IndexByte(bombed[13+3*4:], 0x2c) + 13 + 3*4
+	binary.LittleEndian.PutUint16(bombed[i+5:], 60000)
+	binary.LittleEndian.PutUint16(bombed[i+7:], 60000)
+	if w, h, ok := gifFrame(bombed); !ok || w != 60000 || h != 60000 {
+		t.Fatalf("gifFrame: %dx%d %v", w, h, ok)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = Process(bombed, Params{Mode: Resize, Width: 10, Height: 10})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrUnsupported) {
+		t.Errorf("a 60000x60000 frame: %v", err)
+	}
+	if grown := after.TotalAlloc - before.TotalAlloc; grown > 1<<20 {
+		t.Errorf("refusing the frame allocated %d bytes", grown)
+	}
+	if _, _, ok := gifFrame(huge[:i]); ok {
+		t.Error("a GIF cut before its descriptor has a frame")
+	}
+}

@@ -136,6 +136,16 @@ func decode(ctx context.Context, body []byte, t Type, maxPixels int64) (img imag
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
+	if t == GIF {
+		// libgd's image of a GIF is its first frame, not the logical
+		// screen the header declares (and DecodeConfig returns): a
+		// 65535 x 65535 screen around a small frame is a small image,
+		// and a large frame a large one, whatever the screen says.
+		var ok bool
+		if c.Width, c.Height, ok = gifFrame(body); !ok {
+			return nil, nil, fmt.Errorf("%w: gif: no image descriptor", ErrUnsupported)
+		}
+	}
 	if maxPixels <= 0 {
 		maxPixels = DefaultMaxPixels
 	}
@@ -169,20 +179,41 @@ func decode(ctx context.Context, body []byte, t Type, maxPixels int64) (img imag
 		release()
 		return nil, nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
-	if pm, ok := img.(*image.Paletted); ok && t == GIF && pm.Rect != image.Rect(0, 0, c.Width, c.Height) {
-		// A GIF's first frame may cover part of its screen; libgd's
-		// image is the screen, the rest of it the transparent color or
-		// the first.
-		screen := image.NewPaletted(image.Rect(0, 0, c.Width, c.Height), pm.Palette)
-		if i := transparentIndex(pm.Palette); i >= 0 {
-			for j := range screen.Pix {
-				screen.Pix[j] = uint8(i)
-			}
-		}
-		draw.Draw(screen, pm.Rect, pm, pm.Rect.Min, draw.Src)
-		img = screen
+	if pm, ok := img.(*image.Paletted); ok && t == GIF {
+		// The frame may stand at an offset in its screen; libgd's image
+		// starts at the frame's corner.
+		pm.Rect = pm.Rect.Sub(pm.Rect.Min)
 	}
 	return img, release, nil
+}
+
+// gifFrame returns the size of a GIF's first frame from its image
+// descriptor, walking past the global color table and the extension
+// blocks before it; ok is false when the body has none.
+func gifFrame(p []byte) (w, h int, ok bool) {
+	if len(p) < 13 {
+		return 0, 0, false
+	}
+	i := 13
+	if p[10]&0x80 != 0 {
+		i += 3 << (p[10]&7 + 1)
+	}
+	for i < len(p) {
+		switch p[i] {
+		case 0x2c: // image descriptor: left, top, width, height, flags
+			if i+9 >= len(p) {
+				return 0, 0, false
+			}
+			return int(p[i+5]) | int(p[i+6])<<8, int(p[i+7]) | int(p[i+8])<<8, true
+		case 0x21: // extension: a label, then sub-blocks up to an empty one
+			for i += 2; i < len(p) && p[i] != 0; i += int(p[i]) + 1 {
+			}
+			i++
+		default: // the trailer, or no GIF
+			return 0, 0, false
+		}
+	}
+	return 0, 0, false
 }
 
 // MaxScans bounds the scans of a JPEG decoded. Each scan of a
@@ -277,15 +308,6 @@ type zeros struct{}
 func (zeros) Read(b []byte) (int, error) {
 	clear(b)
 	return len(b), nil
-}
-
-func transparentIndex(p color.Palette) int {
-	for i, c := range p {
-		if _, _, _, a := c.RGBA(); a == 0 {
-			return i
-		}
-	}
-	return -1
 }
 
 // transform is NGINX's ngx_http_image_resize: decode, shrink, rotate,
