@@ -7,6 +7,7 @@ import (
 	"context"
 	"io"
 	"math"
+	"os"
 	"time"
 )
 
@@ -53,6 +54,26 @@ func Wake(rate int64, start, now time.Time, done int64) time.Time {
 // time at the rate, in whole milliseconds.
 func Delay(rate, n int64) time.Duration {
 	return time.Duration(n*1000/rate) * time.Millisecond
+}
+
+// Page is the unit on which NGINX ends a send from a file with
+// sendfile: the machine's page size (ngx_pagesize).
+var Page = int64(os.Getpagesize())
+
+// FileSend is how many bytes of a file, from offset pos to end, one send
+// of NGINX's takes with sendfile on, when limit bytes are allowed: all
+// that is left if it fits, otherwise limit rounded up so that the send
+// ends on a page of the file, unless that passes end, where it takes
+// limit (ngx_chain_coalesce_file). So at limit_rate 32k a send may go
+// past the second's allowance by up to a page less a byte.
+func FileSend(limit, pos, end int64) int64 {
+	if end-pos <= limit {
+		return end - pos
+	}
+	if aligned := (pos + limit + Page - 1) &^ (Page - 1); aligned <= end {
+		return aligned - pos
+	}
+	return limit
 }
 
 // Reader paces the reads from an io.Reader to a rate, as NGINX's event

@@ -80,3 +80,29 @@ func TestReader(t *testing.T) {
 		t.Errorf("%d bytes in %v, want 1500 in 1.4 s", got, d)
 	}
 }
+
+// TestFileSend: NGINX's sends of a 102,400-byte file at limit_rate 32k
+// with sendfile on, as read on the wire from Debian's NGINX 1.22.1
+// (TestLimitRateSendfileAsNGINX, cmd/mosaic): the header's 239 bytes
+// leave 32,529 of the first second's allowance, rounded up to 32,768 of
+// the file; a range from 1000 ends its first send on the page at
+// 36,864; a rounding past the file's end takes the allowance alone.
+func TestFileSend(t *testing.T) {
+	if Page != 4096 {
+		t.Skipf("pages of %d bytes: the numbers below are for 4096", Page)
+	}
+	for _, c := range []struct{ limit, pos, end, want int64 }{
+		{32768 - 239, 0, 102400, 32768},
+		{32768 - 238, 32768, 102400, 32768},
+		{32768 - 271, 1000, 102400, 35864},
+		{10000 - 239, 0, 102400, 12288}, // sendfile_max_chunk 10000
+		{29401, 69632, 102400, 32768},   // the rest, to the end
+		{5000, 100000, 102400, 2400},
+		{5000, 90000, 96000, 5000}, // the page, 98304, is past the end
+		{4096, 8192, 102400, 4096}, // on a page already
+	} {
+		if got := FileSend(c.limit, c.pos, c.end); got != c.want {
+			t.Errorf("FileSend(%d, %d, %d) = %d, want %d", c.limit, c.pos, c.end, got, c.want)
+		}
+	}
+}
