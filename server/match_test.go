@@ -213,9 +213,9 @@ func TestConfigErrors(t *testing.T) {
 func TestIgnoredDirectivesLoad(t *testing.T) {
 	cfg := mustLoad(t, `user www-data; pid /run/x.pid; load_module m.so; worker_rlimit_nofile 1024;
 		events { worker_connections 768; multi_accept on; accept_mutex off; }
-		http { sendfile on; tcp_nopush on; tcp_nodelay on; types_hash_max_size 2048; server_tokens off;
+		http { tcp_nopush on; tcp_nodelay on; types_hash_max_size 2048; server_tokens off;
 			postpone_output 1460; } pcre_jit on;`)
-	if n := len(cfg.Notices()); n != 13 {
+	if n := len(cfg.Notices()); n != 12 {
 		t.Fatalf("%d notices: %v", n, cfg.Notices())
 	}
 	if cfg.PidFile != "/run/x.pid" {

@@ -29,14 +29,31 @@ const StateName = pace.StateName
 // handlers set (X-Accel-Limit-Rate, "set $limit_rate") counts.
 type Limits func(r *http.Request) (rate, after int64)
 
+// Sends are the location's settings that shape NGINX's sends of a paced
+// response besides the rate.
+type Sends struct {
+	// File is "sendfile on": a send of a file's bytes that the allowance
+	// cuts short ends on a page of the file (pace.FileSend). The writer
+	// knows a file's bytes by its ReadFrom, given an io.LimitedReader
+	// of an io.Seeker (package static's large files).
+	File bool
+	// MaxChunk is sendfile_max_chunk: the most one send takes, header
+	// included (0: no bound). NGINX's write filter caps a paced send
+	// with it, sendfile on or off.
+	MaxChunk int64
+}
+
+// DefaultMaxChunk is NGINX's default sendfile_max_chunk (2m since 1.21.4).
+const DefaultMaxChunk = 2 << 20
+
 // Handler wraps next so that each response's body goes out within the
-// limits; with limits nil it returns next.
-func Handler(limits Limits, next http.Handler) http.Handler {
+// limits, its sends shaped by s; with limits nil it returns next.
+func Handler(limits Limits, s Sends, next http.Handler) http.Handler {
 	if limits == nil {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tw := &writer{ResponseWriter: w, r: r, limits: limits, start: vars.StartTime(r.Context())}
+		tw := &writer{ResponseWriter: w, r: r, limits: limits, sends: s, start: vars.StartTime(r.Context())}
 		tw.clock = &tw.wall
 		next.ServeHTTP(tw, r)
 		if tw.wall.timer != nil {
@@ -59,6 +76,7 @@ type writer struct {
 	http.ResponseWriter
 	r        *http.Request
 	limits   Limits
+	sends    Sends
 	clock    clock
 	start    time.Time
 	resolved bool
@@ -78,12 +96,11 @@ type writer struct {
 	h2       bool           // HTTP/2: frames counted here (h2Frames), as NGINX's stream counts them
 	h2Frames int64
 	wall     wallClock
+	// A file's bytes going out through ReadFrom with sendfile on: the
+	// next one's offset in the file and the end of what is sent.
+	inFile       bool
+	filePos, end int64
 }
-
-// maxChunk is NGINX's default sendfile_max_chunk (2m since 1.21.4), which
-// its write filter caps a paced send at. mosaic takes the directive but
-// leaves sending to Go, so the default is the bound here.
-const maxChunk = 2 << 20
 
 // clock is the time the writer paces by; tests give it a virtual one to
 // read the schedule exactly.
@@ -144,7 +161,7 @@ func (w *writer) ready() (int64, error) {
 		}
 		done := w.onWire() - w.after
 		if n := pace.Limit(w.rate, w.start, now, done); n > 0 {
-			return min(n, maxChunk), nil
+			return n, nil
 		}
 		w.due = pace.Wake(w.rate, w.start, now, done)
 	}
@@ -157,12 +174,22 @@ func (w *writer) begin() error {
 	if err != nil {
 		return err
 	}
-	w.sendAt, w.sendLeft = w.clock.now(), n
 	// The header goes with the first send, so it counts in that one's
-	// bytes: from 0, not from what the header made.
+	// bytes: from 0, not from what the header made; and in its
+	// sendfile_max_chunk.
+	var header int64
 	if w.sendFrom = 0; w.sent > 0 {
 		w.sendFrom = max(w.onWire()-w.after, 0)
+	} else {
+		header = w.onWire()
 	}
+	if c := w.sends.MaxChunk; c > 0 {
+		n = min(n, max(c-header, 1))
+	}
+	if w.inFile {
+		n = pace.FileSend(n, w.filePos, w.end)
+	}
+	w.sendAt, w.sendLeft = w.clock.now(), n
 	return nil
 }
 
@@ -223,6 +250,9 @@ func (w *writer) Write(p []byte) (int, error) {
 		m, err := w.ResponseWriter.Write(p[:n])
 		total += m
 		w.sent += int64(m)
+		if w.inFile {
+			w.filePos += int64(m)
+		}
 		if w.h2 {
 			w.h2Frames += h2FrameHead * ((int64(m) + h2ChunkSize - 1) / h2ChunkSize)
 		}
@@ -265,11 +295,23 @@ func (c *wallClock) sleep(ctx context.Context, d time.Duration) error {
 
 // ReadFrom keeps the server's sendfile path for a response without a
 // limit; a limited one is copied through Write, whose pieces join one
-// send as a file's bytes go in one send of NGINX's.
+// send as a file's bytes go in one send of NGINX's. With sendfile on, a
+// file's part of the file (an io.LimitedReader of an io.Seeker, as
+// package static hands it) is sent in NGINX's page-rounded sends: its
+// offset is asked of the file, since pages are the file's, not the
+// body's (a range starts anywhere).
 func (w *writer) ReadFrom(src io.Reader) (int64, error) {
 	w.resolve()
 	if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok && w.rate <= 0 {
 		return rf.ReadFrom(src)
+	}
+	if lr, ok := src.(*io.LimitedReader); ok && w.rate > 0 && w.sends.File {
+		if f, ok := lr.R.(io.Seeker); ok {
+			if pos, err := f.Seek(0, io.SeekCurrent); err == nil {
+				w.inFile, w.filePos, w.end = true, pos, pos+lr.N
+				defer func() { w.inFile = false }()
+			}
+		}
 	}
 	return io.Copy(writerOnly{w}, src)
 }

@@ -27,7 +27,7 @@ func (r *readFromRecorder) ReadFrom(src io.Reader) (int64, error) {
 func TestThrottle(t *testing.T) {
 	body := strings.Repeat("x", 12000)
 	serve := func(rate, after int64) (*readFromRecorder, time.Duration) {
-		h := Handler(func(*http.Request) (int64, int64) { return rate, after }, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := Handler(func(*http.Request) (int64, int64) { return rate, after }, Sends{MaxChunk: DefaultMaxChunk}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			io.Copy(w, struct{ io.Reader }{strings.NewReader(body)}) // ReadFrom, as a file is sent
 		}))
 		// A throttled body that should not be gets cut here rather
@@ -90,7 +90,7 @@ func (r *wireRecorder) RequestLines() string    { return "" }
 func TestThrottleImplicitHeaderCounts(t *testing.T) {
 	rec := &wireRecorder{ResponseRecorder: httptest.NewRecorder(), header: 20}
 	st := &vars.State{Start: time.Now(), Wire: rec}
-	h := Handler(func(*http.Request) (int64, int64) { return 1, 50 }, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := Handler(func(*http.Request) (int64, int64) { return 1, 50 }, Sends{}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(strings.Repeat("x", 100)))
 	}))
 	// The next byte is due a second after the start: the request ends
@@ -157,39 +157,54 @@ func TestThrottleScheduleAsNGINX(t *testing.T) {
 		pieces      int           // written in pieces of this size; 0: ReadFrom
 		gap         time.Duration // the handler's time between pieces
 		want        []send
+		sends       Sends // sendfile, sendfile_max_chunk
 	}{
 		// A second's worth, header included, then a second's worth
 		// after a second (its bytes' time), the rest after another.
-		{"file 32k", 32 << 10, 0, 240, 300 * ms, 0, 0, []send{{0, 32<<10 - 240}, {1000 * ms, 32 << 10}, {2000 * ms, 8192 + 240}}},
+		{"file 32k", 32 << 10, 0, 240, 300 * ms, 0, 0, []send{{0, 32<<10 - 240}, {1000 * ms, 32 << 10}, {2000 * ms, 8192 + 240}}, Sends{}},
 		// The start's place in its second does not matter here: each
 		// wait is a second, so each send finds the next second.
-		{"file 32k late start", 32 << 10, 0, 240, 999 * ms, 0, 0, []send{{0, 32<<10 - 240}, {1000 * ms, 32 << 10}, {2000 * ms, 8192 + 240}}},
+		{"file 32k late start", 32 << 10, 0, 240, 999 * ms, 0, 0, []send{{0, 32<<10 - 240}, {1000 * ms, 32 << 10}, {2000 * ms, 8192 + 240}}, Sends{}},
 		// limit_rate_after 48k at 16k: 64 KB at once, the rest after a
 		// second, as NGINX's 1 s.
-		{"after 48k", 16 << 10, 48 << 10, 0, 0, 0, 0, []send{{0, 64 << 10}, {1000 * ms, 8 << 10}}},
+		{"after 48k", 16 << 10, 48 << 10, 0, 0, 0, 0, []send{{0, 64 << 10}, {1000 * ms, 8 << 10}}, Sends{}},
 		// Pieces of 20 KB written at once join one send while the
 		// allowance lasts, as NGINX's chain holds them: as the file.
-		{"pieces 32k", 32 << 10, 0, 0, 0, 20 << 10, 0, []send{{0, 32 << 10}, {1000 * ms, 32 << 10}, {2000 * ms, 8 << 10}}},
+		{"pieces 32k", 32 << 10, 0, 0, 0, 20 << 10, 0, []send{{0, 32 << 10}, {1000 * ms, 32 << 10}, {2000 * ms, 8 << 10}}, Sends{}},
 		// Pieces of 8 KB 300 ms apart come after the last send's time
 		// (250 ms): each is a send of its own, when it comes.
 		{"trickle 32k", 32 << 10, 0, 0, 0, 8 << 10, 300 * ms, []send{{0, 8 << 10}, {300 * ms, 8 << 10}, {600 * ms, 8 << 10}, {900 * ms, 8 << 10},
-			{1200 * ms, 8 << 10}, {1500 * ms, 8 << 10}, {1800 * ms, 8 << 10}, {2100 * ms, 8 << 10}, {2400 * ms, 8 << 10}}},
+			{1200 * ms, 8 << 10}, {1500 * ms, 8 << 10}, {1800 * ms, 8 << 10}, {2100 * ms, 8 << 10}, {2400 * ms, 8 << 10}}, Sends{}},
 		// Pieces too small to wait for (2 bytes at 72000/s: 0 ms) go
 		// until the second's allowance is spent, then wait for the
 		// next whole second (700 ms in, not 1 s), as NGINX's 1 ms
 		// waits do until its clock turns.
-		{"small pieces", 72000, 0, 0, 300 * ms, 2, 0, []send{{0, 72000}, {700 * ms, 72<<10 - 72000}}},
+		{"small pieces", 72000, 0, 0, 300 * ms, 2, 0, []send{{0, 72000}, {700 * ms, 72<<10 - 72000}}, Sends{}},
+		// sendfile on (fidelity16): the file's part of each send ends
+		// on a page of the file, as NGINX's ngx_chain_coalesce_file
+		// makes it: the header's 239 bytes and 32,768 of the file, a
+		// wait of 33,007 bytes' time (1007 ms), 32,768 again.
+		{"sendfile 32k", 32 << 10, 0, 239, 300 * ms, 0, 0, []send{{0, 32 << 10}, {1007 * ms, 32 << 10}, {2007 * ms, 8 << 10}}, Sends{File: true}},
+		// sendfile_max_chunk 10000 caps each send, header included,
+		// and the pages round it up: 239 + 12,288 first (NGINX's
+		// 12,527 on the wire), a wait of 382 ms.
+		{"max chunk, sendfile", 32 << 10, 0, 239, 0, 0, 0, []send{{0, 12 << 10}, {382 * ms, 12 << 10}, {757 * ms, 8 << 10},
+			{1007 * ms, 12 << 10}, {1382 * ms, 12 << 10}, {1757 * ms, 8 << 10}, {2007 * ms, 8 << 10}}, Sends{File: true, MaxChunk: 10000}},
+		// Without sendfile, sends of 10,000 bytes, 305 ms apart.
+		{"max chunk", 32 << 10, 0, 239, 0, 0, 0, []send{{0, 10000 - 239}, {305 * ms, 10000}, {610 * ms, 10000}, {915 * ms, 2768},
+			{1000 * ms, 10000}, {1305 * ms, 10000}, {1610 * ms, 10000}, {1915 * ms, 2768}, {2000 * ms, 8431}}, Sends{MaxChunk: 10000}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			start := time.Unix(1000, 0).Add(c.frac)
 			clk := &virtualClock{t: start}
 			log := &sendLog{wireRecorder: &wireRecorder{ResponseRecorder: httptest.NewRecorder(), header: c.header}, clock: clk, start: start}
 			w := &writer{ResponseWriter: log, r: httptest.NewRequest("GET", "/", nil), clock: clk, start: start,
-				limits: func(*http.Request) (int64, int64) { return c.rate, c.after }}
+				limits: func(*http.Request) (int64, int64) { return c.rate, c.after }, sends: c.sends}
 			w.wire = log
 			var err error
 			if c.pieces == 0 {
-				_, err = w.ReadFrom(struct{ io.Reader }{strings.NewReader(body)})
+				// As package static hands a file: limited, seekable.
+				_, err = w.ReadFrom(&io.LimitedReader{R: strings.NewReader(body), N: int64(len(body))})
 			} else {
 				for p := body; len(p) > 0 && err == nil; p = p[min(c.pieces, len(p)):] {
 					_, err = w.Write([]byte(p[:min(c.pieces, len(p))]))

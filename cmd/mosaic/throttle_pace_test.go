@@ -22,8 +22,8 @@ const pauseAt = 400 * time.Millisecond
 // that: 2 s, where mosaic took 1.25 s with a finer clock and no wait
 // after each send. With limit_rate_after 48k at 16k, 64 KB at once and
 // the rest a second later. (With sendfile on, NGINX rounds each send
-// from a file up to a page of the file, which mosaic does not: see
-// throttle/README.md.) The runs' sizes hold however loaded the
+// from a file up to a page of the file: TestLimitRateSendfileAsNGINX.)
+// The runs' sizes hold however loaded the
 // machine, as long as no pause of the load's reaches pauseAt; their
 // times only grow with load, so the floors are firm and the ceilings
 // loose.
@@ -74,6 +74,85 @@ func TestLimitRatePacedAsNGINX(t *testing.T) {
 				}
 			}
 			t.Logf("%s %s: runs %v at %v", name, path, r.Sizes, r.At)
+		}
+	}
+}
+
+// TestLimitRateSendfileAsNGINX (fidelity16): with sendfile on (Debian's
+// nginx.conf sets it), NGINX ends each send of a file's bytes that the
+// allowance cuts short on a page of the file (ngx_chain_coalesce_file):
+// 100 KB at 32k comes as the header and 32,768 bytes of the file, then
+// 32,768, 32,768 and 4,096 a second apart (sendfile off: 32,768 with the
+// header, ..., 4,335); a range from byte 1000 as the header and 35,864
+// bytes, to the page at 36,864. Both servers' runs, less their headers
+// (whose lengths differ), must be the same. sendfile_max_chunk caps a
+// send, header included: at limit_rate 10000 with a cap of 9000 (and
+// sendfile off, whose sends the pages do not round) the first run is
+// 9,000 bytes, the next 900 ms later; mosaic sent 10,000 before.
+func TestLimitRateSendfileAsNGINX(t *testing.T) {
+	const size = 100 << 10
+	body := strings.Repeat("0123456789abcdef", size/16)
+	bases := limitBoth(t, map[string]string{"f": body}, func(listen, root string) string {
+		return fmt.Sprintf(`access_log off;
+			server {
+				%s
+				location /on/ { alias %s/; limit_rate 32k; sendfile on; }
+				location /chunk/ { alias %[2]s/; limit_rate 10000; sendfile_max_chunk 9000; sendfile off; }
+			}`, listen, root)
+	})
+	reqs := map[string]string{
+		"whole": "GET /on/f HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+		"range": "GET /on/f HTTP/1.1\r\nHost: t\r\nRange: bytes=1000-\r\nConnection: close\r\n\r\n",
+		// The first 30,000 bytes: 9,000 a send, 3 s in all.
+		"chunk": "GET /chunk/f HTTP/1.1\r\nHost: t\r\nRange: bytes=0-29999\r\nConnection: close\r\n\r\n",
+	}
+	want := map[string][]int{"whole": {32768, 32768, 32768, 4096}, "range": {35864, 32768, 32768}, "chunk": {9000}}
+	got := map[string][]int{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for name, base := range bases {
+		for req, text := range reqs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, b, runs, err := testclient.ReadRuns(strings.TrimPrefix(base, "http://"), text, pauseAt, 20*time.Second)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				header := -len(b)
+				for _, n := range runs.Sizes {
+					header += n
+				}
+				floor := 900 * time.Millisecond
+				if req == "chunk" {
+					// The header counts in the cap: the first run,
+					// header and all, then the rest.
+					if len(runs.Sizes) > 0 {
+						runs.Sizes = []int{runs.Sizes[0]}
+					}
+					floor = 800 * time.Millisecond
+				} else if len(runs.Sizes) > 0 {
+					runs.Sizes[0] -= header
+				}
+				for i := 1; i < len(runs.At); i++ {
+					if d := runs.At[i] - runs.At[i-1]; d < floor {
+						t.Errorf("%s %s: run %d came %v after the one before; want 1 s (runs %v at %v)", name, req, i, d, runs.Sizes, runs.At)
+					}
+				}
+				t.Logf("%s %s: body runs %v at %v", name, req, runs.Sizes, runs.At)
+				mu.Lock()
+				got[name+" "+req] = runs.Sizes
+				mu.Unlock()
+			}()
+		}
+	}
+	wg.Wait()
+	for name := range bases {
+		for req, w := range want {
+			if g := got[name+" "+req]; fmt.Sprint(g) != fmt.Sprint(w) {
+				t.Errorf("%s %s: the body's runs on the wire %v, want %v", name, req, g, w)
+			}
 		}
 	}
 }

@@ -36,6 +36,10 @@ func MayLimit(cfg *server.Config) {
 type locConf struct {
 	rate  server.Setting[*vars.Template]
 	after server.Setting[*vars.Template]
+	// sendfile and sendfile_max_chunk shape the sends of a paced
+	// response (throttle.Sends); Go chooses sendfile(2) by itself.
+	sendfile server.Setting[bool]
+	maxChunk server.Setting[int64]
 }
 
 var module = &server.Module{
@@ -45,6 +49,15 @@ var module = &server.Module{
 			Set: setSize(func(l *locConf) *server.Setting[*vars.Template] { return &l.rate })},
 		{Name: "limit_rate_after", Context: server.CtxHTTPAll | server.CtxLocationIf, MinArgs: 1, MaxArgs: 1,
 			Set: setSize(func(l *locConf) *server.Setting[*vars.Template] { return &l.after })},
+		{Name: "sendfile", Context: server.CtxHTTPAll | server.CtxLocationIf, MinArgs: 1, MaxArgs: 1,
+			Set: server.SetFlag(func(l *locConf) *server.Setting[bool] { return &l.sendfile })},
+		{Name: "sendfile_max_chunk", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
+			n, err := c.Size(c.Args[0])
+			if err != nil {
+				return err
+			}
+			return server.Put(c, &c.Loc().(*locConf).maxChunk, n)
+		}},
 	},
 	NewLoc:  func() any { return &locConf{} },
 	NewMain: func() any { return &mainConf{} },
@@ -52,6 +65,8 @@ var module = &server.Module{
 		parent, child := p.(*locConf), c.(*locConf)
 		child.rate.Merge(parent.rate)
 		child.after.Merge(parent.after)
+		child.sendfile.Merge(parent.sendfile)
+		child.maxChunk.Merge(parent.maxChunk)
 		return nil
 	},
 }
@@ -81,6 +96,7 @@ func setSize(get func(*locConf) *server.Setting[*vars.Template]) func(*server.Cm
 func wrap(l *server.Location, next http.Handler) (http.Handler, error) {
 	lc := server.LocConf[*locConf](l, module)
 	rate, after := lc.rate.V, lc.after.V
+	sends := throttle.Sends{File: lc.sendfile.Or(false), MaxChunk: lc.maxChunk.Or(throttle.DefaultMaxChunk)}
 	limited := throttle.Handler(func(r *http.Request) (int64, int64) {
 		var n, a int64
 		if v, ok := throttle.Rate(vars.FromContext(r.Context())); ok {
@@ -92,7 +108,7 @@ func wrap(l *server.Location, next http.Handler) (http.Handler, error) {
 			a = size(after.Eval(r))
 		}
 		return n, a
-	}, next)
+	}, sends, next)
 	if rate != nil || after != nil {
 		return limited, nil
 	}
