@@ -582,7 +582,11 @@ func setListen(c *Cmd) error {
 	s := c.level.server
 	for _, o := range s.listens {
 		if o.Addr == l.Addr {
-			return c.Errorf("duplicate listen %s", l.Addr)
+			shown := l.Addr
+			if strings.HasPrefix(shown, ":") { // a bare port: NGINX names the wildcard
+				shown = "0.0.0.0" + shown
+			}
+			return c.Errorf("a duplicate listen %s", shown)
 		}
 	}
 	s.listens = append(s.listens, l)

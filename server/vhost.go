@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"sort"
 	"strconv"
 	"strings"
@@ -199,6 +200,26 @@ func parseServerName(c *Cmd, n string) (serverName, error) {
 }
 
 // parseListen reads "listen" arguments into a Listen.
+// checkIPv6Listen is NGINX's ngx_parse_inet6_url on a listen address that
+// opens a bracket: what it finds wrong ("invalid host", "no host",
+// "invalid IPv6 address"), or "". The port is checked with an IPv4
+// address's.
+func checkIPv6Listen(a string) string {
+	end := strings.IndexByte(a, ']')
+	switch {
+	case end < 0 || strings.Contains(a[end:], "/") || end+1 < len(a) && a[end+1] != ':':
+		return "invalid host"
+	case end == 1:
+		return "no host"
+	}
+	// NGINX's parser takes no zone and no IPv4 address in brackets; an
+	// IPv4-mapped one (::ffff:127.0.0.1) is IPv6.
+	if ip, err := netip.ParseAddr(a[1:end]); err != nil || !ip.Is6() || ip.Zone() != "" {
+		return "invalid IPv6 address"
+	}
+	return ""
+}
+
 func parseListen(args []string) (Listen, []string, error) {
 	var l Listen
 	var notices []string
@@ -207,6 +228,11 @@ func parseListen(args []string) (Listen, []string, error) {
 	case strings.HasPrefix(a, "unix:"):
 		l.Addr = a
 	default:
+		if strings.HasPrefix(a, "[") {
+			if why := checkIPv6Listen(a); why != "" {
+				return l, nil, fmt.Errorf("%s in %q of the \"listen\" directive", why, a)
+			}
+		}
 		host, port, err := net.SplitHostPort(a)
 		if err != nil {
 			// A bare port, or a bare address (port 80).

@@ -25,6 +25,17 @@ func TestListenParameterErrorsAsNGINX(t *testing.T) {
 		{`server { listen 127.0.0.1:1 so_keepalive=::; }`, `invalid so_keepalive value: "::" in `},
 		{`server { listen 127.0.0.1:1 ipv6only=x; }`, `invalid parameter "ipv6only=x" in `},
 		{`server { listen [::]:1 ipv6only=oz; }`, `invalid ipv6only flags "oz" in `},
+		// An IPv6 address as ngx_parse_inet6_url reads it (fidelity16).
+		{`server { listen [::1; }`, `invalid host in "[::1" of the "listen" directive`},
+		{`server { listen [::1]x; }`, `invalid host in "[::1]x" of the "listen" directive`},
+		{`server { listen [::1]/x; }`, `invalid host in "[::1]/x" of the "listen" directive`},
+		{`server { listen []:5; }`, `no host in "[]:5" of the "listen" directive`},
+		{`server { listen [:::1]:5; }`, `invalid IPv6 address in "[:::1]:5" of the "listen" directive`},
+		{`server { listen [1.2.3.4]:5; }`, `invalid IPv6 address in "[1.2.3.4]:5" of the "listen" directive`},
+		{`server { listen [fe80::1%lo]:5; }`, `invalid IPv6 address in "[fe80::1%lo]:5" of the "listen" directive`},
+		{`server { listen [::1]:; }`, `invalid port in "[::1]:" of the "listen" directive`},
+		{`server { listen [::]:1; listen [::]:1 ipv6only=off; }`, `a duplicate listen [::]:1 in %s:2`},
+		{`server { listen 1; listen 1; }`, `a duplicate listen 0.0.0.0:1 in %s:2`},
 		{"server { listen 127.0.0.1:1 backlog=5; }\nserver { listen 127.0.0.1:1 rcvbuf=8k; }",
 			`duplicate listen options for 127.0.0.1:1 in %s:3`},
 	}
