@@ -67,6 +67,8 @@ func TestIgnoredDirectivesCheckedAsNGINX(t *testing.T) {
 		{"events { sendfile on; }", `"sendfile" directive is not allowed here`},
 		{"events {}\nhttp { pcre_jit on; }", `"pcre_jit" directive is not allowed here`},
 		{"events {}\nhttp { sendfile maybe; }", `invalid value "maybe" in "sendfile" directive, it must be "on" or "off"`},
+		{"events {}\nhttp { sendfile_max_chunk 1q; }", `"sendfile_max_chunk" directive invalid value`},
+		{"events {}\nhttp { server { location / { if ($arg_a) { sendfile_max_chunk 1k; } } } }", `"sendfile_max_chunk" directive is not allowed here`},
 		{"events { multi_accept 1; }", `invalid value "1" in "multi_accept" directive, it must be "on" or "off"`},
 		{"events {}\nhttp { tcp_nodelay; }", `invalid number of arguments in "tcp_nodelay" directive`},
 		{"events {}\nuser a b c;", `invalid number of arguments in "user" directive`},

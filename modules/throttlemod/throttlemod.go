@@ -52,9 +52,9 @@ var module = &server.Module{
 		{Name: "sendfile", Context: server.CtxHTTPAll | server.CtxLocationIf, MinArgs: 1, MaxArgs: 1,
 			Set: server.SetFlag(func(l *locConf) *server.Setting[bool] { return &l.sendfile })},
 		{Name: "sendfile_max_chunk", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: func(c *server.Cmd) error {
-			n, err := c.Size(c.Args[0])
-			if err != nil {
-				return err
+			n, err := server.ParseSize(c.Args[0])
+			if err != nil { // ngx_conf_set_size_slot's words
+				return c.Errorf("%q directive invalid value", c.Name)
 			}
 			return server.Put(c, &c.Loc().(*locConf).maxChunk, n)
 		}},
