@@ -34,6 +34,9 @@ func TestListenParameterErrorsAsNGINX(t *testing.T) {
 		{`server { listen [1.2.3.4]:5; }`, `invalid IPv6 address in "[1.2.3.4]:5" of the "listen" directive`},
 		{`server { listen [fe80::1%lo]:5; }`, `invalid IPv6 address in "[fe80::1%lo]:5" of the "listen" directive`},
 		{`server { listen [::1]:; }`, `invalid port in "[::1]:" of the "listen" directive`},
+		// The port is read before the address: NGINX's order.
+		{`server { listen []:x; }`, `invalid port in "[]:x" of the "listen" directive`},
+		{`server { listen [:::1]:99999; }`, `invalid port in "[:::1]:99999" of the "listen" directive`},
 		{`server { listen [::]:1; listen [::]:1 ipv6only=off; }`, `a duplicate listen [::]:1 in %s:2`},
 		{`server { listen 1; listen 1; }`, `a duplicate listen 0.0.0.0:1 in %s:2`},
 		{"server { listen 127.0.0.1:1 backlog=5; }\nserver { listen 127.0.0.1:1 rcvbuf=8k; }",
