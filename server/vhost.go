@@ -199,16 +199,16 @@ func parseServerName(c *Cmd, n string) (serverName, error) {
 	return serverName{raw: n}, nil
 }
 
-// parseListen reads "listen" arguments into a Listen.
 // checkIPv6Listen is NGINX's ngx_parse_inet6_url on a listen address that
-// opens a bracket: what it finds wrong ("invalid host", "no host",
-// "invalid IPv6 address"), or "". The port is checked with an IPv4
-// address's.
+// opens a bracket: what it finds wrong ("invalid host", "invalid port",
+// "no host", "invalid IPv6 address", in its order), or "".
 func checkIPv6Listen(a string) string {
 	end := strings.IndexByte(a, ']')
 	switch {
 	case end < 0 || strings.Contains(a[end:], "/") || end+1 < len(a) && a[end+1] != ':':
 		return "invalid host"
+	case end+1 < len(a) && !validPort(a[end+2:]):
+		return "invalid port"
 	case end == 1:
 		return "no host"
 	}
@@ -220,6 +220,7 @@ func checkIPv6Listen(a string) string {
 	return ""
 }
 
+// parseListen reads "listen" arguments into a Listen.
 func parseListen(args []string) (Listen, []string, error) {
 	var l Listen
 	var notices []string
@@ -248,7 +249,7 @@ func parseListen(args []string) (Listen, []string, error) {
 		// A port past 65535 is refused here, as NGINX does, rather than
 		// by the bind of a start that "-t" said would work. Port 0, a
 		// free port, which NGINX refuses, stays accepted: tests use it.
-		if n, err := strconv.Atoi(port); !isDigits(port) || err != nil || n > 65535 {
+		if !validPort(port) {
 			return l, nil, fmt.Errorf("invalid port in %q of the \"listen\" directive", a)
 		}
 		l.Addr = net.JoinHostPort(host, port)
@@ -288,6 +289,12 @@ func parseListen(args []string) (Listen, []string, error) {
 		l.Opts = nil
 	}
 	return l, notices, nil
+}
+
+// validPort is a listen port NGINX takes, and 0: digits up to 65535.
+func validPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return isDigits(p) && err == nil && n <= 65535
 }
 
 func isDigits(s string) bool {
