@@ -195,12 +195,8 @@ func TestThrottleScheduleAsNGINX(t *testing.T) {
 			{1000 * ms, 10000}, {1305 * ms, 10000}, {1610 * ms, 10000}, {1915 * ms, 2768}, {2000 * ms, 8431}}, Sends{MaxChunk: 10000}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			start := time.Unix(1000, 0).Add(c.frac)
-			clk := &virtualClock{t: start}
-			log := &sendLog{wireRecorder: &wireRecorder{ResponseRecorder: httptest.NewRecorder(), header: c.header}, clock: clk, start: start}
-			w := &writer{ResponseWriter: log, r: httptest.NewRequest("GET", "/", nil), clock: clk, start: start,
-				limits: func(*http.Request) (int64, int64) { return c.rate, c.after }, sends: c.sends}
-			w.wire = log
+			w, log := scheduled(httptest.NewRequest("GET", "/", nil), time.Unix(1000, 0).Add(c.frac), c.rate, c.after, c.header, c.sends)
+			clk := log.clock
 			var err error
 			if c.pieces == 0 {
 				// As package static hands a file: limited, seekable.
@@ -218,6 +214,32 @@ func TestThrottleScheduleAsNGINX(t *testing.T) {
 				t.Errorf("sends (since the start, bytes) %v\nwant %v", log.sends, c.want)
 			}
 		})
+	}
+}
+
+// scheduled is a writer for r on a virtual clock from start, whose sends
+// the log records.
+func scheduled(r *http.Request, start time.Time, rate, after, header int64, s Sends) (*writer, *sendLog) {
+	clk := &virtualClock{t: start}
+	log := &sendLog{wireRecorder: &wireRecorder{ResponseRecorder: httptest.NewRecorder(), header: header}, clock: clk, start: start}
+	w := &writer{ResponseWriter: log, r: r, clock: clk, start: start,
+		limits: func(*http.Request) (int64, int64) { return rate, after }, sends: s}
+	w.wire = log
+	return w, log
+}
+
+// TestThrottleSendfileOverTLS: over TLS NGINX reads a file into memory
+// (its SSL sendfile needs kernel TLS, off by default), so sendfile on
+// rounds no send up to a page: the schedule is sendfile off's.
+func TestThrottleSendfileOverTLS(t *testing.T) {
+	body := strings.Repeat("x", 72<<10)
+	w, log := scheduled(httptest.NewRequest("GET", "https://t/", nil), time.Unix(1000, 0), 32<<10, 0, 239, Sends{File: true})
+	if _, err := w.ReadFrom(&io.LimitedReader{R: strings.NewReader(body), N: int64(len(body))}); err != nil {
+		t.Fatal(err)
+	}
+	want := []send{{0, 32<<10 - 239}, {1000 * time.Millisecond, 32 << 10}, {2000 * time.Millisecond, 8192 + 239}}
+	if fmt.Sprint(log.sends) != fmt.Sprint(want) {
+		t.Errorf("sends (since the start, bytes) %v\nwant %v", log.sends, want)
 	}
 }
 
