@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -227,17 +226,7 @@ func pauseUnderLoad(t *testing.T, local int64) pausedRun {
 	}
 	const workers = 4
 	var run pausedRun
-	if err := rs.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	resumed := false
-	resume := func() {
-		if !resumed {
-			resumed = true
-			rs.cmd.Process.Signal(syscall.SIGCONT)
-		}
-	}
-	t.Cleanup(resume)
+	resume := rs.freeze(t)
 	const pause = 2 * time.Second
 	before := o.hits.Load()
 	n, blocked, slowest, statuses := load(t, f.URL+"/hot", workers, pause, 50000, cache.DefaultRedisTimeout)
