@@ -271,6 +271,14 @@ type argRunner struct {
 // file writes probes into a configuration of their own and returns its
 // path and the line of each probe.
 func (r *argRunner) file(probes []*argProbe) (string, map[int]*argProbe) {
+	path, text, lines := r.text(probes)
+	writeFile(r.t, path, text)
+	return path, lines
+}
+
+// text is file without the file: the path it would have, the
+// configuration and the line of each probe.
+func (r *argRunner) text(probes []*argProbe) (string, string, map[int]*argProbe) {
 	r.mu.Lock()
 	r.n++
 	path := filepath.Join(r.dir, fmt.Sprintf("p%d.conf", r.n))
@@ -321,14 +329,15 @@ func (r *argRunner) file(probes []*argProbe) (string, map[int]*argProbe) {
 		add(wrap(i, p), p)
 	}
 	add("} }", nil)
-	writeFile(r.t, path, b.String())
-	return path, lines
+	return path, b.String(), lines
 }
 
-// mosaic loads probes as "mosaic -t" does.
+// mosaic loads probes as "mosaic -t" does, from the text as if read from
+// its file: the file itself is not written (thousands of files, a good
+// part of the test's time on a loaded disk).
 func (r *argRunner) mosaic(probes []*argProbe) error {
-	path, _ := r.file(probes)
-	cfg, err := server.Load(path)
+	path, text, _ := r.text(probes)
+	cfg, err := server.LoadString(path, text)
 	if err == nil {
 		cfg.Close()
 	}
