@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -105,15 +105,51 @@ func (k *tracker) await(n int) {
 	}
 }
 
-// stillOpen reports that nothing comes on br's connection for a moment:
-// neither an answer nor its end. (A server too slow to answer within it
-// passes; one that answers, or closes, where it should wait, fails.)
-func stillOpen(c net.Conn, br *bufio.Reader) bool {
-	_ = c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
-	_, err := br.Peek(1)
-	_ = c.SetReadDeadline(time.Now().Add(trackerCeiling))
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
+// quietWatch watches a connection from the moment the client has an
+// answer until the test releases its post action: whatever comes (an
+// answer, or the connection's end) is noted with whether the release had
+// been sent, so that anything a server sends too early is seen however
+// late the test looks. The negative needs a window: quietGrace, after the
+// tracker has the post action, for a server that would act at once to do
+// so; a slower one is still caught if it acts before the release.
+type quietWatch struct {
+	done     chan struct{}
+	released atomic.Bool
+	early    atomic.Bool
+}
+
+// quietGrace is how long a held post action is held further before the
+// test looks, for a server that would not wait for it to act: longer
+// than the scheduling delay of a loaded machine, for that server to be
+// seen.
+const quietGrace = 500 * time.Millisecond
+
+// watchQuiet starts watching c, read through br, which the test must not
+// read again before wait returns.
+func watchQuiet(c net.Conn, br *bufio.Reader) *quietWatch {
+	w := &quietWatch{done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		_ = c.SetReadDeadline(time.Now().Add(trackerCeiling))
+		_, _ = br.Peek(1) // returns when something comes, or the end
+		if !w.released.Load() {
+			w.early.Store(true)
+		}
+	}()
+	return w
+}
+
+// stillOpen reports whether nothing has come on the connection after
+// the grace; release then lets the post action go.
+func (w *quietWatch) stillOpen(release chan<- struct{}) bool {
+	time.Sleep(quietGrace)
+	w.released.Store(true)
+	release <- struct{}{}
+	// The server can answer only after the release, which comes after
+	// released is set: the watcher, which looks at released once
+	// something has come, tells an early send from one that followed.
+	<-w.done
+	return !w.early.Load()
 }
 
 // newEchoApp starts an application that answers with the method, URI
@@ -293,13 +329,13 @@ func TestPostActionTimingAsNGINX(t *testing.T) {
 					if resp.StatusCode != http.StatusOK || string(b) != "slow\n" {
 						t.Errorf("%s: answer %d: %d %q", who, i+1, resp.StatusCode, b)
 					}
+					w := watchQuiet(c, br)
 					k.held(t, who)
 					// Nothing more, neither the second answer nor the
 					// connection's end, until the post action has ended.
-					if !stillOpen(c, br) {
+					if !w.stillOpen(k.release) {
 						t.Errorf("%s: after answer %d, more came before its post action ended", who, i+1)
 					}
-					k.release <- struct{}{}
 				}
 				if rest, err := io.ReadAll(br); err != nil || len(rest) != 0 {
 					t.Errorf("%s: the connection did not end after the last post action: %q, %v", who, rest, err)
@@ -360,11 +396,11 @@ func TestPostActionMirrorHeldAsNGINX(t *testing.T) {
 		if resp.StatusCode != http.StatusOK || string(b) != "m\n" {
 			t.Errorf("%s: %d %q", who, resp.StatusCode, b)
 		}
+		w := watchQuiet(c, br)
 		k.held(t, who)
-		if !stillOpen(c, br) {
+		if !w.stillOpen(k.release) {
 			t.Errorf("%s: the connection ended before the post action's mirror", who)
 		}
-		k.release <- struct{}{}
 		if rest, err := io.ReadAll(br); err != nil || len(rest) != 0 {
 			t.Errorf("%s: the connection did not end after the mirror: %q, %v", who, rest, err)
 		}
