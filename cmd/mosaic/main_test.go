@@ -89,7 +89,8 @@ type proc struct {
 
 // startMosaic writes conf (with {port} replaced) into dir and runs the
 // binary on it until the test ends; it waits until port accepts, and every
-// other loopback port the configuration listens on: mosaic binds its
+// other loopback address the configuration listens on (127.0.0.1, [::1],
+// [::] dialled on [::1]): mosaic binds its
 // listeners one after another, in no set order, so that a test which
 // dials a second one (TLS beside plain) as soon as the first accepts
 // could find it closed.
@@ -102,15 +103,22 @@ func startMosaic(t *testing.T, dir, conf string, port int) *proc {
 	}
 	p := runMosaic(t, dir, path, port)
 	for _, m := range loopbackListen.FindAllStringSubmatch(conf, -1) {
-		if other, _ := strconv.Atoi(m[1]); other != port {
-			waitPort(t, other, p)
+		// An IPv6 listener ([::1], or the wildcard [::]) is dialled on
+		// [::1]: the IPv4 one on the same port says nothing of it.
+		network, host := "tcp4", "127.0.0.1"
+		if m[1] != "127.0.0.1" {
+			network, host = "tcp6", "::1"
+		}
+		if network != "tcp4" || m[2] != strconv.Itoa(port) {
+			waitAddr(t, network, net.JoinHostPort(host, m[2]), p)
 		}
 	}
 	return p
 }
 
-// loopbackListen finds a configuration's listen directives on 127.0.0.1.
-var loopbackListen = regexp.MustCompile(`listen\s+127\.0\.0\.1:(\d+)`)
+// loopbackListen finds a configuration's listen directives on 127.0.0.1,
+// [::1] and [::]: the host, then the port.
+var loopbackListen = regexp.MustCompile(`listen\s+(127\.0\.0\.1|\[::1?\]):(\d+)`)
 
 // runMosaic runs the binary on the configuration file path, in the
 // working directory dir, until the test ends; it waits until port accepts.
@@ -145,9 +153,18 @@ func startProc(t *testing.T, dir, path string) *proc {
 
 func waitPort(t *testing.T, port int, p *proc) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	waitAddr(t, "tcp4", fmt.Sprintf("127.0.0.1:%d", port), p)
+}
+
+// waitAddr waits until addr accepts, or fails the test if the server
+// exits first. The bound is for a server that hangs as it starts; one
+// that starts under load (a race-built binary, on a CPU shared by many
+// tests) has up to a minute.
+func waitAddr(t *testing.T, network, addr string, p *proc) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
-		c, err := net.Dial("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
+		c, err := net.Dial(network, addr)
 		if err == nil {
 			c.Close()
 			return
@@ -159,7 +176,7 @@ func waitPort(t *testing.T, port int, p *proc) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	t.Fatalf("port %d never opened\n%s", port, p.out.String())
+	t.Fatalf("%s never opened\n%s", addr, p.out.String())
 }
 
 // waitUnix waits until the Unix-domain socket at path accepts: mosaic
