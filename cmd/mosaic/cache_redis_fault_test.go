@@ -111,7 +111,7 @@ func TestCacheRedisRestartDoesNotHoldLockWaiters(t *testing.T) {
 	rp.start(t)
 	// The instances reconnect on their next command.
 	for _, base := range []string{a, b} {
-		deadline := time.Now().Add(3 * time.Second)
+		deadline := time.Now().Add(waitCeiling)
 		for strings.Contains(cacheDo(t, http.MethodGet, base+"/warm").header.Get("Cache-Status"), "store-unavailable") {
 			if time.Now().After(deadline) {
 				t.Fatal("mosaic did not reconnect to the restarted redis")

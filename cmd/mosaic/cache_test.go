@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"encoding/json"
@@ -21,6 +22,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redis/rueidis"
 )
 
 // The cache through the real binary: mosaic proxies to origins on loopback
@@ -61,10 +64,10 @@ func (o *cacheOrigin) addr() string { return o.Listener.Addr().String() }
 
 // waitHits waits until the origin has answered want requests (background
 // updates finish after the client's response); it fails at once when it
-// received more, and after 3 s when fewer.
+// received more, and after waitCeiling when fewer.
 func (o *cacheOrigin) waitHits(t *testing.T, want int64, what string) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(waitCeiling)
 	for {
 		n := o.hits.Load()
 		if n == want && o.answered.Load() == want {
@@ -1115,6 +1118,22 @@ func startRedisServer(t *testing.T) string {
 	}
 }
 
+// redisKeys lists the keys of the Redis at addr that match pattern, for
+// a test to wait for what a server writes there after its answer.
+func redisKeys(t *testing.T, addr, pattern string) []string {
+	t.Helper()
+	c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{addr}, DisableCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	keys, err := c.Do(context.Background(), c.B().Keys().Pattern(pattern).Build()).AsStrSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys
+}
+
 // TestCacheDiskKillDuringWrite kills mosaic with SIGKILL while a large
 // response is being written to the disk store, restarts it on the same
 // directory, and checks that no half entry is ever served; then that a
@@ -1224,7 +1243,7 @@ func TestCacheDiskKillDuringWrite(t *testing.T) {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitCeiling)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

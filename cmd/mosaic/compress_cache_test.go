@@ -17,7 +17,7 @@ import (
 func waitLog(t *testing.T, path string, n int) []string {
 	t.Helper()
 	var lines []string
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(waitCeiling)
 	for time.Now().Before(deadline) {
 		data, _ := os.ReadFile(path)
 		lines = strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")

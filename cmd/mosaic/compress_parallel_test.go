@@ -29,7 +29,7 @@ import (
 // the first skip ones and returns its fields.
 func parallelLog(t *testing.T, p *proc, skip int) map[string]string {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitCeiling)
 	for {
 		var lines []string
 		for _, l := range strings.Split(p.out.String(), "\n") {

@@ -523,7 +523,7 @@ http {
 // after the first skip ones, waiting until there are want of them.
 func encoderLog(t *testing.T, p *proc, skip, want int) []string {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitCeiling)
 	for {
 		var lines []string
 		for _, l := range strings.Split(p.out.String(), "\n") {
@@ -760,7 +760,7 @@ http {
 	s.expect(t, "/app.css", "", "app.css", ae, "br")
 
 	var lines []string
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitCeiling)
 	for len(lines) < 4 && time.Now().Before(deadline) {
 		b, _ := os.ReadFile(filepath.Join(s.dir, "ratio.log"))
 		lines = strings.Split(strings.TrimSpace(string(b)), "\n")

@@ -220,7 +220,7 @@ func TestReloadChangesConnectionLimits(t *testing.T) {
 	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitCeiling)
 	for closes() {
 		if time.Now().After(deadline) {
 			t.Fatal("after the reload to keepalive_requests 5, the first response still closes")

@@ -428,7 +428,7 @@ func TestAccessLogAndHeaders(t *testing.T) {
 	do(t, "GET", base+"/json", map[string]string{"User-Agent": "a\"b"})
 	do(t, "GET", base+"/quiet", nil)
 	var log string
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(waitCeiling)
 	for time.Now().Before(deadline) {
 		data, _ := os.ReadFile(logPath)
 		log = string(data)

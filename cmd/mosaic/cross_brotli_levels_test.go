@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 )
 
@@ -89,8 +88,7 @@ http {
 	}
 	// At each level, the three /p files, the ESI page and the upstream's
 	// stream went out in segments.
-	time.Sleep(100 * time.Millisecond)
-	if n := strings.Count(p.out.String(), `msg="parallel compression"`); n != 15 {
+	if n := countOutput(p, `msg="parallel compression"`, 15); n != 15 {
 		t.Errorf("%d parallel compression lines, want 15", n)
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/zstd"
@@ -449,7 +448,8 @@ func TestESIPlanSharedThroughRedis(t *testing.T) {
 	_, first := planGet(t, baseA+"/page/s", "", "test", "Cookie", "g=a") // miss
 	planGet(t, baseA+"/page/s", "", "test", "Cookie", "g=a")             // hit: recorded, shared
 	waitFor(t, "the plan recorded", func() bool { return strings.Contains(a.out.String(), "parse plan of the page recorded") })
-	time.Sleep(200 * time.Millisecond) // the plan is saved after the response
+	// The plan is saved after the response: in Redis, beside the page.
+	waitFor(t, "the plan saved", func() bool { return len(redisKeys(t, redisAddr, "*esi_plan:*")) > 0 })
 
 	baseB, b := esiSite(t, freePort(t), o, conf)
 	_, got := planGet(t, baseB+"/page/s", "", "test", "Cookie", "g=a")

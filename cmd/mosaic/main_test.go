@@ -53,6 +53,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// waitCeiling bounds the tests' waits for what a server does in its own
+// time (a log line written after the answer, a reload, a store
+// update): reached only when it never comes, so it may be long enough for
+// a loaded machine (a race-built binary on two cores shared by many
+// tests) without slowing a test that passes.
+const waitCeiling = 30 * time.Second
+
 // freePort returns a loopback port that was free a moment ago, below the
 // kernel's ephemeral range (internal/testport).
 func freePort(t *testing.T) int {
@@ -281,7 +288,7 @@ func waitBody(t *testing.T, url, want string) {
 
 func waitOutput(t *testing.T, p *proc, want string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitCeiling)
 	for time.Now().Before(deadline) {
 		if strings.Contains(p.out.String(), want) {
 			return
@@ -289,6 +296,20 @@ func waitOutput(t *testing.T, p *proc, want string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("output lacks %q:\n%s", want, p.out.String())
+}
+
+// countOutput waits until p's output has want occurrences of s, or
+// waitCeiling, and returns how many it has: a server may write a line for
+// a request after its answer.
+func countOutput(p *proc, s string, want int) int {
+	deadline := time.Now().Add(waitCeiling)
+	for {
+		n := strings.Count(p.out.String(), s)
+		if n >= want || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // Without -c and without ./mosaic.conf, mosaic serves the working
