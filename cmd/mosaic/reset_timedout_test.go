@@ -215,14 +215,19 @@ func TestResetTimedoutServerLevelAsNGINX(t *testing.T) {
 				return 200 "on\n"; }
 			server { listen 127.0.0.1:%[2]d; server_name off.test; return 200 "off\n"; }`, port, second[who])
 	})
-	for _, c := range []struct {
+	cases := []struct {
 		host string
 		m, n int
 	}{
 		{"off.test", mport, nport}, {"on.test", mport, nport}, {"loc.test", mport, nport},
 		{"off.test", second["m"], second["n"]}, {"on.test", second["m"], second["n"]},
-	} {
-		if m, n := stoppedBodyEnds(t, c.host, c.m, c.n); m != n {
+	}
+	got := atOnce(2*len(cases), func(i int) string {
+		c := cases[i/2]
+		return stoppedBodyEnd(t, c.host, []int{c.m, c.n}[i%2])
+	})
+	for i, c := range cases {
+		if m, n := got[2*i], got[2*i+1]; m != n {
 			t.Errorf("%s on %d/%d: mosaic %s, nginx %s", c.host, c.m, c.n, m, n)
 		}
 	}
@@ -245,27 +250,25 @@ func TestDiscardLingerPerLocationAsNGINX(t *testing.T) {
 				location / { lingering_timeout 1s; reset_timedout_connection on; return 200 "loc\n"; } }
 			server { listen 127.0.0.1:%[1]d; server_name srv.test; lingering_timeout 1s; return 200 "srv\n"; }`, port)
 	})
-	for _, host := range []string{"loc.test", "srv.test"} {
-		if m, n := stoppedBodyEnds(t, host, mport, nport); m != n {
+	hosts := []string{"loc.test", "srv.test"}
+	got := atOnce(2*len(hosts), func(i int) string { return stoppedBodyEnd(t, hosts[i/2], []int{mport, nport}[i%2]) })
+	for i, host := range hosts {
+		if m, n := got[2*i], got[2*i+1]; m != n {
 			t.Errorf("%s: mosaic %s, nginx %s", host, m, n)
 		}
 	}
 }
 
-// stoppedBodyEnds sends mosaic's port m and NGINX's n a POST for host
-// whose body stops after 3 of its 10 bytes, and says how each ended the
-// connection (connEnd).
-func stoppedBodyEnds(t *testing.T, host string, m, n int) (mosaic, nginx string) {
-	ask := "POST / HTTP/1.1\r\nHost: " + host + "\r\nContent-Length: 10\r\n\r\nabc"
-	var got [2]string
-	for i, port := range []int{m, n} {
-		conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got[i] = connEnd(conn, ask)
+// stoppedBodyEnd sends port a POST for host whose body stops after 3 of
+// its 10 bytes, and says how the server ended the connection (connEnd).
+// Each waits out a timeout of the server's: the tests ask all at once
+// (atOnce).
+func stoppedBodyEnd(t *testing.T, host string, port int) string {
+	c, err := dialEnd(t, port)
+	if err != nil {
+		return err.Error()
 	}
-	return got[0], got[1]
+	return connEnd(c, "POST / HTTP/1.1\r\nHost: "+host+"\r\nContent-Length: 10\r\n\r\nabc")
 }
 
 // TestLingeringTimeEndAsNGINX: the end of lingering_time while NGINX
