@@ -980,16 +980,20 @@ func TestCacheCoalescing(t *testing.T) {
 // the slow first one instead.
 func TestCacheLockTimeoutAndAge(t *testing.T) {
 	t.Parallel()
-	// The slow first answers take 4 s, a waiter gives up after 200 or
-	// 300 ms: a second request that waited for the first takes the 4 s,
-	// and one that gave up fails the 3 s bound only if load delays it
-	// over 2.5 s (with 1.5 s and a bound of 1 s, some 700 ms did). Under
-	// the defaults' 5 s, so that a lock timeout or age not applied still
-	// makes the second wait for the first.
-	const slow, gaveUp = 4 * time.Second, 3 * time.Second
+	// The slow first answers are held until the second request has its
+	// answer (or a ceiling), a waiter gives up after 200 or 300 ms: a
+	// second request that waited would take the defaults' 5 s, and one
+	// that gave up fails the 3 s bound only if load delays it over
+	// 2.5 s (with a bound of 1 s, some 700 ms did). The hold was a 4 s
+	// sleep, waited out twice.
+	const gaveUp = 3 * time.Second
+	release := make(chan struct{}, 2)
 	o := newCacheOrigin(t, func(n int64, w http.ResponseWriter, r *http.Request) {
 		if n == 1 || r.URL.Query().Get("slow") != "" && n == 3 {
-			time.Sleep(slow)
+			select {
+			case <-release:
+			case <-time.After(waitCeiling):
+			}
 		}
 		w.Header().Set("Cache-Control", "max-age=60")
 		fmt.Fprint(w, vbody(n))
@@ -1022,6 +1026,7 @@ func TestCacheLockTimeoutAndAge(t *testing.T) {
 		if d := time.Since(start); d > gaveUp {
 			t.Errorf("%s: the second request waited %v for the slow first", url, d)
 		}
+		release <- struct{}{}
 		if r.body != vbody(firstN+1) || !strings.Contains(r.header.Get("Cache-Status"), wantDetail) {
 			t.Errorf("%s: second request %q, Cache-Status %q", url, r.body, r.header.Get("Cache-Status"))
 		}
