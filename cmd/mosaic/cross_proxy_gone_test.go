@@ -29,6 +29,10 @@ func TestProxyClientGoneOverTLSAsNGINX(t *testing.T) {
 	nginxPath(t)
 	var mu sync.Mutex
 	got := map[string][]string{} // by server: what the origin saw
+	// arrived has a value for each slow request at the origin: its
+	// client leaves only then (a fixed 300 ms could be too short for the
+	// request to get there on a loaded machine).
+	arrived := make(chan struct{}, 16)
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		who := r.Header.Get("X-Who")
 		note := func(s string) {
@@ -41,6 +45,7 @@ func TestProxyClientGoneOverTLSAsNGINX(t *testing.T) {
 			io.WriteString(w, "fast")
 			return
 		}
+		arrived <- struct{}{}
 		select {
 		case <-r.Context().Done():
 			note("gone")
@@ -78,7 +83,7 @@ func TestProxyClientGoneOverTLSAsNGINX(t *testing.T) {
 			}
 			time.Sleep(100 * time.Millisecond)
 			fmt.Fprintf(c, "GET %s/slow?h1 HTTP/1.1\r\nHost: a\r\n\r\n", loc)
-			time.Sleep(300 * time.Millisecond)
+			awaitSignal(t, arrived, loc+"/slow?h1 at the origin")
 			c.Close()
 		}
 		// HTTP/2: on one connection, a stream answered slowly while
@@ -102,7 +107,14 @@ func TestProxyClientGoneOverTLSAsNGINX(t *testing.T) {
 		for _, loc := range []string{"/fresh", "/kept"} {
 			ch := make(chan string)
 			go func() { ch <- do(context.Background(), loc+"/fast?h2") }()
-			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() {
+				select {
+				case <-arrived:
+				case <-time.After(waitCeiling):
+				}
+				cancel()
+			}()
 			answers = append(answers, do(ctx, loc+"/slow?h2"), <-ch)
 			cancel()
 		}

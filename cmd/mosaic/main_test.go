@@ -298,6 +298,17 @@ func waitOutput(t *testing.T, p *proc, want string) {
 	t.Fatalf("output lacks %q:\n%s", want, p.out.String())
 }
 
+// awaitSignal waits for a value on ch, which a test's server sends when
+// what happens, and fails the test if it never comes (by waitCeiling).
+func awaitSignal(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(waitCeiling):
+		t.Fatalf("%s never came", what)
+	}
+}
+
 // countOutput waits until p's output has want occurrences of s, or
 // waitCeiling, and returns how many it has: a server may write a line for
 // a request after its answer.
