@@ -243,7 +243,7 @@ func TestShutdownLimitCutsRequestsVisibly(t *testing.T) {
 		if !errors.Is(err, context.Canceled) || err.Error() != "request cut by the shutdown deadline" {
 			t.Errorf("the cut request's context ended with %v", err)
 		}
-	case <-time.After(2 * time.Second):
+	case <-time.After(30 * time.Second): // reached only if it never is
 		t.Fatal("the request was not cut")
 	}
 }
