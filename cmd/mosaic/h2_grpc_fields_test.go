@@ -166,4 +166,13 @@ func TestH2GRPCFieldsAsNGINX(t *testing.T) {
 			t.Errorf("%s:\nmosaic %s\nNGINX  %s", c.name, m, n)
 		}
 	}
+	// take does not wait: fields an upstream got after the client had
+	// its answer (a request refused yet passed on) would show in the
+	// next case, and for the last one only here, after one wait.
+	time.Sleep(300 * time.Millisecond)
+	for _, who := range []string{"m", "n"} {
+		if s := ups[who].take(); s != "" {
+			t.Errorf("%s: its upstream got a request after the client had the answer:\n%s", who, s)
+		}
+	}
 }
