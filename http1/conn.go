@@ -474,7 +474,7 @@ func (c *conn) loop(waited bool) {
 		// A connection parked in the middle of a header resumes reading
 		// it; any other waits for a request first.
 		if !c.midHead {
-			ok, park := c.awaitRequest(waited)
+			ok, park, at := c.awaitRequest(waited)
 			if park {
 				parked = true
 				c.handOver()
@@ -490,7 +490,10 @@ func (c *conn) loop(waited bool) {
 				c.handToHTTP2()
 				return
 			}
-			c.reqStart = time.Now()
+			if at.IsZero() {
+				at = time.Now()
+			}
+			c.reqStart = at
 			c.setStat(statReading)
 		}
 		waited = false
@@ -522,7 +525,12 @@ func (c *conn) loop(waited bool) {
 // last request came within busyGap) waits on its goroutine, and parks if
 // the wait lasts; any other parks as soon as a read finds nothing, so
 // that the stack its handler grew is given back at once.
-func (c *conn) awaitRequest(waited bool) (ok, park bool) {
+//
+// at is the clock's reading when the wait for a kept connection's next
+// request ended, zero where none was made: the request starts then, so
+// that one reading serves the busy test and $request_time's start (the
+// loop takes it for reqStart with nothing between that waits).
+func (c *conn) awaitRequest(waited bool) (ok, park bool, at time.Time) {
 	c.lim = c.srv.current()
 	// The last request's location no longer lingers or resets: a next
 	// request refused before any location closes by the server's values,
@@ -530,7 +538,7 @@ func (c *conn) awaitRequest(waited bool) (ok, park bool) {
 	c.locLinger, c.locLingerEach = 0, 0
 	c.locReset = resetDefault
 	if c.br != nil && c.br.Buffered() > 0 {
-		return true, false
+		return true, false, at
 	}
 	if c.raw == nil || waited {
 		// (A plain connection's empty buffer is readRaw's to keep or give
@@ -539,8 +547,8 @@ func (c *conn) awaitRequest(waited bool) (ok, park bool) {
 	}
 	if waited {
 		err := c.waitIdle()
-		c.busy = c.requests > 0 && err == nil && time.Since(c.idleFrom) < busyGap
-		return c.firstByte(err), false
+		at = c.woke(err, c.idleFrom)
+		return c.firstByte(err), false, at
 	}
 	wait, now := c.lim.KeepAliveTimeout, c.lastWrite
 	if now.IsZero() {
@@ -567,7 +575,7 @@ func (c *conn) awaitRequest(waited bool) (ok, park bool) {
 	c.idleFrom, c.waitUntil = now, c.armedDeadline()
 	if c.raw == nil {
 		// Over TLS the record layer may hold read-ahead: no parking.
-		return c.firstByte(c.fill()), false
+		return c.firstByte(c.fill()), false, at
 	}
 	if c.requests > 0 && !c.busy && !c.has.Load() {
 		if c.drained {
@@ -584,25 +592,37 @@ func (c *conn) awaitRequest(waited bool) (ok, park bool) {
 			c.drained = false
 			c.releaseReader()
 			c.releaseResp()
-			return false, true
+			return false, true, at
 		}
 		err := c.tryRaw()
 		if wouldBlock(err) {
 			c.releaseResp()
-			return false, true
+			return false, true, at
 		}
 		c.busy = err == nil
-		return c.firstByte(err), false
+		return c.firstByte(err), false, at
 	}
 	err := c.waitIdle()
 	if errors.Is(err, errPark) {
 		c.releaseResp()
-		return false, true
+		return false, true, at
 	}
-	// Only the waits between requests tell a busy connection: a first
-	// request comes at once from any client.
-	c.busy = c.requests > 0 && err == nil && time.Since(now) < busyGap
-	return c.firstByte(err), false
+	at = c.woke(err, now)
+	return c.firstByte(err), false, at
+}
+
+// woke sets busy once a wait for a request that began at since has ended
+// with err, and returns the clock's reading it took, zero where it took
+// none. Only the waits between requests tell a busy connection: a first
+// request comes at once from any client.
+func (c *conn) woke(err error, since time.Time) time.Time {
+	if c.requests == 0 || err != nil {
+		c.busy = false
+		return time.Time{}
+	}
+	now := time.Now()
+	c.busy = now.Sub(since) < busyGap
+	return now
 }
 
 // http2Preface starts every HTTP/2 connection (RFC 9113 §3.4).
