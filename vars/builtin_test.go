@@ -749,3 +749,16 @@ func TestConnAddrsKept(t *testing.T) {
 		t.Errorf("without Conn: %q, want %q", got, own)
 	}
 }
+
+// BenchmarkConnAddrs reads the four address variables from a connection's
+// kept split, as FastCGI's parameters do on every request: the counts of
+// the getters (callgrind, or -benchmem's allocations, none).
+func BenchmarkConnAddrs(b *testing.B) {
+	tpl := MustCompile("$remote_addr$remote_port$server_addr$server_port")
+	r := httptest.NewRequest("GET", "/", nil)
+	st := &State{Conn: NewConn(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 9), Port: 8080}, nil)}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = tpl.EvalState(r, st)
+	}
+}
