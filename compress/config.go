@@ -150,7 +150,7 @@ func (c *config) varies(compressible bool) bool {
 func (c *config) addVary(h http.Header) {
 	header.VaryAcceptEncoding(h)
 	if c.dicts != nil {
-		addVaryToken(h, "Available-Dictionary")
+		header.AddVary(h, "Available-Dictionary")
 	}
 }
 

@@ -31,7 +31,7 @@ func (w *responseWriter) decide(empty bool) {
 		// or not (RFC 9842 section 6.2): a cache must not hand it to a
 		// client without the dictionary.
 		header.VaryAcceptEncoding(h)
-		addVaryToken(h, "Available-Dictionary")
+		header.AddVary(h, "Available-Dictionary")
 	}
 	// The body cache keeps one body per coding; a dictionary's are not
 	// kept in it.

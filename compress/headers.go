@@ -16,15 +16,6 @@ func compressibleStatus(code int) bool {
 	return code == http.StatusOK || code == http.StatusForbidden || code == http.StatusNotFound
 }
 
-// addVaryToken adds name to Vary unless it is there or Vary is "*".
-func addVaryToken(h http.Header, name string) {
-	v := h["Vary"]
-	if header.HasToken(v, name) || header.HasToken(v, "*") {
-		return
-	}
-	h["Vary"] = append(v, name)
-}
-
 // declaredLength returns the Content-Length the handler set, or -1.
 func declaredLength(h http.Header) int64 {
 	v := h["Content-Length"]

@@ -1,6 +1,10 @@
 package static
 
 import (
+	"net/http/httptest"
+	"slices"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -131,5 +135,38 @@ func TestNotModifiedVary(t *testing.T) {
 			resp, _ := fx.do("GET", tc.path, header...)
 			expect(t, resp, tc.status, tc.want...)
 		})
+	}
+}
+
+// TestVariantVaryBesideOwn: a variant's Vary: Accept-Encoding goes before
+// a Vary already set by what runs before the file server, where NGINX
+// writes gzip_vary's line, and not beside "*", which covers it, as the
+// compressing filter's (header.VaryAcceptEncoding).
+func TestVariantVaryBesideOwn(t *testing.T) {
+	fx := serve(t, func(o *Options) {
+		o.Variants = func(*http.Request) ([]Variant, bool) {
+			return []Variant{{Suffix: ".gz", Encoding: "gzip"}}, true
+		}
+	})
+	if err := os.WriteFile(filepath.Join(fx.root, "dir/page.html.gz"), []byte("not really gzip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ before, want []string }{
+		{nil, []string{"Accept-Encoding"}},
+		{[]string{"Origin"}, []string{"Accept-Encoding", "Origin"}},
+		{[]string{"*"}, []string{"*"}},
+		{[]string{"accept-encoding"}, []string{"accept-encoding"}},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if tc.before != nil {
+				w.Header()["Vary"] = slices.Clone(tc.before)
+			}
+			fx.fs.ServeHTTP(w, r)
+		}))
+		resp, _ := testclient.Get(t, srv.URL+"/dir/page.html", "Accept-Encoding", "gzip")
+		srv.Close()
+		if got := resp.Header["Vary"]; resp.Header.Get("Content-Encoding") != "gzip" || !slices.Equal(got, tc.want) {
+			t.Errorf("Vary %q before: %q (Content-Encoding %q), want %q", tc.before, got, resp.Header.Get("Content-Encoding"), tc.want)
+		}
 	}
 }

@@ -230,9 +230,9 @@ func (h *FileServer) ranges(r *http.Request, etag []byte, mtime, size int64, max
 // (encoding set) carries its own Vary.
 func (h *FileServer) varyAs200(hdr http.Header, encoding, ctype string, length int64) {
 	if encoding == "" && h.varyEnc != nil && h.varyEnc(ctype, length) {
-		addVary(hdr, "Accept-Encoding")
+		header.VaryAcceptEncoding(hdr)
 		if h.varyDict {
-			addVary(hdr, "Available-Dictionary")
+			header.AddVary(hdr, "Available-Dictionary")
 		}
 	}
 }

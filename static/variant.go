@@ -22,13 +22,6 @@ type Variant struct {
 // Accept-Encoding (gzip_vary).
 type VariantFunc func(r *http.Request) (try []Variant, vary bool)
 
-// addVary adds name to Vary unless it is there.
-func addVary(hdr http.Header, name string) {
-	if !header.HasToken(hdr["Vary"], name) {
-		hdr["Vary"] = append(hdr["Vary"], name)
-	}
-}
-
 // serveVariant serves the first variant of rel that exists as a regular
 // file and reports whether it did. The variant's own size, ETag and
 // Last-Modified describe the response, as NGINX's gzip_static does; the
@@ -49,7 +42,7 @@ func (h *FileServer) serveVariant(w http.ResponseWriter, r *http.Request, rel st
 			continue
 		}
 		if vary {
-			addVary(w.Header(), "Accept-Encoding")
+			header.VaryAcceptEncoding(w.Header())
 		}
 		h.serveFile(w, r, &f, rel, v)
 		f.close()
@@ -61,7 +54,7 @@ func (h *FileServer) serveVariant(w http.ResponseWriter, r *http.Request, rel st
 		}
 		if f, err := h.open(rel + v.Suffix); err == nil {
 			f.close()
-			addVary(w.Header(), "Accept-Encoding")
+			header.VaryAcceptEncoding(w.Header())
 			break
 		}
 	}

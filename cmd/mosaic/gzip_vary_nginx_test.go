@@ -78,3 +78,66 @@ func TestGzipVaryAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestVaryStarAndOrderAsNGINX: where gzip_vary's "Vary: Accept-Encoding"
+// goes beside the response's own Vary. A precompressed copy's line comes
+// first and add_header's after it, "*" or Accept-Encoding included, as
+// from NGINX. Through gzip and brotli, an upstream's Vary keeps the line
+// first too; the kept differences (header.AddVary), pinned against
+// NGINX's answer: NGINX writes its line beside an upstream's "*" and
+// again beside its Accept-Encoding, mosaic adds nothing to either.
+func TestVaryStarAndOrderAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := headerOrigin(t)
+	dir := t.TempDir()
+	root := filepath.Join(dir, "www")
+	writeFile(t, filepath.Join(root, "a.html"), strings.Repeat("hello world ", 500))
+	writeFile(t, filepath.Join(root, "a.html.gz"), "gzip bytes")
+	main := "load_module /usr/lib/nginx/modules/ngx_http_brotli_filter_module.so;"
+	mport, nport := startBothMain(t, dir, main, func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%[1]d; types { text/html html; } gzip_vary on;
+			location /gz/ { gzip on; proxy_pass http://%[2]s; }
+			location /br/ { brotli on; proxy_pass http://%[2]s; }
+			location /static/ { alias %[3]s/; gzip_static on; }
+			location /origin/ { alias %[3]s/; gzip_static on; add_header Vary Origin; }
+			location /star/ { alias %[3]s/; gzip_static on; add_header Vary *; }
+			location /ae/ { alias %[3]s/; gzip_static on; add_header Vary Accept-Encoding; } }`, port, origin, root)
+	})
+	vary := func(port int, path, ae string) string {
+		resp, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port),
+			"GET "+path+" HTTP/1.1\r\nHost: a\r\nAccept-Encoding: "+ae+"\r\nConnection: close\r\n\r\n")
+		return fmt.Sprintf("%d %q %q", resp.StatusCode, resp.Header.Get("Content-Encoding"), resp.Header.Values("Vary"))
+	}
+	for _, c := range []struct {
+		path, ae    string
+		kept, nginx string // mosaic's Vary where it differs on purpose, and NGINX's there
+	}{
+		{"/static/a.html", "gzip", "", ""},
+		{"/static/a.html", "identity", "", ""},
+		{"/origin/a.html", "gzip", "", ""},
+		{"/star/a.html", "gzip", "", ""},
+		{"/ae/a.html", "gzip", "", ""},
+		{"/gz/?h=Vary:Origin", "gzip", "", ""},
+		{"/br/?h=Vary:Origin", "br", "", ""},
+		{"/gz/?h=Vary:*", "gzip", `["*"]`, `["Accept-Encoding" "*"]`},
+		{"/br/?h=Vary:*", "br", `["*"]`, `["Accept-Encoding" "*"]`},
+		{"/gz/?h=Vary:Cookie&h=Vary:*", "identity", `["Cookie" "*"]`, `["Accept-Encoding" "Cookie" "*"]`},
+		{"/gz/?h=Vary:Accept-Encoding", "gzip", `["Accept-Encoding"]`, `["Accept-Encoding" "Accept-Encoding"]`},
+	} {
+		m, n := vary(mport, c.path, c.ae), vary(nport, c.path, c.ae)
+		if c.kept == "" {
+			if m != n {
+				t.Errorf("%s (%s): mosaic %s, nginx %s", c.path, c.ae, m, n)
+			}
+			continue
+		}
+		// The same status and coding; the Vary each is pinned to.
+		status, _, _ := strings.Cut(n, " [")
+		if want := status + " " + c.nginx; n != want {
+			t.Errorf("%s (%s): nginx %s, the test expects %s", c.path, c.ae, n, want)
+		}
+		if want := status + " " + c.kept; m != want {
+			t.Errorf("%s (%s): mosaic %s, want %s (nginx %s)", c.path, c.ae, m, want, n)
+		}
+	}
+}

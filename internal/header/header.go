@@ -271,15 +271,34 @@ func GzipBody(h http.Header) bool {
 }
 
 // VaryAcceptEncoding adds "Vary: Accept-Encoding" unless h already says
-// so, or says "*", which covers it. It goes first, where NGINX writes
-// gzip_vary's line: before the response's own Vary lines, an upstream's
-// or add_header's.
+// so, or says "*", which covers it (see AddVary). It goes first, where
+// NGINX writes gzip_vary's line: before the response's own Vary lines, an
+// upstream's or add_header's.
 func VaryAcceptEncoding(h http.Header) {
 	v := h["Vary"]
-	if HasToken(v, "Accept-Encoding") || HasToken(v, "*") {
+	if !needsVary(v, "Accept-Encoding") {
 		return
 	}
 	h["Vary"] = append([]string{"Accept-Encoding"}, v...)
+}
+
+// AddVary adds name to the end of h's Vary unless it is there or Vary
+// says "*". NGINX writes gzip_vary's line whatever the response's Vary
+// says, twice where an upstream sent Accept-Encoding and beside "*";
+// mosaic adds a name once, and leaves "*" alone: it already says the
+// answer varies on anything, and "*" with names beside it is outside
+// RFC 7231's grammar (`"*" / 1#field-name`), which caches still read.
+func AddVary(h http.Header, name string) {
+	v := h["Vary"]
+	if needsVary(v, name) {
+		h["Vary"] = append(v, name)
+	}
+}
+
+// needsVary reports whether a Vary of values lacks name: neither names it
+// nor says "*".
+func needsVary(values []string, name string) bool {
+	return !HasToken(values, name) && !HasToken(values, "*")
 }
 
 // Field is one name of a header with its values, as a walk over a

@@ -200,3 +200,29 @@ func TestDigits(t *testing.T) {
 		}
 	}
 }
+
+// TestVaryAdds: VaryAcceptEncoding puts its line first, AddVary its name
+// last; neither adds a name Vary already has (in any case, in any line)
+// or one beside "*".
+func TestVaryAdds(t *testing.T) {
+	for _, c := range []struct {
+		in, first, last []string
+	}{
+		{nil, []string{"Accept-Encoding"}, []string{"X"}},
+		{[]string{"Origin"}, []string{"Accept-Encoding", "Origin"}, []string{"Origin", "X"}},
+		{[]string{"Origin, accept-encoding", "x"}, []string{"Origin, accept-encoding", "x"}, []string{"Origin, accept-encoding", "x"}},
+		{[]string{"*"}, []string{"*"}, []string{"*"}},
+		{[]string{"Cookie", " * "}, []string{"Cookie", " * "}, []string{"Cookie", " * "}},
+	} {
+		h := http.Header{"Vary": slices.Clone(c.in)}
+		VaryAcceptEncoding(h)
+		if !slices.Equal(h["Vary"], c.first) {
+			t.Errorf("VaryAcceptEncoding of %q: %q, want %q", c.in, h["Vary"], c.first)
+		}
+		h = http.Header{"Vary": slices.Clone(c.in)}
+		AddVary(h, "X")
+		if !slices.Equal(h["Vary"], c.last) {
+			t.Errorf("AddVary of %q: %q, want %q", c.in, h["Vary"], c.last)
+		}
+	}
+}
