@@ -56,9 +56,6 @@ func Handler(limits Limits, s Sends, next http.Handler) http.Handler {
 		tw := &writer{ResponseWriter: w, r: r, limits: limits, sends: s, start: vars.StartTime(r.Context())}
 		tw.clock = &tw.wall
 		next.ServeHTTP(tw, r)
-		if tw.wall.timer != nil {
-			tw.wall.timer.Stop()
-		}
 	})
 }
 
@@ -274,23 +271,14 @@ func (w *writer) wait(d time.Duration) error {
 	return w.clock.sleep(w.r.Context(), d)
 }
 
-// wallClock is the real clock, its sleeps on one timer for the response.
-type wallClock struct{ timer *time.Timer }
+// wallClock is the real clock, its sleeps on one timer for the response
+// (pace.Timer, which stops it when the request ends during a sleep).
+type wallClock struct{ timer pace.Timer }
 
 func (*wallClock) now() time.Time { return time.Now() }
 
 func (c *wallClock) sleep(ctx context.Context, d time.Duration) error {
-	if c.timer == nil {
-		c.timer = time.NewTimer(d)
-	} else {
-		c.timer.Reset(d)
-	}
-	select {
-	case <-c.timer.C:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
+	return c.timer.Sleep(ctx, d)
 }
 
 // ReadFrom keeps the server's sendfile path for a response without a

@@ -80,7 +80,7 @@ func FileSend(limit, pos, end int64) int64 {
 // pipe paces the reading of a response from its upstream
 // (proxy_limit_rate): counted from the Reader's making, a read may take
 // what Limit allows, and holds the next one back for its bytes' Delay.
-// A wait ends early, with the context's error, when ctx is done.
+// A wait ends early, with the context's cause, when ctx is done.
 type Reader struct {
 	ctx   context.Context
 	src   io.Reader
@@ -88,7 +88,7 @@ type Reader struct {
 	start time.Time
 	read  int64
 	due   time.Time
-	timer *time.Timer
+	timer Timer
 }
 
 // NewReader returns src paced to rate bytes per second (rate > 0).
@@ -114,23 +114,31 @@ func (r *Reader) Read(p []byte) (int, error) {
 			}
 			until = Wake(r.rate, r.start, now, r.read)
 		}
-		if err := r.wait(until.Sub(now)); err != nil {
+		if err := r.timer.Sleep(r.ctx, until.Sub(now)); err != nil {
 			return 0, err
 		}
 	}
 }
 
-func (r *Reader) wait(d time.Duration) error {
-	if r.timer == nil {
-		r.timer = time.NewTimer(d)
+// Timer is the wait of a paced body (Reader's, package throttle's): one
+// timer, made at the first wait and reset for each after, since a body
+// waits once a read or a send and a timer a wait (time.NewTimer,
+// time.After) would be an allocation each. The zero Timer is ready.
+type Timer struct{ t *time.Timer }
+
+// Sleep waits d, or until ctx is done, and then returns its cause
+// (context.Cause: its error unless it was cancelled with one).
+func (t *Timer) Sleep(ctx context.Context, d time.Duration) error {
+	if t.t == nil {
+		t.t = time.NewTimer(d)
 	} else {
-		r.timer.Reset(d)
+		t.t.Reset(d)
 	}
 	select {
-	case <-r.timer.C:
+	case <-t.t.C:
 		return nil
-	case <-r.ctx.Done():
-		r.timer.Stop()
-		return r.ctx.Err()
+	case <-ctx.Done():
+		t.t.Stop() // nothing left to fire for a request that is gone
+		return context.Cause(ctx)
 	}
 }

@@ -3,6 +3,7 @@ package pace
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"testing"
 	"time"
@@ -104,5 +105,24 @@ func TestFileSend(t *testing.T) {
 		if got := FileSend(c.limit, c.pos, c.end); got != c.want {
 			t.Errorf("FileSend(%d, %d, %d) = %d, want %d", c.limit, c.pos, c.end, got, c.want)
 		}
+	}
+}
+
+// TestReaderEndsWithCause: a read waiting for its turn ends when the
+// context does, with the cause it was cancelled with (context.Cause), as
+// throttle's sends do: the proxy then tells why the body stopped.
+func TestReaderEndsWithCause(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	r := NewReader(ctx, bytes.NewReader(make([]byte, 100)), 10)
+	buf := make([]byte, 10)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		t.Fatal(err)
+	}
+	cause := errors.New("client gone")
+	time.AfterFunc(50*time.Millisecond, func() { cancel(cause) })
+	start := time.Now()
+	_, err := io.ReadFull(r, buf) // due in 1 s, at 10 bytes a second
+	if !errors.Is(err, cause) || time.Since(start) > 900*time.Millisecond {
+		t.Errorf("read ended with %v after %v, want %v before 1 s", err, time.Since(start), cause)
 	}
 }
