@@ -984,10 +984,7 @@ func (e *errorPageWriter) WriteHeader(code int) {
 			// The fields of the body the page replaces (the length and type
 			// of the server's own page) must not describe the page's: a
 			// target that streams its answer would go out cut to them.
-			h := e.ResponseWriter.Header()
-			for _, k := range representationHeaders {
-				delete(h, k)
-			}
+			clearRepresentation(e.ResponseWriter.Header(), code)
 			if code == http.StatusRequestedRangeNotSatisfiable {
 				// A refused range's page keeps what add_header and
 				// expires gave the 200, as NGINX's does, a

@@ -120,6 +120,22 @@ var refreshEscapes = percent.NewSet(func(c byte) bool {
 var representationHeaders = []string{"Etag", "Last-Modified", "Content-Encoding", "Content-Length",
 	"Content-Type", "Accept-Ranges", "Content-Disposition", "Content-Language", "Transfer-Encoding"}
 
+// clearRepresentation drops from h the fields of the representation that
+// failed, which must not describe the page for code. A refused range's
+// 416 keeps Content-Language and Content-Disposition: NGINX's special
+// response clears only Accept-Ranges, Last-Modified and ETag of the 200
+// whose range it refused (and replaces its length and type), so an
+// upstream's, a cached response's or add_header's stay on its page, and
+// on an error_page's.
+func clearRepresentation(h http.Header, code int) {
+	for _, k := range representationHeaders {
+		if code == http.StatusRequestedRangeNotSatisfiable && (k == "Content-Language" || k == "Content-Disposition") {
+			continue
+		}
+		delete(h, k)
+	}
+}
+
 // Error sends the standard error response for code. Modules call it for
 // the errors they generate, so that error_page can replace the body.
 func Error(w http.ResponseWriter, r *http.Request, code int) {
@@ -149,9 +165,7 @@ func Error(w http.ResponseWriter, r *http.Request, code int) {
 	// The headers of the representation that failed must not describe the
 	// error page; the others (Location, Allow, Content-Range, Vary,
 	// Set-Cookie, WWW-Authenticate) belong to the error and stay.
-	for _, k := range representationHeaders {
-		delete(h, k)
-	}
+	clearRepresentation(h, code)
 	cl := requestLoc(r)
 	if loc := h["Location"]; len(loc) == 1 && (code == http.StatusMovedPermanently || code == http.StatusFound) &&
 		cl != nil && cl.msieRefresh.V && useragent.MSIE(r.Header.Get("User-Agent")) {
