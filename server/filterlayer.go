@@ -179,8 +179,14 @@ func (h *gateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.next.ServeHTTP(w, r)
 		return
 	}
+	// The first gate of the request: cur is nil only here, once per
+	// request (each has a root of its own, http1's record included), so
+	// the base gate is as made, open and without a map. A later pass
+	// (an internal redirect, error_page, a post action) gets a new gate
+	// (switchTo), and a chain entered again (an ESI replay) keeps this
+	// one, above.
 	g := &ri.fl.base
-	g.w, g.hdr = w, nil
+	g.w = w
 	ri.fl.cur = g
 	defer func() {
 		if p := recover(); p != nil {
