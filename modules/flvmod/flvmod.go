@@ -11,31 +11,9 @@ import (
 	"github.com/mosaic-edge/mosaic/static"
 )
 
-// locConf holds the location's own "flv" line: like NGINX's content
-// handler, it is not inherited by nested locations, only by the "if"
-// blocks inside the location.
-type locConf struct{ on bool }
-
-var module = &server.Module{
-	Name: "flv",
-	Directives: []server.Directive{
-		{Name: "flv", Context: server.CtxLocation, Set: func(c *server.Cmd) error {
-			c.Loc().(*locConf).on = true
-			return nil
-		}},
-	},
-	NewLoc: func() any { return &locConf{} },
-}
-
-func init() {
-	module.Content = content
-	server.Register(module)
-}
+func init() { server.RegisterSwitch("flv", content) }
 
 func content(l *server.Location) (http.Handler, error) {
-	if !server.LocConf[*locConf](l.Own(), module).on {
-		return nil, nil
-	}
 	files, err := staticmod.CutContent(l, static.FLV)
 	if err != nil {
 		return nil, err
