@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mosaic-edge/mosaic/internal/gateway"
 	"github.com/mosaic-edge/mosaic/internal/syncbuf"
 	"github.com/mosaic-edge/mosaic/proxy"
 	"github.com/mosaic-edge/mosaic/scgi"
@@ -37,7 +38,7 @@ func TestTooBigHeaderLogged(t *testing.T) {
 	logs := &syncbuf.Buffer{}
 	addr := ln.Addr().String()
 	pass := proxy.Pass{Scheme: "scgi", Host: "127.0.0.1", Port: addr[strings.LastIndexByte(addr, ':')+1:]}
-	h, err := proxy.New(proxy.Options{Pass: pass, Wire: &scgi.Wire{MaxHeaderSize: 1024},
+	h, err := proxy.New(proxy.Options{Pass: pass, Wire: &scgi.Wire{Stream: gateway.Stream{MaxHeaderSize: 1024}},
 		Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)

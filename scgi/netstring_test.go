@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/gateway"
 )
 
 // The bytes NGINX sends: the netstring's length counts every name, value
@@ -103,7 +105,7 @@ func TestWireAppendHead(t *testing.T) {
 	}
 	var out strings.Builder
 	bw := bufio.NewWriter(&out)
-	for _, w := range []*Wire{{}, {DropBody: true}} {
+	for _, w := range []*Wire{{}, {Stream: gateway.Stream{DropBody: true}}} {
 		out.Reset()
 		w.WriteBody(bw, []byte("abc"))
 		w.EndBody(bw)
@@ -120,7 +122,7 @@ func TestWireReadResponse(t *testing.T) {
 	if _, err := (&Wire{}).ReadResponse(bufio.NewReader(strings.NewReader(big)), httptest.NewRequest("GET", "/", nil)); err == nil {
 		t.Error("a head over scgi_buffer_size is read")
 	}
-	resp, err := (&Wire{MaxHeaderSize: 8192}).ReadResponse(bufio.NewReader(strings.NewReader(big)), httptest.NewRequest("GET", "/", nil))
+	resp, err := (&Wire{Stream: gateway.Stream{MaxHeaderSize: 8192}}).ReadResponse(bufio.NewReader(strings.NewReader(big)), httptest.NewRequest("GET", "/", nil))
 	if err != nil || resp.StatusCode != 404 || !resp.Close {
 		t.Errorf("with a larger buffer: %v %v", resp, err)
 	}

@@ -1,7 +1,6 @@
 package scgi
 
 import (
-	"bufio"
 	"net/http"
 	"slices"
 
@@ -10,23 +9,21 @@ import (
 
 // DefaultMaxHeaderSize is the default limit on a response head, NGINX's
 // scgi_buffer_size default (one memory page).
-const DefaultMaxHeaderSize = 4096
+const DefaultMaxHeaderSize = gateway.DefaultMaxHeaderSize
 
 // Wire encodes requests and decodes answers for one scgi_pass. Its
 // methods are the ones proxy.Options.Wire asks for, so the server's
 // upstream groups, timeouts and body handling carry SCGI as they carry
 // HTTP.
 type Wire struct {
+	// Stream holds MaxHeaderSize (scgi_buffer_size) and DropBody
+	// (scgi_pass_request_body off), and reads the answer. First, so
+	// that the method an interface call reaches through it is a jump
+	// without a change of receiver.
+	gateway.Stream
 	// Vars appends the variables of r to dst (CONTENT_LENGTH, which comes
 	// first, excepted); nil means CGIVars.
 	Vars func(dst []Var, r *http.Request) []Var
-	// MaxHeaderSize limits the response head (scgi_buffer_size); 0 means
-	// DefaultMaxHeaderSize.
-	MaxHeaderSize int
-	// DropBody sends the request without its body ("scgi_pass_request_body
-	// off"); CONTENT_LENGTH still says what the client sent, as NGINX's
-	// does.
-	DropBody bool
 }
 
 // AppendHead appends the netstring of r, whose body is length bytes, to
@@ -39,30 +36,6 @@ func (w *Wire) AppendHead(dst []byte, r *http.Request, length int64) ([]byte, er
 		vars = CGIVars(nil, r)
 	}
 	return AppendRequest(dst, length, vars)
-}
-
-// WriteBody writes a piece of the request body: SCGI sends it as it is.
-func (w *Wire) WriteBody(bw *bufio.Writer, p []byte) error {
-	if w.DropBody {
-		return nil
-	}
-	_, err := bw.Write(p)
-	return err
-}
-
-// EndBody writes nothing: the application reads CONTENT_LENGTH bytes.
-func (w *Wire) EndBody(*bufio.Writer) error { return nil }
-
-// ReadResponse reads the answer as NGINX reads an SCGI application's
-// (gateway.ReadResponse): an optional status line, CGI header lines, a
-// body up to its Content-Length or the end of the connection, which is
-// never reused.
-func (w *Wire) ReadResponse(br *bufio.Reader, r *http.Request) (*http.Response, error) {
-	max := w.MaxHeaderSize
-	if max <= 0 {
-		max = DefaultMaxHeaderSize
-	}
-	return gateway.ReadResponse(br, r, max)
 }
 
 // HiddenHeaders are the answer's headers NGINX's SCGI module keeps from

@@ -1,7 +1,6 @@
 package uwsgi
 
 import (
-	"bufio"
 	"net/http"
 
 	"github.com/mosaic-edge/mosaic/internal/gateway"
@@ -9,13 +8,18 @@ import (
 
 // DefaultMaxHeaderSize is the default limit on a response head, NGINX's
 // uwsgi_buffer_size default (one memory page).
-const DefaultMaxHeaderSize = 4096
+const DefaultMaxHeaderSize = gateway.DefaultMaxHeaderSize
 
 // Wire encodes requests and decodes answers for one uwsgi_pass. Its
 // methods are the ones the proxy package's Options.Wire asks for, so the
 // server's upstream groups, timeouts and body handling carry uwsgi as
 // they carry HTTP; Handler uses them over a connection of its own.
 type Wire struct {
+	// Stream holds MaxHeaderSize (uwsgi_buffer_size) and DropBody
+	// (uwsgi_pass_request_body off), and reads the answer. First, so
+	// that the method an interface call reaches through it is a jump
+	// without a change of receiver.
+	gateway.Stream
 	// Modifier1 and Modifier2 go in the packet header (uwsgi_modifier1,
 	// uwsgi_modifier2); 0 and 0 is a WSGI request.
 	Modifier1, Modifier2 byte
@@ -23,12 +27,6 @@ type Wire struct {
 	Vars func(dst []Var, r *http.Request) []Var
 	// Extra follows the variables inside the packet (uwsgi_string).
 	Extra []byte
-	// MaxHeaderSize limits the response head (uwsgi_buffer_size); 0
-	// means DefaultMaxHeaderSize.
-	MaxHeaderSize int
-	// DropBody sends the request without its body ("uwsgi_pass_request_body
-	// off"); the variables still say what the client sent.
-	DropBody bool
 }
 
 // AppendHead appends the packet header and the variables of r to dst. A
@@ -42,30 +40,6 @@ func (w *Wire) AppendHead(dst []byte, r *http.Request, _ int64) ([]byte, error) 
 		vars = CGIVars(nil, r)
 	}
 	return AppendRequest(dst, w.Modifier1, w.Modifier2, vars, w.Extra)
-}
-
-// WriteBody writes a piece of the request body: uwsgi sends it as it is.
-func (w *Wire) WriteBody(bw *bufio.Writer, p []byte) error {
-	if w.DropBody {
-		return nil
-	}
-	_, err := bw.Write(p)
-	return err
-}
-
-// EndBody writes nothing: the application reads CONTENT_LENGTH bytes.
-func (w *Wire) EndBody(*bufio.Writer) error { return nil }
-
-// ReadResponse reads the answer's head from br as NGINX reads a uwsgi
-// application's (gateway.ReadResponse): an optional status line, CGI
-// header lines, a body up to its Content-Length or the end of the
-// connection, which is never reused.
-func (w *Wire) ReadResponse(br *bufio.Reader, r *http.Request) (*http.Response, error) {
-	max := w.MaxHeaderSize
-	if max <= 0 {
-		max = DefaultMaxHeaderSize
-	}
-	return gateway.ReadResponse(br, r, max)
 }
 
 // HiddenHeaders are the answer's headers NGINX's uwsgi module keeps from

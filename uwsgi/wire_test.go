@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/gateway"
 )
 
 func TestWireReadResponse(t *testing.T) {
@@ -52,7 +54,7 @@ func TestWireReadResponse(t *testing.T) {
 	if _, err := (&Wire{}).ReadResponse(bufio.NewReader(strings.NewReader(big)), httptest.NewRequest("GET", "/", nil)); err == nil {
 		t.Error("a head over uwsgi_buffer_size is read")
 	}
-	if _, err := (&Wire{MaxHeaderSize: 8192}).ReadResponse(bufio.NewReader(strings.NewReader(big)), httptest.NewRequest("GET", "/", nil)); err != nil {
+	if _, err := (&Wire{Stream: gateway.Stream{MaxHeaderSize: 8192}}).ReadResponse(bufio.NewReader(strings.NewReader(big)), httptest.NewRequest("GET", "/", nil)); err != nil {
 		t.Errorf("with a larger buffer: %v", err)
 	}
 }

@@ -52,11 +52,9 @@ func init() {
 var gateway = gatewaymod.Gateway{
 	Conf: func(l *server.Location) *gatewaymod.Conf { return &server.LocConf[*locConf](l, module).gw },
 	Wire: func(l *server.Location, g *gatewaymod.Conf) proxy.Wire {
-		return &scgi.Wire{
-			Vars:          g.Params().Append,
-			MaxHeaderSize: g.BufferSize(),
-			DropBody:      !server.LocConf[*locConf](l, module).passBody.Or(true),
-		}
+		w := &scgi.Wire{Vars: g.Params().Append}
+		w.MaxHeaderSize, w.DropBody = g.BufferSize(), !server.LocConf[*locConf](l, module).passBody.Or(true)
+		return w
 	},
 }
 

@@ -106,14 +106,14 @@ var gateway = gatewaymod.Gateway{
 	Conf: func(l *server.Location) *gatewaymod.Conf { return &server.LocConf[*locConf](l, module).gw },
 	Wire: func(l *server.Location, g *gatewaymod.Conf) proxy.Wire {
 		lc := server.LocConf[*locConf](l, module)
-		return &uwsgi.Wire{
-			Modifier1:     byte(lc.modifier1.V),
-			Modifier2:     byte(lc.modifier2.V),
-			Vars:          g.Params().Append,
-			Extra:         []byte(lc.str.V),
-			MaxHeaderSize: g.BufferSize(),
-			DropBody:      !lc.passBody.Or(true),
+		w := &uwsgi.Wire{
+			Modifier1: byte(lc.modifier1.V),
+			Modifier2: byte(lc.modifier2.V),
+			Vars:      g.Params().Append,
+			Extra:     []byte(lc.str.V),
 		}
+		w.MaxHeaderSize, w.DropBody = g.BufferSize(), !lc.passBody.Or(true)
+		return w
 	},
 	// NGINX's uwsgi module passes a Status header on; FastCGI's hides it.
 	Adjust: func(_ *server.Location, o *proxy.Options) { o.DefaultHide = uwsgi.HiddenHeaders },
