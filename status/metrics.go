@@ -146,10 +146,7 @@ func (m *Metrics) AppendPrometheus(b []byte, c StubCounts) []byte {
 	for _, k := range sortedKeys2(m.responses) {
 		b = sample(b, "mosaic_http_responses_total", []string{"server", k[0], "code", k[1]}, float64(m.responses[k]))
 	}
-	b = family(b, "mosaic_http_sent_bytes_total", "counter", "Bytes sent to clients, headers included, by virtual server.")
-	for _, k := range sortedKeys(m.bytes) {
-		b = sample(b, "mosaic_http_sent_bytes_total", []string{"server", k}, float64(m.bytes[k]))
-	}
+	b = counters(b, "mosaic_http_sent_bytes_total", "Bytes sent to clients, headers included, by virtual server.", "server", m.bytes)
 	b = family(b, "mosaic_upstream_response_seconds", "histogram", "Time to receive an upstream's whole response, by upstream.")
 	for _, k := range sortedKeys(m.upstream) {
 		h := m.upstream[k]
@@ -163,22 +160,10 @@ func (m *Metrics) AppendPrometheus(b []byte, c StubCounts) []byte {
 		b = sample(b, "mosaic_upstream_response_seconds_sum", []string{"upstream", k}, h.sum)
 		b = sample(b, "mosaic_upstream_response_seconds_count", []string{"upstream", k}, float64(h.n))
 	}
-	b = family(b, "mosaic_cache_responses_total", "counter", "Responses of cached locations, by cache status (HIT, MISS, ...).")
-	for _, k := range sortedKeys(m.cache) {
-		b = sample(b, "mosaic_cache_responses_total", []string{"status", k}, float64(m.cache[k]))
-	}
-	b = family(b, "mosaic_compression_input_bytes_total", "counter", "Bytes given to the encoders, by coding.")
-	for _, k := range sortedKeys(m.compressIn) {
-		b = sample(b, "mosaic_compression_input_bytes_total", []string{"coding", k}, float64(m.compressIn[k]))
-	}
-	b = family(b, "mosaic_compression_output_bytes_total", "counter", "Bytes the encoders produced, by coding; input over output is the ratio.")
-	for _, k := range sortedKeys(m.compressOut) {
-		b = sample(b, "mosaic_compression_output_bytes_total", []string{"coding", k}, float64(m.compressOut[k]))
-	}
-	b = family(b, "mosaic_esi_fragments_total", "counter", "ESI fragments fetched, by result.")
-	for _, k := range sortedKeys(m.fragments) {
-		b = sample(b, "mosaic_esi_fragments_total", []string{"result", k}, float64(m.fragments[k]))
-	}
+	b = counters(b, "mosaic_cache_responses_total", "Responses of cached locations, by cache status (HIT, MISS, ...).", "status", m.cache)
+	b = counters(b, "mosaic_compression_input_bytes_total", "Bytes given to the encoders, by coding.", "coding", m.compressIn)
+	b = counters(b, "mosaic_compression_output_bytes_total", "Bytes the encoders produced, by coding; input over output is the ratio.", "coding", m.compressOut)
+	b = counters(b, "mosaic_esi_fragments_total", "ESI fragments fetched, by result.", "result", m.fragments)
 	b = family(b, "mosaic_limit_rejected_total", "counter", "Requests rejected by limit_req or limit_conn, by limit and zone.")
 	for _, k := range sortedKeys2(m.limited) {
 		b = sample(b, "mosaic_limit_rejected_total", []string{"limit", k[0], "zone", k[1]}, float64(m.limited[k]))
@@ -242,6 +227,16 @@ func formatFloat(v float64) string {
 		return strconv.FormatInt(int64(v), 10)
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// counters appends a counter family, name, of one sample for each key of
+// counts, labelled label="key", in the keys' order.
+func counters(b []byte, name, help, label string, counts map[string]uint64) []byte {
+	b = family(b, name, "counter", help)
+	for _, k := range sortedKeys(counts) {
+		b = sample(b, name, []string{label, k}, float64(counts[k]))
+	}
+	return b
 }
 
 func sortedKeys[V any](m map[string]V) []string {
