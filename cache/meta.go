@@ -194,17 +194,14 @@ func (r *metaReader) uvarint() uint64 {
 	return v
 }
 
+// varint decodes what uvarint reads as binary.Varint does (zigzag).
 func (r *metaReader) varint() int64 {
-	if r.err != nil {
-		return 0
+	ux := r.uvarint()
+	x := int64(ux >> 1)
+	if ux&1 != 0 {
+		x = ^x
 	}
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err = errShortMeta
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
+	return x
 }
 
 func (r *metaReader) string() string {
