@@ -1,15 +1,15 @@
 package static
 
 import (
-	"net/http/httptest"
-	"slices"
-
-	"github.com/mosaic-edge/mosaic/internal/testclient"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 // isHTML stands for a filter's test of a Content-Type.
