@@ -82,15 +82,28 @@ func (w *responseWriter) decide(empty bool) {
 func (w *responseWriter) setCodingHeaders(h http.Header, token string) {
 	v := new(codingValues)
 	w.values = v
-	v[0] = token
-	h["Content-Encoding"] = v[0:1:1]
-	delete(h, "Accept-Ranges")
-	header.WeakenETagInto(h, v[1:2:2])
+	v.v[0] = token
+	h["Content-Encoding"] = v.v[0:1:1]
+	// NGINX's filters clear Accept-Ranges on a body they encode. A nil
+	// value is no field to every reader of the map (http1's writer and
+	// net/http's write none, $sent_http_accept_ranges and the caches
+	// read its length), and overwriting the file server's entry runs
+	// the map's assignment, which the response runs anyway, where a
+	// delete ran code of its own: 268 instructions and 23 I1 misses a
+	// response (compress README, "A compressed answer's fields").
+	if len(h["Accept-Ranges"]) > 0 {
+		h["Accept-Ranges"] = nil
+	}
+	header.WeakenETagInto(h, v.v[1:2:2], v.etag[:])
 }
 
 // codingValues are a compressed response's Content-Encoding, weak ETag
-// and Content-Length.
-type codingValues [3]string
+// and Content-Length, and the weak ETag's bytes when they fit (as a
+// file server's validator, of a time and a size, does).
+type codingValues struct {
+	v    [3]string
+	etag [48]byte
+}
 
 // choose returns the best coding the client accepts whose own directives
 // take this response, or Identity. length is the body's length, -1 when

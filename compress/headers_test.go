@@ -17,6 +17,8 @@ func TestETag(t *testing.T) {
 		{`"abc"`, `W/"abc"`},
 		{`W/"abc"`, `W/"abc"`},
 		{`abc`, ""}, // not a validator: removed, as NGINX does
+		// Longer than the values' own room for the weak form: made apart.
+		{`"` + strings.Repeat("e", 64) + `"`, `W/"` + strings.Repeat("e", 64) + `"`},
 	} {
 		url := serve(t, mustNew(t, respond(200, page, "Content-Type: text/html", "ETag: "+tc.etag), allOn(nil)))
 		resp := fetchDecoded(t, url, page, browser)
@@ -34,8 +36,10 @@ func TestETag(t *testing.T) {
 func TestAcceptRangesRemoved(t *testing.T) {
 	page := text(3000)
 	url := serve(t, mustNew(t, respond(200, page, "Content-Type: text/html", "Accept-Ranges: bytes"), allOn(nil)))
-	if resp := fetchDecoded(t, url, page, browser); resp.Header.Get("Accept-Ranges") != "" {
-		t.Errorf("compressed response kept Accept-Ranges: %q", resp.Header.Get("Accept-Ranges"))
+	// No line at all, not an empty one: the filter leaves the field's
+	// entry without values, which no writer sends.
+	if resp := fetchDecoded(t, url, page, browser); resp.Header["Accept-Ranges"] != nil {
+		t.Errorf("compressed response kept Accept-Ranges: %q", resp.Header["Accept-Ranges"])
 	}
 	if resp, _ := fetch(t, http.MethodGet, url); resp.Header.Get("Accept-Ranges") != "bytes" {
 		t.Errorf("identity response lost Accept-Ranges")

@@ -324,16 +324,16 @@ func (w *responseWriter) dropEncoder() {
 // replaced: what goes out then is not that body. Vary stays: the filter
 // adds it before choosing (decide), so an identity answer to this
 // request carries it as well. Accept-Ranges, which setCodingHeaders
-// deleted, is not restored: keeping it would cost every compressed
+// emptied, is not restored: keeping it would cost every compressed
 // response a lookup, and its absence only withholds an offer.
 func (w *responseWriter) uncode() {
 	h, v := w.rw.Header(), w.values
 	delete(h, "Content-Length")
-	if ce := h["Content-Encoding"]; len(ce) > 0 && &ce[0] == &v[0] {
+	if ce := h["Content-Encoding"]; len(ce) > 0 && &ce[0] == &v.v[0] {
 		delete(h, "Content-Encoding")
 	}
-	if et := h["Etag"]; len(et) > 0 && &et[0] == &v[1] {
-		v[1] = strings.TrimPrefix(v[1], "W/") // WeakenETagInto's prefix
+	if et := h["Etag"]; len(et) > 0 && &et[0] == &v.v[1] {
+		v.v[1] = strings.TrimPrefix(v.v[1], "W/") // WeakenETagInto's prefix
 	}
 }
 

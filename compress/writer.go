@@ -293,7 +293,7 @@ func (w *responseWriter) sendHeader(length int64) {
 	case length >= 0:
 		var cl []string
 		if w.values != nil {
-			cl = w.values[2:3:3]
+			cl = w.values.v[2:3:3]
 		} else {
 			cl = make([]string, 1)
 		}

@@ -210,7 +210,10 @@ func (w *response) collectFields() (f fieldScan) {
 		case "Trailer":
 			f.trailer = vv
 		}
-		if strings.HasPrefix(k, http.TrailerPrefix) {
+		// A field without values writes no line (a filter's way to take
+		// one out, as compression takes Accept-Ranges): leaving it out
+		// here spares the sort.
+		if len(vv) == 0 || strings.HasPrefix(k, http.TrailerPrefix) {
 			continue
 		}
 		fields = append(fields, header.Field{Name: k, Values: vv})

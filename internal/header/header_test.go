@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func TestJoin(t *testing.T) {
@@ -48,6 +49,37 @@ func TestWeakenETag(t *testing.T) {
 		}
 		if c.want == "" && h["Etag"] != nil {
 			t.Errorf("%q: kept %q", c.in, h["Etag"])
+		}
+	}
+}
+
+// WeakenETagInto writes the weak form into the caller's buffer where it
+// fits, with no allocation, and makes it apart where it does not.
+func TestWeakenETagInto(t *testing.T) {
+	var slot [1]string
+	var buf [16]byte
+	h := http.Header{}
+	for _, c := range []struct {
+		in     string
+		inBuf  bool
+		allocs float64
+	}{
+		{`"6571a3b2-800"`, true, 0},   // 16 bytes weak: fits exactly
+		{`"6571a3b2-8000"`, false, 1}, // one more: concatenated
+	} {
+		var got string
+		in := []string{c.in}
+		allocs := testing.AllocsPerRun(100, func() {
+			in[0] = c.in
+			h["Etag"] = in
+			WeakenETagInto(h, slot[:], buf[:])
+			got = h["Etag"][0]
+		})
+		if got != "W/"+c.in || &h["Etag"][0] != &slot[0] {
+			t.Errorf("%s: %q", c.in, h["Etag"])
+		}
+		if inBuf := unsafe.StringData(got) == &buf[0]; inBuf != c.inBuf || allocs != c.allocs {
+			t.Errorf("%s: in the buffer %v, %v allocations", c.in, inBuf, allocs)
 		}
 	}
 }
