@@ -936,3 +936,47 @@ func TestDebianNginxConfLoads(t *testing.T) {
 		}
 	}
 }
+
+// TestCompressFieldsOnTheWire reads a compressed static answer's header
+// as http1 writes it: the file server's Accept-Ranges, which the filter
+// empties rather than deletes (compress README, "A compressed answer's
+// fields"), sends no line at all, not an empty one; the ETag is the
+// file's made weak; and the identity answer keeps both.
+func TestCompressFieldsOnTheWire(t *testing.T) {
+	s := startSite(t, `
+http {
+    server {
+        listen 127.0.0.1:{port};
+        root {root};
+        brotli on;
+        brotli_comp_level 1;
+        brotli_types application/json;
+    }
+}`)
+	raw := func(coding string) string {
+		t.Helper()
+		c, err := net.Dial("tcp", strings.TrimPrefix(s.base, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "GET /data.json HTTP/1.1\r\nHost: x\r\nAccept-Encoding: %s\r\nConnection: close\r\n\r\n", coding)
+		b, err := io.ReadAll(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head, _, _ := strings.Cut(string(b), "\r\n\r\n")
+		return strings.ToLower(head) + "\r\n" // names without case
+	}
+	etag := s.etagOf(t, "data.json") // lower-case hex
+	head := raw("br")
+	if !strings.Contains(head, "\r\ncontent-encoding: br\r\n") || !strings.Contains(head, "\r\netag: w/"+etag+"\r\n") ||
+		strings.Contains(head, "accept-ranges") {
+		t.Errorf("compressed answer's header:\n%s", head)
+	}
+	head = raw("identity")
+	if strings.Contains(head, "content-encoding") || !strings.Contains(head, "\r\netag: "+etag+"\r\n") ||
+		!strings.Contains(head, "\r\naccept-ranges: bytes\r\n") {
+		t.Errorf("identity answer's header:\n%s", head)
+	}
+}
