@@ -422,16 +422,26 @@ http {
 	}
 }
 
-// http10Encoding sends an HTTP/1.0 request for path and returns the
-// response's Content-Encoding.
-func http10Encoding(t *testing.T, s *site, path string) string {
+// send opens a connection to the site, closed when the test ends, and
+// writes req on it as it is.
+func (s *site) send(t *testing.T, req string) net.Conn {
 	t.Helper()
 	c, err := net.Dial("tcp", strings.TrimPrefix(s.base, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	fmt.Fprintf(c, "GET %s HTTP/1.0\r\nHost: localhost\r\nAccept-Encoding: gzip\r\n\r\n", path)
+	t.Cleanup(func() { c.Close() })
+	if _, err := io.WriteString(c, req); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// http10Encoding sends an HTTP/1.0 request for path and returns the
+// response's Content-Encoding.
+func http10Encoding(t *testing.T, s *site, path string) string {
+	t.Helper()
+	c := s.send(t, fmt.Sprintf("GET %s HTTP/1.0\r\nHost: localhost\r\nAccept-Encoding: gzip\r\n\r\n", path))
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -955,12 +965,7 @@ http {
 }`)
 	raw := func(coding string) string {
 		t.Helper()
-		c, err := net.Dial("tcp", strings.TrimPrefix(s.base, "http://"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		fmt.Fprintf(c, "GET /data.json HTTP/1.1\r\nHost: x\r\nAccept-Encoding: %s\r\nConnection: close\r\n\r\n", coding)
+		c := s.send(t, "GET /data.json HTTP/1.1\r\nHost: x\r\nAccept-Encoding: "+coding+"\r\nConnection: close\r\n\r\n")
 		b, err := io.ReadAll(c)
 		if err != nil {
 			t.Fatal(err)
