@@ -948,22 +948,26 @@ func TestDebianNginxConfLoads(t *testing.T) {
 }
 
 // TestCompressFieldsOnTheWire reads a compressed static answer's header
-// as http1 writes it: the file server's Accept-Ranges, which the filter
-// empties rather than deletes (compress README, "A compressed answer's
-// fields"), sends no line at all, not an empty one; the ETag is the
-// file's made weak; and the identity answer keeps both.
+// as http1 and HTTP/2 (Go's server, h2c) write it: the file server's
+// Accept-Ranges, which the filter empties rather than deletes (compress
+// README, "A compressed answer's fields"), sends no line at all, not an
+// empty one; the ETag is the file's made weak; and the identity answer
+// keeps both.
 func TestCompressFieldsOnTheWire(t *testing.T) {
-	s := startSite(t, `
+	h2port := freePort(t)
+	s := startSite(t, fmt.Sprintf(`
 http {
     server {
         listen 127.0.0.1:{port};
+        listen 127.0.0.1:%d http2;
         root {root};
         brotli on;
         brotli_comp_level 1;
         brotli_types application/json;
     }
-}`)
-	raw := func(coding string) string {
+}`, h2port))
+	// Each returns the header's lines, lower-cased, each after "\r\n".
+	h1 := func(coding string) string {
 		t.Helper()
 		c := s.send(t, "GET /data.json HTTP/1.1\r\nHost: x\r\nAccept-Encoding: "+coding+"\r\nConnection: close\r\n\r\n")
 		b, err := io.ReadAll(c)
@@ -971,17 +975,29 @@ http {
 			t.Fatal(err)
 		}
 		head, _, _ := strings.Cut(string(b), "\r\n\r\n")
-		return strings.ToLower(head) + "\r\n" // names without case
+		return strings.ToLower(head) + "\r\n"
+	}
+	h2 := func(coding string) string {
+		t.Helper()
+		c := dialH2C(t, h2port)
+		c.headers(t, 1, true, append(h2cGet("/data.json"), "accept-encoding", coding)...)
+		lines := c.responseFields(1)
+		if lines == nil {
+			t.Fatalf("HTTP/2 %s: no response header", coding)
+		}
+		return strings.ToLower("\r\n" + strings.Join(lines, "\r\n") + "\r\n")
 	}
 	etag := s.etagOf(t, "data.json") // lower-case hex
-	head := raw("br")
-	if !strings.Contains(head, "\r\ncontent-encoding: br\r\n") || !strings.Contains(head, "\r\netag: w/"+etag+"\r\n") ||
-		strings.Contains(head, "accept-ranges") {
-		t.Errorf("compressed answer's header:\n%s", head)
-	}
-	head = raw("identity")
-	if strings.Contains(head, "content-encoding") || !strings.Contains(head, "\r\netag: "+etag+"\r\n") ||
-		!strings.Contains(head, "\r\naccept-ranges: bytes\r\n") {
-		t.Errorf("identity answer's header:\n%s", head)
+	for proto, raw := range map[string]func(string) string{"HTTP/1.1": h1, "HTTP/2": h2} {
+		head := raw("br")
+		if !strings.Contains(head, "\r\ncontent-encoding: br\r\n") || !strings.Contains(head, "\r\netag: w/"+etag+"\r\n") ||
+			strings.Contains(head, "accept-ranges") {
+			t.Errorf("%s compressed answer's header:\n%s", proto, head)
+		}
+		head = raw("identity")
+		if strings.Contains(head, "content-encoding") || !strings.Contains(head, "\r\netag: "+etag+"\r\n") ||
+			!strings.Contains(head, "\r\naccept-ranges: bytes\r\n") {
+			t.Errorf("%s identity answer's header:\n%s", proto, head)
+		}
 	}
 }
