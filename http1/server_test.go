@@ -1360,6 +1360,10 @@ func TestRefusedAnswer(t *testing.T) {
 // has timed out.
 func TestRefusedAnswerTimedOutResets(t *testing.T) {
 	for _, on := range []bool{true, false} {
+		// The client reads only once the answer's write has timed out: a
+		// fixed wait let a server delayed by a loaded CPU finish the
+		// write into a reading client, which then saw no reset.
+		timedOut := make(chan struct{})
 		ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.(interface{ SetResetTimedOut(bool) }).SetResetTimedOut(!on)
 			io.WriteString(w, "ok")
@@ -1368,12 +1372,17 @@ func TestRefusedAnswerTimedOutResets(t *testing.T) {
 			s.Refused = func(rf *Refusal) {
 				if rf.Answer != nil {
 					rf.Answer.Write(make([]byte, 32<<20))
+					close(timedOut)
 				}
 			}
 		})
 		c := dial(t, ts.addr)
 		c.send("GET / HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n")
-		time.Sleep(time.Second)
+		select {
+		case <-timedOut:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("ResetTimedOut %v: the refusal's answer never ended", on)
+		}
 		_, err := io.Copy(io.Discard, c.br)
 		if reset := errors.Is(err, syscall.ECONNRESET); reset != on {
 			t.Errorf("ResetTimedOut %v: read ended with %v", on, err)
