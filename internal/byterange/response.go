@@ -61,8 +61,12 @@ func PartType(ctx context.Context, ct string) string {
 // request's (see PartType).
 func SetHeader(ctx context.Context, h http.Header, ranges []Range, size int64, w io.Writer) *Writer {
 	if len(ranges) == 0 {
-		// 416 describes the request, not the representation.
-		for _, k := range [...]string{"Content-Type", "Content-Encoding", "Content-Language", "Content-Location", "Etag", "Last-Modified", "Expires", "Accept-Ranges"} {
+		// NGINX's 416 is its special response, which drops only the
+		// length, Accept-Ranges, Last-Modified and ETag and sets its own
+		// type (ngx_http_send_special_response): Content-Language,
+		// Content-Disposition, Content-Location and Expires stay. The
+		// coding goes too, unlike NGINX's: the page is not encoded.
+		for _, k := range [...]string{"Content-Type", "Content-Encoding", "Etag", "Last-Modified", "Accept-Ranges"} {
 			delete(h, k)
 		}
 		h["Content-Range"] = []string{"bytes */" + strconv.FormatInt(size, 10)}
