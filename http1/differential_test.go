@@ -594,6 +594,18 @@ var differences = []difference{
 		},
 	},
 	{
+		what:    "a field value with a control byte other than NUL, CR and LF, or a DEL",
+		outcome: "net/http refuses",
+		why: "RFC 9110 §5.5 leaves them out of field-vchar; NGINX refuses only NUL and a CR or LF inside a value " +
+			"(ngx_http_parse_header_line) and serves the rest, a DEL in a browser's Cookie among them",
+		applies: func(d *disagreement) bool {
+			return !d.inBody && slices.ContainsFunc(fieldLines(d.head()), func(l string) bool {
+				_, value, ok := strings.Cut(l, ":")
+				return ok && strings.ContainsFunc(value, func(c rune) bool { return c < ' ' && c != '\t' || c == 0x7f })
+			})
+		},
+	},
+	{
 		what:    "a Host with a byte outside a host and port's that NGINX takes, such as '@', '#' or one above 0x7f",
 		outcome: "net/http refuses",
 		why:     "RFC 9112 §3.2 asks a server to refuse an invalid Host; NGINX refuses only two dots in a row, '/', spaces, control bytes and DEL, and serves the rest",

@@ -606,21 +606,22 @@ func shouldClose(r *http.Request) bool {
 	return header.HasToken(v, "close") || r.ProtoMinor == 0 && !header.HasToken(v, "keep-alive")
 }
 
-// validValue refuses control characters other than HTAB in a field value
-// (a CR on its own would let a value smuggle a line). Eight bytes at a
-// time are tested for any byte below 0x20 or equal to 0x7f in a few word
-// operations (the values are most of a request's bytes: a browser's
-// User-Agent and Cookie); a word with one, a refused byte or an allowed
-// tab, leaves the rest to the byte loop, which tells them apart.
+// validValue refuses the bytes NGINX refuses in a field value
+// (ngx_http_parse_header_line): NUL, and a CR or LF inside it, with which
+// a value would smuggle a line to whatever the request is passed on to.
+// Other control bytes and DEL pass, as NGINX serves them (a browser's
+// Cookie may hold a DEL). Eight bytes at a time are tested for any byte
+// below 0x20 in a few word operations (the values are most of a
+// request's bytes: a browser's User-Agent and Cookie); a word with one
+// leaves the rest to the byte loop, which tells the refused ones apart.
 func validValue(s string) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for len(s) >= 8 {
 		x := load8(s)
 		// Nonzero exactly when some byte is below 0x20 (a borrow only
 		// starts at such a byte, and a byte from 0x80 up has its high
-		// bit cleared by ^x), and when some byte of y is zero.
-		y := x ^ 0x7f*ones
-		if (x-0x20*ones)&^x&highs|(y-ones)&^y&highs != 0 {
+		// bit cleared by ^x).
+		if (x-0x20*ones)&^x&highs != 0 {
 			break
 		}
 		s = s[8:]
@@ -642,12 +643,7 @@ func load8(s string) uint64 {
 // ctlBytes marks the bytes validValue refuses: one table load a byte, in
 // place of three tests.
 var ctlBytes = func() (t [256]uint8) {
-	for b := range ' ' {
-		if b != '\t' {
-			t[b] = 1
-		}
-	}
-	t[0x7f] = 1
+	t[0], t['\r'], t['\n'] = 1, 1, 1
 	return t
 }()
 
