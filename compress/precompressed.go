@@ -22,9 +22,9 @@ type Precompressed[V any] struct {
 	// preference (see rankKey), to the copies to try.
 	answers [1 << (2 * numCodings)][]V
 	vary    bool
-	// onCopies are the copies of the codings served on request ("on"),
-	// with gzip_vary: found and not served, they still make the answer
-	// vary (VaryCopies).
+	// onCopies are the copies of the codings served on request ("on")
+	// but brotli's, with gzip_vary: found and not served, they still make
+	// the answer vary (VaryCopies).
 	onCopies []V
 }
 
@@ -95,7 +95,11 @@ func NewPrecompressed[V any](opts Options, variant func(e Encoding, decoded bool
 		if e == Gzip && modes[e] == StaticAlways && opts.Gunzip {
 			decodedGzip = variant(e, true)
 		}
-		if modes[e] == StaticOn && opts.Vary {
+		// Debian's ngx_brotli static module (1.0.0~rc-3) sends no Vary
+		// to a client it declines, with gzip_vary on as without: only
+		// gzip_static's copy marks the plain answer
+		// (TestBrotliStaticVaryAsNGINX in cmd/mosaic).
+		if modes[e] == StaticOn && opts.Vary && e != Brotli {
 			p.onCopies = append(p.onCopies, byCoding[e])
 		}
 	}
@@ -139,7 +143,8 @@ func contains(list []Encoding, e Encoding) bool {
 
 // VaryCopies returns the copies whose presence beside a file makes its
 // answer vary on Accept-Encoding even when they are not served
-// (static.Options.VaryVariants): those of the codings served on request,
+// (static.Options.VaryVariants): those of the codings served on request
+// (brotli's excepted, see onCopies),
 // when gzip_vary is on, as NGINX's gzip_static on marks the response once
 // it has found the copy, before it declines for a client that does not
 // accept it.
