@@ -110,7 +110,7 @@ func (x *exchange) prepareHeaders() {
 			continue
 		}
 		if !validValue(v) {
-			x.h.log.Warn("header value with control characters not sent", "header", sh.name)
+			x.h.log.Warn("header value with NUL, CR or LF not sent", "header", sh.name)
 			continue
 		}
 		x.set = append(x.set, field{sh.name, v})
@@ -216,14 +216,14 @@ func writeField(bw *bufio.Writer, name, value string) {
 	bw.WriteString("\r\n")
 }
 
-// validValue rejects values that would break the header framing.
+// validValue rejects values that would break the header framing: a CR
+// or LF would begin a line of the client's choosing, a NUL ends the
+// value for many upstreams. Other control bytes and DEL go as sent, as
+// NGINX passes them, the HTTP/1 parser serving them as NGINX's does (a
+// browser's Cookie may hold a DEL; TestProxyValueBytesAsNGINX in
+// cmd/mosaic).
 func validValue(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
+	return !strings.ContainsAny(v, "\x00\r\n")
 }
 
 // nonIdempotent are the methods NGINX does not retry on another server
