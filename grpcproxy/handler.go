@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/mosaic-edge/mosaic/internal/pace"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -417,6 +419,24 @@ func (h *Handler) requestHeader(r *http.Request) (http.Header, string) {
 		} else {
 			out.Set(sh.Name, v)
 		}
+	}
+	// Go's HTTP/2 client refuses a whole request for one field it cannot
+	// carry (a control byte or DEL in a value, which the HTTP/1 parser
+	// serves as NGINX does; a name that is not a token, kept with
+	// ignore_invalid_headers off), and that failure would count against
+	// the server: a client could take every server down for
+	// fail_timeout. Such a field is left out, as the proxy leaves out a
+	// value with a CR or LF.
+	for k, vv := range out {
+		if httpguts.ValidHeaderFieldName(k) {
+			vv = slices.DeleteFunc(vv, func(v string) bool { return !httpguts.ValidHeaderFieldValue(v) })
+			if len(vv) > 0 {
+				out[k] = vv
+				continue
+			}
+		}
+		h.log().Warn("header field HTTP/2 cannot carry not sent", slog.String("header", k))
+		delete(out, k)
 	}
 	if len(out["User-Agent"]) == 0 {
 		// Go's transport sends its own user-agent where the request has
