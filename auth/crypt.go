@@ -106,7 +106,7 @@ func Match(password, stored string) bool {
 // what follows the first 20 bytes of stored's decoded value (none when
 // it does not decode to at least 20 bytes, as in NGINX).
 func sshaCrypt(pw []byte, stored string) string {
-	decoded, ok := DecodeBase64(strings.TrimPrefix(stored, "{SSHA}"))
+	decoded, ok := basicauth.DecodeBase64(strings.TrimPrefix(stored, "{SSHA}"))
 	var salt []byte
 	if ok && len(decoded) >= 20 {
 		salt = decoded[20:]
@@ -116,10 +116,6 @@ func sshaCrypt(pw []byte, stored string) string {
 	h.Write(salt)
 	return "{SSHA}" + base64.StdEncoding.EncodeToString(append(h.Sum(nil), salt...))
 }
-
-// DecodeBase64 decodes s as NGINX's ngx_decode_base64 does: the standard
-// alphabet, padding optional, everything from the first "=" ignored.
-func DecodeBase64(s string) ([]byte, bool) { return basicauth.DecodeBase64(s) }
 
 func cString(s string) string {
 	if i := strings.IndexByte(s, 0); i >= 0 {
