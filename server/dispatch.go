@@ -1062,22 +1062,24 @@ func (s *statusWriter) WriteHeader(code int) {
 		return
 	}
 	s.done = true
-	if s.status == http.StatusOK && s.st != nil && !relayed(s.st, false) && rangedOrValidated(code) {
-		// "=200" makes the page a 200, which NGINX's range and
-		// not-modified filters then cut or validate: the content's 206,
-		// 416 or 304 stands. An upstream's goes out as 200, as NGINX
-		// overrides its status before those filters (which leave a
-		// proxied body alone).
-		s.ResponseWriter.WriteHeader(code)
-		return
-	}
-	if s.status == http.StatusOK && code == http.StatusOK && s.st != nil && !relayed(s.st, false) {
-		// A refused range's "bytes */N" describes the file, not the
-		// page. NGINX refuses the page's range too (its request keeps
-		// the file's leave to cut ranges, and a 200 from "return" is
-		// refused with a 416 page): mosaic sends the 200 that "=200"
-		// asks for (TestRangeErrorPageReturnAsNGINX).
-		delete(s.ResponseWriter.Header(), "Content-Range")
+	if s.status == http.StatusOK && s.st != nil && !relayed(s.st, false) {
+		if rangedOrValidated(code) {
+			// "=200" makes the page a 200, which NGINX's range and
+			// not-modified filters then cut or validate: the content's
+			// 206, 416 or 304 stands. An upstream's goes out as 200, as
+			// NGINX overrides its status before those filters (which
+			// leave a proxied body alone).
+			s.ResponseWriter.WriteHeader(code)
+			return
+		}
+		if code == http.StatusOK {
+			// A refused range's "bytes */N" describes the file, not the
+			// page. NGINX refuses the page's range too (its request
+			// keeps the file's leave to cut ranges, and a 200 from
+			// "return" is refused with a 416 page): mosaic sends the
+			// 200 that "=200" asks for (TestRangeErrorPageReturnAsNGINX).
+			delete(s.ResponseWriter.Header(), "Content-Range")
+		}
 	}
 	if s.status != 0 {
 		code = s.status
