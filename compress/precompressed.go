@@ -144,10 +144,9 @@ func contains(list []Encoding, e Encoding) bool {
 // VaryCopies returns the copies whose presence beside a file makes its
 // answer vary on Accept-Encoding even when they are not served
 // (static.Options.VaryVariants): those of the codings served on request
-// (brotli's excepted, see onCopies),
-// when gzip_vary is on, as NGINX's gzip_static on marks the response once
-// it has found the copy, before it declines for a client that does not
-// accept it.
+// (brotli's excepted, see onCopies), when gzip_vary is on, as NGINX's
+// gzip_static on marks the response once it has found the copy, before
+// it declines for a client that does not accept it.
 func (p *Precompressed[V]) VaryCopies() []V {
 	if p == nil {
 		return nil
