@@ -772,6 +772,9 @@ type respMem struct {
 	header http.Header
 	hdr    []byte
 	fields []header.Field // sorted for output
+	// headNames are the header map's keys when the head was collected,
+	// while they are few (response.headKeys says whether they are all).
+	headNames [4]string
 }
 
 var respPool = sync.Pool{New: func() any { return new(respMem) }}

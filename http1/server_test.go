@@ -861,6 +861,14 @@ func TestServeResponseTrailers(t *testing.T) {
 			w.(http.Flusher).Flush()
 			_, _ = io.WriteString(w, "b")
 			w.Header().Set(http.TrailerPrefix+"X-Late", "late")
+		case "/swapped":
+			// As many keys at the end as at the head, one of them a
+			// trailer's: the end must not take the map for the head's.
+			w.Header().Set("X-Head", "h")
+			_, _ = io.WriteString(w, "s")
+			w.(http.Flusher).Flush()
+			w.Header().Del("X-Head")
+			w.Header().Set(http.TrailerPrefix+"X-Swapped", "late")
 		}
 	}))
 	tr, base := &http.Transport{}, "http://"+ts.addr
@@ -876,6 +884,7 @@ func TestServeResponseTrailers(t *testing.T) {
 	}{
 		{"/declared", "body", http.Header{"X-Declared": {"d"}, "X-Prefixed": {"p"}}},
 		{"/flushed", "ab", http.Header{"X-Late": {"late"}}},
+		{"/swapped", "s", http.Header{"X-Swapped": {"late"}}},
 	} {
 		resp, err := hc.Get(base + tt.path)
 		if err != nil {
