@@ -869,6 +869,21 @@ func TestServeResponseTrailers(t *testing.T) {
 			w.(http.Flusher).Flush()
 			w.Header().Del("X-Head")
 			w.Header().Set(http.TrailerPrefix+"X-Swapped", "late")
+		case "/early":
+			// A "Trailer:" key set before the head, and the same keys at
+			// the end: the head's keys are no proof of no trailer here.
+			w.Header().Set(http.TrailerPrefix+"X-Early", "e")
+			_, _ = io.WriteString(w, "e")
+			w.(http.Flusher).Flush()
+		case "/declared-nil":
+			// The declared field is a key without values at the head (no
+			// line) and gets its value after: the key set is unchanged,
+			// but the Trailer field makes it a trailer.
+			w.Header().Set("Trailer", "X-Sum")
+			w.Header()["X-Sum"] = nil
+			_, _ = io.WriteString(w, "n")
+			w.(http.Flusher).Flush()
+			w.Header()["X-Sum"] = []string{"v"}
 		}
 	}))
 	tr, base := &http.Transport{}, "http://"+ts.addr
@@ -885,6 +900,8 @@ func TestServeResponseTrailers(t *testing.T) {
 		{"/declared", "body", http.Header{"X-Declared": {"d"}, "X-Prefixed": {"p"}}},
 		{"/flushed", "ab", http.Header{"X-Late": {"late"}}},
 		{"/swapped", "s", http.Header{"X-Swapped": {"late"}}},
+		{"/early", "e", http.Header{"X-Early": {"e"}}},
+		{"/declared-nil", "n", http.Header{"X-Sum": {"v"}}},
 	} {
 		resp, err := hc.Get(base + tt.path)
 		if err != nil {
