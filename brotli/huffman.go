@@ -25,10 +25,14 @@ type huffScratch struct {
 	weight [2 * maxAlphabet]uint32
 	parent [2 * maxAlphabet]uint16
 	depth  [2 * maxAlphabet]uint8
-	// The run-length coded code lengths of the code being stored.
-	rleSym   [maxAlphabet]uint8
-	rleExtra [maxAlphabet]uint8
-	nrle     int
+	// The run-length coded code lengths of the code being stored, as
+	// tokens: a length 0-15 as itself, code 16 with extra bits x as 16+x,
+	// code 17 with x as 20+x. A token is one entry of clPut, its code
+	// and extra bits packed as in prefixCode, so that emitComplex writes
+	// each with one load and no branch.
+	rle   [maxAlphabet]uint8
+	nrle  int
+	clPut [256]uint32 // indexed by a byte: no bound check
 	// The code of the run-length symbols: lengths as stored in the
 	// header, lengths and codes as the symbols are written (all zero for
 	// a lone symbol), how many header entries are skipped and stored.
@@ -393,9 +397,8 @@ func (hs *huffScratch) storeSimple(w *bitWriter, pc *prefixCode, alphabetBits ui
 func (hs *huffScratch) describe(lens []uint8, syms []uint16) int {
 	nt := 0
 	var hist [18]uint32 // the run-length symbols' counts
-	emit := func(sym, extra uint8) {
-		hs.rleSym[nt] = sym
-		hs.rleExtra[nt] = extra
+	emit := func(tok, sym uint8) {
+		hs.rle[nt] = tok
 		nt++
 		hist[sym]++
 	}
@@ -404,17 +407,17 @@ func (hs *huffScratch) describe(lens []uint8, syms []uint16) int {
 	// written as a bijective base-4 (16) or base-8 (17) numeral, most
 	// significant digit first, each digit d as extra bits d-1.
 	repeat := func(sym uint8, r int) {
-		base := 4
+		base, tok := 4, uint8(16)
 		if sym == 17 {
-			base = 8
+			base, tok = 8, 20
 		}
 		start := nt
 		for t := r - 2; t > 0; {
 			d := (t-1)%base + 1
-			emit(sym, uint8(d-1))
+			emit(tok+uint8(d-1), sym)
 			t = (t - d) / base
 		}
-		slices.Reverse(hs.rleExtra[start:nt])
+		slices.Reverse(hs.rle[start:nt])
 	}
 	prev := uint8(8) // the decoder's initial previous non-zero length
 	next := 0        // the first symbol not yet described
@@ -435,7 +438,7 @@ func (hs *huffScratch) describe(lens []uint8, syms []uint16) int {
 		k += r
 		next = s + r
 		if v != prev {
-			emit(v, 0)
+			emit(v, v)
 			prev = v
 			r--
 		}
@@ -444,7 +447,7 @@ func (hs *huffScratch) describe(lens []uint8, syms []uint16) int {
 			continue
 		}
 		for ; r > 0; r-- {
-			emit(v, 0)
+			emit(v, v)
 		}
 	}
 	var clLens [18]uint8
@@ -495,17 +498,54 @@ func (hs *huffScratch) describe(lens []uint8, syms []uint16) int {
 // rleExtraBits is the extra bits of each code length symbol.
 var rleExtraBits = [18]uint8{16: 2, 17: 3}
 
-// emitComplex writes the description that describe planned last.
+// emitComplex writes the description that describe planned last. It
+// writes through a bitSink, each token with one load from clPut: a token
+// is at most 8 bits (a code of at most 5 and 3 extra), so 7 go in between
+// flushes, where writeBits tested for a full word after each code and
+// each extra (on a 2 KB body at quality 1, about 200 tokens a call at 26
+// instructions each; brotli README, *Prefix codes and literal runs in
+// fewer instructions*).
 func (hs *huffScratch) emitComplex(w *bitWriter) {
-	w.writeBits(2, uint64(hs.clSkip))
-	for _, s := range clOrder[hs.clSkip:hs.clStored] {
-		l := hs.clHeader[s]
-		w.writeBits(uint(clLenWidth[l]), uint64(clLenCode[l]))
-	}
-	for i, s := range hs.rleSym[:hs.nrle] {
-		w.writeBits(uint(hs.clLens[s]), uint64(hs.clCodes[s]>>4))
-		if x := rleExtraBits[s]; x != 0 {
-			w.writeBits(uint(x), uint64(hs.rleExtra[i]))
+	put := &hs.clPut
+	*(*[16]uint32)(put[:16]) = [16]uint32(hs.clCodes[:16])
+	for sym := 16; sym <= 17; sym++ {
+		if hs.clHeader[sym] == 0 {
+			continue // unused (a lone symbol's header length is 3)
+		}
+		// Tokens 16-19 for code 16, 20-27 for code 17.
+		first := 16 + 4*(sym-16)
+		c := hs.clCodes[sym]
+		code, n, xbits := c>>4, c&15, uint32(rleExtraBits[sym])
+		for x := range uint32(1) << xbits {
+			put[first+int(x)] = (code|x<<n)<<4 | (n + xbits)
 		}
 	}
+	// The skip (2 bits), up to 18 header entries of up to 4, then the
+	// tokens.
+	bs := w.sink(2 + 4*len(clOrder) + 8*hs.nrle)
+	bs.flush()
+	bs.bits(uint64(hs.clSkip), 2)
+	for i, s := range clOrder[hs.clSkip:hs.clStored] {
+		if i == 13 {
+			// 7 pending, 2 and 13 entries of 4 bits: 61.
+			bs.flush()
+		}
+		l := hs.clHeader[s]
+		bs.bits(uint64(clLenCode[l]), uint(clLenWidth[l]))
+	}
+	toks := hs.rle[:hs.nrle]
+	for ; len(toks) >= 7; toks = toks[7:] {
+		bs.flush()
+		// A loop of a constant count: its counter is not moved out of
+		// CX, which the shifts need, at every token.
+		for _, t := range [7]uint8(toks) {
+			bs.put(put[t])
+		}
+	}
+	bs.flush()
+	for _, t := range toks {
+		bs.put(put[t])
+	}
+	bs.flush()
+	w.done(&bs)
 }
