@@ -160,7 +160,7 @@ func TestSortKeys(t *testing.T) {
 		}
 		want := slices.Clone(keys)
 		slices.Sort(want)
-		hs.sortKeys(keys, top)
+		keys = hs.sortKeys(keys, top)
 		if !slices.Equal(keys, want) {
 			t.Fatalf("%d keys, counts up to %d: sorted %v, want %v", len(keys), top, keys, want)
 		}
