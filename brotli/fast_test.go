@@ -380,3 +380,81 @@ func TestCmdHistLeftZero(t *testing.T) {
 		}
 	}
 }
+
+// TestFlatLongLiteralCodes encodes, at qualities 0-4, a body whose
+// literals have Fibonacci counts, so that the literal code is as deep as
+// its limit, 15 bits, and writeFlat writes three literals to a flush, not
+// four (TestWriteFlatPacking checks the packing itself).
+func TestFlatLongLiteralCodes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	var syms []byte
+	a, b := 1, 1
+	for s := range 19 {
+		for range a {
+			syms = append(syms, byte('A'+s))
+		}
+		a, b = b, a+b
+	}
+	rng.Shuffle(len(syms), func(i, j int) { syms[i], syms[j] = syms[j], syms[i] })
+	// Each symbol followed by its index in two bytes of 7 bits, with the
+	// top bit set (other values than the symbols'): every 4 bytes hold a
+	// whole index, so nothing repeats and every byte is a literal.
+	var body []byte
+	for i, s := range syms {
+		body = append(body, s, 0x80|byte(i>>7), 0x80|byte(i&127))
+	}
+	for q := 0; q <= 4; q++ {
+		enc, err := NewEncoder(Options{Quality: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := enc.Encode(nil, body)
+		if m := enc.e.lit.maxLen; m != 15 {
+			t.Fatalf("q%d: the literal code is %d bits deep, want 15 (the test's body no longer reaches the limit)", q, m)
+		}
+		checkBoth(t, out, body)
+	}
+}
+
+// TestWriteFlatPacking writes runs of literals with writeFlat, every code
+// 15 bits long and then every code 14, and reads each code back: four
+// codes of 15 bits after a flush overflow the sink's word, so its groups
+// of four are for codes of at most 14 (it fails when they take 15).
+func TestWriteFlatPacking(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 34))
+	data := make([]byte, 1000)
+	for i := range data {
+		data[i] = byte(rng.IntN(256))
+	}
+	for _, n := range []uint32{15, 14} {
+		var e encoder
+		for s := range e.litCodes {
+			// Not a prefix code: writeFlat writes what it is given.
+			e.litCodes[s] = rng.Uint32()&(1<<n-1)<<4 | n
+		}
+		e.lit = prefixCode{lens: e.litLens[:], codes: e.litCodes[:], maxLen: uint8(n)}
+		// Runs of every length up to 40 (past the short runs' 6) after a
+		// command of 0 bits: cmdCodes[0] is zero.
+		e.syms = e.syms[:0]
+		total := 0
+		for k := 0; total+k <= len(data); k = (k + 1) % 41 {
+			e.syms = append(e.syms, cmdSyms{dist: noDist, insert: uint32(k)})
+			total += k
+		}
+		e.writeFlat(data[:total], total*int(n))
+		e.bw.align()
+		got := e.bw.buf
+		pos := 0
+		for i, b := range data[:total] {
+			v := uint32(0)
+			for j := range n {
+				bit := uint32(got[(pos+int(j))/8]>>((pos+int(j))%8)) & 1
+				v |= bit << j
+			}
+			pos += int(n)
+			if want := e.litCodes[b] >> 4; v != want {
+				t.Fatalf("%d-bit codes: literal %d read back as %#x, want %#x", n, i, v, want)
+			}
+		}
+	}
+}

@@ -20,8 +20,10 @@ type huffScratch struct {
 	// matters for small bodies, where few of the 704 command symbols occur.
 	syms [maxAlphabet]uint16
 	// cost is what the counts of the last code built cost in bits with
-	// it: the sum of count times length over its symbols.
+	// it: the sum of count times length over its symbols; no length of
+	// it is longer than maxLen.
 	cost   int
+	maxLen uint8
 	weight [2 * maxAlphabet]uint32
 	parent [2 * maxAlphabet]uint16
 	depth  [2 * maxAlphabet]uint8
@@ -52,9 +54,10 @@ type huffScratch struct {
 // codes[s] the code already bit-reversed for the LSB-first writer, shifted
 // left by 4 above its length: the writer gets both with one load.
 type prefixCode struct {
-	lens  []uint8
-	codes []uint32
-	nsym  int // symbols with a non-zero count
+	lens   []uint8
+	codes  []uint32
+	nsym   int   // symbols with a non-zero count
+	maxLen uint8 // no length is longer (writeFlat)
 }
 
 // buildLengths sets lens to the lengths of a Huffman code for hist whose
@@ -98,7 +101,7 @@ func (hs *huffScratch) buildLengthsOf(hist []uint32, used []uint64, limit uint8,
 		}
 	}
 	keys = keys[:n]
-	hs.cost = 0
+	hs.cost, hs.maxLen = 0, 0
 	if n <= 1 {
 		return n
 	}
@@ -154,7 +157,9 @@ func (hs *huffScratch) buildLengthsOf(hist []uint32, used []uint64, limit uint8,
 		lens[uint16(keys[i])] = di
 		maxDepth = max(maxDepth, di)
 	}
+	hs.maxLen = maxDepth
 	if maxDepth > limit {
+		hs.maxLen = limit
 		limitDepths(d[:n], limit)
 		cost = 0
 		for i, k := range keys {
@@ -321,6 +326,10 @@ func (hs *huffScratch) storeCodeOf(w *bitWriter, hist []uint32, used []uint64, p
 	pc.nsym = hs.buildLengthsOf(hist, used, 15, pc.lens)
 	syms := hs.syms[:pc.nsym]
 	cost := hs.cost
+	pc.maxLen = hs.maxLen
+	if hs.floors {
+		pc.maxLen = 15 // raiseRare may take other lengths
+	}
 	if pc.nsym <= 4 {
 		hs.storeSimple(w, pc, alphabetBits)
 		return cost
