@@ -36,9 +36,10 @@ type huffScratch struct {
 	nrle  int
 	clPut [256]uint32 // indexed by a byte: no bound check
 	// The code of the run-length symbols: lengths as stored in the
-	// header, lengths and codes as the symbols are written (all zero for
-	// a lone symbol), how many header entries are skipped and stored.
-	clHeader, clLens [18]uint8
+	// header, codes (with their lengths) as the symbols are written (all
+	// zero for a lone symbol), how many header entries are skipped and
+	// stored.
+	clHeader         [18]uint8
 	clCodes          [18]uint32
 	clSkip, clStored int
 	// storeCode's: whether it tries raiseRare (qualities 10 and up), the
@@ -509,9 +510,9 @@ func (hs *huffScratch) describe(lens []uint8, syms []uint16) int {
 	}
 	hs.clHeader, hs.clSkip, hs.clStored, hs.nrle = clLens, skip, stored, nt
 	if used == 1 {
-		clLens = [18]uint8{}
+		clLens = [18]uint8{} // the lone symbol's zero bits, below
 	}
-	hs.clLens, hs.clCodes = clLens, clCodes
+	hs.clCodes = clCodes
 	// The run-length symbols' bits, from their counts.
 	for s, c := range hist {
 		bits += int(c) * (int(clLens[s]) + int(rleExtraBits[s]))
