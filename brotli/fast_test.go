@@ -384,7 +384,11 @@ func TestCmdHistLeftZero(t *testing.T) {
 // TestFlatLongLiteralCodes encodes, at qualities 0-4, a body whose
 // literals have Fibonacci counts, so that the literal code is as deep as
 // its limit, 15 bits, and writeFlat writes three literals to a flush, not
-// four (TestWriteFlatPacking checks the packing itself).
+// four (TestWriteFlatPacking checks the packing itself). The body opens
+// with the seven occurrences of the four rarest symbols, all of 15 bits,
+// in a row: four of them after a flush overflow the sink's word, and the
+// output does not decode (as when writeFlat packs four regardless of
+// the code's depth).
 func TestFlatLongLiteralCodes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	var syms []byte
@@ -396,10 +400,13 @@ func TestFlatLongLiteralCodes(t *testing.T) {
 		a, b = b, a+b
 	}
 	rng.Shuffle(len(syms), func(i, j int) { syms[i], syms[j] = syms[j], syms[i] })
-	// Each symbol followed by its index in two bytes of 7 bits, with the
-	// top bit set (other values than the symbols'): every 4 bytes hold a
-	// whole index, so nothing repeats and every byte is a literal.
-	var body []byte
+	rare := []byte("ABCDCDD") // counts 1, 1, 2, 3: no 4 bytes repeat
+	syms = slices.DeleteFunc(syms, func(c byte) bool { return c <= 'D' })
+	// Each other symbol followed by its index in two bytes of 7 bits,
+	// with the top bit set (other values than the symbols'): every 4
+	// bytes hold a whole index, so nothing repeats and every byte is a
+	// literal.
+	body := slices.Clone(rare)
 	for i, s := range syms {
 		body = append(body, s, 0x80|byte(i>>7), 0x80|byte(i&127))
 	}
@@ -411,6 +418,11 @@ func TestFlatLongLiteralCodes(t *testing.T) {
 		out := enc.Encode(nil, body)
 		if m := enc.e.lit.maxLen; m != 15 {
 			t.Fatalf("q%d: the literal code is %d bits deep, want 15 (the test's body no longer reaches the limit)", q, m)
+		}
+		for _, c := range rare {
+			if l := enc.e.lit.lens[c]; l != 15 {
+				t.Fatalf("q%d: %q has a code of %d bits, want 15 (the test's body no longer opens with four 15-bit codes)", q, c, l)
+			}
 		}
 		checkBoth(t, out, body)
 	}
