@@ -366,3 +366,55 @@ func TestAudit12H2CoalescedAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestAudit12TunnelEagerBytesAsNGINX: bytes that come with the heads of
+// an upgrade, before either side has read the other's (the client's
+// first message after its request, the upstream's banner after its
+// 101), go through the tunnel in order, as in NGINX: neither is left in
+// a server's buffer nor read as another request or response.
+func TestAudit12TunnelEagerBytesAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		if _, err := http.ReadRequest(br); err != nil {
+			return
+		}
+		io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\nBANNER\n")
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			io.WriteString(c, strings.ToUpper(line))
+		}
+	})
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; location /ws { proxy_pass http://%s; proxy_http_version 1.1;
+			proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection "upgrade"; } }`, port, o.Addr())
+	})
+	for who, port := range map[string]int{"mosaic": mport, "nginx": nport} {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		io.WriteString(c, "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\nearly\n")
+		br := bufio.NewReader(c)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+			t.Fatalf("%s: %v %v", who, resp, err)
+		}
+		io.WriteString(c, "late\n")
+		var got []string
+		for range 3 {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				t.Fatalf("%s: after %q: %v", who, got, err)
+			}
+			got = append(got, line)
+		}
+		if s := strings.Join(got, ""); s != "BANNER\nEARLY\nLATE\n" {
+			t.Errorf("%s: the tunnel carried %q", who, s)
+		}
+	}
+}
