@@ -418,3 +418,63 @@ func TestAudit12TunnelEagerBytesAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestAudit12CutAnswerNotCachedAsNGINX: an upstream answer whose body
+// ends before its length, its last chunk or at a bad chunk line is not
+// stored, so the next client does not get the cut body from the cache
+// as a whole answer: the next request goes upstream again, in both
+// servers. Bytes past Content-Length are dropped and the answer stored,
+// as NGINX stores it.
+func TestAudit12CutAnswerNotCachedAsNGINX(t *testing.T) {
+	nginxPath(t)
+	heads := map[string]string{
+		"/short":    "HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nContent-Length: 10\r\n\r\nok",
+		"/chunkcut": "HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n",
+		"/chunkbad": "HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\nZZ\r\n",
+		"/long":     "HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nContent-Length: 2\r\n\r\nokEXTRA",
+	}
+	var mu sync.Mutex
+	asked := map[string]int{}
+	origin := func(who string) string {
+		return testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+			req, err := http.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			asked[who+req.URL.Path]++
+			mu.Unlock()
+			io.WriteString(c, heads[req.URL.Path])
+		}).Addr()
+	}
+	origins := map[string]string{"m": origin("m"), "n": origin("n")}
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`proxy_cache_path %s/%s-cache keys_zone=z:1m;
+		server { listen 127.0.0.1:%d; location / { proxy_pass http://%s; proxy_cache z; } }`, dir, who, port, origins[who])
+	})
+	for path := range heads {
+		for _, port := range []int{mport, nport} {
+			for range 2 {
+				c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.SetDeadline(time.Now().Add(10 * time.Second))
+				fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", path)
+				io.Copy(io.Discard, c)
+				c.Close()
+			}
+		}
+		mu.Lock()
+		m, n := asked["m"+path], asked["n"+path]
+		mu.Unlock()
+		want := 2
+		if path == "/long" {
+			want = 1
+		}
+		if m != want || n != want {
+			t.Errorf("%s: two requests reached the upstream %d times from mosaic, %d from NGINX; want %d", path, m, n, want)
+		}
+	}
+}
