@@ -327,6 +327,7 @@ func TestAudit12SNIHostAsNGINX(t *testing.T) {
 	if misdirected < 100 {
 		t.Errorf("%d of %d cases answered 421 by NGINX", misdirected, len(cases))
 	}
+	t.Logf("%d of %d cases answered 421 by NGINX", misdirected, len(cases))
 }
 
 // TestAudit12H2CoalescedAsNGINX: HTTP/2 lets a client send requests for
