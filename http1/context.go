@@ -46,6 +46,19 @@ func PlainFieldNames(ctx context.Context) bool {
 	return ok && c.plainNames
 }
 
+// ConnContext returns the connection's context (Server.ConnContext's)
+// when ctx is the context this server made for a request (the one
+// Record.Context is given), or nil. A server that keeps its record of
+// the connection in a context type of its own reaches it here with two
+// type tests, where Value walks every context between and compares keys
+// (server's ServeGroup, once a request).
+func ConnContext(ctx context.Context) context.Context {
+	if c, ok := ctx.(*requestCtx); ok {
+		return c.Context
+	}
+	return nil
+}
+
 type cancelPair struct {
 	ctx    context.Context
 	cancel context.CancelFunc

@@ -270,3 +270,56 @@ func TestPlainFieldNames(t *testing.T) {
 		t.Error("PlainFieldNames of another context: true")
 	}
 }
+
+// TestConnContext checks that the context a record is given leads to
+// the connection's own (Server.ConnContext's), the same one for every
+// request of a connection and another for the next connection, and that
+// any other context leads nowhere.
+func TestConnContext(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type connKey struct{}
+	made := make(chan context.Context, 4)
+	got := make(chan context.Context, 4)
+	srv := &Server{Limits: Limits{HeaderTimeout: 5 * time.Second, KeepAliveTimeout: 5 * time.Second},
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			ctx = context.WithValue(ctx, connKey{}, c.RemoteAddr().String())
+			made <- ctx
+			return ctx
+		},
+		NewRecord: func() Record { return new(testRecord) },
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			base, _ := r.Context().Value(testKey{}).(context.Context)
+			got <- ConnContext(base)
+		})}
+	go srv.Serve(ln)
+	defer srv.Close()
+	for range 2 {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		br := bufio.NewReader(c)
+		var conn context.Context
+		for i := range 2 {
+			io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.ReadAll(resp.Body)
+			if i == 0 {
+				conn = <-made
+			}
+			if g := <-got; g != conn {
+				t.Errorf("request %d: ConnContext gave %v, want the connection's %v", i, g, conn)
+			}
+		}
+		c.Close()
+	}
+	if g := ConnContext(context.Background()); g != nil {
+		t.Errorf("ConnContext of another context: %v, want nil", g)
+	}
+}

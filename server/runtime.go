@@ -203,8 +203,8 @@ func (rt *Runtime) open(addr string, g *addrGroup, cfg *Config) (*listener, erro
 		rt.cur.Load().Logger.Error(err.Error()+" while reading PROXY protocol", "client", c.RemoteAddr().String())
 	}}
 	connContext := func(ctx context.Context, c net.Conn) context.Context {
-		return context.WithValue(ctx, connInfoKey{}, &connInfo{id: connCounter.Add(1), cut: &l.cut, start: time.Now(), proxy: proxyConn(c),
-			hello: clientHellos.take(c), conn: vars.NewConn(c.LocalAddr(), sockOf(c)), unixPeer: isUnix(c.RemoteAddr())})
+		return &connCtx{Context: ctx, info: connInfo{id: connCounter.Add(1), cut: &l.cut, start: time.Now(), proxy: proxyConn(c),
+			hello: clientHellos.take(c), conn: vars.NewConn(c.LocalAddr(), sockOf(c)), unixPeer: isUnix(c.RemoteAddr())}}
 	}
 	logger := slog.New(currentLog{&rt.cur})
 	srv := &http1.Server{Handler: d, Limits: lim, ConnContext: connContext, NewRecord: newH1Record, Logger: logger,
