@@ -83,13 +83,22 @@ func mediaType(ct string) string {
 }
 
 // lowerMediaType returns the media type of ct in lower case, allocating only
-// when ct has upper-case letters.
+// when ct has upper-case letters. It is mediaType and the test for upper
+// case in one pass over the type, which every compressible response
+// takes: apart, a search for ';' and then a loop over the type cost 223
+// instructions and 6 I1 misses for "application/json", in one 195 and 3
+// (compress README, "The connection's record, one field away").
 func lowerMediaType(ct string) string {
-	mt := mediaType(ct)
-	for i := 0; i < len(mt); i++ {
-		if 'A' <= mt[i] && mt[i] <= 'Z' {
-			return strings.ToLower(mt)
+	upper := false
+	i := 0
+	for ; i < len(ct) && ct[i] != ';'; i++ {
+		if ct[i]-'A' < 26 { // 'A' to 'Z', one unsigned test
+			upper = true
 		}
+	}
+	mt := header.TrimOWS(ct[:i])
+	if upper {
+		return strings.ToLower(mt)
 	}
 	return mt
 }
