@@ -292,12 +292,12 @@ func (w *responseWriter) sendHeader(length int64) {
 	switch {
 	case length >= 0:
 		var cl []string
-		if w.values != nil {
-			cl = w.values.v[2:3:3]
+		if v := w.values; v != nil {
+			cl = v.v[2:3:3]
+			cl[0] = v.lengthText(length)
 		} else {
-			cl = make([]string, 1)
+			cl = []string{strconv.FormatInt(length, 10)}
 		}
-		cl[0] = strconv.FormatInt(length, 10)
 		w.rw.Header()["Content-Length"] = cl
 	case w.values != nil:
 		delete(w.rw.Header(), "Content-Length")
