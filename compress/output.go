@@ -68,6 +68,11 @@ const maxPooledOut = 1 << 20
 
 // startEncoder sets up the encoder for e. length is the body's length or -1.
 func (w *responseWriter) startEncoder(e Encoding, length int64) error {
+	// The request's variables, where recordRatio publishes the ratio, are
+	// found here, before the encoder runs: after it, the look-up's code
+	// (through the request's contexts) is out of the instruction cache
+	// (compress README, "The connection's record, one field away").
+	w.st = vars.FromContext(w.req.Context())
 	c := &w.cfg.coding[e]
 	dst := (*encoderSink)(w)
 	switch e {
@@ -265,7 +270,7 @@ func (w *responseWriter) closeEncoder() error {
 // whole response is out, as its sizes: formatted only if read.
 func (w *responseWriter) recordRatio() {
 	if w.err == nil && w.outN > 0 {
-		vars.FromContext(w.req.Context()).SetRatio(w.coding.RatioVariable(), w.in, w.outN)
+		w.st.SetRatio(w.coding.RatioVariable(), w.in, w.outN)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mosaic-edge/mosaic/internal/header"
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 // sniffLen is how much of a body net/http looks at to guess its type.
@@ -46,6 +47,7 @@ type responseWriter struct {
 	state      bodyState
 	headerSent bool
 	values     *codingValues // the coding's header values (setCodingHeaders)
+	st         *vars.State   // the request's variables (startEncoder); nil without
 	declared   int64         // Content-Length, -1 when unknown
 	mediaType  string        // Content-Type's media type, lowercased, as start or sniffType read it
 	needSniff  bool
