@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,6 +82,63 @@ func TestGzipTypesVaryAsNGINX(t *testing.T) {
 			if m, n := ranged(mport), ranged(nport); m != n {
 				t.Errorf("%s bytes=%s: mosaic %s, nginx %s", path, rng, m, n)
 			}
+		}
+	}
+}
+
+// TestGzipTypesParametersAsNGINX: a proxied response's Content-Type
+// against gzip_types, beside NGINX. Both compare the type in lower case
+// and without a charset parameter, so upper case and "; charset=" (with
+// or without the space) change nothing. NGINX cuts the value only at a
+// ';' that introduces charset (ngx_http_upstream_copy_content_type) and
+// keeps the bytes before it as they are: a type with another parameter,
+// or with whitespace before the ';', is not the listed type and goes
+// out as it came. mosaic compares the type without any parameter or the
+// whitespace around it and compresses these (the compress README's kept
+// difference).
+func TestGzipTypesParametersAsNGINX(t *testing.T) {
+	nginxPath(t)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", r.Header.Get("X-Type"))
+		_, _ = io.WriteString(w, strings.Repeat(`{"a":1}`+"\n", 100))
+	}))
+	t.Cleanup(up.Close)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
+			gzip on; gzip_min_length 1; gzip_types application/json;
+			location / { proxy_pass %s; } }`, port, up.URL)
+	})
+	coding := func(port int, ct string) string {
+		resp, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port),
+			"GET / HTTP/1.1\r\nHost: a\r\nX-Type: "+ct+"\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n")
+		return fmt.Sprintf("Content-Encoding=%q Content-Type=%q", resp.Header.Get("Content-Encoding"), resp.Header.Get("Content-Type"))
+	}
+	for _, tc := range []struct {
+		ct   string
+		kept bool // the kept difference: NGINX does not compress, mosaic does
+	}{
+		{"application/json", false},
+		{"Application/JSON", false},
+		{"application/json; charset=utf-8", false},
+		{"application/json;charset=utf-8", false},
+		{"APPLICATION/JSON; Charset=UTF-8", false},
+		{"application/json;  charset=utf-8", false},
+		{"text/html; charset=utf-8", false},
+		{"application/json; foo=bar", true},
+		{"application/json;foo=bar; charset=utf-8", true},
+		{"application/json ; charset=utf-8", true},
+	} {
+		m, n := coding(mport, tc.ct), coding(nport, tc.ct)
+		want, why := n, "nginx"
+		if tc.kept {
+			if !strings.HasPrefix(n, `Content-Encoding=""`) {
+				t.Errorf("%q: nginx %s, want it uncompressed (the kept difference)", tc.ct, n)
+			}
+			want = strings.Replace(n, `Content-Encoding=""`, `Content-Encoding="gzip"`, 1)
+			why = "the kept difference; nginx " + n
+		}
+		if m != want {
+			t.Errorf("%q: mosaic %s, want %s (%s)", tc.ct, m, want, why)
 		}
 	}
 }
