@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 )
 
 // TestHeaderCutShortLoggedAsNGINX: a client that closes its connection in
@@ -86,15 +86,20 @@ func TestHeaderBrokenOffLoggedAsNGINX(t *testing.T) {
 }
 
 // sendThenWait connects to the server on port, sends text and waits
-// 200 ms for the server to read it, then hands the connection over to be
-// closed as the test needs (a close, a reset, a half close).
+// until the server has read it, then hands the connection over to be
+// closed as the test needs (a close, a reset, a half close): a reset that
+// came before the read would discard the bytes unread, and the server
+// would see a different request.
 func sendThenWait(t *testing.T, port int, text string) *net.TCPConn {
 	t.Helper()
 	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprint(c, text)
-	time.Sleep(200 * time.Millisecond)
-	return c.(*net.TCPConn)
+	if _, err := io.WriteString(c, text); err != nil {
+		t.Fatal(err)
+	}
+	tc := c.(*net.TCPConn)
+	waitPeerRead(t, tc)
+	return tc
 }
