@@ -57,8 +57,12 @@ func startRedis(t *testing.T) (addr string, cmd *exec.Cmd) {
 
 func TestRedisReqZoneFallsBackAndRecovers(t *testing.T) {
 	addr, cmd := startRedis(t)
+	// A running Redis has seconds to answer: one later than the 50ms
+	// default (a loaded machine, the race detector) would send a lookup
+	// to the local zone and the breaker towards open. The lookups made
+	// while Redis is paused bring their own 50ms bound (pausedCtx).
 	z, err := NewReqZone(ZoneOptions{Name: "r", Key: func(*http.Request) string { return "k" }, Rate: 1, Size: MinZoneSize,
-		Redis: "redis://" + addr + "/0", Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
+		Redis: "redis://" + addr + "/0", RedisTimeout: 10 * time.Second, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +76,9 @@ func TestRedisReqZoneFallsBackAndRecovers(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGSTOP)
 	for i := 0; i < 5; i++ {
-		rs.lookup(ctx, "k", 1000, true)
+		pausedCtx, cancel := context.WithTimeout(ctx, DefaultRedisTimeout)
+		rs.lookup(pausedCtx, "k", 1000, true)
+		cancel()
 	}
 	if st := rs.breaker().State(); st == redisconn.BreakerClosed {
 		t.Fatalf("breaker %v with Redis paused", st)
@@ -86,7 +92,8 @@ func TestRedisReqZoneFallsBackAndRecovers(t *testing.T) {
 	// A probe or two fails while Redis is still paused.
 	time.Sleep(600 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGCONT)
-	deadline := time.Now().Add(5 * time.Second)
+	// The probe has 250ms a try: a loaded machine may need several.
+	deadline := time.Now().Add(30 * time.Second)
 	for rs.breaker().State() != redisconn.BreakerClosed {
 		if time.Now().After(deadline) {
 			t.Fatalf("breaker still %v after SIGCONT", rs.breaker().State())
