@@ -284,6 +284,9 @@ func TestLimitConfigErrors(t *testing.T) {
 		{`limit_req_zone $binary_remote_addr zone=a:1k rate=1r/s;`, `zone "zone=a:1k" is too small in`},
 		{`limit_req_zone $binary_remote_addr zone=a:1m rate=0r/s;`, `invalid rate "rate=0r/s" in`},
 		{`limit_req_zone $binary_remote_addr rate=1r/s rate=2r/s;`, `"limit_req_zone" must have "zone" parameter in`},
+		// redis_timeout= is mosaic's own, for a zone in Redis only.
+		{`limit_req_zone $uri zone=a:1m rate=1r/s redis_timeout=1s;`, `"redis_timeout" applies to a zone in Redis in`},
+		{`limit_conn_zone $uri zone=a:1m redis://127.0.0.1:1/0 redis_timeout=0;`, `invalid redis_timeout value "redis_timeout=0" in`},
 		{"limit_req_zone $binary_remote_addr zone=a:1m rate=1r/s;\nlimit_req_zone $uri zone=a:1m rate=1r/s;", `limit_req_zone "a" is already bound to key "$binary_remote_addr" in`},
 		{"limit_req_zone $uri zone=a:1m rate=1r/s;\nlimit_conn_zone $uri zone=a:1m;", `the shared memory zone "a" is already declared for a different use in`},
 		{`server { location / { limit_req zone=none; } }`, `zero size shared memory zone "none" in`},
@@ -307,11 +310,13 @@ func TestLimitConfigErrors(t *testing.T) {
 
 // TestLimitReqRedisSharedByTwoInstances: two mosaic processes with one
 // Redis zone enforce one limit together: the burst is spent by the
-// requests of both.
+// requests of both. Redis has seconds to answer (redis_timeout=): an
+// answer later than the 50ms default, on a loaded machine, would count
+// the request in one process's local zone only.
 func TestLimitReqRedisSharedByTwoInstances(t *testing.T) {
 	addr := startRedisServer(t)
 	conf := `
-		limit_req_zone $binary_remote_addr zone=fleet:1m rate=1r/m redis://` + addr + `/0;
+		limit_req_zone $binary_remote_addr zone=fleet:1m rate=1r/m redis://` + addr + `/0 redis_timeout=10s;
 		server {
 			listen 127.0.0.1:{port};
 			location / { limit_req zone=fleet burst=4 nodelay; limit_req_status 429; root {root}; }
@@ -333,7 +338,8 @@ func TestLimitReqRedisSharedByTwoInstances(t *testing.T) {
 }
 
 // TestLimitConnRedisSharedByTwoInstances: a request in progress on one
-// instance counts on the other.
+// instance counts on the other (Redis has seconds to answer, as in
+// TestLimitReqRedisSharedByTwoInstances).
 func TestLimitConnRedisSharedByTwoInstances(t *testing.T) {
 	addr := startRedisServer(t)
 	release := make(chan struct{})
@@ -346,7 +352,7 @@ func TestLimitConnRedisSharedByTwoInstances(t *testing.T) {
 	}))
 	t.Cleanup(origin.Close)
 	conf := `
-		limit_conn_zone $binary_remote_addr zone=fleetc:1m redis://` + addr + `/0;
+		limit_conn_zone $binary_remote_addr zone=fleetc:1m redis://` + addr + `/0 redis_timeout=10s;
 		server {
 			listen 127.0.0.1:{port};
 			location / { limit_conn fleetc 1; proxy_pass http://` + origin.Listener.Addr().String() + `; }
@@ -438,6 +444,38 @@ func TestLimitReqRedisPausedFallsBack(t *testing.T) {
 			t.Fatal("Redis's state is not used again after SIGCONT")
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestLimitRedisTimeoutParameter: redis_timeout= bounds how long a
+// request waits for its zone's Redis. With Redis paused, the first
+// request waits the configured 1 s (the 50ms default would answer it far
+// sooner) and is then limited locally: it passes.
+func TestLimitRedisTimeoutParameter(t *testing.T) {
+	t.Parallel() // it waits on Redis's bound, a private redis-server
+	r := startRedisProc(t)
+	const timeout = time.Second
+	base, _ := limitSite(t, `
+		limit_req_zone $http_x_key zone=slow:1m rate=1r/m redis://`+r.addr()+`/0 redis_timeout=1s;
+		server {
+			listen 127.0.0.1:{port};
+			location / { limit_req zone=slow burst=2 nodelay; root {root}; }
+		}`)
+	if code, _ := limitGet(t, base+"/f", "X-Key", "warm"); code != 200 {
+		t.Fatalf("with Redis: %d", code)
+	}
+	if err := r.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.cmd.Process.Signal(syscall.SIGCONT) })
+	start := time.Now()
+	code, _ := limitGet(t, base+"/f", "X-Key", "k")
+	took := time.Since(start)
+	if code != 200 {
+		t.Errorf("with Redis paused: %d, want 200 from the local zone", code)
+	}
+	if took < timeout {
+		t.Errorf("the request waited %v for a paused Redis, want the redis_timeout %v", took, timeout)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/internal/shared"
@@ -35,7 +36,10 @@ type zoneConf struct {
 	size  int64
 	rate  limit.Rate
 	redis string
-	pos   *conf.Directive
+	// redisTimeout bounds each Redis operation (redis_timeout=);
+	// 0 leaves limit.DefaultRedisTimeout.
+	redisTimeout time.Duration
+	pos          *conf.Directive
 
 	shared *sharedZone // acquired by InitMain
 	req    *limit.ReqZone
@@ -82,12 +86,12 @@ type locConf struct {
 var module = &server.Module{
 	Name: "limit",
 	Directives: []server.Directive{
-		{Name: "limit_req_zone", Context: server.CtxHTTP, MinArgs: 3, MaxArgs: 4, Set: setZone(kindReq)},
+		{Name: "limit_req_zone", Context: server.CtxHTTP, MinArgs: 3, MaxArgs: 5, Set: setZone(kindReq)},
 		{Name: "limit_req", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 3, Set: setReq},
 		{Name: "limit_req_log_level", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setLevel(func(l *locConf) *server.Setting[slog.Level] { return &l.reqLevel })},
 		{Name: "limit_req_status", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setStatus(func(l *locConf) *server.Setting[int] { return &l.reqStatus })},
 		{Name: "limit_req_dry_run", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: server.SetFlag(func(l *locConf) *server.Setting[bool] { return &l.reqDryRun })},
-		{Name: "limit_conn_zone", Context: server.CtxHTTP, MinArgs: 2, MaxArgs: 3, Set: setZone(kindConn)},
+		{Name: "limit_conn_zone", Context: server.CtxHTTP, MinArgs: 2, MaxArgs: 4, Set: setZone(kindConn)},
 		{Name: "limit_conn", Context: server.CtxHTTPAll, MinArgs: 2, MaxArgs: 2, Set: setConn},
 		{Name: "limit_conn_log_level", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setLevel(func(l *locConf) *server.Setting[slog.Level] { return &l.connLevel })},
 		{Name: "limit_conn_status", Context: server.CtxHTTPAll, MinArgs: 1, MaxArgs: 1, Set: setStatus(func(l *locConf) *server.Setting[int] { return &l.connStatus })},
@@ -132,8 +136,9 @@ func isRedisURL(s string) bool {
 	return false
 }
 
-// setZone reads "limit_req_zone key zone=name:size rate=rate [URL]" or
-// "limit_conn_zone key zone=name:size [URL]".
+// setZone reads "limit_req_zone key zone=name:size rate=rate [URL
+// [redis_timeout=time]]" or "limit_conn_zone key zone=name:size [URL
+// [redis_timeout=time]]".
 func setZone(kind zoneKind) func(*server.Cmd) error {
 	return func(c *server.Cmd) error {
 		key, err := c.Template(c.Args[0])
@@ -164,12 +169,25 @@ func setZone(kind zoneKind) func(*server.Cmd) error {
 				z.rate = r
 			case isRedisURL(a) && z.redis == "":
 				z.redis = a
+			case strings.HasPrefix(a, "redis_timeout="):
+				// mosaic's own, as proxy_cache_path's: how long a
+				// request waits for Redis before its zone limits it
+				// locally (a Redis across a network may need more
+				// than the default).
+				d, err := conf.ParseTime(a[len("redis_timeout="):])
+				if err != nil || d <= 0 {
+					return c.Errorf("invalid redis_timeout value %q", a)
+				}
+				z.redisTimeout = d
 			default:
 				return c.Errorf("invalid parameter %q", a)
 			}
 		}
 		if z.name == "" {
 			return c.Errorf("%q must have \"zone\" parameter", c.Name)
+		}
+		if z.redisTimeout > 0 && z.redis == "" {
+			return c.Errorf("\"redis_timeout\" applies to a zone in Redis")
 		}
 		m := c.Main().(*mainConf)
 		if o, ok := m.zones[z.name]; ok {
@@ -395,13 +413,14 @@ func (sz *sharedZone) Close() error {
 var zones shared.Registry[*sharedZone]
 
 func (z *zoneConf) signature() string {
-	return fmt.Sprintf("%s|%s|%s|%d|%d|%s", z.kind, z.name, z.key.String(), z.size, z.rate, z.redis)
+	return fmt.Sprintf("%s|%s|%s|%d|%d|%s|%v", z.kind, z.name, z.key.String(), z.size, z.rate, z.redis, z.redisTimeout)
 }
 
 func acquireZone(z *zoneConf, log *slog.Logger) (*sharedZone, error) {
 	sig := z.signature()
 	return zones.Acquire(sig, func() (*sharedZone, error) {
-		o := limit.ZoneOptions{Name: z.name, Key: z.key.Eval, Size: z.size, Rate: z.rate, Redis: z.redis, Logger: log}
+		o := limit.ZoneOptions{Name: z.name, Key: z.key.Eval, Size: z.size, Rate: z.rate, Redis: z.redis,
+			RedisTimeout: z.redisTimeout, Logger: log}
 		sz := &sharedZone{sig: sig}
 		var err error
 		if z.kind == kindReq {
