@@ -140,15 +140,34 @@ func RawOn(t testing.TB, network, addr, request string) (*http.Response, string)
 	return resp, body
 }
 
+// RawWithin is Raw with d for the whole exchange rather than 10 s, for
+// an answer that its server sends slowly by design (NGINX's writes of
+// sendfile_max_chunk bytes, one an event loop turn), which a loaded
+// machine can stretch past 10 s: the body would come back cut short.
+func RawWithin(t testing.TB, addr, request string, d time.Duration) (*http.Response, string) {
+	t.Helper()
+	resp, body, err := rawWithin("tcp", addr, request, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
+}
+
 // RawTry is RawOn returning its error rather than failing a test, for
 // requests sent from goroutines of their own.
 func RawTry(network, addr, request string) (*http.Response, string, error) {
+	return rawWithin(network, addr, request, 10*time.Second)
+}
+
+// rawWithin sends request on a new connection and reads the answer, all
+// within d.
+func rawWithin(network, addr, request string, d time.Duration) (*http.Response, string, error) {
 	c, err := net.DialTimeout(network, addr, 5*time.Second)
 	if err != nil {
 		return nil, "", err
 	}
 	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	_ = c.SetDeadline(time.Now().Add(d))
 	if _, err := io.WriteString(c, request); err != nil {
 		return nil, "", fmt.Errorf("sending to %s: %w", addr, err)
 	}
