@@ -264,6 +264,7 @@ func TestConditionalCachedAsNGINX(t *testing.T) {
 // (proxy_cache_revalidate) answer the conditions as a hit does. Each
 // request has an entry of its own, filled and left to expire first.
 func TestConditionalCachedStaleAsNGINX(t *testing.T) {
+	t.Parallel() // it waits out max-age=1 on NGINX's whole-second clock
 	nginxPath(t)
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		withoutDate(w)
