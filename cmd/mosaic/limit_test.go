@@ -287,6 +287,11 @@ func TestLimitConfigErrors(t *testing.T) {
 		// redis_timeout= is mosaic's own, for a zone in Redis only.
 		{`limit_req_zone $uri zone=a:1m rate=1r/s redis_timeout=1s;`, `"redis_timeout" applies to a zone in Redis in`},
 		{`limit_conn_zone $uri zone=a:1m redis://127.0.0.1:1/0 redis_timeout=0;`, `invalid redis_timeout value "redis_timeout=0" in`},
+		{`limit_req_zone $uri zone=a:1m rate=1r/s redis://127.0.0.1:1/0 redis_timeout=fast;`, `invalid redis_timeout value "redis_timeout=fast" in`},
+		// Beyond the URL and redis_timeout=, NGINX's count of arguments.
+		{`limit_req_zone $uri zone=a:1m rate=1r/s rate=2r/s;`, `invalid number of arguments in "limit_req_zone" directive in`},
+		{`limit_req_zone $uri zone=a:1m rate=1r/s rate=2r/s redis_timeout=1s;`, `invalid number of arguments in "limit_req_zone" directive in`},
+		{`limit_conn_zone $uri zone=a:1m zone=b:1m redis://127.0.0.1:1/0;`, `invalid number of arguments in "limit_conn_zone" directive in`},
 		{"limit_req_zone $binary_remote_addr zone=a:1m rate=1r/s;\nlimit_req_zone $uri zone=a:1m rate=1r/s;", `limit_req_zone "a" is already bound to key "$binary_remote_addr" in`},
 		{"limit_req_zone $uri zone=a:1m rate=1r/s;\nlimit_conn_zone $uri zone=a:1m;", `the shared memory zone "a" is already declared for a different use in`},
 		{`server { location / { limit_req zone=none; } }`, `zero size shared memory zone "none" in`},

@@ -145,6 +145,17 @@ func setZone(kind zoneKind) func(*server.Cmd) error {
 		if err != nil {
 			return err
 		}
+		// NGINX takes exactly 3 (2) arguments; MaxArgs leaves room for
+		// mosaic's own, which alone may come beyond that count.
+		own := 0
+		for _, a := range c.Args[1:] {
+			if isRedisURL(a) || strings.HasPrefix(a, "redis_timeout=") {
+				own++
+			}
+		}
+		if n := len(c.Args) - own; (kind == kindReq && n > 3) || (kind == kindConn && n > 2) {
+			return c.Errorf("invalid number of arguments in %q directive", c.Name)
+		}
 		z := &zoneConf{kind: kind, key: key, rate: 1000, pos: c.Directive}
 		for _, a := range c.Args[1:] {
 			switch {
