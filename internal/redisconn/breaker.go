@@ -56,8 +56,13 @@ type Breaker struct {
 	name     string // the user, in log lines
 	failures int32
 	interval time.Duration
-	probe    func(context.Context) error // a cheap round trip
-	log      *slog.Logger
+	// timeout bounds one probe: at least interval, and the operations'
+	// own bound when longer, so that a Redis whose answers take longer
+	// than the interval (a far one, given its redis_timeout=) can still
+	// close the breaker it opened.
+	timeout time.Duration
+	probe   func(context.Context) error // a cheap round trip
+	log     *slog.Logger
 
 	state  atomic.Uint32
 	failed atomic.Int32  // operations failed in a row
@@ -66,8 +71,9 @@ type Breaker struct {
 	local atomic.Uint64
 }
 
-// NewBreaker returns a closed breaker; name starts its log lines.
-func NewBreaker(name string, failures int, interval time.Duration, probe func(context.Context) error, log *slog.Logger) *Breaker {
+// NewBreaker returns a closed breaker; name starts its log lines. Each
+// probe has timeout, or interval when that is longer.
+func NewBreaker(name string, failures int, interval, timeout time.Duration, probe func(context.Context) error, log *slog.Logger) *Breaker {
 	if failures <= 0 {
 		failures = DefaultFailures
 	}
@@ -77,7 +83,8 @@ func NewBreaker(name string, failures int, interval time.Duration, probe func(co
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Breaker{name: name, failures: int32(failures), interval: interval, probe: probe, log: log}
+	return &Breaker{name: name, failures: int32(failures), interval: interval, timeout: max(timeout, interval),
+		probe: probe, log: log}
 }
 
 // CountLocal records an operation answered locally because Redis could
@@ -128,7 +135,7 @@ func (b *Breaker) probeLoop(ctx context.Context) {
 			return
 		}
 		b.state.Store(uint32(BreakerHalfOpen))
-		pctx, cancel := context.WithTimeout(ctx, b.interval)
+		pctx, cancel := context.WithTimeout(ctx, b.timeout)
 		err := b.probe(pctx)
 		cancel()
 		if err == nil {

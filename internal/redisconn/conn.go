@@ -67,7 +67,7 @@ func New(url string, o Options) (*Conn, error) {
 	}
 	c := &Conn{url: url, opt: opt, o: o, done: make(chan struct{})}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
-	c.breaker = NewBreaker(o.Name, DefaultFailures, DefaultProbe, c.ping, o.Logger)
+	c.breaker = NewBreaker(o.Name, DefaultFailures, DefaultProbe, o.Timeout, c.ping, o.Logger)
 	return c, nil
 }
 
