@@ -146,11 +146,15 @@ func Error(w http.ResponseWriter, r *http.Request, code int) {
 		if ri.rec != nil {
 			ri.rec.special = true
 		}
-		if ri.errorPage && ri.st != nil && ri.st.Status != 0 {
+		if ri.st != nil && ri.st.Status != 0 {
 			// An error inside an error_page's page ("=200 /page"
-			// whose own range is refused): NGINX's special response
-			// makes it err_status, so $status is the code that goes
-			// out, not the one the page was to go with.
+			// whose own range is refused, a missing page, the
+			// redirect cycle's 500): NGINX's special response makes
+			// it err_status, so $status is the code that goes out, not
+			// the one the page was to go with. So too where
+			// recursive_error_pages let the page's errors be caught
+			// again: an error no page catches goes out as it is, and
+			// one caught is given the status of its own page next.
 			ri.st.Status = code
 		}
 	}
