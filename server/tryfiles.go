@@ -87,15 +87,24 @@ func (l *Location) filePath(r *http.Request, uri string, add bool) (dir, rel str
 		return absPath(root[:climb]), root[climb:]
 	}
 	if cl.aliasIn == nil {
+		if uri != "" && uri[0] != '/' {
+			// A try_files candidate written without its "/": NGINX
+			// writes it after the root, which has lost the "/" it
+			// was written with ("root /srv/www/; try_files x" names
+			// /srv/wwwx).
+			return joinRaw(documentRoot(root, cl.root.V.String(), false), uri)
+		}
 		return absPath(root), uri
 	}
 	if cl.aliasIn.IsRegex() {
-		full := absPath(root)
 		if uri != "" && (add || uriAddedToAlias(r, l, uri)) {
-			// The alias is a directory then, and bounds the lookup: a
-			// ".." that a candidate's variable brings stays below it.
-			return full, uri
+			// The alias is a directory then, or the start of a name
+			// ("alias /srv/d; try_files $1" names /srv/dx for x), and
+			// bounds the lookup: a ".." that a candidate's variable
+			// brings stays below it.
+			return joinRaw(root, uri)
 		}
+		full := absPath(root)
 		if strings.HasSuffix(root, "/") {
 			// A directory (alias .../$1 with $1 ending in a slash): its
 			// index or listing, as NGINX serves it.
@@ -112,6 +121,21 @@ func (l *Location) filePath(r *http.Request, uri string, add bool) (dir, rel str
 	// lookup by itself: the path below it is the URI's tail as it is, so
 	// no string is built for it per request.
 	return absPath(root[:cut+1]), root[cut+1:] + tail
+}
+
+// joinRaw splits root+uri, the name NGINX makes by writing one after the
+// other, into the directory that bounds its lookup and the path below
+// it. Where uri does not start a segment of its own, the segment it ends
+// is root's last, and the directory root's parent.
+func joinRaw(root, uri string) (dir, rel string) {
+	if uri == "" || uri[0] == '/' || strings.HasSuffix(root, "/") {
+		return absPath(root), uri
+	}
+	cut := strings.LastIndexByte(root, '/')
+	if cut < 0 {
+		return absPath("."), root + uri
+	}
+	return absPath(root[:cut+1]), root[cut+1:] + uri
 }
 
 // VariableClimb returns where the first ".." segment of p, tpl's value,
@@ -160,10 +184,16 @@ type tryFiles struct {
 	// whole: the location's alias names the whole path (AliasWhole),
 	// and each candidate is tried below it.
 	whole bool
+	// prefix: the prefix that the location's alias replaces, where it
+	// has one (an alias declared in a prefix or exact location).
+	prefix string
 }
 
 func newTryFiles(l *Location, args []string, content http.Handler) http.Handler {
 	t := &tryFiles{loc: l, content: content, whole: l.AliasWhole()}
+	if in := LocConf[*coreLoc](l, coreModule).aliasIn; in != nil && !in.IsRegex() {
+		t.prefix = in.pattern
+	}
 	// The arguments compiled when the directive was read: in the
 	// configuration's scope, they bind to the same variables (map) again.
 	compile := vars.MustCompile
@@ -217,6 +247,9 @@ func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// location for \.php$ that the decoded URI did not match. Only
 		// the last argument, a URI to redirect to, has arguments.
 		path := uri
+		if t.prefix != "" {
+			path = t.aliasURI(f, uri)
+		}
 		dir, rel := t.loc.filePath(r, path, whole)
 		links, from := t.loc.Symlinks(r, dir)
 		isDir := false
@@ -266,6 +299,20 @@ func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	InternalRedirect(w, r, t.last.Eval(r))
+}
+
+// aliasURI is the URI that candidate c, the value of f, stands for under
+// an alias that replaces t.prefix: NGINX writes what follows the prefix
+// after the alias, and a file found so has the prefix and that as its
+// URI. Only a candidate with variables loses the prefix it starts with
+// ("$uri"); one written without them is taken whole, so "try_files
+// /i/x" under "location /i/ { alias /srv/; }" is /srv//i/x, URI /i//i/x,
+// and "x" is /srv/x, URI /i/x.
+func (t *tryFiles) aliasURI(f *vars.Template, c string) string {
+	if !f.Static() && strings.HasPrefix(c, t.prefix) {
+		return c
+	}
+	return t.prefix + c
 }
 
 // maxRoots bounds the directories one try_files keeps open. A root or
