@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 // logSubServer serves a page of SSI includes: one with arguments, one of a
@@ -81,6 +83,37 @@ func TestLogSubrequestMatchesNGINX(t *testing.T) {
 		}
 		if len(n) != want {
 			t.Errorf("NGINX's %s log has %d lines, the test expects %d:\n%s", log, len(n), want, strings.Join(n, "\n"))
+		}
+	}
+}
+
+// TestLogSubrequestBytesAsNGINX (fidelity18): a subrequest's line has
+// the fragment's $status and $uri in both servers, but $body_bytes_sent
+// differs, kept apart: NGINX's is its connection's bytes sent so far
+// less the subrequest's header (which it has none of), 0 for an include
+// of a short page, whose header and text NGINX holds until
+// postpone_output's 1,460 bytes or the end; a page whose first part had
+// gone out would log that part for the include. mosaic logs the bytes of
+// the fragment.
+func TestLogSubrequestBytesAsNGINX(t *testing.T) {
+	nginxPath(t)
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www/page.html"), `A<!--# include virtual="/frag.txt" -->B`)
+	writeFile(t, filepath.Join(dir, "www/frag.txt"), "fragment\n")
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`log_format b "$uri $status $body_bytes_sent";
+			server { listen 127.0.0.1:%d; root %s/www; access_log %[2]s/%[3]s.log b;
+				log_subrequest on; location = /page.html { ssi on; } }`, port, dir, who)
+	})
+	for _, port := range []int{mport, nport} {
+		if res, body := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", port), "GET /page.html HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"); res.StatusCode != 200 || body != "Afragment\nB" {
+			t.Fatalf("port %d: %d %q", port, res.StatusCode, body)
+		}
+	}
+	for who, want := range map[string]string{"m": "/frag.txt 200 9", "n": "/frag.txt 200 0"} {
+		if got := waitLog(t, filepath.Join(dir, who+".log"), 2)[0]; got != want {
+			t.Errorf("%s: the include's line %q, want %q", who, got, want)
 		}
 	}
 }
