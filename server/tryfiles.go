@@ -126,9 +126,12 @@ func (l *Location) filePath(r *http.Request, uri string, add bool) (dir, rel str
 // joinRaw splits root+uri, the name NGINX makes by writing one after the
 // other, into the directory that bounds its lookup and the path below
 // it. Where uri does not start a segment of its own, the segment it ends
-// is root's last, and the directory root's parent.
+// is root's last, and the directory root's parent: the name reaches the
+// root's neighbours that start with its last segment, as NGINX's does,
+// but a ".." segment (a candidate's variable, "x/../other") keeps the
+// root as the bound, which refuses it as a climb out.
 func joinRaw(root, uri string) (dir, rel string) {
-	if uri == "" || uri[0] == '/' || strings.HasSuffix(root, "/") {
+	if uri == "" || uri[0] == '/' || strings.HasSuffix(root, "/") || reqrule.DotDot(uri) >= 0 {
 		return absPath(root), uri
 	}
 	cut := strings.LastIndexByte(root, '/')

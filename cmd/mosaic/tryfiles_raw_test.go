@@ -90,3 +90,27 @@ func TestTryFilesRawCandidatesAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestTryFilesRawCandidateClimbRefused: a candidate without "/" written
+// after the root reaches the root's neighbours whose names start with
+// the root's last segment (/srv/wwwx/in.txt for "x/in.txt"), as NGINX's
+// does, but one whose variable brings ".." stays below the root:
+// "x/../secret.txt" is /srv/secret.txt to NGINX, a missing file to
+// mosaic, as a root's own climbing variables are. The content is
+// empty_gif, which serves whatever try_files lets through (a gateway
+// would be handed $request_filename), so the answer is the lookup's.
+func TestTryFilesRawCandidateClimbRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www/index.html"), "root")
+	writeFile(t, filepath.Join(dir, "wwwx/in.txt"), "neighbour")
+	writeFile(t, filepath.Join(dir, "secret.txt"), "secret")
+	port := freePort(t)
+	startMosaic(t, t.TempDir(), fmt.Sprintf(`http { server { listen 127.0.0.1:%d; root %s/www;
+		location /q/ { try_files $arg_f =404; empty_gif; } } }`, port, dir), port)
+	for arg, want := range map[string]int{"x/in.txt": 200, "x/../secret.txt": 404, "x/../wwwx/in.txt": 404} {
+		if res, _ := testclient.Do(t, "GET", fmt.Sprintf("http://127.0.0.1:%d/q/?f=%s", port, arg)); res.StatusCode != want {
+			t.Errorf("f=%s: %d, want %d", arg, res.StatusCode, want)
+		}
+	}
+}
