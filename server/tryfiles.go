@@ -26,7 +26,8 @@ import (
 // that bounds the lookup and the path relative to it, so that callers
 // can refuse anything that escapes dir.
 func (l *Location) FilePath(r *http.Request, uri string) (dir, rel string) {
-	return l.filePath(r, uri, false)
+	dir, rel, _ = l.filePath(r, uri, false)
+	return dir, rel
 }
 
 // aliasAdded marks, as the request's vars.State.Paths, the location and
@@ -67,8 +68,10 @@ func uriAddedToAlias(r *http.Request, l *Location, uri string) bool {
 
 // filePath is FilePath; add joins a regex location's alias and uri (as
 // NGINX's try_files tries each candidate there), where the alias alone
-// is the file otherwise, unless try_files marked the request so.
-func (l *Location) filePath(r *http.Request, uri string, add bool) (dir, rel string) {
+// is the file otherwise, unless try_files marked the request so. j says
+// whether uri, written without "/", continues the last segment of the
+// root or alias (joinRaw).
+func (l *Location) filePath(r *http.Request, uri string, add bool) (dir, rel string, j rawJoin) {
 	cl := LocConf[*coreLoc](l, coreModule)
 	root := cl.root.V.Eval(r)
 	if climb := VariableClimb(cl.root.V, root); climb >= 0 {
@@ -84,7 +87,7 @@ func (l *Location) filePath(r *http.Request, uri string, add bool) (dir, rel str
 		case !cl.aliasIn.IsRegex():
 			root += cl.aliasTail(uri)
 		}
-		return absPath(root[:climb]), root[climb:]
+		return absPath(root[:climb]), root[climb:], rawNone
 	}
 	if cl.aliasIn == nil {
 		if uri != "" && uri[0] != '/' {
@@ -94,7 +97,7 @@ func (l *Location) filePath(r *http.Request, uri string, add bool) (dir, rel str
 			// /srv/wwwx).
 			return joinRaw(documentRoot(root, cl.root.V.String(), false), uri)
 		}
-		return absPath(root), uri
+		return absPath(root), uri, rawNone
 	}
 	if cl.aliasIn.IsRegex() {
 		if uri != "" && (add || uriAddedToAlias(r, l, uri)) {
@@ -108,37 +111,50 @@ func (l *Location) filePath(r *http.Request, uri string, add bool) (dir, rel str
 		if strings.HasSuffix(root, "/") {
 			// A directory (alias .../$1 with $1 ending in a slash): its
 			// index or listing, as NGINX serves it.
-			return full, ""
+			return full, "", rawNone
 		}
-		return filepath.Dir(full), filepath.Base(full)
+		return filepath.Dir(full), filepath.Base(full), rawNone
 	}
 	tail := cl.aliasTail(uri)
 	cut := strings.LastIndexByte(root, '/')
 	if cut < 0 {
-		return absPath("."), root + tail
+		return absPath("."), root + tail, rawNone
 	}
 	// An alias ending in a slash (the usual "alias /srv/www/;") bounds the
 	// lookup by itself: the path below it is the URI's tail as it is, so
 	// no string is built for it per request.
-	return absPath(root[:cut+1]), root[cut+1:] + tail
+	return absPath(root[:cut+1]), root[cut+1:] + tail, rawNone
 }
+
+// rawJoin says how filePath wrote a uri after the root or alias.
+type rawJoin uint8
+
+const (
+	rawNone   rawJoin = iota // uri starts a segment of its own
+	rawMerged                // uri continues the last segment: dir is its parent
+	rawClimbs                // and a ".." segment follows: dir is the root
+)
 
 // joinRaw splits root+uri, the name NGINX makes by writing one after the
 // other, into the directory that bounds its lookup and the path below
 // it. Where uri does not start a segment of its own, the segment it ends
 // is root's last, and the directory root's parent: the name reaches the
-// root's neighbours that start with its last segment, as NGINX's does,
-// but a ".." segment (a candidate's variable, "x/../other") keeps the
-// root as the bound, which refuses it as a climb out.
-func joinRaw(root, uri string) (dir, rel string) {
-	if uri == "" || uri[0] == '/' || strings.HasSuffix(root, "/") || reqrule.DotDot(uri) >= 0 {
-		return absPath(root), uri
+// root's neighbours that start with its last segment, as NGINX's does.
+// A ".." segment in the name would climb from there: the root stays the
+// bound then, and uri the path below it, which the static handler
+// refuses for its "..", and try_files for what rawClimbs says.
+func joinRaw(root, uri string) (dir, rel string, j rawJoin) {
+	if uri == "" || uri[0] == '/' || strings.HasSuffix(root, "/") {
+		return absPath(root), uri, rawNone
 	}
 	cut := strings.LastIndexByte(root, '/')
-	if cut < 0 {
-		return absPath("."), root + uri
+	if reqrule.DotDot(root[cut+1:]+uri) >= 0 {
+		return absPath(root), uri, rawClimbs
 	}
-	return absPath(root[:cut+1]), root[cut+1:] + uri
+	if cut < 0 {
+		return absPath("."), root + uri, rawMerged
+	}
+	return absPath(root[:cut+1]), root[cut+1:] + uri, rawMerged
 }
 
 // VariableClimb returns where the first ".." segment of p, tpl's value,
@@ -253,7 +269,18 @@ func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if t.prefix != "" {
 			path = t.aliasURI(f, uri)
 		}
-		dir, rel := t.loc.filePath(r, path, whole)
+		dir, rel, j := t.loc.filePath(r, path, whole)
+		if j == rawClimbs || j == rawMerged && !f.Static() && !strings.Contains(f.Prefix(), "/") {
+			// Written after the root's last segment ("root /srv/www;
+			// try_files $arg_f"), a client's value would pick any of
+			// the root's neighbours (f=_private/key names
+			// /srv/www_private/key), and a ".." would climb from one:
+			// NGINX follows both, mosaic takes the candidate as missing,
+			// as it bounds a root's own climbing variables. A merged
+			// segment the configuration wrote whole ("try_files x.txt",
+			// "x/$arg_f") is the administrator's, and followed.
+			continue
+		}
 		links, from := t.loc.Symlinks(r, dir)
 		isDir := false
 		err := error(nil)

@@ -12,8 +12,9 @@ import (
 // TestTryFilesRawCandidatesAsNGINX: NGINX writes a try_files candidate
 // right after the root (which has lost the "/" it was written with) or
 // the alias, without a "/" between: "root /srv/www; try_files x.txt"
-// names /srv/wwwx.txt, a regex location's "alias /srv/d; try_files $1"
-// names /srv/dx.txt for x.txt. Under a prefix location's alias, a
+// names /srv/wwwx.txt, a regex location's "alias /srv/d; try_files x.txt"
+// names /srv/dx.txt, "try_files ../up.txt" /srv/www../up.txt (no ".."
+// segment in it). Under a prefix location's alias, a
 // candidate with variables loses the location's prefix where it starts
 // with it, one without variables does not ("try_files /pc/x.txt" is
 // alias + "/pc/x.txt"), and a file found has the prefix and the rest as
@@ -30,7 +31,7 @@ func TestTryFilesRawCandidatesAsNGINX(t *testing.T) {
 	for name, body := range map[string]string{
 		"www/x.txt": "x", "www/dx.txt": "dx", "www/d/x.txt": "d/x", "wwwx.txt": "wwwx",
 		"wwwsib.txt": "sibling", "wwwdir/index.html": "index", "www/sub/x.txt": "subx",
-		"www/sub/pa/x.txt": "sub-pa-x",
+		"www/sub/pa/x.txt": "sub-pa-x", "www../up.txt": "up",
 	} {
 		writeFile(t, filepath.Join(dir, name), body)
 	}
@@ -40,12 +41,13 @@ func TestTryFilesRawCandidatesAsNGINX(t *testing.T) {
 		server { listen 127.0.0.1:%d; root %[2]s; absolute_redirect off; access_log %[3]s/%[4]s.log f;
 			add_header X-F "$uri|$request_filename" always;
 			location /rt/ { try_files x.txt =404; }
-			location /rv/ { try_files $arg_f =404; }
+			location /rv/ { try_files $arg_f dir/$arg_f =404; }
+			location /ru/ { try_files ../up.txt =404; }
 			location /rs/ { root %[2]s/; try_files x.txt =404; }
 			location /rfb/ { try_files nope.txt /fb; }
 			location = /fb { return 200 "fb $uri"; }
 			location ~ ^/ra/(.*)$ { alias %[2]s/; try_files $1 =404; }
-			location ~ ^/rb/(.*)$ { alias %[2]s/d; try_files $1 =404; }
+			location ~ ^/rb/ { alias %[2]s/d; try_files x.txt =404; }
 			location ~ ^/rc/(.*)$ { alias %[2]s/d/; try_files x.txt $1 =404; }
 			location /pa/ { alias %[2]s/sub/; try_files $arg_f =404; }
 			location /pb/ { alias %[2]s/sub/; try_files x.txt =404; }
@@ -55,8 +57,8 @@ func TestTryFilesRawCandidatesAsNGINX(t *testing.T) {
 		}`, port, www, logs, who)
 	})
 	paths := []string{
-		"/rt/a", "/rv/a?f=x.txt", "/rv/a?f=sib.txt", "/rv/a?f=/x.txt", "/rs/a", "/rfb/a",
-		"/ra/x.txt", "/ra/d/x.txt", "/ra/nope", "/rb/x.txt", "/rc/zz",
+		"/rt/a", "/rv/a?f=index.html", "/rv/a?f=nope.txt", "/rv/a?f=/x.txt", "/ru/a", "/rs/a", "/rfb/a",
+		"/ra/x.txt", "/ra/d/x.txt", "/ra/nope", "/rb/q", "/rc/zz",
 		"/pa/a?f=x.txt", "/pa/a?f=/pa/x.txt", "/pa/a?f=pa/x.txt", "/pa/a?f=/x.txt",
 		"/pb/a", "/pc/a", "/pd/a",
 	}
@@ -92,25 +94,41 @@ func TestTryFilesRawCandidatesAsNGINX(t *testing.T) {
 }
 
 // TestTryFilesRawCandidateClimbRefused: a candidate without "/" written
-// after the root reaches the root's neighbours whose names start with
-// the root's last segment (/srv/wwwx/in.txt for "x/in.txt"), as NGINX's
-// does, but one whose variable brings ".." stays below the root:
-// "x/../secret.txt" is /srv/secret.txt to NGINX, a missing file to
-// mosaic, as a root's own climbing variables are. The content is
-// empty_gif, which serves whatever try_files lets through (a gateway
-// would be handed $request_filename), so the answer is the lookup's.
+// after the root continues the root's last segment, so a client's value
+// there picks among the root's neighbours ("try_files $arg_f" with
+// f=_private/key.txt names /srv/www_private/key.txt, and f=x/in.txt
+// /srv/wwwx/in.txt), and a ".." climbs from one ("x/../secret.txt" is
+// /srv/secret.txt): NGINX follows both, mosaic takes the candidate as
+// missing, as it does a root's own climbing variables. A merged segment
+// the configuration wrote ("x/$arg_f") is followed; a ".." after it is
+// not (below the root, "x/../secret.txt" would have found
+// /srv/www/secret.txt while $request_filename named /srv/secret.txt).
+// The content is empty_gif, which serves whatever try_files lets
+// through (a gateway would be handed $request_filename), so the answer
+// is the lookup's.
 func TestTryFilesRawCandidateClimbRefused(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "www/index.html"), "root")
-	writeFile(t, filepath.Join(dir, "wwwx/in.txt"), "neighbour")
-	writeFile(t, filepath.Join(dir, "secret.txt"), "secret")
+	for name, body := range map[string]string{
+		"www/index.html": "root", "www/secret.txt": "inside", "www/x/keep": "",
+		"wwwx/in.txt": "neighbour", "www_private/key.txt": "key", "secret.txt": "secret",
+		"d_private/key.txt": "key",
+	} {
+		writeFile(t, filepath.Join(dir, name), body)
+	}
 	port := freePort(t)
-	startMosaic(t, t.TempDir(), fmt.Sprintf(`http { server { listen 127.0.0.1:%d; root %s/www;
-		location /q/ { try_files $arg_f =404; empty_gif; } } }`, port, dir), port)
-	for arg, want := range map[string]int{"x/in.txt": 200, "x/../secret.txt": 404, "x/../wwwx/in.txt": 404} {
-		if res, _ := testclient.Do(t, "GET", fmt.Sprintf("http://127.0.0.1:%d/q/?f=%s", port, arg)); res.StatusCode != want {
-			t.Errorf("f=%s: %d, want %d", arg, res.StatusCode, want)
+	startMosaic(t, t.TempDir(), fmt.Sprintf(`http { server { listen 127.0.0.1:%d; root %[2]s/www;
+		location /q/ { try_files $arg_f =404; empty_gif; }
+		location /c/ { try_files x/$arg_f =404; empty_gif; }
+		location ~ ^/a/(.*)$ { alias %[2]s/d; try_files $1 =404; empty_gif; } } }`, port, dir), port)
+	for path, want := range map[string]int{
+		"/q/?f=x/in.txt": 404, "/q/?f=_private/key.txt": 404, "/q/?f=x/../secret.txt": 404,
+		"/q/?f=x/../wwwx/in.txt": 404, "/q/?f=/secret.txt": 200,
+		"/c/?f=in.txt": 200, "/c/?f=../secret.txt": 404, "/c/?f=../wwwx/in.txt": 404,
+		"/a/_private/key.txt": 404,
+	} {
+		if res, _ := testclient.Do(t, "GET", fmt.Sprintf("http://127.0.0.1:%d%s", port, path)); res.StatusCode != want {
+			t.Errorf("%s: %d, want %d", path, res.StatusCode, want)
 		}
 	}
 }
