@@ -66,11 +66,12 @@ func uriAddedToAlias(r *http.Request, l *Location, uri string) bool {
 	return ok && a.Location == l && a.uri == uri
 }
 
-// filePath is FilePath; add joins a regex location's alias and uri (as
-// NGINX's try_files tries each candidate there), where the alias alone
-// is the file otherwise, unless try_files marked the request so. j says
-// whether uri, written without "/", continues the last segment of the
-// root or alias (joinRaw).
+// filePath is FilePath; add says uri is a try_files candidate, which
+// NGINX writes after a regex location's alias, where the alias alone is
+// the file otherwise, and after the root without a "/" between (joinRaw);
+// a URI try_files found so and marked the request for is mapped the
+// same way. j says whether uri, written without "/", continues the last
+// segment of the root or alias.
 func (l *Location) filePath(r *http.Request, uri string, add bool) (dir, rel string, j rawJoin) {
 	cl := LocConf[*coreLoc](l, coreModule)
 	root := cl.root.V.Eval(r)
@@ -90,14 +91,22 @@ func (l *Location) filePath(r *http.Request, uri string, add bool) (dir, rel str
 		return absPath(root[:climb]), root[climb:], rawNone
 	}
 	if cl.aliasIn == nil {
-		if uri != "" && uri[0] != '/' {
-			// A try_files candidate written without its "/": NGINX
-			// writes it after the root, which has lost the "/" it
-			// was written with ("root /srv/www/; try_files x" names
-			// /srv/wwwx).
-			return joinRaw(documentRoot(root, cl.root.V.String(), false), uri)
+		if uri == "" || uri[0] == '/' {
+			return absPath(root), uri, rawNone
 		}
-		return absPath(root), uri, rawNone
+		// Written without its "/": NGINX writes it after the root, which
+		// has lost the "/" it was written with ("root /srv/www/;
+		// try_files x" names /srv/wwwx).
+		root = documentRoot(root, cl.root.V.String(), false)
+		if add || uriAddedToAlias(r, l, uri) {
+			return joinRaw(root, uri)
+		}
+		// Not try_files' (a rewrite's "$1 break", an X-Accel-Redirect):
+		// who wrote the segment that continues the root's is unknown, so
+		// the name is left outside the root, where every caller refuses
+		// it as a missing file, rather than let a client's value pick
+		// the root's neighbour (/rw/_private/key for /srv/www_private/key).
+		return absPath(root), "../" + filepath.Base(root) + uri, rawNone
 	}
 	if cl.aliasIn.IsRegex() {
 		if uri != "" && (add || uriAddedToAlias(r, l, uri)) {
@@ -269,7 +278,7 @@ func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if t.prefix != "" {
 			path = t.aliasURI(f, uri)
 		}
-		dir, rel, j := t.loc.filePath(r, path, whole)
+		dir, rel, j := t.loc.filePath(r, path, true)
 		if j == rawClimbs || j == rawMerged && !f.Static() && !strings.Contains(f.Prefix(), "/") {
 			// Written after the root's last segment ("root /srv/www;
 			// try_files $arg_f"), a client's value would pick any of
@@ -318,7 +327,8 @@ func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				st.URL = &u
 			}
 		}
-		if st := vars.FromContext(r.Context()); whole && st != nil {
+		if st := vars.FromContext(r.Context()); (whole || j == rawMerged) && st != nil {
+			// The content handler maps the file found as it was tried.
 			st.Paths = aliasAdded{Location: t.loc, uri: path}
 		}
 		t.content.ServeHTTP(w, r)

@@ -105,7 +105,10 @@ func TestTryFilesRawCandidatesAsNGINX(t *testing.T) {
 // /srv/www/secret.txt while $request_filename named /srv/secret.txt).
 // The content is empty_gif, which serves whatever try_files lets
 // through (a gateway would be handed $request_filename), so the answer
-// is the lookup's.
+// is the lookup's. A URI without "/" that try_files did not find (a
+// rewrite's "$1 break") is no candidate at all: the static handler
+// takes it as missing, where NGINX serves the neighbour the client
+// named.
 func TestTryFilesRawCandidateClimbRefused(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -120,12 +123,13 @@ func TestTryFilesRawCandidateClimbRefused(t *testing.T) {
 	startMosaic(t, t.TempDir(), fmt.Sprintf(`http { server { listen 127.0.0.1:%d; root %[2]s/www;
 		location /q/ { try_files $arg_f =404; empty_gif; }
 		location /c/ { try_files x/$arg_f =404; empty_gif; }
-		location ~ ^/a/(.*)$ { alias %[2]s/d; try_files $1 =404; empty_gif; } } }`, port, dir), port)
+		location ~ ^/a/(.*)$ { alias %[2]s/d; try_files $1 =404; empty_gif; }
+		location /rw/ { rewrite ^/rw/(.*)$ $1 break; } } }`, port, dir), port)
 	for path, want := range map[string]int{
 		"/q/?f=x/in.txt": 404, "/q/?f=_private/key.txt": 404, "/q/?f=x/../secret.txt": 404,
 		"/q/?f=x/../wwwx/in.txt": 404, "/q/?f=/secret.txt": 200,
 		"/c/?f=in.txt": 200, "/c/?f=../secret.txt": 404, "/c/?f=../wwwx/in.txt": 404,
-		"/a/_private/key.txt": 404,
+		"/a/_private/key.txt": 404, "/rw/_private/key.txt": 404, "/rw/x/in.txt": 404,
 	} {
 		if res, _ := testclient.Do(t, "GET", fmt.Sprintf("http://127.0.0.1:%d%s", port, path)); res.StatusCode != want {
 			t.Errorf("%s: %d, want %d", path, res.StatusCode, want)
