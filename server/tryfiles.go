@@ -33,7 +33,8 @@ func (l *Location) FilePath(r *http.Request, uri string) (dir, rel string) {
 // aliasAdded marks, as the request's vars.State.Paths, the location and
 // URI for which a regex location's alias is the alias and the URI joined:
 // NGINX's r->add_uri_to_alias, which its try_files sets with the
-// candidate it found as the URI. In Paths, $request_filename in the
+// candidate it found as the URI. It marks too a candidate without "/"
+// that try_files found written raw after the root (joinRaw). In Paths, $request_filename in the
 // access log sees it too, and the next location to take the request
 // (an internal redirect, where NGINX clears the flag) replaces it.
 type aliasAdded struct {
@@ -149,9 +150,9 @@ const (
 // it. Where uri does not start a segment of its own, the segment it ends
 // is root's last, and the directory root's parent: the name reaches the
 // root's neighbours that start with its last segment, as NGINX's does.
-// A ".." segment in the name would climb from there: the root stays the
-// bound then, and uri the path below it, which the static handler
-// refuses for its "..", and try_files for what rawClimbs says.
+// A ".." segment in the name would climb from there (rawClimbs), which
+// try_files refuses before it looks, so it never marks such a URI for
+// the content handler.
 func joinRaw(root, uri string) (dir, rel string, j rawJoin) {
 	if uri == "" || uri[0] == '/' || strings.HasSuffix(root, "/") {
 		return absPath(root), uri, rawNone
