@@ -64,6 +64,13 @@ type reqInfo struct {
 	// pending is the answer a rewrite step (return, a redirect) gave;
 	// the core step of the location's chain serves it (route).
 	pending http.Handler
+	// serverAnswered is set when the server level's rewrite steps gave
+	// the answer. NGINX runs them before it chooses a location and
+	// compares client_max_body_size with Content-Length there; the body
+	// is discarded from then on, and no location's limit applies, the
+	// error page's included: an upload sent to a site's plain-HTTP port
+	// gets its redirect to https, not 413.
+	serverAnswered bool
 	// refusal is set for a request the HTTP/1 reader refused, served
 	// only to be logged (refusal.go).
 	refusal *http1.Refusal
@@ -698,7 +705,7 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 	// also where it has no body yet, only that length (an auth_request
 	// check made before the parent read the body, see sharedBody).
 	hasBody := r.Body != nil && (r.Body != http.NoBody || r.ContentLength > 0)
-	if max := h.cl.clientMaxBody.V; max > 0 && hasBody {
+	if max := h.cl.clientMaxBody.V; max > 0 && hasBody && (ri == nil || !ri.serverAnswered) {
 		if r.ContentLength > max {
 			h.loc.Logger().Error(fmt.Sprintf("client intended to send too large body: %d bytes", r.ContentLength))
 			Error(w, r, http.StatusRequestEntityTooLarge)

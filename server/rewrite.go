@@ -190,7 +190,7 @@ func (ri *reqInfo) route(r *http.Request, named *Location) *Location {
 			run := RewriteRun{Loc: srv.level}
 			switch runSteps(steps, r, &run) {
 			case FlowRespond:
-				ri.pending = run.Response
+				ri.pending, ri.serverAnswered = run.Response, true
 				return srv.level
 			case FlowBreak:
 				ri.prefixLost = ri.prefixLost || run.URIChanged
