@@ -424,7 +424,7 @@ func (f *filler) WriteHeader(status int) {
 		// The client's Range is answered from the complete response the
 		// cache asked for, as it streams by.
 		if ranges, verdict := c.clientRanges(f.r, f.header, f.declared, true); verdict != byterange.Whole {
-			header.RangeOf200(f.w, h.Get("Last-Modified"))
+			header.RangeOf200(f.w, h.Get("Last-Modified"), h.Get("Content-Type"))
 			if f.ranged = setRangeHeader(f.r.Context(), h, ranges, f.declared, f.w); f.ranged == nil {
 				f.toClient = false
 				c.refuseRange(f.w, f.r)

@@ -91,7 +91,7 @@ func (c *Cache) serveStored(w http.ResponseWriter, r *http.Request, obj Object, 
 		if ranges, verdict := c.clientRanges(r, m.Header, m.Size, false); verdict != byterange.Whole {
 			// add_header and expires act on the stored 200 that NGINX's
 			// range filter then cuts or refuses.
-			header.RangeOf200(w, h.Get("Last-Modified"))
+			header.RangeOf200(w, h.Get("Last-Modified"), h.Get("Content-Type"))
 			rw := setRangeHeader(r.Context(), h, ranges, m.Size, w)
 			if rw == nil {
 				c.refuseRange(w, r)

@@ -326,14 +326,15 @@ type writer struct {
 	trailing bool // the response gets trailers
 	ranged   bool // the 206 or 416 to come answers a range of a 200
 	// lastModified is the 200's Last-Modified, which its 416 goes
-	// without (RangeOf200).
-	lastModified string
+	// without, and contentType its Content-Type, which the 416's page
+	// and a multipart 206 replace (RangeOf200).
+	lastModified, contentType string
 }
 
 // RangeOf200 marks the 206 or 416 to come as NGINX's range filter's
 // answer to a 200 (header.RangeOf200).
-func (w *writer) RangeOf200(lastModified string) {
-	w.ranged, w.lastModified = true, lastModified
+func (w *writer) RangeOf200(lastModified, contentType string) {
+	w.ranged, w.lastModified, w.contentType = true, lastModified, contentType
 }
 
 // RangeRefusedToPage applies the headers as to the 200 whose 416 an
@@ -348,9 +349,13 @@ func (w *writer) RangeRefusedToPage() {
 // as200 applies the headers to h as NGINX's header filters did to the
 // 200 before its range filter cut or refused it: the values see $status
 // 200, and "expires modified" counts from the 200's Last-Modified, which
-// a 416 has lost by now. A refused range's 416 (refused) goes without
-// Last-Modified, add_header's too, as NGINX's special response clears
-// it; a 206 keeps the one add_header gave it.
+// a 416 has lost by now. $sent_http_content_type reads the 200's type,
+// not the 416 page's or the multipart 206's: a map of it (H5BP's
+// X-Frame-Options, expires) keeps that value for the request, so the
+// 416's second pass of the "always" fields reads it too, as in NGINX. A
+// refused range's 416 (refused) goes without Last-Modified, add_header's
+// too, as NGINX's special response clears it; a 206 keeps the one
+// add_header gave it.
 func (w *writer) as200(h http.Header, refused bool) {
 	st := vars.FromContext(w.r.Context())
 	var was int
@@ -361,7 +366,18 @@ func (w *writer) as200(h http.Header, refused bool) {
 	if !had && w.lastModified != "" {
 		h["Last-Modified"] = []string{w.lastModified}
 	}
+	ctype, typed := h["Content-Type"]
+	if w.contentType != "" {
+		h["Content-Type"] = []string{w.contentType}
+	}
 	w.f.apply(w.ResponseWriter, h, http.StatusOK, w.r)
+	if w.contentType != "" {
+		if typed {
+			h["Content-Type"] = ctype
+		} else {
+			delete(h, "Content-Type")
+		}
+	}
 	if refused && !had {
 		delete(h, "Last-Modified")
 	}

@@ -37,7 +37,7 @@ func (x *exchange) forceRanges(resp *http.Response) io.Writer {
 			if ranges, verdict := byterange.Parse(spec, size, 1, nil); verdict != byterange.Whole {
 				// add_header and expires act on the 200 that NGINX's
 				// range filter then cuts or refuses.
-				header.RangeOf200(x.w, h.Get("Last-Modified"))
+				header.RangeOf200(x.w, h.Get("Last-Modified"), h.Get("Content-Type"))
 				rw := byterange.SetHeader(x.r.Context(), h, ranges, size, x.w)
 				if rw == nil {
 					// SetHeader left Content-Range: bytes */size, which

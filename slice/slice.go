@@ -288,7 +288,7 @@ func (sw *writer) WriteHeader(code int) {
 		code = http.StatusPartialContent
 		// NGINX's slice filter makes the whole a 200, on which add_header
 		// acts before its range filter cuts it.
-		header.RangeOf200(sw.ResponseWriter, "")
+		header.RangeOf200(sw.ResponseWriter, "", h.Get("Content-Type"))
 		h["Content-Range"] = []string{string(byterange.AppendContentRange([]byte("bytes "), sw.want, sw.total))}
 		h["Content-Length"] = []string{strconv.FormatInt(sw.want.End-sw.want.Start, 10)}
 	case byterange.NotSatisfiable:

@@ -124,7 +124,7 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 	if verdict == byterange.NotSatisfiable {
 		// The 416 goes without the 200's Last-Modified, which "expires
 		// modified" counted from in NGINX before the 200 was refused.
-		header.RangeOf200(w, string(b[etagLen:validatorsLen]))
+		header.RangeOf200(w, string(b[etagLen:validatorsLen]), ctype)
 		b = append(b[:0], "bytes */"...)
 		w.Header()["Content-Range"] = []string{string(strconv.AppendInt(b, size, 10))}
 		// NGINX's range filter turns the 200 into a 416 after the gzip
@@ -135,7 +135,7 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 	}
 	if len(ranges) > 0 {
 		// A 206 carries its Last-Modified.
-		header.RangeOf200(w, "")
+		header.RangeOf200(w, "", ctype)
 	}
 	if encoding != "" {
 		// Set only now: a 304 or an error page is not the variant's body.

@@ -46,17 +46,19 @@ func ResponseTime(w http.ResponseWriter) time.Time {
 // turns a 200 into a 206 or a 416 only after those filters acted on the
 // 200, so its 206 and 416 keep what they added for the 200.
 type RangeFilterer interface {
-	RangeOf200(lastModified string)
+	RangeOf200(lastModified, contentType string)
 	RangeRefusedToPage()
 }
 
 // RangeOf200 tells the filter writer under w, if any, that the 206 or
 // 416 about to go out answers a range of what would have been a 200,
 // whose Last-Modified was lastModified ("expires modified" counts from
-// it, and a 416 does not carry it).
-func RangeOf200(w http.ResponseWriter, lastModified string) {
+// it, and a 416 does not carry it) and whose Content-Type was
+// contentType (what $sent_http_content_type reads for that 200, where
+// the 416 is an HTML page and a multipart 206 is retyped).
+func RangeOf200(w http.ResponseWriter, lastModified, contentType string) {
 	if r, ok := Under[RangeFilterer](w); ok {
-		r.RangeOf200(lastModified)
+		r.RangeOf200(lastModified, contentType)
 	}
 }
 
