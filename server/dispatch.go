@@ -67,9 +67,9 @@ type reqInfo struct {
 	// serverAnswered is set when the server level's rewrite steps gave
 	// the answer. NGINX runs them before it chooses a location and
 	// compares client_max_body_size with Content-Length there; the body
-	// is discarded from then on, and no location's limit applies, the
-	// error page's included: an upload sent to a site's plain-HTTP port
-	// gets its redirect to https, not 413.
+	// is discarded from then on, and no location refuses it by its
+	// Content-Length, the error page's included: an upload sent to a
+	// site's plain-HTTP port gets its redirect to https, not 413.
 	serverAnswered bool
 	// refusal is set for a request the HTTP/1 reader refused, served
 	// only to be logged (refusal.go).
@@ -705,8 +705,11 @@ func (h *coreHandler) serve(w http.ResponseWriter, r *http.Request, ri *reqInfo)
 	// also where it has no body yet, only that length (an auth_request
 	// check made before the parent read the body, see sharedBody).
 	hasBody := r.Body != nil && (r.Body != http.NoBody || r.ContentLength > 0)
-	if max := h.cl.clientMaxBody.V; max > 0 && hasBody && (ri == nil || !ri.serverAnswered) {
-		if r.ContentLength > max {
+	if max := h.cl.clientMaxBody.V; max > 0 && hasBody {
+		// After a server-level answer only the up-front refusal is
+		// skipped: a body that an error page's content goes on to read
+		// stays bounded.
+		if r.ContentLength > max && (ri == nil || !ri.serverAnswered) {
 			h.loc.Logger().Error(fmt.Sprintf("client intended to send too large body: %d bytes", r.ContentLength))
 			Error(w, r, http.StatusRequestEntityTooLarge)
 			return
