@@ -1,8 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
@@ -52,5 +59,43 @@ func TestServerReturnBeforeBodyLimitAsNGINX(t *testing.T) {
 		if m != n {
 			t.Errorf("%s: mosaic %s, nginx %s", host, m, n)
 		}
+	}
+}
+
+// TestServerReturnPageReadsBodyWithinLimit: an error page that a
+// server-level return reaches is not refused by the request's
+// Content-Length, but a body its content reads (a proxy) still comes
+// through client_max_body_size: an upload over the limit, sent whole,
+// reaches the upstream cut at the limit, not unbounded. NGINX discards
+// the body after the return and sends the upstream none (with the
+// client's Content-Length, so that the upstream waits for it), which is
+// not compared here.
+func TestServerReturnPageReadsBodyWithinLimit(t *testing.T) {
+	var got atomic.Int64
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		got.Store(n)
+	}))
+	t.Cleanup(up.Close)
+	port := freePort(t)
+	startMosaic(t, t.TempDir(), fmt.Sprintf(`events {} http { client_max_body_size 1k;
+		server { listen 127.0.0.1:{port}; error_page 404 = @up; return 404;
+			location @up { proxy_pass %s; } } }`, up.URL), port)
+	const size = 300000
+	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	fmt.Fprintf(c, "POST /upload HTTP/1.1\r\nHost: a.test\r\nContent-Length: %d\r\nConnection: close\r\n\r\n", size)
+	go func() { _, _ = c.Write(make([]byte, size)) }()
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("no answer: %v", err)
+	}
+	resp.Body.Close()
+	if n := got.Load(); n > 1024 {
+		t.Errorf("%d: the upstream read %d bytes of the body, over client_max_body_size 1k", resp.StatusCode, n)
 	}
 }
