@@ -34,7 +34,13 @@ type handler struct {
 }
 
 func (h *handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
-	if isUpgrade(r) {
+	// A CONNECT's 200 (an extended CONNECT over HTTP/2) opens a tunnel,
+	// not a body to compress. A WebSocket upgrade over HTTP/1.1 is served
+	// through the writer: its 101 passes as it is, and the handler that
+	// takes the connection hijacks it through the writer, but a plain 200
+	// to such a request is a response like any other, compressed and
+	// varied as NGINX's gzip filter does it.
+	if r.Method == http.MethodConnect {
 		h.next.ServeHTTP(rw, r)
 		return
 	}

@@ -55,13 +55,3 @@ func hasTrailers(h http.Header) bool {
 	}
 	return false
 }
-
-// isUpgrade reports a request to switch protocols (WebSocket over HTTP/1.1,
-// or an extended CONNECT over HTTP/2): its response is a tunnel, not a body
-// to compress, and its handler needs the connection itself.
-func isUpgrade(r *http.Request) bool {
-	if r.Method == http.MethodConnect {
-		return true
-	}
-	return header.First(r.Header, "Upgrade") != "" && header.HasToken(r.Header["Connection"], "upgrade")
-}

@@ -140,3 +140,37 @@ func TestUpgradeLateMessageAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestUpgradeRequestGzipAsNGINX: NGINX's gzip filter does not look at a
+// request's Upgrade: a plain 200 to a WebSocket handshake (a file, or
+// Nextcloud's front controller) is compressed and gets gzip_vary's Vary
+// as any other, where mosaic's filter left such requests alone. A 101
+// from the upstream still goes through as a tunnel, without either.
+func TestUpgradeRequestGzipAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := echoOrigin(t, 1)
+	dir := t.TempDir()
+	for _, who := range []string{"nginx", "mosaic"} {
+		writeFile(t, filepath.Join(dir, who, "site/a.html"), strings.Repeat("<p>hello</p>\n", 40))
+	}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		site := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who], "site")
+		return fmt.Sprintf(`gzip on; gzip_vary on;
+			server { listen 127.0.0.1:%d; root %s;
+				location /ws { proxy_pass http://%s; proxy_http_version 1.1;
+					proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection "upgrade"; } }`,
+			port, site, origin.Addr())
+	})
+	req := "GET /a.html HTTP/1.1\r\nHost: a.test\r\nUpgrade: websocket\r\nConnection: Upgrade, close\r\nAccept-Encoding: gzip\r\n\r\n"
+	fields := []string{"Content-Encoding", "Vary"}
+	m := answerFields(t, sendUntilClosed(t, mport, req), fields...)
+	n := answerFields(t, sendUntilClosed(t, nport, req), fields...)
+	if m != n {
+		t.Errorf("plain 200 to an upgrade request\nmosaic %s\nNGINX  %s", m, n)
+	}
+	c, br := upgradeToEcho(t, mport)
+	fmt.Fprint(c, "hello\n")
+	if got, err := br.ReadString('\n'); err != nil || got != "HELLO\n" {
+		t.Errorf("tunnel under gzip: %q %v", got, err)
+	}
+}
