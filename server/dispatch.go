@@ -66,10 +66,10 @@ type reqInfo struct {
 	pending http.Handler
 	// serverAnswered is set when the server level's rewrite steps gave
 	// the answer. NGINX runs them before it chooses a location and
-	// compares client_max_body_size with Content-Length there; the body
-	// is discarded from then on, and no location refuses it by its
-	// Content-Length, the error page's included: an upload sent to a
-	// site's plain-HTTP port gets its redirect to https, not 413.
+	// compares client_max_body_size with Content-Length there; no
+	// location refuses it by its Content-Length from then on, the error
+	// page's included: an upload sent to a site's plain-HTTP port gets
+	// its redirect to https, not 413.
 	serverAnswered bool
 	// refusal is set for a request the HTTP/1 reader refused, served
 	// only to be logged (refusal.go).

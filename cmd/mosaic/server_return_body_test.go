@@ -66,10 +66,10 @@ func TestServerReturnBeforeBodyLimitAsNGINX(t *testing.T) {
 // server-level return reaches is not refused by the request's
 // Content-Length, but a body its content reads (a proxy) still comes
 // through client_max_body_size: an upload over the limit, sent whole,
-// reaches the upstream cut at the limit, not unbounded. NGINX discards
-// the body after the return and sends the upstream none (with the
-// client's Content-Length, so that the upstream waits for it), which is
-// not compared here.
+// reaches the upstream cut at the limit, not unbounded. NGINX, which
+// compares the length only when it chooses a location by URI, sends a
+// named location's upstream the whole body: a deliberate difference, not
+// compared here.
 func TestServerReturnPageReadsBodyWithinLimit(t *testing.T) {
 	var got atomic.Int64
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
