@@ -333,6 +333,13 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 	}
 	if r.ProtoMajor == 2 {
 		ri.h2conn = LocConf[*coreLoc](g.initial(r.TLS).level, coreModule)
+		if r.ContentLength == 0 {
+			// Go's HTTP/2 server leaves its stream reader as the Body of
+			// a request without one; the handlers (and copies a rewrite
+			// makes, whose zero length then reads as unknown) expect
+			// NoBody, as the HTTP/1.1 reader gives them.
+			r.Body = http.NoBody
+		}
 	}
 	st.URL = r.URL // normalisation and rewrites change it in place
 	setWire(st, w, r)
