@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"testing"
 	"time"
+
+	"github.com/redis/rueidis"
 )
 
 // TestBreakerProbeHasTheOperationTimeout: a Redis that answers each
@@ -35,5 +37,47 @@ func TestBreakerProbeHasTheOperationTimeout(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("breaker still %v: the probe, answered in %v, never closed it", b.State(), answer)
 		}
+	}
+}
+
+// TestObserveMultiCountsAPipelineOnce: a pipeline whose commands all went
+// unanswered (one timeout) is one failed operation for the breaker, not
+// one a command, so that a renewal batch of many keys that timed out
+// once does not open it alone; a pipeline answered resets the count.
+func TestObserveMultiCountsAPipelineOnce(t *testing.T) {
+	t.Parallel()
+	c, err := New("redis://127.0.0.1:1/0", Options{Name: "multi", Timeout: time.Second, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	pipeline := func(err error) []rueidis.RedisResult {
+		res := make([]rueidis.RedisResult, 5)
+		for i := range res {
+			res[i] = rueidis.NewErrorResult(err)
+		}
+		return res
+	}
+	timedOut := pipeline(context.DeadlineExceeded)
+	for range DefaultFailures - 1 {
+		if err := c.ObserveMulti(timedOut); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("ObserveMulti of a timed-out pipeline: %v", err)
+		}
+	}
+	if st := c.Breaker().State(); st != BreakerClosed {
+		t.Fatalf("breaker %v after %d unanswered pipelines of 5", st, DefaultFailures-1)
+	}
+	if err := c.ObserveMulti(pipeline(nil)); err != nil {
+		t.Fatalf("ObserveMulti of an answered pipeline: %v", err)
+	}
+	for range DefaultFailures - 1 {
+		c.ObserveMulti(timedOut)
+	}
+	if st := c.Breaker().State(); st != BreakerClosed {
+		t.Fatalf("breaker %v: an answered pipeline did not reset the count", st)
+	}
+	c.ObserveMulti(timedOut)
+	if st := c.Breaker().State(); st == BreakerClosed {
+		t.Fatalf("breaker still closed after %d unanswered pipelines", DefaultFailures)
 	}
 }

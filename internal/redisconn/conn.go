@@ -116,12 +116,32 @@ func (c *Conn) OpCtx(ctx context.Context) (context.Context, context.CancelFunc) 
 // Observe reports the outcome of an operation to the circuit breaker and
 // returns err. Any reply, an error reply or nil included, is an answer.
 func (c *Conn) Observe(err error) error {
-	if _, isReply := rueidis.IsRedisErr(err); isReply || rueidis.IsRedisNil(err) {
+	if answered(err) {
 		c.breaker.Record(c.ctx, nil)
 	} else {
 		c.breaker.Record(c.ctx, err)
 	}
 	return err
+}
+
+// ObserveMulti reports a pipeline sent within one timeout to the circuit
+// breaker as one operation, which failed when any of its commands got no
+// answer: a pipeline that timed out counts once, as a single command
+// would, not once a command. It returns the first such error, or nil.
+func (c *Conn) ObserveMulti(res []rueidis.RedisResult) error {
+	for _, r := range res {
+		if err := r.Error(); !answered(err) {
+			return c.Observe(err)
+		}
+	}
+	return c.Observe(nil)
+}
+
+// answered reports whether err is Redis's answer (nil, an error reply or
+// a nil reply) rather than the lack of one.
+func answered(err error) bool {
+	_, isReply := rueidis.IsRedisErr(err)
+	return err == nil || isReply || rueidis.IsRedisNil(err)
 }
 
 // ping is the circuit breaker's probe.
