@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -296,24 +298,56 @@ func (z *redisConn) renewLoop() {
 		case <-z.stop:
 			return
 		}
-		z.mu.Lock()
-		batch := make(map[string][]string, len(z.leases))
-		for k, ids := range z.leases {
-			args := []string{strconv.FormatInt(int64(connLease/time.Millisecond), 10)}
-			for id := range ids {
-				args = append(args, id)
+		z.renew()
+	}
+}
+
+// renewBatch bounds the leases one renewal batch carries, so that a
+// batch's size and the time Redis spends on it stay bounded. Tests
+// shorten it.
+var renewBatch = 512
+
+// renew extends every lease this process holds. One key's renewal at a
+// time cost a round trip a key: with a far Redis (tens of ms) and a few
+// hundred keys, a pass outlasted the lease, and requests in progress
+// stopped counting on the other instances. The renewals go instead in
+// batches of up to renewBatch leases, each batch one pipeline of
+// per-key scripts (a key with more leases than fit is split over
+// batches), sent within one operation timeout: a pass costs a round
+// trip or two a batch.
+func (z *redisConn) renew() {
+	z.mu.Lock()
+	held := make(map[string][]string, len(z.leases))
+	for k, ids := range z.leases {
+		held[k] = slices.Collect(maps.Keys(ids))
+	}
+	z.mu.Unlock()
+	ms := strconv.FormatInt(int64(connLease/time.Millisecond), 10)
+	var batches [][]rueidis.LuaExec
+	var batch []rueidis.LuaExec
+	n := 0
+	for k, ids := range held {
+		for len(ids) > 0 {
+			take := min(len(ids), renewBatch-n)
+			batch = append(batch, rueidis.LuaExec{Keys: []string{k}, Args: append([]string{ms}, ids[:take]...)})
+			ids, n = ids[take:], n+take
+			if n == renewBatch {
+				batches, batch, n = append(batches, batch), nil, 0
 			}
-			batch[k] = args
 		}
-		z.mu.Unlock()
+	}
+	if len(batch) > 0 {
+		batches = append(batches, batch)
+	}
+	for _, b := range batches {
+		// Asked again each batch: once a batch found no answer and the
+		// breaker opened, the rest of the pass does not wait on Redis.
 		c, err := z.rc.Client()
-		if err != nil || len(batch) == 0 {
-			continue
+		if err != nil {
+			return
 		}
-		for k, args := range batch {
-			ctx, cancel := z.rc.OpCtx(context.Background())
-			z.rc.Observe(renewScript.Exec(ctx, c, []string{k}, args).Error())
-			cancel()
-		}
+		ctx, cancel := z.rc.OpCtx(context.Background())
+		z.rc.ObserveMulti(renewScript.ExecMulti(ctx, c, b...))
+		cancel()
 	}
 }
