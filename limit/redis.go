@@ -3,6 +3,7 @@ package limit
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
 	"maps"
@@ -191,9 +192,12 @@ redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
 return 1
 `)
 
-// renewScript extends the leases given (ARGV[2..]) of a key that are
-// still there.
-var renewScript = rueidis.NewLuaScript(`
+// renewLua extends the leases given (ARGV[2..]) of a key that are still
+// there. A renewal batch calls it by renewSha (EVALSHA), not through
+// rueidis's Lua.ExecMulti: that sends a SCRIPT LOAD before every
+// pipeline, a second round trip within the batch's one operation
+// timeout, so that a Redis over half the timeout away never renewed.
+const renewLua = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local ms = tonumber(ARGV[1])
@@ -202,7 +206,13 @@ for i = 2, #ARGV do
 end
 redis.call('PEXPIRE', KEYS[1], ms)
 return 0
-`)
+`
+
+// renewSha is renewLua's SHA-1, the name EVALSHA knows it by.
+var renewSha = func() string {
+	h := sha1.Sum([]byte(renewLua))
+	return hex.EncodeToString(h[:])
+}()
 
 // redisConn is a connection zone in Redis, with one in memory that
 // counts while Redis cannot answer.
@@ -347,7 +357,36 @@ func (z *redisConn) renew() {
 			return
 		}
 		ctx, cancel := z.rc.OpCtx(context.Background())
-		z.rc.ObserveMulti(renewScript.ExecMulti(ctx, c, b...))
+		z.rc.ObserveMulti(renewMulti(ctx, c, b))
 		cancel()
 	}
+}
+
+// renewMulti runs renewLua once for each of b in one pipeline of
+// EVALSHA, one round trip; the commands that Redis answers NOSCRIPT (its
+// script cache was flushed, or it restarted) go again as EVAL, which
+// caches the script for the next batches.
+func renewMulti(ctx context.Context, c rueidis.Client, b []rueidis.LuaExec) []rueidis.RedisResult {
+	cmds := make(rueidis.Commands, len(b))
+	for i, e := range b {
+		cmds[i] = c.B().Evalsha().Sha1(renewSha).Numkeys(1).Key(e.Keys...).Arg(e.Args...).Build()
+	}
+	res := c.DoMulti(ctx, cmds...)
+	var again []int
+	for i, r := range res {
+		if err, ok := rueidis.IsRedisErr(r.Error()); ok && err.IsNoScript() {
+			again = append(again, i)
+		}
+	}
+	if len(again) == 0 {
+		return res
+	}
+	cmds = cmds[:0]
+	for _, i := range again {
+		cmds = append(cmds, c.B().Eval().Script(renewLua).Numkeys(1).Key(b[i].Keys...).Arg(b[i].Args...).Build())
+	}
+	for j, r := range c.DoMulti(ctx, cmds...) {
+		res[again[j]] = r
+	}
+	return res
 }

@@ -339,13 +339,41 @@ func leaseScores(t *testing.T, addr string, keys []string) map[string]map[string
 	return scores
 }
 
+// redisCalls is how many times the Redis at addr ran each of cmds
+// (INFO commandstats names, "script|load"), by name.
+func redisCalls(t *testing.T, addr string, cmds ...string) map[string]int {
+	t.Helper()
+	c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{addr}, DisableCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	info, err := c.Do(context.Background(), c.B().Info().Section("commandstats").Build()).ToString()
+	if err != nil {
+		t.Fatalf("INFO commandstats: %v", err)
+	}
+	calls := make(map[string]int, len(cmds))
+	for line := range strings.Lines(info) {
+		for _, cmd := range cmds {
+			if rest, ok := strings.CutPrefix(line, "cmdstat_"+cmd+":calls="); ok {
+				n, _, _ := strings.Cut(rest, ",")
+				calls[cmd], _ = strconv.Atoi(n)
+			}
+		}
+	}
+	return calls
+}
+
 // TestRedisConnRenewsInBatches: a renewal pass over many keys, with a
 // Redis 20ms away, costs a round trip or two a batch, not one a key, and
 // still extends each lease of each key (a key with more leases than a
 // batch holds is split over batches) and brings back none released.
 // Renewed key by key, a pass over 300 keys took 300 round trips (6s at
 // 20ms): past a few hundred keys tens of ms away it outlasted the 15s
-// lease, and requests still in progress stopped counting elsewhere.
+// lease, and requests still in progress stopped counting elsewhere. A
+// batch is one pipeline of EVALSHA, with no SCRIPT LOAD before it (a
+// second round trip within the batch's one timeout), and a Redis that
+// lost its scripts still gets every renewal (EVAL again).
 func TestRedisConnRenewsInBatches(t *testing.T) {
 	addr, _ := startRedis(t)
 	proxy := startDelayProxy(t, addr)
@@ -393,6 +421,7 @@ func TestRedisConnRenewsInBatches(t *testing.T) {
 	pass := func(batches int) {
 		t.Helper()
 		before := leaseScores(t, addr, held)
+		callsBefore := redisCalls(t, addr, "script|load", "evalsha")
 		proxy.sends.Store(0)
 		proxy.delay.Store(int64(delay))
 		start := time.Now()
@@ -406,6 +435,13 @@ func TestRedisConnRenewsInBatches(t *testing.T) {
 		// proxy in two reads.
 		if sends > int64(3*batches) {
 			t.Errorf("a pass took %d round trips, want at most %d for %d batch(es)", sends, 3*batches, batches)
+		}
+		calls := redisCalls(t, addr, "script|load", "evalsha")
+		if n := calls["script|load"] - callsBefore["script|load"]; n != 0 {
+			t.Errorf("a pass sent %d SCRIPT LOAD, want none: each costs a round trip within the batch's timeout", n)
+		}
+		if n := calls["evalsha"] - callsBefore["evalsha"]; n < len(held) {
+			t.Errorf("a pass ran %d EVALSHA, want at least one a key (%d)", n, len(held))
 		}
 		after := leaseScores(t, addr, held)
 		for _, k := range held {
@@ -424,4 +460,27 @@ func TestRedisConnRenewsInBatches(t *testing.T) {
 	// split over two or three.
 	renewBatch = 64
 	pass((keys + many + renewBatch - 1) / renewBatch)
+	// A Redis that lost its scripts (restarted, SCRIPT FLUSH) answers
+	// the pipeline NOSCRIPT: its commands go again as EVAL, a second
+	// round trip this once.
+	c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{addr}, DisableCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Do(ctx, c.B().ScriptFlush().Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	renewBatch = oldBatch
+	before := leaseScores(t, addr, held)
+	time.Sleep(2 * time.Millisecond) // Redis's clock in ms: a renewal must move each lapse time
+	rs.renew()
+	after := leaseScores(t, addr, held)
+	for _, k := range held {
+		for id, s := range before[k] {
+			if after[k][id] <= s {
+				t.Errorf("after SCRIPT FLUSH, %s lease %s lapses at %v, %v before: not renewed", k, id, after[k][id], s)
+			}
+		}
+	}
 }
