@@ -372,9 +372,19 @@ func (w *writer) as200(h http.Header, refused bool) {
 	}
 	w.f.apply(w.ResponseWriter, h, http.StatusOK, w.r)
 	if w.contentType != "" {
-		if typed {
-			h["Content-Type"] = ctype
-		} else {
+		// The answer's own type goes back; lines that add_header
+		// appended after the 200's ("add_header Content-Type ...") stay
+		// after it, as NGINX keeps them beside its 206's and 416's own.
+		var added []string
+		if v := h["Content-Type"]; len(v) > 1 {
+			added = v[1:]
+		}
+		switch {
+		case typed:
+			h["Content-Type"] = append(ctype[:len(ctype):len(ctype)], added...)
+		case added != nil:
+			h["Content-Type"] = added
+		default:
 			delete(h, "Content-Type")
 		}
 	}
