@@ -34,9 +34,10 @@ func (l *Location) FilePath(r *http.Request, uri string) (dir, rel string) {
 // URI for which a regex location's alias is the alias and the URI joined:
 // NGINX's r->add_uri_to_alias, which its try_files sets with the
 // candidate it found as the URI. It marks too a candidate without "/"
-// that try_files found written raw after the root (joinRaw). In Paths, $request_filename in the
-// access log sees it too, and the next location to take the request
-// (an internal redirect, where NGINX clears the flag) replaces it.
+// that try_files found written raw after the root (joinRaw). In Paths,
+// $request_filename in the access log sees it too, and the next
+// location to take the request (an internal redirect, where NGINX
+// clears the flag) replaces it.
 type aliasAdded struct {
 	*Location
 	uri string
@@ -328,8 +329,11 @@ func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				st.URL = &u
 			}
 		}
-		if st := vars.FromContext(r.Context()); (whole || j == rawMerged) && st != nil {
-			// The content handler maps the file found as it was tried.
+		if st := vars.FromContext(r.Context()); (whole || path[0] != '/') && st != nil {
+			// The content handler maps the file found as it was tried:
+			// unmarked, a URI without "/" is no candidate of try_files'
+			// to it, and missing (filePath), also where the root's value
+			// ends in "/" and the candidate went below it (rawNone).
 			st.Paths = aliasAdded{Location: t.loc, uri: path}
 		}
 		t.content.ServeHTTP(w, r)

@@ -18,9 +18,12 @@ import (
 // candidate with variables loses the location's prefix where it starts
 // with it, one without variables does not ("try_files /pc/x.txt" is
 // alias + "/pc/x.txt"), and a file found has the prefix and the rest as
-// its $uri. mosaic looked candidates up below the root and the alias and
-// served /srv/www/x.txt and /srv/d/x.txt, stripped the prefix of every
-// candidate, and gave $uri the candidate as written. Beside Debian's
+// its $uri. A root whose value (a variable's) ends in "/" keeps it, so
+// the candidate is below the root ("/rz/"). mosaic looked candidates up
+// below the root and the alias and served /srv/www/x.txt and
+// /srv/d/x.txt, stripped the prefix of every candidate, and gave $uri
+// the candidate as written (and, marking only a merged candidate for
+// the static handler, took /rz/'s x.txt as missing). Beside Debian's
 // NGINX: statuses, bodies, $uri and $request_filename (a header and the
 // access log).
 func TestTryFilesRawCandidatesAsNGINX(t *testing.T) {
@@ -44,6 +47,7 @@ func TestTryFilesRawCandidatesAsNGINX(t *testing.T) {
 			location /rv/ { try_files $arg_f dir/$arg_f =404; }
 			location /ru/ { try_files ../up.txt =404; }
 			location /rs/ { root %[2]s/; try_files x.txt =404; }
+			location /rz/ { set $r %[2]s/; root $r; try_files x.txt =404; }
 			location /rfb/ { try_files nope.txt /fb; }
 			location = /fb { return 200 "fb $uri"; }
 			location ~ ^/ra/(.*)$ { alias %[2]s/; try_files $1 =404; }
@@ -57,7 +61,7 @@ func TestTryFilesRawCandidatesAsNGINX(t *testing.T) {
 		}`, port, www, logs, who)
 	})
 	paths := []string{
-		"/rt/a", "/rv/a?f=index.html", "/rv/a?f=nope.txt", "/rv/a?f=/x.txt", "/ru/a", "/rs/a", "/rfb/a",
+		"/rt/a", "/rv/a?f=index.html", "/rv/a?f=nope.txt", "/rv/a?f=/x.txt", "/ru/a", "/rs/a", "/rz/a", "/rfb/a",
 		"/ra/x.txt", "/ra/d/x.txt", "/ra/nope", "/rb/q", "/rc/zz",
 		"/pa/a?f=x.txt", "/pa/a?f=/pa/x.txt", "/pa/a?f=pa/x.txt", "/pa/a?f=/x.txt",
 		"/pb/a", "/pc/a", "/pd/a",
