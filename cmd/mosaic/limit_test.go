@@ -288,6 +288,7 @@ func TestLimitConfigErrors(t *testing.T) {
 		{`limit_req_zone $uri zone=a:1m rate=1r/s redis_timeout=1s;`, `"redis_timeout" applies to a zone in Redis in`},
 		{`limit_conn_zone $uri zone=a:1m redis://127.0.0.1:1/0 redis_timeout=0;`, `invalid redis_timeout value "redis_timeout=0" in`},
 		{`limit_req_zone $uri zone=a:1m rate=1r/s redis://127.0.0.1:1/0 redis_timeout=fast;`, `invalid redis_timeout value "redis_timeout=fast" in`},
+		{`limit_req_zone $uri zone=a:1m redis://127.0.0.1:1/0 redis_timeout=1s redis_timeout=2s;`, `duplicate redis_timeout value "redis_timeout=2s" in`},
 		// Beyond the URL and redis_timeout=, NGINX's count of arguments.
 		{`limit_req_zone $uri zone=a:1m rate=1r/s rate=2r/s;`, `invalid number of arguments in "limit_req_zone" directive in`},
 		{`limit_req_zone $uri zone=a:1m rate=1r/s rate=2r/s redis_timeout=1s;`, `invalid number of arguments in "limit_req_zone" directive in`},

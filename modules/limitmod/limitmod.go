@@ -185,6 +185,11 @@ func setZone(kind zoneKind) func(*server.Cmd) error {
 				// request waits for Redis before its zone limits it
 				// locally (a Redis across a network may need more
 				// than the default).
+				// Given twice it is refused, as NGINX's count of
+				// arguments refuses any of its own given twice here.
+				if z.redisTimeout > 0 {
+					return c.Errorf("duplicate redis_timeout value %q", a)
+				}
 				d, err := conf.ParseTime(a[len("redis_timeout="):])
 				if err != nil || d <= 0 {
 					return c.Errorf("invalid redis_timeout value %q", a)
