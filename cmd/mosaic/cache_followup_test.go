@@ -78,7 +78,7 @@ func TestCachePostReuseDirective(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.conf")
 	writeFile(t, bad, "http { proxy_cache_post_reuse yes; server { listen 127.0.0.1:1; } }\n")
-	out, err := exec.Command(binPath, "-t", "-c", bad).CombinedOutput()
+	out, err := exec.Command(checkPath, "-t", "-c", bad).CombinedOutput()
 	if want := `it must be "on" or "off"`; err == nil || !strings.Contains(string(out), want) {
 		t.Errorf("%v\n%s\nwant %q", err, out, want)
 	}

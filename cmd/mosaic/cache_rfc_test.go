@@ -248,7 +248,7 @@ func TestCacheConformanceDirectives(t *testing.T) {
 	} {
 		path := filepath.Join(dir, fmt.Sprintf("bad%d.conf", i))
 		writeFile(t, path, "http {\n    proxy_cache_path memory keys_zone=z:1m;\n    server {\n        listen 127.0.0.1:1;\n        "+c.conf+"\n        location / { proxy_pass http://127.0.0.1:2; proxy_cache z; }\n    }\n}\n")
-		out, err := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+		out, err := exec.Command(checkPath, "-t", "-c", path).CombinedOutput()
 		if err == nil || !strings.Contains(string(out), c.want) || !strings.Contains(string(out), path+":") {
 			t.Errorf("%s: %v\n%s\nwant %q", c.conf, err, out, c.want)
 		}

@@ -128,7 +128,7 @@ func TestCompressDictionaryConfigErrors(t *testing.T) {
 		if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		out, err := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+		out, err := exec.Command(checkPath, "-t", "-c", path).CombinedOutput()
 		if err == nil || !strings.Contains(string(out), c.want) || !strings.Contains(string(out), path+":4") {
 			t.Errorf("%s: %v %q, want %q at %s:4", c.directive, err, out, c.want, path)
 		}

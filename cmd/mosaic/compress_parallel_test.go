@@ -186,7 +186,7 @@ func TestCompressParallelConfigErrors(t *testing.T) {
 	} {
 		conf := fmt.Sprintf("http {\n    %s\n    server { listen 127.0.0.1:1; }\n}\n", tc.line)
 		os.WriteFile(path, []byte(conf), 0o644)
-		out, err := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+		out, err := exec.Command(checkPath, "-t", "-c", path).CombinedOutput()
 		if err == nil {
 			t.Errorf("%s: loads", tc.line)
 			continue

@@ -827,7 +827,7 @@ func TestCompressDirectiveErrors(t *testing.T) {
 	} {
 		path := filepath.Join(dir, "bad.conf")
 		os.WriteFile(path, []byte("http {\n"+tc.line+"\n}\n"), 0o644)
-		cmd := exec.Command(binPath, "-t", "-c", path)
+		cmd := exec.Command(checkPath, "-t", "-c", path)
 		out, err := cmd.CombinedOutput()
 		if err == nil || cmd.ProcessState.ExitCode() != 1 {
 			t.Errorf("%s: -t succeeded:\n%s", tc.line, out)
@@ -851,7 +851,7 @@ func testdataConf(t *testing.T, name string) string {
 
 func configTest(t *testing.T, path string) string {
 	t.Helper()
-	out, err := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+	out, err := exec.Command(checkPath, "-t", "-c", path).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "test is successful") {
 		t.Fatalf("-t -c %s: %v\n%s", path, err, out)
 	}

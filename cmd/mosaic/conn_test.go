@@ -152,7 +152,7 @@ func TestConnectionDirectiveErrors(t *testing.T) {
 	for i, c := range cases {
 		path := filepath.Join(dir, fmt.Sprintf("bad%d.conf", i))
 		writeFile(t, path, "http { "+c.conf+" server { listen 127.0.0.1:1; } }\n")
-		out, err := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+		out, err := exec.Command(checkPath, "-t", "-c", path).CombinedOutput()
 		if err == nil || !strings.Contains(string(out), c.want) {
 			t.Errorf("%s: got %s\nwant %s", c.conf, out, c.want)
 		}

@@ -462,7 +462,7 @@ func TestNginxDocConfigsLoad(t *testing.T) {
 		t.Fatalf("no testdata: %v", err)
 	}
 	for _, f := range files {
-		out, err := exec.Command(binPath, "-t", "-c", f).CombinedOutput()
+		out, err := exec.Command(checkPath, "-t", "-c", f).CombinedOutput()
 		if err != nil || !strings.Contains(string(out), "test is successful") {
 			t.Errorf("%s: %v\n%s", f, err, out)
 		}

@@ -119,14 +119,14 @@ func TestESISurrogateConfig(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "bad.conf")
 	writeFile(t, path, "http { esi_surrogate yes; server { listen 127.0.0.1:1; } }\n")
-	out, err := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+	out, err := exec.Command(checkPath, "-t", "-c", path).CombinedOutput()
 	want := fmt.Sprintf(`invalid value "yes" in "esi_surrogate" directive, it must be "on" or "off" in %s:1`, path)
 	if err == nil || !strings.Contains(string(out), want) {
 		t.Errorf("%v\n got %s\nwant %s", err, out, want)
 	}
 	good := filepath.Join(dir, "good.conf")
 	writeFile(t, good, "http { esi on; esi_surrogate on; server { listen 127.0.0.1:1; location / { esi_surrogate off; } } }\n")
-	if out, err := exec.Command(binPath, "-t", "-c", good).CombinedOutput(); err != nil {
+	if out, err := exec.Command(checkPath, "-t", "-c", good).CombinedOutput(); err != nil {
 		t.Errorf("esi_surrogate on/off: %v\n%s", err, out)
 	}
 }

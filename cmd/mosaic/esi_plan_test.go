@@ -271,7 +271,7 @@ func TestESIPlanConfigErrors(t *testing.T) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "m.conf")
 		writeFile(t, path, "http { "+conf+" server { listen 127.0.0.1:1; location / { return 200; } } }")
-		out, err := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+		out, err := exec.Command(checkPath, "-t", "-c", path).CombinedOutput()
 		if err == nil || !strings.Contains(string(out), want) {
 			t.Errorf("%s: %v\n%s\nwant %q", conf, err, out, want)
 		}

@@ -857,7 +857,7 @@ func TestESIConfigErrors(t *testing.T) {
 	for i, c := range cases {
 		path := filepath.Join(dir, fmt.Sprintf("bad%d.conf", i))
 		writeFile(t, path, "http { "+c.conf+" server { listen 127.0.0.1:1; } }\n")
-		out, err := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+		out, err := exec.Command(checkPath, "-t", "-c", path).CombinedOutput()
 		if want := fmt.Sprintf(c.want, path); err == nil || !strings.Contains(string(out), want) {
 			t.Errorf("%s: %v\n got %s\nwant %s", c.conf, err, out, want)
 		}
@@ -871,7 +871,7 @@ func TestESIConfigErrors(t *testing.T) {
 			location / { esi off; esi_max_depth 1; }
 		}
 	}`)
-	if out, err := exec.Command(binPath, "-t", "-c", good).CombinedOutput(); err != nil {
+	if out, err := exec.Command(checkPath, "-t", "-c", good).CombinedOutput(); err != nil {
 		t.Errorf("every directive: %v\n%s", err, out)
 	}
 }

@@ -306,7 +306,7 @@ func TestLimitConfigErrors(t *testing.T) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "m.conf")
 		writeFile(t, path, "http {\n"+c.conf+"\n}\n")
-		b, err := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+		b, err := exec.Command(checkPath, "-t", "-c", path).CombinedOutput()
 		out := string(b)
 		if err == nil || !strings.Contains(out, c.want) || !strings.Contains(out, path+":") {
 			t.Errorf("%s:\n got %v %q\nwant %q", c.conf, err, out, c.want)

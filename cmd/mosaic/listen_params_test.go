@@ -49,7 +49,7 @@ func TestListenParameterErrorsAsNGINX(t *testing.T) {
 		if strings.Contains(want, "%s") {
 			want = fmt.Sprintf(want, path)
 		}
-		for _, cmd := range []*exec.Cmd{exec.Command(binPath, "-t", "-c", path), nginxTest(t, path)} {
+		for _, cmd := range []*exec.Cmd{exec.Command(checkPath, "-t", "-c", path), nginxTest(t, path)} {
 			if cmd == nil {
 				continue
 			}
@@ -62,7 +62,7 @@ func TestListenParameterErrorsAsNGINX(t *testing.T) {
 	good := filepath.Join(dir, "good.conf")
 	writeFile(t, good, `http { server { listen 127.0.0.1:1 backlog=511 rcvbuf=64k sndbuf=64k so_keepalive=30m::10
 		deferred fastopen=16 reuseport; listen 127.0.0.1:2 so_keepalive=on; listen [::]:3 ipv6only=off; } }`)
-	if out, err := exec.Command(binPath, "-t", "-c", good).CombinedOutput(); err != nil || strings.Contains(string(out), "ignoring") {
+	if out, err := exec.Command(checkPath, "-t", "-c", good).CombinedOutput(); err != nil || strings.Contains(string(out), "ignoring") {
 		t.Errorf("socket parameters: %s", out)
 	}
 }
@@ -106,7 +106,7 @@ func testBothMain(t *testing.T, dir string, i int, main, http string) (mout stri
 			nginxEmerg = l[k:]
 		}
 	}
-	out, err := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+	out, err := exec.Command(checkPath, "-t", "-c", path).CombinedOutput()
 	return string(out), err, nginxEmerg
 }
 

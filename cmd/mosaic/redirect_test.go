@@ -139,7 +139,7 @@ func TestProxyRedirectConfigErrors(t *testing.T) {
 		if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		out, err := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+		out, err := exec.Command(checkPath, "-t", "-c", path).CombinedOutput()
 		if err == nil || !strings.Contains(strings.ToLower(string(out)), strings.ToLower(c.want)) {
 			t.Errorf("%s: %v\n%s\nwant %q", c.loc, err, out, c.want)
 		}

@@ -103,7 +103,7 @@ func TestRefererErrorsMatchNGINX(t *testing.T) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "test.conf")
 		writeFile(t, path, "pid "+dir+"/nginx.pid;\nerror_log "+dir+"/error.log;\nevents {}\nhttp {\n"+srv+c.line+"\n}\n}\n}\n")
-		mout, _ := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+		mout, _ := exec.Command(checkPath, "-t", "-c", path).CombinedOutput()
 		nout, _ := exec.Command(nginx, "-t", "-p", dir, "-c", path, "-e", filepath.Join(dir, "error.log")).CombinedOutput()
 		if !strings.Contains(string(nout), "[emerg] "+c.want) {
 			t.Errorf("%q: nginx said %s", c.line, nout)

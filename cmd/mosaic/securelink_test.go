@@ -155,7 +155,7 @@ func TestSecureLinkErrorsMatchNGINX(t *testing.T) {
 	path := filepath.Join(dir, "test.conf")
 	writeFile(t, path, "pid "+dir+"/nginx.pid;\nerror_log "+dir+"/error.log;\nevents {}\nhttp {\n"+srv+"secure_link_secret a;\nsecure_link $arg_a;\n}\n}\n}\n")
 	want := `"secure_link_secret" cannot be mixed with "secure_link" and "secure_link_md5"`
-	mout, _ := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+	mout, _ := exec.Command(checkPath, "-t", "-c", path).CombinedOutput()
 	nout, _ := exec.Command(nginx, "-t", "-p", dir, "-c", path, "-e", filepath.Join(dir, "error.log")).CombinedOutput()
 	if !strings.Contains(string(nout), "[emerg] "+want) {
 		t.Errorf("nginx said %s", nout)

@@ -145,7 +145,7 @@ func TestSSIConfigErrors(t *testing.T) {
 	} {
 		path := filepath.Join(dir, "bad.conf")
 		writeFile(t, path, c.conf)
-		b, _ := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+		b, _ := exec.Command(checkPath, "-t", "-c", path).CombinedOutput()
 		out := string(b)
 		if !strings.Contains(out, c.want) || !strings.Contains(out, "bad.conf:1") {
 			t.Errorf("%s: %q, want %q at bad.conf:1", c.conf, out, c.want)

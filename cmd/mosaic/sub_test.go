@@ -194,7 +194,7 @@ func TestSubFilterConfigErrorsAsNGINX(t *testing.T) {
 	} {
 		path := filepath.Join(dir, "bad.conf")
 		writeFile(t, path, c.conf)
-		b, _ := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+		b, _ := exec.Command(checkPath, "-t", "-c", path).CombinedOutput()
 		out := string(b)
 		if !strings.Contains(out, c.want) || !strings.Contains(out, "bad.conf:") {
 			t.Errorf("%s:\n got %s\nwant %s", c.conf, out, c.want)

@@ -581,7 +581,7 @@ func TestSSLPasswordFileMatchesNGINX(t *testing.T) {
 		block := fmt.Sprintf(`server { listen 127.0.0.1:1 ssl; ssl_certificate %s; ssl_certificate_key %s; ssl_password_file %s; }`, cf, enc, pw)
 		mconf := filepath.Join(dir, "mosaic.conf")
 		writeFile(t, mconf, "http {"+block+"}")
-		mout, merr := exec.Command(binPath, "-t", "-c", mconf).CombinedOutput()
+		mout, merr := exec.Command(checkPath, "-t", "-c", mconf).CombinedOutput()
 		nconf := filepath.Join(dir, "nginx.conf")
 		writeFile(t, nconf, fmt.Sprintf("pid %[1]s/nginx.pid; error_log %[1]s/error.log; events {} http { %[2]s }", dir, block))
 		nout, nerr := exec.Command(nginx, "-t", "-p", dir, "-c", nconf, "-e", filepath.Join(dir, "error.log")).CombinedOutput()

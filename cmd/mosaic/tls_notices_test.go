@@ -18,7 +18,7 @@ func TestSSLDhparamNoticeGivesReason(t *testing.T) {
 	writeFile(t, path, "http { ssl_dhparam /nonexistent/dh.pem; ssl_buffer_size 4k;\n"+
 		"ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES128-GCM-SHA256:EDH+AESGCM:!DHE-RSA-AES256-SHA;\n"+
 		"server { listen 127.0.0.1:1; } }\n")
-	out, err := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+	out, err := exec.Command(checkPath, "-t", "-c", path).CombinedOutput()
 	if err != nil {
 		t.Fatalf("-t: %v\n%s", err, out)
 	}
@@ -41,7 +41,7 @@ func TestHTTPProxyProtocolRefusedAsNGINX(t *testing.T) {
 	dir := t.TempDir()
 	mconf := filepath.Join(dir, "mosaic.conf")
 	writeFile(t, mconf, "http { "+block+" }\n")
-	out, err := exec.Command(binPath, "-t", "-c", mconf).CombinedOutput()
+	out, err := exec.Command(checkPath, "-t", "-c", mconf).CombinedOutput()
 	if want := `[emerg] unknown directive "proxy_protocol" in ` + mconf + `:1`; err == nil || !strings.Contains(string(out), want) {
 		t.Errorf("mosaic -t: %v, want %q in:\n%s", err, want, out)
 	}
@@ -93,7 +93,7 @@ func checkBothT(t *testing.T, nginx, conf, want string) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "test.conf")
 	writeFile(t, path, "pid "+dir+"/nginx.pid;\nerror_log "+dir+"/error.log;\n"+conf+"\n")
-	mout, merr := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+	mout, merr := exec.Command(checkPath, "-t", "-c", path).CombinedOutput()
 	nout, nerr := exec.Command(nginx, "-t", "-p", dir, "-c", path, "-e", filepath.Join(dir, "error.log")).CombinedOutput()
 	if want == "" {
 		if merr != nil || nerr != nil {

@@ -197,7 +197,7 @@ func TestUpstreamBindCheck(t *testing.T) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "mosaic.conf")
 		writeFile(t, path, "http { server { listen 127.0.0.1:1; location / { "+line+" } } }")
-		out, err := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+		out, err := exec.Command(checkPath, "-t", "-c", path).CombinedOutput()
 		if err == nil {
 			t.Errorf("%s: accepted\n%s", line, out)
 		}

@@ -283,13 +283,13 @@ func TestUpstreamDirectivesCheck(t *testing.T) {
 	server { listen 127.0.0.1:1; location / { proxy_pass http://u; proxy_next_upstream error timeout http_502 non_idempotent; proxy_next_upstream_tries 3; proxy_next_upstream_timeout 10s; } }
 }
 `)
-	out, err := exec.Command(binPath, "-t", "-c", good).CombinedOutput()
+	out, err := exec.Command(checkPath, "-t", "-c", good).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), `ignoring "slow_start"`) {
 		t.Fatalf("-t: %v\n%s", err, out)
 	}
 	bad := filepath.Join(dir, "bad.conf")
 	writeFile(t, bad, "http {\n upstream u {\n  hash $uri;\n  server 127.0.0.1:1;\n  server 127.0.0.1:2 backup;\n }\n}\n")
-	out, err = exec.Command(binPath, "-t", "-c", bad).CombinedOutput()
+	out, err = exec.Command(checkPath, "-t", "-c", bad).CombinedOutput()
 	if want := `balancing method does not support parameter "backup" in ` + bad + ":5"; err == nil || !strings.Contains(string(out), want) {
 		t.Fatalf("-t: %v %q, want %q", err, out, want)
 	}
@@ -297,7 +297,7 @@ func TestUpstreamDirectivesCheck(t *testing.T) {
 	// case, rather than resolved as a host.
 	for _, pass := range []string{"proxy_pass http://U:8080", "fastcgi_pass u:9000"} {
 		writeFile(t, bad, "http {\n upstream u { server 127.0.0.1:1; }\n server {\n  location / {\n   "+pass+";\n  }\n }\n}\n")
-		out, err = exec.Command(binPath, "-t", "-c", bad).CombinedOutput()
+		out, err = exec.Command(checkPath, "-t", "-c", bad).CombinedOutput()
 		if want := "may not have port"; err == nil || !strings.Contains(string(out), want) || !strings.Contains(string(out), bad+":5") {
 			t.Errorf("-t with %s: %v %q, want %q at line 5", pass, err, out, want)
 		}
@@ -305,7 +305,7 @@ func TestUpstreamDirectivesCheck(t *testing.T) {
 	// NGINX takes each keepalive line once per block.
 	for _, line := range []string{"keepalive 2", "keepalive_timeout 5s", "keepalive_requests 10", "keepalive_time 1m"} {
 		writeFile(t, bad, "http {\n upstream u {\n  server 127.0.0.1:1;\n  "+line+";\n  "+line+";\n }\n}\n")
-		out, err = exec.Command(binPath, "-t", "-c", bad).CombinedOutput()
+		out, err = exec.Command(checkPath, "-t", "-c", bad).CombinedOutput()
 		name, _, _ := strings.Cut(line, " ")
 		if want := fmt.Sprintf("%q directive is duplicate in %s:5", name, bad); err == nil || !strings.Contains(string(out), want) {
 			t.Errorf("-t with %s twice: %v %q, want %q", line, err, out, want)

@@ -83,7 +83,7 @@ func configFails(t *testing.T, block string) string {
 	if err := os.WriteFile(path, []byte("http {"+block+"}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(binPath, "-t", "-c", path).CombinedOutput()
+	out, err := exec.Command(checkPath, "-t", "-c", path).CombinedOutput()
 	if err == nil {
 		t.Fatalf("configuration loaded:\n%s\n%s", block, out)
 	}
