@@ -189,6 +189,9 @@ func condOrigin(t *testing.T, etag string) string {
 // body, each if_modified_since, and "etag off" (which concerns files
 // only). The origin ignores conditions, as the cache sends it none.
 func TestConditionalCachedAsNGINX(t *testing.T) {
+	// Some 10,000 requests to servers, an origin and caches of its own,
+	// on ports of its own: nothing another test touches.
+	t.Parallel()
 	nginxPath(t)
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
