@@ -61,6 +61,7 @@ type filler struct {
 	header       http.Header
 	failure      Failure // reported by the handler with Fail
 	handedOff    bool    // the handler served the client itself (HandOff)
+	unbuffered   bool    // the handler relays the response unbuffered (Unbuffered)
 
 	wrote    bool
 	mode     int
@@ -143,6 +144,26 @@ func ReportFailure(w http.ResponseWriter, f Failure) bool {
 
 // Fail records the handler's failure; see Fill.
 func (f *filler) Fail(reason Failure) { f.failure = reason }
+
+// Unbuffered tells the Fill that w is, or that w wraps, that the
+// response about to be written is relayed unbuffered (NGINX's
+// proxy_buffering off, or an upstream's "X-Accel-Buffering: no"): it
+// goes to the client and is not stored, as NGINX's cache stores no
+// unbuffered answer. It must be called before WriteHeader, and reports
+// whether w was a Fill.
+func Unbuffered(w http.ResponseWriter) bool {
+	for {
+		switch x := w.(type) {
+		case *filler:
+			x.unbuffered = true
+			return true
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = x.Unwrap()
+		default:
+			return false
+		}
+	}
+}
 
 // HandOff lets the handler behind a cache give up the fill for an answer
 // that is not the origin's response to store, as an upstream's
@@ -360,7 +381,12 @@ func (f *filler) WriteHeader(status int) {
 	} else if f.p.mayStore {
 		d := c.decide(f.r, status, f.header, f.reqTime, now)
 		cacheable = d.store || d.reason == "no-lifetime" || d.reason == "no-cache-predicate"
-		if d.store {
+		if d.store && f.unbuffered {
+			// NGINX's range and not-modified filters still see the
+			// response as cacheable (u->cacheable), as its header goes
+			// out before the unbuffered path frees the cache entry.
+			detail = "unbuffered"
+		} else if d.store {
 			stored = f.startStore(d, now)
 			if !stored {
 				detail = "store-unavailable"

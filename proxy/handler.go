@@ -539,6 +539,9 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 		}
 	}
 	if flush {
+		if h.onUnbuffered != nil {
+			h.onUnbuffered(x.w, x.r)
+		}
 		// Unbuffered, NGINX ends the try only once the client has taken
 		// the body (ngx_http_upstream_process_non_buffered_request
 		// finalizes with no busy buffers left): a write to a slow client

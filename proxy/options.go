@@ -157,6 +157,14 @@ type Options struct {
 	// uses it to keep the error out of its store and to serve a stale entry
 	// instead (proxy_cache_use_stale error timeout invalid_header).
 	OnFailure func(w http.ResponseWriter, r *http.Request, f Failure)
+	// OnUnbuffered, when set, learns that the Handler is about to relay
+	// an upstream's answer to r unbuffered (BufferingOff, or the
+	// upstream's "X-Accel-Buffering: no"), before it writes the header
+	// to w. NGINX stores no such answer in its cache
+	// (ngx_http_upstream_send_response frees the cache entry on the
+	// unbuffered path), and a cache in front of the proxy uses it to do
+	// the same.
+	OnUnbuffered func(w http.ResponseWriter, r *http.Request)
 
 	// NextUpstream is proxy_next_upstream: after which failures and
 	// statuses a request goes on to the next server; 0 means NGINX's
@@ -345,6 +353,7 @@ type Handler struct {
 	tls           *clientTLS // nil for http
 	errorResponse func(http.ResponseWriter, *http.Request, int)
 	onFailure     func(http.ResponseWriter, *http.Request, Failure)
+	onUnbuffered  func(http.ResponseWriter, *http.Request)
 	log           *slog.Logger
 }
 
@@ -390,6 +399,7 @@ func New(opts Options) (*Handler, error) {
 		bufferingOff:   opts.BufferingOff,
 		errorResponse:  opts.ErrorResponse,
 		onFailure:      opts.OnFailure,
+		onUnbuffered:   opts.OnUnbuffered,
 		log:            opts.Logger,
 
 		wire:                opts.Wire,

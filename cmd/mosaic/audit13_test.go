@@ -1,0 +1,219 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// audit13: an attacker's pass over the caches (server README, audit13).
+// An attacker sends one request, a victim the next; what the victim gets
+// shows whether the attacker's input reached an entry the victim is
+// served, or whether an answer was stored that must not be.
+
+// poisonOrigin answers with the inputs an attacker could set, so that a
+// victim's answer shows whose request filled it. The path chooses what
+// the answer says about caching.
+func poisonOrigin(t *testing.T) *whoOrigin {
+	return newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		h := w.Header()
+		h.Set("Cache-Control", "max-age=60")
+		switch p := r.URL.Path; {
+		case strings.Contains(p, "/account.php"):
+			h.Set("Cache-Control", "private, no-store")
+			h.Set("Set-Cookie", "sid=victim")
+		case strings.HasSuffix(p, "/cookie"):
+			h.Set("Set-Cookie", "sid=victim")
+		case strings.HasSuffix(p, "/private"):
+			h.Set("Cache-Control", "private, max-age=60")
+		case strings.HasSuffix(p, "/nostore"):
+			h.Set("Cache-Control", "no-store, max-age=60")
+		case strings.HasSuffix(p, "/varystar"):
+			h.Set("Vary", "*")
+		case strings.HasSuffix(p, "/varyx"):
+			h.Set("Vary", "X-Attack")
+		case strings.HasSuffix(p, "/e500"):
+			w.WriteHeader(http.StatusInternalServerError)
+		case strings.HasSuffix(p, "/s304"):
+			w.WriteHeader(http.StatusNotModified)
+			return
+		case strings.HasSuffix(p, "/xae0"):
+			h.Set("X-Accel-Expires", "0")
+		case strings.HasSuffix(p, "/xabno"):
+			h.Set("X-Accel-Buffering", "no")
+		case strings.HasSuffix(p, "/xabyes"):
+			h.Set("X-Accel-Buffering", "yes")
+		}
+		fmt.Fprintf(w, "#%d %s %s", n, r.Method, r.RequestURI)
+		for _, k := range []string{"Host", "X-Forwarded-Host", "X-Original-Url", "X-Attack", "Authorization", "X-Inj", "X-U", "Cookie"} {
+			if v := r.Header.Get(k); v != "" || k == "Host" && r.Host != "" {
+				if k == "Host" {
+					v = r.Host
+				}
+				fmt.Fprintf(w, " %s=%s", k, v)
+			}
+		}
+		if len(body) > 0 {
+			fmt.Fprintf(w, " body=%s", body)
+		}
+	})
+}
+
+// TestAudit13PoisoningAsNGINX: each case is an attacker's request and
+// then a victim's; the victim's answer (status, $upstream_cache_status,
+// and the origin's echo of the request that filled it) must be NGINX's,
+// or mosaic's own where mosaic is stricter (mosaic set). The origin's
+// echo names the Host it saw (proxy_set_header Host $host in /h/), the
+// forwarded fields, a body, the method and the number of the origin
+// request, so a victim served the attacker's answer shows it.
+func TestAudit13PoisoningAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := poisonOrigin(t)
+	// A location's proxy_set_header replaces the server's, so each
+	// names the server (X-Who) for the origin's count itself.
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return strings.NewReplacer("{dir}", dir, "{who}", who, "{port}", fmt.Sprint(port), "{origin}", o.Listener.Addr().String()).Replace(`
+		proxy_cache_path {dir}/{who}-cache keys_zone=z:1m;
+		server {
+			listen 127.0.0.1:{port};
+			server_name good;
+			add_header X-Cache $upstream_cache_status always;
+			proxy_cache z;
+			proxy_set_header X-Who {who};
+			location /h/ { proxy_pass http://{origin}; proxy_set_header Host $host; proxy_set_header X-Who {who};
+				proxy_cache_key $scheme$proxy_host$request_uri; }
+			location /hk/ { proxy_pass http://{origin}; proxy_set_header Host $host; proxy_set_header X-Who {who};
+				proxy_cache_key $host$request_uri; }
+			location /u/ { proxy_pass http://{origin}; proxy_cache_key $host$uri$is_args$args; }
+			location /d/ { proxy_pass http://{origin}; }
+			location /any/ { proxy_pass http://{origin}; proxy_cache_valid any 1m; }
+			location /unbuf/ { proxy_pass http://{origin}; proxy_buffering off; }
+			location /b/ { proxy_pass http://{origin}; proxy_cache_bypass $http_x_bypass; }
+			location /n/ { proxy_pass http://{origin}; proxy_no_cache $http_x_nocache; }
+			location ~ \.css$ { proxy_pass http://{origin}; proxy_cache_valid 200 1m;
+				proxy_ignore_headers Cache-Control Set-Cookie; }
+			location /inj/ { proxy_pass http://{origin}; proxy_set_header X-U $uri; proxy_set_header X-Who {who};
+				proxy_cache_key $host; }
+		}`)
+	})
+	get := func(target string, lines ...string) string {
+		return "GET " + target + " HTTP/1.1\r\nHost: good\r\n" + strings.Join(lines, "")
+	}
+	cases := []struct {
+		fill           bool // the victim's request is sent first, to fill the entry
+		attack, victim string
+		mosaic         string // the victim's answer from mosaic, where it differs from NGINX's
+	}{
+		// Host against an absolute-form target: $host is the target's
+		// authority in both. Keyed without it, the victim gets the answer
+		// made for Host evil (the configuration's doing); keyed by $host,
+		// the victim's request misses.
+		{attack: "GET http://evil/h/a HTTP/1.1\r\nHost: good\r\n", victim: get("/h/a")},
+		{attack: "GET http://evil/hk/a HTTP/1.1\r\nHost: good\r\n", victim: get("/hk/a")},
+		// A port, the case and a trailing dot of Host are not in $host.
+		{attack: "GET /hk/b HTTP/1.1\r\nHost: GooD.:666\r\n", victim: get("/hk/b")},
+		// Unkeyed fields and a fat GET's body reach the origin in both.
+		{attack: get("/d/xfh", "X-Forwarded-Host: evil\r\nX-Original-URL: /admin\r\n"), victim: get("/d/xfh")},
+		{attack: get("/d/fat", "Content-Length: 4\r\n\r\nevil"), victim: get("/d/fat")},
+		// Percent-encoding, duplicate parameters and ";" make keys of
+		// their own under the default key and $request_uri.
+		{attack: get("/d/%65"), victim: get("/d/e")},
+		{attack: get("/d/q?a=1&a=2"), victim: get("/d/q?a=1")},
+		{attack: get("/d/p;x=1"), victim: get("/d/p")},
+		// "..", "//" with a $uri key: both serve the victim the entry the
+		// attacker filled; NGINX sent the origin the raw path, mosaic the
+		// normalised one the key names.
+		{attack: get("/u/x/../i"), victim: get("/u/i"), mosaic: "200/HIT/#1 GET /u/i Host=origin"},
+		// The default key: NGINX keys the raw target, mosaic the
+		// normalised path it sends, so the victim hits an entry made for
+		// its own path.
+		{attack: get("/d/x/../m"), victim: get("/d/m"), mosaic: "200/HIT/#1 GET /d/m Host=origin"},
+		// Answers not stored.
+		{attack: get("/d/cookie"), victim: get("/d/cookie")},
+		{attack: get("/d/private"), victim: get("/d/private")},
+		{attack: get("/d/nostore"), victim: get("/d/nostore")},
+		{attack: get("/d/varystar"), victim: get("/d/varystar")},
+		{attack: get("/d/varyx", "X-Attack: evil\r\n"), victim: get("/d/varyx")},
+		{attack: get("/d/xae0"), victim: get("/d/xae0")},
+		// A request's no-store keeps its answer out (RFC 9111 5.2.1.5);
+		// NGINX stores it.
+		{attack: get("/d/cc", "Cache-Control: no-store\r\n"), victim: get("/d/cc"),
+			mosaic: "200/MISS/#2 GET /d/cc Host=origin"},
+		{attack: get("/n/a", "X-Nocache: 1\r\n"), victim: get("/n/a")},
+		// Unbuffered answers are never stored by NGINX.
+		{attack: get("/d/xabno"), victim: get("/d/xabno")},
+		{attack: get("/unbuf/a"), victim: get("/unbuf/a")},
+		{attack: get("/unbuf/xabyes"), victim: get("/unbuf/xabyes")},
+		// NGINX shares an answer to a request with Authorization (RFC
+		// 9111 3.5 forbids it without public, s-maxage or must-revalidate).
+		{attack: get("/d/auth", "Authorization: Basic dmljdGltOnB3\r\n"), victim: get("/d/auth"),
+			mosaic: "200/MISS/#2 GET /d/auth Host=origin"},
+		// An error answer is stored only where proxy_cache_valid names it;
+		// NGINX stores a 304 under "any" and serves it to a GET without
+		// conditions, mosaic never stores a 304.
+		{attack: get("/d/e500"), victim: get("/d/e500")},
+		{attack: get("/any/e500"), victim: get("/any/e500")},
+		{attack: get("/any/s304"), victim: get("/any/s304"), mosaic: "304/MISS/"},
+		// A Range fills the entry with the whole answer.
+		{attack: get("/d/range", "Range: bytes=0-1\r\n"), victim: get("/d/range")},
+		// proxy_cache_bypass refills the entry from the bypassing request.
+		{attack: get("/b/a", "X-Bypass: 1\r\nX-Forwarded-Host: evil\r\n"), victim: get("/b/a")},
+		// Deception: a logged-in client lured to /account.php/x.css has
+		// its private page stored by a "\.css$" rule that ignores the
+		// origin's Cache-Control and Set-Cookie, and the attacker reads it
+		// (the configuration's doing); mosaic keeps the cookie out of the
+		// entry, NGINX serves it to the attacker too.
+		{attack: get("/acct/account.php/x.css", "Cookie: sid=victim\r\n"), victim: get("/acct/account.php/x.css"),
+			mosaic: "200/HIT/#1 GET /acct/account.php/x.css Host=origin Cookie=sid=victim"},
+		// An unsafe method that the origin answers 2xx invalidates the
+		// entry (RFC 9111 4.4), PURGE included, without proxy_cache_purge's
+		// allow= or token=: an eviction NGINX does not offer; it stores
+		// nothing the attacker chose.
+		{fill: true, attack: "POST /d/post HTTP/1.1\r\nHost: good\r\nContent-Length: 0\r\n", victim: get("/d/post"),
+			mosaic: "200/MISS/#3 GET /d/post Host=origin"},
+		{fill: true, attack: "PURGE /d/purge HTTP/1.1\r\nHost: good\r\n", victim: get("/d/purge"),
+			mosaic: "200/MISS/#3 GET /d/purge Host=origin"},
+		// CR/LF decoded into $uri: NGINX writes it into the upstream
+		// request (a field the origin reflects, stored under the key),
+		// mosaic leaves the field out.
+		{attack: get("/inj/%0d%0aX-Inj:%20evil"), victim: get("/inj/a"),
+			mosaic: "200/HIT/#1 GET /inj/%0d%0aX-Inj:%20evil Host=origin"},
+	}
+	for _, c := range cases {
+		var got [2]string
+		for i, port := range []int{mport, nport} {
+			reqs := []string{c.attack, c.victim}
+			if c.fill {
+				reqs = append([]string{c.victim}, reqs...)
+			}
+			for _, raw := range reqs {
+				if head, body, ok := strings.Cut(raw, "\r\n\r\n"); ok {
+					raw = head + "\r\nConnection: close\r\n\r\n" + body
+				} else {
+					raw += "Connection: close\r\n\r\n"
+				}
+				resp, body, err := rawResponse(t, port, raw)
+				if err != nil {
+					t.Fatalf("%q: %v", raw, err)
+				}
+				// The origin's port differs from run to run.
+				body = strings.ReplaceAll(body, o.Listener.Addr().String(), "origin")
+				got[i] = fmt.Sprintf("%d/%s/%s", resp.StatusCode, resp.Header.Get("X-Cache"), body)
+				if v := resp.Header.Get("Set-Cookie"); v != "" {
+					got[i] += " Set-Cookie: " + v
+				}
+			}
+		}
+		want := got[1]
+		if c.mosaic != "" {
+			want = c.mosaic
+		}
+		if got[0] != want {
+			t.Errorf("%q then %q: the victim got\nmosaic %s\nwant   %s (nginx %s)", c.attack, c.victim, got[0], want, got[1])
+		}
+	}
+}
