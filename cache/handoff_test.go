@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -66,5 +67,42 @@ func TestHandOffStoresNothing(t *testing.T) {
 	}
 	if cache.HandOff(httptest.NewRecorder(), func(http.ResponseWriter, *http.Request) { t.Error("served outside a fill") }) {
 		t.Error("HandOff outside a fill reported a Fill")
+	}
+}
+
+// TestUnbufferedStoresNothing: a handler that relays its answer
+// unbuffered says so through a wrapping writer, and that answer goes to
+// the client with Cache-Status saying why and is not stored, as NGINX
+// stores no unbuffered answer; outside a fill Unbuffered finds nothing.
+func TestUnbufferedStoresNothing(t *testing.T) {
+	s, err := cache.NewMemoryStore(cache.MemoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int32
+	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		if !cache.Unbuffered(&wrapper{w}) {
+			t.Error("Unbuffered found no fill behind the wrapper")
+		}
+		w.Header().Set("Cache-Control", "max-age=60")
+		_, _ = io.WriteString(w, "streamed")
+	})
+	c, err := cache.New(next, cache.Options{Store: s, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		rec := httptest.NewRecorder()
+		c.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/x", nil))
+		if rec.Body.String() != "streamed" || !strings.Contains(rec.Header().Get("Cache-Status"), "detail=unbuffered") {
+			t.Errorf("answer %q, Cache-Status %q", rec.Body.String(), rec.Header().Get("Cache-Status"))
+		}
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("two requests reached the handler %d times: the unbuffered answer was stored", n)
+	}
+	if cache.Unbuffered(httptest.NewRecorder()) {
+		t.Error("a plain writer took Unbuffered")
 	}
 }
