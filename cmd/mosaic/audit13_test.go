@@ -217,3 +217,128 @@ func TestAudit13PoisoningAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestAudit13ESIFragmentKeys: ESI has no NGINX twin. A client's query
+// and Host reach an include's src, and a fragment location's cache
+// keeps each fragment under its own URI: the client's value stays one
+// path segment or query value (percent-encoded), "/" or ".." in it is
+// dropped, a Host names only the page's own server, and a fragment
+// answered with Set-Cookie is neither stored nor passed to the page, so
+// no client is served a fragment another client's value chose, under
+// another include's key, or another client's cookie.
+func TestAudit13ESIFragmentKeys(t *testing.T) {
+	var o *esiOrigin
+	o = startESIOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/page/q":
+			html(w, `[<esi:include src="/frag/$(QUERY_STRING{q})"/>]`)
+		case "/page/qs":
+			html(w, `[<esi:include src="/frag/qs?$(QUERY_STRING)"/>]`)
+		case "/page/host":
+			html(w, `[<esi:include src="http://$(HTTP_HOST)/frag/host"/>]`)
+		case "/page/priv":
+			html(w, `[<esi:include src="/frag/private"/>]`)
+		default:
+			if r.URL.Path == "/frag/private" {
+				w.Header().Set("Set-Cookie", "sid="+r.Header.Get("Cookie"))
+			}
+			w.Header().Set("Cache-Control", "max-age=60")
+			html(w, fmt.Sprintf("%s#%d %s", r.URL.RequestURI(), o.count(r.URL.Path), r.Header.Get("Cookie")))
+		}
+	})
+	port := freePort(t)
+	base, _ := esiSite(t, port, o, `http {
+		access_log off;
+		proxy_cache_path memory keys_zone=esi:10m;
+		server { listen 127.0.0.1:{port};
+			location /page/ { esi on; proxy_pass http://{origin}; }
+			location /frag/ { internal; proxy_pass http://{origin}; proxy_cache esi; }
+		}
+	}`)
+	steps := []struct {
+		target, host, cookie string
+		want, setCookie      string
+	}{
+		// A "/" or ".." in the value is dropped: the include stays under /frag/.
+		{target: "/page/q?q=..%2Fpage%2Fhost", want: "[/frag/#1 ]"},
+		{target: "/page/q?q=..", want: "[/frag/#1 ]"},
+		// "?" and "=" stay in the path segment, so the attacker's include
+		// is an entry of its own, not /frag/b's with a query.
+		{target: "/page/q?q=b%3Fx%3D1", want: "[/frag/b%3Fx%3D1#1 ]"},
+		{target: "/page/q?q=b", want: "[/frag/b#1 ]"},
+		{target: "/page/qs?a=1&b=2", want: "[/frag/qs?a%3D1%26b%3D2#1 ]"},
+		{target: "/page/qs?a=1", want: "[/frag/qs?a%3D1#2 ]"},
+		// $(HTTP_HOST) names the page's own server: another Host gets the
+		// same local fragment, any other authority is refused.
+		{target: "/page/host", host: "evil", want: "[/frag/host#1 ]"},
+		{target: "/page/host", want: "[/frag/host#1 ]"},
+		// The private fragment is fetched for each client, with its own
+		// cookie, and its Set-Cookie never reaches the page.
+		{target: "/page/priv", cookie: "a", want: "[/frag/private#1 a]"},
+		{target: "/page/priv", cookie: "b", want: "[/frag/private#2 b]"},
+	}
+	for _, s := range steps {
+		h := http.Header{}
+		if s.cookie != "" {
+			h.Set("Cookie", s.cookie)
+		}
+		req, err := http.NewRequest(http.MethodGet, base+s.target, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header = h
+		if s.host != "" {
+			req.Host = s.host
+		}
+		resp, err := esiClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(body) != s.want || len(resp.Header.Values("Set-Cookie")) != 0 {
+			t.Errorf("GET %s (Host %q, Cookie %q): %q Set-Cookie %q, want %q and none", s.target, s.host, s.cookie,
+				body, resp.Header.Values("Set-Cookie"), s.want)
+		}
+	}
+}
+
+// TestAudit13RedisZonesApart: two zones of one server share a Redis
+// with the same key text, and a key holds the store's own separators
+// (":m:", a zone's name): each zone keeps its own entry. A zone's name
+// cannot hold ":" (keys_zone=NAME:SIZE), and every key the store writes
+// starts with "NAME:" and a letter for its kind, so no key of one zone
+// can spell one of another's.
+func TestAudit13RedisZonesApart(t *testing.T) {
+	redisAddr := startRedisServer(t)
+	o := newCacheOrigin(t, func(n int64, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		fmt.Fprintf(w, "%s#%d", r.URL.Path, n)
+	})
+	base, _, _ := startCacheSite(t, o, `http {
+    access_log off;
+    proxy_cache_path redis://`+redisAddr+`/0 keys_zone=a:1m;
+    proxy_cache_path redis://`+redisAddr+`/0 keys_zone=b:1m;
+    proxy_cache_path redis://`+redisAddr+`/0 keys_zone=a_m:1m;
+    server {
+        listen 127.0.0.1:{port};
+        add_header X-Cache $upstream_cache_status always;
+        location /a/ { proxy_pass http://{origin}; proxy_cache a; proxy_cache_key "m:$arg_k"; }
+        location /b/ { proxy_pass http://{origin}; proxy_cache b; proxy_cache_key "m:$arg_k"; }
+        location /am/ { proxy_pass http://{origin}; proxy_cache a_m; proxy_cache_key $arg_k; }
+    }
+}`)
+	for _, s := range []struct{ target, want string }{
+		{"/a/?k=x", "MISS /a/#1"},
+		{"/b/?k=x", "MISS /b/#2"},
+		{"/am/?k=m:x", "MISS /am/#3"},
+		{"/am/?k=a:m:m:x", "MISS /am/#4"},
+		{"/a/?k=x", "HIT /a/#1"},
+		{"/b/?k=x", "HIT /b/#2"},
+		{"/am/?k=m:x", "HIT /am/#3"},
+	} {
+		if r := cacheDo(t, http.MethodGet, base+s.target); r.cacheStatus()+" "+r.body != s.want {
+			t.Errorf("GET %s: %s %q, want %s", s.target, r.cacheStatus(), r.body, s.want)
+		}
+	}
+}
