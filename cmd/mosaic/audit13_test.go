@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // audit13: an attacker's pass over the caches (server README, audit13).
@@ -37,6 +40,9 @@ func poisonOrigin(t *testing.T) *whoOrigin {
 			h.Set("Vary", "X-Attack")
 		case strings.HasSuffix(p, "/e500"):
 			w.WriteHeader(http.StatusInternalServerError)
+		case strings.HasSuffix(p, "/s206"):
+			h.Set("Content-Range", "bytes 0-1/10")
+			w.WriteHeader(http.StatusPartialContent)
 		case strings.HasSuffix(p, "/s304"):
 			w.WriteHeader(http.StatusNotModified)
 			return
@@ -119,6 +125,8 @@ func TestAudit13PoisoningAsNGINX(t *testing.T) {
 		// Unkeyed fields and a fat GET's body reach the origin in both.
 		{attack: get("/d/xfh", "X-Forwarded-Host: evil\r\nX-Original-URL: /admin\r\n"), victim: get("/d/xfh")},
 		{attack: get("/d/fat", "Content-Length: 4\r\n\r\nevil"), victim: get("/d/fat")},
+		// A field the client names in Connection still reaches the origin.
+		{attack: get("/d/conn", "Connection: X-Forwarded-Host\r\nX-Forwarded-Host: evil\r\n"), victim: get("/d/conn")},
 		// Percent-encoding, duplicate parameters and ";" make keys of
 		// their own under the default key and $request_uri.
 		{attack: get("/d/%65"), victim: get("/d/e")},
@@ -152,11 +160,13 @@ func TestAudit13PoisoningAsNGINX(t *testing.T) {
 		// 9111 3.5 forbids it without public, s-maxage or must-revalidate).
 		{attack: get("/d/auth", "Authorization: Basic dmljdGltOnB3\r\n"), victim: get("/d/auth"),
 			mosaic: "200/MISS/#2 GET /d/auth Host=origin"},
-		// An error answer is stored only where proxy_cache_valid names it;
-		// NGINX stores a 304 under "any" and serves it to a GET without
+		// An error answer is stored only where proxy_cache_valid names it,
+		// a 206 too (served whole to a GET without Range by both); NGINX
+		// stores a 304 under "any" and serves it to a GET without
 		// conditions, mosaic never stores a 304.
 		{attack: get("/d/e500"), victim: get("/d/e500")},
 		{attack: get("/any/e500"), victim: get("/any/e500")},
+		{attack: get("/any/s206"), victim: get("/any/s206")},
 		{attack: get("/any/s304"), victim: get("/any/s304"), mosaic: "304/MISS/"},
 		// A Range fills the entry with the whole answer.
 		{attack: get("/d/range", "Range: bytes=0-1\r\n"), victim: get("/d/range")},
@@ -196,10 +206,7 @@ func TestAudit13PoisoningAsNGINX(t *testing.T) {
 				} else {
 					raw += "Connection: close\r\n\r\n"
 				}
-				resp, body, err := rawResponse(t, port, raw)
-				if err != nil {
-					t.Fatalf("%q: %v", raw, err)
-				}
+				resp, body := exchangeUntilClosed(t, port, raw)
 				// The origin's port differs from run to run.
 				body = strings.ReplaceAll(body, o.Listener.Addr().String(), "origin")
 				got[i] = fmt.Sprintf("%d/%s/%s", resp.StatusCode, resp.Header.Get("X-Cache"), body)
@@ -216,6 +223,36 @@ func TestAudit13PoisoningAsNGINX(t *testing.T) {
 			t.Errorf("%q then %q: the victim got\nmosaic %s\nwant   %s (nginx %s)", c.attack, c.victim, got[0], want, got[1])
 		}
 	}
+}
+
+// exchangeUntilClosed sends raw (with Connection: close) and reads the
+// answer, then waits for the server to close the connection: a fill is
+// committed to the store after the client has read the whole body, and
+// before the server closes, so the next request finds what it stored.
+func exchangeUntilClosed(t *testing.T, port int, raw string) (*http.Response, string) {
+	t.Helper()
+	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(c, raw); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("%q: %v", raw, err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%q: %v", raw, err)
+	}
+	if _, err := io.Copy(io.Discard, br); err != nil {
+		t.Fatalf("%q: waiting for the close: %v", raw, err)
+	}
+	return resp, string(body)
 }
 
 // TestAudit13ESIFragmentKeys: ESI has no NGINX twin. A client's query
