@@ -6,7 +6,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/fcgi"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -376,6 +378,87 @@ func TestAudit13RedisZonesApart(t *testing.T) {
 	} {
 		if r := cacheDo(t, http.MethodGet, base+s.target); r.cacheStatus()+" "+r.body != s.want {
 			t.Errorf("GET %s: %s %q, want %s", s.target, r.cacheStatus(), r.body, s.want)
+		}
+	}
+}
+
+// TestAudit13GatewayCacheAsNGINX: the same attacks on fastcgi_cache. An
+// answer relayed unbuffered (fastcgi_buffering off, X-Accel-Buffering:
+// no) is not stored; a lured client's private page at
+// /account.php/x.css, run as account.php with PATH_INFO /x.css by
+// fastcgi_split_path_info in a "\.css$" location that caches and ignores
+// Cache-Control and Set-Cookie, is stored and read back by the attacker
+// in both (the configuration's doing), mosaic without the cookie.
+func TestAudit13GatewayCacheAsNGINX(t *testing.T) {
+	nginxPath(t)
+	var mu sync.Mutex
+	counts := map[string]int{}
+	app := fcgiServe(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		counts[r.Header.Get("X-Who")+r.URL.Path]++
+		n := counts[r.Header.Get("X-Who")+r.URL.Path]
+		mu.Unlock()
+		env := fcgi.ProcessEnv(r) // the parameters net/http/fcgi does not read itself
+		w.Header().Set("Cache-Control", "max-age=60")
+		if strings.HasSuffix(r.URL.Path, "/xabno") {
+			w.Header().Set("X-Accel-Buffering", "no")
+		}
+		if env["X_SCRIPT"] == "/app/account.php" {
+			w.Header().Set("Cache-Control", "private, no-store")
+			w.Header().Set("Set-Cookie", "sid=victim")
+		}
+		fmt.Fprintf(w, "#%d %s %s %s", n, env["X_SCRIPT"], env["X_PATH_INFO"], r.Header.Get("Cookie"))
+	})
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return strings.NewReplacer("{dir}", dir, "{who}", who, "{port}", fmt.Sprint(port), "{app}", app).Replace(`
+		fastcgi_cache_path {dir}/{who}-cache keys_zone=fc:1m;
+		server {
+			listen 127.0.0.1:{port};
+			add_header X-Cache $upstream_cache_status always;
+			fastcgi_param REQUEST_METHOD $request_method;
+			fastcgi_param SERVER_PROTOCOL $server_protocol;
+			fastcgi_param REQUEST_URI $request_uri;
+			fastcgi_param X_SCRIPT $fastcgi_script_name;
+			fastcgi_param X_PATH_INFO $fastcgi_path_info;
+			fastcgi_param HTTP_X_WHO {who};
+			fastcgi_cache fc;
+			fastcgi_cache_key $request_uri;
+			location /fx/ { fastcgi_pass {app}; }
+			location /fb/ { fastcgi_pass {app}; fastcgi_buffering off; }
+			location ~ \.css$ {
+				fastcgi_split_path_info ^(.+?\.php)(/.*)$;
+				fastcgi_pass {app};
+				fastcgi_cache_valid 200 1m;
+				fastcgi_ignore_headers Cache-Control Set-Cookie;
+			}
+		}`)
+	})
+	for _, c := range []struct{ first, second, mosaic string }{
+		{first: "/fx/a", second: "/fx/a"},
+		{first: "/fx/xabno", second: "/fx/xabno"},
+		{first: "/fb/a", second: "/fb/a"},
+		{first: "/app/account.php/x.css", second: "/app/account.php/x.css",
+			mosaic: "200/HIT/#1 /app/account.php /x.css sid=victim"},
+	} {
+		var got [2]string
+		for i, port := range []int{mport, nport} {
+			resp, _ := exchangeUntilClosed(t, port, "GET "+c.first+" HTTP/1.1\r\nHost: a\r\nCookie: sid=victim\r\nConnection: close\r\n\r\n")
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("GET %s: %s", c.first, resp.Status)
+			}
+			resp, body := exchangeUntilClosed(t, port, "GET "+c.second+" HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+			got[i] = fmt.Sprintf("%d/%s/%s", resp.StatusCode, resp.Header.Get("X-Cache"), body)
+			if v := resp.Header.Get("Set-Cookie"); v != "" {
+				got[i] += " Set-Cookie: " + v
+			}
+		}
+		want := got[1]
+		if c.mosaic != "" {
+			want = c.mosaic
+		}
+		if got[0] != want {
+			t.Errorf("GET %s then %s: mosaic %s, want %s (nginx %s)", c.first, c.second, got[0], want, got[1])
 		}
 	}
 }
