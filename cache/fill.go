@@ -34,7 +34,7 @@ type fillParams struct {
 	// is reached, sent with its Range and If-Range and not stored.
 	passRange bool
 	// unlock releases the fill lock early, once it is known that nothing
-	// will be stored (HandOff); nil without a lock.
+	// will be stored (HandOff, an answer not stored); nil without a lock.
 	unlock func()
 }
 
@@ -399,6 +399,14 @@ func (f *filler) WriteHeader(status int) {
 		f.passing.Store(true)
 		if f.r.Context().Err() != nil {
 			f.cancel()
+		}
+		if f.p.unlock != nil {
+			// NGINX frees the entry, and with it the lock, as it sends
+			// the header of an answer it will not store
+			// (ngx_http_upstream_send_response): the waiters go on now,
+			// not when this answer ends, which a slow client or an
+			// endless stream would put off to the lock timeout.
+			f.p.unlock()
 		}
 	}
 	if cl := f.header.Get("Content-Length"); cl != "" {

@@ -106,3 +106,51 @@ func TestUnbufferedStoresNothing(t *testing.T) {
 		t.Error("a plain writer took Unbuffered")
 	}
 }
+
+// TestUnstoredAnswerFreesLock: once an answer is known not to be stored
+// (here its Set-Cookie), the fill lock goes, as NGINX frees the entry
+// when it sends the header (ngx_http_upstream_send_response): a second
+// request for the key goes upstream at once rather than waiting out the
+// first answer, which a client reading slowly can stretch to the lock
+// timeout for everyone.
+func TestUnstoredAnswerFreesLock(t *testing.T) {
+	s, err := cache.NewMemoryStore(cache.MemoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	second := make(chan struct{})
+	var calls atomic.Int32
+	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		w.Header().Set("Set-Cookie", "sid=1")
+		if calls.Add(1) == 2 {
+			close(second)
+			_, _ = io.WriteString(w, "second")
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, "first")
+		<-release // the rest of a long answer
+	})
+	c, err := cache.New(next, cache.Options{Store: s, Logger: quiet, Lock: true, LockTimeout: time.Minute, LockAge: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil))
+	}()
+	for calls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	go c.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil))
+	select {
+	case <-second:
+	case <-time.After(10 * time.Second):
+		t.Error("the second request waited on the lock of an answer that is not stored")
+	}
+	close(release)
+	<-done
+}
