@@ -462,3 +462,56 @@ func TestAudit13GatewayCacheAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestAudit13UnstoredAnswerFreesLockAsNGINX: under proxy_cache_lock, an
+// answer that will not be stored (Set-Cookie, and relayed unbuffered as
+// a stream is) frees the lock as its header goes out, as NGINX's
+// ngx_http_upstream_send_response frees the entry: a second client goes
+// upstream while the first answer is still streaming. mosaic held the
+// lock to the answer's end, so a slow or endless answer, or a client
+// reading it slowly, held every other client of the key for up to
+// proxy_cache_lock_timeout. (Buffered, mosaic's relay writes the header
+// only when its buffer fills or the body ends, and the lock goes then:
+// server README, audit13.)
+func TestAudit13UnstoredAnswerFreesLockAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=60")
+		w.Header().Set("Set-Cookie", "sid=1")
+		fmt.Fprintf(w, "#%d ", n)
+		if n == 1 {
+			w.(http.Flusher).Flush()
+			time.Sleep(3 * time.Second)
+		}
+		io.WriteString(w, "end")
+	})
+	mport, nport := startCacheBoth(t, o, `
+		location / { proxy_pass http://{origin}; proxy_buffering off;
+			proxy_cache_lock on; proxy_cache_lock_timeout 30s; proxy_cache_lock_age 30s; }`)
+	for who, port := range map[string]int{"mosaic": mport, "nginx": nport} {
+		first := make(chan string, 1)
+		go func() {
+			r, err := cacheTry(http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/slow", port))
+			if err != nil {
+				first <- err.Error()
+				return
+			}
+			first <- r.body
+		}()
+		// The second client comes once the first answer is under way.
+		for deadline := time.Now().Add(10 * time.Second); o.count(map[string]string{"mosaic": "m", "nginx": "n"}[who], "/slow") == 0 && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+		time.Sleep(200 * time.Millisecond)
+		r := cacheDo(t, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/slow", port))
+		select {
+		case b := <-first:
+			t.Errorf("%s: the second client (%q) was answered after the first (%q) ended", who, r.body, b)
+		default:
+			if r.body != "#2 end" {
+				t.Errorf("%s: the second client got %q, want its own answer #2", who, r.body)
+			}
+			<-first
+		}
+	}
+}
