@@ -524,8 +524,9 @@ func cachedProxy(l *server.Location, lc *locConf, z *zoneConf) (http.Handler, er
 // clients) and the origin's Date (the date_value of its age arithmetic,
 // RFC 9111 section 4.2.3, kept on hits), which the proxy hides by
 // default; the failures decide what is stored and what is served
-// stale; and an answer relayed unbuffered is not stored, as in NGINX. Clip: the list is the location's settings, shared with others,
-// and append must copy it.
+// stale; and an answer relayed unbuffered is not stored, as in NGINX.
+// Clip: the list is the location's settings, shared with others, and
+// append must copy it.
 func forCache(o *proxy.Options) {
 	o.PassHeaders = append(slices.Clip(o.PassHeaders), "X-Accel-Expires", "Date")
 	o.OnFailure = reportFailure
