@@ -472,23 +472,28 @@ func TestAudit13GatewayCacheAsNGINX(t *testing.T) {
 // reading it slowly, held every other client of the key for up to
 // proxy_cache_lock_timeout. (Buffered, mosaic's relay writes the header
 // only when its buffer fills or the body ends, and the lock goes then:
-// server README, audit13.)
+// server README, audit13.) The first answer ends only once the origin
+// has seen the second request, or after 10 s, and says how many it saw:
+// a server that holds the second client behind the lock makes it "1".
 func TestAudit13UnstoredAnswerFreesLockAsNGINX(t *testing.T) {
 	nginxPath(t)
-	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+	var o *whoOrigin
+	o = newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "max-age=60")
 		w.Header().Set("Set-Cookie", "sid=1")
 		fmt.Fprintf(w, "#%d ", n)
 		if n == 1 {
 			w.(http.Flusher).Flush()
-			time.Sleep(3 * time.Second)
+			who := r.Header.Get("X-Who")
+			o.awaitHits(who, r.URL.Path, 2)
+			fmt.Fprintf(w, "saw %d ", o.count(who, r.URL.Path))
 		}
 		io.WriteString(w, "end")
 	})
 	mport, nport := startCacheBoth(t, o, `
 		location / { proxy_pass http://{origin}; proxy_buffering off;
 			proxy_cache_lock on; proxy_cache_lock_timeout 30s; proxy_cache_lock_age 30s; }`)
-	for who, port := range map[string]int{"mosaic": mport, "nginx": nport} {
+	for who, port := range map[string]int{"m": mport, "n": nport} {
 		first := make(chan string, 1)
 		go func() {
 			r, err := cacheTry(http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/slow", port))
@@ -499,19 +504,10 @@ func TestAudit13UnstoredAnswerFreesLockAsNGINX(t *testing.T) {
 			first <- r.body
 		}()
 		// The second client comes once the first answer is under way.
-		for deadline := time.Now().Add(10 * time.Second); o.count(map[string]string{"mosaic": "m", "nginx": "n"}[who], "/slow") == 0 && time.Now().Before(deadline); {
-			time.Sleep(5 * time.Millisecond)
-		}
-		time.Sleep(200 * time.Millisecond)
+		o.awaitHits(who, "/slow", 1)
 		r := cacheDo(t, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/slow", port))
-		select {
-		case b := <-first:
-			t.Errorf("%s: the second client (%q) was answered after the first (%q) ended", who, r.body, b)
-		default:
-			if r.body != "#2 end" {
-				t.Errorf("%s: the second client got %q, want its own answer #2", who, r.body)
-			}
-			<-first
+		if b := <-first; r.body != "#2 end" || b != "#1 saw 2 end" {
+			t.Errorf("%s: the clients got %q and %q, want \"#1 saw 2 end\" and \"#2 end\"", who, b, r.body)
 		}
 	}
 }
