@@ -704,10 +704,12 @@ func (f *filler) revalidated(ctx context.Context) {
 }
 
 // startBackground refreshes the entry of lk after the client has been
-// served, holding the fill lock until done (proxy_cache_background_update).
+// served, holding the fill lock until done, or until its answer is known
+// not to be stored (proxy_cache_background_update); release must be safe
+// to call twice.
 func (c *Cache) startBackground(r *http.Request, lk lookup, release func()) {
 	meta := lk.obj.Meta()
-	f := c.newFiller(nil, r, fillParams{lk: lookup{primary: lk.primary, key: lk.key, marker: lk.marker, gen: lk.gen}, status: StatusExpired, mayStore: true})
+	f := c.newFiller(nil, r, fillParams{lk: lookup{primary: lk.primary, key: lk.key, marker: lk.marker, gen: lk.gen}, status: StatusExpired, mayStore: true, unlock: release})
 	f.stale = meta
 	// The background request reports into no request's variables and
 	// reads no client body.

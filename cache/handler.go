@@ -413,6 +413,14 @@ func (c *Cache) expired(w http.ResponseWriter, r *http.Request, lk lookup, now t
 		c.log.store("lock", lk.key, err)
 		release, ok = func() {}, true
 	}
+	if ok {
+		// The fill lets the lock go as soon as it knows its answer will
+		// not be stored, as NGINX frees the entry's updating mark then
+		// (ngx_http_file_cache_free): later requests go upstream, or
+		// start another background update, rather than being served the
+		// stale entry as "updating" until the unstored answer ends.
+		release = sync.OnceFunc(release)
+	}
 	if !ok {
 		if updatingOK {
 			c.serveStored(w, r, lk.obj, m, now, StatusUpdating, c.cacheStatusHit(m, now, "updating", false))
@@ -430,7 +438,7 @@ func (c *Cache) expired(w http.ResponseWriter, r *http.Request, lk lookup, now t
 		return
 	}
 	defer release()
-	c.forward(w, r, fillParams{lk: lk, status: StatusExpired, fwd: "stale", mayStore: true})
+	c.forward(w, r, fillParams{lk: lk, status: StatusExpired, fwd: "stale", mayStore: true, unlock: release})
 }
 
 // used counts a request for key towards proxy_cache_min_uses and reports

@@ -154,3 +154,65 @@ func TestUnstoredAnswerFreesLock(t *testing.T) {
 	close(release)
 	<-done
 }
+
+// TestUnstoredUpdateFreesLock: the update of an expired entry lets the
+// lock go once its answer is known not to be stored, as NGINX clears the
+// entry's updating mark then (ngx_http_file_cache_free), in the client's
+// own request and in a background update alike: under use_stale
+// updating, the next request for the key does not get the stale entry
+// as "updating" while the unstored answer goes on, but updates it
+// itself (upstream, or in another background update).
+func TestUnstoredUpdateFreesLock(t *testing.T) {
+	for _, background := range []bool{false, true} {
+		s, err := cache.NewMemoryStore(cache.MemoryOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		headerSent := make(chan struct{})
+		release := make(chan struct{})
+		third := make(chan struct{})
+		var calls atomic.Int32
+		next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Cache-Control", "max-age=1")
+			switch calls.Add(1) {
+			case 1:
+				_, _ = io.WriteString(w, "v1")
+			case 2:
+				w.Header().Set("Set-Cookie", "sid=1")
+				w.WriteHeader(http.StatusOK)
+				close(headerSent)
+				_, _ = io.WriteString(w, "v2")
+				<-release // the rest of a long answer
+			case 3:
+				close(third)
+				_, _ = io.WriteString(w, "v3")
+			}
+		})
+		c, err := cache.New(next, cache.Options{Store: s, Logger: quiet, UseStale: cache.StaleUpdating,
+			BackgroundUpdate: background, LockAge: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		clk := newClock()
+		cache.SetClock(c, clk.Now)
+		c.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil))
+		clk.Advance(2 * time.Second)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			c.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil))
+		}()
+		<-headerSent
+		rec := httptest.NewRecorder()
+		c.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/x", nil))
+		select {
+		case <-third:
+		case <-time.After(10 * time.Second):
+			t.Errorf("background %v: the next request got %q (Cache-Status %q) while an unstored update went on, not an update of its own",
+				background, rec.Body.String(), rec.Header().Get("Cache-Status"))
+		}
+		close(release)
+		<-done
+		cache.WaitBackground(c)
+	}
+}
