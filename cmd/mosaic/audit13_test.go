@@ -511,3 +511,58 @@ func TestAudit13UnstoredAnswerFreesLockAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestAudit13UnstoredUpdateFreesLockAsNGINX: the update of an expired
+// entry under proxy_cache_use_stale updating, answered unbuffered
+// (X-Accel-Buffering: no), lets the entry's lock go as its header goes
+// out, as NGINX's ngx_http_file_cache_free clears the updating mark: the
+// next client, sent once the first has the header, is not served the
+// stale entry as UPDATING but goes upstream itself. The streamed answer
+// ends once the origin has seen that request, or after 10 s, and says
+// how many it saw. mosaic held the lock to the answer's end (review of
+// audit13).
+func TestAudit13UnstoredUpdateFreesLockAsNGINX(t *testing.T) {
+	nginxPath(t)
+	var o *whoOrigin
+	o = newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=1")
+		if n != 2 {
+			w.Header().Set("X-Accel-Buffering", "yes")
+			fmt.Fprintf(w, "#%d", n)
+			return
+		}
+		w.Header().Set("X-Accel-Buffering", "no")
+		fmt.Fprintf(w, "#%d ", n)
+		w.(http.Flusher).Flush()
+		who := r.Header.Get("X-Who")
+		o.awaitHits(who, r.URL.Path, 3)
+		fmt.Fprintf(w, "saw %d end", o.count(who, r.URL.Path))
+	})
+	mport, nport := startCacheBoth(t, o, `
+		location / { proxy_pass http://{origin}; proxy_buffering off;
+			proxy_cache_use_stale updating; proxy_cache_lock_age 30s; }`)
+	url := map[string]string{"m": fmt.Sprintf("http://127.0.0.1:%d/upd", mport), "n": fmt.Sprintf("http://127.0.0.1:%d/upd", nport)}
+	for _, who := range []string{"m", "n"} {
+		if r := cacheDo(t, http.MethodGet, url[who]); r.body != "#1" {
+			t.Fatalf("%s: the first answer was %q", who, r.body)
+		}
+	}
+	time.Sleep(2100 * time.Millisecond) // NGINX's entry is stale a whole second past max-age
+	got := map[string]string{}
+	for _, who := range []string{"m", "n"} {
+		resp, err := cacheClient.Get(url[who])
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := cacheDo(t, http.MethodGet, url[who])
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[who] = fmt.Sprintf("%s/%s then %s/%s", resp.Header.Get("X-Cache"), b, next.cacheStatus(), next.body)
+	}
+	if got["m"] != got["n"] {
+		t.Errorf("the update and the request during it: mosaic %q, nginx %q", got["m"], got["n"])
+	}
+}
