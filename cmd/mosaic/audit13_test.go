@@ -138,10 +138,12 @@ func TestAudit13PoisoningAsNGINX(t *testing.T) {
 		// attacker filled; NGINX sent the origin the raw path, mosaic the
 		// normalised one the key names.
 		{attack: get("/u/x/../i"), victim: get("/u/i"), mosaic: "200/HIT/#1 GET /u/i Host=origin"},
+		{attack: get("/u//j"), victim: get("/u/j"), mosaic: "200/HIT/#1 GET /u/j Host=origin"},
 		// The default key: NGINX keys the raw target, mosaic the
 		// normalised path it sends, so the victim hits an entry made for
 		// its own path.
 		{attack: get("/d/x/../m"), victim: get("/d/m"), mosaic: "200/HIT/#1 GET /d/m Host=origin"},
+		{attack: get("/d//n"), victim: get("/d/n"), mosaic: "200/HIT/#1 GET /d/n Host=origin"},
 		// Answers not stored.
 		{attack: get("/d/cookie"), victim: get("/d/cookie")},
 		{attack: get("/d/private"), victim: get("/d/private")},
