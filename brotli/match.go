@@ -96,12 +96,6 @@ type window struct {
 	raw *rawIndex
 }
 
-// reach is the largest backward distance the decoder allows at data[i]:
-// the bytes of the stream before it, at most maxDist.
-func (w *window) reach(i int, maxDist uint32) uint32 {
-	return min(w.base+uint32(i)-w.streamA, maxDist)
-}
-
 // dictReach is the distance a static dictionary reference's distance
 // starts after at data[i]: the decoder's largest backward distance there,
 // reach counted from the stream's start rather than from data's, and then

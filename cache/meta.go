@@ -70,12 +70,6 @@ type Meta struct {
 
 func (m *Meta) isVaryMarker() bool { return m.Status == 0 }
 
-// validators reports whether the stored response carries an ETag or
-// Last-Modified that a conditional request can use.
-func (m *Meta) validators() bool {
-	return len(m.Header["Etag"]) > 0 || len(m.Header["Last-Modified"]) > 0
-}
-
 // age is the response's current age (RFC 9111 section 4.2.3).
 func (m *Meta) age(now time.Time) time.Duration {
 	return max(addSat(m.InitialAge, now.Sub(m.ResponseTime)), 0)

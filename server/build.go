@@ -635,11 +635,6 @@ func (c *Config) close() {
 	})
 }
 
-// hasPrefixFold is strings.HasPrefix ignoring ASCII case.
-func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
-}
-
 // placeAt returns an error of a module building the level l, placed at l
 // unless it names its own line: a *conf.Error, made from the directive it
 // is about (proxy_cache naming a zone that does not exist), reads as NGINX

@@ -220,18 +220,6 @@ func Modules() []*Module {
 	return append([]*Module(nil), modules...)
 }
 
-// DirectiveNames lists every registered directive name.
-func DirectiveNames() []string {
-	regMu.Lock()
-	defer regMu.Unlock()
-	out := make([]string, 0, len(directives))
-	for n := range directives {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // DirectiveInfo names one registration of a directive: the module that
 // registered it and the contexts it is allowed in. A name registered by
 // two modules for different contexts (upstream's "server" and the core's)

@@ -27,7 +27,6 @@ type serverName struct {
 // the default server.
 type addrGroup struct {
 	addr      string
-	network   string
 	ssl       bool
 	proxyProt bool // listen ... proxy_protocol on any of its servers
 	sock      *SocketOpts

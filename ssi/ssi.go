@@ -143,13 +143,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // responseWriter decides, when the header is written, whether the response
 // is processed, and then feeds its body to a document.
 type responseWriter struct {
-	h      *handler
-	w      http.ResponseWriter
-	r      *http.Request
-	sh     *shared
-	wrote  bool
-	doc    *document
-	broken bool
+	h     *handler
+	w     http.ResponseWriter
+	r     *http.Request
+	sh    *shared
+	wrote bool
+	doc   *document
 }
 
 func (rw *responseWriter) Header() http.Header { return rw.w.Header() }

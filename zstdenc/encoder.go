@@ -43,8 +43,6 @@ type Encoder struct {
 	windowLog int
 	depth     int
 	buf       []byte // history, then the input being compressed
-	head      []int32
-	chain     []int32
 	mf        matcher
 	lits      []byte
 	seqs      []seq
