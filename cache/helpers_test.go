@@ -40,12 +40,6 @@ func newOrigin(t testing.TB, h http.HandlerFunc) *origin {
 	return o
 }
 
-func (o *origin) lastRequest() *http.Request {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.last
-}
-
 // newProxy is a reverse proxy to target that reports unreachable origins
 // to the cache, as the server wires mosaic's proxy to it.
 func newProxy(t testing.TB, target string) http.Handler {

@@ -14,7 +14,6 @@ import (
 // client's request and the upstream connection's reader.
 type producer struct {
 	slots [1]string
-	big   [1 << 20]byte
 }
 
 // A stored entry keeps its header's values, not what they were pieces

@@ -1,7 +1,6 @@
 package compress
 
 import (
-	"net/http"
 	"testing"
 	"time"
 
@@ -19,12 +18,6 @@ func EncoderFootprint(w *brotli.Writer) int64 { return encoderFootprint(w) }
 
 // Settle runs pending evictions now, so that sizes can be read settled.
 func (c *BodyCache) Settle() { c.settle() }
-
-// Compresses reports whether w is the handler's own response writer.
-func Compresses(w http.ResponseWriter) bool {
-	_, ok := w.(*responseWriter)
-	return ok
-}
 
 // HoldCPUSlots takes n of the slots one-shot bursts run in, as n bursts
 // compressing would, until the returned function gives them back.

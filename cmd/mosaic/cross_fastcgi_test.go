@@ -184,17 +184,6 @@ echo "status ", $_GET['s'], "\n";
 
 var requestURIs = regexp.MustCompile(` RU=\[[^]]*\]`)
 
-// filtered reports the requests whose answers a filter (gunzip, sub,
-// SSI) took the length of.
-func filtered(rq string) bool {
-	for _, p := range []string{"/sub/", "/ssi/", "/gz/", "/static/", "/lower/", "/incl/", "/subx/", "/gzx/", "/icsub/", "/icfile/"} {
-		if strings.Contains(rq, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // answer is one response's status line, framing and body.
 type answer struct{ head, framing, body string }
 

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"net"
 	"net/netip"
-	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -17,14 +16,11 @@ type Record struct {
 	TTL  uint32
 }
 
-// Server answers A and AAAA queries over UDP from a table that the test
-// may change; a name missing from it gets NXDOMAIN.
+// Server answers A and AAAA queries over UDP from a table; a name missing
+// from it gets NXDOMAIN.
 type Server struct {
 	Addr    string       // host:port to give the resolver
 	Queries atomic.Int32 // queries received
-
-	mu    sync.Mutex
-	table map[string][]Record
 }
 
 // Start serves table until the test ends.
@@ -35,7 +31,7 @@ func Start(t testing.TB, table map[string][]Record) *Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pc.Close() })
-	s := &Server{Addr: pc.LocalAddr().String(), table: table}
+	s := &Server{Addr: pc.LocalAddr().String()}
 	go func() {
 		buf := make([]byte, 512)
 		for {
@@ -44,22 +40,13 @@ func Start(t testing.TB, table map[string][]Record) *Server {
 				return
 			}
 			s.Queries.Add(1)
-			s.mu.Lock()
-			resp := Respond(buf[:n], s.table)
-			s.mu.Unlock()
+			resp := Respond(buf[:n], table)
 			if resp != nil {
 				_, _ = pc.WriteTo(resp, from)
 			}
 		}
 	}()
 	return s
-}
-
-// Set replaces the records of name.
-func (s *Server) Set(name string, recs []Record) {
-	s.mu.Lock()
-	s.table[name] = recs
-	s.mu.Unlock()
 }
 
 const (
