@@ -408,7 +408,9 @@ func (h *Handler) place(t target, tmp *os.File, createPath bool) error {
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Seek(0, io.SeekStart); err == nil {
+	// err, not a new one: a copy that fails must not be renamed onto the
+	// name.
+	if _, err = tmp.Seek(0, io.SeekStart); err == nil {
 		_, err = io.Copy(out, tmp)
 	}
 	if cerr := out.Close(); err == nil {
