@@ -925,7 +925,11 @@ func (p *parser) class(f *flags) *node {
 				}
 				for i := 0; i < len(q); i++ {
 					set.add(q[i])
-					prev = int(q[i])
+				}
+				// The last quoted byte may start a range, as in PCRE2:
+				// [\Qa\E-z] is a to z.
+				if len(q) > 0 && p.rangeFollows() {
+					p.classRange(&set, int(q[len(q)-1]))
 				}
 				continue
 			case 'E':

@@ -96,6 +96,8 @@ var matchCases = []matchCase{
 	{pat: `^[a-]+$`, subj: "a-a", want: m("a-a")},
 	{pat: `^[\w.-]+$`, subj: "a.b-c", want: m("a.b-c")},
 	{pat: `^[\Q]\E]$`, subj: "]", want: m("]"), notPerl: `\Q is string interpolation in Perl`},
+	{pat: `^[\Qa\E-z]$`, subj: "m", want: m("m"), notPerl: `\Q is string interpolation in Perl`},
+	{pat: `^[\Qa\E-z]$`, subj: "-", notPerl: `\Q is string interpolation in Perl`},
 	{pat: `^\Qa.b\E+$`, subj: "a.bbb", want: m("a.bbb"), notPerl: `\Q is string interpolation in Perl`},
 	{pat: `^\Qa.b\E$`, subj: "axb", notPerl: `\Q is string interpolation in Perl`},
 	{pat: `^[\x41-\x{43}]+$`, subj: "ABC", want: m("ABC")},
