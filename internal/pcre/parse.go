@@ -882,9 +882,6 @@ func (p *parser) class(f *flags) *node {
 		p.pos++
 	}
 	first := true
-	// prev is the last single byte added, a possible start of a range;
-	// -1 after a class escape or a POSIX class, which cannot start one.
-	prev := -1
 	for {
 		if p.pos >= len(p.src) {
 			p.fail(len(p.src), "missing terminating ] for character class")
@@ -906,7 +903,6 @@ func (p *parser) class(f *flags) *node {
 					s.invert()
 				}
 				set.union(&s)
-				prev = -1
 				continue
 			}
 		}
@@ -938,10 +934,8 @@ func (p *parser) class(f *flags) *node {
 			case 'b':
 				p.pos += 2
 				set.add(8)
-				prev = 8
 				if p.rangeFollows() {
-					p.classRange(&set, prev)
-					prev = -1
+					p.classRange(&set, 8)
 				}
 				continue
 			case 'B', 'R', 'X', 'N', 'K', 'A', 'z', 'Z', 'G':
@@ -950,10 +944,9 @@ func (p *parser) class(f *flags) *node {
 			p.pos += 2
 			if s, ok := p.classEscape(e); ok {
 				set.union(&s)
-				if p.pos+1 < len(p.src) && p.src[p.pos] == '-' && p.src[p.pos+1] != ']' {
+				if p.rangeFollows() {
 					p.fail(p.pos+1, "invalid range in character class")
 				}
-				prev = -1
 				continue
 			}
 			var b byte
@@ -972,19 +965,15 @@ func (p *parser) class(f *flags) *node {
 				b = p.charEscape()
 			}
 			set.add(b)
-			prev = int(b)
 			if p.rangeFollows() {
-				p.classRange(&set, prev)
-				prev = -1
+				p.classRange(&set, int(b))
 			}
 			continue
 		}
 		p.pos++
 		set.add(c)
-		prev = int(c)
 		if p.rangeFollows() {
-			p.classRange(&set, prev)
-			prev = -1
+			p.classRange(&set, int(c))
 		}
 	}
 	if f.caseless {
