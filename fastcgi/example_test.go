@@ -3,7 +3,6 @@ package fastcgi_test
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"log"
 	"net"
 	"net/http"
@@ -77,8 +76,8 @@ func startApp() string {
 		}
 		out := "Status: 201 Created\r\nContent-Type: text/plain\r\n\r\n" +
 			env["REQUEST_METHOD"] + " " + env["SCRIPT_FILENAME"] + " " + env["QUERY_STRING"] + "\n"
-		io.WriteString(c, string(fastcgi.AppendRecord(nil, fastcgi.TypeStdout, []byte(out))))
-		io.WriteString(c, string(fastcgi.AppendRecord(nil, fastcgi.TypeEndRequest, make([]byte, 8))))
+		c.Write(fastcgi.AppendRecord(nil, fastcgi.TypeStdout, []byte(out)))
+		c.Write(fastcgi.AppendRecord(nil, fastcgi.TypeEndRequest, make([]byte, 8)))
 	}()
 	return ln.Addr().String()
 }

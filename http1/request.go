@@ -569,7 +569,7 @@ func validAuthority(s string) bool {
 		addr, err := netip.ParseAddr(host)
 		return err == nil && addr.Is6()
 	}
-	return strings.IndexAny(host, "[]") < 0
+	return !strings.ContainsAny(host, "[]")
 }
 
 // plainChars marks the bytes a path may hold for url.ParseRequestURI to

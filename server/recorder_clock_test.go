@@ -24,7 +24,7 @@ func TestH2DateIsTheResponseTime(t *testing.T) {
 		defer rw.release()
 		now := header.ResponseTime(rw)
 		rw.Header().Set("Expires", now.UTC().Format(http.TimeFormat))
-		time.Sleep(now.Truncate(time.Second).Add(time.Second).Sub(time.Now()) + time.Millisecond)
+		time.Sleep(time.Until(now.Truncate(time.Second).Add(time.Second)) + time.Millisecond)
 		rw.WriteHeader(http.StatusOK)
 		_, _ = rw.Write([]byte("body"))
 		mapDate <- rw.Header()["Date"]
