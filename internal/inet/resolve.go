@@ -211,11 +211,12 @@ func sortAddrs(addrs []netip.Addr, source func(netip.Addr) (netip.Prefix, bool))
 		if as != bs { // rule 2
 			return boolOrder(as, bs)
 		}
-		al, bl := label(a.addr) == label(a.src), label(b.addr) == label(b.src)
+		al := policyOf(a.addr).label == policyOf(a.src).label
+		bl := policyOf(b.addr).label == policyOf(b.src).label
 		if al != bl { // rule 5
 			return boolOrder(al, bl)
 		}
-		if pa, pb := precedence(a.addr), precedence(b.addr); pa != pb { // rule 6
+		if pa, pb := policyOf(a.addr).precedence, policyOf(b.addr).precedence; pa != pb { // rule 6
 			return pb - pa
 		}
 		if sa, sb := scope(a.addr), scope(b.addr); sa != sb { // rule 8
@@ -257,55 +258,37 @@ func scope(a netip.Addr) int {
 	return 14
 }
 
-var (
-	siteLocal = netip.MustParsePrefix("fec0::/10")
-	loopback6 = netip.MustParsePrefix("::1/128")
-	sixToFour = netip.MustParsePrefix("2002::/16")
-	compat    = netip.MustParsePrefix("::/96")
-	mapped    = netip.MustParsePrefix("::ffff:0:0/96")
-	ula       = netip.MustParsePrefix("fc00::/7")
-	teredo    = netip.MustParsePrefix("2001::/32")
-)
+var siteLocal = netip.MustParsePrefix("fec0::/10")
 
-// as6 is a in the IPv6 space, an IPv4 address mapped.
-func as6(a netip.Addr) netip.Addr { return netip.AddrFrom16(a.As16()) }
-
-// precedence is glibc's default precedence table (RFC 3484's).
-func precedence(a netip.Addr) int {
-	a = as6(a)
-	switch {
-	case loopback6.Contains(a):
-		return 50
-	case sixToFour.Contains(a):
-		return 30
-	case mapped.Contains(a):
-		return 10
-	case compat.Contains(a):
-		return 20
-	}
-	return 40
+// policyEntry is a row of glibc's default policy table (RFC 3484's, as
+// gai.conf writes it).
+type policyEntry struct {
+	prefix            netip.Prefix
+	precedence, label int
 }
 
-// label is glibc's default label table.
-func label(a netip.Addr) int {
-	a = as6(a)
-	switch {
-	case loopback6.Contains(a):
-		return 0
-	case sixToFour.Contains(a):
-		return 2
-	case mapped.Contains(a):
-		return 4
-	case compat.Contains(a):
-		return 3
-	case siteLocal.Contains(a):
-		return 5
-	case ula.Contains(a):
-		return 6
-	case teredo.Contains(a):
-		return 7
+// policy holds the rows whose prefixes are more specific than ::/0, which
+// policyOf answers for the addresses in none of them.
+var policy = []policyEntry{
+	{netip.MustParsePrefix("::1/128"), 50, 0},
+	{netip.MustParsePrefix("2002::/16"), 30, 2},
+	{netip.MustParsePrefix("::ffff:0:0/96"), 10, 4},
+	{netip.MustParsePrefix("::/96"), 20, 3},
+	{siteLocal, 40, 5},
+	{netip.MustParsePrefix("fc00::/7"), 40, 6},
+	{netip.MustParsePrefix("2001::/32"), 40, 7},
+}
+
+// policyOf is the row of policy for a, an IPv4 address mapped into the
+// IPv6 space.
+func policyOf(a netip.Addr) policyEntry {
+	a = netip.AddrFrom16(a.As16())
+	for _, e := range policy {
+		if e.prefix.Contains(a) {
+			return e
+		}
 	}
-	return 1
+	return policyEntry{precedence: 40, label: 1}
 }
 
 // sharedPrefix is the number of leading bits a destination shares with
