@@ -45,15 +45,7 @@ done
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../../internal/bench/wrk.sh
 . "$here/../../internal/bench/wrk.sh"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cache-bench.XXXXXX")
-chmod 755 "$tmp"
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+bench_tmp cache-bench
 
 mkdir -p "$tmp/www" "$tmp/logs" "$tmp/nginx"
 # Text bodies of exactly 2 KiB and 100 KiB (base64 of more random bytes,
@@ -128,13 +120,6 @@ for n in mosaic-memory mosaic-disk; do
 	proc[$n]=$!
 done
 
-wait_up() { # url
-	local i
-	for ((i = 0; i < 100; i++)); do curl -sf -o /dev/null "$1" && return 0; sleep 0.1; done
-	echo "server at $1 did not start" >&2
-	cat "$tmp"/logs/* >&2 || true
-	exit 1
-}
 wait_up "http://$origin/small.txt"
 for i in "${!names[@]}"; do
 	for f in small.txt large.txt; do

@@ -27,15 +27,9 @@ while (($#)); do
 	esac
 done
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/slowloris.XXXXXX")
-chmod 755 "$tmp"
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+# shellcheck source=../../internal/bench/wrk.sh
+. "$here/../../internal/bench/wrk.sh"
+bench_tmp slowloris
 ulimit -n "$(ulimit -Hn)"
 mkdir -p "$tmp/www"
 head -c 4096 /dev/urandom >"$tmp/www/file.bin"

@@ -43,6 +43,33 @@ setup_mosaic() {
 	fi
 }
 
+# bench_tmp NAME: makes $tmp, a directory NAME.XXXXXX under $TMPDIR that
+# NGINX's workers may read, and an empty list $pids of servers; when the
+# script exits, each server in $pids is stopped and $tmp removed.
+bench_tmp() {
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+	chmod 755 "$tmp"
+	pids=()
+	trap stop_bench EXIT
+}
+
+# stop_bench stops the servers in $pids and removes $tmp (bench_tmp).
+stop_bench() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+
+# wait_up URL waits up to 10 seconds for URL to answer with a 2xx; then it
+# prints the servers' logs ($tmp/logs/*) and ends the script.
+wait_up() {
+	local i
+	for ((i = 0; i < 100; i++)); do curl -sf -o /dev/null "$1" && return 0; sleep 0.1; done
+	echo "server at $1 did not start" >&2
+	cat "$tmp"/logs/* >&2 || true
+	exit 1
+}
+
 # median reads numbers separated by spaces or newlines and prints their
 # median.
 median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }

@@ -54,15 +54,7 @@ done
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../../internal/bench/wrk.sh
 . "$here/../../internal/bench/wrk.sh"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/static-bench.XXXXXX")
-chmod 755 "$tmp"
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+bench_tmp static-bench
 
 mkdir -p "$tmp/www" "$tmp/logs"
 head -c "$SIZE" /dev/urandom >"$tmp/www/file.bin"
@@ -144,13 +136,6 @@ for i in "${!names[@]}"; do
 	proc[$n]=$!
 done
 
-wait_up() { # url
-	local i
-	for ((i = 0; i < 100; i++)); do curl -sf -o /dev/null "$1" && return 0; sleep 0.1; done
-	echo "server at $1 did not start" >&2
-	cat "$tmp"/logs/*.out >&2 || true
-	exit 1
-}
 for i in "${!names[@]}"; do wait_up "http://127.0.0.1:${ports[i]}/file.bin"; done
 for n in "${names[@]}"; do
 	if [[ $n == nginx* ]]; then proc[$n]=$(pgrep -P "${proc[$n]}" | head -1); fi # the worker

@@ -29,14 +29,9 @@ for c in perf wrk taskset flock curl go; do
 done
 
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/static-syscalls.XXXXXX")
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+# shellcheck source=../../internal/bench/wrk.sh
+. "$here/../../internal/bench/wrk.sh"
+bench_tmp static-syscalls
 
 mkdir -p "$tmp/www/d"
 head -c "$SIZE" /dev/urandom >"$tmp/www/file.bin"
