@@ -48,6 +48,33 @@ func limitBoth(t *testing.T, files map[string]string, block func(listen, root st
 	return out
 }
 
+// readRunsBoth sends every request of reqs (by name, as written) to
+// every server of bases (limitBoth's) at once and reads each answer's runs
+// (testclient.ReadRuns, split at pauseAt): all at once, so that the
+// rates' seconds run side by side rather than one after the other. check
+// gets each answer's runs and its header's length, on the request's own
+// goroutine; a request that fails is reported, not checked.
+func readRunsBoth(t *testing.T, bases, reqs map[string]string, check func(name, req string, runs testclient.Runs, header int)) {
+	var wg sync.WaitGroup
+	for name, base := range bases {
+		for req, text := range reqs {
+			wg.Go(func() {
+				_, b, runs, err := testclient.ReadRuns(strings.TrimPrefix(base, "http://"), text, pauseAt, 20*time.Second)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				header := -len(b)
+				for _, n := range runs.Sizes {
+					header += n
+				}
+				check(name, req, runs, header)
+			})
+		}
+	}
+	wg.Wait()
+}
+
 type limitAnswer struct {
 	code  int
 	limit string // X-Limit

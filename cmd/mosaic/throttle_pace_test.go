@@ -38,25 +38,17 @@ func TestLimitRatePacedAsNGINX(t *testing.T) {
 			}`, listen, root)
 	})
 	want := map[string][]int{"/rate/f": {32 << 10, 32 << 10, 8 << 10}, "/after/f": {64 << 10, 8 << 10}}
+	reqs := map[string]string{}
+	for path := range want {
+		reqs[path] = "GET " + path + " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"
+	}
 	got := map[string]testclient.Runs{}
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for name, base := range bases {
-		for path := range want {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				_, _, runs, err := testclient.ReadRuns(strings.TrimPrefix(base, "http://"), "GET "+path+" HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n", pauseAt, 20*time.Second)
-				if err != nil {
-					t.Error(err)
-				}
-				mu.Lock()
-				got[name+" "+path] = runs
-				mu.Unlock()
-			}()
-		}
-	}
-	wg.Wait()
+	readRunsBoth(t, bases, reqs, func(name, path string, runs testclient.Runs, _ int) {
+		mu.Lock()
+		got[name+" "+path] = runs
+		mu.Unlock()
+	})
 	for name := range bases {
 		for path, w := range want {
 			r := got[name+" "+path]
@@ -109,45 +101,28 @@ func TestLimitRateSendfileAsNGINX(t *testing.T) {
 	want := map[string][]int{"whole": {32768, 32768, 32768, 4096}, "range": {35864, 32768, 32768}, "chunk": {9000}}
 	got := map[string][]int{}
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for name, base := range bases {
-		for req, text := range reqs {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				_, b, runs, err := testclient.ReadRuns(strings.TrimPrefix(base, "http://"), text, pauseAt, 20*time.Second)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				header := -len(b)
-				for _, n := range runs.Sizes {
-					header += n
-				}
-				floor := 900 * time.Millisecond
-				if req == "chunk" {
-					// The header counts in the cap: the first run,
-					// header and all, then the rest.
-					if len(runs.Sizes) > 0 {
-						runs.Sizes = []int{runs.Sizes[0]}
-					}
-					floor = 800 * time.Millisecond
-				} else if len(runs.Sizes) > 0 {
-					runs.Sizes[0] -= header
-				}
-				for i := 1; i < len(runs.At); i++ {
-					if d := runs.At[i] - runs.At[i-1]; d < floor {
-						t.Errorf("%s %s: run %d came %v after the one before; want 1 s (runs %v at %v)", name, req, i, d, runs.Sizes, runs.At)
-					}
-				}
-				t.Logf("%s %s: body runs %v at %v", name, req, runs.Sizes, runs.At)
-				mu.Lock()
-				got[name+" "+req] = runs.Sizes
-				mu.Unlock()
-			}()
+	readRunsBoth(t, bases, reqs, func(name, req string, runs testclient.Runs, header int) {
+		floor := 900 * time.Millisecond
+		if req == "chunk" {
+			// The header counts in the cap: the first run,
+			// header and all, then the rest.
+			if len(runs.Sizes) > 0 {
+				runs.Sizes = []int{runs.Sizes[0]}
+			}
+			floor = 800 * time.Millisecond
+		} else if len(runs.Sizes) > 0 {
+			runs.Sizes[0] -= header
 		}
-	}
-	wg.Wait()
+		for i := 1; i < len(runs.At); i++ {
+			if d := runs.At[i] - runs.At[i-1]; d < floor {
+				t.Errorf("%s %s: run %d came %v after the one before; want 1 s (runs %v at %v)", name, req, i, d, runs.Sizes, runs.At)
+			}
+		}
+		t.Logf("%s %s: body runs %v at %v", name, req, runs.Sizes, runs.At)
+		mu.Lock()
+		got[name+" "+req] = runs.Sizes
+		mu.Unlock()
+	})
 	for name := range bases {
 		for req, w := range want {
 			if g := got[name+" "+req]; fmt.Sprint(g) != fmt.Sprint(w) {

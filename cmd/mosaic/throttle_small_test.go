@@ -3,9 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
@@ -46,40 +44,20 @@ func TestLimitRateSendfileSmallFilesAsNGINX(t *testing.T) {
 		"small": {2000}, "range small": {2000}, "after small": {2500}, "off mid": {5000, 5000},
 		"mosaic mid": {5000, 5000}, "nginx mid": {8192}, // NGINX's: body bytes, the page
 	}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for name, base := range bases {
-		for req, text := range reqs {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				_, b, runs, err := testclient.ReadRuns(strings.TrimPrefix(base, "http://"), text, pauseAt, 20*time.Second)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				header := -len(b)
-				for _, n := range runs.Sizes {
-					header += n
-				}
-				w, ok := want[req]
-				if !ok {
-					w = want[name+" "+req]
-				}
-				got := runs.Sizes
-				if len(got) > 0 {
-					got = got[:len(got)-1]
-				}
-				if name+" "+req == "nginx mid" && len(got) > 0 {
-					got = []int{got[0] - header}
-				}
-				mu.Lock()
-				defer mu.Unlock()
-				if fmt.Sprint(got) != fmt.Sprint(w) {
-					t.Errorf("%s %s: runs %v at %v (header %d), want %v and the rest", name, req, runs.Sizes, runs.At, header, w)
-				}
-			}()
+	readRunsBoth(t, bases, reqs, func(name, req string, runs testclient.Runs, header int) {
+		w, ok := want[req]
+		if !ok {
+			w = want[name+" "+req]
 		}
-	}
-	wg.Wait()
+		got := runs.Sizes
+		if len(got) > 0 {
+			got = got[:len(got)-1]
+		}
+		if name+" "+req == "nginx mid" && len(got) > 0 {
+			got = []int{got[0] - header}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(w) {
+			t.Errorf("%s %s: runs %v at %v (header %d), want %v and the rest", name, req, runs.Sizes, runs.At, header, w)
+		}
+	})
 }
