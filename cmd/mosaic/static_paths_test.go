@@ -57,15 +57,15 @@ func TestRegexAliasDirectoryAsNGINX(t *testing.T) {
 	}
 }
 
-// TestAutoindexUTF8NamesAsNGINX: with "charset utf-8" the HTML listing
-// measures names in characters, pads them to the column by characters,
-// and cuts a long one at a character, as NGINX does (cut at a byte, it
-// ended inside one, which is not UTF-8).
-func TestAutoindexUTF8NamesAsNGINX(t *testing.T) {
+// sameAutoindex compares the HTML listings of mosaic and NGINX, with
+// "charset utf-8", of a directory holding files of one byte and of one
+// time with these names.
+func sameAutoindex(t *testing.T, names ...string) {
+	t.Helper()
 	nginxPath(t)
 	dir := t.TempDir()
 	when := time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
-	for _, name := range []string{strings.Repeat("ü", 30) + ".txt", strings.Repeat("é", 60), "plain.txt"} {
+	for _, name := range names {
 		p := filepath.Join(dir, "u", name)
 		writeFile(t, p, "x")
 		if err := os.Chtimes(p, when, when); err != nil {
@@ -76,6 +76,14 @@ func TestAutoindexUTF8NamesAsNGINX(t *testing.T) {
 		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s; charset utf-8; autoindex on; }`, port, dir)
 	})
 	sameAnswer(t, mport, nport, "GET /u/ HTTP/1.1\r\nHost: a.test", "")
+}
+
+// TestAutoindexUTF8NamesAsNGINX: with "charset utf-8" the HTML listing
+// measures names in characters, pads them to the column by characters,
+// and cuts a long one at a character, as NGINX does (cut at a byte, it
+// ended inside one, which is not UTF-8).
+func TestAutoindexUTF8NamesAsNGINX(t *testing.T) {
+	sameAutoindex(t, strings.Repeat("ü", 30)+".txt", strings.Repeat("é", 60), "plain.txt")
 }
 
 // TestGzipStaticVaryAsNGINX: with gzip_static on and gzip_vary on, the
@@ -132,20 +140,7 @@ func TestIndexOfEncodedQuestionMarkAsNGINX(t *testing.T) {
 // padded and cut in bytes, as NGINX's ngx_utf8_length measures a string
 // it cannot decode; only a valid name is counted in characters.
 func TestAutoindexInvalidUTF8NamesAsNGINX(t *testing.T) {
-	nginxPath(t)
-	dir := t.TempDir()
-	when := time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
-	for _, name := range []string{"caf\xe9 \xc3\xa9t\xe9.txt", strings.Repeat("\xc3\xa9", 30) + "\xff" + strings.Repeat("\xc3\xa9", 30), "ok\xc3"} {
-		p := filepath.Join(dir, "u", name)
-		writeFile(t, p, "x")
-		if err := os.Chtimes(p, when, when); err != nil {
-			t.Fatal(err)
-		}
-	}
-	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
-		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s; charset utf-8; autoindex on; }`, port, dir)
-	})
-	sameAnswer(t, mport, nport, "GET /u/ HTTP/1.1\r\nHost: a.test", "")
+	sameAutoindex(t, "caf\xe9 \xc3\xa9t\xe9.txt", strings.Repeat("\xc3\xa9", 30)+"\xff"+strings.Repeat("\xc3\xa9", 30), "ok\xc3")
 }
 
 // TestAutoindexLenientUTF8NamesAsNGINX: NGINX's UTF-8 decoder is more
@@ -154,20 +149,7 @@ func TestAutoindexInvalidUTF8NamesAsNGINX(t *testing.T) {
 // names are measured and cut in characters; mosaic, which asked Go
 // whether the name was valid, measured them in bytes.
 func TestAutoindexLenientUTF8NamesAsNGINX(t *testing.T) {
-	nginxPath(t)
-	dir := t.TempDir()
-	when := time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
-	for _, name := range []string{"s\xed\xa0\x80.txt", "c\xc3\xc3.txt", strings.Repeat("\xed\xa0\x80", 60)} {
-		p := filepath.Join(dir, "u", name)
-		writeFile(t, p, "x")
-		if err := os.Chtimes(p, when, when); err != nil {
-			t.Fatal(err)
-		}
-	}
-	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
-		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s; charset utf-8; autoindex on; }`, port, dir)
-	})
-	sameAnswer(t, mport, nport, "GET /u/ HTTP/1.1\r\nHost: a.test", "")
+	sameAutoindex(t, "s\xed\xa0\x80.txt", "c\xc3\xc3.txt", strings.Repeat("\xed\xa0\x80", 60))
 }
 
 // TestAliasPathsAsNGINX: which file a prefix location's alias names, and
