@@ -75,25 +75,8 @@ http { access_log off; send_timeout 300s; keepalive_timeout 300s;
 	}
 	c.Close()
 	time.Sleep(*settle)
-	before, err := procrss.Of(cmd.Process.Pid)
-	if err != nil {
-		log.Fatal(err)
-	}
-	conns := make([]net.Conn, 0, *n)
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
-	for range *n {
-		c, err := stall(addr)
-		if err != nil {
-			log.Fatalf("after %d connections: %v", len(conns), err)
-		}
-		conns = append(conns, c)
-	}
-	time.Sleep(*settle)
-	after, err := procrss.Of(cmd.Process.Pid)
+	before, after, release, err := procrss.Growth(cmd.Process.Pid, *n, *settle, func() (net.Conn, error) { return stall(addr) })
+	defer release()
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -88,25 +88,8 @@ func measure(dir, name, bin, port string, n int, settle time.Duration) (float64,
 			return 0, 0, err
 		}
 	}
-	before, err := procrss.Of(pid)
-	if err != nil {
-		return 0, 0, err
-	}
-	conns := make([]net.Conn, 0, n)
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
-	for range n {
-		c, err := dial(addr)
-		if err != nil {
-			return 0, 0, fmt.Errorf("after %d connections: %w", len(conns), err)
-		}
-		conns = append(conns, c)
-	}
-	time.Sleep(settle)
-	after, err := procrss.Of(pid)
+	before, after, release, err := procrss.Growth(pid, n, settle, func() (net.Conn, error) { return dial(addr) })
+	defer release()
 	if err != nil {
 		return 0, 0, err
 	}
