@@ -79,6 +79,30 @@ func fetch(t testing.TB, method, url string, headers ...string) (*http.Response,
 	return resp, body
 }
 
+// streamReader decodes a response body as it arrives.
+func streamReader(t *testing.T, coding string, r io.Reader) io.Reader {
+	t.Helper()
+	switch coding {
+	case "br":
+		return brotli.NewReader(r)
+	case "gzip":
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return zr
+	case "zstd":
+		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(zr.Close)
+		return zr
+	}
+	t.Fatalf("coding %q", coding)
+	return nil
+}
+
 // decode undoes a Content-Encoding.
 func decode(t testing.TB, coding string, body []byte) []byte {
 	t.Helper()

@@ -17,10 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/mosaic-edge/mosaic/compress"
 	"github.com/mosaic-edge/mosaic/vars"
 )
@@ -372,7 +368,7 @@ func TestParallelFlushEndsSegment(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dec := streamDecoder(t, coding, resp.Body)
+		dec := streamReader(t, coding, resp.Body)
 		got := make([]byte, len(first))
 		read := make(chan error, 1)
 		go func() { _, err := io.ReadFull(dec, got); read <- err }()
@@ -507,27 +503,6 @@ func TestParallelValidate(t *testing.T) {
 	if _, err := compress.New(http.NotFoundHandler(), o); err != nil {
 		t.Error(err)
 	}
-}
-
-// streamDecoder decodes body as it arrives.
-func streamDecoder(t *testing.T, coding string, body io.Reader) io.Reader {
-	t.Helper()
-	switch coding {
-	case "br":
-		return brotli.NewReader(body)
-	case "gzip":
-		zr, err := gzip.NewReader(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return zr
-	}
-	zr, err := zstd.NewReader(body, zstd.WithDecoderConcurrency(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(zr.Close)
-	return zr
 }
 
 // While the pools hold GOMAXPROCS segments, a new response is compressed

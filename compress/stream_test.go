@@ -13,36 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/mosaic-edge/mosaic/compress"
 )
-
-// streamReader decodes a response body as it arrives.
-func streamReader(t *testing.T, coding string, r io.Reader) io.Reader {
-	t.Helper()
-	switch coding {
-	case "br":
-		return brotli.NewReader(r)
-	case "gzip":
-		zr, err := gzip.NewReader(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return zr
-	case "zstd":
-		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(zr.Close)
-		return zr
-	}
-	t.Fatalf("coding %q", coding)
-	return nil
-}
 
 // When the handler flushes (server-sent events, unbuffered proxying), the
 // client must be able to decode everything written so far at once, while
