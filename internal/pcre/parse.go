@@ -876,17 +876,62 @@ func (p *parser) class(f *flags) *node {
 		}
 	}
 	var set byteSet
+	// PCRE2 skips \E, \Q\E and, with xx, spaces and tabs both before and
+	// after a leading ^: [\Q\E^a] is negated, and [\E]] holds "]".
 	neg := false
-	if p.pos < len(p.src) && p.src[p.pos] == '^' {
-		neg = true
-		p.pos++
+lead:
+	for p.pos < len(p.src) {
+		rest := p.src[p.pos:]
+		switch {
+		case strings.HasPrefix(rest, `\E`):
+			p.pos += 2
+		case strings.HasPrefix(rest, `\Q\E`):
+			p.pos += 4
+		case f.extendedMore && (rest[0] == ' ' || rest[0] == '\t'):
+			p.pos++
+		case rest[0] == '^' && !neg:
+			neg = true
+			p.pos++
+		default:
+			break lead
+		}
 	}
-	first := true
+	first, quoted := true, false
+	// The state of a range, carried as PCRE2 carries it across \Q, \E
+	// and the spaces xx skips ([a\E-z] and [a-\Qz\E] are a to z): start
+	// is the last literal, which a "-" may make the low end of a range,
+	// or -1 after anything else; lo is that low end once its "-" is read,
+	// or -1.
+	start, lo := -1, -1
+	literal := func(b int) {
+		if lo < 0 {
+			set.add(byte(b))
+			start = b
+			return
+		}
+		if b < lo {
+			// PCRE2 points at the last byte of the range's end.
+			p.fail(p.pos-1, "range out of order in character class")
+		}
+		set.addRange(lo, b)
+		lo = -1
+	}
 	for {
 		if p.pos >= len(p.src) {
 			p.fail(len(p.src), "missing terminating ] for character class")
 		}
 		c := p.src[p.pos]
+		if quoted {
+			if strings.HasPrefix(p.src[p.pos:], `\E`) {
+				quoted = false
+				p.pos += 2
+				continue
+			}
+			p.pos++
+			first = false
+			literal(int(c))
+			continue
+		}
 		if f.extendedMore && (c == ' ' || c == '\t') {
 			p.pos++
 			continue
@@ -898,55 +943,56 @@ func (p *parser) class(f *flags) *node {
 		first = false
 		if c == '[' {
 			if name, ok := p.posixAt(p.pos); ok {
+				if lo >= 0 {
+					p.fail(p.pos+1, "invalid range in character class")
+				}
 				s, neg := p.posix(name)
 				if neg {
 					s.invert()
 				}
+				if p.rangeFollows() {
+					p.fail(p.pos, "invalid range in character class")
+				}
 				set.union(&s)
+				start = -1
 				continue
 			}
+		}
+		if c == '-' && start >= 0 {
+			// A "-" before "]" is a literal; the end of the class adds it.
+			p.pos++
+			lo, start = start, -1
+			continue
 		}
 		if c == '\\' && p.pos+1 < len(p.src) {
 			e := p.src[p.pos+1]
 			switch e {
 			case 'Q':
 				p.pos += 2
-				end := strings.Index(p.src[p.pos:], `\E`)
-				q := p.src[p.pos:]
-				if end >= 0 {
-					q = p.src[p.pos : p.pos+end]
-					p.pos += end + 2
-				} else {
-					p.pos = len(p.src)
-				}
-				for i := 0; i < len(q); i++ {
-					set.add(q[i])
-				}
-				// The last quoted byte may start a range, as in PCRE2:
-				// [\Qa\E-z] is a to z.
-				if len(q) > 0 && p.rangeFollows() {
-					p.classRange(&set, int(q[len(q)-1]))
-				}
+				quoted = true
 				continue
 			case 'E':
 				p.pos += 2
 				continue
 			case 'b':
 				p.pos += 2
-				set.add(8)
-				if p.rangeFollows() {
-					p.classRange(&set, 8)
-				}
+				literal(8)
 				continue
 			case 'B', 'R', 'X', 'N', 'K', 'A', 'z', 'Z', 'G':
 				p.fail(p.pos+2, "escape sequence is invalid in character class")
 			}
+			if lo >= 0 && strings.IndexByte("dDsSwWhHvVpP", e) >= 0 {
+				// A class cannot end a range; PCRE2 says so before
+				// reading \p's braces.
+				p.fail(p.pos+2, "invalid range in character class")
+			}
 			p.pos += 2
 			if s, ok := p.classEscape(e); ok {
-				set.union(&s)
 				if p.rangeFollows() {
-					p.fail(p.pos+1, "invalid range in character class")
+					p.fail(p.pos, "invalid range in character class")
 				}
+				set.union(&s)
+				start = -1
 				continue
 			}
 			var b byte
@@ -964,17 +1010,14 @@ func (p *parser) class(f *flags) *node {
 				p.pos--
 				b = p.charEscape()
 			}
-			set.add(b)
-			if p.rangeFollows() {
-				p.classRange(&set, int(b))
-			}
+			literal(int(b))
 			continue
 		}
 		p.pos++
-		set.add(c)
-		if p.rangeFollows() {
-			p.classRange(&set, int(c))
-		}
+		literal(int(c))
+	}
+	if lo >= 0 {
+		set.add('-')
 	}
 	if f.caseless {
 		set.fold()
@@ -988,48 +1031,6 @@ func (p *parser) class(f *flags) *node {
 // rangeFollows reports a "-" that makes a range: not one before "]".
 func (p *parser) rangeFollows() bool {
 	return p.pos+1 < len(p.src) && p.src[p.pos] == '-' && p.src[p.pos+1] != ']'
-}
-
-// classRange reads the end of the range lo-..., p.pos at "-".
-func (p *parser) classRange(set *byteSet, lo int) {
-	p.pos++ // -
-	c := p.src[p.pos]
-	var hi int
-	switch {
-	case c == '[':
-		if _, ok := p.posixAt(p.pos); ok {
-			p.fail(p.pos, "invalid range in character class")
-		}
-		hi = '['
-		p.pos++
-	case c == '\\' && p.pos+1 < len(p.src):
-		e := p.src[p.pos+1]
-		switch {
-		case e == 'b':
-			hi = 8
-			p.pos += 2
-		case strings.IndexByte("dDsSwWhHvVpP", e) >= 0:
-			p.fail(p.pos+2, "invalid range in character class")
-		case e == 'Q' || e == 'E':
-			p.fail(p.pos+2, `\Q or \E inside a range is not supported`)
-		case e >= '1' && e <= '7':
-			p.pos++
-			hi = int(p.octal(3))
-		case e == '8' || e == '9':
-			hi = int(e)
-			p.pos += 2
-		default:
-			p.pos++
-			hi = int(p.charEscape())
-		}
-	default:
-		hi = int(c)
-		p.pos++
-	}
-	if hi < lo {
-		p.fail(p.pos, "range out of order in character class")
-	}
-	set.addRange(lo, hi)
 }
 
 // posixAt recognises [:name:] (or [.x.], [=x=], which PCRE refuses) at i.
