@@ -871,8 +871,12 @@ func (p *parser) property() byteSet {
 func (p *parser) class(f *flags) *node {
 	p.pos++ // [
 	if p.pos < len(p.src) && (p.src[p.pos] == ':' || p.src[p.pos] == '.' || p.src[p.pos] == '=') {
-		if _, ok := p.posixAt(p.pos - 1); ok {
-			p.fail(p.pos, "POSIX named classes are supported only within a class")
+		// PCRE2 points at the "[" and names [.x.] and [=x=] as it does in
+		// a class.
+		if name, ok := p.posixAt(p.pos - 1); ok && name[0] != ':' {
+			p.fail(p.pos-1, "POSIX collating elements are not supported")
+		} else if ok {
+			p.fail(p.pos-1, "POSIX named classes are supported only within a class")
 		}
 	}
 	var set byteSet

@@ -123,6 +123,8 @@ func TestCompileErrors(t *testing.T) {
 		`[[:alpha:]-z]`: `invalid range in character class in "[[:alpha:]-z]" at "-z]"`,
 		`[a-[:alpha:]]`: `invalid range in character class in "[a-[:alpha:]]" at ":alpha:]]"`,
 		`[a-\p{Lu}]`:    `invalid range in character class in "[a-\p{Lu}]" at "{Lu}]"`,
+		`a[:alpha:]`:    `POSIX named classes are supported only within a class in "a[:alpha:]" at "[:alpha:]"`,
+		`a[.x.]`:        `POSIX collating elements are not supported in "a[.x.]" at "[.x.]"`,
 	} {
 		_, err = Compile(pat, false)
 		if want = "pcre2_compile() failed: " + want; fmt.Sprint(err) != want {
