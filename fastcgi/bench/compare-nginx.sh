@@ -36,6 +36,12 @@
 # SYSCALLS_WRK=1 counts them under wrk as the timed runs load the servers
 # ($CONNS connections). Needs perf; ROUNDS is ignored.
 #
+# CPUSPLIT=1 splits each server's CPU a request into user and system time
+# under wrk (cpu_split in internal/bench/wrk.sh), with perf stat's context
+# switches, migrations and page faults a request: ROUNDS rounds of
+# DURATION seconds, the servers (and gofloor with FLOOR=1) alternating,
+# then each column's median and range. Needs perf.
+#
 # LOCATION_EXTRA is added to both servers' location (for example
 # 'try_files $uri =404;'), and URI_PATH (default empty) is the path
 # requested, without its leading slash (hello.php for that try_files).
@@ -134,6 +140,33 @@ if [[ ${FLOOR:-} == 1 ]]; then
 	(cd "$repo" && go build -o "$tmp/gofloor" ./fastcgi/bench/gofloor)
 	names+=(gofloor)
 fi
+if [[ -n ${CPUSPLIT:-} ]]; then
+	declare -A split
+	for ((r = 1; r <= ROUNDS; r++)); do
+		for name in "${names[@]}"; do
+			case $name in
+			mosaic) line=$(cpu_split 18130 "${URI_PATH:-}" "$DURATION" "$mosaic" -c "$tmp/mosaic.conf") ;;
+			nginx) line=$(cpu_split 18131 "${URI_PATH:-}" "$DURATION" "$NGINX" -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf") ;;
+			gofloor) line=$(cpu_split 18132 "${URI_PATH:-}" "$DURATION" env GOMAXPROCS=1 "$tmp/gofloor" \
+				-listen 127.0.0.1:18132 -socket "$tmp/php.sock" -script "$tmp/www/hello.php") ;;
+			esac
+			echo "round $r $name: $line"
+			split[$name]+="$line"$'\n'
+		done
+	done
+	echo "| a request, median (range) of $ROUNDS | req/s | user µs | system µs | context switches | migrations | page faults |"
+	echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+	for name in "${names[@]}"; do
+		row="| $name"
+		for col in 1 2 3 4 5 6; do
+			vals=$(awk -v c="$col" 'NF {print $c}' <<<"${split[$name]}")
+			row+=" | $(median <<<"$vals") ($(sort -g <<<"$vals" | head -1)–$(sort -g <<<"$vals" | tail -1))"
+		done
+		echo "$row |"
+	done
+	exit 0
+fi
+
 declare -A rps cpu
 for ((r = 1; r <= ROUNDS; r++)); do
 	for name in "${names[@]}"; do

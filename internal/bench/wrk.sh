@@ -97,6 +97,59 @@ serve_and_measure() {
 	exec {lock}>&-
 }
 
+# cpu_split PORT PATH SECONDS CMD...: starts the server CMD as
+# serve_and_measure does, warms it with SPLIT_WARM (default 3) seconds of
+# wrk, then prints, over
+# SECONDS of wrk ($CONNS connections, pinned to $CLIENT_CPU), "req/s
+# user-us system-us context-switches migrations page-faults", each but
+# the first a request: user and system time apart (utime and stime,
+# fields 14 and 15 of /proc/PID/stat, all the server's threads), the
+# rest from `perf stat -p PID` attached for the same run (software
+# events only: they cost no sampling). The warm-up is long enough for a
+# Go server's heap to reach its first cycle's goal (16 MiB at mosaic's
+# GOGC): until then it takes page faults on memory it has never touched
+# (0.02-0.3 a request in the first seconds, none after). Needs perf.
+cpu_split() {
+	local port=$1 path=$2 secs=$3 pid lock u0 s0 u1 s1 hz
+	shift 3
+	hz=$(getconf CLK_TCK)
+	exec {lock}>>"$LOCK"
+	flock "$lock"
+	taskset -c "$SERVER_CPU" "$@" 2>>"$tmp/server.out" {lock}>&- &
+	pid=$!
+	echo "$pid" >"$tmp/pids"
+	for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/$path" && break; sleep 0.1; done
+	taskset -c "$CLIENT_CPU" wrk -t "$THREADS" -c "$CONNS" -d "${SPLIT_WARM:-3}s" "http://127.0.0.1:$port/$path" >/dev/null
+	read -r u0 s0 < <(stat_times "$pid")
+	perf stat -x, -o "$tmp/perfstat" -e task-clock,context-switches,cpu-migrations,page-faults -p "$pid" \
+		-- taskset -c "$CLIENT_CPU" wrk -t "$THREADS" -c "$CONNS" -d "${secs}s" "http://127.0.0.1:$port/$path" >"$tmp/wrk.out" {lock}>&-
+	read -r u1 s1 < <(stat_times "$pid")
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	rm -f "$tmp/pids"
+	exec {lock}>&-
+	awk -F, -v u="$((u1 - u0))" -v s="$((s1 - s0))" -v hz="$hz" '
+		FILENAME ~ /wrk/ && /requests in/ {split($0, f, " "); n = f[1]}
+		FILENAME ~ /wrk/ && /Requests\/sec/ {split($0, f, " "); rps = f[2]}
+		FILENAME ~ /wrk/ && /Non-2xx/ {bad = 1}
+		FILENAME ~ /perfstat/ && $3 ~ /^[a-z-]+$/ {v[$3] = $1}
+		END {
+			if (bad || !n) {print "0 0 0 0 0 0"; exit}
+			printf "%.0f %.1f %.1f %.3f %.3f %.3f\n", rps, u / hz * 1e6 / n, s / hz * 1e6 / n,
+				v["context-switches"] / n, v["cpu-migrations"] / n, v["page-faults"] / n
+		}' "$tmp/wrk.out" "$tmp/perfstat"
+}
+
+# stat_times PID prints the process's utime and stime in clock ticks
+# (fields 14 and 15 of /proc/PID/stat, counted after the command name,
+# which may hold spaces).
+stat_times() {
+	local s
+	s=$(<"/proc/$1/stat")
+	s=${s##*) }
+	awk '{print $12, $13}' <<<"$s"
+}
+
 # instructions_per_request PORT PATH CMD...: the user-space instructions
 # one request for http://127.0.0.1:PORT/PATH costs the server CMD: CMD
 # runs under valgrind's cachegrind (pinned to $SERVER_CPU, curl to
