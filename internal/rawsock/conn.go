@@ -16,7 +16,7 @@ func Read(fd int, p []byte) (int, error) {
 		return 0, nil
 	}
 	for {
-		n, _, e := syscall6(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		n, _, e := syscall6(sysRead, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), 0, 0, 0)
 		switch {
 		case e == syscall.EINTR:
 			continue
@@ -36,7 +36,7 @@ func Write(fd int, p []byte) (int, error) {
 		return 0, nil
 	}
 	for {
-		n, _, e := syscall6(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		n, _, e := syscall6(sysWrite, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), writeFlags, 0, 0)
 		switch {
 		case e == syscall.EINTR:
 			continue
@@ -66,7 +66,7 @@ func Writev(fd int, bufs [][]byte, iov []syscall.Iovec) (int, error) {
 		return 0, nil
 	}
 	for {
-		n, _, e := syscall6(syscall.SYS_WRITEV, uintptr(fd), uintptr(unsafe.Pointer(&iov[0])), uintptr(len(iov)))
+		n, e := writev(fd, iov)
 		if e == syscall.EINTR {
 			continue
 		}

@@ -4,4 +4,4 @@ import "syscall"
 
 // syscall6 makes a system call that returns at once: the scheduler is not
 // told.
-var syscall6 = syscall.RawSyscall
+var syscall6 = syscall.RawSyscall6

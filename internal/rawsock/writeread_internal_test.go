@@ -18,9 +18,9 @@ func countReads(t *testing.T) (empty, full func() int) {
 	var mu sync.Mutex
 	var e, f int
 	orig := syscall6
-	syscall6 = func(trap, a1, a2, a3 uintptr) (uintptr, uintptr, syscall.Errno) {
-		r1, r2, err := orig(trap, a1, a2, a3)
-		if trap == syscall.SYS_READ {
+	syscall6 = func(trap, a1, a2, a3, a4, a5, a6 uintptr) (uintptr, uintptr, syscall.Errno) {
+		r1, r2, err := orig(trap, a1, a2, a3, a4, a5, a6)
+		if trap == sysRead {
 			mu.Lock()
 			if err == syscall.EAGAIN {
 				e++
