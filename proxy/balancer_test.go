@@ -326,6 +326,48 @@ func TestNextUpstream(t *testing.T) {
 			t.Errorf("got %d %q, want the body delivered to b", status, body)
 		}
 	})
+
+	// The server hangs up while the client's body is still coming (it
+	// has read a part, and waits long enough for the exchange to wait
+	// for the rest): the exchange stops reading the body with a read
+	// deadline, which net/http takes for a client gone and cancels the
+	// request's context for. That cancellation is the exchange's own,
+	// not the client's leaving (499): the failure is the upstream's.
+	t.Run("POST cut short mid-body by a hangup", func(t *testing.T) {
+		var tries atomic.Int32
+		a := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+			tries.Add(1)
+			if _, err := http.ReadRequest(br); err != nil {
+				return
+			}
+			io.ReadFull(br, make([]byte, 4))
+			time.Sleep(50 * time.Millisecond)
+		})
+		b := newNamedOrigin(t, "b", modeOK)
+		up := mustUpstream(t, "backend", 0, server(a.Addr()), server(b.Addr()))
+		f := newFront(t, proxyTo(t, "http://backend", proxy.Options{Upstream: up}))
+		c, err := net.Dial("tcp", f.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\ndata")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadGateway {
+			t.Errorf("got %d, want 502 (NGINX's with proxy_request_buffering off)", resp.StatusCode)
+		}
+		if got := f.lastVar("upstream_status"); got != "502" {
+			t.Errorf("$upstream_status %q, want \"502\"", got)
+		}
+		if tries.Load() != 1 || b.accepted.Load() != 0 {
+			t.Errorf("tried a %d and b %d times, want a once", tries.Load(), b.accepted.Load())
+		}
+	})
 }
 
 // ResolveServers turns a server line's host name into one server per

@@ -142,7 +142,7 @@ func (x *exchange) classify(err error, phase string, reused bool, c *conn) *fail
 	switch {
 	case errors.As(err, &ce):
 		f.kind = failClient
-	case x.ctx.Err() != nil:
+	case x.ctx.Err() != nil && !x.cutCancels:
 		f.kind, f.ended = failCanceled, x.ctx.Err()
 	case isTimeout(err):
 		f.kind = FailTimeout

@@ -56,6 +56,9 @@ type exchange struct {
 	sendDone  chan struct{} // closed when it has finished
 	sendErr   error         // its outcome, readable once sendDone is closed
 	cutClient bool          // the client's body read was cut short to stop it
+	// cutCancels: the cut came before the request's context was done,
+	// which net/http then cancels for the cut (classify).
+	cutCancels bool
 	// plain: the current try's head has no Connection and no X-Accel-*
 	// field, as its Wire noted (PlainHead): they are not looked up.
 	plain bool

@@ -86,6 +86,11 @@ func (x *exchange) waitSending(c *conn, failed bool) (finished bool) {
 	c.abort()
 	if failed && x.body.state.Load() == sendReading {
 		x.cutClient = true
+		// net/http cancels the request's context on any failed read of
+		// the connection, this deadline's too (and a read that has just
+		// taken the body's last byte may have begun its next): from here
+		// on a cancellation is the cut's, not the client's leaving.
+		x.cutCancels = x.ctx.Err() == nil
 		if http.NewResponseController(x.w).SetReadDeadline(time.Now()) == nil && x.r.ProtoMajor == 1 {
 			// The rest of the body stays unread: this connection cannot
 			// carry another request.
