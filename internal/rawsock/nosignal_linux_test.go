@@ -1,4 +1,4 @@
-//go:build linux && !386
+//go:build linux && !386 && !s390x
 
 package rawsock_test
 

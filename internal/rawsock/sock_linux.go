@@ -1,4 +1,4 @@
-//go:build linux && !386
+//go:build linux && !386 && !s390x
 
 package rawsock
 
@@ -16,8 +16,9 @@ import (
 // peer has closed fail with EPIPE without the kernel raising SIGPIPE,
 // which Go's runtime would catch and ignore for a socket, or hand to a
 // program that asked for it with signal.Notify, as if a pipe of its own
-// had broken. (Linux on 386 reaches these through socketcall:
-// sock_plain.go.)
+// had broken. (Go's Linux on 386 and s390x reaches these through
+// socketcall: their kernels had no direct recvfrom, sendto or sendmsg
+// before 4.3, and Go runs on kernels from 3.2. They keep sock_plain.go.)
 const (
 	sysRead    = syscall.SYS_RECVFROM
 	sysWrite   = syscall.SYS_SENDTO

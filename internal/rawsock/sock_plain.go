@@ -1,4 +1,4 @@
-//go:build unix && (!linux || 386)
+//go:build unix && (!linux || 386 || s390x)
 
 package rawsock
 
@@ -8,7 +8,8 @@ import (
 )
 
 // Plain read, write and writev where sock_linux.go's calls are not
-// there (MSG_NOSIGNAL is Linux's; Linux on 386 has socketcall).
+// there (MSG_NOSIGNAL is Linux's; Linux on 386 and s390x has
+// socketcall).
 const (
 	sysRead    = syscall.SYS_READ
 	sysWrite   = syscall.SYS_WRITE
