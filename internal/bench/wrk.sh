@@ -12,8 +12,8 @@
 measure() {
 	local lock=(flock "$LOCK")
 	[[ -z ${LOCK_HELD:-} ]] || lock=()
-	"${lock[@]}" bash -c '
-		ticks() { local s; s=$(<"/proc/$1/stat"); s=${s##*) }; awk "{print \$12 + \$13}" <<<"$s"; }
+	"${lock[@]}" bash -c "$(declare -f stat_times)"'
+		ticks() { local u s; read -r u s < <(stat_times "$1"); echo $((u + s)); }
 		t0=$(ticks "$2")
 		hdr=()
 		[[ -z $9 ]] || hdr=(-H "$9")
@@ -80,9 +80,14 @@ median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print (NR % 2
 # and stops it, all under $LOCK: another run of the same script, waiting
 # for the lock, must not find PORT taken (its server would not start,
 # and its wait and wrk would reach this one's).
-serve_and_measure() {
-	local port=$1 path=$2 secs=$3 pid lock
-	shift 3
+serve_and_measure() { LOCK_HELD=1 serve_with measure "$@"; }
+
+# serve_with FUNC PORT PATH SECONDS CMD...: what serve_and_measure does,
+# with FUNC PORT PID PATH SECONDS run in measure's place, its descriptor
+# of the lock closed (wrk must not keep it).
+serve_with() {
+	local fn=$1 port=$2 path=$3 secs=$4 pid lock
+	shift 4
 	exec {lock}>>"$LOCK"
 	flock "$lock"
 	# The server does not keep the lock once this function has let it go.
@@ -90,7 +95,7 @@ serve_and_measure() {
 	pid=$!
 	echo "$pid" >"$tmp/pids" # one server at a time
 	for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/$path" && break; sleep 0.1; done
-	LOCK_HELD=1 measure "$port" "$pid" "$path" "$secs"
+	"$fn" "$port" "$pid" "$path" "$secs" {lock}>&-
 	kill "$pid"
 	wait "$pid" 2>/dev/null || true
 	rm -f "$tmp/pids"
@@ -109,30 +114,22 @@ serve_and_measure() {
 # Go server's heap to reach its first cycle's goal (16 MiB at mosaic's
 # GOGC): until then it takes page faults on memory it has never touched
 # (0.02-0.3 a request in the first seconds, none after). Needs perf.
-cpu_split() {
-	local port=$1 path=$2 secs=$3 pid lock u0 s0 u1 s1 hz
-	shift 3
+cpu_split() { serve_with split_measure "$@"; }
+
+# split_measure PORT PID PATH SECONDS: cpu_split's measure.
+split_measure() {
+	local port=$1 pid=$2 path=$3 secs=$4 u0 s0 u1 s1 hz
 	hz=$(getconf CLK_TCK)
-	exec {lock}>>"$LOCK"
-	flock "$lock"
-	taskset -c "$SERVER_CPU" "$@" 2>>"$tmp/server.out" {lock}>&- &
-	pid=$!
-	echo "$pid" >"$tmp/pids"
-	for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/$path" && break; sleep 0.1; done
 	taskset -c "$CLIENT_CPU" wrk -t "$THREADS" -c "$CONNS" -d "${SPLIT_WARM:-3}s" "http://127.0.0.1:$port/$path" >/dev/null
 	read -r u0 s0 < <(stat_times "$pid")
 	perf stat -x, -o "$tmp/perfstat" -e task-clock,context-switches,cpu-migrations,page-faults -p "$pid" \
-		-- taskset -c "$CLIENT_CPU" wrk -t "$THREADS" -c "$CONNS" -d "${secs}s" "http://127.0.0.1:$port/$path" >"$tmp/wrk.out" {lock}>&-
+		-- taskset -c "$CLIENT_CPU" wrk -t "$THREADS" -c "$CONNS" -d "${secs}s" "http://127.0.0.1:$port/$path" >"$tmp/wrk.out"
 	read -r u1 s1 < <(stat_times "$pid")
-	kill "$pid"
-	wait "$pid" 2>/dev/null || true
-	rm -f "$tmp/pids"
-	exec {lock}>&-
 	awk -F, -v u="$((u1 - u0))" -v s="$((s1 - s0))" -v hz="$hz" '
-		FILENAME ~ /wrk/ && /requests in/ {split($0, f, " "); n = f[1]}
-		FILENAME ~ /wrk/ && /Requests\/sec/ {split($0, f, " "); rps = f[2]}
-		FILENAME ~ /wrk/ && /Non-2xx/ {bad = 1}
-		FILENAME ~ /perfstat/ && $3 ~ /^[a-z-]+$/ {v[$3] = $1}
+		FILENAME ~ /\/wrk\.out$/ && /requests in/ {split($0, f, " "); n = f[1]}
+		FILENAME ~ /\/wrk\.out$/ && /Requests\/sec/ {split($0, f, " "); rps = f[2]}
+		FILENAME ~ /\/wrk\.out$/ && /Non-2xx/ {bad = 1}
+		FILENAME ~ /\/perfstat$/ && $3 ~ /^[a-z-]+$/ {v[$3] = $1}
 		END {
 			if (bad || !n) {print "0 0 0 0 0 0"; exit}
 			printf "%.0f %.1f %.1f %.3f %.3f %.3f\n", rps, u / hz * 1e6 / n, s / hz * 1e6 / n,
