@@ -35,7 +35,7 @@ check:
 
 # Every package's tests, with the race detector; and brotli's and
 # compress's once more without it, where their tests that run the encoder
-# on one goroutine, or only weigh its output, skip under -race
+# on one goroutine, or only check its output, skip under -race
 # (brotli/race_test.go and compress/race_test.go say why); and the FastCGI
 # gateway's and the small static answer's counts of a request's
 # allocations, which the detector's own allocations would blur (the

@@ -51,6 +51,7 @@ func fetchBrotli(t *testing.T, url string) []byte {
 // hint from Content-Length and font mode for fonts: the bytes are the
 // package's own output for the same settings, also from a reused encoder.
 func TestBrotliEncoderPerLevel(t *testing.T) {
+	encoderOnly(t)
 	js := jquery(t)
 	own := func(opts brotli.Options, stream bool) []byte {
 		opts.LGWin = 19 // the default brotli_window, 512k
@@ -114,6 +115,7 @@ func TestBrotliEncoderPerLevel(t *testing.T) {
 // Every level's output, one-shot, streamed and flushed, decodes with
 // Google's decoder (the brotli tool) to the body.
 func TestBrotliEveryLevelDecodesWithTool(t *testing.T) {
+	encoderOnly(t)
 	cli, err := exec.LookPath("brotli")
 	if err != nil {
 		t.Skip("brotli command-line tool not installed")

@@ -7,6 +7,6 @@ import "testing"
 // raceEnabled: see race_test.go.
 const raceEnabled = false
 
-// sizesOnly lets the test run: without -race, every test does (see
+// encoderOnly lets the test run: without -race, every test does (see
 // race_test.go).
-func sizesOnly(*testing.T) {}
+func encoderOnly(*testing.T) {}

@@ -54,7 +54,7 @@ func brotliParallel(t *testing.T, body []byte, declare bool, level, seg int, poo
 // declared, a 1 MB body would be one segment of 1 MiB and its slack, and
 // not cut; streamed, it is cut into 1 MiB and the 31 KB left.
 func TestParallelBrotliSizeNearSerial(t *testing.T) {
-	sizesOnly(t)
+	encoderOnly(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the busy-CPU rule needs two
 	body := largeBody(t)
 	type bound struct {

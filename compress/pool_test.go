@@ -159,6 +159,7 @@ func TestPoolKeyedByPolicy(t *testing.T) {
 // The footprint counts what an encoder has grown for its quality and
 // window.
 func TestEncoderFootprint(t *testing.T) {
+	encoderOnly(t)
 	use := func(level, lgwin int, input []byte) int64 {
 		w, err := ownbrotli.NewWriter(io.Discard, ownbrotli.Options{Quality: level, LGWin: lgwin})
 		if err != nil {
