@@ -33,10 +33,10 @@ check:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-# Every package's tests, with the race detector; and brotli's and
-# compress's once more without it, where their tests that run the encoder
-# on one goroutine, or only check its output, skip under -race
-# (brotli/race_test.go and compress/race_test.go say why); and the FastCGI
+# Every package's tests, with the race detector; and brotli's, compress's
+# and zstdenc's once more without it, where their tests that run the
+# encoder on one goroutine, or only check its output, skip under -race
+# (each package's race_test.go says why); and the FastCGI
 # gateway's and the small static answer's counts of a request's
 # allocations, which the detector's own allocations would blur (the
 # gateway's went from 11 to 13 unseen: only -race ran); and the memory
@@ -50,7 +50,7 @@ check:
 # after this option, still overrides it.
 unit:
 	GORACE="atexit_sleep_ms=0 $$GORACE" $(GO) test -race -count=1 -timeout 15m ./...
-	$(GO) test -count=1 -timeout 15m ./brotli ./compress
+	$(GO) test -count=1 -timeout 15m ./brotli ./compress ./zstdenc
 	$(GO) test -count=1 -run '^(TestPHPAllocations|TestSmallResponseAllocations)$$' ./modules/fastcgimod ./modules/compressmod
 	$(GO) test -count=1 -run '^TestConfigRegexLongSubjectsBounded$$' ./cmd/mosaic
 

@@ -24,6 +24,7 @@ func randomBytes(seed uint64, n int) []byte {
 // back, which only an encoder that kept block two's offsets codes as a
 // repeat of 1000 (code 2), decoded as a copy from 1 back.
 func TestRepeatOffsetsAfterRLEBlock(t *testing.T) {
+	oneGoroutine(t)
 	b1 := randomBytes(7, maxBlock)
 	copy(b1[1200:1300], b1[200:])
 	b1[len(b1)-1] = 'b'
@@ -94,6 +95,7 @@ func adversarial(rng *rand.Rand, n int) []byte {
 // points with random prefixes, at small and large windows, decode with
 // both decoders.
 func TestAdversarialRoundTrip(t *testing.T) {
+	oneGoroutine(t)
 	rng := rand.New(rand.NewPCG(11, 12))
 	sizes := []int{0, 1, 5, 100, 1023, 1024, 1025, 4000, maxBlock - 1, maxBlock, maxBlock + 1, 2*maxBlock + 7, 600_000}
 	for i := range 60 {

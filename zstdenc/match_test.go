@@ -5,6 +5,7 @@ import "testing"
 // A match of lazyEnough bytes is taken where it is found, though one byte
 // on a longer one starts; a shorter one gives way to it.
 func TestLazySearchesStopAtLongMatches(t *testing.T) {
+	oneGoroutine(t)
 	for _, short := range []int{lazyEnough, lazyEnough - 1} {
 		// long: 40 bytes that recur one byte after p. The shorter
 		// match at p is c and long's first short-1 bytes, which
@@ -60,6 +61,7 @@ func TestLazySearchesStopAtLongMatches(t *testing.T) {
 // one's of 2^18 (a table's index is the hash's top bits, as for the
 // largest).
 func TestSearchPastFourByteTwins(t *testing.T) {
+	oneGoroutine(t)
 	for _, size := range []int{2 << 10, 20 << 10, 70 << 10, 300 << 10} {
 		r := randomBytes(12, size)
 		tail := r[:30]

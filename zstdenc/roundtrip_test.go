@@ -107,6 +107,7 @@ func firstDiff(a, b []byte) int {
 }
 
 func TestRoundTrip(t *testing.T) {
+	oneGoroutine(t)
 	for _, wlog := range []int{MinWindowLog, 17, MaxWindowLog} {
 		enc, err := NewEncoder(Options{WindowLog: wlog})
 		if err != nil {
@@ -122,6 +123,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestRoundTripCorpus(t *testing.T) {
+	oneGoroutine(t)
 	enc, err := NewEncoder(Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -32,6 +32,7 @@ func encodeSegments(t testing.TB, in []byte, seg, prefix int, known bool, opts O
 }
 
 func TestSegmentsJoinIntoOneFrame(t *testing.T) {
+	oneGoroutine(t)
 	inputs := edgeInputs()
 	for name, in := range corpus(t) {
 		inputs[name] = in
@@ -64,6 +65,7 @@ func TestSegmentsJoinIntoOneFrame(t *testing.T) {
 // that assumed the frame's initial offsets (1, 4, 8) would code as a
 // repeat of 4, decoded as something else.
 func TestSegmentRepeatOffsetsStartUnknown(t *testing.T) {
+	oneGoroutine(t)
 	rng := rand.New(rand.NewPCG(5, 6))
 	block := make([]byte, 1000)
 	for i := range block {
@@ -79,6 +81,7 @@ func TestSegmentRepeatOffsetsStartUnknown(t *testing.T) {
 // The window a piece declares bounds its offsets: with a 1 KiB window a
 // piece may not copy from further back in its prefix.
 func TestSegmentWindowBoundsOffsets(t *testing.T) {
+	oneGoroutine(t)
 	in := edgeInputs()["mixed"]
 	out := encodeSegments(t, in, 50_000, 1<<20, false, Options{WindowLog: MinWindowLog})
 	d, err := zstd.NewReader(nil, zstd.WithDecoderMaxWindow(1<<MinWindowLog))
