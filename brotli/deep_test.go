@@ -639,6 +639,7 @@ func testSearchDeepWalk(t *testing.T, data []byte, end int) {
 // known change the commands (checked, lest the test pass for want of
 // such copies).
 func TestDeepRingUnknown(t *testing.T) {
+	oneGoroutine(t)
 	rng := rand.New(rand.NewPCG(61, 62))
 	data := make([]byte, 0, 32<<10)
 	for len(data) < cap(data)-64 {

@@ -148,6 +148,7 @@ func TestFastLastAtStart(t *testing.T) {
 // inside such a run, or with a copy, or within the last 8 bytes, and on
 // text cut by many such runs.
 func TestLiteralCounts(t *testing.T) {
+	oneGoroutine(t)
 	rng := rand.New(rand.NewPCG(5, 9))
 	noise := func(n int) []byte { return randomBytes(rng, n) }
 	text := wordText(3, 100_000)
@@ -315,6 +316,7 @@ func randomBytes(rng *rand.Rand, n int) []byte {
 // are zero, and a reused encoder's output at any quality after any
 // other is a fresh encoder's.
 func TestCmdHistLeftZero(t *testing.T) {
+	oneGoroutine(t)
 	rng := rand.New(rand.NewPCG(16, 1))
 	body := make([]byte, 3000)
 	for i := range body {
