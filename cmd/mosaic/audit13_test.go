@@ -213,10 +213,7 @@ func TestAudit13PoisoningAsNGINX(t *testing.T) {
 				resp, body := exchangeUntilClosed(t, port, raw)
 				// The origin's port differs from run to run.
 				body = strings.ReplaceAll(body, o.Listener.Addr().String(), "origin")
-				got[i] = fmt.Sprintf("%d/%s/%s", resp.StatusCode, resp.Header.Get("X-Cache"), body)
-				if v := resp.Header.Get("Set-Cookie"); v != "" {
-					got[i] += " Set-Cookie: " + v
-				}
+				got[i] = cacheSummary(resp, body)
 			}
 		}
 		want := got[1]
@@ -227,6 +224,16 @@ func TestAudit13PoisoningAsNGINX(t *testing.T) {
 			t.Errorf("%q then %q: the victim got\nmosaic %s\nwant   %s (nginx %s)", c.attack, c.victim, got[0], want, got[1])
 		}
 	}
+}
+
+// cacheSummary is what the victim's answer says of the cache: status,
+// X-Cache, body and any Set-Cookie, compared between the servers.
+func cacheSummary(resp *http.Response, body string) string {
+	s := fmt.Sprintf("%d/%s/%s", resp.StatusCode, resp.Header.Get("X-Cache"), body)
+	if v := resp.Header.Get("Set-Cookie"); v != "" {
+		s += " Set-Cookie: " + v
+	}
+	return s
 }
 
 // exchangeUntilClosed sends raw (with Connection: close) and reads the
@@ -450,10 +457,7 @@ func TestAudit13GatewayCacheAsNGINX(t *testing.T) {
 				t.Fatalf("GET %s: %s", c.first, resp.Status)
 			}
 			resp, body := exchangeUntilClosed(t, port, "GET "+c.second+" HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
-			got[i] = fmt.Sprintf("%d/%s/%s", resp.StatusCode, resp.Header.Get("X-Cache"), body)
-			if v := resp.Header.Get("Set-Cookie"); v != "" {
-				got[i] += " Set-Cookie: " + v
-			}
+			got[i] = cacheSummary(resp, body)
 		}
 		want := got[1]
 		if c.mosaic != "" {
