@@ -982,13 +982,21 @@ lead:
 				p.pos += 2
 				literal(8)
 				continue
-			case 'B', 'R', 'X', 'N', 'K', 'A', 'z', 'Z', 'G':
-				p.fail(p.pos+2, "escape sequence is invalid in character class")
+			case 'B', 'R', 'X':
+				// PCRE2 points at the escape's letter.
+				p.fail(p.pos+1, "escape sequence is invalid in character class")
 			}
-			if lo >= 0 && strings.IndexByte("dDsSwWhHvVpP", e) >= 0 {
-				// A class cannot end a range; PCRE2 says so before
-				// reading \p's braces.
+			if lo >= 0 && strings.IndexByte("dDsSwWhHvVpPNKAzZG", e) >= 0 {
+				// Only a character can end a range; PCRE2 says so before
+				// reading \p's braces, and before it refuses the escapes
+				// a class cannot hold but \B, \R and \X.
 				p.fail(p.pos+2, "invalid range in character class")
+			}
+			switch e {
+			case 'N':
+				p.fail(p.pos+2, `\N is not supported in a class`)
+			case 'K', 'A', 'z', 'Z', 'G':
+				p.fail(p.pos+1, "escape sequence is invalid in character class")
 			}
 			p.pos += 2
 			if s, ok := p.classEscape(e); ok {
@@ -1065,14 +1073,15 @@ func (p *parser) posix(name string) (byteSet, bool) {
 	if name[0] != ':' {
 		p.fail(p.pos, "POSIX collating elements are not supported")
 	}
-	p.pos += len(name) + 2
 	n := name[1 : len(name)-1]
 	neg := strings.HasPrefix(n, "^")
 	n = strings.TrimPrefix(n, "^")
 	s, ok := posixSets[n]
 	if !ok {
-		p.fail(p.pos, "unknown POSIX class name")
+		// PCRE2 points at the name, after "[:" and any "^".
+		p.fail(p.pos+len(name)-len(n), "unknown POSIX class name")
 	}
+	p.pos += len(name) + 2
 	return s, neg
 }
 

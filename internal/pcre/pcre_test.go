@@ -125,6 +125,13 @@ func TestCompileErrors(t *testing.T) {
 		`[a-\p{Lu}]`:    `invalid range in character class in "[a-\p{Lu}]" at "{Lu}]"`,
 		`a[:alpha:]`:    `POSIX named classes are supported only within a class in "a[:alpha:]" at "[:alpha:]"`,
 		`a[.x.]`:        `POSIX collating elements are not supported in "a[.x.]" at "[.x.]"`,
+		`[\B]`:          `escape sequence is invalid in character class in "[\B]" at "B]"`,
+		`[a\z]`:         `escape sequence is invalid in character class in "[a\z]" at "z]"`,
+		`[a-\z]`:        `invalid range in character class in "[a-\z]" at "]"`,
+		`[\N]`:          `\N is not supported in a class in "[\N]" at "]"`,
+		`[a-\N]`:        `invalid range in character class in "[a-\N]" at "]"`,
+		`[[:foo:]]`:     `unknown POSIX class name in "[[:foo:]]" at "foo:]]"`,
+		`[[:^foo:]]`:    `unknown POSIX class name in "[[:^foo:]]" at "foo:]]"`,
 	} {
 		_, err = Compile(pat, false)
 		if want = "pcre2_compile() failed: " + want; fmt.Sprint(err) != want {
