@@ -520,7 +520,9 @@ func (p *parser) escape(f *flags) (*node, bool) {
 		if c == 'p' || c == 'P' {
 			n.units = 3 // OP_PROP and its two operands
 		}
-		if f.caseless {
+		// Caseless matching leaves \p and \P alone in PCRE2 10.42
+		// (\p{Lu} matches capitals only), as its documentation says.
+		if f.caseless && c != 'p' && c != 'P' {
 			n.set.fold()
 		}
 		return n, true
@@ -879,7 +881,9 @@ func (p *parser) class(f *flags) *node {
 			p.fail(p.pos-1, "POSIX named classes are supported only within a class")
 		}
 	}
-	var set byteSet
+	// props holds what \p and \P add, which caseless matching leaves
+	// alone (see escape).
+	var set, props byteSet
 	// PCRE2 skips \E, \Q\E and, with xx, spaces and tabs both before and
 	// after a leading ^: [\Q\E^a] is negated, and [\E]] holds "]".
 	neg := false
@@ -1003,7 +1007,11 @@ lead:
 				if p.rangeFollows() {
 					p.fail(p.pos, "invalid range in character class")
 				}
-				set.union(&s)
+				if e == 'p' || e == 'P' {
+					props.union(&s)
+				} else {
+					set.union(&s)
+				}
 				start = -1
 				continue
 			}
@@ -1034,6 +1042,7 @@ lead:
 	if f.caseless {
 		set.fold()
 	}
+	set.union(&props)
 	if neg {
 		set.invert()
 	}

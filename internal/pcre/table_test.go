@@ -114,6 +114,11 @@ var matchCases = []matchCase{
 	{pat: `^[\Qa\E]]$`, subj: "a]", want: m("a]"), notPerl: `\Q is string interpolation in Perl`},
 	{pat: `^(?xx)[a - z]$`, subj: "m", want: m("m")},
 	{pat: `^(?xx)[ ^ a]$`, subj: "b", want: m("b")},
+	// Caseless matching leaves \p and \P alone in PCRE2 10.42.
+	{pat: `^\p{Lu}$`, caseless: true, subj: "t", notPerl: `Perl folds \p under /i`},
+	{pat: `^[\p{Ll}]$`, caseless: true, subj: "T", notPerl: `Perl folds \p under /i`},
+	{pat: `^[^\P{Lu}]$`, caseless: true, subj: "t", notPerl: `Perl folds \p under /i`},
+	{pat: `^[a\p{Lu}]$`, caseless: true, subj: "A", want: m("A")},
 	{pat: `^\Qa.b\E+$`, subj: "a.bbb", want: m("a.bbb"), notPerl: `\Q is string interpolation in Perl`},
 	{pat: `^\Qa.b\E$`, subj: "axb", notPerl: `\Q is string interpolation in Perl`},
 	{pat: `^[\x41-\x{43}]+$`, subj: "ABC", want: m("ABC")},
