@@ -413,14 +413,6 @@ func (c *Cache) expired(w http.ResponseWriter, r *http.Request, lk lookup, now t
 		c.log.store("lock", lk.key, err)
 		release, ok = func() {}, true
 	}
-	if ok {
-		// The fill lets the lock go as soon as it knows its answer will
-		// not be stored, as NGINX frees the entry's updating mark then
-		// (ngx_http_file_cache_free): later requests go upstream, or
-		// start another background update, rather than being served the
-		// stale entry as "updating" until the unstored answer ends.
-		release = sync.OnceFunc(release)
-	}
 	if !ok {
 		if updatingOK {
 			c.serveStored(w, r, lk.obj, m, now, StatusUpdating, c.cacheStatusHit(m, now, "updating", false))
@@ -432,6 +424,12 @@ func (c *Cache) expired(w http.ResponseWriter, r *http.Request, lk lookup, now t
 		c.forward(w, r, fillParams{lk: lk, status: StatusExpired, fwd: "stale", mayStore: true})
 		return
 	}
+	// The fill lets the lock go as soon as it knows its answer will not
+	// be stored, as NGINX frees the entry's updating mark then
+	// (ngx_http_file_cache_free): later requests go upstream, or start
+	// another background update, rather than being served the stale
+	// entry as "updating" until the unstored answer ends.
+	release = sync.OnceFunc(release)
 	if updatingOK && (c.background || now.Before(m.FreshUntil.Add(m.StaleWhileRevalidate))) {
 		c.startBackground(r, lk, release)
 		c.serveStored(w, r, lk.obj, m, now, StatusStale, c.cacheStatusHit(m, now, "background-update", false))
