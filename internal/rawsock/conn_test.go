@@ -240,3 +240,15 @@ func BenchmarkWriteRead(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSockoptError: getsockopt(SO_ERROR), the call NGINX makes where
+// mosaic reads a kept upstream connection that should have nothing to
+// say (BenchmarkReadEmpty); what one costs against the other.
+func BenchmarkSockoptError(b *testing.B) {
+	a, _ := socketPair(b)
+	for b.Loop() {
+		if _, err := syscall.GetsockoptInt(a, syscall.SOL_SOCKET, syscall.SO_ERROR); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
