@@ -954,7 +954,7 @@ lead:
 				if lo >= 0 {
 					p.fail(p.pos+1, "invalid range in character class")
 				}
-				s, neg := p.posix(name)
+				s, neg := p.posix(name, f.caseless)
 				if neg {
 					s.invert()
 				}
@@ -1077,8 +1077,11 @@ func (p *parser) posixAt(i int) (string, bool) {
 	return "", false
 }
 
-// posix consumes [:name:] and returns its set.
-func (p *parser) posix(name string) (byteSet, bool) {
+// posix consumes [:name:] and returns its set. Caseless, PCRE2 reads
+// [:lower:] and [:upper:] as [:alpha:] and folds no POSIX class: so
+// (?i)[[:^lower:]] is [:^alpha:], where folding the set of everything but
+// a-z would give every byte.
+func (p *parser) posix(name string, caseless bool) (byteSet, bool) {
 	if name[0] != ':' {
 		p.fail(p.pos, "POSIX collating elements are not supported")
 	}
@@ -1086,6 +1089,9 @@ func (p *parser) posix(name string) (byteSet, bool) {
 	neg := strings.HasPrefix(n, "^")
 	n = strings.TrimPrefix(n, "^")
 	s, ok := posixSets[n]
+	if caseless && (n == "lower" || n == "upper") {
+		s = posixSets["alpha"]
+	}
 	if !ok {
 		// PCRE2 points at the name, after "[:" and any "^".
 		p.fail(p.pos+len(name)-len(n), "unknown POSIX class name")

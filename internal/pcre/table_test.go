@@ -125,6 +125,14 @@ var matchCases = []matchCase{
 	{pat: `^\101\x42\o{103}\cD$`, subj: "ABC\x04", want: m("ABC\x04")},
 	{pat: `^\p{Lu}+$`, subj: "AB\xc0", want: m("AB\xc0"), notPerl: "Perl reads a byte above 0x7f as no letter"},
 	{pat: `^[a-z]+$`, caseless: true, subj: "aBc", want: m("aBc")},
+	// Caseless, PCRE2 reads [:lower:] and [:upper:] as [:alpha:] and
+	// folds no POSIX class; mosaic folded [:^lower:], every byte but a-z,
+	// into every byte until pcre27.
+	{pat: `^[[:^lower:]]+$`, caseless: true, subj: "aB"},
+	{pat: `^([[:^upper:]]+)`, caseless: true, subj: "1-b", want: m("1-", "1-")},
+	{pat: `^[^[:^lower:]]+$`, caseless: true, subj: "aB", want: m("aB")},
+	{pat: `^(?i)[[:^upper:]x]$`, subj: "X", want: m("X")},
+	{pat: `^(?i)[[:^upper:]x]$`, subj: "b"},
 	{pat: `^[^a-z]+$`, caseless: true, subj: "B"},
 	{pat: `^K$`, caseless: true, subj: "k", want: m("k")},
 	// Quantifiers, braces, options.
