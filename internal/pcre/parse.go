@@ -204,6 +204,30 @@ func (p *parser) alternation(f flags, depth int) *node {
 	return &node{op: opAlt, subs: alts}
 }
 
+// skipIgnored skips what PCRE2 drops before it reads a quantifier:
+// with x, spaces and # comments; and always (?#...) comments, \E and
+// \Q\E, so that a(?#c)+ is a+ and a+\E? is a+?.
+func (p *parser) skipIgnored(f *flags) {
+	for {
+		p.skipExtended(f)
+		rest := p.src[p.pos:]
+		switch {
+		case strings.HasPrefix(rest, `(?#`):
+			end := strings.IndexByte(rest, ')')
+			if end < 0 {
+				p.fail(len(p.src), "missing ) after (?# comment")
+			}
+			p.pos += end + 1
+		case strings.HasPrefix(rest, `\E`):
+			p.pos += 2
+		case strings.HasPrefix(rest, `\Q\E`):
+			p.pos += 4
+		default:
+			return
+		}
+	}
+}
+
 func (p *parser) skipExtended(f *flags) {
 	if !f.extended {
 		return
@@ -239,7 +263,7 @@ func (p *parser) branch(f *flags, depth int) *node {
 		if atom == nil {
 			continue // an option setting, a comment, \E
 		}
-		p.skipExtended(f)
+		p.skipIgnored(f)
 		if p.pos < len(p.src) {
 			atom = p.quantifier(f, atom, repeatable)
 		}
@@ -267,6 +291,7 @@ func (p *parser) quantifier(f *flags, atom *node, repeatable bool) *node {
 	if f.ungreedy {
 		mode = lazy
 	}
+	p.skipIgnored(f)
 	if p.pos < len(p.src) {
 		switch p.src[p.pos] {
 		case '?':
@@ -283,7 +308,7 @@ func (p *parser) quantifier(f *flags, atom *node, repeatable bool) *node {
 		}
 	}
 	n := &node{op: opRepeat, subs: []*node{atom}, min: min, max: max, mode: mode}
-	p.skipExtended(f)
+	p.skipIgnored(f)
 	if _, _, again := p.peekQuantifier(); again {
 		p.fail(p.pos, "quantifier does not follow a repeatable item")
 	}
@@ -463,7 +488,7 @@ func (p *parser) escape(f *flags) (*node, bool) {
 		}
 		// A quantifier after \Q...\E applies to the last character only.
 		last := cat.subs[len(cat.subs)-1]
-		p.skipExtended(f)
+		p.skipIgnored(f)
 		if p.pos < len(p.src) {
 			cat.subs[len(cat.subs)-1] = p.quantifier(f, last, true)
 		}

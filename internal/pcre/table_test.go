@@ -154,6 +154,14 @@ var matchCases = []matchCase{
 	{pat: `(?U)a+?`, subj: "aaa", want: m("aaa"), notPerl: "Perl has no (?U)"},
 	{pat: `(?n)(a)(?<x>b)`, subj: "ab", want: m("ab", "b"), notPerl: "Perl 5.36 numbers (?n) groups differently"},
 	{pat: `a(?#comment)b`, subj: "ab", want: m("ab")},
+	// A quantifier after (?#..), \E or \Q\E, or an x-mode space, applies
+	// to the item before them, even as a quantifier's ? or + (mosaic
+	// refused them all until pcre27).
+	{pat: `^/(a(?#c)+)`, subj: "/aab", want: m("/aa", "aa")},
+	{pat: `^/(a\E+)`, subj: "/aab", want: m("/aa", "aa"), notPerl: `\Q is string interpolation in Perl`},
+	{pat: `^/(a+\Q\E?)`, subj: "/aab", want: m("/a", "a"), notPerl: `\Q is string interpolation in Perl`},
+	{pat: `(?x)^/(a+ ?)`, subj: "/aab", want: m("/a", "a")},
+	{pat: `(?x)^/(a+ +a)`, subj: "/aab"},
 	{pat: `(?^i:a)`, subj: "A", want: m("A")},
 	// Captures: non-participating groups, empty loops, leftmost-first.
 	{pat: `(a)|(b)`, subj: "b", want: m("b", "", "b")},
@@ -240,6 +248,9 @@ var compileCases = []compileCase{
 	{`\p{Greek}\p{Xan}\pN\p{^L}\P{^L}\p{L&}[\p{L}-]`, ""},
 	{`(?xx)[a b]`, ""},
 	{`a(?#x`, "missing ) after (?# comment"},
+	{`a(?#x)+(?#y`, "missing ) after (?# comment"},
+	{`a(?#x)\E{2}`, ""},
+	{`a{2}(?#x)*`, "quantifier does not follow"},
 	{`\400`, "greater than"},
 	{`[\8]`, ""},
 	{`(?<=(a)\1)`, ""},
