@@ -123,10 +123,9 @@ type parser struct {
 	ncap    int
 	names   map[string]int
 	capName []string // index: group number
-	// backrefs are checked once all groups are known (PCRE allows
-	// references to later groups).
-	refs     []*node
-	refNames []namedRef
+	// refs, numbered and named in the pattern's order, are checked once
+	// all groups are known (PCRE allows references to later groups).
+	refs []namedRef
 	// lookbehinds are checked for a fixed length once back references
 	// are resolved; groups holds each capture node by number.
 	lookbehinds    []namedRef
@@ -135,10 +134,25 @@ type parser struct {
 	endSensitive   bool // $, \Z or multiline ^: PCRE treats a final \n specially
 }
 
+// namedRef is a back reference (name "" for a numbered one) or a
+// lookbehind, with the offset of its error.
 type namedRef struct {
 	n    *node
 	name string
 	off  int
+}
+
+// checkRef fails a back reference to no group where PCRE2 points: at a
+// name, or at the last character of a number.
+func (p *parser) checkRef(n *node) {
+	if n.cap > 0 && n.cap <= p.ncap {
+		return
+	}
+	for _, r := range p.refs {
+		if r.n == n {
+			p.fail(r.off, "reference to non-existent subpattern")
+		}
+	}
 }
 
 const maxRepeat = 65535
@@ -165,19 +179,17 @@ func parse(src string, caseless bool) (n *node, p *parser, err error) {
 		p.fail(p.pos, "unmatched closing parenthesis")
 	}
 	for _, r := range p.refs {
-		if r.cap > p.ncap {
-			p.fail(len(src), "reference to non-existent subpattern")
+		if r.name != "" {
+			r.n.cap = p.names[r.name] // 0: no such group
 		}
 	}
-	for _, r := range p.refNames {
-		c, ok := p.names[r.name]
-		if !ok {
-			p.fail(r.off, "reference to non-existent subpattern")
-		}
-		r.n.cap = c
-	}
+	// PCRE2 checks lookbehinds before it compiles, where it finds the
+	// references to no group, in the pattern's order.
 	for _, lb := range p.lookbehinds {
 		p.checkLookbehind(lb.n, lb.off)
+	}
+	for _, r := range p.refs {
+		p.checkRef(r.n)
 	}
 	return n, p, nil
 }
@@ -507,7 +519,7 @@ func (p *parser) escape(f *flags) (*node, bool) {
 	case 'K', 'X', 'C':
 		p.fail(p.pos, `\%c is not supported`, c)
 	case 'g':
-		return p.backrefG(f, start), true
+		return p.backrefG(f), true
 	case 'k':
 		return p.backrefK(f), true
 	case 'N':
@@ -557,66 +569,92 @@ func (p *parser) escape(f *flags) (*node, bool) {
 	return lit(b, f.caseless), true
 }
 
+// backref is a reference to group num, read up to p.pos.
 func (p *parser) backref(f *flags, num int) *node {
-	if num == 0 || num > maxRepeat {
-		p.fail(p.pos, "invalid reference to group %d", num)
+	if num == 0 {
+		p.fail(p.pos, "reference to non-existent subpattern")
+	}
+	if num > maxRepeat {
+		p.fail(p.pos, "subpattern number is too big")
 	}
 	p.needsBacktrack = true
 	n := &node{op: opBackref, cap: num, fold: f.caseless}
-	p.refs = append(p.refs, n)
+	p.refs = append(p.refs, namedRef{n, "", p.pos - 1})
 	return n
 }
 
-func (p *parser) namedBackref(f *flags, name string) *node {
+// namedBackref is a reference to the group named at off.
+func (p *parser) namedBackref(f *flags, name string, off int) *node {
 	p.needsBacktrack = true
 	n := &node{op: opBackref, fold: f.caseless}
-	p.refNames = append(p.refNames, namedRef{n, name, p.pos})
+	p.refs = append(p.refs, namedRef{n, name, off})
 	return n
 }
 
-// backrefG reads \gN, \g{N}, \g{-N}, \g{name}; \g<...> is a subroutine call.
-func (p *parser) backrefG(f *flags, start int) *node {
+// gError is PCRE2's complaint about a \g it cannot read.
+const gError = `\g is not followed by a braced, angle-bracketed, or quoted name/number or by a plain number`
+
+// backrefG reads \gN, \g{N}, \g{-N}, \g{+N}, \g{name}; \g<...> is a
+// subroutine call.
+func (p *parser) backrefG(f *flags) *node {
 	if p.pos >= len(p.src) {
-		p.fail(p.pos, `a numbered reference must not be zero`)
+		p.fail(p.pos, gError)
 	}
 	var ref string
+	brace := -1
 	switch p.src[p.pos] {
 	case '{':
 		end := strings.IndexByte(p.src[p.pos:], '}')
 		if end < 0 {
-			p.fail(p.pos, `\g is not followed by a braced, angle-bracketed, or quoted name/number or by a plain number`)
+			p.fail(p.pos, gError)
 		}
+		brace = p.pos
 		ref = p.src[p.pos+1 : p.pos+end]
 		p.pos += end + 1
 	case '<', '\'':
 		p.fail(p.pos, "recursion and subroutine calls are not supported")
 	default:
 		j := p.pos
-		if j < len(p.src) && (p.src[j] == '-' || p.src[j] == '+') {
+		if p.src[j] == '-' || p.src[j] == '+' {
 			j++
 		}
+		digits := j
 		for j < len(p.src) && p.src[j] >= '0' && p.src[j] <= '9' {
 			j++
+		}
+		if j == digits {
+			p.fail(p.pos, gError)
 		}
 		ref = p.src[p.pos:j]
 		p.pos = j
 	}
 	if ref == "" {
-		p.fail(p.pos, `\g is not followed by a braced, angle-bracketed, or quoted name/number or by a plain number`)
+		p.fail(p.pos, gError)
 	}
 	if num, err := strconv.Atoi(ref); err == nil {
-		if ref[0] == '-' {
-			num = p.ncap + 1 + num
-			if num <= 0 {
-				p.fail(p.pos, "reference to non-existent subpattern")
+		if ref[0] == '-' || ref[0] == '+' {
+			// Relative to the groups opened so far; PCRE2 points at the
+			// brace, or past an unbraced number.
+			at := p.pos
+			if brace >= 0 {
+				at = brace
 			}
-		} else if ref[0] == '+' {
-			p.fail(p.pos, `\g+ is not supported`)
+			if num == 0 {
+				p.fail(at, "a relative value of zero is not allowed")
+			}
+			if num < 0 {
+				num += p.ncap + 1
+			} else {
+				num += p.ncap
+			}
+			if num <= 0 {
+				p.fail(at, "reference to non-existent subpattern")
+			}
 		}
 		return p.backref(f, num)
 	}
-	p.checkName(ref, start)
-	return p.namedBackref(f, ref)
+	p.checkName(ref, brace+1)
+	return p.namedBackref(f, ref, brace+1)
 }
 
 // backrefK reads \k<name>, \k'name', \k{name}.
@@ -642,12 +680,12 @@ func (p *parser) backrefK(f *flags) *node {
 	name := p.src[p.pos+1 : p.pos+1+end]
 	p.checkName(name, p.pos+1)
 	p.pos += end + 2
-	return p.namedBackref(f, name)
+	return p.namedBackref(f, name, p.pos-end-1)
 }
 
 func (p *parser) checkName(name string, off int) {
 	if name == "" {
-		p.fail(off, "group name must not be empty")
+		p.fail(off, "subpattern name expected")
 	}
 	if len(name) > 32 {
 		p.fail(off, "subpattern name is too long (maximum 32 code units)")
@@ -1180,8 +1218,9 @@ func (p *parser) group(f *flags, depth int) (*node, bool) {
 				return p.capture(f, depth, p.groupName('>')), true
 			case '=':
 				p.pos += 2
+				off := p.pos
 				name := p.groupName(')')
-				return p.namedBackref(f, name), true
+				return p.namedBackref(f, name, off), true
 			case '>':
 				p.fail(p.pos, "recursion and subroutine calls are not supported")
 			}
@@ -1346,7 +1385,9 @@ func (p *parser) fixedWidth(n *node, depth int) (int, bool) {
 	case opCapture, opGroup, opAtomic:
 		return fixedWidth(n.subs[0])
 	case opBackref:
-		// PCRE takes a reference to a group of fixed length.
+		// PCRE takes a reference to a group of fixed length, and finds
+		// one to no group here, before the other references.
+		p.checkRef(n)
 		return fixedWidth(p.groups[n.cap])
 	}
 	return 0, false

@@ -132,6 +132,23 @@ func TestCompileErrors(t *testing.T) {
 		`[a-\N]`:        `invalid range in character class in "[a-\N]" at "]"`,
 		`[[:foo:]]`:     `unknown POSIX class name in "[[:foo:]]" at "foo:]]"`,
 		`[[:^foo:]]`:    `unknown POSIX class name in "[[:^foo:]]" at "foo:]]"`,
+		// A reference to no group: at the name, or at the number's last
+		// character (pcre27; mosaic pointed past a name and gave no
+		// offset for a number), and lookbehinds are checked first.
+		`(a)\g{2}x`:          `reference to non-existent subpattern in "(a)\g{2}x" at "}x"`,
+		`(a)\g12x`:           `reference to non-existent subpattern in "(a)\g12x" at "2x"`,
+		`\5{2}(a)`:           `reference to non-existent subpattern in "\5{2}(a)" at "5{2}(a)"`,
+		`\k<zz>x`:            `reference to non-existent subpattern in "\k<zz>x" at "zz>x"`,
+		`(?P=zz)x`:           `reference to non-existent subpattern in "(?P=zz)x" at "zz)x"`,
+		`\g{zz}x\2`:          `reference to non-existent subpattern in "\g{zz}x\2" at "zz}x\2"`,
+		`\k<zz>(?<=a+)`:      `lookbehind assertion is not fixed length in "\k<zz>(?<=a+)" at "(?<=a+)"`,
+		`(?<=\k<zz>)(?<=a+)`: `reference to non-existent subpattern in "(?<=\k<zz>)(?<=a+)" at "zz>)(?<=a+)"`,
+		`(a)\g{-2}x`:         `reference to non-existent subpattern in "(a)\g{-2}x" at "{-2}x"`,
+		`\g0x`:               `reference to non-existent subpattern in "\g0x" at "x"`,
+		`\g{+0}x`:            `a relative value of zero is not allowed in "\g{+0}x" at "{+0}x"`,
+		`\g+x`:               `\g is not followed by a braced, angle-bracketed, or quoted name/number or by a plain number in "\g+x" at "+x"`,
+		`\g`:                 `\g is not followed by a braced, angle-bracketed, or quoted name/number or by a plain number in "\g"`,
+		`\k<>`:               `subpattern name expected in "\k<>" at ">"`,
 	} {
 		_, err = Compile(pat, false)
 		if want = "pcre2_compile() failed: " + want; fmt.Sprint(err) != want {
