@@ -297,7 +297,8 @@ func (p *parser) quantifier(f *flags, atom *node, repeatable bool) *node {
 		return atom
 	}
 	if !repeatable {
-		p.fail(p.pos, "quantifier does not follow a repeatable item")
+		// PCRE2 points at the quantifier's last character.
+		p.fail(p.pos-1, "quantifier does not follow a repeatable item")
 	}
 	mode := greedy
 	if f.ungreedy {
@@ -321,16 +322,19 @@ func (p *parser) quantifier(f *flags, atom *node, repeatable bool) *node {
 	}
 	n := &node{op: opRepeat, subs: []*node{atom}, min: min, max: max, mode: mode}
 	p.skipIgnored(f)
-	if _, _, again := p.peekQuantifier(); again {
-		p.fail(p.pos, "quantifier does not follow a repeatable item")
+	if last, again := p.quantifierAt(); again {
+		p.fail(last, "quantifier does not follow a repeatable item")
 	}
 	return n
 }
 
-func (p *parser) peekQuantifier() (int, int, bool) {
+// quantifierAt reports a quantifier at p.pos, and the offset of its last
+// character, where PCRE2 points when it follows nothing.
+func (p *parser) quantifierAt() (last int, ok bool) {
 	save := p.pos
 	defer func() { p.pos = save }()
-	return p.readQuantifier()
+	_, _, ok = p.readQuantifier()
+	return p.pos - 1, ok
 }
 
 // readQuantifier reads *, +, ? or a well-formed {n}, {n,}, {n,m}; a "{"
@@ -452,8 +456,8 @@ func (p *parser) atom(f *flags, depth int) (*node, bool) {
 	case '*', '+', '?':
 		p.fail(p.pos, "quantifier does not follow a repeatable item")
 	case '{':
-		if _, _, ok := p.peekQuantifier(); ok {
-			p.fail(p.pos, "quantifier does not follow a repeatable item")
+		if last, ok := p.quantifierAt(); ok {
+			p.fail(last, "quantifier does not follow a repeatable item")
 		}
 	}
 	p.pos++
@@ -523,14 +527,7 @@ func (p *parser) escape(f *flags) (*node, bool) {
 	case 'k':
 		return p.backrefK(f), true
 	case 'N':
-		// "\N{" names a character, which PCRE2 takes only in UTF mode,
-		// unless the brace starts a quantifier: \N{2} is two bytes other
-		// than a newline.
-		if p.pos < len(p.src) && p.src[p.pos] == '{' {
-			if _, _, ok := p.peekQuantifier(); !ok {
-				p.fail(p.pos, `\N{name} is not supported without UTF mode`)
-			}
-		}
+		p.failNamedChar()
 		n := &node{op: opSet, units: 1} // OP_ANY
 		n.set.addRange(0, 255)
 		n.set[0] &^= 1 << '\n'
@@ -570,6 +567,23 @@ func (p *parser) escape(f *flags) (*node, bool) {
 }
 
 // backref is a reference to group num, read up to p.pos.
+// failNamedChar refuses, p.pos after \N, a brace that starts no
+// quantifier (\N{2} is two bytes other than a newline): a character's
+// name or code, which PCRE2 takes only in UTF mode, worded as it words
+// them, in a class or not.
+func (p *parser) failNamedChar() {
+	if p.pos >= len(p.src) || p.src[p.pos] != '{' {
+		return
+	}
+	if _, ok := p.quantifierAt(); ok {
+		return
+	}
+	if strings.HasPrefix(p.src[p.pos+1:], "U+") {
+		p.fail(p.pos, `\N{U+dddd} is supported only in Unicode (UTF) mode`)
+	}
+	p.fail(p.pos, `PCRE2 does not support \F, \L, \l, \N{name}, \U, or \u`)
+}
+
 func (p *parser) backref(f *flags, num int) *node {
 	if num == 0 {
 		p.fail(p.pos, "reference to non-existent subpattern")
@@ -709,7 +723,7 @@ func (p *parser) octal(n int) byte {
 		p.pos++
 	}
 	if v > 255 {
-		p.fail(p.pos, "octal value is greater than \\377 in 8-bit non-UTF mode")
+		p.fail(p.pos, "octal value is greater than \\377 in 8-bit non-UTF-8 mode")
 	}
 	return byte(v)
 }
@@ -736,34 +750,13 @@ func (p *parser) charEscape() byte {
 		return p.octal(2)
 	case 'o':
 		if p.pos >= len(p.src) || p.src[p.pos] != '{' {
-			p.fail(p.pos, `missing opening brace after \o`)
+			// At the character after \o, or at the o that ends the pattern.
+			p.fail(min(p.pos, len(p.src)-1), `missing opening brace after \o`)
 		}
-		end := strings.IndexByte(p.src[p.pos:], '}')
-		if end < 0 {
-			p.fail(len(p.src), `missing closing brace in \o{}`)
-		}
-		v, err := strconv.ParseUint(p.src[p.pos+1:p.pos+end], 8, 32)
-		if err != nil || end == 1 {
-			p.fail(p.pos, `non-octal character in \o{} (closing brace missing?)`)
-		}
-		if v > 255 {
-			p.fail(p.pos, `character code point value in \x{} or \o{} is too large`)
-		}
-		p.pos += end + 1
-		return byte(v)
+		return p.bracedCode(8, `non-octal character in \o{} (closing brace missing?)`)
 	case 'x':
 		if p.pos < len(p.src) && p.src[p.pos] == '{' {
-			end := strings.IndexByte(p.src[p.pos:], '}')
-			if end > 1 {
-				if v, err := strconv.ParseUint(p.src[p.pos+1:p.pos+end], 16, 32); err == nil {
-					if v > 255 {
-						p.fail(p.pos, `character code point value in \x{} or \o{} is too large`)
-					}
-					p.pos += end + 1
-					return byte(v)
-				}
-			}
-			p.fail(p.pos, `non-hex character in \x{} (closing brace missing?)`)
+			return p.bracedCode(16, `non-hex character in \x{} (closing brace missing?)`)
 		}
 		v := 0
 		for i := 0; i < 2 && p.pos < len(p.src) && isHex(p.src[p.pos]); i++ {
@@ -778,19 +771,49 @@ func (p *parser) charEscape() byte {
 		x := p.src[p.pos]
 		p.pos++
 		if x < 32 || x > 126 {
-			p.fail(p.pos, `\c must be followed by a printable ASCII character`)
+			p.fail(p.pos-1, `\c must be followed by a printable ASCII character`)
 		}
 		if x >= 'a' && x <= 'z' {
 			x -= 32
 		}
 		return x ^ 0x40
-	case 'L', 'l', 'U', 'u':
+	case 'F', 'L', 'l', 'U', 'u':
 		p.fail(p.pos, `PCRE2 does not support \F, \L, \l, \N{name}, \U, or \u`)
 	}
 	if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
-		p.fail(p.pos, "unrecognized character follows \\")
+		// PCRE2 points at the letter.
+		p.fail(p.pos-1, "unrecognized character follows \\")
 	}
 	return c // an escaped non-alphanumeric stands for itself
+}
+
+// bracedCode reads the digits of \x{..} (base 16) or \o{..} (8), p.pos
+// at the brace, failing with notDigit where PCRE2 does: at the first
+// character that is no digit nor the closing brace, or at the last one
+// of a pattern that ends first.
+func (p *parser) bracedCode(base int, notDigit string) byte {
+	digit := isHex
+	if base == 8 {
+		digit = func(c byte) bool { return c >= '0' && c <= '7' }
+	}
+	i := p.pos + 1
+	for i < len(p.src) && digit(p.src[i]) {
+		i++
+	}
+	switch {
+	case i == p.pos+1 && (i == len(p.src) || p.src[i] == '}'):
+		p.fail(i, `digits missing in \x{} or \o{} or \N{U+}`)
+	case i == len(p.src):
+		p.fail(i-1, "%s", notDigit)
+	case p.src[i] != '}':
+		p.fail(i, "%s", notDigit)
+	}
+	v, err := strconv.ParseUint(p.src[p.pos+1:i], base, 64)
+	if err != nil || v > 255 {
+		p.fail(i, `character code point value in \x{} or \o{} is too large`)
+	}
+	p.pos = i + 1
+	return byte(v)
 }
 
 func isHex(c byte) bool {
@@ -892,12 +915,15 @@ func (p *parser) property() byteSet {
 	if p.src[p.pos] == '{' {
 		end := strings.IndexByte(p.src[p.pos:], '}')
 		if end < 0 {
-			p.fail(p.pos, `malformed \P or \p sequence`)
+			p.fail(len(p.src), `malformed \P or \p sequence`)
 		}
 		name = p.src[p.pos+1 : p.pos+end]
 		p.pos += end + 1
 	} else {
 		name = p.src[p.pos : p.pos+1]
+		if c := name[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			p.fail(p.pos+1, `malformed \P or \p sequence`)
+		}
 		p.pos++
 	}
 	neg := strings.HasPrefix(name, "^")
@@ -920,7 +946,7 @@ func (p *parser) property() byteSet {
 			t, ok = unicode.Scripts[name]
 		}
 		if !ok {
-			p.fail(p.pos, "unknown property name after \\P or \\p")
+			p.fail(p.pos, "unknown property after \\P or \\p")
 		}
 		pred = func(r rune) bool { return unicode.Is(t, r) }
 	}
@@ -1049,11 +1075,17 @@ lead:
 				p.pos += 2
 				literal(8)
 				continue
+			case 'g':
+				// \g names a group outside a class only: PCRE2 reads it
+				// as "g" in one.
+				p.pos += 2
+				literal('g')
+				continue
 			case 'B', 'R', 'X':
 				// PCRE2 points at the escape's letter.
 				p.fail(p.pos+1, "escape sequence is invalid in character class")
 			}
-			if lo >= 0 && strings.IndexByte("dDsSwWhHvVpPNKAzZG", e) >= 0 {
+			if lo >= 0 && strings.IndexByte("dDsSwWhHvVpPNKkCAzZG", e) >= 0 {
 				// Only a character can end a range; PCRE2 says so before
 				// reading \p's braces, and before it refuses the escapes
 				// a class cannot hold but \B, \R and \X.
@@ -1061,8 +1093,10 @@ lead:
 			}
 			switch e {
 			case 'N':
-				p.fail(p.pos+2, `\N is not supported in a class`)
-			case 'K', 'A', 'z', 'Z', 'G':
+				p.pos += 2
+				p.failNamedChar()
+				p.fail(p.pos, `\N is not supported in a class`)
+			case 'K', 'k', 'C', 'A', 'z', 'Z', 'G':
 				p.fail(p.pos+1, "escape sequence is invalid in character class")
 			}
 			p.pos += 2
@@ -1126,14 +1160,15 @@ func (p *parser) posixAt(i int) (string, bool) {
 	if d != ':' && d != '.' && d != '=' {
 		return "", false
 	}
+	// As PCRE2 scans: \] and \\ are skipped, "[" ends the scan only
+	// before the delimiter, so [.z\h.] is a collating element.
 	for j := i + 2; j+1 < len(p.src); j++ {
-		if p.src[j] == '\\' || p.src[j] == '[' {
+		switch c := p.src[j]; {
+		case c == '\\' && (p.src[j+1] == ']' || p.src[j+1] == '\\'):
+			j++
+		case c == '[' && p.src[j+1] == d || c == ']':
 			return "", false
-		}
-		if p.src[j] == ']' {
-			return "", false
-		}
-		if p.src[j] == d && p.src[j+1] == ']' {
+		case c == d && p.src[j+1] == ']':
 			return p.src[i+1 : j+1], true
 		}
 	}
@@ -1169,6 +1204,9 @@ func (p *parser) group(f *flags, depth int) (*node, bool) {
 	p.pos++
 	if p.pos < len(p.src) && p.src[p.pos] == '*' {
 		p.fail(p.pos, "(*VERB) items and (*alpha: assertions are not supported")
+	}
+	if strings.HasPrefix(p.src[p.pos:], "?*") || strings.HasPrefix(p.src[p.pos:], "?<*") {
+		p.fail(p.pos+1, "non-atomic assertions (?* and (?<* are not supported")
 	}
 	if p.pos >= len(p.src) || p.src[p.pos] != '?' {
 		if f.noAutoCapture {
@@ -1225,7 +1263,10 @@ func (p *parser) group(f *flags, depth int) (*node, bool) {
 				p.fail(p.pos, "recursion and subroutine calls are not supported")
 			}
 		}
-		p.fail(p.pos, "unrecognized character after (?P")
+		if p.pos+1 >= len(p.src) {
+			p.fail(len(p.src), "missing closing parenthesis")
+		}
+		p.fail(p.pos+1, "unrecognized character after (?P")
 	case '<':
 		if p.pos+1 < len(p.src) && (p.src[p.pos+1] == '=' || p.src[p.pos+1] == '!') {
 			neg := p.src[p.pos+1] == '!'
@@ -1284,7 +1325,7 @@ func (p *parser) group(f *flags, depth int) (*node, bool) {
 		case ':':
 			return p.body(&nf, depth, &node{op: opGroup}), true
 		default:
-			p.fail(p.pos, "unrecognized character after (? or (?-")
+			p.fail(p.pos-1, "unrecognized character after (? or (?-")
 		}
 	}
 	p.fail(len(p.src), "missing closing parenthesis")
@@ -1309,7 +1350,7 @@ func (p *parser) capture(f *flags, depth int, name string) *node {
 	}
 	if name != "" {
 		if _, dup := p.names[name]; dup {
-			p.fail(p.pos, "two named subpatterns have the same name")
+			p.fail(p.pos, "two named subpatterns have the same name (PCRE2_DUPNAMES not set)")
 		}
 		p.names[name] = p.ncap
 	}

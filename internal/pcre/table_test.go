@@ -125,6 +125,9 @@ var matchCases = []matchCase{
 	{pat: `^\Qa.b\E+$`, subj: "a.bbb", want: m("a.bbb"), notPerl: `\Q is string interpolation in Perl`},
 	{pat: `^\Qa.b\E$`, subj: "axb", notPerl: `\Q is string interpolation in Perl`},
 	{pat: `^[\x41-\x{43}]+$`, subj: "ABC", want: m("ABC")},
+	// \g is "g" in a class (mosaic refused it until pcre27).
+	{pat: `^[\g]+$`, subj: "gg", want: m("gg"), notPerl: `Perl refuses \g in a class`},
+	{pat: `^[a-\g]$`, subj: "h", notPerl: `Perl refuses \g in a class`},
 	{pat: `^\101\x42\o{103}\cD$`, subj: "ABC\x04", want: m("ABC\x04")},
 	{pat: `^\p{Lu}+$`, subj: "AB\xc0", want: m("AB\xc0"), notPerl: "Perl reads a byte above 0x7f as no letter"},
 	{pat: `^[a-z]+$`, caseless: true, subj: "aBc", want: m("aBc")},
@@ -248,8 +251,8 @@ var compileCases = []compileCase{
 	{`(?)`, ""},
 	{`(?^-i)`, "invalid hyphen"},
 	{`\c`, "at end of pattern"},
-	{`\N{U+41}`, "UTF mode"},
-	{`\N{a}`, "UTF mode"},
+	{`\N{U+41}`, "(UTF) mode"},
+	{`\N{a}`, `does not support \F, \L, \l, \N{name}`},
 	{`\N{2,}`, ""},
 	{`\p{Greek}\p{Xan}\pN\p{^L}\P{^L}\p{L&}[\p{L}-]`, ""},
 	{`(?xx)[a b]`, ""},
@@ -276,4 +279,6 @@ var unsupportedCases = []compileCase{
 	{`\g<1>(a)`, "not supported"},
 	{`\X`, "not supported"},
 	{`(?J)(?<n>a)|(?<n>b)`, "not supported"},
+	{`(?*a)`, "not supported"},
+	{`(?<*a)`, "not supported"},
 }
