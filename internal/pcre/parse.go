@@ -240,6 +240,8 @@ func (p *parser) skipIgnored(f *flags) {
 	}
 }
 
+// skipExtended skips x-mode's spaces and comments: its spaces are
+// Unicode's Pattern_White_Space within a byte, NEL (0x85) among them.
 func (p *parser) skipExtended(f *flags) {
 	if !f.extended {
 		return
@@ -247,7 +249,7 @@ func (p *parser) skipExtended(f *flags) {
 	for p.pos < len(p.src) {
 		c := p.src[p.pos]
 		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == 0x85:
 			p.pos++
 		case c == '#':
 			for p.pos < len(p.src) && p.src[p.pos] != '\n' {
@@ -575,6 +577,16 @@ func (p *parser) failNamedChar() {
 	if p.pos >= len(p.src) || p.src[p.pos] != '{' {
 		return
 	}
+	brace := p.pos
+	defer func() {
+		// PCRE2 points at the brace of \N{2,1} too.
+		if r := recover(); r != nil {
+			if se, ok := r.(*syntaxError); ok {
+				se.off = brace
+			}
+			panic(r)
+		}
+	}()
 	if _, ok := p.quantifierAt(); ok {
 		return
 	}

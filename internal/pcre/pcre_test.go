@@ -179,6 +179,7 @@ func TestCompileErrors(t *testing.T) {
 		`(?P`:            `missing closing parenthesis in "(?P"`,
 		`(?<n>a)(?<n>b)`: `two named subpatterns have the same name (PCRE2_DUPNAMES not set) in "(?<n>a)(?<n>b)" at "b)"`,
 		`[.z\h.]`:        `POSIX collating elements are not supported in "[.z\h.]" at "[.z\h.]"`,
+		`\N{2,1}x`:       `numbers out of order in {} quantifier in "\N{2,1}x" at "{2,1}x"`,
 	} {
 		_, err = Compile(pat, false)
 		if want = "pcre2_compile() failed: " + want; fmt.Sprint(err) != want {

@@ -156,6 +156,9 @@ var matchCases = []matchCase{
 	{pat: `(?x) a b # comment
 	  c`, subj: "abc", want: m("abc")},
 	{pat: `(?x)a[ ]b`, subj: "a b", want: m("a b")},
+	// x-mode skips NEL (0x85) too (mosaic matched it until pcre27).
+	{pat: "(?x)^a\x85b$", subj: "ab", want: m("ab"), notPerl: "Perl reads 0x85 as no space without Unicode rules"},
+	{pat: "(?x)^a\x85b$", subj: "a\x85b", notPerl: "Perl reads 0x85 as no space without Unicode rules"},
 	{pat: `(?U)a+`, subj: "aaa", want: m("a"), notPerl: "Perl has no (?U)"},
 	{pat: `(?U)a+?`, subj: "aaa", want: m("aaa"), notPerl: "Perl has no (?U)"},
 	{pat: `(?n)(a)(?<x>b)`, subj: "ab", want: m("ab", "b"), notPerl: "Perl 5.36 numbers (?n) groups differently"},
