@@ -13,6 +13,19 @@ const (
 	dialectRegexp2                // regexp2's default (.NET) syntax, on the same runes
 )
 
+// btRune is the rune the backtracking engine reads for byte c: a byte
+// above 0x7f is a character of the Private Use Area, which has no case,
+// so that a caseless back reference folds ASCII letters only, as PCRE's
+// tables do (regexp2 folds Latin-1 letters: (?i)(\xe9)\1 matched
+// "\xe9\xc9" until pcre27). Every other construct is written as explicit
+// sets of bytes, which byteLit maps the same way.
+func btRune(c byte) rune {
+	if c < 0x80 {
+		return rune(c)
+	}
+	return 0xE000 + rune(c)
+}
+
 // The word characters of \b, written for lookarounds.
 const wordClass = `[0-9A-Za-z_]`
 
@@ -150,6 +163,11 @@ func (e *emitter) byteLit(c byte) {
 	switch {
 	case c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '/':
 		e.b.WriteByte(c)
+	case c >= 0x80 && e.d == dialectRegexp2:
+		// The backtracking engine reads such a byte as btRune(c). A
+		// range from below 0x80 that ends here also covers the runes
+		// between, which no subject holds.
+		fmt.Fprintf(&e.b, `\u%04X`, btRune(c))
 	default:
 		fmt.Fprintf(&e.b, `\x%02x`, c)
 	}

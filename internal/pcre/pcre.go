@@ -431,7 +431,7 @@ func (re *Regexp) index(s string, groups bool) ([]int, error) {
 	}
 	in := make([]rune, len(s))
 	for i := 0; i < len(s); i++ {
-		in[i] = rune(s[i])
+		in[i] = btRune(s[i])
 	}
 	start := time.Now()
 	idx, err := re.runBT(in, groups)

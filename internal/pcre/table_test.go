@@ -43,6 +43,11 @@ var matchCases = []matchCase{
 	{pat: `(?<q>['"]).*?\k<q>`, subj: `say "hi" now`, want: m(`"hi"`, `"`)},
 	{pat: `(a)(b)\g{-1}\g1`, subj: "abba", want: m("abba", "a", "b")},
 	{pat: `(?P<x>a)(?P=x)`, subj: "baa", want: m("aa", "a")},
+	// A caseless back reference folds ASCII letters only (regexp2 folded
+	// Latin-1 letters too until pcre27).
+	{pat: "^/(\xe9)\\1", caseless: true, subj: "/\xe9\xc9"},
+	{pat: "^/(\xe9)\\1", caseless: true, subj: "/\xe9\xe9", want: m("/\xe9\xe9", "\xe9")},
+	{pat: `^/(\w\W)\1$`, caseless: true, subj: "/a\xe9A\xe9", want: m("/a\xe9A\xe9", "a\xe9")},
 	// \g{+1} is the next group (mosaic refused it until pcre27).
 	{pat: `^(?:b\g{+1}|(a))+$`, subj: "aba", want: m("aba", "a"), notPerl: `Perl has no \g{+n}`},
 	{pat: `^(?:b\g+1|(a))+$`, subj: "abb", notPerl: `Perl has no \g+n`},
