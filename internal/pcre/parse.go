@@ -522,7 +522,12 @@ func (p *parser) escape(f *flags) (*node, bool) {
 			one.set.add(b)
 		}
 		return &node{op: opAtomic, subs: []*node{{op: opAlt, subs: []*node{crlf, one}}}, units: 1}, true
-	case 'K', 'X', 'C':
+	case 'C':
+		// One code unit: without UTF mode, any byte, a newline too.
+		n := &node{op: opSet, units: 1} // OP_ALLANY
+		n.set.addRange(0, 255)
+		return n, true
+	case 'K', 'X':
 		p.fail(p.pos, `\%c is not supported`, c)
 	case 'g':
 		return p.backrefG(f), true

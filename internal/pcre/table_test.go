@@ -71,6 +71,10 @@ var matchCases = []matchCase{
 	{pat: `(?s)a.b`, subj: "a\nb", want: m("a\nb")},
 	{pat: `a.b`, subj: "a\nb"},
 	{pat: `a\Nb`, subj: "a\nb"},
+	// \C is one byte, a newline too, without UTF mode (mosaic refused
+	// it until pcre27).
+	{pat: `^/(\C+)\Cb$`, subj: "/\xc3\xa9\tab", want: m("/\xc3\xa9\tab", "\xc3\xa9\t"), notPerl: `Perl removed \C`},
+	{pat: `(?<=\C\C)a`, subj: "\xe9ba", want: m("a"), notPerl: `Perl removed \C`},
 	{pat: `^\N{2}$`, subj: "ab", want: m("ab")},
 	{pat: `^\N{2}$`, subj: "a"},
 	{pat: `^a\N{1,2}?b`, subj: "axbb", want: m("axb")},
