@@ -117,6 +117,10 @@ func (e *emitter) node(n *node) {
 		}
 	case opAssert:
 		e.assert(n.assert)
+	case opKeep:
+		// regexp2 only (\K needs backtracking): an empty group numbered
+		// past the pattern's own, the same for every \K.
+		fmt.Fprintf(&e.b, "(?<%d>)", n.cap)
 	}
 }
 

@@ -30,6 +30,7 @@ const (
 	opLook       // lookahead or lookbehind, maybe negative
 	opBackref    // \N
 	opAssert     // zero-width assertions below
+	opKeep       // \K: the reported match starts here (group cap holds where)
 )
 
 type assertKind uint8
@@ -130,8 +131,13 @@ type parser struct {
 	// are resolved; groups holds each capture node by number.
 	lookbehinds    []namedRef
 	groups         []*node
-	needsBacktrack bool // lookaround, backreference, atomic, possessive
+	needsBacktrack bool // lookaround, backreference, atomic, possessive, \K
 	endSensitive   bool // $, \Z or multiline ^: PCRE treats a final \n specially
+	// keeps are the \K nodes; lookDepth counts the lookarounds open, in
+	// which PCRE2 10.42 refuses \K (keepInLook).
+	keeps      []*node
+	lookDepth  int
+	keepInLook bool
 }
 
 // namedRef is a back reference (name "" for a numbered one) or a
@@ -187,6 +193,14 @@ func parse(src string, caseless bool) (n *node, p *parser, err error) {
 	// references to no group, in the pattern's order.
 	for _, lb := range p.lookbehinds {
 		p.checkLookbehind(lb.n, lb.off)
+	}
+	if p.keepInLook {
+		p.fail(len(src), "\\K is not allowed in lookarounds (but see PCRE2_EXTRA_ALLOW_LOOKAROUND_BSK)")
+	}
+	for _, k := range p.keeps {
+		// A capture of its own past the pattern's, one for every \K:
+		// the last one passed on the match's path holds the start.
+		k.cap = p.ncap + 1
 	}
 	for _, r := range p.refs {
 		p.checkRef(r.n)
@@ -527,7 +541,13 @@ func (p *parser) escape(f *flags) (*node, bool) {
 		n := &node{op: opSet, units: 1} // OP_ALLANY
 		n.set.addRange(0, 255)
 		return n, true
-	case 'K', 'X':
+	case 'K':
+		p.needsBacktrack = true
+		p.keepInLook = p.keepInLook || p.lookDepth > 0
+		n := &node{op: opKeep, units: 1} // OP_SET_SOM
+		p.keeps = append(p.keeps, n)
+		return n, false
+	case 'X':
 		p.fail(p.pos, `\%c is not supported`, c)
 	case 'g':
 		return p.backrefG(f), true
@@ -1380,6 +1400,10 @@ func (p *parser) capture(f *flags, depth int, name string) *node {
 // body parses a group's alternatives up to ")" into n. Options set inside
 // end with the group.
 func (p *parser) body(f *flags, depth int, n *node) *node {
+	if n.op == opLook {
+		p.lookDepth++
+		defer func() { p.lookDepth-- }()
+	}
 	inner := p.alternation(*f, depth+1)
 	if p.pos >= len(p.src) || p.src[p.pos] != ')' {
 		p.fail(len(p.src), "missing closing parenthesis")
@@ -1410,7 +1434,7 @@ func (p *parser) fixedWidth(n *node, depth int) (int, bool) {
 	}
 	fixedWidth := func(n *node) (int, bool) { return p.fixedWidth(n, depth+1) }
 	switch n.op {
-	case opEmpty, opAssert, opLook:
+	case opEmpty, opAssert, opLook, opKeep:
 		return 0, true
 	case opSet:
 		return 1, true

@@ -38,8 +38,11 @@ var ErrLimit = errors.New("regular expression match limit exceeded")
 type Regexp struct {
 	expr  string
 	names []string
-	re2   *regexp.Regexp  // nil when only backtracking can give PCRE's answer
-	bt    *regexp2.Regexp // nil when RE2 answers every subject
+	// keep is the group that holds where the last \K passed set the
+	// match's start (see opKeep), or 0.
+	keep int
+	re2  *regexp.Regexp  // nil when only backtracking can give PCRE's answer
+	bt   *regexp2.Regexp // nil when RE2 answers every subject
 	// endSensitive marks a pattern with $, \Z or multiline ^: PCRE lets
 	// these match around a newline that ends the subject, which the RE2
 	// program does not express, so such subjects go to bt.
@@ -249,6 +252,9 @@ func compileSized(expr string, caseless, forceBT, sized bool) (*Regexp, error) {
 		return nil, fmt.Errorf(`pcre2_compile() failed: %s in "%s" at "%s"`, se.msg, expr, expr[se.off:])
 	}
 	re := &Regexp{expr: expr, names: p.capName, endSensitive: p.endSensitive, slotOver: configSlotOver, longSlots: configSlots}
+	if len(p.keeps) > 0 {
+		re.keep = p.ncap + 1
+	}
 	if sized {
 		size := compiledSize(tree)
 		if size > maxCompiled {
@@ -482,6 +488,12 @@ func (re *Regexp) runBT(in []rune, groups bool) ([]int, error) {
 				continue
 			}
 			idx[2*i], idx[2*i+1] = start, start+length
+		}
+		if re.keep > 0 {
+			// \K: the match starts where the last \K passed was.
+			if start, _, ok := v.GroupRange(re.keep); ok {
+				idx[0] = start
+			}
 		}
 		return false
 	})

@@ -56,6 +56,14 @@ var matchCases = []matchCase{
 	{pat: `a++a`, subj: "aaaa"},
 	{pat: `a*+b`, subj: "aab", want: m("aab")},
 	{pat: `x\R`, subj: "x\r\n", want: m("x\r\n")},
+	// \K: the match starts where the last \K on its path was (mosaic
+	// refused it until pcre27).
+	{pat: `^/api/\K(.*)$`, subj: "/api/users", want: m("users", "users")},
+	{pat: `(a\K|ab)c`, subj: "xac", want: m("c", "a")},
+	{pat: `(a\K|ab)c`, subj: "xabc", want: m("abc", "ab")},
+	{pat: `(?:a\K|b)+c`, subj: "abac", want: m("c")},
+	{pat: `^(?:a|\Kb)+$`, subj: "abaa", want: m("baa")},
+	{pat: `(?>a\K)b\K`, subj: "ab", want: m("")},
 	{pat: `x\R\n`, subj: "x\r\n"},
 	// $, \Z, \z and newlines.
 	{pat: `b$`, subj: "ab\n", want: m("b")},
@@ -277,6 +285,10 @@ var compileCases = []compileCase{
 	{`(?<=(a)\1)`, ""},
 	{`(?<=x(?=y))`, ""},
 	{`(?<=\R)`, "not fixed length"},
+	{`(?=a\K)`, `\K is not allowed in lookarounds`},
+	{`(?<=a\K)b`, `\K is not allowed in lookarounds`},
+	{`a\K+`, "quantifier does not follow"},
+	{`a\Kb`, ""},
 	{`(?<name_with_more_than_thirty_two_chars>a)`, "too long"},
 }
 
@@ -284,7 +296,6 @@ var compileCases = []compileCase{
 // the reason it gives (see the package README).
 var unsupportedCases = []compileCase{
 	{`(*UTF)a`, "not supported"},
-	{`a\Kb`, "not supported"},
 	{`(?|(a)|(b))`, "not supported"},
 	{`(a)(?(1)a|b)`, "not supported"},
 	{`(?R)`, "not supported"},
