@@ -1470,7 +1470,24 @@ func (p *parser) fixedWidth(n *node, depth int) (int, bool) {
 		// PCRE takes a reference to a group of fixed length, and finds
 		// one to no group here, before the other references.
 		p.checkRef(n)
-		return fixedWidth(p.groups[n.cap])
+		if g := p.groups[n.cap]; !contains(g, n) {
+			return fixedWidth(g)
+		}
+		// A reference inside the group it names: (a(?<=\1)).
+		return 0, false
 	}
 	return 0, false
+}
+
+// contains reports whether n is in the tree under g.
+func contains(g, n *node) bool {
+	if g == n {
+		return true
+	}
+	for _, s := range g.subs {
+		if contains(s, n) {
+			return true
+		}
+	}
+	return false
 }
