@@ -60,6 +60,10 @@ func (e *emitter) node(n *node) {
 		}
 		e.b.WriteByte(')')
 	case opRepeat:
+		if e.d == dialectRegexp2 && copiedRepeat(n) {
+			e.copies(n)
+			return
+		}
 		e.b.WriteString("(?:")
 		e.node(n.subs[0])
 		e.b.WriteByte(')')
@@ -84,9 +88,13 @@ func (e *emitter) node(n *node) {
 			e.b.WriteByte('+') // regexp2 only: the tree needs backtracking
 		}
 	case opCapture:
-		// Unnamed in both dialects: names are kept on the side, and regexp2
-		// would number named groups after the unnamed ones.
-		e.b.WriteByte('(')
+		// Unnamed for RE2: names are kept on the side. Numbered for
+		// regexp2, where a repeat's copies (copies) hold the same group.
+		if e.d == dialectRegexp2 {
+			fmt.Fprintf(&e.b, "(?<%d>", n.cap)
+		} else {
+			e.b.WriteByte('(')
+		}
 		e.node(n.subs[0])
 		e.b.WriteByte(')')
 	case opGroup:
@@ -121,6 +129,58 @@ func (e *emitter) node(n *node) {
 		// regexp2 only (\K needs backtracking): an empty group numbered
 		// past the pattern's own, the same for every \K.
 		fmt.Fprintf(&e.b, "(?<%d>)", n.cap)
+	}
+}
+
+// copiedRepeat reports a counted repeat of a group that can match the
+// empty string ((a?){2}, (?:x|()){1,3}, ({2,} too): PCRE2 compiles it
+// as copies of the group, not as a loop, so no copy is cut short for
+// matching empty, where regexp2's loop stops at an empty iteration: ^(?:
+// ()|(a)\1){1,3}$ matched "a" in PCRE2 and not in mosaic until pcre27.
+// A repeat PCRE2 would compile too large (NGINX refuses the pattern)
+// stays a loop.
+func copiedRepeat(n *node) bool {
+	switch n.subs[0].op {
+	case opCapture, opGroup, opAtomic:
+	default:
+		return false
+	}
+	counted := n.max > 1 || n.max == -1 && n.min > 1
+	return counted && canBeEmpty(n.subs[0]) && sizeOf(n) <= maxCompiled
+}
+
+// copies writes n as PCRE2 compiles it: min copies of the group (min-1
+// and a loop for an unbounded repeat), then each optional copy nested
+// in the one before, all in an atomic group for a possessive repeat.
+func (e *emitter) copies(n *node) {
+	sub := n.subs[0]
+	mark := ""
+	if n.mode == lazy {
+		mark = "?"
+	}
+	if n.mode == possessive {
+		e.b.WriteString("(?>")
+	}
+	fixed, optional := n.min, n.max-n.min
+	if n.max == -1 {
+		fixed, optional = n.min-1, 0
+	}
+	for i := 0; i < fixed; i++ {
+		e.node(sub)
+	}
+	if n.max == -1 {
+		e.node(sub)
+		e.b.WriteString("+" + mark)
+	}
+	for i := 0; i < optional; i++ {
+		e.b.WriteString("(?:")
+		e.node(sub)
+	}
+	for i := 0; i < optional; i++ {
+		e.b.WriteString(")?" + mark)
+	}
+	if n.mode == possessive {
+		e.b.WriteByte(')')
 	}
 }
 

@@ -195,6 +195,13 @@ var matchCases = []matchCase{
 	{pat: `^(?:(a)|b)*$`, subj: "ab", want: m("ab", "a")},
 	{pat: `^(a*)+$`, subj: "aa", want: m("aa", "")},
 	{pat: `^(a*)*$`, subj: "b"},
+	// A counted repeat of a group that can match empty is copies of it
+	// in PCRE2, none cut short for matching empty (regexp2's loop stopped
+	// at the first empty iteration until pcre27).
+	{pat: `^(?:()|(a)\1){1,3}$`, subj: "a", want: m("a", "", "a"), notPerl: "Perl loops, stopping at an empty iteration"},
+	{pat: `^(?:()|(a)\1){1,3}?$`, subj: "a", want: m("a", "", "a"), notPerl: "Perl loops, stopping at an empty iteration"},
+	{pat: `^(?:()|(a)\1){1,3}+$`, subj: "a"},
+	{pat: `^(?:()|(a)\1){2,}$`, subj: "aa", want: m("aa", "", "a")},
 	{pat: `(a|ab)(c|bcd)(d*)`, subj: "abcd", want: m("abcd", "a", "bcd", "")},
 	{pat: `(a+)(b+)?`, subj: "aac", want: m("aa", "aa", "")},
 	{pat: `x*`, subj: "aaa", want: m("")},
