@@ -32,10 +32,13 @@ const wordClass = `[0-9A-Za-z_]`
 type emitter struct {
 	d dialect
 	b strings.Builder
+	// spare is a group number past the pattern's and \K's, for the
+	// empty captures of loopBody.
+	spare int
 }
 
 func emit(n *node, d dialect) string {
-	e := &emitter{d: d}
+	e := &emitter{d: d, spare: maxCap(n) + 2}
 	e.node(n)
 	return e.b.String()
 }
@@ -64,9 +67,7 @@ func (e *emitter) node(n *node) {
 			e.copies(n)
 			return
 		}
-		e.b.WriteString("(?:")
-		e.node(n.subs[0])
-		e.b.WriteByte(')')
+		e.loopBody(n)
 		switch {
 		case n.min == 0 && n.max == -1:
 			e.b.WriteByte('*')
@@ -132,6 +133,48 @@ func (e *emitter) node(n *node) {
 	}
 }
 
+// loopBody writes the group a repeat of n's item loops over. regexp2
+// folds a greedy loop around a possessive loop of one character into
+// one possessive loop ((?:a++)* as a*+, (?:a++){2} as a{2,}+), which
+// gives back no iteration: (?:a++)*ab did not match "aab". An empty
+// capture of a spare group number keeps the two loops apart.
+func (e *emitter) loopBody(n *node) {
+	e.b.WriteString("(?:")
+	e.node(n.subs[0])
+	if e.d == dialectRegexp2 && n.mode != lazy && possessiveItem(n.subs[0]) {
+		fmt.Fprintf(&e.b, "(?<%d>)", e.spare)
+	}
+	e.b.WriteByte(')')
+}
+
+// possessiveItem reports an atomic group or a possessive repeat, bare or
+// in a group of its own.
+func possessiveItem(n *node) bool {
+	switch n.op {
+	case opAtomic:
+		return true
+	case opRepeat:
+		return n.mode == possessive
+	case opGroup:
+		return possessiveItem(n.subs[0])
+	case opConcat:
+		return len(n.subs) == 1 && possessiveItem(n.subs[0])
+	}
+	return false
+}
+
+// maxCap is the highest group number in the tree under n.
+func maxCap(n *node) int {
+	m := 0
+	if n.op == opCapture {
+		m = n.cap
+	}
+	for _, s := range n.subs {
+		m = max(m, maxCap(s))
+	}
+	return m
+}
+
 // copiedRepeat reports a counted repeat of a group that can match the
 // empty string ((a?){2}, (?:x|()){1,3}, ({2,} too): PCRE2 compiles it
 // as copies of the group, not as a loop, so no copy is cut short for
@@ -169,7 +212,7 @@ func (e *emitter) copies(n *node) {
 		e.node(sub)
 	}
 	if n.max == -1 {
-		e.node(sub)
+		e.loopBody(n)
 		e.b.WriteString("+" + mark)
 	}
 	for i := 0; i < optional; i++ {

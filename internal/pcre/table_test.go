@@ -55,6 +55,11 @@ var matchCases = []matchCase{
 	{pat: `(?>a+)a`, subj: "aaaa"},
 	{pat: `a++a`, subj: "aaaa"},
 	{pat: `a*+b`, subj: "aab", want: m("aab")},
+	// A loop around a possessive item gives back whole iterations
+	// (regexp2 folded (?:a++)* into a*+ until pcre27).
+	{pat: `(?:a++)*ab`, subj: "aab", want: m("ab")},
+	{pat: `((?>a+))*ab`, subj: "aab", want: m("ab", "")},
+	{pat: `^/(?:a++){2}`, subj: "/aa"},
 	{pat: `x\R`, subj: "x\r\n", want: m("x\r\n")},
 	// \K: the match starts where the last \K on its path was (mosaic
 	// refused it until pcre27).
