@@ -1323,8 +1323,9 @@ func (p *parser) group(f *flags, depth int) (*node, bool) {
 	nf := *f
 	on, hyphen := true, true
 	if c == '^' {
-		hyphen = false // (?^) unsets them all; nothing to take back
-		nf.caseless, nf.multiline, nf.dotall, nf.extended, nf.extendedMore, nf.noAutoCapture, nf.ungreedy = false, false, false, false, false, false, false
+		// (?^) unsets imnsx (not U); nothing is left to take back.
+		hyphen = false
+		nf.caseless, nf.multiline, nf.dotall, nf.extended, nf.extendedMore, nf.noAutoCapture = false, false, false, false, false, false
 		p.pos++
 	}
 	for p.pos < len(p.src) {

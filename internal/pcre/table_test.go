@@ -194,6 +194,8 @@ var matchCases = []matchCase{
 	{pat: `(?x)^/(a+ ?)`, subj: "/aab", want: m("/a", "a")},
 	{pat: `(?x)^/(a+ +a)`, subj: "/aab"},
 	{pat: `(?^i:a)`, subj: "A", want: m("A")},
+	// (?^) leaves U alone (mosaic unset it until pcre27).
+	{pat: `(?U)^/(a+)(?^)(b+)`, subj: "/aabb", want: m("/aab", "aa", "b"), notPerl: "Perl has no (?U)"},
 	// Captures: non-participating groups, empty loops, leftmost-first.
 	{pat: `(a)|(b)`, subj: "b", want: m("b", "", "b")},
 	{pat: `^(a|b|)*$`, subj: "ab", want: m("ab", "")},
