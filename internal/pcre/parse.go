@@ -1098,7 +1098,10 @@ lead:
 			lo, start = start, -1
 			continue
 		}
-		if c == '\\' && p.pos+1 < len(p.src) {
+		if c == '\\' && p.pos+1 == len(p.src) {
+			p.fail(len(p.src), `\ at end of pattern`)
+		}
+		if c == '\\' {
 			e := p.src[p.pos+1]
 			switch e {
 			case 'Q':

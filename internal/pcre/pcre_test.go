@@ -180,6 +180,7 @@ func TestCompileErrors(t *testing.T) {
 		`(?<n>a)(?<n>b)`: `two named subpatterns have the same name (PCRE2_DUPNAMES not set) in "(?<n>a)(?<n>b)" at "b)"`,
 		`[.z\h.]`:        `POSIX collating elements are not supported in "[.z\h.]" at "[.z\h.]"`,
 		`\N{2,1}x`:       `numbers out of order in {} quantifier in "\N{2,1}x" at "{2,1}x"`,
+		`[^]\`:           `\ at end of pattern in "[^]\"`,
 	} {
 		_, err = Compile(pat, false)
 		if want = "pcre2_compile() failed: " + want; fmt.Sprint(err) != want {
