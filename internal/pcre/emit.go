@@ -35,10 +35,16 @@ type emitter struct {
 	// spare is a group number past the pattern's and \K's, for the
 	// empty captures of loopBody.
 	spare int
+	// loops keeps every counted repeat a loop (see copiedRepeat).
+	loops bool
 }
 
-func emit(n *node, d dialect) string {
-	e := &emitter{d: d, spare: maxCap(n) + 2}
+// emit writes n for dialect d; loops (a client's pattern) writes no
+// repeat as copies: regexp2 allocates about 140 bytes a copied code unit
+// to compile them, 6.4 MB for the 11 bytes of (){0,3000}x, past what
+// a compile in a short slot may take (compileSlotOver).
+func emit(n *node, d dialect, loops bool) string {
+	e := &emitter{d: d, spare: maxCap(n) + 2, loops: loops}
 	e.node(n)
 	return e.b.String()
 }
@@ -63,7 +69,7 @@ func (e *emitter) node(n *node) {
 		}
 		e.b.WriteByte(')')
 	case opRepeat:
-		if e.d == dialectRegexp2 && copiedRepeat(n) {
+		if e.d == dialectRegexp2 && !e.loops && copiedRepeat(n) {
 			e.copies(n)
 			return
 		}

@@ -266,10 +266,10 @@ func compileSized(expr string, caseless, forceBT, sized bool) (*Regexp, error) {
 	if !forceBT && !p.needsBacktrack && !emptyLoopCaptures(tree) {
 		// Go refuses some patterns PCRE takes (a repeat count over 1000, a
 		// program too large); the backtracking engine runs those.
-		re.re2, _ = regexp.Compile(emit(tree, dialectRE2))
+		re.re2, _ = regexp.Compile(emit(tree, dialectRE2, false))
 	}
 	if re.re2 == nil || re.endSensitive {
-		bt, err := regexp2.Compile(emit(tree, dialectRegexp2), regexp2.OptionMaxBacktrackingStackSize(backtrackStack))
+		bt, err := regexp2.Compile(emit(tree, dialectRegexp2, sized), regexp2.OptionMaxBacktrackingStackSize(backtrackStack))
 		if err != nil {
 			return nil, fmt.Errorf(`pcre2_compile() failed: %v in "%s"`, err, expr)
 		}

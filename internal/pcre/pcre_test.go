@@ -259,6 +259,28 @@ func TestCompileRequest(t *testing.T) {
 	}
 }
 
+// TestCompileRequestLoops: a client's pattern keeps a counted repeat a
+// loop where a configuration's is copied (copiedRepeat), so that 11
+// bytes cannot make a compile in a short slot allocate megabytes: 6.4 MB
+// for (){0,3000}x as copies.
+func TestCompileRequestLoops(t *testing.T) {
+	const pat = `(){0,3000}x`
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	re, err := CompileRequest(pat, false)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > compileSlotOver*1000 {
+		t.Errorf("compiling %s allocated %d bytes", pat, n)
+	}
+	if caps, err := re.Match("ax"); err != nil || len(caps) != 2 || caps[0] != "x" {
+		t.Errorf("Match = %q, %v", caps, err)
+	}
+}
+
 // TestTableAgainstPerl checks the table's answers with Perl, whose regular
 // expressions PCRE follows.
 func TestTableAgainstPerl(t *testing.T) {
