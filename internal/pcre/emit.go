@@ -42,8 +42,12 @@ type emitter struct {
 // emit writes n for dialect d; loops (a client's pattern) writes no
 // repeat as copies: regexp2 allocates about 140 bytes a copied code unit
 // to compile them, 6.4 MB for the 11 bytes of (){0,3000}x, past what
-// a compile in a short slot may take (compileSlotOver).
+// a compile in a short slot may take (compileSlotOver). Nor does a
+// pattern PCRE2 would compile too large, which NGINX refuses: bounding
+// each repeat alone let 40 copies of (?:){0,5000} (481 bytes) allocate
+// 295 MB at load until rv-pcre27 (TestCompileCopiesBounded).
 func emit(n *node, d dialect, loops bool) string {
+	loops = loops || compiledSize(n) > maxCompiled
 	e := &emitter{d: d, spare: maxCap(n) + 2, loops: loops}
 	e.node(n)
 	return e.b.String()
@@ -186,8 +190,7 @@ func maxCap(n *node) int {
 // as copies of the group, not as a loop, so no copy is cut short for
 // matching empty, where regexp2's loop stops at an empty iteration: ^(?:
 // ()|(a)\1){1,3}$ matched "a" in PCRE2 and not in mosaic until pcre27.
-// A repeat PCRE2 would compile too large (NGINX refuses the pattern)
-// stays a loop.
+// emit asks only within PCRE2's size limit, which bounds the copies.
 func copiedRepeat(n *node) bool {
 	switch n.subs[0].op {
 	case opCapture, opGroup, opAtomic:
@@ -195,7 +198,7 @@ func copiedRepeat(n *node) bool {
 		return false
 	}
 	counted := n.max > 1 || n.max == -1 && n.min > 1
-	return counted && canBeEmpty(n.subs[0]) && sizeOf(n) <= maxCompiled
+	return counted && canBeEmpty(n.subs[0])
 }
 
 // copies writes n as PCRE2 compiles it: min copies of the group (min-1

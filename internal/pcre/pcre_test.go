@@ -281,6 +281,30 @@ func TestCompileRequestLoops(t *testing.T) {
 	}
 }
 
+// TestCompileCopiesBounded: a configuration's pattern gets a counted
+// repeat as copies only within PCRE2's size limit, so that what NGINX
+// refuses as too large cannot hold hundreds of megabytes at load (40
+// copies of (?:){0,5000}, 481 bytes: 295 MB until rv-pcre27). Within
+// the limit the copies took 10 MB for (?:[...]?){0,1300}, a class of
+// 64 bytes above 0x7f (runtime.MemStats).
+func TestCompileCopiesBounded(t *testing.T) {
+	pat := strings.Repeat(`(?:){0,5000}`, 40) + "x"
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	re, err := Compile(pat, false)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 16<<20 {
+		t.Errorf("compiling %d bytes allocated %d bytes", len(pat), n)
+	}
+	if caps, err := re.Match("ax"); err != nil || len(caps) != 1 || caps[0] != "x" {
+		t.Errorf("Match = %q, %v", caps, err)
+	}
+}
+
 // TestTableAgainstPerl checks the table's answers with Perl, whose regular
 // expressions PCRE follows.
 func TestTableAgainstPerl(t *testing.T) {
