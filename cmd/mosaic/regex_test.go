@@ -11,8 +11,9 @@ import (
 
 // regexHTTP is an http block whose locations and server names need PCRE:
 // look-ahead and look-behind, back-references, named captures as
-// variables, $ before a final newline, bytes above 0x7f, and NGINX's rule
-// that a server_name regex with an upper-case letter is caseless.
+// variables, \K (which moves $0's start, not the groups), $ before a
+// final newline, bytes above 0x7f, and NGINX's rule that a server_name
+// regex with an upper-case letter is caseless.
 func regexHTTP(listen string) string {
 	return fmt.Sprintf(`
 	access_log off;
@@ -26,6 +27,7 @@ func regexHTTP(listen string) string {
 		location ~ ^/nl/.*\.txt$ { return 200 "txt"; }
 		location ~ ^/(?P<section>[a-z]+)/(?'id'\d+)$ { return 200 "named|$section|$id|$1|$2"; }
 		location ~ ^/bytes/(.)(.)$ { return 200 "bytes|$1|$2"; }
+		location ~ ^/keep/(\w)\K(?<kn>\w+)/(\d+)$ { return 200 "keep|$kn|$1|$2|$3"; }
 	}
 	server {
 		%[1]s
@@ -54,6 +56,7 @@ var regexCases = []struct {
 	{"default.test", "/nl/a.txt%0A%0A"},
 	{"default.test", "/post/17"},
 	{"default.test", "/bytes/%C3%A9"},
+	{"default.test", "/keep/ab/12"},
 	{"shop.example.test", "/x"},
 	{"www.example.test", "/x"},
 	{"WWW.Example.Test", "/y"},
@@ -99,6 +102,7 @@ func TestRegexThroughBinary(t *testing.T) {
 		{"default.test", "/nl/a.txt%0A", "txt"},
 		{"default.test", "/post/17", "named|post|17|post|17"},
 		{"default.test", "/bytes/%C3%A9", "bytes|\xc3|\xa9"},
+		{"default.test", "/keep/ab/12", "keep|b|a|b|12"},
 		{"shop.example.test", "/x", "sub|shop|shop|shop.example.test"},
 		{"www.example.test", "/x", "www|example.test"},
 	} {
