@@ -1426,11 +1426,20 @@ func (p *parser) checkLookbehind(n *node, open int) {
 		branches = body.subs
 	}
 	for _, b := range branches {
-		if _, ok := p.fixedWidth(b, 0); !ok {
+		w, ok := p.fixedWidth(b, 0)
+		if !ok {
 			p.fail(open, "lookbehind assertion is not fixed length")
+		}
+		if w > maxLookbehind {
+			p.fail(open, "lookbehind assertion is too long")
 		}
 	}
 }
+
+// maxLookbehind is PCRE2 10.42's LOOKBEHIND_MAX: a branch of a
+// lookbehind longer than that many characters is refused. fixedWidth
+// saturates just past it, so that nested repeats cannot overflow.
+const maxLookbehind = 65535
 
 func (p *parser) fixedWidth(n *node, depth int) (int, bool) {
 	if depth > 1000 {
@@ -1449,7 +1458,7 @@ func (p *parser) fixedWidth(n *node, depth int) (int, bool) {
 			if !ok {
 				return 0, false
 			}
-			t += w
+			t = min(t+w, maxLookbehind+1)
 		}
 		return t, true
 	case opAlt:
@@ -1467,6 +1476,9 @@ func (p *parser) fixedWidth(n *node, depth int) (int, bool) {
 			return 0, false
 		}
 		w, ok := fixedWidth(n.subs[0])
+		if w > 0 && n.min > maxLookbehind/w {
+			return maxLookbehind + 1, ok
+		}
 		return w * n.min, ok
 	case opCapture, opGroup, opAtomic:
 		return fixedWidth(n.subs[0])

@@ -181,6 +181,10 @@ func TestCompileErrors(t *testing.T) {
 		`[.z\h.]`:        `POSIX collating elements are not supported in "[.z\h.]" at "[.z\h.]"`,
 		`\N{2,1}x`:       `numbers out of order in {} quantifier in "\N{2,1}x" at "{2,1}x"`,
 		`[^]\`:           `\ at end of pattern in "[^]\"`,
+		// PCRE2 refuses a lookbehind branch past 65,535 characters
+		// (mosaic took them, nested repeats overflowing, until rv-pcre27).
+		`(a{40000})(?<=\1\1)x`: `lookbehind assertion is too long in "(a{40000})(?<=\1\1)x" at "(?<=\1\1)x"`,
+		`x(?<=(?:(?:(?:(?:a{65535}){65535}){65535}){65535}){65535})`: `lookbehind assertion is too long in "x(?<=(?:(?:(?:(?:a{65535}){65535}){65535}){65535}){65535})" at "(?<=(?:(?:(?:(?:a{65535}){65535}){65535}){65535}){65535})"`,
 	} {
 		_, err = Compile(pat, false)
 		if want = "pcre2_compile() failed: " + want; fmt.Sprint(err) != want {
