@@ -134,10 +134,11 @@ type parser struct {
 	needsBacktrack bool // lookaround, backreference, atomic, possessive, \K
 	endSensitive   bool // $, \Z or multiline ^: PCRE treats a final \n specially
 	// keeps are the \K nodes; lookDepth counts the lookarounds open, in
-	// which PCRE2 10.42 refuses \K (keepInLook).
+	// which PCRE2 10.42 refuses \K: keepInLook is where the first such
+	// \K ends, or 0.
 	keeps      []*node
 	lookDepth  int
-	keepInLook bool
+	keepInLook int
 }
 
 // namedRef is a back reference (name "" for a numbered one) or a
@@ -194,16 +195,21 @@ func parse(src string, caseless bool) (n *node, p *parser, err error) {
 	for _, lb := range p.lookbehinds {
 		p.checkLookbehind(lb.n, lb.off)
 	}
-	if p.keepInLook {
+	// Then it compiles, failing at the first of a reference to no
+	// group and a \K in a lookaround: (a)\2(?=\K) points at the 2
+	// (mosaic failed at the \K until rv-pcre27).
+	for _, r := range p.refs {
+		if p.keepInLook == 0 || r.off < p.keepInLook {
+			p.checkRef(r.n)
+		}
+	}
+	if p.keepInLook > 0 {
 		p.fail(len(src), "\\K is not allowed in lookarounds (but see PCRE2_EXTRA_ALLOW_LOOKAROUND_BSK)")
 	}
 	for _, k := range p.keeps {
 		// A capture of its own past the pattern's, one for every \K:
 		// the last one passed on the match's path holds the start.
 		k.cap = p.ncap + 1
-	}
-	for _, r := range p.refs {
-		p.checkRef(r.n)
 	}
 	return n, p, nil
 }
@@ -543,7 +549,9 @@ func (p *parser) escape(f *flags) (*node, bool) {
 		return n, true
 	case 'K':
 		p.needsBacktrack = true
-		p.keepInLook = p.keepInLook || p.lookDepth > 0
+		if p.lookDepth > 0 && p.keepInLook == 0 {
+			p.keepInLook = p.pos
+		}
 		n := &node{op: opKeep, units: 1} // OP_SET_SOM
 		p.keeps = append(p.keeps, n)
 		return n, false

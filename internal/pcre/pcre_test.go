@@ -181,6 +181,12 @@ func TestCompileErrors(t *testing.T) {
 		`[.z\h.]`:        `POSIX collating elements are not supported in "[.z\h.]" at "[.z\h.]"`,
 		`\N{2,1}x`:       `numbers out of order in {} quantifier in "\N{2,1}x" at "{2,1}x"`,
 		`[^]\`:           `\ at end of pattern in "[^]\"`,
+		// PCRE2 fails at the first of a reference to no group and a \K
+		// in a lookaround (mosaic failed at the \K until rv-pcre27).
+		`(a)\2(?=\K)x`:     `reference to non-existent subpattern in "(a)\2(?=\K)x" at "2(?=\K)x"`,
+		`(a)\k<zz>(?=\K)x`: `reference to non-existent subpattern in "(a)\k<zz>(?=\K)x" at "zz>(?=\K)x"`,
+		`(?=a\K)\k<zz>x`:   `\K is not allowed in lookarounds (but see PCRE2_EXTRA_ALLOW_LOOKAROUND_BSK) in "(?=a\K)\k<zz>x"`,
+		`(?=\K)(?<=\3)x`:   `reference to non-existent subpattern in "(?=\K)(?<=\3)x" at "3)x"`,
 		// PCRE2 refuses a lookbehind branch past 65,535 characters
 		// (mosaic took them, nested repeats overflowing, until rv-pcre27).
 		`(a{40000})(?<=\1\1)x`: `lookbehind assertion is too long in "(a{40000})(?<=\1\1)x" at "(?<=\1\1)x"`,
