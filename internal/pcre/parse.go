@@ -1480,10 +1480,13 @@ func (p *parser) fixedWidth(n *node, depth int) (int, bool) {
 		}
 		return w0, true
 	case opRepeat:
+		// The item first, as PCRE2 reads it: a reference to no group
+		// repeated a varying count fails as such ((?<=\1?) points at the
+		// 1; mosaic said "not fixed length" until rv-pcre27).
+		w, ok := fixedWidth(n.subs[0])
 		if n.min != n.max {
 			return 0, false
 		}
-		w, ok := fixedWidth(n.subs[0])
 		if w > 0 && n.min > maxLookbehind/w {
 			return maxLookbehind + 1, ok
 		}

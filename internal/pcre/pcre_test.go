@@ -187,6 +187,9 @@ func TestCompileErrors(t *testing.T) {
 		`(a)\k<zz>(?=\K)x`: `reference to non-existent subpattern in "(a)\k<zz>(?=\K)x" at "zz>(?=\K)x"`,
 		`(?=a\K)\k<zz>x`:   `\K is not allowed in lookarounds (but see PCRE2_EXTRA_ALLOW_LOOKAROUND_BSK) in "(?=a\K)\k<zz>x"`,
 		`(?=\K)(?<=\3)x`:   `reference to non-existent subpattern in "(?=\K)(?<=\3)x" at "3)x"`,
+		`(?<=\g{1}?)x`:     `reference to non-existent subpattern in "(?<=\g{1}?)x" at "}?)x"`,
+		`(?<=(?:b\1)*)x`:   `reference to non-existent subpattern in "(?<=(?:b\1)*)x" at "1)*)x"`,
+		`(?<=(?:b+\1)*)x`:  `lookbehind assertion is not fixed length in "(?<=(?:b+\1)*)x" at "(?<=(?:b+\1)*)x"`,
 		// PCRE2 refuses a lookbehind branch past 65,535 characters
 		// (mosaic took them, nested repeats overflowing, until rv-pcre27).
 		`(a{40000})(?<=\1\1)x`: `lookbehind assertion is too long in "(a{40000})(?<=\1\1)x" at "(?<=\1\1)x"`,
