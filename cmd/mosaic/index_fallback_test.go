@@ -55,7 +55,10 @@ func TestIndexAbsoluteLast(t *testing.T) {
 // An absolute index name that comes before any relative one ("index
 // /app.txt;") redirects a directory request to it without a look at the
 // directory, which need not be on disk, as NGINX's index module does; a
-// relative name before it makes the directory's absence a 404.
+// relative name before it makes the directory's absence a 404. One
+// that is not the last name loads with NGINX's warning and ends the list
+// where it stands: the names after it, on its line or on the next index
+// line, are never tried (mosaic refused such a file until ldiff28).
 func TestIndexAbsoluteOnlyNeedsNoDirectoryLikeNGINX(t *testing.T) {
 	nginxPath(t)
 	dir := t.TempDir()
@@ -63,6 +66,8 @@ func TestIndexAbsoluteOnlyNeedsNoDirectoryLikeNGINX(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "www/file.txt"), "a file")
 	// index.html is not tried when the index directive does not name it.
 	writeFile(t, filepath.Join(dir, "www/sub/index.html"), "sub index")
+	writeFile(t, filepath.Join(dir, "www/early/index.html"), "early index")
+	writeFile(t, filepath.Join(dir, "www/early/first/none.html"), "early none")
 	if err := os.MkdirAll(filepath.Join(dir, "www/mixed/empty"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -72,10 +77,12 @@ func TestIndexAbsoluteOnlyNeedsNoDirectoryLikeNGINX(t *testing.T) {
 			listen 127.0.0.1:%d; root %s/www;
 			location / { index /app.txt; }
 			location /mixed/ { index index.html /app.txt; }
+			location /early/ { index none.html /app.txt index.html; index sub.html; }
 			location = /app.txt { return 200 "app uri=$uri args=$args request_uri=$request_uri"; }
 		}`, port, dir)
 	})
-	for _, path := range []string{"/not/on/disk/", "/not/on/disk/?a=1", "/", "/sub/", "/file.txt/", "/mixed/empty/", "/mixed/missing/"} {
+	for _, path := range []string{"/not/on/disk/", "/not/on/disk/?a=1", "/", "/sub/", "/file.txt/", "/mixed/empty/", "/mixed/missing/",
+		"/early/", "/early/first/", "/early/missing/"} {
 		raw := "GET " + path + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
 		m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), raw)
 		n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), raw)

@@ -117,9 +117,9 @@ func init() {
 }
 
 // indexList is what index lines say: names tried in the directory, and
-// an absolute last one (with variables, as Nextcloud's
+// the first absolute one (with variables, as Nextcloud's
 // "/index.php$request_uri") that the request is redirected to when none
-// of them exists.
+// of them exists; the names after it are never reached.
 type indexList struct {
 	names []string
 	last  *vars.Template
@@ -133,12 +133,22 @@ func setIndex(c *server.Cmd) error {
 	}
 	// Several index lines at one level add up, as in NGINX.
 	for i, a := range c.Args {
+		if l.last != nil {
+			// NGINX's index handler redirects to an absolute name as
+			// soon as its turn comes, so no name after it is ever
+			// tried; it still has to compile.
+			if strings.Contains(a, "$") {
+				if _, err := c.Template(a); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		switch {
-		case l.last != nil:
-			return c.Errorf(`only the last index in "index" directive should be absolute`)
 		case strings.HasPrefix(a, "/"):
 			if i != len(c.Args)-1 {
-				return c.Errorf(`only the last index in "index" directive should be absolute`)
+				// NGINX warns and loads it.
+				c.Notice(`only the last index in "index" directive should be absolute`)
 			}
 			t, err := c.Template(a)
 			if err != nil {
