@@ -59,7 +59,12 @@ func setErrorPage(c *Cmd) error {
 		if code == 499 {
 			return c.Errorf("value \"499\" must be between 300 and 599, not 499")
 		}
-		cl.errorPages[code] = ep
+		// A code named again at the same level keeps its first page:
+		// NGINX's ngx_http_send_error_page takes the first entry of
+		// the level's list that has the status.
+		if _, dup := cl.errorPages[code]; !dup {
+			cl.errorPages[code] = ep
+		}
 	}
 	return nil
 }

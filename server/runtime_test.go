@@ -136,7 +136,7 @@ const corePagesConf = `http { server { listen 127.0.0.1:0;
 	location /tf404 { try_files /nope =404; }
 	location /tfuri { try_files /nope /fine?from=tf; }
 	location /loop { try_files /nope /loop; }
-	location /noerr { error_page 404 /x; error_page 404 /404.html; return 404; }
+	location /noerr { error_page 404 /404.html; error_page 404 /x; return 404; } # the first page of a code holds, as in NGINX
 	location /plain { error_page 500 /fine; return 404; }
 	location /redir { return 301 /elsewhere; }
 	location /redir2 { return https://other.example/x; }

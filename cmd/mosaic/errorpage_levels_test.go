@@ -20,7 +20,9 @@ import (
 // error_page (from a location, and from try_files' "=404") and by
 // try_files' fallback; and log_not_found off (in a location, for
 // try_files' "=404" and for a missing error page) and on again in a
-// nested location. Statuses, bodies (the servers sign their own pages),
+// nested location; a code given a page twice at one level, which keeps
+// the first (ldiff28: mosaic took the last). Statuses, bodies (the
+// servers sign their own pages),
 // the access log and the paths the error logs say were not found are
 // the same.
 func TestErrorPageLevelsAsNGINX(t *testing.T) {
@@ -50,6 +52,7 @@ func TestErrorPageLevelsAsNGINX(t *testing.T) {
 			location /nftry/ { log_not_found off; try_files $uri =404; }
 			location /nfpage/ { log_not_found off; error_page 404 /missing-page.html; }
 			location /page/ { error_page 404 /nf/missing-page.html; }
+			location /twice/ { error_page 404 /page.html; error_page 500 404 =201 /e/500.html; if ($arg_s) { return 500; } return 404; }
 		}`, port, www, log)
 	}
 	ndir, mdir := filepath.Join(dir, "nginx"), filepath.Join(dir, "mosaic")
@@ -66,7 +69,7 @@ func TestErrorPageLevelsAsNGINX(t *testing.T) {
 	paths := []string{
 		"/own/", "/inh/", "/inh/?a=1", "/loc/", "/loc/?a=1", "/ifcode/", "/ifcode/?a=1",
 		"/ifown/?a=1", "/ifnamed/", "/ifnamed/?a=1", "/int/x", "/toint/", "/tryint/", "/trycode/",
-		"/nf/a", "/nf/on/b", "/nftry/c", "/nfpage/d", "/page/e",
+		"/nf/a", "/nf/on/b", "/nftry/c", "/nfpage/d", "/page/e", "/twice/", "/twice/?s=1",
 	}
 	for _, path := range paths {
 		req := "GET " + path + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
