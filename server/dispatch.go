@@ -585,7 +585,11 @@ func redirectTo(w http.ResponseWriter, r *http.Request, uri, path, query string,
 		r2.URL.Path, r2.URL.RawPath = path, ""
 		r2.RequestURI = "" // the URI changed: a proxy sends the new one
 		r2.URL.RawQuery, r2.URL.ForceQuery = query, false
-		if !normalizePath(r2) {
+		// NGINX takes the new URI as it is written: "//" stays, whatever
+		// merge_slashes says (it acts on the client's URI only), and
+		// picks the location with it. "." and ".." are still resolved,
+		// so that a value a variable brings cannot climb.
+		if !normalizeURI(r2, false) {
 			Error(w, r, http.StatusBadRequest)
 			return
 		}

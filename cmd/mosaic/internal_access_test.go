@@ -97,6 +97,34 @@ func TestRewriteIntoInternalAsNGINX(t *testing.T) {
 	}
 }
 
+// TestInternalRedirectKeepsSlashesAsNGINX (ldiff28): the URI of an
+// internal redirect (try_files' fallback, error_page, an absolute index
+// name, the index file of a rewritten "//") keeps its "//" whatever
+// merge_slashes says, as NGINX takes it as written, so "//fb.txt" is
+// chosen by "location /", not by "location = /fb.txt"; mosaic merged
+// them. A rewrite to "//" reaches the index, which redirects to
+// "//index.html" (with merge_slashes off, a client's "//" does too).
+func TestInternalRedirectKeepsSlashesAsNGINX(t *testing.T) {
+	nginxPath(t)
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www/index.html"), "root index")
+	mport, nport := startBoth(t, dir, func(_ string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s/www;
+			location / { return 200 "prefix $uri"; }
+			location = /fb.txt { return 200 "exact $uri"; }
+			location = /index.html { return 200 "exact $uri"; }
+			location /tf/ { try_files /none //fb.txt; }
+			location /ep/ { error_page 404 =200 //fb.txt; }
+			location /ix/ { index //fb.txt; }
+			location /rw/ { rewrite ^/rw/(.*)$ //$1 break; root %[2]s/www; index index.html; }
+		}`, port, dir)
+	})
+	for _, path := range []string{"/tf/x", "/ep/x", "/ix/", "/rw/"} {
+		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
+	}
+}
+
 // failingOrigin reads each request with its body and closes the
 // connection without an answer: a 502 for the proxy in front of it.
 func failingOrigin(t *testing.T) string {
