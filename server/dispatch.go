@@ -813,6 +813,16 @@ func h2ConnEnds(ri *reqInfo) bool {
 // serveErrorPage answers with the error_page target for code.
 func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPage, recursive bool) {
 	ri := infoFrom(r.Context())
+	if ri.redirects != nil && *ri.redirects == cycleHit {
+		// The redirection cycle guard fired: its 500 goes out as it is,
+		// a page that redirects the client included, as NGINX's
+		// uri_changes, spent, turns every error_page off. At the limit
+		// without it, the page's internal redirect is the one too many:
+		// the guard fires there, and the request ends in 500 as in
+		// NGINX, whatever the status the page was for.
+		Error(w, r, code)
+		return
+	}
 	uri := ep.uri.Eval(r)
 	if !strings.HasPrefix(uri, "/") && !strings.HasPrefix(uri, "@") {
 		// An absolute URL: the client is redirected (302 unless overridden).
@@ -822,14 +832,6 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 		}
 		w.Header()["Location"] = []string{uri}
 		Error(w, r, status)
-		return
-	}
-	if ri.redirects != nil && *ri.redirects == cycleHit {
-		// The redirection cycle guard fired: its 500 goes out as it is.
-		// At the limit without it, the page's redirect is the one too
-		// many: the guard fires there, and the request ends in 500 as in
-		// NGINX, whatever the status the page was for.
-		Error(w, r, code)
 		return
 	}
 	if uri[0] == '@' && ri.refusal != nil && ri.refusal.Method == "" {

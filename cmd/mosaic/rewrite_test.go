@@ -396,7 +396,8 @@ func TestRewriteInSubrequest(t *testing.T) {
 // the error (through a rewrite, a named location, itself, or try_files)
 // runs into the limit of internal redirects; NGINX then answers 500 and
 // logs the cycle, whatever the status the page was for. A 500 of the
-// cycle itself is not caught again by error_page 500.
+// cycle itself is not caught again by error_page 500, not even by a page
+// that redirects the client (ldiff28: mosaic sent that redirect).
 func TestErrorPageCycleAsNGINX(t *testing.T) {
 	nginxPath(t)
 	dir := t.TempDir()
@@ -411,6 +412,7 @@ func TestErrorPageCycleAsNGINX(t *testing.T) {
 			location /t2/ { recursive_error_pages on; error_page 404 /t1/; return 404; }
 			location /loop/ { error_page 500 /err; rewrite ^ /loop/ last; }
 			location = /err { return 200 "error page"; }
+			location /tc/ { error_page 500 =404 http://e.test/err; try_files /nonexistent /tc/; }
 		}`, listen)
 	}
 	mport, nport := freePort(t), freePort(t)
@@ -422,7 +424,7 @@ func TestErrorPageCycleAsNGINX(t *testing.T) {
 	}
 	startNGINX(t, ndir, "root "+dir+";"+block(fmt.Sprintf("listen 127.0.0.1:%d;", nport)), nport)
 	p := startMosaic(t, mdir, "http { root "+dir+";"+block(fmt.Sprintf("listen 127.0.0.1:%d;", mport))+"}", mport)
-	for _, path := range []string{"/c/", "/self/", "/named/", "/t1/", "/loop/"} {
+	for _, path := range []string{"/c/", "/self/", "/named/", "/t1/", "/loop/", "/tc/"} {
 		sameAnswer(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test", "")
 	}
 	waitOutput(t, p, `rewrite or internal redirection cycle while internally redirecting to \"/d/\"`)
