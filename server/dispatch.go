@@ -825,9 +825,11 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 	}
 	uri := ep.uri.Eval(r)
 	if !strings.HasPrefix(uri, "/") && !strings.HasPrefix(uri, "@") {
-		// An absolute URL: the client is redirected (302 unless overridden).
+		// An absolute URL: the client is redirected, with 302 unless
+		// "=code" names another redirect; NGINX's send_error_page turns
+		// any other code ("=404", "=200") into 302 too.
 		status := http.StatusFound
-		if ep.override != 0 {
+		if isRedirect(ep.override) {
 			status = ep.override
 		}
 		w.Header()["Location"] = []string{uri}
