@@ -91,3 +91,24 @@ func TestIndexAbsoluteOnlyNeedsNoDirectoryLikeNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexArgumentsAsNGINX: "mosaic -t" and "nginx -t" agree on index
+// lines: an empty name is refused wherever it stands (ldiff28: mosaic
+// loaded it), an absolute name before the last is loaded with a warning.
+func TestIndexArgumentsAsNGINX(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for i, conf := range []string{
+		`server { location / { index ""; } }`,
+		`server { location / { index a.html ""; } }`,
+		`server { location / { index /a.html ""; } }`,
+		`server { location / { index /a.html b.html; index c$uri; } }`,
+		`server { location / { index a.html /b.html; index /c.html; } }`,
+		`server { location / { index /a.html b$nonesuch; } }`,
+	} {
+		mout, merr, emerg := testBoth(t, dir, i, conf)
+		if (merr == nil) != (emerg == "") {
+			t.Errorf("%s: nginx says %q, mosaic %v: %s", conf, emerg, merr, mout)
+		}
+	}
+}

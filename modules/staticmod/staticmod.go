@@ -133,6 +133,10 @@ func setIndex(c *server.Cmd) error {
 	}
 	// Several index lines at one level add up, as in NGINX.
 	for i, a := range c.Args {
+		if a == "" {
+			// NGINX's words, which name the line's first index.
+			return c.Errorf(`index "%s" in "index" directive is invalid`, c.Args[0])
+		}
 		if l.last != nil {
 			// NGINX's index handler redirects to an absolute name as
 			// soon as its turn comes, so no name after it is ever
