@@ -646,7 +646,11 @@ func setTryFiles(c *Cmd) error {
 	}
 	last := c.Args[len(c.Args)-1]
 	if strings.HasPrefix(last, "=") {
-		if _, err := strconv.Atoi(last[1:]); err != nil {
+		// ngx_atoi takes digits only (no sign), and NGINX bounds the
+		// code at 999.
+		digits := last[1:]
+		code, err := strconv.Atoi(digits)
+		if err != nil || strings.Trim(digits, "0123456789") != "" || code > 999 {
 			return c.Errorf("invalid code %q", last)
 		}
 	} else if _, err := c.Template(last); err != nil {

@@ -18,6 +18,22 @@ type returnSpec struct {
 	loc  *Location
 }
 
+// closesUnanswered reports whether NGINX's ngx_http_finalize_request
+// terminates a request that ends in code: 444 (NGX_HTTP_CLOSE), 408 and
+// 499 close the connection (an HTTP/2 stream) without a response.
+func closesUnanswered(code int) bool {
+	return code == 444 || code == http.StatusRequestTimeout || code == 499
+}
+
+// abortUnanswered ends r as closesUnanswered's codes do: nothing is sent,
+// and the access log says the status.
+func abortUnanswered(r *http.Request, code int) {
+	if st := vars.FromContext(r.Context()); st != nil {
+		st.WroteHeader(code)
+	}
+	panic(http.ErrAbortHandler)
+}
+
 func isRedirect(code int) bool {
 	switch code {
 	case 301, 302, 303, 307, 308:
@@ -59,16 +75,10 @@ func setReturn(c *Cmd) error {
 }
 
 func (rs *returnSpec) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if (rs.code == 444 || rs.code == http.StatusRequestTimeout || rs.code == 499) && rs.text == nil {
-		// NGINX's ngx_http_finalize_request terminates a request that
-		// ends in 444 (NGX_HTTP_CLOSE), 408 or 499: the connection (an
-		// HTTP/2 stream) is closed without a response, and the access
-		// log says the status. With a text, the return sends it with
-		// the status, as for any other code (ngx_http_send_response).
-		if st := vars.FromContext(r.Context()); st != nil {
-			st.WroteHeader(rs.code)
-		}
-		panic(http.ErrAbortHandler)
+	if closesUnanswered(rs.code) && rs.text == nil {
+		// With a text, the return sends it with the status, as for any
+		// other code (ngx_http_send_response).
+		abortUnanswered(r, rs.code)
 	}
 	h := w.Header()
 	if isRedirect(rs.code) {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
 )
 
 // try_files tells a file from a directory by how its argument is written
@@ -71,4 +73,47 @@ func TestTryFilesAndErrorPagesMatchNGINX(t *testing.T) {
 	nport := freePort(t)
 	startNGINX(t, t.TempDir(), site(fmt.Sprintf("127.0.0.1:%d", nport)), nport)
 	check("nginx", nport)
+}
+
+// TestTryFilesCodeAsNGINX (ldiff28): try_files' "=code" is what NGINX's
+// handler gives ngx_http_finalize_request, which answers 201, 204 and
+// 300 up with a page, closes the connection for 444, 408 and 499, and
+// sends nothing for the other codes below 300 ("=200", "=99"). mosaic
+// sent those as statuses (a 444 page, a 200, a 150 followed by a 200)
+// and failed on "=99"; and "nginx -t" refuses a code above 999 or with
+// a sign, which mosaic loaded.
+func TestTryFilesCodeAsNGINX(t *testing.T) {
+	nginxPath(t)
+	t.Parallel()
+	dir := t.TempDir()
+	codes := []string{"99", "150", "200", "201", "204", "301", "403", "408", "444", "999"}
+	mport, nport := startBoth(t, dir, func(_ string, port int) string {
+		var locs strings.Builder
+		for _, c := range codes {
+			fmt.Fprintf(&locs, "location /c%s/ { try_files /none =%[1]s; }\n", c)
+		}
+		return fmt.Sprintf("server { listen 127.0.0.1:%d; root %s;\n%s}", port, dir, locs.String())
+	})
+	for _, c := range codes {
+		raw := "GET /c" + c + "/ HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
+		m, _, merr := testclient.RawTry("tcp", fmt.Sprintf("127.0.0.1:%d", mport), raw)
+		n, _, nerr := testclient.RawTry("tcp", fmt.Sprintf("127.0.0.1:%d", nport), raw)
+		if (merr == nil) != (nerr == nil) || merr == nil && m.StatusCode != n.StatusCode {
+			t.Errorf("=%s: mosaic %v %v, nginx %v %v", c, statusOf(m), merr, statusOf(n), nerr)
+		}
+	}
+	for i, code := range []string{"1000", "-1", "+5", "", "0"} {
+		mout, merr, emerg := testBoth(t, dir, i, "server { location / { try_files /x ="+code+"; } }")
+		if (merr == nil) != (emerg == "") {
+			t.Errorf("=%s: nginx says %q, mosaic %v: %s", code, emerg, merr, mout)
+		}
+	}
+}
+
+// statusOf is a response's status code, 0 for none.
+func statusOf(r *http.Response) int {
+	if r == nil {
+		return 0
+	}
+	return r.StatusCode
 }
