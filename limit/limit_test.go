@@ -2,6 +2,7 @@ package limit
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -192,6 +193,42 @@ func TestPolicyStatusesAndDryRun(t *testing.T) {
 	statusOf(delayDry, req())
 	if c, s := statusOf(delayDry, req()); c != 200 || s != "DELAYED_DRY_RUN" {
 		t.Fatalf("delay dry run: %d %q", c, s)
+	}
+}
+
+// A burst or a delay as large as an int holds (NoDelay is the largest)
+// means no bound. Counted in thousandths of a request, math.MaxInt64
+// wrapped below zero on a 64-bit platform: every request over the rate
+// was refused, or every one of a burst delayed. On a 32-bit one, the
+// earlier NoDelay, a 64-bit count, did not fit an int at all.
+func TestPolicyLargestBurstAndDelay(t *testing.T) {
+	fakeClock(t)
+	z, err := NewReqZone(ZoneOptions{Name: "z", Key: func(r *http.Request) string { return r.Header.Get("K") }, Rate: 1000, Size: MinZoneSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		key   string
+		burst int
+		delay int
+		want  string
+	}{
+		{"nodelay", math.MaxInt, NoDelay, "[200 PASSED 200 PASSED 200 PASSED]"},
+		{"burst", math.MaxInt, 0, "[200 PASSED 200 DELAYED_DRY_RUN 200 DELAYED_DRY_RUN]"},
+		{"delay", 5, math.MaxInt, "[200 PASSED 200 PASSED 200 PASSED]"},
+	} {
+		// A dry run says what would be delayed without waiting for it.
+		p := &Policy{Req: []ReqLimit{{Zone: z, Burst: tc.burst, Delay: tc.delay}}, ReqDryRun: true}
+		var got []string
+		for range 3 {
+			r := httptest.NewRequest("GET", "/", nil)
+			r.Header.Set("K", tc.key)
+			c, s := statusOf(p, r)
+			got = append(got, strconv.Itoa(c)+" "+s)
+		}
+		if strconvList(got) != tc.want {
+			t.Errorf("burst %d, delay %d: %v, want %s", tc.burst, tc.delay, got, tc.want)
+		}
 	}
 }
 

@@ -25,8 +25,20 @@ const LevelNotice = slog.LevelInfo + 2
 const LevelAlert = slog.LevelError + 8
 
 // NoDelay as ReqLimit.Delay serves every request within the burst at
-// once (NGINX's "nodelay").
-const NoDelay = math.MaxInt64 / 1000 / 1000
+// once (NGINX's "nodelay"): no burst is larger. It is int's largest
+// value, whatever int's size.
+const NoDelay = math.MaxInt
+
+// maxRequests is where a burst or a delay stops counting: a count of
+// requests becomes thousandths in the buckets, and an excess of
+// thousandths becomes milliseconds of delay, both in int64, so a larger
+// one would overflow (NoDelay on a 64-bit platform would become -1000);
+// no bucket fills that far (9,223,372,036,854 requests).
+const maxRequests = math.MaxInt64 / 1000 / 1000
+
+// milli is n requests in the thousandths the buckets count in, held at
+// maxRequests.
+func milli(n int) int64 { return min(int64(n), maxRequests) * 1000 }
 
 // ReqLimit is one limit_req: a zone, the burst of requests beyond the
 // rate that wait (or are served at once up to Delay) rather than being
@@ -181,7 +193,7 @@ func (p *Policy) limitReq(w http.ResponseWriter, r *http.Request, st *vars.State
 		}
 		seen = true
 		var h heldReq
-		rc, excess, h = lim.Zone.store.lookup(ctx, key, int64(lim.Burst)*1000, i == len(p.Req)-1)
+		rc, excess, h = lim.Zone.store.lookup(ctx, key, milli(lim.Burst), i == len(p.Req)-1)
 		if h != nil {
 			holds = append(holds, hold{lim, h})
 		}
@@ -217,12 +229,12 @@ func (p *Policy) limitReq(w http.ResponseWriter, r *http.Request, st *vars.State
 	}
 	// The longest delay any limit asks for, the last one's first.
 	var delay int64
-	if e := excess - int64(lim.Delay)*1000; e > 0 {
+	if e := excess - milli(lim.Delay); e > 0 {
 		delay = e * 1000 / int64(lim.Zone.rate)
 	}
 	for _, h := range holds {
 		e := h.h.account()
-		over := e - int64(h.lim.Delay)*1000
+		over := e - milli(h.lim.Delay)
 		if over <= 0 {
 			continue
 		}
