@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"log/slog"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -123,6 +124,10 @@ func (c *Cmd) Int(arg string, min, max int) (int, error) {
 	// is refused as NGINX does; a directive that takes a negative one
 	// (min < 0) may have a minus sign.
 	v, ok := conf.Atoi(strings.TrimPrefix(arg, "-"))
+	// Compared before it becomes an int: on a 32-bit platform a number
+	// beyond int's range would wrap into range (4294967297 into 1), where
+	// NGINX's ngx_atoi refuses it as too large.
+	ok = ok && v <= math.MaxInt
 	n := int(v)
 	if strings.HasPrefix(arg, "-") {
 		n, ok = -n, ok && min < 0

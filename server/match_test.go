@@ -190,6 +190,8 @@ func TestConfigErrors(t *testing.T) {
 		{"http { server; }", `directive "server" has no opening "{" in t.conf:1`},
 		{"http { root /x { } }", `directive "root" is not terminated by ";" in t.conf:1`},
 		{"worker_processes many;", `invalid value "many" in "worker_processes" directive, it must be 1..65536 in t.conf:1`},
+		// 2^32+1: on a 32-bit platform, an int wrapped it to 1.
+		{"worker_processes 4294967297;", `invalid value "4294967297" in "worker_processes" directive, it must be 1..65536 in t.conf:1`},
 		{"pid a.pid;\npid b.pid;", `"pid" directive is duplicate in t.conf:2`},
 		{"http { server { listen 127.0.0.1:1 ssl; } }", `no "ssl_certificate" is defined for the "listen ... ssl" directive in t.conf:1`},
 		{"http { error_page 200 /x; }", `value "200" must be between 300 and 599 in t.conf:1`},
