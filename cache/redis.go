@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -278,7 +279,9 @@ func (s *RedisStore) parseValue(b []byte) (*redisValue, error) {
 	// chunks only when it is larger than one (redisWriter.Write), so the
 	// count follows from the size.
 	cs := int64(s.chunkSize)
-	if size <= cs || len(v.inline) != 0 || chunks != uint64((size+cs-1)/cs) {
+	// A count beyond int (on a 32-bit platform) is no writer's either: as
+	// an int it would wrap, and a reader would fetch too few chunks.
+	if size <= cs || len(v.inline) != 0 || chunks != uint64((size+cs-1)/cs) || chunks > math.MaxInt {
 		return nil, fmt.Errorf("body of %d bytes in %d chunks of %d, %d bytes inline: %w", size, chunks, cs, len(v.inline), ErrCorrupt)
 	}
 	v.chunks = int(chunks)

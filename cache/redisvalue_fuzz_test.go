@@ -2,6 +2,7 @@ package cache
 
 import (
 	"bytes"
+	"encoding/binary"
 	"net/http"
 	"testing"
 )
@@ -16,7 +17,11 @@ func FuzzRedisValue(f *testing.F) {
 	f.Add((&redisValue{meta: meta, inline: []byte("hello")}).marshal())
 	big := &Meta{Key: "k", Status: 200, Size: 40}
 	f.Add((&redisValue{entity: "e1", chunks: 3, meta: big}).marshal())
-	f.Add((&redisValue{entity: "e1", chunks: 1 << 62, meta: big}).marshal())
+	f.Add(marshalChunks(&redisValue{entity: "e1", meta: big}, 1<<62))
+	// A count that fits a 64-bit int and not a 32-bit one (where, wrapped
+	// to 1, it read as one chunk of a body of 64 GiB).
+	huge := &Meta{Key: "k", Status: 200, Size: 16<<32 + 1}
+	f.Add(marshalChunks(&redisValue{entity: "e1", meta: huge}, 1<<32+1))
 	f.Add([]byte{redisValueVersion})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		v, err := s.parseValue(b)
@@ -34,4 +39,12 @@ func FuzzRedisValue(f *testing.F) {
 			t.Fatalf("%q: written again, it reads as %+v, was %+v", b, again, v)
 		}
 	})
+}
+
+// marshalChunks is v marshalled with a chunk count that an int may not
+// hold: v's own count, 0, is one byte after the version and the entity.
+func marshalChunks(v *redisValue, chunks uint64) []byte {
+	b := v.marshal()
+	i := 1 + len(appendString(nil, v.entity))
+	return append(binary.AppendUvarint(b[:i:i], chunks), b[i+1:]...)
 }
