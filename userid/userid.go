@@ -54,10 +54,21 @@ type Config struct {
 // microseconds) and the two sequences that make identifiers of one
 // second unique.
 var (
-	startValue = uint32(time.Now().Nanosecond()/1000/20)<<16 | uint32(os.Getpid())&0xffff
-	sequenceV1 atomic.Uint32
-	sequenceV2 atomic.Uint32
+	startLE, startBE = encodeStart(uint32(time.Now().Nanosecond()/1000/20)<<16 | uint32(os.Getpid())&0xffff)
+	sequenceV1       atomic.Uint32
+	sequenceV2       atomic.Uint32
 )
+
+// encodeStart writes the start value in the byte orders of the two
+// formats, once: it never changes, and Go 1.26's s390x back end cannot
+// assemble the byte-reversed load of a package variable that
+// LittleEndian.PutUint32 of it compiled to there ("illegal combination
+// MOVWBR ADDR").
+func encodeStart(v uint32) (le, be [4]byte) {
+	binary.LittleEndian.PutUint32(le[:], v)
+	binary.BigEndian.PutUint32(be[:], v)
+	return le, be
+}
 
 func init() {
 	sequenceV1.Store(1)
@@ -172,7 +183,7 @@ func (q *Request) decide(reset string, local netip.Addr, now time.Time) (logged 
 		}
 		binary.LittleEndian.PutUint32(q.set[0:], service)
 		binary.LittleEndian.PutUint32(q.set[4:], sec)
-		binary.LittleEndian.PutUint32(q.set[8:], startValue)
+		copy(q.set[8:12], startLE[:])
 		binary.LittleEndian.PutUint32(q.set[12:], sequenceV1.Add(0x100)-0x100)
 	} else {
 		switch {
@@ -186,7 +197,7 @@ func (q *Request) decide(reset string, local netip.Addr, now time.Time) (logged 
 			copy(q.set[0:4], a[12:])
 		}
 		binary.BigEndian.PutUint32(q.set[4:], sec)
-		binary.BigEndian.PutUint32(q.set[8:], startValue)
+		copy(q.set[8:12], startBE[:])
 		binary.BigEndian.PutUint32(q.set[12:], nextV2())
 	}
 	q.hasSet = true
