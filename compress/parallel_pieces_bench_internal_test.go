@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"math/bits"
 	"os"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/cputime"
 )
 
 // BenchmarkSegmentPieces is each segment's own work, one at a time on one
@@ -85,9 +86,9 @@ func BenchmarkSegmentPieces(b *testing.B) {
 // cpuTime is the process's user and system time so far, every
 // goroutine's.
 func cpuTime(b testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+	user, sys, err := cputime.Process()
+	if err != nil {
 		b.Fatal(err)
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return user + sys
 }

@@ -2,11 +2,12 @@ package zstdenc
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/mosaic-edge/mosaic/internal/cputime"
 )
 
 func reactDOM(b *testing.B) []byte {
@@ -56,11 +57,8 @@ func BenchmarkKlauspostBest(b *testing.B) {
 // work, a benchmark's CPU time per operation moves far less than its wall
 // time.
 func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	user, sys, _ := cputime.Process()
+	return user + sys
 }
 
 // reportCPU reports the CPU time per operation since start, and per byte

@@ -7,11 +7,8 @@
 package cputime
 
 import (
-	"fmt"
 	"runtime"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Of runs f on a thread of its own for the call and returns the processor
@@ -38,14 +35,4 @@ func Least(repeats int, fs ...func()) []time.Duration {
 		}
 	}
 	return least
-}
-
-func now() time.Duration {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(threadClock, &ts); err != nil {
-		// Linux has had the clock since 2.6.12: its absence is a
-		// platform this package does not run on.
-		panic(fmt.Sprintf("cputime: the thread's clock: %v", err))
-	}
-	return time.Duration(ts.Nano())
 }

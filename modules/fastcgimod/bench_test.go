@@ -6,11 +6,11 @@ import (
 	"net"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/fastcgi"
+	"github.com/mosaic-edge/mosaic/internal/cputime"
 	"github.com/mosaic-edge/mosaic/server/servertest"
 
 	// Every module of the binary: each registers its directives with the server.
@@ -139,11 +139,8 @@ func startPHP(tb testing.TB, lines string) (exchange func()) {
 // cpuTime is the CPU time the process has used in user space and in the
 // kernel.
 func cpuTime() (user, sys time.Duration) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0, 0
-	}
-	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
+	user, sys, _ = cputime.Process()
+	return user, sys
 }
 
 // serveApp answers every request on every connection of ln with
