@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -33,19 +32,6 @@ func (r *redisServer) stop() {
 		r.cmd.Process.Kill()
 		r.cmd.Wait()
 	})
-}
-
-// freeze stops r (SIGSTOP): it keeps its connections and answers
-// nothing, until thaw (SIGCONT), which the test's cleanup calls too.
-func (r *redisServer) freeze(t testing.TB) (thaw func()) {
-	t.Helper()
-	if err := r.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	thaw = func() { once.Do(func() { _ = r.cmd.Process.Signal(syscall.SIGCONT) }) }
-	t.Cleanup(thaw)
-	return thaw
 }
 
 // launchRedis starts a redis-server without persistence on a free port and

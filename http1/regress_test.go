@@ -408,7 +408,7 @@ func dialSmallWindow(t *testing.T, addr string) net.Conn {
 	t.Helper()
 	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
 		return rc.Control(func(fd uintptr) {
-			_ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 64<<10)
+			setRcvBuf(fd, 64<<10)
 		})
 	}}
 	nc, err := d.Dial("tcp", addr)

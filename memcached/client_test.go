@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -103,14 +102,17 @@ func TestHandlerWithMemcached(t *testing.T) {
 // not answer (504 after the read timeout), a killed one cannot be reached
 // (502).
 func TestHandlerMemcachedSlowOrGone(t *testing.T) {
+	if sigStop == nil {
+		t.Skip("no SIGSTOP on this platform")
+	}
 	s := testmemcached.Start(t)
 	s.Set(t, "/x", 0, "x")
 	c := &memcached.Client{Address: s.Addr, ReadTimeout: 200 * time.Millisecond}
 	h := &memcached.Handler{Client: c, Logger: quiet}
-	s.Signal(t, syscall.SIGSTOP)
+	s.Signal(t, sigStop)
 	start := time.Now()
 	resp, _ := get(t, h, "GET", "/x")
-	s.Signal(t, syscall.SIGCONT)
+	s.Signal(t, sigCont)
 	if resp.StatusCode != 504 || time.Since(start) < 200*time.Millisecond {
 		t.Errorf("memcached stopped: %d after %v", resp.StatusCode, time.Since(start))
 	}

@@ -242,13 +242,6 @@ func (c *conn) tlsSilent(tc *tls.Conn) bool {
 	return n == 0 && isTimeout(err)
 }
 
-// probeFD reads the idle socket fd once: nothing to read (EAGAIN) is the
-// only answer of a connection still open and silent.
-func (c *conn) probeFD(fd uintptr) {
-	_, err := rawsock.Read(int(fd), c.probeBuf[:])
-	c.silent = err == syscall.EAGAIN
-}
-
 // abort closes the socket under c so that any goroutine blocked on it
 // returns; c's buffers stay in place until close.
 func (c *conn) abort() {

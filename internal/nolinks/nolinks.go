@@ -89,7 +89,7 @@ func check(fi fs.FileInfo, target func() (fs.FileInfo, error), name string, dir 
 	}
 	if mode == IfNotOwner {
 		to, err := target()
-		if err != nil || owner(to) == owner(fi) {
+		if err != nil || sameOwner(to, fi) {
 			return nil // a broken link is the open's to report
 		}
 		return &fs.PathError{Op: "stat", Path: name, Err: syscall.ELOOP}
@@ -98,12 +98,4 @@ func check(fi fs.FileInfo, target func() (fs.FileInfo, error), name string, dir 
 		return &fs.PathError{Op: "lstat", Path: name, Err: syscall.ENOTDIR}
 	}
 	return &fs.PathError{Op: "lstat", Path: name, Err: syscall.ELOOP}
-}
-
-// owner is the user that owns the file fi describes.
-func owner(fi fs.FileInfo) uint32 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return st.Uid
-	}
-	return 0
 }

@@ -19,7 +19,6 @@
 package testport
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -79,12 +78,13 @@ func claim(dir string, p int) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("testport: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	busy, err := lockNow(f)
+	if busy || err != nil {
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, nil
+		if err != nil {
+			return nil, fmt.Errorf("testport: lock port %d: %w", p, err)
 		}
-		return nil, fmt.Errorf("testport: lock port %d: %w", p, err)
+		return nil, nil
 	}
 	return f, nil
 }
@@ -104,7 +104,7 @@ func Refused() (port int, release func() error, err error) {
 	// (Not SOCK_CLOEXEC, which not every system has: a child started
 	// meanwhile holds the port a little longer, and nothing more.)
 	syscall.CloseOnExec(fd)
-	release = func() error { return syscall.Close(fd) }
+	release = func() error { return closeSocket(fd) }
 	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
 		release()
 		return 0, nil, fmt.Errorf("testport: bind: %w", err)

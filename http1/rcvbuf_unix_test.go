@@ -1,0 +1,10 @@
+//go:build unix
+
+package http1
+
+import "syscall"
+
+// setRcvBuf sets the receive buffer of socket fd.
+func setRcvBuf(fd uintptr, n int) {
+	_ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, n)
+}
