@@ -21,7 +21,7 @@ FUZZMINIMIZE ?= 200x
 SLOWFUZZ ?= FuzzReuse
 SLOWFUZZTIME ?= 1000x
 
-.PHONY: test check unit fuzz build bench
+.PHONY: test check unit fuzz build bench cross
 
 test: check unit fuzz
 
@@ -83,3 +83,13 @@ fuzz:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 500ms ./...
+
+# Builds for other platforms (README.md, Platforms): the server for 32-bit
+# Linux and for macOS, the libraries (all but cmd/mosaic) for Windows. Not
+# part of test: from an empty build cache each platform compiles the
+# standard library and every dependency again (about 180 s of CPU for the
+# first, README.md says how it was measured), beyond what CI can spare.
+cross:
+	GOOS=linux GOARCH=386 $(GO) build -o /dev/null ./cmd/mosaic
+	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/mosaic
+	GOOS=windows GOARCH=amd64 $(GO) build $$($(GO) list ./... | grep -v /cmd/mosaic$$)
