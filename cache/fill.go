@@ -165,6 +165,48 @@ func Unbuffered(w http.ResponseWriter) bool {
 	}
 }
 
+// Heading tells the Fill that w is, or that w wraps, the status and
+// header of the answer that the handler will write, as soon as it has
+// them and before it reads the body, which it may hold back until its
+// buffer fills or the body ends (the proxy's buffered relay). An answer
+// that the header says will not be stored (Cache-Control private or
+// no-store, Set-Cookie, Vary: *, X-Accel-Expires: 0, a status without a
+// lifetime, a true no-cache predicate) lets the fill lock go at once,
+// as NGINX's ngx_http_upstream_send_response frees the cache entry
+// when it sends the header, before the body: the other requests for the
+// key go on now, not when a slow upstream's body has filled the buffer.
+// What is stored is still decided at WriteHeader, on the header
+// written. It reports whether w was a Fill.
+func Heading(w http.ResponseWriter, status int, h http.Header) bool {
+	for {
+		switch x := w.(type) {
+		case *filler:
+			x.heading(status, h)
+			return true
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = x.Unwrap()
+		default:
+			return false
+		}
+	}
+}
+
+func (f *filler) heading(status int, h http.Header) {
+	if f.wrote || f.p.unlock == nil || !f.p.mayStore || f.failure != 0 || status < 200 {
+		// Written already, no lock held, nothing to store anyway (the
+		// lock went before the fill), or the handler's own error page.
+		return
+	}
+	now := f.c.now()
+	if f.staleMode(status, 0, now) != modePass {
+		// The stale entry is served or merged: WriteHeader sees to it.
+		return
+	}
+	if !f.c.decide(f.r, status, h, f.reqTime, now).store {
+		f.p.unlock()
+	}
+}
+
 // HandOff lets the handler behind a cache give up the fill for an answer
 // that is not the origin's response to store, as an upstream's
 // X-Accel-Redirect is: when w is (or wraps) the cache's Fill, and nothing
@@ -353,19 +395,8 @@ func (f *filler) WriteHeader(status int) {
 	failure := f.failure
 	ensureDate(f.header, now)
 
-	if s := f.stale; s != nil {
-		cond := failure.condition() | statusStale(status)
-		switch {
-		case cond != 0 && c.staleAllowed(s, cond, now):
-			f.mode = modeStale
-			return
-		case failure != 0 && (s.MustRevalidate || s.NoCache):
-			f.mode = modeGateway
-			return
-		case status == http.StatusNotModified && f.revalidating:
-			f.mode = modeRevalidated
-			return
-		}
+	if f.mode = f.staleMode(status, failure, now); f.mode != modePass {
+		return
 	}
 
 	stored, detail := false, f.p.detail
@@ -471,6 +502,25 @@ func (f *filler) WriteHeader(status int) {
 		c.acceptRanges(h, clientStatus, f.declared, len(f.header["Accept-Ranges"]) > 0)
 	}
 	f.w.WriteHeader(clientStatus)
+}
+
+// staleMode is what becomes of the refresh of a stale entry that gets
+// status (modePass outside a refresh, or when the answer is relayed).
+func (f *filler) staleMode(status int, failure Failure, now time.Time) int {
+	s := f.stale
+	if s == nil {
+		return modePass
+	}
+	cond := failure.condition() | statusStale(status)
+	switch {
+	case cond != 0 && f.c.staleAllowed(s, cond, now):
+		return modeStale
+	case failure != 0 && (s.MustRevalidate || s.NoCache):
+		return modeGateway
+	case status == http.StatusNotModified && f.revalidating:
+		return modeRevalidated
+	}
+	return modePass
 }
 
 // startStore opens the store entry for a response that may be stored.

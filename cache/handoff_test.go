@@ -2,6 +2,7 @@ package cache_test
 
 import (
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -153,6 +154,81 @@ func TestUnstoredAnswerFreesLock(t *testing.T) {
 	}
 	close(release)
 	<-done
+}
+
+// TestHeadingFreesLock: a handler that holds its header back while it
+// reads the body (the proxy's buffered relay) says what the header will
+// be with Heading; an answer that it says will not be stored frees the
+// fill lock then, as NGINX frees the entry once it has the upstream's
+// header, and a second request goes upstream while the first has
+// written nothing yet. A header the cache will store keeps the lock:
+// the second request waits and is served what the first stored.
+func TestHeadingFreesLock(t *testing.T) {
+	for _, c := range []struct {
+		field, value string
+		freed        bool
+	}{
+		{"Set-Cookie", "sid=1", true},
+		{"Cache-Control", "private", true},
+		{"X-Accel-Expires", "0", true},
+		{"Vary", "*", true},
+		{"X-Other", "1", false},
+	} {
+		s, err := cache.NewMemoryStore(cache.MemoryOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		release := make(chan struct{})
+		second := make(chan struct{})
+		var calls atomic.Int32
+		next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h := http.Header{"Cache-Control": {"max-age=60"}}
+			h.Set(c.field, c.value)
+			if calls.Add(1) == 2 {
+				close(second)
+			} else if !cache.Heading(w, http.StatusOK, h) {
+				t.Error("Heading found no Fill")
+			}
+			// The header is written only once the body is in.
+			<-release
+			maps.Copy(w.Header(), h)
+			_, _ = io.WriteString(w, "body")
+		})
+		ch, err := cache.New(next, cache.Options{Store: s, Logger: quiet, Lock: true, LockTimeout: time.Minute, LockAge: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			ch.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil))
+		}()
+		for calls.Load() == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		rec := httptest.NewRecorder()
+		served := make(chan struct{})
+		go func() {
+			defer close(served)
+			ch.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/x", nil))
+		}()
+		if c.freed {
+			select {
+			case <-second:
+			case <-time.After(10 * time.Second):
+				t.Errorf("%s: %s: the second request waited on the lock", c.field, c.value)
+			}
+		}
+		close(release)
+		<-done
+		<-served
+		if got, want := calls.Load(), map[bool]int32{true: 2, false: 1}[c.freed]; got != want {
+			t.Errorf("%s: %s: the handler had %d requests, want %d", c.field, c.value, got, want)
+		}
+	}
+	if cache.Heading(httptest.NewRecorder(), http.StatusOK, http.Header{}) {
+		t.Error("a plain writer took Heading")
+	}
 }
 
 // TestUnstoredUpdateFreesLock: the update of an expired entry lets the

@@ -569,6 +569,12 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 		// an upstream that streams its body would put off for ever.
 		flush = true
 	}
+	if !flush && h.onHead != nil {
+		// The header goes to the client's writer only when the buffer
+		// fills or the body ends (relay); a cache learns now what it
+		// needs to know of it.
+		h.onHead(x.w, x.r, resp.StatusCode, resp.Header)
+	}
 	// waits: where the buffered relay passes on what it has (a chunked
 	// body's whole chunks, a Wire's Pieces), asked before limit_rate's
 	// pacing wraps the body. Kept as the interface, not as its method

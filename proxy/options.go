@@ -165,6 +165,14 @@ type Options struct {
 	// unbuffered path), and a cache in front of the proxy uses it to do
 	// the same.
 	OnUnbuffered func(w http.ResponseWriter, r *http.Request)
+	// OnHead, when set, learns the status and header of the upstream's
+	// answer to r, as they came, once the Handler has decided to relay
+	// it buffered: before it reads the body, which it holds back until
+	// its buffer fills or the body ends before it writes the header to
+	// w. NGINX's cache decides at that point whether it will store the
+	// answer, and frees the entry (and its proxy_cache_lock) for one it
+	// will not; a cache in front of the proxy uses it to do the same.
+	OnHead func(w http.ResponseWriter, r *http.Request, status int, h http.Header)
 
 	// NextUpstream is proxy_next_upstream: after which failures and
 	// statuses a request goes on to the next server; 0 means NGINX's
@@ -354,6 +362,7 @@ type Handler struct {
 	errorResponse func(http.ResponseWriter, *http.Request, int)
 	onFailure     func(http.ResponseWriter, *http.Request, Failure)
 	onUnbuffered  func(http.ResponseWriter, *http.Request)
+	onHead        func(http.ResponseWriter, *http.Request, int, http.Header)
 	log           *slog.Logger
 }
 
@@ -400,6 +409,7 @@ func New(opts Options) (*Handler, error) {
 		errorResponse:  opts.ErrorResponse,
 		onFailure:      opts.OnFailure,
 		onUnbuffered:   opts.OnUnbuffered,
+		onHead:         opts.OnHead,
 		log:            opts.Logger,
 
 		wire:                opts.Wire,

@@ -476,9 +476,8 @@ func TestAudit13GatewayCacheAsNGINX(t *testing.T) {
 // upstream while the first answer is still streaming. mosaic held the
 // lock to the answer's end, so a slow or endless answer, or a client
 // reading it slowly, held every other client of the key for up to
-// proxy_cache_lock_timeout. (Buffered, mosaic's relay writes the header
-// only when its buffer fills or the body ends, and the lock goes then:
-// server README, audit13.) The first answer ends only once the origin
+// proxy_cache_lock_timeout. (Buffered: TestBufferedUnstoredFreesLockAsNGINX.)
+// The first answer ends only once the origin
 // has seen the second request, or after 10 s, and says how many it saw:
 // a server that holds the second client behind the lock makes it "1".
 func TestAudit13UnstoredAnswerFreesLockAsNGINX(t *testing.T) {

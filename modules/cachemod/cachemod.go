@@ -524,13 +524,15 @@ func cachedProxy(l *server.Location, lc *locConf, z *zoneConf) (http.Handler, er
 // clients) and the origin's Date (the date_value of its age arithmetic,
 // RFC 9111 section 4.2.3, kept on hits), which the proxy hides by
 // default; the failures decide what is stored and what is served
-// stale; and an answer relayed unbuffered is not stored, as in NGINX.
+// stale; an answer relayed unbuffered is not stored, as in NGINX; and a
+// buffered one's header reaches the cache before its body (Heading).
 // Clip: the list is the location's settings, shared with others, and
 // append must copy it.
 func forCache(o *proxy.Options) {
 	o.PassHeaders = append(slices.Clip(o.PassHeaders), "X-Accel-Expires", "Date")
 	o.OnFailure = reportFailure
 	o.OnUnbuffered = func(w http.ResponseWriter, _ *http.Request) { cache.Unbuffered(w) }
+	o.OnHead = func(w http.ResponseWriter, _ *http.Request, status int, h http.Header) { cache.Heading(w, status, h) }
 	if serve := o.AccelRedirect; serve != nil {
 		// NGINX stores nothing for an X-Accel-Redirect: the fill is given
 		// up and the client's own request (a HEAD stays one) is served

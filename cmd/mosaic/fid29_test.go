@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestBufferedUnstoredFreesLockAsNGINX: under proxy_cache_lock, an
+// answer relayed buffered whose header says it will not be stored lets
+// the lock go with that header, as NGINX's ngx_http_upstream_send_response
+// frees the cache entry (u->cacheable 0, ngx_http_file_cache_free) before
+// it reads the body: a second client of the key goes upstream while the
+// first answer's body is still coming. mosaic's relay holds the header
+// until its buffer fills or the body ends, and held the lock as long, so
+// a slow upstream held every other client of the key with it. The first
+// answer (with its Content-Length, so that no chunk of it is passed on
+// early) ends only once the origin has seen the second request, or after
+// 10 s, and says how many it saw: "saw 1" is a server that held the
+// second client behind the lock.
+func TestBufferedUnstoredFreesLockAsNGINX(t *testing.T) {
+	nginxPath(t)
+	var o *whoOrigin
+	o = newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Cache-Control", "max-age=60")
+		status := http.StatusOK
+		switch r.URL.Path {
+		case "/private":
+			h.Set("Cache-Control", "private, max-age=60")
+		case "/nostore":
+			h.Set("Cache-Control", "no-store, max-age=60")
+		case "/cookie":
+			h.Set("Set-Cookie", "sid=1")
+		case "/varystar":
+			h.Set("Vary", "*")
+		case "/xae0":
+			h.Set("X-Accel-Expires", "0")
+		case "/status":
+			h.Del("Cache-Control")
+			status = http.StatusNotFound
+		}
+		who := r.Header.Get("X-Who")
+		h.Set("Content-Length", "12") // "#n saw m end"
+		w.WriteHeader(status)
+		fmt.Fprintf(w, "#%d ", n)
+		if n == 1 {
+			w.(http.Flusher).Flush()
+			o.awaitHits(who, r.URL.Path, 2)
+		}
+		fmt.Fprintf(w, "saw %d end", o.count(who, r.URL.Path))
+	})
+	mport, nport := startCacheBoth(t, o, `
+		location / { proxy_pass http://{origin}; proxy_cache_valid 200 1m; proxy_no_cache $arg_nc;
+			proxy_cache_lock on; proxy_cache_lock_timeout 30s; proxy_cache_lock_age 30s; }`)
+	for _, c := range []struct {
+		path   string
+		status int
+	}{
+		{"/private", 200}, {"/nostore", 200}, {"/cookie", 200}, {"/varystar", 200},
+		{"/xae0", 200}, {"/status", 404}, {"/nc?nc=1", 200},
+	} {
+		var got [2]string
+		for i, who := range []string{"m", "n"} {
+			url := fmt.Sprintf("http://127.0.0.1:%d%s", map[string]int{"m": mport, "n": nport}[who], c.path)
+			first := make(chan string, 1)
+			go func() {
+				r, err := cacheTry(http.MethodGet, url)
+				if err != nil {
+					first <- err.Error()
+					return
+				}
+				first <- fmt.Sprintf("%d %s", r.status, r.body)
+			}()
+			// The second client comes once the first answer is under way.
+			o.awaitHits(who, strings.TrimSuffix(c.path, "?nc=1"), 1)
+			r := cacheDo(t, http.MethodGet, url)
+			got[i] = fmt.Sprintf("%s, then %d %s", <-first, r.status, r.body)
+		}
+		want := fmt.Sprintf("%d #1 saw 2 end, then %[1]d #2 saw 2 end", c.status)
+		if got[0] != want || got[1] != want {
+			t.Errorf("%s: mosaic %q, nginx %q, want %q", c.path, got[0], got[1], want)
+		}
+	}
+}
