@@ -10,6 +10,7 @@ import (
 	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
 	"github.com/mosaic-edge/mosaic/vars"
+	"golang.org/x/net/http2/hpack"
 )
 
 // admit applies the request rules of package reqrule to a client request,
@@ -82,10 +83,11 @@ func admit(r *http.Request, g *addrGroup, st *vars.State) (*VServer, string, int
 // $http_host and "proxy_set_header Host $http_host" would pass on,
 // unchecked, while :authority chose the server), two Host fields, or
 // neither, are bad requests, as is a second line of a field that may come
-// once (header.Unique). :path takes the origin form only. Each
-// field, :path included, is bounded by large_client_header_buffers'
-// size, as a line is on HTTP/1.1 (414 for :path, NGINX's 494 for a field, as
-// http1 answers; NGINX ends the connection with ENHANCE_YOUR_CALM);
+// once (header.Unique). :path takes the origin form only. Each name
+// and value, :path included, is bounded by large_client_header_buffers'
+// size as the client coded it (h2Longer), as NGINX bounds them (414 for
+// :path, NGINX's 494 for a field, as http1 answers a line too long;
+// NGINX ends the connection with ENHANCE_YOUR_CALM);
 // cookie crumbs, which the client may send as fields of their own and
 // Go joins, count one by one. The buffers are those of the server SNI
 // chose (else the default server's), which NGINX reads for the whole
@@ -93,7 +95,7 @@ func admit(r *http.Request, g *addrGroup, st *vars.State) (*VServer, string, int
 func admitH2(r *http.Request, g *addrGroup) int {
 	cl := LocConf[*coreLoc](g.initial(r.TLS).level, coreModule)
 	maxLine := lineLimit(cl)
-	if len(r.RequestURI) > maxLine {
+	if h2Longer(r.RequestURI, maxLine) {
 		return http.StatusRequestURITooLong
 	}
 	// NGINX's sum of the names and values, the pseudo-header fields'
@@ -107,15 +109,18 @@ func admitH2(r *http.Request, g *addrGroup) int {
 		if len(vv) > 1 && header.Unique(k) {
 			return http.StatusBadRequest
 		}
+		if len(k) > maxLine && h2Longer(strings.ToLower(k), maxLine) {
+			return http1.StatusHeaderTooLarge
+		}
 		for _, v := range vv {
 			if k == "Cookie" {
 				for crumb := range strings.SplitSeq(v, "; ") {
-					if len(k)+2+len(crumb) > maxLine {
+					if h2Longer(crumb, maxLine) {
 						return http1.StatusHeaderTooLarge
 					}
 					total += len(k) + len(crumb)
 				}
-			} else if len(k)+2+len(v) > maxLine {
+			} else if h2Longer(v, maxLine) {
 				return http1.StatusHeaderTooLarge
 			} else {
 				total += len(k) + len(v)
@@ -141,6 +146,19 @@ func admitH2(r *http.Request, g *addrGroup) int {
 		}
 	}
 	return 0
+}
+
+// h2Longer reports whether s, a name or a value of an HTTP/2 field, is
+// longer than limit as the client sent it: NGINX bounds each string by
+// its HPACK-coded length (ngx_http_v2_state_field_len), before decoding
+// it, so a 9,000-byte :path of letters, 5.6 KB once Huffman-coded, fits
+// an 8 KB buffer. Go's server hands over the decoded string alone; the
+// length taken is the one that clients' encoders (Go's, nghttp2's, the
+// browsers') send, the Huffman code where it is the shorter, so a
+// string that fits as it is needs no coding. A name is coded in lower
+// case, as HTTP/2 sends it (Go's server hands it over canonicalised).
+func h2Longer(s string, limit int) bool {
+	return len(s) > limit && hpack.HuffmanEncodeLength(s) > uint64(limit)
 }
 
 // h2Fields counts an HTTP/2 request's fields as NGINX's max_headers

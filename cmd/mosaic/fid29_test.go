@@ -84,3 +84,49 @@ func TestBufferedUnstoredFreesLockAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestH2FieldCodedLengthAsNGINX: over HTTP/2 NGINX bounds each name and
+// value by large_client_header_buffers' size as the client coded it in
+// HPACK (ngx_http_v2_state_field_len), not as decoded: a :path or a field
+// value of 9,000 letters, 5.6 KB once Huffman-coded, is served, and the
+// bound falls where the code passes 8,192 bytes (a '/' is 6 bits, an 'a'
+// 5; a '~' is 13, which Go's encoder sends uncoded). mosaic measured the
+// decoded string and answered 414. Past the bound NGINX ends the
+// connection (ENHANCE_YOUR_CALM, "no answer" here) where mosaic answers
+// the stream 414 for :path and 400 for a field (server README, HTTP/2).
+func TestH2FieldCodedLengthAsNGINX(t *testing.T) {
+	nginxPath(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d http2; location / { return 200 "ok"; } }`, port)
+	})
+	for _, c := range []struct {
+		name, path, value string
+		mosaic            string // where mosaic answers what NGINX refuses
+	}{
+		{name: "path 9000 letters", path: "/" + strings.Repeat("a", 8999)},
+		{name: "path coded 8192", path: "/" + strings.Repeat("a", 13106)},
+		{name: "path coded 8193", path: "/" + strings.Repeat("a", 13107), mosaic: "414"},
+		{name: "path raw 8192", path: "/" + strings.Repeat("~", 8191)},
+		{name: "path raw 8193", path: "/" + strings.Repeat("~", 8192), mosaic: "414"},
+		{name: "value 9000 letters", path: "/", value: strings.Repeat("a", 9000)},
+		{name: "value coded 8193", path: "/", value: strings.Repeat("a", 13109), mosaic: "400"},
+	} {
+		got := map[string]string{}
+		for who, port := range map[string]int{"mosaic": mport, "nginx": nport} {
+			h := dialH2C(t, port)
+			fields := h2cGet(c.path)
+			if c.value != "" {
+				fields = append(fields, "x-long", c.value)
+			}
+			h.headers(t, 1, true, fields...)
+			got[who] = h.status(1)
+		}
+		want := got["nginx"]
+		if c.mosaic != "" && want == "no answer" {
+			want = c.mosaic
+		}
+		if got["mosaic"] != want || (c.mosaic == "") != (got["nginx"] == "200") {
+			t.Errorf("%s: mosaic %s, nginx %s", c.name, got["mosaic"], got["nginx"])
+		}
+	}
+}
