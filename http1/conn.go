@@ -775,6 +775,10 @@ type respMem struct {
 	// headNames are the header map's keys when the head was collected,
 	// while they are few (response.headKeys says whether they are all).
 	headNames [4]string
+	// spell holds the names to send in place of the header map's keys
+	// that differ from them in case alone (SpellFields); nil for none,
+	// the usual case.
+	spell []string
 }
 
 var respPool = sync.Pool{New: func() any { return new(respMem) }}
@@ -789,6 +793,7 @@ func (c *conn) responseHeader() http.Header {
 		c.mem = respPool.Get().(*respMem)
 	}
 	m := c.mem
+	m.spell = nil
 	if m.header == nil || len(m.header) > 32 {
 		// A map one response grew large is not kept for the rest.
 		m.header = make(http.Header, 8)

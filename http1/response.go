@@ -116,6 +116,12 @@ func (w *response) SetReason(code int, rest string) {
 	w.reason, w.reasonCode = rest, code
 }
 
+// SpellFields makes each field of the header whose key differs in case
+// alone from one of names go out under that name, as NGINX relays an
+// upstream's field under the name the upstream wrote ("X_A", which the
+// map holds as "X_a"). It must come before the header is sent.
+func (w *response) SpellFields(names []string) { w.c.mem.spell = names }
+
 // SetChunking says whether a body of unknown length goes out chunked or
 // ends with the connection (NGINX's chunked_transfer_encoding). It must
 // come before the header is sent; the last call decides, as each location
@@ -463,12 +469,20 @@ func (w *response) headerFields(f fieldScan) {
 		fields = kept
 	}
 	header.SortFields(fields)
+	spell := c.mem.spell
 	for _, fl := range fields {
 		if !header.IsToken(fl.Name) {
 			continue
 		}
+		name := fl.Name
+		for _, s := range spell {
+			if len(s) == len(name) && strings.EqualFold(s, name) {
+				name = s
+				break
+			}
+		}
 		for _, v := range fl.Values {
-			h = appendField(h, fl.Name, v)
+			h = appendField(h, name, v)
 		}
 	}
 	clear(fields) // the values are the handler's: not kept past the request

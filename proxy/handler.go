@@ -634,6 +634,10 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 			return ahead
 		}
 	}
+	if h.wire == nil {
+		// c.head is the head http.ReadResponse read (recordHead).
+		passSpellings(x.w, c.head, resp.Header)
+	}
 	res := x.relay(rc, resp, flush, waits, startAhead)
 	if sending && !x.sendFinished() {
 		// The upload may outlast the response: let the client have all of

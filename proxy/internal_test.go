@@ -92,3 +92,27 @@ func TestStatusText(t *testing.T) {
 		}
 	}
 }
+
+// TestSpellings: the names of an upstream's head that ReadResponse
+// recased are listed as written, the first line's spelling for a name
+// written twice; canonical names, those NGINX's header filter writes
+// itself (Content-Type) and what follows the head (the body) are left
+// out; a head of canonical names makes no list, and one with a recased
+// name (ETag, as many servers write it) two allocations.
+func TestSpellings(t *testing.T) {
+	head := "HTTP/1.1 200 OK\r\nX_A: 1\r\nx-custom: 2\r\nX-CUSTOM: 3\r\ncontent-type: text/plain\r\n" +
+		"X-Plain: 4\r\nContent-Length: 11\r\n\r\nx-body: no\n"
+	h := http.Header{"X_a": {"1"}, "X-Custom": {"2", "3"}, "Content-Type": {"text/plain"}, "X-Plain": {"4"}, "Content-Length": {"11"}}
+	got := spellings([]byte(head), h)
+	if want := []string{"X_A", "x-custom"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("spellings: %v, want %v", got, want)
+	}
+	if got := spellings([]byte("HTTP/1.1 200 OK\r\nX-Plain: 4\r\n\r\n"), http.Header{"X-Plain": {"4"}}); got != nil {
+		t.Errorf("canonical names: %v, want nil", got)
+	}
+	etag := []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nETag: \"e\"\r\nContent-Length: 2\r\n\r\nok")
+	eh := http.Header{"Content-Type": {"text/html"}, "Etag": {`"e"`}, "Content-Length": {"2"}}
+	if n := testing.AllocsPerRun(100, func() { _ = spellings(etag, eh) }); n > 2 {
+		t.Errorf("a head with ETag: %v allocations, want 2 at most", n)
+	}
+}

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -342,15 +343,94 @@ func passReason(w http.ResponseWriter, resp *http.Response) {
 		// would change nothing.
 		return
 	}
+	if rs, ok := under[reasonSetter](w); ok {
+		rs.SetReason(resp.StatusCode, rest)
+	}
+}
+
+// under returns the first writer under w, w included, that is a T,
+// found through Unwrap methods.
+func under[T any](w http.ResponseWriter) (T, bool) {
 	for w != nil {
-		if rs, ok := w.(reasonSetter); ok {
-			rs.SetReason(resp.StatusCode, rest)
-			return
+		if t, ok := w.(T); ok {
+			return t, true
 		}
 		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
 		if !ok {
-			return
+			break
 		}
 		w = u.Unwrap()
 	}
+	var zero T
+	return zero, false
+}
+
+// fieldSpeller is a writer that sends a field under a spelling of its
+// caller's choosing rather than the header map's canonical key (mosaic's
+// HTTP/1 server's).
+type fieldSpeller interface {
+	SpellFields(names []string)
+}
+
+// passSpellings tells the first writer under w that spells field names
+// how the upstream wrote those of its head that ReadResponse recased:
+// NGINX relays an upstream's field under the name as it came ("X_A",
+// "x-custom", "ETag"), but for those its header filter writes itself.
+// Nothing is made for a head whose names are all canonical.
+func passSpellings(w http.ResponseWriter, head []byte, h http.Header) {
+	names := spellings(head, h)
+	if names == nil {
+		return
+	}
+	if fs, ok := under[fieldSpeller](w); ok {
+		fs.SpellFields(names)
+	}
+}
+
+// spellings returns the field names of head (a status line and its
+// fields) that h, the header read from it, holds in another case, as
+// written, the first line's spelling for a name written in two; nil when
+// there is none. head may run on into the body.
+func spellings(head []byte, h http.Header) []string {
+	var names []string
+	_, rest, _ := bytes.Cut(head, []byte("\n"))
+	for len(rest) > 0 {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		if len(line) == 0 || line[0] == '\r' {
+			break // the head's end: what follows is the body's
+		}
+		colon := bytes.IndexByte(line, ':')
+		if colon <= 0 {
+			continue
+		}
+		if _, ok := h[string(line[:colon])]; ok {
+			// A key as written: a canonical name, the usual case, or
+			// one the map keeps as it came (not a token), found by one
+			// lookup, for which no string is made.
+			continue
+		}
+		raw := string(line[:colon])
+		if ownSpelling(raw) || slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, raw) }) {
+			continue
+		}
+		names = append(names, raw)
+	}
+	return names
+}
+
+// ownSpelling reports whether NGINX's header filter writes the field name
+// under its own spelling whatever the upstream's
+// (ngx_http_header_filter: the fields it keeps apart from the list of
+// the others). Last-Modified and an absolute Location stay in the list,
+// under the upstream's name; a Location that absolute_redirect completes
+// NGINX writes as its own, which is not told apart here.
+func ownSpelling(name string) bool {
+	for _, own := range [...]string{"Server", "Date", "Content-Type", "Content-Length",
+		"Transfer-Encoding", "Connection", "Keep-Alive"} {
+		if strings.EqualFold(name, own) {
+			return true
+		}
+	}
+	return false
 }

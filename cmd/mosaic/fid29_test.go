@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -128,5 +132,41 @@ func TestH2FieldCodedLengthAsNGINX(t *testing.T) {
 		if got["mosaic"] != want || (c.mosaic == "") != (got["nginx"] == "200") {
 			t.Errorf("%s: mosaic %s, nginx %s", c.name, got["mosaic"], got["nginx"])
 		}
+	}
+}
+
+// TestUpstreamFieldSpellingAsNGINX: NGINX relays an upstream's field under
+// the name as the upstream wrote it ("X_A", "x-custom", "X-UPPER", a
+// "Last-modified" it keeps in its list of fields), and writes those its
+// header filter sends itself (Content-Type, Content-Length) under its own
+// names. mosaic's ReadResponse canonicalised every name ("X_a",
+// "X-Upper"). The lines are compared sorted, less Date and Server: mosaic
+// writes the fields in sorted order, NGINX in the upstream's (server
+// README).
+func TestUpstreamFieldSpellingAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o, _ := rawOrigin(t, "HTTP/1.1 200 OK\r\nX_A: 1\r\nx-custom: 2\r\nX-UPPER: 3\r\nx-Mixed-case: 4\r\n"+
+		"Set-COOKIE: a=1\r\nLast-modified: Mon, 07 Dec 2026 10:00:00 GMT\r\ncontent-type: text/plain\r\n"+
+		"CONTENT-LENGTH: 2\r\nX-Plain: 5\r\n\r\n", []byte("ok"))
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; location / { proxy_pass http://%s; } }`, port, o.Addr())
+	})
+	var got [2]string
+	for i, port := range []int{mport, nport} {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		io.WriteString(c, "GET /a HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+		lines := strings.Split(rawHead(c, bufio.NewReader(c)), "\r\n")
+		lines = slices.DeleteFunc(lines[1:], func(l string) bool {
+			return l == "" || strings.HasPrefix(l, "Date:") || strings.HasPrefix(l, "Server:")
+		})
+		slices.Sort(lines)
+		got[i] = strings.Join(lines, "\n")
+	}
+	if got[0] != got[1] {
+		t.Errorf("mosaic:\n%s\nnginx:\n%s", got[0], got[1])
 	}
 }
