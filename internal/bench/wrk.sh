@@ -171,7 +171,10 @@ stat_times() {
 # at once (FIRST and MORE multiples of it).
 # IPR_CACHEGRIND replaces cachegrind's --cache-sim=no (e.g. with
 # "--cache-sim=yes --LL=524288,8,64": the runs' files in IPR_OUT then
-# hold the simulated misses too).
+# hold the simulated misses too; give the caches' sizes, as valgrind 3.19
+# reads a VM's wrong). cg_groups.py, beside this file, sums two such
+# files' difference a request by group of functions (the server's own,
+# the Go runtime's parts, the standard library's).
 # IPR_CALLGRIND=1 runs callgrind instead, whose files (IPR_OUT/NAME-N.out.1)
 # also count the calls between functions (goroutines made, the runtime's
 # parks, locks and timers a request; a Go server wants asyncpreemptoff=1
