@@ -591,15 +591,32 @@ func buildChain(l *Location) (full, sub http.Handler, err error) {
 		}
 		return nil
 	}
-	for _, m := range filters {
+	outermost := -1 // the last output filter wrapped
+	for i, m := range filters {
 		if !m.Filter.PerRequest {
+			outermost = i
+		}
+	}
+	for i, m := range filters {
+		switch {
+		case m.Filter.PerRequest:
+		case m.Filter.AtHeader != nil:
+			// Its writer goes under the gate, which lies right under the
+			// outermost output filter: this one must be it.
+			if i != outermost {
+				panic("server: filter " + m.Name + " has AtHeader but is not the outermost output filter")
+			}
+			if l.atHeader, err = m.Filter.AtHeader(l); err != nil {
+				return nil, nil, placeAt(l, err)
+			}
+		default:
 			if err := wrap(m.Filter); err != nil {
 				return nil, nil, err
 			}
 		}
 	}
 	l.output, l.subOutput = full, sub
-	full, sub = &gateHandler{next: full}, &gateHandler{next: sub}
+	full, sub = &gateHandler{next: full, loc: l, main: true}, &gateHandler{next: sub, loc: l}
 	for _, m := range filters {
 		if m.Filter.PerRequest {
 			if err := wrap(m.Filter); err != nil {

@@ -201,6 +201,10 @@ type Location struct {
 	// chains without the request filters: what an internal redirect to
 	// the location runs (filterlayer.go).
 	output, subOutput http.Handler
+	// atHeader is the output filter, if any, whose writer the
+	// location's gate puts under itself as the response's header goes
+	// out (Filter.AtHeader).
+	atHeader func(w http.ResponseWriter, r *http.Request) http.ResponseWriter
 }
 
 // Pattern returns the location's match text (the prefix, the regex, or

@@ -47,14 +47,21 @@ type reqInfo struct {
 	// (h1Record), which never carries a reqkey.Key: a lookup of one
 	// that reaches it ends there (reqRoot.Value). Not a subrequest's
 	// nor a root made over another request's context, which may.
-	connRoot  bool
-	cfg       *Config
-	srv       *VServer
-	st        *vars.State
-	loc       *Location
-	redirects *int // shared by every redirect of one request, like NGINX's uri_changes
-	subDepth  int
-	rec       *recorder // the client connection's writer; nil in subrequests
+	connRoot bool
+	// serverAnswered is set when the server level's rewrite steps gave
+	// the answer. NGINX runs them before it chooses a location and
+	// compares client_max_body_size with Content-Length there; no
+	// location refuses it by its Content-Length from then on, the error
+	// page's included: an upload sent to a site's plain-HTTP port gets
+	// its redirect to https, not 413.
+	serverAnswered bool
+	cfg            *Config
+	srv            *VServer
+	st             *vars.State
+	loc            *Location
+	redirects      *int // shared by every redirect of one request, like NGINX's uri_changes
+	subDepth       int
+	rec            *recorder // the client connection's writer; nil in subrequests
 	// h2conn holds, for an HTTP/2 request, the settings its connection
 	// takes: those of the server SNI chose (else the default server), at
 	// the server level, which NGINX reads for keepalive_requests,
@@ -64,13 +71,6 @@ type reqInfo struct {
 	// pending is the answer a rewrite step (return, a redirect) gave;
 	// the core step of the location's chain serves it (route).
 	pending http.Handler
-	// serverAnswered is set when the server level's rewrite steps gave
-	// the answer. NGINX runs them before it chooses a location and
-	// compares client_max_body_size with Content-Length there; no
-	// location refuses it by its Content-Length from then on, the error
-	// page's included: an upload sent to a site's plain-HTTP port gets
-	// its redirect to https, not 413.
-	serverAnswered bool
 	// refusal is set for a request the HTTP/1 reader refused, served
 	// only to be logged (refusal.go).
 	refusal *http1.Refusal
@@ -616,11 +616,11 @@ func redirectTo(w http.ResponseWriter, r *http.Request, uri, path, query string,
 	}
 	// The target's output filters take the response over (filterlayer.go).
 	nri.redir = &redirTarget{loc: loc, w: w}
-	out := loc.output
-	if ri.subDepth > 0 {
+	out, main := loc.output, ri.subDepth == 0
+	if !main {
 		out = loc.subOutput
 	}
-	out.ServeHTTP(ri.fl.switchTo(), r2)
+	out.ServeHTTP(ri.fl.switchTo(loc, r2, main), r2)
 }
 
 // wrapCore adds the core's per-location steps around the content handler:

@@ -45,6 +45,11 @@ type filterLayer struct {
 type outputGate struct {
 	w      http.ResponseWriter
 	closed bool
+	// atHeader is the location's Filter.AtHeader writer, until the
+	// header or the body's first bytes come (started); r is the request
+	// it is given.
+	atHeader func(http.ResponseWriter, *http.Request) http.ResponseWriter
+	r        *http.Request
 	// hdr is the map Header answers with, taken at its first call: w's
 	// while the gate is open (every writer below it has one map for the
 	// response), a map of the gate's own once it is closed. The filters
@@ -73,6 +78,10 @@ func (g *outputGate) close() { g.closed, g.hdr = true, nil }
 
 func (g *outputGate) WriteHeader(code int) {
 	if !g.closed {
+		// An informational header goes before the response's own.
+		if g.atHeader != nil && code >= 200 {
+			g.start()
+		}
 		g.w.WriteHeader(code)
 	}
 }
@@ -81,7 +90,23 @@ func (g *outputGate) Write(b []byte) (int, error) {
 	if g.closed {
 		return len(b), nil
 	}
+	if g.atHeader != nil {
+		g.start()
+	}
 	return g.w.Write(b)
+}
+
+// start puts the location's AtHeader writer under the gate as the
+// response's header (or its first body bytes, with the implicit 200)
+// goes through, once: what the handlers set by then (an upstream's
+// X-Accel-Limit-Rate) is known. Apart from the hot path, which tests
+// one field.
+//
+//go:noinline
+func (g *outputGate) start() {
+	f := g.atHeader
+	g.atHeader = nil
+	g.w = f(g.w, g.r)
 }
 
 // gateRF is a gate on a writer that takes bodies with ReadFrom
@@ -94,6 +119,9 @@ type gateRF struct{ *outputGate }
 func (g gateRF) ReadFrom(src io.Reader) (int64, error) {
 	if g.closed {
 		return io.Copy(io.Discard, src)
+	}
+	if g.atHeader != nil {
+		g.start()
 	}
 	return g.w.(io.ReaderFrom).ReadFrom(src)
 }
@@ -168,8 +196,13 @@ func (s *outputSlot) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 func (s *outputSlot) Unwrap() http.ResponseWriter { return s.w }
 
 // gateHandler puts the request's first gate under a location's output
-// filters, next.
-type gateHandler struct{ next http.Handler }
+// filters, next. main: next is the location's chain for main requests,
+// whose gate puts the location's AtHeader writer under itself.
+type gateHandler struct {
+	next http.Handler
+	loc  *Location
+	main bool
+}
 
 func (h *gateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ri := infoFrom(r.Context())
@@ -187,6 +220,9 @@ func (h *gateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// one, above.
 	g := &ri.fl.base
 	g.w = w
+	if h.main {
+		g.atHeader, g.r = h.loc.atHeader, r
+	}
 	ri.fl.cur = g
 	defer func() {
 		if p := recover(); p != nil {
@@ -259,10 +295,16 @@ func (fl *filterLayer) redirectable() bool {
 }
 
 // switchTo closes the gate in force and returns a new one on the same
-// writer, for the output filters of an internal redirect's target.
-func (fl *filterLayer) switchTo() http.ResponseWriter {
+// writer, for the output filters of an internal redirect's target, loc,
+// serving r. A redirect comes before the header: the old gate has put
+// no writer of its own under itself (or, for a post action's discarded
+// answer, its pacing holds, as NGINX's rate is the request's).
+func (fl *filterLayer) switchTo(loc *Location, r *http.Request, main bool) http.ResponseWriter {
 	old := fl.cur
 	g := &outputGate{w: old.w}
+	if main {
+		g.atHeader, g.r = loc.atHeader, r
+	}
 	old.close()
 	fl.cur = g
 	return g.gated()

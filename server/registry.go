@@ -98,6 +98,16 @@ type Filter struct {
 	// that produces the response: a redirect's target runs its own, and
 	// the first location's see nothing of the response (filterlayer.go).
 	PerRequest bool
+	// AtHeader, set in place of Wrap, gives the writer of a filter that
+	// applies or not by what the request's handlers set (limit_rate's
+	// X-Accel-Limit-Rate): the location's gate (filterlayer.go) calls it
+	// as the response's header or first body bytes go through, and puts
+	// what it returns under itself; it returns w where the filter does
+	// not apply, so that a response it leaves alone pays for no writer.
+	// The gate lies right under the outermost output filter: only that
+	// one may have it, and only outside subrequests. A nil function
+	// means the location does not enable the filter.
+	AtHeader func(loc *Location) (func(w http.ResponseWriter, r *http.Request) http.ResponseWriter, error)
 }
 
 // Module is a unit of functionality: directives, per-location and main

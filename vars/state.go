@@ -69,11 +69,6 @@ type State struct {
 	// does. Empty where the server does not know them (HTTP/2, whose
 	// fields Go's server hands over in a map only).
 	HeaderLines string
-	// HeaderOnly says that only the response's status and header are
-	// wanted (NGINX's r->header_only, which an auth_request subrequest
-	// has): a handler that would hold the header back while it buffers
-	// the body (the proxy) sends it at once.
-	HeaderOnly bool
 
 	// Status and BodyBytes (the body bytes handlers wrote) are filled in
 	// by the server's response writer as the response goes out.
@@ -103,6 +98,12 @@ type State struct {
 	// when the URI has a "?", as NGINX splits the arguments off there,
 	// and clears it otherwise.
 	ArgsKept bool
+	// HeaderOnly says that only the response's status and header are
+	// wanted (NGINX's r->header_only, which an auth_request subrequest
+	// has): a handler that would hold the header back while it buffers
+	// the body (the proxy) sends it at once. (It sits in ArgsKept's
+	// padding.)
+	HeaderOnly bool
 	// Paths maps the current URI to the file system for the location
 	// serving the request ($document_root, $realpath_root,
 	// $request_filename); the server sets it as locations take over.
