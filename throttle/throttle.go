@@ -53,10 +53,29 @@ func Handler(limits Limits, s Sends, next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tw := &writer{ResponseWriter: w, r: r, limits: limits, sends: s, start: vars.StartTime(r.Context())}
-		tw.clock = &tw.wall
-		next.ServeHTTP(tw, r)
+		next.ServeHTTP(newWriter(w, r, limits, s), r)
 	})
+}
+
+// Wrap returns w paced by the limits, which it reads now; w itself where
+// they set no rate. It is for a caller that can wrap the writer as the
+// response's header (or its first body bytes) goes out, below the
+// handler that writes it: a response that no rate reaches then costs no
+// writer.
+func Wrap(w http.ResponseWriter, r *http.Request, limits Limits, s Sends) http.ResponseWriter {
+	rate, after := limits(r)
+	if rate <= 0 {
+		return w
+	}
+	tw := newWriter(w, r, limits, s)
+	tw.settleLimits(rate, after)
+	return tw
+}
+
+func newWriter(w http.ResponseWriter, r *http.Request, limits Limits, s Sends) *writer {
+	tw := &writer{ResponseWriter: w, r: r, limits: limits, sends: s, start: vars.StartTime(r.Context())}
+	tw.clock = &tw.wall
+	return tw
 }
 
 // Rate returns the request's override (StateName), if any.
@@ -111,8 +130,13 @@ func (w *writer) resolve() {
 	if w.resolved {
 		return
 	}
+	w.settleLimits(w.limits(w.r))
+}
+
+// settleLimits takes the request's limits, read once.
+func (w *writer) settleLimits(rate, after int64) {
 	w.resolved = true
-	w.rate, w.after = w.limits(w.r)
+	w.rate, w.after = rate, after
 	if w.rate > 0 {
 		// $limit_rate shows the rate in force from now on, as NGINX's
 		// does once its write filter has read it.

@@ -139,6 +139,34 @@ func TestLimitRateFromVariableUpstreamAsNGINX(t *testing.T) {
 	checkPaced(t, bases, []string{"/dyn/redir"}, []string{"/free/f"})
 }
 
+// TestLimitRateFromFastCGIAsNGINX: a FastCGI answer's
+// X-Accel-Limit-Rate paces it, and the file of its X-Accel-Redirect, as
+// in NGINX; fastcgi_ignore_headers X-Accel-Limit-Rate leaves it free.
+// The rate is known only once the answer's head is read, after the
+// location's filters started (the writer goes under them then).
+func TestLimitRateFromFastCGIAsNGINX(t *testing.T) {
+	app := fcgiServe(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Accel-Limit-Rate", "32768")
+		if strings.HasSuffix(r.URL.Path, "/redir") {
+			w.Header().Set("X-Accel-Redirect", "/free/f")
+			return
+		}
+		io.WriteString(w, throttleBody)
+	})
+	bases := limitBoth(t, map[string]string{"f": throttleBody}, func(listen, root string) string {
+		return fmt.Sprintf(`access_log off; sendfile off;
+			server {
+				%s
+				fastcgi_param REQUEST_METHOD $request_method; fastcgi_param SERVER_PROTOCOL $server_protocol;
+				fastcgi_param REQUEST_URI $request_uri;
+				location /free/ { alias %s/; }
+				location /php/ { fastcgi_pass %s; }
+				location /ign/ { fastcgi_ignore_headers X-Accel-Limit-Rate; fastcgi_pass %[3]s; }
+			}`, listen, root, app)
+	})
+	checkPaced(t, bases, []string{"/php/big", "/php/redir"}, []string{"/ign/big", "/free/f"})
+}
+
 // rateOrigin answers a path ending in /redir with an X-Accel-Redirect to /free/f and
 // anything else with the 72 KB body, both with X-Accel-Limit-Rate 32k,
 // and returns its address.

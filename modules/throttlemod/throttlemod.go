@@ -1,11 +1,12 @@
 // Package throttlemod wires the throttle library to the server:
 // limit_rate and limit_rate_after (with variables, as NGINX 1.17+ takes
-// them) and the "throttle" filter. A location with neither gets the
-// filter's writer only when the configuration can set a rate at run
-// time ("set $limit_rate", an upstream's X-Accel-Limit-Rate: MayLimit),
-// since either can limit a response wherever it is served; otherwise
-// its responses pass untouched, as NGINX's write filter skips a request
-// whose r->limit_rate is 0.
+// them) and the "throttle" filter. The filter's writer goes under the
+// output filters as a response's header goes out (server.Filter's
+// AtHeader), and only where a rate applies then: the location's, or one
+// set at run time ("set $limit_rate", an upstream's X-Accel-Limit-Rate:
+// MayLimit, which either can set wherever a response is served);
+// otherwise the response passes untouched, as NGINX's write filter
+// skips a request whose r->limit_rate is 0.
 package throttlemod
 
 import (
@@ -72,7 +73,7 @@ var module = &server.Module{
 }
 
 func init() {
-	module.Filter = &server.Filter{Wrap: wrap}
+	module.Filter = &server.Filter{AtHeader: atHeader}
 	server.Register(module)
 }
 
@@ -93,36 +94,38 @@ func setSize(get func(*locConf) *server.Setting[*vars.Template]) func(*server.Cm
 	}
 }
 
-func wrap(l *server.Location, next http.Handler) (http.Handler, error) {
+// atHeader gives the location's writer to the server's gate, which puts
+// it under the output filters as the response's header goes out, so
+// that a response without a rate (no limit_rate, and neither "set
+// $limit_rate" nor an upstream's X-Accel-Limit-Rate set one) costs no
+// writer: the rate is read once, then, as NGINX's write filter reads
+// r->limit_rate when it sends the header.
+func atHeader(l *server.Location) (func(http.ResponseWriter, *http.Request) http.ResponseWriter, error) {
 	lc := server.LocConf[*locConf](l, module)
 	rate, after := lc.rate.V, lc.after.V
 	sends := throttle.Sends{File: lc.sendfile.Or(false), MaxChunk: lc.maxChunk.Or(throttle.DefaultMaxChunk)}
-	limited := throttle.Handler(func(r *http.Request) (int64, int64) {
+	limits := func(r *http.Request) (int64, int64) {
 		var n, a int64
 		if v, ok := throttle.Rate(vars.FromContext(r.Context())); ok {
 			n = v
 		} else if rate != nil {
 			n = size(rate.Eval(r))
 		}
-		if after != nil {
+		if n > 0 && after != nil {
 			a = size(after.Eval(r))
 		}
 		return n, a
-	}, sends, next)
-	if rate != nil || after != nil {
-		return limited, nil
 	}
-	// Only a rate set at run time can apply here. The locations built
-	// before a gateway's call MayLimit too, so the check is made per
-	// request rather than now: one load, no writer nor allocation.
+	// Without a rate of the location's, only one set at run time can
+	// apply. The locations built before a gateway's call MayLimit too,
+	// so the check is made per response rather than now: one load.
 	mc := server.MainConf[*mainConf](l.Server().Config(), module)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if mc.dynamic.Load() {
-			limited.ServeHTTP(w, r)
-			return
+	return func(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
+		if rate == nil && !mc.dynamic.Load() {
+			return w
 		}
-		next.ServeHTTP(w, r)
-	}), nil
+		return throttle.Wrap(w, r, limits, sends)
+	}, nil
 }
 
 // size reads an evaluated size; a bad one means none, as NGINX's
