@@ -62,6 +62,12 @@ type filler struct {
 	failure      Failure // reported by the handler with Fail
 	handedOff    bool    // the handler served the client itself (HandOff)
 	unbuffered   bool    // the handler relays the response unbuffered (Unbuffered)
+	// headed is the status that Heading told, and head what the cache
+	// decided on the header it told, which WriteHeader keeps for that
+	// status: the upstream's header as it came, before the handler took
+	// the fields it hides from it.
+	headed int
+	head   decision
 
 	wrote    bool
 	mode     int
@@ -175,8 +181,9 @@ func Unbuffered(w http.ResponseWriter) bool {
 // as NGINX's ngx_http_upstream_send_response frees the cache entry
 // when it sends the header, before the body: the other requests for the
 // key go on now, not when a slow upstream's body has filled the buffer.
-// What is stored is still decided at WriteHeader, on the header
-// written. It reports whether w was a Fill.
+// What is stored is decided on that header, not on the one written,
+// from which the handler may have hidden fields (proxy_hide_header), as
+// NGINX decides on the upstream's. It reports whether w was a Fill.
 func Heading(w http.ResponseWriter, status int, h http.Header) bool {
 	for {
 		switch x := w.(type) {
@@ -192,9 +199,9 @@ func Heading(w http.ResponseWriter, status int, h http.Header) bool {
 }
 
 func (f *filler) heading(status int, h http.Header) {
-	if f.wrote || f.p.unlock == nil || !f.p.mayStore || f.failure != 0 || status < 200 {
-		// Written already, no lock held, nothing to store anyway (the
-		// lock went before the fill), or the handler's own error page.
+	if f.wrote || !f.p.mayStore || f.failure != 0 || status < 200 {
+		// Written already, nothing to store anyway (the lock went before
+		// the fill), or the handler's own error page.
 		return
 	}
 	now := f.c.now()
@@ -202,7 +209,13 @@ func (f *filler) heading(status int, h http.Header) {
 		// The stale entry is served or merged: WriteHeader sees to it.
 		return
 	}
-	if !f.c.decide(f.r, status, h, f.reqTime, now).store {
+	// NGINX decides on the upstream's header as it reads it, before
+	// proxy_hide_header takes fields from what the client gets: a hidden
+	// "Cache-Control: private" still keeps the answer out of the cache.
+	// WriteHeader keeps this verdict, so that an answer whose lock went
+	// here is not stored after all.
+	f.headed, f.head = status, f.c.decide(f.r, status, h, f.reqTime, now)
+	if !f.head.store && f.p.unlock != nil {
 		f.p.unlock()
 	}
 }
@@ -410,7 +423,10 @@ func (f *filler) WriteHeader(status int) {
 	if failure != 0 {
 		detail = "upstream-failure"
 	} else if f.p.mayStore {
-		d := c.decide(f.r, status, f.header, f.reqTime, now)
+		d := f.head
+		if f.headed != status {
+			d = c.decide(f.r, status, f.header, f.reqTime, now)
+		}
 		cacheable = d.store || d.reason == "no-lifetime" || d.reason == "no-cache-predicate"
 		if d.store && f.unbuffered {
 			// NGINX's range and not-modified filters still see the

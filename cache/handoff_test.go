@@ -292,3 +292,35 @@ func TestUnstoredUpdateFreesLock(t *testing.T) {
 		cache.WaitBackground(c)
 	}
 }
+
+// TestHeadingDecidesStore: what is stored is decided on the header that
+// Heading told, the upstream's, not on the one written, from which the
+// handler hid a field (proxy_hide_header Cache-Control), as NGINX
+// decides on the upstream's header: a private answer is not stored,
+// with or without the lock (whose holder let it go at the head), and
+// the next request goes upstream again.
+func TestHeadingDecidesStore(t *testing.T) {
+	for _, lock := range []bool{false, true} {
+		s, err := cache.NewMemoryStore(cache.MemoryOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var calls atomic.Int32
+		next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			calls.Add(1)
+			cache.Heading(w, http.StatusOK, http.Header{"Cache-Control": {"private, max-age=60"}})
+			// Written without the field the handler hides.
+			_, _ = io.WriteString(w, "body")
+		})
+		ch, err := cache.New(next, cache.Options{Store: s, Logger: quiet, Lock: lock, Valid: []cache.Valid{{TTL: time.Minute}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			ch.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil))
+		}
+		if n := calls.Load(); n != 2 {
+			t.Errorf("lock %v: the handler had %d requests, want 2 (nothing stored)", lock, n)
+		}
+	}
+}

@@ -170,3 +170,41 @@ func TestUpstreamFieldSpellingAsNGINX(t *testing.T) {
 		t.Errorf("mosaic:\n%s\nnginx:\n%s", got[0], got[1])
 	}
 }
+
+// TestHiddenFieldDecidesStoreAsNGINX: NGINX decides whether it stores an
+// answer on the upstream's header as it came (its header handlers clear
+// u->cacheable while the head is read), before proxy_hide_header takes
+// the field from what the client gets: a hidden "Cache-Control: private"
+// or "Set-Cookie" still keeps the answer out of the cache. mosaic's
+// cache decided on the header the proxy wrote, less the hidden fields,
+// and stored both (review rv-fid29; since fid29 its lock also went at
+// the head, on the upstream's header, so the waiters went upstream
+// while the answer was stored all the same). Each server gets each path
+// twice: MISS then HIT is a stored answer.
+func TestHiddenFieldDecidesStoreAsNGINX(t *testing.T) {
+	nginxPath(t)
+	o := newWhoOrigin(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/private":
+			w.Header().Set("Cache-Control", "private")
+		case "/cookie":
+			w.Header().Set("Set-Cookie", "sid=1")
+		}
+		fmt.Fprintf(w, "#%d", n)
+	})
+	mport, nport := startCacheBoth(t, o, `
+		location / { proxy_pass http://{origin}; proxy_cache_valid 200 1m;
+			proxy_hide_header Cache-Control; proxy_hide_header Set-Cookie; }`)
+	for _, path := range []string{"/private", "/cookie", "/plain"} {
+		var got [2]string
+		for i, port := range []int{mport, nport} {
+			for range 2 {
+				r := cacheDo(t, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d%s", port, path))
+				got[i] += fmt.Sprintf("%s %s %q %q; ", r.cacheStatus(), r.body, r.header.Get("Cache-Control"), r.header.Get("Set-Cookie"))
+			}
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s: mosaic %s, nginx %s", path, got[0], got[1])
+		}
+	}
+}
