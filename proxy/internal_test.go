@@ -115,4 +115,18 @@ func TestSpellings(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { _ = spellings(etag, eh) }); n > 2 {
 		t.Errorf("a head with ETag: %v allocations, want 2 at most", n)
 	}
+	// The upstream's head is bounded by size alone: a list of its every
+	// recased name would cost the writer a comparison of each field with
+	// each name.
+	many := []byte("HTTP/1.1 200 OK\r\n")
+	mh := http.Header{}
+	for i := range 1000 {
+		name := fmt.Sprintf("x-%d", i)
+		many = fmt.Appendf(many, "%s: 1\r\n", name)
+		mh[http.CanonicalHeaderKey(name)] = []string{"1"}
+	}
+	many = append(many, "\r\n"...)
+	if got := spellings(many, mh); len(got) != maxSpellings || got[0] != "x-0" {
+		t.Errorf("a head of 1000 recased names: %d listed, want the first %d", len(got), maxSpellings)
+	}
 }

@@ -387,14 +387,23 @@ func passSpellings(w http.ResponseWriter, head []byte, h http.Header) {
 	}
 }
 
+// maxSpellings bounds the names spellings lists. Each name of the list is
+// compared with the others as it is added, and the HTTP/1 writer compares
+// each field it sends with the list: unbounded, the work grew with the
+// square of the names, which a 64 KB head holds some 10,000 of. A head
+// with more (none seen from a real server) sends the rest in canonical
+// case.
+const maxSpellings = 32
+
 // spellings returns the field names of head (a status line and its
 // fields) that h, the header read from it, holds in another case, as
-// written, the first line's spelling for a name written in two; nil when
-// there is none. head may run on into the body.
+// written, the first line's spelling for a name written in two, the
+// first maxSpellings of them; nil when there is none. head may run on
+// into the body.
 func spellings(head []byte, h http.Header) []string {
 	var names []string
 	_, rest, _ := bytes.Cut(head, []byte("\n"))
-	for len(rest) > 0 {
+	for len(rest) > 0 && len(names) < maxSpellings {
 		var line []byte
 		line, rest, _ = bytes.Cut(rest, []byte("\n"))
 		if len(line) == 0 || line[0] == '\r' {
