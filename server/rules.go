@@ -85,7 +85,8 @@ func admit(r *http.Request, g *addrGroup, st *vars.State) (*VServer, string, int
 // neither, are bad requests, as is a second line of a field that may come
 // once (header.Unique). :path takes the origin form only. Each name
 // and value, :path included, is bounded by large_client_header_buffers'
-// size as the client coded it (h2Longer), as NGINX bounds them (414 for
+// size as the client coded it (h2Longer), :authority and :method too,
+// as NGINX bounds them (414 for
 // :path, NGINX's 494 for a field, as http1 answers a line too long;
 // NGINX ends the connection with ENHANCE_YOUR_CALM);
 // cookie crumbs, which the client may send as fields of their own and
@@ -97,6 +98,11 @@ func admitH2(r *http.Request, g *addrGroup) int {
 	maxLine := lineLimit(cl)
 	if h2Longer(r.RequestURI, maxLine) {
 		return http.StatusRequestURITooLong
+	}
+	if h2Longer(r.Host, maxLine) || h2Longer(r.Method, maxLine) {
+		// :authority and :method are strings of the header block as the
+		// fields are, bounded alike.
+		return http1.StatusHeaderTooLarge
 	}
 	// NGINX's sum of the names and values, the pseudo-header fields'
 	// among them (":method" and the rest), against
