@@ -25,11 +25,17 @@ func closesUnanswered(code int) bool {
 	return code == 444 || code == http.StatusRequestTimeout || code == 499
 }
 
-// abortUnanswered ends r as closesUnanswered's codes do: nothing is sent,
-// and the access log says the status.
+// abortUnanswered ends r with nothing sent: the access log says code
+// for closesUnanswered's codes, as NGINX's ngx_http_terminate_request
+// sets it, and no status ("000") for the others, which NGINX finalises
+// without setting one.
 func abortUnanswered(r *http.Request, code int) {
 	if st := vars.FromContext(r.Context()); st != nil {
-		st.WroteHeader(code)
+		if closesUnanswered(code) {
+			st.WroteHeader(code)
+		} else {
+			st.NoStatus = true
+		}
 	}
 	panic(http.ErrAbortHandler)
 }

@@ -344,7 +344,8 @@ func (t *tryFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// ngx_http_finalize_request: a page for 201, 204 and 300 up,
 		// the connection closed for 444, 408 and 499, and for the
 		// other codes below 300 no response at all (the request ends
-		// as if one had been sent), which a closed connection is here.
+		// as if one had been sent, with no status in the access log),
+		// which a closed connection is here.
 		if closesUnanswered(t.code) || t.code < 300 && t.code != http.StatusCreated && t.code != http.StatusNoContent {
 			abortUnanswered(r, t.code)
 		}

@@ -102,8 +102,13 @@ type State struct {
 	// wanted (NGINX's r->header_only, which an auth_request subrequest
 	// has): a handler that would hold the header back while it buffers
 	// the body (the proxy) sends it at once. (It sits in ArgsKept's
-	// padding.)
+	// padding, as NoStatus does.)
 	HeaderOnly bool
+	// NoStatus says the request ended with nothing sent and no status,
+	// as NGINX finalises one with a code below 300 other than 201 and
+	// 204 (try_files' "=200"): BodyStarts leaves Status unset, and the
+	// access log says "000" where it would say 200.
+	NoStatus bool
 	// Paths maps the current URI to the file system for the location
 	// serving the request ($document_root, $realpath_root,
 	// $request_filename); the server sets it as locations take over.
@@ -211,9 +216,9 @@ func (st *State) WroteHeader(code int) {
 }
 
 // BodyStarts records that a body goes out; without a status set before,
-// the response is a 200.
+// the response is a 200 (unless NoStatus says there is none).
 func (st *State) BodyStarts() {
-	if st.Status == 0 {
+	if st.Status == 0 && !st.NoStatus {
 		st.Status = http.StatusOK
 	}
 }
