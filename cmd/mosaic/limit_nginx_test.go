@@ -111,6 +111,44 @@ func concurrentAnswers(t *testing.T, url string, n int) []limitAnswer {
 	return out
 }
 
+// TestLimitReqLargestBurstMatchesNGINX: burst= and delay= at int64's
+// largest, which NGINX accepts and multiplies by 1000 past its range,
+// still mean no bound in both: three requests at 1r/m all pass at once,
+// where burst=1 refuses the third.
+func TestLimitReqLargestBurstMatchesNGINX(t *testing.T) {
+	bases := limitBoth(t, map[string]string{"f": "f"}, func(listen, root string) string {
+		return fmt.Sprintf(`access_log off;
+			limit_req_zone $uri zone=b:1m rate=1r/m;
+			server {
+				%s
+				add_header X-Limit $limit_req_status always;
+				location /max/ { limit_req zone=b burst=9223372036854775807 nodelay; alias %[2]s/; }
+				location /delay/ { limit_req zone=b burst=5 delay=9223372036854775807; alias %[2]s/; }
+				location /one/ { limit_req zone=b burst=1 nodelay; alias %[2]s/; }
+			}`, listen, root)
+	})
+	wants := map[string]string{
+		"/max/f":   "200 PASSED, 200 PASSED, 200 PASSED",
+		"/delay/f": "200 PASSED, 200 PASSED, 200 PASSED",
+		"/one/f":   "200 PASSED, 200 PASSED, 503 REJECTED",
+	}
+	for name, base := range bases {
+		for path, want := range wants {
+			var kinds []string
+			for range 3 {
+				a := concurrentAnswers(t, base+path, 1)[0]
+				if a.took > 300*time.Millisecond {
+					t.Errorf("%s %s: an answer took %v", name, path, a.took)
+				}
+				kinds = append(kinds, fmt.Sprint(a.code, " ", a.limit))
+			}
+			if got := strings.Join(kinds, ", "); got != want {
+				t.Errorf("%s %s: %s, want %s", name, path, got, want)
+			}
+		}
+	}
+}
+
 // TestLimitReqDelayMatchesNGINX: limit_req burst=4 delay=2 at 5r/s, six
 // requests at once: the first and two of the burst go at once, the next
 // two wait 200 and 400 ms, the sixth is refused at once; the statuses
