@@ -3,7 +3,11 @@
 // linear?) use it rather than the wall clock: on a loaded machine a run
 // of a few milliseconds is preempted more often than one of a few hundred
 // microseconds, and the wall clock charges it the time other processes
-// ran, which no number of repeats reliably takes out.
+// ran, which no number of repeats reliably takes out. Process gives the
+// whole process's user and system time, for benchmarks that report a
+// server's CPU per request. On Windows both come from the system's
+// thread and process times, counted in ticks of the scheduler's clock
+// (about 15.6 ms), so only long runs are worth comparing there.
 package cputime
 
 import (
