@@ -73,16 +73,19 @@ func benchmarkPHP(b *testing.B, lines string) {
 // the write and again for $body_bytes_sent, was allocated) to 2026-12-06,
 // unseen because CI runs this package under -race only (the Makefile now
 // runs this test without it too); 11 since a body without trailers ends
-// with a shared last chunk; 10 at the twenty-third pass; 9 since limit_rate's
-// writer is made only for a response that a rate reaches (3,712 bytes a
-// request before, 3,456 after, BenchmarkPHPCurl's B/op).
+// with a shared last chunk; 9 at the twenty-third pass (the bound stayed
+// at 11); 8 since limit_rate's writer is made only for a response that a
+// rate reaches (3,712 bytes a request before, 3,456 after,
+// BenchmarkPHPCurl's B/op). The benchmark's allocs/op reads one more (10,
+// then 9): AllocsPerRun runs on one P and rounds its mean down; the bound
+// is this test's own count, so that one allocation more fails it.
 func TestPHPAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates on its own")
 	}
 	exchange := startPHP(t, "")
-	if n := testing.AllocsPerRun(200, exchange); n > 9 {
-		t.Errorf("%v allocations a request, want at most 9", n)
+	if n := testing.AllocsPerRun(200, exchange); n > 8 {
+		t.Errorf("%v allocations a request, want at most 8", n)
 	}
 }
 
