@@ -296,9 +296,10 @@ func (fl *filterLayer) redirectable() bool {
 
 // switchTo closes the gate in force and returns a new one on the same
 // writer, for the output filters of an internal redirect's target, loc,
-// serving r. A redirect comes before the header: the old gate has put
-// no writer of its own under itself (or, for a post action's discarded
-// answer, its pacing holds, as NGINX's rate is the request's).
+// serving r. A redirect comes before the header, so the old gate has put
+// no AtHeader writer under itself; a post action's comes after it, but
+// from a gate that runPostAction put on the writer that discards the
+// answer, so the client's paced writer is left behind there too.
 func (fl *filterLayer) switchTo(loc *Location, r *http.Request, main bool) http.ResponseWriter {
 	old := fl.cur
 	g := &outputGate{w: old.w}
