@@ -111,12 +111,15 @@ def main():
     check_events(a.few)
     check_events(a.more)
     sums = defaultdict(lambda: [0.0] * len(EVENTS))
-    picked = []
+    # By name: cg_annotate gives a function one row per source file its
+    # code came from (Go inlines across files), which would print the
+    # function several times, each with a part of its counts.
+    picked = defaultdict(lambda: [0.0] * len(EVENTS))
     for fn, counts in functions(a.few, a.more):
         for key in (group(fn), "all"):
             sums[key] = [s + c for s, c in zip(sums[key], counts)]
         if a.funcs and re.search(a.funcs, fn):
-            picked.append((fn, counts))
+            picked[fn] = [s + c for s, c in zip(picked[fn], counts)]
     n = a.n
     print("%-34s %8s %7s %7s %7s %7s %7s %9s" % (
         "a request", "instr", "I1 miss", "D1r mis", "D1w mis", "LL miss", "mispred", "est. cyc"))
@@ -132,7 +135,7 @@ def main():
     for key, v in sorted(sums.items(), key=lambda kv: -kv[1][0]):
         if abs(v[0]) / n >= 5:
             line(key, v)
-    for fn, v in sorted(picked, key=lambda kv: -kv[1][0]):
+    for fn, v in sorted(picked.items(), key=lambda kv: -kv[1][0]):
         line(fn, v)
 
 
