@@ -312,3 +312,34 @@ func TestThrottleH2HeaderCountedOnce(t *testing.T) {
 		t.Errorf("on the wire after one WriteHeader %d, after two %d; want the HEADERS frame once", once, w.onWire())
 	}
 }
+
+// TestWrap: Wrap reads the limits once, when it is called (as the
+// header goes out), and returns the writer itself where they set no
+// rate, so that such a response pays for no writer; with a rate, the
+// body it is given is paced.
+func TestWrap(t *testing.T) {
+	body := strings.Repeat("x", 12000)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r := httptest.NewRequestWithContext(ctx, "GET", "/", nil)
+	var reads int
+	limits := func(rate int64) Limits {
+		return func(*http.Request) (int64, int64) { reads++; return rate, 0 }
+	}
+	rec := httptest.NewRecorder()
+	if w := Wrap(rec, r, limits(0), Sends{}); w != http.ResponseWriter(rec) || reads != 1 {
+		t.Errorf("without a rate: %T, limits read %d times; want the recorder itself, read once", w, reads)
+	}
+	reads = 0
+	w := Wrap(rec, r, limits(10000), Sends{MaxChunk: DefaultMaxChunk})
+	if w == http.ResponseWriter(rec) {
+		t.Fatal("with a rate: the recorder itself, want a paced writer")
+	}
+	// 12000 bytes at 10000 per second with a second of slack: 0.2 s.
+	start := time.Now()
+	w.WriteHeader(http.StatusOK)
+	io.WriteString(w, body)
+	if d := time.Since(start); rec.Body.String() != body || d < 150*time.Millisecond || reads != 1 {
+		t.Errorf("with a rate: %d bytes in %v, limits read %d times; want paced, read once", rec.Body.Len(), d, reads)
+	}
+}
