@@ -239,3 +239,26 @@ func TestLimitRateUnbufferedAsNGINX(t *testing.T) {
 	checkPaced(t, bases, []string{"/p/big", "/rate/big"},
 		[]string{"/p/big?nobuf=1", "/rate/big?nobuf=1", "/off/big", "/set/big", "/g/big", "/grate/big", "/free/f"})
 }
+
+// TestLimitRateErrorPageAndSSIAsNGINX: an error page is paced by its
+// own location's limit_rate, not by the one the request left (the
+// redirect's gate takes the target's writer), and an SSI page's
+// included file by the page's location, whose gate the include's
+// output passes, as in NGINX.
+func TestLimitRateErrorPageAndSSIAsNGINX(t *testing.T) {
+	files := map[string]string{"f": throttleBody, "p.html": `<!--# include virtual="/free/f" -->`}
+	bases := limitBoth(t, files, func(listen, root string) string {
+		return fmt.Sprintf(`access_log off; sendfile off;
+			server {
+				%s
+				root %s;
+				location /free/ { alias %[2]s/; }
+				location /slow/ { limit_rate 32k; alias %[2]s/; }
+				location /ep1/ { error_page 404 /slow/f; }
+				location /ep2/ { limit_rate 32k; error_page 404 /free/f; }
+				location /ssi/ { ssi on; limit_rate 32k; alias %[2]s/; }
+				location /ssifree/ { ssi on; alias %[2]s/; }
+			}`, listen, root)
+	})
+	checkPaced(t, bases, []string{"/ep1/x", "/ssi/p.html"}, []string{"/ep2/x", "/ssifree/p.html"})
+}
