@@ -601,7 +601,6 @@ func (p *parser) escape(f *flags) (*node, bool) {
 	return lit(b, f.caseless), true
 }
 
-// backref is a reference to group num, read up to p.pos.
 // failNamedChar refuses, p.pos after \N, a brace that starts no
 // quantifier (\N{2} is two bytes other than a newline): a character's
 // name or code, which PCRE2 takes only in UTF mode, worded as it words
@@ -629,6 +628,7 @@ func (p *parser) failNamedChar() {
 	p.fail(p.pos, `PCRE2 does not support \F, \L, \l, \N{name}, \U, or \u`)
 }
 
+// backref is a reference to group num, read up to p.pos.
 func (p *parser) backref(f *flags, num int) *node {
 	if num == 0 {
 		p.fail(p.pos, "reference to non-existent subpattern")
