@@ -98,6 +98,9 @@ type node struct {
 	neg    bool
 	assert assertKind
 	fold   bool // opBackref: caseless
+	// inside marks an opBackref within the group it names ((a\1)),
+	// which a lookbehind cannot measure.
+	inside bool
 	// units is, where set, what PCRE2 compiles the node to, in code
 	// units, where the tree spells it otherwise (compiledSize): a
 	// character type (\d, \W, \h; \pL 3) is one opcode, not a class of
@@ -129,8 +132,12 @@ type parser struct {
 	refs []namedRef
 	// lookbehinds are checked for a fixed length once back references
 	// are resolved; groups holds each capture node by number.
-	lookbehinds    []namedRef
-	groups         []*node
+	lookbehinds []namedRef
+	groups      []*node
+	// open are the captures being parsed, innermost last; widths holds
+	// each group's fixed width once measured (groupWidth).
+	open           []*node
+	widths         []measured
 	needsBacktrack bool // lookaround, backreference, atomic, possessive, \K
 	endSensitive   bool // $, \Z or multiline ^: PCRE treats a final \n specially
 	// keeps are the \K nodes; lookDepth counts the lookarounds open, in
@@ -637,7 +644,7 @@ func (p *parser) backref(f *flags, num int) *node {
 		p.fail(p.pos, "subpattern number is too big")
 	}
 	p.needsBacktrack = true
-	n := &node{op: opBackref, cap: num, fold: f.caseless}
+	n := &node{op: opBackref, cap: num, fold: f.caseless, inside: p.isOpen(num)}
 	p.refs = append(p.refs, namedRef{n, "", p.pos - 1})
 	return n
 }
@@ -645,7 +652,9 @@ func (p *parser) backref(f *flags, num int) *node {
 // namedBackref is a reference to the group named at off.
 func (p *parser) namedBackref(f *flags, name string, off int) *node {
 	p.needsBacktrack = true
-	n := &node{op: opBackref, fold: f.caseless}
+	// A name not yet defined is a later group's, which is not open.
+	c, ok := p.names[name]
+	n := &node{op: opBackref, fold: f.caseless, inside: ok && p.isOpen(c)}
 	p.refs = append(p.refs, namedRef{n, name, off})
 	return n
 }
@@ -1406,7 +1415,20 @@ func (p *parser) capture(f *flags, depth int, name string) *node {
 	p.capName = append(p.capName, name)
 	n := &node{op: opCapture, cap: p.ncap}
 	p.groups = append(p.groups, n)
+	p.open = append(p.open, n)
+	defer func() { p.open = p.open[:len(p.open)-1] }()
 	return p.body(f, depth, n)
+}
+
+// isOpen reports whether group num is being parsed: a reference to it
+// now lies within it.
+func (p *parser) isOpen(num int) bool {
+	for _, g := range p.open {
+		if g.cap == num {
+			return true
+		}
+	}
+	return false
 }
 
 // body parses a group's alternatives up to ")" into n. Options set inside
@@ -1451,7 +1473,9 @@ const maxLookbehind = 65535
 
 func (p *parser) fixedWidth(n *node, depth int) (int, bool) {
 	if depth > 1000 {
-		return 0, false // a back reference inside the group it names
+		// A chain of groups each referring to the next, too long to
+		// follow: PCRE2 gives up on such a lookbehind too.
+		return 0, false
 	}
 	fixedWidth := func(n *node) (int, bool) { return p.fixedWidth(n, depth+1) }
 	switch n.op {
@@ -1491,30 +1515,56 @@ func (p *parser) fixedWidth(n *node, depth int) (int, bool) {
 			return maxLookbehind + 1, ok
 		}
 		return w * n.min, ok
-	case opCapture, opGroup, opAtomic:
+	case opCapture:
+		return p.groupWidth(n, depth)
+	case opGroup, opAtomic:
 		return fixedWidth(n.subs[0])
 	case opBackref:
 		// PCRE takes a reference to a group of fixed length, and finds
 		// one to no group here, before the other references.
 		p.checkRef(n)
-		if g := p.groups[n.cap]; !contains(g, n) {
-			return fixedWidth(g)
+		if n.inside {
+			// A reference inside the group it names: (a(?<=\1)).
+			return 0, false
 		}
-		// A reference inside the group it names: (a(?<=\1)).
-		return 0, false
+		return p.groupWidth(p.groups[n.cap], depth)
 	}
 	return 0, false
 }
 
-// contains reports whether n is in the tree under g.
-func contains(g, n *node) bool {
-	if g == n {
-		return true
+// measured is a group's state in parser.widths: not measured yet,
+// being measured, or measured (fixed or not, and the width).
+type measured struct {
+	state uint8 // 0, widthMeasuring or widthKnown
+	fixed bool
+	width int
+}
+
+const (
+	widthMeasuring = 1 + iota
+	widthKnown
+)
+
+// groupWidth measures capture g once, as PCRE2 caches a group's length
+// (get_grouplength): each reference and each lookbehind it is in reads
+// that, which without it measured the group again each time, so that
+// (a)(\1\1)(\2\2)... took twice as long a group, hours at 40. A group
+// reached again while it is measured refers to itself through others
+// ((a\2)(b\1)), which no length fits.
+func (p *parser) groupWidth(g *node, depth int) (int, bool) {
+	if p.widths == nil {
+		p.widths = make([]measured, len(p.groups))
 	}
-	for _, s := range g.subs {
-		if contains(s, n) {
-			return true
-		}
+	w := &p.widths[g.cap]
+	switch w.state {
+	case widthKnown:
+		return w.width, w.fixed
+	case widthMeasuring:
+		return 0, false
 	}
-	return false
+	w.state = widthMeasuring
+	width, fixed := p.fixedWidth(g.subs[0], depth+1)
+	// p.widths is not appended to while measuring: w still points in it.
+	*w = measured{state: widthKnown, fixed: fixed, width: width}
+	return width, fixed
 }

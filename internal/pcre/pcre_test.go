@@ -193,12 +193,56 @@ func TestCompileErrors(t *testing.T) {
 		// PCRE2 refuses a lookbehind branch past 65,535 characters
 		// (mosaic took them, nested repeats overflowing, until rv-pcre27).
 		`(a{40000})(?<=\1\1)x`: `lookbehind assertion is too long in "(a{40000})(?<=\1\1)x" at "(?<=\1\1)x"`,
+		// Groups that refer to each other, or a name to the group it
+		// is in, have no fixed length (rd4: libpcre2 10.42's offsets).
+		`(a\2)(b\1)(?<=\1)x`: `lookbehind assertion is not fixed length in "(a\2)(b\1)(?<=\1)x" at "(?<=\1)x"`,
+		`(?<n>a(?<=\k<n>))x`: `lookbehind assertion is not fixed length in "(?<n>a(?<=\k<n>))x" at "(?<=\k<n>))x"`,
 		`x(?<=(?:(?:(?:(?:a{65535}){65535}){65535}){65535}){65535})`: `lookbehind assertion is too long in "x(?<=(?:(?:(?:(?:a{65535}){65535}){65535}){65535}){65535})" at "(?<=(?:(?:(?:(?:a{65535}){65535}){65535}){65535}){65535})"`,
 	} {
 		_, err = Compile(pat, false)
 		if want = "pcre2_compile() failed: " + want; fmt.Sprint(err) != want {
 			t.Errorf("%s: error %v, want %s", pat, err, want)
 		}
+	}
+}
+
+// TestLookbehindReferenceChain: a lookbehind's reference to a group
+// made of references to the group before, 40 deep (a client's SSI
+// pattern of 542 bytes), measures each group once, as PCRE2 caches a
+// group's length, and fails as libpcre2 10.42 does, at the lookbehind.
+// Each group was measured again for each reference to it until rd4:
+// twice as long a group, 2^39 steps for this one.
+func TestLookbehindReferenceChain(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("(a)")
+	for i := 1; i < 40; i++ {
+		fmt.Fprintf(&b, `(\g{%d}\g{%d})`, i, i)
+	}
+	lb := `(?<=\g{40})`
+	b.WriteString(lb)
+	pat := b.String()
+	done := make(chan error, 1)
+	go func() {
+		_, err := CompileRequest(pat, false)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		want := fmt.Sprintf(`pcre2_compile() failed: lookbehind assertion is too long in "%s" at "%s"`, pat, lb)
+		if fmt.Sprint(err) != want {
+			t.Errorf("error %v, want %s", err, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("compiling %d bytes still runs after 10 s", len(pat))
+	}
+	// Four deep, 8 bytes behind: taken, and it matches.
+	re, err := Compile(`(a)(\1\1)(\2\2)(\3\3)(?<=\4)x`, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subject := strings.Repeat("a", 15) + "x"
+	if caps, err := re.Match(subject); err != nil || len(caps) != 5 || caps[0] != subject {
+		t.Errorf("Match = %q, %v", caps, err)
 	}
 }
 
