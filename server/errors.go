@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mosaic-edge/mosaic/conf"
 	"github.com/mosaic-edge/mosaic/internal/percent"
 	"github.com/mosaic-edge/mosaic/internal/reason"
 	"github.com/mosaic-edge/mosaic/internal/useragent"
@@ -31,11 +32,13 @@ func setErrorPage(c *Cmd) error {
 		if eq == "=" {
 			ep.useTarget = true
 		} else {
-			code, err := strconv.Atoi(eq[1:])
-			if err != nil || code < 100 || code > 999 {
+			// Digits only, as NGINX's ngx_atoi reads them: "=+302" is
+			// refused.
+			code, ok := conf.Atoi(eq[1:])
+			if !ok || code < 100 || code > 999 {
 				return c.Errorf("invalid value %q", eq)
 			}
-			ep.override = code
+			ep.override = int(code)
 		}
 	}
 	if len(codes) == 0 {
@@ -52,13 +55,16 @@ func setErrorPage(c *Cmd) error {
 		cl.ownPages = true
 	}
 	for _, s := range codes {
-		code, err := strconv.Atoi(s)
-		if err != nil || code < 300 || code > 599 {
+		// As NGINX words it: what ngx_atoi refuses (a sign, a letter)
+		// and 499 are invalid, other numbers out of range.
+		n, ok := conf.Atoi(s)
+		if !ok || n == 499 {
+			return c.Errorf("invalid value %q", s)
+		}
+		if n < 300 || n > 599 {
 			return c.Errorf("value %q must be between 300 and 599", s)
 		}
-		if code == 499 {
-			return c.Errorf("value \"499\" must be between 300 and 599, not 499")
-		}
+		code := int(n)
 		// A code named again at the same level keeps its first page:
 		// NGINX's ngx_http_send_error_page takes the first entry of
 		// the level's list that has the status.

@@ -195,6 +195,10 @@ func TestConfigErrors(t *testing.T) {
 		{"pid a.pid;\npid b.pid;", `"pid" directive is duplicate in t.conf:2`},
 		{"http { server { listen 127.0.0.1:1 ssl; } }", `no "ssl_certificate" is defined for the "listen ... ssl" directive in t.conf:1`},
 		{"http { error_page 200 /x; }", `value "200" must be between 300 and 599 in t.conf:1`},
+		// NGINX's words for what ngx_atoi refuses, and for 499 (rd4).
+		{"http { error_page +404 /x; }", `invalid value "+404" in t.conf:1`},
+		{"http { error_page 499 /x; }", `invalid value "499" in t.conf:1`},
+		{"http { error_page 404 =+302 /x; }", `invalid value "=+302" in t.conf:1`},
 		{"error_log /x debugz;", `invalid log level "debugz" in t.conf:1`},
 		{"thread_pool one;", `invalid number of arguments in "thread_pool" directive in t.conf:1`},
 		{"thread_pool one threads=0;", `invalid threads value "threads=0" in t.conf:1`},

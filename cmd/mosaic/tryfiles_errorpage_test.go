@@ -136,3 +136,19 @@ func statusOf(r *http.Response) int {
 	}
 	return r.StatusCode
 }
+
+// TestErrorPageCodeDigitsAsNGINX: error_page reads its codes and its
+// "=code" with ngx_atoi, digits only, so a sign is an invalid value at
+// -t; mosaic read them with strconv.Atoi and took "+404" and "=+302"
+// (rd4), as try_files' "=code" before ldiff28.
+func TestErrorPageCodeDigitsAsNGINX(t *testing.T) {
+	nginxPath(t)
+	t.Parallel()
+	dir := t.TempDir()
+	for i, args := range []string{"404 /x", "+404 /x", "404 =+302 /x", "404 =-1 /x", "404 =0302 /x", "0404 /x"} {
+		mout, merr, emerg := testBoth(t, dir, i, "server { location / { error_page "+args+"; } }")
+		if (merr == nil) != (emerg == "") {
+			t.Errorf("error_page %s: nginx says %q, mosaic %v: %s", args, emerg, merr, mout)
+		}
+	}
+}
