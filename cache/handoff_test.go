@@ -138,11 +138,7 @@ func TestUnstoredAnswerFreesLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		c.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil))
-	}()
+	done := serveInBackground(c, "/x")
 	for calls.Load() == 0 {
 		time.Sleep(time.Millisecond)
 	}
@@ -198,11 +194,7 @@ func TestHeadingFreesLock(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			ch.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil))
-		}()
+		done := serveInBackground(ch, "/x")
 		for calls.Load() == 0 {
 			time.Sleep(time.Millisecond)
 		}
@@ -273,11 +265,7 @@ func TestUnstoredUpdateFreesLock(t *testing.T) {
 		cache.SetClock(c, clk.Now)
 		c.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil))
 		clk.Advance(2 * time.Second)
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			c.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil))
-		}()
+		done := serveInBackground(c, "/x")
 		<-headerSent
 		rec := httptest.NewRecorder()
 		c.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/x", nil))
@@ -323,4 +311,15 @@ func TestHeadingDecidesStore(t *testing.T) {
 			t.Errorf("lock %v: the handler had %d requests, want 2 (nothing stored)", lock, n)
 		}
 	}
+}
+
+// serveInBackground serves a GET of path on h in a goroutine and returns
+// a channel that closes once h has answered it.
+func serveInBackground(h http.Handler, path string) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, path, nil))
+	}()
+	return done
 }

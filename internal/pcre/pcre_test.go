@@ -316,21 +316,29 @@ func TestCompileRequest(t *testing.T) {
 	}
 }
 
+// compiledAlloc compiles pat with compile (Compile or CompileRequest,
+// case-sensitive) and says how many bytes the compile allocated.
+func compiledAlloc(t *testing.T, compile func(string, bool) (*Regexp, error), pat string) (*Regexp, uint64) {
+	t.Helper()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	re, err := compile(pat, false)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return re, after.TotalAlloc - before.TotalAlloc
+}
+
 // TestCompileRequestLoops: a client's pattern keeps a counted repeat a
 // loop where a configuration's is copied (copiedRepeat), so that 11
 // bytes cannot make a compile in a short slot allocate megabytes: 6.4 MB
 // for (){0,3000}x as copies.
 func TestCompileRequestLoops(t *testing.T) {
 	const pat = `(){0,3000}x`
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	re, err := CompileRequest(pat, false)
-	runtime.ReadMemStats(&after)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := after.TotalAlloc - before.TotalAlloc; n > compileSlotOver*1000 {
+	re, n := compiledAlloc(t, CompileRequest, pat)
+	if n > compileSlotOver*1000 {
 		t.Errorf("compiling %s allocated %d bytes", pat, n)
 	}
 	if caps, err := re.Match("ax"); err != nil || len(caps) != 2 || caps[0] != "x" {
@@ -346,15 +354,8 @@ func TestCompileRequestLoops(t *testing.T) {
 // 64 bytes above 0x7f (runtime.MemStats).
 func TestCompileCopiesBounded(t *testing.T) {
 	pat := strings.Repeat(`(?:){0,5000}`, 40) + "x"
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	re, err := Compile(pat, false)
-	runtime.ReadMemStats(&after)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := after.TotalAlloc - before.TotalAlloc; n > 16<<20 {
+	re, n := compiledAlloc(t, Compile, pat)
+	if n > 16<<20 {
 		t.Errorf("compiling %d bytes allocated %d bytes", len(pat), n)
 	}
 	if caps, err := re.Match("ax"); err != nil || len(caps) != 1 || caps[0] != "x" {
