@@ -135,17 +135,11 @@ type Fill interface {
 // features), and reports whether there was one. Outside a cache fill it
 // does nothing and reports false.
 func ReportFailure(w http.ResponseWriter, f Failure) bool {
-	for {
-		switch x := w.(type) {
-		case Fill:
-			x.Fail(f)
-			return true
-		case interface{ Unwrap() http.ResponseWriter }:
-			w = x.Unwrap()
-		default:
-			return false
-		}
+	x, ok := header.Under[Fill](w)
+	if ok {
+		x.Fail(f)
 	}
+	return ok
 }
 
 // Fail records the handler's failure; see Fill.
@@ -158,17 +152,11 @@ func (f *filler) Fail(reason Failure) { f.failure = reason }
 // unbuffered answer. It must be called before WriteHeader, and reports
 // whether w was a Fill.
 func Unbuffered(w http.ResponseWriter) bool {
-	for {
-		switch x := w.(type) {
-		case *filler:
-			x.unbuffered = true
-			return true
-		case interface{ Unwrap() http.ResponseWriter }:
-			w = x.Unwrap()
-		default:
-			return false
-		}
+	x, ok := header.Under[*filler](w)
+	if ok {
+		x.unbuffered = true
 	}
+	return ok
 }
 
 // Heading tells the Fill that w is, or that w wraps, the status and
@@ -185,17 +173,11 @@ func Unbuffered(w http.ResponseWriter) bool {
 // from which the handler may have hidden fields (proxy_hide_header), as
 // NGINX decides on the upstream's. It reports whether w was a Fill.
 func Heading(w http.ResponseWriter, status int, h http.Header) bool {
-	for {
-		switch x := w.(type) {
-		case *filler:
-			x.heading(status, h)
-			return true
-		case interface{ Unwrap() http.ResponseWriter }:
-			w = x.Unwrap()
-		default:
-			return false
-		}
+	x, ok := header.Under[*filler](w)
+	if ok {
+		x.heading(status, h)
 	}
+	return ok
 }
 
 func (f *filler) heading(status int, h http.Header) {
@@ -231,17 +213,11 @@ func (f *filler) heading(status int, h http.Header) {
 // not called. It reports whether w was a Fill; outside a fill the caller
 // serves with w and its own request.
 func HandOff(w http.ResponseWriter, serve func(http.ResponseWriter, *http.Request)) bool {
-	for {
-		switch x := w.(type) {
-		case *filler:
-			x.handOff(serve)
-			return true
-		case interface{ Unwrap() http.ResponseWriter }:
-			w = x.Unwrap()
-		default:
-			return false
-		}
+	x, ok := header.Under[*filler](w)
+	if ok {
+		x.handOff(serve)
 	}
+	return ok
 }
 
 func (f *filler) handOff(serve func(http.ResponseWriter, *http.Request)) {

@@ -343,26 +343,9 @@ func passReason(w http.ResponseWriter, resp *http.Response) {
 		// would change nothing.
 		return
 	}
-	if rs, ok := under[reasonSetter](w); ok {
+	if rs, ok := header.Under[reasonSetter](w); ok {
 		rs.SetReason(resp.StatusCode, rest)
 	}
-}
-
-// under returns the first writer under w, w included, that is a T,
-// found through Unwrap methods.
-func under[T any](w http.ResponseWriter) (T, bool) {
-	for w != nil {
-		if t, ok := w.(T); ok {
-			return t, true
-		}
-		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
-		if !ok {
-			break
-		}
-		w = u.Unwrap()
-	}
-	var zero T
-	return zero, false
 }
 
 // fieldSpeller is a writer that sends a field under a spelling of its
@@ -382,7 +365,7 @@ func passSpellings(w http.ResponseWriter, head []byte, h http.Header) {
 	if names == nil {
 		return
 	}
-	if fs, ok := under[fieldSpeller](w); ok {
+	if fs, ok := header.Under[fieldSpeller](w); ok {
 		fs.SpellFields(names)
 	}
 }
