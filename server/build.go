@@ -616,7 +616,7 @@ func buildChain(l *Location) (full, sub http.Handler, err error) {
 		}
 	}
 	l.output, l.subOutput = full, sub
-	full, sub = &gateHandler{next: full, loc: l, main: true}, &gateHandler{next: sub, loc: l}
+	full, sub = &gateHandler{next: full, atHeader: l.atHeader}, &gateHandler{next: sub}
 	for _, m := range filters {
 		if m.Filter.PerRequest {
 			if err := wrap(m.Filter); err != nil {

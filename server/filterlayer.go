@@ -196,12 +196,12 @@ func (s *outputSlot) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 func (s *outputSlot) Unwrap() http.ResponseWriter { return s.w }
 
 // gateHandler puts the request's first gate under a location's output
-// filters, next. main: next is the location's chain for main requests,
-// whose gate puts the location's AtHeader writer under itself.
+// filters, next. atHeader is the location's Filter.AtHeader writer for
+// the chain of main requests, which the gate puts under itself; nil for
+// subrequests' chain and where no filter has one.
 type gateHandler struct {
-	next http.Handler
-	loc  *Location
-	main bool
+	next     http.Handler
+	atHeader func(http.ResponseWriter, *http.Request) http.ResponseWriter
 }
 
 func (h *gateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -220,8 +220,8 @@ func (h *gateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// one, above.
 	g := &ri.fl.base
 	g.w = w
-	if h.main {
-		g.atHeader, g.r = h.loc.atHeader, r
+	if h.atHeader != nil {
+		g.atHeader, g.r = h.atHeader, r
 	}
 	ri.fl.cur = g
 	defer func() {
