@@ -648,9 +648,7 @@ func setTryFiles(c *Cmd) error {
 	if strings.HasPrefix(last, "=") {
 		// ngx_atoi takes digits only (no sign), and NGINX bounds the
 		// code at 999.
-		digits := last[1:]
-		code, err := strconv.Atoi(digits)
-		if err != nil || strings.Trim(digits, "0123456789") != "" || code > 999 {
+		if code, ok := conf.Atoi(last[1:]); !ok || code > 999 {
 			return c.Errorf("invalid code %q", last)
 		}
 	} else if _, err := c.Template(last); err != nil {
