@@ -47,7 +47,10 @@ type emitter struct {
 // each repeat alone let 40 copies of (?:){0,5000} (481 bytes) allocate
 // 295 MB at load until rv-pcre27 (TestCompileCopiesBounded).
 func emit(n *node, d dialect, loops bool) string {
-	loops = loops || compiledSize(n) > maxCompiled
+	if d == dialectRegexp2 && !loops {
+		// Only the backtracking dialect copies repeats.
+		loops = compiledSize(n) > maxCompiled
+	}
 	e := &emitter{d: d, spare: maxCap(n) + 2, loops: loops}
 	e.node(n)
 	return e.b.String()
