@@ -3,10 +3,11 @@ package static
 import "testing"
 
 // TestStrictConditionalDates: the dates of If-Modified-Since,
-// If-Unmodified-Since and If-Range are HTTP-dates read strictly (RFC 9110
-// section 5.6.7): a value net/http's lenient parser would accept, with
-// doubled spaces or a one-digit hour, is invalid: it voids
-// If-Modified-Since and fails If-Unmodified-Since, as in NGINX; the case of the names and of GMT is not significant.
+// If-Unmodified-Since and If-Range are read as NGINX reads them
+// (httpdate.Conditional): a value net/http's lenient parser would accept,
+// with doubled spaces or a one-digit hour, is invalid: it voids
+// If-Modified-Since and fails If-Unmodified-Since, as in NGINX; the case
+// of the names is not significant (NGINX's months are capitalised).
 func TestStrictConditionalDates(t *testing.T) {
 	fx := serve(t, nil)
 	const (

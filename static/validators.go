@@ -76,7 +76,7 @@ func preconditions(hdr http.Header, etag []byte, mtime int64, ims ModifiedSince,
 	// fails the request when either fails. An invalid date fails too: NGINX
 	// reads it as a time before every file's.
 	if v := hdr["If-Unmodified-Since"]; len(v) > 0 && !noValidators {
-		if t, ok := httpdate.Parse(v[0]); !ok || mtime > t.Unix() {
+		if t, ok := httpdate.Conditional(v[0]); !ok || mtime > t {
 			return http.StatusPreconditionFailed
 		}
 	}
@@ -132,11 +132,12 @@ func askedFor(hdr http.Header) asked {
 
 // ifRangeAllows reports whether an If-Range header (v) lets the Range
 // header apply: its entity tag must equal the file's strong one, or its
-// date the file's modification time, exactly as NGINX compares them.
+// date (read as NGINX reads it, httpdate.Conditional) the file's
+// modification time, exactly as NGINX compares them.
 func ifRangeAllows(v string, etag []byte, mtime int64) bool {
 	if len(v) >= 2 && v[len(v)-1] == '"' {
 		return len(etag) > 0 && v == string(etag)
 	}
-	t, ok := httpdate.Parse(v)
-	return ok && t.Unix() == mtime
+	t, ok := httpdate.Conditional(v)
+	return ok && t == mtime
 }

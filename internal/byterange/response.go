@@ -12,20 +12,20 @@ import (
 )
 
 // IfRangeMatches applies If-Range (RFC 9110 section 13.1.5): an entity tag
-// must equal the response's by the strong comparison, and a date must
-// equal its Last-Modified, which must be strong: at least a second older
+// must equal the response's by the strong comparison, and a date, read as
+// NGINX reads it (httpdate.Conditional), must equal its Last-Modified, which must be strong: at least a second older
 // than its Date.
 func IfRangeMatches(v string, h http.Header) bool {
 	if strings.HasSuffix(v, `"`) {
 		etag := h.Get("Etag")
 		return strings.HasPrefix(v, `"`) && etag == v
 	}
-	t, ok := httpdate.Parse(v)
+	t, ok := httpdate.Conditional(v)
 	if !ok {
 		return false
 	}
 	lm, ok := fieldDate(h["Last-Modified"])
-	if !ok || !lm.Equal(t) {
+	if !ok || lm.Unix() != t {
 		return false
 	}
 	if d, ok := fieldDate(h["Date"]); ok && d.Sub(lm) < time.Second {

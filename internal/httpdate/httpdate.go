@@ -9,6 +9,9 @@
 // Day and month names and "GMT" are matched without regard to case, the
 // relaxation RFC 9111 section 4.2 asks of caches, applied to every reader
 // so that a date means the same to the cache and to the conditionals.
+//
+// A request's conditional dates are read by Conditional instead, as NGINX
+// reads them, which is looser (no "GMT" needed, the day's name unread).
 package httpdate
 
 import (

@@ -40,8 +40,8 @@ func Check[E ~string | ~[]byte](hdr http.Header, etag E, lastModified int64, has
 	// An If-Unmodified-Since without a Last-Modified to compare fails, and
 	// so does an invalid date: NGINX reads it as -1, before every time.
 	if v := hdr["If-Unmodified-Since"]; len(v) > 0 {
-		t, ok := httpdate.Parse(v[0])
-		if !hasLM || !ok || t.Unix() < lastModified {
+		t, ok := httpdate.Conditional(v[0])
+		if !hasLM || !ok || t < lastModified {
 			return http.StatusPreconditionFailed
 		}
 	}
@@ -82,17 +82,16 @@ func CheckResponse(req, resp http.Header, since Since) int {
 
 // Modified reports whether If-Modified-Since's value v lets a response
 // last modified at lastModified (Unix seconds) count as modified under
-// since. An invalid date (RFC 9110 section 5.6.7, strictly) is NGINX's
-// time -1, before every response.
+// since. The date is read as NGINX reads it (httpdate.Conditional); an
+// invalid one is NGINX's time -1, before every response.
 func Modified(v string, lastModified int64, since Since) bool {
 	if since == Off {
 		return true
 	}
-	t, ok := httpdate.Parse(v)
+	s, ok := httpdate.Conditional(v)
 	if !ok {
 		return true
 	}
-	s := t.Unix()
 	return s != lastModified && (since == Exact || s < lastModified)
 }
 

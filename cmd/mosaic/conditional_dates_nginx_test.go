@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testclient"
+)
+
+// TestConditionalDatesAsNGINX: NGINX reads the dates of If-Modified-Since,
+// If-Unmodified-Since and If-Range with ngx_parse_http_time, which skips
+// the day's name and whatever follows the seconds, and knows a month by
+// its capital initial. mosaic read them as RFC 9110's HTTP-date, strictly,
+// so a date without "GMT" was none (a 412, a 200 for a 304, a 200 for a
+// 206); found by rng31's random requests. A date in lower case, none to
+// NGINX, is one to mosaic (a kept difference: internal/httpdate). A file,
+// and the same from a cache (a miss, then a hit).
+func TestConditionalDatesAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	www := filepath.Join(dir, "www")
+	p := filepath.Join(www, "a.txt")
+	writeFile(t, p, "abcdefghijklmnopqrstuvwxyz")
+	when, _ := time.Parse(http.TimeFormat, condMtime)
+	if err := os.Chtimes(p, when, when); err != nil {
+		t.Fatal(err)
+	}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`proxy_cache_path %[3]s/cache-%[4]s keys_zone=z:1m;
+			server { listen 127.0.0.1:%[1]d;
+			location /s/ { alias %[2]s/; }
+			location /b/ { alias %[2]s/; if_modified_since before; }
+			location /c/ { proxy_pass http://127.0.0.1:%[1]d/s/; proxy_cache z; proxy_cache_valid 200 1m; } }`,
+			port, www, dir, who)
+	})
+	dates := []string{
+		"Sun, 13 Sep 2020 12:26:40",      // no zone: NGINX's date
+		"Sun, 13 Sep 2020 12:26:40 UTC",  // another zone: NGINX's date
+		"Xyz,  13 Sep 2020 12:26:40 GMT", // any name, two blanks after it
+		"Sun, 13 Sxx 2020 12:26:40 GMT",  // a month is its initial
+		"Sun Sep 13 12:26:40 2020 GMT",   // asctime, something after it
+		"Sunday, 13-Sep-20 12:26:40",     // RFC 850 without its zone
+		"Sun, 14 Sep 2020 12:26:40 GMT",  // a later date, for the control
+		"Sun, 13 Sep 2020 12:26:40 GMT",  // the date itself, the control
+		"Sun, 13  Sep 2020 12:26:40 GMT", // two blanks inside: none to both
+		"Sun, 00 Sep 2020 12:26:40 GMT",  // day 0: 31 August to NGINX
+	}
+	key := 0
+	for _, loc := range []string{"/s/", "/b/", "/c/", "/c/"} {
+		for _, d := range dates {
+			for _, fields := range [][]string{
+				{"If-Modified-Since", d},
+				{"If-Unmodified-Since", d},
+				{"If-Range", d, "Range", "bytes=0-3"},
+			} {
+				path := loc + "a.txt"
+				if loc == "/c/" {
+					// The first of the two rounds fills an entry per
+					// request, the second finds it.
+					key++
+					path += fmt.Sprintf("?k=%d", key%(len(dates)*3))
+				}
+				req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n", path)
+				for i := 0; i < len(fields); i += 2 {
+					req += fields[i] + ": " + fields[i+1] + "\r\n"
+				}
+				req += "\r\n"
+				m, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
+				n, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
+				if got, want := condSummary(m), condSummary(n); got != want {
+					t.Errorf("%s %q:\nmosaic %s\nnginx  %s", path, fields, got, want)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,60 @@
+package httpdate
+
+import (
+	"testing"
+	"time"
+)
+
+// TestConditional: the dates NGINX's ngx_parse_http_time reads, and
+// those it refuses, with the time each names.
+func TestConditional(t *testing.T) {
+	const want = "2020-09-13T12:26:40Z"
+	for _, c := range []struct {
+		in   string
+		want string // "" for no date
+	}{
+		{"Sun, 13 Sep 2020 12:26:40 GMT", want},
+		{"Sun, 13 Sep 2020 12:26:40", want},       // no zone
+		{"Sun, 13 Sep 2020 12:26:40 UTC", want},   // another zone, not read
+		{"Xyz, 13 Sep 2020 12:26:40 GMT", want},   // the day's name is not read
+		{",13 Sep 2020 12:26:40 GMT", want},       // nor is its absence
+		{"Sun,   13 Sep 2020 12:26:40 GMT", want}, // blanks after the comma
+		{"Sun, 13 Sxx 2020 12:26:40 GMT", want},   // a month is its initial
+		{"Sunday, 13-Sep-20 12:26:40 GMT", want},
+		{"Sunday, 13-Sep-69 12:26:40 GMT", "2069-09-13T12:26:40Z"},
+		{"Sunday, 13-Sep-70 12:26:40 GMT", "1970-09-13T12:26:40Z"},
+		{"Sun Sep 13 12:26:40 2020", want},
+		{"Sun Sep 13 12:26:40 2020 trailing", want},
+		{"Sun Jun  1 12:26:40 2020", "2020-06-01T12:26:40Z"},
+		{"Sun Jul 1 12:26:40 2020", "2020-07-01T12:26:40Z"},
+		{"Sat, 29 Feb 2020 00:00:00 GMT", "2020-02-29T00:00:00Z"},
+		{"Sun, 00 Mar 2020 00:00:00 GMT", "2020-02-29T00:00:00Z"}, // day 0: the day before the 1st
+		{" Sun, 13 Sep 2020 12:26:40 GMT\t", want},
+		{"sun, 13 sep 2020 12:26:40 gmt", want}, // lower case: none to NGINX, kept
+		{"Sun, 13 jUN 2020 12:26:40 GMT", "2020-06-13T12:26:40Z"},
+		{"Sun, 13  Sep 2020 12:26:40 GMT", ""},
+		{"Sun, 3 Sep 2020 12:26:40 GMT", ""},
+		{"Sun, 13 Sep 2020 2:26:40 GMT", ""},
+		{"Sun, 13 Sep 20 12:26:40 GMT", ""},
+		{"Sun, 31 Sep 2020 12:26:40 GMT", ""},
+		{"Fri, 29 Feb 2019 12:26:40 GMT", ""},
+		{"Sun, 13 Sep 2020 24:26:40 GMT", ""},
+		{"Sun, 13 Sep 2020 12:26:60 GMT", ""},
+		{"13 Sep 2020 12:26:40 GMT", ""},
+		{"yesterday", ""},
+		{"", ""},
+		{"Sun,13Sep2020122640GMT", ""},
+	} {
+		got, ok := Conditional(c.in)
+		if c.want == "" {
+			if ok {
+				t.Errorf("%q: %v, want no date", c.in, time.Unix(got, 0).UTC())
+			}
+			continue
+		}
+		w, _ := time.Parse(time.RFC3339, c.want)
+		if !ok || got != w.Unix() {
+			t.Errorf("%q: %v %v, want %s", c.in, time.Unix(got, 0).UTC(), ok, c.want)
+		}
+	}
+}
