@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,9 +20,20 @@ import (
 // so a date without "GMT" was none (a 412, a 200 for a 304, a 200 for a
 // 206); found by rng31's random requests. A date in lower case, none to
 // NGINX, is one to mosaic (a kept difference: internal/httpdate). A file,
-// and the same from a cache (a miss, then a hit).
+// and the same from a cache (a miss, then a hit). NGINX's upstream module
+// reads an origin's Last-Modified with the same parser, where mosaic's
+// cache and proxy_force_ranges took one without "GMT" for none (a 200
+// where NGINX sent 304 or 206, a 412 where it sent 200): an origin that
+// sends one, cached (/u/) and with forced ranges (/f/).
 func TestConditionalDatesAsNGINX(t *testing.T) {
 	nginxPath(t)
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Last-Modified", strings.TrimSuffix(condMtime, " GMT"))
+		w.Header().Set("Cache-Control", "max-age=600")
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "abcdefghijklmnopqrstuvwxyz")
+	}))
+	t.Cleanup(origin.Close)
 	dir := t.TempDir()
 	www := filepath.Join(dir, "www")
 	p := filepath.Join(www, "a.txt")
@@ -34,8 +47,10 @@ func TestConditionalDatesAsNGINX(t *testing.T) {
 			server { listen 127.0.0.1:%[1]d;
 			location /s/ { alias %[2]s/; }
 			location /b/ { alias %[2]s/; if_modified_since before; }
-			location /c/ { proxy_pass http://127.0.0.1:%[1]d/s/; proxy_cache z; proxy_cache_valid 200 1m; } }`,
-			port, www, dir, who)
+			location /c/ { proxy_pass http://127.0.0.1:%[1]d/s/; proxy_cache z; proxy_cache_valid 200 1m; }
+			location /u/ { proxy_pass %[5]s; proxy_cache z; }
+			location /f/ { proxy_pass %[5]s; proxy_force_ranges on; } }`,
+			port, www, dir, who, origin.URL)
 	})
 	dates := []string{
 		"Sun, 13 Sep 2020 12:26:40",      // no zone: NGINX's date
@@ -50,7 +65,7 @@ func TestConditionalDatesAsNGINX(t *testing.T) {
 		"Sun, 00 Sep 2020 12:26:40 GMT",  // day 0: 31 August to NGINX
 	}
 	key := 0
-	for _, loc := range []string{"/s/", "/b/", "/c/", "/c/"} {
+	for _, loc := range []string{"/s/", "/b/", "/c/", "/c/", "/u/", "/u/", "/f/"} {
 		for _, d := range dates {
 			for _, fields := range [][]string{
 				{"If-Modified-Since", d},
@@ -58,7 +73,7 @@ func TestConditionalDatesAsNGINX(t *testing.T) {
 				{"If-Range", d, "Range", "bytes=0-3"},
 			} {
 				path := loc + "a.txt"
-				if loc == "/c/" {
+				if loc == "/c/" || loc == "/u/" {
 					// The first of the two rounds fills an entry per
 					// request, the second finds it.
 					key++

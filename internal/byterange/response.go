@@ -12,8 +12,9 @@ import (
 )
 
 // IfRangeMatches applies If-Range (RFC 9110 section 13.1.5): an entity tag
-// must equal the response's by the strong comparison, and a date, read as
-// NGINX reads it (httpdate.Conditional), must equal its Last-Modified, which must be strong: at least a second older
+// must equal the response's by the strong comparison, and a date must
+// equal its Last-Modified, both read as NGINX reads them
+// (httpdate.Conditional), which must be strong: at least a second older
 // than its Date.
 func IfRangeMatches(v string, h http.Header) bool {
 	if strings.HasSuffix(v, `"`) {
@@ -24,11 +25,17 @@ func IfRangeMatches(v string, h http.Header) bool {
 	if !ok {
 		return false
 	}
-	lm, ok := fieldDate(h["Last-Modified"])
-	if !ok || lm.Unix() != t {
+	// The response's Last-Modified is read as NGINX's upstream module
+	// reads it, with the same parser as the request's date.
+	lmv := h["Last-Modified"]
+	if len(lmv) != 1 {
 		return false
 	}
-	if d, ok := fieldDate(h["Date"]); ok && d.Sub(lm) < time.Second {
+	lm, ok := httpdate.Conditional(lmv[0])
+	if !ok || lm != t {
+		return false
+	}
+	if d, ok := fieldDate(h["Date"]); ok && d.Unix()-lm < 1 {
 		return false
 	}
 	return true

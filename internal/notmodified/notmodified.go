@@ -64,8 +64,9 @@ func Check[E ~string | ~[]byte](hdr http.Header, etag E, lastModified int64, has
 
 // CheckResponse is Check for a response whose header is resp, with
 // the ETag and Last-Modified fields it carries, read as NGINX's upstream
-// module copies them: the first of each, and a date that does not parse
-// is none.
+// module copies them: the first of each, the date read as
+// ngx_parse_http_time reads it (httpdate.Conditional: "GMT" or no zone
+// alike), and a date that does not parse is none.
 func CheckResponse(req, resp http.Header, since Since) int {
 	etag := ""
 	if v := resp["Etag"]; len(v) > 0 {
@@ -73,9 +74,7 @@ func CheckResponse(req, resp http.Header, since Since) int {
 	}
 	lm, hasLM := int64(0), false
 	if v := resp["Last-Modified"]; len(v) > 0 {
-		if t, ok := httpdate.Parse(v[0]); ok {
-			lm, hasLM = t.Unix(), true
-		}
+		lm, hasLM = httpdate.Conditional(v[0])
 	}
 	return Check(req, etag, lm, hasLM, since)
 }
