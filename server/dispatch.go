@@ -347,22 +347,14 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 	defer rw.release()
 	ri.rec, rw.ri = rw, ri
 
-	if refused != 0 {
-		if refused == http.StatusBadRequest && r.ProtoMajor == 1 {
-			// A request that breaks the rules ends its connection, as in
-			// NGINX: what follows it on the wire is not to be trusted.
-			// HTTP/2's frames keep the next streams apart: NGINX ends
-			// the stream only (on HTTP/2 "Connection: close" is GOAWAY).
-			rw.Header()["Connection"] = []string{"close"}
-		}
-		refuseAtServer(rw, r, srv, ri, refused)
-		return
-	}
 	// The URI is parsed before Host chooses the server, so the
 	// merge_slashes of the server SNI chose, or of the address's default
-	// server, applies, as in NGINX.
+	// server, applies, as in NGINX. NGINX parses it with the request
+	// line, before it refuses a method it will not serve once the header
+	// is in: "TRACE /.." is a 400, not a 405.
 	initial := g.initial(r.TLS)
-	if !normalizeURI(r, LocConf[*coreLoc](initial.level, coreModule).mergeSlashes.V) {
+	if (refused == 0 || refused == http.StatusMethodNotAllowed) &&
+		!normalizeURI(r, LocConf[*coreLoc](initial.level, coreModule).mergeSlashes.V) {
 		if r.ProtoMajor == 1 {
 			// NGINX refuses the path with the request line, before it
 			// reads a field: in that server, with no Host and no field.
@@ -370,6 +362,20 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 			ri.srv, st.ServerName, st.Host = srv, srv.Name(), ""
 		}
 		refuseAtServer(rw, r, srv, ri, http.StatusBadRequest)
+		return
+	}
+	if refused != 0 {
+		if r.ProtoMajor == 1 {
+			// A request refused before any location ends its connection,
+			// as in NGINX, whose keepalive is set only once a request
+			// passes its header's checks: after a TRACE's 405 the next
+			// request on the wire is not answered (its body, unread, may
+			// be that request). HTTP/2's frames keep the next streams
+			// apart: NGINX ends the stream only (on HTTP/2 "Connection:
+			// close" is GOAWAY).
+			rw.Header()["Connection"] = []string{"close"}
+		}
+		refuseAtServer(rw, r, srv, ri, refused)
 		return
 	}
 	// A plain HTTP request on a TLS port: NGINX reads it as any other,

@@ -1,0 +1,27 @@
+package main
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestRandomHeadFindingsAsNGINX pins what random request heads, sent to
+// Debian's NGINX and to mosaic side by side (server/README.md, "Random
+// request heads"), found, on a plain and a TLS listener. A TRACE or
+// CONNECT refused with 405 left mosaic's connection open, and the request
+// pipelined behind it (or a body NGINX never reads) was answered: NGINX
+// sets keepalive only for a request that passed its header's checks, so
+// it closes. NGINX parses the path with the request line, so a TRACE to
+// a path it refuses is a 400 before it is a 405.
+func TestRandomHeadFindingsAsNGINX(t *testing.T) {
+	ports := startPlainTLS(t, "")
+	next := "GET /next HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
+	for _, req := range []string{
+		"TRACE /first HTTP/1.1\r\nHost: a.test\r\n\r\n" + next,
+		"TRACE /first HTTP/1.1\r\nHost: a.test\r\nContent-Length: 5\r\n\r\nhello" + next,
+		"CONNECT /first HTTP/1.1\r\nHost: a.test\r\n\r\n" + next,
+		"TRACE /%2e%2e/first HTTP/1.1\r\nHost: a.test\r\n\r\n" + next,
+	} {
+		sameOverPlainTLS(t, ports, req, fmt.Sprintf("%q", req))
+	}
+}
