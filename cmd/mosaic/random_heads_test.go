@@ -12,7 +12,9 @@ import (
 // pipelined behind it (or a body NGINX never reads) was answered: NGINX
 // sets keepalive only for a request that passed its header's checks, so
 // it closes. NGINX parses the path with the request line, so a TRACE to
-// a path it refuses is a 400 before it is a 405.
+// a path it refuses is a 400 before it is a 405. An absolute-form target
+// without a host ("http:///x") is a 400 in NGINX, which finds no host in
+// the line to check; mosaic served it, choosing the server by Host.
 func TestRandomHeadFindingsAsNGINX(t *testing.T) {
 	ports := startPlainTLS(t, "")
 	next := "GET /next HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
@@ -21,6 +23,10 @@ func TestRandomHeadFindingsAsNGINX(t *testing.T) {
 		"TRACE /first HTTP/1.1\r\nHost: a.test\r\nContent-Length: 5\r\n\r\nhello" + next,
 		"CONNECT /first HTTP/1.1\r\nHost: a.test\r\n\r\n" + next,
 		"TRACE /%2e%2e/first HTTP/1.1\r\nHost: a.test\r\n\r\n" + next,
+		"GET http:///first HTTP/1.1\r\nHost: a.test\r\n\r\n" + next,
+		"GET http://?q HTTP/1.1\r\nHost: a.test\r\n\r\n" + next,
+		// Served by both, the target's host choosing the server.
+		"GET http://a.test/first HTTP/1.1\r\nHost: a.test\r\n\r\n" + next,
 	} {
 		sameOverPlainTLS(t, ports, req, fmt.Sprintf("%q", req))
 	}

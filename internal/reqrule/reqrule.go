@@ -45,10 +45,13 @@ func Method(m string) int {
 // parser refuses and RFC 9110 (section 4.2.4) has a recipient treat as an
 // error: taken, it would choose a server by the part after the '@' while
 // the credentials in front vanished from everything logged or passed on.
+// An absolute-form target with no host ("http:///x") is refused too:
+// NGINX finds no host to validate in its line, where a server would be
+// chosen by the Host field for a target that named none.
 // It reports false for a target to refuse with 400.
 func Target(r *http.Request) bool {
 	t := r.RequestURI
-	if t == "" || t[0] != '/' && !absoluteForm(t) || strings.IndexByte(t, ' ') >= 0 || r.URL.User != nil {
+	if t == "" || t[0] != '/' && (!absoluteForm(t) || r.URL.Host == "") || strings.IndexByte(t, ' ') >= 0 || r.URL.User != nil {
 		return false
 	}
 	i := strings.IndexByte(t, '#')

@@ -74,6 +74,8 @@ func TestTarget(t *testing.T) {
 		{"http://u@other.example/p", "", "", "h", false}, // userinfo, which NGINX refuses
 		{"http://u:pw@other.example/p#q", "", "", "h", false},
 		{"http://other.example/p@q", "/p@q", "", "other.example", true}, // '@' in the path is a path's
+		{"http:///p/../x", "", "", "h", false},                          // no host: NGINX refuses the line
+		{"http://?q", "", "", "h", false},
 	}
 	for _, c := range cases {
 		r := &http.Request{Method: "GET", RequestURI: c.target, Host: "h", Header: http.Header{}}
