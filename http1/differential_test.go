@@ -664,6 +664,14 @@ var differences = []difference{
 		applies: func(d *disagreement) bool { return !d.inBody && d.req.ProtoMajor == 2 },
 	},
 	{
+		what:    "a version whose minor number has more than one digit (HTTP/1.01, HTTP/1.10; net/http takes one digit each)",
+		outcome: "net/http refuses",
+		why:     "RFC 9112 §2.3 writes one digit each; NGINX reads the numbers, HTTP/1.01 as 1.1, and serves the request",
+		applies: func(d *disagreement) bool {
+			return !d.inBody && d.req.ProtoMajor == 1 && len(d.req.Proto) > len("HTTP/1.1")
+		},
+	},
+	{
 		what: "a header that NGINX's buffers cannot hold (a line that does not fit the first buffer and is longer than a large one, " +
 			"or more large buffers than there are, lines packed whole): 414 for the request line, 400 (NGINX's 494) for a field; " +
 			"a trailer over MaxHeaderBytes; net/http allows 1 MB",

@@ -210,17 +210,53 @@ func parseLine(line string, r *http.Request) (targetShape, error) {
 	case "HTTP/1.0":
 		r.Proto, r.ProtoMajor, r.ProtoMinor = proto, 1, 0
 	default:
-		major, minor, ok := http.ParseHTTPVersion(proto)
-		if !ok {
+		minor, status := parseVersion(proto)
+		if status == http.StatusHTTPVersionNotSupported &&
+			(reqrule.Method(method) == http.StatusBadRequest || target[0] != '/' && !strings.Contains(target, "://")) {
+			// NGINX reads the line from left to right: a method or a
+			// target it refuses is a 400 before the version is read.
+			status = http.StatusBadRequest
+		}
+		switch status {
+		case http.StatusBadRequest:
 			return targetShape{}, badRequest("invalid protocol version")
+		case http.StatusHTTPVersionNotSupported:
+			return targetShape{}, &requestError{status: status, msg: "unsupported protocol version " + proto}
 		}
-		if major != 1 {
-			return targetShape{}, &requestError{status: http.StatusHTTPVersionNotSupported, msg: "unsupported protocol version " + proto}
-		}
-		r.Proto, r.ProtoMajor, r.ProtoMinor = proto, major, minor
+		r.Proto, r.ProtoMajor, r.ProtoMinor = proto, 1, minor
 	}
 	r.Method, r.RequestURI = method, target
 	return shape, nil
+}
+
+// parseVersion reads a request line's version as NGINX's parser does, and
+// returns its minor version, or the status that refuses it: "HTTP/", a
+// major version whose first digit is 1 to 9, a dot, and a minor version
+// of digits that NGINX takes while the number read so far is under 100
+// (HTTP/1.01 is 1.1, HTTP/1.10 is 1.10; the line keeps the text, as
+// $server_protocol does). A major version above 1 is a 505 as soon as
+// its digits say so (HTTP/2.0, HTTP/10.0, HTTP/2x); anything else
+// malformed is a 400 (HTTP/0.9, HTTP/1, HTTP/01.1, HTTP/1.1000).
+func parseVersion(p string) (minor, status int) {
+	rest, ok := strings.CutPrefix(p, "HTTP/")
+	if !ok || rest == "" || rest[0] < '1' || rest[0] > '9' {
+		return 0, http.StatusBadRequest
+	}
+	if rest[0] > '1' || len(rest) > 1 && '0' <= rest[1] && rest[1] <= '9' {
+		return 0, http.StatusHTTPVersionNotSupported // 2 or more, or 1 then a digit: 10 or more
+	}
+	digits, ok := strings.CutPrefix(rest[1:], ".")
+	if !ok || digits == "" {
+		return 0, http.StatusBadRequest
+	}
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		if c < '0' || c > '9' || minor > 99 {
+			return 0, http.StatusBadRequest
+		}
+		minor = minor*10 + int(c-'0')
+	}
+	return minor, 0
 }
 
 // targetShape is what one pass over a request target saw (scanTarget):

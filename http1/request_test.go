@@ -56,6 +56,26 @@ func TestParseHeadValid(t *testing.T) {
 			},
 		},
 		{
+			// NGINX reads the version's numbers, not one digit each:
+			// HTTP/1.01 is 1.1, HTTP/1.10 is 1.10, kept as sent.
+			name: "minor version of two digits",
+			head: "GET / HTTP/1.01\r\nHost: a\r\n",
+			check: func(t *testing.T, r *http.Request) {
+				if r.Proto != "HTTP/1.01" || r.ProtoMajor != 1 || r.ProtoMinor != 1 || r.Close {
+					t.Errorf("Proto = %q %d.%d, Close = %v", r.Proto, r.ProtoMajor, r.ProtoMinor, r.Close)
+				}
+			},
+		},
+		{
+			name: "minor version 10",
+			head: "GET / HTTP/1.10\r\nHost: a\r\n",
+			check: func(t *testing.T, r *http.Request) {
+				if r.Proto != "HTTP/1.10" || r.ProtoMajor != 1 || r.ProtoMinor != 10 || r.Close {
+					t.Errorf("Proto = %q %d.%d, Close = %v", r.Proto, r.ProtoMajor, r.ProtoMinor, r.Close)
+				}
+			},
+		},
+		{
 			name: "bare LF line endings",
 			head: "GET / HTTP/1.1\nHost: a\nX-One: 1\n",
 			check: func(t *testing.T, r *http.Request) {
@@ -361,7 +381,15 @@ func TestParseHeadInvalid(t *testing.T) {
 		{"unparsable target", "GET %zz HTTP/1.1\r\n" + host, 400},
 		{"absolute form with bad host", "GET http://a|b/ HTTP/1.1\r\n" + host, 400},
 		{"HTTP/2.0", "GET / HTTP/2.0\r\n" + host, 505},
-		{"HTTP/0.9", "GET / HTTP/0.9\r\n" + host, 505},
+		// NGINX's parser: a major version starting with 0 is malformed,
+		// and 10 is over 1 as soon as its second digit is read.
+		{"HTTP/0.9", "GET / HTTP/0.9\r\n" + host, 400},
+		{"HTTP/10.0", "GET / HTTP/10.0\r\n" + host, 505},
+		{"HTTP/1", "GET / HTTP/1\r\n" + host, 400},
+		{"HTTP/1.1000", "GET / HTTP/1.1000\r\n" + host, 400},
+		// A method or target NGINX refuses is read before the version.
+		{"HTTP/3.0 lowercase method", "get / HTTP/3.0\r\n" + host, 400},
+		{"HTTP/3.0 asterisk", "GET * HTTP/3.0\r\n" + host, 400},
 		{"HTTP/3.0", "GET / HTTP/3.0\r\n" + host, 505},
 	}
 	for _, tt := range tests {

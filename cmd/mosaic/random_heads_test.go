@@ -15,6 +15,11 @@ import (
 // a path it refuses is a 400 before it is a 405. An absolute-form target
 // without a host ("http:///x") is a 400 in NGINX, which finds no host in
 // the line to check; mosaic served it, choosing the server by Host.
+// NGINX reads a version's numbers (HTTP/1.01 is served as 1.1, HTTP/1.10
+// as 1.10), refuses HTTP/0.9 with a header as malformed (400) and
+// HTTP/10.0 as unsupported (505), and reads the method and target first:
+// "GET1 / HTTP/3.0" is a 400. mosaic took one digit each (400, or 505
+// for HTTP/0.9) and read the version first.
 func TestRandomHeadFindingsAsNGINX(t *testing.T) {
 	ports := startPlainTLS(t, "")
 	next := "GET /next HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
@@ -25,6 +30,14 @@ func TestRandomHeadFindingsAsNGINX(t *testing.T) {
 		"TRACE /%2e%2e/first HTTP/1.1\r\nHost: a.test\r\n\r\n" + next,
 		"GET http:///first HTTP/1.1\r\nHost: a.test\r\n\r\n" + next,
 		"GET http://?q HTTP/1.1\r\nHost: a.test\r\n\r\n" + next,
+		// NGINX's version grammar: numbers, not one digit each; a major
+		// version over 1 is a 505 once the method and target passed.
+		"GET /first HTTP/1.01\r\nHost: a.test\r\n\r\n" + next,
+		"GET /first HTTP/1.10\r\nHost: a.test\r\n\r\n" + next,
+		"GET /first HTTP/10.0\r\nHost: a.test\r\n\r\n" + next,
+		"GET /first HTTP/0.9\r\nHost: a.test\r\n\r\n" + next,
+		"GET1 /first HTTP/3.0\r\nHost: a.test\r\n\r\n" + next,
+		"GET * HTTP/3.0\r\nHost: a.test\r\n\r\n" + next,
 		// Served by both, the target's host choosing the server.
 		"GET http://a.test/first HTTP/1.1\r\nHost: a.test\r\n\r\n" + next,
 	} {
