@@ -646,6 +646,15 @@ var differences = []difference{
 		},
 	},
 	{
+		what:    "an absolute-form target whose host holds a byte other than a letter, digit, '.' or '-' (http://a_b/), or whose port is not decimal",
+		outcome: "http1 refuses",
+		why:     "RFC 9112 §3.2.2 takes any reg-name; NGINX's request-line parser takes only these bytes, and a server is not to be chosen by a name NGINX refuses",
+		applies: func(d *disagreement) bool {
+			t := d.req.RequestURI
+			return !d.inBody && d.req.Method != http.MethodConnect && t != "" && t[0] != '/' && strings.Contains(t, "://") && !lineAuthority(t)
+		},
+	},
+	{
 		what:    "a CONNECT target that is not a host and port: empty, without a port, with a path, userinfo or percent-encoding, or an invalid host",
 		outcome: "http1 refuses",
 		why:     "RFC 9112 §3.2.3: a CONNECT target is uri-host:port, the endpoint of a tunnel",

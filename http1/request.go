@@ -212,7 +212,7 @@ func parseLine(line string, r *http.Request) (targetShape, error) {
 	default:
 		minor, status := parseVersion(proto)
 		if status == http.StatusHTTPVersionNotSupported &&
-			(reqrule.Method(method) == http.StatusBadRequest || target[0] != '/' && !strings.Contains(target, "://")) {
+			(reqrule.Method(method) == http.StatusBadRequest || target[0] != '/' && !lineAuthority(target)) {
 			// NGINX reads the line from left to right: a method or a
 			// target it refuses is a 400 before the version is read.
 			status = http.StatusBadRequest
@@ -571,6 +571,9 @@ func parseTarget(r *http.Request, shape targetShape, u *url.URL) error {
 		r.URL = u
 		return nil
 	}
+	if t := r.RequestURI; t[0] != '/' && strings.Contains(t, "://") && !lineAuthority(t) {
+		return badRequest("invalid host in request line")
+	}
 	u, err := url.ParseRequestURI(r.RequestURI)
 	if err != nil {
 		return badRequest("invalid request target")
@@ -589,6 +592,57 @@ func parseTarget(r *http.Request, shape targetShape, u *url.URL) error {
 	}
 	return nil
 }
+
+// lineAuthority reports whether an absolute-form target starts as NGINX's
+// request-line parser takes it: a scheme (a letter, then letters, digits,
+// '+', '-', '.'), "://", a host of letters, digits, '.' and '-' or an
+// IPv6 literal in brackets, and an optional ':' and decimal port, up to
+// the path, the query or the end. A Host field may hold more
+// (ngx_http_validate_host takes '_', '%', '@'); the line may not, so
+// "http://a_b/", "http://a%41/" and "http://u@a/" are 400 in NGINX, and
+// a server must not be chosen by a name NGINX would have refused.
+func lineAuthority(t string) bool {
+	i := strings.Index(t, "://")
+	if i <= 0 || !isLetter(t[0]) {
+		return false
+	}
+	for j := 1; j < i; j++ {
+		if c := t[j]; !isLetter(c) && !isDigit(c) && c != '+' && c != '-' && c != '.' {
+			return false
+		}
+	}
+	a := t[i+3:]
+	if end := strings.IndexAny(a, "/?"); end >= 0 {
+		a = a[:end]
+	}
+	host, port := a, ""
+	if strings.HasPrefix(a, "[") {
+		end := strings.IndexByte(a, ']')
+		if end < 0 {
+			return false
+		}
+		for j := 1; j < end; j++ {
+			if c := a[j]; !isLetter(c) && !isDigit(c) && !strings.ContainsRune(":.-_~!$&'()*+,;=", rune(c)) {
+				return false
+			}
+		}
+		host, port = "", a[end+1:]
+	} else if j := strings.IndexByte(a, ':'); j >= 0 {
+		host, port = a[:j], a[j:]
+	}
+	for j := 0; j < len(host); j++ {
+		if c := host[j]; !isLetter(c) && !isDigit(c) && c != '.' && c != '-' {
+			return false
+		}
+	}
+	if port == "" {
+		return true
+	}
+	return port[0] == ':' && strings.Trim(port[1:], "0123456789") == ""
+}
+
+func isLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
 
 // validAuthority reports whether s is a CONNECT request's target, the
 // endpoint of a tunnel: a host name, an IPv4 address or an IPv6 address

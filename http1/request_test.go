@@ -380,6 +380,12 @@ func TestParseHeadInvalid(t *testing.T) {
 		{"DEL in target", "GET /a\x7fb HTTP/1.1\r\n" + host, 400},
 		{"unparsable target", "GET %zz HTTP/1.1\r\n" + host, 400},
 		{"absolute form with bad host", "GET http://a|b/ HTTP/1.1\r\n" + host, 400},
+		// NGINX's request line takes letters, digits, '.' and '-' in a
+		// host, where its Host field takes more.
+		{"absolute form with underscore in host", "GET http://a_b/ HTTP/1.1\r\n" + host, 400},
+		{"absolute form with escape in host", "GET http://a%41/ HTTP/1.1\r\n" + host, 400},
+		{"absolute form with port not decimal", "GET http://a:8a/ HTTP/1.1\r\n" + host, 400},
+		{"absolute form with underscore and HTTP/3.0", "GET http://a_b/ HTTP/3.0\r\n" + host, 400},
 		{"HTTP/2.0", "GET / HTTP/2.0\r\n" + host, 505},
 		// NGINX's parser: a major version starting with 0 is malformed,
 		// and 10 is over 1 as soon as its second digit is read.

@@ -19,7 +19,9 @@ import (
 // as 1.10), refuses HTTP/0.9 with a header as malformed (400) and
 // HTTP/10.0 as unsupported (505), and reads the method and target first:
 // "GET1 / HTTP/3.0" is a 400. mosaic took one digit each (400, or 505
-// for HTTP/0.9) and read the version first.
+// for HTTP/0.9) and read the version first. NGINX's request line takes a
+// host of letters, digits, '.' and '-' and a decimal port: mosaic served
+// "http://a_b.test/", choosing a server by a name NGINX refuses (400).
 func TestRandomHeadFindingsAsNGINX(t *testing.T) {
 	ports := startPlainTLS(t, "")
 	next := "GET /next HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
@@ -38,6 +40,9 @@ func TestRandomHeadFindingsAsNGINX(t *testing.T) {
 		"GET /first HTTP/0.9\r\nHost: a.test\r\n\r\n" + next,
 		"GET1 /first HTTP/3.0\r\nHost: a.test\r\n\r\n" + next,
 		"GET * HTTP/3.0\r\nHost: a.test\r\n\r\n" + next,
+		"GET http://a_b.test/first HTTP/1.1\r\nHost: a.test\r\n\r\n" + next,
+		"GET http://a.test:8a/first HTTP/1.1\r\nHost: a.test\r\n\r\n" + next,
+		"GET http://a_b.test/first HTTP/2.0\r\nHost: a.test\r\n\r\n" + next,
 		// Served by both, the target's host choosing the server.
 		"GET http://a.test/first HTTP/1.1\r\nHost: a.test\r\n\r\n" + next,
 	} {
