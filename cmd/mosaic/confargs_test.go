@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"hash/crc32"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -28,7 +29,8 @@ import (
 // given to NGINX together, each on a line of its own; the line of NGINX's
 // error names the probe it refused, which is then run alone (it may have
 // failed only beside another) and taken out of the batch. The probes
-// that mosaic refuses are run one by one, except those whose verdict
+// that mosaic refuses are run one by one, except those whose refusal
+// NGINX's command tables decide (tableVerdict) and those whose verdict
 // NGINX gave another probe of their directive from the line alone (see
 // sharedVerdict).
 func TestDirectiveArgumentsAsNGINX(t *testing.T) {
@@ -110,8 +112,11 @@ func TestDirectiveArgumentsAsNGINX(t *testing.T) {
 			t.Errorf("argDifferences lists %q %q (%s), but NGINX and mosaic agree there now", d.names, d.args, d.why)
 		}
 	}
-	t.Logf("%d probes (%d that mosaic refuses, run alone but %d refused by NGINX for their number of arguments, %d for a flag's value and %d for a value a slot's parser refuses as another), %d differences not listed, in %v",
-		len(probes), len(bad), r.byCount, r.byFlag, r.byParse, diffs, time.Since(start).Round(time.Second))
+	t.Logf("%d probes (%d that mosaic refuses, run alone but %d refused by NGINX's tables for their number of arguments, %d as a slot's value and %d as no word of an enum or bitmask, "+
+		"%d refused by NGINX for their number of arguments, %d for a flag's value and %d for a value a slot's parser refuses as another; "+
+		"the tables' verdicts on %d probes of sampled directives checked by NGINX's), %d differences not listed, in %v",
+		len(probes), len(bad), r.settled[fromCounts], r.settled[fromSlot], r.settled[fromWords],
+		r.settled[byCount], r.settled[byFlag], r.settled[byParse], r.checked, diffs, time.Since(start).Round(time.Second))
 }
 
 // phaseTimer returns a function that logs, under name, the CPU time
@@ -262,10 +267,11 @@ type argRunner struct {
 	dir string
 	n   int
 	mu  sync.Mutex
-	// byCount, byFlag and byParse count the probes nginxSolo settled
-	// without a run: refused for their number of arguments, as a flag's
-	// value, or as a value a slot's parser refuses.
-	byCount, byFlag, byParse int
+	// settled counts the probes nginxSolo settled without a run, by
+	// why (byCount, ..., fromWords); checked, those of sampled
+	// directives whose tables' verdict a run confirmed.
+	settled [whys]int
+	checked int
 }
 
 // file writes probes into a configuration of their own and returns its
@@ -392,18 +398,60 @@ func byArgCount(probes []*argProbe) [][]*argProbe {
 }
 
 // nginxSolo runs each probe of a group (one directive, context and
-// number of arguments) alone, but a probe shares the verdict of one run
-// before it unrun where NGINX decided that from the line alone
+// number of arguments) alone, but a probe whose refusal NGINX's command
+// tables decide (tableVerdict) is not run, and one shares the verdict of
+// one run before it unrun where NGINX decided that from the line alone
 // (sharedVerdict).
+//
+// The directives of a deterministic sample (sampled) are run as if
+// there were no tables, and the tables' verdicts on them must be
+// NGINX's, word for word: the tables were read from NGINX's sources,
+// this holds them to Debian's binary.
 func (r *argRunner) nginxSolo(group []*argProbe) {
 	var ran []*argProbe
+	check := sampled(group[0].name)
 	for _, p := range group {
-		if r.share(ran, p) {
+		emerg, why, known := tableVerdict(p)
+		if known && !check {
+			p.nginxEmerg = emerg
+			r.count(why)
 			continue
 		}
-		p.nginxEmerg, _ = r.nginx([]*argProbe{p})
-		ran = append(ran, p)
+		if !r.share(ran, p) {
+			p.nginxEmerg, _ = r.nginx([]*argProbe{p})
+			ran = append(ran, p)
+		}
+		if !known {
+			continue
+		}
+		if got := emergText(p.nginxEmerg); got != emerg {
+			r.t.Errorf("%s \"%s %s\": NGINX says %q, its command tables %q", p.ctx, p.name, p.args, got, emerg)
+		}
+		r.mu.Lock()
+		r.checked++
+		r.mu.Unlock()
 	}
+}
+
+// sampled reports whether the directive name is one of the eighth whose
+// probes are run even where NGINX's command tables decide their verdict.
+// The sample, by a hash of the name, is the same on every run.
+func sampled(name string) bool {
+	return crc32.ChecksumIEEE([]byte(name))%8 == 0
+}
+
+// emergText is an [emerg] line without the file and line it names.
+func emergText(emerg string) string {
+	if m := nginxErrLine.FindStringSubmatch(emerg); m != nil {
+		return "[emerg] " + m[1]
+	}
+	return emerg
+}
+
+func (r *argRunner) count(why int) {
+	r.mu.Lock()
+	r.settled[why]++
+	r.mu.Unlock()
 }
 
 // share gives p the verdict of a probe of ran that settles it, and
@@ -415,27 +463,80 @@ func (r *argRunner) share(ran []*argProbe, p *argProbe) bool {
 			continue
 		}
 		p.nginxEmerg = emerg
-		r.mu.Lock()
-		switch why {
-		case byCount:
-			r.byCount++
-		case byFlag:
-			r.byFlag++
-		default:
-			r.byParse++
-		}
-		r.mu.Unlock()
+		r.count(why)
 		return true
 	}
 	return false
 }
 
-// Why sharedVerdict settled a probe.
+// Why sharedVerdict or tableVerdict settled a probe.
 const (
-	byCount = iota // the number of arguments
-	byFlag         // a flag's value other than on or off
-	byParse        // a value a slot's parser refuses (nginxSlots)
+	byCount    = iota // the number of arguments
+	byFlag            // a flag's value other than on or off
+	byParse           // a value a slot's parser refuses (nginxSlots)
+	fromCounts        // a number of arguments nginxCounts refuses
+	fromSlot          // a value the directive's slot refuses (nginxSlots)
+	fromWords         // no word of the directive's table (nginxWords)
+	whys
 )
+
+// tableVerdict returns the refusal NGINX's command tables decide for p
+// without a run, and why; false where they do not decide one.
+//
+// ngx_conf_handler, once it has found the directive's registration for
+// the context (the test probes a directive where NGINX allows it),
+// checks the number of arguments against the registration's type
+// before it calls the handler: where all registrations of the name take
+// the same counts (nginxCounts), another count is refused, whatever
+// the arguments say. Past that check, a handler that is a slot of
+// nginxSlots refuses a value its parser refuses (see sharedVerdict), and
+// ngx_conf_set_enum_slot (the first argument) and
+// ngx_conf_set_bitmask_slot (every argument, in turn) refuse the first
+// word not in their table, in any case (nginxWords), naming it; both
+// check only a duplicate first, which a probe alone has none of.
+func tableVerdict(p *argProbe) (emerg string, why int, ok bool) {
+	counts, listed := nginxCounts[p.name]
+	if !listed {
+		return "", 0, false
+	}
+	args := strings.Fields(p.args)
+	if !takes(counts, len(args)) {
+		return fmt.Sprintf("[emerg] invalid number of arguments in \"%s\" directive", p.name), fromCounts, true
+	}
+	if slot, ok := nginxSlots[p.name]; ok && len(args) == 1 && !slot.parses(args[0]) {
+		return fmt.Sprintf("[emerg] \"%s\" directive %s", p.name, slot.refusal()), fromSlot, true
+	}
+	w, ok := nginxWords[p.name]
+	if !ok {
+		return "", 0, false
+	}
+	if w.enum && len(args) > 1 {
+		args = args[:1]
+	}
+	for _, a := range args {
+		if !slices.Contains(strings.Fields(w.words), strings.ToLower(a)) {
+			return fmt.Sprintf("[emerg] invalid value \"%s\"", a), fromWords, true
+		}
+	}
+	return "", 0, false
+}
+
+// takes reports whether counts, as nginxCounts writes them (digits; a
+// "+" after the last: that many or more), lets n arguments through.
+func takes(counts string, n int) bool {
+	if more, ok := strings.CutSuffix(counts, "+"); ok {
+		least, _ := strconv.Atoi(more)
+		return n >= least
+	}
+	return n < 10 && strings.ContainsRune(counts, rune('0'+n))
+}
+
+// ngxWords is the words a directive's ngx_conf_set_enum_slot (enum) or
+// ngx_conf_set_bitmask_slot takes, in lower case, space-separated.
+type ngxWords struct {
+	enum  bool
+	words string
+}
 
 // sharedVerdict returns NGINX's verdict on p, of first's group, when
 // first's, from a run, says what it is without a run, and why.
