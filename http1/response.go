@@ -119,7 +119,9 @@ func (w *response) SetReason(code int, rest string) {
 // SpellFields makes each field of the header whose key differs in case
 // alone from one of names go out under that name, as NGINX relays an
 // upstream's field under the name the upstream wrote ("X_A", which the
-// map holds as "X_a"). It must come before the header is sent.
+// map holds as "X_a"); a key that several names spell sends its values
+// under them in turn ("X-Dup: 1", "x-dup: 2"), the last for the values
+// past them (header.Speller). It must come before the header is sent.
 func (w *response) SpellFields(names []string) { w.c.mem.spell = names }
 
 // SetChunking says whether a body of unknown length goes out chunked or
@@ -474,14 +476,18 @@ func (w *response) headerFields(f fieldScan) {
 		if !header.IsToken(fl.Name) {
 			continue
 		}
-		name := fl.Name
-		for _, s := range spell {
-			if len(s) == len(name) && strings.EqualFold(s, name) {
-				name = s
-				break
-			}
-		}
+		// Each value takes the next of the list's spellings of the key,
+		// the line's own when the upstream wrote the name in several
+		// ways; past them the last one found.
+		name, next := fl.Name, 0
 		for _, v := range fl.Values {
+			for ; next < len(spell); next++ {
+				if s := spell[next]; len(s) == len(name) && strings.EqualFold(s, name) {
+					name = s
+					next++
+					break
+				}
+			}
 			h = appendField(h, name, v)
 		}
 	}

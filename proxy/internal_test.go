@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 func TestAppendSeconds(t *testing.T) {
@@ -94,21 +96,29 @@ func TestStatusText(t *testing.T) {
 }
 
 // TestSpellings: the names of an upstream's head that ReadResponse
-// recased are listed as written, the first line's spelling for a name
-// written twice; canonical names, those NGINX's header filter writes
-// itself (Content-Type) and what follows the head (the body) are left
-// out; a head of canonical names makes no list, and one with a recased
-// name (ETag, as many servers write it) two allocations.
+// recased are listed as written, one a line for a name written on
+// several lines, in whatever case (NGINX keeps each line's name);
+// canonical names, those NGINX's header filter writes itself
+// (Content-Type) and what follows the head (the body) are left out; a
+// head of canonical names makes no list, and one with a recased name
+// (ETag, as many servers write it) two allocations.
 func TestSpellings(t *testing.T) {
 	head := "HTTP/1.1 200 OK\r\nX_A: 1\r\nx-custom: 2\r\nX-CUSTOM: 3\r\ncontent-type: text/plain\r\n" +
 		"X-Plain: 4\r\nContent-Length: 11\r\n\r\nx-body: no\n"
 	h := http.Header{"X_a": {"1"}, "X-Custom": {"2", "3"}, "Content-Type": {"text/plain"}, "X-Plain": {"4"}, "Content-Length": {"11"}}
 	got := spellings([]byte(head), h)
-	if want := []string{"X_A", "x-custom"}; fmt.Sprint(got) != fmt.Sprint(want) {
+	if want := []string{"X_A", "x-custom", "X-CUSTOM"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("spellings: %v, want %v", got, want)
 	}
 	if got := spellings([]byte("HTTP/1.1 200 OK\r\nX-Plain: 4\r\n\r\n"), http.Header{"X-Plain": {"4"}}); got != nil {
 		t.Errorf("canonical names: %v, want nil", got)
+	}
+	// A canonical line of a name that another line spells otherwise is
+	// listed too, so that its value keeps its name.
+	dup := "HTTP/1.1 200 OK\r\nX-Dup: 1\r\nX-A: 0\r\nx-dup: 2\r\nX-DUP: 3\r\n\r\n"
+	dh := http.Header{"X-Dup": {"1", "2", "3"}, "X-A": {"0"}}
+	if got, want := spellings([]byte(dup), dh), []string{"X-Dup", "x-dup", "X-DUP"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("two spellings: %v, want %v", got, want)
 	}
 	etag := []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nETag: \"e\"\r\nContent-Length: 2\r\n\r\nok")
 	eh := http.Header{"Content-Type": {"text/html"}, "Etag": {`"e"`}, "Content-Length": {"2"}}
@@ -126,7 +136,7 @@ func TestSpellings(t *testing.T) {
 		mh[http.CanonicalHeaderKey(name)] = []string{"1"}
 	}
 	many = append(many, "\r\n"...)
-	if got := spellings(many, mh); len(got) != maxSpellings || got[0] != "x-0" {
-		t.Errorf("a head of 1000 recased names: %d listed, want the first %d", len(got), maxSpellings)
+	if got := spellings(many, mh); len(got) != header.MaxSpellings || got[0] != "x-0" {
+		t.Errorf("a head of 1000 recased names: %d listed, want the first %d", len(got), header.MaxSpellings)
 	}
 }

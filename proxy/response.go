@@ -348,81 +348,61 @@ func passReason(w http.ResponseWriter, resp *http.Response) {
 	}
 }
 
-// fieldSpeller is a writer that sends a field under a spelling of its
-// caller's choosing rather than the header map's canonical key (mosaic's
-// HTTP/1 server's).
-type fieldSpeller interface {
-	SpellFields(names []string)
-}
-
 // passSpellings tells the first writer under w that spells field names
 // how the upstream wrote those of its head that ReadResponse recased:
 // NGINX relays an upstream's field under the name as it came ("X_A",
 // "x-custom", "ETag"), but for those its header filter writes itself.
 // Nothing is made for a head whose names are all canonical.
 func passSpellings(w http.ResponseWriter, head []byte, h http.Header) {
-	names := spellings(head, h)
-	if names == nil {
-		return
-	}
-	if fs, ok := header.Under[fieldSpeller](w); ok {
-		fs.SpellFields(names)
-	}
+	header.SpellFields(w, spellings(head, h))
 }
-
-// maxSpellings bounds the names spellings lists. Each name of the list is
-// compared with the others as it is added, and the HTTP/1 writer compares
-// each field it sends with the list: unbounded, the work grew with the
-// square of the names, which a 64 KB head holds some 10,000 of. A head
-// with more (none seen from a real server) sends the rest in canonical
-// case.
-const maxSpellings = 32
 
 // spellings returns the field names of head (a status line and its
 // fields) that h, the header read from it, holds in another case, as
-// written, the first line's spelling for a name written in two, the
-// first maxSpellings of them; nil when there is none. head may run on
-// into the body.
+// written, one a line for a name written on several lines
+// (header.LineSpellings), at most header.MaxSpellings of them; nil when
+// there is none. head may run on into the body.
 func spellings(head []byte, h http.Header) []string {
 	var names []string
-	_, rest, _ := bytes.Cut(head, []byte("\n"))
-	for len(rest) > 0 && len(names) < maxSpellings {
-		var line []byte
-		line, rest, _ = bytes.Cut(rest, []byte("\n"))
-		if len(line) == 0 || line[0] == '\r' {
-			break // the head's end: what follows is the body's
-		}
-		colon := bytes.IndexByte(line, ':')
-		if colon <= 0 {
-			continue
-		}
-		if _, ok := h[string(line[:colon])]; ok {
+	lines := headLines(head)
+	for name, at, ok := lines.next(0); ok && len(names) < header.MaxSpellings; name, at, ok = lines.next(at) {
+		if _, ok := h[string(name)]; ok {
 			// A key as written: a canonical name, the usual case, or
 			// one the map keeps as it came (not a token), found by one
 			// lookup, for which no string is made.
 			continue
 		}
-		raw := string(line[:colon])
-		if ownSpelling(raw) || slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, raw) }) {
-			continue
-		}
-		names = append(names, raw)
+		names = header.AddSpelling(names, string(name))
 	}
-	return names
+	return header.LineSpellings(names, lines.next)
 }
 
-// ownSpelling reports whether NGINX's header filter writes the field name
-// under its own spelling whatever the upstream's
-// (ngx_http_header_filter: the fields it keeps apart from the list of
-// the others). Last-Modified and an absolute Location stay in the list,
-// under the upstream's name; a Location that absolute_redirect completes
-// NGINX writes as its own, which is not told apart here.
-func ownSpelling(name string) bool {
-	for _, own := range [...]string{"Server", "Date", "Content-Type", "Content-Length",
-		"Transfer-Encoding", "Connection", "Keep-Alive"} {
-		if strings.EqualFold(name, own) {
-			return true
+// headLines is a head (a status line and its fields, perhaps the body
+// after them).
+type headLines []byte
+
+// next is a header.FieldNames of the head's field names: at is where the
+// last name's line ended, 0 before the status line; past the empty line
+// that ends the head (what follows is the body's) there is none.
+func (head headLines) next(at int) (name []byte, end int, ok bool) {
+	if at == 0 {
+		if at = bytes.IndexByte(head, '\n') + 1; at == 0 {
+			return nil, 0, false
 		}
 	}
-	return false
+	for at < len(head) {
+		line := head[at:]
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line, at = line[:i], at+i+1
+		} else {
+			at = len(head)
+		}
+		if len(line) == 0 || line[0] == '\r' {
+			return nil, 0, false
+		}
+		if colon := bytes.IndexByte(line, ':'); colon > 0 {
+			return line[:colon], at, true
+		}
+	}
+	return nil, 0, false
 }
