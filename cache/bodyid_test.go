@@ -13,9 +13,10 @@ func TestMetaReadsVersion1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Version 2 is version 1 with BodyID before the header count: here
-	// the last two bytes, both 0.
-	v1 := append([]byte{metaVersionV1}, b[1:len(b)-2]...)
+	// Version 2 is version 1 with BodyID before the header count, and
+	// version 3 version 2 with Spell after the header: here the last
+	// three bytes, all 0.
+	v1 := append([]byte{metaVersionV1}, b[1:len(b)-3]...)
 	v1 = append(v1, 0)
 	var m Meta
 	if err := m.UnmarshalBinary(v1); err != nil || m.Key != "k" || m.Status != 200 || m.BodyID != 0 {

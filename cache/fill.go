@@ -68,6 +68,10 @@ type filler struct {
 	// the fields it hides from it.
 	headed int
 	head   decision
+	// spell is the upstream's spelling of the header's names that the
+	// handler told (SpellFields): the client's writer gets it when the
+	// answer is relayed, and the entry keeps it for its hits.
+	spell []string
 
 	wrote    bool
 	mode     int
@@ -352,6 +356,14 @@ func (f *filler) run(ur *http.Request) {
 
 func (f *filler) Header() http.Header { return f.header }
 
+// SpellFields notes the upstream's spelling of the header's names
+// (header.Speller), for the client's writer if the answer goes to the
+// client as it came, and for the entry if it is stored: a hit sends the
+// names as the upstream wrote them, as NGINX sends the head it stored.
+// The spelling of a 304 that revalidates an entry goes nowhere: NGINX
+// sends the stored head, and the entry keeps its own.
+func (f *filler) SpellFields(names []string) { f.spell = names }
+
 // Unwrap lets http.ResponseController reach the client's writer (for
 // EnableFullDuplex and deadlines).
 func (f *filler) Unwrap() http.ResponseWriter { return f.w }
@@ -452,6 +464,7 @@ func (f *filler) WriteHeader(status int) {
 		}
 		h[k] = vv
 	}
+	header.SpellFields(f.w, f.spell)
 	h["Cache-Status"] = append(h["Cache-Status"], c.cacheStatusForward(f.p.fwd, status, stored, detail))
 	clientStatus := status
 	f.toClient = f.r.Method != http.MethodHead
@@ -550,6 +563,7 @@ func (f *filler) startStore(d decision, now time.Time) bool {
 		BodyID:               newBodyID(),
 		Vary:                 d.vary,
 		VaryEpoch:            epoch,
+		Spell:                f.spell,
 	}
 	return true
 }

@@ -94,6 +94,9 @@ func (e *memEntry) weight() uint32 {
 			n += int64(len(v)) + 16
 		}
 	}
+	for _, name := range e.meta.Spell {
+		n += int64(len(name)) + 16
+	}
 	return uint32(min(n, math.MaxUint32))
 }
 

@@ -58,6 +58,14 @@ type Meta struct {
 	// written by the previous layout).
 	BodyID uint64
 
+	// Spell lists the stored header's field names as the upstream wrote
+	// them, where the header holds them in canonical case ("X_A" for
+	// "X_a", one a line for a name written on several lines: see
+	// header.Speller), at most header.MaxSpellings; a hit sends them so,
+	// as NGINX sends the head it stored. nil for a head of canonical
+	// names, and for an entry written by a layout before version 3.
+	Spell []string
+
 	// Vary (markers only) lists the canonical request header names that
 	// select a variant, and VaryEpoch the marker's identity, which is part
 	// of every variant key so that a purged marker orphans its variants.
@@ -76,11 +84,14 @@ func (m *Meta) age(now time.Time) time.Duration {
 }
 
 // The encoding starts with a version byte so that a store written by a
-// different layout is dropped instead of misread. Version 1, without
-// BodyID, is still read.
+// different layout is dropped instead of misread. Versions 1, without
+// BodyID, and 2, without Spell, are still read: their hits send the
+// names in canonical case, as they did, until they expire or are
+// refilled.
 const (
-	metaVersion   = 2
+	metaVersion   = 3
 	metaVersionV1 = 1
+	metaVersionV2 = 2
 )
 
 const (
@@ -128,7 +139,7 @@ func (m *Meta) appendBinary(b []byte) []byte {
 		b = appendString(b, k)
 		b = appendStrings(b, m.Header[k])
 	}
-	return b
+	return appendStrings(b, m.Spell)
 }
 
 func appendString(b []byte, s string) []byte {
@@ -240,7 +251,7 @@ func (r *metaReader) time() time.Time {
 
 // UnmarshalBinary decodes what MarshalBinary produced.
 func (m *Meta) UnmarshalBinary(data []byte) error {
-	if len(data) == 0 || (data[0] != metaVersion && data[0] != metaVersionV1) {
+	if len(data) == 0 || data[0] < metaVersionV1 || data[0] > metaVersion {
 		return fmt.Errorf("metadata version: %w", ErrCorrupt)
 	}
 	r := &metaReader{b: data[1:]}
@@ -261,7 +272,7 @@ func (m *Meta) UnmarshalBinary(data []byte) error {
 	d.Tags = r.strings()
 	d.Vary = r.strings()
 	d.VaryEpoch = r.string()
-	if data[0] == metaVersion {
+	if data[0] >= metaVersionV2 {
 		d.BodyID = r.uvarint()
 	}
 	n := r.uvarint()
@@ -274,6 +285,9 @@ func (m *Meta) UnmarshalBinary(data []byte) error {
 			k := r.string()
 			d.Header[k] = r.strings()
 		}
+	}
+	if data[0] >= metaVersion {
+		d.Spell = r.strings()
 	}
 	if r.err == nil && len(r.b) != 0 {
 		r.err = errors.New("trailing bytes after metadata")

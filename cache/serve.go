@@ -54,6 +54,7 @@ func (c *Cache) serveStored(w http.ResponseWriter, r *http.Request, obj Object, 
 	for _, k := range c.consumed {
 		delete(h, k)
 	}
+	header.SpellFields(w, m.Spell)
 	if r.ProtoMajor == 2 {
 		// Connection-specific: they make an HTTP/2 response malformed
 		// (RFC 9113, 8.2.2); the proxy keeps them back from HTTP/2
