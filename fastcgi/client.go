@@ -429,3 +429,7 @@ func (s *stdout) Close() error { return nil }
 // Plain tells the proxy that the head has no Connection and no X-Accel-*
 // field, so that it does not look them up (proxy.PlainHead).
 func (s *stdout) Plain() bool { return s.head.Plain() }
+
+// Spellings tells the proxy the head's names as the application wrote
+// them where the header holds them in canonical case (proxy.Spelt).
+func (s *stdout) Spellings() []string { return s.head.Spellings() }

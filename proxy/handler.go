@@ -575,6 +575,14 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 		// needs to know of it.
 		h.onHead(x.w, x.r, resp.StatusCode, resp.Header)
 	}
+	// The names as the upstream wrote them, for a writer that sends them
+	// so; read before limit_rate's pacing wraps a Wire's body.
+	if h.wire == nil {
+		// c.head is the head http.ReadResponse read (recordHead).
+		passSpellings(x.w, c.head, resp.Header)
+	} else if sb, ok := resp.Body.(Spelt); ok {
+		header.SpellFields(x.w, sb.Spellings())
+	}
 	// waits: where the buffered relay passes on what it has (a chunked
 	// body's whole chunks, a Wire's Pieces), asked before limit_rate's
 	// pacing wraps the body. Kept as the interface, not as its method
@@ -633,10 +641,6 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 			}
 			return ahead
 		}
-	}
-	if h.wire == nil {
-		// c.head is the head http.ReadResponse read (recordHead).
-		passSpellings(x.w, c.head, resp.Header)
 	}
 	res := x.relay(rc, resp, flush, waits, startAhead)
 	if sending && !x.sendFinished() {

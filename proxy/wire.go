@@ -70,3 +70,13 @@ func plainHead(resp *http.Response) bool {
 	p, ok := resp.Body.(PlainHead)
 	return ok && p.Plain()
 }
+
+// Spelt is what a Wire's response body may implement when the Wire notes,
+// while it parses the head, the field names the application wrote
+// otherwise than the Header's canonical keys ("x-thing" for "X-Thing"):
+// Spellings returns them as header.Speller takes them, nil for none, and
+// the Handler has the client's writer send them so, as NGINX relays a
+// FastCGI, uwsgi or SCGI application's names as written.
+type Spelt interface {
+	Spellings() []string
+}

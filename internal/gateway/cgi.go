@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"net/http"
 	"net/textproto"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,30 +24,13 @@ var HiddenHeaders = []string{
 	"X-Accel-Buffering", "X-Accel-Charset",
 }
 
-// ErrInvalidHeader is wrapped by ReadHeader's errors for a head that does
-// not parse; NGINX answers 502 and logs "upstream sent invalid header".
+// ErrInvalidHeader is wrapped by ReadHeaderInto's errors for a head that
+// does not parse; NGINX answers 502 and logs "upstream sent invalid
+// header".
 var ErrInvalidHeader = errors.New("upstream sent invalid header")
 
-// ErrHeaderTooBig is returned by ReadHeader for a head over its limit.
+// ErrHeaderTooBig is returned by ReadHeaderInto for a head over its limit.
 var ErrHeaderTooBig = errors.New("upstream sent too big header")
-
-// ReadHeader reads a CGI response head from br: header lines ending with
-// LF or CRLF up to an empty line. The status is the Status header's first
-// three digits, else 302 when there is a Location header, else 200, as
-// NGINX's FastCGI module sets it; the Status header stays in the header
-// (HiddenHeaders keeps it from the client). With statusLine, a first line
-// "HTTP/x.y NNN text" gives the status instead, as uwsgi applications may
-// send. max bounds the head's size (0: 64 KiB).
-//
-// The returned Response has no Body; the caller reads the body from br.
-// Its ContentLength is the Content-Length header's value, or -1.
-func ReadHeader(br *bufio.Reader, statusLine bool, max int) (*http.Response, error) {
-	h := new(Head)
-	if err := ReadHeaderInto(h, br, statusLine, max); err != nil {
-		return nil, err
-	}
-	return &h.Response, nil
-}
 
 // Head is a response head as ReadHeaderInto reads it: the Response, room
 // for the values of a head of a few lines, and what the parse noted. It
@@ -59,20 +43,59 @@ type Head struct {
 	// name's first value is a one-element piece of them, which a second
 	// value of that name reallocates.
 	slots [8]string
-	plain bool
+	// note is what the parse noted of the names; nil before a parse.
+	// One pointer, not its fields, keeps FastCGI's body reader, which
+	// holds the Head, in its size class (fastcgi's TestStdoutSize).
+	note *headNote
 }
+
+// headNote is what a parse notes of a head's names: whether it holds a
+// field a relaying server acts on (Plain) and the names it spells
+// otherwise than their keys (Spellings). A head without the latter, the
+// usual case, points at one of two shared notes, which costs no
+// allocation.
+type headNote struct {
+	plain bool
+	spell []string
+}
+
+var (
+	plainNote   = &headNote{plain: true}
+	relayedNote = &headNote{}
+)
 
 // Plain reports that the head has no Connection field and no field whose
 // name starts with "X-Accel-", which a relaying server acts on: such a
 // head (PHP's usual) is relayed without looking them up.
-func (h *Head) Plain() bool { return h.plain }
+func (h *Head) Plain() bool { return h.note != nil && h.note.plain }
 
-// ReadHeaderInto is ReadHeader filling a Head the caller allocated (with
-// the body reader that holds it, in one allocation). h is overwritten but
-// for Response.Request, which the caller may set first: a reader that logs
-// what the application says while the head comes in finds the request
-// there, and needs no field of its own for it. On an error h's content is
-// undefined.
+// Spellings returns the head's field names as the application wrote
+// them where the header holds them in canonical case ("x-thing" for
+// "X-Thing"), as header.LineSpellings lists them, for a writer that
+// sends them so, as NGINX relays them; nil when there is none (PHP's
+// "Content-type" is none: NGINX writes that field under its own name).
+func (h *Head) Spellings() []string {
+	if h.note == nil {
+		return nil
+	}
+	return h.note.spell
+}
+
+// ReadHeaderInto reads a CGI response head from br into h: header lines
+// ending with LF or CRLF up to an empty line. The status is the Status
+// header's first three digits, else 302 when there is a Location header,
+// else 200, as NGINX's FastCGI module sets it; the Status header stays in
+// the header (HiddenHeaders keeps it from the client). With statusLine, a
+// first line "HTTP/x.y NNN text" gives the status instead, as uwsgi
+// applications may send. max bounds the head's size (0: 64 KiB).
+//
+// h.Response has no Body; the caller reads the body from br. Its
+// ContentLength is the Content-Length header's value, or -1. The caller
+// allocates h (FastCGI's with the body reader that holds it, in one
+// allocation). h is overwritten but for Response.Request, which the
+// caller may set first: a reader that logs what the application says
+// while the head comes in finds the request there, and needs no field of
+// its own for it. On an error h's content is undefined.
 //
 // The head is copied into one string that every name and value is a
 // piece of, straight from br's buffer when that holds the whole head,
@@ -121,7 +144,7 @@ func ParseHeadInto(h *Head, b []byte, statusLine bool, max int) (n int, ok bool,
 func (h *Head) start(max int) int {
 	resp := &h.Response
 	*resp = http.Response{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, ContentLength: -1, Request: resp.Request}
-	h.plain = false
+	h.note = nil
 	if max <= 0 {
 		max = 64 << 10
 	}
@@ -142,9 +165,16 @@ func (h *Head) fill(text string, spans []fieldSpan) error {
 	var keyStack [len(h.slots)]string
 	keys := keyStack[:0]
 	var named uint8 // which of the fields read below the head holds
+	var spell []string
 	for i, sp := range spans {
 		// (checkLine let no white space into the name.)
-		key := canonicalKey(text[sp.start:sp.colon])
+		name := text[sp.start:sp.colon]
+		key := canonicalKey(name)
+		if key != name {
+			// A piece of the head's string: no allocation but the
+			// list's, and none for PHP's Content-type (OwnSpelling).
+			spell = header.AddSpelling(spell, name)
+		}
 		switch key {
 		case "Status":
 			named |= namedStatus
@@ -170,7 +200,21 @@ func (h *Head) fill(text string, spans []fieldSpan) error {
 		vals[i] = value
 		resp.Header[key] = vals[i : i+1 : i+1]
 	}
-	h.plain = named&namedRelayed == 0
+	plain := named&namedRelayed == 0
+	if spell != nil {
+		// A copy of the spans: escape analysis takes what LineSpellings
+		// is given to reach its list, which would move the caller's
+		// spans to the heap for every head.
+		spell = header.LineSpellings(spell, spanNames{text, slices.Clone(spans)}.next)
+	}
+	switch {
+	case spell != nil:
+		h.note = &headNote{plain: plain, spell: spell}
+	case plain:
+		h.note = plainNote
+	default:
+		h.note = relayedNote
+	}
 	if resp.StatusCode == 0 {
 		if err := inferStatus(resp, named); err != nil {
 			return err
@@ -193,6 +237,22 @@ func (h *Head) fill(text string, spans []fieldSpan) error {
 		}
 	}
 	return nil
+}
+
+// spanNames are the field names of a head's text where its spans say.
+type spanNames struct {
+	text  string
+	spans []fieldSpan
+}
+
+// next is a header.FieldNames of the names: at is the index of the next
+// span.
+func (n spanNames) next(at int) (name string, end int, ok bool) {
+	if at >= len(n.spans) {
+		return "", at, false
+	}
+	sp := n.spans[at]
+	return n.text[sp.start:sp.colon], at + 1, true
 }
 
 // headParse is the state of one head's parse. Its methods append where

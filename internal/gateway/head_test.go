@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/http/httptest"
 	"net/textproto"
 	"reflect"
 	"slices"
@@ -283,5 +284,34 @@ func TestCheckLineEveryByte(t *testing.T) {
 	}
 	if colon, err := checkLine([]byte("NoColon")); err != nil || colon != len("NoColon") {
 		t.Errorf("a line without a colon: %d, %v", colon, err)
+	}
+}
+
+// An application's names are noted as written where the header holds
+// them in canonical case, one a line for a name on several lines; PHP's
+// Content-type is not (NGINX writes that field under its own name), and
+// an uwsgi or SCGI answer's body tells them to the relay.
+func TestHeadSpellings(t *testing.T) {
+	const head = "Status: 200 OK\r\nx-thing: 1\r\nContent-type: text/html\r\nX-Dup: 1\r\nX_A: 2\r\nx-dup: 2\r\n\r\nbody"
+	var h Head
+	if err := ReadHeaderInto(&h, bufio.NewReader(strings.NewReader(head)), false, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := h.Spellings(), []string{"x-thing", "X-Dup", "X_A", "x-dup"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("spellings %q, want %q", got, want)
+	}
+	if !h.Plain() {
+		t.Error("a head without Connection or X-Accel-* is not plain")
+	}
+	resp, err := ReadResponse(bufio.NewReader(strings.NewReader(head)), httptest.NewRequest("GET", "/", nil), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sb, ok := resp.Body.(interface{ Spellings() []string }); !ok || len(sb.Spellings()) != 4 {
+		t.Errorf("ReadResponse's body tells no spellings")
+	}
+	var php Head
+	if err := ReadHeaderInto(&php, bufio.NewReader(strings.NewReader("X-Powered-By: PHP\r\nContent-type: text/html\r\n\r\n")), false, 0); err != nil || php.Spellings() != nil {
+		t.Errorf("PHP's head: %q, %v", php.Spellings(), err)
 	}
 }
