@@ -1416,6 +1416,39 @@ func TestRefusedAnswerTimedOutResets(t *testing.T) {
 	}
 }
 
+// SpellFields' names replace the keys they spell in case alone; a key
+// that several names spell sends its values under them in turn, the
+// last for the values past them; a field no name spells keeps its key,
+// and the next response on the connection has no names.
+func TestServeSpellFields(t *testing.T) {
+	ts := startServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h["X-Dup"] = []string{"1", "2", "3"}
+		h["X_a"] = []string{"a"}
+		h["X-Plain"] = []string{"p"}
+		if r.URL.Path == "/spelt" {
+			w.(interface{ SpellFields([]string) }).SpellFields([]string{"X_A", "X-DUP", "x-dup"})
+		}
+	}))
+	c := dial(t, ts.addr)
+	for _, path := range []string{"/spelt", "/plain"} {
+		c.send(get(path))
+		var got []string
+		for _, l := range c.rawHead()[1:] {
+			if l[0] == 'X' || l[0] == 'x' {
+				got = append(got, l)
+			}
+		}
+		want := "[X-DUP: 1 x-dup: 2 x-dup: 3 X-Plain: p X_A: a]"
+		if path == "/plain" {
+			want = "[X-Dup: 1 X-Dup: 2 X-Dup: 3 X-Plain: p X_a: a]"
+		}
+		if fmt.Sprint(got) != want {
+			t.Errorf("%s: %q, want %s", path, got, want)
+		}
+	}
+}
+
 // SetReason's text goes out after its code only, and not when it holds
 // a control byte; the status lines are NGINX's otherwise.
 func TestServeSetReason(t *testing.T) {
