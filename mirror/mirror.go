@@ -90,18 +90,19 @@ func (m *Mirror) serve(w http.ResponseWriter, r *http.Request, next http.Handler
 			// $request_body has it, and an error_page after the content
 			// gives it to the page from there: the page's request is
 			// made from the client's, whose body the spool has drained.
+			x := st.MakeRare()
 			if sp.File == nil {
-				st.RequestBody = sp.Mem
+				x.RequestBody = sp.Mem
 			} else {
-				st.RequestBodyFile = sp.File.Name()
-				st.SavedBody = sp // open until end has run, after the response
+				x.RequestBodyFile = sp.File.Name()
+				x.SavedBody = sp // open until end has run, after the response
 			}
 			if r.ContentLength < 0 {
 				// A body sent without a length (chunked, HTTP/2) has
 				// one now, $content_length, as NGINX counts it while
 				// reading (a FastCGI application's CONTENT_LENGTH). Not
 				// a Content-Length line: a gateway passes the client's.
-				st.BodyLength = strconv.FormatInt(sp.Size, 10)
+				x.BodyLength = strconv.FormatInt(sp.Size, 10)
 			}
 		}
 		// The content reads the body again, now of known length.

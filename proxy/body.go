@@ -117,14 +117,14 @@ func (x *exchange) prepareBody() error {
 		sp.Keep = x.h.bodyKeep
 		if sp.File == nil && x.st != nil {
 			// Read whole into memory: $request_body has it, as in NGINX.
-			x.st.RequestBody = sp.Mem
+			x.st.MakeRare().RequestBody = sp.Mem
 		} else if x.st != nil {
 			// Past client_body_buffer_size: $request_body_file names it.
-			x.st.RequestBodyFile = sp.File.Name()
+			x.st.MakeRare().RequestBodyFile = sp.File.Name()
 			if x.h.bodyAtEnd != nil && x.h.bodyAtEnd(r, sp.Close) {
 				// The request's from now on, for an error page.
 				b.borrowed = true
-				x.st.SavedBody = sp
+				x.st.MakeRare().SavedBody = sp
 			}
 		}
 		if x.h.wire != nil && r.ContentLength <= 0 {
@@ -135,7 +135,7 @@ func (x *exchange) prepareBody() error {
 			// sent (an HTTP/2 body without content-length has none).
 			r.ContentLength = sp.Size
 			if x.st != nil {
-				x.st.BodyLength = strconv.FormatInt(sp.Size, 10)
+				x.st.MakeRare().BodyLength = strconv.FormatInt(sp.Size, 10)
 			}
 		}
 	}

@@ -193,7 +193,7 @@ func TestInterimResponsesRelayed(t *testing.T) {
 
 // TestChunkedAsNGINX: a chunked body is read as NGINX reads one, lines
 // ended by LF alone and anything after a size's space included; the
-// trailer's fields go to vars.State.UpstreamTrailer, its other lines are
+// trailer's fields go to vars.Rare.UpstreamTrailer, its other lines are
 // dropped, and the connection, read to the trailer's end, serves the next
 // request. Chunks NGINX refuses are logged in its words.
 func TestChunkedAsNGINX(t *testing.T) {
@@ -224,7 +224,7 @@ func TestChunkedAsNGINX(t *testing.T) {
 			t.Fatalf("request %d: %d %q, want 200 \"abc\"", i+1, status, body)
 		}
 		f.mu.Lock()
-		tr := f.states[len(f.states)-1].UpstreamTrailer
+		tr := f.states[len(f.states)-1].Rare().UpstreamTrailer
 		f.mu.Unlock()
 		if want := (http.Header{"X-T": {"tv"}, "X-U": {"u"}}); fmt.Sprint(tr) != fmt.Sprint(want) {
 			t.Errorf("request %d: trailer %v, want %v", i+1, tr, want)

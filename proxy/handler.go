@@ -666,7 +666,7 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 	}
 	if x.st != nil && len(resp.Trailer) > 0 {
 		// Read once the body has ended ($upstream_trailer_NAME).
-		x.st.UpstreamTrailer = resp.Trailer
+		x.st.MakeRare().UpstreamTrailer = resp.Trailer
 	}
 	if res.upErr != nil {
 		x.bodyFailed(p, rc, res)
@@ -807,7 +807,7 @@ func (x *exchange) accelSettings(resp *http.Response) {
 		}
 	}
 	if v := resp.Header["X-Accel-Charset"]; len(v) > 0 && v[0] != "" && !x.h.ignoreAccelCharset {
-		x.st.AccelCharset = v[0]
+		x.st.MakeRare().AccelCharset = v[0]
 	}
 }
 

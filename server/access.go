@@ -120,7 +120,7 @@ type accessHandler struct {
 }
 
 func (h *accessHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if ri := infoFrom(r.Context()); ri != nil && ri.subDepth > 0 {
+	if ri := infoFrom(r.Context()); ri != nil && ri.rare().subDepth > 0 {
 		h.next.ServeHTTP(w, r) // NGINX checks the main request only
 		return
 	}

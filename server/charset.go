@@ -330,23 +330,25 @@ func CharsetRecoding(r *http.Request, loc *Location, h http.Header, code int) (*
 	// and is text/html.
 	stem := charsetStem(ct)
 	own := ctCharset(ct)
-	if ri.subDepth > 0 {
-		if ri.includer == nil || ri.includer.charsetName == "" {
+	if ri.rare().subDepth > 0 {
+		inc := ri.rare().includer
+		if inc == nil || inc.rare().charsetName == "" {
 			return nil, false
 		}
 		src := own
 		if src == "" {
 			src = cl.sourceCharset.V
 		}
-		return recodeBetween(ri.cfg, src, ri.includer.charsetName, h)
+		return recodeBetween(ri.cfg, src, inc.rare().charsetName, h)
 	}
 	// Unless the filter names another, the response names its own.
-	ri.charsetName = own
+	ri.setCharsetName(own)
 	if ct == "" {
 		return nil, false
 	}
 	var dst string
-	if accel := ri.st.AccelCharset; accel != "" {
+	if x := ri.st.Rare(); x != nil && x.AccelCharset != "" {
+		accel := x.AccelCharset
 		if !ri.cfg.charsets[strings.ToLower(accel)] {
 			return nil, false
 		}
@@ -364,9 +366,9 @@ func CharsetRecoding(r *http.Request, loc *Location, h http.Header, code int) (*
 	redirect := code == http.StatusMovedPermanently || code == http.StatusFound
 	if src == "" || strings.EqualFold(src, dst) {
 		// Named, not recoded (the recorder writes it).
-		ri.charsetName = dst
+		ri.setCharsetName(dst)
 		if redirect {
-			ri.charsetName = ""
+			ri.setCharsetName("")
 		}
 		return nil, false
 	}
@@ -374,9 +376,9 @@ func CharsetRecoding(r *http.Request, loc *Location, h http.Header, code int) (*
 	if t == nil {
 		return nil, false
 	}
-	ri.charsetName = dst
+	ri.setCharsetName(dst)
 	if redirect {
-		ri.charsetName = ""
+		ri.setCharsetName("")
 		h["Content-Type"] = []string{stem}
 	} else {
 		h["Content-Type"] = []string{stem + "; charset=" + dst}

@@ -59,8 +59,7 @@ type reqInfo struct {
 	srv            *VServer
 	st             *vars.State
 	loc            *Location
-	redirects      *int // shared by every redirect of one request, like NGINX's uri_changes
-	subDepth       int
+	redirects      *int      // shared by every redirect of one request, like NGINX's uri_changes
 	rec            *recorder // the client connection's writer; nil in subrequests
 	// h2conn holds, for an HTTP/2 request, the settings its connection
 	// takes: those of the server SNI chose (else the default server), at
@@ -71,22 +70,68 @@ type reqInfo struct {
 	// pending is the answer a rewrite step (return, a redirect) gave;
 	// the core step of the location's chain serves it (route).
 	pending http.Handler
-	// refusal is set for a request the HTTP/1 reader refused, served
-	// only to be logged (refusal.go).
-	refusal *http1.Refusal
 	// fl is the request's output gate and slot (filterlayer.go); nil
 	// outside ServeGroup and Subrequest.
 	fl *filterLayer
 	// redir is set in the record of an internal redirect: its target's
 	// chain runs the content on the writer the redirect was given.
 	redir *redirTarget
+	// seldom holds what a refused request, a subrequest and a response
+	// whose charset the charset filter names have; nil for others
+	// (rare), so that the record every request clears stays within its
+	// size class (TestH1RecordSize).
+	seldom *reqSeldom
+}
+
+// reqSeldom is the part of a request's record that few requests use.
+type reqSeldom struct {
+	// refusal is set for a request the HTTP/1 reader refused, served
+	// only to be logged (refusal.go).
+	refusal *http1.Refusal
+	// includer is, in the record of an include or of an addition's
+	// part, the main request's.
+	includer *reqInfo
+	subDepth int
 	// charsetName is the charset the main response names once the
 	// charset filter has seen its header (NGINX's headers_out.charset):
 	// the includes in its body are recoded into it (CharsetRecoding).
-	// includer is, in the record of an include or of an addition's
-	// part, the main request's.
 	charsetName string
-	includer    *reqInfo
+}
+
+// noSeldom is what rare finds in a record without a reqSeldom: read only.
+var noSeldom reqSeldom
+
+// rare returns ri's seldom-used fields for reading: zero where it has
+// none.
+func (ri *reqInfo) rare() *reqSeldom {
+	if ri.seldom != nil {
+		return ri.seldom
+	}
+	return &noSeldom
+}
+
+// setCharsetName records the charset the response names, making the
+// seldom-used fields only for a name.
+func (ri *reqInfo) setCharsetName(name string) {
+	if ri.seldom == nil {
+		if name == "" {
+			return
+		}
+		ri.seldom = new(reqSeldom)
+	}
+	ri.seldom.charsetName = name
+}
+
+// fork copies ri for the record of an internal redirect. The copy's
+// seldom-used fields are its own, as when they lay in the record: the
+// charset filter may name another charset in one of them.
+func (ri *reqInfo) fork() reqInfo {
+	nri := *ri
+	if ri.seldom != nil {
+		s := *ri.seldom
+		nri.seldom = &s
+	}
+	return nri
 }
 
 type reqInfoKey struct{}
@@ -109,8 +154,8 @@ type reqRoot struct {
 func newRequestRoot(ctx context.Context) context.Context { return &reqRoot{Context: ctx} }
 
 // h1Record is http1's record of a request (http1.Server.NewRecord): the
-// request's root and http1's memory for it in one allocation of 2,048
-// bytes where they took two, of 1,152 and 896 (TestH1RecordSize).
+// request's root and http1's memory for it in one allocation of 1,792
+// bytes where they took two, of 1,024 and 896 (TestH1RecordSize).
 // Both live as long as the request does: the root's context is the
 // exchange's, and the exchange's request holds the root as its context.
 type h1Record struct {
@@ -315,12 +360,13 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 	ri, st := &root.info, &root.state
 	// A server_name regex that picks the server records its captures in st.
 	srv, host, refused := admit(r, g, st)
-	if ri.refusal != nil {
-		srv, host = refusalServer(ri.refusal, g, st)
-		refused = ri.refusal.Status
+	rf := ri.rare().refusal
+	if rf != nil {
+		srv, host = refusalServer(rf, g, st)
+		refused = rf.Status
 	}
 	ri.cfg, ri.srv, ri.st, ri.fl = cfg, srv, st, &root.fl
-	st.Start = requestStart(w, ri.refusal)
+	st.Start = requestStart(w, rf)
 	st.ServerName, st.Host, st.RequestURI = srv.Name(), host, target
 	if ci := connInfoOf(root); ci != nil {
 		st.ConnID = ci.id
@@ -576,7 +622,7 @@ func redirectTo(w http.ResponseWriter, r *http.Request, uri, path, query string,
 		return
 	}
 	*ri.redirects++
-	nri := *ri
+	nri := ri.fork()
 	nri.internal, nri.prefixLost = true, false
 	r2 := r.Clone(context.WithValue(r.Context(), reqInfoKey{}, &nri))
 	var loc *Location
@@ -622,7 +668,7 @@ func redirectTo(w http.ResponseWriter, r *http.Request, uri, path, query string,
 	}
 	// The target's output filters take the response over (filterlayer.go).
 	nri.redir = &redirTarget{loc: loc, w: w}
-	out, main := loc.output, ri.subDepth == 0
+	out, main := loc.output, ri.rare().subDepth == 0
 	if !main {
 		out = loc.subOutput
 	}
@@ -842,7 +888,7 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 		Error(w, r, status)
 		return
 	}
-	if uri[0] == '@' && ri.refusal != nil && ri.refusal.Method == "" {
+	if uri[0] == '@' && ri.rare().refusal != nil && ri.rare().refusal.Method == "" {
 		// A request whose line was refused has no URI, which NGINX does
 		// not take to a named location: the page ends in 500, rather than
 		// a location run (and a request proxied) without method or URI.
@@ -850,7 +896,7 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 		Error(w, r, http.StatusInternalServerError)
 		return
 	}
-	nri := *ri
+	nri := ri.fork()
 	nri.errorPage = !recursive
 	r2 := r.WithContext(context.WithValue(r.Context(), reqInfoKey{}, &nri))
 	// As NGINX: a URI is asked for with GET (a HEAD stays a HEAD), a named
@@ -911,12 +957,13 @@ func serveErrorPage(w http.ResponseWriter, r *http.Request, code int, ep errorPa
 // was saved in, which stays open until the request ends. It reports
 // false, leaving r2 as it is, when there is none.
 func resendBody(r2 *http.Request, st *vars.State) bool {
+	x := st.Rare()
 	switch {
-	case st != nil && st.RequestBody != nil:
-		r2.Body = io.NopCloser(bytes.NewReader(st.RequestBody))
-		r2.ContentLength = int64(len(st.RequestBody))
-	case st != nil && st.SavedBody != nil:
-		r2.Body, r2.ContentLength = st.SavedBody.Body(), st.SavedBody.Size
+	case x != nil && x.RequestBody != nil:
+		r2.Body = io.NopCloser(bytes.NewReader(x.RequestBody))
+		r2.ContentLength = int64(len(x.RequestBody))
+	case x != nil && x.SavedBody != nil:
+		r2.Body, r2.ContentLength = x.SavedBody.Body(), x.SavedBody.Size
 	default:
 		return false
 	}

@@ -236,13 +236,13 @@ func (rw *recorder) finalHeader(code int) {
 	}
 	loc := ri.serving()
 	cl := LocConf[*coreLoc](loc, coreModule)
-	if rw.st != nil && rw.st.AccelCharset != "" {
+	if x := rw.st.Rare(); x != nil && x.AccelCharset != "" {
 		var known map[string]bool
 		var maps *charsetMaps
 		if ri.cfg != nil {
 			known, maps = ri.cfg.charsets, &ri.cfg.charsetMaps
 		}
-		cl.applyAccelCharset(known, maps, rw.st.AccelCharset, rw.w.Header(), code, loc.Logger())
+		cl.applyAccelCharset(known, maps, x.AccelCharset, rw.w.Header(), code, loc.Logger())
 		return
 	}
 	if cl.charset.V != "" {

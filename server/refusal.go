@@ -26,8 +26,8 @@ import (
 func (d *dispatcher) refused(rf *http1.Refusal) {
 	r := refusedRequest(rf)
 	root := r.Context().(*reqRoot)
-	root.info.refusal = rf
-	root.state.RequestLine = rf.Line
+	root.info.seldom = &reqSeldom{refusal: rf}
+	root.state.MakeRare().RequestLine = rf.Line
 	if rf.Method == "" && strings.HasPrefix(rf.Line, "HEAD ") {
 		// NGINX had read the method of the line it refused: the answer,
 		// error pages included, is a HEAD's, with $request_method empty.
@@ -84,7 +84,7 @@ func refusalServer(rf *http1.Refusal, g *addrGroup, st *vars.State) (*VServer, s
 // see the request, as in NGINX. A refusal that gets no answer (a header
 // timeout, a client gone) writes only its status, for the log.
 func refuseAtServer(w http.ResponseWriter, r *http.Request, srv *VServer, ri *reqInfo, code int) {
-	rf := ri.refusal
+	rf := ri.rare().refusal
 	ri.pending = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case rf != nil && rf.Answer == nil:

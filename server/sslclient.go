@@ -300,7 +300,7 @@ func clientPurpose(c *x509.Certificate) bool {
 }
 
 func verdictFor(srv *VServer, v clientVerdict, ri *reqInfo) int {
-	ri.st.ClientVerify = v.text
+	ri.st.MakeRare().ClientVerify = v.text
 	switch mode := sslOf(srv).verify.V; {
 	case mode == verifyOff:
 		return 0

@@ -156,8 +156,8 @@ func begin(parent *http.Request, uri string, header http.Header, kind int, send 
 	if ri == nil {
 		return nil, ErrNotInServer
 	}
-	if ri.subDepth+1 > MaxSubrequestDepth {
-		return nil, fmt.Errorf("subrequests cycle while processing %q (depth %d): %w", uri, ri.subDepth, ErrSubrequestDepth)
+	if depth := ri.rare().subDepth; depth+1 > MaxSubrequestDepth {
+		return nil, fmt.Errorf("subrequests cycle while processing %q (depth %d): %w", uri, depth, ErrSubrequestDepth)
 	}
 	u, err := subrequestURL(parent.URL, uri)
 	if err != nil {
@@ -176,13 +176,19 @@ func begin(parent *http.Request, uri string, header http.Header, kind int, send 
 	// HeaderLines are the page's: an NGINX subrequest shares its
 	// parent's headers_in, which it passes upstream in their order.
 	*st = vars.State{Start: time.Now(), ConnID: ri.st.ConnID, ServerName: ri.st.ServerName, Host: ri.st.Host,
-		ConnRequests: ri.st.ConnRequests, ConnStart: ri.st.ConnStart, RemoteAddr: ri.st.RemoteAddr, ConnAddr: ri.st.ConnAddr,
+		ConnRequests: ri.st.ConnRequests, ConnStart: ri.st.ConnStart, RemoteAddr: ri.st.RemoteAddr,
 		HeaderLines: ri.st.HeaderLines}
-	st.HeaderOnly = kind == subHeaderOnly
+	// A subrequest shares $request_id, which takes the State's Rare
+	// values: they come in this allocation, not one of their own.
+	st.UseRare(&sub.rare)
 	st.ShareRequestID(ri.st)
+	st.HeaderOnly = kind == subHeaderOnly
 	// $request is the main request's line in a subrequest, as in NGINX.
-	st.RequestLine, st.Main = ri.st.RequestLine, ri.st.Main
-	if st.RequestLine == "" && st.Main.Method == "" {
+	st.Main = ri.st.Main
+	if px := ri.st.Rare(); px != nil {
+		sub.rare.RequestLine, sub.rare.ConnAddr = px.RequestLine, px.ConnAddr
+	}
+	if sub.rare.RequestLine == "" && st.Main.Method == "" {
 		st.Main = vars.MainLine{Method: parent.Method, Target: ri.st.RequestURI, Proto: parent.Proto}
 		if st.Main.Target == "" {
 			st.Main.Target = parent.URL.RequestURI()
@@ -208,13 +214,14 @@ func begin(parent *http.Request, uri string, header http.Header, kind int, send 
 		// subrequest has the connection's client, as NGINX's do.
 		remote = st.RemoteAddr
 	}
-	*sri = reqInfo{cfg: ri.cfg, srv: ri.srv, st: st, internal: true, subDepth: ri.subDepth + 1, fl: &sub.root.fl}
+	sub.seldom = reqSeldom{subDepth: ri.rare().subDepth + 1}
+	*sri = reqInfo{cfg: ri.cfg, srv: ri.srv, st: st, internal: true, seldom: &sub.seldom, fl: &sub.root.fl}
 	if kind == subInclude || kind == subPlain {
 		// Its body goes into the parent's (SSI, ESI, addition), in
 		// the main response's charset.
-		sri.includer = ri
-		if ri.includer != nil {
-			sri.includer = ri.includer
+		sub.seldom.includer = ri
+		if inc := ri.rare().includer; inc != nil {
+			sub.seldom.includer = inc
 		}
 	}
 	ctx = &sub.root
@@ -358,11 +365,11 @@ func sharedBody(parent *http.Request, pst, sub *vars.State, afterContent bool) (
 		return http.NoBody, 0
 	}
 	shareBodyRecord(pst, sub)
-	switch {
-	case pst.SavedBody != nil:
-		return pst.SavedBody.Body(), pst.SavedBody.Size
-	case pst.RequestBody != nil:
-		sp := &spool.Spool{Mem: pst.RequestBody, Size: int64(len(pst.RequestBody))}
+	switch px := pst.Rare(); {
+	case px != nil && px.SavedBody != nil:
+		return px.SavedBody.Body(), px.SavedBody.Size
+	case px != nil && px.RequestBody != nil:
+		sp := &spool.Spool{Mem: px.RequestBody, Size: int64(len(px.RequestBody))}
 		return sp.Body(), sp.Size
 	}
 	if afterContent && parent.Body != http.NoBody && bodyUnread(parent.Body) {
@@ -374,7 +381,10 @@ func sharedBody(parent *http.Request, pst, sub *vars.State, afterContent bool) (
 // shareBodyRecord gives a subrequest's State (sub) its parent's (pst)
 // record of the request body.
 func shareBodyRecord(pst, sub *vars.State) {
-	sub.RequestBody, sub.RequestBodyFile, sub.SavedBody, sub.BodyLength = pst.RequestBody, pst.RequestBodyFile, pst.SavedBody, pst.BodyLength
+	if px := pst.Rare(); px != nil {
+		x := sub.MakeRare()
+		x.RequestBody, x.RequestBodyFile, x.SavedBody, x.BodyLength = px.RequestBody, px.RequestBodyFile, px.SavedBody, px.BodyLength
+	}
 }
 
 // subrequestWorkers run subrequests' handlers: a goroutine that has been
@@ -384,11 +394,15 @@ var subrequestWorkers gopool.Pool
 
 // subrequest holds what one subrequest allocates once.
 type subrequest struct {
-	root reqRoot // its context: the record and the variables' State
-	pipe subPipe
-	sw   subWriter
-	body subBody
-	resp http.Response
+	root reqRoot   // its context: the record and the variables' State
+	rare vars.Rare // the State's Rare values (vars.State.UseRare)
+	// seldom is the record's (root.info.seldom), which a subrequest
+	// always has (its depth).
+	seldom reqSeldom
+	pipe   subPipe
+	sw     subWriter
+	body   subBody
+	resp   http.Response
 	// ended is done once the handler has returned (SubrequestHeader
 	// waits for it).
 	ended  sync.WaitGroup
@@ -502,7 +516,7 @@ func (b *subBody) Close() error {
 // client request).
 func SubrequestDepth(r *http.Request) int {
 	if ri := infoFrom(r.Context()); ri != nil {
-		return ri.subDepth
+		return ri.rare().subDepth
 	}
 	return 0
 }

@@ -25,7 +25,8 @@ func TestAbsentField(t *testing.T) {
 func TestAbsentSkipsLookup(t *testing.T) {
 	r, _ := http.NewRequest("GET", "/", nil)
 	r.Header = http.Header{"Content-Type": {"a/b"}, "Content-Length": {"3"}, "Authorization": {"Basic dTpw"}}
-	st := &State{BodyLength: "7"}
+	st := &State{}
+	st.MakeRare().BodyLength = "7"
 	r = r.WithContext(NewContext(r.Context(), st))
 	tpl := MustCompile("$content_type|$content_length|$remote_user")
 	if got := tpl.Eval(r); got != "a/b|3|u" {

@@ -105,8 +105,8 @@ func init() {
 	})
 
 	Register("request", func(r *http.Request, st *State) string {
-		if st != nil && st.RequestLine != "" {
-			return st.RequestLine
+		if line := read(st).RequestLine; line != "" {
+			return line
 		}
 		if st != nil && st.Main.Method != "" {
 			return st.Main.Method + " " + st.Main.Target + " " + st.Main.Proto
@@ -142,10 +142,7 @@ func init() {
 		return strconv.FormatInt(st.Wire.RequestSize(), 10)
 	})
 	Register("request_body", func(_ *http.Request, st *State) string {
-		if st == nil {
-			return ""
-		}
-		return string(st.RequestBody)
+		return string(read(st).RequestBody)
 	})
 	uri := func(r *http.Request, st *State) string { return curURL(r, st).Path }
 	Register("uri", uri)
@@ -230,7 +227,7 @@ func init() {
 				return first(v)
 			}
 		}
-		return st.BodyLength
+		return read(st).BodyLength
 	})
 
 	Register("status", func(_ *http.Request, st *State) string {
@@ -382,15 +379,16 @@ func curURL(r *http.Request, st *State) *url.URL {
 // RequestID returns $request_id, made on first use: 16 random bytes in
 // hexadecimal, the same for the rest of the request.
 func (s *State) RequestID() string {
-	if s.idFrom != nil {
-		return s.idFrom.RequestID()
+	x := s.MakeRare()
+	if x.idFrom != nil {
+		return x.idFrom.RequestID()
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.requestID == "" {
-		s.requestID = newRequestID()
+	if x.requestID == "" {
+		x.requestID = newRequestID()
 	}
-	return s.requestID
+	return x.requestID
 }
 
 // ShareRequestID makes a subrequest's State answer with the $request_id
@@ -398,7 +396,7 @@ func (s *State) RequestID() string {
 // Set it before the State is in use.
 func (s *State) ShareRequestID(parent *State) {
 	if s != nil && parent != nil {
-		s.idFrom = parent
+		s.MakeRare().idFrom = parent
 	}
 }
 

@@ -82,9 +82,9 @@ func varRequest(t *testing.T) (*http.Request, *State) {
 			"X-Up":       {"u1", "u2"},
 			"Set-Cookie": {"other=1; Path=/", "SID = up-1 ; Path=/; HttpOnly"},
 		},
-		RequestBody: []byte("body bytes"),
-		Paths:       fakeMapper{root: "/srv/www"},
+		Paths: fakeMapper{root: "/srv/www"},
 	}
+	st.MakeRare().RequestBody = []byte("body bytes")
 	ctx := context.WithValue(NewContext(r.Context(), st), http.LocalAddrContextKey,
 		&net.TCPAddr{IP: net.ParseIP("198.51.100.1"), Port: 8443})
 	return r.WithContext(ctx), st
@@ -608,7 +608,9 @@ func TestEndOfRequestVariables(t *testing.T) {
 		"Trailer":                     {"X-Sum, X-Other"},
 		"X-Sum":                       {"abc"},
 		http.TrailerPrefix + "X-Late": {"late"},
-	}, UpstreamTrailer: http.Header{"X-Up-T": {"u1", "u2"}}, RequestBodyFile: "/tmp/body/0000000001"}
+	}}
+	st.MakeRare().UpstreamTrailer = http.Header{"X-Up-T": {"u1", "u2"}}
+	st.MakeRare().RequestBodyFile = "/tmp/body/0000000001"
 	for _, c := range []struct{ tpl, want string }{
 		{"$request_completion", ""},
 		{"$sent_trailer_x_sum|$sent_trailer_x_late|$sent_trailer_x_other|$sent_trailer_x_none", "abc|late||"},

@@ -29,10 +29,7 @@ func init() {
 		return v, true
 	})
 	Register("request_body_file", func(_ *http.Request, st *State) string {
-		if st == nil {
-			return ""
-		}
-		return st.RequestBodyFile
+		return read(st).RequestBodyFile
 	})
 	RegisterPrefix("sent_trailer_", func(name string) Getter {
 		return func(_ *http.Request, st *State) string {
@@ -44,10 +41,7 @@ func init() {
 	})
 	RegisterPrefix("upstream_trailer_", func(name string) Getter {
 		return func(_ *http.Request, st *State) string {
-			if st == nil {
-				return ""
-			}
-			return headerVar(st.UpstreamTrailer, name)
+			return headerVar(read(st).UpstreamTrailer, name)
 		}
 	})
 	for i, n := range []string{"tcpinfo_rtt", "tcpinfo_rttvar", "tcpinfo_snd_cwnd", "tcpinfo_rcv_space"} {

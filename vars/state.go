@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/spool"
@@ -31,10 +32,6 @@ type State struct {
 	// internal redirect changes the request's URI (and clears
 	// http.Request.RequestURI, so that a proxy sends the new one).
 	RequestURI string
-	// RequestLine, when set, is the request line as received of a request
-	// refused before it was parsed (cut short, or not a request line at
-	// all): $request is then this text, as NGINX logs it.
-	RequestLine string
 	// Method, when set, is the method an error page turned the request
 	// into (GET): NGINX changes the request itself, so $request_method
 	// says GET in the access log too, which reads the request as it came.
@@ -59,10 +56,6 @@ type State struct {
 	// $binary_remote_addr and $remote_port: a filter holding a copy of
 	// the request made before the change reads it here.
 	RemoteAddr string
-	// ConnAddr is set with RemoteAddr: the connection's own address
-	// ($realip_remote_addr, $realip_remote_port). A subrequest copies
-	// both, as NGINX's see the connection.
-	ConnAddr string
 	// HeaderLines are the request's header lines as an HTTP/1.x client
 	// sent them, after the request line (see header.Lines): a proxy and
 	// a gateway pass the header on in their order and case, as NGINX
@@ -109,6 +102,17 @@ type State struct {
 	// 204 (try_files' "=200"): BodyStarts leaves Status unset, and the
 	// access log says "000" where it would say 200.
 	NoStatus bool
+	// WriteFailed records that a write of the response to the client
+	// failed; Complete, that the request was served to its end
+	// ($request_completion): the access log sets it once the handler
+	// has returned normally, without a failed write, before it logs.
+	WriteFailed bool
+	Complete    bool
+	// Aborted says the response was broken off after its header (an
+	// upstream body cut short): a chunked body never gets its last
+	// chunk, though a post action may make the request Complete.
+	// (WriteFailed, Complete and Aborted sit in ArgsKept's padding too.)
+	Aborted bool
 	// Paths maps the current URI to the file system for the location
 	// serving the request ($document_root, $realpath_root,
 	// $request_filename); the server sets it as locations take over.
@@ -123,6 +127,57 @@ type State struct {
 	// a WireFramer, the framing for $sent_http_connection and
 	// $sent_http_transfer_encoding); nil outside the server.
 	Wire WireSizer
+	// UpstreamHeader is the response header of the last upstream server
+	// tried, as it arrived ($upstream_http_NAME, $upstream_cookie_NAME).
+	UpstreamHeader http.Header
+	// Conn is what the connection's variables read ($tcpinfo_*, the
+	// addresses split once); nil outside the server, where each read
+	// splits the address again and $tcpinfo_* read as none.
+	Conn *Conn
+	// Hello is what the client offered in its TLS ClientHello
+	// ($ssl_ciphers, $ssl_curves); nil without TLS.
+	Hello *ClientHello
+
+	mu sync.Mutex
+	// values are those of Set: the first ones in place, any others in
+	// more. A request sets few (the proxy's values are a Source's), so a
+	// scan finds one sooner than a map, which would take several
+	// allocations to fill; seven keep the server's record of a request
+	// within its size class (server's TestRequestRecordSize).
+	values [7]namedValue
+	nvalue int
+	more   []namedValue
+	// source is the Source of SetSource (a proxied request's upstream
+	// record), and sourceSeq its place in seq.
+	source    Source
+	sourceSeq uint32
+	// seq orders the values of Set and the Source of SetSource: the
+	// newer answers for a name both have.
+	seq uint32
+	// slots caches the values of a configuration's own variables (see
+	// Scope), indexed by Var.slot.
+	slots []slot
+	// rare holds the values that few requests have (Rare), made when
+	// the first is set, so that the record every request clears, the
+	// server's included, leaves them out (server's TestH1RecordSize).
+	rare atomic.Pointer[Rare]
+}
+
+// Rare holds the State's values that few requests have: a refused
+// request's line, the request body a module read, an upstream's
+// trailer and X-Accel-Charset, realip's and the client certificate's
+// values, $request_id and a compression ratio. A plain request sets
+// none and its State has none (State.Rare is nil); a writer makes it
+// with State.MakeRare.
+type Rare struct {
+	// RequestLine, when set, is the request line as received of a request
+	// refused before it was parsed (cut short, or not a request line at
+	// all): $request is then this text, as NGINX logs it.
+	RequestLine string
+	// ConnAddr is set with RemoteAddr: the connection's own address
+	// ($realip_remote_addr, $realip_remote_port). A subrequest copies
+	// both, as NGINX's see the connection.
+	ConnAddr string
 	// RequestBody is the whole request body when a module read it into
 	// memory before passing it on ($request_body); nil otherwise.
 	RequestBody []byte
@@ -131,9 +186,6 @@ type State struct {
 	// once a module read it whole: NGINX knows the length then, yet the
 	// request still has no such header line to pass on. Empty otherwise.
 	BodyLength string
-	// UpstreamHeader is the response header of the last upstream server
-	// tried, as it arrived ($upstream_http_NAME, $upstream_cookie_NAME).
-	UpstreamHeader http.Header
 	// AccelCharset is an upstream's X-Accel-Charset (unless ignored):
 	// the charset the response goes out in, for the server's charset
 	// filter; empty when none.
@@ -156,48 +208,50 @@ type State struct {
 	// UpstreamTrailer is the trailer of the last upstream response, once
 	// its body has been read whole ($upstream_trailer_NAME).
 	UpstreamTrailer http.Header
-	// Conn is what the connection's variables read ($tcpinfo_*, the
-	// addresses split once); nil outside the server, where each read
-	// splits the address again and $tcpinfo_* read as none.
-	Conn *Conn
-	// Hello is what the client offered in its TLS ClientHello
-	// ($ssl_ciphers, $ssl_curves); nil without TLS.
-	Hello *ClientHello
-	// WriteFailed records that a write of the response to the client
-	// failed; Complete, that the request was served to its end
-	// ($request_completion): the access log sets it once the handler
-	// has returned normally, without a failed write, before it logs.
-	WriteFailed bool
-	Complete    bool
-	// Aborted says the response was broken off after its header (an
-	// upstream body cut short): a chunked body never gets its last
-	// chunk, though a post action may make the request Complete.
-	Aborted bool
 
 	requestID string // $request_id, made on first use
 	idFrom    *State // a subrequest's parent, whose $request_id it shares
-
-	mu sync.Mutex
-	// values are those of Set: the first ones in place, any others in
-	// more. A request sets few (the proxy's values are a Source's), so a
-	// scan finds one sooner than a map, which would take several
-	// allocations to fill; seven keep the server's record of a request
-	// within its size class (server's TestRequestRecordSize).
-	values [7]namedValue
-	nvalue int
-	more   []namedValue
-	// source is the Source of SetSource (a proxied request's upstream
-	// record), and sourceSeq its place in seq.
-	source    Source
-	sourceSeq uint32
-	// seq orders the values of Set and the Source of SetSource: the
-	// newer answers for a name both have.
-	seq uint32
-	// slots caches the values of a configuration's own variables (see
-	// Scope), indexed by Var.slot.
-	slots []slot
 	// ratio is the compression ratio of SetRatio, formatted when read.
 	ratio ratio
+}
+
+// Rare returns the State's rarely set values, nil where none was set
+// or s is nil: a reader finds each one's zero value then.
+func (s *State) Rare() *Rare {
+	if s == nil {
+		return nil
+	}
+	return s.rare.Load()
+}
+
+// UseRare gives s the memory for its Rare values, so that a record
+// that holds a State and always needs them (a subrequest's, which
+// shares $request_id) makes them with the State in one allocation. x
+// must be zero; call it before the State is in use.
+func (s *State) UseRare(x *Rare) { s.rare.Store(x) }
+
+// noRare is what read finds in a State without Rare values: read only.
+var noRare Rare
+
+// read returns st's rarely set values for reading, their zero values
+// where none were set or st is nil.
+func read(st *State) *Rare {
+	if x := st.Rare(); x != nil {
+		return x
+	}
+	return &noRare
+}
+
+// MakeRare returns the State's rarely set values, made if none were:
+// for a writer. It is safe from several goroutines, as Set is, which
+// may make it for a ratio while the request's own goroutine reads the
+// values.
+func (s *State) MakeRare() *Rare {
+	if x := s.rare.Load(); x != nil {
+		return x
+	}
+	s.rare.CompareAndSwap(nil, new(Rare))
+	return s.rare.Load()
 }
 
 // ratio is a value of SetRatio: a variable's name and the two sizes
@@ -284,8 +338,8 @@ func (s *State) Set(name, value string) {
 	// No defer: a request may set several values, and nothing here can
 	// panic with the lock held but an append out of memory.
 	s.mu.Lock()
-	if s.ratio.name == name {
-		s.ratio = ratio{} // the value given last answers
+	if x := s.rare.Load(); x != nil && x.ratio.name == name {
+		x.ratio = ratio{} // the value given last answers
 	}
 	s.set(name, value)
 	s.mu.Unlock()
@@ -317,11 +371,12 @@ func (s *State) SetRatio(name string, in, out int64) {
 	if s == nil {
 		return
 	}
+	x := s.MakeRare()
 	s.mu.Lock()
-	if r := s.ratio; r.name != "" && r.name != name {
+	if r := x.ratio; r.name != "" && r.name != name {
 		s.set(r.name, FormatRatio(r.in, r.out))
 	}
-	s.ratio = ratio{name, in, out}
+	x.ratio = ratio{name, in, out}
 	s.mu.Unlock()
 }
 
@@ -395,8 +450,8 @@ func (s *State) Get(name string) (string, bool) {
 		return "", false
 	}
 	s.mu.Lock()
-	if s.ratio.name == name && name != "" {
-		value := FormatRatio(s.ratio.in, s.ratio.out)
+	if x := s.rare.Load(); x != nil && x.ratio.name == name && name != "" {
+		value := FormatRatio(x.ratio.in, x.ratio.out)
 		s.mu.Unlock()
 		return value, true
 	}

@@ -67,8 +67,8 @@ func init() {
 		if r.TLS == nil {
 			return ""
 		}
-		if st != nil && st.ClientVerify != "" {
-			return st.ClientVerify
+		if v := read(st).ClientVerify; v != "" {
+			return v
 		}
 		return clientVerify(r.TLS)
 	})

@@ -159,7 +159,7 @@ func TestEncoderAbsentFields(t *testing.T) {
 				delete(r.Header, "Content-Type")
 			}
 			for _, lines := range []string{"", text.String()} {
-				st := &vars.State{HeaderLines: lines, BodyLength: "7"}
+				st := linesState(lines)
 				rr := r.WithContext(vars.NewContext(r.Context(), st))
 				var want []byte
 				for _, v := range p.Append(nil, rr) {
@@ -299,7 +299,7 @@ func TestEncoderAbsentRawMap(t *testing.T) {
 	} {
 		r := httptest.NewRequest("GET", "/", nil)
 		r.Header = c.h
-		r = r.WithContext(vars.NewContext(r.Context(), &vars.State{HeaderLines: c.text, BodyLength: "7"}))
+		r = r.WithContext(vars.NewContext(r.Context(), linesState(c.text)))
 		var want []byte
 		for _, v := range p.Append(nil, r)[:len(list)] { // the lines' pairs: Lines' own matter
 			want = toyPair(want, v.Name, v.Value)
@@ -362,4 +362,12 @@ func TestEncoderBothSpellings(t *testing.T) {
 			t.Errorf("%q against %q, the lines walked:\n got %q\nwant %q (the map's)", c.text, c.h, got, want)
 		}
 	}
+}
+
+// linesState is a State with the header lines given and a body length
+// known without a Content-Length line ($content_length 7).
+func linesState(lines string) *vars.State {
+	st := &vars.State{HeaderLines: lines}
+	st.MakeRare().BodyLength = "7"
+	return st
 }
