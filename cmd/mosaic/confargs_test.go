@@ -269,7 +269,8 @@ type argRunner struct {
 	mu  sync.Mutex
 	// settled counts the probes nginxSolo settled without a run, by
 	// why (byCount, ..., fromWords); checked, those of sampled
-	// directives whose tables' verdict a run confirmed.
+	// directives whose tables' verdict NGINX's confirmed: from their own
+	// run, or shared (sharedVerdict) from a run of their group.
 	settled [whys]int
 	checked int
 }
