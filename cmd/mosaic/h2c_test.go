@@ -228,6 +228,11 @@ func TestH2ErrorKeepsConnectionAsNGINX(t *testing.T) {
 		{"413: a body over client_max_body_size", post("/p", "20"), false},
 		{"405: a POST to a file", post("/f.txt", "0"), true},
 		{"400: CONNECT", []string{":method", "CONNECT", ":authority", "a.example:80"}, true},
+		// Refused before any location, as on HTTP/1, where the connection
+		// closes; the path is checked first, so a TRACE to a path NGINX
+		// refuses is a 400, not a 405.
+		{"405: TRACE", []string{":method", "TRACE", ":scheme", "http", ":authority", "a.example", ":path", "/x"}, true},
+		{"400: TRACE to /%2e%2e/x", []string{":method", "TRACE", ":scheme", "http", ":authority", "a.example", ":path", "/%2e%2e/x"}, true},
 	} {
 		var got [2]string
 		for i, port := range []int{mport, nport} {
