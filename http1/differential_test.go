@@ -669,7 +669,7 @@ var differences = []difference{
 	{
 		what:    "the HTTP/2 connection preface, PRI * HTTP/2.0 (net/http hands it to the handler)",
 		outcome: "http1 refuses",
-		why:     "RFC 9110 §15.6.6: 505 for a major version the server does not serve; http1 serves HTTP/1.x only",
+		why:     "RFC 9110 §15.6.6: http1 serves HTTP/1.x only; as NGINX, it refuses the target * before the version (400)",
 		applies: func(d *disagreement) bool { return !d.inBody && d.req.ProtoMajor == 2 },
 	},
 	{

@@ -396,6 +396,9 @@ func TestParseHeadInvalid(t *testing.T) {
 		// A method or target NGINX refuses is read before the version.
 		{"HTTP/3.0 lowercase method", "get / HTTP/3.0\r\n" + host, 400},
 		{"HTTP/3.0 asterisk", "GET * HTTP/3.0\r\n" + host, 400},
+		// HTTP/2's preface, where Limits.PriorKnowledge is off: NGINX's
+		// listen without http2 refuses its target first.
+		{"HTTP/2 preface", "PRI * HTTP/2.0\r\n", 400},
 		{"HTTP/3.0", "GET / HTTP/3.0\r\n" + host, 505},
 	}
 	for _, tt := range tests {
