@@ -229,6 +229,20 @@ func parseLine(line string, r *http.Request) (targetShape, error) {
 	return shape, nil
 }
 
+// ProtoVersion returns the major and minor version of a request line's
+// version as this package reads it (HTTP/1.01 is 1.1, HTTP/1.10 is 1.10),
+// ok false for one it refuses. A Refusal's Line is read with it, so that
+// the request made of a refused one is of the version its parse took:
+// net/http's http.ParseHTTPVersion takes one digit each, and would leave
+// HTTP/1.10 at version 0.0.
+func ProtoVersion(proto string) (major, minor int, ok bool) {
+	minor, status := parseVersion(proto)
+	if status != 0 {
+		return 0, 0, false
+	}
+	return 1, minor, true
+}
+
 // parseVersion reads a request line's version as NGINX's parser does, and
 // returns its minor version, or the status that refuses it: "HTTP/", a
 // major version whose first digit is 1 to 9, a dot, and a minor version

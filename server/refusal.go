@@ -55,7 +55,7 @@ func refusedRequest(rf *http1.Refusal) *http.Request {
 		if u, err := url.ParseRequestURI(target); err == nil {
 			r.URL = u
 		}
-		r.ProtoMajor, r.ProtoMinor, _ = http.ParseHTTPVersion(proto)
+		r.ProtoMajor, r.ProtoMinor, _ = http1.ProtoVersion(proto)
 	}
 	return r.WithContext(newRequestRoot(rf.Context))
 }

@@ -527,3 +527,28 @@ func TestRefusedHeaderFieldsCapAsNGINX(t *testing.T) {
 	}
 	sameAccessLogs(t, dir, 1)
 }
+
+// A request refused in its header after a valid request line keeps the
+// line's version, read as NGINX reads it: HTTP/1.01 is 1.1 and HTTP/1.10
+// is 1.10, so gzip_http_version 1.1 compresses the page that
+// "error_page 400 =200" gives it. mosaic read a refused line's version
+// with net/http's parser, one digit each, which took both for 0.0 and
+// sent that page uncompressed.
+func TestRefusedLineVersionAsNGINX(t *testing.T) {
+	nginxPath(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; gzip on; gzip_min_length 1; gzip_types text/plain;
+			error_page 400 =200 /e; location = /e { return 200 "refused $server_protocol\n"; } }`, port)
+	})
+	gzipped := func(port int, req string) string {
+		head, _, _ := strings.Cut(sendUntilClosed(t, port, req), "\r\n\r\n")
+		status, _, _ := strings.Cut(head, "\r\n")
+		return fmt.Sprintf("%s, gzip %v", status, strings.Contains(strings.ToLower(head), "\r\ncontent-encoding: gzip"))
+	}
+	for _, version := range []string{"HTTP/1.1", "HTTP/1.01", "HTTP/1.10", "HTTP/1.00"} {
+		req := "GET / " + version + "\r\nHost: a\r\nAccept-Encoding: gzip\r\nContent-Length: x\r\n\r\n"
+		if m, n := gzipped(mport, req), gzipped(nport, req); m != n {
+			t.Errorf("%s: mosaic %s, nginx %s", version, m, n)
+		}
+	}
+}
