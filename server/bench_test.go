@@ -46,7 +46,7 @@ func BenchmarkLocationMatch50(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		if l, _ := srv.find(uris[i%len(uris)], nil); l == nil {
+		if l, _, _ := srv.find(uris[i%len(uris)], nil); l == nil {
 			b.Fatal("no location")
 		}
 		i++

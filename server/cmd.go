@@ -49,6 +49,21 @@ func (c *Cmd) Location() *Location {
 	return c.level
 }
 
+// AutoRedirect marks the location being read, when it is a prefix or
+// exact one whose name ends with "/", as one that a request for its name
+// without that slash is redirected to (301) rather than matched against
+// the other locations: NGINX's proxy_pass and the other *_pass directives
+// set auto_redirect so, since "location /app/ { proxy_pass ...; }" would
+// otherwise leave "/app" to another location. In an "if" or
+// "limit_except" block it marks nothing, as NGINX marks the block's own
+// settings, which the location search never reads.
+func (c *Cmd) AutoRedirect() {
+	l := c.level
+	if l != nil && (l.kind == levelPrefix || l.kind == levelExact || l.kind == levelNoRegex) && strings.HasSuffix(l.pattern, "/") {
+		l.autoRedirect = true
+	}
+}
+
 // Server returns the server being read, or nil at http level: a module
 // whose setting depends on the server's names (valid_referers
 // server_names) keeps it.

@@ -189,6 +189,9 @@ type Location struct {
 	nested  *locationTree
 	file    string
 	line    int
+	// autoRedirect is NGINX's auto_redirect: a gateway serves the prefix
+	// or exact location, whose name ends with "/" (Cmd.AutoRedirect).
+	autoRedirect bool
 	// limitExcept is the "limit_except" block, which serves the methods
 	// not in limitAllowed.
 	limitExcept  *Location

@@ -451,14 +451,16 @@ func (cfg *Config) ServeGroup(w http.ResponseWriter, r *http.Request, g *addrGro
 
 // find returns the location for uri, or the server level when none
 // matches (NGINX then serves with the server's settings); a regex
-// location's captures go to st. An error (a regex match that could not be
-// completed) comes with the server level: NGINX answers 500.
-func (s *VServer) find(uri string, st *vars.State) (*Location, error) {
-	l, err := s.locs.match(uri, st)
+// location's captures go to st. redirect says that uri is to be
+// redirected to the location rather than served by it (auto_redirect).
+// An error (a regex match that could not be completed) comes with the
+// server level: NGINX answers 500.
+func (s *VServer) find(uri string, st *vars.State) (l *Location, redirect bool, err error) {
+	l, redirect, err = s.locs.match(uri, st)
 	if l == nil || err != nil {
-		return s.level, err
+		return s.level, false, err
 	}
-	return l, nil
+	return l, redirect, nil
 }
 
 // normalizePath applies NGINX's URI normalisation to r.URL.Path (already

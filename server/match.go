@@ -19,11 +19,21 @@ import (
 //     that matches wins, or the first of the regexes nested in it that
 //     matches (matchRegex);
 //  4. otherwise the longest prefix is used.
+//
+// Before step 2's nested search, a URI that no exact or prefix location
+// names as it is, and that a location with autoRedirect names with a
+// slash after it, is answered with a redirect to that location (NGINX's
+// auto_redirect, ngx_http_core_find_static_location's NGX_DONE): no
+// nested or regex location is tried.
 type locationTree struct {
 	exact    map[string]*Location
 	prefixes []*Location // sorted by length, longest first
 	regexes  []*Location // in configuration order
 	all      []*Location // in configuration order, for walking
+	// slashless maps "/app" to the "= /app/" or "/app/" location whose
+	// proxy_pass (or other gateway) redirects "/app" to it; nil when none
+	// does.
+	slashless map[string]*Location
 }
 
 func newLocationTree() *locationTree {
@@ -55,6 +65,21 @@ func (t *locationTree) add(l *Location) bool {
 func (t *locationTree) finish() {
 	sort.SliceStable(t.prefixes, func(i, j int) bool { return len(t.prefixes[i].pattern) > len(t.prefixes[j].pattern) })
 	for _, l := range t.all {
+		if !l.autoRedirect {
+			continue
+		}
+		// NGINX's tree node "/app/" holds both "= /app/" and "/app/": it
+		// redirects if either set auto_redirect, with the exact one's
+		// settings when there is one.
+		if e := t.exact[l.pattern]; e != nil {
+			l = e
+		}
+		if t.slashless == nil {
+			t.slashless = map[string]*Location{}
+		}
+		t.slashless[strings.TrimSuffix(l.pattern, "/")] = l
+	}
+	for _, l := range t.all {
 		if l.nested != nil {
 			l.nested.finish()
 		}
@@ -70,12 +95,14 @@ func (t *locationTree) walk(f func(*Location)) {
 	}
 }
 
-// match returns the location for uri, nil when nothing matched. A regex
-// location that matches records its captures in st. An error is a regex
-// match that could not be completed, in the words of the error log.
-func (t *locationTree) match(uri string, st *vars.State) (*Location, error) {
+// match returns the location for uri, nil when nothing matched; redirect
+// says that the location is not to serve uri but to be redirected to
+// (auto_redirect). A regex location that matches records its captures in
+// st. An error is a regex match that could not be completed, in the
+// words of the error log.
+func (t *locationTree) match(uri string, st *vars.State) (l *Location, redirect bool, err error) {
 	if l, ok := t.exact[uri]; ok {
-		return l, nil
+		return l, false, nil
 	}
 	var prefix *Location
 	for _, l := range t.prefixes {
@@ -84,6 +111,9 @@ func (t *locationTree) match(uri string, st *vars.State) (*Location, error) {
 			break
 		}
 	}
+	if l := t.slashless[uri]; l != nil && (prefix == nil || len(prefix.pattern) < len(uri)) {
+		return l, true, nil
+	}
 	if prefix != nil {
 		// As NGINX's ngx_http_core_find_location: whether this level's
 		// regexes are tried depends on the prefix matched here ("^~"), not
@@ -91,24 +121,24 @@ func (t *locationTree) match(uri string, st *vars.State) (*Location, error) {
 		// among them ends the search, a prefix one (even "^~") does not.
 		noregex := prefix.kind == levelNoRegex
 		if prefix.nested != nil {
-			l, err := prefix.nested.match(uri, st)
-			if err != nil {
-				return nil, err
+			l, redirect, err := prefix.nested.match(uri, st)
+			if err != nil || redirect {
+				return l, redirect, err
 			}
 			if l != nil && (l.kind == levelExact || l.kind == levelRegex) {
-				return l, nil
+				return l, false, nil
 			} else if l != nil {
 				prefix = l
 			}
 		}
 		if noregex {
-			return prefix, nil
+			return prefix, false, nil
 		}
 	}
 	if l, err := t.matchRegex(uri, st); err != nil || l != nil {
-		return l, err
+		return l, false, err
 	}
-	return prefix, nil
+	return prefix, false, nil
 }
 
 // matchRegex returns the first of t's regex locations that matches uri,

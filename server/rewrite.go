@@ -3,6 +3,8 @@ package server
 import (
 	"fmt"
 	"net/http"
+
+	"github.com/mosaic-edge/mosaic/internal/percent"
 )
 
 // The rewrite phases, as NGINX runs them: a server's rewrite steps run
@@ -201,12 +203,21 @@ func (ri *reqInfo) route(r *http.Request, named *Location) *Location {
 	for {
 		if loc == nil {
 			var err error
-			if loc, err = srv.find(r.URL.Path, ri.st); err != nil {
+			var redirect bool
+			if loc, redirect, err = srv.find(r.URL.Path, ri.st); err != nil {
 				loc.Logger().Error(err.Error())
 				ri.pending = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					Error(w, r, http.StatusInternalServerError)
 				})
 				return loc
+			}
+			if redirect {
+				// As NGINX's find-config phase answers it: with the
+				// location's settings (its internal and
+				// client_max_body_size checks come first), none of its
+				// rewrite steps run.
+				ri.pending = autoRedirect(loc.pattern, r.URL.RawQuery)
+				return loc.forMethod(r.Method)
 			}
 		}
 		// A method that the location's limit_except does not list is
@@ -253,6 +264,19 @@ func (ri *reqInfo) route(r *http.Request, named *Location) *Location {
 		*ri.redirects++
 		loc = nil
 	}
+}
+
+// autoRedirect answers a request for a location's name without its final
+// slash: 301 to the name, its bytes escaped as NGINX escapes it
+// (escaped_name), and the request's arguments kept.
+func autoRedirect(name, args string) http.Handler {
+	target := percent.URI.Escape(name)
+	if args != "" {
+		target += "?" + args
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		Redirect(w, r, http.StatusMovedPermanently, target)
+	})
 }
 
 // enter makes l the location in force while rewrite steps run: the one

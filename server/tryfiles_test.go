@@ -195,7 +195,7 @@ func TestAliasFilePathAllocs(t *testing.T) {
 		{"/id/a/b.txt", "/srv/www/", "a/b.txt"},
 		{"/f/x.txt", "/srv/www/", "prex.txt"},
 	} {
-		loc, err := cfg.servers[0].locs.match(c.uri, &vars.State{})
+		loc, _, err := cfg.servers[0].locs.match(c.uri, &vars.State{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +204,7 @@ func TestAliasFilePathAllocs(t *testing.T) {
 			t.Errorf("%s: %q %q, want %q %q", c.uri, dir, rel, c.dir, c.rel)
 		}
 	}
-	loc, err := cfg.servers[0].locs.match("/id/body.json", &vars.State{})
+	loc, _, err := cfg.servers[0].locs.match("/id/body.json", &vars.State{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -196,6 +196,7 @@ func setPass(c *server.Cmd, g *Conf, scheme string) error {
 	if g.Pass != nil {
 		return c.Duplicate()
 	}
+	c.AutoRedirect()
 	if strings.Contains(c.Args[0], "$") {
 		return c.Errorf("%s with variables is not supported", c.Name)
 	}

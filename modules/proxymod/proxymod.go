@@ -338,6 +338,7 @@ func setPass(c *core.Cmd) error {
 	if lc.pass != nil || lc.passVar != nil {
 		return c.Duplicate()
 	}
+	c.AutoRedirect()
 	if strings.Contains(c.Args[0], "$") {
 		t, err := c.Template(c.Args[0])
 		if err != nil {
