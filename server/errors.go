@@ -150,6 +150,18 @@ func clearRepresentation(h http.Header, code int) {
 // Error sends the standard error response for code. Modules call it for
 // the errors they generate, so that error_page can replace the body.
 func Error(w http.ResponseWriter, r *http.Request, code int) {
+	if reason.Explanation(code) != "" {
+		if cl := requestLoc(r); cl != nil {
+			// NGINX's own refusal codes go out as 400 with their
+			// explanation, a "return 497" as the refusal itself, and
+			// 495-497 end the connection (ngx_http_special_response_handler).
+			if closesConnection(code) && r.ProtoMajor == 1 {
+				w.Header()["Connection"] = []string{"close"}
+			}
+			serveSpecial(w, r, cl, code)
+			return
+		}
+	}
 	markError(w, code)
 	if ri := infoFrom(r.Context()); ri != nil && code != 499 {
 		// A 499 is no page: NGINX ends the request without one, its
