@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,13 +17,17 @@ import (
 // nested and regex locations are tried, unless an exact or prefix
 // location has that very name. Locations served otherwise, and a
 // proxy_pass inside "if", redirect nothing. The Location follows the
-// location's absolute_redirect; the name is escaped.
+// location's absolute_redirect; the name is escaped. The location's
+// internal and client_max_body_size are checked first, limit_except's
+// access rules never (the redirect comes before the access phase). HTTP/2 redirects the
+// same way.
 func TestAutoRedirectAsNGINX(t *testing.T) {
 	nginxPath(t)
 	dead := strconv.Itoa(freePort(t)) // no one listens: a pass answers 502
+	h2 := map[string]int{"m": freePort(t), "n": freePort(t)}
 	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
 		return fmt.Sprintf(`access_log off;
-		server { listen 127.0.0.1:%[1]d;
+		server { listen 127.0.0.1:%[1]d; listen 127.0.0.1:%[3]d http2;
 			location / { return 200 "root"; }
 			location /app/ { proxy_pass http://127.0.0.1:%[2]s/; }
 			location /php/ { fastcgi_pass 127.0.0.1:%[2]s; }
@@ -42,8 +47,10 @@ func TestAutoRedirectAsNGINX(t *testing.T) {
 			location /rel/ { absolute_redirect off; proxy_pass http://127.0.0.1:%[2]s; }
 			location "/sp ace/" { proxy_pass http://127.0.0.1:%[2]s; }
 			location /in/ { internal; proxy_pass http://127.0.0.1:%[2]s; }
+			location /lim/ { limit_except GET { deny all; } proxy_pass http://127.0.0.1:%[2]s; }
+			location /small/ { client_max_body_size 1; proxy_pass http://127.0.0.1:%[2]s; }
 			location /rw/ { rewrite ^ /plain/ last; proxy_pass http://127.0.0.1:%[2]s; }
-		}`, port, dead)
+		}`, port, dead, h2[who])
 	})
 	for _, c := range []struct{ method, target, want string }{
 		{"GET", "/app", "301"},
@@ -66,8 +73,13 @@ func TestAutoRedirectAsNGINX(t *testing.T) {
 		{"GET", "/sp%20ace", "301"},
 		{"GET", "/in", "404"},
 		{"GET", "/rw", "301"},
+		{"POST", "/lim", "301"},
+		{"POST", "/small", "413"},
 	} {
 		req := c.method + " " + c.target + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
+		if c.method == "POST" {
+			req = c.method + " " + c.target + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\nContent-Length: 5\r\n\r\nhello"
+		}
 		m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
 		n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
 		nb = strings.ReplaceAll(nb, "nginx/1.22.1", "mosaic")
@@ -82,6 +94,22 @@ func TestAutoRedirectAsNGINX(t *testing.T) {
 		}
 		if m.StatusCode != n.StatusCode || mloc != nloc || mb != nb {
 			t.Errorf("%s %s: mosaic %d %q %q, nginx %d %q %q", c.method, c.target, m.StatusCode, mloc, mb, n.StatusCode, nloc, nb)
+		}
+	}
+	for _, path := range []string{"/app?a=1", "/n/app", "/ex"} {
+		var got [2]string
+		for i, who := range []string{"m", "n"} {
+			c := dialH2C(t, h2[who])
+			c.headers(t, 1, true, h2cGet(path)...)
+			// The page's length differs by the server's name in it.
+			fields := slices.DeleteFunc(c.responseFields(1), func(f string) bool { return strings.HasPrefix(f, "content-length: ") })
+			got[i] = strings.Replace(strings.Join(fields, "\n"), strconv.Itoa(h2[who]), "PORT", 1)
+		}
+		if !strings.Contains(got[1], "location: ") && path != "/ex" {
+			t.Errorf("HTTP/2 %s: nginx sent no Location:\n%s", path, got[1])
+		}
+		if got[0] != got[1] {
+			t.Errorf("HTTP/2 %s: mosaic\n%s\nnginx\n%s", path, got[0], got[1])
 		}
 	}
 }
