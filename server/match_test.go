@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/pcre"
 )
 
 // serveText serves a request for host and uri in the configuration's
@@ -229,5 +231,58 @@ func TestIgnoredDirectivesLoad(t *testing.T) {
 	}
 	if !strings.Contains(cfg.Notices()[0], `ignoring "user" directive in test.conf:1`) {
 		t.Fatalf("notice: %s", cfg.Notices()[0])
+	}
+}
+
+// TestAutoRedirectMatch: a location marked by a gateway (Cmd.AutoRedirect)
+// is redirected to for its name without the slash, before regexes and
+// nested locations, unless an exact or prefix location has that name; an
+// exact location's settings serve the redirect when both kinds share the
+// name. TestAutoRedirectAsNGINX (cmd/mosaic) compares the answers with
+// NGINX's.
+func TestAutoRedirectMatch(t *testing.T) {
+	loc := func(kind levelKind, pattern string, auto bool) *Location {
+		return &Location{kind: kind, pattern: pattern, autoRedirect: auto}
+	}
+	app := loc(levelPrefix, "/app/", true)
+	exactEq := loc(levelExact, "/eq/", false)
+	prefixEq := loc(levelPrefix, "/eq/", true)
+	plain := loc(levelPrefix, "/plain/", false)
+	pf := loc(levelPrefix, "/pf", false)
+	pfSlash := loc(levelPrefix, "/pf/", true)
+	ex := loc(levelExact, "/ex", false)
+	exSlash := loc(levelPrefix, "/ex/", true)
+	re, err := pcre.Compile("^/app", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rx := &Location{kind: levelRegex, pattern: "^/app", re: &regex{Regexp: re}}
+	outer := loc(levelPrefix, "/n/", false)
+	inner := loc(levelPrefix, "/n/app/", true)
+	outer.nested = newLocationTree()
+	outer.nested.add(inner)
+	tree := newLocationTree()
+	for _, l := range []*Location{rx, app, prefixEq, exactEq, plain, pf, pfSlash, ex, exSlash, outer} {
+		tree.add(l)
+	}
+	tree.finish()
+	for _, c := range []struct {
+		uri      string
+		want     *Location
+		redirect bool
+	}{
+		{"/app", app, true},
+		{"/app/", rx, false}, // the regex wins over the prefix, as ever
+		{"/apps", rx, false},
+		{"/eq", exactEq, true},
+		{"/plain", nil, false},
+		{"/pf", pf, false},
+		{"/ex", ex, false},
+		{"/n/app", inner, true},
+	} {
+		l, redirect, err := tree.match(c.uri, nil)
+		if err != nil || l != c.want || redirect != c.redirect {
+			t.Errorf("%s: %v redirect %v (%v), want %v redirect %v", c.uri, l, redirect, err, c.want, c.redirect)
+		}
 	}
 }

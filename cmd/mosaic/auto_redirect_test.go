@@ -19,8 +19,8 @@ import (
 // proxy_pass inside "if", redirect nothing. The Location follows the
 // location's absolute_redirect; the name is escaped. The location's
 // internal and client_max_body_size are checked first, limit_except's
-// access rules never (the redirect comes before the access phase). HTTP/2 redirects the
-// same way.
+// access rules never (the redirect comes before the access phase).
+// HTTP/2 redirects the same way.
 func TestAutoRedirectAsNGINX(t *testing.T) {
 	nginxPath(t)
 	dead := strconv.Itoa(freePort(t)) // no one listens: a pass answers 502
