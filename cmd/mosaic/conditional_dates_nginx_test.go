@@ -24,7 +24,10 @@ import (
 // reads an origin's Last-Modified with the same parser, where mosaic's
 // cache and proxy_force_ranges took one without "GMT" for none (a 200
 // where NGINX sent 304 or 206, a 412 where it sent 200): an origin that
-// sends one, cached (/u/) and with forced ranges (/f/).
+// sends one, cached (/u/) and with forced ranges (/f/). And one whose
+// Last-Modified is the second before 1970, Unix time -1: NGINX's parser
+// returns its error, so the response has no Last-Modified to NGINX, where
+// mosaic read a date (/n/, /g/).
 func TestConditionalDatesAsNGINX(t *testing.T) {
 	nginxPath(t)
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -34,6 +37,16 @@ func TestConditionalDatesAsNGINX(t *testing.T) {
 		fmt.Fprint(w, "abcdefghijklmnopqrstuvwxyz")
 	}))
 	t.Cleanup(origin.Close)
+	// An origin whose Last-Modified is the second before 1970: Unix time
+	// -1, NGINX's error, so no Last-Modified to it (/n/ cached, /g/ with
+	// forced ranges).
+	epoch := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Last-Modified", "Wed, 31 Dec 1969 23:59:59 GMT")
+		w.Header().Set("Cache-Control", "max-age=600")
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "abcdefghijklmnopqrstuvwxyz")
+	}))
+	t.Cleanup(epoch.Close)
 	dir := t.TempDir()
 	www := filepath.Join(dir, "www")
 	p := filepath.Join(www, "a.txt")
@@ -49,8 +62,10 @@ func TestConditionalDatesAsNGINX(t *testing.T) {
 			location /b/ { alias %[2]s/; if_modified_since before; }
 			location /c/ { proxy_pass http://127.0.0.1:%[1]d/s/; proxy_cache z; proxy_cache_valid 200 1m; }
 			location /u/ { proxy_pass %[5]s; proxy_cache z; }
-			location /f/ { proxy_pass %[5]s; proxy_force_ranges on; } }`,
-			port, www, dir, who, origin.URL)
+			location /f/ { proxy_pass %[5]s; proxy_force_ranges on; }
+			location /n/ { proxy_pass %[6]s; proxy_cache z; }
+			location /g/ { proxy_pass %[6]s; proxy_force_ranges on; } }`,
+			port, www, dir, who, origin.URL, epoch.URL)
 	})
 	dates := []string{
 		"Sun, 13 Sep 2020 12:26:40",      // no zone: NGINX's date
@@ -63,9 +78,10 @@ func TestConditionalDatesAsNGINX(t *testing.T) {
 		"Sun, 13 Sep 2020 12:26:40 GMT",  // the date itself, the control
 		"Sun, 13  Sep 2020 12:26:40 GMT", // two blanks inside: none to both
 		"Sun, 00 Sep 2020 12:26:40 GMT",  // day 0: 31 August to NGINX
+		"Wed, 31 Dec 1969 23:59:59 GMT",  // -1: NGINX's error
 	}
 	key := 0
-	for _, loc := range []string{"/s/", "/b/", "/c/", "/c/", "/u/", "/u/", "/f/"} {
+	for _, loc := range []string{"/s/", "/b/", "/c/", "/c/", "/u/", "/u/", "/f/", "/n/", "/n/", "/g/"} {
 		for _, d := range dates {
 			for _, fields := range [][]string{
 				{"If-Modified-Since", d},
@@ -73,7 +89,7 @@ func TestConditionalDatesAsNGINX(t *testing.T) {
 				{"If-Range", d, "Range", "bytes=0-3"},
 			} {
 				path := loc + "a.txt"
-				if loc == "/c/" || loc == "/u/" {
+				if loc == "/c/" || loc == "/u/" || loc == "/n/" {
 					// The first of the two rounds fills an entry per
 					// request, the second finds it.
 					key++

@@ -18,15 +18,21 @@ import "github.com/mosaic-edge/mosaic/internal/header"
 //   - whatever follows the seconds (IMF-fixdate, RFC 850) or the year
 //     (asctime) is not read: "GMT", "UTC" or nothing;
 //   - an RFC 850 year below 70 is in the 2000s, others in the 1900s;
-//   - a day 0 is the last day of the month before; 60 seconds is no time.
+//   - a day 0 is the last day of the month before; 60 seconds is no time;
+//   - "Wed, 31 Dec 1969 23:59:59 GMT", Unix time -1, is NGINX's error
+//     and so no date; earlier ones are negative times.
 //
-// One difference is kept: NGINX knows a month only by a capital initial,
-// so that "sep" names none; here, as in Parse, the case of names does
-// not matter (RFC 9111 section 4.2), so that a date means the same to
-// the cache and to the conditionals.
+// One difference is kept: NGINX knows a month only by a capital initial
+// and tells months apart by lower-case second and third letters, so that
+// "sep" names none and "JAN" or "JUN" is July, "MAR" May and "APR"
+// August; here, as in Parse, the case of names does not matter (RFC 9111
+// section 4.2), so that a month's name in any case means that month.
 //
-// Parse stays the reader of dates in responses (Expires, Last-Modified),
-// which RFC 9111 has a cache read strictly.
+// Parse stays the reader of the dates a cache computes freshness from
+// (Date, Expires, and Last-Modified for the heuristic), which RFC 9111
+// has it read strictly; an origin's Last-Modified is read with
+// Conditional where it answers a client's conditionals, as NGINX's
+// upstream module reads it.
 func Conditional(s string) (int64, bool) {
 	s = header.TrimOWS(s)
 	at := func(i int) byte {
@@ -208,7 +214,14 @@ func Conditional(s string) (int64, bool) {
 		year--
 	}
 	days := 365*year + year/4 - year/100 + year/400 + uint64(367*month/12) - 30 + day - 1 - 719527 + 31 + 28
-	return int64(days*86400 + hour*3600 + minute*60 + sec), true
+	t := int64(days*86400 + hour*3600 + minute*60 + sec)
+	// NGINX's error is the time -1, so the second before 1970 (and a
+	// year 0 that wraps onto it) is no date there: an origin's
+	// Last-Modified of that second is none, as if absent.
+	if t == -1 {
+		return 0, false
+	}
+	return t, true
 }
 
 // monthDays are the days of each month, February's in a common year.

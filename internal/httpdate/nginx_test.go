@@ -32,6 +32,13 @@ func TestConditional(t *testing.T) {
 		{" Sun, 13 Sep 2020 12:26:40 GMT\t", want},
 		{"sun, 13 sep 2020 12:26:40 gmt", want}, // lower case: none to NGINX, kept
 		{"Sun, 13 jUN 2020 12:26:40 GMT", "2020-06-13T12:26:40Z"},
+		{"Mon, 13 JAN 2020 12:26:40 GMT", "2020-01-13T12:26:40Z"}, // July to NGINX, kept
+		// NGINX's error is -1: the second before 1970 is no date, the
+		// one before it is.
+		{"Wed, 31 Dec 1969 23:59:59 GMT", ""},
+		{"Wed, 31 Dec 1969 23:59:58 GMT", "1969-12-31T23:59:58Z"},
+		{"Thu, 01 Jan 1970 00:00:00 GMT", "1970-01-01T00:00:00Z"},
+		{"Fri, 31 Dec 9999 23:59:59 GMT", "9999-12-31T23:59:59Z"},
 		{"Sun, 13  Sep 2020 12:26:40 GMT", ""},
 		{"Sun, 3 Sep 2020 12:26:40 GMT", ""},
 		{"Sun, 13 Sep 2020 2:26:40 GMT", ""},

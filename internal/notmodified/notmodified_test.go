@@ -106,4 +106,10 @@ func TestCheck(t *testing.T) {
 	if got := CheckResponse(h, http.Header{"Last-Modified": {"13 Sep 2020"}}, Exact); got != 0 {
 		t.Errorf("bad Last-Modified: %d, want 0", got)
 	}
+	// Nor is the second before 1970, NGINX's error time -1: an
+	// If-Unmodified-Since without a Last-Modified fails.
+	h = http.Header{"If-Unmodified-Since": {at}}
+	if got := CheckResponse(h, http.Header{"Last-Modified": {"Wed, 31 Dec 1969 23:59:59 GMT"}}, Exact); got != 412 {
+		t.Errorf("Last-Modified at -1: %d, want 412", got)
+	}
 }
