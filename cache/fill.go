@@ -315,11 +315,12 @@ func (c *Cache) upstreamRequest(r *http.Request, f *filler, base context.Context
 			f.revalidating = true
 		}
 		// NGINX sends $upstream_cache_last_modified: the time it read
-		// from the entry's (last) Last-Modified, written again as an
-		// IMF-fixdate, and none where it read no time.
+		// from the entry's (last) Last-Modified with ngx_parse_http_time
+		// (httpdate.Conditional: a date without "GMT" is one), written
+		// again as an IMF-fixdate, and none where it read no time.
 		if v := s.Header["Last-Modified"]; len(v) > 0 {
-			if t, ok := httpdate.Parse(v[len(v)-1]); ok {
-				h["If-Modified-Since"] = []string{header.FormatDate(t)}
+			if t, ok := httpdate.Conditional(v[len(v)-1]); ok {
+				h["If-Modified-Since"] = []string{header.FormatDate(time.Unix(t, 0))}
 				f.revalidating = true
 			}
 		}

@@ -352,6 +352,26 @@ func TestRFCRules(t *testing.T) {
 			},
 		},
 		{
+			// NGINX reads the entry's Last-Modified with
+			// ngx_parse_http_time, which needs no "GMT", and sends it
+			// back as an IMF-fixdate.
+			name: "9111/4.3.1 a Last-Modified without GMT is revalidated as NGINX reads it",
+			opts: cache.Options{Revalidate: true},
+			origin: func(n int64, w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Cache-Control", "max-age=10")
+				w.Header().Set("Last-Modified", "Mon, 01 Jan 2024 00:00:00")
+				if r.Header.Get("If-Modified-Since") == "Mon, 01 Jan 2024 00:00:00 GMT" {
+					w.WriteHeader(http.StatusNotModified)
+					return
+				}
+				fmt.Fprint(w, body(n))
+			},
+			steps: []step{
+				{cache: cache.StatusMiss, body: "v1", originReqs: 1},
+				{advance: 20 * time.Second, cache: cache.StatusRevalidated, body: "v1", originReqs: 2},
+			},
+		},
+		{
 			name: "9111/4.3.3 a full response to a revalidation replaces the entry",
 			opts: cache.Options{Revalidate: true},
 			origin: func(n int64, w http.ResponseWriter, r *http.Request) {
