@@ -1,8 +1,12 @@
 package httpdate
 
 import (
+	"net/http"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // TestConditional: the dates NGINX's ngx_parse_http_time reads, and
@@ -64,4 +68,45 @@ func TestConditional(t *testing.T) {
 			t.Errorf("%q: %v %v, want %s", c.in, time.Unix(got, 0).UTC(), ok, c.want)
 		}
 	}
+}
+
+// FuzzConditional: Conditional reads any bytes without a panic; a date
+// it reads is never NGINX's error (-1), and within the years 1970 to
+// 9999 its IMF-fixdate reads back as the same time; where Parse reads an
+// IMF-fixdate or asctime date without a leap second after the year 0,
+// both read the same time.
+func FuzzConditional(f *testing.F) {
+	for _, s := range []string{
+		"Sun, 13 Sep 2020 12:26:40 GMT", "Sunday, 13-Sep-20 12:26:40", "Sun Sep 13 12:26:40 2020",
+		"Sun Jun  1 12:26:40 2020", "Sun, 00 Mar 2020 00:00:00", "Wed, 31 Dec 1969 23:59:59 GMT",
+		"Sat, 01 Jan 0000 00:00:00 GMT", "Sun,   13 Sxx 2020 12:26:40 UTC", ",", " ", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := Conditional(s)
+		if !ok {
+			if got != 0 {
+				t.Fatalf("Conditional(%q) failed with a time %d", s, got)
+			}
+			return
+		}
+		if got == -1 {
+			t.Fatalf("Conditional(%q) = -1, NGINX's error, as a date", s)
+		}
+		if 0 <= got && got < 253402300800 {
+			canon := time.Unix(got, 0).UTC().Format(http.TimeFormat)
+			if again, ok := Conditional(canon); !ok || again != got {
+				t.Fatalf("Conditional(%q) = %d, but its IMF-fixdate %q reads %d, %v", s, got, canon, again, ok)
+			}
+		}
+		if v := header.TrimOWS(s); len(v) > 3 && v[3] != ',' && v[3] != ' ' || strings.Contains(v, ":60") {
+			return // RFC 850 (its years differ) or a leap second
+		}
+		// NGINX's unsigned arithmetic wraps in January and February of
+		// the year 0, which Parse reads as the proleptic calendar does.
+		if std, ok := Parse(s); ok && std.Year() > 0 && std.Unix() != got {
+			t.Fatalf("Conditional(%q) = %d, Parse reads %d", s, got, std.Unix())
+		}
+	})
 }
