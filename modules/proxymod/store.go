@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/httpdate"
 	core "github.com/mosaic-edge/mosaic/server"
@@ -199,10 +200,8 @@ func (s *storeWriter) keep(target string, access os.FileMode) error {
 	if err := s.tmp.Close(); err != nil {
 		return err
 	}
-	if s.lastMod != "" {
-		if t, ok := httpdate.Parse(s.lastMod); ok {
-			_ = os.Chtimes(name, t, t)
-		}
+	if t, ok := storedTime(s.lastMod); ok {
+		_ = os.Chtimes(name, t, t)
 	}
 	err := os.Rename(name, target)
 	if errors.Is(err, os.ErrNotExist) {
@@ -240,8 +239,17 @@ func copyFile(from, to string, mode os.FileMode, lastMod string) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if t, ok := httpdate.Parse(lastMod); ok {
+	if t, ok := storedTime(lastMod); ok {
 		_ = os.Chtimes(tmp.Name(), t, t)
 	}
 	return os.Rename(tmp.Name(), to)
+}
+
+// storedTime is the time a stored file takes from the upstream's
+// Last-Modified, read as NGINX's ngx_http_upstream_store reads it
+// (ngx_parse_http_time: "GMT" or no zone alike); none where it reads no
+// date, and the file keeps the time it was written.
+func storedTime(lastMod string) (time.Time, bool) {
+	t, ok := httpdate.Conditional(lastMod)
+	return time.Unix(t, 0), ok
 }
