@@ -288,12 +288,13 @@ func setExpires(h http.Header, e Expires, now time.Time) {
 			at = now
 			break
 		}
-		lm, ok := httpdate.Parse(h.Get("Last-Modified"))
-		if !ok {
-			// Without Last-Modified NGINX counts from the request time.
-			lm = now
+		// NGINX counts from last_modified_time, which it read with
+		// ngx_parse_http_time (httpdate.Conditional: "GMT" or no zone
+		// alike); without one, from the request time.
+		at = now.Add(e.D)
+		if lm, ok := httpdate.Conditional(h.Get("Last-Modified")); ok {
+			at = time.Unix(lm, 0).Add(e.D)
 		}
-		at = lm.Add(e.D)
 	case ExpiresDaily:
 		// The time of day is on the server's clock, in now's time zone
 		// (the local one, from TZ), as NGINX's ngx_next_time makes it
