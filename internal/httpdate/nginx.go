@@ -31,8 +31,9 @@ import "github.com/mosaic-edge/mosaic/internal/header"
 // Parse stays the reader of the dates a cache computes freshness from
 // (Date, Expires, and Last-Modified for the heuristic), which RFC 9111
 // has it read strictly; an origin's Last-Modified is read with
-// Conditional where it answers a client's conditionals, as NGINX's
-// upstream module reads it.
+// Conditional wherever NGINX uses the last_modified_time its upstream
+// module read (conditionals, revalidation, expires modified,
+// proxy_store).
 func Conditional(s string) (int64, bool) {
 	s = header.TrimOWS(s)
 	at := func(i int) byte {
