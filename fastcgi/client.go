@@ -426,8 +426,9 @@ func (s *stdout) stderr(n, pad int) error {
 // Close is a no-op: the connection belongs to the caller.
 func (s *stdout) Close() error { return nil }
 
-// Plain tells the proxy that the head has no Connection and no X-Accel-*
-// field, so that it does not look them up (proxy.PlainHead).
+// Plain tells the proxy that the head has no Connection, no X-Accel-*
+// field and no name to spell, so that it does not look them up
+// (proxy.PlainHead).
 func (s *stdout) Plain() bool { return s.head.Plain() }
 
 // Spellings tells the proxy the head's names as the application wrote

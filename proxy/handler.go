@@ -59,8 +59,9 @@ type exchange struct {
 	// cutCancels: the cut came before the request's context was done,
 	// which net/http then cancels for the cut (classify).
 	cutCancels bool
-	// plain: the current try's head has no Connection and no X-Accel-*
-	// field, as its Wire noted (PlainHead): they are not looked up.
+	// plain: the current try's head has no Connection, no X-Accel-*
+	// field and no name to spell, as its Wire noted (PlainHead): they
+	// are not looked up.
 	plain bool
 }
 
@@ -580,8 +581,12 @@ func (x *exchange) respond(p *peer, c *conn, resp *http.Response) {
 	if h.wire == nil {
 		// c.head is the head http.ReadResponse read (recordHead).
 		passSpellings(x.w, c.head, resp.Header)
-	} else if sb, ok := resp.Body.(Spelt); ok {
-		header.SpellFields(x.w, sb.Spellings())
+	} else if !x.plain {
+		// A plain head has no names to spell: PHP's usual answer
+		// costs no type assertion.
+		if sb, ok := resp.Body.(Spelt); ok {
+			header.SpellFields(x.w, sb.Spellings())
+		}
 	}
 	// waits: where the buffered relay passes on what it has (a chunked
 	// body's whole chunks, a Wire's Pieces), asked before limit_rate's

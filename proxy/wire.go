@@ -58,9 +58,10 @@ type Pieces interface {
 
 // PlainHead is what a Wire's response body may implement when the Wire
 // notes, while it parses the head, whether it holds fields the Handler
-// acts on: Plain reports that the head has no Connection field and no
-// field whose name starts with "X-Accel-". The Handler then relays such a
-// head (a PHP script's usual) without looking each of them up.
+// acts on: Plain reports that the head has no Connection field, no
+// field whose name starts with "X-Accel-" and no name to spell (Spelt).
+// The Handler then relays such a head (a PHP script's usual) without
+// looking each of them up, nor asking for its spellings.
 type PlainHead interface {
 	Plain() bool
 }

@@ -49,25 +49,25 @@ type Head struct {
 	note *headNote
 }
 
-// headNote is what a parse notes of a head's names: whether it holds a
-// field a relaying server acts on (Plain) and the names it spells
-// otherwise than their keys (Spellings). A head without the latter, the
-// usual case, points at one of two shared notes, which costs no
-// allocation.
+// headNote is what a parse notes of a head's names: the names it spells
+// otherwise than their keys (Spellings). A head without them, the usual
+// case, points at one of two shared notes, which costs no allocation,
+// and which of them says whether it is plain (Plain).
 type headNote struct {
-	plain bool
 	spell []string
 }
 
 var (
-	plainNote   = &headNote{plain: true}
+	plainNote   = &headNote{}
 	relayedNote = &headNote{}
 )
 
-// Plain reports that the head has no Connection field and no field whose
-// name starts with "X-Accel-", which a relaying server acts on: such a
-// head (PHP's usual) is relayed without looking them up.
-func (h *Head) Plain() bool { return h.note != nil && h.note.plain }
+// Plain reports that the head has no Connection field, no field whose
+// name starts with "X-Accel-", which a relaying server acts on, and no
+// name to send as written (Spellings): such a head (PHP's usual) is
+// relayed without looking them up, and a relay needs to ask for nothing
+// else.
+func (h *Head) Plain() bool { return h.note == plainNote }
 
 // Spellings returns the head's field names as the application wrote
 // them where the header holds them in canonical case ("x-thing" for
@@ -170,9 +170,11 @@ func (h *Head) fill(text string, spans []fieldSpan) error {
 		// (checkLine let no white space into the name.)
 		name := text[sp.start:sp.colon]
 		key := canonicalKey(name)
-		if key != name {
+		if key != name && !header.OwnKey(key) {
 			// A piece of the head's string: no allocation but the
-			// list's, and none for PHP's Content-type (OwnSpelling).
+			// list's. PHP's Content-type, NGINX's own name, is told
+			// apart by the canonical key (OwnKey), cheaper than by the
+			// name as AddSpelling would.
 			spell = header.AddSpelling(spell, name)
 		}
 		switch key {
@@ -200,7 +202,6 @@ func (h *Head) fill(text string, spans []fieldSpan) error {
 		vals[i] = value
 		resp.Header[key] = vals[i : i+1 : i+1]
 	}
-	plain := named&namedRelayed == 0
 	if spell != nil {
 		// A copy of the spans: escape analysis takes what LineSpellings
 		// is given to reach its list, which would move the caller's
@@ -209,8 +210,8 @@ func (h *Head) fill(text string, spans []fieldSpan) error {
 	}
 	switch {
 	case spell != nil:
-		h.note = &headNote{plain: plain, spell: spell}
-	case plain:
+		h.note = &headNote{spell: spell}
+	case named&namedRelayed == 0:
 		h.note = plainNote
 	default:
 		h.note = relayedNote

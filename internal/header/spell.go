@@ -33,11 +33,15 @@ type Speller interface {
 }
 
 // SpellFields hands names to the first Speller under w; no names, the
-// usual case, is nothing to hand.
+// usual case, is nothing to hand. Small enough to be inlined, so that
+// the usual case costs its caller no call.
 func SpellFields(w http.ResponseWriter, names []string) {
-	if len(names) == 0 {
-		return
+	if len(names) != 0 {
+		spellFields(w, names)
 	}
+}
+
+func spellFields(w http.ResponseWriter, names []string) {
 	if s, ok := Under[Speller](w); ok {
 		s.SpellFields(names)
 	}
@@ -50,14 +54,32 @@ func SpellFields(w http.ResponseWriter, names []string) {
 // under the upstream's name; a Location that absolute_redirect completes
 // NGINX writes as its own, which is not told apart here.
 func OwnSpelling(name string) bool {
-	for _, own := range [...]string{"Server", "Date", "Content-Type", "Content-Length",
-		"Transfer-Encoding", "Connection", "Keep-Alive"} {
+	for _, own := range ownNames {
 		if len(name) == len(own) && strings.EqualFold(name, own) {
 			return true
 		}
 	}
 	return false
 }
+
+// OwnKey is OwnSpelling for a name in canonical case, by plain compares:
+// strings.EqualFold of a recased name costs some 150 instructions, which
+// PHP's "Content-type", on every FastCGI answer, would pay.
+func OwnKey(key string) bool {
+	for _, own := range ownNames {
+		if key == own {
+			return true
+		}
+	}
+	return false
+}
+
+// ownNames are the fields NGINX's header filter writes itself, in
+// canonical case (OwnSpelling); Content-Type first, the one an
+// application most often writes otherwise (PHP's "Content-type"), which
+// OwnKey then finds at the first compare.
+var ownNames = [...]string{"Content-Type", "Server", "Date", "Content-Length",
+	"Transfer-Encoding", "Connection", "Keep-Alive"}
 
 // AddSpelling appends name, a field name of a head that the header map
 // holds in another case, to names, and returns them: unless NGINX writes
@@ -86,8 +108,13 @@ type FieldNames[S ~string | ~[]byte] func(at int) (name S, end int, ok bool)
 // otherwise holds at most MaxSpellings names.
 func LineSpellings[S ~string | ~[]byte](names []string, next FieldNames[S]) []string {
 	if len(names) == 0 {
+		// Inlined, this costs a head of canonical names no call.
 		return names
 	}
+	return lineSpellings(names, next)
+}
+
+func lineSpellings[S ~string | ~[]byte](names []string, next FieldNames[S]) []string {
 	n := 0
 	for l, at, ok := next(0); ok; l, at, ok = next(at) {
 		if spelt(names, l) >= 0 {
