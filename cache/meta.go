@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"slices"
 	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // Meta describes a stored response. The handler fills it in; stores keep
@@ -292,7 +294,10 @@ func (m *Meta) UnmarshalBinary(data []byte) error {
 	if r.err == nil && len(r.b) != 0 {
 		r.err = errors.New("trailing bytes after metadata")
 	}
-	if r.err == nil && (d.Size < 0 || d.Status > 999) {
+	// More spellings than a fill lists can only come from a corrupt or
+	// foreign store (Redis is shared): kept, each field sent would be
+	// compared with all of them, the work the bound keeps linear.
+	if r.err == nil && (d.Size < 0 || d.Status > 999 || len(d.Spell) > header.MaxSpellings) {
 		r.err = errors.New("metadata out of range")
 	}
 	if r.err != nil {

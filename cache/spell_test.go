@@ -1,9 +1,13 @@
 package cache
 
 import (
+	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/header"
 )
 
 // TestMetaSpell: the upstream's spellings of the stored header's names
@@ -31,5 +35,17 @@ func TestMetaSpell(t *testing.T) {
 	var old Meta
 	if err := old.UnmarshalBinary(v2); err != nil || old.Spell != nil || old.BodyID != 9 || old.Header.Get("X-Dup") != "1" {
 		t.Fatalf("version 2: %+v, %v", old, err)
+	}
+	// More names than a fill lists (header.MaxSpellings) is a corrupt
+	// entry: a hit would compare each field with all of them.
+	m.Spell = make([]string, header.MaxSpellings+1)
+	for i := range m.Spell {
+		m.Spell[i] = "x-" + strconv.Itoa(i)
+	}
+	if b, err = m.MarshalBinary(); err != nil {
+		t.Fatal(err)
+	}
+	if err := new(Meta).UnmarshalBinary(b); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("%d spellings: %v, want ErrCorrupt", len(m.Spell), err)
 	}
 }
