@@ -1,0 +1,186 @@
+// Package nginxdiff starts Debian's NGINX and a mosaic binary on the same
+// configuration and exchanges raw bytes with them, for the random
+// differential harnesses under it (heads, ranges). Only those import it;
+// see README.md.
+package nginxdiff
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/mosaic-edge/mosaic/internal/testport"
+)
+
+// Config returns what goes inside the http block for one server: dir is
+// its own work directory (for caches and temp paths) and ports the
+// loopback ports it listens on.
+type Config func(dir string, ports []int) string
+
+// Side is one of the two servers.
+type Side struct {
+	Name  string
+	Dir   string
+	Ports []int
+	cmd   *exec.Cmd
+}
+
+// Pair is NGINX and mosaic, each on its own ports, under one directory.
+type Pair struct {
+	NGINX, Mosaic Side
+	stopping      chan struct{}
+}
+
+// Start writes the configuration that cfg gives into dir/nginx and
+// dir/mosaic, starts both binaries on it, each with nports fresh ports,
+// and waits until every port answers. The same text goes to both: mosaic
+// reads NGINX's main-level directives (daemon, pid, events, temp paths).
+func Start(nginxBin, mosaicBin, dir string, nports int, cfg Config) (*Pair, error) {
+	p := &Pair{stopping: make(chan struct{})}
+	for _, s := range []struct {
+		side *Side
+		name string
+		bin  string
+	}{{&p.NGINX, "nginx", nginxBin}, {&p.Mosaic, "mosaic", mosaicBin}} {
+		if err := s.side.start(s.name, s.bin, filepath.Join(dir, s.name), nports, cfg); err != nil {
+			p.Stop()
+			return nil, err
+		}
+		go p.watch(s.side)
+	}
+	for _, s := range []*Side{&p.NGINX, &p.Mosaic} {
+		for _, port := range s.Ports {
+			if err := waitPort(port); err != nil {
+				p.Stop()
+				return nil, fmt.Errorf("%s (log in %s): %w", s.Name, s.Dir, err)
+			}
+		}
+	}
+	return p, nil
+}
+
+func (s *Side) start(name, bin, dir string, nports int, cfg Config) error {
+	s.Name, s.Dir = name, dir
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	for range nports {
+		port, err := testport.Free()
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		s.Ports = append(s.Ports, port)
+	}
+	conf := filepath.Join(dir, name+".conf")
+	text := fmt.Sprintf(`daemon off; master_process off; worker_processes 1;
+error_log %[1]s/error.log info; pid %[1]s/nginx.pid;
+events { worker_connections 512; }
+http {
+	client_body_temp_path %[1]s/body; proxy_temp_path %[1]s/proxy; fastcgi_temp_path %[1]s/fcgi;
+	uwsgi_temp_path %[1]s/uwsgi; scgi_temp_path %[1]s/scgi;
+	access_log off;
+%[2]s
+}
+`, dir, cfg(dir, s.Ports))
+	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	args := []string{"-c", conf}
+	if name == "nginx" {
+		// -p and -e keep NGINX off its compiled-in prefix and log,
+		// which need root.
+		args = []string{"-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log")}
+	}
+	out, err := os.Create(filepath.Join(dir, "out.log"))
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	s.cmd = exec.Command(bin, args...)
+	s.cmd.Dir = dir
+	s.cmd.Stdout, s.cmd.Stderr = out, out
+	if err := s.cmd.Start(); err != nil {
+		out.Close()
+		return fmt.Errorf("start %s: %w", name, err)
+	}
+	return nil
+}
+
+// watch ends the program when a server dies before Stop: every case
+// after it would count as a difference and bury what the run found.
+func (p *Pair) watch(s *Side) {
+	err := s.cmd.Wait()
+	select {
+	case <-p.stopping:
+		return
+	default:
+	}
+	slog.Error("server exited during the run", "server", s.Name, "err", err, "log", filepath.Join(s.Dir, "out.log"))
+	os.Exit(3)
+}
+
+// Stop kills both servers.
+func (p *Pair) Stop() {
+	close(p.stopping)
+	for _, s := range []*Side{&p.NGINX, &p.Mosaic} {
+		if s.cmd != nil && s.cmd.Process != nil {
+			s.cmd.Process.Kill()
+		}
+	}
+}
+
+func waitPort(port int) error {
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	var err error
+	for range 200 {
+		var c net.Conn
+		if c, err = net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("port %d never opened: %w", port, err)
+}
+
+// Exchange sends raw to port on loopback and reads what comes back until
+// the server closes (closed is true), nothing comes for quiet, or total
+// has passed. The quiet limit is what tells a server that keeps the
+// connection open, waiting for more, from one that closed it: heads
+// compares that too.
+func Exchange(port int, raw []byte, quiet, total time.Duration) (got []byte, closed bool, err error) {
+	c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 5*time.Second)
+	if err != nil {
+		return nil, false, fmt.Errorf("dial: %w", err)
+	}
+	defer c.Close()
+	if _, err := c.Write(raw); err != nil {
+		return nil, false, fmt.Errorf("write: %w", err)
+	}
+	var b bytes.Buffer
+	buf := make([]byte, 64<<10)
+	end := time.Now().Add(total)
+	for time.Now().Before(end) {
+		d := time.Now().Add(quiet)
+		if d.After(end) {
+			d = end
+		}
+		c.SetReadDeadline(d)
+		n, err := c.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				break
+			}
+			// An end of file or a reset: either way the server is done.
+			return b.Bytes(), true, nil
+		}
+	}
+	return b.Bytes(), false, nil
+}
