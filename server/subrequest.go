@@ -184,14 +184,13 @@ func begin(parent *http.Request, uri string, header http.Header, kind int, send 
 	st.ShareRequestID(ri.st)
 	st.HeaderOnly = kind == subHeaderOnly
 	// $request is the main request's line in a subrequest, as in NGINX.
-	st.Main = ri.st.Main
 	if px := ri.st.Rare(); px != nil {
-		sub.rare.RequestLine, sub.rare.ConnAddr = px.RequestLine, px.ConnAddr
+		sub.rare.RequestLine, sub.rare.ConnAddr, sub.rare.Main = px.RequestLine, px.ConnAddr, px.Main
 	}
-	if sub.rare.RequestLine == "" && st.Main.Method == "" {
-		st.Main = vars.MainLine{Method: parent.Method, Target: ri.st.RequestURI, Proto: parent.Proto}
-		if st.Main.Target == "" {
-			st.Main.Target = parent.URL.RequestURI()
+	if sub.rare.RequestLine == "" && sub.rare.Main.Method == "" {
+		sub.rare.Main = vars.MainLine{Method: parent.Method, Target: ri.st.RequestURI, Proto: parent.Proto}
+		if sub.rare.Main.Target == "" {
+			sub.rare.Main.Target = parent.URL.RequestURI()
 		}
 	}
 	if !include {

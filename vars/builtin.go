@@ -108,8 +108,8 @@ func init() {
 		if line := read(st).RequestLine; line != "" {
 			return line
 		}
-		if st != nil && st.Main.Method != "" {
-			return st.Main.Method + " " + st.Main.Target + " " + st.Main.Proto
+		if m := read(st).Main; m.Method != "" {
+			return m.Method + " " + m.Target + " " + m.Proto
 		}
 		if r.Method == "" {
 			// A request refused with no request line (empty lines

@@ -48,9 +48,6 @@ type State struct {
 	// lacks, which costs a hash of the name. Zero: nothing known, the
 	// map is asked. (It sits in NoMethod's padding.)
 	Absent Absent
-	// Main, in a subrequest, is its page's request line, which $request
-	// is there as in NGINX: kept in parts, joined only when asked for.
-	Main MainLine
 	// RemoteAddr, when set, is the client's address that a module found
 	// in place of the connection's (realip), for $remote_addr,
 	// $binary_remote_addr and $remote_port: a filter holding a copy of
@@ -157,6 +154,9 @@ type State struct {
 	// slots caches the values of a configuration's own variables (see
 	// Scope), indexed by Var.slot.
 	slots []slot
+	// ratio is the compression ratio of SetRatio, formatted when read:
+	// here rather than in Rare, as every compressed response has one.
+	ratio ratio
 	// rare holds the values that few requests have (Rare), made when
 	// the first is set, so that the record every request clears, the
 	// server's included, leaves them out (server's TestH1RecordSize).
@@ -164,12 +164,15 @@ type State struct {
 }
 
 // Rare holds the State's values that few requests have: a refused
-// request's line, the request body a module read, an upstream's
-// trailer and X-Accel-Charset, realip's and the client certificate's
-// values, $request_id and a compression ratio. A plain request sets
+// request's line, a subrequest's page's, the request body a module
+// read, an upstream's trailer and X-Accel-Charset, realip's and the
+// client certificate's values and $request_id. A plain request sets
 // none and its State has none (State.Rare is nil); a writer makes it
 // with State.MakeRare.
 type Rare struct {
+	// Main, in a subrequest, is its page's request line, which $request
+	// is there as in NGINX: kept in parts, joined only when asked for.
+	Main MainLine
 	// RequestLine, when set, is the request line as received of a request
 	// refused before it was parsed (cut short, or not a request line at
 	// all): $request is then this text, as NGINX logs it.
@@ -211,8 +214,6 @@ type Rare struct {
 
 	requestID string // $request_id, made on first use
 	idFrom    *State // a subrequest's parent, whose $request_id it shares
-	// ratio is the compression ratio of SetRatio, formatted when read.
-	ratio ratio
 }
 
 // Rare returns the State's rarely set values, nil where none was set
@@ -243,9 +244,9 @@ func read(st *State) *Rare {
 }
 
 // MakeRare returns the State's rarely set values, made if none were:
-// for a writer. It is safe from several goroutines, as Set is, which
-// may make it for a ratio while the request's own goroutine reads the
-// values.
+// for a writer. It is safe from several goroutines: a subrequest's
+// $request_id makes its parent's in the subrequest's goroutine while
+// the parent's own may make it for another value.
 func (s *State) MakeRare() *Rare {
 	if x := s.rare.Load(); x != nil {
 		return x
@@ -338,8 +339,8 @@ func (s *State) Set(name, value string) {
 	// No defer: a request may set several values, and nothing here can
 	// panic with the lock held but an append out of memory.
 	s.mu.Lock()
-	if x := s.rare.Load(); x != nil && x.ratio.name == name {
-		x.ratio = ratio{} // the value given last answers
+	if s.ratio.name == name {
+		s.ratio = ratio{} // the value given last answers
 	}
 	s.set(name, value)
 	s.mu.Unlock()
@@ -371,12 +372,11 @@ func (s *State) SetRatio(name string, in, out int64) {
 	if s == nil {
 		return
 	}
-	x := s.MakeRare()
 	s.mu.Lock()
-	if r := x.ratio; r.name != "" && r.name != name {
+	if r := s.ratio; r.name != "" && r.name != name {
 		s.set(r.name, FormatRatio(r.in, r.out))
 	}
-	x.ratio = ratio{name, in, out}
+	s.ratio = ratio{name, in, out}
 	s.mu.Unlock()
 }
 
@@ -450,8 +450,8 @@ func (s *State) Get(name string) (string, bool) {
 		return "", false
 	}
 	s.mu.Lock()
-	if x := s.rare.Load(); x != nil && x.ratio.name == name && name != "" {
-		value := FormatRatio(x.ratio.in, x.ratio.out)
+	if s.ratio.name == name && name != "" {
+		value := FormatRatio(s.ratio.in, s.ratio.out)
 		s.mu.Unlock()
 		return value, true
 	}
