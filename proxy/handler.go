@@ -801,7 +801,7 @@ func (x *exchange) keepalive(resp *http.Response) bool {
 // rate for this response (bytes per second), which a rate-limiting writer
 // in front reads ($limit_rate, package throttle), a value that is not a
 // number ignored, as in NGINX; and its X-Accel-Charset, the charset the
-// server's charset filter names (vars.State.AccelCharset).
+// server's charset filter names (vars.Rare.AccelCharset).
 func (x *exchange) accelSettings(resp *http.Response) {
 	if x.st == nil || x.plain {
 		return

@@ -88,7 +88,7 @@ type Options struct {
 	// temporary file) to run when the client's request ends rather than
 	// when the proxy is done with the body, so that an error page's
 	// request sends the same body again, as NGINX's request keeps its
-	// body (vars.State.SavedBody); false: the proxy closes the file
+	// body (vars.Rare.SavedBody); false: the proxy closes the file
 	// itself. The server's is server.AtRequestEnd.
 	BodyAtEnd func(r *http.Request, f func()) bool
 	// DropBody is "proxy_pass_request_body off": the body is read whole
@@ -228,7 +228,7 @@ type Options struct {
 	// leave an upstream's X-Accel-Redirect, X-Accel-Limit-Rate and
 	// X-Accel-Charset without effect (*_ignore_headers). An
 	// X-Accel-Charset that counts is published for the server's charset
-	// filter (vars.State.AccelCharset).
+	// filter (vars.Rare.AccelCharset).
 	IgnoreAccelRedirect  bool
 	IgnoreAccelLimitRate bool
 	IgnoreAccelCharset   bool
