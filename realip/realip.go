@@ -222,7 +222,7 @@ func (c *Config) Apply(r *http.Request) bool {
 		// The connection's address for $realip_remote_addr, and the new
 		// one for the filters outside the step that hold a copy of r
 		// made before (the access log); a subrequest copies both.
-		st.MakeRare().ConnAddr, st.RemoteAddr = r.RemoteAddr, remote
+		st.ConnAddr, st.RemoteAddr = r.RemoteAddr, remote
 	}
 	r.RemoteAddr = remote
 	return true
@@ -242,8 +242,8 @@ func Handler(c *Config, next http.Handler) http.Handler {
 // original returns the address of the connection: the one Apply replaced,
 // or r's own.
 func original(r *http.Request, st *vars.State) string {
-	if x := st.Rare(); x != nil && x.ConnAddr != "" {
-		return x.ConnAddr
+	if st != nil && st.ConnAddr != "" {
+		return st.ConnAddr
 	}
 	return r.RemoteAddr
 }

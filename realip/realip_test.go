@@ -1,9 +1,14 @@
 package realip
 
 import (
+	"context"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
+	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/vars"
 )
 
 func TestParseFrom(t *testing.T) {
@@ -79,4 +84,29 @@ func FuzzResolve(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestApplyKeepsConnAddrInState: the connection's address that Apply
+// replaces stays readable ($realip_remote_addr) and lives in the State
+// itself, not in its Rare part: behind a load balancer every request is
+// rewritten, and a Rare would cost each one an allocation.
+func TestApplyKeepsConnAddrInState(t *testing.T) {
+	c := &Config{From: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}
+	st := &vars.State{}
+	r := httptest.NewRequest("GET", "/", nil).WithContext(vars.NewContext(context.Background(), st))
+	r.RemoteAddr = "10.1.2.3:5000"
+	r.Header.Set("X-Real-IP", "192.0.2.7")
+	if !c.Apply(r) {
+		t.Fatal("Apply did not replace the address")
+	}
+	if !strings.HasPrefix(r.RemoteAddr, "192.0.2.7") || st.RemoteAddr != r.RemoteAddr {
+		t.Errorf("RemoteAddr %q, the State's %q", r.RemoteAddr, st.RemoteAddr)
+	}
+	get, _ := vars.Lookup("realip_remote_addr")
+	if got := get(r, st); got != "10.1.2.3" {
+		t.Errorf("$realip_remote_addr = %q, want 10.1.2.3", got)
+	}
+	if st.Rare() != nil {
+		t.Error("Apply made the State's Rare part")
+	}
 }

@@ -176,7 +176,7 @@ func begin(parent *http.Request, uri string, header http.Header, kind int, send 
 	// HeaderLines are the page's: an NGINX subrequest shares its
 	// parent's headers_in, which it passes upstream in their order.
 	*st = vars.State{Start: time.Now(), ConnID: ri.st.ConnID, ServerName: ri.st.ServerName, Host: ri.st.Host,
-		ConnRequests: ri.st.ConnRequests, ConnStart: ri.st.ConnStart, RemoteAddr: ri.st.RemoteAddr,
+		ConnRequests: ri.st.ConnRequests, ConnStart: ri.st.ConnStart, RemoteAddr: ri.st.RemoteAddr, ConnAddr: ri.st.ConnAddr,
 		HeaderLines: ri.st.HeaderLines}
 	// A subrequest shares $request_id, which takes the State's Rare
 	// values: they come in this allocation, not one of their own.
@@ -185,7 +185,7 @@ func begin(parent *http.Request, uri string, header http.Header, kind int, send 
 	st.HeaderOnly = kind == subHeaderOnly
 	// $request is the main request's line in a subrequest, as in NGINX.
 	if px := ri.st.Rare(); px != nil {
-		sub.rare.RequestLine, sub.rare.ConnAddr, sub.rare.Main = px.RequestLine, px.ConnAddr, px.Main
+		sub.rare.RequestLine, sub.rare.Main = px.RequestLine, px.Main
 	}
 	if sub.rare.RequestLine == "" && sub.rare.Main.Method == "" {
 		sub.rare.Main = vars.MainLine{Method: parent.Method, Target: ri.st.RequestURI, Proto: parent.Proto}

@@ -53,6 +53,12 @@ type State struct {
 	// $binary_remote_addr and $remote_port: a filter holding a copy of
 	// the request made before the change reads it here.
 	RemoteAddr string
+	// ConnAddr is set with RemoteAddr: the connection's own address
+	// ($realip_remote_addr, $realip_remote_port). A subrequest copies
+	// both, as NGINX's see the connection. It stays in State, not Rare:
+	// behind a load balancer realip rewrites every request, and Rare
+	// would then cost each of them an allocation.
+	ConnAddr string
 	// HeaderLines are the request's header lines as an HTTP/1.x client
 	// sent them, after the request line (see header.Lines): a proxy and
 	// a gateway pass the header on in their order and case, as NGINX
@@ -177,10 +183,6 @@ type Rare struct {
 	// refused before it was parsed (cut short, or not a request line at
 	// all): $request is then this text, as NGINX logs it.
 	RequestLine string
-	// ConnAddr is set with RemoteAddr: the connection's own address
-	// ($realip_remote_addr, $realip_remote_port). A subrequest copies
-	// both, as NGINX's see the connection.
-	ConnAddr string
 	// RequestBody is the whole request body when a module read it into
 	// memory before passing it on ($request_body); nil otherwise.
 	RequestBody []byte
