@@ -53,6 +53,21 @@ func BenchmarkLocationMatch50(b *testing.B) {
 	}
 }
 
+// BenchmarkLocationMatchRootPass is the search of the usual PHP site,
+// "location / { fastcgi_pass ...; }", whose pass marks "/" for
+// auto_redirect (TestAutoRedirectRootNoLookup).
+func BenchmarkLocationMatchRootPass(b *testing.B) {
+	tree := newLocationTree()
+	root := &Location{kind: levelPrefix, pattern: "/", autoRedirect: true}
+	tree.add(root)
+	tree.finish()
+	for b.Loop() {
+		if l, _, _ := tree.match("/index.php", nil); l != root {
+			b.Fatal("not the root location")
+		}
+	}
+}
+
 // BenchmarkDispatchReturn measures the whole path of a request through
 // the core (server choice, normalisation, location, chain) to a "return".
 func BenchmarkDispatchReturn(b *testing.B) {

@@ -65,7 +65,10 @@ func (t *locationTree) add(l *Location) bool {
 func (t *locationTree) finish() {
 	sort.SliceStable(t.prefixes, func(i, j int) bool { return len(t.prefixes[i].pattern) > len(t.prefixes[j].pattern) })
 	for _, l := range t.all {
-		if !l.autoRedirect {
+		// "/" redirects no URI (every URI starts with it): kept out,
+		// "location / { fastcgi_pass ...; }" leaves the map nil and the
+		// search without a lookup per request.
+		if !l.autoRedirect || l.pattern == "/" {
 			continue
 		}
 		// NGINX's tree node "/app/" holds both "= /app/" and "/app/": it
@@ -111,8 +114,10 @@ func (t *locationTree) match(uri string, st *vars.State) (l *Location, redirect 
 			break
 		}
 	}
-	if l := t.slashless[uri]; l != nil && (prefix == nil || len(prefix.pattern) < len(uri)) {
-		return l, true, nil
+	if t.slashless != nil && (prefix == nil || len(prefix.pattern) < len(uri)) {
+		if l := t.slashless[uri]; l != nil {
+			return l, true, nil
+		}
 	}
 	if prefix != nil {
 		// As NGINX's ngx_http_core_find_location: whether this level's

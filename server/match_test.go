@@ -286,3 +286,20 @@ func TestAutoRedirectMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoRedirectRootNoLookup: "location / { fastcgi_pass ...; }" (the
+// usual PHP site) is marked too, but its name without the slash is no
+// URI, so the search keeps no table to look each request up in.
+func TestAutoRedirectRootNoLookup(t *testing.T) {
+	tree := newLocationTree()
+	root := &Location{kind: levelPrefix, pattern: "/", autoRedirect: true}
+	tree.add(&Location{kind: levelExact, pattern: "/", autoRedirect: true})
+	tree.add(root)
+	tree.finish()
+	if tree.slashless != nil {
+		t.Errorf("slashless table %v for \"/\" alone", tree.slashless)
+	}
+	if l, redirect, err := tree.match("/index.php", nil); l != root || redirect || err != nil {
+		t.Errorf("/index.php: %v redirect %v (%v), want the root location", l, redirect, err)
+	}
+}
