@@ -20,7 +20,9 @@ import (
 // location's absolute_redirect; the name is escaped. The location's
 // internal and client_max_body_size are checked first, limit_except's
 // access rules never (the redirect comes before the access phase).
-// HTTP/2 redirects the same way.
+// An internal redirect (rewrite ... last, try_files, error_page) and an
+// SSI include search the locations again and are redirected the same way,
+// even to an internal location. HTTP/2 redirects the same way.
 func TestAutoRedirectAsNGINX(t *testing.T) {
 	nginxPath(t)
 	dead := strconv.Itoa(freePort(t)) // no one listens: a pass answers 502
@@ -50,6 +52,12 @@ func TestAutoRedirectAsNGINX(t *testing.T) {
 			location /lim/ { limit_except GET { deny all; } proxy_pass http://127.0.0.1:%[2]s; }
 			location /small/ { client_max_body_size 1; proxy_pass http://127.0.0.1:%[2]s; }
 			location /rw/ { rewrite ^ /plain/ last; proxy_pass http://127.0.0.1:%[2]s; }
+			location "/p%%/" { proxy_pass http://127.0.0.1:%[2]s; }
+			location = /to-app { rewrite ^ /app last; }
+			location = /to-in { rewrite ^ /in last; }
+			location = /tf { try_files /nothing /app; }
+			location = /ep { error_page 404 /app; return 404; }
+			location = /ssi { ssi on; ssi_types *; return 200 'a<!--# include virtual="/app?q" -->b'; }
 		}`, port, dead, h2[who])
 	})
 	for _, c := range []struct{ method, target, want string }{
@@ -75,6 +83,12 @@ func TestAutoRedirectAsNGINX(t *testing.T) {
 		{"GET", "/rw", "301"},
 		{"POST", "/lim", "301"},
 		{"POST", "/small", "413"},
+		{"GET", "/p%25", "301"},
+		{"GET", "/to-app?x=1", "301"},
+		{"GET", "/to-in", "301"},
+		{"GET", "/tf?y", "301"},
+		{"HEAD", "/ep?z", "301"},
+		{"GET", "/ssi", "<301 page>"},
 	} {
 		req := c.method + " " + c.target + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
 		if c.method == "POST" {
@@ -88,6 +102,9 @@ func TestAutoRedirectAsNGINX(t *testing.T) {
 		got := strconv.Itoa(n.StatusCode)
 		if n.StatusCode == 200 {
 			got = nb
+			if strings.HasPrefix(nb, "a<html>\r\n<head><title>301 Moved Permanently</title>") {
+				got = "<301 page>" // the SSI include's answer in the page
+			}
 		}
 		if got != c.want {
 			t.Errorf("%s %s: nginx answers %s, the test expects %s", c.method, c.target, got, c.want)
