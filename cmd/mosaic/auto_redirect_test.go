@@ -45,6 +45,7 @@ func TestAutoRedirectAsNGINX(t *testing.T) {
 			location ^~ /ca { return 200 "ca"; }
 			location /cat/ { proxy_pass http://127.0.0.1:%[2]s; }
 			location /n/ { location /n/app/ { proxy_pass http://127.0.0.1:%[2]s; } return 200 "n"; }
+			location /na { location /na/ { proxy_pass http://127.0.0.1:%[2]s; } return 200 "na"; }
 			location /if/ { if ($arg_x) { proxy_pass http://127.0.0.1:%[2]s; } return 200 "if"; }
 			location /rel/ { absolute_redirect off; proxy_pass http://127.0.0.1:%[2]s; }
 			location "/sp ace/" { proxy_pass http://127.0.0.1:%[2]s; }
@@ -76,6 +77,8 @@ func TestAutoRedirectAsNGINX(t *testing.T) {
 		{"GET", "/pf", "prefix"},
 		{"GET", "/cat", "301"},
 		{"GET", "/n/app", "301"},
+		{"GET", "/na", "301"}, // the nested level has no "/na" of its own
+		{"GET", "/nax", "na"},
 		{"GET", "/if?x=1", "root"},
 		{"GET", "/rel?q", "301"},
 		{"GET", "/sp%20ace", "301"},
