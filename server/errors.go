@@ -158,6 +158,11 @@ func Error(w http.ResponseWriter, r *http.Request, code int) {
 			if closesConnection(code) && r.ProtoMajor == 1 {
 				w.Header()["Connection"] = []string{"close"}
 			}
+			if ri := infoFrom(r.Context()); ri != nil && ri.rec != nil {
+				// A special response all the same: a post_action's
+				// status does not replace the 400 in $status.
+				ri.rec.special = true
+			}
 			serveSpecial(w, r, cl, code)
 			return
 		}

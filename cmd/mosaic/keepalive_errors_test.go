@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -90,5 +91,43 @@ func TestErrorPageKeepaliveAsNGINX(t *testing.T) {
 		if got[0] != got[1] {
 			t.Errorf("%q then a GET: mosaic answered %q, nginx %q", line, got[0], got[1])
 		}
+	}
+}
+
+// TestRefusalPostActionStatusAsNGINX: a "return 497" is a special
+// response like any other, so a post_action's status does not replace the
+// 400 in the access log's $status (nor after an error_page that leads to
+// it); a "return 500" beside it for comparison.
+func TestRefusalPostActionStatusAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		sub := map[string]string{"m": "mosaic", "n": "nginx"}[who]
+		return fmt.Sprintf(`log_format st "$request_uri $status"; access_log %[2]s/access.log st;
+		server { listen 127.0.0.1:%[1]d;
+			location = /r497 { post_action /pa; return 497; }
+			location = /r500 { post_action /pa; return 500; }
+			location = /pa { return 204; }
+			location = /ep { error_page 404 = /r497; return 404; }
+		}`, port, filepath.Join(dir, sub))
+	})
+	targets := []string{"/r497", "/r500", "/ep"}
+	for _, port := range []int{mport, nport} {
+		for _, target := range targets {
+			sendUntilClosed(t, port, "GET "+target+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		}
+	}
+	// Sorted: a line is written once the post action ends, which may be
+	// after the client saw the connection close.
+	logged := func(who string) string {
+		return strings.Join(slices.Sorted(slices.Values(waitLog(t, filepath.Join(dir, who, "access.log"), len(targets)))), "|")
+	}
+	want := "/ep 400|/r497 400|/r500 500"
+	m, n := logged("mosaic"), logged("nginx")
+	if n != want {
+		t.Errorf("nginx logged %q, the test expects %q", n, want)
+	}
+	if m != n {
+		t.Errorf("mosaic logged %q, nginx %q", m, n)
 	}
 }
