@@ -68,6 +68,23 @@ func BenchmarkLocationMatchRootPass(b *testing.B) {
 	}
 }
 
+// BenchmarkLocationMatchSubdirPass is the search of a site with a
+// gateway below the root ("location /api/ { proxy_pass ...; }" beside
+// "location /"), whose "/api" is redirected: a URI of another length is
+// not looked up (slashLens).
+func BenchmarkLocationMatchSubdirPass(b *testing.B) {
+	tree := newLocationTree()
+	root := &Location{kind: levelPrefix, pattern: "/"}
+	tree.add(root)
+	tree.add(&Location{kind: levelPrefix, pattern: "/api/", autoRedirect: true})
+	tree.finish()
+	for b.Loop() {
+		if l, _, _ := tree.match("/index.php", nil); l != root {
+			b.Fatal("not the root location")
+		}
+	}
+}
+
 // BenchmarkDispatchReturn measures the whole path of a request through
 // the core (server choice, normalisation, location, chain) to a "return".
 func BenchmarkDispatchReturn(b *testing.B) {

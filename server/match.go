@@ -34,6 +34,10 @@ type locationTree struct {
 	// proxy_pass (or other gateway) redirects "/app" to it; nil when none
 	// does.
 	slashless map[string]*Location
+	// slashLens has bit n set when a key of slashless is n bytes long
+	// (bit 63: 63 or more), so that a URI of another length, nearly every
+	// request's, is not hashed for a lookup that cannot hit.
+	slashLens uint64
 }
 
 func newLocationTree() *locationTree {
@@ -80,7 +84,9 @@ func (t *locationTree) finish() {
 		if t.slashless == nil {
 			t.slashless = map[string]*Location{}
 		}
-		t.slashless[strings.TrimSuffix(l.pattern, "/")] = l
+		name := strings.TrimSuffix(l.pattern, "/")
+		t.slashless[name] = l
+		t.slashLens |= 1 << min(len(name), 63)
 	}
 	for _, l := range t.all {
 		if l.nested != nil {
@@ -114,7 +120,7 @@ func (t *locationTree) match(uri string, st *vars.State) (l *Location, redirect 
 			break
 		}
 	}
-	if t.slashless != nil && (prefix == nil || len(prefix.pattern) < len(uri)) {
+	if t.slashLens&(1<<min(len(uri), 63)) != 0 && (prefix == nil || len(prefix.pattern) < len(uri)) {
 		if l := t.slashless[uri]; l != nil {
 			return l, true, nil
 		}

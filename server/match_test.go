@@ -257,12 +257,13 @@ func TestAutoRedirectMatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	rx := &Location{kind: levelRegex, pattern: "^/app", re: &regex{Regexp: re}}
+	long := loc(levelPrefix, "/"+strings.Repeat("l", 70)+"/", true) // past slashLens' last bit
 	outer := loc(levelPrefix, "/n/", false)
 	inner := loc(levelPrefix, "/n/app/", true)
 	outer.nested = newLocationTree()
 	outer.nested.add(inner)
 	tree := newLocationTree()
-	for _, l := range []*Location{rx, app, prefixEq, exactEq, plain, pf, pfSlash, ex, exSlash, outer} {
+	for _, l := range []*Location{rx, app, prefixEq, exactEq, plain, pf, pfSlash, ex, exSlash, long, outer} {
 		tree.add(l)
 	}
 	tree.finish()
@@ -279,6 +280,9 @@ func TestAutoRedirectMatch(t *testing.T) {
 		{"/pf", pf, false},
 		{"/ex", ex, false},
 		{"/n/app", inner, true},
+		{"/" + strings.Repeat("l", 70), long, true},
+		{"/" + strings.Repeat("l", 69), nil, false},
+		{"/" + strings.Repeat("l", 71), nil, false},
 	} {
 		l, redirect, err := tree.match(c.uri, nil)
 		if err != nil || l != c.want || redirect != c.redirect {
