@@ -63,23 +63,28 @@ unit:
 # package's instrumented test binary is built once and run for each of its
 # targets (`go test -fuzz` linked it again for every target: 74 targets in
 # 49 packages), in the package's directory and with the fuzz cache `go
-# test` itself uses, so that the inputs found carry over as before.
+# test` itself uses, so that the inputs found carry over as before. The
+# binaries are built two at a time first (`go test -c -fuzz` takes one
+# package, and after the first build most of each is a single-threaded
+# compile and link: 113 of the fuzz phase's 229 s in turn, docs/testing.md).
 fuzz:
 	@set -e; bin=$$(mktemp -d); trap 'rm -rf "$$bin"' EXIT; \
-	cache=$$($(GO) env GOCACHE)/fuzz; \
+	cache=$$($(GO) env GOCACHE)/fuzz; i=0; \
 	for pd in $$($(GO) list -f '{{.ImportPath}}={{.Dir}}' ./...); do \
-		pkg=$${pd%%=*}; dir=$${pd#*=}; \
-		targets=$$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(f \*testing\.F).*/\1/p' $$dir/*_test.go 2>/dev/null || true); \
-		[ -n "$$targets" ] || continue; \
-		$(GO) test -c -fuzz=. -o "$$bin/fuzz.test" $$pkg; \
-		for f in $$targets; do \
+		dir=$${pd#*=}; \
+		grep -qs '^func Fuzz[A-Za-z0-9_]*(f \*testing\.F)' $$dir/*_test.go || continue; \
+		i=$$((i+1)); echo "$$i $${pd%%=*} $$dir" >>"$$bin/list"; \
+	done; \
+	awk '{print $$1, $$2}' "$$bin/list" | xargs -P 2 -n 2 sh -c '$(GO) test -c -fuzz=. -o "$$0/$$1.test" "$$2"' "$$bin"; \
+	while read -r n pkg dir; do \
+		for f in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(f \*testing\.F).*/\1/p' $$dir/*_test.go); do \
 			echo "fuzz $$pkg $$f"; \
-			n=$(FUZZTIME); case " $(SLOWFUZZ) " in *" $$f "*) n=$(SLOWFUZZTIME);; esac; \
-			(cd "$$dir" && "$$bin/fuzz.test" -test.paniconexit0 -test.timeout=10m -test.run='^$$' \
-				-test.fuzz="^$$f$$" -test.fuzztime=$$n -test.fuzzminimizetime=$(FUZZMINIMIZE) \
+			t=$(FUZZTIME); case " $(SLOWFUZZ) " in *" $$f "*) t=$(SLOWFUZZTIME);; esac; \
+			(cd "$$dir" && "$$bin/$$n.test" -test.paniconexit0 -test.timeout=10m -test.run='^$$' \
+				-test.fuzz="^$$f$$" -test.fuzztime=$$t -test.fuzzminimizetime=$(FUZZMINIMIZE) \
 				-test.fuzzcachedir="$$cache/$$pkg"); \
 		done; \
-	done
+	done <"$$bin/list"
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 500ms ./...
