@@ -171,8 +171,9 @@ type State struct {
 
 // Rare holds the State's values that few requests have: a refused
 // request's line, a subrequest's page's, the request body a module
-// read, an upstream's trailer and X-Accel-Charset, realip's and the
-// client certificate's values and $request_id. A plain request sets
+// read, an upstream's trailer and X-Accel-Charset, the client
+// certificate's verdict and $request_id (realip's ConnAddr stays in the
+// State, as realip may rewrite every request). A plain request sets
 // none and its State has none (State.Rare is nil); a writer makes it
 // with State.MakeRare.
 type Rare struct {
