@@ -165,3 +165,29 @@ func TestAskedFor(t *testing.T) {
 		}
 	}
 }
+
+// TestPreconditionsBefore1970: a file modified before 1970 has a
+// negative time, after NGINX's -1 for a request date it cannot read: an
+// invalid If-Unmodified-Since passes, and an invalid If-Modified-Since
+// under "before" answers 304, as in NGINX (TestConditionalBefore1970AsNGINX
+// in cmd/mosaic). A file of time -1 has no Last-Modified to NGINX.
+func TestPreconditionsBefore1970(t *testing.T) {
+	const mtime1962 = -252460800 // Mon, 01 Jan 1962 00:00:00 GMT
+	for _, c := range []struct {
+		field string
+		mtime int64
+		ims   ModifiedSince
+		want  int
+	}{
+		{"If-Unmodified-Since", mtime1962, ModifiedSinceExact, 0},
+		{"If-Modified-Since", mtime1962, ModifiedSinceBefore, 304},
+		{"If-Modified-Since", mtime1962, ModifiedSinceExact, 0},
+		{"If-Unmodified-Since", -1, ModifiedSinceExact, 412},
+		{"If-Modified-Since", -1, ModifiedSinceBefore, 0},
+	} {
+		h := http.Header{c.field: {badDate}}
+		if got := preconditions(h, nil, c.mtime, c.ims, false); got != c.want {
+			t.Errorf("%s: %s, mtime %d, mode %d: %d, want %d", c.field, badDate, c.mtime, c.ims, got, c.want)
+		}
+	}
+}

@@ -73,12 +73,11 @@ func preconditions(hdr http.Header, etag []byte, mtime int64, ims ModifiedSince,
 		etag = nil
 	}
 	// NGINX tests If-Unmodified-Since whether or not If-Match is there, and
-	// fails the request when either fails. An invalid date fails too: NGINX
-	// reads it as a time before every file's.
-	if v := hdr["If-Unmodified-Since"]; len(v) > 0 && !noValidators {
-		if t, ok := httpdate.Conditional(v[0]); !ok || mtime > t {
-			return http.StatusPreconditionFailed
-		}
+	// fails the request when either fails. An invalid date is NGINX's time
+	// -1, before the time of every file modified since 1970
+	// (notmodified.RequestTime).
+	if v := hdr["If-Unmodified-Since"]; len(v) > 0 && !noValidators && !notmodified.Unmodified(v[0], mtime) {
+		return http.StatusPreconditionFailed
 	}
 	if v := hdr["If-Match"]; len(v) > 0 && !notmodified.Match(v, etag, false) {
 		return http.StatusPreconditionFailed

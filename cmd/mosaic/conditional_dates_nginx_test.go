@@ -109,3 +109,52 @@ func TestConditionalDatesAsNGINX(t *testing.T) {
 		}
 	}
 }
+
+// TestConditionalBefore1970AsNGINX: NGINX compares a request date its
+// parser cannot read as its error time, -1, a time like any other. That
+// is before every Last-Modified since 1970, but after one of 1962: there
+// an invalid If-Unmodified-Since passes (200, where mosaic answered 412)
+// and an invalid If-Modified-Since under "if_modified_since before" is a
+// 304 (where mosaic sent 200). A file of 1962 (/s/, /b/), one of Unix
+// time -1, no Last-Modified to NGINX (/m/), and an origin's 1962 date
+// from the cache (/u/, a miss then a hit). Only statuses are compared:
+// NGINX writes a file's pre-1970 Last-Modified as another date.
+func TestConditionalBefore1970AsNGINX(t *testing.T) {
+	nginxPath(t)
+	const lm1962 = "Mon, 01 Jan 1962 00:00:00 GMT"
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Last-Modified", lm1962)
+		w.Header().Set("Cache-Control", "max-age=600")
+		fmt.Fprint(w, "abcdefghijklmnopqrstuvwxyz")
+	}))
+	t.Cleanup(origin.Close)
+	dir := t.TempDir()
+	www := filepath.Join(dir, "www")
+	for name, when := range map[string]time.Time{"a.txt": time.Date(1962, 1, 1, 0, 0, 0, 0, time.UTC), "m.txt": time.Unix(-1, 0)} {
+		p := filepath.Join(www, name)
+		writeFile(t, p, "abcdefghijklmnopqrstuvwxyz")
+		if err := os.Chtimes(p, when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`proxy_cache_path %[2]s/cache-%[3]s keys_zone=z:1m;
+			server { listen 127.0.0.1:%[1]d;
+			location /s/ { alias %[4]s/; }
+			location /b/ { alias %[4]s/; if_modified_since before; }
+			location /u/ { proxy_pass %[5]s; proxy_cache z; if_modified_since before; } }`,
+			port, dir, who, www, origin.URL)
+	})
+	for _, path := range []string{"/s/a.txt", "/b/a.txt", "/s/m.txt", "/b/m.txt", "/u/a.txt", "/u/a.txt"} {
+		for _, field := range []string{"If-Modified-Since", "If-Unmodified-Since"} {
+			for _, date := range []string{"yesterday", lm1962, "Wed, 31 Dec 1969 23:59:59 GMT", condMtime} {
+				req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n%s: %s\r\n\r\n", path, field, date)
+				m, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
+				n, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
+				if m.StatusCode != n.StatusCode {
+					t.Errorf("%s %s: %s: mosaic %d, nginx %d", path, field, date, m.StatusCode, n.StatusCode)
+				}
+			}
+		}
+	}
+}

@@ -37,13 +37,9 @@ const (
 // for one that does not parse, as NGINX reads it). It returns 412, 304,
 // or 0 to send the response.
 func Check[E ~string | ~[]byte](hdr http.Header, etag E, lastModified int64, hasLM bool, since Since) int {
-	// An If-Unmodified-Since without a Last-Modified to compare fails, and
-	// so does an invalid date: NGINX reads it as -1, before every time.
-	if v := hdr["If-Unmodified-Since"]; len(v) > 0 {
-		t, ok := httpdate.Conditional(v[0])
-		if !hasLM || !ok || t < lastModified {
-			return http.StatusPreconditionFailed
-		}
+	// An If-Unmodified-Since without a Last-Modified to compare fails.
+	if v := hdr["If-Unmodified-Since"]; len(v) > 0 && (!hasLM || !Unmodified(v[0], lastModified)) {
+		return http.StatusPreconditionFailed
 	}
 	if v := hdr["If-Match"]; len(v) > 0 && !Match(v, etag, false) {
 		return http.StatusPreconditionFailed
@@ -81,17 +77,36 @@ func CheckResponse(req, resp http.Header, since Since) int {
 
 // Modified reports whether If-Modified-Since's value v lets a response
 // last modified at lastModified (Unix seconds) count as modified under
-// since. The date is read as NGINX reads it (httpdate.Conditional); an
-// invalid one is NGINX's time -1, before every response.
+// since, as NGINX's ngx_http_test_if_modified compares them (RequestTime).
+// A lastModified of -1 is NGINX's "no Last-Modified": always modified.
 func Modified(v string, lastModified int64, since Since) bool {
-	if since == Off {
+	if since == Off || lastModified == -1 {
 		return true
 	}
-	s, ok := httpdate.Conditional(v)
-	if !ok {
-		return true
-	}
+	s := RequestTime(v)
 	return s != lastModified && (since == Exact || s < lastModified)
+}
+
+// Unmodified reports whether If-Unmodified-Since's value v lets a
+// response last modified at lastModified (Unix seconds) pass, as NGINX's
+// ngx_http_test_if_unmodified compares them (RequestTime). A
+// lastModified of -1 is NGINX's "no Last-Modified": it fails.
+func Unmodified(v string, lastModified int64) bool {
+	return lastModified != -1 && RequestTime(v) >= lastModified
+}
+
+// RequestTime is a request's date field v as NGINX compares it: the time
+// ngx_parse_http_time reads (httpdate.Conditional), and for a value it
+// cannot read its error, -1, which NGINX compares as a time like any
+// other. That is before every Last-Modified from 1970 on, but after the
+// earlier ones: against a Last-Modified of 1962, an invalid
+// If-Unmodified-Since passes and an invalid If-Modified-Since under
+// "if_modified_since before" answers 304.
+func RequestTime(v string) int64 {
+	if t, ok := httpdate.Conditional(v); ok {
+		return t
+	}
+	return -1
 }
 
 // Match reports whether the entity-tag lists in values name etag, as

@@ -113,3 +113,41 @@ func TestCheck(t *testing.T) {
 		t.Errorf("Last-Modified at -1: %d, want 412", got)
 	}
 }
+
+// TestInvalidDateBefore1970: NGINX compares a request date it cannot read
+// as its error time, -1, which comes after a Last-Modified before
+// 1970: an invalid If-Unmodified-Since passes there, and an invalid
+// If-Modified-Since under "before" is a 304. A Last-Modified of -1
+// itself is NGINX's "none": If-Unmodified-Since fails, If-Modified-Since
+// never matches.
+func TestInvalidDateBefore1970(t *testing.T) {
+	const lm1962 = -252460800 // Mon, 01 Jan 1962 00:00:00 GMT
+	for _, c := range []struct {
+		field string
+		lm    int64
+		since Since
+		want  int
+	}{
+		{"If-Unmodified-Since", lm1962, Exact, 0},
+		{"If-Modified-Since", lm1962, Before, 304},
+		{"If-Modified-Since", lm1962, Exact, 0},
+		{"If-Unmodified-Since", 1600000000, Exact, 412},
+		{"If-Modified-Since", 1600000000, Before, 0},
+		{"If-Unmodified-Since", -1, Exact, 412},
+		{"If-Modified-Since", -1, Before, 0},
+		{"If-Modified-Since", -1, Exact, 0},
+	} {
+		h := http.Header{c.field: {"yesterday"}}
+		if got := Check(h, "", c.lm, true, c.since); got != c.want {
+			t.Errorf("%s: yesterday, Last-Modified %d, since %d: %d, want %d", c.field, c.lm, c.since, got, c.want)
+		}
+	}
+	// The same through CheckResponse, from an origin's 1962 date.
+	resp := http.Header{"Last-Modified": {"Mon, 01 Jan 1962 00:00:00 GMT"}}
+	if got := CheckResponse(http.Header{"If-Unmodified-Since": {"yesterday"}}, resp, Exact); got != 0 {
+		t.Errorf("CheckResponse, 1962: %d, want 0", got)
+	}
+	if got := RequestTime("yesterday"); got != -1 {
+		t.Errorf("RequestTime(yesterday) = %d, want -1", got)
+	}
+}
