@@ -7,6 +7,7 @@ package nginxdiff
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -17,6 +18,36 @@ import (
 
 	"github.com/mosaic-edge/mosaic/internal/testport"
 )
+
+// The flags both tools take: the two binaries and the work directory.
+var (
+	NGINXBin  = flag.String("nginx", "/usr/sbin/nginx", "NGINX binary")
+	MosaicBin = flag.String("mosaic", "mosaic", "mosaic binary")
+	workDir   = flag.String("dir", "", "directory for the files, configurations and logs (kept); default a temporary one, removed")
+)
+
+// Main parses the flags and calls run with the work directory (-dir, or a
+// temporary one removed once run returns); an error is logged under the
+// tool's name and ends the process with status 1.
+func Main(name string, run func(dir string) error) {
+	flag.Parse()
+	err := func() error {
+		dir := *workDir
+		if dir == "" {
+			d, err := os.MkdirTemp("", "nginxdiff-"+name)
+			if err != nil {
+				return fmt.Errorf("work directory: %w", err)
+			}
+			defer os.RemoveAll(d)
+			dir = d
+		}
+		return run(dir)
+	}()
+	if err != nil {
+		slog.Error(name, "err", err)
+		os.Exit(1)
+	}
+}
 
 // Config returns what goes inside the http block for one server: dir is
 // its own work directory (for caches and temp paths) and ports the

@@ -10,12 +10,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"math/rand"
 	"net"
 	"net/http"
 	"net/http/httputil"
-	"os"
 	"regexp"
 	"sort"
 	"strconv"
@@ -28,14 +26,11 @@ import (
 )
 
 var (
-	n         = flag.Int("n", 2000, "HTTP/1 cases to send")
-	seed      = flag.Int64("seed", 1, "seed of the generator (math/rand: a seed gives the same cases every run)")
-	workers   = flag.Int("w", 12, "cases sent at once")
-	only      = flag.String("only", "", "send this one request (a Go-quoted string) to both servers and print both answers")
-	h2n       = flag.Int("h2", 0, "send this many h2c streams instead of HTTP/1 cases")
-	mosaicBin = flag.String("mosaic", "mosaic", "mosaic binary")
-	nginxBin  = flag.String("nginx", "/usr/sbin/nginx", "NGINX binary")
-	workDir   = flag.String("dir", "", "directory for the configurations and logs (kept); default a temporary one, removed")
+	n       = flag.Int("n", 2000, "HTTP/1 cases to send")
+	seed    = flag.Int64("seed", 1, "seed of the generator (math/rand: a seed gives the same cases every run)")
+	workers = flag.Int("w", 12, "cases sent at once")
+	only    = flag.String("only", "", "send this one request (a Go-quoted string) to both servers and print both answers")
+	h2n     = flag.Int("h2", 0, "send this many h2c streams instead of HTTP/1 cases")
 )
 
 // The servers' ports, by index: the default server, the lax one
@@ -169,24 +164,9 @@ func summarize(b []byte, methods []string) string {
 	return strings.Join(out, " ")
 }
 
-func main() {
-	flag.Parse()
-	if err := run(); err != nil {
-		slog.Error("heads", "err", err)
-		os.Exit(1)
-	}
-}
+func main() { nginxdiff.Main("heads", run) }
 
-func run() error {
-	dir := *workDir
-	if dir == "" {
-		d, err := os.MkdirTemp("", "nginxdiff-heads")
-		if err != nil {
-			return fmt.Errorf("work directory: %w", err)
-		}
-		defer os.RemoveAll(d)
-		dir = d
-	}
+func run(dir string) error {
 	oport, err := testport.Free()
 	if err != nil {
 		return fmt.Errorf("origin port: %w", err)
@@ -197,7 +177,7 @@ func run() error {
 	}
 	defer ln.Close()
 	go origin(ln)
-	pair, err := nginxdiff.Start(*nginxBin, *mosaicBin, dir, nPorts, config(oport))
+	pair, err := nginxdiff.Start(*nginxdiff.NGINXBin, *nginxdiff.MosaicBin, dir, nPorts, config(oport))
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"math/rand"
 	"net"
 	"net/http"
@@ -29,9 +28,6 @@ var (
 	n         = flag.Int("n", 2000, "requests to send")
 	seed      = flag.Int64("seed", 1, "seed of the generator (math/rand: a seed gives the same requests every run)")
 	show      = flag.Int("show", 3, "examples printed per class")
-	mosaicBin = flag.String("mosaic", "mosaic", "mosaic binary")
-	nginxBin  = flag.String("nginx", "/usr/sbin/nginx", "NGINX binary")
-	workDir   = flag.String("dir", "", "directory for the files, configurations and logs (kept); default a temporary one, removed")
 	keep      = flag.Bool("keep", false, "start the servers, print their ports and wait, to send requests by hand")
 	dump      = flag.Bool("dump", false, "print the -n requests that -seed gives, and send nothing")
 	looseLM   = flag.Bool("looselm", false, "origins may send a Last-Modified without GMT")
@@ -64,30 +60,15 @@ server { listen 127.0.0.1:%[1]d; root %[2]s;
 	}
 }
 
-func main() {
-	flag.Parse()
-	if err := run(); err != nil {
-		slog.Error("ranges", "err", err)
-		os.Exit(1)
-	}
-}
+func main() { nginxdiff.Main("ranges", run) }
 
-func run() error {
+func run(dir string) error {
 	rnd = rand.New(rand.NewSource(*seed))
 	if *dump {
 		for i := range *n {
 			fmt.Printf("%d %q\n", i, genReq().raw())
 		}
 		return nil
-	}
-	dir := *workDir
-	if dir == "" {
-		d, err := os.MkdirTemp("", "nginxdiff-ranges")
-		if err != nil {
-			return fmt.Errorf("work directory: %w", err)
-		}
-		defer os.RemoveAll(d)
-		dir = d
 	}
 	root := filepath.Join(dir, "www")
 	if err := writeFiles(root); err != nil {
@@ -100,7 +81,7 @@ func run() error {
 	defer ol.Close()
 	go http.Serve(ol, http.HandlerFunc(origin))
 	oport := ol.Addr().(*net.TCPAddr).Port
-	pair, err := nginxdiff.Start(*nginxBin, *mosaicBin, dir, 1, config(root, oport))
+	pair, err := nginxdiff.Start(*nginxdiff.NGINXBin, *nginxdiff.MosaicBin, dir, 1, config(root, oport))
 	if err != nil {
 		return err
 	}
