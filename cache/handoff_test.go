@@ -115,10 +115,6 @@ func TestUnbufferedStoresNothing(t *testing.T) {
 // first answer, which a client reading slowly can stretch to the lock
 // timeout for everyone.
 func TestUnstoredAnswerFreesLock(t *testing.T) {
-	s, err := cache.NewMemoryStore(cache.MemoryOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	release := make(chan struct{})
 	second := make(chan struct{})
 	var calls atomic.Int32
@@ -134,14 +130,9 @@ func TestUnstoredAnswerFreesLock(t *testing.T) {
 		_, _ = io.WriteString(w, "first")
 		<-release // the rest of a long answer
 	})
-	c, err := cache.New(next, cache.Options{Store: s, Logger: quiet, Lock: true, LockTimeout: time.Minute, LockAge: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := lockingCache(t, next)
 	done := serveInBackground(c, "/x")
-	for calls.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	awaitCall(&calls)
 	go c.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil))
 	select {
 	case <-second:
@@ -150,6 +141,28 @@ func TestUnstoredAnswerFreesLock(t *testing.T) {
 	}
 	close(release)
 	<-done
+}
+
+// lockingCache is a memory cache in front of next whose fill lock holds
+// a second request for a key for up to a minute.
+func lockingCache(t *testing.T, next http.Handler) *cache.Cache {
+	t.Helper()
+	s, err := cache.NewMemoryStore(cache.MemoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cache.New(next, cache.Options{Store: s, Logger: quiet, Lock: true, LockTimeout: time.Minute, LockAge: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// awaitCall waits until the handler has had its first request.
+func awaitCall(calls *atomic.Int32) {
+	for calls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // TestHeadingFreesLock: a handler that holds its header back while it
@@ -170,10 +183,6 @@ func TestHeadingFreesLock(t *testing.T) {
 		{"Vary", "*", true},
 		{"X-Other", "1", false},
 	} {
-		s, err := cache.NewMemoryStore(cache.MemoryOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
 		release := make(chan struct{})
 		second := make(chan struct{})
 		var calls atomic.Int32
@@ -190,14 +199,9 @@ func TestHeadingFreesLock(t *testing.T) {
 			maps.Copy(w.Header(), h)
 			_, _ = io.WriteString(w, "body")
 		})
-		ch, err := cache.New(next, cache.Options{Store: s, Logger: quiet, Lock: true, LockTimeout: time.Minute, LockAge: time.Minute})
-		if err != nil {
-			t.Fatal(err)
-		}
+		ch := lockingCache(t, next)
 		done := serveInBackground(ch, "/x")
-		for calls.Load() == 0 {
-			time.Sleep(time.Millisecond)
-		}
+		awaitCall(&calls)
 		rec := httptest.NewRecorder()
 		served := make(chan struct{})
 		go func() {
