@@ -340,24 +340,29 @@ func TestLimitRateThroughBinary(t *testing.T) {
 		}
 		return first, time.Since(t0)
 	}
+	// Both servers at once, their paced seconds side by side: the
+	// bounds are each answer's own. Clear of the turn of a second, whose
+	// allowance would let the after case's rest go at once.
+	testclient.StartMidSecond()
+	type times struct{ free, rate, after [2]time.Duration }
+	got := map[string]*times{}
+	var wg sync.WaitGroup
 	for name, base := range bases {
-		// Clear of the turn of a second, whose allowance would let the
-		// after case's rest go at once.
-		testclient.StartMidSecond()
-		var wg sync.WaitGroup
-		var free, rate, after [2]time.Duration
+		tm := &times{}
+		got[name] = tm
 		for _, c := range []struct {
 			path string
 			into *[2]time.Duration
-		}{{"/free/f", &free}, {"/rate/f", &rate}, {"/after/f", &after}} {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+		}{{"/free/f", &tm.free}, {"/rate/f", &tm.rate}, {"/after/f", &tm.after}} {
+			wg.Go(func() {
 				f, a := timed(base + c.path)
 				*c.into = [2]time.Duration{f, a}
-			}()
+			})
 		}
-		wg.Wait()
+	}
+	wg.Wait()
+	for name, tm := range got {
+		free, rate, after := tm.free, tm.rate, tm.after
 		if free[1] > time.Second {
 			t.Errorf("%s: without a limit: %v", name, free[1])
 		}
