@@ -5,12 +5,15 @@
 package nginxdiff
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,13 +76,20 @@ type Pair struct {
 // and waits until every port answers. The same text goes to both: mosaic
 // reads NGINX's main-level directives (daemon, pid, events, temp paths).
 func Start(nginxBin, mosaicBin, dir string, nports int, cfg Config) (*Pair, error) {
+	return StartMain(nginxBin, mosaicBin, dir, nports, "", cfg)
+}
+
+// StartMain is Start with main added to the main block, for the
+// load_module lines of NGINX's dynamic modules (ngx_brotli), which mosaic
+// reads and needs nothing for.
+func StartMain(nginxBin, mosaicBin, dir string, nports int, main string, cfg Config) (*Pair, error) {
 	p := &Pair{stopping: make(chan struct{})}
 	for _, s := range []struct {
 		side *Side
 		name string
 		bin  string
 	}{{&p.NGINX, "nginx", nginxBin}, {&p.Mosaic, "mosaic", mosaicBin}} {
-		if err := s.side.start(s.name, s.bin, filepath.Join(dir, s.name), nports, cfg); err != nil {
+		if err := s.side.start(s.name, s.bin, filepath.Join(dir, s.name), nports, main, cfg); err != nil {
 			p.Stop()
 			return nil, err
 		}
@@ -96,7 +106,7 @@ func Start(nginxBin, mosaicBin, dir string, nports int, cfg Config) (*Pair, erro
 	return p, nil
 }
 
-func (s *Side) start(name, bin, dir string, nports int, cfg Config) error {
+func (s *Side) start(name, bin, dir string, nports int, main string, cfg Config) error {
 	s.Name, s.Dir = name, dir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
@@ -109,7 +119,7 @@ func (s *Side) start(name, bin, dir string, nports int, cfg Config) error {
 		s.Ports = append(s.Ports, port)
 	}
 	conf := filepath.Join(dir, name+".conf")
-	text := fmt.Sprintf(`daemon off; master_process off; worker_processes 1;
+	text := fmt.Sprintf(`%[3]sdaemon off; master_process off; worker_processes 1;
 error_log %[1]s/error.log info; pid %[1]s/nginx.pid;
 events { worker_connections 512; }
 http {
@@ -118,7 +128,7 @@ http {
 	access_log off;
 %[2]s
 }
-`, dir, cfg(dir, s.Ports))
+`, dir, cfg(dir, s.Ports), main)
 	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -214,4 +224,23 @@ func Exchange(port int, raw []byte, quiet, total time.Duration) (got []byte, clo
 		}
 	}
 	return b.Bytes(), false, nil
+}
+
+// Send sends one request that asks for Connection: close, reads the
+// answer to the server's close and parses it; method tells a HEAD's
+// answer, which has no body whatever its length says.
+func Send(port int, raw, method string) (*http.Response, []byte, error) {
+	all, _, err := Exchange(port, []byte(raw), 10*time.Second, 10*time.Second)
+	if len(all) == 0 {
+		return nil, nil, fmt.Errorf("empty answer: %v", err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(all)), &http.Request{Method: method})
+	if err != nil {
+		return nil, nil, fmt.Errorf("parse: %w: %q", err, all)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return resp, body, fmt.Errorf("body: %w", err)
+	}
+	return resp, body, nil
 }

@@ -5,7 +5,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"flag"
@@ -19,7 +18,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/nginxdiff"
 )
@@ -124,8 +122,8 @@ func compare(nport, mport int) {
 	for range *n {
 		r := genReq()
 		raw := r.raw()
-		nr, nb, nerr := send(nport, raw, r.method)
-		mr, mb, merr := send(mport, raw, r.method)
+		nr, nb, nerr := nginxdiff.Send(nport, raw, r.method)
+		mr, mb, merr := nginxdiff.Send(mport, raw, r.method)
 		ns, ms := summary(nr, nb), summary(mr, mb)
 		if nerr != nil {
 			ns += " ERR " + nerr.Error()
@@ -174,24 +172,6 @@ func compare(nport, mport int) {
 			fmt.Println(e)
 		}
 	}
-}
-
-// send sends one request (it asks for Connection: close) and parses the
-// answer, read to the server's close.
-func send(port int, raw, method string) (*http.Response, []byte, error) {
-	all, _, err := nginxdiff.Exchange(port, []byte(raw), 10*time.Second, 10*time.Second)
-	if len(all) == 0 {
-		return nil, nil, fmt.Errorf("empty answer: %v", err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(all)), &http.Request{Method: method})
-	if err != nil {
-		return nil, nil, fmt.Errorf("parse: %w: %q", err, all)
-	}
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return resp, body, fmt.Errorf("body: %w", err)
-	}
-	return resp, body, nil
 }
 
 // summary is what is compared of an answer: the status, the fields that

@@ -1,0 +1,303 @@
+package main
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/mosaic-edge/mosaic/compress"
+)
+
+// explain names the documented class a difference falls in (KEPT: by
+// design, LEFT: known and not mended; compress/README.md and, for 304s,
+// server/README.md), or "". The first that fits names it, so a class
+// hides nothing it does not explain.
+func explain(r req, l loc, n, m ans) string {
+	ae, hasAE := r.header("Accept-Encoding")
+	if hasAE && !sameReading(ae, l) {
+		return "KEPT Accept-Encoding read by RFC 9110: "
+	}
+	diff := strings.Split(n.diff(m), ",")
+	// A compressed body that fits the buffers goes out with its length
+	// from mosaic; NGINX's is always chunked (or closed, to HTTP/1.0).
+	if ce := n.f["Content-Encoding"]; ce != "" && ce == m.f["Content-Encoding"] && n.f["Content-Length"] == "" && m.f["Content-Length"] != "" {
+		diff = slices.DeleteFunc(diff, func(f string) bool { return f == "Content-Length" })
+		if len(diff) == 0 && n.status == m.status {
+			return "KEPT compressed length sent: "
+		}
+	}
+	if n.f["body"] == "" && m.f["body"] == "" && n.f["Content-Encoding"] != "" && m.f["Content-Encoding"] == "" && n.status == m.status {
+		return "KEPT empty body not compressed: "
+	}
+	if r.proxied && r.query().Get("ce") == "3" && strings.HasPrefix(n.f["Content-Encoding"], "|") {
+		// The origin's empty Content-Encoding: NGINX compresses beside
+		// it and sends both lines, mosaic one.
+		return "KEPT empty Content-Encoding replaced: "
+	}
+	only := func(fs ...string) bool {
+		for _, f := range diff {
+			if !slices.Contains(fs, f) {
+				return false
+			}
+		}
+		return true
+	}
+	if r.method == "HEAD" && n.status == m.status && only("Content-Encoding", "Vary", "ETag", "Content-Length", "Accept-Ranges") {
+		return "KEPT HEAD as GET: "
+	}
+	if _, ok := r.header("Range"); ok && (m.status == "206" || n.f["Content-Encoding"] != "") {
+		return "KEPT Range honoured: "
+	}
+	if n.status == m.status && (n.status == "304" || n.status == "206") && only("Vary") {
+		return "KEPT 304 and 206 vary: "
+	}
+	if !r.proxied && (l.gzipStatic == "always" && l.brStatic != "" || l.brStatic == "always" && l.gzipStatic != "") &&
+		only("Content-Encoding", "Vary", "ETag", "Content-Length", "Accept-Ranges") {
+		// Two static codings, one of them always: NGINX serves the
+		// first module's copy whatever the client says and varies on
+		// nothing; mosaic serves what the client accepts first, always
+		// last, and varies.
+		return "KEPT static always beside another: "
+	}
+	skipped := l.star && only("Vary", "Content-Encoding", "ETag", "Content-Length", "Accept-Ranges")
+	if !r.proxied && skipped && strings.HasSuffix(r.path, ".png") {
+		return "KEPT compress_skip_types: "
+	}
+	if r.proxied {
+		q := r.query()
+		if ct := q.Get("ct"); ct == "6" || ct == "8" {
+			return "KEPT type parameters: "
+		}
+		if ct := q.Get("ct"); (ct == "7" || ct == "9") && skipped {
+			return "KEPT compress_skip_types: "
+		}
+		if va := q.Get("va"); va != "" && va != "1" && only("Vary") {
+			return "KEPT Vary beside the origin's: "
+		}
+		if n.status == "304" && q.Get("ce") != "" && only("Content-Encoding") {
+			return "KEPT 304 without Content-Encoding: "
+		}
+	}
+	return ""
+}
+
+// query is a proxied request's query: what the origin answers.
+func (r req) query() url.Values {
+	_, q, _ := strings.Cut(r.path, "?")
+	v, _ := url.ParseQuery(q)
+	return v
+}
+
+// sameReading reports whether NGINX's two filters and RFC 9110 agree on
+// which of the location's codings ae takes, br first: ngx_brotli's
+// filter runs before gzip's and wins whenever it accepts, whatever the
+// weights say.
+func sameReading(ae string, l loc) bool {
+	var ngx, rfc []compress.Encoding
+	br := l.br || l.brStatic != ""
+	gz := l.gzip || l.gzipStatic != ""
+	if br && nginxBr(ae) {
+		ngx = append(ngx, compress.Brotli)
+	}
+	if gz && nginxGzip(ae) {
+		ngx = append(ngx, compress.Gzip)
+	}
+	var offer []compress.Encoding
+	if br {
+		offer = append(offer, compress.Brotli)
+	}
+	if gz {
+		offer = append(offer, compress.Gzip)
+	}
+	ranked := compress.Negotiate(ae, compress.NewOffer(offer...))
+	for i := range ranked.Len() {
+		rfc = append(rfc, ranked.At(i))
+	}
+	if len(ngx) != len(rfc) {
+		return false
+	}
+	for i := range ngx {
+		if ngx[i] != rfc[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// nginxGzip is NGINX 1.22.1's reading of gzip in Accept-Encoding
+// (ngx_http_gzip_ok, ngx_http_gzip_accept_encoding): the first "gzip"
+// that follows the start, a comma or a space decides, alone or with a
+// q of 0.001 to 1.000 read by its own digits.
+func nginxGzip(ae string) bool {
+	if len(ae) < 4 {
+		return false
+	}
+	if strings.HasPrefix(ae, "gzip,") {
+		return true
+	}
+	low := strings.ToLower(ae)
+	start := 0
+	p := -1
+	for {
+		i := strings.Index(low[start:], "gzip")
+		if i < 0 {
+			return false
+		}
+		p = start + i
+		if p == 0 || ae[p-1] == ',' || ae[p-1] == ' ' {
+			break
+		}
+		start = p + 4
+	}
+	rest := ae[p+4:]
+	for len(rest) > 0 {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case ',':
+			return true
+		case ' ':
+			continue
+		case ';':
+			return nginxGzipQ(rest)
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// nginxGzipQ reads what follows "gzip;": blanks, q or Q, "=", and a
+// quantity above zero.
+func nginxGzipQ(rest string) bool {
+	for len(rest) > 0 {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case 'q', 'Q':
+			if len(rest) < 2 || rest[0] != '=' {
+				return false
+			}
+			return nginxQuantity(rest[1:]) > 0
+		case ' ':
+			continue
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// nginxQuantity is ngx_http_gzip_quantity: 0 or 1, then "." and up to
+// three digits, ended by a comma, a space or the value's end; 0 for
+// anything else or above 1.
+func nginxQuantity(s string) int {
+	if s == "" || (s[0] != '0' && s[0] != '1') {
+		return 0
+	}
+	q := int(s[0]-'0') * 100
+	s = s[1:]
+	if s == "" || s[0] == ',' || s[0] == ' ' {
+		return q
+	}
+	if s[0] != '.' {
+		return 0
+	}
+	s = s[1:]
+	n := 0
+	for len(s) > 0 {
+		c := s[0]
+		s = s[1:]
+		if c == ',' || c == ' ' {
+			break
+		}
+		if c < '0' || c > '9' {
+			return 0
+		}
+		// NGINX adds each digit as it comes, whatever its place.
+		q += int(c - '0')
+		n++
+	}
+	if q > 100 || n > 3 {
+		return 0
+	}
+	return q
+}
+
+// nginxBr is ngx_brotli's reading of br: any "br" between the start, a
+// comma or a space and a comma, a space, a semicolon or the end, unless
+// ";q=0" with up to three zeros follows (blanks allowed around ";", "q"
+// and "="; anything else there accepts).
+func nginxBr(ae string) bool {
+	if len(ae) < 2 {
+		return false
+	}
+	low := strings.ToLower(ae)
+	// at returns the byte at i, NUL past the end as the C string's end
+	// reads (the header's CR in NGINX's buffer: neither is what the
+	// checks look for).
+	at := func(i int) byte {
+		if i < len(ae) {
+			return ae[i]
+		}
+		return 0
+	}
+	cur := 0
+	for {
+		i := strings.Index(low[cur:], "br")
+		if i < 0 {
+			return false
+		}
+		p := cur + i
+		before := byte(' ')
+		if p > 0 {
+			before = ae[p-1]
+		}
+		cur = p + 2
+		after := byte(' ')
+		if cur < len(ae) {
+			after = ae[cur]
+		}
+		if before != ',' && before != ' ' {
+			continue
+		}
+		if after != ',' && after != ' ' && after != ';' {
+			continue
+		}
+		skip := func() {
+			for at(cur) == ' ' {
+				cur++
+			}
+		}
+		next := func() byte { c := at(cur); cur++; return c }
+		skip()
+		if next() != ';' {
+			return true
+		}
+		skip()
+		if next() != 'q' {
+			return true
+		}
+		skip()
+		if next() != '=' {
+			return true
+		}
+		skip()
+		if next() != '0' {
+			return true
+		}
+		if next() != '.' {
+			return false
+		}
+		for range 3 {
+			d := next()
+			if d < '0' || d > '9' {
+				return false
+			}
+			if d > '0' {
+				return true
+			}
+		}
+		return false
+	}
+}
