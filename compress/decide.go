@@ -162,7 +162,7 @@ func (w *responseWriter) choose(h http.Header, length int64) Encoding {
 		if !takes(e) {
 			continue
 		}
-		if e == Gzip && !w.cfg.gzipAllowed(w.rw, w.req, h) {
+		if e == Gzip && !w.cfg.gzipAllowed(w.rw, w.req, h, w.fileDated) {
 			continue
 		}
 		return e

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/compress"
+	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/internal/pcre"
 )
 
@@ -133,8 +134,21 @@ func TestGzipProxied(t *testing.T) {
 			t.Errorf("%s: Content-Encoding %q, want %q", tc.name, got, tc.want)
 		}
 	}
+	// A file's date, which a file server reports (header.FileDated), is
+	// not a Last-Modified line to no_last_modified, as NGINX keeps a
+	// static file's date out of the header list until after its filters.
+	file := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Last-Modified", past)
+		w.Header().Set("Content-Type", "text/html")
+		header.FileDated(w)
+		w.Write(page)
+	})
+	url := serve(t, mustNew(t, file, gzipOnly(func(o *compress.Options) { o.Gzip.Proxied = compress.ProxiedNoLastModified })))
+	if resp := fetchDecoded(t, url, page, "Via: 1.1 cache", "Accept-Encoding: gzip"); resp.Header.Get("Content-Encoding") != "gzip" {
+		t.Errorf("no_last_modified, a file's date: Content-Encoding %q, want gzip", resp.Header.Get("Content-Encoding"))
+	}
 	// Brotli does not look at gzip_proxied, as with ngx_brotli.
-	url := serve(t, mustNew(t, respond(200, page, "Content-Type: text/html"), allOn(nil)))
+	url = serve(t, mustNew(t, respond(200, page, "Content-Type: text/html"), allOn(nil)))
 	if resp := fetchDecoded(t, url, page, "Via: 1.1 cache", "Accept-Encoding: br, gzip"); resp.Header.Get("Content-Encoding") != "br" {
 		t.Errorf("proxied brotli: %q", resp.Header.Get("Content-Encoding"))
 	}

@@ -15,13 +15,15 @@ import (
 // gzip_proxied for requests that came through a proxy, and the gzip_disable
 // patterns. As in NGINX with ngx_brotli, they govern gzip (and gunzip) only.
 // h is the header of w's response; w may be nil (see proxiedAllowed).
-func (c *config) gzipAllowed(w http.ResponseWriter, r *http.Request, h http.Header) bool {
-	return gzipGateAllows(&c.gzipGate, w, r, h)
+// fileDated says that h's Last-Modified is a served file's date
+// (header.FileDated), which gzip_proxied no_last_modified does not count.
+func (c *config) gzipAllowed(w http.ResponseWriter, r *http.Request, h http.Header, fileDated bool) bool {
+	return gzipGateAllows(&c.gzipGate, w, r, h, fileDated)
 }
 
 // gzipGateAllows is gzipAllowed for g. gzip_static on makes the same checks
 // before serving a .gz file, with h empty: no response header exists yet.
-func gzipGateAllows(g *GzipOptions, w http.ResponseWriter, r *http.Request, h http.Header) bool {
+func gzipGateAllows(g *GzipOptions, w http.ResponseWriter, r *http.Request, h http.Header, fileDated bool) bool {
 	ua := r.Header.Get("User-Agent")
 	if g.Disable.MSIE6 && useragent.MSIE6(ua) {
 		return false
@@ -29,7 +31,7 @@ func gzipGateAllows(g *GzipOptions, w http.ResponseWriter, r *http.Request, h ht
 	if v := g.HTTPVersion; r.ProtoMajor < v.Major || (r.ProtoMajor == v.Major && r.ProtoMinor < v.Minor) {
 		return false
 	}
-	if len(r.Header["Via"]) > 0 && !proxiedAllowed(g.Proxied, w, r, h) {
+	if len(r.Header["Via"]) > 0 && !proxiedAllowed(g.Proxied, w, r, h, fileDated) {
 		return false
 	}
 	if ua != "" {
@@ -49,7 +51,12 @@ func gzipGateAllows(g *GzipOptions, w http.ResponseWriter, r *http.Request, h ht
 // its Date goes out with (header.ResponseTime of w), as NGINX compares
 // with its cached time: a later reading made "expires 0" expired when a
 // second ended between the two. w may be nil (the time is then now).
-func proxiedAllowed(p Proxied, w http.ResponseWriter, r *http.Request, h http.Header) bool {
+// no_last_modified counts a Last-Modified line, not a file's date
+// (fileDated): NGINX's static module keeps the date apart from the header
+// list until the response's header is written, after the gzip filter, so
+// a static file is compressed where an upstream's answer with the same
+// line is not.
+func proxiedAllowed(p Proxied, w http.ResponseWriter, r *http.Request, h http.Header, fileDated bool) bool {
 	switch {
 	case p == 0:
 		return false
@@ -81,7 +88,7 @@ func proxiedAllowed(p Proxied, w http.ResponseWriter, r *http.Request, h http.He
 			(p&ProxiedNoStore != 0 && bareDirective(cc, "no-store")) ||
 			(p&ProxiedPrivate != 0 && bareDirective(cc, "private"))
 	}
-	if p&ProxiedNoLastModified != 0 && len(h["Last-Modified"]) > 0 {
+	if p&ProxiedNoLastModified != 0 && len(h["Last-Modified"]) > 0 && !fileDated {
 		return false
 	}
 	if p&ProxiedNoETag != 0 && len(h["Etag"]) > 0 {
@@ -112,7 +119,7 @@ func bareDirective(values []string, name string) bool {
 // header h, w's response, goes to it decoded.
 func (c *config) refusesGzip(w http.ResponseWriter, r *http.Request, h http.Header) bool {
 	takesGzip := c.gzipTable.Negotiate(acceptEncoding(r.Header)).Contains(Gzip)
-	return !takesGzip || !c.gzipAllowed(w, r, h)
+	return !takesGzip || !c.gzipAllowed(w, r, h, false)
 }
 
 // GunzipTest returns NGINX's test of whether its gunzip filter decodes the

@@ -20,7 +20,7 @@ func TestProxiedExpiredStrictDates(t *testing.T) {
 		"Thu, 01 Jan 1970 0:00:01 GMT":    false,
 	} {
 		h := http.Header{"Expires": {expires}}
-		if got := proxiedAllowed(ProxiedExpired, nil, r, h); got != want {
+		if got := proxiedAllowed(ProxiedExpired, nil, r, h, false); got != want {
 			t.Errorf("Expires %q: compressed %v, want %v", expires, got, want)
 		}
 	}
@@ -52,7 +52,7 @@ func TestProxiedExpiredResponseTime(t *testing.T) {
 		"Fri, 02 Jan 2026 09:59:59 GMT": true,
 	} {
 		h := http.Header{"Expires": {expires}}
-		if got := proxiedAllowed(ProxiedExpired, w, r, h); got != want {
+		if got := proxiedAllowed(ProxiedExpired, w, r, h, false); got != want {
 			t.Errorf("Expires %q at %v: compressed %v, want %v", expires, at, got, want)
 		}
 	}

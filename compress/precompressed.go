@@ -165,7 +165,7 @@ func (p *Precompressed[V]) Choose(r *http.Request) (try []V, vary bool) {
 	chosen := buf[:0]
 	for i := 0; i < ranked.Len(); i++ {
 		e := ranked.At(i)
-		if e == Gzip && p.gate != nil && !gzipGateAllows(p.gate, nil, r, nil) {
+		if e == Gzip && p.gate != nil && !gzipGateAllows(p.gate, nil, r, nil, false) {
 			continue
 		}
 		chosen = append(chosen, e)

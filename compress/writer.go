@@ -53,6 +53,7 @@ type responseWriter struct {
 	needSniff  bool
 	sniff      []byte // body held back to sniff its type
 	parallel   bool   // the body went to a parallel stream (recycle)
+	fileDated  bool   // Last-Modified is a served file's date (FileDated)
 
 	compression
 }
@@ -129,6 +130,11 @@ func (w *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // Unwrap lets http.ResponseController reach the underlying writer for
 // deadlines and full duplex.
 func (w *responseWriter) Unwrap() http.ResponseWriter { return w.rw }
+
+// FileDated is told by a file server (header.FileDated) that the response's
+// Last-Modified is its file's date, which gzip_proxied no_last_modified does
+// not count, as in NGINX (proxiedAllowed).
+func (w *responseWriter) FileDated() { w.fileDated = true }
 
 // start settles what the status and headers alone decide, once they are
 // final. It runs at the first Write, Flush or the handler's return.

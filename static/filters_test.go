@@ -170,3 +170,35 @@ func TestVariantVaryBesideOwn(t *testing.T) {
 		}
 	}
 }
+
+// dateWatcher is a filter's writer that records being told the
+// Last-Modified is a file's date (header.FileDated).
+type dateWatcher struct {
+	http.ResponseWriter
+	told bool
+}
+
+func (d *dateWatcher) FileDated()                  { d.told = true }
+func (d *dateWatcher) Unwrap() http.ResponseWriter { return d.ResponseWriter }
+
+// TestFileDatedThroughProxy: a file served to a request that came through
+// a proxy (Via) tells the filters above that its Last-Modified is the
+// file's date, which gzip_proxied no_last_modified does not count, as in
+// NGINX; other requests spare the walk down the writers.
+func TestFileDatedThroughProxy(t *testing.T) {
+	h, err := New(Options{Root: testTree(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, via := range []bool{false, true} {
+		r := httptest.NewRequest("GET", "/a.txt", nil)
+		if via {
+			r.Header.Set("Via", "1.1 cache")
+		}
+		w := &dateWatcher{ResponseWriter: httptest.NewRecorder()}
+		h.ServeHTTP(w, r)
+		if w.Header().Get("Last-Modified") != fixedLastModified || w.told != via {
+			t.Errorf("Via %v: Last-Modified %q, told %v", via, w.Header().Get("Last-Modified"), w.told)
+		}
+	}
+}

@@ -169,6 +169,11 @@ func (h *FileServer) serveFile(w http.ResponseWriter, r *http.Request, f *file, 
 	hdr["Content-Length"] = vals[1:2:2]
 	vals[2] = s[etagLen:validatorsLen]
 	hdr["Last-Modified"] = vals[2:3:3]
+	if len(r.Header["Via"]) > 0 {
+		// Only gzip_proxied reads it, for requests through a proxy: the
+		// walk down the writers is spared the others.
+		header.FileDated(w)
+	}
 	if etagLen > 0 {
 		vals[3] = s[:etagLen]
 		hdr["Etag"] = vals[3:4:4]

@@ -67,6 +67,32 @@ func TestGzipProxiedCacheControlAsNGINX(t *testing.T) {
 	}
 }
 
+// TestGzipProxiedNoLastModifiedFileAsNGINX: gzip_proxied no_last_modified
+// refuses an upstream's answer with Last-Modified but not a static file,
+// whose date NGINX keeps out of the header list until the header goes out,
+// after its gzip filter: the file is compressed for a request through a
+// proxy (etag off: no_etag would refuse it for its ETag, in both). mosaic
+// counted the file's Last-Modified and sent it uncompressed.
+func TestGzipProxiedNoLastModifiedFileAsNGINX(t *testing.T) {
+	nginxPath(t)
+	origin := headerOrigin(t)
+	dir := t.TempDir()
+	root := filepath.Join(dir, "www")
+	writeFile(t, filepath.Join(root, "a.html"), strings.Repeat("compressible text ", 100))
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`gzip on; gzip_vary on; etag off;
+			server { listen 127.0.0.1:%d; root %s;
+				location /nl/ { alias %[2]s/; gzip_proxied no_last_modified; }
+				location /ne/ { alias %[2]s/; gzip_proxied no_etag; etag on; }
+				location /p/ { proxy_pass http://%s/; gzip_proxied no_last_modified; } }`, port, root, origin)
+	})
+	for _, path := range []string{"/nl/a.html", "/ne/a.html", "/p/?h=Last-Modified:Sun,%2013%20Sep%202020%2012:26:40%20GMT", "/p/"} {
+		for _, via := range []string{"", "\r\nVia: 1.1 p"} {
+			sameCoding(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test\r\nAccept-Encoding: gzip"+via)
+		}
+	}
+}
+
 // TestGzipStaticAlwaysGunzipRangeAsNGINX: with "gzip_static always" and
 // "gunzip on", a client without gzip that asks for a range gets the whole
 // file decoded, as from NGINX (its gunzip turns ranges off): a range of

@@ -72,3 +72,20 @@ func RangeRefusedToPage(w http.ResponseWriter) {
 		r.RangeRefusedToPage()
 	}
 }
+
+// FileDater is the writer of a filter that tells a file's modification
+// time from a Last-Modified line a handler wrote: NGINX's static module
+// keeps the date apart (last_modified_time) until the header is written,
+// after its filters, so gzip_proxied's no_last_modified, which looks for
+// the line, does not see it.
+type FileDater interface {
+	FileDated()
+}
+
+// FileDated tells the filter writer under w, if any, that the
+// Last-Modified about to go out is the date of the file served.
+func FileDated(w http.ResponseWriter) {
+	if f, ok := Under[FileDater](w); ok {
+		f.FileDated()
+	}
+}
