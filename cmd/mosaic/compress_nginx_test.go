@@ -93,6 +93,27 @@ func TestGzipProxiedNoLastModifiedFileAsNGINX(t *testing.T) {
 	}
 }
 
+// TestGzipTypesEntryWithParameterAsNGINX: a gzip_types entry with a
+// parameter loads, as in NGINX, and matches no response: NGINX looks a
+// response up by its bare type, so text/css goes out uncompressed and the list's other
+// entries and text/html still compress. mosaic refused the configuration.
+func TestGzipTypesEntryWithParameterAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	root := filepath.Join(dir, "www")
+	for _, f := range []string{"a.css", "a.json", "a.html"} {
+		writeFile(t, filepath.Join(root, f), strings.Repeat("compressible text ", 100))
+	}
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`gzip on; gzip_types "text/css; charset=utf-8" application/json;
+			server { listen 127.0.0.1:%d; root %s;
+				types { text/css css; application/json json; text/html html; } }`, port, root)
+	})
+	for _, path := range []string{"/a.css", "/a.json", "/a.html"} {
+		sameCoding(t, mport, nport, "GET "+path+" HTTP/1.1\r\nHost: a.test\r\nAccept-Encoding: gzip")
+	}
+}
+
 // TestGzipStaticAlwaysGunzipRangeAsNGINX: with "gzip_static always" and
 // "gunzip on", a client without gzip that asks for a range gets the whole
 // file decoded, as from NGINX (its gunzip turns ranges off): a range of

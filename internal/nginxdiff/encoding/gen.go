@@ -32,7 +32,7 @@ type loc struct {
 // typeLists are what *_types may hold besides text/html, which both
 // modules always take: a type with a parameter or in capitals never
 // matches in NGINX (its list is keyed by the bare, lower-case type).
-var typeLists = []string{"text/css", "text/plain", "application/json", "image/png", "application/octet-stream", "*", "text/xml", "TEXT/CSS"}
+var typeLists = []string{"text/css", "text/plain", "application/json", "image/png", "application/octet-stream", "*", `"text/css; charset=utf-8"`, "TEXT/CSS"}
 
 func (l *loc) types() string {
 	var ts []string
