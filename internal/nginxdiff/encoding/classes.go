@@ -13,11 +13,20 @@ import (
 // server/README.md), or "". The first that fits names it, so a class
 // hides nothing it does not explain.
 func explain(r req, l loc, n, m ans) string {
-	ae, hasAE := r.header("Accept-Encoding")
-	if hasAE && !sameReading(ae, l) {
+	diff := strings.Split(n.diff(m), ",")
+	coding := func() bool {
+		for _, f := range diff {
+			if !slices.Contains([]string{"Content-Encoding", "Vary", "ETag", "Content-Length", "Accept-Ranges", "body", ""}, f) {
+				return false
+			}
+		}
+		return true
+	}
+	// Another reading picks another coding, or another copy whose ETag a
+	// conditional matches or not; what else differs is not its doing.
+	if ae, ok := r.header("Accept-Encoding"); ok && !sameReading(ae, l) && coding() {
 		return "KEPT Accept-Encoding read by RFC 9110: "
 	}
-	diff := strings.Split(n.diff(m), ",")
 	// A compressed body that fits the buffers goes out with its length
 	// from mosaic; NGINX's is always chunked (or closed, to HTTP/1.0).
 	if ce := n.f["Content-Encoding"]; ce != "" && ce == m.f["Content-Encoding"] && n.f["Content-Length"] == "" && m.f["Content-Length"] != "" {
@@ -62,6 +71,13 @@ func explain(r req, l loc, n, m ans) string {
 	skipped := l.star && only("Vary", "Content-Encoding", "ETag", "Content-Length", "Accept-Ranges")
 	if !r.proxied && skipped && strings.HasSuffix(r.path, ".png") {
 		return "KEPT compress_skip_types: "
+	}
+	if ae, _ := r.header("Accept-Encoding"); !r.proxied && l.brStatic == "on" && nginxBrStatic(ae) &&
+		n.f["Content-Encoding"] == "" && m.f["Content-Encoding"] == "gzip" {
+		// ngx_brotli's static module marks a request that accepts br as
+		// tested for gzip and refused, .br file or not: the gzip filter
+		// then leaves a file without a .br alone.
+		return "KEPT gzip after brotli_static declined: "
 	}
 	if r.proxied {
 		q := r.query()
@@ -300,4 +316,22 @@ func nginxBr(ae string) bool {
 		}
 		return false
 	}
+}
+
+// nginxBrStatic is ngx_brotli's static module's reading of br: the value
+// starts with "br,", or its first "br" stands between the start, a comma
+// or a space and the end, a comma, a semicolon or a space; no q is read.
+func nginxBrStatic(ae string) bool {
+	if len(ae) < 2 {
+		return false
+	}
+	if strings.HasPrefix(ae, "br,") {
+		return true
+	}
+	p := strings.Index(strings.ToLower(ae), "br")
+	if p < 0 || p > 0 && ae[p-1] != ',' && ae[p-1] != ' ' {
+		return false
+	}
+	rest := ae[p+2:]
+	return rest == "" || rest[0] == ',' || rest[0] == ';' || rest[0] == ' '
 }
