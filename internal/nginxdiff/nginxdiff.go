@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/testport"
@@ -69,6 +70,7 @@ type Side struct {
 type Pair struct {
 	NGINX, Mosaic Side
 	stopping      chan struct{}
+	stop          sync.Once
 }
 
 // Start writes the configuration that cfg gives into dir/nginx and
@@ -162,17 +164,22 @@ func (p *Pair) watch(s *Side) {
 	default:
 	}
 	slog.Error("server exited during the run", "server", s.Name, "err", err, "log", filepath.Join(s.Dir, "out.log"))
+	// The other one would outlive the tool (a configuration mosaic
+	// refuses leaves NGINX running otherwise).
+	p.Stop()
 	os.Exit(3)
 }
 
 // Stop kills both servers.
 func (p *Pair) Stop() {
-	close(p.stopping)
-	for _, s := range []*Side{&p.NGINX, &p.Mosaic} {
-		if s.cmd != nil && s.cmd.Process != nil {
-			s.cmd.Process.Kill()
+	p.stop.Do(func() {
+		close(p.stopping)
+		for _, s := range []*Side{&p.NGINX, &p.Mosaic} {
+			if s.cmd != nil && s.cmd.Process != nil {
+				s.cmd.Process.Kill()
+			}
 		}
-	}
+	})
 }
 
 func waitPort(port int) error {
