@@ -24,8 +24,14 @@ func explain(r req, l loc, n, m ans) string {
 	}
 	// Another reading picks another coding, or another copy whose ETag a
 	// conditional matches or not; what else differs is not its doing.
-	if ae, ok := r.header("Accept-Encoding"); ok && !sameReading(ae, l) && coding() {
-		return "KEPT Accept-Encoding read by RFC 9110: "
+	// Each side's coding must be one its reading takes: one a reading
+	// refuses (a "static always" copy, an origin's own coding) is another
+	// class's doing, which the reading would otherwise hide.
+	if ae, ok := r.header("Accept-Encoding"); ok && coding() {
+		ngx, rfc := readings(ae, l)
+		if !slices.Equal(ngx, rfc) && takenBy(m, rfc) && (takenBy(n, ngx) || n.f["Content-Encoding"] == "br" && l.brStatic != "" && nginxBrStatic(ae)) {
+			return "KEPT Accept-Encoding read by RFC 9110: "
+		}
 	}
 	// A compressed body that fits the buffers goes out with its length
 	// from mosaic; NGINX's is always chunked (or closed, to HTTP/1.0).
@@ -35,7 +41,10 @@ func explain(r req, l loc, n, m ans) string {
 			return "KEPT compressed length sent: "
 		}
 	}
-	if n.f["body"] == "" && m.f["body"] == "" && n.f["Content-Encoding"] != "" && m.f["Content-Encoding"] == "" && n.status == m.status {
+	// A HEAD's or a 304's body is empty whatever its 200's would be: an
+	// empty body there tells nothing of why the codings differ.
+	if r.method != "HEAD" && n.status != "304" && n.f["body"] == "" && m.f["body"] == "" &&
+		n.f["Content-Encoding"] != "" && m.f["Content-Encoding"] == "" && n.status == m.status {
 		return "KEPT empty body not compressed: "
 	}
 	if r.proxied && r.query().Get("ce") == "3" && strings.HasPrefix(n.f["Content-Encoding"], "|") {
@@ -50,6 +59,11 @@ func explain(r req, l loc, n, m ans) string {
 			}
 		}
 		return true
+	}
+	// Before HEAD's class: a HEAD's 304 loses the origin's coding as a
+	// GET's does.
+	if r.proxied && n.status == "304" && r.query().Get("ce") != "" && only("Content-Encoding") {
+		return "KEPT 304 without Content-Encoding: "
 	}
 	if r.method == "HEAD" && n.status == m.status && only("Content-Encoding", "Vary", "ETag", "Content-Length", "Accept-Ranges") {
 		return "KEPT HEAD as GET: "
@@ -90,9 +104,6 @@ func explain(r req, l loc, n, m ans) string {
 		if va := q.Get("va"); va != "" && va != "1" && only("Vary") {
 			return "KEPT Vary beside the origin's: "
 		}
-		if n.status == "304" && q.Get("ce") != "" && only("Content-Encoding") {
-			return "KEPT 304 without Content-Encoding: "
-		}
 	}
 	return ""
 }
@@ -104,12 +115,11 @@ func (r req) query() url.Values {
 	return v
 }
 
-// sameReading reports whether NGINX's two filters and RFC 9110 agree on
-// which of the location's codings ae takes, br first: ngx_brotli's
-// filter runs before gzip's and wins whenever it accepts, whatever the
-// weights say.
-func sameReading(ae string, l loc) bool {
-	var ngx, rfc []compress.Encoding
+// readings are the location's codings that ae takes by NGINX's two
+// filters, br first (ngx_brotli's filter runs before gzip's and wins
+// whenever it accepts, whatever the weights say), and by RFC 9110, best
+// first.
+func readings(ae string, l loc) (ngx, rfc []compress.Encoding) {
 	br := l.br || l.brStatic != ""
 	gz := l.gzip || l.gzipStatic != ""
 	if br && nginxBr(ae) {
@@ -129,15 +139,20 @@ func sameReading(ae string, l loc) bool {
 	for i := range ranked.Len() {
 		rfc = append(rfc, ranked.At(i))
 	}
-	if len(ngx) != len(rfc) {
-		return false
+	return ngx, rfc
+}
+
+// takenBy reports whether a's coding is none or one of taken.
+func takenBy(a ans, taken []compress.Encoding) bool {
+	switch a.f["Content-Encoding"] {
+	case "":
+		return true
+	case "br":
+		return slices.Contains(taken, compress.Brotli)
+	case "gzip":
+		return slices.Contains(taken, compress.Gzip)
 	}
-	for i := range ngx {
-		if ngx[i] != rfc[i] {
-			return false
-		}
-	}
-	return true
+	return false
 }
 
 // nginxGzip is NGINX 1.22.1's reading of gzip in Accept-Encoding
