@@ -96,7 +96,8 @@ func TestGzipProxiedNoLastModifiedFileAsNGINX(t *testing.T) {
 // TestGzipTypesEntryWithParameterAsNGINX: a gzip_types entry with a
 // parameter loads, as in NGINX, and matches no response: NGINX looks a
 // response up by its bare type, so text/css goes out uncompressed and the list's other
-// entries and text/html still compress. mosaic refused the configuration.
+// entries and text/html still compress; an empty entry loads and matches
+// nothing as well. mosaic refused the configuration.
 func TestGzipTypesEntryWithParameterAsNGINX(t *testing.T) {
 	nginxPath(t)
 	dir := t.TempDir()
@@ -105,7 +106,7 @@ func TestGzipTypesEntryWithParameterAsNGINX(t *testing.T) {
 		writeFile(t, filepath.Join(root, f), strings.Repeat("compressible text ", 100))
 	}
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
-		return fmt.Sprintf(`gzip on; gzip_types "text/css; charset=utf-8" application/json;
+		return fmt.Sprintf(`gzip on; gzip_types "text/css; charset=utf-8" "" application/json;
 			server { listen 127.0.0.1:%d; root %s;
 				types { text/css css; application/json json; text/html html; } }`, port, root)
 	})

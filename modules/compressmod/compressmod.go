@@ -322,21 +322,16 @@ func locationParallel(l *server.Location, opts *compress.Options) error {
 
 // appendTypes reads a types list. Several lines at one level add up, as
 // NGINX's types lists do. An entry with a parameter or a blank ("text/css;
-// charset=utf-8") is taken and left out with a notice: NGINX keys its list
-// by the whole entry and looks a response up by its bare type, so such an
-// entry matches no response there, while compress would read it as its
-// bare type.
+// charset=utf-8"), or an empty one, is taken and left out with a notice:
+// NGINX keys its list by the whole entry and looks a response up by its
+// bare type (a response without one by none), so such an entry matches no
+// response there, while compress would read it as its bare type.
 func appendTypes(c *server.Cmd, s *server.Setting[[]string]) error {
-	for _, t := range c.Args {
-		if t == "" {
-			return c.Invalid(t, "it must be a media type or \"*\"")
-		}
-	}
 	if !s.Set {
 		s.Put(nil)
 	}
 	for _, t := range c.Args {
-		if strings.ContainsAny(t, " \t;") {
+		if t == "" || strings.ContainsAny(t, " \t;") {
 			c.Notice(fmt.Sprintf("%s entry %q matches no response (a list holds bare media types)", c.Name, t))
 			continue
 		}
