@@ -27,6 +27,7 @@ import (
 	"syscall"
 
 	"github.com/mosaic-edge/mosaic/internal/chunked"
+	"github.com/mosaic-edge/mosaic/internal/dirwatch"
 	"github.com/mosaic-edge/mosaic/internal/httpdate"
 	"github.com/mosaic-edge/mosaic/internal/percent"
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
@@ -195,7 +196,7 @@ func (h *Handler) open(r *http.Request, uri string) (target, error) {
 		// it into another name under dir.
 		return target{}, &fs.PathError{Op: "open", Path: dir + "/" + rel, Err: fs.ErrNotExist}
 	}
-	root, err := os.OpenRoot(dir)
+	root, err := dirwatch.OpenRoot(dir)
 	if err != nil {
 		return target{}, err
 	}

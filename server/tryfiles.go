@@ -431,7 +431,7 @@ func (s *rootSet) stat(dir, rel string, links nolinks.Mode, now time.Time) (isDi
 		s.forget(dir, ref)
 		return false, err
 	}
-	root, err := os.OpenRoot(dir)
+	root, err := dirwatch.OpenRoot(dir)
 	if err != nil {
 		s.forget(dir, ref)
 		return false, err
@@ -507,7 +507,7 @@ func (s *rootSet) forget(dir string, ref *rootRef) {
 
 // statOnce looks rel up in dir opened for this lookup alone.
 func statOnce(dir, rel string, links nolinks.Mode) (fs.FileInfo, error) {
-	root, err := os.OpenRoot(dir)
+	root, err := dirwatch.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/dirwatch"
 	"github.com/mosaic-edge/mosaic/internal/nolinks"
 )
 
@@ -72,7 +73,7 @@ func New(opts Options) (*FileServer, error) {
 			return nil, fmt.Errorf("static: invalid index file name %q", name)
 		}
 	}
-	root, err := os.OpenRoot(opts.Root)
+	root, err := dirwatch.OpenRoot(opts.Root)
 	if err != nil {
 		return nil, fmt.Errorf("static: open root: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/mosaic-edge/mosaic/internal/testclient"
@@ -66,6 +67,33 @@ func TestRegexAliasTryFilesClimbRefused(t *testing.T) {
 		res, body := testclient.Do(t, "GET", fmt.Sprintf("http://127.0.0.1:%d/q/d?f=%s", port, arg))
 		if res.StatusCode != want || strings.Contains(body, "secret") {
 			t.Errorf("f=%s: %d %q, want %d", arg, res.StatusCode, body, want)
+		}
+	}
+}
+
+// TestRegexAliasTryFilesFIFOAsNGINX: a regex alias whose capture names a
+// FIFO makes that FIFO try_files' root. NGINX finds no file there and
+// answers 404 (here its error_page); mosaic opened the FIFO as a
+// directory and waited for a writer, holding the request with no answer.
+func TestRegexAliasTryFilesFIFOAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www/404.html"), "not here")
+	if err := syscall.Mkfifo(filepath.Join(dir, "www/fifo"), 0o644); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %[2]s/www; error_page 404 /404.html;
+			location = /404.html { }
+			location ~ ^/p/(.*)$ { alias %[2]s/www/$1; try_files $uri $uri/ =404; }
+		}`, port, dir)
+	})
+	for _, path := range []string{"/p/fifo", "/p/fifo/", "/p/fifo/x"} {
+		req := "GET " + path + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
+		n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
+		m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
+		if m.StatusCode != n.StatusCode || mb != nb {
+			t.Errorf("%s: mosaic %d %q, nginx %d %q", path, m.StatusCode, mb, n.StatusCode, nb)
 		}
 	}
 }

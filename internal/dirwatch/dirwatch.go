@@ -7,6 +7,7 @@ package dirwatch
 
 import (
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -44,4 +45,17 @@ func (n *Name) Stale(now time.Time) bool {
 	}
 	info, err := os.Stat(n.name)
 	return err != nil || !os.SameFile(info, n.info)
+}
+
+// OpenRoot opens the directory name as an os.Root. os.OpenRoot opens
+// the name as it is and checks that it is a directory afterwards, so a
+// FIFO there (a root or regex alias whose captured part names one)
+// blocks the open, and the request, until a writer comes. With a slash
+// after it the kernel refuses anything but a directory on the way
+// (ENOTDIR), before any open.
+func OpenRoot(name string) (*os.Root, error) {
+	if !strings.HasSuffix(name, "/") {
+		name += "/"
+	}
+	return os.OpenRoot(name)
 }
