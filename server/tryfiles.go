@@ -124,6 +124,17 @@ func (l *Location) filePath(r *http.Request, uri string, add bool) (dir, rel str
 			// index or listing, as NGINX serves it.
 			return full, "", rawNone
 		}
+		if tpl := cl.root.V; !tpl.Static() {
+			// Bounded by the directory the alias names before its first
+			// variable, as a prefix location's alias is: a symbolic link
+			// in the captured part that leads to a sibling below it is
+			// followed, as NGINX follows it, where the file's own
+			// directory as the bound refused it (403), and a link loop
+			// on the way is the file's 403, not a root that fails to open.
+			if cut := strings.LastIndexByte(tpl.Prefix(), '/'); cut >= 0 {
+				return absPath(root[:cut+1]), root[cut+1:], rawNone
+			}
+		}
 		return filepath.Dir(full), filepath.Base(full), rawNone
 	}
 	tail := cl.aliasTail(uri)

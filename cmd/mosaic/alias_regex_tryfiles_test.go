@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -93,6 +94,40 @@ func TestRegexAliasTryFilesFIFOAsNGINX(t *testing.T) {
 		n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
 		m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
 		if m.StatusCode != n.StatusCode || mb != nb {
+			t.Errorf("%s: mosaic %d %q, nginx %d %q", path, m.StatusCode, mb, n.StatusCode, nb)
+		}
+	}
+}
+
+// TestRegexAliasLinksAsNGINX: a regex location's alias is bounded by the
+// directory it names before its capture, as a prefix alias is, so a
+// symbolic link in the captured path that leads to a sibling below it is
+// followed, as NGINX follows it (mosaic bounded the lookup by the file's
+// own directory and answered 403), and a link loop on the way is 403 in
+// both (mosaic failed to open the looping "directory" as a root: 404).
+func TestRegexAliasLinksAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www/a.txt"), "a")
+	writeFile(t, filepath.Join(dir, "www/d/b.txt"), "b")
+	for link, target := range map[string]string{"www/d/up.txt": "../a.txt", "www/d/e/up2.txt": "../../a.txt", "www/loop1": "loop2", "www/loop2": "loop1"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, link)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %[2]s/www;
+			location ~ ^/p/(.*)$ { alias %[2]s/www/$1; }
+		}`, port, dir)
+	})
+	for _, path := range []string{"/p/d/up.txt", "/p/d/e/up2.txt", "/p/d/b.txt", "/p/loop1/x", "/p/loop1", "/p/d/../a.txt"} {
+		req := "GET " + path + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
+		n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
+		m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
+		if m.StatusCode != n.StatusCode || m.StatusCode == http.StatusOK && mb != nb {
 			t.Errorf("%s: mosaic %d %q, nginx %d %q", path, m.StatusCode, mb, n.StatusCode, nb)
 		}
 	}
