@@ -1,0 +1,71 @@
+package main
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// explain names a difference's class: a documented one (KEPT: by
+// design, LEFT: known and not mended; static/README.md, *Random file
+// trees beside NGINX*) first, then the location's prefix, both statuses
+// and, where they agree, the fields that differ.
+func explain(r req, s server, ns, ms answer) string {
+	cls := r.prefix + "/ n" + status(ns) + " m" + status(ms)
+	var fs []string
+	if ns.status == ms.status && ns.err == "" && ms.err == "" {
+		for _, k := range append(fieldNames, "body") {
+			va, vb := ns.field(k), ms.field(k)
+			if k == "body" {
+				va, vb = ns.body, ms.body
+			}
+			if va != vb {
+				fs = append(fs, k)
+			}
+		}
+		cls += " " + strings.Join(fs, ",")
+	}
+	switch outLink(r) {
+	case "out":
+		return "KEPT link out of the root: " + cls
+	case "back":
+		return "KEPT link out of the root and back: " + cls
+	}
+	only := func(f string) bool { return len(fs) == 1 && fs[0] == f }
+	if only("Content-Type") && !strings.Contains(s.text, "types") {
+		return "KEPT mime.types without a types block: " + cls
+	}
+	if only("Content-Length") && strings.Contains(ns.body[:min(len(ns.body), 13)], "listing ") {
+		return "KEPT listing with Content-Length: " + cls
+	}
+	if r.prefix == "/p" && strings.Contains(s.text, "location ~ ^/p/") && strings.HasSuffix(strings.SplitN(r.target, "?", 2)[0], "/") {
+		return "LEFT regex alias naming a directory bounds it: " + cls
+	}
+	return cls
+}
+
+func status(a answer) string {
+	if a.err != "" {
+		return "ERR"
+	}
+	return strconv.Itoa(a.status)
+}
+
+// outLink says whether r's path, decoded, goes through one of the tree's
+// links that leave the root: "out" (lout, loutd, labs, labsin, lusr,
+// lgone), "back" (lsub, which climbs out and comes back in), or "".
+func outLink(r req) string {
+	path, err := url.PathUnescape(strings.SplitN(r.target, "?", 2)[0])
+	if err != nil {
+		path = r.target
+	}
+	for _, l := range []string{"/lout", "/labs", "/lusr", "/lgone"} {
+		if strings.Contains(path, l) {
+			return "out"
+		}
+	}
+	if strings.Contains(path, "/lsub") {
+		return "back"
+	}
+	return ""
+}
