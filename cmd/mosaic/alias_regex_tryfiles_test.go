@@ -110,7 +110,8 @@ func TestRegexAliasLinksAsNGINX(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "www/a.txt"), "a")
 	writeFile(t, filepath.Join(dir, "www/d/b.txt"), "b")
-	for link, target := range map[string]string{"www/d/up.txt": "../a.txt", "www/d/e/up2.txt": "../../a.txt", "www/loop1": "loop2", "www/loop2": "loop1"} {
+	writeFile(t, filepath.Join(dir, "outside/secret.txt"), "secret")
+	for link, target := range map[string]string{"www/d/up.txt": "../a.txt", "www/d/e/up2.txt": "../../a.txt", "www/loop1": "loop2", "www/loop2": "loop1", "www/outd": "../outside"} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, link)), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -130,5 +131,12 @@ func TestRegexAliasLinksAsNGINX(t *testing.T) {
 		if m.StatusCode != n.StatusCode || m.StatusCode == http.StatusOK && mb != nb {
 			t.Errorf("%s: mosaic %d %q, nginx %d %q", path, m.StatusCode, mb, n.StatusCode, nb)
 		}
+	}
+	// A link to a directory out of the root is refused as under a
+	// prefix location (NGINX follows it), where it was the bound itself
+	// and served.
+	res, body := testclient.Do(t, "GET", fmt.Sprintf("http://127.0.0.1:%d/p/outd/secret.txt", mport))
+	if res.StatusCode != http.StatusForbidden || strings.Contains(body, "secret") {
+		t.Errorf("/p/outd/secret.txt: %d %q, want 403", res.StatusCode, body)
 	}
 }
