@@ -38,7 +38,7 @@ func explain(r req, s server, ns, ms answer) string {
 	if only("Content-Length") && strings.Contains(ns.body[:min(len(ns.body), 13)], "listing ") {
 		return "KEPT listing with Content-Length: " + cls
 	}
-	if r.prefix == "/p" && strings.Contains(s.text, "location ~ ^/p/") && strings.HasSuffix(strings.SplitN(r.target, "?", 2)[0], "/") {
+	if r.prefix == "/p" && strings.Contains(s.text, "location ~ ^/p/") && namesDir(r) {
 		return "LEFT regex alias naming a directory bounds it: " + cls
 	}
 	return cls
@@ -51,14 +51,28 @@ func status(a answer) string {
 	return strconv.Itoa(a.status)
 }
 
+// namesDir says whether r's path, decoded, ends in a directory's form:
+// a slash, or a "." or ".." segment the server resolves to one.
+func namesDir(r req) bool {
+	p := decodedPath(r)
+	return strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/.") || strings.HasSuffix(p, "/..")
+}
+
+// decodedPath is r's path without its query, percent-decoded where it
+// can be.
+func decodedPath(r req) string {
+	path := strings.SplitN(r.target, "?", 2)[0]
+	if d, err := url.PathUnescape(path); err == nil {
+		return d
+	}
+	return path
+}
+
 // outLink says whether r's path, decoded, goes through one of the tree's
 // links that leave the root: "out" (lout, loutd, labs, labsin, lusr,
 // lgone), "back" (lsub, which climbs out and comes back in), or "".
 func outLink(r req) string {
-	path, err := url.PathUnescape(strings.SplitN(r.target, "?", 2)[0])
-	if err != nil {
-		path = r.target
-	}
+	path := decodedPath(r)
 	for _, l := range []string{"/lout", "/labs", "/lusr", "/lgone"} {
 		if strings.Contains(path, l) {
 			return "out"
