@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"syscall"
 )
 
@@ -28,8 +29,10 @@ func (h *FileServer) serveRandom(w http.ResponseWriter, r *http.Request, dir, ur
 	if h.refuseListed(w, r, name) {
 		return true
 	}
-	root := h.root.FS()
-	d, err := root.Open(name)
+	// Opened without waiting, as files are (opener.go): nothing has
+	// looked at the name yet, and a FIFO there ("/fifo/") would hold
+	// the request in open(2) until a writer came.
+	d, err := h.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err == nil {
 		if info, serr := d.Stat(); serr == nil && !info.IsDir() {
 			err = &fs.PathError{Op: "readdir", Path: name, Err: syscall.ENOTDIR}
@@ -43,13 +46,10 @@ func (h *FileServer) serveRandom(w http.ResponseWriter, r *http.Request, dir, ur
 		return true
 	}
 	defer d.Close()
-	rd, ok := d.(fs.ReadDirFile)
-	if !ok {
-		return false
-	}
+	root := h.root.FS()
 	chosen, seen := "", 0
 	for {
-		entries, err := rd.ReadDir(randomBatch)
+		entries, err := d.ReadDir(randomBatch)
 		for _, e := range entries {
 			if n := e.Name(); n[0] != '.' {
 				regular, err := h.isRegular(root, name, e)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/mosaic-edge/mosaic/internal/testclient"
@@ -15,7 +16,9 @@ import (
 // included), never a name starting with "." nor a subdirectory; a
 // directory without such a file falls through to index (403 without
 // one); a missing directory, a file named as a directory, one with a
-// symbolic link that loops, POST and another method answer as NGINX's.
+// symbolic link that loops, a FIFO named as a directory (mosaic waited
+// in open(2) for a writer, with no answer), POST and another method
+// answer as NGINX's.
 func TestRandomIndexMatchesNGINX(t *testing.T) {
 	nginxPath(t)
 	dir := t.TempDir()
@@ -44,6 +47,9 @@ func TestRandomIndexMatchesNGINX(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
 		return fmt.Sprintf(`server {
 			listen 127.0.0.1:%d; root %s;
@@ -69,7 +75,7 @@ func TestRandomIndexMatchesNGINX(t *testing.T) {
 	for _, head := range []string{
 		"GET /dots/ HTTP/1.1", "GET /idx/ HTTP/1.1", "GET /missing/ HTTP/1.1", "GET /r/a.txt/ HTTP/1.1",
 		"HEAD /r/ HTTP/1.1", "POST /r/ HTTP/1.1\r\nContent-Length: 0", "DELETE /r/ HTTP/1.1", "GET /r/sub/ HTTP/1.1",
-		"GET /loop/ HTTP/1.1", "GET /dangling/ HTTP/1.1",
+		"GET /loop/ HTTP/1.1", "GET /dangling/ HTTP/1.1", "GET /fifo/ HTTP/1.1",
 	} {
 		sameAnswer(t, mport, nport, head+"\r\nHost: a.test", "")
 	}
