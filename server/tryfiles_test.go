@@ -213,3 +213,39 @@ func TestAliasFilePathAllocs(t *testing.T) {
 		t.Errorf("FilePath under an alias with a slash: %v allocations, want 0", n)
 	}
 }
+
+// A regex location's alias is bounded by the directory its text names
+// before the first variable, as a prefix alias by its own: the path a
+// value brings below it stays in rel, where the lookup resolves it
+// beneath that directory (links in it included). A value ending in "/"
+// names the directory itself; one climbing with ".." is bounded before
+// the segment, which stays in rel for the callers to refuse; an alias that starts with a
+// variable has no such directory and keeps the file's own.
+func TestRegexAliasFilePathBound(t *testing.T) {
+	cfg := mustLoad(t, `http { server { listen 127.0.0.1:0;
+		location ~ ^/a/ { alias /srv/www/$arg_f; }
+		location ~ ^/b/ { alias /srv/www/pre$arg_f; }
+		location ~ ^/c/ { alias /srv/$arg_u/pub/$arg_f; }
+		location ~ ^/d/ { alias $arg_f; }
+	} }`)
+	for _, c := range []struct{ target, dir, rel string }{
+		{"/a/?f=x.txt", "/srv/www/", "x.txt"},
+		{"/a/?f=d/e/x.txt", "/srv/www/", "d/e/x.txt"},
+		{"/a/?f=d/e/", "/srv/www/d/e/", ""},
+		{"/a/?f=../x", "/srv/www/", "../x"},
+		{"/a/?f=d/../../x", "/srv/www/d/", "../../x"},
+		{"/b/?f=x/y.txt", "/srv/www/", "prex/y.txt"},
+		{"/c/?u=al&f=d/x.txt", "/srv/", "al/pub/d/x.txt"},
+		{"/d/?f=/srv/www/d/x.txt", "/srv/www/d", "x.txt"},
+	} {
+		r := httptest.NewRequest("GET", c.target, nil)
+		loc, _, err := cfg.servers[0].locs.match(r.URL.Path, &vars.State{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir, rel := loc.FilePath(r, r.URL.Path)
+		if dir != c.dir || rel != c.rel {
+			t.Errorf("%s: %q %q, want %q %q", c.target, dir, rel, c.dir, c.rel)
+		}
+	}
+}
