@@ -140,3 +140,49 @@ func TestRegexAliasLinksAsNGINX(t *testing.T) {
 		t.Errorf("/p/outd/secret.txt: %d %q, want 403", res.StatusCode, body)
 	}
 }
+
+// TestRegexAliasBoundCostsAsNGINX pins what the literal directory as a
+// regex alias's bound costs, beside NGINX, which follows every link
+// (server/README.md, *root, alias*): NGINX's userdir recipe with
+// public_html a link out of /home is refused, and "disable_symlinks on
+// from=$document_root", which NGINX reads under a regex alias as the
+// file's whole path (nothing checked), reaches below the bound and is
+// taken as the bound, so a link in the captured part is refused. The
+// alias naming the directory through a link out ("/p/outd/", its
+// listing) and a try_files candidate written after an alias through it
+// still follow the link, as NGINX does.
+func TestRegexAliasBoundCostsAsNGINX(t *testing.T) {
+	nginxPath(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "home/d/b.txt"), "b")
+	writeFile(t, filepath.Join(dir, "site/x.txt"), "x")
+	for link, target := range map[string]string{"home/al/public_html": "../../site", "home/ld": "d", "home/outd": "../site"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, link)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %[2]s/home; autoindex on;
+			location ~ ^/~(.+?)(/.*)?$ { alias %[2]s/home/$1/public_html$2; }
+			location ~ ^/f/(.*)$ { alias %[2]s/home/$1; disable_symlinks on from=$document_root; }
+			location ~ ^/p/(.*)$ { alias %[2]s/home/$1; }
+			location ~ ^/t/([^/]+)/(.*)$ { alias %[2]s/home/$1; try_files /$2 =404; }
+		}`, port, dir)
+	})
+	for path, want := range map[string][2]int{
+		"/~al/x.txt":    {200, 403},
+		"/f/ld/b.txt":   {200, 404},
+		"/p/outd/":      {200, 200},
+		"/t/outd/x.txt": {200, 200},
+	} {
+		req := "GET " + path + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
+		n, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
+		m, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
+		if n.StatusCode != want[0] || m.StatusCode != want[1] {
+			t.Errorf("%s: nginx %d, mosaic %d; want %d, %d", path, n.StatusCode, m.StatusCode, want[0], want[1])
+		}
+	}
+}
