@@ -25,6 +25,12 @@ func explain(r req, s server, ns, ms answer) string {
 		}
 		cls += " " + strings.Join(fs, ",")
 	}
+	if ms.err != "" && ns.err == "" {
+		// No answer from mosaic where NGINX gave one (a request held in
+		// an open, a reset) is in no documented class, whatever path it
+		// took: a link out of the root is refused, not left unanswered.
+		return cls
+	}
 	switch outLink(r) {
 	case "out":
 		return "KEPT link out of the root: " + cls
