@@ -360,8 +360,10 @@ func TestDAVAliasDirectoryKept(t *testing.T) {
 // www/sub/x.txt, as in NGINX, and not www/x.txt; so with an alias
 // written without its trailing slash (/ns/sub/x.txt is wwwsub/x.txt,
 // bounded by the alias's parent). A regex location's alias is the whole
-// path in its limit_except block too. A Destination that climbs with
-// ".." is refused.
+// path in its limit_except block too, and with create_full_put_path
+// makes the directories its capture names (bounded by the alias's
+// literal directory, not the file's own, which did not exist: 500). A
+// Destination that climbs with ".." is refused.
 func TestDAVNestedAliasAsNGINX(t *testing.T) {
 	nginxPath(t)
 	dir := t.TempDir()
@@ -383,6 +385,7 @@ func TestDAVNestedAliasAsNGINX(t *testing.T) {
 			location ~ ^/re/(.+)$ { alias %[2]s/www/$1; dav_methods PUT DELETE;
 				limit_except GET { allow all; }
 			}
+			location ~ ^/rf/(.+)$ { alias %[2]s/www/$1; dav_methods PUT; create_full_put_path on; }
 		}`, port, w)
 	})
 	reqs := []string{
@@ -401,6 +404,7 @@ func TestDAVNestedAliasAsNGINX(t *testing.T) {
 		"PUT /al/sub/..%2f..%2fsecret.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1",
 		"PUT /re/sub/r.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1",
 		"DELETE /re/a.txt HTTP/1.1\r\nHost: a.test",
+		"PUT /rf/new/deep/n.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1",
 	}
 	sameDAVAnswers(t, mport, nport, dir, "data", reqs)
 }
