@@ -1,7 +1,7 @@
 // Package nginxdiff starts Debian's NGINX and a mosaic binary on the same
-// configuration and exchanges raw bytes with them, for the random
-// differential harnesses under it (heads, ranges). Only those import it;
-// see README.md.
+// configuration (or runs their -t on it) and exchanges raw bytes with
+// them, for the random differential harnesses under it (heads, ranges,
+// proxypass). Only those import it; see README.md.
 package nginxdiff
 
 import (
@@ -109,14 +109,84 @@ func StartMain(nginxBin, mosaicBin, dir string, nports int, main string, cfg Con
 }
 
 func (s *Side) start(name, bin, dir string, nports int, main string, cfg Config) error {
+	conf, err := s.write(name, dir, nports, main, cfg)
+	if err != nil {
+		return err
+	}
+	args := []string{"-c", conf}
+	if name == "nginx" {
+		args = nginxArgs(dir, conf)
+	}
+	out, err := os.Create(filepath.Join(dir, "out.log"))
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	s.cmd = exec.Command(bin, args...)
+	s.cmd.Dir = dir
+	s.cmd.Stdout, s.cmd.Stderr = out, out
+	if err := s.cmd.Start(); err != nil {
+		out.Close()
+		return fmt.Errorf("start %s: %w", name, err)
+	}
+	return nil
+}
+
+// nginxArgs are NGINX's arguments for the configuration conf: -p and -e
+// keep it off its compiled-in prefix and log, which need root.
+func nginxArgs(dir, conf string) []string {
+	return []string{"-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log")}
+}
+
+// Verdict is what one binary's -t said of a configuration: whether it
+// accepted it, and its output.
+type Verdict struct {
+	OK  bool
+	Out string
+}
+
+// Test writes the configuration that cfg gives into dir/nginx and
+// dir/mosaic, as Start does, and runs each binary's -t on it: a tool
+// that draws configurations compares the verdicts before it serves the
+// ones both accept.
+func Test(nginxBin, mosaicBin, dir string, nports int, cfg Config) (nginx, mosaic Verdict, err error) {
+	for _, s := range []struct {
+		v    *Verdict
+		name string
+		bin  string
+	}{{&nginx, "nginx", nginxBin}, {&mosaic, "mosaic", mosaicBin}} {
+		var side Side
+		d := filepath.Join(dir, s.name)
+		conf, err := side.write(s.name, d, nports, "", cfg)
+		if err != nil {
+			return nginx, mosaic, err
+		}
+		args := []string{"-t", "-c", conf}
+		if s.name == "nginx" {
+			args = append([]string{"-t"}, nginxArgs(d, conf)...)
+		}
+		cmd := exec.Command(s.bin, args...)
+		cmd.Dir = d
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			return nginx, mosaic, fmt.Errorf("%s -t: %w", s.name, err)
+		}
+		*s.v = Verdict{OK: err == nil, Out: string(out)}
+	}
+	return nginx, mosaic, nil
+}
+
+// write makes dir, draws nports fresh ports and writes the configuration
+// file, main's lines in its main block, and returns the file's path.
+func (s *Side) write(name, dir string, nports int, main string, cfg Config) (string, error) {
 	s.Name, s.Dir = name, dir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return "", fmt.Errorf("%s: %w", name, err)
 	}
 	for range nports {
 		port, err := testport.Free()
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return "", fmt.Errorf("%s: %w", name, err)
 		}
 		s.Ports = append(s.Ports, port)
 	}
@@ -132,26 +202,9 @@ http {
 }
 `, dir, cfg(dir, s.Ports), main)
 	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return "", fmt.Errorf("%s: %w", name, err)
 	}
-	args := []string{"-c", conf}
-	if name == "nginx" {
-		// -p and -e keep NGINX off its compiled-in prefix and log,
-		// which need root.
-		args = []string{"-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log")}
-	}
-	out, err := os.Create(filepath.Join(dir, "out.log"))
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	s.cmd = exec.Command(bin, args...)
-	s.cmd.Dir = dir
-	s.cmd.Stdout, s.cmd.Stderr = out, out
-	if err := s.cmd.Start(); err != nil {
-		out.Close()
-		return fmt.Errorf("start %s: %w", name, err)
-	}
-	return nil
+	return conf, nil
 }
 
 // watch ends the program when a server dies before Stop: every case
