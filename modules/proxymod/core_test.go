@@ -167,3 +167,32 @@ func TestClientBodyBuffer(t *testing.T) {
 		t.Errorf("files left after the request: %v", left)
 	}
 }
+
+// proxy_set_body frames its value by its length, as NGINX does: an empty
+// one goes as "Content-Length: 0" (an upstream may want the length of a
+// POST), and the client's body and length are not sent.
+func TestSetBodyEmptyFramed(t *testing.T) {
+	o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "%s %q cl=%q", r.Method, b, r.Header.Values("Content-Length"))
+	}))
+	t.Cleanup(o.Close)
+	base := servertest.Start(t, fmt.Sprintf(`http { server { listen 127.0.0.1:0;
+		location / { proxy_pass %s; proxy_set_body $arg_b; } } }`, o.URL))
+	for _, tc := range []struct{ method, path, body, want string }{
+		{"GET", "/x", "", `GET "" cl=["0"]`},
+		{"POST", "/x", "client", `POST "" cl=["0"]`},
+		{"POST", "/x?b=set", "client", `POST "set" cl=["3"]`},
+	} {
+		req, _ := http.NewRequest(tc.method, base+tc.path, strings.NewReader(tc.body))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != tc.want {
+			t.Errorf("%s %s: upstream got %s, want %s", tc.method, tc.path, b, tc.want)
+		}
+	}
+}

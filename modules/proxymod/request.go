@@ -137,11 +137,17 @@ func wrapRequest(l *core.Location, h http.Handler) http.Handler {
 			// The body replaces the client's, which is not sent.
 			b := setBody.Eval(r)
 			r2.Body, r2.ContentLength = http.NoBody, 0
+			r2.Header = withoutBodyFields(r.Header)
 			if b != "" {
 				r2.Body = readCloser{strings.NewReader(b)}
 				r2.ContentLength = int64(len(b))
+			} else {
+				// NGINX frames the value by its length whatever it is:
+				// an empty one goes as "Content-Length: 0", which the
+				// proxy sends for a body declared empty.
+				r2.Header = r2.Header.Clone()
+				r2.Header.Set("Content-Length", "0")
 			}
-			r2.Header = withoutBodyFields(r.Header)
 		}
 		h.ServeHTTP(w, r2)
 	})
