@@ -196,3 +196,25 @@ func TestSetBodyEmptyFramed(t *testing.T) {
 		}
 	}
 }
+
+// A nested location without proxy_redirect lines takes the default line
+// of the location around it, built from that location's proxy_pass, as
+// NGINX's merge gives it, not one from its own proxy_pass.
+func TestRedirectDefaultInherited(t *testing.T) {
+	o := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", "http://"+r.Host+"/u/k")
+		w.WriteHeader(302)
+	}))
+	t.Cleanup(o.Close)
+	base := servertest.Start(t, fmt.Sprintf(`http { server { listen 127.0.0.1:0; absolute_redirect off;
+		location /b/ { proxy_pass %[1]s/u/; location /b/n/ { proxy_pass %[1]s; } } } }`, o.URL))
+	req, _ := http.NewRequest("GET", base+"/b/n/x", nil)
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := resp.Header.Get("Location"); got != "/b/k" {
+		t.Errorf("Location %q, want /b/k (the outer location's default line)", got)
+	}
+}

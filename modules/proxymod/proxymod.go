@@ -57,9 +57,12 @@ type upstreamConf struct {
 
 // locConf holds the proxy directives of one level.
 type locConf struct {
-	pass        *proxy.Pass
-	passVar     *vars.Template // a proxy_pass with variables, evaluated per request
-	passPos     string
+	pass    *proxy.Pass
+	passVar *vars.Template // a proxy_pass with variables, evaluated per request
+	passPos string
+	// passPrefix is the prefix of the location that holds a proxy_pass
+	// with a URI part: the replacement of its default proxy_redirect.
+	passPrefix  string
 	resolver    core.Setting[*resolver.Resolver]
 	resolveTime core.Setting[time.Duration] // resolver_timeout
 	headers     []proxy.Header
@@ -112,7 +115,7 @@ var module = &core.Module{
 		child.read.Merge(parent.read)
 		child.send.Merge(parent.send)
 		child.buffering.Merge(parent.buffering)
-		child.redirects.merge(parent.redirects)
+		child.redirects.merge(parent.inheritedRedirects())
 		child.ssl.Merge(&parent.ssl)
 		child.resolver.Merge(parent.resolver)
 		child.resolveTime.Merge(parent.resolveTime)
@@ -359,6 +362,9 @@ func setPass(c *core.Cmd) error {
 		return c.Errorf("\"proxy_pass\" cannot have URI part in location given by regular expression, or inside named location, or inside \"if\" statement")
 	}
 	lc.pass, lc.passPos = &p, c.Pos()
+	if l := c.Location(); l != nil && p.HasURI {
+		lc.passPrefix = l.Prefix()
+	}
 	AddTarget(c, p)
 	return nil
 }

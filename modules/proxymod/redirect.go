@@ -36,15 +36,34 @@ func defaultRedirect(c *core.Cmd, lc *locConf) (proxy.Redirect, error) {
 	if lc.pass == nil {
 		return proxy.Redirect{}, c.Errorf("\"proxy_redirect default\" should be placed after the \"proxy_pass\" directive")
 	}
+	return lc.defaultPair(), nil
+}
+
+// defaultPair is the default line of a level with a proxy_pass without
+// variables: its target (with "/" when it has no URI part) replaced by
+// the location's prefix ("/").
+func (lc *locConf) defaultPair() proxy.Redirect {
 	from, to := lc.pass.String()+"/", "/"
 	if lc.pass.HasURI {
-		from, to = lc.pass.String(), ""
-		if l := c.Location(); l != nil {
-			to = l.Prefix()
-		}
+		from, to = lc.pass.String(), lc.passPrefix
 	}
 	constant := func(s string) func(*http.Request) string { return func(*http.Request) string { return s } }
-	return proxy.RedirectPrefix(constant(from), constant(to)), nil
+	return proxy.RedirectPrefix(constant(from), constant(to))
+}
+
+// inheritedRedirects is what a level passes on to the levels inside it
+// (nested locations, "if" and limit_except blocks). NGINX's merge gives
+// a level with a proxy_pass without variables and no proxy_redirect
+// line the default line, built from that proxy_pass, and an inner level
+// with no line of its own takes it as it is, whatever its own
+// proxy_pass: "location /a/ { proxy_pass http://b; location /a/c/ {
+// proxy_pass http://b/x/; } }" rewrites "http://b/x/k" to "/x/k", not
+// to "/a/c/k".
+func (lc *locConf) inheritedRedirects() ruleList[proxy.Redirect] {
+	if lc.redirects.set || lc.pass == nil {
+		return lc.redirects
+	}
+	return ruleList[proxy.Redirect]{rules: []proxy.Redirect{lc.defaultPair()}, set: true}
 }
 
 // redirectRule builds a line of two values. A regex is matched against
