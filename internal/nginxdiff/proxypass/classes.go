@@ -1,0 +1,75 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+)
+
+var (
+	// reNormalised finds what the server's normalisation changes in a
+	// path: a fragment, doubled slashes, dot segments, and escapes of a
+	// dot or a slash.
+	reNormalised = regexp.MustCompile(`#|//|/\.\.?(/|$|\?)|%2[eEfF]`)
+	// reDecodedBlank finds escapes that decode to a space or a control.
+	reDecodedBlank = regexp.MustCompile(`%(0[0-9a-fA-F]|1[0-9a-fA-F]|20|7[fF])`)
+)
+
+// explain names the documented class a difference falls in (KEPT: by
+// design, with the README that says why), or "". a and b are NGINX's
+// and mosaic's outcomes.
+func explain(r request, a, b outcome) string {
+	path, _, _ := strings.Cut(r.target, "?")
+	switch {
+	case strings.Contains(r.target, " ") && b.status == "400":
+		// Blanks in the request line (server/README.md, SPACES).
+		return "KEPT space in the target: "
+	case len(b.origin) == 0 && (b.status == "500" || b.status == "400") && len(a.origin) > 0 &&
+		reDecodedBlank.MatchString(r.target):
+		// NGINX puts the decoded bytes of a URI made of variables
+		// into its request line (proxy/README.md).
+		return "KEPT decoded control or space in a variable URI: "
+	case injected(a):
+		return "KEPT decoded CR LF in a header sent upstream: "
+	case strings.HasPrefix(a.status, "unreadable") && reDecodedBlank.MatchString(r.target):
+		return "KEPT decoded CR LF in Set-Cookie: "
+	case len(a.origin) > 0 && len(b.origin) == len(a.origin) && a.status == b.status &&
+		lineTarget(a.origin[0].line) == r.target && b.origin[0].line != a.origin[0].line &&
+		(strings.Contains(r.target, "#") || reNormalised.MatchString(path+"?")):
+		// NGINX sends the target as the client wrote it, mosaic the
+		// path that chose the location (server/README.md, Request
+		// rules; proxy/README.md, Request URI).
+		return "KEPT normalised target sent: "
+	}
+	return ""
+}
+
+// lineTarget is the target of a request line: what lies between its
+// first and last spaces (proxy_method may have changed the method).
+func lineTarget(line string) string {
+	i, j := strings.IndexByte(line, ' '), strings.LastIndexByte(line, ' ')
+	if i < 0 || j <= i {
+		return ""
+	}
+	return line[i+1 : j]
+}
+
+// version is the last word of a request line.
+func version(line string) string {
+	return line[strings.LastIndexByte(line, ' ')+1:]
+}
+
+// injected reports a header line without a colon in what NGINX sent
+// upstream: a decoded CR LF that ended a line early.
+func injected(o outcome) bool {
+	for _, rec := range o.origin {
+		for _, h := range rec.hdr {
+			if !strings.Contains(h, ":") {
+				return true
+			}
+		}
+		if strings.Count(rec.line, " ") > 2 || !strings.HasPrefix(version(rec.line), "HTTP/") {
+			return true
+		}
+	}
+	return false
+}
