@@ -12,6 +12,8 @@ var (
 	reNormalised = regexp.MustCompile(`#|//|/\.\.?(/|$|\?)|%2[eEfF]`)
 	// reDecodedBlank finds escapes that decode to a space or a control.
 	reDecodedBlank = regexp.MustCompile(`%(0[0-9a-fA-F]|1[0-9a-fA-F]|20|7[fF])`)
+	// reDecodedCRLF finds escapes that decode to a CR or an LF.
+	reDecodedCRLF = regexp.MustCompile(`%0[dDaA]`)
 )
 
 // explain names the documented class a difference falls in (KEPT: by
@@ -28,7 +30,11 @@ func explain(r request, a, b outcome) string {
 		// NGINX puts the decoded bytes of a URI made of variables
 		// into its request line (proxy/README.md).
 		return "KEPT decoded control or space in a variable URI: "
-	case injected(a):
+	case injected(a) || (reDecodedCRLF.MatchString(r.target) && len(a.origin) == 1 && len(b.origin) == 1 &&
+		a.origin[0].line == b.origin[0].line && headCut(a.origin[0].hdr, b.origin[0].hdr)):
+		// NGINX sends a configured value with the decoded bytes, whose
+		// CR LF ends the line, or the head; mosaic does not send the
+		// value (proxy/README.md, Request header).
 		return "KEPT decoded CR LF in a header sent upstream: "
 	case strings.HasPrefix(a.status, "unreadable") && reDecodedBlank.MatchString(r.target):
 		return "KEPT decoded CR LF in Set-Cookie: "
@@ -56,6 +62,17 @@ func lineTarget(line string) string {
 // version is the last word of a request line.
 func version(line string) string {
 	return line[strings.LastIndexByte(line, ' ')+1:]
+}
+
+// headCut reports a field that mosaic sent and NGINX did not: a CR LF
+// in a value before it ended NGINX's head there.
+func headCut(nginx, mosaic []string) bool {
+	for _, f := range fieldsDiffer(nginx, mosaic) {
+		if strings.HasPrefix(f, "-") {
+			return true
+		}
+	}
+	return false
 }
 
 // injected reports a header line without a colon in what NGINX sent
