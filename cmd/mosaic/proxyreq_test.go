@@ -66,6 +66,7 @@ func proxyReqHTTP(origin, dir string) string {
 			location /method/  { proxy_pass http://%[1]s; proxy_method $arg_m; }
 			location /setbody/ { proxy_pass http://%[1]s; proxy_method POST; proxy_set_body "user=$arg_u"; }
 			location /emptybody/ { proxy_pass http://%[1]s; proxy_set_body $arg_u; }
+			location /emptynolen/ { proxy_pass http://%[1]s; proxy_set_body $arg_u; proxy_set_header Content-Length ""; }
 			# NGINX passes the client's Content-Length without the body
 			# unless told not to; mosaic never does (see proxy/README.md).
 			location /nobody/  { proxy_pass http://%[1]s; proxy_pass_request_body off; proxy_set_header Content-Length ""; }
@@ -100,6 +101,8 @@ var proxyReqCases = []struct {
 	// An empty proxy_set_body still frames the request: "Content-Length: 0".
 	{"GET", "/emptybody/x", "", false, `GET "" cl="0" custom="c" kept=""`},
 	{"POST", "/emptybody/x", "dropped", false, `POST "" cl="0" custom="c" kept=""`},
+	// Unless proxy_set_header takes the length away.
+	{"POST", "/emptynolen/x", "dropped", false, `POST "" cl="" custom="c" kept=""`},
 	{"POST", "/nobody/x", "secret", false, `POST "" cl="" custom="c" kept=""`},
 	{"GET", "/nohdr/x", "", false, `GET "" cl="" custom="" kept="c"`},
 	{"POST", "/buffered/x", "whole", true, `POST "whole" cl="5" custom="c" kept=""`},

@@ -125,6 +125,9 @@ func wrapRequest(l *core.Location, h http.Handler) http.Handler {
 	if method == nil && setBody == nil {
 		return h
 	}
+	// "proxy_set_header Content-Length "";" takes NGINX's length of the
+	// body away, that of an empty one included.
+	declareEmpty := !core.LocConf[*locConf](l, module).dropLength
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r2 := new(http.Request)
 		*r2 = *r
@@ -141,7 +144,7 @@ func wrapRequest(l *core.Location, h http.Handler) http.Handler {
 			if b != "" {
 				r2.Body = readCloser{strings.NewReader(b)}
 				r2.ContentLength = int64(len(b))
-			} else {
+			} else if declareEmpty {
 				// NGINX frames the value by its length whatever it is:
 				// an empty one goes as "Content-Length: 0", which the
 				// proxy sends for a body declared empty.
