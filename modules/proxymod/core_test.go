@@ -1,9 +1,11 @@
 package proxymod_test
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/testclient"
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
 	"github.com/mosaic-edge/mosaic/server/servertest"
 )
 
@@ -216,5 +219,49 @@ func TestRedirectDefaultInherited(t *testing.T) {
 	resp.Body.Close()
 	if got := resp.Header.Get("Location"); got != "/b/k" {
 		t.Errorf("Location %q, want /b/k (the outer location's default line)", got)
+	}
+}
+
+// A proxy_method value that holds a space, a control byte or DEL (a
+// capture of the decoded path) is refused with a 500 and nothing goes
+// upstream: NGINX writes it into its request line as it is, where a CR
+// LF ends the line and adds header lines of the client's choosing.
+func TestMethodWithLineBreakRefused(t *testing.T) {
+	got := make(chan string, 4)
+	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		var head []string
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil || l == "\r\n" {
+				break
+			}
+			head = append(head, strings.TrimSuffix(l, "\r\n"))
+		}
+		got <- strings.Join(head, "|")
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+	})
+	base := servertest.Start(t, fmt.Sprintf(`http { server { listen 127.0.0.1:0;
+		location ~ "^/m/([\s\S]*)$" { proxy_method $1; proxy_pass http://%s; } } }`, o.Addr()))
+	addr := strings.TrimPrefix(base, "http://")
+	for _, tc := range []struct{ path, status, sent string }{
+		{"/m/PUT", "200", "PUT /m/PUT HTTP/1.0"},
+		{"/m/GET%20/x%20HTTP/1.0%0D%0AX-Injected:%20y%0D%0AX-Rest:", "500", ""},
+		{"/m/GET%0A", "500", ""},
+		{"/m/G%01T", "500", ""},
+		{"/m/G%20T", "500", ""},
+		{"/m/G%7FT", "500", ""},
+	} {
+		resp, _ := testclient.Raw(t, addr, "GET "+tc.path+" HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+		if s := fmt.Sprint(resp.StatusCode); s != tc.status {
+			t.Errorf("%s: status %s, want %s", tc.path, s, tc.status)
+		}
+		sent := ""
+		select {
+		case sent = <-got:
+		default:
+		}
+		if line, _, _ := strings.Cut(sent, "|"); line != tc.sent {
+			t.Errorf("%s: upstream got %q, want the line %q", tc.path, sent, tc.sent)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package proxymod
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -128,11 +129,21 @@ func wrapRequest(l *core.Location, h http.Handler) http.Handler {
 	// "proxy_set_header Content-Length "";" takes NGINX's length of the
 	// body away, that of an empty one included.
 	declareEmpty := !core.LocConf[*locConf](l, module).dropLength
+	log := l.Logger()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r2 := new(http.Request)
 		*r2 = *r
 		if method != nil {
 			if m := method.Eval(r); m != "" {
+				if strings.IndexFunc(m, breaksLine) >= 0 {
+					// NGINX writes the value into its request line as
+					// it is: a variable carrying a client's decoded CR
+					// LF would end the line and add header lines of
+					// the client's choosing, a space shift the target.
+					log.Error(fmt.Sprintf("invalid character in the method %q of proxy_method", m))
+					core.Error(w, r, http.StatusInternalServerError)
+					return
+				}
 				r2.Method = m
 			}
 		}
@@ -155,6 +166,10 @@ func wrapRequest(l *core.Location, h http.Handler) http.Handler {
 		h.ServeHTTP(w, r2)
 	})
 }
+
+// breaksLine reports a byte that cannot stand in a request line's
+// method: a control, a space or DEL.
+func breaksLine(c rune) bool { return c <= ' ' || c == 0x7f }
 
 type readCloser struct{ *strings.Reader }
 
