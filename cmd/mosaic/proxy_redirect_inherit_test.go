@@ -50,10 +50,30 @@ func TestProxyRedirectInheritedAsNGINX(t *testing.T) {
 				proxy_pass http://%[2]s/u/; proxy_redirect off;
 				location /d/n/ { proxy_pass http://%[2]s; }
 			}
+			# An explicit default is built from the level's own
+			# proxy_pass and prefix; a level between passes the line on;
+			# a limit_except block inherits it as a nested location; a
+			# named location inherits the server's, not its caller's.
+			location /e/ {
+				proxy_pass http://%[2]s/u/;
+				location /e/n/ { proxy_pass http://%[2]s/x/; proxy_redirect default; }
+			}
+			location /f/ {
+				proxy_pass http://%[2]s/u/;
+				location /f/m/ { location /f/m/n/ { proxy_pass http://%[2]s; } }
+			}
+			location /g/ {
+				proxy_pass http://%[2]s/u/;
+				limit_except POST { proxy_pass http://%[2]s; }
+			}
+			location /i/ { proxy_pass http://%[2]s/u/; error_page 418 = @n; if ($arg_n) { return 418; } }
+			location @n { proxy_pass http://%[2]s; }
 		}`, port, o)
 	})
 	for _, p := range []string{"/a/n/k?to=/x/k", "/a/n/k?to=/k", "/a/k?v=1&to=/k", "/a/k?v=1&to=/x/k",
-		"/b/n/k?to=/u/k", "/b/n/k?to=/k", "/c/n/k?to=/x/k", "/c/n/k?to=/k", "/d/n/k?to=/k"} {
+		"/b/n/k?to=/u/k", "/b/n/k?to=/k", "/c/n/k?to=/x/k", "/c/n/k?to=/k", "/d/n/k?to=/k",
+		"/e/n/k?to=/x/k", "/e/n/k?to=/u/k", "/f/m/n/k?to=/u/k", "/f/m/n/k?to=/k", "/g/k?to=/u/k", "/g/k?to=/k",
+		"/i/k?n=1&to=/u/k", "/i/k?n=1&to=/k"} {
 		raw := "GET " + p + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
 		var got [2]string
 		for i, port := range []int{nport, mport} {
