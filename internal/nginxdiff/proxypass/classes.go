@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net/url"
 	"regexp"
 	"strings"
 )
@@ -18,8 +19,8 @@ var (
 
 // explain names the documented class a difference falls in (KEPT: by
 // design, with the README that says why), or "". a and b are NGINX's
-// and mosaic's outcomes.
-func explain(r request, a, b outcome) string {
+// and mosaic's outcomes; merge is the server's merge_slashes.
+func explain(r request, a, b outcome, merge bool) string {
 	path, _, _ := strings.Cut(r.target, "?")
 	switch {
 	case strings.Contains(r.target, " ") && b.status == "400":
@@ -40,13 +41,60 @@ func explain(r request, a, b outcome) string {
 		return "KEPT decoded CR LF in Set-Cookie: "
 	case len(a.origin) > 0 && len(b.origin) == len(a.origin) && a.status == b.status &&
 		lineTarget(a.origin[0].line) == r.target && b.origin[0].line != a.origin[0].line &&
-		(strings.Contains(r.target, "#") || reNormalised.MatchString(path+"?")):
+		(strings.Contains(r.target, "#") || reNormalised.MatchString(path+"?")) &&
+		sentRouted(r.target, lineTarget(b.origin[0].line), merge):
 		// NGINX sends the target as the client wrote it, mosaic the
 		// path that chose the location (server/README.md, Request
-		// rules; proxy/README.md, Request URI).
+		// rules; proxy/README.md, Request URI): the class holds only
+		// where mosaic's is that path, so that no request is routed
+		// by one path and sent as another.
 		return "KEPT normalised target sent: "
 	}
 	return ""
+}
+
+// sentRouted reports whether sent, the target of a request line sent
+// upstream, is the client's target as the server routes it: cut at
+// "#", the path decoded, its slashes merged (with merge) and its dot
+// segments resolved, the query as it came. Both paths are compared
+// decoded, whatever each escapes.
+func sentRouted(target, sent string, merge bool) bool {
+	target, _, _ = strings.Cut(target, "#")
+	path, query, _ := strings.Cut(target, "?")
+	sentPath, sentQuery, _ := strings.Cut(sent, "?")
+	dec, err := url.PathUnescape(path)
+	if err != nil || query != sentQuery {
+		return false
+	}
+	sentDec, err := url.PathUnescape(sentPath)
+	return err == nil && sentDec == routed(dec, merge)
+}
+
+// routed is the decoded path dec with its slashes merged (with merge) and
+// its dot segments resolved, as the server's normalisation leaves it.
+func routed(dec string, merge bool) string {
+	if merge {
+		for strings.Contains(dec, "//") {
+			dec = strings.ReplaceAll(dec, "//", "/")
+		}
+	}
+	segs := strings.Split(dec, "/")
+	out := []string{}
+	for i, s := range segs {
+		last := i == len(segs)-1
+		switch s {
+		case ".", "..":
+			if s == ".." && len(out) > 1 {
+				out = out[:len(out)-1]
+			}
+			if last {
+				out = append(out, "")
+			}
+		default:
+			out = append(out, s)
+		}
+	}
+	return strings.Join(out, "/")
 }
 
 // lineTarget is the target of a request line: what lies between its

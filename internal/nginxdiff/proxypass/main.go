@@ -125,7 +125,7 @@ func (rep *report) config(i int, c conf, reqs []request, o *origin, dir string) 
 		if a.String() == b.String() {
 			continue
 		}
-		cls := explain(r, a, b) + what(a, b)
+		cls := explain(r, a, b, !strings.Contains(c.text, "merge_slashes off")) + what(a, b)
 		rep.add(cls, fmt.Sprintf("%d.%d %s %q\n  %s\n  answer %d %q\n  nginx  %s\n  mosaic %s", i, j, r.kind, r.raw(), c.text, r.answer.status, r.answer.lines, a, b))
 	}
 	return nil
