@@ -26,7 +26,8 @@ type Accel struct {
 	// the redirected request has these arguments and no others. A named
 	// location keeps the request's own.
 	Args string
-	// ContentType is the upstream's Content-Type, "" when it sent none.
+	// ContentType is the upstream's Content-Type (the last line of
+	// several), "" when it sent none.
 	// A content handler that picks a type of its own (a static file's,
 	// from its extension) gives way to it, as in NGINX.
 	ContentType string
@@ -144,8 +145,10 @@ func (x *exchange) accelRedirect(p *peer, c *conn, resp *http.Response) bool {
 	x.accelSettings(resp)
 	target := v[0]
 	acc := &Accel{Header: make(http.Header)}
+	// Of several Content-Type lines the last counts: NGINX's copy handler
+	// sets the response's type once per line.
 	if ct := resp.Header["Content-Type"]; len(ct) > 0 {
-		acc.ContentType = ct[0]
+		acc.ContentType = ct[len(ct)-1]
 	}
 	for _, k := range accelCarried {
 		if vv := resp.Header[k]; len(vv) > 0 {

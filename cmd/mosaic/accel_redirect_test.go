@@ -49,6 +49,11 @@ func newAccelOrigin(t *testing.T) *accelOrigin {
 		case "/notype":
 			h.Set("X-Accel-Redirect", "/protected/file.pdf")
 			h["Content-Type"] = nil
+		case "/twotypes":
+			// Two Content-Type lines: the last one counts in NGINX
+			// (its copy handler overwrites the type for each line).
+			h.Set("X-Accel-Redirect", "/protected/file.pdf")
+			h["Content-Type"] = []string{"text/first", "application/x-last"}
 		case "/args":
 			h.Set("X-Accel-Redirect", "/protected/echo?x=1&y=%20two")
 		case "/noargs":
@@ -157,6 +162,7 @@ func TestAccelRedirectMatchesNGINX(t *testing.T) {
 	requests := []request{
 		{"GET", "/app/file", "", 200, file},
 		{"GET", "/app/notype", "", 200, file},
+		{"GET", "/app/twotypes", "", 200, file},
 		{"HEAD", "/app/file", "", 200, ""},
 		{"POST", "/app/args?orig=1", "a=1", 200, "echo GET /protected/echo args=x=1&y=%20two"},
 		{"GET", "/app/noargs?orig=1", "", 200, "echo GET /protected/echo args="},

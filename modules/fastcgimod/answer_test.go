@@ -366,6 +366,28 @@ func TestAccelRedirectSpellingsAsNGINX(t *testing.T) {
 	}
 }
 
+// Of two Content-Type lines beside an X-Accel-Redirect, the last is the
+// redirected answer's type (the target's own answer has none), as NGINX
+// copies each line over the one before.
+func TestAccelRedirectLastContentTypeAsNGINX(t *testing.T) {
+	answer := func(p map[string]string) string {
+		if p["DOCUMENT_URI"] == "/target" {
+			return "X-Target: 1\r\n\r\ntarget"
+		}
+		return "Content-Type: text/first\r\nContent-Type: text/last\r\nX-Accel-Redirect: /target\r\n\r\nscript"
+	}
+	servers(t, answer, func(t *testing.T, app *scriptedApp, addr, errorLog string) {
+		resp, err := http.Get("http://" + addr + "/script")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Values("Content-Type"); fmt.Sprint(got) != "[text/last]" {
+			t.Errorf("Content-Type %q, want [text/last]", got)
+		}
+	})
+}
+
 // An answer's fields reach the client as from NGINX: repeated names with
 // every value in order, the last Content-Type, Status hidden, whatever
 // the spelling, in a head of few names (whose values the parse keeps in
