@@ -363,7 +363,7 @@ func (s *stdout) next() error {
 			return unexpected(err)
 		}
 		if h.RequestID != requestID {
-			return fmt.Errorf("%w %d", ErrRequestID, h.RequestID)
+			return requestIDError(h.RequestID)
 		}
 		n, pad := int(h.ContentLength), int(h.PaddingLength)
 		switch h.Type {
@@ -395,7 +395,7 @@ func (s *stdout) next() error {
 			s.done = true
 			return nil
 		default:
-			return fmt.Errorf("%w %d", ErrRecord, h.Type)
+			return &gateway.ProtocolError{Err: ErrRecord, Detail: fmt.Sprintf(": %d", h.Type)}
 		}
 	}
 }
@@ -434,3 +434,13 @@ func (s *stdout) Plain() bool { return s.head.Plain() }
 // Spellings tells the proxy the head's names as the application wrote
 // them where the header holds them in canonical case (proxy.Spelt).
 func (s *stdout) Spellings() []string { return s.head.Spellings() }
+
+// requestIDError words a wrong request id as NGINX does, which compares
+// the id's high byte first, then its low byte, and names the first that
+// differs with the byte it got.
+func requestIDError(id uint16) error {
+	if id>>8 != requestID>>8 {
+		return &gateway.ProtocolError{Err: ErrRequestID, Detail: fmt.Sprintf(" high byte: %d", id>>8)}
+	}
+	return &gateway.ProtocolError{Err: ErrRequestID, Detail: fmt.Sprintf(" low byte: %d", id&0xff)}
+}

@@ -123,7 +123,7 @@ func readHeader(br *bufio.Reader) (Header, error) {
 // parseHeader reads the header in b, checking the protocol version.
 func parseHeader(b []byte) (Header, error) {
 	if b[0] != version1 {
-		return Header{}, fmt.Errorf("%w %d", ErrVersion, b[0])
+		return Header{}, &gateway.ProtocolError{Err: ErrVersion, Detail: fmt.Sprintf(": %d", b[0])}
 	}
 	return Header{
 		Type:          b[1],

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/mosaic-edge/mosaic/internal/chunked"
+	"github.com/mosaic-edge/mosaic/internal/gateway"
 	"github.com/mosaic-edge/mosaic/internal/reason"
 )
 
@@ -104,6 +105,12 @@ func (f *failure) status() int {
 
 // message is the error-log line, in NGINX's words.
 func (f *failure) message() string {
+	// A framing error the Wire words as NGINX does (FastCGI's version,
+	// record type, request id), in the head or in the body.
+	var pe *gateway.ProtocolError
+	if (f.kind == FailInvalidHeader || f.kind == FailError) && errors.As(f.err, &pe) {
+		return pe.Error() + " while " + f.phase
+	}
 	switch f.kind {
 	case FailTimeout:
 		return "upstream timed out while " + f.phase

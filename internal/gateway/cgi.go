@@ -32,6 +32,19 @@ var ErrInvalidHeader = errors.New("upstream sent invalid header")
 // ErrHeaderTooBig is returned by ReadHeaderInto for a head over its limit.
 var ErrHeaderTooBig = errors.New("upstream sent too big header")
 
+// ProtocolError is a Wire's framing error that NGINX logs in words of its
+// own rather than as an invalid header (FastCGI's version, record type
+// and request id): the proxy writes Error's text as the error-log line.
+// Err is the package's sentinel, for errors.Is.
+type ProtocolError struct {
+	Err    error
+	Detail string // what follows the sentinel's text: ": 2"
+}
+
+func (e *ProtocolError) Error() string { return e.Err.Error() + e.Detail }
+
+func (e *ProtocolError) Unwrap() error { return e.Err }
+
 // Head is a response head as ReadHeaderInto reads it: the Response, room
 // for the values of a head of a few lines, and what the parse noted. It
 // is allocated by the caller, with what holds it (FastCGI's body reader),
