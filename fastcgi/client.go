@@ -139,9 +139,13 @@ func (c *Client) ReadResponse(br *bufio.Reader, r *http.Request) (*http.Response
 		err = gateway.ReadHeaderInto(&s.head, s.hb, false, c.MaxHeader)
 	}
 	if err != nil {
-		if errors.Is(err, io.EOF) {
-			// The stream ended inside the head: NGINX's "upstream
-			// prematurely closed FastCGI stdout".
+		switch {
+		case errors.Is(err, io.EOF) && s.done:
+			// END_REQUEST inside the head: NGINX's invalid header,
+			// logged as the record it did not expect.
+			err = &gateway.ProtocolError{Err: ErrUnexpectedRecord, Detail: fmt.Sprintf(": %d", TypeEndRequest)}
+		case errors.Is(err, io.EOF):
+			// The connection closed inside the head.
 			err = io.ErrUnexpectedEOF
 		}
 		return nil, err
@@ -368,6 +372,11 @@ func (s *stdout) next() error {
 		n, pad := int(h.ContentLength), int(h.PaddingLength)
 		switch h.Type {
 		case TypeStdout:
+			if n == 0 && !s.body {
+				// The end of STDOUT inside the head: NGINX's invalid
+				// header, a 502.
+				return &gateway.ProtocolError{Err: ErrStdoutEnded}
+			}
 			if n == 0 {
 				// The end of STDOUT; END_REQUEST follows.
 				if _, err := s.src.Discard(pad); err != nil {

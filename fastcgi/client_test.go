@@ -92,6 +92,22 @@ func TestReadResponseErrors(t *testing.T) {
 			}
 		}
 	}
+	// The stream's or the request's end before the head's: NGINX's
+	// invalid header, in its words.
+	for name, tc := range map[string]struct {
+		data []byte
+		want error
+	}{
+		"empty stdout in head": {stream([2]any{TypeStdout, "X: y\r\n"}, [2]any{TypeStdout, ""}, [2]any{TypeStdout, "\r\n"}, end()), ErrStdoutEnded},
+		"end in head":          {stream([2]any{TypeStdout, "X: y\r\n"}, end()), ErrUnexpectedRecord},
+		"end alone":            {stream(end()), ErrUnexpectedRecord},
+	} {
+		_, err := (&Client{}).ReadResponse(bufio.NewReader(bytes.NewReader(tc.data)), httptest.NewRequest("GET", "/", nil))
+		var pe *gateway.ProtocolError
+		if !errors.Is(err, tc.want) || !errors.As(err, &pe) {
+			t.Errorf("%s: %v, want a ProtocolError of %v", name, err, tc.want)
+		}
+	}
 	if _, err := (&Client{MaxHeader: 10}).ReadResponse(bufio.NewReader(bytes.NewReader(stream([2]any{TypeStdout, "X-Long: 0123456789\r\n\r\n"}))), nil); !errors.Is(err, gateway.ErrHeaderTooBig) {
 		t.Errorf("too big: %v", err)
 	}

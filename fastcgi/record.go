@@ -46,7 +46,11 @@ var (
 	ErrVersion   = errors.New("upstream sent unsupported FastCGI protocol version")
 	ErrRecord    = errors.New("upstream sent invalid FastCGI record type")
 	ErrRequestID = errors.New("upstream sent unexpected FastCGI request id")
-	ErrParams    = errors.New("malformed FastCGI name-value pairs")
+	// ErrStdoutEnded is an empty STDOUT record, the stream's end, before
+	// the head's end; ErrUnexpectedRecord an END_REQUEST there.
+	ErrStdoutEnded      = errors.New("upstream prematurely closed FastCGI stdout")
+	ErrUnexpectedRecord = errors.New("upstream sent unexpected FastCGI record")
+	ErrParams           = errors.New("malformed FastCGI name-value pairs")
 )
 
 // Header is a record's header.

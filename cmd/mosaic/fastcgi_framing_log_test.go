@@ -14,7 +14,8 @@ import (
 
 // A FastCGI application whose records break the protocol (another
 // version, an unknown record type, another request id), in the head or
-// in the body, gets a 502 from both servers (after the head NGINX sends
+// in the body, or whose STDOUT or request ends before the head's end,
+// gets a 502 from both servers (after the head NGINX sends
 // nothing, see below), and the error
 // log names the fault in NGINX's words ("upstream sent unsupported
 // FastCGI protocol version: 2"), not as an invalid header. Found by the
@@ -36,6 +37,11 @@ func TestFastCGIFramingErrorsLogAsNGINX(t *testing.T) {
 		"/x/idlow":    record(head, 1, fastcgi.TypeStdout, 2),
 		"/x/idhigh":   record(head, 1, fastcgi.TypeStdout, 0x0101),
 		"/x/bodytype": append(record(head, 1, fastcgi.TypeStdout, 1), record("more", 1, 11, 1)...),
+		// The stream's end (an empty STDOUT record) or the request's
+		// (END_REQUEST alone) before the head's end.
+		"/x/emptyhead": append(append(record("Status: 200\r\n", 1, fastcgi.TypeStdout, 1),
+			record("", 1, fastcgi.TypeStdout, 1)...), record("\r\nabc", 1, fastcgi.TypeStdout, 1)...),
+		"/x/endonly": record("\x00\x00\x00\x00\x00\x00\x00\x00", 1, fastcgi.TypeEndRequest, 1),
 	}
 	app := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		if path, ok := truncationPath(br, "fastcgi"); ok {
