@@ -140,14 +140,14 @@ func trunc(s string) string {
 func classify(t tcase, ns, ms outcome) string {
 	for i := 0; i < len(ns.answers) || i < len(ms.answers); i++ {
 		if i >= len(ns.answers) || i >= len(ms.answers) {
-			return known(t, ns, ms, fmt.Sprintf("%s answers n%d m%d", t.loc, len(ns.answers), len(ms.answers)))
+			return known(t, ns, fmt.Sprintf("%s answers n%d m%d", t.loc, len(ns.answers), len(ms.answers)))
 		}
 		a, b := ns.answers[i], ms.answers[i]
 		if a.String() == b.String() {
 			continue
 		}
 		if a.status != b.status {
-			return known(t, ns, ms, fmt.Sprintf("%s #%d n%d m%d", t.loc, i, a.status, b.status))
+			return known(t, ns, fmt.Sprintf("%s #%d n%d m%d", t.loc, i, a.status, b.status))
 		}
 		var what []string
 		names := map[string]bool{}
@@ -168,13 +168,13 @@ func classify(t tcase, ns, ms outcome) string {
 		if a.body != b.body {
 			what = append(what, "body")
 		}
-		return known(t, ns, ms, fmt.Sprintf("%s #%d %d %s", t.loc, i, a.status, strings.Join(what, ",")))
+		return known(t, ns, fmt.Sprintf("%s #%d %d %s", t.loc, i, a.status, strings.Join(what, ",")))
 	}
 	switch {
 	case ns.err != ms.err:
-		return known(t, ns, ms, t.loc+" parse")
+		return known(t, ns, t.loc+" parse")
 	case ns.closed != ms.closed:
-		return known(t, ns, ms, fmt.Sprintf("%s closed n%v m%v", t.loc, ns.closed, ms.closed))
+		return known(t, ns, fmt.Sprintf("%s closed n%v m%v", t.loc, ns.closed, ms.closed))
 	}
-	return known(t, ns, ms, t.loc+" log")
+	return known(t, ns, t.loc+" log")
 }

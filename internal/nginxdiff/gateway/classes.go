@@ -9,7 +9,7 @@ import (
 // known puts KEPT (mosaic differs by design) or LEFT (known, not mended)
 // in front of a class whose pair drew what a README documents, the first
 // rule that fits; the reason is in the README named beside each rule.
-func known(t tcase, ns, ms outcome, cls string) string {
+func known(t tcase, ns outcome, cls string) string {
 	var tags []string
 	var streams []string
 	for _, c := range t.cases {

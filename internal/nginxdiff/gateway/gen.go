@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand"
+	"slices"
 	"strings"
 )
 
@@ -157,7 +158,8 @@ func (a *answer) drawRecords(r *rand.Rand, headLen int) {
 		}
 	}
 	prev := 0
-	for _, c := range append(sortInts(cuts), len(s)) {
+	slices.Sort(cuts)
+	for _, c := range append(cuts, len(s)) {
 		if c < prev {
 			continue
 		}
@@ -213,15 +215,6 @@ func (a *answer) drawRecords(r *rand.Rand, headLen int) {
 		a.tags = append(a.tags, "after-end")
 	}
 	a.close = r.Intn(4) == 0
-}
-
-func sortInts(s []int) []int {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-	return s
 }
 
 // bytes is the records on the wire for request id.
