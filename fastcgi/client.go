@@ -2,6 +2,7 @@ package fastcgi
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -46,6 +47,11 @@ type Client struct {
 	// "Content-Length" header"). nil logs them to slog.Default at the
 	// warning level.
 	Warn func(r *http.Request, text string)
+	// Error receives the client's own errors about an answer it still
+	// relays, cut short (NGINX's "upstream prematurely closed FastCGI
+	// stdout" for a body short of its Content-Length). nil logs them to
+	// slog.Default at the error level.
+	Error func(r *http.Request, text string)
 }
 
 // ErrCaught is returned for a response whose error stream holds one of
@@ -207,6 +213,7 @@ type stdout struct {
 	left   int32        // content bytes left in the current STDOUT record
 	pad    uint8        // padding after it
 	done   bool
+	ended  bool  // the body ended short at the end of STDOUT
 	body   bool  // the head has been read: reads go through hb
 	limit  int64 // body bytes the head's Content-Length leaves; -1: none
 }
@@ -235,6 +242,17 @@ func (s *stdout) Read(p []byte) (int, error) {
 	}
 	n, err := s.content(p)
 	s.limit -= int64(n)
+	if err == io.EOF && s.short() {
+		// The body ends before its length: the client's connection is
+		// cut after what it got (the proxy's writer sees the length
+		// unmet), and the error is NGINX's, said once.
+		cause := ErrRequestEnded
+		if s.ended {
+			cause = ErrStdoutEnded
+		}
+		s.log(s.client.Error, slog.LevelError, cause.Error()+" while reading upstream")
+		s.limit = -1
+	}
 	return n, err
 }
 
@@ -307,12 +325,15 @@ func (s *stdout) restBuffered() bool {
 	return false
 }
 
-func (s *stdout) warn(text string) {
-	if s.client.Warn != nil {
-		s.client.Warn(s.head.Response.Request, text)
+func (s *stdout) warn(text string) { s.log(s.client.Warn, slog.LevelWarn, text) }
+
+// log gives text to hook, or to slog.Default at level without one.
+func (s *stdout) log(hook func(*http.Request, string), level slog.Level, text string) {
+	r := s.head.Response.Request
+	if hook != nil {
+		hook(r, text)
 	} else {
-		r := s.head.Response.Request
-		slog.Warn(text, "request", r.Method+" "+r.URL.RequestURI())
+		slog.Log(context.Background(), level, text, "request", r.Method+" "+r.URL.RequestURI())
 	}
 }
 
@@ -331,6 +352,9 @@ func (s *stdout) content(p []byte) (int, error) {
 }
 
 func (s *stdout) read(p []byte) (int, error) {
+	if s.ended {
+		return 0, io.EOF
+	}
 	for s.left == 0 {
 		if s.done {
 			if s.body {
@@ -377,8 +401,18 @@ func (s *stdout) next() error {
 				// header, a 502.
 				return &gateway.ProtocolError{Err: ErrStdoutEnded}
 			}
+			if n == 0 && s.short() {
+				// The end of STDOUT before the body's length: the body
+				// ends there, short, as NGINX cuts it, rather than being
+				// filled from records that break the protocol. The
+				// connection, not read to END_REQUEST, is not kept.
+				s.ended = true
+				return io.EOF
+			}
 			if n == 0 {
-				// The end of STDOUT; END_REQUEST follows.
+				// The end of STDOUT; END_REQUEST follows. STDOUT after
+				// it is relayed all the same, as NGINX does where no
+				// length is left to fill.
 				if _, err := s.src.Discard(pad); err != nil {
 					return unexpected(err)
 				}
@@ -407,6 +441,15 @@ func (s *stdout) next() error {
 			return &gateway.ProtocolError{Err: ErrRecord, Detail: fmt.Sprintf(": %d", h.Type)}
 		}
 	}
+}
+
+// short reports whether the body read so far falls short of the head's
+// Content-Length. A 204, a 304 and the answer to HEAD have no body to
+// fall short of it, as in NGINX.
+func (s *stdout) short() bool {
+	resp := &s.head.Response
+	return s.body && s.limit > 0 && resp.StatusCode != http.StatusNoContent &&
+		resp.StatusCode != http.StatusNotModified && (resp.Request == nil || resp.Request.Method != http.MethodHead)
 }
 
 func (s *stdout) stderr(n, pad int) error {

@@ -65,6 +65,43 @@ func TestReadResponse(t *testing.T) {
 		t.Errorf("stderr %q", logged)
 	}
 
+	// The empty STDOUT record before the body's length is the body's
+	// end, short, with NGINX's error; where no length is left, STDOUT
+	// after it is relayed, as NGINX relays it. END_REQUEST before the
+	// length, with no empty record, has NGINX's error of its own.
+	var errs []string
+	c.Error = func(r *http.Request, text string) { errs = append(errs, text) }
+	for _, tc := range []struct {
+		method, head, want string
+		noEnd              bool // no empty STDOUT record
+		logged             string
+	}{
+		{"GET", "Content-Length: 12", "body", false, "upstream prematurely closed FastCGI stdout while reading upstream"},
+		{"GET", "Content-Length: 20", "bodyLEFTOVER", true, "upstream prematurely closed FastCGI request while reading upstream"},
+		{"GET", "Content-Length: 4", "body", false, ""},
+		{"GET", "X-A: 1", "bodyLEFTOVER", false, ""},
+		{"GET", "Status: 304\r\nContent-Length: 12", "bodyLEFTOVER", false, ""},
+		{"HEAD", "Content-Length: 12", "bodyLEFTOVER", false, ""},
+	} {
+		errs = nil
+		recs := [][2]any{{TypeStdout, tc.head + "\r\n\r\nbody"}, {TypeStdout, ""}, {TypeStdout, "LEFTOVER"}, {TypeStdout, ""}, end()}
+		if tc.noEnd {
+			recs = [][2]any{recs[0], recs[2], end()}
+		}
+		resp, err := c.ReadResponse(bufio.NewReader(bytes.NewReader(stream(recs...))), httptest.NewRequest(tc.method, "/", nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		// Cut at the empty record, the connection is not read to
+		// END_REQUEST and not kept.
+		cut := tc.want == "body" && tc.logged != ""
+		if string(b) != tc.want || err != nil || resp.Close != cut || strings.Join(errs, "|") != tc.logged {
+			t.Errorf("%s %q: %q, %v, close %v, logged %q; want %q, %q", tc.method, tc.head, b, err, resp.Close, errs, tc.want, tc.logged)
+		}
+	}
+	c.Error = nil
+
 	resp, _, _ = read(t, &Client{}, stream([2]any{TypeStdout, "Location: /next\n\n"}, end()))
 	if resp.StatusCode != 302 || !resp.Close {
 		t.Errorf("Location alone: %d, close %v", resp.StatusCode, resp.Close)

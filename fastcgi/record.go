@@ -47,8 +47,11 @@ var (
 	ErrRecord    = errors.New("upstream sent invalid FastCGI record type")
 	ErrRequestID = errors.New("upstream sent unexpected FastCGI request id")
 	// ErrStdoutEnded is an empty STDOUT record, the stream's end, before
-	// the head's end; ErrUnexpectedRecord an END_REQUEST there.
+	// the head's end or the body's length; ErrUnexpectedRecord an
+	// END_REQUEST in the head, ErrRequestEnded one before the body's
+	// length.
 	ErrStdoutEnded      = errors.New("upstream prematurely closed FastCGI stdout")
+	ErrRequestEnded     = errors.New("upstream prematurely closed FastCGI request")
 	ErrUnexpectedRecord = errors.New("upstream sent unexpected FastCGI record")
 	ErrParams           = errors.New("malformed FastCGI name-value pairs")
 )

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/mosaic-edge/mosaic/fastcgi"
 	"github.com/mosaic-edge/mosaic/internal/testorigin"
@@ -77,5 +79,71 @@ func TestFastCGIFramingErrorsLogAsNGINX(t *testing.T) {
 	}
 	if len(nErr) != len(answers) {
 		t.Errorf("NGINX logged %q, want a line for each of the %d requests", nErr, len(answers))
+	}
+}
+
+// An empty STDOUT record after the head ends the stream (the FastCGI
+// specification's end of STDOUT): a body short of its Content-Length
+// there ends short, where mosaic read on and filled the length from the
+// STDOUT records after it, and a short body is logged in NGINX's words,
+// as is one whose END_REQUEST comes before its length (mosaic logged
+// neither). Found by the gateway differential's "empty-stdout" class.
+// With no length left to fill, NGINX relays those records (here sent a
+// moment later, in a read of their own), and so does mosaic.
+func TestFastCGIEmptyStdoutEndsBodyAsNGINX(t *testing.T) {
+	nginxPath(t)
+	stdout := func(b []byte, content string) []byte {
+		return fastcgi.AppendRecord(b, fastcgi.TypeStdout, []byte(content))
+	}
+	end := func(b []byte) []byte { return fastcgi.AppendRecord(b, fastcgi.TypeEndRequest, make([]byte, 8)) }
+	// Each answer in two writes: the head, "abc" and the stream's end,
+	// then, a moment later, what follows.
+	answer := func(head string) [2][]byte {
+		return [2][]byte{stdout(stdout(nil, head+"\r\n\r\nabc"), ""), end(stdout(stdout(nil, "LEFTOVER"), ""))}
+	}
+	answers := map[string][2][]byte{
+		"/x/chunked": answer("Content-Type: text/plain"),
+		"/x/length":  answer("Content-Type: text/plain\r\nContent-Length: 3"),
+		"/x/short":   answer("Content-Type: text/plain\r\nContent-Length: 11"),
+		// END_REQUEST before the length, with no empty STDOUT record.
+		"/x/shortend": {stdout(nil, "Content-Type: text/plain\r\nContent-Length: 11\r\n\r\nabc"), end(nil)},
+	}
+	app := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		if path, ok := truncationPath(br, "fastcgi"); ok {
+			c.Write(answers[path][0])
+			time.Sleep(100 * time.Millisecond)
+			c.Write(answers[path][1])
+		}
+	})
+	dir := t.TempDir()
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		sub := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who])
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; error_log %s/error.log info;
+			fastcgi_param REQUEST_URI $request_uri;
+			location /x/ { fastcgi_pass %s; } }`, port, sub, app.Addr())
+	})
+	for path := range answers {
+		var got [2]string
+		for i, port := range []int{mport, nport} {
+			r, err := truncatedGet(port, path, "HTTP/1.1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[i] = truncationNorm(path, r.String())
+		}
+		want := "bytes=3 "
+		if path == "/x/chunked" {
+			want = "bytes=11 "
+		}
+		if !strings.Contains(got[1], want) || got[0] != got[1] {
+			t.Errorf("%s:\nmosaic %s\nNGINX  %s", path, got[0], got[1])
+		}
+	}
+	mErr, nErr := errorMessages(t, filepath.Join(dir, "mosaic/error.log")), errorMessages(t, filepath.Join(dir, "nginx/error.log"))
+	if d := lineDiff(mErr, nErr); d != "" {
+		t.Errorf("error log messages (mosaic, NGINX):\n%s", d)
+	}
+	if len(nErr) != 2 {
+		t.Errorf("NGINX logged %q, want a line for each short body", nErr)
 	}
 }

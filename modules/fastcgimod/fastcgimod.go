@@ -226,7 +226,8 @@ var gateway = gatewaymod.Gateway{
 			Stderr: func(r *http.Request, text string) {
 				logLine(r, slog.LevelError, "FastCGI sent in stderr: \""+text+"\"")
 			},
-			Warn: func(r *http.Request, text string) { logLine(r, slog.LevelWarn, text) },
+			Warn:  func(r *http.Request, text string) { logLine(r, slog.LevelWarn, text) },
+			Error: func(r *http.Request, text string) { logLine(r, slog.LevelError, text) },
 		}
 	},
 }
