@@ -127,13 +127,16 @@ func (x *exchange) prepareBody() error {
 				x.st.MakeRare().SavedBody = sp
 			}
 		}
-		if x.h.wire != nil && r.ContentLength <= 0 {
-			// A gateway's CONTENT_LENGTH comes from $content_length (or
-			// from ContentLength, used on its own), which NGINX knows
-			// once it has read a chunked body whole. Not a Content-Length
-			// line: the application gets the header lines the client
-			// sent (an HTTP/2 body without content-length has none).
-			r.ContentLength = sp.Size
+		if x.h.wire != nil && r.ContentLength <= 0 || r.ContentLength < 0 {
+			// $content_length, which NGINX knows once it has read a
+			// chunked body whole: in the access log, and a gateway's
+			// CONTENT_LENGTH (from ContentLength, used on its own, too).
+			// Not a Content-Length line: the application gets the header
+			// lines the client sent (an HTTP/2 body without
+			// content-length has none).
+			if x.h.wire != nil {
+				r.ContentLength = sp.Size
+			}
 			if x.st != nil {
 				x.st.MakeRare().BodyLength = strconv.FormatInt(sp.Size, 10)
 			}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mosaic-edge/mosaic/internal/basicauth"
+	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
 )
 
@@ -329,6 +330,16 @@ func init() {
 				}
 				return r.Host, r.Host != ""
 			}
+		case "transfer_encoding":
+			return func(r *http.Request, st *State) (string, bool) {
+				if len(r.TransferEncoding) > 0 && st != nil && st.HeaderLines != "" {
+					return lineValue(st.HeaderLines, "transfer-encoding")
+				}
+				if v, ok := headerValue(r.Header, name); ok {
+					return v, true
+				}
+				return strings.Join(r.TransferEncoding, ", "), len(r.TransferEncoding) > 0
+			}
 		}
 		return func(r *http.Request, _ *State) (string, bool) { return headerValue(r.Header, name) }
 	})
@@ -440,6 +451,23 @@ func headerValue(h http.Header, name string) (v string, ok bool) {
 	for k, v := range h {
 		if len(k) == len(name) && len(v) > 0 && varName(k) == name {
 			return v[0], true
+		}
+	}
+	return "", false
+}
+
+// lineValue is the value of the first of the header lines, as the
+// client sent them, named lower (lower case) in any case, its spaces
+// around it dropped as NGINX's parse drops them. The server takes a
+// chunked body's Transfer-Encoding out of the map (the framing is its
+// own), where NGINX keeps the line for $http_transfer_encoding, in the
+// case it came in ("Chunked").
+func lineValue(lines, lower string) (string, bool) {
+	for lines != "" {
+		var line string
+		line, lines = header.CutLine(lines)
+		if k, v, _ := strings.Cut(line, ":"); header.EqualFoldASCII(k, lower) {
+			return strings.Trim(v, " "), true
 		}
 	}
 	return "", false

@@ -355,6 +355,30 @@ func TestCookieValue(t *testing.T) {
 	}
 }
 
+// TestChunkedTransferEncodingVar: the server keeps a chunked body's
+// Transfer-Encoding out of the header map; $http_transfer_encoding is the
+// line as the client sent it, or "chunked" where the lines are unknown.
+func TestChunkedTransferEncodingVar(t *testing.T) {
+	get, ok := LookupValue("http_transfer_encoding")
+	if !ok {
+		t.Fatal("no $http_transfer_encoding")
+	}
+	r := httptest.NewRequest("POST", "/", nil)
+	if v, ok := get(r, &State{}); ok {
+		t.Errorf("without a body: %q, want none", v)
+	}
+	r.TransferEncoding = []string{"chunked"}
+	for _, c := range []struct{ lines, want string }{
+		{"Host: a\r\ntransfer-ENCODING:  Chunked \r\nX: y\r\n", "Chunked"},
+		{"Host: a\nTransfer-Encoding:chunked", "chunked"},
+		{"", "chunked"},
+	} {
+		if v, ok := get(r, &State{HeaderLines: c.lines}); !ok || v != c.want {
+			t.Errorf("lines %q: %q %v, want %q", c.lines, v, ok, c.want)
+		}
+	}
+}
+
 // testClientCert makes a client certificate with a subject that needs
 // RFC 2253 escapes.
 func testClientCert(t testing.TB) *x509.Certificate {
