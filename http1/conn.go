@@ -1069,7 +1069,7 @@ func (c *conn) readRequest() (*exchange, *http.Request, error) {
 		c.refusedHeader, c.refusedHost = r.Header, r.Host
 		return x, nil, err
 	}
-	c.fields = fieldsOf(head, &r)
+	c.fields = fieldsOf(head)
 	r.RemoteAddr = c.remoteAddr
 	r.TLS = c.tlsState
 	r.Body = http.NoBody

@@ -370,8 +370,15 @@ func TestParseHeadInvalid(t *testing.T) {
 		{"request line without version", "GET /\r\n" + host, 400},
 		{"request line with one word", "GET\r\n" + host, 400},
 		{"request line with extra word", "GET / HTTP/1.1 x\r\n" + host, 400},
-		{"two spaces in request line", "GET  / HTTP/1.1\r\n" + host, 400},
-		{"trailing space in request line", "GET / HTTP/1.1 \r\n" + host, 400},
+		// Spaces NGINX takes (TestParseLineSpaces), but no other blank,
+		// nor anything after the version's spaces.
+		{"tab in request line", "GET\t/ HTTP/1.1\r\n" + host, 400},
+		{"tab after version", "GET / HTTP/1.1\t\r\n" + host, 400},
+		{"space before method", " GET / HTTP/1.1\r\n" + host, 400},
+		{"word after version's spaces", "GET / HTTP/1.1  x\r\n" + host, 400},
+		{"CR after version's space", "GET / HTTP/1.1 \r\r\n" + host, 400},
+		{"spaces, no version", "GET /  \r\n" + host, 400},
+		{"spaces, HTTP/10.0", "GET  /  HTTP/10.0\r\n" + host, 505},
 		{"bad method token", "G(T / HTTP/1.1\r\n" + host, 400},
 		{"bad version", "GET / HTTX/1.1\r\n" + host, 400},
 		{"lower-case version", "GET / http/1.1\r\n" + host, 400},
@@ -416,6 +423,31 @@ func TestParseHeadInvalid(t *testing.T) {
 				t.Errorf("error text = %q", re.Error())
 			}
 		})
+	}
+}
+
+// TestParseLineSpaces: NGINX's request line takes several spaces before
+// the target and before the version, and spaces after the version, which
+// its $server_protocol keeps; mosaic refused them with 400.
+func TestParseLineSpaces(t *testing.T) {
+	for _, c := range []struct{ line, target, proto string }{
+		{"GET  /a  HTTP/1.1", "/a", "HTTP/1.1"},
+		{"GET /a HTTP/1.1 ", "/a", "HTTP/1.1 "},
+		{"POST   /a?b   HTTP/1.0   ", "/a?b", "HTTP/1.0   "},
+		{"GET  http://a.test/x HTTP/1.01 ", "http://a.test/x", "HTTP/1.01 "},
+	} {
+		var r http.Request
+		head := c.line + "\r\nHost: a\r\nX: y\r\n"
+		if err := parseHead(head, &r, new(reqMem), fieldCap{}); err != nil {
+			t.Errorf("%q: %v", c.line, err)
+			continue
+		}
+		if r.RequestURI != c.target || r.Proto != c.proto || r.ProtoMajor != 1 || r.Header.Get("X") != "y" {
+			t.Errorf("%q: target %q, proto %q %d.%d, X %q", c.line, r.RequestURI, r.Proto, r.ProtoMajor, r.ProtoMinor, r.Header.Get("X"))
+		}
+		if got := fieldsOf(head); got != "Host: a\r\nX: y\r\n" {
+			t.Errorf("%q: fields %q", c.line, got)
+		}
 	}
 }
 

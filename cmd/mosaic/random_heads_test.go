@@ -22,6 +22,8 @@ import (
 // for HTTP/0.9) and read the version first. NGINX's request line takes a
 // host of letters, digits, '.' and '-' and a decimal port: mosaic served
 // "http://a_b.test/", choosing a server by a name NGINX refuses (400).
+// NGINX's line takes several spaces between its parts and spaces after
+// the version, where mosaic answered 400.
 func TestRandomHeadFindingsAsNGINX(t *testing.T) {
 	ports := startPlainTLS(t, "")
 	next := "GET /next HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
@@ -43,6 +45,14 @@ func TestRandomHeadFindingsAsNGINX(t *testing.T) {
 		"GET http://a_b.test/first HTTP/1.1\r\nHost: a.test\r\n\r\n" + next,
 		"GET http://a.test:8a/first HTTP/1.1\r\nHost: a.test\r\n\r\n" + next,
 		"GET http://a_b.test/first HTTP/2.0\r\nHost: a.test\r\n\r\n" + next,
+		// Spaces NGINX's line takes: several between the parts, and
+		// after the version (heads48); not a tab, nor a word after them.
+		"GET  /first  HTTP/1.1\r\nHost: a.test\r\n\r\n" + next,
+		"GET /first HTTP/1.1   \r\nHost: a.test\r\n\r\n" + next,
+		"POST  http://a.test/first  HTTP/1.0 \r\nContent-Length: 1\r\n\r\nx",
+		"GET  /first  HTTP/10.0\r\nHost: a.test\r\n\r\n" + next,
+		"GET /first HTTP/1.1 x\r\nHost: a.test\r\n\r\n" + next,
+		"GET /first HTTP/1.1\t\r\nHost: a.test\r\n\r\n" + next,
 		// Served by both, the target's host choosing the server.
 		"GET http://a.test/first HTTP/1.1\r\nHost: a.test\r\n\r\n" + next,
 	} {
