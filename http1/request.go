@@ -216,10 +216,15 @@ func parseLine(line string, r *http.Request) (targetShape, error) {
 	}
 	version := proto
 	if i := strings.IndexByte(proto, ' '); i >= 0 {
+		version = proto[:i]
 		if skipSpaces(proto[i:]) != "" {
+			// NGINX refuses what follows the version once it has read
+			// the version: one it does not support is refused first.
+			if _, status := parseVersion(version); status == http.StatusHTTPVersionNotSupported {
+				return targetShape{}, versionError(method, target, version, status)
+			}
 			return targetShape{}, badRequest("invalid request line")
 		}
-		version = proto[:i]
 	}
 	shape, ok := scanTarget(target)
 	if !ok {
@@ -232,22 +237,28 @@ func parseLine(line string, r *http.Request) (targetShape, error) {
 		r.Proto, r.ProtoMajor, r.ProtoMinor = proto, 1, 0
 	default:
 		minor, status := parseVersion(version)
-		if status == http.StatusHTTPVersionNotSupported &&
-			(reqrule.Method(method) == http.StatusBadRequest || target[0] != '/' && !lineAuthority(target)) {
-			// NGINX reads the line from left to right: a method or a
-			// target it refuses is a 400 before the version is read.
-			status = http.StatusBadRequest
-		}
-		switch status {
-		case http.StatusBadRequest:
-			return targetShape{}, badRequest("invalid protocol version")
-		case http.StatusHTTPVersionNotSupported:
-			return targetShape{}, &requestError{status: status, msg: "unsupported protocol version " + version}
+		if status != 0 {
+			return targetShape{}, versionError(method, target, version, status)
 		}
 		r.Proto, r.ProtoMajor, r.ProtoMinor = proto, 1, minor
 	}
 	r.Method, r.RequestURI = method, target
 	return shape, nil
+}
+
+// versionError is the refusal of a request line whose version
+// parseVersion refuses with status. NGINX reads the line from left to
+// right: a method or a target it refuses is a 400 before the version is
+// read.
+func versionError(method, target, version string, status int) error {
+	if status == http.StatusHTTPVersionNotSupported &&
+		(reqrule.Method(method) == http.StatusBadRequest || target[0] != '/' && !lineAuthority(target)) {
+		status = http.StatusBadRequest
+	}
+	if status == http.StatusHTTPVersionNotSupported {
+		return &requestError{status: status, msg: "unsupported protocol version " + strconv.Quote(version)}
+	}
+	return badRequest("invalid protocol version")
 }
 
 // ProtoVersion returns the major and minor version of a request line's

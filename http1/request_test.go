@@ -379,6 +379,12 @@ func TestParseHeadInvalid(t *testing.T) {
 		{"CR after version's space", "GET / HTTP/1.1 \r\r\n" + host, 400},
 		{"spaces, no version", "GET /  \r\n" + host, 400},
 		{"spaces, HTTP/10.0", "GET  /  HTTP/10.0\r\n" + host, 505},
+		// NGINX refuses a version it does not support before it reads
+		// on: a bare CR or a word after it does not make that a 400.
+		{"HTTP/2.0 then a bare CR", "GET / HTTP/2.0\rHost: a\r\n", 505},
+		{"HTTP/10.0 then a word", "GET / HTTP/10.0\r x\r\n" + host, 505},
+		{"HTTP/2.0 then a word, bad method", "get / HTTP/2.0 x\r\n" + host, 400},
+		{"HTTP/1.1 then a bare CR", "GET / HTTP/1.1\rHost: a\r\n", 400},
 		{"bad method token", "G(T / HTTP/1.1\r\n" + host, 400},
 		{"bad version", "GET / HTTX/1.1\r\n" + host, 400},
 		{"lower-case version", "GET / http/1.1\r\n" + host, 400},

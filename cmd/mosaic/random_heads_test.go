@@ -23,7 +23,8 @@ import (
 // host of letters, digits, '.' and '-' and a decimal port: mosaic served
 // "http://a_b.test/", choosing a server by a name NGINX refuses (400).
 // NGINX's line takes several spaces between its parts and spaces after
-// the version, where mosaic answered 400.
+// the version, where mosaic answered 400; and a version NGINX does not
+// support is a 505 whatever follows it on the line (a bare CR, a word).
 func TestRandomHeadFindingsAsNGINX(t *testing.T) {
 	ports := startPlainTLS(t, "")
 	next := "GET /next HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
@@ -53,6 +54,11 @@ func TestRandomHeadFindingsAsNGINX(t *testing.T) {
 		"GET  /first  HTTP/10.0\r\nHost: a.test\r\n\r\n" + next,
 		"GET /first HTTP/1.1 x\r\nHost: a.test\r\n\r\n" + next,
 		"GET /first HTTP/1.1\t\r\nHost: a.test\r\n\r\n" + next,
+		// A version NGINX does not support is refused (505) before a
+		// bare CR or a word after it is read (heads48).
+		"GET /first HTTP/2.0\rHost: a.test\r\n\r\n" + next,
+		"GET /first HTTP/10.0\r x\r\nHost: a.test\r\n\r\n" + next,
+		"GET /first HTTP/1.1\rHost: a.test\r\n\r\n" + next,
 		// Served by both, the target's host choosing the server.
 		"GET http://a.test/first HTTP/1.1\r\nHost: a.test\r\n\r\n" + next,
 	} {
