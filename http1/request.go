@@ -211,6 +211,11 @@ func parseLine(line string, r *http.Request) (targetShape, error) {
 	if !ok || target == "" {
 		return targetShape{}, badRequest("invalid request line")
 	}
+	// NGINX refuses a target's control byte before it reads the version.
+	shape, ok := scanTarget(target)
+	if !ok {
+		return targetShape{}, badRequest("invalid request target")
+	}
 	if proto != "" && proto[0] == ' ' {
 		proto = skipSpaces(proto)
 	}
@@ -225,10 +230,6 @@ func parseLine(line string, r *http.Request) (targetShape, error) {
 			}
 			return targetShape{}, badRequest("invalid request line")
 		}
-	}
-	shape, ok := scanTarget(target)
-	if !ok {
-		return targetShape{}, badRequest("invalid request target")
 	}
 	switch version {
 	case "HTTP/1.1":
@@ -393,7 +394,7 @@ func parseFields(rest string, r *http.Request, vals []string, tooMany bool) (odd
 	}()
 	for rest != "" {
 		var line string
-		line, rest = header.CutLine(rest)
+		line, rest = header.CutFieldLine(rest)
 		if line == "" {
 			continue
 		}
@@ -522,7 +523,7 @@ func fieldsEnd(head string, r *http.Request, fc fieldCap) int {
 	for rest := head; rest != ""; {
 		start := len(head) - len(rest)
 		var line string
-		line, rest = header.CutLine(rest)
+		line, rest = header.CutFieldLine(rest)
 		rawName, rawValue := nameValue(line)
 		name, ok, odd := header.CanonicalName(rawName)
 		if !ok && !nginxName(rawName) || !validValue(trimSpaces(rawValue)) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mosaic-edge/mosaic/internal/header"
 	"github.com/mosaic-edge/mosaic/internal/reqrule"
 )
 
@@ -385,6 +386,7 @@ func TestParseHeadInvalid(t *testing.T) {
 		{"HTTP/10.0 then a word", "GET / HTTP/10.0\r x\r\n" + host, 505},
 		{"HTTP/2.0 then a word, bad method", "get / HTTP/2.0 x\r\n" + host, 400},
 		{"HTTP/1.1 then a bare CR", "GET / HTTP/1.1\rHost: a\r\n", 400},
+		{"HTTP/2.0 then a word, bad target", "GET /\x01 HTTP/2.0\rHost: a\r\n", 400},
 		{"bad method token", "G(T / HTTP/1.1\r\n" + host, 400},
 		{"bad version", "GET / HTTX/1.1\r\n" + host, 400},
 		{"lower-case version", "GET / http/1.1\r\n" + host, 400},
@@ -453,6 +455,41 @@ func TestParseLineSpaces(t *testing.T) {
 		}
 		if got := fieldsOf(head); got != "Host: a\r\nX: y\r\n" {
 			t.Errorf("%q: fields %q", c.line, got)
+		}
+	}
+}
+
+// TestParseHeadCRsBeforeLineEnd: NGINX's header parse skips CRs before
+// a field line's CR LF ("X: v\r\r\n" is "X: v"), where mosaic refused
+// the CR as a value's control byte; a CR elsewhere, and after the
+// request line or as the empty line, is still refused. The header lines
+// kept for the proxy hold no CR either.
+func TestParseHeadCRsBeforeLineEnd(t *testing.T) {
+	var r http.Request
+	head := "GET / HTTP/1.1\r\nHost: a\r\r\nX: v \r\r\r\nY\r\r\n"
+	if err := parseHead(head, &r, new(reqMem), fieldCap{}); err != nil {
+		t.Fatalf("%q: %v", head, err)
+	}
+	if r.Host != "a" || r.Header.Get("X") != "v" || len(r.Header["Y"]) != 1 || r.Header["Y"][0] != "" {
+		t.Errorf("%q: Host %q, header %q", head, r.Host, r.Header)
+	}
+	lines := header.NewLines(fieldsOf(head), r.Header)
+	for {
+		name, _, value, _, ok := lines.Next()
+		if !ok {
+			break
+		}
+		if strings.ContainsRune(name+value, '\r') {
+			t.Errorf("%q: line %q: %q", head, name, value)
+		}
+	}
+	for _, bad := range []string{
+		"GET / HTTP/1.1\r\r\nHost: a\r\n",
+		"GET / HTTP/1.1\r\nHost: a\r\nX: a\rb\r\n",
+		"GET / HTTP/1.1\r\nHost: a\r\n\r\r\n",
+	} {
+		if err := parseHead(bad, new(http.Request), new(reqMem), fieldCap{}); err == nil {
+			t.Errorf("%q accepted", bad)
 		}
 	}
 }

@@ -465,7 +465,7 @@ func headerValue(h http.Header, name string) (v string, ok bool) {
 func lineValue(lines, lower string) (string, bool) {
 	for lines != "" {
 		var line string
-		line, lines = header.CutLine(lines)
+		line, lines = header.CutFieldLine(lines)
 		if k, v, _ := strings.Cut(line, ":"); header.EqualFoldASCII(k, lower) {
 			return strings.Trim(v, " "), true
 		}

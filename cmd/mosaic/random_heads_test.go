@@ -25,6 +25,7 @@ import (
 // NGINX's line takes several spaces between its parts and spaces after
 // the version, where mosaic answered 400; and a version NGINX does not
 // support is a 505 whatever follows it on the line (a bare CR, a word).
+// NGINX skips the CRs before a field line's CR LF, which mosaic refused.
 func TestRandomHeadFindingsAsNGINX(t *testing.T) {
 	ports := startPlainTLS(t, "")
 	next := "GET /next HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
@@ -59,6 +60,12 @@ func TestRandomHeadFindingsAsNGINX(t *testing.T) {
 		"GET /first HTTP/2.0\rHost: a.test\r\n\r\n" + next,
 		"GET /first HTTP/10.0\r x\r\nHost: a.test\r\n\r\n" + next,
 		"GET /first HTTP/1.1\rHost: a.test\r\n\r\n" + next,
+		"GET /first\x01 HTTP/2.0\rHost: a.test\r\n\r\n" + next,
+		// CRs before a field line's CR LF are skipped; a line of CRs
+		// where the empty line comes is refused (heads48).
+		"GET /first HTTP/1.1\r\nHost: a.test\r\r\nX: v\r\r\r\nY\r\r\n\r\n" + next,
+		"GET /first HTTP/1.1\r\nHost: a.test\r\n\r\r\n" + next,
+		"GET /first HTTP/1.1\r\nHost: a.test\r\nX: a\rb\r\n\r\n" + next,
 		// Served by both, the target's host choosing the server.
 		"GET http://a.test/first HTTP/1.1\r\nHost: a.test\r\n\r\n" + next,
 	} {

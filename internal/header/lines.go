@@ -21,6 +21,31 @@ func CutLine(s string) (line, rest string) {
 	return line, rest
 }
 
+// CutFieldLine is CutLine for a request header's field lines, whose
+// end NGINX's parse finds as the LF after any number of CRs: it skips
+// the CRs before CR LF, so "X: v\r\r\n" is "X: v". A CR elsewhere in a
+// line stays, for the parse to refuse, and so does the last of a line
+// of CRs alone: NGINX refuses "\r\r\n" where the empty line may come,
+// it does not end the header, and it must not be taken as no line. It
+// cuts the line itself rather than calling CutLine: the parse calls it
+// for every field line.
+func CutFieldLine(s string) (line, rest string) {
+	line = s
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		line, rest = s[:i], s[i+1:]
+	}
+	n := len(line)
+	if n > 0 && line[n-1] == '\r' {
+		n--
+		// The usual line ends here, after one test more than CutLine's;
+		// of CRs alone, one stays (n > 1).
+		for n > 1 && line[n-1] == '\r' {
+			n--
+		}
+	}
+	return line[:n], rest
+}
+
 // tokenChars marks the bytes allowed in a token (RFC 9110, section 5.6.2).
 var tokenChars = func() (t [256]bool) {
 	for c := '0'; c <= '9'; c++ {
@@ -235,7 +260,8 @@ func (l *Lines) Next() (name, key, value string, mapped, ok bool) {
 		} else {
 			l.text = ""
 		}
-		name, value, _ = strings.Cut(strings.TrimSuffix(line, "\r"), ":")
+		line, _ = CutFieldLine(line)
+		name, value, _ = strings.Cut(line, ":")
 		if name == "" {
 			break
 		}
@@ -405,7 +431,7 @@ func (l *Lines) rest(fields []Field) []Field {
 	sent := map[string]bool{}
 	for rest := l.all; rest != ""; {
 		var line string
-		line, rest = CutLine(rest)
+		line, rest = CutFieldLine(rest)
 		// A line without a colon is a name too, as Next takes it.
 		name, _, _ := strings.Cut(line, ":")
 		if key, ok := l.keyOf(name); ok {
