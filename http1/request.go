@@ -262,18 +262,20 @@ func versionError(method, target, version string, status int) error {
 	return badRequest("invalid protocol version")
 }
 
-// ProtoVersion returns the major and minor version of a request line's
-// version as this package reads it (HTTP/1.01 is 1.1, HTTP/1.10 is 1.10),
-// ok false for one it refuses. A Refusal's Line is read with it, so that
-// the request made of a refused one is of the version its parse took:
-// net/http's http.ParseHTTPVersion takes one digit each, and would leave
-// HTTP/1.10 at version 0.0.
-func ProtoVersion(proto string) (major, minor int, ok bool) {
-	minor, status := parseVersion(proto)
-	if status != 0 {
-		return 0, 0, false
+// ParseLine parses a request line as this package's parse does, for a
+// Refusal's Line read whole and valid: its method, target and version
+// (r.Proto: the spaces after it kept), and the version's numbers
+// (HTTP/1.01 is 1.1, HTTP/1.10 is 1.10); ok false for a line the parse
+// refuses. The request made of a refused one then has the line's parts
+// as its parse took them: net/http's http.ParseHTTPVersion takes one
+// digit each, and a split at each space would miss the spaces NGINX
+// takes between the parts.
+func ParseLine(line string) (method, target, proto string, major, minor int, ok bool) {
+	var r http.Request
+	if _, err := parseLine(line, &r); err != nil {
+		return "", "", "", 0, 0, false
 	}
-	return 1, minor, true
+	return r.Method, r.RequestURI, r.Proto, r.ProtoMajor, r.ProtoMinor, true
 }
 
 // parseVersion reads a request line's version as NGINX's parser does, and

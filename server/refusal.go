@@ -49,13 +49,11 @@ func refusedRequest(rf *http1.Refusal) *http.Request {
 	if r.Header == nil {
 		r.Header = http.Header{}
 	}
-	if _, rest, ok := strings.Cut(rf.Line, " "); ok && rf.Method != "" {
-		target, proto, _ := strings.Cut(rest, " ")
-		r.Method, r.RequestURI, r.Proto = rf.Method, target, proto
+	if method, target, proto, major, minor, ok := http1.ParseLine(rf.Line); ok && rf.Method != "" {
+		r.Method, r.RequestURI, r.Proto, r.ProtoMajor, r.ProtoMinor = method, target, proto, major, minor
 		if u, err := url.ParseRequestURI(target); err == nil {
 			r.URL = u
 		}
-		r.ProtoMajor, r.ProtoMinor, _ = http1.ProtoVersion(proto)
 	}
 	return r.WithContext(newRequestRoot(rf.Context))
 }

@@ -533,7 +533,8 @@ func TestRefusedHeaderFieldsCapAsNGINX(t *testing.T) {
 // is 1.10, so gzip_http_version 1.1 compresses the page that
 // "error_page 400 =200" gives it. mosaic read a refused line's version
 // with net/http's parser, one digit each, which took both for 0.0 and
-// sent that page uncompressed.
+// sent that page uncompressed; and split a line with spaces NGINX takes
+// around its version at each space, which left the version unread.
 func TestRefusedLineVersionAsNGINX(t *testing.T) {
 	nginxPath(t)
 	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
@@ -545,10 +546,38 @@ func TestRefusedLineVersionAsNGINX(t *testing.T) {
 		status, _, _ := strings.Cut(head, "\r\n")
 		return fmt.Sprintf("%s, gzip %v", status, strings.Contains(strings.ToLower(head), "\r\ncontent-encoding: gzip"))
 	}
-	for _, version := range []string{"HTTP/1.1", "HTTP/1.01", "HTTP/1.10", "HTTP/1.00"} {
+	for _, version := range []string{"HTTP/1.1", "HTTP/1.01", "HTTP/1.10", "HTTP/1.00", " HTTP/1.1  "} {
 		req := "GET / " + version + "\r\nHost: a\r\nAccept-Encoding: gzip\r\nContent-Length: x\r\n\r\n"
 		if m, n := gzipped(mport, req), gzipped(nport, req); m != n {
 			t.Errorf("%s: mosaic %s, nginx %s", version, m, n)
+		}
+	}
+}
+
+// TestRefusedSpacedLineAsNGINX: a request line with several spaces
+// between its parts, or spaces after its version, is one NGINX takes; a
+// request refused later in its header keeps that line's target and
+// version, as $request_uri and $server_protocol on its error page. mosaic
+// split such a refused line at each single space, which left the target
+// empty and the version unread (0.0).
+func TestRefusedSpacedLineAsNGINX(t *testing.T) {
+	nginxPath(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; error_page 400 =200 /e;
+			location = /e { return 200 "[$request_uri] [$server_protocol] [$request_method] [$args]\n"; } }`, port)
+	})
+	for _, line := range []string{
+		"GET /x?a=1 HTTP/1.1",
+		"GET  /x?a=1  HTTP/1.1",
+		"GET /x?a=1 HTTP/1.1  ",
+		"GET   http://a/x?a=1   HTTP/1.0 ",
+	} {
+		req := line + "\r\nHost: a\r\nContent-Length: x\r\n\r\n"
+		m, n := sendUntilClosed(t, mport, req), sendUntilClosed(t, nport, req)
+		_, mb, _ := strings.Cut(m, "\r\n\r\n")
+		_, nb, _ := strings.Cut(n, "\r\n\r\n")
+		if mb != nb || !strings.HasPrefix(m, "HTTP/1.1 200") || !strings.HasPrefix(n, "HTTP/1.1 200") {
+			t.Errorf("%q: mosaic %q, nginx %q", line, m, n)
 		}
 	}
 }
