@@ -487,6 +487,8 @@ func TestParseHeadCRsBeforeLineEnd(t *testing.T) {
 		"GET / HTTP/1.1\r\r\nHost: a\r\n",
 		"GET / HTTP/1.1\r\nHost: a\r\nX: a\rb\r\n",
 		"GET / HTTP/1.1\r\nHost: a\r\n\r\r\n",
+		// obs-fold stays refused when CRs end the line folded.
+		"GET / HTTP/1.1\r\nHost: a\r\nX: a\r\r\n b\r\n",
 	} {
 		if err := parseHead(bad, new(http.Request), new(reqMem), fieldCap{}); err == nil {
 			t.Errorf("%q accepted", bad)

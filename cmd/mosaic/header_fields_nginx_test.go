@@ -102,6 +102,40 @@ func TestFieldValueTabsAsNGINX(t *testing.T) {
 	}
 }
 
+// TestFieldLineCRsAsNGINX: NGINX skips the CRs before a field line's
+// CR LF; none of them reaches $http_*, a proxied line (the origin echoes
+// the lines as they came, a stray CR included) or a FastCGI parameter,
+// and a Content-Length or Transfer-Encoding line ending so frames the
+// body as NGINX frames it: the request behind it is found at the same
+// byte, over plain TCP and TLS. A CR inside a value, a line of CRs where
+// the empty line comes, or a CR between the value's end and CR LF with a
+// space after it is refused by both.
+func TestFieldLineCRsAsNGINX(t *testing.T) {
+	same := fieldsBoth(t, "")
+	for _, fields := range []string{
+		"X-A: v\r\r\nX-B:  w \r\r\r\nX-C\r\r\n",
+		"X-A: 1\r\r\nX-B: \r\r\nX-A: 2\r\r\n",
+	} {
+		same(fieldRequests(fields)...)
+	}
+	next := "GET /v HTTP/1.1\r\nHost: a.test\r\nX-A: next\r\nConnection: close\r\n\r\n"
+	for _, method := range []string{"/p/x", "/f.php"} {
+		same("POST "+method+" HTTP/1.1\r\nHost: a.test\r\nContent-Length: 5\r\r\nX-A: a\r\r\n\r\nhello",
+			next)
+		same("POST "+method+" HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\r\nX-A: a\r\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+			next)
+	}
+	for _, fields := range []string{
+		"X-A: a\rb\r\n",
+		"X-A: a\r \r\n",
+		"Content-Length: 5\r \r\n",
+		"\r\r\n",
+		"X-A: a\r\r\n\r\r\n",
+	} {
+		same("GET /p/x HTTP/1.1\r\nHost: a.test\r\n" + fields + "\r\n")
+	}
+}
+
 // TestInvalidFieldNamesAsNGINX: a field name with a byte that is not a
 // letter, a digit, '-' or '_' (but no space, control byte or DEL, which
 // NGINX refuses) is dropped under ignore_invalid_headers on, the
