@@ -494,6 +494,12 @@ func TestParseHeadCRsBeforeLineEnd(t *testing.T) {
 			t.Errorf("%q accepted", bad)
 		}
 	}
+	// The lines the parse takes are the lines the fields cap counts:
+	// CRs before CR LF do not take a line past it.
+	fc := fieldCap{min: 1, of: func(string, *tls.ConnectionState) FieldRule { return FieldRule{Max: 2} }}
+	if err := parseHead(head, new(http.Request), new(reqMem), fc); err != errTooManyFields {
+		t.Errorf("%q, cap 2: %v, want %v", head, err, errTooManyFields)
+	}
 }
 
 // TestParseHeadFieldWithoutColon: a field line without a colon is, as
