@@ -642,8 +642,12 @@ func redirectTo(w http.ResponseWriter, r *http.Request, uri, path, query string,
 		// NGINX takes the new URI as it is written: "//" stays, whatever
 		// merge_slashes says (it acts on the client's URI only), and
 		// picks the location with it. "." and ".." are still resolved,
-		// so that a value a variable brings cannot climb.
-		if !normalizeURI(r2, false) {
+		// so that a value a variable brings cannot climb. A path without
+		// its leading slash (an upstream's "X-Accel-Redirect: file")
+		// goes on as it is, as in NGINX: no prefix location takes it,
+		// and the server's own level answers, 404 for a missing file,
+		// where refusing it was a 400 that closed the connection.
+		if !relativeTarget(path) && !normalizeURI(r2, false) {
 			Error(w, r, http.StatusBadRequest)
 			return
 		}
@@ -675,6 +679,21 @@ func redirectTo(w http.ResponseWriter, r *http.Request, uri, path, query string,
 		out = loc.subOutput
 	}
 	out.ServeHTTP(ri.fl.switchTo(loc, r2, main), r2)
+}
+
+// relativeTarget reports whether an internal redirect's path has no
+// leading slash and nothing normalisation would refuse or resolve: a NUL,
+// or a dot segment, which could climb from a root the path is joined to.
+func relativeTarget(p string) bool {
+	if p == "" || p[0] == '/' || strings.IndexByte(p, 0) >= 0 {
+		return false
+	}
+	for seg := range strings.SplitSeq(p, "/") {
+		if seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
 }
 
 // wrapCore adds the core's per-location steps around the content handler:

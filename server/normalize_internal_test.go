@@ -163,3 +163,18 @@ func FuzzNormalizeURI(f *testing.F) {
 		}
 	})
 }
+
+// TestRelativeTarget: an internal redirect's path without its leading
+// slash goes on to routing as NGINX takes it, unless it holds what would
+// be refused or resolved against a root (a NUL, a dot segment).
+func TestRelativeTarget(t *testing.T) {
+	for p, want := range map[string]bool{
+		"rel": true, "a/b": true, "a/b/": true, "a.b": true, "..a": true,
+		"": false, "/rel": false, "..": false, ".": false, "a/../b": false, "a/./b": false,
+		"a/..": false, "rel\x00": false,
+	} {
+		if got := relativeTarget(p); got != want {
+			t.Errorf("relativeTarget(%q) = %v, want %v", p, got, want)
+		}
+	}
+}

@@ -1,14 +1,19 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
 	"github.com/mosaic-edge/mosaic/internal/testuwsgi"
 )
 
@@ -509,6 +514,65 @@ func TestAccelRedirectUWSGIMatchesNGINX(t *testing.T) {
 		// error pages drop it, NGINX's keep it (proxy/README.md).
 		if status[0] != status[1] || (rq.want != "" && bodies[0] != bodies[1]) || (status[1] == 200 && disp[0] != disp[1]) {
 			t.Errorf("%s: mosaic %d %q %q, nginx %d %q %q", rq.path, status[0], bodies[0], disp[0], status[1], bodies[1], disp[1])
+		}
+	}
+}
+
+// TestAccelRedirectRelativeAsNGINX: an X-Accel-Redirect without a leading
+// slash is an internal redirect like another in NGINX: no prefix location
+// takes it, a regex location may, and the server's level answers the
+// rest, a 404 for the file root+URI that is not there, the client's
+// connection kept. mosaic refused the path with a 400 and closed the
+// connection (found by internal/nginxdiff/upstream). A dot segment stays
+// refused.
+func TestAccelRedirectRelativeAsNGINX(t *testing.T) {
+	nginxPath(t)
+	targets := map[string]string{"/plain": "rel", "/regex": "rel2/x", "/dots": "a/../b"}
+	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		for {
+			req, err := http.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nX-Accel-Redirect: %s\r\nContent-Length: 4\r\n\r\nbody", targets[req.URL.Path])
+		}
+	})
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www/rel"), "inside the root")
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s/www;
+  location /p/ { proxy_pass http://%s/; }
+  location ~ ^rel2 { return 200 "regex $uri\n"; }
+}`, port, dir, o.Addr())
+	})
+	for _, path := range []string{"/p/plain", "/p/regex", "/p/dots"} {
+		var got [2]string
+		for i, port := range []int{nport, mport} {
+			c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.SetDeadline(time.Now().Add(5 * time.Second))
+			br := bufio.NewReader(c)
+			// Twice on one connection: the first answer must leave it open.
+			for range 2 {
+				fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", path)
+				resp, err := http.ReadResponse(br, nil)
+				if err != nil {
+					got[i] += "unreadable: " + err.Error()
+					break
+				}
+				b, _ := io.ReadAll(resp.Body)
+				if resp.StatusCode >= 400 {
+					b = nil // the servers' error pages differ in their signature
+				}
+				got[i] += fmt.Sprintf("%d %q close=%v; ", resp.StatusCode, b, resp.Close)
+			}
+			c.Close()
+		}
+		t.Logf("%s: nginx %s", path, got[0])
+		if got[1] != got[0] {
+			t.Errorf("%s: mosaic %s, nginx %s", path, got[1], got[0])
 		}
 	}
 }
