@@ -526,15 +526,40 @@ func TestAccelRedirectUWSGIMatchesNGINX(t *testing.T) {
 // connection (found by internal/nginxdiff/upstream). A dot segment stays
 // refused.
 func TestAccelRedirectRelativeAsNGINX(t *testing.T) {
+	compareAccelHeads(t, map[string]string{
+		"/plain": "X-Accel-Redirect: rel\r\n",
+		"/regex": "X-Accel-Redirect: rel2/x\r\n",
+		"/dots":  "X-Accel-Redirect: a/../b\r\n",
+	})
+}
+
+// TestAccelRedirectLastTypeAsNGINX: of several Content-Type fields beside
+// an X-Accel-Redirect, the last is the one the target's answer carries,
+// as NGINX copies each in turn (and as the proxy relays the last one
+// without a redirect); mosaic took the first (found by
+// internal/nginxdiff/upstream).
+func TestAccelRedirectLastTypeAsNGINX(t *testing.T) {
+	compareAccelHeads(t, map[string]string{
+		"/types": "Content-Type: text/html\r\nContent-Type: application/json\r\nX-Accel-Redirect: /t/x\r\nContent-Type: text/plain\r\n",
+		"/one":   "Content-Type: text/csv\r\nX-Accel-Redirect: /t/x\r\n",
+	})
+}
+
+// compareAccelHeads runs NGINX and mosaic in front of an origin that
+// answers each path of fields with a 200 holding those fields and a
+// 4-byte body, asks both servers for each path twice on one connection
+// (the first answer must leave it open), and compares the statuses,
+// types, bodies (an error page's left out: the signatures differ) and
+// whether the connection was to close.
+func compareAccelHeads(t *testing.T, fields map[string]string) {
 	nginxPath(t)
-	targets := map[string]string{"/plain": "rel", "/regex": "rel2/x", "/dots": "a/../b"}
 	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
 		for {
 			req, err := http.ReadRequest(br)
 			if err != nil {
 				return
 			}
-			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nX-Accel-Redirect: %s\r\nContent-Length: 4\r\n\r\nbody", targets[req.URL.Path])
+			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\n%sContent-Length: 4\r\n\r\nbody", fields[req.URL.Path])
 		}
 	})
 	dir := t.TempDir()
@@ -542,10 +567,11 @@ func TestAccelRedirectRelativeAsNGINX(t *testing.T) {
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
 		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s/www;
   location /p/ { proxy_pass http://%s/; }
+  location /t/ { internal; return 200 "target $uri\n"; }
   location ~ ^rel2 { return 200 "regex $uri\n"; }
 }`, port, dir, o.Addr())
 	})
-	for _, path := range []string{"/p/plain", "/p/regex", "/p/dots"} {
+	for path := range fields {
 		var got [2]string
 		for i, port := range []int{nport, mport} {
 			c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
@@ -554,9 +580,8 @@ func TestAccelRedirectRelativeAsNGINX(t *testing.T) {
 			}
 			c.SetDeadline(time.Now().Add(5 * time.Second))
 			br := bufio.NewReader(c)
-			// Twice on one connection: the first answer must leave it open.
 			for range 2 {
-				fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", path)
+				fmt.Fprintf(c, "GET /p%s HTTP/1.1\r\nHost: x\r\n\r\n", path)
 				resp, err := http.ReadResponse(br, nil)
 				if err != nil {
 					got[i] += "unreadable: " + err.Error()
@@ -564,9 +589,9 @@ func TestAccelRedirectRelativeAsNGINX(t *testing.T) {
 				}
 				b, _ := io.ReadAll(resp.Body)
 				if resp.StatusCode >= 400 {
-					b = nil // the servers' error pages differ in their signature
+					b = nil
 				}
-				got[i] += fmt.Sprintf("%d %q close=%v; ", resp.StatusCode, b, resp.Close)
+				got[i] += fmt.Sprintf("%d %q %q close=%v; ", resp.StatusCode, resp.Header.Get("Content-Type"), b, resp.Close)
 			}
 			c.Close()
 		}
