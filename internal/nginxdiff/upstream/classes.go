@@ -69,35 +69,44 @@ func explain(c *tcase, ns, ms string) string {
 	return kept(c, ns, ms, diff) + cls
 }
 
-// kept returns the prefix of a documented class, or "".
+// kept returns the prefix of a documented class, or "": the first of
+// the checks that fits.
 func kept(c *tcase, ns, ms string, diff []string) string {
 	mosaic502 := strings.HasPrefix(ms, "502 ") || strings.Contains(ms, "] 502 ")
 	code := c.code()
+	oddLine := c.has("nostatus") || c.has("version") && c.version() != "HTTP/1.0" ||
+		code == "1000" || code == "20" || code == "2x0" || code == "099"
+	sameShape := shape(ns) == shape(ms)
 	switch {
-	case c.has("nostatus") || c.has("version") && c.version() != "HTTP/1.0" || code == "1000" || code == "20" || code == "2x0" || code == "099":
-		if mosaic502 {
-			return "KEPT status line NGINX reads as HTTP/0.9: "
-		}
+	case oddLine && mosaic502:
+		return "KEPT status line NGINX reads as HTTP/0.9: "
 	case c.has("interim") || len(code) == 3 && code[0] == '1':
 		return "KEPT interim 1xx: "
 	case c.has("longhead"):
 		return "KEPT head over proxy_buffer_size: "
 	case c.has("ctlbyte") && mosaic502:
 		return "KEPT control byte in a field value: "
-	case (c.has("chunk=badhex") || c.has("chunk=overflow")) && mosaic502:
+	case (c.has("chunk=badhex") || c.has("chunk=overflow") || c.has("chunk=sizelong") || c.has("chunk=sizeshort")) &&
+		(mosaic502 || strings.Contains(ms, "bodyerr=")):
 		return "KEPT malformed chunks: "
-	case c.has("version"):
-		return "LEFT odd HTTP version: "
 	case c.has("frame=te"):
 		return "KEPT Transfer-Encoding by RFC 9112: "
-	case c.has("frame=twocl") && !c.has("cl2=equal") || c.has("frame=badcl"):
-		if mosaic502 {
-			return "KEPT invalid Content-Length: "
-		}
-	}
-	if (code == "204" || code == "304") && len(diff) > 0 && !slices.ContainsFunc(diff, func(f string) bool {
+	case (c.has("frame=twocl") && !c.has("cl2=equal") || c.has("frame=badcl")) && mosaic502:
+		return "KEPT invalid Content-Length: "
+	case c.loc == "g" && len(diff) > 0 && !slices.ContainsFunc(diff, func(f string) bool { return f != "Content-Encoding" && f != "TE" }) &&
+		strings.HasPrefix(strings.SplitN(ms, " | ", 2)[0], "200 ") && strings.Contains(strings.SplitN(ms, " | ", 2)[0], `body=""`):
+		return "KEPT empty body not compressed: "
+	case sameShape && strings.Contains(ns, "bodyerr=") && strings.Contains(ms, "bodyerr="):
+		return "KEPT broken body's bytes: "
+	case c.method == "HEAD" && c.has("frame=short"):
+		return "LEFT HEAD of a broken body: "
+	case c.has("version"):
+		return "LEFT odd HTTP version: "
+	case len(diff) == 1 && diff[0] == "Location" && strings.Count(string(c.raw("GET")), "\nLocation:") > 1:
+		return "LEFT two Location fields: "
+	case (code == "204" || code == "304") && len(diff) > 0 && !slices.ContainsFunc(diff, func(f string) bool {
 		return f != "Content-Length" && f != "Content-Type"
-	}) {
+	}):
 		return "LEFT 204/304 length and type: "
 	}
 	return ""

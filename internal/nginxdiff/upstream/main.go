@@ -127,7 +127,16 @@ func compare(cases []*tcase, nport, mport int) {
 	}
 	close(next)
 	wg.Wait()
-	fmt.Printf("cases %d, differences %d, classes %d\n", len(cases), diffs, len(classes))
+	var kept, left int
+	for k, ex := range classes {
+		switch {
+		case strings.HasPrefix(k, "KEPT "):
+			kept += len(ex)
+		case strings.HasPrefix(k, "LEFT "):
+			left += len(ex)
+		}
+	}
+	fmt.Printf("cases %d, differences %d (KEPT %d, LEFT %d, new %d), classes %d\n", len(cases), diffs, kept, left, diffs-kept-left, len(classes))
 	ks := make([]string, 0, len(classes))
 	for k := range classes {
 		ks = append(ks, k)
