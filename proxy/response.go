@@ -98,15 +98,20 @@ func keptBack(k string, switching, h2 bool) bool {
 
 // rewriteRedirects applies the proxy_redirect lines to the Location
 // fields and to the url= of the Refresh fields of hdr, as NGINX does: the
-// first line that applies to a value rewrites it. A single Location that
-// a line rewrote into a path is made absolute (absolute_redirect); one
-// the upstream sent as a path, and no line changed, is left alone.
+// first line that applies to a value rewrites it. The last Location that
+// a line rewrote is the response's own in NGINX: made absolute when it
+// is a path (absolute_redirect), it goes out before the other fields, so
+// first of the Locations here. One the upstream sent as a path, and no
+// line changed, is left alone.
 func (x *exchange) rewriteRedirects(hdr http.Header) {
 	h := x.h
 	if vv := hdr["Location"]; vv != nil {
-		out, rewritten := h.rewriteValues(x.r, vv, false)
-		if f := h.absRedirect; f != nil && rewritten && len(out) == 1 && strings.HasPrefix(out[0], "/") {
-			out[0] = f(x.r, out[0])
+		out, last := h.rewriteValues(x.r, vv, false)
+		if f := h.absRedirect; f != nil && last >= 0 && strings.HasPrefix(out[last], "/") {
+			if abs := f(x.r, out[last]); abs != out[last] {
+				copy(out[1:last+1], out[:last])
+				out[0] = abs
+			}
 		}
 		hdr["Location"] = out
 	}
@@ -117,9 +122,10 @@ func (x *exchange) rewriteRedirects(hdr http.Header) {
 
 // rewriteValues rewrites each value (from its url=, for a Refresh) by the
 // first line that applies. It copies vv before changing it (vv is the
-// upstream's) and reports whether any line applied.
-func (h *Handler) rewriteValues(r *http.Request, vv []string, refresh bool) ([]string, bool) {
-	out, rewritten := vv, false
+// upstream's) and returns the index of the last value a line rewrote, -1
+// when none was.
+func (h *Handler) rewriteValues(r *http.Request, vv []string, refresh bool) ([]string, int) {
+	out, last := vv, -1
 	for i, v := range vv {
 		prefix := 0
 		if refresh {
@@ -133,12 +139,12 @@ func (h *Handler) rewriteValues(r *http.Request, vv []string, refresh bool) ([]s
 		if !ok {
 			continue
 		}
-		if !rewritten {
-			out, rewritten = slices.Clone(vv), true
+		if last < 0 {
+			out = slices.Clone(vv)
 		}
-		out[i] = v[:prefix] + nv
+		out[i], last = v[:prefix]+nv, i
 	}
-	return out, rewritten
+	return out, last
 }
 
 // rewriteRedirect returns value as the first line that applies to it

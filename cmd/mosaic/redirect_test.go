@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mosaic-edge/mosaic/internal/testorigin"
 )
 
 // redirectOrigin answers every request with a 302 whose Location (and, on
@@ -142,6 +146,56 @@ func TestProxyRedirectConfigErrors(t *testing.T) {
 		out, err := exec.Command(checkPath, "-t", "-c", path).CombinedOutput()
 		if err == nil || !strings.Contains(strings.ToLower(string(out)), strings.ToLower(c.want)) {
 			t.Errorf("%s: %v\n%s\nwant %q", c.loc, err, out, c.want)
+		}
+	}
+}
+
+// TestProxyRedirectSeveralLocationsAsNGINX: of several Location fields,
+// NGINX makes the last one a proxy_redirect line rewrote the response's
+// own: a path, it is made absolute (absolute_redirect on) and sent before
+// the others, which keep their order and stay paths. mosaic made only a
+// lone Location absolute (found by internal/nginxdiff/upstream).
+func TestProxyRedirectSeveralLocationsAsNGINX(t *testing.T) {
+	nginxPath(t)
+	var o *testorigin.Raw
+	o = testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		self := "http://" + o.Addr() + "/up/"
+		for {
+			req, err := http.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			fields := map[string]string{
+				// Both rewritten: the second goes first, absolute.
+				"both": "Location: " + self + "a\r\nLocation: " + self + "b\r\n",
+				// Only the first is rewritten: it goes first, absolute.
+				"first": "Location: " + self + "a\r\nLocation: http://else.test/b\r\n",
+				"three": "Location: " + self + "a\r\nLocation: " + self + "b\r\nLocation: /c\r\n",
+				"none":  "Location: /a\r\nLocation: http://else.test/b\r\n",
+			}[path.Base(req.URL.Path)]
+			fmt.Fprintf(c, "HTTP/1.1 302 Found\r\n%sContent-Length: 0\r\n\r\n", fields)
+		}
+	})
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d;
+  location /g/ { proxy_pass http://%s/up/; }
+  location /off/ { proxy_pass http://%[2]s/up/; absolute_redirect off; }
+}`, port, o.Addr())
+	})
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, p := range []string{"/g/both", "/g/first", "/g/three", "/g/none", "/off/both"} {
+		var got [2]string
+		for i, port := range []int{nport, mport} {
+			resp, err := noFollow.Get(fmt.Sprintf("http://127.0.0.1:%d%s", port, p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			got[i] = strings.ReplaceAll(fmt.Sprintf("%q", resp.Header["Location"]), fmt.Sprint(port), "PORT")
+		}
+		t.Logf("%s: nginx %s", p, got[0])
+		if got[1] != got[0] {
+			t.Errorf("%s: mosaic %s, nginx %s", p, got[1], got[0])
 		}
 	}
 }
