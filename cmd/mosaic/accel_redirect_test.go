@@ -601,3 +601,43 @@ func compareAccelHeads(t *testing.T, fields map[string]string) {
 		}
 	}
 }
+
+// TestAccelRedirectRelativeNoNeighbour: the root and a relative
+// X-Accel-Redirect run together name the root's neighbour (root .../www
+// and "rel" name .../wwwrel), which NGINX serves; mosaic takes the name
+// as missing, as it does for a rewrite's "$1 break" (server/README.md),
+// so an upstream's value cannot reach files beside the root.
+func TestAccelRedirectRelativeNoNeighbour(t *testing.T) {
+	nginxPath(t)
+	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		for {
+			if _, err := http.ReadRequest(br); err != nil {
+				return
+			}
+			fmt.Fprint(c, "HTTP/1.1 200 OK\r\nX-Accel-Redirect: rel\r\nContent-Length: 0\r\n\r\n")
+		}
+	})
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "www/rel"), "inside the root")
+	writeFile(t, filepath.Join(dir, "wwwrel"), "beside the root")
+	mport, nport := startBoth(t, dir, func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %s/www;
+  location /p/ { proxy_pass http://%s/; }
+}`, port, dir, o.Addr())
+	})
+	for who, want := range map[int]string{nport: "200 beside the root", mport: "404"} {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/p/x", who))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		got := fmt.Sprint(resp.StatusCode)
+		if resp.StatusCode == http.StatusOK {
+			got += " " + string(b)
+		}
+		if got != want {
+			t.Errorf("port %d (nginx %d, mosaic %d): %q, want %q", who, nport, mport, got, want)
+		}
+	}
+}
