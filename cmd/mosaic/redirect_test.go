@@ -157,9 +157,9 @@ func TestProxyRedirectConfigErrors(t *testing.T) {
 // lone Location absolute (found by internal/nginxdiff/upstream).
 func TestProxyRedirectSeveralLocationsAsNGINX(t *testing.T) {
 	nginxPath(t)
-	var o *testorigin.Raw
-	o = testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
-		self := "http://" + o.Addr() + "/up/"
+	o := testorigin.NewRaw(t, func(c net.Conn, br *bufio.Reader) {
+		// The origin's own address, which proxy_redirect default maps.
+		self := "http://" + c.LocalAddr().String() + "/up/"
 		for {
 			req, err := http.ReadRequest(br)
 			if err != nil {
