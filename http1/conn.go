@@ -176,6 +176,10 @@ type conn struct {
 	// them, not the request's exchange, which every request allocates:
 	// one request is served at a time.
 	fields string
+	// line is the request line of the request being served, as
+	// received, where its parts joined by a space each do not give it
+	// back (RequestLine); "" otherwise.
+	line string
 	// Parking (park_linux.go): the connection waits in the process's
 	// epoll set with no goroutine; parkState says so, parkFD and parkSeq
 	// name it there, parkTimer ends the wait at the keep-alive deadline.
@@ -736,7 +740,7 @@ func (c *conn) serveOne() (keep, park bool) {
 	}
 	c.startWatch(&x.ctx, b == nil)
 	panicked := c.runHandler(w, req)
-	c.fields = "" // a waiting connection keeps no request's header
+	c.fields, c.line = "", "" // a waiting connection keeps no request's header
 	c.stopWatch()
 	x.ctx.cancel()
 	if w.hijacked {
@@ -1069,7 +1073,7 @@ func (c *conn) readRequest() (*exchange, *http.Request, error) {
 		c.refusedHeader, c.refusedHost = r.Header, r.Host
 		return x, nil, err
 	}
-	c.fields = fieldsOf(head)
+	c.fields, c.line = fieldsOf(head), spacedLine(head, &r)
 	r.RemoteAddr = c.remoteAddr
 	r.TLS = c.tlsState
 	r.Body = http.NoBody

@@ -164,6 +164,18 @@ func fieldsOf(head string) string {
 	return rest
 }
 
+// spacedLine returns head's request line where the parts parseHead read
+// into r, joined by a space each, do not give it back: NGINX's parser
+// takes several spaces between them, and its $request is the line as
+// received. "" for the usual line, which the parts give.
+func spacedLine(head string, r *http.Request) string {
+	line, _ := header.CutLine(head)
+	if len(line) == len(r.Method)+1+len(r.RequestURI)+1+len(r.Proto) {
+		return ""
+	}
+	return line
+}
+
 // skipSpaces returns s without its leading spaces.
 func skipSpaces(s string) string {
 	for s != "" && s[0] == ' ' {

@@ -101,6 +101,11 @@ func (w *response) Header() http.Header { return w.header }
 // takes the request.
 func (w *response) RequestLines() string { return w.c.fields }
 
+// RequestLine returns the request line as the client sent it where its
+// parts, joined by a space each, do not give it back (several spaces
+// between them), else "" (vars.WireFramer). Asked for as RequestLines is.
+func (w *response) RequestLine() string { return w.c.line }
+
 // SetReason makes rest what follows the code in the status line should
 // the response's status be code, in place of NGINX's phrase: NGINX
 // passes on the status line of a proxied response as the upstream wrote

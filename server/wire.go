@@ -10,12 +10,21 @@ import (
 
 // setWire gives st what reports the request's and the response's sizes
 // on the wire ($request_length, $bytes_sent), and the request's header
-// lines as they came, where the server knows them. mosaic's HTTP/1.x server
+// lines (and a spaced request line) as they came, where the server knows
+// them. mosaic's HTTP/1.x server
 // knows them; Go's HTTP/2 server reports no frame sizes, so there the
 // request's length counts the body bytes read and no header.
 func setWire(st *vars.State, w http.ResponseWriter, r *http.Request) {
 	if ws, ok := w.(vars.WireSizer); ok {
 		st.Wire, st.HeaderLines = ws, ws.RequestLines()
+		if f, ok := ws.(vars.WireFramer); ok {
+			// The usual line is its parts joined, which $request joins
+			// only when asked for; one of several spaces between them
+			// is kept as it came (a subrequest copies it too).
+			if line := f.RequestLine(); line != "" {
+				st.MakeRare().RequestLine = line
+			}
+		}
 		return
 	}
 	cb := &countedBody{ReadCloser: r.Body}

@@ -49,6 +49,7 @@ func (w fakeWire) BodyOverhead(bool) int64          { return w.framing }
 func (w fakeWire) Framing() (chunked, closing bool) { return w.chunked, w.closing }
 func (w fakeWire) Pipelined() bool                  { return w.pipelined }
 func (w fakeWire) RequestLines() string             { return "" }
+func (w fakeWire) RequestLine() string              { return "" }
 
 // varRequest is a request as the server hands it to handlers, with a
 // State that the server would have filled in.

@@ -182,7 +182,9 @@ type Rare struct {
 	Main MainLine
 	// RequestLine, when set, is the request line as received of a request
 	// refused before it was parsed (cut short, or not a request line at
-	// all): $request is then this text, as NGINX logs it.
+	// all), or of one whose parts do not give it back joined by a space
+	// each (WireFramer.RequestLine): $request is then this text, as NGINX
+	// logs it.
 	RequestLine string
 	// RequestBody is the whole request body when a module read it into
 	// memory before passing it on ($request_body); nil otherwise.
@@ -559,10 +561,15 @@ type WireSizer interface {
 // WireFramer is a WireSizer of an HTTP/1.x connection, which also tells
 // how the response is framed: whether its body goes chunked and whether
 // the connection closes after it ($sent_http_transfer_encoding,
-// $sent_http_connection); and whether the request came pipelined ($pipe).
+// $sent_http_connection); whether the request came pipelined ($pipe); and
+// its request line where the parts the server parsed do not give it back.
 type WireFramer interface {
 	Framing() (chunked, closing bool)
 	Pipelined() bool
+	// RequestLine is the request line as received where its parts,
+	// joined by a space each, differ from it (several spaces between
+	// them, which NGINX's parser takes), else "": Rare.RequestLine.
+	RequestLine() string
 }
 
 // ClientHello is what a TLS client offered: its cipher suites and key

@@ -554,6 +554,44 @@ func TestRefusedLineVersionAsNGINX(t *testing.T) {
 	}
 }
 
+// TestSpacedLineRequestAsNGINX: NGINX's $request is the request line as
+// it came, several spaces between its parts included, in the request and
+// in its subrequests (add_after_body here). mosaic, which serves such a
+// line since it takes its spaces, joined its parts with one space each.
+func TestSpacedLineRequestAsNGINX(t *testing.T) {
+	nginxPath(t)
+	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; default_type text/html;
+			location = /x { add_after_body /after; return 200 "[$request] [$server_protocol]\n"; }
+			location = /after { return 200 "after [$request]\n"; } }`, port)
+	})
+	for _, line := range []string{
+		"GET /x?a=1 HTTP/1.1",
+		"GET  /x?a=1  HTTP/1.1",
+		"GET /x?a=1   HTTP/1.1  ",
+		"GET   http://a/x?a=1 HTTP/1.0 ",
+	} {
+		req := line + "\r\nHost: a\r\nConnection: close\r\n\r\n"
+		m, n := sendUntilClosed(t, mport, req), sendUntilClosed(t, nport, req)
+		// The lines of the two bodies, whatever their chunks.
+		mv, nv := bracketed(m), bracketed(n)
+		if mv != nv || !strings.Contains(nv, "["+line+"]") {
+			t.Errorf("%q: mosaic %q, nginx %q", line, m, n)
+		}
+	}
+}
+
+// bracketed is the lines of answer that hold a "[", one after another.
+func bracketed(answer string) string {
+	var out []string
+	for l := range strings.Lines(answer) {
+		if strings.Contains(l, "[") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "")
+}
+
 // TestRefusedSpacedLineAsNGINX: a request line with several spaces
 // between its parts, or spaces after its version, is one NGINX takes; a
 // request refused later in its header keeps that line's target and
