@@ -286,6 +286,15 @@ func Exchange(port int, raw []byte, quiet, total time.Duration) (got []byte, clo
 	return b.Bytes(), false, nil
 }
 
+// Trunc keeps a report's line readable beside long bodies: s cut to n
+// bytes, its whole length after it, where it is longer.
+func Trunc(s string, n int) string {
+	if len(s) > n {
+		return fmt.Sprintf("%s...(%d)", s[:n], len(s))
+	}
+	return s
+}
+
 // Send sends one request that asks for Connection: close, reads the
 // answer to the server's close and parses it; method tells a HEAD's
 // answer, which has no body whatever its length says.

@@ -109,7 +109,7 @@ func compare(nport, mport int, locs []loc) {
 		}
 		diffs++
 		cls := explain(r, locs[r.loc], na, ma) + where(r) + " n" + na.status + " m" + ma.status + " " + na.diff(ma)
-		classes[cls] = append(classes[cls], fmt.Sprintf("%q\n  loc    %s\n  nginx  %s\n  mosaic %s", raw, locs[r.loc].directives, trunc(na.String()), trunc(ma.String())))
+		classes[cls] = append(classes[cls], fmt.Sprintf("%q\n  loc    %s\n  nginx  %s\n  mosaic %s", raw, locs[r.loc].directives, nginxdiff.Trunc(na.String(), 400), nginxdiff.Trunc(ma.String(), 400)))
 	}
 	fmt.Printf("requests %d, differences %d, classes %d\n", *n, diffs, len(classes))
 	ks := make([]string, 0, len(classes))
@@ -216,12 +216,4 @@ func sum(s string) uint32 {
 		h = (h ^ uint32(s[i])) * 16777619
 	}
 	return h
-}
-
-// trunc keeps a report readable.
-func trunc(s string) string {
-	if len(s) > 400 {
-		return s[:400] + "..."
-	}
-	return s
 }

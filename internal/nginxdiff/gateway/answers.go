@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mosaic-edge/mosaic/internal/nginxdiff"
 )
 
 // reply is one answer as a client reads it.
@@ -50,7 +52,7 @@ func parseAnswers(b []byte, methods []string) ([]reply, string) {
 		}
 		end := bytes.Index(b, []byte("\r\n\r\n"))
 		if end < 0 {
-			return out, fmt.Sprintf("no head end in %q", trunc(string(b)))
+			return out, fmt.Sprintf("no head end in %q", nginxdiff.Trunc(string(b), 200))
 		}
 		lines := strings.Split(string(b[:end]), "\r\n")
 		b = b[end+4:]
@@ -122,16 +124,9 @@ func parseAnswers(b []byte, methods []string) ([]reply, string) {
 		out = append(out, r)
 	}
 	if len(b) > 0 {
-		return out, fmt.Sprintf("more: %q", trunc(string(b)))
+		return out, fmt.Sprintf("more: %q", nginxdiff.Trunc(string(b), 200))
 	}
 	return out, ""
-}
-
-func trunc(s string) string {
-	if len(s) > 200 {
-		return s[:200] + "..."
-	}
-	return s
 }
 
 // classify names a difference: the location, both statuses of the first

@@ -5,14 +5,6 @@ import (
 	"strings"
 )
 
-// trunc keeps a report readable next to 250-part multipart bodies.
-func trunc(s string) string {
-	if len(s) > 600 {
-		return s[:600] + "..."
-	}
-	return s
-}
-
 // fieldDiff names the fields whose values differ.
 func fieldDiff(a, b string) string {
 	names := []string{"Content-Range", "Content-Type", "ETag", "Last-Modified", "Accept-Ranges", "Content-Encoding", "Content-Length", "body"}

@@ -155,7 +155,7 @@ func compare(nport, mport int) {
 		if nst == mst {
 			cls += " " + fieldDiff(ns, ms)
 		}
-		classes[cls] = append(classes[cls], fmt.Sprintf("%q\n  nginx  %s\n  mosaic %s", raw, trunc(ns), trunc(ms)))
+		classes[cls] = append(classes[cls], fmt.Sprintf("%q\n  nginx  %s\n  mosaic %s", raw, nginxdiff.Trunc(ns, 600), nginxdiff.Trunc(ms, 600)))
 	}
 	fmt.Printf("requests %d, differences %d, classes %d\n", *n, diffs, len(classes))
 	ks := make([]string, 0, len(classes))

@@ -87,7 +87,7 @@ func run(dir string) error {
 	nport, mport := pair.NGINX.Ports[0], pair.Mosaic.Ports[0]
 	if *only >= 0 {
 		c := cases[*only]
-		fmt.Printf("case %d %s %s %q\norigin %s\n", *only, c.loc, c.method, c.pieces, trunc(fmt.Sprintf("%q", c.raw(c.method))))
+		fmt.Printf("case %d %s %s %q\norigin %s\n", *only, c.loc, c.method, c.pieces, nginxdiff.Trunc(fmt.Sprintf("%q", c.raw(c.method)), 300))
 		fmt.Printf("nginx  %s\nmosaic %s\n", exchange(nport, *only, c), exchange(mport, *only, c))
 		return nil
 	}
@@ -117,7 +117,7 @@ func compare(cases []*tcase, nport, mport int) {
 				mu.Lock()
 				diffs++
 				classes[cls] = append(classes[cls], fmt.Sprintf("#%d %s %s %q\n  origin %s\n  nginx  %s\n  mosaic %s",
-					i, c.loc, c.method, c.pieces, trunc(fmt.Sprintf("%q", c.raw(c.method))), trunc(ns), trunc(ms)))
+					i, c.loc, c.method, c.pieces, nginxdiff.Trunc(fmt.Sprintf("%q", c.raw(c.method)), 300), nginxdiff.Trunc(ns, 300), nginxdiff.Trunc(ms, 300)))
 				mu.Unlock()
 			}
 		}()
@@ -273,11 +273,3 @@ func readAnswer(br *bufio.Reader, method string) (string, bool) {
 // isErrorPage tells a server's own error page (NGINX's and mosaic's
 // differ only in their signature line) from an upstream's body.
 func isErrorPage(body []byte) bool { return bytes.Contains(body, []byte("<center>")) }
-
-// trunc keeps a report readable next to 9,000-byte bodies.
-func trunc(s string) string {
-	if len(s) > 300 {
-		return fmt.Sprintf("%s...(%d)", s[:300], len(s))
-	}
-	return s
-}
