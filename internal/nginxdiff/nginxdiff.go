@@ -1,7 +1,8 @@
 // Package nginxdiff starts Debian's NGINX and a mosaic binary on the same
 // configuration (or runs their -t on it) and exchanges raw bytes with
-// them, for the random differential harnesses under it (heads, ranges,
-// proxypass). Only those import it; see README.md.
+// them, and files the differences it finds by class, for the random
+// differential tools in the directories under it. Only those import it;
+// see README.md.
 package nginxdiff
 
 import (

@@ -13,8 +13,8 @@ import (
 	"math/rand"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -97,7 +97,7 @@ func run(dir string) error {
 // compare sends *n requests to both, one at a time, and prints the
 // count, then each class of difference with *show examples.
 func compare(nport, mport int, locs []loc) {
-	classes := map[string][]string{}
+	classes := nginxdiff.Classes{}
 	diffs := 0
 	for range *n {
 		r := genReq(len(locs))
@@ -109,23 +109,10 @@ func compare(nport, mport int, locs []loc) {
 		}
 		diffs++
 		cls := explain(r, locs[r.loc], na, ma) + where(r) + " n" + na.status + " m" + ma.status + " " + na.diff(ma)
-		classes[cls] = append(classes[cls], fmt.Sprintf("%q\n  loc    %s\n  nginx  %s\n  mosaic %s", raw, locs[r.loc].directives, nginxdiff.Trunc(na.String(), 400), nginxdiff.Trunc(ma.String(), 400)))
+		classes.Add(cls, fmt.Sprintf("%q\n  loc    %s\n  nginx  %s\n  mosaic %s", raw, locs[r.loc].directives, nginxdiff.Trunc(na.String(), 400), nginxdiff.Trunc(ma.String(), 400)))
 	}
 	fmt.Printf("requests %d, differences %d, classes %d\n", *n, diffs, len(classes))
-	ks := make([]string, 0, len(classes))
-	for k := range classes {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	for _, k := range ks {
-		fmt.Printf("== %s (%d)\n", k, len(classes[k]))
-		for i, e := range classes[k] {
-			if i >= *show {
-				break
-			}
-			fmt.Println(e)
-		}
-	}
+	classes.Print(os.Stdout, *show)
 }
 
 // where names the kind of response: a static file or the origin's.

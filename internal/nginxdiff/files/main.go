@@ -18,9 +18,9 @@ import (
 	"io"
 	"math/rand"
 	"net/http"
+	"os"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -85,7 +85,7 @@ func run(dir string) error {
 // compare sends the requests one at a time (the open file cache makes
 // order matter) and prints the count, then each class with examples.
 func compare(reqs []req, servers []server, pair *nginxdiff.Pair) {
-	classes := map[string][]string{}
+	classes := nginxdiff.Classes{}
 	diffs, sent := 0, 0
 	linked, linkedDiff := 0, 0 // requests through a link out of the root
 	for i, r := range reqs {
@@ -109,24 +109,11 @@ func compare(reqs []req, servers []server, pair *nginxdiff.Pair) {
 		}
 		diffs++
 		cls := explain(r, servers[r.server], ns, ms)
-		classes[cls] = append(classes[cls], fmt.Sprintf("#%d s%d %q\n  nginx  %s\n  mosaic %s", i, r.server, raw, ns, ms))
+		classes.Add(cls, fmt.Sprintf("#%d s%d %q\n  nginx  %s\n  mosaic %s", i, r.server, raw, ns, ms))
 	}
 	fmt.Printf("requests %d, differences %d, classes %d\n", sent, diffs, len(classes))
 	fmt.Printf("through a link out of the root: %d requests, %d differ\n", linked, linkedDiff)
-	ks := make([]string, 0, len(classes))
-	for k := range classes {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	for _, k := range ks {
-		fmt.Printf("== %s (%d)\n", k, len(classes[k]))
-		for i, e := range classes[k] {
-			if i >= *show {
-				break
-			}
-			fmt.Println(e)
-		}
-	}
+	classes.Print(os.Stdout, *show)
 }
 
 // answer is what is compared of one response.

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
@@ -115,7 +114,7 @@ func compare(p *nginxdiff.Pair) {
 	}
 	nlog := &logTail{path: filepath.Join(p.NGINX.Dir, "error.log")}
 	mlog := &logTail{path: filepath.Join(p.Mosaic.Dir, "error.log")}
-	classes := map[string][]string{}
+	classes := nginxdiff.Classes{}
 	diffs := 0
 	for i := range *n {
 		t := genCase(r, i)
@@ -134,23 +133,10 @@ func compare(p *nginxdiff.Pair) {
 		cls := classify(t, ns, ms)
 		ex := fmt.Sprintf("#%d %q\n  case %d %s\n  case %d %s\n  nginx  %s\n  mosaic %s", i, raw,
 			t.cases[0], draw(t.cases[0]).describe(), t.cases[1], draw(t.cases[1]).describe(), ns, ms)
-		classes[cls] = append(classes[cls], ex)
+		classes.Add(cls, ex)
 	}
 	fmt.Printf("pairs %d, differences %d, classes %d\n", *n, diffs, len(classes))
-	ks := make([]string, 0, len(classes))
-	for k := range classes {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	for _, k := range ks {
-		fmt.Printf("== %s (%d)\n", k, len(classes[k]))
-		for i, e := range classes[k] {
-			if i >= *show {
-				break
-			}
-			fmt.Println(e)
-		}
-	}
+	classes.Print(os.Stdout, *show)
 }
 
 // describe names what the case drew and shows its stream.

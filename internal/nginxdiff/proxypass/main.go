@@ -46,7 +46,7 @@ func run(dir string) error {
 	o := &origin{}
 	go o.serve(ln)
 	g := &gen{r: rand.New(rand.NewSource(*seed)), oport: ln.Addr().(*net.TCPAddr).Port}
-	rep := report{classes: map[string][]string{}, refusals: map[string]int{}}
+	rep := report{classes: nginxdiff.Classes{}, refusals: map[string]int{}}
 	for i := range *n {
 		c := g.config()
 		reqs := make([]request, *per)
@@ -76,13 +76,13 @@ func run(dir string) error {
 // differences by class.
 type report struct {
 	configs, refusedBoth, served, requests, diffs int
-	classes                                       map[string][]string
+	classes                                       nginxdiff.Classes
 	refusals                                      map[string]int // NGINX's message for those both refuse
 }
 
 func (rep *report) add(cls, example string) {
 	rep.diffs++
-	rep.classes[cls] = append(rep.classes[cls], example)
+	rep.classes.Add(cls, example)
 }
 
 // cfgFunc makes c's text a configuration for nginxdiff, with the
@@ -271,19 +271,6 @@ func (rep *report) print() {
 	for _, k := range rs {
 		fmt.Printf("refused by both %5d %s\n", rep.refusals[k], k)
 	}
-	ks := make([]string, 0, len(rep.classes))
-	for k := range rep.classes {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	for _, k := range ks {
-		fmt.Printf("== %s (%d)\n", k, len(rep.classes[k]))
-		for i, e := range rep.classes[k] {
-			if i >= *show {
-				break
-			}
-			fmt.Println(e)
-		}
-	}
+	rep.classes.Print(os.Stdout, *show)
 	os.Stdout.Sync()
 }

@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -116,7 +115,7 @@ func writeFiles(root string) error {
 // must come before its hit), and prints the count, then each class of
 // difference with *show examples.
 func compare(nport, mport int) {
-	classes := map[string][]string{}
+	classes := nginxdiff.Classes{}
 	firstLoc := map[string]string{} // a cache key's k: the location that filled it
 	diffs := 0
 	for range *n {
@@ -155,23 +154,10 @@ func compare(nport, mport int) {
 		if nst == mst {
 			cls += " " + fieldDiff(ns, ms)
 		}
-		classes[cls] = append(classes[cls], fmt.Sprintf("%q\n  nginx  %s\n  mosaic %s", raw, nginxdiff.Trunc(ns, 600), nginxdiff.Trunc(ms, 600)))
+		classes.Add(cls, fmt.Sprintf("%q\n  nginx  %s\n  mosaic %s", raw, nginxdiff.Trunc(ns, 600), nginxdiff.Trunc(ms, 600)))
 	}
 	fmt.Printf("requests %d, differences %d, classes %d\n", *n, diffs, len(classes))
-	ks := make([]string, 0, len(classes))
-	for k := range classes {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	for _, k := range ks {
-		fmt.Printf("== %s (%d)\n", k, len(classes[k]))
-		for i, e := range classes[k] {
-			if i >= *show {
-				break
-			}
-			fmt.Println(e)
-		}
-	}
+	classes.Print(os.Stdout, *show)
 }
 
 // summary is what is compared of an answer: the status, the fields that

@@ -13,10 +13,13 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"maps"
 	"math/rand"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -99,7 +102,7 @@ func run(dir string) error {
 // prints the count, then each class with *show examples.
 func compare(cases []*tcase, nport, mport int) {
 	var mu sync.Mutex
-	classes := map[string][]string{}
+	classes := nginxdiff.Classes{}
 	diffs := 0
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -116,7 +119,7 @@ func compare(cases []*tcase, nport, mport int) {
 				cls := explain(c, ns, ms)
 				mu.Lock()
 				diffs++
-				classes[cls] = append(classes[cls], fmt.Sprintf("#%d %s %s %q\n  origin %s\n  nginx  %s\n  mosaic %s",
+				classes.Add(cls, fmt.Sprintf("#%d %s %s %q\n  origin %s\n  nginx  %s\n  mosaic %s",
 					i, c.loc, c.method, c.pieces, nginxdiff.Trunc(fmt.Sprintf("%q", c.raw(c.method)), 300), nginxdiff.Trunc(ns, 300), nginxdiff.Trunc(ms, 300)))
 				mu.Unlock()
 			}
@@ -137,25 +140,16 @@ func compare(cases []*tcase, nport, mport int) {
 		}
 	}
 	fmt.Printf("cases %d, differences %d (KEPT %d, LEFT %d, new %d), classes %d\n", len(cases), diffs, kept, left, diffs-kept-left, len(classes))
-	ks := make([]string, 0, len(classes))
-	for k := range classes {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
+	ks := slices.Sorted(maps.Keys(classes))
 	for _, k := range ks {
 		fmt.Printf("    %4d %s\n", len(classes[k]), k)
 	}
 	for _, k := range ks {
-		ex := classes[k]
-		sort.Strings(ex)
-		fmt.Printf("== %s (%d)\n", k, len(ex))
-		for i, e := range ex {
-			if i >= *show {
-				break
-			}
-			fmt.Println(e)
-		}
+		// Workers finish out of order: the examples sorted, so a
+		// rerun prints the same ones.
+		sort.Strings(classes[k])
 	}
+	classes.Print(os.Stdout, *show)
 }
 
 // exchange sends case i's request twice on one connection (a cache's
