@@ -50,13 +50,7 @@ func TestFastCGIFramingErrorsLogAsNGINX(t *testing.T) {
 			c.Write(answers[path])
 		}
 	})
-	dir := t.TempDir()
-	mport, nport := startBoth(t, dir, func(who string, port int) string {
-		sub := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who])
-		return fmt.Sprintf(`server { listen 127.0.0.1:%d; error_log %s/error.log info;
-			fastcgi_param REQUEST_URI $request_uri;
-			location /x/ { fastcgi_pass %s; } }`, port, sub, app.Addr())
-	})
+	mport, nport, mLog, nLog := startFastCGIBoth(t, app.Addr())
 	for path := range answers {
 		var got [2]string
 		for i, port := range []int{mport, nport} {
@@ -73,7 +67,7 @@ func TestFastCGIFramingErrorsLogAsNGINX(t *testing.T) {
 			t.Errorf("%s:\nmosaic %s\nNGINX  %s", path, got[0], got[1])
 		}
 	}
-	mErr, nErr := errorMessages(t, filepath.Join(dir, "mosaic/error.log")), errorMessages(t, filepath.Join(dir, "nginx/error.log"))
+	mErr, nErr := errorMessages(t, mLog), errorMessages(t, nLog)
 	if d := lineDiff(mErr, nErr); d != "" {
 		t.Errorf("error log messages (mosaic, NGINX):\n%s", d)
 	}
@@ -115,13 +109,7 @@ func TestFastCGIEmptyStdoutEndsBodyAsNGINX(t *testing.T) {
 			c.Write(answers[path][1])
 		}
 	})
-	dir := t.TempDir()
-	mport, nport := startBoth(t, dir, func(who string, port int) string {
-		sub := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who])
-		return fmt.Sprintf(`server { listen 127.0.0.1:%d; error_log %s/error.log info;
-			fastcgi_param REQUEST_URI $request_uri;
-			location /x/ { fastcgi_pass %s; } }`, port, sub, app.Addr())
-	})
+	mport, nport, mLog, nLog := startFastCGIBoth(t, app.Addr())
 	for path := range answers {
 		var got [2]string
 		for i, port := range []int{mport, nport} {
@@ -139,11 +127,26 @@ func TestFastCGIEmptyStdoutEndsBodyAsNGINX(t *testing.T) {
 			t.Errorf("%s:\nmosaic %s\nNGINX  %s", path, got[0], got[1])
 		}
 	}
-	mErr, nErr := errorMessages(t, filepath.Join(dir, "mosaic/error.log")), errorMessages(t, filepath.Join(dir, "nginx/error.log"))
+	mErr, nErr := errorMessages(t, mLog), errorMessages(t, nLog)
 	if d := lineDiff(mErr, nErr); d != "" {
 		t.Errorf("error log messages (mosaic, NGINX):\n%s", d)
 	}
 	if len(nErr) != 2 {
 		t.Errorf("NGINX logged %q, want a line for each short body", nErr)
 	}
+}
+
+// startFastCGIBoth starts mosaic and NGINX with location /x/ passed to
+// the FastCGI application at app, each logging at info level, and
+// returns their ports and their error logs' paths.
+func startFastCGIBoth(t *testing.T, app string) (mport, nport int, mLog, nLog string) {
+	t.Helper()
+	dir := t.TempDir()
+	mport, nport = startBoth(t, dir, func(who string, port int) string {
+		sub := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who])
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; error_log %s/error.log info;
+			fastcgi_param REQUEST_URI $request_uri;
+			location /x/ { fastcgi_pass %s; } }`, port, sub, app)
+	})
+	return mport, nport, filepath.Join(dir, "mosaic/error.log"), filepath.Join(dir, "nginx/error.log")
 }
