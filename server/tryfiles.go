@@ -111,7 +111,20 @@ func (l *Location) filePath(r *http.Request, uri string, add bool) (dir, rel str
 		return absPath(root), "../" + filepath.Base(root) + uri, rawNone
 	}
 	if cl.aliasIn.IsRegex() {
-		if uri != "" && (add || uriAddedToAlias(r, l, uri)) {
+		added := uri != "" && (add || uriAddedToAlias(r, l, uri))
+		if cut := literalDir(cl.root.V); cut > 0 {
+			// Bounded by the directory the alias writes before its first
+			// variable (alias /srv/www/$1: /srv/www/), as a prefix
+			// location's alias is, for a file, a directory (a value
+			// ending in "/": its index or listing) and a try_files
+			// candidate alike: a symbolic link in the captured part that
+			// leads to a sibling below it is followed, as NGINX follows
+			// it, one that leaves it is refused, whichever of them names
+			// the file, and a loop on the way is the file's 403, not a
+			// root that fails to open.
+			return belowLiteral(root, cut, uri, added)
+		}
+		if added {
 			// The alias is a directory then, or the start of a name
 			// ("alias /srv/d; try_files $1" names /srv/dx for x), and
 			// bounds the lookup: a ".." that a candidate's variable
@@ -120,20 +133,9 @@ func (l *Location) filePath(r *http.Request, uri string, add bool) (dir, rel str
 		}
 		full := absPath(root)
 		if strings.HasSuffix(root, "/") {
-			// A directory (alias .../$1 with $1 ending in a slash): its
-			// index or listing, as NGINX serves it.
+			// A directory (an alias without variables ending in a
+			// slash): its index or listing, as NGINX serves it.
 			return full, "", rawNone
-		}
-		if tpl := cl.root.V; !tpl.Static() {
-			// Bounded by the directory the alias names before its first
-			// variable, as a prefix location's alias is: a symbolic link
-			// in the captured part that leads to a sibling below it is
-			// followed, as NGINX follows it, where the file's own
-			// directory as the bound refused it (403), and a link loop
-			// on the way is the file's 403, not a root that fails to open.
-			if cut := strings.LastIndexByte(tpl.Prefix(), '/'); cut >= 0 {
-				return absPath(root[:cut+1]), root[cut+1:], rawNone
-			}
 		}
 		return filepath.Dir(full), filepath.Base(full), rawNone
 	}
@@ -153,9 +155,46 @@ type rawJoin uint8
 
 const (
 	rawNone   rawJoin = iota // uri starts a segment of its own
-	rawMerged                // uri continues the last segment: dir is its parent
-	rawClimbs                // and a ".." segment follows: dir is the root
+	rawMerged                // uri continues the root's last segment
+	rawClimbs                // a ".." segment in the name climbs
 )
+
+// literalDir returns the length of the directory that tpl, a regex
+// location's alias, writes before its first variable, slash included
+// ("/srv/www/" of "/srv/www/$1"), or 0 where it writes none: a value
+// without variables, or one that starts with a variable or names no
+// directory before it ("pre$1").
+func literalDir(tpl *vars.Template) int {
+	if tpl.Static() {
+		return 0
+	}
+	return strings.LastIndexByte(tpl.Prefix(), '/') + 1
+}
+
+// belowLiteral maps root, a regex location's alias's value, below its
+// first cut bytes, the directory literalDir names, with uri written
+// after it where added (a try_files candidate, as NGINX writes it). The
+// value's part past cut holds no ".." segment (VariableClimb's scan
+// starts there), so one in the name is the candidate's ("?f=/../x"):
+// rawClimbs, for try_files to skip. Resolved, it could climb from the
+// value to its siblings below the bound, and the static handler refuses
+// a ".." in the path it is given anyway (404), so the candidate is taken
+// as missing, as one that climbed out of the value was while the value
+// was the bound.
+func belowLiteral(root string, cut int, uri string, added bool) (dir, rel string, j rawJoin) {
+	dir, rel = absPath(root[:cut]), root[cut:]
+	if !added {
+		return dir, rel, rawNone
+	}
+	if uri[0] != '/' && !strings.HasSuffix(root, "/") {
+		j = rawMerged
+	}
+	rel += uri
+	if reqrule.DotDot(rel) >= 0 {
+		j = rawClimbs
+	}
+	return dir, rel, j
+}
 
 // joinRaw splits root+uri, the name NGINX makes by writing one after the
 // other, into the directory that bounds its lookup and the path below

@@ -217,10 +217,13 @@ func TestAliasFilePathAllocs(t *testing.T) {
 // A regex location's alias is bounded by the directory its text names
 // before the first variable, as a prefix alias by its own: the path a
 // value brings below it stays in rel, where the lookup resolves it
-// beneath that directory (links in it included). A value ending in "/"
-// names the directory itself; one climbing with ".." is bounded before
-// the segment, which stays in rel for the callers to refuse; an alias that starts with a
-// variable has no such directory and keeps the file's own.
+// beneath that directory (links in it included), for a file, a
+// directory (a value ending in "/") and a try_files candidate alike. A
+// value climbing with ".." is bounded before the segment, which stays
+// in rel for the callers to refuse, as does a candidate's ".."
+// (rawClimbs); a candidate continuing the value's last segment is
+// rawMerged; an alias that starts with a variable has no such directory
+// and keeps the file's own, and the value for a candidate.
 func TestRegexAliasFilePathBound(t *testing.T) {
 	cfg := mustLoad(t, `http { server { listen 127.0.0.1:0;
 		location ~ ^/a/ { alias /srv/www/$arg_f; }
@@ -228,24 +231,39 @@ func TestRegexAliasFilePathBound(t *testing.T) {
 		location ~ ^/c/ { alias /srv/$arg_u/pub/$arg_f; }
 		location ~ ^/d/ { alias $arg_f; }
 	} }`)
-	for _, c := range []struct{ target, dir, rel string }{
-		{"/a/?f=x.txt", "/srv/www/", "x.txt"},
-		{"/a/?f=d/e/x.txt", "/srv/www/", "d/e/x.txt"},
-		{"/a/?f=d/e/", "/srv/www/d/e/", ""},
-		{"/a/?f=../x", "/srv/www/", "../x"},
-		{"/a/?f=d/../../x", "/srv/www/d/", "../../x"},
-		{"/b/?f=x/y.txt", "/srv/www/", "prex/y.txt"},
-		{"/c/?u=al&f=d/x.txt", "/srv/", "al/pub/d/x.txt"},
-		{"/d/?f=/srv/www/d/x.txt", "/srv/www/d", "x.txt"},
+	for _, c := range []struct {
+		target, cand, dir, rel string
+		j                      rawJoin
+	}{
+		{"/a/?f=x.txt", "", "/srv/www/", "x.txt", rawNone},
+		{"/a/?f=d/e/x.txt", "", "/srv/www/", "d/e/x.txt", rawNone},
+		{"/a/?f=d/e/", "", "/srv/www/", "d/e/", rawNone},
+		{"/a/?f=", "", "/srv/www/", "", rawNone},
+		{"/a/?f=../x", "", "/srv/www/", "../x", rawNone},
+		{"/a/?f=d/../../x", "", "/srv/www/d/", "../../x", rawNone},
+		{"/b/?f=x/y.txt", "", "/srv/www/", "prex/y.txt", rawNone},
+		{"/c/?u=al&f=d/x.txt", "", "/srv/", "al/pub/d/x.txt", rawNone},
+		{"/d/?f=/srv/www/d/x.txt", "", "/srv/www/d", "x.txt", rawNone},
+		{"/d/?f=/srv/www/d/", "", "/srv/www/d/", "", rawNone},
+		{"/a/?f=d/e", "/x.txt", "/srv/www/", "d/e/x.txt", rawNone},
+		{"/a/?f=d/e/", "x.txt", "/srv/www/", "d/e/x.txt", rawNone},
+		{"/a/?f=d/e", "x.txt", "/srv/www/", "d/ex.txt", rawMerged},
+		{"/a/?f=d/e", "/../x.txt", "/srv/www/", "d/e/../x.txt", rawClimbs},
+		{"/a/?f=d/.", "./x", "/srv/www/", "d/../x", rawClimbs},
+		{"/d/?f=/srv/www/d", "/x.txt", "/srv/www/d", "/x.txt", rawNone},
 	} {
 		r := httptest.NewRequest("GET", c.target, nil)
 		loc, _, err := cfg.servers[0].locs.match(r.URL.Path, &vars.State{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		dir, rel := loc.FilePath(r, r.URL.Path)
-		if dir != c.dir || rel != c.rel {
-			t.Errorf("%s: %q %q, want %q %q", c.target, dir, rel, c.dir, c.rel)
+		uri := r.URL.Path
+		if c.cand != "" {
+			uri = c.cand
+		}
+		dir, rel, j := loc.filePath(r, uri, c.cand != "")
+		if dir != c.dir || rel != c.rel || j != c.j {
+			t.Errorf("%s %q: %q %q %d, want %q %q %d", c.target, c.cand, dir, rel, j, c.dir, c.rel, c.j)
 		}
 	}
 }

@@ -105,13 +105,18 @@ func TestRegexAliasTryFilesFIFOAsNGINX(t *testing.T) {
 // followed, as NGINX follows it (mosaic bounded the lookup by the file's
 // own directory and answered 403), and a link loop on the way is 403 in
 // both (mosaic failed to open the looping "directory" as a root: 404).
+// So for a value naming a directory (its index file a link to a sibling,
+// its listing with such a link: mosaic bounded them by the directory
+// itself, 403 and the link's own size) and for a try_files candidate
+// after the alias (bounded by the alias's value: 404).
 func TestRegexAliasLinksAsNGINX(t *testing.T) {
 	nginxPath(t)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "www/a.txt"), "a")
 	writeFile(t, filepath.Join(dir, "www/d/b.txt"), "b")
 	writeFile(t, filepath.Join(dir, "outside/secret.txt"), "secret")
-	for link, target := range map[string]string{"www/d/up.txt": "../a.txt", "www/d/e/up2.txt": "../../a.txt", "www/loop1": "loop2", "www/loop2": "loop1", "www/outd": "../outside"} {
+	for link, target := range map[string]string{"www/d/up.txt": "../a.txt", "www/d/e/up2.txt": "../../a.txt",
+		"www/loop1": "loop2", "www/loop2": "loop1", "www/outd": "../outside", "www/i/index.html": "../a.txt"} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, link)), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -120,11 +125,13 @@ func TestRegexAliasLinksAsNGINX(t *testing.T) {
 		}
 	}
 	mport, nport := startBoth(t, t.TempDir(), func(who string, port int) string {
-		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %[2]s/www;
+		return fmt.Sprintf(`server { listen 127.0.0.1:%d; root %[2]s/www; autoindex on;
 			location ~ ^/p/(.*)$ { alias %[2]s/www/$1; }
+			location ~ ^/t/([^/]+)/(.*)$ { alias %[2]s/www/$1; try_files /$2 =404; }
 		}`, port, dir)
 	})
-	for _, path := range []string{"/p/d/up.txt", "/p/d/e/up2.txt", "/p/d/b.txt", "/p/loop1/x", "/p/loop1", "/p/d/../a.txt"} {
+	for _, path := range []string{"/p/d/up.txt", "/p/d/e/up2.txt", "/p/d/b.txt", "/p/loop1/x", "/p/loop1", "/p/d/../a.txt",
+		"/p/d/", "/p/d/e/", "/p/i/", "/p/loop1/", "/t/d/up.txt", "/t/d/e/up2.txt", "/t/d/b.txt", "/t/loop1/x"} {
 		req := "GET " + path + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
 		n, nb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)
 		m, mb := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", mport), req)
@@ -148,14 +155,17 @@ func TestRegexAliasLinksAsNGINX(t *testing.T) {
 // from=$document_root", which NGINX reads under a regex alias as the
 // file's whole path (nothing checked), reaches below the bound and is
 // taken as the bound, so a link in the captured part is refused. The
-// alias naming the directory through a link out ("/p/outd/", its
-// listing) and a try_files candidate written after an alias through it
-// still follow the link, as NGINX does.
+// alias naming a directory through a link out ("/p/outd/", its listing
+// and index) is refused as a file there is (mosaic followed it, bounded
+// by the directory itself), and a try_files candidate written after an
+// alias through it is missing (=404; it was bounded by the value, the
+// link itself, and served).
 func TestRegexAliasBoundCostsAsNGINX(t *testing.T) {
 	nginxPath(t)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "home/d/b.txt"), "b")
 	writeFile(t, filepath.Join(dir, "site/x.txt"), "x")
+	writeFile(t, filepath.Join(dir, "site/i/index.html"), "i")
 	for link, target := range map[string]string{"home/al/public_html": "../../site", "home/ld": "d", "home/outd": "../site"} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, link)), 0o755); err != nil {
 			t.Fatal(err)
@@ -173,10 +183,12 @@ func TestRegexAliasBoundCostsAsNGINX(t *testing.T) {
 		}`, port, dir)
 	})
 	for path, want := range map[string][2]int{
-		"/~al/x.txt":    {200, 403},
-		"/f/ld/b.txt":   {200, 404},
-		"/p/outd/":      {200, 200},
-		"/t/outd/x.txt": {200, 200},
+		"/~al/x.txt":           {200, 403},
+		"/f/ld/b.txt":          {200, 404},
+		"/p/outd/":             {200, 403},
+		"/p/outd/i/":           {200, 403},
+		"/t/outd/x.txt":        {200, 404},
+		"/t/outd/i/index.html": {200, 404},
 	} {
 		req := "GET " + path + " HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
 		n, _ := testclient.Raw(t, fmt.Sprintf("127.0.0.1:%d", nport), req)

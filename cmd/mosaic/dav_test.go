@@ -362,7 +362,10 @@ func TestDAVAliasDirectoryKept(t *testing.T) {
 // bounded by the alias's parent). A regex location's alias is the whole
 // path in its limit_except block too, and with create_full_put_path
 // makes the directories its capture names (bounded by the alias's
-// literal directory, not the file's own, which did not exist: 500). A
+// literal directory, not the file's own, which did not exist: 500). So
+// is a directory it names (a value ending in "/"): MKCOL makes it and
+// DELETE removes it, as NGINX does (bounded by that directory itself,
+// the root to open was missing, 409, or was the root, 403). A
 // Destination that climbs with ".." is refused.
 func TestDAVNestedAliasAsNGINX(t *testing.T) {
 	nginxPath(t)
@@ -372,6 +375,7 @@ func TestDAVNestedAliasAsNGINX(t *testing.T) {
 		writeFile(t, filepath.Join(dir, who, "data", "www/a.txt"), "top a")
 		writeFile(t, filepath.Join(dir, who, "data", "wwwsub/a.txt"), "beside a")
 		writeFile(t, filepath.Join(dir, who, "data", "secret.txt"), "secret")
+		writeFile(t, filepath.Join(dir, who, "data", "www/old/o.txt"), "old")
 	}
 	mport, nport := startBoth(t, dir, func(who string, port int) string {
 		w := filepath.Join(dir, map[string]string{"m": "mosaic", "n": "nginx"}[who], "data")
@@ -382,7 +386,7 @@ func TestDAVNestedAliasAsNGINX(t *testing.T) {
 			location /ns/ { alias %[2]s/www;
 				location /ns/sub/ { dav_methods PUT DELETE; }
 			}
-			location ~ ^/re/(.+)$ { alias %[2]s/www/$1; dav_methods PUT DELETE;
+			location ~ ^/re/(.+)$ { alias %[2]s/www/$1; dav_methods PUT DELETE MKCOL;
 				limit_except GET { allow all; }
 			}
 			location ~ ^/rf/(.+)$ { alias %[2]s/www/$1; dav_methods PUT; create_full_put_path on; }
@@ -405,6 +409,8 @@ func TestDAVNestedAliasAsNGINX(t *testing.T) {
 		"PUT /re/sub/r.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1",
 		"DELETE /re/a.txt HTTP/1.1\r\nHost: a.test",
 		"PUT /rf/new/deep/n.txt HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1",
+		"MKCOL /re/newc/ HTTP/1.1\r\nHost: a.test",
+		"DELETE /re/old/ HTTP/1.1\r\nHost: a.test",
 	}
 	sameDAVAnswers(t, mport, nport, dir, "data", reqs)
 }
