@@ -7,8 +7,7 @@ import (
 )
 
 // explain names a difference's class: a documented one (KEPT: by
-// design, LEFT: known and not mended; static/README.md, *Random file
-// trees beside NGINX*) first, then the location's prefix, both statuses
+// design; static/README.md, *Random file trees beside NGINX*) first, then the location's prefix, both statuses
 // and, where they agree, the fields that differ.
 func explain(r req, s server, ns, ms answer) string {
 	cls := r.prefix + "/ n" + status(ns) + " m" + status(ms)
@@ -44,9 +43,6 @@ func explain(r req, s server, ns, ms answer) string {
 	if only("Content-Length") && strings.Contains(ns.body[:min(len(ns.body), 13)], "listing ") {
 		return "KEPT listing with Content-Length: " + cls
 	}
-	if r.prefix == "/p" && strings.Contains(s.text, "location ~ ^/p/") && namesDir(r) {
-		return "LEFT regex alias naming a directory bounds it: " + cls
-	}
 	return cls
 }
 
@@ -55,13 +51,6 @@ func status(a answer) string {
 		return "ERR"
 	}
 	return strconv.Itoa(a.status)
-}
-
-// namesDir says whether r's path, decoded, ends in a directory's form:
-// a slash, or a "." or ".." segment the server resolves to one.
-func namesDir(r req) bool {
-	p := decodedPath(r)
-	return strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/.") || strings.HasSuffix(p, "/..")
 }
 
 // decodedPath is r's path without its query, percent-decoded where it
