@@ -254,13 +254,8 @@ func (l *Lines) Next() (name, key, value string, mapped, ok bool) {
 		// The parse accepted the text: each line is a name, then a
 		// colon and a value, or, as NGINX takes a line without a colon,
 		// the name alone, whose value is empty.
-		line := l.text
-		if end := strings.IndexByte(line, '\n'); end >= 0 {
-			line, l.text = line[:end], line[end+1:]
-		} else {
-			l.text = ""
-		}
-		line, _ = CutFieldLine(line)
+		var line string
+		line, l.text = CutFieldLine(l.text)
 		name, value, _ = strings.Cut(line, ":")
 		if name == "" {
 			break
