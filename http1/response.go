@@ -103,7 +103,7 @@ func (w *response) RequestLines() string { return w.c.fields }
 
 // RequestLine returns the request line as the client sent it where its
 // parts, joined by a space each, do not give it back (several spaces
-// between them), else "" (vars.WireFramer). Asked for as RequestLines is.
+// between them), else "" (vars.WireSizer). Asked for as RequestLines is.
 func (w *response) RequestLine() string { return w.c.line }
 
 // SetReason makes rest what follows the code in the status line should

@@ -17,13 +17,11 @@ import (
 func setWire(st *vars.State, w http.ResponseWriter, r *http.Request) {
 	if ws, ok := w.(vars.WireSizer); ok {
 		st.Wire, st.HeaderLines = ws, ws.RequestLines()
-		if f, ok := ws.(vars.WireFramer); ok {
-			// The usual line is its parts joined, which $request joins
-			// only when asked for; one of several spaces between them
-			// is kept as it came (a subrequest copies it too).
-			if line := f.RequestLine(); line != "" {
-				st.MakeRare().RequestLine = line
-			}
+		// The usual line is its parts joined, which $request joins
+		// only when asked for; one of several spaces between them is
+		// kept as it came (a subrequest copies it too).
+		if line := ws.RequestLine(); line != "" {
+			st.MakeRare().RequestLine = line
 		}
 		return
 	}
@@ -52,3 +50,4 @@ func (b *countedBody) RequestSize() int64      { return b.n.Load() }
 func (b *countedBody) HeaderSize() int64       { return 0 }
 func (b *countedBody) BodyOverhead(bool) int64 { return 0 }
 func (b *countedBody) RequestLines() string    { return "" }
+func (b *countedBody) RequestLine() string     { return "" }

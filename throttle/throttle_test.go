@@ -80,6 +80,7 @@ func (r *wireRecorder) HeaderSize() int64 {
 }
 func (r *wireRecorder) BodyOverhead(bool) int64 { return 0 }
 func (r *wireRecorder) RequestLines() string    { return "" }
+func (r *wireRecorder) RequestLine() string     { return "" }
 
 // TestThrottleImplicitHeaderCounts: a handler that writes its body
 // without WriteHeader (an implicit 200) has its header counted against

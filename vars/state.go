@@ -556,20 +556,19 @@ type WireSizer interface {
 	// request line, where the connection keeps them (HTTP/1.x's), else
 	// "": State.HeaderLines.
 	RequestLines() string
+	// RequestLine is the request line as received where its parts,
+	// joined by a space each, differ from it (several spaces between
+	// them, which NGINX's parser takes), else "": Rare.RequestLine.
+	RequestLine() string
 }
 
 // WireFramer is a WireSizer of an HTTP/1.x connection, which also tells
 // how the response is framed: whether its body goes chunked and whether
 // the connection closes after it ($sent_http_transfer_encoding,
-// $sent_http_connection); whether the request came pipelined ($pipe); and
-// its request line where the parts the server parsed do not give it back.
+// $sent_http_connection); whether the request came pipelined ($pipe).
 type WireFramer interface {
 	Framing() (chunked, closing bool)
 	Pipelined() bool
-	// RequestLine is the request line as received where its parts,
-	// joined by a space each, differ from it (several spaces between
-	// them, which NGINX's parser takes), else "": Rare.RequestLine.
-	RequestLine() string
 }
 
 // ClientHello is what a TLS client offered: its cipher suites and key
